@@ -1,0 +1,55 @@
+// Where tpa keeps its files (DESIGN.md section 2, "Credentials and config"), and its profiles.
+import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { UsageError } from '../errors.js';
+
+export interface Paths {
+  configDir: string;
+  dataDir: string;
+}
+
+/** TPA_HOME puts config and data under one directory (tests use it); else the XDG locations. */
+export function resolvePaths(env: NodeJS.ProcessEnv): Paths {
+  if (env.TPA_HOME) return { configDir: env.TPA_HOME, dataDir: env.TPA_HOME };
+  const home = homedir();
+  return {
+    configDir: join(env.XDG_CONFIG_HOME || join(home, '.config'), 'tpa'),
+    dataDir: join(env.XDG_DATA_HOME || join(home, '.local', 'share'), 'tpa'),
+  };
+}
+
+export type ProfileEnv = 'local' | 'sandbox' | 'staging' | 'production';
+
+export interface Profile {
+  name: string;
+  env: ProfileEnv;
+  base_url?: string;
+}
+
+interface ConfigFile {
+  profiles?: Record<string, Omit<Profile, 'name'>>;
+}
+
+export function readConfig(paths: Paths): ConfigFile {
+  const file = join(paths.configDir, 'config.json');
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return {};
+  }
+  try {
+    return JSON.parse(text) as ConfigFile;
+  } catch {
+    throw new UsageError(`the config file ${file} is not valid JSON; fix it or remove it`);
+  }
+}
+
+/** The named profile; "local" (the embedded engine) always exists. */
+export function resolveProfile(paths: Paths, name: string): Profile {
+  const stored = readConfig(paths).profiles?.[name];
+  if (stored) return { name, ...stored };
+  if (name === 'local') return { name, env: 'local' };
+  throw new UsageError(`no profile named "${name}"`, { hint: 'profiles are created by `tpa auth login`; `local` always works' });
+}

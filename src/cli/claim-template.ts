@@ -1,0 +1,75 @@
+// Builds the FHIR R4 Claim that `tpa claim template` prints: valid, and matched to the seeded
+// contracts so that it can be submitted as it is.
+import { CLAIM_TYPE_SYSTEM, CPT_SYSTEM, ICD10_SYSTEM, NPI_SYSTEM, REVENUE_SYSTEM } from '../domain/fhir-claim.js';
+import { centsToAmount } from '../domain/money.js';
+
+export interface TemplateOptions {
+  type: 'professional' | 'institutional';
+  npi?: string;
+  cpt?: string[];
+  patient?: string;
+  serviceDate: string;
+}
+
+/** Typical billed charges (cents) for the seeded codes, so that contracts price below charges. */
+const TYPICAL_CHARGE: Record<string, number> = {
+  '45378': 180000, '45380': 240000, '43235': 150000, '00811': 90000, '00731': 80000, '88305': 25000, '88312': 12000,
+  '27447': 3400000, '01402': 250000, '97161': 30000, '29881': 450000, '29880': 520000, '70553': 210000, '66984': 260000, '99213': 18000,
+};
+const REVENUE_FOR: Record<string, string> = { '00811': '0370', '00731': '0370', '01402': '0370', '88305': '0310', '88312': '0310', '97161': '0420' };
+const ROLE_FOR: Record<string, { npi: string; code: string }> = {
+  '00811': { npi: '1196382455', code: 'anesthesiologist' },
+  '00731': { npi: '1196382455', code: 'anesthesiologist' },
+  '88305': { npi: '1329475804', code: 'pathologist' },
+  '88312': { npi: '1329475804', code: 'pathologist' },
+};
+const SURGEON_NPI = '1045782368';
+const FACILITY_NPI = '1234567893';
+
+export function claimTemplate(o: TemplateOptions): Record<string, unknown> {
+  const institutional = o.type === 'institutional';
+  const npi = o.npi ?? (institutional ? FACILITY_NPI : SURGEON_NPI);
+  const codes = o.cpt && o.cpt.length > 0 ? o.cpt : institutional ? ['45380', '00811', '88305'] : ['45378'];
+  // Care team: the surgeon on every claim; anesthesia and pathology when a code calls for them.
+  const careTeam: { npi: string; code: string }[] = [{ npi: institutional ? SURGEON_NPI : npi, code: 'surgeon' }];
+  const careTeamSequence = (code: string): number => {
+    const member = ROLE_FOR[code] ?? careTeam[0]!;
+    let index = careTeam.findIndex((m) => m.npi === member.npi);
+    if (index < 0) index = careTeam.push(member) - 1;
+    return index + 1;
+  };
+  const items = codes.map((code, i) => {
+    const charge = TYPICAL_CHARGE[code] ?? 50000;
+    return {
+      sequence: i + 1,
+      careTeamSequence: [careTeamSequence(code)],
+      ...(institutional ? { revenue: { coding: [{ system: REVENUE_SYSTEM, code: REVENUE_FOR[code] ?? '0750' }] } } : {}),
+      productOrService: { coding: [{ system: CPT_SYSTEM, code }] },
+      servicedDate: o.serviceDate,
+      quantity: { value: 1 },
+      unitPrice: { value: centsToAmount(charge), currency: 'USD' },
+      net: { value: centsToAmount(charge), currency: 'USD' },
+    };
+  });
+  return {
+    resourceType: 'Claim',
+    status: 'active',
+    type: { coding: [{ system: CLAIM_TYPE_SYSTEM, code: o.type }] },
+    use: 'claim',
+    patient: { reference: `Patient/${o.patient ?? 'MBR-1003'}` },
+    billablePeriod: { start: o.serviceDate, end: o.serviceDate },
+    created: o.serviceDate,
+    provider: { reference: `Organization/${npi}`, identifier: { system: NPI_SYSTEM, value: npi } },
+    priority: { coding: [{ code: 'normal' }] },
+    insurer: { reference: 'Organization/PAYER-ACME' },
+    careTeam: careTeam.map((m, i) => ({
+      sequence: i + 1,
+      provider: { identifier: { system: NPI_SYSTEM, value: m.npi } },
+      role: { coding: [{ system: 'http://terminology.hl7.org/CodeSystem/claimcareteamrole', code: m.code }] },
+    })),
+    diagnosis: [{ sequence: 1, diagnosisCodeableConcept: { coding: [{ system: ICD10_SYSTEM, code: 'Z12.11' }] } }],
+    insurance: [{ sequence: 1, focal: true, coverage: { reference: 'Coverage/COV-1' } }],
+    item: items,
+    total: { value: centsToAmount(items.reduce((sum, _item, i) => sum + (TYPICAL_CHARGE[codes[i]!] ?? 50000), 0)), currency: 'USD' },
+  };
+}

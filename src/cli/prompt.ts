@@ -1,0 +1,20 @@
+// Confirmation for actions that cannot be undone (STYLE.md "Streams and terminals"): never assume
+// yes when no prompt can be shown, and a declined confirmation is not success.
+import { EXIT, TpaError, UsageError } from '../errors.js';
+import type { Context } from './context.js';
+
+export class DeclinedError extends TpaError {
+  constructor() {
+    super(EXIT.USAGE, 'declined', 'not confirmed: nothing was done');
+  }
+}
+
+export async function confirm(ctx: Context, question: string): Promise<void> {
+  if (ctx.yes) return;
+  if (!ctx.canPrompt) {
+    throw new UsageError('this action needs confirmation: pass --yes (stdin is not a terminal, so tpa cannot ask)');
+  }
+  const { confirm: ask } = await import('@inquirer/prompts');
+  const ok = await ask({ message: question, default: false }, { output: process.stderr });
+  if (!ok) throw new DeclinedError();
+}

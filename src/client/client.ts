@@ -1,0 +1,74 @@
+// The typed API client: one method per endpoint of SPEC.md, over any Transport. It knows paths,
+// headers and statuses, not the terminal. Answers of status ≥ 400 become TpaErrors with the
+// exit code DESIGN.md assigns; 2xx (including 202) are returned with their status.
+import { randomUUID } from 'node:crypto';
+import { errorFromResponse } from '../errors.js';
+import type { Transport, TransportResponse } from './transport.js';
+import type { BlindLookupResult, ClaimAcknowledgment, ClaimResponseBody, FullLookupResult } from './types.js';
+
+export const TPA_PREFIX = '/tpa-api/v1';
+export const BUILDER_PREFIX = '/api/v1';
+
+export interface ApiResult<T> {
+  status: number;
+  headers: Record<string, string>;
+  body: T;
+}
+
+export interface RequestOptions {
+  body?: string;
+  contentType?: string;
+  idempotencyKey?: string;
+}
+
+export interface ClientOptions {
+  /** Called with each request and response, for --debug (credentials already absent or redacted). */
+  debug?: (line: string) => void;
+}
+
+export class TpaClient {
+  constructor(
+    readonly transport: Transport,
+    private readonly options: ClientOptions = {},
+  ) {}
+
+  /** A raw request; returns whatever the service answered, without judging the status. */
+  async raw(method: string, path: string, options: RequestOptions = {}): Promise<TransportResponse> {
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (options.body !== undefined) headers['content-type'] = options.contentType ?? 'application/json';
+    if (options.idempotencyKey) headers['idempotency-key'] = options.idempotencyKey;
+    this.options.debug?.(`→ ${method} ${path}${options.idempotencyKey ? ` (Idempotency-Key: ${options.idempotencyKey})` : ''}`);
+    const started = performance.now();
+    const response = await this.transport.send({ method, path, headers, body: options.body });
+    this.options.debug?.(`← ${response.status} ${method} ${path} (${Math.round(performance.now() - started)} ms, ${this.transport.name})`);
+    return response;
+  }
+
+  private async call<T>(method: string, path: string, options: RequestOptions = {}): Promise<ApiResult<T>> {
+    const response = await this.raw(method, path, options);
+    if (response.status >= 400) throw errorFromResponse(response.status, response.body);
+    return { status: response.status, headers: response.headers, body: response.body as T };
+  }
+
+  blindLookup(input: { npi: string; group_id: string; cpt_codes: string[] }): Promise<ApiResult<BlindLookupResult>> {
+    return this.call('POST', `${TPA_PREFIX}/contract-lookup/blind/`, { body: JSON.stringify(input) });
+  }
+
+  fullLookup(input: { contract_id: string; npi: string; group_id: string; cpt_code: string; admit_type?: string }): Promise<ApiResult<FullLookupResult>> {
+    return this.call('POST', `${TPA_PREFIX}/contract-lookup/full/`, { body: JSON.stringify(input) });
+  }
+
+  /** Submits FHIR Claim JSON text as given; always with an Idempotency-Key (DESIGN.md section 3). */
+  submitClaim(claimJson: string, idempotencyKey: string = randomUUID()): Promise<ApiResult<ClaimAcknowledgment>> {
+    return this.call('POST', `${TPA_PREFIX}/claims/submit/`, { body: claimJson, contentType: 'application/fhir+json', idempotencyKey });
+  }
+
+  claimResponse(submissionId: string, includeRaw = false): Promise<ApiResult<ClaimResponseBody>> {
+    const query = includeRaw ? '?include_raw_response=true' : '';
+    return this.call('GET', `${TPA_PREFIX}/claims/${encodeURIComponent(submissionId)}/response/${query}`);
+  }
+
+  close(): void {
+    this.transport.close?.();
+  }
+}

@@ -1,0 +1,37 @@
+// In-process transport: hands requests to the embedded engine's route table. The engine (and
+// SQLite with it) is loaded on the first request, so commands that never call it stay fast.
+import type { Engine } from '../engine/engine.js';
+import type { Transport, TransportRequest, TransportResponse } from './transport.js';
+
+export class LocalTransport implements Transport {
+  readonly name = 'local';
+  private engine: Engine | undefined;
+
+  constructor(
+    private readonly dataDir: string,
+    private readonly env: NodeJS.ProcessEnv = process.env,
+  ) {}
+
+  async open(): Promise<Engine> {
+    if (!this.engine) {
+      const { Engine } = await import('../engine/engine.js');
+      this.engine = Engine.open({ dataDir: this.dataDir, env: this.env });
+    }
+    return this.engine;
+  }
+
+  async send(request: TransportRequest): Promise<TransportResponse> {
+    const engine = await this.open();
+    const url = new URL(request.path, 'http://local');
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(request.headers)) headers[k.toLowerCase()] = v;
+    const response = engine.handle({ method: request.method.toUpperCase(), path: url.pathname, query: url.searchParams, headers, body: request.body });
+    // Round-trip the body through JSON so callers see exactly what the HTTP transport would give them.
+    return { status: response.status, headers: response.headers, body: response.body === undefined ? undefined : JSON.parse(JSON.stringify(response.body)) };
+  }
+
+  close(): void {
+    this.engine?.close();
+    this.engine = undefined;
+  }
+}

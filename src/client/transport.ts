@@ -1,0 +1,23 @@
+// The seam between the typed client and where requests go: in-process (the embedded engine) or
+// HTTP (a later transport). A transport only moves requests; it does not judge statuses.
+
+export interface TransportRequest {
+  method: string;
+  /** Path as served, with the query string: /tpa-api/v1/claims/sub_x/response/?include_raw_response=true */
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+export interface TransportResponse {
+  status: number;
+  headers: Record<string, string>;
+  /** The parsed JSON body (undefined when there was none). */
+  body: unknown;
+}
+
+export interface Transport {
+  readonly name: string;
+  send(request: TransportRequest): Promise<TransportResponse>;
+  close?(): void;
+}

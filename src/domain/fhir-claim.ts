@@ -1,0 +1,387 @@
+// FHIR R4 Claim parsing for both workflows (SPEC.md "POST /v1/claims/submit/"). Claims arrive
+// from other systems in every shape FHIR allows, so this accepts what the service can use
+// (references, identifiers, contained resources, codings in any order, extra elements) and names
+// the exact path of anything it cannot use.
+import { type FieldError, ValidationError } from './errors.js';
+import { jsonNumberToCents } from './money.js';
+import { clip, cptProblem, datePart, npiProblem } from './validation.js';
+
+export type ClaimType = 'professional' | 'institutional';
+export const PROVIDER_ROLES = ['FACILITY', 'SURGEON', 'ANESTHESIA', 'PATHOLOGY'] as const;
+export type ProviderRole = (typeof PROVIDER_ROLES)[number];
+
+export const NPI_SYSTEM = 'http://hl7.org/fhir/sid/us-npi';
+export const CPT_SYSTEM = 'http://www.ama-assn.org/go/cpt';
+export const CLAIM_TYPE_SYSTEM = 'http://terminology.hl7.org/CodeSystem/claim-type';
+export const ICD10_SYSTEM = 'http://hl7.org/fhir/sid/icd-10-cm';
+export const REVENUE_SYSTEM = 'https://www.nubc.org/CodeSystem/RevenueCodes';
+
+/** Larger claim files are refused before parsing: no real claim is anywhere near this. */
+export const MAX_CLAIM_BYTES = 5 * 1024 * 1024;
+export const MAX_CLAIM_ITEMS = 999;
+
+export interface CareTeamMember {
+  sequence: number;
+  npi: string;
+  name: string | null;
+  /** Role from the care team's role coding, when it names one tpa knows. */
+  role: ProviderRole | null;
+}
+
+export interface ClaimLine {
+  sequence: number;
+  cptCode: string;
+  revenueCode: string | null;
+  serviceDate: string;
+  quantity: number;
+  chargeCents: number;
+  careTeamSequences: number[];
+}
+
+export interface ParsedClaim {
+  type: ClaimType;
+  providerNpi: string;
+  providerName: string | null;
+  memberId: string;
+  created: string;
+  billablePeriod: { start: string | null; end: string | null };
+  insurerReference: string | null;
+  lines: ClaimLine[];
+  careTeam: CareTeamMember[];
+  diagnosisCodes: string[];
+  /** Preauthorization references from supportingInfo or insurance[].preAuthRef. */
+  preauthorizations: string[];
+  totalChargeCents: number;
+}
+
+type Json = Record<string, unknown>;
+
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+const asArray = (v: unknown): unknown[] | undefined => (Array.isArray(v) ? v : undefined);
+
+/** Parses claim file text; one clear ValidationError for an empty, huge, non-JSON or non-Claim file. */
+export function parseClaimText(text: string): ParsedClaim {
+  if (Buffer.byteLength(text, 'utf8') > MAX_CLAIM_BYTES) {
+    throw new ValidationError([{ field: '', message: `claim file is larger than ${MAX_CLAIM_BYTES / 1024 / 1024} MiB` }]);
+  }
+  if (text.trim() === '') throw new ValidationError([{ field: '', message: 'claim file is empty' }]);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new ValidationError([{ field: '', message: `claim file is not valid JSON (${(err as Error).message})` }]);
+  }
+  return parseClaim(value);
+}
+
+export function parseClaim(value: unknown): ParsedClaim {
+  if (!isObject(value)) throw new ValidationError([{ field: '', message: 'a FHIR Claim must be a JSON object' }]);
+  if (value.resourceType !== 'Claim') {
+    const got = typeof value.resourceType === 'string' ? `"${clip(value.resourceType)}"` : 'nothing';
+    throw new ValidationError([{ field: 'resourceType', message: `must be "Claim" (got ${got})` }]);
+  }
+  return new ClaimReader(value).read();
+}
+
+class ClaimReader {
+  private readonly errors: FieldError[] = [];
+  private readonly contained = new Map<string, Json>();
+
+  constructor(private readonly claim: Json) {
+    for (const resource of asArray(claim.contained) ?? []) {
+      if (isObject(resource) && typeof resource.id === 'string') this.contained.set(resource.id, resource);
+    }
+  }
+
+  private fail(field: string, message: string): undefined {
+    this.errors.push({ field, message });
+    return undefined;
+  }
+
+  read(): ParsedClaim {
+    const c = this.claim;
+    const type = this.claimType();
+    if (c.use !== undefined && c.use !== 'claim') {
+      this.fail('use', `must be "claim" for a claim to adjudicate (got "${clip(String(c.use))}")`);
+    }
+    const provider = this.providerNpi(c.provider, 'provider');
+    const memberId = this.memberId();
+    const created = c.created === undefined ? null : datePart(c.created);
+    if (c.created === undefined) this.fail('created', 'is required: the date the claim was created');
+    else if (!created) this.fail('created', 'must be a date (YYYY-MM-DD) or date-time');
+    const billablePeriod = this.billablePeriod();
+    const careTeam = this.careTeam();
+    const lines = this.items(type, billablePeriod.start, careTeam);
+    const diagnosisCodes = this.diagnoses();
+    const preauthorizations = this.preauthorizations();
+    const insurer = isObject(c.insurer) && typeof c.insurer.reference === 'string' ? c.insurer.reference : null;
+
+    if (this.errors.length > 0 || !type || !provider || !memberId || !created || !lines) {
+      throw new ValidationError(this.errors.length > 0 ? this.errors : [{ field: '', message: 'claim is incomplete' }]);
+    }
+    return {
+      type,
+      providerNpi: provider.npi,
+      providerName: provider.name,
+      memberId,
+      created,
+      billablePeriod,
+      insurerReference: insurer,
+      lines,
+      careTeam,
+      diagnosisCodes,
+      preauthorizations,
+      totalChargeCents: lines.reduce((sum, line) => sum + line.chargeCents, 0),
+    };
+  }
+
+  private claimType(): ClaimType | undefined {
+    const codings = isObject(this.claim.type) ? asArray(this.claim.type.coding) : undefined;
+    if (!codings || codings.length === 0) {
+      return this.fail('type.coding', 'is required: a coding with code professional or institutional');
+    }
+    for (const coding of codings) {
+      if (isObject(coding) && (coding.code === 'professional' || coding.code === 'institutional')) return coding.code;
+    }
+    const first = codings[0];
+    const got = isObject(first) && typeof first.code === 'string' ? ` (got "${clip(first.code)}")` : '';
+    return this.fail('type.coding[0].code', `must be professional or institutional${got}`);
+  }
+
+  /** A Reference's target: a contained resource (#id), or undefined. */
+  private containedTarget(ref: Json): Json | undefined {
+    return typeof ref.reference === 'string' && ref.reference.startsWith('#') ? this.contained.get(ref.reference.slice(1)) : undefined;
+  }
+
+  /**
+   * The NPI behind a provider Reference: its identifier, the identifiers of the contained resource it
+   * points to, or a literal reference whose id is itself an NPI (Organization/1234567893).
+   */
+  private providerNpi(ref: unknown, path: string): { npi: string; name: string | null } | undefined {
+    if (!isObject(ref)) return this.fail(path, 'is required: a reference with an NPI identifier');
+    const target = this.containedTarget(ref);
+    const name = target ? resourceName(target) : typeof ref.display === 'string' ? ref.display : null;
+    const candidates: { value: unknown; path: string }[] = [];
+    if (isObject(ref.identifier)) candidates.push({ value: ref.identifier, path: `${path}.identifier` });
+    const targetIds = target ? asArray(target.identifier) ?? [] : [];
+    targetIds.forEach((id, i) => candidates.push({ value: id, path: `contained[${this.containedIndex(target!)}].identifier[${i}]` }));
+    const npiIdentifier =
+      candidates.find((c) => isObject(c.value) && c.value.system === NPI_SYSTEM) ??
+      candidates.find((c) => isObject(c.value) && c.value.system === undefined);
+    if (npiIdentifier && isObject(npiIdentifier.value)) {
+      const problem = npiProblem(npiIdentifier.value.value);
+      if (problem) return this.fail(`${npiIdentifier.path}.value`, problem);
+      return { npi: npiIdentifier.value.value as string, name };
+    }
+    const literal = typeof ref.reference === 'string' ? /^(?:Organization|Practitioner|PractitionerRole)\/(\d{10})$/.exec(ref.reference) : null;
+    if (literal && !npiProblem(literal[1])) return { npi: literal[1]!, name };
+    if (typeof ref.reference === 'string' && ref.reference.startsWith('#') && !target) {
+      return this.fail(`${path}.reference`, `points to contained resource "${clip(ref.reference)}", which the claim does not contain`);
+    }
+    return this.fail(`${path}.identifier`, `has no NPI identifier (system ${NPI_SYSTEM})`);
+  }
+
+  private containedIndex(resource: Json): number {
+    return (asArray(this.claim.contained) ?? []).indexOf(resource);
+  }
+
+  private memberId(): string | undefined {
+    const ref = this.claim.patient;
+    if (!isObject(ref)) return this.fail('patient.reference', 'is required: a reference to the member, e.g. Patient/MBR-1001');
+    const target = this.containedTarget(ref);
+    const identifier = isObject(ref.identifier) ? ref.identifier : target ? (asArray(target.identifier) ?? []).find(isObject) : undefined;
+    if (identifier && typeof identifier.value === 'string' && identifier.value !== '') return identifier.value;
+    if (typeof ref.reference === 'string') {
+      const m = /^(?:.*\/)?Patient\/([A-Za-z0-9\-.]{1,64})$/.exec(ref.reference);
+      if (m) return m[1];
+      return this.fail('patient.reference', `must be Patient/<member id> (got "${clip(ref.reference)}")`);
+    }
+    return this.fail('patient.reference', 'is required: a reference to the member, e.g. Patient/MBR-1001');
+  }
+
+  private billablePeriod(): { start: string | null; end: string | null } {
+    const period = this.claim.billablePeriod;
+    if (period === undefined) return { start: null, end: null };
+    if (!isObject(period)) return { start: null, end: this.fail('billablePeriod', 'must be an object with start and end') ?? null };
+    const read = (key: 'start' | 'end'): string | null => {
+      if (period[key] === undefined) return null;
+      const d = datePart(period[key]);
+      if (!d) this.fail(`billablePeriod.${key}`, 'must be a date (YYYY-MM-DD) or date-time');
+      return d ?? null;
+    };
+    const start = read('start');
+    const end = read('end');
+    if (start && end && end < start) this.fail('billablePeriod.end', 'is before billablePeriod.start');
+    return { start, end };
+  }
+
+  private careTeam(): CareTeamMember[] {
+    const list = this.claim.careTeam;
+    if (list === undefined) return [];
+    const entries = asArray(list);
+    if (!entries) return this.fail('careTeam', 'must be a list') ?? [];
+    const members: CareTeamMember[] = [];
+    entries.forEach((entry, i) => {
+      const path = `careTeam[${i}]`;
+      if (!isObject(entry)) return this.fail(path, 'must be an object');
+      if (!Number.isInteger(entry.sequence) || (entry.sequence as number) < 1) {
+        return this.fail(`${path}.sequence`, 'must be a positive integer');
+      }
+      const provider = this.providerNpi(entry.provider, `${path}.provider`);
+      if (!provider) return;
+      members.push({ sequence: entry.sequence as number, npi: provider.npi, name: provider.name, role: roleOf(entry.role) });
+    });
+    return members;
+  }
+
+  private items(type: ClaimType | undefined, defaultDate: string | null, careTeam: CareTeamMember[]): ClaimLine[] | undefined {
+    const items = asArray(this.claim.item);
+    if (!items || items.length === 0) return this.fail('item', 'is required: at least one service line');
+    if (items.length > MAX_CLAIM_ITEMS) return this.fail('item', `has ${items.length} lines; at most ${MAX_CLAIM_ITEMS} are accepted`);
+    const sequences = new Set(careTeam.map((m) => m.sequence));
+    const lines: ClaimLine[] = [];
+    items.forEach((item, i) => {
+      const path = `item[${i}]`;
+      if (!isObject(item)) return this.fail(path, 'must be an object');
+      const sequence = Number.isInteger(item.sequence) && (item.sequence as number) > 0 ? (item.sequence as number) : undefined;
+      if (sequence === undefined) this.fail(`${path}.sequence`, 'must be a positive integer');
+      const cptCode = this.cptCode(item.productOrService, `${path}.productOrService`);
+      const revenueCode = this.revenueCode(item.revenue, `${path}.revenue`, type === 'institutional');
+      const serviceDate = item.servicedDate === undefined ? defaultDate : datePart(item.servicedDate) ?? null;
+      if (item.servicedDate !== undefined && !serviceDate) this.fail(`${path}.servicedDate`, 'must be a date (YYYY-MM-DD)');
+      else if (!serviceDate) this.fail(`${path}.servicedDate`, 'is required (or billablePeriod.start)');
+      const quantity = this.quantity(item.quantity, `${path}.quantity`);
+      const chargeCents = this.charge(item, path, quantity);
+      const careTeamSequences = this.careTeamSequences(item.careTeamSequence, `${path}.careTeamSequence`, sequences);
+      if (sequence !== undefined && cptCode && revenueCode !== undefined && serviceDate && quantity !== undefined && chargeCents !== undefined && careTeamSequences) {
+        lines.push({ sequence, cptCode, revenueCode, serviceDate, quantity, chargeCents, careTeamSequences });
+      }
+    });
+    const seen = new Set<number>();
+    lines.forEach((line) => {
+      if (seen.has(line.sequence)) this.fail(`item[${lines.indexOf(line)}].sequence`, `repeats sequence ${line.sequence}`);
+      seen.add(line.sequence);
+    });
+    return lines;
+  }
+
+  /** The CPT code: the coding with the CPT system, else one without a system, wherever it stands. */
+  private cptCode(concept: unknown, path: string): string | undefined {
+    const codings = isObject(concept) ? asArray(concept.coding) : undefined;
+    if (!codings || codings.length === 0) return this.fail(`${path}.coding`, 'is required: a CPT coding');
+    let index = codings.findIndex((c) => isObject(c) && c.system === CPT_SYSTEM);
+    if (index < 0) index = codings.findIndex((c) => isObject(c) && c.system === undefined);
+    if (index < 0) return this.fail(`${path}.coding`, `has no CPT coding (system ${CPT_SYSTEM})`);
+    const code = (codings[index] as Json).code;
+    const problem = cptProblem(code);
+    return problem ? this.fail(`${path}.coding[${index}].code`, problem) : (code as string);
+  }
+
+  private revenueCode(concept: unknown, path: string, required: boolean): string | null | undefined {
+    if (concept === undefined) return required ? this.fail(`${path}.coding`, 'is required on institutional claims: a 4-digit revenue code') : null;
+    const codings = isObject(concept) ? asArray(concept.coding) : undefined;
+    if (!codings || codings.length === 0) return this.fail(`${path}.coding`, 'must hold a revenue code coding');
+    const index = Math.max(0, codings.findIndex((c) => isObject(c) && c.system === REVENUE_SYSTEM));
+    const code = isObject(codings[index]) ? (codings[index] as Json).code : undefined;
+    if (typeof code !== 'string' || !/^\d{4}$/.test(code)) {
+      return this.fail(`${path}.coding[${index}].code`, `must be a 4-digit revenue code${typeof code === 'string' ? ` (got "${clip(code)}")` : ''}`);
+    }
+    return code;
+  }
+
+  private quantity(value: unknown, path: string): number | undefined {
+    if (value === undefined) return 1;
+    const q = isObject(value) ? value.value : undefined;
+    if (!Number.isInteger(q) || (q as number) < 1 || (q as number) > 9999) {
+      return this.fail(`${path}.value`, 'must be a whole number from 1 to 9999');
+    }
+    return q as number;
+  }
+
+  /** The line's charge: `net`, else `unitPrice` × quantity; USD with at most two decimals. */
+  private charge(item: Json, path: string, quantity: number | undefined): number | undefined {
+    const money = (v: unknown, field: string): number | undefined => {
+      if (!isObject(v)) return this.fail(field, 'must be a Money object with value and currency');
+      if (v.currency !== undefined && v.currency !== 'USD') return this.fail(`${field}.currency`, `must be USD (got "${clip(String(v.currency))}")`);
+      const cents = jsonNumberToCents(v.value);
+      if (cents === undefined) return this.fail(`${field}.value`, 'must be a non-negative amount with at most two decimals');
+      return cents;
+    };
+    if (item.net !== undefined) return money(item.net, `${path}.net`);
+    if (item.unitPrice !== undefined) {
+      const unit = money(item.unitPrice, `${path}.unitPrice`);
+      return unit === undefined || quantity === undefined ? undefined : unit * quantity;
+    }
+    return this.fail(`${path}.net`, 'is required: the line charge (net, or unitPrice with quantity)');
+  }
+
+  private careTeamSequences(value: unknown, path: string, known: Set<number>): number[] | undefined {
+    if (value === undefined) return [];
+    const list = asArray(value);
+    if (!list) return this.fail(path, 'must be a list of careTeam sequence numbers');
+    for (const [i, s] of list.entries()) {
+      if (!Number.isInteger(s) || !known.has(s as number)) return this.fail(`${path}[${i}]`, `refers to no careTeam entry (got ${clip(JSON.stringify(s) ?? '')})`);
+    }
+    return list as number[];
+  }
+
+  private diagnoses(): string[] {
+    const list = this.claim.diagnosis;
+    if (list === undefined) return [];
+    const entries = asArray(list);
+    if (!entries) return this.fail('diagnosis', 'must be a list') ?? [];
+    const codes: string[] = [];
+    entries.forEach((entry, i) => {
+      const path = `diagnosis[${i}].diagnosisCodeableConcept.coding`;
+      const codings = isObject(entry) && isObject(entry.diagnosisCodeableConcept) ? asArray(entry.diagnosisCodeableConcept.coding) : undefined;
+      // A diagnosis by reference (diagnosisReference) is valid FHIR; the service does not need its code.
+      if (isObject(entry) && entry.diagnosisReference !== undefined && !codings) return;
+      if (!codings || codings.length === 0) return this.fail(path, 'is required: an ICD-10 coding');
+      const index = Math.max(0, codings.findIndex((c) => isObject(c) && c.system === ICD10_SYSTEM));
+      const code = isObject(codings[index]) ? (codings[index] as Json).code : undefined;
+      if (typeof code !== 'string' || !/^[A-Z][0-9][0-9A-Z](\.?[0-9A-Z]{1,4})?$/.test(code)) {
+        return this.fail(`${path}[${index}].code`, `must be an ICD-10 code such as K63.5${typeof code === 'string' ? ` (got "${clip(code)}")` : ''}`);
+      }
+      codes.push(code);
+    });
+    return codes;
+  }
+
+  private preauthorizations(): string[] {
+    const refs: string[] = [];
+    for (const info of asArray(this.claim.supportingInfo) ?? []) {
+      if (!isObject(info) || !isObject(info.category)) continue;
+      const codes = (asArray(info.category.coding) ?? []).map((c) => (isObject(c) ? String(c.code ?? '') : ''));
+      if (!codes.some((code) => /^(pre|prior)-?auth/i.test(code) || /preauthorization|priorauthorization/i.test(code))) continue;
+      const value = info.valueString ?? (isObject(info.valueReference) ? info.valueReference.reference ?? (isObject(info.valueReference.identifier) ? info.valueReference.identifier.value : undefined) : undefined) ?? (isObject(info.valueIdentifier) ? info.valueIdentifier.value : undefined);
+      if (typeof value === 'string' && value !== '') refs.push(value);
+    }
+    for (const insurance of asArray(this.claim.insurance) ?? []) {
+      if (!isObject(insurance)) continue;
+      for (const ref of asArray(insurance.preAuthRef) ?? []) if (typeof ref === 'string' && ref !== '') refs.push(ref);
+    }
+    return refs;
+  }
+}
+
+function roleOf(concept: unknown): ProviderRole | null {
+  const codings = isObject(concept) ? asArray(concept.coding) ?? [] : [];
+  for (const c of codings) {
+    const code = isObject(c) && typeof c.code === 'string' ? c.code.toLowerCase() : '';
+    if (/surg|primary/.test(code)) return 'SURGEON';
+    if (/anesth|anaesth|crna/.test(code)) return 'ANESTHESIA';
+    if (/patholog|lab/.test(code)) return 'PATHOLOGY';
+    if (/facility/.test(code)) return 'FACILITY';
+  }
+  return null;
+}
+
+function resourceName(resource: Json): string | null {
+  if (typeof resource.name === 'string') return resource.name;
+  const names = asArray(resource.name);
+  const first = names?.find(isObject);
+  if (!first) return null;
+  if (typeof first.text === 'string') return first.text;
+  const given = (asArray(first.given) ?? []).filter((g) => typeof g === 'string').join(' ');
+  return [given, typeof first.family === 'string' ? first.family : ''].filter(Boolean).join(' ') || null;
+}

@@ -1,0 +1,68 @@
+// Field rules shared by the engine (400 errors[]) and the CLI (local validation before sending).
+// Each check returns a message for the caller to pair with its field path, or undefined when valid.
+
+/** Luhn check digit of an NPI's first nine digits, with the card-issuer prefix 80840 (CMS NPI rule). */
+export function npiCheckDigit(firstNine: string): number {
+  const digits = `80840${firstNine}`;
+  let sum = 0;
+  // Double every second digit from the right, starting with the rightmost of the payload.
+  for (let i = digits.length - 1, double = true; i >= 0; i--, double = !double) {
+    let d = Number(digits[i]);
+    if (double) {
+      d *= 2;
+      if (d > 9) d -= 9;
+    }
+    sum += d;
+  }
+  return (10 - (sum % 10)) % 10;
+}
+
+export function npiProblem(value: unknown): string | undefined {
+  if (typeof value !== 'string' || value === '') return 'is required: a 10-digit NPI';
+  if (!/^\d{10}$/.test(value)) return `must be a 10-digit string (got "${clip(value)}")`;
+  if (npiCheckDigit(value.slice(0, 9)) !== Number(value[9])) return `"${value}" fails the NPI check digit`;
+  return undefined;
+}
+
+export function cptProblem(value: unknown): string | undefined {
+  if (typeof value !== 'string' || value === '') return 'is required: a 5-digit CPT code';
+  if (!/^\d{5}$/.test(value)) return `must be a 5-digit CPT code (got "${clip(value)}")`;
+  return undefined;
+}
+
+export function groupIdProblem(value: unknown): string | undefined {
+  if (typeof value !== 'string' || value === '') return 'is required: a TPA network or group id';
+  if (!/^[A-Za-z0-9][A-Za-z0-9_-]{1,39}$/.test(value)) {
+    return `must be 2 to 40 letters, digits, "-" or "_" (got "${clip(value)}")`;
+  }
+  return undefined;
+}
+
+/** An ISO 8601 calendar date (YYYY-MM-DD) that exists. */
+export function isoDateProblem(value: unknown): string | undefined {
+  if (typeof value !== 'string' || value === '') return 'is required: a date as YYYY-MM-DD';
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
+  if (!m) return `must be a date as YYYY-MM-DD (got "${clip(value)}")`;
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const date = new Date(Date.UTC(y, mo - 1, d));
+  if (date.getUTCFullYear() !== y || date.getUTCMonth() !== mo - 1 || date.getUTCDate() !== d) {
+    return `"${value}" is not a calendar date`;
+  }
+  return undefined;
+}
+
+/** A FHIR dateTime or date; returns the date part (YYYY-MM-DD) when valid. */
+export function datePart(value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  const date = value.slice(0, 10);
+  if (value.length > 10 && !/^T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(value.slice(10))) return undefined;
+  return isoDateProblem(date) ? undefined : date;
+}
+
+export const ADMIT_TYPES = ['INPATIENT', 'OUTPATIENT', 'EMERGENCY'] as const;
+export type AdmitType = (typeof ADMIT_TYPES)[number];
+
+/** Shortens user input quoted back in a message. */
+export function clip(value: string, max = 40): string {
+  return value.length > max ? `${value.slice(0, max)}…` : value;
+}

@@ -1,0 +1,10 @@
+import type { Clock } from './clock.js';
+import type { Db } from './store/db.js';
+
+/** What every route handler gets: the store, the clock and the engine's settings. */
+export interface EngineContext {
+  db: Db;
+  clock: Clock;
+  /** Time from submission to adjudication (TPA_ADJUDICATION_DELAY, default 3 s). */
+  adjudicationDelayMs: number;
+}

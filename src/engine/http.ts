@@ -1,0 +1,49 @@
+// The engine's request and response shapes: what both transports hand to the route table.
+
+export interface EngineRequest {
+  method: string;
+  /** Path as served, without the query: /tpa-api/v1/... or /api/v1/... */
+  path: string;
+  query: URLSearchParams;
+  /** Header names in lower case. */
+  headers: Record<string, string | undefined>;
+  /** The raw request body text, if any. */
+  body: string | undefined;
+}
+
+export interface EngineResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+/** Thrown by handlers to answer with a status and body (e.g. a 400 `errors[]`). */
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: Record<string, unknown>,
+  ) {
+    super(typeof body.message === 'string' ? body.message : `HTTP ${status}`);
+  }
+}
+
+export function respond(status: number, body: unknown, headers: Record<string, string> = {}): EngineResponse {
+  return { status, headers: { 'content-type': 'application/json', ...headers }, body };
+}
+
+/** The JSON body of a request as an object, or a 400 naming what is wrong. */
+export function jsonBody(req: EngineRequest): Record<string, unknown> {
+  if (req.body === undefined || req.body.trim() === '') {
+    throw new HttpError(400, { errors: [{ field: '', message: 'request body is required (JSON)' }] });
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(req.body);
+  } catch {
+    throw new HttpError(400, { errors: [{ field: '', message: 'request body is not valid JSON' }] });
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new HttpError(400, { errors: [{ field: '', message: 'request body must be a JSON object' }] });
+  }
+  return value as Record<string, unknown>;
+}

@@ -1,0 +1,43 @@
+// Idempotency-Key (DESIGN.md section 3): a replay with the same key and body within 24 hours gets
+// the first response; the same key with another body is a 409. Used by claim submission and funding.
+import type { EngineContext } from './context.js';
+import { isoSeconds } from './clock.js';
+import { respond, type EngineRequest, type EngineResponse } from './http.js';
+import { sha256 } from './ids.js';
+
+const REPLAY_WINDOW_MS = 24 * 3_600_000;
+
+/**
+ * Runs `handler` once per Idempotency-Key. Call inside the route's write transaction so that the
+ * check, the work and the record of its response commit together.
+ */
+export function withIdempotency(ctx: EngineContext, route: string, req: EngineRequest, handler: () => EngineResponse): EngineResponse {
+  const key = req.headers['idempotency-key'];
+  if (key === undefined || key === '') return handler();
+  if (key.length > 255) {
+    return respond(400, { errors: [{ field: 'Idempotency-Key', message: 'must be at most 255 characters' }] });
+  }
+  const hash = sha256(req.body ?? '');
+  const now = ctx.clock.now();
+  const since = isoSeconds(new Date(now.getTime() - REPLAY_WINDOW_MS));
+  const previous = ctx.db
+    .prepare('SELECT request_hash, status, body_json FROM idempotency_keys WHERE route = ? AND key = ? AND created_at >= ?')
+    .get(route, key, since) as { request_hash: string; status: number; body_json: string } | undefined;
+  if (previous) {
+    if (previous.request_hash !== hash) {
+      return respond(409, {
+        error: 'idempotency_key_reused',
+        message: 'This Idempotency-Key was already used with a different request body',
+      });
+    }
+    return respond(previous.status, JSON.parse(previous.body_json), { 'idempotent-replayed': 'true' });
+  }
+  const response = handler();
+  // Only answers that changed something are worth replaying; a 4xx can be corrected and resent.
+  if (response.status < 300) {
+    ctx.db
+      .prepare('INSERT OR REPLACE INTO idempotency_keys (key, route, request_hash, status, body_json, created_at) VALUES (?, ?, ?, ?, ?, ?)')
+      .run(key, route, hash, response.status, JSON.stringify(response.body), isoSeconds(now));
+  }
+  return response;
+}

@@ -1,0 +1,54 @@
+// The one route table (DESIGN.md section 5): method and path as served → handler. Both the
+// in-process transport and the HTTP server go through it, so a command behaves the same either way.
+import type { EngineContext } from './context.js';
+import type { EngineRequest, EngineResponse } from './http.js';
+import { claimResponse, submitClaim } from './services/claims.js';
+import { blindLookup, fullLookup } from './services/lookup.js';
+
+export type Handler = (ctx: EngineContext, req: EngineRequest, params: Record<string, string>) => EngineResponse;
+
+export interface Route {
+  method: string;
+  /** Path template as served, with {name} for a path parameter. */
+  path: string;
+  handler: Handler;
+  pattern: RegExp;
+  params: string[];
+}
+
+function route(method: string, path: string, handler: Handler): Route {
+  const params: string[] = [];
+  const source = path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{(\w+)\}/g, (_m, name: string) => {
+    params.push(name);
+    return '([^/]+)';
+  });
+  return { method, path, handler, pattern: new RegExp(`^${source}$`), params };
+}
+
+const TPA = '/tpa-api/v1';
+
+export const ROUTES: readonly Route[] = [
+  route('POST', `${TPA}/contract-lookup/blind/`, blindLookup),
+  route('POST', `${TPA}/contract-lookup/full/`, fullLookup),
+  route('POST', `${TPA}/claims/submit/`, submitClaim),
+  route('GET', `${TPA}/claims/{submission_id}/response/`, claimResponse),
+];
+
+export type Match = { route: Route; params: Record<string, string> } | { allowed: string[] } | undefined;
+
+/** The route for a method and path; `{ allowed }` when the path exists for other methods only. */
+export function matchRoute(method: string, path: string): Match {
+  const allowed: string[] = [];
+  for (const r of ROUTES) {
+    const m = r.pattern.exec(path);
+    if (!m) continue;
+    if (r.method !== method) {
+      allowed.push(r.method);
+      continue;
+    }
+    const params: Record<string, string> = {};
+    r.params.forEach((name, i) => (params[name] = decodeURIComponent(m[i + 1]!)));
+    return { route: r, params };
+  }
+  return allowed.length > 0 ? { allowed } : undefined;
+}

@@ -1,0 +1,47 @@
+// Opens the engine's SQLite file, applying migrations and the seed on first use.
+import Database from 'better-sqlite3';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { MIGRATIONS } from './migrations.js';
+import { seed } from './seed.js';
+
+export type Db = Database.Database;
+
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+export function openDatabase(file: string): Db {
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  const db = new Database(file);
+  // Several CLI processes may share one data dir: WAL lets readers run beside a writer, and the
+  // busy timeout makes a second writer wait for the first instead of failing.
+  db.pragma('journal_mode = WAL');
+  db.pragma('busy_timeout = 5000');
+  db.pragma('foreign_keys = ON');
+  db.pragma('synchronous = NORMAL');
+  migrate(db);
+  return db;
+}
+
+function migrate(db: Db): void {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  if (current > SCHEMA_VERSION) {
+    throw new Error(`the local database has schema version ${current}, newer than this tpa (${SCHEMA_VERSION}); upgrade tpa or run \`tpa local reset\``);
+  }
+  if (current === SCHEMA_VERSION) return;
+  // IMMEDIATE takes the write lock first, so two processes opening a new file do not both migrate.
+  db.transaction(() => {
+    const version = db.pragma('user_version', { simple: true }) as number;
+    for (let v = version; v < SCHEMA_VERSION; v++) {
+      db.exec(MIGRATIONS[v]!);
+      if (v === 0) seed(db);
+    }
+    db.pragma(`user_version = ${SCHEMA_VERSION}`);
+  }).immediate();
+}
+
+/** Deletes the database file and its WAL companions; the next use creates and seeds a new one. */
+export function removeDatabase(file: string): boolean {
+  const existed = existsSync(file);
+  for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
+  return existed;
+}

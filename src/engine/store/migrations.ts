@@ -1,0 +1,124 @@
+// Numbered migrations; PRAGMA user_version holds the schema version. Append, never edit a landed one.
+export const MIGRATIONS: readonly string[] = [
+  // 1: reference data, contracts, encounters (one claim = one encounter = one ledger entry), history.
+  `
+  CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+
+  CREATE TABLE plans (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    payer_id TEXT NOT NULL,
+    payer_name TEXT NOT NULL,
+    deductible_cents INTEGER NOT NULL,
+    copay_cents INTEGER NOT NULL,
+    coinsurance_percent INTEGER NOT NULL
+  );
+
+  CREATE TABLE members (
+    member_id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    dob TEXT NOT NULL,
+    plan_id TEXT NOT NULL REFERENCES plans(id),
+    coverage_start TEXT NOT NULL,
+    coverage_end TEXT,
+    deductible_met_cents INTEGER NOT NULL DEFAULT 0
+  );
+
+  CREATE TABLE providers (
+    npi TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    role TEXT NOT NULL,
+    group_id TEXT NOT NULL,
+    facility_npi TEXT
+  );
+
+  CREATE TABLE cpt_codes (
+    code TEXT PRIMARY KEY,
+    description TEXT NOT NULL
+  );
+
+  CREATE TABLE contracts (
+    id TEXT PRIMARY KEY,
+    contract_number TEXT NOT NULL UNIQUE,
+    npi TEXT NOT NULL,
+    group_id TEXT NOT NULL,
+    effective_date TEXT NOT NULL,
+    termination_date TEXT,
+    network_tier TEXT NOT NULL,
+    rate_type TEXT NOT NULL,
+    medicare_multiplier TEXT,
+    bundle_type TEXT,
+    bundle_rate_cents INTEGER,
+    anesthesia_included INTEGER NOT NULL DEFAULT 0
+  );
+  CREATE INDEX contracts_by_provider ON contracts (npi, group_id);
+
+  CREATE TABLE contract_rates (
+    contract_id TEXT NOT NULL REFERENCES contracts(id),
+    cpt_code TEXT NOT NULL,
+    negotiated_rate_cents INTEGER,
+    requires_preauth INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (contract_id, cpt_code)
+  );
+
+  CREATE TABLE encounters (
+    id TEXT PRIMARY KEY,
+    ledger_id TEXT NOT NULL UNIQUE,
+    encounter_number TEXT NOT NULL UNIQUE,
+    submission_id TEXT NOT NULL UNIQUE,
+    contract_id TEXT NOT NULL,
+    member_id TEXT NOT NULL,
+    provider_npi TEXT NOT NULL,
+    claim_type TEXT NOT NULL,
+    service_date TEXT NOT NULL,
+    submitted_at TEXT NOT NULL,
+    ready_at TEXT NOT NULL,
+    completed_at TEXT,
+    status TEXT NOT NULL,
+    disposition TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    claim_response_id TEXT NOT NULL,
+    aeob_reference TEXT NOT NULL,
+    processor_trace_id TEXT NOT NULL,
+    claim_json TEXT NOT NULL,
+    outcome_json TEXT NOT NULL
+  );
+  CREATE INDEX encounters_by_status ON encounters (status, service_date);
+  CREATE INDEX encounters_by_date ON encounters (service_date);
+  CREATE INDEX encounters_by_provider ON encounters (provider_npi, service_date);
+  CREATE INDEX encounters_by_fingerprint ON encounters (fingerprint);
+  CREATE INDEX encounters_due ON encounters (ready_at) WHERE completed_at IS NULL;
+
+  -- Ledger status_progression: one row per status change.
+  CREATE TABLE status_events (
+    encounter_id TEXT NOT NULL REFERENCES encounters(id),
+    seq INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    timestamp TEXT NOT NULL,
+    PRIMARY KEY (encounter_id, seq)
+  );
+
+  -- Ledger detail entries[]: the encounter's history records.
+  CREATE TABLE history_entries (
+    encounter_id TEXT NOT NULL REFERENCES encounters(id),
+    seq INTEGER NOT NULL,
+    type TEXT NOT NULL,
+    timestamp TEXT NOT NULL,
+    reference TEXT,
+    description TEXT NOT NULL,
+    financial_impact_json TEXT,
+    PRIMARY KEY (encounter_id, seq)
+  );
+
+  -- Idempotency-Key replays (DESIGN.md section 3): the first response, for 24 hours.
+  CREATE TABLE idempotency_keys (
+    key TEXT NOT NULL,
+    route TEXT NOT NULL,
+    request_hash TEXT NOT NULL,
+    status INTEGER NOT NULL,
+    body_json TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (route, key)
+  );
+  `,
+];

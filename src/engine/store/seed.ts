@@ -1,0 +1,125 @@
+// The local engine's reference data (DESIGN.md section 4): providers of every role with valid
+// NPIs, contracts of every rate type and bundle type, members with plan benefits. Documented by
+// `tpa local fixtures` and the README; tests rely on these values, so change them with care.
+import type Database from 'better-sqlite3';
+
+export const SEED_PLANS = [
+  { id: 'PLAN-GOLD', name: 'Acme Gold PPO', payerId: 'PAYER-ACME', payerName: 'Acme Health Plan', deductibleCents: 50000, copayCents: 2500, coinsurancePercent: 20 },
+  { id: 'PLAN-SILVER', name: 'Acme Silver EPO', payerId: 'PAYER-ACME', payerName: 'Acme Health Plan', deductibleCents: 200000, copayCents: 4000, coinsurancePercent: 30 },
+  { id: 'PLAN-HSA', name: 'Acme Bronze HSA', payerId: 'PAYER-ACME', payerName: 'Acme Health Plan', deductibleCents: 300000, copayCents: 0, coinsurancePercent: 10 },
+] as const;
+
+export const SEED_MEMBERS = [
+  { memberId: 'MBR-1001', name: 'Jane Doe', dob: '1984-03-12', planId: 'PLAN-GOLD', coverageStart: '2025-01-01', coverageEnd: null, deductibleMetCents: 0 },
+  { memberId: 'MBR-1002', name: 'John Smith', dob: '1979-11-02', planId: 'PLAN-SILVER', coverageStart: '2025-01-01', coverageEnd: null, deductibleMetCents: 150000 },
+  { memberId: 'MBR-1003', name: 'Maria Garcia', dob: '1990-07-21', planId: 'PLAN-GOLD', coverageStart: '2025-01-01', coverageEnd: null, deductibleMetCents: 50000 },
+  { memberId: 'MBR-1004', name: 'Robert Chen', dob: '1965-01-30', planId: 'PLAN-HSA', coverageStart: '2025-01-01', coverageEnd: null, deductibleMetCents: 0 },
+  { memberId: 'MBR-1005', name: 'Linda Park', dob: '1972-05-14', planId: 'PLAN-SILVER', coverageStart: '2025-01-01', coverageEnd: '2026-06-30', deductibleMetCents: 0 },
+] as const;
+
+export const SEED_PROVIDERS = [
+  { npi: '1234567893', name: 'Riverside Surgery Center', role: 'FACILITY', groupId: 'GRP-1001', facilityNpi: null },
+  { npi: '1045782368', name: 'Dr. Alice Morgan, Riverside GI', role: 'SURGEON', groupId: 'GRP-1001', facilityNpi: '1234567893' },
+  { npi: '1196382455', name: 'Summit Anesthesia Associates', role: 'ANESTHESIA', groupId: 'GRP-1001', facilityNpi: '1234567893' },
+  { npi: '1329475804', name: 'Clearview Pathology Lab', role: 'PATHOLOGY', groupId: 'GRP-1001', facilityNpi: '1234567893' },
+  { npi: '1450827369', name: 'Lakeside Orthopedic Hospital', role: 'FACILITY', groupId: 'GRP-2002', facilityNpi: null },
+  { npi: '1582736496', name: 'Dr. Omar Haddad, Lakeside Orthopedics', role: 'SURGEON', groupId: 'GRP-2002', facilityNpi: '1450827369' },
+  { npi: '1673904821', name: 'Northgate Imaging Center', role: 'FACILITY', groupId: 'GRP-3003', facilityNpi: null },
+  { npi: '1728493051', name: 'Harbor Eye Institute', role: 'SURGEON', groupId: 'GRP-3003', facilityNpi: null },
+  { npi: '1859362703', name: 'Valley Family Clinic (no contract)', role: 'SURGEON', groupId: 'GRP-1001', facilityNpi: null },
+] as const;
+
+export const SEED_CPT = [
+  ['45378', 'Colonoscopy, diagnostic'],
+  ['45380', 'Colonoscopy with biopsy'],
+  ['43235', 'Upper GI endoscopy, diagnostic'],
+  ['00811', 'Anesthesia for lower GI endoscopy'],
+  ['00731', 'Anesthesia for upper GI endoscopy'],
+  ['88305', 'Surgical pathology, gross and microscopic'],
+  ['88312', 'Special stain, group I'],
+  ['27447', 'Total knee arthroplasty'],
+  ['01402', 'Anesthesia for total knee arthroplasty'],
+  ['97161', 'Physical therapy evaluation, low complexity'],
+  ['29881', 'Knee arthroscopy with meniscectomy'],
+  ['29880', 'Knee arthroscopy with medial and lateral meniscectomy'],
+  ['70553', 'MRI brain without and with contrast'],
+  ['66984', 'Cataract removal with intraocular lens'],
+  ['99213', 'Office visit, established patient, low complexity'],
+] as const;
+
+interface SeedContract {
+  id: string;
+  number: string;
+  npi: string;
+  groupId: string;
+  effective: string;
+  termination: string | null;
+  tier: string;
+  rateType: string;
+  multiplier: string | null;
+  bundleType: string | null;
+  bundleRateCents: number | null;
+  anesthesiaIncluded: boolean;
+  /** cpt code → [negotiated rate in cents or null, requires preauthorization] */
+  codes: Record<string, [number | null, boolean]>;
+}
+
+export const SEED_CONTRACTS: readonly SeedContract[] = [
+  {
+    id: 'ctr_4f9a2c71e8b3d605', number: 'DC-2026-0001', npi: '1234567893', groupId: 'GRP-1001', effective: '2025-01-01', termination: null,
+    tier: 'TIER_1', rateType: 'FLAT_RATE', multiplier: null, bundleType: null, bundleRateCents: null, anesthesiaIncluded: false,
+    codes: { '45378': [145000, false], '45380': [165000, false], '43235': [120000, false], '00811': [48000, false], '00731': [42000, false], '88305': [9500, false] },
+  },
+  {
+    id: 'ctr_8d21b5e09f4c7a13', number: 'DC-2026-0002', npi: '1045782368', groupId: 'GRP-1001', effective: '2025-01-01', termination: null,
+    tier: 'TIER_1', rateType: 'CASE_RATE', multiplier: null, bundleType: 'SINGLE', bundleRateCents: null, anesthesiaIncluded: false,
+    codes: { '45378': [42500, false], '45380': [51000, false], '43235': [38000, false] },
+  },
+  {
+    id: 'ctr_2b7e6d0c3a9f8154', number: 'DC-2026-0003', npi: '1196382455', groupId: 'GRP-1001', effective: '2025-01-01', termination: null,
+    tier: 'PREFERRED', rateType: 'PERCENT_OF_CHARGES', multiplier: '0.85', bundleType: null, bundleRateCents: null, anesthesiaIncluded: true,
+    codes: { '00811': [null, false], '00731': [null, false] },
+  },
+  {
+    id: 'ctr_c3e1a8f5047d92b6', number: 'DC-2026-0004', npi: '1329475804', groupId: 'GRP-1001', effective: '2025-01-01', termination: null,
+    tier: 'TIER_2', rateType: 'PERCENT_OF_CHARGES', multiplier: '0.7', bundleType: null, bundleRateCents: null, anesthesiaIncluded: false,
+    codes: { '88305': [null, false], '88312': [null, false] },
+  },
+  {
+    id: 'ctr_5a0f9e3d6c2b7184', number: 'DC-2026-0005', npi: '1450827369', groupId: 'GRP-2002', effective: '2025-01-01', termination: null,
+    tier: 'TIER_1', rateType: 'BUNDLE', multiplier: null, bundleType: 'PACKAGE', bundleRateCents: 2850000, anesthesiaIncluded: true,
+    codes: { '27447': [null, true], '01402': [null, false], '97161': [null, false] },
+  },
+  {
+    id: 'ctr_9e6b1d4a7f3c0258', number: 'DC-2026-0006', npi: '1582736496', groupId: 'GRP-2002', effective: '2025-01-01', termination: null,
+    tier: 'TIER_2', rateType: 'BUNDLE', multiplier: null, bundleType: 'DOUBLE_HEADER', bundleRateCents: 390000, anesthesiaIncluded: false,
+    codes: { '29881': [null, true], '29880': [null, false] },
+  },
+  {
+    id: 'ctr_0d4c8a2e6b9f1357', number: 'DC-2024-0107', npi: '1673904821', groupId: 'GRP-3003', effective: '2024-01-01', termination: '2025-12-31',
+    tier: 'TIER_2', rateType: 'FLAT_RATE', multiplier: null, bundleType: null, bundleRateCents: null, anesthesiaIncluded: false,
+    codes: { '70553': [90000, false] },
+  },
+  {
+    id: 'ctr_7b3f0e8c1d5a9246', number: 'DC-2027-0001', npi: '1728493051', groupId: 'GRP-3003', effective: '2027-01-01', termination: null,
+    tier: 'PREFERRED', rateType: 'CASE_RATE', multiplier: null, bundleType: 'SINGLE', bundleRateCents: null, anesthesiaIncluded: false,
+    codes: { '66984': [185000, false] },
+  },
+];
+
+export function seed(db: Database.Database): void {
+  const plan = db.prepare('INSERT INTO plans VALUES (?, ?, ?, ?, ?, ?, ?)');
+  for (const p of SEED_PLANS) plan.run(p.id, p.name, p.payerId, p.payerName, p.deductibleCents, p.copayCents, p.coinsurancePercent);
+  const member = db.prepare('INSERT INTO members VALUES (?, ?, ?, ?, ?, ?, ?)');
+  for (const m of SEED_MEMBERS) member.run(m.memberId, m.name, m.dob, m.planId, m.coverageStart, m.coverageEnd, m.deductibleMetCents);
+  const provider = db.prepare('INSERT INTO providers VALUES (?, ?, ?, ?, ?)');
+  for (const p of SEED_PROVIDERS) provider.run(p.npi, p.name, p.role, p.groupId, p.facilityNpi);
+  const cpt = db.prepare('INSERT INTO cpt_codes VALUES (?, ?)');
+  for (const [code, description] of SEED_CPT) cpt.run(code, description);
+  const contract = db.prepare('INSERT INTO contracts VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
+  const rate = db.prepare('INSERT INTO contract_rates VALUES (?, ?, ?, ?)');
+  for (const c of SEED_CONTRACTS) {
+    contract.run(c.id, c.number, c.npi, c.groupId, c.effective, c.termination, c.tier, c.rateType, c.multiplier, c.bundleType, c.bundleRateCents, c.anesthesiaIncluded ? 1 : 0);
+    for (const [code, [rateCents, preauth]] of Object.entries(c.codes)) rate.run(c.id, code, rateCents, preauth ? 1 : 0);
+  }
+}

@@ -1,0 +1,87 @@
+// One place that writes a command's result to stdout in the chosen format (DESIGN.md "Output").
+import type { ChalkInstance } from 'chalk';
+import type { Context } from '../cli/context.js';
+
+export interface TableTools {
+  c: ChalkInstance;
+  amount: (value: unknown) => string;
+  status: (value: unknown) => string;
+  table: typeof import('./table.js').table;
+  keyValues: typeof import('./table.js').keyValues;
+}
+
+export interface CommandOutput {
+  /** The body as the service returned it (json); absent when the handler wrote stdout itself. */
+  data?: unknown;
+  /** Rows for ndjson and csv; by default `data` when it is a list, else `[data]`. */
+  items?: readonly unknown[];
+  /** The text for table mode; by default a label/value view of `data`. */
+  table?: (t: TableTools) => string;
+  exitCode?: number;
+}
+
+export async function emit(ctx: Context, output: CommandOutput): Promise<void> {
+  const { io } = ctx;
+  const items = output.items ?? (Array.isArray(output.data) ? output.data : [output.data]);
+  switch (ctx.format) {
+    case 'json':
+      io.stdout.write(`${JSON.stringify(output.data, null, 2)}\n`);
+      return;
+    case 'ndjson':
+      for (const item of items) io.stdout.write(`${JSON.stringify(item)}\n`);
+      return;
+    case 'csv':
+      io.stdout.write(toCsv(items));
+      return;
+    case 'table': {
+      const tools = await tableTools(ctx.color);
+      const text = output.table ? output.table(tools) : defaultTable(tools, output.data);
+      io.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+      return;
+    }
+  }
+}
+
+export async function tableTools(color: boolean): Promise<TableTools> {
+  const [format, table] = await Promise.all([import('./format.js'), import('./table.js')]);
+  const c = format.colors(color);
+  return { c, amount: format.amount, status: (v) => format.status(c, v), table: table.table, keyValues: table.keyValues };
+}
+
+function defaultTable(t: TableTools, data: unknown): string {
+  if (Array.isArray(data)) {
+    const rows = data.map((d) => flatten(d));
+    const headers = [...new Set(rows.flatMap((r) => Object.keys(r)))];
+    return t.table(headers, rows.map((r) => headers.map((h) => cell(r[h]))));
+  }
+  return t.keyValues(Object.entries(flatten(data)).map(([k, v]) => [k, cell(v)] as const));
+}
+
+function cell(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+/** Nested objects become dotted columns; lists stay JSON in one cell. */
+export function flatten(value: unknown, prefix = '', into: Record<string, unknown> = {}): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    into[prefix || 'value'] = value;
+    return into;
+  }
+  for (const [k, v] of Object.entries(value)) {
+    const key = prefix ? `${prefix}.${k}` : k;
+    if (typeof v === 'object' && v !== null && !Array.isArray(v)) flatten(v, key, into);
+    else into[key] = v;
+  }
+  return into;
+}
+
+export function toCsv(items: readonly unknown[]): string {
+  const rows = items.map((item) => flatten(item));
+  const headers = [...new Set(rows.flatMap((r) => Object.keys(r)))];
+  const escape = (v: unknown): string => {
+    const s = cell(v);
+    return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+  };
+  return [headers.join(','), ...rows.map((r) => headers.map((h) => escape(r[h])).join(','))].join('\n') + '\n';
+}

@@ -1,0 +1,25 @@
+// Tables for people (cli-table3): amounts right-aligned, no colours unless the caller adds them.
+import Table from 'cli-table3';
+
+export interface Column {
+  header: string;
+  align?: 'left' | 'right';
+}
+
+export function table(columns: readonly (Column | string)[], rows: readonly (readonly string[])[]): string {
+  const cols = columns.map((c) => (typeof c === 'string' ? { header: c } : c));
+  const t = new Table({
+    head: cols.map((c) => c.header),
+    colAligns: cols.map((c) => c.align ?? 'left'),
+    style: { head: [], border: [] },
+    chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
+  });
+  for (const row of rows) t.push([...row]);
+  return t.toString();
+}
+
+/** A two-column layout of labels and values, for a single record. */
+export function keyValues(pairs: readonly (readonly [string, string])[]): string {
+  const width = Math.max(...pairs.map(([k]) => k.length));
+  return pairs.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join('\n');
+}
