@@ -3,6 +3,22 @@
 import { build } from 'esbuild';
 import { rmSync } from 'node:fs';
 
+// commander requires node:child_process at load time, for executable subcommands tpa never uses;
+// loading it (with net, dgram, streams) is a measurable share of `tpa --help`. This stub loads the
+// real module on first use only.
+const lazyChildProcess = {
+  name: 'lazy-child-process',
+  setup(b) {
+    b.onResolve({ filter: /^(node:)?child_process$/ }, (args) =>
+      args.importer.includes('node_modules/commander/') ? { path: 'child_process', namespace: 'lazy-child-process' } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'lazy-child-process' }, () => ({
+      contents: "let real; module.exports = new Proxy({}, { get: (_t, key) => (real ??= require('node:child_process'))[key] });",
+      loader: 'js',
+    }));
+  },
+};
+
 rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
 await build({
   entryPoints: { main: 'src/cli/main.ts' },
@@ -12,10 +28,16 @@ await build({
   format: 'esm',
   platform: 'node',
   target: 'node20',
-  // Dependencies stay in node_modules: better-sqlite3 is native, and leaving the others external
-  // keeps the bundle small; they are resolved by Node at the moment a chunk imports them.
-  packages: 'external',
+  // Dependencies are bundled (resolving and reading many small files from node_modules costs more
+  // at start-up than one chunk); better-sqlite3 stays external because it is a native addon.
+  external: ['better-sqlite3'],
+  // CommonJS dependencies inside an ESM bundle need require().
+  banner: { js: "import { createRequire as __tpaCreateRequire } from 'node:module'; const require = __tpaCreateRequire(import.meta.url);" },
+  plugins: [lazyChildProcess],
   sourcemap: 'linked',
+  // Fewer bytes to read and parse at start-up; names stay, so errors remain readable.
+  minifySyntax: true,
+  minifyWhitespace: true,
   chunkNames: 'chunks/[name]-[hash]',
   logLevel: 'warning',
 });

@@ -1,8 +1,9 @@
-// Glue between commander and command handlers: builds the context, runs the handler, writes its
-// output. Errors propagate to the entry point, which maps them to exit codes once.
+// Glue between commander and command handlers. Declarations (src/cli/commands/<noun>.ts) stay
+// light so that `tpa --help` starts fast; handlers (<noun>.run.ts), the context and the renderers
+// load when a command actually runs. Errors propagate to the entry point, which maps them once.
 import type { Command } from 'commander';
-import { emit, type CommandOutput } from '../render/output.js';
-import { createContext, type Context } from './context.js';
+import type { CommandOutput } from '../render/output.js';
+import type { Context } from './context.js';
 import type { IO } from './io.js';
 
 export interface RunState {
@@ -12,18 +13,21 @@ export interface RunState {
 
 export type Options = Record<string, unknown>;
 export type Handler = (ctx: Context, args: string[], opts: Options) => Promise<CommandOutput | void>;
-export type Act = (handler: Handler) => (...args: unknown[]) => Promise<void>;
+export type Handlers = Record<string, Handler>;
+/** Makes a commander action that loads a handlers module and runs one handler of it. */
+export type Act = (load: () => Promise<object>, name: string) => (...args: unknown[]) => Promise<void>;
 
 export function actionFactory(io: IO, state: RunState): Act {
-  return (handler) =>
+  return (load, name) =>
     async (...raw: unknown[]) => {
       const cmd = raw[raw.length - 1] as Command;
+      const [{ createContext }, handlers] = await Promise.all([import('./context.js'), load()]);
       const ctx = createContext(io, cmd.optsWithGlobals());
       state.ctx = ctx;
       try {
-        const output = await handler(ctx, cmd.args.slice(0, cmd.registeredArguments.length).map(String), cmd.opts());
+        const output = await (handlers as Handlers)[name]!(ctx, cmd.args.slice(0, cmd.registeredArguments.length).map(String), cmd.opts());
         if (output) {
-          if (output.data !== undefined) await emit(ctx, output);
+          if (output.data !== undefined) await (await import('../render/output.js')).emit(ctx, output);
           state.exitCode = output.exitCode ?? 0;
         }
       } finally {
@@ -35,10 +39,4 @@ export function actionFactory(io: IO, state: RunState): Act {
 /** Adds an Examples section to a command's --help. */
 export function examples(cmd: Command, ...lines: string[]): Command {
   return cmd.addHelpText('after', `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n`);
-}
-
-/** Values of a repeatable list option, also accepting commas: --cpt 45378 43235 or --cpt 45378,43235. */
-export function listValue(value: unknown): string[] {
-  const values = Array.isArray(value) ? value : value === undefined ? [] : [value];
-  return values.flatMap((v) => String(v).split(',')).map((v) => v.trim()).filter((v) => v !== '');
 }

@@ -3,10 +3,11 @@
 import { resolvePaths, resolveProfile, type Paths, type Profile } from '../auth/config.js';
 import type { TpaClient } from '../client/client.js';
 import { UsageError } from '../errors.js';
-import { canPrompt, type IO } from './io.js';
+import type { IO } from './io.js';
 
-export const OUTPUT_FORMATS = ['table', 'json', 'ndjson', 'csv'] as const;
-export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+import type { OutputFormat } from './formats.js';
+
+export type { OutputFormat };
 
 export interface GlobalOptions {
   profile?: string;
@@ -38,19 +39,16 @@ export interface Context {
   close(): void;
 }
 
+/** --json, else --output (or TPA_OUTPUT, both checked by commander), else table on a terminal and json otherwise. */
 export function outputFormat(opts: GlobalOptions, io: IO): OutputFormat {
-  const chosen = opts.json ? 'json' : opts.output ?? io.env.TPA_OUTPUT;
-  if (chosen === undefined || chosen === '') return io.stdout.isTTY ? 'table' : 'json';
-  if (!(OUTPUT_FORMATS as readonly string[]).includes(chosen)) {
-    throw new UsageError(`unknown output format "${chosen}": use ${OUTPUT_FORMATS.join(', ')}`);
-  }
-  return chosen as OutputFormat;
+  const chosen = opts.json ? 'json' : opts.output;
+  return chosen ? (chosen as OutputFormat) : io.stdout.isTTY ? 'table' : 'json';
 }
 
 export function createContext(io: IO, opts: GlobalOptions): Context {
   const noColor = opts.color === false || (io.env.NO_COLOR !== undefined && io.env.NO_COLOR !== '');
   const paths = resolvePaths(io.env);
-  const profileName = opts.profile ?? (io.env.TPA_PROFILE || 'local');
+  const profileName = opts.profile || 'local';
   let client: TpaClient | undefined;
   let profile: Profile | undefined;
   const ctx: Context = {
@@ -87,4 +85,9 @@ export function createContext(io: IO, opts: GlobalOptions): Context {
     },
   };
   return ctx;
+}
+
+/** Prompts only when stdin and stdout are terminals and TPA_PROMPT_DISABLED is unset (DESIGN.md section 2). */
+export function canPrompt(io: IO): boolean {
+  return io.stdinIsTTY && io.stdout.isTTY && !io.env.TPA_PROMPT_DISABLED;
 }

@@ -1,24 +1,87 @@
 // The one object that owns stdout (data) and stderr (everything else), knows which are terminals
 // and whether prompting is allowed. Tests drive real processes; this is the seam for the rest.
+import { fstatSync, writeSync } from 'node:fs';
+import { createRequire } from 'node:module';
 
 export interface Stream {
   write(text: string): void;
-  isTTY: boolean;
+  readonly isTTY: boolean;
+  /** Terminal width, or 80 when not a terminal. */
+  readonly columns: number;
 }
 
 export interface IO {
   stdout: Stream;
   stderr: Stream;
-  stdinIsTTY: boolean;
+  readonly stdinIsTTY: boolean;
   env: NodeJS.ProcessEnv;
   readStdin(): Promise<string>;
 }
 
-export function processIO(): IO {
+const require = createRequire(import.meta.url);
+
+/**
+ * Whether a descriptor is a terminal. Only a character device can be one, and asking fstat first
+ * spares loading node:tty (which loads net) for pipes and files, the common case for scripts.
+ */
+function fdIsTTY(fd: number): boolean {
+  try {
+    if (!fstatSync(fd).isCharacterDevice()) return false;
+  } catch {
+    return false;
+  }
+  return (require('node:tty') as typeof import('node:tty')).isatty(fd);
+}
+
+const sleeper = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * Writes straight to the descriptor, synchronously: output is never lost at exit, never reordered,
+ * and needs no stream objects at start-up. A reader that went away (`tpa ... | head`) ends the
+ * output quietly instead of crashing with EPIPE.
+ */
+function fdStream(fd: 1 | 2): Stream {
+  let tty: boolean | undefined;
+  let closed = false;
   return {
-    stdout: { write: (t) => void process.stdout.write(t), isTTY: process.stdout.isTTY === true },
-    stderr: { write: (t) => void process.stderr.write(t), isTTY: process.stderr.isTTY === true },
-    stdinIsTTY: process.stdin.isTTY === true,
+    write(text) {
+      if (closed || text === '') return;
+      const buf = Buffer.from(text, 'utf8');
+      let offset = 0;
+      while (offset < buf.length) {
+        try {
+          offset += writeSync(fd, buf, offset);
+        } catch (err) {
+          const code = (err as NodeJS.ErrnoException).code;
+          if (code === 'EAGAIN') {
+            Atomics.wait(sleeper, 0, 0, 2); // a non-blocking pipe is full: let the reader catch up
+            continue;
+          }
+          if (code === 'EPIPE') {
+            closed = true;
+            return;
+          }
+          throw err;
+        }
+      }
+    },
+    get isTTY() {
+      return (tty ??= fdIsTTY(fd));
+    },
+    get columns() {
+      return this.isTTY ? (fd === 1 ? process.stdout.columns : process.stderr.columns) || 80 : 80;
+    },
+  };
+}
+
+export function processIO(): IO {
+  let stdinTTY: boolean | undefined;
+  return {
+    stdout: fdStream(1),
+    stderr: fdStream(2),
+    get stdinIsTTY() {
+      return (stdinTTY ??= fdIsTTY(0));
+    },
     env: process.env,
     readStdin: async () => {
       const chunks: Buffer[] = [];
@@ -26,9 +89,4 @@ export function processIO(): IO {
       return Buffer.concat(chunks).toString('utf8');
     },
   };
-}
-
-/** Prompts only when stdin and stdout are terminals and TPA_PROMPT_DISABLED is unset (DESIGN.md section 2). */
-export function canPrompt(io: IO): boolean {
-  return io.stdinIsTTY && io.stdout.isTTY && !io.env.TPA_PROMPT_DISABLED;
 }

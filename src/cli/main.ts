@@ -1,18 +1,17 @@
 // Entry point: runs the program and maps every error to its exit code once (STYLE.md "Errors
 // carry their exit code"). No stack trace unless --debug.
 import { CommanderError } from 'commander';
-import { EXIT, TpaError } from '../errors.js';
 import type { RunState } from './action.js';
 import { processIO, type IO } from './io.js';
-import { buildProgram } from './program.js';
+import { buildProgram, commandWord } from './program.js';
 
 export async function main(argv: string[]): Promise<void> {
   process.exitCode = await run(argv.slice(2), processIO());
 }
 
 export async function run(args: string[], io: IO): Promise<number> {
-  const state: RunState = { exitCode: EXIT.OK };
-  const program = buildProgram(io, state);
+  const state: RunState = { exitCode: 0 };
+  const program = buildProgram(io, state, commandWord(args));
   try {
     await program.parseAsync(args, { from: 'user' });
     return state.exitCode;
@@ -21,7 +20,9 @@ export async function run(args: string[], io: IO): Promise<number> {
   }
 }
 
-function report(err: unknown, io: IO, state: RunState, args: string[]): number {
+async function report(err: unknown, io: IO, state: RunState, args: string[]): Promise<number> {
+  // Loaded here, not at start-up: the error classes are shared with the engine's chunks.
+  const { EXIT, TpaError } = await import('../errors.js');
   if (err instanceof CommanderError) {
     // Commander has already written its message (or the help) to the right stream.
     if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return EXIT.OK;

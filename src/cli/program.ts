@@ -6,28 +6,55 @@ import { registerClaim } from './commands/claim.js';
 import { registerDemo } from './commands/demo.js';
 import { registerLocal } from './commands/local.js';
 import { registerLookup } from './commands/lookup.js';
-import { OUTPUT_FORMATS } from './context.js';
+import { OUTPUT_FORMATS } from './formats.js';
 import type { IO } from './io.js';
 
 export const VERSION = '0.1.0';
 
-export function buildProgram(io: IO, state: RunState): Command {
+const NOUNS = [
+  { name: 'lookup', description: 'find contracts: blind (does one exist?) then full (pricing and terms)', register: registerLookup },
+  { name: 'claim', description: 'FHIR R4 claims: make a template, validate, submit, poll for the adjudication', register: registerClaim },
+  { name: 'local', description: 'the embedded engine: seeded fixtures, reset (data dir: TPA_HOME or $XDG_DATA_HOME/tpa)', register: registerLocal },
+];
+
+/**
+ * The command word of an argument list (skipping global options and their values), i.e. the noun
+ * whose subcommands must be registered; `help <noun>` names it too.
+ */
+export function commandWord(args: readonly string[]): string | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '--') return undefined;
+    if (['-p', '--profile', '-o', '--output'].includes(arg)) i++;
+    else if (!arg.startsWith('-')) return arg === 'help' ? args[i + 1] : arg;
+  }
+  return undefined;
+}
+
+/** Builds the command tree: `full`, or only the subcommands of the noun named (see commandWord). */
+export function buildProgram(io: IO, state: RunState, tree: 'full' | string | undefined = 'full'): Command {
+  // Help and errors go through io, and commander asks it (not process.stdout) about the terminal.
+  const output = {
+    writeOut: (s: string) => io.stdout.write(s),
+    writeErr: (s: string) => io.stderr.write(s),
+    getOutHelpWidth: () => io.stdout.columns,
+    getErrHelpWidth: () => io.stderr.columns,
+    getOutHasColors: () => false,
+    getErrHasColors: () => false,
+  };
   const program = new Command('tpa')
     .description('Work with a health plan\'s direct contracts, claims, fund releases and ledger, from a terminal or a script.\nWith no setup, every command runs on the embedded engine (profile "local"); try `tpa demo`.')
     .version(VERSION, '-V, --version', 'print the version')
     .helpOption('-h, --help', 'show help')
-    .addOption(new Option('-p, --profile <name>', 'profile to use (env TPA_PROFILE; default "local")'))
-    .addOption(new Option('-o, --output <format>', 'output format (env TPA_OUTPUT; default table on a terminal, json otherwise)').choices(OUTPUT_FORMATS))
+    .addOption(new Option('-p, --profile <name>', 'profile to use (default "local")').env('TPA_PROFILE'))
+    .addOption(new Option('-o, --output <format>', 'output format (default table on a terminal, json otherwise)').choices(OUTPUT_FORMATS).env('TPA_OUTPUT'))
     .option('--json', 'same as --output json')
     .option('--no-color', 'no colours (also NO_COLOR, and whenever stdout is not a terminal)')
     .option('--debug', 'log each request and response to stderr, credentials redacted')
     .option('-y, --yes', 'confirm without asking (required for irreversible actions when stdin is not a terminal)')
     .showSuggestionAfterError(true)
     .exitOverride()
-    .configureOutput({
-      writeOut: (s) => io.stdout.write(s),
-      writeErr: (s) => io.stderr.write(s),
-    })
+    .configureOutput(output)
     .addHelpText(
       'after',
       `
@@ -42,15 +69,18 @@ Examples:
 `,
     );
   const act = actionFactory(io, state);
-  registerLookup(program, act);
-  registerClaim(program, act);
-  registerLocal(program, act);
+  // Nouns get their subcommands only when they are needed (the one named on the command line, or
+  // all for a full tree): building every option object costs start-up time that --help never uses.
+  for (const noun of NOUNS) {
+    const cmd = program.command(noun.name).description(noun.description);
+    if (tree === 'full' || tree === noun.name) noun.register(cmd, act);
+  }
   registerApi(program, act);
   registerDemo(program, act);
   // Subcommands inherit exit override and output routing, so usage errors everywhere exit 2 on stderr.
   const inherit = (cmd: Command): void => {
     for (const sub of cmd.commands) {
-      sub.exitOverride().configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) }).showSuggestionAfterError(true);
+      sub.exitOverride().configureOutput(output).showSuggestionAfterError(true);
       inherit(sub);
     }
   };

@@ -67,7 +67,8 @@ export function parseClaimText(text: string): ParsedClaim {
   if (text.trim() === '') throw new ValidationError([{ field: '', message: 'claim file is empty' }]);
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    // Files saved by some Windows tools start with a byte-order mark, which JSON.parse refuses.
+    value = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
   } catch (err) {
     throw new ValidationError([{ field: '', message: `claim file is not valid JSON (${(err as Error).message})` }]);
   }
@@ -86,6 +87,8 @@ export function parseClaim(value: unknown): ParsedClaim {
 class ClaimReader {
   private readonly errors: FieldError[] = [];
   private readonly contained = new Map<string, Json>();
+  /** Sequences of every careTeam entry, valid provider or not, so lines are not blamed for it. */
+  private readonly careTeamSequenceNumbers = new Set<number>();
 
   constructor(private readonly claim: Json) {
     for (const resource of asArray(claim.contained) ?? []) {
@@ -111,7 +114,7 @@ class ClaimReader {
     else if (!created) this.fail('created', 'must be a date (YYYY-MM-DD) or date-time');
     const billablePeriod = this.billablePeriod();
     const careTeam = this.careTeam();
-    const lines = this.items(type, billablePeriod.start, careTeam);
+    const lines = this.items(type, billablePeriod.start);
     const diagnosisCodes = this.diagnoses();
     const preauthorizations = this.preauthorizations();
     const insurer = isObject(c.insurer) && typeof c.insurer.reference === 'string' ? c.insurer.reference : null;
@@ -227,6 +230,7 @@ class ClaimReader {
       if (!Number.isInteger(entry.sequence) || (entry.sequence as number) < 1) {
         return this.fail(`${path}.sequence`, 'must be a positive integer');
       }
+      this.careTeamSequenceNumbers.add(entry.sequence as number);
       const provider = this.providerNpi(entry.provider, `${path}.provider`);
       if (!provider) return;
       members.push({ sequence: entry.sequence as number, npi: provider.npi, name: provider.name, role: roleOf(entry.role) });
@@ -234,22 +238,23 @@ class ClaimReader {
     return members;
   }
 
-  private items(type: ClaimType | undefined, defaultDate: string | null, careTeam: CareTeamMember[]): ClaimLine[] | undefined {
+  private items(type: ClaimType | undefined, defaultDate: string | null): ClaimLine[] | undefined {
     const items = asArray(this.claim.item);
     if (!items || items.length === 0) return this.fail('item', 'is required: at least one service line');
     if (items.length > MAX_CLAIM_ITEMS) return this.fail('item', `has ${items.length} lines; at most ${MAX_CLAIM_ITEMS} are accepted`);
-    const sequences = new Set(careTeam.map((m) => m.sequence));
+    const sequences = this.careTeamSequenceNumbers;
     const lines: ClaimLine[] = [];
+    const seen = new Set<number>();
     items.forEach((item, i) => {
       const path = `item[${i}]`;
       if (!isObject(item)) return this.fail(path, 'must be an object');
       const sequence = Number.isInteger(item.sequence) && (item.sequence as number) > 0 ? (item.sequence as number) : undefined;
       if (sequence === undefined) this.fail(`${path}.sequence`, 'must be a positive integer');
+      else if (seen.has(sequence)) this.fail(`${path}.sequence`, `repeats sequence ${sequence}`);
+      else seen.add(sequence);
       const cptCode = this.cptCode(item.productOrService, `${path}.productOrService`);
       const revenueCode = this.revenueCode(item.revenue, `${path}.revenue`, type === 'institutional');
-      const serviceDate = item.servicedDate === undefined ? defaultDate : datePart(item.servicedDate) ?? null;
-      if (item.servicedDate !== undefined && !serviceDate) this.fail(`${path}.servicedDate`, 'must be a date (YYYY-MM-DD)');
-      else if (!serviceDate) this.fail(`${path}.servicedDate`, 'is required (or billablePeriod.start)');
+      const serviceDate = this.serviceDate(item, path, defaultDate);
       const quantity = this.quantity(item.quantity, `${path}.quantity`);
       const chargeCents = this.charge(item, path, quantity);
       const careTeamSequences = this.careTeamSequences(item.careTeamSequence, `${path}.careTeamSequence`, sequences);
@@ -257,12 +262,23 @@ class ClaimReader {
         lines.push({ sequence, cptCode, revenueCode, serviceDate, quantity, chargeCents, careTeamSequences });
       }
     });
-    const seen = new Set<number>();
-    lines.forEach((line) => {
-      if (seen.has(line.sequence)) this.fail(`item[${lines.indexOf(line)}].sequence`, `repeats sequence ${line.sequence}`);
-      seen.add(line.sequence);
-    });
     return lines;
+  }
+
+  /** serviced[x]: servicedDate, or the start of servicedPeriod; else the claim's billablePeriod.start. */
+  private serviceDate(item: Json, path: string, defaultDate: string | null): string | null {
+    if (item.servicedDate !== undefined) {
+      const date = datePart(item.servicedDate);
+      if (!date) this.fail(`${path}.servicedDate`, 'must be a date (YYYY-MM-DD)');
+      return date ?? null;
+    }
+    if (item.servicedPeriod !== undefined) {
+      const start = isObject(item.servicedPeriod) ? datePart(item.servicedPeriod.start) : undefined;
+      if (!start) this.fail(`${path}.servicedPeriod.start`, 'must be a date (YYYY-MM-DD)');
+      return start ?? null;
+    }
+    if (!defaultDate) this.fail(`${path}.servicedDate`, 'is required (or billablePeriod.start)');
+    return defaultDate;
   }
 
   /** The CPT code: the coding with the CPT system, else one without a system, wherever it stands. */

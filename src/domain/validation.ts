@@ -55,7 +55,10 @@ export function isoDateProblem(value: unknown): string | undefined {
 export function datePart(value: unknown): string | undefined {
   if (typeof value !== 'string') return undefined;
   const date = value.slice(0, 10);
-  if (value.length > 10 && !/^T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(value.slice(10))) return undefined;
+  if (value.length > 10) {
+    const t = /^T([01]\d|2[0-3]):([0-5]\d)(:([0-5]\d|60)(\.\d+)?)?(Z|[+-]([01]\d|2[0-3]):[0-5]\d)$/.exec(value.slice(10));
+    if (!t) return undefined;
+  }
   return isoDateProblem(date) ? undefined : date;
 }
 

@@ -1,0 +1,52 @@
+// Start-up cost of tpa against bare Node (issue: `tpa --help` ≤ 1.25× `node -e 0`, a local
+// lookup ≤ 3×). Median wall time of at least 15 runs each, interleaved so that machine noise
+// hits every command alike. Prints the figures; exits 1 if a target is missed.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const RUNS = Number(process.env.BENCH_RUNS ?? 21);
+const bin = fileURLToPath(new URL('../bin/tpa', import.meta.url));
+const home = mkdtempSync(join(tmpdir(), 'tpa-bench-'));
+const env = { ...process.env, TPA_HOME: home };
+const lookup = ['lookup', 'blind', '--npi', '1045782368', '--group', 'GRP-1001', '--cpt', '45378', '-o', 'json'];
+
+const cases = {
+  'node -e 0': [process.execPath, ['-e', '0']],
+  'tpa --version': [process.execPath, [bin, '--version']],
+  'tpa --help': [process.execPath, [bin, '--help']],
+  'tpa lookup blind -o json': [process.execPath, [bin, ...lookup]],
+};
+
+// Warm-up: seeds the local database and the OS file cache.
+for (const [cmd, args] of Object.values(cases)) spawnSync(cmd, args, { env });
+
+const times = Object.fromEntries(Object.keys(cases).map((k) => [k, []]));
+for (let i = 0; i < RUNS; i++) {
+  for (const [name, [cmd, args]] of Object.entries(cases)) {
+    const start = process.hrtime.bigint();
+    // stdout is a pipe, as when a script reads tpa's output.
+    const r = spawnSync(cmd, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const ms = Number(process.hrtime.bigint() - start) / 1e6;
+    if (r.status !== 0) throw new Error(`${name} exited ${r.status}: ${r.stderr}`);
+    times[name].push(ms);
+  }
+}
+rmSync(home, { recursive: true, force: true });
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const base = median(times['node -e 0']);
+const targets = { 'tpa --help': 1.25, 'tpa lookup blind -o json': 3 };
+let missed = false;
+console.log(`startup, median of ${RUNS} runs each`);
+for (const name of Object.keys(cases)) {
+  const m = median(times[name]);
+  const ratio = m / base;
+  const target = targets[name];
+  const verdict = target ? (ratio <= target ? `ok (target ≤ ${target}×)` : `MISSED (target ≤ ${target}×)`) : '';
+  if (target && ratio > target) missed = true;
+  console.log(`  ${name.padEnd(26)} ${m.toFixed(1).padStart(7)} ms  ${ratio.toFixed(2)}×  ${verdict}`);
+}
+process.exitCode = missed ? 1 : 0;

@@ -1,0 +1,49 @@
+// Handlers of `tpa api` (declared in api.ts): parse and check options, call the client, shape the output.
+import { readFileSync } from 'node:fs';
+import { EXIT, UsageError, errorFromResponse } from '../../errors.js';
+import type { Handler } from '../action.js';
+
+const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+
+export const api: Handler = async (ctx, [methodArg, path], opts) => {
+      const method = methodArg!.toUpperCase();
+      if (!METHODS.includes(method)) throw new UsageError(`unknown method "${methodArg}": use ${METHODS.join(', ')}`);
+      if (!path!.startsWith('/tpa-api/') && !path!.startsWith('/api/')) {
+        throw new UsageError(`path must be as served, starting with /tpa-api/v1/ or /api/v1/ (got "${path}")`);
+      }
+      const data = opts.data as string | undefined;
+      let body: string | undefined;
+      if (data === '-') body = await ctx.io.readStdin();
+      else if (data?.startsWith('@')) {
+        try {
+          body = readFileSync(data.slice(1), 'utf8');
+        } catch {
+          throw new UsageError(`cannot read ${data.slice(1)}`);
+        }
+      } else body = data;
+      if (body !== undefined) {
+        try {
+          JSON.parse(body);
+        } catch {
+          throw new UsageError('--data is not valid JSON');
+        }
+      }
+      const client = await ctx.client();
+      const { randomUUID } = await import('node:crypto');
+      const submit = /\/claims\/submit\/$/.test(path!);
+      const response = await client.raw(method, path!, {
+        body,
+        contentType: submit ? 'application/fhir+json' : 'application/json',
+        // Writes that move claims or money always carry a key (DESIGN.md section 3).
+        idempotencyKey: method === 'POST' && (submit || /\/funding\/approve\/$/.test(path!)) ? randomUUID() : undefined,
+      });
+      if (opts.include) {
+        ctx.io.stdout.write(`HTTP/1.1 ${response.status}\n`);
+        for (const [k, v] of Object.entries(response.headers)) ctx.io.stdout.write(`${k}: ${v}\n`);
+        ctx.io.stdout.write('\n');
+      }
+      ctx.io.stdout.write(`${JSON.stringify(response.body, null, 2)}\n`);
+      const exitCode = response.status >= 400 ? errorFromResponse(response.status, response.body).exitCode : response.status === 202 ? EXIT.PENDING : EXIT.OK;
+      if (exitCode !== EXIT.OK) ctx.note(`HTTP ${response.status}`);
+      return { exitCode };
+    };

@@ -1,0 +1,138 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tempDir } from '../helpers/engine.js';
+import { tpa } from '../helpers/cli.js';
+
+let home: ReturnType<typeof tempDir>;
+const run = (args: string[], env: Record<string, string> = {}) => tpa(args, { home: home.dir, env });
+
+beforeAll(() => {
+  home = tempDir();
+});
+afterAll(() => home.remove());
+
+const COMMANDS = [
+  ['lookup', 'blind'],
+  ['lookup', 'full'],
+  ['lookup', 'rates'],
+  ['claim', 'template'],
+  ['claim', 'validate'],
+  ['claim', 'submit'],
+  ['claim', 'poll'],
+  ['local', 'fixtures'],
+  ['local', 'reset'],
+  ['api'],
+  ['demo'],
+];
+
+describe('the program', () => {
+  it('--help lists the commands and the exit codes', async () => {
+    const r = await run(['--help']);
+    expect(r.code).toBe(0);
+    for (const noun of ['lookup', 'claim', 'local', 'api', 'demo']) expect(r.stdout).toContain(noun);
+    expect(r.stdout).toMatch(/Exit codes:/);
+  });
+
+  it('every command has an example in its --help', async () => {
+    for (const cmd of COMMANDS) {
+      const r = await run([...cmd, '--help']);
+      expect(r.code, cmd.join(' ')).toBe(0);
+      expect(r.stdout, cmd.join(' ')).toMatch(/Examples:\n\s+\$ tpa /);
+    }
+  });
+
+  it('--version prints the version', async () => {
+    const r = await run(['--version']);
+    expect(r.code).toBe(0);
+    expect(r.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+  });
+
+  it('an unknown command is a usage error with a suggestion', async () => {
+    const r = await run(['lokup']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/unknown command 'lokup'/);
+    expect(r.stderr).toMatch(/lookup/);
+  });
+
+  it('an unknown output format is a usage error', async () => {
+    const r = await run(['local', 'fixtures', '-o', 'xml']);
+    expect(r.code).toBe(2);
+    const env = await run(['local', 'fixtures'], { TPA_OUTPUT: 'yaml' });
+    expect(env.code).toBe(2);
+    expect(env.stderr).toMatch(/'yaml' from env 'TPA_OUTPUT' is invalid. Allowed choices are table, json, ndjson, csv/);
+  });
+
+  it('a bad TPA_CLOCK is a clear usage error, not a crash', async () => {
+    const r = await run(['lookup', 'blind', '--npi', '1045782368', '--group', 'GRP-1001', '--cpt', '45378', '-o', 'table'], { TPA_CLOCK: 'yesterday' });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/TPA_CLOCK must be an ISO 8601 timestamp/);
+  });
+
+  it('a profile that does not exist is refused with a hint', async () => {
+    const r = await run(['lookup', 'blind', '--npi', '1045782368', '--group', 'GRP-1001', '--cpt', '45378', '-p', 'prod', '-o', 'table']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/no profile named "prod"/);
+  });
+});
+
+describe('tpa local', () => {
+  it('fixtures lists providers, contracts and members', async () => {
+    const r = await run(['local', 'fixtures', '-o', 'json']);
+    expect(r.code).toBe(0);
+    const f = r.json<{ providers: { role: string }[]; contracts: { rate_type: string; bundle_type: string | null }[]; members: { coverage_end: string | null }[] }>();
+    expect(new Set(f.providers.map((p) => p.role))).toEqual(new Set(['FACILITY', 'SURGEON', 'ANESTHESIA', 'PATHOLOGY']));
+    expect(new Set(f.contracts.map((c) => c.rate_type))).toEqual(new Set(['FLAT_RATE', 'CASE_RATE', 'PERCENT_OF_CHARGES', 'BUNDLE']));
+    expect(new Set(f.contracts.map((c) => c.bundle_type))).toEqual(new Set([null, 'SINGLE', 'DOUBLE_HEADER', 'PACKAGE']));
+    expect(f.members.some((m) => m.coverage_end !== null)).toBe(true);
+    const table = await run(['local', 'fixtures', '-o', 'table']);
+    expect(table.stdout).toMatch(/Providers[\s\S]*Contracts[\s\S]*Members/);
+    expect(table.stdout).toContain('ctr_8d21b5e09f4c7a13');
+  });
+
+  it('reset refuses without --yes when it cannot ask, and deletes the database with it', async () => {
+    await run(['local', 'fixtures']);
+    const db = join(home.dir, 'local.sqlite');
+    expect(existsSync(db)).toBe(true);
+    const refused = await run(['local', 'reset']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/--yes/);
+    expect(existsSync(db)).toBe(true);
+    const done = await run(['local', 'reset', '--yes']);
+    expect(done.code).toBe(0);
+    expect(existsSync(db)).toBe(false);
+  });
+});
+
+describe('tpa api', () => {
+  it('sends a raw request and exits by the status code', async () => {
+    const ok = await run(['api', 'POST', '/tpa-api/v1/contract-lookup/blind/', '-d', '{"npi":"1045782368","group_id":"GRP-1001","cpt_codes":["45378"]}']);
+    expect(ok.code).toBe(0);
+    expect(ok.json()).toMatchObject({ match_found: true });
+    const missing = await run(['api', 'GET', '/tpa-api/v1/claims/sub_x/response/', '--include']);
+    expect(missing.code).toBe(3);
+    expect(missing.stdout).toMatch(/^HTTP\/1\.1 404\ncontent-type: application\/json\n\n\{/);
+    const bad = await run(['api', 'POST', '/tpa-api/v1/contract-lookup/blind/', '-d', '{"npi":"1"}']);
+    expect(bad.code).toBe(2);
+  });
+
+  it('refuses a path that is not as served and a body that is not JSON', async () => {
+    expect((await run(['api', 'GET', 'claims'])).code).toBe(2);
+    expect((await run(['api', 'POST', '/tpa-api/v1/contract-lookup/blind/', '-d', '{oops'])).code).toBe(2);
+  });
+});
+
+describe('tpa demo', () => {
+  it('tells the story and checks the rule, leaving the local data untouched', async () => {
+    const fresh = tempDir();
+    const r = await tpa(['demo', '-o', 'table'], { home: fresh.dir });
+    expect(existsSync(join(fresh.dir, 'local.sqlite'))).toBe(false);
+    fresh.remove();
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/Blind lookup[\s\S]*Full lookup[\s\S]*Submit[\s\S]*Poll[\s\S]*✓ holds/);
+    expect(r.stdout).toMatch(/320\.00/);
+    const json = await run(['demo']);
+    expect(json.code).toBe(0);
+    expect(json.json()).toMatchObject({ rule_holds: true, claim_response: { disposition: 'APPROVED' } });
+  });
+});

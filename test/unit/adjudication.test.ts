@@ -1,0 +1,151 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { adjudicate, type AdjudicationInput, type ContractTerms, type PlanBenefits, type RateType } from '../../src/domain/adjudication.js';
+import type { ClaimLine, ParsedClaim } from '../../src/domain/fhir-claim.js';
+
+function claim(lines: Partial<ClaimLine>[], extra: Partial<ParsedClaim> = {}): ParsedClaim {
+  const full = lines.map((l, i) => ({ sequence: i + 1, cptCode: '45378', revenueCode: null, serviceDate: '2026-03-02', quantity: 1, chargeCents: 100000, careTeamSequences: [], ...l }));
+  return {
+    type: 'professional',
+    providerNpi: '1045782368',
+    providerName: null,
+    memberId: 'MBR-1',
+    created: '2026-03-02',
+    billablePeriod: { start: null, end: null },
+    insurerReference: null,
+    lines: full,
+    careTeam: [],
+    diagnosisCodes: [],
+    preauthorizations: [],
+    totalChargeCents: full.reduce((s, l) => s + l.chargeCents, 0),
+    ...extra,
+  };
+}
+
+const benefits: PlanBenefits = { deductibleCents: 50000, deductibleMetCents: 0, copayCents: 2500, coinsurancePercent: 20, coverageStart: '2025-01-01', coverageEnd: null };
+
+function contract(rateType: RateType, codes: Record<string, number | null>, extra: Partial<ContractTerms> = {}): ContractTerms {
+  return {
+    rateType,
+    multiplier: null,
+    bundleType: null,
+    bundleRateCents: null,
+    codes: new Map(Object.entries(codes).map(([code, rate]) => [code, { negotiatedRateCents: rate, requiresPreauth: false }])),
+    ...extra,
+  };
+}
+
+const run = (input: Partial<AdjudicationInput> & { claim: ParsedClaim; contract: ContractTerms }) => adjudicate({ benefits, duplicateOf: null, ...input });
+
+describe('adjudication (DESIGN.md section 4)', () => {
+  it('allows the contract rate when it is below the charge, then copay, deductible and coinsurance in that order', () => {
+    const a = run({ claim: claim([{ chargeCents: 180000 }]), contract: contract('CASE_RATE', { '45378': 42500 }), benefits: { ...benefits, deductibleMetCents: 10000 } });
+    const line = a.lines[0]!;
+    expect(a.disposition).toBe('APPROVED');
+    expect(line.allowedCents).toBe(42500);
+    expect(line.copayCents).toBe(2500);
+    expect(line.deductibleCents).toBe(40000); // 500.00 deductible, 100.00 met before
+    expect(line.coinsuranceCents).toBe(0);
+    expect(line.benefitCents).toBe(0);
+  });
+
+  it('allows the charge when it is below the contract price', () => {
+    const a = run({ claim: claim([{ chargeCents: 30000 }]), contract: contract('FLAT_RATE', { '45378': 145000 }), benefits: { ...benefits, deductibleMetCents: 50000 } });
+    expect(a.totals.allowedCents).toBe(30000);
+    expect(a.totals.coinsuranceCents).toBe(5500); // 20% of 300.00 − 25.00 copay
+    expect(a.totals.benefitCents).toBe(22000);
+  });
+
+  it('multiplies the negotiated rate by the quantity for flat and case rates', () => {
+    const a = run({ claim: claim([{ chargeCents: 500000, quantity: 3 }]), contract: contract('FLAT_RATE', { '45378': 100000 }) });
+    expect(a.totals.allowedCents).toBe(300000);
+  });
+
+  it('prices percent-of-charges contracts at the charges times the multiplier, rounded to the cent', () => {
+    const a = run({ claim: claim([{ cptCode: '00811', chargeCents: 90001 }]), contract: contract('PERCENT_OF_CHARGES', { '00811': null }, { multiplier: { numerator: 85, denominator: 100 } }) });
+    expect(a.totals.allowedCents).toBe(76501); // 765.0085 → 765.01
+  });
+
+  it('spreads one bundle rate over the bundled lines by charge, to the cent', () => {
+    const a = run({
+      claim: claim([{ cptCode: '27447', chargeCents: 3400000 }, { cptCode: '01402', chargeCents: 250000 }, { cptCode: '97161', chargeCents: 30000 }]),
+      contract: contract('BUNDLE', { '27447': null, '01402': null, '97161': null }, { bundleType: 'PACKAGE', bundleRateCents: 2850000 }),
+    });
+    expect(a.totals.allowedCents).toBe(2850000);
+    expect(a.lines.map((l) => l.allowedCents).reduce((x, y) => x + y)).toBe(2850000);
+    expect(a.lines[0]!.allowedCents).toBeGreaterThan(a.lines[1]!.allowedCents);
+  });
+
+  it('partially approves a claim with a line the contract does not cover, allowing nothing on that line', () => {
+    const a = run({ claim: claim([{ cptCode: '45378' }, { cptCode: '99213', chargeCents: 18000 }]), contract: contract('CASE_RATE', { '45378': 42500 }) });
+    expect(a.disposition).toBe('PARTIAL_APPROVAL');
+    expect(a.lines[1]).toMatchObject({ status: 'NOT_COVERED', allowedCents: 0, benefitCents: 0, patientResponsibilityCents: 0 });
+  });
+
+  it('denies a claim for a service after coverage ended, with CARC 27', () => {
+    const a = run({ claim: claim([{ serviceDate: '2026-07-01' }]), contract: contract('CASE_RATE', { '45378': 42500 }), benefits: { ...benefits, coverageEnd: '2026-06-30' } });
+    expect(a).toMatchObject({ disposition: 'DENIED', denialCode: 'CARC-27' });
+    expect(a.totals.benefitCents).toBe(0);
+  });
+
+  it('denies a duplicate of an earlier claim, with CARC 18', () => {
+    const a = run({ claim: claim([{}]), contract: contract('CASE_RATE', { '45378': 42500 }), duplicateOf: 'enc_1' });
+    expect(a).toMatchObject({ disposition: 'DENIED', denialCode: 'CARC-18' });
+  });
+
+  it('pends a claim whose code needs preauthorization when none is given, and approves it when one is', () => {
+    const terms = contract('BUNDLE', { '29881': null }, { bundleType: 'DOUBLE_HEADER', bundleRateCents: 390000 });
+    (terms.codes as Map<string, { negotiatedRateCents: number | null; requiresPreauth: boolean }>).set('29881', { negotiatedRateCents: null, requiresPreauth: true });
+    expect(run({ claim: claim([{ cptCode: '29881' }]), contract: terms })).toMatchObject({ disposition: 'PENDING_REVIEW', pendReason: 'MISSING_PREAUTHORIZATION' });
+    expect(run({ claim: claim([{ cptCode: '29881' }], { preauthorizations: ['PA-1'] }), contract: terms }).disposition).toBe('APPROVED');
+  });
+});
+
+describe('allowed = benefit + patient responsibility, to the cent', () => {
+  const codes = ['10001', '10002', '10003', '10004', '10005'];
+  const arbLine = fc.record({
+    cptCode: fc.constantFrom(...codes, '99999'),
+    chargeCents: fc.integer({ min: 0, max: 5_000_000 }),
+    quantity: fc.integer({ min: 1, max: 5 }),
+  });
+  const arbContract = fc.record({
+    rateType: fc.constantFrom<RateType>('FLAT_RATE', 'CASE_RATE', 'PERCENT_OF_CHARGES', 'BUNDLE'),
+    rates: fc.array(fc.integer({ min: 0, max: 2_000_000 }), { minLength: 5, maxLength: 5 }),
+    multiplier: fc.integer({ min: 1, max: 300 }),
+    bundleRate: fc.integer({ min: 0, max: 10_000_000 }),
+  });
+  const arbBenefits = fc.record({
+    deductibleCents: fc.integer({ min: 0, max: 500_000 }),
+    deductibleMetCents: fc.integer({ min: 0, max: 600_000 }),
+    copayCents: fc.integer({ min: 0, max: 10_000 }),
+    coinsurancePercent: fc.integer({ min: 0, max: 100 }),
+  });
+
+  it('holds on every line and in total for random claims, contracts and plans', () => {
+    fc.assert(
+      fc.property(fc.array(arbLine, { minLength: 1, maxLength: 20 }), arbContract, arbBenefits, (lines, c, b) => {
+        const terms: ContractTerms = {
+          rateType: c.rateType,
+          multiplier: { numerator: c.multiplier, denominator: 100 },
+          bundleType: c.rateType === 'BUNDLE' ? 'PACKAGE' : null,
+          bundleRateCents: c.bundleRate,
+          codes: new Map(codes.map((code, i) => [code, { negotiatedRateCents: c.rateType === 'BUNDLE' ? null : c.rates[i]!, requiresPreauth: false }])),
+        };
+        const a = adjudicate({ claim: claim(lines), contract: terms, benefits: { ...benefits, ...b }, duplicateOf: null });
+        for (const l of a.lines) {
+          expect(l.allowedCents).toBe(l.benefitCents + l.patientResponsibilityCents);
+          expect(l.patientResponsibilityCents).toBe(l.copayCents + l.deductibleCents + l.coinsuranceCents + l.nonCoveredCents);
+          expect(l.allowedCents).toBeLessThanOrEqual(l.chargeCents);
+          expect(l.benefitCents).toBeGreaterThanOrEqual(0);
+          for (const v of [l.allowedCents, l.copayCents, l.deductibleCents, l.coinsuranceCents, l.benefitCents]) expect(Number.isSafeInteger(v)).toBe(true);
+        }
+        const t = a.totals;
+        expect(t.allowedCents).toBe(t.benefitCents + t.patientResponsibilityCents);
+        expect(t.copayCents).toBeLessThanOrEqual(b.copayCents);
+        expect(t.deductibleCents).toBeLessThanOrEqual(Math.max(0, b.deductibleCents - b.deductibleMetCents));
+        if (c.rateType === 'BUNDLE') expect(t.allowedCents).toBeLessThanOrEqual(c.bundleRate);
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
