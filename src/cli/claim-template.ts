@@ -26,11 +26,19 @@ const ROLE_FOR: Record<string, { npi: string; code: string }> = {
 const SURGEON_NPI = '1045782368';
 const FACILITY_NPI = '1234567893';
 
+/** The surgeon's professional fee for a procedure billed on an institutional claim. */
+const PROFESSIONAL_CHARGE: Record<string, number> = { '45380': 65000, '45378': 55000, '43235': 45000, '27447': 520000, '29881': 180000 };
+
+/**
+ * Professional: one line per code, performed by the billing surgeon (or the anesthesia or
+ * pathology group the code calls for). Institutional: an encounter billed by the facility; the
+ * first code is billed twice, as the facility fee (the facility's own line, no care team) and as
+ * the surgeon's professional fee, and anesthesia and pathology codes name their groups.
+ */
 export function claimTemplate(o: TemplateOptions): Record<string, unknown> {
   const institutional = o.type === 'institutional';
   const npi = o.npi ?? (institutional ? FACILITY_NPI : SURGEON_NPI);
   const codes = o.cpt && o.cpt.length > 0 ? o.cpt : institutional ? ['45380', '00811', '88305'] : ['45378'];
-  // Care team: the surgeon on every claim; anesthesia and pathology when a code calls for them.
   const careTeam: { npi: string; code: string }[] = [{ npi: institutional ? SURGEON_NPI : npi, code: 'surgeon' }];
   const careTeamSequence = (code: string): number => {
     const member = ROLE_FOR[code] ?? careTeam[0]!;
@@ -38,19 +46,27 @@ export function claimTemplate(o: TemplateOptions): Record<string, unknown> {
     if (index < 0) index = careTeam.push(member) - 1;
     return index + 1;
   };
-  const items = codes.map((code, i) => {
-    const charge = TYPICAL_CHARGE[code] ?? 50000;
-    return {
-      sequence: i + 1,
-      careTeamSequence: [careTeamSequence(code)],
-      ...(institutional ? { revenue: { coding: [{ system: REVENUE_SYSTEM, code: REVENUE_FOR[code] ?? '0750' }] } } : {}),
-      productOrService: { coding: [{ system: CPT_SYSTEM, code }] },
-      servicedDate: o.serviceDate,
-      quantity: { value: 1 },
-      unitPrice: { value: centsToAmount(charge), currency: 'USD' },
-      net: { value: centsToAmount(charge), currency: 'USD' },
-    };
-  });
+  const lines: { code: string; charge: number; revenue: string; careTeam: number | null }[] = codes.map((code) => ({
+    code,
+    charge: TYPICAL_CHARGE[code] ?? 50000,
+    revenue: REVENUE_FOR[code] ?? '0750',
+    careTeam: careTeamSequence(code),
+  }));
+  if (institutional) {
+    const primary = lines[0]!;
+    lines.splice(1, 0, { code: primary.code, charge: PROFESSIONAL_CHARGE[primary.code] ?? Math.round(primary.charge * 0.3), revenue: '0960', careTeam: primary.careTeam });
+    primary.careTeam = null;
+  }
+  const items = lines.map((line, i) => ({
+    sequence: i + 1,
+    ...(line.careTeam === null ? {} : { careTeamSequence: [line.careTeam] }),
+    ...(institutional ? { revenue: { coding: [{ system: REVENUE_SYSTEM, code: line.revenue }] } } : {}),
+    productOrService: { coding: [{ system: CPT_SYSTEM, code: line.code }] },
+    servicedDate: o.serviceDate,
+    quantity: { value: 1 },
+    unitPrice: { value: centsToAmount(line.charge), currency: 'USD' },
+    net: { value: centsToAmount(line.charge), currency: 'USD' },
+  }));
   return {
     resourceType: 'Claim',
     status: 'active',
@@ -70,6 +86,6 @@ export function claimTemplate(o: TemplateOptions): Record<string, unknown> {
     diagnosis: [{ sequence: 1, diagnosisCodeableConcept: { coding: [{ system: ICD10_SYSTEM, code: 'Z12.11' }] } }],
     insurance: [{ sequence: 1, focal: true, coverage: { reference: 'Coverage/COV-1' } }],
     item: items,
-    total: { value: centsToAmount(items.reduce((sum, _item, i) => sum + (TYPICAL_CHARGE[codes[i]!] ?? 50000), 0)), currency: 'USD' },
+    total: { value: centsToAmount(lines.reduce((sum, line) => sum + line.charge, 0)), currency: 'USD' },
   };
 }

@@ -1,21 +1,51 @@
-// The engine clock (DESIGN.md section 4): real time, unless TPA_CLOCK freezes it for one process.
-// Every time-dependent state (adjudication readiness, contract validity) reads it, never Date.now().
+// The engine clock (DESIGN.md section 4): real time by default; `tpa local clock` stores a frozen
+// time or an offset in the database, shared by every command on that data dir; TPA_CLOCK freezes
+// it for one process and overrides the stored one. Every time-dependent state reads it.
 import { UsageError } from '../errors.js';
+import type { Db } from './store/db.js';
 
 export interface Clock {
   now(): Date;
 }
 
-export function engineClock(env: NodeJS.ProcessEnv): Clock {
-  const frozen = env.TPA_CLOCK;
-  if (frozen !== undefined && frozen !== '') {
-    const at = new Date(frozen);
-    if (Number.isNaN(at.getTime()) || !/^\d{4}-\d{2}-\d{2}/.test(frozen)) {
-      throw new UsageError(`TPA_CLOCK must be an ISO 8601 timestamp such as 2026-03-01T09:00:00Z (got "${frozen}")`);
-    }
-    return { now: () => new Date(at.getTime()) };
+export type StoredClock = { mode: 'frozen'; at: string } | { mode: 'offset'; offset_ms: number };
+export type ClockSource = 'TPA_CLOCK' | 'frozen' | 'offset' | 'real';
+
+export function parseTimestamp(text: string, what: string): Date {
+  const at = new Date(text);
+  if (Number.isNaN(at.getTime()) || !/^\d{4}-\d{2}-\d{2}/.test(text)) {
+    throw new UsageError(`${what} must be an ISO 8601 timestamp such as 2026-03-01T09:00:00Z (got "${text}")`);
   }
-  return { now: () => new Date() };
+  return at;
+}
+
+/** The TPA_CLOCK override, checked once when the engine opens. */
+export function envClock(env: NodeJS.ProcessEnv): Date | undefined {
+  const frozen = env.TPA_CLOCK;
+  return frozen === undefined || frozen === '' ? undefined : parseTimestamp(frozen, 'TPA_CLOCK');
+}
+
+export function readStoredClock(db: Db): StoredClock | null {
+  const row = db.prepare(`SELECT value FROM settings WHERE key = 'clock'`).get() as { value: string } | undefined;
+  return row ? (JSON.parse(row.value) as StoredClock) : null;
+}
+
+export function writeStoredClock(db: Db, clock: StoredClock | null): void {
+  if (clock === null) db.prepare(`DELETE FROM settings WHERE key = 'clock'`).run();
+  else db.prepare(`INSERT INTO settings (key, value) VALUES ('clock', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`).run(JSON.stringify(clock));
+}
+
+/** The engine's time now, and where it comes from. */
+export function engineNow(db: Db, override: Date | undefined, realNow: number = Date.now()): { now: Date; source: ClockSource } {
+  if (override) return { now: new Date(override.getTime()), source: 'TPA_CLOCK' };
+  const stored = readStoredClock(db);
+  if (stored?.mode === 'frozen') return { now: new Date(stored.at), source: 'frozen' };
+  if (stored?.mode === 'offset') return { now: new Date(realNow + stored.offset_ms), source: 'offset' };
+  return { now: new Date(realNow), source: 'real' };
+}
+
+export function fixedClock(at: Date): Clock {
+  return { now: () => new Date(at.getTime()) };
 }
 
 /** ISO 8601 UTC timestamp to the second, the form of every timestamp the engine writes. */

@@ -4,13 +4,14 @@
 import { join } from 'node:path';
 import { parseDuration } from '../domain/duration.js';
 import { UsageError } from '../errors.js';
-import { engineClock } from './clock.js';
+import { engineNow, envClock, fixedClock, isoSeconds, parseTimestamp, readStoredClock, writeStoredClock, type ClockSource } from './clock.js';
 import type { EngineContext } from './context.js';
 import { HttpError, respond, type EngineRequest, type EngineResponse } from './http.js';
 import { newId } from './ids.js';
 import { matchRoute } from './routes.js';
-import { completeDueClaims } from './services/claims.js';
+import { advanceEncounters } from './services/progress.js';
 import { fixtures } from './services/fixtures.js';
+import { simulate, type Scenario } from './services/sandbox.js';
 import { openDatabase, type Db } from './store/db.js';
 
 export const DEFAULT_ADJUDICATION_DELAY_MS = 3000;
@@ -24,26 +25,33 @@ export function databaseFile(dataDir: string): string {
   return join(dataDir, 'local.sqlite');
 }
 
+export interface ClockStatus {
+  now: string;
+  source: ClockSource;
+  stored: ReturnType<typeof readStoredClock>;
+}
+
 export class Engine {
-  private constructor(private readonly ctx: EngineContext) {}
+  private constructor(
+    readonly db: Db,
+    private readonly override: Date | undefined,
+    private readonly adjudicationDelayMs: number,
+  ) {}
 
   static open(options: EngineOptions): Engine {
     const env = options.env ?? process.env;
-    const clock = engineClock(env);
+    const override = envClock(env);
     const delayText = env.TPA_ADJUDICATION_DELAY;
     const adjudicationDelayMs = delayText === undefined || delayText === '' ? DEFAULT_ADJUDICATION_DELAY_MS : parseDuration(delayText);
     if (adjudicationDelayMs === undefined) {
       throw new UsageError(`TPA_ADJUDICATION_DELAY must be a duration such as 3s or 0 (got "${delayText}")`);
     }
-    return new Engine({ db: openDatabase(databaseFile(options.dataDir)), clock, adjudicationDelayMs });
+    return new Engine(openDatabase(databaseFile(options.dataDir)), override, adjudicationDelayMs);
   }
 
-  get db(): Db {
-    return this.ctx.db;
-  }
-
-  get context(): EngineContext {
-    return this.ctx;
+  /** A context for one request or operation: the clock is read once, so every step sees one time. */
+  context(): EngineContext {
+    return { db: this.db, clock: fixedClock(engineNow(this.db, this.override).now), adjudicationDelayMs: this.adjudicationDelayMs };
   }
 
   handle(req: EngineRequest): EngineResponse {
@@ -53,8 +61,9 @@ export class Engine {
       return respond(405, { error: 'method_not_allowed', message: `${req.path} accepts ${match.allowed.join(', ')}` }, { allow: match.allowed.join(', ') });
     }
     try {
-      completeDueClaims(this.ctx);
-      return match.route.handler(this.ctx, req, match.params);
+      const ctx = this.context();
+      advanceEncounters(ctx);
+      return match.route.handler(ctx, req, match.params);
     } catch (err) {
       if (err instanceof HttpError) return respond(err.status, err.body);
       // A bug or a store failure: answer 500 with an id to quote, and keep the details out of the body.
@@ -66,10 +75,43 @@ export class Engine {
 
   /** The seeded reference data (`tpa local fixtures`). */
   fixtures(): Record<string, unknown> {
-    return fixtures(this.ctx.db);
+    return fixtures(this.db);
+  }
+
+  clock(): ClockStatus {
+    const { now, source } = engineNow(this.db, this.override);
+    return { now: isoSeconds(now), source, stored: readStoredClock(this.db) };
+  }
+
+  /** Freezes the stored clock at a time (`tpa local clock set`). */
+  setClock(text: string): ClockStatus {
+    writeStoredClock(this.db, { mode: 'frozen', at: parseTimestamp(text, 'the time').toISOString() });
+    return this.clock();
+  }
+
+  /** Moves the stored clock forward (`tpa local clock advance`); refused while TPA_CLOCK rules. */
+  advanceClock(ms: number): ClockStatus {
+    if (this.override) throw new UsageError('TPA_CLOCK is set, so the stored clock is not in use: unset TPA_CLOCK to advance it');
+    const stored = readStoredClock(this.db);
+    if (stored?.mode === 'frozen') writeStoredClock(this.db, { mode: 'frozen', at: new Date(Date.parse(stored.at) + ms).toISOString() });
+    else writeStoredClock(this.db, { mode: 'offset', offset_ms: (stored?.offset_ms ?? 0) + ms });
+    return this.clock();
+  }
+
+  /** Back to real time (`tpa local clock real`). */
+  realClock(): ClockStatus {
+    writeStoredClock(this.db, null);
+    return this.clock();
+  }
+
+  /** Sandbox triggers for the unhappy paths (`tpa local simulate`). */
+  simulate(scenario: Scenario, encounterId: string): Record<string, unknown> {
+    const ctx = this.context();
+    advanceEncounters(ctx);
+    return simulate(ctx, scenario, encounterId);
   }
 
   close(): void {
-    this.ctx.db.close();
+    this.db.close();
   }
 }

@@ -3,7 +3,10 @@
 import type { EngineContext } from './context.js';
 import type { EngineRequest, EngineResponse } from './http.js';
 import { claimResponse, submitClaim } from './services/claims.js';
+import { approveFunding } from './services/funding.js';
+import { ledgerDetail, listLedger } from './services/ledger.js';
 import { blindLookup, fullLookup } from './services/lookup.js';
+import { getSettlement } from './services/settlement.js';
 
 export type Handler = (ctx: EngineContext, req: EngineRequest, params: Record<string, string>) => EngineResponse;
 
@@ -32,6 +35,10 @@ export const ROUTES: readonly Route[] = [
   route('POST', `${TPA}/contract-lookup/full/`, fullLookup),
   route('POST', `${TPA}/claims/submit/`, submitClaim),
   route('GET', `${TPA}/claims/{submission_id}/response/`, claimResponse),
+  route('POST', `${TPA}/funding/approve/`, approveFunding),
+  route('GET', `${TPA}/settlement/{encounter_id}/`, getSettlement),
+  route('GET', `${TPA}/ledger/entries/`, listLedger),
+  route('GET', `${TPA}/ledger/entries/{encounter_id}/`, ledgerDetail),
 ];
 
 export type Match = { route: Route; params: Record<string, string> } | { allowed: string[] } | undefined;

@@ -36,10 +36,10 @@ describe('tpa claim', () => {
   it('an institutional encounter with anesthesia and pathology is adjudicated line by line', async () => {
     const file = await template('--type', 'institutional');
     const claim = JSON.parse(readFileSync(file, 'utf8'));
-    expect(claim.item.map((i: { revenue: { coding: { code: string }[] } }) => i.revenue.coding[0]!.code)).toEqual(['0750', '0370', '0310']);
+    expect(claim.item.map((i: { revenue: { coding: { code: string }[] } }) => i.revenue.coding[0]!.code)).toEqual(['0750', '0960', '0370', '0310']);
     const r = await run(['claim', 'submit', file, '--wait', '--raw', '-o', 'json']);
     expect(r.code).toBe(0);
-    expect(r.json()).toMatchObject({ disposition: 'APPROVED', adjudication: { allowed_amount: 2225, benefit_amount: 1760 }, claim_response: { resourceType: 'ClaimResponse' } });
+    expect(r.json()).toMatchObject({ disposition: 'APPROVED', adjudication: { allowed_amount: 2875, benefit_amount: 2280 }, claim_response: { resourceType: 'ClaimResponse' } });
   });
 
   it('submit reads the claim from stdin with -', async () => {

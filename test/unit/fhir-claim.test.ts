@@ -66,6 +66,7 @@ describe('professional claims', () => {
     expect(institutional.type).toBe('institutional');
     expect(institutional.lines.map((l) => [l.cptCode, l.revenueCode])).toEqual([
       ['45380', '0750'],
+      ['45380', '0960'],
       ['00811', '0370'],
       ['88305', '0310'],
     ]);

@@ -2,7 +2,7 @@
 // "GET /v1/claims/{submission_id}/response/"). One claim is one encounter and one ledger entry
 // (DESIGN.md section 4). Adjudication is decided at submission, in the same transaction that
 // records the claim, and revealed when the engine clock reaches its ready time.
-import { adjudicate, claimServiceDate, type Adjudication } from '../../domain/adjudication.js';
+import { adjudicate, claimServiceDate, type Adjudication, type PlanBenefits } from '../../domain/adjudication.js';
 import { ValidationError } from '../../domain/errors.js';
 import { parseClaimText, type ParsedClaim } from '../../domain/fhir-claim.js';
 import { centsToAmount, formatCentsGrouped } from '../../domain/money.js';
@@ -67,19 +67,15 @@ function recordClaim(ctx: EngineContext, claim: ParsedClaim): EngineResponse {
   const duplicate = db
     .prepare(`SELECT id FROM encounters WHERE fingerprint = ? AND disposition <> 'DENIED' ORDER BY submitted_at LIMIT 1`)
     .get(fingerprint) as { id: string } | undefined;
-  const adjudication = adjudicate({
-    claim,
-    contract: contractTerms(db, chosen.contract),
-    benefits: {
-      deductibleCents: member.deductible_cents,
-      deductibleMetCents: member.deductible_met_cents,
-      copayCents: member.copay_cents,
-      coinsurancePercent: member.coinsurance_percent,
-      coverageStart: member.coverage_start,
-      coverageEnd: member.coverage_end,
-    },
-    duplicateOf: duplicate?.id ?? null,
-  });
+  const benefits: PlanBenefits = {
+    deductibleCents: member.deductible_cents,
+    deductibleMetCents: member.deductible_met_cents,
+    copayCents: member.copay_cents,
+    coinsurancePercent: member.coinsurance_percent,
+    coverageStart: member.coverage_start,
+    coverageEnd: member.coverage_end,
+  };
+  const adjudication = adjudicate({ claim, contract: contractTerms(db, chosen.contract), benefits, duplicateOf: duplicate?.id ?? null });
 
   const now = ctx.clock.now();
   const submittedAt = isoSeconds(now);
@@ -91,9 +87,9 @@ function recordClaim(ctx: EngineContext, claim: ParsedClaim): EngineResponse {
   db.prepare(
     `INSERT INTO encounters (id, ledger_id, encounter_number, submission_id, contract_id, member_id, provider_npi, claim_type,
        service_date, submitted_at, ready_at, completed_at, status, disposition, fingerprint, claim_response_id, aeob_reference,
-       processor_trace_id, claim_json, outcome_json)
+       processor_trace_id, claim_json, outcome_json, benefits_json)
      VALUES (@id, @ledgerId, @number, @submissionId, @contractId, @memberId, @npi, @type, @serviceDate, @submittedAt, @readyAt, NULL,
-       'SUBMITTED', @disposition, @fingerprint, @claimResponseId, @aeob, @trace, @claim, @outcome)`,
+       'SUBMITTED', @disposition, @fingerprint, @claimResponseId, @aeob, @trace, @claim, @outcome, @benefits)`,
   ).run({
     id: encounterId,
     ledgerId: newId('led_'),
@@ -110,10 +106,14 @@ function recordClaim(ctx: EngineContext, claim: ParsedClaim): EngineResponse {
     fingerprint,
     claimResponseId: fhirId(newId('cr-')),
     aeob: `AEOB-${encounterNumber.slice(4)}`,
-    trace: newId('trc_'),
+    // The processor's transfer id is assigned at adjudication and used by the funding transfer.
+    trace: newId('tr_'),
     claim: JSON.stringify(claim),
     outcome: JSON.stringify(adjudication),
+    benefits: JSON.stringify(benefits),
   });
+  const providerRow = db.prepare('INSERT OR IGNORE INTO encounter_providers (encounter_id, npi) VALUES (?, ?)');
+  for (const npi of new Set([claim.providerNpi, ...claim.careTeam.map((m) => m.npi)])) providerRow.run(encounterId, npi);
   // The member's deductible counts toward later claims from the moment this one is accepted.
   if (adjudication.totals.deductibleCents > 0) {
     db.prepare('UPDATE members SET deductible_met_cents = deductible_met_cents + ? WHERE member_id = ?').run(adjudication.totals.deductibleCents, member.member_id);

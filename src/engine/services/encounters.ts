@@ -1,6 +1,8 @@
 // Encounter rows and their history: the ledger's status progression and entries[] (SPEC.md
 // "Ledger entry detail"), written as the encounter moves.
-import type { Disposition } from '../../domain/adjudication.js';
+import type { Adjudication, Disposition, PlanBenefits } from '../../domain/adjudication.js';
+import type { ParsedClaim, ProviderRole } from '../../domain/fhir-claim.js';
+import type { BenefitLine } from '../../domain/settlement.js';
 import type { Db } from '../store/db.js';
 
 export type LedgerStatus = 'SUBMITTED' | 'PROCESSING' | 'ADJUDICATED' | 'PENDED' | 'FUNDED' | 'DENIED' | 'RECONCILED';
@@ -27,6 +29,8 @@ export interface EncounterRow {
   processor_trace_id: string;
   claim_json: string;
   outcome_json: string;
+  benefits_json: string | null;
+  aeob_adjustment_cents: number;
 }
 
 export function finalLedgerStatus(disposition: Disposition): LedgerStatus {
@@ -56,4 +60,55 @@ export function addHistory(db: Db, encounterId: string, entry: HistoryEntry): vo
     `INSERT INTO history_entries (encounter_id, seq, type, timestamp, reference, description, financial_impact_json)
      VALUES (?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM history_entries WHERE encounter_id = ?), ?, ?, ?, ?, ?)`,
   ).run(encounterId, encounterId, entry.type, entry.timestamp, entry.reference, entry.description, entry.financialImpact ? JSON.stringify(entry.financialImpact) : null);
+}
+
+export function encounterById(db: Db, id: string): EncounterRow | undefined {
+  return db.prepare('SELECT * FROM encounters WHERE id = ?').get(id) as EncounterRow | undefined;
+}
+
+export interface ProviderRow {
+  npi: string;
+  name: string;
+  role: ProviderRole;
+  group_id: string;
+  facility_npi: string | null;
+}
+
+export function providerByNpi(db: Db, npi: string): ProviderRow | undefined {
+  return db.prepare('SELECT * FROM providers WHERE npi = ?').get(npi) as ProviderRow | undefined;
+}
+
+export interface EncounterData {
+  row: EncounterRow;
+  claim: ParsedClaim;
+  adjudication: Adjudication;
+  benefits: PlanBenefits | null;
+}
+
+export function encounterData(row: EncounterRow): EncounterData {
+  return {
+    row,
+    claim: JSON.parse(row.claim_json) as ParsedClaim,
+    adjudication: JSON.parse(row.outcome_json) as Adjudication,
+    benefits: row.benefits_json ? (JSON.parse(row.benefits_json) as PlanBenefits) : null,
+  };
+}
+
+/**
+ * The provider of each service line: the care-team member the line names first, else the billing
+ * provider; its role from the care team's role coding, else the provider registry, else the
+ * workflow (FACILITY bills institutional claims, SURGEON professional ones).
+ */
+export function lineProviders(db: Db, data: EncounterData): (BenefitLine & { sequence: number })[] {
+  const { claim, adjudication } = data;
+  const billing = providerByNpi(db, claim.providerNpi);
+  return adjudication.lines.map((line) => {
+    const claimLine = claim.lines.find((l) => l.sequence === line.sequence);
+    const member = claim.careTeam.find((m) => m.sequence === claimLine?.careTeamSequences[0]);
+    const npi = member?.npi ?? claim.providerNpi;
+    const known = member ? providerByNpi(db, member.npi) : billing;
+    const role: ProviderRole = member?.role ?? known?.role ?? (claim.type === 'institutional' ? 'FACILITY' : 'SURGEON');
+    const name = known?.name ?? member?.name ?? (member ? null : claim.providerName) ?? `NPI ${npi}`;
+    return { sequence: line.sequence, providerNpi: npi, providerName: name, providerRole: role, benefitCents: line.benefitCents };
+  });
 }

@@ -121,4 +121,52 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (route, key)
   );
   `,
+  // 2: funding, settlement and payouts; providers of each encounter for the ledger's NPI filter;
+  // the plan benefits as they stood when the claim was adjudicated.
+  `
+  ALTER TABLE encounters ADD COLUMN benefits_json TEXT;
+  ALTER TABLE encounters ADD COLUMN aeob_adjustment_cents INTEGER NOT NULL DEFAULT 0;
+
+  CREATE TABLE encounter_providers (
+    encounter_id TEXT NOT NULL REFERENCES encounters(id),
+    npi TEXT NOT NULL,
+    PRIMARY KEY (encounter_id, npi)
+  );
+  CREATE INDEX encounter_providers_by_npi ON encounter_providers (npi);
+  INSERT INTO encounter_providers (encounter_id, npi) SELECT id, provider_npi FROM encounters;
+
+  CREATE TABLE settlements (
+    id TEXT PRIMARY KEY,
+    encounter_id TEXT NOT NULL UNIQUE REFERENCES encounters(id),
+    processor_transfer_id TEXT NOT NULL,
+    status TEXT NOT NULL,
+    total_amount_cents INTEGER NOT NULL,
+    authorization_code TEXT NOT NULL,
+    notes TEXT,
+    initiated_at TEXT NOT NULL,
+    estimated_arrival TEXT NOT NULL,
+    completed_at TEXT,
+    reconciliation_status TEXT NOT NULL DEFAULT 'PENDING',
+    match_status TEXT,
+    aeob_amount_cents INTEGER,
+    reconciled_at TEXT,
+    refund_json TEXT
+  );
+  CREATE INDEX settlements_due ON settlements (estimated_arrival) WHERE status = 'INITIATED';
+
+  CREATE TABLE payouts (
+    settlement_id TEXT NOT NULL REFERENCES settlements(id),
+    sequence INTEGER NOT NULL,
+    provider_npi TEXT NOT NULL,
+    provider_name TEXT NOT NULL,
+    provider_role TEXT NOT NULL,
+    processor_payout_id TEXT NOT NULL,
+    amount_cents INTEGER NOT NULL,
+    fee_cents INTEGER NOT NULL,
+    payout_status TEXT NOT NULL,
+    PRIMARY KEY (settlement_id, sequence)
+  );
+
+  CREATE INDEX encounters_by_order ON encounters (service_date DESC, submitted_at DESC);
+  `,
 ];

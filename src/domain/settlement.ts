@@ -1,0 +1,71 @@
+// Settlement rules (SPEC.md "Settlement", DESIGN.md section 4): payouts per care-team provider in
+// proportion to the benefit of their lines, the processor fee, T+1 business day, AEOB matching.
+import { allocate, mulDivRound } from './money.js';
+import type { ProviderRole } from './fhir-claim.js';
+
+export interface BenefitLine {
+  providerNpi: string;
+  providerName: string;
+  providerRole: ProviderRole;
+  benefitCents: number;
+}
+
+export interface PayoutShare {
+  sequence: number;
+  providerNpi: string;
+  providerName: string;
+  providerRole: ProviderRole;
+  amountCents: number;
+  feeCents: number;
+  netCents: number;
+}
+
+const ROLE_ORDER: readonly ProviderRole[] = ['FACILITY', 'SURGEON', 'ANESTHESIA', 'PATHOLOGY'];
+
+/** The processor's fee per payout: 2.2% of the amount, rounded half away from zero to the cent, plus 0.30. */
+export function processorFeeCents(amountCents: number): number {
+  return mulDivRound(amountCents, 22, 1000) + 30;
+}
+
+/**
+ * Splits a transfer over the providers of the lines, in proportion to the benefit of each
+ * provider's lines; the payouts add up to the total exactly. Providers whose lines carry no
+ * benefit get no payout (unless no line carries any, when the split is equal).
+ */
+export function splitPayouts(lines: readonly BenefitLine[], totalCents: number): PayoutShare[] {
+  const byProvider = new Map<string, { npi: string; name: string; role: ProviderRole; benefitCents: number }>();
+  for (const line of lines) {
+    const p = byProvider.get(line.providerNpi) ?? { npi: line.providerNpi, name: line.providerName, role: line.providerRole, benefitCents: 0 };
+    p.benefitCents += line.benefitCents;
+    byProvider.set(line.providerNpi, p);
+  }
+  let providers = [...byProvider.values()].sort((a, b) => ROLE_ORDER.indexOf(a.role) - ROLE_ORDER.indexOf(b.role) || a.npi.localeCompare(b.npi));
+  if (providers.some((p) => p.benefitCents > 0)) providers = providers.filter((p) => p.benefitCents > 0);
+  const amounts = allocate(totalCents, providers.map((p) => p.benefitCents));
+  return providers.map((p, i) => {
+    const amountCents = amounts[i]!;
+    const feeCents = processorFeeCents(amountCents);
+    return { sequence: i + 1, providerNpi: p.npi, providerName: p.name, providerRole: p.role, amountCents, feeCents, netCents: amountCents - feeCents };
+  });
+}
+
+/** The same time of day, `days` business days later (Saturday and Sunday skipped; UTC). */
+export function addBusinessDays(from: Date, days: number): Date {
+  const d = new Date(from.getTime());
+  let left = days;
+  while (left > 0) {
+    d.setUTCDate(d.getUTCDate() + 1);
+    const weekday = d.getUTCDay();
+    if (weekday !== 0 && weekday !== 6) left--;
+  }
+  return d;
+}
+
+export type MatchStatus = 'EXACT' | 'VARIANCE' | 'MISSING_AEOB';
+
+/** AEOB reconciliation: EXACT when equal, VARIANCE when they differ, MISSING_AEOB without an AEOB. */
+export function reconcile(aeobCents: number | null, settlementCents: number): { matchStatus: MatchStatus; varianceCents: number } {
+  if (aeobCents === null) return { matchStatus: 'MISSING_AEOB', varianceCents: settlementCents };
+  const varianceCents = settlementCents - aeobCents;
+  return { matchStatus: varianceCents === 0 ? 'EXACT' : 'VARIANCE', varianceCents };
+}

@@ -1,0 +1,115 @@
+// Fund release approval (SPEC.md "POST /v1/funding/approve/" and "Funding approval
+// preconditions"). Irreversible: the decision and its writes happen in one IMMEDIATE transaction,
+// so concurrent approvals of one encounter, from any number of processes, fund it exactly once.
+import type { FieldError } from '../../domain/errors.js';
+import { centsToAmount, formatCentsGrouped, jsonNumberToCents } from '../../domain/money.js';
+import { addBusinessDays, splitPayouts } from '../../domain/settlement.js';
+import { isoSeconds } from '../clock.js';
+import type { EngineContext } from '../context.js';
+import { HttpError, jsonBody, respond, type EngineRequest, type EngineResponse } from '../http.js';
+import { withIdempotency } from '../idempotency.js';
+import { newId } from '../ids.js';
+import { addHistory, addStatus, encounterById, encounterData, lineProviders } from './encounters.js';
+import { settlementFor } from './settlement.js';
+
+export const MAX_NOTES = 500;
+
+interface Approval {
+  encounterId: string;
+  amountCents: number;
+  submittedAmount: number;
+  authorizationCode: string;
+  notes: string | null;
+}
+
+function readApproval(req: EngineRequest): Approval {
+  const body = jsonBody(req);
+  const errors: FieldError[] = [];
+  if (typeof body.encounter_id !== 'string' || body.encounter_id === '') errors.push({ field: 'encounter_id', message: 'is required' });
+  const amountCents = jsonNumberToCents(body.amount);
+  if (body.amount === undefined) errors.push({ field: 'amount', message: 'is required: the adjudicated benefit amount in USD' });
+  else if (amountCents === undefined || amountCents === 0) errors.push({ field: 'amount', message: 'must be a positive number with at most two decimals' });
+  const code = body.authorization_code;
+  if (typeof code !== 'string' || code.trim() === '') errors.push({ field: 'authorization_code', message: 'is required, e.g. AUTH-20260302-ACME-0001' });
+  else if (code.length > 100) errors.push({ field: 'authorization_code', message: 'must be at most 100 characters' });
+  if (body.notes !== undefined && body.notes !== null && typeof body.notes !== 'string') errors.push({ field: 'notes', message: 'must be text' });
+  else if (typeof body.notes === 'string' && body.notes.length > MAX_NOTES) {
+    errors.push({ field: 'notes', message: `must be at most ${MAX_NOTES} characters (got ${body.notes.length})` });
+  }
+  if (errors.length > 0) throw new HttpError(400, { errors });
+  return {
+    encounterId: body.encounter_id as string,
+    amountCents: amountCents!,
+    submittedAmount: body.amount as number,
+    authorizationCode: (code as string).trim(),
+    notes: typeof body.notes === 'string' ? body.notes : null,
+  };
+}
+
+export function approveFunding(ctx: EngineContext, req: EngineRequest): EngineResponse {
+  const approval = readApproval(req);
+  return ctx.db.transaction(() => withIdempotency(ctx, 'funding.approve', req, () => decide(ctx, approval))).immediate();
+}
+
+function decide(ctx: EngineContext, a: Approval): EngineResponse {
+  const { db } = ctx;
+  const encounter = encounterById(db, a.encounterId);
+  if (!encounter) return respond(404, { error: 'encounter_not_found', encounter_id: a.encounterId, message: `No encounter ${a.encounterId}` });
+  const previous = settlementFor(db, a.encounterId);
+  if (previous) {
+    return respond(400, {
+      error: 'duplicate_approval',
+      message: `Encounter ${a.encounterId} was already funded (transfer ${previous.processor_transfer_id}); nothing was sent`,
+      previous_processor_transfer_id: previous.processor_transfer_id,
+      encounter_id: a.encounterId,
+    });
+  }
+  if (encounter.status === 'DENIED') {
+    return respond(400, { error: 'invalid_state', reason: 'CLAIM_DENIED', encounter_id: a.encounterId, message: 'The claim was denied; there is nothing to fund' });
+  }
+  if (encounter.status !== 'ADJUDICATED') {
+    return respond(400, {
+      error: 'invalid_state',
+      reason: 'CLAIM_NOT_ADJUDICATED',
+      encounter_id: a.encounterId,
+      message: encounter.status === 'PENDED' ? 'The claim is pended waiting for information from the provider' : 'The claim is not adjudicated yet',
+    });
+  }
+  const data = encounterData(encounter);
+  const expectedCents = data.adjudication.totals.benefitCents;
+  if (a.amountCents !== expectedCents) {
+    return respond(409, {
+      error: 'amount_mismatch',
+      expected_amount: centsToAmount(expectedCents),
+      submitted_amount: a.submittedAmount,
+      message: `The amount must equal the adjudicated benefit amount ${formatCentsGrouped(expectedCents)}`,
+    });
+  }
+
+  const now = ctx.clock.now();
+  const initiatedAt = isoSeconds(now);
+  const estimatedArrival = isoSeconds(addBusinessDays(now, 1));
+  const settlementId = newId('stl_');
+  const transferId = encounter.processor_trace_id;
+  db.prepare(
+    `INSERT INTO settlements (id, encounter_id, processor_transfer_id, status, total_amount_cents, authorization_code, notes, initiated_at, estimated_arrival)
+     VALUES (?, ?, ?, 'INITIATED', ?, ?, ?, ?, ?)`,
+  ).run(settlementId, encounter.id, transferId, expectedCents, a.authorizationCode, a.notes, initiatedAt, estimatedArrival);
+  const payout = db.prepare(
+    `INSERT INTO payouts (settlement_id, sequence, provider_npi, provider_name, provider_role, processor_payout_id, amount_cents, fee_cents, payout_status)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'PENDING')`,
+  );
+  for (const p of splitPayouts(lineProviders(db, data), expectedCents)) {
+    payout.run(settlementId, p.sequence, p.providerNpi, p.providerName, p.providerRole, newId('po_'), p.amountCents, p.feeCents);
+  }
+  addHistory(db, encounter.id, {
+    type: 'FUNDING_APPROVED',
+    timestamp: initiatedAt,
+    reference: a.authorizationCode,
+    description: `Fund release of ${formatCentsGrouped(expectedCents)} approved${a.notes ? `: ${a.notes}` : ''}`,
+    financialImpact: { transfer_amount: centsToAmount(expectedCents) },
+  });
+  addHistory(db, encounter.id, { type: 'SETTLEMENT_INITIATED', timestamp: initiatedAt, reference: transferId, description: `Transfer created; expected ${estimatedArrival}` });
+  addStatus(db, encounter.id, 'FUNDED', initiatedAt);
+  return respond(200, { status: 'APPROVED', processor_transfer_id: transferId, estimated_arrival: estimatedArrival, settlement_record_id: settlementId });
+}

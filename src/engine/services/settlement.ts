@@ -1,0 +1,157 @@
+// Settlement records (SPEC.md "GET /v1/settlement/{encounter_id}/", DESIGN.md section 4): created
+// INITIATED by a funding approval, COMPLETED at the estimated arrival on the engine clock, then
+// reconciled against the AEOB, when the ledger moves to RECONCILED.
+import { reconcile } from '../../domain/settlement.js';
+import { centsToAmount, formatCentsGrouped } from '../../domain/money.js';
+import { isoSeconds } from '../clock.js';
+import type { EngineContext } from '../context.js';
+import { respond, type EngineRequest, type EngineResponse } from '../http.js';
+import type { Db } from '../store/db.js';
+import { addHistory, addStatus, encounterById, encounterData, type EncounterRow } from './encounters.js';
+
+export type SettlementStatus = 'INITIATED' | 'COMPLETED' | 'FAILED' | 'REFUNDED';
+
+export interface SettlementRow {
+  id: string;
+  encounter_id: string;
+  processor_transfer_id: string;
+  status: SettlementStatus;
+  total_amount_cents: number;
+  authorization_code: string;
+  notes: string | null;
+  initiated_at: string;
+  estimated_arrival: string;
+  completed_at: string | null;
+  reconciliation_status: 'PENDING' | 'MATCHED' | 'UNMATCHED';
+  match_status: string | null;
+  aeob_amount_cents: number | null;
+  reconciled_at: string | null;
+  refund_json: string | null;
+}
+
+interface PayoutRow {
+  sequence: number;
+  provider_npi: string;
+  provider_name: string;
+  provider_role: string;
+  processor_payout_id: string;
+  amount_cents: number;
+  fee_cents: number;
+  payout_status: string;
+}
+
+export function settlementFor(db: Db, encounterId: string): SettlementRow | undefined {
+  return db.prepare('SELECT * FROM settlements WHERE encounter_id = ?').get(encounterId) as SettlementRow | undefined;
+}
+
+export function settlementBody(db: Db, s: SettlementRow, encounter: EncounterRow): Record<string, unknown> {
+  const payouts = db.prepare('SELECT * FROM payouts WHERE settlement_id = ? ORDER BY sequence').all(s.id) as PayoutRow[];
+  return {
+    settlement_id: s.id,
+    encounter_id: s.encounter_id,
+    processor_transfer_id: s.processor_transfer_id,
+    status: s.status,
+    total_amount: centsToAmount(s.total_amount_cents),
+    payouts: payouts.map((p) => ({
+      sequence: p.sequence,
+      provider_npi: p.provider_npi,
+      provider_name: p.provider_name,
+      provider_role: p.provider_role,
+      processor_payout_id: p.processor_payout_id,
+      amount: centsToAmount(p.amount_cents),
+      payout_status: p.payout_status,
+      payout_date: s.initiated_at,
+      expected_arrival: s.estimated_arrival,
+      processor_fee: centsToAmount(p.fee_cents),
+      net_to_provider: centsToAmount(p.amount_cents - p.fee_cents),
+    })),
+    reconciliation_status: s.reconciliation_status,
+    aeob_match:
+      s.match_status === null
+        ? null
+        : {
+            aeob_reference: encounter.aeob_reference,
+            aeob_amount: s.aeob_amount_cents === null ? null : centsToAmount(s.aeob_amount_cents),
+            settlement_amount: centsToAmount(s.total_amount_cents),
+            variance: centsToAmount(s.aeob_amount_cents === null ? s.total_amount_cents : s.total_amount_cents - s.aeob_amount_cents),
+            match_status: s.match_status,
+          },
+    initiated_at: s.initiated_at,
+    completed_at: s.completed_at,
+    refund_details: s.refund_json === null ? null : JSON.parse(s.refund_json),
+    disputes: [],
+  };
+}
+
+export function getSettlement(ctx: EngineContext, _req: EngineRequest, params: Record<string, string>): EngineResponse {
+  const encounterId = params.encounter_id!;
+  const encounter = encounterById(ctx.db, encounterId);
+  if (!encounter) return respond(404, { error: 'encounter_not_found', encounter_id: encounterId, message: `No encounter ${encounterId}` });
+  const settlement = settlementFor(ctx.db, encounterId);
+  if (settlement) return respond(200, settlementBody(ctx.db, settlement, encounter));
+  if (encounter.status === 'DENIED') {
+    return respond(404, { error: 'no_settlement', encounter_id: encounterId, message: `Encounter ${encounterId} was denied; it has no settlement and never will` });
+  }
+  const adjudicated = encounter.status === 'ADJUDICATED';
+  return respond(202, {
+    encounter_id: encounterId,
+    status: 'PENDING',
+    message: adjudicated ? 'Adjudicated; funding has not been approved yet' : 'The claim is not adjudicated yet',
+    adjudication_complete: adjudicated,
+    funding_approved: false,
+  });
+}
+
+/** Completes every transfer whose estimated arrival the clock has reached, and reconciles it. */
+export function completeDueSettlements(ctx: EngineContext): void {
+  const now = isoSeconds(ctx.clock.now());
+  const due = ctx.db.prepare(`SELECT * FROM settlements WHERE status = 'INITIATED' AND estimated_arrival <= ?`).all(now) as SettlementRow[];
+  if (due.length === 0) return;
+  ctx.db
+    .transaction(() => {
+      for (const s of due) {
+        const changed = ctx.db.prepare(`UPDATE settlements SET status = 'COMPLETED', completed_at = estimated_arrival WHERE id = ? AND status = 'INITIATED'`).run(s.id);
+        if (changed.changes === 0) continue;
+        ctx.db.prepare(`UPDATE payouts SET payout_status = 'COMPLETED' WHERE settlement_id = ?`).run(s.id);
+        addHistory(ctx.db, s.encounter_id, {
+          type: 'SETTLEMENT_COMPLETED',
+          timestamp: s.estimated_arrival,
+          reference: s.id,
+          description: `Funds received by the provider${ctx.db.prepare('SELECT COUNT(*) AS n FROM payouts WHERE settlement_id = ?').pluck().get(s.id) === 1 ? '' : 's'}`,
+          financialImpact: { settled_amount: centsToAmount(s.total_amount_cents) },
+        });
+        reconcileSettlement(ctx.db, s.encounter_id, s.estimated_arrival);
+      }
+    })
+    .immediate();
+}
+
+/**
+ * Matches a completed settlement against the AEOB: EXACT → MATCHED, else UNMATCHED; the ledger
+ * moves to RECONCILED either way (DESIGN.md section 4), the record saying how it matched.
+ */
+export function reconcileSettlement(db: Db, encounterId: string, at: string): void {
+  const encounter = encounterById(db, encounterId)!;
+  const s = settlementFor(db, encounterId)!;
+  const benefitCents = encounterData(encounter).adjudication.totals.benefitCents;
+  const aeobCents = benefitCents + encounter.aeob_adjustment_cents;
+  const { matchStatus, varianceCents } = reconcile(aeobCents, s.total_amount_cents);
+  const reconciliationStatus = matchStatus === 'EXACT' ? 'MATCHED' : 'UNMATCHED';
+  db.prepare('UPDATE settlements SET match_status = ?, aeob_amount_cents = ?, reconciliation_status = ?, reconciled_at = ? WHERE id = ?').run(
+    matchStatus,
+    aeobCents,
+    reconciliationStatus,
+    at,
+    s.id,
+  );
+  addHistory(db, encounterId, {
+    type: 'RECONCILIATION',
+    timestamp: at,
+    reference: encounter.aeob_reference,
+    description:
+      matchStatus === 'EXACT'
+        ? `Settlement matched AEOB ${encounter.aeob_reference} exactly`
+        : `Settlement differs from AEOB ${encounter.aeob_reference} by ${formatCentsGrouped(Math.abs(varianceCents))} (${matchStatus})`,
+  });
+  if (encounter.status !== 'RECONCILED') addStatus(db, encounterId, 'RECONCILED', at);
+}
