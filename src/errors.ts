@@ -97,7 +97,7 @@ export function errorFromResponse(status: number, body: unknown): TpaError {
   const message = describe(status, b);
   if (status === 400 && Array.isArray(b.errors)) return new ValidationFailed(message, options);
   // Funding refusals that are about state, not input (SPEC.md "Funding approval preconditions").
-  if (status === 400 && (b.reason === 'CLAIM_NOT_ADJUDICATED' || 'previous_processor_transfer_id' in b)) return new ConflictError(message, options);
+  if (status === 400 && (typeof b.reason === 'string' || 'previous_processor_transfer_id' in b)) return new ConflictError(message, options);
   if (status === 400 || status === 413 || status === 422) return new ValidationFailed(message, options);
   if (status === 401 || status === 403) return new AuthError(message, options);
   if (status === 404) return new NotFoundError(message, options);

@@ -4,8 +4,11 @@ import { actionFactory, type RunState } from './action.js';
 import { registerApi } from './commands/api.js';
 import { registerClaim } from './commands/claim.js';
 import { registerDemo } from './commands/demo.js';
+import { registerFund } from './commands/fund.js';
+import { registerLedger } from './commands/ledger.js';
 import { registerLocal } from './commands/local.js';
 import { registerLookup } from './commands/lookup.js';
+import { registerSettlement } from './commands/settlement.js';
 import { OUTPUT_FORMATS } from './formats.js';
 import type { IO } from './io.js';
 
@@ -14,7 +17,10 @@ export const VERSION = '0.1.0';
 const NOUNS = [
   { name: 'lookup', description: 'find contracts: blind (does one exist?) then full (pricing and terms)', register: registerLookup },
   { name: 'claim', description: 'FHIR R4 claims: make a template, validate, submit, poll for the adjudication', register: registerClaim },
-  { name: 'local', description: 'the embedded engine: seeded fixtures, reset (data dir: TPA_HOME or $XDG_DATA_HOME/tpa)', register: registerLocal },
+  { name: 'fund', description: 'approve the release of funds for an adjudicated encounter (irreversible; asks first)', register: registerFund },
+  { name: 'settlement', description: 'transfer status, per-provider payouts and AEOB reconciliation', register: registerSettlement },
+  { name: 'ledger', description: 'the encounter ledger: list with filters, or one encounter\'s full history', register: registerLedger },
+  { name: 'local', description: 'the embedded engine: fixtures, reset, clock, sandbox scenarios (data dir: TPA_HOME or $XDG_DATA_HOME/tpa)', register: registerLocal },
 ];
 
 /**

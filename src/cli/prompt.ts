@@ -14,7 +14,13 @@ export async function confirm(ctx: Context, question: string): Promise<void> {
   if (!ctx.canPrompt) {
     throw new UsageError('this action needs confirmation: pass --yes (stdin is not a terminal, so tpa cannot ask)');
   }
-  const { confirm: ask } = await import('@inquirer/prompts');
-  const ok = await ask({ message: question, default: false }, { output: process.stderr });
+  const prompts = await import('@inquirer/prompts');
+  const ok = await prompts.confirm({ message: question, default: false }, { output: process.stderr });
   if (!ok) throw new DeclinedError();
+}
+
+/** Asks for a line of text on stderr; `validate` returns an error message or true. */
+export async function ask(message: string, options: { default?: string; validate?: (value: string) => string | true } = {}): Promise<string> {
+  const { input } = await import('@inquirer/prompts');
+  return input({ message, default: options.default, validate: options.validate, required: true }, { output: process.stderr });
 }

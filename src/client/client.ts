@@ -4,7 +4,19 @@
 import { randomUUID } from 'node:crypto';
 import { errorFromResponse } from '../errors.js';
 import type { Transport, TransportResponse } from './transport.js';
-import type { BlindLookupResult, ClaimAcknowledgment, ClaimResponseBody, FullLookupResult } from './types.js';
+import type {
+  BlindLookupResult,
+  ClaimAcknowledgment,
+  ClaimResponseBody,
+  FullLookupResult,
+  FundingApproval,
+  FundingApproved,
+  LedgerDetail,
+  LedgerFilters,
+  LedgerPage,
+  SettlementPending,
+  SettlementRecord,
+} from './types.js';
 
 export const TPA_PREFIX = '/tpa-api/v1';
 export const BUILDER_PREFIX = '/api/v1';
@@ -66,6 +78,33 @@ export class TpaClient {
   claimResponse(submissionId: string, includeRaw = false): Promise<ApiResult<ClaimResponseBody>> {
     const query = includeRaw ? '?include_raw_response=true' : '';
     return this.call('GET', `${TPA_PREFIX}/claims/${encodeURIComponent(submissionId)}/response/${query}`);
+  }
+
+  /** Approves a fund release. Never retried blindly (DESIGN.md section 3): the caller decides. */
+  approveFunding(input: FundingApproval, idempotencyKey: string = randomUUID()): Promise<ApiResult<FundingApproved>> {
+    return this.call('POST', `${TPA_PREFIX}/funding/approve/`, { body: JSON.stringify(input), idempotencyKey });
+  }
+
+  /** 200 with the settlement record, or 202 PENDING before funding. */
+  settlement(encounterId: string): Promise<ApiResult<SettlementRecord | SettlementPending>> {
+    return this.call('GET', `${TPA_PREFIX}/settlement/${encodeURIComponent(encounterId)}/`);
+  }
+
+  ledgerList(filters: LedgerFilters = {}): Promise<ApiResult<LedgerPage>> {
+    const q = new URLSearchParams();
+    for (const [k, v] of Object.entries(filters)) if (v !== undefined) q.set(k, String(v));
+    const query = q.toString();
+    return this.call('GET', `${TPA_PREFIX}/ledger/entries/${query ? `?${query}` : ''}`);
+  }
+
+  /** The page a `next` or `previous` link names (absolute over HTTP, a path in-process). */
+  ledgerPage(link: string): Promise<ApiResult<LedgerPage>> {
+    const url = new URL(link, 'http://local');
+    return this.call('GET', `${url.pathname}${url.search}`);
+  }
+
+  ledgerDetail(encounterId: string): Promise<ApiResult<LedgerDetail>> {
+    return this.call('GET', `${TPA_PREFIX}/ledger/entries/${encodeURIComponent(encounterId)}/`);
   }
 
   close(): void {

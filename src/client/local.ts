@@ -1,6 +1,7 @@
 // In-process transport: hands requests to the embedded engine's route table. The engine (and
 // SQLite with it) is loaded on the first request, so commands that never call it stay fast.
 import type { Engine } from '../engine/engine.js';
+import { NetworkError } from '../errors.js';
 import type { Transport, TransportRequest, TransportResponse } from './transport.js';
 
 export class LocalTransport implements Transport {
@@ -26,6 +27,12 @@ export class LocalTransport implements Transport {
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(request.headers)) headers[k.toLowerCase()] = v;
     const response = engine.handle({ method: request.method.toUpperCase(), path: url.pathname, query: url.searchParams, headers, body: request.body });
+    // Sandbox trigger (README "Sandbox triggers"): TPA_FAULT=lose-response:<path part> processes the
+    // request, then loses the answer, as a dropped connection would, so scripts can test recovery.
+    const fault = /^lose-response:(.+)$/.exec(this.env.TPA_FAULT ?? '');
+    if (fault && url.pathname.includes(fault[1]!)) {
+      throw new NetworkError(`the connection was reset before the answer to ${request.method} ${url.pathname} arrived (simulated by TPA_FAULT)`);
+    }
     // Round-trip the body through JSON so callers see exactly what the HTTP transport would give them.
     return { status: response.status, headers: response.headers, body: response.body === undefined ? undefined : JSON.parse(JSON.stringify(response.body)) };
   }

@@ -54,3 +54,119 @@ export interface ClaimResponseBody {
   estimated_completion?: string;
   message?: string;
 }
+
+export interface FundingApproval {
+  encounter_id: string;
+  amount: number;
+  authorization_code: string;
+  notes?: string;
+}
+
+export interface FundingApproved {
+  status: 'APPROVED';
+  processor_transfer_id: string;
+  estimated_arrival: string;
+  settlement_record_id: string;
+}
+
+export interface Payout {
+  sequence: number;
+  provider_npi: string;
+  provider_name: string;
+  provider_role: string;
+  processor_payout_id: string;
+  amount: number;
+  payout_status: string;
+  payout_date: string;
+  expected_arrival: string;
+  processor_fee: number;
+  net_to_provider: number;
+}
+
+export interface SettlementRecord {
+  settlement_id: string;
+  encounter_id: string;
+  processor_transfer_id: string;
+  status: string;
+  total_amount: number;
+  payouts: Payout[];
+  reconciliation_status: string;
+  aeob_match: { aeob_reference: string; aeob_amount: number | null; settlement_amount: number; variance: number; match_status: string } | null;
+  initiated_at: string;
+  completed_at: string | null;
+  refund_details: { refund_id: string; amount: number; reason: string; refunded_at: string } | null;
+  disputes: unknown[];
+}
+
+export interface SettlementPending {
+  encounter_id: string;
+  status: 'PENDING';
+  message: string;
+  adjudication_complete: boolean;
+  funding_approved: boolean;
+}
+
+export interface LedgerFilters {
+  start_date?: string;
+  end_date?: string;
+  provider_npi?: string;
+  status?: string;
+  limit?: number;
+  offset?: number;
+}
+
+export interface LedgerItem {
+  id: string;
+  encounter_id: string;
+  encounter_number: string;
+  ssp_code: string;
+  ssp_name: string;
+  provider: { npi: string; name: string; role: string | null };
+  payer: { name: string; id: string };
+  service_date: string;
+  status: string;
+  status_progression: { status: string; timestamp: string }[];
+  financial_summary: Record<string, number | null>;
+}
+
+export interface LedgerPage {
+  count: number;
+  next: string | null;
+  previous: string | null;
+  results: LedgerItem[];
+}
+
+export interface LedgerServiceLine {
+  sequence: number;
+  cpt_code: string;
+  cpt_description: string;
+  quantity: number;
+  submitted_charge: number;
+  allowed_amount: number | null;
+  deductible_applied: number | null;
+  copay_applied: number | null;
+  coinsurance_applied: number | null;
+  patient_responsibility: number | null;
+  benefit_amount: number | null;
+  status: string;
+  provider_npi: string;
+  provider_name: string;
+  provider_role: string;
+}
+
+export interface LedgerDetail {
+  encounter: {
+    id: string;
+    encounter_number: string;
+    status: string;
+    service_date: string;
+    submission_date: string;
+    patient: { member_id: string; name: string | null; dob: string | null };
+    provider: { npi: string; name: string; role: string | null; facility_npi: string | null; facility_name: string | null };
+    payer: { name: string; id: string };
+  };
+  entries: { sequence: number; type: string; timestamp: string; reference: string | null; description: string; financial_impact: Record<string, number> | null }[];
+  financial_summary: Record<string, any>;
+  service_lines: LedgerServiceLine[];
+  reconciliation: { claim_match_status: string; aeob_reference: string; processor_trace_id: string; settlement_record_id: string | null; external_claim_id: string };
+}

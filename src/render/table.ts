@@ -18,8 +18,10 @@ export function table(columns: readonly (Column | string)[], rows: readonly (rea
   return t.toString();
 }
 
-/** A two-column layout of labels and values, for a single record. */
+/** A two-column layout of labels and values, for a single record; amounts line up on the right. */
 export function keyValues(pairs: readonly (readonly [string, string])[]): string {
   const width = Math.max(...pairs.map(([k]) => k.length));
-  return pairs.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join('\n');
+  const isAmount = (v: string) => /^-?[\d,]+\.\d{2}$/.test(v);
+  const amountWidth = Math.max(0, ...pairs.map(([, v]) => (isAmount(v) ? v.length : 0)));
+  return pairs.map(([k, v]) => `${k.padEnd(width)}  ${isAmount(v) ? v.padStart(amountWidth) : v}`).join('\n');
 }

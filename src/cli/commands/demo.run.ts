@@ -1,89 +1,155 @@
-// Handlers of `tpa demo` (declared in demo.ts): parse and check options, call the client, shape the output.
+// Handler of `tpa demo` (declared in demo.ts): the whole lifecycle, narrated, on a scratch copy of
+// the embedded engine: fixtures, blind and full lookup, a multi-provider encounter submitted and
+// adjudicated, the fund release with its review, the settlement arriving a business day later on
+// the engine clock, and the reconciled ledger. Every amount is checked to the cent on the way.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseCents } from '../../domain/money.js';
+import type { SettlementRecord } from '../../client/types.js';
+import { formatCentsGrouped, jsonNumberToCents } from '../../domain/money.js';
 import { EXIT, TpaError } from '../../errors.js';
 import type { Handler } from '../action.js';
 import { claimTemplate } from '../claim-template.js';
-import { todayFor } from './claim.run.js';
+import { reviewPayouts } from './fund.run.js';
 
-const SURGEON = { npi: '1045782368', group: 'GRP-1001', name: 'Dr. Alice Morgan, Riverside GI' };
+const FACILITY = { npi: '1234567893', group: 'GRP-1001', name: 'Riverside Surgery Center' };
+const cents = (v: number | null | undefined) => (v === null || v === undefined ? NaN : jsonNumberToCents(v) ?? NaN);
 
 export const demo: Handler = async (ctx) => {
-      const [{ TpaClient }, { LocalTransport }, { pollClaim }, tools] = await Promise.all([
-        import('../../client/client.js'),
-        import('../../client/local.js'),
-        import('../../client/polling.js'),
-        import('../../render/output.js').then((m) => m.tableTools(ctx.color)),
-      ]);
-      const narrate = ctx.format === 'table';
-      const say = (text = '') => narrate && ctx.io.stdout.write(`${text}\n`);
-      const step = (n: number, title: string) => say(`\n${tools.c.bold(`${n}. ${title}`)}`);
-      const dir = mkdtempSync(join(tmpdir(), 'tpa-demo-'));
-      const transport = new LocalTransport(dir, ctx.io.env);
-      const client = new TpaClient(transport, { debug: ctx.debug ? (l) => ctx.io.stderr.write(`[debug] ${l}\n`) : undefined });
-      try {
-        say(tools.c.bold('tpa demo: the claim lifecycle on the embedded engine'));
-        say(`A scratch engine in ${dir}, seeded like a fresh one; your own local data is not touched.`);
+  const [{ TpaClient }, { LocalTransport }, { pollClaim }, tools] = await Promise.all([
+    import('../../client/client.js'),
+    import('../../client/local.js'),
+    import('../../client/polling.js'),
+    import('../../render/output.js').then((m) => m.tableTools(ctx.color)),
+  ]);
+  const narrate = ctx.format === 'table';
+  const say = (text = '') => narrate && ctx.io.stdout.write(`${text}\n`);
+  const step = (n: number, title: string) => say(`\n${tools.c.bold(`${n}. ${title}`)}`);
+  const check = (what: string, holds: boolean) => {
+    say(`   ${holds ? tools.c.green('✓') : tools.c.red('✗')} ${what}`);
+    if (!holds) throw new TpaError(EXIT.INTERNAL, 'rule_broken', `the demo found a broken rule: ${what}`);
+  };
+  const dir = mkdtempSync(join(tmpdir(), 'tpa-demo-'));
+  // The scratch engine keeps the caller's settings (e.g. TPA_ADJUDICATION_DELAY) but its own clock.
+  const env = { ...ctx.io.env, TPA_CLOCK: undefined };
+  const transport = new LocalTransport(dir, env);
+  const client = new TpaClient(transport, { debug: ctx.debug ? (l) => ctx.io.stderr.write(`[debug] ${l}\n`) : undefined });
+  try {
+    const engine = await transport.open();
+    say(tools.c.bold('tpa demo: an encounter from contract lookup to reconciled settlement, on the embedded engine'));
+    say(`A scratch engine in ${dir}, seeded like a fresh one; your own local data is not touched.`);
 
-        step(1, 'Seeded fixtures');
-        const fixtures = (await transport.open()).fixtures() as Record<string, unknown[]>;
-        say(`${fixtures.providers!.length} providers, ${fixtures.contracts!.length} contracts, ${fixtures.members!.length} members (see \`tpa local fixtures\`).`);
-        say(`We bill for ${SURGEON.name} (NPI ${SURGEON.npi}, group ${SURGEON.group}), a colonoscopy (CPT 45378) for member MBR-1003.`);
+    step(1, 'Seeded fixtures');
+    const fixtures = engine.fixtures() as Record<string, unknown[]>;
+    say(`${fixtures.providers!.length} providers, ${fixtures.contracts!.length} contracts, ${fixtures.members!.length} members (see \`tpa local fixtures\`).`);
+    say(`${FACILITY.name} (NPI ${FACILITY.npi}, group ${FACILITY.group}) bills a colonoscopy with biopsy (CPT 45380) for member MBR-1003,`);
+    say('with the surgeon, the anesthesia group and the pathology lab on the care team.');
 
-        step(2, 'Blind lookup: is there a contract? (no pricing is revealed)');
-        const blind = await client.blindLookup({ npi: SURGEON.npi, group_id: SURGEON.group, cpt_codes: ['45378'] });
-        say(`$ tpa lookup blind --npi ${SURGEON.npi} --group ${SURGEON.group} --cpt 45378`);
-        say(`→ ${blind.body.message}: ${blind.body.contract_id}`);
+    step(2, 'Blind lookup: is there a contract? (no pricing is revealed)');
+    say(`$ tpa lookup blind --npi ${FACILITY.npi} --group ${FACILITY.group} --cpt 45380 00811 88305`);
+    const blind = await client.blindLookup({ npi: FACILITY.npi, group_id: FACILITY.group, cpt_codes: ['45380', '00811', '88305'] });
+    say(`→ ${blind.body.message}: ${blind.body.contract_id}`);
 
-        step(3, 'Full lookup: pricing and terms for the code');
-        const full = await client.fullLookup({ contract_id: blind.body.contract_id!, npi: SURGEON.npi, group_id: SURGEON.group, cpt_code: '45378' });
-        say(`$ tpa lookup full ${full.body.contract_id} --npi ${SURGEON.npi} --group ${SURGEON.group} --cpt 45378`);
-        say(`→ contract ${full.body.contract_number}, ${full.body.rate_type} $${tools.amount(full.body.negotiated_rate)}, ${full.body.network_tier}`);
+    step(3, 'Full lookup: pricing and terms for the procedure');
+    say(`$ tpa lookup full ${blind.body.contract_id} --npi ${FACILITY.npi} --group ${FACILITY.group} --cpt 45380`);
+    const full = await client.fullLookup({ contract_id: blind.body.contract_id!, npi: FACILITY.npi, group_id: FACILITY.group, cpt_code: '45380' });
+    say(`→ contract ${full.body.contract_number}, ${full.body.rate_type} $${tools.amount(full.body.negotiated_rate)}, ${full.body.network_tier}`);
 
-        step(4, 'Submit a FHIR R4 claim');
-        const claim = claimTemplate({ type: 'professional', npi: SURGEON.npi, cpt: ['45378'], patient: 'MBR-1003', serviceDate: todayFor(ctx) });
-        const ack = await client.submitClaim(JSON.stringify(claim));
-        say('$ tpa claim template > claim.json && tpa claim submit claim.json');
-        say(`→ ${ack.body.status}: submission ${ack.body.submission_id}, encounter ${ack.body.external_claim_id}`);
+    step(4, 'Submit the encounter as a FHIR R4 institutional claim');
+    say('$ tpa claim template --type institutional > encounter.json && tpa claim submit encounter.json');
+    const today = engine.clock().now.slice(0, 10);
+    const claim = claimTemplate({ type: 'institutional', npi: FACILITY.npi, cpt: ['45380', '00811', '88305'], patient: 'MBR-1003', serviceDate: today });
+    const ack = await client.submitClaim(JSON.stringify(claim));
+    const encounterId = ack.body.external_claim_id;
+    say(`→ ${ack.body.status}: submission ${ack.body.submission_id}, encounter ${encounterId}`);
 
-        step(5, 'Poll for the adjudication (asynchronous, as the service is)');
-        const result = await pollClaim(client, ack.body.submission_id, {
-          timeoutMs: 60_000,
-          firstDelayMs: 2000,
-          onWait: ({ waitMs }) => say(`… not ready yet, checking again in ${Math.ceil(waitMs / 1000)}s`),
-        });
-        const adj = result.body.adjudication!;
-        say(`$ tpa claim poll ${ack.body.submission_id} --wait`);
-        say(`→ ${result.body.disposition}`);
-        say(
-          tools.keyValues([
-            ['Charges', tools.amount(adj.total_charges)],
-            ['Allowed (lesser of charge and contract)', tools.amount(adj.allowed_amount)],
-            ['  Copay', tools.amount(adj.copay_applied)],
-            ['  Deductible', tools.amount(adj.deductible_applied)],
-            ['  Coinsurance', tools.amount(adj.coinsurance_applied)],
-            ['Patient responsibility', tools.amount(adj.patient_responsibility)],
-            ['Benefit (the plan pays)', tools.amount(adj.benefit_amount)],
-          ]),
-        );
+    step(5, 'Poll for the adjudication (asynchronous, as the service is)');
+    say(`$ tpa claim poll ${ack.body.submission_id} --wait`);
+    const result = await pollClaim(client, ack.body.submission_id, {
+      timeoutMs: 60_000,
+      firstDelayMs: 2000,
+      onWait: ({ attempt, waitMs }) => say(`   … ${attempt === 0 ? 'first check' : 'not ready yet, checking again'} in ${Math.ceil(waitMs / 1000)}s`),
+    });
+    const adj = result.body.adjudication!;
+    say(`→ ${result.body.disposition}`);
+    say(
+      tools.keyValues([
+        ['   Charges', tools.amount(adj.total_charges)],
+        ['   Allowed (lesser of charge and contract)', tools.amount(adj.allowed_amount)],
+        ['     Copay', tools.amount(adj.copay_applied)],
+        ['     Deductible', tools.amount(adj.deductible_applied)],
+        ['     Coinsurance', tools.amount(adj.coinsurance_applied)],
+        ['   Patient responsibility', tools.amount(adj.patient_responsibility)],
+        ['   Benefit (the plan pays)', tools.amount(adj.benefit_amount)],
+      ]),
+    );
+    check(
+      `allowed ${tools.amount(adj.allowed_amount)} = benefit ${tools.amount(adj.benefit_amount)} + patient responsibility ${tools.amount(adj.patient_responsibility)}`,
+      cents(adj.allowed_amount) === cents(adj.benefit_amount) + cents(adj.patient_responsibility),
+    );
 
-        step(6, 'Check: allowed = benefit + patient responsibility, to the cent');
-        const cents = (v: number) => parseCents(String(v)) ?? NaN;
-        const holds = cents(adj.allowed_amount) === cents(adj.benefit_amount) + cents(adj.patient_responsibility);
-        say(`${tools.amount(adj.allowed_amount)} = ${tools.amount(adj.benefit_amount)} + ${tools.amount(adj.patient_responsibility)}  ${holds ? tools.c.green('✓ holds') : tools.c.red('✗ BROKEN')}`);
-        if (!holds) throw new TpaError(EXIT.INTERNAL, 'rule_broken', 'the adjudication broke allowed = benefit + patient responsibility');
+    step(6, 'Review and approve the fund release (irreversible)');
+    const detail = (await client.ledgerDetail(encounterId)).body;
+    const payouts = reviewPayouts(detail);
+    say(
+      tools.table(
+        ['Provider', 'Role', { header: 'Amount', align: 'right' }, { header: 'Fee (2.2% + 0.30)', align: 'right' }, { header: 'Net', align: 'right' }],
+        payouts.map((p) => [p.providerName, p.providerRole, formatCentsGrouped(p.amountCents), formatCentsGrouped(p.feeCents), formatCentsGrouped(p.netCents)]),
+      ),
+    );
+    const authCode = `AUTH-${today.replace(/-/g, '')}-ACME-0001`;
+    say(`$ tpa fund approve ${encounterId} --amount ${adj.benefit_amount.toFixed(2)} --auth-code ${authCode} --yes`);
+    const approved = await client.approveFunding({ encounter_id: encounterId, amount: adj.benefit_amount, authorization_code: authCode, notes: 'tpa demo' });
+    say(`→ ${approved.body.status}: transfer ${approved.body.processor_transfer_id}, expected ${approved.body.estimated_arrival}`);
+    check(
+      `payouts add up to the benefit: ${payouts.map((p) => formatCentsGrouped(p.amountCents)).join(' + ')} = ${tools.amount(adj.benefit_amount)}`,
+      payouts.reduce((s, p) => s + p.amountCents, 0) === cents(adj.benefit_amount),
+    );
+    const again = await client.approveFunding({ encounter_id: encounterId, amount: adj.benefit_amount, authorization_code: authCode }).then(
+      () => 'approved twice',
+      (err: TpaError) => err.code,
+    );
+    check(`a second approval is refused (${again}): the money moves once`, again === 'duplicate_approval');
 
-        say(`\n${tools.c.bold('Next')}: try it on your own local engine`);
-        say('  tpa local fixtures');
-        say('  tpa claim template > claim.json && tpa claim submit claim.json --wait');
-        say('  tpa claim template --type institutional > encounter.json && tpa claim submit encounter.json --wait');
-        return narrate
-          ? undefined
-          : { data: { blind_lookup: blind.body, full_lookup: full.body, acknowledgment: ack.body, claim_response: result.body, adjudication: adj, rule_holds: holds } };
-      } finally {
-        transport.close();
-        rmSync(dir, { recursive: true, force: true });
-      }
-    };
+    step(7, 'One business day later on the engine clock: the transfer arrives and is reconciled');
+    say('$ tpa local clock advance 3d && tpa settlement show ' + encounterId);
+    engine.advanceClock(3 * 86_400_000);
+    const settlement = (await client.settlement(encounterId)).body as SettlementRecord;
+    say(`→ ${settlement.status}, AEOB ${settlement.aeob_match?.aeob_reference}: ${settlement.aeob_match?.match_status}, reconciliation ${settlement.reconciliation_status}`);
+    check('the settlement completed and matched the AEOB exactly', settlement.status === 'COMPLETED' && settlement.aeob_match?.match_status === 'EXACT');
+
+    step(8, 'The ledger: every step of the encounter, timestamped');
+    say(`$ tpa ledger show ${encounterId}`);
+    const history = (await client.ledgerDetail(encounterId)).body;
+    for (const e of history.entries) say(`   ${e.timestamp}  ${e.type.padEnd(20)} ${e.reference ?? ''}`);
+    const f = history.financial_summary;
+    check(
+      `allowed = patient responsibility + payer responsibility (${tools.amount(f.allowed_amount)} = ${tools.amount(f.patient_responsibility.total)} + ${tools.amount(f.payer_responsibility.total)}), balance ${tools.amount(f.balance.running_balance)} ${f.balance.status}`,
+      cents(f.allowed_amount) === cents(f.patient_responsibility.total) + cents(f.payer_responsibility.total) && f.balance.status === 'SETTLED',
+    );
+
+    say(`\n${tools.c.bold('Next')}: the same on your own local engine`);
+    say('  tpa local fixtures');
+    say('  tpa claim template --type institutional > encounter.json && tpa claim submit encounter.json --wait');
+    say('  tpa fund approve <encounter_id>        (asks before it moves money)');
+    say('  tpa ledger list');
+    return narrate
+      ? undefined
+      : {
+          data: {
+            blind_lookup: blind.body,
+            full_lookup: full.body,
+            acknowledgment: ack.body,
+            claim_response: result.body,
+            adjudication: adj,
+            funding: approved.body,
+            settlement,
+            ledger: history,
+            rules_hold: true,
+          },
+        };
+  } finally {
+    transport.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+};

@@ -1,4 +1,7 @@
 // Handlers of `tpa local` (declared in local.ts): parse and check options, call the client, shape the output.
+import type { SettlementRecord } from '../../client/types.js';
+import type { Engine } from '../../engine/engine.js';
+import type { Scenario } from '../../engine/services/sandbox.js';
 import { UsageError } from '../../errors.js';
 import type { TableTools } from '../../render/output.js';
 import type { Handler } from '../action.js';
@@ -72,3 +75,52 @@ export const reset: Handler = async (ctx) => {
       ctx.note(existed ? `reset: deleted ${file}; it will be re-seeded on next use` : `reset: nothing to delete at ${file}`);
       return { data: { reset: true, database: file, existed } };
     };
+
+type ClockStatus = ReturnType<Engine['clock']>;
+
+function clockOutput(status: ClockStatus) {
+  const how: Record<string, string> = {
+    TPA_CLOCK: 'frozen by TPA_CLOCK for this process',
+    frozen: 'frozen (tpa local clock set)',
+    offset: `real time shifted by ${status.stored?.mode === 'offset' ? formatDurationSigned(status.stored.offset_ms) : ''}`,
+    real: 'real time',
+  };
+  return { data: status, table: (t: TableTools) => t.keyValues([['Engine time', status.now], ['Clock', how[status.source] ?? status.source]]) };
+}
+
+function formatDurationSigned(ms: number): string {
+  const sign = ms < 0 ? '-' : '+';
+  const abs = Math.abs(ms);
+  const d = Math.floor(abs / 86_400_000);
+  const h = Math.floor((abs % 86_400_000) / 3_600_000);
+  const m = Math.floor((abs % 3_600_000) / 60_000);
+  const s = Math.floor((abs % 60_000) / 1000);
+  return `${sign}${[d && `${d}d`, h && `${h}h`, m && `${m}m`, s && `${s}s`].filter(Boolean).join(' ') || '0s'}`;
+}
+
+async function withEngine<T>(ctx: Context, use: (engine: Engine) => T): Promise<T> {
+  const transport = await openEngine(ctx);
+  try {
+    return use(await transport.open());
+  } finally {
+    transport.close();
+  }
+}
+
+export const clockShow: Handler = async (ctx) => clockOutput(await withEngine(ctx, (e) => e.clock()));
+export const clockSet: Handler = async (ctx, [timestamp]) => clockOutput(await withEngine(ctx, (e) => e.setClock(timestamp!)));
+export const clockReal: Handler = async (ctx) => clockOutput(await withEngine(ctx, (e) => e.realClock()));
+export const clockAdvance: Handler = async (ctx, [duration]) => {
+  const { parseDuration } = await import('../../domain/duration.js');
+  const ms = parseDuration(duration!);
+  if (ms === undefined) throw new UsageError(`"${duration}" is not a duration such as 30s, 10m, 2h or 1d`);
+  return clockOutput(await withEngine(ctx, (e) => e.advanceClock(ms)));
+};
+
+export const simulate: Handler = async (ctx, [scenario, encounterId]) => {
+  const { SCENARIOS } = await import('../../engine/services/sandbox.js');
+  if (!(SCENARIOS as readonly string[]).includes(scenario!)) throw new UsageError(`unknown scenario "${scenario}": use ${SCENARIOS.join(', ')}`);
+  const record = await withEngine(ctx, (e) => e.simulate(scenario as Scenario, encounterId!));
+  const { settlementTable } = await import('./settlement.run.js');
+  return { data: record, table: (t) => settlementTable(t, record as unknown as SettlementRecord) };
+};

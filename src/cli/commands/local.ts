@@ -7,7 +7,6 @@ const run = () => import('./local.run.js');
 
 /** Adds the subcommands of `tpa local` to its command. */
 export function registerLocal(local: Command, act: Act): void {
-
   examples(
     local.command('fixtures').description('the seeded reference data: providers, contracts, members, so you know what to try'),
     'tpa local fixtures',
@@ -23,4 +22,26 @@ export function registerLocal(local: Command, act: Act): void {
   ).action(
     act(run, 'reset'),
   );
+
+  const clock = local.command('clock').description('the engine clock, shared by every command on this data dir (TPA_CLOCK overrides it)');
+  examples(clock.command('show', { isDefault: true }).description('the engine time now, and whether it is real, frozen or shifted'), 'tpa local clock').action(act(run, 'clockShow'));
+  examples(
+    clock.command('advance').description('move the clock forward, e.g. to the next business day').argument('<duration>', '30s, 10m, 2h, 1d ...'),
+    'tpa local clock advance 1d',
+  ).action(act(run, 'clockAdvance'));
+  examples(
+    clock.command('set').description('freeze the clock at a time').argument('<timestamp>', 'ISO 8601, e.g. 2026-03-02T10:00:00Z'),
+    'tpa local clock set 2026-03-02T10:00:00Z',
+  ).action(act(run, 'clockSet'));
+  examples(clock.command('real').description('back to real time'), 'tpa local clock real').action(act(run, 'clockReal'));
+
+  examples(
+    local
+      .command('simulate')
+      .description('sandbox triggers for the unhappy paths: a failed transfer, a refund, an AEOB that does not match')
+      .argument('<scenario>', 'settlement-failure | refund | aeob-variance')
+      .argument('<encounter_id>', 'a funded encounter'),
+    'tpa local simulate settlement-failure enc_3b302036a412ed8b301f',
+    'tpa local clock advance 3d && tpa local simulate refund enc_3b302036a412ed8b301f',
+  ).action(act(run, 'simulate'));
 }

@@ -5,8 +5,9 @@ import type { ParsedClaim, ProviderRole } from '../../domain/fhir-claim.js';
 import type { BenefitLine } from '../../domain/settlement.js';
 import type { Db } from '../store/db.js';
 
-export type LedgerStatus = 'SUBMITTED' | 'PROCESSING' | 'ADJUDICATED' | 'PENDED' | 'FUNDED' | 'DENIED' | 'RECONCILED';
-export const LEDGER_STATUSES: readonly LedgerStatus[] = ['SUBMITTED', 'PROCESSING', 'ADJUDICATED', 'PENDED', 'FUNDED', 'DENIED', 'RECONCILED'];
+import { LEDGER_STATUSES, type LedgerStatus } from '../../domain/ledger.js';
+
+export { LEDGER_STATUSES, type LedgerStatus };
 
 export interface EncounterRow {
   id: string;

@@ -189,6 +189,7 @@ export function ledgerDetail(ctx: EngineContext, _req: EngineRequest, params: Re
     encounter: {
       id: row.id,
       encounter_number: row.encounter_number,
+      status: row.status,
       service_date: row.service_date,
       submission_date: row.submitted_at.slice(0, 10),
       patient: { member_id: row.member_id, name: member?.name ?? null, dob: member?.dob ?? null },

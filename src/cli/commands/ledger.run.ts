@@ -1,0 +1,135 @@
+// Handlers of `tpa ledger` (declared in ledger.ts).
+import type { LedgerDetail, LedgerFilters, LedgerItem } from '../../client/types.js';
+import type { FieldError } from '../../domain/errors.js';
+import { LEDGER_STATUSES } from '../../domain/ledger.js';
+import { isoDateProblem, npiProblem } from '../../domain/validation.js';
+import { ValidationFailed } from '../../errors.js';
+import type { TableTools } from '../../render/output.js';
+import type { Handler, Options } from '../action.js';
+
+function filters(opts: Options): LedgerFilters {
+  const errors: FieldError[] = [];
+  const add = (field: string, problem: string | undefined) => problem && errors.push({ field, message: problem });
+  const f: LedgerFilters = {};
+  if (opts.from !== undefined) (add('--from', isoDateProblem(opts.from)), (f.start_date = String(opts.from)));
+  if (opts.to !== undefined) (add('--to', isoDateProblem(opts.to)), (f.end_date = String(opts.to)));
+  if (opts.npi !== undefined) (add('--npi', npiProblem(opts.npi)), (f.provider_npi = String(opts.npi)));
+  if (opts.status !== undefined) {
+    const status = String(opts.status).toUpperCase();
+    if (!(LEDGER_STATUSES as readonly string[]).includes(status)) add('--status', `must be one of ${LEDGER_STATUSES.join(', ')}`);
+    f.status = status;
+  }
+  const integer = (name: string, value: unknown, min: number, max: number): number | undefined => {
+    if (value === undefined) return undefined;
+    const text = String(value);
+    if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max) add(name, `must be a whole number from ${min} to ${max} (got "${text}")`);
+    return Number(text);
+  };
+  f.limit = integer('--limit', opts.limit, 1, 100);
+  f.offset = integer('--offset', opts.offset, 0, Number.MAX_SAFE_INTEGER);
+  if (errors.length > 0) throw new ValidationFailed(errors.map((e) => `${e.field}: ${e.message}`).join('\n'), { details: errors });
+  return f;
+}
+
+function listTable(t: TableTools, items: LedgerItem[]): string {
+  return t.table(
+    ['Encounter', 'Id', 'Service date', 'Provider', 'Status', { header: 'Charges', align: 'right' }, { header: 'Allowed', align: 'right' }, { header: 'Benefit', align: 'right' }],
+    items.map((i) => [
+      i.encounter_number,
+      i.encounter_id,
+      i.service_date,
+      `${i.provider.name} (${i.provider.npi})`,
+      t.status(i.status),
+      t.amount(i.financial_summary.charges),
+      t.amount(i.financial_summary.allowed_amount),
+      t.amount(i.financial_summary.benefit_amount),
+    ]),
+  );
+}
+
+export const list: Handler = async (ctx, _args, opts) => {
+  const f = filters(opts);
+  const client = await ctx.client();
+  const first = await client.ledgerList(f);
+  if (!opts.all) {
+    const page = first.body;
+    if (ctx.format === 'table' && page.next) {
+      const shown = (f.offset ?? 0) + page.results.length;
+      ctx.note(`showing ${(f.offset ?? 0) + 1}–${shown} of ${page.count.toLocaleString('en-US')}: use --all, or --offset ${shown} for the next page`);
+    }
+    return { data: page, items: page.results, table: (t) => (page.results.length === 0 ? 'No ledger entries match.' : listTable(t, page.results)) };
+  }
+  const all = [...first.body.results];
+  let next = first.body.next;
+  while (next) {
+    ctx.progress(`fetched ${all.length.toLocaleString('en-US')} of ${first.body.count.toLocaleString('en-US')} entries…`);
+    const page = await client.ledgerPage(next);
+    all.push(...page.body.results);
+    next = page.body.next;
+  }
+  return { data: all, items: all, table: (t) => (all.length === 0 ? 'No ledger entries match.' : listTable(t, all)) };
+};
+
+function detailTable(t: TableTools, d: LedgerDetail): string {
+  const e = d.encounter;
+  const f = d.financial_summary;
+  const pr = f.patient_responsibility ?? {};
+  const h = (s: string) => `\n${t.c.bold(s)}`;
+  return [
+    t.c.bold(`${e.encounter_number} (${e.id})  ${t.status(e.status)}`),
+    t.keyValues([
+      ['Patient', `${e.patient.name ?? '—'} (${e.patient.member_id}, born ${e.patient.dob ?? '—'})`],
+      ['Provider', `${e.provider.name} (NPI ${e.provider.npi}${e.provider.role ? `, ${e.provider.role}` : ''})`],
+      ...(e.provider.facility_name ? [['Facility', `${e.provider.facility_name} (NPI ${e.provider.facility_npi})`] as [string, string]] : []),
+      ['Payer', `${e.payer.name} (${e.payer.id})`],
+      ['Service date', e.service_date],
+      ['Submitted', e.submission_date],
+    ]),
+    h('History'),
+    t.table(
+      ['#', 'When', 'Type', 'Reference', 'Description'],
+      d.entries.map((x) => [String(x.sequence), x.timestamp, x.type, x.reference ?? '—', x.description]),
+    ),
+    h('Money'),
+    t.keyValues([
+      ['Submitted charges', t.amount(f.submitted_charges)],
+      ['Contractual adjustment', `-${t.amount(f.adjustments?.contractual_adjustment)}`],
+      ['Allowed', t.amount(f.allowed_amount)],
+      ['  Copay', t.amount(pr.copay)],
+      ['  Deductible', t.amount(pr.deductible)],
+      ['  Coinsurance', t.amount(pr.coinsurance)],
+      ['  Not covered', t.amount(pr.non_covered)],
+      ['Patient responsibility', t.amount(pr.total)],
+      ['Payer responsibility', t.c.bold(t.amount(f.payer_responsibility?.total))],
+      ['Balance', `${t.amount(f.balance?.running_balance)} (${f.balance?.status ?? '—'})`],
+    ]),
+    h('Service lines'),
+    t.table(
+      ['#', 'CPT', 'Description', 'Provider', { header: 'Charge', align: 'right' }, { header: 'Allowed', align: 'right' }, { header: 'Patient', align: 'right' }, { header: 'Benefit', align: 'right' }, 'Status'],
+      d.service_lines.map((l) => [
+        String(l.sequence),
+        l.cpt_code,
+        l.cpt_description,
+        `${l.provider_role} ${l.provider_npi}`,
+        t.amount(l.submitted_charge),
+        t.amount(l.allowed_amount),
+        t.amount(l.patient_responsibility),
+        t.amount(l.benefit_amount),
+        t.status(l.status),
+      ]),
+    ),
+    h('Reconciliation'),
+    t.keyValues([
+      ['Match', t.status(d.reconciliation.claim_match_status)],
+      ['AEOB', d.reconciliation.aeob_reference],
+      ['Processor trace', d.reconciliation.processor_trace_id],
+      ['Settlement record', d.reconciliation.settlement_record_id ?? '—'],
+    ]),
+  ].join('\n');
+}
+
+export const show: Handler = async (ctx, [encounterId]) => {
+  const client = await ctx.client();
+  const detail = (await client.ledgerDetail(encounterId!)).body;
+  return { data: detail, items: detail.entries, table: (t) => detailTable(t, detail) };
+};
