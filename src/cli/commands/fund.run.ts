@@ -6,7 +6,7 @@ import type { FundingApproved, LedgerDetail } from '../../client/types.js';
 import type { ProviderRole } from '../../domain/fhir-claim.js';
 import { centsToAmount, formatCents, formatCentsGrouped, jsonNumberToCents, parseCents } from '../../domain/money.js';
 import { splitPayouts, type PayoutShare } from '../../domain/settlement.js';
-import { ConflictError, NetworkError, UsageError, ValidationFailed } from '../../errors.js';
+import { ConflictError, NetworkError, NotFoundError, UsageError, ValidationFailed } from '../../errors.js';
 import type { TableTools } from '../../render/output.js';
 import type { Handler } from '../action.js';
 import type { Context } from '../context.js';
@@ -58,6 +58,9 @@ async function afterAmbiguousFailure(ctx: Context, client: TpaClient, encounterI
   try {
     settlement = await client.settlement(encounterId);
   } catch (err) {
+    if (err instanceof NotFoundError) {
+      throw new NetworkError(`the approval of ${encounterId} did not happen: ${err.message}`, { hint: 'check the encounter id; nothing was funded' });
+    }
     throw new NetworkError(`could not tell whether the approval of ${encounterId} happened (${(err as Error).message})`, {
       hint: `check before trying again: tpa settlement show ${encounterId}`,
     });

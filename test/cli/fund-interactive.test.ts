@@ -1,0 +1,202 @@
+// The interactive path of `tpa fund approve`: the CLI runs under a real pseudo-terminal (prompts
+// only appear when stdin and stdout are terminals), driven by test/helpers/pty-drive.py, which
+// waits for each prompt's text before typing into it.
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { TPA_BIN, tpa } from '../helpers/cli.js';
+import { tempDir } from '../helpers/engine.js';
+
+const DRIVER = fileURLToPath(new URL('../helpers/pty-drive.py', import.meta.url));
+
+interface Step {
+  /** Text to wait for (ANSI stripped), after the previous step's text. */
+  expect?: string;
+  /** Keystrokes to type once it appeared; a list is typed piece by piece. */
+  send?: string | string[];
+}
+
+interface PtyResult {
+  exit_code: number | null;
+  signal: number | null;
+  output: string;
+  timed_out: boolean;
+  error: string | null;
+  failed_step: number | null;
+}
+
+const ENTER = '\r';
+const BACKSPACE = '\x7f';
+
+let home: ReturnType<typeof tempDir>;
+const run = (args: string[]) => tpa(args, { home: home.dir });
+
+beforeEach(() => {
+  home = tempDir();
+});
+afterEach(() => home.remove());
+
+/** Runs `tpa <args>` under a pty of 120 columns, typing `steps`; never waits more than ~18 s. */
+function tpaInteractive(args: string[], steps: Step[]): Promise<PtyResult> {
+  const env: Record<string, string> = {};
+  // As in the non-interactive helper: none of the parent's tpa settings leak in, and prompts stay enabled.
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('TPA_') && k !== 'NO_COLOR' && k !== 'FORCE_COLOR' && k !== 'CI') env[k] = v;
+  Object.assign(env, { TPA_HOME: home.dir, TPA_ADJUDICATION_DELAY: '0', TERM: 'xterm-256color' });
+  const script = { argv: [process.execPath, TPA_BIN, ...args], cwd: home.dir, steps, cols: 120, rows: 40, step_timeout: 10, timeout: 18 };
+  return new Promise((resolve, reject) => {
+    const child = spawn('python3', [DRIVER], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 25_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      try {
+        resolve(JSON.parse(stdout) as PtyResult);
+      } catch {
+        reject(new Error(`pty-drive.py exited ${code} without a report\nstdout: ${stdout}\nstderr: ${stderr}`));
+      }
+    });
+    child.stdin.end(JSON.stringify(script));
+  });
+}
+
+/** Fails with the screen as the approver saw it when the driver did not get through its steps. */
+function expectCompleted(r: PtyResult): void {
+  expect(r.error, `${r.error}\n--- screen ---\n${r.output}`).toBeNull();
+  expect(r.timed_out).toBe(false);
+}
+
+/** An adjudicated institutional encounter (benefit 2,280.00, four providers), made with the real CLI. */
+async function adjudicatedEncounter(): Promise<string> {
+  const t = await run(['claim', 'template', '--type', 'institutional']);
+  expect(t.code).toBe(0);
+  const file = join(home.dir, 'claim.json');
+  writeFileSync(file, t.stdout);
+  const s = await run(['claim', 'submit', file, '--wait', '-o', 'json']);
+  expect(s.code, s.stderr).toBe(0);
+  const body = s.json<{ external_claim_id: string; status: string; adjudication: { benefit_amount: number } }>();
+  expect(body).toMatchObject({ status: 'ADJUDICATED', adjudication: { benefit_amount: 2280 } });
+  return body.external_claim_id;
+}
+
+const CONFIRM = 'Release $2,280.00 to 4 providers?';
+
+describe('tpa fund approve, interactively on a terminal', { timeout: 30_000 }, () => {
+  it('shows the review, takes the pre-filled amount and a typed authorization code, and releases the funds once confirmed', async () => {
+    const id = await adjudicatedEncounter();
+    const r = await tpaInteractive(
+      ['fund', 'approve', id],
+      [
+        { expect: 'Maria Garcia' },
+        { expect: 'Amount to release (USD)', send: ENTER },
+        { expect: 'Authorization code', send: `AUTH-PTY-7731${ENTER}` },
+        { expect: CONFIRM, send: ['y', ENTER] },
+      ],
+    );
+    expectCompleted(r);
+    expect(r.exit_code, r.output).toBe(0);
+    const screen = r.output;
+    // The review, before any question.
+    const review = screen.slice(0, screen.indexOf('Amount to release (USD)'));
+    expect(review).toContain(`Fund release for encounter`);
+    expect(review).toContain(id);
+    expect(review).toMatch(/Patient\s+Maria Garcia/);
+    expect(review).toMatch(/Benefit amount\s+2,280\.00/);
+    expect(review).toMatch(/Fee \(2\.2% \+ 0\.30\)\W+Net to provider/);
+    for (const [role, amount, fee, net] of [
+      ['FACILITY', '1,300.00', '28.90', '1,271.10'],
+      ['SURGEON', '520.00', '11.74', '508.26'],
+      ['ANESTHESIA', '384.00', '8.75', '375.25'],
+      ['PATHOLOGY', '76.00', '1.97', '74.03'],
+    ] as const) {
+      expect(review).toMatch(new RegExp(`${role}\\W+${amount.replace(/\./g, '\\.')}\\W+${fee.replace('.', '\\.')}\\W+${net.replace(/\./g, '\\.')}`));
+    }
+    // The amount offered is the benefit, and nothing warned that it differs.
+    expect(screen).toMatch(/Amount to release \(USD\) \(2280\.00\)/);
+    expect(screen).not.toMatch(/differs from the adjudicated benefit/);
+    expect(screen).toMatch(/This cannot be undone/);
+    expect(screen).toMatch(/Fund release approved/);
+    expect(screen).toContain(`tpa settlement show ${id}`);
+
+    const settlement = await run(['settlement', 'show', id, '-o', 'json']);
+    expect(settlement.code, settlement.stderr).toBe(0);
+    expect(settlement.json()).toMatchObject({ encounter_id: id, total_amount: 2280, status: 'INITIATED' });
+    const ledger = await run(['ledger', 'show', id, '-o', 'json']);
+    expect(ledger.code, ledger.stderr).toBe(0);
+    const entries = ledger.json<{ entries: { type: string; reference: string }[] }>().entries;
+    expect(entries.filter((e) => e.type === 'FUNDING_APPROVED')).toEqual([expect.objectContaining({ reference: 'AUTH-PTY-7731' })]);
+  });
+
+  it.each([
+    ['answering n', ['n', ENTER]],
+    ['pressing Enter on the default No', [ENTER]],
+  ])('declining the confirmation by %s exits 2 and releases nothing', async (_how, keys) => {
+    const id = await adjudicatedEncounter();
+    const r = await tpaInteractive(
+      ['fund', 'approve', id],
+      [
+        { expect: 'Amount to release (USD)', send: ENTER },
+        { expect: 'Authorization code', send: `AUTH-PTY-0001${ENTER}` },
+        { expect: CONFIRM, send: keys },
+      ],
+    );
+    expectCompleted(r);
+    expect(r.exit_code, r.output).toBe(2);
+    expect(r.output).toMatch(/This cannot be undone No\b/); // the answer as the prompt settled on it
+    expect(r.output).toMatch(/nothing was done/);
+    expect(r.output).not.toMatch(/Fund release approved/);
+
+    const settlement = await run(['settlement', 'show', id]);
+    expect(settlement.code, settlement.stderr).toBe(7);
+    const ledger = await run(['ledger', 'show', id, '-o', 'json']);
+    expect(ledger.json<{ entries: { type: string }[] }>().entries.map((e) => e.type)).not.toContain('FUNDING_APPROVED');
+  });
+
+  it('an encounter that is already funded exits 4 without asking for an amount', async () => {
+    const id = await adjudicatedEncounter();
+    const first = await run(['fund', 'approve', id, '--amount', '2280', '--auth-code', 'AUTH-X', '--yes']);
+    expect(first.code, first.stderr).toBe(0);
+
+    const r = await tpaInteractive(['fund', 'approve', id], []);
+    expectCompleted(r);
+    expect(r.exit_code, r.output).toBe(4);
+    expect(r.output).toMatch(/already funded \(settlement stl_\w+\); nothing was sent/);
+    expect(r.output).toContain(`tpa settlement show ${id}`);
+    expect(r.output).not.toContain('Amount to release');
+    expect(r.output).not.toContain('Authorization code');
+
+    // Still one funding, the first.
+    const ledger = await run(['ledger', 'show', id, '-o', 'json']);
+    const funded = ledger.json<{ entries: { type: string; reference: string }[] }>().entries.filter((e) => e.type === 'FUNDING_APPROVED');
+    expect(funded).toEqual([expect.objectContaining({ reference: 'AUTH-X' })]);
+  });
+
+  it('a mistyped amount is refused at the prompt with a reason, and can be corrected there', async () => {
+    const id = await adjudicatedEncounter();
+    const r = await tpaInteractive(
+      ['fund', 'approve', id],
+      [
+        { expect: 'Amount to release (USD)', send: `2280.999${ENTER}` },
+        { expect: 'an amount with at most two decimals' },
+        // The mistyped text is kept for editing: rub out "999" and finish with "00".
+        { send: [BACKSPACE, BACKSPACE, BACKSPACE, `00${ENTER}`] },
+        { expect: 'Authorization code', send: `AUTH-PTY-0002${ENTER}` },
+        { expect: CONFIRM, send: ['y', ENTER] },
+      ],
+    );
+    expectCompleted(r);
+    expect(r.exit_code, r.output).toBe(0);
+    expect(r.output).toMatch(/Amount to release \(USD\) 2280\.00/);
+    expect(r.output).not.toMatch(/differs from the adjudicated benefit/);
+    expect(r.output).toMatch(/Fund release approved/);
+
+    const settlement = await run(['settlement', 'show', id, '-o', 'json']);
+    expect(settlement.code, settlement.stderr).toBe(0);
+    expect(settlement.json()).toMatchObject({ total_amount: 2280, status: 'INITIATED' });
+  });
+});
