@@ -14,7 +14,7 @@ export interface TemplateOptions {
 /** Typical billed charges (cents) for the seeded codes, so that contracts price below charges. */
 const TYPICAL_CHARGE: Record<string, number> = {
   '45378': 180000, '45380': 240000, '43235': 150000, '00811': 90000, '00731': 80000, '88305': 25000, '88312': 12000,
-  '27447': 3400000, '01402': 250000, '97161': 30000, '29881': 450000, '29880': 520000, '70553': 210000, '66984': 260000, '99213': 18000,
+  '27447': 3400000, '01402': 250000, '97161': 30000, '29881': 450000, '29880': 520000, '70553': 210000, '66984': 260000, '99213': 18000, '64721': 380000,
 };
 const REVENUE_FOR: Record<string, string> = { '00811': '0370', '00731': '0370', '01402': '0370', '88305': '0310', '88312': '0310', '97161': '0420' };
 const ROLE_FOR: Record<string, { npi: string; code: string }> = {

@@ -2,6 +2,7 @@
 // in-process transport and the HTTP server go through it, so a command behaves the same either way.
 import type { EngineContext } from './context.js';
 import type { EngineRequest, EngineResponse } from './http.js';
+import { addSsp, configureSchedule, finalizeSchedule, getSchedule, initSchedule, listCatalog, loadCatalog, previewSchedule, removeSsp } from './services/builder.js';
 import { claimResponse, submitClaim } from './services/claims.js';
 import { approveFunding } from './services/funding.js';
 import { ledgerDetail, listLedger } from './services/ledger.js';
@@ -29,6 +30,7 @@ function route(method: string, path: string, handler: Handler): Route {
 }
 
 const TPA = '/tpa-api/v1';
+const BUILDER = '/api/v1/computable-contracts/builder/{instance_id}';
 
 export const ROUTES: readonly Route[] = [
   route('POST', `${TPA}/contract-lookup/blind/`, blindLookup),
@@ -39,6 +41,17 @@ export const ROUTES: readonly Route[] = [
   route('GET', `${TPA}/settlement/{encounter_id}/`, getSettlement),
   route('GET', `${TPA}/ledger/entries/`, listLedger),
   route('GET', `${TPA}/ledger/entries/{encounter_id}/`, ledgerDetail),
+  route('GET', '/api/v1/ssp/catalog/', listCatalog),
+  route('POST', `${BUILDER}/rate-schedule/init/`, initSchedule),
+  route('GET', `${BUILDER}/rate-schedule/`, getSchedule),
+  route('PATCH', `${BUILDER}/rate-schedule/config/`, configureSchedule),
+  route('PUT', `${BUILDER}/rate-schedule/add-ssp/`, addSsp),
+  route('DELETE', `${BUILDER}/rate-schedule/remove-ssp/`, removeSsp),
+  route('POST', `${BUILDER}/rate-schedule/load-catalog/`, loadCatalog),
+  route('GET', `${BUILDER}/rate-schedule/preview/`, previewSchedule),
+  // SPEC.md writes this one without the trailing slash; both forms are served.
+  route('POST', `${BUILDER}/finalize`, finalizeSchedule),
+  route('POST', `${BUILDER}/finalize/`, finalizeSchedule),
 ];
 
 export type Match = { route: Route; params: Record<string, string> } | { allowed: string[] } | undefined;

@@ -67,5 +67,15 @@ export function fixtures(db: Db): Record<string, unknown> {
     coverage_end: m.coverage_end,
   }));
   const cpt_codes = db.prepare('SELECT code, description FROM cpt_codes ORDER BY code').all();
-  return { providers, contracts, members, cpt_codes, builder_instances: [], catalog_versions: [] };
+  const builder_instances = db
+    .prepare(
+      `SELECT b.id AS instance_id, b.name, b.contract_id, c.contract_number, c.npi, c.group_id,
+              CASE WHEN s.finalized_at IS NOT NULL THEN 'FINALIZED' WHEN s.id IS NOT NULL THEN 'DRAFT' ELSE 'NOT_INITIALIZED' END AS schedule_status
+       FROM builder_instances b JOIN contracts c ON c.id = b.contract_id LEFT JOIN rate_schedules s ON s.instance_id = b.id ORDER BY b.id`,
+    )
+    .all();
+  const catalog_versions = db
+    .prepare(`SELECT version, SUM(level = 'ENCOUNTER' AND active = 1) AS active_encounter_ssps, COUNT(*) AS entries FROM ssp_catalog GROUP BY version ORDER BY version`)
+    .all();
+  return { providers, contracts, members, cpt_codes, builder_instances, catalog_versions };
 }

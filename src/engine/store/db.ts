@@ -3,7 +3,7 @@ import Database from 'better-sqlite3';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { MIGRATIONS } from './migrations.js';
-import { seed } from './seed.js';
+import { SEEDS } from './seed.js';
 
 export type Db = Database.Database;
 
@@ -33,7 +33,8 @@ function migrate(db: Db): void {
     const version = db.pragma('user_version', { simple: true }) as number;
     for (let v = version; v < SCHEMA_VERSION; v++) {
       db.exec(MIGRATIONS[v]!);
-      if (v === 0) seed(db);
+      // Each migration that brings new reference data seeds it, so an older database gains it too.
+      SEEDS[v]?.(db);
     }
     db.pragma(`user_version = ${SCHEMA_VERSION}`);
   }).immediate();

@@ -169,4 +169,71 @@ export const MIGRATIONS: readonly string[] = [
 
   CREATE INDEX encounters_by_order ON encounters (service_date DESC, submitted_at DESC);
   `,
+  // 3: the contract builder: SSP catalog versions, builder instances, rate schedules and their
+  // items, the contract rate records a finalized schedule creates, and the settings it copies.
+  `
+  CREATE TABLE ssp_catalog (
+    id TEXT PRIMARY KEY,
+    version TEXT NOT NULL,
+    code TEXT NOT NULL,
+    name TEXT NOT NULL,
+    level TEXT NOT NULL,
+    medicare_rate_cents INTEGER NOT NULL,
+    base_weight TEXT NOT NULL,
+    primary_cpt_code TEXT NOT NULL,
+    requires_anesthesia INTEGER NOT NULL,
+    active INTEGER NOT NULL,
+    UNIQUE (version, code)
+  );
+  CREATE INDEX ssp_catalog_listing ON ssp_catalog (version, level, active, code);
+
+  CREATE TABLE builder_instances (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    contract_id TEXT NOT NULL REFERENCES contracts(id)
+  );
+
+  CREATE TABLE rate_schedules (
+    id TEXT PRIMARY KEY,
+    instance_id TEXT NOT NULL UNIQUE REFERENCES builder_instances(id),
+    ssp_reference_type TEXT NOT NULL,
+    scope_of_care TEXT NOT NULL,
+    service_logic TEXT NOT NULL,
+    elective_advance_hours INTEGER NOT NULL,
+    non_elective_fallback TEXT NOT NULL,
+    non_elective_fallback_percent TEXT NOT NULL,
+    default_rate_type TEXT NOT NULL,
+    default_rate_value TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    finalized_at TEXT
+  );
+
+  CREATE TABLE rate_schedule_items (
+    id TEXT PRIMARY KEY,
+    schedule_id TEXT NOT NULL REFERENCES rate_schedules(id),
+    ssp_id TEXT NOT NULL,
+    rate_type TEXT NOT NULL,
+    rate_value TEXT NOT NULL,
+    is_bundle_eligible INTEGER NOT NULL,
+    bundle_type TEXT,
+    notes TEXT NOT NULL,
+    sort_order INTEGER NOT NULL,
+    UNIQUE (schedule_id, ssp_id)
+  );
+
+  CREATE TABLE contract_rate_records (
+    id TEXT PRIMARY KEY,
+    contract_id TEXT NOT NULL REFERENCES contracts(id),
+    ssp_code TEXT NOT NULL,
+    cpt_code TEXT NOT NULL,
+    rate_type TEXT NOT NULL,
+    rate_value TEXT NOT NULL,
+    allowed_amount_cents INTEGER NOT NULL,
+    bundle_type TEXT,
+    created_at TEXT NOT NULL
+  );
+  CREATE INDEX contract_rate_records_by_contract ON contract_rate_records (contract_id, cpt_code);
+
+  ALTER TABLE contracts ADD COLUMN builder_settings_json TEXT;
+  `,
 ];

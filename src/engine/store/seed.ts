@@ -2,6 +2,7 @@
 // NPIs, contracts of every rate type and bundle type, members with plan benefits. Documented by
 // `tpa local fixtures` and the README; tests rely on these values, so change them with care.
 import type Database from 'better-sqlite3';
+import { CATALOG_VERSIONS, sspUuid } from './catalog-seed.js';
 
 export const SEED_PLANS = [
   { id: 'PLAN-GOLD', name: 'Acme Gold PPO', payerId: 'PAYER-ACME', payerName: 'Acme Health Plan', deductibleCents: 50000, copayCents: 2500, coinsurancePercent: 20 },
@@ -107,7 +108,7 @@ export const SEED_CONTRACTS: readonly SeedContract[] = [
   },
 ];
 
-export function seed(db: Database.Database): void {
+function seedReference(db: Database.Database): void {
   const plan = db.prepare('INSERT INTO plans VALUES (?, ?, ?, ?, ?, ?, ?)');
   for (const p of SEED_PLANS) plan.run(p.id, p.name, p.payerId, p.payerName, p.deductibleCents, p.copayCents, p.coinsurancePercent);
   const member = db.prepare('INSERT INTO members VALUES (?, ?, ?, ?, ?, ?, ?)');
@@ -123,3 +124,29 @@ export function seed(db: Database.Database): void {
     for (const [code, [rateCents, preauth]] of Object.entries(c.codes)) rate.run(c.id, code, rateCents, preauth ? 1 : 0);
   }
 }
+
+export const SEED_BUILDER_INSTANCES = [
+  { id: 'BLD-1001', name: 'Summit Ambulatory Surgery Center: 2027 direct contract', contractId: 'ctr_6e2d9b4f1a7c3058' },
+  { id: 'BLD-1002', name: 'Riverside GI: surgeon case rates renewal', contractId: 'ctr_8d21b5e09f4c7a13' },
+] as const;
+
+function seedBuilder(db: Database.Database): void {
+  // The builder's own direct contract: a new ambulatory surgery center whose rates come from its schedule.
+  db.prepare('INSERT INTO providers VALUES (?, ?, ?, ?, ?)').run('1902847361', 'Summit Ambulatory Surgery Center', 'FACILITY', 'GRP-4004', null);
+  db.prepare('INSERT INTO contracts (id, contract_number, npi, group_id, effective_date, termination_date, network_tier, rate_type, medicare_multiplier, bundle_type, bundle_rate_cents, anesthesia_included) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').run(
+    'ctr_6e2d9b4f1a7c3058', 'DC-2026-0101', '1902847361', 'GRP-4004', '2025-01-01', null, 'PREFERRED', 'CASE_RATE', null, 'SINGLE', null, 1,
+  );
+  const cpt = db.prepare('INSERT OR IGNORE INTO cpt_codes VALUES (?, ?)');
+  const ssp = db.prepare('INSERT INTO ssp_catalog VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
+  for (const [version, entries] of Object.entries(CATALOG_VERSIONS)) {
+    for (const e of entries) {
+      ssp.run(sspUuid(version, e.code), version, e.code, e.name, e.level, e.medicareRateCents, e.baseWeight, e.primaryCpt, e.requiresAnesthesia ? 1 : 0, e.active ? 1 : 0);
+      if (e.level === 'ENCOUNTER') cpt.run(e.primaryCpt, e.name);
+    }
+  }
+  const instance = db.prepare('INSERT INTO builder_instances VALUES (?, ?, ?)');
+  for (const b of SEED_BUILDER_INSTANCES) instance.run(b.id, b.name, b.contractId);
+}
+
+/** Seed data by migration index: what each migration's tables start with. */
+export const SEEDS: Record<number, (db: Database.Database) => void> = { 0: seedReference, 2: seedBuilder };

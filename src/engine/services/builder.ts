@@ -1,0 +1,430 @@
+// The contract builder (SPEC.md "/api/v1/..." endpoints): the SSP catalog, a rate schedule per
+// builder instance, its preview, and finalization into contract rate records that lookups and
+// adjudication then use (DESIGN.md section 4, "Rate schedules").
+import type { FieldError } from '../../domain/errors.js';
+import { centsToAmount, formatCents, jsonNumberToCents, jsonNumberToRatio, mulDivRound, parseCents, parseRatio } from '../../domain/money.js';
+import { isoSeconds } from '../clock.js';
+import type { EngineContext } from '../context.js';
+import { HttpError, jsonBody, respond, type EngineRequest, type EngineResponse } from '../http.js';
+import { newId } from '../ids.js';
+import { CURRENT_CATALOG_VERSION } from '../store/catalog-seed.js';
+import type { Db } from '../store/db.js';
+
+export const CATALOG_DEFAULT_PAGE_SIZE = 20;
+export const CATALOG_MAX_PAGE_SIZE = 200;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
+
+export const SCHEDULE_CHOICES = {
+  ssp_reference_type: ['INDIVIDUAL'],
+  scope_of_care: ['FACILITY_AND_PROFESSIONAL', 'FACILITY_ONLY'],
+  service_logic: ['ELECTIVE_ONLY'],
+  non_elective_fallback: ['PERCENT_MEDICARE', 'WRAP_NETWORK'],
+  default_rate_type: ['PERCENT_MEDICARE', 'CASE_RATE'],
+} as const;
+export const ITEM_RATE_TYPES = ['CASE_RATE', 'PERCENT_MEDICARE'] as const;
+export const BUILDER_BUNDLE_TYPES = ['CONVENED', 'PROVIDER_ONLY'] as const;
+
+/** DESIGN.md section 4: init defaults. */
+const SCHEDULE_DEFAULTS = {
+  ssp_reference_type: 'INDIVIDUAL',
+  scope_of_care: 'FACILITY_AND_PROFESSIONAL',
+  service_logic: 'ELECTIVE_ONLY',
+  elective_advance_hours: 72,
+  non_elective_fallback: 'PERCENT_MEDICARE',
+  non_elective_fallback_percent: '1.25',
+  default_rate_type: 'PERCENT_MEDICARE',
+  default_rate_value: '1.5',
+};
+type ScheduleSettings = typeof SCHEDULE_DEFAULTS;
+
+interface SspRow {
+  id: string;
+  version: string;
+  code: string;
+  name: string;
+  level: string;
+  medicare_rate_cents: number;
+  base_weight: string;
+  primary_cpt_code: string;
+  requires_anesthesia: number;
+  active: number;
+}
+
+interface ScheduleRow extends ScheduleSettings {
+  id: string;
+  instance_id: string;
+  created_at: string;
+  finalized_at: string | null;
+}
+
+interface ItemRow {
+  id: string;
+  schedule_id: string;
+  ssp_id: string;
+  rate_type: (typeof ITEM_RATE_TYPES)[number];
+  rate_value: string;
+  is_bundle_eligible: number;
+  bundle_type: string | null;
+  notes: string;
+  sort_order: number;
+  code: string;
+  name: string;
+  medicare_rate_cents: number;
+  primary_cpt_code: string;
+}
+
+const sspBody = (r: SspRow) => ({
+  id: r.id,
+  code: r.code,
+  name: r.name,
+  level: r.level,
+  medicare_rate: centsToAmount(r.medicare_rate_cents),
+  base_weight: Number(r.base_weight),
+  primary_cpt_code: r.primary_cpt_code,
+  requires_anesthesia: r.requires_anesthesia === 1,
+});
+
+function fail(status: number, error: string, extra: Record<string, unknown> = {}): never {
+  throw new HttpError(status, { error, ...extra });
+}
+
+function invalid(errors: FieldError[]): void {
+  if (errors.length > 0) throw new HttpError(400, { error: 'validation_error', message: errors.map((e) => `${e.field}: ${e.message}`).join('; '), errors });
+}
+
+// ---- catalog ----
+
+export function listCatalog(ctx: EngineContext, req: EngineRequest): EngineResponse {
+  const errors: FieldError[] = [];
+  const integer = (name: string, fallback: number, max: number) => {
+    const v = req.query.get(name);
+    if (v === null || v === '') return fallback;
+    if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > max) {
+      errors.push({ field: name, message: `must be a whole number from 1 to ${max} (got "${v}")` });
+      return fallback;
+    }
+    return Number(v);
+  };
+  const page = integer('page', 1, Number.MAX_SAFE_INTEGER);
+  const pageSize = integer('page_size', CATALOG_DEFAULT_PAGE_SIZE, CATALOG_MAX_PAGE_SIZE);
+  const version = req.query.get('version') || CURRENT_CATALOG_VERSION;
+  if (!catalogVersionExists(ctx.db, version)) errors.push({ field: 'version', message: `unknown catalog version "${version}"` });
+  if (errors.length > 0) throw new HttpError(400, { errors });
+  const search = (req.query.get('search') ?? '').trim();
+  const where = `version = @version AND level = 'ENCOUNTER' AND active = 1 AND (@search = '' OR name LIKE @like ESCAPE '\\' OR code LIKE @like ESCAPE '\\')`;
+  const params = { version, search, like: `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%` };
+  const count = ctx.db.prepare(`SELECT COUNT(*) FROM ssp_catalog WHERE ${where}`).pluck().get(params) as number;
+  const rows = ctx.db.prepare(`SELECT * FROM ssp_catalog WHERE ${where} ORDER BY code LIMIT @limit OFFSET @offset`).all({ ...params, limit: pageSize, offset: (page - 1) * pageSize }) as SspRow[];
+  const link = (p: number) => {
+    const q = new URLSearchParams();
+    if (search) q.set('search', search);
+    if (req.query.get('version')) q.set('version', version);
+    q.set('page', String(p));
+    q.set('page_size', String(pageSize));
+    const path = `${req.path}?${q.toString()}`;
+    return req.headers.host ? `${req.headers['x-forwarded-proto'] ?? 'http'}://${req.headers.host}${path}` : path;
+  };
+  return respond(200, {
+    count,
+    next: page * pageSize < count ? link(page + 1) : null,
+    previous: page > 1 ? link(Math.min(page - 1, Math.max(1, Math.ceil(count / pageSize)))) : null,
+    results: rows.map(sspBody),
+  });
+}
+
+function catalogVersionExists(db: Db, version: string): boolean {
+  return db.prepare('SELECT 1 FROM ssp_catalog WHERE version = ? LIMIT 1').get(version) !== undefined;
+}
+
+// ---- schedule ----
+
+function instance(db: Db, id: string): { id: string; contract_id: string } {
+  const row = db.prepare('SELECT id, contract_id FROM builder_instances WHERE id = ?').get(id) as { id: string; contract_id: string } | undefined;
+  return row ?? fail(404, `Builder instance ${id} not found`, { instance_id: id });
+}
+
+function schedule(db: Db, instanceId: string): ScheduleRow {
+  instance(db, instanceId);
+  const row = db.prepare('SELECT * FROM rate_schedules WHERE instance_id = ?').get(instanceId) as ScheduleRow | undefined;
+  return row ?? fail(404, `Builder instance ${instanceId} has no rate schedule yet; initialize it first (POST .../rate-schedule/init/)`, { instance_id: instanceId });
+}
+
+function editable(db: Db, instanceId: string): ScheduleRow {
+  const s = schedule(db, instanceId);
+  if (s.finalized_at !== null) fail(409, `The rate schedule of ${instanceId} was finalized on ${s.finalized_at} and can no longer be changed`, { instance_id: instanceId });
+  return s;
+}
+
+/** Schedule settings from a body: every field optional, each checked; unknown fields refused. */
+function readSettings(body: Record<string, unknown>): Partial<ScheduleSettings> {
+  const errors: FieldError[] = [];
+  const out: Partial<ScheduleSettings> = {};
+  for (const key of Object.keys(body)) {
+    if (!(key in SCHEDULE_DEFAULTS)) errors.push({ field: key, message: 'is not a rate schedule setting' });
+  }
+  for (const [key, choices] of Object.entries(SCHEDULE_CHOICES) as [keyof typeof SCHEDULE_CHOICES, readonly string[]][]) {
+    const v = body[key];
+    if (v === undefined) continue;
+    if (typeof v !== 'string' || !choices.includes(v)) errors.push({ field: key, message: `must be one of ${choices.join(', ')}` });
+    else out[key] = v;
+  }
+  const hours = body.elective_advance_hours;
+  if (hours !== undefined) {
+    if (!Number.isInteger(hours) || (hours as number) < 0 || (hours as number) > 8760) errors.push({ field: 'elective_advance_hours', message: 'must be a whole number of hours from 0 to 8760' });
+    else out.elective_advance_hours = hours as number;
+  }
+  for (const key of ['non_elective_fallback_percent', 'default_rate_value'] as const) {
+    const v = body[key];
+    if (v === undefined) continue;
+    const ratio = jsonNumberToRatio(v);
+    if (ratio === undefined) errors.push({ field: key, message: 'must be a number ≥ 0 with at most six decimals' });
+    else out[key] = String(v);
+  }
+  invalid(errors);
+  return out;
+}
+
+function checkRate(rateType: string, value: string, field: string, errors: FieldError[]): void {
+  // A case rate is money (two decimals); a Medicare multiple is a ratio.
+  if (rateType === 'CASE_RATE' && parseCents(value) === undefined) errors.push({ field, message: 'a CASE_RATE is a USD amount ≥ 0 with at most two decimals' });
+}
+
+export function initSchedule(ctx: EngineContext, req: EngineRequest, params: Record<string, string>): EngineResponse {
+  const id = params.instance_id!;
+  const body = req.body && req.body.trim() !== '' ? jsonBody(req) : {};
+  return ctx.db
+    .transaction(() => {
+      instance(ctx.db, id);
+      const existing = ctx.db.prepare('SELECT id FROM rate_schedules WHERE instance_id = ?').pluck().get(id) as string | undefined;
+      if (existing) return respond(200, { rate_schedule_id: existing, message: `Rate schedule already initialized for ${id}` });
+      const settings = { ...SCHEDULE_DEFAULTS, ...readSettings(body) };
+      const errors: FieldError[] = [];
+      checkRate(settings.default_rate_type, settings.default_rate_value, 'default_rate_value', errors);
+      invalid(errors);
+      const scheduleId = newId('rs_');
+      ctx.db
+        .prepare(
+          `INSERT INTO rate_schedules (id, instance_id, ssp_reference_type, scope_of_care, service_logic, elective_advance_hours, non_elective_fallback,
+             non_elective_fallback_percent, default_rate_type, default_rate_value, created_at)
+           VALUES (@id, @instance, @ssp_reference_type, @scope_of_care, @service_logic, @elective_advance_hours, @non_elective_fallback,
+             @non_elective_fallback_percent, @default_rate_type, @default_rate_value, @now)`,
+        )
+        .run({ ...settings, id: scheduleId, instance: id, now: isoSeconds(ctx.clock.now()) });
+      return respond(200, { rate_schedule_id: scheduleId, message: `Rate schedule initialized for ${id}` });
+    })
+    .immediate();
+}
+
+function items(db: Db, scheduleId: string): ItemRow[] {
+  return db
+    .prepare(
+      `SELECT i.*, c.code, c.name, c.medicare_rate_cents, c.primary_cpt_code
+       FROM rate_schedule_items i JOIN ssp_catalog c ON c.id = i.ssp_id WHERE i.schedule_id = ? ORDER BY i.sort_order, i.id`,
+    )
+    .all(scheduleId) as ItemRow[];
+}
+
+const itemBody = (i: ItemRow) => ({
+  id: i.id,
+  ssp_id: i.ssp_id,
+  ssp_code: i.code,
+  ssp_name: i.name,
+  rate_type: i.rate_type,
+  rate_value: Number(i.rate_value),
+  is_bundle_eligible: i.is_bundle_eligible === 1,
+  bundle_type: i.bundle_type,
+  notes: i.notes,
+  sort_order: i.sort_order,
+});
+
+function settingsBody(s: ScheduleRow) {
+  return {
+    ssp_reference_type: s.ssp_reference_type,
+    scope_of_care: s.scope_of_care,
+    service_logic: s.service_logic,
+    elective_advance_hours: s.elective_advance_hours,
+    non_elective_fallback: s.non_elective_fallback,
+    non_elective_fallback_percent: Number(s.non_elective_fallback_percent),
+    default_rate_type: s.default_rate_type,
+    default_rate_value: Number(s.default_rate_value),
+  };
+}
+
+export function getSchedule(ctx: EngineContext, _req: EngineRequest, params: Record<string, string>): EngineResponse {
+  const s = schedule(ctx.db, params.instance_id!);
+  return respond(200, {
+    rate_schedule: { id: s.id, ...settingsBody(s), status: s.finalized_at ? 'FINALIZED' : 'DRAFT', finalized_at: s.finalized_at, items: items(ctx.db, s.id).map(itemBody) },
+  });
+}
+
+export function configureSchedule(ctx: EngineContext, req: EngineRequest, params: Record<string, string>): EngineResponse {
+  const body = jsonBody(req);
+  return ctx.db
+    .transaction(() => {
+      const s = editable(ctx.db, params.instance_id!);
+      const changes = readSettings(body);
+      const keys = Object.keys(changes) as (keyof ScheduleSettings)[];
+      if (keys.length === 0) fail(400, 'Nothing to change: send one or more rate schedule settings');
+      const merged = { ...s, ...changes };
+      const errors: FieldError[] = [];
+      checkRate(merged.default_rate_type, merged.default_rate_value, 'default_rate_value', errors);
+      invalid(errors);
+      ctx.db.prepare(`UPDATE rate_schedules SET ${keys.map((k) => `${k} = @${k}`).join(', ')} WHERE id = @id`).run({ ...changes, id: s.id });
+      return respond(200, { message: `Updated ${keys.join(', ')}` });
+    })
+    .immediate();
+}
+
+function catalogEntry(db: Db, sspId: string): SspRow {
+  const row = db.prepare('SELECT * FROM ssp_catalog WHERE id = ?').get(sspId) as SspRow | undefined;
+  if (!row) fail(404, `SSP ${sspId} is not in the catalog`, { ssp_id: sspId });
+  if (row.active !== 1 || row.level !== 'ENCOUNTER') fail(400, `SSP ${row.code} (${sspId}) is ${row.active !== 1 ? 'inactive' : `${row.level}-level`}; only active ENCOUNTER-level SSPs can be scheduled`, { ssp_id: sspId });
+  return row;
+}
+
+function readSspId(body: Record<string, unknown>): string {
+  const id = body.ssp_id;
+  if (typeof id !== 'string' || !UUID.test(id)) fail(400, `ssp_id must be a valid UUID (got ${JSON.stringify(id ?? null)})`);
+  return id.toLowerCase();
+}
+
+export function addSsp(ctx: EngineContext, req: EngineRequest, params: Record<string, string>): EngineResponse {
+  const body = jsonBody(req);
+  const sspId = readSspId(body);
+  const errors: FieldError[] = [];
+  const rateType = body.rate_type;
+  if (typeof rateType !== 'string' || !(ITEM_RATE_TYPES as readonly string[]).includes(rateType)) errors.push({ field: 'rate_type', message: `is required: ${ITEM_RATE_TYPES.join(' or ')}` });
+  let rateValue: string | undefined;
+  if (body.rate_value === undefined) errors.push({ field: 'rate_value', message: 'is required: a number ≥ 0' });
+  else if (rateType === 'CASE_RATE') {
+    const cents = jsonNumberToCents(body.rate_value);
+    if (cents === undefined) errors.push({ field: 'rate_value', message: 'a CASE_RATE is a USD amount ≥ 0 with at most two decimals' });
+    else rateValue = formatCents(cents);
+  } else {
+    if (jsonNumberToRatio(body.rate_value) === undefined) errors.push({ field: 'rate_value', message: 'a PERCENT_MEDICARE rate is a multiple ≥ 0 of the Medicare rate, at most six decimals' });
+    else rateValue = String(body.rate_value);
+  }
+  const eligible = body.is_bundle_eligible ?? false;
+  if (typeof eligible !== 'boolean') errors.push({ field: 'is_bundle_eligible', message: 'must be true or false' });
+  const bundleType = body.bundle_type ?? null;
+  if (bundleType !== null && !(BUILDER_BUNDLE_TYPES as readonly unknown[]).includes(bundleType)) errors.push({ field: 'bundle_type', message: `must be ${BUILDER_BUNDLE_TYPES.join(' or ')}, or null` });
+  if (eligible === true && bundleType === null) errors.push({ field: 'bundle_type', message: `is required when is_bundle_eligible is true: ${BUILDER_BUNDLE_TYPES.join(' or ')}` });
+  const notes = body.notes ?? '';
+  if (typeof notes !== 'string' || notes.length > 500) errors.push({ field: 'notes', message: 'must be text of at most 500 characters' });
+  invalid(errors);
+  return ctx.db
+    .transaction(() => {
+      const s = editable(ctx.db, params.instance_id!);
+      const ssp = catalogEntry(ctx.db, sspId);
+      const existing = ctx.db.prepare('SELECT id FROM rate_schedule_items WHERE schedule_id = ? AND ssp_id = ?').pluck().get(s.id, sspId) as string | undefined;
+      const values = { rateType, rateValue, eligible: eligible ? 1 : 0, bundleType, notes };
+      if (existing) {
+        ctx.db.prepare('UPDATE rate_schedule_items SET rate_type = @rateType, rate_value = @rateValue, is_bundle_eligible = @eligible, bundle_type = @bundleType, notes = @notes WHERE id = @id').run({ ...values, id: existing });
+        return respond(200, { rate_schedule_item_id: existing, ssp_id: sspId, message: `Updated ${ssp.code} in the rate schedule` });
+      }
+      const id = newId('rsi_');
+      const sortOrder = (ctx.db.prepare('SELECT COALESCE(MAX(sort_order), 0) + 1 FROM rate_schedule_items WHERE schedule_id = ?').pluck().get(s.id) as number) ?? 1;
+      ctx.db
+        .prepare('INSERT INTO rate_schedule_items VALUES (@id, @schedule, @ssp, @rateType, @rateValue, @eligible, @bundleType, @notes, @sortOrder)')
+        .run({ ...values, id, schedule: s.id, ssp: sspId, sortOrder });
+      return respond(200, { rate_schedule_item_id: id, ssp_id: sspId, message: `Added ${ssp.code} to the rate schedule` });
+    })
+    .immediate();
+}
+
+export function removeSsp(ctx: EngineContext, req: EngineRequest, params: Record<string, string>): EngineResponse {
+  const sspId = readSspId(jsonBody(req));
+  return ctx.db
+    .transaction(() => {
+      const s = editable(ctx.db, params.instance_id!);
+      const removed = ctx.db.prepare('DELETE FROM rate_schedule_items WHERE schedule_id = ? AND ssp_id = ?').run(s.id, sspId);
+      if (removed.changes === 0) fail(404, `SSP ${sspId} is not in the rate schedule`, { ssp_id: sspId });
+      return respond(200, { message: `Removed SSP ${sspId} from the rate schedule` });
+    })
+    .immediate();
+}
+
+export function loadCatalog(ctx: EngineContext, req: EngineRequest, params: Record<string, string>): EngineResponse {
+  const body = req.body && req.body.trim() !== '' ? jsonBody(req) : {};
+  const version = body.version ?? CURRENT_CATALOG_VERSION;
+  if (typeof version !== 'string' || !/^v\d+\.\d+$/.test(version)) throw new HttpError(400, { error: 'validation_error', errors: [{ field: 'version', message: 'must be a catalog version such as v1.0' }] });
+  return ctx.db
+    .transaction(() => {
+      const s = editable(ctx.db, params.instance_id!);
+      if (!catalogVersionExists(ctx.db, version)) fail(404, `Catalog version ${version} not found`, { version });
+      // Adds what the schedule lacks; SSPs already scheduled keep the rates someone chose for them.
+      const added = ctx.db
+        .prepare(
+          `INSERT INTO rate_schedule_items (id, schedule_id, ssp_id, rate_type, rate_value, is_bundle_eligible, bundle_type, notes, sort_order)
+           SELECT 'rsi_' || lower(hex(randomblob(10))), @schedule, c.id, @rateType, @rateValue, 0, NULL, '',
+                  (SELECT COALESCE(MAX(sort_order), 0) FROM rate_schedule_items WHERE schedule_id = @schedule) + ROW_NUMBER() OVER (ORDER BY c.code)
+           FROM ssp_catalog c
+           WHERE c.version = @version AND c.level = 'ENCOUNTER' AND c.active = 1
+             AND c.id NOT IN (SELECT ssp_id FROM rate_schedule_items WHERE schedule_id = @schedule)
+             AND c.code NOT IN (SELECT k.code FROM rate_schedule_items i JOIN ssp_catalog k ON k.id = i.ssp_id WHERE i.schedule_id = @schedule)`,
+        )
+        .run({ schedule: s.id, version, rateType: s.default_rate_type, rateValue: s.default_rate_value }).changes;
+      return respond(200, { message: `Loaded ${added} SSPs from catalog ${version}`, count: added });
+    })
+    .immediate();
+}
+
+/** The allowed amount of an item: CASE_RATE → the rate; PERCENT_MEDICARE → rate × Medicare rate, to the cent. */
+export function itemAllowedCents(rateType: string, rateValue: string, medicareCents: number): number {
+  if (rateType === 'CASE_RATE') return parseCents(rateValue) ?? 0;
+  const ratio = parseRatio(rateValue);
+  return ratio ? mulDivRound(medicareCents, ratio.numerator, ratio.denominator) : 0;
+}
+
+export function previewSchedule(ctx: EngineContext, _req: EngineRequest, params: Record<string, string>): EngineResponse {
+  const s = schedule(ctx.db, params.instance_id!);
+  return respond(200, {
+    items: items(ctx.db, s.id).map((i) => ({
+      ssp_code: i.code,
+      ssp_name: i.name,
+      rate_type: i.rate_type,
+      rate_value: Number(i.rate_value),
+      calculated_allowed_amount: centsToAmount(itemAllowedCents(i.rate_type, i.rate_value, i.medicare_rate_cents)),
+      medicare_rate: centsToAmount(i.medicare_rate_cents),
+      bundle_type: i.bundle_type,
+    })),
+  });
+}
+
+/**
+ * Finalize (DESIGN.md section 4): each item becomes a contract rate record on the builder's direct
+ * contract (by the SSP's primary CPT code), the live contract rate for that code is set to the
+ * allowed amount, and the schedule's elective and fallback settings are copied to the contract.
+ */
+export function finalizeSchedule(ctx: EngineContext, _req: EngineRequest, params: Record<string, string>): EngineResponse {
+  return ctx.db
+    .transaction(() => {
+      const inst = instance(ctx.db, params.instance_id!);
+      const s = editable(ctx.db, inst.id);
+      const list = items(ctx.db, s.id);
+      if (list.length === 0) fail(400, 'The rate schedule has no items: add SSPs (or load the catalog) before finalizing');
+      const now = isoSeconds(ctx.clock.now());
+      const record = ctx.db.prepare('INSERT INTO contract_rate_records VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)');
+      const liveRate = ctx.db.prepare(
+        `INSERT INTO contract_rates (contract_id, cpt_code, negotiated_rate_cents, requires_preauth) VALUES (?, ?, ?, 0)
+         ON CONFLICT (contract_id, cpt_code) DO UPDATE SET negotiated_rate_cents = excluded.negotiated_rate_cents`,
+      );
+      const seenCpt = new Set<string>();
+      for (const i of list) {
+        const allowed = itemAllowedCents(i.rate_type, i.rate_value, i.medicare_rate_cents);
+        record.run(newId('crr_'), inst.contract_id, i.code, i.primary_cpt_code, i.rate_type, i.rate_value, allowed, i.bundle_type, now);
+        // Two SSPs with one primary code: the first in schedule order sets the live rate.
+        if (!seenCpt.has(i.primary_cpt_code)) liveRate.run(inst.contract_id, i.primary_cpt_code, allowed);
+        seenCpt.add(i.primary_cpt_code);
+      }
+      ctx.db.prepare('UPDATE contracts SET builder_settings_json = ? WHERE id = ?').run(JSON.stringify(settingsBody(s)), inst.contract_id);
+      ctx.db.prepare('UPDATE rate_schedules SET finalized_at = ? WHERE id = ?').run(now, s.id);
+      return respond(200, {
+        status: 'FINALIZED',
+        contract_id: inst.contract_id,
+        rate_records_created: list.length,
+        message: `Rate schedule of ${inst.id} finalized: ${list.length} contract rate records on ${inst.contract_id}`,
+      });
+    })
+    .immediate();
+}
