@@ -3,7 +3,7 @@
 import { CommanderError } from 'commander';
 import type { RunState } from './action.js';
 import { processIO, type IO } from './io.js';
-import { buildProgram, commandWord } from './program.js';
+import { buildProgram, commandWord, VERSION } from './program.js';
 
 export async function main(argv: string[]): Promise<void> {
   process.exitCode = await run(argv.slice(2), processIO());
@@ -11,7 +11,12 @@ export async function main(argv: string[]): Promise<void> {
 
 export async function run(args: string[], io: IO): Promise<number> {
   const state: RunState = { exitCode: 0 };
-  const program = buildProgram(io, state, commandWord(args));
+  const word = commandWord(args);
+  if (word === undefined && (args.includes('-V') || args.includes('--version'))) {
+    io.stdout.write(`${VERSION}\n`);
+    return 0;
+  }
+  const program = buildProgram(io, state, word);
   try {
     await program.parseAsync(args, { from: 'user' });
     return state.exitCode;

@@ -1,5 +1,5 @@
 // The one place that assembles the command tree (STYLE.md), so that help and completions derive from it.
-import { Command, Option } from 'commander';
+import { Command, Help, Option } from 'commander';
 import { actionFactory, type RunState } from './action.js';
 import { registerApi } from './commands/api.js';
 import { registerClaim } from './commands/claim.js';
@@ -8,11 +8,13 @@ import { registerFund } from './commands/fund.js';
 import { registerLedger } from './commands/ledger.js';
 import { registerLocal } from './commands/local.js';
 import { registerLookup } from './commands/lookup.js';
+import { registerRatesheet } from './commands/ratesheet.js';
 import { registerSettlement } from './commands/settlement.js';
 import { OUTPUT_FORMATS } from './formats.js';
 import type { IO } from './io.js';
 
 export const VERSION = '0.1.0';
+const VERSION_OPTION = new Option('-V, --version', 'print the version');
 
 const NOUNS = [
   { name: 'lookup', description: 'find contracts: blind (does one exist?) then full (pricing and terms)', register: registerLookup },
@@ -20,6 +22,7 @@ const NOUNS = [
   { name: 'fund', description: 'approve the release of funds for an adjudicated encounter (irreversible; asks first)', register: registerFund },
   { name: 'settlement', description: 'transfer status, per-provider payouts and AEOB reconciliation', register: registerSettlement },
   { name: 'ledger', description: 'the encounter ledger: list with filters, or one encounter\'s full history', register: registerLedger },
+  { name: 'ratesheet', description: 'rate schedules of the contract builder: catalog, schedule, preview, finalize, CSV import and export', register: registerRatesheet },
   { name: 'local', description: 'the embedded engine: fixtures, reset, clock, sandbox scenarios (data dir: TPA_HOME or $XDG_DATA_HOME/tpa)', register: registerLocal },
 ];
 
@@ -50,7 +53,9 @@ export function buildProgram(io: IO, state: RunState, tree: 'full' | string | un
   };
   const program = new Command('tpa')
     .description('Work with a health plan\'s direct contracts, claims, fund releases and ledger, from a terminal or a script.\nWith no setup, every command runs on the embedded engine (profile "local"); try `tpa demo`.')
-    .version(VERSION, '-V, --version', 'print the version')
+    // -V/--version is handled by main() before parsing, not as a commander option: a root option is
+    // recognised anywhere on the line, and `ratesheet load-catalog --version v1.0` needs the word.
+    .configureHelp({ visibleOptions: (cmd) => [...(cmd.parent ? [] : [VERSION_OPTION]), ...new Help().visibleOptions(cmd)] })
     .helpOption('-h, --help', 'show help')
     .addOption(new Option('-p, --profile <name>', 'profile to use (default "local")').env('TPA_PROFILE'))
     .addOption(new Option('-o, --output <format>', 'output format (default table on a terminal, json otherwise)').choices(OUTPUT_FORMATS).env('TPA_OUTPUT'))

@@ -6,6 +6,8 @@ import { errorFromResponse } from '../errors.js';
 import type { Transport, TransportResponse } from './transport.js';
 import type {
   BlindLookupResult,
+  CatalogPage,
+  CatalogQuery,
   ClaimAcknowledgment,
   ClaimResponseBody,
   FullLookupResult,
@@ -14,6 +16,10 @@ import type {
   LedgerDetail,
   LedgerFilters,
   LedgerPage,
+  PreviewItem,
+  RateSchedule,
+  ScheduleItemInput,
+  ScheduleSettings,
   SettlementPending,
   SettlementRecord,
 } from './types.js';
@@ -105,6 +111,55 @@ export class TpaClient {
 
   ledgerDetail(encounterId: string): Promise<ApiResult<LedgerDetail>> {
     return this.call('GET', `${TPA_PREFIX}/ledger/entries/${encodeURIComponent(encounterId)}/`);
+  }
+
+  catalog(query: CatalogQuery = {}): Promise<ApiResult<CatalogPage>> {
+    const q = new URLSearchParams();
+    for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== '') q.set(k, String(v));
+    const text = q.toString();
+    return this.call('GET', `${BUILDER_PREFIX}/ssp/catalog/${text ? `?${text}` : ''}`);
+  }
+
+  /** The page a catalog `next` link names. */
+  catalogPage(link: string): Promise<ApiResult<CatalogPage>> {
+    const url = new URL(link, 'http://local');
+    return this.call('GET', `${url.pathname}${url.search}`);
+  }
+
+  private builder(instanceId: string, rest: string): string {
+    return `${BUILDER_PREFIX}/computable-contracts/builder/${encodeURIComponent(instanceId)}/${rest}`;
+  }
+
+  initSchedule(instanceId: string, settings: Partial<ScheduleSettings> = {}): Promise<ApiResult<{ rate_schedule_id: string; message: string }>> {
+    return this.call('POST', this.builder(instanceId, 'rate-schedule/init/'), { body: JSON.stringify(settings) });
+  }
+
+  schedule(instanceId: string): Promise<ApiResult<{ rate_schedule: RateSchedule }>> {
+    return this.call('GET', this.builder(instanceId, 'rate-schedule/'));
+  }
+
+  configureSchedule(instanceId: string, settings: Partial<ScheduleSettings>): Promise<ApiResult<{ message: string }>> {
+    return this.call('PATCH', this.builder(instanceId, 'rate-schedule/config/'), { body: JSON.stringify(settings) });
+  }
+
+  addSsp(instanceId: string, item: ScheduleItemInput): Promise<ApiResult<{ rate_schedule_item_id: string; ssp_id: string; message: string }>> {
+    return this.call('PUT', this.builder(instanceId, 'rate-schedule/add-ssp/'), { body: JSON.stringify(item) });
+  }
+
+  removeSsp(instanceId: string, sspId: string): Promise<ApiResult<{ message: string }>> {
+    return this.call('DELETE', this.builder(instanceId, 'rate-schedule/remove-ssp/'), { body: JSON.stringify({ ssp_id: sspId }) });
+  }
+
+  loadCatalog(instanceId: string, version?: string): Promise<ApiResult<{ message: string; count: number }>> {
+    return this.call('POST', this.builder(instanceId, 'rate-schedule/load-catalog/'), { body: JSON.stringify(version ? { version } : {}) });
+  }
+
+  previewSchedule(instanceId: string): Promise<ApiResult<{ items: PreviewItem[] }>> {
+    return this.call('GET', this.builder(instanceId, 'rate-schedule/preview/'));
+  }
+
+  finalize(instanceId: string): Promise<ApiResult<{ status: string; contract_id: string; rate_records_created: number; message: string }>> {
+    return this.call('POST', this.builder(instanceId, 'finalize'), { body: '{}' });
   }
 
   close(): void {

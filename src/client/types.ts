@@ -170,3 +170,78 @@ export interface LedgerDetail {
   service_lines: LedgerServiceLine[];
   reconciliation: { claim_match_status: string; aeob_reference: string; processor_trace_id: string; settlement_record_id: string | null; external_claim_id: string };
 }
+
+export interface Ssp {
+  id: string;
+  code: string;
+  name: string;
+  level: string;
+  medicare_rate: number;
+  base_weight: number;
+  primary_cpt_code: string;
+  requires_anesthesia: boolean;
+}
+
+export interface CatalogQuery {
+  search?: string;
+  page?: number;
+  page_size?: number;
+  version?: string;
+}
+
+export interface CatalogPage {
+  count: number;
+  next: string | null;
+  previous: string | null;
+  results: Ssp[];
+}
+
+export interface ScheduleSettings {
+  ssp_reference_type: string;
+  scope_of_care: string;
+  service_logic: string;
+  elective_advance_hours: number;
+  non_elective_fallback: string;
+  non_elective_fallback_percent: number;
+  default_rate_type: string;
+  default_rate_value: number;
+}
+
+export interface ScheduleItem {
+  id: string;
+  ssp_id: string;
+  ssp_code: string;
+  ssp_name: string;
+  rate_type: string;
+  rate_value: number;
+  is_bundle_eligible: boolean;
+  bundle_type: string | null;
+  notes: string;
+  sort_order: number;
+}
+
+export interface RateSchedule extends ScheduleSettings {
+  id: string;
+  status: string;
+  finalized_at: string | null;
+  items: ScheduleItem[];
+}
+
+export interface ScheduleItemInput {
+  ssp_id: string;
+  rate_type: string;
+  rate_value: number;
+  is_bundle_eligible: boolean;
+  bundle_type: string | null;
+  notes: string;
+}
+
+export interface PreviewItem {
+  ssp_code: string;
+  ssp_name: string;
+  rate_type: string;
+  rate_value: number;
+  calculated_allowed_amount: number;
+  medicare_rate: number;
+  bundle_type: string | null;
+}

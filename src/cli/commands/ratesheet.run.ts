@@ -1,0 +1,347 @@
+// Handlers of `tpa ratesheet` (declared in ratesheet.ts).
+import { readFileSync } from 'node:fs';
+import type { TpaClient } from '../../client/client.js';
+import type { RateSchedule, ScheduleItem, ScheduleItemInput, ScheduleSettings, Ssp } from '../../client/types.js';
+import { parseCsv } from '../../domain/csv.js';
+import type { FieldError } from '../../domain/errors.js';
+import { parseCents, parseRatio } from '../../domain/money.js';
+import { NotFoundError, TpaError, UsageError, ValidationFailed } from '../../errors.js';
+import { toCsv, type TableTools } from '../../render/output.js';
+import type { Handler, Options } from '../action.js';
+import type { Context } from '../context.js';
+import { confirm } from '../prompt.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const RATE_TYPES = ['CASE_RATE', 'PERCENT_MEDICARE'];
+const BUNDLE_TYPES = ['CONVENED', 'PROVIDER_ONLY'];
+export const CSV_COLUMNS = ['ssp_code', 'rate_type', 'rate_value', 'bundle_type', 'notes'] as const;
+
+function wholeNumber(name: string, value: unknown, min: number, max: number): number | undefined {
+  if (value === undefined) return undefined;
+  const text = String(value);
+  if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max) throw new ValidationFailed(`${name}: must be a whole number from ${min} to ${max} (got "${text}")`);
+  return Number(text);
+}
+
+function decimal(name: string, value: unknown): number | undefined {
+  if (value === undefined) return undefined;
+  const text = String(value);
+  if (parseRatio(text) === undefined) throw new ValidationFailed(`${name}: must be a number ≥ 0 with at most six decimals (got "${text}")`);
+  return Number(text);
+}
+
+/** Schedule options as the service's field names; the service checks the enumerated values. */
+function scheduleSettings(opts: Options): Partial<ScheduleSettings> {
+  const s: Partial<ScheduleSettings> = {};
+  const set = <K extends keyof ScheduleSettings>(key: K, value: ScheduleSettings[K] | undefined) => value !== undefined && (s[key] = value);
+  set('ssp_reference_type', opts.referenceType as string | undefined);
+  set('scope_of_care', opts.scope as string | undefined);
+  set('service_logic', opts.serviceLogic as string | undefined);
+  set('elective_advance_hours', wholeNumber('--elective-hours', opts.electiveHours, 0, 8760));
+  set('non_elective_fallback', opts.fallback as string | undefined);
+  set('non_elective_fallback_percent', decimal('--fallback-percent', opts.fallbackPercent));
+  set('default_rate_type', opts.defaultRateType as string | undefined);
+  set('default_rate_value', decimal('--default-rate', opts.defaultRate));
+  return s;
+}
+
+function rateProblem(rateType: string, value: string): string | undefined {
+  if (!RATE_TYPES.includes(rateType)) return `rate type must be ${RATE_TYPES.join(' or ')} (got "${rateType}")`;
+  if (rateType === 'CASE_RATE' && parseCents(value) === undefined) return `a CASE_RATE is a USD amount with at most two decimals (got "${value}")`;
+  if (rateType === 'PERCENT_MEDICARE' && parseRatio(value) === undefined) return `a PERCENT_MEDICARE rate is a multiple of the Medicare rate, at most six decimals (got "${value}")`;
+  return undefined;
+}
+
+async function scheduleOrNull(client: TpaClient, instanceId: string): Promise<RateSchedule | null> {
+  try {
+    return (await client.schedule(instanceId)).body.rate_schedule;
+  } catch (err) {
+    if (err instanceof TpaError && err.exitCode === 3) return null;
+    throw err;
+  }
+}
+
+/** Resolves --ssp: a UUID as it is; a code from the schedule's own items first, then the catalog. */
+async function resolveSsp(client: TpaClient, schedule: RateSchedule | null, ref: string): Promise<{ id: string; code: string }> {
+  if (UUID.test(ref)) return { id: ref.toLowerCase(), code: schedule?.items.find((i) => i.ssp_id === ref.toLowerCase())?.ssp_code ?? ref };
+  const code = ref.toUpperCase();
+  const item = schedule?.items.find((i) => i.ssp_code === code);
+  if (item) return { id: item.ssp_id, code };
+  const found = (await client.catalog({ search: code, page_size: 200 })).body.results.find((s) => s.code === code);
+  if (!found) throw new NotFoundError(`no active SSP with code ${code} in the catalog`, { hint: `try: tpa ratesheet catalog --search ${code}` });
+  return { id: found.id, code };
+}
+
+function itemsTable(t: TableTools, items: ScheduleItem[]): string {
+  return t.table(
+    ['#', 'Code', 'Name', 'Rate type', { header: 'Rate', align: 'right' }, 'Bundle', 'Notes'],
+    items.map((i) => [String(i.sort_order), i.ssp_code, i.ssp_name, i.rate_type, i.rate_type === 'CASE_RATE' ? t.amount(i.rate_value) : `${i.rate_value}×`, i.is_bundle_eligible ? String(i.bundle_type) : '—', i.notes]),
+  );
+}
+
+function settingsPairs(s: ScheduleSettings): [string, string][] {
+  return [
+    ['Reference type', s.ssp_reference_type],
+    ['Scope of care', s.scope_of_care],
+    ['Service logic', s.service_logic],
+    ['Elective advance', `${s.elective_advance_hours} h`],
+    ['Non-elective fallback', `${s.non_elective_fallback} (${s.non_elective_fallback_percent}× Medicare)`],
+    ['Default rate', `${s.default_rate_type} ${s.default_rate_value}`],
+  ];
+}
+
+const message = (body: { message: string }) => ({ data: body, table: (t: TableTools) => `${t.c.green('✓')} ${body.message}` });
+
+export const catalog: Handler = async (ctx, _args, opts) => {
+  const client = await ctx.client();
+  const query = {
+    search: opts.search as string | undefined,
+    page: wholeNumber('--page', opts.page, 1, Number.MAX_SAFE_INTEGER),
+    page_size: wholeNumber('--page-size', opts.pageSize, 1, 200),
+    version: opts.version as string | undefined,
+  };
+  const first = (await client.catalog(query)).body;
+  let results: Ssp[] = first.results;
+  if (opts.all) {
+    let next = first.next;
+    while (next) {
+      ctx.progress(`fetched ${results.length} of ${first.count} SSPs…`);
+      const page = (await client.catalogPage(next)).body;
+      results = results.concat(page.results);
+      next = page.next;
+    }
+  } else if (ctx.format === 'table' && first.next) {
+    ctx.note(`showing ${results.length} of ${first.count}: use --all, or --page ${(query.page ?? 1) + 1} for the next page`);
+  }
+  const table = (t: TableTools) =>
+    t.table(
+      ['Code', 'Name', { header: 'Medicare', align: 'right' }, 'CPT', 'Anesthesia', 'Id'],
+      results.map((s) => [s.code, s.name, t.amount(s.medicare_rate), s.primary_cpt_code, s.requires_anesthesia ? 'yes' : 'no', s.id]),
+    );
+  return { data: opts.all ? results : first, items: results, table };
+};
+
+export const init: Handler = async (ctx, [instanceId], opts) => message((await (await ctx.client()).initSchedule(instanceId!, scheduleSettings(opts))).body);
+
+export const show: Handler = async (ctx, [instanceId]) => {
+  const s = (await (await ctx.client()).schedule(instanceId!)).body.rate_schedule;
+  return {
+    data: { rate_schedule: s },
+    items: s.items,
+    table: (t) =>
+      [
+        t.keyValues([['Rate schedule', `${s.id} (${instanceId})`], ['Status', s.status === 'FINALIZED' ? t.c.green(s.status) : t.c.yellow(s.status)], ...settingsPairs(s)]),
+        s.items.length === 0 ? 'No items yet: tpa ratesheet add, or tpa ratesheet load-catalog' : itemsTable(t, s.items),
+      ].join('\n'),
+  };
+};
+
+export const config: Handler = async (ctx, [instanceId], opts) => {
+  const settings = scheduleSettings(opts);
+  if (Object.keys(settings).length === 0) throw new UsageError('nothing to change: give one or more schedule options (see tpa ratesheet config --help)');
+  return message((await (await ctx.client()).configureSchedule(instanceId!, settings)).body);
+};
+
+export const add: Handler = async (ctx, [instanceId], opts) => {
+  const rateType = String(opts.rateType).toUpperCase();
+  const rate = String(opts.rate);
+  const problem = rateProblem(rateType, rate);
+  if (problem) throw new ValidationFailed(`--rate: ${problem}`);
+  const bundleType = opts.bundleType === undefined ? null : String(opts.bundleType).toUpperCase();
+  if (bundleType !== null && !BUNDLE_TYPES.includes(bundleType)) throw new ValidationFailed(`--bundle-type: must be ${BUNDLE_TYPES.join(' or ')}`);
+  if (opts.bundleEligible && bundleType === null) throw new ValidationFailed(`--bundle-type is required with --bundle-eligible: ${BUNDLE_TYPES.join(' or ')}`);
+  const client = await ctx.client();
+  const ssp = await resolveSsp(client, await scheduleOrNull(client, instanceId!), String(opts.ssp));
+  const body = (
+    await client.addSsp(instanceId!, {
+      ssp_id: ssp.id,
+      rate_type: rateType,
+      rate_value: Number(rate),
+      is_bundle_eligible: opts.bundleEligible === true,
+      bundle_type: opts.bundleEligible ? bundleType : null,
+      notes: (opts.notes as string | undefined) ?? '',
+    })
+  ).body;
+  return message(body);
+};
+
+export const remove: Handler = async (ctx, [instanceId], opts) => {
+  const client = await ctx.client();
+  const ssp = await resolveSsp(client, await scheduleOrNull(client, instanceId!), String(opts.ssp));
+  return message((await client.removeSsp(instanceId!, ssp.id)).body);
+};
+
+export const loadCatalog: Handler = async (ctx, [instanceId], opts) => message((await (await ctx.client()).loadCatalog(instanceId!, opts.version as string | undefined)).body);
+
+export const preview: Handler = async (ctx, [instanceId]) => {
+  const { items } = (await (await ctx.client()).previewSchedule(instanceId!)).body;
+  const { jsonNumberToCents, formatCentsGrouped } = await import('../../domain/money.js');
+  const totalCents = items.reduce((sum, i) => sum + (jsonNumberToCents(i.calculated_allowed_amount) ?? 0), 0);
+  return {
+    data: { items },
+    items,
+    table: (t) =>
+      t.table(
+        ['Code', 'Name', 'Rate type', { header: 'Rate', align: 'right' }, { header: 'Medicare', align: 'right' }, { header: 'Allowed', align: 'right' }, 'Bundle'],
+        [
+          ...items.map((i) => [i.ssp_code, i.ssp_name, i.rate_type, i.rate_type === 'CASE_RATE' ? t.amount(i.rate_value) : `${i.rate_value}×`, t.amount(i.medicare_rate), t.amount(i.calculated_allowed_amount), i.bundle_type ?? '—']),
+          [t.c.bold('Total'), `${items.length} SSPs`, '', '', '', t.c.bold(formatCentsGrouped(totalCents)), ''],
+        ],
+      ),
+  };
+};
+
+export const finalize: Handler = async (ctx, [instanceId]) => {
+  const client = await ctx.client();
+  if (ctx.canPrompt && !ctx.yes) {
+    const s = (await client.schedule(instanceId!)).body.rate_schedule;
+    ctx.note(`${s.items.length} items of ${instanceId} will become live contract rates; the schedule is then locked.`);
+  }
+  await confirm(ctx, `Finalize the rate schedule of ${instanceId} into live contract rates?`);
+  const body = (await client.finalize(instanceId!)).body;
+  return {
+    data: body,
+    table: (t) =>
+      `${t.c.green('✓')} ${body.message}\n` +
+      t.keyValues([
+        ['Contract', body.contract_id],
+        ['Rate records', String(body.rate_records_created)],
+      ]),
+  };
+};
+
+// ---- CSV import and export ----
+
+interface PlannedRow {
+  line: number;
+  ssp_code: string;
+  ssp_id: string;
+  action: 'add' | 'change' | 'unchanged';
+  changes: string[];
+  item: ScheduleItemInput;
+}
+
+function formatRate(rateType: string, value: number): string {
+  return rateType === 'CASE_RATE' ? value.toFixed(2) : String(value);
+}
+
+async function readCsvInput(ctx: Context, source: string): Promise<string> {
+  if (source === '-') return ctx.io.readStdin();
+  try {
+    return readFileSync(source, 'utf8');
+  } catch (err) {
+    throw new UsageError(`cannot read ${source}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`);
+  }
+}
+
+/** Reads and checks every row before anything is written; the first problems are reported by line. */
+async function planImport(client: TpaClient, schedule: RateSchedule, text: string): Promise<PlannedRow[]> {
+  let records;
+  try {
+    records = parseCsv(text);
+  } catch (err) {
+    throw new ValidationFailed(`the CSV cannot be read: ${(err as Error).message}; nothing was written`);
+  }
+  const [header, ...rows] = records;
+  const columns = header?.fields.map((f) => f.trim().toLowerCase()) ?? [];
+  const missing = CSV_COLUMNS.filter((c) => !columns.includes(c));
+  const extra = columns.filter((c) => !(CSV_COLUMNS as readonly string[]).includes(c));
+  if (!header || missing.length > 0 || extra.length > 0) {
+    throw new ValidationFailed(`line 1: the header must name the columns ${CSV_COLUMNS.join(',')}${missing.length ? ` (missing ${missing.join(', ')})` : ''}${extra.length ? ` (unknown ${extra.join(', ')})` : ''}; nothing was written`);
+  }
+  const errors: FieldError[] = [];
+  const seen = new Map<string, number>();
+  const catalog = new Map<string, Ssp>();
+  const planned: PlannedRow[] = [];
+  for (const record of rows) {
+    const get = (name: (typeof CSV_COLUMNS)[number]) => (record.fields[columns.indexOf(name)] ?? '').trim();
+    const at = `line ${record.line}`;
+    if (record.fields.length !== columns.length) {
+      errors.push({ field: at, message: `has ${record.fields.length} fields; the header has ${columns.length}` });
+      continue;
+    }
+    const code = get('ssp_code').toUpperCase();
+    const rateType = get('rate_type').toUpperCase();
+    const rateText = get('rate_value');
+    const bundleType = get('bundle_type').toUpperCase();
+    const notes = get('notes');
+    if (code === '') errors.push({ field: at, message: 'ssp_code is empty' });
+    else if (seen.has(code)) errors.push({ field: at, message: `${code} already appears on line ${seen.get(code)}` });
+    seen.set(code, record.line);
+    const problem = rateProblem(rateType, rateText);
+    if (problem) errors.push({ field: at, message: problem });
+    if (bundleType !== '' && !BUNDLE_TYPES.includes(bundleType)) errors.push({ field: at, message: `bundle_type must be empty, ${BUNDLE_TYPES.join(' or ')} (got "${bundleType}")` });
+    if (notes.length > 500) errors.push({ field: at, message: 'notes are longer than 500 characters' });
+    if (code === '' || problem) continue;
+    let sspId = schedule.items.find((i) => i.ssp_code === code)?.ssp_id;
+    if (!sspId) {
+      if (catalog.size === 0) {
+        let page = (await client.catalog({ page_size: 200 })).body;
+        for (;;) {
+          for (const s of page.results) catalog.set(s.code, s);
+          if (!page.next) break;
+          page = (await client.catalogPage(page.next)).body;
+        }
+      }
+      sspId = catalog.get(code)?.id;
+    }
+    if (!sspId) {
+      errors.push({ field: at, message: `${code} is not an active SSP in the catalog` });
+      continue;
+    }
+    const item: ScheduleItemInput = { ssp_id: sspId, rate_type: rateType, rate_value: Number(rateText), is_bundle_eligible: bundleType !== '', bundle_type: bundleType || null, notes };
+    const existing = schedule.items.find((i) => i.ssp_id === sspId);
+    const changes = existing
+      ? [
+          existing.rate_type !== item.rate_type && `rate_type ${existing.rate_type} → ${item.rate_type}`,
+          existing.rate_value !== item.rate_value && `rate_value ${formatRate(existing.rate_type, existing.rate_value)} → ${formatRate(item.rate_type, item.rate_value)}`,
+          (existing.bundle_type ?? null) !== item.bundle_type && `bundle_type ${existing.bundle_type ?? '—'} → ${item.bundle_type ?? '—'}`,
+          existing.notes !== item.notes && 'notes',
+        ].filter((c): c is string => typeof c === 'string')
+      : [];
+    planned.push({ line: record.line, ssp_code: code, ssp_id: sspId, action: existing ? (changes.length > 0 ? 'change' : 'unchanged') : 'add', changes, item });
+  }
+  if (errors.length > 0) {
+    throw new ValidationFailed(`the CSV has ${errors.length} bad row${errors.length === 1 ? '' : 's'}; nothing was written:\n${errors.map((e) => `  ${e.field}: ${e.message}`).join('\n')}`, { details: errors });
+  }
+  return planned;
+}
+
+export const importCsv: Handler = async (ctx, [instanceId, file], opts) => {
+  const text = await readCsvInput(ctx, file!);
+  const client = await ctx.client();
+  const schedule = (await client.schedule(instanceId!)).body.rate_schedule;
+  if (schedule.status === 'FINALIZED') throw new TpaError(4, 'finalized', `the rate schedule of ${instanceId} is finalized and can no longer be changed; nothing was written`);
+  const plan = await planImport(client, schedule, text);
+  const writes = plan.filter((p) => p.action !== 'unchanged');
+  const dryRun = opts.dryRun === true;
+  if (!dryRun) {
+    for (const [n, p] of writes.entries()) {
+      ctx.progress(`writing ${n + 1} of ${writes.length}: ${p.ssp_code}`);
+      await client.addSsp(instanceId!, p.item);
+    }
+  }
+  const counts = { add: plan.filter((p) => p.action === 'add').length, change: plan.filter((p) => p.action === 'change').length, unchanged: plan.filter((p) => p.action === 'unchanged').length };
+  const rows = plan.map((p) => ({ line: p.line, ssp_code: p.ssp_code, ssp_id: p.ssp_id, action: p.action, changes: p.changes.join('; '), rate_type: p.item.rate_type, rate_value: p.item.rate_value, bundle_type: p.item.bundle_type, notes: p.item.notes }));
+  return {
+    data: { dry_run: dryRun, written: dryRun ? 0 : writes.length, ...counts, rows },
+    items: rows,
+    table: (t) =>
+      [
+        t.table(
+          ['Line', 'Code', 'Action', 'Rate type', { header: 'Rate', align: 'right' }, 'Bundle', 'Changes'],
+          plan.map((p) => [String(p.line), p.ssp_code, p.action === 'add' ? t.c.green('add') : p.action === 'change' ? t.c.yellow('change') : 'unchanged', p.item.rate_type, formatRate(p.item.rate_type, p.item.rate_value), p.item.bundle_type ?? '—', p.changes.join('; ')]),
+        ),
+        `${counts.add} to add, ${counts.change} to change, ${counts.unchanged} unchanged: ${dryRun ? 'dry run, nothing written' : `${writes.length} written`}`,
+      ].join('\n'),
+  };
+};
+
+export const exportCsv: Handler = async (ctx, [instanceId]) => {
+  const s = (await (await ctx.client()).schedule(instanceId!)).body.rate_schedule;
+  const rows = s.items.map((i) => ({ ssp_code: i.ssp_code, rate_type: i.rate_type, rate_value: formatRate(i.rate_type, i.rate_value), bundle_type: i.bundle_type ?? '', notes: i.notes }));
+  // A spreadsheet file whatever the output format, with the header even when there are no items.
+  ctx.io.stdout.write(rows.length > 0 ? toCsv(rows) : `${CSV_COLUMNS.join(',')}\n`);
+};
+
+export { importCsv as import, exportCsv as export };

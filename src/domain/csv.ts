@@ -1,0 +1,49 @@
+// CSV reading (RFC 4180: quoted fields, doubled quotes, commas and line breaks inside quotes),
+// with the line each record starts on, so that a bad row can be named.
+
+export interface CsvRecord {
+  line: number;
+  fields: string[];
+}
+
+export function parseCsv(text: string): CsvRecord[] {
+  const src = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  const records: CsvRecord[] = [];
+  let fields: string[] = [];
+  let field = '';
+  let quoted = false;
+  let line = 1;
+  let start = 1;
+  let fieldStarted = false;
+  const endRecord = () => {
+    fields.push(field);
+    // A blank line is no record.
+    if (!(fields.length === 1 && fields[0] === '' && !fieldStarted)) records.push({ line: start, fields });
+    fields = [];
+    field = '';
+    fieldStarted = false;
+  };
+  for (let i = 0; i < src.length; i++) {
+    const c = src[i]!;
+    if (quoted) {
+      if (c === '"' && src[i + 1] === '"') (field += '"'), i++;
+      else if (c === '"') quoted = false;
+      else {
+        if (c === '\n') line++;
+        field += c;
+      }
+      continue;
+    }
+    if (c === '"' && field === '') (quoted = true), (fieldStarted = true);
+    else if (c === ',') fields.push(field), (field = ''), (fieldStarted = true);
+    else if (c === '\n' || c === '\r') {
+      if (c === '\r' && src[i + 1] === '\n') i++;
+      endRecord();
+      line++;
+      start = line;
+    } else (field += c), (fieldStarted = true);
+  }
+  if (quoted) throw new Error(`line ${start}: a quoted field is not closed`);
+  if (field !== '' || fields.length > 0 || fieldStarted) endRecord();
+  return records;
+}

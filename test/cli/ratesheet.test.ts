@@ -1,0 +1,115 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { tempDir } from '../helpers/engine.js';
+import { tpa } from '../helpers/cli.js';
+
+let home: ReturnType<typeof tempDir>;
+const run = (args: string[], env: Record<string, string> = {}) => tpa(args, { home: home.dir, env });
+const file = (name: string, text: string) => {
+  const path = join(home.dir, name);
+  writeFileSync(path, text);
+  return path;
+};
+
+beforeEach(() => {
+  home = tempDir();
+});
+afterEach(() => home.remove());
+
+describe('tpa ratesheet', () => {
+  it('catalog lists code, name, Medicare rate, CPT and anesthesia; --all follows every page', async () => {
+    const table = await run(['ratesheet', 'catalog', '--search', 'cataract', '-o', 'table']);
+    expect(table.code).toBe(0);
+    expect(table.stdout).toMatch(/EY-0501\s+│ Cataract removal with intraocular lens\s+│\s+1,950\.00 │ 66984 │ yes/);
+    const paged = await run(['ratesheet', 'catalog', '--page-size', '10', '-o', 'table']);
+    expect(paged.stderr).toMatch(/showing 10 of \d+: use --all/);
+    const all = await run(['ratesheet', 'catalog', '--page-size', '10', '--all']);
+    const list = all.json<{ code: string }[]>();
+    expect(list.length).toBeGreaterThanOrEqual(40);
+    expect(new Set(list.map((s) => s.code)).size).toBe(list.length);
+    expect((await run(['ratesheet', 'catalog', '--page-size', '201'])).code).toBe(2);
+  });
+
+  it('builds a schedule, previews it with a total, finalizes it, and the rate reaches lookup and adjudication', async () => {
+    expect((await run(['ratesheet', 'init', 'BLD-1001'])).code).toBe(0);
+    expect((await run(['ratesheet', 'add', 'BLD-1001', '--ssp', 'HD-0401', '--rate-type', 'CASE_RATE', '--rate', '2100'])).code).toBe(0);
+    expect((await run(['ratesheet', 'add', 'BLD-1001', '--ssp', 'ey-0501', '--rate-type', 'PERCENT_MEDICARE', '--rate', '1.35', '--bundle-eligible', '--bundle-type', 'CONVENED'])).code).toBe(0);
+    const preview = await run(['ratesheet', 'preview', 'BLD-1001', '-o', 'table']);
+    expect(preview.stdout).toMatch(/HD-0401[^\n]*2,100\.00/);
+    expect(preview.stdout).toMatch(/EY-0501[^\n]*1\.35×[^\n]*1,950\.00[^\n]*2,632\.50/);
+    expect(preview.stdout).toMatch(/Total[^\n]*2 SSPs[^\n]*4,732\.50/);
+    expect((await run(['ratesheet', 'finalize', 'BLD-1001'])).code).toBe(2); // no --yes, no terminal
+    const done = await run(['ratesheet', 'finalize', 'BLD-1001', '--yes']);
+    expect(done.json()).toMatchObject({ status: 'FINALIZED', contract_id: 'ctr_6e2d9b4f1a7c3058', rate_records_created: 2 });
+    const rates = await run(['lookup', 'rates', '--npi', '1902847361', '--group', 'GRP-4004', '--cpt', '64721', '66984']);
+    expect(rates.json<{ negotiated_rate: number }[]>().map((r) => r.negotiated_rate)).toEqual([2100, 2632.5]);
+    const claim = await run(['claim', 'template', '--type', 'institutional', '--npi', '1902847361', '--cpt', '64721']);
+    const ack = (await run(['claim', 'submit', file('c.json', claim.stdout)])).json<{ submission_id: string }>();
+    const adjudicated = await run(['claim', 'poll', ack.submission_id, '--wait']);
+    expect(adjudicated.json()).toMatchObject({ disposition: 'APPROVED', adjudication: { allowed_amount: 3240 } });
+    const locked = await run(['ratesheet', 'add', 'BLD-1001', '--ssp', 'HD-0401', '--rate-type', 'CASE_RATE', '--rate', '1']);
+    expect(locked.code).toBe(4);
+  });
+
+  it('show, config and remove; --ssp takes a UUID or a code', async () => {
+    await run(['ratesheet', 'init', 'BLD-1002', '--default-rate', '1.4']);
+    const catalog = (await run(['ratesheet', 'catalog', '--search', 'GI-0101'])).json<{ results: { id: string }[] }>();
+    await run(['ratesheet', 'add', 'BLD-1002', '--ssp', catalog.results[0]!.id, '--rate-type', 'CASE_RATE', '--rate', '450']);
+    expect((await run(['ratesheet', 'config', 'BLD-1002', '--elective-hours', '48', '--scope', 'FACILITY_ONLY'])).code).toBe(0);
+    const show = await run(['ratesheet', 'show', 'BLD-1002', '-o', 'table']);
+    expect(show.stdout).toMatch(/Scope of care\s+FACILITY_ONLY/);
+    expect(show.stdout).toMatch(/Elective advance\s+48 h/);
+    expect(show.stdout).toMatch(/Default rate\s+PERCENT_MEDICARE 1\.4/);
+    expect(show.stdout).toMatch(/GI-0101[^\n]*450\.00/);
+    expect((await run(['ratesheet', 'config', 'BLD-1002', '--scope', 'EVERYWHERE'])).code).toBe(2);
+    expect((await run(['ratesheet', 'config', 'BLD-1002'])).code).toBe(2);
+    expect((await run(['ratesheet', 'remove', 'BLD-1002', '--ssp', 'GI-0101'])).code).toBe(0);
+    expect((await run(['ratesheet', 'remove', 'BLD-1002', '--ssp', 'GI-0101'])).code).toBe(3);
+    expect((await run(['ratesheet', 'add', 'BLD-1002', '--ssp', 'ZZ-9999', '--rate-type', 'CASE_RATE', '--rate', '1'])).code).toBe(3);
+    expect((await run(['ratesheet', 'add', 'BLD-1002', '--ssp', 'GI-0101', '--rate-type', 'CASE_RATE', '--rate', '1.234'])).code).toBe(2);
+    expect((await run(['ratesheet', 'show', 'BLD-9999'])).code).toBe(3);
+  });
+
+  it('load-catalog adds a version at the default rate', async () => {
+    await run(['ratesheet', 'init', 'BLD-1001']);
+    const loaded = await run(['ratesheet', 'load-catalog', 'BLD-1001', '--version', 'v1.0']);
+    expect(loaded.code).toBe(0);
+    expect(loaded.json<{ count: number; message: string }>().message).toMatch(/v1\.0/);
+    expect((await run(['ratesheet', 'load-catalog', 'BLD-1001', '--version', 'v9.9'])).code).toBe(3);
+  });
+
+  it('export and import round-trip a schedule through CSV, showing changes first and writing only with no --dry-run', async () => {
+    await run(['ratesheet', 'init', 'BLD-1001']);
+    await run(['ratesheet', 'add', 'BLD-1001', '--ssp', 'HD-0401', '--rate-type', 'CASE_RATE', '--rate', '2100', '--notes', 'hand, "carpal"']);
+    await run(['ratesheet', 'add', 'BLD-1001', '--ssp', 'EY-0501', '--rate-type', 'PERCENT_MEDICARE', '--rate', '1.35', '--bundle-eligible', '--bundle-type', 'CONVENED']);
+    const exported = await run(['ratesheet', 'export', 'BLD-1001']);
+    expect(exported.stdout).toBe('ssp_code,rate_type,rate_value,bundle_type,notes\nHD-0401,CASE_RATE,2100.00,,"hand, ""carpal"""\nEY-0501,PERCENT_MEDICARE,1.35,CONVENED,\n');
+    const same = await run(['ratesheet', 'import', 'BLD-1001', file('same.csv', exported.stdout)]);
+    expect(same.json()).toMatchObject({ written: 0, add: 0, change: 0, unchanged: 2 });
+    const edited = file('edited.csv', exported.stdout.replace('2100.00', '2200.00') + 'GI-0101,CASE_RATE,900,,\n');
+    const dry = await run(['ratesheet', 'import', 'BLD-1001', edited, '--dry-run', '-o', 'table']);
+    expect(dry.stdout).toMatch(/HD-0401[^\n]*change[^\n]*rate_value 2100\.00 → 2200\.00/);
+    expect(dry.stdout).toMatch(/GI-0101[^\n]*add/);
+    expect(dry.stdout).toMatch(/dry run, nothing written/);
+    expect((await run(['ratesheet', 'export', 'BLD-1001'])).stdout).toBe(exported.stdout);
+    const applied = await run(['ratesheet', 'import', 'BLD-1001', edited]);
+    expect(applied.json()).toMatchObject({ written: 2, add: 1, change: 1, unchanged: 1 });
+    expect((await run(['ratesheet', 'export', 'BLD-1001'])).stdout).toBe(readFileSync(edited, 'utf8').replace(',900,', ',900.00,'));
+  });
+
+  it('a bad row stops the import before anything is written and names its line', async () => {
+    await run(['ratesheet', 'init', 'BLD-1001']);
+    const csv = file('bad.csv', 'ssp_code,rate_type,rate_value,bundle_type,notes\nHD-0401,CASE_RATE,2100,,\nGI-0101,FLAT,9,,\n\nNOPE-1,CASE_RATE,1,,\nEY-0501,CASE_RATE,12.345,,\n');
+    const r = await run(['ratesheet', 'import', 'BLD-1001', csv, '-o', 'table']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/line 3: rate type must be CASE_RATE or PERCENT_MEDICARE/);
+    expect(r.stderr).toMatch(/line 5: NOPE-1 is not an active SSP/);
+    expect(r.stderr).toMatch(/line 6: a CASE_RATE is a USD amount/);
+    expect(r.stderr).toMatch(/nothing was written/);
+    expect((await run(['ratesheet', 'export', 'BLD-1001'])).stdout).toBe('ssp_code,rate_type,rate_value,bundle_type,notes\n');
+    const header = await run(['ratesheet', 'import', 'BLD-1001', file('h.csv', 'code,rate\nHD-0401,1\n')]);
+    expect(header.code).toBe(2);
+    expect(header.stderr).toMatch(/line 1: the header must name the columns/);
+  });
+});
