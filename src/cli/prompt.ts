@@ -4,8 +4,8 @@ import { EXIT, TpaError, UsageError } from '../errors.js';
 import type { Context } from './context.js';
 
 export class DeclinedError extends TpaError {
-  constructor() {
-    super(EXIT.USAGE, 'declined', 'not confirmed: nothing was done');
+  constructor(message = 'not confirmed: nothing was done') {
+    super(EXIT.USAGE, 'declined', message);
   }
 }
 
@@ -15,12 +15,22 @@ export async function confirm(ctx: Context, question: string): Promise<void> {
     throw new UsageError('this action needs confirmation: pass --yes (stdin is not a terminal, so tpa cannot ask)');
   }
   const prompts = await import('@inquirer/prompts');
-  const ok = await prompts.confirm({ message: question, default: false }, { output: process.stderr });
+  const ok = await interruptible(() => prompts.confirm({ message: question, default: false }, { output: process.stderr }));
   if (!ok) throw new DeclinedError();
 }
 
 /** Asks for a line of text on stderr; `validate` returns an error message or true. */
 export async function ask(message: string, options: { default?: string; validate?: (value: string) => string | true } = {}): Promise<string> {
   const { input } = await import('@inquirer/prompts');
-  return input({ message, default: options.default, validate: options.validate, required: true }, { output: process.stderr });
+  return interruptible(() => input({ message, default: options.default, validate: options.validate, required: true }, { output: process.stderr }));
+}
+
+/** Ctrl-C or Ctrl-D at a prompt is the user stopping, not a bug: nothing was done. */
+async function interruptible<T>(prompt: () => Promise<T>): Promise<T> {
+  try {
+    return await prompt();
+  } catch (err) {
+    if ((err as Error).name === 'ExitPromptError' || (err as Error).name === 'AbortPromptError') throw new DeclinedError('cancelled: nothing was done');
+    throw err;
+  }
 }

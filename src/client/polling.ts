@@ -24,7 +24,9 @@ const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(r
 export function nextPollDelay(attempt: number, estimatedCompletion: string | undefined, now: number): number {
   const scheduled = SCHEDULE_MS[Math.min(attempt, SCHEDULE_MS.length - 1)]!;
   const estimate = estimatedCompletion ? Date.parse(estimatedCompletion) - now : NaN;
-  if (Number.isNaN(estimate)) return scheduled;
+  // An estimate already past (on this machine's clock) says nothing useful, e.g. a service clock
+  // that is frozen or shifted: follow the schedule, never a tighter loop.
+  if (Number.isNaN(estimate) || estimate < 0) return scheduled;
   return Math.min(scheduled, Math.max(MIN_WAIT_MS, estimate + 250));
 }
 
@@ -49,7 +51,7 @@ export async function pollClaim(client: TpaClient, submissionId: string, options
       throw new PendingError(`claim ${submissionId} is still being adjudicated after ${Math.round((now() - started) / 1000)}s`, {
         status: 202,
         body: result.body,
-        hint: `try: tpa claim poll ${submissionId} --wait`,
+        hint: `try: tpa claim poll ${submissionId} --wait (on the local engine, a frozen clock never reaches the ready time: tpa local clock advance 10s)`,
       });
     }
     wait = nextPollDelay(attempt, result.body.estimated_completion, now());

@@ -149,9 +149,10 @@ export interface LedgerServiceLine {
   patient_responsibility: number | null;
   benefit_amount: number | null;
   status: string;
-  provider_npi: string;
-  provider_name: string;
-  provider_role: string;
+  /** tpa's engine adds these; another service may not. */
+  provider_npi?: string;
+  provider_name?: string;
+  provider_role?: string;
 }
 
 export interface LedgerDetail {

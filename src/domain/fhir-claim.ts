@@ -19,6 +19,8 @@ export const REVENUE_SYSTEM = 'https://www.nubc.org/CodeSystem/RevenueCodes';
 /** Larger claim files are refused before parsing: no real claim is anywhere near this. */
 export const MAX_CLAIM_BYTES = 5 * 1024 * 1024;
 export const MAX_CLAIM_ITEMS = 999;
+/** 99,999,999.99 a line: far above any real charge, and it keeps every sum a safe integer of cents. */
+export const MAX_LINE_CHARGE_CENTS = 9_999_999_999;
 
 export interface CareTeamMember {
   sequence: number;
@@ -323,10 +325,12 @@ class ClaimReader {
       if (cents === undefined) return this.fail(`${field}.value`, 'must be a non-negative amount with at most two decimals');
       return cents;
     };
-    if (item.net !== undefined) return money(item.net, `${path}.net`);
+    const limit = (cents: number | undefined, field: string): number | undefined =>
+      cents !== undefined && cents > MAX_LINE_CHARGE_CENTS ? this.fail(field, 'is more than 99,999,999.99 for one line') : cents;
+    if (item.net !== undefined) return limit(money(item.net, `${path}.net`), `${path}.net.value`);
     if (item.unitPrice !== undefined) {
       const unit = money(item.unitPrice, `${path}.unitPrice`);
-      return unit === undefined || quantity === undefined ? undefined : unit * quantity;
+      return unit === undefined || quantity === undefined ? undefined : limit(unit * quantity, `${path}.unitPrice.value`);
     }
     return this.fail(`${path}.net`, 'is required: the line charge (net, or unitPrice with quantity)');
   }

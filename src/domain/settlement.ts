@@ -20,6 +20,9 @@ export interface PayoutShare {
   netCents: number;
 }
 
+/** Funding `notes` limit (SPEC.md "Limits"). */
+export const MAX_FUNDING_NOTES = 500;
+
 const ROLE_ORDER: readonly ProviderRole[] = ['FACILITY', 'SURGEON', 'ANESTHESIA', 'PATHOLOGY'];
 
 /** The processor's fee per payout: 2.2% of the amount, rounded half away from zero to the cent, plus 0.30. */
@@ -29,10 +32,11 @@ export function processorFeeCents(amountCents: number): number {
 
 /**
  * Splits a transfer over the providers of the lines, in proportion to the benefit of each
- * provider's lines; the payouts add up to the total exactly. Providers whose lines carry no
+ * provider's lines; the payouts add up to the total exactly (no payouts for a zero total). Providers whose lines carry no
  * benefit get no payout (unless no line carries any, when the split is equal).
  */
 export function splitPayouts(lines: readonly BenefitLine[], totalCents: number): PayoutShare[] {
+  if (totalCents <= 0) return [];
   const byProvider = new Map<string, { npi: string; name: string; role: ProviderRole; benefitCents: number }>();
   for (const line of lines) {
     const p = byProvider.get(line.providerNpi) ?? { npi: line.providerNpi, name: line.providerName, role: line.providerRole, benefitCents: 0 };
@@ -44,7 +48,8 @@ export function splitPayouts(lines: readonly BenefitLine[], totalCents: number):
   const amounts = allocate(totalCents, providers.map((p) => p.benefitCents));
   return providers.map((p, i) => {
     const amountCents = amounts[i]!;
-    const feeCents = processorFeeCents(amountCents);
+    // A payout smaller than the flat part of the fee cannot pay a fee larger than itself.
+    const feeCents = Math.min(processorFeeCents(amountCents), amountCents);
     return { sequence: i + 1, providerNpi: p.npi, providerName: p.name, providerRole: p.role, amountCents, feeCents, netCents: amountCents - feeCents };
   });
 }

@@ -11,10 +11,15 @@ export interface Clock {
 export type StoredClock = { mode: 'frozen'; at: string } | { mode: 'offset'; offset_ms: number };
 export type ClockSource = 'TPA_CLOCK' | 'frozen' | 'offset' | 'real';
 
+/**
+ * An ISO 8601 date (midnight UTC) or date-time with its zone (Z or ±hh:mm). A date-time without a
+ * zone is refused: it would mean another instant on every machine.
+ */
 export function parseTimestamp(text: string, what: string): Date {
+  const form = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2}))?$/;
   const at = new Date(text);
-  if (Number.isNaN(at.getTime()) || !/^\d{4}-\d{2}-\d{2}/.test(text)) {
-    throw new UsageError(`${what} must be an ISO 8601 timestamp such as 2026-03-01T09:00:00Z (got "${text}")`);
+  if (!form.test(text) || Number.isNaN(at.getTime())) {
+    throw new UsageError(`${what} must be an ISO 8601 date or a date-time with its zone, such as 2026-03-01T09:00:00Z (got "${text}")`);
   }
   return at;
 }

@@ -67,7 +67,11 @@ export function matchRoute(method: string, path: string): Match {
       continue;
     }
     const params: Record<string, string> = {};
-    r.params.forEach((name, i) => (params[name] = decodeURIComponent(m[i + 1]!)));
+    try {
+      r.params.forEach((name, i) => (params[name] = decodeURIComponent(m[i + 1]!)));
+    } catch {
+      return undefined; // a malformed percent-escape names nothing
+    }
     return { route: r, params };
   }
   return allowed.length > 0 ? { allowed } : undefined;

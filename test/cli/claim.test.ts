@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/engine.js';
@@ -62,8 +62,8 @@ describe('tpa claim', () => {
     const s = await run(['claim', 'submit', file]);
     expect(s.code).toBe(2);
     expect(JSON.parse(s.stderr).error.details).toHaveLength(2);
-    // Nothing reached the engine: it has not even created its database.
-    expect(existsSync(join(home.dir, 'local.sqlite'))).toBe(false);
+    // Nothing reached the engine: its ledger is empty.
+    expect((await run(['ledger', 'list'])).json()).toMatchObject({ count: 0, results: [] });
   });
 
   it('validate says a good claim is valid', async () => {

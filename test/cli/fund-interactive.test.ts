@@ -165,7 +165,7 @@ describe('tpa fund approve, interactively on a terminal', { timeout: 30_000 }, (
     const r = await tpaInteractive(['fund', 'approve', id], []);
     expectCompleted(r);
     expect(r.exit_code, r.output).toBe(4);
-    expect(r.output).toMatch(/already funded \(settlement stl_\w+\); nothing was sent/);
+    expect(r.output).toMatch(/already funded \(transfer tr_\w+\); nothing was sent/);
     expect(r.output).toContain(`tpa settlement show ${id}`);
     expect(r.output).not.toContain('Amount to release');
     expect(r.output).not.toContain('Authorization code');

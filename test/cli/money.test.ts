@@ -96,11 +96,40 @@ describe('tpa fund approve (scripts)', () => {
     expect(r.json()).toMatchObject({ status: 'APPROVED', processor_transfer_id: expect.stringMatching(/^tr_/) });
   });
 
-  it('after a lost answer to a request that never arrived, it says so and that retrying is safe', async () => {
-    const r = await run(['fund', 'approve', 'enc_nope', '--amount', '2280', '--auth-code', 'A-2', '--yes', '-o', 'table'], { TPA_FAULT: 'lose-response:/funding/approve/' });
-    // The engine answered 404 (then the answer was lost); the settlement check finds no encounter.
+  it('an encounter already funded is refused before anything is sent, even when answers get lost', async () => {
+    const id = await encounter();
+    await fund(id);
+    const r = await run(['fund', 'approve', id, '--amount', '2280', '--auth-code', 'AUTH-SECOND', '--yes', '--debug'], { TPA_FAULT: 'lose-response:/funding/approve/' });
+    expect(r.code).toBe(4);
+    expect(r.stderr).toMatch(/already funded/);
+    expect(r.stderr).not.toMatch(/→ POST/);
+    expect(r.json()).toMatchObject({ error: 'duplicate_approval', encounter_id: id });
+  });
+
+  it('tpa api will not send a fund release without confirmation', async () => {
+    const id = await encounter();
+    const body = JSON.stringify({ encounter_id: id, amount: 2280, authorization_code: 'A-1' });
+    const refused = await run(['api', 'POST', '/tpa-api/v1/funding/approve/', '-d', body]);
+    expect(refused.code).toBe(2);
+    expect((await run(['settlement', 'show', id])).code).toBe(7);
+    const sent = await run(['api', 'POST', '/tpa-api/v1/funding/approve/', '-d', body, '--yes']);
+    expect(sent.code).toBe(0);
+    expect(sent.json()).toMatchObject({ status: 'APPROVED' });
+  });
+
+  it('after a lost answer to a request the engine refused, it says the approval did not happen and retrying is safe', async () => {
+    const id = await encounter();
+    const r = await run(['fund', 'approve', id, '--amount', '2000', '--auth-code', 'A-2', '--yes', '-o', 'table'], { TPA_FAULT: 'lose-response:/funding/approve/' });
     expect(r.code).toBe(8);
-    expect(r.stderr).toMatch(/the approval of enc_nope did not happen: No encounter enc_nope/);
+    expect(r.stderr).toMatch(/the approval of enc_\w+ did not happen: the ledger has no fund release/);
+    expect(r.stderr).toMatch(/safe to run the same command again/);
+    expect((await run(['settlement', 'show', id])).code).toBe(7);
+  });
+
+  it('an unknown encounter is refused before anything is sent', async () => {
+    const r = await run(['fund', 'approve', 'enc_nope', '--amount', '2280', '--auth-code', 'A-2', '--yes', '--debug'], { TPA_FAULT: 'lose-response:/funding/approve/' });
+    expect(r.code).toBe(3);
+    expect(r.stderr).not.toMatch(/→ POST/);
   });
 });
 

@@ -66,7 +66,21 @@ describe('the program', () => {
   it('a bad TPA_CLOCK is a clear usage error, not a crash', async () => {
     const r = await run(['lookup', 'blind', '--npi', '1045782368', '--group', 'GRP-1001', '--cpt', '45378', '-o', 'table'], { TPA_CLOCK: 'yesterday' });
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/TPA_CLOCK must be an ISO 8601 timestamp/);
+    expect(r.stderr).toMatch(/TPA_CLOCK must be an ISO 8601 date or a date-time with its zone/);
+  });
+
+  it('a TPA_CLOCK date-time without its zone is refused: it would be another instant on every machine', async () => {
+    const r = await run(['local', 'clock'], { TPA_CLOCK: '2026-03-06T20:00:00' });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/with its zone/);
+    expect((await run(['local', 'clock'], { TPA_CLOCK: '2026-03-06' })).json()).toMatchObject({ now: '2026-03-06T00:00:00Z' });
+  });
+
+  it('the claim template dates the service by the engine clock', async () => {
+    await run(['local', 'clock', 'set', '2027-02-01T12:00:00Z']);
+    const claim = JSON.parse((await run(['claim', 'template'])).stdout) as { item: { servicedDate: string }[] };
+    expect(claim.item[0]!.servicedDate).toBe('2027-02-01');
+    await run(['local', 'clock', 'real']);
   });
 
   it('a profile that does not exist is refused with a hint', async () => {

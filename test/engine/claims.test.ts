@@ -118,6 +118,15 @@ describe('claim submission and response', () => {
     expect(call(at(LATER), 'GET', response(ack.submission_id!)).body).toMatchObject({ disposition: 'PENDING_REVIEW', pend_reason: 'MISSING_PREAUTHORIZATION' });
   });
 
+  it('a pended claim sent again with its preauthorization is adjudicated, not denied as a duplicate', () => {
+    const first = call(at(T0), 'POST', SUBMIT, template({ npi: '1582736496', cpt: ['29881'] })).body as Record<string, string>;
+    expect(call(at(LATER), 'GET', response(first.submission_id!)).body).toMatchObject({ disposition: 'PENDING_REVIEW' });
+    const again = template({ npi: '1582736496', cpt: ['29881'] });
+    again.supportingInfo = [{ sequence: 1, category: { coding: [{ code: 'priorauthorization' }] }, valueString: 'PA-2026-0042' }];
+    const second = call(at(LATER), 'POST', SUBMIT, again).body as Record<string, string>;
+    expect(call(at('2026-03-02T10:01:00Z'), 'GET', response(second.submission_id!)).body).toMatchObject({ disposition: 'APPROVED' });
+  });
+
   it('partially approves a claim with a code the contract does not cover', () => {
     const ack = call(at(T0), 'POST', SUBMIT, template({ npi: '1045782368', cpt: ['45378', '99213'] })).body as Record<string, string>;
     expect(call(at(LATER), 'GET', response(ack.submission_id!)).body).toMatchObject({ disposition: 'PARTIAL_APPROVAL', adjudication: { allowed_amount: 425 } });
@@ -145,6 +154,19 @@ describe('claim submission and response', () => {
     const notJson = call(at(T0), 'POST', SUBMIT, '{"resourceType":');
     expect(notJson.status).toBe(400);
     expect((notJson.body as { errors: { message: string }[] }).errors[0]!.message).toMatch(/not valid JSON/);
+  });
+
+  it('refuses a line charge over 99,999,999.99, so sums stay exact', () => {
+    const huge = template();
+    const item = (huge.item as Record<string, unknown>[])[0]!;
+    item.net = { value: 90071992547.41, currency: 'USD' };
+    const res = call(at(T0), 'POST', SUBMIT, huge);
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ errors: [{ field: 'item[0].net.value', message: expect.stringMatching(/99,999,999\.99/) }] });
+  });
+
+  it('answers 404, not a crash, for a malformed percent-escape in a path', () => {
+    expect(call(at(T0), 'GET', '/tpa-api/v1/claims/%E0%A4%A/response/').status).toBe(404);
   });
 
   it('answers 404 with the submission id for an unknown submission', () => {

@@ -93,6 +93,13 @@ describe('funding approval', () => {
     expect(approve(at(MON_LATER), pended, 1).body).toMatchObject({ reason: 'CLAIM_NOT_ADJUDICATED' });
   });
 
+  it('refuses to fund a claim whose benefit is 0.00: nothing to fund', () => {
+    const id = submit(MON, { type: 'professional', patient: 'MBR-1001' }); // all of it goes to the deductible
+    const res = approve(at(MON_LATER), id, 1);
+    expect(res).toMatchObject({ status: 400, body: { reason: 'NOTHING_TO_FUND' } });
+    expect(call(at(MON_LATER), 'GET', `/tpa-api/v1/settlement/${id}/`).body).toMatchObject({ status: 'PENDING', message: expect.stringMatching(/nothing to fund/) });
+  });
+
   it('counts T+1 in business days: a Friday approval arrives on Monday', () => {
     const id = submit('2026-03-06T15:00:00Z');
     expect(approve(at('2026-03-06T15:00:05Z'), id, 2280).body).toMatchObject({ estimated_arrival: '2026-03-09T15:00:05Z' });

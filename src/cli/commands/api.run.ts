@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { EXIT, UsageError, errorFromResponse } from '../../errors.js';
 import type { Handler } from '../action.js';
+import { confirm } from '../prompt.js';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
@@ -28,14 +29,17 @@ export const api: Handler = async (ctx, [methodArg, path], opts) => {
           throw new UsageError('--data is not valid JSON');
         }
       }
+      const submit = /\/claims\/submit\/$/.test(path!);
+      const funding = method === 'POST' && /\/funding\/approve\/$/.test(path!);
+      // A raw request may move money too: the same confirmation as `tpa fund approve`.
+      if (funding) await confirm(ctx, 'Send this fund release approval? Money moves and it cannot be undone');
       const client = await ctx.client();
       const { randomUUID } = await import('node:crypto');
-      const submit = /\/claims\/submit\/$/.test(path!);
       const response = await client.raw(method, path!, {
         body,
         contentType: submit ? 'application/fhir+json' : 'application/json',
         // Writes that move claims or money always carry a key (DESIGN.md section 3).
-        idempotencyKey: method === 'POST' && (submit || /\/funding\/approve\/$/.test(path!)) ? randomUUID() : undefined,
+        idempotencyKey: (method === 'POST' && submit) || funding ? randomUUID() : undefined,
       });
       if (opts.include) {
         ctx.io.stdout.write(`HTTP/1.1 ${response.status}\n`);

@@ -105,11 +105,16 @@ function responseOutput(ctx: Context, result: ApiResult<ClaimResponseBody>): Com
 
 
 
-/** Today's date on the engine clock as this process sees it (TPA_CLOCK freezes it). */
-export function todayFor(ctx: Context): string {
-  const frozen = ctx.io.env.TPA_CLOCK;
-  const at = frozen ? new Date(frozen) : new Date();
-  return (Number.isNaN(at.getTime()) ? new Date() : at).toISOString().slice(0, 10);
+/** Today: on the embedded engine, its clock's date (it may be frozen or shifted); else this machine's. */
+async function today(ctx: Context): Promise<string> {
+  if (ctx.profile().env !== 'local') return new Date().toISOString().slice(0, 10);
+  const { LocalTransport } = await import('../../client/local.js');
+  const transport = new LocalTransport(ctx.paths.dataDir, ctx.io.env);
+  try {
+    return (await transport.open()).clock().now.slice(0, 10);
+  } finally {
+    transport.close();
+  }
 }
 
 export const template: Handler = async (ctx, _args, opts) => {
@@ -120,7 +125,7 @@ export const template: Handler = async (ctx, _args, opts) => {
       const codes = listValue(opts.cpt);
       const bad = codes.map(cptProblem).find(Boolean);
       if (bad) throw new ValidationFailed(`--cpt: ${bad}`);
-      const serviceDate = (opts.serviceDate as string | undefined) ?? todayFor(ctx);
+      const serviceDate = (opts.serviceDate as string | undefined) ?? (await today(ctx));
       const { isoDateProblem } = await import('../../domain/validation.js');
       const dateProblem = isoDateProblem(serviceDate);
       if (dateProblem) throw new ValidationFailed(`--service-date: ${dateProblem}`);

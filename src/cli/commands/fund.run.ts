@@ -2,27 +2,41 @@
 // nothing is sent without every value and an explicit confirmation, and after an ambiguous
 // failure the request is never resent blindly: the settlement tells whether it happened.
 import type { TpaClient } from '../../client/client.js';
-import type { FundingApproved, LedgerDetail } from '../../client/types.js';
+import type { FundingApproved, LedgerDetail, SettlementRecord } from '../../client/types.js';
 import type { ProviderRole } from '../../domain/fhir-claim.js';
 import { centsToAmount, formatCents, formatCentsGrouped, jsonNumberToCents, parseCents } from '../../domain/money.js';
-import { splitPayouts, type PayoutShare } from '../../domain/settlement.js';
-import { ConflictError, NetworkError, NotFoundError, UsageError, ValidationFailed } from '../../errors.js';
+import { MAX_FUNDING_NOTES, splitPayouts, type PayoutShare } from '../../domain/settlement.js';
+import { ConflictError, EXIT, NetworkError, NotFoundError, TpaError, UsageError, ValidationFailed } from '../../errors.js';
 import type { TableTools } from '../../render/output.js';
 import type { Handler } from '../action.js';
 import type { Context } from '../context.js';
 import { ask, confirm } from '../prompt.js';
 
-const cents = (amount: number | null | undefined): number => (amount === null || amount === undefined ? 0 : jsonNumberToCents(amount) ?? 0);
+/** An amount from the service in cents; one that is missing or not money is an error, never 0. */
+function cents(amount: unknown, what: string): number {
+  const c = typeof amount === 'number' ? jsonNumberToCents(amount) : undefined;
+  if (c === undefined) throw new TpaError(EXIT.INTERNAL, 'bad_amount', `the service gave ${what} as ${JSON.stringify(amount)}, not an amount; nothing was sent`);
+  return c;
+}
 
-/** The payouts the approval will make, by the same rule the service applies (DESIGN.md section 4). */
+/**
+ * The payouts the approval will make, by the same rule the engine applies (DESIGN.md section 4).
+ * Service lines that do not name their provider (a service without tpa's extra fields) are all
+ * counted as the billing provider's.
+ */
 export function reviewPayouts(detail: LedgerDetail): PayoutShare[] {
+  const billing = detail.encounter.provider;
   const lines = detail.service_lines.map((l) => ({
-    providerNpi: l.provider_npi,
-    providerName: l.provider_name,
-    providerRole: l.provider_role as ProviderRole,
-    benefitCents: cents(l.benefit_amount),
+    providerNpi: l.provider_npi ?? billing.npi,
+    providerName: l.provider_name ?? billing.name,
+    providerRole: (l.provider_role ?? billing.role ?? 'FACILITY') as ProviderRole,
+    benefitCents: cents(l.benefit_amount, `the benefit of line ${l.sequence}`),
   }));
-  return splitPayouts(lines, cents(detail.financial_summary.payer_responsibility?.total));
+  return splitPayouts(lines, benefitOf(detail));
+}
+
+function benefitOf(detail: LedgerDetail): number {
+  return cents(detail.financial_summary.payer_responsibility?.total, 'the benefit amount');
 }
 
 function reviewScreen(t: TableTools, detail: LedgerDetail, payouts: PayoutShare[]): string {
@@ -51,26 +65,54 @@ function suggestAuthCode(detail: LedgerDetail, today: string): string {
   return `AUTH-${today.replace(/-/g, '')}-${org}-0001`;
 }
 
-/** After a failure that leaves it unknown whether the approval landed, ask the settlement. */
-async function afterAmbiguousFailure(ctx: Context, client: TpaClient, encounterId: string, cause: NetworkError): Promise<FundingApproved> {
+/**
+ * After a failure that leaves it unknown whether this approval landed: never resend; read the
+ * ledger. The encounter was not funded before this request (checked first), so a FUNDING_APPROVED
+ * entry with this request's authorization code is this approval; another code means someone else's.
+ */
+async function afterAmbiguousFailure(ctx: Context, client: TpaClient, encounterId: string, authCode: string, cause: NetworkError): Promise<FundingApproved> {
   ctx.note(`the approval request failed without an answer (${cause.message}); it is not resent. Checking whether it happened…`);
-  let settlement;
+  let detail: LedgerDetail;
   try {
-    settlement = await client.settlement(encounterId);
+    detail = (await client.ledgerDetail(encounterId)).body;
   } catch (err) {
     if (err instanceof NotFoundError) {
       throw new NetworkError(`the approval of ${encounterId} did not happen: ${err.message}`, { hint: 'check the encounter id; nothing was funded' });
     }
     throw new NetworkError(`could not tell whether the approval of ${encounterId} happened (${(err as Error).message})`, {
-      hint: `check before trying again: tpa settlement show ${encounterId}`,
+      hint: `check before trying again: tpa ledger show ${encounterId}`,
     });
   }
-  if (settlement.status === 200 && 'processor_transfer_id' in settlement.body) {
-    const s = settlement.body;
-    ctx.note(`the approval did happen: transfer ${s.processor_transfer_id}, settlement ${s.settlement_id}`);
-    return { status: 'APPROVED', processor_transfer_id: s.processor_transfer_id, estimated_arrival: s.payouts[0]?.expected_arrival ?? '', settlement_record_id: s.settlement_id };
+  const funding = detail.entries.find((e) => e.type === 'FUNDING_APPROVED');
+  if (!funding) throw new NetworkError(`the approval of ${encounterId} did not happen: the ledger has no fund release`, { hint: 'it is safe to run the same command again' });
+  if (funding.reference !== authCode) {
+    throw new ConflictError(`encounter ${encounterId} was funded by another approval (authorization ${funding.reference ?? 'unknown'}), not by this request`, {
+      hint: `see: tpa settlement show ${encounterId}`,
+    });
   }
-  throw new NetworkError(`the approval of ${encounterId} did not happen: no settlement exists`, { hint: 'it is safe to run the same command again' });
+  const transfer = detail.entries.find((e) => e.type === 'SETTLEMENT_INITIATED');
+  const settlement = (await client.settlement(encounterId)).body as SettlementRecord;
+  ctx.note(`the approval did happen: transfer ${transfer?.reference ?? settlement.processor_transfer_id}, settlement ${settlement.settlement_id}`);
+  return {
+    status: 'APPROVED',
+    processor_transfer_id: settlement.processor_transfer_id,
+    estimated_arrival: settlement.payouts[0]?.expected_arrival ?? '',
+    settlement_record_id: settlement.settlement_id,
+  };
+}
+
+/** Refuses, before anything is sent, an encounter that is already funded. */
+async function ensureNotFunded(client: TpaClient, encounterId: string): Promise<void> {
+  const current = await client.settlement(encounterId);
+  if (current.status === 200) {
+    const s = current.body as SettlementRecord;
+    const message = `encounter ${encounterId} is already funded (transfer ${s.processor_transfer_id}); nothing was sent`;
+    throw new ConflictError(message, {
+      code: 'duplicate_approval',
+      body: { error: 'duplicate_approval', message, previous_processor_transfer_id: s.processor_transfer_id, encounter_id: encounterId },
+      hint: `see: tpa settlement show ${encounterId}`,
+    });
+  }
 }
 
 export const approve: Handler = async (ctx, [encounterId], opts) => {
@@ -78,7 +120,7 @@ export const approve: Handler = async (ctx, [encounterId], opts) => {
   let amountText = opts.amount as string | undefined;
   let authCode = opts.authCode as string | undefined;
   const notes = opts.notes as string | undefined;
-  if (notes !== undefined && notes.length > 500) throw new ValidationFailed(`--notes: at most 500 characters (got ${notes.length})`);
+  if (notes !== undefined && notes.length > MAX_FUNDING_NOTES) throw new ValidationFailed(`--notes: at most ${MAX_FUNDING_NOTES} characters (got ${notes.length})`);
   if (amountText !== undefined && parseCents(amountText) === undefined) {
     throw new ValidationFailed(`--amount: "${amountText}" is not an amount with at most two decimals, e.g. 2280.00`);
   }
@@ -89,24 +131,23 @@ export const approve: Handler = async (ctx, [encounterId], opts) => {
     }
   }
   const client = await ctx.client();
+  await ensureNotFunded(client, id);
   if (ctx.canPrompt) {
     const { tableTools } = await import('../../render/output.js');
     const t = await tableTools(ctx.colorErr);
     const detail = (await client.ledgerDetail(id)).body;
-    if (detail.reconciliation.settlement_record_id) {
-      throw new ConflictError(`encounter ${id} is already funded (settlement ${detail.reconciliation.settlement_record_id}); nothing was sent`, { hint: `see: tpa settlement show ${id}` });
-    }
     if (detail.encounter.status !== 'ADJUDICATED') {
       throw new ConflictError(`encounter ${id} is ${detail.encounter.status}: only an adjudicated claim can be funded; nothing was sent`);
     }
+    if (benefitOf(detail) === 0) throw new ConflictError(`encounter ${id} has a benefit of 0.00: there is nothing to fund; nothing was sent`);
     const payouts = reviewPayouts(detail);
     ctx.io.stderr.write(`${reviewScreen(t, detail, payouts)}\n`);
-    const benefit = formatCents(cents(detail.financial_summary.payer_responsibility?.total));
+    const benefit = formatCents(benefitOf(detail));
     amountText ??= await ask('Amount to release (USD)', {
       default: benefit,
       validate: (v) => (parseCents(v) === undefined ? 'an amount with at most two decimals' : parseCents(v)! === 0 ? 'must be more than 0.00' : true),
     });
-    if (parseCents(amountText) !== cents(detail.financial_summary.payer_responsibility?.total)) {
+    if (parseCents(amountText) !== benefitOf(detail)) {
       ctx.note(t.c.yellow(`warning: ${amountText} differs from the adjudicated benefit ${benefit}; the service will refuse it`));
     }
     authCode ??= await ask('Authorization code', { default: suggestAuthCode(detail, new Date().toISOString().slice(0, 10)), validate: (v) => (v.trim() === '' ? 'required' : true) });
@@ -122,7 +163,7 @@ export const approve: Handler = async (ctx, [encounterId], opts) => {
     approved = (await client.approveFunding({ encounter_id: id, amount: centsToAmount(parseCents(amountText!)!), authorization_code: authCode!.trim(), ...(notes ? { notes } : {}) }, key)).body;
   } catch (err) {
     // A lost answer or a 5xx (a gateway may have passed the request on) leaves it unknown.
-    if (err instanceof NetworkError) approved = await afterAmbiguousFailure(ctx, client, id, err);
+    if (err instanceof NetworkError) approved = await afterAmbiguousFailure(ctx, client, id, authCode!.trim(), err);
     else throw err;
   }
   return {

@@ -110,7 +110,7 @@ function detailTable(t: TableTools, d: LedgerDetail): string {
         String(l.sequence),
         l.cpt_code,
         l.cpt_description,
-        `${l.provider_role} ${l.provider_npi}`,
+        `${l.provider_role ?? '—'} ${l.provider_npi ?? ''}`,
         t.amount(l.submitted_charge),
         t.amount(l.allowed_amount),
         t.amount(l.patient_responsibility),

@@ -65,7 +65,8 @@ function recordClaim(ctx: EngineContext, claim: ParsedClaim): EngineResponse {
   }
   const fingerprint = [claim.memberId, claim.providerNpi, serviceDate, [...claim.lines.map((l) => l.cptCode)].sort().join('+')].join('|');
   const duplicate = db
-    .prepare(`SELECT id FROM encounters WHERE fingerprint = ? AND disposition <> 'DENIED' ORDER BY submitted_at LIMIT 1`)
+    // A pended claim is waiting to be sent again with its preauthorization: that is no duplicate.
+    .prepare(`SELECT id FROM encounters WHERE fingerprint = ? AND disposition NOT IN ('DENIED', 'PENDING_REVIEW') ORDER BY submitted_at LIMIT 1`)
     .get(fingerprint) as { id: string } | undefined;
   const benefits: PlanBenefits = {
     deductibleCents: member.deductible_cents,

@@ -3,7 +3,7 @@
 // so concurrent approvals of one encounter, from any number of processes, fund it exactly once.
 import type { FieldError } from '../../domain/errors.js';
 import { centsToAmount, formatCentsGrouped, jsonNumberToCents } from '../../domain/money.js';
-import { addBusinessDays, splitPayouts } from '../../domain/settlement.js';
+import { addBusinessDays, MAX_FUNDING_NOTES, splitPayouts } from '../../domain/settlement.js';
 import { isoSeconds } from '../clock.js';
 import type { EngineContext } from '../context.js';
 import { HttpError, jsonBody, respond, type EngineRequest, type EngineResponse } from '../http.js';
@@ -12,7 +12,6 @@ import { newId } from '../ids.js';
 import { addHistory, addStatus, encounterById, encounterData, lineProviders } from './encounters.js';
 import { settlementFor } from './settlement.js';
 
-export const MAX_NOTES = 500;
 
 interface Approval {
   encounterId: string;
@@ -33,8 +32,8 @@ function readApproval(req: EngineRequest): Approval {
   if (typeof code !== 'string' || code.trim() === '') errors.push({ field: 'authorization_code', message: 'is required, e.g. AUTH-20260302-ACME-0001' });
   else if (code.length > 100) errors.push({ field: 'authorization_code', message: 'must be at most 100 characters' });
   if (body.notes !== undefined && body.notes !== null && typeof body.notes !== 'string') errors.push({ field: 'notes', message: 'must be text' });
-  else if (typeof body.notes === 'string' && body.notes.length > MAX_NOTES) {
-    errors.push({ field: 'notes', message: `must be at most ${MAX_NOTES} characters (got ${body.notes.length})` });
+  else if (typeof body.notes === 'string' && body.notes.length > MAX_FUNDING_NOTES) {
+    errors.push({ field: 'notes', message: `must be at most ${MAX_FUNDING_NOTES} characters (got ${body.notes.length})` });
   }
   if (errors.length > 0) throw new HttpError(400, { errors });
   return {
@@ -77,6 +76,14 @@ function decide(ctx: EngineContext, a: Approval): EngineResponse {
   }
   const data = encounterData(encounter);
   const expectedCents = data.adjudication.totals.benefitCents;
+  if (expectedCents === 0) {
+    return respond(400, {
+      error: 'invalid_state',
+      reason: 'NOTHING_TO_FUND',
+      encounter_id: a.encounterId,
+      message: 'The adjudicated benefit is 0.00 (the member owes the whole allowed amount): there is nothing to fund',
+    });
+  }
   if (a.amountCents !== expectedCents) {
     return respond(409, {
       error: 'amount_mismatch',

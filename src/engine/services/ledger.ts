@@ -184,7 +184,7 @@ export function ledgerDetail(ctx: EngineContext, _req: EngineRequest, params: Re
   }[];
   const providers = lineProviders(db, data);
   const settled = settlement?.status === 'COMPLETED' ? settlement.total_amount_cents : 0;
-  const balanceStatus = !done ? 'PENDING_ADJUDICATION' : row.status === 'DENIED' ? 'DENIED' : row.status === 'PENDED' ? 'PENDED' : !settlement ? 'OPEN' : settlement.status === 'INITIATED' ? 'IN_TRANSIT' : settlement.status === 'COMPLETED' ? 'SETTLED' : settlement.status;
+  const balanceStatus = !done ? 'PENDING_ADJUDICATION' : row.status === 'DENIED' ? 'DENIED' : row.status === 'PENDED' ? 'PENDED' : !settlement ? (t.benefitCents === 0 ? 'SETTLED' : 'OPEN') : settlement.status === 'INITIATED' ? 'IN_TRANSIT' : settlement.status === 'COMPLETED' ? 'SETTLED' : settlement.status;
   return respond(200, {
     encounter: {
       id: row.id,

@@ -93,10 +93,15 @@ export function getSettlement(ctx: EngineContext, _req: EngineRequest, params: R
     return respond(404, { error: 'no_settlement', encounter_id: encounterId, message: `Encounter ${encounterId} was denied; it has no settlement and never will` });
   }
   const adjudicated = encounter.status === 'ADJUDICATED';
+  const nothingToFund = adjudicated && encounterData(encounter).adjudication.totals.benefitCents === 0;
   return respond(202, {
     encounter_id: encounterId,
     status: 'PENDING',
-    message: adjudicated ? 'Adjudicated; funding has not been approved yet' : 'The claim is not adjudicated yet',
+    message: nothingToFund
+      ? 'Adjudicated with a benefit of 0.00: there is nothing to fund, and no settlement will follow'
+      : adjudicated
+        ? 'Adjudicated; funding has not been approved yet'
+        : 'The claim is not adjudicated yet',
     adjudication_complete: adjudicated,
     funding_approved: false,
   });
