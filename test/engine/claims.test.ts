@@ -1,31 +1,16 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { claimTemplate } from '../../src/cli/claim-template.js';
-import type { Engine } from '../../src/engine/engine.js';
 import { openDatabase, SCHEMA_VERSION } from '../../src/engine/store/db.js';
 import { databaseFile } from '../../src/engine/engine.js';
-import { call, engineAt, tempDir } from '../helpers/engine.js';
+import { call, useEngineHome } from '../helpers/engine.js';
 
 const T0 = '2026-03-02T10:00:00Z';
 const LATER = '2026-03-02T10:00:05Z';
 const SUBMIT = '/tpa-api/v1/claims/submit/';
 const response = (id: string, raw = false) => `/tpa-api/v1/claims/${id}/response/${raw ? '?include_raw_response=true' : ''}`;
 
-let home: ReturnType<typeof tempDir>;
-let engines: Engine[];
-const at = (clock: string) => {
-  const e = engineAt(home.dir, clock);
-  engines.push(e);
-  return e;
-};
-
-beforeEach(() => {
-  home = tempDir();
-  engines = [];
-});
-afterEach(() => {
-  for (const e of engines) e.close();
-  home.remove();
-});
+const home = useEngineHome(beforeEach, afterEach);
+const at = (clock: string) => home.at(clock);
 
 const template = (o: Partial<Parameters<typeof claimTemplate>[0]> = {}) => claimTemplate({ type: 'professional', serviceDate: '2026-03-02', ...o });
 

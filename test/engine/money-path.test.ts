@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { claimTemplate } from '../../src/cli/claim-template.js';
 import { Engine } from '../../src/engine/engine.js';
-import { call, engineAt, tempDir } from '../helpers/engine.js';
+import { call, useEngineHome } from '../helpers/engine.js';
 
 // Monday 2 March 2026; adjudication takes 3 s.
 const MON = '2026-03-02T10:00:00Z';
@@ -9,22 +9,8 @@ const MON_LATER = '2026-03-02T10:00:05Z';
 const APPROVE = '/tpa-api/v1/funding/approve/';
 const cents = (v: unknown) => Math.round((v as number) * 100);
 
-let home: ReturnType<typeof tempDir>;
-let engines: Engine[];
-const at = (clock: string) => {
-  const e = engineAt(home.dir, clock);
-  engines.push(e);
-  return e;
-};
-
-beforeEach(() => {
-  home = tempDir();
-  engines = [];
-});
-afterEach(() => {
-  for (const e of engines) e.close();
-  home.remove();
-});
+const home = useEngineHome(beforeEach, afterEach);
+const at = (clock: string) => home.at(clock);
 
 function submit(clock: string, options: Partial<Parameters<typeof claimTemplate>[0]> = {}): string {
   const claim = claimTemplate({ type: 'institutional', serviceDate: clock.slice(0, 10), ...options });
@@ -202,7 +188,7 @@ describe('the ledger', () => {
     submit(MON, { type: 'professional', cpt: ['43235'] }); // ADJUDICATED
     approve(at(MON_LATER), funded, 2280);
     const slow = Engine.open({ dataDir: home.dir, env: { TPA_CLOCK: MON_LATER, TPA_ADJUDICATION_DELAY: '1h' } });
-    engines.push(slow);
+    home.track(slow);
     call(slow, 'POST', '/tpa-api/v1/claims/submit/', claimTemplate({ type: 'professional', cpt: ['45380'], serviceDate: '2026-03-01' })); // PROCESSING
     const e = at(MON_LATER);
     const statuses = (q: string) => (call(e, 'GET', `/tpa-api/v1/ledger/entries/${q}`).body as { results: { status: string }[] }).results.map((r) => r.status);
@@ -258,18 +244,18 @@ describe('sandbox scenarios and the stored clock', () => {
 
   it('stores the clock for every later command: set, advance and back to real time', () => {
     const first = Engine.open({ dataDir: home.dir, env: {} });
-    engines.push(first);
+    home.track(first);
     expect(first.setClock('2026-03-02T10:00:00Z')).toMatchObject({ now: '2026-03-02T10:00:00Z', source: 'frozen' });
     first.advanceClock(90 * 60_000);
     const second = Engine.open({ dataDir: home.dir, env: {} });
-    engines.push(second);
+    home.track(second);
     expect(second.clock()).toMatchObject({ now: '2026-03-02T11:30:00Z', source: 'frozen' });
     expect(second.realClock().source).toBe('real');
     const advanced = second.advanceClock(2 * 86_400_000);
     expect(advanced.source).toBe('offset');
     expect(Date.parse(advanced.now) - Date.now()).toBeGreaterThan(2 * 86_400_000 - 60_000);
     const overridden = Engine.open({ dataDir: home.dir, env: { TPA_CLOCK: MON } });
-    engines.push(overridden);
+    home.track(overridden);
     expect(overridden.clock()).toMatchObject({ now: MON, source: 'TPA_CLOCK' });
     expect(() => overridden.advanceClock(1000)).toThrow(/TPA_CLOCK/);
   });

@@ -24,3 +24,35 @@ export function call(engine: Engine, method: string, path: string, body?: unknow
     body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
   });
 }
+
+/**
+ * A fresh data dir per test, with engines opened on it at any clock: `at(clock)` opens one (closed
+ * with the dir after the test). Call `useEngineHome()` at the top of a test file.
+ */
+export function useEngineHome(beforeEach: (fn: () => void) => void, afterEach: (fn: () => void) => void) {
+  let home: ReturnType<typeof tempDir>;
+  let engines: Engine[] = [];
+  beforeEach(() => {
+    home = tempDir();
+    engines = [];
+  });
+  afterEach(() => {
+    for (const e of engines) e.close();
+    home.remove();
+  });
+  return {
+    get dir() {
+      return home.dir;
+    },
+    at(clock: string, delay?: string): Engine {
+      const e = engineAt(home.dir, clock, delay);
+      engines.push(e);
+      return e;
+    },
+    /** Keeps an engine opened another way, to close it with the others. */
+    track(e: Engine): Engine {
+      engines.push(e);
+      return e;
+    },
+  };
+}
