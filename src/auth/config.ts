@@ -1,8 +1,8 @@
 // Where tpa keeps its files (DESIGN.md section 2, "Credentials and config"), and its profiles.
-import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { UsageError } from '../errors.js';
+import { readJson, writePrivateJson } from './store.js';
 
 export interface Paths {
   configDir: string;
@@ -31,19 +31,18 @@ interface ConfigFile {
   profiles?: Record<string, Omit<Profile, 'name'>>;
 }
 
+export function configFile(paths: Paths): string {
+  return join(paths.configDir, 'config.json');
+}
+
 export function readConfig(paths: Paths): ConfigFile {
-  const file = join(paths.configDir, 'config.json');
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch {
-    return {};
-  }
-  try {
-    return JSON.parse(text) as ConfigFile;
-  } catch {
-    throw new UsageError(`the config file ${file} is not valid JSON; fix it or remove it`);
-  }
+  return readJson<ConfigFile>(configFile(paths), {});
+}
+
+export function saveProfile(paths: Paths, profile: Profile): void {
+  const config = readConfig(paths);
+  const { name, ...rest } = profile;
+  writePrivateJson(configFile(paths), { ...config, profiles: { ...config.profiles, [name]: rest } });
 }
 
 /** The named profile; "local" (the embedded engine) always exists. */

@@ -2,7 +2,7 @@
 // the active profile, and a lazily built client.
 import { resolvePaths, resolveProfile, type Paths, type Profile } from '../auth/config.js';
 import type { TpaClient } from '../client/client.js';
-import { UsageError } from '../errors.js';
+import { AuthError, UsageError } from '../errors.js';
 import type { IO } from './io.js';
 
 import type { OutputFormat } from './formats.js';
@@ -29,6 +29,8 @@ export interface Context {
   yes: boolean;
   paths: Paths;
   profileName: string;
+  /** Whether --profile or TPA_PROFILE named the profile (else it is the default, local). */
+  profileExplicit: boolean;
   canPrompt: boolean;
   profile(): Profile;
   client(): Promise<TpaClient>;
@@ -60,18 +62,27 @@ export function createContext(io: IO, opts: GlobalOptions): Context {
     yes: opts.yes === true,
     paths,
     profileName,
+    profileExplicit: opts.profile !== undefined && opts.profile !== '',
     canPrompt: canPrompt(io),
     profile: () => (profile ??= resolveProfile(paths, profileName)),
     async client() {
       if (client) return client;
       const p = ctx.profile();
-      if (p.env !== 'local') {
-        throw new UsageError(`profile "${p.name}" points at ${p.env}; this version of tpa talks only to the embedded engine (profile local)`);
+      const debug = ctx.debug ? (line: string) => io.stderr.write(`[debug] ${line}\n`) : undefined;
+      const { TpaClient } = await import('../client/client.js');
+      if (p.env === 'local') {
+        const { LocalTransport } = await import('../client/local.js');
+        client = new TpaClient(new LocalTransport(paths.dataDir, io.env), { debug });
+        return client;
       }
-      const [{ TpaClient }, { LocalTransport }] = await Promise.all([import('../client/client.js'), import('../client/local.js')]);
-      client = new TpaClient(new LocalTransport(paths.dataDir, io.env), {
-        debug: ctx.debug ? (line) => io.stderr.write(`[debug] ${line}\n`) : undefined,
-      });
+      if (p.env === 'production') {
+        throw new UsageError(`profile "${p.name}" is a production profile: OAuth 2.0 over mutual TLS is not available in this version of tpa`);
+      }
+      if (!p.base_url) throw new UsageError(`profile "${p.name}" has no base_url`, { hint: `try: tpa auth login --profile ${p.name} --env ${p.env} --base-url <url>` });
+      const { readApiKey } = await import('../auth/store.js');
+      const credential = readApiKey(paths, p.name, io.env);
+      if (!credential) throw new AuthError(`not logged in to profile "${p.name}"`, { hint: `try: tpa auth login --profile ${p.name} --env ${p.env} --base-url ${p.base_url} --with-key-stdin` });
+      client = new TpaClient(await remoteTransport(ctx, p.base_url, credential.key), { debug });
       return client;
     },
     progress(text) {
@@ -85,6 +96,15 @@ export function createContext(io: IO, opts: GlobalOptions): Context {
     },
   };
   return ctx;
+}
+
+/** HTTP to a service, with the retry rules; waits for a rate limit are said on stderr. */
+export async function remoteTransport(ctx: Context, baseUrl: string, apiKey: string) {
+  const [{ HttpTransport }, { RetryingTransport }] = await Promise.all([import('../client/http.js'), import('../client/retry.js')]);
+  const debug = ctx.debug ? (line: string) => ctx.io.stderr.write(`[debug] ${line}\n`) : undefined;
+  return new RetryingTransport(new HttpTransport({ baseUrl, apiKey, debug }), {
+    onWait: ({ reason, waitMs, attempt, attempts }) => ctx.note(`${reason}: waiting ${(waitMs / 1000).toFixed(1)}s before trying again (${attempt + 1} of ${attempts})`),
+  });
 }
 
 /** Prompts only when stdin and stdout are terminals and TPA_PROMPT_DISABLED is unset (DESIGN.md section 2). */

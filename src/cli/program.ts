@@ -2,6 +2,7 @@
 import { Command, Help, Option } from 'commander';
 import { actionFactory, type RunState } from './action.js';
 import { registerApi } from './commands/api.js';
+import { registerAuth, registerHealth } from './commands/auth.js';
 import { registerClaim } from './commands/claim.js';
 import { registerDemo } from './commands/demo.js';
 import { registerFund } from './commands/fund.js';
@@ -23,6 +24,7 @@ const NOUNS = [
   { name: 'settlement', description: 'transfer status, per-provider payouts and AEOB reconciliation', register: registerSettlement },
   { name: 'ledger', description: 'the encounter ledger: list with filters, or one encounter\'s full history', register: registerLedger },
   { name: 'ratesheet', description: 'rate schedules of the contract builder: catalog, schedule, preview, finalize, CSV import and export', register: registerRatesheet },
+  { name: 'auth', description: 'credentials for the service: log in (API key), list and rotate keys', register: registerAuth },
   { name: 'local', description: 'the embedded engine: fixtures, reset, clock, sandbox scenarios (data dir: TPA_HOME or $XDG_DATA_HOME/tpa)', register: registerLocal },
 ];
 
@@ -87,6 +89,7 @@ Examples:
     if (tree === 'full' || tree === noun.name) noun.register(cmd, act);
   }
   registerApi(program, act);
+  registerHealth(program, act);
   registerDemo(program, act);
   // Subcommands inherit exit override and output routing, so usage errors everywhere exit 2 on stderr.
   const inherit = (cmd: Command): void => {

@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { errorFromResponse } from '../errors.js';
 import type { Transport, TransportResponse } from './transport.js';
 import type {
+  ApiKeyInfo,
   BlindLookupResult,
   CatalogPage,
   CatalogQuery,
@@ -13,6 +14,7 @@ import type {
   FullLookupResult,
   FundingApproval,
   FundingApproved,
+  Health,
   LedgerDetail,
   LedgerFilters,
   LedgerPage,
@@ -160,6 +162,19 @@ export class TpaClient {
 
   finalize(instanceId: string): Promise<ApiResult<{ status: string; contract_id: string; rate_records_created: number; message: string }>> {
     return this.call('POST', this.builder(instanceId, 'finalize'), { body: '{}' });
+  }
+
+  health(): Promise<ApiResult<Health>> {
+    return this.call('GET', `${TPA_PREFIX}/health`);
+  }
+
+  keys(): Promise<ApiResult<{ keys: ApiKeyInfo[] }>> {
+    return this.call('GET', `${TPA_PREFIX}/keys`);
+  }
+
+  /** Issues a new key; the one in use keeps working for 24 hours. */
+  rotateKey(): Promise<ApiResult<{ api_key: string; key_id: string; previous_key_expires_at: string }>> {
+    return this.call('POST', `${TPA_PREFIX}/keys/rotate`, { body: '{}' });
   }
 
   close(): void {

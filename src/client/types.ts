@@ -246,3 +246,20 @@ export interface PreviewItem {
   medicare_rate: number;
   bundle_type: string | null;
 }
+
+export interface Health {
+  status: string;
+  environment: string;
+  key_id: string | null;
+  scopes: string[];
+  time: string;
+}
+
+export interface ApiKeyInfo {
+  id: string;
+  prefix: string;
+  last4: string;
+  scopes: string[];
+  created_at: string;
+  expires_at: string | null;
+}

@@ -8,13 +8,16 @@ import { engineNow, envClock, fixedClock, isoSeconds, parseTimestamp, readStored
 import type { EngineContext } from './context.js';
 import { HttpError, respond, type EngineRequest, type EngineResponse } from './http.js';
 import { newId } from './ids.js';
-import { matchRoute } from './routes.js';
+import { matchRoute, type Route } from './routes.js';
+import { authenticate, createKey, type KeyEnvironment, type KeyRecord, type Scope } from './services/keys.js';
 import { advanceEncounters } from './services/progress.js';
 import { fixtures } from './services/fixtures.js';
 import { simulate, type Scenario } from './services/sandbox.js';
 import { openDatabase, type Db } from './store/db.js';
 
 export const DEFAULT_ADJUDICATION_DELAY_MS = 3000;
+
+const AUTH_DOCS = 'https://developer.tpa.example/docs/authentication';
 
 export interface EngineOptions {
   dataDir: string;
@@ -54,14 +57,57 @@ export class Engine {
     return { db: this.db, clock: fixedClock(engineNow(this.db, this.override).now), adjudicationDelayMs: this.adjudicationDelayMs };
   }
 
-  handle(req: EngineRequest): EngineResponse {
-    const match = matchRoute(req.method, req.path);
-    if (!match) return respond(404, { error: 'not_found', message: `No route ${req.method} ${req.path}`, path: req.path });
-    if ('allowed' in match) {
-      return respond(405, { error: 'method_not_allowed', message: `${req.path} accepts ${match.allowed.join(', ')}` }, { allow: match.allowed.join(', ') });
+  /**
+   * Over HTTP, before the body is read: the route must exist and the X-API-Key be valid on the
+   * engine clock (SPEC.md "Authentication"). The server then applies its rate limits and calls
+   * `handle` with the key.
+   */
+  authorize(method: string, path: string, apiKey: string | undefined): { route: Route; key: KeyRecord } | { response: EngineResponse } {
+    const match = this.match(method, path);
+    if ('response' in match) return match;
+    const key = authenticate(this.db, apiKey ?? '', engineNow(this.db, this.override).now);
+    if (!key) {
+      return {
+        response: respond(401, {
+          error: 'invalid_api_key',
+          message: apiKey ? 'The API key is invalid or expired' : 'No API key: send it in the X-API-Key header',
+          documentation: AUTH_DOCS,
+        }),
+      };
     }
+    return { route: match.route, key };
+  }
+
+  private match(method: string, path: string): { route: Route; params: Record<string, string> } | { response: EngineResponse } {
+    const match = matchRoute(method, path);
+    if (!match) return { response: respond(404, { error: 'not_found', message: `No route ${method} ${path}`, path }) };
+    if ('allowed' in match) {
+      return { response: respond(405, { error: 'method_not_allowed', message: `${path} accepts ${match.allowed.join(', ')}` }, { allow: match.allowed.join(', ') }) };
+    }
+    return match;
+  }
+
+  /**
+   * Answers a request. In-process (the local transport) there is no key and no check; over HTTP the
+   * server passes the caller's key, which must carry the route's scope.
+   */
+  handle(req: EngineRequest, options: { key?: KeyRecord } = {}): EngineResponse {
+    const match = this.match(req.method, req.path);
+    if ('response' in match) return match.response;
     try {
       const ctx = this.context();
+      const key = options.key;
+      if (key) {
+        if (match.route.scope && !key.scopes.includes(match.route.scope)) {
+          return respond(403, {
+            error: 'insufficient_scope',
+            message: `This operation needs the ${match.route.scope} scope`,
+            required_scope: match.route.scope,
+            current_scopes: key.scopes,
+          });
+        }
+        ctx.key = key;
+      }
       advanceEncounters(ctx);
       return match.route.handler(ctx, req, match.params);
     } catch (err) {
@@ -109,6 +155,11 @@ export class Engine {
     const ctx = this.context();
     advanceEncounters(ctx);
     return simulate(ctx, scenario, encounterId);
+  }
+
+  /** A new API key for `tpa local serve` (`tpa local keys create`); the key is shown once. */
+  createKey(env: KeyEnvironment, scopes: readonly Scope[]): { apiKey: string; record: KeyRecord } {
+    return createKey(this.db, this.context().clock.now(), env, scopes);
   }
 
   close(): void {

@@ -5,6 +5,7 @@ import type { EngineRequest, EngineResponse } from './http.js';
 import { addSsp, configureSchedule, finalizeSchedule, getSchedule, initSchedule, listCatalog, loadCatalog, previewSchedule, removeSsp } from './services/builder.js';
 import { claimResponse, submitClaim } from './services/claims.js';
 import { approveFunding } from './services/funding.js';
+import { health, listKeys, rotateKey, type Scope } from './services/keys.js';
 import { ledgerDetail, listLedger } from './services/ledger.js';
 import { blindLookup, fullLookup } from './services/lookup.js';
 import { getSettlement } from './services/settlement.js';
@@ -18,29 +19,40 @@ export interface Route {
   handler: Handler;
   pattern: RegExp;
   params: string[];
+  /** Over HTTP: the scope the key needs (SPEC.md "Authentication"); null: any valid key. */
+  scope: Scope | null;
+  /** Over HTTP: requests per minute per key for this endpoint (SPEC.md "Limits"); null: the tier's. */
+  perMinute: number | null;
 }
 
-function route(method: string, path: string, handler: Handler): Route {
+function route(method: string, path: string, handler: Handler, scope: Scope | null = null, perMinute: number | null = null): Route {
   const params: string[] = [];
   const source = path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{(\w+)\}/g, (_m, name: string) => {
     params.push(name);
     return '([^/]+)';
   });
-  return { method, path, handler, pattern: new RegExp(`^${source}$`), params };
+  return { method, path, handler, pattern: new RegExp(`^${source}$`), params, scope, perMinute };
 }
 
 const TPA = '/tpa-api/v1';
 const BUILDER = '/api/v1/computable-contracts/builder/{instance_id}';
 
 export const ROUTES: readonly Route[] = [
-  route('POST', `${TPA}/contract-lookup/blind/`, blindLookup),
-  route('POST', `${TPA}/contract-lookup/full/`, fullLookup),
-  route('POST', `${TPA}/claims/submit/`, submitClaim),
-  route('GET', `${TPA}/claims/{submission_id}/response/`, claimResponse),
-  route('POST', `${TPA}/funding/approve/`, approveFunding),
-  route('GET', `${TPA}/settlement/{encounter_id}/`, getSettlement),
-  route('GET', `${TPA}/ledger/entries/`, listLedger),
-  route('GET', `${TPA}/ledger/entries/{encounter_id}/`, ledgerDetail),
+  route('POST', `${TPA}/contract-lookup/blind/`, blindLookup, 'contract_lookup', 1000),
+  route('POST', `${TPA}/contract-lookup/full/`, fullLookup, 'contract_lookup', 500),
+  route('POST', `${TPA}/claims/submit/`, submitClaim, 'claim_pricing', 100),
+  route('GET', `${TPA}/claims/{submission_id}/response/`, claimResponse, 'claim_pricing', 100),
+  route('POST', `${TPA}/funding/approve/`, approveFunding, 'fund_release', 10),
+  route('GET', `${TPA}/settlement/{encounter_id}/`, getSettlement, 'ledger_access', 200),
+  route('GET', `${TPA}/ledger/entries/`, listLedger, 'ledger_access', 100),
+  route('GET', `${TPA}/ledger/entries/{encounter_id}/`, ledgerDetail, 'ledger_access', 200),
+  // SPEC.md writes these three without a trailing slash; both forms are served.
+  route('GET', `${TPA}/health`, health),
+  route('GET', `${TPA}/health/`, health),
+  route('GET', `${TPA}/keys`, listKeys),
+  route('GET', `${TPA}/keys/`, listKeys),
+  route('POST', `${TPA}/keys/rotate`, rotateKey),
+  route('POST', `${TPA}/keys/rotate/`, rotateKey),
   route('GET', '/api/v1/ssp/catalog/', listCatalog),
   route('POST', `${BUILDER}/rate-schedule/init/`, initSchedule),
   route('GET', `${BUILDER}/rate-schedule/`, getSchedule),

@@ -2,6 +2,7 @@
 import type { SettlementRecord } from '../../client/types.js';
 import type { Engine } from '../../engine/engine.js';
 import type { Scenario } from '../../engine/services/sandbox.js';
+import type { Scope } from '../../engine/services/keys.js';
 import { UsageError } from '../../errors.js';
 import type { TableTools } from '../../render/output.js';
 import type { Handler } from '../action.js';
@@ -123,4 +124,52 @@ export const simulate: Handler = async (ctx, [scenario, encounterId]) => {
   const record = await withEngine(ctx, (e) => e.simulate(scenario as Scenario, encounterId!));
   const { settlementTable } = await import('./settlement.run.js');
   return { data: record, table: (t) => settlementTable(t, record as unknown as SettlementRecord) };
+};
+
+export const keysCreate: Handler = async (ctx, _args, opts) => {
+  const { SCOPES } = await import('../../engine/services/keys.js');
+  const env = String(opts.env);
+  if (env !== 'sandbox' && env !== 'staging') throw new UsageError('--env must be sandbox or staging');
+  const scopes = (await import('../options.js')).listValue(opts.scopes);
+  const unknown = scopes.filter((x) => !(SCOPES as readonly string[]).includes(x));
+  if (unknown.length > 0) throw new UsageError(`unknown scope ${unknown.join(', ')}: use ${SCOPES.join(', ')}`);
+  const created = await withEngine(ctx, (e) => e.createKey(env, (scopes.length > 0 ? scopes : SCOPES) as Scope[]));
+  ctx.note(`created key ${created.record.id} (${created.record.scopes.join(', ')}); it is shown only this once`);
+  // The key alone on stdout, so that `KEY=$(tpa local keys create)` works.
+  ctx.io.stdout.write(`${created.apiKey}\n`);
+};
+
+export const serve: Handler = async (ctx, _args, opts) => {
+  const { parseDuration } = await import('../../domain/duration.js');
+  const port = Number(opts.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number from 0 to 65535 (got "${String(opts.port)}")`);
+  const windowMs = opts.rateWindow === undefined ? 60_000 : parseDuration(String(opts.rateWindow));
+  if (windowMs === undefined || windowMs <= 0) throw new UsageError('--rate-window must be a duration such as 60s');
+  const transport = await openEngine(ctx);
+  const engine = await transport.open();
+  const [{ startServer }, { RateLimiter }] = await Promise.all([import('../../server/server.js'), import('../../engine/limits.js')]);
+  let running;
+  try {
+    running = await startServer(engine, {
+      host: String(opts.host),
+      port,
+      limiter: opts.rateLimit === false ? null : new RateLimiter(windowMs),
+      log: (line) => ctx.io.stderr.write(`${new Date().toISOString()} ${line}\n`),
+    });
+  } catch (err) {
+    transport.close();
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new UsageError(code === 'EADDRINUSE' ? `port ${port} is in use: choose another with --port (0 picks a free one)` : `cannot listen on ${String(opts.host)}:${port}: ${(err as Error).message}`);
+  }
+  ctx.io.stdout.write(`${running.url}\n`);
+  ctx.note(`tpa local serve: listening on ${running.url} (data in ${ctx.paths.dataDir}${opts.rateLimit === false ? ', no rate limits' : ''}); Ctrl-C stops it`);
+  await new Promise<void>((resolve) => {
+    const stop = (signal: string) => {
+      ctx.note(`${signal}: shutting down`);
+      void running!.close().then(resolve);
+    };
+    process.once('SIGINT', () => stop('SIGINT'));
+    process.once('SIGTERM', () => stop('SIGTERM'));
+  });
+  transport.close();
 };

@@ -37,6 +37,29 @@ export function registerLocal(local: Command, act: Act): void {
 
   examples(
     local
+      .command('serve')
+      .description('serve the embedded engine over HTTP (API keys, scopes, rate limits), for profiles and scripts to talk to')
+      .option('--host <host>', 'address to listen on', '127.0.0.1')
+      .option('--port <port>', 'port; 0 picks a free one (printed on stdout)', '4010')
+      .option('--no-rate-limit', 'no rate limits (load tests)')
+      .option('--rate-window <duration>', 'length of a rate-limit window (default 60s; shorter for tests)'),
+    'tpa local serve --port 4010',
+    'tpa local serve --port 0 --no-rate-limit',
+  ).action(act(run, 'serve'));
+
+  const keys = local.command('keys').description('API keys of `tpa local serve`');
+  examples(
+    keys
+      .command('create')
+      .description('create an API key (printed once, on stdout); all four scopes unless --scopes narrows them')
+      .option('--env <env>', 'sandbox or staging (key prefix and rate-limit tier)', 'sandbox')
+      .option('--scopes <scope...>', 'contract_lookup claim_pricing fund_release ledger_access'),
+    'tpa local keys create',
+    'tpa local keys create --scopes contract_lookup ledger_access',
+  ).action(act(run, 'keysCreate'));
+
+  examples(
+    local
       .command('simulate')
       .description('sandbox triggers for the unhappy paths: a failed transfer, a refund, an AEOB that does not match')
       .argument('<scenario>', 'settlement-failure | refund | aeob-variance')

@@ -19,7 +19,26 @@ export function openDatabase(file: string): Db {
   db.pragma('foreign_keys = ON');
   db.pragma('synchronous = NORMAL');
   migrate(db);
+  cacheStatements(db);
   return db;
+}
+
+/**
+ * Compiling SQL costs more than running it for the small queries of a request, so each statement is
+ * prepared once per connection and reused. The trap: `.pluck()` changes a statement for all its
+ * users, so a given SQL text must always be used the same way (every query here is written once).
+ */
+function cacheStatements(db: Db): void {
+  const cache = new Map<string, Database.Statement>();
+  const prepare = db.prepare.bind(db);
+  db.prepare = ((sql: string) => {
+    let statement = cache.get(sql);
+    if (!statement) {
+      statement = prepare(sql);
+      cache.set(sql, statement);
+    }
+    return statement;
+  }) as Db['prepare'];
 }
 
 function migrate(db: Db): void {

@@ -236,4 +236,18 @@ export const MIGRATIONS: readonly string[] = [
 
   ALTER TABLE contracts ADD COLUMN builder_settings_json TEXT;
   `,
+  // 4: API keys for `tpa local serve`: only SHA-256 hashes are kept, with a prefix and last four
+  // characters for display.
+  `
+  CREATE TABLE api_keys (
+    id TEXT PRIMARY KEY,
+    key_hash TEXT NOT NULL UNIQUE,
+    environment TEXT NOT NULL,
+    prefix TEXT NOT NULL,
+    last4 TEXT NOT NULL,
+    scopes TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    expires_at TEXT
+  );
+  `,
 ];

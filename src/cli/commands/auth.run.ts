@@ -1,0 +1,99 @@
+// Handlers of `tpa auth` and `tpa health` (declared in auth.ts). A key is taken only from a masked
+// prompt, stdin or TPA_API_KEY, never from an argument, and never printed or logged.
+import type { Profile } from '../../auth/config.js';
+import type { Health } from '../../client/types.js';
+import { AuthError, TpaError, UsageError } from '../../errors.js';
+import type { TableTools } from '../../render/output.js';
+import type { Handler } from '../action.js';
+import { remoteTransport } from '../context.js';
+
+const KEY_PREFIX: Record<string, string> = { sandbox: 'sk_sand_', staging: 'sk_stage_' };
+
+function keyProblem(key: string, env: string): string | undefined {
+  const prefix = KEY_PREFIX[env]!;
+  if (!key.startsWith(prefix)) return `a ${env} API key starts with ${prefix}`;
+  if (key.length !== 64) return `an API key is 64 characters long (this one has ${key.length})`;
+  if (!/^[A-Za-z0-9_]+$/.test(key)) return 'an API key has only letters, digits and underscores';
+  return undefined;
+}
+
+const masked = (id: string | null, prefix?: string, last4?: string) => (prefix && last4 ? `${prefix}…${last4}` : (id ?? '—'));
+
+function healthTable(t: TableTools, h: Health): string {
+  return t.keyValues([
+    ['Status', h.status === 'ok' ? t.c.green('ok') : t.c.red(h.status)],
+    ['Environment', h.environment],
+    ['Key', h.key_id ?? '—'],
+    ['Scopes', h.scopes.join(', ')],
+    ['Service time', h.time],
+  ]);
+}
+
+export const login: Handler = async (ctx, _args, opts) => {
+  if (ctx.io.env.TPA_API_KEY) throw new UsageError('TPA_API_KEY is set, and it overrides every saved key: unset it to log in');
+  const env = String(opts.env);
+  if (env !== 'sandbox' && env !== 'staging') throw new UsageError('--env must be sandbox or staging (production uses OAuth over mutual TLS)');
+  const name = ctx.profileExplicit ? ctx.profileName : env;
+  const baseUrl = (opts.baseUrl as string | undefined) ?? (await import('../../auth/config.js')).readConfig(ctx.paths).profiles?.[name]?.base_url;
+  if (!baseUrl) throw new UsageError('--base-url is required: where the service is, e.g. http://127.0.0.1:4010');
+  try {
+    const u = new URL(baseUrl);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error();
+  } catch {
+    throw new UsageError(`--base-url: "${baseUrl}" is not an http(s) URL`);
+  }
+  let key: string;
+  if (opts.withKeyStdin) key = (await ctx.io.readStdin()).trim();
+  else if (ctx.canPrompt) {
+    const { password } = await import('@inquirer/prompts');
+    key = (await password({ message: `API key for ${env}`, mask: '*' }, { output: process.stderr })).trim();
+  } else throw new UsageError('no terminal to ask for the key on: pipe it in with --with-key-stdin (a key is never an argument)');
+  const problem = keyProblem(key, env);
+  if (problem) throw new UsageError(`that is not a ${env} API key: ${problem}`);
+  const [{ TpaClient }, { saveProfile }, { saveApiKey }] = await Promise.all([import('../../client/client.js'), import('../../auth/config.js'), import('../../auth/store.js')]);
+  const client = new TpaClient(await remoteTransport(ctx, baseUrl, key));
+  let health: Health;
+  try {
+    health = (await client.health()).body;
+  } catch (err) {
+    if (err instanceof TpaError && err.exitCode === 5) throw new AuthError(`the service at ${baseUrl} refused the key: ${err.message}; nothing was saved`);
+    throw err;
+  }
+  const profile: Profile = { name, env, base_url: baseUrl };
+  saveProfile(ctx.paths, profile);
+  saveApiKey(ctx.paths, name, key);
+  ctx.note(`saved profile "${name}" and its key (${key.slice(0, KEY_PREFIX[env]!.length)}…${key.slice(-4)}); use it with -p ${name} or TPA_PROFILE=${name}`);
+  return { data: { profile: name, environment: env, base_url: baseUrl, key_id: health.key_id, scopes: health.scopes }, table: (t) => healthTable(t, health) };
+};
+
+export const health: Handler = async (ctx) => {
+  const h = (await (await ctx.client()).health()).body;
+  return { data: h, table: (t) => healthTable(t, h) };
+};
+
+export const keys: Handler = async (ctx) => {
+  const body = (await (await ctx.client()).keys()).body;
+  return {
+    data: body,
+    items: body.keys,
+    table: (t) => t.table(['Id', 'Key', 'Scopes', 'Created', 'Expires'], body.keys.map((k) => [k.id, masked(k.id, k.prefix, k.last4), k.scopes.join(', '), k.created_at, k.expires_at ?? 'never'])),
+  };
+};
+
+export const rotate: Handler = async (ctx) => {
+  const profile = ctx.profile();
+  if (profile.env === 'local') throw new UsageError('the embedded engine in-process has no API key to rotate: use a profile that talks to a service (-p sandbox)');
+  const body = (await (await ctx.client()).rotateKey()).body;
+  const { saveApiKey } = await import('../../auth/store.js');
+  const fromEnv = Boolean(ctx.io.env.TPA_API_KEY);
+  if (fromEnv) {
+    // The key in use came from the environment, so there is nowhere to save the new one but the terminal.
+    ctx.note('TPA_API_KEY is set, so the new key is not saved: it is printed once on stdout; put it where TPA_API_KEY comes from');
+    ctx.io.stdout.write(`${body.api_key}\n`);
+    return { exitCode: 0 };
+  }
+  saveApiKey(ctx.paths, profile.name, body.api_key);
+  ctx.note(`saved the new key for profile "${profile.name}"; the old key stops working at ${body.previous_key_expires_at}`);
+  const out = { key_id: body.key_id, previous_key_expires_at: body.previous_key_expires_at, saved_to_profile: profile.name };
+  return { data: out, table: (t) => t.keyValues([['New key', body.key_id], ['Old key stops working', body.previous_key_expires_at], ['Saved to profile', profile.name]]) };
+};

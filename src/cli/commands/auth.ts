@@ -1,0 +1,31 @@
+// tpa auth login | keys | rotate, and tpa health — credentials for the service (DESIGN.md section 2).
+// Declarations only: the handlers live in auth.run.ts and load when the command runs.
+import type { Command } from 'commander';
+import { examples, type Act } from '../action.js';
+
+const run = () => import('./auth.run.js');
+
+/** Adds the subcommands of `tpa auth` to its command. */
+export function registerAuth(auth: Command, act: Act): void {
+  examples(
+    auth
+      .command('login')
+      .description('save a profile and its API key (masked prompt on a terminal, --with-key-stdin for scripts); the key is checked with the service first')
+      .option('--env <env>', 'sandbox or staging', 'sandbox')
+      .option('--base-url <url>', 'the service, e.g. http://127.0.0.1:4010 for tpa local serve')
+      .option('--with-key-stdin', 'read the API key from stdin (never pass a key as an argument)'),
+    'tpa auth login --env sandbox --base-url http://127.0.0.1:4010',
+    'tpa local keys create | tpa auth login --env sandbox --base-url http://127.0.0.1:4010 --with-key-stdin',
+  ).action(act(run, 'login'));
+
+  examples(auth.command('keys').description("the service's active API keys (prefix and last four only)"), 'tpa auth keys -p sandbox').action(act(run, 'keys'));
+
+  examples(
+    auth.command('rotate').description('get a new API key and save it; the old one keeps working for 24 hours'),
+    'tpa auth rotate -p sandbox',
+  ).action(act(run, 'rotate'));
+}
+
+export function registerHealth(program: Command, act: Act): void {
+  examples(program.command('health').description("check the service and the credentials: environment, key, scopes, the service's time"), 'tpa health -p sandbox').action(act(run, 'health'));
+}

@@ -1,0 +1,57 @@
+// HTTP transport on got (DESIGN.md section 1): `{base_url}/tpa-api/v1/...` and `{base_url}/api/v1/...`,
+// the API key header, timeouts. It moves requests and reports what came back; retries live in
+// retry.ts. The key never reaches a log: --debug shows it redacted.
+import { NetworkError } from '../errors.js';
+import type { Transport, TransportRequest, TransportResponse } from './transport.js';
+
+export interface HttpOptions {
+  baseUrl: string;
+  apiKey?: string;
+  timeoutMs?: number;
+  debug?: (line: string) => void;
+}
+
+export class HttpTransport implements Transport {
+  readonly name = 'http';
+  private readonly base: string;
+
+  constructor(private readonly options: HttpOptions) {
+    this.base = options.baseUrl.replace(/\/+$/, '');
+  }
+
+  async send(request: TransportRequest): Promise<TransportResponse> {
+    const { got, RequestError } = await import('got');
+    const headers: Record<string, string> = { 'user-agent': 'tpa-cli', ...request.headers };
+    if (this.options.apiKey) headers['x-api-key'] = this.options.apiKey;
+    const url = `${this.base}${request.path}`;
+    if (this.options.debug) {
+      const shown = Object.entries(headers).map(([k, v]) => `${k}: ${k === 'x-api-key' || k === 'authorization' ? '[redacted]' : v}`);
+      this.options.debug(`${request.method} ${url} {${shown.join(', ')}}`);
+    }
+    try {
+      const response = await got(url, {
+        method: request.method as 'GET',
+        headers,
+        body: request.body,
+        throwHttpErrors: false,
+        retry: { limit: 0 },
+        followRedirect: false,
+        timeout: { request: this.options.timeoutMs ?? 30_000 },
+        responseType: 'text',
+      });
+      const out: Record<string, string> = {};
+      for (const [k, v] of Object.entries(response.headers)) if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : String(v);
+      let body: unknown;
+      try {
+        body = response.body === '' ? undefined : JSON.parse(response.body);
+      } catch {
+        body = { error: 'invalid_response', message: `the server answered ${response.statusCode} with a body that is not JSON` };
+      }
+      return { status: response.statusCode, headers: out, body };
+    } catch (err) {
+      const code = err instanceof RequestError ? err.code : undefined;
+      const what = code === 'ECONNREFUSED' ? 'connection refused' : code === 'ETIMEDOUT' ? 'timed out' : code === 'ENOTFOUND' ? 'host not found' : (err as Error).message;
+      throw new NetworkError(`cannot reach ${this.base}: ${what}`, { code: code ?? 'network_error', hint: code === 'ECONNREFUSED' ? 'is the server running? (tpa local serve)' : undefined });
+    }
+  }
+}

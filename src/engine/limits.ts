@@ -1,0 +1,77 @@
+// Rate limits (SPEC.md "Limits"; DESIGN.md section 4): per key, the tier's requests per minute and
+// concurrency, and each endpoint's requests per minute; the stricter answers. Every request with a
+// valid key counts, refused ones included. Windows run on real time: limits are about traffic.
+import type { KeyEnvironment } from './services/keys.js';
+
+export interface Tier {
+  /** Requests per minute per key; null: unlimited (the sandbox tier). */
+  perMinute: number | null;
+  concurrent: number;
+}
+
+export const TIERS: Record<KeyEnvironment, Tier> = {
+  sandbox: { perMinute: null, concurrent: 10 },
+  staging: { perMinute: 200, concurrent: 20 },
+};
+
+export interface LimitVerdict {
+  allowed: boolean;
+  headers: Record<string, string>;
+  /** Seconds to wait, when refused. */
+  retryAfter?: number;
+  reason?: string;
+}
+
+interface Window {
+  start: number;
+  count: number;
+}
+
+export class RateLimiter {
+  private readonly windows = new Map<string, Window>();
+  private readonly inFlight = new Map<string, number>();
+
+  constructor(
+    private readonly windowMs = 60_000,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  private count(id: string): Window {
+    const t = this.now();
+    let w = this.windows.get(id);
+    if (!w || t - w.start >= this.windowMs) {
+      w = { start: t, count: 0 };
+      this.windows.set(id, w);
+    }
+    w.count++;
+    return w;
+  }
+
+  /** Counts a request of a key to an endpoint; call `release` when its answer is sent, if allowed. */
+  admit(keyId: string, tier: Tier, endpoint: string, endpointPerMinute: number | null): LimitVerdict {
+    const windows: { limit: number; w: Window; name: string }[] = [];
+    const tierWindow = this.count(`${keyId}`);
+    if (tier.perMinute !== null) windows.push({ limit: tier.perMinute, w: tierWindow, name: 'the tier' });
+    if (endpointPerMinute !== null) windows.push({ limit: endpointPerMinute, w: this.count(`${keyId} ${endpoint}`), name: endpoint });
+    // The stricter limit is the one with the fewest requests left.
+    const strictest = windows.sort((a, b) => a.limit - a.w.count - (b.limit - b.w.count))[0];
+    const reset = (w: Window) => Math.ceil((w.start + this.windowMs) / 1000);
+    const headers: Record<string, string> = strictest
+      ? { 'x-ratelimit-limit': String(strictest.limit), 'x-ratelimit-remaining': String(Math.max(0, strictest.limit - strictest.w.count)), 'x-ratelimit-reset': String(reset(strictest.w)) }
+      : { 'x-ratelimit-limit': 'unlimited', 'x-ratelimit-remaining': 'unlimited', 'x-ratelimit-reset': String(reset(tierWindow)) };
+    if (strictest && strictest.w.count > strictest.limit) {
+      const retryAfter = Math.max(1, Math.ceil((strictest.w.start + this.windowMs - this.now()) / 1000));
+      return { allowed: false, headers, retryAfter, reason: `${strictest.limit} requests per minute for ${strictest.name}` };
+    }
+    const running = this.inFlight.get(keyId) ?? 0;
+    if (running >= tier.concurrent) return { allowed: false, headers, retryAfter: 1, reason: `${tier.concurrent} concurrent requests` };
+    this.inFlight.set(keyId, running + 1);
+    return { allowed: true, headers };
+  }
+
+  release(keyId: string): void {
+    const running = this.inFlight.get(keyId) ?? 0;
+    if (running <= 1) this.inFlight.delete(keyId);
+    else this.inFlight.set(keyId, running - 1);
+  }
+}

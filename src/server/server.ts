@@ -1,0 +1,137 @@
+// `tpa local serve`: node:http in front of the one route table (DESIGN.md section 5). This file only
+// adapts HTTP: authentication, limits and answers come from the engine; the server reads bodies
+// within a size limit, applies the rate limiter, logs one line per request and never a key.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Engine } from '../engine/engine.js';
+import type { EngineResponse } from '../engine/http.js';
+import { newId } from '../engine/ids.js';
+import { RateLimiter, TIERS } from '../engine/limits.js';
+
+/** Claims may be up to 5 MiB (fhir-claim.ts); a little room for whitespace around them. */
+export const MAX_BODY_BYTES = 6 * 1024 * 1024;
+
+export interface ServeOptions {
+  host: string;
+  port: number;
+  /** null: no rate limits (load tests). */
+  limiter: RateLimiter | null;
+  log: (line: string) => void;
+  maxBodyBytes?: number;
+}
+
+export interface RunningServer {
+  server: Server;
+  url: string;
+  close(): Promise<void>;
+}
+
+function send(res: ServerResponse, response: EngineResponse, extra: Record<string, string> = {}): void {
+  const body = response.body === undefined ? '' : JSON.stringify(response.body);
+  res.writeHead(response.status, { ...response.headers, ...extra, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+const error = (status: number, body: Record<string, unknown>): EngineResponse => ({ status, headers: {}, body });
+
+/** The body as text, or undefined past the limit. */
+function readBody(req: IncomingMessage, limit: number): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let over = false;
+    req.on('data', (chunk: Buffer) => {
+      if (over) return;
+      size += chunk.length;
+      if (size > limit) {
+        over = true;
+        chunks.length = 0;
+        resolve(undefined);
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => over || resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+const JSON_TYPES = /^application\/(fhir\+)?json\s*(;|$)/i;
+
+export function startServer(engine: Engine, options: ServeOptions): Promise<RunningServer> {
+  const limit = options.maxBodyBytes ?? MAX_BODY_BYTES;
+  const server = createServer((req, res) => {
+    const started = performance.now();
+    const requestId = newId('req_');
+    const url = new URL(req.url ?? '/', 'http://server');
+    const method = (req.method ?? 'GET').toUpperCase();
+    let status = 500;
+    const reply = (response: EngineResponse, extra: Record<string, string> = {}) => {
+      status = response.status;
+      send(res, response, { 'x-request-id': requestId, ...extra });
+    };
+    res.on('finish', () => options.log(`${method} ${url.pathname} ${status} ${(performance.now() - started).toFixed(1)}ms`));
+
+    const authorized = engine.authorize(method, url.pathname, header(req, 'x-api-key'));
+    if ('response' in authorized) {
+      req.resume();
+      return reply(authorized.response);
+    }
+    const { route, key } = authorized;
+    const verdict = options.limiter?.admit(key.id, TIERS[key.environment], `${route.method} ${route.path}`, route.perMinute);
+    const limitHeaders = verdict?.headers ?? {};
+    if (verdict && !verdict.allowed) {
+      req.resume();
+      return reply(error(429, { error: 'rate_limit_exceeded', message: `Rate limit exceeded: ${verdict.reason}`, retry_after: verdict.retryAfter }), {
+        ...limitHeaders,
+        'retry-after': String(verdict.retryAfter),
+      });
+    }
+    const release = () => verdict && options.limiter?.release(key.id);
+    res.on('close', release);
+
+    readBody(req, limit)
+      .then((body) => {
+        if (body === undefined) {
+          res.setHeader('connection', 'close');
+          return reply(error(413, { error: 'payload_too_large', message: `The request body is larger than ${limit / 1024 / 1024} MiB` }), limitHeaders);
+        }
+        const type = header(req, 'content-type');
+        if (body !== '' && type !== undefined && !JSON_TYPES.test(type)) {
+          return reply(error(415, { error: 'unsupported_media_type', message: `Send JSON (application/json, or application/fhir+json for claims), not ${type}` }), limitHeaders);
+        }
+        const headers: Record<string, string | undefined> = {};
+        for (const [k, v] of Object.entries(req.headers)) headers[k] = Array.isArray(v) ? v.join(', ') : v;
+        reply(engine.handle({ method, path: url.pathname, query: url.searchParams, headers, body: body === '' ? undefined : body }, { key }), limitHeaders);
+      })
+      .catch(() => {
+        if (!res.headersSent) reply(error(500, { error: 'internal_error', message: 'The server failed to process the request', request_id: requestId }));
+      });
+  });
+  // Slow or abandoned clients must not hold connections forever.
+  server.headersTimeout = 20_000;
+  server.requestTimeout = 60_000;
+  server.keepAliveTimeout = 5_000;
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => {
+      server.off('error', reject);
+      const address = server.address() as AddressInfo;
+      const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+      resolve({
+        server,
+        url: `http://${host}:${address.port}`,
+        close: () =>
+          new Promise((done) => {
+            server.close(() => done());
+            server.closeIdleConnections();
+          }),
+      });
+    });
+  });
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
