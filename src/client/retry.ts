@@ -36,7 +36,7 @@ export class RetryingTransport implements Transport {
   }
 
   async send(req: TransportRequest): Promise<TransportResponse> {
-    const attempts = this.options.attempts ?? 5;
+    const attempts = this.options.attempts ?? 4;
     const sleep = this.options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
     const random = this.options.random ?? Math.random;
     const backoff = (attempt: number) => Math.min(8000, 500 * 2 ** (attempt - 1)) + Math.floor(random() * 250);
