@@ -55,7 +55,7 @@ describe('tpa local serve: authentication and scopes', () => {
 
   it('health, keys and rotation: the old key works for 24 hours on the engine clock, then not', async () => {
     const own = await createKey(home.dir, '--scopes', 'ledger_access');
-    const health = await (await api('/tpa-api/v1/health', { key: own })).json();
+    const health = (await (await api('/tpa-api/v1/health', { key: own })).json()) as { key_id: string; time: string };
     expect(health).toMatchObject({ status: 'ok', environment: 'sandbox', key_id: expect.stringMatching(/^key_/), scopes: ['ledger_access'], time: expect.any(String) });
     const keys = (await (await api('/tpa-api/v1/keys', { key: own })).json()) as { keys: Record<string, unknown>[] };
     expect(keys.keys.find((k) => k.id === health.key_id)).toEqual({ id: health.key_id, prefix: 'sk_sand_', last4: own.slice(-4), scopes: ['ledger_access'], created_at: expect.any(String), expires_at: null });
