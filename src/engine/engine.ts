@@ -8,6 +8,7 @@ import { engineNow, envClock, fixedClock, isoSeconds, parseTimestamp, readStored
 import type { EngineContext } from './context.js';
 import { HttpError, respond, type EngineRequest, type EngineResponse } from './http.js';
 import { newId } from './ids.js';
+import { ReadCache } from './read-cache.js';
 import { matchRoute, type Route } from './routes.js';
 import { authenticate, createKey, type KeyEnvironment, type KeyRecord, type Scope } from './services/keys.js';
 import { advanceEncounters } from './services/progress.js';
@@ -35,11 +36,15 @@ export interface ClockStatus {
 }
 
 export class Engine {
+  private readonly cache: ReadCache;
+
   private constructor(
     readonly db: Db,
     private readonly override: Date | undefined,
     private readonly adjudicationDelayMs: number,
-  ) {}
+  ) {
+    this.cache = new ReadCache(db);
+  }
 
   static open(options: EngineOptions): Engine {
     const env = options.env ?? process.env;
@@ -109,7 +114,8 @@ export class Engine {
         ctx.key = key;
       }
       advanceEncounters(ctx);
-      return match.route.handler(ctx, req, match.params);
+      if (!match.route.cacheable) return match.route.handler(ctx, req, match.params);
+      return this.cache.answer(`${req.path}?${req.query.toString()}|${req.headers.host ?? ''}`, () => match.route.handler(ctx, req, match.params));
     } catch (err) {
       if (err instanceof HttpError) return respond(err.status, err.body);
       // A bug or a store failure: answer 500 with an id to quote, and keep the details out of the body.

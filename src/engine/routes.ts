@@ -23,15 +23,17 @@ export interface Route {
   scope: Scope | null;
   /** Over HTTP: requests per minute per key for this endpoint (SPEC.md "Limits"); null: the tier's. */
   perMinute: number | null;
+  /** The answer depends only on the stored data and the request: it may be served from the read cache. */
+  cacheable: boolean;
 }
 
-function route(method: string, path: string, handler: Handler, scope: Scope | null = null, perMinute: number | null = null): Route {
+function route(method: string, path: string, handler: Handler, scope: Scope | null = null, perMinute: number | null = null, cacheable = false): Route {
   const params: string[] = [];
   const source = path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{(\w+)\}/g, (_m, name: string) => {
     params.push(name);
     return '([^/]+)';
   });
-  return { method, path, handler, pattern: new RegExp(`^${source}$`), params, scope, perMinute };
+  return { method, path, handler, pattern: new RegExp(`^${source}$`), params, scope, perMinute, cacheable };
 }
 
 const TPA = '/tpa-api/v1';
@@ -44,7 +46,7 @@ export const ROUTES: readonly Route[] = [
   route('GET', `${TPA}/claims/{submission_id}/response/`, claimResponse, 'claim_pricing', 100),
   route('POST', `${TPA}/funding/approve/`, approveFunding, 'fund_release', 10),
   route('GET', `${TPA}/settlement/{encounter_id}/`, getSettlement, 'ledger_access', 200),
-  route('GET', `${TPA}/ledger/entries/`, listLedger, 'ledger_access', 100),
+  route('GET', `${TPA}/ledger/entries/`, listLedger, 'ledger_access', 100, true),
   route('GET', `${TPA}/ledger/entries/{encounter_id}/`, ledgerDetail, 'ledger_access', 200),
   // SPEC.md writes these three without a trailing slash; both forms are served.
   route('GET', `${TPA}/health`, health),
@@ -53,7 +55,7 @@ export const ROUTES: readonly Route[] = [
   route('GET', `${TPA}/keys/`, listKeys),
   route('POST', `${TPA}/keys/rotate`, rotateKey),
   route('POST', `${TPA}/keys/rotate/`, rotateKey),
-  route('GET', '/api/v1/ssp/catalog/', listCatalog),
+  route('GET', '/api/v1/ssp/catalog/', listCatalog, null, null, true),
   route('POST', `${BUILDER}/rate-schedule/init/`, initSchedule),
   route('GET', `${BUILDER}/rate-schedule/`, getSchedule),
   route('PATCH', `${BUILDER}/rate-schedule/config/`, configureSchedule),

@@ -165,8 +165,10 @@ describe('claim submission and response', () => {
     const engine = at(LATER);
     call(engine, 'GET', response(ack.submission_id!));
     const id = ack.external_claim_id!;
-    const statuses = engine.db.prepare('SELECT status, timestamp FROM status_events WHERE encounter_id = ? ORDER BY seq').all(id);
-    expect(statuses).toEqual([
+    const list = call(engine, 'GET', '/tpa-api/v1/ledger/entries/').body as { results: { encounter_id: string; status: string; status_progression: unknown[] }[] };
+    const item = list.results.find((r) => r.encounter_id === id)!;
+    expect(item.status).toBe('ADJUDICATED');
+    expect(item.status_progression).toEqual([
       { status: 'SUBMITTED', timestamp: T0 },
       { status: 'PROCESSING', timestamp: T0 },
       { status: 'ADJUDICATED', timestamp: '2026-03-02T10:00:03Z' },

@@ -213,6 +213,17 @@ describe('the ledger', () => {
     expect(page3.previous).toBe('/tpa-api/v1/ledger/entries/?limit=2&offset=2');
   });
 
+  it('a cached ledger page changes as soon as this or another process writes', () => {
+    const reader = at(MON_LATER);
+    const count = () => (call(reader, 'GET', '/tpa-api/v1/ledger/entries/').body as { count: number }).count;
+    expect(count()).toBe(0);
+    submit(MON); // another engine (connection) writes
+    expect(count()).toBe(1);
+    call(reader, 'POST', '/tpa-api/v1/claims/submit/', claimTemplate({ type: 'professional', serviceDate: '2026-03-02' })); // this one writes
+    expect(count()).toBe(2);
+    expect(count()).toBe(2);
+  });
+
   it('answers 400 errors[] for a limit outside 1..100, a bad status, date or NPI, and 404 for an unknown encounter', () => {
     const e = at(MON);
     for (const q of ['limit=0', 'limit=101', 'limit=abc', 'offset=-1', 'status=PAID', 'start_date=2026-13-01', 'provider_npi=123']) {

@@ -88,9 +88,11 @@ function recordClaim(ctx: EngineContext, claim: ParsedClaim): EngineResponse {
   db.prepare(
     `INSERT INTO encounters (id, ledger_id, encounter_number, submission_id, contract_id, member_id, provider_npi, claim_type,
        service_date, submitted_at, ready_at, completed_at, status, disposition, fingerprint, claim_response_id, aeob_reference,
-       processor_trace_id, claim_json, outcome_json, benefits_json)
+       processor_trace_id, claim_json, outcome_json, benefits_json, first_cpt_code, charge_cents, allowed_cents, deductible_cents, copay_cents,
+       coinsurance_cents, patient_cents, benefit_cents)
      VALUES (@id, @ledgerId, @number, @submissionId, @contractId, @memberId, @npi, @type, @serviceDate, @submittedAt, @readyAt, NULL,
-       'SUBMITTED', @disposition, @fingerprint, @claimResponseId, @aeob, @trace, @claim, @outcome, @benefits)`,
+       'SUBMITTED', @disposition, @fingerprint, @claimResponseId, @aeob, @trace, @claim, @outcome, @benefits, @firstCpt, @charge, @allowed,
+       @deductible, @copay, @coinsurance, @patient, @benefit)`,
   ).run({
     id: encounterId,
     ledgerId: newId('led_'),
@@ -112,6 +114,14 @@ function recordClaim(ctx: EngineContext, claim: ParsedClaim): EngineResponse {
     claim: JSON.stringify(claim),
     outcome: JSON.stringify(adjudication),
     benefits: JSON.stringify(benefits),
+    firstCpt: claim.lines[0]!.cptCode,
+    charge: adjudication.totals.chargeCents,
+    allowed: adjudication.totals.allowedCents,
+    deductible: adjudication.totals.deductibleCents,
+    copay: adjudication.totals.copayCents,
+    coinsurance: adjudication.totals.coinsuranceCents,
+    patient: adjudication.totals.patientResponsibilityCents,
+    benefit: adjudication.totals.benefitCents,
   });
   const providerRow = db.prepare('INSERT OR IGNORE INTO encounter_providers (encounter_id, npi) VALUES (?, ?)');
   for (const npi of new Set([claim.providerNpi, ...claim.careTeam.map((m) => m.npi)])) providerRow.run(encounterId, npi);

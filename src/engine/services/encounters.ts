@@ -28,10 +28,11 @@ export interface EncounterRow {
   claim_response_id: string;
   aeob_reference: string;
   processor_trace_id: string;
+  aeob_adjustment_cents: number;
+  progression_json: string;
   claim_json: string;
   outcome_json: string;
-  benefits_json: string | null;
-  aeob_adjustment_cents: number;
+  benefits_json: string;
 }
 
 export function finalLedgerStatus(disposition: Disposition): LedgerStatus {
@@ -40,12 +41,13 @@ export function finalLedgerStatus(disposition: Disposition): LedgerStatus {
   return 'ADJUDICATED';
 }
 
+/** Moves the encounter to a status, appending it with its time to the status progression. */
 export function addStatus(db: Db, encounterId: string, status: LedgerStatus, timestamp: string): void {
   db.prepare(
-    `INSERT INTO status_events (encounter_id, seq, status, timestamp)
-     VALUES (?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM status_events WHERE encounter_id = ?), ?, ?)`,
-  ).run(encounterId, encounterId, status, timestamp);
-  db.prepare('UPDATE encounters SET status = ? WHERE id = ?').run(status, encounterId);
+    `UPDATE encounters SET status = @status,
+       progression_json = json_insert(progression_json, '$[#]', json_object('status', @status, 'timestamp', @timestamp))
+     WHERE id = @id`,
+  ).run({ id: encounterId, status, timestamp });
 }
 
 export interface HistoryEntry {
@@ -83,7 +85,7 @@ export interface EncounterData {
   row: EncounterRow;
   claim: ParsedClaim;
   adjudication: Adjudication;
-  benefits: PlanBenefits | null;
+  benefits: PlanBenefits;
 }
 
 export function encounterData(row: EncounterRow): EncounterData {
@@ -91,7 +93,7 @@ export function encounterData(row: EncounterRow): EncounterData {
     row,
     claim: JSON.parse(row.claim_json) as ParsedClaim,
     adjudication: JSON.parse(row.outcome_json) as Adjudication,
-    benefits: row.benefits_json ? (JSON.parse(row.benefits_json) as PlanBenefits) : null,
+    benefits: JSON.parse(row.benefits_json) as PlanBenefits,
   };
 }
 

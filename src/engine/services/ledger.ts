@@ -1,5 +1,4 @@
 // The encounter ledger (SPEC.md "GET /v1/ledger/entries/" and ".../{encounter_id}/").
-import type { Adjudication } from '../../domain/adjudication.js';
 import type { FieldError } from '../../domain/errors.js';
 import { centsToAmount } from '../../domain/money.js';
 import { isoDateProblem, npiProblem } from '../../domain/validation.js';
@@ -69,6 +68,41 @@ function pageUrl(req: EngineRequest, f: Filters, offset: number): string {
   return host ? `${req.headers['x-forwarded-proto'] ?? 'http'}://${host}${path}` : path;
 }
 
+/** A list item's columns: everything it shows, from the encounter row and its joins, in one query. */
+interface ListRow {
+  id: string;
+  ledger_id: string;
+  encounter_number: string;
+  provider_npi: string;
+  service_date: string;
+  status: string;
+  completed_at: string | null;
+  first_cpt_code: string;
+  charge_cents: number;
+  allowed_cents: number;
+  deductible_cents: number;
+  copay_cents: number;
+  coinsurance_cents: number;
+  patient_cents: number;
+  benefit_cents: number;
+  progression_json: string;
+  cpt_description: string | null;
+  provider_name: string;
+  provider_role: string | null;
+  payer_id: string | null;
+  payer_name: string | null;
+}
+
+const LIST_COLUMNS = `e.id, e.ledger_id, e.encounter_number, e.provider_npi, e.service_date, e.status, e.completed_at, e.first_cpt_code,
+  e.charge_cents, e.allowed_cents, e.deductible_cents, e.copay_cents, e.coinsurance_cents, e.patient_cents, e.benefit_cents, e.progression_json,
+  c.description AS cpt_description,
+  COALESCE(pr.name, json_extract(e.claim_json, '$.providerName'), 'NPI ' || e.provider_npi) AS provider_name, pr.role AS provider_role,
+  pl.payer_id, pl.payer_name`;
+const LIST_JOINS = `LEFT JOIN cpt_codes c ON c.code = e.first_cpt_code
+  LEFT JOIN providers pr ON pr.npi = e.provider_npi
+  LEFT JOIN members m ON m.member_id = e.member_id
+  LEFT JOIN plans pl ON pl.id = m.plan_id`;
+
 export function listLedger(ctx: EngineContext, req: EngineRequest): EngineResponse {
   const f = readFilters(req.query);
   const where: string[] = [];
@@ -80,29 +114,14 @@ export function listLedger(ctx: EngineContext, req: EngineRequest): EngineRespon
   const clause = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
   const count = ctx.db.prepare(`SELECT COUNT(*) FROM encounters e ${clause}`).pluck().get(params) as number;
   const rows = ctx.db
-    .prepare(`SELECT e.* FROM encounters e ${clause} ORDER BY e.service_date DESC, e.submitted_at DESC, e.rowid DESC LIMIT @limit OFFSET @offset`)
-    .all({ ...params, limit: f.limit, offset: f.offset }) as EncounterRow[];
-  const progressions = statusProgressions(ctx.db, rows.map((r) => r.id));
+    .prepare(`SELECT ${LIST_COLUMNS} FROM encounters e ${LIST_JOINS} ${clause} ORDER BY e.service_date DESC, e.submitted_at DESC, e.id LIMIT @limit OFFSET @offset`)
+    .all({ ...params, limit: f.limit, offset: f.offset }) as ListRow[];
   return respond(200, {
     count,
     next: f.offset + f.limit < count ? pageUrl(req, f, f.offset + f.limit) : null,
     previous: f.offset > 0 ? pageUrl(req, f, Math.max(0, f.offset - f.limit)) : null,
-    results: rows.map((row) => listItem(ctx.db, row, progressions.get(row.id) ?? [])),
+    results: rows.map(listItem),
   });
-}
-
-function statusProgressions(db: Db, ids: string[]): Map<string, { status: string; timestamp: string }[]> {
-  const map = new Map<string, { status: string; timestamp: string }[]>();
-  if (ids.length === 0) return map;
-  const rows = db
-    .prepare(`SELECT encounter_id, status, timestamp FROM status_events WHERE encounter_id IN (${ids.map(() => '?').join(',')}) ORDER BY encounter_id, seq`)
-    .all(...ids) as { encounter_id: string; status: string; timestamp: string }[];
-  for (const r of rows) {
-    const list = map.get(r.encounter_id) ?? [];
-    list.push({ status: r.status, timestamp: r.timestamp });
-    map.set(r.encounter_id, list);
-  }
-  return map;
 }
 
 interface PayerRow {
@@ -119,44 +138,35 @@ function cptDescription(db: Db, code: string): string {
   return (db.prepare('SELECT description FROM cpt_codes WHERE code = ?').pluck().get(code) as string | undefined) ?? `CPT ${code}`;
 }
 
-/** Amounts are null until the claim is adjudicated (SPEC.md "Ledger entry"). */
-function summaryAmounts(row: EncounterRow, a: Adjudication): Record<string, number | null> {
-  const done = row.completed_at !== null;
-  const amount = (cents: number) => (done ? centsToAmount(cents) : null);
-  const t = a.totals;
-  return {
-    charges: centsToAmount(t.chargeCents),
-    allowed_amount: amount(t.allowedCents),
-    deductible_applied: amount(t.deductibleCents),
-    copay_applied: amount(t.copayCents),
-    coinsurance_applied: amount(t.coinsuranceCents),
-    patient_responsibility: amount(t.patientResponsibilityCents),
-    benefit_amount: amount(t.benefitCents),
-    payer_responsibility: amount(t.benefitCents),
-  };
-}
-
 function providerOf(db: Db, npi: string, fallbackName: string | null) {
   const p = providerByNpi(db, npi);
   return { npi, name: p?.name ?? fallbackName ?? `NPI ${npi}`, role: p?.role ?? null, facility_npi: p?.facility_npi ?? null };
 }
 
-function listItem(db: Db, row: EncounterRow, progression: { status: string; timestamp: string }[]): Record<string, unknown> {
-  const data = encounterData(row);
-  const first = data.claim.lines[0]!;
-  const provider = providerOf(db, row.provider_npi, data.claim.providerName);
+function listItem(row: ListRow): Record<string, unknown> {
+  // Amounts are null until the claim is adjudicated (SPEC.md "Ledger entry").
+  const amount = (cents: number) => (row.completed_at !== null ? centsToAmount(cents) : null);
   return {
     id: row.ledger_id,
     encounter_id: row.id,
     encounter_number: row.encounter_number,
-    ssp_code: first.cptCode,
-    ssp_name: cptDescription(db, first.cptCode),
-    provider: { npi: provider.npi, name: provider.name, role: provider.role },
-    payer: payerOf(db, row.member_id),
+    ssp_code: row.first_cpt_code,
+    ssp_name: row.cpt_description ?? `CPT ${row.first_cpt_code}`,
+    provider: { npi: row.provider_npi, name: row.provider_name, role: row.provider_role },
+    payer: { name: row.payer_name ?? 'Unknown payer', id: row.payer_id ?? 'UNKNOWN' },
     service_date: row.service_date,
     status: row.status,
-    status_progression: progression,
-    financial_summary: summaryAmounts(row, data.adjudication),
+    status_progression: JSON.parse(row.progression_json) as unknown[],
+    financial_summary: {
+      charges: centsToAmount(row.charge_cents),
+      allowed_amount: amount(row.allowed_cents),
+      deductible_applied: amount(row.deductible_cents),
+      copay_applied: amount(row.copay_cents),
+      coinsurance_applied: amount(row.coinsurance_cents),
+      patient_responsibility: amount(row.patient_cents),
+      benefit_amount: amount(row.benefit_cents),
+      payer_responsibility: amount(row.benefit_cents),
+    },
   };
 }
 
@@ -210,12 +220,12 @@ export function ledgerDetail(ctx: EngineContext, _req: EngineRequest, params: Re
       allowed_amount: amount(t.allowedCents),
       adjustments: { contractual_adjustment: amount(t.chargeCents - t.allowedCents), other_adjustments: amount(0) },
       deductible: {
-        plan_deductible: benefits ? centsToAmount(benefits.deductibleCents) : null,
-        deductible_met_prior: benefits ? centsToAmount(Math.min(benefits.deductibleMetCents, benefits.deductibleCents)) : null,
+        plan_deductible: centsToAmount(benefits.deductibleCents),
+        deductible_met_prior: centsToAmount(Math.min(benefits.deductibleMetCents, benefits.deductibleCents)),
         deductible_applied: amount(t.deductibleCents),
       },
-      copay: { plan_copay: benefits ? centsToAmount(benefits.copayCents) : null, copay_applied: amount(t.copayCents) },
-      coinsurance: { plan_coinsurance_percentage: benefits?.coinsurancePercent ?? null, coinsurance_applied: amount(t.coinsuranceCents) },
+      copay: { plan_copay: centsToAmount(benefits.copayCents), copay_applied: amount(t.copayCents) },
+      coinsurance: { plan_coinsurance_percentage: benefits.coinsurancePercent, coinsurance_applied: amount(t.coinsuranceCents) },
       patient_responsibility: {
         total: amount(t.patientResponsibilityCents),
         copay: amount(t.copayCents),

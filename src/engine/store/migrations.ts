@@ -61,6 +61,8 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (contract_id, cpt_code)
   );
 
+  -- The small columns first and the JSON documents last: SQLite reads a row's columns in order, so
+  -- a ledger page never walks through the documents' overflow pages.
   CREATE TABLE encounters (
     id TEXT PRIMARY KEY,
     ledger_id TEXT NOT NULL UNIQUE,
@@ -80,23 +82,28 @@ export const MIGRATIONS: readonly string[] = [
     claim_response_id TEXT NOT NULL,
     aeob_reference TEXT NOT NULL,
     processor_trace_id TEXT NOT NULL,
+    aeob_adjustment_cents INTEGER NOT NULL DEFAULT 0,
+    -- What a ledger list item shows, kept here so that a page is one query.
+    first_cpt_code TEXT NOT NULL,
+    charge_cents INTEGER NOT NULL,
+    allowed_cents INTEGER NOT NULL,
+    deductible_cents INTEGER NOT NULL,
+    copay_cents INTEGER NOT NULL,
+    coinsurance_cents INTEGER NOT NULL,
+    patient_cents INTEGER NOT NULL,
+    benefit_cents INTEGER NOT NULL,
+    -- Ledger status_progression: [{status, timestamp}], in order.
+    progression_json TEXT NOT NULL DEFAULT '[]',
     claim_json TEXT NOT NULL,
-    outcome_json TEXT NOT NULL
+    outcome_json TEXT NOT NULL,
+    -- The plan benefits as they stood when the claim was adjudicated.
+    benefits_json TEXT NOT NULL
   );
-  CREATE INDEX encounters_by_status ON encounters (status, service_date);
+  CREATE INDEX encounters_by_status ON encounters (status, service_date DESC, submitted_at DESC, id);
   CREATE INDEX encounters_by_date ON encounters (service_date);
   CREATE INDEX encounters_by_provider ON encounters (provider_npi, service_date);
   CREATE INDEX encounters_by_fingerprint ON encounters (fingerprint);
   CREATE INDEX encounters_due ON encounters (ready_at) WHERE completed_at IS NULL;
-
-  -- Ledger status_progression: one row per status change.
-  CREATE TABLE status_events (
-    encounter_id TEXT NOT NULL REFERENCES encounters(id),
-    seq INTEGER NOT NULL,
-    status TEXT NOT NULL,
-    timestamp TEXT NOT NULL,
-    PRIMARY KEY (encounter_id, seq)
-  );
 
   -- Ledger detail entries[]: the encounter's history records.
   CREATE TABLE history_entries (
@@ -121,12 +128,8 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (route, key)
   );
   `,
-  // 2: funding, settlement and payouts; providers of each encounter for the ledger's NPI filter;
-  // the plan benefits as they stood when the claim was adjudicated.
+  // 2: funding, settlement and payouts; providers of each encounter for the ledger's NPI filter.
   `
-  ALTER TABLE encounters ADD COLUMN benefits_json TEXT;
-  ALTER TABLE encounters ADD COLUMN aeob_adjustment_cents INTEGER NOT NULL DEFAULT 0;
-
   CREATE TABLE encounter_providers (
     encounter_id TEXT NOT NULL REFERENCES encounters(id),
     npi TEXT NOT NULL,
@@ -167,7 +170,7 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (settlement_id, sequence)
   );
 
-  CREATE INDEX encounters_by_order ON encounters (service_date DESC, submitted_at DESC);
+  CREATE INDEX encounters_by_order ON encounters (service_date DESC, submitted_at DESC, id);
   `,
   // 3: the contract builder: SSP catalog versions, builder instances, rate schedules and their
   // items, the contract rate records a finalized schedule creates, and the settings it copies.

@@ -1,0 +1,37 @@
+// Answers of read-only routes whose body depends only on the stored data (a ledger page, a catalog
+// page), kept until the database changes: a write by this connection (total_changes()) or a commit
+// by any other process (PRAGMA data_version) empties the cache. Busy pages are then served without
+// running their queries again.
+import type { EngineResponse } from './http.js';
+import type { Db } from './store/db.js';
+
+const MAX_ENTRIES = 256;
+
+export class ReadCache {
+  private version = '';
+  private readonly entries = new Map<string, EngineResponse>();
+
+  constructor(private readonly db: Db) {}
+
+  private currentVersion(): string {
+    const dataVersion = this.db.prepare('PRAGMA data_version').pluck().get() as number;
+    const ownChanges = this.db.prepare('SELECT total_changes()').pluck().get() as number;
+    return `${dataVersion}:${ownChanges}`;
+  }
+
+  answer(key: string, compute: () => EngineResponse): EngineResponse {
+    const version = this.currentVersion();
+    if (version !== this.version) {
+      this.entries.clear();
+      this.version = version;
+    }
+    const hit = this.entries.get(key);
+    if (hit) return hit;
+    const response = compute();
+    if (response.status === 200) {
+      if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
+      this.entries.set(key, response);
+    }
+    return response;
+  }
+}
