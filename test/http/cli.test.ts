@@ -99,6 +99,16 @@ describe('the same commands over HTTP as in-process', () => {
     await same(['lookup', 'rates', '--npi', '1902847361', '--group', 'GRP-4004', '--cpt', '64721', '66984']);
   });
 
+  it('--debug logs each request and response with the key redacted', async () => {
+    const key = (JSON.parse((await import('node:fs')).readFileSync(join(remote.home.dir, 'credentials.json'), 'utf8')) as { profiles: { sandbox: { api_key: string } } }).profiles.sandbox.api_key;
+    const r = await remote.run(['lookup', 'blind', '--npi', '1045782368', '--group', 'GRP-1001', '--cpt', '45378', '--debug']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/\[debug\] POST http:\/\/127\.0\.0\.1:\d+\/tpa-api\/v1\/contract-lookup\/blind\/ \{[^}]*x-api-key: \[redacted\]/);
+    expect(r.stderr).toMatch(/\[debug\] ← 200 POST/);
+    expect(r.stderr).not.toContain(key);
+    expect(r.stderr).not.toContain(key.slice(8));
+  });
+
   it('a key without the scope exits 5 naming the scope', async () => {
     const narrow = await createKey(remote.home.dir, '--scopes', 'contract_lookup');
     const r = await tpa(['ledger', 'list', '-o', 'table'], { home: remote.home.dir, env: { TPA_PROFILE: 'sandbox', TPA_API_KEY: narrow } });
