@@ -29,8 +29,8 @@ await build({
   platform: 'node',
   target: 'node20',
   // Dependencies are bundled (resolving and reading many small files from node_modules costs more
-  // at start-up than one chunk); better-sqlite3 stays external because it is a native addon.
-  external: ['better-sqlite3'],
+  // at start-up than one chunk); native addons (better-sqlite3, the keychain binding) stay external.
+  external: ['better-sqlite3', '@napi-rs/keyring'],
   // CommonJS dependencies inside an ESM bundle need require().
   banner: { js: "import { createRequire as __tpaCreateRequire } from 'node:module'; const require = __tpaCreateRequire(import.meta.url);" },
   plugins: [lazyChildProcess],

@@ -79,8 +79,8 @@ export function createContext(io: IO, opts: GlobalOptions): Context {
         throw new UsageError(`profile "${p.name}" is a production profile: OAuth 2.0 over mutual TLS is not available in this version of tpa`);
       }
       if (!p.base_url) throw new UsageError(`profile "${p.name}" has no base_url`, { hint: `try: tpa auth login --profile ${p.name} --env ${p.env} --base-url <url>` });
-      const { readApiKey } = await import('../auth/store.js');
-      const credential = readApiKey(paths, p.name, io.env);
+      const { findApiKey } = await import('../auth/credentials.js');
+      const credential = await findApiKey(paths, p.name, io.env, ctx.note);
       if (!credential) throw new AuthError(`not logged in to profile "${p.name}"`, { hint: `try: tpa auth login --profile ${p.name} --env ${p.env} --base-url ${p.base_url} --with-key-stdin` });
       client = new TpaClient(await remoteTransport(ctx, p.base_url, credential.key), { debug });
       return client;

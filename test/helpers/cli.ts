@@ -23,7 +23,8 @@ export function tpa(args: string[], options: RunOptions): Promise<RunResult> {
   const env: Record<string, string> = {};
   // Nothing of the parent's tpa settings leaks in: each test states its own.
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('TPA_') && k !== 'NO_COLOR') env[k] = v;
-  for (const [k, v] of Object.entries({ TPA_HOME: options.home, TPA_ADJUDICATION_DELAY: '0', ...options.env })) if (v !== undefined) env[k] = v;
+  // No keychain unless a test asks for one: the keychain tests run apart, inside their own D-Bus session.
+  for (const [k, v] of Object.entries({ TPA_HOME: options.home, TPA_ADJUDICATION_DELAY: '0', TPA_KEYRING: 'off', ...options.env })) if (v !== undefined) env[k] = v;
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [TPA_BIN, ...args], { env, cwd: options.cwd ?? options.home, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';

@@ -100,7 +100,7 @@ describe('the same commands over HTTP as in-process', () => {
   });
 
   it('--debug logs each request and response with the key redacted', async () => {
-    const key = (JSON.parse((await import('node:fs')).readFileSync(join(remote.home.dir, 'credentials.json'), 'utf8')) as { profiles: { sandbox: { api_key: string } } }).profiles.sandbox.api_key;
+    const key = (JSON.parse((await import('node:fs')).readFileSync(join(remote.home.dir, 'credentials.json'), 'utf8')) as { secrets: { sandbox: string } }).secrets.sandbox;
     const r = await remote.run(['lookup', 'blind', '--npi', '1045782368', '--group', 'GRP-1001', '--cpt', '45378', '--debug']);
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/\[debug\] POST http:\/\/127\.0\.0\.1:\d+\/tpa-api\/v1\/contract-lookup\/blind\/ \{[^}]*x-api-key: \[redacted\]/);
@@ -150,7 +150,7 @@ describe('the same commands over HTTP as in-process', () => {
     const benefit = (await remote.run(['claim', 'poll', ack.submission_id])).json<{ adjudication: { benefit_amount: number } }>().adjudication.benefit_amount;
     expect(benefit).toBeGreaterThan(0);
     // Ten approvals in this window with the profile's key (unknown encounter: refused, but counted).
-    const key = (JSON.parse((await import('node:fs')).readFileSync(join(remote.home.dir, 'credentials.json'), 'utf8')) as { profiles: { sandbox: { api_key: string } } }).profiles.sandbox.api_key;
+    const key = (JSON.parse((await import('node:fs')).readFileSync(join(remote.home.dir, 'credentials.json'), 'utf8')) as { secrets: { sandbox: string } }).secrets.sandbox;
     for (let i = 0; i < 10; i++) {
       await fetch(`${server.url}/tpa-api/v1/funding/approve/`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify({ encounter_id: 'enc_none', amount: 1, authorization_code: 'A' }) });
     }

@@ -50,7 +50,7 @@ export const login: Handler = async (ctx, _args, opts) => {
   } else throw new UsageError('no terminal to ask for the key on: pipe it in with --with-key-stdin (a key is never an argument)');
   const problem = keyProblem(key, env);
   if (problem) throw new UsageError(`that is not a ${env} API key: ${problem}`);
-  const [{ TpaClient }, { saveProfile }, { saveApiKey }] = await Promise.all([import('../../client/client.js'), import('../../auth/config.js'), import('../../auth/store.js')]);
+  const [{ TpaClient }, { saveProfile }, { saveApiKey }] = await Promise.all([import('../../client/client.js'), import('../../auth/config.js'), import('../../auth/credentials.js')]);
   const client = new TpaClient(await remoteTransport(ctx, baseUrl, key));
   let health: Health;
   try {
@@ -60,9 +60,9 @@ export const login: Handler = async (ctx, _args, opts) => {
     throw err;
   }
   const profile: Profile = { name, env, base_url: baseUrl };
+  const store = await saveApiKey(ctx.paths, name, key, ctx.io.env, ctx.note);
   saveProfile(ctx.paths, profile);
-  saveApiKey(ctx.paths, name, key);
-  ctx.note(`saved profile "${name}" and its key (${key.slice(0, KEY_PREFIX[env]!.length)}…${key.slice(-4)}); use it with -p ${name} or TPA_PROFILE=${name}`);
+  ctx.note(`saved profile "${name}"; its key (${key.slice(0, KEY_PREFIX[env]!.length)}…${key.slice(-4)}) is in ${store.location}; use it with -p ${name} or TPA_PROFILE=${name}`);
   return { data: { profile: name, environment: env, base_url: baseUrl, key_id: health.key_id, scopes: health.scopes }, table: (t) => healthTable(t, health) };
 };
 
@@ -84,7 +84,7 @@ export const rotate: Handler = async (ctx) => {
   const profile = ctx.profile();
   if (profile.env === 'local') throw new UsageError('the embedded engine in-process has no API key to rotate: use a profile that talks to a service (-p sandbox)');
   const body = (await (await ctx.client()).rotateKey()).body;
-  const { saveApiKey } = await import('../../auth/store.js');
+  const { saveApiKey } = await import('../../auth/credentials.js');
   const fromEnv = Boolean(ctx.io.env.TPA_API_KEY);
   if (fromEnv) {
     // The key in use came from the environment, so there is nowhere to save the new one but the terminal.
@@ -92,8 +92,64 @@ export const rotate: Handler = async (ctx) => {
     ctx.io.stdout.write(`${body.api_key}\n`);
     return { exitCode: 0 };
   }
-  saveApiKey(ctx.paths, profile.name, body.api_key);
-  ctx.note(`saved the new key for profile "${profile.name}"; the old key stops working at ${body.previous_key_expires_at}`);
+  const store = await saveApiKey(ctx.paths, profile.name, body.api_key, ctx.io.env, ctx.note);
+  ctx.note(`saved the new key for profile "${profile.name}" in ${store.location}; the old key stops working at ${body.previous_key_expires_at}`);
   const out = { key_id: body.key_id, previous_key_expires_at: body.previous_key_expires_at, saved_to_profile: profile.name };
   return { data: out, table: (t) => t.keyValues([['New key', body.key_id], ['Old key stops working', body.previous_key_expires_at], ['Saved to profile', profile.name]]) };
+};
+
+/** Profile, environment, where the key is kept, the key by prefix and last four, scopes from the service. */
+export const status: Handler = async (ctx) => {
+  const profile = ctx.profile();
+  if (profile.env === 'local') {
+    return { data: { profile: profile.name, environment: 'local', logged_in: true, credential: null }, table: (t: TableTools) => t.keyValues([['Profile', `${profile.name} (the embedded engine: no credentials needed)`]]) };
+  }
+  const { findApiKey } = await import('../../auth/credentials.js');
+  const found = await findApiKey(ctx.paths, profile.name, ctx.io.env, ctx.note);
+  if (!found) throw new AuthError(`not logged in to profile "${profile.name}"`, { hint: `try: tpa auth login --profile ${profile.name} --env ${profile.env}${profile.base_url ? ` --base-url ${profile.base_url}` : ''}` });
+  const where = found.source === 'TPA_API_KEY' ? 'TPA_API_KEY (environment)' : found.source.location;
+  const prefix = found.key.slice(0, found.key.indexOf('_', 3) + 1);
+  let health: Health | undefined;
+  let problem: string | undefined;
+  try {
+    health = (await (await ctx.client()).health()).body;
+  } catch (err) {
+    if (err instanceof TpaError && err.exitCode === 5) throw err;
+    problem = (err as Error).message;
+  }
+  const data = {
+    profile: profile.name,
+    environment: profile.env,
+    base_url: profile.base_url ?? null,
+    credential: { stored_in: where, key: `${prefix}…${found.key.slice(-4)}` },
+    key_id: health?.key_id ?? null,
+    scopes: health?.scopes ?? null,
+    ...(problem ? { service_error: problem } : {}),
+  };
+  return {
+    data,
+    table: (t: TableTools) =>
+      t.keyValues([
+        ['Profile', profile.name],
+        ['Environment', profile.env],
+        ['Service', profile.base_url ?? '—'],
+        ['Key', data.credential.key],
+        ['Stored in', where],
+        ['Scopes', health ? health.scopes.join(', ') : `unknown (${problem})`],
+      ]),
+  };
+};
+
+/** Removes the profile's key from wherever it is (keychain, file); the profile itself stays. */
+export const logout: Handler = async (ctx) => {
+  const profile = ctx.profile();
+  if (profile.env === 'local') throw new UsageError('the embedded engine has no credentials to remove: name a profile with -p');
+  const { removeApiKey } = await import('../../auth/credentials.js');
+  const removed = await removeApiKey(ctx.paths, profile.name, ctx.io.env, ctx.note);
+  if (ctx.io.env.TPA_API_KEY) ctx.note('TPA_API_KEY is still set in this environment, and it overrides every store');
+  const from = removed.map((s) => s.location);
+  return {
+    data: { profile: profile.name, removed_from: from },
+    table: () => (from.length > 0 ? `logged out of "${profile.name}": key removed from ${from.join(' and ')}` : `no key was saved for "${profile.name}"`),
+  };
 };

@@ -18,6 +18,13 @@ export function registerAuth(auth: Command, act: Act): void {
     'tpa local keys create | tpa auth login --env sandbox --base-url http://127.0.0.1:4010 --with-key-stdin',
   ).action(act(run, 'login'));
 
+  examples(
+    auth.command('status').description('the profile, where its key is kept (keychain or file), the key by prefix and last four, its scopes; exit 5 when not logged in'),
+    'tpa auth status -p sandbox',
+  ).action(act(run, 'status'));
+
+  examples(auth.command('logout').description("remove the profile's key from wherever it is kept"), 'tpa auth logout -p sandbox').action(act(run, 'logout'));
+
   examples(auth.command('keys').description("the service's active API keys (prefix and last four only)"), 'tpa auth keys -p sandbox').action(act(run, 'keys'));
 
   examples(

@@ -1,0 +1,177 @@
+// Where secrets live (DESIGN.md section 2, "Credentials and config"): the OS keychain (service
+// `tpa`, account = profile name) through @napi-rs/keyring, or a file of mode 0600 in the config dir
+// where no keychain answers. One small interface, so that another backend can replace either.
+// TPA_KEYRING=required|auto|off chooses (default auto); TPA_API_KEY overrides every store.
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { AuthError, UsageError } from '../errors.js';
+import type { Paths } from './config.js';
+import { readJson, writePrivateJson } from './store.js';
+
+export interface SecretStore {
+  readonly kind: 'keychain' | 'file';
+  /** Where, for people: "Secret Service (service tpa)" or the file's path. */
+  readonly location: string;
+  get(account: string): Promise<string | null>;
+  set(account: string, secret: string): Promise<void>;
+  delete(account: string): Promise<boolean>;
+}
+
+export const KEYCHAIN_SERVICE = 'tpa';
+/** A keychain that does not answer within this is counted as unavailable: a hung keyring must not hang tpa. */
+export const KEYCHAIN_TIMEOUT_MS = 3000;
+
+function withTimeout<T>(what: string, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      controller.abort();
+      reject(new Error(`the keychain did not answer ${what} within ${KEYCHAIN_TIMEOUT_MS / 1000} s`));
+    }, KEYCHAIN_TIMEOUT_MS);
+  });
+  return Promise.race([run(controller.signal), timeout]).finally(() => clearTimeout(timer));
+}
+
+class KeychainStore implements SecretStore {
+  readonly kind = 'keychain';
+  readonly location = process.platform === 'linux' ? `Secret Service (service ${KEYCHAIN_SERVICE})` : `OS keychain (service ${KEYCHAIN_SERVICE})`;
+
+  private async entry(account: string) {
+    const { AsyncEntry } = await import('@napi-rs/keyring');
+    // On Linux the library's default falls back to the kernel keyring, which loses values between
+    // processes: pin the Secret Service, so that no answer means no keychain.
+    return new AsyncEntry(KEYCHAIN_SERVICE, account, { linux: { store: 'secret-service' } });
+  }
+
+  async get(account: string): Promise<string | null> {
+    const entry = await this.entry(account);
+    return withTimeout('a read', (signal) => entry.getPassword(signal));
+  }
+
+  async set(account: string, secret: string): Promise<void> {
+    const entry = await this.entry(account);
+    await withTimeout('a write', (signal) => entry.setPassword(secret, signal));
+  }
+
+  async delete(account: string): Promise<boolean> {
+    const entry = await this.entry(account);
+    return withTimeout('a delete', (signal) => entry.deletePassword(signal));
+  }
+}
+
+interface CredentialsFile {
+  profiles?: Record<string, { api_key?: string }>;
+  secrets?: Record<string, string>;
+}
+
+class FileStore implements SecretStore {
+  readonly kind = 'file';
+  constructor(readonly location: string) {}
+
+  private read(): CredentialsFile {
+    return readJson<CredentialsFile>(this.location, {});
+  }
+
+  async get(account: string): Promise<string | null> {
+    return this.read().secrets?.[account] ?? null;
+  }
+
+  async set(account: string, secret: string): Promise<void> {
+    const file = this.read();
+    writePrivateJson(this.location, { ...file, secrets: { ...file.secrets, [account]: secret } });
+  }
+
+  async delete(account: string): Promise<boolean> {
+    const file = this.read();
+    if (!file.secrets || !(account in file.secrets)) return false;
+    const { [account]: _gone, ...rest } = file.secrets;
+    writePrivateJson(this.location, { ...file, secrets: rest });
+    return true;
+  }
+}
+
+export type KeyringPolicy = 'required' | 'auto' | 'off';
+
+export function keyringPolicy(env: NodeJS.ProcessEnv): KeyringPolicy {
+  const value = env.TPA_KEYRING || 'auto';
+  if (value !== 'required' && value !== 'auto' && value !== 'off') throw new UsageError(`TPA_KEYRING must be required, auto or off (got "${value}")`);
+  return value;
+}
+
+export function credentialsPath(paths: Paths): string {
+  return join(paths.configDir, 'credentials.json');
+}
+
+/**
+ * The store to use under the policy. `auto` asks the keychain once (a read with the 3-second limit)
+ * and falls back to the file, saying so once per config dir, with the path.
+ */
+export async function openStore(paths: Paths, env: NodeJS.ProcessEnv, note: (text: string) => void): Promise<{ primary: SecretStore; file: SecretStore }> {
+  const file = new FileStore(credentialsPath(paths));
+  const policy = keyringPolicy(env);
+  if (policy === 'off') return { primary: file, file };
+  const keychain = new KeychainStore();
+  try {
+    await keychain.get('tpa-probe');
+    return { primary: keychain, file };
+  } catch (err) {
+    const reason = (err as Error).message.split('\n')[0];
+    if (policy === 'required') {
+      throw new AuthError(`TPA_KEYRING=required, but no keychain answered: ${reason}`, {
+        hint: 'unlock or start the Secret Service (e.g. gnome-keyring-daemon), or set TPA_KEYRING=auto to allow the 0600 file',
+      });
+    }
+    const marker = join(paths.configDir, '.keyring-fallback-noted');
+    if (!existsSync(marker)) {
+      note(`no keychain answered (${reason}); credentials are kept in ${file.location} (mode 0600) instead`);
+      try {
+        writePrivateJson(file.location, readJson<CredentialsFile>(file.location, {}));
+        writeFileSync(marker, '', { mode: 0o600 });
+      } catch {
+        // Saying it again next time is better than failing now.
+      }
+    }
+    return { primary: file, file };
+  }
+}
+
+export interface StoredKey {
+  key: string;
+  /** TPA_API_KEY, or the store it was found in. */
+  source: 'TPA_API_KEY' | SecretStore;
+}
+
+const keyAccount = (profile: string) => profile;
+
+/** The profile's API key: TPA_API_KEY, else the keychain, else the file (an earlier fallback). */
+export async function findApiKey(paths: Paths, profile: string, env: NodeJS.ProcessEnv, note: (text: string) => void): Promise<StoredKey | undefined> {
+  if (env.TPA_API_KEY) return { key: env.TPA_API_KEY, source: 'TPA_API_KEY' };
+  const { primary, file } = await openStore(paths, env, note);
+  for (const store of primary === file ? [file] : [primary, file]) {
+    const key = await store.get(keyAccount(profile));
+    if (key) return { key, source: store };
+  }
+  return undefined;
+}
+
+/** Saves the key in the store the policy gives; a copy left in the file by an earlier fallback goes. */
+export async function saveApiKey(paths: Paths, profile: string, key: string, env: NodeJS.ProcessEnv, note: (text: string) => void): Promise<SecretStore> {
+  const { primary, file } = await openStore(paths, env, note);
+  await primary.set(keyAccount(profile), key);
+  if (primary !== file) await file.delete(keyAccount(profile));
+  return primary;
+}
+
+/** Removes the key from wherever it is; returns where it was. */
+export async function removeApiKey(paths: Paths, profile: string, env: NodeJS.ProcessEnv, note: (text: string) => void): Promise<SecretStore[]> {
+  const { primary, file } = await openStore(paths, env, note);
+  const removed: SecretStore[] = [];
+  for (const store of primary === file ? [file] : [primary, file]) if (await store.delete(keyAccount(profile))) removed.push(store);
+  return removed;
+}
+
+/** Cached OAuth tokens, in the same store as keys (account `token:<profile>`). */
+export async function tokenStore(paths: Paths, env: NodeJS.ProcessEnv, note: (text: string) => void): Promise<SecretStore> {
+  return (await openStore(paths, env, note)).primary;
+}
