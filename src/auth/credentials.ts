@@ -21,42 +21,64 @@ export const KEYCHAIN_SERVICE = 'tpa';
 /** A keychain that does not answer within this is counted as unavailable: a hung keyring must not hang tpa. */
 export const KEYCHAIN_TIMEOUT_MS = 3000;
 
-function withTimeout<T>(what: string, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
-  const controller = new AbortController();
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      controller.abort();
-      reject(new Error(`the keychain did not answer ${what} within ${KEYCHAIN_TIMEOUT_MS / 1000} s`));
+/**
+ * One keychain operation, in a child process: connecting to a Secret Service happens inside the
+ * native binding and can block the calling thread for good (a hung D-Bus), so only a process that
+ * can be killed is safe. The secret travels on the child's stdin, never in its arguments.
+ */
+async function keychainCall(op: 'get' | 'set' | 'delete', account: string, secret?: string): Promise<string | boolean | null> {
+  const [{ spawn }, { createRequire }] = await Promise.all([import('node:child_process'), import('node:module')]);
+  const binding = createRequire(import.meta.url).resolve('@napi-rs/keyring');
+  const program = `
+    const { Entry } = require(${JSON.stringify(binding)});
+    let input = '';
+    process.stdin.on('data', (d) => (input += d)).on('end', () => {
+      const { op, service, account, secret } = JSON.parse(input);
+      try {
+        const entry = new Entry(service, account, { linux: { store: 'secret-service' } });
+        const result = op === 'get' ? entry.getPassword() : op === 'set' ? (entry.setPassword(secret), true) : entry.deletePassword();
+        process.stdout.write(JSON.stringify({ ok: true, result: result ?? null }));
+      } catch (err) {
+        process.stdout.write(JSON.stringify({ ok: false, message: String((err && err.message) || err) }));
+      }
+    });`;
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['-e', program], { stdio: ['pipe', 'pipe', 'ignore'] });
+    let out = '';
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`the keychain did not answer a ${op === 'get' ? 'read' : op === 'set' ? 'write' : 'delete'} within ${KEYCHAIN_TIMEOUT_MS / 1000} s`));
     }, KEYCHAIN_TIMEOUT_MS);
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+    child.on('error', (err) => (clearTimeout(timer), reject(err)));
+    child.on('close', () => {
+      clearTimeout(timer);
+      try {
+        const answer = JSON.parse(out) as { ok: boolean; result?: string | boolean | null; message?: string };
+        if (answer.ok) resolve(answer.result ?? null);
+        else reject(new Error(answer.message));
+      } catch {
+        reject(new Error('the keychain helper gave no answer'));
+      }
+    });
+    child.stdin.end(JSON.stringify({ op, service: KEYCHAIN_SERVICE, account, secret }));
   });
-  return Promise.race([run(controller.signal), timeout]).finally(() => clearTimeout(timer));
 }
 
 class KeychainStore implements SecretStore {
   readonly kind = 'keychain';
   readonly location = process.platform === 'linux' ? `Secret Service (service ${KEYCHAIN_SERVICE})` : `OS keychain (service ${KEYCHAIN_SERVICE})`;
 
-  private async entry(account: string) {
-    const { AsyncEntry } = await import('@napi-rs/keyring');
-    // On Linux the library's default falls back to the kernel keyring, which loses values between
-    // processes: pin the Secret Service, so that no answer means no keychain.
-    return new AsyncEntry(KEYCHAIN_SERVICE, account, { linux: { store: 'secret-service' } });
-  }
-
   async get(account: string): Promise<string | null> {
-    const entry = await this.entry(account);
-    return withTimeout('a read', (signal) => entry.getPassword(signal));
+    return (await keychainCall('get', account)) as string | null;
   }
 
   async set(account: string, secret: string): Promise<void> {
-    const entry = await this.entry(account);
-    await withTimeout('a write', (signal) => entry.setPassword(secret, signal));
+    await keychainCall('set', account, secret);
   }
 
   async delete(account: string): Promise<boolean> {
-    const entry = await this.entry(account);
-    return withTimeout('a delete', (signal) => entry.deletePassword(signal));
+    return (await keychainCall('delete', account)) === true;
   }
 }
 

@@ -6,7 +6,10 @@ import { processIO, type IO } from './io.js';
 import { buildProgram, commandWord, VERSION } from './program.js';
 
 export async function main(argv: string[]): Promise<void> {
-  process.exitCode = await run(argv.slice(2), processIO());
+  const code = await run(argv.slice(2), processIO());
+  // Output is written synchronously, so nothing is lost by exiting now; and a native call that
+  // never returned (a hung keychain, given up after its time limit) must not keep tpa running.
+  process.exit(code);
 }
 
 export async function run(args: string[], io: IO): Promise<number> {

@@ -1,0 +1,43 @@
+// `npm test`: build, type-check, the main suite, then the keychain suite inside a D-Bus session with
+// a Secret Service unlocked for it (a fresh keyring under a temporary XDG_DATA_HOME). Prints one
+// closing line, "N passed, N failed", over both suites.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const work = mkdtempSync(join(tmpdir(), 'tpa-test-'));
+const run = (cmd, args, options = {}) => spawnSync(cmd, args, { stdio: 'inherit', ...options }).status ?? 1;
+const has = (cmd) => spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' }).status === 0;
+const report = (file) => (existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : { numPassedTests: 0, numFailedTests: 1 });
+const extra = process.argv.slice(2);
+
+try {
+  if (run(process.execPath, ['scripts/build.mjs']) !== 0 || run('npx', ['tsc', '--noEmit']) !== 0) process.exit(1);
+  const mainReport = join(work, 'main.json');
+  run('npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile=${mainReport}`, ...extra]);
+
+  // The keychain suite needs a Secret Service: gnome-keyring, libsecret-tools (secret-tool) and dbus.
+  const tools = ['dbus-run-session', 'gnome-keyring-daemon', 'secret-tool'];
+  if (!tools.every(has) && process.getuid?.() === 0 && has('apt-get')) {
+    console.log('installing gnome-keyring, libsecret-tools and dbus for the keychain tests…');
+    run('sh', ['-c', 'apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gnome-keyring libsecret-tools dbus dbus-x11 >/dev/null']);
+  }
+  const keychainReport = join(work, 'keychain.json');
+  if (tools.every(has)) {
+    const keyring = join(work, 'xdg-data');
+    const vitest = ['npx', 'vitest', 'run', '--config', 'vitest.keychain.config.ts', '--reporter=default', '--reporter=json', `--outputFile=${keychainReport}`, ...extra].join(' ');
+    run('dbus-run-session', ['--', 'sh', '-c', `echo -n tpa-test | gnome-keyring-daemon --unlock --components=secrets >/dev/null && ${vitest}`], {
+      env: { ...process.env, XDG_DATA_HOME: keyring },
+    });
+  } else {
+    console.error(`the keychain tests need ${tools.join(', ')} (Debian: apt-get install gnome-keyring libsecret-tools dbus)`);
+  }
+  const results = [report(mainReport), report(keychainReport)];
+  const passed = results.reduce((n, r) => n + r.numPassedTests, 0);
+  const failed = results.reduce((n, r) => n + r.numFailedTests, 0);
+  console.log(`${passed} passed, ${failed} failed`);
+  process.exitCode = failed > 0 ? 1 : 0;
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}

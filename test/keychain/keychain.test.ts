@@ -1,0 +1,74 @@
+// Runs inside a D-Bus session with an unlocked Secret Service (scripts/test.mjs): the key goes to
+// the real keyring, and to no file under the test's home.
+import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tempDir } from '../helpers/engine.js';
+import { tpa } from '../helpers/cli.js';
+import { createKey, serve, type Served } from '../helpers/server.js';
+
+let home: ReturnType<typeof tempDir>;
+let server: Served;
+const profile = `kc-${process.pid}`;
+const run = (args: string[], env: Record<string, string> = {}, input?: string) => tpa(args, { home: home.dir, input, env: { TPA_KEYRING: 'required', ...env } });
+const lookup = (account: string) => spawnSync('secret-tool', ['lookup', 'service', 'tpa', 'username', account], { encoding: 'utf8' });
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? filesUnder(path) : [path];
+  });
+}
+
+beforeAll(async () => {
+  home = tempDir();
+  server = await serve(home.dir);
+});
+afterAll(async () => {
+  await run(['auth', 'logout', '-p', profile]);
+  await server.stop();
+  home.remove();
+});
+
+describe('API keys in the Secret Service', () => {
+  it('runs in a D-Bus session with a Secret Service', () => {
+    expect(process.env.DBUS_SESSION_BUS_ADDRESS).toBeTruthy();
+    // secret-tool answers a search (no match: exit 1, not an error about the service).
+    const search = spawnSync('secret-tool', ['search', 'service', 'tpa-none'], { encoding: 'utf8' });
+    expect(search.stderr).not.toMatch(/Cannot autolaunch|not provided by any .service files|Error/);
+  });
+
+  it('auth login saves the key in the keyring and in no file; status says where; commands use it', async () => {
+    const key = await createKey(home.dir);
+    const login = await run(['auth', 'login', '--env', 'sandbox', '--base-url', server.url, '--with-key-stdin', '-p', profile], {}, key);
+    expect(login.code, login.stderr).toBe(0);
+    expect(login.stderr).toMatch(/Secret Service/);
+    expect(lookup(profile).stdout).toBe(key);
+    for (const file of filesUnder(home.dir)) expect(readFileSync(file).includes(key), file).toBe(false);
+    const status = await run(['auth', 'status', '-p', profile]);
+    expect(status.code).toBe(0);
+    expect(status.json()).toMatchObject({ credential: { stored_in: expect.stringMatching(/Secret Service/), key: `sk_sand_…${key.slice(-4)}` }, scopes: expect.arrayContaining(['ledger_access']) });
+    expect(status.stdout).not.toContain(key);
+    const health = await run(['health', '-p', profile]);
+    expect(health.code).toBe(0);
+  });
+
+  it('auth rotate replaces the key in the keyring', async () => {
+    const before = lookup(profile).stdout;
+    const r = await run(['auth', 'rotate', '-p', profile]);
+    expect(r.code, r.stderr).toBe(0);
+    const after = lookup(profile).stdout;
+    expect(after).toMatch(/^sk_sand_/);
+    expect(after).not.toBe(before);
+    expect(r.stdout).not.toContain(after);
+    expect((await run(['health', '-p', profile])).code).toBe(0);
+  });
+
+  it('auth logout removes the key from the keyring; status then exits 5', async () => {
+    const r = await run(['auth', 'logout', '-p', profile]);
+    expect(r.code).toBe(0);
+    expect(lookup(profile).status).not.toBe(0);
+    expect((await run(['auth', 'status', '-p', profile])).code).toBe(5);
+  });
+});
