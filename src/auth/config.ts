@@ -28,6 +28,7 @@ export interface Profile {
 }
 
 interface ConfigFile {
+  default_profile?: string;
   profiles?: Record<string, Omit<Profile, 'name'>>;
 }
 

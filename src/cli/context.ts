@@ -1,6 +1,6 @@
 // What every command handler receives (STYLE.md): io, the resolved output format and colour,
 // the active profile, and a lazily built client.
-import { resolvePaths, resolveProfile, type Paths, type Profile } from '../auth/config.js';
+import { readConfig, resolvePaths, resolveProfile, type Paths, type Profile } from '../auth/config.js';
 import type { TpaClient } from '../client/client.js';
 import { AuthError, UsageError } from '../errors.js';
 import type { IO } from './io.js';
@@ -50,7 +50,9 @@ export function outputFormat(opts: GlobalOptions, io: IO): OutputFormat {
 export function createContext(io: IO, opts: GlobalOptions): Context {
   const noColor = opts.color === false || (io.env.NO_COLOR !== undefined && io.env.NO_COLOR !== '');
   const paths = resolvePaths(io.env);
-  const profileName = opts.profile || 'local';
+  // --profile, else TPA_PROFILE (both in opts.profile), else the config's default_profile, else local.
+  const explicit = opts.profile !== undefined && opts.profile !== '';
+  const profileName = explicit ? opts.profile! : (readConfig(paths).default_profile ?? 'local');
   let client: TpaClient | undefined;
   let profile: Profile | undefined;
   const ctx: Context = {
@@ -62,7 +64,7 @@ export function createContext(io: IO, opts: GlobalOptions): Context {
     yes: opts.yes === true,
     paths,
     profileName,
-    profileExplicit: opts.profile !== undefined && opts.profile !== '',
+    profileExplicit: explicit,
     canPrompt: canPrompt(io),
     profile: () => (profile ??= resolveProfile(paths, profileName)),
     async client() {

@@ -4,6 +4,8 @@ import { actionFactory, type RunState } from './action.js';
 import { registerApi } from './commands/api.js';
 import { registerAuth, registerHealth } from './commands/auth.js';
 import { registerClaim } from './commands/claim.js';
+import { registerCompletion } from './commands/completion.js';
+import { registerConfig } from './commands/config.js';
 import { registerDemo } from './commands/demo.js';
 import { registerFund } from './commands/fund.js';
 import { registerLedger } from './commands/ledger.js';
@@ -86,11 +88,14 @@ Examples:
   // all for a full tree): building every option object costs start-up time that --help never uses.
   for (const noun of NOUNS) {
     const cmd = program.command(noun.name).description(noun.description);
-    if (tree === 'full' || tree === noun.name) noun.register(cmd, act);
+    // Completions are generated from the whole tree.
+    if (tree === 'full' || tree === 'completion' || tree === noun.name) noun.register(cmd, act);
   }
   registerApi(program, act);
   registerHealth(program, act);
   registerDemo(program, act);
+  registerCompletion(program, act);
+  registerConfig(program, act);
   // Subcommands inherit exit override and output routing, so usage errors everywhere exit 2 on stderr.
   const inherit = (cmd: Command): void => {
     for (const sub of cmd.commands) {

@@ -1,7 +1,7 @@
 // tpa auth login | keys | rotate, and tpa health — credentials for the service (DESIGN.md section 2).
 // Declarations only: the handlers live in auth.run.ts and load when the command runs.
 import type { Command } from 'commander';
-import { examples, type Act } from '../action.js';
+import { examples, valuesOption, type Act } from '../action.js';
 
 const run = () => import('./auth.run.js');
 
@@ -11,7 +11,7 @@ export function registerAuth(auth: Command, act: Act): void {
     auth
       .command('login')
       .description('save a profile and its API key (masked prompt on a terminal, --with-key-stdin for scripts); the key is checked with the service first')
-      .option('--env <env>', 'sandbox or staging', 'sandbox')
+      .addOption(valuesOption('--env <env>', 'sandbox or staging', ['sandbox', 'staging'], 'sandbox'))
       .option('--base-url <url>', 'the service, e.g. http://127.0.0.1:4010 for tpa local serve')
       .option('--with-key-stdin', 'read the API key from stdin (never pass a key as an argument)'),
     'tpa auth login --env sandbox --base-url http://127.0.0.1:4010',

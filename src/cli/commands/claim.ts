@@ -1,7 +1,7 @@
 // tpa claim template | validate | submit | poll — FHIR R4 claims end to end (SPEC.md "Claim submission").
 // Declarations only: the handlers live in claim.run.ts and load when the command runs.
 import type { Command } from 'commander';
-import { examples, type Act } from '../action.js';
+import { examples, valuesOption, type Act } from '../action.js';
 
 const run = () => import('./claim.run.js');
 
@@ -12,7 +12,7 @@ export function registerClaim(claim: Command, act: Act): void {
     claim
       .command('template')
       .description('print a valid FHIR R4 Claim for the seeded contracts, ready to edit and submit')
-      .option('--type <type>', 'professional or institutional', 'professional')
+      .addOption(valuesOption('--type <type>', 'professional or institutional', ['professional', 'institutional'], 'professional'))
       .option('--npi <npi>', 'billing provider NPI')
       .option('--cpt <code...>', 'CPT codes, one service line each')
       .option('--patient <member_id>', 'member id (see `tpa local fixtures`)', 'MBR-1003')

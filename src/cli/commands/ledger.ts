@@ -1,9 +1,10 @@
 // tpa ledger list | show — the encounter ledger (SPEC.md "Ledger entry").
 // Declarations only: the handlers live in ledger.run.ts and load when the command runs.
 import type { Command } from 'commander';
-import { examples, type Act } from '../action.js';
+import { examples, valuesOption, type Act } from '../action.js';
 
 const run = () => import('./ledger.run.js');
+const STATUSES = ['SUBMITTED', 'PROCESSING', 'ADJUDICATED', 'PENDED', 'FUNDED', 'DENIED', 'RECONCILED'];
 
 /** Adds the subcommands of `tpa ledger` to its command. */
 export function registerLedger(ledger: Command, act: Act): void {
@@ -14,7 +15,7 @@ export function registerLedger(ledger: Command, act: Act): void {
       .option('--from <date>', 'service date on or after (YYYY-MM-DD)')
       .option('--to <date>', 'service date on or before (YYYY-MM-DD)')
       .option('--npi <npi>', 'billing or rendering provider NPI')
-      .option('--status <status>', 'SUBMITTED | PROCESSING | ADJUDICATED | PENDED | FUNDED | DENIED | RECONCILED')
+      .addOption(valuesOption('--status <status>', STATUSES.join(' | '), STATUSES))
       .option('--limit <n>', 'entries per page, 1 to 100 (default 20)')
       .option('--offset <n>', 'entries to skip (default 0)')
       .option('--all', 'follow the pages to the end (json: one array; ndjson and csv: every entry)'),

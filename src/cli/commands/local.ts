@@ -1,7 +1,7 @@
 // tpa local fixtures | reset — the embedded engine's own housekeeping.
 // Declarations only: the handlers live in local.run.ts and load when the command runs.
-import type { Command } from 'commander';
-import { examples, type Act } from '../action.js';
+import { Argument, type Command } from 'commander';
+import { examples, valuesOption, type Act } from '../action.js';
 
 const run = () => import('./local.run.js');
 
@@ -52,7 +52,7 @@ export function registerLocal(local: Command, act: Act): void {
     keys
       .command('create')
       .description('create an API key (printed once, on stdout); all four scopes unless --scopes narrows them')
-      .option('--env <env>', 'sandbox or staging (key prefix and rate-limit tier)', 'sandbox')
+      .addOption(valuesOption('--env <env>', 'sandbox or staging (key prefix and rate-limit tier)', ['sandbox', 'staging'], 'sandbox'))
       .option('--scopes <scope...>', 'contract_lookup claim_pricing fund_release ledger_access'),
     'tpa local keys create',
     'tpa local keys create --scopes contract_lookup ledger_access',
@@ -62,7 +62,7 @@ export function registerLocal(local: Command, act: Act): void {
     local
       .command('simulate')
       .description('sandbox triggers for the unhappy paths: a failed transfer, a refund, an AEOB that does not match')
-      .argument('<scenario>', 'settlement-failure | refund | aeob-variance')
+      .addArgument(new Argument('<scenario>', 'settlement-failure | refund | aeob-variance').choices(['settlement-failure', 'refund', 'aeob-variance']))
       .argument('<encounter_id>', 'a funded encounter'),
     'tpa local simulate settlement-failure enc_3b302036a412ed8b301f',
     'tpa local clock advance 3d && tpa local simulate refund enc_3b302036a412ed8b301f',

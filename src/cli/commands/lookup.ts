@@ -1,10 +1,11 @@
 // tpa lookup blind | full | rates — contract discovery in two stages (SPEC.md "Contract lookup").
 // Declarations only: the handlers live in lookup.run.ts and load when the command runs.
 import type { Command } from 'commander';
-import { examples, type Act } from '../action.js';
+import { examples, valuesOption, type Act } from '../action.js';
 
 const run = () => import('./lookup.run.js');
 const ADMIT_TYPES = 'INPATIENT, OUTPATIENT or EMERGENCY';
+const ADMIT_TYPE_VALUES = ['INPATIENT', 'OUTPATIENT', 'EMERGENCY'];
 
 /** Adds the subcommands of `tpa lookup` to its command. */
 export function registerLookup(lookup: Command, act: Act): void {
@@ -30,7 +31,7 @@ export function registerLookup(lookup: Command, act: Act): void {
       .requiredOption('--npi <npi>', 'provider NPI, for verification')
       .requiredOption('--group <id>', 'TPA network or group id')
       .requiredOption('--cpt <code>', 'one CPT code')
-      .option('--admit-type <type>', `${ADMIT_TYPES} (default OUTPATIENT)`),
+      .addOption(valuesOption('--admit-type <type>', `${ADMIT_TYPES} (default OUTPATIENT)`, ADMIT_TYPE_VALUES)),
     'tpa lookup full ctr_8d21b5e09f4c7a13 --npi 1045782368 --group GRP-1001 --cpt 45378',
   ).action(
     act(run, 'full'),
@@ -43,7 +44,7 @@ export function registerLookup(lookup: Command, act: Act): void {
       .requiredOption('--npi <npi>', 'provider NPI (10 digits)')
       .requiredOption('--group <id>', 'TPA network or group id')
       .requiredOption('--cpt <code...>', 'CPT codes (repeat or separate with commas)')
-      .option('--admit-type <type>', ADMIT_TYPES),
+      .addOption(valuesOption('--admit-type <type>', ADMIT_TYPES, ADMIT_TYPE_VALUES)),
     'tpa lookup rates --npi 1234567893 --group GRP-1001 --cpt 45378 43235 99213',
   ).action(
     act(run, 'rates'),

@@ -1,19 +1,19 @@
 // tpa ratesheet — the contract builder's rate schedule (SPEC.md "/api/v1/..." endpoints).
 // Declarations only: the handlers live in ratesheet.run.ts and load when the command runs.
 import type { Command } from 'commander';
-import { examples, type Act } from '../action.js';
+import { examples, valuesOption, type Act } from '../action.js';
 
 const run = () => import('./ratesheet.run.js');
 
 function scheduleOptions(cmd: Command): Command {
   return cmd
-    .option('--reference-type <type>', 'SSP reference type: INDIVIDUAL')
-    .option('--scope <scope>', 'FACILITY_AND_PROFESSIONAL | FACILITY_ONLY')
-    .option('--service-logic <logic>', 'ELECTIVE_ONLY')
+    .addOption(valuesOption('--reference-type <type>', 'SSP reference type: INDIVIDUAL', ['INDIVIDUAL']))
+    .addOption(valuesOption('--scope <scope>', 'FACILITY_AND_PROFESSIONAL | FACILITY_ONLY', ['FACILITY_AND_PROFESSIONAL', 'FACILITY_ONLY']))
+    .addOption(valuesOption('--service-logic <logic>', 'ELECTIVE_ONLY', ['ELECTIVE_ONLY']))
     .option('--elective-hours <n>', 'hours of advance notice that make a service elective')
-    .option('--fallback <fallback>', 'non-elective fallback: PERCENT_MEDICARE | WRAP_NETWORK')
+    .addOption(valuesOption('--fallback <fallback>', 'non-elective fallback: PERCENT_MEDICARE | WRAP_NETWORK', ['PERCENT_MEDICARE', 'WRAP_NETWORK']))
     .option('--fallback-percent <n>', 'fallback multiple of Medicare, e.g. 1.25 for 125%')
-    .option('--default-rate-type <type>', 'PERCENT_MEDICARE | CASE_RATE (used by load-catalog)')
+    .addOption(valuesOption('--default-rate-type <type>', 'PERCENT_MEDICARE | CASE_RATE (used by load-catalog)', ['PERCENT_MEDICARE', 'CASE_RATE']))
     .option('--default-rate <n>', 'default rate value: a Medicare multiple, or USD for CASE_RATE');
 }
 
@@ -51,10 +51,10 @@ export function registerRatesheet(ratesheet: Command, act: Act): void {
       .description('add an SSP to the schedule, or change its rate (upsert)')
       .argument('<instance_id>', 'builder instance')
       .requiredOption('--ssp <uuid|code>', 'the SSP, by id or by code (e.g. HD-0401)')
-      .requiredOption('--rate-type <type>', 'CASE_RATE | PERCENT_MEDICARE')
+      .addOption(valuesOption('--rate-type <type>', 'CASE_RATE | PERCENT_MEDICARE', ['CASE_RATE', 'PERCENT_MEDICARE']).makeOptionMandatory())
       .requiredOption('--rate <n>', 'USD for CASE_RATE; a multiple of the Medicare rate for PERCENT_MEDICARE')
       .option('--bundle-eligible', 'the SSP may be bundled')
-      .option('--bundle-type <type>', 'CONVENED | PROVIDER_ONLY')
+      .addOption(valuesOption('--bundle-type <type>', 'CONVENED | PROVIDER_ONLY', ['CONVENED', 'PROVIDER_ONLY']))
       .option('--notes <text>', 'notes, at most 500 characters'),
     'tpa ratesheet add BLD-1001 --ssp HD-0401 --rate-type CASE_RATE --rate 2100',
     'tpa ratesheet add BLD-1001 --ssp EY-0501 --rate-type PERCENT_MEDICARE --rate 1.35 --bundle-eligible --bundle-type CONVENED',

@@ -1,0 +1,43 @@
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tempDir } from '../helpers/engine.js';
+import { tpa } from '../helpers/cli.js';
+
+let home: ReturnType<typeof tempDir>;
+const run = (args: string[], env: Record<string, string> = {}) => tpa(args, { home: home.dir, env });
+beforeAll(() => {
+  home = tempDir();
+});
+afterAll(() => home.remove());
+
+describe('tpa config', () => {
+  it('sets, gets and lists settings in a 0600 config file', async () => {
+    expect((await run(['config', 'set', 'profiles.stg.base_url', 'https://stg.tpa.example/'])).code).toBe(0);
+    expect((await run(['config', 'set', 'profiles.stg.env', 'staging'])).code).toBe(0);
+    expect((await run(['config', 'set', 'profiles.stg.legacy_tls', 'true'])).code).toBe(0);
+    expect((await run(['config', 'get', 'profiles.stg.base_url', '-o', 'table'])).stdout.trim()).toBe('https://stg.tpa.example');
+    const list = await run(['config', 'list', '-o', 'table']);
+    expect(list.stdout).toContain('profiles.stg.env=staging');
+    expect(list.stdout).toContain('profiles.stg.legacy_tls=true');
+    expect(statSync(join(home.dir, 'config.json')).mode & 0o777).toBe(0o600);
+  });
+
+  it('refuses unknown settings, bad values, and any attempt to keep a key in the config', async () => {
+    expect((await run(['config', 'set', 'colour', 'blue'])).code).toBe(2);
+    expect((await run(['config', 'set', 'profiles.stg.env', 'prod'])).code).toBe(2);
+    expect((await run(['config', 'set', 'profiles.stg.base_url', 'ftp://x'])).code).toBe(2);
+    expect((await run(['config', 'set', 'profiles.stg.api_key', 'sk_sand_x'])).code).toBe(2);
+    expect((await run(['config', 'get', 'profiles.nope.env'])).code).toBe(3);
+  });
+
+  it('default_profile picks the profile when neither --profile nor TPA_PROFILE does', async () => {
+    await run(['config', 'set', 'default_profile', 'stg']);
+    const status = await run(['auth', 'status']);
+    expect(status.code).toBe(5);
+    expect(status.stderr).toMatch(/not logged in to profile \\"stg\\"|not logged in to profile "stg"/);
+    expect((await run(['auth', 'status', '-p', 'local'])).code).toBe(0);
+    expect((await run(['auth', 'status'], { TPA_PROFILE: 'local' })).code).toBe(0);
+    await run(['config', 'set', 'default_profile', 'local']);
+  });
+});
