@@ -7,7 +7,7 @@ _tpa() {
   for ((i = 1; i < COMP_CWORD; i++)); do
     w="${COMP_WORDS[i]}"
     if ((skip)); then skip=0; continue; fi
-    case " -p --profile -o --output " in *" $w "*) skip=1; continue ;; esac
+    case " -p --profile -o --output --ca-file " in *" $w "*) skip=1; continue ;; esac
     case "$w" in -*) continue ;; esac
     if _tpa_is_command "${path:+$path }$w"; then path="${path:+$path }$w"; fi
   done
@@ -16,9 +16,9 @@ _tpa() {
       case "$prev" in
         -o|--output) COMPREPLY=($(compgen -W 'table json ndjson csv' -- "$cur")); return ;;
       esac
-      valued='-p --profile -o --output'
+      valued='-p --profile -o --output --ca-file'
       words='lookup claim fund settlement ledger ratesheet auth local api health demo completion config'
-      flags='-p --profile -o --output --json --no-color --debug -y --yes -h --help -V --version'
+      flags='-p --profile -o --output --json --no-color --debug --ca-file -y --yes -h --help -V --version'
       ;;
     'lookup')
       case "$prev" in
@@ -26,7 +26,7 @@ _tpa() {
       esac
       valued=''
       words='blind full rates'
-      flags='-h --help -p --profile -o --output --json --no-color --debug -y --yes -V --version'
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
       ;;
     'lookup blind')
       case "$prev" in
@@ -34,7 +34,7 @@ _tpa() {
       esac
       valued='--npi --group --cpt'
       words=''
-      flags='--npi --group --cpt -h --help -p --profile -o --output --json --no-color --debug -y --yes -V --version'
+      flags='--npi --group --cpt -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
       ;;
     'lookup full')
       case "$prev" in
@@ -42,7 +42,7 @@ _tpa() {
       esac
       valued='--npi --group --cpt --admit-type'
       words=''
-      flags='--npi --group --cpt --admit-type -h --help -p --profile -o --output --json --no-color --debug -y --yes -V --version'
+      flags='--npi --group --cpt --admit-type -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
       ;;
     'lookup rates')
       case "$prev" in
@@ -50,7 +50,7 @@ _tpa() {
       esac
       valued='--npi --group --cpt --admit-type'
       words=''
-      flags='--npi --group --cpt --admit-type -h --help -p --profile -o --output --json --no-color --debug -y --yes -V --version'
+      flags='--npi --group --cpt --admit-type -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
       ;;
     'claim')
       case "$prev" in
@@ -58,7 +58,7 @@ _tpa() {
       esac
       valued=''
       words='template validate submit poll'
-      flags='-h --help -p --profile -o --output --json --no-color --debug -y --yes -V --version'
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
       ;;
     'claim template')
       case "$prev" in
@@ -66,7 +66,7 @@ _tpa() {
       esac
       valued='--type --npi --cpt --patient --service-date'
       words=''
-      flags='--type --npi --cpt --patient --service-date -h --help -p --profile -o --output --json --no-color --debug -y --yes -V --version'
+      flags='--type --npi --cpt --patient --service-date -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
       ;;
     'claim validate')
       case "$prev" in
@@ -74,7 +74,7 @@ _tpa() {
       esac
       valued=''
       words=''
-      flags='-h --help -p --profile -o --output --json --no-color --debug -y --yes -V --version'
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
       ;;
     'claim submit')
       case "$prev" in
@@ -82,7 +82,7 @@ _tpa() {
       esac
       valued='--timeout --idempotency-key'
       words=''
-      flags='--wait --timeout --raw --idempotency-key -h --help -p --profile -o --output --json --no-color --debug -y --yes -V --version'
+      flags='--wait --timeout --raw --idempotency-key -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
       ;;
     'claim poll')
       case "$prev" in
@@ -90,7 +90,7 @@ _tpa() {
       esac
       valued='--timeout'
       words=''
-      flags='--wait --timeout --raw -h --help -p --profile -o --output --json --no-color --debug -y --yes -V --version'
+      flags='--wait --timeout --raw -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
       ;;
     'fund')
       case "$prev" in
@@ -98,7 +98,7 @@ _tpa() {
       esac
       valued=''
       words='approve'
-      flags='-h --help -p --profile -o --output --json --no-color --debug -y --yes -V --version'
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
       ;;
     'fund approve')
       case "$prev" in
@@ -106,7 +106,7 @@ _tpa() {
       esac
       valued='--amount --auth-code --notes --idempotency-key'
       words=''
-      flags='--amount --auth-code --notes --idempotency-key -h --help -p --profile -o --output --json --no-color --debug -y --yes -V --version'
+      flags='--amount --auth-code --notes --idempotency-key -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
       ;;
     'settlement')
       case "$prev" in
@@ -114,7 +114,7 @@ _tpa() {
       esac
       valued=''
       words='show'
-      flags='-h --help -p --profile -o --output --json --no-color --debug -y --yes -V --version'
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
       ;;
     'settlement show')
       case "$prev" in
@@ -122,7 +122,7 @@ _tpa() {
       esac
       valued='--timeout'
       words=''
-      flags='--wait --timeout -h --help -p --profile -o --output --json --no-color --debug -y --yes -V --version'
+      flags='--wait --timeout -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
       ;;
     'ledger')
       case "$prev" in
@@ -130,7 +130,7 @@ _tpa() {
       esac
       valued=''
       words='list show'
-      flags='-h --help -p --profile -o --output --json --no-color --debug -y --yes -V --version'
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
       ;;
     'ledger list')
       case "$prev" in
@@ -138,7 +138,7 @@ _tpa() {
       esac
       valued='--from --to --npi --status --limit --offset'
       words=''
-      flags='--from --to --npi --status --limit --offset --all -h --help -p --profile -o --output --json --no-color --debug -y --yes -V --version'
+      flags='--from --to --npi --status --limit --offset --all -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
       ;;
     'ledger show')
       case "$prev" in
@@ -146,7 +146,7 @@ _tpa() {
       esac
       valued=''
       words=''
-      flags='-h --help -p --profile -o --output --json --no-color --debug -y --yes -V --version'
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
       ;;
     'ratesheet')
       case "$prev" in
@@ -154,7 +154,7 @@ _tpa() {
       esac
       valued=''
       words='catalog init show config add remove load-catalog preview finalize import export'
-      flags='-h --help -p --profile -o --output --json --no-color --debug -y --yes -V --version'
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
       ;;
     'ratesheet catalog')
       case "$prev" in
@@ -162,7 +162,7 @@ _tpa() {
       esac
       valued='--search --page --page-size --version'
       words=''
-      flags='--search --page --page-size --version --all -h --help -p --profile -o --output --json --no-color --debug -y --yes -V'
+      flags='--search --page --page-size --version --all -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V'
       ;;
     'ratesheet init')
       case "$prev" in
@@ -174,7 +174,7 @@ _tpa() {
       esac
       valued='--reference-type --scope --service-logic --elective-hours --fallback --fallback-percent --default-rate-type --default-rate'
       words=''
-      flags='--reference-type --scope --service-logic --elective-hours --fallback --fallback-percent --default-rate-type --default-rate -h --help -p --profile -o --output --json --no-color --debug -y --yes -V --version'
+      flags='--reference-type --scope --service-logic --elective-hours --fallback --fallback-percent --default-rate-type --default-rate -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
       ;;
     'ratesheet show')
       case "$prev" in
@@ -182,7 +182,7 @@ _tpa() {
       esac
       valued=''
       words=''
-      flags='-h --help -p --profile -o --output --json --no-color --debug -y --yes -V --version'
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
       ;;
     'ratesheet config')
       case "$prev" in
@@ -194,7 +194,7 @@ _tpa() {
       esac
       valued='--reference-type --scope --service-logic --elective-hours --fallback --fallback-percent --default-rate-type --default-rate'
       words=''
-      flags='--reference-type --scope --service-logic --elective-hours --fallback --fallback-percent --default-rate-type --default-rate -h --help -p --profile -o --output --json --no-color --debug -y --yes -V --version'
+      flags='--reference-type --scope --service-logic --elective-hours --fallback --fallback-percent --default-rate-type --default-rate -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
       ;;
     'ratesheet add')
       case "$prev" in
@@ -203,7 +203,7 @@ _tpa() {
       esac
       valued='--ssp --rate-type --rate --bundle-type --notes'
       words=''
-      flags='--ssp --rate-type --rate --bundle-eligible --bundle-type --notes -h --help -p --profile -o --output --json --no-color --debug -y --yes -V --version'
+      flags='--ssp --rate-type --rate --bundle-eligible --bundle-type --notes -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
       ;;
     'ratesheet remove')
       case "$prev" in
@@ -211,7 +211,7 @@ _tpa() {
       esac
       valued='--ssp'
       words=''
-      flags='--ssp -h --help -p --profile -o --output --json --no-color --debug -y --yes -V --version'
+      flags='--ssp -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
       ;;
     'ratesheet load-catalog')
       case "$prev" in
@@ -219,7 +219,7 @@ _tpa() {
       esac
       valued='--version'
       words=''
-      flags='--version -h --help -p --profile -o --output --json --no-color --debug -y --yes -V'
+      flags='--version -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V'
       ;;
     'ratesheet preview')
       case "$prev" in
@@ -227,7 +227,7 @@ _tpa() {
       esac
       valued=''
       words=''
-      flags='-h --help -p --profile -o --output --json --no-color --debug -y --yes -V --version'
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
       ;;
     'ratesheet finalize')
       case "$prev" in
@@ -235,7 +235,7 @@ _tpa() {
       esac
       valued=''
       words=''
-      flags='-h --help -p --profile -o --output --json --no-color --debug -y --yes -V --version'
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
       ;;
     'ratesheet import')
       case "$prev" in
@@ -243,7 +243,7 @@ _tpa() {
       esac
       valued=''
       words=''
-      flags='--dry-run -h --help -p --profile -o --output --json --no-color --debug -y --yes -V --version'
+      flags='--dry-run -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
       ;;
     'ratesheet export')
       case "$prev" in
@@ -251,7 +251,7 @@ _tpa() {
       esac
       valued=''
       words=''
-      flags='-h --help -p --profile -o --output --json --no-color --debug -y --yes -V --version'
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
       ;;
     'auth')
       case "$prev" in
@@ -259,15 +259,15 @@ _tpa() {
       esac
       valued=''
       words='login status logout keys rotate'
-      flags='-h --help -p --profile -o --output --json --no-color --debug -y --yes -V --version'
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
       ;;
     'auth login')
       case "$prev" in
-        --env) COMPREPLY=($(compgen -W 'sandbox staging' -- "$cur")); return ;;
+        --env) COMPREPLY=($(compgen -W 'sandbox staging production' -- "$cur")); return ;;
       esac
-      valued='--env --base-url'
+      valued='--env --base-url --auth-url --client-id --cert --key --ca --scopes'
       words=''
-      flags='--env --base-url --with-key-stdin -h --help -p --profile -o --output --json --no-color --debug -y --yes -V --version'
+      flags='--env --base-url --with-key-stdin --auth-url --client-id --cert --key --ca --scopes --legacy-tls --passphrase-stdin -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
       ;;
     'auth status')
       case "$prev" in
@@ -275,7 +275,7 @@ _tpa() {
       esac
       valued=''
       words=''
-      flags='-h --help -p --profile -o --output --json --no-color --debug -y --yes -V --version'
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
       ;;
     'auth logout')
       case "$prev" in
@@ -283,7 +283,7 @@ _tpa() {
       esac
       valued=''
       words=''
-      flags='-h --help -p --profile -o --output --json --no-color --debug -y --yes -V --version'
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
       ;;
     'auth keys')
       case "$prev" in
@@ -291,7 +291,7 @@ _tpa() {
       esac
       valued=''
       words=''
-      flags='-h --help -p --profile -o --output --json --no-color --debug -y --yes -V --version'
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
       ;;
     'auth rotate')
       case "$prev" in
@@ -299,7 +299,7 @@ _tpa() {
       esac
       valued=''
       words=''
-      flags='-h --help -p --profile -o --output --json --no-color --debug -y --yes -V --version'
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
       ;;
     'local')
       case "$prev" in
@@ -307,7 +307,7 @@ _tpa() {
       esac
       valued=''
       words='fixtures reset clock serve keys simulate'
-      flags='-h --help -p --profile -o --output --json --no-color --debug -y --yes -V --version'
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
       ;;
     'local fixtures')
       case "$prev" in
@@ -315,7 +315,7 @@ _tpa() {
       esac
       valued=''
       words=''
-      flags='-h --help -p --profile -o --output --json --no-color --debug -y --yes -V --version'
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
       ;;
     'local reset')
       case "$prev" in
@@ -323,7 +323,7 @@ _tpa() {
       esac
       valued=''
       words=''
-      flags='-h --help -p --profile -o --output --json --no-color --debug -y --yes -V --version'
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
       ;;
     'local clock')
       case "$prev" in
@@ -331,7 +331,7 @@ _tpa() {
       esac
       valued=''
       words='show advance set real'
-      flags='-h --help -p --profile -o --output --json --no-color --debug -y --yes -V --version'
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
       ;;
     'local clock show')
       case "$prev" in
@@ -339,7 +339,7 @@ _tpa() {
       esac
       valued=''
       words=''
-      flags='-h --help -p --profile -o --output --json --no-color --debug -y --yes -V --version'
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
       ;;
     'local clock advance')
       case "$prev" in
@@ -347,7 +347,7 @@ _tpa() {
       esac
       valued=''
       words=''
-      flags='-h --help -p --profile -o --output --json --no-color --debug -y --yes -V --version'
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
       ;;
     'local clock set')
       case "$prev" in
@@ -355,7 +355,7 @@ _tpa() {
       esac
       valued=''
       words=''
-      flags='-h --help -p --profile -o --output --json --no-color --debug -y --yes -V --version'
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
       ;;
     'local clock real')
       case "$prev" in
@@ -363,15 +363,15 @@ _tpa() {
       esac
       valued=''
       words=''
-      flags='-h --help -p --profile -o --output --json --no-color --debug -y --yes -V --version'
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
       ;;
     'local serve')
       case "$prev" in
         __never__) ;;
       esac
-      valued='--host --port --rate-window'
+      valued='--host --port --rate-window --tls-cert --tls-key --client-ca'
       words=''
-      flags='--host --port --no-rate-limit --rate-window -h --help -p --profile -o --output --json --no-color --debug -y --yes -V --version'
+      flags='--host --port --no-rate-limit --rate-window --tls-cert --tls-key --client-ca -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
       ;;
     'local keys')
       case "$prev" in
@@ -379,7 +379,7 @@ _tpa() {
       esac
       valued=''
       words='create'
-      flags='-h --help -p --profile -o --output --json --no-color --debug -y --yes -V --version'
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
       ;;
     'local keys create')
       case "$prev" in
@@ -387,7 +387,7 @@ _tpa() {
       esac
       valued='--env --scopes'
       words=''
-      flags='--env --scopes -h --help -p --profile -o --output --json --no-color --debug -y --yes -V --version'
+      flags='--env --scopes -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
       ;;
     'local simulate')
       case "$prev" in
@@ -395,7 +395,7 @@ _tpa() {
       esac
       valued=''
       words='settlement-failure refund aeob-variance'
-      flags='-h --help -p --profile -o --output --json --no-color --debug -y --yes -V --version'
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
       ;;
     'api')
       case "$prev" in
@@ -403,7 +403,7 @@ _tpa() {
       esac
       valued='-d --data'
       words=''
-      flags='-d --data -i --include -h --help -p --profile -o --output --json --no-color --debug -y --yes -V --version'
+      flags='-d --data -i --include -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
       ;;
     'health')
       case "$prev" in
@@ -411,7 +411,7 @@ _tpa() {
       esac
       valued=''
       words=''
-      flags='-h --help -p --profile -o --output --json --no-color --debug -y --yes -V --version'
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
       ;;
     'demo')
       case "$prev" in
@@ -419,7 +419,7 @@ _tpa() {
       esac
       valued=''
       words=''
-      flags='-h --help -p --profile -o --output --json --no-color --debug -y --yes -V --version'
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
       ;;
     'completion')
       case "$prev" in
@@ -427,7 +427,7 @@ _tpa() {
       esac
       valued=''
       words='bash zsh fish'
-      flags='-h --help -p --profile -o --output --json --no-color --debug -y --yes -V --version'
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
       ;;
     'config')
       case "$prev" in
@@ -435,7 +435,7 @@ _tpa() {
       esac
       valued=''
       words='list get set'
-      flags='-h --help -p --profile -o --output --json --no-color --debug -y --yes -V --version'
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
       ;;
     'config list')
       case "$prev" in
@@ -443,7 +443,7 @@ _tpa() {
       esac
       valued=''
       words=''
-      flags='-h --help -p --profile -o --output --json --no-color --debug -y --yes -V --version'
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
       ;;
     'config get')
       case "$prev" in
@@ -451,7 +451,7 @@ _tpa() {
       esac
       valued=''
       words=''
-      flags='-h --help -p --profile -o --output --json --no-color --debug -y --yes -V --version'
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
       ;;
     'config set')
       case "$prev" in
@@ -459,11 +459,11 @@ _tpa() {
       esac
       valued=''
       words=''
-      flags='-h --help -p --profile -o --output --json --no-color --debug -y --yes -V --version'
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
       ;;
   esac
   case " $valued " in *" $prev "*) COMPREPLY=(); return ;; esac
-  case " -p --profile -o --output " in *" $prev "*)
+  case " -p --profile -o --output --ca-file " in *" $prev "*)
     case "$prev" in -o|--output) COMPREPLY=($(compgen -W 'table json ndjson csv' -- "$cur")) ;; *) COMPREPLY=() ;; esac
     return ;;
   esac

@@ -25,6 +25,16 @@ export interface Profile {
   name: string;
   env: ProfileEnv;
   base_url?: string;
+  /** Production (OAuth 2.0 over mutual TLS): where tokens come from, who asks, for what. */
+  auth_url?: string;
+  client_id?: string;
+  scopes?: string[];
+  /** Paths of the client certificate and its key, and of the service CA (PEM). */
+  cert?: string;
+  key?: string;
+  ca?: string;
+  /** Allow TLS 1.2 for a legacy service (TLS 1.3 otherwise). */
+  legacy_tls?: boolean;
 }
 
 interface ConfigFile {

@@ -4,6 +4,9 @@ import { readConfig, resolvePaths, resolveProfile, type Paths, type Profile } fr
 import type { TpaClient } from '../client/client.js';
 import { AuthError, UsageError } from '../errors.js';
 import type { IO } from './io.js';
+import type { HttpOptions } from '../client/http.js';
+import type { TlsMaterial } from '../client/tls.js';
+import { readFileSync } from 'node:fs';
 
 import type { OutputFormat } from './formats.js';
 
@@ -16,6 +19,7 @@ export interface GlobalOptions {
   color?: boolean;
   debug?: boolean;
   yes?: boolean;
+  caFile?: string;
 }
 
 export interface Context {
@@ -27,6 +31,8 @@ export interface Context {
   colorErr: boolean;
   debug: boolean;
   yes: boolean;
+  /** --ca-file / TPA_CA_FILE: an extra CA to trust for HTTPS, for every profile. */
+  caFile: string | undefined;
   paths: Paths;
   profileName: string;
   /** Whether --profile or TPA_PROFILE named the profile (else it is the default, local). */
@@ -62,6 +68,7 @@ export function createContext(io: IO, opts: GlobalOptions): Context {
     colorErr: io.stderr.isTTY && !noColor,
     debug: opts.debug === true,
     yes: opts.yes === true,
+    caFile: opts.caFile,
     paths,
     profileName,
     profileExplicit: explicit,
@@ -77,14 +84,15 @@ export function createContext(io: IO, opts: GlobalOptions): Context {
         client = new TpaClient(new LocalTransport(paths.dataDir, io.env), { debug });
         return client;
       }
-      if (p.env === 'production') {
-        throw new UsageError(`profile "${p.name}" is a production profile: OAuth 2.0 over mutual TLS is not available in this version of tpa`);
-      }
       if (!p.base_url) throw new UsageError(`profile "${p.name}" has no base_url`, { hint: `try: tpa auth login --profile ${p.name} --env ${p.env} --base-url <url>` });
+      if (p.env === 'production') {
+        client = new TpaClient(await productionTransport(ctx, p), { debug });
+        return client;
+      }
       const { findApiKey } = await import('../auth/credentials.js');
       const credential = await findApiKey(paths, p.name, io.env, ctx.note);
       if (!credential) throw new AuthError(`not logged in to profile "${p.name}"`, { hint: `try: tpa auth login --profile ${p.name} --env ${p.env} --base-url ${p.base_url} --with-key-stdin` });
-      client = new TpaClient(await remoteTransport(ctx, p.base_url, credential.key), { debug });
+      client = new TpaClient(await remoteTransport(ctx, p.base_url, { apiKey: credential.key }), { debug });
       return client;
     },
     progress(text) {
@@ -100,11 +108,50 @@ export function createContext(io: IO, opts: GlobalOptions): Context {
   return ctx;
 }
 
+/** A PEM file named by a profile or an option; unreadable is a usage error naming it. */
+export function readPem(what: string, file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    throw new UsageError(`${what}: cannot read ${file}`);
+  }
+}
+
+/** The extra CA of --ca-file (or TPA_CA_FILE), for every profile. */
+function caFile(ctx: Context): string | undefined {
+  return ctx.caFile ? readPem('--ca-file', ctx.caFile) : undefined;
+}
+
+/** The client certificate, key (with its passphrase from the store when it is encrypted) and CA of a production profile. */
+export async function productionTls(ctx: Context, p: Profile): Promise<TlsMaterial> {
+  if (!p.cert || !p.key) throw new UsageError(`profile "${p.name}" has no client certificate and key`, { hint: `try: tpa auth login --profile ${p.name} --env production ...` });
+  const key = readPem(`profile ${p.name} key`, p.key);
+  let passphrase: string | undefined;
+  if (/ENCRYPTED/.test(key)) {
+    const { openStore } = await import('../auth/credentials.js');
+    passphrase = (await (await openStore(ctx.paths, ctx.io.env, ctx.note)).primary.get(`passphrase:${p.name}`)) ?? undefined;
+    if (passphrase === undefined) throw new AuthError(`the client key of profile "${p.name}" is encrypted, and no passphrase is saved for it`, { hint: `try: tpa auth login --profile ${p.name} --env production ... --passphrase-stdin` });
+  }
+  const ca = [p.ca ? readPem(`profile ${p.name} ca`, p.ca) : undefined, caFile(ctx)].filter(Boolean).join('\n');
+  return { cert: readPem(`profile ${p.name} cert`, p.cert), key, passphrase, ca: ca || undefined, legacyTls: p.legacy_tls === true };
+}
+
+async function productionTransport(ctx: Context, p: Profile) {
+  if (!p.auth_url || !p.client_id) throw new UsageError(`profile "${p.name}" has no auth_url or client_id`, { hint: `try: tpa auth login --profile ${p.name} --env production ...` });
+  const [{ TokenSource }, { openStore }] = await Promise.all([import('../auth/oauth.js'), import('../auth/credentials.js')]);
+  const tls = await productionTls(ctx, p);
+  const debug = ctx.debug ? (line: string) => ctx.io.stderr.write(`[debug] ${line}\n`) : undefined;
+  const store = (await openStore(ctx.paths, ctx.io.env, ctx.note)).primary;
+  const bearer = new TokenSource({ authUrl: p.auth_url, clientId: p.client_id, scopes: p.scopes, tls, store, account: `token:${p.name}`, debug });
+  return remoteTransport(ctx, p.base_url!, { bearer, tls });
+}
+
 /** HTTP to a service, with the retry rules; waits for a rate limit are said on stderr. */
-export async function remoteTransport(ctx: Context, baseUrl: string, apiKey: string) {
+export async function remoteTransport(ctx: Context, baseUrl: string, credential: { apiKey?: string; bearer?: HttpOptions['bearer']; tls?: TlsMaterial }) {
   const [{ HttpTransport }, { RetryingTransport }] = await Promise.all([import('../client/http.js'), import('../client/retry.js')]);
   const debug = ctx.debug ? (line: string) => ctx.io.stderr.write(`[debug] ${line}\n`) : undefined;
-  return new RetryingTransport(new HttpTransport({ baseUrl, apiKey, debug }), {
+  const tls = credential.tls ?? { ca: caFile(ctx) };
+  return new RetryingTransport(new HttpTransport({ baseUrl, apiKey: credential.apiKey, bearer: credential.bearer, tls, debug }), {
     onWait: ({ reason, waitMs, attempt, attempts }) => ctx.note(`${reason}: waiting ${(waitMs / 1000).toFixed(1)}s before trying again (${attempt + 1} of ${attempts})`),
   });
 }

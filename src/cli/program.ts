@@ -66,6 +66,7 @@ export function buildProgram(io: IO, state: RunState, tree: 'full' | string | un
     .option('--json', 'same as --output json')
     .option('--no-color', 'no colours (also NO_COLOR, and whenever stdout is not a terminal)')
     .option('--debug', 'log each request and response to stderr, credentials redacted')
+    .addOption(new Option('--ca-file <file>', 'an extra CA certificate (PEM) to trust for HTTPS, for any profile').env('TPA_CA_FILE'))
     .option('-y, --yes', 'confirm without asking (required for irreversible actions when stdin is not a terminal)')
     .showSuggestionAfterError(true)
     .exitOverride()

@@ -1,12 +1,17 @@
 // HTTP transport on got (DESIGN.md section 1): `{base_url}/tpa-api/v1/...` and `{base_url}/api/v1/...`,
 // the API key header, timeouts. It moves requests and reports what came back; retries live in
 // retry.ts. The key never reaches a log: --debug shows it redacted.
+import type { Agent } from 'node:https';
 import { NetworkError } from '../errors.js';
+import { gotHttps, tlsAgent, tlsError, type TlsMaterial } from './tls.js';
 import type { Transport, TransportRequest, TransportResponse } from './transport.js';
 
 export interface HttpOptions {
   baseUrl: string;
   apiKey?: string;
+  /** Production: OAuth access tokens (Authorization: Bearer), renewed once on a 401. */
+  bearer?: { token(renew?: boolean): Promise<string> };
+  tls?: TlsMaterial;
   timeoutMs?: number;
   debug?: (line: string) => void;
 }
@@ -14,15 +19,25 @@ export interface HttpOptions {
 export class HttpTransport implements Transport {
   readonly name = 'http';
   private readonly base: string;
+  private readonly agent: Agent | undefined;
 
   constructor(private readonly options: HttpOptions) {
     this.base = options.baseUrl.replace(/\/+$/, '');
+    this.agent = this.base.startsWith('https:') ? tlsAgent(options.tls ?? {}) : undefined;
   }
 
   async send(request: TransportRequest): Promise<TransportResponse> {
+    const response = await this.sendOnce(request, false);
+    // An access token the service no longer accepts (expired on its clock): renew it once.
+    if (response.status === 401 && this.options.bearer) return this.sendOnce(request, true);
+    return response;
+  }
+
+  private async sendOnce(request: TransportRequest, renewToken: boolean): Promise<TransportResponse> {
     const { got, RequestError } = await import('got');
     const headers: Record<string, string> = { 'user-agent': 'tpa-cli', ...request.headers };
     if (this.options.apiKey) headers['x-api-key'] = this.options.apiKey;
+    if (this.options.bearer) headers.authorization = `Bearer ${await this.options.bearer.token(renewToken)}`;
     const url = `${this.base}${request.path}`;
     if (this.options.debug) {
       const shown = Object.entries(headers).map(([k, v]) => `${k}: ${k === 'x-api-key' || k === 'authorization' ? '[redacted]' : v}`);
@@ -38,6 +53,7 @@ export class HttpTransport implements Transport {
         followRedirect: false,
         timeout: { request: this.options.timeoutMs ?? 30_000 },
         responseType: 'text',
+        ...(this.agent ? { agent: { https: this.agent }, https: gotHttps(this.options.tls ?? {}) } : {}),
       });
       const out: Record<string, string> = {};
       for (const [k, v] of Object.entries(response.headers)) if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : String(v);
@@ -49,6 +65,8 @@ export class HttpTransport implements Transport {
       }
       return { status: response.statusCode, headers: out, body };
     } catch (err) {
+      const tls = tlsError(err as Error & { code?: string }, this.base);
+      if (tls) throw tls;
       const code = err instanceof RequestError ? err.code : undefined;
       const what = code === 'ECONNREFUSED' ? 'connection refused' : code === 'ETIMEDOUT' ? 'timed out' : code === 'ENOTFOUND' ? 'host not found' : (err as Error).message;
       throw new NetworkError(`cannot reach ${this.base}: ${what}`, { code: code ?? 'network_error', hint: code === 'ECONNREFUSED' ? 'is the server running? (tpa local serve)' : undefined });

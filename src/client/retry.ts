@@ -46,7 +46,8 @@ export class RetryingTransport implements Transport {
       try {
         response = await this.inner.send(req);
       } catch (err) {
-        if (!(err instanceof NetworkError) || last || !safeToRepeat(req)) throw err;
+        // A TLS failure will fail the same way again: no retry.
+        if (!(err instanceof NetworkError) || err.code.startsWith('tls_') || last || !safeToRepeat(req)) throw err;
         const waitMs = backoff(attempt);
         this.options.onWait?.({ reason: err.message, waitMs, attempt, attempts });
         await sleep(waitMs);

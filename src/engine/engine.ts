@@ -11,6 +11,7 @@ import { newId } from './ids.js';
 import { ReadCache } from './read-cache.js';
 import { matchRoute, type Route } from './routes.js';
 import { authenticate, createKey, type KeyEnvironment, type KeyRecord, type Scope } from './services/keys.js';
+import { authenticateToken, issueToken, type ClientCertificate } from './services/oauth.js';
 import { advanceEncounters } from './services/progress.js';
 import { fixtures } from './services/fixtures.js';
 import { simulate, type Scenario } from './services/sandbox.js';
@@ -19,6 +20,14 @@ import { openDatabase, type Db } from './store/db.js';
 export const DEFAULT_ADJUDICATION_DELAY_MS = 3000;
 
 const AUTH_DOCS = 'https://developer.tpa.example/docs/authentication';
+
+export interface Credentials {
+  apiKey?: string;
+  /** An OAuth access token (Authorization: Bearer). */
+  bearer?: string;
+  /** The client certificate, when the request came over mutual TLS. */
+  certificate?: ClientCertificate;
+}
 
 export interface EngineOptions {
   dataDir: string;
@@ -67,20 +76,37 @@ export class Engine {
    * engine clock (SPEC.md "Authentication"). The server then applies its rate limits and calls
    * `handle` with the key.
    */
-  authorize(method: string, path: string, apiKey: string | undefined): { route: Route; key: KeyRecord } | { response: EngineResponse } {
+  authorize(method: string, path: string, credentials: Credentials): { route: Route; key: KeyRecord } | { response: EngineResponse } {
     const match = this.match(method, path);
     if ('response' in match) return match;
-    const key = authenticate(this.db, apiKey ?? '', engineNow(this.db, this.override).now);
+    const now = engineNow(this.db, this.override).now;
+    const key = credentials.bearer
+      ? authenticateToken(this.db, credentials.bearer, now, credentials.certificate)
+      : authenticate(this.db, credentials.apiKey ?? '', now);
     if (!key) {
       return {
         response: respond(401, {
-          error: 'invalid_api_key',
-          message: apiKey ? 'The API key is invalid or expired' : 'No API key: send it in the X-API-Key header',
+          error: credentials.bearer ? 'invalid_token' : 'invalid_api_key',
+          message: credentials.bearer
+            ? 'The access token is invalid or expired, or was issued to another client certificate'
+            : credentials.apiKey
+              ? 'The API key is invalid or expired'
+              : 'No API key: send it in the X-API-Key header',
           documentation: AUTH_DOCS,
         }),
       };
     }
     return { route: match.route, key };
+  }
+
+  /** POST {auth_url}/oauth2/token over mutual TLS (the HTTPS server passes the client certificate). */
+  issueToken(req: EngineRequest, certificate: ClientCertificate | undefined): EngineResponse {
+    try {
+      return this.db.transaction(() => issueToken(this.context(), req, certificate)).immediate();
+    } catch (err) {
+      if (err instanceof HttpError) return respond(err.status, err.body);
+      throw err;
+    }
   }
 
   private match(method: string, path: string): { route: Route; params: Record<string, string> } | { response: EngineResponse } {

@@ -1,7 +1,7 @@
 // Rate limits (SPEC.md "Limits"; DESIGN.md section 4): per key, the tier's requests per minute and
 // concurrency, and each endpoint's requests per minute; the stricter answers. Every request with a
 // valid key counts, refused ones included. Windows run on real time: limits are about traffic.
-import type { KeyEnvironment } from './services/keys.js';
+import type { CallerEnvironment } from './services/keys.js';
 
 export interface Tier {
   /** Requests per minute per key; null: unlimited (the sandbox tier). */
@@ -9,9 +9,11 @@ export interface Tier {
   concurrent: number;
 }
 
-export const TIERS: Record<KeyEnvironment, Tier> = {
+export const TIERS: Record<CallerEnvironment, Tier> = {
   sandbox: { perMinute: null, concurrent: 10 },
   staging: { perMinute: 200, concurrent: 20 },
+  // The production default tier.
+  production: { perMinute: 100, concurrent: 10 },
 };
 
 export interface LimitVerdict {

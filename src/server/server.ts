@@ -1,7 +1,9 @@
 // `tpa local serve`: node:http in front of the one route table (DESIGN.md section 5). This file only
 // adapts HTTP: authentication, limits and answers come from the engine; the server reads bodies
 // within a size limit, applies the rate limiter, logs one line per request and never a key.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
+import type { TLSSocket } from 'node:tls';
 import type { AddressInfo } from 'node:net';
 import type { Engine } from '../engine/engine.js';
 import type { EngineResponse } from '../engine/http.js';
@@ -11,9 +13,17 @@ import { RateLimiter, TIERS } from '../engine/limits.js';
 /** Claims may be up to 5 MiB (fhir-claim.ts); a little room for whitespace around them. */
 export const MAX_BODY_BYTES = 6 * 1024 * 1024;
 
+export interface TlsOptions {
+  cert: string;
+  key: string;
+  /** With a client CA, client certificates are required and /oauth2/token is served. */
+  clientCa?: string;
+}
+
 export interface ServeOptions {
   host: string;
   port: number;
+  tls?: TlsOptions;
   /** null: no rate limits (load tests). */
   limiter: RateLimiter | null;
   log: (line: string) => void;
@@ -60,7 +70,7 @@ const JSON_TYPES = /^application\/(fhir\+)?json\s*(;|$)/i;
 
 export function startServer(engine: Engine, options: ServeOptions): Promise<RunningServer> {
   const limit = options.maxBodyBytes ?? MAX_BODY_BYTES;
-  const server = createServer((req, res) => {
+  const listener: RequestListener = (req, res) => {
     const started = performance.now();
     const requestId = newId('req_');
     const url = new URL(req.url ?? '/', 'http://server');
@@ -72,7 +82,16 @@ export function startServer(engine: Engine, options: ServeOptions): Promise<Runn
     };
     res.on('finish', () => options.log(`${method} ${url.pathname} ${status} ${(performance.now() - started).toFixed(1)}ms`));
 
-    const authorized = engine.authorize(method, url.pathname, header(req, 'x-api-key'));
+    const certificate = clientCertificate(req);
+    if (method === 'POST' && url.pathname.replace(/\/+$/, '') === '/oauth2/token' && options.tls?.clientCa) {
+      readBody(req, 64 * 1024)
+        .then((body) => reply(engine.issueToken({ method, path: url.pathname, query: url.searchParams, headers: {}, body }, certificate)))
+        .catch(() => reply(error(500, { error: 'internal_error', message: 'The server failed to issue a token', request_id: requestId })));
+      return;
+    }
+    const authorization = header(req, 'authorization');
+    const bearer = authorization && /^Bearer\s+(\S+)$/i.exec(authorization)?.[1];
+    const authorized = engine.authorize(method, url.pathname, bearer ? { bearer, certificate } : { apiKey: header(req, 'x-api-key'), certificate });
     if ('response' in authorized) {
       req.resume();
       return reply(authorized.response);
@@ -107,7 +126,20 @@ export function startServer(engine: Engine, options: ServeOptions): Promise<Runn
       .catch(() => {
         if (!res.headersSent) reply(error(500, { error: 'internal_error', message: 'The server failed to process the request', request_id: requestId }));
       });
-  });
+  };
+  const tls = options.tls;
+  const server: Server = tls
+    ? createTlsServer(
+        {
+          cert: tls.cert,
+          key: tls.key,
+          ...(tls.clientCa ? { ca: tls.clientCa, requestCert: true, rejectUnauthorized: true } : {}),
+          // TLS 1.2 is still served, for clients whose profile opts into it (legacy_tls); tpa asks for 1.3.
+          minVersion: 'TLSv1.2',
+        },
+        listener,
+      )
+    : createServer(listener);
   // Slow or abandoned clients must not hold connections forever.
   server.headersTimeout = 20_000;
   server.requestTimeout = 60_000;
@@ -120,7 +152,7 @@ export function startServer(engine: Engine, options: ServeOptions): Promise<Runn
       const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
       resolve({
         server,
-        url: `http://${host}:${address.port}`,
+        url: `${tls ? 'https' : 'http'}://${host}:${address.port}`,
         close: () =>
           new Promise((done) => {
             server.close(() => done());
@@ -134,4 +166,14 @@ export function startServer(engine: Engine, options: ServeOptions): Promise<Runn
 function header(req: IncomingMessage, name: string): string | undefined {
   const v = req.headers[name];
   return Array.isArray(v) ? v[0] : v;
+}
+
+/** The verified client certificate of a mutual-TLS request. */
+function clientCertificate(req: IncomingMessage): { fingerprint: string; commonName: string } | undefined {
+  const socket = req.socket as Partial<TLSSocket>;
+  if (!socket.authorized || typeof socket.getPeerCertificate !== 'function') return undefined;
+  const cert = socket.getPeerCertificate();
+  if (!cert || !cert.fingerprint256) return undefined;
+  const cn = cert.subject?.CN;
+  return { fingerprint: cert.fingerprint256, commonName: Array.isArray(cn) ? cn[0]! : (cn ?? '') };
 }

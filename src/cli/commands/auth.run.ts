@@ -4,8 +4,8 @@ import type { Profile } from '../../auth/config.js';
 import type { Health } from '../../client/types.js';
 import { AuthError, TpaError, UsageError } from '../../errors.js';
 import type { TableTools } from '../../render/output.js';
-import type { Handler } from '../action.js';
-import { remoteTransport } from '../context.js';
+import type { Handler, Options } from '../action.js';
+import { readPem, remoteTransport, type Context } from '../context.js';
 
 const KEY_PREFIX: Record<string, string> = { sandbox: 'sk_sand_', staging: 'sk_stage_' };
 
@@ -32,7 +32,8 @@ function healthTable(t: TableTools, h: Health): string {
 export const login: Handler = async (ctx, _args, opts) => {
   if (ctx.io.env.TPA_API_KEY) throw new UsageError('TPA_API_KEY is set, and it overrides every saved key: unset it to log in');
   const env = String(opts.env);
-  if (env !== 'sandbox' && env !== 'staging') throw new UsageError('--env must be sandbox or staging (production uses OAuth over mutual TLS)');
+  if (env === 'production') return loginProduction(ctx, opts);
+  if (env !== 'sandbox' && env !== 'staging') throw new UsageError('--env must be sandbox, staging or production');
   const name = ctx.profileExplicit ? ctx.profileName : env;
   const baseUrl = (opts.baseUrl as string | undefined) ?? (await import('../../auth/config.js')).readConfig(ctx.paths).profiles?.[name]?.base_url;
   if (!baseUrl) throw new UsageError('--base-url is required: where the service is, e.g. http://127.0.0.1:4010');
@@ -51,7 +52,7 @@ export const login: Handler = async (ctx, _args, opts) => {
   const problem = keyProblem(key, env);
   if (problem) throw new UsageError(`that is not a ${env} API key: ${problem}`);
   const [{ TpaClient }, { saveProfile }, { saveApiKey }] = await Promise.all([import('../../client/client.js'), import('../../auth/config.js'), import('../../auth/credentials.js')]);
-  const client = new TpaClient(await remoteTransport(ctx, baseUrl, key));
+  const client = new TpaClient(await remoteTransport(ctx, baseUrl, { apiKey: key }));
   let health: Health;
   try {
     health = (await client.health()).body;
@@ -65,6 +66,62 @@ export const login: Handler = async (ctx, _args, opts) => {
   ctx.note(`saved profile "${name}"; its key (${key.slice(0, KEY_PREFIX[env]!.length)}…${key.slice(-4)}) is in ${store.location}; use it with -p ${name} or TPA_PROFILE=${name}`);
   return { data: { profile: name, environment: env, base_url: baseUrl, key_id: health.key_id, scopes: health.scopes }, table: (t) => healthTable(t, health) };
 };
+
+/** Production: the client certificate gets a token from the token endpoint, which is tried on the service before anything is saved. */
+async function loginProduction(ctx: Context, opts: Options) {
+  const name = ctx.profileExplicit ? ctx.profileName : 'production';
+  const need = (flag: string, value: unknown): string => {
+    if (typeof value !== 'string' || value === '') throw new UsageError(`--env production needs ${flag}`);
+    return value;
+  };
+  const [{ resolve }, { saveProfile }, { openStore }, { TokenSource }, { TpaClient }] = await Promise.all([
+    import('node:path'),
+    import('../../auth/config.js'),
+    import('../../auth/credentials.js'),
+    import('../../auth/oauth.js'),
+    import('../../client/client.js'),
+  ]);
+  const baseUrl = need('--base-url', opts.baseUrl).replace(/\/+$/, '');
+  if (!/^https:\/\//.test(baseUrl)) throw new UsageError('production is served over HTTPS: --base-url must start with https://');
+  const profile: Profile = {
+    name,
+    env: 'production',
+    base_url: baseUrl,
+    auth_url: ((opts.authUrl as string | undefined) ?? baseUrl).replace(/\/+$/, ''),
+    client_id: need('--client-id', opts.clientId),
+    cert: resolve(need('--cert', opts.cert)),
+    key: resolve(need('--key', opts.key)),
+    ...(opts.ca ? { ca: resolve(String(opts.ca)) } : {}),
+    ...(opts.scopes ? { scopes: (await import('../options.js')).listValue(opts.scopes) } : {}),
+    ...(opts.legacyTls ? { legacy_tls: true } : {}),
+  };
+  const store = (await openStore(ctx.paths, ctx.io.env, ctx.note)).primary;
+  const keyPem = readPem('--key', profile.key!);
+  let passphrase: string | undefined;
+  if (/ENCRYPTED/.test(keyPem)) {
+    if (opts.passphraseStdin) passphrase = (await ctx.io.readStdin()).replace(/\r?\n$/, '');
+    else if (ctx.canPrompt) {
+      const { password } = await import('@inquirer/prompts');
+      passphrase = await password({ message: 'Passphrase of the client key', mask: '*' }, { output: process.stderr });
+    } else throw new UsageError('the client key is encrypted: give its passphrase with --passphrase-stdin (it is kept in the keychain)');
+  }
+  const tls = { ...(await productionTlsFor(ctx, profile)), passphrase };
+  const debug = ctx.debug ? (line: string) => ctx.io.stderr.write(`[debug] ${line}\n`) : undefined;
+  const bearer = new TokenSource({ authUrl: profile.auth_url!, clientId: profile.client_id!, scopes: profile.scopes, tls, store, account: `token:${name}`, debug });
+  await bearer.token(true);
+  const health = (await new TpaClient(await remoteTransport(ctx, baseUrl, { bearer, tls })).health()).body;
+  if (passphrase !== undefined) await store.set(`passphrase:${name}`, passphrase);
+  saveProfile(ctx.paths, profile);
+  ctx.note(`saved production profile "${name}"; its access token${passphrase !== undefined ? ' and key passphrase are' : ' is'} kept in ${store.location}`);
+  return { data: { profile: name, environment: 'production', base_url: baseUrl, client_id: profile.client_id, scopes: health.scopes }, table: (t: TableTools) => healthTable(t, health) };
+}
+
+/** The profile's TLS material without the passphrase (not saved yet at login). */
+async function productionTlsFor(ctx: Context, p: Profile) {
+  const { productionTls } = await import('../context.js');
+  const key = readPem('--key', p.key!);
+  return /ENCRYPTED/.test(key) ? { cert: readPem('--cert', p.cert!), key, ca: p.ca ? readPem('--ca', p.ca) : undefined, legacyTls: p.legacy_tls === true } : productionTls(ctx, p);
+}
 
 export const health: Handler = async (ctx) => {
   const h = (await (await ctx.client()).health()).body;
@@ -104,6 +161,7 @@ export const status: Handler = async (ctx) => {
   if (profile.env === 'local') {
     return { data: { profile: profile.name, environment: 'local', logged_in: true, credential: null }, table: (t: TableTools) => t.keyValues([['Profile', `${profile.name} (the embedded engine: no credentials needed)`]]) };
   }
+  if (profile.env === 'production') return productionStatus(ctx, profile);
   const { findApiKey } = await import('../../auth/credentials.js');
   const found = await findApiKey(ctx.paths, profile.name, ctx.io.env, ctx.note);
   if (!found) throw new AuthError(`not logged in to profile "${profile.name}"`, { hint: `try: tpa auth login --profile ${profile.name} --env ${profile.env}${profile.base_url ? ` --base-url ${profile.base_url}` : ''}` });
@@ -140,12 +198,44 @@ export const status: Handler = async (ctx) => {
   };
 };
 
+async function productionStatus(ctx: Context, profile: Profile) {
+  const { openStore } = await import('../../auth/credentials.js');
+  const store = (await openStore(ctx.paths, ctx.io.env, ctx.note)).primary;
+  const cached = await store.get(`token:${profile.name}`);
+  const expires = cached ? new Date((JSON.parse(cached) as { expires_at: number }).expires_at).toISOString() : null;
+  const health = (await (await ctx.client()).health()).body;
+  const data = {
+    profile: profile.name,
+    environment: 'production',
+    base_url: profile.base_url ?? null,
+    client_id: profile.client_id ?? null,
+    certificate: profile.cert ?? null,
+    credential: { stored_in: store.location, token_expires_at: expires },
+    scopes: health.scopes,
+  };
+  return {
+    data,
+    table: (t: TableTools) =>
+      t.keyValues([
+        ['Profile', profile.name],
+        ['Environment', 'production (OAuth over mutual TLS)'],
+        ['Service', profile.base_url ?? '—'],
+        ['Client', `${profile.client_id ?? '—'} (certificate ${profile.cert ?? '—'})`],
+        ['Token cached in', `${store.location}${expires ? `, until ${expires}` : ''}`],
+        ['Scopes', health.scopes.join(', ')],
+      ]),
+  };
+}
+
 /** Removes the profile's key from wherever it is (keychain, file); the profile itself stays. */
 export const logout: Handler = async (ctx) => {
   const profile = ctx.profile();
   if (profile.env === 'local') throw new UsageError('the embedded engine has no credentials to remove: name a profile with -p');
-  const { removeApiKey } = await import('../../auth/credentials.js');
+  const { removeApiKey, openStore } = await import('../../auth/credentials.js');
   const removed = await removeApiKey(ctx.paths, profile.name, ctx.io.env, ctx.note);
+  // A production profile's cached token and key passphrase go too.
+  const { primary } = await openStore(ctx.paths, ctx.io.env, ctx.note);
+  for (const account of [`token:${profile.name}`, `passphrase:${profile.name}`]) if (await primary.delete(account)) removed.push(primary);
   if (ctx.io.env.TPA_API_KEY) ctx.note('TPA_API_KEY is still set in this environment, and it overrides every store');
   const from = removed.map((s) => s.location);
   return {

@@ -11,11 +11,20 @@ export function registerAuth(auth: Command, act: Act): void {
     auth
       .command('login')
       .description('save a profile and its API key (masked prompt on a terminal, --with-key-stdin for scripts); the key is checked with the service first')
-      .addOption(valuesOption('--env <env>', 'sandbox or staging', ['sandbox', 'staging'], 'sandbox'))
+      .addOption(valuesOption('--env <env>', 'sandbox, staging (API key) or production (OAuth over mutual TLS)', ['sandbox', 'staging', 'production'], 'sandbox'))
       .option('--base-url <url>', 'the service, e.g. http://127.0.0.1:4010 for tpa local serve')
-      .option('--with-key-stdin', 'read the API key from stdin (never pass a key as an argument)'),
+      .option('--with-key-stdin', 'read the API key from stdin (never pass a key as an argument)')
+      .option('--auth-url <url>', 'production: where POST /oauth2/token is (default: the base URL)')
+      .option('--client-id <id>', 'production: the OAuth client id (the client certificate names it)')
+      .option('--cert <file>', 'production: the client certificate (PEM)')
+      .option('--key <file>', 'production: its private key (PEM; the passphrase of an encrypted one is kept in the keychain)')
+      .option('--ca <file>', "production: the service's CA (PEM)")
+      .option('--scopes <scope...>', 'production: the scopes to ask tokens for (default all four)')
+      .option('--legacy-tls', 'production: allow TLS 1.2 for a legacy service (TLS 1.3 otherwise)')
+      .option('--passphrase-stdin', 'production: read the client key passphrase from stdin'),
     'tpa auth login --env sandbox --base-url http://127.0.0.1:4010',
     'tpa local keys create | tpa auth login --env sandbox --base-url http://127.0.0.1:4010 --with-key-stdin',
+    'tpa auth login --env production --base-url https://127.0.0.1:8443 --client-id acme-tpa --cert client.pem --key client-key.pem --ca ca.pem',
   ).action(act(run, 'login'));
 
   examples(

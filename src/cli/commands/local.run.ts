@@ -1,4 +1,5 @@
 // Handlers of `tpa local` (declared in local.ts): parse and check options, call the client, shape the output.
+import { readFileSync } from 'node:fs';
 import type { SettlementRecord } from '../../client/types.js';
 import type { Engine } from '../../engine/engine.js';
 import type { Scenario } from '../../engine/services/sandbox.js';
@@ -145,6 +146,19 @@ export const serve: Handler = async (ctx, _args, opts) => {
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number from 0 to 65535 (got "${String(opts.port)}")`);
   const windowMs = opts.rateWindow === undefined ? 60_000 : parseDuration(String(opts.rateWindow));
   if (windowMs === undefined || windowMs <= 0) throw new UsageError('--rate-window must be a duration such as 60s');
+  const readPem = (flag: string, file: unknown): string => {
+    try {
+      return readFileSync(String(file), 'utf8');
+    } catch {
+      throw new UsageError(`${flag}: cannot read ${String(file)}`);
+    }
+  };
+  if ((opts.tlsCert === undefined) !== (opts.tlsKey === undefined)) throw new UsageError('--tls-cert and --tls-key go together');
+  if (opts.clientCa !== undefined && opts.tlsCert === undefined) throw new UsageError('--client-ca needs --tls-cert and --tls-key (mutual TLS is TLS)');
+  const tls =
+    opts.tlsCert === undefined
+      ? undefined
+      : { cert: readPem('--tls-cert', opts.tlsCert), key: readPem('--tls-key', opts.tlsKey), ...(opts.clientCa ? { clientCa: readPem('--client-ca', opts.clientCa) } : {}) };
   const transport = await openEngine(ctx);
   const engine = await transport.open();
   const [{ startServer }, { RateLimiter }] = await Promise.all([import('../../server/server.js'), import('../../engine/limits.js')]);
@@ -154,6 +168,7 @@ export const serve: Handler = async (ctx, _args, opts) => {
       host: String(opts.host),
       port,
       limiter: opts.rateLimit === false ? null : new RateLimiter(windowMs),
+      tls,
       log: (line) => ctx.io.stderr.write(`${new Date().toISOString()} ${line}\n`),
     });
   } catch (err) {
@@ -162,7 +177,7 @@ export const serve: Handler = async (ctx, _args, opts) => {
     throw new UsageError(code === 'EADDRINUSE' ? `port ${port} is in use: choose another with --port (0 picks a free one)` : `cannot listen on ${String(opts.host)}:${port}: ${(err as Error).message}`);
   }
   ctx.io.stdout.write(`${running.url}\n`);
-  ctx.note(`tpa local serve: listening on ${running.url} (data in ${ctx.paths.dataDir}${opts.rateLimit === false ? ', no rate limits' : ''}); Ctrl-C stops it`);
+  ctx.note(`tpa local serve: listening on ${running.url} (data in ${ctx.paths.dataDir}${opts.rateLimit === false ? ', no rate limits' : ''}${tls?.clientCa ? ', client certificates required, tokens at /oauth2/token' : ''}); Ctrl-C stops it`);
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       ctx.note(`${signal}: shutting down`);

@@ -42,9 +42,13 @@ export function registerLocal(local: Command, act: Act): void {
       .option('--host <host>', 'address to listen on', '127.0.0.1')
       .option('--port <port>', 'port; 0 picks a free one (printed on stdout)', '4010')
       .option('--no-rate-limit', 'no rate limits (load tests)')
-      .option('--rate-window <duration>', 'length of a rate-limit window (default 60s; shorter for tests)'),
+      .option('--rate-window <duration>', 'length of a rate-limit window (default 60s; shorter for tests)')
+      .option('--tls-cert <file>', 'serve HTTPS with this certificate (PEM)')
+      .option('--tls-key <file>', 'the private key of --tls-cert (PEM)')
+      .option('--client-ca <file>', 'require client certificates signed by this CA, and serve POST /oauth2/token (production flow)'),
     'tpa local serve --port 4010',
     'tpa local serve --port 0 --no-rate-limit',
+    'tpa local serve --port 8443 --tls-cert server.pem --tls-key server-key.pem --client-ca clients-ca.pem',
   ).action(act(run, 'serve'));
 
   const keys = local.command('keys').description('API keys of `tpa local serve`');

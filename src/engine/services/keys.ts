@@ -10,6 +10,8 @@ import type { Db } from '../store/db.js';
 export const SCOPES = ['contract_lookup', 'claim_pricing', 'fund_release', 'ledger_access'] as const;
 export type Scope = (typeof SCOPES)[number];
 export type KeyEnvironment = 'sandbox' | 'staging';
+/** Who a request is from: an API key's environment, or production for an OAuth token. */
+export type CallerEnvironment = KeyEnvironment | 'production';
 export const KEY_PREFIX: Record<KeyEnvironment, string> = { sandbox: 'sk_sand_', staging: 'sk_stage_' };
 export const KEY_LENGTH = 64;
 export const ROTATION_OVERLAP_MS = 24 * 3_600_000;
@@ -38,7 +40,7 @@ function generateKey(env: KeyEnvironment): string {
 
 export interface KeyRecord {
   id: string;
-  environment: KeyEnvironment;
+  environment: CallerEnvironment;
   prefix: string;
   last4: string;
   scopes: Scope[];
@@ -46,7 +48,8 @@ export interface KeyRecord {
   expires_at: string | null;
 }
 
-interface KeyRow extends Omit<KeyRecord, 'scopes'> {
+interface KeyRow extends Omit<KeyRecord, 'scopes' | 'environment'> {
+  environment: KeyEnvironment;
   scopes: string;
   key_hash: string;
 }
@@ -102,8 +105,10 @@ export function listKeys(ctx: EngineContext): EngineResponse {
 
 /** Issues a new key with the caller's scopes; the caller's key keeps working for 24 hours. */
 export function rotateKey(ctx: EngineContext, _req: EngineRequest): EngineResponse {
-  if (!ctx.key) return respond(400, { error: 'no_api_key', message: 'Rotation needs the API key to rotate (X-API-Key); the embedded engine in-process has none' });
-  const caller = ctx.key;
+  if (!ctx.key || ctx.key.environment === 'production') {
+    return respond(400, { error: 'no_api_key', message: 'Rotation needs the API key to rotate (X-API-Key); OAuth tokens and the embedded engine in-process have none' });
+  }
+  const caller = { ...ctx.key, environment: ctx.key.environment };
   return ctx.db
     .transaction(() => {
       const now = ctx.clock.now();

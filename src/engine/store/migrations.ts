@@ -253,4 +253,17 @@ export const MIGRATIONS: readonly string[] = [
     expires_at TEXT
   );
   `,
+  // 5: OAuth 2.0 access tokens for production over mutual TLS, kept as SHA-256 hashes and bound to
+  // the client certificate they were issued to.
+  `
+  CREATE TABLE oauth_tokens (
+    token_hash TEXT PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    client_id TEXT NOT NULL,
+    certificate_fingerprint TEXT NOT NULL,
+    scopes TEXT NOT NULL,
+    issued_at TEXT NOT NULL,
+    expires_at TEXT NOT NULL
+  );
+  `,
 ];

@@ -1,0 +1,80 @@
+// Production credentials (SPEC.md "OAuth 2.0 with mutual TLS"): the client certificate is
+// presented to POST {auth_url}/oauth2/token for an access token, which is cached in the credential
+// store with its expiry and renewed five minutes before it ends, or at once when the service says
+// it no longer accepts it.
+import { AuthError } from '../errors.js';
+import { gotHttps, tlsAgent, tlsError, type TlsMaterial } from '../client/tls.js';
+import type { SecretStore } from './credentials.js';
+
+export const RENEW_BEFORE_MS = 5 * 60_000;
+
+interface CachedToken {
+  access_token: string;
+  expires_at: number;
+}
+
+export interface TokenOptions {
+  authUrl: string;
+  clientId: string;
+  scopes?: string[];
+  tls: TlsMaterial;
+  store: SecretStore;
+  /** Store account of the cached token, e.g. token:production. */
+  account: string;
+  debug?: (line: string) => void;
+  now?: () => number;
+}
+
+export class TokenSource {
+  private cached: CachedToken | undefined;
+
+  constructor(private readonly o: TokenOptions) {}
+
+  async token(renew = false): Promise<string> {
+    const now = (this.o.now ?? Date.now)();
+    if (!renew) {
+      if (!this.cached) {
+        const stored = await this.o.store.get(this.o.account);
+        this.cached = stored ? (JSON.parse(stored) as CachedToken) : undefined;
+      }
+      if (this.cached && this.cached.expires_at - now > RENEW_BEFORE_MS) return this.cached.access_token;
+    }
+    this.cached = await this.request(now);
+    await this.o.store.set(this.o.account, JSON.stringify(this.cached));
+    return this.cached.access_token;
+  }
+
+  private async request(now: number): Promise<CachedToken> {
+    const { got } = await import('got');
+    const url = `${this.o.authUrl.replace(/\/+$/, '')}/oauth2/token`;
+    this.o.debug?.(`POST ${url} (client certificate, client_id ${this.o.clientId})`);
+    let response;
+    try {
+      response = await got.post(url, {
+        json: { grant_type: 'client_credentials', client_id: this.o.clientId, ...(this.o.scopes ? { scopes: this.o.scopes } : {}) },
+        throwHttpErrors: false,
+        retry: { limit: 0 },
+        timeout: { request: 30_000 },
+        responseType: 'text',
+        agent: { https: tlsAgent(this.o.tls) },
+        https: gotHttps(this.o.tls),
+      });
+    } catch (err) {
+      throw tlsError(err as Error & { code?: string }, url) ?? err;
+    }
+    let body: Record<string, unknown> = {};
+    try {
+      body = JSON.parse(response.body) as Record<string, unknown>;
+    } catch {
+      // reported below
+    }
+    this.o.debug?.(`← ${response.statusCode} POST ${url}`);
+    if (response.statusCode !== 200 || typeof body.access_token !== 'string' || typeof body.expires_in !== 'number') {
+      throw new AuthError(`the token endpoint refused: ${String(body.error_description ?? body.error ?? `HTTP ${response.statusCode}`)}`, {
+        status: response.statusCode,
+        code: typeof body.error === 'string' ? body.error : 'token_refused',
+      });
+    }
+    return { access_token: body.access_token, expires_at: now + body.expires_in * 1000 };
+  }
+}

@@ -1,0 +1,48 @@
+// TLS for the HTTP transport: the service CA (--ca-file, or a profile's `ca`), the client
+// certificate and key of mutual TLS, TLS 1.3 minimum unless the profile says legacy_tls. One agent
+// per credential set, without keep-alive: a reused connection must not hide a wrong key passphrase.
+import { Agent } from 'node:https';
+import { AuthError, NetworkError } from '../errors.js';
+
+export interface TlsMaterial {
+  /** PEM of extra CAs to trust (the service's, or an enterprise CA). */
+  ca?: string;
+  cert?: string;
+  key?: string;
+  passphrase?: string;
+  legacyTls?: boolean;
+}
+
+export function tlsAgent(tls: TlsMaterial): Agent {
+  return new Agent({ keepAlive: false, minVersion: tls.legacyTls ? 'TLSv1.2' : 'TLSv1.3' });
+}
+
+/** got's https options for the material. */
+export function gotHttps(tls: TlsMaterial) {
+  return {
+    ...(tls.ca ? { certificateAuthority: tls.ca } : {}),
+    ...(tls.cert ? { certificate: tls.cert } : {}),
+    ...(tls.key ? { key: tls.key } : {}),
+    ...(tls.passphrase ? { passphrase: tls.passphrase } : {}),
+    minVersion: (tls.legacyTls ? 'TLSv1.2' : 'TLSv1.3') as 'TLSv1.2' | 'TLSv1.3',
+  };
+}
+
+/** A clear error for a TLS failure, or undefined when it was not one. */
+export function tlsError(err: Error & { code?: string }, where: string): Error | undefined {
+  const code = err.code ?? '';
+  const text = `${code} ${err.message}`;
+  if (/BAD_DECRYPT|bad decrypt|wrong passphrase|bad password/i.test(text)) {
+    return new AuthError(`the passphrase of the client key is wrong (${where})`, { code: 'bad_key_passphrase', hint: 'log in again: tpa auth login --env production ... --passphrase-stdin' });
+  }
+  if (/CERT_|SELF_SIGNED|UNABLE_TO_VERIFY|unable to verify|self.signed|certificate has expired|Hostname\/IP does not match/i.test(text)) {
+    return new NetworkError(`the service's TLS certificate is not trusted (${err.message})`, { code: 'tls_untrusted', hint: "pass the service's CA with --ca-file, or set the profile's ca" });
+  }
+  if (/certificate required|alert|handshake|wrong version number|unsupported protocol|EPROTO|ECONNRESET|socket hang up|TLSV1/i.test(text) && where.startsWith('https')) {
+    return new NetworkError(`the TLS handshake with ${where} failed: the service did not accept this connection or its client certificate (${err.message})`, {
+      code: 'tls_handshake_failed',
+      hint: "check the profile's cert and key (a certificate signed by a CA the service trusts), or legacy_tls for a TLS 1.2 service",
+    });
+  }
+  return undefined;
+}
