@@ -185,6 +185,7 @@ complete -c tpa -n '__fish_seen_subcommand_from serve' -l rate-window -r -d 'len
 complete -c tpa -n '__fish_seen_subcommand_from serve' -l tls-cert -r -d 'serve HTTPS with this certificate (PEM)'
 complete -c tpa -n '__fish_seen_subcommand_from serve' -l tls-key -r -d 'the private key of --tls-cert (PEM)'
 complete -c tpa -n '__fish_seen_subcommand_from serve' -l client-ca -r -d 'require client certificates signed by this CA, and serve POST /oauth2/token (production flow)'
+complete -c tpa -n '__fish_seen_subcommand_from serve' -l tls-max-version -x -a '1.2 1.3' -d 'highest TLS version to accept, e.g. 1.2 to act as a legacy service'
 complete -c tpa -n '__fish_seen_subcommand_from serve' -s h -l help -d 'show help'
 complete -c tpa -n '__fish_seen_subcommand_from keys; and not __fish_seen_subcommand_from create' -a create -d 'create an API key (printed once, on stdout); all four scopes unless --scopes narrows them'
 complete -c tpa -n '__fish_seen_subcommand_from keys' -s h -l help -d 'show help'

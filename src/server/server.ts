@@ -18,6 +18,8 @@ export interface TlsOptions {
   key: string;
   /** With a client CA, client certificates are required and /oauth2/token is served. */
   clientCa?: string;
+  /** The highest TLS version served (TLSv1.2 to act as a legacy service). */
+  maxVersion?: 'TLSv1.2' | 'TLSv1.3';
 }
 
 export interface ServeOptions {
@@ -136,6 +138,7 @@ export function startServer(engine: Engine, options: ServeOptions): Promise<Runn
           ...(tls.clientCa ? { ca: tls.clientCa, requestCert: true, rejectUnauthorized: true } : {}),
           // TLS 1.2 is still served, for clients whose profile opts into it (legacy_tls); tpa asks for 1.3.
           minVersion: 'TLSv1.2',
+          ...(tls.maxVersion ? { maxVersion: tls.maxVersion } : {}),
         },
         listener,
       )

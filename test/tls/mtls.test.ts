@@ -112,4 +112,18 @@ describe('production: OAuth 2.0 client credentials over mutual TLS', () => {
     expect(secrets()['passphrase:enc']).toBe('s3cret-phrase');
     expect((await run(['health', '-p', 'enc'])).code).toBe(0);
   });
+
+  it('asks for TLS 1.3: a TLS 1.2 service is refused unless the profile says legacy_tls', async () => {
+    const legacyHome = tempDir();
+    const legacy = await serve(legacyHome.dir, ['--tls-cert', f('server.pem'), '--tls-key', f('server-key.pem'), '--client-ca', f('ca.pem'), '--tls-max-version', '1.2']);
+    const args = ['auth', 'login', '--env', 'production', '--base-url', legacy.url, '--client-id', 'acme-tpa', '--cert', f('client.pem'), '--key', f('client-key.pem'), '--ca', f('ca.pem')];
+    const modern = await tpa(args, { home: legacyHome.dir });
+    expect(modern.code).toBe(8);
+    expect(modern.stderr).toMatch(/TLS handshake/);
+    const allowed = await tpa([...args, '--legacy-tls'], { home: legacyHome.dir });
+    expect(allowed.code, allowed.stderr).toBe(0);
+    expect((await tpa(['config', 'get', 'profiles.production.legacy_tls'], { home: legacyHome.dir })).json()).toMatchObject({ value: true });
+    await legacy.stop();
+    legacyHome.remove();
+  });
 });

@@ -155,10 +155,16 @@ export const serve: Handler = async (ctx, _args, opts) => {
   };
   if ((opts.tlsCert === undefined) !== (opts.tlsKey === undefined)) throw new UsageError('--tls-cert and --tls-key go together');
   if (opts.clientCa !== undefined && opts.tlsCert === undefined) throw new UsageError('--client-ca needs --tls-cert and --tls-key (mutual TLS is TLS)');
+  if (opts.tlsMaxVersion !== undefined && !['1.2', '1.3'].includes(String(opts.tlsMaxVersion))) throw new UsageError('--tls-max-version is 1.2 or 1.3');
   const tls =
     opts.tlsCert === undefined
       ? undefined
-      : { cert: readPem('--tls-cert', opts.tlsCert), key: readPem('--tls-key', opts.tlsKey), ...(opts.clientCa ? { clientCa: readPem('--client-ca', opts.clientCa) } : {}) };
+      : {
+          cert: readPem('--tls-cert', opts.tlsCert),
+          key: readPem('--tls-key', opts.tlsKey),
+          ...(opts.clientCa ? { clientCa: readPem('--client-ca', opts.clientCa) } : {}),
+          ...(opts.tlsMaxVersion ? { maxVersion: `TLSv${String(opts.tlsMaxVersion)}` as 'TLSv1.2' | 'TLSv1.3' } : {}),
+        };
   const transport = await openEngine(ctx);
   const engine = await transport.open();
   const [{ startServer }, { RateLimiter }] = await Promise.all([import('../../server/server.js'), import('../../engine/limits.js')]);
