@@ -47,7 +47,11 @@ export function configFile(paths: Paths): string {
 }
 
 export function readConfig(paths: Paths): ConfigFile {
-  return readJson<ConfigFile>(configFile(paths), {});
+  const config = readJson<unknown>(configFile(paths), {});
+  if (typeof config !== 'object' || config === null || Array.isArray(config)) {
+    throw new UsageError(`${configFile(paths)} is not a JSON object; fix it or remove it`);
+  }
+  return config as ConfigFile;
 }
 
 export function saveProfile(paths: Paths, profile: Profile): void {
@@ -62,4 +66,18 @@ export function resolveProfile(paths: Paths, name: string): Profile {
   if (stored) return { name, ...stored };
   if (name === 'local') return { name, env: 'local' };
   throw new UsageError(`no profile named "${name}"`, { hint: 'profiles are created by `tpa auth login`; `local` always works' });
+}
+
+/** Credentials travel only over HTTPS, except to this machine (tpa local serve on loopback). */
+export function httpsUnlessLoopback(baseUrl: string): void {
+  let u: URL;
+  try {
+    u = new URL(baseUrl);
+  } catch {
+    throw new UsageError(`"${baseUrl}" is not a URL`);
+  }
+  const loopback = ['localhost', '[::1]'].includes(u.hostname) || /^127\./.test(u.hostname);
+  if (u.protocol !== 'https:' && !(u.protocol === 'http:' && loopback)) {
+    throw new UsageError(`${baseUrl}: credentials are sent only over https:// (plain http only to this machine)`);
+  }
 }

@@ -4,6 +4,7 @@
 // TPA_KEYRING=required|auto|off chooses (default auto); TPA_API_KEY overrides every store.
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { keyFormatProblem } from '../domain/api-keys.js';
 import { AuthError, UsageError } from '../errors.js';
 import type { Paths } from './config.js';
 import { readJson, writePrivateJson } from './store.js';
@@ -83,7 +84,6 @@ class KeychainStore implements SecretStore {
 }
 
 interface CredentialsFile {
-  profiles?: Record<string, { api_key?: string }>;
   secrets?: Record<string, string>;
 }
 
@@ -168,7 +168,11 @@ const keyAccount = (profile: string) => profile;
 
 /** The profile's API key: TPA_API_KEY, else the keychain, else the file (an earlier fallback). */
 export async function findApiKey(paths: Paths, profile: string, env: NodeJS.ProcessEnv, note: (text: string) => void): Promise<StoredKey | undefined> {
-  if (env.TPA_API_KEY) return { key: env.TPA_API_KEY, source: 'TPA_API_KEY' };
+  if (env.TPA_API_KEY) {
+    const problem = keyFormatProblem(env.TPA_API_KEY);
+    if (problem) throw new AuthError(`TPA_API_KEY is not an API key: ${problem}`);
+    return { key: env.TPA_API_KEY, source: 'TPA_API_KEY' };
+  }
   const { primary, file } = await openStore(paths, env, note);
   for (const store of primary === file ? [file] : [primary, file]) {
     const key = await store.get(keyAccount(profile));

@@ -2,7 +2,7 @@
 // presented to POST {auth_url}/oauth2/token for an access token, which is cached in the credential
 // store with its expiry and renewed five minutes before it ends, or at once when the service says
 // it no longer accepts it.
-import { AuthError } from '../errors.js';
+import { AuthError, NetworkError } from '../errors.js';
 import { gotHttps, tlsAgent, tlsError, type TlsMaterial } from '../client/tls.js';
 import type { SecretStore } from './credentials.js';
 
@@ -60,7 +60,9 @@ export class TokenSource {
         https: gotHttps(this.o.tls),
       });
     } catch (err) {
-      throw tlsError(err as Error & { code?: string }, url) ?? err;
+      const tls = tlsError(err as Error & { code?: string }, url, true);
+      if (tls) throw tls;
+      throw new NetworkError(`cannot reach ${url}: ${(err as Error).message}`);
     }
     let body: Record<string, unknown> = {};
     try {

@@ -1,6 +1,6 @@
 // What every command handler receives (STYLE.md): io, the resolved output format and colour,
 // the active profile, and a lazily built client.
-import { readConfig, resolvePaths, resolveProfile, type Paths, type Profile } from '../auth/config.js';
+import { httpsUnlessLoopback, readConfig, resolvePaths, resolveProfile, type Paths, type Profile } from '../auth/config.js';
 import type { TpaClient } from '../client/client.js';
 import { AuthError, UsageError } from '../errors.js';
 import type { IO } from './io.js';
@@ -85,6 +85,7 @@ export function createContext(io: IO, opts: GlobalOptions): Context {
         return client;
       }
       if (!p.base_url) throw new UsageError(`profile "${p.name}" has no base_url`, { hint: `try: tpa auth login --profile ${p.name} --env ${p.env} --base-url <url>` });
+      httpsUnlessLoopback(p.base_url);
       if (p.env === 'production') {
         client = new TpaClient(await productionTransport(ctx, p), { debug });
         return client;

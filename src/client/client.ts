@@ -29,6 +29,16 @@ import type {
 export const TPA_PREFIX = '/tpa-api/v1';
 export const BUILDER_PREFIX = '/api/v1';
 
+/**
+ * A page link (absolute over HTTP, a path in-process) as a path as served: from /tpa-api/ or /api/
+ * on, since the transport adds the base URL, which may carry a path of its own.
+ */
+export function pathOfLink(link: string): string {
+  const url = new URL(link, 'http://local');
+  const start = url.pathname.search(/\/(tpa-api|api)\/v\d+\//);
+  return `${start >= 0 ? url.pathname.slice(start) : url.pathname}${url.search}`;
+}
+
 export interface ApiResult<T> {
   status: number;
   headers: Record<string, string>;
@@ -105,10 +115,9 @@ export class TpaClient {
     return this.call('GET', `${TPA_PREFIX}/ledger/entries/${query ? `?${query}` : ''}`);
   }
 
-  /** The page a `next` or `previous` link names (absolute over HTTP, a path in-process). */
+  /** The page a ledger `next` or `previous` link names. */
   ledgerPage(link: string): Promise<ApiResult<LedgerPage>> {
-    const url = new URL(link, 'http://local');
-    return this.call('GET', `${url.pathname}${url.search}`);
+    return this.call('GET', pathOfLink(link));
   }
 
   ledgerDetail(encounterId: string): Promise<ApiResult<LedgerDetail>> {
@@ -124,8 +133,7 @@ export class TpaClient {
 
   /** The page a catalog `next` link names. */
   catalogPage(link: string): Promise<ApiResult<CatalogPage>> {
-    const url = new URL(link, 'http://local');
-    return this.call('GET', `${url.pathname}${url.search}`);
+    return this.call('GET', pathOfLink(link));
   }
 
   private builder(instanceId: string, rest: string): string {

@@ -2,7 +2,7 @@
 // the API key header, timeouts. It moves requests and reports what came back; retries live in
 // retry.ts. The key never reaches a log: --debug shows it redacted.
 import type { Agent } from 'node:https';
-import { NetworkError } from '../errors.js';
+import { NetworkError, UsageError } from '../errors.js';
 import { gotHttps, tlsAgent, tlsError, type TlsMaterial } from './tls.js';
 import type { Transport, TransportRequest, TransportResponse } from './transport.js';
 
@@ -65,9 +65,14 @@ export class HttpTransport implements Transport {
       }
       return { status: response.statusCode, headers: out, body };
     } catch (err) {
-      const tls = tlsError(err as Error & { code?: string }, this.base);
+      const tls = tlsError(err as Error & { code?: string }, this.base, Boolean(this.options.tls?.cert));
       if (tls) throw tls;
-      const code = err instanceof RequestError ? err.code : undefined;
+      // Only a failed request is a network failure; anything else (a base URL that is not one, a
+      // header a key with a stray newline made invalid) is the setup's, and retrying cannot help.
+      if (!(err instanceof RequestError) || err.code === 'ERR_INVALID_URL' || /Invalid character in header|Invalid URL/i.test((err as Error).message)) {
+        throw new UsageError(`cannot send to ${this.base}: ${(err as Error).message}`);
+      }
+      const code = err.code;
       const what = code === 'ECONNREFUSED' ? 'connection refused' : code === 'ETIMEDOUT' ? 'timed out' : code === 'ENOTFOUND' ? 'host not found' : (err as Error).message;
       throw new NetworkError(`cannot reach ${this.base}: ${what}`, { code: code ?? 'network_error', hint: code === 'ECONNREFUSED' ? 'is the server running? (tpa local serve)' : undefined });
     }

@@ -2,7 +2,7 @@
 // certificate and key of mutual TLS, TLS 1.3 minimum unless the profile says legacy_tls. One agent
 // per credential set, without keep-alive: a reused connection must not hide a wrong key passphrase.
 import { Agent } from 'node:https';
-import { AuthError, NetworkError } from '../errors.js';
+import { AuthError, NetworkError, UsageError } from '../errors.js';
 
 export interface TlsMaterial {
   /** PEM of extra CAs to trust (the service's, or an enterprise CA). */
@@ -29,16 +29,24 @@ export function gotHttps(tls: TlsMaterial) {
 }
 
 /** A clear error for a TLS failure, or undefined when it was not one. */
-export function tlsError(err: Error & { code?: string }, where: string): Error | undefined {
+export function tlsError(err: Error & { code?: string; timings?: { secureConnect?: number } }, where: string, presentedCertificate = false): Error | undefined {
   const code = err.code ?? '';
   const text = `${code} ${err.message}`;
+  if (/DECODER routines|no start line|PEM routines|KEY_VALUES_MISMATCH|key values mismatch|unsupported key/i.test(text)) {
+    return new UsageError(`the client certificate or key cannot be used (${err.message})`, { hint: "check the profile's cert and key: PEM files of one key pair" });
+  }
   if (/BAD_DECRYPT|bad decrypt|wrong passphrase|bad password/i.test(text)) {
     return new AuthError(`the passphrase of the client key is wrong (${where})`, { code: 'bad_key_passphrase', hint: 'log in again: tpa auth login --env production ... --passphrase-stdin' });
   }
   if (/CERT_|SELF_SIGNED|UNABLE_TO_VERIFY|unable to verify|self.signed|certificate has expired|Hostname\/IP does not match/i.test(text)) {
     return new NetworkError(`the service's TLS certificate is not trusted (${err.message})`, { code: 'tls_untrusted', hint: "pass the service's CA with --ca-file, or set the profile's ca" });
   }
-  if (/certificate required|alert|handshake|wrong version number|unsupported protocol|EPROTO|ECONNRESET|socket hang up|TLSV1/i.test(text) && where.startsWith('https')) {
+  // A TLS alert, or a hang-up during the handshake, is the service refusing this connection. With
+  // TLS 1.3 a refused client certificate shows only as a hang-up just after the handshake; without a
+  // client certificate, a hang-up after the handshake is a network failure like any other.
+  const duringHandshake = err.timings?.secureConnect === undefined;
+  const refused = /certificate required|alert|handshake failure|wrong version number|unsupported protocol|EPROTO|TLSV1/i.test(text);
+  if (where.startsWith('https') && (refused || ((duringHandshake || presentedCertificate) && /ECONNRESET|socket hang up/i.test(text)))) {
     return new NetworkError(`the TLS handshake with ${where} failed: the service did not accept this connection or its client certificate (${err.message})`, {
       code: 'tls_handshake_failed',
       hint: "check the profile's cert and key (a certificate signed by a CA the service trusts), or legacy_tls for a TLS 1.2 service",

@@ -47,3 +47,12 @@ export function jsonBody(req: EngineRequest): Record<string, unknown> {
   }
   return value as Record<string, unknown>;
 }
+
+/**
+ * A link to another page of a list, as served: absolute over HTTP (the server sets the scheme it
+ * really serves), and a path as served in-process, where there is no host.
+ */
+export function servedLink(req: EngineRequest, path: string): string {
+  const host = req.headers.host;
+  return host ? `${req.headers['x-forwarded-proto'] ?? 'http'}://${host}${path}` : path;
+}

@@ -40,6 +40,8 @@ export class RateLimiter {
 
   private count(id: string): Window {
     const t = this.now();
+    // Forget windows that have ended, now and then, so that the map does not grow for ever.
+    if (this.windows.size > 10_000) for (const [k, w] of this.windows) if (t - w.start >= this.windowMs) this.windows.delete(k);
     let w = this.windows.get(id);
     if (!w || t - w.start >= this.windowMs) {
       w = { start: t, count: 0 };

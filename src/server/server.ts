@@ -72,10 +72,26 @@ const JSON_TYPES = /^application\/(fhir\+)?json\s*(;|$)/i;
 
 export function startServer(engine: Engine, options: ServeOptions): Promise<RunningServer> {
   const limit = options.maxBodyBytes ?? MAX_BODY_BYTES;
+  const tls = options.tls;
+  // Nothing a client sends may stop the server: whatever escapes the handling is a 400 or a 500.
   const listener: RequestListener = (req, res) => {
+    try {
+      handle(req, res);
+    } catch {
+      req.resume();
+      if (!res.headersSent) send(res, error(500, { error: 'internal_error', message: 'The server failed to process the request', request_id: newId('req_') }));
+    }
+  };
+  const handle: RequestListener = (req, res) => {
     const started = performance.now();
     const requestId = newId('req_');
-    const url = new URL(req.url ?? '/', 'http://server');
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', 'http://server');
+    } catch {
+      req.resume();
+      return send(res, error(400, { error: 'bad_request', message: 'The request target is not a valid path' }), { 'x-request-id': requestId });
+    }
     const method = (req.method ?? 'GET').toUpperCase();
     let status = 500;
     const reply = (response: EngineResponse, extra: Record<string, string> = {}) => {
@@ -86,6 +102,13 @@ export function startServer(engine: Engine, options: ServeOptions): Promise<Runn
 
     const certificate = clientCertificate(req);
     if (method === 'POST' && url.pathname.replace(/\/+$/, '') === '/oauth2/token' && options.tls?.clientCa) {
+      // Token requests are limited per client certificate, like any other endpoint per key.
+      const verdict = options.limiter?.admit(`oauth:${certificate?.fingerprint ?? 'none'}`, TIERS.production, 'POST /oauth2/token', 60);
+      if (verdict && !verdict.allowed) {
+        req.resume();
+        return reply(error(429, { error: 'rate_limit_exceeded', message: `Rate limit exceeded: ${verdict.reason}`, retry_after: verdict.retryAfter }), { ...verdict.headers, 'retry-after': String(verdict.retryAfter) });
+      }
+      if (verdict) options.limiter?.release(`oauth:${certificate?.fingerprint ?? 'none'}`);
       readBody(req, 64 * 1024)
         .then((body) => reply(engine.issueToken({ method, path: url.pathname, query: url.searchParams, headers: {}, body }, certificate)))
         .catch(() => reply(error(500, { error: 'internal_error', message: 'The server failed to issue a token', request_id: requestId })));
@@ -99,7 +122,10 @@ export function startServer(engine: Engine, options: ServeOptions): Promise<Runn
       return reply(authorized.response);
     }
     const { route, key } = authorized;
-    const verdict = options.limiter?.admit(key.id, TIERS[key.environment], `${route.method} ${route.path}`, route.perMinute);
+    // Limits follow the credential's lineage: a rotated key, or another token of the same client,
+    // does not start with fresh windows.
+    const limitId = key.lineage;
+    const verdict = options.limiter?.admit(limitId, TIERS[key.environment], `${route.method} ${route.path}`, route.perMinute);
     const limitHeaders = verdict?.headers ?? {};
     if (verdict && !verdict.allowed) {
       req.resume();
@@ -108,7 +134,7 @@ export function startServer(engine: Engine, options: ServeOptions): Promise<Runn
         'retry-after': String(verdict.retryAfter),
       });
     }
-    const release = () => verdict && options.limiter?.release(key.id);
+    const release = () => verdict && options.limiter?.release(limitId);
     res.on('close', release);
 
     readBody(req, limit)
@@ -123,13 +149,14 @@ export function startServer(engine: Engine, options: ServeOptions): Promise<Runn
         }
         const headers: Record<string, string | undefined> = {};
         for (const [k, v] of Object.entries(req.headers)) headers[k] = Array.isArray(v) ? v.join(', ') : v;
+        // Links in answers use the scheme this server really serves, never one a client claims.
+        headers['x-forwarded-proto'] = tls ? 'https' : 'http';
         reply(engine.handle({ method, path: url.pathname, query: url.searchParams, headers, body: body === '' ? undefined : body }, { key }), limitHeaders);
       })
       .catch(() => {
         if (!res.headersSent) reply(error(500, { error: 'internal_error', message: 'The server failed to process the request', request_id: requestId }));
       });
   };
-  const tls = options.tls;
   const server: Server = tls
     ? createTlsServer(
         {

@@ -132,6 +132,30 @@ describe('the same commands over HTTP as in-process', () => {
     expect((await tpa(['health', '-p', 'other'], { home: remote.home.dir })).code).toBe(2);
   });
 
+  it('refuses what would leak or break a credential: a malformed TPA_API_KEY, plain http to another host, a fund release by tpa api without --yes', async () => {
+    const bad = await remote.run(['health'], undefined);
+    expect(bad.code).toBe(0);
+    const broken = await tpa(['health', '-o', 'table'], { home: remote.home.dir, env: { TPA_PROFILE: 'sandbox', TPA_API_KEY: 'mysecret_password_x' } });
+    expect(broken.code).toBe(5);
+    expect(broken.stderr).toMatch(/TPA_API_KEY is not an API key/);
+    expect(broken.stderr).not.toContain('mysecret_password_x');
+    const plain = await tpa(['auth', 'login', '--env', 'sandbox', '--base-url', 'http://tpa.example', '--with-key-stdin', '-p', 'plain'], { home: remote.home.dir, input: await createKey(remote.home.dir) });
+    expect(plain.code).toBe(2);
+    expect(plain.stderr).toMatch(/only over https/);
+    const raw = await remote.run(['api', 'POST', '/tpa-api/v1/funding/approve/?x=1', '-d', JSON.stringify({ encounter_id: 'enc_none', amount: 1, authorization_code: 'A' })]);
+    expect(raw.code).toBe(2);
+    expect(raw.stderr).toMatch(/--yes/);
+  });
+
+  it('a config file that is not an object is a clear usage error', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir.dir, 'config.json'), 'null');
+    const r = await tpa(['config', 'list', '-o', 'table'], { home: dir.dir });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/is not a JSON object; fix it or remove it/);
+    dir.remove();
+  });
+
   it('a connection refused is exit 8 with a hint', async () => {
     const dir = tempDir();
     const key = await createKey(dir.dir);

@@ -166,6 +166,41 @@ describe('tpa local serve: limits and robustness', () => {
   });
 });
 
+describe('tpa local serve: what the review found', () => {
+  it('a request line that is not a URL gets 400 and the server keeps serving', async () => {
+    const { connect } = await import('node:net');
+    const url = new URL(server.url);
+    const answer = await new Promise<string>((resolve) => {
+      const socket = connect(Number(url.port), url.hostname, () => socket.write('GET http://[x HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n'));
+      let data = '';
+      socket.on('data', (d) => (data += d));
+      socket.on('end', () => resolve(data));
+      socket.on('error', () => resolve(data));
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 400/);
+    expect((await api('/tpa-api/v1/health')).status).toBe(200);
+  });
+
+  it('a rotated key cannot rotate again, and the new key inherits the rate-limit windows', async () => {
+    const own = await createKey(home.dir);
+    const approve = (k: string) => api('/tpa-api/v1/funding/approve/', { method: 'POST', key: k, body: JSON.stringify({ encounter_id: 'enc_none', amount: 1, authorization_code: 'A' }) });
+    for (let i = 0; i < 10; i++) await approve(own);
+    expect((await approve(own)).status).toBe(429);
+    const rotated = (await (await api('/tpa-api/v1/keys/rotate', { method: 'POST', key: own, body: '{}' })).json()) as { api_key: string };
+    expect((await approve(rotated.api_key)).status).toBe(429);
+    const again = await api('/tpa-api/v1/keys/rotate', { method: 'POST', key: own, body: '{}' });
+    expect(again.status).toBe(409);
+    expect(await again.json()).toMatchObject({ error: 'key_already_rotated' });
+  });
+
+  it('page links use the scheme the server serves, whatever X-Forwarded-Proto a client sends', async () => {
+    const spoofed = await fetch(`${server.url}/api/v1/ssp/catalog/`, { headers: { 'x-api-key': key, 'x-forwarded-proto': 'javascript:alert(1)//' } });
+    expect(((await spoofed.json()) as { next: string }).next).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/v1\/ssp\/catalog\/\?page=2/);
+    const plain = (await (await api('/api/v1/ssp/catalog/')).json()) as { next: string };
+    expect(plain.next).toMatch(/^http:\/\/127\.0\.0\.1/);
+  });
+});
+
 describe('tpa local serve: lifecycle', () => {
   it('stops cleanly on SIGTERM with exit 0', async () => {
     const other = tempDir();

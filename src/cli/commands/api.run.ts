@@ -29,8 +29,9 @@ export const api: Handler = async (ctx, [methodArg, path], opts) => {
           throw new UsageError('--data is not valid JSON');
         }
       }
-      const submit = /\/claims\/submit\/$/.test(path!);
-      const funding = method === 'POST' && /\/funding\/approve\/$/.test(path!);
+      const pathOnly = path!.split('?')[0]!.replace(/\/+$/, '/');
+      const submit = /\/claims\/submit\/$/.test(pathOnly);
+      const funding = method === 'POST' && /\/funding\/approve\/?$/.test(pathOnly);
       // A raw request may move money too: the same confirmation as `tpa fund approve`.
       if (funding) await confirm(ctx, 'Send this fund release approval? Money moves and it cannot be undone');
       const client = await ctx.client();

@@ -2,20 +2,12 @@
 // prompt, stdin or TPA_API_KEY, never from an argument, and never printed or logged.
 import type { Profile } from '../../auth/config.js';
 import type { Health } from '../../client/types.js';
+import { httpsUnlessLoopback } from '../../auth/config.js';
+import { keyFormatProblem, maskKey } from '../../domain/api-keys.js';
 import { AuthError, TpaError, UsageError } from '../../errors.js';
 import type { TableTools } from '../../render/output.js';
 import type { Handler, Options } from '../action.js';
 import { readPem, remoteTransport, type Context } from '../context.js';
-
-const KEY_PREFIX: Record<string, string> = { sandbox: 'sk_sand_', staging: 'sk_stage_' };
-
-function keyProblem(key: string, env: string): string | undefined {
-  const prefix = KEY_PREFIX[env]!;
-  if (!key.startsWith(prefix)) return `a ${env} API key starts with ${prefix}`;
-  if (key.length !== 64) return `an API key is 64 characters long (this one has ${key.length})`;
-  if (!/^[A-Za-z0-9_]+$/.test(key)) return 'an API key has only letters, digits and underscores';
-  return undefined;
-}
 
 const masked = (id: string | null, prefix?: string, last4?: string) => (prefix && last4 ? `${prefix}…${last4}` : (id ?? '—'));
 
@@ -49,8 +41,9 @@ export const login: Handler = async (ctx, _args, opts) => {
     const { password } = await import('@inquirer/prompts');
     key = (await password({ message: `API key for ${env}`, mask: '*' }, { output: process.stderr })).trim();
   } else throw new UsageError('no terminal to ask for the key on: pipe it in with --with-key-stdin (a key is never an argument)');
-  const problem = keyProblem(key, env);
+  const problem = keyFormatProblem(key, env);
   if (problem) throw new UsageError(`that is not a ${env} API key: ${problem}`);
+  httpsUnlessLoopback(baseUrl);
   const [{ TpaClient }, { saveProfile }, { saveApiKey }] = await Promise.all([import('../../client/client.js'), import('../../auth/config.js'), import('../../auth/credentials.js')]);
   const client = new TpaClient(await remoteTransport(ctx, baseUrl, { apiKey: key }));
   let health: Health;
@@ -63,7 +56,7 @@ export const login: Handler = async (ctx, _args, opts) => {
   const profile: Profile = { name, env, base_url: baseUrl };
   const store = await saveApiKey(ctx.paths, name, key, ctx.io.env, ctx.note);
   saveProfile(ctx.paths, profile);
-  ctx.note(`saved profile "${name}"; its key (${key.slice(0, KEY_PREFIX[env]!.length)}…${key.slice(-4)}) is in ${store.location}; use it with -p ${name} or TPA_PROFILE=${name}`);
+  ctx.note(`saved profile "${name}"; its key (${maskKey(key)}) is in ${store.location}; use it with -p ${name} or TPA_PROFILE=${name}`);
   return { data: { profile: name, environment: env, base_url: baseUrl, key_id: health.key_id, scopes: health.scopes }, table: (t) => healthTable(t, health) };
 };
 
@@ -83,6 +76,7 @@ async function loginProduction(ctx: Context, opts: Options) {
   ]);
   const baseUrl = need('--base-url', opts.baseUrl).replace(/\/+$/, '');
   if (!/^https:\/\//.test(baseUrl)) throw new UsageError('production is served over HTTPS: --base-url must start with https://');
+  if (opts.authUrl !== undefined && !/^https:\/\//.test(String(opts.authUrl))) throw new UsageError('--auth-url must start with https:// (tokens are credentials)');
   const profile: Profile = {
     name,
     env: 'production',
@@ -140,8 +134,11 @@ export const keys: Handler = async (ctx) => {
 export const rotate: Handler = async (ctx) => {
   const profile = ctx.profile();
   if (profile.env === 'local') throw new UsageError('the embedded engine in-process has no API key to rotate: use a profile that talks to a service (-p sandbox)');
+  if (profile.env === 'production') throw new UsageError('production uses OAuth tokens, not API keys: there is no key to rotate');
+  const { saveApiKey, openStore } = await import('../../auth/credentials.js');
+  // Make sure the new key can be kept before the service issues it.
+  await openStore(ctx.paths, ctx.io.env, ctx.note);
   const body = (await (await ctx.client()).rotateKey()).body;
-  const { saveApiKey } = await import('../../auth/credentials.js');
   const fromEnv = Boolean(ctx.io.env.TPA_API_KEY);
   if (fromEnv) {
     // The key in use came from the environment, so there is nowhere to save the new one but the terminal.
@@ -149,7 +146,14 @@ export const rotate: Handler = async (ctx) => {
     ctx.io.stdout.write(`${body.api_key}\n`);
     return { exitCode: 0 };
   }
-  const store = await saveApiKey(ctx.paths, profile.name, body.api_key, ctx.io.env, ctx.note);
+  let store;
+  try {
+    store = await saveApiKey(ctx.paths, profile.name, body.api_key, ctx.io.env, ctx.note);
+  } catch (err) {
+    // The old key dies in 24 hours: the new one must not be lost. Shown once, on stderr.
+    ctx.note(`could not save the new key (${(err as Error).message}); here it is, once: ${body.api_key}`);
+    throw new AuthError('the new key was issued but not saved: save it yourself (TPA_API_KEY or tpa auth login --with-key-stdin)');
+  }
   ctx.note(`saved the new key for profile "${profile.name}" in ${store.location}; the old key stops working at ${body.previous_key_expires_at}`);
   const out = { key_id: body.key_id, previous_key_expires_at: body.previous_key_expires_at, saved_to_profile: profile.name };
   return { data: out, table: (t) => t.keyValues([['New key', body.key_id], ['Old key stops working', body.previous_key_expires_at], ['Saved to profile', profile.name]]) };
@@ -166,7 +170,6 @@ export const status: Handler = async (ctx) => {
   const found = await findApiKey(ctx.paths, profile.name, ctx.io.env, ctx.note);
   if (!found) throw new AuthError(`not logged in to profile "${profile.name}"`, { hint: `try: tpa auth login --profile ${profile.name} --env ${profile.env}${profile.base_url ? ` --base-url ${profile.base_url}` : ''}` });
   const where = found.source === 'TPA_API_KEY' ? 'TPA_API_KEY (environment)' : found.source.location;
-  const prefix = found.key.slice(0, found.key.indexOf('_', 3) + 1);
   let health: Health | undefined;
   let problem: string | undefined;
   try {
@@ -179,7 +182,7 @@ export const status: Handler = async (ctx) => {
     profile: profile.name,
     environment: profile.env,
     base_url: profile.base_url ?? null,
-    credential: { stored_in: where, key: `${prefix}…${found.key.slice(-4)}` },
+    credential: { stored_in: where, key: maskKey(found.key) },
     key_id: health?.key_id ?? null,
     scopes: health?.scopes ?? null,
     ...(problem ? { service_error: problem } : {}),
@@ -243,3 +246,4 @@ export const logout: Handler = async (ctx) => {
     table: () => (from.length > 0 ? `logged out of "${profile.name}": key removed from ${from.join(' and ')}` : `no key was saved for "${profile.name}"`),
   };
 };
+

@@ -45,10 +45,17 @@ function scheduleSettings(opts: Options): Partial<ScheduleSettings> {
   return s;
 }
 
+/** The service's own rules for a rate, so that an import is refused before anything is written. */
 function rateProblem(rateType: string, value: string): string | undefined {
   if (!RATE_TYPES.includes(rateType)) return `rate type must be ${RATE_TYPES.join(' or ')} (got "${rateType}")`;
-  if (rateType === 'CASE_RATE' && parseCents(value) === undefined) return `a CASE_RATE is a USD amount with at most two decimals (got "${value}")`;
-  if (rateType === 'PERCENT_MEDICARE' && parseRatio(value) === undefined) return `a PERCENT_MEDICARE rate is a multiple of the Medicare rate, at most six decimals (got "${value}")`;
+  // The rate travels as a JSON number: it must come back as the same decimal text.
+  const sent = String(Number(value));
+  if (rateType === 'CASE_RATE' && (parseCents(value) === undefined || parseCents(sent) !== parseCents(value))) {
+    return `a CASE_RATE is a USD amount with at most two decimals (got "${value}")`;
+  }
+  if (rateType === 'PERCENT_MEDICARE' && (parseRatio(value) === undefined || parseRatio(sent) === undefined)) {
+    return `a PERCENT_MEDICARE rate is a multiple of the Medicare rate, at most six decimals (got "${value}")`;
+  }
   return undefined;
 }
 
@@ -318,7 +325,15 @@ export const importCsv: Handler = async (ctx, [instanceId, file], opts) => {
   if (!dryRun) {
     for (const [n, p] of writes.entries()) {
       ctx.progress(`writing ${n + 1} of ${writes.length}: ${p.ssp_code}`);
-      await client.addSsp(instanceId!, p.item);
+      try {
+        await client.addSsp(instanceId!, p.item);
+      } catch (err) {
+        // Every row was checked first, so this is the service or the network; say exactly where it stopped.
+        if (err instanceof TpaError) {
+          throw new TpaError(err.exitCode, err.code, `the import stopped at line ${p.line} (${p.ssp_code}): ${n} of ${writes.length} rows were written before it; ${err.message}`, { status: err.status, body: err.body });
+        }
+        throw err;
+      }
     }
   }
   const counts = { add: plan.filter((p) => p.action === 'add').length, change: plan.filter((p) => p.action === 'change').length, unchanged: plan.filter((p) => p.action === 'unchanged').length };

@@ -5,7 +5,7 @@ import type { FieldError } from '../../domain/errors.js';
 import { centsToAmount, formatCents, jsonNumberToCents, jsonNumberToRatio, mulDivRound, parseCents, parseRatio } from '../../domain/money.js';
 import { isoSeconds } from '../clock.js';
 import type { EngineContext } from '../context.js';
-import { HttpError, jsonBody, respond, type EngineRequest, type EngineResponse } from '../http.js';
+import { HttpError, jsonBody, respond, servedLink, type EngineRequest, type EngineResponse } from '../http.js';
 import { newId } from '../ids.js';
 import { CURRENT_CATALOG_VERSION } from '../store/catalog-seed.js';
 import type { Db } from '../store/db.js';
@@ -121,8 +121,7 @@ export function listCatalog(ctx: EngineContext, req: EngineRequest): EngineRespo
     if (req.query.get('version')) q.set('version', version);
     q.set('page', String(p));
     q.set('page_size', String(pageSize));
-    const path = `${req.path}?${q.toString()}`;
-    return req.headers.host ? `${req.headers['x-forwarded-proto'] ?? 'http'}://${req.headers.host}${path}` : path;
+    return servedLink(req, `${req.path}?${q.toString()}`);
   };
   return respond(200, {
     count,
@@ -323,7 +322,7 @@ export function addSsp(ctx: EngineContext, req: EngineRequest, params: Record<st
         return respond(200, { rate_schedule_item_id: existing, ssp_id: sspId, message: `Updated ${ssp.code} in the rate schedule` });
       }
       const id = newId('rsi_');
-      const sortOrder = (ctx.db.prepare('SELECT COALESCE(MAX(sort_order), 0) + 1 FROM rate_schedule_items WHERE schedule_id = ?').pluck().get(s.id) as number) ?? 1;
+      const sortOrder = ctx.db.prepare('SELECT COALESCE(MAX(sort_order), 0) + 1 FROM rate_schedule_items WHERE schedule_id = ?').pluck().get(s.id) as number;
       ctx.db
         .prepare('INSERT INTO rate_schedule_items VALUES (@id, @schedule, @ssp, @rateType, @rateValue, @eligible, @bundleType, @notes, @sortOrder)')
         .run({ ...values, id, schedule: s.id, ssp: sspId, sortOrder });

@@ -9,24 +9,15 @@ import type { Db } from '../store/db.js';
 
 export const SCOPES = ['contract_lookup', 'claim_pricing', 'fund_release', 'ledger_access'] as const;
 export type Scope = (typeof SCOPES)[number];
-export type KeyEnvironment = 'sandbox' | 'staging';
+import { KEY_LENGTH, KEY_PREFIX, type KeyEnvironment } from '../../domain/api-keys.js';
+
+export { keyFormatProblem } from '../../domain/api-keys.js';
+export type { KeyEnvironment };
 /** Who a request is from: an API key's environment, or production for an OAuth token. */
 export type CallerEnvironment = KeyEnvironment | 'production';
-export const KEY_PREFIX: Record<KeyEnvironment, string> = { sandbox: 'sk_sand_', staging: 'sk_stage_' };
-export const KEY_LENGTH = 64;
 export const ROTATION_OVERLAP_MS = 24 * 3_600_000;
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
-
-/** Whether a key has the form SPEC.md gives: the environment's prefix, 64 characters in all. */
-export function keyFormatProblem(key: string, env?: KeyEnvironment): string | undefined {
-  const prefixes = env ? [KEY_PREFIX[env]] : Object.values(KEY_PREFIX);
-  const prefix = prefixes.find((p) => key.startsWith(p));
-  if (!prefix) return `an API key starts with ${prefixes.join(' or ')}`;
-  if (key.length !== KEY_LENGTH) return `an API key is ${KEY_LENGTH} characters long (this one has ${key.length})`;
-  if (!/^[A-Za-z0-9_]+$/.test(key)) return 'an API key has only letters, digits and underscores';
-  return undefined;
-}
 
 function generateKey(env: KeyEnvironment): string {
   const prefix = KEY_PREFIX[env];
@@ -40,6 +31,8 @@ function generateKey(env: KeyEnvironment): string {
 
 export interface KeyRecord {
   id: string;
+  /** The first key of a rotation chain (or the OAuth client): rate limits are counted per lineage. */
+  lineage: string;
   environment: CallerEnvironment;
   prefix: string;
   last4: string;
@@ -48,7 +41,8 @@ export interface KeyRecord {
   expires_at: string | null;
 }
 
-interface KeyRow extends Omit<KeyRecord, 'scopes' | 'environment'> {
+interface KeyRow extends Omit<KeyRecord, 'scopes' | 'environment' | 'lineage'> {
+  lineage: string;
   environment: KeyEnvironment;
   scopes: string;
   key_hash: string;
@@ -56,6 +50,7 @@ interface KeyRow extends Omit<KeyRecord, 'scopes' | 'environment'> {
 
 const record = (row: KeyRow): KeyRecord => ({
   id: row.id,
+  lineage: row.lineage,
   environment: row.environment,
   prefix: row.prefix,
   last4: row.last4,
@@ -65,10 +60,12 @@ const record = (row: KeyRow): KeyRecord => ({
 });
 
 /** Creates a key; the key itself is returned once and never stored. */
-export function createKey(db: Db, now: Date, env: KeyEnvironment, scopes: readonly Scope[]): { apiKey: string; record: KeyRecord } {
+export function createKey(db: Db, now: Date, env: KeyEnvironment, scopes: readonly Scope[], lineage?: string): { apiKey: string; record: KeyRecord } {
   const apiKey = generateKey(env);
+  const id = newId('key_');
   const row: KeyRow = {
-    id: newId('key_'),
+    id,
+    lineage: lineage ?? id,
     key_hash: sha256(apiKey),
     environment: env,
     prefix: KEY_PREFIX[env],
@@ -77,7 +74,9 @@ export function createKey(db: Db, now: Date, env: KeyEnvironment, scopes: readon
     created_at: isoSeconds(now),
     expires_at: null,
   };
-  db.prepare('INSERT INTO api_keys (id, key_hash, environment, prefix, last4, scopes, created_at, expires_at) VALUES (@id, @key_hash, @environment, @prefix, @last4, @scopes, @created_at, @expires_at)').run(row);
+  db.prepare(
+    'INSERT INTO api_keys (id, lineage, key_hash, environment, prefix, last4, scopes, created_at, expires_at) VALUES (@id, @lineage, @key_hash, @environment, @prefix, @last4, @scopes, @created_at, @expires_at)',
+  ).run(row);
   return { apiKey, record: record(row) };
 }
 
@@ -109,12 +108,16 @@ export function rotateKey(ctx: EngineContext, _req: EngineRequest): EngineRespon
     return respond(400, { error: 'no_api_key', message: 'Rotation needs the API key to rotate (X-API-Key); OAuth tokens and the embedded engine in-process have none' });
   }
   const caller = { ...ctx.key, environment: ctx.key.environment };
+  // A key already rotated is only living out its overlap: it cannot mint more keys.
+  if (caller.expires_at !== null) {
+    return respond(409, { error: 'key_already_rotated', message: `This key was rotated already and stops working at ${caller.expires_at}; rotate with the new key` });
+  }
   return ctx.db
     .transaction(() => {
       const now = ctx.clock.now();
-      const { apiKey, record: created } = createKey(ctx.db, now, caller.environment, caller.scopes);
+      const { apiKey, record: created } = createKey(ctx.db, now, caller.environment, caller.scopes, caller.lineage);
       const expiresAt = isoSeconds(new Date(now.getTime() + ROTATION_OVERLAP_MS));
-      ctx.db.prepare('UPDATE api_keys SET expires_at = ? WHERE id = ? AND (expires_at IS NULL OR expires_at > ?)').run(expiresAt, caller.id, expiresAt);
+      ctx.db.prepare('UPDATE api_keys SET expires_at = ? WHERE id = ?').run(expiresAt, caller.id);
       return respond(200, { api_key: apiKey, key_id: created.id, previous_key_expires_at: expiresAt });
     })
     .immediate();

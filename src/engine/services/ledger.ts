@@ -3,7 +3,7 @@ import type { FieldError } from '../../domain/errors.js';
 import { centsToAmount } from '../../domain/money.js';
 import { isoDateProblem, npiProblem } from '../../domain/validation.js';
 import type { EngineContext } from '../context.js';
-import { HttpError, respond, type EngineRequest, type EngineResponse } from '../http.js';
+import { HttpError, respond, servedLink, type EngineRequest, type EngineResponse } from '../http.js';
 import type { Db } from '../store/db.js';
 import { encounterById, encounterData, LEDGER_STATUSES, lineProviders, providerByNpi, type EncounterRow } from './encounters.js';
 import { settlementFor } from './settlement.js';
@@ -62,10 +62,7 @@ function pageUrl(req: EngineRequest, f: Filters, offset: number): string {
   for (const key of ['start_date', 'end_date', 'provider_npi', 'status'] as const) if (f[key] !== undefined) q.set(key, f[key]);
   q.set('limit', String(f.limit));
   q.set('offset', String(offset));
-  const path = `${req.path}?${q.toString()}`;
-  // Over HTTP the links are absolute; in-process there is no host, so they are paths as served.
-  const host = req.headers.host;
-  return host ? `${req.headers['x-forwarded-proto'] ?? 'http'}://${host}${path}` : path;
+  return servedLink(req, `${req.path}?${q.toString()}`);
 }
 
 /** A list item's columns: everything it shows, from the encounter row and its joins, in one query. */

@@ -45,5 +45,5 @@ export function authenticateToken(db: Db, token: string, now: Date, certificate:
     | { id: string; client_id: string; certificate_fingerprint: string; scopes: string; issued_at: string; expires_at: string }
     | undefined;
   if (!row || row.expires_at <= isoSeconds(now) || row.certificate_fingerprint !== certificate?.fingerprint) return undefined;
-  return { id: row.id, environment: 'production', prefix: 'at_', last4: token.slice(-4), scopes: JSON.parse(row.scopes) as Scope[], created_at: row.issued_at, expires_at: row.expires_at };
+  return { id: row.id, lineage: `oauth:${row.client_id}`, environment: 'production', prefix: 'at_', last4: token.slice(-4), scopes: JSON.parse(row.scopes) as Scope[], created_at: row.issued_at, expires_at: row.expires_at };
 }

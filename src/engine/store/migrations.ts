@@ -244,6 +244,8 @@ export const MIGRATIONS: readonly string[] = [
   `
   CREATE TABLE api_keys (
     id TEXT PRIMARY KEY,
+    -- The first key of its rotation chain: rate limits are counted per lineage.
+    lineage TEXT NOT NULL,
     key_hash TEXT NOT NULL UNIQUE,
     environment TEXT NOT NULL,
     prefix TEXT NOT NULL,
