@@ -125,11 +125,24 @@ export function credentialsPath(paths: Paths): string {
   return join(paths.configDir, 'credentials.json');
 }
 
+const opened = new Map<string, Promise<{ primary: SecretStore; file: SecretStore }>>();
+
 /**
  * The store to use under the policy. `auto` asks the keychain once (a read with the 3-second limit)
  * and falls back to the file, saying so once per config dir, with the path.
  */
-export async function openStore(paths: Paths, env: NodeJS.ProcessEnv, note: (text: string) => void): Promise<{ primary: SecretStore; file: SecretStore }> {
+export function openStore(paths: Paths, env: NodeJS.ProcessEnv, note: (text: string) => void): Promise<{ primary: SecretStore; file: SecretStore }> {
+  // Asking the keychain costs a process: once per command is enough.
+  const id = `${paths.configDir}\0${keyringPolicy(env)}`;
+  let store = opened.get(id);
+  if (!store) {
+    store = chooseStore(paths, env, note);
+    opened.set(id, store);
+  }
+  return store;
+}
+
+async function chooseStore(paths: Paths, env: NodeJS.ProcessEnv, note: (text: string) => void): Promise<{ primary: SecretStore; file: SecretStore }> {
   const file = new FileStore(credentialsPath(paths));
   const policy = keyringPolicy(env);
   if (policy === 'off') return { primary: file, file };

@@ -123,12 +123,15 @@ function caFile(ctx: Context): string | undefined {
   return ctx.caFile ? readPem('--ca-file', ctx.caFile) : undefined;
 }
 
-/** The client certificate, key (with its passphrase from the store when it is encrypted) and CA of a production profile. */
-export async function productionTls(ctx: Context, p: Profile): Promise<TlsMaterial> {
+/**
+ * The client certificate, key and CA of a production profile; the passphrase of an encrypted key is
+ * the one given (at login) or the one kept in the credential store.
+ */
+export async function productionTls(ctx: Context, p: Profile, given?: string): Promise<TlsMaterial> {
   if (!p.cert || !p.key) throw new UsageError(`profile "${p.name}" has no client certificate and key`, { hint: `try: tpa auth login --profile ${p.name} --env production ...` });
   const key = readPem(`profile ${p.name} key`, p.key);
-  let passphrase: string | undefined;
-  if (/ENCRYPTED/.test(key)) {
+  let passphrase = given;
+  if (passphrase === undefined && /ENCRYPTED/.test(key)) {
     const { openStore } = await import('../auth/credentials.js');
     passphrase = (await (await openStore(ctx.paths, ctx.io.env, ctx.note)).primary.get(`passphrase:${p.name}`)) ?? undefined;
     if (passphrase === undefined) throw new AuthError(`the client key of profile "${p.name}" is encrypted, and no passphrase is saved for it`, { hint: `try: tpa auth login --profile ${p.name} --env production ... --passphrase-stdin` });

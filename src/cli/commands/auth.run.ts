@@ -90,16 +90,16 @@ async function loginProduction(ctx: Context, opts: Options) {
     ...(opts.legacyTls ? { legacy_tls: true } : {}),
   };
   const store = (await openStore(ctx.paths, ctx.io.env, ctx.note)).primary;
-  const keyPem = readPem('--key', profile.key!);
   let passphrase: string | undefined;
-  if (/ENCRYPTED/.test(keyPem)) {
+  if (/ENCRYPTED/.test(readPem('--key', profile.key!))) {
     if (opts.passphraseStdin) passphrase = (await ctx.io.readStdin()).replace(/\r?\n$/, '');
     else if (ctx.canPrompt) {
       const { password } = await import('@inquirer/prompts');
       passphrase = await password({ message: 'Passphrase of the client key', mask: '*' }, { output: process.stderr });
     } else throw new UsageError('the client key is encrypted: give its passphrase with --passphrase-stdin (it is kept in the keychain)');
   }
-  const tls = { ...(await productionTlsFor(ctx, profile)), passphrase };
+  const { productionTls } = await import('../context.js');
+  const tls = await productionTls(ctx, profile, passphrase);
   const debug = ctx.debug ? (line: string) => ctx.io.stderr.write(`[debug] ${line}\n`) : undefined;
   const bearer = new TokenSource({ authUrl: profile.auth_url!, clientId: profile.client_id!, scopes: profile.scopes, tls, store, account: `token:${name}`, debug });
   await bearer.token(true);
@@ -108,13 +108,6 @@ async function loginProduction(ctx: Context, opts: Options) {
   saveProfile(ctx.paths, profile);
   ctx.note(`saved production profile "${name}"; its access token${passphrase !== undefined ? ' and key passphrase are' : ' is'} kept in ${store.location}`);
   return { data: { profile: name, environment: 'production', base_url: baseUrl, client_id: profile.client_id, scopes: health.scopes }, table: (t: TableTools) => healthTable(t, health) };
-}
-
-/** The profile's TLS material without the passphrase (not saved yet at login). */
-async function productionTlsFor(ctx: Context, p: Profile) {
-  const { productionTls } = await import('../context.js');
-  const key = readPem('--key', p.key!);
-  return /ENCRYPTED/.test(key) ? { cert: readPem('--cert', p.cert!), key, ca: p.ca ? readPem('--ca', p.ca) : undefined, legacyTls: p.legacy_tls === true } : productionTls(ctx, p);
 }
 
 export const health: Handler = async (ctx) => {

@@ -57,9 +57,9 @@ export const set: Handler = async (ctx, [key, value]) => {
   } else {
     const m = /^profiles\.([A-Za-z0-9_-]{1,40})\.([a-z_]+)$/.exec(key!);
     if (!m || !PROFILE_FIELDS[m[2]!]) {
+      // Keys and tokens are never among them: they live in the credential store (tpa auth login).
       throw new UsageError(`unknown setting "${key}": use default_profile or profiles.<name>.<${Object.keys(PROFILE_FIELDS).join('|')}>`);
     }
-    if (/api_key|token|secret|password/i.test(m[2]!)) throw new UsageError('keys are never kept in the config: use tpa auth login');
     config.profiles ??= {};
     config.profiles[m[1]!] ??= { env: 'sandbox' };
     config.profiles[m[1]!][m[2]!] = PROFILE_FIELDS[m[2]!]!(value!);
