@@ -17,7 +17,7 @@ _tpa() {
         -o|--output) COMPREPLY=($(compgen -W 'table json ndjson csv' -- "$cur")); return ;;
       esac
       valued='-p --profile -o --output --ca-file'
-      words='lookup claim fund settlement ledger ratesheet auth local api health demo completion config'
+      words='lookup claim fund settlement ledger ratesheet auth config local api health demo completion'
       flags='-p --profile -o --output --json --no-color --debug --ca-file -y --yes -h --help -V --version'
       ;;
     'lookup')
@@ -301,6 +301,38 @@ _tpa() {
       words=''
       flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
       ;;
+    'config')
+      case "$prev" in
+        __never__) ;;
+      esac
+      valued=''
+      words='list get set'
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      ;;
+    'config list')
+      case "$prev" in
+        __never__) ;;
+      esac
+      valued=''
+      words=''
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      ;;
+    'config get')
+      case "$prev" in
+        __never__) ;;
+      esac
+      valued=''
+      words=''
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      ;;
+    'config set')
+      case "$prev" in
+        __never__) ;;
+      esac
+      valued=''
+      words=''
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      ;;
     'local')
       case "$prev" in
         __never__) ;;
@@ -429,38 +461,6 @@ _tpa() {
       words='bash zsh fish'
       flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
       ;;
-    'config')
-      case "$prev" in
-        __never__) ;;
-      esac
-      valued=''
-      words='list get set'
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
-      ;;
-    'config list')
-      case "$prev" in
-        __never__) ;;
-      esac
-      valued=''
-      words=''
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
-      ;;
-    'config get')
-      case "$prev" in
-        __never__) ;;
-      esac
-      valued=''
-      words=''
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
-      ;;
-    'config set')
-      case "$prev" in
-        __never__) ;;
-      esac
-      valued=''
-      words=''
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
-      ;;
   esac
   case " $valued " in *" $prev "*) COMPREPLY=(); return ;; esac
   case " -p --profile -o --output --ca-file " in *" $prev "*)
@@ -471,7 +471,7 @@ _tpa() {
 }
 _tpa_is_command() {
   case "$1" in
-    'lookup'|'lookup blind'|'lookup full'|'lookup rates'|'claim'|'claim template'|'claim validate'|'claim submit'|'claim poll'|'fund'|'fund approve'|'settlement'|'settlement show'|'ledger'|'ledger list'|'ledger show'|'ratesheet'|'ratesheet catalog'|'ratesheet init'|'ratesheet show'|'ratesheet config'|'ratesheet add'|'ratesheet remove'|'ratesheet load-catalog'|'ratesheet preview'|'ratesheet finalize'|'ratesheet import'|'ratesheet export'|'auth'|'auth login'|'auth status'|'auth logout'|'auth keys'|'auth rotate'|'local'|'local fixtures'|'local reset'|'local clock'|'local clock show'|'local clock advance'|'local clock set'|'local clock real'|'local serve'|'local keys'|'local keys create'|'local simulate'|'api'|'health'|'demo'|'completion'|'config'|'config list'|'config get'|'config set') return 0 ;;
+    'lookup'|'lookup blind'|'lookup full'|'lookup rates'|'claim'|'claim template'|'claim validate'|'claim submit'|'claim poll'|'fund'|'fund approve'|'settlement'|'settlement show'|'ledger'|'ledger list'|'ledger show'|'ratesheet'|'ratesheet catalog'|'ratesheet init'|'ratesheet show'|'ratesheet config'|'ratesheet add'|'ratesheet remove'|'ratesheet load-catalog'|'ratesheet preview'|'ratesheet finalize'|'ratesheet import'|'ratesheet export'|'auth'|'auth login'|'auth status'|'auth logout'|'auth keys'|'auth rotate'|'config'|'config list'|'config get'|'config set'|'local'|'local fixtures'|'local reset'|'local clock'|'local clock show'|'local clock advance'|'local clock set'|'local clock real'|'local serve'|'local keys'|'local keys create'|'local simulate'|'api'|'health'|'demo'|'completion') return 0 ;;
   esac
   return 1
 }

@@ -41,3 +41,12 @@ await build({
   chunkNames: 'chunks/[name]-[hash]',
   logLevel: 'warning',
 });
+
+// The root help, rendered once here for 80 columns (what a pipe or a plain terminal gets), so that
+// `tpa --help` prints it without building the command tree; any other width still goes through
+// commander. Generated from the program just built, so it cannot drift from it.
+const { spawnSync } = await import('node:child_process');
+const { writeFileSync } = await import('node:fs');
+const help = spawnSync(process.execPath, [new URL('../bin/tpa', import.meta.url).pathname, '--help'], { encoding: 'utf8', env: { ...process.env, TPA_NO_STATIC_HELP: '1' } });
+if (help.status !== 0) throw new Error(`could not render the help: ${help.stderr}`);
+writeFileSync(new URL('../dist/help.txt', import.meta.url), help.stdout);

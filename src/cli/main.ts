@@ -1,6 +1,7 @@
 // Entry point: runs the program and maps every error to its exit code once (STYLE.md "Errors
 // carry their exit code"). No stack trace unless --debug.
 import { CommanderError } from 'commander';
+import { readFileSync } from 'node:fs';
 import type { RunState } from './action.js';
 import { processIO, type IO } from './io.js';
 import { buildProgram, commandWord, VERSION } from './program.js';
@@ -19,6 +20,13 @@ export async function run(args: string[], io: IO): Promise<number> {
     io.stdout.write(`${VERSION}\n`);
     return 0;
   }
+  if (args.length === 1 && (args[0] === '--help' || args[0] === '-h') && io.stdout.columns === 80 && !io.env.TPA_NO_STATIC_HELP) {
+    const help = staticHelp();
+    if (help) {
+      io.stdout.write(help);
+      return 0;
+    }
+  }
   const program = buildProgram(io, state, word);
   try {
     await program.parseAsync(args, { from: 'user' });
@@ -34,7 +42,8 @@ async function report(err: unknown, io: IO, state: RunState, args: string[]): Pr
   if (err instanceof CommanderError) {
     // Commander has already written its message (or the help) to the right stream.
     if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return EXIT.OK;
-    if (err.code === 'commander.help') return args.length === 0 ? EXIT.OK : EXIT.USAGE;
+    // Help asked for (`tpa`, `tpa help`) is success; help shown for a missing subcommand is a usage error.
+    if (err.code === 'commander.help') return args.length === 0 || args[0] === 'help' ? EXIT.OK : EXIT.USAGE;
     return EXIT.USAGE;
   }
   const ctx = state.ctx;
@@ -61,4 +70,13 @@ async function report(err: unknown, io: IO, state: RunState, args: string[]): Pr
   io.stderr.write(`${red('internal error:')} ${e?.message ?? String(err)}\n`);
   io.stderr.write(debug && e?.stack ? `${e.stack}\n` : dim('this is a bug in tpa; run again with --debug for details\n'));
   return EXIT.INTERNAL;
+}
+
+/** The root help rendered at build time for 80 columns (scripts/build.mjs), if it is there. */
+function staticHelp(): string | undefined {
+  try {
+    return readFileSync(new URL('./help.txt', import.meta.url), 'utf8');
+  } catch {
+    return undefined;
+  }
 }

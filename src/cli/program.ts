@@ -27,6 +27,7 @@ const NOUNS = [
   { name: 'ledger', description: 'the encounter ledger: list with filters, or one encounter\'s full history', register: registerLedger },
   { name: 'ratesheet', description: 'rate schedules of the contract builder: catalog, schedule, preview, finalize, CSV import and export', register: registerRatesheet },
   { name: 'auth', description: 'credentials for the service: log in (API key), list and rotate keys', register: registerAuth },
+  { name: 'config', description: 'profiles and settings (config.json in the config dir; never a key)', register: registerConfig },
   { name: 'local', description: 'the embedded engine: fixtures, reset, clock, sandbox scenarios (data dir: TPA_HOME or $XDG_DATA_HOME/tpa)', register: registerLocal },
 ];
 
@@ -96,7 +97,6 @@ Examples:
   registerHealth(program, act);
   registerDemo(program, act);
   registerCompletion(program, act);
-  registerConfig(program, act);
   // Subcommands inherit exit override and output routing, so usage errors everywhere exit 2 on stderr.
   const inherit = (cmd: Command): void => {
     for (const sub of cmd.commands) {

@@ -34,6 +34,13 @@ describe('the program', () => {
     expect(r.stdout).toMatch(/Exit codes:/);
   });
 
+  it('the root --help printed without building the tree is the one commander renders', async () => {
+    const fast = await run(['--help']);
+    const built = await run(['--help'], { TPA_NO_STATIC_HELP: '1' });
+    expect(fast.stdout).toBe(built.stdout);
+    expect((await run(['help'])).stdout).toBe(built.stdout);
+  });
+
   it('every command has an example in its --help', async () => {
     for (const cmd of COMMANDS) {
       const r = await run([...cmd, '--help']);
