@@ -86,6 +86,11 @@ export class NetworkError extends TpaError {
   }
 }
 
+/** Local checks of several fields: one validation error listing each, exit 2. */
+export function fieldsInvalid(errors: readonly { field: string; message: string }[]): ValidationFailed {
+  return new ValidationFailed(errors.map((e) => `${e.field}: ${e.message}`).join('\n'), { details: errors });
+}
+
 type Body = Record<string, unknown>;
 const isBody = (v: unknown): v is Body => typeof v === 'object' && v !== null && !Array.isArray(v);
 

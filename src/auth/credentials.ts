@@ -209,8 +209,3 @@ export async function removeApiKey(paths: Paths, profile: string, env: NodeJS.Pr
   for (const store of primary === file ? [file] : [primary, file]) if (await store.delete(keyAccount(profile))) removed.push(store);
   return removed;
 }
-
-/** Cached OAuth tokens, in the same store as keys (account `token:<profile>`). */
-export async function tokenStore(paths: Paths, env: NodeJS.ProcessEnv, note: (text: string) => void): Promise<SecretStore> {
-  return (await openStore(paths, env, note)).primary;
-}

@@ -1,7 +1,40 @@
 // Option value helpers shared by command handlers.
+import { readFileSync, statSync } from 'node:fs';
+import { wholeNumberProblem } from '../domain/validation.js';
+import { UsageError, ValidationFailed } from '../errors.js';
+import type { Context } from './context.js';
 
 /** Values of a repeatable list option, also accepting commas: --cpt 45378 43235 or --cpt 45378,43235. */
 export function listValue(value: unknown): string[] {
   const values = Array.isArray(value) ? value : value === undefined ? [] : [value];
   return values.flatMap((v) => String(v).split(',')).map((v) => v.trim()).filter((v) => v !== '');
+}
+
+/** An optional whole-number option: undefined when absent; out of range is a validation error naming it. */
+export function wholeNumberOption(name: string, value: unknown, min: number, max: number): number | undefined {
+  if (value === undefined) return undefined;
+  const problem = wholeNumberProblem(String(value), min, max);
+  if (problem) throw new ValidationFailed(`${name}: ${problem}`);
+  return Number(value);
+}
+
+/**
+ * The text of a file named on the command line, or of stdin for `-`. A file that is missing, a
+ * directory, unreadable or over `maxBytes` is a usage error naming it; so is `-` on a terminal.
+ */
+export async function readInput(ctx: Context, source: string, what: string, maxBytes?: number): Promise<string> {
+  if (source === '-') {
+    if (ctx.io.stdinIsTTY) throw new UsageError(`reading the ${what} from stdin, but stdin is a terminal: pipe a file in or name it`);
+    return ctx.io.readStdin();
+  }
+  try {
+    const info = statSync(source);
+    if (info.isDirectory()) throw new UsageError(`${source} is a directory, not a ${what} file`);
+    if (maxBytes !== undefined && info.size > maxBytes) throw new ValidationFailed(`${source}: ${what} file is larger than ${maxBytes / 1024 / 1024} MiB`);
+    return readFileSync(source, 'utf8');
+  } catch (err) {
+    if (err instanceof UsageError || err instanceof ValidationFailed) throw err;
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new UsageError(`cannot read ${source}: ${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (err as Error).message}`);
+  }
 }

@@ -19,7 +19,6 @@ export const DENIAL = {
   DUPLICATE: { code: 'CARC-18', reason: 'Exact duplicate claim/service' },
 } as const;
 export const PEND_MISSING_PREAUTH = 'MISSING_PREAUTHORIZATION';
-export const NOT_COVERED_CODE = 'CARC-45';
 
 export interface ContractCodeTerms {
   /** Fixed amount per unit for FLAT_RATE / CASE_RATE; null for percentage and bundle contracts. */

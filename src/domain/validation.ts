@@ -62,6 +62,12 @@ export function datePart(value: unknown): string | undefined {
   return isoDateProblem(date) ? undefined : date;
 }
 
+/** A whole number written in digits, from min to max (page sizes, offsets, hours). */
+export function wholeNumberProblem(text: string, min: number, max: number): string | undefined {
+  if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max) return `must be a whole number from ${min} to ${max} (got "${text}")`;
+  return undefined;
+}
+
 export const ADMIT_TYPES = ['INPATIENT', 'OUTPATIENT', 'EMERGENCY'] as const;
 export type AdmitType = (typeof ADMIT_TYPES)[number];
 

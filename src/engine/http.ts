@@ -1,4 +1,6 @@
 // The engine's request and response shapes: what both transports hand to the route table.
+import type { FieldError } from '../domain/errors.js';
+import { wholeNumberProblem } from '../domain/validation.js';
 
 export interface EngineRequest {
   method: string;
@@ -46,6 +48,21 @@ export function jsonBody(req: EngineRequest): Record<string, unknown> {
     throw new HttpError(400, { errors: [{ field: '', message: 'request body must be a JSON object' }] });
   }
   return value as Record<string, unknown>;
+}
+
+/**
+ * An optional whole-number query parameter: its value, the fallback when absent, or the fallback
+ * with a field error added when it breaks the range.
+ */
+export function queryWholeNumber(query: URLSearchParams, name: string, fallback: number, min: number, max: number, errors: FieldError[]): number {
+  const v = query.get(name);
+  if (v === null || v === '') return fallback;
+  const problem = wholeNumberProblem(v, min, max);
+  if (problem) {
+    errors.push({ field: name, message: problem });
+    return fallback;
+  }
+  return Number(v);
 }
 
 /**

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import type { Engine } from '../engine/engine.js';
 import type { EngineResponse } from '../engine/http.js';
 import { newId } from '../engine/ids.js';
-import { RateLimiter, TIERS } from '../engine/limits.js';
+import { RateLimiter, TIERS, type LimitVerdict } from '../engine/limits.js';
 
 /** Claims may be up to 5 MiB (fhir-claim.ts); a little room for whitespace around them. */
 export const MAX_BODY_BYTES = 6 * 1024 * 1024;
@@ -98,16 +98,21 @@ export function startServer(engine: Engine, options: ServeOptions): Promise<Runn
       status = response.status;
       send(res, response, { 'x-request-id': requestId, ...extra });
     };
+    /** 429 (SPEC.md "Errors"), with the limit headers and Retry-After. */
+    const refuse = (verdict: LimitVerdict) => {
+      req.resume();
+      reply(error(429, { error: 'rate_limit_exceeded', message: `Rate limit exceeded: ${verdict.reason}`, retry_after: verdict.retryAfter }), {
+        ...verdict.headers,
+        'retry-after': String(verdict.retryAfter),
+      });
+    };
     res.on('finish', () => options.log(`${method} ${url.pathname} ${status} ${(performance.now() - started).toFixed(1)}ms`));
 
     const certificate = clientCertificate(req);
     if (method === 'POST' && url.pathname.replace(/\/+$/, '') === '/oauth2/token' && options.tls?.clientCa) {
       // Token requests are limited per client certificate, like any other endpoint per key.
       const verdict = options.limiter?.admit(`oauth:${certificate?.fingerprint ?? 'none'}`, TIERS.production, 'POST /oauth2/token', 60);
-      if (verdict && !verdict.allowed) {
-        req.resume();
-        return reply(error(429, { error: 'rate_limit_exceeded', message: `Rate limit exceeded: ${verdict.reason}`, retry_after: verdict.retryAfter }), { ...verdict.headers, 'retry-after': String(verdict.retryAfter) });
-      }
+      if (verdict && !verdict.allowed) return refuse(verdict);
       if (verdict) options.limiter?.release(`oauth:${certificate?.fingerprint ?? 'none'}`);
       readBody(req, 64 * 1024)
         .then((body) => reply(engine.issueToken({ method, path: url.pathname, query: url.searchParams, headers: {}, body }, certificate)))
@@ -127,13 +132,7 @@ export function startServer(engine: Engine, options: ServeOptions): Promise<Runn
     const limitId = key.lineage;
     const verdict = options.limiter?.admit(limitId, TIERS[key.environment], `${route.method} ${route.path}`, route.perMinute);
     const limitHeaders = verdict?.headers ?? {};
-    if (verdict && !verdict.allowed) {
-      req.resume();
-      return reply(error(429, { error: 'rate_limit_exceeded', message: `Rate limit exceeded: ${verdict.reason}`, retry_after: verdict.retryAfter }), {
-        ...limitHeaders,
-        'retry-after': String(verdict.retryAfter),
-      });
-    }
+    if (verdict && !verdict.allowed) return refuse(verdict);
     const release = () => verdict && options.limiter?.release(limitId);
     res.on('close', release);
 

@@ -1,7 +1,7 @@
 // Handlers of `tpa api` (declared in api.ts): parse and check options, call the client, shape the output.
-import { readFileSync } from 'node:fs';
 import { EXIT, UsageError, errorFromResponse } from '../../errors.js';
 import type { Handler } from '../action.js';
+import { readInput } from '../options.js';
 import { confirm } from '../prompt.js';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
@@ -13,15 +13,7 @@ export const api: Handler = async (ctx, [methodArg, path], opts) => {
         throw new UsageError(`path must be as served, starting with /tpa-api/v1/ or /api/v1/ (got "${path}")`);
       }
       const data = opts.data as string | undefined;
-      let body: string | undefined;
-      if (data === '-') body = await ctx.io.readStdin();
-      else if (data?.startsWith('@')) {
-        try {
-          body = readFileSync(data.slice(1), 'utf8');
-        } catch {
-          throw new UsageError(`cannot read ${data.slice(1)}`);
-        }
-      } else body = data;
+      const body = data === '-' || data?.startsWith('@') ? await readInput(ctx, data === '-' ? '-' : data.slice(1), 'request body') : data;
       if (body !== undefined) {
         try {
           JSON.parse(body);

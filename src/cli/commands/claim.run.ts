@@ -1,5 +1,4 @@
 // Handlers of `tpa claim` (declared in claim.ts): parse and check options, call the client, shape the output.
-import { readFileSync, statSync } from 'node:fs';
 import type { ApiResult } from '../../client/client.js';
 import type { ClaimResponseBody } from '../../client/types.js';
 import { parseDuration } from '../../domain/duration.js';
@@ -10,26 +9,13 @@ import { cptProblem, npiProblem } from '../../domain/validation.js';
 import { EXIT, UsageError, ValidationFailed } from '../../errors.js';
 import type { CommandOutput, TableTools } from '../../render/output.js';
 import type { Handler, Options } from '../action.js';
-import { listValue } from '../options.js';
+import { listValue, readInput } from '../options.js';
 import { claimTemplate } from '../claim-template.js';
 import type { Context } from '../context.js';
 
 /** The claim text from a file or stdin (`-`); unreadable or oversized input is a usage error. */
-export async function readClaimInput(ctx: Context, source: string): Promise<string> {
-  if (source === '-') {
-    if (ctx.io.stdinIsTTY) throw new UsageError('reading the claim from stdin, but stdin is a terminal: pipe a file in or name it');
-    return ctx.io.readStdin();
-  }
-  try {
-    const info = statSync(source);
-    if (info.isDirectory()) throw new UsageError(`${source} is a directory, not a claim file`);
-    if (info.size > MAX_CLAIM_BYTES) throw new ValidationFailed(`${source}: claim file is larger than ${MAX_CLAIM_BYTES / 1024 / 1024} MiB`);
-    return readFileSync(source, 'utf8');
-  } catch (err) {
-    if (err instanceof UsageError || err instanceof ValidationFailed) throw err;
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new UsageError(`cannot read ${source}: ${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (err as Error).message}`);
-  }
+export function readClaimInput(ctx: Context, source: string): Promise<string> {
+  return readInput(ctx, source, 'claim', MAX_CLAIM_BYTES);
 }
 
 /** Local validation with the engine's own rules; exits 2 naming every bad field, nothing sent. */

@@ -2,8 +2,8 @@
 import type { LedgerDetail, LedgerFilters, LedgerItem } from '../../client/types.js';
 import type { FieldError } from '../../domain/errors.js';
 import { LEDGER_STATUSES } from '../../domain/ledger.js';
-import { isoDateProblem, npiProblem } from '../../domain/validation.js';
-import { ValidationFailed } from '../../errors.js';
+import { isoDateProblem, npiProblem, wholeNumberProblem } from '../../domain/validation.js';
+import { fieldsInvalid } from '../../errors.js';
 import type { TableTools } from '../../render/output.js';
 import type { Handler, Options } from '../action.js';
 
@@ -21,13 +21,12 @@ function filters(opts: Options): LedgerFilters {
   }
   const integer = (name: string, value: unknown, min: number, max: number): number | undefined => {
     if (value === undefined) return undefined;
-    const text = String(value);
-    if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max) add(name, `must be a whole number from ${min} to ${max} (got "${text}")`);
-    return Number(text);
+    add(name, wholeNumberProblem(String(value), min, max));
+    return Number(value);
   };
   f.limit = integer('--limit', opts.limit, 1, 100);
   f.offset = integer('--offset', opts.offset, 0, Number.MAX_SAFE_INTEGER);
-  if (errors.length > 0) throw new ValidationFailed(errors.map((e) => `${e.field}: ${e.message}`).join('\n'), { details: errors });
+  if (errors.length > 0) throw fieldsInvalid(errors);
   return f;
 }
 

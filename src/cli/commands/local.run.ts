@@ -1,5 +1,4 @@
 // Handlers of `tpa local` (declared in local.ts): parse and check options, call the client, shape the output.
-import { readFileSync } from 'node:fs';
 import type { SettlementRecord } from '../../client/types.js';
 import type { Engine } from '../../engine/engine.js';
 import type { Scenario } from '../../engine/services/sandbox.js';
@@ -7,7 +6,7 @@ import type { Scope } from '../../engine/services/keys.js';
 import { UsageError } from '../../errors.js';
 import type { TableTools } from '../../render/output.js';
 import type { Handler } from '../action.js';
-import type { Context } from '../context.js';
+import { readPem, type Context } from '../context.js';
 import { confirm } from '../prompt.js';
 
 type Row = Record<string, unknown>;
@@ -146,13 +145,6 @@ export const serve: Handler = async (ctx, _args, opts) => {
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number from 0 to 65535 (got "${String(opts.port)}")`);
   const windowMs = opts.rateWindow === undefined ? 60_000 : parseDuration(String(opts.rateWindow));
   if (windowMs === undefined || windowMs <= 0) throw new UsageError('--rate-window must be a duration such as 60s');
-  const readPem = (flag: string, file: unknown): string => {
-    try {
-      return readFileSync(String(file), 'utf8');
-    } catch {
-      throw new UsageError(`${flag}: cannot read ${String(file)}`);
-    }
-  };
   if ((opts.tlsCert === undefined) !== (opts.tlsKey === undefined)) throw new UsageError('--tls-cert and --tls-key go together');
   if (opts.clientCa !== undefined && opts.tlsCert === undefined) throw new UsageError('--client-ca needs --tls-cert and --tls-key (mutual TLS is TLS)');
   if (opts.tlsMaxVersion !== undefined && !['1.2', '1.3'].includes(String(opts.tlsMaxVersion))) throw new UsageError('--tls-max-version is 1.2 or 1.3');
@@ -160,9 +152,9 @@ export const serve: Handler = async (ctx, _args, opts) => {
     opts.tlsCert === undefined
       ? undefined
       : {
-          cert: readPem('--tls-cert', opts.tlsCert),
-          key: readPem('--tls-key', opts.tlsKey),
-          ...(opts.clientCa ? { clientCa: readPem('--client-ca', opts.clientCa) } : {}),
+          cert: readPem('--tls-cert', String(opts.tlsCert)),
+          key: readPem('--tls-key', String(opts.tlsKey)),
+          ...(opts.clientCa ? { clientCa: readPem('--client-ca', String(opts.clientCa)) } : {}),
           ...(opts.tlsMaxVersion ? { maxVersion: `TLSv${String(opts.tlsMaxVersion)}` as 'TLSv1.2' | 'TLSv1.3' } : {}),
         };
   const transport = await openEngine(ctx);

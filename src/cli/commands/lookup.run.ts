@@ -1,7 +1,7 @@
 // Handlers of `tpa lookup` (declared in lookup.ts): parse and check options, call the client, shape the output.
 import type { FieldError } from '../../domain/errors.js';
 import { ADMIT_TYPES, cptProblem, groupIdProblem, npiProblem } from '../../domain/validation.js';
-import { NotFoundError, TpaError, ValidationFailed } from '../../errors.js';
+import { fieldsInvalid, NotFoundError, TpaError, ValidationFailed } from '../../errors.js';
 import type { FullLookupResult } from '../../client/types.js';
 import type { TableTools } from '../../render/output.js';
 import type { Handler, Options } from '../action.js';
@@ -19,7 +19,7 @@ function checkProvider(opts: Options, codes: string[]): void {
     errors.push({ field: '--admit-type', message: `must be one of ${ADMIT_TYPES.join(', ')}` });
   }
   if (errors.length > 0) {
-    throw new ValidationFailed(errors.map((e) => `${e.field}: ${e.message}`).join('\n'), { details: errors });
+    throw fieldsInvalid(errors);
   }
 }
 

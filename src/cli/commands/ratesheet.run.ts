@@ -1,5 +1,4 @@
 // Handlers of `tpa ratesheet` (declared in ratesheet.ts).
-import { readFileSync } from 'node:fs';
 import type { TpaClient } from '../../client/client.js';
 import type { RateSchedule, ScheduleItem, ScheduleItemInput, ScheduleSettings, Ssp } from '../../client/types.js';
 import { parseCsv } from '../../domain/csv.js';
@@ -9,19 +8,13 @@ import { NotFoundError, TpaError, UsageError, ValidationFailed } from '../../err
 import { toCsv, type TableTools } from '../../render/output.js';
 import type { Handler, Options } from '../action.js';
 import type { Context } from '../context.js';
+import { readInput, wholeNumberOption } from '../options.js';
 import { confirm } from '../prompt.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const RATE_TYPES = ['CASE_RATE', 'PERCENT_MEDICARE'];
 const BUNDLE_TYPES = ['CONVENED', 'PROVIDER_ONLY'];
 export const CSV_COLUMNS = ['ssp_code', 'rate_type', 'rate_value', 'bundle_type', 'notes'] as const;
-
-function wholeNumber(name: string, value: unknown, min: number, max: number): number | undefined {
-  if (value === undefined) return undefined;
-  const text = String(value);
-  if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max) throw new ValidationFailed(`${name}: must be a whole number from ${min} to ${max} (got "${text}")`);
-  return Number(text);
-}
 
 function decimal(name: string, value: unknown): number | undefined {
   if (value === undefined) return undefined;
@@ -37,7 +30,7 @@ function scheduleSettings(opts: Options): Partial<ScheduleSettings> {
   set('ssp_reference_type', opts.referenceType as string | undefined);
   set('scope_of_care', opts.scope as string | undefined);
   set('service_logic', opts.serviceLogic as string | undefined);
-  set('elective_advance_hours', wholeNumber('--elective-hours', opts.electiveHours, 0, 8760));
+  set('elective_advance_hours', wholeNumberOption('--elective-hours', opts.electiveHours, 0, 8760));
   set('non_elective_fallback', opts.fallback as string | undefined);
   set('non_elective_fallback_percent', decimal('--fallback-percent', opts.fallbackPercent));
   set('default_rate_type', opts.defaultRateType as string | undefined);
@@ -103,8 +96,8 @@ export const catalog: Handler = async (ctx, _args, opts) => {
   const client = await ctx.client();
   const query = {
     search: opts.search as string | undefined,
-    page: wholeNumber('--page', opts.page, 1, Number.MAX_SAFE_INTEGER),
-    page_size: wholeNumber('--page-size', opts.pageSize, 1, 200),
+    page: wholeNumberOption('--page', opts.page, 1, Number.MAX_SAFE_INTEGER),
+    page_size: wholeNumberOption('--page-size', opts.pageSize, 1, 200),
     version: opts.version as string | undefined,
   };
   const first = (await client.catalog(query)).body;
@@ -232,15 +225,6 @@ function formatRate(rateType: string, value: number): string {
   return rateType === 'CASE_RATE' ? value.toFixed(2) : String(value);
 }
 
-async function readCsvInput(ctx: Context, source: string): Promise<string> {
-  if (source === '-') return ctx.io.readStdin();
-  try {
-    return readFileSync(source, 'utf8');
-  } catch (err) {
-    throw new UsageError(`cannot read ${source}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`);
-  }
-}
-
 /** Reads and checks every row before anything is written; the first problems are reported by line. */
 async function planImport(client: TpaClient, schedule: RateSchedule, text: string): Promise<PlannedRow[]> {
   let records;
@@ -315,7 +299,7 @@ async function planImport(client: TpaClient, schedule: RateSchedule, text: strin
 }
 
 export const importCsv: Handler = async (ctx, [instanceId, file], opts) => {
-  const text = await readCsvInput(ctx, file!);
+  const text = await readInput(ctx, file!, 'CSV');
   const client = await ctx.client();
   const schedule = (await client.schedule(instanceId!)).body.rate_schedule;
   if (schedule.status === 'FINALIZED') throw new TpaError(4, 'finalized', `the rate schedule of ${instanceId} is finalized and can no longer be changed; nothing was written`);

@@ -5,7 +5,7 @@ import type { FieldError } from '../../domain/errors.js';
 import { centsToAmount, formatCents, jsonNumberToCents, jsonNumberToRatio, mulDivRound, parseCents, parseRatio } from '../../domain/money.js';
 import { isoSeconds } from '../clock.js';
 import type { EngineContext } from '../context.js';
-import { HttpError, jsonBody, respond, servedLink, type EngineRequest, type EngineResponse } from '../http.js';
+import { HttpError, jsonBody, queryWholeNumber, respond, servedLink, type EngineRequest, type EngineResponse } from '../http.js';
 import { newId } from '../ids.js';
 import { CURRENT_CATALOG_VERSION } from '../store/catalog-seed.js';
 import type { Db } from '../store/db.js';
@@ -96,17 +96,8 @@ function invalid(errors: FieldError[]): void {
 
 export function listCatalog(ctx: EngineContext, req: EngineRequest): EngineResponse {
   const errors: FieldError[] = [];
-  const integer = (name: string, fallback: number, max: number) => {
-    const v = req.query.get(name);
-    if (v === null || v === '') return fallback;
-    if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > max) {
-      errors.push({ field: name, message: `must be a whole number from 1 to ${max} (got "${v}")` });
-      return fallback;
-    }
-    return Number(v);
-  };
-  const page = integer('page', 1, Number.MAX_SAFE_INTEGER);
-  const pageSize = integer('page_size', CATALOG_DEFAULT_PAGE_SIZE, CATALOG_MAX_PAGE_SIZE);
+  const page = queryWholeNumber(req.query, 'page', 1, 1, Number.MAX_SAFE_INTEGER, errors);
+  const pageSize = queryWholeNumber(req.query, 'page_size', CATALOG_DEFAULT_PAGE_SIZE, 1, CATALOG_MAX_PAGE_SIZE, errors);
   const version = req.query.get('version') || CURRENT_CATALOG_VERSION;
   if (!catalogVersionExists(ctx.db, version)) errors.push({ field: 'version', message: `unknown catalog version "${version}"` });
   if (errors.length > 0) throw new HttpError(400, { errors });

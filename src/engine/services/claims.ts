@@ -83,8 +83,9 @@ function recordClaim(ctx: EngineContext, claim: ParsedClaim): EngineResponse {
   const readyAt = isoSeconds(new Date(now.getTime() + ctx.adjudicationDelayMs));
   const encounterId = newId('enc_');
   const submissionId = newId('sub_');
-  const count = (db.prepare('SELECT COUNT(*) AS n FROM encounters').get() as { n: number }).n;
-  const encounterNumber = `ENC-${serviceDate.slice(0, 4)}-${String(count + 1).padStart(6, '0')}`;
+  // Encounters are never deleted, so the next rowid numbers them (COUNT(*) would scan the ledger).
+  const sequence = (db.prepare('SELECT COALESCE(MAX(rowid), 0) + 1 FROM encounters').pluck().get() as number);
+  const encounterNumber = `ENC-${serviceDate.slice(0, 4)}-${String(sequence).padStart(6, '0')}`;
   db.prepare(
     `INSERT INTO encounters (id, ledger_id, encounter_number, submission_id, contract_id, member_id, provider_npi, claim_type,
        service_date, submitted_at, ready_at, completed_at, status, disposition, fingerprint, claim_response_id, aeob_reference,

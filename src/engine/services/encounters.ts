@@ -5,9 +5,8 @@ import type { ParsedClaim, ProviderRole } from '../../domain/fhir-claim.js';
 import type { BenefitLine } from '../../domain/settlement.js';
 import type { Db } from '../store/db.js';
 
-import { LEDGER_STATUSES, type LedgerStatus } from '../../domain/ledger.js';
+import type { LedgerStatus } from '../../domain/ledger.js';
 
-export { LEDGER_STATUSES, type LedgerStatus };
 
 export interface EncounterRow {
   id: string;

@@ -11,7 +11,6 @@ export const SCOPES = ['contract_lookup', 'claim_pricing', 'fund_release', 'ledg
 export type Scope = (typeof SCOPES)[number];
 import { KEY_LENGTH, KEY_PREFIX, type KeyEnvironment } from '../../domain/api-keys.js';
 
-export { keyFormatProblem } from '../../domain/api-keys.js';
 export type { KeyEnvironment };
 /** Who a request is from: an API key's environment, or production for an OAuth token. */
 export type CallerEnvironment = KeyEnvironment | 'production';

@@ -1,11 +1,12 @@
 // The encounter ledger (SPEC.md "GET /v1/ledger/entries/" and ".../{encounter_id}/").
 import type { FieldError } from '../../domain/errors.js';
+import { LEDGER_STATUSES } from '../../domain/ledger.js';
 import { centsToAmount } from '../../domain/money.js';
 import { isoDateProblem, npiProblem } from '../../domain/validation.js';
 import type { EngineContext } from '../context.js';
-import { HttpError, respond, servedLink, type EngineRequest, type EngineResponse } from '../http.js';
+import { HttpError, queryWholeNumber, respond, servedLink, type EngineRequest, type EngineResponse } from '../http.js';
 import type { Db } from '../store/db.js';
-import { encounterById, encounterData, LEDGER_STATUSES, lineProviders, providerByNpi, type EncounterRow } from './encounters.js';
+import { encounterById, encounterData, lineProviders, providerByNpi } from './encounters.js';
 import { settlementFor } from './settlement.js';
 
 export const LEDGER_DEFAULT_LIMIT = 20;
@@ -26,22 +27,13 @@ function readFilters(query: URLSearchParams): Filters {
     const v = query.get(name);
     return v === null || v === '' ? undefined : v;
   };
-  const integer = (name: string, fallback: number, min: number, max: number): number => {
-    const v = text(name);
-    if (v === undefined) return fallback;
-    if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max) {
-      errors.push({ field: name, message: `must be a whole number from ${min} to ${max} (got "${v}")` });
-      return fallback;
-    }
-    return Number(v);
-  };
   const f: Filters = {
     start_date: text('start_date'),
     end_date: text('end_date'),
     provider_npi: text('provider_npi'),
     status: text('status'),
-    limit: integer('limit', LEDGER_DEFAULT_LIMIT, 1, LEDGER_MAX_LIMIT),
-    offset: integer('offset', 0, 0, Number.MAX_SAFE_INTEGER),
+    limit: queryWholeNumber(query, 'limit', LEDGER_DEFAULT_LIMIT, 1, LEDGER_MAX_LIMIT, errors),
+    offset: queryWholeNumber(query, 'offset', 0, 0, Number.MAX_SAFE_INTEGER, errors),
   };
   for (const name of ['start_date', 'end_date'] as const) {
     const problem = f[name] === undefined ? undefined : isoDateProblem(f[name]);
