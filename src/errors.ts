@@ -109,6 +109,8 @@ export function errorFromResponse(status: number, body: unknown): TpaError {
   if (status === 409) return new ConflictError(message, options);
   if (status === 429) return new RateLimitedError(message, options);
   if (status >= 500) return new NetworkError(message, options);
+  // Any other refusal of the request as sent (405 method, 415 media type, ...) is a usage error.
+  if (status >= 400) return new ValidationFailed(message, options);
   return new TpaError(EXIT.INTERNAL, code ?? `http_${status}`, message, options);
 }
 

@@ -75,3 +75,20 @@ export type AdmitType = (typeof ADMIT_TYPES)[number];
 export function clip(value: string, max = 40): string {
   return value.length > max ? `${value.slice(0, max)}…` : value;
 }
+
+/**
+ * The number of characters in a text as SPEC.md counts them ("at most 500 characters"): Unicode
+ * code points, so an emoji outside the BMP is one character, not its two UTF-16 code units.
+ */
+export function characterCount(text: string): number {
+  let count = 0;
+  for (let i = 0; i < text.length; i++, count++) {
+    const unit = text.charCodeAt(i);
+    // A high surrogate followed by a low one is one code point; a lone surrogate counts as one.
+    if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) i++;
+    }
+  }
+  return count;
+}

@@ -73,30 +73,34 @@ export class Engine {
 
   /**
    * Over HTTP, before the body is read: the route must exist and the X-API-Key be valid on the
-   * engine clock (SPEC.md "Authentication"). The server then applies its rate limits and calls
-   * `handle` with the key.
+   * engine clock (SPEC.md "Authentication"). The server applies its rate limits in between, as
+   * `route` and `authenticate` let it (README "Over the wire: choices").
    */
   authorize(method: string, path: string, credentials: Credentials): { route: Route; key: KeyRecord } | { response: EngineResponse } {
-    const match = this.match(method, path);
+    const match = this.route(method, path);
     if ('response' in match) return match;
+    const caller = this.authenticate(credentials);
+    return 'response' in caller ? caller : { route: match.route, key: caller.key };
+  }
+
+  /** The caller's key or token, valid on the engine clock, or the 401 it gets. */
+  authenticate(credentials: Credentials): { key: KeyRecord } | { response: EngineResponse } {
     const now = engineNow(this.db, this.override).now;
     const key = credentials.bearer
       ? authenticateToken(this.db, credentials.bearer, now, credentials.certificate)
       : authenticate(this.db, credentials.apiKey ?? '', now);
-    if (!key) {
-      return {
-        response: respond(401, {
-          error: credentials.bearer ? 'invalid_token' : 'invalid_api_key',
-          message: credentials.bearer
-            ? 'The access token is invalid or expired, or was issued to another client certificate'
-            : credentials.apiKey
-              ? 'The API key is invalid or expired'
-              : 'No API key: send it in the X-API-Key header',
-          documentation: AUTH_DOCS,
-        }),
-      };
-    }
-    return { route: match.route, key };
+    if (key) return { key };
+    return {
+      response: respond(401, {
+        error: credentials.bearer ? 'invalid_token' : 'invalid_api_key',
+        message: credentials.bearer
+          ? 'The access token is invalid or expired, or was issued to another client certificate'
+          : credentials.apiKey
+            ? 'The API key is invalid or expired'
+            : 'No API key: send it in the X-API-Key header',
+        documentation: AUTH_DOCS,
+      }),
+    };
   }
 
   /** POST {auth_url}/oauth2/token over mutual TLS (the HTTPS server passes the client certificate). */
@@ -109,7 +113,8 @@ export class Engine {
     }
   }
 
-  private match(method: string, path: string): { route: Route; params: Record<string, string> } | { response: EngineResponse } {
+  /** The route of a method and path (HEAD takes the GET route), or the 404 or 405 they get. */
+  route(method: string, path: string): { route: Route; params: Record<string, string> } | { response: EngineResponse } {
     const match = matchRoute(method, path);
     if (!match) return { response: respond(404, { error: 'not_found', message: `No route ${method} ${path}`, path }) };
     if ('allowed' in match) {
@@ -120,10 +125,18 @@ export class Engine {
 
   /**
    * Answers a request. In-process (the local transport) there is no key and no check; over HTTP the
-   * server passes the caller's key, which must carry the route's scope.
+   * server passes the caller's key, which must carry the route's scope. HEAD is answered as GET
+   * without the body: same status and headers, and the GET body's content-length.
    */
   handle(req: EngineRequest, options: { key?: KeyRecord } = {}): EngineResponse {
-    const match = this.match(req.method, req.path);
+    const response = this.answer(req, options);
+    if (req.method !== 'HEAD') return response;
+    const length = response.body === undefined ? 0 : Buffer.byteLength(JSON.stringify(response.body));
+    return { status: response.status, headers: { ...response.headers, 'content-length': String(length) }, body: undefined };
+  }
+
+  private answer(req: EngineRequest, options: { key?: KeyRecord }): EngineResponse {
+    const match = this.route(req.method, req.path);
     if ('response' in match) return match.response;
     try {
       const ctx = this.context();

@@ -1,6 +1,8 @@
 // Rate limits (SPEC.md "Limits"; DESIGN.md section 4): per key, the tier's requests per minute and
 // concurrency, and each endpoint's requests per minute; the stricter answers. Every request with a
-// valid key counts, refused ones included. Windows run on real time: limits are about traffic.
+// valid key counts, refused ones included; a request without one counts against its address
+// (README "Over the wire: choices"), so every answer carries the X-RateLimit-* headers. Windows run
+// on real time: limits are about traffic.
 import type { CallerEnvironment } from './services/keys.js';
 
 export interface Tier {
@@ -16,6 +18,12 @@ export const TIERS: Record<CallerEnvironment, Tier> = {
   production: { perMinute: 100, concurrent: 10 },
 };
 
+/**
+ * Requests per minute per address for callers without a valid key (no key, a wrong or expired one):
+ * ample for a person or a script that lost its key, and slow for anyone guessing keys.
+ */
+export const ANONYMOUS_PER_MINUTE = 60;
+
 export interface LimitVerdict {
   allowed: boolean;
   headers: Record<string, string>;
@@ -27,6 +35,12 @@ export interface LimitVerdict {
 interface Window {
   start: number;
   count: number;
+}
+
+interface Counted {
+  limit: number;
+  w: Window;
+  name: string;
 }
 
 export class RateLimiter {
@@ -53,23 +67,39 @@ export class RateLimiter {
 
   /** Counts a request of a key to an endpoint; call `release` when its answer is sent, if allowed. */
   admit(keyId: string, tier: Tier, endpoint: string, endpointPerMinute: number | null): LimitVerdict {
-    const windows: { limit: number; w: Window; name: string }[] = [];
+    const windows: Counted[] = [];
     const tierWindow = this.count(`${keyId}`);
     if (tier.perMinute !== null) windows.push({ limit: tier.perMinute, w: tierWindow, name: 'the tier' });
     if (endpointPerMinute !== null) windows.push({ limit: endpointPerMinute, w: this.count(`${keyId} ${endpoint}`), name: endpoint });
-    // The stricter limit is the one with the fewest requests left.
+    const verdict = this.judge(windows, tierWindow);
+    if (!verdict.allowed) return verdict;
+    const running = this.inFlight.get(keyId) ?? 0;
+    if (running >= tier.concurrent) return { allowed: false, headers: verdict.headers, retryAfter: 1, reason: `${tier.concurrent} concurrent requests` };
+    this.inFlight.set(keyId, running + 1);
+    return verdict;
+  }
+
+  /**
+   * Counts a request that has no valid key against the address it came from. One window and no
+   * concurrency count: such requests are answered before their body is read. Nothing to release.
+   */
+  admitAnonymous(address: string, perMinute = ANONYMOUS_PER_MINUTE): LimitVerdict {
+    // One caller is one address, whether the socket shows it as IPv4 or IPv4-mapped IPv6.
+    const w = this.count(`address ${address.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, '')}`);
+    return this.judge([{ limit: perMinute, w, name: 'an address without a valid API key' }], w);
+  }
+
+  /** The verdict of the windows a request counted in: the one with the fewest requests left answers. */
+  private judge(windows: Counted[], fallback: Window): LimitVerdict {
     const strictest = windows.sort((a, b) => a.limit - a.w.count - (b.limit - b.w.count))[0];
     const reset = (w: Window) => Math.ceil((w.start + this.windowMs) / 1000);
     const headers: Record<string, string> = strictest
       ? { 'x-ratelimit-limit': String(strictest.limit), 'x-ratelimit-remaining': String(Math.max(0, strictest.limit - strictest.w.count)), 'x-ratelimit-reset': String(reset(strictest.w)) }
-      : { 'x-ratelimit-limit': 'unlimited', 'x-ratelimit-remaining': 'unlimited', 'x-ratelimit-reset': String(reset(tierWindow)) };
+      : { 'x-ratelimit-limit': 'unlimited', 'x-ratelimit-remaining': 'unlimited', 'x-ratelimit-reset': String(reset(fallback)) };
     if (strictest && strictest.w.count > strictest.limit) {
       const retryAfter = Math.max(1, Math.ceil((strictest.w.start + this.windowMs - this.now()) / 1000));
       return { allowed: false, headers, retryAfter, reason: `${strictest.limit} requests per minute for ${strictest.name}` };
     }
-    const running = this.inFlight.get(keyId) ?? 0;
-    if (running >= tier.concurrent) return { allowed: false, headers, retryAfter: 1, reason: `${tier.concurrent} concurrent requests` };
-    this.inFlight.set(keyId, running + 1);
     return { allowed: true, headers };
   }
 

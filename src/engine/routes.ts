@@ -70,14 +70,18 @@ export const ROUTES: readonly Route[] = [
 
 export type Match = { route: Route; params: Record<string, string> } | { allowed: string[] } | undefined;
 
-/** The route for a method and path; `{ allowed }` when the path exists for other methods only. */
+/**
+ * The route for a method and path; `{ allowed }` when the path exists for other methods only.
+ * HEAD is served wherever GET is (RFC 9110: the GET answer without its body), so it matches the
+ * GET route and is listed beside GET in `allowed`.
+ */
 export function matchRoute(method: string, path: string): Match {
   const allowed: string[] = [];
   for (const r of ROUTES) {
     const m = r.pattern.exec(path);
     if (!m) continue;
-    if (r.method !== method) {
-      allowed.push(r.method);
+    if (r.method !== method && !(method === 'HEAD' && r.method === 'GET')) {
+      allowed.push(...(r.method === 'GET' ? ['GET', 'HEAD'] : [r.method]));
       continue;
     }
     const params: Record<string, string> = {};

@@ -38,10 +38,12 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-function send(res: ServerResponse, response: EngineResponse, extra: Record<string, string> = {}): void {
+/** Sends an answer; to a HEAD request, its headers only (the engine gives the GET body's length). */
+function send(res: ServerResponse, response: EngineResponse, extra: Record<string, string> = {}, head = false): void {
   const body = response.body === undefined ? '' : JSON.stringify(response.body);
-  res.writeHead(response.status, { ...response.headers, ...extra, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
-  res.end(body);
+  const length = response.headers['content-length'] ?? String(Buffer.byteLength(body));
+  res.writeHead(response.status, { ...response.headers, ...extra, 'content-type': 'application/json; charset=utf-8', 'content-length': length });
+  res.end(head ? undefined : body);
 }
 
 const error = (status: number, body: Record<string, unknown>): EngineResponse => ({ status, headers: {}, body });
@@ -85,18 +87,19 @@ export function startServer(engine: Engine, options: ServeOptions): Promise<Runn
   const handle: RequestListener = (req, res) => {
     const started = performance.now();
     const requestId = newId('req_');
-    let url: URL;
+    const method = (req.method ?? 'GET').toUpperCase();
+    let url: URL | undefined;
     try {
       url = new URL(req.url ?? '/', 'http://server');
     } catch {
-      req.resume();
-      return send(res, error(400, { error: 'bad_request', message: 'The request target is not a valid path' }), { 'x-request-id': requestId });
+      url = undefined;
     }
-    const method = (req.method ?? 'GET').toUpperCase();
     let status = 500;
+    // SPEC.md "Limits": the X-RateLimit-* headers go on every answer, whatever it is.
+    let limitHeaders: Record<string, string> = {};
     const reply = (response: EngineResponse, extra: Record<string, string> = {}) => {
       status = response.status;
-      send(res, response, { 'x-request-id': requestId, ...extra });
+      send(res, response, { 'x-request-id': requestId, ...limitHeaders, ...extra }, method === 'HEAD');
     };
     /** 429 (SPEC.md "Errors"), with the limit headers and Retry-After. */
     const refuse = (verdict: LimitVerdict) => {
@@ -106,51 +109,68 @@ export function startServer(engine: Engine, options: ServeOptions): Promise<Runn
         'retry-after': String(verdict.retryAfter),
       });
     };
-    res.on('finish', () => options.log(`${method} ${url.pathname} ${status} ${(performance.now() - started).toFixed(1)}ms`));
+    res.on('finish', () => options.log(`${method} ${url?.pathname ?? '(not a path)'} ${status} ${(performance.now() - started).toFixed(1)}ms`));
 
     const certificate = clientCertificate(req);
-    if (method === 'POST' && url.pathname.replace(/\/+$/, '') === '/oauth2/token' && options.tls?.clientCa) {
+    if (url && method === 'POST' && url.pathname.replace(/\/+$/, '') === '/oauth2/token' && options.tls?.clientCa) {
       // Token requests are limited per client certificate, like any other endpoint per key.
       const verdict = options.limiter?.admit(`oauth:${certificate?.fingerprint ?? 'none'}`, TIERS.production, 'POST /oauth2/token', 60);
       if (verdict && !verdict.allowed) return refuse(verdict);
       if (verdict) options.limiter?.release(`oauth:${certificate?.fingerprint ?? 'none'}`);
+      limitHeaders = verdict?.headers ?? {};
+      const { pathname: path, searchParams: query } = url;
       readBody(req, 64 * 1024)
-        .then((body) => reply(engine.issueToken({ method, path: url.pathname, query: url.searchParams, headers: {}, body }, certificate)))
+        .then((body) => reply(engine.issueToken({ method, path, query, headers: {}, body }, certificate)))
         .catch(() => reply(error(500, { error: 'internal_error', message: 'The server failed to issue a token', request_id: requestId })));
       return;
     }
+    // The order (README "Over the wire: choices"): who is calling, then count (429), then the route
+    // (404, 405), the key (401), the body (413, 415) and the scope (403). A caller with a valid key
+    // counts against its tier (and the endpoint's limit, for a route that exists), one without
+    // against its address, so that unknown routes and key guessing are limited too.
     const authorization = header(req, 'authorization');
     const bearer = authorization && /^Bearer\s+(\S+)$/i.exec(authorization)?.[1];
-    const authorized = engine.authorize(method, url.pathname, bearer ? { bearer, certificate } : { apiKey: header(req, 'x-api-key'), certificate });
-    if ('response' in authorized) {
-      req.resume();
-      return reply(authorized.response);
-    }
-    const { route, key } = authorized;
+    const caller = engine.authenticate(bearer ? { bearer, certificate } : { apiKey: header(req, 'x-api-key'), certificate });
+    const match = url && engine.route(method, url.pathname);
+    const route = match && 'route' in match ? match.route : undefined;
+    const key = 'key' in caller ? caller.key : undefined;
     // Limits follow the credential's lineage: a rotated key, or another token of the same client,
     // does not start with fresh windows.
-    const limitId = key.lineage;
-    const verdict = options.limiter?.admit(limitId, TIERS[key.environment], `${route.method} ${route.path}`, route.perMinute);
-    const limitHeaders = verdict?.headers ?? {};
+    const verdict = key
+      ? options.limiter?.admit(key.lineage, TIERS[key.environment], route ? `${route.method} ${route.path}` : '(no route)', route?.perMinute ?? null)
+      : options.limiter?.admitAnonymous(req.socket.remoteAddress ?? 'unknown');
     if (verdict && !verdict.allowed) return refuse(verdict);
-    const release = () => verdict && options.limiter?.release(limitId);
-    res.on('close', release);
+    if (verdict && key) res.on('close', () => options.limiter?.release(key.lineage));
+    limitHeaders = verdict?.headers ?? {};
 
+    if (!url) {
+      req.resume();
+      return reply(error(400, { error: 'bad_request', message: 'The request target is not a valid path' }));
+    }
+    if (match && 'response' in match) {
+      req.resume();
+      return reply(match.response);
+    }
+    if ('response' in caller) {
+      req.resume();
+      return reply(caller.response);
+    }
+    const { pathname: path, searchParams: query } = url;
     readBody(req, limit)
       .then((body) => {
         if (body === undefined) {
           res.setHeader('connection', 'close');
-          return reply(error(413, { error: 'payload_too_large', message: `The request body is larger than ${limit / 1024 / 1024} MiB` }), limitHeaders);
+          return reply(error(413, { error: 'payload_too_large', message: `The request body is larger than ${limit / 1024 / 1024} MiB` }));
         }
         const type = header(req, 'content-type');
         if (body !== '' && type !== undefined && !JSON_TYPES.test(type)) {
-          return reply(error(415, { error: 'unsupported_media_type', message: `Send JSON (application/json, or application/fhir+json for claims), not ${type}` }), limitHeaders);
+          return reply(error(415, { error: 'unsupported_media_type', message: `Send JSON (application/json, or application/fhir+json for claims), not ${type}` }));
         }
         const headers: Record<string, string | undefined> = {};
         for (const [k, v] of Object.entries(req.headers)) headers[k] = Array.isArray(v) ? v.join(', ') : v;
         // Links in answers use the scheme this server really serves, never one a client claims.
         headers['x-forwarded-proto'] = tls ? 'https' : 'http';
-        reply(engine.handle({ method, path: url.pathname, query: url.searchParams, headers, body: body === '' ? undefined : body }, { key }), limitHeaders);
+        reply(engine.handle({ method, path, query, headers, body: body === '' ? undefined : body }, { key: caller.key }));
       })
       .catch(() => {
         if (!res.headersSent) reply(error(500, { error: 'internal_error', message: 'The server failed to process the request', request_id: requestId }));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cptProblem, datePart, groupIdProblem, isoDateProblem, npiCheckDigit, npiProblem } from '../../src/domain/validation.js';
+import { characterCount, cptProblem, datePart, groupIdProblem, isoDateProblem, npiCheckDigit, npiProblem } from '../../src/domain/validation.js';
 import { parseDuration } from '../../src/domain/duration.js';
 
 describe('field rules', () => {
@@ -43,5 +43,17 @@ describe('field rules', () => {
     expect(parseDuration('2d')).toBe(172_800_000);
     expect(parseDuration('0')).toBe(0);
     expect(parseDuration('ten')).toBeUndefined();
+  });
+
+  it('counts characters as code points: an emoji outside the BMP is one, a lone surrogate one', () => {
+    expect(characterCount('')).toBe(0);
+    expect(characterCount('notes')).toBe(5);
+    expect(characterCount('café')).toBe(4);
+    expect(characterCount('\u{1F600}'.repeat(500))).toBe(500);
+    expect('\u{1F600}'.repeat(500).length).toBe(1000);
+    expect(characterCount('a\u{1F1EB}\u{1F1F7}b')).toBe(4); // a flag is two code points
+    expect(characterCount('\uD83D')).toBe(1);
+    expect(characterCount('\uDE00x\uD83D')).toBe(3);
+    for (const text of ['x\u{10FFFF}y', '\u{1F600}\uD83D\u{1F600}', 'plain']) expect(characterCount(text)).toBe([...text].length);
   });
 });

@@ -4,7 +4,7 @@ import type { Handler } from '../action.js';
 import { readInput } from '../options.js';
 import { confirm } from '../prompt.js';
 
-const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
 export const api: Handler = async (ctx, [methodArg, path], opts) => {
       const method = methodArg!.toUpperCase();
@@ -39,7 +39,8 @@ export const api: Handler = async (ctx, [methodArg, path], opts) => {
         for (const [k, v] of Object.entries(response.headers)) ctx.io.stdout.write(`${k}: ${v}\n`);
         ctx.io.stdout.write('\n');
       }
-      ctx.io.stdout.write(`${JSON.stringify(response.body, null, 2)}\n`);
+      // A HEAD answer (or a 204) has no body to print.
+      if (response.body !== undefined) ctx.io.stdout.write(`${JSON.stringify(response.body, null, 2)}\n`);
       const exitCode = response.status >= 400 ? errorFromResponse(response.status, response.body).exitCode : response.status === 202 ? EXIT.PENDING : EXIT.OK;
       if (exitCode !== EXIT.OK) ctx.note(`HTTP ${response.status}`);
       return { exitCode };

@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { examples, type Act } from '../action.js';
 
 const run = () => import('./api.run.js');
-const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
 export function registerApi(program: Command, act: Act): void {
   examples(

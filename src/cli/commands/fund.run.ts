@@ -6,6 +6,7 @@ import type { FundingApproved, LedgerDetail, SettlementRecord } from '../../clie
 import type { ProviderRole } from '../../domain/fhir-claim.js';
 import { centsToAmount, formatCents, formatCentsGrouped, jsonNumberToCents, parseCents } from '../../domain/money.js';
 import { MAX_FUNDING_NOTES, splitPayouts, type PayoutShare } from '../../domain/settlement.js';
+import { characterCount } from '../../domain/validation.js';
 import { ConflictError, EXIT, NetworkError, NotFoundError, TpaError, UsageError, ValidationFailed } from '../../errors.js';
 import type { TableTools } from '../../render/output.js';
 import type { Handler } from '../action.js';
@@ -120,7 +121,7 @@ export const approve: Handler = async (ctx, [encounterId], opts) => {
   let amountText = opts.amount as string | undefined;
   let authCode = opts.authCode as string | undefined;
   const notes = opts.notes as string | undefined;
-  if (notes !== undefined && notes.length > MAX_FUNDING_NOTES) throw new ValidationFailed(`--notes: at most ${MAX_FUNDING_NOTES} characters (got ${notes.length})`);
+  if (notes !== undefined && characterCount(notes) > MAX_FUNDING_NOTES) throw new ValidationFailed(`--notes: at most ${MAX_FUNDING_NOTES} characters (got ${characterCount(notes)})`);
   if (amountText !== undefined && parseCents(amountText) === undefined) {
     throw new ValidationFailed(`--amount: "${amountText}" is not an amount with at most two decimals, e.g. 2280.00`);
   }

@@ -4,6 +4,7 @@ import type { RateSchedule, ScheduleItem, ScheduleItemInput, ScheduleSettings, S
 import { parseCsv } from '../../domain/csv.js';
 import type { FieldError } from '../../domain/errors.js';
 import { parseCents, parseRatio } from '../../domain/money.js';
+import { characterCount } from '../../domain/validation.js';
 import { NotFoundError, TpaError, UsageError, ValidationFailed } from '../../errors.js';
 import { toCsv, type TableTools } from '../../render/output.js';
 import type { Handler, Options } from '../action.js';
@@ -262,7 +263,7 @@ async function planImport(client: TpaClient, schedule: RateSchedule, text: strin
     const problem = rateProblem(rateType, rateText);
     if (problem) errors.push({ field: at, message: problem });
     if (bundleType !== '' && !BUNDLE_TYPES.includes(bundleType)) errors.push({ field: at, message: `bundle_type must be empty, ${BUNDLE_TYPES.join(' or ')} (got "${bundleType}")` });
-    if (notes.length > 500) errors.push({ field: at, message: 'notes are longer than 500 characters' });
+    if (characterCount(notes) > 500) errors.push({ field: at, message: `notes are longer than 500 characters (got ${characterCount(notes)})` });
     if (code === '' || problem) continue;
     let sspId = schedule.items.find((i) => i.ssp_code === code)?.ssp_id;
     if (!sspId) {

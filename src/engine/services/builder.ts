@@ -3,6 +3,7 @@
 // adjudication then use (DESIGN.md section 4, "Rate schedules").
 import type { FieldError } from '../../domain/errors.js';
 import { centsToAmount, formatCents, jsonNumberToCents, jsonNumberToRatio, mulDivRound, parseCents, parseRatio } from '../../domain/money.js';
+import { characterCount } from '../../domain/validation.js';
 import { isoSeconds } from '../clock.js';
 import type { EngineContext } from '../context.js';
 import { HttpError, jsonBody, queryWholeNumber, respond, servedLink, type EngineRequest, type EngineResponse } from '../http.js';
@@ -300,7 +301,8 @@ export function addSsp(ctx: EngineContext, req: EngineRequest, params: Record<st
   if (bundleType !== null && !(BUILDER_BUNDLE_TYPES as readonly unknown[]).includes(bundleType)) errors.push({ field: 'bundle_type', message: `must be ${BUILDER_BUNDLE_TYPES.join(' or ')}, or null` });
   if (eligible === true && bundleType === null) errors.push({ field: 'bundle_type', message: `is required when is_bundle_eligible is true: ${BUILDER_BUNDLE_TYPES.join(' or ')}` });
   const notes = body.notes ?? '';
-  if (typeof notes !== 'string' || notes.length > 500) errors.push({ field: 'notes', message: 'must be text of at most 500 characters' });
+  if (typeof notes !== 'string') errors.push({ field: 'notes', message: 'must be text of at most 500 characters' });
+  else if (characterCount(notes) > 500) errors.push({ field: 'notes', message: `must be text of at most 500 characters (got ${characterCount(notes)})` });
   invalid(errors);
   return ctx.db
     .transaction(() => {

@@ -4,6 +4,7 @@
 import type { FieldError } from '../../domain/errors.js';
 import { centsToAmount, formatCentsGrouped, jsonNumberToCents } from '../../domain/money.js';
 import { addBusinessDays, MAX_FUNDING_NOTES, splitPayouts } from '../../domain/settlement.js';
+import { characterCount } from '../../domain/validation.js';
 import { isoSeconds } from '../clock.js';
 import type { EngineContext } from '../context.js';
 import { HttpError, jsonBody, respond, type EngineRequest, type EngineResponse } from '../http.js';
@@ -32,8 +33,8 @@ function readApproval(req: EngineRequest): Approval {
   if (typeof code !== 'string' || code.trim() === '') errors.push({ field: 'authorization_code', message: 'is required, e.g. AUTH-20260302-ACME-0001' });
   else if (code.length > 100) errors.push({ field: 'authorization_code', message: 'must be at most 100 characters' });
   if (body.notes !== undefined && body.notes !== null && typeof body.notes !== 'string') errors.push({ field: 'notes', message: 'must be text' });
-  else if (typeof body.notes === 'string' && body.notes.length > MAX_FUNDING_NOTES) {
-    errors.push({ field: 'notes', message: `must be at most ${MAX_FUNDING_NOTES} characters (got ${body.notes.length})` });
+  else if (typeof body.notes === 'string' && characterCount(body.notes) > MAX_FUNDING_NOTES) {
+    errors.push({ field: 'notes', message: `must be at most ${MAX_FUNDING_NOTES} characters (got ${characterCount(body.notes)})` });
   }
   if (errors.length > 0) throw new HttpError(400, { errors });
   return {
