@@ -83,7 +83,8 @@ export interface Payout {
   net_to_provider: number;
 }
 
-export interface SettlementRecord {
+/** One transfer; the settlement record is the latest, earlier ones (FAILED or REFUNDED) are kept. */
+export interface SettlementTransfer {
   settlement_id: string;
   encounter_id: string;
   processor_transfer_id: string;
@@ -94,8 +95,16 @@ export interface SettlementRecord {
   aeob_match: { aeob_reference: string; aeob_amount: number | null; settlement_amount: number; variance: number; match_status: string } | null;
   initiated_at: string;
   completed_at: string | null;
-  refund_details: { refund_id: string; amount: number; reason: string; refunded_at: string } | null;
+  /** tpa's engine adds it: when the transfer failed. */
+  failed_at?: string | null;
+  /** `amount` is what came back (net to the providers); tpa's engine adds the gross and the fees kept. */
+  refund_details: { refund_id: string; amount: number; gross_amount?: number; fees_not_returned?: number; reason: string; refunded_at: string } | null;
   disputes: unknown[];
+}
+
+export interface SettlementRecord extends SettlementTransfer {
+  /** tpa's engine adds it: the encounter's earlier transfers, which failed or were refunded, oldest first. */
+  previous_transfers?: SettlementTransfer[];
 }
 
 export interface SettlementPending {
@@ -169,7 +178,7 @@ export interface LedgerDetail {
   entries: { sequence: number; type: string; timestamp: string; reference: string | null; description: string; financial_impact: Record<string, number> | null }[];
   financial_summary: Record<string, any>;
   service_lines: LedgerServiceLine[];
-  reconciliation: { claim_match_status: string; aeob_reference: string; processor_trace_id: string; settlement_record_id: string | null; external_claim_id: string };
+  reconciliation: { claim_match_status: string; aeob_reference: string | null; processor_trace_id: string | null; settlement_record_id: string | null; external_claim_id: string };
 }
 
 export interface Ssp {

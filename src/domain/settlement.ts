@@ -74,3 +74,38 @@ export function reconcile(aeobCents: number | null, settlementCents: number): { 
   const varianceCents = settlementCents - aeobCents;
   return { matchStatus: varianceCents === 0 ? 'EXACT' : 'VARIANCE', varianceCents };
 }
+
+/** What a refund brings back: what the providers received (net), the processor keeping its fees. */
+export interface RefundAmounts {
+  netCents: number;
+  grossCents: number;
+  feesCents: number;
+}
+
+/**
+ * A refund returns what reached the providers: each payout's `net_to_provider` (amount − fee). The
+ * processor's fees were spent on the transfer and do not come back (SPEC.md: `total_amount` is the
+ * amount before fees, `net_to_provider` what the provider received).
+ */
+export function refundAmounts(payouts: readonly { amountCents: number; feeCents: number }[]): RefundAmounts {
+  let grossCents = 0;
+  let feesCents = 0;
+  for (const p of payouts) {
+    grossCents += p.amountCents;
+    feesCents += p.feeCents;
+  }
+  return { netCents: grossCents - feesCents, grossCents, feesCents };
+}
+
+/**
+ * The amount a transfer leaves settled with the providers toward the benefit: all of it once
+ * COMPLETED (or on its way), none once it FAILED (no money moved) or was REFUNDED (it came back).
+ */
+export function settledCents(status: string, totalCents: number): number {
+  return status === 'FAILED' || status === 'REFUNDED' ? 0 : totalCents;
+}
+
+/** The AEOB amount of the simulated variance: 12.34 less than the benefit, never below 0.00. */
+export function varianceAeobCents(benefitCents: number, varianceCents: number): number {
+  return Math.max(0, benefitCents - varianceCents);
+}

@@ -162,10 +162,11 @@ describe('tpa settlement and tpa ledger', () => {
     const done = await run(['settlement', 'show', id, '--wait', '--timeout', '5s']);
     expect(done.code).toBe(0);
     expect(done.json()).toMatchObject({ status: 'COMPLETED', reconciliation_status: 'MATCHED', aeob_match: { match_status: 'EXACT' } });
-    const refund = await run(['local', 'simulate', 'refund', id]);
-    expect(refund.json()).toMatchObject({ status: 'REFUNDED', refund_details: { amount: 2280 } });
     const variance = await run(['local', 'simulate', 'aeob-variance', id]);
     expect(variance.json()).toMatchObject({ reconciliation_status: 'UNMATCHED', aeob_match: { match_status: 'VARIANCE' } });
+    const refund = await run(['local', 'simulate', 'refund', id]);
+    // What comes back is what the providers received, net of the processor fees.
+    expect(refund.json()).toMatchObject({ status: 'REFUNDED', refund_details: { amount: 2228.64, gross_amount: 2280, fees_not_returned: 51.36 } });
     expect((await run(['local', 'simulate', 'meteor-strike', id])).code).toBe(2);
   });
 

@@ -197,7 +197,7 @@ describe('the ledger', () => {
     expect(statuses('?status=PENDED')).toEqual(['PENDED']);
     expect(statuses('?status=ADJUDICATED')).toEqual(['ADJUDICATED']);
     expect(statuses('?status=PROCESSING')).toEqual(['PROCESSING']);
-    expect(statuses('?status=SUBMITTED')).toEqual([]);
+    expect(statuses('?status=SUBMITTED')).toEqual(['PROCESSING']); // not yet adjudicated
     expect(statuses('?status=RECONCILED')).toEqual([]);
     expect(statuses('?start_date=2026-03-01&end_date=2026-03-01')).toEqual(['PROCESSING']);
     // The anesthesia group is on the institutional encounters' care team, not their billing provider.
@@ -245,9 +245,10 @@ describe('sandbox scenarios and the stored clock', () => {
     expect(e.simulate('settlement-failure', failing)).toMatchObject({ status: 'FAILED', payouts: [{ payout_status: 'FAILED' }, {}, {}, {}] });
     expect(() => e.simulate('refund', refunded)).toThrow(/COMPLETED/);
     const next = at('2026-03-04T00:00:00Z');
-    const r = next.simulate('refund', refunded) as { status: string; refund_details: Record<string, unknown>; payouts: { payout_status: string }[] };
+    const r = next.simulate('refund', refunded) as { status: string; refund_details: Record<string, unknown>; payouts: { payout_status: string; net_to_provider: number }[] };
     expect(r.status).toBe('REFUNDED');
-    expect(r.refund_details).toMatchObject({ refund_id: expect.stringMatching(/^re_/), amount: 1580, reason: expect.any(String), refunded_at: '2026-03-04T00:00:00Z' });
+    const netCents = r.payouts.reduce((sum, p) => sum + cents(p.net_to_provider), 0);
+    expect(r.refund_details).toMatchObject({ refund_id: expect.stringMatching(/^re_/), amount: netCents / 100, gross_amount: 1580, reason: expect.any(String), refunded_at: '2026-03-04T00:00:00Z' });
     expect(r.payouts.every((p) => p.payout_status === 'RETURNED')).toBe(true);
     const v = next.simulate('aeob-variance', varying) as Record<string, unknown>;
     expect(v).toMatchObject({ reconciliation_status: 'UNMATCHED', aeob_match: { match_status: 'VARIANCE', variance: 12.34, aeob_amount: 1287.66 } });

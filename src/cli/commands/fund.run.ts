@@ -70,6 +70,8 @@ function suggestAuthCode(detail: LedgerDetail, today: string): string {
  * After a failure that leaves it unknown whether this approval landed: never resend; read the
  * ledger. The encounter was not funded before this request (checked first), so a FUNDING_APPROVED
  * entry with this request's authorization code is this approval; another code means someone else's.
+ * Only entries since the last failed or refunded transfer count: those before it are of a transfer
+ * that no longer funds the encounter (and an authorization code is never used twice).
  */
 async function afterAmbiguousFailure(ctx: Context, client: TpaClient, encounterId: string, authCode: string, cause: NetworkError): Promise<FundingApproved> {
   ctx.note(`the approval request failed without an answer (${cause.message}); it is not resent. Checking whether it happened…`);
@@ -84,14 +86,19 @@ async function afterAmbiguousFailure(ctx: Context, client: TpaClient, encounterI
       hint: `check before trying again: tpa ledger show ${encounterId}`,
     });
   }
-  const funding = detail.entries.find((e) => e.type === 'FUNDING_APPROVED');
+  let ended = -1;
+  detail.entries.forEach((e, i) => {
+    if (e.type === 'SETTLEMENT_FAILED' || e.type === 'SETTLEMENT_REFUNDED') ended = i;
+  });
+  const current = detail.entries.slice(ended + 1);
+  const funding = current.find((e) => e.type === 'FUNDING_APPROVED');
   if (!funding) throw new NetworkError(`the approval of ${encounterId} did not happen: the ledger has no fund release`, { hint: 'it is safe to run the same command again' });
   if (funding.reference !== authCode) {
     throw new ConflictError(`encounter ${encounterId} was funded by another approval (authorization ${funding.reference ?? 'unknown'}), not by this request`, {
       hint: `see: tpa settlement show ${encounterId}`,
     });
   }
-  const transfer = detail.entries.find((e) => e.type === 'SETTLEMENT_INITIATED');
+  const transfer = current.find((e) => e.type === 'SETTLEMENT_INITIATED');
   const settlement = (await client.settlement(encounterId)).body as SettlementRecord;
   ctx.note(`the approval did happen: transfer ${transfer?.reference ?? settlement.processor_transfer_id}, settlement ${settlement.settlement_id}`);
   return {
@@ -102,11 +109,18 @@ async function afterAmbiguousFailure(ctx: Context, client: TpaClient, encounterI
   };
 }
 
-/** Refuses, before anything is sent, an encounter that is already funded. */
-async function ensureNotFunded(client: TpaClient, encounterId: string): Promise<void> {
+/**
+ * Refuses, before anything is sent, an encounter that is already funded: its latest transfer is on
+ * its way or completed. After a FAILED or REFUNDED transfer the encounter can be approved again.
+ */
+async function ensureNotFunded(ctx: Context, client: TpaClient, encounterId: string): Promise<void> {
   const current = await client.settlement(encounterId);
   if (current.status === 200) {
     const s = current.body as SettlementRecord;
+    if (s.status === 'FAILED' || s.status === 'REFUNDED') {
+      ctx.note(`transfer ${s.processor_transfer_id} of encounter ${encounterId} is ${s.status}; this approval starts a new transfer (with a new authorization code)`);
+      return;
+    }
     const message = `encounter ${encounterId} is already funded (transfer ${s.processor_transfer_id}); nothing was sent`;
     throw new ConflictError(message, {
       code: 'duplicate_approval',
@@ -132,7 +146,7 @@ export const approve: Handler = async (ctx, [encounterId], opts) => {
     }
   }
   const client = await ctx.client();
-  await ensureNotFunded(client, id);
+  await ensureNotFunded(ctx, client, id);
   if (ctx.canPrompt) {
     const { tableTools } = await import('../../render/output.js');
     const t = await tableTools(ctx.colorErr);

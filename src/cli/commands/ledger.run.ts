@@ -92,7 +92,7 @@ function detailTable(t: TableTools, d: LedgerDetail): string {
     h('Money'),
     t.keyValues([
       ['Submitted charges', t.amount(f.submitted_charges)],
-      ['Contractual adjustment', `-${t.amount(f.adjustments?.contractual_adjustment)}`],
+      ['Contractual adjustment', f.adjustments?.contractual_adjustment == null ? t.amount(null) : `-${t.amount(f.adjustments.contractual_adjustment)}`],
       ['Allowed', t.amount(f.allowed_amount)],
       ['  Copay', t.amount(pr.copay)],
       ['  Deductible', t.amount(pr.deductible)],
@@ -120,8 +120,8 @@ function detailTable(t: TableTools, d: LedgerDetail): string {
     h('Reconciliation'),
     t.keyValues([
       ['Match', t.status(d.reconciliation.claim_match_status)],
-      ['AEOB', d.reconciliation.aeob_reference],
-      ['Processor trace', d.reconciliation.processor_trace_id],
+      ['AEOB', d.reconciliation.aeob_reference ?? '—'],
+      ['Processor trace', d.reconciliation.processor_trace_id ?? '—'],
       ['Settlement record', d.reconciliation.settlement_record_id ?? '—'],
     ]),
   ].join('\n');

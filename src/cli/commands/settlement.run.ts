@@ -1,6 +1,6 @@
 // Handlers of `tpa settlement` (declared in settlement.ts).
 import type { ApiResult } from '../../client/client.js';
-import type { SettlementPending, SettlementRecord } from '../../client/types.js';
+import type { SettlementPending, SettlementRecord, SettlementTransfer } from '../../client/types.js';
 import { parseDuration } from '../../domain/duration.js';
 import { EXIT, PendingError, UsageError } from '../../errors.js';
 import type { TableTools } from '../../render/output.js';
@@ -19,6 +19,7 @@ export function settlementTable(t: TableTools, s: SettlementRecord): string {
       ['Total', t.amount(s.total_amount)],
       ['Initiated', s.initiated_at],
       ['Completed', s.completed_at ?? '—'],
+      ...(s.failed_at ? [['Failed', s.failed_at] as [string, string]] : []),
       ['Reconciliation', t.status(s.reconciliation_status)],
     ]),
     t.table(
@@ -32,7 +33,18 @@ export function settlementTable(t: TableTools, s: SettlementRecord): string {
   }
   if (s.refund_details) {
     const r = s.refund_details;
-    parts.push(`Refund ${r.refund_id}: ${t.amount(r.amount)} on ${r.refunded_at} (${r.reason})`);
+    const gross = r.gross_amount === undefined ? '' : ` of ${t.amount(r.gross_amount)} sent, processor fees of ${t.amount(r.fees_not_returned)} not returned`;
+    parts.push(`Refund ${r.refund_id}: ${t.amount(r.amount)} came back${gross}, on ${r.refunded_at} (${r.reason})`);
+  }
+  const previous = s.previous_transfers ?? [];
+  if (previous.length > 0) {
+    parts.push(
+      t.c.bold('Earlier transfers'),
+      t.table(
+        ['Settlement', 'Transfer', 'Status', { header: 'Total', align: 'right' }, 'Initiated', 'Ended'],
+        previous.map((p: SettlementTransfer) => [p.settlement_id, p.processor_transfer_id, t.status(p.status), t.amount(p.total_amount), p.initiated_at, p.failed_at ?? p.refund_details?.refunded_at ?? p.completed_at ?? '—']),
+      ),
+    );
   }
   return parts.join('\n');
 }

@@ -11,7 +11,7 @@ import { HttpError, jsonBody, respond, type EngineRequest, type EngineResponse }
 import { withIdempotency } from '../idempotency.js';
 import { newId } from '../ids.js';
 import { addHistory, addStatus, encounterById, encounterData, lineProviders } from './encounters.js';
-import { settlementFor } from './settlement.js';
+import { settlementsOf, transferStands } from './settlement.js';
 
 
 interface Approval {
@@ -55,13 +55,27 @@ function decide(ctx: EngineContext, a: Approval): EngineResponse {
   const { db } = ctx;
   const encounter = encounterById(db, a.encounterId);
   if (!encounter) return respond(404, { error: 'encounter_not_found', encounter_id: a.encounterId, message: `No encounter ${a.encounterId}` });
-  const previous = settlementFor(db, a.encounterId);
-  if (previous) {
+  // A transfer that FAILED or was REFUNDED no longer funds the encounter: it can be approved again,
+  // under a new authorization code (each approval is its own authorization).
+  const transfers = settlementsOf(db, a.encounterId);
+  const previous = transfers.at(-1);
+  if (previous && transferStands(previous)) {
     return respond(400, {
       error: 'duplicate_approval',
       message: `Encounter ${a.encounterId} was already funded (transfer ${previous.processor_transfer_id}); nothing was sent`,
       previous_processor_transfer_id: previous.processor_transfer_id,
       encounter_id: a.encounterId,
+    });
+  }
+  const reused = transfers.find((t) => t.authorization_code === a.authorizationCode);
+  if (reused) {
+    return respond(400, {
+      errors: [
+        {
+          field: 'authorization_code',
+          message: `was the authorization of transfer ${reused.processor_transfer_id}, which is ${reused.status}; approving the encounter again needs a new authorization code`,
+        },
+      ],
     });
   }
   if (encounter.status === 'DENIED') {
@@ -98,11 +112,13 @@ function decide(ctx: EngineContext, a: Approval): EngineResponse {
   const initiatedAt = isoSeconds(now);
   const estimatedArrival = isoSeconds(addBusinessDays(now, 1));
   const settlementId = newId('stl_');
-  const transferId = encounter.processor_trace_id;
+  // The first transfer uses the trace id given at adjudication; a new one after a failed or
+  // refunded transfer is a new transfer with the processor, under a new id.
+  const transferId = previous ? newId('tr_') : encounter.processor_trace_id;
   db.prepare(
-    `INSERT INTO settlements (id, encounter_id, processor_transfer_id, status, total_amount_cents, authorization_code, notes, initiated_at, estimated_arrival)
-     VALUES (?, ?, ?, 'INITIATED', ?, ?, ?, ?, ?)`,
-  ).run(settlementId, encounter.id, transferId, expectedCents, a.authorizationCode, a.notes, initiatedAt, estimatedArrival);
+    `INSERT INTO settlements (id, encounter_id, attempt, processor_transfer_id, status, total_amount_cents, authorization_code, notes, initiated_at, estimated_arrival)
+     VALUES (?, ?, ?, ?, 'INITIATED', ?, ?, ?, ?, ?)`,
+  ).run(settlementId, encounter.id, (previous?.attempt ?? 0) + 1, transferId, expectedCents, a.authorizationCode, a.notes, initiatedAt, estimatedArrival);
   const payout = db.prepare(
     `INSERT INTO payouts (settlement_id, sequence, provider_npi, provider_name, provider_role, processor_payout_id, amount_cents, fee_cents, payout_status)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'PENDING')`,

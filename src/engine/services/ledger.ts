@@ -66,6 +66,7 @@ interface ListRow {
   service_date: string;
   status: string;
   completed_at: string | null;
+  disposition: string;
   first_cpt_code: string;
   charge_cents: number;
   allowed_cents: number;
@@ -82,7 +83,7 @@ interface ListRow {
   payer_name: string | null;
 }
 
-const LIST_COLUMNS = `e.id, e.ledger_id, e.encounter_number, e.provider_npi, e.service_date, e.status, e.completed_at, e.first_cpt_code,
+const LIST_COLUMNS = `e.id, e.ledger_id, e.encounter_number, e.provider_npi, e.service_date, e.status, e.completed_at, e.disposition, e.first_cpt_code,
   e.charge_cents, e.allowed_cents, e.deductible_cents, e.copay_cents, e.coinsurance_cents, e.patient_cents, e.benefit_cents, e.progression_json,
   c.description AS cpt_description,
   COALESCE(pr.name, json_extract(e.claim_json, '$.providerName'), 'NPI ' || e.provider_npi) AS provider_name, pr.role AS provider_role,
@@ -98,7 +99,11 @@ export function listLedger(ctx: EngineContext, req: EngineRequest): EngineRespon
   const params: Record<string, unknown> = {};
   if (f.start_date) (where.push('e.service_date >= @start'), (params.start = f.start_date));
   if (f.end_date) (where.push('e.service_date <= @end'), (params.end = f.end_date));
-  if (f.status) (where.push('e.status = @status'), (params.status = f.status));
+  // A claim goes SUBMITTED → PROCESSING in the same instant, so SUBMITTED (one of SPEC.md's filter
+  // values) finds every claim not yet adjudicated; PROCESSING alone still filters as itself. Both
+  // are ranges of the encounters_by_status index.
+  if (f.status === 'SUBMITTED') where.push(`e.status IN ('SUBMITTED', 'PROCESSING')`);
+  else if (f.status) (where.push('e.status = @status'), (params.status = f.status));
   if (f.provider_npi) (where.push('e.id IN (SELECT encounter_id FROM encounter_providers WHERE npi = @npi)'), (params.npi = f.provider_npi));
   const clause = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
   const count = ctx.db.prepare(`SELECT COUNT(*) FROM encounters e ${clause}`).pluck().get(params) as number;
@@ -132,9 +137,16 @@ function providerOf(db: Db, npi: string, fallbackName: string | null) {
   return { npi, name: p?.name ?? fallbackName ?? `NPI ${npi}`, role: p?.role ?? null, facility_npi: p?.facility_npi ?? null };
 }
 
+/**
+ * Whether the encounter has an adjudication: not before its completion, and never when it was
+ * pended or denied (SPEC.md: an entry that has no adjudication yet has null amounts).
+ */
+function adjudicated(completedAt: string | null, disposition: string): boolean {
+  return completedAt !== null && disposition !== 'PENDING_REVIEW' && disposition !== 'DENIED';
+}
+
 function listItem(row: ListRow): Record<string, unknown> {
-  // Amounts are null until the claim is adjudicated (SPEC.md "Ledger entry").
-  const amount = (cents: number) => (row.completed_at !== null ? centsToAmount(cents) : null);
+  const amount = (cents: number) => (adjudicated(row.completed_at, row.disposition) ? centsToAmount(cents) : null);
   return {
     id: row.ledger_id,
     encounter_id: row.id,
@@ -168,7 +180,8 @@ export function ledgerDetail(ctx: EngineContext, _req: EngineRequest, params: Re
   const { claim, adjudication: a, benefits } = data;
   const t = a.totals;
   const done = row.completed_at !== null;
-  const amount = (cents: number) => (done ? centsToAmount(cents) : null);
+  const hasAdjudication = adjudicated(row.completed_at, row.disposition);
+  const amount = (cents: number) => (hasAdjudication ? centsToAmount(cents) : null);
   const member = db.prepare('SELECT member_id, name, dob FROM members WHERE member_id = ?').get(row.member_id) as { member_id: string; name: string; dob: string } | undefined;
   const provider = providerOf(db, row.provider_npi, claim.providerName);
   const facility = provider.facility_npi ? providerByNpi(db, provider.facility_npi) : undefined;
@@ -182,7 +195,9 @@ export function ledgerDetail(ctx: EngineContext, _req: EngineRequest, params: Re
     financial_impact_json: string | null;
   }[];
   const providers = lineProviders(db, data);
+  // Money on its way is not settled yet; a FAILED or REFUNDED transfer settles nothing.
   const settled = settlement?.status === 'COMPLETED' ? settlement.total_amount_cents : 0;
+  // FAILED and REFUNDED (the latest transfer's) mean the benefit is owed again and can be funded anew.
   const balanceStatus = !done ? 'PENDING_ADJUDICATION' : row.status === 'DENIED' ? 'DENIED' : row.status === 'PENDED' ? 'PENDED' : !settlement ? (t.benefitCents === 0 ? 'SETTLED' : 'OPEN') : settlement.status === 'INITIATED' ? 'IN_TRANSIT' : settlement.status === 'COMPLETED' ? 'SETTLED' : settlement.status;
   return respond(200, {
     encounter: {
@@ -245,10 +260,12 @@ export function ledgerDetail(ctx: EngineContext, _req: EngineRequest, params: Re
         provider_role: p.providerRole,
       };
     }),
+    // As the claim response carries them: none before adjudication or for a pended claim, the AEOB
+    // only for a denied one; once funded, the trace is the current transfer's.
     reconciliation: {
       claim_match_status: settlement?.reconciliation_status ?? 'PENDING',
-      aeob_reference: row.aeob_reference,
-      processor_trace_id: row.processor_trace_id,
+      aeob_reference: done && row.disposition !== 'PENDING_REVIEW' ? row.aeob_reference : null,
+      processor_trace_id: hasAdjudication ? (settlement?.processor_transfer_id ?? row.processor_trace_id) : null,
       settlement_record_id: settlement?.id ?? null,
       external_claim_id: row.id,
     },

@@ -1,12 +1,14 @@
 // Sandbox triggers for the unhappy paths, like a payment sandbox's test triggers, so users can see
 // how their scripts handle them (`tpa local simulate`). Local engine only; never a route.
-import { centsToAmount } from '../../domain/money.js';
+import { centsToAmount, formatCentsGrouped } from '../../domain/money.js';
+import { reconcile, refundAmounts, settledCents, varianceAeobCents } from '../../domain/settlement.js';
 import { ConflictError, NotFoundError } from '../../errors.js';
 import { isoSeconds } from '../clock.js';
 import type { EngineContext } from '../context.js';
 import { newId } from '../ids.js';
-import { encounterById } from './encounters.js';
-import { reconcileSettlement, settlementBody, settlementFor } from './settlement.js';
+import type { Db } from '../store/db.js';
+import { addHistory, addStatus, encounterById, encounterData } from './encounters.js';
+import { reconcileSettlement, settlementBody, settlementFor, type SettlementRow } from './settlement.js';
 
 export const SCENARIOS = ['settlement-failure', 'refund', 'aeob-variance'] as const;
 export type Scenario = (typeof SCENARIOS)[number];
@@ -23,22 +25,76 @@ export function simulate(ctx: EngineContext, scenario: Scenario, encounterId: st
       const s = settlementFor(db, encounterId);
       if (!s) throw new ConflictError(`encounter ${encounterId} has no settlement: approve its funding first (tpa fund approve ${encounterId})`);
       const now = isoSeconds(ctx.clock.now());
-      if (scenario === 'settlement-failure') {
-        if (s.status !== 'INITIATED') throw new ConflictError(`the transfer is ${s.status}; a failure can be simulated only while it is INITIATED`);
-        db.prepare(`UPDATE settlements SET status = 'FAILED' WHERE id = ?`).run(s.id);
-        db.prepare(`UPDATE payouts SET payout_status = 'FAILED' WHERE settlement_id = ?`).run(s.id);
-      } else if (scenario === 'refund') {
-        if (s.status !== 'COMPLETED') throw new ConflictError(`the transfer is ${s.status}; a refund can be simulated only once it is COMPLETED (try: tpa local clock advance 3d)`);
-        const refund = { refund_id: newId('re_'), amount: centsToAmount(s.total_amount_cents), reason: 'Provider returned the funds (sandbox simulation)', refunded_at: now };
-        db.prepare(`UPDATE settlements SET status = 'REFUNDED', refund_json = ? WHERE id = ?`).run(JSON.stringify(refund), s.id);
-        db.prepare(`UPDATE payouts SET payout_status = 'RETURNED' WHERE settlement_id = ?`).run(s.id);
-      } else {
-        if (s.status === 'FAILED') throw new ConflictError('the transfer failed; there is nothing to reconcile');
-        db.prepare('UPDATE encounters SET aeob_adjustment_cents = ? WHERE id = ?').run(-SIMULATED_AEOB_VARIANCE_CENTS, encounterId);
+      if (scenario === 'settlement-failure') fail(db, s, now);
+      else if (scenario === 'refund') refund(db, s, now);
+      else {
+        if (s.status === 'FAILED' || s.status === 'REFUNDED') {
+          throw new ConflictError(`the transfer ${s.processor_transfer_id} is ${s.status}: nothing of it stays settled to reconcile against an AEOB`);
+        }
+        // The AEOB states 12.34 less than the benefit, but never a negative amount.
+        const benefitCents = encounterData(encounter).adjudication.totals.benefitCents;
+        const adjustmentCents = varianceAeobCents(benefitCents, SIMULATED_AEOB_VARIANCE_CENTS) - benefitCents;
+        db.prepare('UPDATE encounters SET aeob_adjustment_cents = ? WHERE id = ?').run(adjustmentCents, encounterId);
         // Already reconciled: reconcile again now; otherwise the arrival will find the variance.
-        if (s.reconciled_at !== null) reconcileSettlement(db, encounterId, now);
+        if (s.reconciled_at !== null) reconcileSettlement(db, s.id, now);
       }
       return settlementBody(db, settlementFor(db, encounterId)!, encounterById(db, encounterId)!);
     })
     .immediate();
+}
+
+/**
+ * The transfer failed: no money moved, so the benefit is owed again. The record is kept (FAILED),
+ * the history says so, and the ledger goes back to ADJUDICATED, from where it can be funded again.
+ */
+function fail(db: Db, s: SettlementRow, now: string): void {
+  if (s.status !== 'INITIATED') throw new ConflictError(`the transfer is ${s.status}; a failure can be simulated only while it is INITIATED`);
+  db.prepare(`UPDATE settlements SET status = 'FAILED', failed_at = ? WHERE id = ?`).run(now, s.id);
+  db.prepare(`UPDATE payouts SET payout_status = 'FAILED' WHERE settlement_id = ?`).run(s.id);
+  addHistory(db, s.encounter_id, {
+    type: 'SETTLEMENT_FAILED',
+    timestamp: now,
+    reference: s.processor_transfer_id,
+    description: `Transfer failed (sandbox simulation): no money moved; ${formatCentsGrouped(s.total_amount_cents)} is owed again and can be approved anew`,
+    financialImpact: { failed_amount: centsToAmount(s.total_amount_cents) },
+  });
+  addStatus(db, s.encounter_id, 'ADJUDICATED', now);
+}
+
+/**
+ * The providers sent the money back: what comes back is what they received (net of the processor
+ * fees, which are not returned). The reconciliation no longer matches, and the benefit is owed again.
+ */
+function refund(db: Db, s: SettlementRow, now: string): void {
+  if (s.status !== 'COMPLETED') throw new ConflictError(`the transfer is ${s.status}; a refund can be simulated only once it is COMPLETED (try: tpa local clock advance 3d)`);
+  const payouts = db.prepare('SELECT amount_cents AS amountCents, fee_cents AS feeCents FROM payouts WHERE settlement_id = ?').all(s.id) as { amountCents: number; feeCents: number }[];
+  const back = refundAmounts(payouts);
+  const refundId = newId('re_');
+  const details = {
+    refund_id: refundId,
+    amount: centsToAmount(back.netCents),
+    gross_amount: centsToAmount(back.grossCents),
+    fees_not_returned: centsToAmount(back.feesCents),
+    reason: 'Provider returned the funds (sandbox simulation)',
+    refunded_at: now,
+  };
+  // Nothing stays settled: matched again, the AEOB now differs by its whole amount.
+  const { matchStatus } = reconcile(s.aeob_amount_cents, settledCents('REFUNDED', s.total_amount_cents));
+  db.prepare('UPDATE settlements SET status = ?, refund_json = ?, match_status = ?, reconciliation_status = ?, reconciled_at = ? WHERE id = ?').run(
+    'REFUNDED',
+    JSON.stringify(details),
+    matchStatus,
+    matchStatus === 'EXACT' ? 'MATCHED' : 'UNMATCHED',
+    now,
+    s.id,
+  );
+  db.prepare(`UPDATE payouts SET payout_status = 'RETURNED' WHERE settlement_id = ?`).run(s.id);
+  addHistory(db, s.encounter_id, {
+    type: 'SETTLEMENT_REFUNDED',
+    timestamp: now,
+    reference: refundId,
+    description: `Transfer ${s.processor_transfer_id} refunded: ${formatCentsGrouped(back.netCents)} came back (processor fees of ${formatCentsGrouped(back.feesCents)} are not returned); the benefit is owed again and the settlement no longer matches the AEOB`,
+    financialImpact: { refunded_amount: centsToAmount(back.netCents) },
+  });
+  addStatus(db, s.encounter_id, 'ADJUDICATED', now);
 }

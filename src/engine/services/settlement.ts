@@ -1,7 +1,9 @@
 // Settlement records (SPEC.md "GET /v1/settlement/{encounter_id}/", DESIGN.md section 4): created
 // INITIATED by a funding approval, COMPLETED at the estimated arrival on the engine clock, then
-// reconciled against the AEOB, when the ledger moves to RECONCILED.
-import { reconcile } from '../../domain/settlement.js';
+// reconciled against the AEOB, when the ledger moves to RECONCILED. A transfer that FAILED or was
+// REFUNDED is kept, and the encounter can be funded again: each funding is a new record (`attempt`
+// 1, 2, ...); the latest is the encounter's settlement, the earlier ones its `previous_transfers`.
+import { reconcile, settledCents } from '../../domain/settlement.js';
 import { centsToAmount, formatCentsGrouped } from '../../domain/money.js';
 import { isoSeconds } from '../clock.js';
 import type { EngineContext } from '../context.js';
@@ -14,6 +16,7 @@ export type SettlementStatus = 'INITIATED' | 'COMPLETED' | 'FAILED' | 'REFUNDED'
 export interface SettlementRow {
   id: string;
   encounter_id: string;
+  attempt: number;
   processor_transfer_id: string;
   status: SettlementStatus;
   total_amount_cents: number;
@@ -27,6 +30,7 @@ export interface SettlementRow {
   aeob_amount_cents: number | null;
   reconciled_at: string | null;
   refund_json: string | null;
+  failed_at: string | null;
 }
 
 interface PayoutRow {
@@ -40,12 +44,29 @@ interface PayoutRow {
   payout_status: string;
 }
 
+/** The encounter's current transfer: its latest settlement record. */
 export function settlementFor(db: Db, encounterId: string): SettlementRow | undefined {
-  return db.prepare('SELECT * FROM settlements WHERE encounter_id = ?').get(encounterId) as SettlementRow | undefined;
+  return db.prepare('SELECT * FROM settlements WHERE encounter_id = ? ORDER BY attempt DESC LIMIT 1').get(encounterId) as SettlementRow | undefined;
+}
+
+/** Every settlement record of the encounter, the first transfer first. */
+export function settlementsOf(db: Db, encounterId: string): SettlementRow[] {
+  return db.prepare('SELECT * FROM settlements WHERE encounter_id = ? ORDER BY attempt').all(encounterId) as SettlementRow[];
+}
+
+/** A transfer still counts as the encounter's funding unless it FAILED or was REFUNDED. */
+export function transferStands(s: SettlementRow): boolean {
+  return s.status === 'INITIATED' || s.status === 'COMPLETED';
 }
 
 export function settlementBody(db: Db, s: SettlementRow, encounter: EncounterRow): Record<string, unknown> {
+  const earlier = settlementsOf(db, s.encounter_id).filter((x) => x.attempt < s.attempt);
+  return { ...transferBody(db, s, encounter), previous_transfers: earlier.map((x) => transferBody(db, x, encounter)) };
+}
+
+function transferBody(db: Db, s: SettlementRow, encounter: EncounterRow): Record<string, unknown> {
   const payouts = db.prepare('SELECT * FROM payouts WHERE settlement_id = ? ORDER BY sequence').all(s.id) as PayoutRow[];
+  const settled = settledCents(s.status, s.total_amount_cents);
   return {
     settlement_id: s.id,
     encounter_id: s.encounter_id,
@@ -72,12 +93,14 @@ export function settlementBody(db: Db, s: SettlementRow, encounter: EncounterRow
         : {
             aeob_reference: encounter.aeob_reference,
             aeob_amount: s.aeob_amount_cents === null ? null : centsToAmount(s.aeob_amount_cents),
-            settlement_amount: centsToAmount(s.total_amount_cents),
-            variance: centsToAmount(s.aeob_amount_cents === null ? s.total_amount_cents : s.total_amount_cents - s.aeob_amount_cents),
+            // Net of what came back: a refunded transfer leaves nothing settled.
+            settlement_amount: centsToAmount(settled),
+            variance: centsToAmount(s.aeob_amount_cents === null ? settled : settled - s.aeob_amount_cents),
             match_status: s.match_status,
           },
     initiated_at: s.initiated_at,
     completed_at: s.completed_at,
+    failed_at: s.failed_at,
     refund_details: s.refund_json === null ? null : JSON.parse(s.refund_json),
     disputes: [],
   };
@@ -125,7 +148,7 @@ export function completeDueSettlements(ctx: EngineContext): void {
           description: `Funds received by the provider${ctx.db.prepare('SELECT COUNT(*) AS n FROM payouts WHERE settlement_id = ?').pluck().get(s.id) === 1 ? '' : 's'}`,
           financialImpact: { settled_amount: centsToAmount(s.total_amount_cents) },
         });
-        reconcileSettlement(ctx.db, s.encounter_id, s.estimated_arrival);
+        reconcileSettlement(ctx.db, s.id, s.estimated_arrival);
       }
     })
     .immediate();
@@ -135,9 +158,10 @@ export function completeDueSettlements(ctx: EngineContext): void {
  * Matches a completed settlement against the AEOB: EXACT → MATCHED, else UNMATCHED; the ledger
  * moves to RECONCILED either way (DESIGN.md section 4), the record saying how it matched.
  */
-export function reconcileSettlement(db: Db, encounterId: string, at: string): void {
+export function reconcileSettlement(db: Db, settlementId: string, at: string): void {
+  const s = db.prepare('SELECT * FROM settlements WHERE id = ?').get(settlementId) as SettlementRow;
+  const encounterId = s.encounter_id;
   const encounter = encounterById(db, encounterId)!;
-  const s = settlementFor(db, encounterId)!;
   const benefitCents = encounterData(encounter).adjudication.totals.benefitCents;
   const aeobCents = benefitCents + encounter.aeob_adjustment_cents;
   const { matchStatus, varianceCents } = reconcile(aeobCents, s.total_amount_cents);

@@ -268,4 +268,46 @@ export const MIGRATIONS: readonly string[] = [
     expires_at TEXT NOT NULL
   );
   `,
+  // 6: more than one settlement per encounter: a FAILED or REFUNDED transfer is kept and the
+  // encounter can be funded again, each transfer numbered by `attempt` (1, 2, ...), the latest being
+  // the current one. SQLite cannot drop a UNIQUE constraint, so the table is rebuilt. Payouts
+  // reference settlements(id) and foreign keys are on: dropping a parent that still has children
+  // counts a violation that nothing undoes, so the payouts are set aside meanwhile and put back.
+  `
+  PRAGMA defer_foreign_keys = ON;
+  CREATE TABLE settlements_new (
+    id TEXT PRIMARY KEY,
+    encounter_id TEXT NOT NULL REFERENCES encounters(id),
+    attempt INTEGER NOT NULL DEFAULT 1,
+    processor_transfer_id TEXT NOT NULL,
+    status TEXT NOT NULL,
+    total_amount_cents INTEGER NOT NULL,
+    authorization_code TEXT NOT NULL,
+    notes TEXT,
+    initiated_at TEXT NOT NULL,
+    estimated_arrival TEXT NOT NULL,
+    completed_at TEXT,
+    reconciliation_status TEXT NOT NULL DEFAULT 'PENDING',
+    match_status TEXT,
+    aeob_amount_cents INTEGER,
+    reconciled_at TEXT,
+    refund_json TEXT,
+    failed_at TEXT,
+    UNIQUE (encounter_id, attempt)
+  );
+  INSERT INTO settlements_new (id, encounter_id, attempt, processor_transfer_id, status, total_amount_cents, authorization_code, notes,
+      initiated_at, estimated_arrival, completed_at, reconciliation_status, match_status, aeob_amount_cents, reconciled_at, refund_json)
+    SELECT id, encounter_id, 1, processor_transfer_id, status, total_amount_cents, authorization_code, notes,
+      initiated_at, estimated_arrival, completed_at, reconciliation_status, match_status, aeob_amount_cents, reconciled_at, refund_json
+    FROM settlements;
+  CREATE TEMP TABLE payouts_kept AS SELECT * FROM payouts;
+  DELETE FROM payouts;
+  DROP TABLE settlements;
+  ALTER TABLE settlements_new RENAME TO settlements;
+  CREATE INDEX settlements_due ON settlements (estimated_arrival) WHERE status = 'INITIATED';
+  INSERT INTO payouts (settlement_id, sequence, provider_npi, provider_name, provider_role, processor_payout_id, amount_cents, fee_cents, payout_status)
+    SELECT settlement_id, sequence, provider_npi, provider_name, provider_role, processor_payout_id, amount_cents, fee_cents, payout_status
+    FROM payouts_kept;
+  DROP TABLE payouts_kept;
+  `,
 ];
