@@ -17,9 +17,9 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 
 if (!Number.isInteger(N) || N < 10) throw new Error(`BENCH_CLAIMS must be a whole number of at least 10 (got "${process.env.BENCH_CLAIMS}")`);
 
-// Single-line claims over the seeded GRP-1001 contracts, none needing preauthorization. The
-// duplicate check keys on member, billing NPI, service date and codes, so each (NPI, code) below
-// gives one distinct claim per member and day. The facility bills institutionally (its own
+// Single-line claims over the seeded GRP-1001 contracts, none needing preauthorization. A line is
+// a duplicate of a paid one with the same member, payee, code and service date, so each (NPI,
+// code) below gives one distinct claim per member and day. The facility bills institutionally (its own
 // facility-fee line only); the others professionally.
 const KINDS = [
   ...['45378', '45380', '43235', '00811', '00731', '88305'].map((cpt) => ({ type: 'institutional', npi: '1234567893', cpt })),

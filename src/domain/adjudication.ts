@@ -1,7 +1,10 @@
-// Adjudication as DESIGN.md section 4 decides it: per line, allowed = the lesser of the billed
-// charge and the contract price; then the claim's copay, the member's remaining deductible and
-// coinsurance on the rest. benefit = allowed − patient responsibility, so the rule
-// allowed = benefit + patient responsibility holds to the cent on every line and in total.
+// Adjudication as DESIGN.md section 4 decides it, line by line: each line is judged on its own
+// service date (member coverage, the contract active that day), against the lines already paid
+// (duplicates) and the bundle episode it belongs to; then allowed = the lesser of the billed charge
+// and the contract price, the claim's copay, the deductible of each line's plan year and
+// coinsurance on the rest. Percentages are taken on the totals and the cents allocated to lines by
+// largest remainder, so lines add up to the totals exactly; benefit = allowed − patient
+// responsibility, so allowed = benefit + patient responsibility holds on every line and in total.
 import { allocate, mulDivRound, type Ratio } from './money.js';
 import type { ClaimLine, ParsedClaim } from './fhir-claim.js';
 
@@ -10,15 +13,28 @@ export type RateType = (typeof RATE_TYPES)[number];
 export const BUNDLE_TYPES = ['SINGLE', 'DOUBLE_HEADER', 'PACKAGE'] as const;
 export type BundleType = (typeof BUNDLE_TYPES)[number];
 export type Disposition = 'APPROVED' | 'PARTIAL_APPROVAL' | 'DENIED' | 'PENDING_REVIEW';
-export type LineStatus = 'ALLOWED' | 'NOT_COVERED';
+/**
+ * ALLOWED: priced (its benefit may still be 0.00); NOT_COVERED: no contract covers the code on the
+ * line's date; DENIED: the member was not covered that day, or the line was already paid; BUNDLED:
+ * included in a bundle already paid in the same episode; PENDED: the claim waits for information.
+ */
+export type LineStatus = 'ALLOWED' | 'NOT_COVERED' | 'DENIED' | 'BUNDLED' | 'PENDED';
 
-/** CARC-style denial codes used by the engine (X12 Claim Adjustment Reason Codes). */
+/** CARC-style reason codes used by the engine (X12 Claim Adjustment Reason Codes). */
 export const DENIAL = {
   COVERAGE_NOT_STARTED: { code: 'CARC-26', reason: 'Expenses incurred prior to coverage' },
   COVERAGE_TERMINATED: { code: 'CARC-27', reason: 'Expenses incurred after coverage terminated' },
   DUPLICATE: { code: 'CARC-18', reason: 'Exact duplicate claim/service' },
+  NOT_CONTRACTED: { code: 'CARC-96', reason: 'Non-covered charge: no active contract covers this service on its date' },
+  BUNDLED: { code: 'CARC-97', reason: 'The benefit for this service is included in the payment for another service of the bundle' },
 } as const;
 export const PEND_MISSING_PREAUTH = 'MISSING_PREAUTHORIZATION';
+
+/**
+ * How many days one bundle episode spans from its first service date (README, choices): the two
+ * procedures of a DOUBLE_HEADER are done the same day; a PACKAGE covers a multi-day episode.
+ */
+export const BUNDLE_EPISODE_DAYS: Record<BundleType, number> = { SINGLE: 1, DOUBLE_HEADER: 1, PACKAGE: 90 };
 
 export interface ContractCodeTerms {
   /** Fixed amount per unit for FLAT_RATE / CASE_RATE; null for percentage and bundle contracts. */
@@ -27,6 +43,7 @@ export interface ContractCodeTerms {
 }
 
 export interface ContractTerms {
+  id: string;
   rateType: RateType;
   /** PERCENT_OF_CHARGES: the multiplier applied to submitted charges. */
   multiplier: Ratio | null;
@@ -38,17 +55,34 @@ export interface ContractTerms {
 
 export interface PlanBenefits {
   deductibleCents: number;
-  /** Deductible already met before this claim (earlier claims of the plan year included). */
+  /** Deductible met before this claim in the plan year of the claim's service date. */
   deductibleMetCents: number;
+  /** Deductible met before this claim in each plan year its lines fall in (key: the plan year's first day). */
+  deductibleMetByPlanYear: Record<string, number>;
+  /** The plan year's first day as MM-DD (01-01: the calendar year). */
+  planYearStart: string;
   copayCents: number;
   coinsurancePercent: number;
   coverageStart: string;
   coverageEnd: string | null;
 }
 
+/** A line paid (allowed) on an earlier claim of the same member. */
+export interface PriorLine {
+  encounterId: string;
+  /** The line's payee (see AdjudicationInput.linePayees). */
+  providerNpi: string;
+  cptCode: string;
+  serviceDate: string;
+  contractId: string;
+  /** For a bundle line: the first service date of its episode. */
+  episodeStart: string | null;
+}
+
 export interface LineAdjudication {
   sequence: number;
   cptCode: string;
+  serviceDate: string;
   quantity: number;
   chargeCents: number;
   allowedCents: number;
@@ -59,6 +93,12 @@ export interface LineAdjudication {
   patientResponsibilityCents: number;
   benefitCents: number;
   status: LineStatus;
+  /** Why a line is not ALLOWED (a DENIAL code), else null. */
+  reasonCode: string | null;
+  /** Who is paid for the line (AdjudicationInput.linePayees). */
+  providerNpi: string;
+  contractId: string | null;
+  episodeStart: string | null;
   careTeamSequences: number[];
 }
 
@@ -85,10 +125,19 @@ export interface Adjudication {
 
 export interface AdjudicationInput {
   claim: ParsedClaim;
-  contract: ContractTerms;
+  /** The contract that prices each line (claim.lines order): active on the line's date and covering its code; null when none. */
+  lineContracts: readonly (ContractTerms | null)[];
   benefits: PlanBenefits;
-  /** Set when an earlier claim for the same member, provider, date and codes exists. */
-  duplicateOf: string | null;
+  /**
+   * Who is paid for each line (claim.lines order): the line's own provider when the processor can
+   * pay it, else the billing provider (the engine decides); the line's own provider when absent.
+   * Duplicates are keyed on it, so a line cannot be paid twice to one party by naming another.
+   */
+  linePayees?: readonly string[];
+  /** Lines already paid for the member on the claim's service dates (any provider). */
+  paidLines: readonly PriorLine[];
+  /** Bundle lines already paid for the member under the claim's bundle contracts, around the claim's dates. */
+  bundleLines: readonly PriorLine[];
 }
 
 /** The claim's service date: the earliest line date. */
@@ -96,91 +145,259 @@ export function claimServiceDate(claim: ParsedClaim): string {
   return claim.lines.map((l) => l.serviceDate).sort()[0] ?? claim.billablePeriod.start ?? claim.created;
 }
 
+/** The provider of a line: the care-team member its careTeamSequence names first, else the billing provider. */
+export function lineProviderNpi(claim: ParsedClaim, line: ClaimLine): string {
+  const member = claim.careTeam.find((m) => m.sequence === line.careTeamSequences[0]);
+  return member?.npi ?? claim.providerNpi;
+}
+
+/** The first day (YYYY-MM-DD) of the plan year a date falls in; `start` is MM-DD. */
+export function planYearOf(date: string, start: string): string {
+  const year = Number(date.slice(0, 4));
+  return `${date.slice(5) >= start ? year : year - 1}-${start}`;
+}
+
+const DAY_MS = 86_400_000;
+/** Whole days from one ISO date to another. */
+export function daysBetween(from: string, to: string): number {
+  return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS);
+}
+
+/** Where each line stands before pricing: the reason it cannot be paid, or null. */
+interface LineVerdict {
+  line: ClaimLine;
+  providerNpi: string;
+  contract: ContractTerms | null;
+  status: LineStatus;
+  reasonCode: string | null;
+  /** The earlier encounter a duplicate line repeats. */
+  duplicateOf: string | null;
+  episodeStart: string | null;
+}
+
 export function adjudicate(input: AdjudicationInput): Adjudication {
-  const { claim, contract, benefits } = input;
+  const { claim, benefits } = input;
   const serviceDate = claimServiceDate(claim);
-  const outcome = (disposition: Disposition, extra: Partial<Adjudication> = {}): Adjudication => {
-    const lines = extra.lines ?? claim.lines.map((line) => zeroLine(line, 'NOT_COVERED'));
-    return { disposition, serviceDate, denialCode: null, denialReason: null, pendReason: null, ...extra, lines, totals: sumLines(lines) };
-  };
+  const verdicts = judgeLines(input);
+  const eligible = verdicts.filter((v) => v.status === 'ALLOWED');
+  const finish = (disposition: Disposition, lines: LineAdjudication[], extra: Partial<Adjudication> = {}): Adjudication => ({
+    disposition,
+    serviceDate,
+    denialCode: null,
+    denialReason: null,
+    pendReason: null,
+    ...extra,
+    lines,
+    totals: sumLines(lines),
+  });
+  const zeroed = (status?: LineStatus) => verdicts.map((v) => zeroLine(v, status && v.status === 'ALLOWED' ? status : v.status));
 
-  if (serviceDate < benefits.coverageStart) {
-    return outcome('DENIED', { denialCode: DENIAL.COVERAGE_NOT_STARTED.code, denialReason: DENIAL.COVERAGE_NOT_STARTED.reason });
-  }
-  if (benefits.coverageEnd !== null && serviceDate > benefits.coverageEnd) {
-    return outcome('DENIED', { denialCode: DENIAL.COVERAGE_TERMINATED.code, denialReason: DENIAL.COVERAGE_TERMINATED.reason });
-  }
-  if (input.duplicateOf !== null) {
-    return outcome('DENIED', { denialCode: DENIAL.DUPLICATE.code, denialReason: `${DENIAL.DUPLICATE.reason} (${input.duplicateOf})` });
-  }
-  const needsPreauth = claim.lines.some((line) => contract.codes.get(line.cptCode)?.requiresPreauth);
+  const needsPreauth = eligible.some((v) => v.contract!.codes.get(v.line.cptCode)?.requiresPreauth);
   if (needsPreauth && claim.preauthorizations.length === 0) {
-    return outcome('PENDING_REVIEW', { pendReason: PEND_MISSING_PREAUTH });
+    return finish('PENDING_REVIEW', zeroed('PENDED'), { pendReason: PEND_MISSING_PREAUTH });
   }
 
-  const allowed = contractAllowed(claim.lines, contract);
+  const allowed = priceLines(verdicts, input.bundleLines);
+  const lines = shareCost(verdicts, allowed, benefits);
+  const paid = lines.filter((l) => l.status === 'ALLOWED');
+  if (paid.length === 0) {
+    const first = verdicts.find((v) => v.reasonCode !== null) ?? verdicts.find((v) => v.status !== 'ALLOWED');
+    const code = first?.reasonCode ?? DENIAL.NOT_CONTRACTED.code;
+    const reason = Object.values(DENIAL).find((d) => d.code === code)!.reason;
+    return finish('DENIED', lines, { denialCode: code, denialReason: first?.duplicateOf ? `${reason} (${first.duplicateOf})` : reason });
+  }
+  return finish(paid.length === lines.length ? 'APPROVED' : 'PARTIAL_APPROVAL', lines);
+}
+
+/** Coverage, contract and duplicates, each on the line's own date; lines that pass are ALLOWED for now. */
+function judgeLines(input: AdjudicationInput): LineVerdict[] {
+  const { claim, benefits } = input;
+  const paid = new Map<string, string>();
+  for (const p of input.paidLines) {
+    const key = `${p.providerNpi}|${p.cptCode}|${p.serviceDate}`;
+    if (!paid.has(key)) paid.set(key, p.encounterId);
+  }
+  const seen = new Set<string>();
+  return claim.lines.map((line, i): LineVerdict => {
+    const providerNpi = input.linePayees?.[i] ?? lineProviderNpi(claim, line);
+    const contract = input.lineContracts[i] ?? null;
+    const verdict = (status: LineStatus, reasonCode: string | null, duplicateOf: string | null = null): LineVerdict => ({
+      line,
+      providerNpi,
+      contract,
+      status,
+      reasonCode,
+      duplicateOf,
+      episodeStart: null,
+    });
+    if (line.serviceDate < benefits.coverageStart) return verdict('DENIED', DENIAL.COVERAGE_NOT_STARTED.code);
+    if (benefits.coverageEnd !== null && line.serviceDate > benefits.coverageEnd) return verdict('DENIED', DENIAL.COVERAGE_TERMINATED.code);
+    if (contract === null || !contract.codes.has(line.cptCode)) return verdict('NOT_COVERED', DENIAL.NOT_CONTRACTED.code);
+    // The same payee, code and date twice is one service paid twice: quantity counts units.
+    const key = `${providerNpi}|${line.cptCode}|${line.serviceDate}`;
+    const earlier = paid.get(key);
+    if (earlier !== undefined) return verdict('DENIED', DENIAL.DUPLICATE.code, earlier);
+    if (seen.has(key)) return verdict('DENIED', DENIAL.DUPLICATE.code);
+    seen.add(key);
+    return verdict('ALLOWED', null);
+  });
+}
+
+/**
+ * Allowed amount per line (0 for a line that is not ALLOWED), by contract: FLAT_RATE and
+ * CASE_RATE the negotiated rate × quantity; PERCENT_OF_CHARGES the multiplier on the contract's
+ * total charges of the claim, allocated by charge; BUNDLE by episode (`priceBundle`). Never more
+ * than the billed charge of a line. Marks bundle lines BUNDLED when their part was paid before.
+ */
+function priceLines(verdicts: LineVerdict[], bundleHistory: readonly PriorLine[]): number[] {
+  const allowed = verdicts.map(() => 0);
+  const byContract = new Map<ContractTerms, number[]>();
+  verdicts.forEach((v, i) => {
+    if (v.status !== 'ALLOWED') return;
+    const list = byContract.get(v.contract!) ?? [];
+    list.push(i);
+    byContract.set(v.contract!, list);
+  });
+  for (const [contract, indexes] of byContract) {
+    if (contract.rateType === 'BUNDLE') {
+      priceBundle(contract, indexes, verdicts, bundleHistory, allowed);
+    } else if (contract.rateType === 'PERCENT_OF_CHARGES') {
+      const charges = indexes.map((i) => verdicts[i]!.line.chargeCents);
+      const total = charges.reduce((a, b) => a + b, 0);
+      const m = contract.multiplier ?? { numerator: 0, denominator: 1 };
+      const shares = allocate(Math.min(total, mulDivRound(total, m.numerator, m.denominator)), charges);
+      indexes.forEach((i, k) => (allowed[i] = shares[k]!));
+    } else {
+      for (const i of indexes) {
+        const line = verdicts[i]!.line;
+        allowed[i] = Math.min(line.chargeCents, (contract.codes.get(line.cptCode)!.negotiatedRateCents ?? 0) * line.quantity);
+      }
+    }
+  }
+  return allowed;
+}
+
+/**
+ * One negotiated rate for the whole bundle, once per episode (README, choices): the rate is split
+ * in equal shares over the bundle's codes; the lines of parts not yet billed in their episode are
+ * allowed the shares of those parts together (the whole rate for a complete bundle), spread over
+ * the lines by charge and never above the charges; a part billed again later in the episode is
+ * included in what was paid (BUNDLED, 0.00). An episode: the member's lines under one bundle
+ * contract within BUNDLE_EPISODE_DAYS of its first service date.
+ */
+function priceBundle(contract: ContractTerms, indexes: number[], verdicts: LineVerdict[], history: readonly PriorLine[], allowed: number[]): void {
+  const span = BUNDLE_EPISODE_DAYS[contract.bundleType ?? 'PACKAGE'];
+  const episodes = new Map<string, Set<string>>();
+  for (const p of history) {
+    if (p.contractId !== contract.id || p.episodeStart === null) continue;
+    const codes = episodes.get(p.episodeStart) ?? new Set<string>();
+    codes.add(p.cptCode);
+    episodes.set(p.episodeStart, codes);
+  }
+  const ordered = [...indexes].sort((a, b) => {
+    const x = verdicts[a]!.line;
+    const y = verdicts[b]!.line;
+    return x.serviceDate === y.serviceDate ? x.sequence - y.sequence : x.serviceDate < y.serviceDate ? -1 : 1;
+  });
+  const lineEpisode = new Map<number, string>();
+  for (const i of ordered) {
+    const date = verdicts[i]!.line.serviceDate;
+    // The nearest episode whose first date is within the span, on either side: episodes of one
+    // member and contract therefore start at least a span apart, whatever order claims come in.
+    let best: string | undefined;
+    for (const start of episodes.keys()) {
+      const distance = Math.abs(daysBetween(start, date));
+      if (distance < span && (best === undefined || distance < Math.abs(daysBetween(best, date)))) best = start;
+    }
+    if (best === undefined) {
+      best = date;
+      episodes.set(best, new Set());
+    }
+    lineEpisode.set(i, best);
+  }
+  const codes = [...contract.codes.keys()].sort();
+  const shares = allocate(contract.bundleRateCents ?? 0, codes.map(() => 1));
+  const shareOf = new Map(codes.map((code, k) => [code, shares[k]!]));
+  for (const [start, billedBefore] of episodes) {
+    const members = ordered.filter((i) => lineEpisode.get(i) === start);
+    if (members.length === 0) continue;
+    const parts = members.filter((i) => !billedBefore.has(verdicts[i]!.line.cptCode));
+    for (const i of members) {
+      verdicts[i]!.episodeStart = start;
+      if (!parts.includes(i)) Object.assign(verdicts[i]!, { status: 'BUNDLED', reasonCode: DENIAL.BUNDLED.code });
+    }
+    const newCodes = new Set(parts.map((i) => verdicts[i]!.line.cptCode));
+    const allowance = [...newCodes].reduce((sum, code) => sum + (shareOf.get(code) ?? 0), 0);
+    const charges = parts.map((i) => verdicts[i]!.line.chargeCents);
+    const spread = allocate(Math.min(allowance, charges.reduce((a, b) => a + b, 0)), charges);
+    parts.forEach((i, k) => (allowed[i] = spread[k]!));
+  }
+}
+
+/**
+ * The member's share on the ALLOWED lines, in line order: the claim's copay on its first lines,
+ * then the deductible left in each line's plan year, then coinsurance on the rest, computed on
+ * the claim's total and allocated to the lines by largest remainder.
+ */
+function shareCost(verdicts: LineVerdict[], allowed: number[], benefits: PlanBenefits): LineAdjudication[] {
   let copayLeft = benefits.copayCents;
-  let deductibleLeft = Math.max(0, benefits.deductibleCents - benefits.deductibleMetCents);
-  const lines = claim.lines.map((line, i): LineAdjudication => {
+  const deductibleLeft = new Map<string, number>();
+  const base: number[] = [];
+  const parts = verdicts.map((v, i) => {
+    if (v.status !== 'ALLOWED') {
+      base.push(0);
+      return { copayCents: 0, deductibleCents: 0 };
+    }
     const allowedCents = allowed[i]!;
-    if (!contract.codes.has(line.cptCode)) return zeroLine(line, 'NOT_COVERED');
     const copayCents = Math.min(copayLeft, allowedCents);
     copayLeft -= copayCents;
-    const deductibleCents = Math.min(deductibleLeft, allowedCents - copayCents);
-    deductibleLeft -= deductibleCents;
-    const coinsuranceCents = mulDivRound(allowedCents - copayCents - deductibleCents, benefits.coinsurancePercent, 100);
+    const year = planYearOf(v.line.serviceDate, benefits.planYearStart);
+    const left = deductibleLeft.get(year) ?? Math.max(0, benefits.deductibleCents - (benefits.deductibleMetByPlanYear[year] ?? 0));
+    const deductibleCents = Math.min(left, allowedCents - copayCents);
+    deductibleLeft.set(year, left - deductibleCents);
+    base.push(allowedCents - copayCents - deductibleCents);
+    return { copayCents, deductibleCents };
+  });
+  const totalBase = base.reduce((a, b) => a + b, 0);
+  const coinsurance = allocate(mulDivRound(totalBase, benefits.coinsurancePercent, 100), base);
+  return verdicts.map((v, i): LineAdjudication => {
+    if (v.status !== 'ALLOWED') return zeroLine(v, v.status);
+    const { copayCents, deductibleCents } = parts[i]!;
+    const coinsuranceCents = coinsurance[i]!;
     const nonCoveredCents = 0;
     const patientResponsibilityCents = copayCents + deductibleCents + coinsuranceCents + nonCoveredCents;
     return {
-      ...lineBase(line),
-      allowedCents,
+      ...lineBase(v),
+      allowedCents: allowed[i]!,
       copayCents,
       deductibleCents,
       coinsuranceCents,
       nonCoveredCents,
       patientResponsibilityCents,
-      benefitCents: allowedCents - patientResponsibilityCents,
+      benefitCents: allowed[i]! - patientResponsibilityCents,
       status: 'ALLOWED',
+      reasonCode: null,
     };
   });
-  const covered = lines.filter((l) => l.status === 'ALLOWED').length;
-  return outcome(covered === lines.length ? 'APPROVED' : 'PARTIAL_APPROVAL', { lines });
 }
 
-/** Allowed amount per line (0 for a code the contract does not cover). */
-function contractAllowed(lines: readonly ClaimLine[], contract: ContractTerms): number[] {
-  const covered = lines.map((line) => contract.codes.has(line.cptCode));
-  if (contract.rateType === 'BUNDLE') {
-    // One negotiated rate for the bundle, spread over its lines by charge (DESIGN.md section 4).
-    const bundleCharges = lines.reduce((sum, line, i) => sum + (covered[i] ? line.chargeCents : 0), 0);
-    const bundleAllowed = Math.min(bundleCharges, contract.bundleRateCents ?? 0);
-    const shares = allocate(bundleAllowed, lines.map((line, i) => (covered[i] ? line.chargeCents : 0)));
-    return lines.map((_, i) => (covered[i] ? shares[i]! : 0));
-  }
-  return lines.map((line, i) => {
-    if (!covered[i]) return 0;
-    const terms = contract.codes.get(line.cptCode)!;
-    const price =
-      contract.rateType === 'PERCENT_OF_CHARGES'
-        ? mulDivRound(line.chargeCents, contract.multiplier?.numerator ?? 0, contract.multiplier?.denominator ?? 1)
-        : (terms.negotiatedRateCents ?? 0) * line.quantity;
-    return Math.min(line.chargeCents, price);
-  });
-}
-
-function lineBase(line: ClaimLine) {
+function lineBase(v: LineVerdict) {
   return {
-    sequence: line.sequence,
-    cptCode: line.cptCode,
-    quantity: line.quantity,
-    chargeCents: line.chargeCents,
-    careTeamSequences: line.careTeamSequences,
+    sequence: v.line.sequence,
+    cptCode: v.line.cptCode,
+    serviceDate: v.line.serviceDate,
+    quantity: v.line.quantity,
+    chargeCents: v.line.chargeCents,
+    providerNpi: v.providerNpi,
+    contractId: v.contract?.id ?? null,
+    episodeStart: v.episodeStart,
+    careTeamSequences: v.line.careTeamSequences,
   };
 }
 
-function zeroLine(line: ClaimLine, status: LineStatus): LineAdjudication {
+function zeroLine(v: LineVerdict, status: LineStatus): LineAdjudication {
   return {
-    ...lineBase(line),
+    ...lineBase(v),
     allowedCents: 0,
     copayCents: 0,
     deductibleCents: 0,
@@ -189,6 +406,7 @@ function zeroLine(line: ClaimLine, status: LineStatus): LineAdjudication {
     patientResponsibilityCents: 0,
     benefitCents: 0,
     status,
+    reasonCode: status === 'PENDED' ? null : v.reasonCode,
   };
 }
 

@@ -3,7 +3,7 @@
 // (references, identifiers, contained resources, codings in any order, extra elements) and names
 // the exact path of anything it cannot use.
 import { type FieldError, ValidationError } from './errors.js';
-import { jsonNumberToCents } from './money.js';
+import { formatCentsGrouped, jsonNumberToCents, jsonNumberToRatio, mulDivRound, type Ratio } from './money.js';
 import { clip, cptProblem, datePart, npiProblem } from './validation.js';
 
 export type ClaimType = 'professional' | 'institutional';
@@ -61,8 +61,17 @@ type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 const asArray = (v: unknown): unknown[] | undefined => (Array.isArray(v) ? v : undefined);
 
+export interface ParseOptions {
+  /**
+   * Today's date (YYYY-MM-DD, UTC) on the engine clock: services are claimed once rendered, so a
+   * service or creation date after it is refused (SPEC.md: `service_date` is when the service was
+   * rendered). Without it, dates are checked only against the claim's own `created` date.
+   */
+  today?: string;
+}
+
 /** Parses claim file text; one clear ValidationError for an empty, huge, non-JSON or non-Claim file. */
-export function parseClaimText(text: string): ParsedClaim {
+export function parseClaimText(text: string, options: ParseOptions = {}): ParsedClaim {
   if (Buffer.byteLength(text, 'utf8') > MAX_CLAIM_BYTES) {
     throw new ValidationError([{ field: '', message: `claim file is larger than ${MAX_CLAIM_BYTES / 1024 / 1024} MiB` }]);
   }
@@ -74,16 +83,16 @@ export function parseClaimText(text: string): ParsedClaim {
   } catch (err) {
     throw new ValidationError([{ field: '', message: `claim file is not valid JSON (${(err as Error).message})` }]);
   }
-  return parseClaim(value);
+  return parseClaim(value, options);
 }
 
-export function parseClaim(value: unknown): ParsedClaim {
+export function parseClaim(value: unknown, options: ParseOptions = {}): ParsedClaim {
   if (!isObject(value)) throw new ValidationError([{ field: '', message: 'a FHIR Claim must be a JSON object' }]);
   if (value.resourceType !== 'Claim') {
     const got = typeof value.resourceType === 'string' ? `"${clip(value.resourceType)}"` : 'nothing';
     throw new ValidationError([{ field: 'resourceType', message: `must be "Claim" (got ${got})` }]);
   }
-  return new ClaimReader(value).read();
+  return new ClaimReader(value, options).read();
 }
 
 class ClaimReader {
@@ -92,7 +101,10 @@ class ClaimReader {
   /** Sequences of every careTeam entry, valid provider or not, so lines are not blamed for it. */
   private readonly careTeamSequenceNumbers = new Set<number>();
 
-  constructor(private readonly claim: Json) {
+  constructor(
+    private readonly claim: Json,
+    private readonly options: ParseOptions,
+  ) {
     for (const resource of asArray(claim.contained) ?? []) {
       if (isObject(resource) && typeof resource.id === 'string') this.contained.set(resource.id, resource);
     }
@@ -114,9 +126,12 @@ class ClaimReader {
     const created = c.created === undefined ? null : datePart(c.created);
     if (c.created === undefined) this.fail('created', 'is required: the date the claim was created');
     else if (!created) this.fail('created', 'must be a date (YYYY-MM-DD) or date-time');
+    else if (this.options.today && created > this.options.today) this.fail('created', `is ${created}, after today (${this.options.today})`);
     const billablePeriod = this.billablePeriod();
     const careTeam = this.careTeam();
-    const lines = this.items(type, billablePeriod.start);
+    const lines = this.items(type, billablePeriod.start, created ?? null);
+    // The total is checked against the lines only once every line could be read.
+    if (lines && this.errors.length === 0) this.total(lines);
     const diagnosisCodes = this.diagnoses();
     const preauthorizations = this.preauthorizations();
     const insurer = isObject(c.insurer) && typeof c.insurer.reference === 'string' ? c.insurer.reference : null;
@@ -240,7 +255,7 @@ class ClaimReader {
     return members;
   }
 
-  private items(type: ClaimType | undefined, defaultDate: string | null): ClaimLine[] | undefined {
+  private items(type: ClaimType | undefined, defaultDate: string | null, created: string | null): ClaimLine[] | undefined {
     const items = asArray(this.claim.item);
     if (!items || items.length === 0) return this.fail('item', 'is required: at least one service line');
     if (items.length > MAX_CLAIM_ITEMS) return this.fail('item', `has ${items.length} lines; at most ${MAX_CLAIM_ITEMS} are accepted`);
@@ -256,7 +271,7 @@ class ClaimReader {
       else seen.add(sequence);
       const cptCode = this.cptCode(item.productOrService, `${path}.productOrService`);
       const revenueCode = this.revenueCode(item.revenue, `${path}.revenue`, type === 'institutional');
-      const serviceDate = this.serviceDate(item, path, defaultDate);
+      const serviceDate = this.serviceDate(item, path, defaultDate, created);
       const quantity = this.quantity(item.quantity, `${path}.quantity`);
       const chargeCents = this.charge(item, path, quantity);
       const careTeamSequences = this.careTeamSequences(item.careTeamSequence, `${path}.careTeamSequence`, sequences);
@@ -267,20 +282,34 @@ class ClaimReader {
     return lines;
   }
 
-  /** serviced[x]: servicedDate, or the start of servicedPeriod; else the claim's billablePeriod.start. */
-  private serviceDate(item: Json, path: string, defaultDate: string | null): string | null {
+  /**
+   * serviced[x]: servicedDate, or the start of servicedPeriod; else the claim's billablePeriod.start.
+   * A service is claimed once rendered: never after the claim's `created` date, nor after today.
+   */
+  private serviceDate(item: Json, path: string, defaultDate: string | null, created: string | null): string | null {
+    let date: string | undefined | null;
+    let field: string;
     if (item.servicedDate !== undefined) {
-      const date = datePart(item.servicedDate);
-      if (!date) this.fail(`${path}.servicedDate`, 'must be a date (YYYY-MM-DD)');
-      return date ?? null;
+      field = `${path}.servicedDate`;
+      date = datePart(item.servicedDate);
+      if (!date) return this.fail(field, 'must be a date (YYYY-MM-DD)') ?? null;
+    } else if (item.servicedPeriod !== undefined) {
+      field = `${path}.servicedPeriod.start`;
+      date = isObject(item.servicedPeriod) ? datePart(item.servicedPeriod.start) : undefined;
+      if (!date) return this.fail(field, 'must be a date (YYYY-MM-DD)') ?? null;
+      // A period still running has not been rendered yet either.
+      const end = isObject(item.servicedPeriod) && item.servicedPeriod.end !== undefined ? datePart(item.servicedPeriod.end) : undefined;
+      const today = this.options.today;
+      if (end && today && end > today) return this.fail(`${path}.servicedPeriod.end`, `is ${end}, in the future (today is ${today})`) ?? null;
+    } else {
+      if (!defaultDate) return this.fail(`${path}.servicedDate`, 'is required (or billablePeriod.start)') ?? null;
+      field = `${path}.servicedDate`;
+      date = defaultDate;
     }
-    if (item.servicedPeriod !== undefined) {
-      const start = isObject(item.servicedPeriod) ? datePart(item.servicedPeriod.start) : undefined;
-      if (!start) this.fail(`${path}.servicedPeriod.start`, 'must be a date (YYYY-MM-DD)');
-      return start ?? null;
-    }
-    if (!defaultDate) this.fail(`${path}.servicedDate`, 'is required (or billablePeriod.start)');
-    return defaultDate;
+    const today = this.options.today;
+    if (today && date > today) return this.fail(field, `is ${date}, in the future (today is ${today}): claim a service once it is rendered`) ?? null;
+    if (created && date > created) return this.fail(field, `is ${date}, after the claim's created date ${created}`) ?? null;
+    return date;
   }
 
   /** The CPT code: the coding with the CPT system, else one without a system, wherever it stands. */
@@ -316,7 +345,11 @@ class ClaimReader {
     return q as number;
   }
 
-  /** The line's charge: `net`, else `unitPrice` × quantity; USD with at most two decimals. */
+  /**
+   * The line's charge, USD with at most two decimals. FHIR R4: net = quantity × unitPrice × factor;
+   * when both are given they must agree to the cent (a mismatch is refused, never priced on one
+   * of them); `unitPrice` alone gives quantity × unitPrice × factor, rounded half away from zero.
+   */
   private charge(item: Json, path: string, quantity: number | undefined): number | undefined {
     const money = (v: unknown, field: string): number | undefined => {
       if (!isObject(v)) return this.fail(field, 'must be a Money object with value and currency');
@@ -327,12 +360,38 @@ class ClaimReader {
     };
     const limit = (cents: number | undefined, field: string): number | undefined =>
       cents !== undefined && cents > MAX_LINE_CHARGE_CENTS ? this.fail(field, 'is more than 99,999,999.99 for one line') : cents;
-    if (item.net !== undefined) return limit(money(item.net, `${path}.net`), `${path}.net.value`);
-    if (item.unitPrice !== undefined) {
-      const unit = money(item.unitPrice, `${path}.unitPrice`);
-      return unit === undefined || quantity === undefined ? undefined : limit(unit * quantity, `${path}.unitPrice.value`);
+    let factor: Ratio = { numerator: 1, denominator: 1 };
+    if (item.factor !== undefined) {
+      const f = jsonNumberToRatio(item.factor);
+      if (f === undefined || f.numerator === 0) return this.fail(`${path}.factor`, 'must be a positive number with at most six decimals');
+      factor = f;
     }
-    return this.fail(`${path}.net`, 'is required: the line charge (net, or unitPrice with quantity)');
+    const net = item.net === undefined ? undefined : limit(money(item.net, `${path}.net`), `${path}.net.value`);
+    if (item.unitPrice === undefined) {
+      if (item.net === undefined) return this.fail(`${path}.net`, 'is required: the line charge (net, or unitPrice with quantity)');
+      return net;
+    }
+    const unit = money(item.unitPrice, `${path}.unitPrice`);
+    if (unit === undefined || quantity === undefined) return undefined;
+    const computed = mulDivRound(unit * quantity, factor.numerator, factor.denominator);
+    if (item.net === undefined) return limit(computed, `${path}.unitPrice.value`);
+    if (net !== undefined && net !== computed) {
+      const factorText = item.factor === undefined ? '' : ` × factor ${String(item.factor)}`;
+      return this.fail(`${path}.net.value`, `is ${formatCentsGrouped(net)}, but quantity ${quantity} × unitPrice ${formatCentsGrouped(unit)}${factorText} is ${formatCentsGrouped(computed)}`);
+    }
+    return net;
+  }
+
+  /** The claim's `total`, when given, is USD and the sum of the lines' charges to the cent. */
+  private total(lines: ClaimLine[]): void {
+    const total = this.claim.total;
+    if (total === undefined) return;
+    if (!isObject(total)) return void this.fail('total', 'must be a Money object with value and currency');
+    if (total.currency !== undefined && total.currency !== 'USD') return void this.fail('total.currency', `must be USD (got "${clip(String(total.currency))}")`);
+    const cents = jsonNumberToCents(total.value);
+    if (cents === undefined) return void this.fail('total.value', 'must be a non-negative amount with at most two decimals');
+    const sum = lines.reduce((s, line) => s + line.chargeCents, 0);
+    if (cents !== sum) this.fail('total.value', `is ${formatCentsGrouped(cents)}, but the lines' charges add up to ${formatCentsGrouped(sum)}`);
   }
 
   private careTeamSequences(value: unknown, path: string, known: Set<number>): number[] | undefined {

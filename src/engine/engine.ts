@@ -63,7 +63,7 @@ export class Engine {
     if (adjudicationDelayMs === undefined) {
       throw new UsageError(`TPA_ADJUDICATION_DELAY must be a duration such as 3s or 0 (got "${delayText}")`);
     }
-    return new Engine(openDatabase(databaseFile(options.dataDir)), override, adjudicationDelayMs);
+    return new Engine(openDatabase(databaseFile(options.dataDir), { clockOverride: override }), override, adjudicationDelayMs);
   }
 
   /** A context for one request or operation: the clock is read once, so every step sees one time. */
@@ -166,7 +166,7 @@ export class Engine {
 
   /** The seeded reference data (`tpa local fixtures`). */
   fixtures(): Record<string, unknown> {
-    return fixtures(this.db);
+    return fixtures(this.db, isoSeconds(engineNow(this.db, this.override).now).slice(0, 10));
   }
 
   clock(): ClockStatus {

@@ -94,8 +94,8 @@ describe('claim submission and response', () => {
   });
 
   it('denies a claim for a member whose coverage ended before the service date', () => {
-    const ack = call(at(T0), 'POST', SUBMIT, template({ patient: 'MBR-1005', serviceDate: '2026-07-15' })).body as Record<string, string>;
-    expect(call(at('2026-07-15T10:00:00Z'), 'GET', response(ack.submission_id!)).body).toMatchObject({ disposition: 'DENIED', denial_code: 'CARC-27' });
+    const ack = call(at('2026-07-20T10:00:00Z'), 'POST', SUBMIT, template({ patient: 'MBR-1005', serviceDate: '2026-07-15' })).body as Record<string, string>;
+    expect(call(at('2026-07-20T10:01:00Z'), 'GET', response(ack.submission_id!)).body).toMatchObject({ disposition: 'DENIED', denial_code: 'CARC-27' });
   });
 
   it('pends a claim whose code needs preauthorization when supportingInfo has none', () => {

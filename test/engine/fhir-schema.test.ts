@@ -40,13 +40,15 @@ describe('FHIR R4 schema', () => {
     const approved = adjudicated(claimTemplate({ type: 'institutional', serviceDate: '2026-03-02' }));
     expect(approved.resourceType).toBe('ClaimResponse');
     expect(validator.validate(approved, true)).toEqual([]);
-    const partial = adjudicated(claimTemplate({ type: 'professional', cpt: ['45378', '99213'], serviceDate: '2026-03-03' }));
+    const partial = adjudicated(claimTemplate({ type: 'professional', cpt: ['45378', '99213'], serviceDate: '2026-03-01' }));
     expect(partial.outcome).toBe('partial');
     expect(validator.validate(partial, true)).toEqual([]);
   });
 
   it('the validator does catch a broken ClaimResponse', () => {
-    const broken = { ...adjudicated(claimTemplate({ type: 'professional', serviceDate: '2026-03-04' })), id: 'sub_has_underscores', use: 'bogus' };
+    const valid = adjudicated(claimTemplate({ type: 'professional', serviceDate: '2026-02-27' }));
+    expect(validator.validate(valid, true)).toEqual([]);
+    const broken = { ...valid, id: 'sub_has_underscores', use: 'bogus' };
     expect(validator.validate(broken, true)).not.toEqual([]);
   });
 });

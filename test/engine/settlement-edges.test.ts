@@ -306,7 +306,7 @@ describe('migration 6: several settlements per encounter', () => {
     old.transaction(() => {
       for (let v = 0; v < 5; v++) {
         old.exec(MIGRATIONS[v]!);
-        SEEDS[v]?.(old);
+        SEEDS[v]?.(old, () => new Date(MON));
       }
       old.pragma('user_version = 5');
       for (const [table, list] of rows) {

@@ -22,10 +22,22 @@ function claim(lines: Partial<ClaimLine>[], extra: Partial<ParsedClaim> = {}): P
   };
 }
 
-const benefits: PlanBenefits = { deductibleCents: 50000, deductibleMetCents: 0, copayCents: 2500, coinsurancePercent: 20, coverageStart: '2025-01-01', coverageEnd: null };
+const benefits: PlanBenefits = {
+  deductibleCents: 50000,
+  deductibleMetCents: 0,
+  deductibleMetByPlanYear: {},
+  planYearStart: '01-01',
+  copayCents: 2500,
+  coinsurancePercent: 20,
+  coverageStart: '2025-01-01',
+  coverageEnd: null,
+};
+/** Benefits with `met` already met in the 2026 plan year. */
+const met = (cents: number): Partial<PlanBenefits> => ({ deductibleMetCents: cents, deductibleMetByPlanYear: { '2026-01-01': cents } });
 
 function contract(rateType: RateType, codes: Record<string, number | null>, extra: Partial<ContractTerms> = {}): ContractTerms {
   return {
+    id: 'ctr_test',
     rateType,
     multiplier: null,
     bundleType: null,
@@ -35,11 +47,14 @@ function contract(rateType: RateType, codes: Record<string, number | null>, extr
   };
 }
 
-const run = (input: Partial<AdjudicationInput> & { claim: ParsedClaim; contract: ContractTerms }) => adjudicate({ benefits, duplicateOf: null, ...input });
+type RunInput = Partial<AdjudicationInput> & { claim: ParsedClaim; contract: ContractTerms };
+/** Every line priced under one contract, nothing paid before. */
+const run = ({ contract: terms, ...input }: RunInput) =>
+  adjudicate({ benefits, lineContracts: input.claim.lines.map(() => terms), paidLines: [], bundleLines: [], ...input });
 
 describe('adjudication (DESIGN.md section 4)', () => {
   it('allows the contract rate when it is below the charge, then copay, deductible and coinsurance in that order', () => {
-    const a = run({ claim: claim([{ chargeCents: 180000 }]), contract: contract('CASE_RATE', { '45378': 42500 }), benefits: { ...benefits, deductibleMetCents: 10000 } });
+    const a = run({ claim: claim([{ chargeCents: 180000 }]), contract: contract('CASE_RATE', { '45378': 42500 }), benefits: { ...benefits, ...met(10000) } });
     const line = a.lines[0]!;
     expect(a.disposition).toBe('APPROVED');
     expect(line.allowedCents).toBe(42500);
@@ -50,7 +65,7 @@ describe('adjudication (DESIGN.md section 4)', () => {
   });
 
   it('allows the charge when it is below the contract price', () => {
-    const a = run({ claim: claim([{ chargeCents: 30000 }]), contract: contract('FLAT_RATE', { '45378': 145000 }), benefits: { ...benefits, deductibleMetCents: 50000 } });
+    const a = run({ claim: claim([{ chargeCents: 30000 }]), contract: contract('FLAT_RATE', { '45378': 145000 }), benefits: { ...benefits, ...met(50000) } });
     expect(a.totals.allowedCents).toBe(30000);
     expect(a.totals.coinsuranceCents).toBe(5500); // 20% of 300.00 − 25.00 copay
     expect(a.totals.benefitCents).toBe(22000);
@@ -88,9 +103,11 @@ describe('adjudication (DESIGN.md section 4)', () => {
     expect(a.totals.benefitCents).toBe(0);
   });
 
-  it('denies a duplicate of an earlier claim, with CARC 18', () => {
-    const a = run({ claim: claim([{}]), contract: contract('CASE_RATE', { '45378': 42500 }), duplicateOf: 'enc_1' });
+  it('denies a claim whose every line was paid before, with CARC 18 naming the earlier encounter', () => {
+    const paidLines = [{ encounterId: 'enc_1', providerNpi: '1045782368', cptCode: '45378', serviceDate: '2026-03-02', contractId: 'ctr_test', episodeStart: null }];
+    const a = run({ claim: claim([{}]), contract: contract('CASE_RATE', { '45378': 42500 }), paidLines });
     expect(a).toMatchObject({ disposition: 'DENIED', denialCode: 'CARC-18' });
+    expect(a.denialReason).toContain('enc_1');
   });
 
   it('pends a claim whose code needs preauthorization when none is given, and approves it when one is', () => {
@@ -125,13 +142,14 @@ describe('allowed = benefit + patient responsibility, to the cent', () => {
     fc.assert(
       fc.property(fc.array(arbLine, { minLength: 1, maxLength: 20 }), arbContract, arbBenefits, (lines, c, b) => {
         const terms: ContractTerms = {
+          id: 'ctr_test',
           rateType: c.rateType,
           multiplier: { numerator: c.multiplier, denominator: 100 },
           bundleType: c.rateType === 'BUNDLE' ? 'PACKAGE' : null,
           bundleRateCents: c.bundleRate,
           codes: new Map(codes.map((code, i) => [code, { negotiatedRateCents: c.rateType === 'BUNDLE' ? null : c.rates[i]!, requiresPreauth: false }])),
         };
-        const a = adjudicate({ claim: claim(lines), contract: terms, benefits: { ...benefits, ...b }, duplicateOf: null });
+        const a = run({ claim: claim(lines), contract: terms, benefits: { ...benefits, ...b, deductibleMetByPlanYear: { '2026-01-01': b.deductibleMetCents } } });
         for (const l of a.lines) {
           expect(l.allowedCents).toBe(l.benefitCents + l.patientResponsibilityCents);
           expect(l.patientResponsibilityCents).toBe(l.copayCents + l.deductibleCents + l.coinsuranceCents + l.nonCoveredCents);

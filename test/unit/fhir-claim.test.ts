@@ -599,6 +599,8 @@ describe('amounts are exact integer cents', () => {
   ])('a net of %s is %s cents', (value, cents) => {
     const claim = fixture('professional');
     claim.item[0].net.value = value;
+    delete claim.item[0].unitPrice;
+    delete claim.total;
     expect(parseClaim(claim).lines[0]!.chargeCents).toBe(cents);
   });
 
@@ -622,27 +624,68 @@ describe('amounts are exact integer cents', () => {
     delete claim.item[1].net;
     claim.item[1].unitPrice = { value: 0.1, currency: 'USD' };
     claim.item[1].quantity = { value: 3 };
+    delete claim.total;
     const parsed = parseClaim(claim);
     expect(parsed.lines.map((l) => l.chargeCents)).toEqual([9999, 30]);
     expect(parsed.totalChargeCents).toBe(10029);
   });
 
-  it('net wins over unitPrice × quantity when both are given', () => {
+  it('a net that is not quantity × unitPrice is refused at item[i].net.value, never priced on either', () => {
     const claim = fixture('professional');
-    claim.item[0].quantity = { value: 2 };
-    claim.item[0].unitPrice = { value: 1000, currency: 'USD' };
-    claim.item[0].net = { value: 1500, currency: 'USD' };
-    expect(parseClaim(claim).lines[0]!.chargeCents).toBe(150000);
+    claim.item[0].quantity = { value: 3 };
+    claim.item[0].unitPrice = { value: 100, currency: 'USD' };
+    claim.item[0].net = { value: 1000, currency: 'USD' };
+    const errors = errorsOf(() => parseClaim(claim));
+    expect(errors.map((e) => e.field)).toEqual(['item[0].net.value']);
+    expect(errors[0]!.message).toContain('300.00');
   });
 
-  it('totalChargeCents is the sum of the line charges, whatever claim.total says', () => {
+  it('net = quantity × unitPrice × factor (FHIR R4), to the cent', () => {
+    const claim = fixture('professional');
+    claim.item[0].quantity = { value: 3 };
+    claim.item[0].unitPrice = { value: 100, currency: 'USD' };
+    claim.item[0].factor = 0.5;
+    claim.item[0].net = { value: 150, currency: 'USD' };
+    delete claim.total;
+    expect(parseClaim(claim).lines[0]!.chargeCents).toBe(15000);
+    claim.item[0].net = { value: 300, currency: 'USD' };
+    expect(rejectFields(claim)).toEqual(['item[0].net.value']);
+    delete claim.item[0].net;
+    claim.item[0].factor = 0.333;
+    expect(parseClaim(claim).lines[0]!.chargeCents).toBe(9990);
+    claim.item[0].factor = 0;
+    expect(rejectFields(claim)).toEqual(['item[0].factor']);
+  });
+
+  it('a claim total that is not the sum of the lines, or not in USD, is refused naming total', () => {
     const claim = fixture('professional');
     claim.item[0].net.value = 0.1;
+    claim.item[0].unitPrice.value = 0.1;
     claim.item[1].net.value = 0.2;
+    claim.item[1].unitPrice.value = 0.2;
     claim.total = { value: 999, currency: 'USD' };
+    expect(rejectFields(claim)).toEqual(['total.value']);
+    claim.total = { value: 0.3, currency: 'EUR' };
+    expect(rejectFields(claim)).toEqual(['total.currency']);
+    claim.total = { value: 0.3, currency: 'USD' };
     const parsed = parseClaim(claim);
     expect(parsed.totalChargeCents).toBe(30);
     expect(parsed.totalChargeCents).toBe(parsed.lines.reduce((sum, l) => sum + l.chargeCents, 0));
+  });
+
+  it('a service date after the claim was created, or after today, is refused naming the line', () => {
+    const claim = fixture('professional');
+    claim.created = '2026-03-01';
+    claim.item[1].servicedDate = '2026-03-02';
+    expect(rejectFields(claim)).toContain('item[1].servicedDate');
+    claim.created = '2030-01-01';
+    claim.item[1].servicedDate = '2030-01-01';
+    expect(fieldsOf(() => parseClaim(claim, { today: '2026-03-02' }))).toEqual(expect.arrayContaining(['created', 'item[1].servicedDate']));
+    expect(parseClaim(claim).lines[1]!.serviceDate).toBe('2030-01-01');
+    claim.created = '2026-03-02';
+    delete claim.item[1].servicedDate;
+    claim.item[1].servicedPeriod = { start: '2026-03-01', end: '2026-03-04' };
+    expect(fieldsOf(() => parseClaim(claim, { today: '2026-03-02' }))).toEqual(['item[1].servicedPeriod.end']);
   });
 
   it('a Money value without a currency is taken as USD', () => {

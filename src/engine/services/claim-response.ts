@@ -8,6 +8,9 @@ import type { ContractRow } from '../store/contracts.js';
 import type { EncounterRow } from './encounters.js';
 
 const ADJUDICATION_SYSTEM = 'http://terminology.hl7.org/CodeSystem/adjudication';
+// The HL7 adjudication code system has no coinsurance code; CARIN Blue Button's has (with copay and deductible).
+const CARIN_ADJUDICATION_SYSTEM = 'http://hl7.org/fhir/us/carin-bb/CodeSystem/C4BBAdjudication';
+const CARC_SYSTEM = 'https://x12.org/codes/claim-adjustment-reason-codes';
 
 export function adjudicationBody(a: Adjudication): Record<string, unknown> {
   const t = a.totals;
@@ -25,7 +28,9 @@ export function adjudicationBody(a: Adjudication): Record<string, unknown> {
 }
 
 const money = (cents: number) => ({ value: centsToAmount(cents), currency: 'USD' });
-const category = (code: string) => ({ coding: [{ system: ADJUDICATION_SYSTEM, code }] });
+const category = (code: string, system = ADJUDICATION_SYSTEM) => ({ coding: [{ system, code }] });
+/** A line's reason code (CARC-27) as an X12 CARC coding (27). */
+const reason = (code: string) => ({ coding: [{ system: CARC_SYSTEM, code: code.replace(/^CARC-/, '') }] });
 
 export function claimResponseResource(row: EncounterRow, claim: ParsedClaim, a: Adjudication, contract: ContractRow | undefined): Record<string, unknown> {
   const partial = a.disposition === 'PARTIAL_APPROVAL';
@@ -45,11 +50,14 @@ export function claimResponseResource(row: EncounterRow, claim: ParsedClaim, a: 
       : `Claim approved under contract ${contract?.contract_number ?? row.contract_id}`,
     item: a.lines.map((line) => ({
       itemSequence: line.sequence,
+      // Every part of the member's share is listed, so that allowable = copay + deductible +
+      // coinsurance + benefit can be checked on each item.
       adjudication: [
         { category: category('submitted'), amount: money(line.chargeCents) },
-        { category: category('allowable'), amount: money(line.allowedCents) },
+        { category: category('allowable'), amount: money(line.allowedCents), ...(line.reasonCode ? { reason: reason(line.reasonCode) } : {}) },
         { category: category('copay'), amount: money(line.copayCents) },
         { category: category('deductible'), amount: money(line.deductibleCents) },
+        { category: category('coinsurance', CARIN_ADJUDICATION_SYSTEM), amount: money(line.coinsuranceCents) },
         { category: category('benefit'), amount: money(line.benefitCents) },
       ],
     })),

@@ -2,18 +2,30 @@
 // "GET /v1/claims/{submission_id}/response/"). One claim is one encounter and one ledger entry
 // (DESIGN.md section 4). Adjudication is decided at submission, in the same transaction that
 // records the claim, and revealed when the engine clock reaches its ready time.
-import { adjudicate, claimServiceDate, type Adjudication, type PlanBenefits } from '../../domain/adjudication.js';
+import {
+  adjudicate,
+  BUNDLE_EPISODE_DAYS,
+  claimServiceDate,
+  DENIAL,
+  lineProviderNpi,
+  planYearOf,
+  type Adjudication,
+  type ContractTerms,
+  type PlanBenefits,
+  type PriorLine,
+} from '../../domain/adjudication.js';
 import { ValidationError } from '../../domain/errors.js';
 import { parseClaimText, type ParsedClaim } from '../../domain/fhir-claim.js';
 import { centsToAmount, formatCentsGrouped } from '../../domain/money.js';
-import { isoSeconds } from '../clock.js';
+import { isoDate, isoSeconds } from '../clock.js';
 import type { EngineContext } from '../context.js';
 import { HttpError, respond, type EngineRequest, type EngineResponse } from '../http.js';
 import { withIdempotency } from '../idempotency.js';
 import { fhirId, newId } from '../ids.js';
-import { activeContractsFor, contractById, contractTerms } from '../store/contracts.js';
+import { activeContractsFor, contractById, contractTerms, type ContractRow } from '../store/contracts.js';
+import type { Db } from '../store/db.js';
 import { adjudicationBody, claimResponseResource } from './claim-response.js';
-import { addHistory, addStatus, finalLedgerStatus, type EncounterRow } from './encounters.js';
+import { addHistory, addStatus, finalLedgerStatus, payeeNpi, providerByNpi, type EncounterRow } from './encounters.js';
 
 interface MemberRow {
   member_id: string;
@@ -21,16 +33,16 @@ interface MemberRow {
   plan_id: string;
   coverage_start: string;
   coverage_end: string | null;
-  deductible_met_cents: number;
   deductible_cents: number;
   copay_cents: number;
   coinsurance_percent: number;
+  plan_year_start: string;
 }
 
 export function submitClaim(ctx: EngineContext, req: EngineRequest): EngineResponse {
   let claim: ParsedClaim;
   try {
-    claim = parseClaimText(req.body ?? '');
+    claim = parseClaimText(req.body ?? '', { today: isoDate(ctx.clock.now()) });
   } catch (err) {
     if (err instanceof ValidationError) throw new HttpError(400, { errors: err.errors });
     throw err;
@@ -38,45 +50,102 @@ export function submitClaim(ctx: EngineContext, req: EngineRequest): EngineRespo
   return ctx.db.transaction(() => withIdempotency(ctx, 'claims.submit', req, () => recordClaim(ctx, claim))).immediate();
 }
 
+/**
+ * The engine's providers stand for the parties the processor can pay (SPEC.md: the provider has
+ * valid banking details). A care-team NPI the engine does not know cannot be paid, and money is
+ * never routed to an unknown party: the claim is refused naming the entry.
+ */
+function checkCareTeam(db: Db, claim: ParsedClaim): void {
+  const errors = claim.careTeam.flatMap((member, i) =>
+    providerByNpi(db, member.npi) ? [] : [{ field: `careTeam[${i}].provider`, message: `NPI ${member.npi} is not a provider known to the plan; it cannot be paid` }],
+  );
+  if (errors.length > 0) throw new HttpError(400, { errors });
+}
+
+/** The contract pricing each line: active on the line's own date and covering its code (the one covering most of the claim's codes first). */
+function contractsPerLine(db: Db, claim: ParsedClaim): { rows: (ContractRow | null)[]; terms: (ContractTerms | null)[] } {
+  const codes = [...new Set(claim.lines.map((l) => l.cptCode))];
+  const byDate = new Map<string, { contract: ContractRow; covered: string[] }[]>();
+  for (const date of new Set(claim.lines.map((l) => l.serviceDate))) {
+    byDate.set(date, activeContractsFor(db, claim.providerNpi, date, codes).sort((a, b) => b.covered.length - a.covered.length));
+  }
+  const terms = new Map<string, ContractTerms>();
+  const rows = claim.lines.map((line) => byDate.get(line.serviceDate)!.find((c) => c.covered.includes(line.cptCode))?.contract ?? null);
+  return { rows, terms: rows.map((row) => (row === null ? null : terms.get(row.id) ?? terms.set(row.id, contractTerms(db, row)).get(row.id)!)) };
+}
+
+type PaidLineRow = { encounter_id: string; provider_npi: string; cpt_code: string; service_date: string; contract_id: string; episode_start: string | null };
+const toPrior = (r: PaidLineRow): PriorLine => ({
+  encounterId: r.encounter_id,
+  providerNpi: r.provider_npi,
+  cptCode: r.cpt_code,
+  serviceDate: r.service_date,
+  contractId: r.contract_id,
+  episodeStart: r.episode_start,
+});
+
+function shiftDate(date: string, days: number): string {
+  return isoDate(new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000));
+}
+
 function recordClaim(ctx: EngineContext, claim: ParsedClaim): EngineResponse {
   const { db } = ctx;
   const member = db
     .prepare(
-      `SELECT m.*, p.deductible_cents, p.copay_cents, p.coinsurance_percent
+      `SELECT m.member_id, m.name, m.plan_id, m.coverage_start, m.coverage_end, p.deductible_cents, p.copay_cents, p.coinsurance_percent, p.plan_year_start
        FROM members m JOIN plans p ON p.id = m.plan_id WHERE m.member_id = ?`,
     )
     .get(claim.memberId) as MemberRow | undefined;
   if (!member) {
     throw new HttpError(400, { errors: [{ field: 'patient.reference', message: `no member "${claim.memberId}" is enrolled with the plan` }] });
   }
+  checkCareTeam(db, claim);
   const serviceDate = claimServiceDate(claim);
-  const codes = [...new Set(claim.lines.map((l) => l.cptCode))];
-  const candidates = activeContractsFor(db, claim.providerNpi, serviceDate, codes)
-    .filter((c) => c.covered.length > 0)
-    .sort((a, b) => b.covered.length - a.covered.length);
-  const chosen = candidates[0];
+  const lineContracts = contractsPerLine(db, claim);
+  const chosen = lineContracts.rows.find((row) => row !== null);
   if (!chosen) {
+    const codes = [...new Set(claim.lines.map((l) => l.cptCode))];
+    const dates = [...new Set(claim.lines.map((l) => l.serviceDate))].sort();
     return respond(404, {
       error: 'no_active_contract',
-      message: `No active contract for provider ${claim.providerNpi} covers ${codes.join(', ')} on ${serviceDate}`,
+      message: `No active contract for provider ${claim.providerNpi} covers ${codes.join(', ')} on ${dates.join(', ')}`,
       provider_npi: claim.providerNpi,
       cpt_codes: codes,
     });
   }
-  const fingerprint = [claim.memberId, claim.providerNpi, serviceDate, [...claim.lines.map((l) => l.cptCode)].sort().join('+')].join('|');
-  const duplicate = db
-    // A pended claim is waiting to be sent again with its preauthorization: that is no duplicate.
-    .prepare(`SELECT id FROM encounters WHERE fingerprint = ? AND disposition NOT IN ('DENIED', 'PENDING_REVIEW') ORDER BY submitted_at LIMIT 1`)
-    .get(fingerprint) as { id: string } | undefined;
+  const dates = [...new Set(claim.lines.map((l) => l.serviceDate))];
+  const paidLines = (
+    db.prepare('SELECT encounter_id, provider_npi, cpt_code, service_date, contract_id, episode_start FROM paid_lines WHERE member_id = ? AND service_date IN (SELECT value FROM json_each(?))').all(
+      member.member_id,
+      JSON.stringify(dates),
+    ) as PaidLineRow[]
+  ).map(toPrior);
+  const bundleLines: PriorLine[] = [];
+  const lastDate = [...dates].sort().at(-1)!;
+  for (const terms of new Set(lineContracts.terms)) {
+    if (terms?.rateType !== 'BUNDLE') continue;
+    const span = BUNDLE_EPISODE_DAYS[terms.bundleType ?? 'PACKAGE'];
+    const rows = db
+      .prepare('SELECT encounter_id, provider_npi, cpt_code, service_date, contract_id, episode_start FROM paid_lines WHERE member_id = ? AND contract_id = ? AND episode_start BETWEEN ? AND ?')
+      .all(member.member_id, terms.id, shiftDate(serviceDate, -(span - 1)), shiftDate(lastDate, span - 1)) as PaidLineRow[];
+    bundleLines.push(...rows.map(toPrior));
+  }
+  const met = new Map(
+    (db.prepare('SELECT plan_year, met_cents FROM member_deductibles WHERE member_id = ?').all(member.member_id) as { plan_year: string; met_cents: number }[]).map((r) => [r.plan_year, r.met_cents]),
+  );
+  const planYears = [...new Set(claim.lines.map((l) => planYearOf(l.serviceDate, member.plan_year_start)))];
   const benefits: PlanBenefits = {
     deductibleCents: member.deductible_cents,
-    deductibleMetCents: member.deductible_met_cents,
+    deductibleMetCents: met.get(planYearOf(serviceDate, member.plan_year_start)) ?? 0,
+    deductibleMetByPlanYear: Object.fromEntries(planYears.map((y) => [y, met.get(y) ?? 0])),
+    planYearStart: member.plan_year_start,
     copayCents: member.copay_cents,
     coinsurancePercent: member.coinsurance_percent,
     coverageStart: member.coverage_start,
     coverageEnd: member.coverage_end,
   };
-  const adjudication = adjudicate({ claim, contract: contractTerms(db, chosen.contract), benefits, duplicateOf: duplicate?.id ?? null });
+  const linePayees = claim.lines.map((line) => payeeNpi(db, claim.providerNpi, lineProviderNpi(claim, line)));
+  const adjudication = adjudicate({ claim, lineContracts: lineContracts.terms, linePayees, benefits, paidLines, bundleLines });
 
   const now = ctx.clock.now();
   const submittedAt = isoSeconds(now);
@@ -86,6 +155,8 @@ function recordClaim(ctx: EngineContext, claim: ParsedClaim): EngineResponse {
   // Encounters are never deleted, so the next rowid numbers them (COUNT(*) would scan the ledger).
   const sequence = (db.prepare('SELECT COALESCE(MAX(rowid), 0) + 1 FROM encounters').pluck().get() as number);
   const encounterNumber = `ENC-${serviceDate.slice(0, 4)}-${String(sequence).padStart(6, '0')}`;
+  // Kept for older readers of the row; duplicates are found line by line in paid_lines.
+  const fingerprint = [claim.memberId, claim.providerNpi, serviceDate, claim.lines.map((l) => l.cptCode).sort().join('+')].join('|');
   db.prepare(
     `INSERT INTO encounters (id, ledger_id, encounter_number, submission_id, contract_id, member_id, provider_npi, claim_type,
        service_date, submitted_at, ready_at, completed_at, status, disposition, fingerprint, claim_response_id, aeob_reference,
@@ -99,7 +170,7 @@ function recordClaim(ctx: EngineContext, claim: ParsedClaim): EngineResponse {
     ledgerId: newId('led_'),
     number: encounterNumber,
     submissionId,
-    contractId: chosen.contract.id,
+    contractId: chosen.id,
     memberId: member.member_id,
     npi: claim.providerNpi,
     type: claim.type,
@@ -126,10 +197,22 @@ function recordClaim(ctx: EngineContext, claim: ParsedClaim): EngineResponse {
   });
   const providerRow = db.prepare('INSERT OR IGNORE INTO encounter_providers (encounter_id, npi) VALUES (?, ?)');
   for (const npi of new Set([claim.providerNpi, ...claim.careTeam.map((m) => m.npi)])) providerRow.run(encounterId, npi);
-  // The member's deductible counts toward later claims from the moment this one is accepted.
-  if (adjudication.totals.deductibleCents > 0) {
-    db.prepare('UPDATE members SET deductible_met_cents = deductible_met_cents + ? WHERE member_id = ?').run(adjudication.totals.deductibleCents, member.member_id);
+  // A line counts as paid, and the member's deductible toward later claims of its plan year, from
+  // the moment the claim is accepted (the adjudication is decided now and revealed later).
+  const paidLine = db.prepare(
+    'INSERT INTO paid_lines (encounter_id, sequence, member_id, provider_npi, cpt_code, service_date, contract_id, episode_start) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+  );
+  const deductibleByYear = new Map<string, number>();
+  for (const line of adjudication.lines) {
+    if (line.status !== 'ALLOWED') continue;
+    paidLine.run(encounterId, line.sequence, member.member_id, line.providerNpi, line.cptCode, line.serviceDate, line.contractId, line.episodeStart);
+    const year = planYearOf(line.serviceDate, member.plan_year_start);
+    deductibleByYear.set(year, (deductibleByYear.get(year) ?? 0) + line.deductibleCents);
   }
+  const addMet = db.prepare(
+    'INSERT INTO member_deductibles (member_id, plan_year, met_cents) VALUES (?, ?, ?) ON CONFLICT (member_id, plan_year) DO UPDATE SET met_cents = met_cents + excluded.met_cents',
+  );
+  for (const [year, cents] of deductibleByYear) if (cents > 0) addMet.run(member.member_id, year, cents);
 
   addStatus(db, encounterId, 'SUBMITTED', submittedAt);
   addHistory(db, encounterId, {
@@ -141,8 +224,8 @@ function recordClaim(ctx: EngineContext, claim: ParsedClaim): EngineResponse {
   addHistory(db, encounterId, {
     type: 'VALIDATION',
     timestamp: submittedAt,
-    reference: chosen.contract.id,
-    description: validationText(chosen.contract.contract_number, member, adjudication),
+    reference: chosen.id,
+    description: validationText(chosen.contract_number, member, adjudication),
   });
   // Only a claim that goes on to adjudication passes through PROCESSING (DESIGN.md section 4:
   // SUBMITTED → PENDED and SUBMITTED → DENIED are direct).
@@ -157,10 +240,12 @@ function recordClaim(ctx: EngineContext, claim: ParsedClaim): EngineResponse {
 }
 
 function validationText(contractNumber: string, member: MemberRow, adjudication: Adjudication): string {
-  if (adjudication.denialCode === 'CARC-26' || adjudication.denialCode === 'CARC-27') {
-    return `Contract ${contractNumber} matched; member ${member.member_id} not covered on ${adjudication.serviceDate}`;
-  }
-  return `Contract ${contractNumber} matched; member ${member.member_id} covered on ${adjudication.serviceDate}`;
+  const uncovered = [...new Set(adjudication.lines.filter((l) => l.reasonCode === DENIAL.COVERAGE_NOT_STARTED.code || l.reasonCode === DENIAL.COVERAGE_TERMINATED.code).map((l) => l.serviceDate))];
+  const covered = [...new Set(adjudication.lines.map((l) => l.serviceDate))].filter((d) => !uncovered.includes(d));
+  const text = [`Contract ${contractNumber} matched`];
+  if (covered.length > 0) text.push(`member ${member.member_id} covered on ${covered.sort().join(', ')}`);
+  if (uncovered.length > 0) text.push(`member ${member.member_id} not covered on ${uncovered.sort().join(', ')}`);
+  return text.join('; ');
 }
 
 export function claimResponse(ctx: EngineContext, req: EngineRequest, params: Record<string, string>): EngineResponse {

@@ -1,6 +1,6 @@
 // Encounter rows and their history: the ledger's status progression and entries[] (SPEC.md
 // "Ledger entry detail"), written as the encounter moves.
-import type { Adjudication, Disposition, PlanBenefits } from '../../domain/adjudication.js';
+import { lineProviderNpi, type Adjudication, type Disposition, type PlanBenefits } from '../../domain/adjudication.js';
 import type { ParsedClaim, ProviderRole } from '../../domain/fhir-claim.js';
 import type { BenefitLine } from '../../domain/settlement.js';
 import type { Db } from '../store/db.js';
@@ -97,20 +97,30 @@ export function encounterData(row: EncounterRow): EncounterData {
 }
 
 /**
- * The provider of each service line: the care-team member the line names first, else the billing
- * provider; its role from the care team's role coding, else the provider registry, else the
- * workflow (FACILITY bills institutional claims, SURGEON professional ones).
+ * Who is paid for a line whose own provider (the care-team member it names first, else the
+ * billing provider) is `ownNpi`: that provider when the processor can pay it, else the billing
+ * provider. SPEC.md requires valid banking details with the processor; the engine's providers
+ * that hold a direct contract stand for those (Valley Family Clinic, with none, is paid through
+ * the billing provider).
+ */
+export function payeeNpi(db: Db, billingNpi: string, ownNpi: string): string {
+  if (ownNpi === billingNpi) return billingNpi;
+  return db.prepare('SELECT 1 FROM contracts WHERE npi = ? LIMIT 1').pluck().get(ownNpi) !== undefined ? ownNpi : billingNpi;
+}
+
+/**
+ * The payee of each service line, as decided at adjudication (lines stored before payees were
+ * recorded are worked out the same way now). The role is always the payee's own, from the
+ * providers registry, never a role the claim's care team assigns.
  */
 export function lineProviders(db: Db, data: EncounterData): (BenefitLine & { sequence: number })[] {
   const { claim, adjudication } = data;
-  const billing = providerByNpi(db, claim.providerNpi);
   return adjudication.lines.map((line) => {
     const claimLine = claim.lines.find((l) => l.sequence === line.sequence);
-    const member = claim.careTeam.find((m) => m.sequence === claimLine?.careTeamSequences[0]);
-    const npi = member?.npi ?? claim.providerNpi;
-    const known = member ? providerByNpi(db, member.npi) : billing;
-    const role: ProviderRole = member?.role ?? known?.role ?? (claim.type === 'institutional' ? 'FACILITY' : 'SURGEON');
-    const name = known?.name ?? member?.name ?? (member ? null : claim.providerName) ?? `NPI ${npi}`;
+    const npi = line.providerNpi ?? payeeNpi(db, claim.providerNpi, claimLine ? lineProviderNpi(claim, claimLine) : claim.providerNpi);
+    const payee = providerByNpi(db, npi);
+    const role: ProviderRole = payee?.role ?? (claim.type === 'institutional' ? 'FACILITY' : 'SURGEON');
+    const name = payee?.name ?? (npi === claim.providerNpi ? claim.providerName : null) ?? `NPI ${npi}`;
     return { sequence: line.sequence, providerNpi: npi, providerName: name, providerRole: role, benefitCents: line.benefitCents };
   });
 }

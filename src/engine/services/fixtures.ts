@@ -1,5 +1,6 @@
 // The seeded reference data as `tpa local fixtures` shows it, read from the database (so that it
 // also shows what later changes, e.g. deductible met so far).
+import { planYearOf } from '../../domain/adjudication.js';
 import { centsToAmount } from '../../domain/money.js';
 import type { Db } from '../store/db.js';
 
@@ -9,7 +10,7 @@ interface MemberFixtureRow {
   dob: string;
   coverage_start: string;
   coverage_end: string | null;
-  deductible_met_cents: number;
+  plan_year_start: string;
   plan_id: string;
   plan_name: string;
   deductible_cents: number;
@@ -17,7 +18,8 @@ interface MemberFixtureRow {
   coinsurance_percent: number;
 }
 
-export function fixtures(db: Db): Record<string, unknown> {
+/** `today`: the engine clock's date, whose plan year the deductible met so far is shown for. */
+export function fixtures(db: Db, today: string): Record<string, unknown> {
   const providers = db.prepare('SELECT npi, name, role, group_id, facility_npi FROM providers ORDER BY group_id, role, npi').all();
   const contracts = (db.prepare('SELECT * FROM contracts ORDER BY contract_number').all() as Record<string, unknown>[]).map((c) => {
     const codes = db.prepare('SELECT cpt_code, negotiated_rate_cents, requires_preauth FROM contract_rates WHERE contract_id = ? ORDER BY cpt_code').all(c.id) as {
@@ -48,24 +50,29 @@ export function fixtures(db: Db): Record<string, unknown> {
   const members = (
     db
       .prepare(
-        `SELECT m.member_id, m.name, m.dob, m.coverage_start, m.coverage_end, m.deductible_met_cents, p.id AS plan_id, p.name AS plan_name,
+        `SELECT m.member_id, m.name, m.dob, m.coverage_start, m.coverage_end, p.plan_year_start, p.id AS plan_id, p.name AS plan_name,
                 p.deductible_cents, p.copay_cents, p.coinsurance_percent
          FROM members m JOIN plans p ON p.id = m.plan_id ORDER BY m.member_id`,
       )
       .all() as MemberFixtureRow[]
-  ).map((m) => ({
-    member_id: m.member_id,
-    name: m.name,
-    dob: m.dob,
-    plan_id: m.plan_id,
-    plan_name: m.plan_name,
-    deductible: centsToAmount(m.deductible_cents),
-    deductible_met: centsToAmount(m.deductible_met_cents),
-    copay: centsToAmount(m.copay_cents),
-    coinsurance_percent: m.coinsurance_percent,
-    coverage_start: m.coverage_start,
-    coverage_end: m.coverage_end,
-  }));
+  ).map((m) => {
+    const planYear = planYearOf(today, m.plan_year_start);
+    const met = db.prepare('SELECT met_cents FROM member_deductibles WHERE member_id = ? AND plan_year = ?').pluck().get(m.member_id, planYear) as number | undefined;
+    return {
+      member_id: m.member_id,
+      name: m.name,
+      dob: m.dob,
+      plan_id: m.plan_id,
+      plan_name: m.plan_name,
+      deductible: centsToAmount(m.deductible_cents),
+      plan_year_start: planYear,
+      deductible_met: centsToAmount(met ?? 0),
+      copay: centsToAmount(m.copay_cents),
+      coinsurance_percent: m.coinsurance_percent,
+      coverage_start: m.coverage_start,
+      coverage_end: m.coverage_end,
+    };
+  });
   const cpt_codes = db.prepare('SELECT code, description FROM cpt_codes ORDER BY code').all();
   const builder_instances = db
     .prepare(

@@ -254,7 +254,10 @@ export function ledgerDetail(ctx: EngineContext, _req: EngineRequest, params: Re
         coinsurance_applied: amount(line.coinsuranceCents),
         patient_responsibility: amount(line.patientResponsibilityCents),
         benefit_amount: amount(line.benefitCents),
-        status: !done ? 'PENDING' : a.disposition === 'DENIED' ? 'DENIED' : a.disposition === 'PENDING_REVIEW' ? 'PENDED' : line.status,
+        // Each line's own outcome (DENIED, NOT_COVERED, BUNDLED) with its reason code; lines stored
+        // before line-level outcomes existed take the claim's.
+        status: !done ? 'PENDING' : a.disposition === 'PENDING_REVIEW' ? 'PENDED' : a.disposition === 'DENIED' && !line.reasonCode ? 'DENIED' : line.status,
+        denial_code: done && a.disposition !== 'PENDING_REVIEW' ? (line.reasonCode ?? (a.disposition === 'DENIED' ? a.denialCode : null)) : null,
         provider_npi: p.providerNpi,
         provider_name: p.providerName,
         provider_role: p.providerRole,

@@ -54,6 +54,7 @@ export function contractTerms(db: Db, contract: ContractRow): ContractTerms {
     contractRates(db, contract.id).map((r) => [r.cpt_code, { negotiatedRateCents: r.negotiated_rate_cents, requiresPreauth: r.requires_preauth === 1 }]),
   );
   return {
+    id: contract.id,
     rateType: contract.rate_type,
     multiplier: contract.medicare_multiplier === null ? null : parseRatio(contract.medicare_multiplier) ?? null,
     bundleType: contract.bundle_type,

@@ -2,6 +2,7 @@
 import Database from 'better-sqlite3';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { engineNow } from '../clock.js';
 import { MIGRATIONS } from './migrations.js';
 import { SEEDS } from './seed.js';
 
@@ -9,7 +10,12 @@ export type Db = Database.Database;
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
-export function openDatabase(file: string): Db {
+export interface OpenOptions {
+  /** The engine clock's TPA_CLOCK override: data a migration dates (a plan year) follows the engine clock. */
+  clockOverride?: Date;
+}
+
+export function openDatabase(file: string, options: OpenOptions = {}): Db {
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
   const db = new Database(file);
   // Several CLI processes may share one data dir: WAL lets readers run beside a writer, and the
@@ -18,7 +24,7 @@ export function openDatabase(file: string): Db {
   db.pragma('busy_timeout = 5000');
   db.pragma('foreign_keys = ON');
   db.pragma('synchronous = NORMAL');
-  migrate(db);
+  migrate(db, options);
   cacheStatements(db);
   return db;
 }
@@ -41,7 +47,7 @@ function cacheStatements(db: Db): void {
   }) as Db['prepare'];
 }
 
-function migrate(db: Db): void {
+function migrate(db: Db, options: OpenOptions): void {
   const current = db.pragma('user_version', { simple: true }) as number;
   if (current > SCHEMA_VERSION) {
     throw new Error(`the local database has schema version ${current}, newer than this tpa (${SCHEMA_VERSION}); upgrade tpa or run \`tpa local reset\``);
@@ -53,7 +59,7 @@ function migrate(db: Db): void {
     for (let v = version; v < SCHEMA_VERSION; v++) {
       db.exec(MIGRATIONS[v]!);
       // Each migration that brings new reference data seeds it, so an older database gains it too.
-      SEEDS[v]?.(db);
+      SEEDS[v]?.(db, () => engineNow(db, options.clockOverride).now);
     }
     db.pragma(`user_version = ${SCHEMA_VERSION}`);
   }).immediate();

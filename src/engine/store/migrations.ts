@@ -310,4 +310,30 @@ export const MIGRATIONS: readonly string[] = [
     FROM payouts_kept;
   DROP TABLE payouts_kept;
   `,
+  // 7: money rules line by line (issue 9): the lines already paid, for duplicates and bundle
+  // episodes; the deductible met per member and plan year (a plan year starts on plans.plan_year_start,
+  // MM-DD). Existing encounters and deductible figures are carried over by MIGRATION_DATA[6].
+  `
+  ALTER TABLE plans ADD COLUMN plan_year_start TEXT NOT NULL DEFAULT '01-01';
+
+  CREATE TABLE member_deductibles (
+    member_id TEXT NOT NULL REFERENCES members(member_id),
+    plan_year TEXT NOT NULL,
+    met_cents INTEGER NOT NULL,
+    PRIMARY KEY (member_id, plan_year)
+  );
+
+  CREATE TABLE paid_lines (
+    encounter_id TEXT NOT NULL REFERENCES encounters(id),
+    sequence INTEGER NOT NULL,
+    member_id TEXT NOT NULL,
+    provider_npi TEXT NOT NULL,
+    cpt_code TEXT NOT NULL,
+    service_date TEXT NOT NULL,
+    contract_id TEXT NOT NULL,
+    episode_start TEXT
+  );
+  CREATE INDEX paid_lines_by_date ON paid_lines (member_id, service_date);
+  CREATE INDEX paid_lines_by_episode ON paid_lines (member_id, contract_id, episode_start) WHERE episode_start IS NOT NULL;
+  `,
 ];

@@ -2,6 +2,9 @@
 // NPIs, contracts of every rate type and bundle type, members with plan benefits. Documented by
 // `tpa local fixtures` and the README; tests rely on these values, so change them with care.
 import type Database from 'better-sqlite3';
+import { lineProviderNpi, planYearOf, type Adjudication } from '../../domain/adjudication.js';
+import type { ParsedClaim } from '../../domain/fhir-claim.js';
+import { isoDate } from '../clock.js';
 import { CATALOG_VERSIONS, sspUuid } from './catalog-seed.js';
 
 export const SEED_PLANS = [
@@ -148,5 +151,47 @@ function seedBuilder(db: Database.Database): void {
   for (const b of SEED_BUILDER_INSTANCES) instance.run(b.id, b.name, b.contractId);
 }
 
-/** Seed data by migration index: what each migration's tables start with. */
-export const SEEDS: Record<number, (db: Database.Database) => void> = { 0: seedReference, 2: seedBuilder };
+/**
+ * Migration 7: the deductible met so far (the seed's figures on a new database, everything
+ * accumulated on an older one) counts for the plan year in force on the engine clock; the lines
+ * already paid are recorded from the stored adjudications, so that duplicates and bundle episodes
+ * see the claims made before the upgrade.
+ */
+function carryOverLineRules(db: Database.Database, now: () => Date): void {
+  const today = isoDate(now());
+  const members = db.prepare('SELECT m.member_id, m.deductible_met_cents, p.plan_year_start FROM members m JOIN plans p ON p.id = m.plan_id WHERE m.deductible_met_cents > 0').all() as {
+    member_id: string;
+    deductible_met_cents: number;
+    plan_year_start: string;
+  }[];
+  const met = db.prepare('INSERT INTO member_deductibles (member_id, plan_year, met_cents) VALUES (?, ?, ?)');
+  for (const m of members) met.run(m.member_id, planYearOf(today, m.plan_year_start), m.deductible_met_cents);
+  // Who is paid for a line (encounters.ts payeeNpi): its own provider when it holds a contract.
+  // Read before iterating, since no other statement may run while the encounters are iterated.
+  const payable = new Set(db.prepare('SELECT DISTINCT npi FROM contracts').pluck().all() as string[]);
+  const paid = db.prepare('INSERT INTO paid_lines (encounter_id, sequence, member_id, provider_npi, cpt_code, service_date, contract_id, episode_start) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+  const encounters = db
+    .prepare(
+      `SELECT e.id, e.member_id, e.contract_id, c.rate_type, e.claim_json, e.outcome_json FROM encounters e LEFT JOIN contracts c ON c.id = e.contract_id
+       WHERE e.disposition NOT IN ('DENIED', 'PENDING_REVIEW')`,
+    )
+    .iterate() as Iterable<{ id: string; member_id: string; contract_id: string; rate_type: string | null; claim_json: string; outcome_json: string }>;
+  const rows: unknown[][] = [];
+  for (const e of encounters) {
+    const claim = JSON.parse(e.claim_json) as ParsedClaim;
+    for (const line of (JSON.parse(e.outcome_json) as Adjudication).lines) {
+      const claimLine = claim.lines.find((l) => l.sequence === line.sequence);
+      if (line.status !== 'ALLOWED' || !claimLine) continue;
+      const own = lineProviderNpi(claim, claimLine);
+      const payee = own === claim.providerNpi || payable.has(own) ? own : claim.providerNpi;
+      rows.push([e.id, line.sequence, e.member_id, payee, line.cptCode, claimLine.serviceDate, e.contract_id, e.rate_type === 'BUNDLE' ? claimLine.serviceDate : null]);
+    }
+  }
+  for (const r of rows) paid.run(...r);
+}
+
+/**
+ * Data by migration index: what each migration's tables start with (or carry over), given the
+ * engine clock when something is dated.
+ */
+export const SEEDS: Record<number, (db: Database.Database, now: () => Date) => void> = { 0: seedReference, 2: seedBuilder, 6: carryOverLineRules };

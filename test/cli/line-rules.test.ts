@@ -1,0 +1,134 @@
+// Issue 9 through the real CLI process: every money rule applies to each line on its own date.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { claimOf, type ClaimSpec } from '../helpers/claims.js';
+import { tpa } from '../helpers/cli.js';
+import { tempDir } from '../helpers/engine.js';
+
+let home: ReturnType<typeof tempDir>;
+beforeEach(() => {
+  home = tempDir();
+});
+afterEach(() => home.remove());
+
+type Body = Record<string, any>;
+const run = (args: string[], clock: string) => tpa(args, { home: home.dir, env: { TPA_CLOCK: clock } });
+
+function file(claim: Body): string {
+  const path = join(home.dir, `claim-${Math.random().toString(36).slice(2)}.json`);
+  writeFileSync(path, JSON.stringify(claim));
+  return path;
+}
+
+/**
+ * `tpa claim submit FILE -o json`, then `tpa claim poll` (adjudication is immediate here, so this
+ * is what `--wait` gives, without its first two-second pause) on the engine clock `clock`.
+ */
+async function submit(clock: string, spec: ClaimSpec | Body, ...extra: string[]) {
+  const claim = 'lines' in spec ? claimOf(spec as ClaimSpec) : spec;
+  const ack = await run(['claim', 'submit', file(claim), '-o', 'json'], clock);
+  if (ack.code !== 0) return { ...ack, body: ack.stdout ? ack.json<Body>() : {} };
+  const r = await run(['claim', 'poll', ack.json<Body>().submission_id, '-o', 'json', ...extra], clock);
+  return { ...r, body: r.json<Body>() };
+}
+
+async function lines(clock: string, encounterId: string): Promise<Body[]> {
+  const r = await run(['ledger', 'show', encounterId, '-o', 'json'], clock);
+  expect(r.code).toBe(0);
+  return r.json<Body>().service_lines as Body[];
+}
+
+describe('tpa claim submit applies the rules line by line', () => {
+  it('item 1: the line after coverage ended is denied CARC-27; the covered line is paid', async () => {
+    const clock = '2026-08-01T10:00:00Z';
+    const r = await submit(clock, { patient: 'MBR-1005', lines: [{ code: '45378', date: '2026-06-30' }, { code: '43235', date: '2026-07-20' }] });
+    expect(r.code).toBe(0);
+    expect(r.body).toMatchObject({ disposition: 'PARTIAL_APPROVAL', adjudication: { allowed_amount: 425 } });
+    expect((await lines(clock, r.body.external_claim_id)).map((l) => [l.status, l.denial_code])).toEqual([
+      ['ALLOWED', null],
+      ['DENIED', 'CARC-27'],
+    ]);
+  });
+
+  it('item 2: the line after the contract ended is not paid; alone it exits 3 no_active_contract', async () => {
+    const clock = '2026-03-01T10:00:00Z';
+    const both = await submit(clock, { npi: '1673904821', lines: [{ code: '70553', date: '2025-12-31' }, { code: '70553', date: '2026-02-20' }] });
+    expect(both.body).toMatchObject({ disposition: 'PARTIAL_APPROVAL', adjudication: { allowed_amount: 900 } });
+    const alone = await submit(clock, { npi: '1673904821', lines: [{ code: '70553', date: '2026-02-20' }] });
+    expect(alone.code).toBe(3);
+    expect(alone.body.error).toBe('no_active_contract');
+  });
+
+  it('item 3: a service in the future exits 2 naming the line, and nothing is recorded', async () => {
+    const clock = '2026-03-02T10:00:00Z';
+    const r = await submit(clock, { lines: [{ code: '45378', date: '2030-01-01' }], created: '2026-03-02' });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('item[0].servicedDate');
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    const ledger = await run(['ledger', 'list', '-o', 'json'], clock);
+    expect(ledger.json<Body>().count).toBe(0);
+    const validate = await run(['claim', 'validate', file(claimOf({ lines: [{ code: '45378', date: '2026-03-02' }], created: '2026-03-01' }))], clock);
+    expect(validate.code).toBe(2);
+    expect(validate.stderr).toContain('item[0].servicedDate');
+  });
+
+  it('item 4: 45378 twice on one day is paid once, and again later not at all', async () => {
+    const clock = '2026-03-02T10:00:00Z';
+    const spec = { lines: [{ code: '45378', date: '2026-03-02' }, { code: '45378', date: '2026-03-02' }] };
+    const first = await submit(clock, spec);
+    expect(first.body).toMatchObject({ disposition: 'PARTIAL_APPROVAL', adjudication: { allowed_amount: 425 } });
+    const again = await submit(clock, spec);
+    expect(again.body).toMatchObject({ disposition: 'DENIED', denial_code: 'CARC-18' });
+  });
+
+  it('item 5: a single procedure of a DOUBLE_HEADER is allowed half the bundle rate, not all of it', async () => {
+    const r = await submit('2026-08-01T10:00:00Z', { npi: '1582736496', lines: [{ code: '29880', date: '2026-07-01' }] });
+    expect(r.body).toMatchObject({ disposition: 'APPROVED', adjudication: { allowed_amount: 1950 } });
+  });
+
+  it('item 6: a care-team NPI the plan does not know exits 2 naming the entry', async () => {
+    const r = await submit('2026-03-02T10:00:00Z', {
+      npi: '1234567893',
+      careTeam: [{ npi: '9876543213', role: 'anesthesiologist' }],
+      lines: [{ code: '00811', date: '2026-03-02', careTeam: 1 }],
+    });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('careTeam[0].provider');
+  });
+
+  it('item 7: the deductible starts again in January', async () => {
+    const clock = '2026-01-15T10:00:00Z';
+    const december = await submit(clock, { patient: 'MBR-1001', lines: [{ code: '45378', date: '2025-12-15' }] });
+    expect(december.body.adjudication.deductible_applied).toBe(400);
+    const january = await submit(clock, { patient: 'MBR-1001', lines: [{ code: '45378', date: '2026-01-10' }] });
+    expect(january.body.adjudication.deductible_applied).toBe(400);
+  });
+
+  it('item 8: validate and submit refuse a net that is not quantity × unitPrice, and a total that is not the lines', async () => {
+    const claim = claimOf({ lines: [{ code: '45378', date: '2026-03-02' }] });
+    Object.assign(claim.item[0], { quantity: { value: 3 }, unitPrice: { value: 100, currency: 'USD' }, net: { value: 1000, currency: 'USD' } });
+    claim.total = { value: 1, currency: 'USD' };
+    const v = await run(['claim', 'validate', file(claim)], '2026-03-02T10:00:00Z');
+    expect(v.code).toBe(2);
+    expect(v.stderr).toContain('item[0].net.value');
+    claim.item[0].net.value = 300;
+    const s = await submit('2026-03-02T10:00:00Z', claim);
+    expect(s.code).toBe(2);
+    expect(s.stderr).toContain('total.value');
+  });
+
+  it('item 9: 999 lines of 0.53 at 20% coinsurance cost the member the claim-level 100.89', async () => {
+    const codes = ['45378', '45380', '43235', '00811', '00731', '88305'];
+    const day = (n: number) => new Date(Date.UTC(2026, 0, 1) + n * 86_400_000).toISOString().slice(0, 10);
+    const spec = { npi: '1234567893', patient: 'MBR-1003', lines: Array.from({ length: 999 }, (_, i) => ({ code: codes[i % 6]!, date: day(Math.floor(i / 6)), charge: '0.53' })) };
+    const r = await submit('2026-07-01T10:00:00Z', spec);
+    expect(r.body.adjudication).toMatchObject({ allowed_amount: 529.47, copay_applied: 25, coinsurance_applied: 100.89, patient_responsibility: 125.89 });
+  });
+
+  it('item 12: the raw ClaimResponse lists the coinsurance of each item', async () => {
+    const r = await submit('2026-03-02T10:00:00Z', { npi: '1196382455', lines: [{ code: '00811', date: '2026-03-02' }] }, '--raw');
+    const codes = (r.body.claim_response.item[0].adjudication as Body[]).map((a) => a.category.coding[0].code);
+    expect(codes).toEqual(['submitted', 'allowable', 'copay', 'deductible', 'coinsurance', 'benefit']);
+  });
+});
