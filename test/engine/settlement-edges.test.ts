@@ -185,6 +185,11 @@ describe('the simulated AEOB variance (item 12)', () => {
     expect(approve(later, ack.external_claim_id, benefit).status).toBe(200);
     const v = at(TUE_NOON).simulate('aeob-variance', ack.external_claim_id) as Body;
     expect(v).toMatchObject({ reconciliation_status: 'UNMATCHED', aeob_match: { aeob_amount: 0, settlement_amount: benefit, variance: benefit, match_status: 'VARIANCE' } });
+    // Stated once: a second simulation changes nothing and adds no second reconciliation.
+    const e2 = at(TUE_NOON);
+    const before = entryTypes(detail(e2, ack.external_claim_id));
+    expect(() => e2.simulate('aeob-variance', ack.external_claim_id)).toThrow(/already states/);
+    expect(entryTypes(detail(e2, ack.external_claim_id))).toEqual(before);
   });
 
   it('is refused on a refunded or failed transfer, and adds no reconciliation entry', () => {

@@ -34,6 +34,10 @@ export function simulate(ctx: EngineContext, scenario: Scenario, encounterId: st
         // The AEOB states 12.34 less than the benefit, but never a negative amount.
         const benefitCents = encounterData(encounter).adjudication.totals.benefitCents;
         const adjustmentCents = varianceAeobCents(benefitCents, SIMULATED_AEOB_VARIANCE_CENTS) - benefitCents;
+        // Once stated, the AEOB is what it is: simulating it again changes nothing to reconcile.
+        if (encounter.aeob_adjustment_cents === adjustmentCents && adjustmentCents !== 0) {
+          throw new ConflictError(`the AEOB of encounter ${encounterId} already states the variance; nothing changed`);
+        }
         db.prepare('UPDATE encounters SET aeob_adjustment_cents = ? WHERE id = ?').run(adjustmentCents, encounterId);
         // Already reconciled: reconcile again now; otherwise the arrival will find the variance.
         if (s.reconciled_at !== null) reconcileSettlement(db, s.id, now);
