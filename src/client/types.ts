@@ -158,7 +158,8 @@ export interface LedgerServiceLine {
   patient_responsibility: number | null;
   benefit_amount: number | null;
   status: string;
-  /** tpa's engine adds these; another service may not. */
+  /** tpa's engine adds these; another service may not. `denial_code`: why the line is not paid. */
+  denial_code?: string | null;
   provider_npi?: string;
   provider_name?: string;
   provider_role?: string;

@@ -114,7 +114,7 @@ function detailTable(t: TableTools, d: LedgerDetail): string {
         t.amount(l.allowed_amount),
         t.amount(l.patient_responsibility),
         t.amount(l.benefit_amount),
-        t.status(l.status),
+        l.denial_code ? `${t.status(l.status)} ${l.denial_code}` : t.status(l.status),
       ]),
     ),
     h('Reconciliation'),
