@@ -299,20 +299,28 @@ function priceBundle(contract: ContractTerms, indexes: number[], verdicts: LineV
     const y = verdicts[b]!.line;
     return x.serviceDate === y.serviceDate ? x.sequence - y.sequence : x.serviceDate < y.serviceDate ? -1 : 1;
   });
+  // A day already billed stays in its episode: the facility's and the surgeon's lines of one
+  // procedure are one bundle, whatever episodes later claims create around that day.
+  const episodeOfDay = new Map<string, string>();
+  for (const p of history) if (p.contractId === contract.id && p.episodeStart !== null) episodeOfDay.set(p.serviceDate, p.episodeStart);
   const lineEpisode = new Map<number, string>();
   for (const i of ordered) {
     const date = verdicts[i]!.line.serviceDate;
-    // The nearest episode whose first date is within the span, on either side: episodes of one
-    // member and contract therefore start at least a span apart, whatever order claims come in.
-    let best: string | undefined;
-    for (const start of episodes.keys()) {
-      const distance = Math.abs(daysBetween(start, date));
-      if (distance < span && (best === undefined || distance < Math.abs(daysBetween(best, date)))) best = start;
+    // Else the nearest episode whose first date is within the span, on either side (the earlier on
+    // a tie): episodes of one member and contract start at least a span apart, whatever order
+    // claims come in.
+    let best = episodeOfDay.get(date);
+    if (best === undefined) {
+      for (const start of [...episodes.keys()].sort()) {
+        const distance = Math.abs(daysBetween(start, date));
+        if (distance < span && (best === undefined || distance < Math.abs(daysBetween(best, date)))) best = start;
+      }
     }
     if (best === undefined) {
       best = date;
       episodes.set(best, new Set());
     }
+    episodeOfDay.set(date, best);
     lineEpisode.set(i, best);
   }
   const codes = [...contract.codes.keys()].sort();

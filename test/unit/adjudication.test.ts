@@ -110,6 +110,28 @@ describe('adjudication (DESIGN.md section 4)', () => {
     expect(a.denialReason).toContain('enc_1');
   });
 
+  it('a day already billed in a bundle episode stays in it, whatever episodes later claims create nearby', () => {
+    const pkg = contract('BUNDLE', { '27447': null, '01402': null, '97161': null }, { bundleType: 'PACKAGE', bundleRateCents: 2850000 });
+    const prior = (cptCode: string, serviceDate: string, episodeStart: string, providerNpi = '1450827369') => ({
+      encounterId: 'enc_1',
+      providerNpi,
+      cptCode,
+      serviceDate,
+      contractId: 'ctr_test',
+      episodeStart,
+    });
+    // The facility's knee replacement on 21 March is in the episode of 1 January; an episode of
+    // 10 April came later. The surgeon's line for the same procedure that day is the same bundle.
+    const bundleLines = [prior('27447', '2026-03-21', '2026-01-01'), prior('97161', '2026-04-10', '2026-04-10')];
+    const a = run({
+      claim: claim([{ cptCode: '27447', serviceDate: '2026-03-21', chargeCents: 520000 }], { preauthorizations: ['PA-1'] }),
+      contract: pkg,
+      bundleLines,
+      linePayees: ['1582736496'],
+    });
+    expect(a.lines[0]).toMatchObject({ status: 'BUNDLED', reasonCode: 'CARC-97', allowedCents: 0, episodeStart: '2026-01-01' });
+  });
+
   it('pends a claim whose code needs preauthorization when none is given, and approves it when one is', () => {
     const terms = contract('BUNDLE', { '29881': null }, { bundleType: 'DOUBLE_HEADER', bundleRateCents: 390000 });
     (terms.codes as Map<string, { negotiatedRateCents: number | null; requiresPreauth: boolean }>).set('29881', { negotiatedRateCents: null, requiresPreauth: true });
