@@ -237,6 +237,7 @@ describe('a database from before line-level rules keeps its meaning (migration 7
     // Back to schema 6, as an older tpa left it: no paid lines, the deductible met on the member.
     const db = new Database(databaseFile(home.dir));
     db.exec(`DROP TABLE paid_lines; DROP TABLE member_deductibles; ALTER TABLE plans DROP COLUMN plan_year_start;
+      CREATE INDEX encounters_by_fingerprint ON encounters (fingerprint);
       UPDATE members SET deductible_met_cents = 40000 WHERE member_id = 'MBR-1001'; PRAGMA user_version = 6;`);
     db.close();
     const again = adjudicate(at, { patient: 'MBR-1001', lines: [{ code: '45378', date: '2026-03-02' }] });
@@ -292,7 +293,8 @@ describe('line amounts must agree (item 8)', () => {
 
   it('item.factor is part of the charge', () => {
     const claim = claimOf({ lines: [{ code: '45378', date: '2026-03-02', charge: '300.00' }] });
-    Object.assign(claim.item[0], { factor: 0.5, net: { value: 150, currency: 'USD' } });
+    claim.item[0].factor = 0.5;
+    delete claim.item[0].net;
     claim.total = { value: 150, currency: 'USD' };
     expect(adjudicate(at, claim).response.adjudication.total_charges).toBe(150);
   });

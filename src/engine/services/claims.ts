@@ -14,7 +14,7 @@ import {
   type PlanBenefits,
   type PriorLine,
 } from '../../domain/adjudication.js';
-import { ValidationError } from '../../domain/errors.js';
+import { ValidationError, type FieldError } from '../../domain/errors.js';
 import { parseClaimText, type ParsedClaim } from '../../domain/fhir-claim.js';
 import { centsToAmount, formatCentsGrouped } from '../../domain/money.js';
 import { isoDate, isoSeconds } from '../clock.js';
@@ -22,10 +22,10 @@ import type { EngineContext } from '../context.js';
 import { HttpError, respond, type EngineRequest, type EngineResponse } from '../http.js';
 import { withIdempotency } from '../idempotency.js';
 import { fhirId, newId } from '../ids.js';
-import { activeContractsFor, contractById, contractTerms, type ContractRow } from '../store/contracts.js';
+import { activeContractsFor, contractById, contractTerms, type ContractRateRow, type ContractRow } from '../store/contracts.js';
 import type { Db } from '../store/db.js';
 import { adjudicationBody, claimResponseResource } from './claim-response.js';
-import { addHistory, addStatus, finalLedgerStatus, payeeNpi, providerByNpi, type EncounterRow } from './encounters.js';
+import { addHistory, addStatus, finalLedgerStatus, type EncounterRow } from './encounters.js';
 
 interface MemberRow {
   member_id: string;
@@ -37,6 +37,8 @@ interface MemberRow {
   copay_cents: number;
   coinsurance_percent: number;
   plan_year_start: string;
+  /** The deductible met so far by plan year, as a JSON object. */
+  met_json: string;
 }
 
 export function submitClaim(ctx: EngineContext, req: EngineRequest): EngineResponse {
@@ -55,23 +57,37 @@ export function submitClaim(ctx: EngineContext, req: EngineRequest): EngineRespo
  * valid banking details). A care-team NPI the engine does not know cannot be paid, and money is
  * never routed to an unknown party: the claim is refused naming the entry.
  */
-function checkCareTeam(db: Db, claim: ParsedClaim): void {
-  const errors = claim.careTeam.flatMap((member, i) =>
-    providerByNpi(db, member.npi) ? [] : [{ field: `careTeam[${i}].provider`, message: `NPI ${member.npi} is not a provider known to the plan; it cannot be paid` }],
-  );
+function linePayees(db: Db, claim: ParsedClaim): string[] {
+  const payable = new Map<string, boolean>();
+  const errors: FieldError[] = [];
+  claim.careTeam.forEach((member, i) => {
+    // The billing provider is paid through its own contract (without one the claim is a 404).
+    if (member.npi === claim.providerNpi || payable.has(member.npi)) return;
+    const p = db
+      .prepare('SELECT EXISTS (SELECT 1 FROM providers WHERE npi = @npi) AS known, EXISTS (SELECT 1 FROM contracts WHERE npi = @npi) AS payable')
+      .get({ npi: member.npi }) as { known: number; payable: number };
+    if (!p.known) errors.push({ field: `careTeam[${i}].provider`, message: `NPI ${member.npi} is not a provider known to the plan; it cannot be paid` });
+    payable.set(member.npi, p.payable === 1);
+  });
   if (errors.length > 0) throw new HttpError(400, { errors });
+  // As encounters.ts payeeNpi decides it: the line's own provider when it can be paid, else the billing provider.
+  return claim.lines.map((line) => {
+    const own = lineProviderNpi(claim, line);
+    return own === claim.providerNpi || payable.get(own) ? own : claim.providerNpi;
+  });
 }
 
 /** The contract pricing each line: active on the line's own date and covering its code (the one covering most of the claim's codes first). */
 function contractsPerLine(db: Db, claim: ParsedClaim): { rows: (ContractRow | null)[]; terms: (ContractTerms | null)[] } {
   const codes = [...new Set(claim.lines.map((l) => l.cptCode))];
-  const byDate = new Map<string, { contract: ContractRow; covered: string[] }[]>();
+  const byDate = new Map<string, { contract: ContractRow; covered: string[]; rates: ContractRateRow[] }[]>();
   for (const date of new Set(claim.lines.map((l) => l.serviceDate))) {
     byDate.set(date, activeContractsFor(db, claim.providerNpi, date, codes).sort((a, b) => b.covered.length - a.covered.length));
   }
   const terms = new Map<string, ContractTerms>();
-  const rows = claim.lines.map((line) => byDate.get(line.serviceDate)!.find((c) => c.covered.includes(line.cptCode))?.contract ?? null);
-  return { rows, terms: rows.map((row) => (row === null ? null : terms.get(row.id) ?? terms.set(row.id, contractTerms(db, row)).get(row.id)!)) };
+  const picked = claim.lines.map((line) => byDate.get(line.serviceDate)!.find((c) => c.covered.includes(line.cptCode)) ?? null);
+  const termsOf = (c: { contract: ContractRow; rates: ContractRateRow[] }) => terms.get(c.contract.id) ?? terms.set(c.contract.id, contractTerms(db, c.contract, c.rates)).get(c.contract.id)!;
+  return { rows: picked.map((c) => c?.contract ?? null), terms: picked.map((c) => (c === null ? null : termsOf(c))) };
 }
 
 type PaidLineRow = { encounter_id: string; provider_npi: string; cpt_code: string; service_date: string; contract_id: string; episode_start: string | null };
@@ -92,14 +108,15 @@ function recordClaim(ctx: EngineContext, claim: ParsedClaim): EngineResponse {
   const { db } = ctx;
   const member = db
     .prepare(
-      `SELECT m.member_id, m.name, m.plan_id, m.coverage_start, m.coverage_end, p.deductible_cents, p.copay_cents, p.coinsurance_percent, p.plan_year_start
+      `SELECT m.member_id, m.name, m.plan_id, m.coverage_start, m.coverage_end, p.deductible_cents, p.copay_cents, p.coinsurance_percent, p.plan_year_start,
+         (SELECT json_group_object(plan_year, met_cents) FROM member_deductibles d WHERE d.member_id = m.member_id) AS met_json
        FROM members m JOIN plans p ON p.id = m.plan_id WHERE m.member_id = ?`,
     )
     .get(claim.memberId) as MemberRow | undefined;
   if (!member) {
     throw new HttpError(400, { errors: [{ field: 'patient.reference', message: `no member "${claim.memberId}" is enrolled with the plan` }] });
   }
-  checkCareTeam(db, claim);
+  const payees = linePayees(db, claim);
   const serviceDate = claimServiceDate(claim);
   const lineContracts = contractsPerLine(db, claim);
   const chosen = lineContracts.rows.find((row) => row !== null);
@@ -113,15 +130,19 @@ function recordClaim(ctx: EngineContext, claim: ParsedClaim): EngineResponse {
       cpt_codes: codes,
     });
   }
-  const dates = [...new Set(claim.lines.map((l) => l.serviceDate))];
+  const dates = [...new Set(claim.lines.map((l) => l.serviceDate))].sort();
+  const lastDate = dates.at(-1)!;
+  // The member's paid lines of the claim's codes from its first date to its last (the adjudication
+  // matches each line's own date and payee).
   const paidLines = (
-    db.prepare('SELECT encounter_id, provider_npi, cpt_code, service_date, contract_id, episode_start FROM paid_lines WHERE member_id = ? AND service_date IN (SELECT value FROM json_each(?))').all(
-      member.member_id,
-      JSON.stringify(dates),
-    ) as PaidLineRow[]
+    db
+      .prepare(
+        `SELECT encounter_id, provider_npi, cpt_code, service_date, contract_id, episode_start FROM paid_lines
+         WHERE member_id = ? AND service_date BETWEEN ? AND ? AND cpt_code IN (SELECT value FROM json_each(?))`,
+      )
+      .all(member.member_id, serviceDate, lastDate, JSON.stringify([...new Set(claim.lines.map((l) => l.cptCode))])) as PaidLineRow[]
   ).map(toPrior);
   const bundleLines: PriorLine[] = [];
-  const lastDate = [...dates].sort().at(-1)!;
   for (const terms of new Set(lineContracts.terms)) {
     if (terms?.rateType !== 'BUNDLE') continue;
     const span = BUNDLE_EPISODE_DAYS[terms.bundleType ?? 'PACKAGE'];
@@ -130,9 +151,7 @@ function recordClaim(ctx: EngineContext, claim: ParsedClaim): EngineResponse {
       .all(member.member_id, terms.id, shiftDate(serviceDate, -(span - 1)), shiftDate(lastDate, span - 1)) as PaidLineRow[];
     bundleLines.push(...rows.map(toPrior));
   }
-  const met = new Map(
-    (db.prepare('SELECT plan_year, met_cents FROM member_deductibles WHERE member_id = ?').all(member.member_id) as { plan_year: string; met_cents: number }[]).map((r) => [r.plan_year, r.met_cents]),
-  );
+  const met = new Map(Object.entries(JSON.parse(member.met_json) as Record<string, number>));
   const planYears = [...new Set(claim.lines.map((l) => planYearOf(l.serviceDate, member.plan_year_start)))];
   const benefits: PlanBenefits = {
     deductibleCents: member.deductible_cents,
@@ -144,8 +163,7 @@ function recordClaim(ctx: EngineContext, claim: ParsedClaim): EngineResponse {
     coverageStart: member.coverage_start,
     coverageEnd: member.coverage_end,
   };
-  const linePayees = claim.lines.map((line) => payeeNpi(db, claim.providerNpi, lineProviderNpi(claim, line)));
-  const adjudication = adjudicate({ claim, lineContracts: lineContracts.terms, linePayees, benefits, paidLines, bundleLines });
+  const adjudication = adjudicate({ claim, lineContracts: lineContracts.terms, linePayees: payees, benefits, paidLines, bundleLines });
 
   const now = ctx.clock.now();
   const submittedAt = isoSeconds(now);

@@ -34,14 +34,21 @@ export function isActiveOn(contract: ContractRow, date: string): boolean {
   return contract.effective_date <= date && (contract.termination_date === null || contract.termination_date >= date);
 }
 
-/** Active contracts of a provider (and group, when given) on a date, with the requested codes each covers. */
-export function activeContractsFor(db: Db, npi: string, date: string, codes: readonly string[], groupId?: string): { contract: ContractRow; covered: string[] }[] {
+/** Active contracts of a provider (and group, when given) on a date, with their rates and the requested codes each covers. */
+export function activeContractsFor(
+  db: Db,
+  npi: string,
+  date: string,
+  codes: readonly string[],
+  groupId?: string,
+): { contract: ContractRow; covered: string[]; rates: ContractRateRow[] }[] {
   const contracts = db
     .prepare(`SELECT * FROM contracts WHERE npi = @npi AND (@group IS NULL OR group_id = @group) AND ${ACTIVE_ON} ORDER BY effective_date DESC, id`)
     .all({ npi, group: groupId ?? null, date }) as ContractRow[];
   return contracts.map((contract) => {
-    const rates = new Set(contractRates(db, contract.id).map((r) => r.cpt_code));
-    return { contract, covered: codes.filter((c) => rates.has(c)) };
+    const rates = contractRates(db, contract.id);
+    const rated = new Set(rates.map((r) => r.cpt_code));
+    return { contract, covered: codes.filter((c) => rated.has(c)), rates };
   });
 }
 
@@ -49,9 +56,9 @@ export function contractRates(db: Db, contractId: string): ContractRateRow[] {
   return db.prepare('SELECT cpt_code, negotiated_rate_cents, requires_preauth FROM contract_rates WHERE contract_id = ? ORDER BY cpt_code').all(contractId) as ContractRateRow[];
 }
 
-export function contractTerms(db: Db, contract: ContractRow): ContractTerms {
+export function contractTerms(db: Db, contract: ContractRow, rates: readonly ContractRateRow[] = contractRates(db, contract.id)): ContractTerms {
   const codes = new Map(
-    contractRates(db, contract.id).map((r) => [r.cpt_code, { negotiatedRateCents: r.negotiated_rate_cents, requiresPreauth: r.requires_preauth === 1 }]),
+    rates.map((r) => [r.cpt_code, { negotiatedRateCents: r.negotiated_rate_cents, requiresPreauth: r.requires_preauth === 1 }]),
   );
   return {
     id: contract.id,

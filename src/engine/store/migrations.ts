@@ -323,17 +323,21 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (member_id, plan_year)
   );
 
+  -- Keyed for the duplicate look-up (a member's lines on given dates) and without a rowid, so that
+  -- recording a claim's lines writes one b-tree, not a table and an index.
   CREATE TABLE paid_lines (
+    member_id TEXT NOT NULL,
+    service_date TEXT NOT NULL,
+    cpt_code TEXT NOT NULL,
+    provider_npi TEXT NOT NULL,
     encounter_id TEXT NOT NULL REFERENCES encounters(id),
     sequence INTEGER NOT NULL,
-    member_id TEXT NOT NULL,
-    provider_npi TEXT NOT NULL,
-    cpt_code TEXT NOT NULL,
-    service_date TEXT NOT NULL,
     contract_id TEXT NOT NULL,
-    episode_start TEXT
-  );
-  CREATE INDEX paid_lines_by_date ON paid_lines (member_id, service_date);
+    episode_start TEXT,
+    PRIMARY KEY (member_id, service_date, cpt_code, provider_npi, encounter_id, sequence)
+  ) WITHOUT ROWID;
   CREATE INDEX paid_lines_by_episode ON paid_lines (member_id, contract_id, episode_start) WHERE episode_start IS NOT NULL;
+  -- Duplicates are found line by line in paid_lines now; the claim fingerprint is no longer looked up.
+  DROP INDEX IF EXISTS encounters_by_fingerprint;
   `,
 ];
