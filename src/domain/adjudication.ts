@@ -371,31 +371,37 @@ function shareCost(verdicts: LineVerdict[], allowed: number[], benefits: PlanBen
   return verdicts.map((v, i): LineAdjudication => {
     if (v.status !== 'ALLOWED') return zeroLine(v, v.status);
     const { copayCents, deductibleCents } = parts[i]!;
-    const coinsuranceCents = coinsurance[i]!;
-    const nonCoveredCents = 0;
-    const patientResponsibilityCents = copayCents + deductibleCents + coinsuranceCents + nonCoveredCents;
-    return {
-      ...lineBase(v),
-      allowedCents: allowed[i]!,
-      copayCents,
-      deductibleCents,
-      coinsuranceCents,
-      nonCoveredCents,
-      patientResponsibilityCents,
-      benefitCents: allowed[i]! - patientResponsibilityCents,
-      status: 'ALLOWED',
-      reasonCode: null,
-    };
+    return lineOf(v, 'ALLOWED', null, allowed[i]!, copayCents, deductibleCents, coinsurance[i]!);
   });
 }
 
-function lineBase(v: LineVerdict) {
+/** A line's adjudication; patient responsibility and benefit follow from the amounts given. */
+function lineOf(
+  v: LineVerdict,
+  status: LineStatus,
+  reasonCode: string | null,
+  allowedCents: number,
+  copayCents: number,
+  deductibleCents: number,
+  coinsuranceCents: number,
+): LineAdjudication {
+  const nonCoveredCents = 0;
+  const patientResponsibilityCents = copayCents + deductibleCents + coinsuranceCents + nonCoveredCents;
   return {
     sequence: v.line.sequence,
     cptCode: v.line.cptCode,
     serviceDate: v.line.serviceDate,
     quantity: v.line.quantity,
     chargeCents: v.line.chargeCents,
+    allowedCents,
+    copayCents,
+    deductibleCents,
+    coinsuranceCents,
+    nonCoveredCents,
+    patientResponsibilityCents,
+    benefitCents: allowedCents - patientResponsibilityCents,
+    status,
+    reasonCode,
     providerNpi: v.providerNpi,
     contractId: v.contract?.id ?? null,
     episodeStart: v.episodeStart,
@@ -404,18 +410,7 @@ function lineBase(v: LineVerdict) {
 }
 
 function zeroLine(v: LineVerdict, status: LineStatus): LineAdjudication {
-  return {
-    ...lineBase(v),
-    allowedCents: 0,
-    copayCents: 0,
-    deductibleCents: 0,
-    coinsuranceCents: 0,
-    nonCoveredCents: 0,
-    patientResponsibilityCents: 0,
-    benefitCents: 0,
-    status,
-    reasonCode: status === 'PENDED' ? null : v.reasonCode,
-  };
+  return lineOf(v, status, status === 'PENDED' ? null : v.reasonCode, 0, 0, 0, 0);
 }
 
 export function sumLines(lines: readonly LineAdjudication[]): AmountTotals {

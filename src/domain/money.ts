@@ -89,6 +89,7 @@ export function jsonNumberToRatio(value: unknown): Ratio | undefined {
  */
 export function allocate(totalCents: number, weights: readonly number[]): number[] {
   if (weights.length === 0) return [];
+  if (weights.length === 1) return [totalCents];
   const w = weights.every((x) => x === 0) ? weights.map(() => 1) : weights;
   const sum = w.reduce((a, b) => a + BigInt(b), 0n);
   const total = BigInt(totalCents);
