@@ -259,6 +259,16 @@ describe('the deductible resets each plan year (item 7)', () => {
     expect(laterJanuary.detail.financial_summary.deductible.deductible_met_prior).toBe(400);
   });
 
+  it('the fixtures’ deductible met is what every plan year starts with, whatever the engine clock', () => {
+    for (const date of ['2025-06-02', '2026-03-02']) {
+      const a = adjudicate('2026-03-02T10:00:00Z', { patient: 'MBR-1003', lines: [{ code: '45378', date }] });
+      expect(a.response.adjudication.deductible_applied).toBe(0);
+      expect(a.detail.financial_summary.deductible.deductible_met_prior).toBe(500);
+    }
+    const fixtures = home.at('2027-05-01T10:00:00Z').fixtures() as { members: { member_id: string; deductible_met: number }[] };
+    expect(fixtures.members.find((m) => m.member_id === 'MBR-1002')!.deductible_met).toBe(1500);
+  });
+
   it('a claim straddling the new year applies each line to its own plan year', () => {
     const a = adjudicate('2026-01-15T10:00:00Z', {
       patient: 'MBR-1001',

@@ -37,7 +37,9 @@ interface MemberRow {
   copay_cents: number;
   coinsurance_percent: number;
   plan_year_start: string;
-  /** The deductible met so far by plan year, as a JSON object. */
+  /** What every plan year starts with, met before any claim on this engine (the fixtures' figure). */
+  deductible_met_cents: number;
+  /** The deductible met by claims so far, by plan year, as a JSON object. */
   met_json: string;
 }
 
@@ -108,7 +110,7 @@ function recordClaim(ctx: EngineContext, claim: ParsedClaim): EngineResponse {
   const { db } = ctx;
   const member = db
     .prepare(
-      `SELECT m.member_id, m.name, m.plan_id, m.coverage_start, m.coverage_end, p.deductible_cents, p.copay_cents, p.coinsurance_percent, p.plan_year_start,
+      `SELECT m.member_id, m.name, m.plan_id, m.coverage_start, m.coverage_end, m.deductible_met_cents, p.deductible_cents, p.copay_cents, p.coinsurance_percent, p.plan_year_start,
          (SELECT json_group_object(plan_year, met_cents) FROM member_deductibles d WHERE d.member_id = m.member_id) AS met_json
        FROM members m JOIN plans p ON p.id = m.plan_id WHERE m.member_id = ?`,
     )
@@ -151,12 +153,13 @@ function recordClaim(ctx: EngineContext, claim: ParsedClaim): EngineResponse {
       .all(member.member_id, terms.id, shiftDate(serviceDate, -(span - 1)), shiftDate(lastDate, span - 1)) as PaidLineRow[];
     bundleLines.push(...rows.map(toPrior));
   }
-  const met = new Map(Object.entries(JSON.parse(member.met_json) as Record<string, number>));
+  const byClaims = JSON.parse(member.met_json) as Record<string, number>;
+  const metIn = (year: string) => member.deductible_met_cents + (byClaims[year] ?? 0);
   const planYears = [...new Set(claim.lines.map((l) => planYearOf(l.serviceDate, member.plan_year_start)))];
   const benefits: PlanBenefits = {
     deductibleCents: member.deductible_cents,
-    deductibleMetCents: met.get(planYearOf(serviceDate, member.plan_year_start)) ?? 0,
-    deductibleMetByPlanYear: Object.fromEntries(planYears.map((y) => [y, met.get(y) ?? 0])),
+    deductibleMetCents: metIn(planYearOf(serviceDate, member.plan_year_start)),
+    deductibleMetByPlanYear: Object.fromEntries(planYears.map((y) => [y, metIn(y)])),
     planYearStart: member.plan_year_start,
     copayCents: member.copay_cents,
     coinsurancePercent: member.coinsurance_percent,

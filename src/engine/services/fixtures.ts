@@ -11,6 +11,7 @@ interface MemberFixtureRow {
   coverage_start: string;
   coverage_end: string | null;
   plan_year_start: string;
+  deductible_met_cents: number;
   plan_id: string;
   plan_name: string;
   deductible_cents: number;
@@ -50,7 +51,7 @@ export function fixtures(db: Db, today: string): Record<string, unknown> {
   const members = (
     db
       .prepare(
-        `SELECT m.member_id, m.name, m.dob, m.coverage_start, m.coverage_end, p.plan_year_start, p.id AS plan_id, p.name AS plan_name,
+        `SELECT m.member_id, m.name, m.dob, m.coverage_start, m.coverage_end, m.deductible_met_cents, p.plan_year_start, p.id AS plan_id, p.name AS plan_name,
                 p.deductible_cents, p.copay_cents, p.coinsurance_percent
          FROM members m JOIN plans p ON p.id = m.plan_id ORDER BY m.member_id`,
       )
@@ -66,7 +67,7 @@ export function fixtures(db: Db, today: string): Record<string, unknown> {
       plan_name: m.plan_name,
       deductible: centsToAmount(m.deductible_cents),
       plan_year_start: planYear,
-      deductible_met: centsToAmount(met ?? 0),
+      deductible_met: centsToAmount(Math.min(m.deductible_cents, m.deductible_met_cents + (met ?? 0))),
       copay: centsToAmount(m.copay_cents),
       coinsurance_percent: m.coinsurance_percent,
       coverage_start: m.coverage_start,

@@ -312,7 +312,8 @@ export const MIGRATIONS: readonly string[] = [
   `,
   // 7: money rules line by line (issue 9): the lines already paid, for duplicates and bundle
   // episodes; the deductible met per member and plan year (a plan year starts on plans.plan_year_start,
-  // MM-DD). Existing encounters and deductible figures are carried over by MIGRATION_DATA[6].
+  // MM-DD), on top of members.deductible_met_cents, now what each plan year starts with. Existing
+  // encounters and deductible figures are carried over by SEEDS[6] (seed.ts carryOverLineRules).
   `
   ALTER TABLE plans ADD COLUMN plan_year_start TEXT NOT NULL DEFAULT '01-01';
 

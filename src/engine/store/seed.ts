@@ -152,20 +152,25 @@ function seedBuilder(db: Database.Database): void {
 }
 
 /**
- * Migration 7: the deductible met so far (the seed's figures on a new database, everything
- * accumulated on an older one) counts for the plan year in force on the engine clock; the lines
- * already paid are recorded from the stored adjudications, so that duplicates and bundle episodes
- * see the claims made before the upgrade.
+ * Migration 7: `members.deductible_met_cents` becomes what each plan year starts with (the
+ * fixtures' figures: MBR-1003 arrives with the deductible met whatever the year, so that the
+ * template's claims price the same in any year); what claims added to it on an older database
+ * counts for the plan year in force on the engine clock. The lines already paid are recorded from
+ * the stored adjudications, so that duplicates and bundle episodes see the claims made before.
  */
 function carryOverLineRules(db: Database.Database, now: () => Date): void {
-  const today = isoDate(now());
   const members = db.prepare('SELECT m.member_id, m.deductible_met_cents, p.plan_year_start FROM members m JOIN plans p ON p.id = m.plan_id WHERE m.deductible_met_cents > 0').all() as {
     member_id: string;
     deductible_met_cents: number;
     plan_year_start: string;
   }[];
   const met = db.prepare('INSERT INTO member_deductibles (member_id, plan_year, met_cents) VALUES (?, ?, ?)');
-  for (const m of members) met.run(m.member_id, planYearOf(today, m.plan_year_start), m.deductible_met_cents);
+  const baseline = db.prepare('UPDATE members SET deductible_met_cents = ? WHERE member_id = ?');
+  for (const m of members) {
+    const seeded = Math.min(m.deductible_met_cents, SEED_MEMBERS.find((s) => s.memberId === m.member_id)?.deductibleMetCents ?? 0);
+    if (m.deductible_met_cents > seeded) met.run(m.member_id, planYearOf(isoDate(now()), m.plan_year_start), m.deductible_met_cents - seeded);
+    baseline.run(seeded, m.member_id);
+  }
   // Who is paid for a line (encounters.ts payeeNpi): its own provider when it holds a contract.
   // Read before iterating, since no other statement may run while the encounters are iterated.
   const payable = new Set(db.prepare('SELECT DISTINCT npi FROM contracts').pluck().all() as string[]);
