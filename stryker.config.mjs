@@ -1,0 +1,28 @@
+// `npm run mutate` (scripts/mutate.mjs): StrykerJS over the rules where a bug moves money or opens
+// a door, with the in-process tests (vitest.mutate.config.ts). README "Mutation testing".
+/** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
+export default {
+  testRunner: 'vitest',
+  vitest: { configFile: 'vitest.mutate.config.ts' },
+  plugins: ['@stryker-mutator/vitest-runner'],
+  mutate: [
+    'src/domain/**/*.ts',
+    'src/engine/services/claims.ts',
+    'src/engine/services/funding.ts',
+    'src/engine/services/settlement.ts',
+    'src/engine/services/ledger.ts',
+    'src/engine/services/keys.ts',
+    'src/engine/routes.ts',
+    'src/engine/limits.ts',
+    'src/client/retry.ts',
+  ],
+  coverageAnalysis: 'perTest',
+  concurrency: 2,
+  timeoutMS: 20_000,
+  reporters: ['clear-text', 'json', 'progress'],
+  jsonReporter: { fileName: 'reports/mutation/mutation.json' },
+  clearTextReporter: { allowColor: false, logTests: false, reportMutants: false, reportScoreTable: true },
+  tempDirName: '.stryker-tmp',
+  cleanTempDir: true,
+  thresholds: { high: 95, low: 85, break: null },
+};

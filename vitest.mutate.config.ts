@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+// The suite a mutant can reach (`npm run mutate`): the unit and engine tests import src/ directly.
+// The CLI, HTTP and TLS suites run the built bundle in dist/, which Stryker does not mutate.
+export default defineConfig({
+  test: {
+    include: ['test/unit/**/*.test.ts', 'test/engine/**/*.test.ts'],
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    pool: 'forks',
+  },
+});
