@@ -1,0 +1,68 @@
+// `npm run mutate`: StrykerJS over the money and access rules (stryker.config.mjs), then the score
+// of each file against the targets of README "Mutation testing". Fails (exit 1) when a file is
+// under its target, or when a mutant survives inside a region marked in the source with
+//   // mutation: no survivors (<what>)   …   // mutation: end
+// (the scope table, the fee, the split, the duplicate rule, exactly-once funding, the retry rule).
+// Extra arguments go to Stryker (e.g. --mutate src/domain/money.ts to look at one file).
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+
+const REPORT = 'reports/mutation/mutation.json';
+const OVERALL = 85;
+const TARGETS = { 'src/domain/money.ts': 95, 'src/domain/adjudication.ts': 95, 'src/domain/settlement.ts': 95 };
+
+rmSync(REPORT, { force: true });
+const started = Date.now();
+const run = spawnSync('npx', ['stryker', 'run', ...process.argv.slice(2)], { stdio: 'inherit' });
+const minutes = ((Date.now() - started) / 60_000).toFixed(1);
+if (run.status !== 0 || !existsSync(REPORT)) {
+  console.error(`stryker failed (exit ${run.status})`);
+  process.exit(1);
+}
+
+const report = JSON.parse(readFileSync(REPORT, 'utf8'));
+const DETECTED = new Set(['Killed', 'Timeout']);
+const MISSED = new Set(['Survived', 'NoCoverage']);
+const score = (d, m) => (d + m === 0 ? 100 : (100 * d) / (d + m));
+const problems = [];
+const rows = [];
+let detected = 0;
+let missed = 0;
+
+for (const [file, { source, mutants }] of Object.entries(report.files).sort(([a], [b]) => a.localeCompare(b))) {
+  const d = mutants.filter((m) => DETECTED.has(m.status)).length;
+  const m = mutants.filter((x) => MISSED.has(x.status)).length;
+  detected += d;
+  missed += m;
+  const s = score(d, m);
+  const target = TARGETS[file];
+  rows.push([file, s.toFixed(1), String(d), String(mutants.filter((x) => x.status === 'Survived').length), String(mutants.filter((x) => x.status === 'NoCoverage').length), target ? `≥ ${target}` : '']);
+  if (target && s < target) problems.push(`${file}: ${s.toFixed(1)}% is under its target of ${target}%`);
+  // Regions that must have no surviving mutant.
+  const lines = source.split('\n');
+  let region;
+  lines.forEach((text, i) => {
+    const open = /\/\/ mutation: no survivors \((.+)\)/.exec(text);
+    if (open) region = { what: open[1], from: i + 1 };
+    else if (region && /\/\/ mutation: end/.test(text)) {
+      const to = i + 1;
+      for (const x of mutants) {
+        if (MISSED.has(x.status) && x.location.start.line >= region.from && x.location.start.line <= to) {
+          problems.push(`${file}:${x.location.start.line}: a mutant survives in ${region.what}: ${x.mutatorName} → ${JSON.stringify(x.replacement ?? '')}`);
+        }
+      }
+      region = undefined;
+    }
+  });
+}
+
+const overall = score(detected, missed);
+const header = ['file', 'score %', 'killed', 'survived', 'no cover', 'target'];
+const table = [header, ...rows, ['all files', overall.toFixed(1), String(detected), '', '', `≥ ${OVERALL}`]];
+const widths = header.map((_, c) => Math.max(...table.map((r) => r[c].length)));
+console.log('');
+for (const r of table) console.log(r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join('  '));
+if (overall < OVERALL && process.argv.length <= 2) problems.push(`overall ${overall.toFixed(1)}% is under its target of ${OVERALL}%`);
+console.log(`\nmutation score ${overall.toFixed(1)}% in ${minutes} min`);
+for (const p of problems) console.error(`✗ ${p}`);
+process.exit(problems.length > 0 ? 1 : 0);
