@@ -1,15 +1,16 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/engine.js';
 import { tpa } from '../helpers/cli.js';
 
 let home: ReturnType<typeof tempDir>;
 const run = (args: string[], env: Record<string, string> = {}) => tpa(args, { home: home.dir, env });
-beforeAll(() => {
+// Each test its own home: none relies on what another left in the config file.
+beforeEach(() => {
   home = tempDir();
 });
-afterAll(() => home.remove());
+afterEach(() => home.remove());
 
 describe('tpa config', () => {
   it('sets, gets and lists settings in a 0600 config file', async () => {
@@ -32,6 +33,8 @@ describe('tpa config', () => {
   });
 
   it('default_profile picks the profile when neither --profile nor TPA_PROFILE does', async () => {
+    expect((await run(['config', 'set', 'profiles.stg.base_url', 'https://stg.tpa.example/'])).code).toBe(0);
+    expect((await run(['config', 'set', 'profiles.stg.env', 'staging'])).code).toBe(0);
     await run(['config', 'set', 'default_profile', 'stg']);
     const status = await run(['auth', 'status']);
     expect(status.code).toBe(5);
@@ -39,5 +42,6 @@ describe('tpa config', () => {
     expect((await run(['auth', 'status', '-p', 'local'])).code).toBe(0);
     expect((await run(['auth', 'status'], { TPA_PROFILE: 'local' })).code).toBe(0);
     await run(['config', 'set', 'default_profile', 'local']);
+    expect((await run(['auth', 'status'])).code).toBe(0);
   });
 });

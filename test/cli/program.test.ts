@@ -85,9 +85,12 @@ describe('the program', () => {
 
   it('the claim template dates the service by the engine clock', async () => {
     await run(['local', 'clock', 'set', '2027-02-01T12:00:00Z']);
-    const claim = JSON.parse((await run(['claim', 'template'])).stdout) as { item: { servicedDate: string }[] };
-    expect(claim.item[0]!.servicedDate).toBe('2027-02-01');
-    await run(['local', 'clock', 'real']);
+    try {
+      const claim = JSON.parse((await run(['claim', 'template'])).stdout) as { item: { servicedDate: string }[] };
+      expect(claim.item[0]!.servicedDate).toBe('2027-02-01');
+    } finally {
+      await run(['local', 'clock', 'real']);
+    }
   });
 
   it('a profile that does not exist is refused with a hint', async () => {

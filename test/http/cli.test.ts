@@ -1,10 +1,14 @@
 // The CLI against a real `tpa local serve`: the same commands give the same output as in-process,
 // the key is checked, scopes end in exit 5, and a rate limit is waited out.
+import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/engine.js';
-import { tpa, type RunResult } from '../helpers/cli.js';
+import { TPA_BIN, tpa, type RunResult } from '../helpers/cli.js';
+
+/** The parent's environment without its tpa settings. */
+const cleanEnv = () => Object.fromEntries(Object.entries(process.env).filter(([k, v]) => v !== undefined && !k.startsWith('TPA_'))) as Record<string, string>;
 import { createKey, login, serve, type Served } from '../helpers/server.js';
 
 const CLOCK = '2026-03-02T10:00:00Z';
@@ -32,7 +36,9 @@ beforeAll(async () => {
   const b = tempDir();
   // Both engines start from the same stored clock, so dates in the output agree.
   for (const dir of [a.dir, b.dir]) await tpa(['local', 'clock', 'set', CLOCK], { home: dir });
-  server = await serve(b.dir, ['--rate-window', '4s']);
+  // Rate windows on the engine clock, which stays frozen unless a test moves it: a window ends when
+  // a test says so, not when a slow machine lets real time run out.
+  server = await serve(b.dir, ['--rate-window', '2s', '--rate-clock', 'engine']);
   await login(b.dir, server.url);
   local = { home: a, run: (args, input) => tpa(args, { home: a.dir, input }) };
   remote = { home: b, run: (args, input) => tpa(args, { home: b.dir, input, env: { TPA_PROFILE: 'sandbox' } }) };
@@ -133,8 +139,12 @@ describe('the same commands over HTTP as in-process', () => {
   });
 
   it('refuses what would leak or break a credential: a malformed TPA_API_KEY, plain http to another host, a fund release by tpa api without --yes', async () => {
-    const bad = await remote.run(['health'], undefined);
-    expect(bad.code).toBe(0);
+    // A well-formed key the service does not know: refused with exit 5, and not echoed back.
+    const unknownKey = `sk_sand_${'Z'.repeat(52)}Q7x9`;
+    const bad = await tpa(['health', '-o', 'table'], { home: remote.home.dir, env: { TPA_PROFILE: 'sandbox', TPA_API_KEY: unknownKey } });
+    expect(bad.code).toBe(5);
+    expect(bad.stderr).toMatch(/invalid or expired/);
+    expect(bad.stderr + bad.stdout).not.toContain(unknownKey.slice(8));
     const broken = await tpa(['health', '-o', 'table'], { home: remote.home.dir, env: { TPA_PROFILE: 'sandbox', TPA_API_KEY: 'mysecret_password_x' } });
     expect(broken.code).toBe(5);
     expect(broken.stderr).toMatch(/TPA_API_KEY is not an API key/);
@@ -178,11 +188,25 @@ describe('the same commands over HTTP as in-process', () => {
     for (let i = 0; i < 10; i++) {
       await fetch(`${server.url}/tpa-api/v1/funding/approve/`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify({ encounter_id: 'enc_none', amount: 1, authorization_code: 'A' }) });
     }
-    const started = Date.now();
-    const r = await remote.run(['fund', 'approve', ack.external_claim_id, '--amount', benefit.toFixed(2), '--auth-code', 'AUTH-RL-1', '--yes']);
-    expect(r.code).toBe(0);
-    expect(r.stderr).toMatch(/rate limited: waiting \d+\.\ds before trying again/);
-    expect(Date.now() - started).toBeGreaterThan(500);
-    expect(r.json()).toMatchObject({ status: 'APPROVED' });
+    // The eleventh, by the CLI, is refused and waits; once it says so, the test ends the window.
+    const child = spawn(process.execPath, [TPA_BIN, 'fund', 'approve', ack.external_claim_id, '--amount', benefit.toFixed(2), '--auth-code', 'AUTH-RL-1', '--yes'], {
+      env: { ...cleanEnv(), TPA_HOME: remote.home.dir, TPA_PROFILE: 'sandbox', TPA_KEYRING: 'off' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    const waiting = new Promise<void>((resolve) =>
+      child.stderr.setEncoding('utf8').on('data', (d: string) => {
+        stderr += d;
+        if (/rate limited: waiting \d+\.\ds before trying again/.test(stderr)) resolve();
+      }),
+    );
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    await Promise.race([waiting, exited]);
+    expect(stderr).toMatch(/rate limited: waiting \d+\.\ds before trying again/);
+    await tpa(['local', 'clock', 'advance', '1m'], { home: remote.home.dir });
+    expect(await exited, stderr).toBe(0);
+    expect(JSON.parse(stdout)).toMatchObject({ status: 'APPROVED' });
   });
 });

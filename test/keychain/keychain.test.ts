@@ -10,7 +10,13 @@ import { createKey, serve, type Served } from '../helpers/server.js';
 
 let home: ReturnType<typeof tempDir>;
 let server: Served;
-const profile = `kc-${process.pid}`;
+// Each test logs in to a profile of its own, so that none needs another to have run first.
+const profiles: string[] = [];
+const newProfile = () => {
+  const name = `kc-${process.pid}-${profiles.length}`;
+  profiles.push(name);
+  return name;
+};
 const run = (args: string[], env: Record<string, string> = {}, input?: string) => tpa(args, { home: home.dir, input, env: { TPA_KEYRING: 'required', ...env } });
 const lookup = (account: string) => spawnSync('secret-tool', ['lookup', 'service', 'tpa', 'username', account], { encoding: 'utf8' });
 
@@ -26,10 +32,20 @@ beforeAll(async () => {
   server = await serve(home.dir);
 });
 afterAll(async () => {
-  await run(['auth', 'logout', '-p', profile]);
+  for (const p of profiles) await run(['auth', 'logout', '-p', p]);
   await server.stop();
   home.remove();
 });
+
+/** A profile logged in with a new key kept in the keyring; returns its name and the key. */
+async function loggedIn(): Promise<{ profile: string; key: string }> {
+  const profile = newProfile();
+  const key = await createKey(home.dir);
+  const login = await run(['auth', 'login', '--env', 'sandbox', '--base-url', server.url, '--with-key-stdin', '-p', profile], {}, key);
+  expect(login.code, login.stderr).toBe(0);
+  expect(login.stderr).toMatch(/Secret Service/);
+  return { profile, key };
+}
 
 describe('API keys in the Secret Service', () => {
   it('runs in a D-Bus session with a Secret Service', () => {
@@ -40,10 +56,7 @@ describe('API keys in the Secret Service', () => {
   });
 
   it('auth login saves the key in the keyring and in no file; status says where; commands use it', async () => {
-    const key = await createKey(home.dir);
-    const login = await run(['auth', 'login', '--env', 'sandbox', '--base-url', server.url, '--with-key-stdin', '-p', profile], {}, key);
-    expect(login.code, login.stderr).toBe(0);
-    expect(login.stderr).toMatch(/Secret Service/);
+    const { profile, key } = await loggedIn();
     expect(lookup(profile).stdout).toBe(key);
     for (const file of filesUnder(home.dir)) expect(readFileSync(file).includes(key), file).toBe(false);
     const status = await run(['auth', 'status', '-p', profile]);
@@ -55,7 +68,9 @@ describe('API keys in the Secret Service', () => {
   });
 
   it('auth rotate replaces the key in the keyring', async () => {
+    const { profile, key } = await loggedIn();
     const before = lookup(profile).stdout;
+    expect(before).toBe(key);
     const r = await run(['auth', 'rotate', '-p', profile]);
     expect(r.code, r.stderr).toBe(0);
     const after = lookup(profile).stdout;
@@ -66,6 +81,8 @@ describe('API keys in the Secret Service', () => {
   });
 
   it('auth logout removes the key from the keyring; status then exits 5', async () => {
+    const { profile } = await loggedIn();
+    expect(lookup(profile).status).toBe(0);
     const r = await run(['auth', 'logout', '-p', profile]);
     expect(r.code).toBe(0);
     expect(lookup(profile).status).not.toBe(0);

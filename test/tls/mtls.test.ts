@@ -75,11 +75,14 @@ describe('production: OAuth 2.0 client credentials over mutual TLS', () => {
   it('renews the token once the engine clock passes its expiry (the service answers 401)', async () => {
     const before = tokenRequests();
     await run(['local', 'clock', 'advance', '61m']);
-    const r = await run(['health', '-p', 'production']);
-    expect(r.code, r.stderr).toBe(0);
-    expect(tokenRequests()).toBe(before + 1);
-    expect(server.stderr()).toMatch(/GET \/tpa-api\/v1\/health 401/);
-    await run(['local', 'clock', 'real']);
+    try {
+      const r = await run(['health', '-p', 'production']);
+      expect(r.code, r.stderr).toBe(0);
+      expect(tokenRequests()).toBe(before + 1);
+      expect(server.stderr()).toMatch(/GET \/tpa-api\/v1\/health 401/);
+    } finally {
+      await run(['local', 'clock', 'real']);
+    }
   });
 
   it('a certificate from another CA is refused at the handshake: exit 8 with a clear message', async () => {

@@ -165,7 +165,8 @@ export const serve: Handler = async (ctx, _args, opts) => {
     running = await startServer(engine, {
       host: String(opts.host),
       port,
-      limiter: opts.rateLimit === false ? null : new RateLimiter(windowMs),
+      // Windows run on real time (limits are about traffic); on the engine clock a test decides when one ends.
+      limiter: opts.rateLimit === false ? null : new RateLimiter(windowMs, opts.rateClock === 'engine' ? () => Date.parse(engine.clock().now) : Date.now),
       tls,
       log: (line) => ctx.io.stderr.write(`${new Date().toISOString()} ${line}\n`),
     });

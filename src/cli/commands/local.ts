@@ -43,6 +43,7 @@ export function registerLocal(local: Command, act: Act): void {
       .option('--port <port>', 'port; 0 picks a free one (printed on stdout)', '4010')
       .option('--no-rate-limit', 'no rate limits (load tests)')
       .option('--rate-window <duration>', 'length of a rate-limit window (default 60s; shorter for tests)')
+      .addOption(valuesOption('--rate-clock <clock>', 'the clock rate-limit windows run on: real time, or the engine clock (tests move it with tpa local clock)', ['real', 'engine'], 'real'))
       .option('--tls-cert <file>', 'serve HTTPS with this certificate (PEM)')
       .option('--tls-key <file>', 'the private key of --tls-cert (PEM)')
       .option('--client-ca <file>', 'require client certificates signed by this CA, and serve POST /oauth2/token (production flow)')
