@@ -1,0 +1,83 @@
+// An OAuth access token is bound to the client certificate it was issued to (RFC 8705 style), tested
+// through the real mutual-TLS server: two certificates of one client, signed by the same CA, made
+// here with openssl; requests over real TLS connections on 127.0.0.1.
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { request } from 'node:https';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tempDir } from '../helpers/engine.js';
+import { serve, type Served } from '../helpers/server.js';
+
+let certs: ReturnType<typeof tempDir>;
+let home: ReturnType<typeof tempDir>;
+let server: Served;
+const f = (name: string) => join(certs.dir, name);
+const openssl = (...args: string[]) => execFileSync('openssl', args, { cwd: certs.dir, stdio: 'ignore' });
+
+beforeAll(async () => {
+  certs = tempDir();
+  home = tempDir();
+  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
+  openssl('req', '-x509', ...ec, '-keyout', 'ca-key.pem', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=tpa test CA');
+  openssl('req', ...ec, '-keyout', 'server-key.pem', '-out', 'server.csr', '-subj', '/CN=127.0.0.1');
+  writeFileSync(f('san.ext'), 'subjectAltName=IP:127.0.0.1\n');
+  openssl('x509', '-req', '-in', 'server.csr', '-CA', 'ca.pem', '-CAkey', 'ca-key.pem', '-CAcreateserial', '-out', 'server.pem', '-days', '2', '-extfile', 'san.ext');
+  // Two certificates of the same client (same common name, same CA): A and B.
+  for (const name of ['a', 'b']) {
+    openssl('req', ...ec, '-keyout', `${name}-key.pem`, '-out', `${name}.csr`, '-subj', '/CN=acme-tpa');
+    openssl('x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.pem', '-CAkey', 'ca-key.pem', '-CAcreateserial', '-out', `${name}.pem`, '-days', '2');
+  }
+  server = await serve(home.dir, ['--tls-cert', f('server.pem'), '--tls-key', f('server-key.pem'), '--client-ca', f('ca.pem')]);
+});
+afterAll(async () => {
+  await server.stop();
+  home.remove();
+  certs.remove();
+});
+
+/** One request on a new TLS connection presenting client certificate `who`. */
+function send(who: 'a' | 'b', method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<{ status: number; body: Record<string, unknown> }> {
+  const url = new URL(path, server.url);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { host: url.hostname, port: url.port, path: url.pathname, method, headers, agent: false, ca: readFileSync(f('ca.pem')), cert: readFileSync(f(`${who}.pem`)), key: readFileSync(f(`${who}-key.pem`)) },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8').on('data', (d: string) => (text += d));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} }));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+const tokenFor = async (who: 'a' | 'b') => {
+  const r = await send(who, 'POST', '/oauth2/token', { 'content-type': 'application/json' }, JSON.stringify({ grant_type: 'client_credentials', client_id: 'acme-tpa', scopes: ['ledger_access'] }));
+  expect(r.status).toBe(200);
+  return r.body.access_token as string;
+};
+
+describe('an access token over mutual TLS', () => {
+  it('works on a connection with the certificate it was issued to, and is refused 401 invalid_token with another', async () => {
+    const token = await tokenFor('a');
+    const withA = await send('a', 'GET', '/tpa-api/v1/health', { authorization: `Bearer ${token}` });
+    expect(withA.status).toBe(200);
+    expect(withA.body).toMatchObject({ environment: 'production', scopes: ['ledger_access'] });
+    const withB = await send('b', 'GET', '/tpa-api/v1/health', { authorization: `Bearer ${token}` });
+    expect(withB.status).toBe(401);
+    expect(withB.body).toMatchObject({ error: 'invalid_token' });
+    // B's own token works for B, and not for A.
+    const tokenB = await tokenFor('b');
+    expect((await send('b', 'GET', '/tpa-api/v1/ledger/entries/', { authorization: `Bearer ${tokenB}` })).status).toBe(200);
+    expect((await send('a', 'GET', '/tpa-api/v1/ledger/entries/', { authorization: `Bearer ${tokenB}` })).status).toBe(401);
+  });
+
+  it('the scopes asked for are the scopes the token carries', async () => {
+    const token = await tokenFor('a');
+    const funding = await send('a', 'POST', '/tpa-api/v1/funding/approve/', { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, '{}');
+    expect(funding.status).toBe(403);
+    expect(funding.body).toMatchObject({ error: 'insufficient_scope', required_scope: 'fund_release', current_scopes: ['ledger_access'] });
+  });
+});
