@@ -5,6 +5,7 @@ import type { TpaClient } from '../client/client.js';
 import { AuthError, UsageError } from '../errors.js';
 import type { IO } from './io.js';
 import type { HttpOptions } from '../client/http.js';
+import type { RetryOptions } from '../client/retry.js';
 import type { TlsMaterial } from '../client/tls.js';
 import { readFileSync } from 'node:fs';
 
@@ -80,8 +81,9 @@ export function createContext(io: IO, opts: GlobalOptions): Context {
       const debug = ctx.debug ? (line: string) => io.stderr.write(`[debug] ${line}\n`) : undefined;
       const { TpaClient } = await import('../client/client.js');
       if (p.env === 'local') {
-        const { LocalTransport } = await import('../client/local.js');
-        client = new TpaClient(new LocalTransport(paths.dataDir, io.env), { debug });
+        const [{ LocalTransport }, { RetryingTransport }] = await Promise.all([import('../client/local.js'), import('../client/retry.js')]);
+        // The same retry rules in-process as over HTTP (a TPA_FAULT shows them without a server).
+        client = new TpaClient(new RetryingTransport(new LocalTransport(paths.dataDir, io.env), retryOptions(ctx)), { debug });
         return client;
       }
       if (!p.base_url) throw new UsageError(`profile "${p.name}" has no base_url`, { hint: `try: tpa auth login --profile ${p.name} --env ${p.env} --base-url <url>` });
@@ -155,9 +157,12 @@ export async function remoteTransport(ctx: Context, baseUrl: string, credential:
   const [{ HttpTransport }, { RetryingTransport }] = await Promise.all([import('../client/http.js'), import('../client/retry.js')]);
   const debug = ctx.debug ? (line: string) => ctx.io.stderr.write(`[debug] ${line}\n`) : undefined;
   const tls = credential.tls ?? { ca: caFile(ctx) };
-  return new RetryingTransport(new HttpTransport({ baseUrl, apiKey: credential.apiKey, bearer: credential.bearer, tls, debug }), {
-    onWait: ({ reason, waitMs, attempt, attempts }) => ctx.note(`${reason}: waiting ${(waitMs / 1000).toFixed(1)}s before trying again (${attempt + 1} of ${attempts})`),
-  });
+  return new RetryingTransport(new HttpTransport({ baseUrl, apiKey: credential.apiKey, bearer: credential.bearer, tls, debug }), retryOptions(ctx));
+}
+
+/** Waits for a retry are said on stderr. */
+function retryOptions(ctx: Context): RetryOptions {
+  return { onWait: ({ reason, waitMs, attempt, attempts }) => ctx.note(`${reason}: waiting ${(waitMs / 1000).toFixed(1)}s before trying again (${attempt + 1} of ${attempts})`) };
 }
 
 /** Prompts only when stdin and stdout are terminals and TPA_PROMPT_DISABLED is unset (DESIGN.md section 2). */

@@ -159,7 +159,8 @@ export const serve: Handler = async (ctx, _args, opts) => {
         };
   const transport = await openEngine(ctx);
   const engine = await transport.open();
-  const [{ startServer }, { RateLimiter }] = await Promise.all([import('../../server/server.js'), import('../../engine/limits.js')]);
+  const [{ startServer }, { RateLimiter }, { Faults }] = await Promise.all([import('../../server/server.js'), import('../../engine/limits.js'), import('../../engine/faults.js')]);
+  const faults = Faults.parse(ctx.io.env.TPA_FAULT);
   let running;
   try {
     running = await startServer(engine, {
@@ -168,6 +169,7 @@ export const serve: Handler = async (ctx, _args, opts) => {
       // Windows run on real time (limits are about traffic); on the engine clock a test decides when one ends.
       limiter: opts.rateLimit === false ? null : new RateLimiter(windowMs, opts.rateClock === 'engine' ? () => Date.parse(engine.clock().now) : Date.now),
       tls,
+      faults,
       log: (line) => ctx.io.stderr.write(`${new Date().toISOString()} ${line}\n`),
     });
   } catch (err) {
@@ -176,7 +178,7 @@ export const serve: Handler = async (ctx, _args, opts) => {
     throw new UsageError(code === 'EADDRINUSE' ? `port ${port} is in use: choose another with --port (0 picks a free one)` : `cannot listen on ${String(opts.host)}:${port}: ${(err as Error).message}`);
   }
   ctx.io.stdout.write(`${running.url}\n`);
-  ctx.note(`tpa local serve: listening on ${running.url} (data in ${ctx.paths.dataDir}${opts.rateLimit === false ? ', no rate limits' : ''}${tls?.clientCa ? ', client certificates required, tokens at /oauth2/token' : ''}); Ctrl-C stops it`);
+  ctx.note(`tpa local serve: listening on ${running.url} (data in ${ctx.paths.dataDir}${opts.rateLimit === false ? ', no rate limits' : ''}${tls?.clientCa ? ', client certificates required, tokens at /oauth2/token' : ''}${faults.empty ? '' : `, faults injected: TPA_FAULT=${ctx.io.env.TPA_FAULT}`}); Ctrl-C stops it`);
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       ctx.note(`${signal}: shutting down`);
