@@ -39,11 +39,11 @@ beforeEach(() => {
 afterEach(() => home.remove());
 
 /** Runs `tpa <args>` under a pty of 120 columns, typing `steps`; never waits more than ~18 s. */
-function tpaInteractive(args: string[], steps: Step[]): Promise<PtyResult> {
+function tpaInteractive(args: string[], steps: Step[], extraEnv: Record<string, string> = {}): Promise<PtyResult> {
   const env: Record<string, string> = {};
   // As in the non-interactive helper: none of the parent's tpa settings leak in, and prompts stay enabled.
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('TPA_') && k !== 'NO_COLOR' && k !== 'FORCE_COLOR' && k !== 'CI') env[k] = v;
-  Object.assign(env, { TPA_HOME: home.dir, TPA_ADJUDICATION_DELAY: '0', TERM: 'xterm-256color' });
+  Object.assign(env, { TPA_HOME: home.dir, TPA_ADJUDICATION_DELAY: '0', TERM: 'xterm-256color', ...extraEnv });
   const script = { argv: [process.execPath, TPA_BIN, ...args], cwd: home.dir, steps, cols: 120, rows: 40, step_timeout: 10, timeout: 18 };
   return new Promise((resolve, reject) => {
     const child = spawn('python3', [DRIVER], { env, stdio: ['pipe', 'pipe', 'pipe'] });
@@ -198,5 +198,32 @@ describe('tpa fund approve, interactively on a terminal', { timeout: 30_000 }, (
     const settlement = await run(['settlement', 'show', id, '-o', 'json']);
     expect(settlement.code, settlement.stderr).toBe(0);
     expect(settlement.json()).toMatchObject({ total_amount: 2280, status: 'INITIATED' });
+  });
+
+  it('Ctrl-C at a prompt cancels with exit 2 and releases nothing', async () => {
+    const id = await adjudicatedEncounter();
+    for (const at of ['Amount to release (USD)', 'Authorization code']) {
+      const steps: Step[] = [{ expect: 'Amount to release (USD)', send: at === 'Amount to release (USD)' ? '\x03' : ENTER }];
+      if (at !== 'Amount to release (USD)') steps.push({ expect: at, send: '\x03' });
+      const r = await tpaInteractive(['fund', 'approve', id], steps);
+      expectCompleted(r);
+      expect(r.exit_code, `${at}\n${r.output}`).toBe(2);
+      expect(r.output).not.toMatch(/at .*\.js:\d+/);
+    }
+    expect((await run(['settlement', 'show', id])).code).toBe(7);
+  });
+
+  it('TPA_PROMPT_DISABLED on a terminal: no prompt, exit 2 asking for the values and --yes, nothing sent', async () => {
+    const id = await adjudicatedEncounter();
+    const r = await tpaInteractive(['fund', 'approve', id], [], { TPA_PROMPT_DISABLED: '1' });
+    expectCompleted(r);
+    expect(r.exit_code).toBe(2);
+    expect(r.output).not.toContain('Amount to release');
+    expect(r.output).toMatch(/Nothing was sent/);
+    expect(r.output).toMatch(/--yes/);
+    const withYes = await tpaInteractive(['fund', 'approve', id, '--amount', '2280', '--auth-code', 'AUTH-NP-1', '--yes', '-o', 'json'], [], { TPA_PROMPT_DISABLED: '1' });
+    expectCompleted(withYes);
+    expect(withYes.exit_code).toBe(0);
+    expect(withYes.output).toMatch(/"status": "APPROVED"/);
   });
 });
