@@ -17,8 +17,8 @@ export function parseCsv(text: string): CsvRecord[] {
   let fieldStarted = false;
   const endRecord = () => {
     fields.push(field);
-    // A blank line is no record.
-    if (!(fields.length === 1 && fields[0] === '' && !fieldStarted)) records.push({ line: start, fields });
+    // A blank line (not even a comma or a pair of quotes on it) is no record.
+    if (fieldStarted) records.push({ line: start, fields });
     fields = [];
     field = '';
     fieldStarted = false;
@@ -44,6 +44,6 @@ export function parseCsv(text: string): CsvRecord[] {
     } else (field += c), (fieldStarted = true);
   }
   if (quoted) throw new Error(`line ${start}: a quoted field is not closed`);
-  if (field !== '' || fields.length > 0 || fieldStarted) endRecord();
+  endRecord();
   return records;
 }
