@@ -176,15 +176,14 @@ function recordClaim(ctx: EngineContext, claim: ParsedClaim): EngineResponse {
   // Encounters are never deleted, so the next rowid numbers them (COUNT(*) would scan the ledger).
   const sequence = (db.prepare('SELECT COALESCE(MAX(rowid), 0) + 1 FROM encounters').pluck().get() as number);
   const encounterNumber = `ENC-${serviceDate.slice(0, 4)}-${String(sequence).padStart(6, '0')}`;
-  // Kept for older readers of the row; duplicates are found line by line in paid_lines.
-  const fingerprint = [claim.memberId, claim.providerNpi, serviceDate, claim.lines.map((l) => l.cptCode).sort().join('+')].join('|');
+  // The fingerprint column is left empty: duplicates are found line by line in paid_lines (migration 7).
   db.prepare(
     `INSERT INTO encounters (id, ledger_id, encounter_number, submission_id, contract_id, member_id, provider_npi, claim_type,
        service_date, submitted_at, ready_at, completed_at, status, disposition, fingerprint, claim_response_id, aeob_reference,
        processor_trace_id, claim_json, outcome_json, benefits_json, first_cpt_code, charge_cents, allowed_cents, deductible_cents, copay_cents,
        coinsurance_cents, patient_cents, benefit_cents)
      VALUES (@id, @ledgerId, @number, @submissionId, @contractId, @memberId, @npi, @type, @serviceDate, @submittedAt, @readyAt, NULL,
-       'SUBMITTED', @disposition, @fingerprint, @claimResponseId, @aeob, @trace, @claim, @outcome, @benefits, @firstCpt, @charge, @allowed,
+       'SUBMITTED', @disposition, '', @claimResponseId, @aeob, @trace, @claim, @outcome, @benefits, @firstCpt, @charge, @allowed,
        @deductible, @copay, @coinsurance, @patient, @benefit)`,
   ).run({
     id: encounterId,
@@ -199,7 +198,6 @@ function recordClaim(ctx: EngineContext, claim: ParsedClaim): EngineResponse {
     submittedAt,
     readyAt,
     disposition: adjudication.disposition,
-    fingerprint,
     claimResponseId: fhirId(newId('cr-')),
     aeob: `AEOB-${encounterNumber.slice(4)}`,
     // The processor's transfer id is assigned at adjudication and used by the funding transfer.
