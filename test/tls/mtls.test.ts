@@ -2,11 +2,13 @@
 // server and client certificates made here with openssl, on 127.0.0.1 only.
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/engine.js';
 import { tpa } from '../helpers/cli.js';
 import { createKey, serve, type Served } from '../helpers/server.js';
+import { until } from '../helpers/barrier.js';
 
 let certs: ReturnType<typeof tempDir>;
 let home: ReturnType<typeof tempDir>;
@@ -46,6 +48,23 @@ afterAll(async () => {
 const run = (args: string[], input?: string, env: Record<string, string> = {}) => tpa(args, { home: home.dir, input, env });
 const login = (profile: string, cert: string, key: string, extra: string[] = [], input?: string) =>
   run(['auth', 'login', '--env', 'production', '-p', profile, '--base-url', server.url, '--client-id', 'acme-tpa', '--cert', f(cert), '--key', f(key), '--ca', f('ca.pem'), ...extra], input);
+/**
+ * Waits until the server's log holds every request answered so far: it writes a line once an answer
+ * is sent, which may be after the client is done. Lines come in the order answers finish, so once
+ * the line of a request sent now appears, those of every earlier request are there.
+ */
+async function settled(): Promise<void> {
+  const marker = `/settled-${Math.random().toString(36).slice(2)}`;
+  await new Promise<void>((resolve, reject) => {
+    const req = httpsRequest(`${server.url}${marker}`, { cert: readFileSync(f('client.pem')), key: readFileSync(f('client-key.pem')), ca: readFileSync(f('ca.pem')), agent: false }, (res) => {
+      res.resume();
+      res.on('end', resolve);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+  await until(() => server.stderr().includes(`GET ${marker} `));
+}
 const tokenRequests = () => (server.stderr().match(/POST \/oauth2\/token 200/g) ?? []).length;
 const secrets = () => (JSON.parse(readFileSync(join(home.dir, 'credentials.json'), 'utf8')) as { secrets: Record<string, string> }).secrets;
 
@@ -55,17 +74,21 @@ describe('production: OAuth 2.0 client credentials over mutual TLS', () => {
   });
 
   it('login gets a token with the client certificate, caches it, and commands reuse it', async () => {
+    await settled();
+    const earlier = tokenRequests();
     const r = await login('production', 'client.pem', 'client-key.pem');
     expect(r.code, r.stderr).toBe(0);
     expect(r.json()).toMatchObject({ environment: 'production', client_id: 'acme-tpa', scopes: ['contract_lookup', 'claim_pricing', 'fund_release', 'ledger_access'] });
     const cached = JSON.parse(secrets()['token:production']!) as { access_token: string; expires_at: number };
     expect(cached.access_token).toMatch(/^at_/);
     expect(cached.expires_at - Date.now()).toBeGreaterThan(55 * 60_000);
+    await settled();
     const issued = tokenRequests();
-    expect(issued).toBe(1);
+    expect(issued).toBe(earlier + 1);
     expect((await run(['health', '-p', 'production'])).json()).toMatchObject({ environment: 'production', key_id: expect.stringMatching(/^tok_/) });
     const ledger = await run(['ledger', 'list', '-p', 'production']);
     expect(ledger.code, ledger.stderr).toBe(0);
+    await settled();
     expect(tokenRequests()).toBe(issued);
     expect(readFileSync(join(home.dir, 'config.json'), 'utf8')).not.toContain(cached.access_token);
     const status = await run(['auth', 'status', '-p', 'production']);
@@ -73,13 +96,19 @@ describe('production: OAuth 2.0 client credentials over mutual TLS', () => {
   });
 
   it('renews the token once the engine clock passes its expiry (the service answers 401)', async () => {
+    // A profile of its own, logged in here: the test needs no other to have run.
+    const first = await login('renewing', 'client.pem', 'client-key.pem');
+    expect(first.code, first.stderr).toBe(0);
+    await settled();
     const before = tokenRequests();
+    const refusals = (server.stderr().match(/GET \/tpa-api\/v1\/health 401/g) ?? []).length;
     await run(['local', 'clock', 'advance', '61m']);
     try {
-      const r = await run(['health', '-p', 'production']);
+      const r = await run(['health', '-p', 'renewing']);
       expect(r.code, r.stderr).toBe(0);
+      await settled();
       expect(tokenRequests()).toBe(before + 1);
-      expect(server.stderr()).toMatch(/GET \/tpa-api\/v1\/health 401/);
+      expect((server.stderr().match(/GET \/tpa-api\/v1\/health 401/g) ?? []).length).toBe(refusals + 1);
     } finally {
       await run(['local', 'clock', 'real']);
     }
@@ -119,6 +148,7 @@ describe('production: OAuth 2.0 client credentials over mutual TLS', () => {
   it('asks for TLS 1.3: a TLS 1.2 service is refused unless the profile says legacy_tls', async () => {
     const legacyHome = tempDir();
     const legacy = await serve(legacyHome.dir, ['--tls-cert', f('server.pem'), '--tls-key', f('server-key.pem'), '--client-ca', f('ca.pem'), '--tls-max-version', '1.2']);
+    try {
     const args = ['auth', 'login', '--env', 'production', '--base-url', legacy.url, '--client-id', 'acme-tpa', '--cert', f('client.pem'), '--key', f('client-key.pem'), '--ca', f('ca.pem')];
     const modern = await tpa(args, { home: legacyHome.dir });
     expect(modern.code).toBe(8);
@@ -126,7 +156,9 @@ describe('production: OAuth 2.0 client credentials over mutual TLS', () => {
     const allowed = await tpa([...args, '--legacy-tls'], { home: legacyHome.dir });
     expect(allowed.code, allowed.stderr).toBe(0);
     expect((await tpa(['config', 'get', 'profiles.production.legacy_tls'], { home: legacyHome.dir })).json()).toMatchObject({ value: true });
-    await legacy.stop();
-    legacyHome.remove();
+    } finally {
+      await legacy.stop();
+      legacyHome.remove();
+    }
   });
 });
