@@ -22,8 +22,8 @@ export function parseCents(text: string): number | undefined {
  * most two places. 12.3 → 1230; 0.1 + 0.2 (0.30000000000000004) is rejected, not rounded.
  */
 export function jsonNumberToCents(value: unknown): number | undefined {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) return undefined;
-  return parseCents(String(value));
+  // NaN, infinities, negatives and exponent forms fail the decimal-text check of parseCents.
+  return typeof value === 'number' ? parseCents(String(value)) : undefined;
 }
 
 /** Cents as text with two decimals: 123456 → "1234.56", -5 → "-0.05". */
@@ -54,8 +54,11 @@ export function mulDivRound(value: number, numerator: number, denominator: numbe
   if (denominator === 0) throw new RangeError('denominator is zero');
   const n = BigInt(value) * BigInt(numerator);
   const d = BigInt(denominator);
+  // Stryker disable next-line EqualityOperator: n = 0 rounds to 0 whatever its sign; d is never 0 here
   const negative = n < 0n !== d < 0n;
+  // Stryker disable next-line EqualityOperator: -0n is 0n
   const an = n < 0n ? -n : n;
+  // Stryker disable next-line EqualityOperator: d is never 0 here
   const ad = d < 0n ? -d : d;
   const q = (an * 2n + ad) / (ad * 2n);
   return Number(negative ? -q : q);
@@ -74,13 +77,14 @@ export function parseRatio(text: string): Ratio | undefined {
   if (!m) return undefined;
   const frac = m[2] ?? '';
   const denominator = 10 ** frac.length;
-  return { numerator: Number(m[1]) * denominator + Number(frac || '0'), denominator };
+  // No decimals: frac is '' and Number('') is 0.
+  return { numerator: Number(m[1]) * denominator + Number(frac), denominator };
 }
 
 /** A JSON number used as a rate (multiplier, percent) as an exact fraction, at most six places. */
 export function jsonNumberToRatio(value: unknown): Ratio | undefined {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) return undefined;
-  return parseRatio(String(value));
+  // NaN, infinities, negatives and exponent forms fail the decimal-text check of parseRatio.
+  return typeof value === 'number' ? parseRatio(String(value)) : undefined;
 }
 
 /**
@@ -88,14 +92,15 @@ export function jsonNumberToRatio(value: unknown): Ratio | undefined {
  * cent (largest remainder; ties go to the earlier part). All weights zero → equal shares.
  */
 export function allocate(totalCents: number, weights: readonly number[]): number[] {
-  if (weights.length === 0) return [];
-  if (weights.length === 1) return [totalCents];
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: a fast path (one part, most claims); the general path gives the same
+  if (weights.length <= 1) return weights.length === 0 ? [] : [totalCents];
   const w = weights.every((x) => x === 0) ? weights.map(() => 1) : weights;
   const sum = w.reduce((a, b) => a + BigInt(b), 0n);
   const total = BigInt(totalCents);
   const parts = w.map((x) => (total * BigInt(x)) / sum);
   const remainders = w.map((x, i) => ({ i, r: (total * BigInt(x)) % sum }));
   let left = total - parts.reduce((a, b) => a + b, 0n);
+  // Stryker disable next-line EqualityOperator: equal remainders are taken by the first test
   remainders.sort((a, b) => (a.r === b.r ? a.i - b.i : a.r > b.r ? -1 : 1));
   for (const { i } of remainders) {
     if (left <= 0n) break;
