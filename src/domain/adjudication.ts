@@ -142,7 +142,8 @@ export interface AdjudicationInput {
 
 /** The claim's service date: the earliest line date. */
 export function claimServiceDate(claim: ParsedClaim): string {
-  return claim.lines.map((l) => l.serviceDate).sort()[0] ?? claim.billablePeriod.start ?? claim.created;
+  // A parsed claim has at least one line (fhir-claim.ts refuses a claim without items).
+  return claim.lines.map((l) => l.serviceDate).sort()[0]!;
 }
 
 /** The provider of a line: the care-team member its careTeamSequence names first, else the billing provider. */
@@ -192,7 +193,8 @@ export function adjudicate(input: AdjudicationInput): Adjudication {
   });
   const zeroed = (status?: LineStatus) => verdicts.map((v) => zeroLine(v, status && v.status === 'ALLOWED' ? status : v.status));
 
-  const needsPreauth = eligible.some((v) => v.contract!.codes.get(v.line.cptCode)?.requiresPreauth);
+  // An eligible line's contract covers its code (judgeLines).
+  const needsPreauth = eligible.some((v) => v.contract!.codes.get(v.line.cptCode)!.requiresPreauth);
   if (needsPreauth && claim.preauthorizations.length === 0) {
     return finish('PENDING_REVIEW', zeroed('PENDED'), { pendReason: PEND_MISSING_PREAUTH });
   }
@@ -201,10 +203,11 @@ export function adjudicate(input: AdjudicationInput): Adjudication {
   const lines = shareCost(verdicts, allowed, benefits);
   const paid = lines.filter((l) => l.status === 'ALLOWED');
   if (paid.length === 0) {
-    const first = verdicts.find((v) => v.reasonCode !== null) ?? verdicts.find((v) => v.status !== 'ALLOWED');
-    const code = first?.reasonCode ?? DENIAL.NOT_CONTRACTED.code;
+    // Every line not ALLOWED carries its reason (denied, not covered, bundled): the first one speaks for the claim.
+    const first = verdicts.find((v) => v.reasonCode !== null)!;
+    const code = first.reasonCode!;
     const reason = Object.values(DENIAL).find((d) => d.code === code)!.reason;
-    return finish('DENIED', lines, { denialCode: code, denialReason: first?.duplicateOf ? `${reason} (${first.duplicateOf})` : reason });
+    return finish('DENIED', lines, { denialCode: code, denialReason: first.duplicateOf ? `${reason} (${first.duplicateOf})` : reason });
   }
   return finish(paid.length === lines.length ? 'APPROVED' : 'PARTIAL_APPROVAL', lines);
 }
@@ -231,7 +234,7 @@ function judgeLines(input: AdjudicationInput): LineVerdict[] {
       episodeStart: null,
     });
     if (line.serviceDate < benefits.coverageStart) return verdict('DENIED', DENIAL.COVERAGE_NOT_STARTED.code);
-    if (benefits.coverageEnd !== null && line.serviceDate > benefits.coverageEnd) return verdict('DENIED', DENIAL.COVERAGE_TERMINATED.code);
+    if (line.serviceDate > (benefits.coverageEnd ?? '9999-12-31')) return verdict('DENIED', DENIAL.COVERAGE_TERMINATED.code);
     if (contract === null || !contract.codes.has(line.cptCode)) return verdict('NOT_COVERED', DENIAL.NOT_CONTRACTED.code);
     // The same payee, code and date twice is one service paid twice: quantity counts units.
     const key = `${providerNpi}|${line.cptCode}|${line.serviceDate}`;
@@ -328,7 +331,6 @@ function priceBundle(contract: ContractTerms, indexes: number[], verdicts: LineV
   const shareOf = new Map(codes.map((code, k) => [code, shares[k]!]));
   for (const [start, billedBefore] of episodes) {
     const members = ordered.filter((i) => lineEpisode.get(i) === start);
-    if (members.length === 0) continue;
     const parts = members.filter((i) => !billedBefore.has(verdicts[i]!.line.cptCode));
     for (const i of members) {
       verdicts[i]!.episodeStart = start;
@@ -351,11 +353,8 @@ function shareCost(verdicts: LineVerdict[], allowed: number[], benefits: PlanBen
   let copayLeft = benefits.copayCents;
   const deductibleLeft = new Map<string, number>();
   const base: number[] = [];
+  // A line not ALLOWED is allowed 0.00 (priceLines), so it takes no copay, deductible or coinsurance.
   const parts = verdicts.map((v, i) => {
-    if (v.status !== 'ALLOWED') {
-      base.push(0);
-      return { copayCents: 0, deductibleCents: 0 };
-    }
     const allowedCents = allowed[i]!;
     const copayCents = Math.min(copayLeft, allowedCents);
     copayLeft -= copayCents;
@@ -385,8 +384,9 @@ function lineOf(
   deductibleCents: number,
   coinsuranceCents: number,
 ): LineAdjudication {
+  // Nothing is charged to the member as not covered: a line the contract does not cover is allowed 0.00.
   const nonCoveredCents = 0;
-  const patientResponsibilityCents = copayCents + deductibleCents + coinsuranceCents + nonCoveredCents;
+  const patientResponsibilityCents = copayCents + deductibleCents + coinsuranceCents;
   return {
     sequence: v.line.sequence,
     cptCode: v.line.cptCode,
@@ -410,7 +410,8 @@ function lineOf(
 }
 
 function zeroLine(v: LineVerdict, status: LineStatus): LineAdjudication {
-  return lineOf(v, status, status === 'PENDED' ? null : v.reasonCode, 0, 0, 0, 0);
+  // A PENDED line was ALLOWED before the claim was pended: it has no reason code.
+  return lineOf(v, status, v.reasonCode, 0, 0, 0, 0);
 }
 
 export function sumLines(lines: readonly LineAdjudication[]): AmountTotals {

@@ -1,0 +1,111 @@
+// The edges of adjudication a one-character bug would move: bundle episodes when lines come out of
+// order, ties between parts and episodes, history of other contracts, the first paid encounter
+// named in a duplicate denial, the coverage end. Pure: adjudicate() on hand-made inputs.
+import { describe, expect, it } from 'vitest';
+import { adjudicate, type AdjudicationInput, type ContractTerms, type PlanBenefits, type PriorLine } from '../../src/domain/adjudication.js';
+import type { ClaimLine, ParsedClaim } from '../../src/domain/fhir-claim.js';
+
+function claim(lines: Partial<ClaimLine>[]): ParsedClaim {
+  const full = lines.map((l, i) => ({ sequence: i + 1, cptCode: 'A', revenueCode: null, serviceDate: '2026-03-02', quantity: 1, chargeCents: 100000, careTeamSequences: [], ...l }));
+  return {
+    type: 'institutional',
+    providerNpi: '1234567893',
+    providerName: null,
+    memberId: 'MBR-1',
+    created: '2026-03-30',
+    billablePeriod: { start: null, end: null },
+    insurerReference: null,
+    lines: full,
+    careTeam: [],
+    diagnosisCodes: [],
+    preauthorizations: [],
+    totalChargeCents: full.reduce((s, l) => s + l.chargeCents, 0),
+  };
+}
+
+const benefits: PlanBenefits = {
+  deductibleCents: 0,
+  deductibleMetCents: 0,
+  deductibleMetByPlanYear: {},
+  planYearStart: '01-01',
+  copayCents: 0,
+  coinsurancePercent: 0,
+  coverageStart: '2025-01-01',
+  coverageEnd: null,
+};
+
+/** A PACKAGE bundle (90-day episodes) over codes given in this order, one rate for all. */
+function bundle(codes: string[], rateCents: number, id = 'ctr_bundle'): ContractTerms {
+  return { id, rateType: 'BUNDLE', multiplier: null, bundleType: 'PACKAGE', bundleRateCents: rateCents, codes: new Map(codes.map((c) => [c, { negotiatedRateCents: null, requiresPreauth: false }])) };
+}
+
+const prior = (cptCode: string, serviceDate: string, episodeStart: string | null, contractId = 'ctr_bundle', encounterId = 'enc_prior'): PriorLine => ({ encounterId, providerNpi: '1234567893', cptCode, serviceDate, contractId, episodeStart });
+
+function run(c: ParsedClaim, terms: ContractTerms, input: Partial<AdjudicationInput> = {}) {
+  return adjudicate({ claim: c, benefits, lineContracts: c.lines.map(() => terms), paidLines: [], bundleLines: [], ...input });
+}
+
+describe('bundle episodes', () => {
+  it('lines out of date order still start their episode on the earliest date', () => {
+    const a = run(claim([{ cptCode: 'B', serviceDate: '2026-03-10' }, { cptCode: 'A', serviceDate: '2026-03-02' }]), bundle(['A', 'B'], 100000));
+    expect(a.lines.map((l) => [l.sequence, l.episodeStart, l.status])).toEqual([
+      [1, '2026-03-02', 'ALLOWED'],
+      [2, '2026-03-02', 'ALLOWED'],
+    ]);
+  });
+
+  it('on one date, the line of the lower sequence takes the odd cent of the spread', () => {
+    const a = run(claim([{ cptCode: 'B' }, { cptCode: 'A' }]), bundle(['A', 'B'], 1001));
+    expect(a.lines.map((l) => l.allowedCents)).toEqual([501, 500]);
+  });
+
+  it('the bundle rate is shared over the codes in code order, whatever order the contract lists them', () => {
+    // 10.01 over A and B: A (first in code order) 5.01, B 5.00.
+    expect(run(claim([{ cptCode: 'A' }]), bundle(['B', 'A'], 1001)).lines[0]!.allowedCents).toBe(501);
+    expect(run(claim([{ cptCode: 'B' }]), bundle(['B', 'A'], 1001)).lines[0]!.allowedCents).toBe(500);
+  });
+
+  it('a date between two episodes joins the nearer one, the earlier on a tie', () => {
+    const history = [prior('A', '2026-03-01', '2026-03-01'), prior('A', '2026-03-21', '2026-03-21', 'ctr_bundle', 'enc_2')];
+    const nearer = run(claim([{ cptCode: 'B', serviceDate: '2026-03-15' }]), bundle(['A', 'B'], 1000), { bundleLines: history });
+    expect(nearer.lines[0]!.episodeStart).toBe('2026-03-21');
+    const tie = run(claim([{ cptCode: 'B', serviceDate: '2026-03-11' }]), bundle(['A', 'B'], 1000), { bundleLines: history });
+    expect(tie.lines[0]!.episodeStart).toBe('2026-03-01');
+    const earlierNearer = run(claim([{ cptCode: 'B', serviceDate: '2026-03-05' }]), bundle(['A', 'B'], 1000), { bundleLines: history });
+    expect(earlierNearer.lines[0]!.episodeStart).toBe('2026-03-01');
+  });
+
+  it('a part already billed in its episode is BUNDLED; lines of another contract or without an episode are no history', () => {
+    const terms = bundle(['A', 'B'], 1000);
+    const billed = run(claim([{ cptCode: 'A', serviceDate: '2026-03-05' }]), terms, { bundleLines: [prior('A', '2026-03-01', '2026-03-01')] });
+    expect(billed.lines[0]).toMatchObject({ status: 'BUNDLED', reasonCode: 'CARC-97', allowedCents: 0, episodeStart: '2026-03-01' });
+    expect(billed.disposition).toBe('DENIED');
+    const otherContract = run(claim([{ cptCode: 'A', serviceDate: '2026-03-05' }]), terms, { bundleLines: [prior('A', '2026-03-01', '2026-03-01', 'ctr_other')] });
+    expect(otherContract.lines[0]).toMatchObject({ status: 'ALLOWED', allowedCents: 500, episodeStart: '2026-03-05' });
+    const noEpisode = run(claim([{ cptCode: 'A', serviceDate: '2026-03-05' }]), terms, { bundleLines: [prior('A', '2026-03-01', null)] });
+    expect(noEpisode.lines[0]).toMatchObject({ status: 'ALLOWED', allowedCents: 500, episodeStart: '2026-03-05' });
+  });
+
+  it('a day billed before stays in its episode even when another episode starts nearer', () => {
+    const history = [prior('A', '2026-03-10', '2026-03-01'), prior('A', '2026-03-11', '2026-03-11', 'ctr_bundle', 'enc_2')];
+    const a = run(claim([{ cptCode: 'B', serviceDate: '2026-03-10' }]), bundle(['A', 'B'], 1000), { bundleLines: history });
+    expect(a.lines[0]!.episodeStart).toBe('2026-03-01');
+  });
+});
+
+describe('duplicates and coverage', () => {
+  it('a duplicate denial names the first encounter that paid the service', () => {
+    const terms: ContractTerms = { id: 'ctr_flat', rateType: 'FLAT_RATE', multiplier: null, bundleType: null, bundleRateCents: null, codes: new Map([['A', { negotiatedRateCents: 5000, requiresPreauth: false }]]) };
+    const paidLines = [prior('A', '2026-03-02', null, 'ctr_flat', 'enc_first'), prior('A', '2026-03-02', null, 'ctr_flat', 'enc_second')];
+    const a = run(claim([{ cptCode: 'A' }]), terms, { paidLines });
+    expect(a).toMatchObject({ disposition: 'DENIED', denialCode: 'CARC-18', denialReason: 'Exact duplicate claim/service (enc_first)' });
+  });
+
+  it('a member without a coverage end is covered on any later date; with one, through that day only', () => {
+    const terms: ContractTerms = { id: 'ctr_flat', rateType: 'FLAT_RATE', multiplier: null, bundleType: null, bundleRateCents: null, codes: new Map([['A', { negotiatedRateCents: 5000, requiresPreauth: false }]]) };
+    expect(run(claim([{ serviceDate: '2099-12-31' }]), terms).disposition).toBe('APPROVED');
+    const ending = { ...benefits, coverageEnd: '2026-03-02' };
+    expect(run(claim([{ serviceDate: '2026-03-02' }]), terms, { benefits: ending }).disposition).toBe('APPROVED');
+    expect(run(claim([{ serviceDate: '2026-03-03' }]), terms, { benefits: ending })).toMatchObject({ disposition: 'DENIED', denialCode: 'CARC-27' });
+  });
+});
