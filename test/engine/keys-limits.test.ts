@@ -1,0 +1,210 @@
+// The key and limit checks (SPEC.md "Authentication" and "Limits"), exercised directly: API keys on
+// a real SQLite file through the engine (format, hash-only storage, expiry on the engine clock,
+// rotation with 24 hours of overlap, listing), and the rate limiter on a clock the test moves.
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { databaseFile } from '../../src/engine/engine.js';
+import { ANONYMOUS_PER_MINUTE, RateLimiter, TIERS } from '../../src/engine/limits.js';
+import { ROTATION_OVERLAP_MS } from '../../src/engine/services/keys.js';
+import { useEngineHome } from '../helpers/engine.js';
+
+const home = useEngineHome(beforeEach, afterEach);
+const T0 = '2026-03-02T10:00:00Z';
+const req = (method: string, path: string) => ({ method, path, query: new URLSearchParams(), headers: {}, body: method === 'GET' ? undefined : '{}' });
+
+describe('API keys', () => {
+  it('are 64 characters of the SPEC format per environment, shown once and stored only as a SHA-256 hash', () => {
+    const engine = home.at(T0);
+    const sand = engine.createKey('sandbox', ['ledger_access']);
+    const stage = engine.createKey('staging', ['claim_pricing', 'fund_release']);
+    expect(sand.apiKey).toMatch(/^sk_sand_[A-Za-z0-9]{56}$/);
+    expect(stage.apiKey).toMatch(/^sk_stage_[A-Za-z0-9]{55}$/);
+    expect(sand.record).toMatchObject({ environment: 'sandbox', prefix: 'sk_sand_', last4: sand.apiKey.slice(-4), scopes: ['ledger_access'], created_at: T0, expires_at: null });
+    expect(sand.record.lineage).toBe(sand.record.id);
+    expect(stage.record).toMatchObject({ environment: 'staging', prefix: 'sk_stage_', scopes: ['claim_pricing', 'fund_release'] });
+    // Keys differ, and draw on letters and digits alike.
+    const many = Array.from({ length: 30 }, () => engine.createKey('sandbox', []).apiKey.slice(8)).join('');
+    expect(many).toMatch(/[A-Z]/);
+    expect(many).toMatch(/[a-z]/);
+    expect(many).toMatch(/[0-9]/);
+    const db = new Database(databaseFile(home.dir), { readonly: true });
+    try {
+      const rows = db.prepare('SELECT * FROM api_keys').all() as Record<string, unknown>[];
+      expect(JSON.stringify(rows)).not.toContain(sand.apiKey);
+      expect(rows.find((r) => r.id === sand.record.id)?.key_hash).toMatch(/^[0-9a-f]{64}$/);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('a known key authenticates; an unknown, empty or altered one does not', () => {
+    const engine = home.at(T0);
+    const { apiKey, record } = engine.createKey('sandbox', ['ledger_access']);
+    const ok = engine.authenticate({ apiKey });
+    expect('key' in ok && ok.key).toEqual(record);
+    for (const bad of [`${apiKey.slice(0, -1)}x`, '', undefined]) {
+      const r = engine.authenticate({ apiKey: bad });
+      expect('response' in r && r.response.status, String(bad)).toBe(401);
+      expect('response' in r && (r.response.body as { error: string }).error).toBe('invalid_api_key');
+    }
+    const none = engine.authenticate({});
+    expect('response' in none && (none.response.body as { message: string }).message).toBe('No API key: send it in the X-API-Key header');
+  });
+
+  it('rotation issues a key of the same scopes and lineage; the old one works 24 hours on the engine clock, then not', () => {
+    const engine = home.at(T0);
+    const old = engine.createKey('staging', ['fund_release']);
+    expect(ROTATION_OVERLAP_MS).toBe(86_400_000);
+    const r = engine.handle(req('POST', '/tpa-api/v1/keys/rotate'), { key: old.record });
+    expect(r.status).toBe(200);
+    const body = r.body as { api_key: string; key_id: string; previous_key_expires_at: string };
+    expect(body.api_key).toMatch(/^sk_stage_/);
+    expect(body.previous_key_expires_at).toBe('2026-03-03T10:00:00Z');
+    const fresh = engine.authenticate({ apiKey: body.api_key });
+    expect('key' in fresh && fresh.key).toMatchObject({ id: body.key_id, lineage: old.record.id, scopes: ['fund_release'], environment: 'staging' });
+    // A rotated key cannot rotate again.
+    const again = engine.authenticate({ apiKey: old.apiKey });
+    expect('key' in again && again.key.expires_at).toBe('2026-03-03T10:00:00Z');
+    const twice = engine.handle(req('POST', '/tpa-api/v1/keys/rotate/'), { key: 'key' in again ? again.key : undefined });
+    expect(twice.status).toBe(409);
+    expect(twice.body).toMatchObject({ error: 'key_already_rotated' });
+    // One second before the end it works; at the end it does not.
+    expect('key' in home.at('2026-03-03T09:59:59Z').authenticate({ apiKey: old.apiKey })).toBe(true);
+    expect('response' in home.at('2026-03-03T10:00:00Z').authenticate({ apiKey: old.apiKey })).toBe(true);
+    expect('key' in home.at('2026-03-03T10:00:00Z').authenticate({ apiKey: body.api_key })).toBe(true);
+  });
+
+  it('rotation needs an API key: none in-process, none with an OAuth token', () => {
+    const engine = home.at(T0);
+    expect(engine.handle(req('POST', '/tpa-api/v1/keys/rotate'))).toMatchObject({ status: 400, body: { error: 'no_api_key' } });
+    const { record } = engine.createKey('sandbox', []);
+    expect(engine.handle(req('POST', '/tpa-api/v1/keys/rotate'), { key: { ...record, environment: 'production' } })).toMatchObject({ status: 400, body: { error: 'no_api_key' } });
+  });
+
+  it('the key list shows the active keys of the caller’s environment, masked', () => {
+    const engine = home.at(T0);
+    const a = engine.createKey('sandbox', ['ledger_access']);
+    const b = engine.createKey('sandbox', ['claim_pricing']);
+    const s = engine.createKey('staging', []);
+    engine.handle(req('POST', '/tpa-api/v1/keys/rotate'), { key: b.record });
+    const list = (k: typeof a.record, clock = T0) => (home.at(clock).handle(req('GET', '/tpa-api/v1/keys'), { key: k }).body as { keys: Record<string, unknown>[] }).keys;
+    const sandbox = list(a.record);
+    expect(sandbox.map((k) => k.id)).toContain(a.record.id);
+    expect(sandbox.map((k) => k.id)).toContain(b.record.id);
+    expect(sandbox.map((k) => k.id)).not.toContain(s.record.id);
+    expect(sandbox).toHaveLength(3);
+    expect(sandbox.find((k) => k.id === a.record.id)).toEqual({ id: a.record.id, prefix: 'sk_sand_', last4: a.apiKey.slice(-4), scopes: ['ledger_access'], created_at: T0, expires_at: null });
+    expect(list(s.record).map((k) => k.id)).toEqual([s.record.id]);
+    // After the overlap the rotated key is gone from the list.
+    expect(list(a.record, '2026-03-04T00:00:00Z').map((k) => k.id)).not.toContain(b.record.id);
+    // In-process (no key): every active key.
+    expect((engine.handle(req('GET', '/tpa-api/v1/keys/')).body as { keys: unknown[] }).keys).toHaveLength(4);
+  });
+
+  it('health names the caller’s environment, key and scopes; in-process it is local with every scope', () => {
+    const engine = home.at(T0);
+    const { record } = engine.createKey('staging', ['ledger_access']);
+    expect(engine.handle(req('GET', '/tpa-api/v1/health'), { key: record }).body).toEqual({ status: 'ok', environment: 'staging', key_id: record.id, scopes: ['ledger_access'], time: T0 });
+    expect(engine.handle(req('GET', '/tpa-api/v1/health/')).body).toEqual({ status: 'ok', environment: 'local', key_id: null, scopes: ['contract_lookup', 'claim_pricing', 'fund_release', 'ledger_access'], time: T0 });
+  });
+});
+
+describe('the rate limiter', () => {
+  it('has the tiers of SPEC.md', () => {
+    expect(TIERS).toEqual({ sandbox: { perMinute: null, concurrent: 10 }, staging: { perMinute: 200, concurrent: 20 }, production: { perMinute: 100, concurrent: 10 } });
+    expect(ANONYMOUS_PER_MINUTE).toBe(60);
+  });
+
+  it('an unlimited tier and route report unlimited, with the reset of the tier window', () => {
+    let now = 1_000_000;
+    const limiter = new RateLimiter(60_000, () => now);
+    const v = limiter.admit('k', TIERS.sandbox, 'GET /x', null);
+    expect(v).toEqual({ allowed: true, headers: { 'x-ratelimit-limit': 'unlimited', 'x-ratelimit-remaining': 'unlimited', 'x-ratelimit-reset': '1060' } });
+    now += 59_999;
+    expect(limiter.admit('k', TIERS.sandbox, 'GET /x', null).headers['x-ratelimit-reset']).toBe('1060');
+    now += 1;
+    expect(limiter.admit('k', TIERS.sandbox, 'GET /x', null).headers['x-ratelimit-reset']).toBe('1120');
+  });
+
+  it('counts the endpoint per key: the 11th approval in a minute is refused with the wait until the window ends', () => {
+    let now = 0;
+    const limiter = new RateLimiter(60_000, () => now);
+    for (let i = 1; i <= 10; i++) {
+      const v = limiter.admit('k', TIERS.production, 'POST /funding', 10);
+      expect(v.allowed).toBe(true);
+      expect(v.headers).toEqual({ 'x-ratelimit-limit': '10', 'x-ratelimit-remaining': String(10 - i), 'x-ratelimit-reset': '60' });
+      limiter.release('k');
+    }
+    now = 45_500;
+    const refused = limiter.admit('k', TIERS.production, 'POST /funding', 10);
+    expect(refused).toEqual({ allowed: false, headers: { 'x-ratelimit-limit': '10', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '60' }, retryAfter: 15, reason: '10 requests per minute for POST /funding' });
+    // Another endpoint, and another key, are not affected.
+    expect(limiter.admit('k', TIERS.production, 'GET /ledger', 100).allowed).toBe(true);
+    expect(limiter.admit('other', TIERS.production, 'POST /funding', 10).allowed).toBe(true);
+    // The wait is never under a second, and a new window starts afresh.
+    now = 59_999;
+    expect(limiter.admit('k', TIERS.production, 'POST /funding', 10).retryAfter).toBe(1);
+    now = 60_000;
+    expect(limiter.admit('k', TIERS.production, 'POST /funding', 10).allowed).toBe(true);
+  });
+
+  it('the tier counts every endpoint; the window with fewer requests left speaks', () => {
+    const limiter = new RateLimiter(60_000, () => 0);
+    const staging = TIERS.staging;
+    for (let i = 0; i < 150; i++) limiter.release('k'), limiter.admit('k', staging, `GET /e${i % 3}`, 100);
+    // Tier: 151 of 200 (49 left); this endpoint: 51 of 100 (49 left): a tie goes to the tier.
+    const v = limiter.admit('k', staging, 'GET /e0', 100);
+    expect(v.headers).toEqual({ 'x-ratelimit-limit': '200', 'x-ratelimit-remaining': '49', 'x-ratelimit-reset': '60' });
+    limiter.release('k');
+    const fewer = limiter.admit('k', staging, 'GET /e1', 60);
+    expect(fewer.headers['x-ratelimit-limit']).toBe('60');
+    expect(fewer.allowed).toBe(true);
+    for (let i = 0; i < 48; i++) limiter.release('k'), limiter.admit('k', staging, `GET /e2`, null);
+    limiter.release('k');
+    const over = limiter.admit('k', staging, 'GET /e2', null);
+    expect(over).toMatchObject({ allowed: false, reason: '200 requests per minute for the tier' });
+  });
+
+  it('counts requests in flight per key: over the tier’s concurrency is refused, a released one frees a place', () => {
+    const limiter = new RateLimiter(60_000, () => 0);
+    for (let i = 0; i < 10; i++) expect(limiter.admit('k', TIERS.sandbox, 'GET /x', null).allowed).toBe(true);
+    const eleventh = limiter.admit('k', TIERS.sandbox, 'GET /x', null);
+    expect(eleventh).toMatchObject({ allowed: false, retryAfter: 1, reason: '10 concurrent requests' });
+    expect(eleventh.headers['x-ratelimit-limit']).toBe('unlimited');
+    limiter.release('k');
+    expect(limiter.admit('k', TIERS.sandbox, 'GET /x', null).allowed).toBe(true);
+    for (let i = 0; i < 11; i++) limiter.release('k');
+    // Released to nothing: ten places again, not eleven.
+    for (let i = 0; i < 10; i++) expect(limiter.admit('k', TIERS.sandbox, 'GET /x', null).allowed).toBe(true);
+    expect(limiter.admit('k', TIERS.sandbox, 'GET /x', null).allowed).toBe(false);
+  });
+
+  it('counts callers without a key per address, IPv4 and IPv4-mapped IPv6 alike', () => {
+    let now = 0;
+    const limiter = new RateLimiter(60_000, () => now);
+    for (let i = 1; i <= 30; i++) expect(limiter.admitAnonymous('127.0.0.1').allowed).toBe(true);
+    for (let i = 31; i <= 60; i++) expect(limiter.admitAnonymous('::ffff:127.0.0.1').allowed).toBe(true);
+    const refused = limiter.admitAnonymous('::FFFF:127.0.0.1');
+    expect(refused).toEqual({ allowed: false, headers: { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '60' }, retryAfter: 60, reason: '60 requests per minute for an address without a valid API key' });
+    expect(limiter.admitAnonymous('::ffff:127.0.0.2').allowed).toBe(true);
+    expect(limiter.admitAnonymous('::1').allowed).toBe(true);
+    expect(limiter.admitAnonymous('10.0.0.1', 1).allowed).toBe(true);
+    expect(limiter.admitAnonymous('10.0.0.1', 1).allowed).toBe(false);
+    now = 60_000;
+    expect(limiter.admitAnonymous('127.0.0.1').allowed).toBe(true);
+  });
+
+  it('forgets ended windows once it holds more than 10,000, so memory stays bounded', () => {
+    let now = 0;
+    const limiter = new RateLimiter(60_000, () => now);
+    for (let i = 0; i <= 10_000; i++) limiter.admitAnonymous(`addr-${i}`);
+    const windows = (limiter as unknown as { windows: Map<string, unknown> }).windows;
+    expect(windows.size).toBe(10_001);
+    now = 59_999;
+    limiter.admitAnonymous('late');
+    expect(windows.size).toBe(10_002);
+    now = 60_000;
+    limiter.admitAnonymous('later');
+    expect(windows.size).toBe(2);
+  });
+});
