@@ -15,6 +15,7 @@ export interface RetryOptions {
   random?: () => number;
 }
 
+// mutation: no survivors (the retry rule for funding)
 const FUNDING = /\/funding\/approve\/?$/;
 
 /** Safe to send twice: reads, read-only lookups, and writes that carry an Idempotency-Key (not funding). */
@@ -24,6 +25,7 @@ export function safeToRepeat(req: TransportRequest): boolean {
   if (/\/contract-lookup\/(blind|full)\/$/.test(req.path)) return true;
   return req.headers['idempotency-key'] !== undefined;
 }
+// mutation: end
 
 export class RetryingTransport implements Transport {
   readonly name: string;

@@ -212,6 +212,7 @@ export function adjudicate(input: AdjudicationInput): Adjudication {
   return finish(paid.length === lines.length ? 'APPROVED' : 'PARTIAL_APPROVAL', lines);
 }
 
+// mutation: no survivors (the duplicate rule)
 /** Coverage, contract and duplicates, each on the line's own date; lines that pass are ALLOWED for now. */
 function judgeLines(input: AdjudicationInput): LineVerdict[] {
   const { claim, benefits } = input;
@@ -244,6 +245,7 @@ function judgeLines(input: AdjudicationInput): LineVerdict[] {
     seen.add(key);
     return verdict('ALLOWED', null);
   });
+  // mutation: end
 }
 
 /**
@@ -344,6 +346,7 @@ function priceBundle(contract: ContractTerms, indexes: number[], verdicts: LineV
   }
 }
 
+// mutation: no survivors (the allowed/patient/payer split)
 /**
  * The member's share on the ALLOWED lines, in line order: the claim's copay on its first lines,
  * then the deductible left in each line's plan year, then coinsurance on the rest, computed on
@@ -409,6 +412,7 @@ function lineOf(
   };
 }
 
+// mutation: end
 function zeroLine(v: LineVerdict, status: LineStatus): LineAdjudication {
   // A PENDED line was ALLOWED before the claim was pended: it has no reason code.
   return lineOf(v, status, v.reasonCode, 0, 0, 0, 0);

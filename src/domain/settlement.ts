@@ -25,6 +25,7 @@ export const MAX_FUNDING_NOTES = 500;
 
 const ROLE_ORDER: readonly ProviderRole[] = ['FACILITY', 'SURGEON', 'ANESTHESIA', 'PATHOLOGY'];
 
+// mutation: no survivors (the fee and the payout split)
 /** The processor's fee per payout: 2.2% of the amount, rounded half away from zero to the cent, plus 0.30. */
 export function processorFeeCents(amountCents: number): number {
   return mulDivRound(amountCents, 22, 1000) + 30;
@@ -53,6 +54,7 @@ export function splitPayouts(lines: readonly BenefitLine[], totalCents: number):
     return { sequence: i + 1, providerNpi: p.npi, providerName: p.name, providerRole: p.role, amountCents, feeCents, netCents: amountCents - feeCents };
   });
 }
+// mutation: end
 
 /** The same time of day, `days` business days later (Saturday and Sunday skipped; UTC). */
 export function addBusinessDays(from: Date, days: number): Date {

@@ -134,6 +134,7 @@ function recordClaim(ctx: EngineContext, claim: ParsedClaim): EngineResponse {
   }
   const dates = [...new Set(claim.lines.map((l) => l.serviceDate))].sort();
   const lastDate = dates.at(-1)!;
+  // mutation: no survivors (the duplicate rule: the paid lines read)
   // The member's paid lines of the claim's codes from its first date to its last (the adjudication
   // matches each line's own date and payee).
   const paidLines = (
@@ -144,6 +145,7 @@ function recordClaim(ctx: EngineContext, claim: ParsedClaim): EngineResponse {
       )
       .all(member.member_id, serviceDate, lastDate, JSON.stringify([...new Set(claim.lines.map((l) => l.cptCode))])) as PaidLineRow[]
   ).map(toPrior);
+  // mutation: end
   const bundleLines: PriorLine[] = [];
   for (const terms of new Set(lineContracts.terms)) {
     if (terms?.rateType !== 'BUNDLE') continue;
@@ -216,6 +218,7 @@ function recordClaim(ctx: EngineContext, claim: ParsedClaim): EngineResponse {
   });
   const providerRow = db.prepare('INSERT OR IGNORE INTO encounter_providers (encounter_id, npi) VALUES (?, ?)');
   for (const npi of new Set([claim.providerNpi, ...claim.careTeam.map((m) => m.npi)])) providerRow.run(encounterId, npi);
+  // mutation: no survivors (the duplicate rule: the paid lines written)
   // A line counts as paid, and the member's deductible toward later claims of its plan year, from
   // the moment the claim is accepted (the adjudication is decided now and revealed later).
   const paidLine = db.prepare(
@@ -228,6 +231,7 @@ function recordClaim(ctx: EngineContext, claim: ParsedClaim): EngineResponse {
     const year = planYearOf(line.serviceDate, member.plan_year_start);
     deductibleByYear.set(year, (deductibleByYear.get(year) ?? 0) + line.deductibleCents);
   }
+  // mutation: end
   const addMet = db.prepare(
     'INSERT INTO member_deductibles (member_id, plan_year, met_cents) VALUES (?, ?, ?) ON CONFLICT (member_id, plan_year) DO UPDATE SET met_cents = met_cents + excluded.met_cents',
   );

