@@ -212,6 +212,15 @@ describe('the retry layer', () => {
     expect(r.waits).toEqual([1000, 1000]);
   });
 
+  it('on 429 without retry_after waits until X-RateLimit-Reset', async () => {
+    const reset = String(Math.floor(Date.now() / 1000) + 30);
+    const r = await run([status(429, { error: 'rate_limit_exceeded' }, { 'x-ratelimit-reset': reset }), ok], GET);
+    expect(r.result).toBe(ok);
+    expect(r.waits).toHaveLength(1);
+    expect(r.waits[0]).toBeGreaterThan(28_000);
+    expect(r.waits[0]).toBeLessThanOrEqual(30_000);
+  });
+
   it('on 429 gives up at once when the wait is longer than it will wait (five minutes unless told)', async () => {
     const atLimit = await run([status(429, { retry_after: 300 }), ok], GET);
     expect(atLimit.result).toBe(ok);
