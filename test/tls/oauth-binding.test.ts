@@ -1,33 +1,27 @@
 // An OAuth access token is bound to the client certificate it was issued to (RFC 8705 style), tested
 // through the real mutual-TLS server: two certificates of one client, signed by the same CA, made
 // here with openssl; requests over real TLS connections on 127.0.0.1.
-import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/engine.js';
+import { TestCa } from '../helpers/certs.js';
 import { serve, type Served } from '../helpers/server.js';
 
 let certs: ReturnType<typeof tempDir>;
 let home: ReturnType<typeof tempDir>;
 let server: Served;
 const f = (name: string) => join(certs.dir, name);
-const openssl = (...args: string[]) => execFileSync('openssl', args, { cwd: certs.dir, stdio: 'ignore' });
 
 beforeAll(async () => {
   certs = tempDir();
   home = tempDir();
-  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
-  openssl('req', '-x509', ...ec, '-keyout', 'ca-key.pem', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=tpa test CA');
-  openssl('req', ...ec, '-keyout', 'server-key.pem', '-out', 'server.csr', '-subj', '/CN=127.0.0.1');
-  writeFileSync(f('san.ext'), 'subjectAltName=IP:127.0.0.1\n');
-  openssl('x509', '-req', '-in', 'server.csr', '-CA', 'ca.pem', '-CAkey', 'ca-key.pem', '-CAcreateserial', '-out', 'server.pem', '-days', '2', '-extfile', 'san.ext');
+  const ca = new TestCa(certs.dir);
+  ca.server();
   // Two certificates of the same client (same common name, same CA): A and B.
-  for (const name of ['a', 'b']) {
-    openssl('req', ...ec, '-keyout', `${name}-key.pem`, '-out', `${name}.csr`, '-subj', '/CN=acme-tpa');
-    openssl('x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.pem', '-CAkey', 'ca-key.pem', '-CAcreateserial', '-out', `${name}.pem`, '-days', '2');
-  }
+  ca.client('a');
+  ca.client('b');
   server = await serve(home.dir, ['--tls-cert', f('server.pem'), '--tls-key', f('server-key.pem'), '--client-ca', f('ca.pem')]);
 });
 afterAll(async () => {

@@ -1,13 +1,13 @@
 // What README.md promises about TLS and OAuth and no test checked before (issue 10): the access token
 // renewed five minutes before it ends, the token endpoint's 60 requests a minute per client
 // certificate, and TPA_CA_FILE. Certificates made here with openssl; servers on 127.0.0.1 only.
-import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/engine.js';
 import { tpa } from '../helpers/cli.js';
+import { TestCa } from '../helpers/certs.js';
 import { createKey, serve, type Served } from '../helpers/server.js';
 
 let certs: ReturnType<typeof tempDir>;
@@ -15,18 +15,14 @@ let home: ReturnType<typeof tempDir>;
 let mtls: Served;
 let plain: Served;
 const f = (name: string) => join(certs.dir, name);
-const openssl = (...args: string[]) => execFileSync('openssl', args, { cwd: certs.dir, stdio: 'ignore' });
 
 beforeAll(async () => {
   certs = tempDir();
   home = tempDir();
-  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
-  openssl('req', '-x509', ...ec, '-keyout', 'ca-key.pem', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=tpa private CA');
-  openssl('req', ...ec, '-keyout', 'server-key.pem', '-out', 'server.csr', '-subj', '/CN=127.0.0.1');
-  writeFileSync(f('san.ext'), 'subjectAltName=IP:127.0.0.1\n');
-  openssl('x509', '-req', '-in', 'server.csr', '-CA', 'ca.pem', '-CAkey', 'ca-key.pem', '-CAcreateserial', '-out', 'server.pem', '-days', '2', '-extfile', 'san.ext');
-  openssl('req', ...ec, '-keyout', 'client-key.pem', '-out', 'client.csr', '-subj', '/CN=acme-tpa');
-  openssl('x509', '-req', '-in', 'client.csr', '-CA', 'ca.pem', '-CAkey', 'ca-key.pem', '-CAcreateserial', '-out', 'client.pem', '-days', '2');
+  // A private CA: the server's certificate is trusted only by whoever is given ca.pem.
+  const ca = new TestCa(certs.dir);
+  ca.server();
+  ca.client('client');
   // Rate windows on the frozen engine clock: the token endpoint's window ends only when a test says.
   await tpa(['local', 'clock', 'set', '2026-03-02T10:00:00Z'], { home: home.dir });
   const tlsArgs = ['--tls-cert', f('server.pem'), '--tls-key', f('server-key.pem')];

@@ -1,0 +1,40 @@
+// Certificates for the TLS tests, made with openssl in a directory of the test's own: a CA, a
+// server certificate for 127.0.0.1 signed by it, and client certificates (common name = client id).
+import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const EC = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
+
+export class TestCa {
+  constructor(readonly dir: string) {
+    this.openssl('req', '-x509', ...EC, '-keyout', 'ca-key.pem', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=tpa test CA');
+  }
+
+  /** The path of a file made here. */
+  file(name: string): string {
+    return join(this.dir, name);
+  }
+
+  private openssl(...args: string[]): void {
+    execFileSync('openssl', args, { cwd: this.dir, stdio: 'ignore' });
+  }
+
+  private signed(name: string, subject: string, ext?: string): void {
+    this.openssl('req', ...EC, '-keyout', `${name}-key.pem`, '-out', `${name}.csr`, '-subj', subject);
+    this.openssl('x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.pem', '-CAkey', 'ca-key.pem', '-CAcreateserial', '-out', `${name}.pem`, '-days', '2', ...(ext ? ['-extfile', ext] : []));
+  }
+
+  /** server.pem and server-key.pem, for 127.0.0.1. */
+  server(): { cert: string; key: string } {
+    writeFileSync(this.file('san.ext'), 'subjectAltName=IP:127.0.0.1\n');
+    this.signed('server', '/CN=127.0.0.1', 'san.ext');
+    return { cert: this.file('server.pem'), key: this.file('server-key.pem') };
+  }
+
+  /** <name>.pem and <name>-key.pem for a client whose certificate names `clientId`. */
+  client(name: string, clientId = 'acme-tpa'): { cert: string; key: string } {
+    this.signed(name, `/CN=${clientId}`);
+    return { cert: this.file(`${name}.pem`), key: this.file(`${name}-key.pem`) };
+  }
+}
