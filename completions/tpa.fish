@@ -189,6 +189,7 @@ complete -c tpa -n '__fish_seen_subcommand_from local; and __fish_seen_subcomman
 complete -c tpa -n '__fish_seen_subcommand_from local; and __fish_seen_subcommand_from serve' -l port -r -d 'port; 0 picks a free one (printed on stdout)'
 complete -c tpa -n '__fish_seen_subcommand_from local; and __fish_seen_subcommand_from serve' -l no-rate-limit -d 'no rate limits (load tests)'
 complete -c tpa -n '__fish_seen_subcommand_from local; and __fish_seen_subcommand_from serve' -l rate-window -r -d 'length of a rate-limit window (default 60s; shorter for tests)'
+complete -c tpa -n '__fish_seen_subcommand_from local; and __fish_seen_subcommand_from serve' -l rate-clock -x -a 'real engine' -d 'the clock rate-limit windows run on: real time, or the engine clock (tests move it with tpa local clock)'
 complete -c tpa -n '__fish_seen_subcommand_from local; and __fish_seen_subcommand_from serve' -l tls-cert -r -d 'serve HTTPS with this certificate (PEM)'
 complete -c tpa -n '__fish_seen_subcommand_from local; and __fish_seen_subcommand_from serve' -l tls-key -r -d 'the private key of --tls-cert (PEM)'
 complete -c tpa -n '__fish_seen_subcommand_from local; and __fish_seen_subcommand_from serve' -l client-ca -r -d 'require client certificates signed by this CA, and serve POST /oauth2/token (production flow)'
