@@ -23,6 +23,8 @@ export default {
   jsonReporter: { fileName: 'reports/mutation/mutation.json' },
   clearTextReporter: { allowColor: false, logTests: false, reportMutants: false, reportScoreTable: true },
   tempDirName: '.stryker-tmp',
+  // Sandboxes and reports of other runs are not part of the project.
+  ignorePatterns: ['.stryker-*', 'reports'],
   cleanTempDir: true,
   thresholds: { high: 95, low: 85, break: null },
 };
