@@ -2,7 +2,7 @@
 // presented to POST {auth_url}/oauth2/token for an access token, which is cached in the credential
 // store with its expiry and renewed five minutes before it ends, or at once when the service says
 // it no longer accepts it.
-import { AuthError, NetworkError } from '../errors.js';
+import { AuthError, NetworkError, RateLimitedError } from '../errors.js';
 import { gotHttps, tlsAgent, tlsError, type TlsMaterial } from '../client/tls.js';
 import type { SecretStore } from './credentials.js';
 
@@ -71,6 +71,14 @@ export class TokenSource {
       // reported below
     }
     this.o.debug?.(`← ${response.statusCode} POST ${url}`);
+    // A 429 is a limit, not a refused credential: exit 6 like any other (README "Exit codes").
+    if (response.statusCode === 429) {
+      throw new RateLimitedError(`the token endpoint is rate limited: ${String(body.message ?? body.error ?? 'HTTP 429')}`, {
+        status: 429,
+        code: typeof body.error === 'string' ? body.error : 'rate_limit_exceeded',
+        ...(typeof body.retry_after === 'number' ? { hint: `try again in ${body.retry_after} s` } : {}),
+      });
+    }
     if (response.statusCode !== 200 || typeof body.access_token !== 'string' || typeof body.expires_in !== 'number') {
       throw new AuthError(`the token endpoint refused: ${String(body.error_description ?? body.error ?? `HTTP ${response.statusCode}`)}`, {
         status: response.statusCode,
