@@ -25,6 +25,12 @@ export async function ask(message: string, options: { default?: string; validate
   return interruptible(() => input({ message, default: options.default, validate: options.validate, required: true }, { output: process.stderr }));
 }
 
+/** Asks for a secret (an API key, a key passphrase), masked, on stderr. */
+export async function askSecret(message: string): Promise<string> {
+  const { password } = await import('@inquirer/prompts');
+  return interruptible(() => password({ message, mask: '*' }, { output: process.stderr }));
+}
+
 /** Ctrl-C or Ctrl-D at a prompt is the user stopping, not a bug: nothing was done. */
 async function interruptible<T>(prompt: () => Promise<T>): Promise<T> {
   try {

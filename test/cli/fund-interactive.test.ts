@@ -213,6 +213,15 @@ describe('tpa fund approve, interactively on a terminal', { timeout: 30_000 }, (
     expect((await run(['settlement', 'show', id])).code).toBe(7);
   });
 
+  it('Ctrl-C at the masked API key prompt of auth login cancels with exit 2 and saves nothing', async () => {
+    const r = await tpaInteractive(['auth', 'login', '--env', 'sandbox', '--base-url', 'http://127.0.0.1:9'], [{ expect: 'API key for sandbox', send: '\x03' }]);
+    expectCompleted(r);
+    expect(r.exit_code, r.output).toBe(2);
+    expect(r.output).toMatch(/cancelled: nothing was done/);
+    expect(r.output).not.toMatch(/internal error/);
+    expect((await run(['config', 'get', 'profiles.sandbox.base_url'])).code).not.toBe(0);
+  });
+
   it('TPA_PROMPT_DISABLED on a terminal: no prompt, exit 2 asking for the values and --yes, nothing sent', async () => {
     const id = await adjudicatedEncounter();
     const r = await tpaInteractive(['fund', 'approve', id], [], { TPA_PROMPT_DISABLED: '1' });

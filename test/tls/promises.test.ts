@@ -91,6 +91,9 @@ describe('the OAuth access token', () => {
     expect(statuses[60]).toBe(429);
     expect(last!.headers['x-ratelimit-limit']).toBe('60');
     expect(last!.headers['x-ratelimit-remaining']).toBe('0');
+    // tpa itself, asking for a token with that certificate now, is told it is rate limited (exit 6), not refused.
+    const login = await run(['auth', 'login', '--env', 'production', '-p', 'limited', '--base-url', mtls.url, '--client-id', 'acme-tpa', '--cert', f('client.pem'), '--key', f('client-key.pem'), '--ca', f('ca.pem')]);
+    expect(login.code, login.stderr).toBe(6);
   });
 });
 

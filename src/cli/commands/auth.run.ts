@@ -38,8 +38,8 @@ export const login: Handler = async (ctx, _args, opts) => {
   let key: string;
   if (opts.withKeyStdin) key = (await ctx.io.readStdin()).trim();
   else if (ctx.canPrompt) {
-    const { password } = await import('@inquirer/prompts');
-    key = (await password({ message: `API key for ${env}`, mask: '*' }, { output: process.stderr })).trim();
+    const { askSecret } = await import('../prompt.js');
+    key = (await askSecret(`API key for ${env}`)).trim();
   } else throw new UsageError('no terminal to ask for the key on: pipe it in with --with-key-stdin (a key is never an argument)');
   const problem = keyFormatProblem(key, env);
   if (problem) throw new UsageError(`that is not a ${env} API key: ${problem}`);
@@ -94,8 +94,8 @@ async function loginProduction(ctx: Context, opts: Options) {
   if (/ENCRYPTED/.test(readPem('--key', profile.key!))) {
     if (opts.passphraseStdin) passphrase = (await ctx.io.readStdin()).replace(/\r?\n$/, '');
     else if (ctx.canPrompt) {
-      const { password } = await import('@inquirer/prompts');
-      passphrase = await password({ message: 'Passphrase of the client key', mask: '*' }, { output: process.stderr });
+      const { askSecret } = await import('../prompt.js');
+      passphrase = await askSecret('Passphrase of the client key');
     } else throw new UsageError('the client key is encrypted: give its passphrase with --passphrase-stdin (it is kept in the keychain)');
   }
   const { productionTls } = await import('../context.js');
