@@ -1,7 +1,7 @@
 // In-process transport: hands requests to the embedded engine's route table. The engine (and
 // SQLite with it) is loaded on the first request, so commands that never call it stay fast.
 import type { Engine } from '../engine/engine.js';
-import { elsewhere, Faults, faultBody } from '../engine/faults.js';
+import { Faults, withFault } from '../engine/faults.js';
 import { NetworkError } from '../errors.js';
 import type { Transport, TransportRequest, TransportResponse } from './transport.js';
 
@@ -31,14 +31,11 @@ export class LocalTransport implements Transport {
     const url = new URL(request.path, 'http://local');
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(request.headers)) headers[k.toLowerCase()] = v;
-    const fault = this.faults.take(url.pathname);
-    const lost = () => new NetworkError(`the connection was reset before the answer to ${request.method} ${url.pathname} arrived (simulated by TPA_FAULT)`);
-    if (fault?.kind === 'drop') throw lost();
-    if (fault?.kind === 'error') return { status: fault.status, headers: {}, body: faultBody(fault.status) };
-    if (fault?.kind === 'slow') await new Promise((r) => setTimeout(r, fault.ms));
-    const body = fault?.kind === 'approved-elsewhere' ? elsewhere(request.body) : request.body;
-    const response = engine.handle({ method: request.method.toUpperCase(), path: url.pathname, query: url.searchParams, headers, body });
-    if (fault?.kind === 'lose-response' || fault?.kind === 'approved-elsewhere') throw lost();
+    const outcome = await withFault(this.faults.take(url.pathname), request.body, (body) =>
+      engine.handle({ method: request.method.toUpperCase(), path: url.pathname, query: url.searchParams, headers, body }),
+    );
+    if ('hangUp' in outcome) throw new NetworkError(`the connection was reset before the answer to ${request.method} ${url.pathname} arrived (simulated by TPA_FAULT)`);
+    const response = outcome.response;
     // Round-trip the body through JSON so callers see exactly what the HTTP transport would give them.
     return { status: response.status, headers: response.headers, body: response.body === undefined ? undefined : JSON.parse(JSON.stringify(response.body)) };
   }

@@ -93,7 +93,7 @@ export function jsonNumberToRatio(value: unknown): Ratio | undefined {
  */
 export function allocate(totalCents: number, weights: readonly number[]): number[] {
   // Stryker disable next-line ConditionalExpression,EqualityOperator: a fast path (one part, most claims); the general path gives the same
-  if (weights.length <= 1) return weights.length === 0 ? [] : [totalCents];
+  if (weights.length === 1) return [totalCents];
   const w = weights.every((x) => x === 0) ? weights.map(() => 1) : weights;
   const sum = w.reduce((a, b) => a + BigInt(b), 0n);
   const total = BigInt(totalCents);

@@ -11,6 +11,7 @@
 //                   authorization code, lands first; then the connection drops before the answer
 // `*<count>`: only the first <count> matching requests (of the process, or of the server's life).
 import { UsageError } from '../errors.js';
+import type { EngineResponse } from './http.js';
 
 export type FaultKind = { kind: 'lose-response' } | { kind: 'drop' } | { kind: 'approved-elsewhere' } | { kind: 'error'; status: number } | { kind: 'slow'; ms: number };
 
@@ -54,8 +55,35 @@ export class Faults {
   }
 }
 
+/** What the client gets: an answer, or a connection dropped before any answer. */
+export type FaultOutcome = { response: EngineResponse } | { hangUp: true };
+
+/**
+ * Applies a fault to one request, the same way in-process and over HTTP: `work` processes the
+ * request with the body given; without a fault it simply runs.
+ */
+export async function withFault(fault: FaultKind | undefined, body: string | undefined, work: (body: string | undefined) => EngineResponse): Promise<FaultOutcome> {
+  switch (fault?.kind) {
+    case undefined:
+      return { response: work(body) };
+    case 'drop':
+      return { hangUp: true };
+    case 'error':
+      return { response: { status: fault.status, headers: {}, body: { error: 'injected_fault', message: `The server answered ${fault.status} (simulated by TPA_FAULT)` } } };
+    case 'slow':
+      await new Promise((r) => setTimeout(r, fault.ms));
+      return { response: work(body) };
+    case 'lose-response':
+      work(body);
+      return { hangUp: true };
+    case 'approved-elsewhere':
+      work(elsewhere(body));
+      return { hangUp: true };
+  }
+}
+
 /** The body of `approved-elsewhere`: the same approval under another authorization code. */
-export function elsewhere(body: string | undefined): string | undefined {
+function elsewhere(body: string | undefined): string | undefined {
   try {
     const parsed = JSON.parse(body ?? '') as Record<string, unknown>;
     return JSON.stringify({ ...parsed, authorization_code: `ELSEWHERE-${String(parsed.authorization_code)}` });
@@ -63,5 +91,3 @@ export function elsewhere(body: string | undefined): string | undefined {
     return body;
   }
 }
-
-export const faultBody = (status: number) => ({ error: 'injected_fault', message: `The server answered ${status} (simulated by TPA_FAULT)` });

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import type { Engine } from '../engine/engine.js';
 import type { EngineResponse } from '../engine/http.js';
 import { newId } from '../engine/ids.js';
-import { elsewhere, faultBody, type Faults } from '../engine/faults.js';
+import { withFault, type Faults } from '../engine/faults.js';
 import { RateLimiter, TIERS, type LimitVerdict } from '../engine/limits.js';
 
 /** Claims may be up to 5 MiB (fhir-claim.ts); a little room for whitespace around them. */
@@ -173,21 +173,16 @@ export function startServer(engine: Engine, options: ServeOptions): Promise<Runn
         for (const [k, v] of Object.entries(req.headers)) headers[k] = Array.isArray(v) ? v.join(', ') : v;
         // Links in answers use the scheme this server really serves, never one a client claims.
         headers['x-forwarded-proto'] = tls ? 'https' : 'http';
-        const work = (text = body) => engine.handle({ method, path, query, headers, body: text === '' ? undefined : text }, { key: caller.key });
+        const work = (text: string | undefined) => engine.handle({ method, path, query, headers, body: text === '' ? undefined : text }, { key: caller.key });
         const fault = options.faults?.take(path);
-        if (!fault) return reply(work());
-        // A dropped connection: the client sees a reset, before (drop) or after (lose-response) the work.
-        const hangUp = () => {
+        // Without a fault (every request but in a sandbox test), answered at once.
+        if (!fault) return reply(work(body));
+        return withFault(fault, body, work).then((outcome) => {
+          if ('response' in outcome) return reply(outcome.response);
+          // A dropped connection: the client sees a reset, before (drop) or after (lose-response) the work.
           options.log(`${method} ${path} connection dropped (TPA_FAULT ${fault.kind})`);
           res.socket?.destroy();
-        };
-        if (fault.kind === 'drop') return hangUp();
-        if (fault.kind === 'error') return reply(error(fault.status, faultBody(fault.status)));
-        if (fault.kind === 'lose-response' || fault.kind === 'approved-elsewhere') {
-          work(fault.kind === 'approved-elsewhere' ? elsewhere(body) : body);
-          return hangUp();
-        }
-        setTimeout(() => reply(work()), fault.ms);
+        });
       })
       .catch(() => {
         if (!res.headersSent) reply(error(500, { error: 'internal_error', message: 'The server failed to process the request', request_id: requestId }));

@@ -4,24 +4,10 @@
 import { describe, expect, it } from 'vitest';
 import { adjudicate, type AdjudicationInput, type ContractTerms, type PlanBenefits, type PriorLine } from '../../src/domain/adjudication.js';
 import type { ClaimLine, ParsedClaim } from '../../src/domain/fhir-claim.js';
+import { parsedClaim } from '../helpers/parsed-claim.js';
 
-function claim(lines: Partial<ClaimLine>[]): ParsedClaim {
-  const full = lines.map((l, i) => ({ sequence: i + 1, cptCode: 'A', revenueCode: null, serviceDate: '2026-03-02', quantity: 1, chargeCents: 100000, careTeamSequences: [], ...l }));
-  return {
-    type: 'institutional',
-    providerNpi: '1234567893',
-    providerName: null,
-    memberId: 'MBR-1',
-    created: '2026-03-30',
-    billablePeriod: { start: null, end: null },
-    insurerReference: null,
-    lines: full,
-    careTeam: [],
-    diagnosisCodes: [],
-    preauthorizations: [],
-    totalChargeCents: full.reduce((s, l) => s + l.chargeCents, 0),
-  };
-}
+/** An institutional claim of the surgery center, created 2026-03-30, its lines of code A by default. */
+const claim = (lines: Partial<ClaimLine>[]): ParsedClaim => parsedClaim(lines, { type: 'institutional', providerNpi: '1234567893', created: '2026-03-30' }, { cptCode: 'A' });
 
 const benefits: PlanBenefits = {
   deductibleCents: 0,

@@ -1,26 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { adjudicate, type AdjudicationInput, type ContractTerms, type PlanBenefits, type RateType } from '../../src/domain/adjudication.js';
-import type { ClaimLine, ParsedClaim } from '../../src/domain/fhir-claim.js';
+import type { ParsedClaim } from '../../src/domain/fhir-claim.js';
+import { parsedClaim } from '../helpers/parsed-claim.js';
 
-function claim(lines: Partial<ClaimLine>[], extra: Partial<ParsedClaim> = {}): ParsedClaim {
-  const full = lines.map((l, i) => ({ sequence: i + 1, cptCode: '45378', revenueCode: null, serviceDate: '2026-03-02', quantity: 1, chargeCents: 100000, careTeamSequences: [], ...l }));
-  return {
-    type: 'professional',
-    providerNpi: '1045782368',
-    providerName: null,
-    memberId: 'MBR-1',
-    created: '2026-03-02',
-    billablePeriod: { start: null, end: null },
-    insurerReference: null,
-    lines: full,
-    careTeam: [],
-    diagnosisCodes: [],
-    preauthorizations: [],
-    totalChargeCents: full.reduce((s, l) => s + l.chargeCents, 0),
-    ...extra,
-  };
-}
+const claim = parsedClaim;
 
 const benefits: PlanBenefits = {
   deductibleCents: 50000,
