@@ -40,6 +40,10 @@ export class LocalTransport implements Transport {
     return { status: response.status, headers: response.headers, body: response.body === undefined ? undefined : JSON.parse(JSON.stringify(response.body)) };
   }
 
+  async snapshot<T>(fn: () => Promise<T>): Promise<T> {
+    return (await this.open()).readSnapshot(fn);
+  }
+
   close(): void {
     this.engine?.close();
     this.engine = undefined;

@@ -72,6 +72,10 @@ export class RetryingTransport implements Transport {
     }
   }
 
+  snapshot<T>(fn: () => Promise<T>): Promise<T> {
+    return this.inner.snapshot ? this.inner.snapshot(fn) : fn();
+  }
+
   close(): void {
     this.inner.close?.();
   }

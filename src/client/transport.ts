@@ -20,4 +20,9 @@ export interface Transport {
   readonly name: string;
   send(request: TransportRequest): Promise<TransportResponse>;
   close?(): void;
+  /**
+   * Runs `fn` (GET requests only) against one consistent state of the data, when the transport can
+   * promise that (the in-process engine); absent over HTTP, where offset pages cannot.
+   */
+  snapshot?<T>(fn: () => Promise<T>): Promise<T>;
 }

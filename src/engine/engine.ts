@@ -46,6 +46,8 @@ export interface ClockStatus {
 
 export class Engine {
   private readonly cache: ReadCache;
+  /** Inside readSnapshot: requests read one stored state and change nothing. */
+  private snapshot = false;
 
   private constructor(
     readonly db: Db,
@@ -152,7 +154,9 @@ export class Engine {
         }
         ctx.key = key;
       }
-      advanceEncounters(ctx);
+      if (this.snapshot) {
+        if (req.method !== 'GET' && req.method !== 'HEAD') return respond(409, { error: 'read_only_snapshot', message: 'This engine is reading one snapshot (a listing in progress); it changes nothing until the listing ends' });
+      } else advanceEncounters(ctx);
       if (!match.route.cacheable) return match.route.handler(ctx, req, match.params);
       return this.cache.answer(`${req.path}?${req.query.toString()}|${req.headers.host ?? ''}`, () => match.route.handler(ctx, req, match.params));
     } catch (err) {
@@ -161,6 +165,27 @@ export class Engine {
       const requestId = newId('req_');
       if (process.env.TPA_DEBUG_ENGINE) process.stderr.write(`[engine ${requestId}] ${(err as Error).stack ?? String(err)}\n`);
       return respond(500, { error: 'internal_error', message: 'The engine failed to process the request', request_id: requestId });
+    }
+  }
+
+  /**
+   * Runs `fn` (which sends GET requests) against one stored state: other processes may write
+   * meanwhile (WAL), and every page `fn` reads comes from the state as it stood when the snapshot
+   * began, so a listing of many pages neither repeats nor skips a row. Due adjudications and
+   * arrivals are brought up to date first; inside, a write is refused (409).
+   */
+  async readSnapshot<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.snapshot) return fn();
+    advanceEncounters(this.context());
+    this.db.exec('BEGIN');
+    try {
+      // A deferred transaction takes its snapshot at its first read.
+      this.db.prepare('SELECT COUNT(*) FROM settings').pluck().get();
+      this.snapshot = true;
+      return await fn();
+    } finally {
+      this.snapshot = false;
+      this.db.exec('COMMIT');
     }
   }
 
