@@ -234,9 +234,14 @@ describe('a database from before line-level rules keeps its meaning (migration 7
     const at = '2026-03-02T10:00:00Z';
     const first = adjudicate(at, { patient: 'MBR-1001', lines: [{ code: '45378', date: '2026-03-02' }] });
     expect(first.response.adjudication.deductible_applied).toBe(400);
-    // Back to schema 6, as an older tpa left it: no paid lines, the deductible met on the member.
+    // Back to schema 6, as an older tpa left it: no paid lines, the deductible met on the member
+    // (and none of migration 8's ledger counts and listing index).
     const db = new Database(databaseFile(home.dir));
-    db.exec(`DROP TABLE paid_lines; DROP TABLE member_deductibles; ALTER TABLE plans DROP COLUMN plan_year_start;
+    db.exec(`DROP TRIGGER ledger_count_insert; DROP TRIGGER ledger_count_provider; DROP TRIGGER ledger_count_status;
+      DROP TABLE ledger_days; DROP TABLE ledger_months; DROP INDEX encounters_listing;
+      CREATE INDEX encounters_by_status ON encounters (status, service_date DESC, submitted_at DESC, id);
+      CREATE INDEX encounters_by_order ON encounters (service_date DESC, submitted_at DESC, id);
+      DROP TABLE paid_lines; DROP TABLE member_deductibles; ALTER TABLE plans DROP COLUMN plan_year_start;
       CREATE INDEX encounters_by_fingerprint ON encounters (fingerprint);
       UPDATE members SET deductible_met_cents = 40000 WHERE member_id = 'MBR-1001'; PRAGMA user_version = 6;`);
     db.close();

@@ -25,7 +25,8 @@ import { fhirId, newId } from '../ids.js';
 import { activeContractsFor, contractById, contractTerms, type ContractRateRow, type ContractRow } from '../store/contracts.js';
 import type { Db } from '../store/db.js';
 import { adjudicationBody, claimResponseResource } from './claim-response.js';
-import { addHistory, addStatus, finalLedgerStatus, type EncounterRow } from './encounters.js';
+import { addHistory, addStatus, finalLedgerStatus, type EncounterRow, type HistoryEntry } from './encounters.js';
+import type { LedgerStatus } from '../../domain/ledger.js';
 
 interface MemberRow {
   member_id: string;
@@ -173,8 +174,18 @@ function recordClaim(ctx: EngineContext, claim: ParsedClaim): EngineResponse {
   const now = ctx.clock.now();
   const submittedAt = isoSeconds(now);
   const readyAt = isoSeconds(new Date(now.getTime() + ctx.adjudicationDelayMs));
+  // With no adjudication delay the claim is revealed now: the row is written in its final state at
+  // once, as the next request would have completed it (one write of each page instead of two).
+  const dueNow = readyAt <= submittedAt;
+  const finalStatus = finalLedgerStatus(adjudication.disposition);
+  // Only a claim that goes on to adjudication passes through PROCESSING (DESIGN.md section 4:
+  // SUBMITTED → PENDED and SUBMITTED → DENIED are direct).
+  const progression: { status: LedgerStatus; timestamp: string }[] = [{ status: 'SUBMITTED', timestamp: submittedAt }];
+  if (finalStatus === 'ADJUDICATED') progression.push({ status: 'PROCESSING', timestamp: submittedAt });
+  if (dueNow) progression.push({ status: finalStatus, timestamp: readyAt });
   const encounterId = newId('enc_');
   const submissionId = newId('sub_');
+  const claimResponseId = fhirId(newId('cr-'));
   // Encounters are never deleted, so the next rowid numbers them (COUNT(*) would scan the ledger).
   const sequence = (db.prepare('SELECT COALESCE(MAX(rowid), 0) + 1 FROM encounters').pluck().get() as number);
   const encounterNumber = `ENC-${serviceDate.slice(0, 4)}-${String(sequence).padStart(6, '0')}`;
@@ -183,10 +194,10 @@ function recordClaim(ctx: EngineContext, claim: ParsedClaim): EngineResponse {
     `INSERT INTO encounters (id, ledger_id, encounter_number, submission_id, contract_id, member_id, provider_npi, claim_type,
        service_date, submitted_at, ready_at, completed_at, status, disposition, fingerprint, claim_response_id, aeob_reference,
        processor_trace_id, claim_json, outcome_json, benefits_json, first_cpt_code, charge_cents, allowed_cents, deductible_cents, copay_cents,
-       coinsurance_cents, patient_cents, benefit_cents)
-     VALUES (@id, @ledgerId, @number, @submissionId, @contractId, @memberId, @npi, @type, @serviceDate, @submittedAt, @readyAt, NULL,
-       'SUBMITTED', @disposition, '', @claimResponseId, @aeob, @trace, @claim, @outcome, @benefits, @firstCpt, @charge, @allowed,
-       @deductible, @copay, @coinsurance, @patient, @benefit)`,
+       coinsurance_cents, patient_cents, benefit_cents, progression_json)
+     VALUES (@id, @ledgerId, @number, @submissionId, @contractId, @memberId, @npi, @type, @serviceDate, @submittedAt, @readyAt, @completedAt,
+       @status, @disposition, '', @claimResponseId, @aeob, @trace, @claim, @outcome, @benefits, @firstCpt, @charge, @allowed,
+       @deductible, @copay, @coinsurance, @patient, @benefit, @progression)`,
   ).run({
     id: encounterId,
     ledgerId: newId('led_'),
@@ -199,8 +210,10 @@ function recordClaim(ctx: EngineContext, claim: ParsedClaim): EngineResponse {
     serviceDate,
     submittedAt,
     readyAt,
+    completedAt: dueNow ? readyAt : null,
+    status: progression.at(-1)!.status,
     disposition: adjudication.disposition,
-    claimResponseId: fhirId(newId('cr-')),
+    claimResponseId,
     aeob: `AEOB-${encounterNumber.slice(4)}`,
     // The processor's transfer id is assigned at adjudication and used by the funding transfer.
     trace: newId('tr_'),
@@ -215,6 +228,7 @@ function recordClaim(ctx: EngineContext, claim: ParsedClaim): EngineResponse {
     coinsurance: adjudication.totals.coinsuranceCents,
     patient: adjudication.totals.patientResponsibilityCents,
     benefit: adjudication.totals.benefitCents,
+    progression: JSON.stringify(progression),
   });
   const providerRow = db.prepare('INSERT OR IGNORE INTO encounter_providers (encounter_id, npi) VALUES (?, ?)');
   for (const npi of new Set([claim.providerNpi, ...claim.careTeam.map((m) => m.npi)])) providerRow.run(encounterId, npi);
@@ -237,7 +251,6 @@ function recordClaim(ctx: EngineContext, claim: ParsedClaim): EngineResponse {
   );
   for (const [year, cents] of deductibleByYear) if (cents > 0) addMet.run(member.member_id, year, cents);
 
-  addStatus(db, encounterId, 'SUBMITTED', submittedAt);
   addHistory(db, encounterId, {
     type: 'SUBMISSION',
     timestamp: submittedAt,
@@ -250,9 +263,7 @@ function recordClaim(ctx: EngineContext, claim: ParsedClaim): EngineResponse {
     reference: chosen.id,
     description: validationText(chosen.contract_number, member, adjudication),
   });
-  // Only a claim that goes on to adjudication passes through PROCESSING (DESIGN.md section 4:
-  // SUBMITTED → PENDED and SUBMITTED → DENIED are direct).
-  if (finalLedgerStatus(adjudication.disposition) === 'ADJUDICATED') addStatus(db, encounterId, 'PROCESSING', submittedAt);
+  if (dueNow) addHistory(db, encounterId, revealEntry(adjudication, claimResponseId, readyAt));
 
   return respond(201, {
     submission_id: submissionId,
@@ -315,10 +326,32 @@ export function claimResponse(ctx: EngineContext, req: EngineRequest, params: Re
   });
 }
 
+/** The history entry that reveals an adjudication at its ready time. */
+function revealEntry(adjudication: Adjudication, claimResponseId: string, at: string): HistoryEntry {
+  const status = finalLedgerStatus(adjudication.disposition);
+  if (status === 'DENIED') return { type: 'DENIED', timestamp: at, reference: adjudication.denialCode, description: `Claim denied: ${adjudication.denialReason}` };
+  if (status === 'PENDED') return { type: 'PENDED', timestamp: at, reference: adjudication.pendReason, description: 'Waiting for a preauthorization reference from the provider' };
+  const t = adjudication.totals;
+  return {
+    type: 'ADJUDICATION',
+    timestamp: at,
+    reference: claimResponseId,
+    description: `Claim adjudicated: ${adjudication.disposition}, allowed ${formatCentsGrouped(t.allowedCents)}, benefit ${formatCentsGrouped(t.benefitCents)}`,
+    financialImpact: {
+      benefit_amount: centsToAmount(t.benefitCents),
+      copay_applied: centsToAmount(t.copayCents),
+      coinsurance_applied: centsToAmount(t.coinsuranceCents),
+    },
+  };
+}
+
 /** Completes every adjudication whose ready time the engine clock has reached. */
 export function completeDueClaims(ctx: EngineContext): void {
   const now = isoSeconds(ctx.clock.now());
-  const due = ctx.db.prepare('SELECT * FROM encounters WHERE completed_at IS NULL AND ready_at <= ? ORDER BY ready_at, rowid').all(now) as EncounterRow[];
+  const due = ctx.db.prepare('SELECT id, ready_at, claim_response_id, outcome_json FROM encounters WHERE completed_at IS NULL AND ready_at <= ? ORDER BY ready_at, rowid').all(now) as Pick<
+    EncounterRow,
+    'id' | 'ready_at' | 'claim_response_id' | 'outcome_json'
+  >[];
   if (due.length === 0) return;
   ctx.db
     .transaction(() => {
@@ -329,24 +362,7 @@ export function completeDueClaims(ctx: EngineContext): void {
         // Another process may have completed it between the read and this write.
         if (changed.run(status, row.id).changes === 0) continue;
         addStatus(ctx.db, row.id, status, row.ready_at);
-        if (status === 'DENIED') {
-          addHistory(ctx.db, row.id, { type: 'DENIED', timestamp: row.ready_at, reference: adjudication.denialCode, description: `Claim denied: ${adjudication.denialReason}` });
-        } else if (status === 'PENDED') {
-          addHistory(ctx.db, row.id, { type: 'PENDED', timestamp: row.ready_at, reference: adjudication.pendReason, description: 'Waiting for a preauthorization reference from the provider' });
-        } else {
-          const t = adjudication.totals;
-          addHistory(ctx.db, row.id, {
-            type: 'ADJUDICATION',
-            timestamp: row.ready_at,
-            reference: row.claim_response_id,
-            description: `Claim adjudicated: ${adjudication.disposition}, allowed ${formatCentsGrouped(t.allowedCents)}, benefit ${formatCentsGrouped(t.benefitCents)}`,
-            financialImpact: {
-              benefit_amount: centsToAmount(t.benefitCents),
-              copay_applied: centsToAmount(t.copayCents),
-              coinsurance_applied: centsToAmount(t.coinsuranceCents),
-            },
-          });
-        }
+        addHistory(ctx.db, row.id, revealEntry(adjudication, row.claim_response_id, row.ready_at));
       }
     })
     .immediate();

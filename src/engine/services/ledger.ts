@@ -12,7 +12,7 @@ import { settlementFor } from './settlement.js';
 export const LEDGER_DEFAULT_LIMIT = 20;
 export const LEDGER_MAX_LIMIT = 100;
 
-interface Filters {
+export interface Filters {
   start_date?: string;
   end_date?: string;
   provider_npi?: string;
@@ -93,29 +93,128 @@ const LIST_JOINS = `LEFT JOIN cpt_codes c ON c.code = e.first_cpt_code
   LEFT JOIN members m ON m.member_id = e.member_id
   LEFT JOIN plans pl ON pl.id = m.plan_id`;
 
+/** The statuses a filter value stands for: SUBMITTED finds every claim not yet adjudicated. */
+function statusesOf(f: Filters): readonly string[] | undefined {
+  // A claim goes SUBMITTED → PROCESSING in the same instant, so SUBMITTED (one of SPEC.md's filter
+  // values) finds every claim not yet adjudicated; PROCESSING alone still filters as itself.
+  if (f.status === 'SUBMITTED') return ['SUBMITTED', 'PROCESSING'];
+  return f.status ? [f.status] : undefined;
+}
+
+interface Span {
+  /** The month (YYYY-MM) or day (YYYY-MM-DD). */
+  key: string;
+  n: number;
+}
+
+/**
+ * How many entries match the filters in each month (or each day of one month), newest first, from
+ * the counts migration 8 keeps: a few dozen rows to read, whatever the size of the ledger.
+ */
+function counts(db: Db, f: Filters, level: 'month' | 'day', from: string, to: string): Span[] {
+  const { sql, params } = countsQuery(f, level, from, to);
+  return db.prepare(sql).all(params) as Span[];
+}
+
+/** The SQL of `counts` (exported so that a test checks every filter combination's plan). */
+export function countsQuery(f: Filters, level: 'month' | 'day', from: string, to: string): { sql: string; params: Record<string, unknown> } {
+  const statuses = statusesOf(f);
+  const table = level === 'month' ? 'ledger_months' : 'ledger_days';
+  const sql = `SELECT ${level} AS key, SUM(n) AS n FROM ${table} WHERE scope = @scope ${statuses ? `AND status IN (${statuses.map((_, i) => `@s${i}`).join(', ')})` : ''}
+    AND ${level} BETWEEN @from AND @to GROUP BY ${level} HAVING SUM(n) > 0 ORDER BY ${level} DESC`;
+  const params: Record<string, string> = { scope: f.provider_npi ?? '', from, to };
+  statuses?.forEach((s, i) => (params[`s${i}`] = s));
+  return { sql, params };
+}
+
+/** Every month in the filters' range, newest first, with the days of a month the range cuts counted alone. */
+function monthCounts(db: Db, f: Filters): Span[] {
+  const from = f.start_date ?? '0000-01-01';
+  const to = f.end_date ?? '9999-12-31';
+  const months = counts(db, f, 'month', from.slice(0, 7), to.slice(0, 7));
+  return months
+    .map((m) => {
+      const cut = m.key === from.slice(0, 7) || m.key === to.slice(0, 7);
+      if (!cut) return m;
+      const n = counts(db, f, 'day', from < `${m.key}-01` ? `${m.key}-01` : from, to > `${m.key}-31` ? `${m.key}-31` : to).reduce((sum, d) => sum + d.n, 0);
+      return { key: m.key, n };
+    })
+    .filter((m) => m.n > 0);
+}
+
+/**
+ * The service day holding the entry at `position` (0-based, newest first) and how many entries of
+ * that day come before it, walking the month counts and then the day counts of one month.
+ */
+function locate(db: Db, f: Filters, months: Span[], position: number): { day: string; before: number } {
+  let skipped = 0;
+  for (const m of months) {
+    if (skipped + m.n <= position) {
+      skipped += m.n;
+      continue;
+    }
+    const from = f.start_date && f.start_date > `${m.key}-01` ? f.start_date : `${m.key}-01`;
+    const to = f.end_date && f.end_date < `${m.key}-31` ? f.end_date : `${m.key}-31`;
+    for (const d of counts(db, f, 'day', from, to)) {
+      if (skipped + d.n > position) return { day: d.key, before: position - skipped };
+      skipped += d.n;
+    }
+  }
+  throw new Error(`ledger counts do not reach position ${position}`);
+}
+
 export function listLedger(ctx: EngineContext, req: EngineRequest): EngineResponse {
   const f = readFilters(req.query);
-  const where: string[] = [];
-  const params: Record<string, unknown> = {};
-  if (f.start_date) (where.push('e.service_date >= @start'), (params.start = f.start_date));
-  if (f.end_date) (where.push('e.service_date <= @end'), (params.end = f.end_date));
-  // A claim goes SUBMITTED → PROCESSING in the same instant, so SUBMITTED (one of SPEC.md's filter
-  // values) finds every claim not yet adjudicated; PROCESSING alone still filters as itself. Both
-  // are ranges of the encounters_by_status index.
-  if (f.status === 'SUBMITTED') where.push(`e.status IN ('SUBMITTED', 'PROCESSING')`);
-  else if (f.status) (where.push('e.status = @status'), (params.status = f.status));
-  if (f.provider_npi) (where.push('e.id IN (SELECT encounter_id FROM encounter_providers WHERE npi = @npi)'), (params.npi = f.provider_npi));
-  const clause = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
-  const count = ctx.db.prepare(`SELECT COUNT(*) FROM encounters e ${clause}`).pluck().get(params) as number;
-  const rows = ctx.db
-    .prepare(`SELECT ${LIST_COLUMNS} FROM encounters e ${LIST_JOINS} ${clause} ORDER BY e.service_date DESC, e.submitted_at DESC, e.id LIMIT @limit OFFSET @offset`)
-    .all({ ...params, limit: f.limit, offset: f.offset }) as ListRow[];
+  const months = monthCounts(ctx.db, f);
+  const count = months.reduce((sum, m) => sum + m.n, 0);
+  const rows = f.offset < count ? pageRows(ctx.db, f, months, count) : [];
   return respond(200, {
     count,
     next: f.offset + f.limit < count ? pageUrl(req, f, f.offset + f.limit) : null,
     previous: f.offset > 0 ? pageUrl(req, f, Math.max(0, f.offset - f.limit)) : null,
     results: rows.map(listItem),
   });
+}
+
+/**
+ * A page's rows: the days it spans come from the counts; its rowids from the narrow listing index
+ * over those days only (never the wide rows it skips); then each row by its rowid.
+ */
+function pageRowids(db: Db, f: Filters, months: Span[], count: number): number[] {
+  const first = locate(db, f, months, f.offset);
+  const last = locate(db, f, months, Math.min(f.offset + f.limit, count) - 1);
+  const { sql, params } = pageQuery(f, last.day, first.day, first.before);
+  return db.prepare(sql).pluck().all(params) as number[];
+}
+
+/** The SQL of a page's rowids over the days from `lo` to `hi` (exported for the plan test). */
+export function pageQuery(f: Filters, lo: string, hi: string, skip: number): { sql: string; params: Record<string, unknown> } {
+  const statuses = statusesOf(f);
+  const where = ['e.service_date BETWEEN @lo AND @hi'];
+  const params: Record<string, unknown> = { lo, hi, limit: f.limit, skip };
+  if (statuses) {
+    where.push(`e.status IN (${statuses.map((_, i) => `@s${i}`).join(', ')})`);
+    statuses.forEach((s, i) => (params[`s${i}`] = s));
+  }
+  if (f.provider_npi) {
+    where.push('EXISTS (SELECT 1 FROM encounter_providers p WHERE p.encounter_id = e.id AND p.npi = @npi)');
+    params.npi = f.provider_npi;
+  }
+  const sql = `SELECT e.rowid FROM encounters e INDEXED BY encounters_listing WHERE ${where.join(' AND ')} ORDER BY e.service_date DESC, e.submitted_at DESC, e.id LIMIT @limit OFFSET @skip`;
+  return { sql, params };
+}
+
+/** The SQL reading one page row by its rowid. */
+export const PAGE_ROW_SQL = `SELECT ${LIST_COLUMNS} FROM encounters e ${LIST_JOINS} WHERE e.rowid = ?`;
+
+function pageRows(db: Db, f: Filters, months: Span[], count: number): ListRow[] {
+  const one = db.prepare(PAGE_ROW_SQL);
+  return pageRowids(db, f, months, count).map((rowid) => one.get(rowid) as ListRow);
+}
+
+/** The filters a ledger query string gives (for the plan test). */
+export function ledgerFilters(query: URLSearchParams): Filters {
+  return readFilters(query);
 }
 
 interface PayerRow {

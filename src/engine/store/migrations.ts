@@ -341,4 +341,54 @@ export const MIGRATIONS: readonly string[] = [
   -- Duplicates are found line by line in paid_lines now; the claim fingerprint is no longer looked up.
   DROP INDEX IF EXISTS encounters_by_fingerprint;
   `,
+  // 8: ledger pages at any depth (issue 11). A page is found from counts kept per service day and
+  // per month (for every ledger status, over all encounters and per NPI of the encounter), then read
+  // from one narrow index over the days it spans, so a page at offset 90,000 costs what the first
+  // one does. The counts are kept by triggers, in the transaction of the write that changes them.
+  // The indexes no query uses any more go, so a claim writes fewer b-trees.
+  `
+  DROP INDEX IF EXISTS encounters_by_status;
+  DROP INDEX IF EXISTS encounters_by_date;
+  DROP INDEX IF EXISTS encounters_by_provider;
+  DROP INDEX IF EXISTS encounters_by_order;
+  CREATE INDEX encounters_listing ON encounters (service_date DESC, submitted_at DESC, id, status);
+
+  -- scope is '' for every encounter, else an NPI of the encounter (encounter_providers).
+  CREATE TABLE ledger_days (
+    scope TEXT NOT NULL,
+    status TEXT NOT NULL,
+    day TEXT NOT NULL,
+    n INTEGER NOT NULL,
+    PRIMARY KEY (scope, status, day)
+  ) WITHOUT ROWID;
+  CREATE TABLE ledger_months (
+    scope TEXT NOT NULL,
+    status TEXT NOT NULL,
+    month TEXT NOT NULL,
+    n INTEGER NOT NULL,
+    PRIMARY KEY (scope, status, month)
+  ) WITHOUT ROWID;
+  INSERT INTO ledger_days SELECT '', status, service_date, COUNT(*) FROM encounters GROUP BY status, service_date;
+  INSERT INTO ledger_days SELECT p.npi, e.status, e.service_date, COUNT(*) FROM encounter_providers p JOIN encounters e ON e.id = p.encounter_id GROUP BY p.npi, e.status, e.service_date;
+  INSERT INTO ledger_months SELECT scope, status, substr(day, 1, 7), SUM(n) FROM ledger_days GROUP BY scope, status, substr(day, 1, 7);
+
+  CREATE TRIGGER ledger_count_insert AFTER INSERT ON encounters BEGIN
+    INSERT INTO ledger_days VALUES ('', NEW.status, NEW.service_date, 1) ON CONFLICT DO UPDATE SET n = n + 1;
+    INSERT INTO ledger_months VALUES ('', NEW.status, substr(NEW.service_date, 1, 7), 1) ON CONFLICT DO UPDATE SET n = n + 1;
+  END;
+  CREATE TRIGGER ledger_count_provider AFTER INSERT ON encounter_providers BEGIN
+    INSERT INTO ledger_days SELECT NEW.npi, status, service_date, 1 FROM encounters WHERE id = NEW.encounter_id ON CONFLICT DO UPDATE SET n = n + 1;
+    INSERT INTO ledger_months SELECT NEW.npi, status, substr(service_date, 1, 7), 1 FROM encounters WHERE id = NEW.encounter_id ON CONFLICT DO UPDATE SET n = n + 1;
+  END;
+  CREATE TRIGGER ledger_count_status AFTER UPDATE OF status ON encounters WHEN OLD.status <> NEW.status BEGIN
+    UPDATE ledger_days SET n = n - 1 WHERE status = OLD.status AND day = OLD.service_date
+      AND (scope = '' OR scope IN (SELECT npi FROM encounter_providers WHERE encounter_id = NEW.id));
+    UPDATE ledger_months SET n = n - 1 WHERE status = OLD.status AND month = substr(OLD.service_date, 1, 7)
+      AND (scope = '' OR scope IN (SELECT npi FROM encounter_providers WHERE encounter_id = NEW.id));
+    INSERT INTO ledger_days SELECT '', NEW.status, NEW.service_date, 1 UNION ALL SELECT npi, NEW.status, NEW.service_date, 1 FROM encounter_providers WHERE encounter_id = NEW.id
+      ON CONFLICT DO UPDATE SET n = n + 1;
+    INSERT INTO ledger_months SELECT '', NEW.status, substr(NEW.service_date, 1, 7), 1 UNION ALL SELECT npi, NEW.status, substr(NEW.service_date, 1, 7), 1 FROM encounter_providers WHERE encounter_id = NEW.id
+      ON CONFLICT DO UPDATE SET n = n + 1;
+  END;
+  `,
 ];

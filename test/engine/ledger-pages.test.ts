@@ -1,0 +1,138 @@
+// Ledger pages at any depth (issue 11): every page of every filter combination equals the same
+// slice of the ledger read the slow way, the counts follow every status change, and no query of a
+// page walks the rows it skips (EXPLAIN QUERY PLAN, not by eye).
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Engine } from '../../src/engine/engine.js';
+import { countsQuery, ledgerFilters, pageQuery, PAGE_ROW_SQL } from '../../src/engine/services/ledger.js';
+import { claimOf } from '../helpers/claims.js';
+import { call, useEngineHome } from '../helpers/engine.js';
+
+const home = useEngineHome(beforeEach, afterEach);
+type Body = Record<string, any>;
+
+const NOW = '2026-06-20T12:00:00Z';
+const NPIS = ['1045782368', '1196382455', '1329475804'];
+const CODES: Record<string, string[]> = { '1045782368': ['45378', '45380', '43235'], '1196382455': ['00811', '00731'], '1329475804': ['88305', '88312'] };
+const MEMBERS = ['MBR-1001', 'MBR-1002', 'MBR-1003', 'MBR-1004'];
+
+/** About 120 encounters over five months, some days crowded, some duplicates (denied), some pended, some funded, some still in adjudication. */
+function buildLedger(): Engine {
+  const slow = home.at(NOW, '1h');
+  const engine = home.at(NOW, '0');
+  for (let i = 0; i < 120; i++) {
+    const npi = NPIS[i % NPIS.length]!;
+    const codes = CODES[npi]!;
+    // Crowded days near month ends, so pages cross days and months.
+    const month = 1 + (i % 5);
+    const day = i % 7 === 0 ? 28 : 1 + ((i * 11) % 27);
+    const date = `2026-0${month}-${String(day).padStart(2, '0')}`;
+    const claim = claimOf({ npi, patient: MEMBERS[(i >> 2) % MEMBERS.length], lines: [{ code: codes[i % codes.length]!, date }], ...(i % 17 === 0 ? { preauthorization: undefined } : {}) });
+    const res = call(i % 9 === 0 ? slow : engine, 'POST', '/tpa-api/v1/claims/submit/', claim, { 'content-type': 'application/fhir+json' });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+  }
+  // Fund a few adjudicated ones: status changes move the counts.
+  const adjudicated = (call(engine, 'GET', '/tpa-api/v1/ledger/entries/?status=ADJUDICATED&limit=100').body as Body).results as Body[];
+  for (const [n, item] of adjudicated.slice(0, 8).entries()) {
+    const amount = item.financial_summary.benefit_amount as number;
+    if (!(amount > 0)) continue;
+    const res = call(engine, 'POST', '/tpa-api/v1/funding/approve/', { encounter_id: item.encounter_id, amount, authorization_code: `AUTH-20260620-T-${n}` });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+  }
+  return engine;
+}
+
+/** The matching encounter ids, newest first, read the slow way: every row, filtered in JavaScript. */
+function reference(engine: Engine, q: Record<string, string>): string[] {
+  const rows = engine.db.prepare('SELECT id, service_date, submitted_at, status FROM encounters ORDER BY service_date DESC, submitted_at DESC, id').all() as Body[];
+  const providers = engine.db.prepare('SELECT encounter_id, npi FROM encounter_providers').all() as Body[];
+  const statuses = q.status === 'SUBMITTED' ? ['SUBMITTED', 'PROCESSING'] : q.status ? [q.status] : undefined;
+  return rows
+    .filter((r) => (!q.start_date || r.service_date >= q.start_date) && (!q.end_date || r.service_date <= q.end_date))
+    .filter((r) => !statuses || statuses.includes(r.status))
+    .filter((r) => !q.provider_npi || providers.some((p) => p.encounter_id === r.id && p.npi === q.provider_npi))
+    .map((r) => r.id as string);
+}
+
+const FILTERS: Record<string, string>[] = [];
+for (const status of [undefined, 'SUBMITTED', 'PROCESSING', 'ADJUDICATED', 'DENIED', 'FUNDED', 'PENDED'])
+  for (const provider_npi of [undefined, '1045782368'])
+    for (const range of [{}, { start_date: '2026-02-14' }, { end_date: '2026-04-09' }, { start_date: '2026-02-14', end_date: '2026-04-09' }, { start_date: '2026-03-05', end_date: '2026-03-05' }]) {
+      const q: Record<string, string> = { ...range };
+      if (status) q.status = status;
+      if (provider_npi) q.provider_npi = provider_npi;
+      FILTERS.push(q);
+    }
+
+describe('ledger pages at any depth', () => {
+  it('every page of every filter combination is the same slice as the slow reading, and count is its length', () => {
+    const engine = buildLedger();
+    const e = home.at('2026-06-20T12:00:00Z', '0');
+    let pagesChecked = 0;
+    for (const q of FILTERS) {
+      const expected = reference(e, q);
+      for (const limit of [1, 7, 20, 100]) {
+        for (let offset = 0; offset <= expected.length + 1; offset += limit === 1 ? 13 : limit) {
+          const query = new URLSearchParams({ ...q, limit: String(limit), offset: String(offset) });
+          const page = call(e, 'GET', `/tpa-api/v1/ledger/entries/?${query}`).body as Body;
+          expect(page.count, `${query}`).toBe(expected.length);
+          expect((page.results as Body[]).map((r) => r.encounter_id), `${query}`).toEqual(expected.slice(offset, offset + limit));
+          pagesChecked++;
+        }
+      }
+    }
+    expect(pagesChecked).toBeGreaterThan(400);
+    engine.close();
+  });
+
+  it('the counts follow adjudication, funding and settlement-failure moves, so a filtered count never drifts', () => {
+    const engine = buildLedger();
+    // An hour later the slow engine's claims are adjudicated: they leave SUBMITTED/PROCESSING.
+    const later = home.at('2026-06-20T13:00:01Z', '0');
+    for (const status of ['SUBMITTED', 'ADJUDICATED', 'FUNDED', 'DENIED', 'PENDED']) {
+      const page = call(later, 'GET', `/tpa-api/v1/ledger/entries/?status=${status}&limit=100`).body as Body;
+      expect(page.count, status).toBe(reference(later, { status }).length);
+    }
+    expect((call(later, 'GET', '/tpa-api/v1/ledger/entries/?status=SUBMITTED').body as Body).count).toBe(0);
+    const funded = (call(later, 'GET', '/tpa-api/v1/ledger/entries/?status=FUNDED').body as Body).results as Body[];
+    expect(funded.length).toBeGreaterThan(0);
+    later.simulate('settlement-failure', funded[0]!.encounter_id);
+    for (const q of [{ status: 'FUNDED' }, { status: 'ADJUDICATED' }, { status: 'FUNDED', provider_npi: funded[0]!.provider.npi }]) {
+      expect((call(later, 'GET', `/tpa-api/v1/ledger/entries/?${new URLSearchParams(q)}`).body as Body).count, JSON.stringify(q)).toBe(reference(later, q).length);
+    }
+    // The stored counts equal a recount from the rows, for every scope, status and day.
+    const stored = later.db.prepare("SELECT scope, status, day, n FROM ledger_days WHERE n <> 0 ORDER BY 1, 2, 3").all();
+    const recount = later.db
+      .prepare(
+        `SELECT scope, status, day, n FROM (
+           SELECT '' AS scope, status, service_date AS day, COUNT(*) AS n FROM encounters GROUP BY status, service_date
+           UNION ALL SELECT p.npi, e.status, e.service_date, COUNT(*) FROM encounter_providers p JOIN encounters e ON e.id = p.encounter_id GROUP BY p.npi, e.status, e.service_date)
+         ORDER BY 1, 2, 3`,
+      )
+      .all();
+    expect(stored).toEqual(recount);
+    engine.close();
+  });
+
+  it('no query of a page walks the rows it skips: the plans of every filter combination (EXPLAIN QUERY PLAN)', () => {
+    const engine = home.at(NOW, '0');
+    const plan = (sql: string, params: Record<string, unknown> | unknown[]) =>
+      (engine.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(params) as { detail: string }[]).map((p) => p.detail);
+    for (const q of FILTERS) {
+      const f = ledgerFilters(new URLSearchParams(q));
+      for (const level of ['month', 'day'] as const) {
+        const c = countsQuery(f, level, '2026-01', '2026-06-31');
+        const steps = plan(c.sql, c.params);
+        // A range of the counts' primary key: a few dozen rows, never a scan.
+        expect(steps.join('\n'), `${level} ${JSON.stringify(q)}`).toMatch(new RegExp(`SEARCH ledger_${level}s USING PRIMARY KEY \\(scope=\\?`));
+        expect(steps.join('\n')).not.toMatch(/\bSCAN\b/);
+      }
+      const p = pageQuery(f, '2026-03-01', '2026-03-05', 3);
+      const steps = plan(p.sql, p.params);
+      // One narrow index over the page's days, already in order: no sort, no table rows.
+      expect(steps[0], JSON.stringify(q)).toBe('SEARCH e USING COVERING INDEX encounters_listing (service_date>? AND service_date<?)');
+      expect(steps.join('\n')).not.toMatch(/TEMP B-TREE|\bSCAN\b/);
+      if (q.provider_npi) expect(steps.join('\n')).toMatch(/SEARCH p USING COVERING INDEX sqlite_autoindex_encounter_providers_1 \(encounter_id=\? AND npi=\?\)/);
+    }
+    expect(plan(PAGE_ROW_SQL, [1])[0]).toBe('SEARCH e USING INTEGER PRIMARY KEY (rowid=?)');
+  });
+});
