@@ -15,7 +15,7 @@ import { authenticateToken, issueToken, type ClientCertificate } from './service
 import { advanceEncounters } from './services/progress.js';
 import { fixtures } from './services/fixtures.js';
 import { simulate, type Scenario } from './services/sandbox.js';
-import { openDatabase, type Db } from './store/db.js';
+import { openDatabase, PAGE_CACHE_KB, type Db } from './store/db.js';
 
 export const DEFAULT_ADJUDICATION_DELAY_MS = 3000;
 
@@ -177,6 +177,8 @@ export class Engine {
   async readSnapshot<T>(fn: () => Promise<T>): Promise<T> {
     if (this.snapshot) return fn();
     advanceEncounters(this.context());
+    // A listing reads each row once: a small page cache keeps its memory flat whatever the ledger's size.
+    this.db.pragma('cache_size = -4096');
     this.db.exec('BEGIN');
     try {
       // A deferred transaction takes its snapshot at its first read.
@@ -186,6 +188,7 @@ export class Engine {
     } finally {
       this.snapshot = false;
       this.db.exec('COMMIT');
+      this.db.pragma(`cache_size = ${-PAGE_CACHE_KB}`);
     }
   }
 

@@ -142,25 +142,34 @@ function monthCounts(db: Db, f: Filters): Span[] {
     .filter((m) => m.n > 0);
 }
 
+interface Located {
+  day: string;
+  before: number;
+}
+
 /**
- * The service day holding the entry at `position` (0-based, newest first) and how many entries of
- * that day come before it, walking the month counts and then the day counts of one month.
+ * For each position (0-based, newest first, ascending), the service day holding that entry and how
+ * many entries of the day come before it: one walk down the month counts, then the day counts of
+ * the months the positions fall in.
  */
-function locate(db: Db, f: Filters, months: Span[], position: number): { day: string; before: number } {
+function locate(db: Db, f: Filters, months: Span[], positions: number[]): Located[] {
+  const found: Located[] = [];
   let skipped = 0;
   for (const m of months) {
-    if (skipped + m.n <= position) {
+    if (found.length === positions.length) break;
+    if (skipped + m.n <= positions[found.length]!) {
       skipped += m.n;
       continue;
     }
     const from = f.start_date && f.start_date > `${m.key}-01` ? f.start_date : `${m.key}-01`;
     const to = f.end_date && f.end_date < `${m.key}-31` ? f.end_date : `${m.key}-31`;
     for (const d of counts(db, f, 'day', from, to)) {
-      if (skipped + d.n > position) return { day: d.key, before: position - skipped };
+      while (found.length < positions.length && skipped + d.n > positions[found.length]!) found.push({ day: d.key, before: positions[found.length]! - skipped });
       skipped += d.n;
     }
   }
-  throw new Error(`ledger counts do not reach position ${position}`);
+  if (found.length < positions.length) throw new Error(`ledger counts do not reach position ${positions.at(-1)}`);
+  return found;
 }
 
 export function listLedger(ctx: EngineContext, req: EngineRequest): EngineResponse {
@@ -181,8 +190,7 @@ export function listLedger(ctx: EngineContext, req: EngineRequest): EngineRespon
  * over those days only (never the wide rows it skips); then each row by its rowid.
  */
 function pageRowids(db: Db, f: Filters, months: Span[], count: number): number[] {
-  const first = locate(db, f, months, f.offset);
-  const last = locate(db, f, months, Math.min(f.offset + f.limit, count) - 1);
+  const [first, last] = locate(db, f, months, [f.offset, Math.min(f.offset + f.limit, count) - 1]) as [Located, Located];
   const { sql, params } = pageQuery(f, last.day, first.day, first.before);
   return db.prepare(sql).pluck().all(params) as number[];
 }
@@ -204,12 +212,14 @@ export function pageQuery(f: Filters, lo: string, hi: string, skip: number): { s
   return { sql, params };
 }
 
-/** The SQL reading one page row by its rowid. */
-export const PAGE_ROW_SQL = `SELECT ${LIST_COLUMNS} FROM encounters e ${LIST_JOINS} WHERE e.rowid = ?`;
+/** The SQL reading a page's rows by their rowids (a JSON array), each by its rowid. */
+export const PAGE_ROWS_SQL = `SELECT e.rowid, ${LIST_COLUMNS} FROM encounters e ${LIST_JOINS} WHERE e.rowid IN (SELECT value FROM json_each(?))`;
 
 function pageRows(db: Db, f: Filters, months: Span[], count: number): ListRow[] {
-  const one = db.prepare(PAGE_ROW_SQL);
-  return pageRowids(db, f, months, count).map((rowid) => one.get(rowid) as ListRow);
+  const rowids = pageRowids(db, f, months, count);
+  const rows = db.prepare(PAGE_ROWS_SQL).all(JSON.stringify(rowids)) as (ListRow & { rowid: number })[];
+  const byRowid = new Map(rows.map((r) => [r.rowid, r]));
+  return rowids.map((rowid) => byRowid.get(rowid)!);
 }
 
 /** The filters a ledger query string gives (for the plan test). */

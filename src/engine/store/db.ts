@@ -10,6 +10,9 @@ export type Db = Database.Database;
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
+/** The page cache of a connection that writes, in KiB (PRAGMA cache_size takes it negated). */
+export const PAGE_CACHE_KB = 32 * 1024;
+
 export interface OpenOptions {
   /** The engine clock's TPA_CLOCK override: data a migration dates (a plan year) follows the engine clock. */
   clockOverride?: Date;
@@ -24,6 +27,12 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
   db.pragma('busy_timeout = 5000');
   db.pragma('foreign_keys = ON');
   db.pragma('synchronous = NORMAL');
+  // A claim writes a dozen b-trees; with SQLite's default 2 MB of page cache a ledger of 100,000
+  // encounters reads most of them back from the OS on every claim. 32 MB keeps the index pages a
+  // claim touches. A checkpoint every 4,000 WAL pages (16 MB) instead of 1,000 copies pages that
+  // were rewritten meanwhile once instead of four times.
+  db.pragma(`cache_size = ${-PAGE_CACHE_KB}`);
+  db.pragma('wal_autocheckpoint = 4000');
   migrate(db, options);
   cacheStatements(db);
   return db;

@@ -1,0 +1,154 @@
+// The engine and the ledger at volume (issue 11), on ledgers of 10,000 and 100,000 encounters built
+// through the engine's own request path in a temporary TPA_HOME:
+// - claims accepted and adjudicated per second, in-process, over the 100,000 (first and last 10,000);
+// - one ledger page at offset 90,000 against the page at offset 0 (in-process, never the same page
+//   twice, so the read cache never answers);
+// - `tpa ledger list --all -o ndjson` at 10,000 and 100,000 (wall time, ratio to `node -e 0`, peak RSS
+//   of the child from its own resource usage);
+// - the same listing over HTTP from `tpa local serve --no-rate-limit` at 100,000.
+// Prints one line per figure with its target; exits 1 when a target is missed.
+// BENCH_LEDGER=20000 builds a smaller "large" ledger for a quick look (targets still printed).
+import { spawn, spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { clockFor, fmt, loadEngine, openEngine, submitClaims } from './lib/ledger.mjs';
+
+const LARGE = Number(process.env.BENCH_LEDGER ?? 100_000);
+const SMALL = 10_000;
+if (!Number.isInteger(LARGE) || LARGE < 2 * SMALL) throw new Error(`BENCH_LEDGER must be a whole number of at least ${2 * SMALL}`);
+const bin = fileURLToPath(new URL('../bin/tpa', import.meta.url));
+const hook = fileURLToPath(new URL('./rss-hook.mjs', import.meta.url));
+const CLOCK = clockFor(LARGE);
+
+const { Engine, claimTemplate, work } = await loadEngine();
+const large = join(work, 'large');
+const small = join(work, 'small');
+const results = [];
+/** One printed figure: its value, its target and whether it is met. */
+const figure = (name, value, target, met) => {
+  results.push(met);
+  console.log(`  ${name.padEnd(58)} ${value.padEnd(34)} target ${target}: ${met ? 'ok' : 'MISSED'}`);
+};
+
+function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+}
+
+/** Runs the CLI to completion with stdout counted (never kept); returns seconds, lines and peak RSS in MB. */
+function runCli(args, env) {
+  const rssFile = join(work, `rss-${Math.random().toString(16).slice(2)}`);
+  return new Promise((resolve, reject) => {
+    const start = process.hrtime.bigint();
+    const child = spawn(process.execPath, ['--import', hook, bin, ...args], { env: { ...env, TPA_BENCH_RSS_FILE: rssFile }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let lines = 0;
+    let err = '';
+    child.stdout.on('data', (d) => {
+      for (let i = d.indexOf(10); i !== -1; i = d.indexOf(10, i + 1)) lines++;
+    });
+    child.stderr.on('data', (d) => (err += d));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+      if (code !== 0) return reject(new Error(`tpa ${args.join(' ')} exited ${code}: ${err}`));
+      resolve({ seconds, lines, rssMb: Number(readFileSync(rssFile, 'utf8')) / 1024 });
+    });
+  });
+}
+
+try {
+  console.log(`engine at volume: ledgers of ${fmt(SMALL)} and ${fmt(LARGE)} encounters built through POST /claims/submit/ (clock ${CLOCK}, delay 0)`);
+
+  // Claims per second, in-process, over the whole large ledger; the small ledger is a copy of its first 10,000.
+  let engine = openEngine(Engine, large, LARGE);
+  const firstPart = submitClaims(engine, claimTemplate, 0, SMALL);
+  engine.close();
+  cpSync(large, small, { recursive: true });
+  engine = openEngine(Engine, large, LARGE);
+  const rest = submitClaims(engine, claimTemplate, SMALL, LARGE);
+  const seconds = firstPart[SMALL - 1] + rest[LARGE - SMALL - 1];
+  const firstRate = SMALL / firstPart[SMALL - 1];
+  const lastRate = SMALL / (rest[LARGE - SMALL - 1] - (LARGE - 2 * SMALL > 0 ? rest[LARGE - 2 * SMALL - 1] : 0));
+  const counts = engine.db.prepare('SELECT status, COUNT(*) AS n FROM encounters GROUP BY status').all();
+  if (engine.db.prepare('SELECT COUNT(*) FROM encounters WHERE completed_at IS NOT NULL').pluck().get() !== LARGE) throw new Error('not every claim was adjudicated');
+  console.log(`  ledger: ${counts.map((c) => `${c.status} ${fmt(c.n)}`).join(', ')}`);
+  figure(`claims accepted and adjudicated, in-process, over ${fmt(LARGE)}`, `${fmt(LARGE / seconds)}/s (${seconds.toFixed(1)} s)`, '≥ 5,000/s', LARGE / seconds >= 5000);
+  figure(`  first ${fmt(SMALL)} and last ${fmt(SMALL)}`, `${fmt(firstRate)}/s and ${fmt(lastRate)}/s`, 'last no slower than first', lastRate >= firstRate);
+
+  // A deep page against the first one: distinct offsets, so every request runs its queries.
+  const page = (offset) => {
+    const start = process.hrtime.bigint();
+    const res = engine.handle({ method: 'GET', path: '/tpa-api/v1/ledger/entries/', query: new URLSearchParams({ limit: '20', offset: String(offset) }), headers: {}, body: undefined });
+    const ms = Number(process.hrtime.bigint() - start) / 1e6;
+    if (res.status !== 200 || res.body.results.length !== 20) throw new Error(`page at ${offset}: ${res.status}`);
+    return ms;
+  };
+  const deep = LARGE - SMALL;
+  for (let i = 0; i < 50; i++) page(1000 + i); // warm-up
+  const shallow = [];
+  const deeper = [];
+  for (let i = 0; i < 200; i++) {
+    shallow.push(page(i));
+    deeper.push(page(deep + i));
+  }
+  const ratio = median(deeper) / median(shallow);
+  figure(`one ledger page at offset ${fmt(deep)} vs offset 0 (in-process)`, `${median(deeper).toFixed(3)} ms vs ${median(shallow).toFixed(3)} ms (${ratio.toFixed(2)}×)`, '≤ 2×', ratio <= 2);
+  engine.close();
+
+  // The CLI listing, in-process, at both sizes.
+  const base = { ...process.env, TPA_CLOCK: CLOCK, TPA_ADJUDICATION_DELAY: '0', TPA_KEYRING: 'off' };
+  delete base.TPA_PROFILE;
+  const node = [];
+  for (let i = 0; i < 5; i++) {
+    const start = process.hrtime.bigint();
+    spawnSync(process.execPath, ['-e', '0']);
+    node.push(Number(process.hrtime.bigint() - start) / 1e9);
+  }
+  const nodeSeconds = median(node);
+  const listing = {};
+  for (const [name, home, n] of [['10k', small, SMALL], ['large', large, LARGE]]) {
+    const r = await runCli(['ledger', 'list', '--all', '-o', 'ndjson'], { ...base, TPA_HOME: home });
+    if (r.lines !== n) throw new Error(`ledger list --all printed ${r.lines} lines for ${n} encounters`);
+    listing[name] = r;
+  }
+  const s = listing['10k'];
+  const l = listing.large;
+  figure(`tpa ledger list --all -o ndjson, ${fmt(SMALL)} encounters`, `${s.seconds.toFixed(2)} s (${(s.seconds / nodeSeconds).toFixed(0)}× node -e 0), ${s.rssMb.toFixed(0)} MB`, '≤ 1.5 s, ≤ 80 MB', s.seconds <= 1.5 && s.rssMb <= 80);
+  figure(
+    `tpa ledger list --all -o ndjson, ${fmt(LARGE)} encounters`,
+    `${l.seconds.toFixed(2)} s (${(l.seconds / nodeSeconds).toFixed(0)}× node -e 0), ${l.rssMb.toFixed(0)} MB`,
+    '≤ 10 s, ≤ 80 MB, RSS within 10% of 10,000',
+    l.seconds <= 10 && l.rssMb <= 80 && l.rssMb <= s.rssMb * 1.1,
+  );
+
+  // The same listing over HTTP from local serve.
+  const server = spawn(process.execPath, [bin, 'local', 'serve', '--port', '0', '--no-rate-limit'], { env: { ...base, TPA_HOME: large }, stdio: ['ignore', 'pipe', 'ignore'] });
+  try {
+    const url = await new Promise((resolve, reject) => {
+      let out = '';
+      server.stdout.on('data', (d) => {
+        out += d;
+        if (out.includes('\n')) resolve(out.split('\n')[0].trim());
+      });
+      server.on('exit', (code) => reject(new Error(`server exited ${code}`)));
+    });
+    const key = spawnSync(process.execPath, [bin, 'local', 'keys', 'create'], { env: { ...base, TPA_HOME: large }, encoding: 'utf8' }).stdout.trim();
+    const client = mkdtempSync(join(tmpdir(), 'tpa-bench-client-'));
+    const login = spawnSync(process.execPath, [bin, 'auth', 'login', '--env', 'sandbox', '--base-url', url, '--with-key-stdin'], { env: { ...base, TPA_HOME: client }, input: key, encoding: 'utf8' });
+    if (login.status !== 0) throw new Error(`auth login: ${login.stderr}`);
+    const r = await runCli(['ledger', 'list', '--all', '-o', 'ndjson', '--profile', 'sandbox'], { ...base, TPA_HOME: client });
+    if (r.lines !== LARGE) throw new Error(`ledger list --all over HTTP printed ${r.lines} lines for ${LARGE} encounters`);
+    figure(`tpa ledger list --all -o ndjson over HTTP (local serve), ${fmt(LARGE)}`, `${r.seconds.toFixed(2)} s, ${r.rssMb.toFixed(0)} MB`, '≤ 30 s', r.seconds <= 30);
+    rmSync(client, { recursive: true, force: true });
+  } finally {
+    server.kill('SIGTERM');
+    await new Promise((r) => (server.exitCode !== null ? r() : server.once('exit', r)));
+  }
+  const missed = results.filter((ok) => !ok).length;
+  console.log(`  ${missed === 0 ? 'every target met' : `${missed} target(s) MISSED`}`);
+  process.exitCode = missed === 0 ? 0 : 1;
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}

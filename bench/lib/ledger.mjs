@@ -1,0 +1,93 @@
+// Shared by the benchmarks: the engine bundled from src/ (no build needed), distinct single-line
+// claims over the seeded GRP-1001 contracts, and a ledger of N encounters built through the
+// engine's own request path (POST /claims/submit/, adjudicated by the engine, nothing inserted
+// behind its back).
+import { build } from 'esbuild';
+import { mkdtempSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+/** Bundles the engine and the claim template into a temporary folder; returns their modules. */
+export async function loadEngine() {
+  const work = mkdtempSync(join(tmpdir(), 'tpa-bench-bundle-'));
+  // The bundle lives outside the project; native addons stay external and resolve through this link.
+  symlinkSync(join(root, 'node_modules'), join(work, 'node_modules'), 'dir');
+  await build({
+    entryPoints: { engine: join(root, 'src/engine/engine.ts'), template: join(root, 'src/cli/claim-template.ts') },
+    outdir: join(work, 'bundle'),
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    external: ['better-sqlite3', '@napi-rs/keyring'],
+    banner: { js: "import { createRequire as __tpaCreateRequire } from 'node:module'; const require = __tpaCreateRequire(import.meta.url);" },
+    outExtension: { '.js': '.mjs' },
+    logLevel: 'warning',
+  });
+  const { Engine } = await import(pathToFileURL(join(work, 'bundle/engine.mjs')).href);
+  const { claimTemplate } = await import(pathToFileURL(join(work, 'bundle/template.mjs')).href);
+  return { Engine, claimTemplate, work };
+}
+
+// Each (NPI, code) below gives one distinct claim per member and day (a line is a duplicate of a
+// paid one with the same member, payee, code and service date). The facility bills institutionally
+// (its own facility-fee line only); the others professionally.
+const KINDS = [
+  ...['45378', '45380', '43235', '00811', '00731', '88305'].map((cpt) => ({ type: 'institutional', npi: '1234567893', cpt })),
+  ...['45378', '45380', '43235'].map((cpt) => ({ type: 'professional', npi: '1045782368', cpt })),
+  ...['00811', '00731'].map((cpt) => ({ type: 'professional', npi: '1196382455', cpt })),
+  ...['88305', '88312'].map((cpt) => ({ type: 'professional', npi: '1329475804', cpt })),
+];
+const MEMBERS = ['MBR-1001', 'MBR-1002', 'MBR-1003', 'MBR-1004'];
+const PER_DAY = KINDS.length * MEMBERS.length;
+const FIRST_DAY = Date.UTC(2025, 0, 1);
+
+/** The engine clock for a ledger of `n` claims: the day after the last service date, at noon. */
+export function clockFor(n) {
+  const days = Math.ceil(n / PER_DAY);
+  return new Date(FIRST_DAY + days * 86_400_000 + 12 * 3_600_000).toISOString().replace('.000', '');
+}
+
+/** The JSON body of claim `i`: distinct for every i, service dates from 2025-01-01 on. */
+export function claimBody(claimTemplate, i) {
+  const kind = KINDS[i % KINDS.length];
+  const patient = MEMBERS[Math.floor(i / KINDS.length) % MEMBERS.length];
+  const serviceDate = new Date(FIRST_DAY + Math.floor(i / PER_DAY) * 86_400_000).toISOString().slice(0, 10);
+  const claim = claimTemplate({ type: kind.type, npi: kind.npi, cpt: [kind.cpt], patient, serviceDate });
+  if (kind.type === 'institutional') {
+    // The template adds the surgeon's professional fee as a second line: keep the facility fee only.
+    claim.item = claim.item.slice(0, 1);
+    claim.total = { ...claim.total, value: claim.item[0].net.value };
+  }
+  return JSON.stringify(claim);
+}
+
+/**
+ * Submits claims `from` to `to - 1` to an open engine; returns the cumulative engine seconds after
+ * each claim (only the engine's work is timed: bodies are built between the timed calls).
+ */
+export function submitClaims(engine, claimTemplate, from, to) {
+  const elapsed = new Float64Array(to - from);
+  let total = 0n;
+  const headers = { 'content-type': 'application/fhir+json' };
+  for (let i = from; i < to; i++) {
+    const body = claimBody(claimTemplate, i);
+    const start = process.hrtime.bigint();
+    const res = engine.handle({ method: 'POST', path: '/tpa-api/v1/claims/submit/', query: new URLSearchParams(), headers, body });
+    total += process.hrtime.bigint() - start;
+    if (res.status !== 201) throw new Error(`claim ${i + 1}: ${res.status} ${JSON.stringify(res.body)}\n${body}`);
+    elapsed[i - from] = Number(total) / 1e9;
+  }
+  return elapsed;
+}
+
+/** Opens an engine on `dataDir` with the clock for `n` claims and no adjudication delay. */
+export function openEngine(Engine, dataDir, n) {
+  return Engine.open({ dataDir, env: { TPA_CLOCK: clockFor(n), TPA_ADJUDICATION_DELAY: '0' } });
+}
+
+export const fmt = (x) => Math.round(x).toLocaleString('en-US');
