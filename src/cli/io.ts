@@ -8,6 +8,8 @@ export interface Stream {
   readonly isTTY: boolean;
   /** Terminal width, or 80 when not a terminal. */
   readonly columns: number;
+  /** Whether the reader went away (EPIPE): a long listing can stop fetching. */
+  readonly closed?: boolean;
 }
 
 export interface IO {
@@ -70,6 +72,9 @@ function fdStream(fd: 1 | 2): Stream {
     },
     get columns() {
       return this.isTTY ? (fd === 1 ? process.stdout.columns : process.stderr.columns) || 80 : 80;
+    },
+    get closed() {
+      return closed;
     },
   };
 }

@@ -78,10 +78,20 @@ export function flatten(value: unknown, prefix = '', into: Record<string, unknow
 
 export function toCsv(items: readonly unknown[]): string {
   const rows = items.map((item) => flatten(item));
-  const headers = [...new Set(rows.flatMap((r) => Object.keys(r)))];
+  const headers = csvHeaders(rows);
+  return [headers.join(','), ...rows.map((r) => csvLine(headers, r))].join('\n') + '\n';
+}
+
+/** The CSV columns of flattened rows: every key, in order of first appearance. */
+export function csvHeaders(rows: readonly Record<string, unknown>[]): string[] {
+  return [...new Set(rows.flatMap((r) => Object.keys(r)))];
+}
+
+/** One CSV line of a flattened row, in the given columns. */
+export function csvLine(headers: readonly string[], row: Record<string, unknown>): string {
   const escape = (v: unknown): string => {
     const s = cell(v);
     return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
   };
-  return [headers.join(','), ...rows.map((r) => headers.map((h) => escape(r[h])).join(','))].join('\n') + '\n';
+  return headers.map((h) => escape(row[h])).join(',');
 }

@@ -6,10 +6,11 @@ export interface Column {
   align?: 'left' | 'right';
 }
 
-export function table(columns: readonly (Column | string)[], rows: readonly (readonly string[])[]): string {
+export function table(columns: readonly (Column | string)[], rows: readonly (readonly string[])[], options: { colWidths?: number[]; head?: boolean } = {}): string {
   const cols = columns.map((c) => (typeof c === 'string' ? { header: c } : c));
   const t = new Table({
-    head: cols.map((c) => c.header),
+    head: options.head === false ? [] : cols.map((c) => c.header),
+    ...(options.colWidths ? { colWidths: options.colWidths } : {}),
     colAligns: cols.map((c) => c.align ?? 'left'),
     style: { head: [], border: [] },
     chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },

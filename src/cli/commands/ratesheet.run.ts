@@ -7,6 +7,7 @@ import { parseCents, parseRatio } from '../../domain/money.js';
 import { characterCount } from '../../domain/validation.js';
 import { NotFoundError, TpaError, UsageError, ValidationFailed } from '../../errors.js';
 import { toCsv, type TableTools } from '../../render/output.js';
+import type { TableSpec } from '../../render/stream.js';
 import type { Handler, Options } from '../action.js';
 import type { Context } from '../context.js';
 import { readInput, wholeNumberOption } from '../options.js';
@@ -101,25 +102,24 @@ export const catalog: Handler = async (ctx, _args, opts) => {
     page_size: wholeNumberOption('--page-size', opts.pageSize, 1, 200),
     version: opts.version as string | undefined,
   };
-  const first = (await client.catalog(query)).body;
-  let results: Ssp[] = first.results;
   if (opts.all) {
-    let next = first.next;
-    while (next) {
-      ctx.progress(`fetched ${results.length} of ${first.count} SSPs…`);
-      const page = (await client.catalogPage(next)).body;
-      results = results.concat(page.results);
-      next = page.next;
-    }
-  } else if (ctx.format === 'table' && first.next) {
-    ctx.note(`showing ${results.length} of ${first.count}: use --all, or --page ${(query.page ?? 1) + 1} for the next page`);
+    // Each page is written as it arrives (json: one array), like ledger list --all.
+    const { streamAll } = await import('../listing.js');
+    await streamAll(ctx, 'SSPs', () => client.catalog(query), (link) => client.catalogPage(link), (s: Ssp) => s.id, CATALOG_TABLE);
+    return;
   }
-  const table = (t: TableTools) =>
-    t.table(
-      ['Code', 'Name', { header: 'Medicare', align: 'right' }, 'CPT', 'Anesthesia', 'Id'],
-      results.map((s) => [s.code, s.name, t.amount(s.medicare_rate), s.primary_cpt_code, s.requires_anesthesia ? 'yes' : 'no', s.id]),
-    );
-  return { data: opts.all ? results : first, items: results, table };
+  const first = (await client.catalog(query)).body;
+  if (ctx.format === 'table' && first.next) {
+    ctx.note(`showing ${first.results.length} of ${first.count}: use --all, or --page ${(query.page ?? 1) + 1} for the next page`);
+  }
+  const table = (t: TableTools) => t.table(CATALOG_TABLE.columns, first.results.map((s) => CATALOG_TABLE.cells(t, s)));
+  return { data: first, items: first.results, table };
+};
+
+const CATALOG_TABLE: TableSpec<Ssp> = {
+  columns: ['Code', 'Name', { header: 'Medicare', align: 'right' }, 'CPT', 'Anesthesia', 'Id'],
+  cells: (t, s) => [s.code, s.name, t.amount(s.medicare_rate), s.primary_cpt_code, s.requires_anesthesia ? 'yes' : 'no', s.id],
+  empty: 'No SSPs match.',
 };
 
 export const init: Handler = async (ctx, [instanceId], opts) => message((await (await ctx.client()).initSchedule(instanceId!, scheduleSettings(opts))).body);

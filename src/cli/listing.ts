@@ -1,0 +1,57 @@
+// `--all` for a list that pages: the pages followed (client/pages.ts) inside one snapshot where the
+// transport has one, each page written as it arrives (render/stream.ts), and a progress line on
+// stderr when stderr is a terminal: count, total, rate, time left, and the wait for the rate-limit
+// window. Nothing on stderr otherwise.
+import type { ApiResult } from '../client/client.js';
+import { pages, type PageOf, type PagingProgress } from '../client/pages.js';
+import { tableTools } from '../render/output.js';
+import { rowWriter, type TableSpec } from '../render/stream.js';
+import type { Context } from './context.js';
+
+function seconds(ms: number): string {
+  const s = Math.ceil(ms / 1000);
+  return s < 60 ? `${s}s` : `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
+}
+
+export function progressText(what: string, p: PagingProgress): string {
+  const n = (x: number) => Math.round(x).toLocaleString('en-US');
+  const parts = [`${n(p.done)} of ${n(p.total)} ${what}`, `${n(p.rate)}/s`];
+  if (p.waitingMs !== undefined) parts.push(`rate limit: waiting ${seconds(p.waitingMs)}`);
+  if (p.leftMs !== undefined && p.done < p.total) parts.push(`about ${seconds(p.leftMs)} left`);
+  return parts.join(', ');
+}
+
+/** Streams every row of a paged list to stdout in the context's format. */
+export async function streamAll<T>(
+  ctx: Context,
+  what: string,
+  first: () => Promise<ApiResult<PageOf<T>>>,
+  next: (link: string) => Promise<ApiResult<PageOf<T>>>,
+  idOf: (row: T) => string,
+  table: TableSpec<T>,
+): Promise<void> {
+  const { io } = ctx;
+  const tools = ctx.format === 'table' ? await tableTools(ctx.color) : undefined;
+  const writer = rowWriter<T>(ctx.format, io.stdout, tools ? { tools, spec: table } : undefined);
+  const client = await ctx.client();
+  const live = io.stderr.isTTY;
+  let shown = false;
+  await client.snapshot(async () => {
+    const pager = pages(await first(), next, {
+      idOf,
+      stop: () => io.stdout.closed === true,
+      onProgress: live
+        ? (p) => {
+            io.stderr.write(`\r\x1b[K${progressText(what, p)}`);
+            shown = true;
+          }
+        : undefined,
+    });
+    for await (const rows of pager) {
+      if (shown) (io.stderr.write('\r\x1b[K'), (shown = false));
+      writer.write(rows);
+    }
+  });
+  if (shown) io.stderr.write('\r\x1b[K');
+  writer.end();
+}

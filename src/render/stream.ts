@@ -1,0 +1,83 @@
+// Writers that print a list as its pages arrive (DESIGN.md section 5, "Streaming lists"): the
+// output is the same as printing the whole list at once, for every format, but only one page is
+// ever held. They take a sink and the rendering they need, never the CLI's context.
+import { csvHeaders, csvLine, flatten, type TableTools } from './output.js';
+import type { Column } from './table.js';
+
+export interface Sink {
+  write(text: string): void;
+}
+
+export interface RowWriter<T> {
+  write(rows: readonly T[]): void;
+  end(): void;
+}
+
+export interface TableSpec<T> {
+  columns: readonly (Column | string)[];
+  cells: (t: TableTools, row: T) => string[];
+  /** What to print when there is no row at all. */
+  empty: string;
+}
+
+// eslint-disable-next-line no-control-regex
+const visibleLength = (s: string) => s.replace(/\x1b\[[0-9;]*m/g, '').length;
+
+/** A writer for `format`: json (one array, written as it grows), ndjson, csv (header once), or table. */
+export function rowWriter<T>(format: 'json' | 'ndjson' | 'csv' | 'table', out: Sink, table?: { tools: TableTools; spec: TableSpec<T> }): RowWriter<T> {
+  let count = 0;
+  switch (format) {
+    case 'ndjson':
+      return { write: (rows) => out.write(rows.map((r) => `${JSON.stringify(r)}\n`).join('')), end: () => undefined };
+    case 'json':
+      // Exactly JSON.stringify(all, null, 2): "[", each item indented by two, ",", "]".
+      return {
+        write(rows) {
+          const text = rows.map((r) => `  ${JSON.stringify(r, null, 2).replace(/\n/g, '\n  ')}`).join(',\n');
+          if (text === '') return;
+          out.write(`${count === 0 ? '[\n' : ',\n'}${text}`);
+          count += rows.length;
+        },
+        end: () => out.write(count === 0 ? '[]\n' : '\n]\n'),
+      };
+    case 'csv': {
+      let headers: string[] | undefined;
+      return {
+        write(rows) {
+          if (rows.length === 0) return;
+          const flat = rows.map((r) => flatten(r));
+          // The first page names the columns (every page of one list has the same fields).
+          const first = headers === undefined;
+          headers ??= csvHeaders(flat);
+          out.write(`${first ? `${headers.join(',')}\n` : ''}${flat.map((r) => csvLine(headers!, r)).join('\n')}\n`);
+        },
+        end: () => (headers === undefined ? out.write('\n') : undefined),
+      };
+    }
+    case 'table': {
+      if (!table) throw new Error('a table writer needs its columns');
+      const { tools, spec } = table;
+      let widths: number[] | undefined;
+      let bottom = '';
+      return {
+        write(rows) {
+          if (rows.length === 0) return;
+          const cells = rows.map((r) => spec.cells(tools, r));
+          const headers = spec.columns.map((c) => (typeof c === 'string' ? c : c.header));
+          const first = widths === undefined;
+          // Widths come from the first page (amounts get room for seven figures); a longer text
+          // on a later page is cut with … rather than breaking the columns.
+          widths ??= headers.map((h, i) => {
+            const amount = typeof spec.columns[i] !== 'string' && (spec.columns[i] as Column).align === 'right';
+            return Math.max(visibleLength(h), amount ? 12 : 0, ...cells.map((c) => visibleLength(c[i] ?? ''))) + 2;
+          });
+          const lines = tools.table(spec.columns, cells, { colWidths: widths, head: first }).split('\n');
+          bottom = lines.pop()!;
+          out.write(`${(first ? lines : lines.slice(1)).join('\n')}\n`);
+          count += rows.length;
+        },
+        end: () => out.write(count === 0 ? `${spec.empty}\n` : `${bottom}\n`),
+      };
+    }
+  }
+}
