@@ -157,7 +157,8 @@ export class Engine {
       if (this.snapshot) {
         if (req.method !== 'GET' && req.method !== 'HEAD') return respond(409, { error: 'read_only_snapshot', message: 'This engine is reading one snapshot (a listing in progress); it changes nothing until the listing ends' });
       } else advanceEncounters(ctx);
-      if (!match.route.cacheable) return match.route.handler(ctx, req, match.params);
+      // A snapshot's pages are read once each (a listing): caching them would only hold memory.
+      if (!match.route.cacheable || this.snapshot) return match.route.handler(ctx, req, match.params);
       return this.cache.answer(`${req.path}?${req.query.toString()}|${req.headers.host ?? ''}`, () => match.route.handler(ctx, req, match.params));
     } catch (err) {
       if (err instanceof HttpError) return respond(err.status, err.body);
