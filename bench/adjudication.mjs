@@ -4,68 +4,21 @@
 // template are bundled from src/ with esbuild on the fly, so no build is needed. Prints the
 // figures, and the rate over the first and last 10% to show whether it slows as the ledger grows.
 // Exits 1 if a claim is refused or left incomplete; the throughput target is reported only.
-import { build } from 'esbuild';
-import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { claimBody as body, loadEngine } from './lib/ledger.mjs';
 
 const N = Number(process.env.BENCH_CLAIMS ?? 10_000);
-const TARGET = 5000; // claims/s, set by a later issue; not enforced yet
+const TARGET = 5000; // claims/s (issue 11; bench/engine.mjs checks it over 100,000)
 const CLOCK = '2026-06-01T12:00:00Z';
-const root = fileURLToPath(new URL('..', import.meta.url));
 
 if (!Number.isInteger(N) || N < 10) throw new Error(`BENCH_CLAIMS must be a whole number of at least 10 (got "${process.env.BENCH_CLAIMS}")`);
+// Distinct single-line claims from 2025-01-01 (bench/lib/ledger.mjs), 52 a day, all before the clock.
+if (N > 52 * 516) throw new Error(`BENCH_CLAIMS=${N}: at most ${52 * 516} distinct claims fit between 2025-01-01 and 2026-05-31`);
 
-// Single-line claims over the seeded GRP-1001 contracts, none needing preauthorization. A line is
-// a duplicate of a paid one with the same member, payee, code and service date, so each (NPI,
-// code) below gives one distinct claim per member and day. The facility bills institutionally (its own
-// facility-fee line only); the others professionally.
-const KINDS = [
-  ...['45378', '45380', '43235', '00811', '00731', '88305'].map((cpt) => ({ type: 'institutional', npi: '1234567893', cpt })),
-  ...['45378', '45380', '43235'].map((cpt) => ({ type: 'professional', npi: '1045782368', cpt })),
-  ...['00811', '00731'].map((cpt) => ({ type: 'professional', npi: '1196382455', cpt })),
-  ...['88305', '88312'].map((cpt) => ({ type: 'professional', npi: '1329475804', cpt })),
-];
-const MEMBERS = ['MBR-1001', 'MBR-1002', 'MBR-1003', 'MBR-1004'];
-const FIRST_DAY = Date.UTC(2025, 0, 1);
-const LAST_DAY = Date.UTC(2026, 4, 31);
-const PER_DAY = KINDS.length * MEMBERS.length;
-const capacity = PER_DAY * ((LAST_DAY - FIRST_DAY) / 86_400_000 + 1);
-if (N > capacity) throw new Error(`BENCH_CLAIMS=${N}: at most ${capacity} distinct claims fit between 2025-01-01 and 2026-05-31`);
-
-const work = mkdtempSync(join(tmpdir(), 'tpa-bench-adjudication-'));
+const { Engine, claimTemplate, work } = await loadEngine();
 try {
-  // The bundle lives outside the project; native addons stay external and resolve through this link.
-  symlinkSync(join(root, 'node_modules'), join(work, 'node_modules'), 'dir');
-  await build({
-    entryPoints: { engine: join(root, 'src/engine/engine.ts'), template: join(root, 'src/cli/claim-template.ts') },
-    outdir: join(work, 'bundle'),
-    bundle: true,
-    splitting: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    external: ['better-sqlite3', '@napi-rs/keyring'],
-    banner: { js: "import { createRequire as __tpaCreateRequire } from 'node:module'; const require = __tpaCreateRequire(import.meta.url);" },
-    outExtension: { '.js': '.mjs' },
-    logLevel: 'warning',
-  });
-  const { Engine } = await import(pathToFileURL(join(work, 'bundle/engine.mjs')).href);
-  const { claimTemplate } = await import(pathToFileURL(join(work, 'bundle/template.mjs')).href);
-
-  const claimBody = (i) => {
-    const kind = KINDS[i % KINDS.length];
-    const patient = MEMBERS[Math.floor(i / KINDS.length) % MEMBERS.length];
-    const serviceDate = new Date(FIRST_DAY + Math.floor(i / PER_DAY) * 86_400_000).toISOString().slice(0, 10);
-    const claim = claimTemplate({ type: kind.type, npi: kind.npi, cpt: [kind.cpt], patient, serviceDate });
-    if (kind.type === 'institutional') {
-      // The template adds the surgeon's professional fee as a second line: keep the facility fee only.
-      claim.item = claim.item.slice(0, 1);
-      claim.total = { ...claim.total, value: claim.item[0].net.value };
-    }
-    return JSON.stringify(claim);
-  };
+  const claimBody = (i) => body(claimTemplate, i);
 
   const engine = Engine.open({ dataDir: join(work, 'data'), env: { TPA_CLOCK: CLOCK, TPA_ADJUDICATION_DELAY: '0' } });
   const call = (method, path, body, headers = {}) => {
@@ -74,8 +27,7 @@ try {
   };
   try {
     // Only the engine's work is timed: the bodies are built between the timed calls. With a delay
-    // of 0 each request first completes the adjudications due (the previous claim's), so submission
-    // i+1 pays for completing claim i; one ledger request at the end completes the last one.
+    // of 0 a claim is adjudicated in its own submission; the ledger request at the end checks that.
     const elapsed = new Float64Array(N); // cumulative engine seconds after claim i
     let total = 0n;
     const wallStart = process.hrtime.bigint();
