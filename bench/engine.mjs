@@ -13,12 +13,11 @@ import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { clockFor, fmt, loadEngine, openEngine, submitClaims } from './lib/ledger.mjs';
+import { clockFor, fmt, loadEngine, openEngine, startServer, submitClaims, TPA_BIN as bin } from './lib/ledger.mjs';
 
 const LARGE = Number(process.env.BENCH_LEDGER ?? 100_000);
 const SMALL = 10_000;
 if (!Number.isInteger(LARGE) || LARGE < 2 * SMALL) throw new Error(`BENCH_LEDGER must be a whole number of at least ${2 * SMALL}`);
-const bin = fileURLToPath(new URL('../bin/tpa', import.meta.url));
 const hook = fileURLToPath(new URL('./rss-hook.mjs', import.meta.url));
 const CLOCK = clockFor(LARGE);
 
@@ -124,17 +123,8 @@ try {
   );
 
   // The same listing over HTTP from local serve.
-  const server = spawn(process.execPath, [bin, 'local', 'serve', '--port', '0', '--no-rate-limit'], { env: { ...base, TPA_HOME: large }, stdio: ['ignore', 'pipe', 'ignore'] });
+  const { url, key, stop } = await startServer({ ...base, TPA_HOME: large });
   try {
-    const url = await new Promise((resolve, reject) => {
-      let out = '';
-      server.stdout.on('data', (d) => {
-        out += d;
-        if (out.includes('\n')) resolve(out.split('\n')[0].trim());
-      });
-      server.on('exit', (code) => reject(new Error(`server exited ${code}`)));
-    });
-    const key = spawnSync(process.execPath, [bin, 'local', 'keys', 'create'], { env: { ...base, TPA_HOME: large }, encoding: 'utf8' }).stdout.trim();
     const client = mkdtempSync(join(tmpdir(), 'tpa-bench-client-'));
     const login = spawnSync(process.execPath, [bin, 'auth', 'login', '--env', 'sandbox', '--base-url', url, '--with-key-stdin'], { env: { ...base, TPA_HOME: client }, input: key, encoding: 'utf8' });
     if (login.status !== 0) throw new Error(`auth login: ${login.stderr}`);
@@ -143,8 +133,7 @@ try {
     figure(`tpa ledger list --all -o ndjson over HTTP (local serve), ${fmt(LARGE)}`, `${r.seconds.toFixed(2)} s, ${r.rssMb.toFixed(0)} MB`, '≤ 30 s', r.seconds <= 30);
     rmSync(client, { recursive: true, force: true });
   } finally {
-    server.kill('SIGTERM');
-    await new Promise((r) => (server.exitCode !== null ? r() : server.once('exit', r)));
+    await stop();
   }
   const missed = results.filter((ok) => !ok).length;
   console.log(`  ${missed === 0 ? 'every target met' : `${missed} target(s) MISSED`}`);

@@ -4,30 +4,19 @@
 // seen before, a different offset for every request, on a ledger of 100,000 encounters built
 // through the engine (BENCH_LEDGER to change the size): at least 3,000 requests/s with p99 at most
 // 20 ms, the read cache bypassed by construction. Prints the figures; exits 1 if a target is missed.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { clockFor, fmt, loadEngine, openEngine, submitClaims } from './lib/ledger.mjs';
+import { clockFor, fmt, loadEngine, openEngine, startServer, submitClaims, TPA_BIN as bin } from './lib/ledger.mjs';
 
-const bin = fileURLToPath(new URL('../bin/tpa', import.meta.url));
 const home = mkdtempSync(join(tmpdir(), 'tpa-bench-server-'));
 const env = { ...process.env, TPA_HOME: home, TPA_ADJUDICATION_DELAY: '0' };
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = 50;
 
-const key = spawnSync(process.execPath, [bin, 'local', 'keys', 'create'], { env, encoding: 'utf8' }).stdout.trim();
-const server = spawn(process.execPath, [bin, 'local', 'serve', '--port', '0', '--no-rate-limit'], { env, stdio: ['ignore', 'pipe', 'ignore'] });
-const url = await new Promise((resolve, reject) => {
-  let out = '';
-  server.stdout.on('data', (d) => {
-    out += d;
-    if (out.includes('\n')) resolve(out.split('\n')[0].trim());
-  });
-  server.on('exit', (code) => reject(new Error(`server exited ${code}`)));
-});
+const { url, key, stop } = await startServer(env);
 const headers = { 'x-api-key': key, 'content-type': 'application/json' };
 
 try {
@@ -69,8 +58,7 @@ try {
   console.log('  (a page is answered from the read cache until the ledger changes; "all different" shows the uncached cost)');
   process.exitCode = missed ? 1 : 0;
 } finally {
-  server.kill('SIGTERM');
-  await new Promise((r) => server.once('exit', r));
+  await stop();
   rmSync(home, { recursive: true, force: true });
 }
 
@@ -81,26 +69,14 @@ try {
   const engine = openEngine(Engine, work, LARGE);
   submitClaims(engine, claimTemplate, 0, LARGE);
   engine.close();
-  const big = spawn(process.execPath, [bin, 'local', 'serve', '--port', '0', '--no-rate-limit'], {
-    env: { ...env, TPA_HOME: work, TPA_CLOCK: clockFor(LARGE) },
-    stdio: ['ignore', 'pipe', 'ignore'],
-  });
+  const big = await startServer({ ...env, TPA_HOME: work, TPA_CLOCK: clockFor(LARGE) });
   try {
-    const bigUrl = await new Promise((resolve, reject) => {
-      let out = '';
-      big.stdout.on('data', (d) => {
-        out += d;
-        if (out.includes('\n')) resolve(out.split('\n')[0].trim());
-      });
-      big.on('exit', (code) => reject(new Error(`server exited ${code}`)));
-    });
-    const bigKey = spawnSync(process.execPath, [bin, 'local', 'keys', 'create'], { env: { ...env, TPA_HOME: work }, encoding: 'utf8' }).stdout.trim();
     // A different offset for every request (a stride prime to the ledger size), so no page repeats
     // within the run and the read cache never answers.
     let k = 0;
     const requests = [{ setupRequest: (req) => ({ ...req, path: `/tpa-api/v1/ledger/entries/?limit=20&offset=${(k++ * 7919) % (LARGE - 20)}` }) }];
     const result = await new Promise((resolve, reject) =>
-      autocannon({ url: `${bigUrl}/tpa-api/v1/ledger/entries/`, headers: { 'x-api-key': bigKey }, connections: CONNECTIONS, duration: DURATION, requests }, (err, r) => (err ? reject(err) : resolve(r))),
+      autocannon({ url: `${big.url}/tpa-api/v1/ledger/entries/`, headers: { 'x-api-key': big.key }, connections: CONNECTIONS, duration: DURATION, requests }, (err, r) => (err ? reject(err) : resolve(r))),
     );
     const rps = result.requests.average;
     const errors = result.errors + result.non2xx;
@@ -110,8 +86,7 @@ try {
     console.log(`  target: ≥ 3,000 req/s with p99 ≤ 20 ms, uncached: ${ok ? 'ok' : 'MISSED'}`);
     if (!ok) process.exitCode = 1;
   } finally {
-    big.kill('SIGTERM');
-    await new Promise((r) => (big.exitCode !== null ? r() : big.once('exit', r)));
+    await big.stop();
   }
 } finally {
   rmSync(work, { recursive: true, force: true });

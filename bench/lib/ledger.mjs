@@ -3,6 +3,7 @@
 // engine's own request path (POST /claims/submit/, adjudicated by the engine, nothing inserted
 // behind its back).
 import { build } from 'esbuild';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -91,3 +92,27 @@ export function openEngine(Engine, dataDir, n) {
 }
 
 export const fmt = (x) => Math.round(x).toLocaleString('en-US');
+
+export const TPA_BIN = fileURLToPath(new URL('../../bin/tpa', import.meta.url));
+
+/**
+ * Starts `tpa local serve --port 0 --no-rate-limit` with `env` (its TPA_HOME the data dir) and a new
+ * key; returns its URL, the key, and `stop()`.
+ */
+export async function startServer(env) {
+  const key = spawnSync(process.execPath, [TPA_BIN, 'local', 'keys', 'create'], { env, encoding: 'utf8' }).stdout.trim();
+  const server = spawn(process.execPath, [TPA_BIN, 'local', 'serve', '--port', '0', '--no-rate-limit'], { env, stdio: ['ignore', 'pipe', 'ignore'] });
+  const url = await new Promise((resolve, reject) => {
+    let out = '';
+    server.stdout.on('data', (d) => {
+      out += d;
+      if (out.includes('\n')) resolve(out.split('\n')[0].trim());
+    });
+    server.on('exit', (code) => reject(new Error(`server exited ${code}`)));
+  });
+  const stop = async () => {
+    server.kill('SIGTERM');
+    await new Promise((r) => (server.exitCode !== null ? r() : server.once('exit', r)));
+  };
+  return { url, key, stop };
+}

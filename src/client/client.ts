@@ -185,11 +185,6 @@ export class TpaClient {
     return this.call('POST', `${TPA_PREFIX}/keys/rotate`, { body: '{}' });
   }
 
-  /** Whether the transport reads one consistent state across many requests (in-process: yes). */
-  get consistentSnapshots(): boolean {
-    return typeof this.transport.snapshot === 'function' && this.transport.name === 'local';
-  }
-
   /** Runs `fn`'s reads against one consistent state where the transport can (see Transport.snapshot). */
   snapshot<T>(fn: () => Promise<T>): Promise<T> {
     return this.transport.snapshot ? this.transport.snapshot(fn) : fn();

@@ -126,16 +126,17 @@ function pausedListing(args: string[], extraEnv: Record<string, string>) {
   };
 }
 
+/** Submits, in another process, a claim with the newest service date: it sorts first, shifting every page by one. */
+function submitNewest(patient: string) {
+  return tpa(['claim', 'submit', '-'], { home: home.dir, env, input: JSON.stringify(claimOf({ npi: '1045782368', patient, lines: [{ code: '45378', date: '2026-06-19' }] })) });
+}
+
 describe('a claim submitted while a listing runs', () => {
   it('in-process the listing reads one snapshot: the ledger as it stood, nothing repeated, nothing added', async () => {
     const listing = pausedListing(['--limit', '2', '-o', 'json'], {});
     await listing.started;
-    // The newest service date sorts first: without a snapshot every later page would shift by one.
-    const added = await tpa(['claim', 'submit', '-'], {
-      home: home.dir,
-      env,
-      input: JSON.stringify(claimOf({ npi: '1045782368', patient: 'MBR-1004', lines: [{ code: '45378', date: '2026-06-19' }] })),
-    });
+    // Without a snapshot every later page would shift by one.
+    const added = await submitNewest('MBR-1004');
     expect(added.code, added.stderr).toBe(0);
     const { code, stdout, stderr } = await listing.finish();
     expect(code, stderr).toBe(0);
@@ -154,11 +155,7 @@ describe('a claim submitted while a listing runs', () => {
       expect(logged.code, logged.stderr).toBe(0);
       const listing = pausedListing(['--limit', '2', '-o', 'json', '--profile', 'sandbox'], { TPA_HOME: client.dir });
       await listing.started;
-      const added = await tpa(['claim', 'submit', '-'], {
-        home: home.dir,
-        env,
-        input: JSON.stringify(claimOf({ npi: '1045782368', patient: 'MBR-1003', lines: [{ code: '45378', date: '2026-06-19' }] })),
-      });
+      const added = await submitNewest('MBR-1003');
       expect(added.code, added.stderr).toBe(0);
       const { code, stdout, stderr } = await listing.finish();
       expect(code, stderr).toBe(0);

@@ -3,7 +3,7 @@
 // page walks the rows it skips (EXPLAIN QUERY PLAN, not by eye).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Engine } from '../../src/engine/engine.js';
-import { countsQuery, ledgerFilters, pageQuery, PAGE_ROWS_SQL } from '../../src/engine/services/ledger.js';
+import { countsQuery, pageQuery, readFilters, PAGE_ROWS_SQL } from '../../src/engine/services/ledger.js';
 import { claimOf } from '../helpers/claims.js';
 import { call, useEngineHome } from '../helpers/engine.js';
 
@@ -118,7 +118,7 @@ describe('ledger pages at any depth', () => {
     const plan = (sql: string, params: Record<string, unknown> | unknown[]) =>
       (engine.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(params) as { detail: string }[]).map((p) => p.detail);
     for (const q of FILTERS) {
-      const f = ledgerFilters(new URLSearchParams(q));
+      const f = readFilters(new URLSearchParams(q));
       for (const level of ['month', 'day'] as const) {
         const c = countsQuery(f, level, '2026-01', '2026-06-31');
         const steps = plan(c.sql, c.params);

@@ -21,7 +21,8 @@ export interface Filters {
   offset: number;
 }
 
-function readFilters(query: URLSearchParams): Filters {
+/** The filters of a ledger query string, or the 400 naming what is wrong (exported for the plan test). */
+export function readFilters(query: URLSearchParams): Filters {
   const errors: FieldError[] = [];
   const text = (name: string) => {
     const v = query.get(name);
@@ -101,6 +102,21 @@ function statusesOf(f: Filters): readonly string[] | undefined {
   return f.status ? [f.status] : undefined;
 }
 
+/** `<column> IN (@s0, …)` for the filter's statuses, its parameters added to `params`; undefined with no status filter. */
+function statusIn(f: Filters, column: string, params: Record<string, unknown>): string | undefined {
+  const statuses = statusesOf(f);
+  if (!statuses) return undefined;
+  statuses.forEach((s, i) => (params[`s${i}`] = s));
+  return `${column} IN (${statuses.map((_, i) => `@s${i}`).join(', ')})`;
+}
+
+/** The days of `month` (YYYY-MM) inside the filters' date range: [from, to]. */
+function daysOf(f: Filters, month: string): [string, string] {
+  const from = f.start_date && f.start_date > `${month}-01` ? f.start_date : `${month}-01`;
+  const to = f.end_date && f.end_date < `${month}-31` ? f.end_date : `${month}-31`;
+  return [from, to];
+}
+
 interface Span {
   /** The month (YYYY-MM) or day (YYYY-MM-DD). */
   key: string;
@@ -118,27 +134,20 @@ function counts(db: Db, f: Filters, level: 'month' | 'day', from: string, to: st
 
 /** The SQL of `counts` (exported so that a test checks every filter combination's plan). */
 export function countsQuery(f: Filters, level: 'month' | 'day', from: string, to: string): { sql: string; params: Record<string, unknown> } {
-  const statuses = statusesOf(f);
   const table = level === 'month' ? 'ledger_months' : 'ledger_days';
-  const sql = `SELECT ${level} AS key, SUM(n) AS n FROM ${table} WHERE scope = @scope ${statuses ? `AND status IN (${statuses.map((_, i) => `@s${i}`).join(', ')})` : ''}
+  const params: Record<string, unknown> = { scope: f.provider_npi ?? '', from, to };
+  const status = statusIn(f, 'status', params);
+  const sql = `SELECT ${level} AS key, SUM(n) AS n FROM ${table} WHERE scope = @scope ${status ? `AND ${status}` : ''}
     AND ${level} BETWEEN @from AND @to GROUP BY ${level} HAVING SUM(n) > 0 ORDER BY ${level} DESC`;
-  const params: Record<string, string> = { scope: f.provider_npi ?? '', from, to };
-  statuses?.forEach((s, i) => (params[`s${i}`] = s));
   return { sql, params };
 }
 
 /** Every month in the filters' range, newest first, with the days of a month the range cuts counted alone. */
 function monthCounts(db: Db, f: Filters): Span[] {
-  const from = f.start_date ?? '0000-01-01';
-  const to = f.end_date ?? '9999-12-31';
-  const months = counts(db, f, 'month', from.slice(0, 7), to.slice(0, 7));
-  return months
-    .map((m) => {
-      const cut = m.key === from.slice(0, 7) || m.key === to.slice(0, 7);
-      if (!cut) return m;
-      const n = counts(db, f, 'day', from < `${m.key}-01` ? `${m.key}-01` : from, to > `${m.key}-31` ? `${m.key}-31` : to).reduce((sum, d) => sum + d.n, 0);
-      return { key: m.key, n };
-    })
+  const first = (f.start_date ?? '0000-01-01').slice(0, 7);
+  const last = (f.end_date ?? '9999-12-31').slice(0, 7);
+  return counts(db, f, 'month', first, last)
+    .map((m) => (m.key === first || m.key === last ? { key: m.key, n: counts(db, f, 'day', ...daysOf(f, m.key)).reduce((sum, d) => sum + d.n, 0) } : m))
     .filter((m) => m.n > 0);
 }
 
@@ -161,9 +170,7 @@ function locate(db: Db, f: Filters, months: Span[], positions: number[]): Locate
       skipped += m.n;
       continue;
     }
-    const from = f.start_date && f.start_date > `${m.key}-01` ? f.start_date : `${m.key}-01`;
-    const to = f.end_date && f.end_date < `${m.key}-31` ? f.end_date : `${m.key}-31`;
-    for (const d of counts(db, f, 'day', from, to)) {
+    for (const d of counts(db, f, 'day', ...daysOf(f, m.key))) {
       while (found.length < positions.length && skipped + d.n > positions[found.length]!) found.push({ day: d.key, before: positions[found.length]! - skipped });
       skipped += d.n;
     }
@@ -197,13 +204,10 @@ function pageRowids(db: Db, f: Filters, months: Span[], count: number): number[]
 
 /** The SQL of a page's rowids over the days from `lo` to `hi` (exported for the plan test). */
 export function pageQuery(f: Filters, lo: string, hi: string, skip: number): { sql: string; params: Record<string, unknown> } {
-  const statuses = statusesOf(f);
   const where = ['e.service_date BETWEEN @lo AND @hi'];
   const params: Record<string, unknown> = { lo, hi, limit: f.limit, skip };
-  if (statuses) {
-    where.push(`e.status IN (${statuses.map((_, i) => `@s${i}`).join(', ')})`);
-    statuses.forEach((s, i) => (params[`s${i}`] = s));
-  }
+  const status = statusIn(f, 'e.status', params);
+  if (status) where.push(status);
   if (f.provider_npi) {
     where.push('EXISTS (SELECT 1 FROM encounter_providers p WHERE p.encounter_id = e.id AND p.npi = @npi)');
     params.npi = f.provider_npi;
@@ -220,11 +224,6 @@ function pageRows(db: Db, f: Filters, months: Span[], count: number): ListRow[] 
   const rows = db.prepare(PAGE_ROWS_SQL).all(JSON.stringify(rowids)) as (ListRow & { rowid: number })[];
   const byRowid = new Map(rows.map((r) => [r.rowid, r]));
   return rowids.map((rowid) => byRowid.get(rowid)!);
-}
-
-/** The filters a ledger query string gives (for the plan test). */
-export function ledgerFilters(query: URLSearchParams): Filters {
-  return readFilters(query);
 }
 
 interface PayerRow {
