@@ -123,7 +123,7 @@ describe('ledger pages at any depth', () => {
         const c = countsQuery(f, level, '2026-01', '2026-06-31');
         const steps = plan(c.sql, c.params);
         // A range of the counts' primary key: a few dozen rows, never a scan.
-        expect(steps.join('\n'), `${level} ${JSON.stringify(q)}`).toMatch(new RegExp(`SEARCH ledger_${level}s USING PRIMARY KEY \\(scope=\\?`));
+        expect(steps.join('\n'), `${level} ${JSON.stringify(q)}`).toMatch(new RegExp(`SEARCH ledger_${level}s USING PRIMARY KEY \\(scope=\\? AND ${level}>\\? AND ${level}<\\?\\)`));
         expect(steps.join('\n')).not.toMatch(/\bSCAN\b/);
       }
       const p = pageQuery(f, '2026-03-01', '2026-03-05', 3);
@@ -135,5 +135,15 @@ describe('ledger pages at any depth', () => {
     }
     expect(plan(PAGE_ROWS_SQL, ['[1,2]']).join('\n')).toMatch(/SEARCH e USING INTEGER PRIMARY KEY \(rowid=\?\)/);
     expect(plan(PAGE_ROWS_SQL, ['[1,2]']).join('\n')).not.toMatch(/SCAN e\b/);
+    // A status change moves one count per scope of the encounter: the trigger seeks each, never scans the counts.
+    const trigger = engine.db.prepare("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'ledger_count_status'").pluck().get() as string;
+    const updates = trigger.match(/UPDATE ledger_\w+ SET[^;]+/g)!;
+    expect(updates).toHaveLength(2);
+    for (const update of updates) {
+      const literal = update.replace(/\b(?:OLD|NEW)\.(\w+)/g, (_, column: string) => ({ id: "'enc_x'", service_date: "'2026-03-01'", status: "'ADJUDICATED'" })[column]!);
+      const steps = plan(literal, []).join('\n');
+      expect(steps, update).toMatch(/SEARCH ledger_\w+ USING PRIMARY KEY \(scope=\? AND (day|month)=\? AND status=\?\)/);
+      expect(steps, update).not.toMatch(/SCAN (ledger|encounter)/);
+    }
   });
 });

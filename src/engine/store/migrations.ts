@@ -391,4 +391,54 @@ export const MIGRATIONS: readonly string[] = [
       ON CONFLICT DO UPDATE SET n = n + 1;
   END;
   `,
+  // 9: the counts keyed by (scope, day, status) instead of (scope, status, day): the days a page spans
+  // are then one range of the key whatever the status filter, where migration 8's key made a reading
+  // of one month's days walk every status's days of the scope, and the status trigger seeks each
+  // count it moves instead of scanning the table. Counts are derived data: they are
+  // counted again from the encounters, and the triggers are written again (migration 8 stays as it
+  // landed).
+  `
+  DROP TRIGGER ledger_count_insert;
+  DROP TRIGGER ledger_count_provider;
+  DROP TRIGGER ledger_count_status;
+  DROP TABLE ledger_days;
+  DROP TABLE ledger_months;
+  -- scope is '' for every encounter, else an NPI of the encounter (encounter_providers).
+  CREATE TABLE ledger_days (
+    scope TEXT NOT NULL,
+    status TEXT NOT NULL,
+    day TEXT NOT NULL,
+    n INTEGER NOT NULL,
+    PRIMARY KEY (scope, day, status)
+  ) WITHOUT ROWID;
+  CREATE TABLE ledger_months (
+    scope TEXT NOT NULL,
+    status TEXT NOT NULL,
+    month TEXT NOT NULL,
+    n INTEGER NOT NULL,
+    PRIMARY KEY (scope, month, status)
+  ) WITHOUT ROWID;
+  INSERT INTO ledger_days SELECT '', status, service_date, COUNT(*) FROM encounters GROUP BY status, service_date;
+  INSERT INTO ledger_days SELECT p.npi, e.status, e.service_date, COUNT(*) FROM encounter_providers p JOIN encounters e ON e.id = p.encounter_id GROUP BY p.npi, e.status, e.service_date;
+  INSERT INTO ledger_months SELECT scope, status, substr(day, 1, 7), SUM(n) FROM ledger_days GROUP BY scope, status, substr(day, 1, 7);
+
+  CREATE TRIGGER ledger_count_insert AFTER INSERT ON encounters BEGIN
+    INSERT INTO ledger_days VALUES ('', NEW.status, NEW.service_date, 1) ON CONFLICT DO UPDATE SET n = n + 1;
+    INSERT INTO ledger_months VALUES ('', NEW.status, substr(NEW.service_date, 1, 7), 1) ON CONFLICT DO UPDATE SET n = n + 1;
+  END;
+  CREATE TRIGGER ledger_count_provider AFTER INSERT ON encounter_providers BEGIN
+    INSERT INTO ledger_days SELECT NEW.npi, status, service_date, 1 FROM encounters WHERE id = NEW.encounter_id ON CONFLICT DO UPDATE SET n = n + 1;
+    INSERT INTO ledger_months SELECT NEW.npi, status, substr(service_date, 1, 7), 1 FROM encounters WHERE id = NEW.encounter_id ON CONFLICT DO UPDATE SET n = n + 1;
+  END;
+  CREATE TRIGGER ledger_count_status AFTER UPDATE OF status ON encounters WHEN OLD.status <> NEW.status BEGIN
+    UPDATE ledger_days SET n = n - 1
+      WHERE scope IN (SELECT '' UNION ALL SELECT npi FROM encounter_providers WHERE encounter_id = NEW.id) AND day = OLD.service_date AND status = OLD.status;
+    UPDATE ledger_months SET n = n - 1
+      WHERE scope IN (SELECT '' UNION ALL SELECT npi FROM encounter_providers WHERE encounter_id = NEW.id) AND month = substr(OLD.service_date, 1, 7) AND status = OLD.status;
+    INSERT INTO ledger_days SELECT '', NEW.status, NEW.service_date, 1 UNION ALL SELECT npi, NEW.status, NEW.service_date, 1 FROM encounter_providers WHERE encounter_id = NEW.id
+      ON CONFLICT DO UPDATE SET n = n + 1;
+    INSERT INTO ledger_months SELECT '', NEW.status, substr(NEW.service_date, 1, 7), 1 UNION ALL SELECT npi, NEW.status, substr(NEW.service_date, 1, 7), 1 FROM encounter_providers WHERE encounter_id = NEW.id
+      ON CONFLICT DO UPDATE SET n = n + 1;
+  END;
+  `,
 ];

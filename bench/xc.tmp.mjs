@@ -1,0 +1,11 @@
+import Database from 'better-sqlite3';
+const db = new Database(process.argv[2], {});
+db.pragma('cache_size = -32768');
+const t = (label, fn, n = 5000) => { for (let i = 0; i < 200; i++) fn(); const s = process.hrtime.bigint(); for (let i = 0; i < n; i++) fn(); console.log(label.padEnd(30), (Number(process.hrtime.bigint() - s) / 1e3 / n).toFixed(1), 'µs'); };
+const m = db.prepare("SELECT month AS key, SUM(n) AS n FROM ledger_months WHERE scope = @scope AND month BETWEEN @from AND @to GROUP BY month HAVING SUM(n) > 0 ORDER BY month DESC");
+const d = db.prepare("SELECT day AS key, SUM(n) AS n FROM ledger_days WHERE scope = @scope AND day BETWEEN @from AND @to GROUP BY day HAVING SUM(n) > 0 ORDER BY day DESC");
+t('months', () => m.all({ scope: '', from: '0000-01', to: '9999-12' }));
+t('days', () => d.all({ scope: '', from: '2025-03-01', to: '2025-03-31' }));
+t('select 1', () => db.prepare('SELECT 1').get());
+console.log(db.prepare('EXPLAIN QUERY PLAN ' + m.source).all({ scope: '', from: '0000-01', to: '9999-12' }).map((r) => r.detail));
+console.log(m.all({ scope: '', from: '0000-01', to: '9999-12' }).length);

@@ -1,0 +1,10 @@
+import { loadEngine, clockFor } from './lib/ledger.mjs';
+const { Engine } = await loadEngine();
+const N = Number(process.env.N ?? 20000);
+const engine = Engine.open({ dataDir: process.env.DIR ?? '/tmp/l20k', env: { TPA_CLOCK: clockFor(N), TPA_ADJUDICATION_DELAY: '0' } });
+for (const p of (process.env.XP ?? '').split(';').filter(Boolean)) engine.db.pragma(p);
+let k = 0;
+const page = () => engine.handle({ method: 'GET', path: '/tpa-api/v1/ledger/entries/', query: new URLSearchParams({ limit: '20', offset: String((k++ * 7919) % (N - 20)) }), headers: {}, body: undefined });
+for (let i = 0; i < 2000; i++) page();
+const t = process.hrtime.bigint(); for (let i = 0; i < 5000; i++) page();
+console.log('µs/page', (Number(process.hrtime.bigint() - t) / 1e3 / 5000).toFixed(1));
