@@ -7,6 +7,7 @@ import { pages, type PageOf, type PagingProgress } from '../client/pages.js';
 import { tableTools } from '../render/output.js';
 import { rowWriter, type TableSpec } from '../render/stream.js';
 import type { Context } from './context.js';
+import { keepHeapFlat } from './heap.js';
 
 function seconds(ms: number): string {
   const s = Math.ceil(ms / 1000);
@@ -31,6 +32,8 @@ export async function streamAll<T>(
   table: TableSpec<T>,
 ): Promise<void> {
   const { io } = ctx;
+  // Memory flat in the number of rows (README "Long listings").
+  keepHeapFlat();
   const tools = ctx.format === 'table' ? await tableTools(ctx.color) : undefined;
   const writer = rowWriter<T>(ctx.format, io.stdout, tools ? { tools, spec: table } : undefined);
   const client = await ctx.client();
