@@ -80,9 +80,9 @@ _tpa() {
       case "$prev" in
         __never__) ;;
       esac
-      valued='--timeout --idempotency-key'
+      valued='--timeout --idempotency-key --journal --concurrency'
       words=''
-      flags='--wait --timeout --raw --idempotency-key -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      flags='--wait --timeout --raw --idempotency-key --journal --concurrency -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
       ;;
     'claim poll')
       case "$prev" in

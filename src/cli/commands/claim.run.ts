@@ -145,9 +145,33 @@ export const validate: Handler = async (ctx, [file]) => {
       };
     };
 
-export const submit: Handler = async (ctx, [file], opts) => {
-      const text = await readClaimInput(ctx, file!);
-      validateClaim(text, file!);
+export const submit: Handler = async (ctx, _args, opts, cmd) => {
+      const paths = cmd.args.map(String);
+      const { checkPaths, claimTexts, countClaims } = await import('../claim-sources.js');
+      checkPaths(paths, ctx.io.stdinIsTTY);
+      const notes: string[] = [];
+      const claims = claimTexts(paths, () => process.stdin, (message) => notes.push(message));
+      // One claim behaves as it always has; more than one (or a --journal) is a batch.
+      const first = await claims.next();
+      const second = first.done || opts.journal !== undefined ? undefined : await claims.next();
+      for (const message of notes.splice(0)) ctx.note(message);
+      if (first.done) throw new ValidationFailed(`no claim in ${paths.join(', ')}`);
+      if (opts.journal !== undefined || (second && !second.done)) {
+        const { submitBatch } = await import('../claim-batch.js');
+        async function* all() {
+          yield first.value!;
+          if (second && !second.done) yield second.value;
+          for await (const item of claims) {
+            for (const message of notes.splice(0)) ctx.note(message);
+            yield item;
+          }
+          for (const message of notes.splice(0)) ctx.note(message);
+        }
+        return submitBatch(ctx, paths, all(), opts, ctx.io.stderr.isTTY ? await countClaims(paths) : undefined);
+      }
+      const file = first.value.source;
+      const text = first.value.text;
+      validateClaim(text, file);
       const client = await ctx.client();
       const { randomUUID } = await import('node:crypto');
       const key = (opts.idempotencyKey as string | undefined) ?? randomUUID();

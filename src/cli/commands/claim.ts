@@ -37,15 +37,19 @@ export function registerClaim(claim: Command, act: Act): void {
   examples(
     claim
       .command('submit')
-      .description('submit a claim for adjudication; --wait polls until it is adjudicated')
-      .argument('<file>', 'claim JSON file, or - for stdin')
+      .description('submit claims for adjudication: one claim, or a batch (files, Bundles, NDJSON, folders) sent exactly once, resumable')
+      .argument('<paths...>', 'Claim JSON files, FHIR Bundles, NDJSON files (one Claim a line), folders of them, or - for stdin')
       .option('--wait', 'poll until adjudicated (first check after 2s, then every 10-30s)')
       .option('--timeout <duration>', 'give up waiting after this long (default 10m); exit 7')
-      .option('--raw', 'include the FHIR ClaimResponse when waiting')
-      .option('--idempotency-key <key>', 'reuse a key to make a retried submission safe (default: a new one)'),
+      .option('--raw', 'include the FHIR ClaimResponse when waiting (one claim)')
+      .option('--idempotency-key <key>', 'reuse a key to make a retried submission safe (one claim; default: a new one)')
+      .option('--journal <file>', 'a batch\'s journal: what was sent with which key; the same command run again continues from it (default: one in the data directory)')
+      .option('--concurrency <n>', 'a batch\'s requests in flight at most (default 10, the sandbox tier\'s limit)'),
     'tpa claim submit claim.json',
     'tpa claim submit claim.json --wait -o json',
     'tpa claim template | tpa claim submit - --wait --timeout 2m',
+    'tpa claim submit claims/ export.ndjson --journal run1.journal -o ndjson',
+    'tpa claim submit bundle.json --wait   # a FHIR Bundle: its Claim entries',
   ).action(
     act(run, 'submit'),
   );

@@ -1,0 +1,147 @@
+// `tpa claim submit <path>...` with more than one claim: the readers (claim-sources.ts) feed the
+// batch runner (client/claim-batch.ts); this file only wires options, the journal's place, the
+// output and the progress line (README "Claim batches").
+import { createHash } from 'node:crypto';
+import { resolve, join } from 'node:path';
+import { BatchJournal, runClaimBatch, type BatchProgress, type BatchSummary, type ClaimOutcome } from '../client/claim-batch.js';
+import { formatCentsGrouped } from '../domain/money.js';
+import { parseDuration } from '../domain/duration.js';
+import { UsageError } from '../errors.js';
+import { tableTools, type CommandOutput } from '../render/output.js';
+import { rowWriter } from '../render/stream.js';
+import type { Options } from './action.js';
+import type { ClaimText } from './claim-sources.js';
+import type { Context } from './context.js';
+import { keepHeapFlat } from './heap.js';
+
+export const DEFAULT_CONCURRENCY = 10;
+const DEFAULT_WAIT_MS = 10 * 60_000;
+
+/**
+ * The journal a batch keeps when --journal names none: in the data directory, named after the
+ * profile and the paths, so that running the same command again finds it.
+ */
+export function defaultJournalPath(ctx: Context, paths: readonly string[]): string {
+  const profile = ctx.profile();
+  const identity = JSON.stringify([profile.name, profile.base_url ?? '', ...paths.map((p) => (p === '-' ? '-' : resolve(p)))]);
+  return join(ctx.paths.dataDir, 'journals', `claims-${createHash('sha256').update(identity).digest('hex').slice(0, 16)}.ndjson`);
+}
+
+function concurrencyOption(opts: Options): number {
+  if (opts.concurrency === undefined) return DEFAULT_CONCURRENCY;
+  const n = Number(opts.concurrency);
+  if (!Number.isInteger(n) || n < 1 || n > 100) throw new UsageError(`--concurrency must be a whole number from 1 to 100 (got "${String(opts.concurrency)}")`);
+  return n;
+}
+
+/** A flat row for csv: the same fields as ndjson, the errors and the amounts as text. */
+function csvRow(o: ClaimOutcome): Record<string, unknown> {
+  return {
+    source: o.source,
+    status: o.status,
+    submission_id: o.submission_id,
+    external_claim_id: o.external_claim_id,
+    idempotency_key: o.idempotency_key,
+    errors: o.errors.map((e) => (e.field ? `${e.field}: ${e.message}` : e.message)).join('; '),
+    ...(o.disposition !== undefined ? { disposition: o.disposition, allowed_amount: o.adjudication?.allowed_amount ?? null, benefit_amount: o.adjudication?.benefit_amount ?? null } : {}),
+  };
+}
+
+function progressText(p: BatchProgress): string {
+  const n = (x: number) => Math.round(x).toLocaleString('en-US');
+  const secs = (ms: number) => {
+    const s = Math.ceil(ms / 1000);
+    return s < 60 ? `${s}s` : `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
+  };
+  const parts = [p.total !== undefined ? `${n(p.done)} of ${n(p.total)} claims` : `${n(p.done)} claims`, `${n(p.rate)}/s`];
+  if (p.stage === 'waiting') parts.push(`waiting for adjudications${p.waitingMs ? `: next check in ${secs(p.waitingMs)}` : ''}`);
+  else if (p.waitingMs !== undefined) parts.push(`rate limit: waiting ${secs(p.waitingMs)}`);
+  if (p.stage === 'submitting' && p.leftMs !== undefined && p.total !== undefined && p.done < p.total) parts.push(`about ${secs(p.leftMs)} left`);
+  if (p.total !== undefined && p.total > 0) {
+    const width = 20;
+    const filled = Math.round((Math.min(p.done, p.total) / p.total) * width);
+    parts.unshift(`[${'#'.repeat(filled)}${'.'.repeat(width - filled)}]`);
+  }
+  return parts.join('  ');
+}
+
+function summaryTable(t: Awaited<ReturnType<typeof tableTools>>, s: BatchSummary, waited: boolean): string {
+  const money = (c: number) => formatCentsGrouped(c);
+  const rows: [string, string][] = (['ACKNOWLEDGED', 'SKIPPED', 'INVALID', 'FAILED'] as const).map((k) => [k, String(s.counts[k])]);
+  for (const [d, n] of Object.entries(s.dispositions).sort()) rows.push([`  ${d}`, String(n)]);
+  if (s.stillProcessing > 0) rows.push(['  still processing', String(s.stillProcessing)]);
+  const amounts: [string, string][] = [['Charges', money(s.chargesCents)]];
+  if (waited) amounts.push(['Allowed', money(s.allowedCents)], ['Benefit', money(s.benefitCents)]);
+  return `${t.table(['Outcome', { header: 'Claims', align: 'right' }], rows)}\n${t.keyValues(amounts)}`;
+}
+
+/**
+ * Runs the batch: outcomes on stdout as they complete (ndjson, csv rows, one json array), or a
+ * summary table on a terminal; progress on stderr when it is a terminal.
+ */
+export async function submitBatch(ctx: Context, paths: readonly string[], claims: AsyncIterable<ClaimText>, opts: Options, total: number | undefined): Promise<CommandOutput> {
+  const concurrency = concurrencyOption(opts);
+  let waitTimeoutMs: number | undefined;
+  if (opts.wait) {
+    waitTimeoutMs = opts.timeout === undefined ? DEFAULT_WAIT_MS : parseDuration(String(opts.timeout));
+    if (waitTimeoutMs === undefined) throw new UsageError(`--timeout: "${String(opts.timeout)}" is not a duration such as 30s, 10m or 1h`);
+  }
+  if (opts.idempotencyKey !== undefined) throw new UsageError('--idempotency-key names the key of one claim; a batch gives each claim its own and keeps them in its journal');
+  if (opts.raw) throw new UsageError('--raw is for one claim; a batch reports each claim\'s adjudication summary with --wait');
+  const journalPath = (opts.journal as string | undefined) ?? defaultJournalPath(ctx, paths);
+  const journal = BatchJournal.open(journalPath);
+  const live = ctx.io.stderr.isTTY;
+  if (opts.journal === undefined) ctx.note(`journal: ${journal.path} (run the same command again to continue after an interruption)`);
+  const client = await ctx.client();
+  keepHeapFlat();
+  const table = ctx.format === 'table';
+  const writer = table ? undefined : rowWriter<ClaimOutcome | Record<string, unknown>>(ctx.format as 'json' | 'ndjson' | 'csv', ctx.io.stdout);
+  let shown = false;
+  const clearProgress = () => {
+    if (shown) (ctx.io.stderr.write('\r\x1b[K'), (shown = false));
+  };
+  // Ctrl-C: what was sent is in the journal; say where, and stop.
+  const onSignal = () => {
+    clearProgress();
+    ctx.note(`interrupted: the journal ${journal.path} says what was sent; run the same command again to continue`);
+    process.exit(130);
+  };
+  process.once('SIGINT', onSignal);
+  let summary: BatchSummary;
+  try {
+    summary = await runClaimBatch(client, claims, journal, {
+      concurrency,
+      waitTimeoutMs,
+      total,
+      onOutcome: (o) => {
+        clearProgress();
+        if (writer) writer.write([ctx.format === 'csv' ? csvRow(o) : o]);
+        if (o.status === 'INVALID' || o.status === 'FAILED') {
+          const errors = o.errors.map((e) => (e.field ? `${e.field}: ${e.message}` : e.message)).join('; ');
+          ctx.note(`${o.source}: ${o.status === 'INVALID' ? 'invalid, not sent' : 'failed'}: ${errors}`);
+        }
+      },
+      onProgress: live
+        ? (p) => {
+            ctx.io.stderr.write(`\r\x1b[K${progressText(p)}`);
+            shown = true;
+          }
+        : undefined,
+    });
+  } finally {
+    process.removeListener('SIGINT', onSignal);
+    clearProgress();
+    writer?.end();
+    journal.close();
+  }
+  if (summary.stopped) {
+    ctx.note(`stopped: ${summary.stopped.message}`);
+    ctx.note(`the journal ${journal.path} says what was sent; run the same command again to continue`);
+  } else if (summary.stillProcessing > 0) {
+    ctx.note(`${summary.stillProcessing} claim(s) still being adjudicated when --wait timed out: follow them with tpa claim poll <submission_id> --wait`);
+  }
+  const t = await tableTools(table ? ctx.color : ctx.colorErr);
+  if (table) ctx.io.stdout.write(`${summaryTable(t, summary, opts.wait === true)}\n`);
+  else if (live) ctx.io.stderr.write(`${summaryTable(t, summary, opts.wait === true)}\n`);
+  return { exitCode: summary.exitCode };
+}

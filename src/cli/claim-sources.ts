@@ -1,0 +1,190 @@
+// The claims named on `tpa claim submit <path>...`, one at a time and in order (DESIGN.md section 5,
+// "Long jobs": the readers that touch files live here). A path is a Claim JSON file, a FHIR Bundle
+// (its Claim entries), an NDJSON file (one Claim a line, FHIR Bulk Data), a directory (its *.json
+// and *.ndjson files by name, not recursive) or `-` for stdin (JSON or NDJSON). NDJSON is read a
+// line at a time, so a file of any size streams; a JSON document is read whole, up to a bound.
+import { createReadStream, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
+import { UsageError } from '../errors.js';
+
+export interface ClaimText {
+  /** Where the claim is: `file`, `file:line` (NDJSON), `file#entry[i]` (Bundle), `stdin`… */
+  source: string;
+  /** The claim's JSON text, as it will be sent. */
+  text: string;
+  /** The parsed JSON, when the text is JSON. */
+  value?: unknown;
+  /** Why the text is not a claim at all (not JSON, too large), when it is not. */
+  problem?: string;
+}
+
+/** A JSON document (a Claim or a Bundle of them) larger than this is refused: NDJSON streams instead. */
+export const MAX_DOCUMENT_BYTES = 256 * 1024 * 1024;
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function parseJson(text: string): { value?: unknown; problem?: string } {
+  try {
+    return { value: JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text) };
+  } catch (err) {
+    return { problem: `not valid JSON (${(err as Error).message})` };
+  }
+}
+
+/** The claims of one JSON document: itself, or the Claim entries of a Bundle (others are said, not sent). */
+function* documentClaims(name: string, text: string, note: (message: string) => void): Generator<ClaimText> {
+  const { value, problem } = parseJson(text);
+  if (problem || !isObject(value) || value.resourceType !== 'Bundle') {
+    yield { source: name, text, value, problem };
+    return;
+  }
+  const entries = Array.isArray(value.entry) ? value.entry : [];
+  const ignored = new Map<string, number>();
+  for (const [i, entry] of entries.entries()) {
+    const resource = isObject(entry) ? entry.resource : undefined;
+    const type = isObject(resource) && typeof resource.resourceType === 'string' ? resource.resourceType : '(no resource)';
+    if (type !== 'Claim') {
+      ignored.set(type, (ignored.get(type) ?? 0) + 1);
+      continue;
+    }
+    yield { source: `${name}#entry[${i}]`, text: JSON.stringify(resource), value: resource };
+  }
+  if (ignored.size > 0) {
+    const what = [...ignored].map(([type, n]) => `${n} ${type}`).join(', ');
+    note(`${name}: ${what} ignored (only the Bundle's Claim entries are submitted)`);
+  }
+  if (entries.length === 0) note(`${name}: the Bundle has no entries`);
+}
+
+/** The lines of an NDJSON input as claims, `head` being lines already read from it. */
+async function* ndjsonClaims(name: string, lines: AsyncIterable<string>, head: readonly string[] = []): AsyncGenerator<ClaimText> {
+  let n = 0;
+  const one = (line: string): ClaimText | undefined => {
+    n++;
+    if (line.trim() === '') return undefined;
+    const { value, problem } = parseJson(line);
+    return { source: `${name}:${n}`, text: line, value, problem };
+  };
+  for (const line of head) {
+    const item = one(line);
+    if (item) yield item;
+  }
+  for await (const line of lines) {
+    const item = one(line);
+    if (item) yield item;
+  }
+}
+
+function fileLines(path: string): AsyncIterable<string> {
+  return createInterface({ input: createReadStream(path), crlfDelay: Infinity });
+}
+
+function readDocument(path: string, size: number): string {
+  if (size > MAX_DOCUMENT_BYTES) {
+    throw new UsageError(`${path} is larger than ${MAX_DOCUMENT_BYTES / 1024 / 1024} MiB: give its claims as NDJSON (one Claim a line), which streams`);
+  }
+  return readFileSync(path, 'utf8');
+}
+
+/**
+ * Stdin holds NDJSON when its first non-blank line is a whole JSON value; otherwise it is one JSON
+ * document (a pretty-printed Claim or Bundle), read whole.
+ */
+async function* stdinClaims(stdin: Readable, note: (message: string) => void): AsyncGenerator<ClaimText> {
+  const lines = createInterface({ input: stdin, crlfDelay: Infinity })[Symbol.asyncIterator]();
+  const head: string[] = [];
+  for (;;) {
+    const next = await lines.next();
+    if (next.done) break;
+    head.push(next.value);
+    if (next.value.trim() !== '') break;
+  }
+  const first = head.at(-1) ?? '';
+  if (first.trim() !== '' && parseJson(first).value !== undefined) {
+    yield* ndjsonClaims('stdin', { [Symbol.asyncIterator]: () => lines }, head);
+    return;
+  }
+  let size = 0;
+  const parts = head;
+  for (const line of head) size += line.length + 1;
+  for (;;) {
+    const next = await lines.next();
+    if (next.done) break;
+    size += next.value.length + 1;
+    if (size > MAX_DOCUMENT_BYTES) throw new UsageError(`stdin holds more than ${MAX_DOCUMENT_BYTES / 1024 / 1024} MiB of JSON: give the claims as NDJSON (one Claim a line), which streams`);
+    parts.push(next.value);
+  }
+  const text = parts.join('\n');
+  if (text.trim() === '') {
+    yield { source: 'stdin', text, problem: 'empty: no claim on stdin' };
+    return;
+  }
+  yield* documentClaims('stdin', text, note);
+}
+
+function isNdjson(path: string): boolean {
+  return /\.(ndjson|jsonl)$/i.test(path);
+}
+
+function statOf(path: string) {
+  try {
+    return statSync(path);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new UsageError(`cannot read ${path}: ${code === 'ENOENT' ? 'no such file or directory' : code === 'EACCES' ? 'permission denied' : (err as Error).message}`);
+  }
+}
+
+/** Checks every path before anything is read or sent: a typo fails the command at once. */
+export function checkPaths(paths: readonly string[], stdinIsTTY: boolean): void {
+  if (paths.filter((p) => p === '-').length > 1) throw new UsageError('stdin (-) can be named only once');
+  for (const path of paths) {
+    if (path === '-') {
+      if (stdinIsTTY) throw new UsageError('reading claims from stdin, but stdin is a terminal: pipe a file in or name it');
+      continue;
+    }
+    statOf(path);
+  }
+}
+
+/** Every claim of the paths, in order. */
+export async function* claimTexts(paths: readonly string[], stdin: () => Readable, note: (message: string) => void): AsyncGenerator<ClaimText> {
+  for (const path of paths) {
+    if (path === '-') {
+      yield* stdinClaims(stdin(), note);
+      continue;
+    }
+    const info = statOf(path);
+    if (info.isDirectory()) {
+      const names = readdirSync(path)
+        .filter((n) => /\.(json|ndjson|jsonl)$/i.test(n))
+        .sort();
+      if (names.length === 0) note(`${path}: no *.json or *.ndjson files`);
+      for (const name of names) {
+        const file = join(path, name);
+        const stat = statOf(file);
+        if (!stat.isFile()) continue;
+        if (isNdjson(file)) yield* ndjsonClaims(file, fileLines(file));
+        else yield* documentClaims(file, readDocument(file, stat.size), note);
+      }
+      continue;
+    }
+    if (isNdjson(path)) yield* ndjsonClaims(path, fileLines(path));
+    else yield* documentClaims(path, readDocument(path, info.size), note);
+  }
+}
+
+/**
+ * How many claims the paths hold, for a progress bar's total (read once more, a line at a time);
+ * undefined when stdin is among them (it can be read only once).
+ */
+export async function countClaims(paths: readonly string[]): Promise<number | undefined> {
+  if (paths.includes('-')) return undefined;
+  let n = 0;
+  for await (const _ of claimTexts(paths, () => {
+    throw new Error('unreachable');
+  }, () => undefined)) n++;
+  return n;
+}

@@ -1,0 +1,356 @@
+// A batch of claims submitted exactly once across interruptions (DESIGN.md section 5, "Long jobs").
+// It works through any Transport: in-process and over HTTP alike.
+//
+// Each claim is validated locally first; an invalid one is reported and not sent. Before a claim is
+// sent, the journal records its content hash and the Idempotency-Key it goes with, on the disk;
+// after the answer, the acknowledgment. Run again with the same journal, the batch skips what was
+// acknowledged, resends what has no recorded answer with its recorded key (the service then answers
+// the first acknowledgment, never a second encounter), and sends the rest.
+import { randomUUID } from 'node:crypto';
+import { canonicalHash } from '../domain/canonical.js';
+import { ValidationError, type FieldError } from '../domain/errors.js';
+import { parseClaim } from '../domain/fhir-claim.js';
+import { jsonNumberToCents } from '../domain/money.js';
+import { AuthError, EXIT, NetworkError, RateLimitedError, TpaError } from '../errors.js';
+import type { TpaClient } from './client.js';
+import { Journal, type JournalRecord } from './journal.js';
+import { pacingWaitMs } from './pages.js';
+import { nextPollDelay } from './polling.js';
+import type { AdjudicationSummary, ClaimResponseBody } from './types.js';
+
+export type ClaimStatus = 'ACKNOWLEDGED' | 'SKIPPED' | 'INVALID' | 'FAILED';
+
+/** One claim of the batch as it comes from the readers. */
+export interface BatchClaim {
+  source: string;
+  text: string;
+  value?: unknown;
+  problem?: string;
+}
+
+/** What became of one claim: one line of `-o ndjson`. */
+export interface ClaimOutcome {
+  source: string;
+  status: ClaimStatus;
+  submission_id: string | null;
+  external_claim_id: string | null;
+  idempotency_key: string | null;
+  errors: FieldError[];
+  /** With --wait: the adjudication's disposition (null while still processing at the timeout). */
+  disposition?: string | null;
+  adjudication?: AdjudicationSummary | null;
+}
+
+export interface BatchProgress {
+  done: number;
+  /** Claims in the batch, when the readers could count them first. */
+  total?: number;
+  rate: number;
+  leftMs?: number;
+  /** While paced by the rate limit: milliseconds until the window resets. */
+  waitingMs?: number;
+  stage: 'submitting' | 'waiting';
+}
+
+export interface BatchSummary {
+  counts: Record<ClaimStatus, number>;
+  dispositions: Record<string, number>;
+  /** Sums in cents: charges of every claim sent or skipped; allowed and benefit of those adjudicated. */
+  chargesCents: number;
+  allowedCents: number;
+  benefitCents: number;
+  /** The error that stopped the batch (limits, network, credentials), when one did. */
+  stopped?: TpaError;
+  /** Claims still being adjudicated when --wait timed out. */
+  stillProcessing: number;
+  /** The exit code DESIGN.md gives this end (README "Claim batches"). */
+  exitCode: number;
+}
+
+export interface BatchOptions {
+  concurrency: number;
+  /** With --wait: how long to wait for adjudications, in all. */
+  waitTimeoutMs?: number;
+  onOutcome: (outcome: ClaimOutcome) => void;
+  onProgress?: (progress: BatchProgress) => void;
+  total?: number;
+  sleep?: (ms: number) => Promise<void>;
+  now?: () => number;
+}
+
+/** The claims a journal already holds: by content hash and occurrence, the key sent and the acknowledgment. */
+interface Known {
+  key: string;
+  ack?: { submission_id: string; external_claim_id: string };
+}
+
+/** The journal of a claim batch and what it says has already happened. */
+export class BatchJournal {
+  private readonly known = new Map<string, Known>();
+  private constructor(private readonly journal: Journal) {}
+
+  static open(path: string): BatchJournal {
+    const records: JournalRecord[] = [];
+    const journal = Journal.open(path, (r) => records.push(r));
+    const batch = new BatchJournal(journal);
+    for (const r of records) batch.replay(r);
+    if (records.length === 0) journal.append({ type: 'batch', version: 1, started_at: new Date().toISOString() });
+    else if (records[0]!.type !== 'batch') {
+      journal.close();
+      throw new TpaError(EXIT.USAGE, 'wrong_journal', `${path} is not the journal of a claim batch (it starts with a "${records[0]!.type}" record)`);
+    }
+    return batch;
+  }
+
+  get path(): string {
+    return this.journal.path;
+  }
+
+  private replay(r: JournalRecord): void {
+    const id = typeof r.claim === 'string' ? r.claim : undefined;
+    if (!id) return;
+    if (r.type === 'sending' && typeof r.idempotency_key === 'string') this.known.set(id, { key: r.idempotency_key });
+    if (r.type === 'acknowledged' && typeof r.submission_id === 'string') {
+      const k = this.known.get(id);
+      if (k) k.ack = { submission_id: r.submission_id, external_claim_id: String(r.external_claim_id ?? '') };
+    }
+  }
+
+  lookup(claimId: string): Known | undefined {
+    return this.known.get(claimId);
+  }
+
+  /** Records claims about to be sent, on the disk, before any of them goes out. */
+  sending(claims: { claim: string; source: string; sha256: string; key: string }[]): void {
+    this.journal.append(...claims.map((c) => ({ type: 'sending', claim: c.claim, source: c.source, sha256: c.sha256, idempotency_key: c.key })));
+    for (const c of claims) this.known.set(c.claim, { key: c.key });
+  }
+
+  /**
+   * Records an answer. It is not waited onto the disk: if it is lost, the claim is resent with its
+   * recorded key and the service answers the same acknowledgment. The next `sending` flushes it.
+   */
+  answered(record: JournalRecord): void {
+    this.journal.append(record);
+  }
+
+  close(): void {
+    this.journal.close();
+  }
+}
+
+/** An outcome with its fields always in one order (ndjson lines and csv columns line up). */
+function outcome(source: string, status: ClaimStatus, f: { submission_id?: string; external_claim_id?: string; idempotency_key?: string; errors?: FieldError[] } = {}): ClaimOutcome {
+  return { source, status, submission_id: f.submission_id ?? null, external_claim_id: f.external_claim_id ?? null, idempotency_key: f.idempotency_key ?? null, errors: f.errors ?? [] };
+}
+
+const STOPPING = (err: unknown): err is TpaError => err instanceof NetworkError || err instanceof RateLimitedError || err instanceof AuthError;
+
+function amountCents(v: unknown): number {
+  return jsonNumberToCents(v) ?? 0;
+}
+
+interface Ready {
+  claim: string;
+  source: string;
+  sha256: string;
+  text: string;
+  key: string;
+  chargeCents: number;
+}
+
+/**
+ * Submits the claims, `concurrency` at a time, paced by the rate-limit headers; with
+ * `waitTimeoutMs`, then waits for every acknowledged claim's adjudication.
+ */
+export async function runClaimBatch(client: TpaClient, claims: AsyncIterable<BatchClaim>, journal: BatchJournal, options: BatchOptions): Promise<BatchSummary> {
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  const now = options.now ?? Date.now;
+  const waiting = options.waitTimeoutMs !== undefined;
+  const summary: BatchSummary = {
+    counts: { ACKNOWLEDGED: 0, SKIPPED: 0, INVALID: 0, FAILED: 0 },
+    dispositions: {},
+    chargesCents: 0,
+    allowedCents: 0,
+    benefitCents: 0,
+    stillProcessing: 0,
+    exitCode: EXIT.OK,
+  };
+  const started = now();
+  let done = 0;
+  let pausedUntil = 0;
+  const progress = (stage: BatchProgress['stage'], waitingMs?: number) => {
+    if (!options.onProgress) return;
+    const seconds = (now() - started) / 1000;
+    const rate = seconds > 0 ? done / seconds : 0;
+    const total = options.total;
+    options.onProgress({ done, total, rate, stage, waitingMs, leftMs: total !== undefined && rate > 0 ? (Math.max(0, total - done) / rate) * 1000 : undefined });
+  };
+  /** Acknowledged (or skipped) claims whose adjudication --wait still has to report. */
+  const toWait: ClaimOutcome[] = [];
+  let firstFailure: TpaError | undefined;
+  const finish = (outcome: ClaimOutcome) => {
+    summary.counts[outcome.status]++;
+    done++;
+    if (waiting && (outcome.status === 'ACKNOWLEDGED' || outcome.status === 'SKIPPED')) toWait.push(outcome);
+    else options.onOutcome(outcome);
+    progress('submitting');
+  };
+  const occurrences = new Map<string, number>();
+
+  // Validation and the journal's verdict, before anything is sent.
+  const prepare = (item: BatchClaim): Ready | undefined => {
+    if (item.problem !== undefined || item.value === undefined) {
+      finish(outcome(item.source, 'INVALID', { errors: [{ field: '', message: item.problem ?? 'not a claim' }] }));
+      return undefined;
+    }
+    let chargeCents: number;
+    try {
+      chargeCents = parseClaim(item.value).totalChargeCents;
+    } catch (err) {
+      if (!(err instanceof ValidationError)) throw err;
+      finish(outcome(item.source, 'INVALID', { errors: err.errors }));
+      return undefined;
+    }
+    const sha256 = canonicalHash(item.value);
+    // The same content twice in a batch is two claims: the nth occurrence has its own journal entry.
+    const n = (occurrences.get(sha256) ?? 0) + 1;
+    occurrences.set(sha256, n);
+    const claim = n === 1 ? sha256 : `${sha256}#${n}`;
+    const known = journal.lookup(claim);
+    summary.chargesCents += chargeCents;
+    if (known?.ack) {
+      finish(outcome(item.source, 'SKIPPED', { ...known.ack, idempotency_key: known.key }));
+      return undefined;
+    }
+    return { claim, source: item.source, sha256, text: item.text, key: known?.key ?? randomUUID(), chargeCents };
+  };
+
+  const inFlight = new Set<Promise<void>>();
+  const send = async (r: Ready): Promise<void> => {
+    try {
+      const ack = await client.submitClaim(r.text, r.key);
+      const wait = pacingWaitMs(ack.headers, now());
+      if (wait > 0) pausedUntil = Math.max(pausedUntil, now() + wait);
+      journal.answered({ type: 'acknowledged', claim: r.claim, submission_id: ack.body.submission_id, external_claim_id: ack.body.external_claim_id });
+      finish(outcome(r.source, 'ACKNOWLEDGED', { submission_id: ack.body.submission_id, external_claim_id: ack.body.external_claim_id, idempotency_key: r.key }));
+    } catch (err) {
+      if (!(err instanceof TpaError)) throw err;
+      // Limits, the network or the credentials stop the batch: what was not answered is resent, with
+      // its key, when the same command runs again.
+      if (STOPPING(err)) summary.stopped ??= err;
+      else firstFailure ??= err;
+      journal.answered({ type: 'failed', claim: r.claim, code: err.code, message: err.message });
+      const errors = Array.isArray(err.details) ? (err.details as FieldError[]) : [{ field: '', message: err.message }];
+      finish(outcome(r.source, 'FAILED', { idempotency_key: r.key, errors }));
+    }
+  };
+
+  const dispatch = async (group: Ready[]) => {
+    if (group.length === 0) return;
+    journal.sending(group.map((r) => ({ claim: r.claim, source: r.source, sha256: r.sha256, key: r.key })));
+    for (const r of group) {
+      while (inFlight.size >= options.concurrency) await Promise.race(inFlight);
+      if (summary.stopped) return;
+      const pause = pausedUntil - now();
+      if (pause > 0) {
+        progress('submitting', pause);
+        await Promise.all(inFlight);
+        await sleep(pausedUntil - now());
+      }
+      const p: Promise<void> = send(r).finally(() => inFlight.delete(p));
+      inFlight.add(p);
+    }
+  };
+
+  // Claims go out in groups: one write to the disk announces a group before any of it is sent.
+  const groupSize = Math.max(options.concurrency, 32);
+  let group: Ready[] = [];
+  for await (const item of claims) {
+    if (summary.stopped) break;
+    const ready = prepare(item);
+    if (!ready) continue;
+    group.push(ready);
+    if (group.length >= groupSize) {
+      await dispatch(group);
+      group = [];
+    }
+  }
+  if (!summary.stopped) await dispatch(group);
+  await Promise.all(inFlight);
+
+  if (waiting && !summary.stopped) await waitForAll(client, toWait, options, summary, { sleep, now, progress });
+  else for (const o of toWait) options.onOutcome(o);
+
+  summary.exitCode = summary.stopped
+    ? summary.stopped.exitCode
+    : summary.stillProcessing > 0
+      ? EXIT.PENDING
+      : summary.counts.INVALID > 0
+        ? EXIT.USAGE
+        : firstFailure
+          ? firstFailure.exitCode
+          : EXIT.OK;
+  return summary;
+}
+
+/**
+ * Polls every acknowledged claim until adjudicated, a round at a time over those still processing,
+ * waiting between rounds as SPEC.md advises (the nearest estimated completion, 1 s at least).
+ */
+async function waitForAll(
+  client: TpaClient,
+  pending: ClaimOutcome[],
+  options: BatchOptions,
+  summary: BatchSummary,
+  tools: { sleep: (ms: number) => Promise<void>; now: () => number; progress: (stage: BatchProgress['stage'], waitingMs?: number) => void },
+): Promise<void> {
+  const deadline = tools.now() + options.waitTimeoutMs!;
+  let left = pending;
+  for (let round = 0; left.length > 0; round++) {
+    const still: ClaimOutcome[] = [];
+    let soonest: string | undefined;
+    const inFlight = new Set<Promise<void>>();
+    for (const o of left) {
+      while (inFlight.size >= options.concurrency) await Promise.race(inFlight);
+      const p: Promise<void> = (async () => {
+        let result: { status: number; headers: Record<string, string>; body: ClaimResponseBody };
+        try {
+          result = await client.claimResponse(o.submission_id!);
+        } catch (err) {
+          if (STOPPING(err)) summary.stopped ??= err;
+          still.push(o);
+          return;
+        }
+        const wait = pacingWaitMs(result.headers, tools.now());
+        if (wait > 0) await tools.sleep(wait);
+        if (result.status === 202) {
+          still.push(o);
+          const eta = result.body.estimated_completion;
+          if (eta && (!soonest || eta < soonest)) soonest = eta;
+          return;
+        }
+        const a = result.body.adjudication;
+        const disposition = result.body.disposition ?? null;
+        summary.dispositions[disposition ?? 'UNKNOWN'] = (summary.dispositions[disposition ?? 'UNKNOWN'] ?? 0) + 1;
+        if (a) {
+          summary.allowedCents += amountCents(a.allowed_amount);
+          summary.benefitCents += amountCents(a.benefit_amount);
+        }
+        options.onOutcome({ ...o, disposition, adjudication: a ?? null });
+      })().finally(() => inFlight.delete(p));
+      inFlight.add(p);
+    }
+    await Promise.all(inFlight);
+    if (summary.stopped) break;
+    left = still;
+    if (left.length === 0) break;
+    const remaining = deadline - tools.now();
+    if (remaining <= 0) break;
+    const ms = Math.min(remaining, nextPollDelay(round, soonest, tools.now()));
+    tools.progress('waiting', ms);
+    await tools.sleep(ms);
+  }
+  summary.stillProcessing = left.length;
+  for (const o of left) options.onOutcome({ ...o, disposition: null, adjudication: null });
+}

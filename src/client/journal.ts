@@ -1,0 +1,81 @@
+// The journal of a long job (DESIGN.md section 5, "Long jobs"): an append-only file of JSON lines
+// that says, before each request, what is about to be sent and with which Idempotency-Key, and
+// after it, what came back. Every append reaches the disk (fsync) before the request it announces
+// goes out, so a job killed at any instant (kill -9, a power cut) is resumed from its journal
+// without sending anything twice or losing anything.
+import { closeSync, fsyncSync, mkdirSync, openSync, readSync, fstatSync, ftruncateSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { UsageError } from '../errors.js';
+
+export type JournalRecord = Record<string, unknown> & { type: string };
+
+const CHUNK = 1 << 16;
+
+export class Journal {
+  private constructor(
+    readonly path: string,
+    private readonly fd: number,
+  ) {}
+
+  /**
+   * Opens (creating it and its folder) the journal at `path` and hands each record it already holds
+   * to `onRecord`, in order, reading it a chunk at a time. A last line cut short (the process died
+   * inside a write) is cut off: the record it began was never acted on.
+   */
+  static open(path: string, onRecord: (record: JournalRecord) => void): Journal {
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    let fd: number;
+    try {
+      fd = openSync(path, 'a+', 0o600);
+    } catch (err) {
+      throw new UsageError(`cannot open the journal ${path}: ${(err as Error).message}`);
+    }
+    try {
+      const size = fstatSync(fd).size;
+      const buffer = Buffer.alloc(CHUNK);
+      let carry = '';
+      let offset = 0;
+      let lineNumber = 0;
+      let complete = 0;
+      while (offset < size) {
+        const n = readSync(fd, buffer, 0, Math.min(CHUNK, size - offset), offset);
+        if (n <= 0) break;
+        const text = carry + buffer.toString('utf8', 0, n);
+        offset += n;
+        const lines = text.split('\n');
+        carry = lines.pop()!;
+        for (const line of lines) {
+          lineNumber++;
+          complete += Buffer.byteLength(line) + 1;
+          if (line.trim() === '') continue;
+          let record: unknown;
+          try {
+            record = JSON.parse(line);
+          } catch {
+            throw new UsageError(`the journal ${path} is damaged at line ${lineNumber}: not a JSON record. It was not written by tpa, or was edited`);
+          }
+          if (typeof record !== 'object' || record === null || typeof (record as JournalRecord).type !== 'string') {
+            throw new UsageError(`the journal ${path} is damaged at line ${lineNumber}: a record without a type`);
+          }
+          onRecord(record as JournalRecord);
+        }
+      }
+      if (complete < size) ftruncateSync(fd, complete);
+    } catch (err) {
+      closeSync(fd);
+      throw err;
+    }
+    return new Journal(path, fd);
+  }
+
+  /** Appends records and waits until they are on the disk. */
+  append(...records: JournalRecord[]): void {
+    if (records.length === 0) return;
+    writeSync(this.fd, records.map((r) => `${JSON.stringify(r)}\n`).join(''));
+    fsyncSync(this.fd);
+  }
+
+  close(): void {
+    closeSync(this.fd);
+  }
+}
