@@ -144,7 +144,7 @@ function outcome(source: string, status: ClaimStatus, f: { submission_id?: strin
   return { source, status, submission_id: f.submission_id ?? null, external_claim_id: f.external_claim_id ?? null, idempotency_key: f.idempotency_key ?? null, errors: f.errors ?? [] };
 }
 
-const STOPPING = (err: unknown): err is TpaError => err instanceof NetworkError || err instanceof RateLimitedError || err instanceof AuthError;
+const STOPPING = (err: unknown): boolean => err instanceof NetworkError || err instanceof RateLimitedError || err instanceof AuthError;
 
 function amountCents(v: unknown): number {
   return jsonNumberToCents(v) ?? 0;
@@ -318,8 +318,11 @@ async function waitForAll(
         try {
           result = await client.claimResponse(o.submission_id!);
         } catch (err) {
-          if (STOPPING(err)) summary.stopped ??= err;
-          still.push(o);
+          if (!(err instanceof TpaError)) throw err;
+          if (STOPPING(err)) {
+            summary.stopped ??= err;
+            still.push(o);
+          } else options.onOutcome({ ...o, errors: [{ field: '', message: err.message }], disposition: null, adjudication: null });
           return;
         }
         const wait = pacingWaitMs(result.headers, tools.now());

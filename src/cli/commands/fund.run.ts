@@ -193,3 +193,6 @@ export const approve: Handler = async (ctx, [encounterId], opts) => {
       ]),
   };
 };
+
+/** `tpa fund run`: a payment run (cli/payment-run.ts, client/payment-run.ts). */
+export const run: Handler = async (ctx, _args, opts) => (await import('../payment-run.js')).fundRun(ctx, opts);

@@ -1,4 +1,4 @@
-// tpa fund approve — the irreversible fund release (SPEC.md "POST /v1/funding/approve/").
+// tpa fund approve | run — the irreversible fund release (SPEC.md "POST /v1/funding/approve/"), one or a payment run.
 // Declarations only: the handlers live in fund.run.ts and load when the command runs.
 import type { Command } from 'commander';
 import { examples, type Act } from '../action.js';
@@ -19,4 +19,22 @@ export function registerFund(fund: Command, act: Act): void {
     'tpa fund approve enc_3b302036a412ed8b301f',
     'tpa fund approve enc_3b302036a412ed8b301f --amount 2280.00 --auth-code AUTH-20260302-ACME-0001 --yes -o json',
   ).action(act(run, 'approve'));
+
+  examples(
+    fund
+      .command('run')
+      .description('a payment run: fund every adjudicated, unfunded encounter the filters select, once each, after one review and one confirmation; resumable')
+      .option('--from <date>', 'service date on or after (YYYY-MM-DD)')
+      .option('--to <date>', 'service date on or before (YYYY-MM-DD)')
+      .option('--npi <npi>', 'only encounters of this provider')
+      .option('--limit <n>', 'at most this many encounters (the newest first, in ledger order)')
+      .option('--auth-code-prefix <prefix>', 'each approval gets <prefix>-0001, -0002, … (asked for on a terminal)')
+      .option('--expect-total <usd>', 'without a terminal: the total the run must come to, or nothing is sent (exit 4)')
+      .option('--journal <file>', 'the run\'s journal; an existing one resumes its run (default: one in the data directory, named after the prefix)')
+      .option('--dry-run', 'show the review (every encounter in json/csv) and send nothing'),
+    'tpa fund run --from 2026-11-01 --to 2026-11-30',
+    'tpa fund run --dry-run -o csv > run.csv',
+    'tpa fund run --auth-code-prefix AUTH-20261123-ACME --expect-total 12345.67 --yes -o ndjson',
+    'tpa fund run --journal ~/.local/share/tpa/journals/fund-run-AUTH-20261123-ACME-….ndjson --yes',
+  ).action(act(run, 'run'));
 }

@@ -1,0 +1,248 @@
+// A payment run (DESIGN.md section 5, "Long jobs"): fund releases for a confirmed selection of
+// encounters, each exactly once, across interruptions, through any Transport.
+//
+// The selection, with each approval's amount, authorization code and Idempotency-Key, is journaled
+// (on the disk) once confirmed and before anything is sent; each approval is announced in the
+// journal before it is sent, and its outcome recorded after. An approval whose answer was lost is
+// never resent blind: the ledger says whether it happened (a FUNDING_APPROVED entry with its
+// authorization code). Resumed from its journal, a run approves only what the confirmed selection
+// has left; it never widens it.
+import { randomUUID } from 'node:crypto';
+import { centsToAmount, jsonNumberToCents } from '../domain/money.js';
+import { AuthError, ConflictError, EXIT, NetworkError, RateLimitedError, TpaError } from '../errors.js';
+import type { TpaClient } from './client.js';
+import { Journal, type JournalRecord } from './journal.js';
+import { pacingWaitMs } from './pages.js';
+import type { LedgerDetail, LedgerFilters, LedgerItem, SettlementRecord } from './types.js';
+
+export interface RunEncounter {
+  encounter_id: string;
+  encounter_number: string;
+  service_date: string;
+  provider_npi: string;
+  provider_name: string;
+  amount_cents: number;
+  authorization_code: string;
+  idempotency_key: string;
+}
+
+export interface RunPlan {
+  created_at: string;
+  filters: LedgerFilters;
+  prefix: string;
+  total_cents: number;
+  encounters: RunEncounter[];
+}
+
+export type ApprovalStatus = 'APPROVED' | 'SKIPPED' | 'FAILED';
+
+/** One encounter's outcome: a line of `-o ndjson`. */
+export interface ApprovalOutcome {
+  encounter_id: string;
+  amount: number;
+  authorization_code: string;
+  status: ApprovalStatus;
+  processor_transfer_id: string | null;
+  message?: string;
+}
+
+/** The encounters a run may fund: adjudicated, not funded, a benefit above 0.00, in ledger order. */
+export async function selectEncounters(client: TpaClient, filters: LedgerFilters, limit: number | undefined, onPage?: (seen: number, total: number) => void): Promise<LedgerItem[]> {
+  const chosen: LedgerItem[] = [];
+  const { pages } = await import('./pages.js');
+  await client.snapshot(async () => {
+    const first = await client.ledgerList({ ...filters, status: 'ADJUDICATED', limit: 100 });
+    let seen = 0;
+    for await (const rows of pages(first, (link) => client.ledgerPage(link), { idOf: (i: LedgerItem) => i.encounter_id })) {
+      seen += rows.length;
+      onPage?.(seen, first.body.count);
+      for (const item of rows) {
+        if ((jsonNumberToCents(item.financial_summary.benefit_amount) ?? 0) <= 0) continue;
+        chosen.push(item);
+        if (limit !== undefined && chosen.length >= limit) return;
+      }
+    }
+  });
+  return chosen;
+}
+
+/** `<prefix>-0001`, `-0002`, … in review order. */
+export function authorizationCode(prefix: string, index: number): string {
+  return `${prefix}-${String(index + 1).padStart(4, '0')}`;
+}
+
+export function planRun(items: readonly LedgerItem[], filters: LedgerFilters, prefix: string): RunPlan {
+  const encounters = items.map((item, i) => ({
+    encounter_id: item.encounter_id,
+    encounter_number: item.encounter_number,
+    service_date: item.service_date,
+    provider_npi: item.provider.npi,
+    provider_name: item.provider.name,
+    amount_cents: jsonNumberToCents(item.financial_summary.benefit_amount)!,
+    authorization_code: authorizationCode(prefix, i),
+    idempotency_key: randomUUID(),
+  }));
+  return { created_at: new Date().toISOString(), filters, prefix, total_cents: encounters.reduce((sum, e) => sum + e.amount_cents, 0), encounters };
+}
+
+/** Whether the ledger shows a fund release of the encounter since its last failed or refunded transfer, and whose. */
+export async function currentFunding(client: TpaClient, encounterId: string): Promise<{ reference: string | null } | undefined> {
+  const detail: LedgerDetail = (await client.ledgerDetail(encounterId)).body;
+  let ended = -1;
+  detail.entries.forEach((e, i) => {
+    if (e.type === 'SETTLEMENT_FAILED' || e.type === 'SETTLEMENT_REFUNDED') ended = i;
+  });
+  const funding = detail.entries.slice(ended + 1).find((e) => e.type === 'FUNDING_APPROVED');
+  return funding ? { reference: funding.reference } : undefined;
+}
+
+/** The journal of a payment run: its confirmed plan, and the outcome of each approval so far. */
+export class RunJournal {
+  readonly outcomes = new Map<string, ApprovalOutcome>();
+  /** Approvals announced whose outcome the journal does not have: their answer may have been lost. */
+  readonly unanswered = new Set<string>();
+  plan: RunPlan | undefined;
+
+  private constructor(private readonly journal: Journal) {}
+
+  static open(path: string): RunJournal {
+    const records: JournalRecord[] = [];
+    const run = new RunJournal(Journal.open(path, (r) => records.push(r)));
+    if (records.length > 0 && records[0]!.type !== 'payment_run') {
+      run.close();
+      throw new TpaError(EXIT.USAGE, 'wrong_journal', `${path} is not the journal of a payment run (it starts with a "${records[0]!.type}" record)`);
+    }
+    for (const r of records) run.replay(r);
+    return run;
+  }
+
+  get path(): string {
+    return this.journal.path;
+  }
+
+  private replay(r: JournalRecord): void {
+    if (r.type === 'payment_run') this.plan = r.plan as RunPlan;
+    const id = typeof r.encounter_id === 'string' ? r.encounter_id : undefined;
+    if (!id) return;
+    if (r.type === 'sending') this.unanswered.add(id);
+    if (r.type === 'outcome') {
+      this.unanswered.delete(id);
+      this.outcomes.set(id, r.outcome as ApprovalOutcome);
+    }
+  }
+
+  /** Records the confirmed plan, on the disk, before any approval is sent. */
+  confirm(plan: RunPlan): void {
+    this.journal.append({ type: 'payment_run', version: 1, plan });
+    this.plan = plan;
+  }
+
+  sending(encounterId: string): void {
+    this.journal.append({ type: 'sending', encounter_id: encounterId, at: new Date().toISOString() });
+    this.unanswered.add(encounterId);
+  }
+
+  outcome(o: ApprovalOutcome): void {
+    this.journal.append({ type: 'outcome', encounter_id: o.encounter_id, outcome: o });
+    this.unanswered.delete(o.encounter_id);
+    this.outcomes.set(o.encounter_id, o);
+  }
+
+  close(): void {
+    this.journal.close();
+  }
+}
+
+export interface RunResult {
+  outcomes: ApprovalOutcome[];
+  approvedCents: number;
+  stopped?: TpaError;
+  exitCode: number;
+}
+
+const STOPPING = (err: unknown): boolean => err instanceof NetworkError || err instanceof RateLimitedError || err instanceof AuthError;
+
+/**
+ * Approves what the plan has left, one at a time, paced by the rate-limit headers. Each outcome is
+ * handed to `onOutcome` as it happens, after the ones the journal already held.
+ */
+export async function executeRun(
+  client: TpaClient,
+  journal: RunJournal,
+  options: { onOutcome: (o: ApprovalOutcome) => void; onNote?: (text: string) => void; sleep?: (ms: number) => Promise<void> },
+): Promise<RunResult> {
+  const plan = journal.plan!;
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  const result: RunResult = { outcomes: [], approvedCents: 0, exitCode: EXIT.OK };
+  let firstFailure: TpaError | undefined;
+  const record = (o: ApprovalOutcome, fresh: boolean) => {
+    if (fresh) journal.outcome(o);
+    result.outcomes.push(o);
+    if (o.status === 'APPROVED') result.approvedCents += jsonNumberToCents(o.amount)!;
+    options.onOutcome(o);
+  };
+  let pausedUntil = 0;
+  for (const e of plan.encounters) {
+    const done = journal.outcomes.get(e.encounter_id);
+    if (done) {
+      record(done, false);
+      continue;
+    }
+    const base = { encounter_id: e.encounter_id, amount: centsToAmount(e.amount_cents), authorization_code: e.authorization_code };
+    try {
+      // An approval announced before and never answered: the ledger says whether it happened.
+      if (journal.unanswered.has(e.encounter_id)) {
+        const found = await currentFunding(client, e.encounter_id);
+        if (found) {
+          const transfer = await transferOf(client, e.encounter_id);
+          if (found.reference === e.authorization_code) record({ ...base, status: 'APPROVED', processor_transfer_id: transfer }, true);
+          else record({ ...base, status: 'SKIPPED', processor_transfer_id: transfer, message: `funded by another approval (authorization ${found.reference ?? 'unknown'})` }, true);
+          continue;
+        }
+        options.onNote?.(`${e.encounter_id}: the ledger has no fund release from the interrupted attempt; sending it again with its key and authorization code`);
+      }
+      const wait = pausedUntil - Date.now();
+      if (wait > 0) await sleep(wait);
+      journal.sending(e.encounter_id);
+      let approved;
+      try {
+        approved = await client.approveFunding({ encounter_id: e.encounter_id, amount: centsToAmount(e.amount_cents), authorization_code: e.authorization_code }, e.idempotency_key);
+      } catch (err) {
+        // A lost answer or a 5xx: never resent blind; the ledger says whether it happened.
+        if (!(err instanceof NetworkError)) throw err;
+        const found = await currentFunding(client, e.encounter_id).catch(() => {
+          throw err;
+        });
+        if (!found) throw err;
+        const transfer = await transferOf(client, e.encounter_id);
+        if (found.reference === e.authorization_code) record({ ...base, status: 'APPROVED', processor_transfer_id: transfer }, true);
+        else record({ ...base, status: 'SKIPPED', processor_transfer_id: transfer, message: `funded by another approval (authorization ${found.reference ?? 'unknown'})` }, true);
+        continue;
+      }
+      const pace = pacingWaitMs(approved.headers, Date.now());
+      if (pace > 0) pausedUntil = Date.now() + pace;
+      record({ ...base, status: 'APPROVED', processor_transfer_id: approved.body.processor_transfer_id }, true);
+    } catch (err) {
+      if (!(err instanceof TpaError)) throw err;
+      if (STOPPING(err)) {
+        result.stopped = err;
+        break;
+      }
+      // Funded meanwhile by someone else: skipped, with the transfer that funds it.
+      const previous = (err.body as { previous_processor_transfer_id?: string } | undefined)?.previous_processor_transfer_id;
+      if (err instanceof ConflictError && previous) {
+        record({ ...base, status: 'SKIPPED', processor_transfer_id: previous, message: 'already funded' }, true);
+        continue;
+      }
+      firstFailure ??= err;
+      record({ ...base, status: 'FAILED', processor_transfer_id: null, message: err.message }, true);
+    }
+  }
+  result.exitCode = result.stopped ? result.stopped.exitCode : firstFailure ? firstFailure.exitCode : EXIT.OK;
+  return result;
+}
+
+async function transferOf(client: TpaClient, encounterId: string): Promise<string | null> {
+  const s = await client.settlement(encounterId);
+  return s.status === 200 ? (s.body as SettlementRecord).processor_transfer_id : null;
+}
