@@ -1,0 +1,161 @@
+// `tpa fund run` through real processes on the embedded engine: the review, the confirmation by
+// exact total, exactly-once approvals across kill -9 at random points, a lost answer settled from
+// the ledger, and a resumed run that never widens its selection.
+import { spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { claimTemplate } from '../../src/cli/claim-template.js';
+import { formatCentsGrouped, jsonNumberToCents } from '../../src/domain/money.js';
+import { TPA_BIN, tpa } from '../helpers/cli.js';
+import { tempDir } from '../helpers/engine.js';
+
+const CLOCK = '2026-06-30T12:00:00Z';
+const CODES = ['45378', '45380', '43235'];
+const MEMBERS = ['MBR-1001', 'MBR-1002', 'MBR-1003', 'MBR-1004'];
+const env = { TPA_CLOCK: CLOCK };
+
+let home: string;
+let cleanup: () => void;
+beforeEach(() => {
+  ({ dir: home, remove: cleanup } = tempDir());
+});
+afterEach(() => cleanup());
+
+/** `n` distinct adjudicated claims (from `offset` on), submitted as one NDJSON batch. */
+async function ledgerOf(n: number, offset = 0): Promise<void> {
+  const lines: string[] = [];
+  for (let i = offset; i < offset + n; i++) {
+    const day = new Date(Date.UTC(2026, 0, 1) + Math.floor(i / (CODES.length * MEMBERS.length)) * 86_400_000).toISOString().slice(0, 10);
+    const claim = claimTemplate({ type: 'professional', npi: '1045782368', cpt: [CODES[i % CODES.length]!], patient: MEMBERS[Math.floor(i / CODES.length) % MEMBERS.length]!, serviceDate: day });
+    lines.push(JSON.stringify(claim));
+  }
+  const file = join(home, `claims-${offset}.ndjson`);
+  writeFileSync(file, `${lines.join('\n')}\n`);
+  const r = await tpa(['claim', 'submit', file, '-o', 'ndjson'], { home, env, timeoutMs: 60_000 });
+  expect(r.code, r.stderr).toBe(0);
+}
+
+type Row = Record<string, any>;
+const ndjson = (text: string): Row[] => text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Row);
+
+async function review(): Promise<{ count: number; total: string; encounters: Row[] }> {
+  const r = await tpa(['fund', 'run', '--dry-run', '-o', 'json'], { home, env });
+  expect(r.code, r.stderr).toBe(0);
+  return r.json();
+}
+
+async function funded(): Promise<Row[]> {
+  const r = await tpa(['ledger', 'list', '--all', '--status', 'FUNDED', '-o', 'ndjson'], { home, env, timeoutMs: 60_000 });
+  expect(r.code, r.stderr).toBe(0);
+  return ndjson(r.stdout);
+}
+
+const cents = (amount: unknown) => jsonNumberToCents(amount)!;
+
+describe('tpa fund run', () => {
+  it('--dry-run reviews every selected encounter (json and csv) with totals per provider, and sends nothing', async () => {
+    await ledgerOf(24);
+    const r = await review();
+    expect(r.count).toBeGreaterThan(5);
+    expect(r.encounters).toHaveLength(r.count);
+    const sum = r.encounters.reduce((s, e) => s + Math.round(Number(e.amount) * 100), 0);
+    expect((sum / 100).toFixed(2)).toBe(r.total);
+    const csv = await tpa(['fund', 'run', '--dry-run', '-o', 'csv'], { home, env });
+    expect(csv.stdout.trim().split('\n')).toHaveLength(r.count + 1);
+    expect(await funded()).toHaveLength(0);
+  });
+
+  it('without a terminal it needs --auth-code-prefix, --expect-total and --yes; a total off by one cent sends nothing (exit 4)', async () => {
+    await ledgerOf(12);
+    const { total } = await review();
+    const missing = await tpa(['fund', 'run', '--yes'], { home, env });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/--auth-code-prefix, --expect-total/);
+    const off = ((cents(Number(total)) - 1) / 100).toFixed(2);
+    const r = await tpa(['fund', 'run', '--auth-code-prefix', 'AUTH-20260630-T', '--expect-total', off, '--yes', '-o', 'ndjson'], { home, env });
+    expect(r.code).toBe(4);
+    expect(r.stderr).toContain(`not the expected ${formatCentsGrouped(cents(Number(off)))}`);
+    expect(await funded()).toHaveLength(0);
+  });
+
+  it('approves each selected encounter once with <prefix>-NNNN codes; the same command again reports the run and sends nothing', async () => {
+    await ledgerOf(24);
+    const { count, total, encounters } = await review();
+    const args = ['fund', 'run', '--auth-code-prefix', 'AUTH-20260630-ACME', '--expect-total', total, '--yes', '-o', 'ndjson'];
+    const r = await tpa(args, { home, env });
+    expect(r.code, r.stderr).toBe(0);
+    const out = ndjson(r.stdout);
+    expect(out.map((o) => o.status)).toEqual(Array(count).fill('APPROVED'));
+    expect(out.map((o) => o.encounter_id)).toEqual(encounters.map((e) => e.encounter_id));
+    expect(out.map((o) => o.authorization_code)).toEqual(out.map((_, i) => `AUTH-20260630-ACME-${String(i + 1).padStart(4, '0')}`));
+    expect(out.reduce((s, o) => s + cents(o.amount), 0)).toBe(cents(Number(total)));
+    expect(await funded()).toHaveLength(count);
+
+    const again = await tpa(args, { home, env });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toMatch(/resuming the payment run AUTH-20260630-ACME .*: 0 of \d+ approvals left/);
+    expect(ndjson(again.stdout)).toEqual(out);
+    expect(await funded()).toHaveLength(count);
+  });
+
+  it('a lost answer is settled from the ledger, never resent; an encounter funded by someone else meanwhile is SKIPPED', async () => {
+    await ledgerOf(12);
+    const { count, total } = await review();
+    const r = await tpa(['fund', 'run', '--auth-code-prefix', 'AUTH-20260630-LOST', '--expect-total', total, '--yes', '-o', 'ndjson'], {
+      home,
+      env: { ...env, TPA_FAULT: 'lose-response*1:/funding/approve/,approved-elsewhere*1:/funding/approve/' },
+    });
+    expect(r.code, r.stderr).toBe(0);
+    const out = ndjson(r.stdout);
+    expect(out).toHaveLength(count);
+    expect(out[0]!.status).toBe('APPROVED');
+    expect(out[0]!.processor_transfer_id).toMatch(/^tr_/);
+    expect(out.filter((o) => o.status === 'SKIPPED')).toHaveLength(1);
+    expect(out.filter((o) => o.status === 'SKIPPED')[0]!.message).toMatch(/funded by another approval/);
+    expect(await funded()).toHaveLength(count);
+  });
+
+  it('killed (kill -9) at random points 20 times, then resumed: every selected encounter funded exactly once, the transfers summing to the confirmed total, nothing selected later', async () => {
+    await ledgerOf(300);
+    const { count, total } = await review();
+    const journal = join(home, 'run.journal');
+    const args = ['fund', 'run', '--auth-code-prefix', 'AUTH-20260630-KILL', '--expect-total', total, '--yes', '--journal', journal, '-o', 'ndjson'];
+    const childEnv: Record<string, string> = {};
+    for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('TPA_')) childEnv[k] = v;
+    // Each approval takes 40 ms more (TPA_FAULT slow): a run lasts seconds, so the kills land inside it.
+    Object.assign(childEnv, { TPA_HOME: home, TPA_KEYRING: 'off', TPA_ADJUDICATION_DELAY: '0', TPA_FAULT: 'slow-40:/funding/approve/', ...env });
+    let killed = 0;
+    for (let i = 0; killed < 20 && i < 40; i++) {
+      const child = spawn(process.execPath, [TPA_BIN, ...args], { env: childEnv, stdio: 'ignore' });
+      const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+      const timer = setTimeout(() => child.kill('SIGKILL'), 300 + Math.floor(Math.random() * 1200));
+      const code = await exited;
+      clearTimeout(timer);
+      if (code === null) killed++;
+      else expect(code).toBe(0);
+      // Claims adjudicated after the run began: a resumed run must not take them.
+      if (killed === 5) await ledgerOf(6, 1000);
+    }
+    expect(killed).toBe(20);
+    const last = await tpa(args, { home, env, timeoutMs: 60_000 });
+    expect(last.code, last.stderr).toBe(0);
+    const out = ndjson(last.stdout);
+    const plan = readFileSync(journal, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Row).find((r) => r.type === 'payment_run')!.plan;
+    expect(plan.encounters).toHaveLength(count);
+    expect(out).toHaveLength(count);
+    expect(out.every((o) => o.status === 'APPROVED')).toBe(true);
+    const funds = await funded();
+    expect(funds).toHaveLength(count);
+    const planned = new Set(plan.encounters.map((e: Row) => e.encounter_id));
+    expect(funds.every((f) => planned.has(f.encounter_id))).toBe(true);
+    expect(funds.reduce((s, f) => s + cents(f.financial_summary.benefit_amount), 0)).toBe(cents(Number(total)));
+    // Each funded once: one FUNDING_APPROVED entry, with the run's code for that encounter.
+    const codes = new Map(plan.encounters.map((e: Row) => [e.encounter_id, e.authorization_code]));
+    for (const id of [...planned].slice(0, 40)) {
+      const detail = await tpa(['ledger', 'show', id as string, '-o', 'json'], { home, env });
+      const approvals = (detail.json() as Row).entries.filter((e: Row) => e.type === 'FUNDING_APPROVED');
+      expect(approvals.map((e: Row) => e.reference)).toEqual([codes.get(id)]);
+    }
+  }, 180_000);
+});
