@@ -8,23 +8,22 @@
 // - the same listing over HTTP from `tpa local serve --no-rate-limit` at 100,000.
 // Prints one line per figure with its target; exits 1 when a target is missed.
 // BENCH_LEDGER=20000 builds a smaller "large" ledger for a quick look (targets still printed).
-import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { clockFor, fmt, loadEngine, openEngine, startServer, submitClaims, TPA_BIN as bin } from './lib/ledger.mjs';
+import { clockFor, fmt, loadEngine, openEngine, runCli as run, startServer, submitClaims, TPA_BIN as bin } from './lib/ledger.mjs';
 
 const LARGE = Number(process.env.BENCH_LEDGER ?? 100_000);
 const SMALL = 10_000;
 if (!Number.isInteger(LARGE) || LARGE < 2 * SMALL) throw new Error(`BENCH_LEDGER must be a whole number of at least ${2 * SMALL}`);
-const hook = fileURLToPath(new URL('./rss-hook.mjs', import.meta.url));
 const CLOCK = clockFor(LARGE);
 
 const { Engine, claimTemplate, work } = await loadEngine();
 const large = join(work, 'large');
 const small = join(work, 'small');
 const results = [];
+const runCli = (args, env) => run(args, env, work);
 /** One printed figure: its value, its target and whether it is met. */
 const figure = (name, value, target, met) => {
   results.push(met);
@@ -34,27 +33,6 @@ const figure = (name, value, target, met) => {
 function median(xs) {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)];
-}
-
-/** Runs the CLI to completion with stdout counted (never kept); returns seconds, lines and peak RSS in MB. */
-function runCli(args, env) {
-  const rssFile = join(work, `rss-${Math.random().toString(16).slice(2)}`);
-  return new Promise((resolve, reject) => {
-    const start = process.hrtime.bigint();
-    const child = spawn(process.execPath, ['--import', hook, bin, ...args], { env: { ...env, TPA_BENCH_RSS_FILE: rssFile }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let lines = 0;
-    let err = '';
-    child.stdout.on('data', (d) => {
-      for (let i = d.indexOf(10); i !== -1; i = d.indexOf(10, i + 1)) lines++;
-    });
-    child.stderr.on('data', (d) => (err += d));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-      if (code !== 0) return reject(new Error(`tpa ${args.join(' ')} exited ${code}: ${err}`));
-      resolve({ seconds, lines, rssMb: Number(readFileSync(rssFile, 'utf8')) / 1024 });
-    });
-  });
 }
 
 try {

@@ -4,7 +4,7 @@
 // behind its back).
 import { build } from 'esbuild';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, symlinkSync } from 'node:fs';
+import { mkdtempSync, readFileSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -115,4 +115,30 @@ export async function startServer(env) {
     await new Promise((r) => (server.exitCode !== null ? r() : server.once('exit', r)));
   };
   return { url, key, stop };
+}
+
+const RSS_HOOK = fileURLToPath(new URL('../rss-hook.mjs', import.meta.url));
+
+/**
+ * Runs the CLI to completion with stdout counted (never kept); returns wall seconds, stdout lines,
+ * peak RSS in MB (the child's own resource usage) and stderr. `work` is a folder for the RSS file.
+ */
+export function runCli(args, env, work) {
+  const rssFile = join(work, `rss-${Math.random().toString(16).slice(2)}`);
+  return new Promise((resolve, reject) => {
+    const start = process.hrtime.bigint();
+    const child = spawn(process.execPath, ['--import', RSS_HOOK, TPA_BIN, ...args], { env: { ...env, TPA_BENCH_RSS_FILE: rssFile }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let lines = 0;
+    let err = '';
+    child.stdout.on('data', (d) => {
+      for (let i = d.indexOf(10); i !== -1; i = d.indexOf(10, i + 1)) lines++;
+    });
+    child.stderr.on('data', (d) => (err += d));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+      if (code !== 0) return reject(new Error(`tpa ${args.join(' ')} exited ${code}: ${err}`));
+      resolve({ seconds, lines, stderr: err, rssMb: Number(readFileSync(rssFile, 'utf8')) / 1024 });
+    });
+  });
 }

@@ -131,7 +131,7 @@ export class BatchJournal {
    * recorded key and the service answers the same acknowledgment. The next `sending` flushes it.
    */
   answered(record: JournalRecord): void {
-    this.journal.append(record);
+    this.journal.write(record);
   }
 
   close(): void {
@@ -264,7 +264,7 @@ export async function runClaimBatch(client: TpaClient, claims: AsyncIterable<Bat
   };
 
   // Claims go out in groups: one write to the disk announces a group before any of it is sent.
-  const groupSize = Math.max(options.concurrency, 32);
+  const groupSize = Math.max(options.concurrency, 512);
   let group: Ready[] = [];
   for await (const item of claims) {
     if (summary.stopped) break;

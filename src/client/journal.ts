@@ -3,7 +3,7 @@
 // after it, what came back. Every append reaches the disk (fsync) before the request it announces
 // goes out, so a job killed at any instant (kill -9, a power cut) is resumed from its journal
 // without sending anything twice or losing anything.
-import { closeSync, fsyncSync, mkdirSync, openSync, readSync, fstatSync, ftruncateSync, writeSync } from 'node:fs';
+import { closeSync, fdatasyncSync, mkdirSync, openSync, readSync, fstatSync, ftruncateSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { UsageError } from '../errors.js';
 
@@ -68,11 +68,19 @@ export class Journal {
     return new Journal(path, fd);
   }
 
-  /** Appends records and waits until they are on the disk. */
+  /** Appends records and waits until they (and every record written before) are on the disk. */
   append(...records: JournalRecord[]): void {
+    this.write(...records);
+    fdatasyncSync(this.fd);
+  }
+
+  /**
+   * Appends records without waiting for the disk: for a record whose loss is harmless (an answer
+   * that, lost, only means the request is resent with its key). The next `append` makes it durable.
+   */
+  write(...records: JournalRecord[]): void {
     if (records.length === 0) return;
     writeSync(this.fd, records.map((r) => `${JSON.stringify(r)}\n`).join(''));
-    fsyncSync(this.fd);
   }
 
   close(): void {
