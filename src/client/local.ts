@@ -14,14 +14,16 @@ export class LocalTransport implements Transport {
   constructor(
     private readonly dataDir: string,
     private readonly env: NodeJS.ProcessEnv = process.env,
+    /** SQLite's page cache in KiB: a CLI command's by default; `local serve` asks for a long-lived engine's. */
+    private readonly pageCacheKb?: number,
   ) {
     this.faults = Faults.parse(env.TPA_FAULT);
   }
 
   async open(): Promise<Engine> {
     if (!this.engine) {
-      const { Engine } = await import('../engine/engine.js');
-      this.engine = Engine.open({ dataDir: this.dataDir, env: this.env });
+      const [{ Engine }, { CLI_PAGE_CACHE_KB }] = await Promise.all([import('../engine/engine.js'), import('../engine/store/db.js')]);
+      this.engine = Engine.open({ dataDir: this.dataDir, env: this.env, pageCacheKb: this.pageCacheKb ?? CLI_PAGE_CACHE_KB });
     }
     return this.engine;
   }

@@ -32,6 +32,8 @@ export interface Credentials {
 export interface EngineOptions {
   dataDir: string;
   env?: NodeJS.ProcessEnv;
+  /** SQLite's page cache in KiB (default PAGE_CACHE_KB, for a long-lived engine). */
+  pageCacheKb?: number;
 }
 
 export function databaseFile(dataDir: string): string {
@@ -53,6 +55,7 @@ export class Engine {
     readonly db: Db,
     private readonly override: Date | undefined,
     private readonly adjudicationDelayMs: number,
+    private readonly pageCacheKb: number,
   ) {
     this.cache = new ReadCache(db);
   }
@@ -65,7 +68,8 @@ export class Engine {
     if (adjudicationDelayMs === undefined) {
       throw new UsageError(`TPA_ADJUDICATION_DELAY must be a duration such as 3s or 0 (got "${delayText}")`);
     }
-    return new Engine(openDatabase(databaseFile(options.dataDir), { clockOverride: override }), override, adjudicationDelayMs);
+    const pageCacheKb = options.pageCacheKb ?? PAGE_CACHE_KB;
+    return new Engine(openDatabase(databaseFile(options.dataDir), { clockOverride: override, cacheKb: pageCacheKb }), override, adjudicationDelayMs, pageCacheKb);
   }
 
   /** A context for one request or operation: the clock is read once, so every step sees one time. */
@@ -189,7 +193,7 @@ export class Engine {
     } finally {
       this.snapshot = false;
       this.db.exec('COMMIT');
-      this.db.pragma(`cache_size = ${-PAGE_CACHE_KB}`);
+      this.db.pragma(`cache_size = ${-this.pageCacheKb}`);
     }
   }
 

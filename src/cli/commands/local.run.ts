@@ -51,10 +51,10 @@ function fixturesTable(t: TableTools, f: Record<string, Row[]>): string {
   ].join('\n');
 }
 
-async function openEngine(ctx: Context) {
+async function openEngine(ctx: Context, pageCacheKb?: number) {
   if (ctx.profile().env !== 'local') throw new UsageError(`\`tpa local\` works on the embedded engine; profile "${ctx.profileName}" is ${ctx.profile().env}`);
   const { LocalTransport } = await import('../../client/local.js');
-  return new LocalTransport(ctx.paths.dataDir, ctx.io.env);
+  return new LocalTransport(ctx.paths.dataDir, ctx.io.env, pageCacheKb);
 }
 
 export const fixtures: Handler = async (ctx) => {
@@ -157,7 +157,8 @@ export const serve: Handler = async (ctx, _args, opts) => {
           ...(opts.clientCa ? { clientCa: readPem('--client-ca', String(opts.clientCa)) } : {}),
           ...(opts.tlsMaxVersion ? { maxVersion: `TLSv${String(opts.tlsMaxVersion)}` as 'TLSv1.2' | 'TLSv1.3' } : {}),
         };
-  const transport = await openEngine(ctx);
+  // A server lives long and reads the whole ledger: the long-lived engine's page cache.
+  const transport = await openEngine(ctx, (await import('../../engine/store/db.js')).PAGE_CACHE_KB);
   const engine = await transport.open();
   const [{ startServer }, { RateLimiter }, { Faults }] = await Promise.all([import('../../server/server.js'), import('../../engine/limits.js'), import('../../engine/faults.js')]);
   const faults = Faults.parse(ctx.io.env.TPA_FAULT);
