@@ -153,12 +153,20 @@ describe('tpa demo', () => {
     expect(existsSync(join(fresh.dir, 'local.sqlite'))).toBe(false);
     fresh.remove();
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/Blind lookup[\s\S]*Full lookup[\s\S]*Submit[\s\S]*Poll[\s\S]*approve the fund release[\s\S]*reconciled[\s\S]*ledger/);
-    expect(r.stdout.match(/✓/g)).toHaveLength(5);
+    expect(r.stdout).toMatch(/Blind lookup[\s\S]*Full lookup[\s\S]*Submit[\s\S]*Poll[\s\S]*approve the fund release[\s\S]*reconciled[\s\S]*ledger[\s\S]*A batch[\s\S]*A payment run/);
+    expect(r.stdout.match(/✓/g)).toHaveLength(8);
+    expect(r.stdout).toMatch(/✓ the same batch again sends nothing: 8 skipped/);
+    expect(r.stdout).toMatch(/✓ the run moved exactly the confirmed total: ([\d,.]+) = \1/);
     expect(r.stdout).not.toMatch(/✗/);
     expect(r.stdout).toMatch(/Benefit \(the plan pays\)\s+2,280\.00/);
     const json = await run(['demo']);
     expect(json.code).toBe(0);
-    expect(json.json()).toMatchObject({ rules_hold: true, claim_response: { disposition: 'APPROVED' }, funding: { status: 'APPROVED' }, settlement: { status: 'COMPLETED' } });
+    expect(json.json()).toMatchObject({
+      rules_hold: true,
+      claim_response: { disposition: 'APPROVED' },
+      funding: { status: 'APPROVED' },
+      settlement: { status: 'COMPLETED' },
+      batch: { counts: { ACKNOWLEDGED: 8, INVALID: 0, FAILED: 0 } },
+    });
   });
 });

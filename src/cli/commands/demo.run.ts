@@ -1,8 +1,9 @@
 // Handler of `tpa demo` (declared in demo.ts): the whole lifecycle, narrated, on a scratch copy of
 // the embedded engine: fixtures, blind and full lookup, a multi-provider encounter submitted and
 // adjudicated, the fund release with its review, the settlement arriving a business day later on
-// the engine clock, and the reconciled ledger. Every amount is checked to the cent on the way.
-import { mkdtempSync, rmSync } from 'node:fs';
+// the engine clock, the reconciled ledger, then a batch of claims and a payment run. Every amount is
+// checked to the cent on the way.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SettlementRecord } from '../../client/types.js';
@@ -128,10 +129,65 @@ export const demo: Handler = async (ctx) => {
       cents(f.allowed_amount) === cents(f.patient_responsibility.total) + cents(f.payer_responsibility.total) && f.balance.status === 'SETTLED',
     );
 
+    step(9, 'A batch: a folder of claims, submitted once each and waited for');
+    const folder = join(dir, 'claims');
+    mkdirSync(folder);
+    const day = engine.clock().now.slice(0, 10);
+    const batchClaims = ['MBR-1001', 'MBR-1002', 'MBR-1003', 'MBR-1004'].flatMap((patient) =>
+      ['45378', '43235'].map((cpt) => claimTemplate({ type: 'professional', npi: '1045782368', cpt: [cpt], patient, serviceDate: day })),
+    );
+    batchClaims.forEach((c, i) => writeFileSync(join(folder, `claim-${i + 1}.json`), JSON.stringify(c, null, 2)));
+    say(`$ tpa claim submit claims/ --wait        (${batchClaims.length} files; a journal makes a rerun skip what was sent)`);
+    const [{ BatchJournal, runClaimBatch }, { claimTexts }, { executeRun, planRun, RunJournal, selectEncounters }] = await Promise.all([
+      import('../../client/claim-batch.js'),
+      import('../claim-sources.js'),
+      import('../../client/payment-run.js'),
+    ]);
+    const runBatch = async () => {
+      const journal = BatchJournal.open(join(dir, 'claims.journal'));
+      try {
+        return await runClaimBatch(client, claimTexts([folder], () => process.stdin, () => undefined), journal, {
+          concurrency: 10,
+          waitTimeoutMs: 60_000,
+          onOutcome: () => undefined,
+          // The scratch engine's clock runs days ahead (step 7): estimated completions are on it.
+          now: () => Date.parse(engine.clock().now),
+        });
+      } finally {
+        journal.close();
+      }
+    };
+    const batch = await runBatch();
+    say(`→ ${batch.counts.ACKNOWLEDGED} acknowledged; ${Object.entries(batch.dispositions).map(([d, n]) => `${n} ${d}`).join(', ')}`);
+    say(tools.keyValues([['   Charges', formatCentsGrouped(batch.chargesCents)], ['   Allowed', formatCentsGrouped(batch.allowedCents)], ['   Benefit', formatCentsGrouped(batch.benefitCents)]]));
+    check(`every claim acknowledged once (${batch.counts.ACKNOWLEDGED} of ${batchClaims.length})`, batch.counts.ACKNOWLEDGED === batchClaims.length && batch.exitCode === 0);
+    const rerun = await runBatch();
+    check(`the same batch again sends nothing: ${rerun.counts.SKIPPED} skipped`, rerun.counts.SKIPPED === batchClaims.length && rerun.counts.ACKNOWLEDGED === 0);
+
+    step(10, 'A payment run: every adjudicated, unfunded encounter, reviewed and approved once each');
+    const selection = await selectEncounters(client, {}, undefined);
+    const plan = planRun(selection, {}, `AUTH-${today.replace(/-/g, '')}-RUN`);
+    say(`$ tpa fund run --auth-code-prefix ${plan.prefix}        (review, then type the total: ${formatCentsGrouped(plan.total_cents)})`);
+    const runJournal = RunJournal.open(join(dir, 'run.journal'));
+    let run;
+    try {
+      runJournal.confirm(plan);
+      run = await executeRun(client, runJournal, { onOutcome: () => undefined });
+    } finally {
+      runJournal.close();
+    }
+    say(`→ ${run.outcomes.filter((o) => o.status === 'APPROVED').length} approvals, ${plan.encounters[0]?.authorization_code ?? ''} to ${plan.encounters.at(-1)?.authorization_code ?? ''}`);
+    check(
+      `the run moved exactly the confirmed total: ${formatCentsGrouped(run.approvedCents)} = ${formatCentsGrouped(plan.total_cents)}`,
+      run.approvedCents === plan.total_cents && run.outcomes.every((o) => o.status === 'APPROVED') && run.exitCode === 0,
+    );
+
     say(`\n${tools.c.bold('Next')}: the same on your own local engine`);
     say('  tpa local fixtures');
     say('  tpa claim template --type institutional > encounter.json && tpa claim submit encounter.json --wait');
     say('  tpa fund approve <encounter_id>        (asks before it moves money)');
+    say('  tpa claim submit claims/ export.ndjson --wait');
+    say('  tpa fund run --dry-run');
     say('  tpa ledger list');
     return narrate
       ? undefined
@@ -145,6 +201,8 @@ export const demo: Handler = async (ctx) => {
             funding: approved.body,
             settlement,
             ledger: history,
+            batch: { counts: batch.counts, dispositions: batch.dispositions, charges: formatCentsGrouped(batch.chargesCents), benefit: formatCentsGrouped(batch.benefitCents) },
+            payment_run: { prefix: plan.prefix, approvals: run.outcomes.length, total: formatCentsGrouped(run.approvedCents) },
             rules_hold: true,
           },
         };
