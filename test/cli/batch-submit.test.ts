@@ -1,0 +1,158 @@
+// `tpa claim submit <path>...` as a batch, through real processes: every input kind, invalid claims
+// among valid ones, a rerun skipping what was sent, kill -9 at random points then a resume, and a
+// server that loses answers in the middle of a batch: every claim in the ledger exactly once.
+import { spawn } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { claimTemplate } from '../../src/cli/claim-template.js';
+import { TPA_BIN, tpa } from '../helpers/cli.js';
+import { tempDir } from '../helpers/engine.js';
+import { serve } from '../helpers/server.js';
+
+const CLOCK = '2026-06-30T12:00:00Z';
+const env = { TPA_CLOCK: CLOCK };
+const CODES = ['45378', '45380', '43235'];
+const MEMBERS = ['MBR-1001', 'MBR-1002', 'MBR-1003', 'MBR-1004'];
+
+let home: string;
+let cleanup: () => void;
+beforeEach(() => {
+  ({ dir: home, remove: cleanup } = tempDir());
+});
+afterEach(() => cleanup());
+
+type Row = Record<string, any>;
+const ndjson = (text: string): Row[] => text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Row);
+
+/** Claim `i`: distinct for every i (member, code and service date). */
+function claim(i: number): Row {
+  const day = new Date(Date.UTC(2026, 0, 1) + Math.floor(i / (CODES.length * MEMBERS.length)) * 86_400_000).toISOString().slice(0, 10);
+  return claimTemplate({ type: 'professional', npi: '1045782368', cpt: [CODES[i % CODES.length]!], patient: MEMBERS[Math.floor(i / CODES.length) % MEMBERS.length]!, serviceDate: day }) as Row;
+}
+
+const lines = (from: number, to: number) => Array.from({ length: to - from }, (_, k) => JSON.stringify(claim(from + k))).join('\n') + '\n';
+
+async function ledger(h = home, e: Record<string, string> = env): Promise<Row[]> {
+  const r = await tpa(['ledger', 'list', '--all', '-o', 'ndjson'], { home: h, env: e, timeoutMs: 60_000 });
+  expect(r.code, r.stderr).toBe(0);
+  return ndjson(r.stdout);
+}
+
+/** Each claim once: as many encounters as claims, and no (member, date, code) twice. */
+function onceEach(entries: Row[], n: number): void {
+  expect(entries).toHaveLength(n);
+  const keys = new Set(entries.map((e) => `${e.service_date}|${e.ssp_code}|${e.encounter_number}`));
+  expect(keys.size).toBe(n);
+}
+
+describe('tpa claim submit, a batch', () => {
+  it('reads Claim files, Bundles, NDJSON, folders and stdin, naming each source; a rerun skips them all', async () => {
+    const dir = join(home, 'in');
+    mkdirSync(join(dir, 'folder'), { recursive: true });
+    writeFileSync(join(dir, 'one.json'), JSON.stringify(claim(0), null, 2));
+    const bundle = { resourceType: 'Bundle', type: 'collection', entry: [{ resource: claim(1) }, { resource: { resourceType: 'Patient', id: 'p1' } }, { resource: claim(2) }] };
+    writeFileSync(join(dir, 'bundle.json'), JSON.stringify(bundle));
+    writeFileSync(join(dir, 'many.ndjson'), lines(3, 6));
+    writeFileSync(join(dir, 'folder', 'b.json'), JSON.stringify(claim(7)));
+    writeFileSync(join(dir, 'folder', 'a.ndjson'), lines(6, 7));
+    writeFileSync(join(dir, 'folder', 'notes.txt'), 'not a claim');
+    const args = ['claim', 'submit', 'in/one.json', 'in/bundle.json', 'in/many.ndjson', 'in/folder', '-', '-o', 'ndjson'];
+    const r = await tpa(args, { home, env, input: lines(8, 10) });
+    expect(r.code, r.stderr).toBe(0);
+    const out = ndjson(r.stdout);
+    expect(out.map((o) => o.source).sort()).toEqual(
+      ['in/one.json', 'in/bundle.json#entry[0]', 'in/bundle.json#entry[2]', 'in/many.ndjson:1', 'in/many.ndjson:2', 'in/many.ndjson:3', 'in/folder/a.ndjson:1', 'in/folder/b.json', 'stdin:1', 'stdin:2'].sort(),
+    );
+    expect(out.every((o) => o.status === 'ACKNOWLEDGED' && /^sub_/.test(o.submission_id) && o.errors.length === 0)).toBe(true);
+    expect(r.stderr).toContain('in/bundle.json: 1 Patient ignored');
+    expect(r.stderr).toMatch(/journal: .*journals\/claims-[0-9a-f]{16}\.ndjson/);
+    onceEach(await ledger(), 10);
+
+    const again = await tpa(args, { home, env, input: lines(8, 10) });
+    expect(again.code, again.stderr).toBe(0);
+    const skipped = ndjson(again.stdout);
+    expect(skipped.map((o) => o.status)).toEqual(Array(10).fill('SKIPPED'));
+    expect(new Map(skipped.map((o) => [o.source, o.submission_id]))).toEqual(new Map(out.map((o) => [o.source, o.submission_id])));
+    onceEach(await ledger(), 10);
+  });
+
+  it('an invalid claim among valid ones is reported with its source and fields and not sent; the others are (exit 2)', async () => {
+    const bad = claim(1);
+    bad.provider = { identifier: { system: 'http://hl7.org/fhir/sid/us-npi', value: '123' } };
+    writeFileSync(join(home, 'mixed.ndjson'), `${JSON.stringify(claim(0))}\n{oops\n${JSON.stringify(bad)}\n${JSON.stringify(claim(2))}\n`);
+    const r = await tpa(['claim', 'submit', 'mixed.ndjson', '-o', 'ndjson'], { home, env });
+    expect(r.code).toBe(2);
+    const out = ndjson(r.stdout);
+    const by = new Map(out.map((o) => [o.source, o]));
+    expect(by.get('mixed.ndjson:1')!.status).toBe('ACKNOWLEDGED');
+    expect(by.get('mixed.ndjson:4')!.status).toBe('ACKNOWLEDGED');
+    expect(by.get('mixed.ndjson:2')).toMatchObject({ status: 'INVALID', submission_id: null, errors: [{ field: '', message: expect.stringMatching(/not valid JSON/) }] });
+    expect(by.get('mixed.ndjson:3')!.status).toBe('INVALID');
+    expect(by.get('mixed.ndjson:3')!.errors.some((e: Row) => /provider/.test(e.field))).toBe(true);
+    expect(r.stderr).toContain('mixed.ndjson:2: invalid, not sent');
+    expect(await ledger()).toHaveLength(2);
+  });
+
+  it('killed (kill -9) at random points 20 times, then run again: every claim in the ledger exactly once, none missing', async () => {
+    const N = 1500;
+    writeFileSync(join(home, 'batch.ndjson'), lines(0, N));
+    const journal = join(home, 'batch.journal');
+    const args = ['claim', 'submit', 'batch.ndjson', '--journal', journal, '--concurrency', '2', '-o', 'ndjson'];
+    const childEnv: Record<string, string> = {};
+    for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('TPA_')) childEnv[k] = v;
+    // Each claim takes 15 ms more (TPA_FAULT slow), two at a time: a batch lasts seconds, so the kills land inside it.
+    Object.assign(childEnv, { TPA_HOME: home, TPA_KEYRING: 'off', TPA_ADJUDICATION_DELAY: '0', TPA_FAULT: 'slow-15:/claims/submit/', ...env });
+    let killed = 0;
+    for (let i = 0; killed < 20 && i < 40; i++) {
+      const child = spawn(process.execPath, [TPA_BIN, ...args], { env: childEnv, cwd: home, stdio: 'ignore' });
+      const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+      const timer = setTimeout(() => child.kill('SIGKILL'), 300 + Math.floor(Math.random() * 900));
+      const code = await exited;
+      clearTimeout(timer);
+      if (code === null) killed++;
+      else expect(code).toBe(0);
+    }
+    expect(killed).toBe(20);
+    const last = await tpa(args, { home, env, timeoutMs: 120_000 });
+    expect(last.code, last.stderr).toBe(0);
+    const out = ndjson(last.stdout);
+    expect(out).toHaveLength(N);
+    expect(out.every((o) => o.status === 'ACKNOWLEDGED' || o.status === 'SKIPPED')).toBe(true);
+    expect(out.filter((o) => o.status === 'SKIPPED').length).toBeGreaterThan(0);
+    onceEach(await ledger(), N);
+    // The journal never announced a claim twice with two keys.
+    const keys = new Map<string, string>();
+    let announced = 0;
+    for (const r of readFileSync(journal, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Row)) {
+      if (r.type !== 'sending') continue;
+      announced++;
+      if (keys.has(r.claim)) expect(r.idempotency_key).toBe(keys.get(r.claim));
+      keys.set(r.claim, r.idempotency_key);
+    }
+    expect(keys.size).toBe(N);
+    // Some claims were announced and cut off before their answer, and were sent again with their key.
+    expect(announced).toBeGreaterThan(N);
+  }, 180_000);
+
+  it('over HTTP, a server that loses the answers of claims it processed in the middle of a batch: each claim once, exit 0', async () => {
+    const server = await serve(home, ['--no-rate-limit'], { ...env, TPA_FAULT: 'lose-response*3:/claims/submit/' });
+    try {
+      // The key is made on the server's clock, then the sandbox profile logs in with it.
+      const key = (await tpa(['local', 'keys', 'create'], { home, env })).stdout.trim();
+      const login = await tpa(['auth', 'login', '--env', 'sandbox', '--base-url', server.url, '--with-key-stdin'], { home, input: key });
+      expect(login.code, login.stderr).toBe(0);
+      writeFileSync(join(home, 'http.ndjson'), lines(0, 40));
+      const r = await tpa(['claim', 'submit', 'http.ndjson', '-o', 'ndjson', '--profile', 'sandbox', '--concurrency', '4'], { home, env, timeoutMs: 60_000 });
+      expect(r.code, r.stderr).toBe(0);
+      const out = ndjson(r.stdout);
+      expect(out).toHaveLength(40);
+      expect(out.every((o) => o.status === 'ACKNOWLEDGED')).toBe(true);
+      expect(new Set(out.map((o) => o.external_claim_id)).size).toBe(40);
+      expect(server.stderr()).toMatch(/connection dropped \(TPA_FAULT lose-response\)/);
+      onceEach(await ledger(), 40);
+    } finally {
+      await server.stop();
+    }
+  }, 90_000);
+});
