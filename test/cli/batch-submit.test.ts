@@ -94,6 +94,25 @@ describe('tpa claim submit, a batch', () => {
     expect(await ledger()).toHaveLength(2);
   });
 
+  it('--wait adds each claim\'s disposition and adjudication; a timeout first exits 7 with the claims still processing', async () => {
+    writeFileSync(join(home, 'w.ndjson'), lines(0, 3));
+    const r = await tpa(['claim', 'submit', 'w.ndjson', '--wait', '-o', 'ndjson'], { home, env });
+    expect(r.code, r.stderr).toBe(0);
+    for (const o of ndjson(r.stdout)) {
+      expect(o.disposition).toBe('APPROVED');
+      const a = o.adjudication;
+      expect(Math.round(a.allowed_amount * 100)).toBe(Math.round(a.benefit_amount * 100) + Math.round(a.patient_responsibility * 100));
+    }
+    writeFileSync(join(home, 'slow.ndjson'), lines(3, 5));
+    const slow = await tpa(['claim', 'submit', 'slow.ndjson', '--wait', '--timeout', '1s', '-o', 'ndjson'], { home, env: { ...env, TPA_ADJUDICATION_DELAY: '1h' } });
+    expect(slow.code).toBe(7);
+    expect(ndjson(slow.stdout).map((o) => [o.status, o.disposition])).toEqual([
+      ['ACKNOWLEDGED', null],
+      ['ACKNOWLEDGED', null],
+    ]);
+    expect(slow.stderr).toMatch(/2 claim\(s\) still being adjudicated/);
+  });
+
   it('killed (kill -9) at random points 20 times, then run again: every claim in the ledger exactly once, none missing', async () => {
     const N = 1500;
     writeFileSync(join(home, 'batch.ndjson'), lines(0, N));

@@ -9,6 +9,7 @@ import { claimTemplate } from '../../src/cli/claim-template.js';
 import { formatCentsGrouped, jsonNumberToCents } from '../../src/domain/money.js';
 import { TPA_BIN, tpa } from '../helpers/cli.js';
 import { tempDir } from '../helpers/engine.js';
+import { serve } from '../helpers/server.js';
 
 const CLOCK = '2026-06-30T12:00:00Z';
 const CODES = ['45378', '45380', '43235'];
@@ -113,6 +114,25 @@ describe('tpa fund run', () => {
     expect(out[0]!.processor_transfer_id).toMatch(/^tr_/);
     expect(out.filter((o) => o.status === 'SKIPPED')).toHaveLength(1);
     expect(out.filter((o) => o.status === 'SKIPPED')[0]!.message).toMatch(/funded by another approval/);
+    expect(await funded()).toHaveLength(count);
+  });
+
+  it('against local serve: a lost answer in the middle of the run is settled from the ledger; each encounter funded once', async () => {
+    await ledgerOf(12);
+    const { count, total } = await review();
+    const server = await serve(home, ['--no-rate-limit'], { ...env, TPA_FAULT: 'lose-response*1:/funding/approve/' });
+    try {
+      const key = (await tpa(['local', 'keys', 'create'], { home, env })).stdout.trim();
+      expect((await tpa(['auth', 'login', '--env', 'sandbox', '--base-url', server.url, '--with-key-stdin'], { home, input: key })).code).toBe(0);
+      const r = await tpa(['fund', 'run', '--profile', 'sandbox', '--auth-code-prefix', 'AUTH-20260630-HTTP', '--expect-total', total, '--yes', '-o', 'ndjson'], { home, env, timeoutMs: 60_000 });
+      expect(r.code, r.stderr).toBe(0);
+      const out = ndjson(r.stdout);
+      expect(out.map((o) => o.status)).toEqual(Array(count).fill('APPROVED'));
+      expect(out.reduce((s, o) => s + cents(o.amount), 0)).toBe(cents(Number(total)));
+      expect(server.stderr()).toMatch(/connection dropped \(TPA_FAULT lose-response\)/);
+    } finally {
+      await server.stop();
+    }
     expect(await funded()).toHaveLength(count);
   });
 
