@@ -139,7 +139,8 @@ export async function fundRun(ctx: Context, opts: Options): Promise<CommandOutpu
   if (prefix !== undefined && !/^[A-Za-z0-9][A-Za-z0-9-]{0,59}$/.test(prefix)) throw new ValidationFailed('--auth-code-prefix: letters, digits and dashes, e.g. AUTH-20261123-ACME');
   // A journal that holds a confirmed plan resumes its run: --journal, or the one the prefix names.
   const named = (opts.journal as string | undefined) ?? (prefix !== undefined ? defaultJournal(ctx, prefix) : undefined);
-  let journal = named !== undefined && existsSync(named) ? RunJournal.open(named) : undefined;
+  // A dry run only reviews: it opens no journal, so it can never resume (and send) a run.
+  let journal = !dryRun && named !== undefined && existsSync(named) ? RunJournal.open(named) : undefined;
   if (journal && !journal.plan) {
     journal.close();
     journal = undefined;

@@ -98,6 +98,11 @@ describe('tpa fund run', () => {
     expect(again.stderr).toMatch(/resuming the payment run AUTH-20260630-ACME .*: 0 of \d+ approvals left/);
     expect(ndjson(again.stdout)).toEqual(out);
     expect(await funded()).toHaveLength(count);
+    // A dry run with the same prefix only reviews: it never resumes (and sends) the run.
+    const dry = await tpa(['fund', 'run', '--dry-run', '--auth-code-prefix', 'AUTH-20260630-ACME', '-o', 'json'], { home, env });
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.json()).toMatchObject({ count: 0, total: '0.00' });
+    expect(dry.stderr).not.toMatch(/resuming/);
   });
 
   it('a lost answer is settled from the ledger, never resent; an encounter funded by someone else meanwhile is SKIPPED', async () => {
