@@ -97,6 +97,7 @@ export async function submitBatch(ctx: Context, paths: readonly string[], claims
   const table = ctx.format === 'table';
   const writer = table ? undefined : rowWriter<ClaimOutcome | Record<string, unknown>>(ctx.format as 'json' | 'ndjson' | 'csv', ctx.io.stdout);
   let shown = false;
+  let drawn = 0;
   const clearProgress = () => {
     if (shown) (ctx.io.stderr.write('\r\x1b[K'), (shown = false));
   };
@@ -123,6 +124,10 @@ export async function submitBatch(ctx: Context, paths: readonly string[], claims
       },
       onProgress: live
         ? (p) => {
+            // Ten redraws a second at most: a batch of 10,000 claims is not 10,000 writes to the terminal.
+            const now = Date.now();
+            if (now - drawn < 100 && p.waitingMs === undefined && p.done !== p.total) return;
+            drawn = now;
             ctx.io.stderr.write(`\r\x1b[K${progressText(p)}`);
             shown = true;
           }

@@ -156,7 +156,6 @@ interface Ready {
   sha256: string;
   text: string;
   key: string;
-  chargeCents: number;
 }
 
 /**
@@ -223,7 +222,7 @@ export async function runClaimBatch(client: TpaClient, claims: AsyncIterable<Bat
       finish(outcome(item.source, 'SKIPPED', { ...known.ack, idempotency_key: known.key }));
       return undefined;
     }
-    return { claim, source: item.source, sha256, text: item.text, key: known?.key ?? randomUUID(), chargeCents };
+    return { claim, source: item.source, sha256, text: item.text, key: known?.key ?? randomUUID() };
   };
 
   const inFlight = new Set<Promise<void>>();

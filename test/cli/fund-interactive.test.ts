@@ -2,7 +2,7 @@
 // only appear when stdin and stdout are terminals), driven by test/helpers/pty-drive.py, which
 // waits for each prompt's text before typing into it.
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -234,5 +234,43 @@ describe('tpa fund approve, interactively on a terminal', { timeout: 30_000 }, (
     expectCompleted(withYes);
     expect(withYes.exit_code).toBe(0);
     expect(withYes.output).toMatch(/"status": "APPROVED"/);
+  });
+});
+
+describe('batches and payment runs on a terminal', { timeout: 40_000 }, () => {
+  it('claim submit of a folder draws its progress on stderr and ends with a summary table', async () => {
+    const dir = join(home.dir, 'claims');
+    mkdirSync(dir);
+    for (const [i, patient] of ['MBR-1001', 'MBR-1002', 'MBR-1003'].entries()) {
+      const t = await run(['claim', 'template', '--patient', patient]);
+      writeFileSync(join(dir, `c${i}.json`), t.stdout);
+    }
+    const r = await tpaInteractive(['claim', 'submit', 'claims', '--wait'], [{ expect: 'Outcome' }]);
+    expectCompleted(r);
+    expect(r.exit_code, r.output).toBe(0);
+    expect(r.output).toMatch(/\[#{20}\]\s+3 of 3 claims/);
+    expect(r.output).toMatch(/ACKNOWLEDGED\s*│\s*3/);
+    expect(r.output).toMatch(/Benefit/);
+  });
+
+  it('fund run asks for the prefix, shows the review, refuses a mistyped total at the prompt and approves once the total shown is typed', async () => {
+    const id = await adjudicatedEncounter();
+    const r = await tpaInteractive(
+      ['fund', 'run'],
+      [
+        { expect: 'Authorization code prefix', send: `AUTH-20261124-PTY${ENTER}` },
+        { expect: 'type the total to release (2,280.00)', send: `2280.01${ENTER}` },
+        { expect: 'type 2,280.00 exactly', send: [...Array(7).fill(BACKSPACE), `2,280.00${ENTER}`] },
+        { expect: 'approved of' },
+      ],
+    );
+    expectCompleted(r);
+    expect(r.exit_code, r.output).toBe(0);
+    expect(r.output).toMatch(/Payment run: 1 encounter, 2,280\.00 in all/);
+    expect(r.output).toMatch(/Net to provider/);
+    expect(r.output).toMatch(/AUTH-20261124-PTY-0001/);
+    expect(r.output).toMatch(/Payment run AUTH-20261124-PTY: 2,280\.00 approved of 2,280\.00/);
+    const settlement = await run(['settlement', 'show', id, '-o', 'json']);
+    expect(settlement.code).toBe(0);
   });
 });
