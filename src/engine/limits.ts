@@ -6,13 +6,20 @@
 import type { CallerEnvironment } from './services/keys.js';
 
 export interface Tier {
-  /** Requests per minute per key; null: unlimited (the sandbox tier). */
-  perMinute: number | null;
+  /** Requests per minute per key. */
+  perMinute: number;
   concurrent: number;
 }
 
+/**
+ * SPEC.md's sandbox tier is "unlimited requests per minute". Its window is counted against this
+ * nominal limit, so that X-RateLimit-Limit and -Remaining are integers on every answer, as SPEC.md's
+ * example shows and as clients parse them; no test or script reaches it.
+ */
+export const SANDBOX_PER_MINUTE = 1_000_000;
+
 export const TIERS: Record<CallerEnvironment, Tier> = {
-  sandbox: { perMinute: null, concurrent: 10 },
+  sandbox: { perMinute: SANDBOX_PER_MINUTE, concurrent: 10 },
   staging: { perMinute: 200, concurrent: 20 },
   // The production default tier.
   production: { perMinute: 100, concurrent: 10 },
@@ -67,11 +74,9 @@ export class RateLimiter {
 
   /** Counts a request of a key to an endpoint; call `release` when its answer is sent, if allowed. */
   admit(keyId: string, tier: Tier, endpoint: string, endpointPerMinute: number | null): LimitVerdict {
-    const windows: Counted[] = [];
-    const tierWindow = this.count(`${keyId}`);
-    if (tier.perMinute !== null) windows.push({ limit: tier.perMinute, w: tierWindow, name: 'the tier' });
+    const windows: Counted[] = [{ limit: tier.perMinute, w: this.count(`${keyId}`), name: 'the tier' }];
     if (endpointPerMinute !== null) windows.push({ limit: endpointPerMinute, w: this.count(`${keyId} ${endpoint}`), name: endpoint });
-    const verdict = this.judge(windows, tierWindow);
+    const verdict = this.judge(windows);
     if (!verdict.allowed) return verdict;
     const running = this.inFlight.get(keyId) ?? 0;
     if (running >= tier.concurrent) return { allowed: false, headers: verdict.headers, retryAfter: 1, reason: `${tier.concurrent} concurrent requests` };
@@ -86,17 +91,18 @@ export class RateLimiter {
   admitAnonymous(address: string, perMinute = ANONYMOUS_PER_MINUTE): LimitVerdict {
     // One caller is one address, whether the socket shows it as IPv4 or IPv4-mapped IPv6.
     const w = this.count(`address ${address.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, '')}`);
-    return this.judge([{ limit: perMinute, w, name: 'an address without a valid API key' }], w);
+    return this.judge([{ limit: perMinute, w, name: 'an address without a valid API key' }]);
   }
 
   /** The verdict of the windows a request counted in: the one with the fewest requests left answers. */
-  private judge(windows: Counted[], fallback: Window): LimitVerdict {
-    const strictest = windows.sort((a, b) => a.limit - a.w.count - (b.limit - b.w.count))[0];
-    const reset = (w: Window) => Math.ceil((w.start + this.windowMs) / 1000);
-    const headers: Record<string, string> = strictest
-      ? { 'x-ratelimit-limit': String(strictest.limit), 'x-ratelimit-remaining': String(Math.max(0, strictest.limit - strictest.w.count)), 'x-ratelimit-reset': String(reset(strictest.w)) }
-      : { 'x-ratelimit-limit': 'unlimited', 'x-ratelimit-remaining': 'unlimited', 'x-ratelimit-reset': String(reset(fallback)) };
-    if (strictest && strictest.w.count > strictest.limit) {
+  private judge(windows: Counted[]): LimitVerdict {
+    const strictest = windows.sort((a, b) => a.limit - a.w.count - (b.limit - b.w.count))[0]!;
+    const headers: Record<string, string> = {
+      'x-ratelimit-limit': String(strictest.limit),
+      'x-ratelimit-remaining': String(Math.max(0, strictest.limit - strictest.w.count)),
+      'x-ratelimit-reset': String(Math.ceil((strictest.w.start + this.windowMs) / 1000)),
+    };
+    if (strictest.w.count > strictest.limit) {
       const retryAfter = Math.max(1, Math.ceil((strictest.w.start + this.windowMs - this.now()) / 1000));
       return { allowed: false, headers, retryAfter, reason: `${strictest.limit} requests per minute for ${strictest.name}` };
     }

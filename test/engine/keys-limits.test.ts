@@ -111,15 +111,18 @@ describe('API keys', () => {
 
 describe('the rate limiter', () => {
   it('has the tiers of SPEC.md', () => {
-    expect(TIERS).toEqual({ sandbox: { perMinute: null, concurrent: 10 }, staging: { perMinute: 200, concurrent: 20 }, production: { perMinute: 100, concurrent: 10 } });
+    expect(TIERS).toEqual({ sandbox: { perMinute: 1_000_000, concurrent: 10 }, staging: { perMinute: 200, concurrent: 20 }, production: { perMinute: 100, concurrent: 10 } });
     expect(ANONYMOUS_PER_MINUTE).toBe(60);
   });
 
-  it('an unlimited tier and route report unlimited, with the reset of the tier window', () => {
+  it('the sandbox tier (unlimited in SPEC.md) reports integers: its nominal 1,000,000 a minute, counted, with the reset of its window', () => {
     let now = 1_000_000;
     const limiter = new RateLimiter(60_000, () => now);
     const v = limiter.admit('k', TIERS.sandbox, 'GET /x', null);
-    expect(v).toEqual({ allowed: true, headers: { 'x-ratelimit-limit': 'unlimited', 'x-ratelimit-remaining': 'unlimited', 'x-ratelimit-reset': '1060' } });
+    expect(v).toEqual({ allowed: true, headers: { 'x-ratelimit-limit': '1000000', 'x-ratelimit-remaining': '999999', 'x-ratelimit-reset': '1060' } });
+    limiter.release('k');
+    expect(limiter.admit('k', TIERS.sandbox, 'GET /x', null).headers['x-ratelimit-remaining']).toBe('999998');
+    limiter.release('k');
     now += 59_999;
     expect(limiter.admit('k', TIERS.sandbox, 'GET /x', null).headers['x-ratelimit-reset']).toBe('1060');
     now += 1;
@@ -170,7 +173,7 @@ describe('the rate limiter', () => {
     for (let i = 0; i < 10; i++) expect(limiter.admit('k', TIERS.sandbox, 'GET /x', null).allowed).toBe(true);
     const eleventh = limiter.admit('k', TIERS.sandbox, 'GET /x', null);
     expect(eleventh).toMatchObject({ allowed: false, retryAfter: 1, reason: '10 concurrent requests' });
-    expect(eleventh.headers['x-ratelimit-limit']).toBe('unlimited');
+    expect(eleventh.headers['x-ratelimit-limit']).toBe('1000000');
     limiter.release('k');
     expect(limiter.admit('k', TIERS.sandbox, 'GET /x', null).allowed).toBe(true);
     for (let i = 0; i < 11; i++) limiter.release('k');
