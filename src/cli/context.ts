@@ -26,6 +26,8 @@ export interface GlobalOptions {
 export interface Context {
   io: IO;
   format: OutputFormat;
+  /** Whether -o, --json or TPA_OUTPUT chose the format (else it follows whether stdout is a terminal). */
+  formatChosen: boolean;
   /** Colours on stdout: a terminal, no NO_COLOR, no --no-color. */
   color: boolean;
   /** Colours on stderr, by the same rules. */
@@ -65,6 +67,7 @@ export function createContext(io: IO, opts: GlobalOptions): Context {
   const ctx: Context = {
     io,
     format: outputFormat(opts, io),
+    formatChosen: Boolean(opts.json || opts.output),
     color: io.stdout.isTTY && !noColor,
     colorErr: io.stderr.isTTY && !noColor,
     debug: opts.debug === true,

@@ -135,7 +135,12 @@ export const keysCreate: Handler = async (ctx, _args, opts) => {
   if (unknown.length > 0) throw new UsageError(`unknown scope ${unknown.join(', ')}: use ${SCOPES.join(', ')}`);
   const created = await withEngine(ctx, (e) => e.createKey(env, (scopes.length > 0 ? scopes : SCOPES) as Scope[]));
   ctx.note(`created key ${created.record.id} (${created.record.scopes.join(', ')}); it is shown only this once`);
-  // The key alone on stdout, so that `KEY=$(tpa local keys create)` works.
+  // Asked for a format (-o json, ndjson, csv, --json, TPA_OUTPUT): an object, as every command gives. Otherwise, on a
+  // terminal or piped, the key alone on stdout, so that `tpa local keys create | tpa auth login
+  // --with-key-stdin` and `KEY=$(tpa local keys create)` work.
+  if (ctx.formatChosen && ctx.format !== 'table') {
+    return { data: { key_id: created.record.id, api_key: created.apiKey, scopes: created.record.scopes, environment: created.record.environment } };
+  }
   ctx.io.stdout.write(`${created.apiKey}\n`);
 };
 
