@@ -435,7 +435,7 @@ _tpa() {
         __never__) ;;
       esac
       valued=''
-      words='settlement-failure refund aeob-variance'
+      words='settlement-failure refund aeob-variance missing-aeob'
       flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
       ;;
     'api')

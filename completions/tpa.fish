@@ -215,6 +215,7 @@ complete -c tpa -n '__fish_seen_subcommand_from local; and __fish_seen_subcomman
 complete -c tpa -n '__fish_seen_subcommand_from local; and __fish_seen_subcommand_from simulate' -a settlement-failure
 complete -c tpa -n '__fish_seen_subcommand_from local; and __fish_seen_subcommand_from simulate' -a refund
 complete -c tpa -n '__fish_seen_subcommand_from local; and __fish_seen_subcommand_from simulate' -a aeob-variance
+complete -c tpa -n '__fish_seen_subcommand_from local; and __fish_seen_subcommand_from simulate' -a missing-aeob
 complete -c tpa -n '__fish_seen_subcommand_from local; and __fish_seen_subcommand_from simulate' -s h -l help -d 'show help'
 complete -c tpa -n '__fish_seen_subcommand_from api' -s d -l data -r -d 'request body: JSON text, @file, or - for stdin'
 complete -c tpa -n '__fish_seen_subcommand_from api' -s i -l include -d 'print the status line and headers before the body'

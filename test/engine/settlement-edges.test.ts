@@ -212,6 +212,37 @@ describe('the simulated AEOB variance (item 12)', () => {
   });
 });
 
+describe('the simulated missing AEOB (issue 13)', () => {
+  it('before the arrival: the transfer completes as MISSING_AEOB, the whole settled amount its variance, reconciliation UNMATCHED', () => {
+    const id = encounter();
+    expect(approve(at(MON_LATER), id, 2280).status).toBe(200);
+    const s = at(MON_LATER).simulate('missing-aeob', id) as Body;
+    expect(s).toMatchObject({ status: 'INITIATED', aeob_match: null });
+    const arrived = settlement(at(WED), id);
+    expect(arrived).toMatchObject({ status: 'COMPLETED', reconciliation_status: 'UNMATCHED', aeob_match: { aeob_reference: null, aeob_amount: null, settlement_amount: 2280, variance: 2280, match_status: 'MISSING_AEOB' } });
+    const d = detail(at(WED), id);
+    expect(d.encounter.status).toBe('RECONCILED');
+    const reconciliation = d.entries.filter((e: Body) => e.type === 'RECONCILIATION');
+    expect(reconciliation).toHaveLength(1);
+    expect(reconciliation[0]).toMatchObject({ reference: null, description: expect.stringMatching(/MISSING_AEOB/) });
+    expect(d.reconciliation.claim_match_status).toBe('UNMATCHED');
+  });
+
+  it('after a matched reconciliation: reconciled again as MISSING_AEOB; a second time, or on a refunded transfer, it is refused', () => {
+    const id = encounter();
+    approve(at(MON_LATER), id, 2280);
+    const e = at(WED);
+    expect(settlement(e, id)).toMatchObject({ reconciliation_status: 'MATCHED' });
+    expect(e.simulate('missing-aeob', id)).toMatchObject({ reconciliation_status: 'UNMATCHED', aeob_match: { match_status: 'MISSING_AEOB', aeob_amount: null } });
+    expect(() => e.simulate('missing-aeob', id)).toThrow(/already missing/);
+    const other = submit(MON, { cpt: ['45378'] }).encounterId;
+    expect(approve(e, other, 1580).status).toBe(200);
+    const later = at('2026-03-06T12:00:00Z');
+    later.simulate('refund', other);
+    expect(() => later.simulate('missing-aeob', other)).toThrow(/REFUNDED/);
+  });
+});
+
 describe('ledger entries without an adjudication (items 15, 16, 17)', () => {
   /** A pended claim (the knee arthroscopy needs a preauthorization) and a denied one (a duplicate). */
   function pendedAndDenied() {

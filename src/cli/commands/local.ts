@@ -68,7 +68,7 @@ export function registerLocal(local: Command, act: Act): void {
     local
       .command('simulate')
       .description('sandbox triggers for the unhappy paths: a failed transfer, a refund, an AEOB that does not match')
-      .addArgument(new Argument('<scenario>', 'settlement-failure | refund | aeob-variance').choices(['settlement-failure', 'refund', 'aeob-variance']))
+      .addArgument(new Argument('<scenario>', 'settlement-failure | refund | aeob-variance | missing-aeob').choices(['settlement-failure', 'refund', 'aeob-variance', 'missing-aeob']))
       .argument('<encounter_id>', 'a funded encounter'),
     'tpa local simulate settlement-failure enc_3b302036a412ed8b301f',
     'tpa local clock advance 3d && tpa local simulate refund enc_3b302036a412ed8b301f',

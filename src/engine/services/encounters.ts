@@ -28,6 +28,8 @@ export interface EncounterRow {
   aeob_reference: string;
   processor_trace_id: string;
   aeob_adjustment_cents: number;
+  /** 1 when the payer never sent the AEOB (`local simulate missing-aeob`). */
+  aeob_missing: number;
   progression_json: string;
   claim_json: string;
   outcome_json: string;

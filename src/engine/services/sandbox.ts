@@ -10,7 +10,7 @@ import type { Db } from '../store/db.js';
 import { addHistory, addStatus, encounterById, encounterData } from './encounters.js';
 import { reconcileSettlement, settlementBody, settlementFor, type SettlementRow } from './settlement.js';
 
-export const SCENARIOS = ['settlement-failure', 'refund', 'aeob-variance'] as const;
+export const SCENARIOS = ['settlement-failure', 'refund', 'aeob-variance', 'missing-aeob'] as const;
 export type Scenario = (typeof SCENARIOS)[number];
 
 /** How far the simulated AEOB is from the settlement (the AEOB states this much less). */
@@ -27,7 +27,15 @@ export function simulate(ctx: EngineContext, scenario: Scenario, encounterId: st
       const now = isoSeconds(ctx.clock.now());
       if (scenario === 'settlement-failure') fail(db, s, now);
       else if (scenario === 'refund') refund(db, s, now);
-      else {
+      else if (scenario === 'missing-aeob') {
+        if (s.status === 'FAILED' || s.status === 'REFUNDED') {
+          throw new ConflictError(`the transfer ${s.processor_transfer_id} is ${s.status}: nothing of it stays settled to reconcile against an AEOB`);
+        }
+        if (encounter.aeob_missing) throw new ConflictError(`the AEOB of encounter ${encounterId} is already missing; nothing changed`);
+        db.prepare('UPDATE encounters SET aeob_missing = 1 WHERE id = ?').run(encounterId);
+        // Already reconciled: reconcile again now; otherwise the arrival will find no AEOB.
+        if (s.reconciled_at !== null) reconcileSettlement(db, s.id, now);
+      } else {
         if (s.status === 'FAILED' || s.status === 'REFUNDED') {
           throw new ConflictError(`the transfer ${s.processor_transfer_id} is ${s.status}: nothing of it stays settled to reconcile against an AEOB`);
         }

@@ -91,7 +91,7 @@ function transferBody(db: Db, s: SettlementRow, encounter: EncounterRow): Record
       s.match_status === null
         ? null
         : {
-            aeob_reference: encounter.aeob_reference,
+            aeob_reference: s.match_status === 'MISSING_AEOB' ? null : encounter.aeob_reference,
             aeob_amount: s.aeob_amount_cents === null ? null : centsToAmount(s.aeob_amount_cents),
             // Net of what came back: a refunded transfer leaves nothing settled.
             settlement_amount: centsToAmount(settled),
@@ -163,7 +163,7 @@ export function reconcileSettlement(db: Db, settlementId: string, at: string): v
   const encounterId = s.encounter_id;
   const encounter = encounterById(db, encounterId)!;
   const benefitCents = encounterData(encounter).adjudication.totals.benefitCents;
-  const aeobCents = benefitCents + encounter.aeob_adjustment_cents;
+  const aeobCents = encounter.aeob_missing ? null : benefitCents + encounter.aeob_adjustment_cents;
   const { matchStatus, varianceCents } = reconcile(aeobCents, s.total_amount_cents);
   const reconciliationStatus = matchStatus === 'EXACT' ? 'MATCHED' : 'UNMATCHED';
   db.prepare('UPDATE settlements SET match_status = ?, aeob_amount_cents = ?, reconciliation_status = ?, reconciled_at = ? WHERE id = ?').run(
@@ -176,11 +176,13 @@ export function reconcileSettlement(db: Db, settlementId: string, at: string): v
   addHistory(db, encounterId, {
     type: 'RECONCILIATION',
     timestamp: at,
-    reference: encounter.aeob_reference,
+    reference: aeobCents === null ? null : encounter.aeob_reference,
     description:
       matchStatus === 'EXACT'
         ? `Settlement matched AEOB ${encounter.aeob_reference} exactly`
-        : `Settlement differs from AEOB ${encounter.aeob_reference} by ${formatCentsGrouped(Math.abs(varianceCents))} (${matchStatus})`,
+        : matchStatus === 'MISSING_AEOB'
+          ? `No AEOB ${encounter.aeob_reference} from the payer to match the settlement of ${formatCentsGrouped(s.total_amount_cents)} against (MISSING_AEOB)`
+          : `Settlement differs from AEOB ${encounter.aeob_reference} by ${formatCentsGrouped(Math.abs(varianceCents))} (${matchStatus})`,
   });
   if (encounter.status !== 'RECONCILED') addStatus(db, encounterId, 'RECONCILED', at);
 }

@@ -476,4 +476,9 @@ export const MIGRATIONS: readonly string[] = [
     INSERT INTO ledger_months SELECT NEW.npi, status, substr(service_date, 1, 7), 1 FROM encounters WHERE id = NEW.encounter_id ON CONFLICT DO UPDATE SET n = n + 1;
   END;
   `,
+  // 11: the sandbox trigger for SPEC.md's MISSING_AEOB (`tpa local simulate missing-aeob`): the payer
+  // never sent the encounter's AEOB, so its settlement has nothing to be matched against.
+  `
+  ALTER TABLE encounters ADD COLUMN aeob_missing INTEGER NOT NULL DEFAULT 0;
+  `,
 ];
