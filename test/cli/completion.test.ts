@@ -39,7 +39,7 @@ describe('shell completions', () => {
     expect(complete('tpa ledger list --st')).toEqual(['--status']);
     expect(complete('tpa -o json ledger list --li')).toEqual(['--limit']);
     expect(complete('tpa ratesheet add BLD-1001 --rate-type ')).toEqual(['CASE_RATE', 'PERCENT_MEDICARE']);
-    expect(complete('tpa local simulate ')).toEqual(['settlement-failure', 'refund', 'aeob-variance']);
+    expect(complete('tpa local simulate ')).toEqual(['settlement-failure', 'refund', 'aeob-variance', 'missing-aeob']);
     expect(complete('tpa -o ')).toEqual(['table', 'json', 'ndjson', 'csv']);
     expect(complete('tpa claim submit --timeout ')).toEqual([]);
   });
