@@ -60,6 +60,19 @@ export function saveProfile(paths: Paths, profile: Profile): void {
   writePrivateJson(configFile(paths), { ...config, profiles: { ...config.profiles, [name]: rest } });
 }
 
+/** Makes `name` the default profile when none is set; returns whether it did. */
+export function defaultProfileIfUnset(paths: Paths, name: string): boolean {
+  const config = readConfig(paths);
+  if (config.default_profile) return false;
+  writePrivateJson(configFile(paths), { ...config, default_profile: name });
+  return true;
+}
+
+/** The profiles saved in the config (never `local`, which always exists without being saved). */
+export function savedProfiles(paths: Paths): Profile[] {
+  return Object.entries(readConfig(paths).profiles ?? {}).map(([name, p]) => ({ name, ...p }));
+}
+
 /** The named profile; "local" (the embedded engine) always exists. */
 export function resolveProfile(paths: Paths, name: string): Profile {
   const stored = readConfig(paths).profiles?.[name];

@@ -194,6 +194,18 @@ export async function findApiKey(paths: Paths, profile: string, env: NodeJS.Proc
   return undefined;
 }
 
+/**
+ * Whether a credential of the profile is saved (an API key, or a production profile's cached token
+ * or key passphrase) in the keychain or the file; TPA_API_KEY is not a saved credential.
+ */
+export async function hasSavedCredential(paths: Paths, profile: string, env: NodeJS.ProcessEnv, note: (text: string) => void): Promise<boolean> {
+  const { primary, file } = await openStore(paths, env, note);
+  for (const store of primary === file ? [file] : [primary, file]) {
+    for (const account of [keyAccount(profile), `token:${profile}`, `passphrase:${profile}`]) if (await store.get(account)) return true;
+  }
+  return false;
+}
+
 /** Saves the key in the store the policy gives; a copy left in the file by an earlier fallback goes. */
 export async function saveApiKey(paths: Paths, profile: string, key: string, env: NodeJS.ProcessEnv, note: (text: string) => void): Promise<SecretStore> {
   const { primary, file } = await openStore(paths, env, note);

@@ -25,6 +25,12 @@ export async function ask(message: string, options: { default?: string; validate
   return interruptible(() => input({ message, default: options.default, validate: options.validate, required: true }, { output: process.stderr }));
 }
 
+/** Asks to choose one of `choices` (label, value) on stderr. */
+export async function choose(message: string, choices: readonly { name: string; value: string }[]): Promise<string> {
+  const { select } = await import('@inquirer/prompts');
+  return interruptible(() => select({ message, choices: [...choices] }, { output: process.stderr }));
+}
+
 /** Asks for a secret (an API key, a key passphrase), masked, on stderr. */
 export async function askSecret(message: string): Promise<string> {
   const { password } = await import('@inquirer/prompts');

@@ -34,7 +34,7 @@ function claim(i: number): Row {
 const lines = (from: number, to: number) => Array.from({ length: to - from }, (_, k) => JSON.stringify(claim(from + k))).join('\n') + '\n';
 
 async function ledger(h = home, e: Record<string, string> = env): Promise<Row[]> {
-  const r = await tpa(['ledger', 'list', '--all', '-o', 'ndjson'], { home: h, env: e, timeoutMs: 60_000 });
+  const r = await tpa(['ledger', 'list', '--all', '-o', 'ndjson', '-p', 'local'], { home: h, env: e, timeoutMs: 60_000 });
   expect(r.code, r.stderr).toBe(0);
   return ndjson(r.stdout);
 }

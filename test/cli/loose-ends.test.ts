@@ -24,3 +24,45 @@ describe('tpa local keys create', () => {
     expect(JSON.parse(ndjson.stdout.trim())).toMatchObject({ key_id: expect.stringMatching(/^key_/) });
   });
 });
+
+describe('auth login, status and logout without -p', () => {
+  it('the first login becomes the default; status shows every profile with a credential; logout takes the only one, or asks for -p among several', async () => {
+    const { serve } = await import('../helpers/server.js');
+    const server = await serve(home.dir);
+    const run = (args: string[], input?: string) => tpa(args, { home: home.dir, input });
+    try {
+      const sandboxKey = (await run(['local', 'keys', 'create'])).stdout.trim();
+      const first = await run(['auth', 'login', '--env', 'sandbox', '--base-url', server.url, '--with-key-stdin'], sandboxKey);
+      expect(first.code, first.stderr).toBe(0);
+      expect(first.stderr).toMatch(/"sandbox" is now the default profile/);
+      expect((await run(['config', 'get', 'default_profile', '-o', 'json'])).json()).toMatchObject({ value: 'sandbox' });
+
+      const status = await run(['auth', 'status', '-o', 'json']);
+      expect(status.code, status.stderr).toBe(0);
+      expect(status.json<unknown[]>()).toEqual([expect.objectContaining({ profile: 'sandbox', environment: 'sandbox', key_id: expect.stringMatching(/^key_/) })]);
+
+      const stagingKey = (await run(['local', 'keys', 'create', '--env', 'staging'])).stdout.trim();
+      const second = await run(['auth', 'login', '--env', 'staging', '--base-url', server.url, '--with-key-stdin'], stagingKey);
+      expect(second.code, second.stderr).toBe(0);
+      expect(second.stderr).toMatch(/use it with -p staging/);
+      expect((await run(['config', 'get', 'default_profile', '-o', 'json'])).json()).toMatchObject({ value: 'sandbox' });
+      const both = await run(['auth', 'status', '-o', 'json']);
+      expect(both.json<{ profile: string }[]>().map((p) => p.profile)).toEqual(['sandbox', 'staging']);
+      const table = await run(['auth', 'status', '-o', 'table']);
+      expect(table.stdout).toMatch(/Profile\s+sandbox[\s\S]*Profile\s+staging/);
+
+      const ambiguous = await run(['auth', 'logout']);
+      expect(ambiguous.code).toBe(2);
+      expect(ambiguous.stderr).toMatch(/several profiles have a saved credential \(sandbox, staging\): name one with -p/);
+      expect((await run(['auth', 'logout', '-p', 'staging'])).code).toBe(0);
+      const only = await run(['auth', 'logout', '-o', 'json']);
+      expect(only.code, only.stderr).toBe(0);
+      expect(only.json()).toMatchObject({ profile: 'sandbox', removed_from: [expect.any(String)] });
+      const none = await run(['auth', 'logout']);
+      expect(none.code).toBe(2);
+      expect(none.stderr).toMatch(/nothing to log out of/);
+    } finally {
+      await server.stop();
+    }
+  });
+});

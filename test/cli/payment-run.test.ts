@@ -41,13 +41,13 @@ type Row = Record<string, any>;
 const ndjson = (text: string): Row[] => text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Row);
 
 async function review(): Promise<{ count: number; total: string; encounters: Row[] }> {
-  const r = await tpa(['fund', 'run', '--dry-run', '-o', 'json'], { home, env });
+  const r = await tpa(['fund', 'run', '--dry-run', '-o', 'json', '-p', 'local'], { home, env });
   expect(r.code, r.stderr).toBe(0);
   return r.json();
 }
 
 async function funded(): Promise<Row[]> {
-  const r = await tpa(['ledger', 'list', '--all', '--status', 'FUNDED', '-o', 'ndjson'], { home, env, timeoutMs: 60_000 });
+  const r = await tpa(['ledger', 'list', '--all', '--status', 'FUNDED', '-o', 'ndjson', '-p', 'local'], { home, env, timeoutMs: 60_000 });
   expect(r.code, r.stderr).toBe(0);
   return ndjson(r.stdout);
 }

@@ -2,7 +2,7 @@
 // prompt, stdin or TPA_API_KEY, never from an argument, and never printed or logged.
 import type { Profile } from '../../auth/config.js';
 import type { Health } from '../../client/types.js';
-import { httpsUnlessLoopback } from '../../auth/config.js';
+import { defaultProfileIfUnset, httpsUnlessLoopback, savedProfiles } from '../../auth/config.js';
 import { keyFormatProblem, maskKey } from '../../domain/api-keys.js';
 import { AuthError, TpaError, UsageError } from '../../errors.js';
 import type { TableTools } from '../../render/output.js';
@@ -56,9 +56,20 @@ export const login: Handler = async (ctx, _args, opts) => {
   const profile: Profile = { name, env, base_url: baseUrl };
   const store = await saveApiKey(ctx.paths, name, key, ctx.io.env, ctx.note);
   saveProfile(ctx.paths, profile);
-  ctx.note(`saved profile "${name}"; its key (${maskKey(key)}) is in ${store.location}; use it with -p ${name} or TPA_PROFILE=${name}`);
+  ctx.note(`saved profile "${name}"; its key (${maskKey(key)}) is in ${store.location}`);
+  sayDefault(ctx, name);
   return { data: { profile: name, environment: env, base_url: baseUrl, key_id: health.key_id, scopes: health.scopes }, table: (t) => healthTable(t, health) };
 };
+
+/**
+ * The first profile logged in to becomes the default (commands without -p use it), as `gh` does;
+ * a default already chosen stays. Either way, the note says how to choose.
+ */
+function sayDefault(ctx: Context, name: string): void {
+  if (defaultProfileIfUnset(ctx.paths, name)) {
+    ctx.note(`"${name}" is now the default profile: commands without -p use it (tpa config set default_profile local to use the embedded engine again)`);
+  } else ctx.note(`use it with -p ${name} or TPA_PROFILE=${name} (or make it the default: tpa config set default_profile ${name})`);
+}
 
 /** Production: the client certificate gets a token from the token endpoint, which is tried on the service before anything is saved. */
 async function loginProduction(ctx: Context, opts: Options) {
@@ -107,6 +118,7 @@ async function loginProduction(ctx: Context, opts: Options) {
   if (passphrase !== undefined) await store.set(`passphrase:${name}`, passphrase);
   saveProfile(ctx.paths, profile);
   ctx.note(`saved production profile "${name}"; its access token${passphrase !== undefined ? ' and key passphrase are' : ' is'} kept in ${store.location}`);
+  sayDefault(ctx, name);
   return { data: { profile: name, environment: 'production', base_url: baseUrl, client_id: profile.client_id, scopes: health.scopes }, table: (t: TableTools) => healthTable(t, health) };
 }
 
@@ -152,8 +164,46 @@ export const rotate: Handler = async (ctx) => {
   return { data: out, table: (t) => t.keyValues([['New key', body.key_id], ['Old key stops working', body.previous_key_expires_at], ['Saved to profile', profile.name]]) };
 };
 
+/** The saved profiles with a credential saved (keychain or file), in the config's order. */
+async function loggedInProfiles(ctx: Context): Promise<Profile[]> {
+  const { hasSavedCredential } = await import('../../auth/credentials.js');
+  const found: Profile[] = [];
+  for (const p of savedProfiles(ctx.paths)) if (p.env !== 'local' && (await hasSavedCredential(ctx.paths, p.name, ctx.io.env, ctx.note))) found.push(p);
+  return found;
+}
+
+/**
+ * With -p (or TPA_PROFILE), that profile; without, every profile that has a saved credential, as
+ * `gh auth status` does (the embedded engine when none has).
+ */
+export const status: Handler = async (ctx, _args, _opts, cmd) => {
+  if (ctx.profileExplicit) return profileStatus(ctx);
+  const profiles = await loggedInProfiles(ctx);
+  if (profiles.length === 0) {
+    ctx.note('no profile has a saved credential: log in with tpa auth login --env sandbox --base-url <url>');
+    return profileStatus(ctx);
+  }
+  const { createContext } = await import('../context.js');
+  const results: { data: unknown; table: (t: TableTools) => string; failure?: TpaError }[] = [];
+  for (const p of profiles) {
+    const sub = createContext(ctx.io, { ...cmd.optsWithGlobals(), profile: p.name });
+    try {
+      const out = await profileStatus(sub);
+      results.push({ data: out.data, table: out.table });
+    } catch (err) {
+      if (!(err instanceof TpaError)) throw err;
+      const data = { profile: p.name, environment: p.env, base_url: p.base_url ?? null, error: err.message };
+      results.push({ data, table: (t) => t.keyValues([['Profile', p.name], ['Environment', p.env], ['Service', p.base_url ?? '—'], ['Problem', t.c.red(err.message)]]), failure: err });
+    } finally {
+      sub.close();
+    }
+  }
+  const failure = results.find((r) => r.failure)?.failure;
+  return { data: results.map((r) => r.data), table: (t) => results.map((r) => r.table(t)).join('\n\n'), exitCode: failure?.exitCode ?? 0 };
+};
+
 /** Profile, environment, where the key is kept, the key by prefix and last four, scopes from the service. */
-export const status: Handler = async (ctx) => {
+async function profileStatus(ctx: Context): Promise<{ data: unknown; table: (t: TableTools) => string }> {
   const profile = ctx.profile();
   if (profile.env === 'local') {
     return { data: { profile: profile.name, environment: 'local', logged_in: true, credential: null }, table: (t: TableTools) => t.keyValues([['Profile', `${profile.name} (the embedded engine: no credentials needed)`]]) };
@@ -192,7 +242,7 @@ export const status: Handler = async (ctx) => {
         ['Scopes', health ? health.scopes.join(', ') : `unknown (${problem})`],
       ]),
   };
-};
+}
 
 async function productionStatus(ctx: Context, profile: Profile) {
   const { openStore } = await import('../../auth/credentials.js');
@@ -223,9 +273,24 @@ async function productionStatus(ctx: Context, profile: Profile) {
   };
 }
 
-/** Removes the profile's key from wherever it is (keychain, file); the profile itself stays. */
+/**
+ * Removes the profile's key from wherever it is (keychain, file); the profile itself stays. Without
+ * -p: the one profile that has a saved credential, or the one chosen on a terminal among several.
+ */
 export const logout: Handler = async (ctx) => {
-  const profile = ctx.profile();
+  let profile = ctx.profileExplicit ? ctx.profile() : undefined;
+  if (!profile) {
+    const profiles = await loggedInProfiles(ctx);
+    if (profiles.length === 0) throw new UsageError('no profile has a saved credential: there is nothing to log out of');
+    if (profiles.length === 1) profile = profiles[0]!;
+    else if (ctx.canPrompt) {
+      const { choose } = await import('../prompt.js');
+      const name = await choose('Log out of which profile?', profiles.map((p) => ({ name: `${p.name} (${p.env}, ${p.base_url ?? '—'})`, value: p.name })));
+      profile = profiles.find((p) => p.name === name)!;
+    } else {
+      throw new UsageError(`several profiles have a saved credential (${profiles.map((p) => p.name).join(', ')}): name one with -p`);
+    }
+  }
   if (profile.env === 'local') throw new UsageError('the embedded engine has no credentials to remove: name a profile with -p');
   const { removeApiKey, openStore } = await import('../../auth/credentials.js');
   const removed = await removeApiKey(ctx.paths, profile.name, ctx.io.env, ctx.note);

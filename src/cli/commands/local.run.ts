@@ -52,7 +52,9 @@ function fixturesTable(t: TableTools, f: Record<string, Row[]>): string {
 }
 
 async function openEngine(ctx: Context, pageCacheKb?: number) {
-  if (ctx.profile().env !== 'local') throw new UsageError(`\`tpa local\` works on the embedded engine; profile "${ctx.profileName}" is ${ctx.profile().env}`);
+  // `tpa local` is the embedded engine's whatever the default profile is; only a profile named
+  // with -p (or TPA_PROFILE) that is not local is a mistake worth stopping on.
+  if (ctx.profileExplicit && ctx.profile().env !== 'local') throw new UsageError(`\`tpa local\` works on the embedded engine; profile "${ctx.profileName}" is ${ctx.profile().env}`);
   const { LocalTransport } = await import('../../client/local.js');
   return new LocalTransport(ctx.paths.dataDir, ctx.io.env, pageCacheKb);
 }
