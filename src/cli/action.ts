@@ -27,7 +27,10 @@ export function actionFactory(io: IO, state: RunState): Act {
       try {
         const output = await (handlers as Handlers)[name]!(ctx, cmd.args.slice(0, cmd.registeredArguments.length).map(String), cmd.opts(), cmd);
         if (output) {
-          if (output.data !== undefined) await (await import('../render/output.js')).emit(ctx, output);
+          if (output.data !== undefined) {
+            const { emit } = await import('../render/output.js');
+            await emit({ out: ctx.io.stdout, format: ctx.format, color: ctx.color, columns: ctx.io.stdout.columns }, output);
+          }
           state.exitCode = output.exitCode ?? 0;
         }
       } finally {

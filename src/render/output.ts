@@ -1,6 +1,6 @@
 // One place that writes a command's result to stdout in the chosen format (DESIGN.md "Output").
+// Renderers take the data and a description of the terminal, never the CLI's context.
 import type { ChalkInstance } from 'chalk';
-import type { Context } from '../cli/context.js';
 
 export interface TableTools {
   c: ChalkInstance;
@@ -20,23 +20,32 @@ export interface CommandOutput {
   exitCode?: number;
 }
 
-export async function emit(ctx: Context, output: CommandOutput): Promise<void> {
-  const { io } = ctx;
+/** Where and how a result is written: the stream, the format, colours, the width of a terminal. */
+export interface Terminal {
+  out: { write(text: string): void };
+  format: 'table' | 'json' | 'ndjson' | 'csv';
+  color: boolean;
+  /** Columns of the terminal (80 when it is not one). */
+  columns: number;
+}
+
+export async function emit(term: Terminal, output: CommandOutput): Promise<void> {
+  const { out } = term;
   const items = output.items ?? (Array.isArray(output.data) ? output.data : [output.data]);
-  switch (ctx.format) {
+  switch (term.format) {
     case 'json':
-      io.stdout.write(`${JSON.stringify(output.data, null, 2)}\n`);
+      out.write(`${JSON.stringify(output.data, null, 2)}\n`);
       return;
     case 'ndjson':
-      for (const item of items) io.stdout.write(`${JSON.stringify(item)}\n`);
+      for (const item of items) out.write(`${JSON.stringify(item)}\n`);
       return;
     case 'csv':
-      io.stdout.write(toCsv(items));
+      out.write(toCsv(items));
       return;
     case 'table': {
-      const tools = await tableTools(ctx.color);
+      const tools = await tableTools(term.color);
       const text = output.table ? output.table(tools) : defaultTable(tools, output.data);
-      io.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+      out.write(text.endsWith('\n') ? text : `${text}\n`);
       return;
     }
   }
