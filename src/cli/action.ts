@@ -4,7 +4,7 @@
 import { Option, type Command } from 'commander';
 import type { CommandOutput } from '../render/output.js';
 import type { Context } from './context.js';
-import type { IO } from './io.js';
+import { terminalWidth, type IO } from './io.js';
 
 export interface RunState {
   ctx?: Context;
@@ -29,7 +29,7 @@ export function actionFactory(io: IO, state: RunState): Act {
         if (output) {
           if (output.data !== undefined) {
             const { emit } = await import('../render/output.js');
-            await emit({ out: ctx.io.stdout, format: ctx.format, color: ctx.color, columns: ctx.io.stdout.columns }, output);
+            await emit({ out: ctx.io.stdout, format: ctx.format, color: ctx.color, columns: terminalWidth(ctx.io.stdout) }, output);
           }
           state.exitCode = output.exitCode ?? 0;
         }

@@ -12,6 +12,7 @@ import { rowWriter } from '../render/stream.js';
 import type { Options } from './action.js';
 import type { ClaimText } from './claim-sources.js';
 import type { Context } from './context.js';
+import { terminalWidth } from './io.js';
 import { keepHeapFlat } from './heap.js';
 
 export const DEFAULT_CONCURRENCY = 10;
@@ -145,7 +146,7 @@ export async function submitBatch(ctx: Context, paths: readonly string[], claims
   } else if (summary.stillProcessing > 0) {
     ctx.note(`${summary.stillProcessing} claim(s) still being adjudicated when --wait timed out: follow them with tpa claim poll <submission_id> --wait`);
   }
-  const t = await tableTools(table ? ctx.color : ctx.colorErr);
+  const t = await tableTools(table ? ctx.color : ctx.colorErr, terminalWidth(table ? ctx.io.stdout : ctx.io.stderr));
   if (table) ctx.io.stdout.write(`${summaryTable(t, summary, opts.wait === true)}\n`);
   else if (live) ctx.io.stderr.write(`${summaryTable(t, summary, opts.wait === true)}\n`);
   return { exitCode: summary.exitCode };

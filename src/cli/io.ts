@@ -79,6 +79,11 @@ function fdStream(fd: 1 | 2): Stream {
   };
 }
 
+/** The width tables on `stream` must fit: its columns on a terminal; none when piped (a file or a pipe has no width). */
+export function terminalWidth(stream: Stream): number | undefined {
+  return stream.isTTY ? stream.columns : undefined;
+}
+
 export function processIO(): IO {
   let stdinTTY: boolean | undefined;
   return {

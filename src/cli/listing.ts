@@ -7,6 +7,7 @@ import { pages, type PageOf, type PagingProgress } from '../client/pages.js';
 import { tableTools } from '../render/output.js';
 import { rowWriter, type TableSpec } from '../render/stream.js';
 import type { Context } from './context.js';
+import { terminalWidth } from './io.js';
 import { keepHeapFlat } from './heap.js';
 
 function seconds(ms: number): string {
@@ -34,7 +35,7 @@ export async function streamAll<T>(
   const { io } = ctx;
   // Memory flat in the number of rows (README "Long listings").
   keepHeapFlat();
-  const tools = ctx.format === 'table' ? await tableTools(ctx.color) : undefined;
+  const tools = ctx.format === 'table' ? await tableTools(ctx.color, terminalWidth(io.stdout)) : undefined;
   const writer = rowWriter<T>(ctx.format, io.stdout, tools ? { tools, spec: table } : undefined);
   const client = await ctx.client();
   const live = io.stderr.isTTY;

@@ -13,6 +13,7 @@ import { tableTools, type CommandOutput, type TableTools } from '../render/outpu
 import { rowWriter } from '../render/stream.js';
 import type { Options } from './action.js';
 import type { Context } from './context.js';
+import { terminalWidth } from './io.js';
 import { ask } from './prompt.js';
 
 interface ProviderTotal {
@@ -156,7 +157,7 @@ export async function fundRun(ctx: Context, opts: Options): Promise<CommandOutpu
   }
   try {
     let plan = journal?.plan;
-    const t = await tableTools(ctx.colorErr);
+    const t = await tableTools(ctx.colorErr, terminalWidth(ctx.io.stderr));
     if (plan) {
       // Resumed: the selection is the one confirmed then, never widened.
       const left = plan.encounters.filter((e) => !journal!.outcomes.has(e.encounter_id));
@@ -232,7 +233,7 @@ async function execute(ctx: Context, journal: RunJournal, plan: RunPlan): Promis
   }
   const counts = { APPROVED: 0, SKIPPED: 0, FAILED: 0 };
   for (const o of result.outcomes) counts[o.status]++;
-  const t = await tableTools(table ? ctx.color : ctx.colorErr);
+  const t = await tableTools(table ? ctx.color : ctx.colorErr, terminalWidth(table ? ctx.io.stdout : ctx.io.stderr));
   const summary = [
     t.c.bold(`Payment run ${plan.prefix}: ${formatCentsGrouped(result.approvedCents)} approved of ${formatCentsGrouped(plan.total_cents)}`),
     t.keyValues([

@@ -7,7 +7,9 @@ export interface TableTools {
   amount: (value: unknown) => string;
   status: (value: unknown) => string;
   table: typeof import('./table.js').table;
-  keyValues: typeof import('./table.js').keyValues;
+  keyValues: (pairs: readonly (readonly [string, string])[]) => string;
+  /** The width tables and records must fit (the terminal's columns), when known. */
+  width?: number;
 }
 
 export interface CommandOutput {
@@ -25,8 +27,8 @@ export interface Terminal {
   out: { write(text: string): void };
   format: 'table' | 'json' | 'ndjson' | 'csv';
   color: boolean;
-  /** Columns of the terminal (80 when it is not one). */
-  columns: number;
+  /** Columns of the terminal; none when the output is not one (tables are then as wide as they are). */
+  columns?: number;
 }
 
 export async function emit(term: Terminal, output: CommandOutput): Promise<void> {
@@ -43,7 +45,7 @@ export async function emit(term: Terminal, output: CommandOutput): Promise<void>
       out.write(toCsv(items));
       return;
     case 'table': {
-      const tools = await tableTools(term.color);
+      const tools = await tableTools(term.color, term.columns);
       const text = output.table ? output.table(tools) : defaultTable(tools, output.data);
       out.write(text.endsWith('\n') ? text : `${text}\n`);
       return;
@@ -51,10 +53,18 @@ export async function emit(term: Terminal, output: CommandOutput): Promise<void>
   }
 }
 
-export async function tableTools(color: boolean): Promise<TableTools> {
+/** Rendering tools for a stream: colours or not, and tables and records no wider than `width` (its columns). */
+export async function tableTools(color: boolean, width?: number): Promise<TableTools> {
   const [format, table] = await Promise.all([import('./format.js'), import('./table.js')]);
   const c = format.colors(color);
-  return { c, amount: format.amount, status: (v) => format.status(c, v), table: table.table, keyValues: table.keyValues };
+  return {
+    c,
+    amount: format.amount,
+    status: (v) => format.status(c, v),
+    table: (columns, rows, options = {}) => table.table(columns, rows, { width, ...options }),
+    keyValues: (pairs) => table.keyValues(pairs, width),
+    width,
+  };
 }
 
 function defaultTable(t: TableTools, data: unknown): string {

@@ -2,7 +2,7 @@
 // output is the same as printing the whole list at once, for every format, but only one page is
 // ever held. They take a sink and the rendering they need, never the CLI's context.
 import { csvHeaders, csvLine, flatten, type TableTools } from './output.js';
-import type { Column } from './table.js';
+import { fitWidths, records as recordsOf, visibleLength, type Column } from './table.js';
 
 export interface Sink {
   write(text: string): void;
@@ -20,8 +20,6 @@ export interface TableSpec<T> {
   empty: string;
 }
 
-// eslint-disable-next-line no-control-regex
-const visibleLength = (s: string) => s.replace(/\x1b\[[0-9;]*m/g, '').length;
 
 /** A writer for `format`: json (one array, written as it grows), ndjson, csv (header once), or table. */
 export function rowWriter<T>(format: 'json' | 'ndjson' | 'csv' | 'table', out: Sink, table?: { tools: TableTools; spec: TableSpec<T> }): RowWriter<T> {
@@ -58,6 +56,7 @@ export function rowWriter<T>(format: 'json' | 'ndjson' | 'csv' | 'table', out: S
       if (!table) throw new Error('a table writer needs its columns');
       const { tools, spec } = table;
       let widths: number[] | undefined;
+      let records = false;
       let bottom = '';
       return {
         write(rows) {
@@ -67,16 +66,32 @@ export function rowWriter<T>(format: 'json' | 'ndjson' | 'csv' | 'table', out: S
           const first = widths === undefined;
           // Widths come from the first page (amounts get room for seven figures); a longer text
           // on a later page is cut with … rather than breaking the columns.
-          widths ??= headers.map((h, i) => {
-            const amount = typeof spec.columns[i] !== 'string' && (spec.columns[i] as Column).align === 'right';
-            return Math.max(visibleLength(h), amount ? 12 : 0, ...cells.map((c) => visibleLength(c[i] ?? ''))) + 2;
-          });
+          if (widths === undefined) {
+            const natural = (room: number) =>
+              headers.map((h, i) => {
+                const amount = typeof spec.columns[i] !== 'string' && (spec.columns[i] as Column).align === 'right';
+                return Math.max(visibleLength(h), amount ? room : 0, ...cells.map((c) => visibleLength(c[i] ?? ''))) + 2;
+              });
+            // Narrower than the terminal: text columns give way (their cells wrap); amounts keep room
+            // for seven figures when it fits, else their first page's; if even that is too wide,
+            // every page is printed a record at a time.
+            const text = headers.map((_, i) => cells.some((c) => /\s/.test((c[i] ?? '').trim())));
+            const fitted = tools.width === undefined ? natural(12) : (fitWidths(natural(12), text, tools.width) ?? fitWidths(natural(0), text, tools.width));
+            if (!fitted) records = true;
+            widths = fitted ?? [];
+          }
+          if (records) {
+            const cols = spec.columns.map((c) => (typeof c === 'string' ? { header: c } : c));
+            out.write(`${count === 0 ? '' : '\n'}${recordsOf(cols, cells, tools.width!)}\n`);
+            count += rows.length;
+            return;
+          }
           const lines = tools.table(spec.columns, cells, { colWidths: widths, head: first }).split('\n');
           bottom = lines.pop()!;
           out.write(`${(first ? lines : lines.slice(1)).join('\n')}\n`);
           count += rows.length;
         },
-        end: () => out.write(count === 0 ? `${spec.empty}\n` : `${bottom}\n`),
+        end: () => out.write(count === 0 ? `${spec.empty}\n` : records ? '' : `${bottom}\n`),
       };
     }
   }

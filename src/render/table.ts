@@ -1,4 +1,7 @@
 // Tables for people (cli-table3): amounts right-aligned, no colours unless the caller adds them.
+// Given the terminal's width, no line is wider: text columns shrink (their cells wrap inside the
+// column), identifiers, dates, statuses and amounts are never cut; a table that cannot fit even so
+// is printed a record at a time, label and value on each line.
 import Table from 'cli-table3';
 
 export interface Column {
@@ -6,23 +9,106 @@ export interface Column {
   align?: 'left' | 'right';
 }
 
-export function table(columns: readonly (Column | string)[], rows: readonly (readonly string[])[], options: { colWidths?: number[]; head?: boolean } = {}): string {
-  const cols = columns.map((c) => (typeof c === 'string' ? { header: c } : c));
+export interface TableOptions {
+  /** Widths to use as they are (a streamed table keeps its first page's). */
+  colWidths?: number[];
+  head?: boolean;
+  /** The terminal's width: no line of the table is wider. */
+  width?: number;
+}
+
+// eslint-disable-next-line no-control-regex
+const ANSI = /\x1b\[[0-9;]*m/g;
+export const visibleLength = (s: string): number => s.replace(ANSI, '').length;
+
+/** A text column wraps; a column whose every cell is one word (an id, a date, a status, an amount) is never cut. */
+function shrinkable(cells: readonly string[]): boolean {
+  return cells.some((c) => /\s/.test(c.replace(ANSI, '').trim()));
+}
+
+/** Narrowest a text column gets (padding included): a few words still read. */
+const MIN_TEXT = 12;
+
+/**
+ * Widths (padding included) that fit `width` with the borders, the widest text column giving way
+ * first; undefined when even the narrowest text columns leave the table too wide.
+ */
+export function fitWidths(natural: readonly number[], canShrink: readonly boolean[], width: number): number[] | undefined {
+  const widths = [...natural];
+  const total = () => widths.reduce((s, w) => s + w, 0) + widths.length + 1;
+  while (total() > width) {
+    let widest = -1;
+    for (let i = 0; i < widths.length; i++) if (canShrink[i] && widths[i]! > MIN_TEXT && (widest < 0 || widths[i]! > widths[widest]!)) widest = i;
+    if (widest < 0) return undefined;
+    widths[widest] = Math.max(MIN_TEXT, widths[widest]! - (total() - width));
+  }
+  return widths;
+}
+
+function render(cols: Column[], rows: readonly (readonly string[])[], head: boolean, colWidths?: number[]): string {
+  // With set widths, a text longer than its column wraps inside it at spaces (a word longer than
+  // the column, an id in a sentence, is carried over whole, never cut); a one-word cell too long
+  // for its column (only a later page of a streamed table can have one) is cut with …
+  const cells = colWidths ? rows.map((r) => r.map((cell, i) => (visibleLength(cell) > colWidths[i]! - 2 && /\s/.test(cell.trim()) ? wrap(cell, colWidths[i]! - 2).join('\n') : cell))) : rows;
   const t = new Table({
-    head: options.head === false ? [] : cols.map((c) => c.header),
-    ...(options.colWidths ? { colWidths: options.colWidths } : {}),
+    head: head ? cols.map((c) => c.header) : [],
+    ...(colWidths ? { colWidths } : {}),
     colAligns: cols.map((c) => c.align ?? 'left'),
     style: { head: [], border: [] },
     chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
   });
-  for (const row of rows) t.push([...row]);
+  for (const row of cells) t.push([...row]);
   return t.toString();
 }
 
+export function table(columns: readonly (Column | string)[], rows: readonly (readonly string[])[], options: TableOptions = {}): string {
+  const cols = columns.map((c) => (typeof c === 'string' ? { header: c } : c));
+  const head = options.head !== false;
+  if (options.colWidths) return render(cols, rows, head, options.colWidths);
+  if (options.width === undefined) return render(cols, rows, head);
+  const natural = cols.map((c, i) => Math.max(visibleLength(c.header), ...rows.map((r) => Math.max(...(r[i] ?? '').split('\n').map(visibleLength)))) + 2);
+  if (natural.reduce((s, w) => s + w, 0) + cols.length + 1 <= options.width) return render(cols, rows, head);
+  const widths = fitWidths(natural, cols.map((_, i) => shrinkable(rows.map((r) => r[i] ?? ''))), options.width);
+  return widths ? render(cols, rows, head, widths) : records(cols, rows, options.width);
+}
+
+/** A table too wide for the terminal, a record at a time: each row's cells under their headers. */
+export function records(cols: readonly Column[], rows: readonly (readonly string[])[], width: number): string {
+  return rows.map((r) => keyValues(cols.map((c, i) => [c.header, r[i] ?? ''] as const), width)).join('\n\n');
+}
+
+/** Splits text into lines of at most `width` visible characters, at spaces where it can. */
+export function wrap(text: string, width: number): string[] {
+  if (width < 1 || visibleLength(text) <= width) return [text];
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    let w = word;
+    while (visibleLength(w) > width) {
+      // A word longer than the line (an id in a sentence) is cut across lines, never dropped.
+      if (line) (lines.push(line), (line = ''));
+      lines.push(w.slice(0, width));
+      w = w.slice(width);
+    }
+    if (!line) line = w;
+    else if (visibleLength(line) + 1 + visibleLength(w) <= width) line += ` ${w}`;
+    else (lines.push(line), (line = w));
+  }
+  if (line) lines.push(line);
+  return lines;
+}
+
 /** A two-column layout of labels and values, for a single record; amounts line up on the right. */
-export function keyValues(pairs: readonly (readonly [string, string])[]): string {
-  const width = Math.max(...pairs.map(([k]) => k.length));
+export function keyValues(pairs: readonly (readonly [string, string])[], width?: number): string {
+  const labelWidth = Math.max(...pairs.map(([k]) => k.length));
   const isAmount = (v: string) => /^-?[\d,]+\.\d{2}$/.test(v);
   const amountWidth = Math.max(0, ...pairs.map(([, v]) => (isAmount(v) ? v.length : 0)));
-  return pairs.map(([k, v]) => `${k.padEnd(width)}  ${isAmount(v) ? v.padStart(amountWidth) : v}`).join('\n');
+  const room = width === undefined ? Infinity : Math.max(10, width - labelWidth - 2);
+  return pairs
+    .map(([k, v]) => {
+      const value = isAmount(v) ? v.padStart(amountWidth) : v;
+      const lines = room === Infinity ? [value] : value.split('\n').flatMap((l) => wrap(l, room));
+      return lines.map((l, i) => `${i === 0 ? k.padEnd(labelWidth) : ' '.repeat(labelWidth)}  ${l}`).join('\n');
+    })
+    .join('\n');
 }

@@ -39,12 +39,12 @@ beforeEach(() => {
 afterEach(() => home.remove());
 
 /** Runs `tpa <args>` under a pty of 120 columns, typing `steps`; never waits more than ~18 s. */
-function tpaInteractive(args: string[], steps: Step[], extraEnv: Record<string, string> = {}): Promise<PtyResult> {
+function tpaInteractive(args: string[], steps: Step[], extraEnv: Record<string, string> = {}, cols = 120): Promise<PtyResult> {
   const env: Record<string, string> = {};
   // As in the non-interactive helper: none of the parent's tpa settings leak in, and prompts stay enabled.
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('TPA_') && k !== 'NO_COLOR' && k !== 'FORCE_COLOR' && k !== 'CI') env[k] = v;
   Object.assign(env, { TPA_HOME: home.dir, TPA_ADJUDICATION_DELAY: '0', TERM: 'xterm-256color', ...extraEnv });
-  const script = { argv: [process.execPath, TPA_BIN, ...args], cwd: home.dir, steps, cols: 120, rows: 40, step_timeout: 10, timeout: 18 };
+  const script = { argv: [process.execPath, TPA_BIN, ...args], cwd: home.dir, steps, cols, rows: 40, step_timeout: 10, timeout: 18 };
   return new Promise((resolve, reject) => {
     const child = spawn('python3', [DRIVER], { env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
@@ -272,5 +272,57 @@ describe('batches and payment runs on a terminal', { timeout: 40_000 }, () => {
     expect(r.output).toMatch(/Payment run AUTH-20261124-PTY: 2,280\.00 approved of 2,280\.00/);
     const settlement = await run(['settlement', 'show', id, '-o', 'json']);
     expect(settlement.code).toBe(0);
+  });
+});
+
+describe('tables that fit the terminal', { timeout: 90_000 }, () => {
+  /** The lines of a screen as the terminal shows them: escape sequences and carriage returns gone. */
+  const screenLines = (output: string) =>
+    output
+      // eslint-disable-next-line no-control-regex
+      .replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '')
+      .split(/\r?\n/)
+      .map((l) => l.replace(/.*\r/, ''));
+
+  it('ledger list, ledger show, settlement show, ratesheet preview and the fund review never draw a line wider than 80 or 120 columns, and cut no identifier or amount', async () => {
+    const id = await adjudicatedEncounter();
+    // A second encounter (another member), funded, so that settlement show has payouts to list.
+    const t = await run(['claim', 'template', '--type', 'institutional', '--patient', 'MBR-1001']);
+    writeFileSync(join(home.dir, 'second.json'), t.stdout);
+    const second = await run(['claim', 'submit', join(home.dir, 'second.json'), '--wait', '-o', 'json']);
+    expect(second.code, second.stderr).toBe(0);
+    const funded = second.json<{ external_claim_id: string }>().external_claim_id;
+    const benefit = second.json<{ adjudication: { benefit_amount: number } }>().adjudication.benefit_amount.toFixed(2);
+    expect((await run(['fund', 'approve', funded, '--amount', benefit, '--auth-code', 'AUTH-20261124-FIT-0001', '--yes'])).code).toBe(0);
+    expect((await run(['ratesheet', 'init', 'BLD-1001'])).code).toBe(0);
+    expect((await run(['ratesheet', 'add', 'BLD-1001', '--ssp', 'HD-0401', '--rate-type', 'CASE_RATE', '--rate', '2100'])).code).toBe(0);
+    expect((await run(['ratesheet', 'add', 'BLD-1001', '--ssp', 'ey-0501', '--rate-type', 'PERCENT_MEDICARE', '--rate', '1.35', '--bundle-eligible', '--bundle-type', 'CONVENED'])).code).toBe(0);
+    const screens: { args: string[]; steps?: Step[]; whole: RegExp[] }[] = [
+      { args: ['ledger', 'list'], whole: [new RegExp(id), /2,280\.00/] },
+      { args: ['ledger', 'list', '--all'], whole: [new RegExp(funded), /2,875\.00/] },
+      { args: ['ledger', 'show', funded], whole: [/AUTH-20261124-FIT-0001/, /tr_[0-9a-f]{20}/, /2,875\.00/] },
+      { args: ['settlement', 'show', funded], whole: [/stl_[0-9a-f]{20}/, /FACILITY/] },
+      { args: ['ratesheet', 'preview', 'BLD-1001'], whole: [/HD-0401/, /2,100\.00/] },
+      { args: ['fund', 'approve', id], steps: [{ expect: 'Amount to release', send: '\x03' }], whole: [/Net to provider/, /2,280\.00/] },
+    ];
+    for (const cols of [80, 120]) {
+      for (const screen of screens) {
+        const r = await tpaInteractive(screen.args, screen.steps ?? [], {}, cols);
+        expectCompleted(r);
+        const lines = screenLines(r.output);
+        const widest = lines.reduce((w, l) => Math.max(w, [...l].length), 0);
+        expect(widest, `${screen.args.join(' ')} at ${cols} columns:\n${lines.join('\n')}`).toBeLessThanOrEqual(cols);
+        for (const re of screen.whole) expect(lines.join('\n'), `${screen.args.join(' ')} at ${cols}: ${re}`).toMatch(re);
+      }
+    }
+  });
+
+  it('piped output never changes with the width', async () => {
+    const id = await adjudicatedEncounter();
+    const narrow = await tpa(['ledger', 'show', id, '-o', 'csv'], { home: home.dir, env: { COLUMNS: '40' } });
+    const wide = await tpa(['ledger', 'show', id, '-o', 'csv'], { home: home.dir, env: { COLUMNS: '200' } });
+    expect(narrow.stdout).toBe(wide.stdout);
+    const table = await tpa(['ledger', 'list', '-o', 'table'], { home: home.dir });
+    expect(table.stdout).toMatch(/│ Encounter\s+│ Id\s+│/);
   });
 });

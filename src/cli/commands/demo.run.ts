@@ -11,6 +11,7 @@ import { formatCentsGrouped, jsonNumberToCents } from '../../domain/money.js';
 import { EXIT, TpaError } from '../../errors.js';
 import type { Handler } from '../action.js';
 import { claimTemplate } from '../claim-template.js';
+import { terminalWidth } from '../io.js';
 import { reviewPayouts } from './fund.run.js';
 
 const FACILITY = { npi: '1234567893', group: 'GRP-1001', name: 'Riverside Surgery Center' };
@@ -21,7 +22,7 @@ export const demo: Handler = async (ctx) => {
     import('../../client/client.js'),
     import('../../client/local.js'),
     import('../../client/polling.js'),
-    import('../../render/output.js').then((m) => m.tableTools(ctx.color)),
+    import('../../render/output.js').then((m) => m.tableTools(ctx.color, terminalWidth(ctx.io.stdout))),
   ]);
   const narrate = ctx.format === 'table';
   const say = (text = '') => narrate && ctx.io.stdout.write(`${text}\n`);

@@ -11,6 +11,7 @@ import { ConflictError, EXIT, NetworkError, NotFoundError, TpaError, UsageError,
 import type { TableTools } from '../../render/output.js';
 import type { Handler } from '../action.js';
 import type { Context } from '../context.js';
+import { terminalWidth } from '../io.js';
 import { ask, confirm } from '../prompt.js';
 
 /** An amount from the service in cents; one that is missing or not money is an error, never 0. */
@@ -149,7 +150,7 @@ export const approve: Handler = async (ctx, [encounterId], opts) => {
   await ensureNotFunded(ctx, client, id);
   if (ctx.canPrompt) {
     const { tableTools } = await import('../../render/output.js');
-    const t = await tableTools(ctx.colorErr);
+    const t = await tableTools(ctx.colorErr, terminalWidth(ctx.io.stderr));
     const detail = (await client.ledgerDetail(id)).body;
     if (detail.encounter.status !== 'ADJUDICATED') {
       throw new ConflictError(`encounter ${id} is ${detail.encounter.status}: only an adjudicated claim can be funded; nothing was sent`);
