@@ -100,6 +100,10 @@ try {
     l.seconds <= 10 && l.rssMb <= 80 && l.rssMb <= s.rssMb * 1.1,
   );
 
+  // The finance desk's report over the whole large ledger, in-process.
+  const report = await runCli(['settlement', 'report', '--from', '2000-01-01', '--to', '2100-12-31', '-o', 'json'], { ...base, TPA_HOME: large });
+  figure(`tpa settlement report, ${fmt(LARGE)} encounters`, `${report.seconds.toFixed(2)} s, ${report.rssMb.toFixed(0)} MB`, '≤ 10 s', report.seconds <= 10);
+
   // The same listing over HTTP from local serve.
   const { url, key, stop } = await startServer({ ...base, TPA_HOME: large });
   try {

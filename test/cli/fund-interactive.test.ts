@@ -304,6 +304,7 @@ describe('tables that fit the terminal', { timeout: 90_000 }, () => {
       { args: ['settlement', 'show', funded], whole: [/stl_[0-9a-f]{20}/, /FACILITY/] },
       { args: ['ratesheet', 'preview', 'BLD-1001'], whole: [/HD-0401/, /2,100\.00/] },
       { args: ['fund', 'approve', id], steps: [{ expect: 'Amount to release', send: '\x03' }], whole: [/Net to provider/, /2,280\.00/] },
+      { args: ['settlement', 'report', '--from', '2000-01-01', '--to', '2100-12-31'], whole: [/Settled per day/, /Exceptions to act on/, /Net to providers/] },
     ];
     for (const cols of [80, 120]) {
       for (const screen of screens) {

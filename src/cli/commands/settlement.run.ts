@@ -85,3 +85,6 @@ export const show: Handler = async (ctx, [encounterId], opts) => {
   const record = result.body as SettlementRecord;
   return { data: record, items: record.payouts.map((p) => ({ settlement_id: record.settlement_id, encounter_id: record.encounter_id, status: record.status, ...p })), table: (t) => settlementTable(t, record) };
 };
+
+/** `tpa settlement report` (cli/settlement-report.ts, domain/report.ts). */
+export const report: Handler = async (ctx, _args, opts) => (await import('../settlement-report.js')).settlementReport(ctx, opts);

@@ -1,4 +1,4 @@
-// tpa settlement show — transfer status, payouts and reconciliation of an encounter.
+// tpa settlement show | report — an encounter's transfer, payouts and reconciliation; a period's report.
 // Declarations only: the handlers live in settlement.run.ts and load when the command runs.
 import type { Command } from 'commander';
 import { examples, type Act } from '../action.js';
@@ -17,4 +17,17 @@ export function registerSettlement(settlement: Command, act: Act): void {
     'tpa settlement show enc_3b302036a412ed8b301f',
     'tpa settlement show enc_3b302036a412ed8b301f --wait --timeout 2m -o json',
   ).action(act(run, 'show'));
+
+  examples(
+    settlement
+      .command('report')
+      .description('the period\'s money for the finance desk: encounters by status, funded, in transit, settled, failed and refunded, fees and nets per provider, AEOB reconciliation, exceptions to act on, settled per day')
+      .option('--from <date>', 'service dates on or after (YYYY-MM-DD), required')
+      .option('--to <date>', 'service dates on or before (YYYY-MM-DD), required')
+      .option('--npi <npi>', 'only the encounters of this provider')
+      .option('--section <name>', 'the rows -o csv prints: providers (default), status, money, reconciliation, exceptions, days'),
+    'tpa settlement report --from 2026-11-01 --to 2026-11-30',
+    'tpa settlement report --from 2026-11-01 --to 2026-11-30 -o csv --section exceptions',
+    'tpa settlement report --from 2026-11-01 --to 2026-11-30 -o ndjson   # one line per encounter',
+  ).action(act(run, 'report'));
 }

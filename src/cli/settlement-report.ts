@@ -1,0 +1,230 @@
+// `tpa settlement report`: the period's ledger entries (pages followed to the end) and the
+// settlement records of the encounters that were ever funded, paced by the rate-limit headers, then
+// the report computed by domain/report.ts and written in the chosen format (README "The finance
+// desk's report").
+import { pacingWaitMs, pages } from '../client/pages.js';
+import type { LedgerFilters, LedgerItem, SettlementRecord } from '../client/types.js';
+import { formatCents, formatCentsGrouped } from '../domain/money.js';
+import { periodReport, type PeriodReport, type ReportSettlement } from '../domain/report.js';
+import { isoDateProblem, npiProblem } from '../domain/validation.js';
+import { UsageError, ValidationFailed } from '../errors.js';
+import type { CommandOutput, TableTools } from '../render/output.js';
+import type { Options } from './action.js';
+import type { Context } from './context.js';
+
+export const SECTIONS = ['providers', 'status', 'money', 'reconciliation', 'exceptions', 'days'] as const;
+type Section = (typeof SECTIONS)[number];
+
+const money = (c: number) => formatCents(c);
+
+function filtersOf(opts: Options): LedgerFilters {
+  const f: LedgerFilters = {};
+  for (const [option, key] of [['from', 'start_date'], ['to', 'end_date']] as const) {
+    const v = opts[option] as string | undefined;
+    if (v === undefined) throw new UsageError(`--${option} is required: the report covers the service dates from --from to --to`);
+    const problem = isoDateProblem(v);
+    if (problem) throw new ValidationFailed(`--${option}: ${problem}`);
+    f[key] = v;
+  }
+  if (f.end_date! < f.start_date!) throw new ValidationFailed('--to is before --from');
+  if (opts.npi !== undefined) {
+    const problem = npiProblem(String(opts.npi));
+    if (problem) throw new ValidationFailed(`--npi: ${problem}`);
+    f.provider_npi = String(opts.npi);
+  }
+  return f;
+}
+
+/** The report as data: amounts as decimal strings, exact to the cent. */
+function reportData(r: PeriodReport, f: LedgerFilters, now: string): Record<string, unknown> {
+  const line = (l: { count: number; chargesCents: number; allowedCents: number; patientCents: number; benefitCents: number }) => ({
+    count: l.count,
+    charges: money(l.chargesCents),
+    allowed: money(l.allowedCents),
+    patient_responsibility: money(l.patientCents),
+    benefit: money(l.benefitCents),
+  });
+  return {
+    period: { from: f.start_date, to: f.end_date, provider_npi: f.provider_npi ?? null },
+    as_of: now,
+    encounters: { ...line(r.totals), by_status: r.byStatus.map((s) => ({ status: s.status, ...line(s) })) },
+    money: {
+      funded: money(r.money.fundedCents),
+      in_transit: money(r.money.inTransitCents),
+      settled: money(r.money.settledCents),
+      failed: money(r.money.failedCents),
+      refunded: money(r.money.refundedCents),
+      processor_fees: money(r.money.feeCents),
+      net_to_providers: money(r.money.netCents),
+      transfers: r.money.transfers,
+    },
+    providers: r.providers.map(providerRow),
+    reconciliation: {
+      matched: { count: r.reconciliation.matched.count, amount: money(r.reconciliation.matched.amountCents) },
+      variance: {
+        count: r.reconciliation.variance.count,
+        amount: money(r.reconciliation.variance.amountCents),
+        items: r.reconciliation.variance.items.map((i) => ({ encounter_id: i.encounter_id, variance: money(i.varianceCents) })),
+      },
+      missing_aeob: { count: r.reconciliation.missingAeob.count, amount: money(r.reconciliation.missingAeob.amountCents) },
+      not_reconciled: { count: r.reconciliation.notReconciled.count, amount: money(r.reconciliation.notReconciled.amountCents) },
+    },
+    exceptions: r.exceptions.map(exceptionRow),
+    settled_per_day: r.settledPerDay.map((d) => ({ day: d.day, amount: money(d.amountCents) })),
+  };
+}
+
+const providerRow = (p: PeriodReport['providers'][number]) => ({ npi: p.npi, name: p.name, payouts: p.payouts, amount: money(p.amountCents), fees: money(p.feeCents), net: money(p.netCents) });
+const exceptionRow = (x: PeriodReport['exceptions'][number]) => ({ kind: x.kind, encounter_id: x.encounter_id, encounter_number: x.encounter_number, amount: money(x.amountCents), since: x.since, reference: x.reference });
+
+/** Rows of one section, for csv. */
+function sectionRows(data: Record<string, any>, section: Section): Record<string, unknown>[] {
+  switch (section) {
+    case 'providers':
+      return data.providers;
+    case 'status':
+      return data.encounters.by_status;
+    case 'money':
+      return Object.entries(data.money as Record<string, unknown>)
+        .filter(([k]) => k !== 'transfers')
+        .map(([measure, amount]) => ({ measure, amount }));
+    case 'reconciliation':
+      return ['matched', 'variance', 'missing_aeob', 'not_reconciled'].map((k) => ({ reconciliation: k, count: data.reconciliation[k].count, amount: data.reconciliation[k].amount }));
+    case 'exceptions':
+      return data.exceptions;
+    case 'days':
+      return data.settled_per_day;
+  }
+}
+
+/** Horizontal bars of the amount settled per day, scaled to the width (plain Unicode, no colour needed). */
+export function settledChart(days: readonly { day: string; amountCents: number }[], width: number): string {
+  if (days.length === 0) return 'Nothing settled in the period.';
+  const amounts = days.map((d) => formatCentsGrouped(d.amountCents));
+  const amountWidth = Math.max(...amounts.map((a) => a.length));
+  const room = Math.max(10, width - 10 - 2 - amountWidth - 2);
+  const max = Math.max(...days.map((d) => d.amountCents));
+  return days
+    .map((d, i) => {
+      // Eighths of a block: every amount above zero shows at least a sliver.
+      const eighths = max === 0 ? 0 : Math.max(d.amountCents > 0 ? 1 : 0, Math.round((d.amountCents / max) * room * 8));
+      const bar = '█'.repeat(Math.floor(eighths / 8)) + (eighths % 8 ? ' ▏▎▍▌▋▊▉'[eighths % 8] : '');
+      return `${d.day}  ${amounts[i]!.padStart(amountWidth)}  ${bar}`;
+    })
+    .join('\n');
+}
+
+function reportTable(t: TableTools, r: PeriodReport, f: LedgerFilters, now: string): string {
+  const m = (c: number) => formatCentsGrouped(c);
+  const parts: string[] = [];
+  parts.push(`${t.c.bold(`Settlement report, ${f.start_date} to ${f.end_date}`)}\n${f.provider_npi ? `NPI ${f.provider_npi}, ` : ''}service dates in the period, as of ${now}`);
+  parts.push(
+    t.c.bold('Encounters'),
+    t.table(
+      ['Status', { header: 'Count', align: 'right' }, { header: 'Charges', align: 'right' }, { header: 'Allowed', align: 'right' }, { header: 'Patient', align: 'right' }, { header: 'Benefit', align: 'right' }],
+      [...r.byStatus, { status: 'Total', ...r.totals }].map((s) => [s.status, String(s.count), m(s.chargesCents), m(s.allowedCents), m(s.patientCents), m(s.benefitCents)]),
+    ),
+  );
+  parts.push(
+    t.c.bold('Money'),
+    t.keyValues([
+      ['Funded', m(r.money.fundedCents)],
+      ['  In transit', m(r.money.inTransitCents)],
+      ['  Settled', m(r.money.settledCents)],
+      ['  Refunded', m(r.money.refundedCents)],
+      ['Failed (not moved)', m(r.money.failedCents)],
+      ['Processor fees', m(r.money.feeCents)],
+      ['Net to providers', m(r.money.netCents)],
+    ]),
+  );
+  parts.push(
+    t.c.bold('Providers'),
+    r.providers.length === 0
+      ? 'No payouts in the period.'
+      : t.table(
+          ['Provider', { header: 'Payouts', align: 'right' }, { header: 'Amount', align: 'right' }, { header: 'Fees', align: 'right' }, { header: 'Net', align: 'right' }],
+          r.providers.map((p) => [`${p.name} (${p.npi})`, String(p.payouts), m(p.amountCents), m(p.feeCents), m(p.netCents)]),
+        ),
+  );
+  const rec = r.reconciliation;
+  parts.push(
+    t.c.bold('Reconciliation'),
+    t.keyValues([
+      ['Matched', `${rec.matched.count}  ${m(rec.matched.amountCents)}`],
+      ['Variance', `${rec.variance.count}  ${m(rec.variance.amountCents)}`],
+      ['Missing AEOB', `${rec.missingAeob.count}  ${m(rec.missingAeob.amountCents)}`],
+      ['Not yet reconciled', `${rec.notReconciled.count}  ${m(rec.notReconciled.amountCents)}`],
+    ]),
+  );
+  parts.push(
+    t.c.bold('Exceptions to act on'),
+    r.exceptions.length === 0
+      ? 'None.'
+      : t.table(
+          ['Kind', 'Encounter', { header: 'Amount', align: 'right' }, 'Since', 'Reference'],
+          r.exceptions.map((x) => [x.kind, x.encounter_id, m(x.amountCents), x.since ?? '—', x.reference ?? '—']),
+        ),
+  );
+  parts.push(t.c.bold('Settled per day'), settledChart(r.settledPerDay, t.width ?? 80));
+  return parts.join('\n\n');
+}
+
+export async function settlementReport(ctx: Context, opts: Options): Promise<CommandOutput> {
+  const f = filtersOf(opts);
+  const section = (opts.section as string | undefined) ?? 'providers';
+  if (!(SECTIONS as readonly string[]).includes(section)) throw new UsageError(`--section must be one of ${SECTIONS.join(', ')}`);
+  const client = await ctx.client();
+  const now = (await client.health()).body.time;
+  const entries: LedgerItem[] = [];
+  await client.snapshot(async () => {
+    const first = await client.ledgerList({ ...f, limit: 100 });
+    for await (const rows of pages(first, (link) => client.ledgerPage(link), { idOf: (i: LedgerItem) => i.encounter_id })) {
+      entries.push(...rows);
+      ctx.progress(`reading the ledger: ${entries.length} of ${first.body.count}`);
+    }
+  });
+  // Settlement records only for the encounters that were ever funded, paced by the rate limits.
+  const funded = entries.filter((e) => e.status_progression.some((p) => p.status === 'FUNDED'));
+  const settlements = new Map<string, ReportSettlement>();
+  let pausedUntil = 0;
+  for (const [i, e] of funded.entries()) {
+    const wait = pausedUntil - Date.now();
+    if (wait > 0) {
+      ctx.progress(`settlement records: ${i} of ${funded.length}, rate limit: waiting ${Math.ceil(wait / 1000)}s`);
+      await new Promise((r) => setTimeout(r, wait));
+    }
+    const s = await client.settlement(e.encounter_id);
+    pausedUntil = Date.now() + pacingWaitMs(s.headers, Date.now());
+    if (s.status === 200) settlements.set(e.encounter_id, s.body as SettlementRecord);
+    if ((i + 1) % 50 === 0) ctx.progress(`settlement records: ${i + 1} of ${funded.length}`);
+  }
+  const report = periodReport(entries, settlements, now);
+  const data = reportData(report, f, now);
+  if (ctx.format === 'ndjson') {
+    // One object per encounter with its settlement state, for scripts that build their own.
+    for (const e of entries) {
+      const s = settlements.get(e.encounter_id);
+      ctx.io.stdout.write(
+        `${JSON.stringify({
+          encounter_id: e.encounter_id,
+          encounter_number: e.encounter_number,
+          service_date: e.service_date,
+          status: e.status,
+          provider_npi: e.provider.npi,
+          charges: e.financial_summary.charges,
+          allowed: e.financial_summary.allowed_amount,
+          patient_responsibility: e.financial_summary.patient_responsibility,
+          benefit: e.financial_summary.benefit_amount,
+          transfer_status: s?.status ?? null,
+          processor_transfer_id: s?.processor_transfer_id ?? null,
+          settled: s?.status === 'COMPLETED' ? s.total_amount : 0,
+          reconciliation_status: s?.reconciliation_status ?? null,
+          match_status: s?.aeob_match?.match_status ?? null,
+          variance: s?.aeob_match?.variance ?? null,
+        })}\n`,
+      );
+    }
+    return { exitCode: 0 };
+  }
+  return { data, items: sectionRows(data, section as Section), table: (t: TableTools) => reportTable(t, report, f, now) };
+}

@@ -1,0 +1,197 @@
+// The finance desk's period report (`tpa settlement report`), computed from the ledger entries and
+// settlement records a client read, so that either transport gives the same report (DESIGN.md
+// section 5, "Reports"). Pure: no I/O; every sum in integer cents.
+import { jsonNumberToCents } from './money.js';
+
+/** What the report needs of a ledger list entry. */
+export interface ReportEntry {
+  encounter_id: string;
+  encounter_number: string;
+  service_date: string;
+  status: string;
+  status_progression: { status: string; timestamp: string }[];
+  provider: { npi: string; name: string };
+  financial_summary: Record<string, number | null>;
+}
+
+/** What the report needs of a transfer (the settlement record or one of its earlier transfers). */
+export interface ReportTransfer {
+  processor_transfer_id: string;
+  status: string;
+  total_amount: number;
+  payouts: { provider_npi: string; provider_name: string; amount: number; processor_fee?: number }[];
+  reconciliation_status: string;
+  aeob_match: { match_status: string; variance: number } | null;
+  completed_at: string | null;
+  failed_at?: string | null;
+  refund_details: { refunded_at: string } | null;
+}
+
+export interface ReportSettlement extends ReportTransfer {
+  previous_transfers?: ReportTransfer[];
+}
+
+export interface StatusLine {
+  status: string;
+  count: number;
+  chargesCents: number;
+  allowedCents: number;
+  patientCents: number;
+  benefitCents: number;
+}
+
+export interface ProviderLine {
+  npi: string;
+  name: string;
+  payouts: number;
+  amountCents: number;
+  feeCents: number;
+  netCents: number;
+}
+
+export type ExceptionKind = 'FAILED_TRANSFER' | 'REFUNDED_TRANSFER' | 'AEOB_VARIANCE' | 'MISSING_AEOB' | 'PENDED_OVER_7_DAYS' | 'NOT_FUNDED_AFTER_3_DAYS';
+
+export interface ReportException {
+  kind: ExceptionKind;
+  encounter_id: string;
+  encounter_number: string;
+  amountCents: number;
+  /** When the condition began: the failure, the refund, the pend, the adjudication. */
+  since: string | null;
+  reference: string | null;
+}
+
+export interface PeriodReport {
+  byStatus: StatusLine[];
+  totals: Omit<StatusLine, 'status'>;
+  money: {
+    /** Released to the processor: in transit + settled + refunded (a failed transfer moved nothing). */
+    fundedCents: number;
+    inTransitCents: number;
+    settledCents: number;
+    failedCents: number;
+    refundedCents: number;
+    /** Of the transfers in transit or settled: the processor's fees and what reached the providers. */
+    feeCents: number;
+    netCents: number;
+    transfers: Record<string, number>;
+  };
+  providers: ProviderLine[];
+  reconciliation: {
+    matched: { count: number; amountCents: number };
+    variance: { count: number; amountCents: number; items: { encounter_id: string; varianceCents: number }[] };
+    missingAeob: { count: number; amountCents: number };
+    notReconciled: { count: number; amountCents: number };
+  };
+  exceptions: ReportException[];
+  settledPerDay: { day: string; amountCents: number }[];
+}
+
+const DAY_MS = 86_400_000;
+const cents = (v: unknown): number => jsonNumberToCents(v) ?? 0;
+
+/** The moment the entry last entered `status` (its progression), if it did. */
+function since(e: ReportEntry, status: string): string | null {
+  const hits = e.status_progression.filter((p) => p.status === status);
+  return hits.length > 0 ? hits[hits.length - 1]!.timestamp : null;
+}
+
+export function periodReport(entries: readonly ReportEntry[], settlements: ReadonlyMap<string, ReportSettlement>, now: string): PeriodReport {
+  const byStatus = new Map<string, StatusLine>();
+  const totals = { count: 0, chargesCents: 0, allowedCents: 0, patientCents: 0, benefitCents: 0 };
+  const money: PeriodReport['money'] = { fundedCents: 0, inTransitCents: 0, settledCents: 0, failedCents: 0, refundedCents: 0, feeCents: 0, netCents: 0, transfers: {} };
+  const providers = new Map<string, ProviderLine>();
+  const reconciliation: PeriodReport['reconciliation'] = {
+    matched: { count: 0, amountCents: 0 },
+    variance: { count: 0, amountCents: 0, items: [] },
+    missingAeob: { count: 0, amountCents: 0 },
+    notReconciled: { count: 0, amountCents: 0 },
+  };
+  const exceptions: ReportException[] = [];
+  const perDay = new Map<string, number>();
+  const nowMs = Date.parse(now);
+
+  for (const e of entries) {
+    const f = e.financial_summary;
+    const line = byStatus.get(e.status) ?? { status: e.status, count: 0, chargesCents: 0, allowedCents: 0, patientCents: 0, benefitCents: 0 };
+    const add = { count: 1, chargesCents: cents(f.charges), allowedCents: cents(f.allowed_amount), patientCents: cents(f.patient_responsibility), benefitCents: cents(f.benefit_amount) };
+    for (const k of ['count', 'chargesCents', 'allowedCents', 'patientCents', 'benefitCents'] as const) {
+      line[k] += add[k];
+      totals[k] += add[k];
+    }
+    byStatus.set(e.status, line);
+    const base = { encounter_id: e.encounter_id, encounter_number: e.encounter_number };
+
+    const pendedSince = e.status === 'PENDED' ? since(e, 'PENDED') : null;
+    if (pendedSince && nowMs - Date.parse(pendedSince) > 7 * DAY_MS) exceptions.push({ ...base, kind: 'PENDED_OVER_7_DAYS', amountCents: add.chargesCents, since: pendedSince, reference: null });
+
+    const s = settlements.get(e.encounter_id);
+    const adjudicatedSince = e.status === 'ADJUDICATED' ? since(e, 'ADJUDICATED') : null;
+    const funding = s && (s.status === 'INITIATED' || s.status === 'COMPLETED');
+    if (adjudicatedSince && !funding && add.benefitCents > 0 && nowMs - Date.parse(adjudicatedSince) > 3 * DAY_MS) {
+      exceptions.push({ ...base, kind: 'NOT_FUNDED_AFTER_3_DAYS', amountCents: add.benefitCents, since: adjudicatedSince, reference: null });
+    }
+    if (!s) continue;
+
+    for (const t of [...(s.previous_transfers ?? []), s]) {
+      const amount = cents(t.total_amount);
+      money.transfers[t.status] = (money.transfers[t.status] ?? 0) + 1;
+      if (t.status === 'INITIATED') money.inTransitCents += amount;
+      else if (t.status === 'COMPLETED') money.settledCents += amount;
+      else if (t.status === 'FAILED') money.failedCents += amount;
+      else if (t.status === 'REFUNDED') money.refundedCents += amount;
+      if (t.status !== 'FAILED') money.fundedCents += amount;
+      if (t.status === 'FAILED') exceptions.push({ ...base, kind: 'FAILED_TRANSFER', amountCents: amount, since: t.failed_at ?? null, reference: t.processor_transfer_id });
+      if (t.status === 'REFUNDED') exceptions.push({ ...base, kind: 'REFUNDED_TRANSFER', amountCents: amount, since: t.refund_details?.refunded_at ?? null, reference: t.processor_transfer_id });
+      if (t.status !== 'INITIATED' && t.status !== 'COMPLETED') continue;
+      for (const p of t.payouts) {
+        const fee = cents(p.processor_fee);
+        const pay = cents(p.amount);
+        money.feeCents += fee;
+        money.netCents += pay - fee;
+        const pl = providers.get(p.provider_npi) ?? { npi: p.provider_npi, name: p.provider_name, payouts: 0, amountCents: 0, feeCents: 0, netCents: 0 };
+        pl.payouts++;
+        pl.amountCents += pay;
+        pl.feeCents += fee;
+        pl.netCents += pay - fee;
+        providers.set(p.provider_npi, pl);
+      }
+      if (t.status === 'COMPLETED' && t.completed_at) perDay.set(t.completed_at.slice(0, 10), (perDay.get(t.completed_at.slice(0, 10)) ?? 0) + amount);
+    }
+
+    // Reconciliation: the current transfer, when money stays with the providers.
+    if (s.status === 'INITIATED') {
+      reconciliation.notReconciled.count++;
+      reconciliation.notReconciled.amountCents += cents(s.total_amount);
+    } else if (s.status === 'COMPLETED') {
+      const match = s.aeob_match?.match_status;
+      const amount = cents(s.total_amount);
+      if (match === 'EXACT') {
+        reconciliation.matched.count++;
+        reconciliation.matched.amountCents += amount;
+      } else if (match === 'VARIANCE') {
+        const variance = cents(s.aeob_match!.variance);
+        reconciliation.variance.count++;
+        reconciliation.variance.amountCents += variance;
+        reconciliation.variance.items.push({ encounter_id: e.encounter_id, varianceCents: variance });
+        exceptions.push({ ...base, kind: 'AEOB_VARIANCE', amountCents: variance, since: s.completed_at, reference: s.processor_transfer_id });
+      } else if (match === 'MISSING_AEOB') {
+        reconciliation.missingAeob.count++;
+        reconciliation.missingAeob.amountCents += amount;
+        exceptions.push({ ...base, kind: 'MISSING_AEOB', amountCents: amount, since: s.completed_at, reference: s.processor_transfer_id });
+      } else {
+        reconciliation.notReconciled.count++;
+        reconciliation.notReconciled.amountCents += amount;
+      }
+    }
+  }
+  return {
+    byStatus: [...byStatus.values()].sort((a, b) => a.status.localeCompare(b.status)),
+    totals,
+    money,
+    providers: [...providers.values()].sort((a, b) => b.amountCents - a.amountCents || a.npi.localeCompare(b.npi)),
+    reconciliation,
+    exceptions,
+    settledPerDay: [...perDay].sort(([a], [b]) => a.localeCompare(b)).map(([day, amountCents]) => ({ day, amountCents })),
+  };
+}

@@ -1,0 +1,153 @@
+// `tpa settlement report` over a mixed period built through the real CLI: settled and matched,
+// in transit, failed, refunded, an AEOB variance, a missing AEOB, pended, denied, adjudicated and
+// never funded. Every total of the report is checked against the individual records (ledger
+// entries and settlement records read one by one), to the cent.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { claimTemplate } from '../../src/cli/claim-template.js';
+import { jsonNumberToCents, parseCents } from '../../src/domain/money.js';
+import { tpa } from '../helpers/cli.js';
+import { tempDir } from '../helpers/engine.js';
+
+type Row = Record<string, any>;
+const MON = '2026-03-02T10:00:00Z';
+const WED = '2026-03-04T12:00:00Z';
+const LATER = '2026-03-12T12:00:00Z';
+const PERIOD = ['--from', '2026-02-01', '--to', '2026-02-28'];
+
+let home: ReturnType<typeof tempDir>;
+const at = (clock: string, args: string[], input?: string) => tpa(args, { home: home.dir, env: { TPA_CLOCK: clock }, input, timeoutMs: 60_000 });
+const ndjson = (text: string): Row[] => text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Row);
+const c = (v: unknown) => (typeof v === 'string' ? parseCents(v)! : (jsonNumberToCents(v) ?? 0));
+
+beforeAll(async () => {
+  home = tempDir();
+  const claims: Row[] = [];
+  const members = ['MBR-1001', 'MBR-1002', 'MBR-1003', 'MBR-1004'];
+  // Nine professional claims over the month (distinct member, code and date), one pended (a code
+  // that needs a preauthorization), and one that repeats the first (denied as a duplicate).
+  for (let i = 0; i < 9; i++) {
+    const day = `2026-02-${String(3 + i).padStart(2, '0')}`;
+    claims.push(claimTemplate({ type: 'professional', npi: '1045782368', cpt: [['45378', '45380', '43235'][i % 3]!], patient: members[i % 4]!, serviceDate: day }) as Row);
+  }
+  // Three institutional encounters (facility, surgeon, anesthesia, pathology: several payees).
+  for (const [i, patient] of ['MBR-1002', 'MBR-1003', 'MBR-1004'].entries()) {
+    claims.push(claimTemplate({ type: 'institutional', npi: '1234567893', cpt: ['45380', '00811', '88305'], patient, serviceDate: `2026-02-${String(14 + i).padStart(2, '0')}` }) as Row);
+  }
+  claims.push(claimTemplate({ type: 'professional', npi: '1582736496', cpt: ['29881'], patient: 'MBR-1001', serviceDate: '2026-02-20' }) as Row);
+  claims.push(claims[0]!);
+  writeFileSync(join(home.dir, 'month.ndjson'), `${claims.map((x) => JSON.stringify(x)).join('\n')}\n`);
+  const batch = await at(MON, ['claim', 'submit', 'month.ndjson', '-o', 'ndjson']);
+  expect(batch.code, batch.stderr).toBe(0);
+  // Fund six of the adjudicated encounters with a benefit (the newest first); at least one is left.
+  expect((await at(MON, ['fund', 'run', '--dry-run', '-o', 'json'])).json<Row>().count).toBeGreaterThan(6);
+  const review = (await at(MON, ['fund', 'run', '--dry-run', '--limit', '6', '-o', 'json'])).json<Row>();
+  expect(review.count).toBe(6);
+  const run = await at(MON, ['fund', 'run', '--limit', '6', '--auth-code-prefix', 'AUTH-20260302-RPT', '--expect-total', review.total, '--yes', '-o', 'ndjson']);
+  expect(run.code, run.stderr).toBe(0);
+  const ids = review.encounters.map((e: Row) => e.encounter_id as string);
+  // One fails while in transit; the others arrive by Wednesday; then one is refunded, one's AEOB
+  // states less, one's never came. The failed one is funded again just before the report: in transit.
+  expect((await at(MON, ['local', 'simulate', 'settlement-failure', ids[0]])).code).toBe(0);
+  expect((await at(WED, ['local', 'simulate', 'refund', ids[1]])).code).toBe(0);
+  expect((await at(WED, ['local', 'simulate', 'aeob-variance', ids[2]])).code).toBe(0);
+  expect((await at(WED, ['local', 'simulate', 'missing-aeob', ids[3]])).code).toBe(0);
+  const again = (await at(LATER, ['ledger', 'show', ids[0], '-o', 'json'])).json<Row>();
+  const benefit = again.financial_summary.payer_responsibility.total as number;
+  expect((await at(LATER, ['fund', 'approve', ids[0], '--amount', benefit.toFixed(2), '--auth-code', 'AUTH-20260312-RPT-0007', '--yes'])).code).toBe(0);
+}, 120_000);
+afterAll(() => home.remove());
+
+describe('tpa settlement report', () => {
+  it('every total equals the individual ledger entries and settlement records, to the cent', async () => {
+    const r = await at(LATER, ['settlement', 'report', ...PERIOD, '-o', 'json']);
+    expect(r.code, r.stderr).toBe(0);
+    const report = r.json<Row>();
+    const entries = ndjson((await at(LATER, ['ledger', 'list', '--all', '--from', '2026-02-01', '--to', '2026-02-28', '-o', 'ndjson'])).stdout);
+    expect(entries).toHaveLength(14);
+
+    // Encounters by status.
+    const byStatus = new Map<string, { count: number; charges: number; allowed: number; patient: number; benefit: number }>();
+    for (const e of entries) {
+      const s = byStatus.get(e.status) ?? { count: 0, charges: 0, allowed: 0, patient: 0, benefit: 0 };
+      s.count++;
+      s.charges += c(e.financial_summary.charges);
+      s.allowed += c(e.financial_summary.allowed_amount);
+      s.patient += c(e.financial_summary.patient_responsibility);
+      s.benefit += c(e.financial_summary.benefit_amount);
+      byStatus.set(e.status, s);
+    }
+    expect(new Set(byStatus.keys())).toEqual(new Set(['ADJUDICATED', 'FUNDED', 'RECONCILED', 'PENDED', 'DENIED']));
+    for (const line of report.encounters.by_status) {
+      const s = byStatus.get(line.status)!;
+      expect([line.count, c(line.charges), c(line.allowed), c(line.patient_responsibility), c(line.benefit)], line.status).toEqual([s.count, s.charges, s.allowed, s.patient, s.benefit]);
+    }
+    expect(report.encounters.count).toBe(14);
+    expect(c(report.encounters.charges)).toBe(entries.reduce((s, e) => s + c(e.financial_summary.charges), 0));
+
+    // Money and providers: every transfer of every funded encounter, read one by one.
+    const transfers: Row[] = [];
+    const current: Row[] = [];
+    for (const e of entries.filter((x) => x.status_progression.some((p: Row) => p.status === 'FUNDED'))) {
+      const s = (await at(LATER, ['settlement', 'show', e.encounter_id, '-o', 'json'])).json<Row>();
+      current.push(s);
+      transfers.push(...(s.previous_transfers ?? []), s);
+    }
+    const sum = (status: string) => transfers.filter((t) => t.status === status).reduce((s, t) => s + c(t.total_amount), 0);
+    expect(transfers.map((t) => t.status).sort()).toEqual(['COMPLETED', 'COMPLETED', 'COMPLETED', 'COMPLETED', 'FAILED', 'INITIATED', 'REFUNDED']);
+    expect(c(report.money.in_transit)).toBe(sum('INITIATED'));
+    expect(c(report.money.settled)).toBe(sum('COMPLETED'));
+    expect(c(report.money.failed)).toBe(sum('FAILED'));
+    expect(c(report.money.refunded)).toBe(sum('REFUNDED'));
+    expect(c(report.money.funded)).toBe(sum('INITIATED') + sum('COMPLETED') + sum('REFUNDED'));
+    const moving = transfers.filter((t) => t.status === 'INITIATED' || t.status === 'COMPLETED').flatMap((t) => t.payouts as Row[]);
+    const fees = moving.reduce((s, p) => s + c(p.processor_fee), 0);
+    expect(c(report.money.processor_fees)).toBe(fees);
+    expect(c(report.money.net_to_providers)).toBe(moving.reduce((s, p) => s + c(p.amount), 0) - fees);
+    for (const p of report.providers) {
+      const mine = moving.filter((x) => x.provider_npi === p.npi);
+      expect([p.payouts, c(p.amount), c(p.fees), c(p.net)], p.npi).toEqual([mine.length, mine.reduce((s, x) => s + c(x.amount), 0), mine.reduce((s, x) => s + c(x.processor_fee), 0), mine.reduce((s, x) => s + c(x.net_to_provider), 0)]);
+    }
+    expect(report.providers.reduce((s: number, p: Row) => s + c(p.amount), 0)).toBe(sum('INITIATED') + sum('COMPLETED'));
+
+    // Reconciliation of the current transfers that stay with the providers.
+    const completed = current.filter((s) => s.status === 'COMPLETED');
+    const match = (m: string) => completed.filter((s) => s.aeob_match?.match_status === m);
+    expect(match('EXACT').length).toBeGreaterThan(0);
+    expect(report.reconciliation.matched).toEqual({ count: match('EXACT').length, amount: (match('EXACT').reduce((s, x) => s + c(x.total_amount), 0) / 100).toFixed(2) });
+    expect(report.reconciliation.variance.count).toBe(1);
+    expect(c(report.reconciliation.variance.items[0].variance)).toBe(c(match('VARIANCE')[0]!.aeob_match.variance));
+    expect(report.reconciliation.missing_aeob.count).toBe(1);
+    expect(c(report.reconciliation.missing_aeob.amount)).toBe(c(match('MISSING_AEOB')[0]!.total_amount));
+    expect(report.reconciliation.not_reconciled.count).toBe(current.filter((s) => s.status === 'INITIATED').length);
+
+    // Exceptions: the failed and refunded transfers, the variance, the missing AEOB, the claim
+    // pended for more than 7 days, the adjudicated encounters with a benefit not funded after 3.
+    const kinds = report.exceptions.map((x: Row) => x.kind).sort();
+    // (A refunded encounter is owed again: back to ADJUDICATED, and not funded since, it is one too.)
+    const unfunded = entries.filter((e) => e.status === 'ADJUDICATED' && c(e.financial_summary.benefit_amount) > 0);
+    expect(unfunded.some((e) => e.status_progression.some((p: Row) => p.status === 'FUNDED'))).toBe(true);
+    expect(kinds).toEqual(
+      ['AEOB_VARIANCE', 'FAILED_TRANSFER', 'MISSING_AEOB', 'PENDED_OVER_7_DAYS', 'REFUNDED_TRANSFER', ...unfunded.map(() => 'NOT_FUNDED_AFTER_3_DAYS')].sort(),
+    );
+    // Settled per day: the completed transfers by their completion day.
+    expect(report.settled_per_day.reduce((s: number, d: Row) => s + c(d.amount), 0)).toBe(sum('COMPLETED'));
+  });
+
+  it('csv gives the per-provider rows (--section another), ndjson a line per encounter, the table a bar chart; --from and --to are required', async () => {
+    const csv = await at(LATER, ['settlement', 'report', ...PERIOD, '-o', 'csv']);
+    expect(csv.stdout.split('\n')[0]).toBe('npi,name,payouts,amount,fees,net');
+    const exceptions = await at(LATER, ['settlement', 'report', ...PERIOD, '-o', 'csv', '--section', 'exceptions']);
+    expect(exceptions.stdout.split('\n')[0]).toBe('kind,encounter_id,encounter_number,amount,since,reference');
+    const lines = ndjson((await at(LATER, ['settlement', 'report', ...PERIOD, '-o', 'ndjson'])).stdout);
+    expect(lines).toHaveLength(14);
+    expect(lines.filter((l) => l.transfer_status === 'REFUNDED')).toHaveLength(1);
+    const table = await at(LATER, ['settlement', 'report', ...PERIOD, '-o', 'table']);
+    expect(table.stdout).toMatch(/Settled per day\n\n2026-03-0\d\s+[\d,]+\.\d\d\s+█+/);
+    expect(table.stdout).toMatch(/Exceptions to act on/);
+    const missing = await at(LATER, ['settlement', 'report', '--from', '2026-02-01']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/--to is required/);
+  });
+});
