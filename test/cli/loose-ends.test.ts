@@ -1,4 +1,6 @@
 // Small things a user trips on (issue 13's loose ends), each through the real CLI.
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tpa } from '../helpers/cli.js';
 import { tempDir } from '../helpers/engine.js';
@@ -64,5 +66,24 @@ describe('auth login, status and logout without -p', () => {
     } finally {
       await server.stop();
     }
+  });
+});
+
+describe('the repository', () => {
+  it('ignores scratch claims at its root, never the project\'s own JSON files', () => {
+    const root = fileURLToPath(new URL('../..', import.meta.url));
+    const ignored = (path: string) => {
+      try {
+        execFileSync('git', ['check-ignore', '-q', path], { cwd: root });
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    expect(ignored('c.json')).toBe(true);
+    expect(ignored('claims.ndjson')).toBe(true);
+    expect(ignored('package.json')).toBe(false);
+    expect(ignored('tsconfig.json')).toBe(false);
+    expect(ignored('test/unit/fhir-claim.golden.json')).toBe(false);
   });
 });

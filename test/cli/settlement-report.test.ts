@@ -56,6 +56,10 @@ beforeAll(async () => {
   const again = (await at(LATER, ['ledger', 'show', ids[0], '-o', 'json'])).json<Row>();
   const benefit = again.financial_summary.payer_responsibility.total as number;
   expect((await at(LATER, ['fund', 'approve', ids[0], '--amount', benefit.toFixed(2), '--auth-code', 'AUTH-20260312-RPT-0007', '--yes'])).code).toBe(0);
+  // And one claim still in adjudication when the report is made.
+  writeFileSync(join(home.dir, 'late.json'), JSON.stringify(claimTemplate({ type: 'professional', npi: '1045782368', cpt: ['43235'], patient: 'MBR-1004', serviceDate: '2026-02-25' })));
+  const late = await tpa(['claim', 'submit', 'late.json'], { home: home.dir, env: { TPA_CLOCK: LATER, TPA_ADJUDICATION_DELAY: '1h' } });
+  expect(late.code, late.stderr).toBe(0);
 }, 120_000);
 afterAll(() => home.remove());
 
@@ -65,7 +69,7 @@ describe('tpa settlement report', () => {
     expect(r.code, r.stderr).toBe(0);
     const report = r.json<Row>();
     const entries = ndjson((await at(LATER, ['ledger', 'list', '--all', '--from', '2026-02-01', '--to', '2026-02-28', '-o', 'ndjson'])).stdout);
-    expect(entries).toHaveLength(14);
+    expect(entries).toHaveLength(15);
 
     // Encounters by status.
     const byStatus = new Map<string, { count: number; charges: number; allowed: number; patient: number; benefit: number }>();
@@ -78,12 +82,12 @@ describe('tpa settlement report', () => {
       s.benefit += c(e.financial_summary.benefit_amount);
       byStatus.set(e.status, s);
     }
-    expect(new Set(byStatus.keys())).toEqual(new Set(['ADJUDICATED', 'FUNDED', 'RECONCILED', 'PENDED', 'DENIED']));
+    expect(new Set(byStatus.keys())).toEqual(new Set(['PROCESSING', 'ADJUDICATED', 'FUNDED', 'RECONCILED', 'PENDED', 'DENIED']));
     for (const line of report.encounters.by_status) {
       const s = byStatus.get(line.status)!;
       expect([line.count, c(line.charges), c(line.allowed), c(line.patient_responsibility), c(line.benefit)], line.status).toEqual([s.count, s.charges, s.allowed, s.patient, s.benefit]);
     }
-    expect(report.encounters.count).toBe(14);
+    expect(report.encounters.count).toBe(15);
     expect(c(report.encounters.charges)).toBe(entries.reduce((s, e) => s + c(e.financial_summary.charges), 0));
 
     // Money and providers: every transfer of every funded encounter, read one by one.
@@ -135,15 +139,30 @@ describe('tpa settlement report', () => {
     expect(report.settled_per_day.reduce((s: number, d: Row) => s + c(d.amount), 0)).toBe(sum('COMPLETED'));
   });
 
+  it('over HTTP from local serve, the same report as in-process', async () => {
+    const { serve } = await import('../helpers/server.js');
+    const server = await serve(home.dir, [], { TPA_CLOCK: LATER });
+    try {
+      const key = (await at(LATER, ['local', 'keys', 'create'])).stdout.trim();
+      expect((await at(LATER, ['auth', 'login', '--env', 'sandbox', '--base-url', server.url, '--with-key-stdin'], key)).code).toBe(0);
+      const remote = await at(LATER, ['settlement', 'report', ...PERIOD, '-o', 'json', '-p', 'sandbox']);
+      expect(remote.code, remote.stderr).toBe(0);
+      const local = await at(LATER, ['settlement', 'report', ...PERIOD, '-o', 'json', '-p', 'local']);
+      expect(remote.json()).toEqual(local.json());
+    } finally {
+      await server.stop();
+    }
+  });
+
   it('csv gives the per-provider rows (--section another), ndjson a line per encounter, the table a bar chart; --from and --to are required', async () => {
-    const csv = await at(LATER, ['settlement', 'report', ...PERIOD, '-o', 'csv']);
+    const csv = await at(LATER, ['settlement', 'report', ...PERIOD, '-o', 'csv', '-p', 'local']);
     expect(csv.stdout.split('\n')[0]).toBe('npi,name,payouts,amount,fees,net');
-    const exceptions = await at(LATER, ['settlement', 'report', ...PERIOD, '-o', 'csv', '--section', 'exceptions']);
+    const exceptions = await at(LATER, ['settlement', 'report', ...PERIOD, '-o', 'csv', '--section', 'exceptions', '-p', 'local']);
     expect(exceptions.stdout.split('\n')[0]).toBe('kind,encounter_id,encounter_number,amount,since,reference');
-    const lines = ndjson((await at(LATER, ['settlement', 'report', ...PERIOD, '-o', 'ndjson'])).stdout);
-    expect(lines).toHaveLength(14);
+    const lines = ndjson((await at(LATER, ['settlement', 'report', ...PERIOD, '-o', 'ndjson', '-p', 'local'])).stdout);
+    expect(lines).toHaveLength(15);
     expect(lines.filter((l) => l.transfer_status === 'REFUNDED')).toHaveLength(1);
-    const table = await at(LATER, ['settlement', 'report', ...PERIOD, '-o', 'table']);
+    const table = await at(LATER, ['settlement', 'report', ...PERIOD, '-o', 'table', '-p', 'local']);
     expect(table.stdout).toMatch(/Settled per day\n\n2026-03-0\d\s+[\d,]+\.\d\d\s+█+/);
     expect(table.stdout).toMatch(/Exceptions to act on/);
     const missing = await at(LATER, ['settlement', 'report', '--from', '2026-02-01']);
