@@ -120,8 +120,8 @@ describe('tpa claim submit, a batch', () => {
     const args = ['claim', 'submit', 'batch.ndjson', '--journal', journal, '--concurrency', '2', '-o', 'ndjson'];
     const childEnv: Record<string, string> = {};
     for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('TPA_')) childEnv[k] = v;
-    // Each claim takes 15 ms more (TPA_FAULT slow), two at a time: a batch lasts seconds, so the kills land inside it.
-    Object.assign(childEnv, { TPA_HOME: home, TPA_KEYRING: 'off', TPA_ADJUDICATION_DELAY: '0', TPA_FAULT: 'slow-15:/claims/submit/', ...env });
+    // Each claim takes 25 ms more (TPA_FAULT slow), two at a time: a batch lasts seconds, so the kills land inside it.
+    Object.assign(childEnv, { TPA_HOME: home, TPA_KEYRING: 'off', TPA_ADJUDICATION_DELAY: '0', TPA_FAULT: 'slow-25:/claims/submit/', ...env });
     let killed = 0;
     for (let i = 0; killed < 20 && i < 40; i++) {
       const child = spawn(process.execPath, [TPA_BIN, ...args], { env: childEnv, cwd: home, stdio: 'ignore' });

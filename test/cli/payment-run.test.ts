@@ -148,8 +148,8 @@ describe('tpa fund run', () => {
     const args = ['fund', 'run', '--auth-code-prefix', 'AUTH-20260630-KILL', '--expect-total', total, '--yes', '--journal', journal, '-o', 'ndjson'];
     const childEnv: Record<string, string> = {};
     for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('TPA_')) childEnv[k] = v;
-    // Each approval takes 40 ms more (TPA_FAULT slow): a run lasts seconds, so the kills land inside it.
-    Object.assign(childEnv, { TPA_HOME: home, TPA_KEYRING: 'off', TPA_ADJUDICATION_DELAY: '0', TPA_FAULT: 'slow-40:/funding/approve/', ...env });
+    // Each approval takes 80 ms more (TPA_FAULT slow): a run lasts seconds, so the kills land inside it.
+    Object.assign(childEnv, { TPA_HOME: home, TPA_KEYRING: 'off', TPA_ADJUDICATION_DELAY: '0', TPA_FAULT: 'slow-80:/funding/approve/', ...env });
     let killed = 0;
     for (let i = 0; killed < 20 && i < 40; i++) {
       const child = spawn(process.execPath, [TPA_BIN, ...args], { env: childEnv, stdio: 'ignore' });
