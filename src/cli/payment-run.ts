@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { executeRun, planRun, RunJournal, selectEncounters, type ApprovalOutcome, type RunPlan } from '../client/payment-run.js';
 import type { LedgerFilters } from '../client/types.js';
 import { formatCents, formatCentsGrouped, parseCents } from '../domain/money.js';
+import type { ProviderLine } from '../domain/report.js';
 import type { PayoutShare } from '../domain/settlement.js';
 import { isoDateProblem, npiProblem } from '../domain/validation.js';
 import { ConflictError, UsageError, ValidationFailed } from '../errors.js';
@@ -16,18 +17,10 @@ import type { Context } from './context.js';
 import { terminalWidth } from './io.js';
 import { ask } from './prompt.js';
 
-interface ProviderTotal {
-  npi: string;
-  name: string;
-  payouts: number;
-  amountCents: number;
-  feeCents: number;
-  netCents: number;
-}
 
 interface Review {
   plan: RunPlan;
-  providers: ProviderTotal[];
+  providers: ProviderLine[];
 }
 
 function filtersOf(opts: Options): LedgerFilters {
@@ -62,10 +55,10 @@ function defaultJournal(ctx: Context, prefix: string): string {
 }
 
 /** The totals per provider of the payouts the approvals will make (the engine's rule, DESIGN.md section 4). */
-async function providerTotals(ctx: Context, plan: RunPlan): Promise<ProviderTotal[]> {
+async function providerTotals(ctx: Context, plan: RunPlan): Promise<ProviderLine[]> {
   const client = await ctx.client();
   const { reviewPayouts } = await import('./commands/fund.run.js');
-  const totals = new Map<string, ProviderTotal>();
+  const totals = new Map<string, ProviderLine>();
   let n = 0;
   for (const e of plan.encounters) {
     const payouts: PayoutShare[] = reviewPayouts((await client.ledgerDetail(e.encounter_id)).body);

@@ -1,13 +1,13 @@
 // `tpa claim submit <path>...` as a batch, through real processes: every input kind, invalid claims
 // among valid ones, a rerun skipping what was sent, kill -9 at random points then a resume, and a
 // server that loses answers in the middle of a batch: every claim in the ledger exactly once.
-import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { claimTemplate } from '../../src/cli/claim-template.js';
-import { TPA_BIN, tpa } from '../helpers/cli.js';
+import { tpa } from '../helpers/cli.js';
 import { tempDir } from '../helpers/engine.js';
+import { killRepeatedly } from '../helpers/kill.js';
 import { serve } from '../helpers/server.js';
 
 const CLOCK = '2026-06-30T12:00:00Z';
@@ -118,20 +118,8 @@ describe('tpa claim submit, a batch', () => {
     writeFileSync(join(home, 'batch.ndjson'), lines(0, N));
     const journal = join(home, 'batch.journal');
     const args = ['claim', 'submit', 'batch.ndjson', '--journal', journal, '--concurrency', '2', '-o', 'ndjson'];
-    const childEnv: Record<string, string> = {};
-    for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('TPA_')) childEnv[k] = v;
     // Each claim takes 25 ms more (TPA_FAULT slow), two at a time: a batch lasts seconds, so the kills land inside it.
-    Object.assign(childEnv, { TPA_HOME: home, TPA_KEYRING: 'off', TPA_ADJUDICATION_DELAY: '0', TPA_FAULT: 'slow-25:/claims/submit/', ...env });
-    let killed = 0;
-    for (let i = 0; killed < 20 && i < 40; i++) {
-      const child = spawn(process.execPath, [TPA_BIN, ...args], { env: childEnv, cwd: home, stdio: 'ignore' });
-      const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
-      const timer = setTimeout(() => child.kill('SIGKILL'), 300 + Math.floor(Math.random() * 900));
-      const code = await exited;
-      clearTimeout(timer);
-      if (code === null) killed++;
-      else expect(code).toBe(0);
-    }
+    const killed = await killRepeatedly(args, { home, env: { ...env, TPA_FAULT: 'slow-25:/claims/submit/' }, kills: 20, minMs: 300, spreadMs: 900, onExit: (code) => expect(code).toBe(0) });
     expect(killed).toBe(20);
     const last = await tpa(args, { home, env, timeoutMs: 120_000 });
     expect(last.code, last.stderr).toBe(0);

@@ -1,14 +1,14 @@
 // `tpa fund run` through real processes on the embedded engine: the review, the confirmation by
 // exact total, exactly-once approvals across kill -9 at random points, a lost answer settled from
 // the ledger, and a resumed run that never widens its selection.
-import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { claimTemplate } from '../../src/cli/claim-template.js';
 import { formatCentsGrouped, jsonNumberToCents } from '../../src/domain/money.js';
-import { TPA_BIN, tpa } from '../helpers/cli.js';
+import { tpa } from '../helpers/cli.js';
 import { tempDir } from '../helpers/engine.js';
+import { killRepeatedly } from '../helpers/kill.js';
 import { serve } from '../helpers/server.js';
 
 const CLOCK = '2026-06-30T12:00:00Z';
@@ -146,22 +146,17 @@ describe('tpa fund run', () => {
     const { count, total } = await review();
     const journal = join(home, 'run.journal');
     const args = ['fund', 'run', '--auth-code-prefix', 'AUTH-20260630-KILL', '--expect-total', total, '--yes', '--journal', journal, '-o', 'ndjson'];
-    const childEnv: Record<string, string> = {};
-    for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('TPA_')) childEnv[k] = v;
     // Each approval takes 80 ms more (TPA_FAULT slow): a run lasts seconds, so the kills land inside it.
-    Object.assign(childEnv, { TPA_HOME: home, TPA_KEYRING: 'off', TPA_ADJUDICATION_DELAY: '0', TPA_FAULT: 'slow-80:/funding/approve/', ...env });
-    let killed = 0;
-    for (let i = 0; killed < 20 && i < 40; i++) {
-      const child = spawn(process.execPath, [TPA_BIN, ...args], { env: childEnv, stdio: 'ignore' });
-      const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
-      const timer = setTimeout(() => child.kill('SIGKILL'), 300 + Math.floor(Math.random() * 1200));
-      const code = await exited;
-      clearTimeout(timer);
-      if (code === null) killed++;
-      else expect(code).toBe(0);
+    const killed = await killRepeatedly(args, {
+      home,
+      env: { ...env, TPA_FAULT: 'slow-80:/funding/approve/' },
+      kills: 20,
+      minMs: 300,
+      spreadMs: 1200,
+      onExit: (code) => expect(code).toBe(0),
       // Claims adjudicated after the run began: a resumed run must not take them.
-      if (killed === 5) await ledgerOf(6, 1000);
-    }
+      afterKill: async (n) => (n === 5 ? ledgerOf(6, 1000) : undefined),
+    });
     expect(killed).toBe(20);
     const last = await tpa(args, { home, env, timeoutMs: 60_000 });
     expect(last.code, last.stderr).toBe(0);
