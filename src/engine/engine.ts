@@ -13,6 +13,8 @@ import { matchRoute, type Route } from './routes.js';
 import { authenticate, createKey, type KeyEnvironment, type KeyRecord, type Scope } from './services/keys.js';
 import { authenticateToken, issueToken, type ClientCertificate } from './services/oauth.js';
 import { advanceEncounters } from './services/progress.js';
+import { listAudit, verifyAudit, type AuditFilter } from './services/audit.js';
+import type { ChainVerdict, StoredAudit } from '../domain/audit.js';
 import { fixtures } from './services/fixtures.js';
 import { simulate, type Scenario } from './services/sandbox.js';
 import { openDatabase, PAGE_CACHE_KB, type Db } from './store/db.js';
@@ -226,6 +228,16 @@ export class Engine {
   realClock(): ClockStatus {
     writeStoredClock(this.db, null);
     return this.clock();
+  }
+
+  /** The audit chain walked from its first record (`tpa local audit verify`). */
+  auditVerify(): ChainVerdict {
+    return verifyAudit(this.db);
+  }
+
+  /** The audit records in order, filtered (`tpa local audit list`). */
+  auditList(filter: AuditFilter): Iterable<StoredAudit> {
+    return listAudit(this.db, filter);
   }
 
   /** Sandbox triggers for the unhappy paths (`tpa local simulate`). */

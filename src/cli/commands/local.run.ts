@@ -3,7 +3,7 @@ import type { SettlementRecord } from '../../client/types.js';
 import type { Engine } from '../../engine/engine.js';
 import type { Scenario } from '../../engine/services/sandbox.js';
 import type { Scope } from '../../engine/services/keys.js';
-import { UsageError } from '../../errors.js';
+import { ConflictError, UsageError } from '../../errors.js';
 import type { TableTools } from '../../render/output.js';
 import type { Handler } from '../action.js';
 import { readPem, type Context } from '../context.js';
@@ -196,4 +196,44 @@ export const serve: Handler = async (ctx, _args, opts) => {
     process.once('SIGTERM', () => stop('SIGTERM'));
   });
   transport.close();
+};
+
+export const auditVerify: Handler = async (ctx) => {
+  const verdict = await withEngine(ctx, (e) => e.auditVerify());
+  if (!verdict.whole) {
+    throw new ConflictError(`the audit chain breaks at record ${verdict.seq}: ${verdict.reason} (${verdict.count} record${verdict.count === 1 ? '' : 's'} before it verify)`, {
+      code: 'audit_chain_broken',
+      body: { whole: false, verified: verdict.count, broken_at: verdict.seq, reason: verdict.reason },
+    });
+  }
+  return {
+    data: { whole: true, count: verdict.count, head: verdict.head },
+    table: (t: TableTools) => `${t.c.green('✓')} the audit chain is whole\n${t.keyValues([['Records', String(verdict.count)], ['Head hash', verdict.head]])}`,
+  };
+};
+
+export const auditList: Handler = async (ctx, _args, opts) => {
+  const { isoDateProblem } = await import('../../domain/validation.js');
+  for (const name of ['from', 'to'] as const) {
+    const v = opts[name] as string | undefined;
+    if (v !== undefined && isoDateProblem(v.slice(0, 10))) throw new UsageError(`--${name}: "${v}" is not a date (YYYY-MM-DD)`);
+  }
+  const rows = await withEngine(ctx, (e) =>
+    [...e.auditList({ from: opts.from as string | undefined, to: opts.to as string | undefined, type: opts.type as string | undefined })].map((r) => ({
+      seq: r.seq,
+      at: r.at,
+      type: r.type,
+      subject: r.subject,
+      data: JSON.parse(r.data_json) as unknown,
+      hash: r.hash,
+    })),
+  );
+  return {
+    data: rows,
+    items: rows,
+    table: (t: TableTools) =>
+      rows.length === 0
+        ? 'No audit records.'
+        : t.table(['#', 'At', 'Type', 'Subject', 'Hash'], rows.map((r) => [String(r.seq), r.at, r.type, r.subject, `${r.hash.slice(0, 12)}…`])),
+  };
 };

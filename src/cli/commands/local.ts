@@ -73,4 +73,19 @@ export function registerLocal(local: Command, act: Act): void {
     'tpa local simulate settlement-failure enc_3b302036a412ed8b301f',
     'tpa local clock advance 3d && tpa local simulate refund enc_3b302036a412ed8b301f',
   ).action(act(run, 'simulate'));
+
+  const audit = local.command('audit').description('the engine\'s audit chain: every money-moving or irreversible action, each record hashed with the one before (SHA-256)');
+  examples(
+    audit.command('verify').description('walk the chain: whole (count, head hash) with exit 0, or the first record that does not verify, and why, with exit 4'),
+    'tpa local audit verify',
+  ).action(act(run, 'auditVerify'));
+  examples(
+    audit
+      .command('list')
+      .description('the audit records in order')
+      .option('--from <date>', 'recorded on or after (YYYY-MM-DD or an ISO time)')
+      .option('--to <date>', 'recorded on or before (YYYY-MM-DD)')
+      .option('--type <type>', 'SUBMISSION, FUNDING_APPROVED, SETTLEMENT_INITIATED, SETTLEMENT_COMPLETED, SETTLEMENT_FAILED, SETTLEMENT_REFUNDED, RECONCILIATION, SCHEDULE_FINALIZED, KEY_CREATED, KEY_ROTATED'),
+    'tpa local audit list --type FUNDING_APPROVED -o csv',
+  ).action(act(run, 'auditList'));
 }

@@ -10,6 +10,7 @@ import { HttpError, jsonBody, queryWholeNumber, respond, servedLink, type Engine
 import { newId } from '../ids.js';
 import { CURRENT_CATALOG_VERSION } from '../store/catalog-seed.js';
 import type { Db } from '../store/db.js';
+import { appendAudit } from './audit.js';
 
 export const CATALOG_DEFAULT_PAGE_SIZE = 20;
 export const CATALOG_MAX_PAGE_SIZE = 200;
@@ -411,6 +412,10 @@ export function finalizeSchedule(ctx: EngineContext, _req: EngineRequest, params
       }
       ctx.db.prepare('UPDATE contracts SET builder_settings_json = ? WHERE id = ?').run(JSON.stringify(settingsBody(s)), inst.contract_id);
       ctx.db.prepare('UPDATE rate_schedules SET finalized_at = ? WHERE id = ?').run(now, s.id);
+      appendAudit(ctx.db, 'SCHEDULE_FINALIZED', inst.contract_id, now, {
+        instance_id: inst.id,
+        rates: list.map((i) => ({ ssp: i.code, cpt: i.primary_cpt_code, rate_type: i.rate_type, rate_value: i.rate_value, allowed_cents: itemAllowedCents(i.rate_type, i.rate_value, i.medicare_rate_cents) })),
+      });
       return respond(200, {
         status: 'FINALIZED',
         contract_id: inst.contract_id,

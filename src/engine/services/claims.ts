@@ -251,10 +251,13 @@ function recordClaim(ctx: EngineContext, claim: ParsedClaim): EngineResponse {
   );
   for (const [year, cents] of deductibleByYear) if (cents > 0) addMet.run(member.member_id, year, cents);
 
+  const t = adjudication.totals;
   addHistory(db, encounterId, {
     type: 'SUBMISSION',
     timestamp: submittedAt,
     reference: submissionId,
+    // The claim accepted with its adjudication (decided now, shown when due).
+    audit: { disposition: adjudication.disposition, charge_cents: t.chargeCents, allowed_cents: t.allowedCents, patient_cents: t.patientResponsibilityCents, benefit_cents: t.benefitCents },
     description: `${claim.type === 'institutional' ? 'Institutional' : 'Professional'} claim submitted via the API: ${claim.lines.length} line${claim.lines.length === 1 ? '' : 's'}, charges ${formatCentsGrouped(claim.totalChargeCents)}`,
   });
   addHistory(db, encounterId, {

@@ -3,7 +3,9 @@
 import { lineProviderNpi, type Adjudication, type Disposition, type PlanBenefits } from '../../domain/adjudication.js';
 import type { ParsedClaim, ProviderRole } from '../../domain/fhir-claim.js';
 import type { BenefitLine } from '../../domain/settlement.js';
+import { jsonNumberToCents } from '../../domain/money.js';
 import type { Db } from '../store/db.js';
+import { appendAudit } from './audit.js';
 
 import type { LedgerStatus } from '../../domain/ledger.js';
 
@@ -57,13 +59,25 @@ export interface HistoryEntry {
   reference: string | null;
   description: string;
   financialImpact?: Record<string, number> | null;
+  /** More for the audit record of an audited entry (amounts in cents). */
+  audit?: Record<string, unknown>;
 }
+
+/**
+ * The history entries that move money or cannot be undone: each is also an audit record, in the
+ * same transaction (migration 12). VALIDATION and ADJUDICATION only show what SUBMISSION recorded.
+ */
+const AUDITED = new Set(['SUBMISSION', 'FUNDING_APPROVED', 'SETTLEMENT_INITIATED', 'SETTLEMENT_COMPLETED', 'SETTLEMENT_FAILED', 'SETTLEMENT_REFUNDED', 'RECONCILIATION']);
 
 export function addHistory(db: Db, encounterId: string, entry: HistoryEntry): void {
   db.prepare(
     `INSERT INTO history_entries (encounter_id, seq, type, timestamp, reference, description, financial_impact_json)
      VALUES (?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM history_entries WHERE encounter_id = ?), ?, ?, ?, ?, ?)`,
   ).run(encounterId, encounterId, entry.type, entry.timestamp, entry.reference, entry.description, entry.financialImpact ? JSON.stringify(entry.financialImpact) : null);
+  if (!AUDITED.has(entry.type)) return;
+  const impact: Record<string, number> = {};
+  for (const [k, v] of Object.entries(entry.financialImpact ?? {})) impact[`${k}_cents`] = jsonNumberToCents(v) ?? 0;
+  appendAudit(db, entry.type, encounterId, entry.timestamp, { reference: entry.reference, ...impact, ...entry.audit });
 }
 
 export function encounterById(db: Db, id: string): EncounterRow | undefined {

@@ -10,6 +10,7 @@ import type { Db } from '../store/db.js';
 export const SCOPES = ['contract_lookup', 'claim_pricing', 'fund_release', 'ledger_access'] as const;
 export type Scope = (typeof SCOPES)[number];
 import { KEY_LENGTH, KEY_PREFIX, type KeyEnvironment } from '../../domain/api-keys.js';
+import { appendAudit } from './audit.js';
 
 export type { KeyEnvironment };
 /** Who a request is from: an API key's environment, or production for an OAuth token. */
@@ -73,9 +74,13 @@ export function createKey(db: Db, now: Date, env: KeyEnvironment, scopes: readon
     created_at: isoSeconds(now),
     expires_at: null,
   };
-  db.prepare(
-    'INSERT INTO api_keys (id, lineage, key_hash, environment, prefix, last4, scopes, created_at, expires_at) VALUES (@id, @lineage, @key_hash, @environment, @prefix, @last4, @scopes, @created_at, @expires_at)',
-  ).run(row);
+  db.transaction(() => {
+    db.prepare(
+      'INSERT INTO api_keys (id, lineage, key_hash, environment, prefix, last4, scopes, created_at, expires_at) VALUES (@id, @lineage, @key_hash, @environment, @prefix, @last4, @scopes, @created_at, @expires_at)',
+    ).run(row);
+    // Never the key: its id, environment, scopes and lineage.
+    appendAudit(db, 'KEY_CREATED', id, row.created_at, { environment: env, scopes: [...scopes], lineage: row.lineage });
+  })();
   return { apiKey, record: record(row) };
 }
 
@@ -117,6 +122,7 @@ export function rotateKey(ctx: EngineContext, _req: EngineRequest): EngineRespon
       const { apiKey, record: created } = createKey(ctx.db, now, caller.environment, caller.scopes, caller.lineage);
       const expiresAt = isoSeconds(new Date(now.getTime() + ROTATION_OVERLAP_MS));
       ctx.db.prepare('UPDATE api_keys SET expires_at = ? WHERE id = ?').run(expiresAt, caller.id);
+      appendAudit(ctx.db, 'KEY_ROTATED', caller.id, isoSeconds(now), { new_key_id: created.id, expires_at: expiresAt });
       return respond(200, { api_key: apiKey, key_id: created.id, previous_key_expires_at: expiresAt });
     })
     .immediate();

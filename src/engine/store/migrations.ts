@@ -481,4 +481,22 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE encounters ADD COLUMN aeob_missing INTEGER NOT NULL DEFAULT 0;
   `,
+  // 12: the audit chain (issue 14): every money-moving or irreversible action appends a record in
+  // the transaction of the action, its hash covering the record before (domain/audit.ts). A database
+  // upgraded from before starts its chain at the upgrade. Changing or deleting a record is refused
+  // by triggers; one who drops them is caught by `tpa local audit verify`.
+  `
+  CREATE TABLE audit_log (
+    seq INTEGER PRIMARY KEY,
+    at TEXT NOT NULL,
+    type TEXT NOT NULL,
+    subject TEXT NOT NULL,
+    data_json TEXT NOT NULL,
+    prev_hash TEXT NOT NULL,
+    hash TEXT NOT NULL
+  );
+  CREATE INDEX audit_log_by_type ON audit_log (type, seq);
+  CREATE TRIGGER audit_log_no_update BEFORE UPDATE ON audit_log BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
+  CREATE TRIGGER audit_log_no_delete BEFORE DELETE ON audit_log BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
+  `,
 ];

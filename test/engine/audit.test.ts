@@ -1,0 +1,107 @@
+// The audit chain (issue 14): every money-moving or irreversible action appends a record in its own
+// transaction; `tpa local audit verify` walks the chain. Records are edited, deleted and swapped
+// behind the engine's back (the sqlite3 module, the append-only triggers dropped first, as a
+// tamperer would) and each tampering is caught at the right record.
+import Database from 'better-sqlite3';
+import { cpSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { claimTemplate } from '../../src/cli/claim-template.js';
+import { databaseFile, Engine } from '../../src/engine/engine.js';
+import { sspUuid } from '../../src/engine/store/catalog-seed.js';
+import { tpa } from '../helpers/cli.js';
+import { call, tempDir, useEngineHome } from '../helpers/engine.js';
+
+const MON = '2026-03-02T10:00:00Z';
+const WED = '2026-03-04T12:00:00Z';
+type Body = Record<string, any>;
+const home = useEngineHome(beforeEach, afterEach);
+
+/** Two claims, a fund release and its arrival and reconciliation, a refund, a finalized schedule, a key. */
+function buildChain(): string[] {
+  const mon = home.at(MON, '0');
+  const ids: string[] = [];
+  for (const patient of ['MBR-1002', 'MBR-1003']) {
+    const ack = call(mon, 'POST', '/tpa-api/v1/claims/submit/', claimTemplate({ type: 'institutional', patient, serviceDate: '2026-03-02' })).body as Body;
+    ids.push(ack.external_claim_id);
+  }
+  const detail = call(mon, 'GET', `/tpa-api/v1/ledger/entries/${ids[0]}/`).body as Body;
+  expect(call(mon, 'POST', '/tpa-api/v1/funding/approve/', { encounter_id: ids[0], amount: detail.financial_summary.payer_responsibility.total, authorization_code: 'AUTH-AUDIT-0001' }).status).toBe(200);
+  const wed = home.at(WED, '0');
+  call(wed, 'GET', `/tpa-api/v1/settlement/${ids[0]}/`);
+  wed.simulate('refund', ids[0]);
+  const builder = '/api/v1/computable-contracts/builder/BLD-1001';
+  expect(call(wed, 'POST', `${builder}/rate-schedule/init/`, {}).status).toBeLessThan(300);
+  expect(call(wed, 'PUT', `${builder}/rate-schedule/add-ssp/`, { ssp_id: sspUuid('v1.1', 'HD-0401'), rate_type: 'CASE_RATE', rate_value: 2100 }).status).toBeLessThan(300);
+  expect(call(wed, 'POST', `${builder}/finalize`, {}).status).toBe(200);
+  wed.createKey('sandbox', ['ledger_access']);
+  return ids;
+}
+
+/** A copy of the data dir, tampered with by `sql` with the append-only triggers dropped. */
+function tampered(sql: string): string {
+  const copy = tempDir();
+  cpSync(home.dir, copy.dir, { recursive: true });
+  const db = new Database(databaseFile(copy.dir));
+  db.exec(`DROP TRIGGER audit_log_no_update; DROP TRIGGER audit_log_no_delete; ${sql}`);
+  db.close();
+  return copy.dir;
+}
+
+describe('the audit chain', () => {
+  it('records each money-moving or irreversible action once, in order, and verifies whole', () => {
+    buildChain();
+    const e = home.at(WED, '0');
+    const types = [...e.auditList({})].map((r) => r.type);
+    expect(types).toEqual(['SUBMISSION', 'SUBMISSION', 'FUNDING_APPROVED', 'SETTLEMENT_INITIATED', 'SETTLEMENT_COMPLETED', 'RECONCILIATION', 'SETTLEMENT_REFUNDED', 'SCHEDULE_FINALIZED', 'KEY_CREATED']);
+    const submission = JSON.parse([...e.auditList({ type: 'SUBMISSION' })][0]!.data_json) as Body;
+    expect(submission).toMatchObject({ disposition: 'APPROVED', charge_cents: 420000, benefit_cents: expect.any(Number) });
+    expect(submission.allowed_cents).toBe(submission.benefit_cents + submission.patient_cents);
+    expect(e.auditVerify()).toEqual({ whole: true, count: 9, head: expect.stringMatching(/^[0-9a-f]{64}$/) });
+  });
+
+  it('refuses to change or delete a record while its triggers stand', () => {
+    buildChain();
+    const db = new Database(databaseFile(home.dir));
+    expect(() => db.exec(`UPDATE audit_log SET data_json = '{}' WHERE seq = 1`)).toThrow(/append-only/);
+    expect(() => db.exec('DELETE FROM audit_log WHERE seq = 9')).toThrow(/append-only/);
+    db.close();
+  });
+
+  it('catches an edited, a deleted and a swapped record at the right record, and the CLI exits 4 naming it', async () => {
+    buildChain();
+    const cases: [string, number, RegExp][] = [
+      // An amount changed: the transfer made ten times larger (a digit put before it).
+      [`UPDATE audit_log SET data_json = replace(data_json, '"transfer_amount_cents":', '"transfer_amount_cents":1') WHERE type = 'FUNDING_APPROVED'`, 3, /edited/],
+      [`UPDATE audit_log SET at = '2026-03-01T00:00:00Z' WHERE seq = 6`, 6, /edited/],
+      ['DELETE FROM audit_log WHERE seq = 5', 5, /missing/],
+      [
+        `UPDATE audit_log SET seq = -1 WHERE seq = 7; UPDATE audit_log SET seq = 7 WHERE seq = 8; UPDATE audit_log SET seq = 8 WHERE seq = -1`,
+        7,
+        /link to the record before/,
+      ],
+      ['DELETE FROM audit_log WHERE seq = 9', -1, /./],
+    ];
+    for (const [sql, seq, reason] of cases) {
+      const dir = tampered(sql);
+      const e = Engine.open({ dataDir: dir, env: { TPA_CLOCK: WED } });
+      const verdict = e.auditVerify();
+      e.close();
+      if (seq < 0) {
+        // The last record removed: what is left is a whole, shorter chain, whose head the last
+        // verification printed differently. The head hash is what a copy kept elsewhere catches.
+        expect(verdict).toMatchObject({ whole: true, count: 8 });
+        continue;
+      }
+      expect(verdict, sql).toMatchObject({ whole: false, seq });
+      expect((verdict as { reason: string }).reason, sql).toMatch(reason);
+      const cli = await tpa(['local', 'audit', 'verify', '-o', 'json'], { home: dir, env: { TPA_CLOCK: WED } });
+      expect(cli.code).toBe(4);
+      expect(cli.stderr).toContain(`breaks at record ${seq}`);
+    }
+    const whole = await tpa(['local', 'audit', 'verify', '-o', 'json'], { home: home.dir, env: { TPA_CLOCK: WED } });
+    expect(whole.code).toBe(0);
+    expect(whole.json()).toMatchObject({ whole: true, count: 9 });
+    expect(join(home.dir)).toBeTruthy();
+  });
+});
