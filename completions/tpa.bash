@@ -97,7 +97,7 @@ _tpa() {
         __never__) ;;
       esac
       valued=''
-      words='approve run'
+      words='approve run history'
       flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
       ;;
     'fund approve')
@@ -115,6 +115,14 @@ _tpa() {
       valued='--from --to --npi --limit --auth-code-prefix --expect-total --journal'
       words=''
       flags='--from --to --npi --limit --auth-code-prefix --expect-total --journal --dry-run -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      ;;
+    'fund history')
+      case "$prev" in
+        __never__) ;;
+      esac
+      valued='--from --to'
+      words=''
+      flags='--from --to -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
       ;;
     'settlement')
       case "$prev" in
@@ -512,7 +520,7 @@ _tpa() {
 }
 _tpa_is_command() {
   case "$1" in
-    'lookup'|'lookup blind'|'lookup full'|'lookup rates'|'claim'|'claim template'|'claim validate'|'claim submit'|'claim poll'|'fund'|'fund approve'|'fund run'|'settlement'|'settlement show'|'settlement report'|'ledger'|'ledger list'|'ledger show'|'ratesheet'|'ratesheet catalog'|'ratesheet init'|'ratesheet show'|'ratesheet config'|'ratesheet add'|'ratesheet remove'|'ratesheet load-catalog'|'ratesheet preview'|'ratesheet finalize'|'ratesheet import'|'ratesheet export'|'auth'|'auth login'|'auth status'|'auth logout'|'auth keys'|'auth rotate'|'config'|'config list'|'config get'|'config set'|'local'|'local fixtures'|'local reset'|'local clock'|'local clock show'|'local clock advance'|'local clock set'|'local clock real'|'local serve'|'local keys'|'local keys create'|'local simulate'|'local audit'|'local audit verify'|'local audit list'|'api'|'health'|'demo'|'completion') return 0 ;;
+    'lookup'|'lookup blind'|'lookup full'|'lookup rates'|'claim'|'claim template'|'claim validate'|'claim submit'|'claim poll'|'fund'|'fund approve'|'fund run'|'fund history'|'settlement'|'settlement show'|'settlement report'|'ledger'|'ledger list'|'ledger show'|'ratesheet'|'ratesheet catalog'|'ratesheet init'|'ratesheet show'|'ratesheet config'|'ratesheet add'|'ratesheet remove'|'ratesheet load-catalog'|'ratesheet preview'|'ratesheet finalize'|'ratesheet import'|'ratesheet export'|'auth'|'auth login'|'auth status'|'auth logout'|'auth keys'|'auth rotate'|'config'|'config list'|'config get'|'config set'|'local'|'local fixtures'|'local reset'|'local clock'|'local clock show'|'local clock advance'|'local clock set'|'local clock real'|'local serve'|'local keys'|'local keys create'|'local simulate'|'local audit'|'local audit verify'|'local audit list'|'api'|'health'|'demo'|'completion') return 0 ;;
   esac
   return 1
 }

@@ -210,8 +210,12 @@ async function execute(ctx: Context, journal: RunJournal, plan: RunPlan): Promis
   process.once('SIGINT', onSignal);
   let done = 0;
   let result;
+  let history: import('../client/fund-history.js').FundHistory | undefined;
   try {
+    const { FundHistory } = await import('../client/fund-history.js');
+    history = FundHistory.open(ctx.paths.dataDir);
     result = await executeRun(client, journal, {
+      history: { log: history, dataDir: ctx.paths.dataDir, profile: ctx.profileName, environment: ctx.profile().env },
       onOutcome: (o) => {
         done++;
         writer?.write([o]);
@@ -223,6 +227,7 @@ async function execute(ctx: Context, journal: RunJournal, plan: RunPlan): Promis
   } finally {
     process.removeListener('SIGINT', onSignal);
     writer?.end();
+    history?.close();
   }
   const counts = { APPROVED: 0, SKIPPED: 0, FAILED: 0 };
   for (const o of result.outcomes) counts[o.status]++;

@@ -11,6 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { centsToAmount, jsonNumberToCents } from '../domain/money.js';
 import { AuthError, ConflictError, EXIT, NetworkError, RateLimitedError, TpaError } from '../errors.js';
 import type { TpaClient } from './client.js';
+import type { FundHistory } from './fund-history.js';
 import { Journal, type JournalRecord } from './journal.js';
 import { pacingWaitMs } from './pages.js';
 import type { LedgerDetail, LedgerFilters, LedgerItem, SettlementRecord } from './types.js';
@@ -169,14 +170,23 @@ const STOPPING = (err: unknown): boolean => err instanceof NetworkError || err i
 export async function executeRun(
   client: TpaClient,
   journal: RunJournal,
-  options: { onOutcome: (o: ApprovalOutcome) => void; onNote?: (text: string) => void; sleep?: (ms: number) => Promise<void> },
+  options: {
+    onOutcome: (o: ApprovalOutcome) => void;
+    onNote?: (text: string) => void;
+    sleep?: (ms: number) => Promise<void>;
+    /** This machine's record of approvals (`tpa fund history`), with the profile they go to. */
+    history?: { log: FundHistory; dataDir: string; profile: string; environment: string };
+  },
 ): Promise<RunResult> {
   const plan = journal.plan!;
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const result: RunResult = { outcomes: [], approvedCents: 0, exitCode: EXIT.OK };
   let firstFailure: TpaError | undefined;
+  const sent = new Map<string, string>();
   const record = (o: ApprovalOutcome, fresh: boolean) => {
     if (fresh) journal.outcome(o);
+    const hid = sent.get(o.encounter_id);
+    if (hid) options.history?.log.end(hid, o.status, o.processor_transfer_id, o.message);
     result.outcomes.push(o);
     if (o.status === 'APPROVED') result.approvedCents += jsonNumberToCents(o.amount)!;
     options.onOutcome(o);
@@ -193,6 +203,7 @@ export async function executeRun(
       // An approval announced before and never answered: the ledger says whether it happened.
       if (journal.unanswered.has(e.encounter_id)) {
         const found = await currentFunding(client, e.encounter_id);
+        if (options.history) options.history.log.resolve(options.history.dataDir, e.encounter_id, found?.reference ?? null, found ? await transferOf(client, e.encounter_id) : null);
         if (found) {
           const transfer = await transferOf(client, e.encounter_id);
           if (found.reference === e.authorization_code) record({ ...base, status: 'APPROVED', processor_transfer_id: transfer }, true);
@@ -204,6 +215,12 @@ export async function executeRun(
       const wait = pausedUntil - Date.now();
       if (wait > 0) await sleep(wait);
       journal.sending(e.encounter_id);
+      if (options.history) {
+        const hid = randomUUID();
+        sent.set(e.encounter_id, hid);
+        const h = options.history;
+        h.log.begin({ id: hid, at: new Date().toISOString(), profile: h.profile, environment: h.environment, encounter_id: e.encounter_id, amount: centsToAmount(e.amount_cents), authorization_code: e.authorization_code });
+      }
       let approved;
       try {
         approved = await client.approveFunding({ encounter_id: e.encounter_id, amount: centsToAmount(e.amount_cents), authorization_code: e.authorization_code }, e.idempotency_key);

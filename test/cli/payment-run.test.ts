@@ -98,6 +98,9 @@ describe('tpa fund run', () => {
     expect(again.stderr).toMatch(/resuming the payment run AUTH-20260630-ACME .*: 0 of \d+ approvals left/);
     expect(ndjson(again.stdout)).toEqual(out);
     expect(await funded()).toHaveLength(count);
+    // Each approval is in this machine's fund history, with its transfer.
+    const history = ndjson((await tpa(['fund', 'history', '-o', 'ndjson'], { home, env })).stdout);
+    expect(history.map((h) => [h.authorization_code, h.outcome, h.processor_transfer_id])).toEqual(out.map((o) => [o.authorization_code, 'APPROVED', o.processor_transfer_id]));
     // A dry run with the same prefix only reviews: it never resumes (and sends) the run.
     const dry = await tpa(['fund', 'run', '--dry-run', '--auth-code-prefix', 'AUTH-20260630-ACME', '-o', 'json'], { home, env });
     expect(dry.code, dry.stderr).toBe(0);

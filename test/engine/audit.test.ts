@@ -25,11 +25,11 @@ function buildChain(): string[] {
     const ack = call(mon, 'POST', '/tpa-api/v1/claims/submit/', claimTemplate({ type: 'institutional', patient, serviceDate: '2026-03-02' })).body as Body;
     ids.push(ack.external_claim_id);
   }
-  const detail = call(mon, 'GET', `/tpa-api/v1/ledger/entries/${ids[0]}/`).body as Body;
+  const detail = call(mon, 'GET', `/tpa-api/v1/ledger/entries/${ids[0]!}/`).body as Body;
   expect(call(mon, 'POST', '/tpa-api/v1/funding/approve/', { encounter_id: ids[0], amount: detail.financial_summary.payer_responsibility.total, authorization_code: 'AUTH-AUDIT-0001' }).status).toBe(200);
   const wed = home.at(WED, '0');
   call(wed, 'GET', `/tpa-api/v1/settlement/${ids[0]}/`);
-  wed.simulate('refund', ids[0]);
+  wed.simulate('refund', ids[0]!);
   const builder = '/api/v1/computable-contracts/builder/BLD-1001';
   expect(call(wed, 'POST', `${builder}/rate-schedule/init/`, {}).status).toBeLessThan(300);
   expect(call(wed, 'PUT', `${builder}/rate-schedule/add-ssp/`, { ssp_id: sspUuid('v1.1', 'HD-0401'), rate_type: 'CASE_RATE', rate_value: 2100 }).status).toBeLessThan(300);

@@ -8,7 +8,8 @@ import { centsToAmount, formatCents, formatCentsGrouped, jsonNumberToCents, pars
 import { MAX_FUNDING_NOTES, splitPayouts, type PayoutShare } from '../../domain/settlement.js';
 import { characterCount } from '../../domain/validation.js';
 import { ConflictError, EXIT, NetworkError, NotFoundError, TpaError, UsageError, ValidationFailed } from '../../errors.js';
-import type { TableTools } from '../../render/output.js';
+import { FundHistory } from '../../client/fund-history.js';
+import type { CommandOutput, TableTools } from '../../render/output.js';
 import type { Handler } from '../action.js';
 import type { Context } from '../context.js';
 import { terminalWidth } from '../io.js';
@@ -147,6 +148,30 @@ export const approve: Handler = async (ctx, [encounterId], opts) => {
     }
   }
   const client = await ctx.client();
+  const history = FundHistory.open(ctx.paths.dataDir);
+  try {
+    return await approveOne(ctx, client, history, id, { amountText, authCode, notes, idempotencyKey: opts.idempotencyKey as string | undefined });
+  } finally {
+    history.close();
+  }
+};
+
+async function approveOne(
+  ctx: Context,
+  client: TpaClient,
+  history: FundHistory,
+  id: string,
+  given: { amountText?: string; authCode?: string; notes?: string; idempotencyKey?: string },
+): Promise<CommandOutput> {
+  let { amountText, authCode } = given;
+  const { notes } = given;
+  // An earlier approval of this encounter from this machine whose answer was lost: the ledger says now what became of it.
+  if (FundHistory.read(ctx.paths.dataDir).some((a) => a.encounter_id === id && a.outcome === 'UNKNOWN')) {
+    const { currentFunding } = await import('../../client/payment-run.js');
+    const found = await currentFunding(client, id);
+    const settlement = found ? await client.settlement(id) : undefined;
+    history.resolve(ctx.paths.dataDir, id, found?.reference ?? null, settlement?.status === 200 ? (settlement.body as SettlementRecord).processor_transfer_id : null);
+  }
   await ensureNotFunded(ctx, client, id);
   if (ctx.canPrompt) {
     const { tableTools } = await import('../../render/output.js');
@@ -172,16 +197,26 @@ export const approve: Handler = async (ctx, [encounterId], opts) => {
     }
   }
   const { randomUUID } = await import('node:crypto');
-  const key = (opts.idempotencyKey as string | undefined) ?? randomUUID();
+  const key = given.idempotencyKey ?? randomUUID();
   if (ctx.debug) ctx.note(`[debug] Idempotency-Key: ${key}`);
+  const amount = centsToAmount(parseCents(amountText!)!);
+  const hid = randomUUID();
+  history.begin({ id: hid, at: new Date().toISOString(), profile: ctx.profileName, environment: ctx.profile().env, encounter_id: id, amount, authorization_code: authCode!.trim() });
   let approved: FundingApproved;
   try {
-    approved = (await client.approveFunding({ encounter_id: id, amount: centsToAmount(parseCents(amountText!)!), authorization_code: authCode!.trim(), ...(notes ? { notes } : {}) }, key)).body;
+    try {
+      approved = (await client.approveFunding({ encounter_id: id, amount, authorization_code: authCode!.trim(), ...(notes ? { notes } : {}) }, key)).body;
+    } catch (err) {
+      // A lost answer or a 5xx (a gateway may have passed the request on) leaves it unknown.
+      if (err instanceof NetworkError) approved = await afterAmbiguousFailure(ctx, client, id, authCode!.trim(), err);
+      else throw err;
+    }
   } catch (err) {
-    // A lost answer or a 5xx (a gateway may have passed the request on) leaves it unknown.
-    if (err instanceof NetworkError) approved = await afterAmbiguousFailure(ctx, client, id, authCode!.trim(), err);
-    else throw err;
+    // Still unknown (the ledger could not be read): the record stays UNKNOWN until a later run finds out.
+    if (err instanceof TpaError && !/could not tell whether/.test(err.message)) history.end(hid, err instanceof ConflictError ? 'SKIPPED' : 'FAILED', null, err.message);
+    throw err;
   }
+  history.end(hid, 'APPROVED', approved.processor_transfer_id);
   return {
     data: approved,
     table: (t) =>
@@ -193,7 +228,25 @@ export const approve: Handler = async (ctx, [encounterId], opts) => {
         ['Next', `tpa settlement show ${id}`],
       ]),
   };
-};
+}
 
 /** `tpa fund run`: a payment run (cli/payment-run.ts, client/payment-run.ts). */
 export const run: Handler = async (ctx, _args, opts) => (await import('../payment-run.js')).fundRun(ctx, opts);
+
+/** `tpa fund history`: the approvals made from this machine, newest last, with their outcomes. */
+export const history: Handler = async (ctx, _args, opts) => {
+  const from = opts.from as string | undefined;
+  const to = opts.to as string | undefined;
+  const rows = FundHistory.read(ctx.paths.dataDir).filter((a) => (!from || a.at >= from) && (!to || a.at.slice(0, 10) <= to));
+  return {
+    data: rows,
+    items: rows,
+    table: (t: TableTools) =>
+      rows.length === 0
+        ? 'No approvals from this machine.'
+        : t.table(
+            ['When', 'Profile', 'Encounter', { header: 'Amount', align: 'right' }, 'Authorization', 'Outcome', 'Transfer'],
+            rows.map((a) => [a.at.replace(/\.\d+Z$/, 'Z'), `${a.profile} (${a.environment})`, a.encounter_id, t.amount(a.amount), a.authorization_code, t.status(a.outcome), a.processor_transfer_id ?? '—']),
+          ),
+  };
+};

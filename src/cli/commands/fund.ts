@@ -37,4 +37,14 @@ export function registerFund(fund: Command, act: Act): void {
     'tpa fund run --auth-code-prefix AUTH-20261123-ACME --expect-total 12345.67 --yes -o ndjson',
     'tpa fund run --journal ~/.local/share/tpa/journals/fund-run-AUTH-20261123-ACME-….ndjson --yes',
   ).action(act(run, 'run'));
+
+  examples(
+    fund
+      .command('history')
+      .description('the approvals made from this machine (any profile): when, where, encounter, amount, authorization code, outcome, transfer; UNKNOWN while an answer lost is not yet found out')
+      .option('--from <date>', 'made on or after (YYYY-MM-DD)')
+      .option('--to <date>', 'made on or before (YYYY-MM-DD)'),
+    'tpa fund history',
+    'tpa fund history --from 2026-11-23 -o csv',
+  ).action(act(run, 'history'));
 }
