@@ -22,8 +22,15 @@ export class LocalTransport implements Transport {
 
   async open(): Promise<Engine> {
     if (!this.engine) {
-      const [{ Engine }, { CLI_PAGE_CACHE_KB }] = await Promise.all([import('../engine/engine.js'), import('../engine/store/db.js')]);
-      this.engine = Engine.open({ dataDir: this.dataDir, env: this.env, pageCacheKb: this.pageCacheKb ?? CLI_PAGE_CACHE_KB });
+      const [{ Engine, databaseFile }, { CLI_PAGE_CACHE_KB, storageProblem }] = await Promise.all([import('../engine/engine.js'), import('../engine/store/db.js')]);
+      try {
+        this.engine = Engine.open({ dataDir: this.dataDir, env: this.env, pageCacheKb: this.pageCacheKb ?? CLI_PAGE_CACHE_KB });
+      } catch (err) {
+        // The local database cannot be opened or upgraded: the storage's fault, said plainly (exit 8).
+        const problem = storageProblem(err, databaseFile(this.dataDir));
+        if (problem) throw new NetworkError(problem, { code: 'storage_unavailable' });
+        throw err;
+      }
     }
     return this.engine;
   }

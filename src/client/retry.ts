@@ -48,8 +48,8 @@ export class RetryingTransport implements Transport {
       try {
         response = await this.inner.send(req);
       } catch (err) {
-        // A TLS failure will fail the same way again: no retry.
-        if (!(err instanceof NetworkError) || err.code.startsWith('tls_') || last || !safeToRepeat(req)) throw err;
+        // A TLS failure, or a local database that cannot be opened, will fail the same way again: no retry.
+        if (!(err instanceof NetworkError) || err.code.startsWith('tls_') || err.code === 'storage_unavailable' || last || !safeToRepeat(req)) throw err;
         const waitMs = backoff(attempt);
         this.options.onWait?.({ reason: err.message, waitMs, attempt, attempts });
         await sleep(waitMs);
@@ -62,7 +62,9 @@ export class RetryingTransport implements Transport {
         await sleep(waitMs);
         continue;
       }
-      if (response.status >= 500 && !last && safeToRepeat(req)) {
+      // The local database busy past its wait, or full: it has already waited; say so at once.
+      const storage = (response.body as { error?: unknown } | undefined)?.error === 'storage_unavailable';
+      if (response.status >= 500 && !last && !storage && safeToRepeat(req)) {
         const waitMs = backoff(attempt);
         this.options.onWait?.({ reason: `server error ${response.status}`, waitMs, attempt, attempts });
         await sleep(waitMs);

@@ -17,7 +17,7 @@ import { listAudit, verifyAudit, type AuditFilter } from './services/audit.js';
 import type { ChainVerdict, StoredAudit } from '../domain/audit.js';
 import { fixtures } from './services/fixtures.js';
 import { simulate, type Scenario } from './services/sandbox.js';
-import { openDatabase, PAGE_CACHE_KB, type Db } from './store/db.js';
+import { openDatabase, PAGE_CACHE_KB, storageProblem, type Db } from './store/db.js';
 
 export const DEFAULT_ADJUDICATION_DELAY_MS = 3000;
 
@@ -168,7 +168,10 @@ export class Engine {
       return this.cache.answer(`${req.path}?${req.query.toString()}|${req.headers.host ?? ''}`, () => match.route.handler(ctx, req, match.params));
     } catch (err) {
       if (err instanceof HttpError) return respond(err.status, err.body);
-      // A bug or a store failure: answer 500 with an id to quote, and keep the details out of the body.
+      // The storage failing (a full disk, a writer holding the database): 503, saying what to do.
+      const storage = storageProblem(err, this.db.name);
+      if (storage) return respond(503, { error: 'storage_unavailable', message: storage });
+      // A bug: answer 500 with an id to quote, and keep the details out of the body.
       const requestId = newId('req_');
       if (process.env.TPA_DEBUG_ENGINE) process.stderr.write(`[engine ${requestId}] ${(err as Error).stack ?? String(err)}\n`);
       return respond(500, { error: 'internal_error', message: 'The engine failed to process the request', request_id: requestId });

@@ -2,6 +2,7 @@
 import Database from 'better-sqlite3';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { UsageError } from '../../errors.js';
 import { engineNow } from '../clock.js';
 import { MIGRATIONS } from './migrations.js';
 import { SEEDS } from './seed.js';
@@ -44,7 +45,7 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
   // were rewritten meanwhile once instead of four times.
   db.pragma(`cache_size = ${-(options.cacheKb ?? PAGE_CACHE_KB)}`);
   db.pragma('wal_autocheckpoint = 4000');
-  migrate(db, options);
+  migrate(db, options, file);
   cacheStatements(db);
   return db;
 }
@@ -67,10 +68,10 @@ function cacheStatements(db: Db): void {
   }) as Db['prepare'];
 }
 
-function migrate(db: Db, options: OpenOptions): void {
+function migrate(db: Db, options: OpenOptions, file: string): void {
   const current = db.pragma('user_version', { simple: true }) as number;
   if (current > SCHEMA_VERSION) {
-    throw new Error(`the local database has schema version ${current}, newer than this tpa (${SCHEMA_VERSION}); upgrade tpa or run \`tpa local reset\``);
+    throw new UsageError(`the local database ${file} was written by a newer tpa (schema version ${current}; this tpa knows ${SCHEMA_VERSION}): upgrade tpa to use it; it was not changed`);
   }
   if (current === SCHEMA_VERSION) return;
   // IMMEDIATE takes the write lock first, so two processes opening a new file do not both migrate.
@@ -83,6 +84,29 @@ function migrate(db: Db, options: OpenOptions): void {
     }
     db.pragma(`user_version = ${SCHEMA_VERSION}`);
   }).immediate();
+}
+
+/**
+ * What a SQLite failure of the local database means for its user, when it is the storage's and not
+ * a bug: a read-only or full disk, a file that is not a tpa database, a writer that held it past the
+ * busy wait. Undefined for anything else.
+ */
+export function storageProblem(err: unknown, file: string): string | undefined {
+  const code = (err as { code?: unknown })?.code;
+  if (typeof code !== 'string' || !code.startsWith('SQLITE_')) return undefined;
+  if (code === 'SQLITE_BUSY' || code.startsWith('SQLITE_BUSY_') || code === 'SQLITE_LOCKED') {
+    return `the local database ${file} is busy: another process (tpa local serve, or another tpa command) held it for more than 5 seconds; try again when it is done`;
+  }
+  if (code === 'SQLITE_READONLY' || code.startsWith('SQLITE_READONLY_') || code === 'SQLITE_PERM' || code === 'SQLITE_CANTOPEN' || code.startsWith('SQLITE_CANTOPEN_')) {
+    return `the local database ${file} cannot be written (a read-only file or folder, or no permission); nothing was changed`;
+  }
+  if (code === 'SQLITE_FULL' || code === 'SQLITE_IOERR' || code.startsWith('SQLITE_IOERR_')) {
+    return `the local database ${file} could not be written (the disk is full or failing); the last change was rolled back, nothing was half-written`;
+  }
+  if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT' || code.startsWith('SQLITE_CORRUPT_')) {
+    return `${file} is not a tpa database (or it is damaged): move it away, or run tpa local reset to start a new one`;
+  }
+  return undefined;
 }
 
 /** Deletes the database file and its WAL companions; the next use creates and seeds a new one. */
