@@ -12,6 +12,8 @@ export interface KillOptions {
   /** Each run is killed after minMs plus up to spreadMs. */
   minMs: number;
   spreadMs: number;
+  /** The random source of the delays (a seeded one replays a run); Math.random by default. */
+  random?: () => number;
   /** After each killed run (the number killed so far). */
   afterKill?: (killed: number) => Promise<void>;
   /** A run that exits by itself fails the test through this check. */
@@ -26,7 +28,7 @@ export async function killRepeatedly(args: string[], o: KillOptions): Promise<nu
   for (let i = 0; killed < o.kills && i < o.kills * 2; i++) {
     const child = spawn(process.execPath, [TPA_BIN, ...args], { env, cwd: o.home, stdio: 'ignore' });
     const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
-    const timer = setTimeout(() => child.kill('SIGKILL'), o.minMs + Math.floor(Math.random() * o.spreadMs));
+    const timer = setTimeout(() => child.kill('SIGKILL'), o.minMs + Math.floor((o.random ?? Math.random)() * o.spreadMs));
     const code = await exited;
     clearTimeout(timer);
     if (code !== null) {
