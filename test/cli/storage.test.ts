@@ -2,11 +2,12 @@
 // written by a newer tpa, a writer holding it past the busy wait. Each gets a clear message and an
 // exit code, never a stack trace, and the file is not changed.
 import Database from 'better-sqlite3';
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { tpa } from '../helpers/cli.js';
+import { TPA_BIN, tpa } from '../helpers/cli.js';
 import { tempDir } from '../helpers/engine.js';
 
 let home: ReturnType<typeof tempDir>;
@@ -38,6 +39,27 @@ describe('the local database, when its storage fails', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/written by a newer tpa \(schema version 999; this tpa knows \d+\): upgrade tpa/);
     expect(digest()).toBe(before);
+  });
+
+  it('a full disk (a file size limit, ulimit -f): exit 8 saying the change was rolled back; the database stays whole and takes the claim once there is room', async () => {
+    expect((await tpa(['local', 'fixtures', '-o', 'json'], { home: home.dir })).code).toBe(0);
+    const t = await tpa(['claim', 'template'], { home: home.dir });
+    writeFileSync(join(home.dir, 'c.json'), t.stdout);
+    const env: Record<string, string> = {};
+    for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('TPA_')) env[k] = v;
+    Object.assign(env, { TPA_HOME: home.dir, TPA_KEYRING: 'off', TPA_ADJUDICATION_DELAY: '0' });
+    // The WAL may grow by a few hundred bytes at most: the claim's pages do not fit.
+    const full = spawnSync('sh', ['-c', `ulimit -f 100; exec "${process.execPath}" "${TPA_BIN}" claim submit c.json`], { cwd: home.dir, env, encoding: 'utf8' });
+    expect(full.status, full.stderr).toBe(8);
+    expect(full.stderr).toMatch(/could not be written \(the disk is full or failing\); the last change was rolled back/);
+    expect(full.stderr).not.toMatch(/\n\s+at /);
+    const db = new Database(file(), { readonly: true });
+    expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+    expect(db.prepare('SELECT COUNT(*) FROM encounters').pluck().get()).toBe(0);
+    db.close();
+    const room = await tpa(['claim', 'submit', 'c.json', '-o', 'json'], { home: home.dir });
+    expect(room.code, room.stderr).toBe(0);
+    expect((await tpa(['ledger', 'list', '-o', 'json'], { home: home.dir })).json<{ count: number }>().count).toBe(1);
   });
 
   it('a writer that holds the database past the busy wait: the claim waits, then exit 8 saying what holds it; nothing is half-written', async () => {
