@@ -97,7 +97,7 @@ export const TPA_BIN = fileURLToPath(new URL('../../bin/tpa', import.meta.url));
 
 /**
  * Starts `tpa local serve --port 0 --no-rate-limit` with `env` (its TPA_HOME the data dir) and a new
- * key; returns its URL, the key, and `stop()`.
+ * key; returns its URL, the key, its process id, and `stop()`.
  */
 export async function startServer(env) {
   const key = spawnSync(process.execPath, [TPA_BIN, 'local', 'keys', 'create'], { env, encoding: 'utf8' }).stdout.trim();
@@ -114,7 +114,7 @@ export async function startServer(env) {
     server.kill('SIGTERM');
     await new Promise((r) => (server.exitCode !== null ? r() : server.once('exit', r)));
   };
-  return { url, key, stop };
+  return { url, key, stop, pid: server.pid };
 }
 
 const RSS_HOOK = fileURLToPath(new URL('../rss-hook.mjs', import.meta.url));
