@@ -14,6 +14,7 @@ import type { ClaimText } from './claim-sources.js';
 import type { Context } from './context.js';
 import { terminalWidth } from './io.js';
 import { keepHeapFlat } from './heap.js';
+import { seconds } from './listing.js';
 
 export const DEFAULT_CONCURRENCY = 10;
 const DEFAULT_WAIT_MS = 10 * 60_000;
@@ -50,10 +51,7 @@ function csvRow(o: ClaimOutcome): Record<string, unknown> {
 
 function progressText(p: BatchProgress): string {
   const n = (x: number) => Math.round(x).toLocaleString('en-US');
-  const secs = (ms: number) => {
-    const s = Math.ceil(ms / 1000);
-    return s < 60 ? `${s}s` : `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
-  };
+  const secs = seconds;
   const parts = [p.total !== undefined ? `${n(p.done)} of ${n(p.total)} claims` : `${n(p.done)} claims`, `${n(p.rate)}/s`];
   if (p.stage === 'waiting') parts.push(`waiting for adjudications${p.waitingMs ? `: next check in ${secs(p.waitingMs)}` : ''}`);
   else if (p.waitingMs !== undefined) parts.push(`rate limit: waiting ${secs(p.waitingMs)}`);

@@ -10,7 +10,8 @@ import type { Context } from './context.js';
 import { terminalWidth } from './io.js';
 import { keepHeapFlat } from './heap.js';
 
-function seconds(ms: number): string {
+/** A wait or a time left, as a person reads it: 45s, 3m05s. */
+export function seconds(ms: number): string {
   const s = Math.ceil(ms / 1000);
   return s < 60 ? `${s}s` : `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
 }

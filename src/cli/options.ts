@@ -1,6 +1,6 @@
 // Option value helpers shared by command handlers.
 import { readFileSync, statSync } from 'node:fs';
-import { wholeNumberProblem } from '../domain/validation.js';
+import { isoDateProblem, npiProblem, wholeNumberProblem } from '../domain/validation.js';
 import { UsageError, ValidationFailed } from '../errors.js';
 import type { Context } from './context.js';
 
@@ -37,4 +37,17 @@ export async function readInput(ctx: Context, source: string, what: string, maxB
     const code = (err as NodeJS.ErrnoException).code;
     throw new UsageError(`cannot read ${source}: ${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (err as Error).message}`);
   }
+}
+
+/**
+ * The ledger's period and provider filters of a command (--from, --to, --npi), each problem added
+ * to `errors` with its option's name: `ledger list`, `fund run` and `settlement report` read them alike.
+ */
+export function periodFilters(opts: Record<string, unknown>, errors: { field: string; message: string }[]): { start_date?: string; end_date?: string; provider_npi?: string } {
+  const f: { start_date?: string; end_date?: string; provider_npi?: string } = {};
+  const add = (field: string, problem: string | undefined) => problem && errors.push({ field, message: problem });
+  if (opts.from !== undefined) (add('--from', isoDateProblem(String(opts.from))), (f.start_date = String(opts.from)));
+  if (opts.to !== undefined) (add('--to', isoDateProblem(String(opts.to))), (f.end_date = String(opts.to)));
+  if (opts.npi !== undefined) (add('--npi', npiProblem(String(opts.npi))), (f.provider_npi = String(opts.npi)));
+  return f;
 }

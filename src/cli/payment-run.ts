@@ -8,13 +8,13 @@ import type { LedgerFilters } from '../client/types.js';
 import { formatCents, formatCentsGrouped, parseCents } from '../domain/money.js';
 import type { ProviderLine } from '../domain/report.js';
 import type { PayoutShare } from '../domain/settlement.js';
-import { isoDateProblem, npiProblem } from '../domain/validation.js';
-import { ConflictError, UsageError, ValidationFailed } from '../errors.js';
+import { ConflictError, fieldsInvalid, UsageError, ValidationFailed } from '../errors.js';
 import { tableTools, type CommandOutput, type TableTools } from '../render/output.js';
 import { rowWriter } from '../render/stream.js';
 import type { Options } from './action.js';
 import type { Context } from './context.js';
 import { terminalWidth } from './io.js';
+import { periodFilters } from './options.js';
 import { ask } from './prompt.js';
 
 
@@ -24,19 +24,9 @@ interface Review {
 }
 
 function filtersOf(opts: Options): LedgerFilters {
-  const f: LedgerFilters = {};
-  for (const [option, key] of [['from', 'start_date'], ['to', 'end_date']] as const) {
-    const v = opts[option] as string | undefined;
-    if (v === undefined) continue;
-    const problem = isoDateProblem(v);
-    if (problem) throw new ValidationFailed(`--${option}: ${problem}`);
-    f[key] = v;
-  }
-  if (opts.npi !== undefined) {
-    const problem = npiProblem(String(opts.npi));
-    if (problem) throw new ValidationFailed(`--npi: ${problem}`);
-    f.provider_npi = String(opts.npi);
-  }
+  const errors: { field: string; message: string }[] = [];
+  const f = periodFilters(opts, errors);
+  if (errors.length > 0) throw fieldsInvalid(errors);
   return f;
 }
 

@@ -6,11 +6,11 @@ import { pacingWaitMs, pages } from '../client/pages.js';
 import type { LedgerFilters, LedgerItem, SettlementRecord } from '../client/types.js';
 import { formatCents, formatCentsGrouped } from '../domain/money.js';
 import { periodReport, type PeriodReport, type ReportSettlement } from '../domain/report.js';
-import { isoDateProblem, npiProblem } from '../domain/validation.js';
-import { UsageError, ValidationFailed } from '../errors.js';
+import { fieldsInvalid, UsageError, ValidationFailed } from '../errors.js';
 import type { CommandOutput, TableTools } from '../render/output.js';
 import type { Options } from './action.js';
 import type { Context } from './context.js';
+import { periodFilters } from './options.js';
 
 export const SECTIONS = ['providers', 'status', 'money', 'reconciliation', 'exceptions', 'days'] as const;
 type Section = (typeof SECTIONS)[number];
@@ -18,20 +18,13 @@ type Section = (typeof SECTIONS)[number];
 const money = (c: number) => formatCents(c);
 
 function filtersOf(opts: Options): LedgerFilters {
-  const f: LedgerFilters = {};
-  for (const [option, key] of [['from', 'start_date'], ['to', 'end_date']] as const) {
-    const v = opts[option] as string | undefined;
-    if (v === undefined) throw new UsageError(`--${option} is required: the report covers the service dates from --from to --to`);
-    const problem = isoDateProblem(v);
-    if (problem) throw new ValidationFailed(`--${option}: ${problem}`);
-    f[key] = v;
+  for (const option of ['from', 'to']) {
+    if (opts[option] === undefined) throw new UsageError(`--${option} is required: the report covers the service dates from --from to --to`);
   }
+  const errors: { field: string; message: string }[] = [];
+  const f = periodFilters(opts, errors);
+  if (errors.length > 0) throw fieldsInvalid(errors);
   if (f.end_date! < f.start_date!) throw new ValidationFailed('--to is before --from');
-  if (opts.npi !== undefined) {
-    const problem = npiProblem(String(opts.npi));
-    if (problem) throw new ValidationFailed(`--npi: ${problem}`);
-    f.provider_npi = String(opts.npi);
-  }
   return f;
 }
 

@@ -11,10 +11,11 @@ import { canonicalHash } from '../domain/canonical.js';
 import { ValidationError, type FieldError } from '../domain/errors.js';
 import { parseClaim } from '../domain/fhir-claim.js';
 import { jsonNumberToCents } from '../domain/money.js';
-import { AuthError, EXIT, NetworkError, RateLimitedError, TpaError } from '../errors.js';
+import { EXIT, TpaError } from '../errors.js';
 import type { TpaClient } from './client.js';
 import { Journal, type JournalRecord } from './journal.js';
 import { pacingWaitMs } from './pages.js';
+import { stopsTheJob } from './retry.js';
 import { nextPollDelay } from './polling.js';
 import type { AdjudicationSummary, ClaimResponseBody } from './types.js';
 
@@ -144,8 +145,6 @@ function outcome(source: string, status: ClaimStatus, f: { submission_id?: strin
   return { source, status, submission_id: f.submission_id ?? null, external_claim_id: f.external_claim_id ?? null, idempotency_key: f.idempotency_key ?? null, errors: f.errors ?? [] };
 }
 
-const STOPPING = (err: unknown): boolean => err instanceof NetworkError || err instanceof RateLimitedError || err instanceof AuthError;
-
 function amountCents(v: unknown): number {
   return jsonNumberToCents(v) ?? 0;
 }
@@ -237,7 +236,7 @@ export async function runClaimBatch(client: TpaClient, claims: AsyncIterable<Bat
       if (!(err instanceof TpaError)) throw err;
       // Limits, the network or the credentials stop the batch: what was not answered is resent, with
       // its key, when the same command runs again.
-      if (STOPPING(err)) summary.stopped ??= err;
+      if (stopsTheJob(err)) summary.stopped ??= err;
       else firstFailure ??= err;
       journal.answered({ type: 'failed', claim: r.claim, code: err.code, message: err.message });
       const errors = Array.isArray(err.details) ? (err.details as FieldError[]) : [{ field: '', message: err.message }];
@@ -318,7 +317,7 @@ async function waitForAll(
           result = await client.claimResponse(o.submission_id!);
         } catch (err) {
           if (!(err instanceof TpaError)) throw err;
-          if (STOPPING(err)) {
+          if (stopsTheJob(err)) {
             summary.stopped ??= err;
             still.push(o);
           } else options.onOutcome({ ...o, errors: [{ field: '', message: err.message }], disposition: null, adjudication: null });

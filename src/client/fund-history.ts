@@ -55,9 +55,12 @@ export class FundHistory {
     this.journal.append({ type: 'outcome', id, outcome, processor_transfer_id: processorTransferId, ...(message ? { message } : {}) });
   }
 
-  /** Settles earlier approvals of an encounter left UNKNOWN, now that the ledger says which authorization code funded it. */
-  resolve(dataDir: string, encounterId: string, fundedBy: string | null, transfer: string | null): void {
-    for (const a of FundHistory.read(dataDir)) {
+  /**
+   * Settles the approvals of `records` (as `read` gave them) of an encounter left UNKNOWN, now that
+   * the ledger says which authorization code funded it.
+   */
+  resolve(records: readonly ApprovalRecord[], encounterId: string, fundedBy: string | null, transfer: string | null): void {
+    for (const a of records) {
       if (a.encounter_id !== encounterId || a.outcome !== 'UNKNOWN') continue;
       if (fundedBy === a.authorization_code) this.end(a.id, 'APPROVED', transfer, 'found in the ledger after the answer was lost');
       else this.end(a.id, 'FAILED', null, fundedBy ? `not this approval: the ledger shows ${fundedBy}` : 'the ledger shows no fund release from it');

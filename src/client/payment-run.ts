@@ -9,12 +9,13 @@
 // has left; it never widens it.
 import { randomUUID } from 'node:crypto';
 import { centsToAmount, jsonNumberToCents } from '../domain/money.js';
-import { AuthError, ConflictError, EXIT, NetworkError, RateLimitedError, TpaError } from '../errors.js';
+import { ConflictError, EXIT, NetworkError, TpaError } from '../errors.js';
 import type { TpaClient } from './client.js';
-import type { FundHistory } from './fund-history.js';
+import { FundHistory } from './fund-history.js';
 import { Journal, type JournalRecord } from './journal.js';
 import { pacingWaitMs } from './pages.js';
-import type { LedgerDetail, LedgerFilters, LedgerItem, SettlementRecord } from './types.js';
+import { stopsTheJob } from './retry.js';
+import type { LedgerDetail, LedgerFilters, LedgerItem } from './types.js';
 
 export interface RunEncounter {
   encounter_id: string;
@@ -86,15 +87,23 @@ export function planRun(items: readonly LedgerItem[], filters: LedgerFilters, pr
   return { created_at: new Date().toISOString(), filters, prefix, total_cents: encounters.reduce((sum, e) => sum + e.amount_cents, 0), encounters };
 }
 
-/** Whether the ledger shows a fund release of the encounter since its last failed or refunded transfer, and whose. */
-export async function currentFunding(client: TpaClient, encounterId: string): Promise<{ reference: string | null } | undefined> {
-  const detail: LedgerDetail = (await client.ledgerDetail(encounterId)).body;
+/**
+ * The fund release a ledger entry shows since its last failed or refunded transfer (those before
+ * it no longer fund the encounter): its authorization code and its transfer; undefined if none.
+ */
+export function fundingOf(detail: LedgerDetail): { reference: string | null; transfer: string | null } | undefined {
   let ended = -1;
   detail.entries.forEach((e, i) => {
     if (e.type === 'SETTLEMENT_FAILED' || e.type === 'SETTLEMENT_REFUNDED') ended = i;
   });
-  const funding = detail.entries.slice(ended + 1).find((e) => e.type === 'FUNDING_APPROVED');
-  return funding ? { reference: funding.reference } : undefined;
+  const current = detail.entries.slice(ended + 1);
+  const funding = current.find((e) => e.type === 'FUNDING_APPROVED');
+  return funding ? { reference: funding.reference, transfer: current.find((e) => e.type === 'SETTLEMENT_INITIATED')?.reference ?? null } : undefined;
+}
+
+/** Whether the ledger shows a fund release of the encounter now, and whose (fundingOf, read from the service). */
+export async function currentFunding(client: TpaClient, encounterId: string): Promise<{ reference: string | null; transfer: string | null } | undefined> {
+  return fundingOf((await client.ledgerDetail(encounterId)).body);
 }
 
 /** The journal of a payment run: its confirmed plan, and the outcome of each approval so far. */
@@ -161,8 +170,6 @@ export interface RunResult {
   exitCode: number;
 }
 
-const STOPPING = (err: unknown): boolean => err instanceof NetworkError || err instanceof RateLimitedError || err instanceof AuthError;
-
 /**
  * Approves what the plan has left, one at a time, paced by the rate-limit headers. Each outcome is
  * handed to `onOutcome` as it happens, after the ones the journal already held.
@@ -192,6 +199,8 @@ export async function executeRun(
     options.onOutcome(o);
   };
   let pausedUntil = 0;
+  // Approvals of earlier commands left UNKNOWN in this machine's history, read once.
+  const pending = options.history ? FundHistory.read(options.history.dataDir) : [];
   for (const e of plan.encounters) {
     const done = journal.outcomes.get(e.encounter_id);
     if (done) {
@@ -203,11 +212,9 @@ export async function executeRun(
       // An approval announced before and never answered: the ledger says whether it happened.
       if (journal.unanswered.has(e.encounter_id)) {
         const found = await currentFunding(client, e.encounter_id);
-        if (options.history) options.history.log.resolve(options.history.dataDir, e.encounter_id, found?.reference ?? null, found ? await transferOf(client, e.encounter_id) : null);
+        if (options.history) options.history.log.resolve(pending, e.encounter_id, found?.reference ?? null, found?.transfer ?? null);
         if (found) {
-          const transfer = await transferOf(client, e.encounter_id);
-          if (found.reference === e.authorization_code) record({ ...base, status: 'APPROVED', processor_transfer_id: transfer }, true);
-          else record({ ...base, status: 'SKIPPED', processor_transfer_id: transfer, message: `funded by another approval (authorization ${found.reference ?? 'unknown'})` }, true);
+          record(fromLedger(base, found), true);
           continue;
         }
         options.onNote?.(`${e.encounter_id}: the ledger has no fund release from the interrupted attempt; sending it again with its key and authorization code`);
@@ -231,9 +238,7 @@ export async function executeRun(
           throw err;
         });
         if (!found) throw err;
-        const transfer = await transferOf(client, e.encounter_id);
-        if (found.reference === e.authorization_code) record({ ...base, status: 'APPROVED', processor_transfer_id: transfer }, true);
-        else record({ ...base, status: 'SKIPPED', processor_transfer_id: transfer, message: `funded by another approval (authorization ${found.reference ?? 'unknown'})` }, true);
+        record(fromLedger(base, found), true);
         continue;
       }
       const pace = pacingWaitMs(approved.headers, Date.now());
@@ -241,7 +246,7 @@ export async function executeRun(
       record({ ...base, status: 'APPROVED', processor_transfer_id: approved.body.processor_transfer_id }, true);
     } catch (err) {
       if (!(err instanceof TpaError)) throw err;
-      if (STOPPING(err)) {
+      if (stopsTheJob(err)) {
         result.stopped = err;
         break;
       }
@@ -259,7 +264,9 @@ export async function executeRun(
   return result;
 }
 
-async function transferOf(client: TpaClient, encounterId: string): Promise<string | null> {
-  const s = await client.settlement(encounterId);
-  return s.status === 200 ? (s.body as SettlementRecord).processor_transfer_id : null;
+/** An approval the ledger settled: this run's (its authorization code) or someone else's. */
+function fromLedger(base: Omit<ApprovalOutcome, 'status' | 'processor_transfer_id'>, found: { reference: string | null; transfer: string | null }): ApprovalOutcome {
+  return found.reference === base.authorization_code
+    ? { ...base, status: 'APPROVED', processor_transfer_id: found.transfer }
+    : { ...base, status: 'SKIPPED', processor_transfer_id: found.transfer, message: `funded by another approval (authorization ${found.reference ?? 'unknown'})` };
 }

@@ -2,7 +2,7 @@
 // jitter and tries again; a 5xx or a lost connection is retried with exponential backoff and jitter,
 // but only for requests that are safe to repeat. A fund release is never resent after a 5xx or a
 // lost connection (the CLI checks what happened instead); a 429 means it was refused unprocessed.
-import { NetworkError } from '../errors.js';
+import { AuthError, NetworkError, RateLimitedError } from '../errors.js';
 import type { Transport, TransportRequest, TransportResponse } from './transport.js';
 
 export interface RetryOptions {
@@ -26,6 +26,14 @@ export function safeToRepeat(req: TransportRequest): boolean {
   return req.headers['idempotency-key'] !== undefined;
 }
 // mutation: end
+
+/**
+ * Whether an error, after the retries above, stops a long job (a batch, a payment run) rather than
+ * failing one item: the limits, the network or the credentials will fail the next item the same way.
+ */
+export function stopsTheJob(err: unknown): boolean {
+  return err instanceof NetworkError || err instanceof RateLimitedError || err instanceof AuthError;
+}
 
 export class RetryingTransport implements Transport {
   readonly name: string;

@@ -88,21 +88,16 @@ async function afterAmbiguousFailure(ctx: Context, client: TpaClient, encounterI
       hint: `check before trying again: tpa ledger show ${encounterId}`,
     });
   }
-  let ended = -1;
-  detail.entries.forEach((e, i) => {
-    if (e.type === 'SETTLEMENT_FAILED' || e.type === 'SETTLEMENT_REFUNDED') ended = i;
-  });
-  const current = detail.entries.slice(ended + 1);
-  const funding = current.find((e) => e.type === 'FUNDING_APPROVED');
+  const { fundingOf } = await import('../../client/payment-run.js');
+  const funding = fundingOf(detail);
   if (!funding) throw new NetworkError(`the approval of ${encounterId} did not happen: the ledger has no fund release`, { hint: 'it is safe to run the same command again' });
   if (funding.reference !== authCode) {
     throw new ConflictError(`encounter ${encounterId} was funded by another approval (authorization ${funding.reference ?? 'unknown'}), not by this request`, {
       hint: `see: tpa settlement show ${encounterId}`,
     });
   }
-  const transfer = current.find((e) => e.type === 'SETTLEMENT_INITIATED');
   const settlement = (await client.settlement(encounterId)).body as SettlementRecord;
-  ctx.note(`the approval did happen: transfer ${transfer?.reference ?? settlement.processor_transfer_id}, settlement ${settlement.settlement_id}`);
+  ctx.note(`the approval did happen: transfer ${funding.transfer ?? settlement.processor_transfer_id}, settlement ${settlement.settlement_id}`);
   return {
     status: 'APPROVED',
     processor_transfer_id: settlement.processor_transfer_id,
@@ -166,11 +161,11 @@ async function approveOne(
   let { amountText, authCode } = given;
   const { notes } = given;
   // An earlier approval of this encounter from this machine whose answer was lost: the ledger says now what became of it.
-  if (FundHistory.read(ctx.paths.dataDir).some((a) => a.encounter_id === id && a.outcome === 'UNKNOWN')) {
+  const records = FundHistory.read(ctx.paths.dataDir);
+  if (records.some((a) => a.encounter_id === id && a.outcome === 'UNKNOWN')) {
     const { currentFunding } = await import('../../client/payment-run.js');
     const found = await currentFunding(client, id);
-    const settlement = found ? await client.settlement(id) : undefined;
-    history.resolve(ctx.paths.dataDir, id, found?.reference ?? null, settlement?.status === 200 ? (settlement.body as SettlementRecord).processor_transfer_id : null);
+    history.resolve(records, id, found?.reference ?? null, found?.transfer ?? null);
   }
   await ensureNotFunded(ctx, client, id);
   if (ctx.canPrompt) {

@@ -2,19 +2,17 @@
 import type { LedgerDetail, LedgerFilters, LedgerItem } from '../../client/types.js';
 import type { FieldError } from '../../domain/errors.js';
 import { LEDGER_STATUSES } from '../../domain/ledger.js';
-import { isoDateProblem, npiProblem, wholeNumberProblem } from '../../domain/validation.js';
+import { wholeNumberProblem } from '../../domain/validation.js';
 import { fieldsInvalid } from '../../errors.js';
 import type { TableTools } from '../../render/output.js';
 import type { TableSpec } from '../../render/stream.js';
 import type { Handler, Options } from '../action.js';
+import { periodFilters } from '../options.js';
 
 function filters(opts: Options): LedgerFilters {
   const errors: FieldError[] = [];
   const add = (field: string, problem: string | undefined) => problem && errors.push({ field, message: problem });
-  const f: LedgerFilters = {};
-  if (opts.from !== undefined) (add('--from', isoDateProblem(opts.from)), (f.start_date = String(opts.from)));
-  if (opts.to !== undefined) (add('--to', isoDateProblem(opts.to)), (f.end_date = String(opts.to)));
-  if (opts.npi !== undefined) (add('--npi', npiProblem(opts.npi)), (f.provider_npi = String(opts.npi)));
+  const f: LedgerFilters = periodFilters(opts, errors);
   if (opts.status !== undefined) {
     const status = String(opts.status).toUpperCase();
     if (!(LEDGER_STATUSES as readonly string[]).includes(status)) add('--status', `must be one of ${LEDGER_STATUSES.join(', ')}`);
