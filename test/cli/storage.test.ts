@@ -4,8 +4,8 @@
 import Database from 'better-sqlite3';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TPA_BIN, tpa } from '../helpers/cli.js';
 import { tempDir } from '../helpers/engine.js';
@@ -60,6 +60,33 @@ describe('the local database, when its storage fails', () => {
     const room = await tpa(['claim', 'submit', 'c.json', '-o', 'json'], { home: home.dir });
     expect(room.code, room.stderr).toBe(0);
     expect((await tpa(['ledger', 'list', '-o', 'json'], { home: home.dir })).json<{ count: number }>().count).toBe(1);
+  });
+
+  it('a data dir that cannot be written (read-only): exit 8 saying so, no stack trace, the database unchanged; reading it again once it can be written', async () => {
+    expect((await tpa(['local', 'fixtures', '-o', 'json'], { home: home.dir })).code).toBe(0);
+    const t = await tpa(['claim', 'template'], { home: home.dir });
+    writeFileSync(join(home.dir, 'c.json'), t.stdout);
+    const before = digest();
+    // Root writes whatever the modes say: as root, the command runs as nobody (the modes then bind it).
+    const asRoot = process.getuid?.() === 0;
+    const env: Record<string, string> = {};
+    for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('TPA_')) env[k] = v;
+    Object.assign(env, { TPA_HOME: home.dir, TPA_KEYRING: 'off', TPA_ADJUDICATION_DELAY: '0', HOME: home.dir });
+    chmodSync(dirname(home.dir), 0o755);
+    chmodSync(home.dir, 0o555);
+    chmodSync(file(), 0o444);
+    try {
+      const r = spawnSync(process.execPath, [TPA_BIN, 'claim', 'submit', 'c.json'], { cwd: home.dir, env, encoding: 'utf8', ...(asRoot ? { uid: 65534, gid: 65534 } : {}) });
+      expect(r.status, r.stderr).toBe(8);
+      expect(r.stderr).toMatch(/cannot be written \(a read-only file or folder, or no permission\); nothing was changed/);
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+    } finally {
+      chmodSync(home.dir, 0o700);
+      chmodSync(file(), 0o600);
+    }
+    expect(digest()).toBe(before);
+    const room = await tpa(['claim', 'submit', 'c.json', '-o', 'json'], { home: home.dir });
+    expect(room.code, room.stderr).toBe(0);
   });
 
   it('a writer that holds the database past the busy wait: the claim waits, then exit 8 saying what holds it; nothing is half-written', async () => {
