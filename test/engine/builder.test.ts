@@ -176,6 +176,24 @@ describe('rate schedule', () => {
     expect(api('GET', `${B}/BLD-1001/rate-schedule/`).body).toMatchObject({ rate_schedule: { status: 'FINALIZED' } });
   });
 
+  it('a schedule finalized by another process reaches claims priced by this one (its contracts read from memory until they change)', () => {
+    const claim = () => claimTemplate({ type: 'institutional', npi: '1902847361', cpt: ['64721'], serviceDate: '2026-03-02' });
+    // This engine reads the provider's contracts (no rate for 64721 yet: the claim is refused).
+    expect(api('POST', '/tpa-api/v1/claims/submit/', claim()).status).toBe(404);
+    const other = engineAt(home.dir, '2026-03-02T10:00:00Z', '0');
+    try {
+      expect(call(other, 'POST', `${B}/BLD-1001/rate-schedule/init/`, {}).status).toBe(200);
+      call(other, 'PUT', `${B}/BLD-1001/rate-schedule/add-ssp/`, { ssp_id: carpal, rate_type: 'CASE_RATE', rate_value: 2100 });
+      expect(call(other, 'POST', `${B}/BLD-1001/finalize`).body).toMatchObject({ status: 'FINALIZED' });
+    } finally {
+      other.close();
+    }
+    const ack = api('POST', '/tpa-api/v1/claims/submit/', claim());
+    expect(ack.status).toBe(201);
+    const res = api('GET', `/tpa-api/v1/claims/${(ack.body as { submission_id: string }).submission_id}/response/`).body as { adjudication: { allowed_amount: number } };
+    expect(res.adjudication.allowed_amount).toBe(2100 + 1140);
+  });
+
   it('refuses to finalize an empty schedule', () => {
     api('POST', `${B}/BLD-1002/rate-schedule/init/`, {});
     expect(api('POST', `${B}/BLD-1002/finalize`).status).toBe(400);

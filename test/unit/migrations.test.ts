@@ -20,6 +20,7 @@ const LANDED = [
   '52bbfce357b3db3d',
   '4409c0f43086aa53',
   'd545963b6e1c652c',
+  '1482acc530547201',
 ];
 
 describe('migrations', () => {

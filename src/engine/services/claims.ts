@@ -23,7 +23,7 @@ import { HttpError, respond, type EngineRequest, type EngineResponse } from '../
 import { withIdempotency } from '../idempotency.js';
 import { fhirId, newId } from '../ids.js';
 import { activeContractsFor, contractById, contractTerms, type ContractRateRow, type ContractRow } from '../store/contracts.js';
-import type { Db } from '../store/db.js';
+import { inWriteTransaction, type Db } from '../store/db.js';
 import { adjudicationBody, claimResponseResource } from './claim-response.js';
 import { addHistory, addStatus, finalLedgerStatus, type EncounterRow, type HistoryEntry } from './encounters.js';
 import type { LedgerStatus } from '../../domain/ledger.js';
@@ -52,7 +52,7 @@ export function submitClaim(ctx: EngineContext, req: EngineRequest): EngineRespo
     if (err instanceof ValidationError) throw new HttpError(400, { errors: err.errors });
     throw err;
   }
-  return ctx.db.transaction(() => withIdempotency(ctx, 'claims.submit', req, () => recordClaim(ctx, claim))).immediate();
+  return inWriteTransaction(ctx.db, () => withIdempotency(ctx, 'claims.submit', req, () => recordClaim(ctx, claim)));
 }
 
 /**
@@ -356,17 +356,15 @@ export function completeDueClaims(ctx: EngineContext): void {
     'id' | 'ready_at' | 'claim_response_id' | 'outcome_json'
   >[];
   if (due.length === 0) return;
-  ctx.db
-    .transaction(() => {
-      for (const row of due) {
-        const changed = ctx.db.prepare('UPDATE encounters SET completed_at = ready_at, status = ? WHERE id = ? AND completed_at IS NULL');
-        const adjudication = JSON.parse(row.outcome_json) as Adjudication;
-        const status = finalLedgerStatus(adjudication.disposition);
-        // Another process may have completed it between the read and this write.
-        if (changed.run(status, row.id).changes === 0) continue;
-        addStatus(ctx.db, row.id, status, row.ready_at);
-        addHistory(ctx.db, row.id, revealEntry(adjudication, row.claim_response_id, row.ready_at));
-      }
-    })
-    .immediate();
+  inWriteTransaction(ctx.db, () => {
+    for (const row of due) {
+      const changed = ctx.db.prepare('UPDATE encounters SET completed_at = ready_at, status = ? WHERE id = ? AND completed_at IS NULL');
+      const adjudication = JSON.parse(row.outcome_json) as Adjudication;
+      const status = finalLedgerStatus(adjudication.disposition);
+      // Another process may have completed it between the read and this write.
+      if (changed.run(status, row.id).changes === 0) continue;
+      addStatus(ctx.db, row.id, status, row.ready_at);
+      addHistory(ctx.db, row.id, revealEntry(adjudication, row.claim_response_id, row.ready_at));
+    }
+  });
 }

@@ -8,7 +8,7 @@ import { centsToAmount, formatCentsGrouped } from '../../domain/money.js';
 import { isoSeconds } from '../clock.js';
 import type { EngineContext } from '../context.js';
 import { respond, type EngineRequest, type EngineResponse } from '../http.js';
-import type { Db } from '../store/db.js';
+import { inWriteTransaction, type Db } from '../store/db.js';
 import { addHistory, addStatus, encounterById, encounterData, type EncounterRow } from './encounters.js';
 
 export type SettlementStatus = 'INITIATED' | 'COMPLETED' | 'FAILED' | 'REFUNDED';
@@ -135,23 +135,21 @@ export function completeDueSettlements(ctx: EngineContext): void {
   const now = isoSeconds(ctx.clock.now());
   const due = ctx.db.prepare(`SELECT * FROM settlements WHERE status = 'INITIATED' AND estimated_arrival <= ?`).all(now) as SettlementRow[];
   if (due.length === 0) return;
-  ctx.db
-    .transaction(() => {
-      for (const s of due) {
-        const changed = ctx.db.prepare(`UPDATE settlements SET status = 'COMPLETED', completed_at = estimated_arrival WHERE id = ? AND status = 'INITIATED'`).run(s.id);
-        if (changed.changes === 0) continue;
-        ctx.db.prepare(`UPDATE payouts SET payout_status = 'COMPLETED' WHERE settlement_id = ?`).run(s.id);
-        addHistory(ctx.db, s.encounter_id, {
-          type: 'SETTLEMENT_COMPLETED',
-          timestamp: s.estimated_arrival,
-          reference: s.id,
-          description: `Funds received by the provider${ctx.db.prepare('SELECT COUNT(*) AS n FROM payouts WHERE settlement_id = ?').pluck().get(s.id) === 1 ? '' : 's'}`,
-          financialImpact: { settled_amount: centsToAmount(s.total_amount_cents) },
-        });
-        reconcileSettlement(ctx.db, s.id, s.estimated_arrival);
-      }
-    })
-    .immediate();
+  inWriteTransaction(ctx.db, () => {
+    for (const s of due) {
+      const changed = ctx.db.prepare(`UPDATE settlements SET status = 'COMPLETED', completed_at = estimated_arrival WHERE id = ? AND status = 'INITIATED'`).run(s.id);
+      if (changed.changes === 0) continue;
+      ctx.db.prepare(`UPDATE payouts SET payout_status = 'COMPLETED' WHERE settlement_id = ?`).run(s.id);
+      addHistory(ctx.db, s.encounter_id, {
+        type: 'SETTLEMENT_COMPLETED',
+        timestamp: s.estimated_arrival,
+        reference: s.id,
+        description: `Funds received by the provider${ctx.db.prepare('SELECT COUNT(*) AS n FROM payouts WHERE settlement_id = ?').pluck().get(s.id) === 1 ? '' : 's'}`,
+        financialImpact: { settled_amount: centsToAmount(s.total_amount_cents) },
+      });
+      reconcileSettlement(ctx.db, s.id, s.estimated_arrival);
+    }
+  });
 }
 
 /**

@@ -24,14 +24,45 @@ export interface ContractRateRow {
   requires_preauth: number;
 }
 
-const ACTIVE_ON = `effective_date <= @date AND (termination_date IS NULL OR termination_date >= @date)`;
-
 export function contractById(db: Db, id: string): ContractRow | undefined {
   return db.prepare('SELECT * FROM contracts WHERE id = ?').get(id) as ContractRow | undefined;
 }
 
 export function isActiveOn(contract: ContractRow, date: string): boolean {
   return contract.effective_date <= date && (contract.termination_date === null || contract.termination_date >= date);
+}
+
+interface ProviderContract {
+  contract: ContractRow;
+  rates: ContractRateRow[];
+  rated: Set<string>;
+}
+
+/**
+ * A provider's contracts with their rates, newest first, per connection. They change only when a
+ * contract or its rates do (a finalized rate schedule), which moves the counter that migration 13's
+ * triggers keep: one small read instead of two queries for every claim. Read inside the claim's
+ * transaction, the counter and the cache agree with what the transaction sees.
+ */
+const providerContracts = new WeakMap<Db, { generation: string; byNpi: Map<string, readonly ProviderContract[]> }>();
+
+function contractsOfProvider(db: Db, npi: string): readonly ProviderContract[] {
+  const generation = db.prepare("SELECT value FROM settings WHERE key = 'contracts_generation'").pluck().get() as string;
+  let cache = providerContracts.get(db);
+  if (!cache || cache.generation !== generation) {
+    cache = { generation, byNpi: new Map() };
+    providerContracts.set(db, cache);
+  }
+  let contracts = cache.byNpi.get(npi);
+  if (!contracts) {
+    const rows = db.prepare('SELECT * FROM contracts WHERE npi = ? ORDER BY effective_date DESC, id').all(npi) as ContractRow[];
+    contracts = rows.map((contract) => {
+      const rates = contractRates(db, contract.id);
+      return { contract, rates, rated: new Set(rates.map((r) => r.cpt_code)) };
+    });
+    cache.byNpi.set(npi, contracts);
+  }
+  return contracts;
 }
 
 /** Active contracts of a provider (and group, when given) on a date, with their rates and the requested codes each covers. */
@@ -42,14 +73,9 @@ export function activeContractsFor(
   codes: readonly string[],
   groupId?: string,
 ): { contract: ContractRow; covered: string[]; rates: ContractRateRow[] }[] {
-  const contracts = db
-    .prepare(`SELECT * FROM contracts WHERE npi = @npi AND (@group IS NULL OR group_id = @group) AND ${ACTIVE_ON} ORDER BY effective_date DESC, id`)
-    .all({ npi, group: groupId ?? null, date }) as ContractRow[];
-  return contracts.map((contract) => {
-    const rates = contractRates(db, contract.id);
-    const rated = new Set(rates.map((r) => r.cpt_code));
-    return { contract, covered: codes.filter((c) => rated.has(c)), rates };
-  });
+  return contractsOfProvider(db, npi)
+    .filter((c) => ((groupId ?? null) === null || c.contract.group_id === groupId) && isActiveOn(c.contract, date))
+    .map((c) => ({ contract: c.contract, covered: codes.filter((code) => c.rated.has(code)), rates: c.rates }));
 }
 
 export function contractRates(db: Db, contractId: string): ContractRateRow[] {

@@ -86,6 +86,23 @@ function migrate(db: Db, options: OpenOptions, file: string): void {
   }).immediate();
 }
 
+const writers = new WeakMap<Db, Database.Transaction<(fn: () => unknown) => unknown>>();
+
+/**
+ * Runs `fn` in one write transaction (BEGIN IMMEDIATE: the write lock first, so a busy database is
+ * waited for before anything is read), or in a savepoint inside one already open. The transaction
+ * function is made once per connection: better-sqlite3 builds a new one, with its four variants,
+ * each time `db.transaction` is called, which cost a request more than some of its queries.
+ */
+export function inWriteTransaction<T>(db: Db, fn: () => T): T {
+  let run = writers.get(db);
+  if (!run) {
+    run = db.transaction((body: () => unknown) => body());
+    writers.set(db, run);
+  }
+  return run.immediate(fn) as T;
+}
+
 /**
  * What a SQLite failure of the local database means for its user, when it is the storage's and not
  * a bug: a read-only or full disk, a file that is not a tpa database, a writer that held it past the

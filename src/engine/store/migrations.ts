@@ -499,4 +499,18 @@ export const MIGRATIONS: readonly string[] = [
   CREATE TRIGGER audit_log_no_update BEFORE UPDATE ON audit_log BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
   CREATE TRIGGER audit_log_no_delete BEFORE DELETE ON audit_log BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
   `,
+  // 13: a claim reads its provider's contracts from memory (store/contracts.ts) while this counter,
+  // moved by any change to a contract or its rates (a finalized rate schedule, from this process or
+  // another), stays where it was. The audit log's index by type goes: it was a page of every
+  // claim's transaction for \`tpa local audit list --type\`, which reads the log in order instead.
+  `
+  INSERT INTO settings (key, value) VALUES ('contracts_generation', '0');
+  CREATE TRIGGER contracts_generation_insert AFTER INSERT ON contracts BEGIN UPDATE settings SET value = value + 1 WHERE key = 'contracts_generation'; END;
+  CREATE TRIGGER contracts_generation_update AFTER UPDATE ON contracts BEGIN UPDATE settings SET value = value + 1 WHERE key = 'contracts_generation'; END;
+  CREATE TRIGGER contracts_generation_delete AFTER DELETE ON contracts BEGIN UPDATE settings SET value = value + 1 WHERE key = 'contracts_generation'; END;
+  CREATE TRIGGER contract_rates_generation_insert AFTER INSERT ON contract_rates BEGIN UPDATE settings SET value = value + 1 WHERE key = 'contracts_generation'; END;
+  CREATE TRIGGER contract_rates_generation_update AFTER UPDATE ON contract_rates BEGIN UPDATE settings SET value = value + 1 WHERE key = 'contracts_generation'; END;
+  CREATE TRIGGER contract_rates_generation_delete AFTER DELETE ON contract_rates BEGIN UPDATE settings SET value = value + 1 WHERE key = 'contracts_generation'; END;
+  DROP INDEX audit_log_by_type;
+  `,
 ];
