@@ -10,7 +10,6 @@ import type { EngineContext } from '../context.js';
 import { HttpError, jsonBody, respond, type EngineRequest, type EngineResponse } from '../http.js';
 import { withIdempotency } from '../idempotency.js';
 import { newId } from '../ids.js';
-import { inWriteTransaction } from '../store/db.js';
 import { addHistory, addStatus, encounterById, encounterData, lineProviders } from './encounters.js';
 import { settlementsOf, transferStands } from './settlement.js';
 
@@ -52,7 +51,7 @@ export function approveFunding(ctx: EngineContext, req: EngineRequest): EngineRe
   const approval = readApproval(req);
   // BEGIN IMMEDIATE: concurrent approvals are serialised before they read (test/cli/exactly-once.test.ts).
   // Stryker disable next-line StringLiteral: the idempotency scope's name only has to differ from the other routes' names
-  return inWriteTransaction(ctx.db, () => withIdempotency(ctx, 'funding.approve', req, () => decide(ctx, approval)));
+  return ctx.db.transaction(() => withIdempotency(ctx, 'funding.approve', req, () => decide(ctx, approval))).immediate();
 }
 
 function decide(ctx: EngineContext, a: Approval): EngineResponse {
