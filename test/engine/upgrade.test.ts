@@ -1,6 +1,6 @@
 // Upgrades keep data (issue 14): databases written by earlier releases, each through that release's
-// own engine (scripts/upgrade-fixture.mjs: the first release, 050532c, schema 5; the second,
-// 4cf3b52, schema 7), with claims paid, denied for coverage and as a duplicate, and fund approvals
+// own engine (scripts/upgrade-fixture.mjs: the first landed release, 050532c, schema 5; the second,
+// 0f08aaf, schema 7), with claims paid, denied for coverage and as a duplicate, and fund approvals
 // settled and reconciled, are opened by this release. It migrates them forward and answers every
 // request the old release answered with the same status and the same fields and values (it may add
 // fields the old one did not have; asToday lists the two forms changed on purpose since).
