@@ -4,7 +4,7 @@
 import Database from 'better-sqlite3';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TPA_BIN, tpa } from '../helpers/cli.js';
@@ -63,6 +63,11 @@ describe('the local database, when its storage fails', () => {
   });
 
   it('a data dir that cannot be written (read-only): exit 8 saying so, no stack trace, the database unchanged; reading it again once it can be written', async () => {
+    // The data dir sits in a folder of the test's own, opened to others: the system's temporary
+    // folder is never touched (its mode is shared by every user of the machine).
+    const own = home.dir;
+    home = { dir: join(own, 'data'), remove: () => rmSync(own, { recursive: true, force: true }) };
+    mkdirSync(home.dir, { mode: 0o700 });
     expect((await tpa(['local', 'fixtures', '-o', 'json'], { home: home.dir })).code).toBe(0);
     const t = await tpa(['claim', 'template'], { home: home.dir });
     writeFileSync(join(home.dir, 'c.json'), t.stdout);
