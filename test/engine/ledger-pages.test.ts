@@ -124,7 +124,8 @@ describe('ledger pages at any depth', () => {
         const steps = plan(c.sql, c.params);
         // A range of the counts' primary key: a few dozen rows, never a scan.
         expect(steps.join('\n'), `${level} ${JSON.stringify(q)}`).toMatch(new RegExp(`SEARCH ledger_${level}s USING PRIMARY KEY \\(scope=\\? AND ${level}>\\? AND ${level}<\\?\\)`));
-        expect(steps.join('\n')).not.toMatch(/\bSCAN\b/);
+        // The counts come back as one JSON text: the only scan is of the sub-query's few rows, never a table's.
+        expect(steps.join('\n')).not.toMatch(/\bSCAN (?!\(subquery-\d+\))/);
       }
       const p = pageQuery(f, '2026-03-01', '2026-03-05', 3);
       const steps = plan(p.sql, p.params);

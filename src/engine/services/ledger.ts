@@ -6,6 +6,7 @@ import { isoDateProblem, npiProblem } from '../../domain/validation.js';
 import type { EngineContext } from '../context.js';
 import { HttpError, queryWholeNumber, respond, servedLink, type EngineRequest, type EngineResponse } from '../http.js';
 import type { Db } from '../store/db.js';
+import { reference, type Reference } from '../store/reference.js';
 import { encounterById, encounterData, lineProviders, providerByNpi } from './encounters.js';
 import { settlementFor } from './settlement.js';
 
@@ -58,12 +59,13 @@ function pageUrl(req: EngineRequest, f: Filters, offset: number): string {
   return servedLink(req, `${req.path}?${q.toString()}`);
 }
 
-/** A list item's columns: everything it shows, from the encounter row and its joins, in one query. */
+/** A list item's columns, all from the encounter row (the names it shows come from `reference`). */
 interface ListRow {
   id: string;
   ledger_id: string;
   encounter_number: string;
   provider_npi: string;
+  member_id: string;
   service_date: string;
   status: string;
   completed_at: string | null;
@@ -76,23 +78,11 @@ interface ListRow {
   coinsurance_cents: number;
   patient_cents: number;
   benefit_cents: number;
-  progression_json: string;
-  cpt_description: string | null;
-  provider_name: string;
-  provider_role: string | null;
-  payer_id: string | null;
-  payer_name: string | null;
+  progression: unknown[];
 }
 
-const LIST_COLUMNS = `e.id, e.ledger_id, e.encounter_number, e.provider_npi, e.service_date, e.status, e.completed_at, e.disposition, e.first_cpt_code,
-  e.charge_cents, e.allowed_cents, e.deductible_cents, e.copay_cents, e.coinsurance_cents, e.patient_cents, e.benefit_cents, e.progression_json,
-  c.description AS cpt_description,
-  COALESCE(pr.name, json_extract(e.claim_json, '$.providerName'), 'NPI ' || e.provider_npi) AS provider_name, pr.role AS provider_role,
-  pl.payer_id, pl.payer_name`;
-const LIST_JOINS = `LEFT JOIN cpt_codes c ON c.code = e.first_cpt_code
-  LEFT JOIN providers pr ON pr.npi = e.provider_npi
-  LEFT JOIN members m ON m.member_id = e.member_id
-  LEFT JOIN plans pl ON pl.id = m.plan_id`;
+const LIST_COLUMNS = `e.id, e.ledger_id, e.encounter_number, e.provider_npi, e.member_id, e.service_date, e.status, e.completed_at, e.disposition, e.first_cpt_code,
+  e.charge_cents, e.allowed_cents, e.deductible_cents, e.copay_cents, e.coinsurance_cents, e.patient_cents, e.benefit_cents, e.progression_json`;
 
 /** The statuses a filter value stands for: SUBMITTED finds every claim not yet adjudicated. */
 function statusesOf(f: Filters): readonly string[] | undefined {
@@ -125,11 +115,14 @@ interface Span {
 
 /**
  * How many entries match the filters in each month (or each day of one month), newest first, from
- * the counts migration 8 keeps: a few dozen rows to read, whatever the size of the ledger.
+ * the counts migration 8 keeps: a few dozen rows to read, whatever the size of the ledger. They come
+ * back as one JSON text: better-sqlite3 makes a JS object of every row it returns, which cost more
+ * than the query itself.
  */
 function counts(db: Db, f: Filters, level: 'month' | 'day', from: string, to: string): Span[] {
   const { sql, params } = countsQuery(f, level, from, to);
-  return db.prepare(sql).all(params) as Span[];
+  const spans = (JSON.parse(db.prepare(sql).pluck().get(params) as string) as [string, number][]).map(([key, n]) => ({ key, n }));
+  return spans.sort((a, b) => (a.key < b.key ? 1 : a.key > b.key ? -1 : 0));
 }
 
 /** The SQL of `counts` (exported so that a test checks every filter combination's plan). */
@@ -137,8 +130,8 @@ export function countsQuery(f: Filters, level: 'month' | 'day', from: string, to
   const table = level === 'month' ? 'ledger_months' : 'ledger_days';
   const params: Record<string, unknown> = { scope: f.provider_npi ?? '', from, to };
   const status = statusIn(f, 'status', params);
-  const sql = `SELECT ${level} AS key, SUM(n) AS n FROM ${table} WHERE scope = @scope ${status ? `AND ${status}` : ''}
-    AND ${level} BETWEEN @from AND @to GROUP BY ${level} HAVING SUM(n) > 0 ORDER BY ${level} DESC`;
+  const sql = `SELECT json_group_array(json_array(key, n)) FROM (SELECT ${level} AS key, SUM(n) AS n FROM ${table} WHERE scope = @scope ${status ? `AND ${status}` : ''}
+    AND ${level} BETWEEN @from AND @to GROUP BY ${level} HAVING SUM(n) > 0)`;
   return { sql, params };
 }
 
@@ -184,11 +177,12 @@ export function listLedger(ctx: EngineContext, req: EngineRequest): EngineRespon
   const months = monthCounts(ctx.db, f);
   const count = months.reduce((sum, m) => sum + m.n, 0);
   const rows = f.offset < count ? pageRows(ctx.db, f, months, count) : [];
+  const ref = reference(ctx.db);
   return respond(200, {
     count,
     next: f.offset + f.limit < count ? pageUrl(req, f, f.offset + f.limit) : null,
     previous: f.offset > 0 ? pageUrl(req, f, Math.max(0, f.offset - f.limit)) : null,
-    results: rows.map(listItem),
+    results: rows.map((row) => listItem(row, ref, ctx.db)),
   });
 }
 
@@ -216,14 +210,31 @@ export function pageQuery(f: Filters, lo: string, hi: string, skip: number): { s
   return { sql, params };
 }
 
-/** The SQL reading a page's rows by their rowids (a JSON array), each by its rowid. */
-export const PAGE_ROWS_SQL = `SELECT e.rowid, ${LIST_COLUMNS} FROM encounters e ${LIST_JOINS} WHERE e.rowid IN (SELECT value FROM json_each(?))`;
+/**
+ * The SQL reading a page's rows by their rowids (a JSON array), as one JSON array of rows, each an
+ * array of LIST_COLUMNS (with the status progression as JSON): one value for better-sqlite3 to hand
+ * over instead of eighteen a row, half the cost of a page.
+ */
+export const PAGE_ROWS_SQL = `SELECT json_group_array(json_array(e.rowid, ${LIST_COLUMNS.replace('e.progression_json', 'json(e.progression_json)')}))
+  FROM encounters e WHERE e.rowid IN (SELECT value FROM json_each(?))`;
+
+/** A row of PAGE_ROWS_SQL: the rowid, then LIST_COLUMNS in their order. */
+type PageRow = [rowid: number, id: string, ledger_id: string, encounter_number: string, provider_npi: string, member_id: string, service_date: string, status: string,
+  completed_at: string | null, disposition: string, first_cpt_code: string, charge_cents: number, allowed_cents: number, deductible_cents: number, copay_cents: number,
+  coinsurance_cents: number, patient_cents: number, benefit_cents: number, progression: unknown[]];
 
 function pageRows(db: Db, f: Filters, months: Span[], count: number): ListRow[] {
   const rowids = pageRowids(db, f, months, count);
-  const rows = db.prepare(PAGE_ROWS_SQL).all(JSON.stringify(rowids)) as (ListRow & { rowid: number })[];
-  const byRowid = new Map(rows.map((r) => [r.rowid, r]));
-  return rowids.map((rowid) => byRowid.get(rowid)!);
+  const rows = JSON.parse(db.prepare(PAGE_ROWS_SQL).pluck().get(JSON.stringify(rowids)) as string) as PageRow[];
+  const byRowid = new Map(rows.map((r) => [r[0], r]));
+  return rowids.map((rowid) => {
+    const [, id, ledger_id, encounter_number, provider_npi, member_id, service_date, status, completed_at, disposition, first_cpt_code, ...amounts] = byRowid.get(rowid)!;
+    const [charge_cents, allowed_cents, deductible_cents, copay_cents, coinsurance_cents, patient_cents, benefit_cents, progression] = amounts;
+    return {
+      id, ledger_id, encounter_number, provider_npi, member_id, service_date, status, completed_at, disposition, first_cpt_code,
+      charge_cents, allowed_cents, deductible_cents, copay_cents, coinsurance_cents, patient_cents, benefit_cents, progression,
+    };
+  });
 }
 
 interface PayerRow {
@@ -253,19 +264,26 @@ function adjudicated(completedAt: string | null, disposition: string): boolean {
   return completedAt !== null && disposition !== 'PENDING_REVIEW' && disposition !== 'DENIED';
 }
 
-function listItem(row: ListRow): Record<string, unknown> {
+/** The claim's own name for a billing provider the plan does not know (the rare row, read alone). */
+function claimProviderName(db: Db, encounterId: string): string | null {
+  return (db.prepare("SELECT json_extract(claim_json, '$.providerName') FROM encounters WHERE id = ?").pluck().get(encounterId) as string | null | undefined) ?? null;
+}
+
+function listItem(row: ListRow, ref: Reference, db: Db): Record<string, unknown> {
   const amount = (cents: number) => (adjudicated(row.completed_at, row.disposition) ? centsToAmount(cents) : null);
+  const provider = ref.providers.get(row.provider_npi);
+  const payer = ref.payers.get(row.member_id);
   return {
     id: row.ledger_id,
     encounter_id: row.id,
     encounter_number: row.encounter_number,
     ssp_code: row.first_cpt_code,
-    ssp_name: row.cpt_description ?? `CPT ${row.first_cpt_code}`,
-    provider: { npi: row.provider_npi, name: row.provider_name, role: row.provider_role },
-    payer: { name: row.payer_name ?? 'Unknown payer', id: row.payer_id ?? 'UNKNOWN' },
+    ssp_name: ref.cptDescriptions.get(row.first_cpt_code) ?? `CPT ${row.first_cpt_code}`,
+    provider: { npi: row.provider_npi, name: provider?.name ?? claimProviderName(db, row.id) ?? `NPI ${row.provider_npi}`, role: provider?.role ?? null },
+    payer: { name: payer?.payer_name ?? 'Unknown payer', id: payer?.payer_id ?? 'UNKNOWN' },
     service_date: row.service_date,
     status: row.status,
-    status_progression: JSON.parse(row.progression_json) as unknown[],
+    status_progression: row.progression,
     financial_summary: {
       charges: centsToAmount(row.charge_cents),
       allowed_amount: amount(row.allowed_cents),
