@@ -47,6 +47,19 @@ export function centsToAmount(cents: number): number {
 }
 
 /**
+ * centsToAmount written as JSON, for answers the engine writes as text (a ledger page): the very
+ * text JSON.stringify gives that number ("1234.5", "100", "0.07"), from integers alone.
+ */
+export function centsToJson(cents: number): string {
+  const sign = cents < 0 ? '-' : '';
+  const abs = Math.abs(cents);
+  const frac = abs % 100;
+  const whole = (abs - frac) / 100;
+  if (frac === 0) return whole === 0 ? '0' : `${sign}${whole}`;
+  return `${sign}${whole}.${frac % 10 === 0 ? frac / 10 : frac < 10 ? `0${frac}` : frac}`;
+}
+
+/**
  * round(value × numerator / denominator) to the nearest integer, halves away from zero, computed
  * exactly in integers (a rate like 1.25 or 2.2% is passed as a fraction).
  */

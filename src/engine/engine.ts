@@ -6,7 +6,7 @@ import { parseDuration } from '../domain/duration.js';
 import { UsageError } from '../errors.js';
 import { engineNow, envClock, fixedClock, isoSeconds, parseTimestamp, readStoredClock, writeStoredClock, type ClockSource } from './clock.js';
 import type { EngineContext } from './context.js';
-import { HttpError, respond, type EngineRequest, type EngineResponse } from './http.js';
+import { bodyText, HttpError, JsonText, respond, type EngineRequest, type EngineResponse } from './http.js';
 import { newId } from './ids.js';
 import { ReadCache } from './read-cache.js';
 import { matchRoute, type Route } from './routes.js';
@@ -136,11 +136,12 @@ export class Engine {
    * server passes the caller's key, which must carry the route's scope. HEAD is answered as GET
    * without the body: same status and headers, and the GET body's content-length.
    */
-  handle(req: EngineRequest, options: { key?: KeyRecord } = {}): EngineResponse {
+  handle(req: EngineRequest, options: { key?: KeyRecord; text?: boolean } = {}): EngineResponse {
     const response = this.answer(req, options);
-    if (req.method !== 'HEAD') return response;
-    const length = response.body === undefined ? 0 : Buffer.byteLength(JSON.stringify(response.body));
-    return { status: response.status, headers: { ...response.headers, 'content-length': String(length) }, body: undefined };
+    if (req.method === 'HEAD') return { status: response.status, headers: { ...response.headers, 'content-length': String(Buffer.byteLength(bodyText(response.body))) }, body: undefined };
+    // A body written as JSON text goes out as it is to the transports (`text`); any other caller gets its objects.
+    if (response.body instanceof JsonText && !options.text) return { ...response, body: JSON.parse(response.body.text) };
+    return response;
   }
 
   private answer(req: EngineRequest, options: { key?: KeyRecord }): EngineResponse {

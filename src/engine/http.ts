@@ -16,7 +16,26 @@ export interface EngineRequest {
 export interface EngineResponse {
   status: number;
   headers: Record<string, string>;
+  /** An object to send as JSON, or a JsonText the engine has already written. */
   body: unknown;
+}
+
+/**
+ * A body the engine wrote as JSON text itself (a ledger page: building its objects and serialising
+ * them again cost more than its queries). Sent as it is; JSON.stringify of it gives the same JSON.
+ */
+export class JsonText {
+  constructor(readonly text: string) {}
+
+  toJSON(): unknown {
+    return JSON.parse(this.text);
+  }
+}
+
+/** A response body as the JSON text to send ('' when there is none). */
+export function bodyText(body: unknown): string {
+  if (body === undefined) return '';
+  return body instanceof JsonText ? body.text : JSON.stringify(body);
 }
 
 /** Thrown by handlers to answer with a status and body (e.g. a 400 `errors[]`). */

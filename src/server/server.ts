@@ -6,7 +6,7 @@ import { createServer as createTlsServer } from 'node:https';
 import type { TLSSocket } from 'node:tls';
 import type { AddressInfo } from 'node:net';
 import type { Engine } from '../engine/engine.js';
-import type { EngineResponse } from '../engine/http.js';
+import { bodyText, type EngineResponse } from '../engine/http.js';
 import { newId } from '../engine/ids.js';
 import { withFault, type Faults } from '../engine/faults.js';
 import { RateLimiter, TIERS, type LimitVerdict } from '../engine/limits.js';
@@ -43,7 +43,7 @@ export interface RunningServer {
 
 /** Sends an answer; to a HEAD request, its headers only (the engine gives the GET body's length). */
 function send(res: ServerResponse, response: EngineResponse, extra: Record<string, string> = {}, head = false): void {
-  const body = response.body === undefined ? '' : JSON.stringify(response.body);
+  const body = bodyText(response.body);
   const length = response.headers['content-length'] ?? String(Buffer.byteLength(body));
   res.writeHead(response.status, { ...response.headers, ...extra, 'content-type': 'application/json; charset=utf-8', 'content-length': length });
   res.end(head ? undefined : body);
@@ -173,7 +173,7 @@ export function startServer(engine: Engine, options: ServeOptions): Promise<Runn
         for (const [k, v] of Object.entries(req.headers)) headers[k] = Array.isArray(v) ? v.join(', ') : v;
         // Links in answers use the scheme this server really serves, never one a client claims.
         headers['x-forwarded-proto'] = tls ? 'https' : 'http';
-        const work = (text: string | undefined) => engine.handle({ method, path, query, headers, body: text === '' ? undefined : text }, { key: caller.key });
+        const work = (text: string | undefined) => engine.handle({ method, path, query, headers, body: text === '' ? undefined : text }, { key: caller.key, text: true });
         const fault = options.faults?.take(path);
         // Without a fault (every request but in a sandbox test), answered at once.
         if (!fault) return reply(work(body));

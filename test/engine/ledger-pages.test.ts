@@ -84,6 +84,35 @@ describe('ledger pages at any depth', () => {
     engine.close();
   });
 
+  it('a page written as JSON text is byte for byte what JSON.stringify writes of it, keys in the order of the service, amounts null until adjudicated', () => {
+    const engine = buildLedger();
+    const ITEM_KEYS = 'id,encounter_id,encounter_number,ssp_code,ssp_name,provider,payer,service_date,status,status_progression,financial_summary';
+    const AMOUNT_KEYS = 'charges,allowed_amount,deductible_applied,copay_applied,coinsurance_applied,patient_responsibility,benefit_amount,payer_responsibility';
+    const statuses = new Set<string>();
+    for (const offset of [0, 37, 100]) {
+      const res = engine.handle({ method: 'GET', path: '/tpa-api/v1/ledger/entries/', query: new URLSearchParams({ limit: '100', offset: String(offset) }), headers: {}, body: undefined }, { text: true });
+      const text = (res.body as { text: string }).text;
+      expect(typeof text).toBe('string');
+      const page = JSON.parse(text) as Body;
+      expect(JSON.stringify(page)).toBe(text);
+      expect(Object.keys(page).join(',')).toBe('count,next,previous,results');
+      for (const item of page.results as Body[]) {
+        statuses.add(item.status);
+        expect(Object.keys(item).join(',')).toBe(ITEM_KEYS);
+        expect(Object.keys(item.provider).join(',')).toBe('npi,name,role');
+        expect(Object.keys(item.payer).join(',')).toBe('name,id');
+        expect(Object.keys(item.financial_summary).join(',')).toBe(AMOUNT_KEYS);
+        expect(item.status_progression.at(-1).status).toBe(item.status);
+        const adjudicated = !['SUBMITTED', 'PROCESSING', 'PENDED', 'DENIED'].includes(item.status);
+        expect(item.financial_summary.allowed_amount === null, `${item.encounter_id} ${item.status}`).toBe(!adjudicated);
+        if (adjudicated) expect(Math.round(item.financial_summary.allowed_amount * 100)).toBe(Math.round(item.financial_summary.benefit_amount * 100) + Math.round(item.financial_summary.patient_responsibility * 100));
+      }
+    }
+    // Entries still in adjudication (amounts null), adjudicated and funded were all written.
+    expect([...statuses].sort()).toEqual(expect.arrayContaining(['ADJUDICATED', 'FUNDED', 'PROCESSING']));
+    engine.close();
+  });
+
   it('the counts follow adjudication, funding and settlement-failure moves, so a filtered count never drifts', () => {
     const engine = buildLedger();
     // An hour later the slow engine's claims are adjudicated: they leave SUBMITTED/PROCESSING.
