@@ -60,27 +60,6 @@ function pageUrl(req: EngineRequest, f: Filters, offset: number): string {
 }
 
 /** A list item's columns, all from the encounter row (the names it shows come from `reference`). */
-interface ListRow {
-  id: string;
-  ledger_id: string;
-  encounter_number: string;
-  provider_npi: string;
-  member_id: string;
-  service_date: string;
-  status: string;
-  completed_at: string | null;
-  disposition: string;
-  first_cpt_code: string;
-  charge_cents: number;
-  allowed_cents: number;
-  deductible_cents: number;
-  copay_cents: number;
-  coinsurance_cents: number;
-  patient_cents: number;
-  benefit_cents: number;
-  progression_json: string;
-}
-
 const LIST_COLUMNS = `e.id, e.ledger_id, e.encounter_number, e.provider_npi, e.member_id, e.service_date, e.status, e.completed_at, e.disposition, e.first_cpt_code,
   e.charge_cents, e.allowed_cents, e.deductible_cents, e.copay_cents, e.coinsurance_cents, e.patient_cents, e.benefit_cents, e.progression_json`;
 
@@ -116,12 +95,20 @@ interface Span {
 /**
  * How many entries match the filters in each month (or each day of one month), newest first, from
  * the counts migration 8 keeps: a few dozen rows to read, whatever the size of the ledger. They come
- * back as one JSON text: better-sqlite3 makes a JS object of every row it returns, which cost more
- * than the query itself.
+ * back as one text ("2026-03 41,2026-03 2,…", a row per status) summed here: better-sqlite3 makes a
+ * JS object of every row it returns, which cost more than the query, and so did grouping in SQL.
  */
 function counts(db: Db, f: Filters, level: 'month' | 'day', from: string, to: string): Span[] {
   const { sql, params } = countsQuery(f, level, from, to);
-  const spans = (JSON.parse(db.prepare(sql).pluck().get(params) as string) as [string, number][]).map(([key, n]) => ({ key, n }));
+  const text = db.prepare(sql).pluck().get(params) as string | null;
+  const byKey = new Map<string, number>();
+  for (const pair of text ? text.split(',') : []) {
+    const space = pair.indexOf(' ');
+    const key = pair.slice(0, space);
+    byKey.set(key, (byKey.get(key) ?? 0) + Number(pair.slice(space + 1)));
+  }
+  const spans: Span[] = [];
+  for (const [key, n] of byKey) if (n > 0) spans.push({ key, n });
   return spans.sort((a, b) => (a.key < b.key ? 1 : a.key > b.key ? -1 : 0));
 }
 
@@ -130,8 +117,7 @@ export function countsQuery(f: Filters, level: 'month' | 'day', from: string, to
   const table = level === 'month' ? 'ledger_months' : 'ledger_days';
   const params: Record<string, unknown> = { scope: f.provider_npi ?? '', from, to };
   const status = statusIn(f, 'status', params);
-  const sql = `SELECT json_group_array(json_array(key, n)) FROM (SELECT ${level} AS key, SUM(n) AS n FROM ${table} WHERE scope = @scope ${status ? `AND ${status}` : ''}
-    AND ${level} BETWEEN @from AND @to GROUP BY ${level} HAVING SUM(n) > 0)`;
+  const sql = `SELECT group_concat(${level} || ' ' || n) FROM ${table} WHERE scope = @scope ${status ? `AND ${status}` : ''} AND ${level} BETWEEN @from AND @to AND n <> 0`;
   return { sql, params };
 }
 
@@ -193,10 +179,13 @@ export function listLedger(ctx: EngineContext, req: EngineRequest): EngineRespon
  * A page's rows: the days it spans come from the counts; its rowids from the narrow listing index
  * over those days only (never the wide rows it skips); then each row by its rowid.
  */
-function pageRowids(db: Db, f: Filters, months: Span[], count: number): number[] {
+function pageRows(db: Db, f: Filters, months: Span[], count: number): PageRow[] {
   const [first, last] = locate(db, f, months, [f.offset, Math.min(f.offset + f.limit, count) - 1]) as [Located, Located];
   const { sql, params } = pageQuery(f, last.day, first.day, first.before);
-  return db.prepare(sql).pluck().all(params) as number[];
+  const rowids = db.prepare(sql).pluck().all(params) as number[];
+  const rows = JSON.parse(db.prepare(PAGE_ROWS_SQL).pluck().get(JSON.stringify(rowids)) as string) as [number, ...PageRow][];
+  const byRowid = new Map(rows.map(([rowid, ...row]) => [rowid, row]));
+  return rowids.map((rowid) => byRowid.get(rowid)!);
 }
 
 /** The SQL of a page's rowids over the days from `lo` to `hi` (exported for the plan test). */
@@ -214,31 +203,16 @@ export function pageQuery(f: Filters, lo: string, hi: string, skip: number): { s
 }
 
 /**
- * The SQL reading a page's rows by their rowids (a JSON array), as one JSON array of rows, each an
- * array of LIST_COLUMNS: one value for better-sqlite3 to hand over instead of eighteen a row, half the
- * cost of a page.
+ * The SQL reading a page's rows by their rowids (a JSON array), as one JSON array of rows, each its
+ * rowid then LIST_COLUMNS: one value for better-sqlite3 to hand over instead of eighteen a row
+ * (making a JS object of every row cost more than the queries).
  */
-export const PAGE_ROWS_SQL = `SELECT json_group_array(json_array(e.rowid, ${LIST_COLUMNS}))
-  FROM encounters e WHERE e.rowid IN (SELECT value FROM json_each(?))`;
+export const PAGE_ROWS_SQL = `SELECT json_group_array(json_array(e.rowid, ${LIST_COLUMNS})) FROM encounters e WHERE e.rowid IN (SELECT value FROM json_each(?))`;
 
-/** A row of PAGE_ROWS_SQL: the rowid, then LIST_COLUMNS in their order. */
-type PageRow = [rowid: number, id: string, ledger_id: string, encounter_number: string, provider_npi: string, member_id: string, service_date: string, status: string,
+/** A row of a page: LIST_COLUMNS in their order. */
+type PageRow = [id: string, ledger_id: string, encounter_number: string, provider_npi: string, member_id: string, service_date: string, status: string,
   completed_at: string | null, disposition: string, first_cpt_code: string, charge_cents: number, allowed_cents: number, deductible_cents: number, copay_cents: number,
   coinsurance_cents: number, patient_cents: number, benefit_cents: number, progression_json: string];
-
-function pageRows(db: Db, f: Filters, months: Span[], count: number): ListRow[] {
-  const rowids = pageRowids(db, f, months, count);
-  const rows = JSON.parse(db.prepare(PAGE_ROWS_SQL).pluck().get(JSON.stringify(rowids)) as string) as PageRow[];
-  const byRowid = new Map(rows.map((r) => [r[0], r]));
-  return rowids.map((rowid) => {
-    const [, id, ledger_id, encounter_number, provider_npi, member_id, service_date, status, completed_at, disposition, first_cpt_code, ...amounts] = byRowid.get(rowid)!;
-    const [charge_cents, allowed_cents, deductible_cents, copay_cents, coinsurance_cents, patient_cents, benefit_cents, progression_json] = amounts;
-    return {
-      id, ledger_id, encounter_number, provider_npi, member_id, service_date, status, completed_at, disposition, first_cpt_code,
-      charge_cents, allowed_cents, deductible_cents, copay_cents, coinsurance_cents, patient_cents, benefit_cents, progression_json,
-    };
-  });
-}
 
 interface PayerRow {
   payer_id: string;
@@ -276,22 +250,24 @@ function claimProviderName(db: Db, encounterId: string): string | null {
  * A ledger list item (SPEC.md "Ledger entry") as JSON text, keys in the order the service gives
  * them; the stored status progression is JSON already. Amounts are null until adjudicated.
  */
-function listItemJson(row: ListRow, ref: Reference, db: Db): string {
+function listItemJson(row: PageRow, ref: Reference, db: Db): string {
+  const [id, ledgerId, encounterNumber, npi, memberId, serviceDate, status, completedAt, disposition, cpt, ...amounts] = row;
+  const [chargeCents, allowedCents, deductibleCents, copayCents, coinsuranceCents, patientCents, benefitCents, progressionJson] = amounts;
   const q = JSON.stringify;
-  const has = adjudicated(row.completed_at, row.disposition);
+  const has = adjudicated(completedAt, disposition);
   const amount = (cents: number) => (has ? centsToJson(cents) : 'null');
-  const provider = ref.providers.get(row.provider_npi);
-  const payer = ref.payers.get(row.member_id);
-  const providerName = provider?.name ?? claimProviderName(db, row.id) ?? `NPI ${row.provider_npi}`;
+  const provider = ref.providers.get(npi);
+  const payer = ref.payers.get(memberId);
+  const providerName = provider?.name ?? claimProviderName(db, id) ?? `NPI ${npi}`;
   return (
-    `{"id":${q(row.ledger_id)},"encounter_id":${q(row.id)},"encounter_number":${q(row.encounter_number)},` +
-    `"ssp_code":${q(row.first_cpt_code)},"ssp_name":${q(ref.cptDescriptions.get(row.first_cpt_code) ?? `CPT ${row.first_cpt_code}`)},` +
-    `"provider":{"npi":${q(row.provider_npi)},"name":${q(providerName)},"role":${q(provider?.role ?? null)}},` +
+    `{"id":${q(ledgerId)},"encounter_id":${q(id)},"encounter_number":${q(encounterNumber)},` +
+    `"ssp_code":${q(cpt)},"ssp_name":${q(ref.cptDescriptions.get(cpt) ?? `CPT ${cpt}`)},` +
+    `"provider":{"npi":${q(npi)},"name":${q(providerName)},"role":${q(provider?.role ?? null)}},` +
     `"payer":{"name":${q(payer?.payer_name ?? 'Unknown payer')},"id":${q(payer?.payer_id ?? 'UNKNOWN')}},` +
-    `"service_date":${q(row.service_date)},"status":${q(row.status)},"status_progression":${row.progression_json},` +
-    `"financial_summary":{"charges":${centsToJson(row.charge_cents)},"allowed_amount":${amount(row.allowed_cents)},` +
-    `"deductible_applied":${amount(row.deductible_cents)},"copay_applied":${amount(row.copay_cents)},"coinsurance_applied":${amount(row.coinsurance_cents)},` +
-    `"patient_responsibility":${amount(row.patient_cents)},"benefit_amount":${amount(row.benefit_cents)},"payer_responsibility":${amount(row.benefit_cents)}}}`
+    `"service_date":${q(serviceDate)},"status":${q(status)},"status_progression":${progressionJson},` +
+    `"financial_summary":{"charges":${centsToJson(chargeCents)},"allowed_amount":${amount(allowedCents)},` +
+    `"deductible_applied":${amount(deductibleCents)},"copay_applied":${amount(copayCents)},"coinsurance_applied":${amount(coinsuranceCents)},` +
+    `"patient_responsibility":${amount(patientCents)},"benefit_amount":${amount(benefitCents)},"payer_responsibility":${amount(benefitCents)}}}`
   );
 }
 
