@@ -159,7 +159,11 @@ export function startServer(engine: Engine, options: ServeOptions): Promise<Runn
       return reply(caller.response);
     }
     const { pathname: path, searchParams: query } = url;
-    readBody(req, limit)
+    // A request with neither Content-Length nor Transfer-Encoding has no body (RFC 9112 section 6.3):
+    // it is answered at once, without waiting for its end (most are GETs).
+    const bodyless = req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined;
+    if (bodyless) req.resume();
+    (bodyless ? Promise.resolve('') : readBody(req, limit))
       .then((body) => {
         if (body === undefined) {
           res.setHeader('connection', 'close');
