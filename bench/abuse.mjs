@@ -61,10 +61,16 @@ function raw(port, chunks, { endAfter = true, holdMs = 0 } = {}) {
  * throughout. Returns the answers by kind, the well-formed latencies, the 5xx count and the memory.
  */
 async function abuse(port, pid, page, kinds) {
-  // Where it starts: after one round of every kind of request, so that the code each one runs is
-  // loaded and compiled (a server that has answered nothing yet has not loaded its handlers).
+  // Where it starts: the server under normal load. One round of every kind of request, so that the
+  // code each one runs is loaded and compiled (a server that has answered nothing yet has not loaded
+  // its handlers); then a second of well-formed pages, 50 at a time as the abuse sends its requests,
+  // so that V8's heap is sized for that load as a server's in use is. The abuse must not take the
+  // server much above that.
   for (const [, make] of kinds) await raw(port, make());
-  for (let i = 0; i < 20; i++) await raw(port, [page]);
+  const normalUntil = performance.now() + 1000;
+  await Promise.all(Array.from({ length: 50 }, async () => {
+    while (performance.now() < normalUntil) await raw(port, [page]);
+  }));
   const before = pid ? rssOf(pid) : 0;
   const statuses = new Map();
   let fiveXX = 0;

@@ -4,10 +4,39 @@
 // some 25 MB above one of 10,000 although it holds no more at any time (bench/engine.mjs). These
 // two heuristics are read at each collection, so they can be set once the process runs (a flag on
 // the command line would cost every command's start-up: V8 refuses its code cache then).
-import { setFlagsFromString } from 'node:v8';
+import { PerformanceObserver } from 'node:perf_hooks';
+import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 
 /** Before a long job: the young generation keeps its first size, the old one grows 10% at a time. */
 export function keepHeapFlat(): void {
   setFlagsFromString('--semi-space-growth-factor=1');
   setFlagsFromString('--heap-growing-percent=10');
+}
+
+/**
+ * For a long-lived server (`local serve`): the young generation grows as its load needs, up to
+ * `semiSpaceMb` a semi-space and no further, and the old one 10% at a time. Left alone, under many
+ * connections at once V8 doubles the young generation up to 16 MB a semi-space (three times that
+ * committed), most of it for a burst of malformed requests rather than for throughput: pages are
+ * served as fast with 4 MB (bench/server.mjs). `--max-semi-space-size` is read only when the heap
+ * is set up, so the growth factor (read at each collection) is switched after each one: 2 while the
+ * young generation is below its cap (V8 also shrinks it when the server idles), 1 once it is there.
+ * Returns a function that stops watching.
+ */
+export function holdServerHeap(semiSpaceMb: number): () => void {
+  setFlagsFromString('--heap-growing-percent=10');
+  const cap = semiSpaceMb * 1024 * 1024;
+  let factor = 0;
+  const adjust = () => {
+    const young = getHeapSpaceStatistics().find((s) => s.space_name === 'new_space');
+    if (!young) return;
+    // What a semi-space holds (allocated plus what is left before the next collection) is a little
+    // under its size, which doubles: three quarters of the cap tells the cap from half of it.
+    const wanted = young.space_used_size + young.space_available_size >= cap * 0.75 ? 1 : 2;
+    if (wanted !== factor) setFlagsFromString(`--semi-space-growth-factor=${(factor = wanted)}`);
+  };
+  const observer = new PerformanceObserver(adjust);
+  observer.observe({ entryTypes: ['gc'] });
+  adjust();
+  return () => observer.disconnect();
 }

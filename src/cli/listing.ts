@@ -41,9 +41,10 @@ export async function streamAll<T>(
   const client = await ctx.client();
   const live = io.stderr.isTTY;
   let shown = false;
-  await client.snapshot(async () => {
+  await client.snapshot(async (consistent) => {
     const pager = pages(await first(), next, {
       idOf,
+      window: consistent ? 0 : undefined,
       stop: () => io.stdout.closed === true,
       onProgress: live
         ? (p) => {
@@ -52,9 +53,15 @@ export async function streamAll<T>(
           }
         : undefined,
     });
-    for await (const rows of pager) {
+    // Each page is let go once written, before the next is awaited (not `for await`: its binding
+    // stays in this function's suspended frame). Held, a page lives through the next one's reading,
+    // about a young generation's worth of allocation, so it is promoted, and the old generation
+    // grows with the rows until a full collection (README "The ledger at volume").
+    let step: IteratorResult<T[]> | undefined;
+    while (!(step = await pager.next()).done) {
       if (shown) (io.stderr.write('\r\x1b[K'), (shown = false));
-      writer.write(rows);
+      writer.write(step.value);
+      step = undefined;
     }
   });
   if (shown) io.stderr.write('\r\x1b[K');

@@ -185,9 +185,12 @@ export class TpaClient {
     return this.call('POST', `${TPA_PREFIX}/keys/rotate`, { body: '{}' });
   }
 
-  /** Runs `fn`'s reads against one consistent state where the transport can (see Transport.snapshot). */
-  snapshot<T>(fn: () => Promise<T>): Promise<T> {
-    return this.transport.snapshot ? this.transport.snapshot(fn) : fn();
+  /**
+   * Runs `fn`'s reads against one consistent state where the transport can (see Transport.snapshot);
+   * `fn` is told whether they do.
+   */
+  snapshot<T>(fn: (consistent: boolean) => Promise<T>): Promise<T> {
+    return this.transport.snapshot ? this.transport.snapshot(() => fn(true)) : fn(false);
   }
 
   close(): void {

@@ -82,8 +82,9 @@ export class RetryingTransport implements Transport {
     }
   }
 
-  snapshot<T>(fn: () => Promise<T>): Promise<T> {
-    return this.inner.snapshot ? this.inner.snapshot(fn) : fn();
+  /** The inner transport's, where it has one: whether a listing can repeat a row depends on it. */
+  get snapshot(): Transport['snapshot'] {
+    return this.inner.snapshot?.bind(this.inner);
   }
 
   close(): void {

@@ -56,6 +56,16 @@ describe('pages', () => {
     expect(got).toEqual(['a', 'b', 'c', 'd']);
   });
 
+  it('remembers no id when its pages come from one snapshot (window 0), where no row can come twice', async () => {
+    const next = { '/2': page(['c', 'd'], null) } as Record<string, ApiResult<PageOf<Row>>>;
+    const got: string[] = [];
+    let asked = 0;
+    const idOf = (r: Row) => (asked++, r.id);
+    for await (const rows of pages(page(['a', 'b'], '/2'), async (l) => next[l]!, { idOf, window: 0 })) got.push(...rows.map((r) => r.id));
+    expect(got).toEqual(['a', 'b', 'c', 'd']);
+    expect(asked).toBe(0);
+  });
+
   it('stops fetching when told to (the reader of stdout went away)', async () => {
     let fetched = 0;
     const got: string[] = [];

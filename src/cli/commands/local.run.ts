@@ -164,7 +164,9 @@ export const serve: Handler = async (ctx, _args, opts) => {
           ...(opts.clientCa ? { clientCa: readPem('--client-ca', String(opts.clientCa)) } : {}),
           ...(opts.tlsMaxVersion ? { maxVersion: `TLSv${String(opts.tlsMaxVersion)}` as 'TLSv1.2' | 'TLSv1.3' } : {}),
         };
-  // A server lives long and reads the whole ledger: the long-lived engine's page cache.
+  // A server lives long and reads the whole ledger: the long-lived engine's page cache, and a heap
+  // that many connections at once do not inflate (bench/abuse.mjs).
+  const releaseHeap = (await import('../heap.js')).holdServerHeap(4);
   const transport = await openEngine(ctx, (await import('../../engine/store/db.js')).PAGE_CACHE_KB);
   const engine = await transport.open();
   const [{ startServer }, { RateLimiter }, { Faults }] = await Promise.all([import('../../server/server.js'), import('../../engine/limits.js'), import('../../engine/faults.js')]);
@@ -182,6 +184,7 @@ export const serve: Handler = async (ctx, _args, opts) => {
     });
   } catch (err) {
     transport.close();
+    releaseHeap();
     const code = (err as NodeJS.ErrnoException).code;
     throw new UsageError(code === 'EADDRINUSE' ? `port ${port} is in use: choose another with --port (0 picks a free one)` : `cannot listen on ${String(opts.host)}:${port}: ${(err as Error).message}`);
   }
@@ -196,6 +199,7 @@ export const serve: Handler = async (ctx, _args, opts) => {
     process.once('SIGTERM', () => stop('SIGTERM'));
   });
   transport.close();
+  releaseHeap();
 };
 
 export const auditVerify: Handler = async (ctx) => {
