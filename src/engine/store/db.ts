@@ -89,16 +89,29 @@ function migrate(db: Db, options: OpenOptions, file: string): void {
     throw new UsageError(`the local database ${file} was written by a newer tpa (schema version ${current}; this tpa knows ${SCHEMA_VERSION}): upgrade tpa to use it; it was not changed`);
   }
   if (current === SCHEMA_VERSION) return;
-  // IMMEDIATE takes the write lock first, so two processes opening a new file do not both migrate.
-  db.transaction(() => {
-    const version = db.pragma('user_version', { simple: true }) as number;
-    for (let v = version; v < SCHEMA_VERSION; v++) {
-      db.exec(MIGRATIONS[v]!);
-      // Each migration that brings new reference data seeds it, so an older database gains it too.
-      SEEDS[v]?.(db, () => engineNow(db, options.clockOverride).now);
-    }
-    db.pragma(`user_version = ${SCHEMA_VERSION}`);
-  }).immediate();
+  // A migration that rebuilds a table other tables refer to (14) drops it while its children are in
+  // place: SQLite's procedure for that is foreign keys off around the transaction (the pragma does
+  // nothing inside one), and a check of every reference before it commits.
+  db.pragma('foreign_keys = OFF');
+  try {
+    // IMMEDIATE takes the write lock first, so two processes opening a new file do not both migrate.
+    db.transaction(() => {
+      const version = db.pragma('user_version', { simple: true }) as number;
+      for (let v = version; v < SCHEMA_VERSION; v++) {
+        db.exec(MIGRATIONS[v]!);
+        // Each migration that brings new reference data seeds it, so an older database gains it too.
+        SEEDS[v]?.(db, () => engineNow(db, options.clockOverride).now);
+      }
+      const broken = db.pragma('foreign_key_check') as { table: string; rowid: number; parent: string }[];
+      if (broken.length > 0) {
+        const first = broken[0]!;
+        throw new Error(`migrating ${file} left ${broken.length} row(s) referring to missing rows (the first: ${first.table} row ${first.rowid} → ${first.parent}); nothing was changed`);
+      }
+      db.pragma(`user_version = ${SCHEMA_VERSION}`);
+    }).immediate();
+  } finally {
+    db.pragma('foreign_keys = ON');
+  }
 }
 
 const writers = new WeakMap<Db, Database.Transaction<(fn: () => unknown) => unknown>>();
