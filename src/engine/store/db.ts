@@ -56,7 +56,7 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
   // A claim writes a dozen b-trees; with SQLite's default 2 MB of page cache a ledger of 100,000
   // encounters reads most of them back from the OS on every claim. PAGE_CACHE_KB keeps the index
   // pages a claim touches. A checkpoint every 16 MB of WAL
-  // (4,000 pages of 4 KiB, 16,000 of 1 KiB) instead of SQLite's 1,000 pages copies pages that were
+  // (4,096 pages of 4 KiB, 16,384 of 1 KiB) instead of SQLite's 1,000 pages copies pages that were
   // rewritten meanwhile once instead of several times, and waits for fewer fsyncs.
   db.pragma(`cache_size = ${-(options.cacheKb ?? PAGE_CACHE_KB)}`);
   db.pragma(`wal_autocheckpoint = ${Math.round(WAL_CHECKPOINT_BYTES / (db.pragma('page_size', { simple: true }) as number))}`);
