@@ -48,8 +48,13 @@ describe('the local database, when its storage fails', () => {
     const env: Record<string, string> = {};
     for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('TPA_')) env[k] = v;
     Object.assign(env, { TPA_HOME: home.dir, TPA_KEYRING: 'off', TPA_ADJUDICATION_DELAY: '0' });
-    // The WAL may grow by a few hundred bytes at most: the claim's pages do not fit.
-    const full = spawnSync('sh', ['-c', `ulimit -f 100; exec "${process.execPath}" "${TPA_BIN}" claim submit c.json`], { cwd: home.dir, env, encoding: 'utf8' });
+    // The claim's pages (between 10 and 20 KB of WAL in pages of 1 KiB) do not fit in 5 KB (10
+    // blocks of 512 bytes; 10 KB where sh counts blocks of 1 KiB). The WAL index (32 KB) would not
+    // fit either: a reader keeps it in place meanwhile, so that what fails is the claim's own write.
+    const reader = new Database(file());
+    reader.prepare('SELECT COUNT(*) FROM encounters').pluck().get();
+    const full = spawnSync('sh', ['-c', `ulimit -f 10; exec "${process.execPath}" "${TPA_BIN}" claim submit c.json`], { cwd: home.dir, env, encoding: 'utf8' });
+    reader.close();
     expect(full.status, full.stderr).toBe(8);
     expect(full.stderr).toMatch(/could not be written \(the disk is full or failing\); the last change was rolled back/);
     expect(full.stderr).not.toMatch(/\n\s+at /);

@@ -21,6 +21,7 @@ const LANDED = [
   '4409c0f43086aa53',
   'd545963b6e1c652c',
   '1482acc530547201',
+  'ffea3df774e3b64d',
 ];
 
 describe('migrations', () => {

@@ -25,7 +25,7 @@ import { fhirId, newId } from '../ids.js';
 import { activeContractsFor, contractById, contractTerms, type ContractRateRow, type ContractRow } from '../store/contracts.js';
 import { inWriteTransaction, type Db } from '../store/db.js';
 import { adjudicationBody, claimResponseResource } from './claim-response.js';
-import { addHistory, addStatus, finalLedgerStatus, type EncounterRow, type HistoryEntry } from './encounters.js';
+import { addFirstHistory, addHistory, addStatus, finalLedgerStatus, type EncounterRow, type HistoryEntry } from './encounters.js';
 import type { LedgerStatus } from '../../domain/ledger.js';
 
 interface MemberRow {
@@ -252,21 +252,24 @@ function recordClaim(ctx: EngineContext, claim: ParsedClaim): EngineResponse {
   for (const [year, cents] of deductibleByYear) if (cents > 0) addMet.run(member.member_id, year, cents);
 
   const t = adjudication.totals;
-  addHistory(db, encounterId, {
-    type: 'SUBMISSION',
-    timestamp: submittedAt,
-    reference: submissionId,
-    // The claim accepted with its adjudication (decided now, shown when due).
-    audit: { disposition: adjudication.disposition, charge_cents: t.chargeCents, allowed_cents: t.allowedCents, patient_cents: t.patientResponsibilityCents, benefit_cents: t.benefitCents },
-    description: `${claim.type === 'institutional' ? 'Institutional' : 'Professional'} claim submitted via the API: ${claim.lines.length} line${claim.lines.length === 1 ? '' : 's'}, charges ${formatCentsGrouped(claim.totalChargeCents)}`,
-  });
-  addHistory(db, encounterId, {
-    type: 'VALIDATION',
-    timestamp: submittedAt,
-    reference: chosen.id,
-    description: validationText(chosen.contract_number, member, adjudication),
-  });
-  if (dueNow) addHistory(db, encounterId, revealEntry(adjudication, claimResponseId, readyAt));
+  const history: HistoryEntry[] = [
+    {
+      type: 'SUBMISSION',
+      timestamp: submittedAt,
+      reference: submissionId,
+      // The claim accepted with its adjudication (decided now, shown when due).
+      audit: { disposition: adjudication.disposition, charge_cents: t.chargeCents, allowed_cents: t.allowedCents, patient_cents: t.patientResponsibilityCents, benefit_cents: t.benefitCents },
+      description: `${claim.type === 'institutional' ? 'Institutional' : 'Professional'} claim submitted via the API: ${claim.lines.length} line${claim.lines.length === 1 ? '' : 's'}, charges ${formatCentsGrouped(claim.totalChargeCents)}`,
+    },
+    {
+      type: 'VALIDATION',
+      timestamp: submittedAt,
+      reference: chosen.id,
+      description: validationText(chosen.contract_number, member, adjudication),
+    },
+  ];
+  if (dueNow) history.push(revealEntry(adjudication, claimResponseId, readyAt));
+  addFirstHistory(db, encounterId, history);
 
   return respond(201, {
     submission_id: submissionId,

@@ -74,6 +74,26 @@ export function addHistory(db: Db, encounterId: string, entry: HistoryEntry): vo
     `INSERT INTO history_entries (encounter_id, seq, type, timestamp, reference, description, financial_impact_json)
      VALUES (?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM history_entries WHERE encounter_id = ?), ?, ?, ?, ?, ?)`,
   ).run(encounterId, encounterId, entry.type, entry.timestamp, entry.reference, entry.description, entry.financialImpact ? JSON.stringify(entry.financialImpact) : null);
+  auditEntry(db, encounterId, entry);
+}
+
+/**
+ * The first entries of an encounter written in its own transaction (numbered 1, 2, ...): one
+ * statement for all of them, as a claim writes two or three at once (issue 11).
+ */
+export function addFirstHistory(db: Db, encounterId: string, entries: readonly HistoryEntry[]): void {
+  const params: unknown[] = [];
+  entries.forEach((entry, i) => {
+    params.push(encounterId, i + 1, entry.type, entry.timestamp, entry.reference, entry.description, entry.financialImpact ? JSON.stringify(entry.financialImpact) : null);
+  });
+  db.prepare(
+    `INSERT INTO history_entries (encounter_id, seq, type, timestamp, reference, description, financial_impact_json)
+     VALUES ${entries.map(() => '(?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
+  ).run(params);
+  for (const entry of entries) auditEntry(db, encounterId, entry);
+}
+
+function auditEntry(db: Db, encounterId: string, entry: HistoryEntry): void {
   if (!AUDITED.has(entry.type)) return;
   const impact: Record<string, number> = {};
   for (const [k, v] of Object.entries(entry.financialImpact ?? {})) impact[`${k}_cents`] = jsonNumberToCents(v) ?? 0;

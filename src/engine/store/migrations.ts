@@ -513,4 +513,72 @@ export const MIGRATIONS: readonly string[] = [
   CREATE TRIGGER contract_rates_generation_delete AFTER DELETE ON contract_rates BEGIN UPDATE settings SET value = value + 1 WHERE key = 'contracts_generation'; END;
   DROP INDEX audit_log_by_type;
   `,
+  // 14: a claim writes two b-trees fewer (issue 11: each b-tree a claim changes is a page or more of
+  // its transaction in the WAL). ledger_id and encounter_number were UNIQUE, so each had an index that
+  // no query reads: both are made unique where they are made (a new id; the next rowid under the
+  // write lock). SQLite cannot drop a UNIQUE constraint, so the table is rebuilt with its rowids (they
+  // number the encounters); the runner turns foreign keys off around the migrations and checks them
+  // before they commit (store/db.ts). The triggers and indexes on encounters are made again as
+  // migrations 1, 8, 9 and 10 made them; ledger_count_provider reads encounters, so it goes first.
+  `
+  CREATE TABLE encounters_rebuilt (
+    id TEXT PRIMARY KEY,
+    ledger_id TEXT NOT NULL,
+    encounter_number TEXT NOT NULL,
+    submission_id TEXT NOT NULL UNIQUE,
+    contract_id TEXT NOT NULL,
+    member_id TEXT NOT NULL,
+    provider_npi TEXT NOT NULL,
+    claim_type TEXT NOT NULL,
+    service_date TEXT NOT NULL,
+    submitted_at TEXT NOT NULL,
+    ready_at TEXT NOT NULL,
+    completed_at TEXT,
+    status TEXT NOT NULL,
+    disposition TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    claim_response_id TEXT NOT NULL,
+    aeob_reference TEXT NOT NULL,
+    processor_trace_id TEXT NOT NULL,
+    aeob_adjustment_cents INTEGER NOT NULL DEFAULT 0,
+    first_cpt_code TEXT NOT NULL,
+    charge_cents INTEGER NOT NULL,
+    allowed_cents INTEGER NOT NULL,
+    deductible_cents INTEGER NOT NULL,
+    copay_cents INTEGER NOT NULL,
+    coinsurance_cents INTEGER NOT NULL,
+    patient_cents INTEGER NOT NULL,
+    benefit_cents INTEGER NOT NULL,
+    progression_json TEXT NOT NULL DEFAULT '[]',
+    claim_json TEXT NOT NULL,
+    outcome_json TEXT NOT NULL,
+    benefits_json TEXT NOT NULL,
+    aeob_missing INTEGER NOT NULL DEFAULT 0
+  );
+  INSERT INTO encounters_rebuilt (rowid, id, ledger_id, encounter_number, submission_id, contract_id, member_id, provider_npi, claim_type, service_date, submitted_at, ready_at, completed_at, status, disposition, fingerprint, claim_response_id, aeob_reference, processor_trace_id, aeob_adjustment_cents, first_cpt_code, charge_cents, allowed_cents, deductible_cents, copay_cents, coinsurance_cents, patient_cents, benefit_cents, progression_json, claim_json, outcome_json, benefits_json, aeob_missing)
+    SELECT rowid, id, ledger_id, encounter_number, submission_id, contract_id, member_id, provider_npi, claim_type, service_date, submitted_at, ready_at, completed_at, status, disposition, fingerprint, claim_response_id, aeob_reference, processor_trace_id, aeob_adjustment_cents, first_cpt_code, charge_cents, allowed_cents, deductible_cents, copay_cents, coinsurance_cents, patient_cents, benefit_cents, progression_json, claim_json, outcome_json, benefits_json, aeob_missing FROM encounters ORDER BY rowid;
+  DROP TRIGGER ledger_count_provider;
+  DROP TABLE encounters;
+  ALTER TABLE encounters_rebuilt RENAME TO encounters;
+  CREATE INDEX encounters_due ON encounters (ready_at) WHERE completed_at IS NULL;
+  CREATE INDEX encounters_listing ON encounters (service_date DESC, submitted_at DESC, id, status);
+  CREATE TRIGGER ledger_count_insert AFTER INSERT ON encounters BEGIN
+    INSERT INTO ledger_days VALUES ('', NEW.status, NEW.service_date, 1) ON CONFLICT DO UPDATE SET n = n + 1;
+    INSERT INTO ledger_months VALUES ('', NEW.status, substr(NEW.service_date, 1, 7), 1) ON CONFLICT DO UPDATE SET n = n + 1;
+  END;
+  CREATE TRIGGER ledger_count_status AFTER UPDATE OF status ON encounters WHEN OLD.status <> NEW.status BEGIN
+    UPDATE ledger_days SET n = n - 1
+      WHERE scope IN (SELECT '' UNION ALL SELECT npi FROM encounter_providers WHERE encounter_id = NEW.id) AND day = OLD.service_date AND status = OLD.status;
+    UPDATE ledger_months SET n = n - 1
+      WHERE scope IN (SELECT '' UNION ALL SELECT npi FROM encounter_providers WHERE encounter_id = NEW.id) AND month = substr(OLD.service_date, 1, 7) AND status = OLD.status;
+    INSERT INTO ledger_days SELECT '', NEW.status, NEW.service_date, 1 UNION ALL SELECT npi, NEW.status, NEW.service_date, 1 FROM encounter_providers WHERE encounter_id = NEW.id
+      ON CONFLICT DO UPDATE SET n = n + 1;
+    INSERT INTO ledger_months SELECT '', NEW.status, substr(NEW.service_date, 1, 7), 1 UNION ALL SELECT npi, NEW.status, substr(NEW.service_date, 1, 7), 1 FROM encounter_providers WHERE encounter_id = NEW.id
+      ON CONFLICT DO UPDATE SET n = n + 1;
+  END;
+  CREATE TRIGGER ledger_count_provider AFTER INSERT ON encounter_providers BEGIN
+    INSERT INTO ledger_days SELECT NEW.npi, status, service_date, 1 FROM encounters WHERE id = NEW.encounter_id ON CONFLICT DO UPDATE SET n = n + 1;
+    INSERT INTO ledger_months SELECT NEW.npi, status, substr(service_date, 1, 7), 1 FROM encounters WHERE id = NEW.encounter_id ON CONFLICT DO UPDATE SET n = n + 1;
+  END;
+  `,
 ];
