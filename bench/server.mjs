@@ -3,13 +3,14 @@
 // loopback, for a blind lookup and a ledger page of 20 entries. Then (issue 11) pages of 20 never
 // seen before, a different offset for every request, on a ledger of 100,000 encounters built
 // through the engine (BENCH_LEDGER to change the size): at least 3,000 requests/s with p99 at most
-// 20 ms, the read cache bypassed by construction. Prints the figures; exits 1 if a target is missed.
+// 20 ms, the read cache bypassed by construction, after 2 s of the same traffic to warm the server.
+// Prints the figures; exits 1 if a target is missed.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { clockFor, fmt, loadEngine, openEngine, startServer, submitClaims, TPA_BIN as bin } from './lib/ledger.mjs';
+import { buildLedger, clockFor, fmt, startServer, TPA_BIN as bin } from './lib/ledger.mjs';
 
 const home = mkdtempSync(join(tmpdir(), 'tpa-bench-server-'));
 const env = { ...process.env, TPA_HOME: home, TPA_ADJUDICATION_DELAY: '0' };
@@ -64,24 +65,30 @@ try {
 
 // Issue 11: uncached pages of 20 on a large ledger.
 const LARGE = Number(process.env.BENCH_LEDGER ?? 100_000);
-const { Engine, claimTemplate, work } = await loadEngine();
+const work = mkdtempSync(join(tmpdir(), 'tpa-bench-server-large-'));
 try {
-  const engine = openEngine(Engine, work, LARGE);
-  submitClaims(engine, claimTemplate, 0, LARGE);
-  engine.close();
+  buildLedger(work, LARGE);
   const big = await startServer({ ...env, TPA_HOME: work, TPA_CLOCK: clockFor(LARGE) });
   try {
     // A different offset for every request (a stride prime to the ledger size), so no page repeats
     // within the run and the read cache never answers.
+    // The stride is prime to LARGE - 20, so the offsets repeat only after that many requests.
     let k = 0;
     const requests = [{ setupRequest: (req) => ({ ...req, path: `/tpa-api/v1/ledger/entries/?limit=20&offset=${(k++ * 7919) % (LARGE - 20)}` }) }];
-    const result = await new Promise((resolve, reject) =>
-      autocannon({ url: `${big.url}/tpa-api/v1/ledger/entries/`, headers: { 'x-api-key': big.key }, connections: CONNECTIONS, duration: DURATION, requests }, (err, r) => (err ? reject(err) : resolve(r))),
-    );
+    const pages = (seconds) =>
+      new Promise((resolve, reject) =>
+        autocannon({ url: `${big.url}/tpa-api/v1/ledger/entries/`, headers: { 'x-api-key': big.key }, connections: CONNECTIONS, duration: seconds, requests }, (err, r) => (err ? reject(err) : resolve(r))),
+      );
+    // A server in operation is warm: 2 s of the same traffic first, not counted (its first requests
+    // compile the code and read the indexes from disk). The sequence of offsets goes on from there,
+    // so the counted pages are still never seen before.
+    await pages(2);
+    const result = await pages(DURATION);
+    if (k > LARGE - 20) throw new Error(`the offsets repeated (${k} requests for ${LARGE - 20} offsets)`);
     const rps = result.requests.average;
     const errors = result.errors + result.non2xx;
     const ok = rps >= 3000 && result.latency.p99 <= 20 && errors === 0;
-    console.log(`tpa local serve --no-rate-limit, ${CONNECTIONS} connections, ${DURATION}s, ${fmt(LARGE)} encounters in the ledger`);
+    console.log(`tpa local serve --no-rate-limit, ${CONNECTIONS} connections, ${DURATION}s after 2s of warm-up, ${fmt(LARGE)} encounters in the ledger`);
     console.log(`  ledger pages of 20, never seen before ${rps.toFixed(0).padStart(6)} req/s   p50 ${String(result.latency.p50).padStart(3)} ms   p99 ${String(result.latency.p99).padStart(3)} ms   ${errors} errors`);
     console.log(`  target: ≥ 3,000 req/s with p99 ≤ 20 ms, uncached: ${ok ? 'ok' : 'MISSED'}`);
     if (!ok) process.exitCode = 1;

@@ -86,6 +86,12 @@ export function submitClaims(engine, claimTemplate, from, to) {
   return elapsed;
 }
 
+/** Builds a ledger of `n` encounters in `dataDir` in a child process (build-ledger.mjs). */
+export function buildLedger(dataDir, n) {
+  const r = spawnSync(process.execPath, [fileURLToPath(new URL('./build-ledger.mjs', import.meta.url)), dataDir, String(n)], { stdio: 'inherit' });
+  if (r.status !== 0) throw new Error(`building a ledger of ${n} failed (exit ${r.status})`);
+}
+
 /** Opens an engine on `dataDir` with the clock for `n` claims and no adjudication delay. */
 export function openEngine(Engine, dataDir, n) {
   return Engine.open({ dataDir, env: { TPA_CLOCK: clockFor(n), TPA_ADJUDICATION_DELAY: '0' } });

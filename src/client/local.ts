@@ -17,6 +17,8 @@ export class LocalTransport implements Transport {
     private readonly env: NodeJS.ProcessEnv = process.env,
     /** SQLite's page cache in KiB: a CLI command's by default; `local serve` asks for a long-lived engine's. */
     private readonly pageCacheKb?: number,
+    /** How much of the database file to read through a memory map: none by default; `local serve` maps it. */
+    private readonly mmapBytes?: number,
   ) {
     this.faults = Faults.parse(env.TPA_FAULT);
   }
@@ -25,7 +27,7 @@ export class LocalTransport implements Transport {
     if (!this.engine) {
       const [{ Engine, databaseFile }, { CLI_PAGE_CACHE_KB, storageProblem }] = await Promise.all([import('../engine/engine.js'), import('../engine/store/db.js')]);
       try {
-        this.engine = Engine.open({ dataDir: this.dataDir, env: this.env, pageCacheKb: this.pageCacheKb ?? CLI_PAGE_CACHE_KB });
+        this.engine = Engine.open({ dataDir: this.dataDir, env: this.env, pageCacheKb: this.pageCacheKb ?? CLI_PAGE_CACHE_KB, mmapBytes: this.mmapBytes });
       } catch (err) {
         // The local database cannot be opened or upgraded: the storage's fault, said plainly (exit 8).
         const problem = storageProblem(err, databaseFile(this.dataDir));

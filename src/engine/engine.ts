@@ -36,6 +36,8 @@ export interface EngineOptions {
   env?: NodeJS.ProcessEnv;
   /** SQLite's page cache in KiB (default PAGE_CACHE_KB, for a long-lived engine). */
   pageCacheKb?: number;
+  /** How much of the database file to read through a memory map (SERVER_MMAP_BYTES for local serve). */
+  mmapBytes?: number;
 }
 
 export function databaseFile(dataDir: string): string {
@@ -50,6 +52,8 @@ export interface ClockStatus {
 
 export class Engine {
   private readonly cache: ReadCache;
+  /** Runs a function in one deferred (read) transaction; made once, as better-sqlite3 builds one per call. */
+  private readonly readTransaction: <T>(fn: () => T) => T;
   /** Inside readSnapshot: requests read one stored state and change nothing. */
   private snapshot = false;
 
@@ -60,6 +64,8 @@ export class Engine {
     private readonly pageCacheKb: number,
   ) {
     this.cache = new ReadCache(db);
+    const read = db.transaction((fn: () => unknown) => fn());
+    this.readTransaction = <T>(fn: () => T) => read(fn) as T;
   }
 
   static open(options: EngineOptions): Engine {
@@ -71,7 +77,7 @@ export class Engine {
       throw new UsageError(`TPA_ADJUDICATION_DELAY must be a duration such as 3s or 0 (got "${delayText}")`);
     }
     const pageCacheKb = options.pageCacheKb ?? PAGE_CACHE_KB;
-    return new Engine(openDatabase(databaseFile(options.dataDir), { clockOverride: override, cacheKb: pageCacheKb }), override, adjudicationDelayMs, pageCacheKb);
+    return new Engine(openDatabase(databaseFile(options.dataDir), { clockOverride: override, cacheKb: pageCacheKb, mmapBytes: options.mmapBytes }), override, adjudicationDelayMs, pageCacheKb);
   }
 
   /** A context for one request or operation: the clock is read once, so every step sees one time. */
@@ -161,12 +167,18 @@ export class Engine {
         }
         ctx.key = key;
       }
+      const reads = req.method === 'GET' || req.method === 'HEAD';
       if (this.snapshot) {
-        if (req.method !== 'GET' && req.method !== 'HEAD') return respond(409, { error: 'read_only_snapshot', message: 'This engine is reading one snapshot (a listing in progress); it changes nothing until the listing ends' });
-      } else advanceEncounters(ctx);
-      // A snapshot's pages are read once each (a listing): caching them would only hold memory.
-      if (!match.route.cacheable || this.snapshot) return match.route.handler(ctx, req, match.params);
-      return this.cache.answer(`${req.path}?${req.query.toString()}|${req.headers.host ?? ''}`, () => match.route.handler(ctx, req, match.params));
+        if (!reads) return respond(409, { error: 'read_only_snapshot', message: 'This engine is reading one snapshot (a listing in progress); it changes nothing until the listing ends' });
+        // A snapshot's pages are read once each (a listing): caching them would only hold memory.
+        return match.route.handler(ctx, req, match.params);
+      }
+      advanceEncounters(ctx);
+      const answer = () =>
+        match.route.cacheable ? this.cache.answer(`${req.path}?${req.query.toString()}|${req.headers.host ?? ''}`, () => match.route.handler(ctx, req, match.params)) : match.route.handler(ctx, req, match.params);
+      // A read (GET routes change nothing) runs its dozen queries in one read transaction: one
+      // snapshot for all of them, where each alone would take and release its own locks.
+      return reads ? this.readTransaction(answer) : answer();
     } catch (err) {
       if (err instanceof HttpError) return respond(err.status, err.body);
       // The storage failing (a full disk, a writer holding the database): 503, saying what to do.

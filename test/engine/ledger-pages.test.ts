@@ -3,7 +3,7 @@
 // page walks the rows it skips (EXPLAIN QUERY PLAN, not by eye).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Engine } from '../../src/engine/engine.js';
-import { countsQuery, pageQuery, readFilters, PAGE_ROWS_SQL } from '../../src/engine/services/ledger.js';
+import { countsQuery, pageQuery, readFilters, spansOf, PAGE_ROWS_SQL } from '../../src/engine/services/ledger.js';
 import { claimOf } from '../helpers/claims.js';
 import { call, useEngineHome } from '../helpers/engine.js';
 
@@ -82,6 +82,13 @@ describe('ledger pages at any depth', () => {
     }
     expect(pagesChecked).toBeGreaterThan(400);
     engine.close();
+  });
+
+  it('the counts text is summed per day or month, newest first, whatever order its rows come in', () => {
+    const inKeyOrder = spansOf('2026-01 4,2026-02 1,2026-02 2,2026-03 0,2026-04 5,2026-04 -5,2026-05 1');
+    expect(inKeyOrder).toEqual([{ key: '2026-05', n: 1 }, { key: '2026-02', n: 3 }, { key: '2026-01', n: 4 }]);
+    expect(spansOf('2026-02 2,2026-05 1,2026-01 4,2026-04 5,2026-02 1,2026-03 0,2026-04 -5')).toEqual(inKeyOrder);
+    expect(spansOf(null)).toEqual([]);
   });
 
   it('a page written as JSON text is byte for byte what JSON.stringify writes of it, keys in the order of the service, amounts null until adjudicated', () => {

@@ -51,12 +51,12 @@ function fixturesTable(t: TableTools, f: Record<string, Row[]>): string {
   ].join('\n');
 }
 
-async function openEngine(ctx: Context, pageCacheKb?: number) {
+async function openEngine(ctx: Context, pageCacheKb?: number, mmapBytes?: number) {
   // `tpa local` is the embedded engine's whatever the default profile is; only a profile named
   // with -p (or TPA_PROFILE) that is not local is a mistake worth stopping on.
   if (ctx.profileExplicit && ctx.profile().env !== 'local') throw new UsageError(`\`tpa local\` works on the embedded engine; profile "${ctx.profileName}" is ${ctx.profile().env}`);
   const { LocalTransport } = await import('../../client/local.js');
-  return new LocalTransport(ctx.paths.dataDir, ctx.io.env, pageCacheKb);
+  return new LocalTransport(ctx.paths.dataDir, ctx.io.env, pageCacheKb, mmapBytes);
 }
 
 export const fixtures: Handler = async (ctx) => {
@@ -164,10 +164,11 @@ export const serve: Handler = async (ctx, _args, opts) => {
           ...(opts.clientCa ? { clientCa: readPem('--client-ca', String(opts.clientCa)) } : {}),
           ...(opts.tlsMaxVersion ? { maxVersion: `TLSv${String(opts.tlsMaxVersion)}` as 'TLSv1.2' | 'TLSv1.3' } : {}),
         };
-  // A server lives long and reads the whole ledger: the long-lived engine's page cache, and a heap
-  // that many connections at once do not inflate (bench/abuse.mjs).
+  // A server lives long and reads the whole ledger: the long-lived engine's page cache, the file read
+  // through a memory map, and a heap that many connections at once do not inflate (bench/abuse.mjs).
   const releaseHeap = (await import('../heap.js')).holdServerHeap(4);
-  const transport = await openEngine(ctx, (await import('../../engine/store/db.js')).PAGE_CACHE_KB);
+  const { PAGE_CACHE_KB, SERVER_MMAP_BYTES } = await import('../../engine/store/db.js');
+  const transport = await openEngine(ctx, PAGE_CACHE_KB, SERVER_MMAP_BYTES);
   const engine = await transport.open();
   const [{ startServer }, { RateLimiter }, { Faults }] = await Promise.all([import('../../server/server.js'), import('../../engine/limits.js'), import('../../engine/faults.js')]);
   const faults = Faults.parse(ctx.io.env.TPA_FAULT);

@@ -86,7 +86,7 @@ function daysOf(f: Filters, month: string): [string, string] {
   return [from, to];
 }
 
-interface Span {
+export interface Span {
   /** The month (YYYY-MM) or day (YYYY-MM-DD). */
   key: string;
   n: number;
@@ -100,16 +100,31 @@ interface Span {
  */
 function counts(db: Db, f: Filters, level: 'month' | 'day', from: string, to: string): Span[] {
   const { sql, params } = countsQuery(f, level, from, to);
-  const text = db.prepare(sql).pluck().get(params) as string | null;
-  const byKey = new Map<string, number>();
+  return spansOf(db.prepare(sql).pluck().get(params) as string | null);
+}
+
+/** The text of `countsQuery` ("key n,key n,…", a row per status) as spans, newest first (exported for a test). */
+export function spansOf(text: string | null): Span[] {
+  // The rows come in the key's order (scope, day, status), so a day's statuses are next to each
+  // other and the days ascend; any other order is still summed right, by the sort and merge below.
+  let spans: Span[] = [];
+  let inOrder = true;
   for (const pair of text ? text.split(',') : []) {
     const space = pair.indexOf(' ');
     const key = pair.slice(0, space);
-    byKey.set(key, (byKey.get(key) ?? 0) + Number(pair.slice(space + 1)));
+    const n = Number(pair.slice(space + 1));
+    const last = spans.at(-1);
+    if (last?.key === key) last.n += n;
+    else {
+      if (last && last.key > key) inOrder = false;
+      spans.push({ key, n });
+    }
   }
-  const spans: Span[] = [];
-  for (const [key, n] of byKey) if (n > 0) spans.push({ key, n });
-  return spans.sort((a, b) => (a.key < b.key ? 1 : a.key > b.key ? -1 : 0));
+  if (!inOrder) {
+    spans.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    spans = spans.reduce<Span[]>((merged, s) => (merged.at(-1)?.key === s.key ? ((merged.at(-1)!.n += s.n), merged) : [...merged, s]), []);
+  }
+  return spans.filter((s) => s.n > 0).reverse();
 }
 
 /** The SQL of `counts` (exported so that a test checks every filter combination's plan). */
