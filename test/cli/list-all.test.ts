@@ -113,9 +113,11 @@ function pausedListing(args: string[], extraEnv: Record<string, string>) {
   // the pipe fills and the listing waits in the middle.
   child.stdout.pause();
   const started = new Promise<void>((resolve) => child.stdout.once('readable', () => resolve()));
-  const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    child.on('close', (code) => resolve({ code, stdout: Buffer.concat(chunks).toString('utf8'), stderr }));
-  });
+  // What was printed is whole once the stream has ended (its data read to the end), whenever the
+  // process itself is reported closed.
+  const ended = new Promise<void>((resolve) => child.stdout.once('end', () => resolve()));
+  const closed = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  const done = Promise.all([closed, ended]).then(([code]) => ({ code, stdout: Buffer.concat(chunks).toString('utf8'), stderr }));
   return {
     started,
     finish: () => {
