@@ -25,10 +25,19 @@ export class ReadCache {
   }
 
   answer(key: string, compute: () => EngineResponse): EngineResponse {
+    // A request never seen (every page of a listing): answered, and noted, without asking the
+    // database its version; a note left from older data only keeps an answer one request earlier.
+    if (!this.seen.has(key) && !this.entries.has(key)) {
+      const response = compute();
+      if (response.status === 200) {
+        if (this.seen.size >= MAX_SEEN) this.seen.clear();
+        this.seen.add(key);
+      }
+      return response;
+    }
     const version = this.currentVersion();
     if (version !== this.version) {
       this.entries.clear();
-      this.seen.clear();
       this.version = version;
     }
     const hit = this.entries.get(key);

@@ -273,12 +273,11 @@ function listItemJson(row: PageRow, ref: Reference, db: Db): string {
   const amount = (cents: number) => (has ? centsToJson(cents) : 'null');
   const provider = ref.providers.get(npi);
   const payer = ref.payers.get(memberId);
-  const providerName = provider?.name ?? claimProviderName(db, id) ?? `NPI ${npi}`;
   return (
     `{"id":${q(ledgerId)},"encounter_id":${q(id)},"encounter_number":${q(encounterNumber)},` +
-    `"ssp_code":${q(cpt)},"ssp_name":${q(ref.cptDescriptions.get(cpt) ?? `CPT ${cpt}`)},` +
-    `"provider":{"npi":${q(npi)},"name":${q(providerName)},"role":${q(provider?.role ?? null)}},` +
-    `"payer":{"name":${q(payer?.payer_name ?? 'Unknown payer')},"id":${q(payer?.payer_id ?? 'UNKNOWN')}},` +
+    `"ssp_code":${q(cpt)},"ssp_name":${ref.cptDescriptions.get(cpt) ?? q(`CPT ${cpt}`)},` +
+    `"provider":{"npi":${q(npi)},"name":${provider?.name ?? q(claimProviderName(db, id) ?? `NPI ${npi}`)},"role":${provider?.role ?? 'null'}},` +
+    `"payer":{"name":${payer?.name ?? '"Unknown payer"'},"id":${payer?.id ?? '"UNKNOWN"'}},` +
     `"service_date":${q(serviceDate)},"status":${q(status)},"status_progression":${progressionJson},` +
     `"financial_summary":{"charges":${centsToJson(chargeCents)},"allowed_amount":${amount(allowedCents)},` +
     `"deductible_applied":${amount(deductibleCents)},"copay_applied":${amount(copayCents)},"coinsurance_applied":${amount(coinsuranceCents)},` +

@@ -5,26 +5,27 @@
 // version moves (a newer tpa migrating the file under a running server brings its seeds with it).
 import type { Db } from './db.js';
 
+/** The names as the JSON text a page writes (quoted and escaped once, when read). */
 export interface Reference {
-  providers: ReadonlyMap<string, { name: string; role: string | null }>;
-  payers: ReadonlyMap<string, { payer_id: string | null; payer_name: string | null }>;
+  providers: ReadonlyMap<string, { name: string; role: string }>;
+  payers: ReadonlyMap<string, { name: string; id: string }>;
   cptDescriptions: ReadonlyMap<string, string>;
 }
 
 const loaded = new WeakMap<Db, { version: number; reference: Reference }>();
+const json = (text: string | null, otherwise: string) => JSON.stringify(text ?? otherwise);
 
 export function reference(db: Db): Reference {
   const version = db.prepare('PRAGMA user_version').pluck().get() as number;
   const cached = loaded.get(db);
   if (cached?.version === version) return cached.reference;
+  const providers = db.prepare('SELECT npi, name, role FROM providers').all() as { npi: string; name: string; role: string | null }[];
+  const payers = db.prepare('SELECT m.member_id, p.payer_id, p.payer_name FROM members m LEFT JOIN plans p ON p.id = m.plan_id').all() as { member_id: string; payer_id: string | null; payer_name: string | null }[];
+  const codes = db.prepare('SELECT code, description FROM cpt_codes').all() as { code: string; description: string }[];
   const reference: Reference = {
-    providers: new Map((db.prepare('SELECT npi, name, role FROM providers').all() as { npi: string; name: string; role: string | null }[]).map((p) => [p.npi, p])),
-    payers: new Map(
-      (db.prepare('SELECT m.member_id, p.payer_id, p.payer_name FROM members m LEFT JOIN plans p ON p.id = m.plan_id').all() as { member_id: string; payer_id: string | null; payer_name: string | null }[]).map(
-        (m) => [m.member_id, m],
-      ),
-    ),
-    cptDescriptions: new Map((db.prepare('SELECT code, description FROM cpt_codes').all() as { code: string; description: string }[]).map((c) => [c.code, c.description])),
+    providers: new Map(providers.map((p) => [p.npi, { name: JSON.stringify(p.name), role: JSON.stringify(p.role) }])),
+    payers: new Map(payers.map((m) => [m.member_id, { name: json(m.payer_name, 'Unknown payer'), id: json(m.payer_id, 'UNKNOWN') }])),
+    cptDescriptions: new Map(codes.map((c) => [c.code, JSON.stringify(c.description)])),
   };
   loaded.set(db, { version, reference });
   return reference;
