@@ -4,8 +4,8 @@
 import Database from 'better-sqlite3';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TPA_BIN, tpa } from '../helpers/cli.js';
 import { tempDir } from '../helpers/engine.js';
@@ -68,25 +68,24 @@ describe('the local database, when its storage fails', () => {
   });
 
   it('a data dir that cannot be written (read-only): exit 8 saying so, no stack trace, the database unchanged; reading it again once it can be written', async () => {
-    // The data dir sits in a folder of the test's own, opened to others: the system's temporary
-    // folder is never touched (its mode is shared by every user of the machine).
-    const own = home.dir;
-    home = { dir: join(own, 'data'), remove: () => rmSync(own, { recursive: true, force: true }) };
-    mkdirSync(home.dir, { mode: 0o700 });
     expect((await tpa(['local', 'fixtures', '-o', 'json'], { home: home.dir })).code).toBe(0);
     const t = await tpa(['claim', 'template'], { home: home.dir });
     writeFileSync(join(home.dir, 'c.json'), t.stdout);
     const before = digest();
-    // Root writes whatever the modes say: as root, the command runs as nobody (the modes then bind it).
+    // Root writes whatever the modes say: as root, the command runs without the capabilities that
+    // override them (setpriv, util-linux), so the modes bind it. It stays root, so it still reads the
+    // project wherever it lies (a clone in a folder of mode 700 is closed to any other user).
     const asRoot = process.getuid?.() === 0;
     const env: Record<string, string> = {};
     for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('TPA_')) env[k] = v;
     Object.assign(env, { TPA_HOME: home.dir, TPA_KEYRING: 'off', TPA_ADJUDICATION_DELAY: '0', HOME: home.dir });
-    chmodSync(dirname(home.dir), 0o755);
     chmodSync(home.dir, 0o555);
     chmodSync(file(), 0o444);
     try {
-      const r = spawnSync(process.execPath, [TPA_BIN, 'claim', 'submit', 'c.json'], { cwd: home.dir, env, encoding: 'utf8', ...(asRoot ? { uid: 65534, gid: 65534 } : {}) });
+      const command = [process.execPath, TPA_BIN, 'claim', 'submit', 'c.json'];
+      const r = asRoot
+        ? spawnSync('setpriv', ['--bounding-set', '-dac_override,-dac_read_search,-fowner', '--', ...command], { cwd: home.dir, env, encoding: 'utf8' })
+        : spawnSync(command[0]!, command.slice(1), { cwd: home.dir, env, encoding: 'utf8' });
       expect(r.status, r.stderr).toBe(8);
       expect(r.stderr).toMatch(/cannot be written \(a read-only file or folder, or no permission\); nothing was changed/);
       expect(r.stderr).not.toMatch(/\n\s+at /);
