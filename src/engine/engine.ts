@@ -12,7 +12,7 @@ import { ReadCache } from './read-cache.js';
 import { matchRoute, type Route } from './routes.js';
 import { authenticate, createKey, type KeyEnvironment, type KeyRecord, type Scope } from './services/keys.js';
 import { authenticateToken, issueToken, type ClientCertificate } from './services/oauth.js';
-import { advanceEncounters } from './services/progress.js';
+import { advanceEncounters, anythingDue } from './services/progress.js';
 import { listAudit, verifyAudit, type AuditFilter } from './services/audit.js';
 import type { ChainVerdict, StoredAudit } from '../domain/audit.js';
 import { fixtures } from './services/fixtures.js';
@@ -173,12 +173,19 @@ export class Engine {
         // A snapshot's pages are read once each (a listing): caching them would only hold memory.
         return match.route.handler(ctx, req, match.params);
       }
-      advanceEncounters(ctx);
       const answer = () =>
         match.route.cacheable ? this.cache.answer(`${req.path}?${req.query.toString()}|${req.headers.host ?? ''}`, () => match.route.handler(ctx, req, match.params)) : match.route.handler(ctx, req, match.params);
+      if (!reads) {
+        advanceEncounters(ctx);
+        return answer();
+      }
       // A read (GET routes change nothing) runs its dozen queries in one read transaction: one
-      // snapshot for all of them, where each alone would take and release its own locks.
-      return reads ? this.readTransaction(answer) : answer();
+      // snapshot for all of them, where each alone would take and release its own locks. What the
+      // clock has made due is written first, in its own transaction, and the read taken again.
+      const read = this.readTransaction(() => (anythingDue(ctx) ? undefined : answer()));
+      if (read) return read;
+      advanceEncounters(ctx);
+      return this.readTransaction(answer);
     } catch (err) {
       if (err instanceof HttpError) return respond(err.status, err.body);
       // The storage failing (a full disk, a writer holding the database): 503, saying what to do.

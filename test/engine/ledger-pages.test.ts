@@ -6,6 +6,7 @@ import type { Engine } from '../../src/engine/engine.js';
 import { countsQuery, pageQuery, readFilters, spansOf, PAGE_ROWS_SQL } from '../../src/engine/services/ledger.js';
 import { claimOf } from '../helpers/claims.js';
 import { call, useEngineHome } from '../helpers/engine.js';
+import { DUE_SQL } from '../../src/engine/services/progress.js';
 
 const home = useEngineHome(beforeEach, afterEach);
 type Body = Record<string, any>;
@@ -170,6 +171,9 @@ describe('ledger pages at any depth', () => {
       expect(steps.join('\n')).not.toMatch(/TEMP B-TREE|\bSCAN\b/);
       if (q.provider_npi) expect(steps.join('\n')).toMatch(/SEARCH p USING PRIMARY KEY \(encounter_id=\? AND npi=\?\)/);
     }
+    // What a read request asks before its page: whether anything is due, from the two partial indexes of what is pending.
+    expect(plan(DUE_SQL, { now: NOW }).join('\n')).toMatch(/SEARCH encounters USING (COVERING )?INDEX encounters_due \(ready_at<\?\)[\s\S]*SEARCH settlements USING (COVERING )?INDEX settlements_due \(estimated_arrival<\?\)/);
+    expect(plan(DUE_SQL, { now: NOW }).join('\n')).not.toMatch(/\bSCAN (?!CONSTANT ROW)/);
     expect(plan(PAGE_ROWS_SQL, ['[1,2]']).join('\n')).toMatch(/SEARCH e USING INTEGER PRIMARY KEY \(rowid=\?\)/);
     expect(plan(PAGE_ROWS_SQL, ['[1,2]']).join('\n')).not.toMatch(/SCAN e\b/);
     // A status change moves one count per scope of the encounter: the trigger seeks each, never scans the counts.

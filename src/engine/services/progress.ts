@@ -1,6 +1,7 @@
 // Moves every encounter whose next step the engine clock has reached: adjudications become
 // visible, transfers arrive and are reconciled. Runs before each request, so state is a pure
 // function of the stored events and the clock.
+import { isoSeconds } from '../clock.js';
 import type { EngineContext } from '../context.js';
 import { completeDueClaims } from './claims.js';
 import { completeDueSettlements } from './settlement.js';
@@ -9,3 +10,16 @@ export function advanceEncounters(ctx: EngineContext): void {
   completeDueClaims(ctx);
   completeDueSettlements(ctx);
 }
+
+/**
+ * Whether anything waits for the engine clock (an adjudication to reveal, a transfer to arrive):
+ * one read over the two partial indexes of what is pending, so that a read request with nothing due
+ * (nearly all of them) runs inside its read transaction and takes no other.
+ */
+export function anythingDue(ctx: EngineContext): boolean {
+  return ctx.db.prepare(DUE_SQL).pluck().get({ now: isoSeconds(ctx.clock.now()) }) === 1;
+}
+
+/** The SQL of `anythingDue` (exported for the plan test). */
+export const DUE_SQL = `SELECT EXISTS (SELECT 1 FROM encounters WHERE completed_at IS NULL AND ready_at <= @now)
+  OR EXISTS (SELECT 1 FROM settlements WHERE status = 'INITIATED' AND estimated_arrival <= @now)`;
