@@ -110,18 +110,27 @@ function pausedListing(args: string[], extraEnv: Record<string, string>) {
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
   // The first chunk proves the listing has begun (its snapshot is taken); then nothing is read, so
-  // the pipe fills and the listing waits in the middle.
-  child.stdout.pause();
-  const started = new Promise<void>((resolve) => child.stdout.once('readable', () => resolve()));
-  // What was printed is whole once the stream has ended (its data read to the end), whenever the
-  // process itself is reported closed.
+  // the pipe fills and the listing waits in the middle. Every chunk goes to the collector from the
+  // start: when a child exits, Node resumes its paused output streams (child_process flushStdio),
+  // and whatever they held would go to no one (one run in four lost the listing so, when it ended
+  // before the test read on).
+  let first = true;
+  const started = new Promise<void>((resolve) =>
+    child.stdout.on('data', (d: Buffer) => {
+      chunks.push(d);
+      if (!first) return;
+      first = false;
+      child.stdout.pause();
+      resolve();
+    }),
+  );
+  // What was printed is whole once the stream has ended, whenever the process is reported closed.
   const ended = new Promise<void>((resolve) => child.stdout.once('end', () => resolve()));
   const closed = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   const done = Promise.all([closed, ended]).then(([code]) => ({ code, stdout: Buffer.concat(chunks).toString('utf8'), stderr }));
   return {
     started,
     finish: () => {
-      child.stdout.on('data', (d: Buffer) => chunks.push(d));
       child.stdout.resume();
       return done;
     },
