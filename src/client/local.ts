@@ -1,10 +1,13 @@
 // In-process transport: hands requests to the embedded engine's route table. The engine (and
 // SQLite with it) is loaded on the first request, so commands that never call it stay fast.
-import type { Engine } from '../engine/engine.js';
+import type { Engine, EngineOptions } from '../engine/engine.js';
 import { Faults, withFault } from '../engine/faults.js';
 import { bodyText } from '../engine/http.js';
 import { NetworkError } from '../errors.js';
 import type { Transport, TransportRequest, TransportResponse } from './transport.js';
+
+/** How the engine keeps its file (EngineOptions): its page cache and memory map. */
+export type EngineStorage = Pick<EngineOptions, 'pageCacheKb' | 'mmapBytes'>;
 
 export class LocalTransport implements Transport {
   readonly name = 'local';
@@ -15,10 +18,11 @@ export class LocalTransport implements Transport {
   constructor(
     private readonly dataDir: string,
     private readonly env: NodeJS.ProcessEnv = process.env,
-    /** SQLite's page cache in KiB: a CLI command's by default; `local serve` asks for a long-lived engine's. */
-    private readonly pageCacheKb?: number,
-    /** How much of the database file to read through a memory map: none by default; `local serve` maps it. */
-    private readonly mmapBytes?: number,
+    /**
+     * How the engine keeps its file: a CLI command's page cache and no memory map by default; `local
+     * serve` asks for a long-lived engine's cache and maps the file.
+     */
+    private readonly storage: EngineStorage = {},
   ) {
     this.faults = Faults.parse(env.TPA_FAULT);
   }
@@ -27,7 +31,7 @@ export class LocalTransport implements Transport {
     if (!this.engine) {
       const [{ Engine, databaseFile }, { CLI_PAGE_CACHE_KB, storageProblem }] = await Promise.all([import('../engine/engine.js'), import('../engine/store/db.js')]);
       try {
-        this.engine = Engine.open({ dataDir: this.dataDir, env: this.env, pageCacheKb: this.pageCacheKb ?? CLI_PAGE_CACHE_KB, mmapBytes: this.mmapBytes });
+        this.engine = Engine.open({ dataDir: this.dataDir, env: this.env, pageCacheKb: CLI_PAGE_CACHE_KB, ...this.storage });
       } catch (err) {
         // The local database cannot be opened or upgraded: the storage's fault, said plainly (exit 8).
         const problem = storageProblem(err, databaseFile(this.dataDir));

@@ -29,10 +29,7 @@ export class ReadCache {
     // database its version; a note left from older data only keeps an answer one request earlier.
     if (!this.seen.has(key) && !this.entries.has(key)) {
       const response = compute();
-      if (response.status === 200) {
-        if (this.seen.size >= MAX_SEEN) this.seen.clear();
-        this.seen.add(key);
-      }
+      if (response.status === 200) this.note(key);
       return response;
     }
     const version = this.currentVersion();
@@ -45,12 +42,17 @@ export class ReadCache {
     const response = compute();
     if (response.status !== 200) return response;
     if (!this.seen.has(key)) {
-      if (this.seen.size >= MAX_SEEN) this.seen.clear();
-      this.seen.add(key);
+      this.note(key);
       return response;
     }
     if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
     this.entries.set(key, response);
     return response;
+  }
+
+  /** Remembers a request seen once (the oldest notes go all at once when there are too many). */
+  private note(key: string): void {
+    if (this.seen.size >= MAX_SEEN) this.seen.clear();
+    this.seen.add(key);
   }
 }

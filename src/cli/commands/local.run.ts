@@ -1,4 +1,5 @@
 // Handlers of `tpa local` (declared in local.ts): parse and check options, call the client, shape the output.
+import type { EngineStorage } from '../../client/local.js';
 import type { SettlementRecord } from '../../client/types.js';
 import type { Engine } from '../../engine/engine.js';
 import type { Scenario } from '../../engine/services/sandbox.js';
@@ -51,12 +52,12 @@ function fixturesTable(t: TableTools, f: Record<string, Row[]>): string {
   ].join('\n');
 }
 
-async function openEngine(ctx: Context, pageCacheKb?: number, mmapBytes?: number) {
+async function openEngine(ctx: Context, storage?: EngineStorage) {
   // `tpa local` is the embedded engine's whatever the default profile is; only a profile named
   // with -p (or TPA_PROFILE) that is not local is a mistake worth stopping on.
   if (ctx.profileExplicit && ctx.profile().env !== 'local') throw new UsageError(`\`tpa local\` works on the embedded engine; profile "${ctx.profileName}" is ${ctx.profile().env}`);
   const { LocalTransport } = await import('../../client/local.js');
-  return new LocalTransport(ctx.paths.dataDir, ctx.io.env, pageCacheKb, mmapBytes);
+  return new LocalTransport(ctx.paths.dataDir, ctx.io.env, storage);
 }
 
 export const fixtures: Handler = async (ctx) => {
@@ -168,7 +169,7 @@ export const serve: Handler = async (ctx, _args, opts) => {
   // through a memory map, and a heap that many connections at once do not inflate (bench/abuse.mjs).
   const releaseHeap = (await import('../heap.js')).holdServerHeap(4);
   const { PAGE_CACHE_KB, SERVER_MMAP_BYTES } = await import('../../engine/store/db.js');
-  const transport = await openEngine(ctx, PAGE_CACHE_KB, SERVER_MMAP_BYTES);
+  const transport = await openEngine(ctx, { pageCacheKb: PAGE_CACHE_KB, mmapBytes: SERVER_MMAP_BYTES });
   const engine = await transport.open();
   const [{ startServer }, { RateLimiter }, { Faults }] = await Promise.all([import('../../server/server.js'), import('../../engine/limits.js'), import('../../engine/faults.js')]);
   const faults = Faults.parse(ctx.io.env.TPA_FAULT);

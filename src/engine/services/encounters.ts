@@ -69,11 +69,14 @@ export interface HistoryEntry {
  */
 const AUDITED = new Set(['SUBMISSION', 'FUNDING_APPROVED', 'SETTLEMENT_INITIATED', 'SETTLEMENT_COMPLETED', 'SETTLEMENT_FAILED', 'SETTLEMENT_REFUNDED', 'RECONCILIATION']);
 
+/** An entry's columns after its encounter and number, in the order of the INSERTs below. */
+const entryValues = (e: HistoryEntry) => [e.type, e.timestamp, e.reference, e.description, e.financialImpact ? JSON.stringify(e.financialImpact) : null];
+
 export function addHistory(db: Db, encounterId: string, entry: HistoryEntry): void {
   db.prepare(
     `INSERT INTO history_entries (encounter_id, seq, type, timestamp, reference, description, financial_impact_json)
      VALUES (?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM history_entries WHERE encounter_id = ?), ?, ?, ?, ?, ?)`,
-  ).run(encounterId, encounterId, entry.type, entry.timestamp, entry.reference, entry.description, entry.financialImpact ? JSON.stringify(entry.financialImpact) : null);
+  ).run(encounterId, encounterId, ...entryValues(entry));
   auditEntry(db, encounterId, entry);
 }
 
@@ -82,10 +85,7 @@ export function addHistory(db: Db, encounterId: string, entry: HistoryEntry): vo
  * statement for all of them, as a claim writes two or three at once (issue 11).
  */
 export function addFirstHistory(db: Db, encounterId: string, entries: readonly HistoryEntry[]): void {
-  const params: unknown[] = [];
-  entries.forEach((entry, i) => {
-    params.push(encounterId, i + 1, entry.type, entry.timestamp, entry.reference, entry.description, entry.financialImpact ? JSON.stringify(entry.financialImpact) : null);
-  });
+  const params = entries.flatMap((entry, i) => [encounterId, i + 1, ...entryValues(entry)]);
   db.prepare(
     `INSERT INTO history_entries (encounter_id, seq, type, timestamp, reference, description, financial_impact_json)
      VALUES ${entries.map(() => '(?, ?, ?, ?, ?, ?, ?)').join(', ')}`,

@@ -105,24 +105,18 @@ function counts(db: Db, f: Filters, level: 'month' | 'day', from: string, to: st
 
 /** The text of `countsQuery` ("key n,key n,…", a row per status) as spans, newest first (exported for a test). */
 export function spansOf(text: string | null): Span[] {
-  // The rows come in the key's order (scope, day, status), so a day's statuses are next to each
-  // other and the days ascend; any other order is still summed right, by the sort and merge below.
-  let spans: Span[] = [];
-  let inOrder = true;
-  for (const pair of text ? text.split(',') : []) {
+  const rows = (text ? text.split(',') : []).map((pair) => {
     const space = pair.indexOf(' ');
-    const key = pair.slice(0, space);
-    const n = Number(pair.slice(space + 1));
+    return { key: pair.slice(0, space), n: Number(pair.slice(space + 1)) };
+  });
+  // They come in the key's order (scope, day, status), so a day's statuses are next to each other
+  // and the days ascend; sorted only if they do not.
+  if (rows.some((r, i) => i > 0 && rows[i - 1]!.key > r.key)) rows.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  const spans: Span[] = [];
+  for (const r of rows) {
     const last = spans.at(-1);
-    if (last?.key === key) last.n += n;
-    else {
-      if (last && last.key > key) inOrder = false;
-      spans.push({ key, n });
-    }
-  }
-  if (!inOrder) {
-    spans.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-    spans = spans.reduce<Span[]>((merged, s) => (merged.at(-1)?.key === s.key ? ((merged.at(-1)!.n += s.n), merged) : [...merged, s]), []);
+    if (last?.key === r.key) last.n += r.n;
+    else spans.push(r);
   }
   return spans.filter((s) => s.n > 0).reverse();
 }
