@@ -27,7 +27,7 @@ await build({
   splitting: true,
   format: 'esm',
   platform: 'node',
-  target: 'node20',
+  target: 'node22',
   // Dependencies are bundled (resolving and reading many small files from node_modules costs more
   // at start-up than one chunk); native addons (better-sqlite3, the keychain binding) stay external.
   external: ['better-sqlite3', '@napi-rs/keyring'],
