@@ -1,8 +1,15 @@
-// Builds dist/ with esbuild: one ESM entry plus lazily loaded chunks, so that heavy modules
-// (SQLite, got, prompts, tables) load only when a command needs them (DESIGN.md section 5).
+// Builds dist/ with esbuild, in three files (DESIGN.md section 5: heavy modules load only when a
+// command needs them):
+//  - dist/main.cjs, the entry: --version and the static --help, and nothing else;
+//  - dist/tpa.cjs, the rest of tpa in one file: command tree, client, engine, server. A module it
+//    imports dynamically (a handler, the engine) is evaluated on its first import only, so a command
+//    pays for the others' code just its reading and parsing;
+//  - dist/prompts.js, @inquirer/prompts, loaded when a prompt is shown.
+// CommonJS, because a start-up is mostly module loading: a lookup loaded 33 ESM chunks, and each went
+// through the ESM loader's resolve, package scope lookup and link; one CommonJS file is one read and
+// one compile, and its built-ins are plain require() calls (no facade, no copy of their exports).
 import { build } from 'esbuild';
 import { rmSync } from 'node:fs';
-import { builtinModules } from 'node:module';
 import { define } from './define.mjs';
 
 // commander requires node:child_process at load time, for executable subcommands tpa never uses;
@@ -21,50 +28,110 @@ const lazyChildProcess = {
   },
 };
 
-// An ESM import of a Node built-in (`import { x } from 'node:crypto'`) makes Node build the module's
-// ESM facade, which reads every export: node:crypto loads all its internals (webcrypto, x509, …),
-// node:util its lazy parts, node:process the diagnostic report. That was a third of a lookup's
-// start-up. require() hands back the module object without reading anything; every built-in is
-// taken through it.
-const builtinsThroughRequire = {
-  name: 'builtins-through-require',
+// node:crypto loads some 10 ms of internals, and a read (a lookup, a listing) neither hashes nor draws
+// an id: the functions tpa takes from it are stand-ins that load it on their first call. A name not
+// listed here fails the build ("No matching export"): add it.
+const LAZY_CRYPTO = ['createHash', 'randomBytes', 'randomInt', 'randomUUID'];
+const lazyCrypto = {
+  name: 'lazy-crypto',
   setup(b) {
-    const names = new Set(builtinModules);
-    b.onResolve({ filter: /^[a-z_:/]+$/ }, (args) => {
-      if (!args.path.startsWith('node:') && !names.has(args.path)) return undefined;
-      // Inside the stand-in, the real module: left to the bundle's require(). A dynamic import()
-      // stays one: it must resolve to the module's named exports, and it runs only when needed.
-      if (args.namespace === 'builtin' || args.kind === 'dynamic-import') return { path: args.path, external: true };
-      return { path: args.path, namespace: 'builtin' };
-    });
+    b.onResolve({ filter: /^(node:)?crypto$/ }, (args) => (args.kind === 'import-statement' ? { path: 'crypto', namespace: 'lazy-crypto' } : undefined));
+    b.onLoad({ filter: /.*/, namespace: 'lazy-crypto' }, () => ({
+      contents: [
+        "let real; const crypto = () => (real ??= require('node:crypto'));",
+        ...LAZY_CRYPTO.map((name) => `export function ${name}(...args) { return crypto().${name}(...args); }`),
+      ].join('\n'),
+      loader: 'js',
+    }));
+  },
+};
+
+// A dynamic import() of a built-in would go through the ESM loader, whose facade of the module reads
+// every export (node:crypto's loads all its internals); this makes it a require() of the module.
+const dynamicBuiltinsThroughRequire = {
+  name: 'dynamic-builtins-through-require',
+  setup(b) {
+    b.onResolve({ filter: /^node:/ }, (args) => (args.kind === 'dynamic-import' ? { path: args.path, namespace: 'builtin' } : undefined));
+    b.onResolve({ filter: /.*/, namespace: 'builtin' }, (args) => ({ path: args.path, external: true }));
     b.onLoad({ filter: /.*/, namespace: 'builtin' }, (args) => ({ contents: `module.exports = require(${JSON.stringify(args.path)});`, loader: 'js' }));
   },
 };
 
-rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
-await build({
-  entryPoints: { main: 'src/cli/main.ts' },
-  outdir: 'dist',
+// The entry hands everything past --version and --help to the command tree, which is dist/tpa.cjs.
+const commandTreeInItsOwnFile = {
+  name: 'command-tree-in-its-own-file',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/run\.js$/ }, (args) => (args.importer.endsWith('src/cli/main.ts') ? { path: 'tpa', namespace: 'command-tree' } : undefined));
+    b.onResolve({ filter: /.*/, namespace: 'command-tree' }, (args) => ({ path: args.path, external: true }));
+    b.onLoad({ filter: /.*/, namespace: 'command-tree' }, () => ({ contents: "module.exports = require('./tpa.cjs');", loader: 'js' }));
+  },
+};
+
+// The prompts are their own file, beside tpa.cjs.
+const promptsInTheirOwnFile = {
+  name: 'prompts-in-their-own-file',
+  setup(b) {
+    b.onResolve({ filter: /^@inquirer\/prompts$/ }, () => ({ path: './prompts.js', external: true }));
+  },
+};
+
+// In CommonJS import.meta is empty; the few places that ask for their own URL get it from __filename.
+const commonjs = {
+  format: 'cjs',
+  define: { ...define, 'import.meta.url': '__tpaModuleUrl' },
+  banner: { js: 'var __tpaModuleUrl = require("node:url").pathToFileURL(__filename).href;' },
+};
+
+const shared = {
   bundle: true,
-  splitting: true,
-  format: 'esm',
   platform: 'node',
   target: 'node22',
   // Dependencies are bundled (resolving and reading many small files from node_modules costs more
-  // at start-up than one chunk); native addons (better-sqlite3, the keychain binding) stay external.
+  // at start-up than one file); native addons (better-sqlite3, the keychain binding) stay external.
   external: ['better-sqlite3', '@napi-rs/keyring'],
-  // CommonJS dependencies inside an ESM bundle need require().
-  banner: { js: "import { createRequire as __tpaCreateRequire } from 'node:module'; const require = __tpaCreateRequire(import.meta.url);" },
-  plugins: [lazyChildProcess, builtinsThroughRequire],
-  // The version's one home is package.json.
-  define,
   sourcemap: 'linked',
   // Fewer bytes to read and parse at start-up; names stay, so errors remain readable.
   minifySyntax: true,
   minifyWhitespace: true,
-  chunkNames: 'chunks/[name]-[hash]',
   logLevel: 'warning',
-});
+};
+
+rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
+await Promise.all([
+  build({ ...shared, ...commonjs, entryPoints: ['src/cli/main.ts'], outfile: 'dist/main.cjs', plugins: [commandTreeInItsOwnFile] }),
+  build({
+    ...shared,
+    ...commonjs,
+    entryPoints: ['src/cli/run.ts'],
+    outfile: 'dist/tpa.cjs',
+    plugins: [lazyChildProcess, lazyCrypto, dynamicBuiltinsThroughRequire, promptsInTheirOwnFile],
+  }),
+  // @inquirer/prompts is ESM: it stays ESM, its built-ins taken through require() (see above).
+  build({
+    ...shared,
+    entryPoints: { prompts: '@inquirer/prompts' },
+    outdir: 'dist',
+    format: 'esm',
+    banner: { js: "import { createRequire as __tpaCreateRequire } from 'node:module'; const require = __tpaCreateRequire(import.meta.url);" },
+    plugins: [builtinsThroughRequire()],
+  }),
+]);
+
+/** Every built-in through require(): an ESM import of one would build its facade (see above). */
+function builtinsThroughRequire() {
+  return {
+    name: 'builtins-through-require',
+    setup(b) {
+      b.onResolve({ filter: /^(node:)?[a-z_/]+$/ }, async (args) => {
+        if (args.namespace === 'builtin') return { path: args.path, external: true };
+        const { builtinModules } = await import('node:module');
+        if (!args.path.startsWith('node:') && !builtinModules.includes(args.path)) return undefined;
+        return { path: args.path, namespace: 'builtin' };
+      });
+      b.onLoad({ filter: /.*/, namespace: 'builtin' }, (args) => ({ contents: `module.exports = require(${JSON.stringify(args.path)});`, loader: 'js' }));
+    },
+  };
+}
 
 // The root help, rendered once here for 80 columns (what a pipe or a plain terminal gets), so that
 // `tpa --help` prints it without building the command tree; any other width still goes through

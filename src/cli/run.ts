@@ -1,0 +1,53 @@
+// The command tree's side of the entry point (main.ts): builds the program for the command word,
+// runs it, and maps every error to its exit code once (STYLE.md "Errors carry their exit code").
+// No stack trace unless --debug.
+import { CommanderError } from 'commander';
+import { EXIT, TpaError } from '../errors.js';
+import type { RunState } from './action.js';
+import type { IO } from './io.js';
+import { buildProgram } from './program.js';
+
+export async function runProgram(args: string[], io: IO, word: string | undefined): Promise<number> {
+  const state: RunState = { exitCode: 0 };
+  const program = buildProgram(io, state, word);
+  try {
+    await program.parseAsync(args, { from: 'user' });
+    return state.exitCode;
+  } catch (err) {
+    return report(err, io, state, args);
+  }
+}
+
+function report(err: unknown, io: IO, state: RunState, args: string[]): number {
+  if (err instanceof CommanderError) {
+    // Commander has already written its message (or the help) to the right stream.
+    if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return EXIT.OK;
+    // Help asked for (`tpa`, `tpa help`) is success; help shown for a missing subcommand is a usage error.
+    if (err.code === 'commander.help') return args.length === 0 || args[0] === 'help' ? EXIT.OK : EXIT.USAGE;
+    return EXIT.USAGE;
+  }
+  const ctx = state.ctx;
+  const debug = ctx?.debug ?? args.includes('--debug');
+  const json = ctx ? ctx.format !== 'table' : args.includes('--json');
+  const colorErr = ctx?.colorErr ?? false;
+  const red = (s: string) => (colorErr ? `\u001b[31m${s}\u001b[39m` : s);
+  const dim = (s: string) => (colorErr ? `\u001b[2m${s}\u001b[22m` : s);
+
+  if (err instanceof TpaError) {
+    // JSON mode: whatever body the service answered goes to stdout, the summary to stderr (DESIGN.md section 4).
+    if (json && err.body !== undefined) io.stdout.write(`${JSON.stringify(err.body, null, 2)}\n`);
+    if (json) {
+      const error = { exit_code: err.exitCode, status: err.status ?? null, code: err.code, message: err.message, details: err.details ?? null, hint: err.hint ?? null };
+      io.stderr.write(`${JSON.stringify({ error })}\n`);
+    } else {
+      io.stderr.write(`${red('error:')} ${err.message}\n`);
+      if (err.hint) io.stderr.write(`${dim(err.hint)}\n`);
+    }
+    if (debug && err.stack) io.stderr.write(`${err.stack}\n`);
+    return err.exitCode;
+  }
+  const e = err as Error;
+  io.stderr.write(`${red('internal error:')} ${e?.message ?? String(err)}\n`);
+  io.stderr.write(debug && e?.stack ? `${e.stack}\n` : dim('this is a bug in tpa; run again with --debug for details\n'));
+  return EXIT.INTERNAL;
+}
