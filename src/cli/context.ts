@@ -76,7 +76,11 @@ export function createContext(io: IO, opts: GlobalOptions): Context {
     paths,
     profileName,
     profileExplicit: explicit,
-    canPrompt: canPrompt(io),
+    // Asked only by a command that may prompt: telling whether stdin is a terminal loads node:tty
+    // (with net and streams) whenever stdin is a character device, /dev/null included.
+    get canPrompt() {
+      return canPrompt(io);
+    },
     profile: () => (profile ??= resolveProfile(paths, profileName)),
     async client() {
       if (client) return client;

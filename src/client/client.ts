@@ -68,7 +68,8 @@ export class TpaClient {
     if (options.body !== undefined) headers['content-type'] = options.contentType ?? 'application/json';
     if (options.idempotencyKey) headers['idempotency-key'] = options.idempotencyKey;
     this.options.debug?.(`→ ${method} ${path}${options.idempotencyKey ? ` (Idempotency-Key: ${options.idempotencyKey})` : ''}`);
-    const started = performance.now();
+    // Timed for --debug only: the global performance loads node:perf_hooks on first use.
+    const started = this.options.debug ? performance.now() : 0;
     const response = await this.transport.send({ method, path, headers, body: options.body });
     this.options.debug?.(`← ${response.status} ${method} ${path} (${Math.round(performance.now() - started)} ms, ${this.transport.name})`);
     return response;
