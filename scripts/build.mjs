@@ -9,7 +9,7 @@
 // through the ESM loader's resolve, package scope lookup and link; one CommonJS file is one read and
 // one compile, and its built-ins are plain require() calls (no facade, no copy of their exports).
 import { build } from 'esbuild';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { define } from './define.mjs';
 
 // commander requires node:child_process at load time, for executable subcommands tpa never uses;
@@ -23,6 +23,42 @@ const lazyChildProcess = {
     );
     b.onLoad({ filter: /.*/, namespace: 'lazy-child-process' }, () => ({
       contents: "let real; module.exports = new Proxy({}, { get: (_t, key) => (real ??= require('node:child_process'))[key] });",
+      loader: 'js',
+    }));
+  },
+};
+
+// commander takes node:fs, node:path and node:process as default imports, which esbuild serves
+// through __toESM: a copy of each module's every property, made at load. These hand the module over.
+const commanderDefaultImports = {
+  name: 'commander-default-imports',
+  setup(b) {
+    b.onResolve({ filter: /^node:(fs|path|process)$/ }, (args) =>
+      args.importer.includes('node_modules/commander/') ? { path: args.path, namespace: 'default-builtin' } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'default-builtin' }, (args) => ({ contents: `export default require(${JSON.stringify(args.path)});`, loader: 'js' }));
+  },
+};
+
+// Resolving the bare name better-sqlite3 walks node_modules and reads the package's exports map
+// through URLs: more than half of loading it. Its entry is required by path from tpa's own
+// node_modules, the same module as the bare name gives (Node keeps one per real path), and the bare
+// name is the fallback when better-sqlite3 is installed elsewhere (hoisted).
+const sqliteEntry = JSON.parse(readFileSync(new URL('../node_modules/better-sqlite3/package.json', import.meta.url), 'utf8')).exports['.'];
+const sqliteByPath = {
+  name: 'sqlite-by-path',
+  setup(b) {
+    b.onResolve({ filter: /^better-sqlite3$/ }, (args) => (args.namespace === 'sqlite-by-path' ? { path: args.path, external: true } : { path: 'better-sqlite3', namespace: 'sqlite-by-path' }));
+    b.onResolve({ filter: /^\.\.\// }, (args) => (args.namespace === 'sqlite-by-path' ? { path: args.path, external: true } : undefined));
+    b.onLoad({ filter: /.*/, namespace: 'sqlite-by-path' }, () => ({
+      contents: [
+        'try {',
+        `  module.exports = require(${JSON.stringify(`../node_modules/better-sqlite3/${sqliteEntry.replace(/^\.\//, '')}`)});`,
+        '} catch (err) {',
+        "  if (err.code !== 'MODULE_NOT_FOUND') throw err;",
+        "  module.exports = require('better-sqlite3');",
+        '}',
+      ].join('\n'),
       loader: 'js',
     }));
   },
@@ -104,7 +140,7 @@ await Promise.all([
     ...commonjs,
     entryPoints: ['src/cli/run.ts'],
     outfile: 'dist/tpa.cjs',
-    plugins: [lazyChildProcess, lazyCrypto, dynamicBuiltinsThroughRequire, promptsInTheirOwnFile],
+    plugins: [lazyChildProcess, commanderDefaultImports, lazyCrypto, dynamicBuiltinsThroughRequire, promptsInTheirOwnFile, sqliteByPath],
   }),
   // @inquirer/prompts is ESM: it stays ESM, its built-ins taken through require() (see above).
   build({

@@ -1,7 +1,6 @@
 // The one object that owns stdout (data) and stderr (everything else), knows which are terminals
 // and whether prompting is allowed. Tests drive real processes; this is the seam for the rest.
 import { fstatSync, writeSync } from 'node:fs';
-import { createRequire } from 'node:module';
 
 export interface Stream {
   write(text: string): void;
@@ -20,8 +19,6 @@ export interface IO {
   readStdin(): Promise<string>;
 }
 
-const require = createRequire(import.meta.url);
-
 /**
  * Whether a descriptor is a terminal. Only a character device can be one, and asking fstat first
  * spares loading node:tty (which loads net) for pipes and files, the common case for scripts.
@@ -32,7 +29,7 @@ function fdIsTTY(fd: number): boolean {
   } catch {
     return false;
   }
-  return (require('node:tty') as typeof import('node:tty')).isatty(fd);
+  return process.getBuiltinModule('node:tty').isatty(fd);
 }
 
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
