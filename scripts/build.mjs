@@ -10,6 +10,8 @@
 // one compile, and its built-ins are plain require() calls (no facade, no copy of their exports).
 import { build } from 'esbuild';
 import { readFileSync, rmSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { define } from './define.mjs';
 
 // commander requires node:child_process at load time, for executable subcommands tpa never uses;
@@ -40,25 +42,33 @@ const commanderDefaultImports = {
   },
 };
 
-// Resolving the bare name better-sqlite3 walks node_modules and reads the package's exports map
-// through URLs: more than half of loading it. Its entry is required by path from tpa's own
-// node_modules, the same module as the bare name gives (Node keeps one per real path), and the bare
-// name is the fallback when better-sqlite3 is installed elsewhere (hoisted).
-const sqliteEntry = JSON.parse(readFileSync(new URL('../node_modules/better-sqlite3/package.json', import.meta.url), 'utf8')).exports['.'];
-const sqliteByPath = {
-  name: 'sqlite-by-path',
+// better-sqlite3's JavaScript is bundled: resolving its bare name walks node_modules and reads the
+// package's exports map through URL objects, and its dozen files are each resolved, read and
+// compiled; in a CPU profile that was a tenth of a lookup. Its addon stays in node_modules, found
+// by better-sqlite3's own code from its folder there. A copy already loaded (a test preloads one to
+// patch it) is the one used; where better-sqlite3 is not in tpa's own node_modules (hoisted), the
+// bare name is.
+const sqliteDir = fileURLToPath(new URL('../node_modules/better-sqlite3/', import.meta.url));
+const sqliteEntry = JSON.parse(readFileSync(join(sqliteDir, 'package.json'), 'utf8')).exports['.'];
+const bundledSqlite = {
+  name: 'bundled-sqlite',
   setup(b) {
-    b.onResolve({ filter: /^better-sqlite3$/ }, (args) => (args.namespace === 'sqlite-by-path' ? { path: args.path, external: true } : { path: 'better-sqlite3', namespace: 'sqlite-by-path' }));
-    b.onResolve({ filter: /^\.\.\// }, (args) => (args.namespace === 'sqlite-by-path' ? { path: args.path, external: true } : undefined));
-    b.onLoad({ filter: /.*/, namespace: 'sqlite-by-path' }, () => ({
+    b.onResolve({ filter: /^better-sqlite3$/ }, (args) => (args.namespace === 'bundled-sqlite' ? { path: args.path, external: true } : { path: 'better-sqlite3', namespace: 'bundled-sqlite' }));
+    b.onResolve({ filter: /^\/bundled$/, namespace: 'bundled-sqlite' }, () => ({ path: join(sqliteDir, sqliteEntry) }));
+    b.onLoad({ filter: /.*/, namespace: 'bundled-sqlite' }, () => ({
       contents: [
-        'try {',
-        `  module.exports = require(${JSON.stringify(`../node_modules/better-sqlite3/${sqliteEntry.replace(/^\.\//, '')}`)});`,
-        '} catch (err) {',
-        "  if (err.code !== 'MODULE_NOT_FOUND') throw err;",
-        "  module.exports = require('better-sqlite3');",
-        '}',
+        "const { existsSync } = require('node:fs');",
+        "const { join } = require('node:path');",
+        `const entry = join(__dirname, ${JSON.stringify(`../node_modules/better-sqlite3/${sqliteEntry.replace(/^\.\//, '')}`)});`,
+        'const loaded = require.cache[entry];',
+        "module.exports = loaded ? loaded.exports : existsSync(entry) ? require('/bundled') : require('better-sqlite3');",
       ].join('\n'),
+      loader: 'js',
+    }));
+    // Where the bundled code looks for the addon: better-sqlite3's folder, not dist/.
+    const libDir = join(sqliteDir, 'lib');
+    b.onLoad({ filter: /[\\/]better-sqlite3[\\/]lib[\\/]binding\.js$/ }, (args) => ({
+      contents: readFileSync(args.path, 'utf8').replaceAll('__dirname', `require('node:path').join(__dirname, ${JSON.stringify(`../node_modules/better-sqlite3/${relative(sqliteDir, libDir)}`)})`),
       loader: 'js',
     }));
   },
@@ -123,8 +133,8 @@ const shared = {
   platform: 'node',
   target: 'node22',
   // Dependencies are bundled (resolving and reading many small files from node_modules costs more
-  // at start-up than one file); native addons (better-sqlite3, the keychain binding) stay external.
-  external: ['better-sqlite3', '@napi-rs/keyring'],
+  // at start-up than one file); the keychain binding stays external, and better-sqlite3's addon (above).
+  external: ['@napi-rs/keyring'],
   sourcemap: 'linked',
   // Fewer bytes to read and parse at start-up; names stay, so errors remain readable.
   minifySyntax: true,
@@ -140,7 +150,7 @@ await Promise.all([
     ...commonjs,
     entryPoints: ['src/cli/run.ts'],
     outfile: 'dist/tpa.cjs',
-    plugins: [lazyChildProcess, commanderDefaultImports, lazyCrypto, dynamicBuiltinsThroughRequire, promptsInTheirOwnFile, sqliteByPath],
+    plugins: [lazyChildProcess, commanderDefaultImports, lazyCrypto, dynamicBuiltinsThroughRequire, promptsInTheirOwnFile, bundledSqlite],
   }),
   // @inquirer/prompts is ESM: it stays ESM, its built-ins taken through require() (see above).
   build({
