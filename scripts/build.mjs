@@ -121,11 +121,12 @@ const promptsInTheirOwnFile = {
   },
 };
 
-// In CommonJS import.meta is empty; the few places that ask for their own URL get it from __filename.
+// In CommonJS import.meta is empty; the few places that ask for their own URL get it from __filename,
+// when they ask.
 const commonjs = {
   format: 'cjs',
-  define: { ...define, 'import.meta.url': '__tpaModuleUrl' },
-  banner: { js: 'var __tpaModuleUrl = require("node:url").pathToFileURL(__filename).href;' },
+  define: { ...define, 'import.meta': '__tpaImportMeta' },
+  banner: { js: 'var __tpaImportMeta = { get url() { return require("node:url").pathToFileURL(__filename).href; } };' },
 };
 
 const shared = {
