@@ -4,10 +4,11 @@
 // behind its back).
 import { build } from 'esbuild';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, symlinkSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { storagePragmas, traceWrites } from './floor.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -65,6 +66,51 @@ export function claimBody(claimTemplate, i) {
     claim.total = { ...claim.total, value: claim.item[0].net.value };
   }
   return JSON.stringify(claim);
+}
+
+/**
+ * Institutional claim `i` as `tpa claim template --type institutional` prints it (the facility fee,
+ * the surgeon's professional fee, anesthesia and pathology: four payees), cut in turn to its first
+ * 1, 2, 3 and 4 lines; one claim per member and day from 2025-01-01, so that no line repeats a paid
+ * one. At most INSTITUTIONAL_PER_DAY × 516 fit before INSTITUTIONAL_CLOCK.
+ */
+export function institutionalBody(claimTemplate, i) {
+  const patient = MEMBERS[i % MEMBERS.length];
+  const serviceDate = new Date(FIRST_DAY + Math.floor(i / MEMBERS.length) * 86_400_000).toISOString().slice(0, 10);
+  const claim = claimTemplate({ type: 'institutional', patient, serviceDate });
+  const lines = 1 + (i % 4);
+  claim.item = claim.item.slice(0, lines);
+  claim.total = { ...claim.total, value: Math.round(claim.item.reduce((sum, item) => sum + Math.round(item.net.value * 100), 0)) / 100 };
+  return JSON.stringify(claim);
+}
+export const INSTITUTIONAL_PER_DAY = MEMBERS.length;
+export const INSTITUTIONAL_CLOCK = '2026-06-01T12:00:00Z';
+
+const SUBMIT = { method: 'POST', path: '/tpa-api/v1/claims/submit/', headers: { 'content-type': 'application/fhir+json' } };
+
+/** Submits one claim body to an open engine; throws unless it is accepted (201). */
+export function submitOne(engine, body) {
+  const res = engine.handle({ ...SUBMIT, query: new URLSearchParams(), body });
+  if (res.status !== 201) throw new Error(`claim: ${res.status} ${JSON.stringify(res.body)}\n${body}`);
+  return res;
+}
+
+/**
+ * What one claim writes (bench/lib/floor.mjs traceWrites) and the engine's storage pragmas, from
+ * `sample` claims `body(0)`, `body(1)`, … on a scratch engine with `clock` in `dir`, so that the
+ * floor writes what the measured claims write.
+ */
+export function claimFootprint(Engine, dir, clock, body, sample = 500) {
+  const engine = Engine.open({ dataDir: dir, env: { TPA_CLOCK: clock, TPA_ADJUDICATION_DELAY: '0' } });
+  try {
+    // The first claims after the seed fill the counters' first rows: trace from the 51st on.
+    for (let i = 0; i < 50; i++) submitOne(engine, body(i));
+    const footprint = traceWrites(engine.db, sample, (i) => submitOne(engine, body(50 + i)));
+    return { footprint, pragmas: storagePragmas(engine.db) };
+  } finally {
+    engine.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /**
