@@ -107,15 +107,32 @@ function shiftDate(date: string, days: number): string {
   return isoDate(new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000));
 }
 
-function recordClaim(ctx: EngineContext, claim: ParsedClaim): EngineResponse {
-  const { db } = ctx;
+/**
+ * The member with their plan's benefits and the deductible met so far. Two lookups by primary key,
+ * not one join: in a join's WHERE, SQLite's constant propagation takes a bound parameter
+ * (`m.member_id = ?`) for a constant and marks the statement to be compiled again whenever that
+ * parameter's value changes, and better-sqlite3 binds anew on every run, so the joined statement was
+ * compiled again for every claim (45-60 µs, a tenth of a claim's time).
+ */
+function memberOf(db: Db, memberId: string): MemberRow | undefined {
   const member = db
     .prepare(
-      `SELECT m.member_id, m.name, m.plan_id, m.coverage_start, m.coverage_end, m.deductible_met_cents, p.deductible_cents, p.copay_cents, p.coinsurance_percent, p.plan_year_start,
+      `SELECT member_id, name, plan_id, coverage_start, coverage_end, deductible_met_cents,
          (SELECT json_group_object(plan_year, met_cents) FROM member_deductibles d WHERE d.member_id = m.member_id) AS met_json
-       FROM members m JOIN plans p ON p.id = m.plan_id WHERE m.member_id = ?`,
+       FROM members m WHERE member_id = ?`,
     )
-    .get(claim.memberId) as MemberRow | undefined;
+    .get(memberId) as Omit<MemberRow, 'deductible_cents' | 'copay_cents' | 'coinsurance_percent' | 'plan_year_start'> | undefined;
+  if (!member) return undefined;
+  const plan = db.prepare('SELECT deductible_cents, copay_cents, coinsurance_percent, plan_year_start FROM plans WHERE id = ?').get(member.plan_id) as
+    | Pick<MemberRow, 'deductible_cents' | 'copay_cents' | 'coinsurance_percent' | 'plan_year_start'>
+    | undefined;
+  // members.plan_id references plans (migration 1): the inner join dropped a member without a plan.
+  return plan && { ...member, ...plan };
+}
+
+function recordClaim(ctx: EngineContext, claim: ParsedClaim): EngineResponse {
+  const { db } = ctx;
+  const member = memberOf(db, claim.memberId);
   if (!member) {
     throw new HttpError(400, { errors: [{ field: 'patient.reference', message: `no member "${claim.memberId}" is enrolled with the plan` }] });
   }
