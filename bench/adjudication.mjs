@@ -5,14 +5,13 @@
 // figures, and the rate over the first and last 10% to show whether it slows as the ledger grows.
 // Each rate is read against its floor (issue 21, bench/lib/floor.mjs): better-sqlite3 alone
 // committing, on the same disk and with the engine's pragmas, transactions that write what one of
-// these claims writes (traced on a scratch engine first), measured just before and just after the
-// claims. Targets: single-line claims ≥ 50% of their floor; then M multi-line institutional claims
+// these claims writes (traced on a scratch engine first), in ten slices paired with the claims'. Targets: single-line claims ≥ 50% of their floor; then M multi-line institutional claims
 // (BENCH_MULTI_CLAIMS, default 2,000: the template's default lines, four payees, cut in turn to 1 to
 // 4 lines) ≥ 35% of theirs.
 // Exits 1 if a claim is refused or left incomplete; the throughput targets are reported only.
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { aroundFloor, describeFootprint, floorLine, rowsPerUnit } from './lib/floor.mjs';
+import { describeFootprint, floorLine, pairedFloor, rowsPerUnit } from './lib/floor.mjs';
 import { claimBody as body, claimFootprint, INSTITUTIONAL_CLOCK, INSTITUTIONAL_PER_DAY, institutionalBody, loadEngine, submitOne } from './lib/ledger.mjs';
 
 const N = Number(process.env.BENCH_CLAIMS ?? 10_000);
@@ -42,10 +41,12 @@ try {
     // of 0 a claim is adjudicated in its own submission; the ledger request at the end checks that.
     const elapsed = new Float64Array(N); // cumulative engine seconds after claim i
     let total = 0n;
-    // The floor is measured just before and just after the claims (and the completing request).
-    const { result: wall, floor } = aroundFloor({ ...single, dir: work, transactions: N }, () => {
+    // The floor is measured in ten slices, each just before a tenth of the claims.
+    let wallTotal = 0n;
+    const { floor } = pairedFloor({ ...single, dir: work }, N, (from, to) => {
+      const before = total;
       const wallStart = process.hrtime.bigint();
-      for (let i = 0; i < N; i++) {
+      for (let i = from; i < to; i++) {
         const body = claimBody(i);
         const start = process.hrtime.bigint();
         const res = call('POST', '/tpa-api/v1/claims/submit/', body, { 'content-type': 'application/fhir+json' });
@@ -53,13 +54,16 @@ try {
         if (res.status !== 201) throw new Error(`claim ${i + 1} of ${N}: ${res.status} ${JSON.stringify(res.body)}\n${body}`);
         elapsed[i] = Number(total) / 1e9;
       }
-      const start = process.hrtime.bigint();
-      const page = call('GET', '/tpa-api/v1/ledger/entries/?limit=1');
-      total += process.hrtime.bigint() - start;
-      if (page.status !== 200) throw new Error(`ledger: ${page.status} ${JSON.stringify(page.body)}`);
-      return Number(process.hrtime.bigint() - wallStart) / 1e9;
+      wallTotal += process.hrtime.bigint() - wallStart;
+      return Number(total - before) / 1e9;
     });
+    const start = process.hrtime.bigint();
+    const page = call('GET', '/tpa-api/v1/ledger/entries/?limit=1');
+    total += process.hrtime.bigint() - start;
+    wallTotal += process.hrtime.bigint() - start;
+    if (page.status !== 200) throw new Error(`ledger: ${page.status} ${JSON.stringify(page.body)}`);
     const seconds = Number(total) / 1e9;
+    const wall = Number(wallTotal) / 1e9;
 
     const counts = engine.db.prepare('SELECT status, COUNT(*) AS n FROM encounters GROUP BY status ORDER BY status').all();
     const done = engine.db.prepare('SELECT COUNT(*) FROM encounters WHERE completed_at IS NOT NULL').pluck().get();
@@ -100,9 +104,9 @@ try {
   const bodies = Array.from({ length: M }, (_, i) => multiBody(i));
   const multiEngine = Engine.open({ dataDir: join(work, 'multi'), env: { TPA_CLOCK: INSTITUTIONAL_CLOCK, TPA_ADJUDICATION_DELAY: '0' } });
   try {
-    const { result: seconds, floor } = aroundFloor({ ...multi, dir: work, transactions: M }, () => {
+    const { seconds, floor } = pairedFloor({ ...multi, dir: work }, M, (from, to) => {
       const start = process.hrtime.bigint();
-      for (let i = 0; i < M; i++) submitOne(multiEngine, bodies[i]);
+      for (let i = from; i < to; i++) submitOne(multiEngine, bodies[i]);
       return Number(process.hrtime.bigint() - start) / 1e9;
     });
     const counts = multiEngine.db.prepare('SELECT status, COUNT(*) AS n FROM encounters GROUP BY status ORDER BY status').all();
