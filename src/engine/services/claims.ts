@@ -25,6 +25,7 @@ import { fhirId, newId } from '../ids.js';
 import { activeContractsFor, contractById, contractTerms, type ContractRateRow, type ContractRow } from '../store/contracts.js';
 import { inWriteTransaction, type Db } from '../store/db.js';
 import { adjudicationBody, claimResponseResource } from './claim-response.js';
+import { advanceDue } from './progress.js';
 import { addFirstHistory, addHistory, addStatus, finalLedgerStatus, type EncounterRow, type HistoryEntry } from './encounters.js';
 import type { LedgerStatus } from '../../domain/ledger.js';
 
@@ -52,7 +53,11 @@ export function submitClaim(ctx: EngineContext, req: EngineRequest): EngineRespo
     if (err instanceof ValidationError) throw new HttpError(400, { errors: err.errors });
     throw err;
   }
-  return inWriteTransaction(ctx.db, () => withIdempotency(ctx, 'claims.submit', req, () => recordClaim(ctx, claim)));
+  return inWriteTransaction(ctx.db, () => {
+    // The route advances itself (routes.ts): what the clock made due is moved first, in this transaction.
+    advanceDue(ctx);
+    return withIdempotency(ctx, 'claims.submit', req, () => recordClaim(ctx, claim));
+  });
 }
 
 /**
