@@ -89,8 +89,8 @@ export const INSTITUTIONAL_CLOCK = '2026-06-01T12:00:00Z';
 const SUBMIT = { method: 'POST', path: '/tpa-api/v1/claims/submit/', headers: { 'content-type': 'application/fhir+json' } };
 
 /** Submits one claim body to an open engine; throws unless it is accepted (201). */
-export function submitOne(engine, body) {
-  const res = engine.handle({ ...SUBMIT, query: new URLSearchParams(), body });
+export function submitOne(engine, body, headers) {
+  const res = engine.handle({ ...SUBMIT, ...(headers ? { headers: { ...SUBMIT.headers, ...headers } } : {}), query: new URLSearchParams(), body });
   if (res.status !== 201) throw new Error(`claim: ${res.status} ${JSON.stringify(res.body)}\n${body}`);
   return res;
 }
@@ -100,12 +100,14 @@ export function submitOne(engine, body) {
  * `sample` claims `body(0)`, `body(1)`, … on a scratch engine with `clock` in `dir`, so that the
  * floor writes what the measured claims write.
  */
-export function claimFootprint(Engine, dir, clock, body, sample = 500) {
+export function claimFootprint(Engine, dir, clock, body, { sample = 500, headers } = {}) {
   const engine = Engine.open({ dataDir: dir, env: { TPA_CLOCK: clock, TPA_ADJUDICATION_DELAY: '0' } });
+  // `headers(i)`: more headers for claim i (a batch sends each claim with its Idempotency-Key).
+  const submit = (i) => submitOne(engine, body(i), headers?.(i));
   try {
     // The first claims after the seed fill the counters' first rows: trace from the 51st on.
-    for (let i = 0; i < 50; i++) submitOne(engine, body(i));
-    const footprint = traceWrites(engine.db, sample, (i) => submitOne(engine, body(50 + i)));
+    for (let i = 0; i < 50; i++) submit(i);
+    const footprint = traceWrites(engine.db, sample, (i) => submit(50 + i));
     return { footprint, pragmas: storagePragmas(engine.db) };
   } finally {
     engine.close();
@@ -169,11 +171,21 @@ export async function startServer(env) {
   return { url, key, stop, pid: server.pid };
 }
 
+/** CPU seconds (user and system) a process has used so far, from /proc (Linux); undefined elsewhere. */
+export function processCpuSeconds(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime and stime, in clock ticks of 1/100 s
+  } catch {
+    return undefined;
+  }
+}
+
 const RSS_HOOK = fileURLToPath(new URL('../rss-hook.mjs', import.meta.url));
 
 /**
  * Runs the CLI to completion with stdout counted (never kept); returns wall seconds, stdout lines,
- * peak RSS in MB (the child's own resource usage) and stderr. `work` is a folder for the RSS file.
+ * peak RSS in MB and CPU seconds (user and system; the child's own resource usage) and stderr. `work` is a folder for the RSS file.
  */
 export function runCli(args, env, work) {
   const rssFile = join(work, `rss-${Math.random().toString(16).slice(2)}`);
@@ -190,7 +202,8 @@ export function runCli(args, env, work) {
     child.on('close', (code) => {
       const seconds = Number(process.hrtime.bigint() - start) / 1e9;
       if (code !== 0) return reject(new Error(`tpa ${args.join(' ')} exited ${code}: ${err}`));
-      resolve({ seconds, lines, stderr: err, rssMb: Number(readFileSync(rssFile, 'utf8')) / 1024 });
+      const [rssKb, userUs, systemUs] = readFileSync(rssFile, 'utf8').split(' ').map(Number);
+      resolve({ seconds, lines, stderr: err, rssMb: rssKb / 1024, cpuSeconds: (userUs + systemUs) / 1e6 });
     });
   });
 }
