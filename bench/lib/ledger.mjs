@@ -181,6 +181,28 @@ export function processCpuSeconds(pid) {
   }
 }
 
+/**
+ * A bare Node.js HTTP server (node:http, no tpa code) on loopback that reads each request's body and
+ * answers `body` (a JSON text), the reference a request rate of `tpa local serve` is read against:
+ * what this machine's Node serves at all, in the same run. Returns its URL and `stop()`.
+ */
+export async function startBareServer(body) {
+  const source = `const b = process.env.TPA_BENCH_BODY; const s = require('node:http').createServer((q, r) => { q.resume(); q.on('end', () => { r.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(b) }); r.end(b); }); });
+    s.keepAliveTimeout = 5000; s.listen(0, '127.0.0.1', () => console.log(s.address().port)); process.on('SIGTERM', () => process.exit(0));`;
+  const child = spawn(process.execPath, ['-e', source], { env: { ...process.env, TPA_BENCH_BODY: body }, stdio: ['ignore', 'pipe', 'ignore'] });
+  const port = await new Promise((resolve, reject) => {
+    child.stdout.once('data', (d) => resolve(Number(String(d).trim())));
+    child.once('exit', (code) => reject(new Error(`the bare server exited ${code}`)));
+  });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    stop: async () => {
+      child.kill('SIGTERM');
+      await new Promise((r) => (child.exitCode !== null ? r() : child.once('exit', r)));
+    },
+  };
+}
+
 const RSS_HOOK = fileURLToPath(new URL('../rss-hook.mjs', import.meta.url));
 
 /**
