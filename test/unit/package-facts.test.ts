@@ -1,11 +1,20 @@
-// tpa refuses, with a message, a Node older than package.json's "engines": SQLite's prebuilt binding
-// crashes the process on Node 22.13 and older (seen with better-sqlite3 13.2.0), which no user
-// should meet as a segmentation fault.
+// What tpa takes from package.json, its one home: the version, and the oldest Node it runs on. tpa
+// refuses, with a message, a Node older than "engines": SQLite's prebuilt binding crashes the
+// process on Node 22.13 and older (seen with better-sqlite3 13.2.0), which no user should meet as
+// a segmentation fault.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { unsupportedNode } from '../../src/cli/command-word.js';
+import { unsupportedNode, VERSION } from '../../src/cli/command-word.js';
 
-const engines = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).engines.node as string;
+const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string; engines: { node: string } };
+const engines = pkg.engines.node;
+
+describe('the version', () => {
+  it("is package.json's", () => {
+    expect(VERSION).toBe(pkg.version);
+    expect(VERSION).toMatch(/^\d+\.\d+\.\d+$/);
+  });
+});
 
 describe('the oldest Node tpa runs on', () => {
   it('is the one package.json names', () => {
