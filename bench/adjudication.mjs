@@ -11,7 +11,7 @@
 // Exits 1 if a claim is refused or left incomplete; the throughput targets are reported only.
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { describeFootprint, floorLine, pairedFloor, rowsPerUnit } from './lib/floor.mjs';
+import { bytesPerUnit, describeFootprint, floorLine, pairedFloor, rowsPerUnit } from './lib/floor.mjs';
 import { claimBody as body, claimFootprint, INSTITUTIONAL_CLOCK, INSTITUTIONAL_PER_DAY, institutionalBody, loadEngine, submitOne } from './lib/ledger.mjs';
 
 const N = Number(process.env.BENCH_CLAIMS ?? 10_000);
@@ -88,7 +88,7 @@ try {
     console.log(`  peak RSS:        ${rssMb.toFixed(0)} MB`);
     console.log(`  target:          ≥ ${fmt(TARGET)} claims/s (not enforced yet): ${rate >= TARGET ? 'met' : 'not met'}`);
     const ratio = floorLine('claims/s', rate, floor, FLOOR_TARGET);
-    console.log(`  one claim writes ${rowsPerUnit(single.footprint).toFixed(1)} rows: ${describeFootprint(single.footprint)}`);
+    console.log(`  one claim writes ${rowsPerUnit(single.footprint).toFixed(1)} rows, ${fmt(bytesPerUnit(single.footprint))} bytes: ${describeFootprint(single.footprint)}`);
     console.log(`  ${ratio.detail}`);
     console.log(`  against floor:   ${ratio.text}`);
     console.log(
@@ -116,7 +116,7 @@ try {
     const fmt = (x) => Math.round(x).toLocaleString('en-US');
     console.log(`adjudication, in-process engine, ${M} institutional claims of 1 to 4 lines (the template's default lines, four payees), clock ${INSTITUTIONAL_CLOCK}, delay 0`);
     console.log(`  overall:         ${fmt(rate)} claims/s (${seconds.toFixed(2)} s, all ADJUDICATED)`);
-    console.log(`  one claim writes ${rowsPerUnit(multi.footprint).toFixed(1)} rows: ${describeFootprint(multi.footprint)}`);
+    console.log(`  one claim writes ${rowsPerUnit(multi.footprint).toFixed(1)} rows, ${fmt(bytesPerUnit(multi.footprint))} bytes: ${describeFootprint(multi.footprint)}`);
     console.log(`  ${ratio.detail}`);
     console.log(`  against floor:   ${ratio.text}`);
   } finally {
