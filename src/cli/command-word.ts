@@ -5,6 +5,20 @@
 declare const __TPA_VERSION__: string;
 export const VERSION: string = __TPA_VERSION__;
 
+/** The oldest Node tpa runs on (package.json "engines"); on an older one SQLite's binding crashes. */
+declare const __TPA_NODE_MINIMUM__: string;
+
+/** Why this Node cannot run tpa, or undefined when it can. */
+export function unsupportedNode(version: string = process.versions.node): string | undefined {
+  const have = version.split('.').map(Number);
+  const need = __TPA_NODE_MINIMUM__.split('.').map(Number);
+  for (let i = 0; i < need.length; i++) {
+    if ((have[i] ?? 0) > need[i]!) return undefined;
+    if ((have[i] ?? 0) < need[i]!) return `tpa needs Node.js ${__TPA_NODE_MINIMUM__} or later; this is Node.js ${version}. Run it with a newer Node, or from its project folder with npx tpa (which brings its own).`;
+  }
+  return undefined;
+}
+
 /**
  * The command word of an argument list (skipping global options and their values), i.e. the noun
  * whose subcommands must be registered; `help <noun>` names it too.

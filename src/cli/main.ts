@@ -1,10 +1,16 @@
 // Entry point: answers --version and the static --help itself; anything else goes to the command
 // tree (run.ts), which loads only then, with commander.
 import { readFileSync } from 'node:fs';
-import { commandWord, VERSION } from './command-word.js';
+import { commandWord, unsupportedNode, VERSION } from './command-word.js';
 import { processIO, type IO } from './io.js';
 
 export async function main(argv: string[]): Promise<void> {
+  // Before anything loads SQLite's binding, which crashes the process on an older Node.
+  const old = unsupportedNode();
+  if (old) {
+    process.stderr.write(`error: ${old}\n`);
+    process.exit(2);
+  }
   const code = await run(argv.slice(2), processIO());
   // Output is written synchronously, so nothing is lost by exiting now; and a native call that
   // never returned (a hung keychain, given up after its time limit) must not keep tpa running.
