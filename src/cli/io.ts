@@ -1,7 +1,8 @@
 // The one object that owns stdout (data) and stderr (everything else), knows which are terminals
-// and whether prompting is allowed. Tests drive real processes; this is the seam for the rest.
+// and whether prompting is allowed. Tests run commands in-process through it (test/helpers/cli.ts).
 import { fstatSync, writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import type { Readable } from 'node:stream';
 
 export interface Stream {
   write(text: string): void;
@@ -18,6 +19,8 @@ export interface IO {
   readonly stdinIsTTY: boolean;
   env: NodeJS.ProcessEnv;
   readStdin(): Promise<string>;
+  /** Stdin as a stream, for input read as it arrives (claims as NDJSON). */
+  stdinStream(): Readable;
 }
 
 const require = createRequire(import.meta.url);
@@ -98,5 +101,6 @@ export function processIO(): IO {
       for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
       return Buffer.concat(chunks).toString('utf8');
     },
+    stdinStream: () => process.stdin,
   };
 }
