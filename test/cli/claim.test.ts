@@ -2,10 +2,10 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/engine.js';
-import { tpa } from '../helpers/cli.js';
+import { runTpa } from '../helpers/cli.js';
 
 let home: ReturnType<typeof tempDir>;
-const run = (args: string[], env: Record<string, string> = {}, input?: string) => tpa(args, { home: home.dir, env, input });
+const run = (args: string[], env: Record<string, string> = {}, input?: string) => runTpa(args, { home: home.dir, env, input });
 const cents = (v: number) => Math.round(v * 100);
 
 beforeEach(() => {

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/engine.js';
-import { tpa } from '../helpers/cli.js';
+import { runTpa } from '../helpers/cli.js';
 
 let home: ReturnType<typeof tempDir>;
-const run = (...args: string[]) => tpa(args, { home: home.dir });
+const run = (...args: string[]) => runTpa(args, { home: home.dir });
 const SURGEON = ['--npi', '1045782368', '--group', 'GRP-1001'];
 
 beforeAll(() => {
