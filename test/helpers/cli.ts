@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import type { IO, Stream } from '../../src/cli/io.js';
+import { tempDir } from './engine.js';
 
 export const TPA_BIN = fileURLToPath(new URL('../../bin/tpa', import.meta.url));
 
@@ -133,4 +134,35 @@ async function runNow(args: string[], options: InProcessOptions): Promise<RunRes
       else process.env[k] = v;
     }
   }
+}
+
+export interface TpaHome {
+  /** The TPA_HOME of the test (or of the file). */
+  readonly dir: string;
+  /** runTpa in this home, with the home's environment and then `env`. */
+  run(args: string[], env?: Record<string, string>, input?: string): Promise<RunResult>;
+}
+
+type Hook = (fn: () => void) => void;
+
+/**
+ * A fresh TPA_HOME, made and removed by the hooks given: beforeEach/afterEach for one per test,
+ * beforeAll/afterAll for one per file. `env` goes to every run in it.
+ */
+export function useTpaHome(before: Hook, after: Hook, env: Record<string, string> = {}): TpaHome {
+  let home: ReturnType<typeof tempDir> | undefined;
+  before(() => {
+    home = tempDir();
+  });
+  after(() => home?.remove());
+  const dir = () => {
+    if (!home) throw new Error('useTpaHome: no home outside its hooks');
+    return home.dir;
+  };
+  return {
+    get dir() {
+      return dir();
+    },
+    run: (args, more = {}, input) => runTpa(args, { home: dir(), env: { ...env, ...more }, input }),
+  };
 }
