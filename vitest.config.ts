@@ -1,6 +1,8 @@
 import { defineConfig } from 'vitest/config';
+import { define } from './scripts/define.mjs';
 
 export default defineConfig({
+  define,
   test: {
     include: ['test/**/*.test.ts'],
     // The keychain suite runs apart, inside its own D-Bus session (scripts/test.mjs).

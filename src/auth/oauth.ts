@@ -3,7 +3,8 @@
 // store with its expiry and renewed five minutes before it ends, or at once when the service says
 // it no longer accepts it.
 import { AuthError, NetworkError, RateLimitedError } from '../errors.js';
-import { gotHttps, tlsAgent, tlsError, type TlsMaterial } from '../client/tls.js';
+import { exchange, type ExchangeError } from '../client/request.js';
+import { tlsAgent, tlsError, tlsOptions, type TlsMaterial } from '../client/tls.js';
 import type { SecretStore } from './credentials.js';
 
 export const RENEW_BEFORE_MS = 5 * 60_000;
@@ -45,43 +46,42 @@ export class TokenSource {
   }
 
   private async request(now: number): Promise<CachedToken> {
-    const { got } = await import('got');
     const url = `${this.o.authUrl.replace(/\/+$/, '')}/oauth2/token`;
     this.o.debug?.(`POST ${url} (client certificate, client_id ${this.o.clientId})`);
     let response;
     try {
-      response = await got.post(url, {
-        json: { grant_type: 'client_credentials', client_id: this.o.clientId, ...(this.o.scopes ? { scopes: this.o.scopes } : {}) },
-        throwHttpErrors: false,
-        retry: { limit: 0 },
-        timeout: { request: 30_000 },
-        responseType: 'text',
-        agent: { https: tlsAgent(this.o.tls) },
-        https: gotHttps(this.o.tls),
+      const json = JSON.stringify({ grant_type: 'client_credentials', client_id: this.o.clientId, ...(this.o.scopes ? { scopes: this.o.scopes } : {}) });
+      response = await exchange(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json', 'user-agent': 'tpa-cli' },
+        body: json,
+        timeoutMs: 30_000,
+        agent: tlsAgent(this.o.tls),
+        tls: tlsOptions(this.o.tls),
       });
     } catch (err) {
-      const tls = tlsError(err as Error & { code?: string }, url, true);
+      const tls = tlsError(err as ExchangeError, url, true);
       if (tls) throw tls;
       throw new NetworkError(`cannot reach ${url}: ${(err as Error).message}`);
     }
     let body: Record<string, unknown> = {};
     try {
-      body = JSON.parse(response.body) as Record<string, unknown>;
+      body = JSON.parse(response.text) as Record<string, unknown>;
     } catch {
       // reported below
     }
-    this.o.debug?.(`← ${response.statusCode} POST ${url}`);
+    this.o.debug?.(`← ${response.status} POST ${url}`);
     // A 429 is a limit, not a refused credential: exit 6 like any other (README "Exit codes").
-    if (response.statusCode === 429) {
+    if (response.status === 429) {
       throw new RateLimitedError(`the token endpoint is rate limited: ${String(body.message ?? body.error ?? 'HTTP 429')}`, {
         status: 429,
         code: typeof body.error === 'string' ? body.error : 'rate_limit_exceeded',
         ...(typeof body.retry_after === 'number' ? { hint: `try again in ${body.retry_after} s` } : {}),
       });
     }
-    if (response.statusCode !== 200 || typeof body.access_token !== 'string' || typeof body.expires_in !== 'number') {
-      throw new AuthError(`the token endpoint refused: ${String(body.error_description ?? body.error ?? `HTTP ${response.statusCode}`)}`, {
-        status: response.statusCode,
+    if (response.status !== 200 || typeof body.access_token !== 'string' || typeof body.expires_in !== 'number') {
+      throw new AuthError(`the token endpoint refused: ${String(body.error_description ?? body.error ?? `HTTP ${response.status}`)}`, {
+        status: response.status,
         code: typeof body.error === 'string' ? body.error : 'token_refused',
       });
     }

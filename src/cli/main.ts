@@ -1,12 +1,18 @@
 // Entry point: runs the program and maps every error to its exit code once (STYLE.md "Errors
 // carry their exit code"). No stack trace unless --debug.
-import { CommanderError } from 'commander';
+// commander and the command tree load only past --version and the static --help.
 import { readFileSync } from 'node:fs';
 import type { RunState } from './action.js';
+import { commandWord, unsupportedNode, VERSION } from './command-word.js';
 import { processIO, type IO } from './io.js';
-import { buildProgram, commandWord, VERSION } from './program.js';
 
 export async function main(argv: string[]): Promise<void> {
+  // Before anything loads SQLite's binding, which crashes the process on an older Node.
+  const old = unsupportedNode();
+  if (old) {
+    process.stderr.write(`error: ${old}\n`);
+    process.exit(2);
+  }
   const code = await run(argv.slice(2), processIO());
   // Output is written synchronously, so nothing is lost by exiting now; and a native call that
   // never returned (a hung keychain, given up after its time limit) must not keep tpa running.
@@ -27,6 +33,7 @@ export async function run(args: string[], io: IO): Promise<number> {
       return 0;
     }
   }
+  const { buildProgram } = await import('./program.js');
   const program = buildProgram(io, state, word);
   try {
     await program.parseAsync(args, { from: 'user' });
@@ -39,6 +46,7 @@ export async function run(args: string[], io: IO): Promise<number> {
 async function report(err: unknown, io: IO, state: RunState, args: string[]): Promise<number> {
   // Loaded here, not at start-up: the error classes are shared with the engine's chunks.
   const { EXIT, TpaError } = await import('../errors.js');
+  const { CommanderError } = await import('commander');
   if (err instanceof CommanderError) {
     // Commander has already written its message (or the help) to the right stream.
     if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return EXIT.OK;

@@ -16,7 +16,6 @@ import { registerSettlement } from './commands/settlement.js';
 import { OUTPUT_FORMATS } from './formats.js';
 import type { IO } from './io.js';
 
-export const VERSION = '0.1.0';
 const VERSION_OPTION = new Option('-V, --version', 'print the version');
 
 const NOUNS = [
@@ -30,20 +29,6 @@ const NOUNS = [
   { name: 'config', description: 'profiles and settings (config.json in the config dir; never a key)', register: registerConfig },
   { name: 'local', description: 'the embedded engine: fixtures, reset, clock, sandbox scenarios (data dir: TPA_HOME or $XDG_DATA_HOME/tpa)', register: registerLocal },
 ];
-
-/**
- * The command word of an argument list (skipping global options and their values), i.e. the noun
- * whose subcommands must be registered; `help <noun>` names it too.
- */
-export function commandWord(args: readonly string[]): string | undefined {
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!;
-    if (arg === '--') return undefined;
-    if (['-p', '--profile', '-o', '--output'].includes(arg)) i++;
-    else if (!arg.startsWith('-')) return arg === 'help' ? args[i + 1] : arg;
-  }
-  return undefined;
-}
 
 /** Builds the command tree: `full`, or only the subcommands of the noun named (see commandWord). */
 export function buildProgram(io: IO, state: RunState, tree: 'full' | string | undefined = 'full'): Command {

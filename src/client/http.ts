@@ -1,9 +1,10 @@
-// HTTP transport on got (DESIGN.md section 1): `{base_url}/tpa-api/v1/...` and `{base_url}/api/v1/...`,
+// HTTP transport on node:http and node:https (DESIGN.md section 1): `{base_url}/tpa-api/v1/...` and `{base_url}/api/v1/...`,
 // the API key header, timeouts. It moves requests and reports what came back; retries live in
 // retry.ts. The key never reaches a log: --debug shows it redacted.
 import type { Agent } from 'node:https';
 import { NetworkError, UsageError } from '../errors.js';
-import { gotHttps, tlsAgent, tlsError, type TlsMaterial } from './tls.js';
+import { exchange, type ExchangeError } from './request.js';
+import { tlsAgent, tlsError, tlsOptions, type TlsMaterial } from './tls.js';
 import type { Transport, TransportRequest, TransportResponse } from './transport.js';
 
 export interface HttpOptions {
@@ -34,7 +35,6 @@ export class HttpTransport implements Transport {
   }
 
   private async sendOnce(request: TransportRequest, renewToken: boolean): Promise<TransportResponse> {
-    const { got, RequestError } = await import('got');
     const headers: Record<string, string> = { 'user-agent': 'tpa-cli', ...request.headers };
     if (this.options.apiKey) headers['x-api-key'] = this.options.apiKey;
     if (this.options.bearer) headers.authorization = `Bearer ${await this.options.bearer.token(renewToken)}`;
@@ -44,36 +44,29 @@ export class HttpTransport implements Transport {
       this.options.debug(`${request.method} ${url} {${shown.join(', ')}}`);
     }
     try {
-      const response = await got(url, {
-        method: request.method as 'GET',
+      const response = await exchange(url, {
+        method: request.method,
         headers,
         body: request.body,
-        throwHttpErrors: false,
-        retry: { limit: 0 },
-        followRedirect: false,
-        timeout: { request: this.options.timeoutMs ?? 30_000 },
-        responseType: 'text',
-        ...(this.agent ? { agent: { https: this.agent }, https: gotHttps(this.options.tls ?? {}) } : {}),
+        timeoutMs: this.options.timeoutMs ?? 30_000,
+        ...(this.agent ? { agent: this.agent, tls: tlsOptions(this.options.tls ?? {}) } : {}),
       });
-      const out: Record<string, string> = {};
-      for (const [k, v] of Object.entries(response.headers)) if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : String(v);
       let body: unknown;
       try {
-        body = response.body === '' ? undefined : JSON.parse(response.body);
+        body = response.text === '' ? undefined : JSON.parse(response.text);
       } catch {
-        body = { error: 'invalid_response', message: `the server answered ${response.statusCode} with a body that is not JSON` };
+        body = { error: 'invalid_response', message: `the server answered ${response.status} with a body that is not JSON` };
       }
-      return { status: response.statusCode, headers: out, body };
+      return { status: response.status, headers: response.headers, body };
     } catch (err) {
-      const tls = tlsError(err as Error & { code?: string }, this.base, Boolean(this.options.tls?.cert));
+      const e = err as ExchangeError & { setup?: boolean };
+      const tls = tlsError(e, this.base, Boolean(this.options.tls?.cert));
       if (tls) throw tls;
       // Only a failed request is a network failure; anything else (a base URL that is not one, a
       // header a key with a stray newline made invalid) is the setup's, and retrying cannot help.
-      if (!(err instanceof RequestError) || err.code === 'ERR_INVALID_URL' || /Invalid character in header|Invalid URL/i.test((err as Error).message)) {
-        throw new UsageError(`cannot send to ${this.base}: ${(err as Error).message}`);
-      }
-      const code = err.code;
-      const what = code === 'ECONNREFUSED' ? 'connection refused' : code === 'ETIMEDOUT' ? 'timed out' : code === 'ENOTFOUND' ? 'host not found' : (err as Error).message;
+      if (e.setup) throw new UsageError(`cannot send to ${this.base}: ${e.message}`);
+      const code = e.code;
+      const what = code === 'ECONNREFUSED' ? 'connection refused' : code === 'ETIMEDOUT' ? 'timed out' : code === 'ENOTFOUND' ? 'host not found' : e.message;
       throw new NetworkError(`cannot reach ${this.base}: ${what}`, { code: code ?? 'network_error', hint: code === 'ECONNREFUSED' ? 'is the server running? (tpa local serve)' : undefined });
     }
   }

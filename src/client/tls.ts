@@ -1,7 +1,7 @@
 // TLS for the HTTP transport: the service CA (--ca-file, or a profile's `ca`), the client
 // certificate and key of mutual TLS, TLS 1.3 minimum unless the profile says legacy_tls. One agent
 // per credential set, without keep-alive: a reused connection must not hide a wrong key passphrase.
-import { Agent } from 'node:https';
+import { Agent, type RequestOptions } from 'node:https';
 import { AuthError, NetworkError, UsageError } from '../errors.js';
 
 export interface TlsMaterial {
@@ -17,19 +17,19 @@ export function tlsAgent(tls: TlsMaterial): Agent {
   return new Agent({ keepAlive: false, minVersion: tls.legacyTls ? 'TLSv1.2' : 'TLSv1.3' });
 }
 
-/** got's https options for the material. */
-export function gotHttps(tls: TlsMaterial) {
+/** node:https's options for the material. A given CA is the one trusted, in place of the system's. */
+export function tlsOptions(tls: TlsMaterial): RequestOptions {
   return {
-    ...(tls.ca ? { certificateAuthority: tls.ca } : {}),
-    ...(tls.cert ? { certificate: tls.cert } : {}),
+    ...(tls.ca ? { ca: tls.ca } : {}),
+    ...(tls.cert ? { cert: tls.cert } : {}),
     ...(tls.key ? { key: tls.key } : {}),
     ...(tls.passphrase ? { passphrase: tls.passphrase } : {}),
-    minVersion: (tls.legacyTls ? 'TLSv1.2' : 'TLSv1.3') as 'TLSv1.2' | 'TLSv1.3',
+    minVersion: tls.legacyTls ? 'TLSv1.2' : 'TLSv1.3',
   };
 }
 
 /** A clear error for a TLS failure, or undefined when it was not one. */
-export function tlsError(err: Error & { code?: string; timings?: { secureConnect?: number } }, where: string, presentedCertificate = false): Error | undefined {
+export function tlsError(err: Error & { code?: string; handshakeDone?: boolean }, where: string, presentedCertificate = false): Error | undefined {
   const code = err.code ?? '';
   const text = `${code} ${err.message}`;
   if (/DECODER routines|no start line|PEM routines|KEY_VALUES_MISMATCH|key values mismatch|unsupported key/i.test(text)) {
@@ -44,7 +44,7 @@ export function tlsError(err: Error & { code?: string; timings?: { secureConnect
   // A TLS alert, or a hang-up during the handshake, is the service refusing this connection. With
   // TLS 1.3 a refused client certificate shows only as a hang-up just after the handshake; without a
   // client certificate, a hang-up after the handshake is a network failure like any other.
-  const duringHandshake = err.timings?.secureConnect === undefined;
+  const duringHandshake = err.handshakeDone !== true;
   const refused = /certificate required|alert|handshake failure|wrong version number|unsupported protocol|EPROTO|TLSV1/i.test(text);
   if (where.startsWith('https') && (refused || ((duringHandshake || presentedCertificate) && /ECONNRESET|socket hang up/i.test(text)))) {
     return new NetworkError(`the TLS handshake with ${where} failed: the service did not accept this connection or its client certificate (${err.message})`, {

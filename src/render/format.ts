@@ -1,5 +1,5 @@
 // Formatting of amounts, dates and statuses for people (tables, the review screens, the demo).
-import { Chalk, type ChalkInstance } from 'chalk';
+import { styleText } from 'node:util';
 import { formatCentsGrouped, parseCents } from '../domain/money.js';
 
 /** A service amount (JSON number in USD) with two decimals and separators: 1234.5 → "1,234.50". */
@@ -11,15 +11,30 @@ export function amount(value: unknown): string {
   return `${value < 0 ? '-' : ''}${formatCentsGrouped(cents)}`;
 }
 
-export function colors(enabled: boolean): ChalkInstance {
-  return new Chalk({ level: enabled ? 1 : 0 });
+/** The four styles tpa's screens use. */
+export interface Palette {
+  bold(text: string): string;
+  green(text: string): string;
+  red(text: string): string;
+  yellow(text: string): string;
+}
+
+const plain = (text: string) => text;
+const PLAIN: Palette = { bold: plain, green: plain, red: plain, yellow: plain };
+// Whether to colour is decided once, by the caller (the terminal, NO_COLOR, --color): styleText
+// must not check process.stdout again, which is not where every screen goes (stderr, a test's buffer).
+const style = (format: 'bold' | 'green' | 'red' | 'yellow') => (text: string) => styleText(format, text, { validateStream: false });
+const STYLED: Palette = { bold: style('bold'), green: style('green'), red: style('red'), yellow: style('yellow') };
+
+export function colors(enabled: boolean): Palette {
+  return enabled ? STYLED : PLAIN;
 }
 
 const GOOD = new Set(['APPROVED', 'ADJUDICATED', 'FUNDED', 'RECONCILED', 'COMPLETED', 'MATCHED', 'EXACT', 'ALLOWED', 'ACKNOWLEDGED', 'true']);
 const BAD = new Set(['DENIED', 'FAILED', 'RETURNED', 'REFUNDED', 'UNMATCHED', 'VARIANCE', 'MISSING_AEOB', 'NOT_COVERED', 'false']);
 
 /** A status coloured by meaning: green done, red refused or failed, yellow in between. */
-export function status(c: ChalkInstance, value: unknown): string {
+export function status(c: Palette, value: unknown): string {
   const text = value === null || value === undefined ? '—' : String(value);
   if (GOOD.has(text)) return c.green(text);
   if (BAD.has(text)) return c.red(text);

@@ -1,9 +1,9 @@
 // One place that writes a command's result to stdout in the chosen format (DESIGN.md "Output").
 // Renderers take the data and a description of the terminal, never the CLI's context.
-import type { ChalkInstance } from 'chalk';
+import type { Palette } from './format.js';
 
 export interface TableTools {
-  c: ChalkInstance;
+  c: Palette;
   amount: (value: unknown) => string;
   status: (value: unknown) => string;
   table: typeof import('./table.js').table;

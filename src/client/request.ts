@@ -1,0 +1,76 @@
+// One HTTP exchange on node:http or node:https: what the HTTP transport and the OAuth token request
+// need (a method, headers, a text body, one deadline for the whole exchange, TLS material), and
+// nothing else. No retries (retry.ts decides those), no redirects, no cookies; every status is an
+// answer, not an error. Errors keep Node's codes (ECONNREFUSED, ENOTFOUND, ETIMEDOUT, TLS codes) and
+// say whether the TLS handshake had finished, which tlsError needs to tell a refused certificate.
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { request as httpsRequest, type Agent, type RequestOptions } from 'node:https';
+
+export interface Exchange {
+  method: string;
+  headers: Record<string, string>;
+  body?: string;
+  timeoutMs: number;
+  /** For https: the agent and the TLS options of the credential set. */
+  agent?: Agent;
+  tls?: RequestOptions;
+}
+
+export interface Answer {
+  status: number;
+  headers: Record<string, string>;
+  text: string;
+}
+
+/** An error of the exchange itself (not of its status), with Node's code. */
+export type ExchangeError = Error & { code?: string; handshakeDone?: boolean };
+
+/**
+ * Sends one request. Throws synchronously-built errors (an invalid URL, a header with a stray
+ * newline: ERR_INVALID_URL, ERR_INVALID_CHAR, ERR_INVALID_HTTP_TOKEN) as they are, marked
+ * `setup: true`, since retrying cannot help them.
+ */
+export function exchange(url: string, o: Exchange): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    let req: ReturnType<typeof httpRequest>;
+    try {
+      const target = new URL(url);
+      const options: RequestOptions = { method: o.method, headers: o.body === undefined ? o.headers : { ...o.headers, 'content-length': String(Buffer.byteLength(o.body)) } };
+      req = target.protocol === 'https:' ? httpsRequest(target, { ...options, ...o.tls, ...(o.agent ? { agent: o.agent } : {}) }) : target.protocol === 'http:' ? httpRequest(target, options) : fail(`unsupported protocol ${target.protocol}`);
+    } catch (err) {
+      reject(Object.assign(err as Error, { setup: true }));
+      return;
+    }
+    let handshakeDone = false;
+    let settled = false;
+    const finish = (err: ExchangeError | undefined, answer?: Answer) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      if (err) {
+        err.handshakeDone = handshakeDone;
+        reject(err);
+      } else resolve(answer as Answer);
+    };
+    const timer = setTimeout(() => req.destroy(Object.assign(new Error(`no answer within ${o.timeoutMs} ms`), { code: 'ETIMEDOUT' })), o.timeoutMs);
+    req.on('socket', (socket) => socket.once('secureConnect', () => (handshakeDone = true)));
+    req.on('error', (err) => finish(err as ExchangeError));
+    req.on('response', (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('error', (err) => finish(err as ExchangeError));
+      res.on('end', () => finish(undefined, { status: res.statusCode ?? 0, headers: flatten(res.headers), text: Buffer.concat(chunks).toString('utf8') }));
+    });
+    req.end(o.body);
+  });
+}
+
+function fail(message: string): never {
+  throw Object.assign(new TypeError(message), { code: 'ERR_INVALID_URL' });
+}
+
+function flatten(headers: IncomingHttpHeaders): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(headers)) if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : String(v);
+  return out;
+}
