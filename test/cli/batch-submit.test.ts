@@ -114,7 +114,7 @@ describe('tpa claim submit, a batch', () => {
   });
 
   it('killed (kill -9) at random points 20 times, then run again: every claim in the ledger exactly once, none missing', async () => {
-    const N = 1500;
+    const N = 600;
     writeFileSync(join(home, 'batch.ndjson'), lines(0, N));
     const journal = join(home, 'batch.journal');
     const args = ['claim', 'submit', 'batch.ndjson', '--journal', journal, '--concurrency', '2', '-o', 'ndjson'];

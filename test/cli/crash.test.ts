@@ -80,14 +80,14 @@ describe('kill -9 at 100 seeded instants', () => {
     };
     writeBatch('month.ndjson', Date.UTC(2026, 0, 1));
     let kills = 0;
-    // Each run is killed at an instant of its first second, or ends by itself once its work is done.
+    // Each run is killed at an instant of its first 600 ms, or ends by itself once its work is done.
     const phase = async (name: string, args: string[], slow: string, count: number) => {
       const { killed } = await killRepeatedly(args, {
         home: home.dir,
         env: { ...env, TPA_FAULT: slow },
         kills: count,
         minMs: 0,
-        spreadMs: 1000,
+        spreadMs: 600,
         random: rand,
         onExit: (code) => expect(code, name).toBe(0),
         afterKill: async (k) => checkWhole(`${name}, kill ${k} (seed ${SEED})`),

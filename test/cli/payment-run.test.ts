@@ -149,11 +149,11 @@ describe('tpa fund run', () => {
     const { count, total } = await review();
     const journal = join(home, 'run.journal');
     const args = ['fund', 'run', '--auth-code-prefix', 'AUTH-20260630-KILL', '--expect-total', total, '--yes', '--journal', journal, '-o', 'ndjson'];
-    // Each approval takes 80 ms more (TPA_FAULT slow): a run lasts seconds. Each kill comes once the
+    // Each approval takes 40 ms more (TPA_FAULT slow): a run lasts seconds. Each kill comes once the
     // run has recorded an outcome (however long it took to start): the plan is in the journal by then.
     const { killed, finished } = await killRepeatedly(args, {
       home,
-      env: { ...env, TPA_FAULT: 'slow-80:/funding/approve/' },
+      env: { ...env, TPA_FAULT: 'slow-40:/funding/approve/' },
       kills: 20,
       minMs: 0,
       spreadMs: 600,
