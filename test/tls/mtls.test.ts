@@ -119,7 +119,7 @@ describe('production: OAuth 2.0 client credentials over mutual TLS', () => {
 
   it('an encrypted client key: a wrong passphrase fails (exit 5), the right one is kept for later commands', async () => {
     const wrong = await login('enc', 'client.pem', 'client-key-enc.pem', ['--passphrase-stdin'], 'not-it\n');
-    expect(wrong.code).toBe(5);
+    expect(wrong.code, wrong.stderr).toBe(5);
     expect(wrong.stderr).toMatch(/passphrase of the client key is wrong/);
     const right = await login('enc', 'client.pem', 'client-key-enc.pem', ['--passphrase-stdin'], 's3cret-phrase\n');
     expect(right.code, right.stderr).toBe(0);
