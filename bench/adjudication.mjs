@@ -3,22 +3,33 @@
 // frozen, adjudication delay 0, then every adjudication completed. The engine and the claim
 // template are bundled from src/ with esbuild on the fly, so no build is needed. Prints the
 // figures, and the rate over the first and last 10% to show whether it slows as the ledger grows.
-// Exits 1 if a claim is refused or left incomplete; the throughput target is reported only.
+// Each rate is read against its floor (issue 21, bench/lib/floor.mjs): better-sqlite3 alone
+// committing, on the same disk and with the engine's pragmas, transactions that write what one of
+// these claims writes (traced on a scratch engine first), in ten slices paired with the claims'. Targets: single-line claims ≥ 50% of their floor; then M multi-line institutional claims
+// (BENCH_MULTI_CLAIMS, default 2,000: the template's default lines, four payees, cut in turn to 1 to
+// 4 lines) ≥ 35% of theirs.
+// Exits 1 if a claim is refused or left incomplete; the throughput targets are reported only.
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { claimBody as body, loadEngine } from './lib/ledger.mjs';
+import { bytesPerUnit, describeFootprint, floorLine, pairedFloor, rowsPerUnit } from './lib/floor.mjs';
+import { claimBody as body, claimFootprint, INSTITUTIONAL_CLOCK, INSTITUTIONAL_PER_DAY, institutionalBody, loadEngine, submitOne } from './lib/ledger.mjs';
 
 const N = Number(process.env.BENCH_CLAIMS ?? 10_000);
 const TARGET = 5000; // claims/s (issue 11; bench/engine.mjs checks it over 100,000)
+const M = Number(process.env.BENCH_MULTI_CLAIMS ?? 2000);
+const FLOOR_TARGET = 50; // % of the floor, single-line claims (issue 21)
+const MULTI_FLOOR_TARGET = 35; // % of the floor, multi-line institutional claims (issue 21)
 const CLOCK = '2026-06-01T12:00:00Z';
 
 if (!Number.isInteger(N) || N < 10) throw new Error(`BENCH_CLAIMS must be a whole number of at least 10 (got "${process.env.BENCH_CLAIMS}")`);
 // Distinct single-line claims from 2025-01-01 (bench/lib/ledger.mjs), 52 a day, all before the clock.
 if (N > 52 * 516) throw new Error(`BENCH_CLAIMS=${N}: at most ${52 * 516} distinct claims fit between 2025-01-01 and 2026-05-31`);
+if (!Number.isInteger(M) || M < 10 || M > INSTITUTIONAL_PER_DAY * 516) throw new Error(`BENCH_MULTI_CLAIMS must be a whole number from 10 to ${INSTITUTIONAL_PER_DAY * 516}`);
 
 const { Engine, claimTemplate, work } = await loadEngine();
 try {
   const claimBody = (i) => body(claimTemplate, i);
+  const single = claimFootprint(Engine, join(work, 'trace-single'), CLOCK, claimBody);
 
   const engine = Engine.open({ dataDir: join(work, 'data'), env: { TPA_CLOCK: CLOCK, TPA_ADJUDICATION_DELAY: '0' } });
   const call = (method, path, body, headers = {}) => {
@@ -30,21 +41,29 @@ try {
     // of 0 a claim is adjudicated in its own submission; the ledger request at the end checks that.
     const elapsed = new Float64Array(N); // cumulative engine seconds after claim i
     let total = 0n;
-    const wallStart = process.hrtime.bigint();
-    for (let i = 0; i < N; i++) {
-      const body = claimBody(i);
-      const start = process.hrtime.bigint();
-      const res = call('POST', '/tpa-api/v1/claims/submit/', body, { 'content-type': 'application/fhir+json' });
-      total += process.hrtime.bigint() - start;
-      if (res.status !== 201) throw new Error(`claim ${i + 1} of ${N}: ${res.status} ${JSON.stringify(res.body)}\n${body}`);
-      elapsed[i] = Number(total) / 1e9;
-    }
+    // The floor is measured in ten slices, each just before a tenth of the claims.
+    let wallTotal = 0n;
+    const { floor } = pairedFloor({ ...single, dir: work }, N, (from, to) => {
+      const before = total;
+      const wallStart = process.hrtime.bigint();
+      for (let i = from; i < to; i++) {
+        const body = claimBody(i);
+        const start = process.hrtime.bigint();
+        const res = call('POST', '/tpa-api/v1/claims/submit/', body, { 'content-type': 'application/fhir+json' });
+        total += process.hrtime.bigint() - start;
+        if (res.status !== 201) throw new Error(`claim ${i + 1} of ${N}: ${res.status} ${JSON.stringify(res.body)}\n${body}`);
+        elapsed[i] = Number(total) / 1e9;
+      }
+      wallTotal += process.hrtime.bigint() - wallStart;
+      return Number(total - before) / 1e9;
+    });
     const start = process.hrtime.bigint();
     const page = call('GET', '/tpa-api/v1/ledger/entries/?limit=1');
     total += process.hrtime.bigint() - start;
+    wallTotal += process.hrtime.bigint() - start;
     if (page.status !== 200) throw new Error(`ledger: ${page.status} ${JSON.stringify(page.body)}`);
     const seconds = Number(total) / 1e9;
-    const wall = Number(process.hrtime.bigint() - wallStart) / 1e9;
+    const wall = Number(wallTotal) / 1e9;
 
     const counts = engine.db.prepare('SELECT status, COUNT(*) AS n FROM encounters GROUP BY status ORDER BY status').all();
     const done = engine.db.prepare('SELECT COUNT(*) FROM encounters WHERE completed_at IS NOT NULL').pluck().get();
@@ -68,11 +87,40 @@ try {
     console.log(`  ${`last ${tenth}:`.padEnd(17)}${fmt(lastRate)} claims/s (${((lastRate / firstRate) * 100).toFixed(0)}% of the first)`);
     console.log(`  peak RSS:        ${rssMb.toFixed(0)} MB`);
     console.log(`  target:          ≥ ${fmt(TARGET)} claims/s (not enforced yet): ${rate >= TARGET ? 'met' : 'not met'}`);
+    const ratio = floorLine('claims/s', rate, floor, FLOOR_TARGET);
+    console.log(`  one claim writes ${rowsPerUnit(single.footprint).toFixed(1)} rows, ${fmt(bytesPerUnit(single.footprint))} bytes: ${describeFootprint(single.footprint)}`);
+    console.log(`  ${ratio.detail}`);
+    console.log(`  against floor:   ${ratio.text}`);
     console.log(
       `adjudication: ${N} claims in ${seconds.toFixed(1)} s, ${fmt(rate)} claims/s (first ${tenth}: ${fmt(firstRate)}/s, last ${tenth}: ${fmt(lastRate)}/s), peak RSS ${rssMb.toFixed(0)} MB`,
     );
   } finally {
     engine.close();
+  }
+
+  // Multi-line institutional claims, on a data dir of their own.
+  const multiBody = (i) => institutionalBody(claimTemplate, i);
+  const multi = claimFootprint(Engine, join(work, 'trace-multi'), INSTITUTIONAL_CLOCK, multiBody);
+  const bodies = Array.from({ length: M }, (_, i) => multiBody(i));
+  const multiEngine = Engine.open({ dataDir: join(work, 'multi'), env: { TPA_CLOCK: INSTITUTIONAL_CLOCK, TPA_ADJUDICATION_DELAY: '0' } });
+  try {
+    const { seconds, floor } = pairedFloor({ ...multi, dir: work }, M, (from, to) => {
+      const start = process.hrtime.bigint();
+      for (let i = from; i < to; i++) submitOne(multiEngine, bodies[i]);
+      return Number(process.hrtime.bigint() - start) / 1e9;
+    });
+    const counts = multiEngine.db.prepare('SELECT status, COUNT(*) AS n FROM encounters GROUP BY status ORDER BY status').all();
+    if (counts.length !== 1 || counts[0].status !== 'ADJUDICATED' || counts[0].n !== M) throw new Error(`expected ${M} adjudicated multi-line claims, got ${counts.map((c) => `${c.status} ${c.n}`).join(', ')}`);
+    const rate = M / seconds;
+    const ratio = floorLine('claims/s', rate, floor, MULTI_FLOOR_TARGET);
+    const fmt = (x) => Math.round(x).toLocaleString('en-US');
+    console.log(`adjudication, in-process engine, ${M} institutional claims of 1 to 4 lines (the template's default lines, four payees), clock ${INSTITUTIONAL_CLOCK}, delay 0`);
+    console.log(`  overall:         ${fmt(rate)} claims/s (${seconds.toFixed(2)} s, all ADJUDICATED)`);
+    console.log(`  one claim writes ${rowsPerUnit(multi.footprint).toFixed(1)} rows, ${fmt(bytesPerUnit(multi.footprint))} bytes: ${describeFootprint(multi.footprint)}`);
+    console.log(`  ${ratio.detail}`);
+    console.log(`  against floor:   ${ratio.text}`);
+  } finally {
+    multiEngine.close();
   }
 } finally {
   rmSync(work, { recursive: true, force: true });

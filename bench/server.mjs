@@ -4,13 +4,26 @@
 // seen before, a different offset for every request, on a ledger of 100,000 encounters built
 // through the engine (BENCH_LEDGER to change the size): at least 3,000 requests/s with p99 at most
 // 20 ms, the read cache bypassed by construction, after 2 s of the same traffic to warm the server.
+// Each rate is printed beside a reference of the same run (issue 21): a bare Node.js HTTP server
+// (node:http, no tpa code) answering the same bytes to the same load, for as long.
 // Prints the figures; exits 1 if a target is missed.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { buildLedger, clockFor, fmt, startServer, TPA_BIN as bin } from './lib/ledger.mjs';
+import { buildLedger, clockFor, fmt, startBareServer, startServer, TPA_BIN as bin } from './lib/ledger.mjs';
+
+/** autocannon against a bare node:http server answering `body`: the reference rate of the same run. */
+async function bareRate(body, connections, duration) {
+  const bare = await startBareServer(body);
+  try {
+    const result = await new Promise((resolve, reject) => autocannon({ url: `${bare.url}/`, connections, duration }, (err, r) => (err ? reject(err) : resolve(r))));
+    return result.requests.average;
+  } finally {
+    await bare.stop();
+  }
+}
 
 const home = mkdtempSync(join(tmpdir(), 'tpa-bench-server-'));
 const env = { ...process.env, TPA_HOME: home, TPA_ADJUDICATION_DELAY: '0' };
@@ -47,16 +60,23 @@ try {
     await run('ledger page, filtered (GET)', { path: '/tpa-api/v1/ledger/entries/?status=ADJUDICATED&provider_npi=1196382455&limit=20' }),
     await run('ledger pages, all different', { path: '/tpa-api/v1/ledger/entries/', requests: varied }),
   ];
+  const pageBody = await (await fetch(`${url}/tpa-api/v1/ledger/entries/?limit=20`, { headers })).text();
+  const reference = await bareRate(pageBody, CONNECTIONS, DURATION);
   console.log(`tpa local serve --no-rate-limit, ${CONNECTIONS} connections, ${DURATION}s each, 300 encounters in the ledger`);
   let missed = false;
   for (const { title, result } of results) {
     const rps = result.requests.average;
     const errors = result.errors + result.non2xx;
-    console.log(`  ${title.padEnd(30)} ${rps.toFixed(0).padStart(6)} req/s   p50 ${String(result.latency.p50).padStart(3)} ms   p99 ${String(result.latency.p99).padStart(3)} ms   ${errors} errors`);
+    console.log(
+      `  ${title.padEnd(30)} ${rps.toFixed(0).padStart(6)} req/s = ${Math.floor((rps / reference) * 100)
+        .toString()
+        .padStart(2)}% of bare node:http   p50 ${String(result.latency.p50).padStart(3)} ms   p99 ${String(result.latency.p99).padStart(3)} ms   ${errors} errors`,
+    );
     if (title.startsWith('ledger page of 20') && (rps < 3000 || result.latency.p99 >= 50 || errors > 0)) missed = true;
   }
   console.log(`  target: ledger page ≥ 3,000 req/s with p99 < 50 ms: ${missed ? 'MISSED' : 'ok'}`);
   console.log('  (a page is answered from the read cache until the ledger changes; "all different" shows the uncached cost)');
+  console.log(`  reference: a bare node:http server answering the page's ${fmt(Buffer.byteLength(pageBody))} bytes, same load: ${fmt(reference)} req/s`);
   process.exitCode = missed ? 1 : 0;
 } finally {
   await stop();
@@ -88,8 +108,12 @@ try {
     const rps = result.requests.average;
     const errors = result.errors + result.non2xx;
     const ok = rps >= 3000 && result.latency.p99 <= 20 && errors === 0;
+    const pageBody = await (await fetch(`${big.url}/tpa-api/v1/ledger/entries/?limit=20&offset=${LARGE - 40}`, { headers: { 'x-api-key': big.key } })).text();
+    const reference = await bareRate(pageBody, CONNECTIONS, DURATION);
     console.log(`tpa local serve --no-rate-limit, ${CONNECTIONS} connections, ${DURATION}s after 2s of warm-up, ${fmt(LARGE)} encounters in the ledger`);
-    console.log(`  ledger pages of 20, never seen before ${rps.toFixed(0).padStart(6)} req/s   p50 ${String(result.latency.p50).padStart(3)} ms   p99 ${String(result.latency.p99).padStart(3)} ms   ${errors} errors`);
+    console.log(
+      `  ledger pages of 20, never seen before ${rps.toFixed(0).padStart(6)} req/s = ${Math.floor((rps / reference) * 100)}% of bare node:http (${fmt(reference)} req/s for the same ${fmt(Buffer.byteLength(pageBody))} bytes)   p50 ${String(result.latency.p50).padStart(3)} ms   p99 ${String(result.latency.p99).padStart(3)} ms   ${errors} errors`,
+    );
     console.log(`  target: ≥ 3,000 req/s with p99 ≤ 20 ms, uncached: ${ok ? 'ok' : 'MISSED'}`);
     if (!ok) process.exitCode = 1;
   } finally {

@@ -4,10 +4,11 @@
 // behind its back).
 import { build } from 'esbuild';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, symlinkSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { storagePragmas, traceWrites } from './floor.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -68,6 +69,53 @@ export function claimBody(claimTemplate, i) {
 }
 
 /**
+ * Institutional claim `i` as `tpa claim template --type institutional` prints it (the facility fee,
+ * the surgeon's professional fee, anesthesia and pathology: four payees), cut in turn to its first
+ * 1, 2, 3 and 4 lines; one claim per member and day from 2025-01-01, so that no line repeats a paid
+ * one. At most INSTITUTIONAL_PER_DAY × 516 fit before INSTITUTIONAL_CLOCK.
+ */
+export function institutionalBody(claimTemplate, i) {
+  const patient = MEMBERS[i % MEMBERS.length];
+  const serviceDate = new Date(FIRST_DAY + Math.floor(i / MEMBERS.length) * 86_400_000).toISOString().slice(0, 10);
+  const claim = claimTemplate({ type: 'institutional', patient, serviceDate });
+  const lines = 1 + (i % 4);
+  claim.item = claim.item.slice(0, lines);
+  claim.total = { ...claim.total, value: Math.round(claim.item.reduce((sum, item) => sum + Math.round(item.net.value * 100), 0)) / 100 };
+  return JSON.stringify(claim);
+}
+export const INSTITUTIONAL_PER_DAY = MEMBERS.length;
+export const INSTITUTIONAL_CLOCK = '2026-06-01T12:00:00Z';
+
+const SUBMIT = { method: 'POST', path: '/tpa-api/v1/claims/submit/', headers: { 'content-type': 'application/fhir+json' } };
+
+/** Submits one claim body to an open engine; throws unless it is accepted (201). */
+export function submitOne(engine, body, headers) {
+  const res = engine.handle({ ...SUBMIT, ...(headers ? { headers: { ...SUBMIT.headers, ...headers } } : {}), query: new URLSearchParams(), body });
+  if (res.status !== 201) throw new Error(`claim: ${res.status} ${JSON.stringify(res.body)}\n${body}`);
+  return res;
+}
+
+/**
+ * What one claim writes (bench/lib/floor.mjs traceWrites) and the engine's storage pragmas, from
+ * `sample` claims `body(0)`, `body(1)`, … on a scratch engine with `clock` in `dir`, so that the
+ * floor writes what the measured claims write.
+ */
+export function claimFootprint(Engine, dir, clock, body, { sample = 500, headers } = {}) {
+  const engine = Engine.open({ dataDir: dir, env: { TPA_CLOCK: clock, TPA_ADJUDICATION_DELAY: '0' } });
+  // `headers(i)`: more headers for claim i (a batch sends each claim with its Idempotency-Key).
+  const submit = (i) => submitOne(engine, body(i), headers?.(i));
+  try {
+    // The first claims after the seed fill the counters' first rows: trace from the 51st on.
+    for (let i = 0; i < 50; i++) submit(i);
+    const footprint = traceWrites(engine.db, sample, (i) => submit(50 + i));
+    return { footprint, pragmas: storagePragmas(engine.db) };
+  } finally {
+    engine.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
  * Submits claims `from` to `to - 1` to an open engine; returns the cumulative engine seconds after
  * each claim (only the engine's work is timed: bodies are built between the timed calls).
  */
@@ -123,11 +171,43 @@ export async function startServer(env) {
   return { url, key, stop, pid: server.pid };
 }
 
+/** CPU seconds (user and system) a process has used so far, from /proc (Linux); undefined elsewhere. */
+export function processCpuSeconds(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime and stime, in clock ticks of 1/100 s
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A bare Node.js HTTP server (node:http, no tpa code) on loopback that reads each request's body and
+ * answers `body` (a JSON text), the reference a request rate of `tpa local serve` is read against:
+ * what this machine's Node serves at all, in the same run. Returns its URL and `stop()`.
+ */
+export async function startBareServer(body) {
+  const source = `const b = process.env.TPA_BENCH_BODY; const s = require('node:http').createServer((q, r) => { q.resume(); q.on('end', () => { r.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(b) }); r.end(b); }); });
+    s.keepAliveTimeout = 5000; s.listen(0, '127.0.0.1', () => console.log(s.address().port)); process.on('SIGTERM', () => process.exit(0));`;
+  const child = spawn(process.execPath, ['-e', source], { env: { ...process.env, TPA_BENCH_BODY: body }, stdio: ['ignore', 'pipe', 'ignore'] });
+  const port = await new Promise((resolve, reject) => {
+    child.stdout.once('data', (d) => resolve(Number(String(d).trim())));
+    child.once('exit', (code) => reject(new Error(`the bare server exited ${code}`)));
+  });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    stop: async () => {
+      child.kill('SIGTERM');
+      await new Promise((r) => (child.exitCode !== null ? r() : child.once('exit', r)));
+    },
+  };
+}
+
 const RSS_HOOK = fileURLToPath(new URL('../rss-hook.mjs', import.meta.url));
 
 /**
  * Runs the CLI to completion with stdout counted (never kept); returns wall seconds, stdout lines,
- * peak RSS in MB (the child's own resource usage) and stderr. `work` is a folder for the RSS file.
+ * peak RSS in MB and CPU seconds (user and system; the child's own resource usage) and stderr. `work` is a folder for the RSS file.
  */
 export function runCli(args, env, work) {
   const rssFile = join(work, `rss-${Math.random().toString(16).slice(2)}`);
@@ -144,7 +224,8 @@ export function runCli(args, env, work) {
     child.on('close', (code) => {
       const seconds = Number(process.hrtime.bigint() - start) / 1e9;
       if (code !== 0) return reject(new Error(`tpa ${args.join(' ')} exited ${code}: ${err}`));
-      resolve({ seconds, lines, stderr: err, rssMb: Number(readFileSync(rssFile, 'utf8')) / 1024 });
+      const [rssKb, userUs, systemUs] = readFileSync(rssFile, 'utf8').split(' ').map(Number);
+      resolve({ seconds, lines, stderr: err, rssMb: rssKb / 1024, cpuSeconds: (userUs + systemUs) / 1e6 });
     });
   });
 }

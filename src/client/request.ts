@@ -5,6 +5,7 @@
 // say whether the TLS handshake had finished, which tlsError needs to tell a refused certificate.
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest, type Agent, type RequestOptions } from 'node:https';
+import type { TLSSocket } from 'node:tls';
 
 export interface Exchange {
   method: string;
@@ -24,6 +25,9 @@ export interface Answer {
 
 /** An error of the exchange itself (not of its status), with Node's code. */
 export type ExchangeError = Error & { code?: string; handshakeDone?: boolean };
+
+/** The TLS sockets whose handshake has finished (kept alive by an agent, they carry further requests). */
+const secured = new WeakSet<object>();
 
 /**
  * Sends one request. Throws synchronously-built errors (an invalid URL, a header with a stray
@@ -53,7 +57,18 @@ export function exchange(url: string, o: Exchange): Promise<Answer> {
       } else resolve(answer as Answer);
     };
     const timer = setTimeout(() => req.destroy(Object.assign(new Error(`no answer within ${o.timeoutMs} ms`), { code: 'ETIMEDOUT' })), o.timeoutMs);
-    req.on('socket', (socket) => socket.once('secureConnect', () => (handshakeDone = true)));
+    req.on('socket', (socket) => {
+      // A kept-alive socket serves request after request: one whose handshake is done says so at
+      // once, and only a TLS socket still connecting is watched (a listener added on every request
+      // piled up on each socket, and Node warned of a leak after ten requests).
+      if (secured.has(socket)) handshakeDone = true;
+      else if ((socket as Partial<TLSSocket>).encrypted) {
+        socket.once('secureConnect', () => {
+          secured.add(socket);
+          handshakeDone = true;
+        });
+      }
+    });
     req.on('error', (err) => finish(err as ExchangeError));
     req.on('response', (res) => {
       const chunks: Buffer[] = [];

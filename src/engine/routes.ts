@@ -25,16 +25,21 @@ export interface Route {
   perMinute: number | null;
   /** The answer depends only on the stored data and the request: it may be served from the read cache. */
   cacheable: boolean;
+  /**
+   * A write whose handler brings what the engine clock made due up to date itself, first thing in
+   * its own write transaction, instead of the engine doing it in a read transaction before.
+   */
+  advancesItself: boolean;
 }
 
-function route(method: string, path: string, handler: Handler, scope: Scope | null = null, perMinute: number | null = null, cacheable = false): Route {
+function route(method: string, path: string, handler: Handler, scope: Scope | null = null, perMinute: number | null = null, cacheable = false, advancesItself = false): Route {
   const params: string[] = [];
   // Stryker disable next-line StringLiteral: no served path has a character special in a regular expression; the escape is a guard
   const source = path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{(\w+)\}/g, (_m, name: string) => {
     params.push(name);
     return '([^/]+)';
   });
-  return { method, path, handler, pattern: new RegExp(`^${source}$`), params, scope, perMinute, cacheable };
+  return { method, path, handler, pattern: new RegExp(`^${source}$`), params, scope, perMinute, cacheable, advancesItself };
 }
 
 const TPA = '/tpa-api/v1';
@@ -44,7 +49,7 @@ const BUILDER = '/api/v1/computable-contracts/builder/{instance_id}';
 export const ROUTES: readonly Route[] = [
   route('POST', `${TPA}/contract-lookup/blind/`, blindLookup, 'contract_lookup', 1000),
   route('POST', `${TPA}/contract-lookup/full/`, fullLookup, 'contract_lookup', 500),
-  route('POST', `${TPA}/claims/submit/`, submitClaim, 'claim_pricing', 100),
+  route('POST', `${TPA}/claims/submit/`, submitClaim, 'claim_pricing', 100, false, true),
   route('GET', `${TPA}/claims/{submission_id}/response/`, claimResponse, 'claim_pricing', 100),
   route('POST', `${TPA}/funding/approve/`, approveFunding, 'fund_release', 10),
   route('GET', `${TPA}/settlement/{encounter_id}/`, getSettlement, 'ledger_access', 200),

@@ -23,3 +23,13 @@ export function anythingDue(ctx: EngineContext): boolean {
 /** The SQL of `anythingDue` (exported for the plan test). */
 export const DUE_SQL = `SELECT EXISTS (SELECT 1 FROM encounters WHERE completed_at IS NULL AND ready_at <= @now)
   OR EXISTS (SELECT 1 FROM settlements WHERE status = 'INITIATED' AND estimated_arrival <= @now)`;
+
+/**
+ * Inside a write transaction: moves what is due, if anything, as the engine does before a request.
+ * The read of what is due then costs no read transaction of its own. Completing is a function of the
+ * stored events and the clock (each step is dated by its ready time, not by when it runs), so if the
+ * request's transaction rolls back, the next request completes the same steps the same way.
+ */
+export function advanceDue(ctx: EngineContext): void {
+  if (anythingDue(ctx)) advanceEncounters(ctx);
+}
