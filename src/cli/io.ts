@@ -1,6 +1,7 @@
 // The one object that owns stdout (data) and stderr (everything else), knows which are terminals
-// and whether prompting is allowed. Tests drive real processes; this is the seam for the rest.
+// and whether prompting is allowed. Tests run commands in-process through it (test/helpers/cli.ts).
 import { fstatSync, writeSync } from 'node:fs';
+import type { Readable } from 'node:stream';
 
 export interface Stream {
   write(text: string): void;
@@ -17,6 +18,8 @@ export interface IO {
   readonly stdinIsTTY: boolean;
   env: NodeJS.ProcessEnv;
   readStdin(): Promise<string>;
+  /** Stdin as a stream, for input read as it arrives (claims as NDJSON). */
+  stdinStream(): Readable;
 }
 
 /**
@@ -95,5 +98,6 @@ export function processIO(): IO {
       for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
       return Buffer.concat(chunks).toString('utf8');
     },
+    stdinStream: () => process.stdin,
   };
 }

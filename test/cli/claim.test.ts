@@ -1,17 +1,11 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { tempDir } from '../helpers/engine.js';
-import { tpa } from '../helpers/cli.js';
+import { useTpaHome } from '../helpers/cli.js';
+import { cents } from '../helpers/values.js';
 
-let home: ReturnType<typeof tempDir>;
-const run = (args: string[], env: Record<string, string> = {}, input?: string) => tpa(args, { home: home.dir, env, input });
-const cents = (v: number) => Math.round(v * 100);
-
-beforeEach(() => {
-  home = tempDir();
-});
-afterEach(() => home.remove());
+const home = useTpaHome(beforeEach, afterEach);
+const run = home.run;
 
 async function template(...args: string[]): Promise<string> {
   const r = await run(['claim', 'template', ...args]);

@@ -3,15 +3,10 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LEDGER_STATUSES } from '../../src/domain/ledger.js';
-import { tempDir } from '../helpers/engine.js';
-import { tpa } from '../helpers/cli.js';
+import { runTpa, useTpaHome } from '../helpers/cli.js';
 
 const dir = fileURLToPath(new URL('../../completions/', import.meta.url));
-let home: ReturnType<typeof tempDir>;
-beforeAll(() => {
-  home = tempDir();
-});
-afterAll(() => home.remove());
+const home = useTpaHome(beforeAll, afterAll);
 
 /** What bash completes for a command line (the last word being completed), with the script sourced. */
 function complete(line: string): string[] {
@@ -25,7 +20,7 @@ function complete(line: string): string[] {
 describe('shell completions', () => {
   it('the scripts in completions/ are those the command tree generates now (run `npm run completions` after changing commands)', async () => {
     for (const [shell, file] of [['bash', 'tpa.bash'], ['zsh', '_tpa'], ['fish', 'tpa.fish']] as const) {
-      const r = await tpa(['completion', shell], { home: home.dir });
+      const r = await runTpa(['completion', shell], { home: home.dir });
       expect(r.code).toBe(0);
       expect(r.stdout, `completions/${file} is stale`).toBe(readFileSync(`${dir}${file}`, 'utf8'));
     }

@@ -1,16 +1,11 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { tempDir } from '../helpers/engine.js';
-import { tpa } from '../helpers/cli.js';
+import { useTpaHome } from '../helpers/cli.js';
 
-let home: ReturnType<typeof tempDir>;
-const run = (args: string[], env: Record<string, string> = {}) => tpa(args, { home: home.dir, env });
+const home = useTpaHome(beforeEach, afterEach);
+const run = home.run;
 // Each test its own home: none relies on what another left in the config file.
-beforeEach(() => {
-  home = tempDir();
-});
-afterEach(() => home.remove());
 
 describe('tpa config', () => {
   it('sets, gets and lists settings in a 0600 config file', async () => {

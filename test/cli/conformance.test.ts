@@ -4,7 +4,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/engine.js';
-import { tpa, type RunResult } from '../helpers/cli.js';
+import { runTpa, type RunResult } from '../helpers/cli.js';
+import { adjudicatedEncounter } from '../helpers/encounters.js';
 import { login, serve, type Served } from '../helpers/server.js';
 
 /** An emoji outside the Basic Multilingual Plane: one character, two UTF-16 code units. */
@@ -13,9 +14,9 @@ const EMOJI = '\u{1F600}';
 let home: ReturnType<typeof tempDir>;
 let served: ReturnType<typeof tempDir>;
 let server: Served;
-const run = (args: string[], env: Record<string, string> = {}) => tpa(args, { home: home.dir, env });
+const run = (args: string[], env: Record<string, string> = {}) => runTpa(args, { home: home.dir, env });
 /** Through the profile logged in to the served engine. */
-const remote = (args: string[], env: Record<string, string> = {}) => tpa(args, { home: served.dir, env: { TPA_PROFILE: 'sandbox', ...env } });
+const remote = (args: string[], env: Record<string, string> = {}) => runTpa(args, { home: served.dir, env: { TPA_PROFILE: 'sandbox', ...env } });
 
 beforeAll(async () => {
   home = tempDir();
@@ -38,14 +39,7 @@ function included(r: RunResult): { status: number; headers: Record<string, strin
 }
 
 /** An adjudicated encounter, and the benefit to fund. */
-async function encounter(): Promise<{ id: string; amount: string }> {
-  const file = join(home.dir, `c-${Math.random().toString(36).slice(2)}.json`);
-  writeFileSync(file, (await run(['claim', 'template', '--type', 'institutional'])).stdout);
-  const ack = (await run(['claim', 'submit', file])).json<{ submission_id: string; external_claim_id: string }>();
-  const polled = await run(['claim', 'poll', ack.submission_id, '--wait']);
-  expect(polled.code, polled.stderr).toBe(0);
-  return { id: ack.external_claim_id, amount: polled.json<{ adjudication: { benefit_amount: number } }>().adjudication.benefit_amount.toFixed(2) };
-}
+const encounter = () => adjudicatedEncounter(run, home.dir);
 
 describe('tpa api shows the limit headers on every answer', () => {
   it('a 404 with the key shows the tier limit, a 401 with an unknown key the limit of the address', async () => {

@@ -10,8 +10,9 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { claimTemplate } from '../../src/cli/claim-template.js';
 import { Engine } from '../../src/engine/engine.js';
-import { TPA_BIN } from '../helpers/cli.js';
+import { TPA_BIN, testEnv } from '../helpers/cli.js';
 import { call, tempDir } from '../helpers/engine.js';
+import { until } from '../helpers/barrier.js';
 
 const HOOK = fileURLToPath(new URL('../helpers/barrier-hook.mjs', import.meta.url));
 const PROCESSES = 4;
@@ -40,9 +41,7 @@ function encounters(count: number): string[] {
 }
 
 function approve(id: string, barrier: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('TPA_')) env[k] = v;
-  Object.assign(env, { TPA_HOME: home.dir, TPA_ADJUDICATION_DELAY: '0', TPA_KEYRING: 'off', TPA_TEST_BARRIER_DIR: barrier });
+  const env = testEnv({ home: home.dir, env: { TPA_TEST_BARRIER_DIR: barrier } });
   const args = ['--import', HOOK, TPA_BIN, 'fund', 'approve', id, '--amount', '2280.00', '--auth-code', 'AUTH-20260302-ACME-0001', '--yes'];
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, { env, cwd: home.dir, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -57,22 +56,16 @@ function approve(id: string, barrier: string): Promise<{ code: number | null; st
 
 const markers = (dir: string, kind: string) => readdirSync(dir).filter((f) => f.startsWith(`${kind}-`)).length;
 
-/** Opens the barrier once every process is at it, or once all have begun and one holds the write lock. */
-async function release(dir: string, done: Promise<unknown>): Promise<number> {
-  let settled = false;
-  void done.then(() => (settled = true));
-  let allBegunAt: number | undefined;
-  for (;;) {
-    const begun = markers(dir, 'begin');
+/**
+ * Opens the barrier once every process is inside the funding transaction (transactions that
+ * overlap), or once one is inside and every other found the write lock taken, or once a process has
+ * ended (something failed: the round's checks say what). Returns how many were inside at once.
+ */
+async function release(dir: string, ended: () => number): Promise<number> {
+  await until(() => {
     const inside = markers(dir, 'inside');
-    if (inside === PROCESSES || settled) break;
-    if (begun === PROCESSES && inside >= 1) {
-      allBegunAt ??= Date.now();
-      // Those not inside by now are waiting for the write lock (their busy timeout is 5 s).
-      if (Date.now() - allBegunAt > 300) break;
-    }
-    await new Promise((r) => setTimeout(r, 5));
-  }
+    return ended() > 0 || inside === PROCESSES || (inside >= 1 && inside + markers(dir, 'blocked') >= PROCESSES);
+  });
   const together = markers(dir, 'inside');
   writeFileSync(join(dir, 'go'), '');
   return together;
@@ -84,14 +77,16 @@ describe('fund approve from processes that begin together', () => {
     for (const [round, id] of ids.entries()) {
       const barrier = join(home.dir, `barrier-${round}`);
       mkdirSync(barrier);
-      const runs = Promise.all(Array.from({ length: PROCESSES }, () => approve(id, barrier)));
-      const together = await release(barrier, runs);
+      let ended = 0;
+      const runs = Promise.all(Array.from({ length: PROCESSES }, () => approve(id, barrier).finally(() => ended++)));
+      const together = await release(barrier, () => ended);
       const results = await runs;
       // The hook did hold each process's funding transaction.
       expect(markers(barrier, 'inside'), `round ${round}`).toBe(PROCESSES);
       expect(results.map((r) => r.code).sort(), `round ${round}: ${results.map((r) => r.stderr).join(' | ')}`).toEqual([0, ...Array(PROCESSES - 1).fill(4)]);
       for (const r of results) expect(r.stderr).not.toMatch(/SQLITE|internal_error|failed to process|at .*\.js:\d+/);
-      // And only one process at a time can be inside an IMMEDIATE transaction.
+      // Each of the others found the write lock taken, and only one process at a time was inside.
+      expect(markers(barrier, 'blocked'), `round ${round}`).toBe(PROCESSES - 1);
       expect(together, `round ${round}: processes inside the funding transaction at once`).toBe(1);
       const winner = JSON.parse(results.find((r) => r.code === 0)!.stdout) as { processor_transfer_id: string };
       for (const r of results.filter((x) => x.code === 4)) {

@@ -1,26 +1,17 @@
 // `tpa fund history`: the approvals made from this machine, written before each request is sent and
 // completed after, so that one whose answer was lost is listed UNKNOWN until a later approval finds
 // out, from the ledger, what became of it.
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { tpa } from '../helpers/cli.js';
-import { tempDir } from '../helpers/engine.js';
+import { useTpaHome } from '../helpers/cli.js';
+import { adjudicatedEncounter } from '../helpers/encounters.js';
 
-let home: ReturnType<typeof tempDir>;
-beforeEach(() => {
-  home = tempDir();
-});
-afterEach(() => home.remove());
-const run = (args: string[], env: Record<string, string> = {}) => tpa(args, { home: home.dir, env });
+const home = useTpaHome(beforeEach, afterEach);
+const run = home.run;
 
+/** An adjudicated institutional encounter of the member; its id and benefit as text. */
 async function adjudicated(patient: string): Promise<{ id: string; benefit: string }> {
-  const t = await run(['claim', 'template', '--type', 'institutional', '--patient', patient]);
-  writeFileSync(join(home.dir, `${patient}.json`), t.stdout);
-  const s = await run(['claim', 'submit', join(home.dir, `${patient}.json`), '--wait', '-o', 'json']);
-  expect(s.code, s.stderr).toBe(0);
-  const body = s.json<{ external_claim_id: string; adjudication: { benefit_amount: number } }>();
-  return { id: body.external_claim_id, benefit: body.adjudication.benefit_amount.toFixed(2) };
+  const e = await adjudicatedEncounter(run, home.dir, { template: ['--type', 'institutional', '--patient', patient] });
+  return { id: e.id, benefit: e.amount };
 }
 
 describe('tpa fund history', () => {

@@ -6,8 +6,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { TPA_BIN, tpa } from '../helpers/cli.js';
-import { tempDir } from '../helpers/engine.js';
+import { runTpa, testEnv, tpa, TPA_BIN, useTpaHome } from '../helpers/cli.js';
+import { adjudicatedEncounter } from '../helpers/encounters.js';
 
 const DRIVER = fileURLToPath(new URL('../helpers/pty-drive.py', import.meta.url));
 
@@ -30,28 +30,27 @@ interface PtyResult {
 const ENTER = '\r';
 const BACKSPACE = '\x7f';
 
-let home: ReturnType<typeof tempDir>;
-const run = (args: string[]) => tpa(args, { home: home.dir });
+const home = useTpaHome(beforeEach, afterEach);
+const run = (args: string[]) => home.run(args);
 
-beforeEach(() => {
-  home = tempDir();
-});
-afterEach(() => home.remove());
-
-/** Runs `tpa <args>` under a pty of 120 columns, typing `steps`; never waits more than ~18 s. */
+/**
+ * Runs `tpa <args>` under a pty of 120 columns, typing `steps`. The driver's time limits are for a
+ * program that hangs, never for a slow machine: a minute a step, two and a half in all.
+ */
 function tpaInteractive(args: string[], steps: Step[], extraEnv: Record<string, string> = {}, cols = 120): Promise<PtyResult> {
-  const env: Record<string, string> = {};
-  // As in the non-interactive helper: none of the parent's tpa settings leak in, and prompts stay enabled.
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('TPA_') && k !== 'NO_COLOR' && k !== 'FORCE_COLOR' && k !== 'CI') env[k] = v;
-  Object.assign(env, { TPA_HOME: home.dir, TPA_ADJUDICATION_DELAY: '0', TERM: 'xterm-256color', ...extraEnv });
-  const script = { argv: [process.execPath, TPA_BIN, ...args], cwd: home.dir, steps, cols, rows: 40, step_timeout: 10, timeout: 18 };
+  // As in the non-interactive helper: none of the parent's tpa settings leak in (the keychain
+  // policy is tpa's own default here), and prompts stay enabled.
+  const env = testEnv({ home: home.dir, env: { TPA_KEYRING: undefined, TERM: 'xterm-256color', ...extraEnv } });
+  delete env.FORCE_COLOR;
+  delete env.CI;
+  const script = { argv: [process.execPath, TPA_BIN, ...args], cwd: home.dir, steps, cols, rows: 40, step_timeout: 60, timeout: 150 };
   return new Promise((resolve, reject) => {
     const child = spawn('python3', [DRIVER], { env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 25_000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), 180_000);
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);
@@ -72,23 +71,17 @@ function expectCompleted(r: PtyResult): void {
 }
 
 /** An adjudicated institutional encounter (benefit 2,280.00, four providers), made with the real CLI. */
-async function adjudicatedEncounter(): Promise<string> {
-  const t = await run(['claim', 'template', '--type', 'institutional']);
-  expect(t.code).toBe(0);
-  const file = join(home.dir, 'claim.json');
-  writeFileSync(file, t.stdout);
-  const s = await run(['claim', 'submit', file, '--wait', '-o', 'json']);
-  expect(s.code, s.stderr).toBe(0);
-  const body = s.json<{ external_claim_id: string; status: string; adjudication: { benefit_amount: number } }>();
-  expect(body).toMatchObject({ status: 'ADJUDICATED', adjudication: { benefit_amount: 2280 } });
-  return body.external_claim_id;
+async function adjudicated(): Promise<string> {
+  const e = await adjudicatedEncounter(run, home.dir);
+  expect(e.response).toMatchObject({ status: 'ADJUDICATED', adjudication: { benefit_amount: 2280 } });
+  return e.id;
 }
 
 const CONFIRM = 'Release $2,280.00 to 4 providers?';
 
-describe('tpa fund approve, interactively on a terminal', { timeout: 30_000 }, () => {
+describe('tpa fund approve, interactively on a terminal', () => {
   it('shows the review, takes the pre-filled amount and a typed authorization code, and releases the funds once confirmed', async () => {
-    const id = await adjudicatedEncounter();
+    const id = await adjudicated();
     const r = await tpaInteractive(
       ['fund', 'approve', id],
       [
@@ -136,7 +129,7 @@ describe('tpa fund approve, interactively on a terminal', { timeout: 30_000 }, (
     ['answering n', ['n', ENTER]],
     ['pressing Enter on the default No', [ENTER]],
   ])('declining the confirmation by %s exits 2 and releases nothing', async (_how, keys) => {
-    const id = await adjudicatedEncounter();
+    const id = await adjudicated();
     const r = await tpaInteractive(
       ['fund', 'approve', id],
       [
@@ -158,7 +151,7 @@ describe('tpa fund approve, interactively on a terminal', { timeout: 30_000 }, (
   });
 
   it('an encounter that is already funded exits 4 without asking for an amount', async () => {
-    const id = await adjudicatedEncounter();
+    const id = await adjudicated();
     const first = await run(['fund', 'approve', id, '--amount', '2280', '--auth-code', 'AUTH-X', '--yes']);
     expect(first.code, first.stderr).toBe(0);
 
@@ -177,7 +170,7 @@ describe('tpa fund approve, interactively on a terminal', { timeout: 30_000 }, (
   });
 
   it('a mistyped amount is refused at the prompt with a reason, and can be corrected there', async () => {
-    const id = await adjudicatedEncounter();
+    const id = await adjudicated();
     const r = await tpaInteractive(
       ['fund', 'approve', id],
       [
@@ -201,7 +194,7 @@ describe('tpa fund approve, interactively on a terminal', { timeout: 30_000 }, (
   });
 
   it('Ctrl-C at a prompt cancels with exit 2 and releases nothing', async () => {
-    const id = await adjudicatedEncounter();
+    const id = await adjudicated();
     for (const at of ['Amount to release (USD)', 'Authorization code']) {
       const steps: Step[] = [{ expect: 'Amount to release (USD)', send: at === 'Amount to release (USD)' ? '\x03' : ENTER }];
       if (at !== 'Amount to release (USD)') steps.push({ expect: at, send: '\x03' });
@@ -223,7 +216,7 @@ describe('tpa fund approve, interactively on a terminal', { timeout: 30_000 }, (
   });
 
   it('TPA_PROMPT_DISABLED on a terminal: no prompt, exit 2 asking for the values and --yes, nothing sent', async () => {
-    const id = await adjudicatedEncounter();
+    const id = await adjudicated();
     const r = await tpaInteractive(['fund', 'approve', id], [], { TPA_PROMPT_DISABLED: '1' });
     expectCompleted(r);
     expect(r.exit_code).toBe(2);
@@ -237,7 +230,7 @@ describe('tpa fund approve, interactively on a terminal', { timeout: 30_000 }, (
   });
 });
 
-describe('batches and payment runs on a terminal', { timeout: 40_000 }, () => {
+describe('batches and payment runs on a terminal', () => {
   it('claim submit of a folder draws its progress on stderr and ends with a summary table', async () => {
     const dir = join(home.dir, 'claims');
     mkdirSync(dir);
@@ -254,7 +247,7 @@ describe('batches and payment runs on a terminal', { timeout: 40_000 }, () => {
   });
 
   it('fund run asks for the prefix, shows the review, refuses a mistyped total at the prompt and approves once the total shown is typed', async () => {
-    const id = await adjudicatedEncounter();
+    const id = await adjudicated();
     const r = await tpaInteractive(
       ['fund', 'run'],
       [
@@ -275,7 +268,7 @@ describe('batches and payment runs on a terminal', { timeout: 40_000 }, () => {
   });
 });
 
-describe('tables that fit the terminal', { timeout: 90_000 }, () => {
+describe('tables that fit the terminal', () => {
   /** The lines of a screen as the terminal shows them: escape sequences and carriage returns gone. */
   const screenLines = (output: string) =>
     output
@@ -285,15 +278,11 @@ describe('tables that fit the terminal', { timeout: 90_000 }, () => {
       .map((l) => l.replace(/.*\r/, ''));
 
   it('ledger list, ledger show, settlement show, ratesheet preview and the fund review never draw a line wider than 80 or 120 columns, and cut no identifier or amount', async () => {
-    const id = await adjudicatedEncounter();
+    const id = await adjudicated();
     // A second encounter (another member), funded, so that settlement show has payouts to list.
-    const t = await run(['claim', 'template', '--type', 'institutional', '--patient', 'MBR-1001']);
-    writeFileSync(join(home.dir, 'second.json'), t.stdout);
-    const second = await run(['claim', 'submit', join(home.dir, 'second.json'), '--wait', '-o', 'json']);
-    expect(second.code, second.stderr).toBe(0);
-    const funded = second.json<{ external_claim_id: string }>().external_claim_id;
-    const benefit = second.json<{ adjudication: { benefit_amount: number } }>().adjudication.benefit_amount.toFixed(2);
-    expect((await run(['fund', 'approve', funded, '--amount', benefit, '--auth-code', 'AUTH-20261124-FIT-0001', '--yes'])).code).toBe(0);
+    const second = await adjudicatedEncounter(run, home.dir, { template: ['--type', 'institutional', '--patient', 'MBR-1001'] });
+    const funded = second.id;
+    expect((await run(['fund', 'approve', funded, '--amount', second.amount, '--auth-code', 'AUTH-20261124-FIT-0001', '--yes'])).code).toBe(0);
     expect((await run(['ratesheet', 'init', 'BLD-1001'])).code).toBe(0);
     expect((await run(['ratesheet', 'add', 'BLD-1001', '--ssp', 'HD-0401', '--rate-type', 'CASE_RATE', '--rate', '2100'])).code).toBe(0);
     expect((await run(['ratesheet', 'add', 'BLD-1001', '--ssp', 'ey-0501', '--rate-type', 'PERCENT_MEDICARE', '--rate', '1.35', '--bundle-eligible', '--bundle-type', 'CONVENED'])).code).toBe(0);
@@ -308,9 +297,19 @@ describe('tables that fit the terminal', { timeout: 90_000 }, () => {
     ];
     for (const cols of [80, 120]) {
       for (const screen of screens) {
-        const r = await tpaInteractive(screen.args, screen.steps ?? [], {}, cols);
-        expectCompleted(r);
-        const lines = screenLines(r.output);
+        // A prompt needs the pty; the other screens are drawn in-process for a terminal that wide,
+        // stdout and stderr shown together as on the screen.
+        let output: string;
+        if (screen.steps) {
+          const r = await tpaInteractive(screen.args, screen.steps, {}, cols);
+          expectCompleted(r);
+          output = r.output;
+        } else {
+          const r = await runTpa(screen.args, { home: home.dir, tty: true, columns: cols });
+          expect(r.code, `${screen.args.join(' ')}: ${r.stderr}`).toBe(0);
+          output = r.stderr + r.stdout;
+        }
+        const lines = screenLines(output);
         const widest = lines.reduce((w, l) => Math.max(w, [...l].length), 0);
         expect(widest, `${screen.args.join(' ')} at ${cols} columns:\n${lines.join('\n')}`).toBeLessThanOrEqual(cols);
         for (const re of screen.whole) expect(lines.join('\n'), `${screen.args.join(' ')} at ${cols}: ${re}`).toMatch(re);
@@ -319,11 +318,12 @@ describe('tables that fit the terminal', { timeout: 90_000 }, () => {
   });
 
   it('piped output never changes with the width', async () => {
-    const id = await adjudicatedEncounter();
+    const id = await adjudicated();
+    // Real processes: COLUMNS reaches a process, not an in-process run.
     const narrow = await tpa(['ledger', 'show', id, '-o', 'csv'], { home: home.dir, env: { COLUMNS: '40' } });
     const wide = await tpa(['ledger', 'show', id, '-o', 'csv'], { home: home.dir, env: { COLUMNS: '200' } });
     expect(narrow.stdout).toBe(wide.stdout);
-    const table = await tpa(['ledger', 'list', '-o', 'table'], { home: home.dir });
+    const table = await runTpa(['ledger', 'list', '-o', 'table'], { home: home.dir });
     expect(table.stdout).toMatch(/│ Encounter\s+│ Id\s+│/);
   });
 });

@@ -3,17 +3,12 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { claimOf, type ClaimSpec } from '../helpers/claims.js';
-import { tpa } from '../helpers/cli.js';
-import { tempDir } from '../helpers/engine.js';
+import { useTpaHome } from '../helpers/cli.js';
 
-let home: ReturnType<typeof tempDir>;
-beforeEach(() => {
-  home = tempDir();
-});
-afterEach(() => home.remove());
+const home = useTpaHome(beforeEach, afterEach);
 
 type Body = Record<string, any>;
-const run = (args: string[], clock: string) => tpa(args, { home: home.dir, env: { TPA_CLOCK: clock } });
+const run = (args: string[], clock: string) => home.run(args, { TPA_CLOCK: clock });
 
 function file(claim: Body): string {
   const path = join(home.dir, `claim-${Math.random().toString(36).slice(2)}.json`);

@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engine } from '../../src/engine/engine.js';
 import { claimOf } from '../helpers/claims.js';
-import { TPA_BIN, tpa } from '../helpers/cli.js';
+import { runTpa, testEnv, TPA_BIN } from '../helpers/cli.js';
 import { call, tempDir } from '../helpers/engine.js';
 import { serve, type Served } from '../helpers/server.js';
 
@@ -45,16 +45,16 @@ let ids: string[];
 
 beforeAll(async () => {
   buildLedger(home.dir, N);
-  const whole = await tpa(['ledger', 'list', '--limit', '100', '-o', 'json'], { home: home.dir, env });
-  const second = await tpa(['ledger', 'list', '--limit', '100', '--offset', '100', '-o', 'json'], { home: home.dir, env });
+  const whole = await runTpa(['ledger', 'list', '--limit', '100', '-o', 'json'], { home: home.dir, env });
+  const second = await runTpa(['ledger', 'list', '--limit', '100', '--offset', '100', '-o', 'json'], { home: home.dir, env });
   ids = [...whole.json<{ results: { encounter_id: string }[] }>().results, ...second.json<{ results: { encounter_id: string }[] }>().results].map((r) => r.encounter_id);
   expect(new Set(ids).size).toBe(N);
-}, 60_000);
+});
 afterAll(() => home.remove());
 
 describe('ledger list --all, in-process, in every format', () => {
   it('json is one array of exactly the ledger, in order, across pages of 7', async () => {
-    const r = await tpa(['ledger', 'list', '--all', '--limit', '7', '-o', 'json'], { home: home.dir, env });
+    const r = await runTpa(['ledger', 'list', '--all', '--limit', '7', '-o', 'json'], { home: home.dir, env });
     expect(r.code, r.stderr).toBe(0);
     const rows = JSON.parse(r.stdout) as { encounter_id: string }[];
     expect(rows.map((x) => x.encounter_id)).toEqual(ids);
@@ -64,16 +64,16 @@ describe('ledger list --all, in-process, in every format', () => {
   });
 
   it('ndjson is one line per entry, in order', async () => {
-    const r = await tpa(['ledger', 'list', '--all', '--limit', '7', '-o', 'ndjson'], { home: home.dir, env });
+    const r = await runTpa(['ledger', 'list', '--all', '--limit', '7', '-o', 'ndjson'], { home: home.dir, env });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout.trimEnd().split('\n').map((l) => (JSON.parse(l) as { encounter_id: string }).encounter_id)).toEqual(ids);
   });
 
   it('csv has its header once and the same lines as one page of all of them', async () => {
-    const paged = await tpa(['ledger', 'list', '--all', '--limit', '7', '-o', 'csv'], { home: home.dir, env });
+    const paged = await runTpa(['ledger', 'list', '--all', '--limit', '7', '-o', 'csv'], { home: home.dir, env });
     const [first, second] = await Promise.all([
-      tpa(['ledger', 'list', '--limit', '100', '-o', 'csv'], { home: home.dir, env }),
-      tpa(['ledger', 'list', '--limit', '100', '--offset', '100', '-o', 'csv'], { home: home.dir, env }),
+      runTpa(['ledger', 'list', '--limit', '100', '-o', 'csv'], { home: home.dir, env }),
+      runTpa(['ledger', 'list', '--limit', '100', '--offset', '100', '-o', 'csv'], { home: home.dir, env }),
     ]);
     expect(paged.code, paged.stderr).toBe(0);
     const lines = paged.stdout.trimEnd().split('\n');
@@ -82,7 +82,7 @@ describe('ledger list --all, in-process, in every format', () => {
   });
 
   it('the table lists every entry once, in order, under one header', async () => {
-    const r = await tpa(['ledger', 'list', '--all', '--limit', '7', '-o', 'table'], { home: home.dir, env });
+    const r = await runTpa(['ledger', 'list', '--all', '--limit', '7', '-o', 'table'], { home: home.dir, env });
     expect(r.code, r.stderr).toBe(0);
     const shown = [...r.stdout.matchAll(/\benc_[0-9a-f]{20}\b/g)].map((m) => m[0]);
     expect(shown).toEqual(ids);
@@ -92,8 +92,8 @@ describe('ledger list --all, in-process, in every format', () => {
   });
 
   it('a filter streams only its rows', async () => {
-    const r = await tpa(['ledger', 'list', '--all', '--limit', '3', '--npi', '1196382455', '--from', '2026-02-01', '-o', 'ndjson'], { home: home.dir, env });
-    const single = await tpa(['ledger', 'list', '--limit', '100', '--npi', '1196382455', '--from', '2026-02-01', '-o', 'json'], { home: home.dir, env });
+    const r = await runTpa(['ledger', 'list', '--all', '--limit', '3', '--npi', '1196382455', '--from', '2026-02-01', '-o', 'ndjson'], { home: home.dir, env });
+    const single = await runTpa(['ledger', 'list', '--limit', '100', '--npi', '1196382455', '--from', '2026-02-01', '-o', 'json'], { home: home.dir, env });
     const expected = single.json<{ results: { encounter_id: string }[]; count: number }>();
     expect(expected.count).toBeGreaterThan(3);
     expect(r.stdout.trimEnd().split('\n').map((l) => (JSON.parse(l) as { encounter_id: string }).encounter_id)).toEqual(expected.results.map((x) => x.encounter_id));
@@ -102,9 +102,7 @@ describe('ledger list --all, in-process, in every format', () => {
 
 /** Starts `tpa ledger list --all` with its stdout unread after the first chunk, so that it stops mid-listing on a full pipe. */
 function pausedListing(args: string[], extraEnv: Record<string, string>) {
-  const childEnv: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('TPA_')) childEnv[k] = v;
-  Object.assign(childEnv, { TPA_HOME: home.dir, TPA_KEYRING: 'off', TPA_ADJUDICATION_DELAY: '0', ...env, ...extraEnv });
+  const childEnv = testEnv({ home: home.dir, env: { ...env, ...extraEnv } });
   const child = spawn(process.execPath, [TPA_BIN, 'ledger', 'list', '--all', ...args], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   const chunks: Buffer[] = [];
   let stderr = '';
@@ -139,7 +137,7 @@ function pausedListing(args: string[], extraEnv: Record<string, string>) {
 
 /** Submits, in another process, a claim with the newest service date: it sorts first, shifting every page by one. */
 function submitNewest(patient: string) {
-  return tpa(['claim', 'submit', '-'], { home: home.dir, env, input: JSON.stringify(claimOf({ npi: '1045782368', patient, lines: [{ code: '45378', date: '2026-06-19' }] })) });
+  return runTpa(['claim', 'submit', '-'], { home: home.dir, env, input: JSON.stringify(claimOf({ npi: '1045782368', patient, lines: [{ code: '45378', date: '2026-06-19' }] })) });
 }
 
 describe('a claim submitted while a listing runs', () => {
@@ -152,17 +150,17 @@ describe('a claim submitted while a listing runs', () => {
     const { code, stdout, stderr } = await listing.finish();
     expect(code, stderr).toBe(0);
     expect((JSON.parse(stdout) as { encounter_id: string }[]).map((r) => r.encounter_id)).toEqual(ids);
-    const after = await tpa(['ledger', 'list', '--limit', '1', '-o', 'json'], { home: home.dir, env });
+    const after = await runTpa(['ledger', 'list', '--limit', '1', '-o', 'json'], { home: home.dir, env });
     expect(after.json<{ count: number }>().count).toBe(N + 1);
     ids = [after.json<{ results: { encounter_id: string }[] }>().results[0]!.encounter_id, ...ids];
-  }, 60_000);
+  });
 
   it('over HTTP (no snapshot) the shift never prints a row twice, and no row of the ledger before it is lost', async () => {
     const server: Served = await serve(home.dir, ['--no-rate-limit'], env);
     const client = tempDir();
     try {
-      const key = (await tpa(['local', 'keys', 'create'], { home: home.dir, env })).stdout.trim();
-      const logged = await tpa(['auth', 'login', '--env', 'sandbox', '--base-url', server.url, '--with-key-stdin'], { home: client.dir, input: key });
+      const key = (await runTpa(['local', 'keys', 'create'], { home: home.dir, env })).stdout.trim();
+      const logged = await runTpa(['auth', 'login', '--env', 'sandbox', '--base-url', server.url, '--with-key-stdin'], { home: client.dir, input: key });
       expect(logged.code, logged.stderr).toBe(0);
       const listing = pausedListing(['--limit', '2', '-o', 'json', '--profile', 'sandbox'], { TPA_HOME: client.dir });
       await listing.started;
@@ -177,5 +175,5 @@ describe('a claim submitted while a listing runs', () => {
       await server.stop();
       client.remove();
     }
-  }, 60_000);
+  });
 });

@@ -1,15 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tempDir } from '../helpers/engine.js';
-import { tpa } from '../helpers/cli.js';
+import { useTpaHome } from '../helpers/cli.js';
 
-let home: ReturnType<typeof tempDir>;
-const run = (...args: string[]) => tpa(args, { home: home.dir });
+const home = useTpaHome(beforeAll, afterAll);
+const run = (...args: string[]) => home.run(args);
 const SURGEON = ['--npi', '1045782368', '--group', 'GRP-1001'];
-
-beforeAll(() => {
-  home = tempDir();
-});
-afterAll(() => home.remove());
 
 describe('tpa lookup', () => {
   it('blind lookup prints the contract id as JSON when piped', async () => {

@@ -2,27 +2,22 @@
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { tpa } from '../helpers/cli.js';
-import { tempDir } from '../helpers/engine.js';
+import { runTpa, useTpaHome } from '../helpers/cli.js';
 
-let home: ReturnType<typeof tempDir>;
-beforeEach(() => {
-  home = tempDir();
-});
-afterEach(() => home.remove());
+const home = useTpaHome(beforeEach, afterEach);
 
 describe('tpa local keys create', () => {
   it('piped with no format asked for prints the bare key (for auth login --with-key-stdin); -o json an object', async () => {
-    const bare = await tpa(['local', 'keys', 'create'], { home: home.dir });
+    const bare = await runTpa(['local', 'keys', 'create'], { home: home.dir });
     expect(bare.code).toBe(0);
     expect(bare.stdout).toMatch(/^sk_sand_[A-Za-z0-9]+\n$/);
-    const json = await tpa(['local', 'keys', 'create', '--scopes', 'ledger_access', '-o', 'json'], { home: home.dir });
+    const json = await runTpa(['local', 'keys', 'create', '--scopes', 'ledger_access', '-o', 'json'], { home: home.dir });
     expect(json.code, json.stderr).toBe(0);
     const body = json.json<{ key_id: string; api_key: string; scopes: string[]; environment: string }>();
     expect(body).toEqual({ key_id: expect.stringMatching(/^key_/), api_key: expect.stringMatching(/^sk_sand_/), scopes: ['ledger_access'], environment: 'sandbox' });
-    const viaEnv = await tpa(['local', 'keys', 'create', '--env', 'staging'], { home: home.dir, env: { TPA_OUTPUT: 'json' } });
+    const viaEnv = await runTpa(['local', 'keys', 'create', '--env', 'staging'], { home: home.dir, env: { TPA_OUTPUT: 'json' } });
     expect(viaEnv.json()).toMatchObject({ environment: 'staging', api_key: expect.stringMatching(/^sk_/) });
-    const ndjson = await tpa(['local', 'keys', 'create', '-o', 'ndjson'], { home: home.dir });
+    const ndjson = await runTpa(['local', 'keys', 'create', '-o', 'ndjson'], { home: home.dir });
     expect(JSON.parse(ndjson.stdout.trim())).toMatchObject({ key_id: expect.stringMatching(/^key_/) });
   });
 });
@@ -31,7 +26,7 @@ describe('auth login, status and logout without -p', () => {
   it('the first login becomes the default; status shows every profile with a credential; logout takes the only one, or asks for -p among several', async () => {
     const { serve } = await import('../helpers/server.js');
     const server = await serve(home.dir);
-    const run = (args: string[], input?: string) => tpa(args, { home: home.dir, input });
+    const run = (args: string[], input?: string) => runTpa(args, { home: home.dir, input });
     try {
       const sandboxKey = (await run(['local', 'keys', 'create'])).stdout.trim();
       const first = await run(['auth', 'login', '--env', 'sandbox', '--base-url', server.url, '--with-key-stdin'], sandboxKey);

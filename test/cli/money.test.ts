@@ -1,28 +1,14 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { tempDir } from '../helpers/engine.js';
-import { tpa } from '../helpers/cli.js';
+import { tpa, useTpaHome } from '../helpers/cli.js';
+import { adjudicatedEncounter } from '../helpers/encounters.js';
 
-let home: ReturnType<typeof tempDir>;
-const run = (args: string[], env: Record<string, string> = {}) => tpa(args, { home: home.dir, env });
+const home = useTpaHome(beforeEach, afterEach);
+const run = home.run;
 
-beforeEach(() => {
-  home = tempDir();
-});
-afterEach(() => home.remove());
-
-/** An adjudicated institutional encounter (benefit 2,280.00 to four providers). */
-async function encounter(...templateArgs: string[]): Promise<string> {
-  const t = await run(['claim', 'template', '--type', 'institutional', ...templateArgs]);
-  const file = join(home.dir, `c-${Math.random().toString(36).slice(2)}.json`);
-  writeFileSync(file, t.stdout);
-  // Submit, then poll at once (adjudication takes no time in these tests; submit --wait would first wait 2 s).
-  const ack = (await run(['claim', 'submit', file])).json<{ submission_id: string; external_claim_id: string }>();
-  const r = await run(['claim', 'poll', ack.submission_id, '--wait']);
-  expect(r.code).toBe(0);
-  return ack.external_claim_id;
-}
+/** An adjudicated institutional encounter (benefit 2,280.00 to four providers); more template arguments change it. */
+const encounter = async (...template: string[]) => (await adjudicatedEncounter(run, home.dir, { template: ['--type', 'institutional', ...template] })).id;
 
 const fund = (id: string, ...extra: string[]) => run(['fund', 'approve', id, '--amount', '2280.00', '--auth-code', 'AUTH-20260302-ACME-0001', '--yes', ...extra]);
 
@@ -75,7 +61,8 @@ describe('tpa fund approve (scripts)', () => {
 
   it('concurrent approvals of one encounter from several processes fund it exactly once', async () => {
     const id = await encounter();
-    const results = await Promise.all(Array.from({ length: 6 }, () => fund(id)));
+    // Real processes: the overlap between them is the point.
+    const results = await Promise.all(Array.from({ length: 6 }, () => tpa(['fund', 'approve', id, '--amount', '2280.00', '--auth-code', 'AUTH-20260302-ACME-0001', '--yes'], { home: home.dir })));
     const codes = results.map((r) => r.code).sort();
     expect(codes).toEqual([0, 4, 4, 4, 4, 4]);
     const transfers = new Set(results.map((r) => (r.code === 0 ? r.json<{ processor_transfer_id: string }>().processor_transfer_id : r.json<{ previous_processor_transfer_id: string }>().previous_processor_transfer_id)));

@@ -5,11 +5,12 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { claimTemplate } from '../../src/cli/claim-template.js';
-import { formatCentsGrouped, jsonNumberToCents } from '../../src/domain/money.js';
-import { tpa } from '../helpers/cli.js';
+import { formatCents, formatCentsGrouped } from '../../src/domain/money.js';
+import { runTpa } from '../helpers/cli.js';
 import { tempDir } from '../helpers/engine.js';
-import { killRepeatedly } from '../helpers/kill.js';
+import { journalRecords, killRepeatedly } from '../helpers/kill.js';
 import { serve } from '../helpers/server.js';
+import { cents, ndjson } from '../helpers/values.js';
 
 const CLOCK = '2026-06-30T12:00:00Z';
 const CODES = ['45378', '45380', '43235'];
@@ -33,26 +34,24 @@ async function ledgerOf(n: number, offset = 0): Promise<void> {
   }
   const file = join(home, `claims-${offset}.ndjson`);
   writeFileSync(file, `${lines.join('\n')}\n`);
-  const r = await tpa(['claim', 'submit', file, '-o', 'ndjson'], { home, env, timeoutMs: 60_000 });
+  const r = await runTpa(['claim', 'submit', file, '-o', 'ndjson'], { home, env });
   expect(r.code, r.stderr).toBe(0);
 }
 
 type Row = Record<string, any>;
-const ndjson = (text: string): Row[] => text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Row);
 
 async function review(): Promise<{ count: number; total: string; encounters: Row[] }> {
-  const r = await tpa(['fund', 'run', '--dry-run', '-o', 'json', '-p', 'local'], { home, env });
+  const r = await runTpa(['fund', 'run', '--dry-run', '-o', 'json', '-p', 'local'], { home, env });
   expect(r.code, r.stderr).toBe(0);
   return r.json();
 }
 
 async function funded(): Promise<Row[]> {
-  const r = await tpa(['ledger', 'list', '--all', '--status', 'FUNDED', '-o', 'ndjson', '-p', 'local'], { home, env, timeoutMs: 60_000 });
+  const r = await runTpa(['ledger', 'list', '--all', '--status', 'FUNDED', '-o', 'ndjson', '-p', 'local'], { home, env });
   expect(r.code, r.stderr).toBe(0);
   return ndjson(r.stdout);
 }
 
-const cents = (amount: unknown) => jsonNumberToCents(amount)!;
 
 describe('tpa fund run', () => {
   it('--dry-run reviews every selected encounter (json and csv) with totals per provider, and sends nothing', async () => {
@@ -60,9 +59,9 @@ describe('tpa fund run', () => {
     const r = await review();
     expect(r.count).toBeGreaterThan(5);
     expect(r.encounters).toHaveLength(r.count);
-    const sum = r.encounters.reduce((s, e) => s + Math.round(Number(e.amount) * 100), 0);
-    expect((sum / 100).toFixed(2)).toBe(r.total);
-    const csv = await tpa(['fund', 'run', '--dry-run', '-o', 'csv'], { home, env });
+    const sum = r.encounters.reduce((s, e) => s + cents(e.amount), 0);
+    expect(formatCents(sum)).toBe(r.total);
+    const csv = await runTpa(['fund', 'run', '--dry-run', '-o', 'csv'], { home, env });
     expect(csv.stdout.trim().split('\n')).toHaveLength(r.count + 1);
     expect(await funded()).toHaveLength(0);
   });
@@ -70,13 +69,13 @@ describe('tpa fund run', () => {
   it('without a terminal it needs --auth-code-prefix, --expect-total and --yes; a total off by one cent sends nothing (exit 4)', async () => {
     await ledgerOf(12);
     const { total } = await review();
-    const missing = await tpa(['fund', 'run', '--yes'], { home, env });
+    const missing = await runTpa(['fund', 'run', '--yes'], { home, env });
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/--auth-code-prefix, --expect-total/);
-    const off = ((cents(Number(total)) - 1) / 100).toFixed(2);
-    const r = await tpa(['fund', 'run', '--auth-code-prefix', 'AUTH-20260630-T', '--expect-total', off, '--yes', '-o', 'ndjson'], { home, env });
+    const off = formatCents(cents(total) - 1);
+    const r = await runTpa(['fund', 'run', '--auth-code-prefix', 'AUTH-20260630-T', '--expect-total', off, '--yes', '-o', 'ndjson'], { home, env });
     expect(r.code).toBe(4);
-    expect(r.stderr).toContain(`not the expected ${formatCentsGrouped(cents(Number(off)))}`);
+    expect(r.stderr).toContain(`not the expected ${formatCentsGrouped(cents(off))}`);
     expect(await funded()).toHaveLength(0);
   });
 
@@ -84,25 +83,25 @@ describe('tpa fund run', () => {
     await ledgerOf(24);
     const { count, total, encounters } = await review();
     const args = ['fund', 'run', '--auth-code-prefix', 'AUTH-20260630-ACME', '--expect-total', total, '--yes', '-o', 'ndjson'];
-    const r = await tpa(args, { home, env });
+    const r = await runTpa(args, { home, env });
     expect(r.code, r.stderr).toBe(0);
     const out = ndjson(r.stdout);
     expect(out.map((o) => o.status)).toEqual(Array(count).fill('APPROVED'));
     expect(out.map((o) => o.encounter_id)).toEqual(encounters.map((e) => e.encounter_id));
     expect(out.map((o) => o.authorization_code)).toEqual(out.map((_, i) => `AUTH-20260630-ACME-${String(i + 1).padStart(4, '0')}`));
-    expect(out.reduce((s, o) => s + cents(o.amount), 0)).toBe(cents(Number(total)));
+    expect(out.reduce((s, o) => s + cents(o.amount), 0)).toBe(cents(total));
     expect(await funded()).toHaveLength(count);
 
-    const again = await tpa(args, { home, env });
+    const again = await runTpa(args, { home, env });
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toMatch(/resuming the payment run AUTH-20260630-ACME .*: 0 of \d+ approvals left/);
     expect(ndjson(again.stdout)).toEqual(out);
     expect(await funded()).toHaveLength(count);
     // Each approval is in this machine's fund history, with its transfer.
-    const history = ndjson((await tpa(['fund', 'history', '-o', 'ndjson'], { home, env })).stdout);
+    const history = ndjson((await runTpa(['fund', 'history', '-o', 'ndjson'], { home, env })).stdout);
     expect(history.map((h) => [h.authorization_code, h.outcome, h.processor_transfer_id])).toEqual(out.map((o) => [o.authorization_code, 'APPROVED', o.processor_transfer_id]));
     // A dry run with the same prefix only reviews: it never resumes (and sends) the run.
-    const dry = await tpa(['fund', 'run', '--dry-run', '--auth-code-prefix', 'AUTH-20260630-ACME', '-o', 'json'], { home, env });
+    const dry = await runTpa(['fund', 'run', '--dry-run', '--auth-code-prefix', 'AUTH-20260630-ACME', '-o', 'json'], { home, env });
     expect(dry.code, dry.stderr).toBe(0);
     expect(dry.json()).toMatchObject({ count: 0, total: '0.00' });
     expect(dry.stderr).not.toMatch(/resuming/);
@@ -111,7 +110,7 @@ describe('tpa fund run', () => {
   it('a lost answer is settled from the ledger, never resent; an encounter funded by someone else meanwhile is SKIPPED', async () => {
     await ledgerOf(12);
     const { count, total } = await review();
-    const r = await tpa(['fund', 'run', '--auth-code-prefix', 'AUTH-20260630-LOST', '--expect-total', total, '--yes', '-o', 'ndjson'], {
+    const r = await runTpa(['fund', 'run', '--auth-code-prefix', 'AUTH-20260630-LOST', '--expect-total', total, '--yes', '-o', 'ndjson'], {
       home,
       env: { ...env, TPA_FAULT: 'lose-response*1:/funding/approve/,approved-elsewhere*1:/funding/approve/' },
     });
@@ -130,13 +129,14 @@ describe('tpa fund run', () => {
     const { count, total } = await review();
     const server = await serve(home, ['--no-rate-limit'], { ...env, TPA_FAULT: 'lose-response*1:/funding/approve/' });
     try {
-      const key = (await tpa(['local', 'keys', 'create'], { home, env })).stdout.trim();
-      expect((await tpa(['auth', 'login', '--env', 'sandbox', '--base-url', server.url, '--with-key-stdin'], { home, input: key })).code).toBe(0);
-      const r = await tpa(['fund', 'run', '--profile', 'sandbox', '--auth-code-prefix', 'AUTH-20260630-HTTP', '--expect-total', total, '--yes', '-o', 'ndjson'], { home, env, timeoutMs: 60_000 });
+      const key = (await runTpa(['local', 'keys', 'create'], { home, env })).stdout.trim();
+      expect((await runTpa(['auth', 'login', '--env', 'sandbox', '--base-url', server.url, '--with-key-stdin'], { home, input: key })).code).toBe(0);
+      const r = await runTpa(['fund', 'run', '--profile', 'sandbox', '--auth-code-prefix', 'AUTH-20260630-HTTP', '--expect-total', total, '--yes', '-o', 'ndjson'], { home, env });
       expect(r.code, r.stderr).toBe(0);
       const out = ndjson(r.stdout);
       expect(out.map((o) => o.status)).toEqual(Array(count).fill('APPROVED'));
-      expect(out.reduce((s, o) => s + cents(o.amount), 0)).toBe(cents(Number(total)));
+      expect(out.reduce((s, o) => s + cents(o.amount), 0)).toBe(cents(total));
+      await server.settled();
       expect(server.stderr()).toMatch(/connection dropped \(TPA_FAULT lose-response\)/);
     } finally {
       await server.stop();
@@ -149,22 +149,25 @@ describe('tpa fund run', () => {
     const { count, total } = await review();
     const journal = join(home, 'run.journal');
     const args = ['fund', 'run', '--auth-code-prefix', 'AUTH-20260630-KILL', '--expect-total', total, '--yes', '--journal', journal, '-o', 'ndjson'];
-    // Each approval takes 80 ms more (TPA_FAULT slow): a run lasts seconds, so the kills land inside it.
-    const killed = await killRepeatedly(args, {
+    // Each approval takes 40 ms more (TPA_FAULT slow): a run lasts seconds. Each kill comes once the
+    // run has recorded an outcome (however long it took to start): the plan is in the journal by then.
+    const { killed, finished } = await killRepeatedly(args, {
       home,
-      env: { ...env, TPA_FAULT: 'slow-80:/funding/approve/' },
+      env: { ...env, TPA_FAULT: 'slow-40:/funding/approve/' },
       kills: 20,
-      minMs: 300,
-      spreadMs: 1200,
+      minMs: 0,
+      spreadMs: 600,
+      progress: () => journalRecords(journal, 'outcome'),
       onExit: (code) => expect(code).toBe(0),
       // Claims adjudicated after the run began: a resumed run must not take them.
       afterKill: async (n) => (n === 5 ? ledgerOf(6, 1000) : undefined),
     });
-    expect(killed).toBe(20);
-    const last = await tpa(args, { home, env, timeoutMs: 60_000 });
+    // Twenty kills, unless the run was done first (then it ended by itself, exit 0).
+    expect(killed === 20 || (finished && killed > 0), `${killed} killed`).toBe(true);
+    const last = await runTpa(args, { home, env });
     expect(last.code, last.stderr).toBe(0);
     const out = ndjson(last.stdout);
-    const plan = readFileSync(journal, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Row).find((r) => r.type === 'payment_run')!.plan;
+    const plan = ndjson(readFileSync(journal, 'utf8')).find((r) => r.type === 'payment_run')!.plan;
     expect(plan.encounters).toHaveLength(count);
     expect(out).toHaveLength(count);
     expect(out.every((o) => o.status === 'APPROVED')).toBe(true);
@@ -172,13 +175,13 @@ describe('tpa fund run', () => {
     expect(funds).toHaveLength(count);
     const planned = new Set(plan.encounters.map((e: Row) => e.encounter_id));
     expect(funds.every((f) => planned.has(f.encounter_id))).toBe(true);
-    expect(funds.reduce((s, f) => s + cents(f.financial_summary.benefit_amount), 0)).toBe(cents(Number(total)));
+    expect(funds.reduce((s, f) => s + cents(f.financial_summary.benefit_amount), 0)).toBe(cents(total));
     // Each funded once: one FUNDING_APPROVED entry, with the run's code for that encounter.
     const codes = new Map(plan.encounters.map((e: Row) => [e.encounter_id, e.authorization_code]));
     for (const id of [...planned].slice(0, 40)) {
-      const detail = await tpa(['ledger', 'show', id as string, '-o', 'json'], { home, env });
+      const detail = await runTpa(['ledger', 'show', id as string, '-o', 'json'], { home, env });
       const approvals = (detail.json() as Row).entries.filter((e: Row) => e.type === 'FUNDING_APPROVED');
       expect(approvals.map((e: Row) => e.reference)).toEqual([codes.get(id)]);
     }
-  }, 180_000);
+  });
 });

@@ -2,15 +2,10 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/engine.js';
-import { tpa } from '../helpers/cli.js';
+import { runTpa, tpa, useTpaHome } from '../helpers/cli.js';
 
-let home: ReturnType<typeof tempDir>;
-const run = (args: string[], env: Record<string, string> = {}) => tpa(args, { home: home.dir, env });
-
-beforeAll(() => {
-  home = tempDir();
-});
-afterAll(() => home.remove());
+const home = useTpaHome(beforeAll, afterAll);
+const run = home.run;
 
 const COMMANDS = [
   ['lookup', 'blind'],
@@ -35,10 +30,14 @@ describe('the program', () => {
   });
 
   it('the root --help printed without building the tree is the one commander renders', async () => {
-    const fast = await run(['--help']);
-    const built = await run(['--help'], { TPA_NO_STATIC_HELP: '1' });
+    // The built tpa, as a process: the help printed without the tree is a file of the build.
+    const proc = (args: string[], env: Record<string, string> = {}) => tpa(args, { home: home.dir, env });
+    const fast = await proc(['--help']);
+    const built = await proc(['--help'], { TPA_NO_STATIC_HELP: '1' });
     expect(fast.stdout).toBe(built.stdout);
-    expect((await run(['help'])).stdout).toBe(built.stdout);
+    expect((await proc(['help'])).stdout).toBe(built.stdout);
+    // And the tree run in-process renders the same.
+    expect((await run(['--help'])).stdout).toBe(built.stdout);
   });
 
   it('every command has an example in its --help', async () => {
@@ -149,7 +148,7 @@ describe('tpa api', () => {
 describe('tpa demo', () => {
   it('tells the story and checks the rule, leaving the local data untouched', async () => {
     const fresh = tempDir();
-    const r = await tpa(['demo', '-o', 'table'], { home: fresh.dir });
+    const r = await runTpa(['demo', '-o', 'table'], { home: fresh.dir });
     expect(existsSync(join(fresh.dir, 'local.sqlite'))).toBe(false);
     fresh.remove();
     expect(r.code).toBe(0);

@@ -3,15 +3,10 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { TPA_BIN, tpa } from '../helpers/cli.js';
-import { tempDir } from '../helpers/engine.js';
+import { testEnv, TPA_BIN, useTpaHome } from '../helpers/cli.js';
 
-let home: ReturnType<typeof tempDir>;
-const run = (args: string[], env: Record<string, string> = {}, input?: string) => tpa(args, { home: home.dir, env, input });
-beforeEach(() => {
-  home = tempDir();
-});
-afterEach(() => home.remove());
+const home = useTpaHome(beforeEach, afterEach);
+const run = home.run;
 
 describe('tpa settlement show of a denied encounter', () => {
   it('exits 3: it has no settlement and never will', async () => {
@@ -31,7 +26,7 @@ describe('a reader that goes away', () => {
   it('tpa … | head: output to a closed pipe ends quietly, exit 0, nothing on stderr', async () => {
     // The read end is closed before tpa writes a byte, so every write meets EPIPE.
     const child = spawn(process.execPath, [TPA_BIN, 'ratesheet', 'catalog', '--all', '-o', 'ndjson'], {
-      env: { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('TPA_'))), TPA_HOME: home.dir, TPA_KEYRING: 'off' },
+      env: testEnv({ home: home.dir }),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child.stdout.destroy();
@@ -44,7 +39,7 @@ describe('a reader that goes away', () => {
 
   it('through a shell pipe into head, the first lines arrive and the pipeline succeeds', async () => {
     const r = spawn('bash', ['-c', `set -o pipefail; "${process.execPath}" "${TPA_BIN}" ratesheet catalog --all -o ndjson | head -n 2`], {
-      env: { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('TPA_'))), TPA_HOME: home.dir, TPA_KEYRING: 'off' },
+      env: testEnv({ home: home.dir }),
     });
     let out = '';
     let err = '';

@@ -1,21 +1,15 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { tempDir } from '../helpers/engine.js';
-import { tpa } from '../helpers/cli.js';
+import { useTpaHome } from '../helpers/cli.js';
 
-let home: ReturnType<typeof tempDir>;
-const run = (args: string[], env: Record<string, string> = {}) => tpa(args, { home: home.dir, env });
+const home = useTpaHome(beforeEach, afterEach);
+const run = home.run;
 const file = (name: string, text: string) => {
   const path = join(home.dir, name);
   writeFileSync(path, text);
   return path;
 };
-
-beforeEach(() => {
-  home = tempDir();
-});
-afterEach(() => home.remove());
 
 describe('tpa ratesheet', () => {
   it('catalog lists code, name, Medicare rate, CPT and anesthesia; --all follows every page', async () => {

@@ -1,43 +1,23 @@
 // Issue 9, "The ledger must say what happened" (items 10, 11, 12, 15, 16, 17), through the real
 // bin/tpa: failed and refunded transfers, the simulated AEOB variance, and ledger entries without an
 // adjudication. Each test failed on the CLI before the issue.
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { tempDir } from '../helpers/engine.js';
-import { tpa } from '../helpers/cli.js';
+import { useTpaHome } from '../helpers/cli.js';
+import { adjudicatedEncounter, claimFile } from '../helpers/encounters.js';
+import { cents } from '../helpers/values.js';
 
 type Body = Record<string, any>;
 
-let home: ReturnType<typeof tempDir>;
-const run = (args: string[], env: Record<string, string> = {}) => tpa(args, { home: home.dir, env });
+const home = useTpaHome(beforeEach, afterEach);
+const run = home.run;
 
 beforeEach(async () => {
-  home = tempDir();
   // Monday 2 March 2026: the transfer arrives on Tuesday.
   expect((await run(['local', 'clock', 'set', '2026-03-02T10:00:00Z'])).code).toBe(0);
 });
-afterEach(() => home.remove());
-
-async function claimFile(templateArgs: string[], edit?: (claim: Body) => void): Promise<string> {
-  const t = await run(['claim', 'template', ...templateArgs]);
-  const file = join(home.dir, `c-${Math.random().toString(36).slice(2)}.json`);
-  writeFileSync(file, t.stdout);
-  if (edit) {
-    const claim = JSON.parse(readFileSync(file, 'utf8')) as Body;
-    edit(claim);
-    writeFileSync(file, JSON.stringify(claim));
-  }
-  return file;
-}
 
 /** Submits a claim and waits for its adjudication; the encounter id and the claim response. */
-async function adjudicated(templateArgs: string[] = ['--type', 'institutional'], edit?: (claim: Body) => void): Promise<{ id: string; response: Body }> {
-  const ack = (await run(['claim', 'submit', await claimFile(templateArgs, edit)])).json<{ submission_id: string; external_claim_id: string }>();
-  const r = await run(['claim', 'poll', ack.submission_id, '--wait']);
-  expect(r.code).toBe(0);
-  return { id: ack.external_claim_id, response: r.json() };
-}
+const adjudicated = (template: string[] = ['--type', 'institutional'], edit?: (claim: Body) => void) => adjudicatedEncounter(run, home.dir, { template, edit });
 
 const fund = (id: string, code: string, amount = '2280.00') => run(['fund', 'approve', id, '--amount', amount, '--auth-code', code, '--yes']);
 const ledger = async (id: string) => (await run(['ledger', 'show', id])).json<Body>();
@@ -120,8 +100,8 @@ describe('the simulated AEOB variance (item 12)', () => {
       c.total.value = 50;
     });
     const benefit = small.response.adjudication.benefit_amount as number;
-    expect(benefit).toBeLessThan(12.34);
-    expect((await fund(small.id, 'AUTH-S', benefit.toFixed(2))).code).toBe(0);
+    expect(cents(benefit)).toBeLessThan(1234);
+    expect((await fund(small.id, 'AUTH-S', small.amount)).code).toBe(0);
     const { id } = await adjudicated();
     await fund(id, 'AUTH-1');
     await run(['local', 'clock', 'advance', '2d']);
@@ -160,7 +140,7 @@ describe('ledger entries without an adjudication (items 15, 16, 17)', () => {
   });
 
   it('ledger list --status SUBMITTED finds the claims not yet adjudicated, with no AEOB or trace', async () => {
-    const file = await claimFile(['--type', 'institutional']);
+    const file = await claimFile(run, home.dir);
     const waiting = (await run(['claim', 'submit', file], { TPA_ADJUDICATION_DELAY: '1h' })).json<{ external_claim_id: string }>().external_claim_id;
     const { id: done } = await adjudicated(['--type', 'professional', '--cpt', '43235']);
     expect(await listed('SUBMITTED')).toEqual([waiting]);

@@ -6,9 +6,10 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claimTemplate } from '../../src/cli/claim-template.js';
-import { jsonNumberToCents, parseCents } from '../../src/domain/money.js';
-import { tpa } from '../helpers/cli.js';
+import { runTpa } from '../helpers/cli.js';
 import { tempDir } from '../helpers/engine.js';
+import { cents, ndjson } from '../helpers/values.js';
+import { formatCents } from '../../src/domain/money.js';
 
 type Row = Record<string, any>;
 const MON = '2026-03-02T10:00:00Z';
@@ -17,9 +18,9 @@ const LATER = '2026-03-12T12:00:00Z';
 const PERIOD = ['--from', '2026-02-01', '--to', '2026-02-28'];
 
 let home: ReturnType<typeof tempDir>;
-const at = (clock: string, args: string[], input?: string) => tpa(args, { home: home.dir, env: { TPA_CLOCK: clock }, input, timeoutMs: 60_000 });
-const ndjson = (text: string): Row[] => text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Row);
-const c = (v: unknown) => (typeof v === 'string' ? parseCents(v)! : (jsonNumberToCents(v) ?? 0));
+const at = (clock: string, args: string[], input?: string) => runTpa(args, { home: home.dir, env: { TPA_CLOCK: clock }, input });
+/** An amount in cents; one that is absent (null) counts nothing. */
+const c = (v: unknown) => (v === null || v === undefined ? 0 : cents(v));
 
 beforeAll(async () => {
   home = tempDir();
@@ -55,12 +56,12 @@ beforeAll(async () => {
   expect((await at(WED, ['local', 'simulate', 'missing-aeob', ids[3]])).code).toBe(0);
   const again = (await at(LATER, ['ledger', 'show', ids[0], '-o', 'json'])).json<Row>();
   const benefit = again.financial_summary.payer_responsibility.total as number;
-  expect((await at(LATER, ['fund', 'approve', ids[0], '--amount', benefit.toFixed(2), '--auth-code', 'AUTH-20260312-RPT-0007', '--yes'])).code).toBe(0);
+  expect((await at(LATER, ['fund', 'approve', ids[0], '--amount', formatCents(cents(benefit)), '--auth-code', 'AUTH-20260312-RPT-0007', '--yes'])).code).toBe(0);
   // And one claim still in adjudication when the report is made.
   writeFileSync(join(home.dir, 'late.json'), JSON.stringify(claimTemplate({ type: 'professional', npi: '1045782368', cpt: ['43235'], patient: 'MBR-1004', serviceDate: '2026-02-25' })));
-  const late = await tpa(['claim', 'submit', 'late.json'], { home: home.dir, env: { TPA_CLOCK: LATER, TPA_ADJUDICATION_DELAY: '1h' } });
+  const late = await runTpa(['claim', 'submit', 'late.json'], { home: home.dir, env: { TPA_CLOCK: LATER, TPA_ADJUDICATION_DELAY: '1h' } });
   expect(late.code, late.stderr).toBe(0);
-}, 120_000);
+});
 afterAll(() => home.remove());
 
 describe('tpa settlement report', () => {
@@ -119,7 +120,7 @@ describe('tpa settlement report', () => {
     const completed = current.filter((s) => s.status === 'COMPLETED');
     const match = (m: string) => completed.filter((s) => s.aeob_match?.match_status === m);
     expect(match('EXACT').length).toBeGreaterThan(0);
-    expect(report.reconciliation.matched).toEqual({ count: match('EXACT').length, amount: (match('EXACT').reduce((s, x) => s + c(x.total_amount), 0) / 100).toFixed(2) });
+    expect(report.reconciliation.matched).toEqual({ count: match('EXACT').length, amount: formatCents(match('EXACT').reduce((s, x) => s + c(x.total_amount), 0)) });
     expect(report.reconciliation.variance.count).toBe(1);
     expect(c(report.reconciliation.variance.items[0].variance)).toBe(c(match('VARIANCE')[0]!.aeob_match.variance));
     expect(report.reconciliation.missing_aeob.count).toBe(1);

@@ -7,6 +7,7 @@ import { countsQuery, pageQuery, readFilters, spansOf, PAGE_ROWS_SQL } from '../
 import { claimOf } from '../helpers/claims.js';
 import { call, useEngineHome } from '../helpers/engine.js';
 import { DUE_SQL } from '../../src/engine/services/progress.js';
+import { cents } from '../helpers/values.js';
 
 const home = useEngineHome(beforeEach, afterEach);
 type Body = Record<string, any>;
@@ -113,7 +114,7 @@ describe('ledger pages at any depth', () => {
         expect(item.status_progression.at(-1).status).toBe(item.status);
         const adjudicated = !['SUBMITTED', 'PROCESSING', 'PENDED', 'DENIED'].includes(item.status);
         expect(item.financial_summary.allowed_amount === null, `${item.encounter_id} ${item.status}`).toBe(!adjudicated);
-        if (adjudicated) expect(Math.round(item.financial_summary.allowed_amount * 100)).toBe(Math.round(item.financial_summary.benefit_amount * 100) + Math.round(item.financial_summary.patient_responsibility * 100));
+        if (adjudicated) expect(cents(item.financial_summary.allowed_amount)).toBe(cents(item.financial_summary.benefit_amount) + cents(item.financial_summary.patient_responsibility));
       }
     }
     // Entries still in adjudication (amounts null), adjudicated and funded were all written.

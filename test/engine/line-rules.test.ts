@@ -6,10 +6,10 @@ import { claimTemplate } from '../../src/cli/claim-template.js';
 import { databaseFile } from '../../src/engine/engine.js';
 import { claimOf, type ClaimSpec } from '../helpers/claims.js';
 import { call, useEngineHome } from '../helpers/engine.js';
+import { cents } from '../helpers/values.js';
 
 const home = useEngineHome(beforeEach, afterEach);
 const SUBMIT = '/tpa-api/v1/claims/submit/';
-const cents = (v: unknown) => Math.round((v as number) * 100);
 
 type Body = Record<string, any>;
 

@@ -2,12 +2,12 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { claimTemplate } from '../../src/cli/claim-template.js';
 import { Engine } from '../../src/engine/engine.js';
 import { call, useEngineHome } from '../helpers/engine.js';
+import { cents } from '../helpers/values.js';
 
 // Monday 2 March 2026; adjudication takes 3 s.
 const MON = '2026-03-02T10:00:00Z';
 const MON_LATER = '2026-03-02T10:00:05Z';
 const APPROVE = '/tpa-api/v1/funding/approve/';
-const cents = (v: unknown) => Math.round((v as number) * 100);
 
 const home = useEngineHome(beforeEach, afterEach);
 const at = (clock: string) => home.at(clock);

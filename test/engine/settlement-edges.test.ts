@@ -10,6 +10,7 @@ import { MIGRATIONS } from '../../src/engine/store/migrations.js';
 import { SEEDS } from '../../src/engine/store/seed.js';
 import { ConflictError } from '../../src/errors.js';
 import { call, tempDir, useEngineHome } from '../helpers/engine.js';
+import { cents } from '../helpers/values.js';
 
 // Monday 2 March 2026; adjudication takes 3 s; the transfer arrives a business day later.
 const MON = '2026-03-02T10:00:00Z';
@@ -17,7 +18,6 @@ const MON_LATER = '2026-03-02T10:00:05Z';
 const TUE_NOON = '2026-03-03T12:00:00Z';
 const WED = '2026-03-04T09:00:00Z';
 const APPROVE = '/tpa-api/v1/funding/approve/';
-const cents = (v: unknown) => Math.round((v as number) * 100);
 
 type Body = Record<string, any>;
 

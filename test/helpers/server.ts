@@ -1,31 +1,37 @@
 // Starts `tpa local serve` on a free port of 127.0.0.1 for a test, and stops it after.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { TPA_BIN, tpa } from './cli.js';
+import { readFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { until } from './barrier.js';
+import { runTpa, TPA_BIN, testEnv } from './cli.js';
 
 export interface Served {
   url: string;
   child: ChildProcess;
   stderr: () => string;
+  /**
+   * Resolves once the access log (stderr) holds every request answered so far. The server writes a
+   * line once an answer is sent, which may be after the answer arrived at the client: a marker
+   * request is sent, and its line, written after theirs, awaited. TLS servers that ask for a client
+   * certificate take PEM files for one.
+   */
+  settled(tls?: { cert: string; key: string; ca: string }): Promise<void>;
   stop(): Promise<number | null>;
 }
 
 export async function serve(home: string, args: string[] = [], env: Record<string, string> = {}): Promise<Served> {
-  const childEnv: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('TPA_')) childEnv[k] = v;
-  Object.assign(childEnv, { TPA_HOME: home, TPA_ADJUDICATION_DELAY: '0', ...env });
+  const childEnv = testEnv({ home, env });
   const child = spawn(process.execPath, [TPA_BIN, 'local', 'serve', '--port', '0', '--host', '127.0.0.1', ...args], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  // However long it takes to start: the test's own timeout is the bound.
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`tpa local serve did not start: ${stderr}`)), 15_000);
     child.stdout!.setEncoding('utf8').on('data', (d: string) => {
       stdout += d;
       const line = stdout.split('\n')[0];
-      if (stdout.includes('\n') && line) {
-        clearTimeout(timer);
-        resolve(line.trim());
-      }
+      if (stdout.includes('\n') && line) resolve(line.trim());
     });
     child.on('exit', (code) => reject(new Error(`tpa local serve exited ${code}: ${stderr}`)));
   });
@@ -33,10 +39,26 @@ export async function serve(home: string, args: string[] = [], env: Record<strin
     url,
     child,
     stderr: () => stderr,
+    async settled(tls) {
+      const marker = `/settled-${Math.random().toString(36).slice(2)}`;
+      await new Promise<void>((resolve, reject) => {
+        const done = (res: import('node:http').IncomingMessage) => {
+          res.resume();
+          res.on('end', resolve);
+        };
+        const req = url.startsWith('https:')
+          ? httpsRequest(`${url}${marker}`, { agent: false, ...(tls ? { cert: readFileSync(tls.cert), key: readFileSync(tls.key), ca: readFileSync(tls.ca) } : { rejectUnauthorized: false }) }, done)
+          : httpRequest(`${url}${marker}`, { agent: false }, done);
+        req.on('error', reject);
+        req.end();
+      });
+      await until(() => stderr.includes(`GET ${marker} `));
+    },
     stop: () =>
       new Promise((resolve) => {
         if (child.exitCode !== null) return resolve(child.exitCode);
-        const kill = setTimeout(() => child.kill('SIGKILL'), 5000);
+        // Only for a server that hangs on SIGTERM.
+        const kill = setTimeout(() => child.kill('SIGKILL'), 120_000);
         child.once('exit', (code) => {
           clearTimeout(kill);
           resolve(code);
@@ -48,7 +70,7 @@ export async function serve(home: string, args: string[] = [], env: Record<strin
 
 /** A new API key from `tpa local keys create`. */
 export async function createKey(home: string, ...args: string[]): Promise<string> {
-  const r = await tpa(['local', 'keys', 'create', ...args], { home });
+  const r = await runTpa(['local', 'keys', 'create', ...args], { home });
   if (r.code !== 0) throw new Error(`keys create failed: ${r.stderr}`);
   return r.stdout.trim();
 }
@@ -56,7 +78,7 @@ export async function createKey(home: string, ...args: string[]): Promise<string
 /** Logs a profile named `sandbox` in to the server with a new key; returns the key. */
 export async function login(home: string, url: string): Promise<string> {
   const key = await createKey(home);
-  const r = await tpa(['auth', 'login', '--env', 'sandbox', '--base-url', url, '--with-key-stdin'], { home, input: key });
+  const r = await runTpa(['auth', 'login', '--env', 'sandbox', '--base-url', url, '--with-key-stdin'], { home, input: key });
   if (r.code !== 0) throw new Error(`auth login failed: ${r.stderr}`);
   return key;
 }

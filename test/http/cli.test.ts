@@ -5,11 +5,10 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/engine.js';
-import { TPA_BIN, tpa, type RunResult } from '../helpers/cli.js';
-
-/** The parent's environment without its tpa settings. */
-const cleanEnv = () => Object.fromEntries(Object.entries(process.env).filter(([k, v]) => v !== undefined && !k.startsWith('TPA_'))) as Record<string, string>;
+import { runTpa, testEnv, TPA_BIN, type RunResult } from '../helpers/cli.js';
 import { createKey, login, serve, type Served } from '../helpers/server.js';
+import { cents } from '../helpers/values.js';
+import { formatCents } from '../../src/domain/money.js';
 
 const CLOCK = '2026-03-02T10:00:00Z';
 
@@ -35,13 +34,13 @@ beforeAll(async () => {
   const a = tempDir();
   const b = tempDir();
   // Both engines start from the same stored clock, so dates in the output agree.
-  for (const dir of [a.dir, b.dir]) await tpa(['local', 'clock', 'set', CLOCK], { home: dir });
+  for (const dir of [a.dir, b.dir]) await runTpa(['local', 'clock', 'set', CLOCK], { home: dir });
   // Rate windows on the engine clock, which stays frozen unless a test moves it: a window ends when
   // a test says so, not when a slow machine lets real time run out.
   server = await serve(b.dir, ['--rate-window', '2s', '--rate-clock', 'engine']);
   await login(b.dir, server.url);
-  local = { home: a, run: (args, input) => tpa(args, { home: a.dir, input }) };
-  remote = { home: b, run: (args, input) => tpa(args, { home: b.dir, input, env: { TPA_PROFILE: 'sandbox' } }) };
+  local = { home: a, run: (args, input) => runTpa(args, { home: a.dir, input }) };
+  remote = { home: b, run: (args, input) => runTpa(args, { home: b.dir, input, env: { TPA_PROFILE: 'sandbox' } }) };
 });
 afterAll(async () => {
   await server.stop();
@@ -74,7 +73,7 @@ describe('the same commands over HTTP as in-process', () => {
     expect(normalize(ra.stdout)).toBe(normalize(la.stdout));
     const ids = [la, ra].map((r) => r.json<{ submission_id: string; external_claim_id: string }>());
     await local.run(['local', 'clock', 'advance', '5s']);
-    await tpa(['local', 'clock', 'advance', '5s'], { home: remote.home.dir });
+    await runTpa(['local', 'clock', 'advance', '5s'], { home: remote.home.dir });
     const polls = await Promise.all([local.run(['claim', 'poll', ids[0]!.submission_id, '--raw']), remote.run(['claim', 'poll', ids[1]!.submission_id, '--raw'])]);
     expect(polls.map((p) => p.code)).toEqual([0, 0]);
     expect(normalize(polls[1].stdout)).toBe(normalize(polls[0].stdout));
@@ -117,7 +116,7 @@ describe('the same commands over HTTP as in-process', () => {
 
   it('a key without the scope exits 5 naming the scope', async () => {
     const narrow = await createKey(remote.home.dir, '--scopes', 'contract_lookup');
-    const r = await tpa(['ledger', 'list', '-o', 'table'], { home: remote.home.dir, env: { TPA_PROFILE: 'sandbox', TPA_API_KEY: narrow } });
+    const r = await runTpa(['ledger', 'list', '-o', 'table'], { home: remote.home.dir, env: { TPA_PROFILE: 'sandbox', TPA_API_KEY: narrow } });
     expect(r.code).toBe(5);
     expect(r.stderr).toMatch(/needs the ledger_access scope/);
   });
@@ -130,26 +129,26 @@ describe('the same commands over HTTP as in-process', () => {
   });
 
   it('auth login refuses a malformed key and one the service does not know, saving nothing', async () => {
-    const bad = await tpa(['auth', 'login', '--env', 'sandbox', '--base-url', server.url, '--with-key-stdin', '-p', 'other'], { home: remote.home.dir, input: 'sk_sand_short' });
+    const bad = await runTpa(['auth', 'login', '--env', 'sandbox', '--base-url', server.url, '--with-key-stdin', '-p', 'other'], { home: remote.home.dir, input: 'sk_sand_short' });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/64 characters/);
-    const unknown = await tpa(['auth', 'login', '--env', 'sandbox', '--base-url', server.url, '--with-key-stdin', '-p', 'other'], { home: remote.home.dir, input: `sk_sand_${'a'.repeat(56)}` });
+    const unknown = await runTpa(['auth', 'login', '--env', 'sandbox', '--base-url', server.url, '--with-key-stdin', '-p', 'other'], { home: remote.home.dir, input: `sk_sand_${'a'.repeat(56)}` });
     expect(unknown.code).toBe(5);
-    expect((await tpa(['health', '-p', 'other'], { home: remote.home.dir })).code).toBe(2);
+    expect((await runTpa(['health', '-p', 'other'], { home: remote.home.dir })).code).toBe(2);
   });
 
   it('refuses what would leak or break a credential: a malformed TPA_API_KEY, plain http to another host, a fund release by tpa api without --yes', async () => {
     // A well-formed key the service does not know: refused with exit 5, and not echoed back.
     const unknownKey = `sk_sand_${'Z'.repeat(52)}Q7x9`;
-    const bad = await tpa(['health', '-o', 'table'], { home: remote.home.dir, env: { TPA_PROFILE: 'sandbox', TPA_API_KEY: unknownKey } });
+    const bad = await runTpa(['health', '-o', 'table'], { home: remote.home.dir, env: { TPA_PROFILE: 'sandbox', TPA_API_KEY: unknownKey } });
     expect(bad.code).toBe(5);
     expect(bad.stderr).toMatch(/invalid or expired/);
     expect(bad.stderr + bad.stdout).not.toContain(unknownKey.slice(8));
-    const broken = await tpa(['health', '-o', 'table'], { home: remote.home.dir, env: { TPA_PROFILE: 'sandbox', TPA_API_KEY: 'mysecret_password_x' } });
+    const broken = await runTpa(['health', '-o', 'table'], { home: remote.home.dir, env: { TPA_PROFILE: 'sandbox', TPA_API_KEY: 'mysecret_password_x' } });
     expect(broken.code).toBe(5);
     expect(broken.stderr).toMatch(/TPA_API_KEY is not an API key/);
     expect(broken.stderr).not.toContain('mysecret_password_x');
-    const plain = await tpa(['auth', 'login', '--env', 'sandbox', '--base-url', 'http://tpa.example', '--with-key-stdin', '-p', 'plain'], { home: remote.home.dir, input: await createKey(remote.home.dir) });
+    const plain = await runTpa(['auth', 'login', '--env', 'sandbox', '--base-url', 'http://tpa.example', '--with-key-stdin', '-p', 'plain'], { home: remote.home.dir, input: await createKey(remote.home.dir) });
     expect(plain.code).toBe(2);
     expect(plain.stderr).toMatch(/only over https/);
     const raw = await remote.run(['api', 'POST', '/tpa-api/v1/funding/approve/?x=1', '-d', JSON.stringify({ encounter_id: 'enc_none', amount: 1, authorization_code: 'A' })]);
@@ -160,7 +159,7 @@ describe('the same commands over HTTP as in-process', () => {
   it('a config file that is not an object is a clear usage error', async () => {
     const dir = tempDir();
     writeFileSync(join(dir.dir, 'config.json'), 'null');
-    const r = await tpa(['config', 'list', '-o', 'table'], { home: dir.dir });
+    const r = await runTpa(['config', 'list', '-o', 'table'], { home: dir.dir });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/is not a JSON object; fix it or remove it/);
     dir.remove();
@@ -171,7 +170,7 @@ describe('the same commands over HTTP as in-process', () => {
     const key = await createKey(dir.dir);
     const profile = join(dir.dir, 'config.json');
     writeFileSync(profile, JSON.stringify({ profiles: { gone: { env: 'sandbox', base_url: 'http://127.0.0.1:9' } } }));
-    const r = await tpa(['health', '-p', 'gone', '-o', 'table'], { home: dir.dir, env: { TPA_API_KEY: key } });
+    const r = await runTpa(['health', '-p', 'gone', '-o', 'table'], { home: dir.dir, env: { TPA_API_KEY: key } });
     expect(r.code).toBe(8);
     expect(r.stderr).toMatch(/connection refused/);
     dir.remove();
@@ -180,7 +179,7 @@ describe('the same commands over HTTP as in-process', () => {
   it('waits out a 429 on the 11th approval in the window, saying how long, then succeeds', async () => {
     const claim = (await remote.run(['claim', 'template', '--patient', 'MBR-1003', '--cpt', '43235', '--service-date', '2026-03-02'])).stdout;
     const ack = (await remote.run(['claim', 'submit', '-'], claim)).json<{ submission_id: string; external_claim_id: string }>();
-    await tpa(['local', 'clock', 'advance', '5s'], { home: remote.home.dir });
+    await runTpa(['local', 'clock', 'advance', '5s'], { home: remote.home.dir });
     const benefit = (await remote.run(['claim', 'poll', ack.submission_id])).json<{ adjudication: { benefit_amount: number } }>().adjudication.benefit_amount;
     expect(benefit).toBeGreaterThan(0);
     // Ten approvals in this window with the profile's key (unknown encounter: refused, but counted).
@@ -189,8 +188,8 @@ describe('the same commands over HTTP as in-process', () => {
       await fetch(`${server.url}/tpa-api/v1/funding/approve/`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify({ encounter_id: 'enc_none', amount: 1, authorization_code: 'A' }) });
     }
     // The eleventh, by the CLI, is refused and waits; once it says so, the test ends the window.
-    const child = spawn(process.execPath, [TPA_BIN, 'fund', 'approve', ack.external_claim_id, '--amount', benefit.toFixed(2), '--auth-code', 'AUTH-RL-1', '--yes'], {
-      env: { ...cleanEnv(), TPA_HOME: remote.home.dir, TPA_PROFILE: 'sandbox', TPA_KEYRING: 'off' },
+    const child = spawn(process.execPath, [TPA_BIN, 'fund', 'approve', ack.external_claim_id, '--amount', formatCents(cents(benefit)), '--auth-code', 'AUTH-RL-1', '--yes'], {
+      env: testEnv({ home: remote.home.dir, env: { TPA_PROFILE: 'sandbox' } }),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -205,7 +204,7 @@ describe('the same commands over HTTP as in-process', () => {
     const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
     await Promise.race([waiting, exited]);
     expect(stderr).toMatch(/rate limited: waiting \d+\.\ds before trying again/);
-    await tpa(['local', 'clock', 'advance', '1m'], { home: remote.home.dir });
+    await runTpa(['local', 'clock', 'advance', '1m'], { home: remote.home.dir });
     expect(await exited, stderr).toBe(0);
     expect(JSON.parse(stdout)).toMatchObject({ status: 'APPROVED' });
   });

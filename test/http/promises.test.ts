@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/engine.js';
-import { tpa } from '../helpers/cli.js';
+import { runTpa } from '../helpers/cli.js';
 import { createKey, serve, type Served } from '../helpers/server.js';
 
 let home: ReturnType<typeof tempDir>;
@@ -13,7 +13,7 @@ let server: Served;
 beforeAll(async () => {
   home = tempDir();
   // Rate windows on the frozen engine clock: a window ends when a test moves the clock.
-  await tpa(['local', 'clock', 'set', '2026-03-02T10:00:00Z'], { home: home.dir });
+  await runTpa(['local', 'clock', 'set', '2026-03-02T10:00:00Z'], { home: home.dir });
   server = await serve(home.dir, ['--rate-clock', 'engine']);
 });
 afterAll(async () => {
@@ -34,7 +34,7 @@ describe('the staging tier (SPEC.md "Limits")', () => {
     const refused = await health(key);
     expect(refused.status).toBe(429);
     expect(((await refused.json()) as { message: string }).message).toMatch(/200 requests per minute for the tier/);
-    await tpa(['local', 'clock', 'advance', '61s'], { home: home.dir });
+    await runTpa(['local', 'clock', 'advance', '61s'], { home: home.dir });
     expect((await health(key)).status).toBe(200);
   });
 
@@ -51,10 +51,10 @@ describe('the staging tier (SPEC.md "Limits")', () => {
     });
     const send = () => fetch(`${server.url}${path}`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body });
     // Until the server has the twenty in flight, one more is admitted; from then on it is refused.
+    // However long the twenty take to arrive, the test's own timeout is the only bound.
     let extra = await send();
-    for (const until = Date.now() + 10_000; extra.status !== 429 && Date.now() < until; ) {
+    while (extra.status !== 429) {
       expect(extra.status).toBe(200);
-      await new Promise((r) => setTimeout(r, 10));
       extra = await send();
     }
     expect(extra.status).toBe(429);
@@ -78,9 +78,9 @@ describe('the staging tier (SPEC.md "Limits")', () => {
 describe('tpa auth rotate with TPA_API_KEY set', () => {
   it('prints the new key once on stdout and saves it nowhere; both keys work during the overlap', async () => {
     const old = await createKey(home.dir);
-    const login = await tpa(['auth', 'login', '--env', 'sandbox', '--base-url', server.url, '--with-key-stdin', '-p', 'envkey'], { home: home.dir, input: await createKey(home.dir) });
+    const login = await runTpa(['auth', 'login', '--env', 'sandbox', '--base-url', server.url, '--with-key-stdin', '-p', 'envkey'], { home: home.dir, input: await createKey(home.dir) });
     expect(login.code, login.stderr).toBe(0);
-    const r = await tpa(['auth', 'rotate', '-p', 'envkey'], { home: home.dir, env: { TPA_API_KEY: old } });
+    const r = await runTpa(['auth', 'rotate', '-p', 'envkey'], { home: home.dir, env: { TPA_API_KEY: old } });
     expect(r.code, r.stderr).toBe(0);
     const fresh = /sk_sand_[A-Za-z0-9]{56}/.exec(r.stdout)?.[0];
     expect(fresh).toBeDefined();

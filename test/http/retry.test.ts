@@ -1,12 +1,13 @@
 // The retry rules over real HTTP (DESIGN.md section 3; README "Sandbox triggers"): `tpa local serve`
 // injects the faults TPA_FAULT names (a 5xx, a connection dropped before or after the work, a slow
-// answer), and the CLI, as a real process, resends what is safe to resend and nothing else.
+// answer), and the CLI resends what is safe to resend and nothing else.
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/engine.js';
-import { tpa } from '../helpers/cli.js';
+import { runTpa } from '../helpers/cli.js';
+import { adjudicatedEncounter } from '../helpers/encounters.js';
 import { login, serve, type Served } from '../helpers/server.js';
 
 let home: ReturnType<typeof tempDir>;
@@ -20,14 +21,16 @@ afterEach(async () => {
   home.remove();
 });
 
-const run = (args: string[], env: Record<string, string> = {}, input?: string) => tpa(args, { home: home.dir, input, env: { TPA_PROFILE: 'sandbox', ...env } });
-/** The server's access-log lines for a method and path part, as "METHOD path status". */
-const served = (part: string) =>
-  server!
+const run = (args: string[], env: Record<string, string> = {}, input?: string) => runTpa(args, { home: home.dir, input, env: { TPA_PROFILE: 'sandbox', ...env } });
+/** The server's access-log lines for a method and path part, as "METHOD path status", once the log holds every answer sent. */
+async function served(part: string): Promise<string[]> {
+  await server!.settled();
+  return server!
     .stderr()
     .split('\n')
     .map((l) => /^\S+ (\S+ \S+ (?:\d{3}|connection dropped.*))/.exec(l)?.[1])
     .filter((l): l is string => l !== undefined && l.includes(part));
+}
 
 async function start(fault: string, args: string[] = []): Promise<void> {
   server = await serve(home.dir, args, { TPA_FAULT: fault });
@@ -35,14 +38,7 @@ async function start(fault: string, args: string[] = []): Promise<void> {
 }
 
 /** An adjudicated encounter (benefit 2,280.00), submitted over the wire. */
-async function encounter(): Promise<string> {
-  const claim = (await run(['claim', 'template', '--type', 'institutional'])).stdout;
-  const file = join(home.dir, 'claim.json');
-  writeFileSync(file, claim);
-  const ack = (await run(['claim', 'submit', file])).json<{ submission_id: string; external_claim_id: string }>();
-  expect((await run(['claim', 'poll', ack.submission_id, '--wait'])).code).toBe(0);
-  return ack.external_claim_id;
-}
+const encounter = async () => (await adjudicatedEncounter(run, home.dir)).id;
 
 describe('over HTTP, the CLI resends what is safe to resend', () => {
   it('a read answered 503 is tried again and succeeds', async () => {
@@ -50,7 +46,7 @@ describe('over HTTP, the CLI resends what is safe to resend', () => {
     const r = await run(['ledger', 'list']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/server error 503: waiting \d+\.\ds before trying again \(2 of 4\)/);
-    expect(served('/ledger/entries/')).toEqual(['GET /tpa-api/v1/ledger/entries/ 503', 'GET /tpa-api/v1/ledger/entries/ 200']);
+    expect(await served('/ledger/entries/')).toEqual(['GET /tpa-api/v1/ledger/entries/ 503', 'GET /tpa-api/v1/ledger/entries/ 200']);
   });
 
   it('a claim whose answer was lost after the work is sent again with the same Idempotency-Key: one claim', async () => {
@@ -60,7 +56,7 @@ describe('over HTTP, the CLI resends what is safe to resend', () => {
     expect(r.code, r.stderr).toBe(0);
     const keys = [...r.stderr.matchAll(/→ POST \/tpa-api\/v1\/claims\/submit\/ \(Idempotency-Key: (\S+)\)/g)].map((m) => m[1]);
     expect(r.stderr).toMatch(/the connection was reset|socket hang up|ECONNRESET/i);
-    expect(served('/claims/submit/')).toEqual(['POST /tpa-api/v1/claims/submit/ connection dropped (TPA_FAULT lose-response)', 'POST /tpa-api/v1/claims/submit/ 201']);
+    expect(await served('/claims/submit/')).toEqual(['POST /tpa-api/v1/claims/submit/ connection dropped (TPA_FAULT lose-response)', 'POST /tpa-api/v1/claims/submit/ 201']);
     // The client sends once per try, with one key; the engine answered the second from its record.
     expect(keys.length).toBe(1);
     expect((await run(['ledger', 'list'])).json<{ count: number }>().count).toBe(1);
@@ -70,11 +66,11 @@ describe('over HTTP, the CLI resends what is safe to resend', () => {
     await start('slow-1500*1:/ledger/entries/');
     const r = await run(['ledger', 'list']);
     expect(r.code, r.stderr).toBe(0);
-    expect(served('/ledger/entries/')).toEqual(['GET /tpa-api/v1/ledger/entries/ 200']);
+    expect(await served('/ledger/entries/')).toEqual(['GET /tpa-api/v1/ledger/entries/ 200']);
   });
 
   it('exits 6 after the retries when the limit does not reset (the window is on a frozen engine clock)', async () => {
-    await tpa(['local', 'clock', 'set', '2026-03-02T10:00:00Z'], { home: home.dir });
+    await runTpa(['local', 'clock', 'set', '2026-03-02T10:00:00Z'], { home: home.dir });
     await start('', ['--rate-window', '1s', '--rate-clock', 'engine']);
     const key = (await run(['auth', 'status'])).json<{ credential: { key: string } }>();
     expect(key.credential.key).toMatch(/^sk_sand_…/);
@@ -94,7 +90,7 @@ describe('over HTTP, a fund release is never resent', () => {
     const r = await run(['fund', 'approve', id, '--amount', '2280', '--auth-code', 'A-503', '--yes']);
     expect(r.code).toBe(8);
     expect(r.stderr).toMatch(/did not happen: the ledger has no fund release/);
-    expect(served('/funding/approve/')).toEqual(['POST /tpa-api/v1/funding/approve/ 503']);
+    expect(await served('/funding/approve/')).toEqual(['POST /tpa-api/v1/funding/approve/ 503']);
     expect((await run(['settlement', 'show', id])).code).toBe(7);
   });
 
@@ -104,7 +100,7 @@ describe('over HTTP, a fund release is never resent', () => {
     const r = await run(['fund', 'approve', id, '--amount', '2280', '--auth-code', 'A-LOST', '--yes']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/the approval did happen/);
-    expect(served('/funding/approve/')).toEqual(['POST /tpa-api/v1/funding/approve/ connection dropped (TPA_FAULT lose-response)']);
+    expect(await served('/funding/approve/')).toEqual(['POST /tpa-api/v1/funding/approve/ connection dropped (TPA_FAULT lose-response)']);
     const ledger = (await run(['ledger', 'show', id])).json<{ entries: { type: string; reference?: string }[] }>();
     expect(ledger.entries.filter((e) => e.type === 'FUNDING_APPROVED').map((e) => e.reference)).toEqual(['A-LOST']);
   });
@@ -115,7 +111,7 @@ describe('over HTTP, a fund release is never resent', () => {
     const r = await run(['fund', 'approve', id, '--amount', '2280', '--auth-code', 'A-MINE', '--yes']);
     expect(r.code).toBe(4);
     expect(r.stderr).toMatch(/was funded by another approval \(authorization ELSEWHERE-A-MINE\), not by this request/);
-    expect(served('/funding/approve/')).toHaveLength(1);
+    expect(await served('/funding/approve/')).toHaveLength(1);
     const ledger = (await run(['ledger', 'show', id])).json<{ entries: { type: string; reference?: string }[] }>();
     expect(ledger.entries.filter((e) => e.type === 'FUNDING_APPROVED').map((e) => e.reference)).toEqual(['ELSEWHERE-A-MINE']);
   });
@@ -127,9 +123,9 @@ describe('over TLS', () => {
     try {
       execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'key.pem', '-out', 'cert.pem', '-days', '2', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { cwd: certs.dir, stdio: 'ignore' });
       server = await serve(home.dir, ['--tls-cert', join(certs.dir, 'cert.pem'), '--tls-key', join(certs.dir, 'key.pem')]);
-      const key = (await tpa(['local', 'keys', 'create'], { home: home.dir })).stdout.trim();
+      const key = (await runTpa(['local', 'keys', 'create'], { home: home.dir })).stdout.trim();
       writeFileSync(join(home.dir, 'config.json'), JSON.stringify({ profiles: { tls: { env: 'sandbox', base_url: server.url } } }));
-      const r = await tpa(['ledger', 'list', '-p', 'tls', '--debug', '-o', 'table'], { home: home.dir, env: { TPA_API_KEY: key } });
+      const r = await runTpa(['ledger', 'list', '-p', 'tls', '--debug', '-o', 'table'], { home: home.dir, env: { TPA_API_KEY: key } });
       expect(r.code).toBe(8);
       expect(r.stderr).toMatch(/TLS certificate is not trusted/);
       expect(r.stderr.match(/\[debug\] GET https:\/\/127\.0\.0\.1:\d+\/tpa-api\/v1\/ledger\/entries\//g)).toHaveLength(1);

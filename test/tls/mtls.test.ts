@@ -2,13 +2,11 @@
 // server and client certificates made here with openssl, on 127.0.0.1 only.
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/engine.js';
-import { tpa } from '../helpers/cli.js';
+import { runTpa } from '../helpers/cli.js';
 import { createKey, serve, type Served } from '../helpers/server.js';
-import { until } from '../helpers/barrier.js';
 
 let certs: ReturnType<typeof tempDir>;
 let home: ReturnType<typeof tempDir>;
@@ -45,26 +43,10 @@ afterAll(async () => {
   certs.remove();
 });
 
-const run = (args: string[], input?: string, env: Record<string, string> = {}) => tpa(args, { home: home.dir, input, env });
+const run = (args: string[], input?: string, env: Record<string, string> = {}) => runTpa(args, { home: home.dir, input, env });
 const login = (profile: string, cert: string, key: string, extra: string[] = [], input?: string) =>
   run(['auth', 'login', '--env', 'production', '-p', profile, '--base-url', server.url, '--client-id', 'acme-tpa', '--cert', f(cert), '--key', f(key), '--ca', f('ca.pem'), ...extra], input);
-/**
- * Waits until the server's log holds every request answered so far: it writes a line once an answer
- * is sent, which may be after the client is done. Lines come in the order answers finish, so once
- * the line of a request sent now appears, those of every earlier request are there.
- */
-async function settled(): Promise<void> {
-  const marker = `/settled-${Math.random().toString(36).slice(2)}`;
-  await new Promise<void>((resolve, reject) => {
-    const req = httpsRequest(`${server.url}${marker}`, { cert: readFileSync(f('client.pem')), key: readFileSync(f('client-key.pem')), ca: readFileSync(f('ca.pem')), agent: false }, (res) => {
-      res.resume();
-      res.on('end', resolve);
-    });
-    req.on('error', reject);
-    req.end();
-  });
-  await until(() => server.stderr().includes(`GET ${marker} `));
-}
+const settled = () => server.settled({ cert: f('client.pem'), key: f('client-key.pem'), ca: f('ca.pem') });
 const tokenRequests = () => (server.stderr().match(/POST \/oauth2\/token 200/g) ?? []).length;
 const secrets = () => (JSON.parse(readFileSync(join(home.dir, 'credentials.json'), 'utf8')) as { secrets: Record<string, string> }).secrets;
 
@@ -137,7 +119,7 @@ describe('production: OAuth 2.0 client credentials over mutual TLS', () => {
 
   it('an encrypted client key: a wrong passphrase fails (exit 5), the right one is kept for later commands', async () => {
     const wrong = await login('enc', 'client.pem', 'client-key-enc.pem', ['--passphrase-stdin'], 'not-it\n');
-    expect(wrong.code).toBe(5);
+    expect(wrong.code, wrong.stderr).toBe(5);
     expect(wrong.stderr).toMatch(/passphrase of the client key is wrong/);
     const right = await login('enc', 'client.pem', 'client-key-enc.pem', ['--passphrase-stdin'], 's3cret-phrase\n');
     expect(right.code, right.stderr).toBe(0);
@@ -150,12 +132,12 @@ describe('production: OAuth 2.0 client credentials over mutual TLS', () => {
     const legacy = await serve(legacyHome.dir, ['--tls-cert', f('server.pem'), '--tls-key', f('server-key.pem'), '--client-ca', f('ca.pem'), '--tls-max-version', '1.2']);
     try {
     const args = ['auth', 'login', '--env', 'production', '--base-url', legacy.url, '--client-id', 'acme-tpa', '--cert', f('client.pem'), '--key', f('client-key.pem'), '--ca', f('ca.pem')];
-    const modern = await tpa(args, { home: legacyHome.dir });
+    const modern = await runTpa(args, { home: legacyHome.dir });
     expect(modern.code).toBe(8);
     expect(modern.stderr).toMatch(/TLS handshake/);
-    const allowed = await tpa([...args, '--legacy-tls'], { home: legacyHome.dir });
+    const allowed = await runTpa([...args, '--legacy-tls'], { home: legacyHome.dir });
     expect(allowed.code, allowed.stderr).toBe(0);
-    expect((await tpa(['config', 'get', 'profiles.production.legacy_tls'], { home: legacyHome.dir })).json()).toMatchObject({ value: true });
+    expect((await runTpa(['config', 'get', 'profiles.production.legacy_tls'], { home: legacyHome.dir })).json()).toMatchObject({ value: true });
     } finally {
       await legacy.stop();
       legacyHome.remove();

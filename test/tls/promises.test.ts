@@ -6,7 +6,7 @@ import { request } from 'node:https';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/engine.js';
-import { tpa } from '../helpers/cli.js';
+import { runTpa } from '../helpers/cli.js';
 import { TestCa } from '../helpers/certs.js';
 import { createKey, serve, type Served } from '../helpers/server.js';
 
@@ -24,7 +24,7 @@ beforeAll(async () => {
   ca.server();
   ca.client('client');
   // Rate windows on the frozen engine clock: the token endpoint's window ends only when a test says.
-  await tpa(['local', 'clock', 'set', '2026-03-02T10:00:00Z'], { home: home.dir });
+  await runTpa(['local', 'clock', 'set', '2026-03-02T10:00:00Z'], { home: home.dir });
   const tlsArgs = ['--tls-cert', f('server.pem'), '--tls-key', f('server-key.pem')];
   mtls = await serve(home.dir, [...tlsArgs, '--client-ca', f('ca.pem'), '--rate-clock', 'engine']);
   plain = await serve(home.dir, tlsArgs);
@@ -36,8 +36,12 @@ afterAll(async () => {
   certs.remove();
 });
 
-const run = (args: string[], env: Record<string, string> = {}) => tpa(args, { home: home.dir, env });
-const tokenRequests = () => (mtls.stderr().match(/POST \/oauth2\/token 200/g) ?? []).length;
+const run = (args: string[], env: Record<string, string> = {}) => runTpa(args, { home: home.dir, env });
+/** Token requests the mTLS server has answered, once its log holds every answer sent. */
+const tokenRequests = async () => {
+  await mtls.settled({ cert: f('client.pem'), key: f('client-key.pem'), ca: f('ca.pem') });
+  return (mtls.stderr().match(/POST \/oauth2\/token 200/g) ?? []).length;
+};
 const credentials = () => JSON.parse(readFileSync(join(home.dir, 'credentials.json'), 'utf8')) as { secrets: Record<string, string> };
 
 /** Sets the expiry of the cached access token of a profile, as if it had been issued earlier. */
@@ -52,13 +56,13 @@ describe('the OAuth access token', () => {
   it('is renewed before use once it has less than five minutes left, and reused while it has more', async () => {
     const login = await run(['auth', 'login', '--env', 'production', '-p', 'early', '--base-url', mtls.url, '--client-id', 'acme-tpa', '--cert', f('client.pem'), '--key', f('client-key.pem'), '--ca', f('ca.pem')]);
     expect(login.code, login.stderr).toBe(0);
-    const issued = tokenRequests();
+    const issued = await tokenRequests();
     expireCachedTokenIn('early', 6 * 60_000);
     expect((await run(['health', '-p', 'early'])).code).toBe(0);
-    expect(tokenRequests()).toBe(issued);
+    expect(await tokenRequests()).toBe(issued);
     expireCachedTokenIn('early', 4 * 60_000);
     expect((await run(['health', '-p', 'early'])).code).toBe(0);
-    expect(tokenRequests()).toBe(issued + 1);
+    expect(await tokenRequests()).toBe(issued + 1);
     // Renewed before it was sent: the service never saw it refused.
     expect(mtls.stderr()).not.toMatch(/GET \/tpa-api\/v1\/health 401/);
     const cached = JSON.parse(credentials().secrets['token:early']!) as { expires_at: number };

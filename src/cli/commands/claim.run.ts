@@ -150,7 +150,7 @@ export const submit: Handler = async (ctx, _args, opts, cmd) => {
       const { checkPaths, claimTexts, countClaims } = await import('../claim-sources.js');
       checkPaths(paths, ctx.io.stdinIsTTY);
       const notes: string[] = [];
-      const claims = claimTexts(paths, () => process.stdin, (message) => notes.push(message));
+      const claims = claimTexts(paths, () => ctx.io.stdinStream(), (message) => notes.push(message));
       // One claim behaves as it always has; more than one (or a --journal) is a batch.
       const first = await claims.next();
       const second = first.done || opts.journal !== undefined ? undefined : await claims.next();

@@ -1,0 +1,25 @@
+// Reading what tpa printed: NDJSON lines, and amounts as integer cents (never floats).
+import { jsonNumberToCents, parseCents } from '../../src/domain/money.js';
+
+type Row = Record<string, any>;
+
+/** The objects of NDJSON text, one a line (blank lines skipped). */
+export function ndjson<T = Row>(text: string): T[] {
+  return text
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as T);
+}
+
+/**
+ * An amount as integer cents: a JSON number in USD (2280.5) or decimal text ("2280.50"). Anything
+ * else, or a number with more than two decimals, fails the test rather than being rounded away.
+ */
+export function cents(amount: unknown): number {
+  // Negative amounts (a variance, a refund) carry their sign; the parsers take magnitudes.
+  if (typeof amount === 'number' && amount < 0) return -cents(-amount);
+  if (typeof amount === 'string' && amount.trim().startsWith('-')) return -cents(amount.trim().slice(1));
+  const value = typeof amount === 'string' ? parseCents(amount) : jsonNumberToCents(amount);
+  if (value === undefined) throw new Error(`not an amount in cents: ${JSON.stringify(amount)}`);
+  return value;
+}
