@@ -60,7 +60,7 @@ export class TokenSource {
         tls: tlsOptions(this.o.tls),
       });
     } catch (err) {
-      const tls = tlsError(err as ExchangeError, url, true);
+      const tls = tlsError(err as ExchangeError, url, true, Boolean(this.o.tls.passphrase));
       if (tls) throw tls;
       throw new NetworkError(`cannot reach ${url}: ${(err as Error).message}`);
     }
