@@ -68,9 +68,11 @@ async function abuse(port, pid, page, kinds) {
   // server much above that.
   for (const [, make] of kinds) await raw(port, make());
   const normalUntil = performance.now() + 1000;
-  await Promise.all(Array.from({ length: 50 }, async () => {
-    while (performance.now() < normalUntil) await raw(port, [page]);
-  }));
+  await Promise.all(
+    Array.from({ length: 50 }, async () => {
+      while (performance.now() < normalUntil) await raw(port, [page]);
+    }),
+  );
   const before = pid ? rssOf(pid) : 0;
   const statuses = new Map();
   let fiveXX = 0;
@@ -135,19 +137,33 @@ try {
   const kinds = [
     ['a bad request line', () => ['GARBAGE / NOT-HTTP\r\n\r\n']],
     ['huge headers', () => [`GET /tpa-api/v1/health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(64 * 1024)}\r\n\r\n`]],
-    ['invalid JSON', () => [`POST /tpa-api/v1/contract-lookup/blind/ HTTP/1.1\r\nHost: x\r\n${key}Content-Type: application/json\r\nContent-Length: 9\r\n\r\n{"npi": }`]],
+    [
+      'invalid JSON',
+      () => [`POST /tpa-api/v1/contract-lookup/blind/ HTTP/1.1\r\nHost: x\r\n${key}Content-Type: application/json\r\nContent-Length: 9\r\n\r\n{"npi": }`],
+    ],
     ['a wrong content type', () => [`POST /tpa-api/v1/claims/submit/ HTTP/1.1\r\nHost: x\r\n${key}Content-Type: text/plain\r\nContent-Length: 5\r\n\r\nhello`]],
-    ['a body cut short', () => [`POST /tpa-api/v1/claims/submit/ HTTP/1.1\r\nHost: x\r\n${key}Content-Type: application/fhir+json\r\nContent-Length: 5000\r\n\r\n{"resourceType":`]],
+    [
+      'a body cut short',
+      () => [
+        `POST /tpa-api/v1/claims/submit/ HTTP/1.1\r\nHost: x\r\n${key}Content-Type: application/fhir+json\r\nContent-Length: 5000\r\n\r\n{"resourceType":`,
+      ],
+    ],
     ['no key', () => ['GET /tpa-api/v1/ledger/entries/ HTTP/1.1\r\nHost: x\r\n\r\n']],
   ];
   const r = await abuse(port, server.pid, page, kinds);
   await server.stop();
   const bare = await bareNode(kinds);
-  console.log(`tpa local serve under abuse: ${fmt(N)} malformed requests in ${r.seconds.toFixed(1)} s, 50 slow senders, a well-formed page asked for throughout`);
+  console.log(
+    `tpa local serve under abuse: ${fmt(N)} malformed requests in ${r.seconds.toFixed(1)} s, 50 slow senders, a well-formed page asked for throughout`,
+  );
   for (const [name, codes] of r.statuses) {
     const counts = {};
     for (const c of codes) counts[c === 0 ? 'closed' : c] = (counts[c === 0 ? 'closed' : c] ?? 0) + 1;
-    console.log(`  ${name.padEnd(22)} ${Object.entries(counts).map(([k, v]) => `${k}: ${fmt(v)}`).join(', ')}`);
+    console.log(
+      `  ${name.padEnd(22)} ${Object.entries(counts)
+        .map(([k, v]) => `${k}: ${fmt(v)}`)
+        .join(', ')}`,
+    );
   }
   const results = [
     [`well-formed pages during the abuse (${fmt(r.answered)})`, `p99 ${r.p99.toFixed(1)} ms`, 'p99 < 50 ms', r.p99 < 50],
@@ -155,7 +171,9 @@ try {
     ['answers of 5xx', String(r.fiveXX), 'none', r.fiveXX === 0],
   ];
   for (const [name, value, target, ok] of results) console.log(`  ${name.padEnd(44)} ${value.padEnd(28)} target ${target}: ${ok ? 'ok' : 'MISSED'}`);
-  console.log(`  reference: a bare Node.js http server, same abuse  ${bare.before.toFixed(0)} MB → ${bare.after.toFixed(0)} MB (${(growthOf(bare) * 100).toFixed(0)}%), p99 ${bare.p99.toFixed(1)} ms`);
+  console.log(
+    `  reference: a bare Node.js http server, same abuse  ${bare.before.toFixed(0)} MB → ${bare.after.toFixed(0)} MB (${(growthOf(bare) * 100).toFixed(0)}%), p99 ${bare.p99.toFixed(1)} ms`,
+  );
   process.exitCode = results.every((x) => x[3]) ? 0 : 1;
 } finally {
   await server.stop();

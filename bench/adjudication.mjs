@@ -24,7 +24,8 @@ const CLOCK = '2026-06-01T12:00:00Z';
 if (!Number.isInteger(N) || N < 10) throw new Error(`BENCH_CLAIMS must be a whole number of at least 10 (got "${process.env.BENCH_CLAIMS}")`);
 // Distinct single-line claims from 2025-01-01 (bench/lib/ledger.mjs), 52 a day, all before the clock.
 if (N > 52 * 516) throw new Error(`BENCH_CLAIMS=${N}: at most ${52 * 516} distinct claims fit between 2025-01-01 and 2026-05-31`);
-if (!Number.isInteger(M) || M < 10 || M > INSTITUTIONAL_PER_DAY * 516) throw new Error(`BENCH_MULTI_CLAIMS must be a whole number from 10 to ${INSTITUTIONAL_PER_DAY * 516}`);
+if (!Number.isInteger(M) || M < 10 || M > INSTITUTIONAL_PER_DAY * 516)
+  throw new Error(`BENCH_MULTI_CLAIMS must be a whole number from 10 to ${INSTITUTIONAL_PER_DAY * 516}`);
 
 const { Engine, claimTemplate, work } = await loadEngine();
 try {
@@ -81,14 +82,18 @@ try {
     const fmt = (x) => Math.round(x).toLocaleString('en-US');
     console.log(`adjudication, in-process engine, ${N} single-line claims, clock ${CLOCK}, delay 0`);
     console.log(`  claims:          ${N} submitted (all 201), ${done} adjudicated (${counts.map((c) => `${c.status} ${c.n}`).join(', ')})`);
-    console.log(`  engine time:     ${seconds.toFixed(2)} s (submits plus the final completing request; body building excluded; ${wall.toFixed(2)} s wall with it)`);
+    console.log(
+      `  engine time:     ${seconds.toFixed(2)} s (submits plus the final completing request; body building excluded; ${wall.toFixed(2)} s wall with it)`,
+    );
     console.log(`  overall:         ${fmt(rate)} claims/s`);
     console.log(`  ${`first ${tenth}:`.padEnd(17)}${fmt(firstRate)} claims/s`);
     console.log(`  ${`last ${tenth}:`.padEnd(17)}${fmt(lastRate)} claims/s (${((lastRate / firstRate) * 100).toFixed(0)}% of the first)`);
     console.log(`  peak RSS:        ${rssMb.toFixed(0)} MB`);
     console.log(`  target:          ≥ ${fmt(TARGET)} claims/s (not enforced yet): ${rate >= TARGET ? 'met' : 'not met'}`);
     const ratio = floorLine('claims/s', rate, floor, FLOOR_TARGET);
-    console.log(`  one claim writes ${rowsPerUnit(single.footprint).toFixed(1)} rows, ${fmt(bytesPerUnit(single.footprint))} bytes: ${describeFootprint(single.footprint)}`);
+    console.log(
+      `  one claim writes ${rowsPerUnit(single.footprint).toFixed(1)} rows, ${fmt(bytesPerUnit(single.footprint))} bytes: ${describeFootprint(single.footprint)}`,
+    );
     console.log(`  ${ratio.detail}`);
     console.log(`  against floor:   ${ratio.text}`);
     console.log(
@@ -110,13 +115,18 @@ try {
       return Number(process.hrtime.bigint() - start) / 1e9;
     });
     const counts = multiEngine.db.prepare('SELECT status, COUNT(*) AS n FROM encounters GROUP BY status ORDER BY status').all();
-    if (counts.length !== 1 || counts[0].status !== 'ADJUDICATED' || counts[0].n !== M) throw new Error(`expected ${M} adjudicated multi-line claims, got ${counts.map((c) => `${c.status} ${c.n}`).join(', ')}`);
+    if (counts.length !== 1 || counts[0].status !== 'ADJUDICATED' || counts[0].n !== M)
+      throw new Error(`expected ${M} adjudicated multi-line claims, got ${counts.map((c) => `${c.status} ${c.n}`).join(', ')}`);
     const rate = M / seconds;
     const ratio = floorLine('claims/s', rate, floor, MULTI_FLOOR_TARGET);
     const fmt = (x) => Math.round(x).toLocaleString('en-US');
-    console.log(`adjudication, in-process engine, ${M} institutional claims of 1 to 4 lines (the template's default lines, four payees), clock ${INSTITUTIONAL_CLOCK}, delay 0`);
+    console.log(
+      `adjudication, in-process engine, ${M} institutional claims of 1 to 4 lines (the template's default lines, four payees), clock ${INSTITUTIONAL_CLOCK}, delay 0`,
+    );
     console.log(`  overall:         ${fmt(rate)} claims/s (${seconds.toFixed(2)} s, all ADJUDICATED)`);
-    console.log(`  one claim writes ${rowsPerUnit(multi.footprint).toFixed(1)} rows, ${fmt(bytesPerUnit(multi.footprint))} bytes: ${describeFootprint(multi.footprint)}`);
+    console.log(
+      `  one claim writes ${rowsPerUnit(multi.footprint).toFixed(1)} rows, ${fmt(bytesPerUnit(multi.footprint))} bytes: ${describeFootprint(multi.footprint)}`,
+    );
     console.log(`  ${ratio.detail}`);
     console.log(`  against floor:   ${ratio.text}`);
   } finally {

@@ -35,7 +35,9 @@ try {
   console.log(`claim batches: ${fmt(N)} distinct claims in one NDJSON file; payment run of ${fmt(RUN)} encounters`);
 
   // What one batch claim writes: the claim, and its Idempotency-Key with the answer to replay.
-  const footprint = claimFootprint(Engine, join(work, 'trace'), clockFor(N), (i) => claimBody(claimTemplate, i), { headers: (i) => ({ 'idempotency-key': `bench-${i}` }) });
+  const footprint = claimFootprint(Engine, join(work, 'trace'), clockFor(N), (i) => claimBody(claimTemplate, i), {
+    headers: (i) => ({ 'idempotency-key': `bench-${i}` }),
+  });
   const floors = [];
   const floor = () => floors.push(floorRate({ ...footprint, dir: work, transactions: Math.min(N, 5000) }).rate);
   floorRate({ ...footprint, dir: work, transactions: 1000 }); // warm-up
@@ -52,7 +54,12 @@ try {
   const first = await inProcessRun('local');
   const env = { ...base, TPA_HOME: join(work, 'local') };
   const rate = N / first.seconds;
-  figure(`tpa claim submit, ${fmt(N)} claims, embedded engine`, `${fmt(rate)}/s (${first.seconds.toFixed(2)} s), ${first.rssMb.toFixed(0)} MB`, '≥ 2,000/s, ≤ 100 MB', rate >= 2000 && first.rssMb <= 100);
+  figure(
+    `tpa claim submit, ${fmt(N)} claims, embedded engine`,
+    `${fmt(rate)}/s (${first.seconds.toFixed(2)} s), ${first.rssMb.toFixed(0)} MB`,
+    '≥ 2,000/s, ≤ 100 MB',
+    rate >= 2000 && first.rssMb <= 100,
+  );
 
   // Over HTTP, from local serve without rate limits, with the default concurrency.
   const served = join(work, 'served');
@@ -63,15 +70,28 @@ try {
   let http;
   let serverCpu;
   try {
-    const login = spawnSync(process.execPath, [bin, 'auth', 'login', '--env', 'sandbox', '--base-url', server.url, '--with-key-stdin'], { env: { ...base, TPA_HOME: client }, input: server.key, encoding: 'utf8' });
+    const login = spawnSync(process.execPath, [bin, 'auth', 'login', '--env', 'sandbox', '--base-url', server.url, '--with-key-stdin'], {
+      env: { ...base, TPA_HOME: client },
+      input: server.key,
+      encoding: 'utf8',
+    });
     if (login.status !== 0) throw new Error(`auth login: ${login.stderr}`);
     const cpuBefore = processCpuSeconds(server.pid);
-    http = await runCli(['claim', 'submit', file, '-o', 'ndjson', '--profile', 'sandbox', '--journal', join(work, 'http.journal')], { ...base, TPA_HOME: client }, work);
+    http = await runCli(
+      ['claim', 'submit', file, '-o', 'ndjson', '--profile', 'sandbox', '--journal', join(work, 'http.journal')],
+      { ...base, TPA_HOME: client },
+      work,
+    );
     const cpuAfter = processCpuSeconds(server.pid);
     serverCpu = cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore;
     if (http.lines !== N) throw new Error(`claim submit over HTTP printed ${http.lines} lines for ${N} claims: ${http.stderr}`);
     const httpRate = N / http.seconds;
-    figure(`tpa claim submit, ${fmt(N)} claims, local serve (concurrency 10)`, `${fmt(httpRate)}/s (${http.seconds.toFixed(2)} s), ${http.rssMb.toFixed(0)} MB`, '≥ 1,000/s', httpRate >= 1000);
+    figure(
+      `tpa claim submit, ${fmt(N)} claims, local serve (concurrency 10)`,
+      `${fmt(httpRate)}/s (${http.seconds.toFixed(2)} s), ${http.rssMb.toFixed(0)} MB`,
+      '≥ 1,000/s',
+      httpRate >= 1000,
+    );
   } finally {
     await server.stop();
   }
@@ -93,14 +113,24 @@ try {
     `  CPU a claim: in-process ${us((first.cpuSeconds + second.cpuSeconds) / 2)}; over HTTP client ${us(http.cpuSeconds)}${serverCpu === undefined ? '' : ` + server ${us(serverCpu)}`} (start-up included)`,
   );
   const inFloor = floorLine('claims/s', inProcessRate, { rate: floors.reduce((a, b) => a + b, 0) / floors.length });
-  console.log(`  in-process against floor: ${inFloor.text} (${floors.map(fmt).join(' and ')} tx/s before and after; no target: start-up, validation and the journal are in the batch's time)`);
+  console.log(
+    `  in-process against floor: ${inFloor.text} (${floors.map(fmt).join(' and ')} tx/s before and after; no target: start-up, validation and the journal are in the batch's time)`,
+  );
 
   // A payment run of 1,000 encounters, in-process, on the ledger the first batch built.
-  const dry = spawnSync(process.execPath, [bin, 'fund', 'run', '--dry-run', '--limit', String(RUN), '-o', 'json'], { env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const dry = spawnSync(process.execPath, [bin, 'fund', 'run', '--dry-run', '--limit', String(RUN), '-o', 'json'], {
+    env,
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
   if (dry.status !== 0) throw new Error(`fund run --dry-run: ${dry.stderr}`);
   const review = JSON.parse(dry.stdout);
   if (review.count !== RUN) throw new Error(`only ${review.count} encounters to fund`);
-  const run = await runCli(['fund', 'run', '--limit', String(RUN), '--auth-code-prefix', 'AUTH-BENCH', '--expect-total', review.total, '--yes', '-o', 'ndjson'], env, work);
+  const run = await runCli(
+    ['fund', 'run', '--limit', String(RUN), '--auth-code-prefix', 'AUTH-BENCH', '--expect-total', review.total, '--yes', '-o', 'ndjson'],
+    env,
+    work,
+  );
   if (run.lines !== RUN) throw new Error(`fund run printed ${run.lines} lines: ${run.stderr}`);
   figure(`tpa fund run, ${fmt(RUN)} encounters, embedded engine`, `${run.seconds.toFixed(2)} s, ${run.rssMb.toFixed(0)} MB`, '≤ 5 s', run.seconds <= 5);
 

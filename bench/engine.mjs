@@ -82,17 +82,34 @@ try {
   const firstRate = SMALL / firstPart[SMALL - 1];
   const lastRate = SMALL / (rest[LARGE - SMALL - 1] - (LARGE - 2 * SMALL > 0 ? rest[LARGE - 2 * SMALL - 1] : 0));
   const counts = engine.db.prepare('SELECT status, COUNT(*) AS n FROM encounters GROUP BY status').all();
-  if (engine.db.prepare('SELECT COUNT(*) FROM encounters WHERE completed_at IS NOT NULL').pluck().get() !== LARGE) throw new Error('not every claim was adjudicated');
+  if (engine.db.prepare('SELECT COUNT(*) FROM encounters WHERE completed_at IS NOT NULL').pluck().get() !== LARGE)
+    throw new Error('not every claim was adjudicated');
   console.log(`  ledger: ${counts.map((c) => `${c.status} ${fmt(c.n)}`).join(', ')}`);
-  figure(`claims accepted and adjudicated, in-process, over ${fmt(LARGE)}`, `${fmt(LARGE / seconds)}/s (${seconds.toFixed(1)} s)`, '≥ 5,000/s', LARGE / seconds >= 5000);
+  figure(
+    `claims accepted and adjudicated, in-process, over ${fmt(LARGE)}`,
+    `${fmt(LARGE / seconds)}/s (${seconds.toFixed(1)} s)`,
+    '≥ 5,000/s',
+    LARGE / seconds >= 5000,
+  );
   figure(`  first ${fmt(SMALL)} and last ${fmt(SMALL)}`, `${fmt(firstRate)}/s and ${fmt(lastRate)}/s`, 'last no slower than first', lastRate >= firstRate);
   const floorRatio = floorLine('claims/s', LARGE / seconds, { rate: floorTransactions / floorSeconds });
-  figure(`  against floor (${fmt(floorTransactions)} transactions in slices between the claims)`, `${Math.floor(floorRatio.percent)}% of ${fmt(floorTransactions / floorSeconds)} tx/s`, `≥ ${FLOOR_TARGET}%`, floorRatio.percent >= FLOOR_TARGET);
+  figure(
+    `  against floor (${fmt(floorTransactions)} transactions in slices between the claims)`,
+    `${Math.floor(floorRatio.percent)}% of ${fmt(floorTransactions / floorSeconds)} tx/s`,
+    `≥ ${FLOOR_TARGET}%`,
+    floorRatio.percent >= FLOOR_TARGET,
+  );
 
   // A deep page against the first one: distinct offsets, so every request runs its queries.
   const page = (offset) => {
     const start = process.hrtime.bigint();
-    const res = engine.handle({ method: 'GET', path: '/tpa-api/v1/ledger/entries/', query: new URLSearchParams({ limit: '20', offset: String(offset) }), headers: {}, body: undefined });
+    const res = engine.handle({
+      method: 'GET',
+      path: '/tpa-api/v1/ledger/entries/',
+      query: new URLSearchParams({ limit: '20', offset: String(offset) }),
+      headers: {},
+      body: undefined,
+    });
     const ms = Number(process.hrtime.bigint() - start) / 1e6;
     if (res.status !== 200 || res.body.results.length !== 20) throw new Error(`page at ${offset}: ${res.status}`);
     return ms;
@@ -106,7 +123,12 @@ try {
     deeper.push(page(deep + i));
   }
   const ratio = median(deeper) / median(shallow);
-  figure(`one ledger page at offset ${fmt(deep)} vs offset 0 (in-process)`, `${median(deeper).toFixed(3)} ms vs ${median(shallow).toFixed(3)} ms (${ratio.toFixed(2)}×)`, '≤ 2×', ratio <= 2);
+  figure(
+    `one ledger page at offset ${fmt(deep)} vs offset 0 (in-process)`,
+    `${median(deeper).toFixed(3)} ms vs ${median(shallow).toFixed(3)} ms (${ratio.toFixed(2)}×)`,
+    '≤ 2×',
+    ratio <= 2,
+  );
   engine.close();
 
   // The CLI listing, in-process, at both sizes.
@@ -120,14 +142,22 @@ try {
   }
   const nodeSeconds = median(node);
   const listing = {};
-  for (const [name, home, n] of [['10k', small, SMALL], ['large', large, LARGE]]) {
+  for (const [name, home, n] of [
+    ['10k', small, SMALL],
+    ['large', large, LARGE],
+  ]) {
     const r = await runCli(['ledger', 'list', '--all', '-o', 'ndjson'], { ...base, TPA_HOME: home });
     if (r.lines !== n) throw new Error(`ledger list --all printed ${r.lines} lines for ${n} encounters`);
     listing[name] = r;
   }
   const s = listing['10k'];
   const l = listing.large;
-  figure(`tpa ledger list --all -o ndjson, ${fmt(SMALL)} encounters`, `${s.seconds.toFixed(2)} s (${(s.seconds / nodeSeconds).toFixed(0)}× node -e 0), ${s.rssMb.toFixed(0)} MB`, '≤ 1.5 s, ≤ 80 MB', s.seconds <= 1.5 && s.rssMb <= 80);
+  figure(
+    `tpa ledger list --all -o ndjson, ${fmt(SMALL)} encounters`,
+    `${s.seconds.toFixed(2)} s (${(s.seconds / nodeSeconds).toFixed(0)}× node -e 0), ${s.rssMb.toFixed(0)} MB`,
+    '≤ 1.5 s, ≤ 80 MB',
+    s.seconds <= 1.5 && s.rssMb <= 80,
+  );
   figure(
     `tpa ledger list --all -o ndjson, ${fmt(LARGE)} encounters`,
     `${l.seconds.toFixed(2)} s (${(l.seconds / nodeSeconds).toFixed(0)}× node -e 0), ${l.rssMb.toFixed(0)} MB`,
@@ -143,11 +173,20 @@ try {
   const { url, key, stop } = await startServer({ ...base, TPA_HOME: large });
   try {
     const client = mkdtempSync(join(tmpdir(), 'tpa-bench-client-'));
-    const login = spawnSync(process.execPath, [bin, 'auth', 'login', '--env', 'sandbox', '--base-url', url, '--with-key-stdin'], { env: { ...base, TPA_HOME: client }, input: key, encoding: 'utf8' });
+    const login = spawnSync(process.execPath, [bin, 'auth', 'login', '--env', 'sandbox', '--base-url', url, '--with-key-stdin'], {
+      env: { ...base, TPA_HOME: client },
+      input: key,
+      encoding: 'utf8',
+    });
     if (login.status !== 0) throw new Error(`auth login: ${login.stderr}`);
     const r = await runCli(['ledger', 'list', '--all', '-o', 'ndjson', '--profile', 'sandbox'], { ...base, TPA_HOME: client });
     if (r.lines !== LARGE) throw new Error(`ledger list --all over HTTP printed ${r.lines} lines for ${LARGE} encounters`);
-    figure(`tpa ledger list --all -o ndjson over HTTP (local serve), ${fmt(LARGE)}`, `${r.seconds.toFixed(2)} s, ${r.rssMb.toFixed(0)} MB`, '≤ 30 s', r.seconds <= 30);
+    figure(
+      `tpa ledger list --all -o ndjson over HTTP (local serve), ${fmt(LARGE)}`,
+      `${r.seconds.toFixed(2)} s, ${r.rssMb.toFixed(0)} MB`,
+      '≤ 30 s',
+      r.seconds <= 30,
+    );
     rmSync(client, { recursive: true, force: true });
   } finally {
     await stop();

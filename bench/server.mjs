@@ -18,7 +18,9 @@ import { buildLedger, clockFor, fmt, startBareServer, startServer, TPA_BIN as bi
 async function bareRate(body, connections, duration) {
   const bare = await startBareServer(body);
   try {
-    const result = await new Promise((resolve, reject) => autocannon({ url: `${bare.url}/`, connections, duration }, (err, r) => (err ? reject(err) : resolve(r))));
+    const result = await new Promise((resolve, reject) =>
+      autocannon({ url: `${bare.url}/`, connections, duration }, (err, r) => (err ? reject(err) : resolve(r))),
+    );
     return result.requests.average;
   } finally {
     await bare.stop();
@@ -47,7 +49,15 @@ try {
   const run = (title, opts) =>
     new Promise((resolve, reject) =>
       autocannon(
-        { url: `${url}${opts.path}`, method: opts.method ?? 'GET', headers, body: opts.body, connections: CONNECTIONS, duration: DURATION, ...(opts.requests ? { requests: opts.requests } : {}) },
+        {
+          url: `${url}${opts.path}`,
+          method: opts.method ?? 'GET',
+          headers,
+          body: opts.body,
+          connections: CONNECTIONS,
+          duration: DURATION,
+          ...(opts.requests ? { requests: opts.requests } : {}),
+        },
         (err, result) => (err ? reject(err) : resolve({ title, result })),
       ),
     );
@@ -55,7 +65,11 @@ try {
   let n = 0;
   const varied = [{ setupRequest: (req) => ({ ...req, path: `/tpa-api/v1/ledger/entries/?limit=${1 + (n % 100)}&offset=${(n++ * 7) % 300}` }) }];
   const results = [
-    await run('blind lookup (POST)', { path: '/tpa-api/v1/contract-lookup/blind/', method: 'POST', body: JSON.stringify({ npi: '1045782368', group_id: 'GRP-1001', cpt_codes: ['45378'] }) }),
+    await run('blind lookup (POST)', {
+      path: '/tpa-api/v1/contract-lookup/blind/',
+      method: 'POST',
+      body: JSON.stringify({ npi: '1045782368', group_id: 'GRP-1001', cpt_codes: ['45378'] }),
+    }),
     await run('ledger page of 20 (GET)', { path: '/tpa-api/v1/ledger/entries/?limit=20' }),
     await run('ledger page, filtered (GET)', { path: '/tpa-api/v1/ledger/entries/?status=ADJUDICATED&provider_npi=1196382455&limit=20' }),
     await run('ledger pages, all different', { path: '/tpa-api/v1/ledger/entries/', requests: varied }),
@@ -70,7 +84,9 @@ try {
     console.log(
       `  ${title.padEnd(30)} ${rps.toFixed(0).padStart(6)} req/s = ${Math.floor((rps / reference) * 100)
         .toString()
-        .padStart(2)}% of bare node:http   p50 ${String(result.latency.p50).padStart(3)} ms   p99 ${String(result.latency.p99).padStart(3)} ms   ${errors} errors`,
+        .padStart(
+          2,
+        )}% of bare node:http   p50 ${String(result.latency.p50).padStart(3)} ms   p99 ${String(result.latency.p99).padStart(3)} ms   ${errors} errors`,
     );
     if (title.startsWith('ledger page of 20') && (rps < 3000 || result.latency.p99 >= 50 || errors > 0)) missed = true;
   }
@@ -97,7 +113,10 @@ try {
     const requests = [{ setupRequest: (req) => ({ ...req, path: `/tpa-api/v1/ledger/entries/?limit=20&offset=${(k++ * 7919) % (LARGE - 20)}` }) }];
     const pages = (seconds) =>
       new Promise((resolve, reject) =>
-        autocannon({ url: `${big.url}/tpa-api/v1/ledger/entries/`, headers: { 'x-api-key': big.key }, connections: CONNECTIONS, duration: seconds, requests }, (err, r) => (err ? reject(err) : resolve(r))),
+        autocannon(
+          { url: `${big.url}/tpa-api/v1/ledger/entries/`, headers: { 'x-api-key': big.key }, connections: CONNECTIONS, duration: seconds, requests },
+          (err, r) => (err ? reject(err) : resolve(r)),
+        ),
       );
     // A server in operation is warm: 2 s of the same traffic first, not counted (its first requests
     // compile the code and read the indexes from disk). The sequence of offsets goes on from there,

@@ -53,7 +53,9 @@ const sqliteEntry = JSON.parse(readFileSync(join(sqliteDir, 'package.json'), 'ut
 const bundledSqlite = {
   name: 'bundled-sqlite',
   setup(b) {
-    b.onResolve({ filter: /^better-sqlite3$/ }, (args) => (args.namespace === 'bundled-sqlite' ? { path: args.path, external: true } : { path: 'better-sqlite3', namespace: 'bundled-sqlite' }));
+    b.onResolve({ filter: /^better-sqlite3$/ }, (args) =>
+      args.namespace === 'bundled-sqlite' ? { path: args.path, external: true } : { path: 'better-sqlite3', namespace: 'bundled-sqlite' },
+    );
     b.onResolve({ filter: /^\/bundled$/, namespace: 'bundled-sqlite' }, () => ({ path: join(sqliteDir, sqliteEntry) }));
     b.onLoad({ filter: /.*/, namespace: 'bundled-sqlite' }, () => ({
       contents: [
@@ -68,7 +70,10 @@ const bundledSqlite = {
     // Where the bundled code looks for the addon: better-sqlite3's folder, not dist/.
     const libDir = join(sqliteDir, 'lib');
     b.onLoad({ filter: /[\\/]better-sqlite3[\\/]lib[\\/]binding\.js$/ }, (args) => ({
-      contents: readFileSync(args.path, 'utf8').replaceAll('__dirname', `require('node:path').join(__dirname, ${JSON.stringify(`../node_modules/better-sqlite3/${relative(sqliteDir, libDir)}`)})`),
+      contents: readFileSync(args.path, 'utf8').replaceAll(
+        '__dirname',
+        `require('node:path').join(__dirname, ${JSON.stringify(`../node_modules/better-sqlite3/${relative(sqliteDir, libDir)}`)})`,
+      ),
       loader: 'js',
     }));
   },
@@ -185,6 +190,9 @@ function builtinsThroughRequire() {
 // commander. Generated from the program just built, so it cannot drift from it.
 const { spawnSync } = await import('node:child_process');
 const { writeFileSync } = await import('node:fs');
-const help = spawnSync(process.execPath, [new URL('../bin/tpa', import.meta.url).pathname, '--help'], { encoding: 'utf8', env: { ...process.env, TPA_NO_STATIC_HELP: '1' } });
+const help = spawnSync(process.execPath, [new URL('../bin/tpa', import.meta.url).pathname, '--help'], {
+  encoding: 'utf8',
+  env: { ...process.env, TPA_NO_STATIC_HELP: '1' },
+});
 if (help.status !== 0) throw new Error(`could not render the help: ${help.stderr}`);
 writeFileSync(new URL('../dist/help.txt', import.meta.url), help.stdout);

@@ -36,7 +36,14 @@ for (const [file, { source, mutants }] of Object.entries(report.files).sort(([a]
   missed += m;
   const s = score(d, m);
   const target = TARGETS[file];
-  rows.push([file, s.toFixed(1), String(d), String(mutants.filter((x) => x.status === 'Survived').length), String(mutants.filter((x) => x.status === 'NoCoverage').length), target ? `≥ ${target}` : '']);
+  rows.push([
+    file,
+    s.toFixed(1),
+    String(d),
+    String(mutants.filter((x) => x.status === 'Survived').length),
+    String(mutants.filter((x) => x.status === 'NoCoverage').length),
+    target ? `≥ ${target}` : '',
+  ]);
   if (target && s < target) problems.push(`${file}: ${s.toFixed(1)}% is under its target of ${target}%`);
   // Regions that must have no surviving mutant.
   const lines = source.split('\n');

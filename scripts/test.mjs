@@ -30,16 +30,33 @@ try {
   const tools = ['dbus-run-session', 'gnome-keyring-daemon', 'secret-tool'];
   if (!tools.every(has) && process.getuid?.() === 0 && has('apt-get')) {
     console.log('installing gnome-keyring, libsecret-tools and dbus for the keychain tests…');
-    run('sh', ['-c', 'apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gnome-keyring libsecret-tools dbus dbus-x11 >/dev/null']);
+    run('sh', [
+      '-c',
+      'apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gnome-keyring libsecret-tools dbus dbus-x11 >/dev/null',
+    ]);
   }
   const keychainReport = join(work, 'keychain.json');
   let keychainStatus = 1;
   if (tools.every(has)) {
     const keyring = join(work, 'xdg-data');
-    const vitest = ['npx', 'vitest', 'run', '--config', 'vitest.keychain.config.ts', '--reporter=default', '--reporter=json', `--outputFile=${keychainReport}`, ...extra].join(' ');
-    keychainStatus = run('dbus-run-session', ['--', 'sh', '-c', `echo -n tpa-test | gnome-keyring-daemon --unlock --components=secrets >/dev/null && ${vitest}`], {
-      env: { ...process.env, XDG_DATA_HOME: keyring },
-    });
+    const vitest = [
+      'npx',
+      'vitest',
+      'run',
+      '--config',
+      'vitest.keychain.config.ts',
+      '--reporter=default',
+      '--reporter=json',
+      `--outputFile=${keychainReport}`,
+      ...extra,
+    ].join(' ');
+    keychainStatus = run(
+      'dbus-run-session',
+      ['--', 'sh', '-c', `echo -n tpa-test | gnome-keyring-daemon --unlock --components=secrets >/dev/null && ${vitest}`],
+      {
+        env: { ...process.env, XDG_DATA_HOME: keyring },
+      },
+    );
   } else {
     console.error(`the keychain tests need ${tools.join(', ')} (Debian: apt-get install gnome-keyring libsecret-tools dbus)`);
   }

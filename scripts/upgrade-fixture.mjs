@@ -75,16 +75,20 @@ try {
   const hasLedger = request(engine, 'GET', '/tpa-api/v1/ledger/entries/').status === 200;
   if (hasLedger) {
     // Fund the first two with a benefit (their benefits, as adjudicated).
-    responses.filter((r) => r.body.adjudication && benefitOf(r.body) > 0).slice(0, 2).forEach((r, i) => {
-      const approved = request(
-        engine,
-        'POST',
-        '/tpa-api/v1/funding/approve/',
-        { encounter_id: r.body.external_claim_id, amount: benefitOf(r.body), authorization_code: `AUTH-20260810-FIXTURE-000${i + 1}` },
-        { 'content-type': 'application/json', 'idempotency-key': `fixture-${i + 1}` },
-      );
-      if (approved.status !== 200 && approved.status !== 201) throw new Error(`the release refused a fund approval: ${approved.status} ${JSON.stringify(approved.body)}`);
-    });
+    responses
+      .filter((r) => r.body.adjudication && benefitOf(r.body) > 0)
+      .slice(0, 2)
+      .forEach((r, i) => {
+        const approved = request(
+          engine,
+          'POST',
+          '/tpa-api/v1/funding/approve/',
+          { encounter_id: r.body.external_claim_id, amount: benefitOf(r.body), authorization_code: `AUTH-20260810-FIXTURE-000${i + 1}` },
+          { 'content-type': 'application/json', 'idempotency-key': `fixture-${i + 1}` },
+        );
+        if (approved.status !== 200 && approved.status !== 201)
+          throw new Error(`the release refused a fund approval: ${approved.status} ${JSON.stringify(approved.body)}`);
+      });
     engine.close();
     engine = open(T1);
   }
@@ -105,7 +109,10 @@ try {
   mkdirSync(out, { recursive: true });
   copyFileSync(join(dataDir, 'local.sqlite'), join(out, `${name}.sqlite`));
   for (const extra of ['-wal', '-shm']) if (existsSync(join(dataDir, `local.sqlite${extra}`))) rmSync(join(dataDir, `local.sqlite${extra}`));
-  writeFileSync(join(out, `${name}.json`), `${JSON.stringify({ release: commit, schema_version: schemaVersion, clock: hasLedger ? T1 : T0, answers }, null, 2)}\n`);
+  writeFileSync(
+    join(out, `${name}.json`),
+    `${JSON.stringify({ release: commit, schema_version: schemaVersion, clock: hasLedger ? T1 : T0, answers }, null, 2)}\n`,
+  );
   console.log(`test/fixtures/upgrade/${name}.sqlite (schema version ${schemaVersion}) and ${name}.json: ${answers.length} answers`);
 } finally {
   rmSync(work, { recursive: true, force: true });

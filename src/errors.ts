@@ -116,9 +116,7 @@ export function errorFromResponse(status: number, body: unknown): TpaError {
 
 function describe(status: number, b: Body): string {
   if (Array.isArray(b.errors) && b.errors.length > 0) {
-    return b.errors
-      .map((e) => (isBody(e) ? (e.field ? `${String(e.field)}: ${String(e.message)}` : String(e.message)) : String(e)))
-      .join('\n');
+    return b.errors.map((e) => (isBody(e) ? (e.field ? `${String(e.field)}: ${String(e.message)}` : String(e.message)) : String(e))).join('\n');
   }
   if (typeof b.message === 'string') return b.message;
   if (typeof b.error === 'string') return b.error;

@@ -120,7 +120,8 @@ export function describeFootprint(footprint) {
   return footprint
     .map((t) => {
       const parts = [];
-      if (t.inserts) parts.push(`+${n(t.inserts)} × ${t.rowBytes} B${t.indexes.length ? ` (${t.indexes.length} index${t.indexes.length > 1 ? 'es' : ''})` : ''}`);
+      if (t.inserts)
+        parts.push(`+${n(t.inserts)} × ${t.rowBytes} B${t.indexes.length ? ` (${t.indexes.length} index${t.indexes.length > 1 ? 'es' : ''})` : ''}`);
       if (t.updates) parts.push(`~${n(t.updates)}`);
       if (t.deletes) parts.push(`-${n(t.deletes)}`);
       return `${t.table} ${parts.join(' ')}`;

@@ -213,7 +213,10 @@ export function runCli(args, env, work) {
   const rssFile = join(work, `rss-${Math.random().toString(16).slice(2)}`);
   return new Promise((resolve, reject) => {
     const start = process.hrtime.bigint();
-    const child = spawn(process.execPath, ['--import', RSS_HOOK, TPA_BIN, ...args], { env: { ...env, TPA_BENCH_RSS_FILE: rssFile }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', RSS_HOOK, TPA_BIN, ...args], {
+      env: { ...env, TPA_BENCH_RSS_FILE: rssFile },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let lines = 0;
     let err = '';
     child.stdout.on('data', (d) => {

@@ -45,7 +45,9 @@ function csvRow(o: ClaimOutcome): Record<string, unknown> {
     external_claim_id: o.external_claim_id,
     idempotency_key: o.idempotency_key,
     errors: o.errors.map((e) => (e.field ? `${e.field}: ${e.message}` : e.message)).join('; '),
-    ...(o.disposition !== undefined ? { disposition: o.disposition, allowed_amount: o.adjudication?.allowed_amount ?? null, benefit_amount: o.adjudication?.benefit_amount ?? null } : {}),
+    ...(o.disposition !== undefined
+      ? { disposition: o.disposition, allowed_amount: o.adjudication?.allowed_amount ?? null, benefit_amount: o.adjudication?.benefit_amount ?? null }
+      : {}),
   };
 }
 
@@ -78,15 +80,22 @@ function summaryTable(t: Awaited<ReturnType<typeof tableTools>>, s: BatchSummary
  * Runs the batch: outcomes on stdout as they complete (ndjson, csv rows, one json array), or a
  * summary table on a terminal; progress on stderr when it is a terminal.
  */
-export async function submitBatch(ctx: Context, paths: readonly string[], claims: AsyncIterable<ClaimText>, opts: Options, total: number | undefined): Promise<CommandOutput> {
+export async function submitBatch(
+  ctx: Context,
+  paths: readonly string[],
+  claims: AsyncIterable<ClaimText>,
+  opts: Options,
+  total: number | undefined,
+): Promise<CommandOutput> {
   const concurrency = concurrencyOption(opts);
   let waitTimeoutMs: number | undefined;
   if (opts.wait) {
     waitTimeoutMs = opts.timeout === undefined ? DEFAULT_WAIT_MS : parseDuration(String(opts.timeout));
     if (waitTimeoutMs === undefined) throw new UsageError(`--timeout: "${String(opts.timeout)}" is not a duration such as 30s, 10m or 1h`);
   }
-  if (opts.idempotencyKey !== undefined) throw new UsageError('--idempotency-key names the key of one claim; a batch gives each claim its own and keeps them in its journal');
-  if (opts.raw) throw new UsageError('--raw is for one claim; a batch reports each claim\'s adjudication summary with --wait');
+  if (opts.idempotencyKey !== undefined)
+    throw new UsageError('--idempotency-key names the key of one claim; a batch gives each claim its own and keeps them in its journal');
+  if (opts.raw) throw new UsageError("--raw is for one claim; a batch reports each claim's adjudication summary with --wait");
   const journalPath = (opts.journal as string | undefined) ?? defaultJournalPath(ctx, paths);
   const journal = BatchJournal.open(journalPath);
   const live = ctx.io.stderr.isTTY;
@@ -98,7 +107,7 @@ export async function submitBatch(ctx: Context, paths: readonly string[], claims
   let shown = false;
   let drawn = 0;
   const clearProgress = () => {
-    if (shown) (ctx.io.stderr.write('\r\x1b[K'), (shown = false));
+    if (shown) ctx.io.stderr.write('\r\x1b[K'), (shown = false);
   };
   // Ctrl-C: what was sent is in the journal; say where, and stop.
   const onSignal = () => {

@@ -113,7 +113,10 @@ async function* stdinClaims(stdin: Readable, note: (message: string) => void): A
     const next = await lines.next();
     if (next.done) break;
     size += next.value.length + 1;
-    if (size > MAX_DOCUMENT_BYTES) throw new UsageError(`stdin holds more than ${MAX_DOCUMENT_BYTES / 1024 / 1024} MiB of JSON: give the claims as NDJSON (one Claim a line), which streams`);
+    if (size > MAX_DOCUMENT_BYTES)
+      throw new UsageError(
+        `stdin holds more than ${MAX_DOCUMENT_BYTES / 1024 / 1024} MiB of JSON: give the claims as NDJSON (one Claim a line), which streams`,
+      );
     parts.push(next.value);
   }
   const text = parts.join('\n');
@@ -133,7 +136,9 @@ function statOf(path: string) {
     return statSync(path);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    throw new UsageError(`cannot read ${path}: ${code === 'ENOENT' ? 'no such file or directory' : code === 'EACCES' ? 'permission denied' : (err as Error).message}`);
+    throw new UsageError(
+      `cannot read ${path}: ${code === 'ENOENT' ? 'no such file or directory' : code === 'EACCES' ? 'permission denied' : (err as Error).message}`,
+    );
   }
 }
 
@@ -183,8 +188,13 @@ export async function* claimTexts(paths: readonly string[], stdin: () => Readabl
 export async function countClaims(paths: readonly string[]): Promise<number | undefined> {
   if (paths.includes('-')) return undefined;
   let n = 0;
-  for await (const _ of claimTexts(paths, () => {
-    throw new Error('unreachable');
-  }, () => undefined)) n++;
+  for await (const _ of claimTexts(
+    paths,
+    () => {
+      throw new Error('unreachable');
+    },
+    () => undefined,
+  ))
+    n++;
   return n;
 }

@@ -13,8 +13,22 @@ export interface TemplateOptions {
 
 /** Typical billed charges (cents) for the seeded codes, so that contracts price below charges. */
 const TYPICAL_CHARGE: Record<string, number> = {
-  '45378': 180000, '45380': 240000, '43235': 150000, '00811': 90000, '00731': 80000, '88305': 25000, '88312': 12000,
-  '27447': 3400000, '01402': 250000, '97161': 30000, '29881': 450000, '29880': 520000, '70553': 210000, '66984': 260000, '99213': 18000, '64721': 380000,
+  '45378': 180000,
+  '45380': 240000,
+  '43235': 150000,
+  '00811': 90000,
+  '00731': 80000,
+  '88305': 25000,
+  '88312': 12000,
+  '27447': 3400000,
+  '01402': 250000,
+  '97161': 30000,
+  '29881': 450000,
+  '29880': 520000,
+  '70553': 210000,
+  '66984': 260000,
+  '99213': 18000,
+  '64721': 380000,
 };
 const REVENUE_FOR: Record<string, string> = { '00811': '0370', '00731': '0370', '01402': '0370', '88305': '0310', '88312': '0310', '97161': '0420' };
 const ROLE_FOR: Record<string, { npi: string; code: string }> = {
@@ -54,7 +68,12 @@ export function claimTemplate(o: TemplateOptions): Record<string, unknown> {
   }));
   if (institutional) {
     const primary = lines[0]!;
-    lines.splice(1, 0, { code: primary.code, charge: PROFESSIONAL_CHARGE[primary.code] ?? Math.round(primary.charge * 0.3), revenue: '0960', careTeam: primary.careTeam });
+    lines.splice(1, 0, {
+      code: primary.code,
+      charge: PROFESSIONAL_CHARGE[primary.code] ?? Math.round(primary.charge * 0.3),
+      revenue: '0960',
+      careTeam: primary.careTeam,
+    });
     primary.careTeam = null;
   }
   const items = lines.map((line, i) => ({

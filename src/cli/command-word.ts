@@ -14,7 +14,8 @@ export function unsupportedNode(version: string = process.versions.node): string
   const need = __TPA_NODE_MINIMUM__.split('.').map(Number);
   for (let i = 0; i < need.length; i++) {
     if ((have[i] ?? 0) > need[i]!) return undefined;
-    if ((have[i] ?? 0) < need[i]!) return `tpa needs Node.js ${__TPA_NODE_MINIMUM__} or later; this is Node.js ${version}. Run it with a newer Node, or from its project folder with npx tpa (which brings its own).`;
+    if ((have[i] ?? 0) < need[i]!)
+      return `tpa needs Node.js ${__TPA_NODE_MINIMUM__} or later; this is Node.js ${version}. Run it with a newer Node, or from its project folder with npx tpa (which brings its own).`;
   }
   return undefined;
 }

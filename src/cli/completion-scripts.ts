@@ -84,7 +84,10 @@ ${cases}
 }
 _tpa_is_command() {
   case "$1" in
-    ${nodes.slice(1).map((n) => quote(n.path.join(' '))).join('|')}) return 0 ;;
+    ${nodes
+      .slice(1)
+      .map((n) => quote(n.path.join(' ')))
+      .join('|')}) return 0 ;;
   esac
   return 1
 }
@@ -108,7 +111,10 @@ export function fishScript(program: Command): string {
     // A node's words are offered when every word of its path was seen and none of its subcommands
     // yet; its options, when its whole path was seen (so `ledger show` does not get `settlement show`'s).
     const path = n.path.map((w) => `__fish_seen_subcommand_from ${w}`).join('; and ');
-    const seen = n.path.length === 0 ? '__fish_use_subcommand' : `${path}${n.subcommands.length > 0 ? `; and not __fish_seen_subcommand_from ${n.subcommands.map((c) => c.name).join(' ')}` : ''}`;
+    const seen =
+      n.path.length === 0
+        ? '__fish_use_subcommand'
+        : `${path}${n.subcommands.length > 0 ? `; and not __fish_seen_subcommand_from ${n.subcommands.map((c) => c.name).join(' ')}` : ''}`;
     for (const c of n.subcommands) lines.push(`complete -c tpa -n '${esc(seen)}' -a ${c.name} -d '${esc(c.description)}'`);
     for (const v of n.argumentValues) lines.push(`complete -c tpa -n '${esc(seen)}' -a ${v}`);
     const cond = n.path.length === 0 ? '' : `-n '${esc(path)}' `;

@@ -93,7 +93,8 @@ export function createContext(io: IO, opts: GlobalOptions): Context {
         client = new TpaClient(new RetryingTransport(new LocalTransport(paths.dataDir, io.env), retryOptions(ctx)), { debug });
         return client;
       }
-      if (!p.base_url) throw new UsageError(`profile "${p.name}" has no base_url`, { hint: `try: tpa auth login --profile ${p.name} --env ${p.env} --base-url <url>` });
+      if (!p.base_url)
+        throw new UsageError(`profile "${p.name}" has no base_url`, { hint: `try: tpa auth login --profile ${p.name} --env ${p.env} --base-url <url>` });
       httpsUnlessLoopback(p.base_url);
       if (p.env === 'production') {
         client = new TpaClient(await productionTransport(ctx, p), { debug });
@@ -101,7 +102,10 @@ export function createContext(io: IO, opts: GlobalOptions): Context {
       }
       const { findApiKey } = await import('../auth/credentials.js');
       const credential = await findApiKey(paths, p.name, io.env, ctx.note);
-      if (!credential) throw new AuthError(`not logged in to profile "${p.name}"`, { hint: `try: tpa auth login --profile ${p.name} --env ${p.env} --base-url ${p.base_url} --with-key-stdin` });
+      if (!credential)
+        throw new AuthError(`not logged in to profile "${p.name}"`, {
+          hint: `try: tpa auth login --profile ${p.name} --env ${p.env} --base-url ${p.base_url} --with-key-stdin`,
+        });
       client = new TpaClient(await remoteTransport(ctx, p.base_url, { apiKey: credential.key }), { debug });
       return client;
     },
@@ -137,20 +141,25 @@ function caFile(ctx: Context): string | undefined {
  * the one given (at login) or the one kept in the credential store.
  */
 export async function productionTls(ctx: Context, p: Profile, given?: string): Promise<TlsMaterial> {
-  if (!p.cert || !p.key) throw new UsageError(`profile "${p.name}" has no client certificate and key`, { hint: `try: tpa auth login --profile ${p.name} --env production ...` });
+  if (!p.cert || !p.key)
+    throw new UsageError(`profile "${p.name}" has no client certificate and key`, { hint: `try: tpa auth login --profile ${p.name} --env production ...` });
   const key = readPem(`profile ${p.name} key`, p.key);
   let passphrase = given;
   if (passphrase === undefined && /ENCRYPTED/.test(key)) {
     const { openStore } = await import('../auth/credentials.js');
     passphrase = (await (await openStore(ctx.paths, ctx.io.env, ctx.note)).primary.get(`passphrase:${p.name}`)) ?? undefined;
-    if (passphrase === undefined) throw new AuthError(`the client key of profile "${p.name}" is encrypted, and no passphrase is saved for it`, { hint: `try: tpa auth login --profile ${p.name} --env production ... --passphrase-stdin` });
+    if (passphrase === undefined)
+      throw new AuthError(`the client key of profile "${p.name}" is encrypted, and no passphrase is saved for it`, {
+        hint: `try: tpa auth login --profile ${p.name} --env production ... --passphrase-stdin`,
+      });
   }
   const ca = [p.ca ? readPem(`profile ${p.name} ca`, p.ca) : undefined, caFile(ctx)].filter(Boolean).join('\n');
   return { cert: readPem(`profile ${p.name} cert`, p.cert), key, passphrase, ca: ca || undefined, legacyTls: p.legacy_tls === true };
 }
 
 async function productionTransport(ctx: Context, p: Profile) {
-  if (!p.auth_url || !p.client_id) throw new UsageError(`profile "${p.name}" has no auth_url or client_id`, { hint: `try: tpa auth login --profile ${p.name} --env production ...` });
+  if (!p.auth_url || !p.client_id)
+    throw new UsageError(`profile "${p.name}" has no auth_url or client_id`, { hint: `try: tpa auth login --profile ${p.name} --env production ...` });
   const [{ TokenSource }, { openStore }] = await Promise.all([import('../auth/oauth.js'), import('../auth/credentials.js')]);
   const tls = await productionTls(ctx, p);
   const debug = ctx.debug ? (line: string) => ctx.io.stderr.write(`[debug] ${line}\n`) : undefined;
@@ -169,7 +178,10 @@ export async function remoteTransport(ctx: Context, baseUrl: string, credential:
 
 /** Waits for a retry are said on stderr. */
 function retryOptions(ctx: Context): RetryOptions {
-  return { onWait: ({ reason, waitMs, attempt, attempts }) => ctx.note(`${reason}: waiting ${(waitMs / 1000).toFixed(1)}s before trying again (${attempt + 1} of ${attempts})`) };
+  return {
+    onWait: ({ reason, waitMs, attempt, attempts }) =>
+      ctx.note(`${reason}: waiting ${(waitMs / 1000).toFixed(1)}s before trying again (${attempt + 1} of ${attempts})`),
+  };
 }
 
 /** Prompts only when stdin and stdout are terminals and TPA_PROMPT_DISABLED is unset (DESIGN.md section 2). */

@@ -59,7 +59,7 @@ export async function streamAll<T>(
     // grows with the rows until a full collection (README "The ledger at volume").
     let step: IteratorResult<T[]> | undefined;
     while (!(step = await pager.next()).done) {
-      if (shown) (io.stderr.write('\r\x1b[K'), (shown = false));
+      if (shown) io.stderr.write('\r\x1b[K'), (shown = false);
       writer.write(step.value);
       step = undefined;
     }

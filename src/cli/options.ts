@@ -7,7 +7,10 @@ import type { Context } from './context.js';
 /** Values of a repeatable list option, also accepting commas: --cpt 45378 43235 or --cpt 45378,43235. */
 export function listValue(value: unknown): string[] {
   const values = Array.isArray(value) ? value : value === undefined ? [] : [value];
-  return values.flatMap((v) => String(v).split(',')).map((v) => v.trim()).filter((v) => v !== '');
+  return values
+    .flatMap((v) => String(v).split(','))
+    .map((v) => v.trim())
+    .filter((v) => v !== '');
 }
 
 /** An optional whole-number option: undefined when absent; out of range is a validation error naming it. */
@@ -43,11 +46,14 @@ export async function readInput(ctx: Context, source: string, what: string, maxB
  * The ledger's period and provider filters of a command (--from, --to, --npi), each problem added
  * to `errors` with its option's name: `ledger list`, `fund run` and `settlement report` read them alike.
  */
-export function periodFilters(opts: Record<string, unknown>, errors: { field: string; message: string }[]): { start_date?: string; end_date?: string; provider_npi?: string } {
+export function periodFilters(
+  opts: Record<string, unknown>,
+  errors: { field: string; message: string }[],
+): { start_date?: string; end_date?: string; provider_npi?: string } {
   const f: { start_date?: string; end_date?: string; provider_npi?: string } = {};
   const add = (field: string, problem: string | undefined) => problem && errors.push({ field, message: problem });
-  if (opts.from !== undefined) (add('--from', isoDateProblem(String(opts.from))), (f.start_date = String(opts.from)));
-  if (opts.to !== undefined) (add('--to', isoDateProblem(String(opts.to))), (f.end_date = String(opts.to)));
-  if (opts.npi !== undefined) (add('--npi', npiProblem(String(opts.npi))), (f.provider_npi = String(opts.npi)));
+  if (opts.from !== undefined) add('--from', isoDateProblem(String(opts.from))), (f.start_date = String(opts.from));
+  if (opts.to !== undefined) add('--to', isoDateProblem(String(opts.to))), (f.end_date = String(opts.to));
+  if (opts.npi !== undefined) add('--npi', npiProblem(String(opts.npi))), (f.provider_npi = String(opts.npi));
   return f;
 }

@@ -17,7 +17,6 @@ import { terminalWidth } from './io.js';
 import { periodFilters } from './options.js';
 import { ask } from './prompt.js';
 
-
 interface Review {
   plan: RunPlan;
   providers: ProviderLine[];
@@ -40,7 +39,10 @@ function limitOf(opts: Options): number | undefined {
 /** A run's journal when --journal names none: in the data directory, named after the profile and the prefix (a prefix is one run's). */
 function defaultJournal(ctx: Context, prefix: string): string {
   const profile = ctx.profile();
-  const id = createHash('sha256').update(JSON.stringify([profile.name, profile.base_url ?? '', prefix])).digest('hex').slice(0, 12);
+  const id = createHash('sha256')
+    .update(JSON.stringify([profile.name, profile.base_url ?? '', prefix]))
+    .digest('hex')
+    .slice(0, 12);
   return join(ctx.paths.dataDir, 'journals', `fund-run-${prefix.replace(/[^A-Za-z0-9-]/g, '_')}-${id}.ndjson`);
 }
 
@@ -72,7 +74,13 @@ function reviewText(t: TableTools, r: Review, rows: number | undefined, heading:
   const lines = [
     t.c.bold(`${heading}: ${e.length} encounter${e.length === 1 ? '' : 's'}, ${money(r.plan.total_cents)} in all`),
     t.table(
-      ['Provider', { header: 'Payouts', align: 'right' }, { header: 'Amount', align: 'right' }, { header: 'Fees', align: 'right' }, { header: 'Net to provider', align: 'right' }],
+      [
+        'Provider',
+        { header: 'Payouts', align: 'right' },
+        { header: 'Amount', align: 'right' },
+        { header: 'Fees', align: 'right' },
+        { header: 'Net to provider', align: 'right' },
+      ],
       r.providers.map((p) => [`${p.name} (${p.npi})`, String(p.payouts), money(p.amountCents), money(p.feeCents), money(p.netCents)]),
     ),
     t.table(
@@ -89,22 +97,39 @@ function reviewData(r: Review): Record<string, unknown> {
     count: r.plan.encounters.length,
     total: formatCents(r.plan.total_cents),
     filters: r.plan.filters,
-    providers: r.providers.map((p) => ({ npi: p.npi, name: p.name, payouts: p.payouts, amount: formatCents(p.amountCents), fees: formatCents(p.feeCents), net: formatCents(p.netCents) })),
+    providers: r.providers.map((p) => ({
+      npi: p.npi,
+      name: p.name,
+      payouts: p.payouts,
+      amount: formatCents(p.amountCents),
+      fees: formatCents(p.feeCents),
+      net: formatCents(p.netCents),
+    })),
     encounters: r.plan.encounters.map(encounterRow),
   };
 }
 
 function encounterRow(x: RunPlan['encounters'][number]) {
-  return { encounter_id: x.encounter_id, encounter_number: x.encounter_number, service_date: x.service_date, provider_npi: x.provider_npi, provider_name: x.provider_name, amount: formatCents(x.amount_cents), authorization_code: x.authorization_code };
+  return {
+    encounter_id: x.encounter_id,
+    encounter_number: x.encounter_number,
+    service_date: x.service_date,
+    provider_npi: x.provider_npi,
+    provider_name: x.provider_name,
+    amount: formatCents(x.amount_cents),
+    authorization_code: x.authorization_code,
+  };
 }
 
 /** The approver types the total shown; anything else sends nothing. */
 async function confirmTotal(ctx: Context, totalCents: number, what: string): Promise<void> {
   const shown = formatCentsGrouped(totalCents);
   const typed = await ask(`${what}: type the total to release (${shown}) to confirm`, {
-    validate: (v) => (parseCents(v.trim().replace(/^\$/, '').replace(/,/g, '')) === totalCents ? true : `type ${shown} exactly, or press Ctrl-C to send nothing`),
+    validate: (v) =>
+      parseCents(v.trim().replace(/^\$/, '').replace(/,/g, '')) === totalCents ? true : `type ${shown} exactly, or press Ctrl-C to send nothing`,
   });
-  if (parseCents(typed.trim().replace(/^\$/, '').replace(/,/g, '')) !== totalCents) throw new UsageError('the total typed is not the total shown: nothing was sent');
+  if (parseCents(typed.trim().replace(/^\$/, '').replace(/,/g, '')) !== totalCents)
+    throw new UsageError('the total typed is not the total shown: nothing was sent');
 }
 
 function expectTotalOf(opts: Options): number | undefined {
@@ -120,7 +145,8 @@ export async function fundRun(ctx: Context, opts: Options): Promise<CommandOutpu
   const limit = limitOf(opts);
   const dryRun = opts.dryRun === true;
   let prefix = (opts.authCodePrefix as string | undefined)?.trim();
-  if (prefix !== undefined && !/^[A-Za-z0-9][A-Za-z0-9-]{0,59}$/.test(prefix)) throw new ValidationFailed('--auth-code-prefix: letters, digits and dashes, e.g. AUTH-20261123-ACME');
+  if (prefix !== undefined && !/^[A-Za-z0-9][A-Za-z0-9-]{0,59}$/.test(prefix))
+    throw new ValidationFailed('--auth-code-prefix: letters, digits and dashes, e.g. AUTH-20261123-ACME');
   // A journal that holds a confirmed plan resumes its run: --journal, or the one the prefix names.
   const named = (opts.journal as string | undefined) ?? (prefix !== undefined ? defaultJournal(ctx, prefix) : undefined);
   // A dry run only reviews: it opens no journal, so it can never resume (and send) a run.
@@ -132,11 +158,16 @@ export async function fundRun(ctx: Context, opts: Options): Promise<CommandOutpu
   const resuming = journal !== undefined;
   if (!ctx.canPrompt && !dryRun && !resuming) {
     const missing = [prefix === undefined && '--auth-code-prefix', expect === undefined && '--expect-total', !ctx.yes && '--yes'].filter(Boolean);
-    if (missing.length > 0) throw new UsageError(`fund run moves money and cannot be undone; without a terminal to confirm on, it needs ${missing.join(', ')}. Nothing was sent.`);
+    if (missing.length > 0)
+      throw new UsageError(`fund run moves money and cannot be undone; without a terminal to confirm on, it needs ${missing.join(', ')}. Nothing was sent.`);
   }
   const client = await ctx.client();
   if (!resuming && !dryRun && prefix === undefined) {
-    prefix = (await ask('Authorization code prefix (each approval gets <prefix>-0001, -0002, …)', { validate: (v) => (/^[A-Za-z0-9][A-Za-z0-9-]{0,59}$/.test(v.trim()) ? true : 'letters, digits and dashes') })).trim();
+    prefix = (
+      await ask('Authorization code prefix (each approval gets <prefix>-0001, -0002, …)', {
+        validate: (v) => (/^[A-Za-z0-9][A-Za-z0-9-]{0,59}$/.test(v.trim()) ? true : 'letters, digits and dashes'),
+      })
+    ).trim();
   }
   try {
     let plan = journal?.plan;
@@ -145,13 +176,19 @@ export async function fundRun(ctx: Context, opts: Options): Promise<CommandOutpu
       // Resumed: the selection is the one confirmed then, never widened.
       const left = plan.encounters.filter((e) => !journal!.outcomes.has(e.encounter_id));
       const leftCents = left.reduce((s, e) => s + e.amount_cents, 0);
-      ctx.note(`resuming the payment run ${plan.prefix} from ${journal!.path}: ${left.length} of ${plan.encounters.length} approvals left (${formatCentsGrouped(leftCents)} of ${formatCentsGrouped(plan.total_cents)})`);
-      if (Object.keys(filters).length > 0 || limit !== undefined) ctx.note('the selection is the one confirmed when the run began: --from, --to, --npi and --limit are not applied again');
+      ctx.note(
+        `resuming the payment run ${plan.prefix} from ${journal!.path}: ${left.length} of ${plan.encounters.length} approvals left (${formatCentsGrouped(leftCents)} of ${formatCentsGrouped(plan.total_cents)})`,
+      );
+      if (Object.keys(filters).length > 0 || limit !== undefined)
+        ctx.note('the selection is the one confirmed when the run began: --from, --to, --npi and --limit are not applied again');
       if (expect !== undefined && expect !== plan.total_cents) {
-        throw new ConflictError(`the run in ${journal!.path} totals ${formatCentsGrouped(plan.total_cents)}, not ${formatCentsGrouped(expect)}: nothing was sent`);
+        throw new ConflictError(
+          `the run in ${journal!.path} totals ${formatCentsGrouped(plan.total_cents)}, not ${formatCentsGrouped(expect)}: nothing was sent`,
+        );
       }
       if (left.length > 0 && !ctx.yes) {
-        if (!ctx.canPrompt) throw new UsageError('resuming a payment run moves money: pass --yes (stdin is not a terminal, so tpa cannot ask). Nothing was sent.');
+        if (!ctx.canPrompt)
+          throw new UsageError('resuming a payment run moves money: pass --yes (stdin is not a terminal, so tpa cannot ask). Nothing was sent.');
         await confirmTotal(ctx, leftCents, `Resume: ${left.length} approvals left`);
       }
     } else {
@@ -169,13 +206,20 @@ export async function fundRun(ctx: Context, opts: Options): Promise<CommandOutpu
       const screen = ctx.io.stderr.isTTY ? Math.max(5, (process.stderr.rows || 24) - 16) : 10;
       ctx.io.stderr.write(`${reviewText(t, review, screen, 'Payment run')}\n`);
       if (expect !== undefined && expect !== draft.total_cents) {
-        throw new ConflictError(`the selection totals ${formatCentsGrouped(draft.total_cents)}, not the expected ${formatCentsGrouped(expect)}: nothing was sent`, {
-          hint: 'review it with tpa fund run --dry-run, then give --expect-total the total it shows',
-        });
+        throw new ConflictError(
+          `the selection totals ${formatCentsGrouped(draft.total_cents)}, not the expected ${formatCentsGrouped(expect)}: nothing was sent`,
+          {
+            hint: 'review it with tpa fund run --dry-run, then give --expect-total the total it shows',
+          },
+        );
       }
       if (!ctx.yes || expect === undefined) {
         if (!ctx.canPrompt) throw new UsageError('fund run needs --yes and --expect-total without a terminal. Nothing was sent.');
-        await confirmTotal(ctx, draft.total_cents, `Release ${formatCentsGrouped(draft.total_cents)} to ${review.providers.length} provider${review.providers.length === 1 ? '' : 's'}`);
+        await confirmTotal(
+          ctx,
+          draft.total_cents,
+          `Release ${formatCentsGrouped(draft.total_cents)} to ${review.providers.length} provider${review.providers.length === 1 ? '' : 's'}`,
+        );
       }
       // Confirmed: the plan, every approval's key and authorization code, on the disk before anything is sent.
       journal = RunJournal.open((opts.journal as string | undefined) ?? defaultJournal(ctx, prefix!));

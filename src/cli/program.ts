@@ -23,11 +23,19 @@ const NOUNS = [
   { name: 'claim', description: 'FHIR R4 claims: make a template, validate, submit, poll for the adjudication', register: registerClaim },
   { name: 'fund', description: 'approve the release of funds for an adjudicated encounter (irreversible; asks first)', register: registerFund },
   { name: 'settlement', description: 'transfer status, per-provider payouts and AEOB reconciliation', register: registerSettlement },
-  { name: 'ledger', description: 'the encounter ledger: list with filters, or one encounter\'s full history', register: registerLedger },
-  { name: 'ratesheet', description: 'rate schedules of the contract builder: catalog, schedule, preview, finalize, CSV import and export', register: registerRatesheet },
+  { name: 'ledger', description: "the encounter ledger: list with filters, or one encounter's full history", register: registerLedger },
+  {
+    name: 'ratesheet',
+    description: 'rate schedules of the contract builder: catalog, schedule, preview, finalize, CSV import and export',
+    register: registerRatesheet,
+  },
   { name: 'auth', description: 'credentials for the service: log in (API key), list and rotate keys', register: registerAuth },
   { name: 'config', description: 'profiles and settings (config.json in the config dir; never a key)', register: registerConfig },
-  { name: 'local', description: 'the embedded engine: fixtures, reset, clock, sandbox scenarios (data dir: TPA_HOME or $XDG_DATA_HOME/tpa)', register: registerLocal },
+  {
+    name: 'local',
+    description: 'the embedded engine: fixtures, reset, clock, sandbox scenarios (data dir: TPA_HOME or $XDG_DATA_HOME/tpa)',
+    register: registerLocal,
+  },
 ];
 
 /** Builds the command tree: `full`, or only the subcommands of the noun named (see commandWord). */
@@ -42,7 +50,9 @@ export function buildProgram(io: IO, state: RunState, tree: 'full' | string | un
     getErrHasColors: () => false,
   };
   const program = new Command('tpa')
-    .description('Work with a health plan\'s direct contracts, claims, fund releases and ledger, from a terminal or a script.\nWith no setup, every command runs on the embedded engine (profile "local"); try `tpa demo`.')
+    .description(
+      'Work with a health plan\'s direct contracts, claims, fund releases and ledger, from a terminal or a script.\nWith no setup, every command runs on the embedded engine (profile "local"); try `tpa demo`.',
+    )
     // -V/--version is handled by main() before parsing, not as a commander option: a root option is
     // recognised anywhere on the line, and `ratesheet load-catalog --version v1.0` needs the word.
     .configureHelp({ visibleOptions: (cmd) => [...(cmd.parent ? [] : [VERSION_OPTION]), ...new Help().visibleOptions(cmd)] })

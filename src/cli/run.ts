@@ -37,7 +37,14 @@ function report(err: unknown, io: IO, state: RunState, args: string[]): number {
     // JSON mode: whatever body the service answered goes to stdout, the summary to stderr (DESIGN.md section 4).
     if (json && err.body !== undefined) io.stdout.write(`${JSON.stringify(err.body, null, 2)}\n`);
     if (json) {
-      const error = { exit_code: err.exitCode, status: err.status ?? null, code: err.code, message: err.message, details: err.details ?? null, hint: err.hint ?? null };
+      const error = {
+        exit_code: err.exitCode,
+        status: err.status ?? null,
+        code: err.code,
+        message: err.message,
+        details: err.details ?? null,
+        hint: err.hint ?? null,
+      };
       io.stderr.write(`${JSON.stringify({ error })}\n`);
     } else {
       io.stderr.write(`${red('error:')} ${err.message}\n`);

@@ -67,8 +67,22 @@ function reportData(r: PeriodReport, f: LedgerFilters, now: string): Record<stri
   };
 }
 
-const providerRow = (p: PeriodReport['providers'][number]) => ({ npi: p.npi, name: p.name, payouts: p.payouts, amount: money(p.amountCents), fees: money(p.feeCents), net: money(p.netCents) });
-const exceptionRow = (x: PeriodReport['exceptions'][number]) => ({ kind: x.kind, encounter_id: x.encounter_id, encounter_number: x.encounter_number, amount: money(x.amountCents), since: x.since, reference: x.reference });
+const providerRow = (p: PeriodReport['providers'][number]) => ({
+  npi: p.npi,
+  name: p.name,
+  payouts: p.payouts,
+  amount: money(p.amountCents),
+  fees: money(p.feeCents),
+  net: money(p.netCents),
+});
+const exceptionRow = (x: PeriodReport['exceptions'][number]) => ({
+  kind: x.kind,
+  encounter_id: x.encounter_id,
+  encounter_number: x.encounter_number,
+  amount: money(x.amountCents),
+  since: x.since,
+  reference: x.reference,
+});
 
 /** Rows of one section, for csv. */
 function sectionRows(data: Record<string, any>, section: Section): Record<string, unknown>[] {
@@ -82,7 +96,11 @@ function sectionRows(data: Record<string, any>, section: Section): Record<string
         .filter(([k]) => k !== 'transfers')
         .map(([measure, amount]) => ({ measure, amount }));
     case 'reconciliation':
-      return ['matched', 'variance', 'missing_aeob', 'not_reconciled'].map((k) => ({ reconciliation: k, count: data.reconciliation[k].count, amount: data.reconciliation[k].amount }));
+      return ['matched', 'variance', 'missing_aeob', 'not_reconciled'].map((k) => ({
+        reconciliation: k,
+        count: data.reconciliation[k].count,
+        amount: data.reconciliation[k].amount,
+      }));
     case 'exceptions':
       return data.exceptions;
     case 'days':
@@ -110,12 +128,28 @@ export function settledChart(days: readonly { day: string; amountCents: number }
 function reportTable(t: TableTools, r: PeriodReport, f: LedgerFilters, now: string): string {
   const m = (c: number) => formatCentsGrouped(c);
   const parts: string[] = [];
-  parts.push(`${t.c.bold(`Settlement report, ${f.start_date} to ${f.end_date}`)}\n${f.provider_npi ? `NPI ${f.provider_npi}, ` : ''}service dates in the period, as of ${now}`);
+  parts.push(
+    `${t.c.bold(`Settlement report, ${f.start_date} to ${f.end_date}`)}\n${f.provider_npi ? `NPI ${f.provider_npi}, ` : ''}service dates in the period, as of ${now}`,
+  );
   parts.push(
     t.c.bold('Encounters'),
     t.table(
-      ['Status', { header: 'Count', align: 'right' }, { header: 'Charges', align: 'right' }, { header: 'Allowed', align: 'right' }, { header: 'Patient', align: 'right' }, { header: 'Benefit', align: 'right' }],
-      [...r.byStatus, { status: 'Total', ...r.totals }].map((s) => [s.status, String(s.count), m(s.chargesCents), m(s.allowedCents), m(s.patientCents), m(s.benefitCents)]),
+      [
+        'Status',
+        { header: 'Count', align: 'right' },
+        { header: 'Charges', align: 'right' },
+        { header: 'Allowed', align: 'right' },
+        { header: 'Patient', align: 'right' },
+        { header: 'Benefit', align: 'right' },
+      ],
+      [...r.byStatus, { status: 'Total', ...r.totals }].map((s) => [
+        s.status,
+        String(s.count),
+        m(s.chargesCents),
+        m(s.allowedCents),
+        m(s.patientCents),
+        m(s.benefitCents),
+      ]),
     ),
   );
   parts.push(
@@ -135,7 +169,13 @@ function reportTable(t: TableTools, r: PeriodReport, f: LedgerFilters, now: stri
     r.providers.length === 0
       ? 'No payouts in the period.'
       : t.table(
-          ['Provider', { header: 'Payouts', align: 'right' }, { header: 'Amount', align: 'right' }, { header: 'Fees', align: 'right' }, { header: 'Net', align: 'right' }],
+          [
+            'Provider',
+            { header: 'Payouts', align: 'right' },
+            { header: 'Amount', align: 'right' },
+            { header: 'Fees', align: 'right' },
+            { header: 'Net', align: 'right' },
+          ],
           r.providers.map((p) => [`${p.name} (${p.npi})`, String(p.payouts), m(p.amountCents), m(p.feeCents), m(p.netCents)]),
         ),
   );

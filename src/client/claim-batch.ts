@@ -141,8 +141,19 @@ export class BatchJournal {
 }
 
 /** An outcome with its fields always in one order (ndjson lines and csv columns line up). */
-function outcome(source: string, status: ClaimStatus, f: { submission_id?: string; external_claim_id?: string; idempotency_key?: string; errors?: FieldError[] } = {}): ClaimOutcome {
-  return { source, status, submission_id: f.submission_id ?? null, external_claim_id: f.external_claim_id ?? null, idempotency_key: f.idempotency_key ?? null, errors: f.errors ?? [] };
+function outcome(
+  source: string,
+  status: ClaimStatus,
+  f: { submission_id?: string; external_claim_id?: string; idempotency_key?: string; errors?: FieldError[] } = {},
+): ClaimOutcome {
+  return {
+    source,
+    status,
+    submission_id: f.submission_id ?? null,
+    external_claim_id: f.external_claim_id ?? null,
+    idempotency_key: f.idempotency_key ?? null,
+    errors: f.errors ?? [],
+  };
 }
 
 function amountCents(v: unknown): number {
@@ -182,7 +193,14 @@ export async function runClaimBatch(client: TpaClient, claims: AsyncIterable<Bat
     const seconds = (now() - started) / 1000;
     const rate = seconds > 0 ? done / seconds : 0;
     const total = options.total;
-    options.onProgress({ done, total, rate, stage, waitingMs, leftMs: total !== undefined && rate > 0 ? (Math.max(0, total - done) / rate) * 1000 : undefined });
+    options.onProgress({
+      done,
+      total,
+      rate,
+      stage,
+      waitingMs,
+      leftMs: total !== undefined && rate > 0 ? (Math.max(0, total - done) / rate) * 1000 : undefined,
+    });
   };
   /** Acknowledged (or skipped) claims whose adjudication --wait still has to report. */
   const toWait: ClaimOutcome[] = [];
@@ -231,7 +249,9 @@ export async function runClaimBatch(client: TpaClient, claims: AsyncIterable<Bat
       const wait = pacingWaitMs(ack.headers, now());
       if (wait > 0) pausedUntil = Math.max(pausedUntil, now() + wait);
       journal.answered({ type: 'acknowledged', claim: r.claim, submission_id: ack.body.submission_id, external_claim_id: ack.body.external_claim_id });
-      finish(outcome(r.source, 'ACKNOWLEDGED', { submission_id: ack.body.submission_id, external_claim_id: ack.body.external_claim_id, idempotency_key: r.key }));
+      finish(
+        outcome(r.source, 'ACKNOWLEDGED', { submission_id: ack.body.submission_id, external_claim_id: ack.body.external_claim_id, idempotency_key: r.key }),
+      );
     } catch (err) {
       if (!(err instanceof TpaError)) throw err;
       // Limits, the network or the credentials stop the batch: what was not answered is resent, with

@@ -67,7 +67,10 @@ export class HttpTransport implements Transport {
       if (e.setup) throw new UsageError(`cannot send to ${this.base}: ${e.message}`);
       const code = e.code;
       const what = code === 'ECONNREFUSED' ? 'connection refused' : code === 'ETIMEDOUT' ? 'timed out' : code === 'ENOTFOUND' ? 'host not found' : e.message;
-      throw new NetworkError(`cannot reach ${this.base}: ${what}`, { code: code ?? 'network_error', hint: code === 'ECONNREFUSED' ? 'is the server running? (tpa local serve)' : undefined });
+      throw new NetworkError(`cannot reach ${this.base}: ${what}`, {
+        code: code ?? 'network_error',
+        hint: code === 'ECONNREFUSED' ? 'is the server running? (tpa local serve)' : undefined,
+      });
     }
   }
 }

@@ -29,7 +29,10 @@ export class LocalTransport implements Transport {
 
   async open(): Promise<Engine> {
     if (!this.engine) {
-      const [{ Engine, databaseFile }, { CLI_PAGE_CACHE_KB, storageProblem }] = await Promise.all([import('../engine/engine.js'), import('../engine/store/db.js')]);
+      const [{ Engine, databaseFile }, { CLI_PAGE_CACHE_KB, storageProblem }] = await Promise.all([
+        import('../engine/engine.js'),
+        import('../engine/store/db.js'),
+      ]);
       try {
         this.engine = Engine.open({ dataDir: this.dataDir, env: this.env, pageCacheKb: CLI_PAGE_CACHE_KB, ...this.storage });
       } catch (err) {
@@ -50,7 +53,8 @@ export class LocalTransport implements Transport {
     const outcome = await withFault(this.faults.take(url.pathname), request.body, (body) =>
       engine.handle({ method: request.method.toUpperCase(), path: url.pathname, query: url.searchParams, headers, body }, { text: true }),
     );
-    if ('hangUp' in outcome) throw new NetworkError(`the connection was reset before the answer to ${request.method} ${url.pathname} arrived (simulated by TPA_FAULT)`);
+    if ('hangUp' in outcome)
+      throw new NetworkError(`the connection was reset before the answer to ${request.method} ${url.pathname} arrived (simulated by TPA_FAULT)`);
     const response = outcome.response;
     // Round-trip the body through JSON so callers see exactly what the HTTP transport would give them.
     return { status: response.status, headers: response.headers, body: response.body === undefined ? undefined : JSON.parse(bodyText(response.body)) };

@@ -53,7 +53,11 @@ export function pacingWaitMs(headers: Record<string, string>, nowMs: number): nu
   return Math.max(0, reset * 1000 - nowMs + 1000);
 }
 
-export async function* pages<T>(first: ApiResult<PageOf<T>>, fetchNext: (link: string) => Promise<ApiResult<PageOf<T>>>, options: PagingOptions<T>): AsyncGenerator<T[]> {
+export async function* pages<T>(
+  first: ApiResult<PageOf<T>>,
+  fetchNext: (link: string) => Promise<ApiResult<PageOf<T>>>,
+  options: PagingOptions<T>,
+): AsyncGenerator<T[]> {
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const now = options.now ?? Date.now;
   const windowSize = options.window ?? 10_000;
@@ -70,7 +74,7 @@ export async function* pages<T>(first: ApiResult<PageOf<T>>, fetchNext: (link: s
     if (!options.onProgress) return;
     const seconds = (now() - started) / 1000;
     const rate = seconds > 0 ? done / seconds : 0;
-    options.onProgress({ done, total, rate, leftMs: rate > 0 ? ((Math.max(0, total - done) / rate) * 1000) : undefined, waitingMs });
+    options.onProgress({ done, total, rate, leftMs: rate > 0 ? (Math.max(0, total - done) / rate) * 1000 : undefined, waitingMs });
   };
   let page: ApiResult<PageOf<T>> | undefined = first;
   while (page) {

@@ -49,7 +49,12 @@ export interface ApprovalOutcome {
 }
 
 /** The encounters a run may fund: adjudicated, not funded, a benefit above 0.00, in ledger order. */
-export async function selectEncounters(client: TpaClient, filters: LedgerFilters, limit: number | undefined, onPage?: (seen: number, total: number) => void): Promise<LedgerItem[]> {
+export async function selectEncounters(
+  client: TpaClient,
+  filters: LedgerFilters,
+  limit: number | undefined,
+  onPage?: (seen: number, total: number) => void,
+): Promise<LedgerItem[]> {
   const chosen: LedgerItem[] = [];
   const { pages } = await import('./pages.js');
   await client.snapshot(async () => {
@@ -217,7 +222,9 @@ export async function executeRun(
           record(fromLedger(base, found), true);
           continue;
         }
-        options.onNote?.(`${e.encounter_id}: the ledger has no fund release from the interrupted attempt; sending it again with its key and authorization code`);
+        options.onNote?.(
+          `${e.encounter_id}: the ledger has no fund release from the interrupted attempt; sending it again with its key and authorization code`,
+        );
       }
       const wait = pausedUntil - Date.now();
       if (wait > 0) await sleep(wait);
@@ -226,11 +233,22 @@ export async function executeRun(
         const hid = randomUUID();
         sent.set(e.encounter_id, hid);
         const h = options.history;
-        h.log.begin({ id: hid, at: new Date().toISOString(), profile: h.profile, environment: h.environment, encounter_id: e.encounter_id, amount: centsToAmount(e.amount_cents), authorization_code: e.authorization_code });
+        h.log.begin({
+          id: hid,
+          at: new Date().toISOString(),
+          profile: h.profile,
+          environment: h.environment,
+          encounter_id: e.encounter_id,
+          amount: centsToAmount(e.amount_cents),
+          authorization_code: e.authorization_code,
+        });
       }
       let approved;
       try {
-        approved = await client.approveFunding({ encounter_id: e.encounter_id, amount: centsToAmount(e.amount_cents), authorization_code: e.authorization_code }, e.idempotency_key);
+        approved = await client.approveFunding(
+          { encounter_id: e.encounter_id, amount: centsToAmount(e.amount_cents), authorization_code: e.authorization_code },
+          e.idempotency_key,
+        );
       } catch (err) {
         // A lost answer or a 5xx: never resent blind; the ledger says whether it happened.
         if (!(err instanceof NetworkError)) throw err;
@@ -265,8 +283,16 @@ export async function executeRun(
 }
 
 /** An approval the ledger settled: this run's (its authorization code) or someone else's. */
-function fromLedger(base: Omit<ApprovalOutcome, 'status' | 'processor_transfer_id'>, found: { reference: string | null; transfer: string | null }): ApprovalOutcome {
+function fromLedger(
+  base: Omit<ApprovalOutcome, 'status' | 'processor_transfer_id'>,
+  found: { reference: string | null; transfer: string | null },
+): ApprovalOutcome {
   return found.reference === base.authorization_code
     ? { ...base, status: 'APPROVED', processor_transfer_id: found.transfer }
-    : { ...base, status: 'SKIPPED', processor_transfer_id: found.transfer, message: `funded by another approval (authorization ${found.reference ?? 'unknown'})` };
+    : {
+        ...base,
+        status: 'SKIPPED',
+        processor_transfer_id: found.transfer,
+        message: `funded by another approval (authorization ${found.reference ?? 'unknown'})`,
+      };
 }

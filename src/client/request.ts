@@ -39,8 +39,16 @@ export function exchange(url: string, o: Exchange): Promise<Answer> {
     let req: ReturnType<typeof httpRequest>;
     try {
       const target = new URL(url);
-      const options: RequestOptions = { method: o.method, headers: o.body === undefined ? o.headers : { ...o.headers, 'content-length': String(Buffer.byteLength(o.body)) } };
-      req = target.protocol === 'https:' ? httpsRequest(target, { ...options, ...o.tls, ...(o.agent ? { agent: o.agent } : {}) }) : target.protocol === 'http:' ? httpRequest(target, options) : fail(`unsupported protocol ${target.protocol}`);
+      const options: RequestOptions = {
+        method: o.method,
+        headers: o.body === undefined ? o.headers : { ...o.headers, 'content-length': String(Buffer.byteLength(o.body)) },
+      };
+      req =
+        target.protocol === 'https:'
+          ? httpsRequest(target, { ...options, ...o.tls, ...(o.agent ? { agent: o.agent } : {}) })
+          : target.protocol === 'http:'
+            ? httpRequest(target, options)
+            : fail(`unsupported protocol ${target.protocol}`);
     } catch (err) {
       reject(Object.assign(err as Error, { setup: true }));
       return;

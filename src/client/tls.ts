@@ -29,20 +29,33 @@ export function tlsOptions(tls: TlsMaterial): RequestOptions {
 }
 
 /** A clear error for a TLS failure, or undefined when it was not one. */
-export function tlsError(err: Error & { code?: string; handshakeDone?: boolean }, where: string, presentedCertificate = false, passphraseGiven = false): Error | undefined {
+export function tlsError(
+  err: Error & { code?: string; handshakeDone?: boolean },
+  where: string,
+  presentedCertificate = false,
+  passphraseGiven = false,
+): Error | undefined {
   const code = err.code ?? '';
   const text = `${code} ${err.message}`;
   // A wrong passphrase usually fails the decryption's padding check (bad decrypt); about one time in
   // 300 the padding happens to pass and what fails is the decoding of the garbage decrypted.
   const wrongPassphrase = /BAD_DECRYPT|bad decrypt|wrong passphrase|bad password/i.test(text) || (passphraseGiven && /DECODER routines/i.test(text));
   if (!wrongPassphrase && /DECODER routines|no start line|PEM routines|KEY_VALUES_MISMATCH|key values mismatch|unsupported key/i.test(text)) {
-    return new UsageError(`the client certificate or key cannot be used (${err.message})`, { hint: "check the profile's cert and key: PEM files of one key pair" });
+    return new UsageError(`the client certificate or key cannot be used (${err.message})`, {
+      hint: "check the profile's cert and key: PEM files of one key pair",
+    });
   }
   if (wrongPassphrase) {
-    return new AuthError(`the passphrase of the client key is wrong (${where})`, { code: 'bad_key_passphrase', hint: 'log in again: tpa auth login --env production ... --passphrase-stdin' });
+    return new AuthError(`the passphrase of the client key is wrong (${where})`, {
+      code: 'bad_key_passphrase',
+      hint: 'log in again: tpa auth login --env production ... --passphrase-stdin',
+    });
   }
   if (/CERT_|SELF_SIGNED|UNABLE_TO_VERIFY|unable to verify|self.signed|certificate has expired|Hostname\/IP does not match/i.test(text)) {
-    return new NetworkError(`the service's TLS certificate is not trusted (${err.message})`, { code: 'tls_untrusted', hint: "pass the service's CA with --ca-file, or set the profile's ca" });
+    return new NetworkError(`the service's TLS certificate is not trusted (${err.message})`, {
+      code: 'tls_untrusted',
+      hint: "pass the service's CA with --ca-file, or set the profile's ca",
+    });
   }
   // A TLS alert, or a hang-up during the handshake, is the service refusing this connection. With
   // TLS 1.3 a refused client certificate shows only as a hang-up just after the handshake; without a

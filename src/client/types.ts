@@ -176,10 +176,23 @@ export interface LedgerDetail {
     provider: { npi: string; name: string; role: string | null; facility_npi: string | null; facility_name: string | null };
     payer: { name: string; id: string };
   };
-  entries: { sequence: number; type: string; timestamp: string; reference: string | null; description: string; financial_impact: Record<string, number> | null }[];
+  entries: {
+    sequence: number;
+    type: string;
+    timestamp: string;
+    reference: string | null;
+    description: string;
+    financial_impact: Record<string, number> | null;
+  }[];
   financial_summary: Record<string, any>;
   service_lines: LedgerServiceLine[];
-  reconciliation: { claim_match_status: string; aeob_reference: string | null; processor_trace_id: string | null; settlement_record_id: string | null; external_claim_id: string };
+  reconciliation: {
+    claim_match_status: string;
+    aeob_reference: string | null;
+    processor_trace_id: string | null;
+    settlement_record_id: string | null;
+    external_claim_id: string;
+  };
 }
 
 export interface Ssp {

@@ -329,7 +329,10 @@ function priceBundle(contract: ContractTerms, indexes: number[], verdicts: LineV
     lineEpisode.set(i, best);
   }
   const codes = [...contract.codes.keys()].sort();
-  const shares = allocate(contract.bundleRateCents ?? 0, codes.map(() => 1));
+  const shares = allocate(
+    contract.bundleRateCents ?? 0,
+    codes.map(() => 1),
+  );
   const shareOf = new Map(codes.map((code, k) => [code, shares[k]!]));
   for (const [start, billedBefore] of episodes) {
     const members = ordered.filter((i) => lineEpisode.get(i) === start);
@@ -341,7 +344,13 @@ function priceBundle(contract: ContractTerms, indexes: number[], verdicts: LineV
     const newCodes = new Set(parts.map((i) => verdicts[i]!.line.cptCode));
     const allowance = [...newCodes].reduce((sum, code) => sum + (shareOf.get(code) ?? 0), 0);
     const charges = parts.map((i) => verdicts[i]!.line.chargeCents);
-    const spread = allocate(Math.min(allowance, charges.reduce((a, b) => a + b, 0)), charges);
+    const spread = allocate(
+      Math.min(
+        allowance,
+        charges.reduce((a, b) => a + b, 0),
+      ),
+      charges,
+    );
     parts.forEach((i, k) => (allowed[i] = spread[k]!));
   }
 }

@@ -37,9 +37,15 @@ export function verifyChain(records: Iterable<StoredAudit>): ChainVerdict {
   let count = 0;
   for (const r of records) {
     if (r.seq !== expected) {
-      return { whole: false, count, seq: expected, reason: r.seq > expected ? `record ${expected} is missing (the next is ${r.seq}): deleted` : `record ${r.seq} is out of order` };
+      return {
+        whole: false,
+        count,
+        seq: expected,
+        reason: r.seq > expected ? `record ${expected} is missing (the next is ${r.seq}): deleted` : `record ${r.seq} is out of order`,
+      };
     }
-    if (r.prev_hash !== prev) return { whole: false, count, seq: r.seq, reason: 'its link to the record before does not match: a record before it was changed, removed or moved' };
+    if (r.prev_hash !== prev)
+      return { whole: false, count, seq: r.seq, reason: 'its link to the record before does not match: a record before it was changed, removed or moved' };
     let data: Record<string, unknown>;
     try {
       data = JSON.parse(r.data_json) as Record<string, unknown>;

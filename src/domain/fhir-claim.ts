@@ -183,11 +183,10 @@ class ClaimReader {
     const name = target ? resourceName(target) : typeof ref.display === 'string' ? ref.display : null;
     const candidates: { value: unknown; path: string }[] = [];
     if (isObject(ref.identifier)) candidates.push({ value: ref.identifier, path: `${path}.identifier` });
-    const targetIds = target ? asArray(target.identifier) ?? [] : [];
+    const targetIds = target ? (asArray(target.identifier) ?? []) : [];
     targetIds.forEach((id, i) => candidates.push({ value: id, path: `contained[${this.containedIndex(target!)}].identifier[${i}]` }));
     const npiIdentifier =
-      candidates.find((c) => isObject(c.value) && c.value.system === NPI_SYSTEM) ??
-      candidates.find((c) => isObject(c.value) && c.value.system === undefined);
+      candidates.find((c) => isObject(c.value) && c.value.system === NPI_SYSTEM) ?? candidates.find((c) => isObject(c.value) && c.value.system === undefined);
     if (npiIdentifier && isObject(npiIdentifier.value)) {
       const problem = npiProblem(npiIdentifier.value.value);
       if (problem) return this.fail(`${npiIdentifier.path}.value`, problem);
@@ -275,7 +274,15 @@ class ClaimReader {
       const quantity = this.quantity(item.quantity, `${path}.quantity`);
       const chargeCents = this.charge(item, path, quantity);
       const careTeamSequences = this.careTeamSequences(item.careTeamSequence, `${path}.careTeamSequence`, sequences);
-      if (sequence !== undefined && cptCode && revenueCode !== undefined && serviceDate && quantity !== undefined && chargeCents !== undefined && careTeamSequences) {
+      if (
+        sequence !== undefined &&
+        cptCode &&
+        revenueCode !== undefined &&
+        serviceDate &&
+        quantity !== undefined &&
+        chargeCents !== undefined &&
+        careTeamSequences
+      ) {
         lines.push({ sequence, cptCode, revenueCode, serviceDate, quantity, chargeCents, careTeamSequences });
       }
     });
@@ -328,7 +335,10 @@ class ClaimReader {
     if (concept === undefined) return required ? this.fail(`${path}.coding`, 'is required on institutional claims: a 4-digit revenue code') : null;
     const codings = isObject(concept) ? asArray(concept.coding) : undefined;
     if (!codings || codings.length === 0) return this.fail(`${path}.coding`, 'must hold a revenue code coding');
-    const index = Math.max(0, codings.findIndex((c) => isObject(c) && c.system === REVENUE_SYSTEM));
+    const index = Math.max(
+      0,
+      codings.findIndex((c) => isObject(c) && c.system === REVENUE_SYSTEM),
+    );
     const code = isObject(codings[index]) ? (codings[index] as Json).code : undefined;
     if (typeof code !== 'string' || !/^\d{4}$/.test(code)) {
       return this.fail(`${path}.coding[${index}].code`, `must be a 4-digit revenue code${typeof code === 'string' ? ` (got "${clip(code)}")` : ''}`);
@@ -377,7 +387,10 @@ class ClaimReader {
     if (item.net === undefined) return limit(computed, `${path}.unitPrice.value`);
     if (net !== undefined && net !== computed) {
       const factorText = item.factor === undefined ? '' : ` × factor ${String(item.factor)}`;
-      return this.fail(`${path}.net.value`, `is ${formatCentsGrouped(net)}, but quantity ${quantity} × unitPrice ${formatCentsGrouped(unit)}${factorText} is ${formatCentsGrouped(computed)}`);
+      return this.fail(
+        `${path}.net.value`,
+        `is ${formatCentsGrouped(net)}, but quantity ${quantity} × unitPrice ${formatCentsGrouped(unit)}${factorText} is ${formatCentsGrouped(computed)}`,
+      );
     }
     return net;
   }
@@ -387,7 +400,8 @@ class ClaimReader {
     const total = this.claim.total;
     if (total === undefined) return;
     if (!isObject(total)) return void this.fail('total', 'must be a Money object with value and currency');
-    if (total.currency !== undefined && total.currency !== 'USD') return void this.fail('total.currency', `must be USD (got "${clip(String(total.currency))}")`);
+    if (total.currency !== undefined && total.currency !== 'USD')
+      return void this.fail('total.currency', `must be USD (got "${clip(String(total.currency))}")`);
     const cents = jsonNumberToCents(total.value);
     if (cents === undefined) return void this.fail('total.value', 'must be a non-negative amount with at most two decimals');
     const sum = lines.reduce((s, line) => s + line.chargeCents, 0);
@@ -399,7 +413,8 @@ class ClaimReader {
     const list = asArray(value);
     if (!list) return this.fail(path, 'must be a list of careTeam sequence numbers');
     for (const [i, s] of list.entries()) {
-      if (!Number.isInteger(s) || !known.has(s as number)) return this.fail(`${path}[${i}]`, `refers to no careTeam entry (got ${clip(JSON.stringify(s) ?? '')})`);
+      if (!Number.isInteger(s) || !known.has(s as number))
+        return this.fail(`${path}[${i}]`, `refers to no careTeam entry (got ${clip(JSON.stringify(s) ?? '')})`);
     }
     return list as number[];
   }
@@ -416,7 +431,10 @@ class ClaimReader {
       // A diagnosis by reference (diagnosisReference) is valid FHIR; the service does not need its code.
       if (isObject(entry) && entry.diagnosisReference !== undefined && !codings) return;
       if (!codings || codings.length === 0) return this.fail(path, 'is required: an ICD-10 coding');
-      const index = Math.max(0, codings.findIndex((c) => isObject(c) && c.system === ICD10_SYSTEM));
+      const index = Math.max(
+        0,
+        codings.findIndex((c) => isObject(c) && c.system === ICD10_SYSTEM),
+      );
       const code = isObject(codings[index]) ? (codings[index] as Json).code : undefined;
       if (typeof code !== 'string' || !/^[A-Z][0-9][0-9A-Z](\.?[0-9A-Z]{1,4})?$/.test(code)) {
         return this.fail(`${path}[${index}].code`, `must be an ICD-10 code such as K63.5${typeof code === 'string' ? ` (got "${clip(code)}")` : ''}`);
@@ -432,7 +450,12 @@ class ClaimReader {
       if (!isObject(info) || !isObject(info.category)) continue;
       const codes = (asArray(info.category.coding) ?? []).map((c) => (isObject(c) ? String(c.code ?? '') : ''));
       if (!codes.some((code) => /^(pre|prior)-?auth/i.test(code) || /preauthorization|priorauthorization/i.test(code))) continue;
-      const value = info.valueString ?? (isObject(info.valueReference) ? info.valueReference.reference ?? (isObject(info.valueReference.identifier) ? info.valueReference.identifier.value : undefined) : undefined) ?? (isObject(info.valueIdentifier) ? info.valueIdentifier.value : undefined);
+      const value =
+        info.valueString ??
+        (isObject(info.valueReference)
+          ? (info.valueReference.reference ?? (isObject(info.valueReference.identifier) ? info.valueReference.identifier.value : undefined))
+          : undefined) ??
+        (isObject(info.valueIdentifier) ? info.valueIdentifier.value : undefined);
       if (typeof value === 'string' && value !== '') refs.push(value);
     }
     for (const insurance of asArray(this.claim.insurance) ?? []) {
@@ -444,7 +467,7 @@ class ClaimReader {
 }
 
 function roleOf(concept: unknown): ProviderRole | null {
-  const codings = isObject(concept) ? asArray(concept.coding) ?? [] : [];
+  const codings = isObject(concept) ? (asArray(concept.coding) ?? []) : [];
   for (const c of codings) {
     const code = isObject(c) && typeof c.code === 'string' ? c.code.toLowerCase() : '';
     if (/surg|primary/.test(code)) return 'SURGEON';

@@ -99,7 +99,16 @@ function since(e: ReportEntry, status: string): string | null {
 export function periodReport(entries: readonly ReportEntry[], settlements: ReadonlyMap<string, ReportSettlement>, now: string): PeriodReport {
   const byStatus = new Map<string, StatusLine>();
   const totals = { count: 0, chargesCents: 0, allowedCents: 0, patientCents: 0, benefitCents: 0 };
-  const money: PeriodReport['money'] = { fundedCents: 0, inTransitCents: 0, settledCents: 0, failedCents: 0, refundedCents: 0, feeCents: 0, netCents: 0, transfers: {} };
+  const money: PeriodReport['money'] = {
+    fundedCents: 0,
+    inTransitCents: 0,
+    settledCents: 0,
+    failedCents: 0,
+    refundedCents: 0,
+    feeCents: 0,
+    netCents: 0,
+    transfers: {},
+  };
   const providers = new Map<string, ProviderLine>();
   const reconciliation: PeriodReport['reconciliation'] = {
     matched: { count: 0, amountCents: 0 },
@@ -114,7 +123,13 @@ export function periodReport(entries: readonly ReportEntry[], settlements: Reado
   for (const e of entries) {
     const f = e.financial_summary;
     const line = byStatus.get(e.status) ?? { status: e.status, count: 0, chargesCents: 0, allowedCents: 0, patientCents: 0, benefitCents: 0 };
-    const add = { count: 1, chargesCents: cents(f.charges), allowedCents: cents(f.allowed_amount), patientCents: cents(f.patient_responsibility), benefitCents: cents(f.benefit_amount) };
+    const add = {
+      count: 1,
+      chargesCents: cents(f.charges),
+      allowedCents: cents(f.allowed_amount),
+      patientCents: cents(f.patient_responsibility),
+      benefitCents: cents(f.benefit_amount),
+    };
     for (const k of ['count', 'chargesCents', 'allowedCents', 'patientCents', 'benefitCents'] as const) {
       line[k] += add[k];
       totals[k] += add[k];
@@ -123,7 +138,8 @@ export function periodReport(entries: readonly ReportEntry[], settlements: Reado
     const base = { encounter_id: e.encounter_id, encounter_number: e.encounter_number };
 
     const pendedSince = e.status === 'PENDED' ? since(e, 'PENDED') : null;
-    if (pendedSince && nowMs - Date.parse(pendedSince) > 7 * DAY_MS) exceptions.push({ ...base, kind: 'PENDED_OVER_7_DAYS', amountCents: add.chargesCents, since: pendedSince, reference: null });
+    if (pendedSince && nowMs - Date.parse(pendedSince) > 7 * DAY_MS)
+      exceptions.push({ ...base, kind: 'PENDED_OVER_7_DAYS', amountCents: add.chargesCents, since: pendedSince, reference: null });
 
     const s = settlements.get(e.encounter_id);
     const adjudicatedSince = e.status === 'ADJUDICATED' ? since(e, 'ADJUDICATED') : null;
@@ -141,8 +157,16 @@ export function periodReport(entries: readonly ReportEntry[], settlements: Reado
       else if (t.status === 'FAILED') money.failedCents += amount;
       else if (t.status === 'REFUNDED') money.refundedCents += amount;
       if (t.status !== 'FAILED') money.fundedCents += amount;
-      if (t.status === 'FAILED') exceptions.push({ ...base, kind: 'FAILED_TRANSFER', amountCents: amount, since: t.failed_at ?? null, reference: t.processor_transfer_id });
-      if (t.status === 'REFUNDED') exceptions.push({ ...base, kind: 'REFUNDED_TRANSFER', amountCents: amount, since: t.refund_details?.refunded_at ?? null, reference: t.processor_transfer_id });
+      if (t.status === 'FAILED')
+        exceptions.push({ ...base, kind: 'FAILED_TRANSFER', amountCents: amount, since: t.failed_at ?? null, reference: t.processor_transfer_id });
+      if (t.status === 'REFUNDED')
+        exceptions.push({
+          ...base,
+          kind: 'REFUNDED_TRANSFER',
+          amountCents: amount,
+          since: t.refund_details?.refunded_at ?? null,
+          reference: t.processor_transfer_id,
+        });
       if (t.status !== 'INITIATED' && t.status !== 'COMPLETED') continue;
       for (const p of t.payouts) {
         const fee = cents(p.processor_fee);

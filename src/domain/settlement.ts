@@ -46,7 +46,10 @@ export function splitPayouts(lines: readonly BenefitLine[], totalCents: number):
   }
   let providers = [...byProvider.values()].sort((a, b) => ROLE_ORDER.indexOf(a.role) - ROLE_ORDER.indexOf(b.role) || a.npi.localeCompare(b.npi));
   if (providers.some((p) => p.benefitCents > 0)) providers = providers.filter((p) => p.benefitCents > 0);
-  const amounts = allocate(totalCents, providers.map((p) => p.benefitCents));
+  const amounts = allocate(
+    totalCents,
+    providers.map((p) => p.benefitCents),
+  );
   return providers.map((p, i) => {
     const amountCents = amounts[i]!;
     // A payout smaller than the flat part of the fee cannot pay a fee larger than itself.

@@ -77,7 +77,12 @@ export class Engine {
       throw new UsageError(`TPA_ADJUDICATION_DELAY must be a duration such as 3s or 0 (got "${delayText}")`);
     }
     const pageCacheKb = options.pageCacheKb ?? PAGE_CACHE_KB;
-    return new Engine(openDatabase(databaseFile(options.dataDir), { clockOverride: override, cacheKb: pageCacheKb, mmapBytes: options.mmapBytes }), override, adjudicationDelayMs, pageCacheKb);
+    return new Engine(
+      openDatabase(databaseFile(options.dataDir), { clockOverride: override, cacheKb: pageCacheKb, mmapBytes: options.mmapBytes }),
+      override,
+      adjudicationDelayMs,
+      pageCacheKb,
+    );
   }
 
   /** A context for one request or operation: the clock is read once, so every step sees one time. */
@@ -132,7 +137,9 @@ export class Engine {
     const match = matchRoute(method, path);
     if (!match) return { response: respond(404, { error: 'not_found', message: `No route ${method} ${path}`, path }) };
     if ('allowed' in match) {
-      return { response: respond(405, { error: 'method_not_allowed', message: `${path} accepts ${match.allowed.join(', ')}` }, { allow: match.allowed.join(', ') }) };
+      return {
+        response: respond(405, { error: 'method_not_allowed', message: `${path} accepts ${match.allowed.join(', ')}` }, { allow: match.allowed.join(', ') }),
+      };
     }
     return match;
   }
@@ -144,7 +151,12 @@ export class Engine {
    */
   handle(req: EngineRequest, options: { key?: KeyRecord; text?: boolean } = {}): EngineResponse {
     const response = this.answer(req, options);
-    if (req.method === 'HEAD') return { status: response.status, headers: { ...response.headers, 'content-length': String(Buffer.byteLength(bodyText(response.body))) }, body: undefined };
+    if (req.method === 'HEAD')
+      return {
+        status: response.status,
+        headers: { ...response.headers, 'content-length': String(Buffer.byteLength(bodyText(response.body))) },
+        body: undefined,
+      };
     // A body written as JSON text goes out as it is to the transports (`text`); any other caller gets its objects.
     if (response.body instanceof JsonText && !options.text) return { ...response, body: JSON.parse(response.body.text) };
     return response;
@@ -169,12 +181,18 @@ export class Engine {
       }
       const reads = req.method === 'GET' || req.method === 'HEAD';
       if (this.snapshot) {
-        if (!reads) return respond(409, { error: 'read_only_snapshot', message: 'This engine is reading one snapshot (a listing in progress); it changes nothing until the listing ends' });
+        if (!reads)
+          return respond(409, {
+            error: 'read_only_snapshot',
+            message: 'This engine is reading one snapshot (a listing in progress); it changes nothing until the listing ends',
+          });
         // A snapshot's pages are read once each (a listing): caching them would only hold memory.
         return match.route.handler(ctx, req, match.params);
       }
       const answer = () =>
-        match.route.cacheable ? this.cache.answer(`${req.path}?${req.query.toString()}|${req.headers.host ?? ''}`, () => match.route.handler(ctx, req, match.params)) : match.route.handler(ctx, req, match.params);
+        match.route.cacheable
+          ? this.cache.answer(`${req.path}?${req.query.toString()}|${req.headers.host ?? ''}`, () => match.route.handler(ctx, req, match.params))
+          : match.route.handler(ctx, req, match.params);
       if (!reads) {
         // One read of what is pending (nearly always nothing) instead of the two queries that would
         // move it, each in a read transaction of its own before the request's write transaction. A

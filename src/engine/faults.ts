@@ -13,7 +13,12 @@
 import { UsageError } from '../errors.js';
 import type { EngineResponse } from './http.js';
 
-export type FaultKind = { kind: 'lose-response' } | { kind: 'drop' } | { kind: 'approved-elsewhere' } | { kind: 'error'; status: number } | { kind: 'slow'; ms: number };
+export type FaultKind =
+  | { kind: 'lose-response' }
+  | { kind: 'drop' }
+  | { kind: 'approved-elsewhere' }
+  | { kind: 'error'; status: number }
+  | { kind: 'slow'; ms: number };
 
 interface Rule {
   fault: FaultKind;
@@ -31,9 +36,15 @@ export class Faults {
     const rules = text.split(',').map((part): Rule => {
       const m = /^\s*(lose-response|drop|approved-elsewhere|error-(5\d\d)|slow-(\d+))(?:\*(\d+))?:(\S+)\s*$/.exec(part);
       if (!m) {
-        throw new UsageError(`TPA_FAULT: "${part.trim()}" is not a fault: use lose-response, drop, approved-elsewhere, error-503 or slow-2000, an optional *count, then :<path part>`);
+        throw new UsageError(
+          `TPA_FAULT: "${part.trim()}" is not a fault: use lose-response, drop, approved-elsewhere, error-503 or slow-2000, an optional *count, then :<path part>`,
+        );
       }
-      const fault: FaultKind = m[2] ? { kind: 'error', status: Number(m[2]) } : m[3] ? { kind: 'slow', ms: Number(m[3]) } : { kind: m[1] as 'lose-response' | 'drop' | 'approved-elsewhere' };
+      const fault: FaultKind = m[2]
+        ? { kind: 'error', status: Number(m[2]) }
+        : m[3]
+          ? { kind: 'slow', ms: Number(m[3]) }
+          : { kind: m[1] as 'lose-response' | 'drop' | 'approved-elsewhere' };
       return { fault, pathPart: m[5]!, left: m[4] === undefined ? Infinity : Number(m[4]) };
     });
     return new Faults(rules);
@@ -62,14 +73,24 @@ export type FaultOutcome = { response: EngineResponse } | { hangUp: true };
  * Applies a fault to one request, the same way in-process and over HTTP: `work` processes the
  * request with the body given; without a fault it simply runs.
  */
-export async function withFault(fault: FaultKind | undefined, body: string | undefined, work: (body: string | undefined) => EngineResponse): Promise<FaultOutcome> {
+export async function withFault(
+  fault: FaultKind | undefined,
+  body: string | undefined,
+  work: (body: string | undefined) => EngineResponse,
+): Promise<FaultOutcome> {
   switch (fault?.kind) {
     case undefined:
       return { response: work(body) };
     case 'drop':
       return { hangUp: true };
     case 'error':
-      return { response: { status: fault.status, headers: {}, body: { error: 'injected_fault', message: `The server answered ${fault.status} (simulated by TPA_FAULT)` } } };
+      return {
+        response: {
+          status: fault.status,
+          headers: {},
+          body: { error: 'injected_fault', message: `The server answered ${fault.status} (simulated by TPA_FAULT)` },
+        },
+      };
     case 'slow':
       await new Promise((r) => setTimeout(r, fault.ms));
       return { response: work(body) };

@@ -2,7 +2,17 @@
 // in-process transport and the HTTP server go through it, so a command behaves the same either way.
 import type { EngineContext } from './context.js';
 import type { EngineRequest, EngineResponse } from './http.js';
-import { addSsp, configureSchedule, finalizeSchedule, getSchedule, initSchedule, listCatalog, loadCatalog, previewSchedule, removeSsp } from './services/builder.js';
+import {
+  addSsp,
+  configureSchedule,
+  finalizeSchedule,
+  getSchedule,
+  initSchedule,
+  listCatalog,
+  loadCatalog,
+  previewSchedule,
+  removeSsp,
+} from './services/builder.js';
 import { claimResponse, submitClaim } from './services/claims.js';
 import { approveFunding } from './services/funding.js';
 import { health, listKeys, rotateKey, type Scope } from './services/keys.js';
@@ -32,7 +42,15 @@ export interface Route {
   advancesItself: boolean;
 }
 
-function route(method: string, path: string, handler: Handler, scope: Scope | null = null, perMinute: number | null = null, cacheable = false, advancesItself = false): Route {
+function route(
+  method: string,
+  path: string,
+  handler: Handler,
+  scope: Scope | null = null,
+  perMinute: number | null = null,
+  cacheable = false,
+  advancesItself = false,
+): Route {
   const params: string[] = [];
   // Stryker disable next-line StringLiteral: no served path has a character special in a regular expression; the escape is a guard
   const source = path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{(\w+)\}/g, (_m, name: string) => {

@@ -71,7 +71,10 @@ function defaultTable(t: TableTools, data: unknown): string {
   if (Array.isArray(data)) {
     const rows = data.map((d) => flatten(d));
     const headers = [...new Set(rows.flatMap((r) => Object.keys(r)))];
-    return t.table(headers, rows.map((r) => headers.map((h) => cell(r[h]))));
+    return t.table(
+      headers,
+      rows.map((r) => headers.map((h) => cell(r[h]))),
+    );
   }
   return t.keyValues(Object.entries(flatten(data)).map(([k, v]) => [k, cell(v)] as const));
 }

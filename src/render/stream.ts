@@ -20,7 +20,6 @@ export interface TableSpec<T> {
   empty: string;
 }
 
-
 /** A writer for `format`: json (one array, written as it grows), ndjson, csv (header once), or table. */
 export function rowWriter<T>(format: 'json' | 'ndjson' | 'csv' | 'table', out: Sink, table?: { tools: TableTools; spec: TableSpec<T> }): RowWriter<T> {
   let count = 0;

@@ -49,7 +49,9 @@ function render(cols: Column[], rows: readonly (readonly string[])[], head: bool
   // With set widths, a text longer than its column wraps inside it at spaces (a word longer than
   // the column, an id in a sentence, is carried over whole, never cut); a one-word cell too long
   // for its column (only a later page of a streamed table can have one) is cut with …
-  const cells = colWidths ? rows.map((r) => r.map((cell, i) => (visibleLength(cell) > colWidths[i]! - 2 && /\s/.test(cell.trim()) ? wrap(cell, colWidths[i]! - 2).join('\n') : cell))) : rows;
+  const cells = colWidths
+    ? rows.map((r) => r.map((cell, i) => (visibleLength(cell) > colWidths[i]! - 2 && /\s/.test(cell.trim()) ? wrap(cell, colWidths[i]! - 2).join('\n') : cell)))
+    : rows;
   const t = new Table({
     head: head ? cols.map((c) => c.header) : [],
     ...(colWidths ? { colWidths } : {}),
@@ -68,13 +70,24 @@ export function table(columns: readonly (Column | string)[], rows: readonly (rea
   if (options.width === undefined) return render(cols, rows, head);
   const natural = cols.map((c, i) => Math.max(visibleLength(c.header), ...rows.map((r) => Math.max(...(r[i] ?? '').split('\n').map(visibleLength)))) + 2);
   if (natural.reduce((s, w) => s + w, 0) + cols.length + 1 <= options.width) return render(cols, rows, head);
-  const widths = fitWidths(natural, cols.map((_, i) => shrinkable(rows.map((r) => r[i] ?? ''))), options.width);
+  const widths = fitWidths(
+    natural,
+    cols.map((_, i) => shrinkable(rows.map((r) => r[i] ?? ''))),
+    options.width,
+  );
   return widths ? render(cols, rows, head, widths) : records(cols, rows, options.width);
 }
 
 /** A table too wide for the terminal, a record at a time: each row's cells under their headers. */
 export function records(cols: readonly Column[], rows: readonly (readonly string[])[], width: number): string {
-  return rows.map((r) => keyValues(cols.map((c, i) => [c.header, r[i] ?? ''] as const), width)).join('\n\n');
+  return rows
+    .map((r) =>
+      keyValues(
+        cols.map((c, i) => [c.header, r[i] ?? ''] as const),
+        width,
+      ),
+    )
+    .join('\n\n');
 }
 
 /** Splits text into lines of at most `width` visible characters, at spaces where it can. */
@@ -86,13 +99,13 @@ export function wrap(text: string, width: number): string[] {
     let w = word;
     while (visibleLength(w) > width) {
       // A word longer than the line (an id in a sentence) is cut across lines, never dropped.
-      if (line) (lines.push(line), (line = ''));
+      if (line) lines.push(line), (line = '');
       lines.push(w.slice(0, width));
       w = w.slice(width);
     }
     if (!line) line = w;
     else if (visibleLength(line) + 1 + visibleLength(w) <= width) line += ` ${w}`;
-    else (lines.push(line), (line = w));
+    else lines.push(line), (line = w);
   }
   if (line) lines.push(line);
   return lines;

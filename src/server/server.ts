@@ -171,13 +171,16 @@ export function startServer(engine: Engine, options: ServeOptions): Promise<Runn
         }
         const type = header(req, 'content-type');
         if (body !== '' && type !== undefined && !JSON_TYPES.test(type)) {
-          return reply(error(415, { error: 'unsupported_media_type', message: `Send JSON (application/json, or application/fhir+json for claims), not ${type}` }));
+          return reply(
+            error(415, { error: 'unsupported_media_type', message: `Send JSON (application/json, or application/fhir+json for claims), not ${type}` }),
+          );
         }
         const headers: Record<string, string | undefined> = {};
         for (const [k, v] of Object.entries(req.headers)) headers[k] = Array.isArray(v) ? v.join(', ') : v;
         // Links in answers use the scheme this server really serves, never one a client claims.
         headers['x-forwarded-proto'] = tls ? 'https' : 'http';
-        const work = (text: string | undefined) => engine.handle({ method, path, query, headers, body: text === '' ? undefined : text }, { key: caller.key, text: true });
+        const work = (text: string | undefined) =>
+          engine.handle({ method, path, query, headers, body: text === '' ? undefined : text }, { key: caller.key, text: true });
         const fault = options.faults?.take(path);
         // Without a fault (every request but in a sandbox test), answered at once.
         if (!fault) return reply(work(body));

@@ -28,7 +28,13 @@ type Row = Record<string, any>;
 /** Claim `i`: distinct for every i (member, code and service date). */
 function claim(i: number): Row {
   const day = new Date(Date.UTC(2026, 0, 1) + Math.floor(i / (CODES.length * MEMBERS.length)) * 86_400_000).toISOString().slice(0, 10);
-  return claimTemplate({ type: 'professional', npi: '1045782368', cpt: [CODES[i % CODES.length]!], patient: MEMBERS[Math.floor(i / CODES.length) % MEMBERS.length]!, serviceDate: day }) as Row;
+  return claimTemplate({
+    type: 'professional',
+    npi: '1045782368',
+    cpt: [CODES[i % CODES.length]!],
+    patient: MEMBERS[Math.floor(i / CODES.length) % MEMBERS.length]!,
+    serviceDate: day,
+  }) as Row;
 }
 
 const lines = (from: number, to: number) => Array.from({ length: to - from }, (_, k) => JSON.stringify(claim(from + k))).join('\n') + '\n';
@@ -51,7 +57,11 @@ describe('tpa claim submit, a batch', () => {
     const dir = join(home, 'in');
     mkdirSync(join(dir, 'folder'), { recursive: true });
     writeFileSync(join(dir, 'one.json'), JSON.stringify(claim(0), null, 2));
-    const bundle = { resourceType: 'Bundle', type: 'collection', entry: [{ resource: claim(1) }, { resource: { resourceType: 'Patient', id: 'p1' } }, { resource: claim(2) }] };
+    const bundle = {
+      resourceType: 'Bundle',
+      type: 'collection',
+      entry: [{ resource: claim(1) }, { resource: { resourceType: 'Patient', id: 'p1' } }, { resource: claim(2) }],
+    };
     writeFileSync(join(dir, 'bundle.json'), JSON.stringify(bundle));
     writeFileSync(join(dir, 'many.ndjson'), lines(3, 6));
     writeFileSync(join(dir, 'folder', 'b.json'), JSON.stringify(claim(7)));
@@ -62,7 +72,18 @@ describe('tpa claim submit, a batch', () => {
     expect(r.code, r.stderr).toBe(0);
     const out = ndjson(r.stdout);
     expect(out.map((o) => o.source).sort()).toEqual(
-      ['in/one.json', 'in/bundle.json#entry[0]', 'in/bundle.json#entry[2]', 'in/many.ndjson:1', 'in/many.ndjson:2', 'in/many.ndjson:3', 'in/folder/a.ndjson:1', 'in/folder/b.json', 'stdin:1', 'stdin:2'].sort(),
+      [
+        'in/one.json',
+        'in/bundle.json#entry[0]',
+        'in/bundle.json#entry[2]',
+        'in/many.ndjson:1',
+        'in/many.ndjson:2',
+        'in/many.ndjson:3',
+        'in/folder/a.ndjson:1',
+        'in/folder/b.json',
+        'stdin:1',
+        'stdin:2',
+      ].sort(),
     );
     expect(out.every((o) => o.status === 'ACKNOWLEDGED' && /^sub_/.test(o.submission_id) && o.errors.length === 0)).toBe(true);
     expect(r.stderr).toContain('in/bundle.json: 1 Patient ignored');
@@ -87,14 +108,18 @@ describe('tpa claim submit, a batch', () => {
     const by = new Map(out.map((o) => [o.source, o]));
     expect(by.get('mixed.ndjson:1')!.status).toBe('ACKNOWLEDGED');
     expect(by.get('mixed.ndjson:4')!.status).toBe('ACKNOWLEDGED');
-    expect(by.get('mixed.ndjson:2')).toMatchObject({ status: 'INVALID', submission_id: null, errors: [{ field: '', message: expect.stringMatching(/not valid JSON/) }] });
+    expect(by.get('mixed.ndjson:2')).toMatchObject({
+      status: 'INVALID',
+      submission_id: null,
+      errors: [{ field: '', message: expect.stringMatching(/not valid JSON/) }],
+    });
     expect(by.get('mixed.ndjson:3')!.status).toBe('INVALID');
     expect(by.get('mixed.ndjson:3')!.errors.some((e: Row) => /provider/.test(e.field))).toBe(true);
     expect(r.stderr).toContain('mixed.ndjson:2: invalid, not sent');
     expect(await ledger()).toHaveLength(2);
   });
 
-  it('--wait adds each claim\'s disposition and adjudication; a timeout first exits 7 with the claims still processing', async () => {
+  it("--wait adds each claim's disposition and adjudication; a timeout first exits 7 with the claims still processing", async () => {
     writeFileSync(join(home, 'w.ndjson'), lines(0, 3));
     const r = await runTpa(['claim', 'submit', 'w.ndjson', '--wait', '-o', 'ndjson'], { home, env });
     expect(r.code, r.stderr).toBe(0);
@@ -104,7 +129,10 @@ describe('tpa claim submit, a batch', () => {
       expect(cents(a.allowed_amount)).toBe(cents(a.benefit_amount) + cents(a.patient_responsibility));
     }
     writeFileSync(join(home, 'slow.ndjson'), lines(3, 5));
-    const slow = await runTpa(['claim', 'submit', 'slow.ndjson', '--wait', '--timeout', '1s', '-o', 'ndjson'], { home, env: { ...env, TPA_ADJUDICATION_DELAY: '1h' } });
+    const slow = await runTpa(['claim', 'submit', 'slow.ndjson', '--wait', '--timeout', '1s', '-o', 'ndjson'], {
+      home,
+      env: { ...env, TPA_ADJUDICATION_DELAY: '1h' },
+    });
     expect(slow.code).toBe(7);
     expect(ndjson(slow.stdout).map((o) => [o.status, o.disposition])).toEqual([
       ['ACKNOWLEDGED', null],

@@ -33,7 +33,11 @@ describe('tpa claim', () => {
     expect(claim.item.map((i: { revenue: { coding: { code: string }[] } }) => i.revenue.coding[0]!.code)).toEqual(['0750', '0960', '0370', '0310']);
     const r = await run(['claim', 'submit', file, '--wait', '--raw', '-o', 'json']);
     expect(r.code).toBe(0);
-    expect(r.json()).toMatchObject({ disposition: 'APPROVED', adjudication: { allowed_amount: 2875, benefit_amount: 2280 }, claim_response: { resourceType: 'ClaimResponse' } });
+    expect(r.json()).toMatchObject({
+      disposition: 'APPROVED',
+      adjudication: { allowed_amount: 2875, benefit_amount: 2280 },
+      claim_response: { resourceType: 'ClaimResponse' },
+    });
   });
 
   it('submit reads the claim from stdin with -', async () => {

@@ -19,7 +19,11 @@ function complete(line: string): string[] {
 
 describe('shell completions', () => {
   it('the scripts in completions/ are those the command tree generates now (run `npm run completions` after changing commands)', async () => {
-    for (const [shell, file] of [['bash', 'tpa.bash'], ['zsh', '_tpa'], ['fish', 'tpa.fish']] as const) {
+    for (const [shell, file] of [
+      ['bash', 'tpa.bash'],
+      ['zsh', '_tpa'],
+      ['fish', 'tpa.fish'],
+    ] as const) {
       const r = await runTpa(['completion', shell], { home: home.dir });
       expect(r.code).toBe(0);
       expect(r.stdout, `completions/${file} is stale`).toBe(readFileSync(`${dir}${file}`, 'utf8'));

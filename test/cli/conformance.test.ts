@@ -45,7 +45,10 @@ describe('tpa api shows the limit headers on every answer', () => {
   it('a 404 with the key shows the tier limit, a 401 with an unknown key the limit of the address', async () => {
     const missing = await remote(['api', 'GET', '/tpa-api/v1/nothing/', '--include']);
     expect(missing.code).toBe(3);
-    expect(included(missing)).toMatchObject({ status: 404, headers: { 'x-ratelimit-limit': '1000000', 'x-ratelimit-remaining': expect.stringMatching(/^\d+$/), 'x-ratelimit-reset': expect.stringMatching(/^\d+$/) } });
+    expect(included(missing)).toMatchObject({
+      status: 404,
+      headers: { 'x-ratelimit-limit': '1000000', 'x-ratelimit-remaining': expect.stringMatching(/^\d+$/), 'x-ratelimit-reset': expect.stringMatching(/^\d+$/) },
+    });
     const unknownKey = await remote(['api', 'GET', '/tpa-api/v1/health', '--include'], { TPA_API_KEY: `sk_sand_${'q'.repeat(56)}` });
     expect(unknownKey.code).toBe(5);
     const answer = included(unknownKey);
@@ -69,7 +72,12 @@ describe('notes are limited to 500 characters, counted as characters', () => {
 
   it('the engine counts characters too: a raw approval with 501 emoji is a 400 saying 501', async () => {
     // The request is checked before the encounter is looked up.
-    const body = JSON.stringify({ encounter_id: 'enc_00000000000000000000', amount: 10, authorization_code: 'AUTH-20260302-ACME-0002', notes: EMOJI.repeat(501) });
+    const body = JSON.stringify({
+      encounter_id: 'enc_00000000000000000000',
+      amount: 10,
+      authorization_code: 'AUTH-20260302-ACME-0002',
+      notes: EMOJI.repeat(501),
+    });
     const r = await run(['api', 'POST', '/tpa-api/v1/funding/approve/', '--data', body, '--yes']);
     expect(r.code).toBe(2);
     expect(r.json()).toEqual({ errors: [{ field: 'notes', message: 'must be at most 500 characters (got 501)' }] });

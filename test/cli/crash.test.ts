@@ -51,14 +51,32 @@ function checkWhole(after: string): void {
       return;
     }
     const q = (sql: string) => db.prepare(sql).pluck().get() as number;
-    expect(q(`SELECT COUNT(*) FROM encounters e WHERE NOT EXISTS (SELECT 1 FROM history_entries h WHERE h.encounter_id = e.id AND h.type = 'SUBMISSION')`), `${after}: an encounter without its SUBMISSION`).toBe(0);
+    expect(
+      q(`SELECT COUNT(*) FROM encounters e WHERE NOT EXISTS (SELECT 1 FROM history_entries h WHERE h.encounter_id = e.id AND h.type = 'SUBMISSION')`),
+      `${after}: an encounter without its SUBMISSION`,
+    ).toBe(0);
     // A status the history does not explain: funded or reconciled without a fund release.
-    expect(q(`SELECT COUNT(*) FROM encounters e WHERE e.status IN ('FUNDED', 'RECONCILED') AND NOT EXISTS (SELECT 1 FROM history_entries h WHERE h.encounter_id = e.id AND h.type = 'FUNDING_APPROVED')`), `${after}: funded without FUNDING_APPROVED`).toBe(0);
+    expect(
+      q(
+        `SELECT COUNT(*) FROM encounters e WHERE e.status IN ('FUNDED', 'RECONCILED') AND NOT EXISTS (SELECT 1 FROM history_entries h WHERE h.encounter_id = e.id AND h.type = 'FUNDING_APPROVED')`,
+      ),
+      `${after}: funded without FUNDING_APPROVED`,
+    ).toBe(0);
     // No fund release without its settlement record, and the reverse.
-    expect(q(`SELECT COUNT(*) FROM encounters e WHERE (SELECT COUNT(*) FROM history_entries h WHERE h.encounter_id = e.id AND h.type = 'FUNDING_APPROVED') <> (SELECT COUNT(*) FROM settlements s WHERE s.encounter_id = e.id)`), `${after}: approvals and settlements differ`).toBe(0);
+    expect(
+      q(
+        `SELECT COUNT(*) FROM encounters e WHERE (SELECT COUNT(*) FROM history_entries h WHERE h.encounter_id = e.id AND h.type = 'FUNDING_APPROVED') <> (SELECT COUNT(*) FROM settlements s WHERE s.encounter_id = e.id)`,
+      ),
+      `${after}: approvals and settlements differ`,
+    ).toBe(0);
     // Every transfer's payouts sum to it.
-    expect(q(`SELECT COUNT(*) FROM settlements s WHERE s.total_amount_cents <> (SELECT COALESCE(SUM(amount_cents), 0) FROM payouts p WHERE p.settlement_id = s.id)`), `${after}: payouts that do not sum to their transfer`).toBe(0);
-    const chain = verifyChain(db.prepare('SELECT seq, at, type, subject, data_json, prev_hash, hash FROM audit_log ORDER BY seq').iterate() as Iterable<StoredAudit>);
+    expect(
+      q(`SELECT COUNT(*) FROM settlements s WHERE s.total_amount_cents <> (SELECT COALESCE(SUM(amount_cents), 0) FROM payouts p WHERE p.settlement_id = s.id)`),
+      `${after}: payouts that do not sum to their transfer`,
+    ).toBe(0);
+    const chain = verifyChain(
+      db.prepare('SELECT seq, at, type, subject, data_json, prev_hash, hash FROM audit_log ORDER BY seq').iterate() as Iterable<StoredAudit>,
+    );
     expect(chain, after).toMatchObject({ whole: true });
   } finally {
     db.close();
@@ -74,7 +92,17 @@ describe('kill -9 at 100 seeded instants', () => {
       const lines: string[] = [];
       for (let i = 0; i < 900; i++) {
         const day = new Date(first + Math.floor(i / 12) * 86_400_000).toISOString().slice(0, 10);
-        lines.push(JSON.stringify(claimTemplate({ type: 'professional', npi: '1045782368', cpt: [['45378', '45380', '43235'][i % 3]!], patient: `MBR-100${1 + (Math.floor(i / 3) % 4)}`, serviceDate: day })));
+        lines.push(
+          JSON.stringify(
+            claimTemplate({
+              type: 'professional',
+              npi: '1045782368',
+              cpt: [['45378', '45380', '43235'][i % 3]!],
+              patient: `MBR-100${1 + (Math.floor(i / 3) % 4)}`,
+              serviceDate: day,
+            }),
+          ),
+        );
       }
       writeFileSync(join(home.dir, name), `${lines.join('\n')}\n`);
     };
@@ -99,13 +127,40 @@ describe('kill -9 at 100 seeded instants', () => {
     };
 
     // A batch of claims, killed while it submits (two at a time, each a little slowed).
-    await phase('claim batch', ['claim', 'submit', 'month.ndjson', '--journal', 'month.journal', '--concurrency', '2', '-o', 'ndjson'], 'slow-20:/claims/submit/', 45);
+    await phase(
+      'claim batch',
+      ['claim', 'submit', 'month.ndjson', '--journal', 'month.journal', '--concurrency', '2', '-o', 'ndjson'],
+      'slow-20:/claims/submit/',
+      45,
+    );
     const ledger = (await runTpa(['ledger', 'list', '--all', '-o', 'ndjson'], { home: home.dir, env })).stdout.trim().split('\n');
     expect(ledger).toHaveLength(900);
 
     // A payment run, killed while it approves.
-    const review = (await runTpa(['fund', 'run', '--dry-run', '--limit', '300', '-o', 'json'], { home: home.dir, env })).json<{ total: string; count: number }>();
-    await phase('payment run', ['fund', 'run', '--limit', '300', '--auth-code-prefix', 'AUTH-CRASH', '--expect-total', review.total, '--yes', '--journal', 'run.journal', '-o', 'ndjson'], 'slow-30:/funding/approve/', 45);
+    const review = (await runTpa(['fund', 'run', '--dry-run', '--limit', '300', '-o', 'json'], { home: home.dir, env })).json<{
+      total: string;
+      count: number;
+    }>();
+    await phase(
+      'payment run',
+      [
+        'fund',
+        'run',
+        '--limit',
+        '300',
+        '--auth-code-prefix',
+        'AUTH-CRASH',
+        '--expect-total',
+        review.total,
+        '--yes',
+        '--journal',
+        'run.journal',
+        '-o',
+        'ndjson',
+      ],
+      'slow-30:/funding/approve/',
+      45,
+    );
 
     // Settlements brought due by a clock moved on, killed while the arrivals are written.
     const arrivalEnv = { TPA_CLOCK: '2026-07-10T12:00:00Z' };
@@ -124,7 +179,9 @@ describe('kill -9 at 100 seeded instants', () => {
       arrivalKills += killed;
     }
     kills += arrivalKills;
-    const reconciled = (await runTpa(['ledger', 'list', '--all', '--status', 'RECONCILED', '-o', 'ndjson'], { home: home.dir, env: arrivalEnv })).stdout.trim().split('\n');
+    const reconciled = (await runTpa(['ledger', 'list', '--all', '--status', 'RECONCILED', '-o', 'ndjson'], { home: home.dir, env: arrivalEnv })).stdout
+      .trim()
+      .split('\n');
     expect(reconciled).toHaveLength(review.count);
     checkWhole('settlement arrivals, completed');
 
@@ -132,7 +189,12 @@ describe('kill -9 at 100 seeded instants', () => {
     // kills: further batches, killed while they submit, make up the hundred.
     for (let round = 0; kills < 100 && round < 6; round++) {
       writeBatch(`more-${round}.ndjson`, Date.UTC(2025, round, 1));
-      await phase(`more claims ${round + 1}`, ['claim', 'submit', `more-${round}.ndjson`, '--journal', `more-${round}.journal`, '--concurrency', '2', '-o', 'ndjson'], 'slow-20:/claims/submit/', 100 - kills);
+      await phase(
+        `more claims ${round + 1}`,
+        ['claim', 'submit', `more-${round}.ndjson`, '--journal', `more-${round}.journal`, '--concurrency', '2', '-o', 'ndjson'],
+        'slow-20:/claims/submit/',
+        100 - kills,
+      );
     }
     expect(kills).toBeGreaterThanOrEqual(100);
   }, 600_000);

@@ -20,11 +20,21 @@ describe('tpa fund history', () => {
     const b = await adjudicated('MBR-1002');
     expect((await run(['fund', 'approve', a.id, '--amount', a.benefit, '--auth-code', 'AUTH-HIST-0001', '--yes'])).code).toBe(0);
     // The answer is lost, and the ledger cannot be read to find out: exit 8, nothing resent.
-    const lost = await run(['fund', 'approve', b.id, '--amount', b.benefit, '--auth-code', 'AUTH-HIST-0002', '--yes'], { TPA_FAULT: 'lose-response*1:/funding/approve/,error-503:/ledger/entries/' });
+    const lost = await run(['fund', 'approve', b.id, '--amount', b.benefit, '--auth-code', 'AUTH-HIST-0002', '--yes'], {
+      TPA_FAULT: 'lose-response*1:/funding/approve/,error-503:/ledger/entries/',
+    });
     expect(lost.code).toBe(8);
     let history = (await run(['fund', 'history', '-o', 'json'])).json<Record<string, unknown>[]>();
     expect(history).toEqual([
-      expect.objectContaining({ encounter_id: a.id, authorization_code: 'AUTH-HIST-0001', outcome: 'APPROVED', processor_transfer_id: expect.stringMatching(/^tr_/), profile: 'local', environment: 'local', amount: Number(a.benefit) }),
+      expect.objectContaining({
+        encounter_id: a.id,
+        authorization_code: 'AUTH-HIST-0001',
+        outcome: 'APPROVED',
+        processor_transfer_id: expect.stringMatching(/^tr_/),
+        profile: 'local',
+        environment: 'local',
+        amount: Number(a.benefit),
+      }),
       expect.objectContaining({ encounter_id: b.id, authorization_code: 'AUTH-HIST-0002', outcome: 'UNKNOWN', processor_transfer_id: null }),
     ]);
     // Approving it again: the ledger shows the lost approval happened; it is refused (exit 4) and the history says so.

@@ -207,7 +207,10 @@ describe('tpa fund approve, interactively on a terminal', () => {
   });
 
   it('Ctrl-C at the masked API key prompt of auth login cancels with exit 2 and saves nothing', async () => {
-    const r = await tpaInteractive(['auth', 'login', '--env', 'sandbox', '--base-url', 'http://127.0.0.1:9'], [{ expect: 'API key for sandbox', send: '\x03' }]);
+    const r = await tpaInteractive(
+      ['auth', 'login', '--env', 'sandbox', '--base-url', 'http://127.0.0.1:9'],
+      [{ expect: 'API key for sandbox', send: '\x03' }],
+    );
     expectCompleted(r);
     expect(r.exit_code, r.output).toBe(2);
     expect(r.output).toMatch(/cancelled: nothing was done/);
@@ -223,7 +226,9 @@ describe('tpa fund approve, interactively on a terminal', () => {
     expect(r.output).not.toContain('Amount to release');
     expect(r.output).toMatch(/Nothing was sent/);
     expect(r.output).toMatch(/--yes/);
-    const withYes = await tpaInteractive(['fund', 'approve', id, '--amount', '2280', '--auth-code', 'AUTH-NP-1', '--yes', '-o', 'json'], [], { TPA_PROMPT_DISABLED: '1' });
+    const withYes = await tpaInteractive(['fund', 'approve', id, '--amount', '2280', '--auth-code', 'AUTH-NP-1', '--yes', '-o', 'json'], [], {
+      TPA_PROMPT_DISABLED: '1',
+    });
     expectCompleted(withYes);
     expect(withYes.exit_code).toBe(0);
     expect(withYes.output).toMatch(/"status": "APPROVED"/);
@@ -285,7 +290,24 @@ describe('tables that fit the terminal', () => {
     expect((await run(['fund', 'approve', funded, '--amount', second.amount, '--auth-code', 'AUTH-20261124-FIT-0001', '--yes'])).code).toBe(0);
     expect((await run(['ratesheet', 'init', 'BLD-1001'])).code).toBe(0);
     expect((await run(['ratesheet', 'add', 'BLD-1001', '--ssp', 'HD-0401', '--rate-type', 'CASE_RATE', '--rate', '2100'])).code).toBe(0);
-    expect((await run(['ratesheet', 'add', 'BLD-1001', '--ssp', 'ey-0501', '--rate-type', 'PERCENT_MEDICARE', '--rate', '1.35', '--bundle-eligible', '--bundle-type', 'CONVENED'])).code).toBe(0);
+    expect(
+      (
+        await run([
+          'ratesheet',
+          'add',
+          'BLD-1001',
+          '--ssp',
+          'ey-0501',
+          '--rate-type',
+          'PERCENT_MEDICARE',
+          '--rate',
+          '1.35',
+          '--bundle-eligible',
+          '--bundle-type',
+          'CONVENED',
+        ])
+      ).code,
+    ).toBe(0);
     const screens: { args: string[]; steps?: Step[]; whole: RegExp[] }[] = [
       { args: ['ledger', 'list'], whole: [new RegExp(id), /2,280\.00/] },
       { args: ['ledger', 'list', '--all'], whole: [new RegExp(funded), /2,875\.00/] },

@@ -37,7 +37,13 @@ async function lines(clock: string, encounterId: string): Promise<Body[]> {
 describe('tpa claim submit applies the rules line by line', () => {
   it('item 1: the line after coverage ended is denied CARC-27; the covered line is paid', async () => {
     const clock = '2026-08-01T10:00:00Z';
-    const r = await submit(clock, { patient: 'MBR-1005', lines: [{ code: '45378', date: '2026-06-30' }, { code: '43235', date: '2026-07-20' }] });
+    const r = await submit(clock, {
+      patient: 'MBR-1005',
+      lines: [
+        { code: '45378', date: '2026-06-30' },
+        { code: '43235', date: '2026-07-20' },
+      ],
+    });
     expect(r.code).toBe(0);
     expect(r.body).toMatchObject({ disposition: 'PARTIAL_APPROVAL', adjudication: { allowed_amount: 425 } });
     expect((await lines(clock, r.body.external_claim_id)).map((l) => [l.status, l.denial_code])).toEqual([
@@ -48,7 +54,13 @@ describe('tpa claim submit applies the rules line by line', () => {
 
   it('item 2: the line after the contract ended is not paid; alone it exits 3 no_active_contract', async () => {
     const clock = '2026-03-01T10:00:00Z';
-    const both = await submit(clock, { npi: '1673904821', lines: [{ code: '70553', date: '2025-12-31' }, { code: '70553', date: '2026-02-20' }] });
+    const both = await submit(clock, {
+      npi: '1673904821',
+      lines: [
+        { code: '70553', date: '2025-12-31' },
+        { code: '70553', date: '2026-02-20' },
+      ],
+    });
     expect(both.body).toMatchObject({ disposition: 'PARTIAL_APPROVAL', adjudication: { allowed_amount: 900 } });
     const alone = await submit(clock, { npi: '1673904821', lines: [{ code: '70553', date: '2026-02-20' }] });
     expect(alone.code).toBe(3);
@@ -70,7 +82,12 @@ describe('tpa claim submit applies the rules line by line', () => {
 
   it('item 4: 45378 twice on one day is paid once, and again later not at all', async () => {
     const clock = '2026-03-02T10:00:00Z';
-    const spec = { lines: [{ code: '45378', date: '2026-03-02' }, { code: '45378', date: '2026-03-02' }] };
+    const spec = {
+      lines: [
+        { code: '45378', date: '2026-03-02' },
+        { code: '45378', date: '2026-03-02' },
+      ],
+    };
     const first = await submit(clock, spec);
     expect(first.body).toMatchObject({ disposition: 'PARTIAL_APPROVAL', adjudication: { allowed_amount: 425 } });
     const again = await submit(clock, spec);
@@ -116,7 +133,11 @@ describe('tpa claim submit applies the rules line by line', () => {
   it('item 9: 999 lines of 0.53 at 20% coinsurance cost the member the claim-level 100.89', async () => {
     const codes = ['45378', '45380', '43235', '00811', '00731', '88305'];
     const day = (n: number) => new Date(Date.UTC(2026, 0, 1) + n * 86_400_000).toISOString().slice(0, 10);
-    const spec = { npi: '1234567893', patient: 'MBR-1003', lines: Array.from({ length: 999 }, (_, i) => ({ code: codes[i % 6]!, date: day(Math.floor(i / 6)), charge: '0.53' })) };
+    const spec = {
+      npi: '1234567893',
+      patient: 'MBR-1003',
+      lines: Array.from({ length: 999 }, (_, i) => ({ code: codes[i % 6]!, date: day(Math.floor(i / 6)), charge: '0.53' })),
+    };
     const r = await submit('2026-07-01T10:00:00Z', spec);
     expect(r.body.adjudication).toMatchObject({ allowed_amount: 529.47, copay_applied: 25, coinsurance_applied: 100.89, patient_responsibility: 125.89 });
   });

@@ -47,7 +47,9 @@ beforeAll(async () => {
   buildLedger(home.dir, N);
   const whole = await runTpa(['ledger', 'list', '--limit', '100', '-o', 'json'], { home: home.dir, env });
   const second = await runTpa(['ledger', 'list', '--limit', '100', '--offset', '100', '-o', 'json'], { home: home.dir, env });
-  ids = [...whole.json<{ results: { encounter_id: string }[] }>().results, ...second.json<{ results: { encounter_id: string }[] }>().results].map((r) => r.encounter_id);
+  ids = [...whole.json<{ results: { encounter_id: string }[] }>().results, ...second.json<{ results: { encounter_id: string }[] }>().results].map(
+    (r) => r.encounter_id,
+  );
   expect(new Set(ids).size).toBe(N);
 });
 afterAll(() => home.remove());
@@ -66,7 +68,12 @@ describe('ledger list --all, in-process, in every format', () => {
   it('ndjson is one line per entry, in order', async () => {
     const r = await runTpa(['ledger', 'list', '--all', '--limit', '7', '-o', 'ndjson'], { home: home.dir, env });
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout.trimEnd().split('\n').map((l) => (JSON.parse(l) as { encounter_id: string }).encounter_id)).toEqual(ids);
+    expect(
+      r.stdout
+        .trimEnd()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { encounter_id: string }).encounter_id),
+    ).toEqual(ids);
   });
 
   it('csv has its header once and the same lines as one page of all of them', async () => {
@@ -87,7 +94,12 @@ describe('ledger list --all, in-process, in every format', () => {
     const shown = [...r.stdout.matchAll(/\benc_[0-9a-f]{20}\b/g)].map((m) => m[0]);
     expect(shown).toEqual(ids);
     expect(r.stdout.match(/Encounter/g)?.length).toBe(1);
-    const widths = new Set(r.stdout.trimEnd().split('\n').map((l) => [...l].length));
+    const widths = new Set(
+      r.stdout
+        .trimEnd()
+        .split('\n')
+        .map((l) => [...l].length),
+    );
     expect(widths.size).toBe(1);
   });
 
@@ -96,7 +108,12 @@ describe('ledger list --all, in-process, in every format', () => {
     const single = await runTpa(['ledger', 'list', '--limit', '100', '--npi', '1196382455', '--from', '2026-02-01', '-o', 'json'], { home: home.dir, env });
     const expected = single.json<{ results: { encounter_id: string }[]; count: number }>();
     expect(expected.count).toBeGreaterThan(3);
-    expect(r.stdout.trimEnd().split('\n').map((l) => (JSON.parse(l) as { encounter_id: string }).encounter_id)).toEqual(expected.results.map((x) => x.encounter_id));
+    expect(
+      r.stdout
+        .trimEnd()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { encounter_id: string }).encounter_id),
+    ).toEqual(expected.results.map((x) => x.encounter_id));
   });
 });
 
@@ -137,7 +154,11 @@ function pausedListing(args: string[], extraEnv: Record<string, string>) {
 
 /** Submits, in another process, a claim with the newest service date: it sorts first, shifting every page by one. */
 function submitNewest(patient: string) {
-  return runTpa(['claim', 'submit', '-'], { home: home.dir, env, input: JSON.stringify(claimOf({ npi: '1045782368', patient, lines: [{ code: '45378', date: '2026-06-19' }] })) });
+  return runTpa(['claim', 'submit', '-'], {
+    home: home.dir,
+    env,
+    input: JSON.stringify(claimOf({ npi: '1045782368', patient, lines: [{ code: '45378', date: '2026-06-19' }] })),
+  });
 }
 
 describe('a claim submitted while a listing runs', () => {

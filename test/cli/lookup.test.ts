@@ -62,7 +62,10 @@ describe('tpa lookup', () => {
   it('lookup rates gives one result per code and exits 0 when any code is covered', async () => {
     const r = await run('lookup', 'rates', '--npi', '1234567893', '--group', 'GRP-1001', '--cpt', '45378', '99213', '-o', 'ndjson');
     expect(r.code).toBe(0);
-    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines).toEqual([
       expect.objectContaining({ cpt_code: '45378', match_found: true, rate_type: 'FLAT_RATE', negotiated_rate: 1450 }),
       expect.objectContaining({ cpt_code: '99213', match_found: false }),

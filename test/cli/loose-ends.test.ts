@@ -14,7 +14,12 @@ describe('tpa local keys create', () => {
     const json = await runTpa(['local', 'keys', 'create', '--scopes', 'ledger_access', '-o', 'json'], { home: home.dir });
     expect(json.code, json.stderr).toBe(0);
     const body = json.json<{ key_id: string; api_key: string; scopes: string[]; environment: string }>();
-    expect(body).toEqual({ key_id: expect.stringMatching(/^key_/), api_key: expect.stringMatching(/^sk_sand_/), scopes: ['ledger_access'], environment: 'sandbox' });
+    expect(body).toEqual({
+      key_id: expect.stringMatching(/^key_/),
+      api_key: expect.stringMatching(/^sk_sand_/),
+      scopes: ['ledger_access'],
+      environment: 'sandbox',
+    });
     const viaEnv = await runTpa(['local', 'keys', 'create', '--env', 'staging'], { home: home.dir, env: { TPA_OUTPUT: 'json' } });
     expect(viaEnv.json()).toMatchObject({ environment: 'staging', api_key: expect.stringMatching(/^sk_/) });
     const ndjson = await runTpa(['local', 'keys', 'create', '-o', 'ndjson'], { home: home.dir });
@@ -36,7 +41,9 @@ describe('auth login, status and logout without -p', () => {
 
       const status = await run(['auth', 'status', '-o', 'json']);
       expect(status.code, status.stderr).toBe(0);
-      expect(status.json<unknown[]>()).toEqual([expect.objectContaining({ profile: 'sandbox', environment: 'sandbox', key_id: expect.stringMatching(/^key_/) })]);
+      expect(status.json<unknown[]>()).toEqual([
+        expect.objectContaining({ profile: 'sandbox', environment: 'sandbox', key_id: expect.stringMatching(/^key_/) }),
+      ]);
 
       const stagingKey = (await run(['local', 'keys', 'create', '--env', 'staging'])).stdout.trim();
       const second = await run(['auth', 'login', '--env', 'staging', '--base-url', server.url, '--with-key-stdin'], stagingKey);
@@ -65,7 +72,7 @@ describe('auth login, status and logout without -p', () => {
 });
 
 describe('the repository', () => {
-  it('ignores scratch claims at its root, never the project\'s own JSON files', () => {
+  it("ignores scratch claims at its root, never the project's own JSON files", () => {
     const root = fileURLToPath(new URL('../..', import.meta.url));
     const ignored = (path: string) => {
       try {

@@ -10,7 +10,8 @@ const run = home.run;
 /** An adjudicated institutional encounter (benefit 2,280.00 to four providers); more template arguments change it. */
 const encounter = async (...template: string[]) => (await adjudicatedEncounter(run, home.dir, { template: ['--type', 'institutional', ...template] })).id;
 
-const fund = (id: string, ...extra: string[]) => run(['fund', 'approve', id, '--amount', '2280.00', '--auth-code', 'AUTH-20260302-ACME-0001', '--yes', ...extra]);
+const fund = (id: string, ...extra: string[]) =>
+  run(['fund', 'approve', id, '--amount', '2280.00', '--auth-code', 'AUTH-20260302-ACME-0001', '--yes', ...extra]);
 
 describe('tpa fund approve (scripts)', () => {
   it('without a terminal it needs every value and --yes, and sends nothing otherwise', async () => {
@@ -62,10 +63,20 @@ describe('tpa fund approve (scripts)', () => {
   it('concurrent approvals of one encounter from several processes fund it exactly once', async () => {
     const id = await encounter();
     // Real processes: the overlap between them is the point.
-    const results = await Promise.all(Array.from({ length: 6 }, () => tpa(['fund', 'approve', id, '--amount', '2280.00', '--auth-code', 'AUTH-20260302-ACME-0001', '--yes'], { home: home.dir })));
+    const results = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        tpa(['fund', 'approve', id, '--amount', '2280.00', '--auth-code', 'AUTH-20260302-ACME-0001', '--yes'], { home: home.dir }),
+      ),
+    );
     const codes = results.map((r) => r.code).sort();
     expect(codes).toEqual([0, 4, 4, 4, 4, 4]);
-    const transfers = new Set(results.map((r) => (r.code === 0 ? r.json<{ processor_transfer_id: string }>().processor_transfer_id : r.json<{ previous_processor_transfer_id: string }>().previous_processor_transfer_id)));
+    const transfers = new Set(
+      results.map((r) =>
+        r.code === 0
+          ? r.json<{ processor_transfer_id: string }>().processor_transfer_id
+          : r.json<{ previous_processor_transfer_id: string }>().previous_processor_transfer_id,
+      ),
+    );
     expect(transfers.size).toBe(1);
     const ledger = (await run(['ledger', 'show', id])).json<{ entries: { type: string }[] }>();
     expect(ledger.entries.filter((e) => e.type === 'FUNDING_APPROVED')).toHaveLength(1);
@@ -73,7 +84,9 @@ describe('tpa fund approve (scripts)', () => {
 
   it('after a lost answer it does not resend, and reports from the settlement that the approval happened', async () => {
     const id = await encounter();
-    const r = await run(['fund', 'approve', id, '--amount', '2280', '--auth-code', 'A-2', '--yes', '--debug'], { TPA_FAULT: 'lose-response:/funding/approve/' });
+    const r = await run(['fund', 'approve', id, '--amount', '2280', '--auth-code', 'A-2', '--yes', '--debug'], {
+      TPA_FAULT: 'lose-response:/funding/approve/',
+    });
     expect(r.code).toBe(0);
     // One approval request went out; after the lost answer only the settlement was read.
     expect(r.stderr.match(/→ POST \/tpa-api\/v1\/funding\/approve\//g)).toHaveLength(1);
@@ -86,7 +99,9 @@ describe('tpa fund approve (scripts)', () => {
   it('an encounter already funded is refused before anything is sent, even when answers get lost', async () => {
     const id = await encounter();
     await fund(id);
-    const r = await run(['fund', 'approve', id, '--amount', '2280', '--auth-code', 'AUTH-SECOND', '--yes', '--debug'], { TPA_FAULT: 'lose-response:/funding/approve/' });
+    const r = await run(['fund', 'approve', id, '--amount', '2280', '--auth-code', 'AUTH-SECOND', '--yes', '--debug'], {
+      TPA_FAULT: 'lose-response:/funding/approve/',
+    });
     expect(r.code).toBe(4);
     expect(r.stderr).toMatch(/already funded/);
     expect(r.stderr).not.toMatch(/→ POST/);
@@ -106,7 +121,9 @@ describe('tpa fund approve (scripts)', () => {
 
   it('after a lost answer to a request the engine refused, it says the approval did not happen and retrying is safe', async () => {
     const id = await encounter();
-    const r = await run(['fund', 'approve', id, '--amount', '2000', '--auth-code', 'A-2', '--yes', '-o', 'table'], { TPA_FAULT: 'lose-response:/funding/approve/' });
+    const r = await run(['fund', 'approve', id, '--amount', '2000', '--auth-code', 'A-2', '--yes', '-o', 'table'], {
+      TPA_FAULT: 'lose-response:/funding/approve/',
+    });
     expect(r.code).toBe(8);
     expect(r.stderr).toMatch(/the approval of enc_\w+ did not happen: the ledger has no fund release/);
     expect(r.stderr).toMatch(/safe to run the same command again/);
@@ -114,7 +131,9 @@ describe('tpa fund approve (scripts)', () => {
   });
 
   it('an unknown encounter is refused before anything is sent', async () => {
-    const r = await run(['fund', 'approve', 'enc_nope', '--amount', '2280', '--auth-code', 'A-2', '--yes', '--debug'], { TPA_FAULT: 'lose-response:/funding/approve/' });
+    const r = await run(['fund', 'approve', 'enc_nope', '--amount', '2280', '--auth-code', 'A-2', '--yes', '--debug'], {
+      TPA_FAULT: 'lose-response:/funding/approve/',
+    });
     expect(r.code).toBe(3);
     expect(r.stderr).not.toMatch(/→ POST/);
   });
@@ -177,9 +196,19 @@ describe('tpa settlement and tpa ledger', () => {
     expect(page.code).toBe(0);
     expect(page.stderr).toMatch(/showing 1–2 of 3: use --all, or --offset 2/);
     const all = await run(['ledger', 'list', '--limit', '1', '--all']);
-    expect(all.json<{ encounter_id: string }[]>().map((e) => e.encounter_id).sort()).toEqual([...ids].sort());
+    expect(
+      all
+        .json<{ encounter_id: string }[]>()
+        .map((e) => e.encounter_id)
+        .sort(),
+    ).toEqual([...ids].sort());
     const funded = await run(['ledger', 'list', '--status', 'FUNDED', '-o', 'ndjson']);
-    expect(funded.stdout.trim().split('\n').map((l) => JSON.parse(l).encounter_id)).toEqual([ids[0]]);
+    expect(
+      funded.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).encounter_id),
+    ).toEqual([ids[0]]);
     const csv = await run(['ledger', 'list', '-o', 'csv']);
     const [header, ...rows] = csv.stdout.trim().split('\n');
     expect(header).toContain('financial_summary.benefit_amount');

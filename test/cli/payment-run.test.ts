@@ -29,7 +29,13 @@ async function ledgerOf(n: number, offset = 0): Promise<void> {
   const lines: string[] = [];
   for (let i = offset; i < offset + n; i++) {
     const day = new Date(Date.UTC(2026, 0, 1) + Math.floor(i / (CODES.length * MEMBERS.length)) * 86_400_000).toISOString().slice(0, 10);
-    const claim = claimTemplate({ type: 'professional', npi: '1045782368', cpt: [CODES[i % CODES.length]!], patient: MEMBERS[Math.floor(i / CODES.length) % MEMBERS.length]!, serviceDate: day });
+    const claim = claimTemplate({
+      type: 'professional',
+      npi: '1045782368',
+      cpt: [CODES[i % CODES.length]!],
+      patient: MEMBERS[Math.floor(i / CODES.length) % MEMBERS.length]!,
+      serviceDate: day,
+    });
     lines.push(JSON.stringify(claim));
   }
   const file = join(home, `claims-${offset}.ndjson`);
@@ -51,7 +57,6 @@ async function funded(): Promise<Row[]> {
   expect(r.code, r.stderr).toBe(0);
   return ndjson(r.stdout);
 }
-
 
 describe('tpa fund run', () => {
   it('--dry-run reviews every selected encounter (json and csv) with totals per provider, and sends nothing', async () => {
@@ -99,7 +104,9 @@ describe('tpa fund run', () => {
     expect(await funded()).toHaveLength(count);
     // Each approval is in this machine's fund history, with its transfer.
     const history = ndjson((await runTpa(['fund', 'history', '-o', 'ndjson'], { home, env })).stdout);
-    expect(history.map((h) => [h.authorization_code, h.outcome, h.processor_transfer_id])).toEqual(out.map((o) => [o.authorization_code, 'APPROVED', o.processor_transfer_id]));
+    expect(history.map((h) => [h.authorization_code, h.outcome, h.processor_transfer_id])).toEqual(
+      out.map((o) => [o.authorization_code, 'APPROVED', o.processor_transfer_id]),
+    );
     // A dry run with the same prefix only reviews: it never resumes (and sends) the run.
     const dry = await runTpa(['fund', 'run', '--dry-run', '--auth-code-prefix', 'AUTH-20260630-ACME', '-o', 'json'], { home, env });
     expect(dry.code, dry.stderr).toBe(0);
@@ -131,7 +138,10 @@ describe('tpa fund run', () => {
     try {
       const key = (await runTpa(['local', 'keys', 'create'], { home, env })).stdout.trim();
       expect((await runTpa(['auth', 'login', '--env', 'sandbox', '--base-url', server.url, '--with-key-stdin'], { home, input: key })).code).toBe(0);
-      const r = await runTpa(['fund', 'run', '--profile', 'sandbox', '--auth-code-prefix', 'AUTH-20260630-HTTP', '--expect-total', total, '--yes', '-o', 'ndjson'], { home, env });
+      const r = await runTpa(
+        ['fund', 'run', '--profile', 'sandbox', '--auth-code-prefix', 'AUTH-20260630-HTTP', '--expect-total', total, '--yes', '-o', 'ndjson'],
+        { home, env },
+      );
       expect(r.code, r.stderr).toBe(0);
       const out = ndjson(r.stdout);
       expect(out.map((o) => o.status)).toEqual(Array(count).fill('APPROVED'));

@@ -103,7 +103,11 @@ describe('tpa local', () => {
   it('fixtures lists providers, contracts and members', async () => {
     const r = await run(['local', 'fixtures', '-o', 'json']);
     expect(r.code).toBe(0);
-    const f = r.json<{ providers: { role: string }[]; contracts: { rate_type: string; bundle_type: string | null }[]; members: { coverage_end: string | null }[] }>();
+    const f = r.json<{
+      providers: { role: string }[];
+      contracts: { rate_type: string; bundle_type: string | null }[];
+      members: { coverage_end: string | null }[];
+    }>();
     expect(new Set(f.providers.map((p) => p.role))).toEqual(new Set(['FACILITY', 'SURGEON', 'ANESTHESIA', 'PATHOLOGY']));
     expect(new Set(f.contracts.map((c) => c.rate_type))).toEqual(new Set(['FLAT_RATE', 'CASE_RATE', 'PERCENT_OF_CHARGES', 'BUNDLE']));
     expect(new Set(f.contracts.map((c) => c.bundle_type))).toEqual(new Set([null, 'SINGLE', 'DOUBLE_HEADER', 'PACKAGE']));
@@ -152,7 +156,9 @@ describe('tpa demo', () => {
     expect(existsSync(join(fresh.dir, 'local.sqlite'))).toBe(false);
     fresh.remove();
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/Blind lookup[\s\S]*Full lookup[\s\S]*Submit[\s\S]*Poll[\s\S]*approve the fund release[\s\S]*reconciled[\s\S]*ledger[\s\S]*A batch[\s\S]*A payment run/);
+    expect(r.stdout).toMatch(
+      /Blind lookup[\s\S]*Full lookup[\s\S]*Submit[\s\S]*Poll[\s\S]*approve the fund release[\s\S]*reconciled[\s\S]*ledger[\s\S]*A batch[\s\S]*A payment run/,
+    );
     expect(r.stdout.match(/✓/g)).toHaveLength(8);
     expect(r.stdout).toMatch(/✓ the same batch again sends nothing: 8 skipped/);
     expect(r.stdout).toMatch(/✓ the run moved exactly the confirmed total: ([\d,.]+) = \1/);

@@ -28,7 +28,24 @@ describe('tpa ratesheet', () => {
   it('builds a schedule, previews it with a total, finalizes it, and the rate reaches lookup and adjudication', async () => {
     expect((await run(['ratesheet', 'init', 'BLD-1001'])).code).toBe(0);
     expect((await run(['ratesheet', 'add', 'BLD-1001', '--ssp', 'HD-0401', '--rate-type', 'CASE_RATE', '--rate', '2100'])).code).toBe(0);
-    expect((await run(['ratesheet', 'add', 'BLD-1001', '--ssp', 'ey-0501', '--rate-type', 'PERCENT_MEDICARE', '--rate', '1.35', '--bundle-eligible', '--bundle-type', 'CONVENED'])).code).toBe(0);
+    expect(
+      (
+        await run([
+          'ratesheet',
+          'add',
+          'BLD-1001',
+          '--ssp',
+          'ey-0501',
+          '--rate-type',
+          'PERCENT_MEDICARE',
+          '--rate',
+          '1.35',
+          '--bundle-eligible',
+          '--bundle-type',
+          'CONVENED',
+        ])
+      ).code,
+    ).toBe(0);
     const preview = await run(['ratesheet', 'preview', 'BLD-1001', '-o', 'table']);
     expect(preview.stdout).toMatch(/HD-0401[^\n]*2,100\.00/);
     expect(preview.stdout).toMatch(/EY-0501[^\n]*1\.35×[^\n]*1,950\.00[^\n]*2,632\.50/);
@@ -76,9 +93,24 @@ describe('tpa ratesheet', () => {
   it('export and import round-trip a schedule through CSV, showing changes first and writing only with no --dry-run', async () => {
     await run(['ratesheet', 'init', 'BLD-1001']);
     await run(['ratesheet', 'add', 'BLD-1001', '--ssp', 'HD-0401', '--rate-type', 'CASE_RATE', '--rate', '2100', '--notes', 'hand, "carpal"']);
-    await run(['ratesheet', 'add', 'BLD-1001', '--ssp', 'EY-0501', '--rate-type', 'PERCENT_MEDICARE', '--rate', '1.35', '--bundle-eligible', '--bundle-type', 'CONVENED']);
+    await run([
+      'ratesheet',
+      'add',
+      'BLD-1001',
+      '--ssp',
+      'EY-0501',
+      '--rate-type',
+      'PERCENT_MEDICARE',
+      '--rate',
+      '1.35',
+      '--bundle-eligible',
+      '--bundle-type',
+      'CONVENED',
+    ]);
     const exported = await run(['ratesheet', 'export', 'BLD-1001']);
-    expect(exported.stdout).toBe('ssp_code,rate_type,rate_value,bundle_type,notes\nHD-0401,CASE_RATE,2100.00,,"hand, ""carpal"""\nEY-0501,PERCENT_MEDICARE,1.35,CONVENED,\n');
+    expect(exported.stdout).toBe(
+      'ssp_code,rate_type,rate_value,bundle_type,notes\nHD-0401,CASE_RATE,2100.00,,"hand, ""carpal"""\nEY-0501,PERCENT_MEDICARE,1.35,CONVENED,\n',
+    );
     const same = await run(['ratesheet', 'import', 'BLD-1001', file('same.csv', exported.stdout)]);
     expect(same.json()).toMatchObject({ written: 0, add: 0, change: 0, unchanged: 2 });
     const edited = file('edited.csv', exported.stdout.replace('2100.00', '2200.00') + 'GI-0101,CASE_RATE,900,,\n');
@@ -94,7 +126,10 @@ describe('tpa ratesheet', () => {
 
   it('a bad row stops the import before anything is written and names its line', async () => {
     await run(['ratesheet', 'init', 'BLD-1001']);
-    const csv = file('bad.csv', 'ssp_code,rate_type,rate_value,bundle_type,notes\nHD-0401,CASE_RATE,2100,,\nGI-0101,FLAT,9,,\n\nNOPE-1,CASE_RATE,1,,\nEY-0501,CASE_RATE,12.345,,\n');
+    const csv = file(
+      'bad.csv',
+      'ssp_code,rate_type,rate_value,bundle_type,notes\nHD-0401,CASE_RATE,2100,,\nGI-0101,FLAT,9,,\n\nNOPE-1,CASE_RATE,1,,\nEY-0501,CASE_RATE,12.345,,\n',
+    );
     const r = await run(['ratesheet', 'import', 'BLD-1001', csv, '-o', 'table']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/line 3: rate type must be CASE_RATE or PERCENT_MEDICARE/);

@@ -21,7 +21,8 @@ const adjudicated = (template: string[] = ['--type', 'institutional'], edit?: (c
 
 const fund = (id: string, code: string, amount = '2280.00') => run(['fund', 'approve', id, '--amount', amount, '--auth-code', code, '--yes']);
 const ledger = async (id: string) => (await run(['ledger', 'show', id])).json<Body>();
-const listed = async (status: string) => (await run(['ledger', 'list', '--status', status])).json<{ results: Body[] }>().results.map((r) => r.encounter_id as string);
+const listed = async (status: string) =>
+  (await run(['ledger', 'list', '--status', status])).json<{ results: Body[] }>().results.map((r) => r.encounter_id as string);
 
 describe('a failed transfer (item 10)', () => {
   it('leaves FUNDED, records the failure, and fund approve pays again under a new authorization code', async () => {
@@ -45,7 +46,11 @@ describe('a failed transfer (item 10)', () => {
     expect((await fund(id, 'AUTH-3')).code).toBe(4);
 
     const shown = (await run(['settlement', 'show', id])).json<Body>();
-    expect(shown).toMatchObject({ processor_transfer_id: second.processor_transfer_id, status: 'INITIATED', previous_transfers: [{ processor_transfer_id: first.processor_transfer_id, status: 'FAILED' }] });
+    expect(shown).toMatchObject({
+      processor_transfer_id: second.processor_transfer_id,
+      status: 'INITIATED',
+      previous_transfers: [{ processor_transfer_id: first.processor_transfer_id, status: 'FAILED' }],
+    });
     const table = await run(['settlement', 'show', id, '-o', 'table']);
     expect(table.stdout).toMatch(/Earlier transfers/);
     expect(table.stdout).toContain(first.processor_transfer_id);
@@ -136,7 +141,10 @@ describe('ledger entries without an adjudication (items 15, 16, 17)', () => {
     expect(table.stdout).toMatch(/Contractual adjustment\s+—\n/);
     expect(table.stdout).toMatch(/AEOB\s+—\n/);
     expect((await ledger(denied.id)).reconciliation).toMatchObject({ aeob_reference: denied.response.aeob_reference, processor_trace_id: null });
-    expect((await ledger(original.id)).reconciliation).toMatchObject({ aeob_reference: original.response.aeob_reference, processor_trace_id: original.response.processor_trace_id });
+    expect((await ledger(original.id)).reconciliation).toMatchObject({
+      aeob_reference: original.response.aeob_reference,
+      processor_trace_id: original.response.processor_trace_id,
+    });
   });
 
   it('ledger list --status SUBMITTED finds the claims not yet adjudicated, with no AEOB or trace', async () => {

@@ -30,11 +30,21 @@ beforeAll(async () => {
   // that needs a preauthorization), and one that repeats the first (denied as a duplicate).
   for (let i = 0; i < 9; i++) {
     const day = `2026-02-${String(3 + i).padStart(2, '0')}`;
-    claims.push(claimTemplate({ type: 'professional', npi: '1045782368', cpt: [['45378', '45380', '43235'][i % 3]!], patient: members[i % 4]!, serviceDate: day }) as Row);
+    claims.push(
+      claimTemplate({ type: 'professional', npi: '1045782368', cpt: [['45378', '45380', '43235'][i % 3]!], patient: members[i % 4]!, serviceDate: day }) as Row,
+    );
   }
   // Three institutional encounters (facility, surgeon, anesthesia, pathology: several payees).
   for (const [i, patient] of ['MBR-1002', 'MBR-1003', 'MBR-1004'].entries()) {
-    claims.push(claimTemplate({ type: 'institutional', npi: '1234567893', cpt: ['45380', '00811', '88305'], patient, serviceDate: `2026-02-${String(14 + i).padStart(2, '0')}` }) as Row);
+    claims.push(
+      claimTemplate({
+        type: 'institutional',
+        npi: '1234567893',
+        cpt: ['45380', '00811', '88305'],
+        patient,
+        serviceDate: `2026-02-${String(14 + i).padStart(2, '0')}`,
+      }) as Row,
+    );
   }
   claims.push(claimTemplate({ type: 'professional', npi: '1582736496', cpt: ['29881'], patient: 'MBR-1001', serviceDate: '2026-02-20' }) as Row);
   claims.push(claims[0]!);
@@ -45,7 +55,19 @@ beforeAll(async () => {
   expect((await at(MON, ['fund', 'run', '--dry-run', '-o', 'json'])).json<Row>().count).toBeGreaterThan(6);
   const review = (await at(MON, ['fund', 'run', '--dry-run', '--limit', '6', '-o', 'json'])).json<Row>();
   expect(review.count).toBe(6);
-  const run = await at(MON, ['fund', 'run', '--limit', '6', '--auth-code-prefix', 'AUTH-20260302-RPT', '--expect-total', review.total, '--yes', '-o', 'ndjson']);
+  const run = await at(MON, [
+    'fund',
+    'run',
+    '--limit',
+    '6',
+    '--auth-code-prefix',
+    'AUTH-20260302-RPT',
+    '--expect-total',
+    review.total,
+    '--yes',
+    '-o',
+    'ndjson',
+  ]);
   expect(run.code, run.stderr).toBe(0);
   const ids = review.encounters.map((e: Row) => e.encounter_id as string);
   // One fails while in transit; the others arrive by Wednesday; then one is refunded, one's AEOB
@@ -56,9 +78,14 @@ beforeAll(async () => {
   expect((await at(WED, ['local', 'simulate', 'missing-aeob', ids[3]])).code).toBe(0);
   const again = (await at(LATER, ['ledger', 'show', ids[0], '-o', 'json'])).json<Row>();
   const benefit = again.financial_summary.payer_responsibility.total as number;
-  expect((await at(LATER, ['fund', 'approve', ids[0], '--amount', formatCents(cents(benefit)), '--auth-code', 'AUTH-20260312-RPT-0007', '--yes'])).code).toBe(0);
+  expect((await at(LATER, ['fund', 'approve', ids[0], '--amount', formatCents(cents(benefit)), '--auth-code', 'AUTH-20260312-RPT-0007', '--yes'])).code).toBe(
+    0,
+  );
   // And one claim still in adjudication when the report is made.
-  writeFileSync(join(home.dir, 'late.json'), JSON.stringify(claimTemplate({ type: 'professional', npi: '1045782368', cpt: ['43235'], patient: 'MBR-1004', serviceDate: '2026-02-25' })));
+  writeFileSync(
+    join(home.dir, 'late.json'),
+    JSON.stringify(claimTemplate({ type: 'professional', npi: '1045782368', cpt: ['43235'], patient: 'MBR-1004', serviceDate: '2026-02-25' })),
+  );
   const late = await runTpa(['claim', 'submit', 'late.json'], { home: home.dir, env: { TPA_CLOCK: LATER, TPA_ADJUDICATION_DELAY: '1h' } });
   expect(late.code, late.stderr).toBe(0);
 });
@@ -86,7 +113,13 @@ describe('tpa settlement report', () => {
     expect(new Set(byStatus.keys())).toEqual(new Set(['PROCESSING', 'ADJUDICATED', 'FUNDED', 'RECONCILED', 'PENDED', 'DENIED']));
     for (const line of report.encounters.by_status) {
       const s = byStatus.get(line.status)!;
-      expect([line.count, c(line.charges), c(line.allowed), c(line.patient_responsibility), c(line.benefit)], line.status).toEqual([s.count, s.charges, s.allowed, s.patient, s.benefit]);
+      expect([line.count, c(line.charges), c(line.allowed), c(line.patient_responsibility), c(line.benefit)], line.status).toEqual([
+        s.count,
+        s.charges,
+        s.allowed,
+        s.patient,
+        s.benefit,
+      ]);
     }
     expect(report.encounters.count).toBe(15);
     expect(c(report.encounters.charges)).toBe(entries.reduce((s, e) => s + c(e.financial_summary.charges), 0));
@@ -112,7 +145,12 @@ describe('tpa settlement report', () => {
     expect(c(report.money.net_to_providers)).toBe(moving.reduce((s, p) => s + c(p.amount), 0) - fees);
     for (const p of report.providers) {
       const mine = moving.filter((x) => x.provider_npi === p.npi);
-      expect([p.payouts, c(p.amount), c(p.fees), c(p.net)], p.npi).toEqual([mine.length, mine.reduce((s, x) => s + c(x.amount), 0), mine.reduce((s, x) => s + c(x.processor_fee), 0), mine.reduce((s, x) => s + c(x.net_to_provider), 0)]);
+      expect([p.payouts, c(p.amount), c(p.fees), c(p.net)], p.npi).toEqual([
+        mine.length,
+        mine.reduce((s, x) => s + c(x.amount), 0),
+        mine.reduce((s, x) => s + c(x.processor_fee), 0),
+        mine.reduce((s, x) => s + c(x.net_to_provider), 0),
+      ]);
     }
     expect(report.providers.reduce((s: number, p: Row) => s + c(p.amount), 0)).toBe(sum('INITIATED') + sum('COMPLETED'));
 
@@ -120,7 +158,10 @@ describe('tpa settlement report', () => {
     const completed = current.filter((s) => s.status === 'COMPLETED');
     const match = (m: string) => completed.filter((s) => s.aeob_match?.match_status === m);
     expect(match('EXACT').length).toBeGreaterThan(0);
-    expect(report.reconciliation.matched).toEqual({ count: match('EXACT').length, amount: formatCents(match('EXACT').reduce((s, x) => s + c(x.total_amount), 0)) });
+    expect(report.reconciliation.matched).toEqual({
+      count: match('EXACT').length,
+      amount: formatCents(match('EXACT').reduce((s, x) => s + c(x.total_amount), 0)),
+    });
     expect(report.reconciliation.variance.count).toBe(1);
     expect(c(report.reconciliation.variance.items[0].variance)).toBe(c(match('VARIANCE')[0]!.aeob_match.variance));
     expect(report.reconciliation.missing_aeob.count).toBe(1);

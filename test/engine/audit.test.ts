@@ -26,13 +26,21 @@ function buildChain(): string[] {
     ids.push(ack.external_claim_id);
   }
   const detail = call(mon, 'GET', `/tpa-api/v1/ledger/entries/${ids[0]!}/`).body as Body;
-  expect(call(mon, 'POST', '/tpa-api/v1/funding/approve/', { encounter_id: ids[0], amount: detail.financial_summary.payer_responsibility.total, authorization_code: 'AUTH-AUDIT-0001' }).status).toBe(200);
+  expect(
+    call(mon, 'POST', '/tpa-api/v1/funding/approve/', {
+      encounter_id: ids[0],
+      amount: detail.financial_summary.payer_responsibility.total,
+      authorization_code: 'AUTH-AUDIT-0001',
+    }).status,
+  ).toBe(200);
   const wed = home.at(WED, '0');
   call(wed, 'GET', `/tpa-api/v1/settlement/${ids[0]}/`);
   wed.simulate('refund', ids[0]!);
   const builder = '/api/v1/computable-contracts/builder/BLD-1001';
   expect(call(wed, 'POST', `${builder}/rate-schedule/init/`, {}).status).toBeLessThan(300);
-  expect(call(wed, 'PUT', `${builder}/rate-schedule/add-ssp/`, { ssp_id: sspUuid('v1.1', 'HD-0401'), rate_type: 'CASE_RATE', rate_value: 2100 }).status).toBeLessThan(300);
+  expect(
+    call(wed, 'PUT', `${builder}/rate-schedule/add-ssp/`, { ssp_id: sspUuid('v1.1', 'HD-0401'), rate_type: 'CASE_RATE', rate_value: 2100 }).status,
+  ).toBeLessThan(300);
   expect(call(wed, 'POST', `${builder}/finalize`, {}).status).toBe(200);
   wed.createKey('sandbox', ['ledger_access']);
   return ids;
@@ -53,7 +61,17 @@ describe('the audit chain', () => {
     buildChain();
     const e = home.at(WED, '0');
     const types = [...e.auditList({})].map((r) => r.type);
-    expect(types).toEqual(['SUBMISSION', 'SUBMISSION', 'FUNDING_APPROVED', 'SETTLEMENT_INITIATED', 'SETTLEMENT_COMPLETED', 'RECONCILIATION', 'SETTLEMENT_REFUNDED', 'SCHEDULE_FINALIZED', 'KEY_CREATED']);
+    expect(types).toEqual([
+      'SUBMISSION',
+      'SUBMISSION',
+      'FUNDING_APPROVED',
+      'SETTLEMENT_INITIATED',
+      'SETTLEMENT_COMPLETED',
+      'RECONCILIATION',
+      'SETTLEMENT_REFUNDED',
+      'SCHEDULE_FINALIZED',
+      'KEY_CREATED',
+    ]);
     const submission = JSON.parse([...e.auditList({ type: 'SUBMISSION' })][0]!.data_json) as Body;
     expect(submission).toMatchObject({ disposition: 'APPROVED', charge_cents: 420000, benefit_cents: expect.any(Number) });
     expect(submission.allowed_cents).toBe(submission.benefit_cents + submission.patient_cents);
@@ -72,7 +90,11 @@ describe('the audit chain', () => {
     buildChain();
     const cases: [string, number, RegExp][] = [
       // An amount changed: the transfer made ten times larger (a digit put before it).
-      [`UPDATE audit_log SET data_json = replace(data_json, '"transfer_amount_cents":', '"transfer_amount_cents":1') WHERE type = 'FUNDING_APPROVED'`, 3, /edited/],
+      [
+        `UPDATE audit_log SET data_json = replace(data_json, '"transfer_amount_cents":', '"transfer_amount_cents":1') WHERE type = 'FUNDING_APPROVED'`,
+        3,
+        /edited/,
+      ],
       [`UPDATE audit_log SET at = '2026-03-01T00:00:00Z' WHERE seq = 6`, 6, /edited/],
       ['DELETE FROM audit_log WHERE seq = 5', 5, /missing/],
       [

@@ -50,7 +50,9 @@ describe('SSP catalog', () => {
     const byName = api('GET', '/api/v1/ssp/catalog/?search=colonoscopy').body as { count: number; results: { name: string }[] };
     expect(byName.count).toBe(3);
     expect(byName.results.every((r) => /colonoscopy/i.test(r.name))).toBe(true);
-    expect((api('GET', '/api/v1/ssp/catalog/?search=HD-0401').body as { results: { primary_cpt_code: string }[] }).results).toEqual([expect.objectContaining({ primary_cpt_code: '64721' })]);
+    expect((api('GET', '/api/v1/ssp/catalog/?search=HD-0401').body as { results: { primary_cpt_code: string }[] }).results).toEqual([
+      expect.objectContaining({ primary_cpt_code: '64721' }),
+    ]);
   });
 
   it('refuses a page size outside 1..200 and an unknown version with 400', () => {
@@ -90,28 +92,68 @@ describe('rate schedule', () => {
   it('config changes settings only and checks every field', () => {
     api('POST', `${B}/BLD-1001/rate-schedule/init/`, {});
     api('PUT', `${B}/BLD-1001/rate-schedule/add-ssp/`, { ssp_id: carpal, rate_type: 'CASE_RATE', rate_value: 2100 });
-    expect(api('PATCH', `${B}/BLD-1001/rate-schedule/config/`, { scope_of_care: 'FACILITY_ONLY', elective_advance_hours: 48, non_elective_fallback: 'WRAP_NETWORK' }).status).toBe(200);
+    expect(
+      api('PATCH', `${B}/BLD-1001/rate-schedule/config/`, { scope_of_care: 'FACILITY_ONLY', elective_advance_hours: 48, non_elective_fallback: 'WRAP_NETWORK' })
+        .status,
+    ).toBe(200);
     const s = (api('GET', `${B}/BLD-1001/rate-schedule/`).body as { rate_schedule: Record<string, unknown> }).rate_schedule;
-    expect(s).toMatchObject({ scope_of_care: 'FACILITY_ONLY', elective_advance_hours: 48, non_elective_fallback: 'WRAP_NETWORK', items: [expect.objectContaining({ ssp_code: 'HD-0401' })] });
-    const bad = api('PATCH', `${B}/BLD-1001/rate-schedule/config/`, { scope_of_care: 'EVERYTHING', elective_advance_hours: -1, default_rate_value: -2, colour: 'blue' });
+    expect(s).toMatchObject({
+      scope_of_care: 'FACILITY_ONLY',
+      elective_advance_hours: 48,
+      non_elective_fallback: 'WRAP_NETWORK',
+      items: [expect.objectContaining({ ssp_code: 'HD-0401' })],
+    });
+    const bad = api('PATCH', `${B}/BLD-1001/rate-schedule/config/`, {
+      scope_of_care: 'EVERYTHING',
+      elective_advance_hours: -1,
+      default_rate_value: -2,
+      colour: 'blue',
+    });
     expect(bad.status).toBe(400);
-    expect((bad.body as { errors: { field: string }[] }).errors.map((e) => e.field).sort()).toEqual(['colour', 'default_rate_value', 'elective_advance_hours', 'scope_of_care']);
+    expect((bad.body as { errors: { field: string }[] }).errors.map((e) => e.field).sort()).toEqual([
+      'colour',
+      'default_rate_value',
+      'elective_advance_hours',
+      'scope_of_care',
+    ]);
   });
 
   it('add-ssp upserts by SSP id, refuses a non-UUID (400 error), an unknown SSP (404) and a retired one', () => {
     api('POST', `${B}/BLD-1001/rate-schedule/init/`, {});
-    const added = api('PUT', `${B}/BLD-1001/rate-schedule/add-ssp/`, { ssp_id: carpal, rate_type: 'CASE_RATE', rate_value: 2100, is_bundle_eligible: true, bundle_type: 'CONVENED', notes: 'hand' });
+    const added = api('PUT', `${B}/BLD-1001/rate-schedule/add-ssp/`, {
+      ssp_id: carpal,
+      rate_type: 'CASE_RATE',
+      rate_value: 2100,
+      is_bundle_eligible: true,
+      bundle_type: 'CONVENED',
+      notes: 'hand',
+    });
     expect(added.body).toMatchObject({ rate_schedule_item_id: expect.any(String), ssp_id: carpal, message: expect.any(String) });
     const updated = api('PUT', `${B}/BLD-1001/rate-schedule/add-ssp/`, { ssp_id: carpal, rate_type: 'PERCENT_MEDICARE', rate_value: 1.4 });
-    expect((updated.body as { rate_schedule_item_id: string }).rate_schedule_item_id).toBe((added.body as { rate_schedule_item_id: string }).rate_schedule_item_id);
+    expect((updated.body as { rate_schedule_item_id: string }).rate_schedule_item_id).toBe(
+      (added.body as { rate_schedule_item_id: string }).rate_schedule_item_id,
+    );
     const items = (api('GET', `${B}/BLD-1001/rate-schedule/`).body as { rate_schedule: { items: Record<string, unknown>[] } }).rate_schedule.items;
-    expect(items).toEqual([expect.objectContaining({ ssp_id: carpal, rate_type: 'PERCENT_MEDICARE', rate_value: 1.4, is_bundle_eligible: false, bundle_type: null, sort_order: 1 })]);
-    expect(api('PUT', `${B}/BLD-1001/rate-schedule/add-ssp/`, { ssp_id: 'HD-0401', rate_type: 'CASE_RATE', rate_value: 1 })).toMatchObject({ status: 400, body: { error: expect.stringMatching(/UUID/) } });
-    expect(api('PUT', `${B}/BLD-1001/rate-schedule/add-ssp/`, { ssp_id: '00000000-0000-4000-8000-000000000000', rate_type: 'CASE_RATE', rate_value: 1 }).status).toBe(404);
+    expect(items).toEqual([
+      expect.objectContaining({ ssp_id: carpal, rate_type: 'PERCENT_MEDICARE', rate_value: 1.4, is_bundle_eligible: false, bundle_type: null, sort_order: 1 }),
+    ]);
+    expect(api('PUT', `${B}/BLD-1001/rate-schedule/add-ssp/`, { ssp_id: 'HD-0401', rate_type: 'CASE_RATE', rate_value: 1 })).toMatchObject({
+      status: 400,
+      body: { error: expect.stringMatching(/UUID/) },
+    });
+    expect(
+      api('PUT', `${B}/BLD-1001/rate-schedule/add-ssp/`, { ssp_id: '00000000-0000-4000-8000-000000000000', rate_type: 'CASE_RATE', rate_value: 1 }).status,
+    ).toBe(404);
     expect(api('PUT', `${B}/BLD-1001/rate-schedule/add-ssp/`, { ssp_id: sspUuid('v1.1', 'SP-0604'), rate_type: 'CASE_RATE', rate_value: 1 }).status).toBe(400);
     const bad = api('PUT', `${B}/BLD-1001/rate-schedule/add-ssp/`, { ssp_id: cataract, rate_type: 'FLAT', rate_value: -1, bundle_type: 'X' });
     expect((bad.body as { errors: { field: string }[] }).errors.map((e) => e.field)).toEqual(['rate_type', 'rate_value', 'bundle_type']);
-    expect((api('PUT', `${B}/BLD-1001/rate-schedule/add-ssp/`, { ssp_id: cataract, rate_type: 'CASE_RATE', rate_value: 10.001 }).body as { errors: { field: string }[] }).errors[0]!.field).toBe('rate_value');
+    expect(
+      (
+        api('PUT', `${B}/BLD-1001/rate-schedule/add-ssp/`, { ssp_id: cataract, rate_type: 'CASE_RATE', rate_value: 10.001 }).body as {
+          errors: { field: string }[];
+        }
+      ).errors[0]!.field,
+    ).toBe('rate_value');
   });
 
   it('remove-ssp removes an item; removing one that is not there is 404', () => {
@@ -127,7 +169,11 @@ describe('rate schedule', () => {
     const catalogCount = (api('GET', '/api/v1/ssp/catalog/?version=v1.0').body as { count: number }).count;
     const loaded = api('POST', `${B}/BLD-1001/rate-schedule/load-catalog/`, { version: 'v1.0' });
     expect(loaded.body).toEqual({ count: catalogCount - 1, message: expect.stringMatching(new RegExp(`${catalogCount - 1}.*v1\\.0`)) });
-    const items = (api('GET', `${B}/BLD-1001/rate-schedule/`).body as { rate_schedule: { items: { ssp_code: string; rate_type: string; rate_value: number; sort_order: number }[] } }).rate_schedule.items;
+    const items = (
+      api('GET', `${B}/BLD-1001/rate-schedule/`).body as {
+        rate_schedule: { items: { ssp_code: string; rate_type: string; rate_value: number; sort_order: number }[] };
+      }
+    ).rate_schedule.items;
     expect(items).toHaveLength(catalogCount);
     expect(items[0]).toMatchObject({ ssp_code: 'HD-0401', rate_type: 'CASE_RATE', rate_value: 2100, sort_order: 1 });
     expect(items.slice(1).every((i) => i.rate_type === 'PERCENT_MEDICARE' && i.rate_value === 1.5)).toBe(true);
@@ -142,11 +188,27 @@ describe('rate schedule', () => {
     api('PUT', `${B}/BLD-1001/rate-schedule/add-ssp/`, { ssp_id: cataract, rate_type: 'PERCENT_MEDICARE', rate_value: 1.333 });
     const preview = api('GET', `${B}/BLD-1001/rate-schedule/preview/`).body as { items: Record<string, unknown>[] };
     expect(preview.items).toEqual([
-      { ssp_code: 'HD-0401', ssp_name: 'Carpal tunnel release', rate_type: 'CASE_RATE', rate_value: 2100, calculated_allowed_amount: 2100, medicare_rate: 1600, bundle_type: null },
+      {
+        ssp_code: 'HD-0401',
+        ssp_name: 'Carpal tunnel release',
+        rate_type: 'CASE_RATE',
+        rate_value: 2100,
+        calculated_allowed_amount: 2100,
+        medicare_rate: 1600,
+        bundle_type: null,
+      },
       // 1.333 × 1,950.00 = 2,599.35
-      { ssp_code: 'EY-0501', ssp_name: 'Cataract removal with intraocular lens', rate_type: 'PERCENT_MEDICARE', rate_value: 1.333, calculated_allowed_amount: 2599.35, medicare_rate: 1950, bundle_type: null },
+      {
+        ssp_code: 'EY-0501',
+        ssp_name: 'Cataract removal with intraocular lens',
+        rate_type: 'PERCENT_MEDICARE',
+        rate_value: 1.333,
+        calculated_allowed_amount: 2599.35,
+        medicare_rate: 1950,
+        bundle_type: null,
+      },
     ]);
-    expect((engine.db.prepare('SELECT COUNT(*) FROM contract_rate_records').pluck().get() as number)).toBe(0);
+    expect(engine.db.prepare('SELECT COUNT(*) FROM contract_rate_records').pluck().get() as number).toBe(0);
   });
 
   it('finalize turns the items into live contract rates that lookups and adjudication use, then refuses changes with 409', () => {
@@ -157,21 +219,32 @@ describe('rate schedule', () => {
     expect(blindBefore.status).toBe(404);
     const done = api('POST', `${B}/BLD-1001/finalize`);
     expect(done.body).toMatchObject({ status: 'FINALIZED', contract_id: 'ctr_6e2d9b4f1a7c3058', rate_records_created: 2 });
-    const records = engine.db.prepare('SELECT ssp_code, cpt_code, rate_type, rate_value, allowed_amount_cents FROM contract_rate_records ORDER BY ssp_code').all();
+    const records = engine.db
+      .prepare('SELECT ssp_code, cpt_code, rate_type, rate_value, allowed_amount_cents FROM contract_rate_records ORDER BY ssp_code')
+      .all();
     expect(records).toEqual([
       { ssp_code: 'EY-0501', cpt_code: '66984', rate_type: 'PERCENT_MEDICARE', rate_value: '1.333', allowed_amount_cents: 259935 },
       { ssp_code: 'HD-0401', cpt_code: '64721', rate_type: 'CASE_RATE', rate_value: '2100.00', allowed_amount_cents: 210000 },
     ]);
-    const blind = call(engine, 'POST', '/tpa-api/v1/contract-lookup/blind/', { npi: '1902847361', group_id: 'GRP-4004', cpt_codes: ['64721', '66984'] }).body as { contract_id: string };
+    const blind = call(engine, 'POST', '/tpa-api/v1/contract-lookup/blind/', { npi: '1902847361', group_id: 'GRP-4004', cpt_codes: ['64721', '66984'] })
+      .body as { contract_id: string };
     expect(blind.contract_id).toBe('ctr_6e2d9b4f1a7c3058');
-    const full = call(engine, 'POST', '/tpa-api/v1/contract-lookup/full/', { contract_id: blind.contract_id, npi: '1902847361', group_id: 'GRP-4004', cpt_code: '66984' }).body;
+    const full = call(engine, 'POST', '/tpa-api/v1/contract-lookup/full/', {
+      contract_id: blind.contract_id,
+      npi: '1902847361',
+      group_id: 'GRP-4004',
+      cpt_code: '66984',
+    }).body;
     expect(full).toMatchObject({ rate_type: 'CASE_RATE', negotiated_rate: 2599.35 });
     const claim = claimTemplate({ type: 'institutional', npi: '1902847361', cpt: ['64721'], serviceDate: '2026-03-02' });
     const ack = call(engine, 'POST', '/tpa-api/v1/claims/submit/', claim).body as { submission_id: string };
     const res = call(engine, 'GET', `/tpa-api/v1/claims/${ack.submission_id}/response/`).body as { adjudication: { allowed_amount: number } };
     // Facility fee charged 3,800.00 (above the 2,100.00 rate) + surgeon line 1,140.00 (below it).
     expect(res.adjudication.allowed_amount).toBe(2100 + 1140);
-    expect(api('PUT', `${B}/BLD-1001/rate-schedule/add-ssp/`, { ssp_id: carpal, rate_type: 'CASE_RATE', rate_value: 1 })).toMatchObject({ status: 409, body: { error: expect.any(String) } });
+    expect(api('PUT', `${B}/BLD-1001/rate-schedule/add-ssp/`, { ssp_id: carpal, rate_type: 'CASE_RATE', rate_value: 1 })).toMatchObject({
+      status: 409,
+      body: { error: expect.any(String) },
+    });
     expect(api('POST', `${B}/BLD-1001/finalize/`).status).toBe(409);
     expect(api('GET', `${B}/BLD-1001/rate-schedule/`).body).toMatchObject({ rate_schedule: { status: 'FINALIZED' } });
   });
@@ -190,7 +263,9 @@ describe('rate schedule', () => {
     }
     const ack = api('POST', '/tpa-api/v1/claims/submit/', claim());
     expect(ack.status).toBe(201);
-    const res = api('GET', `/tpa-api/v1/claims/${(ack.body as { submission_id: string }).submission_id}/response/`).body as { adjudication: { allowed_amount: number } };
+    const res = api('GET', `/tpa-api/v1/claims/${(ack.body as { submission_id: string }).submission_id}/response/`).body as {
+      adjudication: { allowed_amount: number };
+    };
     expect(res.adjudication.allowed_amount).toBe(2100 + 1140);
   });
 

@@ -61,10 +61,18 @@ describe('claim submission and response', () => {
     const ack = call(at(T0), 'POST', SUBMIT, template()).body as Record<string, string>;
     const done = call(at(LATER), 'GET', response(ack.submission_id!, true)).body as { claim_response: Record<string, unknown> };
     const cr = done.claim_response;
-    expect(cr).toMatchObject({ resourceType: 'ClaimResponse', status: 'active', use: 'claim', outcome: 'complete', patient: { reference: 'Patient/MBR-1003' } });
+    expect(cr).toMatchObject({
+      resourceType: 'ClaimResponse',
+      status: 'active',
+      use: 'claim',
+      outcome: 'complete',
+      patient: { reference: 'Patient/MBR-1003' },
+    });
     expect(String(cr.id)).toMatch(/^[A-Za-z0-9\-.]{1,64}$/);
     expect(String((cr.request as { reference: string }).reference)).toMatch(/^Claim\/[A-Za-z0-9\-.]+$/);
-    const item = (cr.item as { itemSequence: number; adjudication: { category: { coding: { code: string }[] }; amount: { value: number; currency: string } }[] }[])[0]!;
+    const item = (
+      cr.item as { itemSequence: number; adjudication: { category: { coding: { code: string }[] }; amount: { value: number; currency: string } }[] }[]
+    )[0]!;
     const byCode = Object.fromEntries(item.adjudication.map((a) => [a.category.coding[0]!.code, a.amount.value]));
     expect(byCode).toMatchObject({ submitted: 1800, allowable: 425, benefit: 320 });
   });
@@ -165,7 +173,9 @@ describe('claim submission and response', () => {
     const engine = at(LATER);
     call(engine, 'GET', response(ack.submission_id!));
     const id = ack.external_claim_id!;
-    const list = call(engine, 'GET', '/tpa-api/v1/ledger/entries/').body as { results: { encounter_id: string; status: string; status_progression: unknown[] }[] };
+    const list = call(engine, 'GET', '/tpa-api/v1/ledger/entries/').body as {
+      results: { encounter_id: string; status: string; status_progression: unknown[] }[];
+    };
     const item = list.results.find((r) => r.encounter_id === id)!;
     expect(item.status).toBe('ADJUDICATED');
     expect(item.status_progression).toEqual([
@@ -173,7 +183,10 @@ describe('claim submission and response', () => {
       { status: 'PROCESSING', timestamp: T0 },
       { status: 'ADJUDICATED', timestamp: '2026-03-02T10:00:03Z' },
     ]);
-    const history = engine.db.prepare('SELECT type, reference FROM history_entries WHERE encounter_id = ? ORDER BY seq').all(id) as { type: string; reference: string }[];
+    const history = engine.db.prepare('SELECT type, reference FROM history_entries WHERE encounter_id = ? ORDER BY seq').all(id) as {
+      type: string;
+      reference: string;
+    }[];
     expect(history.map((h) => h.type)).toEqual(['SUBMISSION', 'VALIDATION', 'ADJUDICATION']);
     expect(history[0]!.reference).toBe(ack.submission_id);
     expect(history[1]!.reference).toBe('ctr_8d21b5e09f4c7a13');

@@ -47,7 +47,10 @@ describe('the approval body', () => {
     expect(errors({ notes: 'n'.repeat(501) })).toEqual([{ field: 'notes', message: 'must be at most 500 characters (got 501)' }]);
     // At the limits, and an absent or null note, the body passes: the encounter is what is missing.
     for (const body of [{ authorization_code: 'A'.repeat(100) }, { notes: 'n'.repeat(500) }, { notes: null }, {}]) {
-      expect(approve({ ...ok, ...body })).toMatchObject({ status: 404, body: { error: 'encounter_not_found', encounter_id: 'enc_x', message: 'No encounter enc_x' } });
+      expect(approve({ ...ok, ...body })).toMatchObject({
+        status: 404,
+        body: { error: 'encounter_not_found', encounter_id: 'enc_x', message: 'No encounter enc_x' },
+      });
     }
   });
 });
@@ -55,13 +58,28 @@ describe('the approval body', () => {
 describe('state refusals', () => {
   it('not adjudicated yet, pended, denied, nothing to fund: each its reason and message', () => {
     const id = encounter();
-    expect(approve({ encounter_id: id, amount: 2280, authorization_code: 'A' }, T0).body).toEqual({ error: 'invalid_state', reason: 'CLAIM_NOT_ADJUDICATED', encounter_id: id, message: 'The claim is not adjudicated yet' });
+    expect(approve({ encounter_id: id, amount: 2280, authorization_code: 'A' }, T0).body).toEqual({
+      error: 'invalid_state',
+      reason: 'CLAIM_NOT_ADJUDICATED',
+      encounter_id: id,
+      message: 'The claim is not adjudicated yet',
+    });
     const pended = encounter({ type: 'professional', npi: '1582736496', cpt: ['29881'], serviceDate: '2026-03-02' });
-    expect(approve({ encounter_id: pended, amount: 1, authorization_code: 'A' }).body).toEqual({ error: 'invalid_state', reason: 'CLAIM_NOT_ADJUDICATED', encounter_id: pended, message: 'The claim is pended waiting for information from the provider' });
+    expect(approve({ encounter_id: pended, amount: 1, authorization_code: 'A' }).body).toEqual({
+      error: 'invalid_state',
+      reason: 'CLAIM_NOT_ADJUDICATED',
+      encounter_id: pended,
+      message: 'The claim is pended waiting for information from the provider',
+    });
     const denied = encounter({ type: 'professional', patient: 'MBR-1005', serviceDate: '2026-03-02' });
     const again = encounter({ type: 'professional', patient: 'MBR-1005', serviceDate: '2026-03-02' });
     expect(denied).not.toBe(again);
-    expect(approve({ encounter_id: again, amount: 1, authorization_code: 'A' }).body).toEqual({ error: 'invalid_state', reason: 'CLAIM_DENIED', encounter_id: again, message: 'The claim was denied; there is nothing to fund' });
+    expect(approve({ encounter_id: again, amount: 1, authorization_code: 'A' }).body).toEqual({
+      error: 'invalid_state',
+      reason: 'CLAIM_DENIED',
+      encounter_id: again,
+      message: 'The claim was denied; there is nothing to fund',
+    });
     const nothing = encounter({ type: 'professional', patient: 'MBR-1004', serviceDate: '2026-03-02' });
     expect(approve({ encounter_id: nothing, amount: 1, authorization_code: 'A' }).body).toEqual({
       error: 'invalid_state',
@@ -75,12 +93,22 @@ describe('state refusals', () => {
     const id = encounter();
     expect(approve({ encounter_id: id, amount: 2279.99, authorization_code: 'A' })).toMatchObject({
       status: 409,
-      body: { error: 'amount_mismatch', expected_amount: 2280, submitted_amount: 2279.99, message: 'The amount must equal the adjudicated benefit amount 2,280.00' },
+      body: {
+        error: 'amount_mismatch',
+        expected_amount: 2280,
+        submitted_amount: 2279.99,
+        message: 'The amount must equal the adjudicated benefit amount 2,280.00',
+      },
     });
     const first = approve({ encounter_id: id, amount: 2280, authorization_code: 'A-1' }).body as Body;
     expect(approve({ encounter_id: id, amount: 2280, authorization_code: 'A-2' })).toMatchObject({
       status: 400,
-      body: { error: 'duplicate_approval', message: `Encounter ${id} was already funded (transfer ${first.processor_transfer_id}); nothing was sent`, previous_processor_transfer_id: first.processor_transfer_id, encounter_id: id },
+      body: {
+        error: 'duplicate_approval',
+        message: `Encounter ${id} was already funded (transfer ${first.processor_transfer_id}); nothing was sent`,
+        previous_processor_transfer_id: first.processor_transfer_id,
+        encounter_id: id,
+      },
     });
   });
 });
@@ -91,20 +119,36 @@ describe('an approval', () => {
     const r = approve({ encounter_id: id, amount: 2280, authorization_code: '  AUTH-77  ', notes: 'batch 12' });
     expect(r.status).toBe(200);
     const ok = r.body as Body;
-    expect(ok).toEqual({ status: 'APPROVED', processor_transfer_id: expect.stringMatching(/^tr_/), estimated_arrival: '2026-03-03T10:05:00Z', settlement_record_id: expect.stringMatching(/^stl_/) });
+    expect(ok).toEqual({
+      status: 'APPROVED',
+      processor_transfer_id: expect.stringMatching(/^tr_/),
+      estimated_arrival: '2026-03-03T10:05:00Z',
+      settlement_record_id: expect.stringMatching(/^stl_/),
+    });
     const detail = call(home.at(LATER), 'GET', `/tpa-api/v1/ledger/entries/${id}/`).body as Body;
     const entries = detail.entries as Body[];
-    expect(entries.find((e) => e.type === 'FUNDING_APPROVED')).toMatchObject({ reference: 'AUTH-77', description: 'Fund release of 2,280.00 approved: batch 12' });
-    expect(entries.find((e) => e.type === 'SETTLEMENT_INITIATED')).toMatchObject({ reference: ok.processor_transfer_id, description: 'Transfer created; expected 2026-03-03T10:05:00Z' });
+    expect(entries.find((e) => e.type === 'FUNDING_APPROVED')).toMatchObject({
+      reference: 'AUTH-77',
+      description: 'Fund release of 2,280.00 approved: batch 12',
+    });
+    expect(entries.find((e) => e.type === 'SETTLEMENT_INITIATED')).toMatchObject({
+      reference: ok.processor_transfer_id,
+      description: 'Transfer created; expected 2026-03-03T10:05:00Z',
+    });
     const settlement = call(home.at(LATER), 'GET', `/tpa-api/v1/settlement/${id}/`).body as Body;
     expect(settlement.payouts.map((p: Body) => p.provider_name ?? p.provider?.name)).toEqual(expect.arrayContaining([expect.any(String)]));
-    expect(settlement.payouts.every((p: Body) => typeof (p.provider_name ?? p.provider?.name) === 'string' && (p.provider_name ?? p.provider?.name) !== '')).toBe(true);
+    expect(
+      settlement.payouts.every((p: Body) => typeof (p.provider_name ?? p.provider?.name) === 'string' && (p.provider_name ?? p.provider?.name) !== ''),
+    ).toBe(true);
   });
 
   it('without notes the ledger says only what was released', () => {
     const id = encounter();
     approve({ encounter_id: id, amount: 2280, authorization_code: 'AUTH-78' });
     const detail = call(home.at(LATER), 'GET', `/tpa-api/v1/ledger/entries/${id}/`).body as Body;
-    expect((detail.entries as Body[]).find((e) => e.type === 'FUNDING_APPROVED')).toMatchObject({ reference: 'AUTH-78', description: 'Fund release of 2,280.00 approved' });
+    expect((detail.entries as Body[]).find((e) => e.type === 'FUNDING_APPROVED')).toMatchObject({
+      reference: 'AUTH-78',
+      description: 'Fund release of 2,280.00 approved',
+    });
   });
 });

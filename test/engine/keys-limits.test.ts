@@ -19,7 +19,14 @@ describe('API keys', () => {
     const stage = engine.createKey('staging', ['claim_pricing', 'fund_release']);
     expect(sand.apiKey).toMatch(/^sk_sand_[A-Za-z0-9]{56}$/);
     expect(stage.apiKey).toMatch(/^sk_stage_[A-Za-z0-9]{55}$/);
-    expect(sand.record).toMatchObject({ environment: 'sandbox', prefix: 'sk_sand_', last4: sand.apiKey.slice(-4), scopes: ['ledger_access'], created_at: T0, expires_at: null });
+    expect(sand.record).toMatchObject({
+      environment: 'sandbox',
+      prefix: 'sk_sand_',
+      last4: sand.apiKey.slice(-4),
+      scopes: ['ledger_access'],
+      created_at: T0,
+      expires_at: null,
+    });
     expect(sand.record.lineage).toBe(sand.record.id);
     expect(stage.record).toMatchObject({ environment: 'staging', prefix: 'sk_stage_', scopes: ['claim_pricing', 'fund_release'] });
     // Keys differ, and draw on letters and digits alike.
@@ -80,7 +87,10 @@ describe('API keys', () => {
     const engine = home.at(T0);
     expect(engine.handle(req('POST', '/tpa-api/v1/keys/rotate'))).toMatchObject({ status: 400, body: { error: 'no_api_key' } });
     const { record } = engine.createKey('sandbox', []);
-    expect(engine.handle(req('POST', '/tpa-api/v1/keys/rotate'), { key: { ...record, environment: 'production' } })).toMatchObject({ status: 400, body: { error: 'no_api_key' } });
+    expect(engine.handle(req('POST', '/tpa-api/v1/keys/rotate'), { key: { ...record, environment: 'production' } })).toMatchObject({
+      status: 400,
+      body: { error: 'no_api_key' },
+    });
   });
 
   it('the key list shows the active keys of the caller’s environment, masked', () => {
@@ -89,13 +99,21 @@ describe('API keys', () => {
     const b = engine.createKey('sandbox', ['claim_pricing']);
     const s = engine.createKey('staging', []);
     engine.handle(req('POST', '/tpa-api/v1/keys/rotate'), { key: b.record });
-    const list = (k: typeof a.record, clock = T0) => (home.at(clock).handle(req('GET', '/tpa-api/v1/keys'), { key: k }).body as { keys: Record<string, unknown>[] }).keys;
+    const list = (k: typeof a.record, clock = T0) =>
+      (home.at(clock).handle(req('GET', '/tpa-api/v1/keys'), { key: k }).body as { keys: Record<string, unknown>[] }).keys;
     const sandbox = list(a.record);
     expect(sandbox.map((k) => k.id)).toContain(a.record.id);
     expect(sandbox.map((k) => k.id)).toContain(b.record.id);
     expect(sandbox.map((k) => k.id)).not.toContain(s.record.id);
     expect(sandbox).toHaveLength(3);
-    expect(sandbox.find((k) => k.id === a.record.id)).toEqual({ id: a.record.id, prefix: 'sk_sand_', last4: a.apiKey.slice(-4), scopes: ['ledger_access'], created_at: T0, expires_at: null });
+    expect(sandbox.find((k) => k.id === a.record.id)).toEqual({
+      id: a.record.id,
+      prefix: 'sk_sand_',
+      last4: a.apiKey.slice(-4),
+      scopes: ['ledger_access'],
+      created_at: T0,
+      expires_at: null,
+    });
     expect(list(s.record).map((k) => k.id)).toEqual([s.record.id]);
     // After the overlap the rotated key is gone from the list.
     expect(list(a.record, '2026-03-04T00:00:00Z').map((k) => k.id)).not.toContain(b.record.id);
@@ -106,14 +124,30 @@ describe('API keys', () => {
   it('health names the caller’s environment, key and scopes; in-process it is local with every scope', () => {
     const engine = home.at(T0);
     const { record } = engine.createKey('staging', ['ledger_access']);
-    expect(engine.handle(req('GET', '/tpa-api/v1/health'), { key: record }).body).toEqual({ status: 'ok', environment: 'staging', key_id: record.id, scopes: ['ledger_access'], time: T0 });
-    expect(engine.handle(req('GET', '/tpa-api/v1/health/')).body).toEqual({ status: 'ok', environment: 'local', key_id: null, scopes: ['contract_lookup', 'claim_pricing', 'fund_release', 'ledger_access'], time: T0 });
+    expect(engine.handle(req('GET', '/tpa-api/v1/health'), { key: record }).body).toEqual({
+      status: 'ok',
+      environment: 'staging',
+      key_id: record.id,
+      scopes: ['ledger_access'],
+      time: T0,
+    });
+    expect(engine.handle(req('GET', '/tpa-api/v1/health/')).body).toEqual({
+      status: 'ok',
+      environment: 'local',
+      key_id: null,
+      scopes: ['contract_lookup', 'claim_pricing', 'fund_release', 'ledger_access'],
+      time: T0,
+    });
   });
 });
 
 describe('the rate limiter', () => {
   it('has the tiers of SPEC.md', () => {
-    expect(TIERS).toEqual({ sandbox: { perMinute: 1_000_000, concurrent: 10 }, staging: { perMinute: 200, concurrent: 20 }, production: { perMinute: 100, concurrent: 10 } });
+    expect(TIERS).toEqual({
+      sandbox: { perMinute: 1_000_000, concurrent: 10 },
+      staging: { perMinute: 200, concurrent: 20 },
+      production: { perMinute: 100, concurrent: 10 },
+    });
     expect(ANONYMOUS_PER_MINUTE).toBe(60);
   });
 
@@ -142,7 +176,12 @@ describe('the rate limiter', () => {
     }
     now = 45_500;
     const refused = limiter.admit('k', TIERS.production, 'POST /funding', 10);
-    expect(refused).toEqual({ allowed: false, headers: { 'x-ratelimit-limit': '10', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '60' }, retryAfter: 15, reason: '10 requests per minute for POST /funding' });
+    expect(refused).toEqual({
+      allowed: false,
+      headers: { 'x-ratelimit-limit': '10', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '60' },
+      retryAfter: 15,
+      reason: '10 requests per minute for POST /funding',
+    });
     // Another endpoint, and another key, are not affected.
     expect(limiter.admit('k', TIERS.production, 'GET /ledger', 100).allowed).toBe(true);
     expect(limiter.admit('other', TIERS.production, 'POST /funding', 10).allowed).toBe(true);
@@ -190,7 +229,12 @@ describe('the rate limiter', () => {
     for (let i = 1; i <= 30; i++) expect(limiter.admitAnonymous('127.0.0.1').allowed).toBe(true);
     for (let i = 31; i <= 60; i++) expect(limiter.admitAnonymous('::ffff:127.0.0.1').allowed).toBe(true);
     const refused = limiter.admitAnonymous('::FFFF:127.0.0.1');
-    expect(refused).toEqual({ allowed: false, headers: { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '60' }, retryAfter: 60, reason: '60 requests per minute for an address without a valid API key' });
+    expect(refused).toEqual({
+      allowed: false,
+      headers: { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '60' },
+      retryAfter: 60,
+      reason: '60 requests per minute for an address without a valid API key',
+    });
     expect(limiter.admitAnonymous('::ffff:127.0.0.2').allowed).toBe(true);
     expect(limiter.admitAnonymous('::1').allowed).toBe(true);
     expect(limiter.admitAnonymous('10.0.0.1', 1).allowed).toBe(true);

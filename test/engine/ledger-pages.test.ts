@@ -28,7 +28,12 @@ function buildLedger(): Engine {
     const month = 1 + (i % 5);
     const day = i % 7 === 0 ? 28 : 1 + ((i * 11) % 27);
     const date = `2026-0${month}-${String(day).padStart(2, '0')}`;
-    const claim = claimOf({ npi, patient: MEMBERS[(i >> 2) % MEMBERS.length], lines: [{ code: codes[i % codes.length]!, date }], ...(i % 17 === 0 ? { preauthorization: undefined } : {}) });
+    const claim = claimOf({
+      npi,
+      patient: MEMBERS[(i >> 2) % MEMBERS.length],
+      lines: [{ code: codes[i % codes.length]!, date }],
+      ...(i % 17 === 0 ? { preauthorization: undefined } : {}),
+    });
     const res = call(i % 9 === 0 ? slow : engine, 'POST', '/tpa-api/v1/claims/submit/', claim, { 'content-type': 'application/fhir+json' });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
   }
@@ -45,7 +50,9 @@ function buildLedger(): Engine {
 
 /** The matching encounter ids, newest first, read the slow way: every row, filtered in JavaScript. */
 function reference(engine: Engine, q: Record<string, string>): string[] {
-  const rows = engine.db.prepare('SELECT id, service_date, submitted_at, status FROM encounters ORDER BY service_date DESC, submitted_at DESC, id').all() as Body[];
+  const rows = engine.db
+    .prepare('SELECT id, service_date, submitted_at, status FROM encounters ORDER BY service_date DESC, submitted_at DESC, id')
+    .all() as Body[];
   const providers = engine.db.prepare('SELECT encounter_id, npi FROM encounter_providers').all() as Body[];
   const statuses = q.status === 'SUBMITTED' ? ['SUBMITTED', 'PROCESSING'] : q.status ? [q.status] : undefined;
   return rows
@@ -58,7 +65,13 @@ function reference(engine: Engine, q: Record<string, string>): string[] {
 const FILTERS: Record<string, string>[] = [];
 for (const status of [undefined, 'SUBMITTED', 'PROCESSING', 'ADJUDICATED', 'DENIED', 'FUNDED', 'PENDED'])
   for (const provider_npi of [undefined, '1045782368'])
-    for (const range of [{}, { start_date: '2026-02-14' }, { end_date: '2026-04-09' }, { start_date: '2026-02-14', end_date: '2026-04-09' }, { start_date: '2026-03-05', end_date: '2026-03-05' }]) {
+    for (const range of [
+      {},
+      { start_date: '2026-02-14' },
+      { end_date: '2026-04-09' },
+      { start_date: '2026-02-14', end_date: '2026-04-09' },
+      { start_date: '2026-03-05', end_date: '2026-03-05' },
+    ]) {
       const q: Record<string, string> = { ...(range as Record<string, string>) };
       if (status) q.status = status;
       if (provider_npi) q.provider_npi = provider_npi;
@@ -77,7 +90,10 @@ describe('ledger pages at any depth', () => {
           const query = new URLSearchParams({ ...q, limit: String(limit), offset: String(offset) });
           const page = call(e, 'GET', `/tpa-api/v1/ledger/entries/?${query}`).body as Body;
           expect(page.count, `${query}`).toBe(expected.length);
-          expect((page.results as Body[]).map((r) => r.encounter_id), `${query}`).toEqual(expected.slice(offset, offset + limit));
+          expect(
+            (page.results as Body[]).map((r) => r.encounter_id),
+            `${query}`,
+          ).toEqual(expected.slice(offset, offset + limit));
           pagesChecked++;
         }
       }
@@ -88,7 +104,11 @@ describe('ledger pages at any depth', () => {
 
   it('the counts text is summed per day or month, newest first, whatever order its rows come in', () => {
     const inKeyOrder = spansOf('2026-01 4,2026-02 1,2026-02 2,2026-03 0,2026-04 5,2026-04 -5,2026-05 1');
-    expect(inKeyOrder).toEqual([{ key: '2026-05', n: 1 }, { key: '2026-02', n: 3 }, { key: '2026-01', n: 4 }]);
+    expect(inKeyOrder).toEqual([
+      { key: '2026-05', n: 1 },
+      { key: '2026-02', n: 3 },
+      { key: '2026-01', n: 4 },
+    ]);
     expect(spansOf('2026-02 2,2026-05 1,2026-01 4,2026-04 5,2026-02 1,2026-03 0,2026-04 -5')).toEqual(inKeyOrder);
     expect(spansOf(null)).toEqual([]);
   });
@@ -96,10 +116,20 @@ describe('ledger pages at any depth', () => {
   it('a page written as JSON text is byte for byte what JSON.stringify writes of it, keys in the order of the service, amounts null until adjudicated', () => {
     const engine = buildLedger();
     const ITEM_KEYS = 'id,encounter_id,encounter_number,ssp_code,ssp_name,provider,payer,service_date,status,status_progression,financial_summary';
-    const AMOUNT_KEYS = 'charges,allowed_amount,deductible_applied,copay_applied,coinsurance_applied,patient_responsibility,benefit_amount,payer_responsibility';
+    const AMOUNT_KEYS =
+      'charges,allowed_amount,deductible_applied,copay_applied,coinsurance_applied,patient_responsibility,benefit_amount,payer_responsibility';
     const statuses = new Set<string>();
     for (const offset of [0, 37, 100]) {
-      const res = engine.handle({ method: 'GET', path: '/tpa-api/v1/ledger/entries/', query: new URLSearchParams({ limit: '100', offset: String(offset) }), headers: {}, body: undefined }, { text: true });
+      const res = engine.handle(
+        {
+          method: 'GET',
+          path: '/tpa-api/v1/ledger/entries/',
+          query: new URLSearchParams({ limit: '100', offset: String(offset) }),
+          headers: {},
+          body: undefined,
+        },
+        { text: true },
+      );
       const text = (res.body as { text: string }).text;
       expect(typeof text).toBe('string');
       const page = JSON.parse(text) as Body;
@@ -114,7 +144,10 @@ describe('ledger pages at any depth', () => {
         expect(item.status_progression.at(-1).status).toBe(item.status);
         const adjudicated = !['SUBMITTED', 'PROCESSING', 'PENDED', 'DENIED'].includes(item.status);
         expect(item.financial_summary.allowed_amount === null, `${item.encounter_id} ${item.status}`).toBe(!adjudicated);
-        if (adjudicated) expect(cents(item.financial_summary.allowed_amount)).toBe(cents(item.financial_summary.benefit_amount) + cents(item.financial_summary.patient_responsibility));
+        if (adjudicated)
+          expect(cents(item.financial_summary.allowed_amount)).toBe(
+            cents(item.financial_summary.benefit_amount) + cents(item.financial_summary.patient_responsibility),
+          );
       }
     }
     // Entries still in adjudication (amounts null), adjudicated and funded were all written.
@@ -134,11 +167,16 @@ describe('ledger pages at any depth', () => {
     const funded = (call(later, 'GET', '/tpa-api/v1/ledger/entries/?status=FUNDED').body as Body).results as Body[];
     expect(funded.length).toBeGreaterThan(0);
     later.simulate('settlement-failure', funded[0]!.encounter_id);
-    for (const q of [{ status: 'FUNDED' }, { status: 'ADJUDICATED' }, { status: 'FUNDED', provider_npi: funded[0]!.provider.npi as string }] as Record<string, string>[]) {
-      expect((call(later, 'GET', `/tpa-api/v1/ledger/entries/?${new URLSearchParams(q)}`).body as Body).count, JSON.stringify(q)).toBe(reference(later, q).length);
+    for (const q of [{ status: 'FUNDED' }, { status: 'ADJUDICATED' }, { status: 'FUNDED', provider_npi: funded[0]!.provider.npi as string }] as Record<
+      string,
+      string
+    >[]) {
+      expect((call(later, 'GET', `/tpa-api/v1/ledger/entries/?${new URLSearchParams(q)}`).body as Body).count, JSON.stringify(q)).toBe(
+        reference(later, q).length,
+      );
     }
     // The stored counts equal a recount from the rows, for every scope, status and day.
-    const stored = later.db.prepare("SELECT scope, status, day, n FROM ledger_days WHERE n <> 0 ORDER BY 1, 2, 3").all();
+    const stored = later.db.prepare('SELECT scope, status, day, n FROM ledger_days WHERE n <> 0 ORDER BY 1, 2, 3').all();
     const recount = later.db
       .prepare(
         `SELECT scope, status, day, n FROM (
@@ -161,7 +199,9 @@ describe('ledger pages at any depth', () => {
         const c = countsQuery(f, level, '2026-01', '2026-06-31');
         const steps = plan(c.sql, c.params);
         // A range of the counts' primary key: a few dozen rows, never a scan.
-        expect(steps.join('\n'), `${level} ${JSON.stringify(q)}`).toMatch(new RegExp(`SEARCH ledger_${level}s USING PRIMARY KEY \\(scope=\\? AND ${level}>\\? AND ${level}<\\?\\)`));
+        expect(steps.join('\n'), `${level} ${JSON.stringify(q)}`).toMatch(
+          new RegExp(`SEARCH ledger_${level}s USING PRIMARY KEY \\(scope=\\? AND ${level}>\\? AND ${level}<\\?\\)`),
+        );
         // The counts come back as one JSON text: the only scan is of the sub-query's few rows, never a table's.
         expect(steps.join('\n')).not.toMatch(/\bSCAN (?!\(subquery-\d+\))/);
       }
@@ -173,7 +213,9 @@ describe('ledger pages at any depth', () => {
       if (q.provider_npi) expect(steps.join('\n')).toMatch(/SEARCH p USING PRIMARY KEY \(encounter_id=\? AND npi=\?\)/);
     }
     // What a read request asks before its page: whether anything is due, from the two partial indexes of what is pending.
-    expect(plan(DUE_SQL, { now: NOW }).join('\n')).toMatch(/SEARCH encounters USING (COVERING )?INDEX encounters_due \(ready_at<\?\)[\s\S]*SEARCH settlements USING (COVERING )?INDEX settlements_due \(estimated_arrival<\?\)/);
+    expect(plan(DUE_SQL, { now: NOW }).join('\n')).toMatch(
+      /SEARCH encounters USING (COVERING )?INDEX encounters_due \(ready_at<\?\)[\s\S]*SEARCH settlements USING (COVERING )?INDEX settlements_due \(estimated_arrival<\?\)/,
+    );
     expect(plan(DUE_SQL, { now: NOW }).join('\n')).not.toMatch(/\bSCAN (?!CONSTANT ROW)/);
     expect(plan(PAGE_ROWS_SQL, ['[1,2]']).join('\n')).toMatch(/SEARCH e USING INTEGER PRIMARY KEY \(rowid=\?\)/);
     expect(plan(PAGE_ROWS_SQL, ['[1,2]']).join('\n')).not.toMatch(/SCAN e\b/);
@@ -182,7 +224,10 @@ describe('ledger pages at any depth', () => {
     const updates = trigger.match(/UPDATE ledger_\w+ SET[^;]+/g)!;
     expect(updates).toHaveLength(2);
     for (const update of updates) {
-      const literal = update.replace(/\b(?:OLD|NEW)\.(\w+)/g, (_, column: string) => ({ id: "'enc_x'", service_date: "'2026-03-01'", status: "'ADJUDICATED'" })[column]!);
+      const literal = update.replace(
+        /\b(?:OLD|NEW)\.(\w+)/g,
+        (_, column: string) => ({ id: "'enc_x'", service_date: "'2026-03-01'", status: "'ADJUDICATED'" })[column]!,
+      );
       const steps = plan(literal, []).join('\n');
       expect(steps, update).toMatch(/SEARCH ledger_\w+ USING PRIMARY KEY \(scope=\? AND (day|month)=\? AND status=\?\)/);
       expect(steps, update).not.toMatch(/SCAN (ledger|encounter)/);

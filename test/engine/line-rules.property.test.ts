@@ -39,17 +39,49 @@ const SPAN: Record<string, number> = { SINGLE: 1, DOUBLE_HEADER: 1, PACKAGE: 90 
 const VALLEY = '1859362703'; // known to the plan, no contract: paid through the billing provider
 /** Billing providers, the codes their claims use (one the contract never covers) and their care teams. */
 const SCENARIOS = [
-  { npi: '1045782368', codes: ['45378', '45380', '43235', '99213'], careTeam: [{ npi: '1045782368', role: 'surgeon' }, { npi: VALLEY, role: 'surgeon' }] },
+  {
+    npi: '1045782368',
+    codes: ['45378', '45380', '43235', '99213'],
+    careTeam: [
+      { npi: '1045782368', role: 'surgeon' },
+      { npi: VALLEY, role: 'surgeon' },
+    ],
+  },
   {
     npi: '1234567893',
     codes: ['45378', '45380', '43235', '00811', '88305', '99213'],
-    careTeam: [{ npi: '1045782368', role: 'surgeon' }, { npi: '1196382455', role: 'anesthesiologist' }, { npi: VALLEY, role: 'surgeon' }],
+    careTeam: [
+      { npi: '1045782368', role: 'surgeon' },
+      { npi: '1196382455', role: 'anesthesiologist' },
+      { npi: VALLEY, role: 'surgeon' },
+    ],
   },
-  { npi: '1450827369', codes: ['27447', '01402', '97161', '99213'], careTeam: [{ npi: '1582736496', role: 'surgeon' }, { npi: VALLEY, role: 'surgeon' }] },
+  {
+    npi: '1450827369',
+    codes: ['27447', '01402', '97161', '99213'],
+    careTeam: [
+      { npi: '1582736496', role: 'surgeon' },
+      { npi: VALLEY, role: 'surgeon' },
+    ],
+  },
   { npi: '1450827369', codes: ['27447', '01402', '97161'], careTeam: [{ npi: '1450827369', role: 'facility' }] },
-  { npi: '1582736496', codes: ['29881', '29880', '99213'], careTeam: [{ npi: '1582736496', role: 'surgeon' }, { npi: VALLEY, role: 'surgeon' }] },
+  {
+    npi: '1582736496',
+    codes: ['29881', '29880', '99213'],
+    careTeam: [
+      { npi: '1582736496', role: 'surgeon' },
+      { npi: VALLEY, role: 'surgeon' },
+    ],
+  },
   { npi: '1582736496', codes: ['29881', '29880'], careTeam: [{ npi: '1582736496', role: 'surgeon' }] },
-  { npi: '1673904821', codes: ['70553', '99213'], careTeam: [{ npi: '1673904821', role: 'facility' }, { npi: VALLEY, role: 'surgeon' }] },
+  {
+    npi: '1673904821',
+    codes: ['70553', '99213'],
+    careTeam: [
+      { npi: '1673904821', role: 'facility' },
+      { npi: VALLEY, role: 'surgeon' },
+    ],
+  },
   { npi: '1728493051', codes: ['66984', '99213'], careTeam: [{ npi: '1728493051', role: 'surgeon' }] },
   { npi: '1196382455', codes: ['00811', '00731', '99213'], careTeam: [{ npi: '1196382455', role: 'anesthesiologist' }] },
   { npi: '1329475804', codes: ['88305', '88312'], careTeam: [{ npi: '1329475804', role: 'pathologist' }] },
@@ -128,7 +160,13 @@ function plan(seq: Sequence): Planned[] {
       npi: scenario.npi,
       patient: member,
       careTeam: scenario.careTeam.map((m) => ({ ...m })),
-      lines: lines.map((l) => ({ code: l.code, date: l.date, charge: formatCents(l.unitCents), quantity: l.quantity, careTeam: l.careTeam === 0 ? undefined : l.careTeam })),
+      lines: lines.map((l) => ({
+        code: l.code,
+        date: l.date,
+        charge: formatCents(l.unitCents),
+        quantity: l.quantity,
+        careTeam: l.careTeam === 0 ? undefined : l.careTeam,
+      })),
       preauthorization: c.preauthorized ? 'PA-2027-0001' : undefined,
     };
     const claim = claimOf(spec);
@@ -244,7 +282,9 @@ function checkSequence(recorded: Recorded[], paidRows: PaidRow[]): void {
     const year = serviceDate.slice(0, 4);
     expect(detail.encounter.service_date).toBe(serviceDate);
     expect(cents(fs.deductible.plan_deductible)).toBe(benefits.deductibleCents);
-    expect(cents(fs.deductible.deductible_met_prior)).toBe(Math.min(benefits.deductibleCents, metBefore(planned.member, year) + (metSoFar.get(`${planned.member}|${year}`) ?? 0)));
+    expect(cents(fs.deductible.deductible_met_prior)).toBe(
+      Math.min(benefits.deductibleCents, metBefore(planned.member, year) + (metSoFar.get(`${planned.member}|${year}`) ?? 0)),
+    );
 
     lines.forEach((l, i) => {
       const p = planned.lines[i]!;
@@ -300,7 +340,14 @@ function checkSequence(recorded: Recorded[], paidRows: PaidRow[]): void {
         patient: cents(fs.patient_responsibility.total),
         benefit: cents(fs.payer_responsibility.total),
       };
-      expect(t).toEqual({ allowed: total('allowed'), deductible: total('deductible'), copay: total('copay'), coinsurance: total('coinsurance'), patient: total('patient'), benefit: total('benefit') });
+      expect(t).toEqual({
+        allowed: total('allowed'),
+        deductible: total('deductible'),
+        copay: total('copay'),
+        coinsurance: total('coinsurance'),
+        patient: total('patient'),
+        benefit: total('benefit'),
+      });
       expect(t.allowed).toBe(t.benefit + t.patient);
       expect(cents(fs.patient_responsibility.non_covered)).toBe(0);
       expect(t.patient).toBe(t.copay + t.deductible + t.coinsurance);
@@ -327,7 +374,8 @@ function checkSequence(recorded: Recorded[], paidRows: PaidRow[]): void {
         const p = planned.lines[i]!;
         const c = contractFor(planned.npi, p.code, p.date)!;
         byContract.set(c.id, [...(byContract.get(c.id) ?? []), i]);
-        if (c.rateType === 'FLAT_RATE' || c.rateType === 'CASE_RATE') expect(amounts[i]!.allowed).toBe(Math.min(amounts[i]!.charge, c.codes[p.code]![0]! * p.quantity));
+        if (c.rateType === 'FLAT_RATE' || c.rateType === 'CASE_RATE')
+          expect(amounts[i]!.allowed).toBe(Math.min(amounts[i]!.charge, c.codes[p.code]![0]! * p.quantity));
       }
       for (const [id, idx] of byContract) {
         const c = SEED_CONTRACTS.find((x) => x.id === id)!;
@@ -355,7 +403,12 @@ function checkSequence(recorded: Recorded[], paidRows: PaidRow[]): void {
       if (p.date < m.coverageStart) expect([l.status, l.denial_code]).toEqual(['DENIED', 'CARC-26']);
       else if (m.coverageEnd !== null && p.date > m.coverageEnd) expect([l.status, l.denial_code]).toEqual(['DENIED', 'CARC-27']);
       else if (!contractFor(planned.npi, p.code, p.date)) expect([l.status, l.denial_code]).toEqual(['NOT_COVERED', 'CARC-96']);
-      else expect([['ALLOWED', null], ['DENIED', 'CARC-18'], ['BUNDLED', 'CARC-97']]).toContainEqual([l.status, l.denial_code]);
+      else
+        expect([
+          ['ALLOWED', null],
+          ['DENIED', 'CARC-18'],
+          ['BUNDLED', 'CARC-97'],
+        ]).toContainEqual([l.status, l.denial_code]);
       if (l.status === 'ALLOWED') {
         expect(covered(planned.member, p.date)).toBe(true);
         expect(contractFor(planned.npi, p.code, p.date)).toBeDefined();

@@ -86,24 +86,49 @@ describe('services not yet rendered (item 3)', () => {
 describe('a line already paid is a duplicate line (item 4)', () => {
   const at = '2026-03-02T10:00:00Z';
   it('the same code twice on one day pays once, on one claim or across claims', () => {
-    const twice = adjudicate(at, { lines: [{ code: '45378', date: '2026-03-02' }, { code: '45378', date: '2026-03-02' }] });
+    const twice = adjudicate(at, {
+      lines: [
+        { code: '45378', date: '2026-03-02' },
+        { code: '45378', date: '2026-03-02' },
+      ],
+    });
     expect(twice.response.disposition).toBe('PARTIAL_APPROVAL');
     expect(lineStatuses(twice)).toEqual(['ALLOWED', 'DENIED']);
     expect(twice.response.adjudication.allowed_amount).toBe(425);
-    const again = adjudicate(at, { lines: [{ code: '45378', date: '2026-03-02' }, { code: '45378', date: '2026-03-02' }] });
+    const again = adjudicate(at, {
+      lines: [
+        { code: '45378', date: '2026-03-02' },
+        { code: '45378', date: '2026-03-02' },
+      ],
+    });
     expect(again.response).toMatchObject({ disposition: 'DENIED', denial_code: 'CARC-18' });
     expect(again.response.denial_reason).toContain(twice.encounterId);
   });
 
   it('the same codes in another order are the same services', () => {
-    adjudicate(at, { lines: [{ code: '45378', date: '2026-03-02' }, { code: '43235', date: '2026-03-02' }] });
-    const reordered = adjudicate(at, { lines: [{ code: '43235', date: '2026-03-02' }, { code: '45378', date: '2026-03-02' }] });
+    adjudicate(at, {
+      lines: [
+        { code: '45378', date: '2026-03-02' },
+        { code: '43235', date: '2026-03-02' },
+      ],
+    });
+    const reordered = adjudicate(at, {
+      lines: [
+        { code: '43235', date: '2026-03-02' },
+        { code: '45378', date: '2026-03-02' },
+      ],
+    });
     expect(reordered.response).toMatchObject({ disposition: 'DENIED', denial_code: 'CARC-18' });
   });
 
   it('a paid line among new ones is denied and the rest adjudicated', () => {
     adjudicate(at, { lines: [{ code: '45378', date: '2026-03-02' }] });
-    const mixed = adjudicate(at, { lines: [{ code: '45378', date: '2026-03-02' }, { code: '43235', date: '2026-03-02' }] });
+    const mixed = adjudicate(at, {
+      lines: [
+        { code: '45378', date: '2026-03-02' },
+        { code: '43235', date: '2026-03-02' },
+      ],
+    });
     expect(mixed.response.disposition).toBe('PARTIAL_APPROVAL');
     expect(lineStatuses(mixed)).toEqual(['DENIED', 'ALLOWED']);
     expect(mixed.response.adjudication.allowed_amount).toBe(380);
@@ -137,7 +162,14 @@ describe('a bundle is paid once per episode (item 5)', () => {
     expect(second.response.adjudication.allowed_amount).toBe(1950);
     const third = adjudicate(at, { npi: haddad, lines: [{ code: '29880', date: '2026-07-01' }] });
     expect(third.response).toMatchObject({ disposition: 'DENIED', denial_code: 'CARC-18' });
-    const both = adjudicate(at, { npi: haddad, lines: [{ code: '29880', date: '2026-07-02' }, { code: '29881', date: '2026-07-02' }], preauthorization: 'PA-2' });
+    const both = adjudicate(at, {
+      npi: haddad,
+      lines: [
+        { code: '29880', date: '2026-07-02' },
+        { code: '29881', date: '2026-07-02' },
+      ],
+      preauthorization: 'PA-2',
+    });
     expect(both.response.adjudication.allowed_amount).toBe(3900);
   });
 
@@ -355,4 +387,3 @@ describe('the raw ClaimResponse shows every part of the member share (item 12)',
 function dayOf2026(offset: number): string {
   return new Date(Date.UTC(2026, 0, 1) + offset * 86_400_000).toISOString().slice(0, 10);
 }
-

@@ -67,7 +67,13 @@ describe('full lookup', () => {
   it('returns the multiplier and no negotiated rate for a percentage contract, and the bundle rate for a bundle', () => {
     const pct = call(engine, 'POST', FULL, { npi: '1196382455', group_id: 'GRP-1001', cpt_code: '00811', contract_id: 'ctr_2b7e6d0c3a9f8154' }).body;
     expect(pct).toMatchObject({ rate_type: 'PERCENT_OF_CHARGES', negotiated_rate: null, medicare_multiplier: 0.85, anesthesia_included: true });
-    const bundle = call(engine, 'POST', FULL, { npi: '1450827369', group_id: 'GRP-2002', cpt_code: '27447', contract_id: 'ctr_5a0f9e3d6c2b7184', admit_type: 'INPATIENT' }).body;
+    const bundle = call(engine, 'POST', FULL, {
+      npi: '1450827369',
+      group_id: 'GRP-2002',
+      cpt_code: '27447',
+      contract_id: 'ctr_5a0f9e3d6c2b7184',
+      admit_type: 'INPATIENT',
+    }).body;
     expect(bundle).toMatchObject({ rate_type: 'BUNDLE', bundle_type: 'PACKAGE', negotiated_rate: 28500 });
   });
 
@@ -83,7 +89,9 @@ describe('full lookup', () => {
   });
 
   it('answers 400 for an unknown admit type', () => {
-    expect(call(engine, 'POST', FULL, { ...base, contract_id: 'ctr_8d21b5e09f4c7a13', admit_type: 'DAYCARE' }).body).toMatchObject({ errors: [{ field: 'admit_type' }] });
+    expect(call(engine, 'POST', FULL, { ...base, contract_id: 'ctr_8d21b5e09f4c7a13', admit_type: 'DAYCARE' }).body).toMatchObject({
+      errors: [{ field: 'admit_type' }],
+    });
   });
 });
 

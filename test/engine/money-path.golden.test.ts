@@ -16,10 +16,13 @@ const home = useEngineHome(beforeEach, afterEach);
 /** Replaces each generated id by its kind and order of appearance: enc#1, tr#2, … */
 function normalize(value: unknown): unknown {
   const seen = new Map<string, string>();
-  const text = JSON.stringify(value).replace(/\b(sub|enc|tr|stl|po|led|rs|rsi|crr|key|req|re|tok)_[0-9a-f]{20}\b|\b(cr|sub|enc)-[0-9a-f]{20}\b/g, (id, a: string | undefined, b: string | undefined) => {
-    if (!seen.has(id)) seen.set(id, `${a ?? b}#${seen.size + 1}`);
-    return seen.get(id)!;
-  });
+  const text = JSON.stringify(value).replace(
+    /\b(sub|enc|tr|stl|po|led|rs|rsi|crr|key|req|re|tok)_[0-9a-f]{20}\b|\b(cr|sub|enc)-[0-9a-f]{20}\b/g,
+    (id, a: string | undefined, b: string | undefined) => {
+      if (!seen.has(id)) seen.set(id, `${a ?? b}#${seen.size + 1}`);
+      return seen.get(id)!;
+    },
+  );
   return JSON.parse(text);
 }
 
@@ -35,12 +38,16 @@ function record(): Record<string, unknown> {
   const LATER = '2026-03-02T10:01:00Z';
   // Each claim a second after the last, so that lists sorted by time have no ties.
   let second = 0;
-  const submit = (name: string, claim: unknown) => say(name, at(`2026-03-02T10:00:${String(second++).padStart(2, '0')}Z`), 'POST', '/tpa-api/v1/claims/submit/', claim);
+  const submit = (name: string, claim: unknown) =>
+    say(name, at(`2026-03-02T10:00:${String(second++).padStart(2, '0')}Z`), 'POST', '/tpa-api/v1/claims/submit/', claim);
 
   const inst = submit('submit institutional', claimTemplate({ type: 'institutional', serviceDate: '2026-03-02' }));
   say('response before it is ready', at(T), 'GET', `/tpa-api/v1/claims/${inst.submission_id}/response/`);
   say('response institutional, raw', at(LATER), 'GET', `/tpa-api/v1/claims/${inst.submission_id}/response/?include_raw_response=true`);
-  const prof = submit('submit professional MBR-1002', claimTemplate({ type: 'professional', patient: 'MBR-1002', serviceDate: '2026-03-01', cpt: ['45378', '43235'] }));
+  const prof = submit(
+    'submit professional MBR-1002',
+    claimTemplate({ type: 'professional', patient: 'MBR-1002', serviceDate: '2026-03-01', cpt: ['45378', '43235'] }),
+  );
   say('response professional', at(LATER), 'GET', `/tpa-api/v1/claims/${prof.submission_id}/response/`);
   const dup = submit('submit duplicate', claimTemplate({ type: 'professional', patient: 'MBR-1002', serviceDate: '2026-03-01', cpt: ['45378', '43235'] }));
   say('response duplicate', at(LATER), 'GET', `/tpa-api/v1/claims/${dup.submission_id}/response/`);
@@ -64,7 +71,11 @@ function record(): Record<string, unknown> {
   const S = (id: string) => `/tpa-api/v1/settlement/${id}/`;
   say('settlement before funding', at(LATER), 'GET', S(inst.external_claim_id));
   say('settlement of a denied encounter', at(LATER), 'GET', S(dup.external_claim_id));
-  say('fund institutional', at(LATER), 'POST', '/tpa-api/v1/funding/approve/', { encounter_id: inst.external_claim_id, amount: 2280, authorization_code: 'AUTH-G-1' });
+  say('fund institutional', at(LATER), 'POST', '/tpa-api/v1/funding/approve/', {
+    encounter_id: inst.external_claim_id,
+    amount: 2280,
+    authorization_code: 'AUTH-G-1',
+  });
   say('settlement initiated', at(LATER), 'GET', S(inst.external_claim_id));
   say('settlement completed', at('2026-03-04T10:00:00Z'), 'GET', S(inst.external_claim_id));
   say('ledger detail funded', at('2026-03-04T10:00:00Z'), 'GET', `${L}${inst.external_claim_id}/`);
@@ -73,11 +84,23 @@ function record(): Record<string, unknown> {
   out['simulate refund'] = at('2026-03-05T10:00:00Z').simulate('refund', inst.external_claim_id);
   say('settlement refunded', at('2026-03-05T10:00:00Z'), 'GET', S(inst.external_claim_id));
 
-  say('fund professional', at(LATER), 'POST', '/tpa-api/v1/funding/approve/', { encounter_id: prof.external_claim_id, amount: (say('p', at(LATER), 'GET', `/tpa-api/v1/claims/${prof.submission_id}/response/`) as any).adjudication.benefit_amount, authorization_code: 'AUTH-G-2' });
+  say('fund professional', at(LATER), 'POST', '/tpa-api/v1/funding/approve/', {
+    encounter_id: prof.external_claim_id,
+    amount: (say('p', at(LATER), 'GET', `/tpa-api/v1/claims/${prof.submission_id}/response/`) as any).adjudication.benefit_amount,
+    authorization_code: 'AUTH-G-2',
+  });
   out['simulate failure'] = at('2026-03-02T11:00:00Z').simulate('settlement-failure', prof.external_claim_id);
   say('settlement failed', at('2026-03-02T11:00:00Z'), 'GET', S(prof.external_claim_id));
-  say('fund again, same code', at('2026-03-02T11:00:00Z'), 'POST', '/tpa-api/v1/funding/approve/', { encounter_id: prof.external_claim_id, amount: (out['p'] as any).body.adjudication.benefit_amount, authorization_code: 'AUTH-G-2' });
-  say('fund again, new code', at('2026-03-02T11:00:00Z'), 'POST', '/tpa-api/v1/funding/approve/', { encounter_id: prof.external_claim_id, amount: (out['p'] as any).body.adjudication.benefit_amount, authorization_code: 'AUTH-G-3' });
+  say('fund again, same code', at('2026-03-02T11:00:00Z'), 'POST', '/tpa-api/v1/funding/approve/', {
+    encounter_id: prof.external_claim_id,
+    amount: (out['p'] as any).body.adjudication.benefit_amount,
+    authorization_code: 'AUTH-G-2',
+  });
+  say('fund again, new code', at('2026-03-02T11:00:00Z'), 'POST', '/tpa-api/v1/funding/approve/', {
+    encounter_id: prof.external_claim_id,
+    amount: (out['p'] as any).body.adjudication.benefit_amount,
+    authorization_code: 'AUTH-G-3',
+  });
   say('settlement after a second transfer', at('2026-03-02T11:00:00Z'), 'GET', S(prof.external_claim_id));
   say('ledger detail after a failed transfer', at('2026-03-02T11:00:00Z'), 'GET', `${L}${prof.external_claim_id}/`);
   say('ledger list at the end', at('2026-03-05T10:00:00Z'), 'GET', L);

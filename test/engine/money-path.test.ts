@@ -83,7 +83,10 @@ describe('funding approval', () => {
     const id = submit(MON, { type: 'professional', patient: 'MBR-1001' }); // all of it goes to the deductible
     const res = approve(at(MON_LATER), id, 1);
     expect(res).toMatchObject({ status: 400, body: { reason: 'NOTHING_TO_FUND' } });
-    expect(call(at(MON_LATER), 'GET', `/tpa-api/v1/settlement/${id}/`).body).toMatchObject({ status: 'PENDING', message: expect.stringMatching(/nothing to fund/) });
+    expect(call(at(MON_LATER), 'GET', `/tpa-api/v1/settlement/${id}/`).body).toMatchObject({
+      status: 'PENDING',
+      message: expect.stringMatching(/nothing to fund/),
+    });
   });
 
   it('counts T+1 in business days: a Friday approval arrives on Monday', () => {
@@ -108,8 +111,23 @@ describe('settlement', () => {
     approve(at(MON_LATER), id, 2280);
     const res = call(at(MON_LATER), 'GET', `/tpa-api/v1/settlement/${id}/`);
     expect(res.status).toBe(200);
-    const s = res.body as { status: string; total_amount: number; payouts: Record<string, unknown>[]; reconciliation_status: string; aeob_match: unknown; refund_details: unknown; disputes: unknown[] };
-    expect(s).toMatchObject({ status: 'INITIATED', total_amount: 2280, reconciliation_status: 'PENDING', aeob_match: null, refund_details: null, disputes: [] });
+    const s = res.body as {
+      status: string;
+      total_amount: number;
+      payouts: Record<string, unknown>[];
+      reconciliation_status: string;
+      aeob_match: unknown;
+      refund_details: unknown;
+      disputes: unknown[];
+    };
+    expect(s).toMatchObject({
+      status: 'INITIATED',
+      total_amount: 2280,
+      reconciliation_status: 'PENDING',
+      aeob_match: null,
+      refund_details: null,
+      disputes: [],
+    });
     // Benefit by line: facility fee 1,300.00, surgeon 520.00, anesthesia 384.00, pathology 76.00.
     expect(s.payouts.map((p) => [p.provider_role, p.provider_npi, p.amount, p.payout_status])).toEqual([
       ['FACILITY', '1234567893', 1300, 'PENDING'],
@@ -170,13 +188,19 @@ describe('the ledger', () => {
     expect(cents(f.allowed_amount)).toBe(cents(f.patient_responsibility.total) + cents(f.payer_responsibility.total));
     expect(cents(f.submitted_charges) - cents(f.adjustments.contractual_adjustment)).toBe(cents(f.allowed_amount));
     for (const line of d.service_lines) expect(cents(line.allowed_amount)).toBe(cents(line.benefit_amount) + cents(line.patient_responsibility));
-    expect(d.encounter).toMatchObject({ patient: { member_id: 'MBR-1003', name: 'Maria Garcia' }, provider: { npi: '1234567893', role: 'FACILITY' }, payer: { id: 'PAYER-ACME' } });
+    expect(d.encounter).toMatchObject({
+      patient: { member_id: 'MBR-1003', name: 'Maria Garcia' },
+      provider: { npi: '1234567893', role: 'FACILITY' },
+      payer: { id: 'PAYER-ACME' },
+    });
     expect(f.deductible).toEqual({ plan_deductible: 500, deductible_met_prior: 500, deductible_applied: 0 });
   });
 
   it('shows null amounts before adjudication', () => {
     const id = submit(MON);
-    const list = call(at(MON), 'GET', '/tpa-api/v1/ledger/entries/').body as { results: { encounter_id: string; financial_summary: Record<string, unknown> }[] };
+    const list = call(at(MON), 'GET', '/tpa-api/v1/ledger/entries/').body as {
+      results: { encounter_id: string; financial_summary: Record<string, unknown> }[];
+    };
     const item = list.results.find((r) => r.encounter_id === id)!;
     expect(item.financial_summary).toMatchObject({ charges: 4200, allowed_amount: null, benefit_amount: null });
   });
@@ -241,14 +265,29 @@ describe('sandbox scenarios and the stored clock', () => {
     const refunded = submit(MON, { cpt: ['45378'] });
     const varying = submit(MON, { cpt: ['43235'] });
     const e = at(MON_LATER);
-    for (const [id, amount] of [[failing, 2280], [refunded, 1580], [varying, 1300]] as const) expect(approve(e, id, amount).status, id).toBe(200);
+    for (const [id, amount] of [
+      [failing, 2280],
+      [refunded, 1580],
+      [varying, 1300],
+    ] as const)
+      expect(approve(e, id, amount).status, id).toBe(200);
     expect(e.simulate('settlement-failure', failing)).toMatchObject({ status: 'FAILED', payouts: [{ payout_status: 'FAILED' }, {}, {}, {}] });
     expect(() => e.simulate('refund', refunded)).toThrow(/COMPLETED/);
     const next = at('2026-03-04T00:00:00Z');
-    const r = next.simulate('refund', refunded) as { status: string; refund_details: Record<string, unknown>; payouts: { payout_status: string; net_to_provider: number }[] };
+    const r = next.simulate('refund', refunded) as {
+      status: string;
+      refund_details: Record<string, unknown>;
+      payouts: { payout_status: string; net_to_provider: number }[];
+    };
     expect(r.status).toBe('REFUNDED');
     const netCents = r.payouts.reduce((sum, p) => sum + cents(p.net_to_provider), 0);
-    expect(r.refund_details).toMatchObject({ refund_id: expect.stringMatching(/^re_/), amount: netCents / 100, gross_amount: 1580, reason: expect.any(String), refunded_at: '2026-03-04T00:00:00Z' });
+    expect(r.refund_details).toMatchObject({
+      refund_id: expect.stringMatching(/^re_/),
+      amount: netCents / 100,
+      gross_amount: 1580,
+      reason: expect.any(String),
+      refunded_at: '2026-03-04T00:00:00Z',
+    });
     expect(r.payouts.every((p) => p.payout_status === 'RETURNED')).toBe(true);
     const v = next.simulate('aeob-variance', varying) as Record<string, unknown>;
     expect(v).toMatchObject({ reconciliation_status: 'UNMATCHED', aeob_match: { match_status: 'VARIANCE', variance: 12.34, aeob_amount: 1287.66 } });

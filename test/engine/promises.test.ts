@@ -68,10 +68,19 @@ describe("the builder's finalize", () => {
     const api = (method: string, path: string, body?: unknown) => call(engine, method, path, body);
     api('POST', `${B}/BLD-1001/rate-schedule/init/`, {});
     // Two versions of the cataract SSP: one primary code, 66984.
-    expect(api('PUT', `${B}/BLD-1001/rate-schedule/add-ssp/`, { ssp_id: sspUuid('v1.0', 'EY-0501'), rate_type: 'CASE_RATE', rate_value: 2000 }).status).toBe(200);
-    expect(api('PUT', `${B}/BLD-1001/rate-schedule/add-ssp/`, { ssp_id: sspUuid('v1.1', 'EY-0501'), rate_type: 'CASE_RATE', rate_value: 3000 }).status).toBe(200);
+    expect(api('PUT', `${B}/BLD-1001/rate-schedule/add-ssp/`, { ssp_id: sspUuid('v1.0', 'EY-0501'), rate_type: 'CASE_RATE', rate_value: 2000 }).status).toBe(
+      200,
+    );
+    expect(api('PUT', `${B}/BLD-1001/rate-schedule/add-ssp/`, { ssp_id: sspUuid('v1.1', 'EY-0501'), rate_type: 'CASE_RATE', rate_value: 3000 }).status).toBe(
+      200,
+    );
     expect(api('POST', `${B}/BLD-1001/finalize`).body).toMatchObject({ status: 'FINALIZED', rate_records_created: 2 });
-    const full = call(engine, 'POST', '/tpa-api/v1/contract-lookup/full/', { contract_id: 'ctr_6e2d9b4f1a7c3058', npi: '1902847361', group_id: 'GRP-4004', cpt_code: '66984' });
+    const full = call(engine, 'POST', '/tpa-api/v1/contract-lookup/full/', {
+      contract_id: 'ctr_6e2d9b4f1a7c3058',
+      npi: '1902847361',
+      group_id: 'GRP-4004',
+      cpt_code: '66984',
+    });
     expect(full.status).toBe(200);
     expect(full.body).toMatchObject({ negotiated_rate: 2000 });
   });
@@ -80,27 +89,71 @@ describe("the builder's finalize", () => {
 describe("the duplicate rule's edges", () => {
   const paid = (spec: ClaimSpec) => adjudicate(spec).response;
   beforeEach(() => {
-    expect(paid({ lines: [{ code: '45378', date: '2026-03-02' }, { code: '43235', date: '2026-03-02' }] }).disposition).toBe('APPROVED');
+    expect(
+      paid({
+        lines: [
+          { code: '45378', date: '2026-03-02' },
+          { code: '43235', date: '2026-03-02' },
+        ],
+      }).disposition,
+    ).toBe('APPROVED');
   });
 
   it('the same codes in another order are a duplicate', () => {
-    expect(paid({ lines: [{ code: '43235', date: '2026-03-02' }, { code: '45378', date: '2026-03-02' }] })).toMatchObject({ disposition: 'DENIED', denial_code: 'CARC-18' });
+    expect(
+      paid({
+        lines: [
+          { code: '43235', date: '2026-03-02' },
+          { code: '45378', date: '2026-03-02' },
+        ],
+      }),
+    ).toMatchObject({ disposition: 'DENIED', denial_code: 'CARC-18' });
   });
 
   it('another member, another provider or another date is not', () => {
-    expect(paid({ patient: 'MBR-1001', lines: [{ code: '45378', date: '2026-03-02' }, { code: '43235', date: '2026-03-02' }] }).disposition).toBe('APPROVED');
-    expect(paid({ npi: '1234567893', lines: [{ code: '45378', date: '2026-03-02' }, { code: '43235', date: '2026-03-02' }] }).disposition).toBe('APPROVED');
-    expect(paid({ lines: [{ code: '45378', date: '2026-03-01' }, { code: '43235', date: '2026-03-01' }] }).disposition).toBe('APPROVED');
+    expect(
+      paid({
+        patient: 'MBR-1001',
+        lines: [
+          { code: '45378', date: '2026-03-02' },
+          { code: '43235', date: '2026-03-02' },
+        ],
+      }).disposition,
+    ).toBe('APPROVED');
+    expect(
+      paid({
+        npi: '1234567893',
+        lines: [
+          { code: '45378', date: '2026-03-02' },
+          { code: '43235', date: '2026-03-02' },
+        ],
+      }).disposition,
+    ).toBe('APPROVED');
+    expect(
+      paid({
+        lines: [
+          { code: '45378', date: '2026-03-01' },
+          { code: '43235', date: '2026-03-01' },
+        ],
+      }).disposition,
+    ).toBe('APPROVED');
   });
 
   it('a line of an earlier denied claim makes no later claim a duplicate', () => {
     // Denied: 45378 is already paid (the claim above), and Dr. Morgan's contract does not cover 29881 yet.
-    const denied = paid({ lines: [{ code: '45378', date: '2026-03-02' }, { code: '29881', date: '2026-03-02' }] });
+    const denied = paid({
+      lines: [
+        { code: '45378', date: '2026-03-02' },
+        { code: '29881', date: '2026-03-02' },
+      ],
+    });
     expect(denied).toMatchObject({ disposition: 'DENIED', denial_code: 'CARC-18' });
     // The contract is amended (builder BLD-1002 finalizes a knee arthroscopy rate for 29881).
     const engine = home.at(AT, '0');
     call(engine, 'POST', `${B}/BLD-1002/rate-schedule/init/`, {});
-    expect(call(engine, 'PUT', `${B}/BLD-1002/rate-schedule/add-ssp/`, { ssp_id: sspUuid('v1.1', 'OR-0301'), rate_type: 'CASE_RATE', rate_value: 1500 }).status).toBe(200);
+    expect(
+      call(engine, 'PUT', `${B}/BLD-1002/rate-schedule/add-ssp/`, { ssp_id: sspUuid('v1.1', 'OR-0301'), rate_type: 'CASE_RATE', rate_value: 1500 }).status,
+    ).toBe(200);
     expect(call(engine, 'POST', `${B}/BLD-1002/finalize`).status).toBe(200);
     // The service the denied claim listed is paid now, once.
     expect(paid({ lines: [{ code: '29881', date: '2026-03-02' }] }).disposition).toBe('APPROVED');

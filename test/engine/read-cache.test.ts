@@ -10,7 +10,11 @@ const home = useEngineHome(beforeEach, afterEach);
 const page = (engine: Engine, query: string) =>
   engine.handle({ method: 'GET', path: '/tpa-api/v1/ledger/entries/', query: new URLSearchParams(query), headers: {}, body: undefined }, { text: true });
 const submit = (engine: Engine, date: string) =>
-  expect(call(engine, 'POST', '/tpa-api/v1/claims/submit/', claimOf({ npi: '1045782368', patient: 'MBR-1001', lines: [{ code: '45378', date }] }), { 'content-type': 'application/fhir+json' }).status).toBe(201);
+  expect(
+    call(engine, 'POST', '/tpa-api/v1/claims/submit/', claimOf({ npi: '1045782368', patient: 'MBR-1001', lines: [{ code: '45378', date }] }), {
+      'content-type': 'application/fhir+json',
+    }).status,
+  ).toBe(201);
 
 describe('the read cache', () => {
   it('keeps a page from its second request on, and forgets it when the ledger changes', () => {

@@ -40,7 +40,10 @@ const home = useEngineHome(beforeEach, afterEach);
 
 function send(engine: ReturnType<typeof home.at>, r: (typeof SPEC)[number], scopes: readonly Scope[]) {
   const { record } = engine.createKey('sandbox', scopes);
-  return engine.handle({ method: r.method, path: r.path, query: new URLSearchParams(), headers: {}, body: r.method === 'GET' ? undefined : '{}' }, { key: record });
+  return engine.handle(
+    { method: r.method, path: r.path, query: new URLSearchParams(), headers: {}, body: r.method === 'GET' ? undefined : '{}' },
+    { key: record },
+  );
 }
 
 describe('the route table', () => {
@@ -50,7 +53,11 @@ describe('the route table', () => {
       const match = matchRoute(r.method, r.path);
       expect(match && 'route' in match, `${r.method} ${r.path}`).toBe(true);
       if (!match || !('route' in match)) continue;
-      expect({ route: `${r.method} ${r.path}`, scope: match.route.scope, perMinute: match.route.perMinute }).toEqual({ route: `${r.method} ${r.path}`, scope: r.scope, perMinute: r.perMinute });
+      expect({ route: `${r.method} ${r.path}`, scope: match.route.scope, perMinute: match.route.perMinute }).toEqual({
+        route: `${r.method} ${r.path}`,
+        scope: r.scope,
+        perMinute: r.perMinute,
+      });
     }
   });
 

@@ -39,7 +39,8 @@ const approve = (engine: Engine, encounterId: string, amount: number, code = 'AU
   call(engine, 'POST', APPROVE, { encounter_id: encounterId, amount, authorization_code: code });
 const settlement = (engine: Engine, id: string) => call(engine, 'GET', `/tpa-api/v1/settlement/${id}/`).body as Body;
 const detail = (engine: Engine, id: string) => call(engine, 'GET', `/tpa-api/v1/ledger/entries/${id}/`).body as Body;
-const listed = (engine: Engine, query: string) => (call(engine, 'GET', `/tpa-api/v1/ledger/entries/${query}`).body as { results: Body[] }).results.map((r) => r.encounter_id as string);
+const listed = (engine: Engine, query: string) =>
+  (call(engine, 'GET', `/tpa-api/v1/ledger/entries/${query}`).body as { results: Body[] }).results.map((r) => r.encounter_id as string);
 const entryTypes = (d: Body) => (d.entries as Body[]).map((e) => e.type as string);
 
 describe('a failed transfer (item 10)', () => {
@@ -79,12 +80,20 @@ describe('a failed transfer (item 10)', () => {
     expect(body.processor_transfer_id).not.toBe(first.processor_transfer_id);
     expect(body.settlement_record_id).not.toBe(first.settlement_record_id);
     // The new transfer stands: approving once more is the duplicate, naming it.
-    expect(approve(e, id, 2280, 'AUTH-3')).toMatchObject({ status: 400, body: { error: 'duplicate_approval', previous_processor_transfer_id: body.processor_transfer_id } });
+    expect(approve(e, id, 2280, 'AUTH-3')).toMatchObject({
+      status: 400,
+      body: { error: 'duplicate_approval', previous_processor_transfer_id: body.processor_transfer_id },
+    });
 
     const s = settlement(e, id);
     expect(s).toMatchObject({ settlement_id: body.settlement_record_id, processor_transfer_id: body.processor_transfer_id, status: 'INITIATED' });
     expect(s.previous_transfers).toHaveLength(1);
-    expect(s.previous_transfers[0]).toMatchObject({ settlement_id: first.settlement_record_id, processor_transfer_id: first.processor_transfer_id, status: 'FAILED', total_amount: 2280 });
+    expect(s.previous_transfers[0]).toMatchObject({
+      settlement_id: first.settlement_record_id,
+      processor_transfer_id: first.processor_transfer_id,
+      status: 'FAILED',
+      total_amount: 2280,
+    });
     expect((s.previous_transfers[0].payouts as Body[]).every((p) => p.payout_status === 'FAILED')).toBe(true);
     const d = detail(e, id);
     expect(d.encounter.status).toBe('FUNDED');
@@ -164,7 +173,10 @@ describe('a refund (item 11)', () => {
     const again = approve(e, id, 2280, 'AUTH-20260304-ACME-0002');
     expect(again.status).toBe(200);
     expect((again.body as Body).processor_transfer_id).not.toBe(first.processor_transfer_id);
-    expect(settlement(e, id)).toMatchObject({ status: 'INITIATED', previous_transfers: [{ processor_transfer_id: first.processor_transfer_id, status: 'REFUNDED' }] });
+    expect(settlement(e, id)).toMatchObject({
+      status: 'INITIATED',
+      previous_transfers: [{ processor_transfer_id: first.processor_transfer_id, status: 'REFUNDED' }],
+    });
     expect(detail(e, id).encounter.status).toBe('FUNDED');
   });
 });
@@ -184,7 +196,10 @@ describe('the simulated AEOB variance (item 12)', () => {
     expect(cents(benefit)).toBeLessThan(1234);
     expect(approve(later, ack.external_claim_id, benefit).status).toBe(200);
     const v = at(TUE_NOON).simulate('aeob-variance', ack.external_claim_id) as Body;
-    expect(v).toMatchObject({ reconciliation_status: 'UNMATCHED', aeob_match: { aeob_amount: 0, settlement_amount: benefit, variance: benefit, match_status: 'VARIANCE' } });
+    expect(v).toMatchObject({
+      reconciliation_status: 'UNMATCHED',
+      aeob_match: { aeob_amount: 0, settlement_amount: benefit, variance: benefit, match_status: 'VARIANCE' },
+    });
     // Stated once: a second simulation changes nothing and adds no second reconciliation.
     const e2 = at(TUE_NOON);
     const before = entryTypes(detail(e2, ack.external_claim_id));
@@ -219,7 +234,11 @@ describe('the simulated missing AEOB (issue 13)', () => {
     const s = at(MON_LATER).simulate('missing-aeob', id) as Body;
     expect(s).toMatchObject({ status: 'INITIATED', aeob_match: null });
     const arrived = settlement(at(WED), id);
-    expect(arrived).toMatchObject({ status: 'COMPLETED', reconciliation_status: 'UNMATCHED', aeob_match: { aeob_reference: null, aeob_amount: null, settlement_amount: 2280, variance: 2280, match_status: 'MISSING_AEOB' } });
+    expect(arrived).toMatchObject({
+      status: 'COMPLETED',
+      reconciliation_status: 'UNMATCHED',
+      aeob_match: { aeob_reference: null, aeob_amount: null, settlement_amount: 2280, variance: 2280, match_status: 'MISSING_AEOB' },
+    });
     const d = detail(at(WED), id);
     expect(d.encounter.status).toBe('RECONCILED');
     const reconciliation = d.entries.filter((e: Body) => e.type === 'RECONCILIATION');
@@ -233,7 +252,10 @@ describe('the simulated missing AEOB (issue 13)', () => {
     approve(at(MON_LATER), id, 2280);
     const e = at(WED);
     expect(settlement(e, id)).toMatchObject({ reconciliation_status: 'MATCHED' });
-    expect(e.simulate('missing-aeob', id)).toMatchObject({ reconciliation_status: 'UNMATCHED', aeob_match: { match_status: 'MISSING_AEOB', aeob_amount: null } });
+    expect(e.simulate('missing-aeob', id)).toMatchObject({
+      reconciliation_status: 'UNMATCHED',
+      aeob_match: { match_status: 'MISSING_AEOB', aeob_amount: null },
+    });
     expect(() => e.simulate('missing-aeob', id)).toThrow(/already missing/);
     const other = submit(MON, { cpt: ['45378'] }).encounterId;
     expect(approve(e, other, 1580).status).toBe(200);
@@ -256,12 +278,18 @@ describe('ledger entries without an adjudication (items 15, 16, 17)', () => {
     const { pended, denied } = pendedAndDenied();
     const e = at(MON_LATER);
     const results = (call(e, 'GET', '/tpa-api/v1/ledger/entries/').body as { results: Body[] }).results;
-    for (const [id, status] of [[pended.encounterId, 'PENDED'], [denied.encounterId, 'DENIED']] as const) {
+    for (const [id, status] of [
+      [pended.encounterId, 'PENDED'],
+      [denied.encounterId, 'DENIED'],
+    ] as const) {
       const item = results.find((r) => r.encounter_id === id)!;
       expect(item.status).toBe(status);
       const { charges, ...amounts } = item.financial_summary as Body;
       expect(charges, id).toBeGreaterThan(0);
-      expect(Object.values(amounts).every((v) => v === null), JSON.stringify(amounts)).toBe(true);
+      expect(
+        Object.values(amounts).every((v) => v === null),
+        JSON.stringify(amounts),
+      ).toBe(true);
 
       const f = detail(e, id).financial_summary;
       expect(f.submitted_charges).toBe(charges);
@@ -272,7 +300,8 @@ describe('ledger entries without an adjudication (items 15, 16, 17)', () => {
       expect(f.balance).toEqual({ running_balance: null, status });
       for (const line of detail(e, id).service_lines as Body[]) {
         expect(line.submitted_charge).toBeGreaterThan(0);
-        for (const k of ['allowed_amount', 'deductible_applied', 'copay_applied', 'coinsurance_applied', 'patient_responsibility', 'benefit_amount']) expect(line[k], k).toBeNull();
+        for (const k of ['allowed_amount', 'deductible_applied', 'copay_applied', 'coinsurance_applied', 'patient_responsibility', 'benefit_amount'])
+          expect(line[k], k).toBeNull();
       }
     }
   });
@@ -345,7 +374,9 @@ describe('migration 6: several settlements per encounter', () => {
         const columns = new Set((old.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[]).map((c) => c.name));
         for (const row of list) {
           const kept = Object.keys(row).filter((k) => columns.has(k));
-          old.prepare(`INSERT INTO ${table} (${kept.join(', ')}) VALUES (${kept.map((k) => `@${k}`).join(', ')})`).run(Object.fromEntries(kept.map((k) => [k, row[k]])));
+          old
+            .prepare(`INSERT INTO ${table} (${kept.join(', ')}) VALUES (${kept.map((k) => `@${k}`).join(', ')})`)
+            .run(Object.fromEntries(kept.map((k) => [k, row[k]])));
         }
       }
     })();
@@ -359,6 +390,8 @@ describe('migration 6: several settlements per encounter', () => {
     // And the migrated encounter goes on: the transfer fails, and it is funded again.
     e.simulate('settlement-failure', id);
     expect(approve(e, id, 2280, 'AUTH-2').status).toBe(200);
-    expect(settlement(e, id).previous_transfers).toMatchObject([{ settlement_id: before.settlement_id, status: 'FAILED', payouts: before.payouts.map(() => ({ payout_status: 'FAILED' })) }]);
+    expect(settlement(e, id).previous_transfers).toMatchObject([
+      { settlement_id: before.settlement_id, status: 'FAILED', payouts: before.payouts.map(() => ({ payout_status: 'FAILED' })) },
+    ]);
   });
 });

@@ -36,7 +36,8 @@ function asToday(name: string, body: unknown): { expected: unknown; nulled: numb
   const nullLeaves = (node: unknown): unknown => {
     if (Array.isArray(node)) return node.map(nullLeaves);
     // The plan's terms and what was met before stay: only what adjudication decides is null.
-    if (node !== null && typeof node === 'object') return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, /^plan_|_met_prior$/.test(k) ? v : nullLeaves(v)]));
+    if (node !== null && typeof node === 'object')
+      return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, /^plan_|_met_prior$/.test(k) ? v : nullLeaves(v)]));
     if (typeof node === 'number' || (typeof node === 'string' && node.startsWith('tr_'))) nulled++;
     return typeof node === 'number' || (typeof node === 'string' && node.startsWith('tr_')) ? null : node;
   };
@@ -53,7 +54,12 @@ function asToday(name: string, body: unknown): { expected: unknown; nulled: numb
     expected.financial_summary = { ...(nullLeaves(summary) as object), submitted_charges: summary.submitted_charges, service_date: summary.service_date };
     expected.service_lines = (expected.service_lines as Record<string, unknown>[]).map((l) => ({
       ...l,
-      ...Object.fromEntries(['allowed_amount', 'deductible_applied', 'copay_applied', 'coinsurance_applied', 'patient_responsibility', 'benefit_amount'].map((k) => [k, nullLeaves(l[k])])),
+      ...Object.fromEntries(
+        ['allowed_amount', 'deductible_applied', 'copay_applied', 'coinsurance_applied', 'patient_responsibility', 'benefit_amount'].map((k) => [
+          k,
+          nullLeaves(l[k]),
+        ]),
+      ),
     }));
     const reconciliation = expected.reconciliation as Record<string, unknown>;
     expected.reconciliation = { ...reconciliation, processor_trace_id: nullLeaves(reconciliation.processor_trace_id) };

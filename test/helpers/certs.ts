@@ -22,7 +22,22 @@ export class TestCa {
 
   private signed(name: string, subject: string, ext?: string): void {
     this.openssl('req', ...EC, '-keyout', `${name}-key.pem`, '-out', `${name}.csr`, '-subj', subject);
-    this.openssl('x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.pem', '-CAkey', 'ca-key.pem', '-CAcreateserial', '-out', `${name}.pem`, '-days', '2', ...(ext ? ['-extfile', ext] : []));
+    this.openssl(
+      'x509',
+      '-req',
+      '-in',
+      `${name}.csr`,
+      '-CA',
+      'ca.pem',
+      '-CAkey',
+      'ca-key.pem',
+      '-CAcreateserial',
+      '-out',
+      `${name}.pem`,
+      '-days',
+      '2',
+      ...(ext ? ['-extfile', ext] : []),
+    );
   }
 
   /** server.pem and server-key.pem, for 127.0.0.1. */

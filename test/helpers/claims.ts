@@ -28,7 +28,13 @@ type Json = Record<string, any>;
 
 export function claimOf(spec: ClaimSpec): Json {
   const dates = spec.lines.map((l) => l.date).sort();
-  const claim = claimTemplate({ type: 'professional', npi: spec.npi, patient: spec.patient, cpt: spec.lines.map((l) => l.code), serviceDate: dates.at(-1)! }) as Json;
+  const claim = claimTemplate({
+    type: 'professional',
+    npi: spec.npi,
+    patient: spec.patient,
+    cpt: spec.lines.map((l) => l.code),
+    serviceDate: dates.at(-1)!,
+  }) as Json;
   let totalCents = 0;
   claim.item = spec.lines.map((line, i) => {
     const item = { ...(claim.item as Json[])[i] } as Json;
@@ -47,7 +53,11 @@ export function claimOf(spec: ClaimSpec): Json {
   claim.billablePeriod = { start: dates[0], end: dates.at(-1) };
   claim.created = spec.created ?? dates.at(-1);
   if (spec.careTeam) {
-    claim.careTeam = spec.careTeam.map((m, i) => ({ sequence: i + 1, provider: { identifier: { system: NPI_SYSTEM, value: m.npi } }, role: { coding: [{ code: m.role }] } }));
+    claim.careTeam = spec.careTeam.map((m, i) => ({
+      sequence: i + 1,
+      provider: { identifier: { system: NPI_SYSTEM, value: m.npi } },
+      role: { coding: [{ code: m.role }] },
+    }));
     for (const item of claim.item as Json[]) if (!item.careTeamSequence || item.careTeamSequence[0] > spec.careTeam.length) item.careTeamSequence = [1];
   }
   if (spec.preauthorization) {

@@ -38,7 +38,8 @@ export function testEnv(options: Pick<RunOptions, 'home' | 'env'>): Record<strin
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('TPA_') && k !== 'NO_COLOR') env[k] = v;
   // No keychain unless a test asks for one: the keychain tests run apart, inside their own D-Bus session.
-  for (const [k, v] of Object.entries({ TPA_HOME: options.home, TPA_ADJUDICATION_DELAY: '0', TPA_KEYRING: 'off', ...options.env })) if (v !== undefined) env[k] = v;
+  for (const [k, v] of Object.entries({ TPA_HOME: options.home, TPA_ADJUDICATION_DELAY: '0', TPA_KEYRING: 'off', ...options.env }))
+    if (v !== undefined) env[k] = v;
   return env;
 }
 

@@ -4,7 +4,17 @@
 import type { ClaimLine, ParsedClaim } from '../../src/domain/fhir-claim.js';
 
 export function parsedClaim(lines: Partial<ClaimLine>[], extra: Partial<ParsedClaim> = {}, lineDefaults: Partial<ClaimLine> = {}): ParsedClaim {
-  const full = lines.map((l, i) => ({ sequence: i + 1, cptCode: '45378', revenueCode: null, serviceDate: '2026-03-02', quantity: 1, chargeCents: 100000, careTeamSequences: [], ...lineDefaults, ...l }));
+  const full = lines.map((l, i) => ({
+    sequence: i + 1,
+    cptCode: '45378',
+    revenueCode: null,
+    serviceDate: '2026-03-02',
+    quantity: 1,
+    chargeCents: 100000,
+    careTeamSequences: [],
+    ...lineDefaults,
+    ...l,
+  }));
   return {
     type: 'professional',
     providerNpi: '1045782368',

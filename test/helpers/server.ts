@@ -22,7 +22,10 @@ export interface Served {
 
 export async function serve(home: string, args: string[] = [], env: Record<string, string> = {}): Promise<Served> {
   const childEnv = testEnv({ home, env });
-  const child = spawn(process.execPath, [TPA_BIN, 'local', 'serve', '--port', '0', '--host', '127.0.0.1', ...args], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [TPA_BIN, 'local', 'serve', '--port', '0', '--host', '127.0.0.1', ...args], {
+    env: childEnv,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
@@ -47,7 +50,14 @@ export async function serve(home: string, args: string[] = [], env: Record<strin
           res.on('end', resolve);
         };
         const req = url.startsWith('https:')
-          ? httpsRequest(`${url}${marker}`, { agent: false, ...(tls ? { cert: readFileSync(tls.cert), key: readFileSync(tls.key), ca: readFileSync(tls.ca) } : { rejectUnauthorized: false }) }, done)
+          ? httpsRequest(
+              `${url}${marker}`,
+              {
+                agent: false,
+                ...(tls ? { cert: readFileSync(tls.cert), key: readFileSync(tls.key), ca: readFileSync(tls.ca) } : { rejectUnauthorized: false }),
+              },
+              done,
+            )
           : httpRequest(`${url}${marker}`, { agent: false }, done);
         req.on('error', reject);
         req.end();

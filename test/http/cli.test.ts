@@ -74,11 +74,15 @@ describe('the same commands over HTTP as in-process', () => {
     const ids = [la, ra].map((r) => r.json<{ submission_id: string; external_claim_id: string }>());
     await local.run(['local', 'clock', 'advance', '5s']);
     await runTpa(['local', 'clock', 'advance', '5s'], { home: remote.home.dir });
-    const polls = await Promise.all([local.run(['claim', 'poll', ids[0]!.submission_id, '--raw']), remote.run(['claim', 'poll', ids[1]!.submission_id, '--raw'])]);
+    const polls = await Promise.all([
+      local.run(['claim', 'poll', ids[0]!.submission_id, '--raw']),
+      remote.run(['claim', 'poll', ids[1]!.submission_id, '--raw']),
+    ]);
     expect(polls.map((p) => p.code)).toEqual([0, 0]);
     expect(normalize(polls[1].stdout)).toBe(normalize(polls[0].stdout));
 
-    const fund = (side: Side, id: string) => side.run(['fund', 'approve', id, '--amount', '2280.00', '--auth-code', 'AUTH-20260302-ACME-0001', '--yes', '-o', 'table']);
+    const fund = (side: Side, id: string) =>
+      side.run(['fund', 'approve', id, '--amount', '2280.00', '--auth-code', 'AUTH-20260302-ACME-0001', '--yes', '-o', 'table']);
     const funded = await Promise.all([fund(local, ids[0]!.external_claim_id), fund(remote, ids[1]!.external_claim_id)]);
     expect(funded.map((f) => f.code)).toEqual([0, 0]);
     expect(normalize(funded[1].stdout)).toBe(normalize(funded[0].stdout));
@@ -86,7 +90,10 @@ describe('the same commands over HTTP as in-process', () => {
     expect(again.map((f) => f.code)).toEqual([4, 4]);
 
     const show = (side: Side, id: string, ...rest: string[]) => side.run([...rest, id, '-o', 'table']);
-    for (const cmd of [['settlement', 'show'], ['ledger', 'show']]) {
+    for (const cmd of [
+      ['settlement', 'show'],
+      ['ledger', 'show'],
+    ]) {
       const out = await Promise.all([show(local, ids[0]!.external_claim_id, ...cmd), show(remote, ids[1]!.external_claim_id, ...cmd)]);
       expect(out[1].code, cmd.join(' ')).toBe(0);
       expect(normalize(out[1].stdout)).toBe(normalize(out[0].stdout));
@@ -105,7 +112,8 @@ describe('the same commands over HTTP as in-process', () => {
   });
 
   it('--debug logs each request and response with the key redacted', async () => {
-    const key = (JSON.parse((await import('node:fs')).readFileSync(join(remote.home.dir, 'credentials.json'), 'utf8')) as { secrets: { sandbox: string } }).secrets.sandbox;
+    const key = (JSON.parse((await import('node:fs')).readFileSync(join(remote.home.dir, 'credentials.json'), 'utf8')) as { secrets: { sandbox: string } })
+      .secrets.sandbox;
     const r = await remote.run(['lookup', 'blind', '--npi', '1045782368', '--group', 'GRP-1001', '--cpt', '45378', '--debug']);
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/\[debug\] POST http:\/\/127\.0\.0\.1:\d+\/tpa-api\/v1\/contract-lookup\/blind\/ \{[^}]*x-api-key: \[redacted\]/);
@@ -129,10 +137,16 @@ describe('the same commands over HTTP as in-process', () => {
   });
 
   it('auth login refuses a malformed key and one the service does not know, saving nothing', async () => {
-    const bad = await runTpa(['auth', 'login', '--env', 'sandbox', '--base-url', server.url, '--with-key-stdin', '-p', 'other'], { home: remote.home.dir, input: 'sk_sand_short' });
+    const bad = await runTpa(['auth', 'login', '--env', 'sandbox', '--base-url', server.url, '--with-key-stdin', '-p', 'other'], {
+      home: remote.home.dir,
+      input: 'sk_sand_short',
+    });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/64 characters/);
-    const unknown = await runTpa(['auth', 'login', '--env', 'sandbox', '--base-url', server.url, '--with-key-stdin', '-p', 'other'], { home: remote.home.dir, input: `sk_sand_${'a'.repeat(56)}` });
+    const unknown = await runTpa(['auth', 'login', '--env', 'sandbox', '--base-url', server.url, '--with-key-stdin', '-p', 'other'], {
+      home: remote.home.dir,
+      input: `sk_sand_${'a'.repeat(56)}`,
+    });
     expect(unknown.code).toBe(5);
     expect((await runTpa(['health', '-p', 'other'], { home: remote.home.dir })).code).toBe(2);
   });
@@ -148,10 +162,19 @@ describe('the same commands over HTTP as in-process', () => {
     expect(broken.code).toBe(5);
     expect(broken.stderr).toMatch(/TPA_API_KEY is not an API key/);
     expect(broken.stderr).not.toContain('mysecret_password_x');
-    const plain = await runTpa(['auth', 'login', '--env', 'sandbox', '--base-url', 'http://tpa.example', '--with-key-stdin', '-p', 'plain'], { home: remote.home.dir, input: await createKey(remote.home.dir) });
+    const plain = await runTpa(['auth', 'login', '--env', 'sandbox', '--base-url', 'http://tpa.example', '--with-key-stdin', '-p', 'plain'], {
+      home: remote.home.dir,
+      input: await createKey(remote.home.dir),
+    });
     expect(plain.code).toBe(2);
     expect(plain.stderr).toMatch(/only over https/);
-    const raw = await remote.run(['api', 'POST', '/tpa-api/v1/funding/approve/?x=1', '-d', JSON.stringify({ encounter_id: 'enc_none', amount: 1, authorization_code: 'A' })]);
+    const raw = await remote.run([
+      'api',
+      'POST',
+      '/tpa-api/v1/funding/approve/?x=1',
+      '-d',
+      JSON.stringify({ encounter_id: 'enc_none', amount: 1, authorization_code: 'A' }),
+    ]);
     expect(raw.code).toBe(2);
     expect(raw.stderr).toMatch(/--yes/);
   });
@@ -183,15 +206,24 @@ describe('the same commands over HTTP as in-process', () => {
     const benefit = (await remote.run(['claim', 'poll', ack.submission_id])).json<{ adjudication: { benefit_amount: number } }>().adjudication.benefit_amount;
     expect(benefit).toBeGreaterThan(0);
     // Ten approvals in this window with the profile's key (unknown encounter: refused, but counted).
-    const key = (JSON.parse((await import('node:fs')).readFileSync(join(remote.home.dir, 'credentials.json'), 'utf8')) as { secrets: { sandbox: string } }).secrets.sandbox;
+    const key = (JSON.parse((await import('node:fs')).readFileSync(join(remote.home.dir, 'credentials.json'), 'utf8')) as { secrets: { sandbox: string } })
+      .secrets.sandbox;
     for (let i = 0; i < 10; i++) {
-      await fetch(`${server.url}/tpa-api/v1/funding/approve/`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify({ encounter_id: 'enc_none', amount: 1, authorization_code: 'A' }) });
+      await fetch(`${server.url}/tpa-api/v1/funding/approve/`, {
+        method: 'POST',
+        headers: { 'x-api-key': key, 'content-type': 'application/json' },
+        body: JSON.stringify({ encounter_id: 'enc_none', amount: 1, authorization_code: 'A' }),
+      });
     }
     // The eleventh, by the CLI, is refused and waits; once it says so, the test ends the window.
-    const child = spawn(process.execPath, [TPA_BIN, 'fund', 'approve', ack.external_claim_id, '--amount', formatCents(cents(benefit)), '--auth-code', 'AUTH-RL-1', '--yes'], {
-      env: testEnv({ home: remote.home.dir, env: { TPA_PROFILE: 'sandbox' } }),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [TPA_BIN, 'fund', 'approve', ack.external_claim_id, '--amount', formatCents(cents(benefit)), '--auth-code', 'AUTH-RL-1', '--yes'],
+      {
+        env: testEnv({ home: remote.home.dir, env: { TPA_PROFILE: 'sandbox' } }),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));

@@ -123,7 +123,12 @@ describe('text limits count characters, not UTF-16 code units (SPEC.md "Limits")
     expect(submitted.status).toBe(201);
     const ack = (await submitted.json()) as { submission_id: string; external_claim_id: string };
     const response = (await (await api(`/tpa-api/v1/claims/${ack.submission_id}/response/`)).json()) as { adjudication: { benefit_amount: number } };
-    const approval = (notes: string) => ({ encounter_id: ack.external_claim_id, amount: response.adjudication.benefit_amount, authorization_code: 'AUTH-20260302-ACME-0001', notes });
+    const approval = (notes: string) => ({
+      encounter_id: ack.external_claim_id,
+      amount: response.adjudication.benefit_amount,
+      authorization_code: 'AUTH-20260302-ACME-0001',
+      notes,
+    });
     const refused = await api('/tpa-api/v1/funding/approve/', { method: 'POST', body: approval(EMOJI.repeat(501)) });
     expect(refused.status).toBe(400);
     expect(await refused.json()).toEqual({ errors: [{ field: 'notes', message: 'must be at most 500 characters (got 501)' }] });

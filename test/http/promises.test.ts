@@ -44,7 +44,13 @@ describe('the staging tier (SPEC.md "Limits")', () => {
     const body = JSON.stringify({ npi: '1045782368', group_id: 'GRP-1001', cpt_codes: ['45378'] });
     const path = '/tpa-api/v1/contract-lookup/blind/';
     const held = Array.from({ length: 20 }, () => {
-      const req = request({ host: url.hostname, port: url.port, path, method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } });
+      const req = request({
+        host: url.hostname,
+        port: url.port,
+        path,
+        method: 'POST',
+        headers: { 'x-api-key': key, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      });
       req.on('error', () => undefined);
       req.write(body.slice(0, 5));
       return req;
@@ -78,7 +84,10 @@ describe('the staging tier (SPEC.md "Limits")', () => {
 describe('tpa auth rotate with TPA_API_KEY set', () => {
   it('prints the new key once on stdout and saves it nowhere; both keys work during the overlap', async () => {
     const old = await createKey(home.dir);
-    const login = await runTpa(['auth', 'login', '--env', 'sandbox', '--base-url', server.url, '--with-key-stdin', '-p', 'envkey'], { home: home.dir, input: await createKey(home.dir) });
+    const login = await runTpa(['auth', 'login', '--env', 'sandbox', '--base-url', server.url, '--with-key-stdin', '-p', 'envkey'], {
+      home: home.dir,
+      input: await createKey(home.dir),
+    });
     expect(login.code, login.stderr).toBe(0);
     const r = await runTpa(['auth', 'rotate', '-p', 'envkey'], { home: home.dir, env: { TPA_API_KEY: old } });
     expect(r.code, r.stderr).toBe(0);

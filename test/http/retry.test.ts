@@ -21,7 +21,8 @@ afterEach(async () => {
   home.remove();
 });
 
-const run = (args: string[], env: Record<string, string> = {}, input?: string) => runTpa(args, { home: home.dir, input, env: { TPA_PROFILE: 'sandbox', ...env } });
+const run = (args: string[], env: Record<string, string> = {}, input?: string) =>
+  runTpa(args, { home: home.dir, input, env: { TPA_PROFILE: 'sandbox', ...env } });
 /** The server's access-log lines for a method and path part, as "METHOD path status", once the log holds every answer sent. */
 async function served(part: string): Promise<string[]> {
   await server!.settled();
@@ -56,7 +57,10 @@ describe('over HTTP, the CLI resends what is safe to resend', () => {
     expect(r.code, r.stderr).toBe(0);
     const keys = [...r.stderr.matchAll(/→ POST \/tpa-api\/v1\/claims\/submit\/ \(Idempotency-Key: (\S+)\)/g)].map((m) => m[1]);
     expect(r.stderr).toMatch(/the connection was reset|socket hang up|ECONNRESET/i);
-    expect(await served('/claims/submit/')).toEqual(['POST /tpa-api/v1/claims/submit/ connection dropped (TPA_FAULT lose-response)', 'POST /tpa-api/v1/claims/submit/ 201']);
+    expect(await served('/claims/submit/')).toEqual([
+      'POST /tpa-api/v1/claims/submit/ connection dropped (TPA_FAULT lose-response)',
+      'POST /tpa-api/v1/claims/submit/ 201',
+    ]);
     // The client sends once per try, with one key; the engine answered the second from its record.
     expect(keys.length).toBe(1);
     expect((await run(['ledger', 'list'])).json<{ count: number }>().count).toBe(1);
@@ -74,7 +78,8 @@ describe('over HTTP, the CLI resends what is safe to resend', () => {
     await start('', ['--rate-window', '1s', '--rate-clock', 'engine']);
     const key = (await run(['auth', 'status'])).json<{ credential: { key: string } }>();
     expect(key.credential.key).toMatch(/^sk_sand_…/);
-    const secret = (JSON.parse((await import('node:fs')).readFileSync(join(home.dir, 'credentials.json'), 'utf8')) as { secrets: { sandbox: string } }).secrets.sandbox;
+    const secret = (JSON.parse((await import('node:fs')).readFileSync(join(home.dir, 'credentials.json'), 'utf8')) as { secrets: { sandbox: string } }).secrets
+      .sandbox;
     for (let i = 0; i < 100; i++) await fetch(`${server!.url}/tpa-api/v1/ledger/entries/`, { headers: { 'x-api-key': secret } });
     const r = await run(['ledger', 'list', '-o', 'table']);
     expect(r.code).toBe(6);
@@ -121,7 +126,29 @@ describe('over TLS', () => {
   it('a certificate the client does not trust fails once, with no retry (exit 8)', async () => {
     const certs = tempDir();
     try {
-      execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'key.pem', '-out', 'cert.pem', '-days', '2', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { cwd: certs.dir, stdio: 'ignore' });
+      execFileSync(
+        'openssl',
+        [
+          'req',
+          '-x509',
+          '-newkey',
+          'ec',
+          '-pkeyopt',
+          'ec_paramgen_curve:P-256',
+          '-nodes',
+          '-keyout',
+          'key.pem',
+          '-out',
+          'cert.pem',
+          '-days',
+          '2',
+          '-subj',
+          '/CN=127.0.0.1',
+          '-addext',
+          'subjectAltName=IP:127.0.0.1',
+        ],
+        { cwd: certs.dir, stdio: 'ignore' },
+      );
       server = await serve(home.dir, ['--tls-cert', join(certs.dir, 'cert.pem'), '--tls-key', join(certs.dir, 'key.pem')]);
       const key = (await runTpa(['local', 'keys', 'create'], { home: home.dir })).stdout.trim();
       writeFileSync(join(home.dir, 'config.json'), JSON.stringify({ profiles: { tls: { env: 'sandbox', base_url: server.url } } }));

@@ -49,7 +49,12 @@ describe('tpa local serve: authentication and scopes', () => {
     expect((await api(BLIND, { method: 'POST', key: narrow, body: blindBody })).status).toBe(200);
     const res = await api('/tpa-api/v1/ledger/entries/', { key: narrow });
     expect(res.status).toBe(403);
-    expect(await res.json()).toEqual({ error: 'insufficient_scope', message: expect.any(String), required_scope: 'ledger_access', current_scopes: ['contract_lookup'] });
+    expect(await res.json()).toEqual({
+      error: 'insufficient_scope',
+      message: expect.any(String),
+      required_scope: 'ledger_access',
+      current_scopes: ['contract_lookup'],
+    });
     // Builder routes need a valid key but no scope.
     expect((await api('/api/v1/ssp/catalog/', { key: narrow })).status).toBe(200);
   });
@@ -57,11 +62,28 @@ describe('tpa local serve: authentication and scopes', () => {
   it('health, keys and rotation: the old key works for 24 hours on the engine clock, then not', async () => {
     const own = await createKey(home.dir, '--scopes', 'ledger_access');
     const health = (await (await api('/tpa-api/v1/health', { key: own })).json()) as { key_id: string; time: string };
-    expect(health).toMatchObject({ status: 'ok', environment: 'sandbox', key_id: expect.stringMatching(/^key_/), scopes: ['ledger_access'], time: expect.any(String) });
+    expect(health).toMatchObject({
+      status: 'ok',
+      environment: 'sandbox',
+      key_id: expect.stringMatching(/^key_/),
+      scopes: ['ledger_access'],
+      time: expect.any(String),
+    });
     const keys = (await (await api('/tpa-api/v1/keys', { key: own })).json()) as { keys: Record<string, unknown>[] };
-    expect(keys.keys.find((k) => k.id === health.key_id)).toEqual({ id: health.key_id, prefix: 'sk_sand_', last4: own.slice(-4), scopes: ['ledger_access'], created_at: expect.any(String), expires_at: null });
+    expect(keys.keys.find((k) => k.id === health.key_id)).toEqual({
+      id: health.key_id,
+      prefix: 'sk_sand_',
+      last4: own.slice(-4),
+      scopes: ['ledger_access'],
+      created_at: expect.any(String),
+      expires_at: null,
+    });
     expect(JSON.stringify(keys)).not.toContain(own);
-    const rotated = (await (await api('/tpa-api/v1/keys/rotate', { method: 'POST', key: own, body: '{}' })).json()) as { api_key: string; key_id: string; previous_key_expires_at: string };
+    const rotated = (await (await api('/tpa-api/v1/keys/rotate', { method: 'POST', key: own, body: '{}' })).json()) as {
+      api_key: string;
+      key_id: string;
+      previous_key_expires_at: string;
+    };
     expect(rotated.api_key).toMatch(/^sk_sand_[A-Za-z0-9]{56}$/);
     expect(Date.parse(rotated.previous_key_expires_at) - Date.parse(health.time)).toBeGreaterThanOrEqual(24 * 3_600_000 - 5000);
     expect((await api('/tpa-api/v1/health', { key: own })).status).toBe(200);
@@ -89,7 +111,8 @@ describe('tpa local serve: authentication and scopes', () => {
 describe('tpa local serve: limits and robustness', () => {
   it('puts X-RateLimit headers on every answer to a valid key, and refuses the 11th approval in a minute with 429', async () => {
     const own = await createKey(home.dir);
-    const approve = () => api('/tpa-api/v1/funding/approve/', { method: 'POST', key: own, body: JSON.stringify({ encounter_id: 'enc_none', amount: 1, authorization_code: 'A' }) });
+    const approve = () =>
+      api('/tpa-api/v1/funding/approve/', { method: 'POST', key: own, body: JSON.stringify({ encounter_id: 'enc_none', amount: 1, authorization_code: 'A' }) });
     for (let i = 1; i <= 10; i++) {
       const res = await approve();
       expect(res.status).toBe(404);
@@ -115,7 +138,14 @@ describe('tpa local serve: limits and robustness', () => {
     // 100-continue`: node's server answers 100 Continue in the same turn as it hands the request to
     // the handler, which admits it, so once all ten have had their 100 the ten are counted in flight.
     const held = Array.from({ length: 10 }, () => {
-      const req = request({ host: url.hostname, port: url.port, path: BLIND, method: 'POST', agent: false, headers: { 'x-api-key': own, 'content-type': 'application/json', 'content-length': Buffer.byteLength(blindBody), expect: '100-continue' } });
+      const req = request({
+        host: url.hostname,
+        port: url.port,
+        path: BLIND,
+        method: 'POST',
+        agent: false,
+        headers: { 'x-api-key': own, 'content-type': 'application/json', 'content-length': Buffer.byteLength(blindBody), expect: '100-continue' },
+      });
       req.on('error', () => undefined);
       const admitted = new Promise<void>((resolve) => req.on('information', (info) => info.statusCode === 100 && resolve()));
       req.flushHeaders();
@@ -160,7 +190,9 @@ describe('tpa local serve: limits and robustness', () => {
   });
 
   it('keeps serving through a flood of malformed bodies', async () => {
-    const flood = await Promise.all(Array.from({ length: 200 }, (_, i) => api(BLIND, { method: 'POST', key: undefined, body: i % 2 ? '{"npi":' : 'not json at all' }).then((r) => r.status)));
+    const flood = await Promise.all(
+      Array.from({ length: 200 }, (_, i) => api(BLIND, { method: 'POST', key: undefined, body: i % 2 ? '{"npi":' : 'not json at all' }).then((r) => r.status)),
+    );
     expect(new Set(flood)).toEqual(new Set([400]));
     const ok = await api(BLIND, { method: 'POST', body: blindBody });
     expect(ok.status).toBe(200);
@@ -194,7 +226,8 @@ describe('tpa local serve: what the review found', () => {
 
   it('a rotated key cannot rotate again, and the new key inherits the rate-limit windows', async () => {
     const own = await createKey(home.dir);
-    const approve = (k: string) => api('/tpa-api/v1/funding/approve/', { method: 'POST', key: k, body: JSON.stringify({ encounter_id: 'enc_none', amount: 1, authorization_code: 'A' }) });
+    const approve = (k: string) =>
+      api('/tpa-api/v1/funding/approve/', { method: 'POST', key: k, body: JSON.stringify({ encounter_id: 'enc_none', amount: 1, authorization_code: 'A' }) });
     for (let i = 0; i < 10; i++) await approve(own);
     expect((await approve(own)).status).toBe(429);
     const rotated = (await (await api('/tpa-api/v1/keys/rotate', { method: 'POST', key: own, body: '{}' })).json()) as { api_key: string };

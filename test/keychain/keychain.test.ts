@@ -17,7 +17,8 @@ const newProfile = () => {
   profiles.push(name);
   return name;
 };
-const run = (args: string[], env: Record<string, string> = {}, input?: string) => tpa(args, { home: home.dir, input, env: { TPA_KEYRING: 'required', ...env } });
+const run = (args: string[], env: Record<string, string> = {}, input?: string) =>
+  tpa(args, { home: home.dir, input, env: { TPA_KEYRING: 'required', ...env } });
 const lookup = (account: string) => spawnSync('secret-tool', ['lookup', 'service', 'tpa', 'username', account], { encoding: 'utf8' });
 
 function filesUnder(dir: string): string[] {
@@ -61,7 +62,10 @@ describe('API keys in the Secret Service', () => {
     for (const file of filesUnder(home.dir)) expect(readFileSync(file).includes(key), file).toBe(false);
     const status = await run(['auth', 'status', '-p', profile]);
     expect(status.code).toBe(0);
-    expect(status.json()).toMatchObject({ credential: { stored_in: expect.stringMatching(/Secret Service/), key: `sk_sand_…${key.slice(-4)}` }, scopes: expect.arrayContaining(['ledger_access']) });
+    expect(status.json()).toMatchObject({
+      credential: { stored_in: expect.stringMatching(/Secret Service/), key: `sk_sand_…${key.slice(-4)}` },
+      scopes: expect.arrayContaining(['ledger_access']),
+    });
     expect(status.stdout).not.toContain(key);
     const health = await run(['health', '-p', profile]);
     expect(health.code).toBe(0);

@@ -22,7 +22,23 @@ function makeCertificates(): void {
   openssl('req', '-x509', ...ec, '-keyout', 'ca-key.pem', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=tpa test CA');
   openssl('req', ...ec, '-keyout', 'server-key.pem', '-out', 'server.csr', '-subj', '/CN=127.0.0.1');
   writeFileSync(f('san.ext'), 'subjectAltName=IP:127.0.0.1\n');
-  openssl('x509', '-req', '-in', 'server.csr', '-CA', 'ca.pem', '-CAkey', 'ca-key.pem', '-CAcreateserial', '-out', 'server.pem', '-days', '2', '-extfile', 'san.ext');
+  openssl(
+    'x509',
+    '-req',
+    '-in',
+    'server.csr',
+    '-CA',
+    'ca.pem',
+    '-CAkey',
+    'ca-key.pem',
+    '-CAcreateserial',
+    '-out',
+    'server.pem',
+    '-days',
+    '2',
+    '-extfile',
+    'san.ext',
+  );
   openssl('req', ...ec, '-keyout', 'client-key.pem', '-out', 'client.csr', '-subj', '/CN=acme-tpa');
   openssl('x509', '-req', '-in', 'client.csr', '-CA', 'ca.pem', '-CAkey', 'ca-key.pem', '-CAcreateserial', '-out', 'client.pem', '-days', '2');
   openssl('pkey', '-in', 'client-key.pem', '-aes256', '-passout', 'pass:s3cret-phrase', '-out', 'client-key-enc.pem');
@@ -45,7 +61,28 @@ afterAll(async () => {
 
 const run = (args: string[], input?: string, env: Record<string, string> = {}) => runTpa(args, { home: home.dir, input, env });
 const login = (profile: string, cert: string, key: string, extra: string[] = [], input?: string) =>
-  run(['auth', 'login', '--env', 'production', '-p', profile, '--base-url', server.url, '--client-id', 'acme-tpa', '--cert', f(cert), '--key', f(key), '--ca', f('ca.pem'), ...extra], input);
+  run(
+    [
+      'auth',
+      'login',
+      '--env',
+      'production',
+      '-p',
+      profile,
+      '--base-url',
+      server.url,
+      '--client-id',
+      'acme-tpa',
+      '--cert',
+      f(cert),
+      '--key',
+      f(key),
+      '--ca',
+      f('ca.pem'),
+      ...extra,
+    ],
+    input,
+  );
 const settled = () => server.settled({ cert: f('client.pem'), key: f('client-key.pem'), ca: f('ca.pem') });
 const tokenRequests = () => (server.stderr().match(/POST \/oauth2\/token 200/g) ?? []).length;
 const secrets = () => (JSON.parse(readFileSync(join(home.dir, 'credentials.json'), 'utf8')) as { secrets: Record<string, string> }).secrets;
@@ -60,7 +97,11 @@ describe('production: OAuth 2.0 client credentials over mutual TLS', () => {
     const earlier = tokenRequests();
     const r = await login('production', 'client.pem', 'client-key.pem');
     expect(r.code, r.stderr).toBe(0);
-    expect(r.json()).toMatchObject({ environment: 'production', client_id: 'acme-tpa', scopes: ['contract_lookup', 'claim_pricing', 'fund_release', 'ledger_access'] });
+    expect(r.json()).toMatchObject({
+      environment: 'production',
+      client_id: 'acme-tpa',
+      scopes: ['contract_lookup', 'claim_pricing', 'fund_release', 'ledger_access'],
+    });
     const cached = JSON.parse(secrets()['token:production']!) as { access_token: string; expires_at: number };
     expect(cached.access_token).toMatch(/^at_/);
     expect(cached.expires_at - Date.now()).toBeGreaterThan(55 * 60_000);
@@ -104,14 +145,35 @@ describe('production: OAuth 2.0 client credentials over mutual TLS', () => {
 
   it('a client without a certificate is refused: exit 8', async () => {
     const key = await createKey(home.dir);
-    writeFileSync(join(home.dir, 'config.json'), JSON.stringify({ ...JSON.parse(readFileSync(join(home.dir, 'config.json'), 'utf8')), profiles: { ...JSON.parse(readFileSync(join(home.dir, 'config.json'), 'utf8')).profiles, nocert: { env: 'sandbox', base_url: server.url } } }));
+    writeFileSync(
+      join(home.dir, 'config.json'),
+      JSON.stringify({
+        ...JSON.parse(readFileSync(join(home.dir, 'config.json'), 'utf8')),
+        profiles: { ...JSON.parse(readFileSync(join(home.dir, 'config.json'), 'utf8')).profiles, nocert: { env: 'sandbox', base_url: server.url } },
+      }),
+    );
     const r = await run(['health', '-p', 'nocert', '--ca-file', f('ca.pem')], undefined, { TPA_API_KEY: key });
     expect(r.code).toBe(8);
     expect(r.stderr).toMatch(/TLS handshake .* failed/);
   });
 
   it("without the service's CA the server is not trusted: exit 8 naming --ca-file", async () => {
-    const r = await run(['auth', 'login', '--env', 'production', '-p', 'noca', '--base-url', server.url, '--client-id', 'acme-tpa', '--cert', f('client.pem'), '--key', f('client-key.pem')]);
+    const r = await run([
+      'auth',
+      'login',
+      '--env',
+      'production',
+      '-p',
+      'noca',
+      '--base-url',
+      server.url,
+      '--client-id',
+      'acme-tpa',
+      '--cert',
+      f('client.pem'),
+      '--key',
+      f('client-key.pem'),
+    ]);
     expect(r.code).toBe(8);
     expect(r.stderr).toMatch(/not trusted/);
     expect(r.stderr).toMatch(/--ca-file/);
@@ -129,15 +191,39 @@ describe('production: OAuth 2.0 client credentials over mutual TLS', () => {
 
   it('asks for TLS 1.3: a TLS 1.2 service is refused unless the profile says legacy_tls', async () => {
     const legacyHome = tempDir();
-    const legacy = await serve(legacyHome.dir, ['--tls-cert', f('server.pem'), '--tls-key', f('server-key.pem'), '--client-ca', f('ca.pem'), '--tls-max-version', '1.2']);
+    const legacy = await serve(legacyHome.dir, [
+      '--tls-cert',
+      f('server.pem'),
+      '--tls-key',
+      f('server-key.pem'),
+      '--client-ca',
+      f('ca.pem'),
+      '--tls-max-version',
+      '1.2',
+    ]);
     try {
-    const args = ['auth', 'login', '--env', 'production', '--base-url', legacy.url, '--client-id', 'acme-tpa', '--cert', f('client.pem'), '--key', f('client-key.pem'), '--ca', f('ca.pem')];
-    const modern = await runTpa(args, { home: legacyHome.dir });
-    expect(modern.code).toBe(8);
-    expect(modern.stderr).toMatch(/TLS handshake/);
-    const allowed = await runTpa([...args, '--legacy-tls'], { home: legacyHome.dir });
-    expect(allowed.code, allowed.stderr).toBe(0);
-    expect((await runTpa(['config', 'get', 'profiles.production.legacy_tls'], { home: legacyHome.dir })).json()).toMatchObject({ value: true });
+      const args = [
+        'auth',
+        'login',
+        '--env',
+        'production',
+        '--base-url',
+        legacy.url,
+        '--client-id',
+        'acme-tpa',
+        '--cert',
+        f('client.pem'),
+        '--key',
+        f('client-key.pem'),
+        '--ca',
+        f('ca.pem'),
+      ];
+      const modern = await runTpa(args, { home: legacyHome.dir });
+      expect(modern.code).toBe(8);
+      expect(modern.stderr).toMatch(/TLS handshake/);
+      const allowed = await runTpa([...args, '--legacy-tls'], { home: legacyHome.dir });
+      expect(allowed.code, allowed.stderr).toBe(0);
+      expect((await runTpa(['config', 'get', 'profiles.production.legacy_tls'], { home: legacyHome.dir })).json()).toMatchObject({ value: true });
     } finally {
       await legacy.stop();
       legacyHome.remove();

@@ -31,11 +31,27 @@ afterAll(async () => {
 });
 
 /** One request on a new TLS connection presenting client certificate `who`. */
-function send(who: 'a' | 'b', method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<{ status: number; body: Record<string, unknown> }> {
+function send(
+  who: 'a' | 'b',
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  body?: string,
+): Promise<{ status: number; body: Record<string, unknown> }> {
   const url = new URL(path, server.url);
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: url.hostname, port: url.port, path: url.pathname, method, headers, agent: false, ca: readFileSync(f('ca.pem')), cert: readFileSync(f(`${who}.pem`)), key: readFileSync(f(`${who}-key.pem`)) },
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method,
+        headers,
+        agent: false,
+        ca: readFileSync(f('ca.pem')),
+        cert: readFileSync(f(`${who}.pem`)),
+        key: readFileSync(f(`${who}-key.pem`)),
+      },
       (res) => {
         let text = '';
         res.setEncoding('utf8').on('data', (d: string) => (text += d));
@@ -48,7 +64,13 @@ function send(who: 'a' | 'b', method: string, path: string, headers: Record<stri
 }
 
 const tokenFor = async (who: 'a' | 'b') => {
-  const r = await send(who, 'POST', '/oauth2/token', { 'content-type': 'application/json' }, JSON.stringify({ grant_type: 'client_credentials', client_id: 'acme-tpa', scopes: ['ledger_access'] }));
+  const r = await send(
+    who,
+    'POST',
+    '/oauth2/token',
+    { 'content-type': 'application/json' },
+    JSON.stringify({ grant_type: 'client_credentials', client_id: 'acme-tpa', scopes: ['ledger_access'] }),
+  );
   expect(r.status).toBe(200);
   return r.body.access_token as string;
 };

@@ -54,7 +54,24 @@ function expireCachedTokenIn(profile: string, ms: number): void {
 
 describe('the OAuth access token', () => {
   it('is renewed before use once it has less than five minutes left, and reused while it has more', async () => {
-    const login = await run(['auth', 'login', '--env', 'production', '-p', 'early', '--base-url', mtls.url, '--client-id', 'acme-tpa', '--cert', f('client.pem'), '--key', f('client-key.pem'), '--ca', f('ca.pem')]);
+    const login = await run([
+      'auth',
+      'login',
+      '--env',
+      'production',
+      '-p',
+      'early',
+      '--base-url',
+      mtls.url,
+      '--client-id',
+      'acme-tpa',
+      '--cert',
+      f('client.pem'),
+      '--key',
+      f('client-key.pem'),
+      '--ca',
+      f('ca.pem'),
+    ]);
     expect(login.code, login.stderr).toBe(0);
     const issued = await tokenRequests();
     expireCachedTokenIn('early', 6 * 60_000);
@@ -74,7 +91,17 @@ describe('the OAuth access token', () => {
       new Promise<{ status: number; headers: Record<string, unknown> }>((resolve, reject) => {
         const url = new URL('/oauth2/token', mtls.url);
         const req = request(
-          { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', agent: false, headers: { 'content-type': 'application/json' }, ca: readFileSync(f('ca.pem')), cert: readFileSync(f('client.pem')), key: readFileSync(f('client-key.pem')) },
+          {
+            host: url.hostname,
+            port: url.port,
+            path: url.pathname,
+            method: 'POST',
+            agent: false,
+            headers: { 'content-type': 'application/json' },
+            ca: readFileSync(f('ca.pem')),
+            cert: readFileSync(f('client.pem')),
+            key: readFileSync(f('client-key.pem')),
+          },
           (res) => {
             res.resume();
             res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers }));
@@ -96,7 +123,24 @@ describe('the OAuth access token', () => {
     expect(last!.headers['x-ratelimit-limit']).toBe('60');
     expect(last!.headers['x-ratelimit-remaining']).toBe('0');
     // tpa itself, asking for a token with that certificate now, is told it is rate limited (exit 6), not refused.
-    const login = await run(['auth', 'login', '--env', 'production', '-p', 'limited', '--base-url', mtls.url, '--client-id', 'acme-tpa', '--cert', f('client.pem'), '--key', f('client-key.pem'), '--ca', f('ca.pem')]);
+    const login = await run([
+      'auth',
+      'login',
+      '--env',
+      'production',
+      '-p',
+      'limited',
+      '--base-url',
+      mtls.url,
+      '--client-id',
+      'acme-tpa',
+      '--cert',
+      f('client.pem'),
+      '--key',
+      f('client-key.pem'),
+      '--ca',
+      f('ca.pem'),
+    ]);
     expect(login.code, login.stderr).toBe(6);
   });
 });

@@ -7,7 +7,8 @@ import type { ClaimLine, ParsedClaim } from '../../src/domain/fhir-claim.js';
 import { parsedClaim } from '../helpers/parsed-claim.js';
 
 /** An institutional claim of the surgery center, created 2026-03-30, its lines of code A by default. */
-const claim = (lines: Partial<ClaimLine>[]): ParsedClaim => parsedClaim(lines, { type: 'institutional', providerNpi: '1234567893', created: '2026-03-30' }, { cptCode: 'A' });
+const claim = (lines: Partial<ClaimLine>[]): ParsedClaim =>
+  parsedClaim(lines, { type: 'institutional', providerNpi: '1234567893', created: '2026-03-30' }, { cptCode: 'A' });
 
 const benefits: PlanBenefits = {
   deductibleCents: 0,
@@ -22,10 +23,24 @@ const benefits: PlanBenefits = {
 
 /** A PACKAGE bundle (90-day episodes) over codes given in this order, one rate for all. */
 function bundle(codes: string[], rateCents: number, id = 'ctr_bundle'): ContractTerms {
-  return { id, rateType: 'BUNDLE', multiplier: null, bundleType: 'PACKAGE', bundleRateCents: rateCents, codes: new Map(codes.map((c) => [c, { negotiatedRateCents: null, requiresPreauth: false }])) };
+  return {
+    id,
+    rateType: 'BUNDLE',
+    multiplier: null,
+    bundleType: 'PACKAGE',
+    bundleRateCents: rateCents,
+    codes: new Map(codes.map((c) => [c, { negotiatedRateCents: null, requiresPreauth: false }])),
+  };
 }
 
-const prior = (cptCode: string, serviceDate: string, episodeStart: string | null, contractId = 'ctr_bundle', encounterId = 'enc_prior'): PriorLine => ({ encounterId, providerNpi: '1234567893', cptCode, serviceDate, contractId, episodeStart });
+const prior = (cptCode: string, serviceDate: string, episodeStart: string | null, contractId = 'ctr_bundle', encounterId = 'enc_prior'): PriorLine => ({
+  encounterId,
+  providerNpi: '1234567893',
+  cptCode,
+  serviceDate,
+  contractId,
+  episodeStart,
+});
 
 function run(c: ParsedClaim, terms: ContractTerms, input: Partial<AdjudicationInput> = {}) {
   return adjudicate({ claim: c, benefits, lineContracts: c.lines.map(() => terms), paidLines: [], bundleLines: [], ...input });
@@ -33,7 +48,13 @@ function run(c: ParsedClaim, terms: ContractTerms, input: Partial<AdjudicationIn
 
 describe('bundle episodes', () => {
   it('lines out of date order still start their episode on the earliest date', () => {
-    const a = run(claim([{ cptCode: 'B', serviceDate: '2026-03-10' }, { cptCode: 'A', serviceDate: '2026-03-02' }]), bundle(['A', 'B'], 100000));
+    const a = run(
+      claim([
+        { cptCode: 'B', serviceDate: '2026-03-10' },
+        { cptCode: 'A', serviceDate: '2026-03-02' },
+      ]),
+      bundle(['A', 'B'], 100000),
+    );
     expect(a.lines.map((l) => [l.sequence, l.episodeStart, l.status])).toEqual([
       [1, '2026-03-02', 'ALLOWED'],
       [2, '2026-03-02', 'ALLOWED'],
@@ -66,7 +87,9 @@ describe('bundle episodes', () => {
     const billed = run(claim([{ cptCode: 'A', serviceDate: '2026-03-05' }]), terms, { bundleLines: [prior('A', '2026-03-01', '2026-03-01')] });
     expect(billed.lines[0]).toMatchObject({ status: 'BUNDLED', reasonCode: 'CARC-97', allowedCents: 0, episodeStart: '2026-03-01' });
     expect(billed.disposition).toBe('DENIED');
-    const otherContract = run(claim([{ cptCode: 'A', serviceDate: '2026-03-05' }]), terms, { bundleLines: [prior('A', '2026-03-01', '2026-03-01', 'ctr_other')] });
+    const otherContract = run(claim([{ cptCode: 'A', serviceDate: '2026-03-05' }]), terms, {
+      bundleLines: [prior('A', '2026-03-01', '2026-03-01', 'ctr_other')],
+    });
     expect(otherContract.lines[0]).toMatchObject({ status: 'ALLOWED', allowedCents: 500, episodeStart: '2026-03-05' });
     const noEpisode = run(claim([{ cptCode: 'A', serviceDate: '2026-03-05' }]), terms, { bundleLines: [prior('A', '2026-03-01', null)] });
     expect(noEpisode.lines[0]).toMatchObject({ status: 'ALLOWED', allowedCents: 500, episodeStart: '2026-03-05' });
@@ -81,14 +104,28 @@ describe('bundle episodes', () => {
 
 describe('duplicates and coverage', () => {
   it('a duplicate denial names the first encounter that paid the service', () => {
-    const terms: ContractTerms = { id: 'ctr_flat', rateType: 'FLAT_RATE', multiplier: null, bundleType: null, bundleRateCents: null, codes: new Map([['A', { negotiatedRateCents: 5000, requiresPreauth: false }]]) };
+    const terms: ContractTerms = {
+      id: 'ctr_flat',
+      rateType: 'FLAT_RATE',
+      multiplier: null,
+      bundleType: null,
+      bundleRateCents: null,
+      codes: new Map([['A', { negotiatedRateCents: 5000, requiresPreauth: false }]]),
+    };
     const paidLines = [prior('A', '2026-03-02', null, 'ctr_flat', 'enc_first'), prior('A', '2026-03-02', null, 'ctr_flat', 'enc_second')];
     const a = run(claim([{ cptCode: 'A' }]), terms, { paidLines });
     expect(a).toMatchObject({ disposition: 'DENIED', denialCode: 'CARC-18', denialReason: 'Exact duplicate claim/service (enc_first)' });
   });
 
   it('a member without a coverage end is covered on any later date; with one, through that day only', () => {
-    const terms: ContractTerms = { id: 'ctr_flat', rateType: 'FLAT_RATE', multiplier: null, bundleType: null, bundleRateCents: null, codes: new Map([['A', { negotiatedRateCents: 5000, requiresPreauth: false }]]) };
+    const terms: ContractTerms = {
+      id: 'ctr_flat',
+      rateType: 'FLAT_RATE',
+      multiplier: null,
+      bundleType: null,
+      bundleRateCents: null,
+      codes: new Map([['A', { negotiatedRateCents: 5000, requiresPreauth: false }]]),
+    };
     expect(run(claim([{ serviceDate: '2099-12-31' }]), terms).disposition).toBe('APPROVED');
     const ending = { ...benefits, coverageEnd: '2026-03-02' };
     expect(run(claim([{ serviceDate: '2026-03-02' }]), terms, { benefits: ending }).disposition).toBe('APPROVED');

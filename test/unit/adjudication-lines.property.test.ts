@@ -35,7 +35,22 @@ const planYear = (date: string, start: string) => `${date.slice(5) >= start ? Nu
 const BILLING = '1000000004';
 const NPIS = ['1000000012', '1000000020', '1000000038'];
 const CODES = ['10001', '10002', '10003', '10004', '10005', '10006'];
-const BOUNDARY_DATES = ['2024-12-31', '2025-01-01', '2025-03-14', '2025-03-15', '2025-06-30', '2025-07-01', '2025-12-31', '2026-01-01', '2026-03-29', '2026-06-30', '2026-07-01', '2026-09-28', '2026-12-31', '2027-01-01'];
+const BOUNDARY_DATES = [
+  '2024-12-31',
+  '2025-01-01',
+  '2025-03-14',
+  '2025-03-15',
+  '2025-06-30',
+  '2025-07-01',
+  '2025-12-31',
+  '2026-01-01',
+  '2026-03-29',
+  '2026-06-30',
+  '2026-07-01',
+  '2026-09-28',
+  '2026-12-31',
+  '2027-01-01',
+];
 const arbDate = fc.oneof(
   { weight: 3, arbitrary: fc.constantFrom(...BOUNDARY_DATES) },
   { weight: 2, arbitrary: fc.integer({ min: dayOf('2024-12-01'), max: dayOf('2027-03-01') }).map(dateOf) },
@@ -80,7 +95,10 @@ const arbEpisode = fc.record({
   contract: fc.nat(2),
   start: arbDate,
   /** The episode's lines: an index into the contract's codes, a day offset from the start, the payee. */
-  lines: fc.array(fc.record({ code: fc.nat(10), offset: fc.integer({ min: -89, max: 89 }), npi: fc.constantFrom(BILLING, ...NPIS) }), { minLength: 1, maxLength: 4 }),
+  lines: fc.array(fc.record({ code: fc.nat(10), offset: fc.integer({ min: -89, max: 89 }), npi: fc.constantFrom(BILLING, ...NPIS) }), {
+    minLength: 1,
+    maxLength: 4,
+  }),
   /** Episodes near one of the claim's lines: its date shifted by this many days (null: `start`). */
   nearLine: fc.option(fc.record({ index: fc.nat(40), by: fc.oneof(fc.constant(0), fc.integer({ min: -100, max: 100 })) }), { nil: null }),
 });
@@ -89,7 +107,9 @@ const arbCase = fc.record({
   contracts: fc.array(arbContract, { minLength: 1, maxLength: 3 }),
   lines: fc.array(arbLine, { minLength: 1, maxLength: 14 }),
   /** The case's few dates: a first one and others a few days or months from it. */
-  dates: fc.tuple(arbDate, fc.array(fc.integer({ min: -120, max: 120 }), { minLength: 3, maxLength: 3 })).map(([d, offsets]) => [d, ...offsets.map((o) => shift(d, o))]),
+  dates: fc
+    .tuple(arbDate, fc.array(fc.integer({ min: -120, max: 120 }), { minLength: 3, maxLength: 3 }))
+    .map(([d, offsets]) => [d, ...offsets.map((o) => shift(d, o))]),
   careTeam: fc.subarray(NPIS),
   /** Care-team NPIs the processor can pay (the rest are paid through the billing provider); null: no payees given. */
   payable: fc.option(fc.subarray(NPIS), { nil: null }),
@@ -125,7 +145,13 @@ function build(c: Case): Built {
     bundleType: x.rateType === 'BUNDLE' ? x.bundleType : null,
     bundleRateCents: x.rateType === 'BUNDLE' ? x.bundleRate : null,
     codes: new Map(
-      x.codes.map((code) => [code, { negotiatedRateCents: x.rateType === 'FLAT_RATE' || x.rateType === 'CASE_RATE' ? x.rates[CODES.indexOf(code)]! : null, requiresPreauth: x.preauth.includes(code) }]),
+      x.codes.map((code) => [
+        code,
+        {
+          negotiatedRateCents: x.rateType === 'FLAT_RATE' || x.rateType === 'CASE_RATE' ? x.rates[CODES.indexOf(code)]! : null,
+          requiresPreauth: x.preauth.includes(code),
+        },
+      ]),
     ),
     effective: x.effective,
     termination: x.termination,
@@ -157,7 +183,8 @@ function build(c: Case): Built {
     totalChargeCents: lines.reduce((s, l) => s + l.chargeCents, 0),
   };
   // The engine's choice: a contract active on the line's date covering its code, else none.
-  const active = (k: (typeof contracts)[number], date: string) => (k.effective === null || k.effective <= date) && (k.termination === null || k.termination >= date);
+  const active = (k: (typeof contracts)[number], date: string) =>
+    (k.effective === null || k.effective <= date) && (k.termination === null || k.termination >= date);
   const lineContracts = lines.map((l) => contracts.find((k) => active(k, l.serviceDate) && k.codes.has(l.cptCode)) ?? null);
   const own = lines.map((l) => (l.careTeamSequences.length > 0 ? careTeam[l.careTeamSequences[0]! - 1]!.npi : BILLING));
   const payees = own.map((npi) => (c.payable === null || npi === BILLING || c.payable.includes(npi) ? npi : BILLING));
@@ -165,7 +192,14 @@ function build(c: Case): Built {
   const paidLines: PriorLine[] = c.prior.map((p, k) => {
     if (p.kind === 'copy') {
       const i = p.index % lines.length;
-      return { encounterId: `enc_p${k}`, providerNpi: p.otherProvider ? NPIS[k % NPIS.length]! : payees[i]!, cptCode: lines[i]!.cptCode, serviceDate: lines[i]!.serviceDate, contractId: 'ctr_other', episodeStart: null };
+      return {
+        encounterId: `enc_p${k}`,
+        providerNpi: p.otherProvider ? NPIS[k % NPIS.length]! : payees[i]!,
+        cptCode: lines[i]!.cptCode,
+        serviceDate: lines[i]!.serviceDate,
+        contractId: 'ctr_other',
+        episodeStart: null,
+      };
     }
     return { encounterId: `enc_p${k}`, providerNpi: p.npi, cptCode: p.code, serviceDate: p.date, contractId: 'ctr_other', episodeStart: null };
   });
@@ -184,7 +218,14 @@ function build(c: Case): Built {
     for (const line of e.lines) {
       const code = codes[line.code % codes.length]!;
       billed.add(code);
-      const prior: PriorLine = { encounterId: `enc_b${k}`, providerNpi: line.npi, cptCode: code, serviceDate: shift(start, line.offset % span), contractId: contract.id, episodeStart: start };
+      const prior: PriorLine = {
+        encounterId: `enc_b${k}`,
+        providerNpi: line.npi,
+        cptCode: code,
+        serviceDate: shift(start, line.offset % span),
+        contractId: contract.id,
+        episodeStart: start,
+      };
       bundleLines.push(prior);
       paidLines.push(prior);
     }
@@ -226,7 +267,13 @@ function checkArithmetic(a: Adjudication, input: AdjudicationInput, payees: stri
   expect(a.lines.length).toBe(input.claim.lines.length);
   a.lines.forEach((l, i) => {
     const claimLine = input.claim.lines[i]!;
-    expect([l.sequence, l.cptCode, l.serviceDate, l.chargeCents, l.quantity]).toEqual([claimLine.sequence, claimLine.cptCode, claimLine.serviceDate, claimLine.chargeCents, claimLine.quantity]);
+    expect([l.sequence, l.cptCode, l.serviceDate, l.chargeCents, l.quantity]).toEqual([
+      claimLine.sequence,
+      claimLine.cptCode,
+      claimLine.serviceDate,
+      claimLine.chargeCents,
+      claimLine.quantity,
+    ]);
     expect(l.providerNpi).toBe(payees[i]);
     for (const v of [l.allowedCents, l.copayCents, l.deductibleCents, l.coinsuranceCents, l.nonCoveredCents, l.patientResponsibilityCents, l.benefitCents]) {
       expect(Number.isSafeInteger(v) && v >= 0).toBe(true);
@@ -318,7 +365,11 @@ function checkRules(a: Adjudication, b: Built): void {
       const m = contract.multiplier!;
       expect(sum(allowed.map(({ l }) => l.allowedCents))).toBe(Math.min(charges, roundDiv(charges, m.numerator, m.denominator)));
     } else {
-      checkBundle(contract, mine.map(({ l }) => l), priorEpisodes.get(contract.id) ?? new Map());
+      checkBundle(
+        contract,
+        mine.map(({ l }) => l),
+        priorEpisodes.get(contract.id) ?? new Map(),
+      );
     }
   }
 
@@ -395,7 +446,8 @@ function tally(a: Adjudication, b: Built) {
   for (const l of a.lines) inc(`${l.status}:${l.reasonCode}`);
   const years = new Set(a.lines.filter((l) => l.status === 'ALLOWED').map((l) => planYear(l.serviceDate, b.input.benefits.planYearStart)));
   if (years.size > 1) inc('multiYear');
-  if (a.lines.some((l) => l.status === 'ALLOWED' && l.episodeStart !== null && b.priorEpisodes.get(l.contractId!)?.has(l.episodeStart))) inc('allowedInPriorEpisode');
+  if (a.lines.some((l) => l.status === 'ALLOWED' && l.episodeStart !== null && b.priorEpisodes.get(l.contractId!)?.has(l.episodeStart)))
+    inc('allowedInPriorEpisode');
   if (a.lines.some((l) => l.status === 'ALLOWED' && b.input.lineContracts[a.lines.indexOf(l)]?.rateType === 'BUNDLE')) inc('bundleAllowed');
   if (a.lines.some((l) => l.deductibleCents > 0)) inc('deductible');
 }
@@ -412,7 +464,22 @@ describe('adjudication line by line: properties (issue 9)', () => {
       { numRuns: 1500 },
     );
     // The generator reaches every outcome the rules name (no property holds vacuously).
-    for (const k of ['APPROVED', 'PARTIAL_APPROVAL', 'DENIED', 'PENDING_REVIEW', 'ALLOWED:null', 'DENIED:CARC-26', 'DENIED:CARC-27', 'DENIED:CARC-18', 'NOT_COVERED:CARC-96', 'BUNDLED:CARC-97', 'multiYear', 'bundleAllowed', 'allowedInPriorEpisode', 'deductible']) {
+    for (const k of [
+      'APPROVED',
+      'PARTIAL_APPROVAL',
+      'DENIED',
+      'PENDING_REVIEW',
+      'ALLOWED:null',
+      'DENIED:CARC-26',
+      'DENIED:CARC-27',
+      'DENIED:CARC-18',
+      'NOT_COVERED:CARC-96',
+      'BUNDLED:CARC-97',
+      'multiYear',
+      'bundleAllowed',
+      'allowedInPriorEpisode',
+      'deductible',
+    ]) {
       expect(seen[k] ?? 0, k).toBeGreaterThan(0);
     }
   });
@@ -425,12 +492,38 @@ describe('adjudication line by line: properties (issue 9)', () => {
         fc.integer({ min: 0, max: 5000 }),
         (charges, percent, copay) => {
           const c: Case = {
-            contracts: [{ rateType: 'PERCENT_OF_CHARGES', codes: CODES, rates: CODES.map(() => 0), multiplier: { numerator: 1, denominator: 1 }, bundleType: 'SINGLE', bundleRate: 0, preauth: [], effective: null, termination: null }],
+            contracts: [
+              {
+                rateType: 'PERCENT_OF_CHARGES',
+                codes: CODES,
+                rates: CODES.map(() => 0),
+                multiplier: { numerator: 1, denominator: 1 },
+                bundleType: 'SINGLE',
+                bundleRate: 0,
+                preauth: [],
+                effective: null,
+                termination: null,
+              },
+            ],
             dates: ['2026-01-01'],
-            lines: charges.map((chargeCents, i) => ({ code: CODES[i % CODES.length]!, date: dateOf(dayOf('2026-01-01') + i), chargeCents, quantity: 1, careTeam: 0 })),
+            lines: charges.map((chargeCents, i) => ({
+              code: CODES[i % CODES.length]!,
+              date: dateOf(dayOf('2026-01-01') + i),
+              chargeCents,
+              quantity: 1,
+              careTeam: 0,
+            })),
             careTeam: [],
             payable: null,
-            benefits: { deductibleCents: 0, met: [0, 0, 0, 0, 0], copayCents: copay, coinsurancePercent: percent, coverageStart: '2025-01-01', coverageEnd: null, planYearStart: '01-01' },
+            benefits: {
+              deductibleCents: 0,
+              met: [0, 0, 0, 0, 0],
+              copayCents: copay,
+              coinsurancePercent: percent,
+              coverageStart: '2025-01-01',
+              coverageEnd: null,
+              planYearStart: '01-01',
+            },
             prior: [],
             episodes: [],
             preauthorized: false,

@@ -61,13 +61,20 @@ describe('adjudication (DESIGN.md section 4)', () => {
   });
 
   it('prices percent-of-charges contracts at the charges times the multiplier, rounded to the cent', () => {
-    const a = run({ claim: claim([{ cptCode: '00811', chargeCents: 90001 }]), contract: contract('PERCENT_OF_CHARGES', { '00811': null }, { multiplier: { numerator: 85, denominator: 100 } }) });
+    const a = run({
+      claim: claim([{ cptCode: '00811', chargeCents: 90001 }]),
+      contract: contract('PERCENT_OF_CHARGES', { '00811': null }, { multiplier: { numerator: 85, denominator: 100 } }),
+    });
     expect(a.totals.allowedCents).toBe(76501); // 765.0085 → 765.01
   });
 
   it('spreads one bundle rate over the bundled lines by charge, to the cent', () => {
     const a = run({
-      claim: claim([{ cptCode: '27447', chargeCents: 3400000 }, { cptCode: '01402', chargeCents: 250000 }, { cptCode: '97161', chargeCents: 30000 }]),
+      claim: claim([
+        { cptCode: '27447', chargeCents: 3400000 },
+        { cptCode: '01402', chargeCents: 250000 },
+        { cptCode: '97161', chargeCents: 30000 },
+      ]),
       contract: contract('BUNDLE', { '27447': null, '01402': null, '97161': null }, { bundleType: 'PACKAGE', bundleRateCents: 2850000 }),
     });
     expect(a.totals.allowedCents).toBe(2850000);
@@ -82,13 +89,19 @@ describe('adjudication (DESIGN.md section 4)', () => {
   });
 
   it('denies a claim for a service after coverage ended, with CARC 27', () => {
-    const a = run({ claim: claim([{ serviceDate: '2026-07-01' }]), contract: contract('CASE_RATE', { '45378': 42500 }), benefits: { ...benefits, coverageEnd: '2026-06-30' } });
+    const a = run({
+      claim: claim([{ serviceDate: '2026-07-01' }]),
+      contract: contract('CASE_RATE', { '45378': 42500 }),
+      benefits: { ...benefits, coverageEnd: '2026-06-30' },
+    });
     expect(a).toMatchObject({ disposition: 'DENIED', denialCode: 'CARC-27' });
     expect(a.totals.benefitCents).toBe(0);
   });
 
   it('denies a claim whose every line was paid before, with CARC 18 naming the earlier encounter', () => {
-    const paidLines = [{ encounterId: 'enc_1', providerNpi: '1045782368', cptCode: '45378', serviceDate: '2026-03-02', contractId: 'ctr_test', episodeStart: null }];
+    const paidLines = [
+      { encounterId: 'enc_1', providerNpi: '1045782368', cptCode: '45378', serviceDate: '2026-03-02', contractId: 'ctr_test', episodeStart: null },
+    ];
     const a = run({ claim: claim([{}]), contract: contract('CASE_RATE', { '45378': 42500 }), paidLines });
     expect(a).toMatchObject({ disposition: 'DENIED', denialCode: 'CARC-18' });
     expect(a.denialReason).toContain('enc_1');
@@ -118,8 +131,14 @@ describe('adjudication (DESIGN.md section 4)', () => {
 
   it('pends a claim whose code needs preauthorization when none is given, and approves it when one is', () => {
     const terms = contract('BUNDLE', { '29881': null }, { bundleType: 'DOUBLE_HEADER', bundleRateCents: 390000 });
-    (terms.codes as Map<string, { negotiatedRateCents: number | null; requiresPreauth: boolean }>).set('29881', { negotiatedRateCents: null, requiresPreauth: true });
-    expect(run({ claim: claim([{ cptCode: '29881' }]), contract: terms })).toMatchObject({ disposition: 'PENDING_REVIEW', pendReason: 'MISSING_PREAUTHORIZATION' });
+    (terms.codes as Map<string, { negotiatedRateCents: number | null; requiresPreauth: boolean }>).set('29881', {
+      negotiatedRateCents: null,
+      requiresPreauth: true,
+    });
+    expect(run({ claim: claim([{ cptCode: '29881' }]), contract: terms })).toMatchObject({
+      disposition: 'PENDING_REVIEW',
+      pendReason: 'MISSING_PREAUTHORIZATION',
+    });
     expect(run({ claim: claim([{ cptCode: '29881' }], { preauthorizations: ['PA-1'] }), contract: terms }).disposition).toBe('APPROVED');
   });
 });
@@ -155,7 +174,11 @@ describe('allowed = benefit + patient responsibility, to the cent', () => {
           bundleRateCents: c.bundleRate,
           codes: new Map(codes.map((code, i) => [code, { negotiatedRateCents: c.rateType === 'BUNDLE' ? null : c.rates[i]!, requiresPreauth: false }])),
         };
-        const a = run({ claim: claim(lines), contract: terms, benefits: { ...benefits, ...b, deductibleMetByPlanYear: { '2026-01-01': b.deductibleMetCents } } });
+        const a = run({
+          claim: claim(lines),
+          contract: terms,
+          benefits: { ...benefits, ...b, deductibleMetByPlanYear: { '2026-01-01': b.deductibleMetCents } },
+        });
         for (const l of a.lines) {
           expect(l.allowedCents).toBe(l.benefitCents + l.patientResponsibilityCents);
           expect(l.patientResponsibilityCents).toBe(l.copayCents + l.deductibleCents + l.coinsuranceCents + l.nonCoveredCents);

@@ -7,7 +7,12 @@ import { canonicalHash, canonicalJson } from '../../src/domain/canonical.js';
 /** The same value with every object's keys in reverse order. */
 function reordered(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(reordered);
-  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).reverse().map(([k, v]) => [k, reordered(v)]));
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(
+      Object.entries(value)
+        .reverse()
+        .map(([k, v]) => [k, reordered(v)]),
+    );
   return value;
 }
 

@@ -30,15 +30,39 @@ export const CASES: [string, (c: Json) => unknown][] = [
   ['provider contained reference missing', (c) => ({ ...c, provider: { reference: '#org-x' } })],
   [
     'provider contained with NPI',
-    (c) => ({ ...c, contained: [{ resourceType: 'Organization', id: 'org1', name: 'Org One', identifier: [{ system: 'urn:x', value: 'A' }, { system: NPI, value: '1234567893' }] }], provider: { reference: '#org1' } }),
+    (c) => ({
+      ...c,
+      contained: [
+        {
+          resourceType: 'Organization',
+          id: 'org1',
+          name: 'Org One',
+          identifier: [
+            { system: 'urn:x', value: 'A' },
+            { system: NPI, value: '1234567893' },
+          ],
+        },
+      ],
+      provider: { reference: '#org1' },
+    }),
   ],
-  ['provider contained with a bad NPI', (c) => ({ ...c, contained: [{ resourceType: 'Organization', id: 'org1', identifier: [{ system: NPI, value: '1234567890' }] }], provider: { reference: '#org1' } })],
+  [
+    'provider contained with a bad NPI',
+    (c) => ({
+      ...c,
+      contained: [{ resourceType: 'Organization', id: 'org1', identifier: [{ system: NPI, value: '1234567890' }] }],
+      provider: { reference: '#org1' },
+    }),
+  ],
   ['no patient', (c) => ({ ...c, patient: undefined })],
   ['patient reference not a Patient', (c) => ({ ...c, patient: { reference: 'Group/GRP-1' } })],
   ['patient reference with base URL', (c) => ({ ...c, patient: { reference: 'https://fhir.example/Patient/MBR-1003' } })],
   ['patient identifier', (c) => ({ ...c, patient: { identifier: { value: 'MBR-1001' } } })],
   ['patient empty identifier and no reference', (c) => ({ ...c, patient: { identifier: { value: '' } } })],
-  ['patient contained', (c) => ({ ...c, contained: [{ resourceType: 'Patient', id: 'p1', identifier: [{ value: 'MBR-1002' }] }], patient: { reference: '#p1' } })],
+  [
+    'patient contained',
+    (c) => ({ ...c, contained: [{ resourceType: 'Patient', id: 'p1', identifier: [{ value: 'MBR-1002' }] }], patient: { reference: '#p1' } }),
+  ],
   ['no created', (c) => ({ ...c, created: undefined })],
   ['created not a date', (c) => ({ ...c, created: 'yesterday' })],
   ['created after today', (c) => ({ ...c, created: '2026-03-05' })],
@@ -78,7 +102,16 @@ export const CASES: [string, (c: Json) => unknown][] = [
   ['total another currency', (c) => ((c.total = { ...c.total, currency: 'EUR' }), c)],
   ['total not the sum', (c) => ((c.total = { value: c.total.value + 0.01, currency: 'USD' }), c)],
   ['total missing', (c) => (delete c.total, c)],
-  ['diagnosis codes', (c) => ((c.diagnosis = [{ sequence: 1, diagnosisCodeableConcept: { coding: [{ code: 'K63.5' }] } }, { sequence: 2, diagnosisCodeableConcept: { coding: [{ code: 'Z12.11' }] } }]), c)],
+  [
+    'diagnosis codes',
+    (c) => (
+      (c.diagnosis = [
+        { sequence: 1, diagnosisCodeableConcept: { coding: [{ code: 'K63.5' }] } },
+        { sequence: 2, diagnosisCodeableConcept: { coding: [{ code: 'Z12.11' }] } },
+      ]),
+      c
+    ),
+  ],
   ['preauthorization given', (c) => ((c.supportingInfo = [{ sequence: 1, category: { coding: [{ code: 'priorauthorization' }] }, valueString: 'PA-1' }]), c)],
   ['insurance preAuthRef', (c) => ((c.insurance = [{ sequence: 1, focal: true, preAuthRef: ['PA-9'] }]), c)],
   ['insurer reference', (c) => ((c.insurer = { reference: 'Organization/PAYER-ACME' }), c)],

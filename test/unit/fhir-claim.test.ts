@@ -538,12 +538,14 @@ describe('what is rejected, with the field named', () => {
     expect(parseClaimText(`\uFEFF${fixtureText('professional')}`).providerNpi).toBe('1045782368');
   });
 
-  it.each([['a JSON array', '[{"resourceType":"Claim"}]'], ['JSON null', 'null'], ['a JSON string', '"Claim"'], ['a JSON number', '42']])(
-    '%s instead of an object is rejected as not a JSON object',
-    (_label, text) => {
-      expect(errorsOf(() => parseClaimText(text))).toEqual([{ field: '', message: 'a FHIR Claim must be a JSON object' }]);
-    },
-  );
+  it.each([
+    ['a JSON array', '[{"resourceType":"Claim"}]'],
+    ['JSON null', 'null'],
+    ['a JSON string', '"Claim"'],
+    ['a JSON number', '42'],
+  ])('%s instead of an object is rejected as not a JSON object', (_label, text) => {
+    expect(errorsOf(() => parseClaimText(text))).toEqual([{ field: '', message: 'a FHIR Claim must be a JSON object' }]);
+  });
 
   it('parseClaim given a non-object is rejected the same way', () => {
     expect(fieldsOf(() => parseClaim([fixture('professional')]))).toEqual(['']);

@@ -1,6 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { allocate, centsToAmount, centsToJson, formatCents, formatCentsGrouped, jsonNumberToCents, mulDivRound, parseCents, parseRatio } from '../../src/domain/money.js';
+import {
+  allocate,
+  centsToAmount,
+  centsToJson,
+  formatCents,
+  formatCentsGrouped,
+  jsonNumberToCents,
+  mulDivRound,
+  parseCents,
+  parseRatio,
+} from '../../src/domain/money.js';
 
 describe('money in integer cents', () => {
   it('parses decimal text with at most two places exactly', () => {
@@ -44,7 +54,16 @@ describe('money in integer cents', () => {
   });
 
   it('writes an amount as JSON text exactly as JSON.stringify writes its number', () => {
-    for (const [cents, text] of [[0, '0'], [7, '0.07'], [70, '0.7'], [100, '1'], [123450, '1234.5'], [123456, '1234.56'], [-5, '-0.05'], [-100, '-1']] as const) {
+    for (const [cents, text] of [
+      [0, '0'],
+      [7, '0.07'],
+      [70, '0.7'],
+      [100, '1'],
+      [123450, '1234.5'],
+      [123456, '1234.56'],
+      [-5, '-0.05'],
+      [-100, '-1'],
+    ] as const) {
       expect(centsToJson(cents)).toBe(text);
     }
     fc.assert(

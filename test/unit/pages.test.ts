@@ -6,7 +6,11 @@ import type { ApiResult } from '../../src/client/client.js';
 import { pacingWaitMs, pages, type PageOf, type PagingProgress } from '../../src/client/pages.js';
 
 type Row = { id: string };
-const page = (ids: string[], next: string | null, headers: Record<string, string> = {}, count = 6): ApiResult<PageOf<Row>> => ({ status: 200, headers, body: { count, next, results: ids.map((id) => ({ id })) } });
+const page = (ids: string[], next: string | null, headers: Record<string, string> = {}, count = 6): ApiResult<PageOf<Row>> => ({
+  status: 200,
+  headers,
+  body: { count, next, results: ids.map((id) => ({ id })) },
+});
 
 describe('pacingWaitMs', () => {
   it('waits until the reset (plus a second) only when no request is left', () => {
@@ -24,23 +28,34 @@ describe('pages', () => {
     let clock = 1_000_000;
     const sleeps: number[] = [];
     const requested: string[] = [];
-    const later = { '/2': page(['c', 'd'], '/3', { 'x-ratelimit-remaining': '5', 'x-ratelimit-reset': '1070' }), '/3': page(['e', 'f'], null) } as Record<string, ApiResult<PageOf<Row>>>;
+    const later = { '/2': page(['c', 'd'], '/3', { 'x-ratelimit-remaining': '5', 'x-ratelimit-reset': '1070' }), '/3': page(['e', 'f'], null) } as Record<
+      string,
+      ApiResult<PageOf<Row>>
+    >;
     const progress: PagingProgress[] = [];
     const got: string[][] = [];
-    const it = pages(page(['a', 'b'], '/2', { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '1060' }), async (link) => (requested.push(`${link}@${clock}`), later[link]!), {
-      idOf: (r) => r.id,
-      now: () => clock,
-      sleep: async (ms) => {
-        sleeps.push(ms);
-        clock += ms;
+    const it = pages(
+      page(['a', 'b'], '/2', { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '1060' }),
+      async (link) => (requested.push(`${link}@${clock}`), later[link]!),
+      {
+        idOf: (r) => r.id,
+        now: () => clock,
+        sleep: async (ms) => {
+          sleeps.push(ms);
+          clock += ms;
+        },
+        onProgress: (p) => progress.push(p),
       },
-      onProgress: (p) => progress.push(p),
-    });
+    );
     for await (const rows of it) {
       got.push(rows.map((r) => r.id));
       clock += 1000;
     }
-    expect(got).toEqual([['a', 'b'], ['c', 'd'], ['e', 'f']]);
+    expect(got).toEqual([
+      ['a', 'b'],
+      ['c', 'd'],
+      ['e', 'f'],
+    ]);
     // The window resets at 1,060 s: the second request goes after it, not before.
     expect(sleeps).toEqual([60_000]);
     expect(requested).toEqual(['/2@1061000', '/3@1062000']);
@@ -69,7 +84,8 @@ describe('pages', () => {
   it('stops fetching when told to (the reader of stdout went away)', async () => {
     let fetched = 0;
     const got: string[] = [];
-    for await (const rows of pages(page(['a'], '/2'), async () => (fetched++, page(['b'], null)), { idOf: (r) => r.id, stop: () => true })) got.push(...rows.map((r) => r.id));
+    for await (const rows of pages(page(['a'], '/2'), async () => (fetched++, page(['b'], null)), { idOf: (r) => r.id, stop: () => true }))
+      got.push(...rows.map((r) => r.id));
     expect(got).toEqual(['a']);
     expect(fetched).toBe(0);
   });

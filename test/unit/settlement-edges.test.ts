@@ -3,11 +3,19 @@
 import { describe, expect, it } from 'vitest';
 import { refundAmounts, settledCents, splitPayouts, varianceAeobCents, type BenefitLine } from '../../src/domain/settlement.js';
 
-const line = (npi: string, role: BenefitLine['providerRole'], benefitCents: number): BenefitLine => ({ providerNpi: npi, providerName: `name ${npi}`, providerRole: role, benefitCents });
+const line = (npi: string, role: BenefitLine['providerRole'], benefitCents: number): BenefitLine => ({
+  providerNpi: npi,
+  providerName: `name ${npi}`,
+  providerRole: role,
+  benefitCents,
+});
 
 describe('splitPayouts', () => {
   it('orders payouts facility, surgeon, anesthesia, pathology, then by NPI, numbered from 1', () => {
-    const p = splitPayouts([line('9', 'PATHOLOGY', 100), line('5', 'ANESTHESIA', 100), line('4', 'SURGEON', 100), line('3', 'SURGEON', 100), line('7', 'FACILITY', 100)], 500);
+    const p = splitPayouts(
+      [line('9', 'PATHOLOGY', 100), line('5', 'ANESTHESIA', 100), line('4', 'SURGEON', 100), line('3', 'SURGEON', 100), line('7', 'FACILITY', 100)],
+      500,
+    );
     expect(p.map((x) => [x.sequence, x.providerNpi, x.providerRole, x.providerName, x.amountCents])).toEqual([
       [1, '7', 'FACILITY', 'name 7', 100],
       [2, '3', 'SURGEON', 'name 3', 100],
@@ -49,7 +57,12 @@ describe('what a transfer leaves settled', () => {
   });
 
   it('a refund returns the nets, the fees stay with the processor', () => {
-    expect(refundAmounts([{ amountCents: 130000, feeCents: 2890 }, { amountCents: 52000, feeCents: 1174 }])).toEqual({ netCents: 177936, grossCents: 182000, feesCents: 4064 });
+    expect(
+      refundAmounts([
+        { amountCents: 130000, feeCents: 2890 },
+        { amountCents: 52000, feeCents: 1174 },
+      ]),
+    ).toEqual({ netCents: 177936, grossCents: 182000, feesCents: 4064 });
     expect(refundAmounts([])).toEqual({ netCents: 0, grossCents: 0, feesCents: 0 });
   });
 

@@ -3,7 +3,12 @@ import fc from 'fast-check';
 import { addBusinessDays, processorFeeCents, reconcile, splitPayouts, type BenefitLine } from '../../src/domain/settlement.js';
 import { nextPollDelay } from '../../src/client/polling.js';
 
-const line = (npi: string, role: BenefitLine['providerRole'], benefitCents: number): BenefitLine => ({ providerNpi: npi, providerName: npi, providerRole: role, benefitCents });
+const line = (npi: string, role: BenefitLine['providerRole'], benefitCents: number): BenefitLine => ({
+  providerNpi: npi,
+  providerName: npi,
+  providerRole: role,
+  benefitCents,
+});
 
 describe('settlement rules', () => {
   it('charges 2.2% rounded half away from zero plus 0.30 per payout', () => {
@@ -28,11 +33,18 @@ describe('settlement rules', () => {
 
   it('payouts always add up to the total and nets are never negative', () => {
     fc.assert(
-      fc.property(fc.array(fc.tuple(fc.constantFrom('1', '2', '3', '4'), fc.integer({ min: 0, max: 1e8 })), { minLength: 1, maxLength: 12 }), fc.integer({ min: 1, max: 1e9 }), (lines, total) => {
-        const p = splitPayouts(lines.map(([npi, c]) => line(npi, 'SURGEON', c)), total);
-        expect(p.reduce((s, x) => s + x.amountCents, 0)).toBe(total);
-        expect(p.every((x) => x.netCents >= 0 && x.amountCents - x.feeCents === x.netCents)).toBe(true);
-      }),
+      fc.property(
+        fc.array(fc.tuple(fc.constantFrom('1', '2', '3', '4'), fc.integer({ min: 0, max: 1e8 })), { minLength: 1, maxLength: 12 }),
+        fc.integer({ min: 1, max: 1e9 }),
+        (lines, total) => {
+          const p = splitPayouts(
+            lines.map(([npi, c]) => line(npi, 'SURGEON', c)),
+            total,
+          );
+          expect(p.reduce((s, x) => s + x.amountCents, 0)).toBe(total);
+          expect(p.every((x) => x.netCents >= 0 && x.amountCents - x.feeCents === x.netCents)).toBe(true);
+        },
+      ),
     );
   });
 

@@ -1,7 +1,17 @@
 // The shared field rules at their edges: exact messages, anchors of each pattern, calendar dates,
 // FHIR date-times, whole-number bounds, clipping, and counting characters as SPEC.md does.
 import { describe, expect, it } from 'vitest';
-import { characterCount, clip, cptProblem, datePart, groupIdProblem, isoDateProblem, npiCheckDigit, npiProblem, wholeNumberProblem } from '../../src/domain/validation.js';
+import {
+  characterCount,
+  clip,
+  cptProblem,
+  datePart,
+  groupIdProblem,
+  isoDateProblem,
+  npiCheckDigit,
+  npiProblem,
+  wholeNumberProblem,
+} from '../../src/domain/validation.js';
 
 describe('identifiers', () => {
   it('NPI check digits of real NPIs', () => {
@@ -46,8 +56,20 @@ describe('dates', () => {
 
   it('FHIR date-times: the date part when the time is a valid one with a zone', () => {
     expect(datePart('2026-03-02')).toBe('2026-03-02');
-    for (const ok of ['2026-03-02T10:00Z', '2026-03-02T23:59:60Z', '2026-03-02T10:00:00.123+05:30', '2026-03-02T00:00:00-12:00']) expect(datePart(ok), ok).toBe('2026-03-02');
-    for (const bad of ['2026-03-02T24:00Z', '2026-03-02T10:00', '2026-03-02T10:60Z', '2026-03-02T10:00:61Z', '2026-03-02T10:00+24:00', '2026-03-02 10:00Z', '2026-03-02T10:00Zx', '2026-02-30T10:00Z', 20260302, null]) {
+    for (const ok of ['2026-03-02T10:00Z', '2026-03-02T23:59:60Z', '2026-03-02T10:00:00.123+05:30', '2026-03-02T00:00:00-12:00'])
+      expect(datePart(ok), ok).toBe('2026-03-02');
+    for (const bad of [
+      '2026-03-02T24:00Z',
+      '2026-03-02T10:00',
+      '2026-03-02T10:60Z',
+      '2026-03-02T10:00:61Z',
+      '2026-03-02T10:00+24:00',
+      '2026-03-02 10:00Z',
+      '2026-03-02T10:00Zx',
+      '2026-02-30T10:00Z',
+      20260302,
+      null,
+    ]) {
       expect(datePart(bad), String(bad)).toBeUndefined();
     }
   });

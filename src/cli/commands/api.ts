@@ -18,7 +18,5 @@ export function registerApi(program: Command, act: Act): void {
     'tpa api GET /tpa-api/v1/claims/sub_4f1c9a0b2e7d6c35a8e1/response/',
     `tpa api POST /tpa-api/v1/contract-lookup/blind/ -d '{"npi":"1045782368","group_id":"GRP-1001","cpt_codes":["45378"]}'`,
     'tpa api POST /tpa-api/v1/claims/submit/ -d @claim.json --include',
-  ).action(
-    act(run, 'api'),
-  );
+  ).action(act(run, 'api'));
 }

@@ -44,7 +44,11 @@ export const login: Handler = async (ctx, _args, opts) => {
   const problem = keyFormatProblem(key, env);
   if (problem) throw new UsageError(`that is not a ${env} API key: ${problem}`);
   httpsUnlessLoopback(baseUrl);
-  const [{ TpaClient }, { saveProfile }, { saveApiKey }] = await Promise.all([import('../../client/client.js'), import('../../auth/config.js'), import('../../auth/credentials.js')]);
+  const [{ TpaClient }, { saveProfile }, { saveApiKey }] = await Promise.all([
+    import('../../client/client.js'),
+    import('../../auth/config.js'),
+    import('../../auth/credentials.js'),
+  ]);
   const client = new TpaClient(await remoteTransport(ctx, baseUrl, { apiKey: key }));
   let health: Health;
   try {
@@ -87,7 +91,8 @@ async function loginProduction(ctx: Context, opts: Options) {
   ]);
   const baseUrl = need('--base-url', opts.baseUrl).replace(/\/+$/, '');
   if (!/^https:\/\//.test(baseUrl)) throw new UsageError('production is served over HTTPS: --base-url must start with https://');
-  if (opts.authUrl !== undefined && !/^https:\/\//.test(String(opts.authUrl))) throw new UsageError('--auth-url must start with https:// (tokens are credentials)');
+  if (opts.authUrl !== undefined && !/^https:\/\//.test(String(opts.authUrl)))
+    throw new UsageError('--auth-url must start with https:// (tokens are credentials)');
   const profile: Profile = {
     name,
     env: 'production',
@@ -112,14 +117,25 @@ async function loginProduction(ctx: Context, opts: Options) {
   const { productionTls } = await import('../context.js');
   const tls = await productionTls(ctx, profile, passphrase);
   const debug = ctx.debug ? (line: string) => ctx.io.stderr.write(`[debug] ${line}\n`) : undefined;
-  const bearer = new TokenSource({ authUrl: profile.auth_url!, clientId: profile.client_id!, scopes: profile.scopes, tls, store, account: `token:${name}`, debug });
+  const bearer = new TokenSource({
+    authUrl: profile.auth_url!,
+    clientId: profile.client_id!,
+    scopes: profile.scopes,
+    tls,
+    store,
+    account: `token:${name}`,
+    debug,
+  });
   await bearer.token(true);
   const health = (await new TpaClient(await remoteTransport(ctx, baseUrl, { bearer, tls })).health()).body;
   if (passphrase !== undefined) await store.set(`passphrase:${name}`, passphrase);
   saveProfile(ctx.paths, profile);
   ctx.note(`saved production profile "${name}"; its access token${passphrase !== undefined ? ' and key passphrase are' : ' is'} kept in ${store.location}`);
   sayDefault(ctx, name);
-  return { data: { profile: name, environment: 'production', base_url: baseUrl, client_id: profile.client_id, scopes: health.scopes }, table: (t: TableTools) => healthTable(t, health) };
+  return {
+    data: { profile: name, environment: 'production', base_url: baseUrl, client_id: profile.client_id, scopes: health.scopes },
+    table: (t: TableTools) => healthTable(t, health),
+  };
 }
 
 export const health: Handler = async (ctx) => {
@@ -132,13 +148,18 @@ export const keys: Handler = async (ctx) => {
   return {
     data: body,
     items: body.keys,
-    table: (t) => t.table(['Id', 'Key', 'Scopes', 'Created', 'Expires'], body.keys.map((k) => [k.id, masked(k.id, k.prefix, k.last4), k.scopes.join(', '), k.created_at, k.expires_at ?? 'never'])),
+    table: (t) =>
+      t.table(
+        ['Id', 'Key', 'Scopes', 'Created', 'Expires'],
+        body.keys.map((k) => [k.id, masked(k.id, k.prefix, k.last4), k.scopes.join(', '), k.created_at, k.expires_at ?? 'never']),
+      ),
   };
 };
 
 export const rotate: Handler = async (ctx) => {
   const profile = ctx.profile();
-  if (profile.env === 'local') throw new UsageError('the embedded engine in-process has no API key to rotate: use a profile that talks to a service (-p sandbox)');
+  if (profile.env === 'local')
+    throw new UsageError('the embedded engine in-process has no API key to rotate: use a profile that talks to a service (-p sandbox)');
   if (profile.env === 'production') throw new UsageError('production uses OAuth tokens, not API keys: there is no key to rotate');
   const { saveApiKey, openStore } = await import('../../auth/credentials.js');
   // Make sure the new key can be kept before the service issues it.
@@ -161,7 +182,15 @@ export const rotate: Handler = async (ctx) => {
   }
   ctx.note(`saved the new key for profile "${profile.name}" in ${store.location}; the old key stops working at ${body.previous_key_expires_at}`);
   const out = { key_id: body.key_id, previous_key_expires_at: body.previous_key_expires_at, saved_to_profile: profile.name };
-  return { data: out, table: (t) => t.keyValues([['New key', body.key_id], ['Old key stops working', body.previous_key_expires_at], ['Saved to profile', profile.name]]) };
+  return {
+    data: out,
+    table: (t) =>
+      t.keyValues([
+        ['New key', body.key_id],
+        ['Old key stops working', body.previous_key_expires_at],
+        ['Saved to profile', profile.name],
+      ]),
+  };
 };
 
 /** The saved profiles with a credential saved (keychain or file), in the config's order. */
@@ -193,7 +222,17 @@ export const status: Handler = async (ctx, _args, _opts, cmd) => {
     } catch (err) {
       if (!(err instanceof TpaError)) throw err;
       const data = { profile: p.name, environment: p.env, base_url: p.base_url ?? null, error: err.message };
-      results.push({ data, table: (t) => t.keyValues([['Profile', p.name], ['Environment', p.env], ['Service', p.base_url ?? '—'], ['Problem', t.c.red(err.message)]]), failure: err });
+      results.push({
+        data,
+        table: (t) =>
+          t.keyValues([
+            ['Profile', p.name],
+            ['Environment', p.env],
+            ['Service', p.base_url ?? '—'],
+            ['Problem', t.c.red(err.message)],
+          ]),
+        failure: err,
+      });
     } finally {
       sub.close();
     }
@@ -206,12 +245,18 @@ export const status: Handler = async (ctx, _args, _opts, cmd) => {
 async function profileStatus(ctx: Context): Promise<{ data: unknown; table: (t: TableTools) => string }> {
   const profile = ctx.profile();
   if (profile.env === 'local') {
-    return { data: { profile: profile.name, environment: 'local', logged_in: true, credential: null }, table: (t: TableTools) => t.keyValues([['Profile', `${profile.name} (the embedded engine: no credentials needed)`]]) };
+    return {
+      data: { profile: profile.name, environment: 'local', logged_in: true, credential: null },
+      table: (t: TableTools) => t.keyValues([['Profile', `${profile.name} (the embedded engine: no credentials needed)`]]),
+    };
   }
   if (profile.env === 'production') return productionStatus(ctx, profile);
   const { findApiKey } = await import('../../auth/credentials.js');
   const found = await findApiKey(ctx.paths, profile.name, ctx.io.env, ctx.note);
-  if (!found) throw new AuthError(`not logged in to profile "${profile.name}"`, { hint: `try: tpa auth login --profile ${profile.name} --env ${profile.env}${profile.base_url ? ` --base-url ${profile.base_url}` : ''}` });
+  if (!found)
+    throw new AuthError(`not logged in to profile "${profile.name}"`, {
+      hint: `try: tpa auth login --profile ${profile.name} --env ${profile.env}${profile.base_url ? ` --base-url ${profile.base_url}` : ''}`,
+    });
   const where = found.source === 'TPA_API_KEY' ? 'TPA_API_KEY (environment)' : found.source.location;
   let health: Health | undefined;
   let problem: string | undefined;
@@ -285,7 +330,10 @@ export const logout: Handler = async (ctx) => {
     if (profiles.length === 1) profile = profiles[0]!;
     else if (ctx.canPrompt) {
       const { choose } = await import('../prompt.js');
-      const name = await choose('Log out of which profile?', profiles.map((p) => ({ name: `${p.name} (${p.env}, ${p.base_url ?? '—'})`, value: p.name })));
+      const name = await choose(
+        'Log out of which profile?',
+        profiles.map((p) => ({ name: `${p.name} (${p.env}, ${p.base_url ?? '—'})`, value: p.name })),
+      );
       profile = profiles.find((p) => p.name === name)!;
     } else {
       throw new UsageError(`several profiles have a saved credential (${profiles.map((p) => p.name).join(', ')}): name one with -p`);
@@ -304,4 +352,3 @@ export const logout: Handler = async (ctx) => {
     table: () => (from.length > 0 ? `logged out of "${profile.name}": key removed from ${from.join(' and ')}` : `no key was saved for "${profile.name}"`),
   };
 };
-

@@ -11,7 +11,9 @@ export function registerAuth(auth: Command, act: Act): void {
     auth
       .command('login')
       .description('save a profile and its API key (masked prompt on a terminal, --with-key-stdin for scripts); the key is checked with the service first')
-      .addOption(valuesOption('--env <env>', 'sandbox, staging (API key) or production (OAuth over mutual TLS)', ['sandbox', 'staging', 'production'], 'sandbox'))
+      .addOption(
+        valuesOption('--env <env>', 'sandbox, staging (API key) or production (OAuth over mutual TLS)', ['sandbox', 'staging', 'production'], 'sandbox'),
+      )
       .option('--base-url <url>', 'the service, e.g. http://127.0.0.1:4010 for tpa local serve')
       .option('--with-key-stdin', 'read the API key from stdin (never pass a key as an argument)')
       .option('--auth-url <url>', 'production: where POST /oauth2/token is (default: the base URL)')
@@ -28,7 +30,9 @@ export function registerAuth(auth: Command, act: Act): void {
   ).action(act(run, 'login'));
 
   examples(
-    auth.command('status').description('the profile, where its key is kept (keychain or file), the key by prefix and last four, its scopes; exit 5 when not logged in'),
+    auth
+      .command('status')
+      .description('the profile, where its key is kept (keychain or file), the key by prefix and last four, its scopes; exit 5 when not logged in'),
     'tpa auth status -p sandbox',
   ).action(act(run, 'status'));
 
@@ -36,12 +40,14 @@ export function registerAuth(auth: Command, act: Act): void {
 
   examples(auth.command('keys').description("the service's active API keys (prefix and last four only)"), 'tpa auth keys -p sandbox').action(act(run, 'keys'));
 
-  examples(
-    auth.command('rotate').description('get a new API key and save it; the old one keeps working for 24 hours'),
-    'tpa auth rotate -p sandbox',
-  ).action(act(run, 'rotate'));
+  examples(auth.command('rotate').description('get a new API key and save it; the old one keeps working for 24 hours'), 'tpa auth rotate -p sandbox').action(
+    act(run, 'rotate'),
+  );
 }
 
 export function registerHealth(program: Command, act: Act): void {
-  examples(program.command('health').description("check the service and the credentials: environment, key, scopes, the service's time"), 'tpa health -p sandbox').action(act(run, 'health'));
+  examples(
+    program.command('health').description("check the service and the credentials: environment, key, scopes, the service's time"),
+    'tpa health -p sandbox',
+  ).action(act(run, 'health'));
 }

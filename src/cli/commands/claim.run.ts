@@ -38,7 +38,10 @@ function timeoutOption(opts: Options): number | undefined {
 }
 
 async function waitForClaim(ctx: Context, submissionId: string, opts: Options, firstDelayMs: number): Promise<ApiResult<ClaimResponseBody>> {
-  const [{ pollClaim, DEFAULT_POLL_TIMEOUT_MS }, { formatDuration }] = await Promise.all([import('../../client/polling.js'), import('../../domain/duration.js')]);
+  const [{ pollClaim, DEFAULT_POLL_TIMEOUT_MS }, { formatDuration }] = await Promise.all([
+    import('../../client/polling.js'),
+    import('../../domain/duration.js'),
+  ]);
   const client = await ctx.client();
   return pollClaim(client, submissionId, {
     timeoutMs: timeoutOption(opts) ?? DEFAULT_POLL_TIMEOUT_MS,
@@ -84,12 +87,12 @@ export function claimResponseTable(t: TableTools, b: ClaimResponseBody): string 
 function responseOutput(ctx: Context, result: ApiResult<ClaimResponseBody>): CommandOutput {
   const pending = result.status === 202;
   if (pending) {
-    ctx.note(`not finished: claim ${result.body.submission_id} is still being adjudicated (estimated ${result.body.estimated_completion ?? 'soon'}); use --wait to wait for it`);
+    ctx.note(
+      `not finished: claim ${result.body.submission_id} is still being adjudicated (estimated ${result.body.estimated_completion ?? 'soon'}); use --wait to wait for it`,
+    );
   }
   return { data: result.body, table: (t) => claimResponseTable(t, result.body), exitCode: pending ? EXIT.PENDING : EXIT.OK };
 }
-
-
 
 /** Today: on the embedded engine, its clock's date (it may be frozen or shifted); else this machine's. */
 async function today(ctx: Context): Promise<string> {
@@ -104,97 +107,101 @@ async function today(ctx: Context): Promise<string> {
 }
 
 export const template: Handler = async (ctx, _args, opts) => {
-      if (opts.type !== 'professional' && opts.type !== 'institutional') throw new UsageError('--type must be professional or institutional');
-      const npi = opts.npi as string | undefined;
-      const problem = npi === undefined ? undefined : npiProblem(npi);
-      if (problem) throw new ValidationFailed(`--npi: ${problem}`);
-      const codes = listValue(opts.cpt);
-      const bad = codes.map(cptProblem).find(Boolean);
-      if (bad) throw new ValidationFailed(`--cpt: ${bad}`);
-      const serviceDate = (opts.serviceDate as string | undefined) ?? (await today(ctx));
-      const { isoDateProblem } = await import('../../domain/validation.js');
-      const dateProblem = isoDateProblem(serviceDate);
-      if (dateProblem) throw new ValidationFailed(`--service-date: ${dateProblem}`);
-      const template = claimTemplate({ type: opts.type, npi, cpt: codes, patient: opts.patient as string, serviceDate });
-      // A template is a file's content: JSON whatever the output format.
-      ctx.io.stdout.write(`${JSON.stringify(template, null, 2)}\n`);
-    };
+  if (opts.type !== 'professional' && opts.type !== 'institutional') throw new UsageError('--type must be professional or institutional');
+  const npi = opts.npi as string | undefined;
+  const problem = npi === undefined ? undefined : npiProblem(npi);
+  if (problem) throw new ValidationFailed(`--npi: ${problem}`);
+  const codes = listValue(opts.cpt);
+  const bad = codes.map(cptProblem).find(Boolean);
+  if (bad) throw new ValidationFailed(`--cpt: ${bad}`);
+  const serviceDate = (opts.serviceDate as string | undefined) ?? (await today(ctx));
+  const { isoDateProblem } = await import('../../domain/validation.js');
+  const dateProblem = isoDateProblem(serviceDate);
+  if (dateProblem) throw new ValidationFailed(`--service-date: ${dateProblem}`);
+  const template = claimTemplate({ type: opts.type, npi, cpt: codes, patient: opts.patient as string, serviceDate });
+  // A template is a file's content: JSON whatever the output format.
+  ctx.io.stdout.write(`${JSON.stringify(template, null, 2)}\n`);
+};
 
 export const validate: Handler = async (ctx, [file]) => {
-      const parsed = validateClaim(await readClaimInput(ctx, file!), file!);
-      const summary = {
-        valid: true,
-        type: parsed.type,
-        provider_npi: parsed.providerNpi,
-        member_id: parsed.memberId,
-        lines: parsed.lines.length,
-        cpt_codes: parsed.lines.map((l) => l.cptCode),
-        total_charges: centsToAmount(parsed.totalChargeCents),
-        preauthorizations: parsed.preauthorizations,
-      };
-      return {
-        data: summary,
-        table: (t) =>
-          `${t.c.green('✓')} ${file === '-' ? 'stdin' : file} is a valid ${parsed.type} claim\n` +
-          t.keyValues([
-            ['Provider NPI', parsed.providerNpi],
-            ['Member', parsed.memberId],
-            ['Lines', `${parsed.lines.length} (${summary.cpt_codes.join(', ')})`],
-            ['Charges', t.amount(summary.total_charges)],
-          ]),
-      };
-    };
+  const parsed = validateClaim(await readClaimInput(ctx, file!), file!);
+  const summary = {
+    valid: true,
+    type: parsed.type,
+    provider_npi: parsed.providerNpi,
+    member_id: parsed.memberId,
+    lines: parsed.lines.length,
+    cpt_codes: parsed.lines.map((l) => l.cptCode),
+    total_charges: centsToAmount(parsed.totalChargeCents),
+    preauthorizations: parsed.preauthorizations,
+  };
+  return {
+    data: summary,
+    table: (t) =>
+      `${t.c.green('✓')} ${file === '-' ? 'stdin' : file} is a valid ${parsed.type} claim\n` +
+      t.keyValues([
+        ['Provider NPI', parsed.providerNpi],
+        ['Member', parsed.memberId],
+        ['Lines', `${parsed.lines.length} (${summary.cpt_codes.join(', ')})`],
+        ['Charges', t.amount(summary.total_charges)],
+      ]),
+  };
+};
 
 export const submit: Handler = async (ctx, _args, opts, cmd) => {
-      const paths = cmd.args.map(String);
-      const { checkPaths, claimTexts, countClaims } = await import('../claim-sources.js');
-      checkPaths(paths, ctx.io.stdinIsTTY);
-      const notes: string[] = [];
-      const claims = claimTexts(paths, () => ctx.io.stdinStream(), (message) => notes.push(message));
-      // One claim behaves as it always has; more than one (or a --journal) is a batch.
-      const first = await claims.next();
-      const second = first.done || opts.journal !== undefined ? undefined : await claims.next();
+  const paths = cmd.args.map(String);
+  const { checkPaths, claimTexts, countClaims } = await import('../claim-sources.js');
+  checkPaths(paths, ctx.io.stdinIsTTY);
+  const notes: string[] = [];
+  const claims = claimTexts(
+    paths,
+    () => ctx.io.stdinStream(),
+    (message) => notes.push(message),
+  );
+  // One claim behaves as it always has; more than one (or a --journal) is a batch.
+  const first = await claims.next();
+  const second = first.done || opts.journal !== undefined ? undefined : await claims.next();
+  for (const message of notes.splice(0)) ctx.note(message);
+  if (first.done) throw new ValidationFailed(`no claim in ${paths.join(', ')}`);
+  if (opts.journal !== undefined || (second && !second.done)) {
+    const { submitBatch } = await import('../claim-batch.js');
+    async function* all() {
+      yield first.value!;
+      if (second && !second.done) yield second.value;
+      for await (const item of claims) {
+        for (const message of notes.splice(0)) ctx.note(message);
+        yield item;
+      }
       for (const message of notes.splice(0)) ctx.note(message);
-      if (first.done) throw new ValidationFailed(`no claim in ${paths.join(', ')}`);
-      if (opts.journal !== undefined || (second && !second.done)) {
-        const { submitBatch } = await import('../claim-batch.js');
-        async function* all() {
-          yield first.value!;
-          if (second && !second.done) yield second.value;
-          for await (const item of claims) {
-            for (const message of notes.splice(0)) ctx.note(message);
-            yield item;
-          }
-          for (const message of notes.splice(0)) ctx.note(message);
-        }
-        return submitBatch(ctx, paths, all(), opts, ctx.io.stderr.isTTY ? await countClaims(paths) : undefined);
-      }
-      const file = first.value.source;
-      const text = first.value.text;
-      validateClaim(text, file);
-      const client = await ctx.client();
-      const { randomUUID } = await import('node:crypto');
-      const key = (opts.idempotencyKey as string | undefined) ?? randomUUID();
-      const ack = await client.submitClaim(text, key);
-      if (!opts.wait) {
-        return {
-          data: ack.body,
-          table: (t) =>
-            t.keyValues([
-              ['Submission', ack.body.submission_id],
-              ['Encounter', ack.body.external_claim_id],
-              ['Status', t.status(ack.body.status)],
-              ['Next', `tpa claim poll ${ack.body.submission_id} --wait`],
-            ]),
-        };
-      }
-      ctx.progress(`submitted ${ack.body.submission_id} (encounter ${ack.body.external_claim_id})`);
-      return responseOutput(ctx, await waitForClaim(ctx, ack.body.submission_id, opts, 2000));
+    }
+    return submitBatch(ctx, paths, all(), opts, ctx.io.stderr.isTTY ? await countClaims(paths) : undefined);
+  }
+  const file = first.value.source;
+  const text = first.value.text;
+  validateClaim(text, file);
+  const client = await ctx.client();
+  const { randomUUID } = await import('node:crypto');
+  const key = (opts.idempotencyKey as string | undefined) ?? randomUUID();
+  const ack = await client.submitClaim(text, key);
+  if (!opts.wait) {
+    return {
+      data: ack.body,
+      table: (t) =>
+        t.keyValues([
+          ['Submission', ack.body.submission_id],
+          ['Encounter', ack.body.external_claim_id],
+          ['Status', t.status(ack.body.status)],
+          ['Next', `tpa claim poll ${ack.body.submission_id} --wait`],
+        ]),
     };
+  }
+  ctx.progress(`submitted ${ack.body.submission_id} (encounter ${ack.body.external_claim_id})`);
+  return responseOutput(ctx, await waitForClaim(ctx, ack.body.submission_id, opts, 2000));
+};
 
 export const poll: Handler = async (ctx, [submissionId], opts) => {
-      if (opts.wait) return responseOutput(ctx, await waitForClaim(ctx, submissionId!, opts, 0));
-      timeoutOption(opts);
-      const client = await ctx.client();
-      return responseOutput(ctx, await client.claimResponse(submissionId!, opts.raw === true));
-    };
+  if (opts.wait) return responseOutput(ctx, await waitForClaim(ctx, submissionId!, opts, 0));
+  timeoutOption(opts);
+  const client = await ctx.client();
+  return responseOutput(ctx, await client.claimResponse(submissionId!, opts.raw === true));
+};

@@ -7,7 +7,6 @@ const run = () => import('./claim.run.js');
 
 /** Adds the subcommands of `tpa claim` to its command. */
 export function registerClaim(claim: Command, act: Act): void {
-
   examples(
     claim
       .command('template')
@@ -19,9 +18,7 @@ export function registerClaim(claim: Command, act: Act): void {
       .option('--service-date <date>', 'date of service (default: today)'),
     'tpa claim template > claim.json',
     'tpa claim template --type institutional --cpt 45380 00811 88305 > encounter.json',
-  ).action(
-    act(run, 'template'),
-  );
+  ).action(act(run, 'template'));
 
   examples(
     claim
@@ -30,9 +27,7 @@ export function registerClaim(claim: Command, act: Act): void {
       .argument('<file>', 'claim JSON file, or - for stdin'),
     'tpa claim validate claim.json',
     'cat claim.json | tpa claim validate -',
-  ).action(
-    act(run, 'validate'),
-  );
+  ).action(act(run, 'validate'));
 
   examples(
     claim
@@ -43,16 +38,17 @@ export function registerClaim(claim: Command, act: Act): void {
       .option('--timeout <duration>', 'give up waiting after this long (default 10m); exit 7')
       .option('--raw', 'include the FHIR ClaimResponse when waiting (one claim)')
       .option('--idempotency-key <key>', 'reuse a key to make a retried submission safe (one claim; default: a new one)')
-      .option('--journal <file>', 'a batch\'s journal: what was sent with which key; the same command run again continues from it (default: one in the data directory)')
-      .option('--concurrency <n>', 'a batch\'s requests in flight at most (default 10, the sandbox tier\'s limit)'),
+      .option(
+        '--journal <file>',
+        "a batch's journal: what was sent with which key; the same command run again continues from it (default: one in the data directory)",
+      )
+      .option('--concurrency <n>', "a batch's requests in flight at most (default 10, the sandbox tier's limit)"),
     'tpa claim submit claim.json',
     'tpa claim submit claim.json --wait -o json',
     'tpa claim template | tpa claim submit - --wait --timeout 2m',
     'tpa claim submit claims/ export.ndjson --journal run1.journal -o ndjson',
     'tpa claim submit bundle.json --wait   # a FHIR Bundle: its Claim entries',
-  ).action(
-    act(run, 'submit'),
-  );
+  ).action(act(run, 'submit'));
 
   examples(
     claim
@@ -64,7 +60,5 @@ export function registerClaim(claim: Command, act: Act): void {
       .option('--raw', 'include the FHIR ClaimResponse (include_raw_response=true)'),
     'tpa claim poll sub_4f1c9a0b2e7d6c35a8e1',
     'tpa claim poll sub_4f1c9a0b2e7d6c35a8e1 --wait --raw -o json',
-  ).action(
-    act(run, 'poll'),
-  );
+  ).action(act(run, 'poll'));
 }

@@ -39,7 +39,10 @@ export const list: Handler = async (ctx) => {
   return {
     data: Object.fromEntries(entries),
     items: entries.map(([key, value]) => ({ key, value })),
-    table: () => (entries.length === 0 ? `no settings yet (${configFile(ctx.paths)})` : entries.map(([k, v]) => `${k}=${Array.isArray(v) ? v.join(',') : String(v)}`).join('\n')),
+    table: () =>
+      entries.length === 0
+        ? `no settings yet (${configFile(ctx.paths)})`
+        : entries.map(([k, v]) => `${k}=${Array.isArray(v) ? v.join(',') : String(v)}`).join('\n'),
   };
 };
 

@@ -8,7 +8,10 @@ const run = () => import('./config.run.js');
 /** Adds the subcommands of `tpa config` to its command. */
 export function registerConfig(config: Command, act: Act): void {
   examples(config.command('list').description('every setting, one key=value a line'), 'tpa config list').action(act(run, 'list'));
-  examples(config.command('get').description('one setting').argument('<key>', 'e.g. profiles.sandbox.base_url, default_profile'), 'tpa config get profiles.sandbox.base_url').action(act(run, 'get'));
+  examples(
+    config.command('get').description('one setting').argument('<key>', 'e.g. profiles.sandbox.base_url, default_profile'),
+    'tpa config get profiles.sandbox.base_url',
+  ).action(act(run, 'get'));
   examples(
     config
       .command('set')

@@ -15,7 +15,7 @@ import { terminalWidth } from '../io.js';
 import { reviewPayouts } from './fund.run.js';
 
 const FACILITY = { npi: '1234567893', group: 'GRP-1001', name: 'Riverside Surgery Center' };
-const cents = (v: number | null | undefined) => (v === null || v === undefined ? NaN : jsonNumberToCents(v) ?? NaN);
+const cents = (v: number | null | undefined) => (v === null || v === undefined ? NaN : (jsonNumberToCents(v) ?? NaN));
 
 export const demo: Handler = async (ctx) => {
   const [{ TpaClient }, { LocalTransport }, { pollClaim }, tools] = await Promise.all([
@@ -117,7 +117,9 @@ export const demo: Handler = async (ctx) => {
     say('$ tpa local clock advance 3d && tpa settlement show ' + encounterId);
     engine.advanceClock(3 * 86_400_000);
     const settlement = (await client.settlement(encounterId)).body as SettlementRecord;
-    say(`→ ${settlement.status}, AEOB ${settlement.aeob_match?.aeob_reference}: ${settlement.aeob_match?.match_status}, reconciliation ${settlement.reconciliation_status}`);
+    say(
+      `→ ${settlement.status}, AEOB ${settlement.aeob_match?.aeob_reference}: ${settlement.aeob_match?.match_status}, reconciliation ${settlement.reconciliation_status}`,
+    );
     check('the settlement completed and matched the AEOB exactly', settlement.status === 'COMPLETED' && settlement.aeob_match?.match_status === 'EXACT');
 
     step(8, 'The ledger: every step of the encounter, timestamped');
@@ -147,23 +149,48 @@ export const demo: Handler = async (ctx) => {
     const runBatch = async () => {
       const journal = BatchJournal.open(join(dir, 'claims.journal'));
       try {
-        return await runClaimBatch(client, claimTexts([folder], () => process.stdin, () => undefined), journal, {
-          concurrency: 10,
-          waitTimeoutMs: 60_000,
-          onOutcome: () => undefined,
-          // The scratch engine's clock runs days ahead (step 7): estimated completions are on it.
-          now: () => Date.parse(engine.clock().now),
-        });
+        return await runClaimBatch(
+          client,
+          claimTexts(
+            [folder],
+            () => process.stdin,
+            () => undefined,
+          ),
+          journal,
+          {
+            concurrency: 10,
+            waitTimeoutMs: 60_000,
+            onOutcome: () => undefined,
+            // The scratch engine's clock runs days ahead (step 7): estimated completions are on it.
+            now: () => Date.parse(engine.clock().now),
+          },
+        );
       } finally {
         journal.close();
       }
     };
     const batch = await runBatch();
-    say(`→ ${batch.counts.ACKNOWLEDGED} acknowledged; ${Object.entries(batch.dispositions).map(([d, n]) => `${n} ${d}`).join(', ')}`);
-    say(tools.keyValues([['   Charges', formatCentsGrouped(batch.chargesCents)], ['   Allowed', formatCentsGrouped(batch.allowedCents)], ['   Benefit', formatCentsGrouped(batch.benefitCents)]]));
-    check(`every claim acknowledged once (${batch.counts.ACKNOWLEDGED} of ${batchClaims.length})`, batch.counts.ACKNOWLEDGED === batchClaims.length && batch.exitCode === 0);
+    say(
+      `→ ${batch.counts.ACKNOWLEDGED} acknowledged; ${Object.entries(batch.dispositions)
+        .map(([d, n]) => `${n} ${d}`)
+        .join(', ')}`,
+    );
+    say(
+      tools.keyValues([
+        ['   Charges', formatCentsGrouped(batch.chargesCents)],
+        ['   Allowed', formatCentsGrouped(batch.allowedCents)],
+        ['   Benefit', formatCentsGrouped(batch.benefitCents)],
+      ]),
+    );
+    check(
+      `every claim acknowledged once (${batch.counts.ACKNOWLEDGED} of ${batchClaims.length})`,
+      batch.counts.ACKNOWLEDGED === batchClaims.length && batch.exitCode === 0,
+    );
     const rerun = await runBatch();
-    check(`the same batch again sends nothing: ${rerun.counts.SKIPPED} skipped`, rerun.counts.SKIPPED === batchClaims.length && rerun.counts.ACKNOWLEDGED === 0);
+    check(
+      `the same batch again sends nothing: ${rerun.counts.SKIPPED} skipped`,
+      rerun.counts.SKIPPED === batchClaims.length && rerun.counts.ACKNOWLEDGED === 0,
+    );
 
     step(10, 'A payment run: every adjudicated, unfunded encounter, reviewed and approved once each');
     const selection = await selectEncounters(client, {}, undefined);
@@ -177,7 +204,9 @@ export const demo: Handler = async (ctx) => {
     } finally {
       runJournal.close();
     }
-    say(`→ ${run.outcomes.filter((o) => o.status === 'APPROVED').length} approvals, ${plan.encounters[0]?.authorization_code ?? ''} to ${plan.encounters.at(-1)?.authorization_code ?? ''}`);
+    say(
+      `→ ${run.outcomes.filter((o) => o.status === 'APPROVED').length} approvals, ${plan.encounters[0]?.authorization_code ?? ''} to ${plan.encounters.at(-1)?.authorization_code ?? ''}`,
+    );
     check(
       `the run moved exactly the confirmed total: ${formatCentsGrouped(run.approvedCents)} = ${formatCentsGrouped(plan.total_cents)}`,
       run.approvedCents === plan.total_cents && run.outcomes.every((o) => o.status === 'APPROVED') && run.exitCode === 0,
@@ -202,7 +231,12 @@ export const demo: Handler = async (ctx) => {
             funding: approved.body,
             settlement,
             ledger: history,
-            batch: { counts: batch.counts, dispositions: batch.dispositions, charges: formatCentsGrouped(batch.chargesCents), benefit: formatCentsGrouped(batch.benefitCents) },
+            batch: {
+              counts: batch.counts,
+              dispositions: batch.dispositions,
+              charges: formatCentsGrouped(batch.chargesCents),
+              benefit: formatCentsGrouped(batch.benefitCents),
+            },
             payment_run: { prefix: plan.prefix, approvals: run.outcomes.length, total: formatCentsGrouped(run.approvedCents) },
             rules_hold: true,
           },

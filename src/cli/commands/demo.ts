@@ -10,7 +10,5 @@ export function registerDemo(program: Command, act: Act): void {
     program.command('demo').description('the whole lifecycle on a scratch embedded engine, narrated step by step'),
     'tpa demo',
     'tpa demo -o json | jq .adjudication',
-  ).action(
-    act(run, 'demo'),
-  );
+  ).action(act(run, 'demo'));
 }

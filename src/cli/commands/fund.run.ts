@@ -18,7 +18,8 @@ import { ask, confirm } from '../prompt.js';
 /** An amount from the service in cents; one that is missing or not money is an error, never 0. */
 function cents(amount: unknown, what: string): number {
   const c = typeof amount === 'number' ? jsonNumberToCents(amount) : undefined;
-  if (c === undefined) throw new TpaError(EXIT.INTERNAL, 'bad_amount', `the service gave ${what} as ${JSON.stringify(amount)}, not an amount; nothing was sent`);
+  if (c === undefined)
+    throw new TpaError(EXIT.INTERNAL, 'bad_amount', `the service gave ${what} as ${JSON.stringify(amount)}, not an amount; nothing was sent`);
   return c;
 }
 
@@ -57,14 +58,32 @@ function reviewScreen(t: TableTools, detail: LedgerDetail, payouts: PayoutShare[
       ['Benefit amount', t.c.bold(t.amount(f.payer_responsibility?.total))],
     ]),
     t.table(
-      ['#', 'Provider', 'Role', { header: 'Amount', align: 'right' }, { header: 'Fee (2.2% + 0.30)', align: 'right' }, { header: 'Net to provider', align: 'right' }],
-      payouts.map((p) => [String(p.sequence), `${p.providerName} (${p.providerNpi})`, p.providerRole, money(p.amountCents), money(p.feeCents), money(p.netCents)]),
+      [
+        '#',
+        'Provider',
+        'Role',
+        { header: 'Amount', align: 'right' },
+        { header: 'Fee (2.2% + 0.30)', align: 'right' },
+        { header: 'Net to provider', align: 'right' },
+      ],
+      payouts.map((p) => [
+        String(p.sequence),
+        `${p.providerName} (${p.providerNpi})`,
+        p.providerRole,
+        money(p.amountCents),
+        money(p.feeCents),
+        money(p.netCents),
+      ]),
     ),
   ].join('\n');
 }
 
 function suggestAuthCode(detail: LedgerDetail, today: string): string {
-  const org = detail.encounter.payer.id.replace(/^PAYER-/, '').replace(/[^A-Za-z0-9]/g, '').toUpperCase() || 'ORG';
+  const org =
+    detail.encounter.payer.id
+      .replace(/^PAYER-/, '')
+      .replace(/[^A-Za-z0-9]/g, '')
+      .toUpperCase() || 'ORG';
   return `AUTH-${today.replace(/-/g, '')}-${org}-0001`;
 }
 
@@ -90,7 +109,10 @@ async function afterAmbiguousFailure(ctx: Context, client: TpaClient, encounterI
   }
   const { fundingOf } = await import('../../client/payment-run.js');
   const funding = fundingOf(detail);
-  if (!funding) throw new NetworkError(`the approval of ${encounterId} did not happen: the ledger has no fund release`, { hint: 'it is safe to run the same command again' });
+  if (!funding)
+    throw new NetworkError(`the approval of ${encounterId} did not happen: the ledger has no fund release`, {
+      hint: 'it is safe to run the same command again',
+    });
   if (funding.reference !== authCode) {
     throw new ConflictError(`encounter ${encounterId} was funded by another approval (authorization ${funding.reference ?? 'unknown'}), not by this request`, {
       hint: `see: tpa settlement show ${encounterId}`,
@@ -115,7 +137,9 @@ async function ensureNotFunded(ctx: Context, client: TpaClient, encounterId: str
   if (current.status === 200) {
     const s = current.body as SettlementRecord;
     if (s.status === 'FAILED' || s.status === 'REFUNDED') {
-      ctx.note(`transfer ${s.processor_transfer_id} of encounter ${encounterId} is ${s.status}; this approval starts a new transfer (with a new authorization code)`);
+      ctx.note(
+        `transfer ${s.processor_transfer_id} of encounter ${encounterId} is ${s.status}; this approval starts a new transfer (with a new authorization code)`,
+      );
       return;
     }
     const message = `encounter ${encounterId} is already funded (transfer ${s.processor_transfer_id}); nothing was sent`;
@@ -132,14 +156,17 @@ export const approve: Handler = async (ctx, [encounterId], opts) => {
   let amountText = opts.amount as string | undefined;
   let authCode = opts.authCode as string | undefined;
   const notes = opts.notes as string | undefined;
-  if (notes !== undefined && characterCount(notes) > MAX_FUNDING_NOTES) throw new ValidationFailed(`--notes: at most ${MAX_FUNDING_NOTES} characters (got ${characterCount(notes)})`);
+  if (notes !== undefined && characterCount(notes) > MAX_FUNDING_NOTES)
+    throw new ValidationFailed(`--notes: at most ${MAX_FUNDING_NOTES} characters (got ${characterCount(notes)})`);
   if (amountText !== undefined && parseCents(amountText) === undefined) {
     throw new ValidationFailed(`--amount: "${amountText}" is not an amount with at most two decimals, e.g. 2280.00`);
   }
   if (!ctx.canPrompt) {
     const missing = [amountText === undefined && '--amount', authCode === undefined && '--auth-code', !ctx.yes && '--yes'].filter(Boolean);
     if (missing.length > 0) {
-      throw new UsageError(`fund approve moves money and cannot be undone; without a terminal to confirm on, it needs ${missing.join(', ')}. Nothing was sent.`);
+      throw new UsageError(
+        `fund approve moves money and cannot be undone; without a terminal to confirm on, it needs ${missing.join(', ')}. Nothing was sent.`,
+      );
     }
   }
   const client = await ctx.client();
@@ -186,9 +213,15 @@ async function approveOne(
     if (parseCents(amountText) !== benefitOf(detail)) {
       ctx.note(t.c.yellow(`warning: ${amountText} differs from the adjudicated benefit ${benefit}; the service will refuse it`));
     }
-    authCode ??= await ask('Authorization code', { default: suggestAuthCode(detail, new Date().toISOString().slice(0, 10)), validate: (v) => (v.trim() === '' ? 'required' : true) });
+    authCode ??= await ask('Authorization code', {
+      default: suggestAuthCode(detail, new Date().toISOString().slice(0, 10)),
+      validate: (v) => (v.trim() === '' ? 'required' : true),
+    });
     if (!ctx.yes) {
-      await confirm(ctx, `Release $${formatCentsGrouped(parseCents(amountText)!)} to ${payouts.length} provider${payouts.length === 1 ? '' : 's'}? This cannot be undone`);
+      await confirm(
+        ctx,
+        `Release $${formatCentsGrouped(parseCents(amountText)!)} to ${payouts.length} provider${payouts.length === 1 ? '' : 's'}? This cannot be undone`,
+      );
     }
   }
   const { randomUUID } = await import('node:crypto');
@@ -196,7 +229,15 @@ async function approveOne(
   if (ctx.debug) ctx.note(`[debug] Idempotency-Key: ${key}`);
   const amount = centsToAmount(parseCents(amountText!)!);
   const hid = randomUUID();
-  history.begin({ id: hid, at: new Date().toISOString(), profile: ctx.profileName, environment: ctx.profile().env, encounter_id: id, amount, authorization_code: authCode!.trim() });
+  history.begin({
+    id: hid,
+    at: new Date().toISOString(),
+    profile: ctx.profileName,
+    environment: ctx.profile().env,
+    encounter_id: id,
+    amount,
+    authorization_code: authCode!.trim(),
+  });
   let approved: FundingApproved;
   try {
     try {
@@ -208,7 +249,8 @@ async function approveOne(
     }
   } catch (err) {
     // Still unknown (the ledger could not be read): the record stays UNKNOWN until a later run finds out.
-    if (err instanceof TpaError && !/could not tell whether/.test(err.message)) history.end(hid, err instanceof ConflictError ? 'SKIPPED' : 'FAILED', null, err.message);
+    if (err instanceof TpaError && !/could not tell whether/.test(err.message))
+      history.end(hid, err instanceof ConflictError ? 'SKIPPED' : 'FAILED', null, err.message);
     throw err;
   }
   history.end(hid, 'APPROVED', approved.processor_transfer_id);
@@ -241,7 +283,15 @@ export const history: Handler = async (ctx, _args, opts) => {
         ? 'No approvals from this machine.'
         : t.table(
             ['When', 'Profile', 'Encounter', { header: 'Amount', align: 'right' }, 'Authorization', 'Outcome', 'Transfer'],
-            rows.map((a) => [a.at.replace(/\.\d+Z$/, 'Z'), `${a.profile} (${a.environment})`, a.encounter_id, t.amount(a.amount), a.authorization_code, t.status(a.outcome), a.processor_transfer_id ?? '—']),
+            rows.map((a) => [
+              a.at.replace(/\.\d+Z$/, 'Z'),
+              `${a.profile} (${a.environment})`,
+              a.encounter_id,
+              t.amount(a.amount),
+              a.authorization_code,
+              t.status(a.outcome),
+              a.processor_transfer_id ?? '—',
+            ]),
           ),
   };
 };

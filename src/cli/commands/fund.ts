@@ -30,7 +30,7 @@ export function registerFund(fund: Command, act: Act): void {
       .option('--limit <n>', 'at most this many encounters (the newest first, in ledger order)')
       .option('--auth-code-prefix <prefix>', 'each approval gets <prefix>-0001, -0002, … (asked for on a terminal)')
       .option('--expect-total <usd>', 'without a terminal: the total the run must come to, or nothing is sent (exit 4)')
-      .option('--journal <file>', 'the run\'s journal; an existing one resumes its run (default: one in the data directory, named after the prefix)')
+      .option('--journal <file>', "the run's journal; an existing one resumes its run (default: one in the data directory, named after the prefix)")
       .option('--dry-run', 'show the review (every encounter in json/csv) and send nothing'),
     'tpa fund run --from 2026-11-01 --to 2026-11-30',
     'tpa fund run --dry-run -o csv > run.csv',
@@ -41,7 +41,9 @@ export function registerFund(fund: Command, act: Act): void {
   examples(
     fund
       .command('history')
-      .description('the approvals made from this machine (any profile): when, where, encounter, amount, authorization code, outcome, transfer; UNKNOWN while an answer lost is not yet found out')
+      .description(
+        'the approvals made from this machine (any profile): when, where, encounter, amount, authorization code, outcome, transfer; UNKNOWN while an answer lost is not yet found out',
+      )
       .option('--from <date>', 'made on or after (YYYY-MM-DD)')
       .option('--to <date>', 'made on or before (YYYY-MM-DD)'),
     'tpa fund history',

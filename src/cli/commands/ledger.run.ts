@@ -30,7 +30,16 @@ function filters(opts: Options): LedgerFilters {
 }
 
 const LIST_TABLE: TableSpec<LedgerItem> = {
-  columns: ['Encounter', 'Id', 'Service date', 'Provider', 'Status', { header: 'Charges', align: 'right' }, { header: 'Allowed', align: 'right' }, { header: 'Benefit', align: 'right' }],
+  columns: [
+    'Encounter',
+    'Id',
+    'Service date',
+    'Provider',
+    'Status',
+    { header: 'Charges', align: 'right' },
+    { header: 'Allowed', align: 'right' },
+    { header: 'Benefit', align: 'right' },
+  ],
   cells: (t, i) => [
     i.encounter_number,
     i.encounter_id,
@@ -45,7 +54,10 @@ const LIST_TABLE: TableSpec<LedgerItem> = {
 };
 
 function listTable(t: TableTools, items: LedgerItem[]): string {
-  return t.table(LIST_TABLE.columns, items.map((i) => LIST_TABLE.cells(t, i)));
+  return t.table(
+    LIST_TABLE.columns,
+    items.map((i) => LIST_TABLE.cells(t, i)),
+  );
 }
 
 export const list: Handler = async (ctx, _args, opts) => {
@@ -56,7 +68,14 @@ export const list: Handler = async (ctx, _args, opts) => {
     // largest page SPEC.md allows unless --limit says otherwise: a hundredth of the requests.
     f.limit ??= 100;
     const { streamAll } = await import('../listing.js');
-    await streamAll(ctx, 'entries', () => client.ledgerList(f), (link) => client.ledgerPage(link), (i: LedgerItem) => i.encounter_id, LIST_TABLE);
+    await streamAll(
+      ctx,
+      'entries',
+      () => client.ledgerList(f),
+      (link) => client.ledgerPage(link),
+      (i: LedgerItem) => i.encounter_id,
+      LIST_TABLE,
+    );
     return;
   }
   const page = (await client.ledgerList(f)).body;
@@ -102,7 +121,17 @@ function detailTable(t: TableTools, d: LedgerDetail): string {
     ]),
     h('Service lines'),
     t.table(
-      ['#', 'CPT', 'Description', 'Provider', { header: 'Charge', align: 'right' }, { header: 'Allowed', align: 'right' }, { header: 'Patient', align: 'right' }, { header: 'Benefit', align: 'right' }, 'Status'],
+      [
+        '#',
+        'CPT',
+        'Description',
+        'Provider',
+        { header: 'Charge', align: 'right' },
+        { header: 'Allowed', align: 'right' },
+        { header: 'Patient', align: 'right' },
+        { header: 'Benefit', align: 'right' },
+        'Status',
+      ],
       d.service_lines.map((l) => [
         String(l.sequence),
         l.cpt_code,

@@ -21,7 +21,7 @@ export function registerLedger(ledger: Command, act: Act): void {
       .option('--all', 'follow the pages to the end (json: one array; ndjson and csv: every entry)'),
     'tpa ledger list --status FUNDED',
     'tpa ledger list --from 2026-03-01 --to 2026-03-31 --npi 1234567893 --all -o csv > march.csv',
-    "tpa ledger list --all -o ndjson | jq -r 'select(.status == \"ADJUDICATED\") | .encounter_id'",
+    'tpa ledger list --all -o ndjson | jq -r \'select(.status == "ADJUDICATED") | .encounter_id\'',
   ).action(act(run, 'list'));
 
   examples(

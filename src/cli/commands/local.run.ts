@@ -17,7 +17,10 @@ function fixturesTable(t: TableTools, f: Record<string, Row[]>): string {
   const h = (title: string) => t.c.bold(title);
   return [
     h('Providers'),
-    t.table(['NPI', 'Name', 'Role', 'Group'], f.providers!.map((p) => [s(p.npi), s(p.name), s(p.role), s(p.group_id)])),
+    t.table(
+      ['NPI', 'Name', 'Role', 'Group'],
+      f.providers!.map((p) => [s(p.npi), s(p.name), s(p.role), s(p.group_id)]),
+    ),
     '',
     h('Contracts'),
     t.table(
@@ -37,7 +40,16 @@ function fixturesTable(t: TableTools, f: Record<string, Row[]>): string {
     '',
     h('Members'),
     t.table(
-      ['Member', 'Name', 'Plan', { header: 'Deductible', align: 'right' }, { header: 'Met', align: 'right' }, { header: 'Copay', align: 'right' }, 'Coins.', 'Coverage'],
+      [
+        'Member',
+        'Name',
+        'Plan',
+        { header: 'Deductible', align: 'right' },
+        { header: 'Met', align: 'right' },
+        { header: 'Copay', align: 'right' },
+        'Coins.',
+        'Coverage',
+      ],
       f.members!.map((m) => [
         s(m.member_id),
         s(m.name),
@@ -55,30 +67,31 @@ function fixturesTable(t: TableTools, f: Record<string, Row[]>): string {
 async function openEngine(ctx: Context, storage?: EngineStorage) {
   // `tpa local` is the embedded engine's whatever the default profile is; only a profile named
   // with -p (or TPA_PROFILE) that is not local is a mistake worth stopping on.
-  if (ctx.profileExplicit && ctx.profile().env !== 'local') throw new UsageError(`\`tpa local\` works on the embedded engine; profile "${ctx.profileName}" is ${ctx.profile().env}`);
+  if (ctx.profileExplicit && ctx.profile().env !== 'local')
+    throw new UsageError(`\`tpa local\` works on the embedded engine; profile "${ctx.profileName}" is ${ctx.profile().env}`);
   const { LocalTransport } = await import('../../client/local.js');
   return new LocalTransport(ctx.paths.dataDir, ctx.io.env, storage);
 }
 
 export const fixtures: Handler = async (ctx) => {
-      const transport = await openEngine(ctx);
-      try {
-        const data = (await transport.open()).fixtures() as Record<string, Row[]>;
-        return { data, items: data.contracts, table: (t) => fixturesTable(t, data) };
-      } finally {
-        transport.close();
-      }
-    };
+  const transport = await openEngine(ctx);
+  try {
+    const data = (await transport.open()).fixtures() as Record<string, Row[]>;
+    return { data, items: data.contracts, table: (t) => fixturesTable(t, data) };
+  } finally {
+    transport.close();
+  }
+};
 
 export const reset: Handler = async (ctx) => {
-      await openEngine(ctx);
-      const [{ databaseFile }, { removeDatabase }] = await Promise.all([import('../../engine/engine.js'), import('../../engine/store/db.js')]);
-      const file = databaseFile(ctx.paths.dataDir);
-      await confirm(ctx, `Delete every claim and change in ${file} and start again from the seed?`);
-      const existed = removeDatabase(file);
-      ctx.note(existed ? `reset: deleted ${file}; it will be re-seeded on next use` : `reset: nothing to delete at ${file}`);
-      return { data: { reset: true, database: file, existed } };
-    };
+  await openEngine(ctx);
+  const [{ databaseFile }, { removeDatabase }] = await Promise.all([import('../../engine/engine.js'), import('../../engine/store/db.js')]);
+  const file = databaseFile(ctx.paths.dataDir);
+  await confirm(ctx, `Delete every claim and change in ${file} and start again from the seed?`);
+  const existed = removeDatabase(file);
+  ctx.note(existed ? `reset: deleted ${file}; it will be re-seeded on next use` : `reset: nothing to delete at ${file}`);
+  return { data: { reset: true, database: file, existed } };
+};
 
 type ClockStatus = ReturnType<Engine['clock']>;
 
@@ -89,7 +102,14 @@ function clockOutput(status: ClockStatus) {
     offset: `real time shifted by ${status.stored?.mode === 'offset' ? formatDurationSigned(status.stored.offset_ms) : ''}`,
     real: 'real time',
   };
-  return { data: status, table: (t: TableTools) => t.keyValues([['Engine time', status.now], ['Clock', how[status.source] ?? status.source]]) };
+  return {
+    data: status,
+    table: (t: TableTools) =>
+      t.keyValues([
+        ['Engine time', status.now],
+        ['Clock', how[status.source] ?? status.source],
+      ]),
+  };
 }
 
 function formatDurationSigned(ms: number): string {
@@ -171,7 +191,11 @@ export const serve: Handler = async (ctx, _args, opts) => {
   const { PAGE_CACHE_KB, SERVER_MMAP_BYTES } = await import('../../engine/store/db.js');
   const transport = await openEngine(ctx, { pageCacheKb: PAGE_CACHE_KB, mmapBytes: SERVER_MMAP_BYTES });
   const engine = await transport.open();
-  const [{ startServer }, { RateLimiter }, { Faults }] = await Promise.all([import('../../server/server.js'), import('../../engine/limits.js'), import('../../engine/faults.js')]);
+  const [{ startServer }, { RateLimiter }, { Faults }] = await Promise.all([
+    import('../../server/server.js'),
+    import('../../engine/limits.js'),
+    import('../../engine/faults.js'),
+  ]);
   const faults = Faults.parse(ctx.io.env.TPA_FAULT);
   let running;
   try {
@@ -188,10 +212,16 @@ export const serve: Handler = async (ctx, _args, opts) => {
     transport.close();
     releaseHeap();
     const code = (err as NodeJS.ErrnoException).code;
-    throw new UsageError(code === 'EADDRINUSE' ? `port ${port} is in use: choose another with --port (0 picks a free one)` : `cannot listen on ${String(opts.host)}:${port}: ${(err as Error).message}`);
+    throw new UsageError(
+      code === 'EADDRINUSE'
+        ? `port ${port} is in use: choose another with --port (0 picks a free one)`
+        : `cannot listen on ${String(opts.host)}:${port}: ${(err as Error).message}`,
+    );
   }
   ctx.io.stdout.write(`${running.url}\n`);
-  ctx.note(`tpa local serve: listening on ${running.url} (data in ${ctx.paths.dataDir}${opts.rateLimit === false ? ', no rate limits' : ''}${tls?.clientCa ? ', client certificates required, tokens at /oauth2/token' : ''}${faults.empty ? '' : `, faults injected: TPA_FAULT=${ctx.io.env.TPA_FAULT}`}); Ctrl-C stops it`);
+  ctx.note(
+    `tpa local serve: listening on ${running.url} (data in ${ctx.paths.dataDir}${opts.rateLimit === false ? ', no rate limits' : ''}${tls?.clientCa ? ', client certificates required, tokens at /oauth2/token' : ''}${faults.empty ? '' : `, faults injected: TPA_FAULT=${ctx.io.env.TPA_FAULT}`}); Ctrl-C stops it`,
+  );
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       ctx.note(`${signal}: shutting down`);
@@ -207,14 +237,21 @@ export const serve: Handler = async (ctx, _args, opts) => {
 export const auditVerify: Handler = async (ctx) => {
   const verdict = await withEngine(ctx, (e) => e.auditVerify());
   if (!verdict.whole) {
-    throw new ConflictError(`the audit chain breaks at record ${verdict.seq}: ${verdict.reason} (${verdict.count} record${verdict.count === 1 ? '' : 's'} before it verify)`, {
-      code: 'audit_chain_broken',
-      body: { whole: false, verified: verdict.count, broken_at: verdict.seq, reason: verdict.reason },
-    });
+    throw new ConflictError(
+      `the audit chain breaks at record ${verdict.seq}: ${verdict.reason} (${verdict.count} record${verdict.count === 1 ? '' : 's'} before it verify)`,
+      {
+        code: 'audit_chain_broken',
+        body: { whole: false, verified: verdict.count, broken_at: verdict.seq, reason: verdict.reason },
+      },
+    );
   }
   return {
     data: { whole: true, count: verdict.count, head: verdict.head },
-    table: (t: TableTools) => `${t.c.green('✓')} the audit chain is whole\n${t.keyValues([['Records', String(verdict.count)], ['Head hash', verdict.head]])}`,
+    table: (t: TableTools) =>
+      `${t.c.green('✓')} the audit chain is whole\n${t.keyValues([
+        ['Records', String(verdict.count)],
+        ['Head hash', verdict.head],
+      ])}`,
   };
 };
 
@@ -240,6 +277,9 @@ export const auditList: Handler = async (ctx, _args, opts) => {
     table: (t: TableTools) =>
       rows.length === 0
         ? 'No audit records.'
-        : t.table(['#', 'At', 'Type', 'Subject', 'Hash'], rows.map((r) => [String(r.seq), r.at, r.type, r.subject, `${r.hash.slice(0, 12)}…`])),
+        : t.table(
+            ['#', 'At', 'Type', 'Subject', 'Hash'],
+            rows.map((r) => [String(r.seq), r.at, r.type, r.subject, `${r.hash.slice(0, 12)}…`]),
+          ),
   };
 };

@@ -11,20 +11,18 @@ export function registerLocal(local: Command, act: Act): void {
     local.command('fixtures').description('the seeded reference data: providers, contracts, members, so you know what to try'),
     'tpa local fixtures',
     "tpa local fixtures -o json | jq '.contracts[] | {contract_id, npi, group_id}'",
-  ).action(
-    act(run, 'fixtures'),
-  );
+  ).action(act(run, 'fixtures'));
 
   examples(
     local.command('reset').description('delete the local engine database; it is re-created and re-seeded on next use (asks; --yes to skip)'),
     'tpa local reset',
     'tpa local reset --yes',
-  ).action(
-    act(run, 'reset'),
-  );
+  ).action(act(run, 'reset'));
 
   const clock = local.command('clock').description('the engine clock, shared by every command on this data dir (TPA_CLOCK overrides it)');
-  examples(clock.command('show', { isDefault: true }).description('the engine time now, and whether it is real, frozen or shifted'), 'tpa local clock').action(act(run, 'clockShow'));
+  examples(clock.command('show', { isDefault: true }).description('the engine time now, and whether it is real, frozen or shifted'), 'tpa local clock').action(
+    act(run, 'clockShow'),
+  );
   examples(
     clock.command('advance').description('move the clock forward, e.g. to the next business day').argument('<duration>', '30s, 10m, 2h, 1d ...'),
     'tpa local clock advance 1d',
@@ -43,7 +41,14 @@ export function registerLocal(local: Command, act: Act): void {
       .option('--port <port>', 'port; 0 picks a free one (printed on stdout)', '4010')
       .option('--no-rate-limit', 'no rate limits (load tests)')
       .option('--rate-window <duration>', 'length of a rate-limit window (default 60s; shorter for tests)')
-      .addOption(valuesOption('--rate-clock <clock>', 'the clock rate-limit windows run on: real time, or the engine clock (tests move it with tpa local clock)', ['real', 'engine'], 'real'))
+      .addOption(
+        valuesOption(
+          '--rate-clock <clock>',
+          'the clock rate-limit windows run on: real time, or the engine clock (tests move it with tpa local clock)',
+          ['real', 'engine'],
+          'real',
+        ),
+      )
       .option('--tls-cert <file>', 'serve HTTPS with this certificate (PEM)')
       .option('--tls-key <file>', 'the private key of --tls-cert (PEM)')
       .option('--client-ca <file>', 'require client certificates signed by this CA, and serve POST /oauth2/token (production flow)')
@@ -68,13 +73,22 @@ export function registerLocal(local: Command, act: Act): void {
     local
       .command('simulate')
       .description('sandbox triggers for the unhappy paths: a failed transfer, a refund, an AEOB that does not match')
-      .addArgument(new Argument('<scenario>', 'settlement-failure | refund | aeob-variance | missing-aeob').choices(['settlement-failure', 'refund', 'aeob-variance', 'missing-aeob']))
+      .addArgument(
+        new Argument('<scenario>', 'settlement-failure | refund | aeob-variance | missing-aeob').choices([
+          'settlement-failure',
+          'refund',
+          'aeob-variance',
+          'missing-aeob',
+        ]),
+      )
       .argument('<encounter_id>', 'a funded encounter'),
     'tpa local simulate settlement-failure enc_3b302036a412ed8b301f',
     'tpa local clock advance 3d && tpa local simulate refund enc_3b302036a412ed8b301f',
   ).action(act(run, 'simulate'));
 
-  const audit = local.command('audit').description('the engine\'s audit chain: every money-moving or irreversible action, each record hashed with the one before (SHA-256)');
+  const audit = local
+    .command('audit')
+    .description("the engine's audit chain: every money-moving or irreversible action, each record hashed with the one before (SHA-256)");
   examples(
     audit.command('verify').description('walk the chain: whole (count, head hash) with exit 0, or the first record that does not verify, and why, with exit 4'),
     'tpa local audit verify',
@@ -85,7 +99,10 @@ export function registerLocal(local: Command, act: Act): void {
       .description('the audit records in order')
       .option('--from <date>', 'recorded on or after (YYYY-MM-DD or an ISO time)')
       .option('--to <date>', 'recorded on or before (YYYY-MM-DD)')
-      .option('--type <type>', 'SUBMISSION, FUNDING_APPROVED, SETTLEMENT_INITIATED, SETTLEMENT_COMPLETED, SETTLEMENT_FAILED, SETTLEMENT_REFUNDED, RECONCILIATION, SCHEDULE_FINALIZED, KEY_CREATED, KEY_ROTATED'),
+      .option(
+        '--type <type>',
+        'SUBMISSION, FUNDING_APPROVED, SETTLEMENT_INITIATED, SETTLEMENT_COMPLETED, SETTLEMENT_FAILED, SETTLEMENT_REFUNDED, RECONCILIATION, SCHEDULE_FINALIZED, KEY_CREATED, KEY_ROTATED',
+      ),
     'tpa local audit list --type FUNDING_APPROVED -o csv',
   ).action(act(run, 'auditList'));
 }

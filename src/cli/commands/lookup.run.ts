@@ -37,60 +37,78 @@ function fullTable(t: TableTools, r: FullLookupResult, cpt: string): string {
   ]);
 }
 
-
 export const blind: Handler = async (ctx, _args, opts) => {
-      const codes = listValue(opts.cpt);
-      checkProvider(opts, codes);
-      const client = await ctx.client();
-      const { body } = await client.blindLookup({ npi: opts.npi as string, group_id: opts.group as string, cpt_codes: codes });
-      return {
-        data: body,
-        table: (t) => t.keyValues([['Match', body.match_found ? t.c.green('yes') : t.c.red('no')], ['Contract id', body.contract_id ?? '—'], ['Message', body.message]]),
-      };
-    };
+  const codes = listValue(opts.cpt);
+  checkProvider(opts, codes);
+  const client = await ctx.client();
+  const { body } = await client.blindLookup({ npi: opts.npi as string, group_id: opts.group as string, cpt_codes: codes });
+  return {
+    data: body,
+    table: (t) =>
+      t.keyValues([
+        ['Match', body.match_found ? t.c.green('yes') : t.c.red('no')],
+        ['Contract id', body.contract_id ?? '—'],
+        ['Message', body.message],
+      ]),
+  };
+};
 
 export const full: Handler = async (ctx, [contractId], opts) => {
-      const codes = listValue(opts.cpt);
-      checkProvider(opts, codes);
-      if (codes.length > 1) throw new ValidationFailed('--cpt: the full lookup takes one code; use `tpa lookup rates` for several');
-      const client = await ctx.client();
-      const input = { contract_id: contractId!, npi: opts.npi as string, group_id: opts.group as string, cpt_code: codes[0]!, ...(opts.admitType ? { admit_type: opts.admitType as string } : {}) };
-      const { body } = await client.fullLookup(input);
-      return { data: body, table: (t) => fullTable(t, body, codes[0]!) };
-    };
+  const codes = listValue(opts.cpt);
+  checkProvider(opts, codes);
+  if (codes.length > 1) throw new ValidationFailed('--cpt: the full lookup takes one code; use `tpa lookup rates` for several');
+  const client = await ctx.client();
+  const input = {
+    contract_id: contractId!,
+    npi: opts.npi as string,
+    group_id: opts.group as string,
+    cpt_code: codes[0]!,
+    ...(opts.admitType ? { admit_type: opts.admitType as string } : {}),
+  };
+  const { body } = await client.fullLookup(input);
+  return { data: body, table: (t) => fullTable(t, body, codes[0]!) };
+};
 
 export const rates: Handler = async (ctx, _args, opts) => {
-      const codes = [...new Set(listValue(opts.cpt))];
-      checkProvider(opts, codes);
-      const client = await ctx.client();
-      const base = { npi: opts.npi as string, group_id: opts.group as string };
-      const results: Record<string, unknown>[] = [];
-      for (const code of codes) {
-        try {
-          const blind = await client.blindLookup({ ...base, cpt_codes: [code] });
-          const input = { ...base, contract_id: blind.body.contract_id!, cpt_code: code, ...(opts.admitType ? { admit_type: opts.admitType as string } : {}) };
-          const full = await client.fullLookup(input);
-          results.push({ cpt_code: code, match_found: true, ...full.body });
-        } catch (err) {
-          if (!(err instanceof TpaError) || err.exitCode !== 3) throw err;
-          const body = err.body as { message?: string } | undefined;
-          results.push({ cpt_code: code, match_found: false, message: body?.message ?? err.message });
-        }
-      }
-      const covered = results.filter((r) => r.match_found).length;
-      if (covered === 0) {
-        throw new NotFoundError(`no active contract for NPI ${String(opts.npi)} in group ${String(opts.group)} covers ${codes.join(', ')}`, { body: results });
-      }
-      return {
-        data: results,
-        table: (t) =>
-          t.table(
-            ['CPT', 'Contract', 'Rate type', { header: 'Negotiated', align: 'right' }, 'Multiplier', 'Bundle', 'Anesthesia'],
-            results.map((r) =>
-              r.match_found
-                ? [String(r.cpt_code), String(r.contract_number), String(r.rate_type), t.amount(r.negotiated_rate), r.medicare_multiplier === null ? '—' : `${String(r.medicare_multiplier)}×`, String(r.bundle_type ?? '—'), r.anesthesia_included ? 'included' : '—']
-                : [String(r.cpt_code), t.c.red('no contract'), '—', '—', '—', '—', '—'],
-            ),
-          ),
-      };
-    };
+  const codes = [...new Set(listValue(opts.cpt))];
+  checkProvider(opts, codes);
+  const client = await ctx.client();
+  const base = { npi: opts.npi as string, group_id: opts.group as string };
+  const results: Record<string, unknown>[] = [];
+  for (const code of codes) {
+    try {
+      const blind = await client.blindLookup({ ...base, cpt_codes: [code] });
+      const input = { ...base, contract_id: blind.body.contract_id!, cpt_code: code, ...(opts.admitType ? { admit_type: opts.admitType as string } : {}) };
+      const full = await client.fullLookup(input);
+      results.push({ cpt_code: code, match_found: true, ...full.body });
+    } catch (err) {
+      if (!(err instanceof TpaError) || err.exitCode !== 3) throw err;
+      const body = err.body as { message?: string } | undefined;
+      results.push({ cpt_code: code, match_found: false, message: body?.message ?? err.message });
+    }
+  }
+  const covered = results.filter((r) => r.match_found).length;
+  if (covered === 0) {
+    throw new NotFoundError(`no active contract for NPI ${String(opts.npi)} in group ${String(opts.group)} covers ${codes.join(', ')}`, { body: results });
+  }
+  return {
+    data: results,
+    table: (t) =>
+      t.table(
+        ['CPT', 'Contract', 'Rate type', { header: 'Negotiated', align: 'right' }, 'Multiplier', 'Bundle', 'Anesthesia'],
+        results.map((r) =>
+          r.match_found
+            ? [
+                String(r.cpt_code),
+                String(r.contract_number),
+                String(r.rate_type),
+                t.amount(r.negotiated_rate),
+                r.medicare_multiplier === null ? '—' : `${String(r.medicare_multiplier)}×`,
+                String(r.bundle_type ?? '—'),
+                r.anesthesia_included ? 'included' : '—',
+              ]
+            : [String(r.cpt_code), t.c.red('no contract'), '—', '—', '—', '—', '—'],
+        ),
+      ),
+  };
+};

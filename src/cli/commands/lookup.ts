@@ -9,7 +9,6 @@ const ADMIT_TYPE_VALUES = ['INPATIENT', 'OUTPATIENT', 'EMERGENCY'];
 
 /** Adds the subcommands of `tpa lookup` to its command. */
 export function registerLookup(lookup: Command, act: Act): void {
-
   examples(
     lookup
       .command('blind')
@@ -19,9 +18,7 @@ export function registerLookup(lookup: Command, act: Act): void {
       .requiredOption('--cpt <code...>', 'CPT codes (repeat or separate with commas)'),
     'tpa lookup blind --npi 1045782368 --group GRP-1001 --cpt 45378 43235',
     'tpa lookup blind --npi 1045782368 --group GRP-1001 --cpt 45378 -o json | jq -r .contract_id',
-  ).action(
-    act(run, 'blind'),
-  );
+  ).action(act(run, 'blind'));
 
   examples(
     lookup
@@ -33,9 +30,7 @@ export function registerLookup(lookup: Command, act: Act): void {
       .requiredOption('--cpt <code>', 'one CPT code')
       .addOption(valuesOption('--admit-type <type>', `${ADMIT_TYPES} (default OUTPATIENT)`, ADMIT_TYPE_VALUES)),
     'tpa lookup full ctr_8d21b5e09f4c7a13 --npi 1045782368 --group GRP-1001 --cpt 45378',
-  ).action(
-    act(run, 'full'),
-  );
+  ).action(act(run, 'full'));
 
   examples(
     lookup
@@ -46,7 +41,5 @@ export function registerLookup(lookup: Command, act: Act): void {
       .requiredOption('--cpt <code...>', 'CPT codes (repeat or separate with commas)')
       .addOption(valuesOption('--admit-type <type>', ADMIT_TYPES, ADMIT_TYPE_VALUES)),
     'tpa lookup rates --npi 1234567893 --group GRP-1001 --cpt 45378 43235 99213',
-  ).action(
-    act(run, 'rates'),
-  );
+  ).action(act(run, 'rates'));
 }

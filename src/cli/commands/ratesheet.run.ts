@@ -77,7 +77,15 @@ async function resolveSsp(client: TpaClient, schedule: RateSchedule | null, ref:
 function itemsTable(t: TableTools, items: ScheduleItem[]): string {
   return t.table(
     ['#', 'Code', 'Name', 'Rate type', { header: 'Rate', align: 'right' }, 'Bundle', 'Notes'],
-    items.map((i) => [String(i.sort_order), i.ssp_code, i.ssp_name, i.rate_type, i.rate_type === 'CASE_RATE' ? t.amount(i.rate_value) : `${i.rate_value}×`, i.is_bundle_eligible ? String(i.bundle_type) : '—', i.notes]),
+    items.map((i) => [
+      String(i.sort_order),
+      i.ssp_code,
+      i.ssp_name,
+      i.rate_type,
+      i.rate_type === 'CASE_RATE' ? t.amount(i.rate_value) : `${i.rate_value}×`,
+      i.is_bundle_eligible ? String(i.bundle_type) : '—',
+      i.notes,
+    ]),
   );
 }
 
@@ -105,14 +113,25 @@ export const catalog: Handler = async (ctx, _args, opts) => {
   if (opts.all) {
     // Each page is written as it arrives (json: one array), like ledger list --all.
     const { streamAll } = await import('../listing.js');
-    await streamAll(ctx, 'SSPs', () => client.catalog(query), (link) => client.catalogPage(link), (s: Ssp) => s.id, CATALOG_TABLE);
+    await streamAll(
+      ctx,
+      'SSPs',
+      () => client.catalog(query),
+      (link) => client.catalogPage(link),
+      (s: Ssp) => s.id,
+      CATALOG_TABLE,
+    );
     return;
   }
   const first = (await client.catalog(query)).body;
   if (ctx.format === 'table' && first.next) {
     ctx.note(`showing ${first.results.length} of ${first.count}: use --all, or --page ${(query.page ?? 1) + 1} for the next page`);
   }
-  const table = (t: TableTools) => t.table(CATALOG_TABLE.columns, first.results.map((s) => CATALOG_TABLE.cells(t, s)));
+  const table = (t: TableTools) =>
+    t.table(
+      CATALOG_TABLE.columns,
+      first.results.map((s) => CATALOG_TABLE.cells(t, s)),
+    );
   return { data: first, items: first.results, table };
 };
 
@@ -131,7 +150,11 @@ export const show: Handler = async (ctx, [instanceId]) => {
     items: s.items,
     table: (t) =>
       [
-        t.keyValues([['Rate schedule', `${s.id} (${instanceId})`], ['Status', s.status === 'FINALIZED' ? t.c.green(s.status) : t.c.yellow(s.status)], ...settingsPairs(s)]),
+        t.keyValues([
+          ['Rate schedule', `${s.id} (${instanceId})`],
+          ['Status', s.status === 'FINALIZED' ? t.c.green(s.status) : t.c.yellow(s.status)],
+          ...settingsPairs(s),
+        ]),
         s.items.length === 0 ? 'No items yet: tpa ratesheet add, or tpa ratesheet load-catalog' : itemsTable(t, s.items),
       ].join('\n'),
   };
@@ -172,7 +195,8 @@ export const remove: Handler = async (ctx, [instanceId], opts) => {
   return message((await client.removeSsp(instanceId!, ssp.id)).body);
 };
 
-export const loadCatalog: Handler = async (ctx, [instanceId], opts) => message((await (await ctx.client()).loadCatalog(instanceId!, opts.version as string | undefined)).body);
+export const loadCatalog: Handler = async (ctx, [instanceId], opts) =>
+  message((await (await ctx.client()).loadCatalog(instanceId!, opts.version as string | undefined)).body);
 
 export const preview: Handler = async (ctx, [instanceId]) => {
   const { items } = (await (await ctx.client()).previewSchedule(instanceId!)).body;
@@ -183,9 +207,25 @@ export const preview: Handler = async (ctx, [instanceId]) => {
     items,
     table: (t) =>
       t.table(
-        ['Code', 'Name', 'Rate type', { header: 'Rate', align: 'right' }, { header: 'Medicare', align: 'right' }, { header: 'Allowed', align: 'right' }, 'Bundle'],
         [
-          ...items.map((i) => [i.ssp_code, i.ssp_name, i.rate_type, i.rate_type === 'CASE_RATE' ? t.amount(i.rate_value) : `${i.rate_value}×`, t.amount(i.medicare_rate), t.amount(i.calculated_allowed_amount), i.bundle_type ?? '—']),
+          'Code',
+          'Name',
+          'Rate type',
+          { header: 'Rate', align: 'right' },
+          { header: 'Medicare', align: 'right' },
+          { header: 'Allowed', align: 'right' },
+          'Bundle',
+        ],
+        [
+          ...items.map((i) => [
+            i.ssp_code,
+            i.ssp_name,
+            i.rate_type,
+            i.rate_type === 'CASE_RATE' ? t.amount(i.rate_value) : `${i.rate_value}×`,
+            t.amount(i.medicare_rate),
+            t.amount(i.calculated_allowed_amount),
+            i.bundle_type ?? '—',
+          ]),
           [t.c.bold('Total'), `${items.length} SSPs`, '', '', '', t.c.bold(formatCentsGrouped(totalCents)), ''],
         ],
       ),
@@ -239,7 +279,9 @@ async function planImport(client: TpaClient, schedule: RateSchedule, text: strin
   const missing = CSV_COLUMNS.filter((c) => !columns.includes(c));
   const extra = columns.filter((c) => !(CSV_COLUMNS as readonly string[]).includes(c));
   if (!header || missing.length > 0 || extra.length > 0) {
-    throw new ValidationFailed(`line 1: the header must name the columns ${CSV_COLUMNS.join(',')}${missing.length ? ` (missing ${missing.join(', ')})` : ''}${extra.length ? ` (unknown ${extra.join(', ')})` : ''}; nothing was written`);
+    throw new ValidationFailed(
+      `line 1: the header must name the columns ${CSV_COLUMNS.join(',')}${missing.length ? ` (missing ${missing.join(', ')})` : ''}${extra.length ? ` (unknown ${extra.join(', ')})` : ''}; nothing was written`,
+    );
   }
   const errors: FieldError[] = [];
   const seen = new Map<string, number>();
@@ -262,7 +304,8 @@ async function planImport(client: TpaClient, schedule: RateSchedule, text: strin
     seen.set(code, record.line);
     const problem = rateProblem(rateType, rateText);
     if (problem) errors.push({ field: at, message: problem });
-    if (bundleType !== '' && !BUNDLE_TYPES.includes(bundleType)) errors.push({ field: at, message: `bundle_type must be empty, ${BUNDLE_TYPES.join(' or ')} (got "${bundleType}")` });
+    if (bundleType !== '' && !BUNDLE_TYPES.includes(bundleType))
+      errors.push({ field: at, message: `bundle_type must be empty, ${BUNDLE_TYPES.join(' or ')} (got "${bundleType}")` });
     if (characterCount(notes) > 500) errors.push({ field: at, message: `notes are longer than 500 characters (got ${characterCount(notes)})` });
     if (code === '' || problem) continue;
     let sspId = schedule.items.find((i) => i.ssp_code === code)?.ssp_id;
@@ -281,12 +324,20 @@ async function planImport(client: TpaClient, schedule: RateSchedule, text: strin
       errors.push({ field: at, message: `${code} is not an active SSP in the catalog` });
       continue;
     }
-    const item: ScheduleItemInput = { ssp_id: sspId, rate_type: rateType, rate_value: Number(rateText), is_bundle_eligible: bundleType !== '', bundle_type: bundleType || null, notes };
+    const item: ScheduleItemInput = {
+      ssp_id: sspId,
+      rate_type: rateType,
+      rate_value: Number(rateText),
+      is_bundle_eligible: bundleType !== '',
+      bundle_type: bundleType || null,
+      notes,
+    };
     const existing = schedule.items.find((i) => i.ssp_id === sspId);
     const changes = existing
       ? [
           existing.rate_type !== item.rate_type && `rate_type ${existing.rate_type} → ${item.rate_type}`,
-          existing.rate_value !== item.rate_value && `rate_value ${formatRate(existing.rate_type, existing.rate_value)} → ${formatRate(item.rate_type, item.rate_value)}`,
+          existing.rate_value !== item.rate_value &&
+            `rate_value ${formatRate(existing.rate_type, existing.rate_value)} → ${formatRate(item.rate_type, item.rate_value)}`,
           (existing.bundle_type ?? null) !== item.bundle_type && `bundle_type ${existing.bundle_type ?? '—'} → ${item.bundle_type ?? '—'}`,
           existing.notes !== item.notes && 'notes',
         ].filter((c): c is string => typeof c === 'string')
@@ -294,7 +345,10 @@ async function planImport(client: TpaClient, schedule: RateSchedule, text: strin
     planned.push({ line: record.line, ssp_code: code, ssp_id: sspId, action: existing ? (changes.length > 0 ? 'change' : 'unchanged') : 'add', changes, item });
   }
   if (errors.length > 0) {
-    throw new ValidationFailed(`the CSV has ${errors.length} bad row${errors.length === 1 ? '' : 's'}; nothing was written:\n${errors.map((e) => `  ${e.field}: ${e.message}`).join('\n')}`, { details: errors });
+    throw new ValidationFailed(
+      `the CSV has ${errors.length} bad row${errors.length === 1 ? '' : 's'}; nothing was written:\n${errors.map((e) => `  ${e.field}: ${e.message}`).join('\n')}`,
+      { details: errors },
+    );
   }
   return planned;
 }
@@ -303,7 +357,8 @@ export const importCsv: Handler = async (ctx, [instanceId, file], opts) => {
   const text = await readInput(ctx, file!, 'CSV');
   const client = await ctx.client();
   const schedule = (await client.schedule(instanceId!)).body.rate_schedule;
-  if (schedule.status === 'FINALIZED') throw new TpaError(4, 'finalized', `the rate schedule of ${instanceId} is finalized and can no longer be changed; nothing was written`);
+  if (schedule.status === 'FINALIZED')
+    throw new TpaError(4, 'finalized', `the rate schedule of ${instanceId} is finalized and can no longer be changed; nothing was written`);
   const plan = await planImport(client, schedule, text);
   const writes = plan.filter((p) => p.action !== 'unchanged');
   const dryRun = opts.dryRun === true;
@@ -315,14 +370,33 @@ export const importCsv: Handler = async (ctx, [instanceId, file], opts) => {
       } catch (err) {
         // Every row was checked first, so this is the service or the network; say exactly where it stopped.
         if (err instanceof TpaError) {
-          throw new TpaError(err.exitCode, err.code, `the import stopped at line ${p.line} (${p.ssp_code}): ${n} of ${writes.length} rows were written before it; ${err.message}`, { status: err.status, body: err.body });
+          throw new TpaError(
+            err.exitCode,
+            err.code,
+            `the import stopped at line ${p.line} (${p.ssp_code}): ${n} of ${writes.length} rows were written before it; ${err.message}`,
+            { status: err.status, body: err.body },
+          );
         }
         throw err;
       }
     }
   }
-  const counts = { add: plan.filter((p) => p.action === 'add').length, change: plan.filter((p) => p.action === 'change').length, unchanged: plan.filter((p) => p.action === 'unchanged').length };
-  const rows = plan.map((p) => ({ line: p.line, ssp_code: p.ssp_code, ssp_id: p.ssp_id, action: p.action, changes: p.changes.join('; '), rate_type: p.item.rate_type, rate_value: p.item.rate_value, bundle_type: p.item.bundle_type, notes: p.item.notes }));
+  const counts = {
+    add: plan.filter((p) => p.action === 'add').length,
+    change: plan.filter((p) => p.action === 'change').length,
+    unchanged: plan.filter((p) => p.action === 'unchanged').length,
+  };
+  const rows = plan.map((p) => ({
+    line: p.line,
+    ssp_code: p.ssp_code,
+    ssp_id: p.ssp_id,
+    action: p.action,
+    changes: p.changes.join('; '),
+    rate_type: p.item.rate_type,
+    rate_value: p.item.rate_value,
+    bundle_type: p.item.bundle_type,
+    notes: p.item.notes,
+  }));
   return {
     data: { dry_run: dryRun, written: dryRun ? 0 : writes.length, ...counts, rows },
     items: rows,
@@ -330,7 +404,15 @@ export const importCsv: Handler = async (ctx, [instanceId, file], opts) => {
       [
         t.table(
           ['Line', 'Code', 'Action', 'Rate type', { header: 'Rate', align: 'right' }, 'Bundle', 'Changes'],
-          plan.map((p) => [String(p.line), p.ssp_code, p.action === 'add' ? t.c.green('add') : p.action === 'change' ? t.c.yellow('change') : 'unchanged', p.item.rate_type, formatRate(p.item.rate_type, p.item.rate_value), p.item.bundle_type ?? '—', p.changes.join('; ')]),
+          plan.map((p) => [
+            String(p.line),
+            p.ssp_code,
+            p.action === 'add' ? t.c.green('add') : p.action === 'change' ? t.c.yellow('change') : 'unchanged',
+            p.item.rate_type,
+            formatRate(p.item.rate_type, p.item.rate_value),
+            p.item.bundle_type ?? '—',
+            p.changes.join('; '),
+          ]),
         ),
         `${counts.add} to add, ${counts.change} to change, ${counts.unchanged} unchanged: ${dryRun ? 'dry run, nothing written' : `${writes.length} written`}`,
       ].join('\n'),
@@ -339,7 +421,13 @@ export const importCsv: Handler = async (ctx, [instanceId, file], opts) => {
 
 export const exportCsv: Handler = async (ctx, [instanceId]) => {
   const s = (await (await ctx.client()).schedule(instanceId!)).body.rate_schedule;
-  const rows = s.items.map((i) => ({ ssp_code: i.ssp_code, rate_type: i.rate_type, rate_value: formatRate(i.rate_type, i.rate_value), bundle_type: i.bundle_type ?? '', notes: i.notes }));
+  const rows = s.items.map((i) => ({
+    ssp_code: i.ssp_code,
+    rate_type: i.rate_type,
+    rate_value: formatRate(i.rate_type, i.rate_value),
+    bundle_type: i.bundle_type ?? '',
+    notes: i.notes,
+  }));
   // A spreadsheet file whatever the output format, with the header even when there are no items.
   ctx.io.stdout.write(rows.length > 0 ? toCsv(rows) : `${CSV_COLUMNS.join(',')}\n`);
 };

@@ -33,12 +33,20 @@ export function registerRatesheet(ratesheet: Command, act: Act): void {
   ).action(act(run, 'catalog'));
 
   examples(
-    scheduleOptions(ratesheet.command('init').description('create the rate schedule of a builder instance (a second init returns the existing one)').argument('<instance_id>', 'builder instance, e.g. BLD-1001')),
+    scheduleOptions(
+      ratesheet
+        .command('init')
+        .description('create the rate schedule of a builder instance (a second init returns the existing one)')
+        .argument('<instance_id>', 'builder instance, e.g. BLD-1001'),
+    ),
     'tpa ratesheet init BLD-1001',
     'tpa ratesheet init BLD-1001 --scope FACILITY_ONLY --default-rate 1.4',
   ).action(act(run, 'init'));
 
-  examples(ratesheet.command('show').description('the schedule settings and its items').argument('<instance_id>', 'builder instance'), 'tpa ratesheet show BLD-1001').action(act(run, 'show'));
+  examples(
+    ratesheet.command('show').description('the schedule settings and its items').argument('<instance_id>', 'builder instance'),
+    'tpa ratesheet show BLD-1001',
+  ).action(act(run, 'show'));
 
   examples(
     scheduleOptions(ratesheet.command('config').description('change schedule settings (items are untouched)').argument('<instance_id>', 'builder instance')),
@@ -61,7 +69,11 @@ export function registerRatesheet(ratesheet: Command, act: Act): void {
   ).action(act(run, 'add'));
 
   examples(
-    ratesheet.command('remove').description('remove an SSP from the schedule').argument('<instance_id>', 'builder instance').requiredOption('--ssp <uuid|code>', 'the SSP, by id or by code'),
+    ratesheet
+      .command('remove')
+      .description('remove an SSP from the schedule')
+      .argument('<instance_id>', 'builder instance')
+      .requiredOption('--ssp <uuid|code>', 'the SSP, by id or by code'),
     'tpa ratesheet remove BLD-1001 --ssp HD-0401',
   ).action(act(run, 'remove'));
 
@@ -91,7 +103,9 @@ export function registerRatesheet(ratesheet: Command, act: Act): void {
   examples(
     ratesheet
       .command('import')
-      .description('bulk upsert from a CSV of ssp_code,rate_type,rate_value,bundle_type,notes; shows the changes first; a bad row stops it before anything is written')
+      .description(
+        'bulk upsert from a CSV of ssp_code,rate_type,rate_value,bundle_type,notes; shows the changes first; a bad row stops it before anything is written',
+      )
       .argument('<instance_id>', 'builder instance')
       .argument('<file>', 'CSV file, or - for stdin')
       .option('--dry-run', 'show what would change, write nothing'),
@@ -100,7 +114,10 @@ export function registerRatesheet(ratesheet: Command, act: Act): void {
   ).action(act(run, 'import'));
 
   examples(
-    ratesheet.command('export').description('the schedule items as CSV (ssp_code,rate_type,rate_value,bundle_type,notes), ready to edit and import').argument('<instance_id>', 'builder instance'),
+    ratesheet
+      .command('export')
+      .description('the schedule items as CSV (ssp_code,rate_type,rate_value,bundle_type,notes), ready to edit and import')
+      .argument('<instance_id>', 'builder instance'),
     'tpa ratesheet export BLD-1001 > rates.csv',
   ).action(act(run, 'export'));
 }

@@ -23,13 +23,33 @@ export function settlementTable(t: TableTools, s: SettlementRecord): string {
       ['Reconciliation', t.status(s.reconciliation_status)],
     ]),
     t.table(
-      ['#', 'Provider', 'Role', { header: 'Amount', align: 'right' }, { header: 'Fee', align: 'right' }, { header: 'Net', align: 'right' }, 'Payout', 'Expected'],
-      s.payouts.map((p) => [String(p.sequence), `${p.provider_name} (${p.provider_npi})`, p.provider_role, t.amount(p.amount), t.amount(p.processor_fee), t.amount(p.net_to_provider), t.status(p.payout_status), p.expected_arrival]),
+      [
+        '#',
+        'Provider',
+        'Role',
+        { header: 'Amount', align: 'right' },
+        { header: 'Fee', align: 'right' },
+        { header: 'Net', align: 'right' },
+        'Payout',
+        'Expected',
+      ],
+      s.payouts.map((p) => [
+        String(p.sequence),
+        `${p.provider_name} (${p.provider_npi})`,
+        p.provider_role,
+        t.amount(p.amount),
+        t.amount(p.processor_fee),
+        t.amount(p.net_to_provider),
+        t.status(p.payout_status),
+        p.expected_arrival,
+      ]),
     ),
   ];
   if (s.aeob_match) {
     const m = s.aeob_match;
-    parts.push(`AEOB ${m.aeob_reference}: ${t.status(m.match_status)}, AEOB ${t.amount(m.aeob_amount)} vs settled ${t.amount(m.settlement_amount)}, variance ${t.amount(m.variance)}`);
+    parts.push(
+      `AEOB ${m.aeob_reference}: ${t.status(m.match_status)}, AEOB ${t.amount(m.aeob_amount)} vs settled ${t.amount(m.settlement_amount)}, variance ${t.amount(m.variance)}`,
+    );
   }
   if (s.refund_details) {
     const r = s.refund_details;
@@ -42,7 +62,14 @@ export function settlementTable(t: TableTools, s: SettlementRecord): string {
       t.c.bold('Earlier transfers'),
       t.table(
         ['Settlement', 'Transfer', 'Status', { header: 'Total', align: 'right' }, 'Initiated', 'Ended'],
-        previous.map((p: SettlementTransfer) => [p.settlement_id, p.processor_transfer_id, t.status(p.status), t.amount(p.total_amount), p.initiated_at, p.failed_at ?? p.refund_details?.refunded_at ?? p.completed_at ?? '—']),
+        previous.map((p: SettlementTransfer) => [
+          p.settlement_id,
+          p.processor_transfer_id,
+          t.status(p.status),
+          t.amount(p.total_amount),
+          p.initiated_at,
+          p.failed_at ?? p.refund_details?.refunded_at ?? p.completed_at ?? '—',
+        ]),
       ),
     );
   }
@@ -62,7 +89,11 @@ export const show: Handler = async (ctx, [encounterId], opts) => {
   // --wait: poll (5 s, backing off to 30 s) until the transfer is final or the timeout passes.
   for (let delay = 5000; opts.wait && !FINAL.has(result.body.status); delay = Math.min(delay * 2, 30_000)) {
     const left = started + timeoutMs - Date.now();
-    if (left <= 0) throw new PendingError(`the settlement of ${encounterId} is still ${result.body.status} after ${Math.round(timeoutMs / 1000)}s`, { body: result.body, status: result.status });
+    if (left <= 0)
+      throw new PendingError(`the settlement of ${encounterId} is still ${result.body.status} after ${Math.round(timeoutMs / 1000)}s`, {
+        body: result.body,
+        status: result.status,
+      });
     ctx.progress(`settlement of ${encounterId} is ${result.body.status}; checking again in ${Math.round(Math.min(delay, left) / 1000)}s`);
     await new Promise((r) => setTimeout(r, Math.min(delay, left)));
     result = await client.settlement(encounterId!);
@@ -83,7 +114,11 @@ export const show: Handler = async (ctx, [encounterId], opts) => {
     };
   }
   const record = result.body as SettlementRecord;
-  return { data: record, items: record.payouts.map((p) => ({ settlement_id: record.settlement_id, encounter_id: record.encounter_id, status: record.status, ...p })), table: (t) => settlementTable(t, record) };
+  return {
+    data: record,
+    items: record.payouts.map((p) => ({ settlement_id: record.settlement_id, encounter_id: record.encounter_id, status: record.status, ...p })),
+    table: (t) => settlementTable(t, record),
+  };
 };
 
 /** `tpa settlement report` (cli/settlement-report.ts, domain/report.ts). */

@@ -21,7 +21,9 @@ export function registerSettlement(settlement: Command, act: Act): void {
   examples(
     settlement
       .command('report')
-      .description('the period\'s money for the finance desk: encounters by status, funded, in transit, settled, failed and refunded, fees and nets per provider, AEOB reconciliation, exceptions to act on, settled per day')
+      .description(
+        "the period's money for the finance desk: encounters by status, funded, in transit, settled, failed and refunded, fees and nets per provider, AEOB reconciliation, exceptions to act on, settled per day",
+      )
       .option('--from <date>', 'service dates on or after (YYYY-MM-DD), required')
       .option('--to <date>', 'service dates on or before (YYYY-MM-DD), required')
       .option('--npi <npi>', 'only the encounters of this provider')

@@ -9,7 +9,15 @@ export function appendAudit(db: Db, type: string, subject: string, at: string, d
   const seq = (last?.seq ?? 0) + 1;
   const prev = last?.hash ?? GENESIS_HASH;
   const hash = auditHash(prev, { seq, at, type, subject, data });
-  db.prepare('INSERT INTO audit_log (seq, at, type, subject, data_json, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?)').run(seq, at, type, subject, JSON.stringify(data), prev, hash);
+  db.prepare('INSERT INTO audit_log (seq, at, type, subject, data_json, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
+    seq,
+    at,
+    type,
+    subject,
+    JSON.stringify(data),
+    prev,
+    hash,
+  );
 }
 
 export function verifyAudit(db: Db): ChainVerdict {
@@ -26,8 +34,10 @@ export interface AuditFilter {
 export function listAudit(db: Db, f: AuditFilter): Iterable<StoredAudit> {
   const where: string[] = [];
   const params: Record<string, string> = {};
-  if (f.from) (where.push('at >= @from'), (params.from = f.from));
-  if (f.to) (where.push('at < @to'), (params.to = `${f.to}~`));
-  if (f.type) (where.push('type = @type'), (params.type = f.type));
-  return db.prepare(`SELECT seq, at, type, subject, data_json, prev_hash, hash FROM audit_log ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq`).iterate(params) as Iterable<StoredAudit>;
+  if (f.from) where.push('at >= @from'), (params.from = f.from);
+  if (f.to) where.push('at < @to'), (params.to = `${f.to}~`);
+  if (f.type) where.push('type = @type'), (params.type = f.type);
+  return db
+    .prepare(`SELECT seq, at, type, subject, data_json, prev_hash, hash FROM audit_log ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq`)
+    .iterate(params) as Iterable<StoredAudit>;
 }

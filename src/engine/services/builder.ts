@@ -107,7 +107,9 @@ export function listCatalog(ctx: EngineContext, req: EngineRequest): EngineRespo
   const where = `version = @version AND level = 'ENCOUNTER' AND active = 1 AND (@search = '' OR name LIKE @like ESCAPE '\\' OR code LIKE @like ESCAPE '\\')`;
   const params = { version, search, like: `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%` };
   const count = ctx.db.prepare(`SELECT COUNT(*) FROM ssp_catalog WHERE ${where}`).pluck().get(params) as number;
-  const rows = ctx.db.prepare(`SELECT * FROM ssp_catalog WHERE ${where} ORDER BY code LIMIT @limit OFFSET @offset`).all({ ...params, limit: pageSize, offset: (page - 1) * pageSize }) as SspRow[];
+  const rows = ctx.db
+    .prepare(`SELECT * FROM ssp_catalog WHERE ${where} ORDER BY code LIMIT @limit OFFSET @offset`)
+    .all({ ...params, limit: pageSize, offset: (page - 1) * pageSize }) as SspRow[];
   const link = (p: number) => {
     const q = new URLSearchParams();
     if (search) q.set('search', search);
@@ -138,12 +140,15 @@ function instance(db: Db, id: string): { id: string; contract_id: string } {
 function schedule(db: Db, instanceId: string): ScheduleRow {
   instance(db, instanceId);
   const row = db.prepare('SELECT * FROM rate_schedules WHERE instance_id = ?').get(instanceId) as ScheduleRow | undefined;
-  return row ?? fail(404, `Builder instance ${instanceId} has no rate schedule yet; initialize it first (POST .../rate-schedule/init/)`, { instance_id: instanceId });
+  return (
+    row ?? fail(404, `Builder instance ${instanceId} has no rate schedule yet; initialize it first (POST .../rate-schedule/init/)`, { instance_id: instanceId })
+  );
 }
 
 function editable(db: Db, instanceId: string): ScheduleRow {
   const s = schedule(db, instanceId);
-  if (s.finalized_at !== null) fail(409, `The rate schedule of ${instanceId} was finalized on ${s.finalized_at} and can no longer be changed`, { instance_id: instanceId });
+  if (s.finalized_at !== null)
+    fail(409, `The rate schedule of ${instanceId} was finalized on ${s.finalized_at} and can no longer be changed`, { instance_id: instanceId });
   return s;
 }
 
@@ -162,7 +167,8 @@ function readSettings(body: Record<string, unknown>): Partial<ScheduleSettings> 
   }
   const hours = body.elective_advance_hours;
   if (hours !== undefined) {
-    if (!Number.isInteger(hours) || (hours as number) < 0 || (hours as number) > 8760) errors.push({ field: 'elective_advance_hours', message: 'must be a whole number of hours from 0 to 8760' });
+    if (!Number.isInteger(hours) || (hours as number) < 0 || (hours as number) > 8760)
+      errors.push({ field: 'elective_advance_hours', message: 'must be a whole number of hours from 0 to 8760' });
     else out.elective_advance_hours = hours as number;
   }
   for (const key of ['non_elective_fallback_percent', 'default_rate_value'] as const) {
@@ -245,7 +251,13 @@ function settingsBody(s: ScheduleRow) {
 export function getSchedule(ctx: EngineContext, _req: EngineRequest, params: Record<string, string>): EngineResponse {
   const s = schedule(ctx.db, params.instance_id!);
   return respond(200, {
-    rate_schedule: { id: s.id, ...settingsBody(s), status: s.finalized_at ? 'FINALIZED' : 'DRAFT', finalized_at: s.finalized_at, items: items(ctx.db, s.id).map(itemBody) },
+    rate_schedule: {
+      id: s.id,
+      ...settingsBody(s),
+      status: s.finalized_at ? 'FINALIZED' : 'DRAFT',
+      finalized_at: s.finalized_at,
+      items: items(ctx.db, s.id).map(itemBody),
+    },
   });
 }
 
@@ -270,7 +282,10 @@ export function configureSchedule(ctx: EngineContext, req: EngineRequest, params
 function catalogEntry(db: Db, sspId: string): SspRow {
   const row = db.prepare('SELECT * FROM ssp_catalog WHERE id = ?').get(sspId) as SspRow | undefined;
   if (!row) fail(404, `SSP ${sspId} is not in the catalog`, { ssp_id: sspId });
-  if (row.active !== 1 || row.level !== 'ENCOUNTER') fail(400, `SSP ${row.code} (${sspId}) is ${row.active !== 1 ? 'inactive' : `${row.level}-level`}; only active ENCOUNTER-level SSPs can be scheduled`, { ssp_id: sspId });
+  if (row.active !== 1 || row.level !== 'ENCOUNTER')
+    fail(400, `SSP ${row.code} (${sspId}) is ${row.active !== 1 ? 'inactive' : `${row.level}-level`}; only active ENCOUNTER-level SSPs can be scheduled`, {
+      ssp_id: sspId,
+    });
   return row;
 }
 
@@ -285,7 +300,8 @@ export function addSsp(ctx: EngineContext, req: EngineRequest, params: Record<st
   const sspId = readSspId(body);
   const errors: FieldError[] = [];
   const rateType = body.rate_type;
-  if (typeof rateType !== 'string' || !(ITEM_RATE_TYPES as readonly string[]).includes(rateType)) errors.push({ field: 'rate_type', message: `is required: ${ITEM_RATE_TYPES.join(' or ')}` });
+  if (typeof rateType !== 'string' || !(ITEM_RATE_TYPES as readonly string[]).includes(rateType))
+    errors.push({ field: 'rate_type', message: `is required: ${ITEM_RATE_TYPES.join(' or ')}` });
   let rateValue: string | undefined;
   if (body.rate_value === undefined) errors.push({ field: 'rate_value', message: 'is required: a number ≥ 0' });
   else if (rateType === 'CASE_RATE') {
@@ -293,14 +309,17 @@ export function addSsp(ctx: EngineContext, req: EngineRequest, params: Record<st
     if (cents === undefined) errors.push({ field: 'rate_value', message: 'a CASE_RATE is a USD amount ≥ 0 with at most two decimals' });
     else rateValue = formatCents(cents);
   } else {
-    if (jsonNumberToRatio(body.rate_value) === undefined) errors.push({ field: 'rate_value', message: 'a PERCENT_MEDICARE rate is a multiple ≥ 0 of the Medicare rate, at most six decimals' });
+    if (jsonNumberToRatio(body.rate_value) === undefined)
+      errors.push({ field: 'rate_value', message: 'a PERCENT_MEDICARE rate is a multiple ≥ 0 of the Medicare rate, at most six decimals' });
     else rateValue = String(body.rate_value);
   }
   const eligible = body.is_bundle_eligible ?? false;
   if (typeof eligible !== 'boolean') errors.push({ field: 'is_bundle_eligible', message: 'must be true or false' });
   const bundleType = body.bundle_type ?? null;
-  if (bundleType !== null && !(BUILDER_BUNDLE_TYPES as readonly unknown[]).includes(bundleType)) errors.push({ field: 'bundle_type', message: `must be ${BUILDER_BUNDLE_TYPES.join(' or ')}, or null` });
-  if (eligible === true && bundleType === null) errors.push({ field: 'bundle_type', message: `is required when is_bundle_eligible is true: ${BUILDER_BUNDLE_TYPES.join(' or ')}` });
+  if (bundleType !== null && !(BUILDER_BUNDLE_TYPES as readonly unknown[]).includes(bundleType))
+    errors.push({ field: 'bundle_type', message: `must be ${BUILDER_BUNDLE_TYPES.join(' or ')}, or null` });
+  if (eligible === true && bundleType === null)
+    errors.push({ field: 'bundle_type', message: `is required when is_bundle_eligible is true: ${BUILDER_BUNDLE_TYPES.join(' or ')}` });
   const notes = body.notes ?? '';
   if (typeof notes !== 'string') errors.push({ field: 'notes', message: 'must be text of at most 500 characters' });
   else if (characterCount(notes) > 500) errors.push({ field: 'notes', message: `must be text of at most 500 characters (got ${characterCount(notes)})` });
@@ -312,7 +331,11 @@ export function addSsp(ctx: EngineContext, req: EngineRequest, params: Record<st
       const existing = ctx.db.prepare('SELECT id FROM rate_schedule_items WHERE schedule_id = ? AND ssp_id = ?').pluck().get(s.id, sspId) as string | undefined;
       const values = { rateType, rateValue, eligible: eligible ? 1 : 0, bundleType, notes };
       if (existing) {
-        ctx.db.prepare('UPDATE rate_schedule_items SET rate_type = @rateType, rate_value = @rateValue, is_bundle_eligible = @eligible, bundle_type = @bundleType, notes = @notes WHERE id = @id').run({ ...values, id: existing });
+        ctx.db
+          .prepare(
+            'UPDATE rate_schedule_items SET rate_type = @rateType, rate_value = @rateValue, is_bundle_eligible = @eligible, bundle_type = @bundleType, notes = @notes WHERE id = @id',
+          )
+          .run({ ...values, id: existing });
         return respond(200, { rate_schedule_item_id: existing, ssp_id: sspId, message: `Updated ${ssp.code} in the rate schedule` });
       }
       const id = newId('rsi_');
@@ -340,7 +363,8 @@ export function removeSsp(ctx: EngineContext, req: EngineRequest, params: Record
 export function loadCatalog(ctx: EngineContext, req: EngineRequest, params: Record<string, string>): EngineResponse {
   const body = req.body && req.body.trim() !== '' ? jsonBody(req) : {};
   const version = body.version ?? CURRENT_CATALOG_VERSION;
-  if (typeof version !== 'string' || !/^v\d+\.\d+$/.test(version)) throw new HttpError(400, { error: 'validation_error', errors: [{ field: 'version', message: 'must be a catalog version such as v1.0' }] });
+  if (typeof version !== 'string' || !/^v\d+\.\d+$/.test(version))
+    throw new HttpError(400, { error: 'validation_error', errors: [{ field: 'version', message: 'must be a catalog version such as v1.0' }] });
   return ctx.db
     .transaction(() => {
       const s = editable(ctx.db, params.instance_id!);
@@ -414,7 +438,13 @@ export function finalizeSchedule(ctx: EngineContext, _req: EngineRequest, params
       ctx.db.prepare('UPDATE rate_schedules SET finalized_at = ? WHERE id = ?').run(now, s.id);
       appendAudit(ctx.db, 'SCHEDULE_FINALIZED', inst.contract_id, now, {
         instance_id: inst.id,
-        rates: list.map((i) => ({ ssp: i.code, cpt: i.primary_cpt_code, rate_type: i.rate_type, rate_value: i.rate_value, allowed_cents: itemAllowedCents(i.rate_type, i.rate_value, i.medicare_rate_cents) })),
+        rates: list.map((i) => ({
+          ssp: i.code,
+          cpt: i.primary_cpt_code,
+          rate_type: i.rate_type,
+          rate_value: i.rate_value,
+          allowed_cents: itemAllowedCents(i.rate_type, i.rate_value, i.medicare_rate_cents),
+        })),
       });
       return respond(200, {
         status: 'FINALIZED',

@@ -90,11 +90,15 @@ function contractsPerLine(db: Db, claim: ParsedClaim): { rows: (ContractRow | nu
   const codes = [...new Set(claim.lines.map((l) => l.cptCode))];
   const byDate = new Map<string, { contract: ContractRow; covered: string[]; rates: ContractRateRow[] }[]>();
   for (const date of new Set(claim.lines.map((l) => l.serviceDate))) {
-    byDate.set(date, activeContractsFor(db, claim.providerNpi, date, codes).sort((a, b) => b.covered.length - a.covered.length));
+    byDate.set(
+      date,
+      activeContractsFor(db, claim.providerNpi, date, codes).sort((a, b) => b.covered.length - a.covered.length),
+    );
   }
   const terms = new Map<string, ContractTerms>();
   const picked = claim.lines.map((line) => byDate.get(line.serviceDate)!.find((c) => c.covered.includes(line.cptCode)) ?? null);
-  const termsOf = (c: { contract: ContractRow; rates: ContractRateRow[] }) => terms.get(c.contract.id) ?? terms.set(c.contract.id, contractTerms(db, c.contract, c.rates)).get(c.contract.id)!;
+  const termsOf = (c: { contract: ContractRow; rates: ContractRateRow[] }) =>
+    terms.get(c.contract.id) ?? terms.set(c.contract.id, contractTerms(db, c.contract, c.rates)).get(c.contract.id)!;
   return { rows: picked.map((c) => c?.contract ?? null), terms: picked.map((c) => (c === null ? null : termsOf(c))) };
 }
 
@@ -174,7 +178,9 @@ function recordClaim(ctx: EngineContext, claim: ParsedClaim): EngineResponse {
     if (terms?.rateType !== 'BUNDLE') continue;
     const span = BUNDLE_EPISODE_DAYS[terms.bundleType ?? 'PACKAGE'];
     const rows = db
-      .prepare('SELECT encounter_id, provider_npi, cpt_code, service_date, contract_id, episode_start FROM paid_lines WHERE member_id = ? AND contract_id = ? AND episode_start BETWEEN ? AND ?')
+      .prepare(
+        'SELECT encounter_id, provider_npi, cpt_code, service_date, contract_id, episode_start FROM paid_lines WHERE member_id = ? AND contract_id = ? AND episode_start BETWEEN ? AND ?',
+      )
       .all(member.member_id, terms.id, shiftDate(serviceDate, -(span - 1)), shiftDate(lastDate, span - 1)) as PaidLineRow[];
     bundleLines.push(...rows.map(toPrior));
   }
@@ -209,7 +215,7 @@ function recordClaim(ctx: EngineContext, claim: ParsedClaim): EngineResponse {
   const submissionId = newId('sub_');
   const claimResponseId = fhirId(newId('cr-'));
   // Encounters are never deleted, so the next rowid numbers them (COUNT(*) would scan the ledger).
-  const sequence = (db.prepare('SELECT COALESCE(MAX(rowid), 0) + 1 FROM encounters').pluck().get() as number);
+  const sequence = db.prepare('SELECT COALESCE(MAX(rowid), 0) + 1 FROM encounters').pluck().get() as number;
   const encounterNumber = `ENC-${serviceDate.slice(0, 4)}-${String(sequence).padStart(6, '0')}`;
   // The fingerprint column is left empty: duplicates are found line by line in paid_lines (migration 7).
   // Bound by position: better-sqlite3 looks each named parameter up on the object by name, which
@@ -281,7 +287,13 @@ function recordClaim(ctx: EngineContext, claim: ParsedClaim): EngineResponse {
       timestamp: submittedAt,
       reference: submissionId,
       // The claim accepted with its adjudication (decided now, shown when due).
-      audit: { disposition: adjudication.disposition, charge_cents: t.chargeCents, allowed_cents: t.allowedCents, patient_cents: t.patientResponsibilityCents, benefit_cents: t.benefitCents },
+      audit: {
+        disposition: adjudication.disposition,
+        charge_cents: t.chargeCents,
+        allowed_cents: t.allowedCents,
+        patient_cents: t.patientResponsibilityCents,
+        benefit_cents: t.benefitCents,
+      },
       description: `${claim.type === 'institutional' ? 'Institutional' : 'Professional'} claim submitted via the API: ${claim.lines.length} line${claim.lines.length === 1 ? '' : 's'}, charges ${formatCentsGrouped(claim.totalChargeCents)}`,
     },
     {
@@ -303,7 +315,13 @@ function recordClaim(ctx: EngineContext, claim: ParsedClaim): EngineResponse {
 }
 
 function validationText(contractNumber: string, member: MemberRow, adjudication: Adjudication): string {
-  const uncovered = [...new Set(adjudication.lines.filter((l) => l.reasonCode === DENIAL.COVERAGE_NOT_STARTED.code || l.reasonCode === DENIAL.COVERAGE_TERMINATED.code).map((l) => l.serviceDate))];
+  const uncovered = [
+    ...new Set(
+      adjudication.lines
+        .filter((l) => l.reasonCode === DENIAL.COVERAGE_NOT_STARTED.code || l.reasonCode === DENIAL.COVERAGE_TERMINATED.code)
+        .map((l) => l.serviceDate),
+    ),
+  ];
   const covered = [...new Set(adjudication.lines.map((l) => l.serviceDate))].filter((d) => !uncovered.includes(d));
   const text = [`Contract ${contractNumber} matched`];
   if (covered.length > 0) text.push(`member ${member.member_id} covered on ${covered.sort().join(', ')}`);
@@ -347,7 +365,9 @@ export function claimResponse(ctx: EngineContext, req: EngineRequest, params: Re
   const raw = /^(true|1)$/i.test(req.query.get('include_raw_response') ?? '');
   return respond(200, {
     ...base,
-    ...(raw ? { claim_response: claimResponseResource(row, JSON.parse(row.claim_json) as ParsedClaim, adjudication, contractById(ctx.db, row.contract_id)) } : {}),
+    ...(raw
+      ? { claim_response: claimResponseResource(row, JSON.parse(row.claim_json) as ParsedClaim, adjudication, contractById(ctx.db, row.contract_id)) }
+      : {}),
     adjudication: adjudicationBody(adjudication),
     aeob_reference: row.aeob_reference,
     processor_trace_id: row.processor_trace_id,
@@ -358,8 +378,10 @@ export function claimResponse(ctx: EngineContext, req: EngineRequest, params: Re
 /** The history entry that reveals an adjudication at its ready time. */
 function revealEntry(adjudication: Adjudication, claimResponseId: string, at: string): HistoryEntry {
   const status = finalLedgerStatus(adjudication.disposition);
-  if (status === 'DENIED') return { type: 'DENIED', timestamp: at, reference: adjudication.denialCode, description: `Claim denied: ${adjudication.denialReason}` };
-  if (status === 'PENDED') return { type: 'PENDED', timestamp: at, reference: adjudication.pendReason, description: 'Waiting for a preauthorization reference from the provider' };
+  if (status === 'DENIED')
+    return { type: 'DENIED', timestamp: at, reference: adjudication.denialCode, description: `Claim denied: ${adjudication.denialReason}` };
+  if (status === 'PENDED')
+    return { type: 'PENDED', timestamp: at, reference: adjudication.pendReason, description: 'Waiting for a preauthorization reference from the provider' };
   const t = adjudication.totals;
   return {
     type: 'ADJUDICATION',
@@ -377,10 +399,9 @@ function revealEntry(adjudication: Adjudication, claimResponseId: string, at: st
 /** Completes every adjudication whose ready time the engine clock has reached. */
 export function completeDueClaims(ctx: EngineContext): void {
   const now = isoSeconds(ctx.clock.now());
-  const due = ctx.db.prepare('SELECT id, ready_at, claim_response_id, outcome_json FROM encounters WHERE completed_at IS NULL AND ready_at <= ? ORDER BY ready_at, rowid').all(now) as Pick<
-    EncounterRow,
-    'id' | 'ready_at' | 'claim_response_id' | 'outcome_json'
-  >[];
+  const due = ctx.db
+    .prepare('SELECT id, ready_at, claim_response_id, outcome_json FROM encounters WHERE completed_at IS NULL AND ready_at <= ? ORDER BY ready_at, rowid')
+    .all(now) as Pick<EncounterRow, 'id' | 'ready_at' | 'claim_response_id' | 'outcome_json'>[];
   if (due.length === 0) return;
   inWriteTransaction(ctx.db, () => {
     for (const row of due) {

@@ -9,7 +9,6 @@ import { appendAudit } from './audit.js';
 
 import type { LedgerStatus } from '../../domain/ledger.js';
 
-
 export interface EncounterRow {
   id: string;
   ledger_id: string;
@@ -67,7 +66,15 @@ export interface HistoryEntry {
  * The history entries that move money or cannot be undone: each is also an audit record, in the
  * same transaction (migration 12). VALIDATION and ADJUDICATION only show what SUBMISSION recorded.
  */
-const AUDITED = new Set(['SUBMISSION', 'FUNDING_APPROVED', 'SETTLEMENT_INITIATED', 'SETTLEMENT_COMPLETED', 'SETTLEMENT_FAILED', 'SETTLEMENT_REFUNDED', 'RECONCILIATION']);
+const AUDITED = new Set([
+  'SUBMISSION',
+  'FUNDING_APPROVED',
+  'SETTLEMENT_INITIATED',
+  'SETTLEMENT_COMPLETED',
+  'SETTLEMENT_FAILED',
+  'SETTLEMENT_REFUNDED',
+  'RECONCILIATION',
+]);
 
 /** An entry's columns after its encounter and number, in the order of the INSERTs below. */
 const entryValues = (e: HistoryEntry) => [e.type, e.timestamp, e.reference, e.description, e.financialImpact ? JSON.stringify(e.financialImpact) : null];

@@ -23,7 +23,9 @@ interface MemberFixtureRow {
 export function fixtures(db: Db, today: string): Record<string, unknown> {
   const providers = db.prepare('SELECT npi, name, role, group_id, facility_npi FROM providers ORDER BY group_id, role, npi').all();
   const contracts = (db.prepare('SELECT * FROM contracts ORDER BY contract_number').all() as Record<string, unknown>[]).map((c) => {
-    const codes = db.prepare('SELECT cpt_code, negotiated_rate_cents, requires_preauth FROM contract_rates WHERE contract_id = ? ORDER BY cpt_code').all(c.id) as {
+    const codes = db
+      .prepare('SELECT cpt_code, negotiated_rate_cents, requires_preauth FROM contract_rates WHERE contract_id = ? ORDER BY cpt_code')
+      .all(c.id) as {
       cpt_code: string;
       negotiated_rate_cents: number | null;
       requires_preauth: number;
@@ -58,7 +60,9 @@ export function fixtures(db: Db, today: string): Record<string, unknown> {
       .all() as MemberFixtureRow[]
   ).map((m) => {
     const planYear = planYearOf(today, m.plan_year_start);
-    const met = db.prepare('SELECT met_cents FROM member_deductibles WHERE member_id = ? AND plan_year = ?').pluck().get(m.member_id, planYear) as number | undefined;
+    const met = db.prepare('SELECT met_cents FROM member_deductibles WHERE member_id = ? AND plan_year = ?').pluck().get(m.member_id, planYear) as
+      | number
+      | undefined;
     return {
       member_id: m.member_id,
       name: m.name,
@@ -83,7 +87,9 @@ export function fixtures(db: Db, today: string): Record<string, unknown> {
     )
     .all();
   const catalog_versions = db
-    .prepare(`SELECT version, SUM(level = 'ENCOUNTER' AND active = 1) AS active_encounter_ssps, COUNT(*) AS entries FROM ssp_catalog GROUP BY version ORDER BY version`)
+    .prepare(
+      `SELECT version, SUM(level = 'ENCOUNTER' AND active = 1) AS active_encounter_ssps, COUNT(*) AS entries FROM ssp_catalog GROUP BY version ORDER BY version`,
+    )
     .all();
   return { providers, contracts, members, cpt_codes, builder_instances, catalog_versions };
 }

@@ -13,7 +13,6 @@ import { newId } from '../ids.js';
 import { addHistory, addStatus, encounterById, encounterData, lineProviders } from './encounters.js';
 import { settlementsOf, transferStands } from './settlement.js';
 
-
 interface Approval {
   encounterId: string;
   amountCents: number;
@@ -83,7 +82,12 @@ function decide(ctx: EngineContext, a: Approval): EngineResponse {
   }
   // mutation: end
   if (encounter.status === 'DENIED') {
-    return respond(400, { error: 'invalid_state', reason: 'CLAIM_DENIED', encounter_id: a.encounterId, message: 'The claim was denied; there is nothing to fund' });
+    return respond(400, {
+      error: 'invalid_state',
+      reason: 'CLAIM_DENIED',
+      encounter_id: a.encounterId,
+      message: 'The claim was denied; there is nothing to fund',
+    });
   }
   if (encounter.status !== 'ADJUDICATED') {
     return respond(400, {
@@ -137,7 +141,12 @@ function decide(ctx: EngineContext, a: Approval): EngineResponse {
     description: `Fund release of ${formatCentsGrouped(expectedCents)} approved${a.notes ? `: ${a.notes}` : ''}`,
     financialImpact: { transfer_amount: centsToAmount(expectedCents) },
   });
-  addHistory(db, encounter.id, { type: 'SETTLEMENT_INITIATED', timestamp: initiatedAt, reference: transferId, description: `Transfer created; expected ${estimatedArrival}` });
+  addHistory(db, encounter.id, {
+    type: 'SETTLEMENT_INITIATED',
+    timestamp: initiatedAt,
+    reference: transferId,
+    description: `Transfer created; expected ${estimatedArrival}`,
+  });
   addStatus(db, encounter.id, 'FUNDED', initiatedAt);
   return respond(200, { status: 'APPROVED', processor_transfer_id: transferId, estimated_arrival: estimatedArrival, settlement_record_id: settlementId });
 }

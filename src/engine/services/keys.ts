@@ -98,23 +98,37 @@ function activeKeys(db: Db, now: Date): KeyRecord[] {
 // ---- routes (the caller's key is on ctx.key, set by the server's authentication) ----
 
 export function health(ctx: EngineContext): EngineResponse {
-  return respond(200, { status: 'ok', environment: ctx.key?.environment ?? 'local', key_id: ctx.key?.id ?? null, scopes: ctx.key?.scopes ?? [...SCOPES], time: isoSeconds(ctx.clock.now()) });
+  return respond(200, {
+    status: 'ok',
+    environment: ctx.key?.environment ?? 'local',
+    key_id: ctx.key?.id ?? null,
+    scopes: ctx.key?.scopes ?? [...SCOPES],
+    time: isoSeconds(ctx.clock.now()),
+  });
 }
 
 export function listKeys(ctx: EngineContext): EngineResponse {
   const keys = activeKeys(ctx.db, ctx.clock.now()).filter((k) => !ctx.key || k.environment === ctx.key.environment);
-  return respond(200, { keys: keys.map((k) => ({ id: k.id, prefix: k.prefix, last4: k.last4, scopes: k.scopes, created_at: k.created_at, expires_at: k.expires_at })) });
+  return respond(200, {
+    keys: keys.map((k) => ({ id: k.id, prefix: k.prefix, last4: k.last4, scopes: k.scopes, created_at: k.created_at, expires_at: k.expires_at })),
+  });
 }
 
 /** Issues a new key with the caller's scopes; the caller's key keeps working for 24 hours. */
 export function rotateKey(ctx: EngineContext, _req: EngineRequest): EngineResponse {
   if (!ctx.key || ctx.key.environment === 'production') {
-    return respond(400, { error: 'no_api_key', message: 'Rotation needs the API key to rotate (X-API-Key); OAuth tokens and the embedded engine in-process have none' });
+    return respond(400, {
+      error: 'no_api_key',
+      message: 'Rotation needs the API key to rotate (X-API-Key); OAuth tokens and the embedded engine in-process have none',
+    });
   }
   const caller = { ...ctx.key, environment: ctx.key.environment };
   // A key already rotated is only living out its overlap: it cannot mint more keys.
   if (caller.expires_at !== null) {
-    return respond(409, { error: 'key_already_rotated', message: `This key was rotated already and stops working at ${caller.expires_at}; rotate with the new key` });
+    return respond(409, {
+      error: 'key_already_rotated',
+      message: `This key was rotated already and stops working at ${caller.expires_at}; rotate with the new key`,
+    });
   }
   return ctx.db
     .transaction(() => {

@@ -159,7 +159,8 @@ function locate(db: Db, f: Filters, months: Span[], positions: number[]): Locate
       continue;
     }
     for (const d of counts(db, f, 'day', ...daysOf(f, m.key))) {
-      while (found.length < positions.length && skipped + d.n > positions[found.length]!) found.push({ day: d.key, before: positions[found.length]! - skipped });
+      while (found.length < positions.length && skipped + d.n > positions[found.length]!)
+        found.push({ day: d.key, before: positions[found.length]! - skipped });
       skipped += d.n;
     }
   }
@@ -219,9 +220,26 @@ export function pageQuery(f: Filters, lo: string, hi: string, skip: number): { s
 export const PAGE_ROWS_SQL = `SELECT json_group_array(json_array(e.rowid, ${LIST_COLUMNS})) FROM encounters e WHERE e.rowid IN (SELECT value FROM json_each(?))`;
 
 /** A row of a page: LIST_COLUMNS in their order. */
-type PageRow = [id: string, ledger_id: string, encounter_number: string, provider_npi: string, member_id: string, service_date: string, status: string,
-  completed_at: string | null, disposition: string, first_cpt_code: string, charge_cents: number, allowed_cents: number, deductible_cents: number, copay_cents: number,
-  coinsurance_cents: number, patient_cents: number, benefit_cents: number, progression_json: string];
+type PageRow = [
+  id: string,
+  ledger_id: string,
+  encounter_number: string,
+  provider_npi: string,
+  member_id: string,
+  service_date: string,
+  status: string,
+  completed_at: string | null,
+  disposition: string,
+  first_cpt_code: string,
+  charge_cents: number,
+  allowed_cents: number,
+  deductible_cents: number,
+  copay_cents: number,
+  coinsurance_cents: number,
+  patient_cents: number,
+  benefit_cents: number,
+  progression_json: string,
+];
 
 interface PayerRow {
   payer_id: string;
@@ -229,7 +247,9 @@ interface PayerRow {
 }
 
 function payerOf(db: Db, memberId: string): { name: string; id: string } {
-  const p = db.prepare('SELECT p.payer_id, p.payer_name FROM members m JOIN plans p ON p.id = m.plan_id WHERE m.member_id = ?').get(memberId) as PayerRow | undefined;
+  const p = db.prepare('SELECT p.payer_id, p.payer_name FROM members m JOIN plans p ON p.id = m.plan_id WHERE m.member_id = ?').get(memberId) as
+    | PayerRow
+    | undefined;
   return { name: p?.payer_name ?? 'Unknown payer', id: p?.payer_id ?? 'UNKNOWN' };
 }
 
@@ -252,7 +272,9 @@ function adjudicated(completedAt: string | null, disposition: string): boolean {
 
 /** The claim's own name for a billing provider the plan does not know (the rare row, read alone). */
 function claimProviderName(db: Db, encounterId: string): string | null {
-  return (db.prepare("SELECT json_extract(claim_json, '$.providerName') FROM encounters WHERE id = ?").pluck().get(encounterId) as string | null | undefined) ?? null;
+  return (
+    (db.prepare("SELECT json_extract(claim_json, '$.providerName') FROM encounters WHERE id = ?").pluck().get(encounterId) as string | null | undefined) ?? null
+  );
 }
 
 /**
@@ -290,11 +312,15 @@ export function ledgerDetail(ctx: EngineContext, _req: EngineRequest, params: Re
   const done = row.completed_at !== null;
   const hasAdjudication = adjudicated(row.completed_at, row.disposition);
   const amount = (cents: number) => (hasAdjudication ? centsToAmount(cents) : null);
-  const member = db.prepare('SELECT member_id, name, dob FROM members WHERE member_id = ?').get(row.member_id) as { member_id: string; name: string; dob: string } | undefined;
+  const member = db.prepare('SELECT member_id, name, dob FROM members WHERE member_id = ?').get(row.member_id) as
+    | { member_id: string; name: string; dob: string }
+    | undefined;
   const provider = providerOf(db, row.provider_npi, claim.providerName);
   const facility = provider.facility_npi ? providerByNpi(db, provider.facility_npi) : undefined;
   const settlement = settlementFor(db, row.id);
-  const entries = db.prepare('SELECT seq, type, timestamp, reference, description, financial_impact_json FROM history_entries WHERE encounter_id = ? ORDER BY timestamp, seq').all(row.id) as {
+  const entries = db
+    .prepare('SELECT seq, type, timestamp, reference, description, financial_impact_json FROM history_entries WHERE encounter_id = ? ORDER BY timestamp, seq')
+    .all(row.id) as {
     seq: number;
     type: string;
     timestamp: string;
@@ -306,7 +332,21 @@ export function ledgerDetail(ctx: EngineContext, _req: EngineRequest, params: Re
   // Money on its way is not settled yet; a FAILED or REFUNDED transfer settles nothing.
   const settled = settlement?.status === 'COMPLETED' ? settlement.total_amount_cents : 0;
   // FAILED and REFUNDED (the latest transfer's) mean the benefit is owed again and can be funded anew.
-  const balanceStatus = !done ? 'PENDING_ADJUDICATION' : row.status === 'DENIED' ? 'DENIED' : row.status === 'PENDED' ? 'PENDED' : !settlement ? (t.benefitCents === 0 ? 'SETTLED' : 'OPEN') : settlement.status === 'INITIATED' ? 'IN_TRANSIT' : settlement.status === 'COMPLETED' ? 'SETTLED' : settlement.status;
+  const balanceStatus = !done
+    ? 'PENDING_ADJUDICATION'
+    : row.status === 'DENIED'
+      ? 'DENIED'
+      : row.status === 'PENDED'
+        ? 'PENDED'
+        : !settlement
+          ? t.benefitCents === 0
+            ? 'SETTLED'
+            : 'OPEN'
+          : settlement.status === 'INITIATED'
+            ? 'IN_TRANSIT'
+            : settlement.status === 'COMPLETED'
+              ? 'SETTLED'
+              : settlement.status;
   return respond(200, {
     encounter: {
       id: row.id,

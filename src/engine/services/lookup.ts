@@ -33,9 +33,7 @@ export function blindLookup(ctx: EngineContext, req: EngineRequest): EngineRespo
   fail(errors);
   const cptCodes = [...new Set(codes as string[])];
   const today = isoDate(ctx.clock.now());
-  const match = activeContractsFor(ctx.db, body.npi as string, today, cptCodes, body.group_id as string).find(
-    (c) => c.covered.length === cptCodes.length,
-  );
+  const match = activeContractsFor(ctx.db, body.npi as string, today, cptCodes, body.group_id as string).find((c) => c.covered.length === cptCodes.length);
   if (!match) {
     return respond(404, {
       match_found: false,
@@ -56,7 +54,10 @@ export function fullLookup(ctx: EngineContext, req: EngineRequest): EngineRespon
   if (typeof contractId !== 'string' || contractId === '') {
     errors.push({ field: 'contract_id', message: 'is required: the contract_id from a blind lookup' });
   } else if (!CONTRACT_ID_FORM.test(contractId)) {
-    errors.push({ field: 'contract_id', message: 'is not a contract identifier (expected the contract_id a blind lookup returned, e.g. ctr_4f9a2c71e8b3d605)' });
+    errors.push({
+      field: 'contract_id',
+      message: 'is not a contract identifier (expected the contract_id a blind lookup returned, e.g. ctr_4f9a2c71e8b3d605)',
+    });
   }
   check(errors, 'npi', npiProblem(body.npi));
   check(errors, 'group_id', groupIdProblem(body.group_id));

@@ -21,11 +21,16 @@ export interface ClientCertificate {
 export function issueToken(ctx: EngineContext, req: EngineRequest, certificate: ClientCertificate | undefined): EngineResponse {
   if (!certificate) return respond(401, { error: 'invalid_client', error_description: 'a client certificate is required (mutual TLS)' });
   const body = jsonBody(req);
-  if (body.grant_type !== 'client_credentials') return respond(400, { error: 'unsupported_grant_type', error_description: 'grant_type must be client_credentials' });
-  if (typeof body.client_id !== 'string' || body.client_id === '') return respond(400, { error: 'invalid_request', error_description: 'client_id is required' });
+  if (body.grant_type !== 'client_credentials')
+    return respond(400, { error: 'unsupported_grant_type', error_description: 'grant_type must be client_credentials' });
+  if (typeof body.client_id !== 'string' || body.client_id === '')
+    return respond(400, { error: 'invalid_request', error_description: 'client_id is required' });
   // The client is the certificate: its common name must be the client_id asked for.
   if (body.client_id !== certificate.commonName) {
-    return respond(401, { error: 'invalid_client', error_description: `client_id ${body.client_id} does not match the client certificate (${certificate.commonName})` });
+    return respond(401, {
+      error: 'invalid_client',
+      error_description: `client_id ${body.client_id} does not match the client certificate (${certificate.commonName})`,
+    });
   }
   const asked = body.scopes === undefined ? [...SCOPES] : body.scopes;
   if (!Array.isArray(asked) || asked.some((s) => !(SCOPES as readonly unknown[]).includes(s))) {
@@ -35,7 +40,15 @@ export function issueToken(ctx: EngineContext, req: EngineRequest, certificate: 
   const now = ctx.clock.now();
   ctx.db
     .prepare('INSERT INTO oauth_tokens (token_hash, id, client_id, certificate_fingerprint, scopes, issued_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
-    .run(sha256(token), newId('tok_'), body.client_id, certificate.fingerprint, JSON.stringify(asked), isoSeconds(now), isoSeconds(new Date(now.getTime() + TOKEN_LIFETIME_MS)));
+    .run(
+      sha256(token),
+      newId('tok_'),
+      body.client_id,
+      certificate.fingerprint,
+      JSON.stringify(asked),
+      isoSeconds(now),
+      isoSeconds(new Date(now.getTime() + TOKEN_LIFETIME_MS)),
+    );
   return respond(200, { access_token: token, token_type: 'Bearer', expires_in: TOKEN_LIFETIME_MS / 1000, scope: (asked as string[]).join(' ') });
 }
 
@@ -45,5 +58,14 @@ export function authenticateToken(db: Db, token: string, now: Date, certificate:
     | { id: string; client_id: string; certificate_fingerprint: string; scopes: string; issued_at: string; expires_at: string }
     | undefined;
   if (!row || row.expires_at <= isoSeconds(now) || row.certificate_fingerprint !== certificate?.fingerprint) return undefined;
-  return { id: row.id, lineage: `oauth:${row.client_id}`, environment: 'production', prefix: 'at_', last4: token.slice(-4), scopes: JSON.parse(row.scopes) as Scope[], created_at: row.issued_at, expires_at: row.expires_at };
+  return {
+    id: row.id,
+    lineage: `oauth:${row.client_id}`,
+    environment: 'production',
+    prefix: 'at_',
+    last4: token.slice(-4),
+    scopes: JSON.parse(row.scopes) as Scope[],
+    created_at: row.issued_at,
+    expires_at: row.expires_at,
+  };
 }

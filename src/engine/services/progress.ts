@@ -17,7 +17,12 @@ export function advanceEncounters(ctx: EngineContext): void {
  * (nearly all of them) runs inside its read transaction and takes no other.
  */
 export function anythingDue(ctx: EngineContext): boolean {
-  return ctx.db.prepare(DUE_SQL).pluck().get({ now: isoSeconds(ctx.clock.now()) }) === 1;
+  return (
+    ctx.db
+      .prepare(DUE_SQL)
+      .pluck()
+      .get({ now: isoSeconds(ctx.clock.now()) }) === 1
+  );
 }
 
 /** The SQL of `anythingDue` (exported for the plan test). */

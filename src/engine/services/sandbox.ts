@@ -78,8 +78,12 @@ function fail(db: Db, s: SettlementRow, now: string): void {
  * fees, which are not returned). The reconciliation no longer matches, and the benefit is owed again.
  */
 function refund(db: Db, s: SettlementRow, now: string): void {
-  if (s.status !== 'COMPLETED') throw new ConflictError(`the transfer is ${s.status}; a refund can be simulated only once it is COMPLETED (try: tpa local clock advance 3d)`);
-  const payouts = db.prepare('SELECT amount_cents AS amountCents, fee_cents AS feeCents FROM payouts WHERE settlement_id = ?').all(s.id) as { amountCents: number; feeCents: number }[];
+  if (s.status !== 'COMPLETED')
+    throw new ConflictError(`the transfer is ${s.status}; a refund can be simulated only once it is COMPLETED (try: tpa local clock advance 3d)`);
+  const payouts = db.prepare('SELECT amount_cents AS amountCents, fee_cents AS feeCents FROM payouts WHERE settlement_id = ?').all(s.id) as {
+    amountCents: number;
+    feeCents: number;
+  }[];
   const back = refundAmounts(payouts);
   const refundId = newId('re_');
   const details = {

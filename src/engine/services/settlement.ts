@@ -113,7 +113,11 @@ export function getSettlement(ctx: EngineContext, _req: EngineRequest, params: R
   const settlement = settlementFor(ctx.db, encounterId);
   if (settlement) return respond(200, settlementBody(ctx.db, settlement, encounter));
   if (encounter.status === 'DENIED') {
-    return respond(404, { error: 'no_settlement', encounter_id: encounterId, message: `Encounter ${encounterId} was denied; it has no settlement and never will` });
+    return respond(404, {
+      error: 'no_settlement',
+      encounter_id: encounterId,
+      message: `Encounter ${encounterId} was denied; it has no settlement and never will`,
+    });
   }
   const adjudicated = encounter.status === 'ADJUDICATED';
   const nothingToFund = adjudicated && encounterData(encounter).adjudication.totals.benefitCents === 0;
@@ -137,7 +141,9 @@ export function completeDueSettlements(ctx: EngineContext): void {
   if (due.length === 0) return;
   inWriteTransaction(ctx.db, () => {
     for (const s of due) {
-      const changed = ctx.db.prepare(`UPDATE settlements SET status = 'COMPLETED', completed_at = estimated_arrival WHERE id = ? AND status = 'INITIATED'`).run(s.id);
+      const changed = ctx.db
+        .prepare(`UPDATE settlements SET status = 'COMPLETED', completed_at = estimated_arrival WHERE id = ? AND status = 'INITIATED'`)
+        .run(s.id);
       if (changed.changes === 0) continue;
       ctx.db.prepare(`UPDATE payouts SET payout_status = 'COMPLETED' WHERE settlement_id = ?`).run(s.id);
       addHistory(ctx.db, s.encounter_id, {

@@ -85,7 +85,13 @@ export const CATALOG_V1_0: readonly SeedSsp[] = [
 /** v1.1: updated Medicare rates for three packages, one added, one retired. */
 export const CATALOG_V1_1: readonly SeedSsp[] = [
   ...CATALOG_V1_0.filter((x) => x.code !== 'SP-0604').map((x) =>
-    x.code === 'GI-0101' ? { ...x, medicareRateCents: 87500 } : x.code === 'OR-0306' ? { ...x, medicareRateCents: 1425000 } : x.code === 'EY-0501' ? { ...x, medicareRateCents: 195000 } : x,
+    x.code === 'GI-0101'
+      ? { ...x, medicareRateCents: 87500 }
+      : x.code === 'OR-0306'
+        ? { ...x, medicareRateCents: 1425000 }
+        : x.code === 'EY-0501'
+          ? { ...x, medicareRateCents: 195000 }
+          : x,
   ),
   { ...CATALOG_V1_0.find((x) => x.code === 'SP-0604')!, active: false },
   s('OR-0309', 'Hammertoe correction', 180000, '2.1176', '28285', true),

@@ -79,17 +79,17 @@ export function activeContractsFor(
 }
 
 export function contractRates(db: Db, contractId: string): ContractRateRow[] {
-  return db.prepare('SELECT cpt_code, negotiated_rate_cents, requires_preauth FROM contract_rates WHERE contract_id = ? ORDER BY cpt_code').all(contractId) as ContractRateRow[];
+  return db
+    .prepare('SELECT cpt_code, negotiated_rate_cents, requires_preauth FROM contract_rates WHERE contract_id = ? ORDER BY cpt_code')
+    .all(contractId) as ContractRateRow[];
 }
 
 export function contractTerms(db: Db, contract: ContractRow, rates: readonly ContractRateRow[] = contractRates(db, contract.id)): ContractTerms {
-  const codes = new Map(
-    rates.map((r) => [r.cpt_code, { negotiatedRateCents: r.negotiated_rate_cents, requiresPreauth: r.requires_preauth === 1 }]),
-  );
+  const codes = new Map(rates.map((r) => [r.cpt_code, { negotiatedRateCents: r.negotiated_rate_cents, requiresPreauth: r.requires_preauth === 1 }]));
   return {
     id: contract.id,
     rateType: contract.rate_type,
-    multiplier: contract.medicare_multiplier === null ? null : parseRatio(contract.medicare_multiplier) ?? null,
+    multiplier: contract.medicare_multiplier === null ? null : (parseRatio(contract.medicare_multiplier) ?? null),
     bundleType: contract.bundle_type,
     bundleRateCents: contract.bundle_rate_cents,
     codes,

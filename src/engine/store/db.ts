@@ -100,7 +100,9 @@ function cacheStatements(db: Db): void {
 function migrate(db: Db, options: OpenOptions, file: string): void {
   const current = db.pragma('user_version', { simple: true }) as number;
   if (current > SCHEMA_VERSION) {
-    throw new UsageError(`the local database ${file} was written by a newer tpa (schema version ${current}; this tpa knows ${SCHEMA_VERSION}): upgrade tpa to use it; it was not changed`);
+    throw new UsageError(
+      `the local database ${file} was written by a newer tpa (schema version ${current}; this tpa knows ${SCHEMA_VERSION}): upgrade tpa to use it; it was not changed`,
+    );
   }
   if (current === SCHEMA_VERSION) return;
   // A migration that rebuilds a table other tables refer to (14) drops it while its children are in
@@ -119,7 +121,9 @@ function migrate(db: Db, options: OpenOptions, file: string): void {
       const broken = db.pragma('foreign_key_check') as { table: string; rowid: number; parent: string }[];
       if (broken.length > 0) {
         const first = broken[0]!;
-        throw new Error(`migrating ${file} left ${broken.length} row(s) referring to missing rows (the first: ${first.table} row ${first.rowid} → ${first.parent}); nothing was changed`);
+        throw new Error(
+          `migrating ${file} left ${broken.length} row(s) referring to missing rows (the first: ${first.table} row ${first.rowid} → ${first.parent}); nothing was changed`,
+        );
       }
       db.pragma(`user_version = ${SCHEMA_VERSION}`);
     }).immediate();
@@ -156,7 +160,13 @@ export function storageProblem(err: unknown, file: string): string | undefined {
   if (code === 'SQLITE_BUSY' || code.startsWith('SQLITE_BUSY_') || code === 'SQLITE_LOCKED') {
     return `the local database ${file} is busy: another process (tpa local serve, or another tpa command) held it for more than 5 seconds; try again when it is done`;
   }
-  if (code === 'SQLITE_READONLY' || code.startsWith('SQLITE_READONLY_') || code === 'SQLITE_PERM' || code === 'SQLITE_CANTOPEN' || code.startsWith('SQLITE_CANTOPEN_')) {
+  if (
+    code === 'SQLITE_READONLY' ||
+    code.startsWith('SQLITE_READONLY_') ||
+    code === 'SQLITE_PERM' ||
+    code === 'SQLITE_CANTOPEN' ||
+    code.startsWith('SQLITE_CANTOPEN_')
+  ) {
     return `the local database ${file} cannot be written (a read-only file or folder, or no permission); nothing was changed`;
   }
   if (code === 'SQLITE_FULL' || code === 'SQLITE_IOERR' || code.startsWith('SQLITE_IOERR_')) {

@@ -20,7 +20,11 @@ export function reference(db: Db): Reference {
   const cached = loaded.get(db);
   if (cached?.version === version) return cached.reference;
   const providers = db.prepare('SELECT npi, name, role FROM providers').all() as { npi: string; name: string; role: string | null }[];
-  const payers = db.prepare('SELECT m.member_id, p.payer_id, p.payer_name FROM members m LEFT JOIN plans p ON p.id = m.plan_id').all() as { member_id: string; payer_id: string | null; payer_name: string | null }[];
+  const payers = db.prepare('SELECT m.member_id, p.payer_id, p.payer_name FROM members m LEFT JOIN plans p ON p.id = m.plan_id').all() as {
+    member_id: string;
+    payer_id: string | null;
+    payer_name: string | null;
+  }[];
   const codes = db.prepare('SELECT code, description FROM cpt_codes').all() as { code: string; description: string }[];
   const reference: Reference = {
     providers: new Map(providers.map((p) => [p.npi, { name: JSON.stringify(p.name), role: JSON.stringify(p.role) }])),

@@ -8,17 +8,65 @@ import { isoDate } from '../clock.js';
 import { CATALOG_VERSIONS, sspUuid } from './catalog-seed.js';
 
 export const SEED_PLANS = [
-  { id: 'PLAN-GOLD', name: 'Acme Gold PPO', payerId: 'PAYER-ACME', payerName: 'Acme Health Plan', deductibleCents: 50000, copayCents: 2500, coinsurancePercent: 20 },
-  { id: 'PLAN-SILVER', name: 'Acme Silver EPO', payerId: 'PAYER-ACME', payerName: 'Acme Health Plan', deductibleCents: 200000, copayCents: 4000, coinsurancePercent: 30 },
-  { id: 'PLAN-HSA', name: 'Acme Bronze HSA', payerId: 'PAYER-ACME', payerName: 'Acme Health Plan', deductibleCents: 300000, copayCents: 0, coinsurancePercent: 10 },
+  {
+    id: 'PLAN-GOLD',
+    name: 'Acme Gold PPO',
+    payerId: 'PAYER-ACME',
+    payerName: 'Acme Health Plan',
+    deductibleCents: 50000,
+    copayCents: 2500,
+    coinsurancePercent: 20,
+  },
+  {
+    id: 'PLAN-SILVER',
+    name: 'Acme Silver EPO',
+    payerId: 'PAYER-ACME',
+    payerName: 'Acme Health Plan',
+    deductibleCents: 200000,
+    copayCents: 4000,
+    coinsurancePercent: 30,
+  },
+  {
+    id: 'PLAN-HSA',
+    name: 'Acme Bronze HSA',
+    payerId: 'PAYER-ACME',
+    payerName: 'Acme Health Plan',
+    deductibleCents: 300000,
+    copayCents: 0,
+    coinsurancePercent: 10,
+  },
 ] as const;
 
 export const SEED_MEMBERS = [
   { memberId: 'MBR-1001', name: 'Jane Doe', dob: '1984-03-12', planId: 'PLAN-GOLD', coverageStart: '2025-01-01', coverageEnd: null, deductibleMetCents: 0 },
-  { memberId: 'MBR-1002', name: 'John Smith', dob: '1979-11-02', planId: 'PLAN-SILVER', coverageStart: '2025-01-01', coverageEnd: null, deductibleMetCents: 150000 },
-  { memberId: 'MBR-1003', name: 'Maria Garcia', dob: '1990-07-21', planId: 'PLAN-GOLD', coverageStart: '2025-01-01', coverageEnd: null, deductibleMetCents: 50000 },
+  {
+    memberId: 'MBR-1002',
+    name: 'John Smith',
+    dob: '1979-11-02',
+    planId: 'PLAN-SILVER',
+    coverageStart: '2025-01-01',
+    coverageEnd: null,
+    deductibleMetCents: 150000,
+  },
+  {
+    memberId: 'MBR-1003',
+    name: 'Maria Garcia',
+    dob: '1990-07-21',
+    planId: 'PLAN-GOLD',
+    coverageStart: '2025-01-01',
+    coverageEnd: null,
+    deductibleMetCents: 50000,
+  },
   { memberId: 'MBR-1004', name: 'Robert Chen', dob: '1965-01-30', planId: 'PLAN-HSA', coverageStart: '2025-01-01', coverageEnd: null, deductibleMetCents: 0 },
-  { memberId: 'MBR-1005', name: 'Linda Park', dob: '1972-05-14', planId: 'PLAN-SILVER', coverageStart: '2025-01-01', coverageEnd: '2026-06-30', deductibleMetCents: 0 },
+  {
+    memberId: 'MBR-1005',
+    name: 'Linda Park',
+    dob: '1972-05-14',
+    planId: 'PLAN-SILVER',
+    coverageStart: '2025-01-01',
+    coverageEnd: '2026-06-30',
+    deductibleMetCents: 0,
+  },
 ] as const;
 
 export const SEED_PROVIDERS = [
@@ -70,43 +118,130 @@ interface SeedContract {
 
 export const SEED_CONTRACTS: readonly SeedContract[] = [
   {
-    id: 'ctr_4f9a2c71e8b3d605', number: 'DC-2026-0001', npi: '1234567893', groupId: 'GRP-1001', effective: '2025-01-01', termination: null,
-    tier: 'TIER_1', rateType: 'FLAT_RATE', multiplier: null, bundleType: null, bundleRateCents: null, anesthesiaIncluded: false,
-    codes: { '45378': [145000, false], '45380': [165000, false], '43235': [120000, false], '00811': [48000, false], '00731': [42000, false], '88305': [9500, false] },
+    id: 'ctr_4f9a2c71e8b3d605',
+    number: 'DC-2026-0001',
+    npi: '1234567893',
+    groupId: 'GRP-1001',
+    effective: '2025-01-01',
+    termination: null,
+    tier: 'TIER_1',
+    rateType: 'FLAT_RATE',
+    multiplier: null,
+    bundleType: null,
+    bundleRateCents: null,
+    anesthesiaIncluded: false,
+    codes: {
+      '45378': [145000, false],
+      '45380': [165000, false],
+      '43235': [120000, false],
+      '00811': [48000, false],
+      '00731': [42000, false],
+      '88305': [9500, false],
+    },
   },
   {
-    id: 'ctr_8d21b5e09f4c7a13', number: 'DC-2026-0002', npi: '1045782368', groupId: 'GRP-1001', effective: '2025-01-01', termination: null,
-    tier: 'TIER_1', rateType: 'CASE_RATE', multiplier: null, bundleType: 'SINGLE', bundleRateCents: null, anesthesiaIncluded: false,
+    id: 'ctr_8d21b5e09f4c7a13',
+    number: 'DC-2026-0002',
+    npi: '1045782368',
+    groupId: 'GRP-1001',
+    effective: '2025-01-01',
+    termination: null,
+    tier: 'TIER_1',
+    rateType: 'CASE_RATE',
+    multiplier: null,
+    bundleType: 'SINGLE',
+    bundleRateCents: null,
+    anesthesiaIncluded: false,
     codes: { '45378': [42500, false], '45380': [51000, false], '43235': [38000, false] },
   },
   {
-    id: 'ctr_2b7e6d0c3a9f8154', number: 'DC-2026-0003', npi: '1196382455', groupId: 'GRP-1001', effective: '2025-01-01', termination: null,
-    tier: 'PREFERRED', rateType: 'PERCENT_OF_CHARGES', multiplier: '0.85', bundleType: null, bundleRateCents: null, anesthesiaIncluded: true,
+    id: 'ctr_2b7e6d0c3a9f8154',
+    number: 'DC-2026-0003',
+    npi: '1196382455',
+    groupId: 'GRP-1001',
+    effective: '2025-01-01',
+    termination: null,
+    tier: 'PREFERRED',
+    rateType: 'PERCENT_OF_CHARGES',
+    multiplier: '0.85',
+    bundleType: null,
+    bundleRateCents: null,
+    anesthesiaIncluded: true,
     codes: { '00811': [null, false], '00731': [null, false] },
   },
   {
-    id: 'ctr_c3e1a8f5047d92b6', number: 'DC-2026-0004', npi: '1329475804', groupId: 'GRP-1001', effective: '2025-01-01', termination: null,
-    tier: 'TIER_2', rateType: 'PERCENT_OF_CHARGES', multiplier: '0.7', bundleType: null, bundleRateCents: null, anesthesiaIncluded: false,
+    id: 'ctr_c3e1a8f5047d92b6',
+    number: 'DC-2026-0004',
+    npi: '1329475804',
+    groupId: 'GRP-1001',
+    effective: '2025-01-01',
+    termination: null,
+    tier: 'TIER_2',
+    rateType: 'PERCENT_OF_CHARGES',
+    multiplier: '0.7',
+    bundleType: null,
+    bundleRateCents: null,
+    anesthesiaIncluded: false,
     codes: { '88305': [null, false], '88312': [null, false] },
   },
   {
-    id: 'ctr_5a0f9e3d6c2b7184', number: 'DC-2026-0005', npi: '1450827369', groupId: 'GRP-2002', effective: '2025-01-01', termination: null,
-    tier: 'TIER_1', rateType: 'BUNDLE', multiplier: null, bundleType: 'PACKAGE', bundleRateCents: 2850000, anesthesiaIncluded: true,
+    id: 'ctr_5a0f9e3d6c2b7184',
+    number: 'DC-2026-0005',
+    npi: '1450827369',
+    groupId: 'GRP-2002',
+    effective: '2025-01-01',
+    termination: null,
+    tier: 'TIER_1',
+    rateType: 'BUNDLE',
+    multiplier: null,
+    bundleType: 'PACKAGE',
+    bundleRateCents: 2850000,
+    anesthesiaIncluded: true,
     codes: { '27447': [null, true], '01402': [null, false], '97161': [null, false] },
   },
   {
-    id: 'ctr_9e6b1d4a7f3c0258', number: 'DC-2026-0006', npi: '1582736496', groupId: 'GRP-2002', effective: '2025-01-01', termination: null,
-    tier: 'TIER_2', rateType: 'BUNDLE', multiplier: null, bundleType: 'DOUBLE_HEADER', bundleRateCents: 390000, anesthesiaIncluded: false,
+    id: 'ctr_9e6b1d4a7f3c0258',
+    number: 'DC-2026-0006',
+    npi: '1582736496',
+    groupId: 'GRP-2002',
+    effective: '2025-01-01',
+    termination: null,
+    tier: 'TIER_2',
+    rateType: 'BUNDLE',
+    multiplier: null,
+    bundleType: 'DOUBLE_HEADER',
+    bundleRateCents: 390000,
+    anesthesiaIncluded: false,
     codes: { '29881': [null, true], '29880': [null, false] },
   },
   {
-    id: 'ctr_0d4c8a2e6b9f1357', number: 'DC-2024-0107', npi: '1673904821', groupId: 'GRP-3003', effective: '2024-01-01', termination: '2025-12-31',
-    tier: 'TIER_2', rateType: 'FLAT_RATE', multiplier: null, bundleType: null, bundleRateCents: null, anesthesiaIncluded: false,
+    id: 'ctr_0d4c8a2e6b9f1357',
+    number: 'DC-2024-0107',
+    npi: '1673904821',
+    groupId: 'GRP-3003',
+    effective: '2024-01-01',
+    termination: '2025-12-31',
+    tier: 'TIER_2',
+    rateType: 'FLAT_RATE',
+    multiplier: null,
+    bundleType: null,
+    bundleRateCents: null,
+    anesthesiaIncluded: false,
     codes: { '70553': [90000, false] },
   },
   {
-    id: 'ctr_7b3f0e8c1d5a9246', number: 'DC-2027-0001', npi: '1728493051', groupId: 'GRP-3003', effective: '2027-01-01', termination: null,
-    tier: 'PREFERRED', rateType: 'CASE_RATE', multiplier: null, bundleType: 'SINGLE', bundleRateCents: null, anesthesiaIncluded: false,
+    id: 'ctr_7b3f0e8c1d5a9246',
+    number: 'DC-2027-0001',
+    npi: '1728493051',
+    groupId: 'GRP-3003',
+    effective: '2027-01-01',
+    termination: null,
+    tier: 'PREFERRED',
+    rateType: 'CASE_RATE',
+    multiplier: null,
+    bundleType: 'SINGLE',
+    bundleRateCents: null,
+    anesthesiaIncluded: false,
     codes: { '66984': [185000, false] },
   },
 ];
@@ -123,7 +258,20 @@ function seedReference(db: Database.Database): void {
   const contract = db.prepare('INSERT INTO contracts VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
   const rate = db.prepare('INSERT INTO contract_rates VALUES (?, ?, ?, ?)');
   for (const c of SEED_CONTRACTS) {
-    contract.run(c.id, c.number, c.npi, c.groupId, c.effective, c.termination, c.tier, c.rateType, c.multiplier, c.bundleType, c.bundleRateCents, c.anesthesiaIncluded ? 1 : 0);
+    contract.run(
+      c.id,
+      c.number,
+      c.npi,
+      c.groupId,
+      c.effective,
+      c.termination,
+      c.tier,
+      c.rateType,
+      c.multiplier,
+      c.bundleType,
+      c.bundleRateCents,
+      c.anesthesiaIncluded ? 1 : 0,
+    );
     for (const [code, [rateCents, preauth]] of Object.entries(c.codes)) rate.run(c.id, code, rateCents, preauth ? 1 : 0);
   }
 }
@@ -136,14 +284,25 @@ export const SEED_BUILDER_INSTANCES = [
 function seedBuilder(db: Database.Database): void {
   // The builder's own direct contract: a new ambulatory surgery center whose rates come from its schedule.
   db.prepare('INSERT INTO providers VALUES (?, ?, ?, ?, ?)').run('1902847361', 'Summit Ambulatory Surgery Center', 'FACILITY', 'GRP-4004', null);
-  db.prepare('INSERT INTO contracts (id, contract_number, npi, group_id, effective_date, termination_date, network_tier, rate_type, medicare_multiplier, bundle_type, bundle_rate_cents, anesthesia_included) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').run(
-    'ctr_6e2d9b4f1a7c3058', 'DC-2026-0101', '1902847361', 'GRP-4004', '2025-01-01', null, 'PREFERRED', 'CASE_RATE', null, 'SINGLE', null, 1,
-  );
+  db.prepare(
+    'INSERT INTO contracts (id, contract_number, npi, group_id, effective_date, termination_date, network_tier, rate_type, medicare_multiplier, bundle_type, bundle_rate_cents, anesthesia_included) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+  ).run('ctr_6e2d9b4f1a7c3058', 'DC-2026-0101', '1902847361', 'GRP-4004', '2025-01-01', null, 'PREFERRED', 'CASE_RATE', null, 'SINGLE', null, 1);
   const cpt = db.prepare('INSERT OR IGNORE INTO cpt_codes VALUES (?, ?)');
   const ssp = db.prepare('INSERT INTO ssp_catalog VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
   for (const [version, entries] of Object.entries(CATALOG_VERSIONS)) {
     for (const e of entries) {
-      ssp.run(sspUuid(version, e.code), version, e.code, e.name, e.level, e.medicareRateCents, e.baseWeight, e.primaryCpt, e.requiresAnesthesia ? 1 : 0, e.active ? 1 : 0);
+      ssp.run(
+        sspUuid(version, e.code),
+        version,
+        e.code,
+        e.name,
+        e.level,
+        e.medicareRateCents,
+        e.baseWeight,
+        e.primaryCpt,
+        e.requiresAnesthesia ? 1 : 0,
+        e.active ? 1 : 0,
+      );
       if (e.level === 'ENCOUNTER') cpt.run(e.primaryCpt, e.name);
     }
   }
@@ -159,7 +318,9 @@ function seedBuilder(db: Database.Database): void {
  * the stored adjudications, so that duplicates and bundle episodes see the claims made before.
  */
 function carryOverLineRules(db: Database.Database, now: () => Date): void {
-  const members = db.prepare('SELECT m.member_id, m.deductible_met_cents, p.plan_year_start FROM members m JOIN plans p ON p.id = m.plan_id WHERE m.deductible_met_cents > 0').all() as {
+  const members = db
+    .prepare('SELECT m.member_id, m.deductible_met_cents, p.plan_year_start FROM members m JOIN plans p ON p.id = m.plan_id WHERE m.deductible_met_cents > 0')
+    .all() as {
     member_id: string;
     deductible_met_cents: number;
     plan_year_start: string;
@@ -174,7 +335,9 @@ function carryOverLineRules(db: Database.Database, now: () => Date): void {
   // Who is paid for a line (encounters.ts payeeNpi): its own provider when it holds a contract.
   // Read before iterating, since no other statement may run while the encounters are iterated.
   const payable = new Set(db.prepare('SELECT DISTINCT npi FROM contracts').pluck().all() as string[]);
-  const paid = db.prepare('INSERT INTO paid_lines (encounter_id, sequence, member_id, provider_npi, cpt_code, service_date, contract_id, episode_start) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+  const paid = db.prepare(
+    'INSERT INTO paid_lines (encounter_id, sequence, member_id, provider_npi, cpt_code, service_date, contract_id, episode_start) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+  );
   const encounters = db
     .prepare(
       `SELECT e.id, e.member_id, e.contract_id, c.rate_type, e.claim_json, e.outcome_json FROM encounters e LEFT JOIN contracts c ON c.id = e.contract_id
@@ -189,7 +352,16 @@ function carryOverLineRules(db: Database.Database, now: () => Date): void {
       if (line.status !== 'ALLOWED' || !claimLine) continue;
       const own = lineProviderNpi(claim, claimLine);
       const payee = own === claim.providerNpi || payable.has(own) ? own : claim.providerNpi;
-      rows.push([e.id, line.sequence, e.member_id, payee, line.cptCode, claimLine.serviceDate, e.contract_id, e.rate_type === 'BUNDLE' ? claimLine.serviceDate : null]);
+      rows.push([
+        e.id,
+        line.sequence,
+        e.member_id,
+        payee,
+        line.cptCode,
+        claimLine.serviceDate,
+        e.contract_id,
+        e.rate_type === 'BUNDLE' ? claimLine.serviceDate : null,
+      ]);
     }
   }
   for (const r of rows) paid.run(...r);
