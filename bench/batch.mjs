@@ -9,8 +9,7 @@
 // each side spends per claim is printed beside (the client's and the server's from their own usage).
 // BENCH_CLAIMS changes the batch size. Prints the figures; exits 1 if a target is missed.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { floorLine, floorRate } from './lib/floor.mjs';
 import { claimBody, claimFootprint, clockFor, fmt, loadEngine, processCpuSeconds, runCli, startServer, TPA_BIN as bin } from './lib/ledger.mjs';

@@ -122,7 +122,7 @@ function encounterRow(x: RunPlan['encounters'][number]) {
 }
 
 /** The approver types the total shown; anything else sends nothing. */
-async function confirmTotal(ctx: Context, totalCents: number, what: string): Promise<void> {
+async function confirmTotal(_ctx: Context, totalCents: number, what: string): Promise<void> {
   const shown = formatCentsGrouped(totalCents);
   const typed = await ask(`${what}: type the total to release (${shown}) to confirm`, {
     validate: (v) =>

@@ -85,6 +85,7 @@ const exceptionRow = (x: PeriodReport['exceptions'][number]) => ({
 });
 
 /** Rows of one section, for csv. */
+// biome-ignore lint/suspicious/noExplicitAny: the report as JSON, walked by section name
 function sectionRows(data: Record<string, any>, section: Section): Record<string, unknown>[] {
   switch (section) {
     case 'providers':

@@ -184,6 +184,7 @@ export interface LedgerDetail {
     description: string;
     financial_impact: Record<string, number> | null;
   }[];
+  // biome-ignore lint/suspicious/noExplicitAny: the summary's amounts are read by name in several screens; not yet typed
   financial_summary: Record<string, any>;
   service_lines: LedgerServiceLine[];
   reconciliation: {

@@ -17,7 +17,7 @@ export interface TableOptions {
   width?: number;
 }
 
-// eslint-disable-next-line no-control-regex
+// biome-ignore lint/suspicious/noControlCharactersInRegex: an escape sequence starts with ESC, which is what this finds
 const ANSI = /\x1b\[[0-9;]*m/g;
 export const visibleLength = (s: string): number => s.replace(ANSI, '').length;
 

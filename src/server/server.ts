@@ -9,7 +9,7 @@ import type { Engine } from '../engine/engine.js';
 import { bodyText, type EngineResponse } from '../engine/http.js';
 import { newId } from '../engine/ids.js';
 import { withFault, type Faults } from '../engine/faults.js';
-import { RateLimiter, TIERS, type LimitVerdict } from '../engine/limits.js';
+import { type RateLimiter, TIERS, type LimitVerdict } from '../engine/limits.js';
 
 /** Claims may be up to 5 MiB (fhir-claim.ts); a little room for whitespace around them. */
 export const MAX_BODY_BYTES = 6 * 1024 * 1024;
@@ -241,7 +241,7 @@ function clientCertificate(req: IncomingMessage): { fingerprint: string; commonN
   const socket = req.socket as Partial<TLSSocket>;
   if (!socket.authorized || typeof socket.getPeerCertificate !== 'function') return undefined;
   const cert = socket.getPeerCertificate();
-  if (!cert || !cert.fingerprint256) return undefined;
+  if (!cert?.fingerprint256) return undefined;
   const cn = cert.subject?.CN;
   return { fingerprint: cert.fingerprint256, commonName: Array.isArray(cn) ? cn[0]! : (cn ?? '') };
 }

@@ -37,7 +37,7 @@ function claim(i: number): Row {
   }) as Row;
 }
 
-const lines = (from: number, to: number) => Array.from({ length: to - from }, (_, k) => JSON.stringify(claim(from + k))).join('\n') + '\n';
+const lines = (from: number, to: number) => `${Array.from({ length: to - from }, (_, k) => JSON.stringify(claim(from + k))).join('\n')}\n`;
 
 async function ledger(h = home, e: Record<string, string> = env): Promise<Row[]> {
   const r = await runTpa(['ledger', 'list', '--all', '-o', 'ndjson', '-p', 'local'], { home: h, env: e });

@@ -277,7 +277,7 @@ describe('tables that fit the terminal', () => {
   /** The lines of a screen as the terminal shows them: escape sequences and carriage returns gone. */
   const screenLines = (output: string) =>
     output
-      // eslint-disable-next-line no-control-regex
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: the terminal's escape sequences are what this removes
       .replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '')
       .split(/\r?\n/)
       .map((l) => l.replace(/.*\r/, ''));

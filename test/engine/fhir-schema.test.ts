@@ -11,7 +11,7 @@ const JSONSchemaValidator = require('@asymmetrik/fhir-json-schema-validator') as
 const validator = new JSONSchemaValidator();
 
 let home: ReturnType<typeof tempDir>;
-let engines: Engine[] = [];
+const engines: Engine[] = [];
 beforeAll(() => {
   home = tempDir();
 });

@@ -93,12 +93,12 @@ function record(): Record<string, unknown> {
   say('settlement failed', at('2026-03-02T11:00:00Z'), 'GET', S(prof.external_claim_id));
   say('fund again, same code', at('2026-03-02T11:00:00Z'), 'POST', '/tpa-api/v1/funding/approve/', {
     encounter_id: prof.external_claim_id,
-    amount: (out['p'] as any).body.adjudication.benefit_amount,
+    amount: (out.p as any).body.adjudication.benefit_amount,
     authorization_code: 'AUTH-G-2',
   });
   say('fund again, new code', at('2026-03-02T11:00:00Z'), 'POST', '/tpa-api/v1/funding/approve/', {
     encounter_id: prof.external_claim_id,
-    amount: (out['p'] as any).body.adjudication.benefit_amount,
+    amount: (out.p as any).body.adjudication.benefit_amount,
     authorization_code: 'AUTH-G-3',
   });
   say('settlement after a second transfer', at('2026-03-02T11:00:00Z'), 'GET', S(prof.external_claim_id));

@@ -37,7 +37,7 @@ describe('tpa local serve: authentication and scopes', () => {
   });
 
   it('answers 401 invalid_api_key without a key or with an unknown one', async () => {
-    for (const k of [null, 'sk_sand_' + 'x'.repeat(56)]) {
+    for (const k of [null, `sk_sand_${'x'.repeat(56)}`]) {
       const res = await api('/tpa-api/v1/health', { key: k });
       expect(res.status).toBe(401);
       expect(await res.json()).toEqual({ error: 'invalid_api_key', message: expect.any(String), documentation: expect.stringMatching(/^https:\/\//) });

@@ -12,6 +12,7 @@ export function registerCompletion(program: Command, act: Act): void {
       .description('print the shell completion script (commands, options and their values)')
       .addArgument(new Argument('<shell>', 'bash, zsh or fish').choices(['bash', 'zsh', 'fish'])),
     'tpa completion bash > ~/.local/share/bash-completion/completions/tpa',
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: zsh's syntax, shown to the user as it is typed
     'tpa completion zsh > "${fpath[1]}/_tpa"',
     'tpa completion fish > ~/.config/fish/completions/tpa.fish',
   ).action(act(run, 'completion'));

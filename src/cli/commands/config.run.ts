@@ -53,6 +53,7 @@ export const get: Handler = async (ctx, [key]) => {
 };
 
 export const set: Handler = async (ctx, [key, value]) => {
+  // biome-ignore lint/suspicious/noExplicitAny: config.json as read, changed key by key
   const config = readConfig(ctx.paths) as Record<string, any>;
   if (key === 'default_profile') {
     if (!/^[A-Za-z0-9_-]{1,40}$/.test(value!)) throw new UsageError('a profile name is letters, digits, "-" and "_"');

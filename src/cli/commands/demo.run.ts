@@ -114,7 +114,7 @@ export const demo: Handler = async (ctx) => {
     check(`a second approval is refused (${again}): the money moves once`, again === 'duplicate_approval');
 
     step(7, 'One business day later on the engine clock: the transfer arrives and is reconciled');
-    say('$ tpa local clock advance 3d && tpa settlement show ' + encounterId);
+    say(`$ tpa local clock advance 3d && tpa settlement show ${encounterId}`);
     engine.advanceClock(3 * 86_400_000);
     const settlement = (await client.settlement(encounterId)).body as SettlementRecord;
     say(

@@ -153,8 +153,8 @@ async function ensureNotFunded(ctx: Context, client: TpaClient, encounterId: str
 
 export const approve: Handler = async (ctx, [encounterId], opts) => {
   const id = encounterId!;
-  let amountText = opts.amount as string | undefined;
-  let authCode = opts.authCode as string | undefined;
+  const amountText = opts.amount as string | undefined;
+  const authCode = opts.authCode as string | undefined;
   const notes = opts.notes as string | undefined;
   if (notes !== undefined && characterCount(notes) > MAX_FUNDING_NOTES)
     throw new ValidationFailed(`--notes: at most ${MAX_FUNDING_NOTES} characters (got ${characterCount(notes)})`);

@@ -9,7 +9,6 @@ import { NotFoundError, TpaError, UsageError, ValidationFailed } from '../../err
 import { toCsv, type TableTools } from '../../render/output.js';
 import type { TableSpec } from '../../render/stream.js';
 import type { Handler, Options } from '../action.js';
-import type { Context } from '../context.js';
 import { readInput, wholeNumberOption } from '../options.js';
 import { confirm } from '../prompt.js';
 
