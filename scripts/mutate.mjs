@@ -13,6 +13,18 @@ const TARGETS = { 'src/domain/money.ts': 95, 'src/domain/adjudication.ts': 95, '
 
 rmSync(REPORT, { force: true });
 const started = Date.now();
+// StrykerJS is not a dependency of the project: 124 packages, a third of the install, for a run
+// made by hand before a release. These pinned versions are added to node_modules the first time
+// (without touching package.json or the lockfile; the next npm ci takes them away again).
+const STRYKER = ['@stryker-mutator/core@9.6.1', '@stryker-mutator/vitest-runner@9.6.1'];
+if (!existsSync('node_modules/@stryker-mutator/core/package.json') || !existsSync('node_modules/@stryker-mutator/vitest-runner/package.json')) {
+  console.log(`installing ${STRYKER.join(' and ')} for this run (not saved)…`);
+  const install = spawnSync('npm', ['install', '--no-save', '--no-audit', '--no-fund', ...STRYKER], { stdio: 'inherit' });
+  if (install.status !== 0) {
+    console.error('could not install StrykerJS');
+    process.exit(1);
+  }
+}
 const run = spawnSync('npx', ['stryker', 'run', ...process.argv.slice(2)], { stdio: 'inherit' });
 const minutes = ((Date.now() - started) / 60_000).toFixed(1);
 if (run.status !== 0 || !existsSync(REPORT)) {
