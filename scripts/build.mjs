@@ -10,6 +10,7 @@
 // one compile, and its built-ins are plain require() calls (no facade, no copy of their exports).
 import { build } from 'esbuild';
 import { readFileSync, rmSync } from 'node:fs';
+import { builtinModules } from 'node:module';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { define } from './define.mjs';
@@ -97,17 +98,6 @@ const lazyCrypto = {
   },
 };
 
-// A dynamic import() of a built-in would go through the ESM loader, whose facade of the module reads
-// every export (node:crypto's loads all its internals); this makes it a require() of the module.
-const dynamicBuiltinsThroughRequire = {
-  name: 'dynamic-builtins-through-require',
-  setup(b) {
-    b.onResolve({ filter: /^node:/ }, (args) => (args.kind === 'dynamic-import' ? { path: args.path, namespace: 'builtin' } : undefined));
-    b.onResolve({ filter: /.*/, namespace: 'builtin' }, (args) => ({ path: args.path, external: true }));
-    b.onLoad({ filter: /.*/, namespace: 'builtin' }, (args) => ({ contents: `module.exports = require(${JSON.stringify(args.path)});`, loader: 'js' }));
-  },
-};
-
 // The entry hands everything past --version and --help to the command tree, which is dist/tpa.cjs.
 const commandTreeInItsOwnFile = {
   name: 'command-tree-in-its-own-file',
@@ -156,7 +146,7 @@ await Promise.all([
     ...commonjs,
     entryPoints: ['src/cli/run.ts'],
     outfile: 'dist/tpa.cjs',
-    plugins: [lazyChildProcess, commanderDefaultImports, lazyCrypto, dynamicBuiltinsThroughRequire, promptsInTheirOwnFile, bundledSqlite],
+    plugins: [lazyChildProcess, commanderDefaultImports, lazyCrypto, builtinsThroughRequire({ dynamicOnly: true }), promptsInTheirOwnFile, bundledSqlite],
   }),
   // @inquirer/prompts is ESM: it stays ESM, its built-ins taken through require() (see above).
   build({
@@ -169,15 +159,20 @@ await Promise.all([
   }),
 ]);
 
-/** Every built-in through require(): an ESM import of one would build its facade (see above). */
-function builtinsThroughRequire() {
+/**
+ * Built-ins through require(): an import of one goes through the ESM loader, whose facade of the
+ * module reads every export (node:crypto's loads all its internals). `dynamicOnly`: only import()
+ * calls (the CommonJS bundle's static imports are require() already).
+ */
+function builtinsThroughRequire({ dynamicOnly = false } = {}) {
+  const builtins = new Set(builtinModules);
   return {
     name: 'builtins-through-require',
     setup(b) {
-      b.onResolve({ filter: /^(node:)?[a-z_/]+$/ }, async (args) => {
+      b.onResolve({ filter: /^(node:)?[a-z_/]+$/ }, (args) => {
         if (args.namespace === 'builtin') return { path: args.path, external: true };
-        const { builtinModules } = await import('node:module');
-        if (!args.path.startsWith('node:') && !builtinModules.includes(args.path)) return undefined;
+        if (dynamicOnly && args.kind !== 'dynamic-import') return undefined;
+        if (!args.path.startsWith('node:') && !builtins.has(args.path)) return undefined;
         return { path: args.path, namespace: 'builtin' };
       });
       b.onLoad({ filter: /.*/, namespace: 'builtin' }, (args) => ({ contents: `module.exports = require(${JSON.stringify(args.path)});`, loader: 'js' }));

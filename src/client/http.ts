@@ -59,7 +59,7 @@ export class HttpTransport implements Transport {
       }
       return { status: response.status, headers: response.headers, body };
     } catch (err) {
-      const e = err as ExchangeError & { setup?: boolean };
+      const e = err as ExchangeError;
       const tls = tlsError(e, this.base, Boolean(this.options.tls?.cert), Boolean(this.options.tls?.passphrase));
       if (tls) throw tls;
       // Only a failed request is a network failure; anything else (a base URL that is not one, a

@@ -23,8 +23,11 @@ export interface Answer {
   text: string;
 }
 
-/** An error of the exchange itself (not of its status), with Node's code. */
-export type ExchangeError = Error & { code?: string; handshakeDone?: boolean };
+/**
+ * An error of the exchange itself (not of its status), with Node's code; `setup` when the request
+ * could not even be built (retrying cannot help).
+ */
+export type ExchangeError = Error & { code?: string; handshakeDone?: boolean; setup?: boolean };
 
 /** The TLS sockets whose handshake has finished (kept alive by an agent, they carry further requests). */
 const secured = new WeakSet<object>();
