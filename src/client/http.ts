@@ -3,7 +3,7 @@
 // retry.ts. The key never reaches a log: --debug shows it redacted.
 import type { Agent } from 'node:https';
 import { NetworkError, UsageError } from '../errors.js';
-import { exchange, type ExchangeError } from './request.js';
+import { exchange, MAX_ANSWER_BYTES, type ExchangeError } from './request.js';
 import { tlsAgent, tlsError, tlsOptions, type TlsMaterial } from './tls.js';
 import type { Transport, TransportRequest, TransportResponse } from './transport.js';
 
@@ -65,6 +65,10 @@ export class HttpTransport implements Transport {
       // Only a failed request is a network failure; anything else (a base URL that is not one, a
       // header a key with a stray newline made invalid) is the setup's, and retrying cannot help.
       if (e.setup) throw new UsageError(`cannot send to ${this.base}: ${e.message}`);
+      if (e.code === 'ERR_RESPONSE_TOO_LARGE')
+        throw new NetworkError(`${this.base} sent an answer of more than ${MAX_ANSWER_BYTES / 1024 / 1024} MiB; tpa stopped reading it`, {
+          code: 'response_too_large',
+        });
       const code = e.code;
       const what = code === 'ECONNREFUSED' ? 'connection refused' : code === 'ETIMEDOUT' ? 'timed out' : code === 'ENOTFOUND' ? 'host not found' : e.message;
       throw new NetworkError(`cannot reach ${this.base}: ${what}`, {

@@ -12,6 +12,8 @@ export interface Exchange {
   headers: Record<string, string>;
   body?: string;
   timeoutMs: number;
+  /** The most bytes of an answer read before giving up (ERR_RESPONSE_TOO_LARGE); MAX_ANSWER_BYTES by default. */
+  maxBytes?: number;
   /** For https: the agent and the TLS options of the credential set. */
   agent?: Agent;
   tls?: RequestOptions;
@@ -28,6 +30,12 @@ export interface Answer {
  * could not even be built (retrying cannot help).
  */
 export type ExchangeError = Error & { code?: string; handshakeDone?: boolean; setup?: boolean };
+
+/**
+ * No answer of the service comes near this (a ledger page of the most items is well under 1 MiB):
+ * a server that sends more is not read to the end, so that it cannot make tpa hold what it likes.
+ */
+export const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
 
 /** The TLS sockets whose handshake has finished (kept alive by an agent, they carry further requests). */
 const secured = new WeakSet<object>();
@@ -83,7 +91,17 @@ export function exchange(url: string, o: Exchange): Promise<Answer> {
     req.on('error', (err) => finish(err as ExchangeError));
     req.on('response', (res) => {
       const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
+      const most = o.maxBytes ?? MAX_ANSWER_BYTES;
+      let bytes = 0;
+      res.on('data', (c: Buffer) => {
+        bytes += c.length;
+        if (bytes > most) {
+          finish(Object.assign(new Error(`the answer is larger than ${most} bytes; it was not read to the end`), { code: 'ERR_RESPONSE_TOO_LARGE' }));
+          req.destroy();
+          return;
+        }
+        chunks.push(c);
+      });
       res.on('error', (err) => finish(err as ExchangeError));
       res.on('end', () => finish(undefined, { status: res.statusCode ?? 0, headers: flatten(res.headers), text: Buffer.concat(chunks).toString('utf8') }));
     });
