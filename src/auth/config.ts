@@ -89,7 +89,9 @@ export function httpsUnlessLoopback(baseUrl: string): void {
   } catch {
     throw new UsageError(`"${baseUrl}" is not a URL`);
   }
-  const loopback = ['localhost', '[::1]'].includes(u.hostname) || /^127\./.test(u.hostname);
+  // A loopback address itself, not a name that starts like one: 127.0.0.1.example.com is anyone's.
+  // (The URL parser writes every IPv4 form, 127.1 or 0x7f000001, as four decimal numbers.)
+  const loopback = ['localhost', '[::1]'].includes(u.hostname) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(u.hostname);
   if (u.protocol !== 'https:' && !(u.protocol === 'http:' && loopback)) {
     throw new UsageError(`${baseUrl}: credentials are sent only over https:// (plain http only to this machine)`);
   }
