@@ -51,14 +51,30 @@ export class HttpTransport implements Transport {
         timeoutMs: this.options.timeoutMs ?? 30_000,
         ...(this.agent ? { agent: this.agent, tls: tlsOptions(this.options.tls ?? {}) } : {}),
       });
+      // The service answers no request with a redirect, and tpa follows none (the key would go along):
+      // a 3xx is a server or a proxy that is not the service, never an empty success.
+      if (response.status >= 300 && response.status < 400) {
+        throw new NetworkError(
+          `${this.base} answered ${response.status} (a redirect${response.headers.location ? ` to ${response.headers.location}` : ''}), which tpa does not follow`,
+          {
+            status: response.status,
+            code: 'answer_redirect',
+            hint: "check the profile's base_url",
+          },
+        );
+      }
       let body: unknown;
       try {
         body = response.text === '' ? undefined : JSON.parse(response.text);
       } catch {
+        // A success that is not JSON carries nothing tpa can use; an error status is reported as its status.
+        if (response.status < 300)
+          throw new NetworkError(`${this.base} answered ${response.status} with a body that is not JSON`, { status: response.status, code: 'answer_not_json' });
         body = { error: 'invalid_response', message: `the server answered ${response.status} with a body that is not JSON` };
       }
       return { status: response.status, headers: response.headers, body };
     } catch (err) {
+      if (err instanceof NetworkError) throw err; // an answer that came but cannot be used (above)
       const e = err as ExchangeError;
       const tls = tlsError(e, this.base, Boolean(this.options.tls?.cert), Boolean(this.options.tls?.passphrase));
       if (tls) throw tls;
@@ -67,7 +83,7 @@ export class HttpTransport implements Transport {
       if (e.setup) throw new UsageError(`cannot send to ${this.base}: ${e.message}`);
       if (e.code === 'ERR_RESPONSE_TOO_LARGE')
         throw new NetworkError(`${this.base} sent an answer of more than ${MAX_ANSWER_BYTES / 1024 / 1024} MiB; tpa stopped reading it`, {
-          code: 'response_too_large',
+          code: 'answer_too_large',
         });
       const code = e.code;
       const what = code === 'ECONNREFUSED' ? 'connection refused' : code === 'ETIMEDOUT' ? 'timed out' : code === 'ENOTFOUND' ? 'host not found' : e.message;

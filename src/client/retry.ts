@@ -56,8 +56,17 @@ export class RetryingTransport implements Transport {
       try {
         response = await this.inner.send(req);
       } catch (err) {
-        // A TLS failure, or a local database that cannot be opened, will fail the same way again: no retry.
-        if (!(err instanceof NetworkError) || err.code.startsWith('tls_') || err.code === 'storage_unavailable' || last || !safeToRepeat(req)) throw err;
+        // A TLS failure, a local database that cannot be opened, or an answer that came but cannot be
+        // used (a redirect, a success that is not JSON, one too large) will fail the same way again: no retry.
+        if (
+          !(err instanceof NetworkError) ||
+          err.code.startsWith('tls_') ||
+          err.code.startsWith('answer_') ||
+          err.code === 'storage_unavailable' ||
+          last ||
+          !safeToRepeat(req)
+        )
+          throw err;
         const waitMs = backoff(attempt);
         this.options.onWait?.({ reason: err.message, waitMs, attempt, attempts });
         await sleep(waitMs);
