@@ -6,6 +6,7 @@
 import { closeSync, fdatasyncSync, mkdirSync, openSync, readSync, fstatSync, ftruncateSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { UsageError } from '../errors.js';
+import type { JournalLock, LockHolder } from './journal-lock.js';
 
 export type JournalRecord = Record<string, unknown> & { type: string };
 
@@ -15,19 +16,28 @@ export class Journal {
   private constructor(
     readonly path: string,
     private readonly fd: number,
+    private readonly lock: JournalLock | undefined,
   ) {}
 
   /**
    * Opens (creating it and its folder) the journal at `path` and hands each record it already holds
    * to `onRecord`, in order, reading it a chunk at a time. A last line cut short (the process died
-   * inside a write) is cut off: the record it began was never acted on.
+   * inside a write) is cut off: the record it began was never acted on. A `lock` taken on the path
+   * (journal-lock.ts: one journal, one writer) is held until `close`, and let go if opening fails.
    */
-  static open(path: string, onRecord: (record: JournalRecord) => void): Journal {
-    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  static open(path: string, onRecord: (record: JournalRecord) => void, options: { lock?: JournalLock } = {}): Journal {
+    const lock = options.lock;
+    try {
+      mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    } catch (err) {
+      lock?.release();
+      throw new UsageError(`cannot open the journal ${path}: ${(err as Error).message}`);
+    }
     let fd: number;
     try {
       fd = openSync(path, 'a+', 0o600);
     } catch (err) {
+      lock?.release();
       throw new UsageError(`cannot open the journal ${path}: ${(err as Error).message}`);
     }
     try {
@@ -63,9 +73,15 @@ export class Journal {
       if (complete < size) ftruncateSync(fd, complete);
     } catch (err) {
       closeSync(fd);
+      lock?.release();
       throw err;
     }
-    return new Journal(path, fd);
+    return new Journal(path, fd, lock);
+  }
+
+  /** Who held this journal before and never let it go (journal-lock.ts), when it was opened with a lock. */
+  get crashedHolder(): LockHolder | undefined {
+    return this.lock?.crashed;
   }
 
   /** Appends records and waits until they (and every record written before) are on the disk. */
@@ -83,7 +99,17 @@ export class Journal {
     writeSync(this.fd, records.map((r) => `${JSON.stringify(r)}\n`).join(''));
   }
 
+  /** Makes every record written so far durable (those `write` left to the kernel). */
+  sync(): void {
+    fdatasyncSync(this.fd);
+  }
+
   close(): void {
-    closeSync(this.fd);
+    try {
+      fdatasyncSync(this.fd);
+      closeSync(this.fd);
+    } finally {
+      this.lock?.release();
+    }
   }
 }

@@ -1,0 +1,91 @@
+// One journal, one writer (README "Claim batches", "Payment runs"): a long job holds its journal's
+// lock from the moment it opens the journal until it ends. The lock is the kernel's: an exclusive
+// SQLite transaction on `<journal>.lock`, a POSIX lock the kernel releases when the holder exits,
+// however it ends (kill -9, a power cut), so a crashed run never leaves a lock behind and no pid
+// is ever guessed dead. Beside it, `<journal>.lock.json` says who holds it (pid, host, since) so that a second run can name the first; it is only ever read as information.
+import { hostname } from 'node:os';
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { ConflictError, UsageError } from '../errors.js';
+
+/** Who holds a journal's lock, as its holder wrote it. */
+export interface LockHolder {
+  pid: number;
+  host: string;
+  since: string;
+}
+
+interface LockDb {
+  exec(sql: string): unknown;
+  close(): void;
+}
+
+export class JournalLock {
+  private constructor(
+    private readonly db: LockDb,
+    private readonly infoPath: string,
+    /** The holder an earlier run left behind: it held the journal and never let it go (it was killed, or the machine went down). */
+    readonly crashed: LockHolder | undefined,
+  ) {}
+
+  /**
+   * Takes the lock of the journal at `journalPath`, or refuses at once (exit 4, DESIGN.md: a
+   * conflict or wrong state) naming the run that holds it. `what` names the job for the message.
+   */
+  static async take(journalPath: string, what: string): Promise<JournalLock> {
+    const file = `${journalPath}.lock`;
+    const infoPath = `${file}.json`;
+    // better-sqlite3 is loaded when a job first locks a journal: a command that keeps none never loads it.
+    const { default: Database } = await import('better-sqlite3');
+    let db: LockDb;
+    try {
+      mkdirSync(dirname(journalPath), { recursive: true, mode: 0o700 });
+      db = new Database(file, { timeout: 0 });
+    } catch (err) {
+      throw new UsageError(`cannot open the lock of the journal ${journalPath}: ${(err as Error).message}`);
+    }
+    try {
+      db.exec('BEGIN EXCLUSIVE');
+    } catch (err) {
+      db.close();
+      if ((err as { code?: string }).code !== 'SQLITE_BUSY' && (err as { code?: string }).code !== 'SQLITE_LOCKED') throw err;
+      const holder = readHolder(infoPath);
+      const who = holder ? `pid ${holder.pid}${holder.host === hostname() ? '' : ` on ${holder.host}`}, running since ${holder.since}` : 'another tpa process';
+      throw new ConflictError(`the journal ${journalPath} is in use by another ${what} (${who}): one journal, one writer. Nothing was sent.`, {
+        code: 'journal_busy',
+        details: holder,
+        hint: 'wait for that run to end (or stop it), then run the same command again: it continues from the journal',
+      });
+    }
+    const crashed = readHolder(infoPath);
+    const holder: LockHolder = {
+      pid: process.pid,
+      host: hostname(),
+      since: new Date().toISOString(),
+    };
+    // Written whole then renamed: a reader never sees half of it.
+    const tmp = `${infoPath}.${process.pid}.tmp`;
+    writeFileSync(tmp, `${JSON.stringify(holder)}\n`, { mode: 0o600 });
+    renameSync(tmp, infoPath);
+    return new JournalLock(db, infoPath, crashed);
+  }
+
+  /** Lets the lock go. The lock file stays: removing it would let two runs lock two files of one name. */
+  release(): void {
+    rmSync(this.infoPath, { force: true });
+    try {
+      this.db.exec('ROLLBACK');
+    } finally {
+      this.db.close();
+    }
+  }
+}
+
+function readHolder(path: string): LockHolder | undefined {
+  try {
+    const h = JSON.parse(readFileSync(path, 'utf8')) as LockHolder;
+    return typeof h.pid === 'number' ? h : undefined;
+  } catch {
+    return undefined;
+  }
+}
