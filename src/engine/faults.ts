@@ -7,6 +7,8 @@
 //   drop            the connection drops before the request is processed (nothing happens)
 //   error-<5xx>     answered with that status, unprocessed (e.g. error-503)
 //   slow-<ms>       answered after that many milliseconds (then processed as usual)
+//   late-<ms>       processed at once, answered that many milliseconds later (a client killed in
+//                   between never hears of what the service did)
 //   approved-elsewhere  for a fund approval: another approval of the encounter, with another
 //                   authorization code, lands first; then the connection drops before the answer
 // `*<count>`: only the first <count> matching requests (of the process, or of the server's life).
@@ -18,7 +20,8 @@ export type FaultKind =
   | { kind: 'drop' }
   | { kind: 'approved-elsewhere' }
   | { kind: 'error'; status: number }
-  | { kind: 'slow'; ms: number };
+  | { kind: 'slow'; ms: number }
+  | { kind: 'late'; ms: number };
 
 interface Rule {
   fault: FaultKind;
@@ -34,18 +37,20 @@ export class Faults {
   static parse(text: string | undefined): Faults {
     if (text === undefined || text.trim() === '') return new Faults([]);
     const rules = text.split(',').map((part): Rule => {
-      const m = /^\s*(lose-response|drop|approved-elsewhere|error-(5\d\d)|slow-(\d+))(?:\*(\d+))?:(\S+)\s*$/.exec(part);
+      const m = /^\s*(lose-response|drop|approved-elsewhere|error-(5\d\d)|slow-(\d+)|late-(\d+))(?:\*(\d+))?:(\S+)\s*$/.exec(part);
       if (!m) {
         throw new UsageError(
-          `TPA_FAULT: "${part.trim()}" is not a fault: use lose-response, drop, approved-elsewhere, error-503 or slow-2000, an optional *count, then :<path part>`,
+          `TPA_FAULT: "${part.trim()}" is not a fault: use lose-response, drop, approved-elsewhere, error-503, slow-2000 or late-2000, an optional *count, then :<path part>`,
         );
       }
       const fault: FaultKind = m[2]
         ? { kind: 'error', status: Number(m[2]) }
         : m[3]
           ? { kind: 'slow', ms: Number(m[3]) }
-          : { kind: m[1] as 'lose-response' | 'drop' | 'approved-elsewhere' };
-      return { fault, pathPart: m[5]!, left: m[4] === undefined ? Infinity : Number(m[4]) };
+          : m[4]
+            ? { kind: 'late', ms: Number(m[4]) }
+            : { kind: m[1] as 'lose-response' | 'drop' | 'approved-elsewhere' };
+      return { fault, pathPart: m[6]!, left: m[5] === undefined ? Infinity : Number(m[5]) };
     });
     return new Faults(rules);
   }
@@ -94,6 +99,11 @@ export async function withFault(
     case 'slow':
       await new Promise((r) => setTimeout(r, fault.ms));
       return { response: work(body) };
+    case 'late': {
+      const response = work(body);
+      await new Promise((r) => setTimeout(r, fault.ms));
+      return { response };
+    }
     case 'lose-response':
       work(body);
       return { hangUp: true };
