@@ -69,6 +69,7 @@ function progressText(p: BatchProgress): string {
 function summaryTable(t: Awaited<ReturnType<typeof tableTools>>, s: BatchSummary, waited: boolean): string {
   const money = (c: number) => formatCentsGrouped(c);
   const rows: [string, string][] = (['ACKNOWLEDGED', 'SKIPPED', 'INVALID', 'FAILED'] as const).map((k) => [k, String(s.counts[k])]);
+  if (s.counts.UNKNOWN > 0) rows.push(['UNKNOWN (check before resending)', String(s.counts.UNKNOWN)]);
   for (const [d, n] of Object.entries(s.dispositions).sort()) rows.push([`  ${d}`, String(n)]);
   if (s.stillProcessing > 0) rows.push(['  still processing', String(s.stillProcessing)]);
   const amounts: [string, string][] = [['Charges', money(s.chargesCents)]];
@@ -97,7 +98,7 @@ export async function submitBatch(
     throw new UsageError('--idempotency-key names the key of one claim; a batch gives each claim its own and keeps them in its journal');
   if (opts.raw) throw new UsageError("--raw is for one claim; a batch reports each claim's adjudication summary with --wait");
   const journalPath = (opts.journal as string | undefined) ?? defaultJournalPath(ctx, paths);
-  const journal = BatchJournal.open(journalPath);
+  const journal = await BatchJournal.open(journalPath);
   const live = ctx.io.stderr.isTTY;
   if (opts.journal === undefined) ctx.note(`journal: ${journal.path} (run the same command again to continue after an interruption)`);
   const client = await ctx.client();
@@ -125,10 +126,11 @@ export async function submitBatch(
       onOutcome: (o) => {
         clearProgress();
         if (writer) writer.write([ctx.format === 'csv' ? csvRow(o) : o]);
-        if (o.status === 'INVALID' || o.status === 'FAILED') {
+        if (o.status === 'INVALID' || o.status === 'FAILED' || o.status === 'UNKNOWN') {
           const errors = o.errors.map((e) => (e.field ? `${e.field}: ${e.message}` : e.message)).join('; ');
-          ctx.note(`${o.source}: ${o.status === 'INVALID' ? 'invalid, not sent' : 'failed'}: ${errors}`);
+          ctx.note(`${o.source}: ${o.status === 'INVALID' ? 'invalid, not sent' : o.status === 'FAILED' ? 'failed' : 'UNKNOWN, not sent'}: ${errors}`);
         }
+        if (o.note) ctx.note(`${o.source}: ${o.note} (${o.external_claim_id})`);
       },
       onProgress: live
         ? (p) => {
@@ -150,6 +152,10 @@ export async function submitBatch(
   if (summary.stopped) {
     ctx.note(`stopped: ${summary.stopped.message}`);
     ctx.note(`the journal ${journal.path} says what was sent; run the same command again to continue`);
+  } else if (summary.counts.UNKNOWN > 0) {
+    ctx.note(
+      `${summary.counts.UNKNOWN} claim(s) UNKNOWN: sent before without a recorded answer, and the ledger could not say whether the service has them. They were not sent again: look for them (tpa ledger list --npi <npi> --from <date> --to <date>) before resending`,
+    );
   } else if (summary.stillProcessing > 0) {
     ctx.note(`${summary.stillProcessing} claim(s) still being adjudicated when --wait timed out: follow them with tpa claim poll <submission_id> --wait`);
   }

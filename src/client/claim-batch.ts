@@ -4,22 +4,32 @@
 // Each claim is validated locally first; an invalid one is reported and not sent. Before a claim is
 // sent, the journal records its content hash and the Idempotency-Key it goes with, on the disk;
 // after the answer, the acknowledgment. Run again with the same journal, the batch skips what was
-// acknowledged, resends what has no recorded answer with its recorded key (the service then answers
-// the first acknowledgment, never a second encounter), and sends the rest.
+// acknowledged, and sends the rest. A claim sent whose answer was never recorded is not resent
+// blind: an Idempotency-Key is only kept 24 hours by the service, so after that a resend would be a
+// second encounter (a DENIED duplicate, a second PENDED claim). The ledger says whether the service
+// has it (by billing provider, service date, first code, charges and member); only a claim it does
+// not have is sent again, and one it cannot tell about is reported UNKNOWN and not sent.
 import { randomUUID } from 'node:crypto';
 import { canonicalHash } from '../domain/canonical.js';
 import { ValidationError, type FieldError } from '../domain/errors.js';
-import { parseClaim } from '../domain/fhir-claim.js';
+import { claimServiceDate } from '../domain/adjudication.js';
+import { parseClaim, type ParsedClaim } from '../domain/fhir-claim.js';
 import { jsonNumberToCents } from '../domain/money.js';
 import { EXIT, TpaError } from '../errors.js';
 import type { TpaClient } from './client.js';
 import { Journal, type JournalRecord } from './journal.js';
-import { pacingWaitMs } from './pages.js';
+import { JournalLock } from './journal-lock.js';
+import { pacingWaitMs, pages } from './pages.js';
 import { stopsTheJob } from './retry.js';
 import { nextPollDelay } from './polling.js';
-import type { AdjudicationSummary, ClaimResponseBody } from './types.js';
+import { hostname, uptime } from 'node:os';
+import type { AdjudicationSummary, ClaimResponseBody, LedgerItem } from './types.js';
 
-export type ClaimStatus = 'ACKNOWLEDGED' | 'SKIPPED' | 'INVALID' | 'FAILED';
+/**
+ * UNKNOWN: sent by an earlier run whose answer was never recorded, and the ledger could not say
+ * whether the service has it; not sent again (README "Claim batches").
+ */
+export type ClaimStatus = 'ACKNOWLEDGED' | 'SKIPPED' | 'INVALID' | 'FAILED' | 'UNKNOWN';
 
 /** One claim of the batch as it comes from the readers. */
 export interface BatchClaim {
@@ -37,6 +47,8 @@ export interface ClaimOutcome {
   external_claim_id: string | null;
   idempotency_key: string | null;
   errors: FieldError[];
+  /** How a SKIPPED claim was known: the journal's acknowledgment, or found in the ledger. */
+  note?: string;
   /** With --wait: the adjudication's disposition (null while still processing at the timeout). */
   disposition?: string | null;
   adjudication?: AdjudicationSummary | null;
@@ -83,22 +95,43 @@ export interface BatchOptions {
 interface Known {
   key: string;
   ack?: { submission_id: string; external_claim_id: string };
+  /** The request went out (a `sent` record) and no answer says the service refused it. */
+  sent?: boolean;
+  /** When it was last announced (the `sending` record's time), for the UNKNOWN report. */
+  at?: string;
 }
 
 /** The journal of a claim batch and what it says has already happened. */
 export class BatchJournal {
   private readonly known = new Map<string, Known>();
+  /** Encounters the journal's acknowledgments name: a ledger entry that is one of these is not another claim's. */
+  readonly acknowledged = new Set<string>();
+  /**
+   * Whether the `sent` records can be trusted to be complete: false for a journal of version 1 (it
+   * wrote none) and after the machine itself went down during a run (writes not yet flushed lost).
+   * Then every claim announced and not answered may have gone out.
+   */
+  private sentMarksComplete = true;
+  private lastSync = Date.now();
   private constructor(private readonly journal: Journal) {}
 
-  static open(path: string): BatchJournal {
+  /** Opens (and locks: one journal, one writer) the journal of a claim batch. */
+  static async open(path: string): Promise<BatchJournal> {
     const records: JournalRecord[] = [];
-    const journal = Journal.open(path, (r) => records.push(r));
+    const journal = Journal.open(path, (r) => records.push(r), { lock: await JournalLock.take(path, 'claim batch') });
     const batch = new BatchJournal(journal);
     for (const r of records) batch.replay(r);
-    if (records.length === 0) journal.append({ type: 'batch', version: 1, started_at: new Date().toISOString() });
+    if (records.length === 0) journal.append({ type: 'batch', version: 2, started_at: new Date().toISOString() });
     else if (records[0]!.type !== 'batch') {
       journal.close();
       throw new TpaError(EXIT.USAGE, 'wrong_journal', `${path} is not the journal of a claim batch (it starts with a "${records[0]!.type}" record)`);
+    } else {
+      const crashed = journal.crashedHolder;
+      // A run that held the journal when the machine went down (it started before this boot, or on
+      // another host sharing the disk): what it wrote without waiting for the disk may be gone.
+      const bootedAt = Date.now() - uptime() * 1000;
+      const machineDown = crashed !== undefined && (crashed.host !== hostname() || Date.parse(crashed.since) < bootedAt);
+      batch.sentMarksComplete = records[0]!.version !== 1 && !machineDown;
     }
     return batch;
   }
@@ -110,10 +143,16 @@ export class BatchJournal {
   private replay(r: JournalRecord): void {
     const id = typeof r.claim === 'string' ? r.claim : undefined;
     if (!id) return;
-    if (r.type === 'sending' && typeof r.idempotency_key === 'string') this.known.set(id, { key: r.idempotency_key });
+    const k = this.known.get(id);
+    if (r.type === 'sending' && typeof r.idempotency_key === 'string')
+      this.known.set(id, { key: r.idempotency_key, sent: k?.sent, at: typeof r.at === 'string' ? r.at : k?.at });
+    if (!k) return;
+    if (r.type === 'sent') k.sent = true;
+    // Refused (a 4xx other than a limit): the service recorded nothing.
+    if (r.type === 'failed' && typeof r.status === 'number' && r.status >= 400 && r.status < 500 && r.status !== 408 && r.status !== 429) k.sent = false;
     if (r.type === 'acknowledged' && typeof r.submission_id === 'string') {
-      const k = this.known.get(id);
-      if (k) k.ack = { submission_id: r.submission_id, external_claim_id: String(r.external_claim_id ?? '') };
+      k.ack = { submission_id: r.submission_id, external_claim_id: String(r.external_claim_id ?? '') };
+      this.acknowledged.add(k.ack.external_claim_id);
     }
   }
 
@@ -121,18 +160,38 @@ export class BatchJournal {
     return this.known.get(claimId);
   }
 
+  /** Whether an earlier run may have sent this claim without its answer being recorded. */
+  mayHaveBeenSent(known: Known | undefined): boolean {
+    return known !== undefined && !known.ack && (known.sent === true || !this.sentMarksComplete);
+  }
+
   /** Records claims about to be sent, on the disk, before any of them goes out. */
   sending(claims: { claim: string; source: string; sha256: string; key: string }[]): void {
-    this.journal.append(...claims.map((c) => ({ type: 'sending', claim: c.claim, source: c.source, sha256: c.sha256, idempotency_key: c.key })));
-    for (const c of claims) this.known.set(c.claim, { key: c.key });
+    const at = new Date().toISOString();
+    this.journal.append(...claims.map((c) => ({ type: 'sending', claim: c.claim, source: c.source, sha256: c.sha256, idempotency_key: c.key, at })));
+    for (const c of claims) this.known.set(c.claim, { ...this.known.get(c.claim), key: c.key, at });
   }
 
   /**
-   * Records an answer. It is not waited onto the disk: if it is lost, the claim is resent with its
-   * recorded key and the service answers the same acknowledgment. The next `sending` flushes it.
+   * Records that a claim's request is going out now. Written, not waited onto the disk: the kernel
+   * keeps it whatever becomes of the process; a machine that goes down is caught on the next run
+   * (`sentMarksComplete`), and then every unanswered claim is looked up in the ledger.
+   */
+  sent(claim: string): void {
+    this.journal.write({ type: 'sent', claim });
+  }
+
+  /**
+   * Records an answer, at once (the kernel keeps it if the process dies), and onto the disk at
+   * most a second later: an acknowledgment lost with the machine only means a look in the ledger.
    */
   answered(record: JournalRecord): void {
     this.journal.write(record);
+    if (record.type === 'acknowledged') this.acknowledged.add(String(record.external_claim_id));
+    if (Date.now() - this.lastSync >= 1000) {
+      this.journal.sync();
+      this.lastSync = Date.now();
+    }
   }
 
   close(): void {
@@ -144,7 +203,7 @@ export class BatchJournal {
 function outcome(
   source: string,
   status: ClaimStatus,
-  f: { submission_id?: string; external_claim_id?: string; idempotency_key?: string; errors?: FieldError[] } = {},
+  f: { submission_id?: string; external_claim_id?: string; idempotency_key?: string; errors?: FieldError[]; note?: string } = {},
 ): ClaimOutcome {
   return {
     source,
@@ -153,7 +212,35 @@ function outcome(
     external_claim_id: f.external_claim_id ?? null,
     idempotency_key: f.idempotency_key ?? null,
     errors: f.errors ?? [],
+    ...(f.note !== undefined ? { note: f.note } : {}),
   };
+}
+
+/**
+ * The encounter the service made of a claim, found in the ledger: an entry of its billing provider
+ * and service date with its first code, charges and member, that no other claim of the journal
+ * names (`taken`, claimed here at once so that two claims of the same content never both take it).
+ */
+export async function findInLedger(
+  client: TpaClient,
+  claim: ParsedClaim,
+  taken: Set<string>,
+): Promise<{ submission_id: string; external_claim_id: string } | undefined> {
+  const date = claimServiceDate(claim);
+  const first = await client.ledgerList({ provider_npi: claim.providerNpi, start_date: date, end_date: date, limit: 100 });
+  for await (const rows of pages(first, (link) => client.ledgerPage(link), { idOf: (i: LedgerItem) => i.encounter_id })) {
+    for (const item of rows) {
+      if (taken.has(item.encounter_id) || item.provider.npi !== claim.providerNpi || item.service_date !== date) continue;
+      if (item.ssp_code !== claim.lines[0]!.cptCode || jsonNumberToCents(item.financial_summary.charges) !== claim.totalChargeCents) continue;
+      const detail = (await client.ledgerDetail(item.encounter_id)).body;
+      if (detail.encounter.patient.member_id !== claim.memberId || taken.has(item.encounter_id)) continue;
+      const submission = detail.entries.find((e) => e.type === 'SUBMISSION')?.reference;
+      if (!submission) continue;
+      taken.add(item.encounter_id);
+      return { submission_id: submission, external_claim_id: item.encounter_id };
+    }
+  }
+  return undefined;
 }
 
 function amountCents(v: unknown): number {
@@ -166,6 +253,11 @@ interface Ready {
   sha256: string;
   text: string;
   key: string;
+  parsed: ParsedClaim;
+  /** An earlier run may have sent it: the ledger is asked first. */
+  lookFirst: boolean;
+  /** When it was announced before (for the UNKNOWN report). */
+  announcedAt?: string;
 }
 
 /**
@@ -177,7 +269,7 @@ export async function runClaimBatch(client: TpaClient, claims: AsyncIterable<Bat
   const now = options.now ?? Date.now;
   const waiting = options.waitTimeoutMs !== undefined;
   const summary: BatchSummary = {
-    counts: { ACKNOWLEDGED: 0, SKIPPED: 0, INVALID: 0, FAILED: 0 },
+    counts: { ACKNOWLEDGED: 0, SKIPPED: 0, INVALID: 0, FAILED: 0, UNKNOWN: 0 },
     dispositions: {},
     chargesCents: 0,
     allowedCents: 0,
@@ -220,9 +312,9 @@ export async function runClaimBatch(client: TpaClient, claims: AsyncIterable<Bat
       finish(outcome(item.source, 'INVALID', { errors: [{ field: '', message: item.problem ?? 'not a claim' }] }));
       return undefined;
     }
-    let chargeCents: number;
+    let parsed: ParsedClaim;
     try {
-      chargeCents = parseClaim(item.value).totalChargeCents;
+      parsed = parseClaim(item.value);
     } catch (err) {
       if (!(err instanceof ValidationError)) throw err;
       finish(outcome(item.source, 'INVALID', { errors: err.errors }));
@@ -234,17 +326,64 @@ export async function runClaimBatch(client: TpaClient, claims: AsyncIterable<Bat
     occurrences.set(sha256, n);
     const claim = n === 1 ? sha256 : `${sha256}#${n}`;
     const known = journal.lookup(claim);
-    summary.chargesCents += chargeCents;
+    summary.chargesCents += parsed.totalChargeCents;
     if (known?.ack) {
       finish(outcome(item.source, 'SKIPPED', { ...known.ack, idempotency_key: known.key }));
       return undefined;
     }
-    return { claim, source: item.source, sha256, text: item.text, key: known?.key ?? randomUUID() };
+    return {
+      claim,
+      source: item.source,
+      sha256,
+      text: item.text,
+      key: known?.key ?? randomUUID(),
+      parsed,
+      lookFirst: journal.mayHaveBeenSent(known),
+      announcedAt: known?.at,
+    };
+  };
+
+  /**
+   * A claim an earlier run may have sent: found in the ledger, it is acknowledged from there (and
+   * not sent); not found, it is sent. True when it is settled without sending.
+   */
+  const settledFromLedger = async (r: Ready): Promise<boolean> => {
+    let found: { submission_id: string; external_claim_id: string } | undefined;
+    try {
+      found = await findInLedger(client, r.parsed, journal.acknowledged);
+    } catch (err) {
+      if (!(err instanceof TpaError)) throw err;
+      // A key that may submit claims but not read the ledger (403) cannot tell: this claim is
+      // UNKNOWN, the others go on. Limits, the network or the credentials stop the batch.
+      if (stopsTheJob(err) && err.status !== 403) {
+        summary.stopped ??= err;
+        return true;
+      }
+      const when = r.announcedAt ? ` on ${r.announcedAt}` : '';
+      finish(
+        outcome(r.source, 'UNKNOWN', {
+          idempotency_key: r.key,
+          errors: [
+            {
+              field: '',
+              message: `unknown: check before resending. It was sent${when} with Idempotency-Key ${r.key} and its answer was never recorded; the ledger could not be read to find it (${err.message})`,
+            },
+          ],
+        }),
+      );
+      return true;
+    }
+    if (!found) return false;
+    journal.answered({ type: 'acknowledged', claim: r.claim, ...found, found_in_ledger: true });
+    finish(outcome(r.source, 'SKIPPED', { ...found, idempotency_key: r.key, note: 'sent before, its answer lost: found in the ledger, not sent again' }));
+    return true;
   };
 
   const inFlight = new Set<Promise<void>>();
   const send = async (r: Ready): Promise<void> => {
+    if (r.lookFirst && (await settledFromLedger(r))) return;
     try {
+      journal.sent(r.claim);
       const ack = await client.submitClaim(r.text, r.key);
       const wait = pacingWaitMs(ack.headers, now());
       if (wait > 0) pausedUntil = Math.max(pausedUntil, now() + wait);
@@ -258,7 +397,7 @@ export async function runClaimBatch(client: TpaClient, claims: AsyncIterable<Bat
       // its key, when the same command runs again.
       if (stopsTheJob(err)) summary.stopped ??= err;
       else firstFailure ??= err;
-      journal.answered({ type: 'failed', claim: r.claim, code: err.code, message: err.message });
+      journal.answered({ type: 'failed', claim: r.claim, code: err.code, status: err.status ?? null, message: err.message });
       const errors = Array.isArray(err.details) ? (err.details as FieldError[]) : [{ field: '', message: err.message }];
       finish(outcome(r.source, 'FAILED', { idempotency_key: r.key, errors }));
     }
@@ -302,13 +441,15 @@ export async function runClaimBatch(client: TpaClient, claims: AsyncIterable<Bat
 
   summary.exitCode = summary.stopped
     ? summary.stopped.exitCode
-    : summary.stillProcessing > 0
-      ? EXIT.PENDING
-      : summary.counts.INVALID > 0
-        ? EXIT.USAGE
-        : firstFailure
-          ? firstFailure.exitCode
-          : EXIT.OK;
+    : summary.counts.UNKNOWN > 0
+      ? EXIT.CONFLICT
+      : summary.stillProcessing > 0
+        ? EXIT.PENDING
+        : summary.counts.INVALID > 0
+          ? EXIT.USAGE
+          : firstFailure
+            ? firstFailure.exitCode
+            : EXIT.OK;
   return summary;
 }
 

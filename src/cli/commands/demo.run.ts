@@ -147,7 +147,7 @@ export const demo: Handler = async (ctx) => {
       import('../../client/payment-run.js'),
     ]);
     const runBatch = async () => {
-      const journal = BatchJournal.open(join(dir, 'claims.journal'));
+      const journal = await BatchJournal.open(join(dir, 'claims.journal'));
       try {
         return await runClaimBatch(
           client,
@@ -196,7 +196,7 @@ export const demo: Handler = async (ctx) => {
     const selection = await selectEncounters(client, {}, undefined);
     const plan = planRun(selection, {}, `AUTH-${today.replace(/-/g, '')}-RUN`);
     say(`$ tpa fund run --auth-code-prefix ${plan.prefix}        (review, then type the total: ${formatCentsGrouped(plan.total_cents)})`);
-    const runJournal = RunJournal.open(join(dir, 'run.journal'));
+    const runJournal = await RunJournal.open(join(dir, 'run.journal'));
     let run;
     try {
       runJournal.confirm(plan);
