@@ -150,7 +150,7 @@ export async function fundRun(ctx: Context, opts: Options): Promise<CommandOutpu
   // A journal that holds a confirmed plan resumes its run: --journal, or the one the prefix names.
   const named = (opts.journal as string | undefined) ?? (prefix !== undefined ? defaultJournal(ctx, prefix) : undefined);
   // A dry run only reviews: it opens no journal, so it can never resume (and send) a run.
-  let journal = !dryRun && named !== undefined && existsSync(named) ? RunJournal.open(named) : undefined;
+  let journal = !dryRun && named !== undefined && existsSync(named) ? await RunJournal.open(named) : undefined;
   if (journal && !journal.plan) {
     journal.close();
     journal = undefined;
@@ -222,7 +222,12 @@ export async function fundRun(ctx: Context, opts: Options): Promise<CommandOutpu
         );
       }
       // Confirmed: the plan, every approval's key and authorization code, on the disk before anything is sent.
-      journal = RunJournal.open((opts.journal as string | undefined) ?? defaultJournal(ctx, prefix!));
+      journal = await RunJournal.open((opts.journal as string | undefined) ?? defaultJournal(ctx, prefix!));
+      // Another run confirmed a plan in this journal meanwhile (it held the lock while we reviewed).
+      if (journal.plan)
+        throw new ConflictError(
+          `the payment run ${journal.plan.prefix} began in ${journal.path} meanwhile: nothing was sent. Run the same command again to continue it`,
+        );
       journal.confirm(draft);
       plan = draft;
       ctx.note(`journal: ${journal!.path} (if interrupted, run: tpa fund run --journal ${journal!.path})`);
@@ -254,6 +259,7 @@ async function execute(ctx: Context, journal: RunJournal, plan: RunPlan): Promis
         done++;
         writer?.write([o]);
         if (o.status === 'FAILED') ctx.note(`${o.encounter_id}: failed: ${o.message ?? ''}`);
+        if (o.status === 'OWED') ctx.note(`${o.encounter_id}: ${o.message ?? 'owed again'}`);
         if (done % 10 === 0 || done === plan.encounters.length) ctx.progress(`approving: ${done} of ${plan.encounters.length}`);
       },
       onNote: (text) => ctx.note(text),
@@ -263,15 +269,17 @@ async function execute(ctx: Context, journal: RunJournal, plan: RunPlan): Promis
     writer?.end();
     history?.close();
   }
-  const counts = { APPROVED: 0, SKIPPED: 0, FAILED: 0 };
+  const counts = { APPROVED: 0, SKIPPED: 0, FAILED: 0, OWED: 0 };
   for (const o of result.outcomes) counts[o.status]++;
   const t = await tableTools(table ? ctx.color : ctx.colorErr, terminalWidth(table ? ctx.io.stdout : ctx.io.stderr));
+  const owed = result.owedCents > 0 ? `; ${formatCentsGrouped(result.owedCents)} owed again (transfers FAILED or REFUNDED since approval)` : '';
   const summary = [
-    t.c.bold(`Payment run ${plan.prefix}: ${formatCentsGrouped(result.approvedCents)} approved of ${formatCentsGrouped(plan.total_cents)}`),
+    t.c.bold(`Payment run ${plan.prefix}: ${formatCentsGrouped(result.approvedCents)} approved of ${formatCentsGrouped(plan.total_cents)}${owed}`),
     t.keyValues([
       ['Approved', String(counts.APPROVED)],
       ['Skipped', String(counts.SKIPPED)],
       ['Failed', String(counts.FAILED)],
+      ...(counts.OWED > 0 ? ([['Owed again', `${counts.OWED} (${formatCentsGrouped(result.owedCents)})`]] as [string, string][]) : []),
       ['Not yet sent', String(plan.encounters.length - result.outcomes.length)],
       ['Journal', journal.path],
     ]),
@@ -281,5 +289,9 @@ async function execute(ctx: Context, journal: RunJournal, plan: RunPlan): Promis
     ctx.io.stdout.write(`${t.table(['Authorization', 'Encounter', { header: 'Amount', align: 'right' }, 'Status', 'Transfer'], rows)}\n${summary}\n`);
   } else ctx.io.stderr.write(`${summary}\n`);
   if (result.stopped) ctx.note(`stopped: ${result.stopped.message}; continue with: tpa fund run --journal ${journal.path}`);
+  if (counts.OWED > 0)
+    ctx.note(
+      `${counts.OWED} encounter(s) owed again: this run never sends an approval twice. Fund them anew after a review and a confirmation: a new run (tpa fund run --auth-code-prefix <a new prefix>) selects them again, or tpa fund approve <encounter_id>`,
+    );
   return { exitCode: result.exitCode };
 }

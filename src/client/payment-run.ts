@@ -6,13 +6,16 @@
 // journal before it is sent, and its outcome recorded after. An approval whose answer was lost is
 // never resent blind: the ledger says whether it happened (a FUNDING_APPROVED entry with its
 // authorization code). Resumed from its journal, a run approves only what the confirmed selection
-// has left; it never widens it.
+// has left; it never widens it. An approval the journal holds is checked against the ledger: one
+// whose transfer has since FAILED or been REFUNDED is not an approval that happened; it is OWED
+// again, and never sent again by the same run (funding it anew needs a new confirmation).
 import { randomUUID } from 'node:crypto';
 import { centsToAmount, jsonNumberToCents } from '../domain/money.js';
 import { ConflictError, EXIT, NetworkError, TpaError } from '../errors.js';
 import type { TpaClient } from './client.js';
 import { FundHistory } from './fund-history.js';
 import { Journal, type JournalRecord } from './journal.js';
+import { JournalLock } from './journal-lock.js';
 import { pacingWaitMs } from './pages.js';
 import { stopsTheJob } from './retry.js';
 import type { LedgerDetail, LedgerFilters, LedgerItem } from './types.js';
@@ -36,7 +39,8 @@ export interface RunPlan {
   encounters: RunEncounter[];
 }
 
-export type ApprovalStatus = 'APPROVED' | 'SKIPPED' | 'FAILED';
+/** OWED: approved by this run (or found funded), then its transfer FAILED or was REFUNDED: owed again. */
+export type ApprovalStatus = 'APPROVED' | 'SKIPPED' | 'FAILED' | 'OWED';
 
 /** One encounter's outcome: a line of `-o ndjson`. */
 export interface ApprovalOutcome {
@@ -120,9 +124,10 @@ export class RunJournal {
 
   private constructor(private readonly journal: Journal) {}
 
-  static open(path: string): RunJournal {
+  /** Opens (and locks: one journal, one writer) the journal of a payment run. */
+  static async open(path: string): Promise<RunJournal> {
     const records: JournalRecord[] = [];
-    const run = new RunJournal(Journal.open(path, (r) => records.push(r)));
+    const run = new RunJournal(Journal.open(path, (r) => records.push(r), { lock: await JournalLock.take(path, 'payment run') }));
     if (records.length > 0 && records[0]!.type !== 'payment_run') {
       run.close();
       throw new TpaError(EXIT.USAGE, 'wrong_journal', `${path} is not the journal of a payment run (it starts with a "${records[0]!.type}" record)`);
@@ -171,6 +176,8 @@ export class RunJournal {
 export interface RunResult {
   outcomes: ApprovalOutcome[];
   approvedCents: number;
+  /** Approvals whose transfer has since FAILED or been REFUNDED: owed again. */
+  owedCents: number;
   stopped?: TpaError;
   exitCode: number;
 }
@@ -192,15 +199,16 @@ export async function executeRun(
 ): Promise<RunResult> {
   const plan = journal.plan!;
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
-  const result: RunResult = { outcomes: [], approvedCents: 0, exitCode: EXIT.OK };
+  const result: RunResult = { outcomes: [], approvedCents: 0, owedCents: 0, exitCode: EXIT.OK };
   let firstFailure: TpaError | undefined;
   const sent = new Map<string, string>();
   const record = (o: ApprovalOutcome, fresh: boolean) => {
     if (fresh) journal.outcome(o);
     const hid = sent.get(o.encounter_id);
-    if (hid) options.history?.log.end(hid, o.status, o.processor_transfer_id, o.message);
+    if (hid && o.status !== 'OWED') options.history?.log.end(hid, o.status, o.processor_transfer_id, o.message);
     result.outcomes.push(o);
     if (o.status === 'APPROVED') result.approvedCents += jsonNumberToCents(o.amount)!;
+    if (o.status === 'OWED') result.owedCents += jsonNumberToCents(o.amount)!;
     options.onOutcome(o);
   };
   let pausedUntil = 0;
@@ -209,7 +217,16 @@ export async function executeRun(
   for (const e of plan.encounters) {
     const done = journal.outcomes.get(e.encounter_id);
     if (done) {
-      record(done, false);
+      try {
+        record(await asTheLedgerHasIt(client, done), false);
+      } catch (err) {
+        if (!(err instanceof TpaError)) throw err;
+        if (stopsTheJob(err)) {
+          result.stopped = err;
+          break;
+        }
+        throw err;
+      }
       continue;
     }
     const base = { encounter_id: e.encounter_id, amount: centsToAmount(e.amount_cents), authorization_code: e.authorization_code };
@@ -278,8 +295,36 @@ export async function executeRun(
       record({ ...base, status: 'FAILED', processor_transfer_id: null, message: err.message }, true);
     }
   }
-  result.exitCode = result.stopped ? result.stopped.exitCode : firstFailure ? firstFailure.exitCode : EXIT.OK;
+  // Owed again: the run did not do what it was confirmed for (DESIGN.md: a wrong state, exit 4).
+  result.exitCode = result.stopped ? result.stopped.exitCode : firstFailure ? firstFailure.exitCode : result.owedCents > 0 ? EXIT.CONFLICT : EXIT.OK;
   return result;
+}
+
+/**
+ * A journaled outcome as the ledger has it now. An approval (this run's, or another that funded the
+ * encounter) whose transfer has since FAILED or been REFUNDED no longer funds it: OWED, with what
+ * became of the transfer; funded anew since by another approval, SKIPPED naming it.
+ */
+async function asTheLedgerHasIt(client: TpaClient, done: ApprovalOutcome): Promise<ApprovalOutcome> {
+  if (done.status !== 'APPROVED' && done.status !== 'SKIPPED') return done;
+  const detail = (await client.ledgerDetail(done.encounter_id)).body;
+  const found = fundingOf(detail);
+  if (found && (found.transfer === done.processor_transfer_id || found.transfer === null)) return done;
+  if (found) {
+    return {
+      ...done,
+      status: 'SKIPPED',
+      processor_transfer_id: found.transfer,
+      message: `transfer ${done.processor_transfer_id ?? ''} ended; funded since by another approval (authorization ${found.reference ?? 'unknown'})`,
+    };
+  }
+  const ended = [...detail.entries].reverse().find((x) => x.type === 'SETTLEMENT_FAILED' || x.type === 'SETTLEMENT_REFUNDED');
+  const how = ended?.type === 'SETTLEMENT_REFUNDED' ? 'was REFUNDED' : 'FAILED';
+  return {
+    ...done,
+    status: 'OWED',
+    message: `${done.status === 'APPROVED' ? 'approved' : 'funded'}, then the transfer ${done.processor_transfer_id ?? ''} ${how}${ended ? ` (${ended.timestamp})` : ''}: owed again, not sent again by this run`,
+  };
 }
 
 /** An approval the ledger settled: this run's (its authorization code) or someone else's. */

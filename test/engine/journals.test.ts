@@ -1,0 +1,186 @@
+// The job runners of src/client over the embedded engine on a real SQLite file (issue 22, items
+// 10-12), without the CLI: a journal has one writer at a time, a batch resumed after the engine's
+// 24-hour Idempotency-Key window finds in the ledger what it sent and never makes a second
+// encounter, and a payment run resumed after a transfer FAILED or was REFUNDED counts it owed.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { claimTemplate } from '../../src/cli/claim-template.js';
+import { BatchJournal, runClaimBatch, type BatchClaim, type ClaimOutcome } from '../../src/client/claim-batch.js';
+import { TpaClient } from '../../src/client/client.js';
+import { LocalTransport } from '../../src/client/local.js';
+import { executeRun, planRun, RunJournal, selectEncounters, type ApprovalOutcome } from '../../src/client/payment-run.js';
+import { Engine } from '../../src/engine/engine.js';
+import { tempDir } from '../helpers/engine.js';
+
+const CLOCK = '2026-06-30T12:00:00Z';
+/** 25 hours on: the engine no longer replays the Idempotency-Keys of CLOCK. */
+const LATER = '2026-07-01T13:00:00Z';
+
+let home: ReturnType<typeof tempDir>;
+let transports: LocalTransport[];
+beforeEach(() => {
+  home = tempDir();
+  transports = [];
+});
+afterEach(() => {
+  for (const t of transports) t.close();
+  home.remove();
+});
+
+type Row = Record<string, any>;
+
+/** A client on the engine of the test's data dir, its clock at `clock`. */
+function clientAt(clock: string): TpaClient {
+  const t = new LocalTransport(home.dir, { TPA_CLOCK: clock, TPA_ADJUDICATION_DELAY: '0' });
+  transports.push(t);
+  return new TpaClient(t);
+}
+
+const approvedClaim = (i: number) =>
+  claimTemplate({
+    type: 'professional',
+    npi: '1045782368',
+    cpt: [['45378', '45380'][i % 2]!],
+    patient: `MBR-100${1 + (i % 4)}`,
+    serviceDate: `2026-05-${String(10 + i).padStart(2, '0')}`,
+  });
+const pendedClaim = () => claimTemplate({ type: 'professional', npi: '1582736496', cpt: ['29881'], patient: 'MBR-1002', serviceDate: '2026-02-20' });
+
+async function* items(claims: Record<string, unknown>[]): AsyncGenerator<BatchClaim> {
+  for (const [i, c] of claims.entries()) yield { source: `claim-${i + 1}`, text: JSON.stringify(c), value: c };
+}
+
+async function batch(clock: string, journalPath: string, claims: Record<string, unknown>[]) {
+  const journal = await BatchJournal.open(journalPath);
+  const outcomes: ClaimOutcome[] = [];
+  try {
+    const summary = await runClaimBatch(clientAt(clock), items(claims), journal, { concurrency: 2, onOutcome: (o) => outcomes.push(o) });
+    return { summary, outcomes };
+  } finally {
+    journal.close();
+  }
+}
+
+async function ledger(clock: string): Promise<Row[]> {
+  return (await clientAt(clock).ledgerList({ limit: 100 })).body.results as unknown as Row[];
+}
+
+describe('one journal, one writer (item 10)', () => {
+  it('a claim batch journal open in one run refuses a second opener (exit 4) naming the holder; free again once closed', async () => {
+    const path = join(home.dir, 'b.journal');
+    const first = await BatchJournal.open(path);
+    await expect(BatchJournal.open(path)).rejects.toMatchObject({
+      exitCode: 4,
+      code: 'journal_busy',
+      message: expect.stringContaining(`in use by another claim batch (pid ${process.pid}, running since `),
+    });
+    first.close();
+    (await BatchJournal.open(path)).close();
+  });
+
+  it('a payment run journal likewise; a holder that died without letting go (its name left behind) does not hold it', async () => {
+    const path = join(home.dir, 'r.journal');
+    const first = await RunJournal.open(path);
+    await expect(RunJournal.open(path)).rejects.toMatchObject({ exitCode: 4, message: expect.stringContaining('in use by another payment run') });
+    first.close();
+    // A run killed while it held the journal leaves its name, not its lock (the kernel let it go).
+    writeFileSync(`${path}.lock.json`, JSON.stringify({ pid: 999_999, host: 'elsewhere', since: '2026-01-01T00:00:00.000Z' }));
+    const after = await RunJournal.open(path);
+    after.close();
+  });
+});
+
+describe('a batch resumed past the Idempotency-Key window (item 11)', () => {
+  it('claims sent whose answers were never recorded are found in the ledger 25 hours later, not sent again', async () => {
+    const path = join(home.dir, 'b.journal');
+    const claims = [approvedClaim(0), pendedClaim(), approvedClaim(1)];
+    const first = await batch(CLOCK, path, claims);
+    expect(first.summary.exitCode).toBe(0);
+    // The process died after the engine took each claim, before the acknowledgments were written.
+    writeFileSync(
+      path,
+      readFileSync(path, 'utf8')
+        .split('\n')
+        .filter((l) => !l.includes('"type":"acknowledged"'))
+        .join('\n'),
+    );
+    const later = await batch(LATER, path, claims);
+    expect(later.summary.exitCode).toBe(0);
+    expect(later.summary.counts).toMatchObject({ SKIPPED: 3, ACKNOWLEDGED: 0 });
+    expect(later.outcomes.map((o) => o.submission_id)).toEqual(first.outcomes.map((o) => o.submission_id));
+    const entries = await ledger(LATER);
+    expect(entries).toHaveLength(3);
+    expect(entries.map((e) => e.status).sort()).toEqual(['ADJUDICATED', 'ADJUDICATED', 'PENDED']);
+  });
+
+  it('the same content twice in a batch, one of them sent before: one found in the ledger, the other sent now', async () => {
+    const path = join(home.dir, 'twice.journal');
+    const same = pendedClaim();
+    const first = await batch(CLOCK, path, [same]);
+    expect(first.summary.counts.ACKNOWLEDGED).toBe(1);
+    writeFileSync(
+      path,
+      readFileSync(path, 'utf8')
+        .split('\n')
+        .filter((l) => !l.includes('"type":"acknowledged"'))
+        .join('\n'),
+    );
+    const later = await batch(LATER, path, [same, same]);
+    expect(later.outcomes.map((o) => o.status).sort()).toEqual(['ACKNOWLEDGED', 'SKIPPED']);
+    expect(await ledger(LATER)).toHaveLength(2);
+  });
+});
+
+describe('a payment run resumed after its transfer ended (item 12)', () => {
+  async function fundedRun(prefix: string, claims: Record<string, unknown>[]) {
+    await batch(CLOCK, join(home.dir, `${prefix}.claims`), claims);
+    const client = clientAt(CLOCK);
+    const plan = planRun(await selectEncounters(client, {}, 1), {}, prefix);
+    const path = join(home.dir, `${prefix}.journal`);
+    const journal = await RunJournal.open(path);
+    journal.confirm(plan);
+    const run = await executeRun(client, journal, { onOutcome: () => undefined });
+    journal.close();
+    expect(run.exitCode).toBe(0);
+    return { plan, path, approved: run.outcomes[0]! };
+  }
+
+  async function resume(clock: string, path: string) {
+    const journal = await RunJournal.open(path);
+    const outcomes: ApprovalOutcome[] = [];
+    try {
+      return { ...(await executeRun(clientAt(clock), journal, { onOutcome: (o) => outcomes.push(o) })), outcomes };
+    } finally {
+      journal.close();
+    }
+  }
+
+  it('a transfer FAILED since: OWED, nothing approved, exit 4, and no second approval sent', async () => {
+    const { plan, path, approved } = await fundedRun('AUTH-F', [approvedClaim(2)]);
+    const engine = Engine.open({ dataDir: home.dir, env: { TPA_CLOCK: CLOCK } });
+    engine.simulate('settlement-failure', approved.encounter_id);
+    engine.close();
+    const r = await resume(CLOCK, path);
+    expect(r.exitCode).toBe(4);
+    expect(r.approvedCents).toBe(0);
+    expect(r.owedCents).toBe(plan.total_cents);
+    expect(r.outcomes).toEqual([expect.objectContaining({ status: 'OWED', message: expect.stringMatching(/FAILED/) })]);
+    const detail = (await clientAt(CLOCK).ledgerDetail(approved.encounter_id)).body;
+    expect(detail.entries.filter((e) => e.type === 'FUNDING_APPROVED')).toHaveLength(1);
+    // Owed again, so selectable by a new run (which asks its own confirmation).
+    expect((await selectEncounters(clientAt(CLOCK), {}, undefined)).map((i) => i.encounter_id)).toContain(approved.encounter_id);
+  });
+
+  it('a transfer REFUNDED since: OWED likewise', async () => {
+    const { path, approved } = await fundedRun('AUTH-R', [approvedClaim(2)]);
+    const arrived = '2026-07-06T12:00:00Z';
+    const engine = Engine.open({ dataDir: home.dir, env: { TPA_CLOCK: arrived } });
+    engine.simulate('refund', approved.encounter_id);
+    engine.close();
+    const r = await resume(arrived, path);
+    expect(r.exitCode).toBe(4);
+    expect(r.approvedCents).toBe(0);
+    expect(r.outcomes).toEqual([expect.objectContaining({ status: 'OWED', message: expect.stringMatching(/REFUNDED/) })]);
+  });
+});
