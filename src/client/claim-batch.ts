@@ -182,8 +182,9 @@ export class BatchJournal {
   }
 
   /**
-   * Records an answer, at once (the kernel keeps it if the process dies), and onto the disk at
-   * most a second later: an acknowledgment lost with the machine only means a look in the ledger.
+   * Records an answer, at once (the kernel keeps it if the process dies); the disk is waited for at
+   * most once a second, and at close: an acknowledgment lost with the machine only means a look in
+   * the ledger on the next run.
    */
   answered(record: JournalRecord): void {
     this.journal.write(record);
