@@ -116,4 +116,16 @@ describe('the report of what the money did', () => {
     }
     expect(summed).toEqual(Object.fromEntries(keys.map((k) => [k, whole.report.money[k]])));
   });
+
+  it("an approval for an encounter one provider is on releases the whole encounter, every provider's payout", () => {
+    const mon = home.at(MON, '0');
+    const id = submit(mon, 'MBR-1002', '2026-03-02');
+    const selected = (call(mon, 'GET', '/tpa-api/v1/ledger/entries/?provider_npi=1045782368&status=ADJUDICATED').body as Body).results as Body[];
+    expect(selected.map((e) => e.encounter_id)).toEqual([id]);
+    approve(mon, id, 'AUTH-NPI-0001');
+    const s = call(mon, 'GET', `/tpa-api/v1/settlement/${id}/`).body as Body;
+    expect(s.payouts.map((p: Body) => p.provider_npi)).toContain('1045782368');
+    expect(s.payouts.length).toBe(4);
+    expect(s.payouts.reduce((sum: number, p: Body) => sum + cents(p.amount), 0)).toBe(cents(s.total_amount));
+  });
 });
