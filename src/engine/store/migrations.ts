@@ -588,7 +588,7 @@ export const MIGRATIONS: readonly string[] = [
   // as the chain knows them.
   `
   UPDATE payouts SET fee_cents = 0 WHERE payout_status = 'FAILED';
-  INSERT INTO settings (key, value) VALUES ('audit_deep_from', json_object(
+  INSERT OR REPLACE INTO settings (key, value) VALUES ('audit_deep_from', json_object(
     'seq', (SELECT COALESCE(MAX(seq), 0) FROM audit_log),
     'encounter_rowid', (SELECT COALESCE(MAX(rowid), 0) FROM encounters),
     'settlement_rowid', (SELECT COALESCE(MAX(rowid), 0) FROM settlements)));
