@@ -218,7 +218,7 @@ function statusesFor(x: ExpectedEncounter, completed: number): string[] {
 }
 
 export function checkEncounter(row: EncounterFacts, x: ExpectedEncounter | undefined): Disagreement | null {
-  if (!x) return row.covered ? { table: 'encounters', row: row.id, column: 'id', expected: 'a SUBMISSION record', found: row.id, seq: null } : null;
+  if (!x) return row.covered ? { table: 'encounters', row: row.id, column: 'id', expected: 'SUBMISSION', found: row.id, seq: null } : null;
   const amounts = differs('encounters', row.id, [
     ['disposition', x.disposition, row.disposition, x.seq],
     ['charge_cents', x.chargeCents, row.charge_cents, x.seq],
@@ -256,7 +256,7 @@ export interface SettlementFacts {
 }
 
 export function checkSettlement(row: SettlementFacts, x: ExpectedSettlement | undefined): Disagreement | null {
-  if (!x) return row.covered ? { table: 'settlements', row: row.id, column: 'id', expected: 'a SETTLEMENT_INITIATED record', found: row.id, seq: null } : null;
+  if (!x) return row.covered ? { table: 'settlements', row: row.id, column: 'id', expected: 'SETTLEMENT_INITIATED', found: row.id, seq: null } : null;
   return differs('settlements', row.id, [
     ['encounter_id', x.encounterId, row.encounter_id, x.seq],
     ['attempt', x.attempt, row.attempt, x.seq],
@@ -306,7 +306,7 @@ export function missingRow(table: Disagreement['table'], row: string, seq: numbe
 /** One sentence for the terminal. */
 export function describeDisagreement(d: Disagreement): string {
   const show = (v: unknown) => (v === null ? 'null' : typeof v === 'string' ? v : JSON.stringify(v));
-  if (d.seq === null) return `${d.table} ${d.row}: the audit chain has no record of it (no ${show(d.expected)})`;
+  if (d.seq === null) return `${d.table} ${d.row}: the audit chain has no ${show(d.expected)} record of it`;
   if (d.column === '(row)') return `${d.table} ${d.row}: the row is missing; audit record ${d.seq} made it`;
   return `${d.table} ${d.row}: ${d.column} is ${show(d.found)}, audit record ${d.seq} says ${show(d.expected)}`;
 }
