@@ -468,7 +468,7 @@ _tpa() {
       esac
       valued=''
       words=''
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      flags='--deep -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
       ;;
     'local audit list')
       case "$prev" in

@@ -20,6 +20,10 @@ import { ask } from './prompt.js';
 interface Review {
   plan: RunPlan;
   providers: ProviderLine[];
+  /** Each encounter's payouts, as the approval will make them. */
+  payouts: Map<string, PayoutShare[]>;
+  /** --npi: the provider the selection was made for (the others' payouts ride on the same transfers). */
+  npi?: string;
 }
 
 function filtersOf(opts: Options): LedgerFilters {
@@ -46,14 +50,16 @@ function defaultJournal(ctx: Context, prefix: string): string {
   return join(ctx.paths.dataDir, 'journals', `fund-run-${prefix.replace(/[^A-Za-z0-9-]/g, '_')}-${id}.ndjson`);
 }
 
-/** The totals per provider of the payouts the approvals will make (the engine's rule, DESIGN.md section 4). */
-async function providerTotals(ctx: Context, plan: RunPlan): Promise<ProviderLine[]> {
+/** The payouts the approvals will make (the engine's rule, DESIGN.md section 4): per encounter, and the totals per provider. */
+async function reviewOf(ctx: Context, plan: RunPlan, npi: string | undefined): Promise<Review> {
   const client = await ctx.client();
   const { reviewPayouts } = await import('./commands/fund.run.js');
   const totals = new Map<string, ProviderLine>();
+  const byEncounter = new Map<string, PayoutShare[]>();
   let n = 0;
   for (const e of plan.encounters) {
     const payouts: PayoutShare[] = reviewPayouts((await client.ledgerDetail(e.encounter_id)).body);
+    byEncounter.set(e.encounter_id, payouts);
     for (const p of payouts) {
       const t = totals.get(p.providerNpi) ?? { npi: p.providerNpi, name: p.providerName, payouts: 0, amountCents: 0, feeCents: 0, netCents: 0 };
       t.payouts++;
@@ -64,15 +70,42 @@ async function providerTotals(ctx: Context, plan: RunPlan): Promise<ProviderLine
     }
     if (++n % 50 === 0) ctx.progress(`reviewing: ${n} of ${plan.encounters.length} encounters`);
   }
-  return [...totals.values()].sort((a, b) => b.amountCents - a.amountCents || a.npi.localeCompare(b.npi));
+  const providers = [...totals.values()].sort((a, b) => b.amountCents - a.amountCents || a.npi.localeCompare(b.npi));
+  return { plan, providers, payouts: byEncounter, ...(npi !== undefined ? { npi } : {}) };
+}
+
+/**
+ * With --npi: funding is per encounter (one approval for its whole benefit), so a run for one
+ * provider releases whole encounters, the other providers' payouts with it. The review says so,
+ * with those payouts, before anything is confirmed (README "Payment runs").
+ */
+function splitByNpi(r: Review, encounterId?: string): { mineCents: number; othersCents: number; others: ProviderLine[] } {
+  const ids = encounterId === undefined ? [...r.payouts.keys()] : [encounterId];
+  let mineCents = 0;
+  let othersCents = 0;
+  for (const id of ids) {
+    for (const p of r.payouts.get(id) ?? []) {
+      if (p.providerNpi === r.npi) mineCents += p.amountCents;
+      else othersCents += p.amountCents;
+    }
+  }
+  return { mineCents, othersCents, others: r.providers.filter((p) => p.npi !== r.npi) };
 }
 
 function reviewText(t: TableTools, r: Review, rows: number | undefined, heading: string): string {
   const money = (c: number) => formatCentsGrouped(c);
   const e = r.plan.encounters;
   const shown = rows === undefined ? e : e.slice(0, rows);
+  const split = r.npi !== undefined ? splitByNpi(r) : undefined;
   const lines = [
     t.c.bold(`${heading}: ${e.length} encounter${e.length === 1 ? '' : 's'}, ${money(r.plan.total_cents)} in all`),
+    ...(split && split.othersCents > 0
+      ? [
+          t.c.yellow(
+            `--npi ${r.npi} selects the encounters it is on, and each approval releases its encounter's whole benefit: ${money(split.mineCents)} to ${r.npi}, and ${money(split.othersCents)} to ${split.others.length} other provider${split.others.length === 1 ? '' : 's'} on the same transfers (below).`,
+          ),
+        ]
+      : []),
     t.table(
       [
         'Provider',
@@ -81,35 +114,79 @@ function reviewText(t: TableTools, r: Review, rows: number | undefined, heading:
         { header: 'Fees', align: 'right' },
         { header: 'Net to provider', align: 'right' },
       ],
-      r.providers.map((p) => [`${p.name} (${p.npi})`, String(p.payouts), money(p.amountCents), money(p.feeCents), money(p.netCents)]),
+      r.providers.map((p) => [
+        `${p.name} (${p.npi})${split && p.npi !== r.npi ? ' — another provider' : ''}`,
+        String(p.payouts),
+        money(p.amountCents),
+        money(p.feeCents),
+        money(p.netCents),
+      ]),
     ),
-    t.table(
-      ['Authorization', 'Encounter', 'Service date', 'Provider', { header: 'Amount', align: 'right' }],
-      shown.map((x) => [x.authorization_code, x.encounter_id, x.service_date, x.provider_name, money(x.amount_cents)]),
-    ),
+    split
+      ? t.table(
+          [
+            'Authorization',
+            'Encounter',
+            'Service date',
+            'Provider',
+            { header: 'Amount', align: 'right' },
+            { header: `To ${r.npi}`, align: 'right' },
+            { header: 'To others', align: 'right' },
+          ],
+          shown.map((x) => {
+            const one = splitByNpi(r, x.encounter_id);
+            return [x.authorization_code, x.encounter_id, x.service_date, x.provider_name, money(x.amount_cents), money(one.mineCents), money(one.othersCents)];
+          }),
+        )
+      : t.table(
+          ['Authorization', 'Encounter', 'Service date', 'Provider', { header: 'Amount', align: 'right' }],
+          shown.map((x) => [x.authorization_code, x.encounter_id, x.service_date, x.provider_name, money(x.amount_cents)]),
+        ),
   ];
   if (shown.length < e.length) lines.push(`… and ${e.length - shown.length} more (all of them: tpa fund run --dry-run -o csv)`);
   return lines.join('\n');
 }
 
+const providerData = (p: ProviderLine) => ({
+  npi: p.npi,
+  name: p.name,
+  payouts: p.payouts,
+  amount: formatCents(p.amountCents),
+  fees: formatCents(p.feeCents),
+  net: formatCents(p.netCents),
+});
+
 function reviewData(r: Review): Record<string, unknown> {
+  const split = r.npi !== undefined ? splitByNpi(r) : undefined;
   return {
     count: r.plan.encounters.length,
     total: formatCents(r.plan.total_cents),
     filters: r.plan.filters,
-    providers: r.providers.map((p) => ({
-      npi: p.npi,
-      name: p.name,
-      payouts: p.payouts,
-      amount: formatCents(p.amountCents),
-      fees: formatCents(p.feeCents),
-      net: formatCents(p.netCents),
+    providers: r.providers.map(providerData),
+    // --npi: what goes to that provider, and what the same transfers carry to the others.
+    ...(split
+      ? {
+          npi: { npi: r.npi, amount: formatCents(split.mineCents), other_providers_amount: formatCents(split.othersCents) },
+          other_providers: split.others.map(providerData),
+        }
+      : {}),
+    encounters: r.plan.encounters.map((x) => ({
+      ...encounterRow(r, x),
+      payouts: (r.payouts.get(x.encounter_id) ?? []).map((p) => ({
+        provider_npi: p.providerNpi,
+        provider_name: p.providerName,
+        provider_role: p.providerRole,
+        amount: formatCents(p.amountCents),
+        fee: formatCents(p.feeCents),
+        net: formatCents(p.netCents),
+      })),
     })),
-    encounters: r.plan.encounters.map(encounterRow),
   };
 }
 
-function encounterRow(x: RunPlan['encounters'][number]) {
+/** An encounter of the review, flat (a csv row); with --npi, its amount to that provider and to the others. */
+function encounterRow(r: Review, x: RunPlan['encounters'][number]) {
+  const split = r.npi !== undefined ? splitByNpi(r, x.encounter_id) : undefined;
   return {
     encounter_id: x.encounter_id,
     encounter_number: x.encounter_number,
@@ -117,6 +194,7 @@ function encounterRow(x: RunPlan['encounters'][number]) {
     provider_npi: x.provider_npi,
     provider_name: x.provider_name,
     amount: formatCents(x.amount_cents),
+    ...(split ? { npi_amount: formatCents(split.mineCents), other_providers_amount: formatCents(split.othersCents) } : {}),
     authorization_code: x.authorization_code,
   };
 }
@@ -194,9 +272,9 @@ export async function fundRun(ctx: Context, opts: Options): Promise<CommandOutpu
     } else {
       const items = await selectEncounters(client, filters, limit, (seen, total) => ctx.progress(`selecting: ${seen} of ${total} adjudicated encounters read`));
       const draft = planRun(items, filters, prefix ?? '<prefix>');
-      const review: Review = { plan: draft, providers: await providerTotals(ctx, draft) };
+      const review = await reviewOf(ctx, draft, filters.provider_npi);
       if (dryRun) {
-        const rows = draft.encounters.map(encounterRow);
+        const rows = draft.encounters.map((x) => encounterRow(review, x));
         return { data: reviewData(review), items: rows, table: (tt) => reviewText(tt, review, undefined, 'Payment run (dry run: nothing is sent)') };
       }
       if (draft.encounters.length === 0) {
@@ -218,7 +296,9 @@ export async function fundRun(ctx: Context, opts: Options): Promise<CommandOutpu
         await confirmTotal(
           ctx,
           draft.total_cents,
-          `Release ${formatCentsGrouped(draft.total_cents)} to ${review.providers.length} provider${review.providers.length === 1 ? '' : 's'}`,
+          `Release ${formatCentsGrouped(draft.total_cents)} to ${review.providers.length} provider${review.providers.length === 1 ? '' : 's'}${
+            review.npi !== undefined && review.providers.some((p) => p.npi !== review.npi) ? ` (${review.npi} and the others on its encounters)` : ''
+          }`,
         );
       }
       // Confirmed: the plan, every approval's key and authorization code, on the disk before anything is sent.

@@ -4,7 +4,7 @@
 // desk's report").
 import { pacingWaitMs, pages } from '../client/pages.js';
 import type { LedgerFilters, LedgerItem, SettlementRecord } from '../client/types.js';
-import { formatCents, formatCentsGrouped } from '../domain/money.js';
+import { centsToAmount, formatCents, formatCentsGrouped, jsonNumberToCents } from '../domain/money.js';
 import { periodReport, type PeriodReport, type ReportSettlement } from '../domain/report.js';
 import { fieldsInvalid, UsageError, ValidationFailed } from '../errors.js';
 import type { CommandOutput, TableTools } from '../render/output.js';
@@ -42,13 +42,16 @@ function reportData(r: PeriodReport, f: LedgerFilters, now: string): Record<stri
     as_of: now,
     encounters: { ...line(r.totals), by_status: r.byStatus.map((s) => ({ status: s.status, ...line(s) })) },
     money: {
-      funded: money(r.money.fundedCents),
+      released: money(r.money.releasedCents),
       in_transit: money(r.money.inTransitCents),
       settled: money(r.money.settledCents),
-      failed: money(r.money.failedCents),
-      refunded: money(r.money.refundedCents),
-      processor_fees: money(r.money.feeCents),
+      released_then_refunded: money(r.money.refundedCents),
+      came_back: money(r.money.cameBackCents),
+      fees_charged: money(r.money.feesChargedCents),
+      fees_kept: money(r.money.feesKeptCents),
       net_to_providers: money(r.money.netCents),
+      spent: money(r.money.spentCents),
+      failed: money(r.money.failedCents),
       transfers: r.money.transfers,
     },
     providers: r.providers.map(providerRow),
@@ -130,7 +133,9 @@ function reportTable(t: TableTools, r: PeriodReport, f: LedgerFilters, now: stri
   const m = (c: number) => formatCentsGrouped(c);
   const parts: string[] = [];
   parts.push(
-    `${t.c.bold(`Settlement report, ${f.start_date} to ${f.end_date}`)}\n${f.provider_npi ? `NPI ${f.provider_npi}, ` : ''}service dates in the period, as of ${now}`,
+    `${t.c.bold(`Settlement report, ${f.start_date} to ${f.end_date}`)}\n${
+      f.provider_npi ? `NPI ${f.provider_npi}: the encounters it is on; the money is its own payouts. ` : ''
+    }Service dates in the period, as of ${now}`,
   );
   parts.push(
     t.c.bold('Encounters'),
@@ -156,13 +161,16 @@ function reportTable(t: TableTools, r: PeriodReport, f: LedgerFilters, now: stri
   parts.push(
     t.c.bold('Money'),
     t.keyValues([
-      ['Funded', m(r.money.fundedCents)],
+      ['Released', m(r.money.releasedCents)],
       ['  In transit', m(r.money.inTransitCents)],
       ['  Settled', m(r.money.settledCents)],
-      ['  Refunded', m(r.money.refundedCents)],
-      ['Failed (not moved)', m(r.money.failedCents)],
-      ['Processor fees', m(r.money.feeCents)],
+      ['  Released, then refunded', m(r.money.refundedCents)],
+      ['Came back (refunds, net of fees)', m(r.money.cameBackCents)],
+      ['Processor fees charged', m(r.money.feesChargedCents)],
+      ['  Kept on refunded or failed transfers', m(r.money.feesKeptCents)],
       ['Net to providers', m(r.money.netCents)],
+      ['Spent in all (left the plan, not come back)', m(r.money.spentCents)],
+      ['Failed (not moved)', m(r.money.failedCents)],
     ]),
   );
   parts.push(
@@ -203,6 +211,12 @@ function reportTable(t: TableTools, r: PeriodReport, f: LedgerFilters, now: stri
   return parts.join('\n\n');
 }
 
+/** What a COMPLETED transfer settled: all its payouts, or one provider's. */
+function settledOf(s: ReportSettlement, npi: string | undefined): number {
+  if (npi === undefined) return s.total_amount;
+  return centsToAmount(s.payouts.filter((p) => p.provider_npi === npi).reduce((sum, p) => sum + (jsonNumberToCents(p.amount) ?? 0), 0));
+}
+
 export async function settlementReport(ctx: Context, opts: Options): Promise<CommandOutput> {
   const f = filtersOf(opts);
   const section = (opts.section as string | undefined) ?? 'providers';
@@ -232,7 +246,7 @@ export async function settlementReport(ctx: Context, opts: Options): Promise<Com
     if (s.status === 200) settlements.set(e.encounter_id, s.body as SettlementRecord);
     if ((i + 1) % 50 === 0) ctx.progress(`settlement records: ${i + 1} of ${funded.length}`);
   }
-  const report = periodReport(entries, settlements, now);
+  const report = periodReport(entries, settlements, now, f.provider_npi);
   const data = reportData(report, f, now);
   if (ctx.format === 'ndjson') {
     // One object per encounter with its settlement state, for scripts that build their own.
@@ -251,7 +265,8 @@ export async function settlementReport(ctx: Context, opts: Options): Promise<Com
           benefit: e.financial_summary.benefit_amount,
           transfer_status: s?.status ?? null,
           processor_transfer_id: s?.processor_transfer_id ?? null,
-          settled: s?.status === 'COMPLETED' ? s.total_amount : 0,
+          // With --npi, that provider's payouts in the transfer (README "The finance desk's report").
+          settled: s?.status === 'COMPLETED' ? settledOf(s, f.provider_npi) : 0,
           reconciliation_status: s?.reconciliation_status ?? null,
           match_status: s?.aeob_match?.match_status ?? null,
           variance: s?.aeob_match?.variance ?? null,

@@ -64,16 +64,26 @@ export interface ReportException {
 export interface PeriodReport {
   byStatus: StatusLine[];
   totals: Omit<StatusLine, 'status'>;
+  /**
+   * What the plan's money did (README "The finance desk's report"). Every amount is the sum of the
+   * payouts it summarizes (with --npi, that provider's payouts only):
+   * released = in transit + settled + released then refunded (a failed transfer moved nothing);
+   * came back = what the refunds returned (each refunded payout's amount less its fee);
+   * fees kept = the fees of refunded and failed transfers; spent = in transit + settled + fees kept
+   * (what left the plan and did not come back) = net to providers + fees charged.
+   */
   money: {
-    /** Released to the processor: in transit + settled + refunded (a failed transfer moved nothing). */
-    fundedCents: number;
+    releasedCents: number;
     inTransitCents: number;
     settledCents: number;
-    failedCents: number;
     refundedCents: number;
-    /** Of the transfers in transit or settled: the processor's fees and what reached the providers. */
-    feeCents: number;
+    cameBackCents: number;
+    failedCents: number;
+    feesChargedCents: number;
+    feesKeptCents: number;
+    /** Of the transfers in transit or settled: what reaches the providers (amount less fees). */
     netCents: number;
+    spentCents: number;
     transfers: Record<string, number>;
   };
   providers: ProviderLine[];
@@ -96,17 +106,41 @@ function since(e: ReportEntry, status: string): string | null {
   return hits.length > 0 ? hits[hits.length - 1]!.timestamp : null;
 }
 
-export function periodReport(entries: readonly ReportEntry[], settlements: ReadonlyMap<string, ReportSettlement>, now: string): PeriodReport {
+/** The payouts of a transfer that the report counts: all of them, or one provider's (--npi). */
+function payoutsOf(t: ReportTransfer, npi: string | undefined) {
+  return npi === undefined ? t.payouts : t.payouts.filter((p) => p.provider_npi === npi);
+}
+
+/** A transfer's money in the report: its (selected) payouts' amounts and fees; a FAILED one charged no fee. */
+function transferMoney(t: ReportTransfer, npi: string | undefined): { amountCents: number; feeCents: number } {
+  let amountCents = 0;
+  let feeCents = 0;
+  for (const p of payoutsOf(t, npi)) {
+    amountCents += cents(p.amount);
+    feeCents += cents(p.processor_fee);
+  }
+  return { amountCents, feeCents };
+}
+
+/**
+ * The report over the entries read. `npi`: the money is that provider's payouts only (the other
+ * providers of the same transfers are left out); the encounters section still counts the encounters
+ * the provider is on, with their whole amounts.
+ */
+export function periodReport(entries: readonly ReportEntry[], settlements: ReadonlyMap<string, ReportSettlement>, now: string, npi?: string): PeriodReport {
   const byStatus = new Map<string, StatusLine>();
   const totals = { count: 0, chargesCents: 0, allowedCents: 0, patientCents: 0, benefitCents: 0 };
   const money: PeriodReport['money'] = {
-    fundedCents: 0,
+    releasedCents: 0,
     inTransitCents: 0,
     settledCents: 0,
-    failedCents: 0,
     refundedCents: 0,
-    feeCents: 0,
+    cameBackCents: 0,
+    failedCents: 0,
+    feesChargedCents: 0,
+    feesKeptCents: 0,
     netCents: 0,
+    spentCents: 0,
     transfers: {},
   };
   const providers = new Map<string, ProviderLine>();
@@ -150,16 +184,28 @@ export function periodReport(entries: readonly ReportEntry[], settlements: Reado
     if (!s) continue;
 
     for (const t of [...(s.previous_transfers ?? []), s]) {
-      const amount = cents(t.total_amount);
+      const { amountCents: amount, feeCents: fee } = transferMoney(t, npi);
       money.transfers[t.status] = (money.transfers[t.status] ?? 0) + 1;
-      if (t.status === 'INITIATED') money.inTransitCents += amount;
-      else if (t.status === 'COMPLETED') money.settledCents += amount;
-      else if (t.status === 'FAILED') money.failedCents += amount;
-      else if (t.status === 'REFUNDED') money.refundedCents += amount;
-      if (t.status !== 'FAILED') money.fundedCents += amount;
-      if (t.status === 'FAILED')
+      if (t.status === 'FAILED') {
+        // No money moved: nothing released; a fee, if the record shows one, was kept.
+        money.failedCents += amount;
+        money.feesChargedCents += fee;
+        money.feesKeptCents += fee;
+      } else {
+        money.releasedCents += amount;
+        money.feesChargedCents += fee;
+        if (t.status === 'INITIATED') money.inTransitCents += amount;
+        else if (t.status === 'COMPLETED') money.settledCents += amount;
+        else if (t.status === 'REFUNDED') {
+          money.refundedCents += amount;
+          money.cameBackCents += amount - fee;
+          money.feesKeptCents += fee;
+        }
+      }
+      // Only the encounter's latest transfer is an exception: one funded again has been acted on.
+      if (t === s && t.status === 'FAILED')
         exceptions.push({ ...base, kind: 'FAILED_TRANSFER', amountCents: amount, since: t.failed_at ?? null, reference: t.processor_transfer_id });
-      if (t.status === 'REFUNDED')
+      if (t === s && t.status === 'REFUNDED')
         exceptions.push({
           ...base,
           kind: 'REFUNDED_TRANSFER',
@@ -168,32 +214,32 @@ export function periodReport(entries: readonly ReportEntry[], settlements: Reado
           reference: t.processor_transfer_id,
         });
       if (t.status !== 'INITIATED' && t.status !== 'COMPLETED') continue;
-      for (const p of t.payouts) {
-        const fee = cents(p.processor_fee);
+      money.netCents += amount - fee;
+      for (const p of payoutsOf(t, npi)) {
+        const pFee = cents(p.processor_fee);
         const pay = cents(p.amount);
-        money.feeCents += fee;
-        money.netCents += pay - fee;
         const pl = providers.get(p.provider_npi) ?? { npi: p.provider_npi, name: p.provider_name, payouts: 0, amountCents: 0, feeCents: 0, netCents: 0 };
         pl.payouts++;
         pl.amountCents += pay;
-        pl.feeCents += fee;
-        pl.netCents += pay - fee;
+        pl.feeCents += pFee;
+        pl.netCents += pay - pFee;
         providers.set(p.provider_npi, pl);
       }
       if (t.status === 'COMPLETED' && t.completed_at) perDay.set(t.completed_at.slice(0, 10), (perDay.get(t.completed_at.slice(0, 10)) ?? 0) + amount);
     }
 
     // Reconciliation: the current transfer, when money stays with the providers.
+    const amount = transferMoney(s, npi).amountCents;
     if (s.status === 'INITIATED') {
       reconciliation.notReconciled.count++;
-      reconciliation.notReconciled.amountCents += cents(s.total_amount);
+      reconciliation.notReconciled.amountCents += amount;
     } else if (s.status === 'COMPLETED') {
       const match = s.aeob_match?.match_status;
-      const amount = cents(s.total_amount);
       if (match === 'EXACT') {
         reconciliation.matched.count++;
         reconciliation.matched.amountCents += amount;
       } else if (match === 'VARIANCE') {
+        // The AEOB is the encounter's: its variance is the whole transfer's, whoever the report is for.
         const variance = cents(s.aeob_match!.variance);
         reconciliation.variance.count++;
         reconciliation.variance.amountCents += variance;
@@ -209,6 +255,7 @@ export function periodReport(entries: readonly ReportEntry[], settlements: Reado
       }
     }
   }
+  money.spentCents = money.inTransitCents + money.settledCents + money.feesKeptCents;
   return {
     byStatus: [...byStatus.values()].sort((a, b) => a.status.localeCompare(b.status)),
     totals,

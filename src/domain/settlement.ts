@@ -110,6 +110,14 @@ export function settledCents(status: string, totalCents: number): number {
   return status === 'FAILED' || status === 'REFUNDED' ? 0 : totalCents;
 }
 
+/**
+ * What a payout brought its provider: the amount less the fee, and nothing when the transfer FAILED
+ * (no money moved: no fee was charged and nothing was paid; issue 22).
+ */
+export function payoutNetCents(payoutStatus: string, amountCents: number, feeCents: number): number {
+  return payoutStatus === 'FAILED' ? 0 : amountCents - feeCents;
+}
+
 /** The AEOB amount of the simulated variance: 12.34 less than the benefit, never below 0.00. */
 export function varianceAeobCents(benefitCents: number, varianceCents: number): number {
   return Math.max(0, benefitCents - varianceCents);

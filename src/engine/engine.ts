@@ -13,7 +13,7 @@ import { matchRoute, type Route } from './routes.js';
 import { authenticate, createKey, type KeyEnvironment, type KeyRecord, type Scope } from './services/keys.js';
 import { authenticateToken, issueToken, type ClientCertificate } from './services/oauth.js';
 import { advanceEncounters, anythingDue } from './services/progress.js';
-import { listAudit, verifyAudit, type AuditFilter } from './services/audit.js';
+import { listAudit, verifyAudit, verifyAuditDeep, type AuditFilter, type DeepVerdict } from './services/audit.js';
 import type { ChainVerdict, StoredAudit } from '../domain/audit.js';
 import { fixtures } from './services/fixtures.js';
 import { simulate, type Scenario } from './services/sandbox.js';
@@ -277,6 +277,11 @@ export class Engine {
   /** The audit chain walked from its first record (`tpa local audit verify`). */
   auditVerify(): ChainVerdict {
     return verifyAudit(this.db);
+  }
+
+  /** The chain, then the money tables against it (`tpa local audit verify --deep`). */
+  auditVerifyDeep(): DeepVerdict {
+    return verifyAuditDeep(this.db);
   }
 
   /** The audit records in order, filtered (`tpa local audit list`). */

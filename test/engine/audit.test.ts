@@ -66,6 +66,10 @@ describe('the audit chain', () => {
       'SUBMISSION',
       'FUNDING_APPROVED',
       'SETTLEMENT_INITIATED',
+      'PAYOUT',
+      'PAYOUT',
+      'PAYOUT',
+      'PAYOUT',
       'SETTLEMENT_COMPLETED',
       'RECONCILIATION',
       'SETTLEMENT_REFUNDED',
@@ -75,14 +79,14 @@ describe('the audit chain', () => {
     const submission = JSON.parse([...e.auditList({ type: 'SUBMISSION' })][0]!.data_json) as Body;
     expect(submission).toMatchObject({ disposition: 'APPROVED', charge_cents: 420000, benefit_cents: expect.any(Number) });
     expect(submission.allowed_cents).toBe(submission.benefit_cents + submission.patient_cents);
-    expect(e.auditVerify()).toEqual({ whole: true, count: 9, head: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(e.auditVerify()).toEqual({ whole: true, count: 13, head: expect.stringMatching(/^[0-9a-f]{64}$/) });
   });
 
   it('refuses to change or delete a record while its triggers stand', () => {
     buildChain();
     const db = new Database(databaseFile(home.dir));
     expect(() => db.exec(`UPDATE audit_log SET data_json = '{}' WHERE seq = 1`)).toThrow(/append-only/);
-    expect(() => db.exec('DELETE FROM audit_log WHERE seq = 9')).toThrow(/append-only/);
+    expect(() => db.exec('DELETE FROM audit_log WHERE seq = 13')).toThrow(/append-only/);
     db.close();
   });
 
@@ -102,7 +106,7 @@ describe('the audit chain', () => {
         7,
         /link to the record before/,
       ],
-      ['DELETE FROM audit_log WHERE seq = 9', -1, /./],
+      ['DELETE FROM audit_log WHERE seq = 13', -1, /./],
     ];
     for (const [sql, seq, reason] of cases) {
       const dir = tampered(sql);
@@ -112,7 +116,7 @@ describe('the audit chain', () => {
       if (seq < 0) {
         // The last record removed: what is left is a whole, shorter chain, whose head the last
         // verification printed differently. The head hash is what a copy kept elsewhere catches.
-        expect(verdict).toMatchObject({ whole: true, count: 8 });
+        expect(verdict).toMatchObject({ whole: true, count: 12 });
         continue;
       }
       expect(verdict, sql).toMatchObject({ whole: false, seq });
@@ -123,7 +127,89 @@ describe('the audit chain', () => {
     }
     const whole = await tpa(['local', 'audit', 'verify', '-o', 'json'], { home: home.dir, env: { TPA_CLOCK: WED } });
     expect(whole.code).toBe(0);
-    expect(whole.json()).toMatchObject({ whole: true, count: 9 });
+    expect(whole.json()).toMatchObject({ whole: true, count: 13 });
     expect(join(home.dir)).toBeTruthy();
+  });
+
+  it('records who each payout goes to, each reconciliation and each AEOB change, and --deep finds the tables whole after every trigger', () => {
+    const ids = buildChain();
+    const mon = home.at(MON, '0');
+    const more: string[] = [];
+    for (const serviceDate of ['2026-03-02', '2026-02-27']) {
+      more.push(
+        (call(mon, 'POST', '/tpa-api/v1/claims/submit/', claimTemplate({ type: 'institutional', patient: 'MBR-1001', serviceDate })).body as Body)
+          .external_claim_id,
+      );
+    }
+    const approve = (e: ReturnType<typeof home.at>, id: string, code: string) => {
+      const amount = (call(e, 'GET', `/tpa-api/v1/ledger/entries/${id}/`).body as Body).financial_summary.payer_responsibility.total;
+      expect(call(e, 'POST', '/tpa-api/v1/funding/approve/', { encounter_id: id, amount, authorization_code: code }).status).toBe(200);
+    };
+    approve(mon, more[0]!, 'AUTH-DEEP-0001');
+    mon.simulate('settlement-failure', more[0]!);
+    approve(mon, more[0]!, 'AUTH-DEEP-0002');
+    approve(mon, more[1]!, 'AUTH-DEEP-0003');
+    mon.simulate('missing-aeob', more[1]!);
+    const wed = home.at(WED, '0');
+    call(wed, 'GET', `/tpa-api/v1/settlement/${more[0]}/`);
+    wed.simulate('aeob-variance', more[0]!);
+    const records = [...wed.auditList({})];
+    const payouts = records.filter((r) => r.type === 'PAYOUT').map((r) => JSON.parse(r.data_json) as Body);
+    expect(payouts.length).toBe(16);
+    expect(payouts[0]).toMatchObject({ provider_npi: expect.stringMatching(/^\d{10}$/), amount_cents: expect.any(Number), fee_cents: expect.any(Number) });
+    for (const p of payouts) expect(p.net_cents).toBe(p.amount_cents - p.fee_cents);
+    expect(records.filter((r) => r.type === 'AEOB_VARIANCE' || r.type === 'AEOB_MISSING').map((r) => [r.type, r.subject])).toEqual([
+      ['AEOB_MISSING', more[1]],
+      ['AEOB_VARIANCE', more[0]],
+    ]);
+    const reconciliations = records.filter((r) => r.type === 'RECONCILIATION').map((r) => JSON.parse(r.data_json) as Body);
+    expect(reconciliations.map((r) => r.match_status)).toEqual(['EXACT', 'EXACT', 'MISSING_AEOB', 'VARIANCE']);
+    expect(reconciliations[3]).toMatchObject({ variance_cents: 1234, reconciliation_status: 'UNMATCHED' });
+    const deep = wed.auditVerifyDeep();
+    expect(deep).toMatchObject({ whole: true, disagreement: null, checked: { encounters: 4, settlements: 4, payouts: 16 } });
+    expect(ids).toHaveLength(2);
+  });
+
+  it('--deep names the first money row that disagrees with a whole chain; the plain verify does not see it', async () => {
+    const ids = buildChain();
+    const stl = (new Database(databaseFile(home.dir), { readonly: true }).prepare('SELECT id FROM settlements').pluck().get() as string) ?? '';
+    const cases: [string, RegExp][] = [
+      // The surgeon's payout redirected to the facility.
+      [
+        `UPDATE payouts SET provider_npi = '1234567893' WHERE sequence = 2`,
+        new RegExp(`payouts ${stl} #2: provider_npi is 1234567893, audit record 6 says 1045782368`),
+      ],
+      [`UPDATE payouts SET fee_cents = fee_cents - 1 WHERE sequence = 1`, new RegExp(`payouts ${stl} #1: fee_cents is \\d+, audit record 5 says`)],
+      ['DELETE FROM payouts WHERE sequence = 4', new RegExp(`payouts ${stl} #4: the row is missing; audit record 8 made it`)],
+      [
+        'UPDATE settlements SET total_amount_cents = total_amount_cents + 100',
+        new RegExp(`settlements ${stl}: total_amount_cents is \\d+, audit record 4 says`),
+      ],
+      [
+        `UPDATE settlements SET reconciliation_status = 'MATCHED'`,
+        new RegExp(`settlements ${stl}: reconciliation_status is MATCHED, audit record 11 says UNMATCHED`),
+      ],
+      [
+        `UPDATE encounters SET status = 'RECONCILED' WHERE id = '${ids[1]}'`,
+        new RegExp(`encounters ${ids[1]}: status is RECONCILED, audit record 2 says ADJUDICATED`),
+      ],
+      [
+        `UPDATE encounters SET outcome_json = json_set(outcome_json, '$.totals.benefitCents', 1) WHERE id = '${ids[1]}'`,
+        new RegExp(`encounters ${ids[1]}: outcome_json totals.benefitCents is 1, audit record 2 says`),
+      ],
+      [`UPDATE encounters SET aeob_missing = 1 WHERE id = '${ids[1]}'`, new RegExp(`encounters ${ids[1]}: aeob_missing is 1, audit record 2 says 0`)],
+    ];
+    for (const [sql, named] of cases) {
+      const dir = tampered(sql);
+      const plain = await tpa(['local', 'audit', 'verify', '-o', 'json'], { home: dir, env: { TPA_CLOCK: WED } });
+      expect(plain.code, sql).toBe(0);
+      const deep = await tpa(['local', 'audit', 'verify', '--deep', '-o', 'json'], { home: dir, env: { TPA_CLOCK: WED } });
+      expect(deep.code, deep.stderr).toBe(4);
+      expect(deep.stderr, sql).toMatch(named);
+      expect(deep.json()).toMatchObject({ whole: true, tables_agree: false, disagreement: { table: expect.any(String), audit_record: expect.any(Number) } });
+    }
+    const whole = await tpa(['local', 'audit', 'verify', '--deep', '-o', 'json'], { home: home.dir, env: { TPA_CLOCK: WED } });
+    expect(whole.code, whole.stderr).toBe(0);
+    expect(whole.json()).toMatchObject({ whole: true, count: 13, tables_agree: true, checked: { encounters: 2, settlements: 1, payouts: 4 } });
   });
 });

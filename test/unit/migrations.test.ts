@@ -22,6 +22,7 @@ const LANDED = [
   'd545963b6e1c652c',
   '1482acc530547201',
   'ffea3df774e3b64d',
+  'c4d6ab9a1206a440',
 ];
 
 describe('migrations', () => {

@@ -26,7 +26,7 @@ export function registerFund(fund: Command, act: Act): void {
       .description('a payment run: fund every adjudicated, unfunded encounter the filters select, once each, after one review and one confirmation; resumable')
       .option('--from <date>', 'service date on or after (YYYY-MM-DD)')
       .option('--to <date>', 'service date on or before (YYYY-MM-DD)')
-      .option('--npi <npi>', 'only encounters of this provider')
+      .option('--npi <npi>', "only the encounters this provider is on (each released whole, the other providers' payouts with it)")
       .option('--limit <n>', 'at most this many encounters (the newest first, in ledger order)')
       .option('--auth-code-prefix <prefix>', 'each approval gets <prefix>-0001, -0002, … (asked for on a terminal)')
       .option('--expect-total <usd>', 'without a terminal: the total the run must come to, or nothing is sent (exit 4)')

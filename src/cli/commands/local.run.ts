@@ -9,6 +9,8 @@ import type { TableTools } from '../../render/output.js';
 import type { Handler } from '../action.js';
 import { readPem, type Context } from '../context.js';
 import { confirm } from '../prompt.js';
+import type { ChainVerdict } from '../../domain/audit.js';
+import type { DeepVerdict } from '../../engine/services/audit.js';
 
 type Row = Record<string, unknown>;
 
@@ -234,8 +236,9 @@ export const serve: Handler = async (ctx, _args, opts) => {
   releaseHeap();
 };
 
-export const auditVerify: Handler = async (ctx) => {
-  const verdict = await withEngine(ctx, (e) => e.auditVerify());
+export const auditVerify: Handler = async (ctx, _args, opts) => {
+  const deep = opts.deep === true;
+  const verdict: ChainVerdict | DeepVerdict = await withEngine(ctx, (e): ChainVerdict | DeepVerdict => (deep ? e.auditVerifyDeep() : e.auditVerify()));
   if (!verdict.whole) {
     throw new ConflictError(
       `the audit chain breaks at record ${verdict.seq}: ${verdict.reason} (${verdict.count} record${verdict.count === 1 ? '' : 's'} before it verify)`,
@@ -245,12 +248,29 @@ export const auditVerify: Handler = async (ctx) => {
       },
     );
   }
+  if ('disagreement' in verdict && verdict.disagreement) {
+    const d = verdict.disagreement;
+    const { describeDisagreement } = await import('../../domain/audit-deep.js');
+    throw new ConflictError(`the audit chain is whole, but the money tables disagree with it: ${describeDisagreement(d)}`, {
+      code: 'audit_tables_disagree',
+      body: {
+        whole: true,
+        tables_agree: false,
+        head: verdict.head,
+        disagreement: { table: d.table, row: d.row, column: d.column, expected: d.expected, found: d.found, audit_record: d.seq },
+      },
+    });
+  }
+  const checked = 'checked' in verdict ? verdict.checked : undefined;
   return {
-    data: { whole: true, count: verdict.count, head: verdict.head },
+    data: { whole: true, count: verdict.count, head: verdict.head, ...(checked ? { tables_agree: true, checked } : {}) },
     table: (t: TableTools) =>
-      `${t.c.green('✓')} the audit chain is whole\n${t.keyValues([
+      `${t.c.green('✓')} the audit chain is whole${checked ? ', and the money tables agree with it' : ''}\n${t.keyValues([
         ['Records', String(verdict.count)],
         ['Head hash', verdict.head],
+        ...(checked
+          ? ([['Checked', `${checked.encounters} encounters, ${checked.settlements} settlements, ${checked.payouts} payouts`]] as [string, string][])
+          : []),
       ])}`,
   };
 };

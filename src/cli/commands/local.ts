@@ -90,8 +90,12 @@ export function registerLocal(local: Command, act: Act): void {
     .command('audit')
     .description("the engine's audit chain: every money-moving or irreversible action, each record hashed with the one before (SHA-256)");
   examples(
-    audit.command('verify').description('walk the chain: whole (count, head hash) with exit 0, or the first record that does not verify, and why, with exit 4'),
+    audit
+      .command('verify')
+      .description('walk the chain: whole (count, head hash) with exit 0, or the first record that does not verify, and why, with exit 4')
+      .option('--deep', 'also check the money tables (encounters, settlements, payouts) against the chain: the first row that disagrees, exit 4'),
     'tpa local audit verify',
+    'tpa local audit verify --deep',
   ).action(act(run, 'auditVerify'));
   examples(
     audit
@@ -101,7 +105,7 @@ export function registerLocal(local: Command, act: Act): void {
       .option('--to <date>', 'recorded on or before (YYYY-MM-DD)')
       .option(
         '--type <type>',
-        'SUBMISSION, FUNDING_APPROVED, SETTLEMENT_INITIATED, SETTLEMENT_COMPLETED, SETTLEMENT_FAILED, SETTLEMENT_REFUNDED, RECONCILIATION, SCHEDULE_FINALIZED, KEY_CREATED, KEY_ROTATED',
+        'SUBMISSION, FUNDING_APPROVED, SETTLEMENT_INITIATED, PAYOUT, SETTLEMENT_COMPLETED, SETTLEMENT_FAILED, SETTLEMENT_REFUNDED, RECONCILIATION, AEOB_VARIANCE, AEOB_MISSING, SCHEDULE_FINALIZED, KEY_CREATED, KEY_ROTATED',
       ),
     'tpa local audit list --type FUNDING_APPROVED -o csv',
   ).action(act(run, 'auditList'));

@@ -26,7 +26,7 @@ export function registerSettlement(settlement: Command, act: Act): void {
       )
       .option('--from <date>', 'service dates on or after (YYYY-MM-DD), required')
       .option('--to <date>', 'service dates on or before (YYYY-MM-DD), required')
-      .option('--npi <npi>', 'only the encounters of this provider')
+      .option('--npi <npi>', 'only the encounters this provider is on, and only its payouts in the money')
       .option('--section <name>', 'the rows -o csv prints: providers (default), status, money, reconciliation, exceptions, days'),
     'tpa settlement report --from 2026-11-01 --to 2026-11-30',
     'tpa settlement report --from 2026-11-01 --to 2026-11-30 -o csv --section exceptions',

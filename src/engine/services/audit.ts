@@ -1,6 +1,17 @@
 // The engine's audit log (migration 12, domain/audit.ts): appended in the transaction of each
 // money-moving or irreversible action, walked by `tpa local audit verify` and `list`.
 import { auditHash, GENESIS_HASH, verifyChain, type ChainVerdict, type StoredAudit } from '../../domain/audit.js';
+import {
+  checkEncounter,
+  checkPayout,
+  checkSettlement,
+  expectedMoney,
+  missingRow,
+  type Disagreement,
+  type EncounterFacts,
+  type PayoutFacts,
+  type SettlementFacts,
+} from '../../domain/audit-deep.js';
 import type { Db } from '../store/db.js';
 
 /** Appends a record; the caller's transaction makes it one with the action. Amounts in `data` are in cents. */
@@ -22,6 +33,71 @@ export function appendAudit(db: Db, type: string, subject: string, at: string, d
 
 export function verifyAudit(db: Db): ChainVerdict {
   return verifyChain(db.prepare('SELECT seq, at, type, subject, data_json, prev_hash, hash FROM audit_log ORDER BY seq').iterate() as Iterable<StoredAudit>);
+}
+
+export type DeepVerdict =
+  | (ChainVerdict & { whole: false })
+  | { whole: true; count: number; head: string; checked: { encounters: number; settlements: number; payouts: number }; disagreement: Disagreement | null };
+
+/** Where the chain began to record payouts, reconciliations and AEOB changes (the migration of issue 22). */
+function deepFrom(db: Db): { seq: number; encounter_rowid: number; settlement_rowid: number } {
+  const v = db.prepare(`SELECT value FROM settings WHERE key = 'audit_deep_from'`).pluck().get() as string | undefined;
+  return v === undefined ? { seq: 0, encounter_rowid: 0, settlement_rowid: 0 } : JSON.parse(v);
+}
+
+/**
+ * The chain verified, then the money tables checked against what it says (`audit verify --deep`):
+ * encounters, settlements and payouts in the order they were made; the first row that disagrees.
+ */
+export function verifyAuditDeep(db: Db): DeepVerdict {
+  const chain = verifyAudit(db);
+  if (!chain.whole) return chain;
+  const from = deepFrom(db);
+  const expected = expectedMoney(listAudit(db, {}), from.seq);
+  const checked = { encounters: 0, settlements: 0, payouts: 0 };
+  const done = (disagreement: Disagreement | null): DeepVerdict => ({ ...chain, checked, disagreement });
+  const encounters = db.prepare(
+    `SELECT id, rowid > @rowid AS covered, status, completed_at IS NOT NULL AS completed, disposition, charge_cents, allowed_cents, patient_cents, benefit_cents,
+       json_extract(outcome_json, '$.totals.chargeCents') AS outcome_charge_cents, json_extract(outcome_json, '$.totals.allowedCents') AS outcome_allowed_cents,
+       json_extract(outcome_json, '$.totals.patientResponsibilityCents') AS outcome_patient_cents, json_extract(outcome_json, '$.totals.benefitCents') AS outcome_benefit_cents,
+       aeob_adjustment_cents, aeob_missing
+     FROM encounters ORDER BY rowid`,
+  );
+  const seenEncounters = new Set<string>();
+  for (const row of encounters.iterate({ rowid: from.encounter_rowid }) as Iterable<EncounterFacts>) {
+    const x = expected.encounters.get(row.id);
+    const d = checkEncounter(row, x);
+    if (d) return done(d);
+    if (x) checked.encounters++, seenEncounters.add(row.id);
+  }
+  for (const [id, x] of expected.encounters) if (!seenEncounters.has(id)) return done(missingRow('encounters', id, x.seq));
+  const settlements = db.prepare(
+    `SELECT id, rowid > @rowid AS covered, encounter_id, attempt, processor_transfer_id, status, total_amount_cents, authorization_code, reconciliation_status, match_status, aeob_amount_cents
+     FROM settlements ORDER BY rowid`,
+  );
+  const seenSettlements = new Set<string>();
+  for (const row of settlements.iterate({ rowid: from.settlement_rowid }) as Iterable<SettlementFacts>) {
+    const x = expected.settlements.get(row.id);
+    const d = checkSettlement(row, x);
+    if (d) return done(d);
+    if (x) checked.settlements++, seenSettlements.add(row.id);
+  }
+  for (const [id, x] of expected.settlements) if (!seenSettlements.has(id)) return done(missingRow('settlements', id, x.seq));
+  const payouts = db.prepare(
+    `SELECT p.settlement_id, p.sequence, p.processor_payout_id, p.provider_npi, p.provider_role, p.amount_cents, p.fee_cents, p.payout_status
+     FROM payouts p JOIN settlements s ON s.id = p.settlement_id ORDER BY s.rowid, p.sequence`,
+  );
+  const seenPayouts = new Set<string>();
+  for (const row of payouts.iterate() as Iterable<PayoutFacts>) {
+    const x = expected.settlements.get(row.settlement_id);
+    const d = checkPayout(row, x);
+    if (d) return done(d);
+    if (x) checked.payouts++, seenPayouts.add(`${row.settlement_id} #${row.sequence}`);
+  }
+  for (const [id, s] of expected.settlements) {
+    for (const [sequence, p] of s.payouts) if (!seenPayouts.has(`${id} #${sequence}`)) return done(missingRow('payouts', `${id} #${sequence}`, p.seq));
+  }
+  return done(null);
 }
 
 export interface AuditFilter {

@@ -10,6 +10,7 @@ import type { EngineContext } from '../context.js';
 import { HttpError, jsonBody, respond, type EngineRequest, type EngineResponse } from '../http.js';
 import { withIdempotency } from '../idempotency.js';
 import { newId } from '../ids.js';
+import { appendAudit } from './audit.js';
 import { addHistory, addStatus, encounterById, encounterData, lineProviders } from './encounters.js';
 import { settlementsOf, transferStands } from './settlement.js';
 
@@ -131,9 +132,8 @@ function decide(ctx: EngineContext, a: Approval): EngineResponse {
     `INSERT INTO payouts (settlement_id, sequence, provider_npi, provider_name, provider_role, processor_payout_id, amount_cents, fee_cents, payout_status)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'PENDING')`,
   );
-  for (const p of splitPayouts(lineProviders(db, data), expectedCents)) {
-    payout.run(settlementId, p.sequence, p.providerNpi, p.providerName, p.providerRole, newId('po_'), p.amountCents, p.feeCents);
-  }
+  const payouts = splitPayouts(lineProviders(db, data), expectedCents).map((p) => ({ ...p, payoutId: newId('po_') }));
+  for (const p of payouts) payout.run(settlementId, p.sequence, p.providerNpi, p.providerName, p.providerRole, p.payoutId, p.amountCents, p.feeCents);
   addHistory(db, encounter.id, {
     type: 'FUNDING_APPROVED',
     timestamp: initiatedAt,
@@ -146,7 +146,22 @@ function decide(ctx: EngineContext, a: Approval): EngineResponse {
     timestamp: initiatedAt,
     reference: transferId,
     description: `Transfer created; expected ${estimatedArrival}`,
+    audit: { settlement_id: settlementId, attempt: (previous?.attempt ?? 0) + 1, total_cents: expectedCents, authorization_code: a.authorizationCode },
   });
+  // Who each payout goes to, in the chain: a payout redirected in the database is caught by
+  // `tpa local audit verify --deep` (issue 22).
+  for (const p of payouts) {
+    appendAudit(db, 'PAYOUT', encounter.id, initiatedAt, {
+      settlement_id: settlementId,
+      sequence: p.sequence,
+      processor_payout_id: p.payoutId,
+      provider_npi: p.providerNpi,
+      provider_role: p.providerRole,
+      amount_cents: p.amountCents,
+      fee_cents: p.feeCents,
+      net_cents: p.netCents,
+    });
+  }
   addStatus(db, encounter.id, 'FUNDED', initiatedAt);
   return respond(200, { status: 'APPROVED', processor_transfer_id: transferId, estimated_arrival: estimatedArrival, settlement_record_id: settlementId });
 }

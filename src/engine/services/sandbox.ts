@@ -7,6 +7,7 @@ import { isoSeconds } from '../clock.js';
 import type { EngineContext } from '../context.js';
 import { newId } from '../ids.js';
 import type { Db } from '../store/db.js';
+import { appendAudit } from './audit.js';
 import { addHistory, addStatus, encounterById, encounterData } from './encounters.js';
 import { reconcileSettlement, settlementBody, settlementFor, type SettlementRow } from './settlement.js';
 
@@ -33,6 +34,7 @@ export function simulate(ctx: EngineContext, scenario: Scenario, encounterId: st
         }
         if (encounter.aeob_missing) throw new ConflictError(`the AEOB of encounter ${encounterId} is already missing; nothing changed`);
         db.prepare('UPDATE encounters SET aeob_missing = 1 WHERE id = ?').run(encounterId);
+        appendAudit(db, 'AEOB_MISSING', encounterId, now, { aeob_reference: encounter.aeob_reference });
         // Already reconciled: reconcile again now; otherwise the arrival will find no AEOB.
         if (s.reconciled_at !== null) reconcileSettlement(db, s.id, now);
       } else {
@@ -47,6 +49,11 @@ export function simulate(ctx: EngineContext, scenario: Scenario, encounterId: st
           throw new ConflictError(`the AEOB of encounter ${encounterId} already states the variance; nothing changed`);
         }
         db.prepare('UPDATE encounters SET aeob_adjustment_cents = ? WHERE id = ?').run(adjustmentCents, encounterId);
+        appendAudit(db, 'AEOB_VARIANCE', encounterId, now, {
+          aeob_reference: encounter.aeob_reference,
+          aeob_adjustment_cents: adjustmentCents,
+          aeob_cents: benefitCents + adjustmentCents,
+        });
         // Already reconciled: reconcile again now; otherwise the arrival will find the variance.
         if (s.reconciled_at !== null) reconcileSettlement(db, s.id, now);
       }
@@ -62,13 +69,15 @@ export function simulate(ctx: EngineContext, scenario: Scenario, encounterId: st
 function fail(db: Db, s: SettlementRow, now: string): void {
   if (s.status !== 'INITIATED') throw new ConflictError(`the transfer is ${s.status}; a failure can be simulated only while it is INITIATED`);
   db.prepare(`UPDATE settlements SET status = 'FAILED', failed_at = ? WHERE id = ?`).run(now, s.id);
-  db.prepare(`UPDATE payouts SET payout_status = 'FAILED' WHERE settlement_id = ?`).run(s.id);
+  // No money moved, so the processor charged nothing and no provider was paid (issue 22).
+  db.prepare(`UPDATE payouts SET payout_status = 'FAILED', fee_cents = 0 WHERE settlement_id = ?`).run(s.id);
   addHistory(db, s.encounter_id, {
     type: 'SETTLEMENT_FAILED',
     timestamp: now,
     reference: s.processor_transfer_id,
     description: `Transfer failed (sandbox simulation): no money moved; ${formatCentsGrouped(s.total_amount_cents)} is owed again and can be approved anew`,
     financialImpact: { failed_amount: centsToAmount(s.total_amount_cents) },
+    audit: { settlement_id: s.id },
   });
   addStatus(db, s.encounter_id, 'ADJUDICATED', now);
 }
@@ -96,11 +105,12 @@ function refund(db: Db, s: SettlementRow, now: string): void {
   };
   // Nothing stays settled: matched again, the AEOB now differs by its whole amount.
   const { matchStatus } = reconcile(s.aeob_amount_cents, settledCents('REFUNDED', s.total_amount_cents));
+  const reconciliationStatus = matchStatus === 'EXACT' ? 'MATCHED' : 'UNMATCHED';
   db.prepare('UPDATE settlements SET status = ?, refund_json = ?, match_status = ?, reconciliation_status = ?, reconciled_at = ? WHERE id = ?').run(
     'REFUNDED',
     JSON.stringify(details),
     matchStatus,
-    matchStatus === 'EXACT' ? 'MATCHED' : 'UNMATCHED',
+    reconciliationStatus,
     now,
     s.id,
   );
@@ -111,6 +121,14 @@ function refund(db: Db, s: SettlementRow, now: string): void {
     reference: refundId,
     description: `Transfer ${s.processor_transfer_id} refunded: ${formatCentsGrouped(back.netCents)} came back (processor fees of ${formatCentsGrouped(back.feesCents)} are not returned); the benefit is owed again and the settlement no longer matches the AEOB`,
     financialImpact: { refunded_amount: centsToAmount(back.netCents) },
+    audit: {
+      settlement_id: s.id,
+      refund_id: refundId,
+      gross_cents: back.grossCents,
+      fees_kept_cents: back.feesCents,
+      match_status: matchStatus,
+      reconciliation_status: reconciliationStatus,
+    },
   });
   addStatus(db, s.encounter_id, 'ADJUDICATED', now);
 }

@@ -3,7 +3,7 @@
 // reconciled against the AEOB, when the ledger moves to RECONCILED. A transfer that FAILED or was
 // REFUNDED is kept, and the encounter can be funded again: each funding is a new record (`attempt`
 // 1, 2, ...); the latest is the encounter's settlement, the earlier ones its `previous_transfers`.
-import { reconcile, settledCents } from '../../domain/settlement.js';
+import { payoutNetCents, reconcile, settledCents } from '../../domain/settlement.js';
 import { centsToAmount, formatCentsGrouped } from '../../domain/money.js';
 import { isoSeconds } from '../clock.js';
 import type { EngineContext } from '../context.js';
@@ -84,7 +84,7 @@ function transferBody(db: Db, s: SettlementRow, encounter: EncounterRow): Record
       payout_date: s.initiated_at,
       expected_arrival: s.estimated_arrival,
       processor_fee: centsToAmount(p.fee_cents),
-      net_to_provider: centsToAmount(p.amount_cents - p.fee_cents),
+      net_to_provider: centsToAmount(payoutNetCents(p.payout_status, p.amount_cents, p.fee_cents)),
     })),
     reconciliation_status: s.reconciliation_status,
     aeob_match:
@@ -152,6 +152,7 @@ export function completeDueSettlements(ctx: EngineContext): void {
         reference: s.id,
         description: `Funds received by the provider${ctx.db.prepare('SELECT COUNT(*) AS n FROM payouts WHERE settlement_id = ?').pluck().get(s.id) === 1 ? '' : 's'}`,
         financialImpact: { settled_amount: centsToAmount(s.total_amount_cents) },
+        audit: { settlement_id: s.id },
       });
       reconcileSettlement(ctx.db, s.id, s.estimated_arrival);
     }
@@ -187,6 +188,14 @@ export function reconcileSettlement(db: Db, settlementId: string, at: string): v
         : matchStatus === 'MISSING_AEOB'
           ? `No AEOB ${encounter.aeob_reference} from the payer to match the settlement of ${formatCentsGrouped(s.total_amount_cents)} against (MISSING_AEOB)`
           : `Settlement differs from AEOB ${encounter.aeob_reference} by ${formatCentsGrouped(Math.abs(varianceCents))} (${matchStatus})`,
+    // How it came out, in the chain (issue 22).
+    audit: {
+      settlement_id: s.id,
+      match_status: matchStatus,
+      aeob_amount_cents: aeobCents,
+      variance_cents: varianceCents,
+      reconciliation_status: reconciliationStatus,
+    },
   });
   if (encounter.status !== 'RECONCILED') addStatus(db, encounterId, 'RECONCILED', at);
 }

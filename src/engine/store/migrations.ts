@@ -581,4 +581,16 @@ export const MIGRATIONS: readonly string[] = [
     INSERT INTO ledger_months SELECT NEW.npi, status, substr(service_date, 1, 7), 1 FROM encounters WHERE id = NEW.encounter_id ON CONFLICT DO UPDATE SET n = n + 1;
   END;
   `,
+  // (issue 22) A FAILED transfer moved no money: its payouts charged no fee. From here on the audit
+  // chain also records each payout, each reconciliation's outcome and each AEOB change, so that
+  // `tpa local audit verify --deep` can check the money tables against it; this notes where that
+  // began (the last record, encounter and settlement before it): rows made before are checked as far
+  // as the chain knows them.
+  `
+  UPDATE payouts SET fee_cents = 0 WHERE payout_status = 'FAILED';
+  INSERT OR REPLACE INTO settings (key, value) VALUES ('audit_deep_from', json_object(
+    'seq', (SELECT COALESCE(MAX(seq), 0) FROM audit_log),
+    'encounter_rowid', (SELECT COALESCE(MAX(rowid), 0) FROM encounters),
+    'settlement_rowid', (SELECT COALESCE(MAX(rowid), 0) FROM settlements)));
+  `,
 ];

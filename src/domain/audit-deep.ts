@@ -1,0 +1,312 @@
+// `tpa local audit verify --deep` (issue 22): what the money tables must hold, recomputed from the
+// audit chain alone, and the first row that holds something else. The chain says what was decided
+// (each claim's amounts, each transfer, each payout's payee, amount and fee, each settlement
+// transition, each reconciliation's outcome, each AEOB change); a row edited behind the engine's
+// back, with the chain left whole, disagrees with it. Pure: the engine reads the rows and the chain.
+import type { StoredAudit } from './audit.js';
+
+export interface ExpectedPayout {
+  seq: number;
+  processorPayoutId: string;
+  providerNpi: string;
+  providerRole: string;
+  amountCents: number;
+  feeCents: number;
+  payoutStatus: string;
+  statusSeq: number;
+}
+
+export interface ExpectedSettlement {
+  seq: number;
+  encounterId: string;
+  attempt: number;
+  processorTransferId: string;
+  totalCents: number;
+  authorizationCode: string;
+  status: string;
+  statusSeq: number;
+  reconciliationStatus: string;
+  matchStatus: string | null;
+  aeobAmountCents: number | null;
+  reconciliationSeq: number;
+  payouts: Map<number, ExpectedPayout>;
+}
+
+export interface ExpectedEncounter {
+  seq: number;
+  disposition: string;
+  chargeCents: number;
+  allowedCents: number;
+  patientCents: number;
+  benefitCents: number;
+  /** The status the last money event left (null: none yet, the claim's own outcome decides). */
+  moneyStatus: string | null;
+  moneySeq: number;
+  /** Its AEOB changes are in the chain (submitted once the chain recorded them). */
+  aeobTracked: boolean;
+  aeobAdjustmentCents: number;
+  aeobMissing: boolean;
+  aeobSeq: number;
+}
+
+export interface ExpectedMoney {
+  encounters: Map<string, ExpectedEncounter>;
+  settlements: Map<string, ExpectedSettlement>;
+}
+
+const num = (v: unknown): number => (typeof v === 'number' ? v : 0);
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+/** Where each money event leaves the encounter's ledger status. */
+const MONEY_STATUS: Record<string, string> = {
+  FUNDING_APPROVED: 'FUNDED',
+  SETTLEMENT_INITIATED: 'FUNDED',
+  SETTLEMENT_COMPLETED: 'FUNDED',
+  RECONCILIATION: 'RECONCILED',
+  SETTLEMENT_FAILED: 'ADJUDICATED',
+  SETTLEMENT_REFUNDED: 'ADJUDICATED',
+};
+
+/**
+ * Replays the chain (already verified whole). `deepFromSeq`: the last record before the chain
+ * recorded payouts, reconciliations and AEOB changes; what came before is known only in part.
+ */
+export function expectedMoney(records: Iterable<StoredAudit>, deepFromSeq: number): ExpectedMoney {
+  const encounters = new Map<string, ExpectedEncounter>();
+  const settlements = new Map<string, ExpectedSettlement>();
+  for (const r of records) {
+    const d = JSON.parse(r.data_json) as Record<string, unknown>;
+    if (r.type === 'SUBMISSION') {
+      encounters.set(r.subject, {
+        seq: r.seq,
+        disposition: str(d.disposition),
+        chargeCents: num(d.charge_cents),
+        allowedCents: num(d.allowed_cents),
+        patientCents: num(d.patient_cents),
+        benefitCents: num(d.benefit_cents),
+        moneyStatus: null,
+        moneySeq: r.seq,
+        aeobTracked: r.seq > deepFromSeq,
+        aeobAdjustmentCents: 0,
+        aeobMissing: false,
+        aeobSeq: r.seq,
+      });
+      continue;
+    }
+    const e = encounters.get(r.subject);
+    if (e && MONEY_STATUS[r.type]) {
+      e.moneyStatus = MONEY_STATUS[r.type]!;
+      e.moneySeq = r.seq;
+    }
+    if (e && r.type === 'AEOB_VARIANCE') {
+      e.aeobAdjustmentCents = num(d.aeob_adjustment_cents);
+      e.aeobSeq = r.seq;
+    }
+    if (e && r.type === 'AEOB_MISSING') {
+      e.aeobMissing = true;
+      e.aeobSeq = r.seq;
+    }
+    // Transfers and payouts: only those recorded with their settlement record's id.
+    const id = str(d.settlement_id);
+    if (id === '') continue;
+    if (r.type === 'SETTLEMENT_INITIATED') {
+      settlements.set(id, {
+        seq: r.seq,
+        encounterId: r.subject,
+        attempt: num(d.attempt),
+        processorTransferId: str(d.reference),
+        totalCents: num(d.total_cents),
+        authorizationCode: str(d.authorization_code),
+        status: 'INITIATED',
+        statusSeq: r.seq,
+        reconciliationStatus: 'PENDING',
+        matchStatus: null,
+        aeobAmountCents: null,
+        reconciliationSeq: r.seq,
+        payouts: new Map(),
+      });
+      continue;
+    }
+    const s = settlements.get(id);
+    if (!s) continue;
+    const payoutsTo = (status: string, zeroFee = false) => {
+      for (const p of s.payouts.values()) {
+        p.payoutStatus = status;
+        p.statusSeq = r.seq;
+        if (zeroFee) p.feeCents = 0;
+      }
+    };
+    if (r.type === 'PAYOUT') {
+      s.payouts.set(num(d.sequence), {
+        seq: r.seq,
+        processorPayoutId: str(d.processor_payout_id),
+        providerNpi: str(d.provider_npi),
+        providerRole: str(d.provider_role),
+        amountCents: num(d.amount_cents),
+        feeCents: num(d.fee_cents),
+        payoutStatus: 'PENDING',
+        statusSeq: r.seq,
+      });
+    } else if (r.type === 'SETTLEMENT_COMPLETED') {
+      s.status = 'COMPLETED';
+      s.statusSeq = r.seq;
+      payoutsTo('COMPLETED');
+    } else if (r.type === 'SETTLEMENT_FAILED') {
+      // No money moved: no fee was charged (issue 22).
+      s.status = 'FAILED';
+      s.statusSeq = r.seq;
+      payoutsTo('FAILED', true);
+    } else if (r.type === 'SETTLEMENT_REFUNDED') {
+      s.status = 'REFUNDED';
+      s.statusSeq = r.seq;
+      s.matchStatus = str(d.match_status) || s.matchStatus;
+      s.reconciliationStatus = str(d.reconciliation_status) || s.reconciliationStatus;
+      s.reconciliationSeq = r.seq;
+      payoutsTo('RETURNED');
+    } else if (r.type === 'RECONCILIATION') {
+      s.matchStatus = str(d.match_status);
+      s.aeobAmountCents = typeof d.aeob_amount_cents === 'number' ? d.aeob_amount_cents : null;
+      s.reconciliationStatus = str(d.reconciliation_status);
+      s.reconciliationSeq = r.seq;
+    }
+  }
+  return { encounters, settlements };
+}
+
+/** A row that disagrees with the chain: where, what the chain says (and in which record), what the row holds. */
+export interface Disagreement {
+  table: 'encounters' | 'settlements' | 'payouts';
+  row: string;
+  column: string;
+  expected: unknown;
+  found: unknown;
+  /** The audit record that says what the row must hold (null: no record of the row at all). */
+  seq: number | null;
+}
+
+export interface EncounterFacts {
+  id: string;
+  /** 1: made since the chain records everything of it (so it must be in the chain). */
+  covered: number;
+  status: string;
+  /** 1 once the claim's outcome was due (the ledger shows it). */
+  completed: number;
+  disposition: string;
+  charge_cents: number;
+  allowed_cents: number;
+  patient_cents: number;
+  benefit_cents: number;
+  /** The adjudication's own totals (what funding reads). */
+  outcome_charge_cents: number;
+  outcome_allowed_cents: number;
+  outcome_patient_cents: number;
+  outcome_benefit_cents: number;
+  aeob_adjustment_cents: number;
+  aeob_missing: number;
+}
+
+function differs(table: Disagreement['table'], row: string, pairs: [string, unknown, unknown, number][]): Disagreement | null {
+  for (const [column, expected, found, seq] of pairs) if (expected !== found) return { table, row, column, expected, found, seq };
+  return null;
+}
+
+/** Not yet due, a claim is SUBMITTED or PROCESSING; once due, its outcome's status; then its money's. */
+function statusesFor(x: ExpectedEncounter, completed: number): string[] {
+  if (x.moneyStatus !== null) return [x.moneyStatus];
+  if (!completed) return ['SUBMITTED', 'PROCESSING'];
+  return [x.disposition === 'DENIED' ? 'DENIED' : x.disposition === 'PENDING_REVIEW' ? 'PENDED' : 'ADJUDICATED'];
+}
+
+export function checkEncounter(row: EncounterFacts, x: ExpectedEncounter | undefined): Disagreement | null {
+  if (!x) return row.covered ? { table: 'encounters', row: row.id, column: 'id', expected: 'SUBMISSION', found: row.id, seq: null } : null;
+  const amounts = differs('encounters', row.id, [
+    ['disposition', x.disposition, row.disposition, x.seq],
+    ['charge_cents', x.chargeCents, row.charge_cents, x.seq],
+    ['allowed_cents', x.allowedCents, row.allowed_cents, x.seq],
+    ['patient_cents', x.patientCents, row.patient_cents, x.seq],
+    ['benefit_cents', x.benefitCents, row.benefit_cents, x.seq],
+    ['outcome_json totals.chargeCents', x.chargeCents, row.outcome_charge_cents, x.seq],
+    ['outcome_json totals.allowedCents', x.allowedCents, row.outcome_allowed_cents, x.seq],
+    ['outcome_json totals.patientResponsibilityCents', x.patientCents, row.outcome_patient_cents, x.seq],
+    ['outcome_json totals.benefitCents', x.benefitCents, row.outcome_benefit_cents, x.seq],
+  ]);
+  if (amounts) return amounts;
+  const statuses = statusesFor(x, row.completed);
+  if (!statuses.includes(row.status))
+    return { table: 'encounters', row: row.id, column: 'status', expected: statuses.join(' or '), found: row.status, seq: x.moneySeq };
+  if (!x.aeobTracked) return null;
+  return differs('encounters', row.id, [
+    ['aeob_adjustment_cents', x.aeobAdjustmentCents, row.aeob_adjustment_cents, x.aeobSeq],
+    ['aeob_missing', x.aeobMissing ? 1 : 0, row.aeob_missing, x.aeobSeq],
+  ]);
+}
+
+export interface SettlementFacts {
+  id: string;
+  covered: number;
+  encounter_id: string;
+  attempt: number;
+  processor_transfer_id: string;
+  status: string;
+  total_amount_cents: number;
+  authorization_code: string;
+  reconciliation_status: string;
+  match_status: string | null;
+  aeob_amount_cents: number | null;
+}
+
+export function checkSettlement(row: SettlementFacts, x: ExpectedSettlement | undefined): Disagreement | null {
+  if (!x) return row.covered ? { table: 'settlements', row: row.id, column: 'id', expected: 'SETTLEMENT_INITIATED', found: row.id, seq: null } : null;
+  return differs('settlements', row.id, [
+    ['encounter_id', x.encounterId, row.encounter_id, x.seq],
+    ['attempt', x.attempt, row.attempt, x.seq],
+    ['processor_transfer_id', x.processorTransferId, row.processor_transfer_id, x.seq],
+    ['total_amount_cents', x.totalCents, row.total_amount_cents, x.seq],
+    ['authorization_code', x.authorizationCode, row.authorization_code, x.seq],
+    ['status', x.status, row.status, x.statusSeq],
+    ['reconciliation_status', x.reconciliationStatus, row.reconciliation_status, x.reconciliationSeq],
+    ['match_status', x.matchStatus, row.match_status, x.reconciliationSeq],
+    ['aeob_amount_cents', x.aeobAmountCents, row.aeob_amount_cents, x.reconciliationSeq],
+  ]);
+}
+
+export interface PayoutFacts {
+  settlement_id: string;
+  sequence: number;
+  processor_payout_id: string;
+  provider_npi: string;
+  provider_role: string;
+  amount_cents: number;
+  fee_cents: number;
+  payout_status: string;
+}
+
+/** `settlement` undefined: the payout's transfer is not in the chain (made before it recorded payouts). */
+export function checkPayout(row: PayoutFacts, settlement: ExpectedSettlement | undefined): Disagreement | null {
+  if (!settlement) return null;
+  const key = `${row.settlement_id} #${row.sequence}`;
+  const x = settlement.payouts.get(row.sequence);
+  if (!x)
+    return { table: 'payouts', row: key, column: 'sequence', expected: `payouts 1 to ${settlement.payouts.size}`, found: row.sequence, seq: settlement.seq };
+  return differs('payouts', key, [
+    ['provider_npi', x.providerNpi, row.provider_npi, x.seq],
+    ['provider_role', x.providerRole, row.provider_role, x.seq],
+    ['processor_payout_id', x.processorPayoutId, row.processor_payout_id, x.seq],
+    ['amount_cents', x.amountCents, row.amount_cents, x.seq],
+    ['fee_cents', x.feeCents, row.fee_cents, x.statusSeq > x.seq && x.feeCents === 0 ? x.statusSeq : x.seq],
+    ['payout_status', x.payoutStatus, row.payout_status, x.statusSeq],
+  ]);
+}
+
+/** A row the chain made that the table no longer has. */
+export function missingRow(table: Disagreement['table'], row: string, seq: number): Disagreement {
+  return { table, row, column: '(row)', expected: 'a row', found: 'none', seq };
+}
+
+/** One sentence for the terminal. */
+export function describeDisagreement(d: Disagreement): string {
+  const show = (v: unknown) => (v === null ? 'null' : typeof v === 'string' ? v : JSON.stringify(v));
+  if (d.seq === null) return `${d.table} ${d.row}: the audit chain has no ${show(d.expected)} record of it`;
+  if (d.column === '(row)') return `${d.table} ${d.row}: the row is missing; audit record ${d.seq} made it`;
+  return `${d.table} ${d.row}: ${d.column} is ${show(d.found)}, audit record ${d.seq} says ${show(d.expected)}`;
+}

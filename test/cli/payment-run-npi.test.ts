@@ -1,0 +1,82 @@
+// `tpa fund run --npi` (issue 22): funding is per encounter, one approval for its whole benefit, so
+// a run for one provider releases the whole encounters it is on. The review says so before anything
+// is confirmed, and the JSON carries the other providers' payouts that ride on the same transfers.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { claimTemplate } from '../../src/cli/claim-template.js';
+import { runTpa } from '../helpers/cli.js';
+import { tempDir } from '../helpers/engine.js';
+import { cents, ndjson } from '../helpers/values.js';
+
+const env = { TPA_CLOCK: '2026-06-30T12:00:00Z' };
+type Row = Record<string, any>;
+let home: string;
+let cleanup: () => void;
+beforeEach(() => {
+  ({ dir: home, remove: cleanup } = tempDir());
+});
+afterEach(() => cleanup());
+
+const SURGEON = '1045782368';
+
+describe('tpa fund run --npi', () => {
+  it("shows and carries, before confirmation, the other providers' payouts the same transfers release", async () => {
+    // Two institutional encounters (facility, surgeon, anesthesia, pathology) and one the surgeon is not on.
+    const claims = [
+      claimTemplate({ type: 'institutional', patient: 'MBR-1002', serviceDate: '2026-06-01' }),
+      claimTemplate({ type: 'institutional', patient: 'MBR-1003', serviceDate: '2026-06-02' }),
+      claimTemplate({ type: 'professional', npi: '1582736496', cpt: ['29881'], patient: 'MBR-1001', serviceDate: '2026-06-03' }),
+    ];
+    writeFileSync(join(home, 'claims.ndjson'), `${claims.map((c) => JSON.stringify(c)).join('\n')}\n`);
+    expect((await runTpa(['claim', 'submit', 'claims.ndjson', '-o', 'ndjson'], { home, env })).code).toBe(0);
+
+    const dry = await runTpa(['fund', 'run', '--dry-run', '--npi', SURGEON, '-o', 'json'], { home, env });
+    expect(dry.code, dry.stderr).toBe(0);
+    const review = dry.json<Row>();
+    expect(review.count).toBe(2);
+    // Whole encounters: the total is their benefit, not the surgeon's share.
+    const payouts = review.encounters.flatMap((e: Row) => e.payouts as Row[]);
+    expect(cents(review.total)).toBe(payouts.reduce((s: number, p: Row) => s + cents(p.amount), 0));
+    const mine = payouts.filter((p: Row) => p.provider_npi === SURGEON);
+    const others = payouts.filter((p: Row) => p.provider_npi !== SURGEON);
+    expect(mine).toHaveLength(2);
+    expect(new Set(others.map((p: Row) => p.provider_npi)).size).toBe(3);
+    expect(review.npi).toEqual({
+      npi: SURGEON,
+      amount: (mine.reduce((s: number, p: Row) => s + cents(p.amount), 0) / 100).toFixed(2),
+      other_providers_amount: (others.reduce((s: number, p: Row) => s + cents(p.amount), 0) / 100).toFixed(2),
+    });
+    expect(review.other_providers.map((p: Row) => p.npi).sort()).toEqual([...new Set(others.map((p: Row) => p.provider_npi as string))].sort());
+    for (const e of review.encounters) expect(cents(e.npi_amount) + cents(e.other_providers_amount)).toBe(cents(e.amount));
+
+    // csv: one flat row per encounter, with its amount to the provider and to the others.
+    const csv = await runTpa(['fund', 'run', '--dry-run', '--npi', SURGEON, '-o', 'csv'], { home, env });
+    expect(csv.stdout.split('\n')[0]).toBe(
+      'encounter_id,encounter_number,service_date,provider_npi,provider_name,amount,npi_amount,other_providers_amount,authorization_code',
+    );
+
+    // The review shown before confirmation says it; a wrong total then sends nothing.
+    const run = await runTpa(['fund', 'run', '--npi', SURGEON, '--auth-code-prefix', 'AUTH-NPI', '--expect-total', '1.00', '--yes', '-o', 'ndjson'], {
+      home,
+      env,
+    });
+    expect(run.code).toBe(4);
+    expect(run.stderr).toMatch(/--npi 1045782368 selects the encounters it is on, and each approval releases its encounter's whole benefit/);
+    expect(run.stderr).toMatch(/to 3 other providers on the same transfers/);
+    expect(run.stderr).toMatch(/another provider/);
+
+    // Confirmed, it releases exactly what the review showed: the whole encounters.
+    const ok = await runTpa(['fund', 'run', '--npi', SURGEON, '--auth-code-prefix', 'AUTH-NPI2', '--expect-total', review.total, '--yes', '-o', 'ndjson'], {
+      home,
+      env,
+    });
+    expect(ok.code, ok.stderr).toBe(0);
+    const approved = ndjson(ok.stdout);
+    expect(approved.map((o) => o.status)).toEqual(['APPROVED', 'APPROVED']);
+    for (const e of review.encounters) {
+      const s = (await runTpa(['settlement', 'show', e.encounter_id, '-o', 'json'], { home, env })).json<Row>();
+      expect(s.payouts.map((p: Row) => [p.provider_npi, p.amount])).toEqual(e.payouts.map((p: Row) => [p.provider_npi, cents(p.amount) / 100]));
+    }
+  });
+});

@@ -1,0 +1,142 @@
+// What `audit verify --deep` expects of the money tables, replayed from audit records alone
+// (domain/audit-deep.ts): the payouts' payees and fees, the settlement's status and reconciliation,
+// the encounter's status and AEOB; and the rows made before the chain recorded them are let be.
+import { describe, expect, it } from 'vitest';
+import { auditHash, GENESIS_HASH, type StoredAudit } from '../../src/domain/audit.js';
+import { checkEncounter, checkPayout, checkSettlement, describeDisagreement, expectedMoney, type EncounterFacts } from '../../src/domain/audit-deep.js';
+
+function chain(records: [type: string, subject: string, data: Record<string, unknown>][]): StoredAudit[] {
+  let prev = GENESIS_HASH;
+  return records.map(([type, subject, data], i) => {
+    const content = { seq: i + 1, at: '2026-03-02T10:00:00Z', type, subject, data };
+    const hash = auditHash(prev, content);
+    const r = { ...content, data_json: JSON.stringify(data), prev_hash: prev, hash };
+    prev = hash;
+    return r;
+  });
+}
+
+const submission = { reference: 'sub_1', disposition: 'APPROVED', charge_cents: 100000, allowed_cents: 80000, patient_cents: 20000, benefit_cents: 60000 };
+const initiated = (id: string, attempt: number) => ({
+  reference: `tr_${attempt}`,
+  settlement_id: id,
+  attempt,
+  total_cents: 60000,
+  authorization_code: `AUTH-${attempt}`,
+});
+const payout = (id: string, sequence: number, npi: string, amount: number, fee: number) => ({
+  settlement_id: id,
+  sequence,
+  processor_payout_id: `po_${id}_${sequence}`,
+  provider_npi: npi,
+  provider_role: sequence === 1 ? 'FACILITY' : 'SURGEON',
+  amount_cents: amount,
+  fee_cents: fee,
+  net_cents: amount - fee,
+});
+
+const row = (over: Partial<EncounterFacts> = {}): EncounterFacts => ({
+  id: 'enc_1',
+  covered: 1,
+  status: 'ADJUDICATED',
+  completed: 1,
+  disposition: 'APPROVED',
+  charge_cents: 100000,
+  allowed_cents: 80000,
+  patient_cents: 20000,
+  benefit_cents: 60000,
+  outcome_charge_cents: 100000,
+  outcome_allowed_cents: 80000,
+  outcome_patient_cents: 20000,
+  outcome_benefit_cents: 60000,
+  aeob_adjustment_cents: 0,
+  aeob_missing: 0,
+  ...over,
+});
+
+describe('the money tables as the chain says they must be', () => {
+  const records = chain([
+    ['SUBMISSION', 'enc_1', submission],
+    ['FUNDING_APPROVED', 'enc_1', { reference: 'AUTH-1', transfer_amount_cents: 60000 }],
+    ['SETTLEMENT_INITIATED', 'enc_1', initiated('stl_1', 1)],
+    ['PAYOUT', 'enc_1', payout('stl_1', 1, '1234567893', 40000, 910)],
+    ['PAYOUT', 'enc_1', payout('stl_1', 2, '1045782368', 20000, 470)],
+    ['SETTLEMENT_FAILED', 'enc_1', { reference: 'tr_1', failed_amount_cents: 60000, settlement_id: 'stl_1' }],
+    ['FUNDING_APPROVED', 'enc_1', { reference: 'AUTH-2', transfer_amount_cents: 60000 }],
+    ['SETTLEMENT_INITIATED', 'enc_1', initiated('stl_2', 2)],
+    ['PAYOUT', 'enc_1', payout('stl_2', 1, '1234567893', 40000, 910)],
+    ['SETTLEMENT_COMPLETED', 'enc_1', { reference: 'stl_2', settlement_id: 'stl_2' }],
+    [
+      'RECONCILIATION',
+      'enc_1',
+      { settlement_id: 'stl_2', match_status: 'EXACT', aeob_amount_cents: 60000, variance_cents: 0, reconciliation_status: 'MATCHED' },
+    ],
+    ['AEOB_VARIANCE', 'enc_1', { aeob_adjustment_cents: -1234, aeob_cents: 58766 }],
+    [
+      'RECONCILIATION',
+      'enc_1',
+      { settlement_id: 'stl_2', match_status: 'VARIANCE', aeob_amount_cents: 58766, variance_cents: 1234, reconciliation_status: 'UNMATCHED' },
+    ],
+    ['SETTLEMENT_REFUNDED', 'enc_1', { settlement_id: 'stl_2', match_status: 'VARIANCE', reconciliation_status: 'UNMATCHED' }],
+  ]);
+
+  it('a failed transfer keeps no fee; a refunded one returns its payouts; the encounter is owed again', () => {
+    const x = expectedMoney(records, 0);
+    expect([...x.settlements.get('stl_1')!.payouts.values()].map((p) => [p.payoutStatus, p.feeCents])).toEqual([
+      ['FAILED', 0],
+      ['FAILED', 0],
+    ]);
+    const second = x.settlements.get('stl_2')!;
+    expect([second.status, second.matchStatus, second.aeobAmountCents, second.reconciliationStatus]).toEqual(['REFUNDED', 'VARIANCE', 58766, 'UNMATCHED']);
+    expect(second.payouts.get(1)!.payoutStatus).toBe('RETURNED');
+    expect(checkEncounter(row({ aeob_adjustment_cents: -1234 }), x.encounters.get('enc_1'))).toBeNull();
+    expect(checkEncounter(row({ status: 'RECONCILED', aeob_adjustment_cents: -1234 }), x.encounters.get('enc_1'))).toMatchObject({ column: 'status', seq: 14 });
+  });
+
+  it('names the column, what the row holds and the record that says otherwise', () => {
+    const x = expectedMoney(records, 0);
+    const d = checkPayout(
+      {
+        settlement_id: 'stl_1',
+        sequence: 2,
+        processor_payout_id: 'po_stl_1_2',
+        provider_npi: '1234567893',
+        provider_role: 'SURGEON',
+        amount_cents: 20000,
+        fee_cents: 0,
+        payout_status: 'FAILED',
+      },
+      x.settlements.get('stl_1'),
+    );
+    expect(d).toMatchObject({ table: 'payouts', column: 'provider_npi', expected: '1045782368', found: '1234567893', seq: 5 });
+    expect(describeDisagreement(d!)).toBe('payouts stl_1 #2: provider_npi is 1234567893, audit record 5 says 1045782368');
+    const s = checkSettlement(
+      {
+        id: 'stl_2',
+        covered: 1,
+        encounter_id: 'enc_1',
+        attempt: 2,
+        processor_transfer_id: 'tr_2',
+        status: 'COMPLETED',
+        total_amount_cents: 60000,
+        authorization_code: 'AUTH-2',
+        reconciliation_status: 'UNMATCHED',
+        match_status: 'VARIANCE',
+        aeob_amount_cents: 58766,
+      },
+      x.settlements.get('stl_2'),
+    );
+    expect(s).toMatchObject({ column: 'status', expected: 'REFUNDED', found: 'COMPLETED', seq: 14 });
+  });
+
+  it('rows made before the chain recorded them are let be; one made since without a record is named', () => {
+    const x = expectedMoney(records, 0);
+    expect(checkEncounter(row({ id: 'enc_old', covered: 0 }), x.encounters.get('enc_old'))).toBeNull();
+    const missing = checkEncounter(row({ id: 'enc_new' }), x.encounters.get('enc_new'));
+    expect(describeDisagreement(missing!)).toBe('encounters enc_new: the audit chain has no SUBMISSION record of it');
+    // Submitted before the chain recorded AEOB changes: its AEOB columns are not held to it.
+    const before = expectedMoney(records, 5);
+    expect(checkEncounter(row({ aeob_adjustment_cents: 7 }), before.encounters.get('enc_1'))).toBeNull();
+    expect(checkEncounter(row({ aeob_adjustment_cents: 7 }), x.encounters.get('enc_1'))).toMatchObject({ column: 'aeob_adjustment_cents', found: 7 });
+  });
+});
