@@ -136,6 +136,8 @@ describe('tpa claim submit applies the rules line by line', () => {
     const spec = {
       npi: '1234567893',
       patient: 'MBR-1003',
+      // The facility's own lines (each code of the template would otherwise name its care-team provider).
+      careTeam: [{ npi: '1234567893', role: 'facility' }],
       lines: Array.from({ length: 999 }, (_, i) => ({ code: codes[i % 6]!, date: day(Math.floor(i / 6)), charge: '0.53' })),
     };
     const r = await submit('2026-07-01T10:00:00Z', spec);
