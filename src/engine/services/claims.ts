@@ -69,16 +69,26 @@ interface ProviderFacts {
   payable: boolean;
 }
 
-/** The registry's facts on the claim's billing provider and care team, in one read. */
-function providerFacts(db: Db, claim: ParsedClaim): Map<string, ProviderFacts> {
-  const npis = [...new Set([claim.providerNpi, ...claim.careTeam.map((m) => m.npi)])];
-  const rows = db
-    .prepare(
-      `SELECT npi, role, group_id, EXISTS (SELECT 1 FROM contracts c WHERE c.npi = p.npi) AS payable
-       FROM providers p WHERE npi IN (SELECT value FROM json_each(?))`,
-    )
-    .all(JSON.stringify(npis)) as { npi: string; role: ProviderRole; group_id: string; payable: number }[];
-  return new Map(rows.map((r) => [r.npi, { role: r.role, groupId: r.group_id, payable: r.payable === 1 }]));
+/**
+ * The providers registry with whether each holds a contract, per connection. Providers and
+ * contracts are only ever added by a migration's seed, so the schema version says when to read
+ * them again (as store/reference.ts does): a claim then costs one pragma read instead of a query.
+ */
+const registries = new WeakMap<Db, { version: number; providers: ReadonlyMap<string, ProviderFacts> }>();
+
+function providerRegistry(db: Db): ReadonlyMap<string, ProviderFacts> {
+  const version = db.prepare('PRAGMA user_version').pluck().get() as number;
+  const cached = registries.get(db);
+  if (cached?.version === version) return cached.providers;
+  const rows = db.prepare('SELECT npi, role, group_id, EXISTS (SELECT 1 FROM contracts c WHERE c.npi = p.npi) AS payable FROM providers p').all() as {
+    npi: string;
+    role: ProviderRole;
+    group_id: string;
+    payable: number;
+  }[];
+  const providers = new Map(rows.map((r) => [r.npi, { role: r.role, groupId: r.group_id, payable: r.payable === 1 }]));
+  registries.set(db, { version, providers });
+  return providers;
 }
 
 type ActiveContract = ReturnType<typeof activeContractsFor>[number];
@@ -100,7 +110,7 @@ interface ClaimPayees {
  * eligible (CARC-B7).
  */
 function linePayees(db: Db, claim: ParsedClaim): ClaimPayees {
-  const facts = providerFacts(db, claim);
+  const facts = providerRegistry(db);
   const errors: FieldError[] = [];
   claim.careTeam.forEach((member, i) => {
     // The billing provider is paid through its own contract (without one the claim is a 404).
