@@ -6,7 +6,7 @@
 // largest remainder, so lines add up to the totals exactly; benefit = allowed − patient
 // responsibility, so allowed = benefit + patient responsibility holds on every line and in total.
 import { allocate, mulDivRound, type Ratio } from './money.js';
-import type { ClaimLine, ParsedClaim } from './fhir-claim.js';
+import type { ClaimLine, ParsedClaim, ProviderRole } from './fhir-claim.js';
 
 export const RATE_TYPES = ['FLAT_RATE', 'CASE_RATE', 'PERCENT_OF_CHARGES', 'BUNDLE'] as const;
 export type RateType = (typeof RATE_TYPES)[number];
@@ -27,7 +27,32 @@ export const DENIAL = {
   DUPLICATE: { code: 'CARC-18', reason: 'Exact duplicate claim/service' },
   NOT_CONTRACTED: { code: 'CARC-96', reason: 'Non-covered charge: no active contract covers this service on its date' },
   BUNDLED: { code: 'CARC-97', reason: 'The benefit for this service is included in the payment for another service of the bundle' },
+  PAYEE_NOT_ELIGIBLE: {
+    code: 'CARC-B7',
+    reason: 'This provider was not certified/eligible to be paid for this procedure/service on this date of service',
+  },
+  ANESTHESIA_INCLUDED: {
+    code: 'CARC-97',
+    reason: 'The benefit for this service is included in the payment for another service: that day’s rate includes the anesthesia',
+  },
 } as const;
+
+/**
+ * The kind of fee a line is: its payee's role in the providers registry. One service (member, code,
+ * date) is paid at most once per fee kind: the facility's fee and each professional fee.
+ */
+export type FeeKind = ProviderRole;
+
+/** Who is paid for a line, as the engine decides it (README "Money rules, line by line": payees). */
+export interface LinePayee {
+  npi: string;
+  feeKind: FeeKind;
+  /**
+   * False when the payee is not the billing provider and holds no contract in force on the line's
+   * date in the claim's network group: the line is denied CARC-B7.
+   */
+  eligible: boolean;
+}
 export const PEND_MISSING_PREAUTH = 'MISSING_PREAUTHORIZATION';
 
 /**
@@ -45,6 +70,8 @@ export interface ContractCodeTerms {
 export interface ContractTerms {
   id: string;
   rateType: RateType;
+  /** The rate includes the anesthesia of the member's day (contracts.anesthesia_included). */
+  anesthesiaIncluded?: boolean;
   /** PERCENT_OF_CHARGES: the multiplier applied to submitted charges. */
   multiplier: Ratio | null;
   bundleType: BundleType | null;
@@ -72,11 +99,44 @@ export interface PriorLine {
   encounterId: string;
   /** The line's payee (see AdjudicationInput.linePayees). */
   providerNpi: string;
+  /** The payee's role: duplicates are one service (code, date) per fee kind. */
+  feeKind: FeeKind;
   cptCode: string;
   serviceDate: string;
   contractId: string;
   /** For a bundle line: the first service date of its episode. */
   episodeStart: string | null;
+  allowedCents: number;
+  /** The line included the anesthesia of its member and day (see LineAdjudication). */
+  includesAnesthesia?: boolean;
+  /** The anesthesia paid before it that was deducted from its allowed amount. */
+  anesthesiaDeductedCents?: number;
+}
+
+/**
+ * A line counts as paid when it was allowed more than 0.00 (before any anesthesia deducted from
+ * it, which the plan paid as the anesthesia): a 0.00 line is no duplicate's original and no part
+ * of a bundle episode. A bundle line is recorded only when the parts of its episode on its claim
+ * were allowed more than 0.00 together (`paidLines`): the rate is spread over them by charge, so a
+ * small part may be allowed 0.00 while its share is paid with another.
+ */
+export function countsAsPaid(p: Pick<PriorLine, 'allowedCents' | 'anesthesiaDeductedCents' | 'episodeStart'>): boolean {
+  return p.allowedCents + (p.anesthesiaDeductedCents ?? 0) > 0 || p.episodeStart !== null;
+}
+
+/** Which lines of an adjudication are paid, to count toward later duplicates and bundle episodes. */
+export function paidLines(lines: readonly LineAdjudication[]): boolean[] {
+  const paidEpisodes = new Set<string>();
+  for (const l of lines) {
+    if (l.status === 'ALLOWED' && l.episodeStart !== null && l.allowedCents + (l.anesthesiaDeductedCents ?? 0) > 0) {
+      paidEpisodes.add(`${l.contractId}|${l.episodeStart}`);
+    }
+  }
+  return lines.map(
+    (l) =>
+      l.status === 'ALLOWED' &&
+      (l.allowedCents + (l.anesthesiaDeductedCents ?? 0) > 0 || (l.episodeStart !== null && paidEpisodes.has(`${l.contractId}|${l.episodeStart}`))),
+  );
 }
 
 export interface LineAdjudication {
@@ -100,6 +160,12 @@ export interface LineAdjudication {
   contractId: string | null;
   episodeStart: string | null;
   careTeamSequences: number[];
+  /** The reason's text, with reasonCode (absent on lines stored before it was recorded). */
+  reason?: string;
+  /** Set on a line that includes the anesthesia of its member and day (its contract's rate does). */
+  includesAnesthesia?: true;
+  /** On such a line: the anesthesia paid on an earlier claim that day, deducted from its allowed amount. */
+  anesthesiaDeductedCents?: number;
 }
 
 export interface AmountTotals {
@@ -129,12 +195,15 @@ export interface AdjudicationInput {
   lineContracts: readonly (ContractTerms | null)[];
   benefits: PlanBenefits;
   /**
-   * Who is paid for each line (claim.lines order): the line's own provider when the processor can
-   * pay it, else the billing provider (the engine decides); the line's own provider when absent.
-   * Duplicates are keyed on it, so a line cannot be paid twice to one party by naming another.
+   * Who is paid for each line (claim.lines order) and its fee kind (the engine decides). When
+   * absent: the line's own provider, every line of the claim's own kind (institutional FACILITY,
+   * else SURGEON), eligible.
    */
-  linePayees?: readonly string[];
-  /** Lines already paid for the member on the claim's service dates (any provider). */
+  linePayees?: readonly LinePayee[];
+  /**
+   * Lines already paid for the member on the claim's service dates (any provider): those of the
+   * claim's codes, and every anesthesia fee and every line that includes anesthesia on those dates.
+   */
   paidLines: readonly PriorLine[];
   /** Bundle lines already paid for the member under the claim's bundle contracts, around the claim's dates. */
   bundleLines: readonly PriorLine[];
@@ -168,9 +237,13 @@ export function daysBetween(from: string, to: string): number {
 interface LineVerdict {
   line: ClaimLine;
   providerNpi: string;
+  feeKind: FeeKind;
   contract: ContractTerms | null;
   status: LineStatus;
   reasonCode: string | null;
+  reason: string | null;
+  includesAnesthesia: boolean;
+  anesthesiaDeductedCents: number;
   /** The earlier encounter a duplicate line repeats. */
   duplicateOf: string | null;
   episodeStart: string | null;
@@ -199,71 +272,129 @@ export function adjudicate(input: AdjudicationInput): Adjudication {
     return finish('PENDING_REVIEW', zeroed('PENDED'), { pendReason: PEND_MISSING_PREAUTH });
   }
 
-  const allowed = priceLines(verdicts, input.bundleLines);
+  // Anesthesia fees are priced after the others, whose prices decide which lines include the
+  // anesthesia of their day (in the engine a contract is its payee's, so never shared by the two).
+  const allowed = verdicts.map(() => 0);
+  priceLines(verdicts, input.bundleLines, allowed, (v) => v.feeKind !== 'ANESTHESIA');
+  includeAnesthesia(verdicts, allowed, input.paidLines);
+  priceLines(verdicts, input.bundleLines, allowed, (v) => v.feeKind === 'ANESTHESIA');
   const lines = shareCost(verdicts, allowed, benefits);
   const paid = lines.filter((l) => l.status === 'ALLOWED');
   if (paid.length === 0) {
     // Every line not ALLOWED carries its reason (denied, not covered, bundled): the first one speaks for the claim.
     const first = verdicts.find((v) => v.reasonCode !== null)!;
-    const code = first.reasonCode!;
-    const reason = Object.values(DENIAL).find((d) => d.code === code)!.reason;
-    return finish('DENIED', lines, { denialCode: code, denialReason: first.duplicateOf ? `${reason} (${first.duplicateOf})` : reason });
+    const reason = first.reason!;
+    return finish('DENIED', lines, { denialCode: first.reasonCode, denialReason: first.duplicateOf ? `${reason} (${first.duplicateOf})` : reason });
   }
   return finish(paid.length === lines.length ? 'APPROVED' : 'PARTIAL_APPROVAL', lines);
 }
 
 // mutation: no survivors (the duplicate rule)
-/** Coverage, contract and duplicates, each on the line's own date; lines that pass are ALLOWED for now. */
+/**
+ * Coverage, payee, contract and duplicates, each on the line's own date; lines that pass are
+ * ALLOWED for now. One service (code, date) is paid once per fee kind, whoever is paid for it.
+ */
 function judgeLines(input: AdjudicationInput): LineVerdict[] {
   const { claim, benefits } = input;
   const paid = new Map<string, string>();
   for (const p of input.paidLines) {
-    const key = `${p.providerNpi}|${p.cptCode}|${p.serviceDate}`;
-    if (!paid.has(key)) paid.set(key, p.encounterId);
+    const key = `${p.feeKind}|${p.cptCode}|${p.serviceDate}`;
+    if (countsAsPaid(p) && !paid.has(key)) paid.set(key, p.encounterId);
   }
+  const claimKind: FeeKind = claim.type === 'institutional' ? 'FACILITY' : 'SURGEON';
   const seen = new Set<string>();
   return claim.lines.map((line, i): LineVerdict => {
-    const providerNpi = input.linePayees?.[i] ?? lineProviderNpi(claim, line);
+    const payee = input.linePayees?.[i] ?? { npi: lineProviderNpi(claim, line), feeKind: claimKind, eligible: true };
     const contract = input.lineContracts[i] ?? null;
-    const verdict = (status: LineStatus, reasonCode: string | null, duplicateOf: string | null = null): LineVerdict => ({
+    const verdict = (status: LineStatus, denial: { code: string; reason: string } | null, duplicateOf: string | null = null): LineVerdict => ({
       line,
-      providerNpi,
+      providerNpi: payee.npi,
+      feeKind: payee.feeKind,
       contract,
       status,
-      reasonCode,
+      reasonCode: denial?.code ?? null,
+      reason: denial?.reason ?? null,
       duplicateOf,
       episodeStart: null,
+      includesAnesthesia: false,
+      anesthesiaDeductedCents: 0,
     });
-    if (line.serviceDate < benefits.coverageStart) return verdict('DENIED', DENIAL.COVERAGE_NOT_STARTED.code);
-    if (line.serviceDate > (benefits.coverageEnd ?? '9999-12-31')) return verdict('DENIED', DENIAL.COVERAGE_TERMINATED.code);
-    if (contract === null || !contract.codes.has(line.cptCode)) return verdict('NOT_COVERED', DENIAL.NOT_CONTRACTED.code);
-    // The same payee, code and date twice is one service paid twice: quantity counts units.
-    const key = `${providerNpi}|${line.cptCode}|${line.serviceDate}`;
+    if (line.serviceDate < benefits.coverageStart) return verdict('DENIED', DENIAL.COVERAGE_NOT_STARTED);
+    if (line.serviceDate > (benefits.coverageEnd ?? '9999-12-31')) return verdict('DENIED', DENIAL.COVERAGE_TERMINATED);
+    if (!payee.eligible) return verdict('DENIED', DENIAL.PAYEE_NOT_ELIGIBLE);
+    if (contract === null || !contract.codes.has(line.cptCode)) return verdict('NOT_COVERED', DENIAL.NOT_CONTRACTED);
+    // The same fee for one code and date twice is one service paid twice: quantity counts units.
+    const key = `${payee.feeKind}|${line.cptCode}|${line.serviceDate}`;
     const earlier = paid.get(key);
-    if (earlier !== undefined) return verdict('DENIED', DENIAL.DUPLICATE.code, earlier);
-    if (seen.has(key)) return verdict('DENIED', DENIAL.DUPLICATE.code);
-    seen.add(key);
+    if (earlier !== undefined) return verdict('DENIED', DENIAL.DUPLICATE, earlier);
+    if (seen.has(key)) return verdict('DENIED', DENIAL.DUPLICATE);
+    // A line that can only be allowed 0.00 is not paid: no later line of the claim repeats it.
+    if (!surelyZero(line, contract)) seen.add(key);
     return verdict('ALLOWED', null);
   });
   // mutation: end
 }
 
+/** A line its contract can only allow 0.00, whatever else the claim holds. */
+function surelyZero(line: ClaimLine, contract: ContractTerms): boolean {
+  if (line.chargeCents === 0) return true;
+  if (contract.rateType === 'BUNDLE') return (contract.bundleRateCents ?? 0) === 0;
+  if (contract.rateType === 'PERCENT_OF_CHARGES') return (contract.multiplier?.numerator ?? 0) === 0;
+  return (contract.codes.get(line.cptCode)!.negotiatedRateCents ?? 0) === 0;
+}
+
 /**
- * Allowed amount per line (0 for a line that is not ALLOWED), by contract: FLAT_RATE and
- * CASE_RATE the negotiated rate × quantity; PERCENT_OF_CHARGES the multiplier on the contract's
- * total charges of the claim, allocated by charge; BUNDLE by episode (`priceBundle`). Never more
- * than the billed charge of a line. Marks bundle lines BUNDLED when their part was paid before.
+ * Anesthesia included (README "Money rules, line by line"): a line priced above 0.00 under a
+ * contract whose rate includes anesthesia, whose payee is not an anesthesia provider, includes the
+ * anesthesia of its member and day. An anesthesia fee that day, on this claim in any line order or
+ * on a later one, is BUNDLED (CARC-97). When the anesthesia was paid first (an earlier claim), what
+ * of it is not yet deducted comes off that day's including lines, in line order, never below 0.00:
+ * the plan pays the anesthesia once in all, whichever claim came first.
  */
-function priceLines(verdicts: LineVerdict[], bundleHistory: readonly PriorLine[]): number[] {
-  const allowed = verdicts.map(() => 0);
-  const byContract = new Map<ContractTerms, number[]>();
+function includeAnesthesia(verdicts: LineVerdict[], allowed: number[], prior: readonly PriorLine[]): void {
+  const includedDays = new Set<string>();
+  const left = new Map<string, number>();
+  for (const p of prior) {
+    if (!countsAsPaid(p)) continue;
+    if (p.includesAnesthesia) includedDays.add(p.serviceDate);
+    const paidAnesthesia = p.feeKind === 'ANESTHESIA' ? p.allowedCents : 0;
+    left.set(p.serviceDate, (left.get(p.serviceDate) ?? 0) + paidAnesthesia - (p.anesthesiaDeductedCents ?? 0));
+  }
   verdicts.forEach((v, i) => {
-    if (v.status !== 'ALLOWED') return;
-    const list = byContract.get(v.contract!) ?? [];
-    list.push(i);
-    byContract.set(v.contract!, list);
+    if (v.status !== 'ALLOWED' || v.feeKind === 'ANESTHESIA' || v.contract?.anesthesiaIncluded !== true || allowed[i]! <= 0) return;
+    const date = v.line.serviceDate;
+    v.includesAnesthesia = true;
+    includedDays.add(date);
+    const deducted = Math.min(Math.max(0, left.get(date) ?? 0), allowed[i]!);
+    if (deducted === 0) return;
+    v.anesthesiaDeductedCents = deducted;
+    allowed[i]! -= deducted;
+    left.set(date, left.get(date)! - deducted);
   });
-  for (const [contract, indexes] of byContract) {
+  for (const v of verdicts) {
+    if (v.status === 'ALLOWED' && v.feeKind === 'ANESTHESIA' && includedDays.has(v.line.serviceDate)) {
+      Object.assign(v, { status: 'BUNDLED', reasonCode: DENIAL.ANESTHESIA_INCLUDED.code, reason: DENIAL.ANESTHESIA_INCLUDED.reason });
+    }
+  }
+}
+
+/**
+ * Allowed amount of the ALLOWED lines `which` selects, into `allowed`, by contract: FLAT_RATE the
+ * negotiated rate × quantity; CASE_RATE the negotiated rate once, whatever the quantity (a case is
+ * one case); PERCENT_OF_CHARGES the multiplier on the contract's total charges of those lines
+ * (charges include quantity), allocated by charge; BUNDLE by episode (`priceBundle`), per bundle.
+ * Never more than the billed charge of a line. Marks bundle lines BUNDLED when their part was paid
+ * before. Lines are grouped by contract id: the terms of one contract may be read for each date.
+ */
+function priceLines(verdicts: LineVerdict[], bundleHistory: readonly PriorLine[], allowed: number[], which: (v: LineVerdict) => boolean): void {
+  const byContract = new Map<string, { contract: ContractTerms; indexes: number[] }>();
+  verdicts.forEach((v, i) => {
+    if (v.status !== 'ALLOWED' || !which(v)) return;
+    const group = byContract.get(v.contract!.id);
+    if (group) group.indexes.push(i);
+    else byContract.set(v.contract!.id, { contract: v.contract!, indexes: [i] });
+  });
+  for (const { contract, indexes } of byContract.values()) {
     if (contract.rateType === 'BUNDLE') {
       priceBundle(contract, indexes, verdicts, bundleHistory, allowed);
     } else if (contract.rateType === 'PERCENT_OF_CHARGES') {
@@ -273,13 +404,15 @@ function priceLines(verdicts: LineVerdict[], bundleHistory: readonly PriorLine[]
       const shares = allocate(Math.min(total, mulDivRound(total, m.numerator, m.denominator)), charges);
       indexes.forEach((i, k) => (allowed[i] = shares[k]!));
     } else {
+      const units = contract.rateType === 'FLAT_RATE';
       for (const i of indexes) {
-        const line = verdicts[i]!.line;
-        allowed[i] = Math.min(line.chargeCents, (contract.codes.get(line.cptCode)!.negotiatedRateCents ?? 0) * line.quantity);
+        const { line, contract: terms } = verdicts[i]!;
+        // A line's own terms: the rate in force on its date.
+        const rate = terms!.codes.get(line.cptCode)!.negotiatedRateCents ?? 0;
+        allowed[i] = Math.min(line.chargeCents, units ? rate * line.quantity : rate);
       }
     }
   }
-  return allowed;
 }
 
 /**
@@ -294,7 +427,7 @@ function priceBundle(contract: ContractTerms, indexes: number[], verdicts: LineV
   const span = BUNDLE_EPISODE_DAYS[contract.bundleType ?? 'PACKAGE'];
   const episodes = new Map<string, Set<string>>();
   for (const p of history) {
-    if (p.contractId !== contract.id || p.episodeStart === null) continue;
+    if (p.contractId !== contract.id || p.episodeStart === null || !countsAsPaid(p)) continue;
     const codes = episodes.get(p.episodeStart) ?? new Set<string>();
     codes.add(p.cptCode);
     episodes.set(p.episodeStart, codes);
@@ -307,7 +440,7 @@ function priceBundle(contract: ContractTerms, indexes: number[], verdicts: LineV
   // A day already billed stays in its episode: the facility's and the surgeon's lines of one
   // procedure are one bundle, whatever episodes later claims create around that day.
   const episodeOfDay = new Map<string, string>();
-  for (const p of history) if (p.contractId === contract.id && p.episodeStart !== null) episodeOfDay.set(p.serviceDate, p.episodeStart);
+  for (const p of history) if (p.contractId === contract.id && p.episodeStart !== null && countsAsPaid(p)) episodeOfDay.set(p.serviceDate, p.episodeStart);
   const lineEpisode = new Map<number, string>();
   for (const i of ordered) {
     const date = verdicts[i]!.line.serviceDate;
@@ -339,7 +472,7 @@ function priceBundle(contract: ContractTerms, indexes: number[], verdicts: LineV
     const parts = members.filter((i) => !billedBefore.has(verdicts[i]!.line.cptCode));
     for (const i of members) {
       verdicts[i]!.episodeStart = start;
-      if (!parts.includes(i)) Object.assign(verdicts[i]!, { status: 'BUNDLED', reasonCode: DENIAL.BUNDLED.code });
+      if (!parts.includes(i)) Object.assign(verdicts[i]!, { status: 'BUNDLED', reasonCode: DENIAL.BUNDLED.code, reason: DENIAL.BUNDLED.reason });
     }
     const newCodes = new Set(parts.map((i) => verdicts[i]!.line.cptCode));
     const allowance = [...newCodes].reduce((sum, code) => sum + (shareOf.get(code) ?? 0), 0);
@@ -418,6 +551,9 @@ function lineOf(
     contractId: v.contract?.id ?? null,
     episodeStart: v.episodeStart,
     careTeamSequences: v.line.careTeamSequences,
+    ...(v.reason === null ? {} : { reason: v.reason }),
+    ...(v.includesAnesthesia && status === 'ALLOWED' ? { includesAnesthesia: true as const } : {}),
+    ...(v.anesthesiaDeductedCents > 0 && status === 'ALLOWED' ? { anesthesiaDeductedCents: v.anesthesiaDeductedCents } : {}),
   };
 }
 

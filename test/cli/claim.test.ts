@@ -35,7 +35,7 @@ describe('tpa claim', () => {
     expect(r.code).toBe(0);
     expect(r.json()).toMatchObject({
       disposition: 'APPROVED',
-      adjudication: { allowed_amount: 2875, benefit_amount: 2280 },
+      adjudication: { allowed_amount: 3100, benefit_amount: 2460 },
       claim_response: { resourceType: 'ClaimResponse' },
     });
   });

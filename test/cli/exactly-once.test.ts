@@ -42,7 +42,7 @@ function encounters(count: number): string[] {
 
 function approve(id: string, barrier: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const env = testEnv({ home: home.dir, env: { TPA_TEST_BARRIER_DIR: barrier } });
-  const args = ['--import', HOOK, TPA_BIN, 'fund', 'approve', id, '--amount', '2280.00', '--auth-code', 'AUTH-20260302-ACME-0001', '--yes'];
+  const args = ['--import', HOOK, TPA_BIN, 'fund', 'approve', id, '--amount', '2460.00', '--auth-code', 'AUTH-20260302-ACME-0001', '--yes'];
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, { env, cwd: home.dir, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';

@@ -70,14 +70,14 @@ function expectCompleted(r: PtyResult): void {
   expect(r.timed_out).toBe(false);
 }
 
-/** An adjudicated institutional encounter (benefit 2,280.00, four providers), made with the real CLI. */
+/** An adjudicated institutional encounter (benefit 2,460.00, four providers), made with the real CLI. */
 async function adjudicated(): Promise<string> {
   const e = await adjudicatedEncounter(run, home.dir);
-  expect(e.response).toMatchObject({ status: 'ADJUDICATED', adjudication: { benefit_amount: 2280 } });
+  expect(e.response).toMatchObject({ status: 'ADJUDICATED', adjudication: { benefit_amount: 2460 } });
   return e.id;
 }
 
-const CONFIRM = 'Release $2,280.00 to 4 providers?';
+const CONFIRM = 'Release $2,460.00 to 4 providers?';
 
 describe('tpa fund approve, interactively on a terminal', () => {
   it('shows the review, takes the pre-filled amount and a typed authorization code, and releases the funds once confirmed', async () => {
@@ -99,18 +99,18 @@ describe('tpa fund approve, interactively on a terminal', () => {
     expect(review).toContain(`Fund release for encounter`);
     expect(review).toContain(id);
     expect(review).toMatch(/Patient\s+Maria Garcia/);
-    expect(review).toMatch(/Benefit amount\s+2,280\.00/);
+    expect(review).toMatch(/Benefit amount\s+2,460\.00/);
     expect(review).toMatch(/Fee \(2\.2% \+ 0\.30\)\W+Net to provider/);
     for (const [role, amount, fee, net] of [
       ['FACILITY', '1,300.00', '28.90', '1,271.10'],
-      ['SURGEON', '520.00', '11.74', '508.26'],
-      ['ANESTHESIA', '384.00', '8.75', '375.25'],
-      ['PATHOLOGY', '76.00', '1.97', '74.03'],
+      ['SURGEON', '408.00', '9.28', '398.72'],
+      ['ANESTHESIA', '612.00', '13.76', '598.24'],
+      ['PATHOLOGY', '140.00', '3.38', '136.62'],
     ] as const) {
       expect(review).toMatch(new RegExp(`${role}\\W+${amount.replace(/\./g, '\\.')}\\W+${fee.replace('.', '\\.')}\\W+${net.replace(/\./g, '\\.')}`));
     }
     // The amount offered is the benefit, and nothing warned that it differs.
-    expect(screen).toMatch(/Amount to release \(USD\) \(2280\.00\)/);
+    expect(screen).toMatch(/Amount to release \(USD\) \(2460\.00\)/);
     expect(screen).not.toMatch(/differs from the adjudicated benefit/);
     expect(screen).toMatch(/This cannot be undone/);
     expect(screen).toMatch(/Fund release approved/);
@@ -118,7 +118,7 @@ describe('tpa fund approve, interactively on a terminal', () => {
 
     const settlement = await run(['settlement', 'show', id, '-o', 'json']);
     expect(settlement.code, settlement.stderr).toBe(0);
-    expect(settlement.json()).toMatchObject({ encounter_id: id, total_amount: 2280, status: 'INITIATED' });
+    expect(settlement.json()).toMatchObject({ encounter_id: id, total_amount: 2460, status: 'INITIATED' });
     const ledger = await run(['ledger', 'show', id, '-o', 'json']);
     expect(ledger.code, ledger.stderr).toBe(0);
     const entries = ledger.json<{ entries: { type: string; reference: string }[] }>().entries;
@@ -152,7 +152,7 @@ describe('tpa fund approve, interactively on a terminal', () => {
 
   it('an encounter that is already funded exits 4 without asking for an amount', async () => {
     const id = await adjudicated();
-    const first = await run(['fund', 'approve', id, '--amount', '2280', '--auth-code', 'AUTH-X', '--yes']);
+    const first = await run(['fund', 'approve', id, '--amount', '2460', '--auth-code', 'AUTH-X', '--yes']);
     expect(first.code, first.stderr).toBe(0);
 
     const r = await tpaInteractive(['fund', 'approve', id], []);
@@ -174,7 +174,7 @@ describe('tpa fund approve, interactively on a terminal', () => {
     const r = await tpaInteractive(
       ['fund', 'approve', id],
       [
-        { expect: 'Amount to release (USD)', send: `2280.999${ENTER}` },
+        { expect: 'Amount to release (USD)', send: `2460.999${ENTER}` },
         { expect: 'an amount with at most two decimals' },
         // The mistyped text is kept for editing: rub out "999" and finish with "00".
         { send: [BACKSPACE, BACKSPACE, BACKSPACE, `00${ENTER}`] },
@@ -184,13 +184,13 @@ describe('tpa fund approve, interactively on a terminal', () => {
     );
     expectCompleted(r);
     expect(r.exit_code, r.output).toBe(0);
-    expect(r.output).toMatch(/Amount to release \(USD\) 2280\.00/);
+    expect(r.output).toMatch(/Amount to release \(USD\) 2460\.00/);
     expect(r.output).not.toMatch(/differs from the adjudicated benefit/);
     expect(r.output).toMatch(/Fund release approved/);
 
     const settlement = await run(['settlement', 'show', id, '-o', 'json']);
     expect(settlement.code, settlement.stderr).toBe(0);
-    expect(settlement.json()).toMatchObject({ total_amount: 2280, status: 'INITIATED' });
+    expect(settlement.json()).toMatchObject({ total_amount: 2460, status: 'INITIATED' });
   });
 
   it('Ctrl-C at a prompt cancels with exit 2 and releases nothing', async () => {
@@ -226,7 +226,7 @@ describe('tpa fund approve, interactively on a terminal', () => {
     expect(r.output).not.toContain('Amount to release');
     expect(r.output).toMatch(/Nothing was sent/);
     expect(r.output).toMatch(/--yes/);
-    const withYes = await tpaInteractive(['fund', 'approve', id, '--amount', '2280', '--auth-code', 'AUTH-NP-1', '--yes', '-o', 'json'], [], {
+    const withYes = await tpaInteractive(['fund', 'approve', id, '--amount', '2460', '--auth-code', 'AUTH-NP-1', '--yes', '-o', 'json'], [], {
       TPA_PROMPT_DISABLED: '1',
     });
     expectCompleted(withYes);
@@ -257,17 +257,17 @@ describe('batches and payment runs on a terminal', () => {
       ['fund', 'run'],
       [
         { expect: 'Authorization code prefix', send: `AUTH-20261124-PTY${ENTER}` },
-        { expect: 'type the total to release (2,280.00)', send: `2280.01${ENTER}` },
-        { expect: 'type 2,280.00 exactly', send: [...Array(7).fill(BACKSPACE), `2,280.00${ENTER}`] },
+        { expect: 'type the total to release (2,460.00)', send: `2460.01${ENTER}` },
+        { expect: 'type 2,460.00 exactly', send: [...Array(7).fill(BACKSPACE), `2,460.00${ENTER}`] },
         { expect: 'approved of' },
       ],
     );
     expectCompleted(r);
     expect(r.exit_code, r.output).toBe(0);
-    expect(r.output).toMatch(/Payment run: 1 encounter, 2,280\.00 in all/);
+    expect(r.output).toMatch(/Payment run: 1 encounter, 2,460\.00 in all/);
     expect(r.output).toMatch(/Net to provider/);
     expect(r.output).toMatch(/AUTH-20261124-PTY-0001/);
-    expect(r.output).toMatch(/Payment run AUTH-20261124-PTY: 2,280\.00 approved of 2,280\.00/);
+    expect(r.output).toMatch(/Payment run AUTH-20261124-PTY: 2,460\.00 approved of 2,460\.00/);
     const settlement = await run(['settlement', 'show', id, '-o', 'json']);
     expect(settlement.code).toBe(0);
   });
@@ -309,12 +309,12 @@ describe('tables that fit the terminal', () => {
       ).code,
     ).toBe(0);
     const screens: { args: string[]; steps?: Step[]; whole: RegExp[] }[] = [
-      { args: ['ledger', 'list'], whole: [new RegExp(id), /2,280\.00/] },
-      { args: ['ledger', 'list', '--all'], whole: [new RegExp(funded), /2,875\.00/] },
-      { args: ['ledger', 'show', funded], whole: [/AUTH-20261124-FIT-0001/, /tr_[0-9a-f]{20}/, /2,875\.00/] },
+      { args: ['ledger', 'list'], whole: [new RegExp(id), /2,460\.00/] },
+      { args: ['ledger', 'list', '--all'], whole: [new RegExp(funded), /3,100\.00/] },
+      { args: ['ledger', 'show', funded], whole: [/AUTH-20261124-FIT-0001/, /tr_[0-9a-f]{20}/, /3,100\.00/] },
       { args: ['settlement', 'show', funded], whole: [/stl_[0-9a-f]{20}/, /FACILITY/] },
       { args: ['ratesheet', 'preview', 'BLD-1001'], whole: [/HD-0401/, /2,100\.00/] },
-      { args: ['fund', 'approve', id], steps: [{ expect: 'Amount to release', send: '\x03' }], whole: [/Net to provider/, /2,280\.00/] },
+      { args: ['fund', 'approve', id], steps: [{ expect: 'Amount to release', send: '\x03' }], whole: [/Net to provider/, /2,460\.00/] },
       { args: ['settlement', 'report', '--from', '2000-01-01', '--to', '2100-12-31'], whole: [/Settled per day/, /Exceptions to act on/, /Net to providers/] },
     ];
     for (const cols of [80, 120]) {

@@ -136,6 +136,8 @@ describe('tpa claim submit applies the rules line by line', () => {
     const spec = {
       npi: '1234567893',
       patient: 'MBR-1003',
+      // The facility's own lines (each code of the template would otherwise name its care-team provider).
+      careTeam: [{ npi: '1234567893', role: 'facility' }],
       lines: Array.from({ length: 999 }, (_, i) => ({ code: codes[i % 6]!, date: day(Math.floor(i / 6)), charge: '0.53' })),
     };
     const r = await submit('2026-07-01T10:00:00Z', spec);
@@ -146,5 +148,70 @@ describe('tpa claim submit applies the rules line by line', () => {
     const r = await submit('2026-03-02T10:00:00Z', { npi: '1196382455', lines: [{ code: '00811', date: '2026-03-02' }] }, '--raw');
     const codes = (r.body.claim_response.item[0].adjudication as Body[]).map((a) => a.category.coding[0].code);
     expect(codes).toEqual(['submitted', 'allowable', 'copay', 'deductible', 'coinsurance', 'benefit']);
+  });
+});
+
+describe('issue 22: payees, fee kinds, anesthesia included, case rates, 0.00 lines', () => {
+  const clock = '2026-03-02T10:00:00Z';
+  const DAY = '2026-03-02';
+  /** A claim whose lines without a care-team member are the billing provider's own. */
+  const own = (spec: ClaimSpec): Body => {
+    const claim = claimOf(spec);
+    (claim.item as Body[]).forEach((item, i) => {
+      if (spec.lines[i]!.careTeam === undefined) delete item.careTeamSequence;
+    });
+    return claim;
+  };
+
+  it('item 1: seven payees of one 45380: the facility and the surgeon are paid, each at its own rate; the rest are not', async () => {
+    const careTeam = ['1045782368', '1196382455', '1329475804', '1582736496', '1728493051', '1673904821'].map((npi) => ({ npi, role: 'surgeon' }));
+    const r = await submit(
+      clock,
+      own({
+        npi: '1234567893',
+        careTeam,
+        lines: [{ code: '45380', date: DAY }, ...[1, 2, 3, 4, 5, 6].map((n) => ({ code: '45380', date: DAY, careTeam: n }))],
+      }),
+    );
+    expect(r.code).toBe(0);
+    expect(r.body).toMatchObject({ disposition: 'PARTIAL_APPROVAL', adjudication: { allowed_amount: 2160, benefit_amount: 1708 } });
+    expect((await lines(clock, r.body.external_claim_id)).map((l) => [l.provider_npi, l.status, l.denial_code, l.allowed_amount])).toEqual([
+      ['1234567893', 'ALLOWED', null, 1650],
+      ['1045782368', 'ALLOWED', null, 510],
+      ['1196382455', 'NOT_COVERED', 'CARC-96', 0],
+      ['1329475804', 'NOT_COVERED', 'CARC-96', 0],
+      ['1582736496', 'DENIED', 'CARC-B7', 0],
+      ['1728493051', 'DENIED', 'CARC-B7', 0],
+      ['1673904821', 'DENIED', 'CARC-B7', 0],
+    ]);
+    // The surgeon's own claim and the facility's, on another member's day, both pay.
+    const facility = await submit(clock, own({ npi: '1234567893', patient: 'MBR-1001', lines: [{ code: '45380', date: DAY }] }));
+    const surgeon = await submit(clock, own({ npi: '1045782368', patient: 'MBR-1001', lines: [{ code: '45380', date: DAY }] }));
+    expect([facility.body.adjudication.allowed_amount, surgeon.body.adjudication.allowed_amount]).toEqual([1650, 510]);
+  });
+
+  it('item 3: an anesthesia claim for a member and day whose anesthesia the facility’s rate includes is bundled', async () => {
+    const at = '2026-08-01T10:00:00Z';
+    const knee = await submit(at, own({ npi: '1450827369', lines: [{ code: '27447', date: '2026-07-01' }], preauthorization: 'PA-22' }));
+    expect(knee.body.adjudication.allowed_amount).toBe(9500);
+    const anesthesia = await submit(at, own({ npi: '1196382455', lines: [{ code: '00811', date: '2026-07-01' }] }));
+    expect(anesthesia.body).toMatchObject({ disposition: 'DENIED', denial_code: 'CARC-97' });
+    // Anesthesia first (another member): the including line is allowed its price less what the anesthesia was paid.
+    const first = await submit(at, own({ npi: '1196382455', patient: 'MBR-1001', lines: [{ code: '00811', date: '2026-07-02' }] }));
+    expect(first.body.adjudication.allowed_amount).toBe(765);
+    const after = await submit(at, own({ npi: '1450827369', patient: 'MBR-1001', lines: [{ code: '27447', date: '2026-07-02' }], preauthorization: 'PA-23' }));
+    expect(after.body).toMatchObject({ disposition: 'APPROVED', adjudication: { allowed_amount: 8735 } });
+  });
+
+  it('item 4: a case rate billed with quantity 3 is allowed once', async () => {
+    const r = await submit(clock, own({ npi: '1045782368', lines: [{ code: '45378', date: DAY, charge: '1800.00', quantity: 3 }] }));
+    expect(r.body.adjudication.allowed_amount).toBe(425);
+  });
+
+  it('item 6: a 0.00 line does not make the real claim for the service a duplicate', async () => {
+    const zero = await submit(clock, own({ npi: '1045782368', lines: [{ code: '45378', date: DAY, charge: '0.00' }] }));
+    expect(zero.body).toMatchObject({ disposition: 'APPROVED', adjudication: { allowed_amount: 0 } });
+    const real = await submit(clock, own({ npi: '1045782368', lines: [{ code: '45378', date: DAY }] }));
+    expect(real.body).toMatchObject({ disposition: 'APPROVED', adjudication: { allowed_amount: 425 } });
   });
 });

@@ -7,16 +7,16 @@ import { adjudicatedEncounter } from '../helpers/encounters.js';
 const home = useTpaHome(beforeEach, afterEach);
 const run = home.run;
 
-/** An adjudicated institutional encounter (benefit 2,280.00 to four providers); more template arguments change it. */
+/** An adjudicated institutional encounter (benefit 2,460.00 to four providers); more template arguments change it. */
 const encounter = async (...template: string[]) => (await adjudicatedEncounter(run, home.dir, { template: ['--type', 'institutional', ...template] })).id;
 
 const fund = (id: string, ...extra: string[]) =>
-  run(['fund', 'approve', id, '--amount', '2280.00', '--auth-code', 'AUTH-20260302-ACME-0001', '--yes', ...extra]);
+  run(['fund', 'approve', id, '--amount', '2460.00', '--auth-code', 'AUTH-20260302-ACME-0001', '--yes', ...extra]);
 
 describe('tpa fund approve (scripts)', () => {
   it('without a terminal it needs every value and --yes, and sends nothing otherwise', async () => {
     const id = await encounter();
-    for (const args of [[], ['--amount', '2280'], ['--amount', '2280', '--auth-code', 'A-1']]) {
+    for (const args of [[], ['--amount', '2460'], ['--amount', '2460', '--auth-code', 'A-1']]) {
       const r = await run(['fund', 'approve', id, ...args]);
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stdout).toBe('');
@@ -40,11 +40,11 @@ describe('tpa fund approve (scripts)', () => {
     const id = await encounter();
     const wrong = await run(['fund', 'approve', id, '--amount', '2000', '--auth-code', 'A-1', '--yes']);
     expect(wrong.code).toBe(4);
-    expect(wrong.json()).toMatchObject({ expected_amount: 2280, submitted_amount: 2000 });
-    const malformed = await run(['fund', 'approve', id, '--amount', '2280.001', '--auth-code', 'A-1', '--yes', '-o', 'table']);
+    expect(wrong.json()).toMatchObject({ expected_amount: 2460, submitted_amount: 2000 });
+    const malformed = await run(['fund', 'approve', id, '--amount', '2460.001', '--auth-code', 'A-1', '--yes', '-o', 'table']);
     expect(malformed.code).toBe(2);
-    expect(malformed.stderr).toMatch(/--amount: "2280.001" is not an amount with at most two decimals/);
-    const notes = await run(['fund', 'approve', id, '--amount', '2280', '--auth-code', 'A-1', '--yes', '--notes', 'x'.repeat(501)]);
+    expect(malformed.stderr).toMatch(/--amount: "2460.001" is not an amount with at most two decimals/);
+    const notes = await run(['fund', 'approve', id, '--amount', '2460', '--auth-code', 'A-1', '--yes', '--notes', 'x'.repeat(501)]);
     expect(notes.code).toBe(2);
     expect((await run(['settlement', 'show', id])).code).toBe(7);
   });
@@ -65,7 +65,7 @@ describe('tpa fund approve (scripts)', () => {
     // Real processes: the overlap between them is the point.
     const results = await Promise.all(
       Array.from({ length: 6 }, () =>
-        tpa(['fund', 'approve', id, '--amount', '2280.00', '--auth-code', 'AUTH-20260302-ACME-0001', '--yes'], { home: home.dir }),
+        tpa(['fund', 'approve', id, '--amount', '2460.00', '--auth-code', 'AUTH-20260302-ACME-0001', '--yes'], { home: home.dir }),
       ),
     );
     const codes = results.map((r) => r.code).sort();
@@ -84,7 +84,7 @@ describe('tpa fund approve (scripts)', () => {
 
   it('after a lost answer it does not resend, and reports from the settlement that the approval happened', async () => {
     const id = await encounter();
-    const r = await run(['fund', 'approve', id, '--amount', '2280', '--auth-code', 'A-2', '--yes', '--debug'], {
+    const r = await run(['fund', 'approve', id, '--amount', '2460', '--auth-code', 'A-2', '--yes', '--debug'], {
       TPA_FAULT: 'lose-response:/funding/approve/',
     });
     expect(r.code).toBe(0);
@@ -99,7 +99,7 @@ describe('tpa fund approve (scripts)', () => {
   it('an encounter already funded is refused before anything is sent, even when answers get lost', async () => {
     const id = await encounter();
     await fund(id);
-    const r = await run(['fund', 'approve', id, '--amount', '2280', '--auth-code', 'AUTH-SECOND', '--yes', '--debug'], {
+    const r = await run(['fund', 'approve', id, '--amount', '2460', '--auth-code', 'AUTH-SECOND', '--yes', '--debug'], {
       TPA_FAULT: 'lose-response:/funding/approve/',
     });
     expect(r.code).toBe(4);
@@ -110,7 +110,7 @@ describe('tpa fund approve (scripts)', () => {
 
   it('tpa api will not send a fund release without confirmation', async () => {
     const id = await encounter();
-    const body = JSON.stringify({ encounter_id: id, amount: 2280, authorization_code: 'A-1' });
+    const body = JSON.stringify({ encounter_id: id, amount: 2460, authorization_code: 'A-1' });
     const refused = await run(['api', 'POST', '/tpa-api/v1/funding/approve/', '-d', body]);
     expect(refused.code).toBe(2);
     expect((await run(['settlement', 'show', id])).code).toBe(7);
@@ -131,7 +131,7 @@ describe('tpa fund approve (scripts)', () => {
   });
 
   it('an unknown encounter is refused before anything is sent', async () => {
-    const r = await run(['fund', 'approve', 'enc_nope', '--amount', '2280', '--auth-code', 'A-2', '--yes', '--debug'], {
+    const r = await run(['fund', 'approve', 'enc_nope', '--amount', '2460', '--auth-code', 'A-2', '--yes', '--debug'], {
       TPA_FAULT: 'lose-response:/funding/approve/',
     });
     expect(r.code).toBe(3);
@@ -158,7 +158,7 @@ describe('tpa settlement and tpa ledger', () => {
     const id = await encounter();
     const other = await encounter('--cpt', '45378');
     await fund(id);
-    await run(['fund', 'approve', other, '--amount', '1580', '--auth-code', 'A-2', '--yes']);
+    await run(['fund', 'approve', other, '--amount', '1480', '--auth-code', 'A-2', '--yes']);
     const failed = await run(['local', 'simulate', 'settlement-failure', other]);
     expect(failed.code).toBe(0);
     expect(failed.json()).toMatchObject({ status: 'FAILED' });
@@ -172,7 +172,7 @@ describe('tpa settlement and tpa ledger', () => {
     expect(variance.json()).toMatchObject({ reconciliation_status: 'UNMATCHED', aeob_match: { match_status: 'VARIANCE' } });
     const refund = await run(['local', 'simulate', 'refund', id]);
     // What comes back is what the providers received, net of the processor fees.
-    expect(refund.json()).toMatchObject({ status: 'REFUNDED', refund_details: { amount: 2228.64, gross_amount: 2280, fees_not_returned: 51.36 } });
+    expect(refund.json()).toMatchObject({ status: 'REFUNDED', refund_details: { amount: 2404.68, gross_amount: 2460, fees_not_returned: 55.32 } });
     expect((await run(['local', 'simulate', 'meteor-strike', id])).code).toBe(2);
   });
 
@@ -225,8 +225,8 @@ describe('tpa settlement and tpa ledger', () => {
     const r = await run(['ledger', 'show', id, '-o', 'table']);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/History[\s\S]*SUBMISSION[\s\S]*VALIDATION[\s\S]*ADJUDICATION[\s\S]*FUNDING_APPROVED[\s\S]*SETTLEMENT_INITIATED/);
-    expect(r.stdout).toMatch(/Allowed\s+2,875\.00/);
-    expect(r.stdout).toMatch(/Payer responsibility\s+2,280\.00/);
+    expect(r.stdout).toMatch(/Allowed\s+3,100\.00/);
+    expect(r.stdout).toMatch(/Payer responsibility\s+2,460\.00/);
     expect(r.stdout).toMatch(/Service lines[\s\S]*00811/);
     expect((await run(['ledger', 'show', 'enc_nope'])).code).toBe(3);
   });

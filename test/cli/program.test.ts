@@ -163,7 +163,7 @@ describe('tpa demo', () => {
     expect(r.stdout).toMatch(/✓ the same batch again sends nothing: 8 skipped/);
     expect(r.stdout).toMatch(/✓ the run moved exactly the confirmed total: ([\d,.]+) = \1/);
     expect(r.stdout).not.toMatch(/✗/);
-    expect(r.stdout).toMatch(/Benefit \(the plan pays\)\s+2,280\.00/);
+    expect(r.stdout).toMatch(/Benefit \(the plan pays\)\s+2,460\.00/);
     const json = await run(['demo']);
     expect(json.code).toBe(0);
     expect(json.json()).toMatchObject({

@@ -58,7 +58,8 @@ describe('tpa ratesheet', () => {
     const claim = await run(['claim', 'template', '--type', 'institutional', '--npi', '1902847361', '--cpt', '64721']);
     const ack = (await run(['claim', 'submit', file('c.json', claim.stdout)])).json<{ submission_id: string }>();
     const adjudicated = await run(['claim', 'poll', ack.submission_id, '--wait']);
-    expect(adjudicated.json()).toMatchObject({ disposition: 'APPROVED', adjudication: { allowed_amount: 3240 } });
+    // The template's surgeon line names Dr. Morgan (GRP-1001), not a payee of the facility's GRP-4004 (CARC-B7).
+    expect(adjudicated.json()).toMatchObject({ disposition: 'PARTIAL_APPROVAL', adjudication: { allowed_amount: 2100 } });
     const locked = await run(['ratesheet', 'add', 'BLD-1001', '--ssp', 'HD-0401', '--rate-type', 'CASE_RATE', '--rate', '1']);
     expect(locked.code).toBe(4);
   });

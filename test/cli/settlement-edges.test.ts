@@ -19,7 +19,7 @@ beforeEach(async () => {
 /** Submits a claim and waits for its adjudication; the encounter id and the claim response. */
 const adjudicated = (template: string[] = ['--type', 'institutional'], edit?: (claim: Body) => void) => adjudicatedEncounter(run, home.dir, { template, edit });
 
-const fund = (id: string, code: string, amount = '2280.00') => run(['fund', 'approve', id, '--amount', amount, '--auth-code', code, '--yes']);
+const fund = (id: string, code: string, amount = '2460.00') => run(['fund', 'approve', id, '--amount', amount, '--auth-code', code, '--yes']);
 const ledger = async (id: string) => (await run(['ledger', 'show', id])).json<Body>();
 const listed = async (status: string) =>
   (await run(['ledger', 'list', '--status', status])).json<{ results: Body[] }>().results.map((r) => r.encounter_id as string);
@@ -32,8 +32,8 @@ describe('a failed transfer (item 10)', () => {
     expect(await listed('FUNDED')).toEqual([]);
     expect(await listed('ADJUDICATED')).toEqual([id]);
     const d = await ledger(id);
-    expect(d.entries.at(-1)).toMatchObject({ type: 'SETTLEMENT_FAILED', reference: first.processor_transfer_id, financial_impact: { failed_amount: 2280 } });
-    expect(d.financial_summary.balance).toEqual({ running_balance: 2280, status: 'FAILED' });
+    expect(d.entries.at(-1)).toMatchObject({ type: 'SETTLEMENT_FAILED', reference: first.processor_transfer_id, financial_impact: { failed_amount: 2460 } });
+    expect(d.financial_summary.balance).toEqual({ running_balance: 2460, status: 'FAILED' });
 
     const reused = await fund(id, 'AUTH-1');
     expect(reused.code).toBe(2);
@@ -79,16 +79,16 @@ describe('a refund (item 11)', () => {
     expect(refund.json()).toMatchObject({
       status: 'REFUNDED',
       reconciliation_status: 'UNMATCHED',
-      aeob_match: { settlement_amount: 0, aeob_amount: 2280, variance: -2280, match_status: 'VARIANCE' },
-      refund_details: { amount: 2228.64, gross_amount: 2280, fees_not_returned: 51.36 },
+      aeob_match: { settlement_amount: 0, aeob_amount: 2460, variance: -2460, match_status: 'VARIANCE' },
+      refund_details: { amount: 2404.68, gross_amount: 2460, fees_not_returned: 55.32 },
     });
     const table = await run(['settlement', 'show', id, '-o', 'table']);
-    expect(table.stdout).toMatch(/2,228\.64 came back of 2,280\.00 sent, processor fees of 51\.36 not returned/);
+    expect(table.stdout).toMatch(/2,404\.68 came back of 2,460\.00 sent, processor fees of 55\.32 not returned/);
     expect(await listed('RECONCILED')).toEqual([]);
     const d = await ledger(id);
     expect(d.encounter.status).toBe('ADJUDICATED');
-    expect(d.entries.at(-1)).toMatchObject({ type: 'SETTLEMENT_REFUNDED', financial_impact: { refunded_amount: 2228.64 } });
-    expect(d.financial_summary.balance).toEqual({ running_balance: 2280, status: 'REFUNDED' });
+    expect(d.entries.at(-1)).toMatchObject({ type: 'SETTLEMENT_REFUNDED', financial_impact: { refunded_amount: 2404.68 } });
+    expect(d.financial_summary.balance).toEqual({ running_balance: 2460, status: 'REFUNDED' });
 
     const again = await fund(id, 'AUTH-2');
     expect(again.code).toBe(0);

@@ -239,8 +239,9 @@ describe('rate schedule', () => {
     const claim = claimTemplate({ type: 'institutional', npi: '1902847361', cpt: ['64721'], serviceDate: '2026-03-02' });
     const ack = call(engine, 'POST', '/tpa-api/v1/claims/submit/', claim).body as { submission_id: string };
     const res = call(engine, 'GET', `/tpa-api/v1/claims/${ack.submission_id}/response/`).body as { adjudication: { allowed_amount: number } };
-    // Facility fee charged 3,800.00 (above the 2,100.00 rate) + surgeon line 1,140.00 (below it).
-    expect(res.adjudication.allowed_amount).toBe(2100 + 1140);
+    // Facility fee charged 3,800.00 (above the 2,100.00 rate); the surgeon line names Dr. Morgan, whose
+    // contract is in GRP-1001, not the facility's GRP-4004: she may not be paid for it (CARC-B7).
+    expect(res.adjudication.allowed_amount).toBe(2100);
     expect(api('PUT', `${B}/BLD-1001/rate-schedule/add-ssp/`, { ssp_id: carpal, rate_type: 'CASE_RATE', rate_value: 1 })).toMatchObject({
       status: 409,
       body: { error: expect.any(String) },
@@ -266,7 +267,7 @@ describe('rate schedule', () => {
     const res = api('GET', `/tpa-api/v1/claims/${(ack.body as { submission_id: string }).submission_id}/response/`).body as {
       adjudication: { allowed_amount: number };
     };
-    expect(res.adjudication.allowed_amount).toBe(2100 + 1140);
+    expect(res.adjudication.allowed_amount).toBe(2100);
   });
 
   it('refuses to finalize an empty schedule', () => {

@@ -58,7 +58,7 @@ describe('the approval body', () => {
 describe('state refusals', () => {
   it('not adjudicated yet, pended, denied, nothing to fund: each its reason and message', () => {
     const id = encounter();
-    expect(approve({ encounter_id: id, amount: 2280, authorization_code: 'A' }, T0).body).toEqual({
+    expect(approve({ encounter_id: id, amount: 2460, authorization_code: 'A' }, T0).body).toEqual({
       error: 'invalid_state',
       reason: 'CLAIM_NOT_ADJUDICATED',
       encounter_id: id,
@@ -95,13 +95,13 @@ describe('state refusals', () => {
       status: 409,
       body: {
         error: 'amount_mismatch',
-        expected_amount: 2280,
+        expected_amount: 2460,
         submitted_amount: 2279.99,
-        message: 'The amount must equal the adjudicated benefit amount 2,280.00',
+        message: 'The amount must equal the adjudicated benefit amount 2,460.00',
       },
     });
-    const first = approve({ encounter_id: id, amount: 2280, authorization_code: 'A-1' }).body as Body;
-    expect(approve({ encounter_id: id, amount: 2280, authorization_code: 'A-2' })).toMatchObject({
+    const first = approve({ encounter_id: id, amount: 2460, authorization_code: 'A-1' }).body as Body;
+    expect(approve({ encounter_id: id, amount: 2460, authorization_code: 'A-2' })).toMatchObject({
       status: 400,
       body: {
         error: 'duplicate_approval',
@@ -116,7 +116,7 @@ describe('state refusals', () => {
 describe('an approval', () => {
   it('writes the trimmed authorization code, the notes and the transfer to the ledger, and pays each provider', () => {
     const id = encounter();
-    const r = approve({ encounter_id: id, amount: 2280, authorization_code: '  AUTH-77  ', notes: 'batch 12' });
+    const r = approve({ encounter_id: id, amount: 2460, authorization_code: '  AUTH-77  ', notes: 'batch 12' });
     expect(r.status).toBe(200);
     const ok = r.body as Body;
     expect(ok).toEqual({
@@ -129,7 +129,7 @@ describe('an approval', () => {
     const entries = detail.entries as Body[];
     expect(entries.find((e) => e.type === 'FUNDING_APPROVED')).toMatchObject({
       reference: 'AUTH-77',
-      description: 'Fund release of 2,280.00 approved: batch 12',
+      description: 'Fund release of 2,460.00 approved: batch 12',
     });
     expect(entries.find((e) => e.type === 'SETTLEMENT_INITIATED')).toMatchObject({
       reference: ok.processor_transfer_id,
@@ -144,11 +144,11 @@ describe('an approval', () => {
 
   it('without notes the ledger says only what was released', () => {
     const id = encounter();
-    approve({ encounter_id: id, amount: 2280, authorization_code: 'AUTH-78' });
+    approve({ encounter_id: id, amount: 2460, authorization_code: 'AUTH-78' });
     const detail = call(home.at(LATER), 'GET', `/tpa-api/v1/ledger/entries/${id}/`).body as Body;
     expect((detail.entries as Body[]).find((e) => e.type === 'FUNDING_APPROVED')).toMatchObject({
       reference: 'AUTH-78',
-      description: 'Fund release of 2,280.00 approved',
+      description: 'Fund release of 2,460.00 approved',
     });
   });
 });

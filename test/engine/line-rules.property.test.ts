@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { databaseFile } from '../../src/engine/engine.js';
-import { SEED_CONTRACTS, SEED_MEMBERS, SEED_PLANS } from '../../src/engine/store/seed.js';
+import { SEED_CONTRACTS, SEED_MEMBERS, SEED_PLANS, SEED_PROVIDERS } from '../../src/engine/store/seed.js';
 import { MAX_LINE_CHARGE_CENTS } from '../../src/domain/fhir-claim.js';
 import { formatCents } from '../../src/domain/money.js';
 import { claimOf, type ClaimSpec } from '../helpers/claims.js';
@@ -85,6 +85,19 @@ const SCENARIOS = [
   { npi: '1728493051', codes: ['66984', '99213'], careTeam: [{ npi: '1728493051', role: 'surgeon' }] },
   { npi: '1196382455', codes: ['00811', '00731', '99213'], careTeam: [{ npi: '1196382455', role: 'anesthesiologist' }] },
   { npi: '1329475804', codes: ['88305', '88312'], careTeam: [{ npi: '1329475804', role: 'pathologist' }] },
+  // Issue 22: one service named to every kind of payee, of the facility's group and of others.
+  {
+    npi: '1234567893',
+    codes: ['45380', '45378', '00811', '88305'],
+    careTeam: [
+      { npi: '1045782368', role: 'surgeon' },
+      { npi: '1196382455', role: 'anesthesiologist' },
+      { npi: '1329475804', role: 'pathologist' },
+      { npi: '1582736496', role: 'surgeon' },
+      { npi: '1728493051', role: 'surgeon' },
+      { npi: '1673904821', role: 'surgeon' },
+    ],
+  },
 ] as const;
 const CONTRACTED = new Set(SEED_CONTRACTS.map((c) => c.npi));
 const MEMBERS = SEED_MEMBERS.map((m) => m.memberId);
@@ -104,10 +117,11 @@ const arbLine = fc.record({
   date: fc.oneof(arbDate, fc.nat(3), fc.nat(3), fc.nat(3)),
   unit: arbUnit,
   quantity: fc.oneof(fc.constant(1), fc.integer({ min: 1, max: 3 })),
-  careTeam: fc.nat(3),
+  careTeam: fc.nat(6),
 });
 const arbClaim = fc.record({
-  scenario: fc.oneof(fc.nat(SCENARIOS.length - 1), fc.constantFrom(2, 3, 4, 5), fc.constantFrom(2, 3, 4, 5)),
+  // Often the bundles, and the anesthesia group with the package whose rate includes anesthesia.
+  scenario: fc.oneof(fc.nat(SCENARIOS.length - 1), fc.constantFrom(2, 3, 4, 5), fc.constantFrom(2, 3, 8)),
   member: fc.oneof(fc.nat(1), fc.nat(1), fc.nat(MEMBERS.length - 1)),
   lines: fc.array(arbLine, { minLength: 1, maxLength: 5 }),
   preauthorized: fc.oneof(fc.constant(true), fc.constant(true), fc.boolean()),
@@ -130,6 +144,10 @@ interface PlannedLine {
   careTeam: number;
   /** Who must be paid for the line: the named provider when it holds a contract, else the billing provider. */
   payee: string;
+  /** The payee's role: the line's fee kind. */
+  kind: string;
+  /** The payee is the billing provider, or holds a contract in force that day in the billing provider's group. */
+  eligible: boolean;
 }
 interface Planned {
   npi: string;
@@ -147,13 +165,18 @@ function plan(seq: Sequence): Planned[] {
       const unitCents = Math.min(l.unit, Math.floor(MAX_LINE_CHARGE_CENTS / quantity));
       const careTeam = l.careTeam > scenario.careTeam.length ? 0 : l.careTeam;
       const own = careTeam === 0 ? scenario.npi : scenario.careTeam[careTeam - 1]!.npi;
+      const payee = own === scenario.npi || CONTRACTED.has(own) ? own : scenario.npi;
+      const date = typeof l.date === 'number' ? seq.dates[l.date]! : l.date;
+      const group = providerOf(scenario.npi).groupId;
       return {
         code: scenario.codes[l.code % scenario.codes.length]!,
-        date: typeof l.date === 'number' ? seq.dates[l.date]! : l.date,
+        date,
         unitCents,
         quantity,
         careTeam,
-        payee: own === scenario.npi || CONTRACTED.has(own) ? own : scenario.npi,
+        payee,
+        kind: providerOf(payee).role,
+        eligible: payee === scenario.npi || SEED_CONTRACTS.some((c) => c.npi === payee && c.groupId === group && inForce(c, date)),
       };
     });
     const spec: ClaimSpec = {
@@ -179,14 +202,21 @@ function plan(seq: Sequence): Planned[] {
 }
 
 const memberOf = (id: string) => SEED_MEMBERS.find((m) => m.memberId === id)!;
+const providerOf = (npi: string) => SEED_PROVIDERS.find((p) => p.npi === npi)!;
+const inForce = (c: (typeof SEED_CONTRACTS)[number], date: string) => c.effective <= date && (c.termination === null || c.termination >= date);
 const planOf = (id: string) => SEED_PLANS.find((p) => p.id === memberOf(id).planId)!;
 const covered = (member: string, date: string) => {
   const m = memberOf(member);
   return date >= m.coverageStart && (m.coverageEnd === null || date <= m.coverageEnd);
 };
-/** The billing provider's seeded contract active on the date and covering the code. */
-const contractFor = (npi: string, code: string, date: string) =>
-  SEED_CONTRACTS.find((c) => c.npi === npi && c.effective <= date && (c.termination === null || c.termination >= date) && code in c.codes);
+/**
+ * The contract pricing a line: its payee's own seeded contract in force on the line's date, in the
+ * billing provider's group, covering the code (none for a payee that may not be paid).
+ */
+const contractFor = (billing: string, l: PlannedLine) =>
+  l.eligible
+    ? SEED_CONTRACTS.find((c) => c.npi === l.payee && c.groupId === providerOf(billing).groupId && inForce(c, l.date) && l.code in c.codes)
+    : undefined;
 /** Equal shares of a bundle rate over its codes (sorted), the cents left over to the first codes. */
 const bundleShare = (c: (typeof SEED_CONTRACTS)[number], code: string) => {
   const codes = Object.keys(c.codes).sort();
@@ -209,6 +239,10 @@ interface PaidRow {
   service_date: string;
   contract_id: string;
   episode_start: string | null;
+  fee_kind: string;
+  allowed_cents: number;
+  includes_anesthesia: number;
+  anesthesia_deducted_cents: number;
 }
 
 /** How often each outcome was reached, across the runs. */
@@ -227,12 +261,12 @@ function runSequence(seq: Sequence): void {
       if (ack.status === 404) {
         // No line of the claim has a contract on its date: SPEC.md's no_active_contract.
         expect((ack.body as Body).error).toBe('no_active_contract');
-        for (const l of planned.lines) expect(contractFor(planned.npi, l.code, l.date)).toBeUndefined();
+        for (const l of planned.lines) expect(contractFor(planned.npi, l)).toBeUndefined();
         tally('404');
         continue;
       }
       expect(ack.status, JSON.stringify(ack.body)).toBe(201);
-      expect(planned.lines.some((l) => contractFor(planned.npi, l.code, l.date) !== undefined)).toBe(true);
+      expect(planned.lines.some((l) => contractFor(planned.npi, l) !== undefined)).toBe(true);
       const { submission_id: submissionId, external_claim_id: encounterId } = ack.body as Body;
       recorded.push({ planned, encounterId, response: { submissionId }, detail: {} });
     }
@@ -261,6 +295,8 @@ function runSequence(seq: Sequence): void {
 function checkSequence(recorded: Recorded[], paidRows: PaidRow[]): void {
   /** Every ALLOWED line across the encounters, in submission order. */
   const allowedLines: { r: Recorded; index: number; line: PlannedLine; allowed: number; deductible: number; copay: number }[] = [];
+  /** Member and day whose anesthesia a paid line included, by the index of the claim that paid it. */
+  const includedDays = new Map<string, number>();
   /** Deductible applied so far per member and calendar year (the seeded plans' plan year). */
   const metSoFar = new Map<string, number>();
   // The seeded figure is what every plan year starts with.
@@ -372,10 +408,16 @@ function checkSequence(recorded: Recorded[], paidRows: PaidRow[]): void {
       const byContract = new Map<string, number[]>();
       for (const i of allowedIdx) {
         const p = planned.lines[i]!;
-        const c = contractFor(planned.npi, p.code, p.date)!;
+        const c = contractFor(planned.npi, p)!;
         byContract.set(c.id, [...(byContract.get(c.id) ?? []), i]);
-        if (c.rateType === 'FLAT_RATE' || c.rateType === 'CASE_RATE')
-          expect(amounts[i]!.allowed).toBe(Math.min(amounts[i]!.charge, c.codes[p.code]![0]! * p.quantity));
+        // FLAT_RATE per unit; CASE_RATE per case, whatever the quantity.
+        if (c.rateType === 'FLAT_RATE') expect(amounts[i]!.allowed).toBe(Math.min(amounts[i]!.charge, c.codes[p.code]![0]! * p.quantity));
+        if (c.rateType === 'CASE_RATE') expect(amounts[i]!.allowed).toBe(Math.min(amounts[i]!.charge, c.codes[p.code]![0]!));
+        if (c.rateType === 'CASE_RATE' && p.quantity > 1) tally('caseQuantity');
+        if (c.anesthesiaIncluded && p.kind !== 'ANESTHESIA' && amounts[i]!.allowed > 0) {
+          const day = `${planned.member}|${p.date}`;
+          if (!includedDays.has(day)) includedDays.set(day, recorded.indexOf(r));
+        }
       }
       for (const [id, idx] of byContract) {
         const c = SEED_CONTRACTS.find((x) => x.id === id)!;
@@ -395,14 +437,15 @@ function checkSequence(recorded: Recorded[], paidRows: PaidRow[]): void {
       if (t.deductible > 0) tally('deductible');
     }
 
-    // Each line on its own date: coverage first, then a contract covering its code that day.
+    // Each line on its own date: coverage first, then a payee that may be paid, then its contract covering the code that day.
     lines.forEach((l, i) => {
       const p = planned.lines[i]!;
       if (disposition === 'PENDING_REVIEW') return;
       const m = memberOf(planned.member);
       if (p.date < m.coverageStart) expect([l.status, l.denial_code]).toEqual(['DENIED', 'CARC-26']);
       else if (m.coverageEnd !== null && p.date > m.coverageEnd) expect([l.status, l.denial_code]).toEqual(['DENIED', 'CARC-27']);
-      else if (!contractFor(planned.npi, p.code, p.date)) expect([l.status, l.denial_code]).toEqual(['NOT_COVERED', 'CARC-96']);
+      else if (!p.eligible) expect([l.status, l.denial_code]).toEqual(['DENIED', 'CARC-B7']);
+      else if (!contractFor(planned.npi, p)) expect([l.status, l.denial_code]).toEqual(['NOT_COVERED', 'CARC-96']);
       else
         expect([
           ['ALLOWED', null],
@@ -411,29 +454,56 @@ function checkSequence(recorded: Recorded[], paidRows: PaidRow[]): void {
         ]).toContainEqual([l.status, l.denial_code]);
       if (l.status === 'ALLOWED') {
         expect(covered(planned.member, p.date)).toBe(true);
-        expect(contractFor(planned.npi, p.code, p.date)).toBeDefined();
+        expect(contractFor(planned.npi, p)).toBeDefined();
       }
     });
   }
 
-  // The paid lines the engine keeps are exactly the ALLOWED lines, as the ledger shows them.
+  // Anesthesia included: no anesthesia fee is paid for a member and day whose anesthesia a line
+  // paid on an earlier claim, or on the same one, included.
+  recorded.forEach((r, k) => {
+    (r.detail.service_lines as Body[]).forEach((l, i) => {
+      const p = r.planned.lines[i]!;
+      if (p.kind !== 'ANESTHESIA') return;
+      const included = includedDays.get(`${r.planned.member}|${p.date}`);
+      if (l.status === 'ALLOWED') expect(included === undefined || included > k, `anesthesia paid on ${p.date} though included`).toBe(true);
+      if (l.status === 'BUNDLED' && included !== undefined && included <= k) tally('anesthesia:bundled');
+    });
+  });
+  if (paidRows.some((row) => row.anesthesia_deducted_cents > 0)) tally('anesthesia:deducted');
+
+  // The paid lines the engine keeps are exactly the ALLOWED lines allowed more than 0.00 (or whose
+  // price went to anesthesia paid before, or a bundle part whose episode was paid), as the ledger shows them.
   const rowKey = (encounter: string, sequence: number) => `${encounter}#${sequence}`;
-  expect(paidRows.map((r) => rowKey(r.encounter_id, r.sequence)).sort()).toEqual(allowedLines.map((a) => rowKey(a.r.encounterId, a.index + 1)).sort());
   const rowOf = new Map(paidRows.map((r) => [rowKey(r.encounter_id, r.sequence), r]));
-  for (const a of allowedLines) {
+  // A bundle part allowed 0.00 counts when its episode's parts on its claim were allowed more in all.
+  const paidLines = allowedLines.filter((a) => {
+    const row = rowOf.get(rowKey(a.r.encounterId, a.index + 1));
+    return a.allowed > 0 || (row !== undefined && (row.anesthesia_deducted_cents > 0 || row.episode_start !== null));
+  });
+  if (paidLines.some((a) => a.allowed === 0 && contractFor(a.r.planned.npi, a.line)?.rateType === 'BUNDLE')) tally('bundle-zero-part');
+  expect(paidRows.map((r) => rowKey(r.encounter_id, r.sequence)).sort()).toEqual(paidLines.map((a) => rowKey(a.r.encounterId, a.index + 1)).sort());
+  for (const a of paidLines) {
     const row = rowOf.get(rowKey(a.r.encounterId, a.index + 1))!;
-    expect([row.member_id, row.provider_npi, row.cpt_code, row.service_date]).toEqual([a.r.planned.member, a.line.payee, a.line.code, a.line.date]);
+    expect([row.member_id, row.provider_npi, row.fee_kind, row.cpt_code, row.service_date, row.allowed_cents]).toEqual([
+      a.r.planned.member,
+      a.line.payee,
+      a.line.kind,
+      a.line.code,
+      a.line.date,
+      a.allowed,
+    ]);
   }
 
-  // No (member, payee, code, date) is paid twice; every duplicate denial repeats a line paid before.
-  const paidKey = (member: string, l: PlannedLine) => `${member}|${l.payee}|${l.code}|${l.date}`;
-  const keys = allowedLines.map((a) => paidKey(a.r.planned.member, a.line));
+  // No (member, fee kind, code, date) is paid twice; every duplicate denial repeats a line paid before.
+  const paidKey = (member: string, l: PlannedLine) => `${member}|${l.kind}|${l.code}|${l.date}`;
+  const keys = paidLines.map((a) => paidKey(a.r.planned.member, a.line));
   expect(new Set(keys).size).toBe(keys.length);
   recorded.forEach((r, k) => {
     (r.detail.service_lines as Body[]).forEach((l, i) => {
       if (l.denial_code !== 'CARC-18') return;
       const key = paidKey(r.planned.member, r.planned.lines[i]!);
-      const before = allowedLines.some((a) => recorded.indexOf(a.r) < k && paidKey(a.r.planned.member, a.line) === key);
+      const before = paidLines.some((a) => recorded.indexOf(a.r) < k && paidKey(a.r.planned.member, a.line) === key);
       const earlierInClaim = (r.detail.service_lines as Body[])
         .slice(0, i)
         .some((e, j) => ['ALLOWED', 'BUNDLED'].includes(e.status) && paidKey(r.planned.member, r.planned.lines[j]!) === key);
@@ -479,7 +549,7 @@ function checkSequence(recorded: Recorded[], paidRows: PaidRow[]): void {
   const haddad = SEED_CONTRACTS.find((c) => c.bundleType === 'DOUBLE_HEADER')!;
   const perDay = new Map<string, number>();
   for (const a of allowedLines) {
-    if (contractFor(a.r.planned.npi, a.line.code, a.line.date)?.id !== haddad.id) continue;
+    if (contractFor(a.r.planned.npi, a.line)?.id !== haddad.id) continue;
     const k = `${a.r.planned.member}|${a.line.date}`;
     perDay.set(k, (perDay.get(k) ?? 0) + a.allowed);
   }
@@ -518,6 +588,10 @@ describe('line rules through the engine: properties (issue 9)', () => {
       'line:DENIED:CARC-18',
       'line:NOT_COVERED:CARC-96',
       'line:BUNDLED:CARC-97',
+      'line:DENIED:CARC-B7',
+      'caseQuantity',
+      'bundle-zero-part',
+      'anesthesia:bundled',
       'episode:several-parts',
       'episode:across-claims',
       'multiYear',

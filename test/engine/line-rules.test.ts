@@ -355,7 +355,9 @@ describe('percentages are taken on totals, cents allocated to lines (item 9)', (
   it('999 lines of 0.53 at 20% coinsurance cost the member the claim-level figure', () => {
     const codes = ['45378', '45380', '43235', '00811', '00731', '88305'];
     const lines = Array.from({ length: 999 }, (_, i) => ({ code: codes[i % 6]!, date: dayOf2026(Math.floor(i / 6)), charge: '0.53' }));
-    const a = adjudicate('2026-07-01T10:00:00Z', { npi: '1234567893', patient: 'MBR-1003', lines });
+    // The facility's own lines (each code of the template would otherwise name its care-team provider).
+    const careTeam = [{ npi: '1234567893', role: 'facility' }];
+    const a = adjudicate('2026-07-01T10:00:00Z', { npi: '1234567893', patient: 'MBR-1003', careTeam, lines });
     const adj = a.response.adjudication as Body;
     expect(adj.allowed_amount).toBe(529.47);
     expect(adj.copay_applied).toBe(25);

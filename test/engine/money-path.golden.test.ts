@@ -73,7 +73,7 @@ function record(): Record<string, unknown> {
   say('settlement of a denied encounter', at(LATER), 'GET', S(dup.external_claim_id));
   say('fund institutional', at(LATER), 'POST', '/tpa-api/v1/funding/approve/', {
     encounter_id: inst.external_claim_id,
-    amount: 2280,
+    amount: 2460,
     authorization_code: 'AUTH-G-1',
   });
   say('settlement initiated', at(LATER), 'GET', S(inst.external_claim_id));

@@ -25,16 +25,16 @@ const approve = (engine: Engine, encounterId: string, amount: unknown, extra: Re
 describe('funding approval', () => {
   it('refuses an encounter that is not adjudicated yet with 400 CLAIM_NOT_ADJUDICATED', () => {
     const id = submit(MON);
-    const res = approve(at(MON), id, 2280);
+    const res = approve(at(MON), id, 2460);
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ reason: 'CLAIM_NOT_ADJUDICATED', encounter_id: id, error: expect.any(String), message: expect.any(String) });
   });
 
   it('answers 409 with the expected and submitted amounts when the amount differs from the benefit', () => {
     const id = submit(MON);
-    const res = approve(at(MON_LATER), id, 2280.01);
+    const res = approve(at(MON_LATER), id, 2460.01);
     expect(res.status).toBe(409);
-    expect(res.body).toMatchObject({ error: 'amount_mismatch', expected_amount: 2280, submitted_amount: 2280.01, message: expect.any(String) });
+    expect(res.body).toMatchObject({ error: 'amount_mismatch', expected_amount: 2460, submitted_amount: 2460.01, message: expect.any(String) });
   });
 
   it('answers 404 for an unknown encounter and 400 errors[] for bad fields', () => {
@@ -50,13 +50,13 @@ describe('funding approval', () => {
   it('approves once: 200 with the transfer, then 400 duplicate naming the first transfer', () => {
     const id = submit(MON);
     const engine = at(MON_LATER);
-    const first = approve(engine, id, 2280, { notes: 'monthly batch' });
+    const first = approve(engine, id, 2460, { notes: 'monthly batch' });
     expect(first.status).toBe(200);
     const body = first.body as Record<string, string>;
     expect(body).toMatchObject({ status: 'APPROVED', estimated_arrival: '2026-03-03T10:00:05Z' });
     expect(body.processor_transfer_id).toMatch(/^tr_/);
     expect(body.settlement_record_id).toMatch(/^stl_/);
-    const again = approve(engine, id, 2280);
+    const again = approve(engine, id, 2460);
     expect(again.status).toBe(400);
     expect(again.body).toMatchObject({ previous_processor_transfer_id: body.processor_transfer_id, encounter_id: id });
   });
@@ -64,8 +64,8 @@ describe('funding approval', () => {
   it('replays the first approval for the same Idempotency-Key and body', () => {
     const id = submit(MON);
     const engine = at(MON_LATER);
-    const first = approve(engine, id, 2280, {}, { 'idempotency-key': 'fund-1' });
-    const replay = approve(engine, id, 2280, {}, { 'idempotency-key': 'fund-1' });
+    const first = approve(engine, id, 2460, {}, { 'idempotency-key': 'fund-1' });
+    const replay = approve(engine, id, 2460, {}, { 'idempotency-key': 'fund-1' });
     expect(replay.status).toBe(200);
     expect(replay.body).toEqual(first.body);
     expect(replay.headers['idempotent-replayed']).toBe('true');
@@ -74,7 +74,7 @@ describe('funding approval', () => {
   it('refuses a denied claim and a pended one', () => {
     submit(MON);
     const duplicate = submit(MON);
-    expect(approve(at(MON_LATER), duplicate, 2280).body).toMatchObject({ reason: 'CLAIM_DENIED' });
+    expect(approve(at(MON_LATER), duplicate, 2460).body).toMatchObject({ reason: 'CLAIM_DENIED' });
     const pended = submit(MON, { type: 'professional', npi: '1582736496', cpt: ['29881'] });
     expect(approve(at(MON_LATER), pended, 1).body).toMatchObject({ reason: 'CLAIM_NOT_ADJUDICATED' });
   });
@@ -91,7 +91,7 @@ describe('funding approval', () => {
 
   it('counts T+1 in business days: a Friday approval arrives on Monday', () => {
     const id = submit('2026-03-06T15:00:00Z');
-    expect(approve(at('2026-03-06T15:00:05Z'), id, 2280).body).toMatchObject({ estimated_arrival: '2026-03-09T15:00:05Z' });
+    expect(approve(at('2026-03-06T15:00:05Z'), id, 2460).body).toMatchObject({ estimated_arrival: '2026-03-09T15:00:05Z' });
   });
 });
 
@@ -108,7 +108,7 @@ describe('settlement', () => {
 
   it('pays each care-team provider in proportion to the benefit of their lines, fees and nets to the cent', () => {
     const id = submit(MON);
-    approve(at(MON_LATER), id, 2280);
+    approve(at(MON_LATER), id, 2460);
     const res = call(at(MON_LATER), 'GET', `/tpa-api/v1/settlement/${id}/`);
     expect(res.status).toBe(200);
     const s = res.body as {
@@ -122,20 +122,20 @@ describe('settlement', () => {
     };
     expect(s).toMatchObject({
       status: 'INITIATED',
-      total_amount: 2280,
+      total_amount: 2460,
       reconciliation_status: 'PENDING',
       aeob_match: null,
       refund_details: null,
       disputes: [],
     });
-    // Benefit by line: facility fee 1,300.00, surgeon 520.00, anesthesia 384.00, pathology 76.00.
+    // Benefit by line: facility fee 1,300.00, surgeon 408.00, anesthesia 612.00, pathology 140.00.
     expect(s.payouts.map((p) => [p.provider_role, p.provider_npi, p.amount, p.payout_status])).toEqual([
       ['FACILITY', '1234567893', 1300, 'PENDING'],
-      ['SURGEON', '1045782368', 520, 'PENDING'],
-      ['ANESTHESIA', '1196382455', 384, 'PENDING'],
-      ['PATHOLOGY', '1329475804', 76, 'PENDING'],
+      ['SURGEON', '1045782368', 408, 'PENDING'],
+      ['ANESTHESIA', '1196382455', 612, 'PENDING'],
+      ['PATHOLOGY', '1329475804', 140, 'PENDING'],
     ]);
-    expect(s.payouts.reduce((sum, p) => sum + cents(p.amount), 0)).toBe(228000);
+    expect(s.payouts.reduce((sum, p) => sum + cents(p.amount), 0)).toBe(246000);
     for (const p of s.payouts) {
       const fee = Math.round((cents(p.amount) * 22) / 1000) + 30;
       expect(cents(p.processor_fee)).toBe(fee);
@@ -145,14 +145,14 @@ describe('settlement', () => {
 
   it('completes at the estimated arrival, reconciles EXACT against the AEOB, and the ledger moves to RECONCILED', () => {
     const id = submit(MON);
-    approve(at(MON_LATER), id, 2280);
+    approve(at(MON_LATER), id, 2460);
     const next = at('2026-03-03T10:00:05Z');
     const s = call(next, 'GET', `/tpa-api/v1/settlement/${id}/`).body as Record<string, unknown>;
     expect(s).toMatchObject({
       status: 'COMPLETED',
       completed_at: '2026-03-03T10:00:05Z',
       reconciliation_status: 'MATCHED',
-      aeob_match: { match_status: 'EXACT', variance: 0, aeob_amount: 2280, settlement_amount: 2280, aeob_reference: expect.stringMatching(/^AEOB-/) },
+      aeob_match: { match_status: 'EXACT', variance: 0, aeob_amount: 2460, settlement_amount: 2460, aeob_reference: expect.stringMatching(/^AEOB-/) },
     });
     expect((s.payouts as { payout_status: string }[]).every((p) => p.payout_status === 'COMPLETED')).toBe(true);
     const detail = call(next, 'GET', `/tpa-api/v1/ledger/entries/${id}/`).body as Record<string, any>;
@@ -170,8 +170,8 @@ describe('settlement', () => {
     expect(refs.SETTLEMENT_INITIATED).toBe(s.processor_transfer_id);
     expect(refs.SETTLEMENT_COMPLETED).toBe(s.settlement_id);
     expect(refs.RECONCILIATION).toBe((s.aeob_match as { aeob_reference: string }).aeob_reference);
-    expect(detail.entries[3].financial_impact).toEqual({ transfer_amount: 2280 });
-    expect(detail.entries[5].financial_impact).toEqual({ settled_amount: 2280 });
+    expect(detail.entries[3].financial_impact).toEqual({ transfer_amount: 2460 });
+    expect(detail.entries[5].financial_impact).toEqual({ settled_amount: 2460 });
     expect(detail.reconciliation).toMatchObject({ claim_match_status: 'MATCHED', settlement_record_id: s.settlement_id, external_claim_id: id });
     expect(detail.financial_summary.balance).toEqual({ running_balance: 0, status: 'SETTLED' });
     const list = call(next, 'GET', '/tpa-api/v1/ledger/entries/').body as { results: { status: string; status_progression: { status: string }[] }[] };
@@ -210,7 +210,7 @@ describe('the ledger', () => {
     submit(MON); // a duplicate: DENIED
     submit(MON, { type: 'professional', npi: '1582736496', cpt: ['29881'] }); // PENDED
     submit(MON, { type: 'professional', cpt: ['43235'] }); // ADJUDICATED
-    approve(at(MON_LATER), funded, 2280);
+    approve(at(MON_LATER), funded, 2460);
     const slow = Engine.open({ dataDir: home.dir, env: { TPA_CLOCK: MON_LATER, TPA_ADJUDICATION_DELAY: '1h' } });
     home.track(slow);
     call(slow, 'POST', '/tpa-api/v1/claims/submit/', claimTemplate({ type: 'professional', cpt: ['45380'], serviceDate: '2026-03-01' })); // PROCESSING
@@ -266,9 +266,9 @@ describe('sandbox scenarios and the stored clock', () => {
     const varying = submit(MON, { cpt: ['43235'] });
     const e = at(MON_LATER);
     for (const [id, amount] of [
-      [failing, 2280],
-      [refunded, 1580],
-      [varying, 1300],
+      [failing, 2460],
+      [refunded, 1480],
+      [varying, 1244],
     ] as const)
       expect(approve(e, id, amount).status, id).toBe(200);
     expect(e.simulate('settlement-failure', failing)).toMatchObject({ status: 'FAILED', payouts: [{ payout_status: 'FAILED' }, {}, {}, {}] });
@@ -284,13 +284,13 @@ describe('sandbox scenarios and the stored clock', () => {
     expect(r.refund_details).toMatchObject({
       refund_id: expect.stringMatching(/^re_/),
       amount: netCents / 100,
-      gross_amount: 1580,
+      gross_amount: 1480,
       reason: expect.any(String),
       refunded_at: '2026-03-04T00:00:00Z',
     });
     expect(r.payouts.every((p) => p.payout_status === 'RETURNED')).toBe(true);
     const v = next.simulate('aeob-variance', varying) as Record<string, unknown>;
-    expect(v).toMatchObject({ reconciliation_status: 'UNMATCHED', aeob_match: { match_status: 'VARIANCE', variance: 12.34, aeob_amount: 1287.66 } });
+    expect(v).toMatchObject({ reconciliation_status: 'UNMATCHED', aeob_match: { match_status: 'VARIANCE', variance: 12.34, aeob_amount: 1231.66 } });
   });
 
   it('stores the clock for every later command: set, advance and back to real time', () => {

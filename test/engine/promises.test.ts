@@ -55,8 +55,8 @@ describe('a refused request is not stored against its Idempotency-Key', () => {
     const key = { 'idempotency-key': 'fund-key-1' };
     const wrong = call(engine, 'POST', APPROVE, { encounter_id: encounterId, amount: 2000, authorization_code: 'AUTH-K-1' }, key);
     expect(wrong.status).toBe(409);
-    expect(wrong.body).toMatchObject({ expected_amount: 2280, submitted_amount: 2000 });
-    const right = call(engine, 'POST', APPROVE, { encounter_id: encounterId, amount: 2280, authorization_code: 'AUTH-K-1' }, key);
+    expect(wrong.body).toMatchObject({ expected_amount: 2460, submitted_amount: 2000 });
+    const right = call(engine, 'POST', APPROVE, { encounter_id: encounterId, amount: 2460, authorization_code: 'AUTH-K-1' }, key);
     expect(right.status).toBe(200);
     expect(right.body).toMatchObject({ status: 'APPROVED' });
   });

@@ -32,7 +32,7 @@ function submit(clock: string, options: Partial<Parameters<typeof claimTemplate>
   return { encounterId: body.external_claim_id, submissionId: body.submission_id };
 }
 
-/** An adjudicated institutional encounter: benefit 2,280.00 to four providers. */
+/** An adjudicated institutional encounter: benefit 2,460.00 to four providers. */
 const encounter = () => submit(MON).encounterId;
 
 const approve = (engine: Engine, encounterId: string, amount: number, code = 'AUTH-20260302-ACME-0001') =>
@@ -47,7 +47,7 @@ describe('a failed transfer (item 10)', () => {
   it('is recorded, returns the ledger to ADJUDICATED with the benefit owed, and keeps the failed record', () => {
     const id = encounter();
     const e = at(MON_LATER);
-    const first = approve(e, id, 2280).body as Body;
+    const first = approve(e, id, 2460).body as Body;
     const failed = e.simulate('settlement-failure', id) as Body;
     expect(failed).toMatchObject({ status: 'FAILED', failed_at: MON_LATER, processor_transfer_id: first.processor_transfer_id });
     expect((failed.payouts as Body[]).every((p) => p.payout_status === 'FAILED')).toBe(true);
@@ -55,8 +55,8 @@ describe('a failed transfer (item 10)', () => {
     const d = detail(e, id);
     expect(d.encounter.status).toBe('ADJUDICATED');
     const entry = (d.entries as Body[]).find((x) => x.type === 'SETTLEMENT_FAILED');
-    expect(entry).toMatchObject({ reference: first.processor_transfer_id, timestamp: MON_LATER, financial_impact: { failed_amount: 2280 } });
-    expect(d.financial_summary.balance).toEqual({ running_balance: 2280, status: 'FAILED' });
+    expect(entry).toMatchObject({ reference: first.processor_transfer_id, timestamp: MON_LATER, financial_impact: { failed_amount: 2460 } });
+    expect(d.financial_summary.balance).toEqual({ running_balance: 2460, status: 'FAILED' });
     const item = (call(e, 'GET', '/tpa-api/v1/ledger/entries/').body as { results: Body[] }).results.find((r) => r.encounter_id === id)!;
     expect((item.status_progression as Body[]).map((s) => s.status)).toEqual(['SUBMITTED', 'PROCESSING', 'ADJUDICATED', 'FUNDED', 'ADJUDICATED']);
     expect(listed(e, '?status=FUNDED')).not.toContain(id);
@@ -66,21 +66,21 @@ describe('a failed transfer (item 10)', () => {
   it('can be approved again under a new authorization code, as a new transfer, the first one kept', () => {
     const id = encounter();
     const e = at(MON_LATER);
-    const first = approve(e, id, 2280, 'AUTH-1').body as Body;
+    const first = approve(e, id, 2460, 'AUTH-1').body as Body;
     e.simulate('settlement-failure', id);
 
-    const reused = approve(e, id, 2280, 'AUTH-1');
+    const reused = approve(e, id, 2460, 'AUTH-1');
     expect(reused.status).toBe(400);
     expect((reused.body as Body).errors).toEqual([{ field: 'authorization_code', message: expect.stringContaining(first.processor_transfer_id) }]);
 
-    const second = approve(e, id, 2280, 'AUTH-2');
+    const second = approve(e, id, 2460, 'AUTH-2');
     expect(second.status).toBe(200);
     const body = second.body as Body;
     expect(body.processor_transfer_id).toMatch(/^tr_/);
     expect(body.processor_transfer_id).not.toBe(first.processor_transfer_id);
     expect(body.settlement_record_id).not.toBe(first.settlement_record_id);
     // The new transfer stands: approving once more is the duplicate, naming it.
-    expect(approve(e, id, 2280, 'AUTH-3')).toMatchObject({
+    expect(approve(e, id, 2460, 'AUTH-3')).toMatchObject({
       status: 400,
       body: { error: 'duplicate_approval', previous_processor_transfer_id: body.processor_transfer_id },
     });
@@ -92,7 +92,7 @@ describe('a failed transfer (item 10)', () => {
       settlement_id: first.settlement_record_id,
       processor_transfer_id: first.processor_transfer_id,
       status: 'FAILED',
-      total_amount: 2280,
+      total_amount: 2460,
     });
     expect((s.previous_transfers[0].payouts as Body[]).every((p) => p.payout_status === 'FAILED')).toBe(true);
     const d = detail(e, id);
@@ -110,10 +110,10 @@ describe('a failed transfer (item 10)', () => {
   it('re-approval is decided once across connections: the second approval is the duplicate', () => {
     const id = encounter();
     const e = at(MON_LATER);
-    approve(e, id, 2280, 'AUTH-1');
+    approve(e, id, 2460, 'AUTH-1');
     e.simulate('settlement-failure', id);
     const [a, b] = [at(MON_LATER), at(MON_LATER)];
-    const results = [approve(a, id, 2280, 'AUTH-2'), approve(b, id, 2280, 'AUTH-3')];
+    const results = [approve(a, id, 2460, 'AUTH-2'), approve(b, id, 2460, 'AUTH-3')];
     expect(results.map((r) => r.status)).toEqual([200, 400]);
     expect(results[1]!.body).toMatchObject({ error: 'duplicate_approval', previous_processor_transfer_id: (results[0]!.body as Body).processor_transfer_id });
   });
@@ -122,7 +122,7 @@ describe('a failed transfer (item 10)', () => {
 describe('a refund (item 11)', () => {
   function refunded(): { id: string; first: Body; r: Body } {
     const id = encounter();
-    const first = approve(at(MON_LATER), id, 2280).body as Body;
+    const first = approve(at(MON_LATER), id, 2460).body as Body;
     const r = at(WED).simulate('refund', id) as Body;
     return { id, first, r };
   }
@@ -132,16 +132,16 @@ describe('a refund (item 11)', () => {
     const payouts = r.payouts as Body[];
     const netCents = payouts.reduce((sum, p) => sum + cents(p.net_to_provider), 0);
     const feeCents = payouts.reduce((sum, p) => sum + cents(p.processor_fee), 0);
-    expect(netCents + feeCents).toBe(228000);
+    expect(netCents + feeCents).toBe(246000);
     expect(r.refund_details).toEqual({
       refund_id: expect.stringMatching(/^re_/),
       amount: centsToAmount(netCents),
-      gross_amount: 2280,
+      gross_amount: 2460,
       fees_not_returned: centsToAmount(feeCents),
       reason: expect.any(String),
       refunded_at: WED,
     });
-    expect(r.refund_details.amount).toBe(2228.64);
+    expect(r.refund_details.amount).toBe(2404.68);
     expect(payouts.every((p) => p.payout_status === 'RETURNED')).toBe(true);
   });
 
@@ -150,7 +150,7 @@ describe('a refund (item 11)', () => {
     expect(r).toMatchObject({
       status: 'REFUNDED',
       reconciliation_status: 'UNMATCHED',
-      aeob_match: { aeob_amount: 2280, settlement_amount: 0, variance: -2280, match_status: 'VARIANCE' },
+      aeob_match: { aeob_amount: 2460, settlement_amount: 0, variance: -2460, match_status: 'VARIANCE' },
     });
     const e = at(WED);
     const d = detail(e, id);
@@ -158,9 +158,9 @@ describe('a refund (item 11)', () => {
     expect((d.entries as Body[]).find((x) => x.type === 'SETTLEMENT_REFUNDED')).toMatchObject({
       reference: r.refund_details.refund_id,
       timestamp: WED,
-      financial_impact: { refunded_amount: 2228.64 },
+      financial_impact: { refunded_amount: 2404.68 },
     });
-    expect(d.financial_summary.balance).toEqual({ running_balance: 2280, status: 'REFUNDED' });
+    expect(d.financial_summary.balance).toEqual({ running_balance: 2460, status: 'REFUNDED' });
     expect(d.reconciliation.claim_match_status).toBe('UNMATCHED');
     expect(listed(e, '?status=RECONCILED')).not.toContain(id);
     expect(listed(e, '?status=ADJUDICATED')).toContain(id);
@@ -169,8 +169,8 @@ describe('a refund (item 11)', () => {
   it('can be funded again with a new transfer, the refunded one kept', () => {
     const { id, first } = refunded();
     const e = at(WED);
-    expect(approve(e, id, 2280).status).toBe(400); // the refunded transfer's authorization code
-    const again = approve(e, id, 2280, 'AUTH-20260304-ACME-0002');
+    expect(approve(e, id, 2460).status).toBe(400); // the refunded transfer's authorization code
+    const again = approve(e, id, 2460, 'AUTH-20260304-ACME-0002');
     expect(again.status).toBe(200);
     expect((again.body as Body).processor_transfer_id).not.toBe(first.processor_transfer_id);
     expect(settlement(e, id)).toMatchObject({
@@ -209,7 +209,7 @@ describe('the simulated AEOB variance (item 12)', () => {
 
   it('is refused on a refunded or failed transfer, and adds no reconciliation entry', () => {
     const id = encounter();
-    approve(at(MON_LATER), id, 2280);
+    approve(at(MON_LATER), id, 2460);
     const e = at(WED);
     e.simulate('refund', id);
     const before = detail(e, id);
@@ -218,10 +218,10 @@ describe('the simulated AEOB variance (item 12)', () => {
     const after = detail(e, id);
     expect(entryTypes(after)).toEqual(entryTypes(before));
     expect(entryTypes(after).filter((t) => t === 'RECONCILIATION')).toHaveLength(1);
-    expect(settlement(e, id)).toMatchObject({ aeob_match: { aeob_amount: 2280, match_status: 'VARIANCE' } });
+    expect(settlement(e, id)).toMatchObject({ aeob_match: { aeob_amount: 2460, match_status: 'VARIANCE' } });
 
     const other = submit(MON, { cpt: ['45378'] }).encounterId;
-    expect(approve(e, other, 1580).status).toBe(200);
+    expect(approve(e, other, 1480).status).toBe(200);
     e.simulate('settlement-failure', other);
     expect(() => e.simulate('aeob-variance', other)).toThrow(/FAILED/);
   });
@@ -230,14 +230,14 @@ describe('the simulated AEOB variance (item 12)', () => {
 describe('the simulated missing AEOB (issue 13)', () => {
   it('before the arrival: the transfer completes as MISSING_AEOB, the whole settled amount its variance, reconciliation UNMATCHED', () => {
     const id = encounter();
-    expect(approve(at(MON_LATER), id, 2280).status).toBe(200);
+    expect(approve(at(MON_LATER), id, 2460).status).toBe(200);
     const s = at(MON_LATER).simulate('missing-aeob', id) as Body;
     expect(s).toMatchObject({ status: 'INITIATED', aeob_match: null });
     const arrived = settlement(at(WED), id);
     expect(arrived).toMatchObject({
       status: 'COMPLETED',
       reconciliation_status: 'UNMATCHED',
-      aeob_match: { aeob_reference: null, aeob_amount: null, settlement_amount: 2280, variance: 2280, match_status: 'MISSING_AEOB' },
+      aeob_match: { aeob_reference: null, aeob_amount: null, settlement_amount: 2460, variance: 2460, match_status: 'MISSING_AEOB' },
     });
     const d = detail(at(WED), id);
     expect(d.encounter.status).toBe('RECONCILED');
@@ -249,7 +249,7 @@ describe('the simulated missing AEOB (issue 13)', () => {
 
   it('after a matched reconciliation: reconciled again as MISSING_AEOB; a second time, or on a refunded transfer, it is refused', () => {
     const id = encounter();
-    approve(at(MON_LATER), id, 2280);
+    approve(at(MON_LATER), id, 2460);
     const e = at(WED);
     expect(settlement(e, id)).toMatchObject({ reconciliation_status: 'MATCHED' });
     expect(e.simulate('missing-aeob', id)).toMatchObject({
@@ -258,7 +258,7 @@ describe('the simulated missing AEOB (issue 13)', () => {
     });
     expect(() => e.simulate('missing-aeob', id)).toThrow(/already missing/);
     const other = submit(MON, { cpt: ['45378'] }).encounterId;
-    expect(approve(e, other, 1580).status).toBe(200);
+    expect(approve(e, other, 1480).status).toBe(200);
     const later = at('2026-03-06T12:00:00Z');
     later.simulate('refund', other);
     expect(() => later.simulate('missing-aeob', other)).toThrow(/REFUNDED/);
@@ -336,9 +336,9 @@ describe('ledger entries without an adjudication (items 15, 16, 17)', () => {
     expect(rec(original.encounterId)).toMatchObject({ aeob_reference: adjudicated.aeob_reference, processor_trace_id: adjudicated.processor_trace_id });
 
     // Funded again after a failure, the trace is the current transfer's.
-    approve(e, original.encounterId, 2280, 'AUTH-1');
+    approve(e, original.encounterId, 2460, 'AUTH-1');
     e.simulate('settlement-failure', original.encounterId);
-    const again = approve(e, original.encounterId, 2280, 'AUTH-2').body as Body;
+    const again = approve(e, original.encounterId, 2460, 'AUTH-2').body as Body;
     expect(rec(original.encounterId).processor_trace_id).toBe(again.processor_transfer_id);
   });
 });
@@ -349,7 +349,7 @@ describe('migration 6: several settlements per encounter', () => {
     const source = tempDir();
     const scratch = Engine.open({ dataDir: source.dir, env: { TPA_CLOCK: MON, TPA_ADJUDICATION_DELAY: '0' } });
     const id = submit(MON, {}, scratch).encounterId;
-    approve(scratch, id, 2280);
+    approve(scratch, id, 2460);
     const before = settlement(scratch, id);
     const dump = (table: string, where: string) => scratch.db.prepare(`SELECT * FROM ${table} WHERE ${where}`).all(id) as Body[];
     const rows: [string, Body[]][] = [
@@ -389,7 +389,7 @@ describe('migration 6: several settlements per encounter', () => {
     expect((e.db.prepare('SELECT attempt FROM settlements WHERE encounter_id = ?').all(id) as Body[]).map((r) => r.attempt)).toEqual([1]);
     // And the migrated encounter goes on: the transfer fails, and it is funded again.
     e.simulate('settlement-failure', id);
-    expect(approve(e, id, 2280, 'AUTH-2').status).toBe(200);
+    expect(approve(e, id, 2460, 'AUTH-2').status).toBe(200);
     expect(settlement(e, id).previous_transfers).toMatchObject([
       { settlement_id: before.settlement_id, status: 'FAILED', payouts: before.payouts.map(() => ({ payout_status: 'FAILED' })) },
     ]);

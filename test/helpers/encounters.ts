@@ -16,12 +16,12 @@ export interface Encounter {
   submissionId: string;
   /** The poll's answer: the adjudicated claim response. */
   response: Body;
-  /** The benefit as text with two decimals ("2280.00"), for --amount. */
+  /** The benefit as text with two decimals ("2460.00"), for --amount. */
   amount: string;
 }
 
 export interface EncounterOptions {
-  /** `claim template` arguments; an institutional claim (benefit 2,280.00, four providers) by default. */
+  /** `claim template` arguments; an institutional claim (benefit 2,460.00, four providers) by default. */
   template?: string[];
   /** Changes the claim before it is submitted. */
   edit?: (claim: Body) => void;

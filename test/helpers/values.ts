@@ -12,7 +12,7 @@ export function ndjson<T = Row>(text: string): T[] {
 }
 
 /**
- * An amount as integer cents: a JSON number in USD (2280.5) or decimal text ("2280.50"). Anything
+ * An amount as integer cents: a JSON number in USD (2460.5) or decimal text ("2460.50"). Anything
  * else, or a number with more than two decimals, fails the test rather than being rounded away.
  */
 export function cents(amount: unknown): number {

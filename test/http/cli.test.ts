@@ -82,7 +82,7 @@ describe('the same commands over HTTP as in-process', () => {
     expect(normalize(polls[1].stdout)).toBe(normalize(polls[0].stdout));
 
     const fund = (side: Side, id: string) =>
-      side.run(['fund', 'approve', id, '--amount', '2280.00', '--auth-code', 'AUTH-20260302-ACME-0001', '--yes', '-o', 'table']);
+      side.run(['fund', 'approve', id, '--amount', '2460.00', '--auth-code', 'AUTH-20260302-ACME-0001', '--yes', '-o', 'table']);
     const funded = await Promise.all([fund(local, ids[0]!.external_claim_id), fund(remote, ids[1]!.external_claim_id)]);
     expect(funded.map((f) => f.code)).toEqual([0, 0]);
     expect(normalize(funded[1].stdout)).toBe(normalize(funded[0].stdout));

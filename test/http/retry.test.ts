@@ -38,7 +38,7 @@ async function start(fault: string, args: string[] = []): Promise<void> {
   await login(home.dir, server.url);
 }
 
-/** An adjudicated encounter (benefit 2,280.00), submitted over the wire. */
+/** An adjudicated encounter (benefit 2,460.00), submitted over the wire. */
 const encounter = async () => (await adjudicatedEncounter(run, home.dir)).id;
 
 describe('over HTTP, the CLI resends what is safe to resend', () => {
@@ -92,7 +92,7 @@ describe('over HTTP, a fund release is never resent', () => {
   it('after a 503 it is not resent: the ledger shows it did not happen (exit 8), and nothing was funded', async () => {
     await start('error-503*1:/funding/approve/');
     const id = await encounter();
-    const r = await run(['fund', 'approve', id, '--amount', '2280', '--auth-code', 'A-503', '--yes']);
+    const r = await run(['fund', 'approve', id, '--amount', '2460', '--auth-code', 'A-503', '--yes']);
     expect(r.code).toBe(8);
     expect(r.stderr).toMatch(/did not happen: the ledger has no fund release/);
     expect(await served('/funding/approve/')).toEqual(['POST /tpa-api/v1/funding/approve/ 503']);
@@ -102,7 +102,7 @@ describe('over HTTP, a fund release is never resent', () => {
   it('after an answer lost once the work was done, it finds its own approval in the ledger (exit 0), one release', async () => {
     await start('lose-response*1:/funding/approve/');
     const id = await encounter();
-    const r = await run(['fund', 'approve', id, '--amount', '2280', '--auth-code', 'A-LOST', '--yes']);
+    const r = await run(['fund', 'approve', id, '--amount', '2460', '--auth-code', 'A-LOST', '--yes']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/the approval did happen/);
     expect(await served('/funding/approve/')).toEqual(['POST /tpa-api/v1/funding/approve/ connection dropped (TPA_FAULT lose-response)']);
@@ -113,7 +113,7 @@ describe('over HTTP, a fund release is never resent', () => {
   it('when the ledger holds another authorization code, it exits 4 naming it and releases nothing more', async () => {
     await start('approved-elsewhere*1:/funding/approve/');
     const id = await encounter();
-    const r = await run(['fund', 'approve', id, '--amount', '2280', '--auth-code', 'A-MINE', '--yes']);
+    const r = await run(['fund', 'approve', id, '--amount', '2460', '--auth-code', 'A-MINE', '--yes']);
     expect(r.code).toBe(4);
     expect(r.stderr).toMatch(/was funded by another approval \(authorization ELSEWHERE-A-MINE\), not by this request/);
     expect(await served('/funding/approve/')).toHaveLength(1);

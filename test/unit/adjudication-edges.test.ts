@@ -36,10 +36,12 @@ function bundle(codes: string[], rateCents: number, id = 'ctr_bundle'): Contract
 const prior = (cptCode: string, serviceDate: string, episodeStart: string | null, contractId = 'ctr_bundle', encounterId = 'enc_prior'): PriorLine => ({
   encounterId,
   providerNpi: '1234567893',
+  feeKind: 'FACILITY',
   cptCode,
   serviceDate,
   contractId,
   episodeStart,
+  allowedCents: 50000,
 });
 
 function run(c: ParsedClaim, terms: ContractTerms, input: Partial<AdjudicationInput> = {}) {

@@ -8,11 +8,13 @@ import fc from 'fast-check';
 import {
   adjudicate,
   BUNDLE_TYPES,
+  DENIAL,
   RATE_TYPES,
   type Adjudication,
   type AdjudicationInput,
   type BundleType,
   type ContractTerms,
+  type FeeKind,
   type LineAdjudication,
   type PlanBenefits,
   type PriorLine,
@@ -34,6 +36,8 @@ const planYear = (date: string, start: string) => `${date.slice(5) >= start ? Nu
 
 const BILLING = '1000000004';
 const NPIS = ['1000000012', '1000000020', '1000000038'];
+/** Each payee's role (its fee kind): the billing surgeon, an anesthesia group, a pathology lab, a facility. */
+const KIND: Record<string, FeeKind> = { [BILLING]: 'SURGEON', '1000000012': 'ANESTHESIA', '1000000020': 'PATHOLOGY', '1000000038': 'FACILITY' };
 const CODES = ['10001', '10002', '10003', '10004', '10005', '10006'];
 const BOUNDARY_DATES = [
   '2024-12-31',
@@ -74,6 +78,9 @@ const arbContract = fc.record({
   preauth: fc.oneof({ weight: 4, arbitrary: fc.constant([] as string[]) }, { weight: 1, arbitrary: fc.subarray(CODES) }),
   effective: fc.oneof(fc.constant(null), fc.constant(null), arbDate),
   termination: fc.oneof(fc.constant(null), fc.constant(null), arbDate),
+  anesthesiaIncluded: fc.boolean(),
+  /** An anesthesia provider's contract (it prices only anesthesia fees), as in the engine a contract is its payee's. */
+  forAnesthesia: fc.boolean(),
 });
 
 const arbLine = fc.record({
@@ -85,10 +92,18 @@ const arbLine = fc.record({
   careTeam: fc.integer({ min: 0, max: 3 }),
 });
 
+const arbPaid = fc.record({
+  /** 0.00 lines were not paid: they are no duplicate's original. */
+  allowedCents: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 200_000 })),
+  includesAnesthesia: fc.boolean(),
+  anesthesiaDeductedCents: fc.oneof({ weight: 3, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 0, max: 100_000 }) }),
+});
 const arbPrior = fc.oneof(
   // A copy of one of the claim's lines (its payee, code and date): a duplicate.
-  fc.record({ kind: fc.constant('copy' as const), index: fc.nat(40), otherProvider: fc.boolean() }),
-  fc.record({ kind: fc.constant('random' as const), npi: fc.constantFrom(BILLING, ...NPIS), code: fc.constantFrom(...CODES), date: arbDate }),
+  fc.record({ kind: fc.constant('copy' as const), index: fc.nat(40), otherProvider: fc.boolean(), paid: arbPaid }),
+  fc.record({ kind: fc.constant('random' as const), npi: fc.constantFrom(BILLING, ...NPIS), code: fc.constantFrom(...CODES), date: arbDate, paid: arbPaid }),
+  // An anesthesia fee paid on one of the claim's dates, or a line that included that day's anesthesia.
+  fc.record({ kind: fc.constant('day' as const), index: fc.nat(40), anesthesia: fc.boolean(), paid: arbPaid }),
 );
 
 const arbEpisode = fc.record({
@@ -113,6 +128,8 @@ const arbCase = fc.record({
   careTeam: fc.subarray(NPIS),
   /** Care-team NPIs the processor can pay (the rest are paid through the billing provider); null: no payees given. */
   payable: fc.option(fc.subarray(NPIS), { nil: null }),
+  /** Payees other than the billing provider without a contract in force in the claim's group (CARC-B7). */
+  ineligible: fc.oneof({ weight: 3, arbitrary: fc.constant([] as string[]) }, { weight: 1, arbitrary: fc.subarray(NPIS) }),
   benefits: fc.record({
     deductibleCents: fc.oneof(fc.integer({ min: 0, max: 99 }), fc.integer({ min: 0, max: 500_000 })),
     met: fc.array(fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 600_000 })), { minLength: 5, maxLength: 5 }),
@@ -130,7 +147,8 @@ type Case = typeof arbCase extends fc.Arbitrary<infer T> ? T : never;
 
 interface Built {
   input: AdjudicationInput;
-  contracts: (ContractTerms & { effective: string | null; termination: string | null; preauth: Set<string> })[];
+  contracts: (ContractTerms & { effective: string | null; termination: string | null; preauth: Set<string>; forAnesthesia: boolean })[];
+  kinds: FeeKind[];
   /** The payee each line is expected to have. */
   payees: string[];
   /** Prior bundle episodes by contract id: start → codes billed. */
@@ -156,6 +174,8 @@ function build(c: Case): Built {
     effective: x.effective,
     termination: x.termination,
     preauth: new Set(x.preauth),
+    anesthesiaIncluded: x.anesthesiaIncluded,
+    forAnesthesia: x.forAnesthesia,
   }));
   const careTeam: CareTeamMember[] = c.careTeam.map((npi, i) => ({ sequence: i + 1, npi, name: null, role: null }));
   const lines: ClaimLine[] = c.lines.map((l, i) => ({
@@ -185,23 +205,56 @@ function build(c: Case): Built {
   // The engine's choice: a contract active on the line's date covering its code, else none.
   const active = (k: (typeof contracts)[number], date: string) =>
     (k.effective === null || k.effective <= date) && (k.termination === null || k.termination >= date);
-  const lineContracts = lines.map((l) => contracts.find((k) => active(k, l.serviceDate) && k.codes.has(l.cptCode)) ?? null);
   const own = lines.map((l) => (l.careTeamSequences.length > 0 ? careTeam[l.careTeamSequences[0]! - 1]!.npi : BILLING));
   const payees = own.map((npi) => (c.payable === null || npi === BILLING || c.payable.includes(npi) ? npi : BILLING));
+  // Without payees given, every line is the claim's own kind (professional: SURGEON).
+  const kinds = payees.map((npi) => (c.payable === null ? 'SURGEON' : KIND[npi]!));
+  const eligible = payees.map((npi) => c.payable === null || npi === BILLING || !c.ineligible.includes(npi));
+  // The payee's own contract: an anesthesia provider's prices only anesthesia fees, and the others never do.
+  const lineContracts = lines.map(
+    (l, i) => contracts.find((k) => k.forAnesthesia === (kinds[i] === 'ANESTHESIA') && active(k, l.serviceDate) && k.codes.has(l.cptCode)) ?? null,
+  );
 
   const paidLines: PriorLine[] = c.prior.map((p, k) => {
+    const paid = { ...p.paid, includesAnesthesia: p.paid.includesAnesthesia, anesthesiaDeductedCents: p.paid.anesthesiaDeductedCents };
     if (p.kind === 'copy') {
       const i = p.index % lines.length;
+      const npi = p.otherProvider ? NPIS[k % NPIS.length]! : payees[i]!;
       return {
         encounterId: `enc_p${k}`,
-        providerNpi: p.otherProvider ? NPIS[k % NPIS.length]! : payees[i]!,
+        providerNpi: npi,
+        feeKind: p.otherProvider ? KIND[npi]! : kinds[i]!,
         cptCode: lines[i]!.cptCode,
         serviceDate: lines[i]!.serviceDate,
         contractId: 'ctr_other',
         episodeStart: null,
+        ...paid,
       };
     }
-    return { encounterId: `enc_p${k}`, providerNpi: p.npi, cptCode: p.code, serviceDate: p.date, contractId: 'ctr_other', episodeStart: null };
+    if (p.kind === 'day') {
+      const i = p.index % lines.length;
+      const npi = p.anesthesia ? '1000000012' : '1000000038';
+      const line = { feeKind: KIND[npi]!, ...paid, includesAnesthesia: !p.anesthesia && paid.includesAnesthesia };
+      return {
+        encounterId: `enc_p${k}`,
+        providerNpi: npi,
+        cptCode: '77777',
+        serviceDate: lines[i]!.serviceDate,
+        contractId: 'ctr_other',
+        episodeStart: null,
+        ...line,
+      };
+    }
+    return {
+      encounterId: `enc_p${k}`,
+      providerNpi: p.npi,
+      feeKind: KIND[p.npi]!,
+      cptCode: p.code,
+      serviceDate: p.date,
+      contractId: 'ctr_other',
+      episodeStart: null,
+      ...paid,
+    };
   });
   // Prior bundle episodes, as the engine would have recorded them: starts of one contract at least a span apart.
   const bundleLines: PriorLine[] = [];
@@ -221,10 +274,12 @@ function build(c: Case): Built {
       const prior: PriorLine = {
         encounterId: `enc_b${k}`,
         providerNpi: line.npi,
+        feeKind: KIND[line.npi]!,
         cptCode: code,
         serviceDate: shift(start, line.offset % span),
         contractId: contract.id,
         episodeStart: start,
+        allowedCents: 1 + k,
       };
       bundleLines.push(prior);
       paidLines.push(prior);
@@ -244,9 +299,17 @@ function build(c: Case): Built {
     coverageEnd: c.benefits.coverageEnd,
   };
   return {
-    input: { claim, lineContracts, benefits, linePayees: c.payable === null ? undefined : payees, paidLines, bundleLines },
+    input: {
+      claim,
+      lineContracts,
+      benefits,
+      linePayees: c.payable === null ? undefined : payees.map((npi, i) => ({ npi, feeKind: kinds[i]!, eligible: eligible[i]! })),
+      paidLines,
+      bundleLines,
+    },
     contracts,
     payees,
+    kinds,
     priorEpisodes,
   };
 }
@@ -260,7 +323,10 @@ function bundleShares(contract: ContractTerms): Map<string, number> {
   return new Map(codes.map((code, k) => [code, base + (k < left ? 1 : 0)]));
 }
 
-const key = (npi: string, code: string, date: string) => `${npi}|${code}|${date}`;
+const key = (kind: string, code: string, date: string) => `${kind}|${code}|${date}`;
+const counts = (p: PriorLine) => p.allowedCents + (p.anesthesiaDeductedCents ?? 0) > 0;
+/** A line's price: its allowed amount with the anesthesia paid before that was deducted from it. */
+const price = (l: LineAdjudication) => l.allowedCents + (l.anesthesiaDeductedCents ?? 0);
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
 
 function checkArithmetic(a: Adjudication, input: AdjudicationInput, payees: string[]): void {
@@ -301,16 +367,17 @@ function checkArithmetic(a: Adjudication, input: AdjudicationInput, payees: stri
 }
 
 function checkRules(a: Adjudication, b: Built): void {
-  const { input, priorEpisodes } = b;
+  const { input, priorEpisodes, kinds } = b;
   const { claim, benefits } = input;
   const lines = a.lines;
   const contractOf = (i: number) => input.lineContracts[i] ?? null;
 
-  // Coverage and contracts, each on the line's own date; reasons as the rules say.
+  // Coverage, payee and contracts, each on the line's own date; reasons as the rules say.
   lines.forEach((l, i) => {
     const contract = contractOf(i);
     if (l.serviceDate < benefits.coverageStart) expect([l.status, l.reasonCode]).toEqual(['DENIED', 'CARC-26']);
     else if (benefits.coverageEnd !== null && l.serviceDate > benefits.coverageEnd) expect([l.status, l.reasonCode]).toEqual(['DENIED', 'CARC-27']);
+    else if (input.linePayees?.[i]?.eligible === false) expect([l.status, l.reasonCode]).toEqual(['DENIED', 'CARC-B7']);
     else if (contract === null || !contract.codes.has(l.cptCode)) expect([l.status, l.reasonCode]).toEqual(['NOT_COVERED', 'CARC-96']);
     else expect(['ALLOWED', 'DENIED', 'BUNDLED', 'PENDED']).toContain(l.status);
     if (l.status === 'ALLOWED' || l.allowedCents > 0) {
@@ -336,20 +403,22 @@ function checkRules(a: Adjudication, b: Built): void {
   }
   expect(lines.some((l) => l.status === 'PENDED')).toBe(false);
 
-  // Duplicates: no two ALLOWED lines share payee, code and date, and none repeats a line paid before.
-  const priorKeys = new Set(input.paidLines.map((p) => key(p.providerNpi, p.cptCode, p.serviceDate)));
-  const allowedKeys = lines.filter((l) => l.status === 'ALLOWED').map((l) => key(l.providerNpi, l.cptCode, l.serviceDate));
+  // Duplicates: no two ALLOWED lines share fee kind, code and date, and none repeats a line paid
+  // (allowed above 0.00) before.
+  const priorKeys = new Set(input.paidLines.filter(counts).map((p) => key(p.feeKind, p.cptCode, p.serviceDate)));
+  const keyOf = (i: number) => key(kinds[i]!, lines[i]!.cptCode, lines[i]!.serviceDate);
+  // (A line its contract can only allow 0.00 is not paid, so a later one of the claim may be.)
+  const allowedKeys = lines.flatMap((l, i) => (l.status === 'ALLOWED' && price(l) > 0 ? [keyOf(i)] : []));
   expect(new Set(allowedKeys).size).toBe(allowedKeys.length);
   for (const k of allowedKeys) expect(priorKeys.has(k)).toBe(false);
   lines.forEach((l, i) => {
     if (l.reasonCode !== 'CARC-18') return;
-    const k = key(l.providerNpi, l.cptCode, l.serviceDate);
-    const earlier = lines.slice(0, i).some((e) => (e.status === 'ALLOWED' || e.status === 'BUNDLED') && key(e.providerNpi, e.cptCode, e.serviceDate) === k);
-    expect(priorKeys.has(k) || earlier).toBe(true);
+    const earlier = lines.slice(0, i).some((e, j) => (e.status === 'ALLOWED' || e.status === 'BUNDLED') && keyOf(j) === keyOf(i));
+    expect(priorKeys.has(keyOf(i)) || earlier).toBe(true);
   });
   // A covered, contracted line that is not a duplicate is never DENIED.
   lines.forEach((l) => {
-    if (l.status === 'DENIED') expect(['CARC-18', 'CARC-26', 'CARC-27']).toContain(l.reasonCode);
+    if (l.status === 'DENIED') expect(['CARC-18', 'CARC-26', 'CARC-27', 'CARC-B7']).toContain(l.reasonCode);
     if (l.status === 'BUNDLED') expect(l.reasonCode).toBe('CARC-97');
     if (l.status === 'ALLOWED') expect(l.reasonCode).toBeNull();
   });
@@ -358,12 +427,15 @@ function checkRules(a: Adjudication, b: Built): void {
   for (const contract of b.contracts) {
     const mine = lines.map((l, i) => ({ l, i })).filter(({ i }) => contractOf(i)?.id === contract.id);
     const allowed = mine.filter(({ l }) => l.status === 'ALLOWED');
-    if (contract.rateType === 'FLAT_RATE' || contract.rateType === 'CASE_RATE') {
-      for (const { l } of allowed) expect(l.allowedCents).toBe(Math.min(l.chargeCents, contract.codes.get(l.cptCode)!.negotiatedRateCents! * l.quantity));
+    if (contract.rateType === 'FLAT_RATE') {
+      for (const { l } of allowed) expect(price(l)).toBe(Math.min(l.chargeCents, contract.codes.get(l.cptCode)!.negotiatedRateCents! * l.quantity));
+    } else if (contract.rateType === 'CASE_RATE') {
+      // Per case: quantity never multiplies it.
+      for (const { l } of allowed) expect(price(l)).toBe(Math.min(l.chargeCents, contract.codes.get(l.cptCode)!.negotiatedRateCents!));
     } else if (contract.rateType === 'PERCENT_OF_CHARGES') {
       const charges = sum(allowed.map(({ l }) => l.chargeCents));
       const m = contract.multiplier!;
-      expect(sum(allowed.map(({ l }) => l.allowedCents))).toBe(Math.min(charges, roundDiv(charges, m.numerator, m.denominator)));
+      expect(sum(allowed.map(({ l }) => price(l)))).toBe(Math.min(charges, roundDiv(charges, m.numerator, m.denominator)));
     } else {
       checkBundle(
         contract,
@@ -372,6 +444,8 @@ function checkRules(a: Adjudication, b: Built): void {
       );
     }
   }
+
+  checkAnesthesia(a, b);
 
   // Copay once per claim, on the first covered lines.
   const paid = lines.filter((l) => l.status === 'ALLOWED');
@@ -412,7 +486,7 @@ function checkRules(a: Adjudication, b: Built): void {
 function checkBundle(contract: ContractTerms, mine: LineAdjudication[], prior: Map<string, Set<string>>): void {
   const span = SPAN[contract.bundleType!];
   const shares = bundleShares(contract);
-  const inEpisode = mine.filter((l) => l.status === 'ALLOWED' || l.status === 'BUNDLED');
+  const inEpisode = mine.filter((l) => l.status === 'ALLOWED' || (l.status === 'BUNDLED' && l.reason !== DENIAL.ANESTHESIA_INCLUDED.reason));
   const episodes = new Map<string, LineAdjudication[]>();
   for (const l of inEpisode) {
     expect(l.episodeStart).not.toBeNull();
@@ -430,12 +504,50 @@ function checkBundle(contract: ContractTerms, mine: LineAdjudication[], prior: M
     }
     const parts = ls.filter((l) => l.status === 'ALLOWED');
     const newShares = sum([...new Set(parts.map((l) => l.cptCode))].map((c) => shares.get(c)!));
-    const allowed = sum(parts.map((l) => l.allowedCents));
+    const allowed = sum(parts.map(price));
     expect(allowed).toBe(Math.min(newShares, sum(parts.map((l) => l.chargeCents))));
     // What the episode had before, at most the shares of the parts billed, plus this claim: never more than the rate.
     const priorAllowed = sum([...billed].map((c) => shares.get(c)!));
     expect(priorAllowed + allowed).toBeLessThanOrEqual(contract.bundleRateCents!);
   }
+}
+
+/**
+ * Anesthesia included: a line priced above 0.00 under a contract including anesthesia, not an
+ * anesthesia fee, includes its day's anesthesia; an anesthesia fee that day (this claim or a later
+ * one) is BUNDLED; anesthesia paid before that day is deducted from the including lines in line
+ * order, once, never below 0.00.
+ */
+function checkAnesthesia(a: Adjudication, b: Built): void {
+  const { input, kinds } = b;
+  const lines = a.lines;
+  const including = lines.map(
+    (l, i) => l.status === 'ALLOWED' && kinds[i] !== 'ANESTHESIA' && input.lineContracts[i]?.anesthesiaIncluded === true && price(l) > 0,
+  );
+  const includedDays = new Set([
+    ...input.paidLines.filter((p) => counts(p) && p.includesAnesthesia).map((p) => p.serviceDate),
+    ...lines.filter((_, i) => including[i]).map((l) => l.serviceDate),
+  ]);
+  const left = new Map<string, number>();
+  for (const p of input.paidLines) {
+    if (!counts(p)) continue;
+    left.set(p.serviceDate, (left.get(p.serviceDate) ?? 0) + (p.feeKind === 'ANESTHESIA' ? p.allowedCents : 0) - (p.anesthesiaDeductedCents ?? 0));
+  }
+  lines.forEach((l, i) => {
+    expect(l.includesAnesthesia === true).toBe(including[i]);
+    if (kinds[i] === 'ANESTHESIA') {
+      if (l.status === 'ALLOWED') expect(includedDays.has(l.serviceDate)).toBe(false);
+      if (l.status === 'BUNDLED' && input.lineContracts[i]?.rateType !== 'BUNDLE') expect(l.reason).toBe(DENIAL.ANESTHESIA_INCLUDED.reason);
+    }
+    if (l.reason === DENIAL.ANESTHESIA_INCLUDED.reason) {
+      expect([kinds[i], l.status, l.reasonCode, l.allowedCents, includedDays.has(l.serviceDate)]).toEqual(['ANESTHESIA', 'BUNDLED', 'CARC-97', 0, true]);
+    }
+    if (!including[i]) return expect(l.anesthesiaDeductedCents ?? 0).toBe(0);
+    const owed = Math.max(0, left.get(l.serviceDate) ?? 0);
+    const deducted = Math.min(owed, price(l));
+    expect(l.anesthesiaDeductedCents ?? 0).toBe(deducted);
+    left.set(l.serviceDate, (left.get(l.serviceDate) ?? 0) - deducted);
+  });
 }
 
 /** How often each outcome was generated, by the first property. */
@@ -450,6 +562,11 @@ function tally(a: Adjudication, b: Built) {
     inc('allowedInPriorEpisode');
   if (a.lines.some((l) => l.status === 'ALLOWED' && b.input.lineContracts[a.lines.indexOf(l)]?.rateType === 'BUNDLE')) inc('bundleAllowed');
   if (a.lines.some((l) => l.deductibleCents > 0)) inc('deductible');
+  if (a.lines.some((l, i) => l.status === 'BUNDLED' && b.kinds[i] === 'ANESTHESIA')) inc('anesthesiaBundled');
+  if (a.lines.some((l) => (l.anesthesiaDeductedCents ?? 0) > 0)) inc('anesthesiaDeducted');
+  if (a.lines.some((l) => l.status === 'ALLOWED' && l.quantity > 1 && b.input.lineContracts[a.lines.indexOf(l)]?.rateType === 'CASE_RATE')) inc('caseQuantity');
+  if (b.input.paidLines.some((p) => !counts(p) && a.lines.some((l) => l.status === 'ALLOWED' && l.cptCode === p.cptCode && l.serviceDate === p.serviceDate)))
+    inc('zeroPriorNoDuplicate');
 }
 describe('adjudication line by line: properties (issue 9)', () => {
   it('every rule holds on every line, in total, for multi-line claims straddling dates, contracts and plan years', () => {
@@ -473,12 +590,17 @@ describe('adjudication line by line: properties (issue 9)', () => {
       'DENIED:CARC-26',
       'DENIED:CARC-27',
       'DENIED:CARC-18',
+      'DENIED:CARC-B7',
       'NOT_COVERED:CARC-96',
       'BUNDLED:CARC-97',
       'multiYear',
       'bundleAllowed',
       'allowedInPriorEpisode',
       'deductible',
+      'anesthesiaBundled',
+      'anesthesiaDeducted',
+      'caseQuantity',
+      'zeroPriorNoDuplicate',
     ]) {
       expect(seen[k] ?? 0, k).toBeGreaterThan(0);
     }
@@ -503,6 +625,8 @@ describe('adjudication line by line: properties (issue 9)', () => {
                 preauth: [],
                 effective: null,
                 termination: null,
+                anesthesiaIncluded: false,
+                forAnesthesia: false,
               },
             ],
             dates: ['2026-01-01'],
@@ -515,6 +639,7 @@ describe('adjudication line by line: properties (issue 9)', () => {
             })),
             careTeam: [],
             payable: null,
+            ineligible: [],
             benefits: {
               deductibleCents: 0,
               met: [0, 0, 0, 0, 0],

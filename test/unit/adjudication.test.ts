@@ -55,7 +55,7 @@ describe('adjudication (DESIGN.md section 4)', () => {
     expect(a.totals.benefitCents).toBe(22000);
   });
 
-  it('multiplies the negotiated rate by the quantity for flat and case rates', () => {
+  it('multiplies the negotiated rate by the quantity for flat rates', () => {
     const a = run({ claim: claim([{ chargeCents: 500000, quantity: 3 }]), contract: contract('FLAT_RATE', { '45378': 100000 }) });
     expect(a.totals.allowedCents).toBe(300000);
   });
@@ -100,7 +100,16 @@ describe('adjudication (DESIGN.md section 4)', () => {
 
   it('denies a claim whose every line was paid before, with CARC 18 naming the earlier encounter', () => {
     const paidLines = [
-      { encounterId: 'enc_1', providerNpi: '1045782368', cptCode: '45378', serviceDate: '2026-03-02', contractId: 'ctr_test', episodeStart: null },
+      {
+        encounterId: 'enc_1',
+        providerNpi: '1045782368',
+        feeKind: 'SURGEON' as const,
+        cptCode: '45378',
+        serviceDate: '2026-03-02',
+        contractId: 'ctr_test',
+        episodeStart: null,
+        allowedCents: 42500,
+      },
     ];
     const a = run({ claim: claim([{}]), contract: contract('CASE_RATE', { '45378': 42500 }), paidLines });
     expect(a).toMatchObject({ disposition: 'DENIED', denialCode: 'CARC-18' });
@@ -112,10 +121,12 @@ describe('adjudication (DESIGN.md section 4)', () => {
     const prior = (cptCode: string, serviceDate: string, episodeStart: string, providerNpi = '1450827369') => ({
       encounterId: 'enc_1',
       providerNpi,
+      feeKind: 'FACILITY' as const,
       cptCode,
       serviceDate,
       contractId: 'ctr_test',
       episodeStart,
+      allowedCents: 100000,
     });
     // The facility's knee replacement on 21 March is in the episode of 1 January; an episode of
     // 10 April came later. The surgeon's line for the same procedure that day is the same bundle.
@@ -124,7 +135,7 @@ describe('adjudication (DESIGN.md section 4)', () => {
       claim: claim([{ cptCode: '27447', serviceDate: '2026-03-21', chargeCents: 520000 }], { preauthorizations: ['PA-1'] }),
       contract: pkg,
       bundleLines,
-      linePayees: ['1582736496'],
+      linePayees: [{ npi: '1582736496', feeKind: 'SURGEON', eligible: true }],
     });
     expect(a.lines[0]).toMatchObject({ status: 'BUNDLED', reasonCode: 'CARC-97', allowedCents: 0, episodeStart: '2026-01-01' });
   });
@@ -194,5 +205,105 @@ describe('allowed = benefit + patient responsibility, to the cent', () => {
       }),
       { numRuns: 500 },
     );
+  });
+});
+
+describe('anesthesia included in another rate (issue 22, item 3)', () => {
+  const facility = contract('FLAT_RATE', { '45380': 165000 }, { id: 'ctr_facility', anesthesiaIncluded: true });
+  const anesthesia = contract(
+    'PERCENT_OF_CHARGES',
+    { '00811': null },
+    { id: 'ctr_anesthesia', multiplier: { numerator: 85, denominator: 100 }, anesthesiaIncluded: true },
+  );
+  const payees = [
+    { npi: '1234567893', feeKind: 'FACILITY' as const, eligible: true },
+    { npi: '1196382455', feeKind: 'ANESTHESIA' as const, eligible: true },
+  ];
+  const input = (order: 'facility-first' | 'anesthesia-first'): AdjudicationInput => {
+    const lines = [
+      { cptCode: '45380', chargeCents: 240000 },
+      { cptCode: '00811', chargeCents: 90000 },
+    ];
+    const flip = order === 'anesthesia-first';
+    return {
+      claim: claim(flip ? [lines[1]!, lines[0]!] : lines, { type: 'institutional' }),
+      lineContracts: flip ? [anesthesia, facility] : [facility, anesthesia],
+      linePayees: flip ? [payees[1]!, payees[0]!] : payees,
+      benefits,
+      paidLines: [],
+      bundleLines: [],
+    };
+  };
+
+  it('on one claim, in either line order, the anesthesia fee is BUNDLED and the including line paid in full', () => {
+    for (const order of ['facility-first', 'anesthesia-first'] as const) {
+      const a = adjudicate(input(order));
+      const byCode = Object.fromEntries(a.lines.map((l) => [l.cptCode, l]));
+      expect(byCode['00811']).toMatchObject({ status: 'BUNDLED', reasonCode: 'CARC-97', allowedCents: 0 });
+      expect(byCode['45380']).toMatchObject({ status: 'ALLOWED', allowedCents: 165000, includesAnesthesia: true });
+      expect(a.disposition).toBe('PARTIAL_APPROVAL');
+    }
+  });
+
+  it('an anesthesia provider’s own contract including anesthesia includes nothing', () => {
+    const a = adjudicate({ ...input('facility-first'), lineContracts: [contract('FLAT_RATE', { '45380': 165000 }, { id: 'ctr_f' }), anesthesia] });
+    expect(a.lines.map((l) => [l.status, l.allowedCents])).toEqual([
+      ['ALLOWED', 165000],
+      ['ALLOWED', 76500],
+    ]);
+  });
+
+  it('anesthesia paid before is deducted once, from that day’s including lines in line order, never below 0.00', () => {
+    const paidAnesthesia = {
+      encounterId: 'enc_a',
+      providerNpi: '1196382455',
+      feeKind: 'ANESTHESIA' as const,
+      cptCode: '00811',
+      serviceDate: '2026-03-02',
+      contractId: 'ctr_anesthesia',
+      episodeStart: null,
+      allowedCents: 76500,
+    };
+    const small = contract('FLAT_RATE', { '45380': 50000, '45378': 145000 }, { id: 'ctr_facility', anesthesiaIncluded: true });
+    const a = adjudicate({
+      claim: claim(
+        [
+          { cptCode: '45380', chargeCents: 240000 },
+          { cptCode: '45378', chargeCents: 180000 },
+        ],
+        { type: 'institutional' },
+      ),
+      lineContracts: [small, small],
+      linePayees: [payees[0]!, payees[0]!],
+      benefits,
+      paidLines: [paidAnesthesia],
+      bundleLines: [],
+    });
+    expect(a.lines.map((l) => [l.status, l.reasonCode, l.allowedCents, l.anesthesiaDeductedCents])).toEqual([
+      ['ALLOWED', null, 0, 50000],
+      ['ALLOWED', null, 145000 - 26500, 26500],
+    ]);
+    // A later including line that day: what was deducted before leaves nothing to deduct.
+    const later = adjudicate({
+      claim: claim([{ cptCode: '45378', chargeCents: 180000, serviceDate: '2026-03-02' }], { type: 'institutional' }),
+      lineContracts: [small],
+      linePayees: [payees[0]!],
+      benefits,
+      paidLines: [
+        paidAnesthesia,
+        { ...paidAnesthesia, feeKind: 'FACILITY', cptCode: '45380', allowedCents: 0, includesAnesthesia: true, anesthesiaDeductedCents: 76500 },
+      ],
+      bundleLines: [],
+    });
+    expect(later.lines[0]).toMatchObject({ status: 'ALLOWED', allowedCents: 145000 });
+    expect(later.lines[0]!.anesthesiaDeductedCents).toBeUndefined();
+  });
+});
+
+describe('quantity (issue 22, item 4)', () => {
+  it('a case rate is per case; a flat rate per unit', () => {
+    const lines = claim([{ chargeCents: 500000, quantity: 3 }]);
+    expect(run({ claim: lines, contract: contract('CASE_RATE', { '45378': 100000 }) }).totals.allowedCents).toBe(100000);
+    expect(run({ claim: lines, contract: contract('FLAT_RATE', { '45378': 100000 }) }).totals.allowedCents).toBe(300000);
   });
 });

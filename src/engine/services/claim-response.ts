@@ -1,6 +1,6 @@
 // The adjudication summary and the FHIR R4 ClaimResponse of an adjudicated claim (SPEC.md
 // "Claim response"; DESIGN.md section 4 on FHIR ids and category codes).
-import type { Adjudication } from '../../domain/adjudication.js';
+import { DENIAL, type Adjudication, type LineAdjudication } from '../../domain/adjudication.js';
 import { CLAIM_TYPE_SYSTEM, type ParsedClaim } from '../../domain/fhir-claim.js';
 import { centsToAmount } from '../../domain/money.js';
 import { fhirId } from '../ids.js';
@@ -29,8 +29,11 @@ export function adjudicationBody(a: Adjudication): Record<string, unknown> {
 
 const money = (cents: number) => ({ value: centsToAmount(cents), currency: 'USD' });
 const category = (code: string, system = ADJUDICATION_SYSTEM) => ({ coding: [{ system, code }] });
-/** A line's reason code (CARC-27) as an X12 CARC coding (27). */
-const reason = (code: string) => ({ coding: [{ system: CARC_SYSTEM, code: code.replace(/^CARC-/, '') }] });
+/** A line's reason code (CARC-27) as an X12 CARC coding (27), with the line's reason as its display. */
+const reason = (line: LineAdjudication) => {
+  const display = line.reason ?? Object.values(DENIAL).find((d) => d.code === line.reasonCode)?.reason;
+  return { coding: [{ system: CARC_SYSTEM, code: line.reasonCode!.replace(/^CARC-/, ''), ...(display ? { display } : {}) }] };
+};
 
 export function claimResponseResource(row: EncounterRow, claim: ParsedClaim, a: Adjudication, contract: ContractRow | undefined): Record<string, unknown> {
   const partial = a.disposition === 'PARTIAL_APPROVAL';
@@ -54,7 +57,7 @@ export function claimResponseResource(row: EncounterRow, claim: ParsedClaim, a: 
       // coinsurance + benefit can be checked on each item.
       adjudication: [
         { category: category('submitted'), amount: money(line.chargeCents) },
-        { category: category('allowable'), amount: money(line.allowedCents), ...(line.reasonCode ? { reason: reason(line.reasonCode) } : {}) },
+        { category: category('allowable'), amount: money(line.allowedCents), ...(line.reasonCode ? { reason: reason(line) } : {}) },
         { category: category('copay'), amount: money(line.copayCents) },
         { category: category('deductible'), amount: money(line.deductibleCents) },
         { category: category('coinsurance', CARIN_ADJUDICATION_SYSTEM), amount: money(line.coinsuranceCents) },

@@ -7,22 +7,24 @@ import {
   BUNDLE_EPISODE_DAYS,
   claimServiceDate,
   DENIAL,
+  paidLines as linesPaid,
   lineProviderNpi,
   planYearOf,
   type Adjudication,
   type ContractTerms,
+  type LinePayee,
   type PlanBenefits,
   type PriorLine,
 } from '../../domain/adjudication.js';
 import { ValidationError, type FieldError } from '../../domain/errors.js';
-import { parseClaimText, type ParsedClaim } from '../../domain/fhir-claim.js';
+import { parseClaimText, type ParsedClaim, type ProviderRole } from '../../domain/fhir-claim.js';
 import { centsToAmount, formatCentsGrouped } from '../../domain/money.js';
 import { isoDate, isoSeconds } from '../clock.js';
 import type { EngineContext } from '../context.js';
 import { HttpError, respond, type EngineRequest, type EngineResponse } from '../http.js';
 import { withIdempotency } from '../idempotency.js';
 import { fhirId, newId } from '../ids.js';
-import { activeContractsFor, contractById, contractTerms, type ContractRateRow, type ContractRow } from '../store/contracts.js';
+import { activeContractsFor, contractById, contractTerms, type ContractRow } from '../store/contracts.js';
 import { inWriteTransaction, type Db } from '../store/db.js';
 import { adjudicationBody, claimResponseResource } from './claim-response.js';
 import { advanceDue } from './progress.js';
@@ -60,56 +62,146 @@ export function submitClaim(ctx: EngineContext, req: EngineRequest): EngineRespo
   });
 }
 
+interface ProviderFacts {
+  role: ProviderRole;
+  groupId: string;
+  /** Holds a direct contract (any): stands for valid banking details with the processor. */
+  payable: boolean;
+}
+
 /**
- * The engine's providers stand for the parties the processor can pay (SPEC.md: the provider has
- * valid banking details). A care-team NPI the engine does not know cannot be paid, and money is
- * never routed to an unknown party: the claim is refused naming the entry.
+ * The providers registry with whether each holds a contract, per connection. Providers and
+ * contracts are only ever added by a migration's seed, so the schema version says when to read
+ * them again (as store/reference.ts does): a claim then costs one pragma read instead of a query.
  */
-function linePayees(db: Db, claim: ParsedClaim): string[] {
-  const payable = new Map<string, boolean>();
+const registries = new WeakMap<Db, { version: number; providers: ReadonlyMap<string, ProviderFacts> }>();
+
+function providerRegistry(db: Db): ReadonlyMap<string, ProviderFacts> {
+  const version = db.prepare('PRAGMA user_version').pluck().get() as number;
+  const cached = registries.get(db);
+  if (cached?.version === version) return cached.providers;
+  const rows = db.prepare('SELECT npi, role, group_id, EXISTS (SELECT 1 FROM contracts c WHERE c.npi = p.npi) AS payable FROM providers p').all() as {
+    npi: string;
+    role: ProviderRole;
+    group_id: string;
+    payable: number;
+  }[];
+  const providers = new Map(rows.map((r) => [r.npi, { role: r.role, groupId: r.group_id, payable: r.payable === 1 }]));
+  registries.set(db, { version, providers });
+  return providers;
+}
+
+type ActiveContract = ReturnType<typeof activeContractsFor>[number];
+
+interface ClaimPayees {
+  payees: LinePayee[];
+  /** The contracts of each line's payee in force on its date in the claim's network group, best first. */
+  candidates: (readonly ActiveContract[])[];
+}
+
+/**
+ * Who is paid for each line (README "Money rules, line by line": payees). The engine's providers
+ * holding a direct contract stand for the parties the processor can pay (SPEC.md: valid banking
+ * details); a care-team NPI the engine does not know cannot be paid, and money is never routed to
+ * an unknown party: the claim is refused naming the entry. A known provider without any contract is
+ * paid through the billing provider; any other line is paid to its own provider, in its role (the
+ * line's fee kind), under its own contract in force on the line's date in the claim's network group
+ * (the billing provider's group): a payee other than the billing provider without one is not
+ * eligible (CARC-B7).
+ */
+function linePayees(db: Db, claim: ParsedClaim): ClaimPayees {
+  const facts = providerRegistry(db);
   const errors: FieldError[] = [];
   claim.careTeam.forEach((member, i) => {
     // The billing provider is paid through its own contract (without one the claim is a 404).
-    if (member.npi === claim.providerNpi || payable.has(member.npi)) return;
-    const p = db
-      .prepare('SELECT EXISTS (SELECT 1 FROM providers WHERE npi = @npi) AS known, EXISTS (SELECT 1 FROM contracts WHERE npi = @npi) AS payable')
-      .get({ npi: member.npi }) as { known: number; payable: number };
-    if (!p.known) errors.push({ field: `careTeam[${i}].provider`, message: `NPI ${member.npi} is not a provider known to the plan; it cannot be paid` });
-    payable.set(member.npi, p.payable === 1);
+    if (member.npi !== claim.providerNpi && !facts.has(member.npi))
+      errors.push({ field: `careTeam[${i}].provider`, message: `NPI ${member.npi} is not a provider known to the plan; it cannot be paid` });
   });
   if (errors.length > 0) throw new HttpError(400, { errors });
-  // As encounters.ts payeeNpi decides it: the line's own provider when it can be paid, else the billing provider.
-  return claim.lines.map((line) => {
+  const billing = claim.providerNpi;
+  // A billing provider the registry does not know has no group to hold its payees to.
+  const groupId = facts.get(billing)?.groupId;
+  const claimKind: ProviderRole = claim.type === 'institutional' ? 'FACILITY' : 'SURGEON';
+  const npis = claim.lines.map((line) => {
     const own = lineProviderNpi(claim, line);
-    return own === claim.providerNpi || payable.get(own) ? own : claim.providerNpi;
+    return own === billing || facts.get(own)!.payable ? own : billing;
   });
+  // The codes each payee bills on the claim: its contract covering most of them is chosen first.
+  const codesOf = new Map<string, string[]>();
+  claim.lines.forEach((line, i) => {
+    const codes = codesOf.get(npis[i]!) ?? [];
+    if (!codes.includes(line.cptCode)) codes.push(line.cptCode);
+    codesOf.set(npis[i]!, codes);
+  });
+  const inForce = new Map<string, readonly ActiveContract[]>();
+  const candidates = claim.lines.map((line, i) => {
+    const npi = npis[i]!;
+    const key = `${npi}|${line.serviceDate}`;
+    let list = inForce.get(key);
+    if (!list) {
+      list = activeContractsFor(db, npi, line.serviceDate, codesOf.get(npi)!, groupId).sort(
+        (a, b) =>
+          b.covered.length - a.covered.length ||
+          (a.contract.effective_date < b.contract.effective_date ? 1 : a.contract.effective_date > b.contract.effective_date ? -1 : 0) ||
+          (a.contract.id < b.contract.id ? -1 : a.contract.id > b.contract.id ? 1 : 0),
+      );
+      inForce.set(key, list);
+    }
+    return list;
+  });
+  const payees = npis.map((npi, i): LinePayee => ({ npi, feeKind: facts.get(npi)?.role ?? claimKind, eligible: npi === billing || candidates[i]!.length > 0 }));
+  return { payees, candidates };
 }
 
-/** The contract pricing each line: active on the line's own date and covering its code (the one covering most of the claim's codes first). */
-function contractsPerLine(db: Db, claim: ParsedClaim): { rows: (ContractRow | null)[]; terms: (ContractTerms | null)[] } {
-  const codes = [...new Set(claim.lines.map((l) => l.cptCode))];
-  const byDate = new Map<string, { contract: ContractRow; covered: string[]; rates: ContractRateRow[] }[]>();
-  for (const date of new Set(claim.lines.map((l) => l.serviceDate))) {
-    byDate.set(
-      date,
-      activeContractsFor(db, claim.providerNpi, date, codes).sort((a, b) => b.covered.length - a.covered.length),
-    );
-  }
+/**
+ * The contract pricing each line: its payee's own, in force on the line's date in the claim's
+ * network group, whose rates that date cover its code (the one covering most of the payee's codes
+ * on the claim first, then the newest, then by id). Terms are read per contract and date, as the
+ * rates in force may differ from one date to another.
+ */
+function contractsPerLine(db: Db, claim: ParsedClaim, p: ClaimPayees): { rows: (ContractRow | null)[]; terms: (ContractTerms | null)[] } {
   const terms = new Map<string, ContractTerms>();
-  const picked = claim.lines.map((line) => byDate.get(line.serviceDate)!.find((c) => c.covered.includes(line.cptCode)) ?? null);
-  const termsOf = (c: { contract: ContractRow; rates: ContractRateRow[] }) =>
-    terms.get(c.contract.id) ?? terms.set(c.contract.id, contractTerms(db, c.contract, c.rates)).get(c.contract.id)!;
-  return { rows: picked.map((c) => c?.contract ?? null), terms: picked.map((c) => (c === null ? null : termsOf(c))) };
+  const picked = claim.lines.map((line, i) => (p.payees[i]!.eligible ? (p.candidates[i]!.find((c) => c.covered.includes(line.cptCode)) ?? null) : null));
+  const termsOf = (c: ActiveContract, date: string) => {
+    const key = `${c.contract.id}|${date}`;
+    let t = terms.get(key);
+    if (!t) {
+      t = { ...contractTerms(db, c.contract, c.rates), anesthesiaIncluded: c.contract.anesthesia_included === 1 };
+      terms.set(key, t);
+    }
+    return t;
+  };
+  return {
+    rows: picked.map((c) => c?.contract ?? null),
+    terms: picked.map((c, i) => (c === null ? null : termsOf(c, claim.lines[i]!.serviceDate))),
+  };
 }
 
-type PaidLineRow = { encounter_id: string; provider_npi: string; cpt_code: string; service_date: string; contract_id: string; episode_start: string | null };
+type PaidLineRow = {
+  encounter_id: string;
+  provider_npi: string;
+  fee_kind: ProviderRole;
+  cpt_code: string;
+  service_date: string;
+  contract_id: string;
+  episode_start: string | null;
+  allowed_cents: number;
+  includes_anesthesia: number;
+  anesthesia_deducted_cents: number;
+};
+const PAID_LINE_COLUMNS =
+  'encounter_id, provider_npi, fee_kind, cpt_code, service_date, contract_id, episode_start, allowed_cents, includes_anesthesia, anesthesia_deducted_cents';
 const toPrior = (r: PaidLineRow): PriorLine => ({
   encounterId: r.encounter_id,
   providerNpi: r.provider_npi,
+  feeKind: r.fee_kind,
   cptCode: r.cpt_code,
   serviceDate: r.service_date,
   contractId: r.contract_id,
   episodeStart: r.episode_start,
+  allowedCents: r.allowed_cents,
+  includesAnesthesia: r.includes_anesthesia === 1,
+  anesthesiaDeductedCents: r.anesthesia_deducted_cents,
 });
 
 function shiftDate(date: string, days: number): string {
@@ -147,8 +239,9 @@ function recordClaim(ctx: EngineContext, claim: ParsedClaim): EngineResponse {
   }
   const payees = linePayees(db, claim);
   const serviceDate = claimServiceDate(claim);
-  const lineContracts = contractsPerLine(db, claim);
-  const chosen = lineContracts.rows.find((row) => row !== null);
+  const lineContracts = contractsPerLine(db, claim, payees);
+  // The encounter's contract: the billing provider's that prices a line, else the first line's.
+  const chosen = lineContracts.rows.find((row) => row !== null && row.npi === claim.providerNpi) ?? lineContracts.rows.find((row) => row !== null);
   if (!chosen) {
     const codes = [...new Set(claim.lines.map((l) => l.cptCode))];
     const dates = [...new Set(claim.lines.map((l) => l.serviceDate))].sort();
@@ -162,25 +255,26 @@ function recordClaim(ctx: EngineContext, claim: ParsedClaim): EngineResponse {
   const dates = [...new Set(claim.lines.map((l) => l.serviceDate))].sort();
   const lastDate = dates.at(-1)!;
   // mutation: no survivors (the duplicate rule: the paid lines read)
-  // The member's paid lines of the claim's codes from its first date to its last (the adjudication
-  // matches each line's own date and payee).
+  // The member's paid lines from the claim's first date to its last: of the claim's codes (the
+  // adjudication matches each line's own date and fee kind), and the anesthesia fees and the lines
+  // including anesthesia (the anesthesia-included rule).
   const paidLines = (
     db
       .prepare(
-        `SELECT encounter_id, provider_npi, cpt_code, service_date, contract_id, episode_start FROM paid_lines
-         WHERE member_id = ? AND service_date BETWEEN ? AND ? AND cpt_code IN (SELECT value FROM json_each(?))`,
+        `SELECT ${PAID_LINE_COLUMNS} FROM paid_lines
+         WHERE member_id = ? AND service_date BETWEEN ? AND ?
+           AND (cpt_code IN (SELECT value FROM json_each(?)) OR fee_kind = 'ANESTHESIA' OR includes_anesthesia = 1)`,
       )
       .all(member.member_id, serviceDate, lastDate, JSON.stringify([...new Set(claim.lines.map((l) => l.cptCode))])) as PaidLineRow[]
   ).map(toPrior);
   // mutation: end
   const bundleLines: PriorLine[] = [];
-  for (const terms of new Set(lineContracts.terms)) {
-    if (terms?.rateType !== 'BUNDLE') continue;
+  const bundleContracts = new Map<string, ContractTerms>();
+  for (const terms of lineContracts.terms) if (terms?.rateType === 'BUNDLE') bundleContracts.set(terms.id, terms);
+  for (const terms of bundleContracts.values()) {
     const span = BUNDLE_EPISODE_DAYS[terms.bundleType ?? 'PACKAGE'];
     const rows = db
-      .prepare(
-        'SELECT encounter_id, provider_npi, cpt_code, service_date, contract_id, episode_start FROM paid_lines WHERE member_id = ? AND contract_id = ? AND episode_start BETWEEN ? AND ?',
-      )
+      .prepare(`SELECT ${PAID_LINE_COLUMNS} FROM paid_lines WHERE member_id = ? AND contract_id = ? AND episode_start BETWEEN ? AND ?`)
       .all(member.member_id, terms.id, shiftDate(serviceDate, -(span - 1)), shiftDate(lastDate, span - 1)) as PaidLineRow[];
     bundleLines.push(...rows.map(toPrior));
   }
@@ -197,7 +291,7 @@ function recordClaim(ctx: EngineContext, claim: ParsedClaim): EngineResponse {
     coverageStart: member.coverage_start,
     coverageEnd: member.coverage_end,
   };
-  const adjudication = adjudicate({ claim, lineContracts: lineContracts.terms, linePayees: payees, benefits, paidLines, bundleLines });
+  const adjudication = adjudicate({ claim, lineContracts: lineContracts.terms, linePayees: payees.payees, benefits, paidLines, bundleLines });
 
   const now = ctx.clock.now();
   const submittedAt = isoSeconds(now);
@@ -263,14 +357,33 @@ function recordClaim(ctx: EngineContext, claim: ParsedClaim): EngineResponse {
   for (const npi of new Set([claim.providerNpi, ...claim.careTeam.map((m) => m.npi)])) providerRow.run(encounterId, npi);
   // mutation: no survivors (the duplicate rule: the paid lines written)
   // A line counts as paid, and the member's deductible toward later claims of its plan year, from
-  // the moment the claim is accepted (the adjudication is decided now and revealed later).
+  // the moment the claim is accepted (the adjudication is decided now and revealed later). A line
+  // allowed 0.00 was not paid: it makes no later line a duplicate.
   const paidLine = db.prepare(
-    'INSERT INTO paid_lines (encounter_id, sequence, member_id, provider_npi, cpt_code, service_date, contract_id, episode_start) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    `INSERT INTO paid_lines (encounter_id, sequence, member_id, provider_npi, fee_kind, cpt_code, service_date, contract_id, episode_start,
+       allowed_cents, includes_anesthesia, anesthesia_deducted_cents) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const deductibleByYear = new Map<string, number>();
-  for (const line of adjudication.lines) {
+  const paid = linesPaid(adjudication.lines);
+  for (const [i, line] of adjudication.lines.entries()) {
     if (line.status !== 'ALLOWED') continue;
-    paidLine.run(encounterId, line.sequence, member.member_id, line.providerNpi, line.cptCode, line.serviceDate, line.contractId, line.episodeStart);
+    const deducted = line.anesthesiaDeductedCents ?? 0;
+    if (paid[i]) {
+      paidLine.run(
+        encounterId,
+        line.sequence,
+        member.member_id,
+        line.providerNpi,
+        payees.payees[i]!.feeKind,
+        line.cptCode,
+        line.serviceDate,
+        line.contractId,
+        line.episodeStart,
+        line.allowedCents,
+        line.includesAnesthesia ? 1 : 0,
+        deducted,
+      );
+    }
     const year = planYearOf(line.serviceDate, member.plan_year_start);
     deductibleByYear.set(year, (deductibleByYear.get(year) ?? 0) + line.deductibleCents);
   }

@@ -581,7 +581,35 @@ export const MIGRATIONS: readonly string[] = [
     INSERT INTO ledger_months SELECT NEW.npi, status, substr(service_date, 1, 7), 1 FROM encounters WHERE id = NEW.encounter_id ON CONFLICT DO UPDATE SET n = n + 1;
   END;
   `,
-  // (issue 22) A FAILED transfer moved no money: its payouts charged no fee. From here on the audit
+  // 15: one service paid once per fee kind (issue 22). A paid line records its fee kind (its payee's
+  // role in the providers registry), its allowed amount, and for the anesthesia-included rule
+  // whether it included its member's anesthesia that day and how much anesthesia paid before was
+  // deducted from it. Lines stored before are filled in from the registry and their stored
+  // adjudications; a line allowed 0.00 was never paid, so it goes (it made later lines duplicates),
+  // but for a bundle part whose episode was paid.
+  `
+  ALTER TABLE paid_lines ADD COLUMN fee_kind TEXT NOT NULL DEFAULT '';
+  ALTER TABLE paid_lines ADD COLUMN allowed_cents INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE paid_lines ADD COLUMN includes_anesthesia INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE paid_lines ADD COLUMN anesthesia_deducted_cents INTEGER NOT NULL DEFAULT 0;
+  UPDATE paid_lines SET
+    fee_kind = COALESCE(
+      (SELECT role FROM providers WHERE npi = paid_lines.provider_npi),
+      (SELECT CASE claim_type WHEN 'institutional' THEN 'FACILITY' ELSE 'SURGEON' END FROM encounters WHERE id = paid_lines.encounter_id),
+      'SURGEON'),
+    allowed_cents = COALESCE(
+      (SELECT json_extract(l.value, '$.allowedCents') FROM encounters e, json_each(e.outcome_json, '$.lines') l
+       WHERE e.id = paid_lines.encounter_id AND json_extract(l.value, '$.sequence') = paid_lines.sequence),
+      0);
+  UPDATE paid_lines SET includes_anesthesia = 1
+    WHERE allowed_cents > 0 AND fee_kind <> 'ANESTHESIA' AND contract_id IN (SELECT id FROM contracts WHERE anesthesia_included = 1);
+  -- A bundle line stays when the parts of its episode on its claim were allowed more than 0.00 in
+  -- all (the rate is spread by charge: a small part's share may be paid with another part).
+  DELETE FROM paid_lines WHERE allowed_cents = 0 AND (episode_start IS NULL OR NOT EXISTS (
+    SELECT 1 FROM paid_lines q WHERE q.encounter_id = paid_lines.encounter_id AND q.contract_id = paid_lines.contract_id
+      AND q.episode_start = paid_lines.episode_start AND q.allowed_cents > 0));
+  `,
+  // 16: (issue 22) a FAILED transfer moved no money: its payouts charged no fee. From here on the audit
   // chain also records each payout, each reconciliation's outcome and each AEOB change, so that
   // `tpa local audit verify --deep` can check the money tables against it; this notes where that
   // began (the last record, encounter and settlement before it): rows made before are checked as far
