@@ -22,6 +22,7 @@ const LANDED = [
   'd545963b6e1c652c',
   '1482acc530547201',
   'ffea3df774e3b64d',
+  '2cf4e024ba9a1abf',
 ];
 
 describe('migrations', () => {

@@ -95,10 +95,12 @@ function contractsPerLine(db: Db, claim: ParsedClaim): { rows: (ContractRow | nu
       activeContractsFor(db, claim.providerNpi, date, codes).sort((a, b) => b.covered.length - a.covered.length),
     );
   }
-  const terms = new Map<string, ContractTerms>();
+  // Keyed by the rates in force (one array per contract and span of dates): a claim straddling a
+  // rate change prices each side at its own rates.
+  const terms = new Map<ContractRateRow[], ContractTerms>();
   const picked = claim.lines.map((line) => byDate.get(line.serviceDate)!.find((c) => c.covered.includes(line.cptCode)) ?? null);
   const termsOf = (c: { contract: ContractRow; rates: ContractRateRow[] }) =>
-    terms.get(c.contract.id) ?? terms.set(c.contract.id, contractTerms(db, c.contract, c.rates)).get(c.contract.id)!;
+    terms.get(c.rates) ?? terms.set(c.rates, contractTerms(db, c.contract, c.rates)).get(c.rates)!;
   return { rows: picked.map((c) => c?.contract ?? null), terms: picked.map((c) => (c === null ? null : termsOf(c))) };
 }
 
