@@ -40,17 +40,17 @@ _tpa() {
       case "$prev" in
         --admit-type) COMPREPLY=($(compgen -W 'INPATIENT OUTPATIENT EMERGENCY' -- "$cur")); return ;;
       esac
-      valued='--npi --group --cpt --admit-type'
+      valued='--npi --group --cpt --admit-type --date'
       words=''
-      flags='--npi --group --cpt --admit-type -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      flags='--npi --group --cpt --admit-type --date -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
       ;;
     'lookup rates')
       case "$prev" in
         --admit-type) COMPREPLY=($(compgen -W 'INPATIENT OUTPATIENT EMERGENCY' -- "$cur")); return ;;
       esac
-      valued='--npi --group --cpt --admit-type'
+      valued='--npi --group --cpt --admit-type --date'
       words=''
-      flags='--npi --group --cpt --admit-type -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      flags='--npi --group --cpt --admit-type --date -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
       ;;
     'claim')
       case "$prev" in
@@ -257,9 +257,9 @@ _tpa() {
       case "$prev" in
         __never__) ;;
       esac
-      valued=''
+      valued='--effective-date'
       words=''
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      flags='--effective-date --retroactive -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
       ;;
     'ratesheet import')
       case "$prev" in

@@ -85,7 +85,14 @@ export class TpaClient {
     return this.call('POST', `${TPA_PREFIX}/contract-lookup/blind/`, { body: JSON.stringify(input) });
   }
 
-  fullLookup(input: { contract_id: string; npi: string; group_id: string; cpt_code: string; admit_type?: string }): Promise<ApiResult<FullLookupResult>> {
+  fullLookup(input: {
+    contract_id: string;
+    npi: string;
+    group_id: string;
+    cpt_code: string;
+    admit_type?: string;
+    service_date?: string;
+  }): Promise<ApiResult<FullLookupResult>> {
     return this.call('POST', `${TPA_PREFIX}/contract-lookup/full/`, { body: JSON.stringify(input) });
   }
 
@@ -169,8 +176,11 @@ export class TpaClient {
     return this.call('GET', this.builder(instanceId, 'rate-schedule/preview/'));
   }
 
-  finalize(instanceId: string): Promise<ApiResult<{ status: string; contract_id: string; rate_records_created: number; message: string }>> {
-    return this.call('POST', this.builder(instanceId, 'finalize'), { body: '{}' });
+  finalize(
+    instanceId: string,
+    options: { effective_date?: string; allow_retroactive?: boolean } = {},
+  ): Promise<ApiResult<{ status: string; contract_id: string; rate_records_created: number; effective_date?: string; message: string }>> {
+    return this.call('POST', this.builder(instanceId, 'finalize'), { body: JSON.stringify(options) });
   }
 
   health(): Promise<ApiResult<Health>> {

@@ -17,6 +17,10 @@ export interface FullLookupResult {
   medicare_multiplier: number | null;
   bundle_type: string | null;
   anesthesia_included: boolean;
+  /** The date whose rate this is (the engine's; a service may leave it out). */
+  service_date?: string;
+  rate_effective_from?: string;
+  rate_effective_to?: string | null;
 }
 
 export interface ClaimAcknowledgment {

@@ -1,6 +1,8 @@
 // The engine clock (DESIGN.md section 4): real time by default; `tpa local clock` stores a frozen
 // time or an offset in the database, shared by every command on that data dir; TPA_CLOCK freezes
-// it for one process and overrides the stored one. Every time-dependent state reads it.
+// it for one process and overrides the stored one. Every time-dependent state reads it. The
+// engine's "now" is never earlier than the latest time it has recorded (README "The engine clock":
+// clock moves), so no event is ever recorded before an earlier one.
 import { UsageError } from '../errors.js';
 import type { Db } from './store/db.js';
 
@@ -40,8 +42,8 @@ export function writeStoredClock(db: Db, clock: StoredClock | null): void {
   else db.prepare(`INSERT INTO settings (key, value) VALUES ('clock', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`).run(JSON.stringify(clock));
 }
 
-/** The engine's time now, and where it comes from. */
-export function engineNow(db: Db, override: Date | undefined, realNow: number = Date.now()): { now: Date; source: ClockSource } {
+/** The clock's own time (TPA_CLOCK, the stored clock or real time), before any hold. */
+export function clockTime(db: Db, override: Date | undefined, realNow: number = Date.now()): { now: Date; source: ClockSource } {
   if (override) return { now: new Date(override.getTime()), source: 'TPA_CLOCK' };
   const stored = readStoredClock(db);
   if (stored?.mode === 'frozen') return { now: new Date(stored.at), source: 'frozen' };
@@ -49,8 +51,43 @@ export function engineNow(db: Db, override: Date | undefined, realNow: number = 
   return { now: new Date(realNow), source: 'real' };
 }
 
+/**
+ * The latest time the engine has recorded (an encounter's history entry, an audit record), in ms;
+ * 0 when nothing is. Kept in settings by triggers that write only when it grows (migrations.ts
+ * MONEY_IN_TIME), so that reading it is one lookup by key, not a scan.
+ */
+export function recordedUntil(db: Db): number {
+  const value = db.prepare(`SELECT value FROM settings WHERE key = 'recorded_until'`).pluck().get() as string | undefined;
+  return value ? Date.parse(value) : 0;
+}
+
+/**
+ * The engine's time now, and where it comes from: the clock's, held at the latest time recorded
+ * when the clock is earlier (a real clock stepping back, a TPA_CLOCK earlier than what is recorded).
+ */
+export function engineNow(db: Db, override: Date | undefined, realNow: number = Date.now()): { now: Date; source: ClockSource; held: boolean } {
+  const { now, source } = clockTime(db, override, realNow);
+  const recorded = recordedUntil(db);
+  return recorded > now.getTime() ? { now: new Date(recorded), source, held: true } : { now, source, held: false };
+}
+
 export function fixedClock(at: Date): Clock {
   return { now: () => new Date(at.getTime()) };
+}
+
+/**
+ * The clock of one request: its time, read once, held at the latest time recorded. That is read
+ * again at each reading (one lookup by key), so inside a write transaction, which no other process
+ * can write beside, it is what the database holds: another process that recorded a later time just
+ * before cannot be overtaken by this one's earlier clock.
+ */
+export function heldClock(db: Db, at: Date): Clock {
+  const base = at.getTime();
+  return {
+    now: () => {
+      return new Date(Math.max(base, recordedUntil(db)));
+    },
+  };
 }
 
 /** ISO 8601 UTC timestamp to the second, the form of every timestamp the engine writes. */

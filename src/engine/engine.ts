@@ -4,7 +4,18 @@
 import { join } from 'node:path';
 import { parseDuration } from '../domain/duration.js';
 import { UsageError } from '../errors.js';
-import { engineNow, envClock, fixedClock, isoSeconds, parseTimestamp, readStoredClock, writeStoredClock, type ClockSource } from './clock.js';
+import {
+  clockTime,
+  engineNow,
+  envClock,
+  heldClock,
+  isoSeconds,
+  parseTimestamp,
+  readStoredClock,
+  recordedUntil,
+  writeStoredClock,
+  type ClockSource,
+} from './clock.js';
 import type { EngineContext } from './context.js';
 import { bodyText, HttpError, JsonText, respond, type EngineRequest, type EngineResponse } from './http.js';
 import { newId } from './ids.js';
@@ -45,9 +56,16 @@ export function databaseFile(dataDir: string): string {
 }
 
 export interface ClockStatus {
+  /** The engine's time: the clock's, or the latest time recorded when the clock is earlier. */
   now: string;
   source: ClockSource;
   stored: ReturnType<typeof readStoredClock>;
+  /** The clock's own time (differs from `now` only when held). */
+  clock: string;
+  /** Whether `now` is held at the latest time recorded, the clock being earlier. */
+  held: boolean;
+  /** The latest time the engine has recorded, or null when nothing is. */
+  recorded_until: string | null;
 }
 
 export class Engine {
@@ -85,9 +103,12 @@ export class Engine {
     );
   }
 
-  /** A context for one request or operation: the clock is read once, so every step sees one time. */
+  /**
+   * A context for one request or operation: the clock is read once, so every step sees one time,
+   * never earlier than the latest time recorded (clock.ts heldClock).
+   */
   context(): EngineContext {
-    return { db: this.db, clock: fixedClock(engineNow(this.db, this.override).now), adjudicationDelayMs: this.adjudicationDelayMs };
+    return { db: this.db, clock: heldClock(this.db, clockTime(this.db, this.override).now), adjudicationDelayMs: this.adjudicationDelayMs };
   }
 
   /**
@@ -249,23 +270,57 @@ export class Engine {
   }
 
   clock(): ClockStatus {
-    const { now, source } = engineNow(this.db, this.override);
-    return { now: isoSeconds(now), source, stored: readStoredClock(this.db) };
+    const realNow = Date.now();
+    const { now, source, held } = engineNow(this.db, this.override, realNow);
+    const recorded = recordedUntil(this.db);
+    return {
+      now: isoSeconds(now),
+      source,
+      stored: readStoredClock(this.db),
+      clock: isoSeconds(clockTime(this.db, this.override, realNow).now),
+      held,
+      recorded_until: recorded === 0 ? null : isoSeconds(new Date(recorded)),
+    };
   }
 
-  /** Freezes the stored clock at a time (`tpa local clock set`). */
-  setClock(text: string): ClockStatus {
-    writeStoredClock(this.db, { mode: 'frozen', at: parseTimestamp(text, 'the time').toISOString() });
+  /**
+   * A clock moved to before the latest time recorded is refused (README "The engine clock"): events
+   * would then be recorded before earlier ones. The check and the move are one write transaction.
+   */
+  private moveClock(target: (realNow: number) => { at: number; stored: Parameters<typeof writeStoredClock>[1] }): ClockStatus {
+    this.db
+      .transaction(() => {
+        const { at, stored } = target(Date.now());
+        const recorded = recordedUntil(this.db);
+        if (at < recorded) {
+          throw new UsageError(
+            `the engine has recorded events up to ${isoSeconds(new Date(recorded))}; the clock cannot go back before it (tpa local clock reset to use real time)`,
+          );
+        }
+        writeStoredClock(this.db, stored);
+      })
+      .immediate();
     return this.clock();
+  }
+
+  /** Freezes the stored clock at a time (`tpa local clock set`), never before what is recorded. */
+  setClock(text: string): ClockStatus {
+    const at = parseTimestamp(text, 'the time');
+    return this.moveClock(() => ({ at: at.getTime(), stored: { mode: 'frozen', at: at.toISOString() } }));
   }
 
   /** Moves the stored clock forward (`tpa local clock advance`); refused while TPA_CLOCK rules. */
   advanceClock(ms: number): ClockStatus {
     if (this.override) throw new UsageError('TPA_CLOCK is set, so the stored clock is not in use: unset TPA_CLOCK to advance it');
-    const stored = readStoredClock(this.db);
-    if (stored?.mode === 'frozen') writeStoredClock(this.db, { mode: 'frozen', at: new Date(Date.parse(stored.at) + ms).toISOString() });
-    else writeStoredClock(this.db, { mode: 'offset', offset_ms: (stored?.offset_ms ?? 0) + ms });
-    return this.clock();
+    return this.moveClock((realNow) => {
+      const stored = readStoredClock(this.db);
+      if (stored?.mode === 'frozen') {
+        const at = Date.parse(stored.at) + ms;
+        return { at, stored: { mode: 'frozen', at: new Date(at).toISOString() } };
+      }
+      const offset = (stored?.offset_ms ?? 0) + ms;
+      return { at: realNow + offset, stored: { mode: 'offset', offset_ms: offset } };
+    });
   }
 
   /** Back to real time (`tpa local clock real`). */

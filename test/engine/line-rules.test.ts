@@ -276,7 +276,8 @@ describe('a database from before line-level rules keeps its meaning (migration 7
       DROP TABLE paid_lines; DROP TABLE member_deductibles; ALTER TABLE plans DROP COLUMN plan_year_start;
       CREATE INDEX encounters_by_fingerprint ON encounters (fingerprint);
       ALTER TABLE encounters DROP COLUMN aeob_missing; DROP TABLE audit_log;
-      DELETE FROM settings WHERE key = 'contracts_generation';
+      DELETE FROM settings WHERE key IN ('contracts_generation', 'recorded_until'); DROP TRIGGER recorded_until_revealed;
+      ALTER TABLE contract_rate_records DROP COLUMN effective_date;
       DROP TRIGGER contracts_generation_insert; DROP TRIGGER contracts_generation_update; DROP TRIGGER contracts_generation_delete;
       DROP TRIGGER contract_rates_generation_insert; DROP TRIGGER contract_rates_generation_update; DROP TRIGGER contract_rates_generation_delete;
       UPDATE members SET deductible_met_cents = 40000 WHERE member_id = 'MBR-1001'; PRAGMA user_version = 6;`);

@@ -61,6 +61,10 @@ describe('full lookup', () => {
       medicare_multiplier: null,
       bundle_type: 'SINGLE',
       anesthesia_included: false,
+      // The rate in force on the date asked for (today on the engine clock by default).
+      service_date: '2026-03-02',
+      rate_effective_from: '2025-01-01',
+      rate_effective_to: null,
     });
   });
 

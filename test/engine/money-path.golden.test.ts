@@ -36,10 +36,12 @@ function record(): Record<string, unknown> {
   };
   const T = '2026-03-02T10:00:00Z';
   const LATER = '2026-03-02T10:01:00Z';
-  // Each claim a second after the last, so that lists sorted by time have no ties.
+  // Each claim four seconds after the last, so that lists sorted by time have no ties and each is
+  // submitted after the last one's adjudication (3 s) is recorded: the engine never records a time
+  // before one it recorded (README "The engine clock").
   let second = 0;
   const submit = (name: string, claim: unknown) =>
-    say(name, at(`2026-03-02T10:00:${String(second++).padStart(2, '0')}Z`), 'POST', '/tpa-api/v1/claims/submit/', claim);
+    say(name, at(`2026-03-02T10:00:${String(4 * second++).padStart(2, '0')}Z`), 'POST', '/tpa-api/v1/claims/submit/', claim);
 
   const inst = submit('submit institutional', claimTemplate({ type: 'institutional', serviceDate: '2026-03-02' }));
   say('response before it is ready', at(T), 'GET', `/tpa-api/v1/claims/${inst.submission_id}/response/`);
@@ -77,13 +79,6 @@ function record(): Record<string, unknown> {
     authorization_code: 'AUTH-G-1',
   });
   say('settlement initiated', at(LATER), 'GET', S(inst.external_claim_id));
-  say('settlement completed', at('2026-03-04T10:00:00Z'), 'GET', S(inst.external_claim_id));
-  say('ledger detail funded', at('2026-03-04T10:00:00Z'), 'GET', `${L}${inst.external_claim_id}/`);
-  out['simulate variance'] = at('2026-03-04T10:00:00Z').simulate('aeob-variance', inst.external_claim_id);
-  say('settlement with a variance', at('2026-03-04T10:00:00Z'), 'GET', S(inst.external_claim_id));
-  out['simulate refund'] = at('2026-03-05T10:00:00Z').simulate('refund', inst.external_claim_id);
-  say('settlement refunded', at('2026-03-05T10:00:00Z'), 'GET', S(inst.external_claim_id));
-
   say('fund professional', at(LATER), 'POST', '/tpa-api/v1/funding/approve/', {
     encounter_id: prof.external_claim_id,
     amount: (say('p', at(LATER), 'GET', `/tpa-api/v1/claims/${prof.submission_id}/response/`) as any).adjudication.benefit_amount,
@@ -103,6 +98,14 @@ function record(): Record<string, unknown> {
   });
   say('settlement after a second transfer', at('2026-03-02T11:00:00Z'), 'GET', S(prof.external_claim_id));
   say('ledger detail after a failed transfer', at('2026-03-02T11:00:00Z'), 'GET', `${L}${prof.external_claim_id}/`);
+  // The institutional claim's transfer arrives on the 4th, after the professional one's failure on the 2nd.
+  say('settlement completed', at('2026-03-04T10:00:00Z'), 'GET', S(inst.external_claim_id));
+  say('ledger detail funded', at('2026-03-04T10:00:00Z'), 'GET', `${L}${inst.external_claim_id}/`);
+  out['simulate variance'] = at('2026-03-04T10:00:00Z').simulate('aeob-variance', inst.external_claim_id);
+  say('settlement with a variance', at('2026-03-04T10:00:00Z'), 'GET', S(inst.external_claim_id));
+  out['simulate refund'] = at('2026-03-05T10:00:00Z').simulate('refund', inst.external_claim_id);
+  say('settlement refunded', at('2026-03-05T10:00:00Z'), 'GET', S(inst.external_claim_id));
+
   say('ledger list at the end', at('2026-03-05T10:00:00Z'), 'GET', L);
   return normalize(out) as Record<string, unknown>;
 }

@@ -17,6 +17,7 @@ const MON = '2026-03-02T10:00:00Z';
 const MON_LATER = '2026-03-02T10:00:05Z';
 const TUE_NOON = '2026-03-03T12:00:00Z';
 const WED = '2026-03-04T09:00:00Z';
+const WED_LATER = '2026-03-04T09:00:05Z';
 const APPROVE = '/tpa-api/v1/funding/approve/';
 
 type Body = Record<string, any>;
@@ -220,8 +221,10 @@ describe('the simulated AEOB variance (item 12)', () => {
     expect(entryTypes(after).filter((t) => t === 'RECONCILIATION')).toHaveLength(1);
     expect(settlement(e, id)).toMatchObject({ aeob_match: { aeob_amount: 2460, match_status: 'VARIANCE' } });
 
-    const other = submit(MON, { cpt: ['45378'] }).encounterId;
-    expect(approve(e, other, 1480).status).toBe(200);
+    // A Monday service submitted on Wednesday, when the first one's refund is recorded: the engine
+    // never records a submission before that (README "The engine clock").
+    const other = submit(MON, { cpt: ['45378'] }, e).encounterId;
+    expect(approve(at(WED_LATER), other, 1480).status).toBe(200);
     e.simulate('settlement-failure', other);
     expect(() => e.simulate('aeob-variance', other)).toThrow(/FAILED/);
   });
@@ -257,8 +260,8 @@ describe('the simulated missing AEOB (issue 13)', () => {
       aeob_match: { match_status: 'MISSING_AEOB', aeob_amount: null },
     });
     expect(() => e.simulate('missing-aeob', id)).toThrow(/already missing/);
-    const other = submit(MON, { cpt: ['45378'] }).encounterId;
-    expect(approve(e, other, 1480).status).toBe(200);
+    const other = submit(MON, { cpt: ['45378'] }, e).encounterId;
+    expect(approve(at(WED_LATER), other, 1480).status).toBe(200);
     const later = at('2026-03-06T12:00:00Z');
     later.simulate('refund', other);
     expect(() => later.simulate('missing-aeob', other)).toThrow(/REFUNDED/);

@@ -24,6 +24,7 @@ const LANDED = [
   'ffea3df774e3b64d',
   '7082c9795999c242',
   'c4d6ab9a1206a440',
+  '2cf4e024ba9a1abf',
 ];
 
 describe('migrations', () => {

@@ -110,6 +110,13 @@ function clockOutput(status: ClockStatus) {
       t.keyValues([
         ['Engine time', status.now],
         ['Clock', how[status.source] ?? status.source],
+        ...(status.held
+          ? ([['Held', `the clock says ${status.clock}, earlier than the latest time recorded: the engine's time stays at ${status.now}`]] as [
+              string,
+              string,
+            ][])
+          : []),
+        ['Recorded until', status.recorded_until ?? 'nothing recorded yet'],
       ]),
   };
 }

@@ -24,14 +24,23 @@ export function registerLocal(local: Command, act: Act): void {
     act(run, 'clockShow'),
   );
   examples(
-    clock.command('advance').description('move the clock forward, e.g. to the next business day').argument('<duration>', '30s, 10m, 2h, 1d ...'),
+    clock
+      .command('advance')
+      .description('move the clock forward, e.g. to the next business day (never to before the latest time recorded)')
+      .argument('<duration>', '30s, 10m, 2h, 1d ...'),
     'tpa local clock advance 1d',
   ).action(act(run, 'clockAdvance'));
   examples(
-    clock.command('set').description('freeze the clock at a time').argument('<timestamp>', 'ISO 8601, e.g. 2026-03-02T10:00:00Z'),
+    clock
+      .command('set')
+      .description('freeze the clock at a time, never before the latest time the engine recorded')
+      .argument('<timestamp>', 'ISO 8601, e.g. 2026-03-02T10:00:00Z'),
     'tpa local clock set 2026-03-02T10:00:00Z',
   ).action(act(run, 'clockSet'));
-  examples(clock.command('real').description('back to real time'), 'tpa local clock real').action(act(run, 'clockReal'));
+  examples(
+    clock.command('real').alias('reset').description('back to real time (held at the latest time recorded while real time is earlier)'),
+    'tpa local clock real',
+  ).action(act(run, 'clockReal'));
 
   examples(
     local

@@ -1,6 +1,6 @@
 // Handlers of `tpa lookup` (declared in lookup.ts): parse and check options, call the client, shape the output.
 import type { FieldError } from '../../domain/errors.js';
-import { ADMIT_TYPES, cptProblem, groupIdProblem, npiProblem } from '../../domain/validation.js';
+import { ADMIT_TYPES, cptProblem, groupIdProblem, isoDateProblem, npiProblem } from '../../domain/validation.js';
 import { fieldsInvalid, NotFoundError, TpaError, ValidationFailed } from '../../errors.js';
 import type { FullLookupResult } from '../../client/types.js';
 import type { TableTools } from '../../render/output.js';
@@ -18,6 +18,7 @@ function checkProvider(opts: Options, codes: string[]): void {
   if (opts.admitType !== undefined && !(ADMIT_TYPES as readonly unknown[]).includes(opts.admitType)) {
     errors.push({ field: '--admit-type', message: `must be one of ${ADMIT_TYPES.join(', ')}` });
   }
+  if (opts.date !== undefined) add('--date', isoDateProblem(opts.date));
   if (errors.length > 0) {
     throw fieldsInvalid(errors);
   }
@@ -31,6 +32,9 @@ function fullTable(t: TableTools, r: FullLookupResult, cpt: string): string {
     ['Network tier', r.network_tier],
     ['Rate type', r.rate_type],
     ['Negotiated rate', r.negotiated_rate === null ? '—' : `$${t.amount(r.negotiated_rate)}${r.rate_type === 'BUNDLE' ? ' (whole bundle)' : ''}`],
+    ...(r.service_date
+      ? ([['Rate in force', `on ${r.service_date} (${r.rate_effective_from} → ${r.rate_effective_to ?? 'open-ended'})`]] as [string, string][])
+      : []),
     ['Multiplier', r.medicare_multiplier === null ? '—' : `${r.medicare_multiplier}× charges`],
     ['Bundle type', r.bundle_type ?? 'unbundled'],
     ['Anesthesia included', r.anesthesia_included ? 'yes' : 'no'],
@@ -64,6 +68,7 @@ export const full: Handler = async (ctx, [contractId], opts) => {
     group_id: opts.group as string,
     cpt_code: codes[0]!,
     ...(opts.admitType ? { admit_type: opts.admitType as string } : {}),
+    ...(opts.date ? { service_date: opts.date as string } : {}),
   };
   const { body } = await client.fullLookup(input);
   return { data: body, table: (t) => fullTable(t, body, codes[0]!) };
@@ -78,7 +83,13 @@ export const rates: Handler = async (ctx, _args, opts) => {
   for (const code of codes) {
     try {
       const blind = await client.blindLookup({ ...base, cpt_codes: [code] });
-      const input = { ...base, contract_id: blind.body.contract_id!, cpt_code: code, ...(opts.admitType ? { admit_type: opts.admitType as string } : {}) };
+      const input = {
+        ...base,
+        contract_id: blind.body.contract_id!,
+        cpt_code: code,
+        ...(opts.admitType ? { admit_type: opts.admitType as string } : {}),
+        ...(opts.date ? { service_date: opts.date as string } : {}),
+      };
       const full = await client.fullLookup(input);
       results.push({ cpt_code: code, match_found: true, ...full.body });
     } catch (err) {

@@ -28,8 +28,10 @@ export function registerLookup(lookup: Command, act: Act): void {
       .requiredOption('--npi <npi>', 'provider NPI, for verification')
       .requiredOption('--group <id>', 'TPA network or group id')
       .requiredOption('--cpt <code>', 'one CPT code')
-      .addOption(valuesOption('--admit-type <type>', `${ADMIT_TYPES} (default OUTPATIENT)`, ADMIT_TYPE_VALUES)),
+      .addOption(valuesOption('--admit-type <type>', `${ADMIT_TYPES} (default OUTPATIENT)`, ADMIT_TYPE_VALUES))
+      .option('--date <date>', 'the rate in force on this service date, YYYY-MM-DD (default today on the engine clock)'),
     'tpa lookup full ctr_8d21b5e09f4c7a13 --npi 1045782368 --group GRP-1001 --cpt 45378',
+    'tpa lookup full ctr_8d21b5e09f4c7a13 --npi 1045782368 --group GRP-1001 --cpt 45378 --date 2026-03-02',
   ).action(act(run, 'full'));
 
   examples(
@@ -39,7 +41,8 @@ export function registerLookup(lookup: Command, act: Act): void {
       .requiredOption('--npi <npi>', 'provider NPI (10 digits)')
       .requiredOption('--group <id>', 'TPA network or group id')
       .requiredOption('--cpt <code...>', 'CPT codes (repeat or separate with commas)')
-      .addOption(valuesOption('--admit-type <type>', ADMIT_TYPES, ADMIT_TYPE_VALUES)),
+      .addOption(valuesOption('--admit-type <type>', ADMIT_TYPES, ADMIT_TYPE_VALUES))
+      .option('--date <date>', 'the rates in force on this service date, YYYY-MM-DD (default today on the engine clock)'),
     'tpa lookup rates --npi 1234567893 --group GRP-1001 --cpt 45378 43235 99213',
   ).action(act(run, 'rates'));
 }

@@ -4,8 +4,8 @@ import type { RateSchedule, ScheduleItem, ScheduleItemInput, ScheduleSettings, S
 import { parseCsv } from '../../domain/csv.js';
 import type { FieldError } from '../../domain/errors.js';
 import { parseCents, parseRatio } from '../../domain/money.js';
-import { characterCount } from '../../domain/validation.js';
-import { NotFoundError, TpaError, UsageError, ValidationFailed } from '../../errors.js';
+import { characterCount, isoDateProblem } from '../../domain/validation.js';
+import { fieldsInvalid, NotFoundError, TpaError, UsageError, ValidationFailed } from '../../errors.js';
 import { toCsv, type TableTools } from '../../render/output.js';
 import type { TableSpec } from '../../render/stream.js';
 import type { Handler, Options } from '../action.js';
@@ -231,14 +231,23 @@ export const preview: Handler = async (ctx, [instanceId]) => {
   };
 };
 
-export const finalize: Handler = async (ctx, [instanceId]) => {
+export const finalize: Handler = async (ctx, [instanceId], opts) => {
+  const effective = opts.effectiveDate as string | undefined;
+  if (effective !== undefined) {
+    const problem = isoDateProblem(effective);
+    if (problem) throw fieldsInvalid([{ field: '--effective-date', message: problem }]);
+  }
   const client = await ctx.client();
   if (ctx.canPrompt && !ctx.yes) {
     const s = (await client.schedule(instanceId!)).body.rate_schedule;
-    ctx.note(`${s.items.length} items of ${instanceId} will become live contract rates; the schedule is then locked.`);
+    ctx.note(
+      `${s.items.length} items of ${instanceId} will become live contract rates from ${effective ?? 'today'}${opts.retroactive ? ' (retroactive: services already rendered are priced at them)' : ''}; the schedule is then locked.`,
+    );
   }
   await confirm(ctx, `Finalize the rate schedule of ${instanceId} into live contract rates?`);
-  const body = (await client.finalize(instanceId!)).body;
+  const body = (
+    await client.finalize(instanceId!, { ...(effective ? { effective_date: effective } : {}), ...(opts.retroactive ? { allow_retroactive: true } : {}) })
+  ).body;
   return {
     data: body,
     table: (t) =>
@@ -246,6 +255,7 @@ export const finalize: Handler = async (ctx, [instanceId]) => {
       t.keyValues([
         ['Contract', body.contract_id],
         ['Rate records', String(body.rate_records_created)],
+        ...(body.effective_date ? ([['In force from', body.effective_date]] as [string, string][]) : []),
       ]),
   };
 };

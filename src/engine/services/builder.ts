@@ -3,7 +3,7 @@
 // adjudication then use (DESIGN.md section 4, "Rate schedules").
 import type { FieldError } from '../../domain/errors.js';
 import { centsToAmount, formatCents, jsonNumberToCents, jsonNumberToRatio, mulDivRound, parseCents, parseRatio } from '../../domain/money.js';
-import { characterCount } from '../../domain/validation.js';
+import { characterCount, isoDateProblem } from '../../domain/validation.js';
 import { isoSeconds } from '../clock.js';
 import type { EngineContext } from '../context.js';
 import { HttpError, jsonBody, queryWholeNumber, respond, servedLink, type EngineRequest, type EngineResponse } from '../http.js';
@@ -410,10 +410,26 @@ export function previewSchedule(ctx: EngineContext, _req: EngineRequest, params:
 
 /**
  * Finalize (DESIGN.md section 4): each item becomes a contract rate record on the builder's direct
- * contract (by the SSP's primary CPT code), the live contract rate for that code is set to the
- * allowed amount, and the schedule's elective and fallback settings are copied to the contract.
+ * contract (by the SSP's primary CPT code), and the schedule becomes the contract's whole rate set
+ * from its effective date E on (README "Money rules": rates in force on each date): each code is
+ * rated at the item's allowed amount from E, open; the rates in force at E close the day before
+ * (those the schedule does not rate too), rates that would only start on or after E are replaced,
+ * and earlier rates stay for earlier dates. E is the `effective_date` asked for, else the later of
+ * the contract's effective date and today on the engine clock; before today only with
+ * `allow_retroactive: true`, and never outside the contract's own dates. The schedule's elective and
+ * fallback settings are copied to the contract.
  */
-export function finalizeSchedule(ctx: EngineContext, _req: EngineRequest, params: Record<string, string>): EngineResponse {
+export function finalizeSchedule(ctx: EngineContext, req: EngineRequest, params: Record<string, string>): EngineResponse {
+  const body = req.body && req.body.trim() !== '' ? jsonBody(req) : {};
+  const errors: FieldError[] = [];
+  if (body.effective_date !== undefined) {
+    const problem = isoDateProblem(body.effective_date);
+    if (problem) errors.push({ field: 'effective_date', message: problem });
+  }
+  if (body.allow_retroactive !== undefined && typeof body.allow_retroactive !== 'boolean') {
+    errors.push({ field: 'allow_retroactive', message: 'must be true or false' });
+  }
+  invalid(errors);
   return ctx.db
     .transaction(() => {
       const inst = instance(ctx.db, params.instance_id!);
@@ -421,23 +437,62 @@ export function finalizeSchedule(ctx: EngineContext, _req: EngineRequest, params
       const list = items(ctx.db, s.id);
       if (list.length === 0) fail(400, 'The rate schedule has no items: add SSPs (or load the catalog) before finalizing');
       const now = isoSeconds(ctx.clock.now());
-      const record = ctx.db.prepare('INSERT INTO contract_rate_records VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)');
+      const today = now.slice(0, 10);
+      const contract = ctx.db.prepare('SELECT effective_date, termination_date FROM contracts WHERE id = ?').get(inst.contract_id) as {
+        effective_date: string;
+        termination_date: string | null;
+      };
+      const effective = (body.effective_date as string | undefined) ?? [contract.effective_date, today].sort()[1]!;
+      if (effective < contract.effective_date || (contract.termination_date !== null && effective > contract.termination_date)) {
+        invalid([
+          {
+            field: 'effective_date',
+            message: `${effective} is outside the contract's own dates (${contract.effective_date} to ${contract.termination_date ?? 'open-ended'})`,
+          },
+        ]);
+      }
+      if (effective < today && body.allow_retroactive !== true) {
+        invalid([
+          {
+            field: 'effective_date',
+            message: `${effective} is before today (${today}): rates would change for services already rendered; send allow_retroactive: true (tpa ratesheet finalize --retroactive) to mean it`,
+          },
+        ]);
+      }
+      const dayBefore = new Date(Date.parse(`${effective}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
+      // A code's preauthorization is the code's, not the price's: it carries over to the new rate.
+      const preauth = new Map(
+        (
+          ctx.db.prepare('SELECT cpt_code, requires_preauth FROM contract_rates WHERE contract_id = ? ORDER BY effective_from').all(inst.contract_id) as {
+            cpt_code: string;
+            requires_preauth: number;
+          }[]
+        ).map((r) => [r.cpt_code, r.requires_preauth]),
+      );
+      ctx.db.prepare('DELETE FROM contract_rates WHERE contract_id = ? AND effective_from >= ?').run(inst.contract_id, effective);
+      ctx.db
+        .prepare('UPDATE contract_rates SET effective_to = ? WHERE contract_id = ? AND (effective_to IS NULL OR effective_to >= ?)')
+        .run(dayBefore, inst.contract_id, effective);
+      const record = ctx.db.prepare(
+        `INSERT INTO contract_rate_records (id, contract_id, ssp_code, cpt_code, rate_type, rate_value, allowed_amount_cents, bundle_type, created_at, effective_date)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      );
       const liveRate = ctx.db.prepare(
-        `INSERT INTO contract_rates (contract_id, cpt_code, negotiated_rate_cents, requires_preauth) VALUES (?, ?, ?, 0)
-         ON CONFLICT (contract_id, cpt_code) DO UPDATE SET negotiated_rate_cents = excluded.negotiated_rate_cents`,
+        'INSERT INTO contract_rates (contract_id, cpt_code, effective_from, effective_to, negotiated_rate_cents, requires_preauth) VALUES (?, ?, ?, NULL, ?, ?)',
       );
       const seenCpt = new Set<string>();
       for (const i of list) {
         const allowed = itemAllowedCents(i.rate_type, i.rate_value, i.medicare_rate_cents);
-        record.run(newId('crr_'), inst.contract_id, i.code, i.primary_cpt_code, i.rate_type, i.rate_value, allowed, i.bundle_type, now);
+        record.run(newId('crr_'), inst.contract_id, i.code, i.primary_cpt_code, i.rate_type, i.rate_value, allowed, i.bundle_type, now, effective);
         // Two SSPs with one primary code: the first in schedule order sets the live rate.
-        if (!seenCpt.has(i.primary_cpt_code)) liveRate.run(inst.contract_id, i.primary_cpt_code, allowed);
+        if (!seenCpt.has(i.primary_cpt_code)) liveRate.run(inst.contract_id, i.primary_cpt_code, effective, allowed, preauth.get(i.primary_cpt_code) ?? 0);
         seenCpt.add(i.primary_cpt_code);
       }
       ctx.db.prepare('UPDATE contracts SET builder_settings_json = ? WHERE id = ?').run(JSON.stringify(settingsBody(s)), inst.contract_id);
       ctx.db.prepare('UPDATE rate_schedules SET finalized_at = ? WHERE id = ?').run(now, s.id);
       appendAudit(ctx.db, 'SCHEDULE_FINALIZED', inst.contract_id, now, {
         instance_id: inst.id,
+        effective_date: effective,
         rates: list.map((i) => ({
           ssp: i.code,
           cpt: i.primary_cpt_code,
@@ -450,7 +505,8 @@ export function finalizeSchedule(ctx: EngineContext, _req: EngineRequest, params
         status: 'FINALIZED',
         contract_id: inst.contract_id,
         rate_records_created: list.length,
-        message: `Rate schedule of ${inst.id} finalized: ${list.length} contract rate records on ${inst.contract_id}`,
+        effective_date: effective,
+        message: `Rate schedule of ${inst.id} finalized: ${list.length} contract rate records on ${inst.contract_id}, in force from ${effective}`,
       });
     })
     .immediate();

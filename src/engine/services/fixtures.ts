@@ -23,9 +23,16 @@ interface MemberFixtureRow {
 export function fixtures(db: Db, today: string): Record<string, unknown> {
   const providers = db.prepare('SELECT npi, name, role, group_id, facility_npi FROM providers ORDER BY group_id, role, npi').all();
   const contracts = (db.prepare('SELECT * FROM contracts ORDER BY contract_number').all() as Record<string, unknown>[]).map((c) => {
+    // The rates in force today, or on the contract's first (last) day when it starts later (ended).
+    const effective = c.effective_date as string;
+    const termination = c.termination_date as string | null;
+    const on = today < effective ? effective : termination !== null && today > termination ? termination : today;
     const codes = db
-      .prepare('SELECT cpt_code, negotiated_rate_cents, requires_preauth FROM contract_rates WHERE contract_id = ? ORDER BY cpt_code')
-      .all(c.id) as {
+      .prepare(
+        `SELECT cpt_code, negotiated_rate_cents, requires_preauth FROM contract_rates
+         WHERE contract_id = ? AND effective_from <= ? AND (effective_to IS NULL OR effective_to >= ?) ORDER BY cpt_code`,
+      )
+      .all(c.id, on, on) as {
       cpt_code: string;
       negotiated_rate_cents: number | null;
       requires_preauth: number;

@@ -1,11 +1,11 @@
 // Contract lookup, blind and full (SPEC.md "POST /v1/contract-lookup/blind/" and ".../full/").
 import type { FieldError } from '../../domain/errors.js';
 import { centsToAmount } from '../../domain/money.js';
-import { ADMIT_TYPES, cptProblem, groupIdProblem, npiProblem } from '../../domain/validation.js';
+import { ADMIT_TYPES, cptProblem, groupIdProblem, isoDateProblem, npiProblem } from '../../domain/validation.js';
 import { isoDate } from '../clock.js';
 import type { EngineContext } from '../context.js';
 import { HttpError, jsonBody, respond, type EngineRequest, type EngineResponse } from '../http.js';
-import { activeContractsFor, contractById, contractRates, isActiveOn } from '../store/contracts.js';
+import { activeContractsFor, contractById, isActiveOn, rateOn } from '../store/contracts.js';
 
 export const CONTRACT_ID_FORM = /^ctr_[0-9a-f]{16}$/;
 
@@ -65,25 +65,28 @@ export function fullLookup(ctx: EngineContext, req: EngineRequest): EngineRespon
   if (body.admit_type !== undefined && !(ADMIT_TYPES as readonly unknown[]).includes(body.admit_type)) {
     errors.push({ field: 'admit_type', message: `must be one of ${ADMIT_TYPES.join(', ')}` });
   }
+  // The rate in force on a date (README "Money rules": rates in force on each date): the service
+  // date asked for, else today on the engine clock.
+  if (body.service_date !== undefined) check(errors, 'service_date', isoDateProblem(body.service_date));
   fail(errors);
-  const today = isoDate(ctx.clock.now());
+  const date = (body.service_date as string | undefined) ?? isoDate(ctx.clock.now());
   const contract = contractById(ctx.db, contractId as string);
-  // An unknown contract, one of another provider or group, and one not active today all look the
-  // same from outside: the full lookup never confirms what a blind lookup would not.
-  if (!contract || contract.npi !== body.npi || contract.group_id !== body.group_id || !isActiveOn(contract, today)) {
+  // An unknown contract, one of another provider or group, and one not active on the date all look
+  // the same from outside: the full lookup never confirms what a blind lookup would not.
+  if (!contract || contract.npi !== body.npi || contract.group_id !== body.group_id || !isActiveOn(contract, date)) {
     return respond(404, {
       error: 'contract_not_found',
       contract_id: contractId,
-      message: `Contract ${String(contractId)} was not found for this provider and group, or is not active on ${today}`,
+      message: `Contract ${String(contractId)} was not found for this provider and group, or is not active on ${date}`,
     });
   }
-  const rate = contractRates(ctx.db, contract.id).find((r) => r.cpt_code === body.cpt_code);
+  const rate = rateOn(ctx.db, contract.id, body.cpt_code as string, date);
   if (!rate) {
     return respond(404, {
       error: 'code_not_covered',
       contract_id: contract.id,
       cpt_code: body.cpt_code,
-      message: `Contract ${contract.contract_number} does not cover CPT ${String(body.cpt_code)}`,
+      message: `Contract ${contract.contract_number} has no rate for CPT ${String(body.cpt_code)} in force on ${date}`,
     });
   }
   const negotiated = contract.rate_type === 'BUNDLE' ? contract.bundle_rate_cents : rate.negotiated_rate_cents;
@@ -98,5 +101,8 @@ export function fullLookup(ctx: EngineContext, req: EngineRequest): EngineRespon
     medicare_multiplier: contract.medicare_multiplier === null ? null : Number(contract.medicare_multiplier),
     bundle_type: contract.bundle_type,
     anesthesia_included: contract.anesthesia_included === 1,
+    service_date: date,
+    rate_effective_from: rate.effective_from,
+    rate_effective_to: rate.effective_to,
   });
 }

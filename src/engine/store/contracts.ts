@@ -22,6 +22,14 @@ export interface ContractRateRow {
   cpt_code: string;
   negotiated_rate_cents: number | null;
   requires_preauth: number;
+  /** The rate's effective period (README "Money rules": rates in force on each date); null: open. */
+  effective_from: string;
+  effective_to: string | null;
+}
+
+/** Whether a rate is in force on a date (ISO dates compare as text). */
+export function rateInForce(rate: ContractRateRow, date: string): boolean {
+  return rate.effective_from <= date && (rate.effective_to === null || rate.effective_to >= date);
 }
 
 export function contractById(db: Db, id: string): ContractRow | undefined {
@@ -32,10 +40,40 @@ export function isActiveOn(contract: ContractRow, date: string): boolean {
   return contract.effective_date <= date && (contract.termination_date === null || contract.termination_date >= date);
 }
 
-interface ProviderContract {
-  contract: ContractRow;
+/** A contract's rates in force on some dates: the same object for every date with the same rates. */
+interface RatesInForce {
   rates: ContractRateRow[];
   rated: Set<string>;
+}
+
+interface ProviderContract {
+  contract: ContractRow;
+  /** Every rate of the contract, all periods. */
+  all: ContractRateRow[];
+  /** Where the rates change: each rate's first day and the day after its last, sorted. */
+  changes: string[];
+  /** The rates in force between two changes, by the change that starts the span ('' before the first). */
+  spans: Map<string, RatesInForce>;
+}
+
+function inForceOn(c: ProviderContract, date: string): RatesInForce {
+  // The last change on or before the date names the span (a handful of changes: a linear walk).
+  let span = '';
+  for (const change of c.changes) {
+    if (change > date) break;
+    span = change;
+  }
+  let found = c.spans.get(span);
+  if (!found) {
+    const rates = c.all.filter((r) => rateInForce(r, date));
+    found = { rates, rated: new Set(rates.map((r) => r.cpt_code)) };
+    c.spans.set(span, found);
+  }
+  return found;
+}
+
+function dayAfter(date: string): string {
+  return new Date(Date.parse(`${date}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
 }
 
 /**
@@ -57,15 +95,20 @@ function contractsOfProvider(db: Db, npi: string): readonly ProviderContract[] {
   if (!contracts) {
     const rows = db.prepare('SELECT * FROM contracts WHERE npi = ? ORDER BY effective_date DESC, id').all(npi) as ContractRow[];
     contracts = rows.map((contract) => {
-      const rates = contractRates(db, contract.id);
-      return { contract, rates, rated: new Set(rates.map((r) => r.cpt_code)) };
+      const all = contractRates(db, contract.id);
+      const changes = [...new Set(all.flatMap((r) => (r.effective_to === null ? [r.effective_from] : [r.effective_from, dayAfter(r.effective_to)])))].sort();
+      return { contract, all, changes, spans: new Map() };
     });
     cache.byNpi.set(npi, contracts);
   }
   return contracts;
 }
 
-/** Active contracts of a provider (and group, when given) on a date, with their rates and the requested codes each covers. */
+/**
+ * Active contracts of a provider (and group, when given) on a date, each with only its rates in
+ * force on that date and the requested codes those rates cover. The rates of one contract on two
+ * dates with the same rates are the same array, so a caller may key what it derives by it.
+ */
 export function activeContractsFor(
   db: Db,
   npi: string,
@@ -75,16 +118,34 @@ export function activeContractsFor(
 ): { contract: ContractRow; covered: string[]; rates: ContractRateRow[] }[] {
   return contractsOfProvider(db, npi)
     .filter((c) => ((groupId ?? null) === null || c.contract.group_id === groupId) && isActiveOn(c.contract, date))
-    .map((c) => ({ contract: c.contract, covered: codes.filter((code) => c.rated.has(code)), rates: c.rates }));
+    .map((c) => {
+      const inForce = inForceOn(c, date);
+      return { contract: c.contract, covered: codes.filter((code) => inForce.rated.has(code)), rates: inForce.rates };
+    });
 }
 
+/** Every rate of a contract, all periods, by code and then start. */
 export function contractRates(db: Db, contractId: string): ContractRateRow[] {
   return db
-    .prepare('SELECT cpt_code, negotiated_rate_cents, requires_preauth FROM contract_rates WHERE contract_id = ? ORDER BY cpt_code')
+    .prepare(
+      'SELECT cpt_code, negotiated_rate_cents, requires_preauth, effective_from, effective_to FROM contract_rates WHERE contract_id = ? ORDER BY cpt_code, effective_from',
+    )
     .all(contractId) as ContractRateRow[];
 }
 
-export function contractTerms(db: Db, contract: ContractRow, rates: readonly ContractRateRow[] = contractRates(db, contract.id)): ContractTerms {
+/** The contract's rate for a code in force on a date, if any. */
+export function rateOn(db: Db, contractId: string, cptCode: string, date: string): ContractRateRow | undefined {
+  return db
+    .prepare(
+      `SELECT cpt_code, negotiated_rate_cents, requires_preauth, effective_from, effective_to FROM contract_rates
+       WHERE contract_id = ? AND cpt_code = ? AND effective_from <= ? AND (effective_to IS NULL OR effective_to >= ?)
+       ORDER BY effective_from DESC LIMIT 1`,
+    )
+    .get(contractId, cptCode, date, date) as ContractRateRow | undefined;
+}
+
+/** A contract's terms with the rates given (the ones in force on a date: activeContractsFor). */
+export function contractTerms(_db: Db, contract: ContractRow, rates: readonly ContractRateRow[]): ContractTerms {
   const codes = new Map(rates.map((r) => [r.cpt_code, { negotiatedRateCents: r.negotiated_rate_cents, requiresPreauth: r.requires_preauth === 1 }]));
   return {
     id: contract.id,

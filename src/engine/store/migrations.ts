@@ -1,4 +1,66 @@
 // Numbered migrations; PRAGMA user_version holds the schema version. Append, never edit a landed one.
+
+/**
+ * Money in time (issue 22): rates in force on a date, deductibles in their own plan year, and no
+ * event recorded before an earlier one. Named so that its data hook (seed.ts) finds it by its text,
+ * whatever number it ends up with.
+ * - contract_rates gets an effective period [effective_from, effective_to] (null: open): a
+ *   finalized schedule adds rates from its effective date and closes the ones it replaces, where it
+ *   overwrote them in place. The key (contract_id, cpt_code) becomes (contract_id, cpt_code,
+ *   effective_from), so the table is rebuilt; rates already there are in force from their contract's
+ *   effective date, open. The counter of migration 13 is kept by triggers on the rebuilt table.
+ * - contract_rate_records say from when the finalized rate is in force.
+ * - settings 'recorded_until': the latest time the engine has recorded, kept by triggers that write
+ *   only when it grows, so the engine's "now" is never earlier than it (engine/clock.ts) and a clock
+ *   moved back is refused. Every event that moves money or cannot be undone is an audit record (a
+ *   claim accepted, a funding, each settlement step, a reconciliation, a finalized schedule, a key);
+ *   the one other dated step is an adjudication revealed at its ready time (completed_at). A
+ *   trigger per history entry instead cost a claim 4% more CPU (three entries a claim).
+ * - member_deductibles is counted again from the stored adjudications, line by line (seed.ts).
+ */
+export const MONEY_IN_TIME = `
+  CREATE TABLE contract_rates_dated (
+    contract_id TEXT NOT NULL REFERENCES contracts(id),
+    cpt_code TEXT NOT NULL,
+    effective_from TEXT NOT NULL,
+    effective_to TEXT,
+    negotiated_rate_cents INTEGER,
+    requires_preauth INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (contract_id, cpt_code, effective_from)
+  ) WITHOUT ROWID;
+  INSERT INTO contract_rates_dated (contract_id, cpt_code, effective_from, effective_to, negotiated_rate_cents, requires_preauth)
+    SELECT r.contract_id, r.cpt_code, c.effective_date, NULL, r.negotiated_rate_cents, r.requires_preauth
+    FROM contract_rates r JOIN contracts c ON c.id = r.contract_id;
+  DROP TABLE contract_rates;
+  ALTER TABLE contract_rates_dated RENAME TO contract_rates;
+  CREATE TRIGGER contract_rates_generation_insert AFTER INSERT ON contract_rates BEGIN UPDATE settings SET value = value + 1 WHERE key = 'contracts_generation'; END;
+  CREATE TRIGGER contract_rates_generation_update AFTER UPDATE ON contract_rates BEGIN UPDATE settings SET value = value + 1 WHERE key = 'contracts_generation'; END;
+  CREATE TRIGGER contract_rates_generation_delete AFTER DELETE ON contract_rates BEGIN UPDATE settings SET value = value + 1 WHERE key = 'contracts_generation'; END;
+  UPDATE settings SET value = value + 1 WHERE key = 'contracts_generation';
+
+  ALTER TABLE contract_rate_records ADD COLUMN effective_date TEXT;
+  UPDATE contract_rate_records SET effective_date = (SELECT effective_date FROM contracts c WHERE c.id = contract_rate_records.contract_id);
+
+  INSERT INTO settings (key, value) SELECT 'recorded_until', COALESCE(MAX(t), '') FROM (
+    SELECT MAX(at) AS t FROM audit_log
+    UNION ALL SELECT MAX(timestamp) FROM history_entries
+    UNION ALL SELECT MAX(submitted_at) FROM encounters
+    UNION ALL SELECT MAX(completed_at) FROM encounters
+    UNION ALL SELECT MAX(initiated_at) FROM settlements
+    UNION ALL SELECT MAX(completed_at) FROM settlements
+    UNION ALL SELECT MAX(failed_at) FROM settlements
+    UNION ALL SELECT MAX(reconciled_at) FROM settlements
+    UNION ALL SELECT MAX(created_at) FROM api_keys
+    UNION ALL SELECT MAX(finalized_at) FROM rate_schedules
+  );
+  CREATE TRIGGER recorded_until_revealed AFTER UPDATE OF completed_at ON encounters
+    WHEN NEW.completed_at > (SELECT value FROM settings WHERE key = 'recorded_until')
+    BEGIN UPDATE settings SET value = NEW.completed_at WHERE key = 'recorded_until'; END;
+  CREATE TRIGGER recorded_until_audit AFTER INSERT ON audit_log
+    WHEN NEW.at > (SELECT value FROM settings WHERE key = 'recorded_until')
+    BEGIN UPDATE settings SET value = NEW.at WHERE key = 'recorded_until'; END;
+`;
+
 export const MIGRATIONS: readonly string[] = [
   // 1: reference data, contracts, encounters (one claim = one encounter = one ledger entry), history.
   `
@@ -621,4 +683,6 @@ export const MIGRATIONS: readonly string[] = [
     'encounter_rowid', (SELECT COALESCE(MAX(rowid), 0) FROM encounters),
     'settlement_rowid', (SELECT COALESCE(MAX(rowid), 0) FROM settlements)));
   `,
+  // 17: rates in force on a date, deductibles per line plan year, the latest recorded time (MONEY_IN_TIME above).
+  MONEY_IN_TIME,
 ];

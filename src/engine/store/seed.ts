@@ -4,7 +4,7 @@
 import type Database from 'better-sqlite3';
 import { lineProviderNpi, planYearOf, type Adjudication } from '../../domain/adjudication.js';
 import type { ParsedClaim } from '../../domain/fhir-claim.js';
-import { isoDate } from '../clock.js';
+import { MIGRATIONS, MONEY_IN_TIME } from './migrations.js';
 import { CATALOG_VERSIONS, sspUuid } from './catalog-seed.js';
 
 export const SEED_PLANS = [
@@ -314,24 +314,21 @@ function seedBuilder(db: Database.Database): void {
  * Migration 7: `members.deductible_met_cents` becomes what each plan year starts with (the
  * fixtures' figures: MBR-1003 arrives with the deductible met whatever the year, so that the
  * template's claims price the same in any year); what claims added to it on an older database
- * counts for the plan year in force on the engine clock. The lines already paid are recorded from
- * the stored adjudications, so that duplicates and bundle episodes see the claims made before.
+ * counts for the plan year of each line's own service date, from the stored adjudications (it was
+ * all put in the plan year in force on the engine clock at the upgrade, issue 22). The lines already
+ * paid are recorded from the stored adjudications, so that duplicates and bundle episodes see the
+ * claims made before.
  */
-function carryOverLineRules(db: Database.Database, now: () => Date): void {
-  const members = db
-    .prepare('SELECT m.member_id, m.deductible_met_cents, p.plan_year_start FROM members m JOIN plans p ON p.id = m.plan_id WHERE m.deductible_met_cents > 0')
-    .all() as {
+function carryOverLineRules(db: Database.Database): void {
+  const members = db.prepare('SELECT m.member_id, m.deductible_met_cents FROM members m WHERE m.deductible_met_cents > 0').all() as {
     member_id: string;
     deductible_met_cents: number;
-    plan_year_start: string;
   }[];
-  const met = db.prepare('INSERT INTO member_deductibles (member_id, plan_year, met_cents) VALUES (?, ?, ?)');
   const baseline = db.prepare('UPDATE members SET deductible_met_cents = ? WHERE member_id = ?');
   for (const m of members) {
-    const seeded = Math.min(m.deductible_met_cents, SEED_MEMBERS.find((s) => s.memberId === m.member_id)?.deductibleMetCents ?? 0);
-    if (m.deductible_met_cents > seeded) met.run(m.member_id, planYearOf(isoDate(now()), m.plan_year_start), m.deductible_met_cents - seeded);
-    baseline.run(seeded, m.member_id);
+    baseline.run(Math.min(m.deductible_met_cents, SEED_MEMBERS.find((s) => s.memberId === m.member_id)?.deductibleMetCents ?? 0), m.member_id);
   }
+  countDeductiblesFromAdjudications(db);
   // Who is paid for a line (encounters.ts payeeNpi): its own provider when it holds a contract.
   // Read before iterating, since no other statement may run while the encounters are iterated.
   const payable = new Set(db.prepare('SELECT DISTINCT npi FROM contracts').pluck().all() as string[]);
@@ -368,7 +365,40 @@ function carryOverLineRules(db: Database.Database, now: () => Date): void {
 }
 
 /**
+ * The deductible met by claims per member and plan year, counted again from the stored
+ * adjudications: each accepted claim's (not DENIED, not PENDING_REVIEW) lines, each in the plan year
+ * of its own service date (a line of the first release carries no date: its claim line does).
+ */
+function countDeductiblesFromAdjudications(db: Database.Database): void {
+  const met = new Map<string, number>();
+  const encounters = db
+    .prepare(
+      `SELECT e.member_id, e.service_date, e.claim_json, e.outcome_json, p.plan_year_start FROM encounters e
+       JOIN members m ON m.member_id = e.member_id JOIN plans p ON p.id = m.plan_id
+       WHERE e.disposition NOT IN ('DENIED', 'PENDING_REVIEW')`,
+    )
+    .iterate() as Iterable<{ member_id: string; service_date: string; claim_json: string; outcome_json: string; plan_year_start: string }>;
+  for (const e of encounters) {
+    const claim = JSON.parse(e.claim_json) as ParsedClaim;
+    for (const line of (JSON.parse(e.outcome_json) as Adjudication).lines) {
+      if (!(line.deductibleCents > 0)) continue;
+      const date = line.serviceDate ?? claim.lines.find((l) => l.sequence === line.sequence)?.serviceDate ?? e.service_date;
+      const key = `${e.member_id}\u0000${planYearOf(date, e.plan_year_start)}`;
+      met.set(key, (met.get(key) ?? 0) + line.deductibleCents);
+    }
+  }
+  db.prepare('DELETE FROM member_deductibles').run();
+  const insert = db.prepare('INSERT INTO member_deductibles (member_id, plan_year, met_cents) VALUES (?, ?, ?)');
+  for (const [key, cents] of met) insert.run(...key.split('\u0000'), cents);
+}
+
+/**
  * Data by migration index: what each migration's tables start with (or carry over), given the
  * engine clock when something is dated.
  */
-export const SEEDS: Record<number, (db: Database.Database, now: () => Date) => void> = { 0: seedReference, 2: seedBuilder, 6: carryOverLineRules };
+export const SEEDS: Record<number, (db: Database.Database, now: () => Date) => void> = {
+  0: seedReference,
+  2: seedBuilder,
+  6: carryOverLineRules,
+  [MIGRATIONS.indexOf(MONEY_IN_TIME)]: countDeductiblesFromAdjudications,
+};
