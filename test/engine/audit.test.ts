@@ -150,7 +150,9 @@ describe('the audit chain', () => {
     approve(mon, more[0]!, 'AUTH-DEEP-0002');
     approve(mon, more[1]!, 'AUTH-DEEP-0003');
     mon.simulate('missing-aeob', more[1]!);
-    const wed = home.at(WED, '0');
+    // The first claims' events were recorded on Wednesday, so \`mon\` is held there (the engine never
+    // records a time before one it has recorded): these transfers arrive the next week.
+    const wed = home.at('2026-03-09T12:00:00Z', '0');
     call(wed, 'GET', `/tpa-api/v1/settlement/${more[0]}/`);
     wed.simulate('aeob-variance', more[0]!);
     const records = [...wed.auditList({})];

@@ -142,7 +142,9 @@ describe('rates in force on a date (item 2)', () => {
       return c;
     };
     expect(adjudicated(engine, claim('2025-06-02'))).toMatchObject({ status: 404, body: { error: 'no_active_contract' } });
-    expect(adjudicated(engine, claim('2026-03-02')).body.adjudication.allowed_amount).toBe(2100 + 1140);
+    // The template's surgeon line names Dr. Morgan of GRP-1001, not of the builder's GRP-4004: she
+    // cannot be paid on this claim (CARC-B7), so only the facility's new case rate is allowed.
+    expect(adjudicated(engine, claim('2026-03-02')).body.adjudication.allowed_amount).toBe(2100);
   });
 });
 
@@ -193,7 +195,7 @@ describe('clock moves (item 7)', () => {
     // TPA_CLOCK of another process says Monday: its time is held at Thursday's.
     const monday = home.at('2026-03-02T10:00:00Z', '0');
     expect(monday.clock()).toMatchObject({ now: '2026-03-05T10:00:00Z', clock: '2026-03-02T10:00:00Z', held: true });
-    const funded = call(monday, 'POST', '/tpa-api/v1/funding/approve/', { encounter_id: ack.external_claim_id, amount: 2280, authorization_code: 'AUTH-1' });
+    const funded = call(monday, 'POST', '/tpa-api/v1/funding/approve/', { encounter_id: ack.external_claim_id, amount: 2460, authorization_code: 'AUTH-1' });
     expect(funded.status).toBe(200);
     const settlement = call(monday, 'GET', `/tpa-api/v1/settlement/${ack.external_claim_id}/`).body as Body;
     expect(settlement.initiated_at).toBe('2026-03-05T10:00:00Z');
