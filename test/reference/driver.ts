@@ -8,6 +8,7 @@ import { Engine } from '../../src/engine/engine.js';
 import { call } from '../helpers/engine.js';
 import { runTpa } from '../helpers/cli.js';
 import type { Answer, ClaimFigures, EncounterFigures, Event, LineFigures, Outcome, PayoutFigures, ReportFigures, Sequence, TransferFigures } from './events.js';
+import { MONEY_KEYS, type MoneyKey } from './events.js';
 
 type Body = Record<string, any>;
 const TPA = '/tpa-api/v1';
@@ -25,14 +26,20 @@ export function toCents(v: unknown): number | null {
 const cents = (v: unknown): number => toCents(v) ?? 0;
 const usd = (c: number) => c / 100;
 
+/**
+ * Scratch databases live in memory where the system has a tmpfs (/dev/shm): a sequence's commits
+ * and checkpoints then wait for no disk.
+ */
+const SCRATCH = existsSync('/dev/shm') ? '/dev/shm' : tmpdir();
+
 /** One seeded database, copied for each sequence (migrating and seeding takes longer than a sequence). */
 export class EngineBase {
-  readonly dir = mkdtempSync(join(tmpdir(), 'tpa-model-base-'));
+  readonly dir = mkdtempSync(join(SCRATCH, 'tpa-model-base-'));
   constructor() {
     Engine.open({ dataDir: this.dir, env: { TPA_ADJUDICATION_DELAY: '0s' } }).close();
   }
   copy(): string {
-    const dir = mkdtempSync(join(tmpdir(), 'tpa-model-'));
+    const dir = mkdtempSync(join(SCRATCH, 'tpa-model-'));
     for (const suffix of ['', '-wal']) {
       const file = join(this.dir, `local.sqlite${suffix}`);
       if (existsSync(file)) copyFileSync(file, join(dir, `local.sqlite${suffix}`));
@@ -265,17 +272,29 @@ async function reportFigures(dir: string, sequence: Sequence): Promise<ReportFig
   for (const p of j.providers as Body[]) providers[p.npi] = { payouts: p.payouts, amount: cents(p.amount), fees: cents(p.fees), net: cents(p.net) };
   const m = j.money as Body;
   const rec = j.reconciliation as Body;
+  // The names the report prints each figure under (the README of issue 22 renames some).
+  const names: Record<MoneyKey, string[]> = {
+    funded: ['funded', 'released'],
+    in_transit: ['in_transit'],
+    settled: ['settled'],
+    failed: ['failed'],
+    refunded: ['refunded'],
+    processor_fees: ['processor_fees'],
+    net_to_providers: ['net_to_providers', 'net'],
+    came_back: ['came_back'],
+    fees_charged: ['fees_charged'],
+    fees_kept: ['fees_kept'],
+    spent: ['spent', 'spent_in_all'],
+  };
+  const money: ReportFigures['money'] = {};
+  for (const key of MONEY_KEYS) {
+    const name = names[key].find((n) => m[n] !== undefined);
+    if (name !== undefined) money[key] = cents(m[name]);
+  }
+  if (money.funded === undefined || money.settled === undefined) throw new Error(`the report's money has neither funded nor released: ${JSON.stringify(m)}`);
   return {
     by_status,
-    money: {
-      funded: cents(m.funded),
-      in_transit: cents(m.in_transit),
-      settled: cents(m.settled),
-      failed: cents(m.failed),
-      refunded: cents(m.refunded),
-      processor_fees: cents(m.processor_fees),
-      net_to_providers: cents(m.net_to_providers),
-    },
+    money,
     providers,
     reconciliation: {
       matched: [rec.matched.count, cents(rec.matched.amount)],

@@ -81,9 +81,30 @@ export interface EncounterFigures {
   transfers: TransferFigures[];
 }
 
+export const MONEY_KEYS = [
+  'funded',
+  'in_transit',
+  'settled',
+  'failed',
+  'refunded',
+  'processor_fees',
+  'net_to_providers',
+  'came_back',
+  'fees_charged',
+  'fees_kept',
+  'spent',
+] as const;
+export type MoneyKey = (typeof MONEY_KEYS)[number];
+
 export interface ReportFigures {
   by_status: Record<string, { count: number; charges: number; allowed: number; patient: number; benefit: number }>;
-  money: { funded: number; in_transit: number; settled: number; failed: number; refunded: number; processor_fees: number; net_to_providers: number };
+  /**
+   * funded: released to the processor (in transit, settled, refunded); processor_fees: of the
+   * transfers in transit or settled; came_back: the refunds' amounts (net of the fees kept);
+   * fees_charged: on every transfer but a failed one; fees_kept: the fees of refunded transfers;
+   * spent: funded − came_back. The engine's report is compared on those of them it prints.
+   */
+  money: Partial<Record<MoneyKey, number>>;
   providers: Record<string, { payouts: number; amount: number; fees: number; net: number }>;
   reconciliation: { matched: [number, number]; variance: number[]; missing_aeob: [number, number]; not_reconciled: number };
 }

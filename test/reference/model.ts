@@ -16,6 +16,7 @@ import type {
   Sequence,
   TransferFigures,
 } from './events.js';
+import { MONEY_KEYS, type MoneyKey } from './events.js';
 import { type Contract, member as memberOf, provider as providerOf, type Rate, seededContracts } from './fixtures.js';
 
 const DAY_MS = 86_400_000;
@@ -632,10 +633,14 @@ export class Model {
     this.settleDue();
     const r: ReportFigures = {
       by_status: {},
-      money: { funded: 0, in_transit: 0, settled: 0, failed: 0, refunded: 0, processor_fees: 0, net_to_providers: 0 },
+      money: {},
       providers: {},
       reconciliation: { matched: [0, 0], variance: [], missing_aeob: [0, 0], not_reconciled: 0 },
     };
+    const add = (key: MoneyKey, cents: number) => {
+      r.money[key] = (r.money[key] ?? 0) + cents;
+    };
+    for (const key of MONEY_KEYS) add(key, 0);
     for (const e of this.encounters) {
       const status = this.ledgerStatus(e).ledger;
       const none = e.disposition === 'DENIED' || e.disposition === 'PENDING_REVIEW';
@@ -648,15 +653,20 @@ export class Model {
         s.benefit += e.benefit;
       }
       for (const t of e.transfers) {
-        if (t.status === 'INITIATED') r.money.in_transit += t.total;
-        if (t.status === 'COMPLETED') r.money.settled += t.total;
-        if (t.status === 'FAILED') r.money.failed += t.total;
-        if (t.status === 'REFUNDED') r.money.refunded += t.total;
-        if (t.status !== 'FAILED') r.money.funded += t.total;
+        const fees = t.payouts.reduce((sum, p) => sum + p.fee, 0);
+        add(t.status === 'INITIATED' ? 'in_transit' : t.status === 'COMPLETED' ? 'settled' : t.status === 'FAILED' ? 'failed' : 'refunded', t.total);
+        if (t.status !== 'FAILED') {
+          add('funded', t.total);
+          add('fees_charged', fees);
+        }
+        if (t.status === 'REFUNDED') {
+          add('came_back', t.total - fees);
+          add('fees_kept', fees);
+        }
         if (t.status === 'INITIATED' || t.status === 'COMPLETED') {
           for (const p of t.payouts) {
-            r.money.processor_fees += p.fee;
-            r.money.net_to_providers += p.amount - p.fee;
+            add('processor_fees', p.fee);
+            add('net_to_providers', p.amount - p.fee);
             const q = (r.providers[p.npi] ??= { payouts: 0, amount: 0, fees: 0, net: 0 });
             q.payouts++;
             q.amount += p.amount;
@@ -674,6 +684,7 @@ export class Model {
       }
     }
     r.reconciliation.variance.sort((a, b) => a - b);
+    add('spent', (r.money.funded ?? 0) - (r.money.came_back ?? 0));
     return r;
   }
 }
