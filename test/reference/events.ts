@@ -20,6 +20,8 @@ export type Event =
   | { kind: 'simulate'; scenario: Scenario; claim: number }
   /** The engine clock moves forward. */
   | { kind: 'advance'; hours: number }
+  /** `tpa local clock set` to some hours before the clock: refused (exit 2) before a recorded event. */
+  | { kind: 'clock-back'; hours: number }
   /** A builder schedule finalized: BLD-1002's case rates for Dr. Morgan from `effective`. */
   | { kind: 'finalize'; rates: { code: string; cents: number }[]; effective: string };
 

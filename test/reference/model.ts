@@ -128,6 +128,8 @@ export class Model {
   /** Per member and date: anesthesia paid before any line including it, and how much of it was deducted since. */
   private readonly anesthesia = new Map<string, { paid: number; deducted: number }>();
   private readonly encounters: Encounter[] = [];
+  /** The latest time the engine recorded something (a claim, an approval, a settlement event). */
+  private recordedUntil = 0;
   /** (member, code, date, fee kind) of lines accepted at 0.00, not paid. */
   private readonly unpaid = new Set<string>();
   /**
@@ -155,17 +157,28 @@ export class Model {
 
   apply(event: Event): Answer | ClaimFigures {
     this.settleDue();
+    const record = <T extends Answer | ClaimFigures>(answer: T): T => {
+      if (answer.http === 200 || answer.http === 201) this.recordedUntil = Math.max(this.recordedUntil, this.now);
+      return answer;
+    };
     switch (event.kind) {
       case 'claim':
-        return this.claim(event);
+        return record(this.claim(event));
       case 'fund':
-        return this.fund(event.claim);
+        return record(this.fund(event.claim));
       case 'simulate':
-        return this.simulate(event.scenario, event.claim);
+        return record(this.simulate(event.scenario, event.claim));
       case 'advance':
         this.now += event.hours * 3_600_000;
         this.settleDue();
         return { http: 200 };
+      case 'clock-back': {
+        // The clock never goes back before the latest time the engine recorded (rules-22, item 7).
+        const target = this.now - event.hours * 3_600_000;
+        if (target < this.recordedUntil) return { http: 400 };
+        this.now = target;
+        return { http: 200 };
+      }
       case 'finalize':
         return this.finalize(event.rates, event.effective);
     }
@@ -197,6 +210,9 @@ export class Model {
     const billing = providerOf(event.billing);
     const group = billing.group;
     const member = memberOf(event.member);
+    // A service not yet rendered on the engine clock is 400 errors[] (README "Money rules").
+    const today = new Date(this.now).toISOString().slice(0, 10);
+    if (event.lines.some((l) => l.date > today)) return { http: 400 };
     const lines: Line[] = event.lines.map((l, index) => {
       const provider = l.careTeam ?? event.billing;
       const payee = this.holdsAnyContract(provider) ? provider : event.billing;
@@ -532,6 +548,7 @@ export class Model {
       if (t && t.status === 'INITIATED' && t.arrivesAt <= this.now) {
         t.status = 'COMPLETED';
         t.aeob = e.aeob ?? { amount: t.total, match: 'EXACT' };
+        this.recordedUntil = Math.max(this.recordedUntil, t.arrivesAt);
       }
     }
   }
@@ -600,6 +617,8 @@ export class Model {
       aeob = { aeob_amount: t.aeob.amount, settlement_amount: settled, variance, match_status: match };
       reconciliation = match === 'EXACT' ? 'MATCHED' : 'UNMATCHED';
     }
+    // The order of payouts is not a money rule: compared by payee.
+    payouts.sort((a, b) => (a.npi < b.npi ? -1 : 1));
     return {
       status: t.status,
       total: t.total,
