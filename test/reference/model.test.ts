@@ -156,9 +156,10 @@ describe('the reference model, by hand', () => {
     expect(answers.slice(1).map((a) => a.http)).toEqual([200, 200, 200, 200, 200, 200]);
     // Facility 1,650.00 - 25.00 copay, 20%: 1,300.00; surgeon 510.00, 20%: 408.00.
     const [failed, refunded, current] = encounters[0]!.transfers;
+    // (Payouts are listed by payee NPI.)
     expect(current!.payouts.map((p) => [p.npi, p.amount, p.fee, p.net])).toEqual([
-      [RIVERSIDE, 130000, 2860 + 30, 130000 - 2890],
       [MORGAN, 40800, 898 + 30, 40800 - 928],
+      [RIVERSIDE, 130000, 2860 + 30, 130000 - 2890],
     ]);
     expect([failed!.status, refunded!.status, current!.status]).toEqual(['FAILED', 'REFUNDED', 'INITIATED']);
     expect(refunded!.refund).toEqual({ amount: 170800 - 2890 - 928, gross: 170800, fees_not_returned: 2890 + 928 });
