@@ -15,6 +15,7 @@ import {
   SUMMIT_ANESTHESIA,
   SUMMIT_ASC,
   seededContracts,
+  provider,
   UNCONTRACTED,
   VALLEY,
 } from './fixtures.js';
@@ -66,16 +67,24 @@ const CARE_TEAM_FULL = [MORGAN, SUMMIT_ANESTHESIA, CLEARVIEW, VALLEY, HADDAD, LA
 
 const charge = (features: Features) =>
   fc.oneof(
-    { weight: 3, arbitrary: fc.constantFrom(100, 1999, 25000, 60000, 90000, 150000, 240000, 1000000) },
-    { weight: 2, arbitrary: fc.integer({ min: 100, max: 400000 }) },
+    { weight: 5, arbitrary: fc.constantFrom(100, 1999, 25000, 60000, 90000, 150000, 240000, 1000000) },
+    { weight: 4, arbitrary: fc.integer({ min: 100, max: 400000 }) },
     ...(features === 'FULL' ? [{ weight: 1, arbitrary: fc.constant(0) }] : []),
   );
 
 function line(features: Features, billing: string, dates: readonly string[]): fc.Arbitrary<LineEvent> {
-  const team = features === 'FULL' ? CARE_TEAM_FULL : [VALLEY];
+  // Mostly the billing provider's own group (payees that can be paid), now and then any (CARC-B7).
+  const group = provider(billing).group;
+  const own = CARE_TEAM_FULL.filter((npi) => provider(npi).group === group);
+  const team =
+    features === 'UNCHANGED'
+      ? fc.constant(VALLEY)
+      : own.length > 0
+        ? fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...own) }, { weight: 1, arbitrary: fc.constantFrom(...CARE_TEAM_FULL) })
+        : fc.constantFrom(...CARE_TEAM_FULL);
   return fc
     .record({
-      careTeam: fc.option(fc.constantFrom(...team), { nil: undefined, freq: 2 }),
+      careTeam: fc.option(team, { nil: undefined, freq: 2 }),
       date: fc.constantFrom(...dates),
       unitCents: charge(features),
       quantity: fc.oneof({ weight: 5, arbitrary: fc.constant(1) }, { weight: 1, arbitrary: fc.integer({ min: 2, max: 3 }) }),
@@ -97,8 +106,9 @@ function claim(features: Features, dates: readonly string[]): fc.Arbitrary<Event
     fc.record({
       kind: fc.constant('claim' as const),
       billing: fc.constant(billing),
-      // MBR-1003 (deductible met) twice as often: more lines whose benefit is not all the member's.
-      member: fc.constantFrom(...MEMBERS.map((m) => m.id), 'MBR-1003'),
+      // MBR-1003 (deductible met) thrice as often: more lines whose benefit is not all the member's,
+      // and a member's claims meet more often (anesthesia, bundles, duplicates).
+      member: fc.constantFrom(...MEMBERS.map((m) => m.id), 'MBR-1003', 'MBR-1003', 'MBR-1001'),
       lines: fc.array(line(features, billing, dates), { minLength: 1, maxLength: 4 }),
       preauthorization: fc.oneof({ weight: 4, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) }),
     }),
@@ -110,8 +120,8 @@ function event(features: Features, window: (typeof WINDOWS)[number]): fc.Arbitra
   const arbitraries: fc.WeightedArbitrary<Event>[] = [
     { weight: 5, arbitrary: claim(features, window.dates) },
     { weight: 4, arbitrary: fc.record({ kind: fc.constant('fund' as const), claim: fc.nat({ max: 11 }) }) },
-    { weight: 2, arbitrary: fc.record({ kind: fc.constant('simulate' as const), scenario: fc.constantFrom(...scenarios), claim: fc.nat({ max: 11 }) }) },
-    { weight: 2, arbitrary: fc.record({ kind: fc.constant('advance' as const), hours: fc.constantFrom(1, 12, 24, 49, 72) }) },
+    { weight: 3, arbitrary: fc.record({ kind: fc.constant('simulate' as const), scenario: fc.constantFrom(...scenarios), claim: fc.nat({ max: 11 }) }) },
+    { weight: 3, arbitrary: fc.record({ kind: fc.constant('advance' as const), hours: fc.constantFrom(1, 12, 24, 49, 72, 96) }) },
   ];
   if (features === 'FULL') {
     arbitraries.push({ weight: 1, arbitrary: fc.record({ kind: fc.constant('clock-back' as const), hours: fc.constantFrom(1, 30, 200) }) });

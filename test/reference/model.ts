@@ -112,6 +112,7 @@ interface Encounter {
    */
   aeob?: { amount: number | null; match: 'VARIANCE' | 'MISSING_AEOB' };
   aeobMissing?: boolean;
+  aeobVariance?: boolean;
 }
 
 export class Model {
@@ -180,7 +181,7 @@ export class Model {
         return { http: 200 };
       }
       case 'finalize':
-        return this.finalize(event.rates, event.effective);
+        return record(this.finalize(event.rates, event.effective));
     }
   }
 
@@ -402,7 +403,8 @@ export class Model {
         contract.bundleCents!,
         codes.map(() => 1),
       );
-      const fresh = members.filter((l) => !episode.parts.has(l.code));
+      // Spread in order of service date, then line (the earlier takes a cent left on a tie).
+      const fresh = members.filter((l) => !episode.parts.has(l.code)).sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : a.index - b.index));
       for (const l of members.filter((x) => episode.parts.has(x.code))) {
         allowed.set(l.index, 0);
         status.set(l.index, { status: 'BUNDLED', denial: 'CARC-97' });
@@ -567,20 +569,16 @@ export class Model {
         if (t?.status !== 'COMPLETED') return refused;
         t.status = 'REFUNDED';
         return { http: 200 };
-      // Stated while a transfer is in transit, the AEOB waits for it to complete.
-      case 'aeob-variance': {
-        if (t?.status !== 'COMPLETED' && t?.status !== 'INITIATED') return refused;
-        if (e.aeob?.match === 'VARIANCE') return refused;
-        e.aeob = { amount: Math.max(0, e.benefit - AEOB_SHORT_CENTS), match: 'VARIANCE' };
-        if (t.status === 'COMPLETED') t.aeob = e.aeob;
-        return { http: 200 };
-      }
+      // Stated while a transfer is in transit, the AEOB waits for it to complete. Each trigger
+      // once per encounter; an AEOB the payer never sent stays missing, whatever is stated after.
+      case 'aeob-variance':
       case 'missing-aeob': {
         if (t?.status !== 'COMPLETED' && t?.status !== 'INITIATED') return refused;
-        // The payer never sent it: said once, whatever was stated after.
-        if (e.aeobMissing) return refused;
-        e.aeobMissing = true;
-        e.aeob = { amount: null, match: 'MISSING_AEOB' };
+        const missing = scenario === 'missing-aeob';
+        if (missing ? e.aeobMissing : e.aeobVariance) return refused;
+        if (missing) e.aeobMissing = true;
+        else e.aeobVariance = true;
+        e.aeob = e.aeobMissing ? { amount: null, match: 'MISSING_AEOB' } : { amount: Math.max(0, e.benefit - AEOB_SHORT_CENTS), match: 'VARIANCE' };
         if (t.status === 'COMPLETED') t.aeob = e.aeob;
         return { http: 200 };
       }

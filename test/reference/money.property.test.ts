@@ -2,7 +2,7 @@
 // triggers, schedule finalizations and clock moves: every figure to the cent, plus invariants that
 // hold across the claims of a sequence whatever the model says.
 // TPA_PROPERTY_RUNS (default 2000) and TPA_PROPERTY_SEED choose how many and which; a failure
-// prints its seed, its path and the shrunk sequence (rerun with both to see it again).
+// prints its seed, its path and the shrunk sequence (TPA_PROPERTY_SEED and TPA_PROPERTY_PATH replay it).
 // TPA_MODEL_FEATURES=FULL|UNCHANGED chooses the generator (see generate.ts).
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,6 +18,8 @@ const FEATURES = (process.env.TPA_MODEL_FEATURES as Features | undefined) ?? DEF
 const EXCLUDE = (process.env.TPA_MODEL_EXCLUDE ?? '').split(',').filter(Boolean);
 const RUNS = Number(process.env.TPA_PROPERTY_RUNS ?? 2000);
 const SEED = process.env.TPA_PROPERTY_SEED === undefined ? undefined : Number(process.env.TPA_PROPERTY_SEED);
+/** With the seed, the path a failure printed replays that sequence (and its shrinking) at once. */
+const REPLAY_PATH = process.env.TPA_PROPERTY_PATH;
 /** The report runs the CLI in-process: one sequence in this many has it (every one with a seed given). */
 const REPORT_EVERY = SEED === undefined ? 8 : 1;
 
@@ -137,7 +139,7 @@ describe(`the engine against the reference model (${FEATURES})`, () => {
         invariants(sequence, engine);
         expect(engine).toEqual(model);
       }),
-      { numRuns: RUNS, seed: SEED },
+      { numRuns: RUNS, seed: SEED, ...(REPLAY_PATH ? { path: REPLAY_PATH } : {}) },
     );
   });
 });
