@@ -1,0 +1,713 @@
+// The reference model of the money rules: the README's "Money rules, line by line" and the rules
+// decided for issue 22, applied to a sequence of events with maps and loops, slowly and plainly. It
+// imports nothing from src/: where it and the engine disagree, one of them is wrong, and the rules
+// decide which.
+import type {
+  Answer,
+  ClaimFigures,
+  EncounterFigures,
+  Event,
+  LineEvent,
+  LineFigures,
+  Outcome,
+  PayoutFigures,
+  ReportFigures,
+  Scenario,
+  Sequence,
+  TransferFigures,
+} from './events.js';
+import { MONEY_KEYS, type MoneyKey } from './events.js';
+import { type Contract, member as memberOf, provider as providerOf, type Rate, seededContracts } from './fixtures.js';
+
+const DAY_MS = 86_400_000;
+/** The processor's fee per payout (SPEC.md "Fee structure"): 2.2% of the amount + 0.30. */
+const FEE_PER_MILLE = 22;
+const FEE_FLAT_CENTS = 30;
+/** `local simulate aeob-variance` states the AEOB this much below the benefit (README). */
+const AEOB_SHORT_CENTS = 1234;
+
+/** n / d rounded half away from zero, for n ≥ 0 and d > 0 (DESIGN.md: fees round half away from zero). */
+export function divRound(n: number, d: number): number {
+  return Math.floor((2 * n + d) / (2 * d));
+}
+
+/**
+ * `total` cents shared by `weights` in proportion, by largest remainder: each gets the floor of its
+ * exact share, then the cents left go one each to the largest remainders, the earlier on a tie.
+ */
+export function allocate(total: number, weights: readonly number[]): number[] {
+  const sum = weights.reduce((s, w) => s + w, 0);
+  if (sum === 0) return weights.map(() => 0);
+  const shares = weights.map((w) => Math.floor((total * w) / sum));
+  let left = total - shares.reduce((s, x) => s + x, 0);
+  const order = weights.map((w, i) => ({ i, r: (total * w) % sum })).sort((a, b) => b.r - a.r || a.i - b.i);
+  for (const { i } of order) {
+    if (left === 0) break;
+    shares[i]! += 1;
+    left--;
+  }
+  return shares;
+}
+
+const addDays = (date: string, days: number) => new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
+const daysBetween = (a: string, b: string) => Math.round((Date.parse(`${b}T00:00:00Z`) - Date.parse(`${a}T00:00:00Z`)) / DAY_MS);
+const inForce = (from: string, to: string | null, date: string) => from <= date && (to === null || date <= to);
+
+/** The fixtures' plans start their year on 1 January (plan_year_start 01-01): the calendar year. */
+const planYear = (date: string) => date.slice(0, 4);
+
+/** T+1 business day: the next day, moved past a weekend. */
+export function arrival(ms: number): number {
+  let t = ms + DAY_MS;
+  for (;;) {
+    const day = new Date(t).getUTCDay();
+    if (day !== 0 && day !== 6) return t;
+    t += DAY_MS;
+  }
+}
+
+interface Line extends LineEvent {
+  index: number;
+  chargeCents: number;
+  payee: string;
+  feeKind: string;
+  status: 'ALLOWED' | 'NOT_COVERED' | 'DENIED' | 'BUNDLED' | 'PENDED';
+  denial: string | null;
+  contract?: Contract;
+  allowed: number;
+  copay: number;
+  deductible: number;
+  coinsurance: number;
+  /** For a BUNDLE line: the episode it belongs to. */
+  episode?: Episode;
+}
+
+interface Episode {
+  key: string;
+  first: string;
+  days: Set<string>;
+  /** Codes paid (allowed > 0) in the episode. */
+  parts: Set<string>;
+}
+
+interface Transfer {
+  status: 'INITIATED' | 'COMPLETED' | 'FAILED' | 'REFUNDED';
+  total: number;
+  payouts: { npi: string; role: string; amount: number; fee: number }[];
+  arrivesAt: number;
+  aeob: { amount: number | null; match: 'EXACT' | 'VARIANCE' | 'MISSING_AEOB' } | null;
+}
+
+interface Encounter {
+  lines: Line[];
+  disposition: string;
+  benefit: number;
+  charges: number;
+  allowed: number;
+  patient: number;
+  transfers: Transfer[];
+  /**
+   * The AEOB is the claim's, not a transfer's: one the payer stated otherwise (sandbox), or never
+   * sent, is what every transfer of the encounter is matched against when it completes.
+   */
+  aeob?: { amount: number | null; match: 'VARIANCE' | 'MISSING_AEOB' };
+  aeobMissing?: boolean;
+  aeobVariance?: boolean;
+}
+
+export class Model {
+  private now: number;
+  private readonly contracts = seededContracts();
+  /** (member, code, date, fee kind) of every line paid. */
+  private readonly paid = new Set<string>();
+  /** Deductible met by claims, per member and plan year. */
+  private readonly deductibleMet = new Map<string, number>();
+  /** Bundle episodes per member and BUNDLE contract. */
+  private readonly episodes = new Map<string, Episode[]>();
+  /** Per member and date: a line paid that includes anesthesia. */
+  private readonly includesAnesthesia = new Set<string>();
+  /** Per member and date: anesthesia paid before any line including it, and how much of it was deducted since. */
+  private readonly anesthesia = new Map<string, { paid: number; deducted: number }>();
+  private readonly encounters: Encounter[] = [];
+  /** The latest time the engine recorded something (a claim, an approval, a settlement event). */
+  private recordedUntil = 0;
+  /** (member, code, date, fee kind) of lines accepted at 0.00, not paid. */
+  private readonly unpaid = new Set<string>();
+  /**
+   * Rules of issue 22 this sequence exercised where the rules before it decided otherwise, for a
+   * generator that must avoid them while the engine does not have them yet.
+   */
+  readonly touched = new Set<string>();
+
+  constructor(start: string) {
+    this.now = Date.parse(start);
+  }
+
+  static run(sequence: Sequence): Outcome {
+    const model = new Model(sequence.start);
+    const answers = sequence.events.map((e) => model.apply(e));
+    return { answers, encounters: model.encounterFigures(), report: model.report() };
+  }
+
+  /** The rules of issue 22 a sequence exercises where the earlier rules decided otherwise. */
+  static touches(sequence: Sequence): Set<string> {
+    const model = new Model(sequence.start);
+    for (const e of sequence.events) model.apply(e);
+    return model.touched;
+  }
+
+  apply(event: Event): Answer | ClaimFigures {
+    this.settleDue();
+    const record = <T extends Answer | ClaimFigures>(answer: T): T => {
+      if (answer.http === 200 || answer.http === 201) this.recordedUntil = Math.max(this.recordedUntil, this.now);
+      return answer;
+    };
+    switch (event.kind) {
+      case 'claim':
+        return record(this.claim(event));
+      case 'fund':
+        return record(this.fund(event.claim));
+      case 'simulate':
+        return record(this.simulate(event.scenario, event.claim));
+      case 'advance':
+        this.now += event.hours * 3_600_000;
+        this.settleDue();
+        return { http: 200 };
+      case 'clock-back': {
+        // The clock never goes back before the latest time the engine recorded (rules-22, item 7).
+        const target = this.now - event.hours * 3_600_000;
+        if (target < this.recordedUntil) return { http: 400 };
+        this.now = target;
+        return { http: 200 };
+      }
+      case 'finalize':
+        return record(this.finalize(event.rates, event.effective));
+    }
+  }
+
+  // ---- claims ---------------------------------------------------------------------------------
+
+  private holdsAnyContract(npi: string): boolean {
+    return this.contracts.some((c) => c.npi === npi);
+  }
+
+  private contractsInForce(npi: string, group: string, date: string): Contract[] {
+    return this.contracts.filter((c) => c.npi === npi && c.group === group && inForce(c.effective, c.termination, date));
+  }
+
+  private rateOn(contract: Contract, code: string, date: string): Rate | undefined {
+    return contract.rates.find((r) => r.code === code && inForce(r.from, r.to, date));
+  }
+
+  /** The payee's contract pricing a line (rules-22 step 3): most of its codes on the claim, newest, id. */
+  private pricingContract(line: Line, lines: readonly Line[], group: string): Contract | undefined {
+    const candidates = this.contractsInForce(line.payee, group, line.date).filter((c) => this.rateOn(c, line.code, line.date));
+    const covering = (c: Contract) => lines.filter((l) => l.payee === line.payee && this.rateOn(c, l.code, l.date)).length;
+    candidates.sort((a, b) => covering(b) - covering(a) || (a.effective < b.effective ? 1 : a.effective > b.effective ? -1 : 0) || (a.id < b.id ? -1 : 1));
+    return candidates[0];
+  }
+
+  private claim(event: Extract<Event, { kind: 'claim' }>): ClaimFigures {
+    const billing = providerOf(event.billing);
+    const group = billing.group;
+    const member = memberOf(event.member);
+    // A service not yet rendered on the engine clock is 400 errors[] (README "Money rules").
+    const today = new Date(this.now).toISOString().slice(0, 10);
+    if (event.lines.some((l) => l.date > today)) return { http: 400 };
+    const lines: Line[] = event.lines.map((l, index) => {
+      const provider = l.careTeam ?? event.billing;
+      const payee = this.holdsAnyContract(provider) ? provider : event.billing;
+      return {
+        ...l,
+        index,
+        chargeCents: l.unitCents * l.quantity,
+        payee,
+        feeKind: providerOf(payee).role,
+        status: 'ALLOWED',
+        denial: null,
+        allowed: 0,
+        copay: 0,
+        deductible: 0,
+        coinsurance: 0,
+      };
+    });
+    // SPEC.md's 404 no_active_contract: no line has a payee contract covering its code on its date.
+    for (const line of lines) line.contract = this.pricingContract(line, lines, group);
+    if (lines.every((l) => !l.contract || (l.payee !== event.billing && this.contractsInForce(l.payee, group, l.date).length === 0))) {
+      return { http: 404 };
+    }
+
+    // Coverage, then the payee's eligibility, then the contract (steps 1 to 3).
+    for (const line of lines) {
+      if (line.date < member.coverageStart) this.deny(line, 'DENIED', 'CARC-26');
+      else if (member.coverageEnd !== null && line.date > member.coverageEnd) this.deny(line, 'DENIED', 'CARC-27');
+      else if (line.payee !== event.billing && this.contractsInForce(line.payee, group, line.date).length === 0) this.deny(line, 'DENIED', 'CARC-B7');
+      else if (!line.contract) this.deny(line, 'NOT_COVERED', 'CARC-96');
+    }
+
+    // Duplicates (step 4), a line at a time: a line already paid (allowed > 0) on an earlier claim,
+    // or earlier on this one, is denied. What an earlier line of this claim is allowed can depend on
+    // the lines after it (a bundle's spread, a percentage on the contract's total), so the claim is
+    // priced again after each decision.
+    let priced = this.price(lines, event.member);
+    for (const line of lines) {
+      if (line.status !== 'ALLOWED') continue;
+      const key = this.paidKey(event.member, line);
+      const same = lines.filter((l) => l.index < line.index && this.paidKey(event.member, l) === key && l.status !== 'DENIED');
+      const earlier = same.some((l) => priced.allowedOf(l) > 0);
+      if (same.length > 0 && !earlier) this.touched.add('a 0.00 line is no duplicate');
+      if (this.unpaid.has(key) && !this.paid.has(key)) this.touched.add('a 0.00 line is no duplicate');
+      if (this.paid.has(key) || earlier) {
+        this.deny(line, 'DENIED', 'CARC-18');
+        priced = this.price(lines, event.member);
+      }
+    }
+    // A code that needs a preauthorization, without one, on a line not denied: the claim is pended.
+    if (!event.preauthorization && lines.some((l) => l.status === 'ALLOWED' && this.rateOn(l.contract!, l.code, l.date)?.preauthorization)) {
+      const encounter: Encounter = {
+        lines: lines.map((l) => ({ ...l, status: 'PENDED', denial: null })),
+        disposition: 'PENDING_REVIEW',
+        benefit: 0,
+        charges: lines.reduce((s, l) => s + l.chargeCents, 0),
+        allowed: 0,
+        patient: 0,
+        transfers: [],
+      };
+      this.encounters.push(encounter);
+      return this.claimFigures(encounter);
+    }
+
+    priced.commitAmounts();
+
+    // Copay once per claim on its first covered lines, then the deductible left in each line's plan
+    // year, then coinsurance on the claim's rest (README "Money rules, line by line").
+    let copayLeft = member.copayCents;
+    const metAdded = new Map<string, number>();
+    for (const line of lines) {
+      if (line.status !== 'ALLOWED' || line.allowed === 0) continue;
+      line.copay = Math.min(copayLeft, line.allowed);
+      copayLeft -= line.copay;
+      const year = planYear(line.date);
+      const met = member.metCents + (this.deductibleMet.get(`${event.member}|${year}`) ?? 0) + (metAdded.get(year) ?? 0);
+      line.deductible = Math.min(line.allowed - line.copay, Math.max(0, member.deductibleCents - met));
+      metAdded.set(year, (metAdded.get(year) ?? 0) + line.deductible);
+    }
+    const rest = lines.map((l) => (l.status === 'ALLOWED' ? l.allowed - l.copay - l.deductible : 0));
+    const coinsurance = divRound(rest.reduce((s, x) => s + x, 0) * member.coinsurancePercent, 100);
+    allocate(coinsurance, rest).forEach((c, i) => {
+      lines[i]!.coinsurance = c;
+    });
+
+    // APPROVED when every line is paid, PARTIAL_APPROVAL when some are, DENIED (with the first line's
+    // reason) when none is. A bundled line is included in what was paid elsewhere, not paid here.
+    const paidLines = lines.filter((l) => l.status === 'ALLOWED');
+    const disposition = paidLines.length === lines.length ? 'APPROVED' : paidLines.length > 0 ? 'PARTIAL_APPROVAL' : 'DENIED';
+    const encounter: Encounter = {
+      lines,
+      disposition,
+      charges: lines.reduce((s, l) => s + l.chargeCents, 0),
+      allowed: lines.reduce((s, l) => s + l.allowed, 0),
+      patient: lines.reduce((s, l) => s + l.copay + l.deductible + l.coinsurance, 0),
+      benefit: 0,
+      transfers: [],
+    };
+    encounter.benefit = encounter.allowed - encounter.patient;
+    this.encounters.push(encounter);
+    if (disposition !== 'DENIED') this.accept(event.member, lines, metAdded, priced);
+    return this.claimFigures(encounter);
+  }
+
+  private deny(line: Line, status: Line['status'], code: string): void {
+    line.status = status;
+    line.denial = code;
+  }
+
+  private paidKey(member: string, line: Line): string {
+    return `${member}|${line.code}|${line.date}|${line.feeKind}`;
+  }
+
+  /** What an accepted claim leaves for later claims: paid lines, deductible, episodes, anesthesia. */
+  private accept(member: string, lines: Line[], metAdded: Map<string, number>, priced: Priced): void {
+    for (const [year, cents] of metAdded) this.deductibleMet.set(`${member}|${year}`, (this.deductibleMet.get(`${member}|${year}`) ?? 0) + cents);
+    for (const line of lines) {
+      if (line.status === 'BUNDLED' || (line.status === 'ALLOWED' && line.allowed === 0)) this.unpaid.add(this.paidKey(member, line));
+      if (line.status !== 'ALLOWED' || line.allowed === 0) continue;
+      this.paid.add(this.paidKey(member, line));
+      if (line.episode) {
+        line.episode.parts.add(line.code);
+        line.episode.days.add(line.date);
+        const list = this.episodes.get(line.episode.key) ?? [];
+        if (!list.includes(line.episode)) list.push(line.episode);
+        this.episodes.set(line.episode.key, list);
+      }
+      if (this.includes(line)) this.includesAnesthesia.add(`${member}|${line.date}`);
+      else if (line.feeKind === 'ANESTHESIA') {
+        const a = this.anesthesia.get(`${member}|${line.date}`) ?? { paid: 0, deducted: 0 };
+        a.paid += line.allowed;
+        this.anesthesia.set(`${member}|${line.date}`, a);
+      }
+    }
+    for (const [key, taken] of priced.deducted) {
+      const a = this.anesthesia.get(key)!;
+      a.deducted += taken;
+    }
+  }
+
+  /** A line whose contract includes anesthesia, paid to a payee who is not an anesthesia provider. */
+  private includes(line: Line): boolean {
+    return !!line.contract?.anesthesiaIncluded && line.feeKind !== 'ANESTHESIA';
+  }
+
+  /** The episode a BUNDLE line's date belongs to, among the member's and those this claim opens. */
+  private episodeOf(member: string, contract: Contract, date: string, opened: Episode[]): Episode {
+    const key = `${member}|${contract.id}`;
+    const all = [...(this.episodes.get(key) ?? []), ...opened.filter((e) => e.key === key)];
+    const holding = all.find((e) => e.days.has(date));
+    if (holding) return holding;
+    const span = contract.bundleType === 'PACKAGE' ? 90 : 1;
+    const near = all
+      .filter((e) => Math.abs(daysBetween(e.first, date)) < span)
+      .sort((a, b) => Math.abs(daysBetween(a.first, date)) - Math.abs(daysBetween(b.first, date)) || (a.first < b.first ? -1 : 1))[0];
+    if (near) {
+      if (!this.episodes.get(key)?.includes(near)) near.days.add(date);
+      return near;
+    }
+    const episode: Episode = { key, first: date, days: new Set([date]), parts: new Set() };
+    opened.push(episode);
+    return episode;
+  }
+
+  /**
+   * Allowed amounts of the lines still ALLOWED: bundles (step 5), anesthesia included (step 6),
+   * quantity and rate types (step 7). Statuses of bundled parts and included anesthesia are set on
+   * a copy and applied by commitAmounts.
+   */
+  private price(lines: Line[], member: string): Priced {
+    const allowed = new Map<number, number>();
+    const status = new Map<number, { status: Line['status']; denial: string | null }>();
+    const episodes = new Map<number, Episode>();
+    const live = lines.filter((l) => l.status === 'ALLOWED');
+
+    // Bundles: per episode, the parts not yet billed share their shares, spread by charge.
+    const opened: Episode[] = [];
+    const byEpisode = new Map<Episode, Line[]>();
+    for (const line of live.filter((l) => l.contract!.rateType === 'BUNDLE')) {
+      const episode = this.episodeOf(member, line.contract!, line.date, opened);
+      episodes.set(line.index, episode);
+      byEpisode.set(episode, [...(byEpisode.get(episode) ?? []), line]);
+    }
+    for (const [episode, members] of byEpisode) {
+      const contract = members[0]!.contract!;
+      const codes = contract.rates.map((r) => r.code).filter((c, i, all) => all.indexOf(c) === i);
+      const shares = allocate(
+        contract.bundleCents!,
+        codes.map(() => 1),
+      );
+      // Spread in order of service date, then line (the earlier takes a cent left on a tie).
+      const fresh = members.filter((l) => !episode.parts.has(l.code)).sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : a.index - b.index));
+      for (const l of members.filter((x) => episode.parts.has(x.code))) {
+        allowed.set(l.index, 0);
+        status.set(l.index, { status: 'BUNDLED', denial: 'CARC-97' });
+      }
+      const newParts = new Set(fresh.map((l) => l.code));
+      const sharesTotal = [...newParts].reduce((s, code) => s + shares[codes.indexOf(code)]!, 0);
+      const charges = fresh.reduce((s, l) => s + l.chargeCents, 0);
+      allocate(
+        Math.min(sharesTotal, charges),
+        fresh.map((l) => l.chargeCents),
+      ).forEach((a, i) => allowed.set(fresh[i]!.index, a));
+    }
+    for (const line of live) {
+      const c = line.contract!;
+      const rate = this.rateOn(c, line.code, line.date);
+      if (c.rateType === 'FLAT_RATE') allowed.set(line.index, Math.min(rate!.cents! * line.quantity, line.chargeCents));
+      if (c.rateType === 'CASE_RATE') allowed.set(line.index, Math.min(rate!.cents!, line.chargeCents));
+    }
+
+    // Anesthesia included: the including lines first give up the anesthesia already paid that
+    // day on earlier claims; then anesthesia lines of a day included are bundled.
+    const deducted = new Map<string, number>();
+    for (const line of live) {
+      if (!this.includes(line) || status.has(line.index)) continue;
+      const key = `${member}|${line.date}`;
+      const a = this.anesthesia.get(key);
+      if (!a || this.includesAnesthesia.has(key)) continue;
+      const available = a.paid - a.deducted - (deducted.get(key) ?? 0);
+      const price = allowed.get(line.index)!;
+      const take = Math.min(price, Math.max(0, available));
+      allowed.set(line.index, price - take);
+      deducted.set(key, (deducted.get(key) ?? 0) + take);
+    }
+    const included = new Set(this.includesAnesthesia);
+    for (const line of live) if (this.includes(line) && !status.has(line.index) && allowed.get(line.index)! > 0) included.add(`${member}|${line.date}`);
+    for (const line of live) {
+      if (line.feeKind === 'ANESTHESIA' && included.has(`${member}|${line.date}`)) {
+        allowed.set(line.index, 0);
+        status.set(line.index, { status: 'BUNDLED', denial: 'CARC-97' });
+      }
+    }
+
+    // Percentages on the contract's charges on the claim, allocated by largest remainder.
+    const pools = new Map<Contract, Line[]>();
+    for (const line of live) {
+      if (line.contract!.rateType !== 'PERCENT_OF_CHARGES' || status.has(line.index)) continue;
+      pools.set(line.contract!, [...(pools.get(line.contract!) ?? []), line]);
+    }
+    for (const [contract, pool] of pools) {
+      const total = divRound(pool.reduce((s, l) => s + l.chargeCents, 0) * contract.percent!, 100);
+      allocate(
+        total,
+        pool.map((l) => l.chargeCents),
+      ).forEach((a, i) => allowed.set(pool[i]!.index, a));
+    }
+
+    return {
+      deducted,
+      allowedOf: (l: Line) => (l.status === 'ALLOWED' && !status.has(l.index) ? (allowed.get(l.index) ?? 0) : 0),
+      commitAmounts: () => {
+        for (const line of live) {
+          line.allowed = allowed.get(line.index) ?? 0;
+          const s = status.get(line.index);
+          if (s) this.deny(line, s.status, s.denial!);
+          line.episode = episodes.get(line.index);
+        }
+      },
+    };
+  }
+
+  private claimFigures(e: Encounter): ClaimFigures {
+    const pended = e.disposition === 'PENDING_REVIEW';
+    const denied = e.disposition === 'DENIED';
+    const none = pended || denied;
+    const lines: LineFigures[] = e.lines.map((l) => ({
+      status: l.status,
+      denial_code: l.denial,
+      allowed: none ? null : l.allowed,
+      copay: none ? null : l.copay,
+      deductible: none ? null : l.deductible,
+      coinsurance: none ? null : l.coinsurance,
+      patient: none ? null : l.copay + l.deductible + l.coinsurance,
+      benefit: none ? null : l.allowed - l.copay - l.deductible - l.coinsurance,
+      payee: l.payee,
+    }));
+    const sum = (f: (l: Line) => number) => (none ? null : e.lines.reduce((s, l) => s + f(l), 0));
+    return {
+      http: 201,
+      disposition: e.disposition,
+      denial_code: denied ? e.lines[0]!.denial : null,
+      allowed: sum((l) => l.allowed),
+      copay: sum((l) => l.copay),
+      deductible: sum((l) => l.deductible),
+      coinsurance: sum((l) => l.coinsurance),
+      patient: none ? null : e.patient,
+      benefit: none ? null : e.benefit,
+      lines,
+    };
+  }
+
+  // ---- funding and settlement -----------------------------------------------------------------
+
+  /** The fee on one payout: 2.2% rounded half away from zero, + 0.30, never above the payout. */
+  static fee(amount: number): number {
+    return Math.min(amount, divRound(amount * FEE_PER_MILLE, 1000) + FEE_FLAT_CENTS);
+  }
+
+  private encounter(n: number): Encounter | undefined {
+    if (this.encounters.length === 0) return undefined;
+    return this.encounters[n % this.encounters.length];
+  }
+
+  private fund(n: number): Answer {
+    const e = this.encounter(n);
+    if (!e) return { http: 0 };
+    if (e.disposition === 'DENIED') return { http: 400, reason: 'CLAIM_DENIED' };
+    if (e.disposition === 'PENDING_REVIEW') return { http: 400, reason: 'CLAIM_NOT_ADJUDICATED' };
+    if (e.benefit === 0) return { http: 400, reason: 'NOTHING_TO_FUND' };
+    const last = e.transfers.at(-1);
+    if (last && (last.status === 'INITIATED' || last.status === 'COMPLETED')) return { http: 400, reason: 'DUPLICATE' };
+    // Each line's benefit goes to its payee; payees in the order of their first line; none for 0.00.
+    const payouts: Transfer['payouts'] = [];
+    for (const line of e.lines) {
+      if (line.status !== 'ALLOWED') continue;
+      const benefit = line.allowed - line.copay - line.deductible - line.coinsurance;
+      let p = payouts.find((x) => x.npi === line.payee);
+      if (!p) {
+        p = { npi: line.payee, role: providerOf(line.payee).role, amount: 0, fee: 0 };
+        payouts.push(p);
+      }
+      p.amount += benefit;
+    }
+    const moving = payouts.filter((p) => p.amount > 0);
+    for (const p of moving) p.fee = Model.fee(p.amount);
+    e.transfers.push({ status: 'INITIATED', total: e.benefit, payouts: moving, arrivesAt: arrival(this.now), aeob: null });
+    return { http: 200 };
+  }
+
+  /** Transfers whose arrival has come are completed and reconciled (EXACT). */
+  private settleDue(): void {
+    for (const e of this.encounters) {
+      const t = e.transfers.at(-1);
+      if (t && t.status === 'INITIATED' && t.arrivesAt <= this.now) {
+        t.status = 'COMPLETED';
+        t.aeob = e.aeob ?? { amount: t.total, match: 'EXACT' };
+        this.recordedUntil = Math.max(this.recordedUntil, t.arrivesAt);
+      }
+    }
+  }
+
+  private simulate(scenario: Scenario, n: number): Answer {
+    const e = this.encounter(n);
+    if (!e) return { http: 0 };
+    const t = e.transfers.at(-1);
+    const refused: Answer = { http: 409 };
+    switch (scenario) {
+      case 'settlement-failure':
+        if (t?.status !== 'INITIATED') return refused;
+        t.status = 'FAILED';
+        return { http: 200 };
+      case 'refund':
+        if (t?.status !== 'COMPLETED') return refused;
+        t.status = 'REFUNDED';
+        return { http: 200 };
+      // Stated while a transfer is in transit, the AEOB waits for it to complete. Each trigger
+      // once per encounter; an AEOB the payer never sent stays missing, whatever is stated after.
+      case 'aeob-variance':
+      case 'missing-aeob': {
+        if (t?.status !== 'COMPLETED' && t?.status !== 'INITIATED') return refused;
+        const missing = scenario === 'missing-aeob';
+        if (missing ? e.aeobMissing : e.aeobVariance) return refused;
+        if (missing) e.aeobMissing = true;
+        else e.aeobVariance = true;
+        e.aeob = e.aeobMissing ? { amount: null, match: 'MISSING_AEOB' } : { amount: Math.max(0, e.benefit - AEOB_SHORT_CENTS), match: 'VARIANCE' };
+        if (t.status === 'COMPLETED') t.aeob = e.aeob;
+        return { http: 200 };
+      }
+    }
+  }
+
+  // ---- rate schedules ---------------------------------------------------------------------------
+
+  private finalize(rates: { code: string; cents: number }[], effective: string): Answer {
+    const contract = this.contracts.find((c) => c.id === 'ctr_8d21b5e09f4c7a13')!;
+    const from = effective;
+    for (const r of contract.rates) if (inForce(r.from, r.to, addDays(from, -1)) && (r.to === null || r.to >= from)) r.to = addDays(from, -1);
+    for (const r of rates) contract.rates.push({ code: r.code, cents: r.cents, from, to: null, preauthorization: false });
+    return { http: 200 };
+  }
+
+  // ---- what is observed ---------------------------------------------------------------------------
+
+  private transferFigures(t: Transfer): TransferFigures {
+    const payouts: PayoutFigures[] = t.payouts.map((p) => {
+      const status = { INITIATED: 'PENDING', COMPLETED: 'COMPLETED', FAILED: 'FAILED', REFUNDED: 'RETURNED' }[t.status];
+      return t.status === 'FAILED'
+        ? { npi: p.npi, role: p.role, amount: p.amount, status }
+        : { npi: p.npi, role: p.role, amount: p.amount, fee: p.fee, net: p.amount - p.fee, status };
+    });
+    const fees = t.payouts.reduce((s, p) => s + p.fee, 0);
+    let aeob: TransferFigures['aeob'] = null;
+    let reconciliation = t.status === 'FAILED' ? 'PENDING' : 'PENDING';
+    if (t.aeob) {
+      const settled = t.status === 'REFUNDED' ? 0 : t.total;
+      // A refund leaves nothing settled: it no longer matches an AEOB (one never sent stays missing).
+      const match = t.status === 'REFUNDED' && t.aeob.match !== 'MISSING_AEOB' ? 'VARIANCE' : t.aeob.match;
+      const variance = t.aeob.amount === null ? settled : settled - t.aeob.amount;
+      aeob = { aeob_amount: t.aeob.amount, settlement_amount: settled, variance, match_status: match };
+      reconciliation = match === 'EXACT' ? 'MATCHED' : 'UNMATCHED';
+    }
+    // The order of payouts is not a money rule: compared by payee.
+    payouts.sort((a, b) => (a.npi < b.npi ? -1 : 1));
+    return {
+      status: t.status,
+      total: t.total,
+      payouts,
+      reconciliation_status: reconciliation,
+      aeob,
+      refund: t.status === 'REFUNDED' ? { amount: t.total - fees, gross: t.total, fees_not_returned: fees } : null,
+    };
+  }
+
+  private ledgerStatus(e: Encounter): { ledger: string; balance: string } {
+    if (e.disposition === 'DENIED') return { ledger: 'DENIED', balance: 'DENIED' };
+    if (e.disposition === 'PENDING_REVIEW') return { ledger: 'PENDED', balance: 'PENDED' };
+    const t = e.transfers.at(-1);
+    if (!t) return { ledger: 'ADJUDICATED', balance: e.benefit === 0 ? 'SETTLED' : 'OPEN' };
+    if (t.status === 'INITIATED') return { ledger: 'FUNDED', balance: 'IN_TRANSIT' };
+    if (t.status === 'COMPLETED') return { ledger: 'RECONCILED', balance: 'SETTLED' };
+    return { ledger: 'ADJUDICATED', balance: t.status };
+  }
+
+  encounterFigures(): EncounterFigures[] {
+    this.settleDue();
+    return this.encounters.map((e) => {
+      const s = this.ledgerStatus(e);
+      return { ledger_status: s.ledger, balance_status: s.balance, transfers: e.transfers.map((t) => this.transferFigures(t)) };
+    });
+  }
+
+  /** The finance desk's report over every service date of the sequence (README "The finance desk's report"). */
+  report(): ReportFigures {
+    this.settleDue();
+    const r: ReportFigures = {
+      by_status: {},
+      money: {},
+      providers: {},
+      reconciliation: { matched: [0, 0], variance: [], missing_aeob: [0, 0], not_reconciled: 0 },
+    };
+    const add = (key: MoneyKey, cents: number) => {
+      r.money[key] = (r.money[key] ?? 0) + cents;
+    };
+    for (const key of MONEY_KEYS) add(key, 0);
+    for (const e of this.encounters) {
+      const status = this.ledgerStatus(e).ledger;
+      const none = e.disposition === 'DENIED' || e.disposition === 'PENDING_REVIEW';
+      const s = (r.by_status[status] ??= { count: 0, charges: 0, allowed: 0, patient: 0, benefit: 0 });
+      s.count++;
+      s.charges += e.charges;
+      if (!none) {
+        s.allowed += e.allowed;
+        s.patient += e.patient;
+        s.benefit += e.benefit;
+      }
+      for (const t of e.transfers) {
+        const fees = t.payouts.reduce((sum, p) => sum + p.fee, 0);
+        add(t.status === 'INITIATED' ? 'in_transit' : t.status === 'COMPLETED' ? 'settled' : t.status === 'FAILED' ? 'failed' : 'refunded', t.total);
+        if (t.status !== 'FAILED') {
+          add('funded', t.total);
+          add('fees_charged', fees);
+        }
+        if (t.status === 'REFUNDED') {
+          add('came_back', t.total - fees);
+          add('fees_kept', fees);
+        }
+        if (t.status === 'INITIATED' || t.status === 'COMPLETED') {
+          for (const p of t.payouts) {
+            add('processor_fees', p.fee);
+            add('net_to_providers', p.amount - p.fee);
+            const q = (r.providers[p.npi] ??= { payouts: 0, amount: 0, fees: 0, net: 0 });
+            q.payouts++;
+            q.amount += p.amount;
+            q.fees += p.fee;
+            q.net += p.amount - p.fee;
+          }
+        }
+      }
+      const t = e.transfers.at(-1);
+      if (t?.status === 'INITIATED') r.reconciliation.not_reconciled++;
+      if (t?.status === 'COMPLETED' && t.aeob) {
+        if (t.aeob.match === 'EXACT') r.reconciliation.matched = [r.reconciliation.matched[0] + 1, r.reconciliation.matched[1] + t.total];
+        if (t.aeob.match === 'VARIANCE') r.reconciliation.variance.push(t.total - t.aeob.amount!);
+        if (t.aeob.match === 'MISSING_AEOB') r.reconciliation.missing_aeob = [r.reconciliation.missing_aeob[0] + 1, r.reconciliation.missing_aeob[1] + t.total];
+      }
+    }
+    r.reconciliation.variance.sort((a, b) => a - b);
+    add('spent', (r.money.funded ?? 0) - (r.money.came_back ?? 0));
+    return r;
+  }
+}
+
+interface Priced {
+  deducted: Map<string, number>;
+  allowedOf: (line: Line) => number;
+  commitAmounts: () => void;
+}
