@@ -246,6 +246,8 @@ interface LineVerdict {
   anesthesiaDeductedCents: number;
   /** The earlier encounter a duplicate line repeats. */
   duplicateOf: string | null;
+  /** The earlier line of this claim a duplicate line repeats (its index). */
+  repeats: number | null;
   episodeStart: string | null;
 }
 
@@ -278,6 +280,12 @@ export function adjudicate(input: AdjudicationInput): Adjudication {
   priceLines(verdicts, input.bundleLines, allowed, (v) => v.feeKind !== 'ANESTHESIA');
   includeAnesthesia(verdicts, allowed, input.paidLines);
   priceLines(verdicts, input.bundleLines, allowed, (v) => v.feeKind === 'ANESTHESIA');
+  // A repeat of a line the anesthesia rule bundled (0.00, not paid) is bundled for the same reason,
+  // not a duplicate of a service that was not paid.
+  for (const v of verdicts) {
+    const first = v.repeats === null ? undefined : verdicts[v.repeats]!;
+    if (first?.status === 'BUNDLED') Object.assign(v, { status: 'BUNDLED', reasonCode: first.reasonCode, reason: first.reason, repeats: null });
+  }
   const lines = shareCost(verdicts, allowed, benefits);
   const paid = lines.filter((l) => l.status === 'ALLOWED');
   if (paid.length === 0) {
@@ -302,7 +310,7 @@ function judgeLines(input: AdjudicationInput): LineVerdict[] {
     if (countsAsPaid(p) && !paid.has(key)) paid.set(key, p.encounterId);
   }
   const claimKind: FeeKind = claim.type === 'institutional' ? 'FACILITY' : 'SURGEON';
-  const seen = new Set<string>();
+  const seen = new Map<string, number>();
   return claim.lines.map((line, i): LineVerdict => {
     const payee = input.linePayees?.[i] ?? { npi: lineProviderNpi(claim, line), feeKind: claimKind, eligible: true };
     const contract = input.lineContracts[i] ?? null;
@@ -315,6 +323,7 @@ function judgeLines(input: AdjudicationInput): LineVerdict[] {
       reasonCode: denial?.code ?? null,
       reason: denial?.reason ?? null,
       duplicateOf,
+      repeats: null,
       episodeStart: null,
       includesAnesthesia: false,
       anesthesiaDeductedCents: 0,
@@ -327,9 +336,13 @@ function judgeLines(input: AdjudicationInput): LineVerdict[] {
     const key = `${payee.feeKind}|${line.cptCode}|${line.serviceDate}`;
     const earlier = paid.get(key);
     if (earlier !== undefined) return verdict('DENIED', DENIAL.DUPLICATE, earlier);
-    if (seen.has(key)) return verdict('DENIED', DENIAL.DUPLICATE);
+    // A bundle line's repeat on the claim is judged with its episode (priceBundle): a part already
+    // billed there is BUNDLED at 0.00, which is not paid, so it makes no later line a duplicate.
+    if (contract.rateType === 'BUNDLE') return verdict('ALLOWED', null);
+    const first = seen.get(key);
+    if (first !== undefined) return { ...verdict('DENIED', DENIAL.DUPLICATE), repeats: first };
     // A line that can only be allowed 0.00 is not paid: no later line of the claim repeats it.
-    if (!surelyZero(line, contract)) seen.add(key);
+    if (!surelyZero(line, contract)) seen.set(key, i);
     return verdict('ALLOWED', null);
   });
   // mutation: end
@@ -469,8 +482,23 @@ function priceBundle(contract: ContractTerms, indexes: number[], verdicts: LineV
   const shareOf = new Map(codes.map((code, k) => [code, shares[k]!]));
   for (const [start, billedBefore] of episodes) {
     const members = ordered.filter((i) => lineEpisode.get(i) === start);
-    const parts = members.filter((i) => !billedBefore.has(verdicts[i]!.line.cptCode));
+    const unbilled = members.filter((i) => !billedBefore.has(verdicts[i]!.line.cptCode));
+    // A part billed twice on this claim for one date and fee kind is one service billed twice: the
+    // later line is a duplicate (CARC-18), as on any other contract.
+    const once = new Set<string>();
+    const parts = unbilled.filter((i) => {
+      const v = verdicts[i]!;
+      const key = `${v.feeKind}|${v.line.cptCode}|${v.line.serviceDate}`;
+      if (!once.has(key)) {
+        // A line that can only be allowed 0.00 is not paid: it makes no later line a duplicate.
+        if (!surelyZero(v.line, contract)) once.add(key);
+        return true;
+      }
+      Object.assign(v, { status: 'DENIED', reasonCode: DENIAL.DUPLICATE.code, reason: DENIAL.DUPLICATE.reason });
+      return false;
+    });
     for (const i of members) {
+      if (verdicts[i]!.status === 'DENIED') continue;
       verdicts[i]!.episodeStart = start;
       if (!parts.includes(i)) Object.assign(verdicts[i]!, { status: 'BUNDLED', reasonCode: DENIAL.BUNDLED.code, reason: DENIAL.BUNDLED.reason });
     }

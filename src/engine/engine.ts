@@ -298,6 +298,9 @@ export class Engine {
           );
         }
         writeStoredClock(this.db, stored);
+        // What the new time makes due is recorded now, at its own time: moving the clock forward
+        // and back again before anything was read cannot undo an arrival the clock had reached.
+        advanceEncounters(this.context());
       })
       .immediate();
     return this.clock();

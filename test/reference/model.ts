@@ -71,6 +71,8 @@ interface Line extends LineEvent {
   chargeCents: number;
   payee: string;
   feeKind: string;
+  /** The price before the anesthesia paid earlier that day was deducted (rule 6). */
+  priceBeforeDeduction?: number;
   status: 'ALLOWED' | 'NOT_COVERED' | 'DENIED' | 'BUNDLED' | 'PENDED';
   denial: string | null;
   contract?: Contract;
@@ -329,9 +331,18 @@ export class Model {
   /** What an accepted claim leaves for later claims: paid lines, deductible, episodes, anesthesia. */
   private accept(member: string, lines: Line[], metAdded: Map<string, number>, priced: Priced): void {
     for (const [year, cents] of metAdded) this.deductibleMet.set(`${member}|${year}`, (this.deductibleMet.get(`${member}|${year}`) ?? 0) + cents);
+    // A bundle part allowed 0.00 was paid with its episode's other parts when those were allowed more
+    // than 0.00 in all on this claim (the rate is spread by charge): it counts as billed and paid,
+    // else an episode could be paid more than its rate.
+    const episodeAllowed = new Map<Episode, number>();
     for (const line of lines) {
-      if (line.status === 'BUNDLED' || (line.status === 'ALLOWED' && line.allowed === 0)) this.unpaid.add(this.paidKey(member, line));
-      if (line.status !== 'ALLOWED' || line.allowed === 0) continue;
+      if (line.status === 'ALLOWED' && line.episode) episodeAllowed.set(line.episode, (episodeAllowed.get(line.episode) ?? 0) + line.allowed);
+    }
+    for (const line of lines) {
+      const paidWithEpisode =
+        line.status === 'ALLOWED' && ((line.episode !== undefined && (episodeAllowed.get(line.episode) ?? 0) > 0) || (line.priceBeforeDeduction ?? 0) > 0);
+      if (!paidWithEpisode && (line.status === 'BUNDLED' || (line.status === 'ALLOWED' && line.allowed === 0))) this.unpaid.add(this.paidKey(member, line));
+      if (line.status !== 'ALLOWED' || (line.allowed === 0 && !paidWithEpisode)) continue;
       this.paid.add(this.paidKey(member, line));
       if (line.episode) {
         line.episode.parts.add(line.code);
@@ -340,7 +351,10 @@ export class Model {
         if (!list.includes(line.episode)) list.push(line.episode);
         this.episodes.set(line.episode.key, list);
       }
-      if (this.includes(line)) this.includesAnesthesia.add(`${member}|${line.date}`);
+      // Only a line allowed more than 0.00 includes its day's anesthesia (rule 6).
+      if (this.includes(line)) {
+        if ((line.priceBeforeDeduction ?? line.allowed) > 0) this.includesAnesthesia.add(`${member}|${line.date}`);
+      }
       else if (line.feeKind === 'ANESTHESIA') {
         const a = this.anesthesia.get(`${member}|${line.date}`) ?? { paid: 0, deducted: 0 };
         a.paid += line.allowed;
@@ -427,6 +441,10 @@ export class Model {
     // Anesthesia included: the including lines first give up the anesthesia already paid that
     // day on earlier claims; then anesthesia lines of a day included are bundled.
     const deducted = new Map<string, number>();
+    const before = new Map<number, number>();
+    // A line's price before the deduction: it decides whether the line includes its day's
+    // anesthesia and whether it was paid (its price was paid, partly by the anesthesia paid before).
+    const priceOf = (l: Line) => before.get(l.index) ?? allowed.get(l.index) ?? 0;
     for (const line of live) {
       if (!this.includes(line) || status.has(line.index)) continue;
       const key = `${member}|${line.date}`;
@@ -434,12 +452,13 @@ export class Model {
       if (!a || this.includesAnesthesia.has(key)) continue;
       const available = a.paid - a.deducted - (deducted.get(key) ?? 0);
       const price = allowed.get(line.index)!;
+      before.set(line.index, price);
       const take = Math.min(price, Math.max(0, available));
       allowed.set(line.index, price - take);
       deducted.set(key, (deducted.get(key) ?? 0) + take);
     }
     const included = new Set(this.includesAnesthesia);
-    for (const line of live) if (this.includes(line) && !status.has(line.index) && allowed.get(line.index)! > 0) included.add(`${member}|${line.date}`);
+    for (const line of live) if (this.includes(line) && !status.has(line.index) && priceOf(line) > 0) included.add(`${member}|${line.date}`);
     for (const line of live) {
       if (line.feeKind === 'ANESTHESIA' && included.has(`${member}|${line.date}`)) {
         allowed.set(line.index, 0);
@@ -463,10 +482,11 @@ export class Model {
 
     return {
       deducted,
-      allowedOf: (l: Line) => (l.status === 'ALLOWED' && !status.has(l.index) ? (allowed.get(l.index) ?? 0) : 0),
+      allowedOf: (l: Line) => (l.status === 'ALLOWED' && !status.has(l.index) ? priceOf(l) : 0),
       commitAmounts: () => {
         for (const line of live) {
           line.allowed = allowed.get(line.index) ?? 0;
+          line.priceBeforeDeduction = priceOf(line);
           const s = status.get(line.index);
           if (s) this.deny(line, s.status, s.denial!);
           line.episode = episodes.get(line.index);

@@ -12,7 +12,7 @@ import { provider, seededContracts } from './fixtures.js';
 import { type Features, sequences } from './generate.js';
 import { Model } from './model.js';
 
-const DEFAULT_FEATURES: Features = 'UNCHANGED';
+const DEFAULT_FEATURES: Features = 'FULL';
 const FEATURES = (process.env.TPA_MODEL_FEATURES as Features | undefined) ?? DEFAULT_FEATURES;
 /** Event kinds to leave out, comma-separated (clock-back, finalize, ...). */
 const EXCLUDE = (process.env.TPA_MODEL_EXCLUDE ?? '').split(',').filter(Boolean);
