@@ -354,8 +354,7 @@ export class Model {
       // Only a line allowed more than 0.00 includes its day's anesthesia (rule 6).
       if (this.includes(line)) {
         if ((line.priceBeforeDeduction ?? line.allowed) > 0) this.includesAnesthesia.add(`${member}|${line.date}`);
-      }
-      else if (line.feeKind === 'ANESTHESIA') {
+      } else if (line.feeKind === 'ANESTHESIA') {
         const a = this.anesthesia.get(`${member}|${line.date}`) ?? { paid: 0, deducted: 0 };
         a.paid += line.allowed;
         this.anesthesia.set(`${member}|${line.date}`, a);
