@@ -178,6 +178,59 @@ describe('anesthesia included in another rate is not paid again (item 3)', () =>
   });
 });
 
+describe('a line repeating one bundled at 0.00 on its claim (found by the reference model)', () => {
+  it('is bundled for the same reason, not a duplicate of a service that was not paid', () => {
+    const day = '2026-07-01';
+    const at = '2026-08-01T10:00:00Z';
+    // The package's therapy part is billed on the 30th; billed twice more the next day, in the same
+    // episode, both lines are parts already billed (CARC-97), neither a duplicate (CARC-18).
+    expect(adjudicate({ npi: LAKESIDE, lines: [{ code: '97161', date: '2026-06-30' }] }, at).response.adjudication.allowed_amount).toBe(300);
+    const twice = adjudicate(
+      {
+        npi: LAKESIDE,
+        lines: [
+          { code: '97161', date: day },
+          { code: '97161', date: day },
+        ],
+      },
+      at,
+    );
+    expect(lines(twice).map((l) => [l.status, l.code])).toEqual([
+      ['BUNDLED', 'CARC-97'],
+      ['BUNDLED', 'CARC-97'],
+    ]);
+    // Anesthesia billed twice on the day whose anesthesia the package's paid part includes: both included.
+    const anesthesia = adjudicate(
+      {
+        npi: SUMMIT,
+        lines: [
+          { code: '00811', date: '2026-06-30' },
+          { code: '00811', date: '2026-06-30' },
+        ],
+      },
+      at,
+    );
+    expect(lines(anesthesia).map((l) => [l.status, l.code])).toEqual([
+      ['BUNDLED', 'CARC-97'],
+      ['BUNDLED', 'CARC-97'],
+    ]);
+  });
+
+  it('a bundle part billed twice on one claim for one date is paid once: the second is a duplicate', () => {
+    const twice = adjudicate({
+      npi: HADDAD,
+      lines: [
+        { code: '29880', date: '2026-02-02', charge: '5200.00' },
+        { code: '29880', date: '2026-02-02', charge: '5200.00' },
+      ],
+    });
+    expect(lines(twice).map((l) => [l.status, l.code, l.allowed])).toEqual([
+      ['ALLOWED', null, 1950],
+      ['DENIED', 'CARC-18', 0],
+    ]);
+  });
+});
+
 describe('a case rate is per case (item 4)', () => {
   it('quantity multiplies a flat rate, never a case rate or a bundle', () => {
     const caseRate = adjudicate({ npi: MORGAN, lines: [{ code: '45378', date: DAY, charge: '1800.00', quantity: 3 }] });

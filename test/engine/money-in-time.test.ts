@@ -189,6 +189,21 @@ describe('clock moves (item 7)', () => {
     expect(engine.advanceClock(86_400_000)).toMatchObject({ now: '2026-03-06T10:00:00Z', held: false });
   });
 
+  it('a move records what the new time makes due: forward past an arrival, then back before it, is refused (found by the reference model)', () => {
+    const engine = open();
+    engine.setClock('2026-03-05T10:00:00Z');
+    const ack = call(engine, 'POST', '/tpa-api/v1/claims/submit/', surgeonClaim('MBR-1003', [{ code: '45378', date: '2026-03-05' }])).body as Body;
+    const amount = (call(engine, 'GET', `/tpa-api/v1/ledger/entries/${ack.external_claim_id}/`).body as Body).financial_summary.payer_responsibility.total;
+    const funded = call(engine, 'POST', '/tpa-api/v1/funding/approve/', { encounter_id: ack.external_claim_id, amount, authorization_code: 'AUTH-1' });
+    expect(funded.status).toBe(200);
+    const arrival = (funded.body as Body).estimated_arrival as string;
+    // Nothing is read between the two moves: the arrival the first one reached is recorded anyway.
+    engine.advanceClock(7 * 86_400_000);
+    expect(() => engine.setClock('2026-03-05T12:00:00Z')).toThrow(/recorded events up to/);
+    expect(engine.clock().recorded_until! >= arrival.replace(/\.\d+Z$/, 'Z')).toBe(true);
+    expect((call(engine, 'GET', `/tpa-api/v1/settlement/${ack.external_claim_id}/`).body as Body).status).toBe('COMPLETED');
+  });
+
   it('a clock earlier than what is recorded is held: a funding never precedes its claim and audit times never run backwards', () => {
     const thursday = home.at('2026-03-05T10:00:00Z', '0');
     const ack = call(thursday, 'POST', '/tpa-api/v1/claims/submit/', claimTemplate({ type: 'institutional', serviceDate: '2026-03-02' })).body as Body;
