@@ -4,7 +4,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { claimTemplate } from '../../src/cli/claim-template.js';
+import { distinctClaim } from '../helpers/claims.js';
 import { runTpa } from '../helpers/cli.js';
 import { tempDir } from '../helpers/engine.js';
 import { journalRecords, killRepeatedly } from '../helpers/kill.js';
@@ -13,8 +13,6 @@ import { cents, ndjson } from '../helpers/values.js';
 
 const CLOCK = '2026-06-30T12:00:00Z';
 const env = { TPA_CLOCK: CLOCK };
-const CODES = ['45378', '45380', '43235'];
-const MEMBERS = ['MBR-1001', 'MBR-1002', 'MBR-1003', 'MBR-1004'];
 
 let home: string;
 let cleanup: () => void;
@@ -25,17 +23,7 @@ afterEach(() => cleanup());
 
 type Row = Record<string, any>;
 
-/** Claim `i`: distinct for every i (member, code and service date). */
-function claim(i: number): Row {
-  const day = new Date(Date.UTC(2026, 0, 1) + Math.floor(i / (CODES.length * MEMBERS.length)) * 86_400_000).toISOString().slice(0, 10);
-  return claimTemplate({
-    type: 'professional',
-    npi: '1045782368',
-    cpt: [CODES[i % CODES.length]!],
-    patient: MEMBERS[Math.floor(i / CODES.length) % MEMBERS.length]!,
-    serviceDate: day,
-  }) as Row;
-}
+const claim = (i: number): Row => distinctClaim(i) as Row;
 
 const lines = (from: number, to: number) => `${Array.from({ length: to - from }, (_, k) => JSON.stringify(claim(from + k))).join('\n')}\n`;
 

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { claimTemplate } from '../../src/cli/claim-template.js';
+import { distinctClaim } from '../helpers/claims.js';
 import { until } from '../helpers/barrier.js';
 import { runTpa, TPA_BIN, testEnv, tpa } from '../helpers/cli.js';
 import { tempDir } from '../helpers/engine.js';
@@ -30,17 +31,7 @@ afterEach(() => cleanup());
 
 type Row = Record<string, any>;
 
-/** Claim `i`: distinct for every i (member, code, date), all approved. */
-function claim(i: number): Row {
-  const day = new Date(Date.UTC(2026, 0, 1) + Math.floor(i / 12) * 86_400_000).toISOString().slice(0, 10);
-  return claimTemplate({
-    type: 'professional',
-    npi: '1045782368',
-    cpt: [['45378', '45380', '43235'][i % 3]!],
-    patient: ['MBR-1001', 'MBR-1002', 'MBR-1003', 'MBR-1004'][Math.floor(i / 3) % 4]!,
-    serviceDate: day,
-  }) as Row;
-}
+const claim = (i: number): Row => distinctClaim(i) as Row;
 
 /** A claim the engine pends: a code that needs a preauthorization, without one. */
 const pended = () => claimTemplate({ type: 'professional', npi: '1582736496', cpt: ['29881'], patient: 'MBR-1002', serviceDate: '2026-02-20' }) as Row;

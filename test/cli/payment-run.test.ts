@@ -4,7 +4,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { claimTemplate } from '../../src/cli/claim-template.js';
+import { distinctClaim } from '../helpers/claims.js';
 import { formatCents, formatCentsGrouped } from '../../src/domain/money.js';
 import { runTpa } from '../helpers/cli.js';
 import { tempDir } from '../helpers/engine.js';
@@ -13,8 +13,6 @@ import { serve } from '../helpers/server.js';
 import { cents, ndjson } from '../helpers/values.js';
 
 const CLOCK = '2026-06-30T12:00:00Z';
-const CODES = ['45378', '45380', '43235'];
-const MEMBERS = ['MBR-1001', 'MBR-1002', 'MBR-1003', 'MBR-1004'];
 const env = { TPA_CLOCK: CLOCK };
 
 let home: string;
@@ -28,15 +26,7 @@ afterEach(() => cleanup());
 async function ledgerOf(n: number, offset = 0): Promise<void> {
   const lines: string[] = [];
   for (let i = offset; i < offset + n; i++) {
-    const day = new Date(Date.UTC(2026, 0, 1) + Math.floor(i / (CODES.length * MEMBERS.length)) * 86_400_000).toISOString().slice(0, 10);
-    const claim = claimTemplate({
-      type: 'professional',
-      npi: '1045782368',
-      cpt: [CODES[i % CODES.length]!],
-      patient: MEMBERS[Math.floor(i / CODES.length) % MEMBERS.length]!,
-      serviceDate: day,
-    });
-    lines.push(JSON.stringify(claim));
+    lines.push(JSON.stringify(distinctClaim(i)));
   }
   const file = join(home, `claims-${offset}.ndjson`);
   writeFileSync(file, `${lines.join('\n')}\n`);

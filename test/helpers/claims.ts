@@ -65,3 +65,22 @@ export function claimOf(spec: ClaimSpec): Json {
   }
   return claim;
 }
+
+const DISTINCT_CODES = ['45378', '45380', '43235'];
+const DISTINCT_MEMBERS = ['MBR-1001', 'MBR-1002', 'MBR-1003', 'MBR-1004'];
+
+/**
+ * Claim `i` of a batch: Dr. Morgan's professional claim, distinct for every i (code, member and
+ * service date from 2026-01-01 on, twelve a day), all approved.
+ */
+export function distinctClaim(i: number): Json {
+  const perDay = DISTINCT_CODES.length * DISTINCT_MEMBERS.length;
+  const day = new Date(Date.UTC(2026, 0, 1) + Math.floor(i / perDay) * 86_400_000).toISOString().slice(0, 10);
+  return claimTemplate({
+    type: 'professional',
+    npi: '1045782368',
+    cpt: [DISTINCT_CODES[i % DISTINCT_CODES.length]!],
+    patient: DISTINCT_MEMBERS[Math.floor(i / DISTINCT_CODES.length) % DISTINCT_MEMBERS.length]!,
+    serviceDate: day,
+  }) as Json;
+}
