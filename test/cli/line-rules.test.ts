@@ -184,6 +184,10 @@ describe('issue 22: payees, fee kinds, anesthesia included, case rates, 0.00 lin
       ['1728493051', 'DENIED', 'CARC-B7', 0],
       ['1673904821', 'DENIED', 'CARC-B7', 0],
     ]);
+    // Billed by an NPI the plan does not know, the same care team is paid nothing: exit 3, no_active_contract.
+    const unknown = await submit(clock, own({ npi: '1111111112', careTeam, lines: [1, 2, 3, 4].map((n) => ({ code: '45380', date: DAY, careTeam: n })) }));
+    expect(unknown.code).toBe(3);
+    expect(unknown.body).toMatchObject({ error: 'no_active_contract', provider_npi: '1111111112' });
     // The surgeon's own claim and the facility's, on another member's day, both pay.
     const facility = await submit(clock, own({ npi: '1234567893', patient: 'MBR-1001', lines: [{ code: '45380', date: DAY }] }));
     const surgeon = await submit(clock, own({ npi: '1045782368', patient: 'MBR-1001', lines: [{ code: '45380', date: DAY }] }));

@@ -139,6 +139,26 @@ describe('one service, many payees (item 1)', () => {
     expect(anesthesia.response.adjudication.allowed_amount).toBe(765);
   });
 
+  it('a billing provider outside the network has no care team the plan pays: 404 (found by the adversarial review)', () => {
+    const careTeam = [MORGAN, SUMMIT, HADDAD].map((npi) => ({ npi, role: 'surgeon' }));
+    const spec = (npi: string) => ({
+      npi,
+      careTeam,
+      lines: [
+        { code: '45380', date: DAY, careTeam: 1 },
+        { code: '00811', date: DAY, careTeam: 2 },
+        { code: '29881', date: DAY, careTeam: 3 },
+      ],
+      preauthorization: 'PA-1',
+    });
+    // An NPI the plan does not know (its check digit is right), and a known provider without a contract.
+    for (const billing of ['1111111112', '1859362703']) {
+      const a = adjudicate(spec(billing));
+      expect(a.status, billing).toBe(404);
+      expect(a.response).toMatchObject({ error: 'no_active_contract', provider_npi: billing });
+    }
+  });
+
   it('a claim none of whose lines has a payee contract is 404 no_active_contract', () => {
     const a = adjudicate({ npi: FACILITY, careTeam: [{ npi: HADDAD, role: 'surgeon' }], lines: [{ code: '45380', date: DAY, careTeam: 1 }] });
     expect(a.status).toBe(404);

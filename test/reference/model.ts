@@ -211,7 +211,9 @@ export class Model {
 
   private claim(event: Extract<Event, { kind: 'claim' }>): ClaimFigures {
     const billing = providerOf(event.billing);
-    const group = billing.group;
+    // The claim's network group is the billing provider's when it is in the network (holds a
+    // contract); outside it, no care-team member can be paid on its claim.
+    const group = this.contracts.some((c) => c.npi === event.billing) ? billing.group : '(no network)';
     const member = memberOf(event.member);
     // A service not yet rendered on the engine clock is 400 errors[] (README "Money rules").
     const today = new Date(this.now).toISOString().slice(0, 10);

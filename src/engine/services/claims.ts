@@ -119,8 +119,12 @@ function linePayees(db: Db, claim: ParsedClaim): ClaimPayees {
   });
   if (errors.length > 0) throw new HttpError(400, { errors });
   const billing = claim.providerNpi;
-  // A billing provider the registry does not know has no group to hold its payees to.
-  const groupId = facts.get(billing)?.groupId;
+  // The claim's network group is the billing provider's, when it is in the network: known to the
+  // registry and holding a contract. A billing provider outside it (an NPI the plan does not know,
+  // a provider without banking details) has no group its care team could be paid in: its care
+  // team's lines are not eligible (CARC-B7), and its own have no contract, so the claim is a 404.
+  const billingFacts = facts.get(billing);
+  const groupId = billingFacts?.payable ? billingFacts.groupId : undefined;
   const claimKind: ProviderRole = claim.type === 'institutional' ? 'FACILITY' : 'SURGEON';
   const npis = claim.lines.map((line) => {
     const own = lineProviderNpi(claim, line);
@@ -138,6 +142,7 @@ function linePayees(db: Db, claim: ParsedClaim): ClaimPayees {
     const npi = npis[i]!;
     const key = `${npi}|${line.serviceDate}`;
     let list = inForce.get(key);
+    if (!list && groupId === undefined) list = [];
     if (!list) {
       list = activeContractsFor(db, npi, line.serviceDate, codesOf.get(npi)!, groupId).sort(
         (a, b) =>
