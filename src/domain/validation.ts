@@ -41,7 +41,8 @@ export function groupIdProblem(value: unknown): string | undefined {
 
 /** An ISO 8601 calendar date (YYYY-MM-DD) that exists. */
 export function isoDateProblem(value: unknown): string | undefined {
-  if (typeof value !== 'string' || value === '') return 'is required: a date as YYYY-MM-DD';
+  if (value === undefined || value === null || value === '') return 'is required: a date as YYYY-MM-DD';
+  if (typeof value !== 'string') return `must be a date as YYYY-MM-DD, a string (got ${typeof value} ${clip(JSON.stringify(value) ?? '')})`;
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
   if (!m) return `must be a date as YYYY-MM-DD (got "${clip(value)}")`;
   const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];

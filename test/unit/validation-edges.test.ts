@@ -27,8 +27,10 @@ describe('identifiers', () => {
       expect(npiProblem(v)).toBe('is required: a 10-digit NPI');
       expect(cptProblem(v)).toBe('is required: a 5-digit CPT code');
       expect(groupIdProblem(v)).toBe('is required: a TPA network or group id');
-      expect(isoDateProblem(v)).toBe('is required: a date as YYYY-MM-DD');
+      if (v !== 12) expect(isoDateProblem(v)).toBe('is required: a date as YYYY-MM-DD');
     }
+    // A date given as a number is there, in the wrong form: it is named as such.
+    expect(isoDateProblem(20261125)).toBe('must be a date as YYYY-MM-DD, a string (got number 20261125)');
   });
 
   it('match the whole value, not a part of it', () => {
