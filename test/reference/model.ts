@@ -338,7 +338,9 @@ export class Model {
     // else an episode could be paid more than its rate.
     const episodeAllowed = new Map<Episode, number>();
     for (const line of lines) {
-      if (line.status === 'ALLOWED' && line.episode) episodeAllowed.set(line.episode, (episodeAllowed.get(line.episode) ?? 0) + line.allowed);
+      // Priced before the anesthesia deduction: a price that went to anesthesia paid before was paid.
+      if (line.status === 'ALLOWED' && line.episode)
+        episodeAllowed.set(line.episode, (episodeAllowed.get(line.episode) ?? 0) + (line.priceBeforeDeduction ?? line.allowed));
     }
     for (const line of lines) {
       const paidWithEpisode =
@@ -450,7 +452,9 @@ export class Model {
       if (!this.includes(line) || status.has(line.index)) continue;
       const key = `${member}|${line.date}`;
       const a = this.anesthesia.get(key);
-      if (!a || this.includesAnesthesia.has(key)) continue;
+      // What is left of the anesthesia paid before, after earlier including lines took theirs
+      // (rule 6: a second including line that day deducts only what is left).
+      if (!a) continue;
       const available = a.paid - a.deducted - (deducted.get(key) ?? 0);
       const price = allowed.get(line.index)!;
       before.set(line.index, price);
