@@ -283,6 +283,9 @@ describe('a payment run resumed after a transfer FAILED (item 12)', () => {
     ]);
     expect(resumed.stderr).toContain(`Payment run AUTH-FAIL: 0.00 approved of ${review.total}; ${review.total} owed again`);
     expect(resumed.stderr).toMatch(/1 encounter\(s\) owed again: this run never sends an approval twice/);
+    // The history of approvals says the same: the approval did not stand.
+    const history = (await runTpa(['fund', 'history', '-o', 'json'], { home, env })).json<Row[]>();
+    expect(history).toEqual([expect.objectContaining({ encounter_id: id, authorization_code: 'AUTH-FAIL-0001', outcome: 'OWED', transfer_status: 'FAILED' })]);
     const approvals = async () =>
       (await runTpa(['ledger', 'show', id, '-o', 'json'], { home, env })).json<{ entries: Row[] }>().entries.filter((e) => e.type === 'FUNDING_APPROVED');
     expect(await approvals()).toHaveLength(1);

@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { claimTemplate } from '../../src/cli/claim-template.js';
 import { BatchJournal, runClaimBatch, type BatchClaim, type ClaimOutcome } from '../../src/client/claim-batch.js';
 import { TpaClient } from '../../src/client/client.js';
+import { withTransfers, type ApprovalRecord } from '../../src/client/fund-history.js';
 import { lockHolderPath } from '../../src/client/journal-lock.js';
 import { LocalTransport } from '../../src/client/local.js';
 import { executeRun, planRun, RunJournal, selectEncounters, type ApprovalOutcome } from '../../src/client/payment-run.js';
@@ -189,6 +190,34 @@ describe('a payment run resumed after its transfer ended (item 12)', () => {
     expect(detail.entries.filter((e) => e.type === 'FUNDING_APPROVED')).toHaveLength(1);
     // Owed again, so selectable by a new run (which asks its own confirmation).
     expect((await selectEncounters(clientAt(CLOCK), {}, undefined)).map((i) => i.encounter_id)).toContain(approved.encounter_id);
+  });
+
+  it('the history of approvals reads what became of each transfer: FAILED since is OWED, not APPROVED', async () => {
+    const { approved } = await fundedRun('AUTH-H', [approvedClaim(2)]);
+    const record = (profile: string): ApprovalRecord => ({
+      id: `h-${profile}`,
+      at: CLOCK,
+      profile,
+      environment: 'local',
+      encounter_id: approved.encounter_id,
+      amount: 1,
+      authorization_code: approved.authorization_code,
+      outcome: 'APPROVED',
+      processor_transfer_id: approved.processor_transfer_id,
+      message: null,
+    });
+    const connect = async () => clientAt(CLOCK);
+    const before = await withTransfers(connect, [record('local')], 'local', () => undefined);
+    expect(before).toEqual([expect.objectContaining({ outcome: 'APPROVED', transfer_status: 'INITIATED' })]);
+    const engine = Engine.open({ dataDir: home.dir, env: { TPA_CLOCK: CLOCK } });
+    engine.simulate('settlement-failure', approved.encounter_id);
+    engine.close();
+    const after = await withTransfers(connect, [record('local'), record('other')], 'local', () => undefined);
+    expect(after).toEqual([
+      expect.objectContaining({ outcome: 'OWED', transfer_status: 'FAILED', message: expect.stringMatching(/FAILED.*owed again/) }),
+      // Another profile's approval is not read with this client: not shown as checked.
+      expect.objectContaining({ outcome: 'APPROVED', transfer_status: null, message: expect.stringContaining('not checked') }),
+    ]);
   });
 
   it('a transfer REFUNDED since: OWED likewise', async () => {
