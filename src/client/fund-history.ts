@@ -3,7 +3,9 @@
 // request is sent, and its outcome after; one whose answer was lost stays UNKNOWN until a later
 // `fund approve` or payment run finds out what happened and records it.
 import { join } from 'node:path';
+import type { TpaClient } from './client.js';
 import { Journal, type JournalRecord } from './journal.js';
+import type { SettlementRecord } from './types.js';
 
 export type HistoryOutcome = 'APPROVED' | 'SKIPPED' | 'FAILED' | 'UNKNOWN';
 
@@ -70,4 +72,92 @@ export class FundHistory {
   close(): void {
     this.journal.close();
   }
+}
+
+/**
+ * An approval as `tpa fund history` shows it: what became of its transfer since. OWED: approved,
+ * then its transfer FAILED or was REFUNDED and nothing funds the encounter now (as a payment run
+ * reports it); ENDED: likewise ended, but another approval funds the encounter since.
+ */
+export interface HistoryRow extends Omit<ApprovalRecord, 'outcome'> {
+  outcome: HistoryOutcome | 'OWED' | 'ENDED';
+  /** The transfer's status now (INITIATED, COMPLETED, FAILED, REFUNDED), or null when not read. */
+  transfer_status: string | null;
+}
+
+/** Settlements read at once, at most: one read per encounter approved, whatever the number of approvals. */
+const READS_IN_FLIGHT = 4;
+
+/**
+ * Reads, for each APPROVED approval of `profile` among `records`, the settlement of its encounter
+ * (one GET per encounter) and says what became of its transfer: a transfer that FAILED or was
+ * REFUNDED is never shown as an approval that stands. `connect` is called only when there is one
+ * to read. Approvals of other profiles are not read (this
+ * client does not reach their service); an approval whose settlement cannot be read keeps its
+ * outcome with transfer_status null and the reason in its message, and `onNote` is told.
+ */
+export async function withTransfers(
+  connect: () => Promise<TpaClient>,
+  records: readonly ApprovalRecord[],
+  profile: string,
+  onNote: (text: string) => void,
+): Promise<HistoryRow[]> {
+  const rows: HistoryRow[] = records.map((a) => ({ ...a, transfer_status: null }));
+  const toRead = [...new Set(rows.filter((r) => r.outcome === 'APPROVED' && r.profile === profile && r.processor_transfer_id).map((r) => r.encounter_id))];
+  const settlements = new Map<string, SettlementRecord | null | Error>();
+  let client: TpaClient | Error | undefined;
+  if (toRead.length > 0) {
+    try {
+      client = await connect();
+    } catch (err) {
+      client = err as Error;
+    }
+  }
+  let next = 0;
+  const worker = async () => {
+    while (next < toRead.length) {
+      const id = toRead[next++]!;
+      try {
+        if (client instanceof Error) throw client;
+        const r = await client!.settlement(id);
+        settlements.set(id, r.status === 200 ? (r.body as SettlementRecord) : null);
+      } catch (err) {
+        settlements.set(id, err as Error);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(READS_IN_FLIGHT, toRead.length) }, worker));
+  const unread = new Set<string>();
+  for (const row of rows) {
+    if (row.outcome !== 'APPROVED') continue;
+    if (row.profile !== profile) {
+      row.message = `transfer not checked: approved with profile ${row.profile} (tpa fund history -p ${row.profile} checks it)`;
+      continue;
+    }
+    const s = settlements.get(row.encounter_id);
+    if (s === undefined) continue;
+    if (s instanceof Error) {
+      row.message = `transfer not checked: the settlement could not be read (${s.message})`;
+      unread.add(row.encounter_id);
+      continue;
+    }
+    if (s === null) {
+      row.message = 'transfer not checked: the service has no settlement for the encounter';
+      continue;
+    }
+    const transfer = [s, ...(s.previous_transfers ?? [])].find((t) => t.processor_transfer_id === row.processor_transfer_id);
+    if (!transfer) {
+      row.message = `transfer not checked: the settlement does not list transfer ${row.processor_transfer_id}`;
+      continue;
+    }
+    row.transfer_status = transfer.status;
+    if (transfer.status !== 'FAILED' && transfer.status !== 'REFUNDED') continue;
+    const when = transfer.status === 'REFUNDED' ? transfer.refund_details?.refunded_at : transfer.failed_at;
+    const ended = `approved, then the transfer ${transfer.processor_transfer_id} ${transfer.status === 'REFUNDED' ? 'was REFUNDED' : 'FAILED'}${when ? ` (${when})` : ''}`;
+    const standing = s.status !== 'FAILED' && s.status !== 'REFUNDED';
+    row.outcome = standing ? 'ENDED' : 'OWED';
+    row.message = standing ? `${ended}; funded since by transfer ${s.processor_transfer_id} (${s.status})` : `${ended}: owed again`;
+  }
+  if (unread.size > 0) onNote(`warning: the settlement of ${unread.size} encounter(s) could not be read: their transfers are not checked`);
+  return rows;
 }

@@ -1,11 +1,15 @@
 // One journal, one writer (README "Claim batches", "Payment runs"): a long job holds its journal's
 // lock from the moment it opens the journal until it ends. The lock is the kernel's: an exclusive
-// SQLite transaction on `<journal>.lock`, a POSIX lock the kernel releases when the holder exits,
+// SQLite transaction on a lock file, a POSIX lock the kernel releases when the holder exits,
 // however it ends (kill -9, a power cut), so a crashed run never leaves a lock behind and no pid
-// is ever guessed dead. Beside it, `<journal>.lock.json` says who holds it (pid, host, since) so that a second run can name the first; it is only ever read as information.
+// is ever guessed dead. The lock belongs to the journal file, not to the name it was given: its
+// file is named after the journal's device and inode and lies in the journal's real folder
+// (symlinks resolved), so a symlink, a symlinked folder or a hard link in the same folder all
+// reach the same lock. Beside it, `<lock>.json` says who holds it (pid, host, since) so that a
+// second run can name the first; it is only ever read as information.
 import { hostname } from 'node:os';
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { closeSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { ConflictError, UsageError } from '../errors.js';
 
 /** Who holds a journal's lock, as its holder wrote it. */
@@ -33,17 +37,17 @@ export class JournalLock {
    * conflict or wrong state) naming the run that holds it. `what` names the job for the message.
    */
   static async take(journalPath: string, what: string): Promise<JournalLock> {
-    const file = `${journalPath}.lock`;
-    const infoPath = `${file}.json`;
     // better-sqlite3 is loaded when a job first locks a journal: a command that keeps none never loads it.
     const { default: Database } = await import('better-sqlite3');
     let db: LockDb;
+    let file: string;
     try {
-      mkdirSync(dirname(journalPath), { recursive: true, mode: 0o700 });
+      file = lockPath(journalPath);
       db = new Database(file, { timeout: 0 });
     } catch (err) {
       throw new UsageError(`cannot open the lock of the journal ${journalPath}: ${(err as Error).message}`);
     }
+    const infoPath = `${file}.json`;
     try {
       db.exec('BEGIN EXCLUSIVE');
     } catch (err) {
@@ -79,6 +83,24 @@ export class JournalLock {
       this.db.close();
     }
   }
+}
+
+/**
+ * The lock file of the journal at `journalPath` (created empty, with its folder, when absent): in
+ * the journal's real folder, named after its device and inode, so that every name of the file
+ * (a symlink, a path through a symlinked folder, a hard link beside it) has the same lock.
+ */
+export function lockPath(journalPath: string): string {
+  mkdirSync(dirname(journalPath), { recursive: true, mode: 0o700 });
+  closeSync(openSync(journalPath, 'a', 0o600));
+  const real = realpathSync(journalPath);
+  const { dev, ino } = statSync(real, { bigint: true });
+  return join(dirname(real), `.tpa-journal-${dev}-${ino}.lock`);
+}
+
+/** Where the holder of the journal's lock writes who it is (pid, host, since). */
+export function lockHolderPath(journalPath: string): string {
+  return `${lockPath(journalPath)}.json`;
 }
 
 function readHolder(path: string): LockHolder | undefined {

@@ -46,4 +46,56 @@ describe('tpa fund history', () => {
     const table = await run(['fund', 'history', '-o', 'table']);
     expect(table.stdout).toMatch(/AUTH-HIST-0001[\s\S]*APPROVED/);
   });
+
+  it('an approval whose transfer FAILED or was REFUNDED since is never shown as one that stands: OWED, or ENDED when funded since, in every form', async () => {
+    const a = await adjudicated('MBR-1003');
+    const b = await adjudicated('MBR-1002');
+    const approve = async (id: string, amount: string, code: string) => {
+      const r = await run(['fund', 'approve', id, '--amount', amount, '--auth-code', code, '--yes', '-o', 'json']);
+      expect(r.code, r.stderr).toBe(0);
+      return r.json<{ processor_transfer_id: string }>().processor_transfer_id;
+    };
+    const ta = await approve(a.id, a.benefit, 'AUTH-HIST-A');
+    expect((await run(['local', 'simulate', 'settlement-failure', a.id])).code).toBe(0);
+    const tb = await approve(b.id, b.benefit, 'AUTH-HIST-B1');
+    expect((await run(['local', 'clock', 'advance', '2d'])).code).toBe(0);
+    expect((await run(['local', 'simulate', 'refund', b.id])).code).toBe(0);
+    const tb2 = await approve(b.id, b.benefit, 'AUTH-HIST-B2');
+
+    const history = await run(['fund', 'history', '-o', 'json']);
+    expect(history.code, history.stderr).toBe(0);
+    expect(history.json<Record<string, unknown>[]>()).toEqual([
+      expect.objectContaining({
+        encounter_id: a.id,
+        outcome: 'OWED',
+        processor_transfer_id: ta,
+        transfer_status: 'FAILED',
+        message: expect.stringMatching(new RegExp(`transfer ${ta} FAILED .*: owed again$`)),
+      }),
+      expect.objectContaining({
+        encounter_id: b.id,
+        outcome: 'ENDED',
+        processor_transfer_id: tb,
+        transfer_status: 'REFUNDED',
+        message: expect.stringContaining(`transfer ${tb} was REFUNDED (2026-`),
+      }),
+      expect.objectContaining({ encounter_id: b.id, outcome: 'APPROVED', processor_transfer_id: tb2, transfer_status: 'INITIATED' }),
+    ]);
+    expect(history.json<Record<string, unknown>[]>()[1]!.message).toContain(`funded since by transfer ${tb2} (INITIATED)`);
+
+    const table = (await run(['fund', 'history', '-o', 'table'])).stdout;
+    expect(table).toMatch(/Transfer status/);
+    expect(table).toMatch(new RegExp(`AUTH-HIST-A\\s.*OWED \\(owed again\\)\\s.*${ta}\\s.*FAILED`));
+    expect(table).toMatch(new RegExp(`AUTH-HIST-B1\\s.*ENDED \\(funded since\\)\\s.*${tb}\\s.*REFUNDED`));
+    expect(table).not.toMatch(/AUTH-HIST-A\s.*APPROVED/);
+
+    const csv = (await run(['fund', 'history', '-o', 'csv'])).stdout.trim().split('\n');
+    // Commas inside a quoted field (a message) do not split it.
+    const fields = (line: string) => line.split(/,(?=(?:[^"]*"[^"]*")*[^"]*$)/);
+    const header = fields(csv[0]!);
+    const cell = (row: number, name: string) => fields(csv[row]!)[header.indexOf(name)];
+    expect([cell(1, 'outcome'), cell(1, 'transfer_status')]).toEqual(['OWED', 'FAILED']);
+    expect([cell(2, 'outcome'), cell(2, 'transfer_status')]).toEqual(['ENDED', 'REFUNDED']);
+    expect([cell(3, 'outcome'), cell(3, 'transfer_status')]).toEqual(['APPROVED', 'INITIATED']);
+  });
 });

@@ -3,13 +3,14 @@
 // 24-hour Idempotency-Key window never makes a second encounter for a claim it sent, and a payment
 // run resumed after a transfer FAILED reports that encounter owed again, never approved.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { claimTemplate } from '../../src/cli/claim-template.js';
 import { distinctClaim } from '../helpers/claims.js';
 import { until } from '../helpers/barrier.js';
+import { lockHolderPath } from '../../src/client/journal-lock.js';
 import { runTpa, TPA_BIN, testEnv, tpa } from '../helpers/cli.js';
 import { tempDir } from '../helpers/engine.js';
 import { journalRecords, killRepeatedly } from '../helpers/kill.js';
@@ -64,7 +65,7 @@ describe('one journal, one writer (item 10)', () => {
     first.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
     const exited = new Promise<number | null>((r) => first.on('close', r));
     first.stdin.write(lines([claim(0), claim(1)]));
-    await until(() => existsSync(`${journal}.lock.json`));
+    await until(() => existsSync(lockHolderPath(journal)));
 
     const second = await tpa(args, { home, env, input: lines([claim(0), claim(1), claim(2)]) });
     expect(second.code, second.stderr).toBe(4);
@@ -82,6 +83,39 @@ describe('one journal, one writer (item 10)', () => {
     expect(ndjson(again.stdout).map((o) => o.status)).toEqual(['SKIPPED', 'SKIPPED', 'SKIPPED']);
   });
 
+  it("the lock is the journal file's: a second batch through a symlink or a hard link to it refuses (exit 4) naming the first", async () => {
+    const journal = join(home, 'real.ndjson');
+    const first = spawn(process.execPath, [TPA_BIN, 'claim', 'submit', '-', '--journal', journal, '-o', 'ndjson'], {
+      env: testEnv({ home, env }),
+      cwd: home,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    first.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+    first.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+    const exited = new Promise<number | null>((r) => first.on('close', r));
+    first.stdin.write(lines([claim(0)]));
+    await until(() => existsSync(lockHolderPath(journal)));
+    symlinkSync(journal, join(home, 'link.ndjson'));
+    linkSync(journal, join(home, 'hard.ndjson'));
+
+    for (const other of [join(home, 'link.ndjson'), join(home, 'hard.ndjson')]) {
+      const second = await tpa(['claim', 'submit', '-', '--journal', other, '-o', 'ndjson'], { home, env, input: lines([claim(1)]) });
+      expect(second.code, second.stderr).toBe(4);
+      expect(second.stderr).toContain(`the journal ${other} is in use by another claim batch (pid ${first.pid}, running since 20`);
+      expect(second.stdout).toBe('');
+    }
+
+    first.stdin.end(lines([claim(2)]));
+    expect(await exited, err).toBe(0);
+    expect(ndjson(out).map((o) => o.status)).toEqual(['ACKNOWLEDGED', 'ACKNOWLEDGED']);
+    expect(await ledger()).toHaveLength(2);
+    // Nothing but the first run wrote to the journal: one batch header, two claims.
+    expect(journalRecords(journal, 'batch')).toBe(1);
+    expect(journalRecords(journal, 'acknowledged')).toBe(2);
+  });
+
   it('a killed batch leaves no lock behind: the next run takes the journal at once', async () => {
     writeFileSync(join(home, 'k.ndjson'), lines(Array.from({ length: 40 }, (_, i) => claim(i))));
     const journal = join(home, 'k.journal');
@@ -97,7 +131,7 @@ describe('one journal, one writer (item 10)', () => {
     });
     expect(killed).toBe(1);
     // The killed run's name is still beside the journal; its lock is not.
-    expect(existsSync(`${journal}.lock.json`)).toBe(true);
+    expect(existsSync(lockHolderPath(journal))).toBe(true);
     const r = await runTpa(args, { home, env });
     expect(r.code, r.stderr).toBe(0);
     expect(ndjson(r.stdout)).toHaveLength(40);
@@ -249,6 +283,9 @@ describe('a payment run resumed after a transfer FAILED (item 12)', () => {
     ]);
     expect(resumed.stderr).toContain(`Payment run AUTH-FAIL: 0.00 approved of ${review.total}; ${review.total} owed again`);
     expect(resumed.stderr).toMatch(/1 encounter\(s\) owed again: this run never sends an approval twice/);
+    // The history of approvals says the same: the approval did not stand.
+    const history = (await runTpa(['fund', 'history', '-o', 'json'], { home, env })).json<Row[]>();
+    expect(history).toEqual([expect.objectContaining({ encounter_id: id, authorization_code: 'AUTH-FAIL-0001', outcome: 'OWED', transfer_status: 'FAILED' })]);
     const approvals = async () =>
       (await runTpa(['ledger', 'show', id, '-o', 'json'], { home, env })).json<{ entries: Row[] }>().entries.filter((e) => e.type === 'FUNDING_APPROVED');
     expect(await approvals()).toHaveLength(1);

@@ -2,12 +2,14 @@
 // 10-12), without the CLI: a journal has one writer at a time, a batch resumed after the engine's
 // 24-hour Idempotency-Key window finds in the ledger what it sent and never makes a second
 // encounter, and a payment run resumed after a transfer FAILED or was REFUNDED counts it owed.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { claimTemplate } from '../../src/cli/claim-template.js';
 import { BatchJournal, runClaimBatch, type BatchClaim, type ClaimOutcome } from '../../src/client/claim-batch.js';
 import { TpaClient } from '../../src/client/client.js';
+import { withTransfers, type ApprovalRecord } from '../../src/client/fund-history.js';
+import { lockHolderPath } from '../../src/client/journal-lock.js';
 import { LocalTransport } from '../../src/client/local.js';
 import { executeRun, planRun, RunJournal, selectEncounters, type ApprovalOutcome } from '../../src/client/payment-run.js';
 import { Engine } from '../../src/engine/engine.js';
@@ -85,9 +87,27 @@ describe('one journal, one writer (item 10)', () => {
     await expect(RunJournal.open(path)).rejects.toMatchObject({ exitCode: 4, message: expect.stringContaining('in use by another payment run') });
     first.close();
     // A run killed while it held the journal leaves its name, not its lock (the kernel let it go).
-    writeFileSync(`${path}.lock.json`, JSON.stringify({ pid: 999_999, host: 'elsewhere', since: '2026-01-01T00:00:00.000Z' }));
+    writeFileSync(lockHolderPath(path), JSON.stringify({ pid: 999_999, host: 'elsewhere', since: '2026-01-01T00:00:00.000Z' }));
     const after = await RunJournal.open(path);
     after.close();
+  });
+
+  it("the lock is the file's, not its name's: a symlink, a path through a symlinked folder and a hard link to a journal in use are refused", async () => {
+    mkdirSync(join(home.dir, 'real'));
+    const path = join(home.dir, 'real', 'b.journal');
+    const first = await BatchJournal.open(path);
+    symlinkSync(path, join(home.dir, 'link.journal'));
+    symlinkSync(join(home.dir, 'real'), join(home.dir, 'folder'));
+    linkSync(path, join(home.dir, 'real', 'hard.journal'));
+    for (const other of ['link.journal', join('folder', 'b.journal'), join('real', 'hard.journal')]) {
+      await expect(BatchJournal.open(join(home.dir, other)), other).rejects.toMatchObject({
+        exitCode: 4,
+        code: 'journal_busy',
+        message: expect.stringContaining(`in use by another claim batch (pid ${process.pid}, running since `),
+      });
+    }
+    first.close();
+    (await BatchJournal.open(join(home.dir, 'link.journal'))).close();
   });
 });
 
@@ -170,6 +190,34 @@ describe('a payment run resumed after its transfer ended (item 12)', () => {
     expect(detail.entries.filter((e) => e.type === 'FUNDING_APPROVED')).toHaveLength(1);
     // Owed again, so selectable by a new run (which asks its own confirmation).
     expect((await selectEncounters(clientAt(CLOCK), {}, undefined)).map((i) => i.encounter_id)).toContain(approved.encounter_id);
+  });
+
+  it('the history of approvals reads what became of each transfer: FAILED since is OWED, not APPROVED', async () => {
+    const { approved } = await fundedRun('AUTH-H', [approvedClaim(2)]);
+    const record = (profile: string): ApprovalRecord => ({
+      id: `h-${profile}`,
+      at: CLOCK,
+      profile,
+      environment: 'local',
+      encounter_id: approved.encounter_id,
+      amount: 1,
+      authorization_code: approved.authorization_code,
+      outcome: 'APPROVED',
+      processor_transfer_id: approved.processor_transfer_id,
+      message: null,
+    });
+    const connect = async () => clientAt(CLOCK);
+    const before = await withTransfers(connect, [record('local')], 'local', () => undefined);
+    expect(before).toEqual([expect.objectContaining({ outcome: 'APPROVED', transfer_status: 'INITIATED' })]);
+    const engine = Engine.open({ dataDir: home.dir, env: { TPA_CLOCK: CLOCK } });
+    engine.simulate('settlement-failure', approved.encounter_id);
+    engine.close();
+    const after = await withTransfers(connect, [record('local'), record('other')], 'local', () => undefined);
+    expect(after).toEqual([
+      expect.objectContaining({ outcome: 'OWED', transfer_status: 'FAILED', message: expect.stringMatching(/FAILED.*owed again/) }),
+      // Another profile's approval is not read with this client: not shown as checked.
+      expect.objectContaining({ outcome: 'APPROVED', transfer_status: null, message: expect.stringContaining('not checked') }),
+    ]);
   });
 
   it('a transfer REFUNDED since: OWED likewise', async () => {

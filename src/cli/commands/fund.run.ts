@@ -8,7 +8,7 @@ import { centsToAmount, formatCents, formatCentsGrouped, jsonNumberToCents, pars
 import { MAX_FUNDING_NOTES, splitPayouts, type PayoutShare } from '../../domain/settlement.js';
 import { characterCount } from '../../domain/validation.js';
 import { ConflictError, EXIT, NetworkError, NotFoundError, TpaError, UsageError, ValidationFailed } from '../../errors.js';
-import { FundHistory } from '../../client/fund-history.js';
+import { FundHistory, withTransfers } from '../../client/fund-history.js';
 import type { CommandOutput, TableTools } from '../../render/output.js';
 import type { Handler } from '../action.js';
 import type { Context } from '../context.js';
@@ -270,11 +270,15 @@ async function approveOne(
 /** `tpa fund run`: a payment run (cli/payment-run.ts, client/payment-run.ts). */
 export const run: Handler = async (ctx, _args, opts) => (await import('../payment-run.js')).fundRun(ctx, opts);
 
-/** `tpa fund history`: the approvals made from this machine, newest last, with their outcomes. */
+/**
+ * `tpa fund history`: the approvals made from this machine, newest last, with their outcomes and
+ * what became of each approved transfer (one settlement read per encounter of the active profile).
+ */
 export const history: Handler = async (ctx, _args, opts) => {
   const from = opts.from as string | undefined;
   const to = opts.to as string | undefined;
-  const rows = FundHistory.read(ctx.paths.dataDir).filter((a) => (!from || a.at >= from) && (!to || a.at.slice(0, 10) <= to));
+  const records = FundHistory.read(ctx.paths.dataDir).filter((a) => (!from || a.at >= from) && (!to || a.at.slice(0, 10) <= to));
+  const rows = await withTransfers(() => ctx.client(), records, ctx.profileName, ctx.note);
   return {
     data: rows,
     items: rows,
@@ -282,15 +286,16 @@ export const history: Handler = async (ctx, _args, opts) => {
       rows.length === 0
         ? 'No approvals from this machine.'
         : t.table(
-            ['When', 'Profile', 'Encounter', { header: 'Amount', align: 'right' }, 'Authorization', 'Outcome', 'Transfer'],
+            ['When', 'Profile', 'Encounter', { header: 'Amount', align: 'right' }, 'Authorization', 'Outcome', 'Transfer', 'Transfer status'],
             rows.map((a) => [
               a.at.replace(/\.\d+Z$/, 'Z'),
               `${a.profile} (${a.environment})`,
               a.encounter_id,
               t.amount(a.amount),
               a.authorization_code,
-              t.status(a.outcome),
+              a.outcome === 'OWED' ? `${t.status('OWED')} (owed again)` : a.outcome === 'ENDED' ? `${t.status('ENDED')} (funded since)` : t.status(a.outcome),
               a.processor_transfer_id ?? '—',
+              a.transfer_status === null ? (a.outcome === 'APPROVED' ? 'not checked' : '—') : t.status(a.transfer_status),
             ]),
           ),
   };

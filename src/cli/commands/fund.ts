@@ -42,7 +42,7 @@ export function registerFund(fund: Command, act: Act): void {
     fund
       .command('history')
       .description(
-        'the approvals made from this machine (any profile): when, where, encounter, amount, authorization code, outcome, transfer; UNKNOWN while an answer lost is not yet found out',
+        'the approvals made from this machine (any profile): when, where, encounter, amount, authorization code, outcome, transfer and its status now (read from the settlement: OWED or ENDED once it failed or was refunded); UNKNOWN while an answer lost is not yet found out',
       )
       .option('--from <date>', 'made on or after (YYYY-MM-DD)')
       .option('--to <date>', 'made on or before (YYYY-MM-DD)'),
