@@ -6,6 +6,7 @@ import { resolve, join } from 'node:path';
 import { BatchJournal, runClaimBatch, type BatchProgress, type BatchSummary, type ClaimOutcome } from '../client/claim-batch.js';
 import { formatCentsGrouped } from '../domain/money.js';
 import { parseDuration } from '../domain/duration.js';
+import { CLEAR_LINE } from '../render/screen.js';
 import { UsageError } from '../errors.js';
 import { tableTools, type CommandOutput } from '../render/output.js';
 import { rowWriter } from '../render/stream.js';
@@ -108,7 +109,7 @@ export async function submitBatch(
   let shown = false;
   let drawn = 0;
   const clearProgress = () => {
-    if (shown) ctx.io.stderr.write('\r\x1b[K'), (shown = false);
+    if (shown) ctx.io.stderr.write(CLEAR_LINE), (shown = false);
   };
   // Ctrl-C: what was sent is in the journal; say where, and stop.
   const onSignal = () => {
@@ -138,7 +139,7 @@ export async function submitBatch(
             const now = Date.now();
             if (now - drawn < 100 && p.waitingMs === undefined && p.done !== p.total) return;
             drawn = now;
-            ctx.io.stderr.write(`\r\x1b[K${progressText(p)}`);
+            ctx.io.stderr.write(`${CLEAR_LINE}${progressText(p)}`);
             shown = true;
           }
         : undefined,

@@ -3,7 +3,7 @@
 import { httpsUnlessLoopback, readConfig, resolvePaths, resolveProfile, type Paths, type Profile } from '../auth/config.js';
 import type { TpaClient } from '../client/client.js';
 import { AuthError, UsageError } from '../errors.js';
-import type { IO } from './io.js';
+import { screenedStream, withStreams, type IO } from './io.js';
 import type { HttpOptions } from '../client/http.js';
 import type { RetryOptions } from '../client/retry.js';
 import type { TlsMaterial } from '../client/tls.js';
@@ -56,7 +56,11 @@ export function outputFormat(opts: GlobalOptions, io: IO): OutputFormat {
   return chosen ? (chosen as OutputFormat) : io.stdout.isTTY ? 'table' : 'json';
 }
 
-export function createContext(io: IO, opts: GlobalOptions): Context {
+export function createContext(given: IO, opts: GlobalOptions): Context {
+  const format = outputFormat(opts, given);
+  // A table, or anything on a terminal, is read by a person: its control characters are shown, not
+  // obeyed. Piped json, ndjson and csv are data for scripts and go out exactly as they are.
+  const io: IO = format === 'table' || given.stdout.isTTY ? withStreams(given, { stdout: screenedStream(given.stdout, format !== 'table') }) : given;
   const noColor = opts.color === false || (io.env.NO_COLOR !== undefined && io.env.NO_COLOR !== '');
   const paths = resolvePaths(io.env);
   // --profile, else TPA_PROFILE (both in opts.profile), else the config's default_profile, else local.
@@ -66,7 +70,7 @@ export function createContext(io: IO, opts: GlobalOptions): Context {
   let profile: Profile | undefined;
   const ctx: Context = {
     io,
-    format: outputFormat(opts, io),
+    format,
     formatChosen: Boolean(opts.json || opts.output),
     color: io.stdout.isTTY && !noColor,
     colorErr: io.stderr.isTTY && !noColor,

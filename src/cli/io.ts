@@ -2,6 +2,7 @@
 // and whether prompting is allowed. Tests run commands in-process through it (test/helpers/cli.ts).
 import { fstatSync, writeSync } from 'node:fs';
 import type { Readable } from 'node:stream';
+import { screen as screenText } from '../render/screen.js';
 
 export interface Stream {
   write(text: string): void;
@@ -77,6 +78,33 @@ function fdStream(fd: 1 | 2): Stream {
       return closed;
     },
   };
+}
+
+/**
+ * `stream` for a person's eyes (README "Text from outside is data"): control characters in what is
+ * written show as escapes, tpa's own escapes pass (render/screen.ts). `tabs` false escapes tabs too.
+ */
+export function screenedStream(stream: Stream, tabs: boolean): Stream {
+  return {
+    write(text) {
+      stream.write(screenText(text, tabs));
+    },
+    get isTTY() {
+      return stream.isTTY;
+    },
+    get columns() {
+      return stream.columns;
+    },
+    get closed() {
+      return stream.closed;
+    },
+  };
+}
+
+/** `io` with other streams; its lazy parts (whether stdin is a terminal) stay lazy. */
+export function withStreams(io: IO, streams: Partial<Pick<IO, 'stdout' | 'stderr'>>): IO {
+  const own = Object.entries(streams).map(([name, stream]) => [name, { value: stream, enumerable: true }] as const);
+  return Object.create(io, Object.fromEntries(own)) as IO;
 }
 
 /** The width tables on `stream` must fit: its columns on a terminal; none when piped (a file or a pipe has no width). */

@@ -5,6 +5,7 @@
 import type { ApiResult } from '../client/client.js';
 import { pages, type PageOf, type PagingProgress } from '../client/pages.js';
 import { tableTools } from '../render/output.js';
+import { CLEAR_LINE } from '../render/screen.js';
 import { rowWriter, type TableSpec } from '../render/stream.js';
 import type { Context } from './context.js';
 import { terminalWidth } from './io.js';
@@ -48,7 +49,7 @@ export async function streamAll<T>(
       stop: () => io.stdout.closed === true,
       onProgress: live
         ? (p) => {
-            io.stderr.write(`\r\x1b[K${progressText(what, p)}`);
+            io.stderr.write(`${CLEAR_LINE}${progressText(what, p)}`);
             shown = true;
           }
         : undefined,
@@ -59,11 +60,11 @@ export async function streamAll<T>(
     // grows with the rows until a full collection (README "The ledger at volume").
     let step: IteratorResult<T[]> | undefined;
     while (!(step = await pager.next()).done) {
-      if (shown) io.stderr.write('\r\x1b[K'), (shown = false);
+      if (shown) io.stderr.write(CLEAR_LINE), (shown = false);
       writer.write(step.value);
       step = undefined;
     }
   });
-  if (shown) io.stderr.write('\r\x1b[K');
+  if (shown) io.stderr.write(CLEAR_LINE);
   writer.end();
 }

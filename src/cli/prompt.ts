@@ -1,6 +1,7 @@
 // Confirmation for actions that cannot be undone (STYLE.md "Streams and terminals"): never assume
 // yes when no prompt can be shown, and a declined confirmation is not success.
 import { EXIT, TpaError, UsageError } from '../errors.js';
+import { screen } from '../render/screen.js';
 import type { Context } from './context.js';
 
 export class DeclinedError extends TpaError {
@@ -15,20 +16,22 @@ export async function confirm(ctx: Context, question: string): Promise<void> {
     throw new UsageError('this action needs confirmation: pass --yes (stdin is not a terminal, so tpa cannot ask)');
   }
   const prompts = await import('@inquirer/prompts');
-  const ok = await interruptible(() => prompts.confirm({ message: question, default: false }, { output: process.stderr }));
+  const ok = await interruptible(() => prompts.confirm({ message: screen(question), default: false }, { output: process.stderr }));
   if (!ok) throw new DeclinedError();
 }
 
 /** Asks for a line of text on stderr; `validate` returns an error message or true. */
 export async function ask(message: string, options: { default?: string; validate?: (value: string) => string | true } = {}): Promise<string> {
   const { input } = await import('@inquirer/prompts');
-  return interruptible(() => input({ message, default: options.default, validate: options.validate, required: true }, { output: process.stderr }));
+  return interruptible(() =>
+    input({ message: screen(message), default: options.default, validate: options.validate, required: true }, { output: process.stderr }),
+  );
 }
 
 /** Asks to choose one of `choices` (label, value) on stderr. */
 export async function choose(message: string, choices: readonly { name: string; value: string }[]): Promise<string> {
   const { select } = await import('@inquirer/prompts');
-  return interruptible(() => select({ message, choices: [...choices] }, { output: process.stderr }));
+  return interruptible(() => select({ message: screen(message), choices: choices.map((c) => ({ ...c, name: screen(c.name) })) }, { output: process.stderr }));
 }
 
 /** Asks for a secret (an API key, a key passphrase), masked, on stderr. */

@@ -3,11 +3,14 @@
 // No stack trace unless --debug.
 import { CommanderError } from 'commander';
 import { EXIT, TpaError } from '../errors.js';
+import { own } from '../render/screen.js';
 import type { RunState } from './action.js';
-import type { IO } from './io.js';
+import { screenedStream, withStreams, type IO } from './io.js';
 import { buildProgram } from './program.js';
 
-export async function runProgram(args: string[], io: IO, word: string | undefined): Promise<number> {
+export async function runProgram(args: string[], given: IO, word: string | undefined): Promise<number> {
+  // Everything on stderr is for a person: messages quote notes, file names and the service's words.
+  const io = withStreams(given, { stderr: screenedStream(given.stderr, true) });
   const state: RunState = { exitCode: 0 };
   const program = buildProgram(io, state, word);
   try {
@@ -30,12 +33,12 @@ function report(err: unknown, io: IO, state: RunState, args: string[]): number {
   const debug = ctx?.debug ?? args.includes('--debug');
   const json = ctx ? ctx.format !== 'table' : args.includes('--json');
   const colorErr = ctx?.colorErr ?? false;
-  const red = (s: string) => (colorErr ? `\u001b[31m${s}\u001b[39m` : s);
-  const dim = (s: string) => (colorErr ? `\u001b[2m${s}\u001b[22m` : s);
+  const red = (s: string) => (colorErr ? `${own('31m')}${s}${own('39m')}` : s);
+  const dim = (s: string) => (colorErr ? `${own('2m')}${s}${own('22m')}` : s);
 
   if (err instanceof TpaError) {
     // JSON mode: whatever body the service answered goes to stdout, the summary to stderr (DESIGN.md section 4).
-    if (json && err.body !== undefined) io.stdout.write(`${JSON.stringify(err.body, null, 2)}\n`);
+    if (json && err.body !== undefined) (ctx?.io ?? io).stdout.write(`${JSON.stringify(err.body, null, 2)}\n`);
     if (json) {
       const error = {
         exit_code: err.exitCode,

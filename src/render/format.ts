@@ -1,6 +1,6 @@
 // Formatting of amounts, dates and statuses for people (tables, the review screens, the demo).
-import { styleText } from 'node:util';
 import { formatCentsGrouped, parseCents } from '../domain/money.js';
+import { own } from './screen.js';
 
 /** A service amount (JSON number in USD) with two decimals and separators: 1234.5 → "1,234.50". */
 export function amount(value: unknown): string {
@@ -21,10 +21,10 @@ export interface Palette {
 
 const plain = (text: string) => text;
 const PLAIN: Palette = { bold: plain, green: plain, red: plain, yellow: plain };
-// Whether to colour is decided once, by the caller (the terminal, NO_COLOR, --color): styleText
-// must not check process.stdout again, which is not where every screen goes (stderr, a test's buffer).
-const style = (format: 'bold' | 'green' | 'red' | 'yellow') => (text: string) => styleText(format, text, { validateStream: false });
-const STYLED: Palette = { bold: style('bold'), green: style('green'), red: style('red'), yellow: style('yellow') };
+// Whether to colour is decided once, by the caller (the terminal, NO_COLOR, --color). The codes are
+// tpa's own escapes (screen.ts): the only ones the screened streams let through.
+const style = (on: number, off: number) => (text: string) => `${own(`${on}m`)}${text}${own(`${off}m`)}`;
+const STYLED: Palette = { bold: style(1, 22), green: style(32, 39), red: style(31, 39), yellow: style(33, 39) };
 
 export function colors(enabled: boolean): Palette {
   return enabled ? STYLED : PLAIN;

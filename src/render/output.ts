@@ -1,6 +1,7 @@
 // One place that writes a command's result to stdout in the chosen format (DESIGN.md "Output").
 // Renderers take the data and a description of the terminal, never the CLI's context.
 import type { Palette } from './format.js';
+import { csvCell } from './screen.js';
 
 export interface TableTools {
   c: Palette;
@@ -101,7 +102,7 @@ export function flatten(value: unknown, prefix = '', into: Record<string, unknow
 export function toCsv(items: readonly unknown[]): string {
   const rows = items.map((item) => flatten(item));
   const headers = csvHeaders(rows);
-  return `${[headers.join(','), ...rows.map((r) => csvLine(headers, r))].join('\n')}\n`;
+  return `${[headers.map(csvCell).join(','), ...rows.map((r) => csvLine(headers, r))].join('\n')}\n`;
 }
 
 /** The CSV columns of flattened rows: every key, in order of first appearance. */
@@ -111,9 +112,5 @@ export function csvHeaders(rows: readonly Record<string, unknown>[]): string[] {
 
 /** One CSV line of a flattened row, in the given columns. */
 export function csvLine(headers: readonly string[], row: Record<string, unknown>): string {
-  const quoted = (v: unknown): string => {
-    const s = cell(v);
-    return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-  };
-  return headers.map((h) => quoted(row[h])).join(',');
+  return headers.map((h) => csvCell(cell(row[h]))).join(',');
 }

@@ -2,6 +2,7 @@
 // output is the same as printing the whole list at once, for every format, but only one page is
 // ever held. They take a sink and the rendering they need, never the CLI's context.
 import { csvHeaders, csvLine, flatten, type TableTools } from './output.js';
+import { csvCell } from './screen.js';
 import { fitWidths, records as recordsOf, visibleLength, type Column } from './table.js';
 
 export interface Sink {
@@ -46,7 +47,7 @@ export function rowWriter<T>(format: 'json' | 'ndjson' | 'csv' | 'table', out: S
           // The first page names the columns (every page of one list has the same fields).
           const first = headers === undefined;
           headers ??= csvHeaders(flat);
-          out.write(`${first ? `${headers.join(',')}\n` : ''}${flat.map((r) => csvLine(headers!, r)).join('\n')}\n`);
+          out.write(`${first ? `${headers.map(csvCell).join(',')}\n` : ''}${flat.map((r) => csvLine(headers!, r)).join('\n')}\n`);
         },
         end: () => (headers === undefined ? out.write('\n') : undefined),
       };

@@ -2,6 +2,7 @@
 import type { TpaClient } from '../../client/client.js';
 import type { RateSchedule, ScheduleItem, ScheduleItemInput, ScheduleSettings, Ssp } from '../../client/types.js';
 import { parseCsv } from '../../domain/csv.js';
+import { csvCellValue } from '../../render/screen.js';
 import type { FieldError } from '../../domain/errors.js';
 import { parseCents, parseRatio } from '../../domain/money.js';
 import { characterCount, isoDateProblem } from '../../domain/validation.js';
@@ -297,7 +298,8 @@ async function planImport(client: TpaClient, schedule: RateSchedule, text: strin
   const catalog = new Map<string, Ssp>();
   const planned: PlannedRow[] = [];
   for (const record of rows) {
-    const get = (name: (typeof CSV_COLUMNS)[number]) => (record.fields[columns.indexOf(name)] ?? '').trim();
+    // A cell export quoted so that a spreadsheet would not run it ('=…) reads back as it was.
+    const get = (name: (typeof CSV_COLUMNS)[number]) => csvCellValue((record.fields[columns.indexOf(name)] ?? '').trim());
     const at = `line ${record.line}`;
     if (record.fields.length !== columns.length) {
       errors.push({ field: at, message: `has ${record.fields.length} fields; the header has ${columns.length}` });
