@@ -4,7 +4,7 @@
 // engine's "now" is never earlier than the latest time it has recorded (README "The engine clock":
 // clock moves), so no event is ever recorded before an earlier one.
 import { UsageError } from '../errors.js';
-import type { Db } from './store/db.js';
+import { type Db, writeTransactionSerial } from './store/db.js';
 
 export interface Clock {
   now(): Date;
@@ -83,9 +83,14 @@ export function fixedClock(at: Date): Clock {
  */
 export function heldClock(db: Db, at: Date): Clock {
   const base = at.getTime();
+  // Read once per write transaction: inside it no other process writes, and this one's own writes
+  // are dated by this clock, so the latest time recorded cannot pass what was read at its start.
+  let read: { serial: number; recorded: number } | undefined;
   return {
     now: () => {
-      return new Date(Math.max(base, recordedUntil(db)));
+      const serial = writeTransactionSerial(db);
+      if (serial === null || read?.serial !== serial) read = { serial: serial ?? -1, recorded: recordedUntil(db) };
+      return new Date(Math.max(base, read.recorded));
     },
   };
 }

@@ -48,14 +48,16 @@ interface MemberRow {
 }
 
 export function submitClaim(ctx: EngineContext, req: EngineRequest): EngineResponse {
-  let claim: ParsedClaim;
-  try {
-    claim = parseClaimText(req.body ?? '', { today: isoDate(ctx.clock.now()) });
-  } catch (err) {
-    if (err instanceof ValidationError) throw new HttpError(400, { errors: err.errors });
-    throw err;
-  }
   return inWriteTransaction(ctx.db, () => {
+    // Parsed inside the transaction, whose clock reads the latest time recorded once: a read of it
+    // outside would take a read snapshot of its own, a tenth of a claim's time.
+    let claim: ParsedClaim;
+    try {
+      claim = parseClaimText(req.body ?? '', { today: isoDate(ctx.clock.now()) });
+    } catch (err) {
+      if (err instanceof ValidationError) throw new HttpError(400, { errors: err.errors });
+      throw err;
+    }
     // The route advances itself (routes.ts): what the clock made due is moved first, in this transaction.
     advanceDue(ctx);
     return withIdempotency(ctx, 'claims.submit', req, () => recordClaim(ctx, claim));

@@ -146,7 +146,30 @@ export function inWriteTransaction<T>(db: Db, fn: () => T): T {
     run = db.transaction((body: () => unknown) => body());
     writers.set(db, run);
   }
-  return run.immediate(fn) as T;
+  const state = writeStates.get(db) ?? { serial: 0, active: false };
+  writeStates.set(db, state);
+  const outer = state.active;
+  state.serial += 1;
+  state.active = true;
+  try {
+    return run.immediate(fn) as T;
+  } finally {
+    // A nested call ends its savepoint, not the transaction: the outer one is no longer known by
+    // its number, so nothing is taken for known in it any more.
+    state.active = false;
+    if (outer) state.serial += 1;
+  }
+}
+
+const writeStates = new WeakMap<Db, { serial: number; active: boolean }>();
+
+/**
+ * The number of the write transaction `inWriteTransaction` runs now on this connection, null outside
+ * one. Inside it no other connection writes, so what it read once stays read (clock.ts heldClock).
+ */
+export function writeTransactionSerial(db: Db): number | null {
+  const state = writeStates.get(db);
+  return state?.active ? state.serial : null;
 }
 
 /**
