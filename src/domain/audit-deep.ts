@@ -3,6 +3,7 @@
 // (each claim's amounts, each transfer, each payout's payee, amount and fee, each settlement
 // transition, each reconciliation's outcome, each AEOB change); a row edited behind the engine's
 // back, with the chain left whole, disagrees with it. Pure: the engine reads the rows and the chain.
+import { canonicalJson, sha256Hex } from './canonical.js';
 import type { StoredAudit } from './audit.js';
 
 export interface ExpectedPayout {
@@ -39,6 +40,8 @@ export interface ExpectedEncounter {
   allowedCents: number;
   patientCents: number;
   benefitCents: number;
+  /** The digest of who each line pays and how much (linesDigest); null in a record made before it was kept. */
+  linesDigest: string | null;
   /** The status the last money event left (null: none yet, the claim's own outcome decides). */
   moneyStatus: string | null;
   moneySeq: number;
@@ -84,6 +87,7 @@ export function expectedMoney(records: Iterable<StoredAudit>, deepFromSeq: numbe
         allowedCents: num(d.allowed_cents),
         patientCents: num(d.patient_cents),
         benefitCents: num(d.benefit_cents),
+        linesDigest: typeof d.lines_sha256 === 'string' ? d.lines_sha256 : null,
         moneyStatus: null,
         moneySeq: r.seq,
         aeobTracked: r.seq > deepFromSeq,
@@ -201,6 +205,8 @@ export interface EncounterFacts {
   outcome_allowed_cents: number;
   outcome_patient_cents: number;
   outcome_benefit_cents: number;
+  /** The adjudication's lines (outcome_json), which funding pays from. */
+  outcome_lines: string;
   aeob_adjustment_cents: number;
   aeob_missing: number;
 }
@@ -231,6 +237,10 @@ export function checkEncounter(row: EncounterFacts, x: ExpectedEncounter | undef
     ['outcome_json totals.benefitCents', x.benefitCents, row.outcome_benefit_cents, x.seq],
   ]);
   if (amounts) return amounts;
+  if (x.linesDigest !== null) {
+    const found = linesDigest(JSON.parse(row.outcome_lines) as AuditedLine[]);
+    if (found !== x.linesDigest) return { table: 'encounters', row: row.id, column: 'outcome_json lines (payee, status, allowed, benefit)', expected: x.linesDigest, found, seq: x.seq };
+  }
   const statuses = statusesFor(x, row.completed);
   if (!statuses.includes(row.status))
     return { table: 'encounters', row: row.id, column: 'status', expected: statuses.join(' or '), found: row.status, seq: x.moneySeq };
@@ -309,4 +319,21 @@ export function describeDisagreement(d: Disagreement): string {
   if (d.seq === null) return `${d.table} ${d.row}: the audit chain has no ${show(d.expected)} record of it`;
   if (d.column === '(row)') return `${d.table} ${d.row}: the row is missing; audit record ${d.seq} made it`;
   return `${d.table} ${d.row}: ${d.column} is ${show(d.found)}, audit record ${d.seq} says ${show(d.expected)}`;
+}
+
+/** What of an adjudicated line funding pays from: its payee and its amounts. */
+export interface AuditedLine {
+  sequence: number;
+  providerNpi: string;
+  status: string;
+  allowedCents: number;
+  benefitCents: number;
+}
+
+/**
+ * The SHA-256 of who each line of a claim pays and how much, recorded with the claim: a payee or a
+ * benefit moved between lines in the stored adjudication, the totals unchanged, is then seen.
+ */
+export function linesDigest(lines: readonly AuditedLine[]): string {
+  return sha256Hex(canonicalJson(lines.map((l) => [l.sequence, l.providerNpi, l.status, l.allowedCents, l.benefitCents])));
 }

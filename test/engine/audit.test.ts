@@ -200,6 +200,17 @@ describe('the audit chain', () => {
         new RegExp(`encounters ${ids[1]}: outcome_json totals.benefitCents is 1, audit record 2 says`),
       ],
       [`UPDATE encounters SET aeob_missing = 1 WHERE id = '${ids[1]}'`, new RegExp(`encounters ${ids[1]}: aeob_missing is 1, audit record 2 says 0`)],
+      // A line's payee changed, and 100.00 of benefit moved from the last line to the first, the
+      // totals unchanged: funding would pay from these lines (found by the adversarial review).
+      [
+        `UPDATE encounters SET outcome_json = json_set(outcome_json, '$.lines[2].providerNpi', '1859362703') WHERE id = '${ids[1]}'`,
+        new RegExp(`encounters ${ids[1]}: outcome_json lines \\(payee, status, allowed, benefit\\) is [0-9a-f]{64}, audit record 2 says`),
+      ],
+      [
+        `UPDATE encounters SET outcome_json = json_set(outcome_json, '$.lines[0].benefitCents', json_extract(outcome_json, '$.lines[0].benefitCents') + 10000,
+           '$.lines[3].benefitCents', json_extract(outcome_json, '$.lines[3].benefitCents') - 10000) WHERE id = '${ids[1]}'`,
+        new RegExp(`encounters ${ids[1]}: outcome_json lines`),
+      ],
     ];
     for (const [sql, named] of cases) {
       const dir = tampered(sql);

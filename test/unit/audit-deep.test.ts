@@ -49,6 +49,7 @@ const row = (over: Partial<EncounterFacts> = {}): EncounterFacts => ({
   outcome_allowed_cents: 80000,
   outcome_patient_cents: 20000,
   outcome_benefit_cents: 60000,
+  outcome_lines: '[]',
   aeob_adjustment_cents: 0,
   aeob_missing: 0,
   ...over,

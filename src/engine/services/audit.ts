@@ -60,7 +60,7 @@ export function verifyAuditDeep(db: Db): DeepVerdict {
     `SELECT id, rowid > @rowid AS covered, status, completed_at IS NOT NULL AS completed, disposition, charge_cents, allowed_cents, patient_cents, benefit_cents,
        json_extract(outcome_json, '$.totals.chargeCents') AS outcome_charge_cents, json_extract(outcome_json, '$.totals.allowedCents') AS outcome_allowed_cents,
        json_extract(outcome_json, '$.totals.patientResponsibilityCents') AS outcome_patient_cents, json_extract(outcome_json, '$.totals.benefitCents') AS outcome_benefit_cents,
-       aeob_adjustment_cents, aeob_missing
+       json_extract(outcome_json, '$.lines') AS outcome_lines, aeob_adjustment_cents, aeob_missing
      FROM encounters ORDER BY rowid`,
   );
   const seenEncounters = new Set<string>();

@@ -16,6 +16,7 @@ import {
   type PlanBenefits,
   type PriorLine,
 } from '../../domain/adjudication.js';
+import { linesDigest } from '../../domain/audit-deep.js';
 import { ValidationError, type FieldError } from '../../domain/errors.js';
 import { parseClaimText, type ParsedClaim, type ProviderRole } from '../../domain/fhir-claim.js';
 import { centsToAmount, formatCentsGrouped } from '../../domain/money.js';
@@ -413,6 +414,7 @@ function recordClaim(ctx: EngineContext, claim: ParsedClaim): EngineResponse {
         allowed_cents: t.allowedCents,
         patient_cents: t.patientResponsibilityCents,
         benefit_cents: t.benefitCents,
+        lines_sha256: linesDigest(adjudication.lines),
       },
       description: `${claim.type === 'institutional' ? 'Institutional' : 'Professional'} claim submitted via the API: ${claim.lines.length} line${claim.lines.length === 1 ? '' : 's'}, charges ${formatCentsGrouped(claim.totalChargeCents)}`,
     },
