@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import type { TpaClient } from './client.js';
 import { Journal, type JournalRecord } from './journal.js';
-import type { SettlementRecord } from './types.js';
+import type { LedgerDetail, SettlementRecord } from './types.js';
 
 export type HistoryOutcome = 'APPROVED' | 'SKIPPED' | 'FAILED' | 'UNKNOWN';
 
@@ -21,6 +21,37 @@ export interface ApprovalRecord {
   outcome: HistoryOutcome;
   processor_transfer_id: string | null;
   message: string | null;
+}
+
+/**
+ * The fund release a ledger entry shows since its last failed or refunded transfer (those before
+ * it no longer fund the encounter): its authorization code and its transfer; undefined if none.
+ */
+export function fundingOf(detail: LedgerDetail): { reference: string | null; transfer: string | null } | undefined {
+  let ended = -1;
+  detail.entries.forEach((e, i) => {
+    if (e.type === 'SETTLEMENT_FAILED' || e.type === 'SETTLEMENT_REFUNDED') ended = i;
+  });
+  const current = detail.entries.slice(ended + 1);
+  const funding = current.find((e) => e.type === 'FUNDING_APPROVED');
+  return funding ? { reference: funding.reference, transfer: current.find((e) => e.type === 'SETTLEMENT_INITIATED')?.reference ?? null } : undefined;
+}
+
+/**
+ * The fund release the ledger shows with this authorization code, whether or not it still funds the
+ * encounter (an authorization code is never used twice): its transfer, and whether that transfer has
+ * since FAILED or been REFUNDED; undefined if the ledger has no approval with this code.
+ */
+export function approvalOf(detail: LedgerDetail, authorizationCode: string): { transfer: string | null; ended: boolean } | undefined {
+  const at = detail.entries.findIndex((e) => e.type === 'FUNDING_APPROVED' && e.reference === authorizationCode);
+  if (at < 0) return undefined;
+  const after = detail.entries.slice(at + 1);
+  const next = after.findIndex((e) => e.type === 'FUNDING_APPROVED');
+  const own = next < 0 ? after : after.slice(0, next);
+  return {
+    transfer: own.find((e) => e.type === 'SETTLEMENT_INITIATED')?.reference ?? null,
+    ended: own.some((e) => e.type === 'SETTLEMENT_FAILED' || e.type === 'SETTLEMENT_REFUNDED'),
+  };
 }
 
 export function historyPath(dataDir: string): string {
@@ -58,15 +89,28 @@ export class FundHistory {
   }
 
   /**
-   * Settles the approvals of `records` (as `read` gave them) of an encounter left UNKNOWN, now that
-   * the ledger says which authorization code funded it.
+   * Settles the approvals of `records` (as `read` gave them) of an encounter left UNKNOWN, from the
+   * encounter's ledger: an approval the ledger shows with its authorization code happened (APPROVED,
+   * with its transfer, even if that transfer has failed or been refunded since: `withTransfers` then
+   * shows it OWED or ENDED); one it does not show did not.
    */
-  resolve(records: readonly ApprovalRecord[], encounterId: string, fundedBy: string | null, transfer: string | null): void {
+  resolve(records: readonly ApprovalRecord[], encounterId: string, detail: LedgerDetail): string[] {
+    const notes: string[] = [];
     for (const a of records) {
       if (a.encounter_id !== encounterId || a.outcome !== 'UNKNOWN') continue;
-      if (fundedBy === a.authorization_code) this.end(a.id, 'APPROVED', transfer, 'found in the ledger after the answer was lost');
-      else this.end(a.id, 'FAILED', null, fundedBy ? `not this approval: the ledger shows ${fundedBy}` : 'the ledger shows no fund release from it');
+      const mine = approvalOf(detail, a.authorization_code);
+      if (mine) {
+        this.end(a.id, 'APPROVED', mine.transfer, 'found in the ledger after the answer was lost');
+        notes.push(
+          `the earlier approval ${a.authorization_code} of ${encounterId}, whose answer was lost, did happen (transfer ${mine.transfer ?? 'unknown'})` +
+            (mine.ended ? '; that transfer has since failed or been refunded: the encounter is owed again' : ''),
+        );
+        continue;
+      }
+      const fundedBy = fundingOf(detail)?.reference ?? null;
+      this.end(a.id, 'FAILED', null, fundedBy ? `not this approval: the ledger shows ${fundedBy}` : 'the ledger shows no fund release from it');
     }
+    return notes;
   }
 
   close(): void {

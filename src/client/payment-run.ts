@@ -13,12 +13,12 @@ import { randomUUID } from 'node:crypto';
 import { centsToAmount, jsonNumberToCents } from '../domain/money.js';
 import { ConflictError, EXIT, NetworkError, TpaError } from '../errors.js';
 import type { TpaClient } from './client.js';
-import { FundHistory } from './fund-history.js';
+import { approvalOf, FundHistory, fundingOf } from './fund-history.js';
 import { Journal, type JournalRecord } from './journal.js';
 import { JournalLock } from './journal-lock.js';
 import { pacingWaitMs } from './pages.js';
 import { stopsTheJob } from './retry.js';
-import type { LedgerDetail, LedgerFilters, LedgerItem } from './types.js';
+import type { LedgerFilters, LedgerItem } from './types.js';
 
 export interface RunEncounter {
   encounter_id: string;
@@ -94,20 +94,6 @@ export function planRun(items: readonly LedgerItem[], filters: LedgerFilters, pr
     idempotency_key: randomUUID(),
   }));
   return { created_at: new Date().toISOString(), filters, prefix, total_cents: encounters.reduce((sum, e) => sum + e.amount_cents, 0), encounters };
-}
-
-/**
- * The fund release a ledger entry shows since its last failed or refunded transfer (those before
- * it no longer fund the encounter): its authorization code and its transfer; undefined if none.
- */
-export function fundingOf(detail: LedgerDetail): { reference: string | null; transfer: string | null } | undefined {
-  let ended = -1;
-  detail.entries.forEach((e, i) => {
-    if (e.type === 'SETTLEMENT_FAILED' || e.type === 'SETTLEMENT_REFUNDED') ended = i;
-  });
-  const current = detail.entries.slice(ended + 1);
-  const funding = current.find((e) => e.type === 'FUNDING_APPROVED');
-  return funding ? { reference: funding.reference, transfer: current.find((e) => e.type === 'SETTLEMENT_INITIATED')?.reference ?? null } : undefined;
 }
 
 /** Whether the ledger shows a fund release of the encounter now, and whose (fundingOf, read from the service). */
@@ -233,8 +219,18 @@ export async function executeRun(
     try {
       // An approval announced before and never answered: the ledger says whether it happened.
       if (journal.unanswered.has(e.encounter_id)) {
-        const found = await currentFunding(client, e.encounter_id);
-        if (options.history) options.history.log.resolve(pending, e.encounter_id, found?.reference ?? null, found?.transfer ?? null);
+        const detail = (await client.ledgerDetail(e.encounter_id)).body;
+        if (options.history) options.history.log.resolve(pending, e.encounter_id, detail);
+        // This run's approval, found by its authorization code even when its transfer has failed
+        // or been refunded since: it happened, so it is never sent again (owed again if it ended).
+        const mine = approvalOf(detail, e.authorization_code);
+        if (mine) {
+          const approved: ApprovalOutcome = { ...base, status: 'APPROVED', processor_transfer_id: mine.transfer };
+          journal.outcome(approved);
+          record(await asTheLedgerHasIt(client, approved), false);
+          continue;
+        }
+        const found = fundingOf(detail);
         if (found) {
           record(fromLedger(base, found), true);
           continue;

@@ -1,8 +1,9 @@
 // `tpa fund history`: the approvals made from this machine, written before each request is sent and
 // completed after, so that one whose answer was lost is listed UNKNOWN until a later approval finds
 // out, from the ledger, what became of it.
+import { spawn } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { useTpaHome } from '../helpers/cli.js';
+import { TPA_BIN, testEnv, useTpaHome } from '../helpers/cli.js';
 import { adjudicatedEncounter } from '../helpers/encounters.js';
 
 const home = useTpaHome(beforeEach, afterEach);
@@ -97,5 +98,39 @@ describe('tpa fund history', () => {
     expect([cell(1, 'outcome'), cell(1, 'transfer_status')]).toEqual(['OWED', 'FAILED']);
     expect([cell(2, 'outcome'), cell(2, 'transfer_status')]).toEqual(['ENDED', 'REFUNDED']);
     expect([cell(3, 'outcome'), cell(3, 'transfer_status')]).toEqual(['APPROVED', 'INITIATED']);
+  });
+
+  it('an approval killed before its answer whose transfer then FAILED: the next approval finds it in the ledger, and it is OWED, not FAILED', async () => {
+    const a = await adjudicated('MBR-1003');
+    const args = ['fund', 'approve', a.id, '--amount', a.benefit, '--auth-code', 'AUTH-HIST-KILL', '--yes'];
+    // Processed at once, answered a minute later (TPA_FAULT late): killed once the ledger shows it.
+    const child = spawn(process.execPath, [TPA_BIN, ...args], {
+      env: testEnv({ home: home.dir, env: { TPA_FAULT: 'late-60000:/funding/approve/' } }),
+      cwd: home.dir,
+      stdio: 'ignore',
+    });
+    const exited = new Promise((r) => child.on('exit', r));
+    const approvals = async () =>
+      (await run(['ledger', 'show', a.id, '-o', 'json']))
+        .json<{ entries: { type: string; reference: string }[] }>()
+        .entries.filter((e) => e.type === 'FUNDING_APPROVED');
+    while ((await approvals()).length === 0) await new Promise((r) => setTimeout(r, 20));
+    child.kill('SIGKILL');
+    await exited;
+    expect((await run(['fund', 'history', '-o', 'json'])).json<Record<string, unknown>[]>()).toEqual([
+      expect.objectContaining({ authorization_code: 'AUTH-HIST-KILL', outcome: 'UNKNOWN' }),
+    ]);
+    expect((await run(['local', 'simulate', 'settlement-failure', a.id])).code).toBe(0);
+    const again = await run(args);
+    expect(again.stderr).toMatch(/AUTH-HIST-KILL .* did happen .*owed again/);
+    expect(again.code).not.toBe(0);
+    expect((await approvals()).map((e) => e.reference)).toEqual(['AUTH-HIST-KILL']);
+    const history = (await run(['fund', 'history', '-o', 'json'])).json<Record<string, unknown>[]>();
+    expect(history[0]).toMatchObject({
+      authorization_code: 'AUTH-HIST-KILL',
+      outcome: 'OWED',
+      transfer_status: 'FAILED',
+      processor_transfer_id: expect.stringMatching(/^tr_/),
+    });
   });
 });

@@ -1,12 +1,13 @@
 // `tpa fund run` through real processes on the embedded engine: the review, the confirmation by
 // exact total, exactly-once approvals across kill -9 at random points, a lost answer settled from
 // the ledger, and a resumed run that never widens its selection.
+import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { distinctClaim } from '../helpers/claims.js';
 import { formatCents, formatCentsGrouped } from '../../src/domain/money.js';
-import { runTpa } from '../helpers/cli.js';
+import { runTpa, TPA_BIN, testEnv } from '../helpers/cli.js';
 import { tempDir } from '../helpers/engine.js';
 import { journalRecords, killRepeatedly } from '../helpers/kill.js';
 import { serve } from '../helpers/server.js';
@@ -183,5 +184,41 @@ describe('tpa fund run', () => {
       const approvals = (detail.json() as Row).entries.filter((e: Row) => e.type === 'FUNDING_APPROVED');
       expect(approvals.map((e: Row) => e.reference)).toEqual([codes.get(id)]);
     }
+  });
+
+  it('killed while an approval waits for its answer, then its transfer FAILED: resumed, it is OWED (exit 4) and never sent again', async () => {
+    await ledgerOf(3);
+    const { count, total, encounters } = await review();
+    const journal = join(home, 'run.journal');
+    const args = ['fund', 'run', '--auth-code-prefix', 'AUTH-20260630-OWED', '--expect-total', total, '--yes', '--journal', journal, '-o', 'ndjson'];
+    // The first approval is processed at once and answered a minute later (TPA_FAULT late): the run
+    // is killed once the ledger shows it funded, before its answer.
+    const child = spawn(process.execPath, [TPA_BIN, ...args], {
+      env: testEnv({ home, env: { ...env, TPA_FAULT: 'late-60000:/funding/approve/' } }),
+      cwd: home,
+      stdio: 'ignore',
+    });
+    const exited = new Promise((r) => child.on('exit', r));
+    while ((await funded()).length === 0) await new Promise((r) => setTimeout(r, 20));
+    child.kill('SIGKILL');
+    await exited;
+    const first = encounters[0]!.encounter_id as string;
+    expect((await runTpa(['local', 'simulate', 'settlement-failure', first], { home, env })).code).toBe(0);
+    const resumed = await runTpa(args, { home, env });
+    expect(resumed.code, resumed.stderr).toBe(4);
+    expect(resumed.stderr).not.toMatch(/sending it again/);
+    const out = ndjson(resumed.stdout);
+    expect(out).toHaveLength(count);
+    expect(out[0]).toMatchObject({ encounter_id: first, status: 'OWED', processor_transfer_id: expect.stringMatching(/^tr_/) });
+    expect(out[0]!.message).toMatch(/FAILED/);
+    expect(out.slice(1).every((o) => o.status === 'APPROVED')).toBe(true);
+    const detail = (await runTpa(['ledger', 'show', first, '-o', 'json'], { home, env })).json() as Row;
+    expect(detail.entries.filter((e: Row) => e.type === 'FUNDING_APPROVED').map((e: Row) => e.reference)).toEqual(['AUTH-20260630-OWED-0001']);
+    // The same command again says the same: the approval happened, then its transfer failed.
+    const again = await runTpa(args, { home, env });
+    expect(again.code, again.stderr).toBe(4);
+    expect(ndjson(again.stdout)[0]).toMatchObject({ status: 'OWED' });
+    const history = ndjson((await runTpa(['fund', 'history', '-o', 'ndjson'], { home, env })).stdout);
+    expect(history.find((h) => h.authorization_code === 'AUTH-20260630-OWED-0001')).toMatchObject({ outcome: 'OWED' });
   });
 });

@@ -8,7 +8,7 @@ import { centsToAmount, formatCents, formatCentsGrouped, jsonNumberToCents, pars
 import { MAX_FUNDING_NOTES, splitPayouts, type PayoutShare } from '../../domain/settlement.js';
 import { characterCount } from '../../domain/validation.js';
 import { ConflictError, EXIT, NetworkError, NotFoundError, TpaError, UsageError, ValidationFailed } from '../../errors.js';
-import { FundHistory, withTransfers } from '../../client/fund-history.js';
+import { approvalOf, FundHistory, fundingOf, withTransfers } from '../../client/fund-history.js';
 import type { CommandOutput, TableTools } from '../../render/output.js';
 import type { Handler } from '../action.js';
 import type { Context } from '../context.js';
@@ -107,8 +107,9 @@ async function afterAmbiguousFailure(ctx: Context, client: TpaClient, encounterI
       hint: `check before trying again: tpa ledger show ${encounterId}`,
     });
   }
-  const { fundingOf } = await import('../../client/payment-run.js');
-  const funding = fundingOf(detail);
+  // This request's approval, by its authorization code, even if its transfer has failed since.
+  const mine = approvalOf(detail, authCode);
+  const funding = mine ? { reference: authCode, transfer: mine.transfer } : fundingOf(detail);
   if (!funding)
     throw new NetworkError(`the approval of ${encounterId} did not happen: the ledger has no fund release`, {
       hint: 'it is safe to run the same command again',
@@ -190,9 +191,7 @@ async function approveOne(
   // An earlier approval of this encounter from this machine whose answer was lost: the ledger says now what became of it.
   const records = FundHistory.read(ctx.paths.dataDir);
   if (records.some((a) => a.encounter_id === id && a.outcome === 'UNKNOWN')) {
-    const { currentFunding } = await import('../../client/payment-run.js');
-    const found = await currentFunding(client, id);
-    history.resolve(records, id, found?.reference ?? null, found?.transfer ?? null);
+    for (const note of history.resolve(records, id, (await client.ledgerDetail(id)).body)) ctx.note(note);
   }
   await ensureNotFunded(ctx, client, id);
   if (ctx.canPrompt) {
