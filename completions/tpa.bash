@@ -32,9 +32,9 @@ _tpa() {
       case "$prev" in
         __never__) ;;
       esac
-      valued='--npi --group --cpt'
+      valued='--npi --group --cpt --date'
       words=''
-      flags='--npi --group --cpt -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      flags='--npi --group --cpt --date -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
       ;;
     'lookup full')
       case "$prev" in

@@ -29,6 +29,7 @@ complete -c tpa -n '__fish_seen_subcommand_from lookup' -s h -l help -d 'show he
 complete -c tpa -n '__fish_seen_subcommand_from lookup; and __fish_seen_subcommand_from blind' -l npi -r -d 'provider NPI (10 digits)'
 complete -c tpa -n '__fish_seen_subcommand_from lookup; and __fish_seen_subcommand_from blind' -l group -r -d 'TPA network or group id'
 complete -c tpa -n '__fish_seen_subcommand_from lookup; and __fish_seen_subcommand_from blind' -l cpt -r -d 'CPT codes (repeat or separate with commas)'
+complete -c tpa -n '__fish_seen_subcommand_from lookup; and __fish_seen_subcommand_from blind' -l date -r -d 'a contract active on this service date, YYYY-MM-DD (default today on the engine clock)'
 complete -c tpa -n '__fish_seen_subcommand_from lookup; and __fish_seen_subcommand_from blind' -s h -l help -d 'show help'
 complete -c tpa -n '__fish_seen_subcommand_from lookup; and __fish_seen_subcommand_from full' -l npi -r -d 'provider NPI, for verification'
 complete -c tpa -n '__fish_seen_subcommand_from lookup; and __fish_seen_subcommand_from full' -l group -r -d 'TPA network or group id'

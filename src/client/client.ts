@@ -81,7 +81,7 @@ export class TpaClient {
     return { status: response.status, headers: response.headers, body: response.body as T };
   }
 
-  blindLookup(input: { npi: string; group_id: string; cpt_codes: string[] }): Promise<ApiResult<BlindLookupResult>> {
+  blindLookup(input: { npi: string; group_id: string; cpt_codes: string[]; service_date?: string }): Promise<ApiResult<BlindLookupResult>> {
     return this.call('POST', `${TPA_PREFIX}/contract-lookup/blind/`, { body: JSON.stringify(input) });
   }
 

@@ -179,7 +179,10 @@ export function periodReport(entries: readonly ReportEntry[], settlements: Reado
     const adjudicatedSince = e.status === 'ADJUDICATED' ? since(e, 'ADJUDICATED') : null;
     const funding = s && (s.status === 'INITIATED' || s.status === 'COMPLETED');
     if (adjudicatedSince && !funding && add.benefitCents > 0 && nowMs - Date.parse(adjudicatedSince) > 3 * DAY_MS) {
-      exceptions.push({ ...base, kind: 'NOT_FUNDED_AFTER_3_DAYS', amountCents: add.benefitCents, since: adjudicatedSince, reference: null });
+      // With an NPI, an encounter that has payouts (its latest transfer was refunded or failed) is
+      // owed that provider's part of them; only one with no payouts yet stays whole.
+      const owed = npi !== undefined && s && s.payouts.length > 0 ? transferMoney(s, npi).amountCents : add.benefitCents;
+      exceptions.push({ ...base, kind: 'NOT_FUNDED_AFTER_3_DAYS', amountCents: owed, since: adjudicatedSince, reference: null });
     }
     if (!s) continue;
 

@@ -78,6 +78,24 @@ describe('tpa lookup', () => {
     expect(r.json<unknown[]>()).toHaveLength(2);
   });
 
+  it('lookup blind and lookup rates find the contract active on --date', async () => {
+    const northgate = ['--npi', '1673904821', '--group', 'GRP-3003'];
+    const blind = await run('lookup', 'blind', ...northgate, '--cpt', '70553', '--date', '2025-06-01');
+    expect(blind.code).toBe(0);
+    expect(blind.json()).toMatchObject({ match_found: true, contract_id: 'ctr_0d4c8a2e6b9f1357' });
+    const rates = await run('lookup', 'rates', ...northgate, '--cpt', '70553', '--date', '2025-06-01');
+    expect(rates.code).toBe(0);
+    expect(rates.json()).toEqual([
+      expect.objectContaining({ cpt_code: '70553', match_found: true, contract_id: 'ctr_0d4c8a2e6b9f1357', negotiated_rate: 900, service_date: '2025-06-01' }),
+    ]);
+    const harbor = await run('lookup', 'rates', '--npi', '1728493051', '--group', 'GRP-3003', '--cpt', '66984', '--date', '2027-02-01');
+    expect(harbor.code).toBe(0);
+    expect(harbor.json()).toEqual([expect.objectContaining({ cpt_code: '66984', match_found: true, contract_number: 'DC-2027-0001' })]);
+    const bad = await run('lookup', 'blind', ...northgate, '--cpt', '70553', '--date', '2025-6-1');
+    expect(bad.code).toBe(2);
+    expect(bad.stdout).toBe('');
+  });
+
   it('csv output has a header row and one row per result', async () => {
     const r = await run('lookup', 'rates', '--npi', '1234567893', '--group', 'GRP-1001', '--cpt', '45378', '43235', '-o', 'csv');
     const [header, ...rows] = r.stdout.trim().split('\n');

@@ -64,6 +64,16 @@ describe('tpa ratesheet', () => {
     expect(locked.code).toBe(4);
   });
 
+  it("a finalized schedule keeps the plan's preauthorization of a code: a knee claim without a reference is pended", async () => {
+    expect((await run(['ratesheet', 'init', 'BLD-1001'])).code).toBe(0);
+    expect((await run(['ratesheet', 'add', 'BLD-1001', '--ssp', 'OR-0306', '--rate-type', 'CASE_RATE', '--rate', '12000'])).code).toBe(0);
+    expect((await run(['ratesheet', 'finalize', 'BLD-1001', '--yes'])).code).toBe(0);
+    const claim = await run(['claim', 'template', '--type', 'institutional', '--npi', '1902847361', '--cpt', '27447']);
+    const ack = (await run(['claim', 'submit', file('knee.json', claim.stdout)])).json<{ submission_id: string }>();
+    const adjudicated = await run(['claim', 'poll', ack.submission_id, '--wait']);
+    expect(adjudicated.json()).toMatchObject({ disposition: 'PENDING_REVIEW' });
+  });
+
   it('show, config and remove; --ssp takes a UUID or a code', async () => {
     await run(['ratesheet', 'init', 'BLD-1002', '--default-rate', '1.4']);
     const catalog = (await run(['ratesheet', 'catalog', '--search', 'GI-0101'])).json<{ results: { id: string }[] }>();

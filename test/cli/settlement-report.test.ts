@@ -231,6 +231,24 @@ describe('tpa settlement report', () => {
     expect(summed).toEqual(Object.fromEntries(measures.map((m) => [m, c(whole.money[m])])));
   });
 
+  it("with --npi a refunded encounter not funded again is owed that provider's payouts: the reports add up to the encounter", async () => {
+    const whole = (await at(LATER, ['settlement', 'report', ...PERIOD, '-o', 'json'])).json<Row>();
+    const refunded = ndjson((await at(LATER, ['settlement', 'report', ...PERIOD, '-o', 'ndjson'])).stdout).find((l) => l.transfer_status === 'REFUNDED')!;
+    const s = (await at(LATER, ['settlement', 'show', refunded.encounter_id, '-o', 'json'])).json<Row>();
+    expect(s.payouts.length).toBeGreaterThan(1);
+    const unfunded = (r: Row) => r.exceptions.filter((x: Row) => x.kind === 'NOT_FUNDED_AFTER_3_DAYS' && x.encounter_id === refunded.encounter_id);
+    const all = unfunded(whole);
+    expect(all).toHaveLength(1);
+    let summed = 0;
+    for (const p of s.payouts) {
+      const mine = (await at(LATER, ['settlement', 'report', ...PERIOD, '--npi', p.provider_npi, '-o', 'json'])).json<Row>();
+      const x = unfunded(mine);
+      expect(x.map((e: Row) => c(e.amount))).toEqual([c(p.amount)]);
+      summed += c(x[0].amount);
+    }
+    expect(summed).toBe(c(all[0].amount));
+  });
+
   it('over HTTP from local serve, the same report as in-process', async () => {
     const { serve } = await import('../helpers/server.js');
     const server = await serve(home.dir, [], { TPA_CLOCK: LATER });

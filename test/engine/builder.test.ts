@@ -250,6 +250,22 @@ describe('rate schedule', () => {
     expect(api('GET', `${B}/BLD-1001/rate-schedule/`).body).toMatchObject({ rate_schedule: { status: 'FINALIZED' } });
   });
 
+  it('a code newly rated by a finalize needs preauthorization when the plan requires it for that code elsewhere', () => {
+    api('POST', `${B}/BLD-1001/rate-schedule/init/`, {});
+    api('PUT', `${B}/BLD-1001/rate-schedule/add-ssp/`, { ssp_id: sspUuid('v1.1', 'OR-0306'), rate_type: 'CASE_RATE', rate_value: 12000 });
+    api('PUT', `${B}/BLD-1001/rate-schedule/add-ssp/`, { ssp_id: carpal, rate_type: 'CASE_RATE', rate_value: 2100 });
+    expect(api('POST', `${B}/BLD-1001/finalize`).body).toMatchObject({ status: 'FINALIZED' });
+    const rates = engine.db.prepare("SELECT cpt_code, requires_preauth FROM contract_rates WHERE contract_id = 'ctr_6e2d9b4f1a7c3058' ORDER BY cpt_code").all();
+    expect(rates).toEqual([
+      { cpt_code: '27447', requires_preauth: 1 }, // Lakeside's contract requires it
+      { cpt_code: '64721', requires_preauth: 0 },
+    ]);
+    const claim = claimTemplate({ type: 'institutional', npi: '1902847361', cpt: ['27447'], serviceDate: '2026-03-02' });
+    const ack = call(engine, 'POST', '/tpa-api/v1/claims/submit/', claim).body as { submission_id: string };
+    const res = call(engine, 'GET', `/tpa-api/v1/claims/${ack.submission_id}/response/`).body as { disposition: string };
+    expect(res.disposition).toBe('PENDING_REVIEW');
+  });
+
   it('a schedule finalized by another process reaches claims priced by this one (its contracts read from memory until they change)', () => {
     const claim = () => claimTemplate({ type: 'institutional', npi: '1902847361', cpt: ['64721'], serviceDate: '2026-03-02' });
     // This engine reads the provider's contracts (no rate for 64721 yet: the claim is refused).

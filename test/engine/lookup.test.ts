@@ -37,6 +37,26 @@ describe('blind lookup', () => {
     }
   });
 
+  it('finds the contract active on the service_date asked for, else on today', () => {
+    const northgate = { npi: '1673904821', group_id: 'GRP-3003', cpt_codes: ['70553'] };
+    const harbor = { npi: '1728493051', group_id: 'GRP-3003', cpt_codes: ['66984'] };
+    expect(call(engine, 'POST', BLIND, { ...northgate, service_date: '2025-06-01' }).body).toEqual({
+      match_found: true,
+      contract_id: 'ctr_0d4c8a2e6b9f1357',
+      message: expect.any(String),
+    });
+    expect(call(engine, 'POST', BLIND, { ...harbor, service_date: '2027-02-01' }).body).toMatchObject({
+      match_found: true,
+      contract_id: 'ctr_7b3f0e8c1d5a9246',
+    });
+    const after = call(engine, 'POST', BLIND, { ...northgate, service_date: '2026-01-01' });
+    expect(after.status).toBe(404);
+    expect(after.body).toMatchObject({ match_found: false, message: expect.stringContaining('2026-01-01') });
+    expect(call(engine, 'POST', BLIND, { ...northgate, service_date: '2025-13-01' }).body).toEqual({
+      errors: [{ field: 'service_date', message: expect.any(String) }],
+    });
+  });
+
   it('answers 400 errors[] naming each bad field', () => {
     const res = call(engine, 'POST', BLIND, { npi: '12345', group_id: '', cpt_codes: ['4537'] });
     expect(res.status).toBe(400);

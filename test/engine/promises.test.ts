@@ -155,8 +155,10 @@ describe("the duplicate rule's edges", () => {
       call(engine, 'PUT', `${B}/BLD-1002/rate-schedule/add-ssp/`, { ssp_id: sspUuid('v1.1', 'OR-0301'), rate_type: 'CASE_RATE', rate_value: 1500 }).status,
     ).toBe(200);
     expect(call(engine, 'POST', `${B}/BLD-1002/finalize`).status).toBe(200);
-    // The service the denied claim listed is paid now, once.
-    expect(paid({ lines: [{ code: '29881', date: '2026-03-02' }] }).disposition).toBe('APPROVED');
-    expect(paid({ lines: [{ code: '29881', date: '2026-03-02' }] })).toMatchObject({ disposition: 'DENIED', denial_code: 'CARC-18' });
+    // The service the denied claim listed is paid now, once (29881 needs a preauthorization under
+    // the plan, so under the amended contract too).
+    const knee = { lines: [{ code: '29881', date: '2026-03-02' }], preauthorization: 'PA-2026-0302' };
+    expect(paid(knee).disposition).toBe('APPROVED');
+    expect(paid(knee)).toMatchObject({ disposition: 'DENIED', denial_code: 'CARC-18' });
   });
 });

@@ -117,6 +117,27 @@ describe('the report of what the money did', () => {
     expect(summed).toEqual(Object.fromEntries(keys.map((k) => [k, whole.report.money[k]])));
   });
 
+  it("with an NPI, a refunded encounter not funded again is owed that provider's payouts, not the whole encounter", () => {
+    const { refunded } = period();
+    const wed = home.at(WED, '0');
+    const later = '2026-03-08T13:00:00Z'; // more than 3 days after the refund put it back to ADJUDICATED
+    const whole = report(wed);
+    const s = whole.settlements.get(refunded)!;
+    expect(s.status).toBe('REFUNDED');
+    const unfunded = (r: ReturnType<typeof periodReport>) => r.exceptions.filter((x) => x.kind === 'NOT_FUNDED_AFTER_3_DAYS' && x.encounter_id === refunded);
+    const all = unfunded(periodReport(whole.entries, whole.settlements, later));
+    expect(all).toHaveLength(1);
+    let summed = 0;
+    for (const p of s.payouts) {
+      const mine = report(wed, p.provider_npi);
+      const x = unfunded(periodReport(mine.entries, mine.settlements, later, p.provider_npi));
+      expect(x.map((e) => e.amountCents)).toEqual([cents(p.amount)]);
+      summed += x[0]!.amountCents;
+    }
+    expect(s.payouts.length).toBe(4);
+    expect(summed).toBe(all[0]!.amountCents);
+  });
+
   it("an approval for an encounter one provider is on releases the whole encounter, every provider's payout", () => {
     const mon = home.at(MON, '0');
     const id = submit(mon, 'MBR-1002', '2026-03-02');

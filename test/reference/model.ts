@@ -616,7 +616,11 @@ export class Model {
     const contract = this.contracts.find((c) => c.id === 'ctr_8d21b5e09f4c7a13')!;
     const from = effective;
     for (const r of contract.rates) if (inForce(r.from, r.to, addDays(from, -1)) && (r.to === null || r.to >= from)) r.to = addDays(from, -1);
-    for (const r of rates) contract.rates.push({ code: r.code, cents: r.cents, from, to: null, preauthorization: false });
+    // A code keeps the contract's own preauthorization; a code newly rated needs one when the plan
+    // requires it for that code under any contract.
+    const own = new Map(contract.rates.map((r) => [r.code, r.preauthorization]));
+    const plan = new Set(this.contracts.flatMap((c) => c.rates.filter((r) => r.preauthorization).map((r) => r.code)));
+    for (const r of rates) contract.rates.push({ code: r.code, cents: r.cents, from, to: null, preauthorization: own.get(r.code) ?? plan.has(r.code) });
     return { http: 200 };
   }
 

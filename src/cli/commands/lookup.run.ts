@@ -45,7 +45,12 @@ export const blind: Handler = async (ctx, _args, opts) => {
   const codes = listValue(opts.cpt);
   checkProvider(opts, codes);
   const client = await ctx.client();
-  const { body } = await client.blindLookup({ npi: opts.npi as string, group_id: opts.group as string, cpt_codes: codes });
+  const { body } = await client.blindLookup({
+    npi: opts.npi as string,
+    group_id: opts.group as string,
+    cpt_codes: codes,
+    ...(opts.date ? { service_date: opts.date as string } : {}),
+  });
   return {
     data: body,
     table: (t) =>
@@ -79,16 +84,18 @@ export const rates: Handler = async (ctx, _args, opts) => {
   checkProvider(opts, codes);
   const client = await ctx.client();
   const base = { npi: opts.npi as string, group_id: opts.group as string };
+  // Both stages on the same date: the blind lookup finds the contract active on it.
+  const date = opts.date ? { service_date: opts.date as string } : {};
   const results: Record<string, unknown>[] = [];
   for (const code of codes) {
     try {
-      const blind = await client.blindLookup({ ...base, cpt_codes: [code] });
+      const blind = await client.blindLookup({ ...base, cpt_codes: [code], ...date });
       const input = {
         ...base,
         contract_id: blind.body.contract_id!,
         cpt_code: code,
         ...(opts.admitType ? { admit_type: opts.admitType as string } : {}),
-        ...(opts.date ? { service_date: opts.date as string } : {}),
+        ...date,
       };
       const full = await client.fullLookup(input);
       results.push({ cpt_code: code, match_found: true, ...full.body });

@@ -15,8 +15,10 @@ export function registerLookup(lookup: Command, act: Act): void {
       .description('say whether an active contract covers the codes; returns an opaque contract id, never pricing')
       .requiredOption('--npi <npi>', 'provider NPI (10 digits)')
       .requiredOption('--group <id>', 'TPA network or group id')
-      .requiredOption('--cpt <code...>', 'CPT codes (repeat or separate with commas)'),
+      .requiredOption('--cpt <code...>', 'CPT codes (repeat or separate with commas)')
+      .option('--date <date>', 'a contract active on this service date, YYYY-MM-DD (default today on the engine clock)'),
     'tpa lookup blind --npi 1045782368 --group GRP-1001 --cpt 45378 43235',
+    'tpa lookup blind --npi 1673904821 --group GRP-3003 --cpt 70553 --date 2025-06-01',
     'tpa lookup blind --npi 1045782368 --group GRP-1001 --cpt 45378 -o json | jq -r .contract_id',
   ).action(act(run, 'blind'));
 

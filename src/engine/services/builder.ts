@@ -469,6 +469,10 @@ export function finalizeSchedule(ctx: EngineContext, req: EngineRequest, params:
           }[]
         ).map((r) => [r.cpt_code, r.requires_preauth]),
       );
+      // A code this contract did not rate before needs preauthorization when the plan requires it
+      // for that code under any contract (a total knee needs a reference at every facility).
+      const planPreauth = new Set(ctx.db.prepare('SELECT DISTINCT cpt_code FROM contract_rates WHERE requires_preauth = 1').pluck().all() as string[]);
+      const preauthOf = (cpt: string): number => preauth.get(cpt) ?? (planPreauth.has(cpt) ? 1 : 0);
       ctx.db.prepare('DELETE FROM contract_rates WHERE contract_id = ? AND effective_from >= ?').run(inst.contract_id, effective);
       ctx.db
         .prepare('UPDATE contract_rates SET effective_to = ? WHERE contract_id = ? AND (effective_to IS NULL OR effective_to >= ?)')
@@ -485,7 +489,7 @@ export function finalizeSchedule(ctx: EngineContext, req: EngineRequest, params:
         const allowed = itemAllowedCents(i.rate_type, i.rate_value, i.medicare_rate_cents);
         record.run(newId('crr_'), inst.contract_id, i.code, i.primary_cpt_code, i.rate_type, i.rate_value, allowed, i.bundle_type, now, effective);
         // Two SSPs with one primary code: the first in schedule order sets the live rate.
-        if (!seenCpt.has(i.primary_cpt_code)) liveRate.run(inst.contract_id, i.primary_cpt_code, effective, allowed, preauth.get(i.primary_cpt_code) ?? 0);
+        if (!seenCpt.has(i.primary_cpt_code)) liveRate.run(inst.contract_id, i.primary_cpt_code, effective, allowed, preauthOf(i.primary_cpt_code));
         seenCpt.add(i.primary_cpt_code);
       }
       ctx.db.prepare('UPDATE contracts SET builder_settings_json = ? WHERE id = ?').run(JSON.stringify(settingsBody(s)), inst.contract_id);

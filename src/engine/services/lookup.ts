@@ -30,14 +30,17 @@ export function blindLookup(ctx: EngineContext, req: EngineRequest): EngineRespo
   } else {
     codes.forEach((code, i) => check(errors, `cpt_codes[${i}]`, cptProblem(code)));
   }
+  // Active on the service date asked for, else today on the engine clock: the same date the full
+  // lookup prices on, so a blind match is always followed by a full answer for that date.
+  if (body.service_date !== undefined) check(errors, 'service_date', isoDateProblem(body.service_date));
   fail(errors);
   const cptCodes = [...new Set(codes as string[])];
-  const today = isoDate(ctx.clock.now());
-  const match = activeContractsFor(ctx.db, body.npi as string, today, cptCodes, body.group_id as string).find((c) => c.covered.length === cptCodes.length);
+  const date = (body.service_date as string | undefined) ?? isoDate(ctx.clock.now());
+  const match = activeContractsFor(ctx.db, body.npi as string, date, cptCodes, body.group_id as string).find((c) => c.covered.length === cptCodes.length);
   if (!match) {
     return respond(404, {
       match_found: false,
-      message: `No active contract for NPI ${String(body.npi)} in group ${String(body.group_id)} covers ${cptCodes.join(', ')}`,
+      message: `No active contract for NPI ${String(body.npi)} in group ${String(body.group_id)} covers ${cptCodes.join(', ')} on ${date}`,
     });
   }
   return respond(200, {
