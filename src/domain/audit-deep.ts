@@ -239,7 +239,8 @@ export function checkEncounter(row: EncounterFacts, x: ExpectedEncounter | undef
   if (amounts) return amounts;
   if (x.linesDigest !== null) {
     const found = linesDigest(JSON.parse(row.outcome_lines) as AuditedLine[]);
-    if (found !== x.linesDigest) return { table: 'encounters', row: row.id, column: 'outcome_json lines (payee, status, allowed, benefit)', expected: x.linesDigest, found, seq: x.seq };
+    if (found !== x.linesDigest)
+      return { table: 'encounters', row: row.id, column: 'outcome_json lines (payee, status, allowed, benefit)', expected: x.linesDigest, found, seq: x.seq };
   }
   const statuses = statusesFor(x, row.completed);
   if (!statuses.includes(row.status))
