@@ -71,7 +71,7 @@ interface Line extends LineEvent {
   chargeCents: number;
   payee: string;
   feeKind: string;
-  /** The price before the anesthesia paid earlier that day was deducted (rule 6). */
+  /** The price before the anesthesia paid earlier that day was deducted (README, anesthesia included). */
   priceBeforeDeduction?: number;
   status: 'ALLOWED' | 'NOT_COVERED' | 'DENIED' | 'BUNDLED' | 'PENDED';
   denial: string | null;
@@ -176,7 +176,7 @@ export class Model {
         this.settleDue();
         return { http: 200 };
       case 'clock-back': {
-        // The clock never goes back before the latest time the engine recorded (rules-22, item 7).
+        // The clock never goes back before the latest time the engine recorded (README, The engine clock).
         const target = this.now - event.hours * 3_600_000;
         if (target < this.recordedUntil) return { http: 400 };
         this.now = target;
@@ -201,7 +201,7 @@ export class Model {
     return contract.rates.find((r) => r.code === code && inForce(r.from, r.to, date));
   }
 
-  /** The payee's contract pricing a line (rules-22 step 3): most of its codes on the claim, newest, id. */
+  /** The payee's contract pricing a line (README, money rules: contracts): most of its codes on the claim, newest, id. */
   private pricingContract(line: Line, lines: readonly Line[], group: string): Contract | undefined {
     const candidates = this.contractsInForce(line.payee, group, line.date).filter((c) => this.rateOn(c, line.code, line.date));
     const covering = (c: Contract) => lines.filter((l) => l.payee === line.payee && this.rateOn(c, l.code, l.date)).length;
@@ -249,7 +249,7 @@ export class Model {
       else if (!line.contract) this.deny(line, 'NOT_COVERED', 'CARC-96');
     }
 
-    // Duplicates (step 4), a line at a time: a line already paid (allowed > 0) on an earlier claim,
+    // Duplicates (README, money rules), a line at a time: a line already paid (allowed > 0) on an earlier claim,
     // or earlier on this one, is denied. What an earlier line of this claim is allowed can depend on
     // the lines after it (a bundle's spread, a percentage on the contract's total), so the claim is
     // priced again after each decision.
@@ -355,7 +355,7 @@ export class Model {
         if (!list.includes(line.episode)) list.push(line.episode);
         this.episodes.set(line.episode.key, list);
       }
-      // Only a line allowed more than 0.00 includes its day's anesthesia (rule 6).
+      // Only a line allowed more than 0.00 includes its day's anesthesia (README, anesthesia included).
       if (this.includes(line)) {
         if ((line.priceBeforeDeduction ?? line.allowed) > 0) this.includesAnesthesia.add(`${member}|${line.date}`);
       } else if (line.feeKind === 'ANESTHESIA') {
@@ -395,8 +395,8 @@ export class Model {
   }
 
   /**
-   * Allowed amounts of the lines still ALLOWED: bundles (step 5), anesthesia included (step 6),
-   * quantity and rate types (step 7). Statuses of bundled parts and included anesthesia are set on
+   * Allowed amounts of the lines still ALLOWED: bundles, anesthesia included,
+   * quantity and rate types (README, money rules). Statuses of bundled parts and included anesthesia are set on
    * a copy and applied by commitAmounts.
    */
   private price(lines: Line[], member: string): Priced {
@@ -453,7 +453,7 @@ export class Model {
       const key = `${member}|${line.date}`;
       const a = this.anesthesia.get(key);
       // What is left of the anesthesia paid before, after earlier including lines took theirs
-      // (rule 6: a second including line that day deducts only what is left).
+      // (README, anesthesia included: a second including line that day deducts only what is left).
       if (!a) continue;
       const available = a.paid - a.deducted - (deducted.get(key) ?? 0);
       const price = allowed.get(line.index)!;
