@@ -241,7 +241,7 @@ export class Model {
       return { http: 404 };
     }
 
-    // Coverage, then the payee's eligibility, then the contract (steps 1 to 3).
+    // Coverage, then the payee's eligibility, then the contract (README, money rules, in that order).
     for (const line of lines) {
       if (line.date < member.coverageStart) this.deny(line, 'DENIED', 'CARC-26');
       else if (member.coverageEnd !== null && line.date > member.coverageEnd) this.deny(line, 'DENIED', 'CARC-27');
