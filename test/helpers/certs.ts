@@ -53,3 +53,28 @@ export class TestCa {
     return { cert: this.file(`${name}.pem`), key: this.file(`${name}-key.pem`) };
   }
 }
+
+/**
+ * `tpa auth login` for production over mutual TLS, as the tests run it: client acme-tpa, the
+ * certificate and key of `dir` (client.pem and client-key.pem unless named), the CA of `dir`
+ * unless `ca` is false, and a profile when given.
+ */
+export function mtlsLoginArgs(o: { url: string; dir: string; profile?: string; cert?: string; key?: string; ca?: boolean }): string[] {
+  const at = (name: string) => join(o.dir, name);
+  return [
+    'auth',
+    'login',
+    '--env',
+    'production',
+    ...(o.profile === undefined ? [] : ['-p', o.profile]),
+    '--base-url',
+    o.url,
+    '--client-id',
+    'acme-tpa',
+    '--cert',
+    at(o.cert ?? 'client.pem'),
+    '--key',
+    at(o.key ?? 'client-key.pem'),
+    ...(o.ca === false ? [] : ['--ca', at('ca.pem')]),
+  ];
+}

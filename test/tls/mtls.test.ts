@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/engine.js';
 import { runTpa } from '../helpers/cli.js';
+import { mtlsLoginArgs } from '../helpers/certs.js';
 import { createKey, serve, type Served } from '../helpers/server.js';
 
 let certs: ReturnType<typeof tempDir>;
@@ -61,28 +62,7 @@ afterAll(async () => {
 
 const run = (args: string[], input?: string, env: Record<string, string> = {}) => runTpa(args, { home: home.dir, input, env });
 const login = (profile: string, cert: string, key: string, extra: string[] = [], input?: string) =>
-  run(
-    [
-      'auth',
-      'login',
-      '--env',
-      'production',
-      '-p',
-      profile,
-      '--base-url',
-      server.url,
-      '--client-id',
-      'acme-tpa',
-      '--cert',
-      f(cert),
-      '--key',
-      f(key),
-      '--ca',
-      f('ca.pem'),
-      ...extra,
-    ],
-    input,
-  );
+  run([...mtlsLoginArgs({ url: server.url, dir: certs.dir, profile, cert, key }), ...extra], input);
 const settled = () => server.settled({ cert: f('client.pem'), key: f('client-key.pem'), ca: f('ca.pem') });
 const tokenRequests = () => (server.stderr().match(/POST \/oauth2\/token 200/g) ?? []).length;
 const secrets = () => (JSON.parse(readFileSync(join(home.dir, 'credentials.json'), 'utf8')) as { secrets: Record<string, string> }).secrets;
@@ -158,22 +138,7 @@ describe('production: OAuth 2.0 client credentials over mutual TLS', () => {
   });
 
   it("without the service's CA the server is not trusted: exit 8 naming --ca-file", async () => {
-    const r = await run([
-      'auth',
-      'login',
-      '--env',
-      'production',
-      '-p',
-      'noca',
-      '--base-url',
-      server.url,
-      '--client-id',
-      'acme-tpa',
-      '--cert',
-      f('client.pem'),
-      '--key',
-      f('client-key.pem'),
-    ]);
+    const r = await run(mtlsLoginArgs({ url: server.url, dir: certs.dir, profile: 'noca', ca: false }));
     expect(r.code).toBe(8);
     expect(r.stderr).toMatch(/not trusted/);
     expect(r.stderr).toMatch(/--ca-file/);
@@ -202,22 +167,7 @@ describe('production: OAuth 2.0 client credentials over mutual TLS', () => {
       '1.2',
     ]);
     try {
-      const args = [
-        'auth',
-        'login',
-        '--env',
-        'production',
-        '--base-url',
-        legacy.url,
-        '--client-id',
-        'acme-tpa',
-        '--cert',
-        f('client.pem'),
-        '--key',
-        f('client-key.pem'),
-        '--ca',
-        f('ca.pem'),
-      ];
+      const args = mtlsLoginArgs({ url: legacy.url, dir: certs.dir });
       const modern = await runTpa(args, { home: legacyHome.dir });
       expect(modern.code).toBe(8);
       expect(modern.stderr).toMatch(/TLS handshake/);

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/engine.js';
 import { runTpa } from '../helpers/cli.js';
-import { TestCa } from '../helpers/certs.js';
+import { mtlsLoginArgs, TestCa } from '../helpers/certs.js';
 import { createKey, serve, type Served } from '../helpers/server.js';
 
 let certs: ReturnType<typeof tempDir>;
@@ -54,24 +54,7 @@ function expireCachedTokenIn(profile: string, ms: number): void {
 
 describe('the OAuth access token', () => {
   it('is renewed before use once it has less than five minutes left, and reused while it has more', async () => {
-    const login = await run([
-      'auth',
-      'login',
-      '--env',
-      'production',
-      '-p',
-      'early',
-      '--base-url',
-      mtls.url,
-      '--client-id',
-      'acme-tpa',
-      '--cert',
-      f('client.pem'),
-      '--key',
-      f('client-key.pem'),
-      '--ca',
-      f('ca.pem'),
-    ]);
+    const login = await run(mtlsLoginArgs({ url: mtls.url, dir: certs.dir, profile: 'early' }));
     expect(login.code, login.stderr).toBe(0);
     const issued = await tokenRequests();
     expireCachedTokenIn('early', 6 * 60_000);
@@ -123,24 +106,7 @@ describe('the OAuth access token', () => {
     expect(last!.headers['x-ratelimit-limit']).toBe('60');
     expect(last!.headers['x-ratelimit-remaining']).toBe('0');
     // tpa itself, asking for a token with that certificate now, is told it is rate limited (exit 6), not refused.
-    const login = await run([
-      'auth',
-      'login',
-      '--env',
-      'production',
-      '-p',
-      'limited',
-      '--base-url',
-      mtls.url,
-      '--client-id',
-      'acme-tpa',
-      '--cert',
-      f('client.pem'),
-      '--key',
-      f('client-key.pem'),
-      '--ca',
-      f('ca.pem'),
-    ]);
+    const login = await run(mtlsLoginArgs({ url: mtls.url, dir: certs.dir, profile: 'limited' }));
     expect(login.code, login.stderr).toBe(6);
   });
 });
