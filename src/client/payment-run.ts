@@ -18,7 +18,7 @@ import { Journal, type JournalRecord } from './journal.js';
 import { JournalLock } from './journal-lock.js';
 import { pacingWaitMs } from './pages.js';
 import { stopsTheJob } from './retry.js';
-import type { LedgerFilters, LedgerItem } from './types.js';
+import type { LedgerDetail, LedgerFilters, LedgerItem } from './types.js';
 
 export interface RunEncounter {
   encounter_id: string;
@@ -227,7 +227,7 @@ export async function executeRun(
         if (mine) {
           const approved: ApprovalOutcome = { ...base, status: 'APPROVED', processor_transfer_id: mine.transfer };
           journal.outcome(approved);
-          record(await asTheLedgerHasIt(client, approved), false);
+          record(await asTheLedgerHasIt(client, approved, detail), false);
           continue;
         }
         const found = fundingOf(detail);
@@ -301,9 +301,10 @@ export async function executeRun(
  * encounter) whose transfer has since FAILED or been REFUNDED no longer funds it: OWED, with what
  * became of the transfer; funded anew since by another approval, SKIPPED naming it.
  */
-async function asTheLedgerHasIt(client: TpaClient, done: ApprovalOutcome): Promise<ApprovalOutcome> {
+async function asTheLedgerHasIt(client: TpaClient, done: ApprovalOutcome, read?: LedgerDetail): Promise<ApprovalOutcome> {
   if (done.status !== 'APPROVED' && done.status !== 'SKIPPED') return done;
-  const detail = (await client.ledgerDetail(done.encounter_id)).body;
+  // The ledger detail just read for this encounter, when the caller has it.
+  const detail = read ?? (await client.ledgerDetail(done.encounter_id)).body;
   const found = fundingOf(detail);
   if (found && (found.transfer === done.processor_transfer_id || found.transfer === null)) return done;
   if (found) {

@@ -209,6 +209,11 @@ export interface AdjudicationInput {
   bundleLines: readonly PriorLine[];
 }
 
+/** The fee kind of a line whose payee the providers registry does not know: the claim type's. */
+export function claimFeeKind(claim: ParsedClaim): FeeKind {
+  return claim.type === 'institutional' ? 'FACILITY' : 'SURGEON';
+}
+
 /** The claim's service date: the earliest line date. */
 export function claimServiceDate(claim: ParsedClaim): string {
   // A parsed claim has at least one line (fhir-claim.ts refuses a claim without items).
@@ -228,6 +233,11 @@ export function planYearOf(date: string, start: string): string {
 }
 
 const DAY_MS = 86_400_000;
+/** The ISO date `days` days after (before, when negative) another. */
+export function shiftDate(date: string, days: number): string {
+  return new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
+}
+
 /** Whole days from one ISO date to another. */
 export function daysBetween(from: string, to: string): number {
   return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS);
@@ -309,7 +319,7 @@ function judgeLines(input: AdjudicationInput): LineVerdict[] {
     const key = `${p.feeKind}|${p.cptCode}|${p.serviceDate}`;
     if (countsAsPaid(p) && !paid.has(key)) paid.set(key, p.encounterId);
   }
-  const claimKind: FeeKind = claim.type === 'institutional' ? 'FACILITY' : 'SURGEON';
+  const claimKind = claimFeeKind(claim);
   const seen = new Map<string, number>();
   return claim.lines.map((line, i): LineVerdict => {
     const payee = input.linePayees?.[i] ?? { npi: lineProviderNpi(claim, line), feeKind: claimKind, eligible: true };

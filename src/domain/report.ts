@@ -189,14 +189,13 @@ export function periodReport(entries: readonly ReportEntry[], settlements: Reado
     for (const t of [...(s.previous_transfers ?? []), s]) {
       const { amountCents: amount, feeCents: fee } = transferMoney(t, npi);
       money.transfers[t.status] = (money.transfers[t.status] ?? 0) + 1;
+      money.feesChargedCents += fee;
       if (t.status === 'FAILED') {
         // No money moved: nothing released; a fee, if the record shows one, was kept.
         money.failedCents += amount;
-        money.feesChargedCents += fee;
         money.feesKeptCents += fee;
       } else {
         money.releasedCents += amount;
-        money.feesChargedCents += fee;
         if (t.status === 'INITIATED') money.inTransitCents += amount;
         else if (t.status === 'COMPLETED') money.settledCents += amount;
         else if (t.status === 'REFUNDED') {

@@ -71,10 +71,6 @@ export function engineNow(db: Db, override: Date | undefined, realNow: number = 
   return recorded > now.getTime() ? { now: new Date(recorded), source, held: true } : { now, source, held: false };
 }
 
-export function fixedClock(at: Date): Clock {
-  return { now: () => new Date(at.getTime()) };
-}
-
 /**
  * The clock of one request: its time, read once, held at the latest time recorded. That is read
  * again at each reading (one lookup by key), so inside a write transaction, which no other process

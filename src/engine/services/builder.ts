@@ -1,6 +1,7 @@
 // The contract builder (SPEC.md "/api/v1/..." endpoints): the SSP catalog, a rate schedule per
 // builder instance, its preview, and finalization into contract rate records that lookups and
 // adjudication then use (DESIGN.md section 4, "Rate schedules").
+import { shiftDate } from '../../domain/adjudication.js';
 import type { FieldError } from '../../domain/errors.js';
 import { centsToAmount, formatCents, jsonNumberToCents, jsonNumberToRatio, mulDivRound, parseCents, parseRatio } from '../../domain/money.js';
 import { characterCount, isoDateProblem } from '../../domain/validation.js';
@@ -459,7 +460,7 @@ export function finalizeSchedule(ctx: EngineContext, req: EngineRequest, params:
           },
         ]);
       }
-      const dayBefore = new Date(Date.parse(`${effective}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
+      const dayBefore = shiftDate(effective, -1);
       // A code's preauthorization is the code's, not the price's: it carries over to the new rate.
       const preauth = new Map(
         (

@@ -5,11 +5,13 @@
 import {
   adjudicate,
   BUNDLE_EPISODE_DAYS,
+  claimFeeKind,
   claimServiceDate,
   DENIAL,
   paidLines as linesPaid,
   lineProviderNpi,
   planYearOf,
+  shiftDate,
   type Adjudication,
   type ContractTerms,
   type LinePayee,
@@ -128,7 +130,7 @@ function linePayees(db: Db, claim: ParsedClaim): ClaimPayees {
   // team's lines are not eligible (CARC-B7), and its own have no contract, so the claim is a 404.
   const billingFacts = facts.get(billing);
   const groupId = billingFacts?.payable ? billingFacts.groupId : undefined;
-  const claimKind: ProviderRole = claim.type === 'institutional' ? 'FACILITY' : 'SURGEON';
+  const claimKind = claimFeeKind(claim);
   const npis = claim.lines.map((line) => {
     const own = lineProviderNpi(claim, line);
     return own === billing || facts.get(own)!.payable ? own : billing;
@@ -145,13 +147,11 @@ function linePayees(db: Db, claim: ParsedClaim): ClaimPayees {
     const npi = npis[i]!;
     const key = `${npi}|${line.serviceDate}`;
     let list = inForce.get(key);
-    if (!list && groupId === undefined) list = [];
     if (!list) {
-      list = activeContractsFor(db, npi, line.serviceDate, codesOf.get(npi)!, groupId).sort(
-        (a, b) =>
-          b.covered.length - a.covered.length ||
-          (a.contract.effective_date < b.contract.effective_date ? 1 : a.contract.effective_date > b.contract.effective_date ? -1 : 0) ||
-          (a.contract.id < b.contract.id ? -1 : a.contract.id > b.contract.id ? 1 : 0),
+      // Outside the network there is no contract to pay under (groupId above).
+      list = (groupId === undefined ? [] : activeContractsFor(db, npi, line.serviceDate, codesOf.get(npi)!, groupId)).sort(
+        // Stable: contracts come newest first, then by id (contractsOfProvider), among those covering as many.
+        (a, b) => b.covered.length - a.covered.length,
       );
       inForce.set(key, list);
     }
@@ -174,7 +174,7 @@ function contractsPerLine(db: Db, claim: ParsedClaim, p: ClaimPayees): { rows: (
     const key = `${c.contract.id}|${date}`;
     let t = terms.get(key);
     if (!t) {
-      t = { ...contractTerms(db, c.contract, c.rates), anesthesiaIncluded: c.contract.anesthesia_included === 1 };
+      t = contractTerms(c.contract, c.rates);
       terms.set(key, t);
     }
     return t;
@@ -212,10 +212,6 @@ const toPrior = (r: PaidLineRow): PriorLine => ({
   anesthesiaDeductedCents: r.anesthesia_deducted_cents,
 });
 
-function shiftDate(date: string, days: number): string {
-  return isoDate(new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000));
-}
-
 /**
  * The member with their plan's benefits and the deductible met so far. Two lookups by primary key,
  * not one join: in a join's WHERE, SQLite's constant propagation takes a bound parameter
@@ -250,9 +246,9 @@ function recordClaim(ctx: EngineContext, claim: ParsedClaim): EngineResponse {
   const lineContracts = contractsPerLine(db, claim, payees);
   // The encounter's contract: the billing provider's that prices a line, else the first line's.
   const chosen = lineContracts.rows.find((row) => row !== null && row.npi === claim.providerNpi) ?? lineContracts.rows.find((row) => row !== null);
+  const codes = [...new Set(claim.lines.map((l) => l.cptCode))];
+  const dates = [...new Set(claim.lines.map((l) => l.serviceDate))].sort();
   if (!chosen) {
-    const codes = [...new Set(claim.lines.map((l) => l.cptCode))];
-    const dates = [...new Set(claim.lines.map((l) => l.serviceDate))].sort();
     return respond(404, {
       error: 'no_active_contract',
       message: `No active contract for provider ${claim.providerNpi} covers ${codes.join(', ')} on ${dates.join(', ')}`,
@@ -260,7 +256,6 @@ function recordClaim(ctx: EngineContext, claim: ParsedClaim): EngineResponse {
       cpt_codes: codes,
     });
   }
-  const dates = [...new Set(claim.lines.map((l) => l.serviceDate))].sort();
   const lastDate = dates.at(-1)!;
   // mutation: no survivors (the duplicate rule: the paid lines read)
   // The member's paid lines from the claim's first date to its last: of the claim's codes (the
@@ -273,7 +268,7 @@ function recordClaim(ctx: EngineContext, claim: ParsedClaim): EngineResponse {
          WHERE member_id = ? AND service_date BETWEEN ? AND ?
            AND (cpt_code IN (SELECT value FROM json_each(?)) OR fee_kind = 'ANESTHESIA' OR includes_anesthesia = 1)`,
       )
-      .all(member.member_id, serviceDate, lastDate, JSON.stringify([...new Set(claim.lines.map((l) => l.cptCode))])) as PaidLineRow[]
+      .all(member.member_id, serviceDate, lastDate, JSON.stringify(codes)) as PaidLineRow[]
   ).map(toPrior);
   // mutation: end
   const bundleLines: PriorLine[] = [];

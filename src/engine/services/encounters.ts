@@ -1,6 +1,6 @@
 // Encounter rows and their history: the ledger's status progression and entries[] (SPEC.md
 // "Ledger entry detail"), written as the encounter moves.
-import { lineProviderNpi, type Adjudication, type Disposition, type PlanBenefits } from '../../domain/adjudication.js';
+import { claimFeeKind, lineProviderNpi, type Adjudication, type Disposition, type PlanBenefits } from '../../domain/adjudication.js';
 import type { ParsedClaim, ProviderRole } from '../../domain/fhir-claim.js';
 import type { BenefitLine } from '../../domain/settlement.js';
 import { jsonNumberToCents } from '../../domain/money.js';
@@ -162,7 +162,7 @@ export function lineProviders(db: Db, data: EncounterData): (BenefitLine & { seq
     const claimLine = claim.lines.find((l) => l.sequence === line.sequence);
     const npi = line.providerNpi ?? payeeNpi(db, claim.providerNpi, claimLine ? lineProviderNpi(claim, claimLine) : claim.providerNpi);
     const payee = providerByNpi(db, npi);
-    const role: ProviderRole = payee?.role ?? (claim.type === 'institutional' ? 'FACILITY' : 'SURGEON');
+    const role: ProviderRole = payee?.role ?? claimFeeKind(claim);
     const name = payee?.name ?? (npi === claim.providerNpi ? claim.providerName : null) ?? `NPI ${npi}`;
     return { sequence: line.sequence, providerNpi: npi, providerName: name, providerRole: role, benefitCents: line.benefitCents };
   });

@@ -1,5 +1,5 @@
 // Contract queries shared by the lookups and claim adjudication.
-import type { BundleType, ContractTerms, RateType } from '../../domain/adjudication.js';
+import { type BundleType, type ContractTerms, type RateType, shiftDate } from '../../domain/adjudication.js';
 import { parseRatio } from '../../domain/money.js';
 import type { Db } from './db.js';
 
@@ -72,10 +72,6 @@ function inForceOn(c: ProviderContract, date: string): RatesInForce {
   return found;
 }
 
-function dayAfter(date: string): string {
-  return new Date(Date.parse(`${date}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
-}
-
 /**
  * A provider's contracts with their rates, newest first, per connection. They change only when a
  * contract or its rates do (a finalized rate schedule), which moves the counter that migration 13's
@@ -96,7 +92,9 @@ function contractsOfProvider(db: Db, npi: string): readonly ProviderContract[] {
     const rows = db.prepare('SELECT * FROM contracts WHERE npi = ? ORDER BY effective_date DESC, id').all(npi) as ContractRow[];
     contracts = rows.map((contract) => {
       const all = contractRates(db, contract.id);
-      const changes = [...new Set(all.flatMap((r) => (r.effective_to === null ? [r.effective_from] : [r.effective_from, dayAfter(r.effective_to)])))].sort();
+      const changes = [
+        ...new Set(all.flatMap((r) => (r.effective_to === null ? [r.effective_from] : [r.effective_from, shiftDate(r.effective_to, 1)]))),
+      ].sort();
       return { contract, all, changes, spans: new Map() };
     });
     cache.byNpi.set(npi, contracts);
@@ -145,7 +143,7 @@ export function rateOn(db: Db, contractId: string, cptCode: string, date: string
 }
 
 /** A contract's terms with the rates given (the ones in force on a date: activeContractsFor). */
-export function contractTerms(_db: Db, contract: ContractRow, rates: readonly ContractRateRow[]): ContractTerms {
+export function contractTerms(contract: ContractRow, rates: readonly ContractRateRow[]): ContractTerms {
   const codes = new Map(rates.map((r) => [r.cpt_code, { negotiatedRateCents: r.negotiated_rate_cents, requiresPreauth: r.requires_preauth === 1 }]));
   return {
     id: contract.id,
@@ -153,6 +151,7 @@ export function contractTerms(_db: Db, contract: ContractRow, rates: readonly Co
     multiplier: contract.medicare_multiplier === null ? null : (parseRatio(contract.medicare_multiplier) ?? null),
     bundleType: contract.bundle_type,
     bundleRateCents: contract.bundle_rate_cents,
+    anesthesiaIncluded: contract.anesthesia_included === 1,
     codes,
   };
 }
