@@ -25,6 +25,15 @@ describe('tpa local keys create', () => {
     const ndjson = await runTpa(['local', 'keys', 'create', '-o', 'ndjson'], { home: home.dir });
     expect(JSON.parse(ndjson.stdout.trim())).toMatchObject({ key_id: expect.stringMatching(/^key_/) });
   });
+
+  it('an empty --scopes (an empty variable) is refused, never the key of every scope (found by an adversarial probe)', async () => {
+    for (const empty of ['', ',', ' ']) {
+      const r = await runTpa(['local', 'keys', 'create', '--scopes', empty, '-o', 'json'], { home: home.dir });
+      expect(r.code, JSON.stringify(empty)).toBe(2);
+      expect(r.stderr).toMatch(/--scopes names no scope/);
+      expect(r.stdout).not.toMatch(/sk_sand_/);
+    }
+  });
 });
 
 describe('auth login, status and logout without -p', () => {

@@ -165,6 +165,9 @@ export const keysCreate: Handler = async (ctx, _args, opts) => {
   const scopes = (await import('../options.js')).listValue(opts.scopes);
   const unknown = scopes.filter((x) => !(SCOPES as readonly string[]).includes(x));
   if (unknown.length > 0) throw new UsageError(`unknown scope ${unknown.join(', ')}: use ${SCOPES.join(', ')}`);
+  // --scopes given with nothing in it (an empty variable) meant to narrow the key: never the widest key.
+  if (opts.scopes !== undefined && scopes.length === 0)
+    throw new UsageError(`--scopes names no scope: use one or more of ${SCOPES.join(', ')}, or leave it out for all`);
   const created = await withEngine(ctx, (e) => e.createKey(env, (scopes.length > 0 ? scopes : SCOPES) as Scope[]));
   ctx.note(`created key ${created.record.id} (${created.record.scopes.join(', ')}); it is shown only this once`);
   // Asked for a format (-o json, ndjson, csv, --json, TPA_OUTPUT): an object, as every command gives. Otherwise, on a
