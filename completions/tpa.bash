@@ -362,7 +362,7 @@ _tpa() {
         __never__) ;;
       esac
       valued=''
-      words='fixtures reset clock serve keys simulate audit'
+      words='fixtures reset clock serve keys clients simulate audit'
       flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
       ;;
     'local fixtures')
@@ -435,7 +435,7 @@ _tpa() {
         __never__) ;;
       esac
       valued=''
-      words='create'
+      words='create list revoke'
       flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
       ;;
     'local keys create')
@@ -445,6 +445,46 @@ _tpa() {
       valued='--env --scopes'
       words=''
       flags='--env --scopes -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      ;;
+    'local keys list')
+      case "$prev" in
+        __never__) ;;
+      esac
+      valued=''
+      words=''
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      ;;
+    'local keys revoke')
+      case "$prev" in
+        __never__) ;;
+      esac
+      valued=''
+      words=''
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      ;;
+    'local clients')
+      case "$prev" in
+        __never__) ;;
+      esac
+      valued=''
+      words='register list'
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      ;;
+    'local clients register')
+      case "$prev" in
+        __never__) ;;
+      esac
+      valued='--scopes'
+      words=''
+      flags='--scopes -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      ;;
+    'local clients list')
+      case "$prev" in
+        __never__) ;;
+      esac
+      valued=''
+      words=''
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
       ;;
     'local simulate')
       case "$prev" in
@@ -520,7 +560,7 @@ _tpa() {
 }
 _tpa_is_command() {
   case "$1" in
-    'lookup'|'lookup blind'|'lookup full'|'lookup rates'|'claim'|'claim template'|'claim validate'|'claim submit'|'claim poll'|'fund'|'fund approve'|'fund run'|'fund history'|'settlement'|'settlement show'|'settlement report'|'ledger'|'ledger list'|'ledger show'|'ratesheet'|'ratesheet catalog'|'ratesheet init'|'ratesheet show'|'ratesheet config'|'ratesheet add'|'ratesheet remove'|'ratesheet load-catalog'|'ratesheet preview'|'ratesheet finalize'|'ratesheet import'|'ratesheet export'|'auth'|'auth login'|'auth status'|'auth logout'|'auth keys'|'auth rotate'|'config'|'config list'|'config get'|'config set'|'local'|'local fixtures'|'local reset'|'local clock'|'local clock show'|'local clock advance'|'local clock set'|'local clock real'|'local serve'|'local keys'|'local keys create'|'local simulate'|'local audit'|'local audit verify'|'local audit list'|'api'|'health'|'demo'|'completion') return 0 ;;
+    'lookup'|'lookup blind'|'lookup full'|'lookup rates'|'claim'|'claim template'|'claim validate'|'claim submit'|'claim poll'|'fund'|'fund approve'|'fund run'|'fund history'|'settlement'|'settlement show'|'settlement report'|'ledger'|'ledger list'|'ledger show'|'ratesheet'|'ratesheet catalog'|'ratesheet init'|'ratesheet show'|'ratesheet config'|'ratesheet add'|'ratesheet remove'|'ratesheet load-catalog'|'ratesheet preview'|'ratesheet finalize'|'ratesheet import'|'ratesheet export'|'auth'|'auth login'|'auth status'|'auth logout'|'auth keys'|'auth rotate'|'config'|'config list'|'config get'|'config set'|'local'|'local fixtures'|'local reset'|'local clock'|'local clock show'|'local clock advance'|'local clock set'|'local clock real'|'local serve'|'local keys'|'local keys create'|'local keys list'|'local keys revoke'|'local clients'|'local clients register'|'local clients list'|'local simulate'|'local audit'|'local audit verify'|'local audit list'|'api'|'health'|'demo'|'completion') return 0 ;;
   esac
   return 1
 }

@@ -21,8 +21,18 @@ import { bodyText, HttpError, JsonText, respond, type EngineRequest, type Engine
 import { newId } from './ids.js';
 import { ReadCache } from './read-cache.js';
 import { matchRoute, type Route } from './routes.js';
-import { authenticate, createKey, type KeyEnvironment, type KeyRecord, type Scope } from './services/keys.js';
-import { authenticateToken, issueToken, type ClientCertificate } from './services/oauth.js';
+import {
+  AUTH_DOCS,
+  authenticate,
+  createKey,
+  listAllKeys,
+  revokeLineage,
+  type KeyEnvironment,
+  type KeyListing,
+  type KeyRecord,
+  type Scope,
+} from './services/keys.js';
+import { authenticateToken, issueToken, listClients, registerClient, type ClientCertificate, type ClientRegistration } from './services/oauth.js';
 import { advanceEncounters, anythingDue } from './services/progress.js';
 import { listAudit, verifyAudit, verifyAuditDeep, type AuditFilter, type DeepVerdict } from './services/audit.js';
 import type { ChainVerdict, StoredAudit } from '../domain/audit.js';
@@ -32,14 +42,17 @@ import { openDatabase, PAGE_CACHE_KB, storageProblem, type Db } from './store/db
 
 export const DEFAULT_ADJUDICATION_DELAY_MS = 3000;
 
-const AUTH_DOCS = 'https://developer.tpa.example/docs/authentication';
-
 export interface Credentials {
   apiKey?: string;
   /** An OAuth access token (Authorization: Bearer). */
   bearer?: string;
   /** The client certificate, when the request came over mutual TLS. */
   certificate?: ClientCertificate;
+  /**
+   * The server is the production one (mutual TLS): it takes OAuth tokens only, never an API key
+   * (SPEC.md "Authentication": production does not support API keys).
+   */
+  oauthOnly?: boolean;
 }
 
 export interface EngineOptions {
@@ -126,21 +139,23 @@ export class Engine {
   /** The caller's key or token, valid on the engine clock, or the 401 it gets. */
   authenticate(credentials: Credentials): { key: KeyRecord } | { response: EngineResponse } {
     const now = engineNow(this.db, this.override).now;
-    const key = credentials.bearer
-      ? authenticateToken(this.db, credentials.bearer, now, credentials.certificate)
-      : authenticate(this.db, credentials.apiKey ?? '', now);
+    const refuse = (error: string, message: string) => ({ response: respond(401, { error, message, documentation: AUTH_DOCS }) });
+    if (credentials.bearer) {
+      const key = authenticateToken(this.db, credentials.bearer, now, credentials.certificate);
+      return key ? { key } : refuse('invalid_token', 'The access token is invalid or expired, or was issued to another client certificate');
+    }
+    if (credentials.oauthOnly) {
+      return refuse(
+        credentials.apiKey ? 'invalid_api_key' : 'invalid_token',
+        credentials.apiKey
+          ? 'This is the production service: API keys are not accepted here; send an OAuth access token (Authorization: Bearer, from POST /oauth2/token with the client certificate)'
+          : 'No access token: send Authorization: Bearer <token> (from POST /oauth2/token with the client certificate)',
+      );
+    }
+    const key = authenticate(this.db, credentials.apiKey ?? '', now);
+    if (key === 'revoked') return refuse('invalid_api_key', 'The API key was revoked');
     if (key) return { key };
-    return {
-      response: respond(401, {
-        error: credentials.bearer ? 'invalid_token' : 'invalid_api_key',
-        message: credentials.bearer
-          ? 'The access token is invalid or expired, or was issued to another client certificate'
-          : credentials.apiKey
-            ? 'The API key is invalid or expired'
-            : 'No API key: send it in the X-API-Key header',
-        documentation: AUTH_DOCS,
-      }),
-    };
+    return refuse('invalid_api_key', credentials.apiKey ? 'The API key is invalid or expired' : 'No API key: send it in the X-API-Key header');
   }
 
   /** POST {auth_url}/oauth2/token over mutual TLS (the HTTPS server passes the client certificate). */
@@ -357,6 +372,26 @@ export class Engine {
   /** A new API key for `tpa local serve` (`tpa local keys create`); the key is shown once. */
   createKey(env: KeyEnvironment, scopes: readonly Scope[]): { apiKey: string; record: KeyRecord } {
     return createKey(this.db, this.context().clock.now(), env, scopes);
+  }
+
+  /** Every key with its status (`tpa local keys list`). */
+  listKeys(): KeyListing[] {
+    return listAllKeys(this.db, this.context().clock.now());
+  }
+
+  /** Revokes a key's whole lineage at once (`tpa local keys revoke`); undefined for an unknown key. */
+  revokeKey(keyId: string): { lineage: string; revoked: string[] } | undefined {
+    return this.db.transaction(() => revokeLineage(this.db, this.context().clock.now(), keyId, 'revoked by the operator')).immediate();
+  }
+
+  /** Registers (or changes) an OAuth client of the mutual-TLS server and the scopes it may have (`tpa local clients register`). */
+  registerClient(clientId: string, scopes: readonly Scope[]): ClientRegistration {
+    return this.db.transaction(() => registerClient(this.db, this.context().clock.now(), clientId, scopes)).immediate();
+  }
+
+  /** The registered OAuth clients (`tpa local clients list`). */
+  listClients(): ClientRegistration[] {
+    return listClients(this.db);
   }
 
   close(): void {

@@ -1,5 +1,8 @@
 // Idempotency-Key (DESIGN.md section 3): a replay with the same key and body within 24 hours gets
 // the first response; the same key with another body is a 409. Used by claim submission and funding.
+// A replay belongs to its caller: the same environment and key lineage (a key rotated mid-batch
+// still replays what its lineage sent; another key's Idempotency-Key is a new request, and never
+// sees the first one's answer). In-process, the caller is the operator of the engine ('local').
 import type { EngineContext } from './context.js';
 import { isoSeconds } from './clock.js';
 import { respond, type EngineRequest, type EngineResponse } from './http.js';
@@ -20,9 +23,13 @@ export function withIdempotency(ctx: EngineContext, route: string, req: EngineRe
   const hash = sha256(req.body ?? '');
   const now = ctx.clock.now();
   const since = isoSeconds(new Date(now.getTime() - REPLAY_WINDOW_MS));
+  const caller = ctx.key ? `${ctx.key.environment}:${ctx.key.lineage}` : 'local';
+  // '' : a replay stored before replays had callers (issue 23's migration), anyone's for its last 24 hours.
   const previous = ctx.db
-    .prepare('SELECT request_hash, status, body_json FROM idempotency_keys WHERE route = ? AND key = ? AND created_at >= ?')
-    .get(route, key, since) as { request_hash: string; status: number; body_json: string } | undefined;
+    .prepare(
+      "SELECT request_hash, status, body_json FROM idempotency_keys WHERE route = ? AND key = ? AND caller IN (?, '') AND created_at >= ? ORDER BY caller DESC LIMIT 1",
+    )
+    .get(route, key, caller, since) as { request_hash: string; status: number; body_json: string } | undefined;
   if (previous) {
     if (previous.request_hash !== hash) {
       return respond(409, {
@@ -36,8 +43,8 @@ export function withIdempotency(ctx: EngineContext, route: string, req: EngineRe
   // Only answers that changed something are worth replaying; a 4xx can be corrected and resent.
   if (response.status < 300) {
     ctx.db
-      .prepare('INSERT OR REPLACE INTO idempotency_keys (key, route, request_hash, status, body_json, created_at) VALUES (?, ?, ?, ?, ?, ?)')
-      .run(key, route, hash, response.status, JSON.stringify(response.body), isoSeconds(now));
+      .prepare('INSERT OR REPLACE INTO idempotency_keys (caller, key, route, request_hash, status, body_json, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
+      .run(caller, key, route, hash, response.status, JSON.stringify(response.body), isoSeconds(now));
   }
   return response;
 }

@@ -80,17 +80,20 @@ export const ROUTES: readonly Route[] = [
   route('GET', `${TPA}/keys/`, listKeys),
   route('POST', `${TPA}/keys/rotate`, rotateKey),
   route('POST', `${TPA}/keys/rotate/`, rotateKey),
-  route('GET', '/api/v1/ssp/catalog/', listCatalog, null, null, true),
-  route('POST', `${BUILDER}/rate-schedule/init/`, initSchedule),
-  route('GET', `${BUILDER}/rate-schedule/`, getSchedule),
-  route('PATCH', `${BUILDER}/rate-schedule/config/`, configureSchedule),
-  route('PUT', `${BUILDER}/rate-schedule/add-ssp/`, addSsp),
-  route('DELETE', `${BUILDER}/rate-schedule/remove-ssp/`, removeSsp),
-  route('POST', `${BUILDER}/rate-schedule/load-catalog/`, loadCatalog),
-  route('GET', `${BUILDER}/rate-schedule/preview/`, previewSchedule),
+  // The contract builder (SPEC.md leaves its credentials open; docs/security.md "Who may do what"):
+  // reading the catalog, a schedule and its preview takes the read scope contract_lookup; changing
+  // or finalizing a schedule changes what is paid, and takes contract_build, which no read scope gives.
+  route('GET', '/api/v1/ssp/catalog/', listCatalog, 'contract_lookup', null, true),
+  route('POST', `${BUILDER}/rate-schedule/init/`, initSchedule, 'contract_build'),
+  route('GET', `${BUILDER}/rate-schedule/`, getSchedule, 'contract_lookup'),
+  route('PATCH', `${BUILDER}/rate-schedule/config/`, configureSchedule, 'contract_build'),
+  route('PUT', `${BUILDER}/rate-schedule/add-ssp/`, addSsp, 'contract_build'),
+  route('DELETE', `${BUILDER}/rate-schedule/remove-ssp/`, removeSsp, 'contract_build'),
+  route('POST', `${BUILDER}/rate-schedule/load-catalog/`, loadCatalog, 'contract_build'),
+  route('GET', `${BUILDER}/rate-schedule/preview/`, previewSchedule, 'contract_lookup'),
   // SPEC.md writes this one without the trailing slash; both forms are served.
-  route('POST', `${BUILDER}/finalize`, finalizeSchedule),
-  route('POST', `${BUILDER}/finalize/`, finalizeSchedule),
+  route('POST', `${BUILDER}/finalize`, finalizeSchedule, 'contract_build'),
+  route('POST', `${BUILDER}/finalize/`, finalizeSchedule, 'contract_build'),
 ];
 // mutation: end
 

@@ -133,7 +133,9 @@ export function startServer(engine: Engine, options: ServeOptions): Promise<Runn
     // against its address, so that unknown routes and key guessing are limited too.
     const authorization = header(req, 'authorization');
     const bearer = authorization && /^Bearer\s+(\S+)$/i.exec(authorization)?.[1];
-    const caller = engine.authenticate(bearer ? { bearer, certificate } : { apiKey: header(req, 'x-api-key'), certificate });
+    // With a client CA this is the production server: OAuth tokens only (SPEC.md "Authentication").
+    const oauthOnly = Boolean(tls?.clientCa);
+    const caller = engine.authenticate(bearer ? { bearer, certificate } : { apiKey: header(req, 'x-api-key'), certificate, oauthOnly });
     const match = url && engine.route(method, url.pathname);
     const route = match && 'route' in match ? match.route : undefined;
     const key = 'key' in caller ? caller.key : undefined;

@@ -71,12 +71,8 @@ describe('API keys', () => {
     expect(body.previous_key_expires_at).toBe('2026-03-03T10:00:00Z');
     const fresh = engine.authenticate({ apiKey: body.api_key });
     expect('key' in fresh && fresh.key).toMatchObject({ id: body.key_id, lineage: old.record.id, scopes: ['fund_release'], environment: 'staging' });
-    // A rotated key cannot rotate again.
     const again = engine.authenticate({ apiKey: old.apiKey });
     expect('key' in again && again.key.expires_at).toBe('2026-03-03T10:00:00Z');
-    const twice = engine.handle(req('POST', '/tpa-api/v1/keys/rotate/'), { key: 'key' in again ? again.key : undefined });
-    expect(twice.status).toBe(409);
-    expect(twice.body).toMatchObject({ error: 'key_already_rotated' });
     // One second before the end it works; at the end it does not.
     expect('key' in home.at('2026-03-03T09:59:59Z').authenticate({ apiKey: old.apiKey })).toBe(true);
     expect('response' in home.at('2026-03-03T10:00:00Z').authenticate({ apiKey: old.apiKey })).toBe(true);
@@ -93,31 +89,27 @@ describe('API keys', () => {
     });
   });
 
-  it('the key list shows the active keys of the caller’s environment, masked', () => {
+  it('the key list shows a key only the active keys of its own lineage, masked; in-process every active key', () => {
     const engine = home.at(T0);
     const a = engine.createKey('sandbox', ['ledger_access']);
     const b = engine.createKey('sandbox', ['claim_pricing']);
     const s = engine.createKey('staging', []);
-    engine.handle(req('POST', '/tpa-api/v1/keys/rotate'), { key: b.record });
+    const rotated = engine.handle(req('POST', '/tpa-api/v1/keys/rotate'), { key: b.record }).body as { key_id: string; api_key: string };
     const list = (k: typeof a.record, clock = T0) =>
       (home.at(clock).handle(req('GET', '/tpa-api/v1/keys'), { key: k }).body as { keys: Record<string, unknown>[] }).keys;
-    const sandbox = list(a.record);
-    expect(sandbox.map((k) => k.id)).toContain(a.record.id);
-    expect(sandbox.map((k) => k.id)).toContain(b.record.id);
-    expect(sandbox.map((k) => k.id)).not.toContain(s.record.id);
-    expect(sandbox).toHaveLength(3);
-    expect(sandbox.find((k) => k.id === a.record.id)).toEqual({
-      id: a.record.id,
-      prefix: 'sk_sand_',
-      last4: a.apiKey.slice(-4),
-      scopes: ['ledger_access'],
-      created_at: T0,
-      expires_at: null,
-    });
+    // a sees itself, and not b's lineage, nor another environment's key.
+    expect(list(a.record)).toEqual([
+      { id: a.record.id, prefix: 'sk_sand_', last4: a.apiKey.slice(-4), scopes: ['ledger_access'], created_at: T0, expires_at: null },
+    ]);
     expect(list(s.record).map((k) => k.id)).toEqual([s.record.id]);
+    // b's lineage: the rotated key in its overlap and the one rotated from it, seen from either.
+    const fresh = engine.authenticate({ apiKey: rotated.api_key });
+    const lineage = [b.record.id, rotated.key_id];
+    expect(list(b.record).map((k) => k.id)).toEqual(lineage);
+    expect(list('key' in fresh ? fresh.key : b.record).map((k) => k.id)).toEqual(lineage);
     // After the overlap the rotated key is gone from the list.
-    expect(list(a.record, '2026-03-04T00:00:00Z').map((k) => k.id)).not.toContain(b.record.id);
-    // In-process (no key): every active key.
+    expect(list('key' in fresh ? fresh.key : b.record, '2026-03-04T00:00:00Z').map((k) => k.id)).toEqual([rotated.key_id]);
+    // In-process (no key: the operator of the engine): every active key.
     expect((engine.handle(req('GET', '/tpa-api/v1/keys/')).body as { keys: unknown[] }).keys).toHaveLength(4);
   });
 
@@ -135,9 +127,86 @@ describe('API keys', () => {
       status: 'ok',
       environment: 'local',
       key_id: null,
-      scopes: ['contract_lookup', 'claim_pricing', 'fund_release', 'ledger_access'],
+      scopes: ['contract_lookup', 'claim_pricing', 'fund_release', 'ledger_access', 'contract_build'],
       time: T0,
     });
+  });
+});
+
+describe('revoking keys (docs/security.md "Who may do what")', () => {
+  const authenticates = (engine: ReturnType<typeof home.at>, apiKey: string) => 'key' in engine.authenticate({ apiKey });
+
+  it('revocation takes effect at once, for the whole lineage: the key, what was rotated from it and to it', () => {
+    const engine = home.at(T0);
+    const root = engine.createKey('sandbox', ['fund_release']);
+    const other = engine.createKey('sandbox', ['fund_release']);
+    const first = engine.handle(req('POST', '/tpa-api/v1/keys/rotate'), { key: root.record }).body as { api_key: string; key_id: string };
+    const fresh = engine.authenticate({ apiKey: first.api_key });
+    const second = engine.handle(req('POST', '/tpa-api/v1/keys/rotate'), { key: 'key' in fresh ? fresh.key : undefined }).body as {
+      api_key: string;
+      key_id: string;
+    };
+    expect([root.apiKey, first.api_key, second.api_key].map((k) => authenticates(engine, k))).toEqual([true, true, true]);
+    // The operator revokes the key in the middle: all three stop at once, with a 401 that says so.
+    expect(engine.revokeKey(first.key_id)).toEqual({ lineage: root.record.id, revoked: [root.record.id, first.key_id, second.key_id] });
+    for (const k of [root.apiKey, first.api_key, second.api_key]) {
+      const r = engine.authenticate({ apiKey: k });
+      expect('response' in r && r.response).toMatchObject({
+        status: 401,
+        body: { error: 'invalid_api_key', message: 'The API key was revoked', documentation: expect.any(String) },
+      });
+    }
+    // Another lineage is untouched; revoking again revokes nothing more; an unknown id is undefined.
+    expect(authenticates(engine, other.apiKey)).toBe(true);
+    expect(engine.revokeKey(second.key_id)).toEqual({ lineage: root.record.id, revoked: [] });
+    expect(engine.revokeKey('key_unknown')).toBeUndefined();
+    // Each key records the key it was rotated from, and the listing says which keys are what.
+    const listed = engine.listKeys().map((k) => [k.id, k.status, k.rotated_from]);
+    expect(listed).toEqual([
+      [root.record.id, 'revoked', null],
+      [other.record.id, 'active', null],
+      [first.key_id, 'revoked', root.record.id],
+      [second.key_id, 'revoked', first.key_id],
+    ]);
+    const audit = engine.db.prepare("SELECT subject, data_json FROM audit_log WHERE type = 'KEY_REVOKED'").all() as { subject: string; data_json: string }[];
+    expect(audit).toHaveLength(1);
+    expect(JSON.parse(audit[0]!.data_json)).toMatchObject({ lineage: root.record.id, revoked: [root.record.id, first.key_id, second.key_id] });
+  });
+
+  it('a thief who rotates first does not keep the lasting key: the owner’s rotation with the old key revokes the whole lineage', () => {
+    const engine = home.at(T0);
+    const owner = engine.createKey('sandbox', ['fund_release', 'ledger_access']);
+    // The thief rotates the stolen key first.
+    const stolen = engine.handle(req('POST', '/tpa-api/v1/keys/rotate'), { key: owner.record }).body as { api_key: string; key_id: string };
+    expect(authenticates(engine, stolen.api_key)).toBe(true);
+    // The owner rotates too, with the key now living out its overlap: refused, and every key of the lineage is revoked.
+    const again = engine.authenticate({ apiKey: owner.apiKey });
+    const refused = engine.handle(req('POST', '/tpa-api/v1/keys/rotate/'), { key: 'key' in again ? again.key : undefined });
+    expect(refused).toMatchObject({
+      status: 409,
+      body: { error: 'key_already_rotated', message: expect.stringMatching(/every key of it \(2\) is revoked now/) },
+    });
+    expect(authenticates(engine, stolen.api_key)).toBe(false);
+    expect(authenticates(engine, owner.apiKey)).toBe(false);
+    expect(engine.listKeys().map((k) => k.status)).toEqual(['revoked', 'revoked']);
+    // A key revoked between its authentication and its rotation mints nothing.
+    const late = engine.createKey('sandbox', ['ledger_access']);
+    engine.revokeKey(late.record.id);
+    expect(engine.handle(req('POST', '/tpa-api/v1/keys/rotate'), { key: late.record })).toMatchObject({ status: 401, body: { error: 'invalid_api_key' } });
+    expect(engine.listKeys()).toHaveLength(3);
+  });
+
+  it('an expired rotated key lists as expired, a key in its overlap as rotated', () => {
+    const engine = home.at(T0);
+    const k = engine.createKey('staging', ['ledger_access']);
+    engine.handle(req('POST', '/tpa-api/v1/keys/rotate'), { key: k.record });
+    expect(engine.listKeys().map((x) => x.status)).toEqual(['rotated', 'active']);
+    expect(
+      home
+        .at('2026-03-03T10:00:00Z')
+        .listKeys()
+        .map((x) => x.status),
+    ).toEqual(['expired', 'active']);
   });
 });
 

@@ -9,6 +9,7 @@ const tokenRequest = (body: unknown) => ({ method: 'POST', path: '/oauth2/token'
 describe('OAuth tokens (the engine side of mutual TLS)', () => {
   it('issues a one-hour Bearer token to the client its certificate names, usable for its scopes until it expires', () => {
     const engine = home.at('2026-03-02T10:00:00Z');
+    engine.registerClient('acme-tpa', ['ledger_access', 'fund_release']);
     const issued = engine.issueToken(tokenRequest({ grant_type: 'client_credentials', client_id: 'acme-tpa', scopes: ['ledger_access'] }), cert);
     expect(issued.status).toBe(200);
     const body = issued.body as { access_token: string };
@@ -33,6 +34,7 @@ describe('OAuth tokens (the engine side of mutual TLS)', () => {
 
   it('refuses a request without a certificate, another client id, another grant type or an unknown scope', () => {
     const engine = home.at('2026-03-02T10:00:00Z');
+    engine.registerClient('acme-tpa', ['ledger_access']);
     expect(engine.issueToken(tokenRequest({ grant_type: 'client_credentials', client_id: 'acme-tpa' }), undefined)).toMatchObject({
       status: 401,
       body: { error: 'invalid_client' },
@@ -49,5 +51,69 @@ describe('OAuth tokens (the engine side of mutual TLS)', () => {
       status: 400,
       body: { error: 'invalid_scope' },
     });
+  });
+});
+
+describe('registered clients (docs/security.md "Who may do what")', () => {
+  const T0 = '2026-03-02T10:00:00Z';
+  const ask = (engine: ReturnType<typeof home.at>, scopes?: string[], who = cert) =>
+    engine.issueToken(tokenRequest({ grant_type: 'client_credentials', client_id: who.commonName, ...(scopes ? { scopes } : {}) }), who);
+
+  it('a certificate signed by the client CA gets no token until its client is registered', () => {
+    const engine = home.at(T0);
+    expect(ask(engine)).toMatchObject({
+      status: 401,
+      body: { error: 'invalid_client', error_description: expect.stringMatching(/acme-tpa is not registered .*tpa local clients register/) },
+    });
+    expect(ask(engine, ['ledger_access'])).toMatchObject({ status: 401, body: { error: 'invalid_client' } });
+    expect(engine.db.prepare('SELECT COUNT(*) FROM oauth_tokens').pluck().get()).toBe(0);
+  });
+
+  it('a token carries the registered scopes, or the ones asked within them; asking beyond is refused whole', () => {
+    const engine = home.at(T0);
+    engine.registerClient('acme-tpa', ['ledger_access', 'claim_pricing']);
+    expect(ask(engine).body).toMatchObject({ scope: 'ledger_access claim_pricing' });
+    expect(ask(engine, ['ledger_access']).body).toMatchObject({ scope: 'ledger_access' });
+    for (const wider of [['fund_release'], ['ledger_access', 'fund_release'], ['contract_build']]) {
+      expect(ask(engine, wider), wider.join()).toMatchObject({
+        status: 400,
+        body: { error: 'invalid_scope', error_description: expect.stringMatching(/not registered for .*; it may ask for ledger_access, claim_pricing/) },
+      });
+    }
+    // contract_build is a scope a client may be registered for.
+    engine.registerClient('builder-app', ['contract_build']);
+    const builder = { fingerprint: 'CC:DD', commonName: 'builder-app' };
+    expect(ask(engine, ['contract_build'], builder).body).toMatchObject({ scope: 'contract_build' });
+  });
+
+  it('narrowing a registration narrows the tokens already issued, at once', () => {
+    const engine = home.at(T0);
+    engine.registerClient('acme-tpa', ['ledger_access', 'fund_release']);
+    const token = (ask(engine).body as { access_token: string }).access_token;
+    const scopes = () => {
+      const r = engine.authenticate({ bearer: token, certificate: cert });
+      return 'key' in r ? r.key.scopes : r.response.status;
+    };
+    expect(scopes()).toEqual(['ledger_access', 'fund_release']);
+    engine.registerClient('acme-tpa', ['ledger_access']);
+    expect(scopes()).toEqual(['ledger_access']);
+    expect(engine.listClients()).toEqual([{ client_id: 'acme-tpa', scopes: ['ledger_access'], registered_at: T0 }]);
+  });
+
+  it('the production (mutual-TLS) server takes no API key, valid or not: 401 saying to use OAuth', () => {
+    const engine = home.at(T0);
+    const { apiKey } = engine.createKey('sandbox', ['ledger_access']);
+    expect('key' in engine.authenticate({ apiKey })).toBe(true);
+    const refused = engine.authenticate({ apiKey, certificate: cert, oauthOnly: true });
+    expect('response' in refused && refused.response).toMatchObject({
+      status: 401,
+      body: {
+        error: 'invalid_api_key',
+        message: expect.stringMatching(/production service: API keys are not accepted here; send an OAuth access token/),
+        documentation: expect.any(String),
+      },
+    });
+    const none = engine.authenticate({ certificate: cert, oauthOnly: true });
+    expect('response' in none && none.response.body).toMatchObject({ error: 'invalid_token', message: expect.stringMatching(/Authorization: Bearer/) });
   });
 });

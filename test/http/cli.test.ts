@@ -131,7 +131,11 @@ describe('the same commands over HTTP as in-process', () => {
 
   it('health and auth keys show the key by prefix and last four only', async () => {
     const h = await remote.run(['health']);
-    expect(h.json()).toMatchObject({ status: 'ok', environment: 'sandbox', scopes: ['contract_lookup', 'claim_pricing', 'fund_release', 'ledger_access'] });
+    expect(h.json()).toMatchObject({
+      status: 'ok',
+      environment: 'sandbox',
+      scopes: ['contract_lookup', 'claim_pricing', 'fund_release', 'ledger_access', 'contract_build'],
+    });
     const keys = await remote.run(['auth', 'keys', '-o', 'table']);
     expect(keys.stdout).toMatch(/sk_sand_…[A-Za-z0-9]{4}/);
   });

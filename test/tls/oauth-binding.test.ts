@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/engine.js';
 import { TestCa } from '../helpers/certs.js';
-import { serve, type Served } from '../helpers/server.js';
+import { createKey, registerClient, serve, type Served } from '../helpers/server.js';
+import { runTpa } from '../helpers/cli.js';
 
 let certs: ReturnType<typeof tempDir>;
 let home: ReturnType<typeof tempDir>;
@@ -22,6 +23,8 @@ beforeAll(async () => {
   // Two certificates of the same client (same common name, same CA): A and B.
   ca.client('a');
   ca.client('b');
+  // A certificate of the same CA for a client nobody registered.
+  ca.client('c', 'stranger-tpa');
   server = await serve(home.dir, ['--tls-cert', f('server.pem'), '--tls-key', f('server-key.pem'), '--client-ca', f('ca.pem')]);
 });
 afterAll(async () => {
@@ -32,7 +35,7 @@ afterAll(async () => {
 
 /** One request on a new TLS connection presenting client certificate `who`. */
 function send(
-  who: 'a' | 'b',
+  who: 'a' | 'b' | 'c',
   method: string,
   path: string,
   headers: Record<string, string> = {},
@@ -95,5 +98,43 @@ describe('an access token over mutual TLS', () => {
     const funding = await send('a', 'POST', '/tpa-api/v1/funding/approve/', { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, '{}');
     expect(funding.status).toBe(403);
     expect(funding.body).toMatchObject({ error: 'insufficient_scope', required_scope: 'fund_release', current_scopes: ['ledger_access'] });
+  });
+});
+
+describe('the production server (docs/security.md "Who may do what")', () => {
+  it('refuses an API key, even a valid one, with 401 saying production takes OAuth tokens only', async () => {
+    const key = await createKey(home.dir);
+    const r = await send('a', 'GET', '/tpa-api/v1/health', { 'x-api-key': key });
+    expect(r.status).toBe(401);
+    expect(r.body).toEqual({
+      error: 'invalid_api_key',
+      message:
+        'This is the production service: API keys are not accepted here; send an OAuth access token (Authorization: Bearer, from POST /oauth2/token with the client certificate)',
+      documentation: expect.any(String),
+    });
+    expect((await send('a', 'GET', '/tpa-api/v1/ledger/entries/', { 'x-api-key': key })).status).toBe(401);
+  });
+
+  it('a certificate of the client CA gets a token only for a registered client, and only the scopes registered', async () => {
+    const token = (scopes?: string[]) =>
+      send(
+        'c',
+        'POST',
+        '/oauth2/token',
+        { 'content-type': 'application/json' },
+        JSON.stringify({ grant_type: 'client_credentials', client_id: 'stranger-tpa', ...(scopes ? { scopes } : {}) }),
+      );
+    expect(await token()).toMatchObject({ status: 401, body: { error: 'invalid_client' } });
+    await registerClient(home.dir, 'stranger-tpa', ['ledger_access']);
+    expect(await token(['fund_release'])).toMatchObject({ status: 400, body: { error: 'invalid_scope' } });
+    const granted = await token();
+    expect(granted).toMatchObject({ status: 200, body: { scope: 'ledger_access' } });
+    const listed = await runTpa(['local', 'clients', 'list', '-o', 'json'], { home: home.dir });
+    expect(listed.json()).toEqual(
+      expect.arrayContaining([
+        { client_id: 'acme-tpa', scopes: ['contract_lookup', 'claim_pricing', 'fund_release', 'ledger_access'], registered_at: expect.any(String) },
+        { client_id: 'stranger-tpa', scopes: ['ledger_access'], registered_at: expect.any(String) },
+      ]),
+    );
   });
 });

@@ -158,17 +158,23 @@ export const simulate: Handler = async (ctx, [scenario, encounterId]) => {
   return { data: record, table: (t) => settlementTable(t, record as unknown as SettlementRecord) };
 };
 
+/** The scopes of a --scopes option: known names, at least one (an empty variable never means all). */
+async function scopesOption(value: unknown): Promise<Scope[] | undefined> {
+  const { SCOPES } = await import('../../engine/services/keys.js');
+  const scopes = (await import('../options.js')).listValue(value);
+  const unknown = scopes.filter((x) => !(SCOPES as readonly string[]).includes(x));
+  if (unknown.length > 0) throw new UsageError(`unknown scope ${unknown.join(', ')}: use ${SCOPES.join(', ')}`);
+  if (value !== undefined && scopes.length === 0) throw new UsageError(`--scopes names no scope: use one or more of ${SCOPES.join(', ')}`);
+  return value === undefined ? undefined : (scopes as Scope[]);
+}
+
 export const keysCreate: Handler = async (ctx, _args, opts) => {
   const { SCOPES } = await import('../../engine/services/keys.js');
   const env = String(opts.env);
   if (env !== 'sandbox' && env !== 'staging') throw new UsageError('--env must be sandbox or staging');
-  const scopes = (await import('../options.js')).listValue(opts.scopes);
-  const unknown = scopes.filter((x) => !(SCOPES as readonly string[]).includes(x));
-  if (unknown.length > 0) throw new UsageError(`unknown scope ${unknown.join(', ')}: use ${SCOPES.join(', ')}`);
-  // --scopes given with nothing in it (an empty variable) meant to narrow the key: never the widest key.
-  if (opts.scopes !== undefined && scopes.length === 0)
-    throw new UsageError(`--scopes names no scope: use one or more of ${SCOPES.join(', ')}, or leave it out for all`);
-  const created = await withEngine(ctx, (e) => e.createKey(env, (scopes.length > 0 ? scopes : SCOPES) as Scope[]));
+  // Without --scopes: the operator's own key, with every scope (contract_build too: `tpa ratesheet` over HTTP).
+  const scopes = (await scopesOption(opts.scopes)) ?? [...SCOPES];
+  const created = await withEngine(ctx, (e) => e.createKey(env, scopes));
   ctx.note(`created key ${created.record.id} (${created.record.scopes.join(', ')}); it is shown only this once`);
   // Asked for a format (-o json, ndjson, csv, --json, TPA_OUTPUT): an object, as every command gives. Otherwise, on a
   // terminal or piped, the key alone on stdout, so that `tpa local keys create | tpa auth login
@@ -177,6 +183,69 @@ export const keysCreate: Handler = async (ctx, _args, opts) => {
     return { data: { key_id: created.record.id, api_key: created.apiKey, scopes: created.record.scopes, environment: created.record.environment } };
   }
   ctx.io.stdout.write(`${created.apiKey}\n`);
+};
+
+export const keysList: Handler = async (ctx) => {
+  const keys = await withEngine(ctx, (e) => e.listKeys());
+  const status = (t: TableTools, k: (typeof keys)[number]) =>
+    k.status === 'active'
+      ? t.c.green('active')
+      : k.status === 'rotated'
+        ? t.c.yellow(`rotated, works until ${k.expires_at}`)
+        : k.status === 'revoked'
+          ? t.c.red(`revoked ${k.revoked_at}`)
+          : `expired ${k.expires_at}`;
+  return {
+    data: keys,
+    items: keys,
+    table: (t) =>
+      t.table(
+        ['Id', 'Env', 'Key', 'Scopes', 'Status', 'Rotated from', 'Created'],
+        keys.map((k) => [k.id, k.environment, `${k.prefix}…${k.last4}`, k.scopes.join(', '), status(t, k), k.rotated_from ?? '—', k.created_at]),
+      ),
+  };
+};
+
+export const keysRevoke: Handler = async (ctx, [keyId]) => {
+  const { NotFoundError } = await import('../../errors.js');
+  const known = await withEngine(ctx, (e) => e.listKeys());
+  const key = known.find((k) => k.id === keyId);
+  if (!key) throw new NotFoundError(`no key ${keyId} in this engine: tpa local keys list shows them`);
+  const lineage = known.filter((k) => k.lineage === key.lineage && k.status !== 'revoked' && k.status !== 'expired');
+  if (lineage.length > 0) {
+    await confirm(
+      ctx,
+      `Revoke ${lineage.map((k) => `${k.id} (${k.prefix}…${k.last4})`).join(', ')}? Whoever holds ${lineage.length === 1 ? 'it' : 'them'} gets 401 from the next request on.`,
+    );
+  }
+  const result = (await withEngine(ctx, (e) => e.revokeKey(keyId!)))!;
+  ctx.note(
+    result.revoked.length === 0
+      ? `nothing to revoke: every key of the lineage of ${keyId} was revoked already`
+      : `revoked ${result.revoked.join(', ')}: from now on their requests get 401`,
+  );
+  return { data: { key_id: keyId, lineage: result.lineage, revoked: result.revoked } };
+};
+
+export const clientsRegister: Handler = async (ctx, [clientId], opts) => {
+  const scopes = (await scopesOption(opts.scopes))!;
+  if (!clientId || clientId.trim() !== clientId) throw new UsageError('the client id is the common name of its certificates, without surrounding spaces');
+  const registered = await withEngine(ctx, (e) => e.registerClient(clientId, scopes));
+  ctx.note(`registered client ${clientId}: its tokens may carry ${scopes.join(', ')}`);
+  return { data: registered };
+};
+
+export const clientsList: Handler = async (ctx) => {
+  const clients = await withEngine(ctx, (e) => e.listClients());
+  return {
+    data: clients,
+    items: clients,
+    table: (t) =>
+      t.table(
+        ['Client', 'Scopes', 'Registered'],
+        clients.map((c) => [c.client_id, c.scopes.join(', '), c.registered_at]),
+      ),
+  };
 };
 
 export const serve: Handler = async (ctx, _args, opts) => {

@@ -71,12 +71,37 @@ export function registerLocal(local: Command, act: Act): void {
   examples(
     keys
       .command('create')
-      .description('create an API key (printed once, on stdout); all four scopes unless --scopes narrows them')
+      .description('create an API key (printed once, on stdout); every scope, contract_build included, unless --scopes narrows them')
       .addOption(valuesOption('--env <env>', 'sandbox or staging (key prefix and rate-limit tier)', ['sandbox', 'staging'], 'sandbox'))
-      .option('--scopes <scope...>', 'contract_lookup claim_pricing fund_release ledger_access'),
+      .option('--scopes <scope...>', 'contract_lookup claim_pricing fund_release ledger_access contract_build'),
     'tpa local keys create',
     'tpa local keys create --scopes contract_lookup ledger_access',
   ).action(act(run, 'keysCreate'));
+  examples(
+    keys.command('list').description('every key: id, prefix and last four, scopes, status (active, rotated, expired, revoked), the key it was rotated from'),
+    'tpa local keys list',
+    'tpa local keys list -o json | jq \'.[] | select(.status == "active")\'',
+  ).action(act(run, 'keysList'));
+  examples(
+    keys
+      .command('revoke')
+      .description('revoke a key at once, with every key of its lineage (rotated from it or to it): their next request is 401 (asks; --yes to skip)')
+      .argument('<key_id>', 'a key id, as tpa local keys list shows it'),
+    'tpa local keys revoke key_3b302036a412ed8b',
+    'tpa local keys revoke key_3b302036a412ed8b --yes',
+  ).action(act(run, 'keysRevoke'));
+
+  const clients = local.command('clients').description('OAuth clients of the mutual-TLS server (`tpa local serve --client-ca`) and their scopes');
+  examples(
+    clients
+      .command('register')
+      .description('register a client (the common name of its certificates) with the scopes its tokens may have, or change them')
+      .argument('<client_id>', "the client id: its certificates' common name")
+      .requiredOption('--scopes <scope...>', 'contract_lookup claim_pricing fund_release ledger_access contract_build'),
+    'tpa local clients register acme-tpa --scopes contract_lookup claim_pricing fund_release ledger_access',
+    'tpa local clients register reports-only --scopes ledger_access',
+  ).action(act(run, 'clientsRegister'));
+  examples(clients.command('list').description('the registered clients and their scopes'), 'tpa local clients list').action(act(run, 'clientsList'));
 
   examples(
     local
@@ -114,7 +139,7 @@ export function registerLocal(local: Command, act: Act): void {
       .option('--to <date>', 'recorded on or before (YYYY-MM-DD)')
       .option(
         '--type <type>',
-        'SUBMISSION, FUNDING_APPROVED, SETTLEMENT_INITIATED, PAYOUT, SETTLEMENT_COMPLETED, SETTLEMENT_FAILED, SETTLEMENT_REFUNDED, RECONCILIATION, AEOB_VARIANCE, AEOB_MISSING, SCHEDULE_FINALIZED, KEY_CREATED, KEY_ROTATED',
+        'SUBMISSION, FUNDING_APPROVED, SETTLEMENT_INITIATED, PAYOUT, SETTLEMENT_COMPLETED, SETTLEMENT_FAILED, SETTLEMENT_REFUNDED, RECONCILIATION, AEOB_VARIANCE, AEOB_MISSING, SCHEDULE_FINALIZED, KEY_CREATED, KEY_ROTATED, KEY_REVOKED, CLIENT_REGISTERED',
       ),
     'tpa local audit list --type FUNDING_APPROVED -o csv',
   ).action(act(run, 'auditList'));

@@ -7,8 +7,15 @@ import { respond, type EngineRequest, type EngineResponse } from '../http.js';
 import { newId, sha256 } from '../ids.js';
 import type { Db } from '../store/db.js';
 
-export const SCOPES = ['contract_lookup', 'claim_pricing', 'fund_release', 'ledger_access'] as const;
+/**
+ * The four scopes of SPEC.md, then `contract_build` ("change and finalize rate schedules"): SPEC.md
+ * leaves the builder's credentials open, and none of its four read or money scopes may change what
+ * is paid (docs/security.md "Who may do what").
+ */
+export const SCOPES = ['contract_lookup', 'claim_pricing', 'fund_release', 'ledger_access', 'contract_build'] as const;
 export type Scope = (typeof SCOPES)[number];
+/** The scopes of SPEC.md's table: what a TPA's key or client asks for. */
+export const SPEC_SCOPES: readonly Scope[] = ['contract_lookup', 'claim_pricing', 'fund_release', 'ledger_access'];
 import { KEY_LENGTH, KEY_PREFIX, type KeyEnvironment } from '../../domain/api-keys.js';
 import { appendAudit } from './audit.js';
 
@@ -16,6 +23,7 @@ export type { KeyEnvironment };
 /** Who a request is from: an API key's environment, or production for an OAuth token. */
 export type CallerEnvironment = KeyEnvironment | 'production';
 export const ROTATION_OVERLAP_MS = 24 * 3_600_000;
+export const AUTH_DOCS = 'https://developer.tpa.example/docs/authentication';
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
@@ -31,7 +39,7 @@ function generateKey(env: KeyEnvironment): string {
 
 export interface KeyRecord {
   id: string;
-  /** The first key of a rotation chain (or the OAuth client): rate limits are counted per lineage. */
+  /** The first key of a rotation chain (or the OAuth client): rate limits and replays are per lineage. */
   lineage: string;
   environment: CallerEnvironment;
   prefix: string;
@@ -46,6 +54,9 @@ interface KeyRow extends Omit<KeyRecord, 'scopes' | 'environment' | 'lineage'> {
   environment: KeyEnvironment;
   scopes: string;
   key_hash: string;
+  /** The key this one was rotated from (null for the first of a lineage). */
+  parent_id: string | null;
+  revoked_at: string | null;
 }
 
 const record = (row: KeyRow): KeyRecord => ({
@@ -60,12 +71,18 @@ const record = (row: KeyRow): KeyRecord => ({
 });
 
 /** Creates a key; the key itself is returned once and never stored. */
-export function createKey(db: Db, now: Date, env: KeyEnvironment, scopes: readonly Scope[], lineage?: string): { apiKey: string; record: KeyRecord } {
+export function createKey(
+  db: Db,
+  now: Date,
+  env: KeyEnvironment,
+  scopes: readonly Scope[],
+  parent?: { id: string; lineage: string },
+): { apiKey: string; record: KeyRecord } {
   const apiKey = generateKey(env);
   const id = newId('key_');
   const row: KeyRow = {
     id,
-    lineage: lineage ?? id,
+    lineage: parent?.lineage ?? id,
     key_hash: sha256(apiKey),
     environment: env,
     prefix: KEY_PREFIX[env],
@@ -73,10 +90,12 @@ export function createKey(db: Db, now: Date, env: KeyEnvironment, scopes: readon
     scopes: JSON.stringify([...scopes]),
     created_at: isoSeconds(now),
     expires_at: null,
+    parent_id: parent?.id ?? null,
+    revoked_at: null,
   };
   db.transaction(() => {
     db.prepare(
-      'INSERT INTO api_keys (id, lineage, key_hash, environment, prefix, last4, scopes, created_at, expires_at) VALUES (@id, @lineage, @key_hash, @environment, @prefix, @last4, @scopes, @created_at, @expires_at)',
+      'INSERT INTO api_keys (id, lineage, key_hash, environment, prefix, last4, scopes, created_at, expires_at, parent_id, revoked_at) VALUES (@id, @lineage, @key_hash, @environment, @prefix, @last4, @scopes, @created_at, @expires_at, @parent_id, @revoked_at)',
     ).run(row);
     // Never the key: its id, environment, scopes and lineage.
     appendAudit(db, 'KEY_CREATED', id, row.created_at, { environment: env, scopes: [...scopes], lineage: row.lineage });
@@ -84,15 +103,64 @@ export function createKey(db: Db, now: Date, env: KeyEnvironment, scopes: readon
   return { apiKey, record: record(row) };
 }
 
-/** The key's record if it is known and not expired on the engine clock. */
-export function authenticate(db: Db, apiKey: string, now: Date): KeyRecord | undefined {
+/** The key's record if it is known, not revoked and not expired on the engine clock; else why not. */
+export function authenticate(db: Db, apiKey: string, now: Date): KeyRecord | 'revoked' | undefined {
   const row = db.prepare('SELECT * FROM api_keys WHERE key_hash = ?').get(sha256(apiKey)) as KeyRow | undefined;
   if (!row || (row.expires_at !== null && row.expires_at <= isoSeconds(now))) return undefined;
+  if (row.revoked_at !== null) return 'revoked';
   return record(row);
 }
 
-function activeKeys(db: Db, now: Date): KeyRecord[] {
-  return (db.prepare('SELECT * FROM api_keys WHERE expires_at IS NULL OR expires_at > ? ORDER BY created_at, id').all(isoSeconds(now)) as KeyRow[]).map(record);
+/**
+ * Revokes, at once, every key of the lineage of `keyId`: the keys it was rotated from and those
+ * rotated from it are one credential's history, and a thief may hold any of them (docs/security.md
+ * "Who may do what"). Returns the ids revoked now (none when the lineage was revoked already).
+ */
+export function revokeLineage(db: Db, now: Date, keyId: string, reason: string): { lineage: string; revoked: string[] } | undefined {
+  const key = db.prepare('SELECT lineage FROM api_keys WHERE id = ?').get(keyId) as { lineage: string } | undefined;
+  if (!key) return undefined;
+  const at = isoSeconds(now);
+  const revoked = db.prepare('SELECT id FROM api_keys WHERE lineage = ? AND revoked_at IS NULL ORDER BY created_at, id').pluck().all(key.lineage) as string[];
+  if (revoked.length > 0) {
+    db.prepare('UPDATE api_keys SET revoked_at = ? WHERE lineage = ? AND revoked_at IS NULL').run(at, key.lineage);
+    appendAudit(db, 'KEY_REVOKED', keyId, at, { lineage: key.lineage, revoked: revoked, reason });
+  }
+  return { lineage: key.lineage, revoked };
+}
+
+export type KeyStatus = 'active' | 'rotated' | 'expired' | 'revoked';
+
+/** A key as the operator sees it (`tpa local keys list`): never the key, its status on the engine clock. */
+export interface KeyListing {
+  id: string;
+  environment: KeyEnvironment;
+  prefix: string;
+  last4: string;
+  scopes: Scope[];
+  status: KeyStatus;
+  lineage: string;
+  rotated_from: string | null;
+  created_at: string;
+  expires_at: string | null;
+  revoked_at: string | null;
+}
+
+/** Every key of the engine, oldest first, with its status. */
+export function listAllKeys(db: Db, now: Date): KeyListing[] {
+  const at = isoSeconds(now);
+  return (db.prepare('SELECT * FROM api_keys ORDER BY created_at, id').all() as KeyRow[]).map((row) => ({
+    id: row.id,
+    environment: row.environment,
+    prefix: row.prefix,
+    last4: row.last4,
+    scopes: JSON.parse(row.scopes) as Scope[],
+    status: row.revoked_at !== null ? 'revoked' : row.expires_at === null ? 'active' : row.expires_at > at ? 'rotated' : 'expired',
+    lineage: row.lineage,
+    rotated_from: row.parent_id,
+    created_at: row.created_at,
+    expires_at: row.expires_at,
+    revoked_at: row.revoked_at,
+  }));
 }
 
 // ---- routes (the caller's key is on ctx.key, set by the server's authentication) ----
@@ -107,14 +175,31 @@ export function health(ctx: EngineContext): EngineResponse {
   });
 }
 
+/**
+ * The active keys a caller may see: over HTTP, those of its own lineage (the key, the one it was
+ * rotated from while that lives out its overlap, the one rotated from it), never another holder's;
+ * in-process (the operator of the engine), every active key.
+ */
 export function listKeys(ctx: EngineContext): EngineResponse {
-  const keys = activeKeys(ctx.db, ctx.clock.now()).filter((k) => !ctx.key || k.environment === ctx.key.environment);
+  const at = isoSeconds(ctx.clock.now());
+  const active = 'revoked_at IS NULL AND (expires_at IS NULL OR expires_at > @at)';
+  const rows = ctx.key
+    ? (ctx.db
+        .prepare(`SELECT * FROM api_keys WHERE lineage = @lineage AND environment = @environment AND ${active} ORDER BY created_at, id`)
+        .all({ at, lineage: ctx.key.lineage, environment: ctx.key.environment }) as KeyRow[])
+    : (ctx.db.prepare(`SELECT * FROM api_keys WHERE ${active} ORDER BY created_at, id`).all({ at }) as KeyRow[]);
   return respond(200, {
-    keys: keys.map((k) => ({ id: k.id, prefix: k.prefix, last4: k.last4, scopes: k.scopes, created_at: k.created_at, expires_at: k.expires_at })),
+    keys: rows.map(record).map((k) => ({ id: k.id, prefix: k.prefix, last4: k.last4, scopes: k.scopes, created_at: k.created_at, expires_at: k.expires_at })),
   });
 }
 
-/** Issues a new key with the caller's scopes; the caller's key keeps working for 24 hours. */
+/**
+ * Issues a new key with the caller's scopes; the caller's key keeps working for 24 hours. A key
+ * already rotated cannot rotate again, and trying is taken as what it is, two holders of one
+ * lineage (the owner and a thief who rotated first, or the other way round): the whole lineage is
+ * revoked at once, as an OAuth server revokes a refresh token family on reuse, and the owner gets a
+ * new key from the operator (docs/security.md "Who may do what").
+ */
 export function rotateKey(ctx: EngineContext, _req: EngineRequest): EngineResponse {
   if (!ctx.key || ctx.key.environment === 'production') {
     return respond(400, {
@@ -123,17 +208,24 @@ export function rotateKey(ctx: EngineContext, _req: EngineRequest): EngineRespon
     });
   }
   const caller = { ...ctx.key, environment: ctx.key.environment };
-  // A key already rotated is only living out its overlap: it cannot mint more keys.
-  if (caller.expires_at !== null) {
-    return respond(409, {
-      error: 'key_already_rotated',
-      message: `This key was rotated already and stops working at ${caller.expires_at}; rotate with the new key`,
-    });
-  }
   return ctx.db
     .transaction(() => {
       const now = ctx.clock.now();
-      const { apiKey, record: created } = createKey(ctx.db, now, caller.environment, caller.scopes, caller.lineage);
+      // Read again inside the write transaction: two rotations of one key racing see each other.
+      const current = ctx.db.prepare('SELECT expires_at, revoked_at FROM api_keys WHERE id = ?').get(caller.id) as
+        | Pick<KeyRow, 'expires_at' | 'revoked_at'>
+        | undefined;
+      if (!current || current.revoked_at !== null) {
+        return respond(401, { error: 'invalid_api_key', message: 'The API key was revoked', documentation: AUTH_DOCS });
+      }
+      if (current.expires_at !== null) {
+        const { revoked } = revokeLineage(ctx.db, now, caller.id, 'a key already rotated was rotated again')!;
+        return respond(409, {
+          error: 'key_already_rotated',
+          message: `This key was rotated already: rotating it again means two holders of its lineage, so every key of it (${revoked.length}) is revoked now; ask the operator of the service for a new key`,
+        });
+      }
+      const { apiKey, record: created } = createKey(ctx.db, now, caller.environment, caller.scopes, { id: caller.id, lineage: caller.lineage });
       const expiresAt = isoSeconds(new Date(now.getTime() + ROTATION_OVERLAP_MS));
       ctx.db.prepare('UPDATE api_keys SET expires_at = ? WHERE id = ?').run(expiresAt, caller.id);
       appendAudit(ctx.db, 'KEY_ROTATED', caller.id, isoSeconds(now), { new_key_id: created.id, expires_at: expiresAt });

@@ -1,13 +1,16 @@
 // OAuth 2.0 client credentials over mutual TLS (SPEC.md "OAuth 2.0 with mutual TLS"; DESIGN.md
 // section 4, "Token"): POST /oauth2/token presents the client certificate; tokens are valid one hour
 // on the engine clock, accepted as Bearer on every route with their scopes, and only together with
-// the certificate they were issued to (a rotated certificate leaves its tokens behind).
+// the certificate they were issued to (a rotated certificate leaves its tokens behind). A client
+// gets a token only once registered, and only scopes of its registration (`tpa local clients
+// register`): a certificate signed by the client CA proves who the client is, not what it may do.
 import { randomBytes } from 'node:crypto';
 import { isoSeconds } from '../clock.js';
 import type { EngineContext } from '../context.js';
 import { jsonBody, respond, type EngineRequest, type EngineResponse } from '../http.js';
 import { newId, sha256 } from '../ids.js';
 import type { Db } from '../store/db.js';
+import { appendAudit } from './audit.js';
 import { SCOPES, type KeyRecord, type Scope } from './keys.js';
 
 export const TOKEN_LIFETIME_MS = 3_600_000;
@@ -32,9 +35,25 @@ export function issueToken(ctx: EngineContext, req: EngineRequest, certificate: 
       error_description: `client_id ${body.client_id} does not match the client certificate (${certificate.commonName})`,
     });
   }
-  const asked = body.scopes === undefined ? [...SCOPES] : body.scopes;
-  if (!Array.isArray(asked) || asked.some((s) => !(SCOPES as readonly unknown[]).includes(s))) {
+  if (body.scopes !== undefined && (!Array.isArray(body.scopes) || body.scopes.some((s) => !(SCOPES as readonly unknown[]).includes(s)))) {
     return respond(400, { error: 'invalid_scope', error_description: `scopes must be a list of ${SCOPES.join(', ')}` });
+  }
+  const registered = registration(ctx.db, body.client_id);
+  if (!registered) {
+    return respond(401, {
+      error: 'invalid_client',
+      error_description: `client ${body.client_id} is not registered with this service: its operator registers it with its scopes (tpa local clients register)`,
+    });
+  }
+  // A token request asks within the registration, or is refused whole (RFC 6749 section 5.2:
+  // invalid_scope, the scope "exceeds the scope granted"): never silently narrowed, never widened.
+  const asked = (body.scopes as Scope[] | undefined) ?? registered.scopes;
+  const beyond = asked.filter((s) => !registered.scopes.includes(s));
+  if (beyond.length > 0) {
+    return respond(400, {
+      error: 'invalid_scope',
+      error_description: `client ${body.client_id} is not registered for ${beyond.join(', ')}; it may ask for ${registered.scopes.join(', ') || 'no scope'}`,
+    });
   }
   const token = `at_${randomBytes(24).toString('hex')}`;
   const now = ctx.clock.now();
@@ -52,20 +71,60 @@ export function issueToken(ctx: EngineContext, req: EngineRequest, certificate: 
   return respond(200, { access_token: token, token_type: 'Bearer', expires_in: TOKEN_LIFETIME_MS / 1000, scope: (asked as string[]).join(' ') });
 }
 
-/** The caller a Bearer token stands for, if it is unexpired on the engine clock and comes with its certificate. */
+/**
+ * The caller a Bearer token stands for, if it is unexpired on the engine clock, comes with its
+ * certificate, and its client is still registered: with the scopes both the token and the current
+ * registration give (a registration narrowed or removed takes effect at once).
+ */
 export function authenticateToken(db: Db, token: string, now: Date, certificate: ClientCertificate | undefined): KeyRecord | undefined {
   const row = db.prepare('SELECT * FROM oauth_tokens WHERE token_hash = ?').get(sha256(token)) as
     | { id: string; client_id: string; certificate_fingerprint: string; scopes: string; issued_at: string; expires_at: string }
     | undefined;
   if (!row || row.expires_at <= isoSeconds(now) || row.certificate_fingerprint !== certificate?.fingerprint) return undefined;
+  const registered = registration(db, row.client_id);
+  if (!registered) return undefined;
   return {
     id: row.id,
     lineage: `oauth:${row.client_id}`,
     environment: 'production',
     prefix: 'at_',
     last4: token.slice(-4),
-    scopes: JSON.parse(row.scopes) as Scope[],
+    scopes: (JSON.parse(row.scopes) as Scope[]).filter((s) => registered.scopes.includes(s)),
     created_at: row.issued_at,
     expires_at: row.expires_at,
   };
+}
+
+/** An OAuth client the mutual-TLS server knows: the common name of its certificates, and what it may do. */
+export interface ClientRegistration {
+  client_id: string;
+  scopes: Scope[];
+  registered_at: string;
+}
+
+function registration(db: Db, clientId: string): ClientRegistration | undefined {
+  const row = db.prepare('SELECT client_id, scopes, registered_at FROM oauth_clients WHERE client_id = ?').get(clientId) as
+    | { client_id: string; scopes: string; registered_at: string }
+    | undefined;
+  return row && { client_id: row.client_id, scopes: JSON.parse(row.scopes) as Scope[], registered_at: row.registered_at };
+}
+
+/** Registers a client, or changes its scopes (tokens already issued keep only what it still has). */
+export function registerClient(db: Db, now: Date, clientId: string, scopes: readonly Scope[]): ClientRegistration {
+  const at = isoSeconds(now);
+  db.prepare(
+    'INSERT INTO oauth_clients (client_id, scopes, registered_at) VALUES (?, ?, ?) ON CONFLICT (client_id) DO UPDATE SET scopes = excluded.scopes, registered_at = excluded.registered_at',
+  ).run(clientId, JSON.stringify([...scopes]), at);
+  appendAudit(db, 'CLIENT_REGISTERED', clientId, at, { scopes: [...scopes] });
+  return { client_id: clientId, scopes: [...scopes], registered_at: at };
+}
+
+export function listClients(db: Db): ClientRegistration[] {
+  return (
+    db.prepare('SELECT client_id, scopes, registered_at FROM oauth_clients ORDER BY client_id').all() as {
+      client_id: string;
+      scopes: string;
+      registered_at: string;
+    }[]
+  ).map((r) => ({ client_id: r.client_id, scopes: JSON.parse(r.scopes) as Scope[], registered_at: r.registered_at }));
 }

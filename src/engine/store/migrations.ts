@@ -685,4 +685,45 @@ export const MIGRATIONS: readonly string[] = [
   `,
   // 17: rates in force on a date, deductibles per line plan year, the latest recorded time (MONEY_IN_TIME above).
   MONEY_IN_TIME,
+  // 18: (issue 23) who may do what.
+  // - contract_build, the builder's write scope, goes to the keys that had every scope of SPEC.md (the
+  //   operator's keys, made without --scopes), so that they keep changing rate schedules; a narrower key
+  //   does not gain it.
+  // - A key records the key it was rotated from (its parent: the one before it in its lineage, as
+  //   rotation only ever goes from a lineage's newest key) and when it was revoked.
+  // - Idempotency-Key replays belong to a caller (environment and key lineage, 'local' in-process):
+  //   the primary key changes, so the table is rebuilt. Rows kept from before belong to no caller ('')
+  //   and are replayed to anyone, as they were, for the rest of their 24 hours.
+  // - OAuth clients of the mutual-TLS server are registered with the scopes they may have.
+  `
+  UPDATE api_keys SET scopes = json_insert(scopes, '$[#]', 'contract_build')
+    WHERE (SELECT COUNT(DISTINCT value) FROM json_each(api_keys.scopes)
+           WHERE value IN ('contract_lookup', 'claim_pricing', 'fund_release', 'ledger_access')) = 4
+      AND NOT EXISTS (SELECT 1 FROM json_each(api_keys.scopes) WHERE value = 'contract_build');
+  ALTER TABLE api_keys ADD COLUMN parent_id TEXT;
+  ALTER TABLE api_keys ADD COLUMN revoked_at TEXT;
+  UPDATE api_keys SET parent_id = (SELECT p.id FROM api_keys p WHERE p.lineage = api_keys.lineage AND p.rowid < api_keys.rowid ORDER BY p.rowid DESC LIMIT 1);
+  CREATE INDEX api_keys_by_lineage ON api_keys (lineage);
+
+  CREATE TABLE idempotency_keys_by_caller (
+    caller TEXT NOT NULL,
+    key TEXT NOT NULL,
+    route TEXT NOT NULL,
+    request_hash TEXT NOT NULL,
+    status INTEGER NOT NULL,
+    body_json TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (route, key, caller)
+  );
+  INSERT INTO idempotency_keys_by_caller (caller, key, route, request_hash, status, body_json, created_at)
+    SELECT '', key, route, request_hash, status, body_json, created_at FROM idempotency_keys;
+  DROP TABLE idempotency_keys;
+  ALTER TABLE idempotency_keys_by_caller RENAME TO idempotency_keys;
+
+  CREATE TABLE oauth_clients (
+    client_id TEXT PRIMARY KEY,
+    scopes TEXT NOT NULL,
+    registered_at TEXT NOT NULL
+  );
+  `,
 ];
