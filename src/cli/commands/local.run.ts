@@ -179,6 +179,25 @@ export const keysCreate: Handler = async (ctx, _args, opts) => {
   ctx.io.stdout.write(`${created.apiKey}\n`);
 };
 
+/** `--tls-min` and `--tls-max-version` as Node's names: 1.3 at least unless a legacy client needs 1.2 (SPEC.md). */
+function tlsVersions(opts: Record<string, unknown>): { minVersion: TlsVersion; maxVersion?: TlsVersion } {
+  const version = (flag: string, v: unknown): TlsVersion | undefined => {
+    if (v === undefined) return undefined;
+    if (v !== '1.2' && v !== '1.3') throw new UsageError(`${flag} is 1.2 or 1.3 (got "${String(v)}"): TLS before 1.2 is never served`);
+    return `TLSv${v}`;
+  };
+  const max = version('--tls-max-version', opts.tlsMaxVersion);
+  // Acting as a legacy service (--tls-max-version 1.2) serves TLS 1.2 only: it implies --tls-min 1.2.
+  const min = version('--tls-min', opts.tlsMin) ?? (max === 'TLSv1.2' ? 'TLSv1.2' : 'TLSv1.3');
+  if (max === 'TLSv1.2' && min === 'TLSv1.3') throw new UsageError('--tls-min 1.3 and --tls-max-version 1.2 leave no TLS version to serve');
+  return { minVersion: min, ...(max ? { maxVersion: max } : {}) };
+}
+
+type TlsVersion = 'TLSv1.2' | 'TLSv1.3';
+
+const tlsLabel = (v: { minVersion: TlsVersion; maxVersion?: TlsVersion }) =>
+  v.minVersion === 'TLSv1.3' ? 'TLS 1.3' : v.maxVersion === 'TLSv1.2' ? 'TLS 1.2 only' : 'TLS 1.3, and 1.2 for legacy clients';
+
 export const serve: Handler = async (ctx, _args, opts) => {
   const { parseDuration } = await import('../../domain/duration.js');
   const port = Number(opts.port);
@@ -187,7 +206,10 @@ export const serve: Handler = async (ctx, _args, opts) => {
   if (windowMs === undefined || windowMs <= 0) throw new UsageError('--rate-window must be a duration such as 60s');
   if ((opts.tlsCert === undefined) !== (opts.tlsKey === undefined)) throw new UsageError('--tls-cert and --tls-key go together');
   if (opts.clientCa !== undefined && opts.tlsCert === undefined) throw new UsageError('--client-ca needs --tls-cert and --tls-key (mutual TLS is TLS)');
-  if (opts.tlsMaxVersion !== undefined && !['1.2', '1.3'].includes(String(opts.tlsMaxVersion))) throw new UsageError('--tls-max-version is 1.2 or 1.3');
+  for (const flag of ['tlsMin', 'tlsMaxVersion'] as const)
+    if (opts[flag] !== undefined && opts.tlsCert === undefined)
+      throw new UsageError(`${flag === 'tlsMin' ? '--tls-min' : '--tls-max-version'} needs --tls-cert and --tls-key (it is about TLS)`);
+  const versions = tlsVersions(opts);
   const tls =
     opts.tlsCert === undefined
       ? undefined
@@ -195,7 +217,7 @@ export const serve: Handler = async (ctx, _args, opts) => {
           cert: readPem('--tls-cert', String(opts.tlsCert)),
           key: readPem('--tls-key', String(opts.tlsKey)),
           ...(opts.clientCa ? { clientCa: readPem('--client-ca', String(opts.clientCa)) } : {}),
-          ...(opts.tlsMaxVersion ? { maxVersion: `TLSv${String(opts.tlsMaxVersion)}` as 'TLSv1.2' | 'TLSv1.3' } : {}),
+          ...versions,
         };
   // A server lives long and reads the whole ledger: the long-lived engine's page cache, the file read
   // through a memory map, and a heap that many connections at once do not inflate (bench/abuse.mjs).
@@ -232,7 +254,7 @@ export const serve: Handler = async (ctx, _args, opts) => {
   }
   ctx.io.stdout.write(`${running.url}\n`);
   ctx.note(
-    `tpa local serve: listening on ${running.url} (data in ${ctx.paths.dataDir}${opts.rateLimit === false ? ', no rate limits' : ''}${tls?.clientCa ? ', client certificates required, tokens at /oauth2/token' : ''}${faults.empty ? '' : `, faults injected: TPA_FAULT=${ctx.io.env.TPA_FAULT}`}); Ctrl-C stops it`,
+    `tpa local serve: listening on ${running.url} (data in ${ctx.paths.dataDir}${opts.rateLimit === false ? ', no rate limits' : ''}${tls ? `, ${tlsLabel(tls)}` : ''}${tls?.clientCa ? ', client certificates required, tokens at /oauth2/token' : ''}${faults.empty ? '' : `, faults injected: TPA_FAULT=${ctx.io.env.TPA_FAULT}`}); Ctrl-C stops it`,
   );
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {

@@ -61,7 +61,15 @@ export function registerLocal(local: Command, act: Act): void {
       .option('--tls-cert <file>', 'serve HTTPS with this certificate (PEM)')
       .option('--tls-key <file>', 'the private key of --tls-cert (PEM)')
       .option('--client-ca <file>', 'require client certificates signed by this CA, and serve POST /oauth2/token (production flow)')
-      .addOption(valuesOption('--tls-max-version <version>', 'highest TLS version to accept, e.g. 1.2 to act as a legacy service', ['1.2', '1.3'])),
+      .addOption(
+        valuesOption('--tls-min <version>', 'lowest TLS version to accept (default 1.3; 1.2 for a legacy client, with forward-secret AEAD ciphers only)', [
+          '1.2',
+          '1.3',
+        ]),
+      )
+      .addOption(
+        valuesOption('--tls-max-version <version>', 'highest TLS version to accept, e.g. 1.2 to act as a legacy service (then 1.2 only)', ['1.2', '1.3']),
+      ),
     'tpa local serve --port 4010',
     'tpa local serve --port 0 --no-rate-limit',
     'tpa local serve --port 8443 --tls-cert server.pem --tls-key server-key.pem --client-ca clients-ca.pem',
