@@ -1,5 +1,6 @@
 // Handlers of `tpa local` (declared in local.ts): parse and check options, call the client, shape the output.
-import type { EngineStorage } from '../../client/local.js';
+import type { EngineStorage, LocalTransport } from '../../client/local.js';
+import type { RunningServer } from '../../server/server.js';
 import type { SettlementRecord } from '../../client/types.js';
 import type { Engine } from '../../engine/engine.js';
 import type { Scenario } from '../../engine/services/sandbox.js';
@@ -87,12 +88,22 @@ export const fixtures: Handler = async (ctx) => {
 
 export const reset: Handler = async (ctx) => {
   await openEngine(ctx);
-  const [{ databaseFile }, { removeDatabase }] = await Promise.all([import('../../engine/engine.js'), import('../../engine/store/db.js')]);
+  const [{ databaseFile }, { removeDatabase }, { DataDirLock }] = await Promise.all([
+    import('../../engine/engine.js'),
+    import('../../engine/store/db.js'),
+    import('../../client/serve-lock.js'),
+  ]);
   const file = databaseFile(ctx.paths.dataDir);
-  await confirm(ctx, `Delete every claim and change in ${file} and start again from the seed?`);
-  const existed = removeDatabase(file);
-  ctx.note(existed ? `reset: deleted ${file}; it will be re-seeded on next use` : `reset: nothing to delete at ${file}`);
-  return { data: { reset: true, database: file, existed } };
+  // Refused while `local serve` holds the data directory, and held while deleting so that none starts meanwhile.
+  const lock = await DataDirLock.take(ctx.paths.dataDir, 'local reset');
+  try {
+    await confirm(ctx, `Delete every claim and change in ${file} and start again from the seed?`);
+    const existed = removeDatabase(file);
+    ctx.note(existed ? `reset: deleted ${file}; it will be re-seeded on next use` : `reset: nothing to delete at ${file}`);
+    return { data: { reset: true, database: file, existed } };
+  } finally {
+    lock.release();
+  }
 };
 
 type ClockStatus = ReturnType<Engine['clock']>;
@@ -210,6 +221,7 @@ export const serve: Handler = async (ctx, _args, opts) => {
     if (opts[flag] !== undefined && opts.tlsCert === undefined)
       throw new UsageError(`${flag === 'tlsMin' ? '--tls-min' : '--tls-max-version'} needs --tls-cert and --tls-key (it is about TLS)`);
   const versions = tlsVersions(opts);
+  const host = String(opts.host);
   const tls =
     opts.tlsCert === undefined
       ? undefined
@@ -219,53 +231,67 @@ export const serve: Handler = async (ctx, _args, opts) => {
           ...(opts.clientCa ? { clientCa: readPem('--client-ca', String(opts.clientCa)) } : {}),
           ...versions,
         };
-  // A server lives long and reads the whole ledger: the long-lived engine's page cache, the file read
-  // through a memory map, and a heap that many connections at once do not inflate (bench/abuse.mjs).
-  const releaseHeap = (await import('../heap.js')).holdServerHeap(4);
-  const { PAGE_CACHE_KB, SERVER_MMAP_BYTES } = await import('../../engine/store/db.js');
-  const transport = await openEngine(ctx, { pageCacheKb: PAGE_CACHE_KB, mmapBytes: SERVER_MMAP_BYTES });
-  const engine = await transport.open();
-  const [{ startServer }, { RateLimiter }, { Faults }] = await Promise.all([
-    import('../../server/server.js'),
-    import('../../engine/limits.js'),
-    import('../../engine/faults.js'),
-  ]);
-  const faults = Faults.parse(ctx.io.env.TPA_FAULT);
-  let running;
+  // One server per data directory, and no reset under it: the lock is held until the server stops.
+  const { DataDirLock } = await import('../../client/serve-lock.js');
+  const lock = await DataDirLock.take(ctx.paths.dataDir, 'local serve');
+  let running: RunningServer;
+  let transport: LocalTransport | undefined;
+  let releaseHeap = () => {};
   try {
-    running = await startServer(engine, {
-      host: String(opts.host),
-      port,
-      // Windows run on real time (limits are about traffic); on the engine clock a test decides when one ends.
-      limiter: opts.rateLimit === false ? null : new RateLimiter(windowMs, opts.rateClock === 'engine' ? () => Date.parse(engine.clock().now) : Date.now),
-      tls,
-      faults,
-      log: (line) => ctx.io.stderr.write(`${new Date().toISOString()} ${line}\n`),
-    });
-  } catch (err) {
-    transport.close();
+    // A server lives long and reads the whole ledger: the long-lived engine's page cache, the file read
+    // through a memory map, and a heap that many connections at once do not inflate (bench/abuse.mjs).
+    releaseHeap = (await import('../heap.js')).holdServerHeap(4);
+    const { PAGE_CACHE_KB, SERVER_MMAP_BYTES } = await import('../../engine/store/db.js');
+    transport = await openEngine(ctx, { pageCacheKb: PAGE_CACHE_KB, mmapBytes: SERVER_MMAP_BYTES });
+    const engine = await transport.open();
+    const [{ startServer }, { RateLimiter }, { Faults }] = await Promise.all([
+      import('../../server/server.js'),
+      import('../../engine/limits.js'),
+      import('../../engine/faults.js'),
+    ]);
+    const faults = Faults.parse(ctx.io.env.TPA_FAULT);
+    try {
+      running = await startServer(engine, {
+        host,
+        port,
+        // Windows run on real time (limits are about traffic); on the engine clock a test decides when one ends.
+        limiter: opts.rateLimit === false ? null : new RateLimiter(windowMs, opts.rateClock === 'engine' ? () => Date.parse(engine.clock().now) : Date.now),
+        tls,
+        faults,
+        log: (line) => ctx.io.stderr.write(`${new Date().toISOString()} ${line}\n`),
+      });
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      throw new UsageError(
+        code === 'EADDRINUSE'
+          ? `port ${port} is in use: choose another with --port (0 picks a free one)`
+          : `cannot listen on ${host}:${port}: ${(err as Error).message}`,
+      );
+    }
+    // Ready to be stopped before saying it is ready: whoever starts the server may stop it as soon as it prints its address.
+    let stopRequested: (signal: string) => void = () => {};
+    const stopped = new Promise<string>((resolve) => (stopRequested = resolve));
+    const onSigint = () => stopRequested('SIGINT');
+    const onSigterm = () => stopRequested('SIGTERM');
+    process.once('SIGINT', onSigint);
+    process.once('SIGTERM', onSigterm);
+    try {
+      lock.listening(running.url);
+      ctx.io.stdout.write(`${running.url}\n`);
+      ctx.note(
+        `tpa local serve: listening on ${running.url} (data in ${ctx.paths.dataDir}${opts.rateLimit === false ? ', no rate limits' : ''}${tls ? `, ${tlsLabel(tls)}` : ''}${tls?.clientCa ? ', client certificates required, tokens at /oauth2/token' : ''}${faults.empty ? '' : `, faults injected: TPA_FAULT=${ctx.io.env.TPA_FAULT}`}); Ctrl-C stops it`,
+      );
+      ctx.note(`${await stopped}: shutting down`);
+      await running.close();
+    } finally {
+      process.removeListener('SIGINT', onSigint);
+      process.removeListener('SIGTERM', onSigterm);
+    }
+  } finally {
+    transport?.close();
     releaseHeap();
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new UsageError(
-      code === 'EADDRINUSE'
-        ? `port ${port} is in use: choose another with --port (0 picks a free one)`
-        : `cannot listen on ${String(opts.host)}:${port}: ${(err as Error).message}`,
-    );
+    lock.release();
   }
-  ctx.io.stdout.write(`${running.url}\n`);
-  ctx.note(
-    `tpa local serve: listening on ${running.url} (data in ${ctx.paths.dataDir}${opts.rateLimit === false ? ', no rate limits' : ''}${tls ? `, ${tlsLabel(tls)}` : ''}${tls?.clientCa ? ', client certificates required, tokens at /oauth2/token' : ''}${faults.empty ? '' : `, faults injected: TPA_FAULT=${ctx.io.env.TPA_FAULT}`}); Ctrl-C stops it`,
-  );
-  await new Promise<void>((resolve) => {
-    const stop = (signal: string) => {
-      ctx.note(`${signal}: shutting down`);
-      void running!.close().then(resolve);
-    };
-    process.once('SIGINT', () => stop('SIGINT'));
-    process.once('SIGTERM', () => stop('SIGTERM'));
-  });
-  transport.close();
-  releaseHeap();
 };
 
 export const auditVerify: Handler = async (ctx, _args, opts) => {

@@ -14,7 +14,9 @@ export function registerLocal(local: Command, act: Act): void {
   ).action(act(run, 'fixtures'));
 
   examples(
-    local.command('reset').description('delete the local engine database; it is re-created and re-seeded on next use (asks; --yes to skip)'),
+    local
+      .command('reset')
+      .description('delete the local engine database; it is re-created and re-seeded on next use (asks; --yes to skip; refused while local serve runs)'),
     'tpa local reset',
     'tpa local reset --yes',
   ).action(act(run, 'reset'));
@@ -45,7 +47,9 @@ export function registerLocal(local: Command, act: Act): void {
   examples(
     local
       .command('serve')
-      .description('serve the embedded engine over HTTP (API keys, scopes, rate limits), for profiles and scripts to talk to')
+      .description(
+        'serve the embedded engine over HTTP (API keys, scopes, rate limits), for profiles and scripts to talk to; holds the data directory while it runs',
+      )
       .option('--host <host>', 'address to listen on', '127.0.0.1')
       .option('--port <port>', 'port; 0 picks a free one (printed on stdout)', '4010')
       .option('--no-rate-limit', 'no rate limits (load tests)')
