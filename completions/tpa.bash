@@ -429,7 +429,7 @@ _tpa() {
       esac
       valued='--host --port --rate-window --rate-clock --tls-cert --tls-key --client-ca --tls-min --tls-max-version'
       words=''
-      flags='--host --port --no-rate-limit --rate-window --rate-clock --tls-cert --tls-key --client-ca --tls-min --tls-max-version -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      flags='--host --port --no-rate-limit --rate-window --rate-clock --tls-cert --tls-key --client-ca --tls-min --tls-max-version --insecure-http -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
       ;;
     'local keys')
       case "$prev" in

@@ -223,6 +223,7 @@ complete -c tpa -n '__fish_seen_subcommand_from local; and __fish_seen_subcomman
 complete -c tpa -n '__fish_seen_subcommand_from local; and __fish_seen_subcommand_from serve' -l client-ca -r -d 'require client certificates signed by this CA, and serve POST /oauth2/token (production flow)'
 complete -c tpa -n '__fish_seen_subcommand_from local; and __fish_seen_subcommand_from serve' -l tls-min -x -a '1.2 1.3' -d 'lowest TLS version to accept (default 1.3; 1.2 for a legacy client, with forward-secret AEAD ciphers only)'
 complete -c tpa -n '__fish_seen_subcommand_from local; and __fish_seen_subcommand_from serve' -l tls-max-version -x -a '1.2 1.3' -d 'highest TLS version to accept, e.g. 1.2 to act as a legacy service (then 1.2 only)'
+complete -c tpa -n '__fish_seen_subcommand_from local; and __fish_seen_subcommand_from serve' -l insecure-http -d 'serve plain HTTP on a --host other than loopback (refused without it: keys and member data would cross the network unencrypted)'
 complete -c tpa -n '__fish_seen_subcommand_from local; and __fish_seen_subcommand_from serve' -s h -l help -d 'show help'
 complete -c tpa -n '__fish_seen_subcommand_from local; and __fish_seen_subcommand_from keys; and not __fish_seen_subcommand_from create' -a create -d 'create an API key (printed once, on stdout); all four scopes unless --scopes narrows them'
 complete -c tpa -n '__fish_seen_subcommand_from local; and __fish_seen_subcommand_from keys' -s h -l help -d 'show help'

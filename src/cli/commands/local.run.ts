@@ -220,8 +220,27 @@ export const serve: Handler = async (ctx, _args, opts) => {
   for (const flag of ['tlsMin', 'tlsMaxVersion'] as const)
     if (opts[flag] !== undefined && opts.tlsCert === undefined)
       throw new UsageError(`${flag === 'tlsMin' ? '--tls-min' : '--tls-max-version'} needs --tls-cert and --tls-key (it is about TLS)`);
+  if (opts.insecureHttp === true && opts.tlsCert !== undefined) throw new UsageError('--insecure-http is for plain HTTP: it means nothing with --tls-cert');
   const versions = tlsVersions(opts);
-  const host = String(opts.host);
+  // Decided before anything is opened or bound (README "Over the wire"): plain HTTP beyond loopback only when asked for.
+  let host = String(opts.host);
+  const { listenVerdict, isLoopbackHost } = await import('../../server/listen.js');
+  const verdict = listenVerdict(host, { tls: opts.tlsCert !== undefined, insecureHttp: opts.insecureHttp === true });
+  if (!verdict.listen) throw new UsageError(verdict.reason);
+  if (verdict.warning) ctx.note(verdict.warning);
+  if (opts.tlsCert === undefined && opts.insecureHttp !== true && host.toLowerCase() === 'localhost') {
+    // `localhost` counts as loopback only as what it resolves to (the hosts file decides): listen on that address.
+    const { lookup } = await import('node:dns/promises');
+    const address = await lookup(host).then(
+      (a) => a.address,
+      () => undefined,
+    );
+    if (address === undefined || !isLoopbackHost(address))
+      throw new UsageError(
+        `--host localhost resolves to ${address ?? 'nothing'}, not a loopback address: use --host 127.0.0.1, serve HTTPS with --tls-cert and --tls-key, or accept plain HTTP with --insecure-http`,
+      );
+    host = address;
+  }
   const tls =
     opts.tlsCert === undefined
       ? undefined

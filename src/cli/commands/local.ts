@@ -73,10 +73,15 @@ export function registerLocal(local: Command, act: Act): void {
       )
       .addOption(
         valuesOption('--tls-max-version <version>', 'highest TLS version to accept, e.g. 1.2 to act as a legacy service (then 1.2 only)', ['1.2', '1.3']),
+      )
+      .option(
+        '--insecure-http',
+        'serve plain HTTP on a --host other than loopback (refused without it: keys and member data would cross the network unencrypted)',
       ),
     'tpa local serve --port 4010',
     'tpa local serve --port 0 --no-rate-limit',
     'tpa local serve --port 8443 --tls-cert server.pem --tls-key server-key.pem --client-ca clients-ca.pem',
+    'tpa local serve --host 0.0.0.0 --port 8443 --tls-cert server.pem --tls-key server-key.pem --tls-min 1.2',
   ).action(act(run, 'serve'));
 
   const keys = local.command('keys').description('API keys of `tpa local serve`');
