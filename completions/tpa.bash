@@ -424,11 +424,12 @@ _tpa() {
     'local serve')
       case "$prev" in
         --rate-clock) COMPREPLY=($(compgen -W 'real engine' -- "$cur")); return ;;
+        --tls-min) COMPREPLY=($(compgen -W '1.2 1.3' -- "$cur")); return ;;
         --tls-max-version) COMPREPLY=($(compgen -W '1.2 1.3' -- "$cur")); return ;;
       esac
-      valued='--host --port --rate-window --rate-clock --tls-cert --tls-key --client-ca --tls-max-version'
+      valued='--host --port --rate-window --rate-clock --tls-cert --tls-key --client-ca --tls-min --tls-max-version'
       words=''
-      flags='--host --port --no-rate-limit --rate-window --rate-clock --tls-cert --tls-key --client-ca --tls-max-version -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      flags='--host --port --no-rate-limit --rate-window --rate-clock --tls-cert --tls-key --client-ca --tls-min --tls-max-version --insecure-http -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
       ;;
     'local keys')
       case "$prev" in

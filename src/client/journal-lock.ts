@@ -19,7 +19,7 @@ export interface LockHolder {
   since: string;
 }
 
-interface LockDb {
+export interface LockDb {
   exec(sql: string): unknown;
   close(): void;
 }
@@ -37,23 +37,16 @@ export class JournalLock {
    * conflict or wrong state) naming the run that holds it. `what` names the job for the message.
    */
   static async take(journalPath: string, what: string): Promise<JournalLock> {
-    // better-sqlite3 is loaded when a job first locks a journal: a command that keeps none never loads it.
-    const { default: Database } = await import('better-sqlite3');
-    let db: LockDb;
     let file: string;
     try {
       file = lockPath(journalPath);
-      db = new Database(file, { timeout: 0 });
     } catch (err) {
       throw new UsageError(`cannot open the lock of the journal ${journalPath}: ${(err as Error).message}`);
     }
     const infoPath = `${file}.json`;
-    try {
-      db.exec('BEGIN EXCLUSIVE');
-    } catch (err) {
-      db.close();
-      if ((err as { code?: string }).code !== 'SQLITE_BUSY' && (err as { code?: string }).code !== 'SQLITE_LOCKED') throw err;
-      const holder = readHolder(infoPath);
+    const db = await holdExclusively(file, `the lock of the journal ${journalPath}`);
+    if (!db) {
+      const holder = readLockInfo<LockHolder>(infoPath);
       const who = holder ? `pid ${holder.pid}${holder.host === hostname() ? '' : ` on ${holder.host}`}, running since ${holder.since}` : 'another tpa process';
       throw new ConflictError(`the journal ${journalPath} is in use by another ${what} (${who}): one journal, one writer. Nothing was sent.`, {
         code: 'journal_busy',
@@ -61,27 +54,20 @@ export class JournalLock {
         hint: 'wait for that run to end (or stop it), then run the same command again: it continues from the journal',
       });
     }
-    const crashed = readHolder(infoPath);
+    const crashed = readLockInfo<LockHolder>(infoPath);
     const holder: LockHolder = {
       pid: process.pid,
       host: hostname(),
       since: new Date().toISOString(),
     };
-    // Written whole then renamed: a reader never sees half of it.
-    const tmp = `${infoPath}.${process.pid}.tmp`;
-    writeFileSync(tmp, `${JSON.stringify(holder)}\n`, { mode: 0o600 });
-    renameSync(tmp, infoPath);
+    writeLockInfo(infoPath, holder);
     return new JournalLock(db, infoPath, crashed);
   }
 
   /** Lets the lock go. The lock file stays: removing it would let two runs lock two files of one name. */
   release(): void {
     rmSync(this.infoPath, { force: true });
-    try {
-      this.db.exec('ROLLBACK');
-    } finally {
-      this.db.close();
-    }
+    letGo(this.db);
   }
 }
 
@@ -103,9 +89,50 @@ export function lockHolderPath(journalPath: string): string {
   return `${lockPath(journalPath)}.json`;
 }
 
-function readHolder(path: string): LockHolder | undefined {
+/**
+ * Holds `file` (an SQLite file, created when absent) in an exclusive transaction: the kernel's lock,
+ * which it releases when the holder exits however it ends. undefined when another process holds it.
+ * `what` names the lock in an error opening it.
+ */
+export async function holdExclusively(file: string, what: string): Promise<LockDb | undefined> {
+  // better-sqlite3 is loaded when a lock is first taken: a command that takes none never loads it.
+  const { default: Database } = await import('better-sqlite3');
+  let db: LockDb;
   try {
-    const h = JSON.parse(readFileSync(path, 'utf8')) as LockHolder;
+    db = new Database(file, { timeout: 0 });
+  } catch (err) {
+    throw new UsageError(`cannot open ${what} (${file}): ${(err as Error).message}`);
+  }
+  try {
+    db.exec('BEGIN EXCLUSIVE');
+    return db;
+  } catch (err) {
+    db.close();
+    if ((err as { code?: string }).code !== 'SQLITE_BUSY' && (err as { code?: string }).code !== 'SQLITE_LOCKED') throw err;
+    return undefined;
+  }
+}
+
+/** Lets a lock of holdExclusively go. */
+export function letGo(db: LockDb): void {
+  try {
+    db.exec('ROLLBACK');
+  } finally {
+    db.close();
+  }
+}
+
+/** Writes who holds a lock, whole then renamed: a reader never sees half of it. */
+export function writeLockInfo(path: string, info: object): void {
+  const tmp = `${path}.${process.pid}.tmp`;
+  writeFileSync(tmp, `${JSON.stringify(info)}\n`, { mode: 0o600 });
+  renameSync(tmp, path);
+}
+
+/** Who holds a lock, as its holder wrote it; only ever information, never proof. */
+export function readLockInfo<T extends { pid: number }>(path: string): T | undefined {
+  try {
+    const h = JSON.parse(readFileSync(path, 'utf8')) as T;
     return typeof h.pid === 'number' ? h : undefined;
   } catch {
     return undefined;

@@ -19,9 +19,28 @@ export interface TlsOptions {
   key: string;
   /** With a client CA, client certificates are required and /oauth2/token is served. */
   clientCa?: string;
+  /** The lowest TLS version served: TLSv1.3 unless a legacy client needs TLSv1.2 (SPEC.md). */
+  minVersion?: 'TLSv1.2' | 'TLSv1.3';
   /** The highest TLS version served (TLSv1.2 to act as a legacy service). */
   maxVersion?: 'TLSv1.2' | 'TLSv1.3';
 }
+
+/**
+ * The cipher suites served. TLS 1.3's own suites are all AEAD with forward secrecy; for TLS 1.2
+ * (served only with `minVersion: 'TLSv1.2'`) only ephemeral ECDH key exchange with AES-GCM or
+ * ChaCha20-Poly1305: no static RSA key exchange (no forward secrecy), no CBC, no SHA-1 MAC.
+ */
+export const TLS_CIPHERS = [
+  'TLS_AES_256_GCM_SHA384',
+  'TLS_CHACHA20_POLY1305_SHA256',
+  'TLS_AES_128_GCM_SHA256',
+  'ECDHE-ECDSA-AES256-GCM-SHA384',
+  'ECDHE-RSA-AES256-GCM-SHA384',
+  'ECDHE-ECDSA-CHACHA20-POLY1305',
+  'ECDHE-RSA-CHACHA20-POLY1305',
+  'ECDHE-ECDSA-AES128-GCM-SHA256',
+  'ECDHE-RSA-AES128-GCM-SHA256',
+].join(':');
 
 export interface ServeOptions {
   host: string;
@@ -203,9 +222,11 @@ export function startServer(engine: Engine, options: ServeOptions): Promise<Runn
           cert: tls.cert,
           key: tls.key,
           ...(tls.clientCa ? { ca: tls.clientCa, requestCert: true, rejectUnauthorized: true } : {}),
-          // TLS 1.2 is still served, for clients whose profile opts into it (legacy_tls); tpa asks for 1.3.
-          minVersion: 'TLSv1.2',
+          // SPEC.md: TLS 1.3; 1.2 only for a legacy system, and then only forward-secret AEAD suites.
+          minVersion: tls.minVersion ?? 'TLSv1.3',
           ...(tls.maxVersion ? { maxVersion: tls.maxVersion } : {}),
+          ciphers: TLS_CIPHERS,
+          honorCipherOrder: true,
         },
         listener,
       )

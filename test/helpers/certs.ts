@@ -20,8 +20,8 @@ export class TestCa {
     execFileSync('openssl', args, { cwd: this.dir, stdio: 'ignore' });
   }
 
-  private signed(name: string, subject: string, ext?: string): void {
-    this.openssl('req', ...EC, '-keyout', `${name}-key.pem`, '-out', `${name}.csr`, '-subj', subject);
+  private signed(name: string, subject: string, ext?: string, key: string[] = EC): void {
+    this.openssl('req', ...key, '-keyout', `${name}-key.pem`, '-out', `${name}.csr`, '-subj', subject);
     this.openssl(
       'x509',
       '-req',
@@ -40,11 +40,12 @@ export class TestCa {
     );
   }
 
-  /** server.pem and server-key.pem, for 127.0.0.1. */
-  server(): { cert: string; key: string } {
+  /** server.pem and server-key.pem, for 127.0.0.1; an RSA key (rsa-server.pem) for RSA cipher suites. */
+  server(key: 'ec' | 'rsa' = 'ec'): { cert: string; key: string } {
+    const name = key === 'rsa' ? 'rsa-server' : 'server';
     writeFileSync(this.file('san.ext'), 'subjectAltName=IP:127.0.0.1\n');
-    this.signed('server', '/CN=127.0.0.1', 'san.ext');
-    return { cert: this.file('server.pem'), key: this.file('server-key.pem') };
+    this.signed(name, '/CN=127.0.0.1', 'san.ext', key === 'rsa' ? ['-newkey', 'rsa:2048', '-nodes'] : EC);
+    return { cert: this.file(`${name}.pem`), key: this.file(`${name}-key.pem`) };
   }
 
   /** <name>.pem and <name>-key.pem for a client whose certificate names `clientId`. */

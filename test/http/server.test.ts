@@ -255,8 +255,11 @@ describe('tpa local serve: lifecycle', () => {
   });
 
   it('says when the port is taken', async () => {
+    // Another data directory: the server's own is held by it (one server per data directory).
+    const other = tempDir();
     const port = new URL(server.url).port;
-    const r = await tpa(['local', 'serve', '--port', port], { home: home.dir });
+    const r = await tpa(['local', 'serve', '--port', port], { home: other.dir });
+    other.remove();
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/port \d+ is in use/);
   });

@@ -12,6 +12,8 @@ import { createKey, serve, type Served } from '../helpers/server.js';
 
 let certs: ReturnType<typeof tempDir>;
 let home: ReturnType<typeof tempDir>;
+/** The plain TLS server's data directory: one server per data directory. */
+let plainHome: ReturnType<typeof tempDir>;
 let mtls: Served;
 let plain: Served;
 const f = (name: string) => join(certs.dir, name);
@@ -19,6 +21,7 @@ const f = (name: string) => join(certs.dir, name);
 beforeAll(async () => {
   certs = tempDir();
   home = tempDir();
+  plainHome = tempDir();
   // A private CA: the server's certificate is trusted only by whoever is given ca.pem.
   const ca = new TestCa(certs.dir);
   ca.server();
@@ -27,12 +30,13 @@ beforeAll(async () => {
   await runTpa(['local', 'clock', 'set', '2026-03-02T10:00:00Z'], { home: home.dir });
   const tlsArgs = ['--tls-cert', f('server.pem'), '--tls-key', f('server-key.pem')];
   mtls = await serve(home.dir, [...tlsArgs, '--client-ca', f('ca.pem'), '--rate-clock', 'engine']);
-  plain = await serve(home.dir, tlsArgs);
+  plain = await serve(plainHome.dir, tlsArgs);
 });
 afterAll(async () => {
   await mtls.stop();
   await plain.stop();
   home.remove();
+  plainHome.remove();
   certs.remove();
 });
 
@@ -113,7 +117,7 @@ describe('the OAuth access token', () => {
 
 describe('TPA_CA_FILE', () => {
   it('trusts a service whose certificate a private CA signed; without it the certificate is refused (exit 8)', async () => {
-    const key = await createKey(home.dir);
+    const key = await createKey(plainHome.dir);
     const file = join(home.dir, 'config.json');
     const config = (existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : {}) as { profiles?: Record<string, unknown> };
     config.profiles = { ...config.profiles, private: { env: 'sandbox', base_url: plain.url } };

@@ -1,5 +1,6 @@
 // Handlers of `tpa local` (declared in local.ts): parse and check options, call the client, shape the output.
-import type { EngineStorage } from '../../client/local.js';
+import type { EngineStorage, LocalTransport } from '../../client/local.js';
+import type { RunningServer } from '../../server/server.js';
 import type { SettlementRecord } from '../../client/types.js';
 import type { Engine } from '../../engine/engine.js';
 import type { Scenario } from '../../engine/services/sandbox.js';
@@ -87,12 +88,22 @@ export const fixtures: Handler = async (ctx) => {
 
 export const reset: Handler = async (ctx) => {
   await openEngine(ctx);
-  const [{ databaseFile }, { removeDatabase }] = await Promise.all([import('../../engine/engine.js'), import('../../engine/store/db.js')]);
+  const [{ databaseFile }, { removeDatabase }, { DataDirLock }] = await Promise.all([
+    import('../../engine/engine.js'),
+    import('../../engine/store/db.js'),
+    import('../../client/serve-lock.js'),
+  ]);
   const file = databaseFile(ctx.paths.dataDir);
-  await confirm(ctx, `Delete every claim and change in ${file} and start again from the seed?`);
-  const existed = removeDatabase(file);
-  ctx.note(existed ? `reset: deleted ${file}; it will be re-seeded on next use` : `reset: nothing to delete at ${file}`);
-  return { data: { reset: true, database: file, existed } };
+  // Refused while `local serve` holds the data directory, and held while deleting so that none starts meanwhile.
+  const lock = await DataDirLock.take(ctx.paths.dataDir, 'local reset');
+  try {
+    await confirm(ctx, `Delete every claim and change in ${file} and start again from the seed?`);
+    const existed = removeDatabase(file);
+    ctx.note(existed ? `reset: deleted ${file}; it will be re-seeded on next use` : `reset: nothing to delete at ${file}`);
+    return { data: { reset: true, database: file, existed } };
+  } finally {
+    lock.release();
+  }
 };
 
 type ClockStatus = ReturnType<Engine['clock']>;
@@ -247,6 +258,24 @@ export const clientsList: Handler = async (ctx) => {
       ),
   };
 };
+/** `--tls-min` and `--tls-max-version` as Node's names: 1.3 at least unless a legacy client needs 1.2 (SPEC.md). */
+function tlsVersions(opts: Record<string, unknown>): { minVersion: TlsVersion; maxVersion?: TlsVersion } {
+  const version = (flag: string, v: unknown): TlsVersion | undefined => {
+    if (v === undefined) return undefined;
+    if (v !== '1.2' && v !== '1.3') throw new UsageError(`${flag} is 1.2 or 1.3 (got "${String(v)}"): TLS before 1.2 is never served`);
+    return `TLSv${v}`;
+  };
+  const max = version('--tls-max-version', opts.tlsMaxVersion);
+  // Acting as a legacy service (--tls-max-version 1.2) serves TLS 1.2 only: it implies --tls-min 1.2.
+  const min = version('--tls-min', opts.tlsMin) ?? (max === 'TLSv1.2' ? 'TLSv1.2' : 'TLSv1.3');
+  if (max === 'TLSv1.2' && min === 'TLSv1.3') throw new UsageError('--tls-min 1.3 and --tls-max-version 1.2 leave no TLS version to serve');
+  return { minVersion: min, ...(max ? { maxVersion: max } : {}) };
+}
+
+type TlsVersion = 'TLSv1.2' | 'TLSv1.3';
+
+const tlsLabel = (v: { minVersion: TlsVersion; maxVersion?: TlsVersion }) =>
+  v.minVersion === 'TLSv1.3' ? 'TLS 1.3' : v.maxVersion === 'TLSv1.2' ? 'TLS 1.2 only' : 'TLS 1.3, and 1.2 for legacy clients';
 
 export const serve: Handler = async (ctx, _args, opts) => {
   const { parseDuration } = await import('../../domain/duration.js');
@@ -256,7 +285,30 @@ export const serve: Handler = async (ctx, _args, opts) => {
   if (windowMs === undefined || windowMs <= 0) throw new UsageError('--rate-window must be a duration such as 60s');
   if ((opts.tlsCert === undefined) !== (opts.tlsKey === undefined)) throw new UsageError('--tls-cert and --tls-key go together');
   if (opts.clientCa !== undefined && opts.tlsCert === undefined) throw new UsageError('--client-ca needs --tls-cert and --tls-key (mutual TLS is TLS)');
-  if (opts.tlsMaxVersion !== undefined && !['1.2', '1.3'].includes(String(opts.tlsMaxVersion))) throw new UsageError('--tls-max-version is 1.2 or 1.3');
+  for (const flag of ['tlsMin', 'tlsMaxVersion'] as const)
+    if (opts[flag] !== undefined && opts.tlsCert === undefined)
+      throw new UsageError(`${flag === 'tlsMin' ? '--tls-min' : '--tls-max-version'} needs --tls-cert and --tls-key (it is about TLS)`);
+  if (opts.insecureHttp === true && opts.tlsCert !== undefined) throw new UsageError('--insecure-http is for plain HTTP: it means nothing with --tls-cert');
+  const versions = tlsVersions(opts);
+  // Decided before anything is opened or bound (README "Over the wire"): plain HTTP beyond loopback only when asked for.
+  let host = String(opts.host);
+  const { listenVerdict, isLoopbackHost } = await import('../../server/listen.js');
+  const verdict = listenVerdict(host, { tls: opts.tlsCert !== undefined, insecureHttp: opts.insecureHttp === true });
+  if (!verdict.listen) throw new UsageError(verdict.reason);
+  if (verdict.warning) ctx.note(verdict.warning);
+  if (opts.tlsCert === undefined && opts.insecureHttp !== true && host.toLowerCase() === 'localhost') {
+    // `localhost` counts as loopback only as what it resolves to (the hosts file decides): listen on that address.
+    const { lookup } = await import('node:dns/promises');
+    const address = await lookup(host).then(
+      (a) => a.address,
+      () => undefined,
+    );
+    if (address === undefined || !isLoopbackHost(address))
+      throw new UsageError(
+        `--host localhost resolves to ${address ?? 'nothing'}, not a loopback address: use --host 127.0.0.1, serve HTTPS with --tls-cert and --tls-key, or accept plain HTTP with --insecure-http`,
+      );
+    host = address;
+  }
   const tls =
     opts.tlsCert === undefined
       ? undefined
@@ -264,55 +316,69 @@ export const serve: Handler = async (ctx, _args, opts) => {
           cert: readPem('--tls-cert', String(opts.tlsCert)),
           key: readPem('--tls-key', String(opts.tlsKey)),
           ...(opts.clientCa ? { clientCa: readPem('--client-ca', String(opts.clientCa)) } : {}),
-          ...(opts.tlsMaxVersion ? { maxVersion: `TLSv${String(opts.tlsMaxVersion)}` as 'TLSv1.2' | 'TLSv1.3' } : {}),
+          ...versions,
         };
-  // A server lives long and reads the whole ledger: the long-lived engine's page cache, the file read
-  // through a memory map, and a heap that many connections at once do not inflate (bench/abuse.mjs).
-  const releaseHeap = (await import('../heap.js')).holdServerHeap(4);
-  const { PAGE_CACHE_KB, SERVER_MMAP_BYTES } = await import('../../engine/store/db.js');
-  const transport = await openEngine(ctx, { pageCacheKb: PAGE_CACHE_KB, mmapBytes: SERVER_MMAP_BYTES });
-  const engine = await transport.open();
-  const [{ startServer }, { RateLimiter }, { Faults }] = await Promise.all([
-    import('../../server/server.js'),
-    import('../../engine/limits.js'),
-    import('../../engine/faults.js'),
-  ]);
-  const faults = Faults.parse(ctx.io.env.TPA_FAULT);
-  let running;
+  // One server per data directory, and no reset under it: the lock is held until the server stops.
+  const { DataDirLock } = await import('../../client/serve-lock.js');
+  const lock = await DataDirLock.take(ctx.paths.dataDir, 'local serve');
+  let running: RunningServer;
+  let transport: LocalTransport | undefined;
+  let releaseHeap = () => {};
   try {
-    running = await startServer(engine, {
-      host: String(opts.host),
-      port,
-      // Windows run on real time (limits are about traffic); on the engine clock a test decides when one ends.
-      limiter: opts.rateLimit === false ? null : new RateLimiter(windowMs, opts.rateClock === 'engine' ? () => Date.parse(engine.clock().now) : Date.now),
-      tls,
-      faults,
-      log: (line) => ctx.io.stderr.write(`${new Date().toISOString()} ${line}\n`),
-    });
-  } catch (err) {
-    transport.close();
+    // A server lives long and reads the whole ledger: the long-lived engine's page cache, the file read
+    // through a memory map, and a heap that many connections at once do not inflate (bench/abuse.mjs).
+    releaseHeap = (await import('../heap.js')).holdServerHeap(4);
+    const { PAGE_CACHE_KB, SERVER_MMAP_BYTES } = await import('../../engine/store/db.js');
+    transport = await openEngine(ctx, { pageCacheKb: PAGE_CACHE_KB, mmapBytes: SERVER_MMAP_BYTES });
+    const engine = await transport.open();
+    const [{ startServer }, { RateLimiter }, { Faults }] = await Promise.all([
+      import('../../server/server.js'),
+      import('../../engine/limits.js'),
+      import('../../engine/faults.js'),
+    ]);
+    const faults = Faults.parse(ctx.io.env.TPA_FAULT);
+    try {
+      running = await startServer(engine, {
+        host,
+        port,
+        // Windows run on real time (limits are about traffic); on the engine clock a test decides when one ends.
+        limiter: opts.rateLimit === false ? null : new RateLimiter(windowMs, opts.rateClock === 'engine' ? () => Date.parse(engine.clock().now) : Date.now),
+        tls,
+        faults,
+        log: (line) => ctx.io.stderr.write(`${new Date().toISOString()} ${line}\n`),
+      });
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      throw new UsageError(
+        code === 'EADDRINUSE'
+          ? `port ${port} is in use: choose another with --port (0 picks a free one)`
+          : `cannot listen on ${host}:${port}: ${(err as Error).message}`,
+      );
+    }
+    // Ready to be stopped before saying it is ready: whoever starts the server may stop it as soon as it prints its address.
+    let stopRequested: (signal: string) => void = () => {};
+    const stopped = new Promise<string>((resolve) => (stopRequested = resolve));
+    const onSigint = () => stopRequested('SIGINT');
+    const onSigterm = () => stopRequested('SIGTERM');
+    process.once('SIGINT', onSigint);
+    process.once('SIGTERM', onSigterm);
+    try {
+      lock.listening(running.url);
+      ctx.io.stdout.write(`${running.url}\n`);
+      ctx.note(
+        `tpa local serve: listening on ${running.url} (data in ${ctx.paths.dataDir}${opts.rateLimit === false ? ', no rate limits' : ''}${tls ? `, ${tlsLabel(tls)}` : ''}${tls?.clientCa ? ', client certificates required, tokens at /oauth2/token' : ''}${faults.empty ? '' : `, faults injected: TPA_FAULT=${ctx.io.env.TPA_FAULT}`}); Ctrl-C stops it`,
+      );
+      ctx.note(`${await stopped}: shutting down`);
+      await running.close();
+    } finally {
+      process.removeListener('SIGINT', onSigint);
+      process.removeListener('SIGTERM', onSigterm);
+    }
+  } finally {
+    transport?.close();
     releaseHeap();
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new UsageError(
-      code === 'EADDRINUSE'
-        ? `port ${port} is in use: choose another with --port (0 picks a free one)`
-        : `cannot listen on ${String(opts.host)}:${port}: ${(err as Error).message}`,
-    );
+    lock.release();
   }
-  ctx.io.stdout.write(`${running.url}\n`);
-  ctx.note(
-    `tpa local serve: listening on ${running.url} (data in ${ctx.paths.dataDir}${opts.rateLimit === false ? ', no rate limits' : ''}${tls?.clientCa ? ', client certificates required, tokens at /oauth2/token' : ''}${faults.empty ? '' : `, faults injected: TPA_FAULT=${ctx.io.env.TPA_FAULT}`}); Ctrl-C stops it`,
-  );
-  await new Promise<void>((resolve) => {
-    const stop = (signal: string) => {
-      ctx.note(`${signal}: shutting down`);
-      void running!.close().then(resolve);
-    };
-    process.once('SIGINT', () => stop('SIGINT'));
-    process.once('SIGTERM', () => stop('SIGTERM'));
-  });
-  transport.close();
-  releaseHeap();
 };
 
 export const auditVerify: Handler = async (ctx, _args, opts) => {

@@ -14,7 +14,9 @@ export function registerLocal(local: Command, act: Act): void {
   ).action(act(run, 'fixtures'));
 
   examples(
-    local.command('reset').description('delete the local engine database; it is re-created and re-seeded on next use (asks; --yes to skip)'),
+    local
+      .command('reset')
+      .description('delete the local engine database; it is re-created and re-seeded on next use (asks; --yes to skip; refused while local serve runs)'),
     'tpa local reset',
     'tpa local reset --yes',
   ).action(act(run, 'reset'));
@@ -45,7 +47,9 @@ export function registerLocal(local: Command, act: Act): void {
   examples(
     local
       .command('serve')
-      .description('serve the embedded engine over HTTP (API keys, scopes, rate limits), for profiles and scripts to talk to')
+      .description(
+        'serve the embedded engine over HTTP (API keys, scopes, rate limits), for profiles and scripts to talk to; holds the data directory while it runs',
+      )
       .option('--host <host>', 'address to listen on', '127.0.0.1')
       .option('--port <port>', 'port; 0 picks a free one (printed on stdout)', '4010')
       .option('--no-rate-limit', 'no rate limits (load tests)')
@@ -61,10 +65,23 @@ export function registerLocal(local: Command, act: Act): void {
       .option('--tls-cert <file>', 'serve HTTPS with this certificate (PEM)')
       .option('--tls-key <file>', 'the private key of --tls-cert (PEM)')
       .option('--client-ca <file>', 'require client certificates signed by this CA, and serve POST /oauth2/token (production flow)')
-      .addOption(valuesOption('--tls-max-version <version>', 'highest TLS version to accept, e.g. 1.2 to act as a legacy service', ['1.2', '1.3'])),
+      .addOption(
+        valuesOption('--tls-min <version>', 'lowest TLS version to accept (default 1.3; 1.2 for a legacy client, with forward-secret AEAD ciphers only)', [
+          '1.2',
+          '1.3',
+        ]),
+      )
+      .addOption(
+        valuesOption('--tls-max-version <version>', 'highest TLS version to accept, e.g. 1.2 to act as a legacy service (then 1.2 only)', ['1.2', '1.3']),
+      )
+      .option(
+        '--insecure-http',
+        'serve plain HTTP on a --host other than loopback (refused without it: keys and member data would cross the network unencrypted)',
+      ),
     'tpa local serve --port 4010',
     'tpa local serve --port 0 --no-rate-limit',
     'tpa local serve --port 8443 --tls-cert server.pem --tls-key server-key.pem --client-ca clients-ca.pem',
+    'tpa local serve --host 0.0.0.0 --port 8443 --tls-cert server.pem --tls-key server-key.pem --tls-min 1.2',
   ).action(act(run, 'serve'));
 
   const keys = local.command('keys').description('API keys of `tpa local serve`');

@@ -1,0 +1,84 @@
+// A running `tpa local serve` holds its data directory (README "Over the wire"): `tpa local reset`
+// would otherwise delete the database under a server that goes on answering 201 into it, and a
+// second server would count rate limits apart from the first. The lock is the kernel's, as a
+// journal's is (journal-lock.ts): an exclusive SQLite transaction on `serve.lock` in the data
+// directory, which the kernel lets go when its holder exits however it ends, so a server that was
+// killed leaves no lock behind and no pid is ever guessed dead. `serve.lock.json` beside it says
+// who holds it (pid, port, since), to name the holder; it is only ever read as information.
+// `local reset` takes the same lock while it deletes, so that no server starts meanwhile.
+import { hostname } from 'node:os';
+import { closeSync, mkdirSync, openSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { ConflictError } from '../errors.js';
+import { holdExclusively, letGo, type LockDb, readLockInfo, writeLockInfo } from './journal-lock.js';
+
+type Command = 'local serve' | 'local reset';
+
+/** Who holds a data directory, as its holder wrote it. */
+export interface DataDirHolder {
+  pid: number;
+  host: string;
+  since: string;
+  command: Command;
+  /** Where a server listens, once it does. */
+  url?: string;
+  port?: number;
+}
+
+export class DataDirLock {
+  private constructor(
+    private readonly db: LockDb,
+    private readonly infoPath: string,
+    private holder: DataDirHolder,
+  ) {}
+
+  /**
+   * Takes the lock of `dataDir` for `command`, or refuses at once (exit 4, DESIGN.md: a conflict or
+   * wrong state) naming the server (pid, port) or the reset that holds it.
+   */
+  static async take(dataDir: string, command: Command): Promise<DataDirLock> {
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    const file = join(dataDir, 'serve.lock');
+    closeSync(openSync(file, 'a', 0o600));
+    const infoPath = `${file}.json`;
+    const db = await holdExclusively(file, `the lock of the data directory ${dataDir}`);
+    if (!db) {
+      const holder = readLockInfo<DataDirHolder>(infoPath);
+      throw new ConflictError(refusal(dataDir, command, holder), {
+        code: 'data_dir_busy',
+        details: holder,
+        hint:
+          command === 'local reset'
+            ? `stop that server first (Ctrl-C in its terminal${holder ? `, or kill ${holder.pid}` : ''}), then reset`
+            : 'use the server that runs, or another data directory (TPA_HOME)',
+      });
+    }
+    const holder: DataDirHolder = { pid: process.pid, host: hostname(), since: new Date().toISOString(), command };
+    writeLockInfo(infoPath, holder);
+    return new DataDirLock(db, infoPath, holder);
+  }
+
+  /** Records where the server listens, for a reset to name it. */
+  listening(url: string): void {
+    this.holder = { ...this.holder, url, port: Number(new URL(url).port) };
+    writeLockInfo(this.infoPath, this.holder);
+  }
+
+  /** Lets the data directory go. The lock file stays: removing it would let two processes lock two files of one name. */
+  release(): void {
+    rmSync(this.infoPath, { force: true });
+    letGo(this.db);
+  }
+}
+
+function refusal(dataDir: string, command: Command, holder: DataDirHolder | undefined): string {
+  const elsewhere = holder && holder.host !== hostname() ? ` on ${holder.host}` : '';
+  const who = !holder
+    ? 'another tpa process'
+    : holder.command === 'local reset'
+      ? `\`tpa local reset\` (pid ${holder.pid}${elsewhere})`
+      : `a running \`tpa local serve\` (pid ${holder.pid}${elsewhere}, ${holder.port === undefined ? 'starting' : `port ${holder.port}, ${holder.url}`}, since ${holder.since})`;
+  return command === 'local reset'
+    ? `the data directory ${dataDir} is held by ${who}: resetting would delete the database under it. Nothing was deleted.`
+    : `the data directory ${dataDir} is held by ${who}: one server per data directory.`;
+}
