@@ -132,18 +132,17 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
   }
   const Driver = encrypted ? cipherSqlite() : Database;
   const db = new Driver(file);
-  if (encrypted) {
-    applyDatabaseKey(db, options.key!);
-    try {
-      db.pragma('user_version', { simple: true });
-    } catch (err) {
-      db.close();
-      if ((err as { code?: string }).code === 'SQLITE_NOTADB') throw keyProblem(file, true);
-      throw err;
-    }
+  if (encrypted) applyDatabaseKey(db, options.key!);
+  // Read before the journal is switched to WAL, for a file the header did not decide (encrypted, or a
+  // WAL not yet copied); the first read of an encrypted file is where a wrong key shows.
+  let version: number;
+  try {
+    version = db.pragma('user_version', { simple: true }) as number;
+  } catch (err) {
+    if (!encrypted) throw err;
+    db.close();
+    throw (err as { code?: string }).code === 'SQLITE_NOTADB' ? keyProblem(file, true) : err;
   }
-  // Read before the journal is switched to WAL, for a file the header did not decide (encrypted, or a WAL not yet copied).
-  const version = db.pragma('user_version', { simple: true }) as number;
   if (version > SCHEMA_VERSION) {
     db.close();
     throw newerDatabase(file, version);
