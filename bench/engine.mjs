@@ -9,9 +9,12 @@
 // The claims' rate is read against its floor too (issue 21, bench/lib/floor.mjs): better-sqlite3
 // alone committing what one of these claims writes, with the engine's pragmas, on the same disk, in
 // slices paired with the claims' (a fifth as many transactions as claims), target ≥ 50%.
+// - encryption at rest: claims/s and a deep ledger page on an encrypted database against a plain one,
+//   both filled in the same run in alternating slices, target ≤ 15% cost (BENCH_CIPHER_CLAIMS, default 20,000).
 // Prints one line per figure with its target; exits 1 when a target is missed.
 // BENCH_LEDGER=20000 builds a smaller "large" ledger for a quick look (targets still printed).
 import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,6 +28,8 @@ const CLOCK = clockFor(LARGE);
 const FLOOR_TARGET = 50; // % of the floor (issue 21)
 const FLOOR_SHARE = 0.2; // floor transactions per claim
 const SLICE = 5000; // claims between two slices of the floor
+const CIPHER_CLAIMS = Number(process.env.BENCH_CIPHER_CLAIMS ?? 20_000); // claims into each of the plain and encrypted databases
+const CIPHER_SLICE = 2000; // claims into one before the other
 
 const { Engine, claimTemplate, work } = await loadEngine();
 const large = join(work, 'large');
@@ -130,6 +135,78 @@ try {
     ratio <= 2,
   );
   engine.close();
+
+  // Encryption at rest (issue 23, item 21): the same claims into a plain and an encrypted database
+  // (SQLCipher's AES-256-CBC format, engine/store/cipher.ts), in alternating slices so both see the same
+  // machine; then deep ledger pages on each. Target: encryption costs at most 15%.
+  {
+    const n = CIPHER_CLAIMS;
+    const clock = clockFor(n);
+    const key = randomBytes(32);
+    const env = { TPA_CLOCK: clock, TPA_ADJUDICATION_DELAY: '0' };
+    const plainEngine = Engine.open({ dataDir: join(work, 'cipher-plain'), env });
+    const encryptedEngine = Engine.open({ dataDir: join(work, 'cipher-encrypted'), env, databaseKey: key, createEncrypted: true });
+    try {
+      // Wall time and the process's CPU time per slice: on a shared machine the wall time carries
+      // other processes' load, the CPU time only what encryption adds, and the target is read on it.
+      let plainSeconds = 0;
+      let encryptedSeconds = 0;
+      let plainCpu = 0;
+      let encryptedCpu = 0;
+      const cpuSeconds = (fn) => {
+        const before = process.cpuUsage();
+        const elapsed = fn();
+        const used = process.cpuUsage(before);
+        return [elapsed[elapsed.length - 1], (used.user + used.system) / 1e6];
+      };
+      for (let start = 0; start < n; start += CIPHER_SLICE) {
+        const end = Math.min(n, start + CIPHER_SLICE);
+        const [p, pc] = cpuSeconds(() => submitClaims(plainEngine, claimTemplate, start, end));
+        const [e, ec] = cpuSeconds(() => submitClaims(encryptedEngine, claimTemplate, start, end));
+        plainSeconds += p;
+        encryptedSeconds += e;
+        plainCpu += pc;
+        encryptedCpu += ec;
+      }
+      const claimCost = (1 - plainSeconds / encryptedSeconds) * 100;
+      const cpuCost = (1 - plainCpu / encryptedCpu) * 100;
+      figure(
+        `claims/s, encrypted vs plain database (${fmt(n)} each, same slices)`,
+        `${fmt(n / encryptedSeconds)}/s vs ${fmt(n / plainSeconds)}/s (${claimCost.toFixed(1)}% wall, ${cpuCost.toFixed(1)}% CPU)`,
+        '≤ 15% CPU cost',
+        cpuCost <= 15,
+      );
+      const pageOn = (e, offset) => {
+        const start = process.hrtime.bigint();
+        const res = e.handle({
+          method: 'GET',
+          path: '/tpa-api/v1/ledger/entries/',
+          query: new URLSearchParams({ limit: '20', offset: String(offset) }),
+          headers: {},
+          body: undefined,
+        });
+        if (res.status !== 200 || res.body.results.length !== 20) throw new Error(`page at ${offset}: ${res.status}`);
+        return Number(process.hrtime.bigint() - start) / 1e6;
+      };
+      const plainPages = [];
+      const encryptedPages = [];
+      for (let i = 0; i < 50; i++) pageOn(plainEngine, 500 + i), pageOn(encryptedEngine, 500 + i); // warm-up
+      for (let i = 0; i < 200; i++) {
+        plainPages.push(pageOn(plainEngine, n - 1000 + i));
+        encryptedPages.push(pageOn(encryptedEngine, n - 1000 + i));
+      }
+      const pageCost = (median(encryptedPages) / median(plainPages) - 1) * 100;
+      figure(
+        `one ledger page at offset ${fmt(n - 1000)}, encrypted vs plain`,
+        `${median(encryptedPages).toFixed(3)} ms vs ${median(plainPages).toFixed(3)} ms (${pageCost.toFixed(1)}% cost)`,
+        '≤ 15% cost',
+        pageCost <= 15,
+      );
+    } finally {
+      plainEngine.close();
+      encryptedEngine.close();
+    }
+  }
 
   // The CLI listing, in-process, at both sizes.
   const base = { ...process.env, TPA_CLOCK: CLOCK, TPA_ADJUDICATION_DELAY: '0', TPA_KEYRING: 'off' };

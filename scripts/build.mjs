@@ -129,8 +129,9 @@ const shared = {
   platform: 'node',
   target: 'node22',
   // Dependencies are bundled (resolving and reading many small files from node_modules costs more
-  // at start-up than one file); the keychain binding stays external, and better-sqlite3's addon (above).
-  external: ['@napi-rs/keyring'],
+  // at start-up than one file); the keychain binding stays external, and better-sqlite3's addon (above),
+  // and the optional cipher build of it, loaded only for an encrypted database (engine/store/cipher.ts).
+  external: ['@napi-rs/keyring', 'better-sqlite3-multiple-ciphers'],
   sourcemap: 'linked',
   // Fewer bytes to read and parse at start-up; names stay, so errors remain readable.
   minifySyntax: true,

@@ -25,7 +25,7 @@ export async function loadEngine() {
     format: 'esm',
     platform: 'node',
     target: 'node20',
-    external: ['better-sqlite3', '@napi-rs/keyring'],
+    external: ['better-sqlite3', 'better-sqlite3-multiple-ciphers', '@napi-rs/keyring'],
     banner: { js: "import { createRequire as __tpaCreateRequire } from 'node:module'; const require = __tpaCreateRequire(import.meta.url);" },
     outExtension: { '.js': '.mjs' },
     logLevel: 'warning',

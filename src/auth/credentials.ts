@@ -83,6 +83,11 @@ class KeychainStore implements SecretStore {
   }
 }
 
+/** The OS keychain alone, with no file to fall back to (the local database's key: database-key.ts). */
+export function keychainStore(): SecretStore {
+  return new KeychainStore();
+}
+
 interface CredentialsFile {
   secrets?: Record<string, string>;
 }

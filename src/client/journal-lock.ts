@@ -8,7 +8,7 @@
 // reach the same lock. Beside it, `<lock>.json` says who holds it (pid, host, since) so that a
 // second run can name the first; it is only ever read as information.
 import { hostname } from 'node:os';
-import { closeSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, fchmodSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ConflictError, UsageError } from '../errors.js';
 
@@ -99,6 +99,13 @@ export async function holdExclusively(file: string, what: string): Promise<LockD
   const { default: Database } = await import('better-sqlite3');
   let db: LockDb;
   try {
+    // Made 0600 before SQLite opens it (SQLite would make it by the umask): every file in the data folder is private.
+    const fd = openSync(file, 'a', 0o600);
+    try {
+      fchmodSync(fd, 0o600);
+    } finally {
+      closeSync(fd);
+    }
     db = new Database(file, { timeout: 0 });
   } catch (err) {
     throw new UsageError(`cannot open ${what} (${file}): ${(err as Error).message}`);

@@ -7,7 +7,7 @@ import { NetworkError } from '../errors.js';
 import type { Transport, TransportRequest, TransportResponse } from './transport.js';
 
 /** How the engine keeps its file (EngineOptions): its page cache and memory map. */
-export type EngineStorage = Pick<EngineOptions, 'pageCacheKb' | 'mmapBytes'>;
+export type EngineStorage = Pick<EngineOptions, 'pageCacheKb' | 'mmapBytes' | 'databaseKey' | 'createEncrypted' | 'note'>;
 
 export class LocalTransport implements Transport {
   readonly name = 'local';
@@ -33,8 +33,17 @@ export class LocalTransport implements Transport {
         import('../engine/engine.js'),
         import('../engine/store/db.js'),
       ]);
+      // An encrypted database is opened with its key: TPA_DB_KEY (read by the engine), else the keychain's.
+      let databaseKey = this.storage.databaseKey;
+      if (!databaseKey && !this.env.TPA_DB_KEY) {
+        const { databaseFileState } = await import('../engine/store/cipher.js');
+        if (databaseFileState(databaseFile(this.dataDir)).kind === 'encrypted') {
+          const { findDatabaseKey } = await import('../auth/database-key.js');
+          databaseKey = await findDatabaseKey(this.dataDir, this.env);
+        }
+      }
       try {
-        this.engine = Engine.open({ dataDir: this.dataDir, env: this.env, pageCacheKb: CLI_PAGE_CACHE_KB, ...this.storage });
+        this.engine = Engine.open({ dataDir: this.dataDir, env: this.env, pageCacheKb: CLI_PAGE_CACHE_KB, ...this.storage, databaseKey });
       } catch (err) {
         // The local database cannot be opened or upgraded: the storage's fault, said plainly (exit 8).
         const problem = storageProblem(err, databaseFile(this.dataDir));

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { ConflictError } from '../errors.js';
 import { holdExclusively, letGo, type LockDb, readLockInfo, writeLockInfo } from './journal-lock.js';
 
-type Command = 'local serve' | 'local reset';
+type Command = 'local serve' | 'local reset' | 'local encrypt';
 
 /** Who holds a data directory, as its holder wrote it. */
 export interface DataDirHolder {
@@ -48,8 +48,8 @@ export class DataDirLock {
         code: 'data_dir_busy',
         details: holder,
         hint:
-          command === 'local reset'
-            ? `stop that server first (Ctrl-C in its terminal${holder ? `, or kill ${holder.pid}` : ''}), then reset`
+          command !== 'local serve'
+            ? `stop that server first (Ctrl-C in its terminal${holder ? `, or kill ${holder.pid}` : ''}), then run ${command} again`
             : 'use the server that runs, or another data directory (TPA_HOME)',
       });
     }
@@ -75,10 +75,10 @@ function refusal(dataDir: string, command: Command, holder: DataDirHolder | unde
   const elsewhere = holder && holder.host !== hostname() ? ` on ${holder.host}` : '';
   const who = !holder
     ? 'another tpa process'
-    : holder.command === 'local reset'
-      ? `\`tpa local reset\` (pid ${holder.pid}${elsewhere})`
+    : holder.command !== 'local serve'
+      ? `\`tpa ${holder.command}\` (pid ${holder.pid}${elsewhere})`
       : `a running \`tpa local serve\` (pid ${holder.pid}${elsewhere}, ${holder.port === undefined ? 'starting' : `port ${holder.port}, ${holder.url}`}, since ${holder.since})`;
-  return command === 'local reset'
-    ? `the data directory ${dataDir} is held by ${who}: resetting would delete the database under it. Nothing was deleted.`
-    : `the data directory ${dataDir} is held by ${who}: one server per data directory.`;
+  if (command === 'local reset') return `the data directory ${dataDir} is held by ${who}: resetting would delete the database under it. Nothing was deleted.`;
+  if (command === 'local encrypt') return `the data directory ${dataDir} is held by ${who}: encrypting would rewrite the database under it. Nothing was changed.`;
+  return `the data directory ${dataDir} is held by ${who}: one server per data directory.`;
 }

@@ -38,6 +38,7 @@ import { listAudit, verifyAudit, verifyAuditDeep, type AuditFilter, type DeepVer
 import type { ChainVerdict, StoredAudit } from '../domain/audit.js';
 import { fixtures } from './services/fixtures.js';
 import { simulate, type Scenario } from './services/sandbox.js';
+import { parseDatabaseKey } from './store/cipher.js';
 import { openDatabase, PAGE_CACHE_KB, storageProblem, type Db } from './store/db.js';
 
 export const DEFAULT_ADJUDICATION_DELAY_MS = 3000;
@@ -62,6 +63,12 @@ export interface EngineOptions {
   pageCacheKb?: number;
   /** How much of the database file to read through a memory map (SERVER_MMAP_BYTES for local serve). */
   mmapBytes?: number;
+  /** The key of an encrypted database (from the keychain); TPA_DB_KEY in `env` when not given. */
+  databaseKey?: Buffer;
+  /** Create the database encrypted when there is none yet (tpa local init --encrypt). */
+  createEncrypted?: boolean;
+  /** Where a note for the user goes (a data folder that was narrowed); stderr by default. */
+  note?: (text: string) => void;
 }
 
 export function databaseFile(dataDir: string): string {
@@ -108,8 +115,16 @@ export class Engine {
       throw new UsageError(`TPA_ADJUDICATION_DELAY must be a duration such as 3s or 0 (got "${delayText}")`);
     }
     const pageCacheKb = options.pageCacheKb ?? PAGE_CACHE_KB;
+    const key = options.databaseKey ?? (env.TPA_DB_KEY ? parseDatabaseKey(env.TPA_DB_KEY, 'TPA_DB_KEY') : undefined);
     return new Engine(
-      openDatabase(databaseFile(options.dataDir), { clockOverride: override, cacheKb: pageCacheKb, mmapBytes: options.mmapBytes }),
+      openDatabase(databaseFile(options.dataDir), {
+        clockOverride: override,
+        cacheKb: pageCacheKb,
+        mmapBytes: options.mmapBytes,
+        key,
+        createEncrypted: options.createEncrypted,
+        note: options.note,
+      }),
       override,
       adjudicationDelayMs,
       pageCacheKb,

@@ -93,3 +93,37 @@ describe('API keys in the Secret Service', () => {
     expect((await run(['auth', 'status', '-p', profile])).code).toBe(5);
   });
 });
+
+describe('the local database key in the Secret Service', () => {
+  it('local init --encrypt keeps a new key in the keyring and in no file; later commands and local serve open the database with it', async () => {
+    const data = tempDir();
+    const account = `database-key:${data.dir}`;
+    const env = { TPA_KEYRING: 'required' };
+    try {
+      const init = await tpa(['local', 'init', '--encrypt'], { home: data.dir, env });
+      expect(init.code, init.stderr).toBe(0);
+      expect(init.stderr).toMatch(/encrypted \(AES-256\); its key is in Secret Service/);
+      const stored = lookup(account).stdout;
+      expect(stored).toMatch(/^[0-9a-f]{64}$/);
+      for (const file of filesUnder(data.dir)) {
+        const bytes = readFileSync(file);
+        expect(bytes.includes(stored) || bytes.includes(Buffer.from(stored, 'hex')), file).toBe(false);
+      }
+      const fixtures = await tpa(['local', 'fixtures', '-o', 'json'], { home: data.dir, env });
+      expect(fixtures.code, fixtures.stderr).toBe(0);
+      expect(fixtures.stdout).toContain('Jane Doe');
+      expect(readFileSync(join(data.dir, 'local.sqlite')).includes(Buffer.from('Jane Doe'))).toBe(false);
+      const apiKey = (await tpa(['local', 'keys', 'create'], { home: data.dir, env })).stdout.trim();
+      const server = await serve(data.dir, [], env);
+      try {
+        const res = await fetch(`${server.url}/tpa-api/v1/ledger/entries/?limit=1`, { headers: { 'X-API-Key': apiKey } });
+        expect(res.status).toBe(200);
+      } finally {
+        await server.stop();
+      }
+    } finally {
+      spawnSync('secret-tool', ['clear', 'service', 'tpa', 'username', account]);
+      data.remove();
+    }
+  });
+});

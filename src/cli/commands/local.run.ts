@@ -86,6 +86,70 @@ export const fixtures: Handler = async (ctx) => {
   }
 };
 
+export const init: Handler = async (ctx, _args, opts) => {
+  const transport = await openEngine(ctx, { note: ctx.note });
+  const [{ databaseFile }, { cipherSqlite, databaseFileState }] = await Promise.all([import('../../engine/engine.js'), import('../../engine/store/cipher.js')]);
+  const file = databaseFile(ctx.paths.dataDir);
+  const state = databaseFileState(file);
+  if (state.kind !== 'absent') {
+    if (opts.encrypt && state.kind !== 'encrypted') {
+      throw new ConflictError(`the local database ${file} exists and is not encrypted; nothing was changed`, { hint: 'try: tpa local encrypt' });
+    }
+    await transport.open();
+    transport.close();
+    ctx.note(`init: ${file} exists already${state.kind === 'encrypted' ? ' (encrypted)' : ''}; nothing was changed`);
+    return { data: { database: file, created: false, encrypted: state.kind === 'encrypted' } };
+  }
+  let storage: EngineStorage = { note: ctx.note };
+  let keptIn = '';
+  if (opts.encrypt) {
+    cipherSqlite(); // missing, said before a key is made
+    const { newDatabaseKey } = await import('../../auth/database-key.js');
+    const made = await newDatabaseKey(ctx.paths.dataDir, ctx.io.env);
+    storage = { ...storage, databaseKey: made.key, createEncrypted: true };
+    keptIn = made.keptIn;
+  }
+  const created = await openEngine(ctx, storage);
+  await created.open();
+  created.close();
+  ctx.note(`init: created ${file}${opts.encrypt ? `, encrypted (AES-256); its key is in ${keptIn}` : ''}`);
+  return { data: { database: file, created: true, encrypted: opts.encrypt === true } };
+};
+
+export const encrypt: Handler = async (ctx) => {
+  const transport = await openEngine(ctx, { note: ctx.note });
+  const [{ databaseFile }, { cipherSqlite, databaseFileState }, { encryptDatabase }] = await Promise.all([
+    import('../../engine/engine.js'),
+    import('../../engine/store/cipher.js'),
+    import('../../engine/store/db.js'),
+  ]);
+  const file = databaseFile(ctx.paths.dataDir);
+  const state = databaseFileState(file);
+  if (state.kind === 'absent') throw new UsageError(`there is no local database at ${file} yet`, { hint: 'try: tpa local init --encrypt' });
+  if (state.kind === 'encrypted') throw new ConflictError(`the local database ${file} is encrypted already; nothing was changed`);
+  // Refused while `local serve` holds the data directory, and held while converting so that none starts meanwhile.
+  const { DataDirLock } = await import('../../client/serve-lock.js');
+  const lock = await DataDirLock.take(ctx.paths.dataDir, 'local encrypt');
+  let keptIn: string;
+  try {
+    // Opened first as it is: a database from a newer tpa, or not a database, is refused before any key is made.
+    await transport.open();
+    transport.close();
+    cipherSqlite();
+    const { newDatabaseKey } = await import('../../auth/database-key.js');
+    const made = await newDatabaseKey(ctx.paths.dataDir, ctx.io.env);
+    keptIn = made.keptIn;
+    encryptDatabase(file, made.key);
+    const check = await openEngine(ctx, { databaseKey: made.key, note: ctx.note });
+    await check.open();
+    check.close();
+  } finally {
+    lock.release();
+  }
+  ctx.note(`encrypt: ${file} is encrypted (AES-256); its key is in ${keptIn}`);
+  return { data: { database: file, encrypted: true } };
+};
+
 export const reset: Handler = async (ctx) => {
   await openEngine(ctx);
   const [{ databaseFile }, { removeDatabase }, { DataDirLock }] = await Promise.all([

@@ -15,8 +15,19 @@ export function registerLocal(local: Command, act: Act): void {
 
   examples(
     local
-      .command('reset')
-      .description('delete the local engine database; it is re-created and re-seeded on next use (asks; --yes to skip; refused while local serve runs)'),
+      .command('init')
+      .description('create the local engine database now (it is otherwise created on first use)')
+      .option('--encrypt', 'encrypt it (AES-256); its key goes to the OS keychain, or comes from TPA_DB_KEY'),
+    'tpa local init --encrypt',
+    'TPA_DB_KEY=$(openssl rand -hex 32) tpa local init --encrypt',
+  ).action(act(run, 'init'));
+  examples(
+    local.command('encrypt').description('encrypt the existing local database (AES-256); its key goes to the OS keychain, or comes from TPA_DB_KEY'),
+    'tpa local encrypt',
+  ).action(act(run, 'encrypt'));
+
+  examples(
+    local.command('reset').description('delete the local engine database; it is re-created and re-seeded on next use (asks; --yes to skip; refused while local serve runs)'),
     'tpa local reset',
     'tpa local reset --yes',
   ).action(act(run, 'reset'));

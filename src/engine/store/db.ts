@@ -1,8 +1,9 @@
 // Opens the engine's SQLite file, applying migrations and the seed on first use.
 import Database from 'better-sqlite3';
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, fchmodSync, mkdirSync, openSync, rmSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { UsageError } from '../../errors.js';
+import { ConflictError, UsageError } from '../../errors.js';
+import { applyDatabaseKey, cipherSqlite, databaseFileState, encryptInPlace, keyProblem } from './cipher.js';
 import { engineNow } from '../clock.js';
 import { MIGRATIONS } from './migrations.js';
 import { SEEDS } from './seed.js';
@@ -50,11 +51,102 @@ export interface OpenOptions {
   cacheKb?: number;
   /** How much of the file to read through a memory map (default none; SERVER_MMAP_BYTES for local serve). */
   mmapBytes?: number;
+  /** The key of an encrypted database (cipher.ts); a plain database does not need it. */
+  key?: Buffer;
+  /** Create a new database encrypted with `key` (tpa local init --encrypt) when there is none yet. */
+  createEncrypted?: boolean;
+  /** Where a note for the user goes (a data folder that was narrowed); stderr by default. */
+  note?: (text: string) => void;
+}
+
+/**
+ * The data folder is the user's alone (0700), whatever the umask: it holds member names and dates
+ * of birth. A folder that was there, wider, is narrowed, and the user told (once: it stays narrowed).
+ */
+export function privateDataDir(dir: string, note: (text: string) => void = (text) => process.stderr.write(`${text}\n`)): void {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const mode = statSync(dir).mode & 0o777;
+  if ((mode & 0o077) !== 0) {
+    // Only the others' bits go: a folder its owner made read-only stays so.
+    const narrowed = mode & 0o700;
+    try {
+      chmodSync(dir, narrowed);
+    } catch (err) {
+      note(
+        `tpa: the data folder ${dir} is readable by others (mode ${mode.toString(8).padStart(4, '0')}) and could not be narrowed to ${narrowed.toString(8).padStart(4, '0')}: ${(err as Error).message}`,
+      );
+      return;
+    }
+    note(
+      `tpa: the data folder ${dir} was readable by others (mode ${mode.toString(8).padStart(4, '0')}); it is now ${narrowed.toString(8).padStart(4, '0')}, the owner's alone`,
+    );
+  }
+}
+
+/**
+ * Every file of the database (the file, its WAL and shared memory, a journal) is the owner's alone:
+ * made 0600, and an older one readable by others narrowed (a file its owner made read-only stays so).
+ */
+function privateDatabaseFiles(file: string): void {
+  for (const suffix of ['', '-wal', '-shm', '-journal']) {
+    try {
+      const mode = statSync(`${file}${suffix}`).mode & 0o777;
+      if ((mode & 0o077) !== 0) chmodSync(`${file}${suffix}`, mode & 0o600);
+    } catch {
+      // Absent, or not ours to change (a read-only folder): SQLite says what it cannot do when it opens the file.
+    }
+  }
+}
+
+function newerDatabase(file: string, version: number): UsageError {
+  return new UsageError(
+    `the local database ${file} was written by a newer tpa (schema version ${version}; this tpa knows ${SCHEMA_VERSION}): upgrade tpa to use it; it was not changed`,
+  );
 }
 
 export function openDatabase(file: string, options: OpenOptions = {}): Db {
-  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-  const db = new Database(file);
+  privateDataDir(dirname(file), options.note);
+  // What the file is, read before SQLite opens it: a database from a newer tpa is refused with
+  // nothing changed (no switch to WAL, no new mode), and an encrypted one needs its key.
+  const state = databaseFileState(file);
+  // A WAL database whose WAL is not empty may hold a newer user_version than its header: SQLite reads it below.
+  if (state.kind === 'plain' && state.userVersion > SCHEMA_VERSION && !(state.wal && nonEmpty(`${file}-wal`))) {
+    throw newerDatabase(file, state.userVersion);
+  }
+  if (state.kind === 'encrypted' && !options.key) throw keyProblem(file, false);
+  const encrypted = state.kind === 'encrypted' || (state.kind === 'absent' && options.createEncrypted === true && options.key !== undefined);
+  if (state.kind === 'absent') {
+    // SQLite gives the WAL and shared-memory files the mode of the database file: made 0600 first,
+    // they are too, whatever the umask.
+    let fd: number | undefined;
+    try {
+      fd = openSync(file, 'a', 0o600);
+      fchmodSync(fd, 0o600);
+    } catch {
+      // A folder that cannot be written: SQLite's own open below says so (storageProblem).
+    } finally {
+      if (fd !== undefined) closeSync(fd);
+    }
+  } else {
+    privateDatabaseFiles(file);
+  }
+  const Driver = encrypted ? cipherSqlite() : Database;
+  const db = new Driver(file);
+  if (encrypted) applyDatabaseKey(db, options.key!);
+  // Read before the journal is switched to WAL, for a file the header did not decide (encrypted, or a
+  // WAL not yet copied); the first read of an encrypted file is where a wrong key shows.
+  let version: number;
+  try {
+    version = db.pragma('user_version', { simple: true }) as number;
+  } catch (err) {
+    if (!encrypted) throw err;
+    db.close();
+    throw (err as { code?: string }).code === 'SQLITE_NOTADB' ? keyProblem(file, true) : err;
+  }
+  if (version > SCHEMA_VERSION) {
+    db.close();
+    throw newerDatabase(file, version);
+  }
   // Each page a claim changes is written whole to the WAL, and each checkpoint waits for the WAL to
   // reach the disk (fsync): with 4 KiB pages a claim wrote 80 KB there for its 20 changed pages, and
   // the checkpoints' fsyncs were a quarter of a claim's time. 1 KiB pages write 28 KB for 27 pages
@@ -75,8 +167,17 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
   if (options.mmapBytes) db.pragma(`mmap_size = ${options.mmapBytes}`);
   db.pragma(`wal_autocheckpoint = ${Math.round(WAL_CHECKPOINT_BYTES / (db.pragma('page_size', { simple: true }) as number))}`);
   migrate(db, options, file);
+  privateDatabaseFiles(file);
   cacheStatements(db);
   return db;
+}
+
+function nonEmpty(file: string): boolean {
+  try {
+    return statSync(file).size > 0;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -99,11 +200,7 @@ function cacheStatements(db: Db): void {
 
 function migrate(db: Db, options: OpenOptions, file: string): void {
   const current = db.pragma('user_version', { simple: true }) as number;
-  if (current > SCHEMA_VERSION) {
-    throw new UsageError(
-      `the local database ${file} was written by a newer tpa (schema version ${current}; this tpa knows ${SCHEMA_VERSION}): upgrade tpa to use it; it was not changed`,
-    );
-  }
+  if (current > SCHEMA_VERSION) throw newerDatabase(file, current);
   if (current === SCHEMA_VERSION) return;
   // A migration that rebuilds a table other tables refer to (14) drops it while its children are in
   // place: SQLite's procedure for that is foreign keys off around the transaction (the pragma does
@@ -199,6 +296,28 @@ export function storageProblem(err: unknown, file: string): string | undefined {
     return `${file} is not a tpa database (or it is damaged): move it away, or run tpa local reset to start a new one`;
   }
   return undefined;
+}
+
+/**
+ * Encrypts a plain database in place (tpa local encrypt). SQLite rewrites every page in one
+ * journaled transaction, which needs the rollback journal instead of WAL and no other connection:
+ * a database another process holds (tpa local serve) is refused, unchanged.
+ */
+export function encryptDatabase(file: string, key: Buffer): void {
+  const Driver = cipherSqlite();
+  const db = new Driver(file, { fileMustExist: true });
+  try {
+    db.pragma('busy_timeout = 5000');
+    db.pragma('wal_checkpoint(TRUNCATE)');
+    if (db.pragma('journal_mode = DELETE', { simple: true }) !== 'delete') {
+      throw new ConflictError(`the local database ${file} is in use by another process (tpa local serve?): stop it, then encrypt; nothing was changed`);
+    }
+    encryptInPlace(db, key);
+    db.pragma('journal_mode = WAL');
+  } finally {
+    db.close();
+  }
+  privateDatabaseFiles(file);
 }
 
 /** Deletes the database file and its WAL companions; the next use creates and seeds a new one. */
