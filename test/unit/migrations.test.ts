@@ -25,6 +25,7 @@ const LANDED = [
   '7082c9795999c242',
   'c4d6ab9a1206a440',
   '2cf4e024ba9a1abf',
+  'b3b5bbb828de3608',
 ];
 
 describe('migrations', () => {

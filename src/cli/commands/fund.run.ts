@@ -4,6 +4,7 @@
 import type { TpaClient } from '../../client/client.js';
 import type { FundingApproved, LedgerDetail, SettlementRecord } from '../../client/types.js';
 import type { ProviderRole } from '../../domain/fhir-claim.js';
+import { AUDIT_HEAD_HEADER, parseAuditHead, type AuditHead } from '../../domain/audit.js';
 import { centsToAmount, formatCents, formatCentsGrouped, jsonNumberToCents, parseCents } from '../../domain/money.js';
 import { MAX_FUNDING_NOTES, splitPayouts, type PayoutShare } from '../../domain/settlement.js';
 import { characterCount } from '../../domain/validation.js';
@@ -238,9 +239,12 @@ async function approveOne(
     authorization_code: authCode!.trim(),
   });
   let approved: FundingApproved;
+  let head: AuditHead | undefined;
   try {
     try {
-      approved = (await client.approveFunding({ encounter_id: id, amount, authorization_code: authCode!.trim(), ...(notes ? { notes } : {}) }, key)).body;
+      const answer = await client.approveFunding({ encounter_id: id, amount, authorization_code: authCode!.trim(), ...(notes ? { notes } : {}) }, key);
+      approved = answer.body;
+      head = parseAuditHead(answer.headers[AUDIT_HEAD_HEADER]);
     } catch (err) {
       // A lost answer or a 5xx (a gateway may have passed the request on) leaves it unknown.
       if (err instanceof NetworkError) approved = await afterAmbiguousFailure(ctx, client, id, authCode!.trim(), err);
@@ -253,14 +257,16 @@ async function approveOne(
     throw err;
   }
   history.end(hid, 'APPROVED', approved.processor_transfer_id);
+  // The engine's audit head after this release (README "The audit chain"): for the operator to keep elsewhere.
   return {
-    data: approved,
+    data: head ? { ...approved, audit_head: head } : approved,
     table: (t) =>
       `${t.c.green('✓')} Fund release approved\n` +
       t.keyValues([
         ['Transfer', approved.processor_transfer_id],
         ['Settlement record', approved.settlement_record_id],
         ['Estimated arrival', approved.estimated_arrival],
+        ...(head ? ([['Audit head', `record ${head.seq} ${head.hash}`]] as [string, string][]) : []),
         ['Next', `tpa settlement show ${id}`],
       ]),
   };

@@ -685,4 +685,9 @@ export const MIGRATIONS: readonly string[] = [
   `,
   // 17: rates in force on a date, deductibles per line plan year, the latest recorded time (MONEY_IN_TIME above).
   MONEY_IN_TIME,
+  // (issue 23) who acted, in each audit record from here on, inside its hash (domain/audit.ts).
+  // Records made before keep no actor and their hashes, which leave it out: they verify as before.
+  `
+  ALTER TABLE audit_log ADD COLUMN actor TEXT;
+  `,
 ];
