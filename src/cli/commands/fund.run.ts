@@ -5,7 +5,7 @@ import type { TpaClient } from '../../client/client.js';
 import type { FundingApproved, LedgerDetail, SettlementRecord } from '../../client/types.js';
 import type { ProviderRole } from '../../domain/fhir-claim.js';
 import { AUDIT_HEAD_HEADER, parseAuditHead, type AuditHead } from '../../domain/audit.js';
-import { centsToAmount, formatCents, formatCentsGrouped, jsonNumberToCents, parseCents } from '../../domain/money.js';
+import { centsToAmount, formatCents, formatCentsGrouped, jsonNumberToCents, MAX_AMOUNT_CENTS, parseCents } from '../../domain/money.js';
 import { MAX_FUNDING_NOTES, splitPayouts, type PayoutShare } from '../../domain/settlement.js';
 import { characterCount } from '../../domain/validation.js';
 import { ConflictError, EXIT, NetworkError, NotFoundError, TpaError, UsageError, ValidationFailed } from '../../errors.js';
@@ -163,6 +163,8 @@ export const approve: Handler = async (ctx, [encounterId], opts) => {
   if (amountText !== undefined && parseCents(amountText) === undefined) {
     throw new ValidationFailed(`--amount: "${amountText}" is not an amount with at most two decimals, e.g. 2280.00`);
   }
+  if (amountText !== undefined && parseCents(amountText)! > MAX_AMOUNT_CENTS)
+    throw new ValidationFailed(`--amount: ${amountText} is more than ${formatCentsGrouped(MAX_AMOUNT_CENTS)}, the most one amount may be; nothing was sent`);
   if (!ctx.canPrompt) {
     const missing = [amountText === undefined && '--amount', authCode === undefined && '--auth-code', !ctx.yes && '--yes'].filter(Boolean);
     if (missing.length > 0) {
@@ -208,7 +210,14 @@ async function approveOne(
     const benefit = formatCents(benefitOf(detail));
     amountText ??= await ask('Amount to release (USD)', {
       default: benefit,
-      validate: (v) => (parseCents(v) === undefined ? 'an amount with at most two decimals' : parseCents(v)! === 0 ? 'must be more than 0.00' : true),
+      validate: (v) =>
+        parseCents(v) === undefined
+          ? 'an amount with at most two decimals'
+          : parseCents(v)! === 0
+            ? 'must be more than 0.00'
+            : parseCents(v)! > MAX_AMOUNT_CENTS
+              ? `at most ${formatCentsGrouped(MAX_AMOUNT_CENTS)}`
+              : true,
     });
     if (parseCents(amountText) !== benefitOf(detail)) {
       ctx.note(t.c.yellow(`warning: ${amountText} differs from the adjudicated benefit ${benefit}; the service will refuse it`));
