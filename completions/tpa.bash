@@ -362,26 +362,10 @@ _tpa() {
         __never__) ;;
       esac
       valued=''
-      words='fixtures init encrypt reset clock serve keys simulate audit'
+      words='fixtures reset clock serve keys simulate audit'
       flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
       ;;
     'local fixtures')
-      case "$prev" in
-        __never__) ;;
-      esac
-      valued=''
-      words=''
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
-      ;;
-    'local init')
-      case "$prev" in
-        __never__) ;;
-      esac
-      valued=''
-      words=''
-      flags='--encrypt -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
-      ;;
-    'local encrypt')
       case "$prev" in
         __never__) ;;
       esac
@@ -475,16 +459,24 @@ _tpa() {
         __never__) ;;
       esac
       valued=''
-      words='verify list'
+      words='verify head list'
       flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
       ;;
     'local audit verify')
       case "$prev" in
         __never__) ;;
       esac
+      valued='--expect-head'
+      words=''
+      flags='--deep --expect-head -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      ;;
+    'local audit head')
+      case "$prev" in
+        __never__) ;;
+      esac
       valued=''
       words=''
-      flags='--deep -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
       ;;
     'local audit list')
       case "$prev" in
@@ -536,7 +528,7 @@ _tpa() {
 }
 _tpa_is_command() {
   case "$1" in
-    'lookup'|'lookup blind'|'lookup full'|'lookup rates'|'claim'|'claim template'|'claim validate'|'claim submit'|'claim poll'|'fund'|'fund approve'|'fund run'|'fund history'|'settlement'|'settlement show'|'settlement report'|'ledger'|'ledger list'|'ledger show'|'ratesheet'|'ratesheet catalog'|'ratesheet init'|'ratesheet show'|'ratesheet config'|'ratesheet add'|'ratesheet remove'|'ratesheet load-catalog'|'ratesheet preview'|'ratesheet finalize'|'ratesheet import'|'ratesheet export'|'auth'|'auth login'|'auth status'|'auth logout'|'auth keys'|'auth rotate'|'config'|'config list'|'config get'|'config set'|'local'|'local fixtures'|'local init'|'local encrypt'|'local reset'|'local clock'|'local clock show'|'local clock advance'|'local clock set'|'local clock real'|'local serve'|'local keys'|'local keys create'|'local simulate'|'local audit'|'local audit verify'|'local audit list'|'api'|'health'|'demo'|'completion') return 0 ;;
+    'lookup'|'lookup blind'|'lookup full'|'lookup rates'|'claim'|'claim template'|'claim validate'|'claim submit'|'claim poll'|'fund'|'fund approve'|'fund run'|'fund history'|'settlement'|'settlement show'|'settlement report'|'ledger'|'ledger list'|'ledger show'|'ratesheet'|'ratesheet catalog'|'ratesheet init'|'ratesheet show'|'ratesheet config'|'ratesheet add'|'ratesheet remove'|'ratesheet load-catalog'|'ratesheet preview'|'ratesheet finalize'|'ratesheet import'|'ratesheet export'|'auth'|'auth login'|'auth status'|'auth logout'|'auth keys'|'auth rotate'|'config'|'config list'|'config get'|'config set'|'local'|'local fixtures'|'local reset'|'local clock'|'local clock show'|'local clock advance'|'local clock set'|'local clock real'|'local serve'|'local keys'|'local keys create'|'local simulate'|'local audit'|'local audit verify'|'local audit head'|'local audit list'|'api'|'health'|'demo'|'completion') return 0 ;;
   esac
   return 1
 }

@@ -362,6 +362,8 @@ async function execute(ctx: Context, journal: RunJournal, plan: RunPlan): Promis
       ...(counts.OWED > 0 ? ([['Owed again', `${counts.OWED} (${formatCentsGrouped(result.owedCents)})`]] as [string, string][]) : []),
       ['Not yet sent', String(plan.encounters.length - result.outcomes.length)],
       ['Journal', journal.path],
+      // The engine's audit head after the last release, for the operator to keep elsewhere (README "The audit chain").
+      ...(result.auditHead ? ([['Audit head', `record ${result.auditHead.seq} ${result.auditHead.hash}`]] as [string, string][]) : []),
     ]),
   ].join('\n');
   if (table) {

@@ -23,6 +23,8 @@ export class LocalTransport implements Transport {
      * serve` asks for a long-lived engine's cache and maps the file.
      */
     private readonly storage: EngineStorage = {},
+    /** Who acts, in the audit records of what this process does (`local:<profile>`). */
+    private readonly actor?: string,
   ) {
     this.faults = Faults.parse(env.TPA_FAULT);
   }
@@ -43,7 +45,7 @@ export class LocalTransport implements Transport {
         }
       }
       try {
-        this.engine = Engine.open({ dataDir: this.dataDir, env: this.env, pageCacheKb: CLI_PAGE_CACHE_KB, ...this.storage, databaseKey });
+        this.engine = Engine.open({ dataDir: this.dataDir, env: this.env, pageCacheKb: CLI_PAGE_CACHE_KB, ...this.storage, databaseKey, actor: this.actor });
       } catch (err) {
         // The local database cannot be opened or upgraded: the storage's fault, said plainly (exit 8).
         const problem = storageProblem(err, databaseFile(this.dataDir));

@@ -10,6 +10,7 @@
 // whose transfer has since FAILED or been REFUNDED is not an approval that happened; it is OWED
 // again, and never sent again by the same run (funding it anew needs a new confirmation).
 import { randomUUID } from 'node:crypto';
+import { AUDIT_HEAD_HEADER, parseAuditHead, type AuditHead } from '../domain/audit.js';
 import { centsToAmount, jsonNumberToCents } from '../domain/money.js';
 import { ConflictError, EXIT, NetworkError, TpaError } from '../errors.js';
 import type { TpaClient } from './client.js';
@@ -50,6 +51,8 @@ export interface ApprovalOutcome {
   status: ApprovalStatus;
   processor_transfer_id: string | null;
   message?: string;
+  /** The engine's audit head right after this approval, when the service sends it (README "The audit chain"). */
+  audit_head?: AuditHead;
 }
 
 /** The encounters a run may fund: adjudicated, not funded, a benefit above 0.00, in ledger order. */
@@ -164,6 +167,8 @@ export interface RunResult {
   approvedCents: number;
   /** Approvals whose transfer has since FAILED or been REFUNDED: owed again. */
   owedCents: number;
+  /** The audit head after the last approval this run sent, when the service sends it. */
+  auditHead?: AuditHead;
   stopped?: TpaError;
   exitCode: number;
 }
@@ -274,7 +279,9 @@ export async function executeRun(
       }
       const pace = pacingWaitMs(approved.headers, Date.now());
       if (pace > 0) pausedUntil = Date.now() + pace;
-      record({ ...base, status: 'APPROVED', processor_transfer_id: approved.body.processor_transfer_id }, true);
+      const head = parseAuditHead(approved.headers[AUDIT_HEAD_HEADER]);
+      if (head) result.auditHead = head;
+      record({ ...base, status: 'APPROVED', processor_transfer_id: approved.body.processor_transfer_id, ...(head ? { audit_head: head } : {}) }, true);
     } catch (err) {
       if (!(err instanceof TpaError)) throw err;
       if (stopsTheJob(err)) {

@@ -3,7 +3,7 @@
 // (references, identifiers, contained resources, codings in any order, extra elements) and names
 // the exact path of anything it cannot use.
 import { type FieldError, ValidationError } from './errors.js';
-import { formatCentsGrouped, jsonNumberToCents, jsonNumberToRatio, mulDivRound, type Ratio } from './money.js';
+import { formatCentsGrouped, jsonNumberToCents, jsonNumberToRatio, MAX_AMOUNT_CENTS, mulDivRound, type Ratio } from './money.js';
 import { clip, cptProblem, datePart, npiProblem } from './validation.js';
 
 export type ClaimType = 'professional' | 'institutional';
@@ -20,7 +20,7 @@ export const REVENUE_SYSTEM = 'https://www.nubc.org/CodeSystem/RevenueCodes';
 export const MAX_CLAIM_BYTES = 5 * 1024 * 1024;
 export const MAX_CLAIM_ITEMS = 999;
 /** 99,999,999.99 a line: far above any real charge, and it keeps every sum a safe integer of cents. */
-export const MAX_LINE_CHARGE_CENTS = 9_999_999_999;
+export const MAX_LINE_CHARGE_CENTS = MAX_AMOUNT_CENTS;
 
 export interface CareTeamMember {
   sequence: number;
@@ -381,7 +381,8 @@ class ClaimReader {
       if (item.net === undefined) return this.fail(`${path}.net`, 'is required: the line charge (net, or unitPrice with quantity)');
       return net;
     }
-    const unit = money(item.unitPrice, `${path}.unitPrice`);
+    // A unit price above the most one line may charge is refused as itself, before quantity × it is computed.
+    const unit = limit(money(item.unitPrice, `${path}.unitPrice`), `${path}.unitPrice.value`);
     if (unit === undefined || quantity === undefined) return undefined;
     const computed = mulDivRound(unit * quantity, factor.numerator, factor.denominator);
     if (item.net === undefined) return limit(computed, `${path}.unitPrice.value`);

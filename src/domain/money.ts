@@ -77,6 +77,61 @@ export function mulDivRound(value: number, numerator: number, denominator: numbe
   return Number(negative ? -q : q);
 }
 
+/**
+ * The most one amount may be: 99,999,999.99 USD (a line's charge, a rate, a computed contract rate,
+ * a fund release). Far above any real one, and it keeps every sum of them a safe integer of cents.
+ */
+export const MAX_AMOUNT_CENTS = 9_999_999_999;
+
+/** Places a rate's ratio (a multiple of the Medicare rate) is kept to: more is refused, never rounded. */
+export const RATE_DECIMALS = 4;
+
+/** The largest multiple of the Medicare rate a rate schedule may ask for (100,000 percent). */
+export const MAX_RATE_MULTIPLE = 1000;
+
+const DECIMAL_TEXT = /^(\d+)(?:\.(\d+))?$/;
+
+/** A JSON number or a text, as the decimal text it stands for ("1.25"); undefined for anything else. */
+function decimalText(value: unknown): string | undefined {
+  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : undefined;
+  return typeof value === 'string' ? value.trim() : undefined;
+}
+
+/**
+ * An amount of money (a JSON number or text) in cents, or why it is not one: at most two decimals,
+ * from 0 to MAX_AMOUNT_CENTS. Messages are for the caller to pair with the field they came from.
+ */
+export function checkAmount(value: unknown): { cents: number } | { problem: string } {
+  const text = decimalText(value);
+  const got = ` (got ${typeof value === 'string' ? JSON.stringify(value.slice(0, 40)) : String(value)})`;
+  const max = formatCentsGrouped(MAX_AMOUNT_CENTS);
+  const tooMuch = { problem: `is more than ${max}, the most one amount may be${got}` };
+  // A number too large for its decimal form (1e+21) is still "more than the most".
+  if (typeof value === 'number' && value > MAX_AMOUNT_CENTS / 100) return tooMuch;
+  const m = text === undefined ? null : DECIMAL_TEXT.exec(text);
+  if (!m) return { problem: `must be a USD amount from 0.00 to ${max} with at most two decimals${got}` };
+  if ((m[2] ?? '').length > 2) return { problem: `has more than two decimals: amounts are in cents, never rounded${got}` };
+  const cents = parseCents(text!);
+  return cents === undefined || cents > MAX_AMOUNT_CENTS ? tooMuch : { cents };
+}
+
+/**
+ * A rate's ratio, a multiple of the Medicare rate (a JSON number or text), as an exact fraction, or
+ * why it is not one: at most RATE_DECIMALS places and at most MAX_RATE_MULTIPLE.
+ */
+export function checkRateRatio(value: unknown): { ratio: Ratio; text: string } | { problem: string } {
+  const text = decimalText(value);
+  const got = ` (got ${typeof value === 'string' ? JSON.stringify(value.slice(0, 40)) : String(value)})`;
+  const tooMuch = { problem: `is more than ${MAX_RATE_MULTIPLE} times the Medicare rate${got}` };
+  if (typeof value === 'number' && value > MAX_RATE_MULTIPLE) return tooMuch;
+  const m = text === undefined ? null : DECIMAL_TEXT.exec(text);
+  if (!m) return { problem: `must be a multiple of the Medicare rate from 0 to ${MAX_RATE_MULTIPLE}, e.g. 1.25${got}` };
+  if ((m[2] ?? '').length > RATE_DECIMALS)
+    return { problem: `has more than ${RATE_DECIMALS} decimals: rates are kept to ${RATE_DECIMALS} decimals, never rounded${got}` };
+  const ratio = parseRatio(text!);
+  return ratio === undefined || ratio.numerator > MAX_RATE_MULTIPLE * ratio.denominator ? tooMuch : { ratio, text: text! };
+}
+
 /** A decimal rate given as text ("1.25", "0.85", "20") as an exact fraction. */
 export interface Ratio {
   numerator: number;

@@ -34,8 +34,8 @@ import {
 } from './services/keys.js';
 import { authenticateToken, issueToken, listClients, registerClient, type ClientCertificate, type ClientRegistration } from './services/oauth.js';
 import { advanceEncounters, anythingDue } from './services/progress.js';
-import { listAudit, verifyAudit, verifyAuditDeep, type AuditFilter, type DeepVerdict } from './services/audit.js';
-import type { ChainVerdict, StoredAudit } from '../domain/audit.js';
+import { asActor, auditHead, listAudit, verifyAudit, verifyAuditDeep, type AuditFilter, type DeepVerdict } from './services/audit.js';
+import { AUDIT_HEAD_HEADER, formatAuditHead, type AuditActor, type AuditHead, type ChainVerdict, type StoredAudit } from '../domain/audit.js';
 import { fixtures } from './services/fixtures.js';
 import { simulate, type Scenario } from './services/sandbox.js';
 import { parseDatabaseKey } from './store/cipher.js';
@@ -69,6 +69,16 @@ export interface EngineOptions {
   createEncrypted?: boolean;
   /** Where a note for the user goes (a data folder that was narrowed); stderr by default. */
   note?: (text: string) => void;
+  /**
+   * Who acts in a request that comes with no key (the CLI in-process: `local:<profile>`), and in
+   * the local operations (`tpa local keys create`, `simulate`); default `local`.
+   */
+  actor?: AuditActor;
+}
+
+/** The actor of a request over HTTP: its API key's id, or its OAuth client; never the key itself. */
+export function actorOf(key: KeyRecord): AuditActor {
+  return key.lineage.startsWith('oauth:') ? key.lineage : `api_key:${key.id}`;
 }
 
 export function databaseFile(dataDir: string): string {
@@ -100,6 +110,7 @@ export class Engine {
     private readonly override: Date | undefined,
     private readonly adjudicationDelayMs: number,
     private readonly pageCacheKb: number,
+    private readonly actor: AuditActor,
   ) {
     this.cache = new ReadCache(db);
     const read = db.transaction((fn: () => unknown) => fn());
@@ -128,6 +139,7 @@ export class Engine {
       override,
       adjudicationDelayMs,
       pageCacheKb,
+      options.actor ?? 'local',
     );
   }
 
@@ -216,6 +228,11 @@ export class Engine {
   private answer(req: EngineRequest, options: { key?: KeyRecord }): EngineResponse {
     const match = this.route(req.method, req.path);
     if ('response' in match) return match.response;
+    // Every audit record the request appends names who sent it (what the clock made due: the engine's).
+    return asActor(this.db, options.key ? actorOf(options.key) : this.actor, () => this.answerAs(req, match, options));
+  }
+
+  private answerAs(req: EngineRequest, match: { route: Route; params: Record<string, string> }, options: { key?: KeyRecord }): EngineResponse {
     try {
       const ctx = this.context();
       const key = options.key;
@@ -249,7 +266,11 @@ export class Engine {
         // move it, each in a read transaction of its own before the request's write transaction. A
         // claim makes that read inside its own write transaction (advanceDue), sparing this one.
         if (!match.route.advancesItself && anythingDue(ctx)) advanceEncounters(ctx);
-        return answer();
+        const response = answer();
+        // A fund release answers with the audit head after it, for the operator to keep elsewhere
+        // (README "The audit chain"): one lookup by the primary key, on this route only.
+        if (match.route.scope !== 'fund_release' || response.status !== 200) return response;
+        return { ...response, headers: { ...response.headers, [AUDIT_HEAD_HEADER]: formatAuditHead(auditHead(this.db)) } };
       }
       // A read (GET routes change nothing) runs its dozen queries in one read transaction: one
       // snapshot for all of them, where each alone would take and release its own locks. What the
@@ -362,14 +383,19 @@ export class Engine {
     return this.clock();
   }
 
-  /** The audit chain walked from its first record (`tpa local audit verify`). */
-  auditVerify(): ChainVerdict {
-    return verifyAudit(this.db);
+  /** The audit chain walked from its first record (`tpa local audit verify [--expect-head]`). */
+  auditVerify(expectHead?: string): ChainVerdict {
+    return verifyAudit(this.db, expectHead);
   }
 
   /** The chain, then the money tables against it (`tpa local audit verify --deep`). */
-  auditVerifyDeep(): DeepVerdict {
-    return verifyAuditDeep(this.db);
+  auditVerifyDeep(expectHead?: string): DeepVerdict {
+    return verifyAuditDeep(this.db, expectHead);
+  }
+
+  /** The last record's number and hash (`tpa local audit head`), to be kept outside the database. */
+  auditHead(): AuditHead {
+    return auditHead(this.db);
   }
 
   /** The audit records in order, filtered (`tpa local audit list`). */
@@ -381,12 +407,12 @@ export class Engine {
   simulate(scenario: Scenario, encounterId: string): Record<string, unknown> {
     const ctx = this.context();
     advanceEncounters(ctx);
-    return simulate(ctx, scenario, encounterId);
+    return asActor(this.db, this.actor, () => simulate(ctx, scenario, encounterId));
   }
 
   /** A new API key for `tpa local serve` (`tpa local keys create`); the key is shown once. */
   createKey(env: KeyEnvironment, scopes: readonly Scope[]): { apiKey: string; record: KeyRecord } {
-    return createKey(this.db, this.context().clock.now(), env, scopes);
+    return asActor(this.db, this.actor, () => createKey(this.db, this.context().clock.now(), env, scopes));
   }
 
   /** Every key with its status (`tpa local keys list`). */
@@ -396,12 +422,12 @@ export class Engine {
 
   /** Revokes a key's whole lineage at once (`tpa local keys revoke`); undefined for an unknown key. */
   revokeKey(keyId: string): { lineage: string; revoked: string[] } | undefined {
-    return this.db.transaction(() => revokeLineage(this.db, this.context().clock.now(), keyId, 'revoked by the operator')).immediate();
+    return asActor(this.db, this.actor, () => this.db.transaction(() => revokeLineage(this.db, this.context().clock.now(), keyId, 'revoked by the operator')).immediate());
   }
 
   /** Registers (or changes) an OAuth client of the mutual-TLS server and the scopes it may have (`tpa local clients register`). */
   registerClient(clientId: string, scopes: readonly Scope[]): ClientRegistration {
-    return this.db.transaction(() => registerClient(this.db, this.context().clock.now(), clientId, scopes)).immediate();
+    return asActor(this.db, this.actor, () => this.db.transaction(() => registerClient(this.db, this.context().clock.now(), clientId, scopes)).immediate());
   }
 
   /** The registered OAuth clients (`tpa local clients list`). */

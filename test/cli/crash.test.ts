@@ -75,7 +75,7 @@ function checkWhole(after: string): void {
       `${after}: payouts that do not sum to their transfer`,
     ).toBe(0);
     const chain = verifyChain(
-      db.prepare('SELECT seq, at, type, subject, data_json, prev_hash, hash FROM audit_log ORDER BY seq').iterate() as Iterable<StoredAudit>,
+      db.prepare('SELECT seq, at, type, subject, data_json, prev_hash, hash, actor FROM audit_log ORDER BY seq').iterate() as Iterable<StoredAudit>,
     );
     expect(chain, after).toMatchObject({ whole: true });
   } finally {

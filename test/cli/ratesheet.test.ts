@@ -145,7 +145,7 @@ describe('tpa ratesheet', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/line 3: rate type must be CASE_RATE or PERCENT_MEDICARE/);
     expect(r.stderr).toMatch(/line 5: NOPE-1 is not an active SSP/);
-    expect(r.stderr).toMatch(/line 6: a CASE_RATE is a USD amount/);
+    expect(r.stderr).toMatch(/line 6: a CASE_RATE rate has more than two decimals/);
     expect(r.stderr).toMatch(/nothing was written/);
     expect((await run(['ratesheet', 'export', 'BLD-1001'])).stdout).toBe('ssp_code,rate_type,rate_value,bundle_type,notes\n');
     const header = await run(['ratesheet', 'import', 'BLD-1001', file('h.csv', 'code,rate\nHD-0401,1\n')]);

@@ -80,6 +80,8 @@ describe('the audit chain', () => {
     expect(submission).toMatchObject({ disposition: 'APPROVED', charge_cents: 420000, benefit_cents: expect.any(Number) });
     expect(submission.allowed_cents).toBe(submission.benefit_cents + submission.patient_cents);
     expect(e.auditVerify()).toEqual({ whole: true, count: 13, head: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    // Every record names who acted: in-process here (no key), or the engine for the arrival and its reconciliation.
+    expect([...e.auditList({})].map((r) => r.actor)).toEqual([...Array(8).fill('local'), 'engine', 'engine', 'local', 'local', 'local']);
   });
 
   it('refuses to change or delete a record while its triggers stand', () => {

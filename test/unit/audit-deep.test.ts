@@ -10,7 +10,7 @@ function chain(records: [type: string, subject: string, data: Record<string, unk
   return records.map(([type, subject, data], i) => {
     const content = { seq: i + 1, at: '2026-03-02T10:00:00Z', type, subject, data };
     const hash = auditHash(prev, content);
-    const r = { ...content, data_json: JSON.stringify(data), prev_hash: prev, hash };
+    const r = { ...content, data_json: JSON.stringify(data), prev_hash: prev, hash, actor: null };
     prev = hash;
     return r;
   });

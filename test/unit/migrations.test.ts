@@ -26,6 +26,7 @@ const LANDED = [
   'c4d6ab9a1206a440',
   '2cf4e024ba9a1abf',
   'fda31e6dfa5f839d',
+  'b3b5bbb828de3608',
 ];
 
 describe('migrations', () => {

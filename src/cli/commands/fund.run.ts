@@ -4,7 +4,8 @@
 import type { TpaClient } from '../../client/client.js';
 import type { FundingApproved, LedgerDetail, SettlementRecord } from '../../client/types.js';
 import type { ProviderRole } from '../../domain/fhir-claim.js';
-import { centsToAmount, formatCents, formatCentsGrouped, jsonNumberToCents, parseCents } from '../../domain/money.js';
+import { AUDIT_HEAD_HEADER, parseAuditHead, type AuditHead } from '../../domain/audit.js';
+import { centsToAmount, formatCents, formatCentsGrouped, jsonNumberToCents, MAX_AMOUNT_CENTS, parseCents } from '../../domain/money.js';
 import { MAX_FUNDING_NOTES, splitPayouts, type PayoutShare } from '../../domain/settlement.js';
 import { characterCount } from '../../domain/validation.js';
 import { ConflictError, EXIT, NetworkError, NotFoundError, TpaError, UsageError, ValidationFailed } from '../../errors.js';
@@ -162,6 +163,8 @@ export const approve: Handler = async (ctx, [encounterId], opts) => {
   if (amountText !== undefined && parseCents(amountText) === undefined) {
     throw new ValidationFailed(`--amount: "${amountText}" is not an amount with at most two decimals, e.g. 2280.00`);
   }
+  if (amountText !== undefined && parseCents(amountText)! > MAX_AMOUNT_CENTS)
+    throw new ValidationFailed(`--amount: ${amountText} is more than ${formatCentsGrouped(MAX_AMOUNT_CENTS)}, the most one amount may be; nothing was sent`);
   if (!ctx.canPrompt) {
     const missing = [amountText === undefined && '--amount', authCode === undefined && '--auth-code', !ctx.yes && '--yes'].filter(Boolean);
     if (missing.length > 0) {
@@ -207,7 +210,14 @@ async function approveOne(
     const benefit = formatCents(benefitOf(detail));
     amountText ??= await ask('Amount to release (USD)', {
       default: benefit,
-      validate: (v) => (parseCents(v) === undefined ? 'an amount with at most two decimals' : parseCents(v)! === 0 ? 'must be more than 0.00' : true),
+      validate: (v) =>
+        parseCents(v) === undefined
+          ? 'an amount with at most two decimals'
+          : parseCents(v)! === 0
+            ? 'must be more than 0.00'
+            : parseCents(v)! > MAX_AMOUNT_CENTS
+              ? `at most ${formatCentsGrouped(MAX_AMOUNT_CENTS)}`
+              : true,
     });
     if (parseCents(amountText) !== benefitOf(detail)) {
       ctx.note(t.c.yellow(`warning: ${amountText} differs from the adjudicated benefit ${benefit}; the service will refuse it`));
@@ -238,9 +248,12 @@ async function approveOne(
     authorization_code: authCode!.trim(),
   });
   let approved: FundingApproved;
+  let head: AuditHead | undefined;
   try {
     try {
-      approved = (await client.approveFunding({ encounter_id: id, amount, authorization_code: authCode!.trim(), ...(notes ? { notes } : {}) }, key)).body;
+      const answer = await client.approveFunding({ encounter_id: id, amount, authorization_code: authCode!.trim(), ...(notes ? { notes } : {}) }, key);
+      approved = answer.body;
+      head = parseAuditHead(answer.headers[AUDIT_HEAD_HEADER]);
     } catch (err) {
       // A lost answer or a 5xx (a gateway may have passed the request on) leaves it unknown.
       if (err instanceof NetworkError) approved = await afterAmbiguousFailure(ctx, client, id, authCode!.trim(), err);
@@ -253,14 +266,16 @@ async function approveOne(
     throw err;
   }
   history.end(hid, 'APPROVED', approved.processor_transfer_id);
+  // The engine's audit head after this release (README "The audit chain"): for the operator to keep elsewhere.
   return {
-    data: approved,
+    data: head ? { ...approved, audit_head: head } : approved,
     table: (t) =>
       `${t.c.green('✓')} Fund release approved\n` +
       t.keyValues([
         ['Transfer', approved.processor_transfer_id],
         ['Settlement record', approved.settlement_record_id],
         ['Estimated arrival', approved.estimated_arrival],
+        ...(head ? ([['Audit head', `record ${head.seq} ${head.hash}`]] as [string, string][]) : []),
         ['Next', `tpa settlement show ${id}`],
       ]),
   };

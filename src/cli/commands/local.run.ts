@@ -73,7 +73,7 @@ async function openEngine(ctx: Context, storage?: EngineStorage) {
   if (ctx.profileExplicit && ctx.profile().env !== 'local')
     throw new UsageError(`\`tpa local\` works on the embedded engine; profile "${ctx.profileName}" is ${ctx.profile().env}`);
   const { LocalTransport } = await import('../../client/local.js');
-  return new LocalTransport(ctx.paths.dataDir, ctx.io.env, storage);
+  return new LocalTransport(ctx.paths.dataDir, ctx.io.env, storage, `local:${ctx.profileName}`);
 }
 
 export const fixtures: Handler = async (ctx) => {
@@ -445,9 +445,34 @@ export const serve: Handler = async (ctx, _args, opts) => {
   }
 };
 
+/** `tpa local audit head`: the last record's number and hash, to keep outside the database. */
+export const auditHead: Handler = async (ctx) => {
+  const head = await withEngine(ctx, (e) => e.auditHead());
+  return {
+    data: head,
+    table: (t: TableTools) =>
+      `${t.keyValues([
+        ['Record', String(head.seq)],
+        ['Head hash', head.hash],
+      ])}\nkeep it outside this machine; later: tpa local audit verify --expect-head ${head.hash}`,
+  };
+};
+
 export const auditVerify: Handler = async (ctx, _args, opts) => {
   const deep = opts.deep === true;
-  const verdict: ChainVerdict | DeepVerdict = await withEngine(ctx, (e): ChainVerdict | DeepVerdict => (deep ? e.auditVerifyDeep() : e.auditVerify()));
+  const expectHead = opts.expectHead as string | undefined;
+  const { isAuditHash } = await import('../../domain/audit.js');
+  if (expectHead !== undefined && !isAuditHash(expectHead))
+    throw new UsageError(`--expect-head: "${expectHead}" is not a head hash (64 lowercase hex digits, as tpa local audit head prints it)`);
+  const verdict: ChainVerdict | DeepVerdict = await withEngine(ctx, (e): ChainVerdict | DeepVerdict =>
+    deep ? e.auditVerifyDeep(expectHead) : e.auditVerify(expectHead),
+  );
+  if (!verdict.whole && verdict.seq === null) {
+    throw new ConflictError(`the audit chain does not hold the expected head: ${verdict.reason} (${verdict.count} records verify)`, {
+      code: 'audit_head_missing',
+      body: { whole: false, verified: verdict.count, expected_head: expectHead, reason: verdict.reason },
+    });
+  }
   if (!verdict.whole) {
     throw new ConflictError(
       `the audit chain breaks at record ${verdict.seq}: ${verdict.reason} (${verdict.count} record${verdict.count === 1 ? '' : 's'} before it verify)`,
@@ -472,11 +497,18 @@ export const auditVerify: Handler = async (ctx, _args, opts) => {
   }
   const checked = 'checked' in verdict ? verdict.checked : undefined;
   return {
-    data: { whole: true, count: verdict.count, head: verdict.head, ...(checked ? { tables_agree: true, checked } : {}) },
+    data: {
+      whole: true,
+      count: verdict.count,
+      head: verdict.head,
+      ...(expectHead !== undefined ? { expected_head: expectHead } : {}),
+      ...(checked ? { tables_agree: true, checked } : {}),
+    },
     table: (t: TableTools) =>
       `${t.c.green('✓')} the audit chain is whole${checked ? ', and the money tables agree with it' : ''}\n${t.keyValues([
         ['Records', String(verdict.count)],
         ['Head hash', verdict.head],
+        ...(expectHead !== undefined ? ([['Expected head', `${expectHead} (held)`]] as [string, string][]) : []),
         ...(checked
           ? ([['Checked', `${checked.encounters} encounters, ${checked.settlements} settlements, ${checked.payouts} payouts`]] as [string, string][])
           : []),
@@ -496,6 +528,7 @@ export const auditList: Handler = async (ctx, _args, opts) => {
       at: r.at,
       type: r.type,
       subject: r.subject,
+      actor: r.actor,
       data: JSON.parse(r.data_json) as unknown,
       hash: r.hash,
     })),
@@ -507,8 +540,8 @@ export const auditList: Handler = async (ctx, _args, opts) => {
       rows.length === 0
         ? 'No audit records.'
         : t.table(
-            ['#', 'At', 'Type', 'Subject', 'Hash'],
-            rows.map((r) => [String(r.seq), r.at, r.type, r.subject, `${r.hash.slice(0, 12)}…`]),
+            ['#', 'At', 'Type', 'Subject', 'Actor', 'Hash'],
+            rows.map((r) => [String(r.seq), r.at, r.type, r.subject, r.actor ?? '—', `${r.hash.slice(0, 12)}…`]),
           ),
   };
 };

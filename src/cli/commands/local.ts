@@ -155,10 +155,20 @@ export function registerLocal(local: Command, act: Act): void {
     audit
       .command('verify')
       .description('walk the chain: whole (count, head hash) with exit 0, or the first record that does not verify, and why, with exit 4')
-      .option('--deep', 'also check the money tables (encounters, settlements, payouts) against the chain: the first row that disagrees, exit 4'),
+      .option('--deep', 'also check the money tables (encounters, settlements, payouts) against the chain: the first row that disagrees, exit 4')
+      .option(
+        '--expect-head <hash>',
+        'a head kept outside the database (tpa local audit head): the chain must still hold it and extend it, else exit 4 (a rewrite with every hash recomputed)',
+      ),
     'tpa local audit verify',
     'tpa local audit verify --deep',
+    'tpa local audit verify --expect-head "$(cat /mnt/anchor/tpa-head)"   # a head kept on another machine',
   ).action(act(run, 'auditVerify'));
+  examples(
+    audit.command('head').description('the last record: its number and hash, to keep outside the database (a ticket, another machine, a printed log)'),
+    'tpa local audit head',
+    'tpa local audit head -o json',
+  ).action(act(run, 'auditHead'));
   examples(
     audit
       .command('list')

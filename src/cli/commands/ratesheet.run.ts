@@ -4,7 +4,7 @@ import type { RateSchedule, ScheduleItem, ScheduleItemInput, ScheduleSettings, S
 import { parseCsv } from '../../domain/csv.js';
 import { csvCellValue } from '../../render/screen.js';
 import type { FieldError } from '../../domain/errors.js';
-import { parseCents, parseRatio } from '../../domain/money.js';
+import { checkAmount, checkRateRatio, formatCentsGrouped, jsonNumberToCents, MAX_AMOUNT_CENTS, mulDivRound, parseRatio } from '../../domain/money.js';
 import { characterCount, isoDateProblem } from '../../domain/validation.js';
 import { fieldsInvalid, NotFoundError, TpaError, UsageError, ValidationFailed } from '../../errors.js';
 import { toCsv, type TableTools } from '../../render/output.js';
@@ -18,10 +18,24 @@ const RATE_TYPES = ['CASE_RATE', 'PERCENT_MEDICARE'];
 const BUNDLE_TYPES = ['CONVENED', 'PROVIDER_ONLY'];
 export const CSV_COLUMNS = ['ssp_code', 'rate_type', 'rate_value', 'bundle_type', 'notes'] as const;
 
-function decimal(name: string, value: unknown): number | undefined {
+/** A ratio option (--fallback-percent), by the service's rule: at most four decimals, never rounded. */
+function ratio(name: string, value: unknown): number | undefined {
+  if (value === undefined) return undefined;
+  const checked = checkRateRatio(String(value));
+  if ('problem' in checked) throw new ValidationFailed(`${name}: ${checked.problem}`);
+  return Number(checked.text);
+}
+
+/**
+ * --default-rate: money for a CASE_RATE default, a ratio for PERCENT_MEDICARE; with no
+ * --default-rate-type, the service judges by the schedule's type, so either form is let through.
+ */
+function defaultRate(value: unknown, rateType: unknown): number | undefined {
   if (value === undefined) return undefined;
   const text = String(value);
-  if (parseRatio(text) === undefined) throw new ValidationFailed(`${name}: must be a number ≥ 0 with at most six decimals (got "${text}")`);
+  const type = typeof rateType === 'string' ? rateType.toUpperCase() : undefined;
+  const problem = type === undefined ? rateProblem('CASE_RATE', text) && rateProblem('PERCENT_MEDICARE', text) : rateProblem(type, text);
+  if (problem) throw new ValidationFailed(`--default-rate: ${problem}`);
   return Number(text);
 }
 
@@ -34,24 +48,18 @@ function scheduleSettings(opts: Options): Partial<ScheduleSettings> {
   set('service_logic', opts.serviceLogic as string | undefined);
   set('elective_advance_hours', wholeNumberOption('--elective-hours', opts.electiveHours, 0, 8760));
   set('non_elective_fallback', opts.fallback as string | undefined);
-  set('non_elective_fallback_percent', decimal('--fallback-percent', opts.fallbackPercent));
+  set('non_elective_fallback_percent', ratio('--fallback-percent', opts.fallbackPercent));
   set('default_rate_type', opts.defaultRateType as string | undefined);
-  set('default_rate_value', decimal('--default-rate', opts.defaultRate));
+  set('default_rate_value', defaultRate(opts.defaultRate, opts.defaultRateType));
   return s;
 }
 
 /** The service's own rules for a rate, so that an import is refused before anything is written. */
 function rateProblem(rateType: string, value: string): string | undefined {
   if (!RATE_TYPES.includes(rateType)) return `rate type must be ${RATE_TYPES.join(' or ')} (got "${rateType}")`;
-  // The rate travels as a JSON number: it must come back as the same decimal text.
-  const sent = String(Number(value));
-  if (rateType === 'CASE_RATE' && (parseCents(value) === undefined || parseCents(sent) !== parseCents(value))) {
-    return `a CASE_RATE is a USD amount with at most two decimals (got "${value}")`;
-  }
-  if (rateType === 'PERCENT_MEDICARE' && (parseRatio(value) === undefined || parseRatio(sent) === undefined)) {
-    return `a PERCENT_MEDICARE rate is a multiple of the Medicare rate, at most six decimals (got "${value}")`;
-  }
-  return undefined;
+  // The rate travels as a JSON number: within these bounds it comes back as the same decimal text.
+  const checked = rateType === 'CASE_RATE' ? checkAmount(value) : checkRateRatio(value);
+  return 'problem' in checked ? `a ${rateType} rate ${checked.problem}` : undefined;
 }
 
 async function scheduleOrNull(client: TpaClient, instanceId: string): Promise<RateSchedule | null> {
@@ -319,17 +327,33 @@ async function planImport(client: TpaClient, schedule: RateSchedule, text: strin
       errors.push({ field: at, message: `bundle_type must be empty, ${BUNDLE_TYPES.join(' or ')} (got "${bundleType}")` });
     if (characterCount(notes) > 500) errors.push({ field: at, message: `notes are longer than 500 characters (got ${characterCount(notes)})` });
     if (code === '' || problem) continue;
+    const readCatalog = async () => {
+      if (catalog.size > 0) return;
+      let page = (await client.catalog({ page_size: 200 })).body;
+      for (;;) {
+        for (const s of page.results) catalog.set(s.code, s);
+        if (!page.next) break;
+        page = (await client.catalogPage(page.next)).body;
+      }
+    };
     let sspId = schedule.items.find((i) => i.ssp_code === code)?.ssp_id;
     if (!sspId) {
-      if (catalog.size === 0) {
-        let page = (await client.catalog({ page_size: 200 })).body;
-        for (;;) {
-          for (const s of page.results) catalog.set(s.code, s);
-          if (!page.next) break;
-          page = (await client.catalogPage(page.next)).body;
-        }
-      }
+      await readCatalog();
       sspId = catalog.get(code)?.id;
+    }
+    // A ratio makes a contract rate of ratio × the Medicare rate: it must be money too, checked
+    // here so that the service does not refuse a row after others were written.
+    if (rateType === 'PERCENT_MEDICARE') {
+      await readCatalog();
+      const medicareCents = jsonNumberToCents(catalog.get(code)?.medicare_rate);
+      const ratio = parseRatio(rateText)!;
+      if (medicareCents !== undefined && mulDivRound(medicareCents, ratio.numerator, ratio.denominator) > MAX_AMOUNT_CENTS) {
+        errors.push({
+          field: at,
+          message: `${rateText} × the Medicare rate ${formatCentsGrouped(medicareCents)} of ${code} is more than ${formatCentsGrouped(MAX_AMOUNT_CENTS)}, the most one contract rate may be`,
+        });
+        continue;
+      }
     }
     if (!sspId) {
       errors.push({ field: at, message: `${code} is not an active SSP in the catalog` });

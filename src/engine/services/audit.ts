@@ -1,6 +1,6 @@
 // The engine's audit log (migration 12, domain/audit.ts): appended in the transaction of each
 // money-moving or irreversible action, walked by `tpa local audit verify` and `list`.
-import { auditHash, GENESIS_HASH, verifyChain, type ChainVerdict, type StoredAudit } from '../../domain/audit.js';
+import { auditHash, GENESIS_HASH, verifyChain, type AuditActor, type AuditHead, type ChainVerdict, type StoredAudit } from '../../domain/audit.js';
 import {
   checkEncounter,
   checkPayout,
@@ -14,13 +14,37 @@ import {
 } from '../../domain/audit-deep.js';
 import type { Db } from '../store/db.js';
 
+/** The actor of what the engine clock made due (an arrival, its reconciliation), whoever's request moved the clock. */
+export const ENGINE_ACTOR: AuditActor = 'engine';
+
+/**
+ * Who acts on each database now. The engine answers one request at a time and synchronously (the
+ * route handlers and better-sqlite3 never await), so the actor bound for a request is the actor of
+ * every record it appends, however deep in the services; no call site can forget to pass it.
+ */
+const actors = new WeakMap<Db, AuditActor>();
+
+/** Runs `fn` with `actor` as the actor of every audit record it appends (restoring the one before). */
+export function asActor<T>(db: Db, actor: AuditActor, fn: () => T): T {
+  const before = actors.get(db);
+  actors.set(db, actor);
+  try {
+    return fn();
+  } finally {
+    if (before === undefined) actors.delete(db);
+    else actors.set(db, before);
+  }
+}
+
 /** Appends a record; the caller's transaction makes it one with the action. Amounts in `data` are in cents. */
 export function appendAudit(db: Db, type: string, subject: string, at: string, data: Record<string, unknown>): void {
   const last = db.prepare('SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1').get() as { seq: number; hash: string } | undefined;
   const seq = (last?.seq ?? 0) + 1;
   const prev = last?.hash ?? GENESIS_HASH;
-  const hash = auditHash(prev, { seq, at, type, subject, data });
-  db.prepare('INSERT INTO audit_log (seq, at, type, subject, data_json, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
+  // Every way into the engine binds an actor (Engine.answer and its local operations); 'unknown' would be a path that does not.
+  const actor = actors.get(db) ?? 'unknown';
+  const hash = auditHash(prev, { seq, at, type, subject, data, actor });
+  db.prepare('INSERT INTO audit_log (seq, at, type, subject, data_json, prev_hash, hash, actor) VALUES (?, ?, ?, ?, ?, ?, ?, ?)').run(
     seq,
     at,
     type,
@@ -28,11 +52,21 @@ export function appendAudit(db: Db, type: string, subject: string, at: string, d
     JSON.stringify(data),
     prev,
     hash,
+    actor,
   );
 }
 
-export function verifyAudit(db: Db): ChainVerdict {
-  return verifyChain(db.prepare('SELECT seq, at, type, subject, data_json, prev_hash, hash FROM audit_log ORDER BY seq').iterate() as Iterable<StoredAudit>);
+const RECORD_COLUMNS = 'seq, at, type, subject, data_json, prev_hash, hash, actor';
+
+/** The chain walked from its first record; with `expectHead`, it must still hold that head (domain/audit.ts). */
+export function verifyAudit(db: Db, expectHead?: string): ChainVerdict {
+  return verifyChain(db.prepare(`SELECT ${RECORD_COLUMNS} FROM audit_log ORDER BY seq`).iterate() as Iterable<StoredAudit>, expectHead);
+}
+
+/** The last record's number and hash (`tpa local audit head`): one lookup by the primary key. */
+export function auditHead(db: Db): AuditHead {
+  const last = db.prepare('SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1').get() as AuditHead | undefined;
+  return last ?? { seq: 0, hash: GENESIS_HASH };
 }
 
 export type DeepVerdict =
@@ -49,8 +83,8 @@ function deepFrom(db: Db): { seq: number; encounter_rowid: number; settlement_ro
  * The chain verified, then the money tables checked against what it says (`audit verify --deep`):
  * encounters, settlements and payouts in the order they were made; the first row that disagrees.
  */
-export function verifyAuditDeep(db: Db): DeepVerdict {
-  const chain = verifyAudit(db);
+export function verifyAuditDeep(db: Db, expectHead?: string): DeepVerdict {
+  const chain = verifyAudit(db, expectHead);
   if (!chain.whole) return chain;
   const from = deepFrom(db);
   const expected = expectedMoney(listAudit(db, {}), from.seq);
@@ -114,6 +148,6 @@ export function listAudit(db: Db, f: AuditFilter): Iterable<StoredAudit> {
   if (f.to) where.push('at < @to'), (params.to = `${f.to}~`);
   if (f.type) where.push('type = @type'), (params.type = f.type);
   return db
-    .prepare(`SELECT seq, at, type, subject, data_json, prev_hash, hash FROM audit_log ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq`)
+    .prepare(`SELECT ${RECORD_COLUMNS} FROM audit_log ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq`)
     .iterate(params) as Iterable<StoredAudit>;
 }

@@ -3,7 +3,17 @@
 // adjudication then use (DESIGN.md section 4, "Rate schedules").
 import { shiftDate } from '../../domain/adjudication.js';
 import type { FieldError } from '../../domain/errors.js';
-import { centsToAmount, formatCents, jsonNumberToCents, jsonNumberToRatio, mulDivRound, parseCents, parseRatio } from '../../domain/money.js';
+import {
+  centsToAmount,
+  checkAmount,
+  checkRateRatio,
+  formatCents,
+  formatCentsGrouped,
+  MAX_AMOUNT_CENTS,
+  mulDivRound,
+  parseCents,
+  parseRatio,
+} from '../../domain/money.js';
 import { characterCount, isoDateProblem } from '../../domain/validation.js';
 import { isoSeconds } from '../clock.js';
 import type { EngineContext } from '../context.js';
@@ -172,20 +182,47 @@ function readSettings(body: Record<string, unknown>): Partial<ScheduleSettings> 
       errors.push({ field: 'elective_advance_hours', message: 'must be a whole number of hours from 0 to 8760' });
     else out.elective_advance_hours = hours as number;
   }
-  for (const key of ['non_elective_fallback_percent', 'default_rate_value'] as const) {
-    const v = body[key];
-    if (v === undefined) continue;
-    const ratio = jsonNumberToRatio(v);
-    if (ratio === undefined) errors.push({ field: key, message: 'must be a number ≥ 0 with at most six decimals' });
-    else out[key] = String(v);
+  const fallback = body.non_elective_fallback_percent;
+  if (fallback !== undefined) {
+    const checked = checkRateRatio(fallback);
+    if ('problem' in checked) errors.push({ field: 'non_elective_fallback_percent', message: checked.problem });
+    else out.non_elective_fallback_percent = checked.text;
+  }
+  // The default rate is money or a ratio by the default rate type, which may come in the same body
+  // or stay as it is: checked by checkRate once the settings are merged.
+  const rate = body.default_rate_value;
+  if (rate !== undefined) {
+    if (typeof rate !== 'number' || !Number.isFinite(rate) || rate < 0) errors.push({ field: 'default_rate_value', message: 'must be a number ≥ 0' });
+    else out.default_rate_value = String(rate);
   }
   invalid(errors);
   return out;
 }
 
-function checkRate(rateType: string, value: string, field: string, errors: FieldError[]): void {
-  // A case rate is money (two decimals); a Medicare multiple is a ratio.
-  if (rateType === 'CASE_RATE' && parseCents(value) === undefined) errors.push({ field, message: 'a CASE_RATE is a USD amount ≥ 0 with at most two decimals' });
+/**
+ * A rate as its type reads it (README "Money rules"): a CASE_RATE is money (two decimals, at most
+ * MAX_AMOUNT_CENTS); a PERCENT_MEDICARE rate a ratio of at most four decimals and MAX_RATE_MULTIPLE.
+ * Returns the text to store.
+ */
+function checkRate(rateType: unknown, value: unknown, field: string, errors: FieldError[]): string | undefined {
+  if (rateType === 'CASE_RATE') {
+    const checked = checkAmount(value);
+    if ('problem' in checked) return void errors.push({ field, message: `a CASE_RATE ${checked.problem}` });
+    return formatCents(checked.cents);
+  }
+  const checked = checkRateRatio(value);
+  if ('problem' in checked) return void errors.push({ field, message: `a PERCENT_MEDICARE rate ${checked.problem}` });
+  return checked.text;
+}
+
+/** The contract rate an item makes must be money too: the ratio times the Medicare rate, at most MAX_AMOUNT_CENTS. */
+function checkAllowed(rateType: string, rateValue: string, medicareCents: number, field: string, what: string, errors: FieldError[]): void {
+  const allowed = itemAllowedCents(rateType, rateValue, medicareCents);
+  if (allowed > MAX_AMOUNT_CENTS)
+    errors.push({
+      field,
+      message: `${rateValue} × the Medicare rate ${formatCentsGrouped(medicareCents)} of ${what} is ${formatCentsGrouped(allowed)}, more than ${formatCentsGrouped(MAX_AMOUNT_CENTS)}, the most one contract rate may be`,
+    });
 }
 
 export function initSchedule(ctx: EngineContext, req: EngineRequest, params: Record<string, string>): EngineResponse {
@@ -198,7 +235,7 @@ export function initSchedule(ctx: EngineContext, req: EngineRequest, params: Rec
       if (existing) return respond(200, { rate_schedule_id: existing, message: `Rate schedule already initialized for ${id}` });
       const settings = { ...SCHEDULE_DEFAULTS, ...readSettings(body) };
       const errors: FieldError[] = [];
-      checkRate(settings.default_rate_type, settings.default_rate_value, 'default_rate_value', errors);
+      settings.default_rate_value = checkRate(settings.default_rate_type, settings.default_rate_value, 'default_rate_value', errors) ?? '';
       invalid(errors);
       const scheduleId = newId('rs_');
       ctx.db
@@ -272,8 +309,9 @@ export function configureSchedule(ctx: EngineContext, req: EngineRequest, params
       if (keys.length === 0) fail(400, 'Nothing to change: send one or more rate schedule settings');
       const merged = { ...s, ...changes };
       const errors: FieldError[] = [];
-      checkRate(merged.default_rate_type, merged.default_rate_value, 'default_rate_value', errors);
+      const rate = checkRate(merged.default_rate_type, merged.default_rate_value, 'default_rate_value', errors);
       invalid(errors);
+      if (changes.default_rate_value !== undefined) changes.default_rate_value = rate!;
       ctx.db.prepare(`UPDATE rate_schedules SET ${keys.map((k) => `${k} = @${k}`).join(', ')} WHERE id = @id`).run({ ...changes, id: s.id });
       return respond(200, { message: `Updated ${keys.join(', ')}` });
     })
@@ -305,15 +343,8 @@ export function addSsp(ctx: EngineContext, req: EngineRequest, params: Record<st
     errors.push({ field: 'rate_type', message: `is required: ${ITEM_RATE_TYPES.join(' or ')}` });
   let rateValue: string | undefined;
   if (body.rate_value === undefined) errors.push({ field: 'rate_value', message: 'is required: a number ≥ 0' });
-  else if (rateType === 'CASE_RATE') {
-    const cents = jsonNumberToCents(body.rate_value);
-    if (cents === undefined) errors.push({ field: 'rate_value', message: 'a CASE_RATE is a USD amount ≥ 0 with at most two decimals' });
-    else rateValue = formatCents(cents);
-  } else {
-    if (jsonNumberToRatio(body.rate_value) === undefined)
-      errors.push({ field: 'rate_value', message: 'a PERCENT_MEDICARE rate is a multiple ≥ 0 of the Medicare rate, at most six decimals' });
-    else rateValue = String(body.rate_value);
-  }
+  else if (typeof body.rate_value !== 'number') errors.push({ field: 'rate_value', message: 'must be a number ≥ 0' });
+  else rateValue = checkRate(rateType === 'CASE_RATE' ? 'CASE_RATE' : 'PERCENT_MEDICARE', body.rate_value, 'rate_value', errors);
   const eligible = body.is_bundle_eligible ?? false;
   if (typeof eligible !== 'boolean') errors.push({ field: 'is_bundle_eligible', message: 'must be true or false' });
   const bundleType = body.bundle_type ?? null;
@@ -329,6 +360,9 @@ export function addSsp(ctx: EngineContext, req: EngineRequest, params: Record<st
     .transaction(() => {
       const s = editable(ctx.db, params.instance_id!);
       const ssp = catalogEntry(ctx.db, sspId);
+      const tooMuch: FieldError[] = [];
+      checkAllowed(rateType as string, rateValue!, ssp.medicare_rate_cents, 'rate_value', ssp.code, tooMuch);
+      invalid(tooMuch);
       const existing = ctx.db.prepare('SELECT id FROM rate_schedule_items WHERE schedule_id = ? AND ssp_id = ?').pluck().get(s.id, sspId) as string | undefined;
       const values = { rateType, rateValue, eligible: eligible ? 1 : 0, bundleType, notes };
       if (existing) {
@@ -370,6 +404,15 @@ export function loadCatalog(ctx: EngineContext, req: EngineRequest, params: Reco
     .transaction(() => {
       const s = editable(ctx.db, params.instance_id!);
       if (!catalogVersionExists(ctx.db, version)) fail(404, `Catalog version ${version} not found`, { version });
+      // Each SSP loaded is rated at the default: the dearest of them must still make a contract rate that is money.
+      const dearest = ctx.db
+        .prepare(
+          `SELECT code, medicare_rate_cents FROM ssp_catalog WHERE version = ? AND level = 'ENCOUNTER' AND active = 1 ORDER BY medicare_rate_cents DESC LIMIT 1`,
+        )
+        .get(version) as { code: string; medicare_rate_cents: number } | undefined;
+      const tooMuch: FieldError[] = [];
+      if (dearest) checkAllowed(s.default_rate_type, s.default_rate_value, dearest.medicare_rate_cents, 'default_rate_value', dearest.code, tooMuch);
+      invalid(tooMuch);
       // Adds what the schedule lacks; SSPs already scheduled keep the rates someone chose for them.
       const added = ctx.db
         .prepare(
@@ -437,6 +480,10 @@ export function finalizeSchedule(ctx: EngineContext, req: EngineRequest, params:
       const s = editable(ctx.db, inst.id);
       const list = items(ctx.db, s.id);
       if (list.length === 0) fail(400, 'The rate schedule has no items: add SSPs (or load the catalog) before finalizing');
+      // Items stored before rates were bounded: none becomes a live contract rate that is not money.
+      const tooMuch: FieldError[] = [];
+      list.forEach((i, n) => checkAllowed(i.rate_type, i.rate_value, i.medicare_rate_cents, `items[${n}].rate_value`, i.code, tooMuch));
+      invalid(tooMuch);
       const now = isoSeconds(ctx.clock.now());
       const today = now.slice(0, 10);
       const contract = ctx.db.prepare('SELECT effective_date, termination_date FROM contracts WHERE id = ?').get(inst.contract_id) as {

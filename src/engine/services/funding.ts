@@ -2,7 +2,7 @@
 // preconditions"). Irreversible: the decision and its writes happen in one IMMEDIATE transaction,
 // so concurrent approvals of one encounter, from any number of processes, fund it exactly once.
 import type { FieldError } from '../../domain/errors.js';
-import { centsToAmount, formatCentsGrouped, jsonNumberToCents } from '../../domain/money.js';
+import { centsToAmount, formatCentsGrouped, jsonNumberToCents, MAX_AMOUNT_CENTS } from '../../domain/money.js';
 import { addBusinessDays, MAX_FUNDING_NOTES, splitPayouts } from '../../domain/settlement.js';
 import { characterCount } from '../../domain/validation.js';
 import { isoSeconds } from '../clock.js';
@@ -28,6 +28,9 @@ function readApproval(req: EngineRequest): Approval {
   if (typeof body.encounter_id !== 'string' || body.encounter_id === '') errors.push({ field: 'encounter_id', message: 'is required' });
   const amountCents = jsonNumberToCents(body.amount);
   if (body.amount === undefined) errors.push({ field: 'amount', message: 'is required: the adjudicated benefit amount in USD' });
+  // More than one amount may be is refused as such, not compared with the benefit (README "Money rules").
+  else if (typeof body.amount === 'number' && body.amount > MAX_AMOUNT_CENTS / 100)
+    errors.push({ field: 'amount', message: `is more than ${formatCentsGrouped(MAX_AMOUNT_CENTS)}, the most one amount may be` });
   else if (amountCents === undefined || amountCents === 0) errors.push({ field: 'amount', message: 'must be a positive number with at most two decimals' });
   const code = body.authorization_code;
   if (typeof code !== 'string' || code.trim() === '') errors.push({ field: 'authorization_code', message: 'is required, e.g. AUTH-20260302-ACME-0001' });

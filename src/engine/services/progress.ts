@@ -3,12 +3,16 @@
 // function of the stored events and the clock.
 import { isoSeconds } from '../clock.js';
 import type { EngineContext } from '../context.js';
+import { asActor, ENGINE_ACTOR } from './audit.js';
 import { completeDueClaims } from './claims.js';
 import { completeDueSettlements } from './settlement.js';
 
 export function advanceEncounters(ctx: EngineContext): void {
-  completeDueClaims(ctx);
-  completeDueSettlements(ctx);
+  // What the clock made due is the engine's doing, whoever's request moved the clock.
+  asActor(ctx.db, ENGINE_ACTOR, () => {
+    completeDueClaims(ctx);
+    completeDueSettlements(ctx);
+  });
 }
 
 /**

@@ -726,4 +726,9 @@ export const MIGRATIONS: readonly string[] = [
     registered_at TEXT NOT NULL
   );
   `,
+  // 19: (issue 23) who acted, in each audit record from here on, inside its hash (domain/audit.ts).
+  // Records made before keep no actor and their hashes, which leave it out: they verify as before.
+  `
+  ALTER TABLE audit_log ADD COLUMN actor TEXT;
+  `,
 ];
