@@ -50,6 +50,7 @@ describe('the actor of each audit record', () => {
     expect(approveAll(mon, ack.external_claim_id, 'AUTH-ACTOR-0001', key).status).toBe(200);
     // OAuth over mutual TLS: the token stands for its client.
     const cert = { fingerprint: 'AA:BB', commonName: 'acme-tpa' };
+    mon.registerClient('acme-tpa', ['claim_pricing']);
     const token = mon.issueToken(request('POST', '/oauth2/token', { grant_type: 'client_credentials', client_id: 'acme-tpa', scopes: ['claim_pricing'] }), cert)
       .body as Body;
     const caller = mon.authenticate({ bearer: token.access_token, certificate: cert });
@@ -76,6 +77,7 @@ describe('the actor of each audit record', () => {
       ['PAYOUT', ack.external_claim_id, byKey],
       ['PAYOUT', ack.external_claim_id, byKey],
       ['PAYOUT', ack.external_claim_id, byKey],
+      ['CLIENT_REGISTERED', 'acme-tpa', 'local:ops'],
       ['SUBMISSION', expect.any(String), 'oauth:acme-tpa'],
       ['SUBMISSION', local.external_claim_id, 'local:ops'],
       ['SETTLEMENT_COMPLETED', ack.external_claim_id, 'engine'],
@@ -85,7 +87,7 @@ describe('the actor of each audit record', () => {
     const all = JSON.stringify([...wed.auditList({})]);
     expect(all).not.toContain(apiKey);
     expect(all).not.toContain(apiKey.slice(-12));
-    expect(wed.auditVerify()).toMatchObject({ whole: true, count: 12 });
+    expect(wed.auditVerify()).toMatchObject({ whole: true, count: 13 });
   });
 
   it('is inside the hash: changed, or removed, the chain breaks at that record', () => {
