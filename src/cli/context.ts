@@ -94,7 +94,9 @@ export function createContext(given: IO, opts: GlobalOptions): Context {
       if (p.env === 'local') {
         const [{ LocalTransport }, { RetryingTransport }] = await Promise.all([import('../client/local.js'), import('../client/retry.js')]);
         // The same retry rules in-process as over HTTP (a TPA_FAULT shows them without a server).
-        client = new TpaClient(new RetryingTransport(new LocalTransport(paths.dataDir, io.env, { note: ctx.note }, `local:${p.name}`), retryOptions(ctx)), { debug });
+        client = new TpaClient(new RetryingTransport(new LocalTransport(paths.dataDir, io.env, { note: ctx.note }, `local:${p.name}`), retryOptions(ctx)), {
+          debug,
+        });
         return client;
       }
       if (!p.base_url)

@@ -79,6 +79,7 @@ function refusal(dataDir: string, command: Command, holder: DataDirHolder | unde
       ? `\`tpa ${holder.command}\` (pid ${holder.pid}${elsewhere})`
       : `a running \`tpa local serve\` (pid ${holder.pid}${elsewhere}, ${holder.port === undefined ? 'starting' : `port ${holder.port}, ${holder.url}`}, since ${holder.since})`;
   if (command === 'local reset') return `the data directory ${dataDir} is held by ${who}: resetting would delete the database under it. Nothing was deleted.`;
-  if (command === 'local encrypt') return `the data directory ${dataDir} is held by ${who}: encrypting would rewrite the database under it. Nothing was changed.`;
+  if (command === 'local encrypt')
+    return `the data directory ${dataDir} is held by ${who}: encrypting would rewrite the database under it. Nothing was changed.`;
   return `the data directory ${dataDir} is held by ${who}: one server per data directory.`;
 }

@@ -422,7 +422,9 @@ export class Engine {
 
   /** Revokes a key's whole lineage at once (`tpa local keys revoke`); undefined for an unknown key. */
   revokeKey(keyId: string): { lineage: string; revoked: string[] } | undefined {
-    return asActor(this.db, this.actor, () => this.db.transaction(() => revokeLineage(this.db, this.context().clock.now(), keyId, 'revoked by the operator')).immediate());
+    return asActor(this.db, this.actor, () =>
+      this.db.transaction(() => revokeLineage(this.db, this.context().clock.now(), keyId, 'revoked by the operator')).immediate(),
+    );
   }
 
   /** Registers (or changes) an OAuth client of the mutual-TLS server and the scopes it may have (`tpa local clients register`). */

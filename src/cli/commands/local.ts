@@ -27,7 +27,9 @@ export function registerLocal(local: Command, act: Act): void {
   ).action(act(run, 'encrypt'));
 
   examples(
-    local.command('reset').description('delete the local engine database; it is re-created and re-seeded on next use (asks; --yes to skip; refused while local serve runs)'),
+    local
+      .command('reset')
+      .description('delete the local engine database; it is re-created and re-seeded on next use (asks; --yes to skip; refused while local serve runs)'),
     'tpa local reset',
     'tpa local reset --yes',
   ).action(act(run, 'reset'));

@@ -167,7 +167,7 @@ function linePayees(db: Db, claim: ParsedClaim): ClaimPayees {
  * on the claim first, then the newest, then by id). Terms are read per contract and date, as the
  * rates in force may differ from one date to another.
  */
-function contractsPerLine(db: Db, claim: ParsedClaim, p: ClaimPayees): { rows: (ContractRow | null)[]; terms: (ContractTerms | null)[] } {
+function contractsPerLine(claim: ParsedClaim, p: ClaimPayees): { rows: (ContractRow | null)[]; terms: (ContractTerms | null)[] } {
   const terms = new Map<string, ContractTerms>();
   const picked = claim.lines.map((line, i) => (p.payees[i]!.eligible ? (p.candidates[i]!.find((c) => c.covered.includes(line.cptCode)) ?? null) : null));
   const termsOf = (c: ActiveContract, date: string) => {
@@ -243,7 +243,7 @@ function recordClaim(ctx: EngineContext, claim: ParsedClaim): EngineResponse {
   }
   const payees = linePayees(db, claim);
   const serviceDate = claimServiceDate(claim);
-  const lineContracts = contractsPerLine(db, claim, payees);
+  const lineContracts = contractsPerLine(claim, payees);
   // The encounter's contract: the billing provider's that prices a line, else the first line's.
   const chosen = lineContracts.rows.find((row) => row !== null && row.npi === claim.providerNpi) ?? lineContracts.rows.find((row) => row !== null);
   const codes = [...new Set(claim.lines.map((l) => l.cptCode))];
