@@ -176,6 +176,8 @@ export function profileTls(ctx: Context, p: Pick<Profile, 'name' | 'ca' | 'legac
 async function productionTransport(ctx: Context, p: Profile) {
   if (!p.auth_url || !p.client_id)
     throw new UsageError(`profile "${p.name}" has no auth_url or client_id`, { hint: `try: tpa auth login --profile ${p.name} --env production ...` });
+  // Tokens are credentials too: the token endpoint follows the same rule as the service.
+  httpsUnlessLoopback(p.auth_url);
   const [{ TokenSource }, { openStore }] = await Promise.all([import('../auth/oauth.js'), import('../auth/credentials.js')]);
   const tls = await productionTls(ctx, p);
   const debug = ctx.debug ? (line: string) => ctx.io.stderr.write(`[debug] ${line}\n`) : undefined;

@@ -74,3 +74,26 @@ describe('plain http only to this machine', () => {
     expect(ok.json()).toMatchObject({ status: 'ok' });
   });
 });
+
+describe('the token endpoint', () => {
+  it('a production profile whose auth_url is plain http to another host is refused (exit 2) before a token is asked', async () => {
+    writeFileSync(
+      join(home.dir, 'config.json'),
+      JSON.stringify({
+        profiles: {
+          prod: {
+            env: 'production',
+            base_url: 'https://127.0.0.1:1',
+            auth_url: 'http://127.attacker.example',
+            client_id: 'acme-tpa',
+            cert: 'c.pem',
+            key: 'k.pem',
+          },
+        },
+      }),
+    );
+    const r = await runTpa(['health', '-p', 'prod'], { home: home.dir });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('http://127.attacker.example: credentials are sent only over https://');
+  });
+});
