@@ -180,7 +180,7 @@ complete -c tpa -n '__fish_seen_subcommand_from auth; and __fish_seen_subcommand
 complete -c tpa -n '__fish_seen_subcommand_from auth; and __fish_seen_subcommand_from login' -l key -r -d 'production: its private key (PEM; the passphrase of an encrypted one is kept in the keychain)'
 complete -c tpa -n '__fish_seen_subcommand_from auth; and __fish_seen_subcommand_from login' -l ca -r -d 'production: the service\'s CA (PEM)'
 complete -c tpa -n '__fish_seen_subcommand_from auth; and __fish_seen_subcommand_from login' -l scopes -r -d 'production: the scopes to ask tokens for (default all four)'
-complete -c tpa -n '__fish_seen_subcommand_from auth; and __fish_seen_subcommand_from login' -l legacy-tls -d 'production: allow TLS 1.2 for a legacy service (TLS 1.3 otherwise)'
+complete -c tpa -n '__fish_seen_subcommand_from auth; and __fish_seen_subcommand_from login' -l legacy-tls -d 'allow TLS 1.2 for a legacy service (TLS 1.3 otherwise)'
 complete -c tpa -n '__fish_seen_subcommand_from auth; and __fish_seen_subcommand_from login' -l passphrase-stdin -d 'production: read the client key passphrase from stdin'
 complete -c tpa -n '__fish_seen_subcommand_from auth; and __fish_seen_subcommand_from login' -s h -l help -d 'show help'
 complete -c tpa -n '__fish_seen_subcommand_from auth; and __fish_seen_subcommand_from status' -s h -l help -d 'show help'

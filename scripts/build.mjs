@@ -83,7 +83,7 @@ const bundledSqlite = {
 // node:crypto loads some 10 ms of internals, and a read (a lookup, a listing) neither hashes nor draws
 // an id: the functions tpa takes from it are stand-ins that load it on their first call. A name not
 // listed here fails the build ("No matching export"): add it.
-const LAZY_CRYPTO = ['createHash', 'randomBytes', 'randomInt', 'randomUUID'];
+const LAZY_CRYPTO = ['createHash', 'createHmac', 'randomBytes', 'randomInt', 'randomUUID', 'timingSafeEqual'];
 const lazyCrypto = {
   name: 'lazy-crypto',
   setup(b) {

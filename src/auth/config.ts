@@ -1,6 +1,7 @@
 // Where tpa keeps its files (DESIGN.md section 2, "Credentials and config"), and its profiles.
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { isLoopbackHost } from '../domain/loopback.js';
 import { UsageError } from '../errors.js';
 import { readJson, writePrivateJson } from './store.js';
 
@@ -90,9 +91,11 @@ export function httpsUnlessLoopback(baseUrl: string): void {
     throw new UsageError(`"${baseUrl}" is not a URL`);
   }
   // A loopback address itself, not a name that starts like one: 127.0.0.1.example.com is anyone's.
-  // (The URL parser writes every IPv4 form, 127.1 or 0x7f000001, as four decimal numbers.)
-  const loopback = ['localhost', '[::1]'].includes(u.hostname) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(u.hostname);
-  if (u.protocol !== 'https:' && !(u.protocol === 'http:' && loopback)) {
-    throw new UsageError(`${baseUrl}: credentials are sent only over https:// (plain http only to this machine)`);
+  // (The URL parser writes every IPv4 form, 127.1 or 0x7f000001, as four decimal numbers.) The
+  // connection to `localhost` goes only to what it resolves to on this machine (client/request.ts).
+  if (u.protocol !== 'https:' && !(u.protocol === 'http:' && isLoopbackHost(u.hostname))) {
+    throw new UsageError(
+      `${baseUrl}: credentials are sent only over https:// (plain http only to this machine: 127.0.0.0/8, ::1 or localhost, not "${u.hostname}")`,
+    );
   }
 }

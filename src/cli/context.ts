@@ -112,7 +112,7 @@ export function createContext(given: IO, opts: GlobalOptions): Context {
         throw new AuthError(`not logged in to profile "${p.name}"`, {
           hint: `try: tpa auth login --profile ${p.name} --env ${p.env} --base-url ${p.base_url} --with-key-stdin`,
         });
-      client = new TpaClient(await remoteTransport(ctx, p.base_url, { apiKey: credential.key }), { debug });
+      client = new TpaClient(await remoteTransport(ctx, p.base_url, { apiKey: credential.key, tls: profileTls(ctx, p) }), { debug });
       return client;
     },
     progress(text) {
@@ -159,13 +159,27 @@ export async function productionTls(ctx: Context, p: Profile, given?: string): P
         hint: `try: tpa auth login --profile ${p.name} --env production ... --passphrase-stdin`,
       });
   }
-  const ca = [p.ca ? readPem(`profile ${p.name} ca`, p.ca) : undefined, caFile(ctx)].filter(Boolean).join('\n');
-  return { cert: readPem(`profile ${p.name} cert`, p.cert), key, passphrase, ca: ca || undefined, legacyTls: p.legacy_tls === true };
+  return { ...profileTls(ctx, p), cert: readPem(`profile ${p.name} cert`, p.cert), key, passphrase };
+}
+
+/**
+ * What every profile that speaks HTTPS trusts and accepts, whatever its environment: its own CA (in
+ * place of the system's store), --ca-file added, and TLS 1.2 when it says legacy_tls.
+ */
+export function profileTls(ctx: Context, p: Pick<Profile, 'name' | 'ca' | 'legacy_tls'>): TlsMaterial {
+  const extraCa = caFile(ctx);
+  return {
+    ...(p.ca ? { ca: readPem(`profile ${p.name} ca`, p.ca) } : {}),
+    ...(extraCa ? { extraCa } : {}),
+    legacyTls: p.legacy_tls === true,
+  };
 }
 
 async function productionTransport(ctx: Context, p: Profile) {
   if (!p.auth_url || !p.client_id)
     throw new UsageError(`profile "${p.name}" has no auth_url or client_id`, { hint: `try: tpa auth login --profile ${p.name} --env production ...` });
+  // Tokens are credentials too: the token endpoint follows the same rule as the service.
+  httpsUnlessLoopback(p.auth_url);
   const [{ TokenSource }, { openStore }] = await Promise.all([import('../auth/oauth.js'), import('../auth/credentials.js')]);
   const tls = await productionTls(ctx, p);
   const debug = ctx.debug ? (line: string) => ctx.io.stderr.write(`[debug] ${line}\n`) : undefined;
@@ -178,7 +192,8 @@ async function productionTransport(ctx: Context, p: Profile) {
 export async function remoteTransport(ctx: Context, baseUrl: string, credential: { apiKey?: string; bearer?: HttpOptions['bearer']; tls?: TlsMaterial }) {
   const [{ HttpTransport }, { RetryingTransport }] = await Promise.all([import('../client/http.js'), import('../client/retry.js')]);
   const debug = ctx.debug ? (line: string) => ctx.io.stderr.write(`[debug] ${line}\n`) : undefined;
-  const tls = credential.tls ?? { ca: caFile(ctx) };
+  const extraCa = caFile(ctx);
+  const tls = credential.tls ?? (extraCa ? { extraCa } : {});
   return new RetryingTransport(new HttpTransport({ baseUrl, apiKey: credential.apiKey, bearer: credential.bearer, tls, debug }), retryOptions(ctx));
 }
 

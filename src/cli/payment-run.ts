@@ -50,6 +50,15 @@ function defaultJournal(ctx: Context, prefix: string): string {
   return join(ctx.paths.dataDir, 'journals', `fund-run-${prefix.replace(/[^A-Za-z0-9-]/g, '_')}-${id}.ndjson`);
 }
 
+/**
+ * The user's key that seals a confirmed plan (auth/seal-key.ts: in the credential store, outside the
+ * journal and the data directory), made on the first confirmation.
+ */
+async function sealKey(ctx: Context, create: boolean): Promise<Buffer | undefined> {
+  const { runSealKey } = await import('../auth/seal-key.js');
+  return (await runSealKey(ctx.paths, ctx.io.env, ctx.note, create)).key;
+}
+
 /** The payouts the approvals will make (the engine's rule, DESIGN.md section 4): per encounter, and the totals per provider. */
 async function reviewOf(ctx: Context, plan: RunPlan, npi: string | undefined): Promise<Review> {
   const client = await ctx.client();
@@ -228,7 +237,7 @@ export async function fundRun(ctx: Context, opts: Options): Promise<CommandOutpu
   // A journal that holds a confirmed plan resumes its run: --journal, or the one the prefix names.
   const named = (opts.journal as string | undefined) ?? (prefix !== undefined ? defaultJournal(ctx, prefix) : undefined);
   // A dry run only reviews: it opens no journal, so it can never resume (and send) a run.
-  let journal = !dryRun && named !== undefined && existsSync(named) ? await RunJournal.open(named) : undefined;
+  let journal = !dryRun && named !== undefined && existsSync(named) ? await RunJournal.open(named, await sealKey(ctx, false)) : undefined;
   if (journal && !journal.plan) {
     journal.close();
     journal = undefined;
@@ -302,7 +311,7 @@ export async function fundRun(ctx: Context, opts: Options): Promise<CommandOutpu
         );
       }
       // Confirmed: the plan, every approval's key and authorization code, on the disk before anything is sent.
-      journal = await RunJournal.open((opts.journal as string | undefined) ?? defaultJournal(ctx, prefix!));
+      journal = await RunJournal.open((opts.journal as string | undefined) ?? defaultJournal(ctx, prefix!), await sealKey(ctx, true));
       // Another run confirmed a plan in this journal meanwhile (it held the lock while we reviewed).
       if (journal.plan)
         throw new ConflictError(

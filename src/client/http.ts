@@ -81,6 +81,9 @@ export class HttpTransport implements Transport {
       // Only a failed request is a network failure; anything else (a base URL that is not one, a
       // header a key with a stray newline made invalid) is the setup's, and retrying cannot help.
       if (e.setup) throw new UsageError(`cannot send to ${this.base}: ${e.message}`);
+      // A name that resolves off this machine: credentials never go there in clear (request.ts).
+      if (e.code === 'ERR_NOT_LOOPBACK')
+        throw new UsageError(`${this.base}: ${e.message}; nothing was sent`, { hint: 'use https://, or a loopback address such as http://127.0.0.1:4010' });
       if (e.code === 'ERR_RESPONSE_TOO_LARGE')
         throw new NetworkError(`${this.base} sent an answer of more than ${MAX_ANSWER_BYTES / 1024 / 1024} MiB; tpa stopped reading it`, {
           code: 'answer_too_large',

@@ -9,8 +9,14 @@
 // has left; it never widens it. An approval the journal holds is checked against the ledger: one
 // whose transfer has since FAILED or been REFUNDED is not an approval that happened; it is OWED
 // again, and never sent again by the same run (funding it anew needs a new confirmation).
-import { randomUUID } from 'node:crypto';
+//
+// The confirmed plan is sealed in the journal with a keyed MAC (HMAC-SHA256 of its canonical JSON)
+// whose key is the approver's, kept outside the journal (cli/payment-run.ts says where): a journal
+// whose plan was changed since (an encounter added, an amount or a code changed) is refused before
+// anything is sent, since funding it would fund what nobody reviewed.
+import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { AUDIT_HEAD_HEADER, parseAuditHead, type AuditHead } from '../domain/audit.js';
+import { canonicalJson } from '../domain/canonical.js';
 import { centsToAmount, jsonNumberToCents } from '../domain/money.js';
 import { ConflictError, EXIT, NetworkError, TpaError } from '../errors.js';
 import type { TpaClient } from './client.js';
@@ -104,24 +110,57 @@ export async function currentFunding(client: TpaClient, encounterId: string): Pr
   return fundingOf((await client.ledgerDetail(encounterId)).body);
 }
 
+/** The seal of a confirmed plan: HMAC-SHA256 of its canonical JSON under the approver's key. */
+export function sealOf(plan: RunPlan, key: Buffer): string {
+  return `hmac-sha256:${createHmac('sha256', key).update(canonicalJson(plan), 'utf8').digest('hex')}`;
+}
+
+/** A payment run journal that cannot be resumed as it is: its plan is not the one confirmed and sealed. */
+export class UnsealedPlanError extends TpaError {
+  constructor(path: string, why: string) {
+    super(
+      EXIT.USAGE,
+      'journal_not_sealed',
+      `the payment run in ${path} cannot be resumed: ${why}. Nothing was sent; review a new run (tpa fund run --dry-run) and confirm it with a new --auth-code-prefix`,
+    );
+  }
+}
+
 /** The journal of a payment run: its confirmed plan, and the outcome of each approval so far. */
 export class RunJournal {
   readonly outcomes = new Map<string, ApprovalOutcome>();
   /** Approvals announced whose outcome the journal does not have: their answer may have been lost. */
   readonly unanswered = new Set<string>();
   plan: RunPlan | undefined;
+  private seal: unknown;
+  private plans = 0;
 
-  private constructor(private readonly journal: Journal) {}
+  private constructor(
+    private readonly journal: Journal,
+    private readonly sealKey: Buffer | undefined,
+  ) {}
 
-  /** Opens (and locks: one journal, one writer) the journal of a payment run. */
-  static async open(path: string): Promise<RunJournal> {
+  /**
+   * Opens (and locks: one journal, one writer) the journal of a payment run. A journal holding a
+   * plan is resumed only when the plan still matches the seal made, with `sealKey`, when it was
+   * confirmed; a plan is confirmed (and sealed) only with a key.
+   */
+  static async open(path: string, sealKey: Buffer | undefined): Promise<RunJournal> {
     const records: JournalRecord[] = [];
-    const run = new RunJournal(Journal.open(path, (r) => records.push(r), { lock: await JournalLock.take(path, 'payment run') }));
+    const run = new RunJournal(
+      Journal.open(path, (r) => records.push(r), { lock: await JournalLock.take(path, 'payment run') }),
+      sealKey,
+    );
     if (records.length > 0 && records[0]!.type !== 'payment_run') {
       run.close();
       throw new TpaError(EXIT.USAGE, 'wrong_journal', `${path} is not the journal of a payment run (it starts with a "${records[0]!.type}" record)`);
     }
     for (const r of records) run.replay(r);
+    const problem = run.plan ? run.sealProblem() : undefined;
+    if (problem) {
+      run.close();
+      throw new UnsealedPlanError(path, problem);
+    }
     return run;
   }
 
@@ -129,8 +168,25 @@ export class RunJournal {
     return this.journal.path;
   }
 
+  /** Why the plan read is not the one confirmed, or undefined when it matches its seal. */
+  private sealProblem(): string | undefined {
+    if (this.plans > 1) return 'it holds more than one plan (one was added after the run was confirmed)';
+    if (typeof this.seal !== 'string') return 'its plan carries no seal (it was not confirmed by this version of tpa, or the seal was removed)';
+    if (!this.sealKey)
+      return "the key that sealed its plan is not in this user's credential store (a run is resumed by the user who confirmed it, with the same store)";
+    const expected = Buffer.from(sealOf(this.plan!, this.sealKey));
+    const found = Buffer.from(this.seal);
+    if (expected.length !== found.length || !timingSafeEqual(expected, found))
+      return 'its plan no longer matches the one confirmed (encounters, amounts, authorization codes or total were changed since)';
+    return undefined;
+  }
+
   private replay(r: JournalRecord): void {
-    if (r.type === 'payment_run') this.plan = r.plan as RunPlan;
+    if (r.type === 'payment_run') {
+      this.plans++;
+      this.plan = r.plan as RunPlan;
+      this.seal = r.seal;
+    }
     const id = typeof r.encounter_id === 'string' ? r.encounter_id : undefined;
     if (!id) return;
     if (r.type === 'sending') this.unanswered.add(id);
@@ -140,10 +196,15 @@ export class RunJournal {
     }
   }
 
-  /** Records the confirmed plan, on the disk, before any approval is sent. */
+  /** Records the confirmed plan, sealed, on the disk, before any approval is sent. */
   confirm(plan: RunPlan): void {
-    this.journal.append({ type: 'payment_run', version: 1, plan });
+    if (!this.sealKey) throw new Error('a payment run is confirmed only with a key to seal its plan');
+    if (this.plan) throw new Error('this journal already holds a confirmed plan');
+    const seal = sealOf(plan, this.sealKey);
+    this.journal.append({ type: 'payment_run', version: 2, plan, seal });
     this.plan = plan;
+    this.seal = seal;
+    this.plans = 1;
   }
 
   sending(encounterId: string): void {

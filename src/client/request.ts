@@ -3,9 +3,12 @@
 // nothing else. No retries (retry.ts decides those), no redirects, no cookies; every status is an
 // answer, not an error. Errors keep Node's codes (ECONNREFUSED, ENOTFOUND, ETIMEDOUT, TLS codes) and
 // say whether the TLS handshake had finished, which tlsError needs to tell a refused certificate.
+import dns, { type LookupAddress } from 'node:dns';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest, type Agent, type RequestOptions } from 'node:https';
+import { isIP, type LookupFunction } from 'node:net';
 import type { TLSSocket } from 'node:tls';
+import { isLoopbackAddress } from '../domain/loopback.js';
 
 export interface Exchange {
   method: string;
@@ -58,7 +61,7 @@ export function exchange(url: string, o: Exchange): Promise<Answer> {
         target.protocol === 'https:'
           ? httpsRequest(target, { ...options, ...o.tls, ...(o.agent ? { agent: o.agent } : {}) })
           : target.protocol === 'http:'
-            ? httpRequest(target, options)
+            ? httpRequest(target, isIP(target.hostname.replace(/^\[(.*)\]$/, '$1')) ? options : { ...options, lookup: loopbackOnly })
             : fail(`unsupported protocol ${target.protocol}`);
     } catch (err) {
       reject(Object.assign(err as Error, { setup: true }));
@@ -108,6 +111,28 @@ export function exchange(url: string, o: Exchange): Promise<Answer> {
     req.end(o.body);
   });
 }
+
+/**
+ * Plain http goes to a name (`localhost`) only where it resolves on this machine: the resolver's
+ * answers that are loopback addresses, and an error (ERR_NOT_LOOPBACK) when none is, so that an
+ * /etc/hosts or a resolver that sends `localhost` elsewhere never receives a key in clear.
+ */
+const loopbackOnly: LookupFunction = (hostname, options, callback) => {
+  // dns.lookup read at the call: the resolver in force, whoever set it.
+  dns.lookup(hostname, { ...options, all: true }, (err, addresses: LookupAddress[]) => {
+    if (err) return callback(err, '', 0);
+    const here = addresses.filter((a) => isLoopbackAddress(a.address));
+    if (here.length === 0) {
+      const where = addresses.map((a) => a.address).join(', ') || 'no address';
+      const refused = Object.assign(new Error(`${hostname} resolves to ${where}, not to this machine: plain http goes only to a loopback address`), {
+        code: 'ERR_NOT_LOOPBACK',
+      });
+      return callback(refused, '', 0);
+    }
+    if (options.all) (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, here);
+    else callback(null, here[0]!.address, here[0]!.family);
+  });
+};
 
 function fail(message: string): never {
   throw Object.assign(new TypeError(message), { code: 'ERR_INVALID_URL' });

@@ -2,6 +2,7 @@
 // jitter and tries again; a 5xx or a lost connection is retried with exponential backoff and jitter,
 // but only for requests that are safe to repeat. A fund release is never resent after a 5xx or a
 // lost connection (the CLI checks what happened instead); a 429 means it was refused unprocessed.
+import { releasesMoney, servedTarget } from '../domain/served-routes.js';
 import { AuthError, NetworkError, RateLimitedError } from '../errors.js';
 import type { Transport, TransportRequest, TransportResponse } from './transport.js';
 
@@ -16,12 +17,13 @@ export interface RetryOptions {
 }
 
 // mutation: no survivors (the retry rule for funding)
-const FUNDING = /\/funding\/approve\/?$/;
+const FUNDING = /\/funding\/approve\/?$/i;
 
 /** Safe to send twice: reads, read-only lookups, and writes that carry an Idempotency-Key (not funding). */
 export function safeToRepeat(req: TransportRequest): boolean {
   if (['GET', 'HEAD', 'OPTIONS'].includes(req.method)) return true;
-  if (FUNDING.test(req.path.split('?')[0]!)) return false;
+  // A fund release however its path is spelt: the route the service will match, not the string.
+  if (releasesMoney(req.method, req.path) || FUNDING.test(servedTarget(req.path)?.path ?? req.path)) return false;
   if (/\/contract-lookup\/(blind|full)\/$/.test(req.path)) return true;
   return req.headers['idempotency-key'] !== undefined;
 }

@@ -1,12 +1,19 @@
-// TLS for the HTTP transport: the service CA (--ca-file, or a profile's `ca`), the client
-// certificate and key of mutual TLS, TLS 1.3 minimum unless the profile says legacy_tls. One agent
-// per credential set, without keep-alive: a reused connection must not hide a wrong key passphrase.
+// TLS for the HTTP transport: the CAs trusted (a profile's `ca`, and --ca-file added to the store),
+// the client certificate and key of mutual TLS, TLS 1.3 minimum unless the profile says legacy_tls.
+// One agent per credential set, without keep-alive: a reused connection must not hide a wrong key
+// passphrase.
 import { Agent, type RequestOptions } from 'node:https';
+import tlsModule from 'node:tls';
 import { AuthError, NetworkError, UsageError } from '../errors.js';
 
 export interface TlsMaterial {
-  /** PEM of extra CAs to trust (the service's, or an enterprise CA). */
+  /** PEM of the service's own CA (a profile's `ca`): trusted in place of the system's store. */
   ca?: string;
+  /**
+   * PEM of CAs added to what is trusted (--ca-file: an enterprise CA, a proxy's), so that a user
+   * behind a corporate proxy keeps the system's store and trusts the proxy too.
+   */
+  extraCa?: string;
   cert?: string;
   key?: string;
   passphrase?: string;
@@ -17,10 +24,28 @@ export function tlsAgent(tls: TlsMaterial): Agent {
   return new Agent({ keepAlive: false, minVersion: tls.legacyTls ? 'TLSv1.2' : 'TLSv1.3' });
 }
 
-/** node:https's options for the material. A given CA is the one trusted, in place of the system's. */
+/**
+ * The CAs trusted by default: the store Node uses (its bundle, and the system's or
+ * NODE_EXTRA_CA_CERTS where Node is told to), or the bundle alone on a Node without the call.
+ */
+function defaultCertificates(): string[] {
+  return tlsModule.getCACertificates?.('default') ?? [...tlsModule.rootCertificates];
+}
+
+/** The CAs to trust for the material, or undefined for Node's default store. */
+function trusted(tls: TlsMaterial): string | string[] | undefined {
+  if (!tls.extraCa) return tls.ca;
+  return [...(tls.ca ? [tls.ca] : defaultCertificates()), tls.extraCa];
+}
+
+/**
+ * node:https's options for the material. A profile's CA is the one trusted, in place of the
+ * system's; --ca-file adds to whichever is in force.
+ */
 export function tlsOptions(tls: TlsMaterial): RequestOptions {
+  const ca = trusted(tls);
   return {
-    ...(tls.ca ? { ca: tls.ca } : {}),
+    ...(ca ? { ca } : {}),
     ...(tls.cert ? { cert: tls.cert } : {}),
     ...(tls.key ? { key: tls.key } : {}),
     ...(tls.passphrase ? { passphrase: tls.passphrase } : {}),

@@ -1,5 +1,6 @@
 // The one route table (DESIGN.md section 5): method and path as served → handler. Both the
 // in-process transport and the HTTP server go through it, so a command behaves the same either way.
+import { compilePath, matchPath, type PathMatch } from '../domain/served-routes.js';
 import type { EngineContext } from './context.js';
 import type { EngineRequest, EngineResponse } from './http.js';
 import {
@@ -51,13 +52,8 @@ function route(
   cacheable = false,
   advancesItself = false,
 ): Route {
-  const params: string[] = [];
-  // Stryker disable next-line StringLiteral: no served path has a character special in a regular expression; the escape is a guard
-  const source = path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{(\w+)\}/g, (_m, name: string) => {
-    params.push(name);
-    return '([^/]+)';
-  });
-  return { method, path, handler, pattern: new RegExp(`^${source}$`), params, scope, perMinute, cacheable, advancesItself };
+  // Compiled as the router reads paths (domain/served-routes.ts), the reading `tpa api` relies on.
+  return compilePath({ method, path, handler, scope, perMinute, cacheable, advancesItself });
 }
 
 const TPA = '/tpa-api/v1';
@@ -97,29 +93,12 @@ export const ROUTES: readonly Route[] = [
 ];
 // mutation: end
 
-export type Match = { route: Route; params: Record<string, string> } | { allowed: string[] } | undefined;
+export type Match = PathMatch<Route>;
 
 /**
- * The route for a method and path; `{ allowed }` when the path exists for other methods only.
- * HEAD is served wherever GET is (RFC 9110: the GET answer without its body), so it matches the
- * GET route and is listed beside GET in `allowed`.
+ * The route for a method and path; `{ allowed }` when the path exists for other methods only (HEAD
+ * takes the GET route): the first match of the table, read as domain/served-routes.ts says.
  */
 export function matchRoute(method: string, path: string): Match {
-  const allowed: string[] = [];
-  for (const r of ROUTES) {
-    const m = r.pattern.exec(path);
-    if (!m) continue;
-    if (r.method !== method && !(method === 'HEAD' && r.method === 'GET')) {
-      allowed.push(...(r.method === 'GET' ? ['GET', 'HEAD'] : [r.method]));
-      continue;
-    }
-    const params: Record<string, string> = {};
-    try {
-      r.params.forEach((name, i) => (params[name] = decodeURIComponent(m[i + 1]!)));
-    } catch {
-      return undefined; // a malformed percent-escape names nothing
-    }
-    return { route: r, params };
-  }
-  return allowed.length > 0 ? { allowed } : undefined;
+  return matchPath(ROUTES, method, path);
 }

@@ -16,6 +16,8 @@ import { Engine } from '../../src/engine/engine.js';
 import { tempDir } from '../helpers/engine.js';
 
 const CLOCK = '2026-06-30T12:00:00Z';
+/** The key that seals the payment runs of these tests (the CLI keeps the user's in the credential store). */
+const SEAL_KEY = Buffer.alloc(32, 7);
 /** 25 hours on: the engine no longer replays the Idempotency-Keys of CLOCK. */
 const LATER = '2026-07-01T13:00:00Z';
 
@@ -83,12 +85,12 @@ describe('one journal, one writer (item 10)', () => {
 
   it('a payment run journal likewise; a holder that died without letting go (its name left behind) does not hold it', async () => {
     const path = join(home.dir, 'r.journal');
-    const first = await RunJournal.open(path);
-    await expect(RunJournal.open(path)).rejects.toMatchObject({ exitCode: 4, message: expect.stringContaining('in use by another payment run') });
+    const first = await RunJournal.open(path, SEAL_KEY);
+    await expect(RunJournal.open(path, SEAL_KEY)).rejects.toMatchObject({ exitCode: 4, message: expect.stringContaining('in use by another payment run') });
     first.close();
     // A run killed while it held the journal leaves its name, not its lock (the kernel let it go).
     writeFileSync(lockHolderPath(path), JSON.stringify({ pid: 999_999, host: 'elsewhere', since: '2026-01-01T00:00:00.000Z' }));
-    const after = await RunJournal.open(path);
+    const after = await RunJournal.open(path, SEAL_KEY);
     after.close();
   });
 
@@ -158,7 +160,7 @@ describe('a payment run resumed after its transfer ended (item 12)', () => {
     const client = clientAt(CLOCK);
     const plan = planRun(await selectEncounters(client, {}, 1), {}, prefix);
     const path = join(home.dir, `${prefix}.journal`);
-    const journal = await RunJournal.open(path);
+    const journal = await RunJournal.open(path, SEAL_KEY);
     journal.confirm(plan);
     const run = await executeRun(client, journal, { onOutcome: () => undefined });
     journal.close();
@@ -167,7 +169,7 @@ describe('a payment run resumed after its transfer ended (item 12)', () => {
   }
 
   async function resume(clock: string, path: string) {
-    const journal = await RunJournal.open(path);
+    const journal = await RunJournal.open(path, SEAL_KEY);
     const outcomes: ApprovalOutcome[] = [];
     try {
       return { ...(await executeRun(clientAt(clock), journal, { onOutcome: (o) => outcomes.push(o) })), outcomes };

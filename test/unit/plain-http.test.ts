@@ -2,6 +2,7 @@
 // name that merely starts like one (127.0.0.1.example.com resolves wherever its owner likes).
 import { describe, expect, it } from 'vitest';
 import { httpsUnlessLoopback } from '../../src/auth/config.js';
+import { isLoopbackAddress } from '../../src/domain/loopback.js';
 import { UsageError } from '../../src/errors.js';
 
 describe('plain http', () => {
@@ -13,6 +14,9 @@ describe('plain http', () => {
       'http://0x7f000001/',
       'http://localhost:8080',
       'http://[::1]:4010',
+      'http://[0:0:0:0:0:0:0:1]:4010',
+      'http://[::ffff:127.0.0.1]:4010',
+      'http://LOCALHOST:8080',
       'https://tpa.example.com',
     ])
       expect(() => httpsUnlessLoopback(url), url).not.toThrow();
@@ -24,9 +28,27 @@ describe('plain http', () => {
       'http://127.0.0.1.evil.test',
       'http://127.example.com',
       'http://localhost.evil.com',
+      'http://127.attacker.example/',
+      'http://localhost.evil/',
+      'http://localhost./',
       'http://128.0.0.1',
       'http://10.0.0.1',
+      'http://[::2]:4010',
+      'http://[::ffff:10.0.0.1]:4010',
+      'http://0.0.0.0:4010',
     ])
       expect(() => httpsUnlessLoopback(url), url).toThrow(UsageError);
+  });
+});
+
+describe('a loopback address (issue 23, item 7)', () => {
+  it('is an IPv4 literal in 127.0.0.0/8, ::1, or ::ffff:127.x.y.z, in brackets or not', () => {
+    for (const a of ['127.0.0.1', '127.255.255.254', '::1', '[::1]', '0:0:0:0:0:0:0:1', '::ffff:127.0.0.1', '[::ffff:7f00:1]'])
+      expect(isLoopbackAddress(a), a).toBe(true);
+  });
+
+  it('is nothing else: no name, no other address, no malformed literal', () => {
+    for (const a of ['localhost', '127.attacker.example', '127.0.0.1.nip.io', '0.0.0.0', '10.0.0.1', '127.0.0.256', '::', '::2', '::ffff:10.0.0.1', ':::1', ''])
+      expect(isLoopbackAddress(a), a).toBe(false);
   });
 });

@@ -1,6 +1,9 @@
 // Handlers of `tpa api` (declared in api.ts): parse and check options, call the client, shape the output.
-import { EXIT, UsageError, errorFromResponse } from '../../errors.js';
+import type { TransportResponse } from '../../client/transport.js';
+import { releasesMoney, servedTarget } from '../../domain/served-routes.js';
+import { ConflictError, EXIT, UsageError, errorFromResponse } from '../../errors.js';
 import type { Handler } from '../action.js';
+import type { Context } from '../context.js';
 import { readInput } from '../options.js';
 import { confirm } from '../prompt.js';
 
@@ -9,31 +12,36 @@ const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
 export const api: Handler = async (ctx, [methodArg, path], opts) => {
   const method = methodArg!.toUpperCase();
   if (!METHODS.includes(method)) throw new UsageError(`unknown method "${methodArg}": use ${METHODS.join(', ')}`);
-  if (!path!.startsWith('/tpa-api/') && !path!.startsWith('/api/')) {
+  // The path as the service's router reads it, which is also what is sent: what is checked below is
+  // what goes out (a fragment is never sent, /./ and /x/../ are resolved, as an HTTP client would).
+  const served = path!.startsWith('/') ? servedTarget(path!) : undefined;
+  if (!served || (!served.path.startsWith('/tpa-api/') && !served.path.startsWith('/api/'))) {
     throw new UsageError(`path must be as served, starting with /tpa-api/v1/ or /api/v1/ (got "${path}")`);
   }
+  const target = `${served.path}${served.search}`;
+  if (target !== path!.replace(/#.*$/s, '')) ctx.note(`sending ${method} ${target} (the path as the service reads it)`);
   const data = opts.data as string | undefined;
   const body = data === '-' || data?.startsWith('@') ? await readInput(ctx, data === '-' ? '-' : data.slice(1), 'request body') : data;
+  let parsed: unknown;
   if (body !== undefined) {
     try {
-      JSON.parse(body);
+      parsed = JSON.parse(body);
     } catch {
       throw new UsageError('--data is not valid JSON');
     }
   }
-  const pathOnly = path!.split('?')[0]!.replace(/\/+$/, '/');
-  const submit = /\/claims\/submit\/$/.test(pathOnly);
-  const funding = method === 'POST' && /\/funding\/approve\/?$/.test(pathOnly);
-  // A raw request may move money too: the same confirmation as `tpa fund approve`.
-  if (funding) await confirm(ctx, 'Send this fund release approval? Money moves and it cannot be undone');
+  const submit = method === 'POST' && /\/claims\/submit\/$/.test(served.path);
+  // A raw request may move money too: decided by the route it reaches, not by how its path is spelt;
+  // then the same confirmation, Idempotency-Key and fund history as `tpa fund approve`.
+  const money = releasesMoney(method, target);
+  if (money) await confirm(ctx, `${method} ${target} releases money and cannot be undone. Send it?`);
   const client = await ctx.client();
   const { randomUUID } = await import('node:crypto');
-  const response = await client.raw(method, path!, {
-    body,
-    contentType: submit ? 'application/fhir+json' : 'application/json',
-    // Writes that move claims or money always carry a key (DESIGN.md section 3).
-    idempotencyKey: (method === 'POST' && submit) || funding ? randomUUID() : undefined,
-  });
+  // Writes that move claims or money always carry a key (DESIGN.md section 3).
+  const idempotencyKey = submit || money ? randomUUID() : undefined;
+  if (idempotencyKey && ctx.debug) ctx.note(`[debug] Idempotency-Key: ${idempotencyKey}`);
+  const request = () => client.raw(method, target, { body, contentType: submit ? 'application/fhir+json' : 'application/json', idempotencyKey });
+  const response = money ? await withHistory(ctx, parsed, request) : await request();
   if (opts.include) {
     ctx.io.stdout.write(`HTTP/1.1 ${response.status}\n`);
     for (const [k, v] of Object.entries(response.headers)) ctx.io.stdout.write(`${k}: ${v}\n`);
@@ -45,3 +53,37 @@ export const api: Handler = async (ctx, [methodArg, path], opts) => {
   if (exitCode !== EXIT.OK) ctx.note(`HTTP ${response.status}`);
   return { exitCode };
 };
+
+/**
+ * A raw fund release, recorded in this machine's fund history (`tpa fund history`) before it is sent
+ * and with its outcome after, as `tpa fund approve` records one. A lost answer leaves it UNKNOWN,
+ * for the next `fund approve` or payment run of that encounter to settle from the ledger.
+ */
+async function withHistory(ctx: Context, body: unknown, send: () => Promise<TransportResponse>): Promise<TransportResponse> {
+  const [{ FundHistory }, { randomUUID }] = await Promise.all([import('../../client/fund-history.js'), import('node:crypto')]);
+  const b = (typeof body === 'object' && body !== null && !Array.isArray(body) ? body : {}) as Record<string, unknown>;
+  const history = FundHistory.open(ctx.paths.dataDir);
+  try {
+    const id = randomUUID();
+    history.begin({
+      id,
+      at: new Date().toISOString(),
+      profile: ctx.profileName,
+      environment: ctx.profile().env,
+      encounter_id: typeof b.encounter_id === 'string' ? b.encounter_id : String(b.encounter_id ?? ''),
+      amount: typeof b.amount === 'number' ? b.amount : Number(b.amount ?? 0) || 0,
+      authorization_code: typeof b.authorization_code === 'string' ? b.authorization_code.trim() : String(b.authorization_code ?? ''),
+    });
+    const response = await send();
+    if (response.status < 300) {
+      const transfer = (response.body as { processor_transfer_id?: unknown } | undefined)?.processor_transfer_id;
+      history.end(id, 'APPROVED', typeof transfer === 'string' ? transfer : null);
+    } else {
+      const err = errorFromResponse(response.status, response.body);
+      history.end(id, err instanceof ConflictError ? 'SKIPPED' : 'FAILED', null, err.message);
+    }
+    return response;
+  } finally {
+    history.close();
+  }
+}

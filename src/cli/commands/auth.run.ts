@@ -7,7 +7,7 @@ import { keyFormatProblem, maskKey } from '../../domain/api-keys.js';
 import { AuthError, TpaError, UsageError } from '../../errors.js';
 import type { TableTools } from '../../render/output.js';
 import type { Handler, Options } from '../action.js';
-import { readPem, remoteTransport, type Context } from '../context.js';
+import { profileTls, readPem, remoteTransport, type Context } from '../context.js';
 
 const masked = (id: string | null, prefix?: string, last4?: string) => (prefix && last4 ? `${prefix}…${last4}` : (id ?? '—'));
 
@@ -27,7 +27,8 @@ export const login: Handler = async (ctx, _args, opts) => {
   if (env === 'production') return loginProduction(ctx, opts);
   if (env !== 'sandbox' && env !== 'staging') throw new UsageError('--env must be sandbox, staging or production');
   const name = ctx.profileExplicit ? ctx.profileName : env;
-  const baseUrl = (opts.baseUrl as string | undefined) ?? (await import('../../auth/config.js')).readConfig(ctx.paths).profiles?.[name]?.base_url;
+  const stored = (await import('../../auth/config.js')).readConfig(ctx.paths).profiles?.[name];
+  const baseUrl = (opts.baseUrl as string | undefined) ?? stored?.base_url;
   if (!baseUrl) throw new UsageError('--base-url is required: where the service is, e.g. http://127.0.0.1:4010');
   try {
     const u = new URL(baseUrl);
@@ -49,7 +50,12 @@ export const login: Handler = async (ctx, _args, opts) => {
     import('../../auth/config.js'),
     import('../../auth/credentials.js'),
   ]);
-  const client = new TpaClient(await remoteTransport(ctx, baseUrl, { apiKey: key }));
+  // What the profile says of TLS (its CA, legacy_tls) holds for sandbox and staging as for production.
+  const tlsSettings = {
+    ...(stored?.ca ? { ca: stored.ca } : {}),
+    ...(opts.legacyTls || stored?.legacy_tls === true ? { legacy_tls: true } : {}),
+  };
+  const client = new TpaClient(await remoteTransport(ctx, baseUrl, { apiKey: key, tls: profileTls(ctx, { name, ...tlsSettings }) }));
   let health: Health;
   try {
     health = (await client.health()).body;
@@ -57,7 +63,7 @@ export const login: Handler = async (ctx, _args, opts) => {
     if (err instanceof TpaError && err.exitCode === 5) throw new AuthError(`the service at ${baseUrl} refused the key: ${err.message}; nothing was saved`);
     throw err;
   }
-  const profile: Profile = { name, env, base_url: baseUrl };
+  const profile: Profile = { name, env, base_url: baseUrl, ...tlsSettings };
   const store = await saveApiKey(ctx.paths, name, key, ctx.io.env, ctx.note);
   saveProfile(ctx.paths, profile);
   ctx.note(`saved profile "${name}"; its key (${maskKey(key)}) is in ${store.location}`);

@@ -22,7 +22,7 @@ export function registerAuth(auth: Command, act: Act): void {
       .option('--key <file>', 'production: its private key (PEM; the passphrase of an encrypted one is kept in the keychain)')
       .option('--ca <file>', "production: the service's CA (PEM)")
       .option('--scopes <scope...>', 'production: the scopes to ask tokens for (default: all the client is registered for)')
-      .option('--legacy-tls', 'production: allow TLS 1.2 for a legacy service (TLS 1.3 otherwise)')
+      .option('--legacy-tls', 'allow TLS 1.2 for a legacy service (TLS 1.3 otherwise)')
       .option('--passphrase-stdin', 'production: read the client key passphrase from stdin'),
     'tpa auth login --env sandbox --base-url http://127.0.0.1:4010',
     'tpa local keys create | tpa auth login --env sandbox --base-url http://127.0.0.1:4010 --with-key-stdin',

@@ -196,7 +196,8 @@ export const demo: Handler = async (ctx) => {
     const selection = await selectEncounters(client, {}, undefined);
     const plan = planRun(selection, {}, `AUTH-${today.replace(/-/g, '')}-RUN`);
     say(`$ tpa fund run --auth-code-prefix ${plan.prefix}        (review, then type the total: ${formatCentsGrouped(plan.total_cents)})`);
-    const runJournal = await RunJournal.open(join(dir, 'run.journal'));
+    // The scratch run is never resumed: a key of its own seals its plan.
+    const runJournal = await RunJournal.open(join(dir, 'run.journal'), (await import('node:crypto')).randomBytes(32));
     let run;
     try {
       runJournal.confirm(plan);

@@ -1,0 +1,98 @@
+// How the engine's router reads a request (issue 23, item 6), for whoever must know before sending
+// what a request will do: the request target resolved as a URL is (dot segments, `%2e`, backslashes,
+// a fragment dropped), then matched exactly against path templates, first match first. The engine's
+// route table (engine/routes.ts) compiles and matches its paths with these functions; `tpa api` and
+// the retry rules ask `releasesMoney` whether a request is a fund release.
+
+/** A path template compiled: `{name}` matches one path segment. */
+export interface CompiledPath {
+  method: string;
+  /** Path template as served, with {name} for a path parameter. */
+  path: string;
+  pattern: RegExp;
+  params: string[];
+}
+
+export function compilePath<T extends { method: string; path: string }>(route: T): T & CompiledPath {
+  const params: string[] = [];
+  // Stryker disable next-line StringLiteral: no served path has a character special in a regular expression; the escape is a guard
+  const source = route.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{(\w+)\}/g, (_m, name: string) => {
+    params.push(name);
+    return '([^/]+)';
+  });
+  return { ...route, pattern: new RegExp(`^${source}$`), params };
+}
+
+export type PathMatch<R> = { route: R; params: Record<string, string> } | { allowed: string[] } | undefined;
+
+/**
+ * The first route of `routes` for a method and path; `{ allowed }` when the path exists for other
+ * methods only. HEAD is served wherever GET is (RFC 9110: the GET answer without its body), so it
+ * matches the GET route and is listed beside GET in `allowed`.
+ */
+export function matchPath<R extends CompiledPath>(routes: readonly R[], method: string, path: string): PathMatch<R> {
+  const allowed: string[] = [];
+  for (const r of routes) {
+    const m = r.pattern.exec(path);
+    if (!m) continue;
+    if (r.method !== method && !(method === 'HEAD' && r.method === 'GET')) {
+      allowed.push(...(r.method === 'GET' ? ['GET', 'HEAD'] : [r.method]));
+      continue;
+    }
+    const params: Record<string, string> = {};
+    try {
+      r.params.forEach((name, i) => (params[name] = decodeURIComponent(m[i + 1]!)));
+    } catch {
+      return undefined; // a malformed percent-escape names nothing
+    }
+    return { route: r, params };
+  }
+  return allowed.length > 0 ? { allowed } : undefined;
+}
+
+/**
+ * A request target as the router reads it (and as an HTTP client sends it): resolved as a URL on
+ * this host, so `/a/./b/`, `/a/%2e/b/`, `/a/x/../b/` and `\a\b` name `/a/b/`, a fragment is never
+ * sent, and `//host/path` is the path `/path`. Undefined when it is no URL at all.
+ */
+export function servedTarget(target: string): { path: string; search: string } | undefined {
+  try {
+    const url = new URL(target, 'http://served.invalid');
+    return { path: url.pathname, search: url.search };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The routes that release money (SPEC.md: the fund_release permission): a request to one needs a
+ * confirmation, an Idempotency-Key and an entry in this machine's fund history, and is never resent
+ * blind. The engine's table marks the same routes (a test holds them equal).
+ */
+export const MONEY_ROUTES: readonly CompiledPath[] = [{ method: 'POST', path: '/tpa-api/v1/funding/approve/' }].map(compilePath);
+
+/**
+ * Whether a request releases money: the router would match it to a money route, or a more lenient
+ * service might (a path in another case, with doubled, missing or escaped slashes, or escaped
+ * letters), since a remote service need not read paths as strictly as the engine does.
+ */
+export function releasesMoney(method: string, target: string): boolean {
+  const m = method.toUpperCase();
+  const served = servedTarget(target);
+  if (!served) return false;
+  const exact = matchPath(MONEY_ROUTES, m, served.path);
+  if (exact && 'route' in exact) return true;
+  let loose: string;
+  try {
+    loose = decodeURIComponent(served.path);
+  } catch {
+    loose = served.path;
+  }
+  const lenient = servedTarget(
+    loose
+      .toLowerCase()
+      .replace(/[\\/]+/g, '/')
+      .replace(/\/?$/, '/'),
+  );
+  return lenient !== undefined && MONEY_ROUTES.some((r) => r.method === m && r.path.toLowerCase() === lenient.path);
+}

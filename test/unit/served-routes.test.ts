@@ -1,0 +1,62 @@
+// The reading of a request that decides whether it releases money (issue 23, item 6) is the engine
+// router's own: the same compiled paths, the same first match, the same resolution of the target.
+import { describe, expect, it } from 'vitest';
+import { safeToRepeat } from '../../src/client/retry.js';
+import { MONEY_ROUTES, releasesMoney, servedTarget } from '../../src/domain/served-routes.js';
+import { matchRoute, ROUTES } from '../../src/engine/routes.js';
+
+/** Whether the engine, given this request target as a client would send it, runs a money route. */
+function engineReleases(method: string, target: string): boolean {
+  const served = servedTarget(target);
+  const m = served && matchRoute(method, served.path);
+  return m !== undefined && 'route' in m && m.route.scope === 'fund_release';
+}
+
+const TARGETS = [
+  '/tpa-api/v1/funding/approve/',
+  '/tpa-api/v1/funding/./approve/',
+  '/tpa-api/v1/funding/%2e/approve/',
+  '/tpa-api/v1/funding/approve/#x',
+  '/tpa-api/v1/funding/approve/?a=1#b',
+  '/tpa-api/v1/x/../funding/approve/',
+  '/tpa-api/v1/funding/approve/.',
+  '\\tpa-api\\v1\\funding\\approve\\',
+  '//host.example/tpa-api/v1/funding/approve/',
+  '/tpa-api/v1/funding/approve',
+  '/tpa-api/v1/funding/approve/x/..',
+  '/tpa-api/v1/funding//approve/',
+  '/tpa-api/v1/ledger/entries/',
+  '/tpa-api/v1/claims/submit/',
+];
+
+describe('which requests release money', () => {
+  it('the money routes are the engine routes that need fund_release, by method and path', () => {
+    const engine = ROUTES.filter((r) => r.scope === 'fund_release').map((r) => [r.method, r.path]);
+    expect(MONEY_ROUTES.map((r) => [r.method, r.path])).toEqual(engine);
+  });
+
+  it('every target the engine routes to a money route is one for releasesMoney, whatever its spelling', () => {
+    for (const t of TARGETS) {
+      if (engineReleases('POST', t)) expect(releasesMoney('POST', t), t).toBe(true);
+      if (engineReleases('POST', t)) expect(releasesMoney('post', t), t).toBe(true);
+    }
+    // At least these reach it on the engine (so the loop above checked something).
+    for (const t of TARGETS.slice(0, 9)) expect(engineReleases('POST', t), t).toBe(true);
+  });
+
+  it('a lenient service might route more spellings there: they count too; other routes and methods do not', () => {
+    for (const t of ['/tpa-api/v1/funding/approve', '/tpa-api/v1/FUNDING/Approve/', '/tpa-api/v1/funding//approve/', '/tpa-api/v1/funding/appro%76e/'])
+      expect(releasesMoney('POST', t), t).toBe(true);
+    for (const [m, t] of [
+      ['GET', '/tpa-api/v1/funding/approve/'],
+      ['PUT', '/tpa-api/v1/funding/./approve/'],
+      ['POST', '/tpa-api/v1/claims/submit/'],
+      ['POST', '/tpa-api/v1/funding/approve/x/'],
+    ] as const)
+      expect(releasesMoney(m, t), `${m} ${t}`).toBe(false);
+  });
+
+  it('the retry rules never resend one, however it is spelt', () => {
+    for (const t of TARGETS.slice(0, 9)) expect(safeToRepeat({ method: 'POST', path: t, headers: { 'idempotency-key': 'k' } }), t).toBe(false);
+  });
+});
