@@ -1,6 +1,6 @@
 // Encryption at rest (SPEC.md "Security": AES-256) for the embedded engine's database: SQLCipher's
 // format (AES-256-CBC per page, cipherSettings below) through
-// better-sqlite3-multiple-ciphers, an optional dependency loaded only for an encrypted database,
+// better-sqlite3-multiple-ciphers, a dependency loaded only for an encrypted database,
 // so that a plain one opens with better-sqlite3 as fast as before. The key is 32 random bytes used
 // as they are (no passphrase stretching: it is a key, not a password), kept in the OS keychain or
 // given in TPA_DB_KEY as 64 hexadecimal digits.
@@ -64,8 +64,8 @@ export function cipherSqlite(): DatabaseConstructor {
     cipherDriver = createRequire(import.meta.url)(CIPHER_PACKAGE) as DatabaseConstructor;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') throw err;
-    throw new UsageError(`an encrypted database needs the optional package ${CIPHER_PACKAGE}, which is not installed`, {
-      hint: `try: npm install (without --omit=optional), or npm install ${CIPHER_PACKAGE}`,
+    throw new UsageError(`an encrypted database needs the package ${CIPHER_PACKAGE}, which is not installed`, {
+      hint: `try: npm install ${CIPHER_PACKAGE}`,
     });
   }
   return cipherDriver;
