@@ -10,6 +10,7 @@ import { bodyText, type EngineResponse } from '../engine/http.js';
 import { newId } from '../engine/ids.js';
 import { withFault, type Faults } from '../engine/faults.js';
 import { type RateLimiter, TIERS, type LimitVerdict } from '../engine/limits.js';
+import { JsonDepthGauge } from '../domain/json-depth.js';
 
 /** Claims may be up to 5 MiB (fhir-claim.ts); a little room for whitespace around them. */
 export const MAX_BODY_BYTES = 6 * 1024 * 1024;
@@ -51,24 +52,32 @@ function send(res: ServerResponse, response: EngineResponse, extra: Record<strin
 
 const error = (status: number, body: Record<string, unknown>): EngineResponse => ({ status, headers: {}, body });
 
-/** The body as text, or undefined past the limit. */
-function readBody(req: IncomingMessage, limit: number): Promise<string | undefined> {
+type Body = { text: string } | { tooLarge: true } | { tooDeep: string };
+
+/**
+ * The body as text; past the size limit, or nested deeper than any resource (with a gauge), as
+ * soon as that shows: the nesting is counted on each piece as it arrives, so a body nested millions
+ * deep is refused after its first piece and never parsed. The rest of a refused body is read and
+ * dropped, so that the answer is not lost to a reset connection.
+ */
+function readBody(req: IncomingMessage, limit: number, gauge?: JsonDepthGauge): Promise<Body> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    let over = false;
+    let refused = false;
+    const refuse = (body: Body) => {
+      refused = true;
+      chunks.length = 0;
+      resolve(body);
+    };
     req.on('data', (chunk: Buffer) => {
-      if (over) return;
+      if (refused) return;
       size += chunk.length;
-      if (size > limit) {
-        over = true;
-        chunks.length = 0;
-        resolve(undefined);
-        return;
-      }
+      if (size > limit) return refuse({ tooLarge: true });
+      if (gauge && !gauge.feed(chunk)) return refuse({ tooDeep: gauge.problem()! });
       chunks.push(chunk);
     });
-    req.on('end', () => over || resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('end', () => refused || resolve({ text: Buffer.concat(chunks).toString('utf8') }));
     req.on('error', reject);
   });
 }
@@ -123,7 +132,7 @@ export function startServer(engine: Engine, options: ServeOptions): Promise<Runn
       limitHeaders = verdict?.headers ?? {};
       const { pathname: path, searchParams: query } = url;
       readBody(req, 64 * 1024)
-        .then((body) => reply(engine.issueToken({ method, path, query, headers: {}, body }, certificate)))
+        .then((body) => reply(engine.issueToken({ method, path, query, headers: {}, body: 'text' in body ? body.text : undefined }, certificate)))
         .catch(() => reply(error(500, { error: 'internal_error', message: 'The server failed to issue a token', request_id: requestId })));
       return;
     }
@@ -163,14 +172,17 @@ export function startServer(engine: Engine, options: ServeOptions): Promise<Runn
     // it is answered at once, without waiting for its end (most are GETs).
     const bodyless = req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined;
     if (bodyless) req.resume();
-    (bodyless ? Promise.resolve('') : readBody(req, limit))
-      .then((body) => {
-        if (body === undefined) {
+    const type = header(req, 'content-type');
+    const json = type === undefined || JSON_TYPES.test(type);
+    (bodyless ? Promise.resolve<Body>({ text: '' }) : readBody(req, limit, json ? new JsonDepthGauge() : undefined))
+      .then((read) => {
+        if ('tooLarge' in read) {
           res.setHeader('connection', 'close');
           return reply(error(413, { error: 'payload_too_large', message: `The request body is larger than ${limit / 1024 / 1024} MiB` }));
         }
-        const type = header(req, 'content-type');
-        if (body !== '' && type !== undefined && !JSON_TYPES.test(type)) {
+        if ('tooDeep' in read) return reply(error(400, { errors: [{ field: '', message: read.tooDeep }] }));
+        const body = read.text;
+        if (body !== '' && !json) {
           return reply(
             error(415, { error: 'unsupported_media_type', message: `Send JSON (application/json, or application/fhir+json for claims), not ${type}` }),
           );

@@ -1,0 +1,118 @@
+// Input that hurts `tpa local serve`: bodies nested to stall the parser, and requests whose method or
+// request line Node's own parser refuses. Each gets the service's JSON error and headers, early,
+// and no caller's body holds up another caller.
+import { request, type ClientRequest, type IncomingMessage } from 'node:http';
+import { connect } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tempDir } from '../helpers/engine.js';
+import { createKey, serve, type Served } from '../helpers/server.js';
+
+let home: ReturnType<typeof tempDir>;
+let server: Served;
+let key: string;
+
+beforeAll(async () => {
+  home = tempDir();
+  server = await serve(home.dir);
+  key = await createKey(home.dir);
+});
+afterAll(async () => {
+  await server.stop();
+  home.remove();
+});
+
+const FIVE_MB = 5 * 1024 * 1024;
+/** Five megabytes of a claim nested as deep as its size allows. */
+const deepBody = Buffer.from(`${'{"a":'.repeat(FIVE_MB / 10)}1${'}'.repeat(FIVE_MB / 10)}`);
+
+interface Held {
+  req: ClientRequest;
+  answer: Promise<{ res: IncomingMessage; body: string; uploadDone: boolean }>;
+  finishUpload(): void;
+}
+
+/** A POST of `body` of which only `sent` bytes go out until `finishUpload`: the answer records whether the upload was done. */
+function holdUpload(path: string, apiKey: string, body: Buffer, sent: number): Held {
+  const url = new URL(server.url);
+  let uploadDone = false;
+  const req = request({
+    host: url.hostname,
+    port: url.port,
+    path,
+    method: 'POST',
+    agent: false,
+    headers: { 'x-api-key': apiKey, 'content-type': 'application/fhir+json', 'content-length': body.length },
+  });
+  req.on('error', () => undefined);
+  const answer = new Promise<{ res: IncomingMessage; body: string; uploadDone: boolean }>((resolve) =>
+    req.on('response', (res) => {
+      const done = uploadDone;
+      let text = '';
+      res.setEncoding('utf8').on('data', (d: string) => (text += d));
+      res.on('end', () => resolve({ res, body: text, uploadDone: done }));
+    }),
+  );
+  req.write(body.subarray(0, sent));
+  return {
+    req,
+    answer,
+    finishUpload() {
+      uploadDone = true;
+      req.end(body.subarray(sent));
+    },
+  };
+}
+
+/** Raw bytes to the server; the whole answer, once the server closes or ends it. */
+function raw(text: string): Promise<string> {
+  const url = new URL(server.url);
+  return new Promise((resolve) => {
+    const socket = connect(Number(url.port), '127.0.0.1', () => socket.write(text));
+    let data = '';
+    socket.setEncoding('utf8').on('data', (d: string) => (data += d));
+    socket.on('end', () => resolve(data));
+    socket.on('error', () => resolve(data));
+  });
+}
+
+const headersOf = (answer: string) =>
+  Object.fromEntries(
+    answer
+      .split('\r\n\r\n')[0]!
+      .split('\r\n')
+      .slice(1)
+      .map((l) => [l.split(':')[0]!.toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]),
+  );
+const bodyOf = (answer: string) => JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4));
+
+describe('tpa local serve: bodies nested too deep', () => {
+  it('a 5 MB deeply nested body is refused 400 naming the depth before its upload completes, and another key is answered meanwhile', async () => {
+    const other = await createKey(home.dir);
+    // Four such bodies from one key, each with its first 256 KB sent and the rest held back.
+    const held = Array.from({ length: 4 }, () => holdUpload('/tpa-api/v1/claims/submit/', key, deepBody, 256 * 1024));
+    const health = await fetch(`${server.url}/tpa-api/v1/health`, { headers: { 'x-api-key': other } });
+    expect(health.status).toBe(200);
+    const answers = await Promise.all(held.map((h) => h.answer));
+    for (const h of held) h.finishUpload();
+    for (const { res, body, uploadDone } of answers) {
+      expect(uploadDone).toBe(false);
+      expect(res.statusCode).toBe(400);
+      expect(res.headers['x-ratelimit-limit']).toMatch(/^\d+$/);
+      expect(JSON.parse(body)).toEqual({ errors: [{ field: '', message: expect.stringMatching(/nested more than 64 levels deep/) }] });
+    }
+    // The connections and the server go on: the same key is answered next.
+    expect((await fetch(`${server.url}/tpa-api/v1/health`, { headers: { 'x-api-key': key } })).status).toBe(200);
+  });
+
+  it('nesting within the limit, and brackets inside strings, are not counted against a body', async () => {
+    const body = JSON.stringify({ npi: '1045782368', group_id: `GRP-1001${'[{'.repeat(200)}\\"[`, cpt_codes: ['45378'] });
+    const res = await fetch(`${server.url}/tpa-api/v1/contract-lookup/blind/`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      body,
+    });
+    // A group that does not exist: the body was parsed and read, not refused for its depth.
+    expect(res.status).not.toBe(500);
+    expect(JSON.stringify(await res.json())).not.toMatch(/nested more than/);
+  });
+});
