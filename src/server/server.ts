@@ -1,10 +1,11 @@
 // `tpa local serve`: node:http in front of the one route table (DESIGN.md section 5). This file only
 // adapts HTTP: authentication, limits and answers come from the engine; the server reads bodies
 // within a size limit, applies the rate limiter, logs one line per request and never a key.
-import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import type { TLSSocket } from 'node:tls';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { Engine } from '../engine/engine.js';
 import { bodyText, type EngineResponse } from '../engine/http.js';
 import { newId } from '../engine/ids.js';
@@ -220,6 +221,7 @@ export function startServer(engine: Engine, options: ServeOptions): Promise<Runn
         listener,
       )
     : createServer(listener);
+  server.on('clientError', (err: ParserError, socket: Duplex) => answerUnparsed(engine, options, err, socket));
   // Slow or abandoned clients must not hold connections forever.
   server.headersTimeout = 20_000;
   server.requestTimeout = 60_000;
@@ -241,6 +243,66 @@ export function startServer(engine: Engine, options: ServeOptions): Promise<Runn
       });
     });
   });
+}
+
+type ParserError = Error & { code?: string; rawPacket?: Buffer };
+
+/** What Node's parser refused, as the service answers it: status, body and extra headers. */
+function unparsedAnswer(engine: Engine, err: ParserError): { response: EngineResponse; line: string } {
+  // A method Node does not know, on a request line otherwise whole: the route table answers as for
+  // any method it does not serve (405 with Allow on a known path, 404 elsewhere).
+  const requestLine = err.rawPacket?.toString('latin1').split('\r\n', 1)[0] ?? '';
+  const parts = /^([!#$%&'*+.^_`|~0-9A-Za-z-]{1,32}) (\/[!-~]*) HTTP\/1\.[01]$/.exec(requestLine);
+  if (err.code === 'HPE_INVALID_METHOD' && parts) {
+    const path = parts[2]!.split('?', 1)[0]!;
+    const match = engine.route(parts[1]!, path);
+    if ('response' in match) return { response: match.response, line: `${parts[1]} ${path}` };
+  }
+  if (err.code === 'HPE_HEADER_OVERFLOW')
+    return { response: error(431, { error: 'request_header_fields_too_large', message: 'The request headers are too large' }), line: '(headers too large)' };
+  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT')
+    return { response: error(408, { error: 'request_timeout', message: 'The request took too long to arrive' }), line: '(request timeout)' };
+  return {
+    response: error(400, { error: 'bad_request', message: 'The request is not valid HTTP/1.1 (its request line, a header or the body framing)' }),
+    line: '(not HTTP)',
+  };
+}
+
+/**
+ * A request Node's HTTP parser refused before any handler saw it (an unknown method, a malformed
+ * request line or header): answered as every other request is, with the JSON error body, a request
+ * id and the X-RateLimit-* headers of its address (SPEC.md "Limits": on every answer), then closed.
+ */
+function answerUnparsed(engine: Engine, options: ServeOptions, err: ParserError, socket: Duplex): void {
+  const net = socket as Socket;
+  // Nothing can be written to a connection that is gone, or in the middle of another answer.
+  if (err.code === 'ECONNRESET' || !net.writable || net.bytesWritten > 0) {
+    net.destroy();
+    return;
+  }
+  const verdict = options.limiter?.admitAnonymous(net.remoteAddress ?? 'unknown');
+  const { response, line } =
+    verdict && !verdict.allowed
+      ? {
+          response: error(429, { error: 'rate_limit_exceeded', message: `Rate limit exceeded: ${verdict.reason}`, retry_after: verdict.retryAfter }),
+          line: '(rate limited)',
+        }
+      : unparsedAnswer(engine, err);
+  const body = bodyText(response.body);
+  const headers: Record<string, string> = {
+    ...response.headers,
+    'content-type': 'application/json; charset=utf-8',
+    'x-request-id': newId('req_'),
+    ...(verdict?.headers ?? {}),
+    ...(verdict && !verdict.allowed ? { 'retry-after': String(verdict.retryAfter) } : {}),
+    'content-length': String(Buffer.byteLength(body)),
+    connection: 'close',
+  };
+  const head = Object.entries(headers)
+    .map(([k, v]) => `${k}: ${v}`)
+    .join('\r\n');
+  net.end(`HTTP/1.1 ${response.status} ${STATUS_CODES[response.status] ?? 'Error'}\r\n${head}\r\n\r\n${body}`);
+  options.log(`${line} ${response.status} (refused by the HTTP parser: ${err.code ?? err.message})`);
 }
 
 function header(req: IncomingMessage, name: string): string | undefined {

@@ -116,3 +116,44 @@ describe('tpa local serve: bodies nested too deep', () => {
     expect(JSON.stringify(await res.json())).not.toMatch(/nested more than/);
   });
 });
+
+describe('tpa local serve: requests the HTTP parser refuses', () => {
+  it('an unknown method on a known route gets 405 with Allow, a JSON body and the X-RateLimit headers', async () => {
+    const answer = await raw('FOO /tpa-api/v1/health HTTP/1.1\r\nHost: a\r\n\r\n');
+    expect(answer).toMatch(/^HTTP\/1\.1 405 /);
+    const headers = headersOf(answer);
+    expect(headers.allow).toBe('GET, HEAD');
+    expect(headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(headers['x-request-id']).toMatch(/^req_/);
+    for (const name of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']) expect(headers[name], name).toMatch(/^\d+$/);
+    expect(bodyOf(answer)).toEqual({ error: 'method_not_allowed', message: '/tpa-api/v1/health accepts GET, HEAD' });
+  });
+
+  it('an unknown method elsewhere gets the JSON 404 of an unknown route', async () => {
+    const answer = await raw('FOO /nothing?x=1 HTTP/1.1\r\nHost: a\r\n\r\n');
+    expect(answer).toMatch(/^HTTP\/1\.1 404 /);
+    expect(headersOf(answer)['x-ratelimit-limit']).toMatch(/^\d+$/);
+    expect(bodyOf(answer)).toMatchObject({ error: 'not_found', path: '/nothing' });
+  });
+
+  it('a malformed request line or header gets a JSON 400 with the X-RateLimit headers, and the server goes on', async () => {
+    for (const text of [
+      'GET\r\n\r\n',
+      'G@T / HTTP/1.1\r\n\r\n',
+      '\u001b]0;PWN\u0007 / HTTP/1.1\r\n\r\n',
+      'GET /tpa-api/v1/health HTTP/1.1\r\nHost: a\r\nBad Header\r\n\r\n',
+    ]) {
+      const answer = await raw(text);
+      expect(answer, JSON.stringify(text)).toMatch(/^HTTP\/1\.1 400 /);
+      const headers = headersOf(answer);
+      expect(headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(headers['x-ratelimit-remaining']).toMatch(/^\d+$/);
+      expect(bodyOf(answer)).toEqual({ error: 'bad_request', message: expect.stringMatching(/not valid HTTP/) });
+    }
+    expect((await fetch(`${server.url}/tpa-api/v1/health`, { headers: { 'x-api-key': key } })).status).toBe(200);
+    // Logged as every answer is, with no byte of the refused request line.
+    await server.settled();
+    expect(server.stderr()).toMatch(/FOO \/tpa-api\/v1\/health 405/);
+    expect(server.stderr()).not.toContain('PWN');
+  });
+});
