@@ -53,29 +53,53 @@ function send(res: ServerResponse, response: EngineResponse, extra: Record<strin
 
 const error = (status: number, body: Record<string, unknown>): EngineResponse => ({ status, headers: {}, body });
 
-type Body = { text: string } | { tooLarge: true } | { tooDeep: string };
+type Body = { text: string } | { tooLarge: true } | { tooDeep: string } | { tooMany: true };
 
 /**
- * The body as text; past the size limit, or nested deeper than any resource (with a gauge), as
- * soon as that shows: the nesting is counted on each piece as it arrives, so a body nested millions
- * deep is refused after its first piece and never parsed. The rest of a refused body is read and
- * dropped, so that the answer is not lost to a reset connection.
+ * A body larger than this is "large": parsing and checking one takes the event loop for a while (a
+ * 5 MiB claim, a good part of a second), so one key has at most LARGE_BODIES_PER_KEY of them in
+ * flight, and ten at once from one key cannot make every other caller wait.
  */
-function readBody(req: IncomingMessage, limit: number, gauge?: JsonDepthGauge): Promise<Body> {
+const LARGE_BODY_BYTES = 1024 * 1024;
+const LARGE_BODIES_PER_KEY = 2;
+
+interface BodyChecks {
+  /** Counts the nesting of a JSON body as it arrives. */
+  gauge?: JsonDepthGauge;
+  /** Called once, when the body turns out to be large: false refuses it. */
+  admitLarge?: () => boolean;
+}
+
+/**
+ * The body as text; refused as soon as it shows: past the size limit, nested deeper than any
+ * resource (the nesting is counted on each piece as it arrives, so a body nested millions deep is
+ * refused after its first piece and never parsed), or large beyond what its key may have in flight.
+ * The rest of a refused body is read and dropped, so that the answer is not lost to a reset connection.
+ */
+function readBody(req: IncomingMessage, limit: number, checks: BodyChecks = {}): Promise<Body> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     let refused = false;
+    let large = false;
     const refuse = (body: Body) => {
       refused = true;
       chunks.length = 0;
       resolve(body);
     };
+    const tooMany = () => {
+      if (large || !checks.admitLarge) return false;
+      large = true;
+      return !checks.admitLarge();
+    };
+    // A declared length says at once whether the body is large; a chunked one shows it on the way.
+    if (Number(req.headers['content-length'] ?? 0) > LARGE_BODY_BYTES && tooMany()) refuse({ tooMany: true });
     req.on('data', (chunk: Buffer) => {
       if (refused) return;
       size += chunk.length;
       if (size > limit) return refuse({ tooLarge: true });
-      if (gauge && !gauge.feed(chunk)) return refuse({ tooDeep: gauge.problem()! });
+      if (size > LARGE_BODY_BYTES && tooMany()) return refuse({ tooMany: true });
+      if (checks.gauge && !checks.gauge.feed(chunk)) return refuse({ tooDeep: checks.gauge.problem()! });
       chunks.push(chunk);
     });
     req.on('end', () => refused || resolve({ text: Buffer.concat(chunks).toString('utf8') }));
@@ -87,6 +111,8 @@ const JSON_TYPES = /^application\/(fhir\+)?json\s*(;|$)/i;
 
 export function startServer(engine: Engine, options: ServeOptions): Promise<RunningServer> {
   const limit = options.maxBodyBytes ?? MAX_BODY_BYTES;
+  /** Large bodies in flight per key lineage (LARGE_BODIES_PER_KEY). */
+  const largeBodies = new Map<string, number>();
   const tls = options.tls;
   // Nothing a client sends may stop the server: whatever escapes the handling is a 400 or a 500.
   const listener: RequestListener = (req, res) => {
@@ -175,8 +201,32 @@ export function startServer(engine: Engine, options: ServeOptions): Promise<Runn
     if (bodyless) req.resume();
     const type = header(req, 'content-type');
     const json = type === undefined || JSON_TYPES.test(type);
-    (bodyless ? Promise.resolve<Body>({ text: '' }) : readBody(req, limit, json ? new JsonDepthGauge() : undefined))
+    const admitLarge = () => {
+      // Limits off (--no-rate-limit, load tests): no cap either.
+      if (!key || !options.limiter) return true;
+      const lineage = key.lineage;
+      const running = largeBodies.get(lineage) ?? 0;
+      if (running >= LARGE_BODIES_PER_KEY) return false;
+      largeBodies.set(lineage, running + 1);
+      res.on('close', () => {
+        const left = (largeBodies.get(lineage) ?? 1) - 1;
+        if (left > 0) largeBodies.set(lineage, left);
+        else largeBodies.delete(lineage);
+      });
+      return true;
+    };
+    (bodyless ? Promise.resolve<Body>({ text: '' }) : readBody(req, limit, { gauge: json ? new JsonDepthGauge() : undefined, admitLarge }))
       .then((read) => {
+        if ('tooMany' in read) {
+          return reply(
+            error(429, {
+              error: 'rate_limit_exceeded',
+              message: `Rate limit exceeded: ${LARGE_BODIES_PER_KEY} request bodies over ${LARGE_BODY_BYTES / 1024 / 1024} MiB in flight`,
+              retry_after: 1,
+            }),
+            { 'retry-after': '1' },
+          );
+        }
         if ('tooLarge' in read) {
           res.setHeader('connection', 'close');
           return reply(error(413, { error: 'payload_too_large', message: `The request body is larger than ${limit / 1024 / 1024} MiB` }));

@@ -117,6 +117,67 @@ describe('tpa local serve: bodies nested too deep', () => {
   });
 });
 
+describe('tpa local serve: large bodies of one key', () => {
+  it('a key with two bodies over 1 MiB in flight gets 429 with retry_after for a third; another key does not; the key may again once one ends', async () => {
+    const own = await createKey(home.dir);
+    const other = await createKey(home.dir);
+    const large = Buffer.from(JSON.stringify({ npi: '1045782368', group_id: 'GRP-1001', cpt_codes: ['45378'], pad: 'x'.repeat(1536 * 1024) }));
+    const url = new URL(server.url);
+    // Two large bodies whose headers are sent and bodies held back. Each asks `Expect: 100-continue`:
+    // node's server answers 100 Continue in the same turn as it hands the request to the handler,
+    // which counts the declared length at once; once both have had their 100 both are counted.
+    const held = Array.from({ length: 2 }, () => {
+      const req = request({
+        host: url.hostname,
+        port: url.port,
+        path: '/tpa-api/v1/contract-lookup/blind/',
+        method: 'POST',
+        agent: false,
+        headers: { 'x-api-key': own, 'content-type': 'application/json', 'content-length': large.length, expect: '100-continue' },
+      });
+      req.on('error', () => undefined);
+      const admitted = new Promise<void>((resolve) => req.on('information', (info) => info.statusCode === 100 && resolve()));
+      const answered = new Promise<number>((resolve) =>
+        req.on('response', (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        }),
+      );
+      req.flushHeaders();
+      return { req, admitted, answered };
+    });
+    await Promise.all(held.map((h) => h.admitted));
+    const post = (apiKey: string) =>
+      fetch(`${server.url}/tpa-api/v1/contract-lookup/blind/`, {
+        method: 'POST',
+        headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
+        body: large,
+      });
+    const third = await post(own);
+    expect(third.status).toBe(429);
+    expect(third.headers.get('retry-after')).toBe('1');
+    expect(third.headers.get('x-ratelimit-limit')).toMatch(/^\d+$/);
+    expect(await third.json()).toEqual({
+      error: 'rate_limit_exceeded',
+      message: expect.stringMatching(/2 request bodies over 1 MiB in flight/),
+      retry_after: 1,
+    });
+    expect((await post(other)).status).not.toBe(429);
+    // A small body of the same key is not held up by its large ones.
+    const small = await fetch(`${server.url}/tpa-api/v1/contract-lookup/blind/`, {
+      method: 'POST',
+      headers: { 'x-api-key': own, 'content-type': 'application/json' },
+      body: JSON.stringify({ npi: '1045782368', group_id: 'GRP-1001', cpt_codes: ['45378'] }),
+    });
+    expect(small.status).toBe(200);
+    held[0]!.req.end(large);
+    expect(await held[0]!.answered).not.toBe(429);
+    expect((await post(own)).status).not.toBe(429);
+    held[1]!.req.end(large);
+    expect(await held[1]!.answered).not.toBe(429);
+  });
+});
+
 describe('tpa local serve: requests the HTTP parser refuses', () => {
   it('an unknown method on a known route gets 405 with Allow, a JSON body and the X-RateLimit headers', async () => {
     const answer = await raw('FOO /tpa-api/v1/health HTTP/1.1\r\nHost: a\r\n\r\n');
