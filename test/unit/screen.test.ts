@@ -1,6 +1,7 @@
 // The two guards of text from outside: `screen` for a person's terminal, `csvCell` for a spreadsheet.
 import { describe, expect, it } from 'vitest';
 import { csvCell, csvCellValue, own, screen } from '../../src/render/screen.js';
+import { flatten, toCsv } from '../../src/render/output.js';
 import { keyValues } from '../../src/render/table.js';
 
 describe('screen', () => {
@@ -74,5 +75,15 @@ describe('keyValues', () => {
       );
       expect(text.split('\n')).toEqual(['Notes   paid', '        Status  REFUNDED', 'Status  FUNDED']);
     }
+  });
+});
+
+describe('flatten', () => {
+  it('keeps a field named __proto__ as a column, not as the row prototype', () => {
+    const row = JSON.parse('{"__proto__":["=1+1"],"b":2,"c":{"__proto__":{"d":3}}}');
+    const flat = flatten(row);
+    expect(Object.keys(flat)).toEqual(['__proto__', 'b', 'c.__proto__.d']);
+    expect(Object.getPrototypeOf(flat)).toBe(Object.prototype);
+    expect(toCsv([row])).toBe('__proto__,b,c.__proto__.d\n"[""=1+1""]",2,3\n');
   });
 });
