@@ -58,6 +58,8 @@ export function readConfig(paths: Paths): ConfigFile {
 export function saveProfile(paths: Paths, profile: Profile): void {
   const config = readConfig(paths);
   const { name, ...rest } = profile;
+  const reserved = reservedNameProblem(name, 'a profile name');
+  if (reserved) throw new UsageError(reserved);
   writePrivateJson(configFile(paths), { ...config, profiles: { ...config.profiles, [name]: rest } });
 }
 
@@ -74,9 +76,26 @@ export function savedProfiles(paths: Paths): Profile[] {
   return Object.entries(readConfig(paths).profiles ?? {}).map(([name, p]) => ({ name, ...p }));
 }
 
+/**
+ * Why `name` cannot name a profile or a setting, if it cannot: profiles and settings are looked up
+ * by name in objects, and `__proto__`, `constructor` or `toString` name what every object already
+ * has, so that a lookup would find the object's machinery instead of a profile.
+ */
+export function reservedNameProblem(name: string, what: string): string | undefined {
+  return name === '__proto__' || name === 'prototype' || name in Object.prototype ? `"${name}" cannot be ${what}: the name is reserved` : undefined;
+}
+
+/** The saved profile of that name, if there is one (never a property every object has). */
+export function storedProfile(config: ConfigFile, name: string): Omit<Profile, 'name'> | undefined {
+  const profiles = config.profiles;
+  return profiles && typeof profiles === 'object' && Object.hasOwn(profiles, name) ? profiles[name] : undefined;
+}
+
 /** The named profile; "local" (the embedded engine) always exists. */
 export function resolveProfile(paths: Paths, name: string): Profile {
-  const stored = readConfig(paths).profiles?.[name];
+  const reserved = reservedNameProblem(name, 'a profile name');
+  if (reserved) throw new UsageError(reserved);
+  const stored = storedProfile(readConfig(paths), name);
   if (stored) return { name, ...stored };
   if (name === 'local') return { name, env: 'local' };
   throw new UsageError(`no profile named "${name}"`, { hint: 'profiles are created by `tpa auth login`; `local` always works' });

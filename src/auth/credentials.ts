@@ -101,7 +101,8 @@ class FileStore implements SecretStore {
   }
 
   async get(account: string): Promise<string | null> {
-    return this.read().secrets?.[account] ?? null;
+    const secrets = this.read().secrets;
+    return secrets && Object.hasOwn(secrets, account) ? (secrets[account] ?? null) : null;
   }
 
   async set(account: string, secret: string): Promise<void> {
@@ -111,7 +112,7 @@ class FileStore implements SecretStore {
 
   async delete(account: string): Promise<boolean> {
     const file = this.read();
-    if (!file.secrets || !(account in file.secrets)) return false;
+    if (!file.secrets || !Object.hasOwn(file.secrets, account)) return false;
     const { [account]: _gone, ...rest } = file.secrets;
     writePrivateJson(this.location, { ...file, secrets: rest });
     return true;

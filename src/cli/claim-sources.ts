@@ -7,6 +7,7 @@ import { createReadStream, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
+import { jsonDepthProblem } from '../domain/json-depth.js';
 import { UsageError } from '../errors.js';
 
 export interface ClaimText {
@@ -25,7 +26,10 @@ export const MAX_DOCUMENT_BYTES = 256 * 1024 * 1024;
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** The JSON value of a text, or why it is none: not JSON, or nested deeper than any claim (refused before parsing). */
 function parseJson(text: string): { value?: unknown; problem?: string } {
+  const deep = jsonDepthProblem(text);
+  if (deep) return { problem: deep };
   try {
     return { value: JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text) };
   } catch (err) {
@@ -102,7 +106,8 @@ async function* stdinClaims(stdin: Readable, note: (message: string) => void): A
     if (next.value.trim() !== '') break;
   }
   const first = head.at(-1) ?? '';
-  if (first.trim() !== '' && parseJson(first).value !== undefined) {
+  // A line nested too deep is a claim line too (refused as one), not the start of a document.
+  if (first.trim() !== '' && (parseJson(first).value !== undefined || jsonDepthProblem(first) !== undefined)) {
     yield* ndjsonClaims('stdin', { [Symbol.asyncIterator]: () => lines }, head);
     return;
   }

@@ -1,6 +1,6 @@
 // What every command handler receives (STYLE.md): io, the resolved output format and colour,
 // the active profile, and a lazily built client.
-import { httpsUnlessLoopback, readConfig, resolvePaths, resolveProfile, type Paths, type Profile } from '../auth/config.js';
+import { httpsUnlessLoopback, readConfig, reservedNameProblem, resolvePaths, resolveProfile, type Paths, type Profile } from '../auth/config.js';
 import type { TpaClient } from '../client/client.js';
 import { AuthError, UsageError } from '../errors.js';
 import { screenedStream, withStreams, type IO } from './io.js';
@@ -66,6 +66,8 @@ export function createContext(given: IO, opts: GlobalOptions): Context {
   // --profile, else TPA_PROFILE (both in opts.profile), else the config's default_profile, else local.
   const explicit = opts.profile !== undefined && opts.profile !== '';
   const profileName = explicit ? opts.profile! : (readConfig(paths).default_profile ?? 'local');
+  const reserved = reservedNameProblem(profileName, 'a profile name');
+  if (reserved) throw new UsageError(explicit ? `--profile: ${reserved}` : `default_profile: ${reserved}`);
   let client: TpaClient | undefined;
   let profile: Profile | undefined;
   const ctx: Context = {

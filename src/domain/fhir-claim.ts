@@ -2,6 +2,7 @@
 // from other systems in every shape FHIR allows, so this accepts what the service can use
 // (references, identifiers, contained resources, codings in any order, extra elements) and names
 // the exact path of anything it cannot use.
+import { jsonDepthProblem } from './json-depth.js';
 import { type FieldError, ValidationError } from './errors.js';
 import { formatCentsGrouped, jsonNumberToCents, jsonNumberToRatio, MAX_AMOUNT_CENTS, mulDivRound, type Ratio } from './money.js';
 import { clip, cptProblem, datePart, npiProblem } from './validation.js';
@@ -76,6 +77,8 @@ export function parseClaimText(text: string, options: ParseOptions = {}): Parsed
     throw new ValidationError([{ field: '', message: `claim file is larger than ${MAX_CLAIM_BYTES / 1024 / 1024} MiB` }]);
   }
   if (text.trim() === '') throw new ValidationError([{ field: '', message: 'claim file is empty' }]);
+  const deep = jsonDepthProblem(text);
+  if (deep) throw new ValidationError([{ field: '', message: deep }]);
   let value: unknown;
   try {
     // Files saved by some Windows tools start with a byte-order mark, which JSON.parse refuses.

@@ -1,5 +1,6 @@
 // The engine's request and response shapes: what both transports hand to the route table.
 import type { FieldError } from '../domain/errors.js';
+import { jsonDepthProblem } from '../domain/json-depth.js';
 import { wholeNumberProblem } from '../domain/validation.js';
 
 export interface EngineRequest {
@@ -57,6 +58,8 @@ export function jsonBody(req: EngineRequest): Record<string, unknown> {
   if (req.body === undefined || req.body.trim() === '') {
     throw new HttpError(400, { errors: [{ field: '', message: 'request body is required (JSON)' }] });
   }
+  const deep = jsonDepthProblem(req.body);
+  if (deep) throw new HttpError(400, { errors: [{ field: '', message: deep }] });
   let value: unknown;
   try {
     value = JSON.parse(req.body);

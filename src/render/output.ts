@@ -94,6 +94,9 @@ export function flatten(value: unknown, prefix = '', into: Record<string, unknow
   for (const [k, v] of Object.entries(value)) {
     const key = prefix ? `${prefix}.${k}` : k;
     if (typeof v === 'object' && v !== null && !Array.isArray(v)) flatten(v, key, into);
+    // A field named __proto__ (JSON from outside may have one) is a column like any other, not
+    // the row's prototype.
+    else if (key === '__proto__') Object.defineProperty(into, key, { value: v, enumerable: true, writable: true, configurable: true });
     else into[key] = v;
   }
   return into;

@@ -120,7 +120,8 @@ export function keyValues(pairs: readonly (readonly [string, string])[], width?:
   return pairs
     .map(([k, v]) => {
       const value = isAmount(v) ? v.padStart(amountWidth) : v;
-      const lines = room === Infinity ? [value] : value.split('\n').flatMap((l) => wrap(l, room));
+      // A value's own line breaks (a note) stay under its label, never at the start of a line where they could pass for another label.
+      const lines = value.split('\n').flatMap((l) => (room === Infinity ? [l] : wrap(l, room)));
       return lines.map((l, i) => `${i === 0 ? k.padEnd(labelWidth) : ' '.repeat(labelWidth)}  ${l}`).join('\n');
     })
     .join('\n');

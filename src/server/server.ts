@@ -1,15 +1,17 @@
 // `tpa local serve`: node:http in front of the one route table (DESIGN.md section 5). This file only
 // adapts HTTP: authentication, limits and answers come from the engine; the server reads bodies
 // within a size limit, applies the rate limiter, logs one line per request and never a key.
-import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import type { TLSSocket } from 'node:tls';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { Engine } from '../engine/engine.js';
 import { bodyText, type EngineResponse } from '../engine/http.js';
 import { newId } from '../engine/ids.js';
 import { withFault, type Faults } from '../engine/faults.js';
 import { type RateLimiter, TIERS, type LimitVerdict } from '../engine/limits.js';
+import { JsonDepthGauge } from '../domain/json-depth.js';
 
 /** Claims may be up to 5 MiB (fhir-claim.ts); a little room for whitespace around them. */
 export const MAX_BODY_BYTES = 6 * 1024 * 1024;
@@ -70,24 +72,56 @@ function send(res: ServerResponse, response: EngineResponse, extra: Record<strin
 
 const error = (status: number, body: Record<string, unknown>): EngineResponse => ({ status, headers: {}, body });
 
-/** The body as text, or undefined past the limit. */
-function readBody(req: IncomingMessage, limit: number): Promise<string | undefined> {
+type Body = { text: string } | { tooLarge: true } | { tooDeep: string } | { tooMany: true };
+
+/**
+ * A body larger than this is "large": parsing and checking one takes the event loop for a while (a
+ * 5 MiB claim, a good part of a second), so one key has at most LARGE_BODIES_PER_KEY of them in
+ * flight, and ten at once from one key cannot make every other caller wait.
+ */
+const LARGE_BODY_BYTES = 1024 * 1024;
+const LARGE_BODIES_PER_KEY = 2;
+
+interface BodyChecks {
+  /** Counts the nesting of a JSON body as it arrives. */
+  gauge?: JsonDepthGauge;
+  /** Called once, when the body turns out to be large: false refuses it. */
+  admitLarge?: () => boolean;
+}
+
+/**
+ * The body as text; refused as soon as it shows: past the size limit, nested deeper than any
+ * resource (the nesting is counted on each piece as it arrives, so a body nested millions deep is
+ * refused after its first piece and never parsed), or large beyond what its key may have in flight.
+ * The rest of a refused body is read and dropped, so that the answer is not lost to a reset connection.
+ */
+function readBody(req: IncomingMessage, limit: number, checks: BodyChecks = {}): Promise<Body> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    let over = false;
+    let refused = false;
+    let large = false;
+    const refuse = (body: Body) => {
+      refused = true;
+      chunks.length = 0;
+      resolve(body);
+    };
+    const tooMany = () => {
+      if (large || !checks.admitLarge) return false;
+      large = true;
+      return !checks.admitLarge();
+    };
+    // A declared length says at once whether the body is large; a chunked one shows it on the way.
+    if (Number(req.headers['content-length'] ?? 0) > LARGE_BODY_BYTES && tooMany()) refuse({ tooMany: true });
     req.on('data', (chunk: Buffer) => {
-      if (over) return;
+      if (refused) return;
       size += chunk.length;
-      if (size > limit) {
-        over = true;
-        chunks.length = 0;
-        resolve(undefined);
-        return;
-      }
+      if (size > limit) return refuse({ tooLarge: true });
+      if (size > LARGE_BODY_BYTES && tooMany()) return refuse({ tooMany: true });
+      if (checks.gauge && !checks.gauge.feed(chunk)) return refuse({ tooDeep: checks.gauge.problem()! });
       chunks.push(chunk);
     });
-    req.on('end', () => over || resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('end', () => refused || resolve({ text: Buffer.concat(chunks).toString('utf8') }));
     req.on('error', reject);
   });
 }
@@ -96,6 +130,8 @@ const JSON_TYPES = /^application\/(fhir\+)?json\s*(;|$)/i;
 
 export function startServer(engine: Engine, options: ServeOptions): Promise<RunningServer> {
   const limit = options.maxBodyBytes ?? MAX_BODY_BYTES;
+  /** Large bodies in flight per key lineage (LARGE_BODIES_PER_KEY). */
+  const largeBodies = new Map<string, number>();
   const tls = options.tls;
   // Nothing a client sends may stop the server: whatever escapes the handling is a 400 or a 500.
   const listener: RequestListener = (req, res) => {
@@ -142,7 +178,7 @@ export function startServer(engine: Engine, options: ServeOptions): Promise<Runn
       limitHeaders = verdict?.headers ?? {};
       const { pathname: path, searchParams: query } = url;
       readBody(req, 64 * 1024)
-        .then((body) => reply(engine.issueToken({ method, path, query, headers: {}, body }, certificate)))
+        .then((body) => reply(engine.issueToken({ method, path, query, headers: {}, body: 'text' in body ? body.text : undefined }, certificate)))
         .catch(() => reply(error(500, { error: 'internal_error', message: 'The server failed to issue a token', request_id: requestId })));
       return;
     }
@@ -184,14 +220,41 @@ export function startServer(engine: Engine, options: ServeOptions): Promise<Runn
     // it is answered at once, without waiting for its end (most are GETs).
     const bodyless = req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined;
     if (bodyless) req.resume();
-    (bodyless ? Promise.resolve('') : readBody(req, limit))
-      .then((body) => {
-        if (body === undefined) {
+    const type = header(req, 'content-type');
+    const json = type === undefined || JSON_TYPES.test(type);
+    const admitLarge = () => {
+      // Limits off (--no-rate-limit, load tests): no cap either.
+      if (!key || !options.limiter) return true;
+      const lineage = key.lineage;
+      const running = largeBodies.get(lineage) ?? 0;
+      if (running >= LARGE_BODIES_PER_KEY) return false;
+      largeBodies.set(lineage, running + 1);
+      res.on('close', () => {
+        const left = (largeBodies.get(lineage) ?? 1) - 1;
+        if (left > 0) largeBodies.set(lineage, left);
+        else largeBodies.delete(lineage);
+      });
+      return true;
+    };
+    (bodyless ? Promise.resolve<Body>({ text: '' }) : readBody(req, limit, { gauge: json ? new JsonDepthGauge() : undefined, admitLarge }))
+      .then((read) => {
+        if ('tooMany' in read) {
+          return reply(
+            error(429, {
+              error: 'rate_limit_exceeded',
+              message: `Rate limit exceeded: ${LARGE_BODIES_PER_KEY} request bodies over ${LARGE_BODY_BYTES / 1024 / 1024} MiB in flight`,
+              retry_after: 1,
+            }),
+            { 'retry-after': '1' },
+          );
+        }
+        if ('tooLarge' in read) {
           res.setHeader('connection', 'close');
           return reply(error(413, { error: 'payload_too_large', message: `The request body is larger than ${limit / 1024 / 1024} MiB` }));
         }
-        const type = header(req, 'content-type');
-        if (body !== '' && type !== undefined && !JSON_TYPES.test(type)) {
+        if ('tooDeep' in read) return reply(error(400, { errors: [{ field: '', message: read.tooDeep }] }));
+        const body = read.text;
+        if (body !== '' && !json) {
           return reply(
             error(415, { error: 'unsupported_media_type', message: `Send JSON (application/json, or application/fhir+json for claims), not ${type}` }),
           );
@@ -231,6 +294,7 @@ export function startServer(engine: Engine, options: ServeOptions): Promise<Runn
         listener,
       )
     : createServer(listener);
+  server.on('clientError', (err: ParserError, socket: Duplex) => answerUnparsed(engine, options, err, socket));
   // Slow or abandoned clients must not hold connections forever.
   server.headersTimeout = 20_000;
   server.requestTimeout = 60_000;
@@ -252,6 +316,66 @@ export function startServer(engine: Engine, options: ServeOptions): Promise<Runn
       });
     });
   });
+}
+
+type ParserError = Error & { code?: string; rawPacket?: Buffer };
+
+/** What Node's parser refused, as the service answers it: status, body and extra headers. */
+function unparsedAnswer(engine: Engine, err: ParserError): { response: EngineResponse; line: string } {
+  // A method Node does not know, on a request line otherwise whole: the route table answers as for
+  // any method it does not serve (405 with Allow on a known path, 404 elsewhere).
+  const requestLine = err.rawPacket?.toString('latin1').split('\r\n', 1)[0] ?? '';
+  const parts = /^([!#$%&'*+.^_`|~0-9A-Za-z-]{1,32}) (\/[!-~]*) HTTP\/1\.[01]$/.exec(requestLine);
+  if (err.code === 'HPE_INVALID_METHOD' && parts) {
+    const path = parts[2]!.split('?', 1)[0]!;
+    const match = engine.route(parts[1]!, path);
+    if ('response' in match) return { response: match.response, line: `${parts[1]} ${path}` };
+  }
+  if (err.code === 'HPE_HEADER_OVERFLOW')
+    return { response: error(431, { error: 'request_header_fields_too_large', message: 'The request headers are too large' }), line: '(headers too large)' };
+  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT')
+    return { response: error(408, { error: 'request_timeout', message: 'The request took too long to arrive' }), line: '(request timeout)' };
+  return {
+    response: error(400, { error: 'bad_request', message: 'The request is not valid HTTP/1.1 (its request line, a header or the body framing)' }),
+    line: '(not HTTP)',
+  };
+}
+
+/**
+ * A request Node's HTTP parser refused before any handler saw it (an unknown method, a malformed
+ * request line or header): answered as every other request is, with the JSON error body, a request
+ * id and the X-RateLimit-* headers of its address (SPEC.md "Limits": on every answer), then closed.
+ */
+function answerUnparsed(engine: Engine, options: ServeOptions, err: ParserError, socket: Duplex): void {
+  const net = socket as Socket;
+  // Nothing can be written to a connection that is gone, or in the middle of another answer.
+  if (err.code === 'ECONNRESET' || !net.writable || net.bytesWritten > 0) {
+    net.destroy();
+    return;
+  }
+  const verdict = options.limiter?.admitAnonymous(net.remoteAddress ?? 'unknown');
+  const { response, line } =
+    verdict && !verdict.allowed
+      ? {
+          response: error(429, { error: 'rate_limit_exceeded', message: `Rate limit exceeded: ${verdict.reason}`, retry_after: verdict.retryAfter }),
+          line: '(rate limited)',
+        }
+      : unparsedAnswer(engine, err);
+  const body = bodyText(response.body);
+  const headers: Record<string, string> = {
+    ...response.headers,
+    'content-type': 'application/json; charset=utf-8',
+    'x-request-id': newId('req_'),
+    ...(verdict?.headers ?? {}),
+    ...(verdict && !verdict.allowed ? { 'retry-after': String(verdict.retryAfter) } : {}),
+    'content-length': String(Buffer.byteLength(body)),
+    connection: 'close',
+  };
+  const head = Object.entries(headers)
+    .map(([k, v]) => `${k}: ${v}`)
+    .join('\r\n');
+  net.end(`HTTP/1.1 ${response.status} ${STATUS_CODES[response.status] ?? 'Error'}\r\n${head}\r\n\r\n${body}`);
+  options.log(`${line} ${response.status} (refused by the HTTP parser: ${err.code ?? err.message})`);
 }
 
 function header(req: IncomingMessage, name: string): string | undefined {

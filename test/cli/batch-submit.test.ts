@@ -107,6 +107,26 @@ describe('tpa claim submit, a batch', () => {
     expect(await ledger()).toHaveLength(2);
   });
 
+  it('a claim nested 10,000 deep is one INVALID claim naming its file and the depth; the batch goes on (exit 2, no stack overflow)', async () => {
+    // Written as text: a value this deep is more than JSON.stringify can take (20 KB of brackets).
+    const nested = `${'{"a":'.repeat(10_000)}"x"${'}'.repeat(10_000)}`;
+    const deep = JSON.stringify({ ...claim(1), extension: [{ url: 'http://example.org/deep', valueX: 'NESTED' }] }).replace('"NESTED"', nested);
+    writeFileSync(join(home, 'a.json'), JSON.stringify(claim(0)));
+    writeFileSync(join(home, 'deep.json'), deep);
+    writeFileSync(join(home, 'z.ndjson'), `${'['.repeat(10_000)}${']'.repeat(10_000)}\n${JSON.stringify(claim(2))}\n`);
+    const r = await runTpa(['claim', 'submit', 'a.json', 'deep.json', 'z.ndjson', '-o', 'ndjson'], { home, env });
+    expect(r.stderr).not.toMatch(/Maximum call stack|internal error/);
+    expect(r.code, r.stderr).toBe(2);
+    const by = new Map(ndjson(r.stdout).map((o) => [o.source, o]));
+    for (const source of ['deep.json', 'z.ndjson:1']) {
+      expect(by.get(source)).toMatchObject({ status: 'INVALID', errors: [{ field: '', message: expect.stringMatching(/nested more than 64 levels deep/) }] });
+    }
+    expect(by.get('a.json')!.status).toBe('ACKNOWLEDGED');
+    expect(by.get('z.ndjson:2')!.status).toBe('ACKNOWLEDGED');
+    expect(r.stderr).toContain('deep.json: invalid, not sent: JSON nested more than 64 levels deep');
+    expect(await ledger()).toHaveLength(2);
+  });
+
   it("--wait adds each claim's disposition and adjudication; a timeout first exits 7 with the claims still processing", async () => {
     writeFileSync(join(home, 'w.ndjson'), lines(0, 3));
     const r = await runTpa(['claim', 'submit', 'w.ndjson', '--wait', '-o', 'ndjson'], { home, env });

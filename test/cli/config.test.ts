@@ -1,4 +1,4 @@
-import { statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { useTpaHome } from '../helpers/cli.js';
@@ -38,5 +38,52 @@ describe('tpa config', () => {
     expect((await run(['auth', 'status'], { TPA_PROFILE: 'local' })).code).toBe(0);
     await run(['config', 'set', 'default_profile', 'local']);
     expect((await run(['auth', 'status'])).code).toBe(0);
+  });
+});
+
+describe('names every object has', () => {
+  const RESERVED = /"(__proto__|constructor)\\?" cannot be (a profile name|part of a setting name): the name is reserved/;
+
+  it('config set with __proto__ or constructor in the setting name exits 2 with the reason and saves nothing', async () => {
+    for (const [key, value] of [
+      ['__proto__', 'x'],
+      ['constructor.y', 'x'],
+      ['profiles.__proto__.env', 'sandbox'],
+      ['profiles.constructor.base_url', 'https://x.example'],
+      ['profiles.stg.constructor', 'x'],
+      ['profiles.stg.__proto__', 'x'],
+      ['default_profile', '__proto__'],
+      ['default_profile', 'constructor'],
+    ]) {
+      const r = await run(['config', 'set', key!, value!]);
+      expect(r.code, `${key} ${value}: ${r.stderr}`).toBe(2);
+      expect(r.stderr).toMatch(RESERVED);
+      expect(r.stderr).not.toMatch(/internal error/);
+      expect(existsSync(join(home.dir, 'config.json'))).toBe(false);
+    }
+  });
+
+  it('config get of a reserved name finds no setting', async () => {
+    expect((await run(['config', 'set', 'profiles.stg.env', 'staging'])).code).toBe(0);
+    for (const key of ['__proto__', 'constructor', 'toString', 'profiles.stg.constructor']) {
+      const r = await run(['config', 'get', key]);
+      expect(r.code, key).toBe(3);
+      expect(r.stderr).toContain(`no setting ${key}`);
+    }
+  });
+
+  it('-p __proto__ and -p constructor exit 2 with the reason, whatever the command', async () => {
+    for (const name of ['__proto__', 'constructor']) {
+      for (const args of [
+        ['ledger', 'list'],
+        ['auth', 'status'],
+        ['auth', 'login', '--env', 'sandbox', '--base-url', 'http://127.0.0.1:9', '--with-key-stdin'],
+      ]) {
+        const r = await run(['-p', name, ...args]);
+        expect(r.code, `${name} ${args.join(' ')}: ${r.stderr}`).toBe(2);
+        expect(r.stderr).toContain(`--profile: "${name}" cannot be a profile name: the name is reserved`);
+      }
+    }
+    expect(existsSync(join(home.dir, 'config.json'))).toBe(false);
   });
 });

@@ -1,13 +1,16 @@
 // Text from outside is data: notes, authorization codes and claim fields reach a spreadsheet and a
 // terminal shown, never obeyed, and reach scripts (-o json) exactly as they were typed.
+import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runTpa, useTpaHome } from '../helpers/cli.js';
+import { runTpa, testEnv, TPA_BIN, useTpaHome } from '../helpers/cli.js';
 import { adjudicatedEncounter, claimFile } from '../helpers/encounters.js';
 
 const home = useTpaHome(beforeEach, afterEach);
 const run = home.run;
+const DRIVER = fileURLToPath(new URL('../helpers/pty-drive.py', import.meta.url));
 const onTerminal = (args: string[]) => runTpa(args, { home: home.dir, env: { TPA_ADJUDICATION_DELAY: '0' }, tty: true, columns: 200 });
 
 const FORMULA_NOTE = '=HYPERLINK("http://evil","x")\u001b[31mRED\u001b]0;TITLE\u0007';
@@ -114,5 +117,90 @@ describe('text from outside', () => {
     expect(r.stderr).toContain(`(got "=1+1\\u001b[31m")`);
     expect(r.stdout).toMatch(/^'=1\+1\.json,/m);
     expect(r.stdout).not.toMatch(/(^|,)"?=1\+1/m);
+  });
+});
+
+// Bidirectional controls reorder what follows them on a line: "paid 0.01" can be made to read otherwise.
+const BIDI = ['\u202a', '\u202b', '\u202c', '\u202d', '\u202e', '\u2066', '\u2067', '\u2068', '\u2069', '\u200e', '\u200f', '\u061c'];
+const BIDI_NOTE = `ok ${BIDI.join('x')} 0.01`;
+const RAW_BIDI = /[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/;
+
+describe('text from outside: bidirectional controls, line breaks, quotes', () => {
+  it('ledger show on a terminal shows bidirectional controls as escapes, with colours or --no-color; -o json keeps them', async () => {
+    const e = await adjudicatedEncounter(run, home.dir);
+    const note = `${BIDI_NOTE}\nStatus  PAID\r\u001b[2K`;
+    expect((await run(['fund', 'approve', e.id, '--amount', e.amount, '--auth-code', `AUTH\u202e1`, '--notes', note, '--yes'])).code).toBe(0);
+    for (const extra of [[], ['--no-color']]) {
+      const shown = await onTerminal(['ledger', 'show', e.id, ...extra]);
+      expect(shown.code, shown.stderr).toBe(0);
+      expect(shown.stdout).not.toMatch(RAW_BIDI);
+      expect(obeyed(shown.stdout)).not.toMatch(OBEYED);
+      expect(shown.stdout).toContain('\\u202e');
+      expect(shown.stdout).toContain('AUTH\\u202e1');
+      // The note's own line break does not start a line of its own that could pass for another field.
+      expect(shown.stdout).not.toMatch(/^Status {2}PAID/m);
+    }
+    for (const args of [
+      ['fund', 'history'],
+      ['local', 'audit', 'list'],
+      ['settlement', 'show', e.id],
+    ]) {
+      const shown = await onTerminal(args);
+      expect(shown.code, `${args.join(' ')}: ${shown.stderr}`).toBe(0);
+      expect(shown.stdout, args.join(' ')).not.toMatch(RAW_BIDI);
+    }
+    const json = await run(['ledger', 'show', e.id, '-o', 'json']);
+    expect(JSON.stringify(json.json())).toContain(JSON.stringify(note).slice(1, -1));
+  });
+
+  it('an error message quoting outside text shows its bidirectional controls as escapes on stderr', async () => {
+    const r = await onTerminal(['ledger', 'show', 'enc_\u202egnp.exe']);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain('enc_\\u202egnp.exe');
+    expect(r.stderr).not.toMatch(RAW_BIDI);
+  });
+
+  it('under a real terminal (a pty), ledger show sends no bidirectional control and no escape but its own colours', async () => {
+    const e = await adjudicatedEncounter(run, home.dir);
+    expect(
+      (await run(['fund', 'approve', e.id, '--amount', e.amount, '--auth-code', 'AUTH-0001', '--notes', `${BIDI_NOTE}\u001b]0;PWN\u0007`, '--yes'])).code,
+    ).toBe(0);
+    const env = testEnv({ home: home.dir, env: { TERM: 'xterm-256color' } });
+    const script = { argv: [process.execPath, TPA_BIN, 'ledger', 'show', e.id], cwd: home.dir, steps: [], cols: 160, rows: 40, step_timeout: 60, timeout: 150 };
+    const report = await new Promise<{ exit_code: number | null; output: string }>((resolve, reject) => {
+      const child = spawn('python3', [DRIVER], { env, stdio: ['pipe', 'pipe', 'inherit'] });
+      let out = '';
+      child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+      child.on('error', reject);
+      child.on('close', () => resolve(JSON.parse(out)));
+      child.stdin.end(JSON.stringify(script));
+    });
+    expect(report.exit_code, report.output).toBe(0);
+    expect(report.output).toContain('\\u202e');
+    expect(report.output).toContain('\\u001b]0;PWN\\u0007');
+    expect(report.output).not.toMatch(RAW_BIDI);
+    expect(obeyed(report.output.replace(/\r\n/g, '\n'))).not.toMatch(OBEYED);
+  });
+
+  it('a note that starts with a quote before a formula character exports guarded and imports back unchanged', async () => {
+    await scheduleWithNote("'=1+1");
+    expect((await run(['ratesheet', 'add', 'BLD-1001', '--ssp', 'HD-0401', '--rate-type', 'CASE_RATE', '--rate', '2100', '--notes', "'=1+1"])).code).toBe(0);
+    const exported = await run(['ratesheet', 'export', 'BLD-1001']);
+    expect(exported.stdout.split('\n')[1]).toBe("HD-0401,CASE_RATE,2100.00,,''=1+1");
+    const file = join(home.dir, 'rates.csv');
+    writeFileSync(file, exported.stdout);
+    const again = await run(['ratesheet', 'import', 'BLD-1001', file, '--dry-run', '-o', 'json']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(JSON.stringify(again.json())).toMatch(/"unchanged":1/);
+  });
+
+  it('ledger show -o csv puts a quote before a formula-like authorization code and note; amounts stay numbers', async () => {
+    const e = await adjudicatedEncounter(run, home.dir);
+    expect((await run(['fund', 'approve', e.id, '--amount', e.amount, '--auth-code', '=HYPERLINK("x")', '--notes', '-1+2', '--yes'])).code).toBe(0);
+    const csv = await run(['ledger', 'show', e.id, '-o', 'csv']);
+    expect(csv.code, csv.stderr).toBe(0);
+    expect(csv.stdout).toContain(`"'=HYPERLINK(""x"")"`);
+    expect(csv.stdout).not.toMatch(/(^|,)"?[=+@-](?!\d+(\.\d+)?(,|$))/m);
+    expect(csv.stdout).toMatch(new RegExp(`,${e.amount.replace(/\.00$/, '').replace('.', '\\.')}(\\.0+)?$`, 'm'));
   });
 });

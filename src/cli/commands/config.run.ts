@@ -1,5 +1,5 @@
 // Handlers of `tpa config` (declared in config.ts).
-import { configFile, readConfig } from '../../auth/config.js';
+import { configFile, readConfig, reservedNameProblem } from '../../auth/config.js';
 import { writePrivateJson } from '../../auth/store.js';
 import { NotFoundError, UsageError } from '../../errors.js';
 import type { Handler } from '../action.js';
@@ -47,25 +47,39 @@ export const list: Handler = async (ctx) => {
 };
 
 export const get: Handler = async (ctx, [key]) => {
-  const value = flatten(readConfig(ctx.paths))[key!];
+  const flat = flatten(readConfig(ctx.paths));
+  const value = Object.hasOwn(flat, key!) ? flat[key!] : undefined;
   if (value === undefined) throw new NotFoundError(`no setting ${key}`, { hint: 'see: tpa config list' });
   return { data: { key, value }, table: () => (Array.isArray(value) ? value.join(',') : String(value)) };
 };
 
+/** A profile name that can be saved and looked up: letters, digits, "-" and "_", and no reserved name. */
+function profileName(name: string): string {
+  if (!/^[A-Za-z0-9_-]{1,40}$/.test(name)) throw new UsageError('a profile name is letters, digits, "-" and "_"');
+  const reserved = reservedNameProblem(name, 'a profile name');
+  if (reserved) throw new UsageError(reserved);
+  return name;
+}
+
 export const set: Handler = async (ctx, [key, value]) => {
   // biome-ignore lint/suspicious/noExplicitAny: config.json as read, changed key by key
   const config = readConfig(ctx.paths) as Record<string, any>;
+  // Every name below comes from the command line: a reserved one (__proto__, constructor) is refused
+  // before it indexes anything, and a known field is one of PROFILE_FIELDS' own.
+  for (const part of key!.split('.')) {
+    const reserved = reservedNameProblem(part, 'part of a setting name');
+    if (reserved) throw new UsageError(part === key ? reserved : `"${key}": ${reserved}`);
+  }
   if (key === 'default_profile') {
-    if (!/^[A-Za-z0-9_-]{1,40}$/.test(value!)) throw new UsageError('a profile name is letters, digits, "-" and "_"');
-    config.default_profile = value;
+    config.default_profile = profileName(value!);
   } else {
     const m = /^profiles\.([A-Za-z0-9_-]{1,40})\.([a-z_]+)$/.exec(key!);
-    if (!m || !PROFILE_FIELDS[m[2]!]) {
+    if (!m || !Object.hasOwn(PROFILE_FIELDS, m[2]!)) {
       // Keys and tokens are never among them: they live in the credential store (tpa auth login).
       throw new UsageError(`unknown setting "${key}": use default_profile or profiles.<name>.<${Object.keys(PROFILE_FIELDS).join('|')}>`);
     }
-    config.profiles ??= {};
-    config.profiles[m[1]!] ??= { env: 'sandbox' };
+    if (typeof config.profiles !== 'object' || config.profiles === null || Array.isArray(config.profiles)) config.profiles = {};
+    if (!Object.hasOwn(config.profiles, m[1]!)) config.profiles[m[1]!] = { env: 'sandbox' };
     config.profiles[m[1]!][m[2]!] = PROFILE_FIELDS[m[2]!]!(value!);
   }
   writePrivateJson(configFile(ctx.paths), config);

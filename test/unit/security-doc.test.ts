@@ -1,0 +1,56 @@
+// docs/security.md says, for each boundary, which test shows that it holds. This keeps it honest:
+// every boundary bullet names a test file that exists, and every test name it quotes is in that file.
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const doc = readFileSync(`${ROOT}docs/security.md`, 'utf8');
+
+/** The sections after "From whom", each with its top-level bullets (a bullet runs until the next). */
+function boundaries(): { section: string; bullets: string[] }[] {
+  const sections = doc.split(/^## /m).slice(1);
+  const start = sections.findIndex((s) => s.startsWith('From whom'));
+  return sections.slice(start + 1).map((s) => {
+    const [title = '', ...rest] = s.split('\n');
+    const body = rest.join('\n');
+    const bullets = body.split(/^- /m).slice(1);
+    return { section: title.trim(), bullets };
+  });
+}
+
+describe('docs/security.md', () => {
+  it('every section names at least one boundary', () => {
+    for (const { section, bullets } of boundaries()) expect(bullets.length, section).toBeGreaterThan(0);
+  });
+
+  it('every boundary names a test file that exists', () => {
+    for (const { section, bullets } of boundaries()) {
+      for (const b of bullets) {
+        const files = [...b.matchAll(/test\/[\w./-]+\.test\.ts/g)].map((m) => m[0]);
+        expect(files.length, `${section}: ${b.slice(0, 80)}`).toBeGreaterThan(0);
+        for (const f of files) expect(existsSync(`${ROOT}${f}`), f).toBe(true);
+      }
+    }
+  });
+
+  it('every test name it quotes is in the file it names', () => {
+    for (const { bullets } of boundaries()) {
+      for (const b of bullets) {
+        // "file.test.ts" then one or more quoted names: each name is in the last file named before it.
+        const pieces = [...b.matchAll(/(test\/[\w./-]+\.test\.ts)|[“"]([^”"\n]{8,})[”"]/g)];
+        let file: string | undefined;
+        for (const p of pieces) {
+          if (p[1]) file = p[1];
+          else if (file && p[2]) {
+            // A name quoted in part ("… needs contract_build") is each of its parts; the file's own
+            // apostrophes may be typographic.
+            const text = readFileSync(`${ROOT}${file}`, 'utf8').replaceAll('’', "'");
+            for (const part of p[2].replaceAll('’', "'").split('…').map((x) => x.trim()).filter((x) => x.length > 0))
+              expect(text, `${file}: ${p[2]}`).toContain(part);
+          }
+        }
+      }
+    }
+  });
+});
