@@ -362,10 +362,26 @@ _tpa() {
         __never__) ;;
       esac
       valued=''
-      words='fixtures reset clock serve keys simulate audit'
+      words='fixtures init encrypt reset clock serve keys clients simulate audit'
       flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
       ;;
     'local fixtures')
+      case "$prev" in
+        __never__) ;;
+      esac
+      valued=''
+      words=''
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      ;;
+    'local init')
+      case "$prev" in
+        __never__) ;;
+      esac
+      valued=''
+      words=''
+      flags='--encrypt -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      ;;
+    'local encrypt')
       case "$prev" in
         __never__) ;;
       esac
@@ -424,18 +440,19 @@ _tpa() {
     'local serve')
       case "$prev" in
         --rate-clock) COMPREPLY=($(compgen -W 'real engine' -- "$cur")); return ;;
+        --tls-min) COMPREPLY=($(compgen -W '1.2 1.3' -- "$cur")); return ;;
         --tls-max-version) COMPREPLY=($(compgen -W '1.2 1.3' -- "$cur")); return ;;
       esac
-      valued='--host --port --rate-window --rate-clock --tls-cert --tls-key --client-ca --tls-max-version'
+      valued='--host --port --rate-window --rate-clock --tls-cert --tls-key --client-ca --tls-min --tls-max-version'
       words=''
-      flags='--host --port --no-rate-limit --rate-window --rate-clock --tls-cert --tls-key --client-ca --tls-max-version -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      flags='--host --port --no-rate-limit --rate-window --rate-clock --tls-cert --tls-key --client-ca --tls-min --tls-max-version --insecure-http -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
       ;;
     'local keys')
       case "$prev" in
         __never__) ;;
       esac
       valued=''
-      words='create'
+      words='create list revoke'
       flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
       ;;
     'local keys create')
@@ -445,6 +462,46 @@ _tpa() {
       valued='--env --scopes'
       words=''
       flags='--env --scopes -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      ;;
+    'local keys list')
+      case "$prev" in
+        __never__) ;;
+      esac
+      valued=''
+      words=''
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      ;;
+    'local keys revoke')
+      case "$prev" in
+        __never__) ;;
+      esac
+      valued=''
+      words=''
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      ;;
+    'local clients')
+      case "$prev" in
+        __never__) ;;
+      esac
+      valued=''
+      words='register list'
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      ;;
+    'local clients register')
+      case "$prev" in
+        __never__) ;;
+      esac
+      valued='--scopes'
+      words=''
+      flags='--scopes -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      ;;
+    'local clients list')
+      case "$prev" in
+        __never__) ;;
+      esac
+      valued=''
+      words=''
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
       ;;
     'local simulate')
       case "$prev" in
@@ -528,7 +585,7 @@ _tpa() {
 }
 _tpa_is_command() {
   case "$1" in
-    'lookup'|'lookup blind'|'lookup full'|'lookup rates'|'claim'|'claim template'|'claim validate'|'claim submit'|'claim poll'|'fund'|'fund approve'|'fund run'|'fund history'|'settlement'|'settlement show'|'settlement report'|'ledger'|'ledger list'|'ledger show'|'ratesheet'|'ratesheet catalog'|'ratesheet init'|'ratesheet show'|'ratesheet config'|'ratesheet add'|'ratesheet remove'|'ratesheet load-catalog'|'ratesheet preview'|'ratesheet finalize'|'ratesheet import'|'ratesheet export'|'auth'|'auth login'|'auth status'|'auth logout'|'auth keys'|'auth rotate'|'config'|'config list'|'config get'|'config set'|'local'|'local fixtures'|'local reset'|'local clock'|'local clock show'|'local clock advance'|'local clock set'|'local clock real'|'local serve'|'local keys'|'local keys create'|'local simulate'|'local audit'|'local audit verify'|'local audit head'|'local audit list'|'api'|'health'|'demo'|'completion') return 0 ;;
+    'lookup'|'lookup blind'|'lookup full'|'lookup rates'|'claim'|'claim template'|'claim validate'|'claim submit'|'claim poll'|'fund'|'fund approve'|'fund run'|'fund history'|'settlement'|'settlement show'|'settlement report'|'ledger'|'ledger list'|'ledger show'|'ratesheet'|'ratesheet catalog'|'ratesheet init'|'ratesheet show'|'ratesheet config'|'ratesheet add'|'ratesheet remove'|'ratesheet load-catalog'|'ratesheet preview'|'ratesheet finalize'|'ratesheet import'|'ratesheet export'|'auth'|'auth login'|'auth status'|'auth logout'|'auth keys'|'auth rotate'|'config'|'config list'|'config get'|'config set'|'local'|'local fixtures'|'local init'|'local encrypt'|'local reset'|'local clock'|'local clock show'|'local clock advance'|'local clock set'|'local clock real'|'local serve'|'local keys'|'local keys create'|'local keys list'|'local keys revoke'|'local clients'|'local clients register'|'local clients list'|'local simulate'|'local audit'|'local audit verify'|'local audit head'|'local audit list'|'api'|'health'|'demo'|'completion') return 0 ;;
   esac
   return 1
 }
