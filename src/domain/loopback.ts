@@ -21,7 +21,7 @@ export function isLoopbackAddress(address: string): boolean {
   return host === '[::1]' || /^\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\]$/.test(host);
 }
 
-/** Whether a URL's host (as `URL.hostname` writes it) is this machine: a loopback literal, or `localhost`. */
+/** Whether a host (a URL's hostname, or `--host`) is this machine: a loopback literal, or `localhost` in any case. */
 export function isLoopbackHost(hostname: string): boolean {
-  return hostname === 'localhost' || isLoopbackAddress(hostname);
+  return hostname.toLowerCase() === 'localhost' || isLoopbackAddress(hostname);
 }

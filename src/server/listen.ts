@@ -1,21 +1,11 @@
 // Where `tpa local serve` may listen in plain HTTP. On this machine's loopback only, unless told
 // otherwise: anywhere else, API keys, tokens and member data would cross a network unencrypted.
-import { BlockList, isIP } from 'node:net';
+import { isLoopbackHost } from '../domain/loopback.js';
 
-const LOOPBACK = new BlockList();
-LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
-LOOPBACK.addAddress('::1', 'ipv6');
-
-/**
- * Whether `host` is this machine's loopback: an address literal in 127.0.0.0/8 or ::1 (in any of
- * its spellings, IPv4-mapped included), or the name `localhost` (which the caller resolves and
- * checks again). Any other name, and the empty host (every interface), is not.
- */
-export function isLoopbackHost(host: string): boolean {
-  if (host.toLowerCase() === 'localhost') return true;
-  const family = isIP(host);
-  return family !== 0 && LOOPBACK.check(host, family === 4 ? 'ipv4' : 'ipv6');
-}
+// One rule for "this machine" with the client's plain-http rule: an address literal in 127.0.0.0/8
+// or ::1 (any spelling, IPv4-mapped included), or the name `localhost` (which local serve resolves
+// and checks again). Any other name, and the empty host (every interface), is not.
+export { isLoopbackHost };
 
 export type ListenVerdict = { listen: true; warning?: string } | { listen: false; reason: string };
 
