@@ -27,6 +27,19 @@ describe('tpa config', () => {
     expect((await run(['config', 'get', 'profiles.nope.env'])).code).toBe(3);
   });
 
+  it('refuses a plain-http URL to another host in a profile, as a request would: exit 2, nothing saved', async () => {
+    for (const [setting, value] of [
+      ['profiles.t2.base_url', 'http://127.evil.example:59999'],
+      ['profiles.t2.auth_url', 'http://localhost.evil/oauth2'],
+    ] as const) {
+      const refused = await run(['config', 'set', setting, value]);
+      expect(refused.code, value).toBe(2);
+      expect(refused.stderr).toMatch(/credentials are sent only over https:\/\/ \(plain http only to this machine/);
+      expect((await run(['config', 'get', setting])).code).toBe(3);
+    }
+    expect((await run(['config', 'set', 'profiles.t2.base_url', 'http://127.0.0.1:4010'])).code).toBe(0);
+  });
+
   it('default_profile picks the profile when neither --profile nor TPA_PROFILE does', async () => {
     expect((await run(['config', 'set', 'profiles.stg.base_url', 'https://stg.tpa.example/'])).code).toBe(0);
     expect((await run(['config', 'set', 'profiles.stg.env', 'staging'])).code).toBe(0);

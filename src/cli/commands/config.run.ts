@@ -1,5 +1,5 @@
 // Handlers of `tpa config` (declared in config.ts).
-import { configFile, readConfig, reservedNameProblem } from '../../auth/config.js';
+import { configFile, httpsUnlessLoopback, readConfig, reservedNameProblem } from '../../auth/config.js';
 import { writePrivateJson } from '../../auth/store.js';
 import { NotFoundError, UsageError } from '../../errors.js';
 import type { Handler } from '../action.js';
@@ -23,14 +23,17 @@ const PROFILE_FIELDS: Record<string, (value: string) => unknown> = {
   },
 };
 
+/** A service URL as saved: http(s), and plain http only to this machine (the rule every request meets), so no profile is saved that could never be used. */
 function url(v: string): string {
+  let u: URL | undefined;
   try {
-    const u = new URL(v);
-    if (u.protocol === 'http:' || u.protocol === 'https:') return v.replace(/\/+$/, '');
+    u = new URL(v);
   } catch {
     // refused below
   }
-  throw new UsageError(`"${v}" is not an http(s) URL`);
+  if (u?.protocol !== 'http:' && u?.protocol !== 'https:') throw new UsageError(`"${v}" is not an http(s) URL`);
+  httpsUnlessLoopback(v);
+  return v.replace(/\/+$/, '');
 }
 
 export const list: Handler = async (ctx) => {
