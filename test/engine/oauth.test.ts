@@ -86,6 +86,21 @@ describe('registered clients (docs/security.md "Who may do what")', () => {
     expect(ask(engine, ['contract_build'], builder).body).toMatchObject({ scope: 'contract_build' });
   });
 
+  it("RFC 6749's scope string is read like scopes, never ignored: beyond the registration it is refused whole", () => {
+    const engine = home.at(T0);
+    engine.registerClient('acme-tpa', ['contract_lookup', 'ledger_access']);
+    const asking = (extra: Record<string, unknown>) =>
+      engine.issueToken(tokenRequest({ grant_type: 'client_credentials', client_id: 'acme-tpa', ...extra }), cert);
+    expect(asking({ scope: 'fund_release' })).toMatchObject({
+      status: 400,
+      body: { error: 'invalid_scope', error_description: expect.stringMatching(/not registered for fund_release/) },
+    });
+    expect(asking({ scope: 'ledger_access' }).body).toMatchObject({ scope: 'ledger_access' });
+    expect(asking({ scope: 'ledger_access', scopes: ['contract_lookup'] })).toMatchObject({ status: 400, body: { error: 'invalid_scope' } });
+    expect(asking({ scope: ['ledger_access'] })).toMatchObject({ status: 400, body: { error: 'invalid_scope' } });
+    expect(asking({ scope: 'ledger_access bogus' })).toMatchObject({ status: 400, body: { error: 'invalid_scope' } });
+  });
+
   it('narrowing a registration narrows the tokens already issued, at once', () => {
     const engine = home.at(T0);
     engine.registerClient('acme-tpa', ['ledger_access', 'fund_release']);

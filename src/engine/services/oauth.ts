@@ -35,7 +35,16 @@ export function issueToken(ctx: EngineContext, req: EngineRequest, certificate: 
       error_description: `client_id ${body.client_id} does not match the client certificate (${certificate.commonName})`,
     });
   }
-  if (body.scopes !== undefined && (!Array.isArray(body.scopes) || body.scopes.some((s) => !(SCOPES as readonly unknown[]).includes(s)))) {
+  // SPEC.md's `scopes` (a list), or RFC 6749's `scope` (one space-separated string) that OAuth
+  // libraries send: either is read, never ignored (an ignored ask would be silently narrowed), and
+  // both at once must agree.
+  if (body.scope !== undefined && typeof body.scope !== 'string')
+    return respond(400, { error: 'invalid_scope', error_description: 'scope must be a string of space-separated scope names' });
+  const fromScope = typeof body.scope === 'string' ? body.scope.split(' ').filter((s) => s !== '') : undefined;
+  if (body.scopes !== undefined && fromScope !== undefined && [...new Set(fromScope)].sort().join(' ') !== [...new Set(body.scopes as unknown[])].sort().join(' '))
+    return respond(400, { error: 'invalid_scope', error_description: 'scope and scopes name different scopes: send one of them' });
+  const askedRaw = body.scopes ?? fromScope;
+  if (askedRaw !== undefined && (!Array.isArray(askedRaw) || askedRaw.some((s) => !(SCOPES as readonly unknown[]).includes(s)))) {
     return respond(400, { error: 'invalid_scope', error_description: `scopes must be a list of ${SCOPES.join(', ')}` });
   }
   const registered = registration(ctx.db, body.client_id);
@@ -47,7 +56,7 @@ export function issueToken(ctx: EngineContext, req: EngineRequest, certificate: 
   }
   // A token request asks within the registration, or is refused whole (RFC 6749 section 5.2:
   // invalid_scope, the scope "exceeds the scope granted"): never silently narrowed, never widened.
-  const asked = (body.scopes as Scope[] | undefined) ?? registered.scopes;
+  const asked = (askedRaw as Scope[] | undefined) ?? registered.scopes;
   const beyond = asked.filter((s) => !registered.scopes.includes(s));
   if (beyond.length > 0) {
     return respond(400, {
