@@ -72,15 +72,34 @@ export function servedTarget(target: string): { path: string; search: string } |
 export const MONEY_ROUTES: readonly CompiledPath[] = [{ method: 'POST', path: '/tpa-api/v1/funding/approve/' }].map(compilePath);
 
 /**
- * Whether a request releases money: the router would match it to a money route, or a more lenient
- * service might (a path in another case, with doubled, missing or escaped slashes, or escaped
- * letters), since a remote service need not read paths as strictly as the engine does.
+ * The routes that change what is paid: finalizing a rate schedule turns it into live contract rates.
+ * `tpa api` asks before sending a request to one, as `tpa ratesheet finalize` does.
  */
+export const RATE_ROUTES: readonly CompiledPath[] = [
+  { method: 'POST', path: '/api/v1/computable-contracts/builder/{instance_id}/finalize' },
+  { method: 'POST', path: '/api/v1/computable-contracts/builder/{instance_id}/finalize/' },
+].map(compilePath);
+
+/** Whether a request releases money (see `reaches`). */
 export function releasesMoney(method: string, target: string): boolean {
+  return reaches(MONEY_ROUTES, method, target);
+}
+
+/** Whether a request finalizes a rate schedule into live contract rates (see `reaches`). */
+export function changesRates(method: string, target: string): boolean {
+  return reaches(RATE_ROUTES, method, target);
+}
+
+/**
+ * Whether a request reaches one of `routes`: the router would match it, or a more lenient service
+ * might (a path in another case, with doubled, missing or escaped slashes, or escaped letters),
+ * since a remote service need not read paths as strictly as the engine does.
+ */
+function reaches(routes: readonly CompiledPath[], method: string, target: string): boolean {
   const m = method.toUpperCase();
   const served = servedTarget(target);
   if (!served) return false;
-  const exact = matchPath(MONEY_ROUTES, m, served.path);
+  const exact = matchPath(routes, m, served.path);
   if (exact && 'route' in exact) return true;
   let loose: string;
   try {
@@ -88,11 +107,8 @@ export function releasesMoney(method: string, target: string): boolean {
   } catch {
     loose = served.path;
   }
-  const lenient = servedTarget(
-    loose
-      .toLowerCase()
-      .replace(/[\\/]+/g, '/')
-      .replace(/\/?$/, '/'),
-  );
-  return lenient !== undefined && MONEY_ROUTES.some((r) => r.method === m && r.path.toLowerCase() === lenient.path);
+  const lenient = servedTarget(loose.replace(/[\\/]+/g, '/'))?.path;
+  if (lenient === undefined) return false;
+  const spellings = [lenient, lenient.replace(/\/?$/, '/'), lenient.replace(/\/$/, '')];
+  return routes.some((r) => r.method === m && spellings.some((p) => new RegExp(r.pattern.source, 'i').test(p)));
 }

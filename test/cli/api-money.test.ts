@@ -93,6 +93,22 @@ describe('tpa api and the fund release', () => {
     }
   });
 
+  it('finalizing a rate schedule asks too, in any spelling: without --yes exit 2 and nothing sent', async () => {
+    for (const path of [
+      '/api/v1/computable-contracts/builder/BLD-1002/finalize',
+      '/api/v1/computable-contracts/builder/BLD-1002/./finalize/',
+      '/api/v1/computable-contracts/builder/BLD-1002//FINALIZE',
+    ]) {
+      const asked = await run(['api', 'POST', path, '-d', '{}']);
+      expect(asked.code, path).toBe(2);
+      expect(asked.stderr, path).toMatch(/needs confirmation: pass --yes/);
+    }
+    // With --yes it is sent: this instance has no schedule, which only the service can say (404).
+    const sent = await run(['api', 'POST', '/api/v1/computable-contracts/builder/BLD-1002/finalize', '-d', '{}', '--yes']);
+    expect(sent.code, sent.stderr).toBe(3);
+    expect(sent.stdout).toMatch(/has no rate schedule yet/);
+  });
+
   it('other requests are not fund releases: a GET of the same path, a lookup, a path outside the service', async () => {
     const get = await run(['api', 'GET', '/tpa-api/v1/funding/./approve/']);
     expect(get.stderr).not.toMatch(/confirmation/);

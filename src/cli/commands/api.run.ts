@@ -1,6 +1,6 @@
 // Handlers of `tpa api` (declared in api.ts): parse and check options, call the client, shape the output.
 import type { TransportResponse } from '../../client/transport.js';
-import { releasesMoney, servedTarget } from '../../domain/served-routes.js';
+import { changesRates, releasesMoney, servedTarget } from '../../domain/served-routes.js';
 import { ConflictError, EXIT, UsageError, errorFromResponse } from '../../errors.js';
 import type { Handler } from '../action.js';
 import type { Context } from '../context.js';
@@ -35,6 +35,8 @@ export const api: Handler = async (ctx, [methodArg, path], opts) => {
   // then the same confirmation, Idempotency-Key and fund history as `tpa fund approve`.
   const money = releasesMoney(method, target);
   if (money) await confirm(ctx, `${method} ${target} releases money and cannot be undone. Send it?`);
+  // Finalizing a rate schedule changes what every later claim is paid: asked, as `tpa ratesheet finalize` asks.
+  else if (changesRates(method, target)) await confirm(ctx, `${method} ${target} finalizes a rate schedule into live contract rates. Send it?`);
   const client = await ctx.client();
   const { randomUUID } = await import('node:crypto');
   // Writes that move claims or money always carry a key (DESIGN.md section 3).
