@@ -115,6 +115,22 @@ export function sealOf(plan: RunPlan, key: Buffer): string {
   return `hmac-sha256:${createHmac('sha256', key).update(canonicalJson(plan), 'utf8').digest('hex')}`;
 }
 
+/**
+ * The MAC of a journal line written after the plan: HMAC-SHA256, under the same key, of the MAC
+ * before it (the seal, for the first) and the line's canonical JSON. Each line is chained to the
+ * sealed plan, so a line added, changed, moved or dropped in the middle is found on resume.
+ */
+function lineMac(previous: string, line: JournalRecord, key: Buffer): string {
+  return `hmac-sha256:${createHmac('sha256', key).update(`${previous}\n${canonicalJson(line)}`, 'utf8').digest('hex')}`;
+}
+
+function sameMac(a: string, b: unknown): boolean {
+  if (typeof b !== 'string') return false;
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
 /** A payment run journal that cannot be resumed as it is: its plan is not the one confirmed and sealed. */
 export class UnsealedPlanError extends TpaError {
   constructor(path: string, why: string) {
@@ -134,6 +150,10 @@ export class RunJournal {
   plan: RunPlan | undefined;
   private seal: unknown;
   private plans = 0;
+  /** The lines after the plan, as read, each with its MAC (checked on open). */
+  private readonly after: JournalRecord[] = [];
+  /** The MAC the next line is chained to: the seal, then each line's. */
+  private lastMac = '';
 
   private constructor(
     private readonly journal: Journal,
@@ -174,10 +194,16 @@ export class RunJournal {
     if (typeof this.seal !== 'string') return 'its plan carries no seal (it was not confirmed by this version of tpa, or the seal was removed)';
     if (!this.sealKey)
       return "the key that sealed its plan is not in this user's credential store (a run is resumed by the user who confirmed it, with the same store)";
-    const expected = Buffer.from(sealOf(this.plan!, this.sealKey));
-    const found = Buffer.from(this.seal);
-    if (expected.length !== found.length || !timingSafeEqual(expected, found))
+    if (!sameMac(sealOf(this.plan!, this.sealKey), this.seal))
       return 'its plan no longer matches the one confirmed (encounters, amounts, authorization codes or total were changed since)';
+    let previous = this.seal as string;
+    for (const [i, r] of this.after.entries()) {
+      const { mac, ...line } = r;
+      const expected = lineMac(previous, line, this.sealKey);
+      if (!sameMac(expected, mac)) return `its line ${i + 2} (after the plan) is not one this run wrote, or lines before it were changed or removed`;
+      previous = expected;
+    }
+    this.lastMac = previous;
     return undefined;
   }
 
@@ -186,7 +212,7 @@ export class RunJournal {
       this.plans++;
       this.plan = r.plan as RunPlan;
       this.seal = r.seal;
-    }
+    } else this.after.push(r);
     const id = typeof r.encounter_id === 'string' ? r.encounter_id : undefined;
     if (!id) return;
     if (r.type === 'sending') this.unanswered.add(id);
@@ -204,16 +230,24 @@ export class RunJournal {
     this.journal.append({ type: 'payment_run', version: 2, plan, seal });
     this.plan = plan;
     this.seal = seal;
+    this.lastMac = seal;
     this.plans = 1;
   }
 
+  /** Appends a line after the plan, chained to it by its MAC. */
+  private appendChained(line: JournalRecord): void {
+    const mac = lineMac(this.lastMac, line, this.sealKey!);
+    this.journal.append({ ...line, mac });
+    this.lastMac = mac;
+  }
+
   sending(encounterId: string): void {
-    this.journal.append({ type: 'sending', encounter_id: encounterId, at: new Date().toISOString() });
+    this.appendChained({ type: 'sending', encounter_id: encounterId, at: new Date().toISOString() });
     this.unanswered.add(encounterId);
   }
 
   outcome(o: ApprovalOutcome): void {
-    this.journal.append({ type: 'outcome', encounter_id: o.encounter_id, outcome: o });
+    this.appendChained({ type: 'outcome', encounter_id: o.encounter_id, outcome: o });
     this.unanswered.delete(o.encounter_id);
     this.outcomes.set(o.encounter_id, o);
   }

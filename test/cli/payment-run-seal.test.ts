@@ -132,6 +132,25 @@ describe('a sealed payment run', () => {
     expect(await funded()).toHaveLength(1);
   });
 
+  it('a line after the plan that this run did not write, or one removed, is refused: a forged outcome reports nothing', async () => {
+    expect(records.map((r) => r.type)).toEqual(['payment_run', 'sending', 'outcome']);
+    const cases: [string, (r: Row[]) => Row[]][] = [
+      // An outcome saying the approval went through with a transfer that never existed.
+      ['forged-outcome', (r) => [r[0]!, r[1]!, { ...r[2]!, outcome: { ...r[2]!.outcome, processor_transfer_id: 'tr_fake0' } }]],
+      // A line without a MAC, as an editor would add one.
+      ['added-line', (r) => [...r, { type: 'sending', encounter_id: review.encounters[1]!.encounter_id, at: r[1]!.at }]],
+      // The middle line dropped: the outcome no longer follows what it was chained to.
+      ['dropped-line', (r) => [r[0]!, r[2]!]],
+    ];
+    for (const [name, edit] of cases) {
+      const r = await resume(tampered(name, edit));
+      expect(r.code, name).toBe(2);
+      expect(r.stderr, name).toMatch(/after the plan\) is not one this run wrote/);
+      expect(r.stdout, name).toBe('');
+    }
+    expect(await funded()).toHaveLength(1);
+  });
+
   it("without the user's seal key in the store, a run is not resumed (exit 2), and a new key does not make it so", async () => {
     const saved = credentials();
     const { 'payment-run-seal': _key, ...others } = saved.secrets;
