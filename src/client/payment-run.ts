@@ -121,7 +121,9 @@ export function sealOf(plan: RunPlan, key: Buffer): string {
  * sealed plan, so a line added, changed, moved or dropped in the middle is found on resume.
  */
 function lineMac(previous: string, line: JournalRecord, key: Buffer): string {
-  return `hmac-sha256:${createHmac('sha256', key).update(`${previous}\n${canonicalJson(line)}`, 'utf8').digest('hex')}`;
+  return `hmac-sha256:${createHmac('sha256', key)
+    .update(`${previous}\n${canonicalJson(line)}`, 'utf8')
+    .digest('hex')}`;
 }
 
 function sameMac(a: string, b: unknown): boolean {

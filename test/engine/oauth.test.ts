@@ -98,6 +98,7 @@ describe('registered clients (docs/security.md "Who may do what")', () => {
     expect(asking({ scope: 'ledger_access' }).body).toMatchObject({ scope: 'ledger_access' });
     expect(asking({ scope: 'ledger_access', scopes: ['contract_lookup'] })).toMatchObject({ status: 400, body: { error: 'invalid_scope' } });
     expect(asking({ scope: ['ledger_access'] })).toMatchObject({ status: 400, body: { error: 'invalid_scope' } });
+    expect(asking({ scope: 'ledger_access', scopes: 5 })).toMatchObject({ status: 400, body: { error: 'invalid_scope' } });
     expect(asking({ scope: 'ledger_access bogus' })).toMatchObject({ status: 400, body: { error: 'invalid_scope' } });
   });
 

@@ -41,7 +41,8 @@ export function issueToken(ctx: EngineContext, req: EngineRequest, certificate: 
   if (body.scope !== undefined && typeof body.scope !== 'string')
     return respond(400, { error: 'invalid_scope', error_description: 'scope must be a string of space-separated scope names' });
   const fromScope = typeof body.scope === 'string' ? body.scope.split(' ').filter((s) => s !== '') : undefined;
-  if (body.scopes !== undefined && fromScope !== undefined && [...new Set(fromScope)].sort().join(' ') !== [...new Set(body.scopes as unknown[])].sort().join(' '))
+  const names = (list: unknown[]) => [...new Set(list)].sort().join(' ');
+  if (fromScope !== undefined && body.scopes !== undefined && (!Array.isArray(body.scopes) || names(fromScope) !== names(body.scopes)))
     return respond(400, { error: 'invalid_scope', error_description: 'scope and scopes name different scopes: send one of them' });
   const askedRaw = body.scopes ?? fromScope;
   if (askedRaw !== undefined && (!Array.isArray(askedRaw) || askedRaw.some((s) => !(SCOPES as readonly unknown[]).includes(s)))) {
