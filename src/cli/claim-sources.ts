@@ -3,12 +3,13 @@
 // (its Claim entries), an NDJSON file (one Claim a line, FHIR Bulk Data), a directory (its *.json
 // and *.ndjson files by name, not recursive) or `-` for stdin (JSON or NDJSON). NDJSON is read a
 // line at a time, so a file of any size streams; a JSON document is read whole, up to a bound.
-import { createReadStream, readdirSync, readFileSync, statSync } from 'node:fs';
+import { createReadStream, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
+import { MAX_CLAIM_BYTES } from '../domain/fhir-claim.js';
 import { jsonDepthProblem } from '../domain/json-depth.js';
 import { UsageError } from '../errors.js';
+import { boundedLines, LINE_TOO_LONG, readFileBounded } from './bounded-input.js';
 
 export interface ClaimText {
   /** Where the claim is: `file`, `file:line` (NDJSON), `file#entry[i]` (Bundle), `stdin`… */
@@ -63,10 +64,13 @@ function* documentClaims(name: string, text: string, note: (message: string) => 
 }
 
 /** The lines of an NDJSON input as claims, `head` being lines already read from it. */
-async function* ndjsonClaims(name: string, lines: AsyncIterable<string>, head: readonly string[] = []): AsyncGenerator<ClaimText> {
+async function* ndjsonClaims(name: string, lines: AsyncIterable<string | typeof LINE_TOO_LONG>, head: readonly string[] = []): AsyncGenerator<ClaimText> {
   let n = 0;
-  const one = (line: string): ClaimText | undefined => {
+  const one = (line: string | typeof LINE_TOO_LONG): ClaimText | undefined => {
     n++;
+    // Never kept: a line over the bound of one claim is read past, and is one INVALID claim.
+    if (line === LINE_TOO_LONG)
+      return { source: `${name}:${n}`, text: '', problem: `larger than ${MAX_CLAIM_BYTES / 1024 / 1024} MiB, the most one claim may be` };
     if (line.trim() === '') return undefined;
     const { value, problem } = parseJson(line);
     return { source: `${name}:${n}`, text: line, value, problem };
@@ -81,15 +85,26 @@ async function* ndjsonClaims(name: string, lines: AsyncIterable<string>, head: r
   }
 }
 
-function fileLines(path: string): AsyncIterable<string> {
-  return createInterface({ input: createReadStream(path), crlfDelay: Infinity });
+/** An NDJSON file's lines; one longer than a claim may be is read past, not kept (a device or a pipe has no size to trust). */
+function fileLines(path: string): AsyncIterable<string | typeof LINE_TOO_LONG> {
+  return boundedLines(createReadStream(path), MAX_CLAIM_BYTES, MAX_DOCUMENT_BYTES);
 }
 
-function readDocument(path: string, size: number): string {
-  if (size > MAX_DOCUMENT_BYTES) {
-    throw new UsageError(`${path} is larger than ${MAX_DOCUMENT_BYTES / 1024 / 1024} MiB: give its claims as NDJSON (one Claim a line), which streams`);
+/**
+ * The claims of a JSON document file, read no further than its bound (a device or a pipe has no size
+ * to trust): a larger one is one claim that is not sent, and the batch goes on.
+ */
+function* fileDocumentClaims(path: string, size: number, note: (message: string) => void): Generator<ClaimText> {
+  const text = size > MAX_DOCUMENT_BYTES ? undefined : readFileBounded(path, MAX_DOCUMENT_BYTES);
+  if (text === undefined) {
+    yield {
+      source: path,
+      text: '',
+      problem: `larger than ${MAX_DOCUMENT_BYTES / 1024 / 1024} MiB: give its claims as NDJSON (one Claim a line), which streams`,
+    };
+    return;
   }
-  return readFileSync(path, 'utf8');
+  yield* documentClaims(path, text, note);
 }
 
 /**
@@ -97,7 +112,17 @@ function readDocument(path: string, size: number): string {
  * document (a pretty-printed Claim or Bundle), read whole.
  */
 async function* stdinClaims(stdin: Readable, note: (message: string) => void): AsyncGenerator<ClaimText> {
-  const lines = createInterface({ input: stdin, crlfDelay: Infinity })[Symbol.asyncIterator]();
+  // Lines up to the bound of a whole document: a longer one (a stream of zeros, say) stops the read.
+  const bounded = boundedLines(stdin, MAX_DOCUMENT_BYTES);
+  const tooLarge = () =>
+    new UsageError(`stdin holds more than ${MAX_DOCUMENT_BYTES / 1024 / 1024} MiB of JSON: give the claims as NDJSON (one Claim a line), which streams`);
+  const lines: AsyncIterator<string> = {
+    next: async () => {
+      const next = await bounded.next();
+      if (next.value === LINE_TOO_LONG) throw tooLarge();
+      return next as IteratorResult<string>;
+    },
+  };
   const head: string[] = [];
   for (;;) {
     const next = await lines.next();
@@ -118,10 +143,7 @@ async function* stdinClaims(stdin: Readable, note: (message: string) => void): A
     const next = await lines.next();
     if (next.done) break;
     size += next.value.length + 1;
-    if (size > MAX_DOCUMENT_BYTES)
-      throw new UsageError(
-        `stdin holds more than ${MAX_DOCUMENT_BYTES / 1024 / 1024} MiB of JSON: give the claims as NDJSON (one Claim a line), which streams`,
-      );
+    if (size > MAX_DOCUMENT_BYTES) throw tooLarge();
     parts.push(next.value);
   }
   const text = parts.join('\n');
@@ -175,14 +197,17 @@ export async function* claimTexts(paths: readonly string[], stdin: () => Readabl
       for (const name of names) {
         const file = join(path, name);
         const stat = statOf(file);
-        if (!stat.isFile()) continue;
+        if (!stat.isFile()) {
+          note(`${file}: not a regular file (a device, a FIFO or a folder), skipped`);
+          continue;
+        }
         if (isNdjson(file)) yield* ndjsonClaims(file, fileLines(file));
-        else yield* documentClaims(file, readDocument(file, stat.size), note);
+        else yield* fileDocumentClaims(file, stat.size, note);
       }
       continue;
     }
     if (isNdjson(path)) yield* ndjsonClaims(path, fileLines(path));
-    else yield* documentClaims(path, readDocument(path, info.size), note);
+    else yield* fileDocumentClaims(path, info.size, note);
   }
 }
 

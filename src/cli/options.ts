@@ -1,5 +1,5 @@
 // Option value helpers shared by command handlers.
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { isoDateProblem, npiProblem, wholeNumberProblem } from '../domain/validation.js';
 import { UsageError, ValidationFailed } from '../errors.js';
 import type { Context } from './context.js';
@@ -21,20 +21,29 @@ export function wholeNumberOption(name: string, value: unknown, min: number, max
   return Number(value);
 }
 
+/** The most a file or stdin named on the command line may hold when the command names no bound of its own. */
+export const MAX_INPUT_BYTES = 64 * 1024 * 1024;
+
 /**
  * The text of a file named on the command line, or of stdin for `-`. A file that is missing, a
  * directory, unreadable or over `maxBytes` is a usage error naming it; so is `-` on a terminal.
+ * The bound is kept while reading: a device, a FIFO or a pipe has no size to trust.
  */
-export async function readInput(ctx: Context, source: string, what: string, maxBytes?: number): Promise<string> {
+export async function readInput(ctx: Context, source: string, what: string, maxBytes = MAX_INPUT_BYTES): Promise<string> {
+  const { readFileBounded, readStreamBounded } = await import('./bounded-input.js');
+  const tooLarge = (where: string) => new ValidationFailed(`${where}: ${what}${where === 'stdin' ? '' : ' file'} is larger than ${maxBytes / 1024 / 1024} MiB`);
   if (source === '-') {
     if (ctx.io.stdinIsTTY) throw new UsageError(`reading the ${what} from stdin, but stdin is a terminal: pipe a file in or name it`);
-    return ctx.io.readStdin();
+    const text = await readStreamBounded(ctx.io.stdinStream(), maxBytes);
+    if (text === undefined) throw tooLarge('stdin');
+    return text;
   }
   try {
     const info = statSync(source);
     if (info.isDirectory()) throw new UsageError(`${source} is a directory, not a ${what} file`);
-    if (maxBytes !== undefined && info.size > maxBytes) throw new ValidationFailed(`${source}: ${what} file is larger than ${maxBytes / 1024 / 1024} MiB`);
-    return readFileSync(source, 'utf8');
+    const text = info.size > maxBytes ? undefined : readFileBounded(source, maxBytes);
+    if (text === undefined) throw tooLarge(source);
+    return text;
   } catch (err) {
     if (err instanceof UsageError || err instanceof ValidationFailed) throw err;
     const code = (err as NodeJS.ErrnoException).code;

@@ -1,7 +1,7 @@
 // `tpa claim submit <path>...` as a batch, through real processes: every input kind, invalid claims
 // among valid ones, a rerun skipping what was sent, kill -9 at random points then a resume, and a
 // server that loses answers in the middle of a batch: every claim in the ledger exactly once.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { distinctClaim } from '../helpers/claims.js';
@@ -124,6 +124,28 @@ describe('tpa claim submit, a batch', () => {
     expect(by.get('a.json')!.status).toBe('ACKNOWLEDGED');
     expect(by.get('z.ndjson:2')!.status).toBe('ACKNOWLEDGED');
     expect(r.stderr).toContain('deep.json: invalid, not sent: JSON nested more than 64 levels deep');
+    expect(await ledger()).toHaveLength(2);
+  });
+
+  it('a device or an endless line named as a claim file is one INVALID claim, read no further than its bound; the batch goes on', async () => {
+    // /dev/zero has no size to trust: a stat says 0, and a read never ends. A claim is at most 5 MiB,
+    // a JSON document 256 MiB, and an NDJSON line over 5 MiB is read past, not kept.
+    writeFileSync(join(home, 'a.json'), JSON.stringify(claim(0)));
+    symlinkSync('/dev/zero', join(home, 'zero.json'));
+    symlinkSync('/dev/zero', join(home, 'zero.ndjson'));
+    writeFileSync(join(home, 'long.ndjson'), `{"pad":"${'x'.repeat(6 * 1024 * 1024)}"}\n${JSON.stringify(claim(2))}\n`);
+    const r = await runTpa(['claim', 'submit', 'a.json', 'zero.json', 'zero.ndjson', 'long.ndjson', '-o', 'ndjson'], { home, env });
+    expect(r.stderr).not.toMatch(/heap|internal error/);
+    expect(r.code, r.stderr).toBe(2);
+    const by = new Map(ndjson(r.stdout).map((o) => [o.source, o]));
+    expect(by.get('zero.json')).toMatchObject({ status: 'INVALID', errors: [{ message: expect.stringMatching(/larger than 256 MiB/) }] });
+    for (const source of ['zero.ndjson:1', 'long.ndjson:1'])
+      expect(by.get(source), source).toMatchObject({
+        status: 'INVALID',
+        errors: [{ message: expect.stringMatching(/larger than 5 MiB, the most one claim may be/) }],
+      });
+    expect(by.get('a.json')!.status).toBe('ACKNOWLEDGED');
+    expect(by.get('long.ndjson:2')!.status).toBe('ACKNOWLEDGED');
     expect(await ledger()).toHaveLength(2);
   });
 

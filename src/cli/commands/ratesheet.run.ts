@@ -280,6 +280,12 @@ interface PlannedRow {
   item: ScheduleItemInput;
 }
 
+/** Unknown header names as said back: each cut to 40 characters and at most five of them, so a hostile file is not echoed whole. */
+function shortList(names: string[]): string {
+  const cut = names.slice(0, 5).map((n) => (n.length > 40 ? `${n.slice(0, 40)}…` : n));
+  return `${cut.join(', ')}${names.length > 5 ? ` and ${names.length - 5} more` : ''}`;
+}
+
 function formatRate(rateType: string, value: number): string {
   return rateType === 'CASE_RATE' ? value.toFixed(2) : String(value);
 }
@@ -298,7 +304,7 @@ async function planImport(client: TpaClient, schedule: RateSchedule, text: strin
   const extra = columns.filter((c) => !(CSV_COLUMNS as readonly string[]).includes(c));
   if (!header || missing.length > 0 || extra.length > 0) {
     throw new ValidationFailed(
-      `line 1: the header must name the columns ${CSV_COLUMNS.join(',')}${missing.length ? ` (missing ${missing.join(', ')})` : ''}${extra.length ? ` (unknown ${extra.join(', ')})` : ''}; nothing was written`,
+      `line 1: the header must name the columns ${CSV_COLUMNS.join(',')}${missing.length ? ` (missing ${missing.join(', ')})` : ''}${extra.length ? ` (unknown ${shortList(extra)})` : ''}; nothing was written`,
     );
   }
   const errors: FieldError[] = [];
