@@ -295,6 +295,15 @@ export function startServer(engine: Engine, options: ServeOptions): Promise<Runn
       )
     : createServer(listener);
   server.on('clientError', (err: ParserError, socket: Duplex) => answerUnparsed(engine, options, err, socket));
+  // CONNECT (a proxy's tunnel) is handed to a listener of its own, never to the request handler:
+  // answered as a method the service does not serve, with the body and headers of every answer.
+  server.on('connect', (req: IncomingMessage, socket: Duplex) => {
+    const err: ParserError = Object.assign(new Error('CONNECT is not served'), {
+      code: 'CONNECT_METHOD',
+      rawPacket: Buffer.from(`CONNECT ${req.url ?? ''} HTTP/1.1\r\n`, 'latin1'),
+    });
+    answerUnparsed(engine, options, err, socket);
+  });
   // Slow or abandoned clients must not hold connections forever.
   server.headersTimeout = 20_000;
   server.requestTimeout = 60_000;
@@ -326,7 +335,7 @@ function unparsedAnswer(engine: Engine, err: ParserError): { response: EngineRes
   // any method it does not serve (405 with Allow on a known path, 404 elsewhere).
   const requestLine = err.rawPacket?.toString('latin1').split('\r\n', 1)[0] ?? '';
   const parts = /^([!#$%&'*+.^_`|~0-9A-Za-z-]{1,32}) (\/[!-~]*) HTTP\/1\.[01]$/.exec(requestLine);
-  if (err.code === 'HPE_INVALID_METHOD' && parts) {
+  if ((err.code === 'HPE_INVALID_METHOD' || err.code === 'CONNECT_METHOD') && parts) {
     const path = parts[2]!.split('?', 1)[0]!;
     const match = engine.route(parts[1]!, path);
     if ('response' in match) return { response: match.response, line: `${parts[1]} ${path}` };

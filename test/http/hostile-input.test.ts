@@ -190,6 +190,18 @@ describe('tpa local serve: requests the HTTP parser refuses', () => {
     expect(bodyOf(answer)).toEqual({ error: 'method_not_allowed', message: '/tpa-api/v1/health accepts GET, HEAD' });
   });
 
+  it('CONNECT gets an answer like any method the service does not serve: 405 on a route, 400 for a tunnel target', async () => {
+    const onRoute = await raw('CONNECT /tpa-api/v1/health HTTP/1.1\r\nHost: a\r\n\r\n');
+    expect(onRoute).toMatch(/^HTTP\/1\.1 405 /);
+    expect(headersOf(onRoute).allow).toBe('GET, HEAD');
+    expect(headersOf(onRoute)['x-ratelimit-remaining']).toMatch(/^\d+$/);
+    expect(bodyOf(onRoute)).toEqual({ error: 'method_not_allowed', message: '/tpa-api/v1/health accepts GET, HEAD' });
+    const tunnel = await raw('CONNECT elsewhere.example:443 HTTP/1.1\r\nHost: elsewhere.example:443\r\n\r\n');
+    expect(tunnel).toMatch(/^HTTP\/1\.1 400 /);
+    expect(headersOf(tunnel)['x-ratelimit-limit']).toMatch(/^\d+$/);
+    expect(bodyOf(tunnel)).toMatchObject({ error: 'bad_request' });
+  });
+
   it('an unknown method elsewhere gets the JSON 404 of an unknown route', async () => {
     const answer = await raw('FOO /nothing?x=1 HTTP/1.1\r\nHost: a\r\n\r\n');
     expect(answer).toMatch(/^HTTP\/1\.1 404 /);
