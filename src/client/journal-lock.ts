@@ -8,7 +8,20 @@
 // reach the same lock. Beside it, `<lock>.json` says who holds it (pid, host, since) so that a
 // second run can name the first; it is only ever read as information.
 import { hostname } from 'node:os';
-import { closeSync, fchmodSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fchmodSync,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ConflictError, UsageError } from '../errors.js';
 
@@ -99,24 +112,30 @@ export async function holdExclusively(file: string, what: string): Promise<LockD
   const { default: Database } = await import('better-sqlite3');
   let db: LockDb;
   try {
-    // Made 0600 before SQLite opens it (SQLite would make it by the umask): every file in the data folder is private.
-    const fd = openSync(file, 'a', 0o600);
+    // Made 0600 before SQLite opens it (SQLite would make it by the umask): every file in the data
+    // folder is private. Never through a symbolic link: one planted at a lock's name would have tpa
+    // change the mode of, and open as its lock, whatever file it points at.
+    const fd = openSync(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, 0o600);
     try {
+      if (!fstatSync(fd).isFile()) throw new Error('it is not a regular file');
       fchmodSync(fd, 0o600);
     } finally {
       closeSync(fd);
     }
     db = new Database(file, { timeout: 0 });
   } catch (err) {
-    throw new UsageError(`cannot open ${what} (${file}): ${(err as Error).message}`);
+    const why = (err as NodeJS.ErrnoException).code === 'ELOOP' ? "it is a symbolic link, which tpa's locks never are (remove it)" : (err as Error).message;
+    throw new UsageError(`cannot open ${what} (${file}): ${why}`);
   }
   try {
     db.exec('BEGIN EXCLUSIVE');
     return db;
   } catch (err) {
     db.close();
-    if ((err as { code?: string }).code !== 'SQLITE_BUSY' && (err as { code?: string }).code !== 'SQLITE_LOCKED') throw err;
-    return undefined;
+    const code = (err as { code?: string }).code;
+    if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') return undefined;
+    // Something else stands at the lock's name (a file tpa did not make): said, not a crash.
+    throw new UsageError(`cannot use ${what} (${file}): ${(err as Error).message}; it is not a lock tpa made (remove it)`);
   }
 }
 

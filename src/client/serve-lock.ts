@@ -7,7 +7,7 @@
 // who holds it (pid, port, since), to name the holder; it is only ever read as information.
 // `local reset` takes the same lock while it deletes, so that no server starts meanwhile.
 import { hostname } from 'node:os';
-import { closeSync, mkdirSync, openSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConflictError } from '../errors.js';
 import { holdExclusively, letGo, type LockDb, readLockInfo, writeLockInfo } from './journal-lock.js';
@@ -39,7 +39,6 @@ export class DataDirLock {
   static async take(dataDir: string, command: Command): Promise<DataDirLock> {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     const file = join(dataDir, 'serve.lock');
-    closeSync(openSync(file, 'a', 0o600));
     const infoPath = `${file}.json`;
     const db = await holdExclusively(file, `the lock of the data directory ${dataDir}`);
     if (!db) {

@@ -3,14 +3,14 @@
 // 24-hour Idempotency-Key window never makes a second encounter for a claim it sent, and a payment
 // run resumed after a transfer FAILED reports that encounter owed again, never approved.
 import { spawn } from 'node:child_process';
-import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { claimTemplate } from '../../src/cli/claim-template.js';
 import { distinctClaim } from '../helpers/claims.js';
 import { until } from '../helpers/barrier.js';
-import { lockHolderPath } from '../../src/client/journal-lock.js';
+import { lockHolderPath, lockPath } from '../../src/client/journal-lock.js';
 import { runTpa, TPA_BIN, testEnv, tpa } from '../helpers/cli.js';
 import { tempDir } from '../helpers/engine.js';
 import { journalRecords, killRepeatedly } from '../helpers/kill.js';
@@ -114,6 +114,29 @@ describe('one journal, one writer (item 10)', () => {
     // Nothing but the first run wrote to the journal: one batch header, two claims.
     expect(journalRecords(journal, 'batch')).toBe(1);
     expect(journalRecords(journal, 'acknowledged')).toBe(2);
+  });
+
+  it("a symbolic link planted at a journal's lock name, or a file tpa did not make there, is refused (exit 2): its target untouched", async () => {
+    writeFileSync(join(home, 'a.json'), JSON.stringify(claim(0)));
+    const journal = join(home, 'j.ndjson');
+    writeFileSync(journal, '');
+    const lock = lockPath(journal);
+    const victim = join(home, 'victim');
+    writeFileSync(victim, 'x', { mode: 0o644 });
+    symlinkSync(victim, lock);
+    const linked = await runTpa(['claim', 'submit', 'a.json', '--journal', journal], { home, env });
+    expect(linked.code, linked.stderr).toBe(2);
+    expect(linked.stderr).toMatch(/it is a symbolic link, which tpa's locks never are/);
+    expect(statSync(victim).mode & 0o777).toBe(0o644);
+    expect(readFileSync(victim, 'utf8')).toBe('x');
+    // A file at the lock's name that is not an SQLite lock: said, not an internal error.
+    rmSync(lock);
+    writeFileSync(lock, 'not a database, not at all: some text long enough to be read as a header');
+    const other = await runTpa(['claim', 'submit', 'a.json', '--journal', journal], { home, env });
+    expect(other.code, other.stderr).toBe(2);
+    expect(other.stderr).toMatch(/it is not a lock tpa made/);
+    expect(other.stderr).not.toMatch(/internal error/);
+    expect(await ledger()).toHaveLength(0);
   });
 
   it('a killed batch leaves no lock behind: the next run takes the journal at once', async () => {
