@@ -101,6 +101,19 @@ describe('tpa ratesheet', () => {
     expect((await run(['ratesheet', 'load-catalog', 'BLD-1001', '--version', 'v9.9'])).code).toBe(3);
   });
 
+  it('notes import exactly as export wrote them: leading spaces before a formula, a trailing tab, a no-break space', async () => {
+    await run(['ratesheet', 'init', 'BLD-1001']);
+    const notes = [' =1+1', "'\t", '\u00a0@SUM(A1)', 'ends with a tab\t'];
+    const codes = ['HD-0401', 'EY-0501', 'GI-0101', 'CV-1101'];
+    for (const [i, code] of codes.entries())
+      expect((await run(['ratesheet', 'add', 'BLD-1001', '--ssp', code, '--rate-type', 'CASE_RATE', '--rate', '100', '--notes', notes[i]!])).code).toBe(0);
+    const exported = await run(['ratesheet', 'export', 'BLD-1001']);
+    const imported = await run(['ratesheet', 'import', 'BLD-1001', file('notes.csv', exported.stdout), '--yes']);
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(imported.json()).toMatchObject({ written: 0, change: 0, unchanged: 4 });
+    expect((await run(['ratesheet', 'export', 'BLD-1001'])).stdout).toBe(exported.stdout);
+  });
+
   it('export and import round-trip a schedule through CSV, showing changes first and writing only with no --dry-run', async () => {
     await run(['ratesheet', 'init', 'BLD-1001']);
     await run(['ratesheet', 'add', 'BLD-1001', '--ssp', 'HD-0401', '--rate-type', 'CASE_RATE', '--rate', '2100', '--notes', 'hand, "carpal"']);

@@ -312,7 +312,9 @@ async function planImport(client: TpaClient, schedule: RateSchedule, text: strin
   const catalog = new Map<string, Ssp>();
   const planned: PlannedRow[] = [];
   for (const record of rows) {
-    // A cell export quoted so that a spreadsheet would not run it ('=…) reads back as it was.
+    // A cell export quoted so that a spreadsheet would not run it ('=…) reads back as it was. Codes,
+    // types and values are read trimmed; notes exactly as written, so that an export imports unchanged.
+    const raw = (name: (typeof CSV_COLUMNS)[number]) => csvCellValue(record.fields[columns.indexOf(name)] ?? '');
     const get = (name: (typeof CSV_COLUMNS)[number]) => csvCellValue((record.fields[columns.indexOf(name)] ?? '').trim());
     const at = `line ${record.line}`;
     if (record.fields.length !== columns.length) {
@@ -323,7 +325,7 @@ async function planImport(client: TpaClient, schedule: RateSchedule, text: strin
     const rateType = get('rate_type').toUpperCase();
     const rateText = get('rate_value');
     const bundleType = get('bundle_type').toUpperCase();
-    const notes = get('notes');
+    const notes = raw('notes');
     if (code === '') errors.push({ field: at, message: 'ssp_code is empty' });
     else if (seen.has(code)) errors.push({ field: at, message: `${code} already appears on line ${seen.get(code)}` });
     seen.set(code, record.line);
