@@ -97,41 +97,67 @@ export function verifyAuditDeep(db: Db, expectHead?: string): DeepVerdict {
        json_extract(outcome_json, '$.lines') AS outcome_lines, aeob_adjustment_cents, aeob_missing
      FROM encounters ORDER BY rowid`,
   );
-  const seenEncounters = new Set<string>();
-  for (const row of encounters.iterate({ rowid: from.encounter_rowid }) as Iterable<EncounterFacts>) {
-    const x = expected.encounters.get(row.id);
-    const d = checkEncounter(row, x);
-    if (d) return done(d);
-    if (x) checked.encounters++, seenEncounters.add(row.id);
-  }
-  for (const [id, x] of expected.encounters) if (!seenEncounters.has(id)) return done(missingRow('encounters', id, x.seq));
+  const byEncounter = compareRows(
+    'encounters',
+    encounters.iterate({ rowid: from.encounter_rowid }) as Iterable<EncounterFacts>,
+    (row) => {
+      const x = expected.encounters.get(row.id);
+      return { key: row.id, known: x !== undefined, disagreement: checkEncounter(row, x) };
+    },
+    [...expected.encounters].map(([id, x]) => [id, x.seq]),
+  );
+  checked.encounters = byEncounter.count;
+  if (byEncounter.disagreement) return done(byEncounter.disagreement);
   const settlements = db.prepare(
     `SELECT id, rowid > @rowid AS covered, encounter_id, attempt, processor_transfer_id, status, total_amount_cents, authorization_code, reconciliation_status, match_status, aeob_amount_cents
      FROM settlements ORDER BY rowid`,
   );
-  const seenSettlements = new Set<string>();
-  for (const row of settlements.iterate({ rowid: from.settlement_rowid }) as Iterable<SettlementFacts>) {
-    const x = expected.settlements.get(row.id);
-    const d = checkSettlement(row, x);
-    if (d) return done(d);
-    if (x) checked.settlements++, seenSettlements.add(row.id);
-  }
-  for (const [id, x] of expected.settlements) if (!seenSettlements.has(id)) return done(missingRow('settlements', id, x.seq));
+  const bySettlement = compareRows(
+    'settlements',
+    settlements.iterate({ rowid: from.settlement_rowid }) as Iterable<SettlementFacts>,
+    (row) => {
+      const x = expected.settlements.get(row.id);
+      return { key: row.id, known: x !== undefined, disagreement: checkSettlement(row, x) };
+    },
+    [...expected.settlements].map(([id, x]) => [id, x.seq]),
+  );
+  checked.settlements = bySettlement.count;
+  if (bySettlement.disagreement) return done(bySettlement.disagreement);
   const payouts = db.prepare(
     `SELECT p.settlement_id, p.sequence, p.processor_payout_id, p.provider_npi, p.provider_role, p.amount_cents, p.fee_cents, p.payout_status
      FROM payouts p JOIN settlements s ON s.id = p.settlement_id ORDER BY s.rowid, p.sequence`,
   );
-  const seenPayouts = new Set<string>();
-  for (const row of payouts.iterate() as Iterable<PayoutFacts>) {
-    const x = expected.settlements.get(row.settlement_id);
-    const d = checkPayout(row, x);
-    if (d) return done(d);
-    if (x) checked.payouts++, seenPayouts.add(`${row.settlement_id} #${row.sequence}`);
+  const byPayout = compareRows(
+    'payouts',
+    payouts.iterate() as Iterable<PayoutFacts>,
+    (row) => {
+      const x = expected.settlements.get(row.settlement_id);
+      return { key: `${row.settlement_id} #${row.sequence}`, known: x !== undefined, disagreement: checkPayout(row, x) };
+    },
+    [...expected.settlements].flatMap(([id, s]) => [...s.payouts].map(([sequence, p]): [string, number] => [`${id} #${sequence}`, p.seq])),
+  );
+  checked.payouts = byPayout.count;
+  return done(byPayout.disagreement);
+}
+
+/**
+ * Each row of a table against what the chain says of it, then each row the chain made that the
+ * table no longer has: the first disagreement, and how many rows the chain knew were checked.
+ */
+function compareRows<R>(
+  table: Disagreement['table'],
+  rows: Iterable<R>,
+  check: (row: R) => { key: string; known: boolean; disagreement: Disagreement | null },
+  expected: readonly [key: string, seq: number][],
+): { count: number; disagreement: Disagreement | null } {
+  const seen = new Set<string>();
+  for (const row of rows) {
+    const { key, known, disagreement } = check(row);
+    if (disagreement) return { count: seen.size, disagreement };
+    if (known) seen.add(key);
   }
-  for (const [id, s] of expected.settlements) {
-    for (const [sequence, p] of s.payouts) if (!seenPayouts.has(`${id} #${sequence}`)) return done(missingRow('payouts', `${id} #${sequence}`, p.seq));
-  }
-  return done(null);
+  for (const [key, seq] of expected) if (!seen.has(key)) return { count: seen.size, disagreement: missingRow(table, key, seq) };
+  return { count: seen.size, disagreement: null };
 }
 
 export interface AuditFilter {
