@@ -29,6 +29,7 @@ import { withIdempotency } from '../idempotency.js';
 import { fhirId, newId } from '../ids.js';
 import { activeContractsFor, contractById, contractTerms, type ContractRow } from '../store/contracts.js';
 import { inWriteTransaction, type Db } from '../store/db.js';
+import { perSchemaVersion } from '../store/reference.js';
 import { adjudicationBody, claimResponseResource } from './claim-response.js';
 import { advanceDue } from './progress.js';
 import { addFirstHistory, addHistory, addStatus, finalLedgerStatus, type EncounterRow, type HistoryEntry } from './encounters.js';
@@ -76,25 +77,18 @@ interface ProviderFacts {
 
 /**
  * The providers registry with whether each holds a contract, per connection. Providers and
- * contracts are only ever added by a migration's seed, so the schema version says when to read
- * them again (as store/reference.ts does): a claim then costs one pragma read instead of a query.
+ * contracts are only ever added by a migration's seed, so it is kept as store/reference.ts keeps
+ * the plan's names: a claim then costs one pragma read instead of a query.
  */
-const registries = new WeakMap<Db, { version: number; providers: ReadonlyMap<string, ProviderFacts> }>();
-
-function providerRegistry(db: Db): ReadonlyMap<string, ProviderFacts> {
-  const version = db.prepare('PRAGMA user_version').pluck().get() as number;
-  const cached = registries.get(db);
-  if (cached?.version === version) return cached.providers;
+const providerRegistry = perSchemaVersion((db): ReadonlyMap<string, ProviderFacts> => {
   const rows = db.prepare('SELECT npi, role, group_id, EXISTS (SELECT 1 FROM contracts c WHERE c.npi = p.npi) AS payable FROM providers p').all() as {
     npi: string;
     role: ProviderRole;
     group_id: string;
     payable: number;
   }[];
-  const providers = new Map(rows.map((r) => [r.npi, { role: r.role, groupId: r.group_id, payable: r.payable === 1 }]));
-  registries.set(db, { version, providers });
-  return providers;
-}
+  return new Map(rows.map((r) => [r.npi, { role: r.role, groupId: r.group_id, payable: r.payable === 1 }]));
+});
 
 type ActiveContract = ReturnType<typeof activeContractsFor>[number];
 

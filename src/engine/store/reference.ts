@@ -12,13 +12,25 @@ export interface Reference {
   cptDescriptions: ReadonlyMap<string, string>;
 }
 
-const loaded = new WeakMap<Db, { version: number; reference: Reference }>();
 const json = (text: string | null, otherwise: string) => JSON.stringify(text ?? otherwise);
 
-export function reference(db: Db): Reference {
-  const version = db.prepare('PRAGMA user_version').pluck().get() as number;
-  const cached = loaded.get(db);
-  if (cached?.version === version) return cached.reference;
+/**
+ * `load` made once per connection and kept: for data only a migration's seed writes, read again
+ * when the schema version moves (one pragma read a call instead of the queries).
+ */
+export function perSchemaVersion<T>(load: (db: Db) => T): (db: Db) => T {
+  const kept = new WeakMap<Db, { version: number; value: T }>();
+  return (db) => {
+    const version = db.prepare('PRAGMA user_version').pluck().get() as number;
+    const cached = kept.get(db);
+    if (cached?.version === version) return cached.value;
+    const value = load(db);
+    kept.set(db, { version, value });
+    return value;
+  };
+}
+
+export const reference = perSchemaVersion((db): Reference => {
   const providers = db.prepare('SELECT npi, name, role FROM providers').all() as { npi: string; name: string; role: string | null }[];
   const payers = db.prepare('SELECT m.member_id, p.payer_id, p.payer_name FROM members m LEFT JOIN plans p ON p.id = m.plan_id').all() as {
     member_id: string;
@@ -31,6 +43,5 @@ export function reference(db: Db): Reference {
     payers: new Map(payers.map((m) => [m.member_id, { name: json(m.payer_name, 'Unknown payer'), id: json(m.payer_id, 'UNKNOWN') }])),
     cptDescriptions: new Map(codes.map((c) => [c.code, JSON.stringify(c.description)])),
   };
-  loaded.set(db, { version, reference });
   return reference;
-}
+});
