@@ -67,11 +67,17 @@ function fixturesTable(t: TableTools, f: Record<string, Row[]>): string {
   ].join('\n');
 }
 
-async function openEngine(ctx: Context, storage?: EngineStorage) {
-  // `tpa local` is the embedded engine's whatever the default profile is; only a profile named
-  // with -p (or TPA_PROFILE) that is not local is a mistake worth stopping on.
+/**
+ * `tpa local` is the embedded engine's whatever the default profile is; only a profile named with
+ * -p (or TPA_PROFILE) that is not local is a mistake worth stopping on.
+ */
+function localOnly(ctx: Context): void {
   if (ctx.profileExplicit && ctx.profile().env !== 'local')
     throw new UsageError(`\`tpa local\` works on the embedded engine; profile "${ctx.profileName}" is ${ctx.profile().env}`);
+}
+
+async function openEngine(ctx: Context, storage?: EngineStorage) {
+  localOnly(ctx);
   const { LocalTransport } = await import('../../client/local.js');
   return new LocalTransport(ctx.paths.dataDir, ctx.io.env, storage, `local:${ctx.profileName}`);
 }
@@ -86,63 +92,60 @@ export const fixtures: Handler = async (ctx) => {
   }
 };
 
-export const init: Handler = async (ctx, _args, opts) => {
-  const transport = await openEngine(ctx, { note: ctx.note });
-  const [{ databaseFile }, { cipherSqlite, databaseFileState }] = await Promise.all([import('../../engine/engine.js'), import('../../engine/store/cipher.js')]);
+/** Opens the local database once, as `storage` says (creating, upgrading or checking it), and closes it. */
+async function openOnce(ctx: Context, storage: EngineStorage = { note: ctx.note }): Promise<void> {
+  const transport = await openEngine(ctx, storage);
+  await transport.open();
+  transport.close();
+}
+
+/** A new key for an encrypted database, kept where the README says (after checking that the cipher package is there). */
+async function newDatabaseKeyFor(ctx: Context): Promise<{ key: Buffer; keptIn: string }> {
+  const [{ cipherSqlite }, { newDatabaseKey }] = await Promise.all([import('../../engine/store/cipher.js'), import('../../auth/database-key.js')]);
+  cipherSqlite(); // missing, said before a key is made
+  return newDatabaseKey(ctx.paths.dataDir, ctx.io.env);
+}
+
+/** The local database's file and whether it is absent, plain or encrypted. */
+async function localDatabase(ctx: Context) {
+  const [{ databaseFile }, { databaseFileState }] = await Promise.all([import('../../engine/engine.js'), import('../../engine/store/cipher.js')]);
   const file = databaseFile(ctx.paths.dataDir);
-  const state = databaseFileState(file);
+  return { file, state: databaseFileState(file) };
+}
+
+export const init: Handler = async (ctx, _args, opts) => {
+  localOnly(ctx);
+  const { file, state } = await localDatabase(ctx);
   if (state.kind !== 'absent') {
     if (opts.encrypt && state.kind !== 'encrypted') {
       throw new ConflictError(`the local database ${file} exists and is not encrypted; nothing was changed`, { hint: 'try: tpa local encrypt' });
     }
-    await transport.open();
-    transport.close();
+    await openOnce(ctx);
     ctx.note(`init: ${file} exists already${state.kind === 'encrypted' ? ' (encrypted)' : ''}; nothing was changed`);
     return { data: { database: file, created: false, encrypted: state.kind === 'encrypted' } };
   }
-  let storage: EngineStorage = { note: ctx.note };
-  let keptIn = '';
-  if (opts.encrypt) {
-    cipherSqlite(); // missing, said before a key is made
-    const { newDatabaseKey } = await import('../../auth/database-key.js');
-    const made = await newDatabaseKey(ctx.paths.dataDir, ctx.io.env);
-    storage = { ...storage, databaseKey: made.key, createEncrypted: true };
-    keptIn = made.keptIn;
-  }
-  const created = await openEngine(ctx, storage);
-  await created.open();
-  created.close();
-  ctx.note(`init: created ${file}${opts.encrypt ? `, encrypted (AES-256); its key is in ${keptIn}` : ''}`);
-  return { data: { database: file, created: true, encrypted: opts.encrypt === true } };
+  const made = opts.encrypt ? await newDatabaseKeyFor(ctx) : undefined;
+  await openOnce(ctx, made ? { note: ctx.note, databaseKey: made.key, createEncrypted: true } : undefined);
+  ctx.note(`init: created ${file}${made ? `, encrypted (AES-256); its key is in ${made.keptIn}` : ''}`);
+  return { data: { database: file, created: true, encrypted: made !== undefined } };
 };
 
 export const encrypt: Handler = async (ctx) => {
-  const transport = await openEngine(ctx, { note: ctx.note });
-  const [{ databaseFile }, { cipherSqlite, databaseFileState }, { encryptDatabase }] = await Promise.all([
-    import('../../engine/engine.js'),
-    import('../../engine/store/cipher.js'),
-    import('../../engine/store/db.js'),
-  ]);
-  const file = databaseFile(ctx.paths.dataDir);
-  const state = databaseFileState(file);
+  localOnly(ctx);
+  const { file, state } = await localDatabase(ctx);
   if (state.kind === 'absent') throw new UsageError(`there is no local database at ${file} yet`, { hint: 'try: tpa local init --encrypt' });
   if (state.kind === 'encrypted') throw new ConflictError(`the local database ${file} is encrypted already; nothing was changed`);
   // Refused while `local serve` holds the data directory, and held while converting so that none starts meanwhile.
-  const { DataDirLock } = await import('../../client/serve-lock.js');
+  const [{ DataDirLock }, { encryptDatabase }] = await Promise.all([import('../../client/serve-lock.js'), import('../../engine/store/db.js')]);
   const lock = await DataDirLock.take(ctx.paths.dataDir, 'local encrypt');
   let keptIn: string;
   try {
     // Opened first as it is: a database from a newer tpa, or not a database, is refused before any key is made.
-    await transport.open();
-    transport.close();
-    cipherSqlite();
-    const { newDatabaseKey } = await import('../../auth/database-key.js');
-    const made = await newDatabaseKey(ctx.paths.dataDir, ctx.io.env);
+    await openOnce(ctx);
+    const made = await newDatabaseKeyFor(ctx);
     keptIn = made.keptIn;
     encryptDatabase(file, made.key);
-    const check = await openEngine(ctx, { databaseKey: made.key, note: ctx.note });
-    await check.open();
-    check.close();
+    await openOnce(ctx, { databaseKey: made.key, note: ctx.note });
   } finally {
     lock.release();
   }
@@ -151,7 +154,7 @@ export const encrypt: Handler = async (ctx) => {
 };
 
 export const reset: Handler = async (ctx) => {
-  await openEngine(ctx);
+  localOnly(ctx);
   const [{ databaseFile }, { removeDatabase }, { DataDirLock }] = await Promise.all([
     import('../../engine/engine.js'),
     import('../../engine/store/db.js'),
