@@ -5,6 +5,7 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { until } from './barrier.js';
 import { runTpa, TPA_BIN, testEnv } from './cli.js';
+import { tempDir } from './engine.js';
 
 export interface Served {
   url: string;
@@ -104,4 +105,31 @@ export async function login(home: string, url: string): Promise<string> {
 export async function registerClient(home: string, clientId: string, scopes: string[]): Promise<void> {
   const r = await runTpa(['local', 'clients', 'register', clientId, '--scopes', ...scopes], { home });
   if (r.code !== 0) throw new Error(`clients register failed: ${r.stderr}`);
+}
+
+type Hook = (fn: () => Promise<void> | void) => void;
+
+/** What `useServedHome` keeps for a file: a fresh home, `tpa local serve` on it, and a sandbox key of it. */
+export interface ServedHome {
+  home: { dir: string; remove: () => void };
+  server: Served;
+  key: string;
+}
+
+/**
+ * A served home for a whole file, made and stopped by the hooks given (beforeAll/afterAll): `set`
+ * receives it once started, so that a file keeps its own names for the three.
+ */
+export function useServedHome(before: Hook, after: Hook, set: (served: ServedHome) => void): void {
+  let served: ServedHome | undefined;
+  before(async () => {
+    const home = tempDir();
+    const server = await serve(home.dir);
+    served = { home, server, key: await createKey(home.dir) };
+    set(served);
+  });
+  after(async () => {
+    await served?.server.stop();
+    served?.home.remove();
+  });
 }

@@ -4,22 +4,12 @@
 import { request, type ClientRequest, type IncomingMessage } from 'node:http';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tempDir } from '../helpers/engine.js';
-import { createKey, serve, type Served } from '../helpers/server.js';
+import { createKey, type Served, type ServedHome, useServedHome } from '../helpers/server.js';
 
-let home: ReturnType<typeof tempDir>;
+let home: ServedHome['home'];
 let server: Served;
 let key: string;
-
-beforeAll(async () => {
-  home = tempDir();
-  server = await serve(home.dir);
-  key = await createKey(home.dir);
-});
-afterAll(async () => {
-  await server.stop();
-  home.remove();
-});
+useServedHome(beforeAll, afterAll, (s) => void ({ home, server, key } = s));
 
 const FIVE_MB = 5 * 1024 * 1024;
 /** Five megabytes of a claim nested as deep as its size allows. */

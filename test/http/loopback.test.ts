@@ -8,21 +8,12 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runTpa } from '../helpers/cli.js';
-import { tempDir } from '../helpers/engine.js';
-import { createKey, serve, type Served } from '../helpers/server.js';
+import { type Served, type ServedHome, useServedHome } from '../helpers/server.js';
 
-let home: ReturnType<typeof tempDir>;
+let home: ServedHome['home'];
 let server: Served;
 let key: string;
-beforeAll(async () => {
-  home = tempDir();
-  server = await serve(home.dir);
-  key = await createKey(home.dir);
-});
-afterAll(async () => {
-  await server.stop();
-  home.remove();
-});
+useServedHome(beforeAll, afterAll, (s) => void ({ home, server, key } = s));
 
 const port = () => new URL(server.url).port;
 const healthRequests = async () => {

@@ -2,22 +2,13 @@ import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/engine.js';
 import { tpa } from '../helpers/cli.js';
-import { createKey, serve, type Served } from '../helpers/server.js';
+import { createKey, serve, type Served, type ServedHome, useServedHome } from '../helpers/server.js';
 import { until } from '../helpers/barrier.js';
 
-let home: ReturnType<typeof tempDir>;
+let home: ServedHome['home'];
 let server: Served;
 let key: string;
-
-beforeAll(async () => {
-  home = tempDir();
-  server = await serve(home.dir);
-  key = await createKey(home.dir);
-});
-afterAll(async () => {
-  await server.stop();
-  home.remove();
-});
+useServedHome(beforeAll, afterAll, (s) => void ({ home, server, key } = s));
 
 const api = (path: string, init: { method?: string; key?: string | null; body?: string; type?: string } = {}) =>
   fetch(`${server.url}${path}`, {
