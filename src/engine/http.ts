@@ -12,6 +12,8 @@ export interface EngineRequest {
   headers: Record<string, string | undefined>;
   /** The raw request body text, if any. */
   body: string | undefined;
+  /** The body's nesting was counted already, as it arrived (the server does so): it is not counted again. */
+  depthChecked?: boolean;
 }
 
 export interface EngineResponse {
@@ -58,7 +60,7 @@ export function jsonBody(req: EngineRequest): Record<string, unknown> {
   if (req.body === undefined || req.body.trim() === '') {
     throw new HttpError(400, { errors: [{ field: '', message: 'request body is required (JSON)' }] });
   }
-  const deep = jsonDepthProblem(req.body);
+  const deep = req.depthChecked ? undefined : jsonDepthProblem(req.body);
   if (deep) throw new HttpError(400, { errors: [{ field: '', message: deep }] });
   let value: unknown;
   try {

@@ -263,8 +263,9 @@ export function startServer(engine: Engine, options: ServeOptions): Promise<Runn
         for (const [k, v] of Object.entries(req.headers)) headers[k] = Array.isArray(v) ? v.join(', ') : v;
         // Links in answers use the scheme this server really serves, never one a client claims.
         headers['x-forwarded-proto'] = tls ? 'https' : 'http';
+        // Every body that reaches here was counted for nesting as it arrived (a body that is not JSON was refused above).
         const work = (text: string | undefined) =>
-          engine.handle({ method, path, query, headers, body: text === '' ? undefined : text }, { key: caller.key, text: true });
+          engine.handle({ method, path, query, headers, body: text === '' ? undefined : text, depthChecked: true }, { key: caller.key, text: true });
         const fault = options.faults?.take(path);
         // Without a fault (every request but in a sandbox test), answered at once.
         if (!fault) return reply(work(body));

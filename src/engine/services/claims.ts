@@ -57,7 +57,7 @@ export function submitClaim(ctx: EngineContext, req: EngineRequest): EngineRespo
     // outside would take a read snapshot of its own, a tenth of a claim's time.
     let claim: ParsedClaim;
     try {
-      claim = parseClaimText(req.body ?? '', { today: isoDate(ctx.clock.now()) });
+      claim = parseClaimText(req.body ?? '', { today: isoDate(ctx.clock.now()), depthChecked: req.depthChecked });
     } catch (err) {
       if (err instanceof ValidationError) throw new HttpError(400, { errors: err.errors });
       throw err;
