@@ -2,6 +2,7 @@
 // an append-only journal in the data directory. Each approval is written, on the disk, before its
 // request is sent, and its outcome after; one whose answer was lost stays UNKNOWN until a later
 // `fund approve` or payment run finds out what happened and records it.
+import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { TpaClient } from './client.js';
 import { Journal, type JournalRecord } from './journal.js';
@@ -79,9 +80,14 @@ export class FundHistory {
     return [...byId.values()];
   }
 
-  /** Before the request: on the disk, so that an approval whose answer is lost is still listed. */
-  begin(record: Omit<ApprovalRecord, 'outcome' | 'processor_transfer_id' | 'message'>): void {
+  /**
+   * Before the request: on the disk, so that an approval whose answer is lost is still listed.
+   * Returns the approval's id, for `end`.
+   */
+  begin(approval: Omit<ApprovalRecord, 'id' | 'at' | 'outcome' | 'processor_transfer_id' | 'message'>): string {
+    const record = { id: randomUUID(), at: new Date().toISOString(), ...approval };
     this.journal.append({ type: 'approval', id: record.id, record });
+    return record.id;
   }
 
   end(id: string, outcome: HistoryOutcome, processorTransferId: string | null, message?: string): void {

@@ -345,18 +345,15 @@ export async function executeRun(
       if (wait > 0) await sleep(wait);
       journal.sending(e.encounter_id);
       if (options.history) {
-        const hid = randomUUID();
-        sent.set(e.encounter_id, hid);
         const h = options.history;
-        h.log.begin({
-          id: hid,
-          at: new Date().toISOString(),
+        const hid = h.log.begin({
           profile: h.profile,
           environment: h.environment,
           encounter_id: e.encounter_id,
           amount: centsToAmount(e.amount_cents),
           authorization_code: e.authorization_code,
         });
+        sent.set(e.encounter_id, hid);
       }
       let approved;
       try {

@@ -62,14 +62,11 @@ export const api: Handler = async (ctx, [methodArg, path], opts) => {
  * for the next `fund approve` or payment run of that encounter to settle from the ledger.
  */
 async function withHistory(ctx: Context, body: unknown, send: () => Promise<TransportResponse>): Promise<TransportResponse> {
-  const [{ FundHistory }, { randomUUID }] = await Promise.all([import('../../client/fund-history.js'), import('node:crypto')]);
+  const { FundHistory } = await import('../../client/fund-history.js');
   const b = (typeof body === 'object' && body !== null && !Array.isArray(body) ? body : {}) as Record<string, unknown>;
   const history = FundHistory.open(ctx.paths.dataDir);
   try {
-    const id = randomUUID();
-    history.begin({
-      id,
-      at: new Date().toISOString(),
+    const id = history.begin({
       profile: ctx.profileName,
       environment: ctx.profile().env,
       encounter_id: typeof b.encounter_id === 'string' ? b.encounter_id : String(b.encounter_id ?? ''),

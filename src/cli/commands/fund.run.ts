@@ -237,10 +237,7 @@ async function approveOne(
   const key = given.idempotencyKey ?? randomUUID();
   if (ctx.debug) ctx.note(`[debug] Idempotency-Key: ${key}`);
   const amount = centsToAmount(parseCents(amountText!)!);
-  const hid = randomUUID();
-  history.begin({
-    id: hid,
-    at: new Date().toISOString(),
+  const hid = history.begin({
     profile: ctx.profileName,
     environment: ctx.profile().env,
     encounter_id: id,
