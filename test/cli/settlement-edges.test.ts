@@ -56,6 +56,26 @@ describe('a failed transfer (item 10)', () => {
     expect(table.stdout).toContain(first.processor_transfer_id);
   });
 
+  it('a re-approval with the Idempotency-Key of the failed one is the replay of that answer: exit 4, never reported APPROVED', async () => {
+    const { id } = await adjudicated();
+    const withKey = (code: string) =>
+      run(['fund', 'approve', id, '--amount', '2460.00', '--auth-code', code, '--idempotency-key', `fund-${id}`, '--yes', '-o', 'json']);
+    const first = (await withKey('AUTH-1')).json<Body>();
+    expect((await run(['local', 'simulate', 'settlement-failure', id])).code).toBe(0);
+    // The same request again, key and all: the service keeps the first answer for that key and sends
+    // it again, an ended transfer, not a new one.
+    const replayed = await withKey('AUTH-1');
+    expect(replayed.code, replayed.stderr).toBe(4);
+    expect(replayed.stdout).not.toMatch(/APPROVED/);
+    expect(replayed.stderr).toContain(`transfer ${first.processor_transfer_id}, which already ended`);
+    expect(replayed.stderr).toMatch(/nothing moved\. Encounter .* is still owed/);
+    expect(await listed('ADJUDICATED')).toEqual([id]);
+    expect((await run(['settlement', 'show', id])).json<Body>()).toMatchObject({ processor_transfer_id: first.processor_transfer_id, status: 'FAILED' });
+    const history = (await run(['fund', 'history', '-o', 'json'])).json<Body[]>();
+    expect(history).toHaveLength(2);
+    expect(history.at(-1)!.outcome).not.toBe('APPROVED');
+  });
+
   it('concurrent re-approvals from several processes fund it again exactly once', async () => {
     const { id } = await adjudicated();
     await fund(id, 'AUTH-1');

@@ -132,9 +132,10 @@ async function afterAmbiguousFailure(ctx: Context, client: TpaClient, encounterI
 
 /**
  * Refuses, before anything is sent, an encounter that is already funded: its latest transfer is on
- * its way or completed. After a FAILED or REFUNDED transfer the encounter can be approved again.
+ * its way or completed. After a FAILED or REFUNDED transfer the encounter can be approved again:
+ * the transfers that ended so are returned, none of which a new approval may answer with.
  */
-async function ensureNotFunded(ctx: Context, client: TpaClient, encounterId: string): Promise<void> {
+async function ensureNotFunded(ctx: Context, client: TpaClient, encounterId: string): Promise<Set<string>> {
   const current = await client.settlement(encounterId);
   if (current.status === 200) {
     const s = current.body as SettlementRecord;
@@ -142,7 +143,7 @@ async function ensureNotFunded(ctx: Context, client: TpaClient, encounterId: str
       ctx.note(
         `transfer ${s.processor_transfer_id} of encounter ${encounterId} is ${s.status}; this approval starts a new transfer (with a new authorization code)`,
       );
-      return;
+      return new Set([s.processor_transfer_id, ...(s.previous_transfers ?? []).map((p) => p.processor_transfer_id)]);
     }
     const message = `encounter ${encounterId} is already funded (transfer ${s.processor_transfer_id}); nothing was sent`;
     throw new ConflictError(message, {
@@ -151,6 +152,7 @@ async function ensureNotFunded(ctx: Context, client: TpaClient, encounterId: str
       hint: `see: tpa settlement show ${encounterId}`,
     });
   }
+  return new Set();
 }
 
 export const approve: Handler = async (ctx, [encounterId], opts) => {
@@ -196,7 +198,7 @@ async function approveOne(
   if (records.some((a) => a.encounter_id === id && a.outcome === 'UNKNOWN')) {
     for (const note of history.resolve(records, id, (await client.ledgerDetail(id)).body)) ctx.note(note);
   }
-  await ensureNotFunded(ctx, client, id);
+  const ended = await ensureNotFunded(ctx, client, id);
   if (ctx.canPrompt) {
     const { tableTools } = await import('../../render/output.js');
     const t = await tableTools(ctx.colorErr, terminalWidth(ctx.io.stderr));
@@ -251,6 +253,14 @@ async function approveOne(
       const answer = await client.approveFunding({ encounter_id: id, amount, authorization_code: authCode!.trim(), ...(notes ? { notes } : {}) }, key);
       approved = answer.body;
       head = parseAuditHead(answer.headers[AUDIT_HEAD_HEADER]);
+      // The service answered with a transfer that already ended: the replay of the earlier approval
+      // that used this Idempotency-Key (its answer is kept and sent again), not a new release.
+      if (ended.has(approved.processor_transfer_id)) {
+        throw new ConflictError(
+          `the service answered with transfer ${approved.processor_transfer_id}, which already ended (failed or refunded): the Idempotency-Key ${key} was used for that earlier approval, so this one was not sent and nothing moved. Encounter ${id} is still owed`,
+          { code: 'idempotency_key_replayed', hint: `approve it with a new --idempotency-key (or none) and a new --auth-code` },
+        );
+      }
     } catch (err) {
       // A lost answer or a 5xx (a gateway may have passed the request on) leaves it unknown.
       if (err instanceof NetworkError) approved = await afterAmbiguousFailure(ctx, client, id, authCode!.trim(), err);
