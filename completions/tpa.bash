@@ -259,7 +259,7 @@ _tpa() {
       esac
       valued='--effective-date'
       words=''
-      flags='--effective-date --retroactive -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      flags='--effective-date --retroactive --dry-run -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
       ;;
     'ratesheet import')
       case "$prev" in

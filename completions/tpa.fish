@@ -161,6 +161,7 @@ complete -c tpa -n '__fish_seen_subcommand_from ratesheet; and __fish_seen_subco
 complete -c tpa -n '__fish_seen_subcommand_from ratesheet; and __fish_seen_subcommand_from preview' -s h -l help -d 'show help'
 complete -c tpa -n '__fish_seen_subcommand_from ratesheet; and __fish_seen_subcommand_from finalize' -l effective-date -r -d 'the rates\' first day, YYYY-MM-DD (default: today on the engine clock, or the contract\'s effective date if later)'
 complete -c tpa -n '__fish_seen_subcommand_from ratesheet; and __fish_seen_subcommand_from finalize' -l retroactive -d 'allow an effective date before today: services already rendered are then priced at the new rates'
+complete -c tpa -n '__fish_seen_subcommand_from ratesheet; and __fish_seen_subcommand_from finalize' -l dry-run -d 'say what finalizing would do (rates made, rates ended, codes no longer rated) and write nothing'
 complete -c tpa -n '__fish_seen_subcommand_from ratesheet; and __fish_seen_subcommand_from finalize' -s h -l help -d 'show help'
 complete -c tpa -n '__fish_seen_subcommand_from ratesheet; and __fish_seen_subcommand_from import' -l dry-run -d 'show what would change, write nothing'
 complete -c tpa -n '__fish_seen_subcommand_from ratesheet; and __fish_seen_subcommand_from import' -s h -l help -d 'show help'

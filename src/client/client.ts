@@ -178,8 +178,20 @@ export class TpaClient {
 
   finalize(
     instanceId: string,
-    options: { effective_date?: string; allow_retroactive?: boolean } = {},
-  ): Promise<ApiResult<{ status: string; contract_id: string; rate_records_created: number; effective_date?: string; message: string }>> {
+    options: { effective_date?: string; allow_retroactive?: boolean; dry_run?: boolean } = {},
+  ): Promise<
+    ApiResult<{
+      status: string;
+      contract_id: string;
+      rate_records_created: number;
+      effective_date?: string;
+      /** Codes the schedule rates from the effective date; codes whose rates in force end the day before; those of them it does not rate again. */
+      codes_rated?: string[];
+      codes_ended?: string[];
+      codes_dropped?: string[];
+      message: string;
+    }>
+  > {
     return this.call('POST', this.builder(instanceId, 'finalize'), { body: JSON.stringify(options) });
   }
 

@@ -235,6 +235,20 @@ describe('tpa fund approve, interactively on a terminal', () => {
   });
 });
 
+describe('ratesheet finalize on a terminal', () => {
+  it('names the codes that stop being rated before asking; Enter (No) writes nothing', async () => {
+    expect((await run(['ratesheet', 'init', 'BLD-1002'])).code).toBe(0);
+    expect((await run(['ratesheet', 'add', 'BLD-1002', '--ssp', 'HD-0401', '--rate-type', 'CASE_RATE', '--rate', '2100'])).code).toBe(0);
+    const r = await tpaInteractive(['ratesheet', 'finalize', 'BLD-1002'], [{ expect: 'Finalize the rate schedule of BLD-1002', send: ENTER }]);
+    expectCompleted(r);
+    expect(r.output).toMatch(/codes are then no longer rated on this contract, and their claims are not covered: [^\n]*45378/);
+    expect(r.output.indexOf('no longer rated')).toBeLessThan(r.output.indexOf('Finalize the rate schedule'));
+    expect(r.exit_code).not.toBe(0);
+    const shown = (await run(['ratesheet', 'show', 'BLD-1002', '-o', 'json'])).json<{ rate_schedule: { status: string } }>();
+    expect(shown.rate_schedule.status).toBe('DRAFT');
+  });
+});
+
 describe('batches and payment runs on a terminal', () => {
   it('claim submit of a folder draws its progress on stderr and ends with a summary table', async () => {
     const dir = join(home.dir, 'claims');

@@ -64,6 +64,23 @@ describe('tpa ratesheet', () => {
     expect(locked.code).toBe(4);
   });
 
+  it('finalize --dry-run says which codes stop being rated and writes nothing; the finalize itself says it again', async () => {
+    await run(['ratesheet', 'init', 'BLD-1002']);
+    expect((await run(['ratesheet', 'add', 'BLD-1002', '--ssp', 'HD-0401', '--rate-type', 'CASE_RATE', '--rate', '2100'])).code).toBe(0);
+    const dry = await run(['ratesheet', 'finalize', 'BLD-1002', '--dry-run', '-o', 'json']);
+    expect(dry.code, dry.stderr).toBe(0);
+    const plan = dry.json<{ status: string; codes_dropped: string[]; codes_ended: string[]; codes_rated: string[] }>();
+    expect(plan.status).toBe('DRY_RUN');
+    expect(plan.codes_dropped).toContain('45378');
+    expect(plan.codes_ended).toEqual(expect.arrayContaining(plan.codes_dropped));
+    expect(plan.codes_rated).not.toContain('45378');
+    // Nothing was written: the schedule is still a draft, and 45378 is still rated.
+    expect((await run(['ratesheet', 'show', 'BLD-1002', '-o', 'json'])).json<{ rate_schedule: { status: string } }>().rate_schedule.status).toBe('DRAFT');
+    const table = await run(['ratesheet', 'finalize', 'BLD-1002', '--yes', '-o', 'table']);
+    expect(table.code, table.stderr).toBe(0);
+    expect(table.stdout).toMatch(/No longer rated[^\n]*45378/);
+  });
+
   it("a finalized schedule keeps the plan's preauthorization of a code: a knee claim without a reference is pended", async () => {
     expect((await run(['ratesheet', 'init', 'BLD-1001'])).code).toBe(0);
     expect((await run(['ratesheet', 'add', 'BLD-1001', '--ssp', 'OR-0306', '--rate-type', 'CASE_RATE', '--rate', '12000'])).code).toBe(0);

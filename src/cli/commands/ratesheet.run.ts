@@ -247,27 +247,40 @@ export const finalize: Handler = async (ctx, [instanceId], opts) => {
     if (problem) throw fieldsInvalid([{ field: '--effective-date', message: problem }]);
   }
   const client = await ctx.client();
-  if (ctx.canPrompt && !ctx.yes) {
-    const s = (await client.schedule(instanceId!)).body.rate_schedule;
-    ctx.note(
-      `${s.items.length} items of ${instanceId} will become live contract rates from ${effective ?? 'today'}${opts.retroactive ? ' (retroactive: services already rendered are priced at them)' : ''}; the schedule is then locked.`,
-    );
-  }
-  await confirm(ctx, `Finalize the rate schedule of ${instanceId} into live contract rates?`);
-  const body = (
-    await client.finalize(instanceId!, { ...(effective ? { effective_date: effective } : {}), ...(opts.retroactive ? { allow_retroactive: true } : {}) })
-  ).body;
-  return {
+  const options = { ...(effective ? { effective_date: effective } : {}), ...(opts.retroactive ? { allow_retroactive: true } : {}) };
+  const shown = (body: Awaited<ReturnType<typeof client.finalize>>['body']) => ({
     data: body,
-    table: (t) =>
-      `${t.c.green('✓')} ${body.message}\n` +
+    table: (t: TableTools) =>
+      `${body.status === 'DRY_RUN' ? 'Dry run, nothing written' : `${t.c.green('✓')} ${body.message}`}\n` +
       t.keyValues([
         ['Contract', body.contract_id],
         ['Rate records', String(body.rate_records_created)],
         ...(body.effective_date ? ([['In force from', body.effective_date]] as [string, string][]) : []),
+        ...finalizeChanges(body),
       ]),
-  };
+  });
+  // What it would do, from the service itself: said before the question, or alone with --dry-run.
+  if (opts.dryRun) return shown((await client.finalize(instanceId!, { ...options, dry_run: true })).body);
+  if (ctx.canPrompt && !ctx.yes) {
+    const plan = (await client.finalize(instanceId!, { ...options, dry_run: true })).body;
+    const dropped = plan.codes_dropped ?? [];
+    ctx.note(
+      `${plan.rate_records_created} items of ${instanceId} will become live contract rates on ${plan.contract_id} from ${plan.effective_date ?? effective ?? 'today'}${opts.retroactive ? ' (retroactive: services already rendered are priced at them)' : ''}; the schedule is then locked.` +
+        (plan.codes_ended?.length ? `\nThe rates in force of ${plan.codes_ended.length} codes end the day before.` : '') +
+        (dropped.length ? `\n${dropped.length} codes are then no longer rated on this contract, and their claims are not covered: ${dropped.join(', ')}.` : ''),
+    );
+  }
+  await confirm(ctx, `Finalize the rate schedule of ${instanceId} into live contract rates?`);
+  return shown((await client.finalize(instanceId!, options)).body);
 };
+
+/** The codes a finalize ends and drops, as rows of its result (when the service says them). */
+function finalizeChanges(body: { codes_ended?: string[]; codes_dropped?: string[] }): [string, string][] {
+  const rows: [string, string][] = [];
+  if (body.codes_ended) rows.push(['Rates ended the day before', body.codes_ended.length === 0 ? 'none' : body.codes_ended.join(', ')]);
+  if (body.codes_dropped) rows.push(['No longer rated', body.codes_dropped.length === 0 ? 'none' : body.codes_dropped.join(', ')]);
+  return rows;
+}
 
 // ---- CSV import and export ----
 

@@ -97,7 +97,9 @@ export function registerRatesheet(ratesheet: Command, act: Act): void {
       .description('turn the schedule into live contract rates from an effective date (asks on a terminal; --yes otherwise); the schedule is then locked')
       .argument('<instance_id>', 'builder instance')
       .option('--effective-date <date>', "the rates' first day, YYYY-MM-DD (default: today on the engine clock, or the contract's effective date if later)")
-      .option('--retroactive', 'allow an effective date before today: services already rendered are then priced at the new rates'),
+      .option('--retroactive', 'allow an effective date before today: services already rendered are then priced at the new rates')
+      .option('--dry-run', 'say what finalizing would do (rates made, rates ended, codes no longer rated) and write nothing'),
+    'tpa ratesheet finalize BLD-1001 --dry-run',
     'tpa ratesheet finalize BLD-1001',
     'tpa ratesheet finalize BLD-1001 --effective-date 2027-01-01 --yes -o json',
     'tpa ratesheet finalize BLD-1002 --effective-date 2026-01-01 --retroactive --yes',

@@ -470,8 +470,8 @@ export function finalizeSchedule(ctx: EngineContext, req: EngineRequest, params:
     const problem = isoDateProblem(body.effective_date);
     if (problem) errors.push({ field: 'effective_date', message: problem });
   }
-  if (body.allow_retroactive !== undefined && typeof body.allow_retroactive !== 'boolean') {
-    errors.push({ field: 'allow_retroactive', message: 'must be true or false' });
+  for (const flag of ['allow_retroactive', 'dry_run'] as const) {
+    if (body[flag] !== undefined && typeof body[flag] !== 'boolean') errors.push({ field: flag, message: 'must be true or false' });
   }
   invalid(errors);
   return ctx.db
@@ -521,6 +521,28 @@ export function finalizeSchedule(ctx: EngineContext, req: EngineRequest, params:
       // for that code under any contract (a total knee needs a reference at every facility).
       const planPreauth = new Set(ctx.db.prepare('SELECT DISTINCT cpt_code FROM contract_rates WHERE requires_preauth = 1').pluck().all() as string[]);
       const preauthOf = (cpt: string): number => preauth.get(cpt) ?? (planPreauth.has(cpt) ? 1 : 0);
+      // What the approver is told before and after: the codes whose rates in force end the day
+      // before, and those of them the schedule does not rate again (no longer covered from then).
+      const newCodes = new Set(list.map((i) => i.primary_cpt_code));
+      const ending = ctx.db
+        .prepare('SELECT DISTINCT cpt_code FROM contract_rates WHERE contract_id = ? AND (effective_to IS NULL OR effective_to >= ?) ORDER BY cpt_code')
+        .pluck()
+        .all(inst.contract_id, effective) as string[];
+      const changes = {
+        contract_id: inst.contract_id,
+        rate_records_created: list.length,
+        effective_date: effective,
+        codes_rated: [...newCodes].sort(),
+        codes_ended: ending,
+        codes_dropped: ending.filter((c) => !newCodes.has(c)),
+      };
+      if (body.dry_run === true) {
+        return respond(200, {
+          status: 'DRY_RUN',
+          ...changes,
+          message: `Nothing written: finalizing ${inst.id} would make ${list.length} contract rate records on ${inst.contract_id} in force from ${effective}, end the rates of ${ending.length} codes the day before, and leave ${changes.codes_dropped.length} of them unrated from then`,
+        });
+      }
       ctx.db.prepare('DELETE FROM contract_rates WHERE contract_id = ? AND effective_from >= ?').run(inst.contract_id, effective);
       ctx.db
         .prepare('UPDATE contract_rates SET effective_to = ? WHERE contract_id = ? AND (effective_to IS NULL OR effective_to >= ?)')
@@ -555,9 +577,7 @@ export function finalizeSchedule(ctx: EngineContext, req: EngineRequest, params:
       });
       return respond(200, {
         status: 'FINALIZED',
-        contract_id: inst.contract_id,
-        rate_records_created: list.length,
-        effective_date: effective,
+        ...changes,
         message: `Rate schedule of ${inst.id} finalized: ${list.length} contract rate records on ${inst.contract_id}, in force from ${effective}`,
       });
     })
