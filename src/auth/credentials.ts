@@ -4,7 +4,7 @@
 // TPA_KEYRING=required|auto|off chooses (default auto); TPA_API_KEY overrides every store.
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { keyFormatProblem } from '../domain/api-keys.js';
+import { keyFormatProblem, type KeyEnvironment } from '../domain/api-keys.js';
 import { AuthError, UsageError } from '../errors.js';
 import type { Paths } from './config.js';
 import { readJson, writePrivateJson } from './store.js';
@@ -185,11 +185,21 @@ export interface StoredKey {
 
 const keyAccount = (profile: string) => profile;
 
-/** The profile's API key: TPA_API_KEY, else the keychain, else the file (an earlier fallback). */
-export async function findApiKey(paths: Paths, profile: string, env: NodeJS.ProcessEnv, note: (text: string) => void): Promise<StoredKey | undefined> {
+/**
+ * The profile's API key: TPA_API_KEY, else the keychain, else the file (an earlier fallback).
+ * TPA_API_KEY must be a key of the profile's environment, as `auth login` requires of a saved one:
+ * a sandbox key is not used, nor recorded, as a staging profile's.
+ */
+export async function findApiKey(
+  paths: Paths,
+  profile: string,
+  environment: KeyEnvironment,
+  env: NodeJS.ProcessEnv,
+  note: (text: string) => void,
+): Promise<StoredKey | undefined> {
   if (env.TPA_API_KEY) {
-    const problem = keyFormatProblem(env.TPA_API_KEY);
-    if (problem) throw new AuthError(`TPA_API_KEY is not an API key: ${problem}`);
+    const problem = keyFormatProblem(env.TPA_API_KEY, environment);
+    if (problem) throw new AuthError(`TPA_API_KEY is not an API key of profile "${profile}" (${environment}): ${problem}`);
     return { key: env.TPA_API_KEY, source: 'TPA_API_KEY' };
   }
   const { primary, file } = await openStore(paths, env, note);

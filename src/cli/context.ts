@@ -109,7 +109,7 @@ export function createContext(given: IO, opts: GlobalOptions): Context {
         return client;
       }
       const { findApiKey } = await import('../auth/credentials.js');
-      const credential = await findApiKey(paths, p.name, io.env, ctx.note);
+      const credential = await findApiKey(paths, p.name, p.env, io.env, ctx.note);
       if (!credential)
         throw new AuthError(`not logged in to profile "${p.name}"`, {
           hint: `try: tpa auth login --profile ${p.name} --env ${p.env} --base-url ${p.base_url} --with-key-stdin`,

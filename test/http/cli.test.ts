@@ -159,6 +159,22 @@ describe('the same commands over HTTP as in-process', () => {
     expect((await runTpa(['health', '-p', 'other'], { home: remote.home.dir })).code).toBe(2);
   });
 
+  it('TPA_API_KEY of another environment is refused for a profile (exit 5), as auth login refuses it: no money moves under the wrong name', async () => {
+    const staging = await createKey(remote.home.dir, '--env', 'staging');
+    const login = await runTpa(['auth', 'login', '--env', 'staging', '--base-url', server.url, '--with-key-stdin', '-p', 'st'], {
+      home: remote.home.dir,
+      input: staging,
+    });
+    expect(login.code, login.stderr).toBe(0);
+    const sandboxKey = await createKey(remote.home.dir);
+    const wrong = await runTpa(['health', '-p', 'st', '-o', 'table'], { home: remote.home.dir, env: { TPA_API_KEY: sandboxKey } });
+    expect(wrong.code).toBe(5);
+    expect(wrong.stderr).toMatch(/TPA_API_KEY is not an API key of profile "st" \(staging\): an API key for staging starts with sk_stage_/);
+    expect(wrong.stderr + wrong.stdout).not.toContain(sandboxKey.slice(8));
+    const right = await runTpa(['health', '-p', 'st', '-o', 'json'], { home: remote.home.dir, env: { TPA_API_KEY: staging } });
+    expect(right.code, right.stderr).toBe(0);
+  });
+
   it('refuses what would leak or break a credential: a malformed TPA_API_KEY, plain http to another host, a fund release by tpa api without --yes', async () => {
     // A well-formed key the service does not know: refused with exit 5, and not echoed back.
     const unknownKey = `sk_sand_${'Z'.repeat(52)}Q7x9`;

@@ -258,7 +258,7 @@ async function profileStatus(ctx: Context): Promise<{ data: unknown; table: (t: 
   }
   if (profile.env === 'production') return productionStatus(ctx, profile);
   const { findApiKey } = await import('../../auth/credentials.js');
-  const found = await findApiKey(ctx.paths, profile.name, ctx.io.env, ctx.note);
+  const found = await findApiKey(ctx.paths, profile.name, profile.env, ctx.io.env, ctx.note);
   if (!found)
     throw new AuthError(`not logged in to profile "${profile.name}"`, {
       hint: `try: tpa auth login --profile ${profile.name} --env ${profile.env}${profile.base_url ? ` --base-url ${profile.base_url}` : ''}`,
