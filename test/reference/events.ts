@@ -111,6 +111,17 @@ export interface ReportFigures {
   reconciliation: { matched: [number, number]; variance: number[]; missing_aeob: [number, number]; not_reconciled: number };
 }
 
+/** A report with nothing in it yet (every money key at 0), and the function that adds to its money. */
+export function emptyReport(): { report: ReportFigures; add: (key: MoneyKey, cents: number) => void } {
+  const report: ReportFigures = {
+    by_status: {},
+    money: Object.fromEntries(MONEY_KEYS.map((k) => [k, 0])),
+    providers: {},
+    reconciliation: { matched: [0, 0], variance: [], missing_aeob: [0, 0], not_reconciled: 0 },
+  };
+  return { report, add: (key, cents) => void (report.money[key] = (report.money[key] ?? 0) + cents) };
+}
+
 /** What one event answered: its HTTP status and, for a refusal, the reason. */
 export interface Answer {
   http: number;

@@ -16,7 +16,7 @@ import type {
   Sequence,
   TransferFigures,
 } from './events.js';
-import { MONEY_KEYS, type MoneyKey } from './events.js';
+import { emptyReport } from './events.js';
 import { type Contract, member as memberOf, provider as providerOf, type Rate, seededContracts } from './fixtures.js';
 
 const DAY_MS = 86_400_000;
@@ -677,16 +677,7 @@ export class Model {
   /** The finance desk's report over every service date of the sequence (README "The finance desk's report"). */
   report(): ReportFigures {
     this.settleDue();
-    const r: ReportFigures = {
-      by_status: {},
-      money: {},
-      providers: {},
-      reconciliation: { matched: [0, 0], variance: [], missing_aeob: [0, 0], not_reconciled: 0 },
-    };
-    const add = (key: MoneyKey, cents: number) => {
-      r.money[key] = (r.money[key] ?? 0) + cents;
-    };
-    for (const key of MONEY_KEYS) add(key, 0);
+    const { report: r, add } = emptyReport();
     for (const e of this.encounters) {
       const status = this.ledgerStatus(e).ledger;
       const none = e.disposition === 'DENIED' || e.disposition === 'PENDING_REVIEW';

@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EngineBase, runEngine } from './driver.js';
-import { type ClaimFigures, MONEY_KEYS, type MoneyKey, type Outcome, type ReportFigures, type Sequence } from './events.js';
+import { type ClaimFigures, emptyReport, type Outcome, type ReportFigures, type Sequence } from './events.js';
 import { provider, seededContracts } from './fixtures.js';
 import { type Features, sequences } from './generate.js';
 import { Model } from './model.js';
@@ -67,16 +67,7 @@ function invariants(s: Sequence, o: Outcome): void {
 
 /** The report's totals as the sum of the records read one by one (claims, ledger, settlements). */
 function reportOfRecords(s: Sequence, o: Outcome): ReportFigures {
-  const r: ReportFigures = {
-    by_status: {},
-    money: {},
-    providers: {},
-    reconciliation: { matched: [0, 0], variance: [], missing_aeob: [0, 0], not_reconciled: 0 },
-  };
-  const add = (key: MoneyKey, cents: number) => {
-    r.money[key] = (r.money[key] ?? 0) + cents;
-  };
-  for (const key of MONEY_KEYS) add(key, 0);
+  const { report: r, add } = emptyReport();
   claims(s, o).forEach(({ event, figures }, i) => {
     const e = o.encounters[i]!;
     const b = (r.by_status[e.ledger_status] ??= { count: 0, charges: 0, allowed: 0, patient: 0, benefit: 0 });
