@@ -1,20 +1,80 @@
-// Glue between commander and command handlers. Declarations (src/cli/commands/<noun>.ts) stay
-// light so that `tpa --help` starts fast; handlers (<noun>.run.ts), the context and the renderers
-// load when a command actually runs. Errors propagate to the entry point, which maps them once.
-import { Option, type Command } from 'commander';
-import type { CommandOutput } from '../render/output.js';
+// Glue between commander and the verbs (verb.ts): builds a command from a verb's declaration and
+// runs its run function. Declarations stay light so that `tpa --help` starts fast: the context and
+// the renderers load when a command actually runs. Errors propagate to the entry point, which maps
+// them once.
+import { Argument, Option, type Command } from 'commander';
 import type { Context } from './context.js';
 import { terminalWidth, type IO } from './io.js';
+import { isGroup, type AnyVerb, type ArgSpec, type Entry, type OptionSpec } from './verb.js';
 
 export interface RunState {
   ctx?: Context;
   exitCode: number;
 }
 
+/** Adds a verb (or a group of them) under `parent`; returns the command made. */
+export function addEntry(parent: Command, entry: Entry, io: IO, state: RunState): Command {
+  if (isGroup(entry)) {
+    const group = parent.command(entry.name).description(entry.description);
+    for (const e of entry.verbs) addEntry(group, e, io, state);
+    return group;
+  }
+  const cmd = parent.command(entry.name).description(entry.description);
+  for (const alias of entry.aliases ?? []) cmd.alias(alias);
+  for (const a of Object.values(entry.args ?? {}) as ArgSpec<unknown>[]) {
+    const arg = new Argument(a.name, a.description);
+    if (a.choices) arg.choices(a.choices);
+    cmd.addArgument(arg);
+  }
+  for (const [key, spec] of Object.entries(entry.options ?? {})) cmd.addOption(commanderOption(key, spec as OptionSpec<unknown>, entry));
+  examples(cmd, ...entry.examples);
+  cmd.action(action(entry, io, state));
+  return cmd;
+}
+
+function commanderOption(key: string, spec: OptionSpec<unknown>, verb: AnyVerb): Option {
+  const option = new Option(spec.flags, spec.description);
+  // The run function reads opts[key]: a key that is not the flag's attribute name would read undefined.
+  if (option.attributeName() !== key) throw new Error(`tpa ${verb.name}: option ${spec.flags} is declared as "${key}", not "${option.attributeName()}"`);
+  if (spec.required) option.makeOptionMandatory();
+  if (spec.defaultValue !== undefined) option.default(spec.defaultValue);
+  if (spec.choices) option.choices(spec.choices);
+  if (spec.env) option.env(spec.env);
+  if (spec.values) (option as Option & { completionValues?: readonly string[] }).completionValues = spec.values;
+  return option;
+}
+
+function action(verb: AnyVerb, io: IO, state: RunState) {
+  return async (...raw: unknown[]): Promise<void> => {
+    const cmd = raw[raw.length - 1] as Command;
+    const { createContext } = await import('./context.js');
+    const ctx = createContext(io, cmd.optsWithGlobals());
+    state.ctx = ctx;
+    try {
+      const names = Object.keys(verb.args ?? {});
+      const args = Object.fromEntries(names.map((name, i) => [name, cmd.processedArgs[i]]));
+      const output = await verb.run(ctx, args, cmd.opts(), cmd);
+      if (output) {
+        if (output.data !== undefined) {
+          const { emit } = await import('../render/output.js');
+          await emit({ out: ctx.io.stdout, format: ctx.format, color: ctx.color, columns: terminalWidth(ctx.io.stdout) }, output);
+        }
+        state.exitCode = output.exitCode ?? 0;
+      }
+    } finally {
+      ctx.close();
+    }
+  };
+}
+
+/** Adds an Examples section to a command's --help. */
+export function examples(cmd: Command, ...lines: readonly string[]): Command {
+  return cmd.addHelpText('after', `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n`);
+}
+
+// --- Transitional: the old declaration style, removed once every noun is a folder of verbs. ---
 export type Options = Record<string, unknown>;
-export type Handler = (ctx: Context, args: string[], opts: Options, cmd: Command) => Promise<CommandOutput | void>;
-export type Handlers = Record<string, Handler>;
-/** Makes a commander action that loads a handlers module and runs one handler of it. */
+export type Handler = (ctx: Context, args: string[], opts: Options, cmd: Command) => Promise<import('../render/output.js').CommandOutput | void>;
 export type Act = (load: () => Promise<object>, name: string) => (...args: unknown[]) => Promise<void>;
 
 export function actionFactory(io: IO, state: RunState): Act {
@@ -25,7 +85,7 @@ export function actionFactory(io: IO, state: RunState): Act {
       const ctx = createContext(io, cmd.optsWithGlobals());
       state.ctx = ctx;
       try {
-        const output = await (handlers as Handlers)[name]!(ctx, cmd.args.slice(0, cmd.registeredArguments.length).map(String), cmd.opts(), cmd);
+        const output = await (handlers as Record<string, Handler>)[name]!(ctx, cmd.args.slice(0, cmd.registeredArguments.length).map(String), cmd.opts(), cmd);
         if (output) {
           if (output.data !== undefined) {
             const { emit } = await import('../render/output.js');
@@ -37,11 +97,6 @@ export function actionFactory(io: IO, state: RunState): Act {
         ctx.close();
       }
     };
-}
-
-/** Adds an Examples section to a command's --help. */
-export function examples(cmd: Command, ...lines: string[]): Command {
-  return cmd.addHelpText('after', `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n`);
 }
 
 /** An option whose values are a known list: completions offer them (the handler checks them). */

@@ -1,6 +1,7 @@
 // The one place that assembles the command tree (STYLE.md), so that help and completions derive from it.
 import { Command, Help, Option } from 'commander';
-import { actionFactory, type RunState } from './action.js';
+import { actionFactory, addEntry, type RunState } from './action.js';
+import type { Entry } from './verb.js';
 import { registerApi } from './commands/api.js';
 import { registerAuth, registerHealth } from './commands/auth.js';
 import { registerClaim } from './commands/claim.js';
@@ -10,7 +11,6 @@ import { registerDemo } from './commands/demo.js';
 import { registerFund } from './commands/fund.js';
 import { registerLedger } from './commands/ledger.js';
 import { registerLocal } from './commands/local.js';
-import { registerLookup } from './commands/lookup.js';
 import { registerRatesheet } from './commands/ratesheet.js';
 import { registerSettlement } from './commands/settlement.js';
 import { OUTPUT_FORMATS } from './formats.js';
@@ -18,28 +18,51 @@ import type { IO } from './io.js';
 
 const VERSION_OPTION = new Option('-V, --version', 'print the version');
 
-const NOUNS = [
-  { name: 'lookup', description: 'find contracts: blind (does one exist?) then full (pricing and terms)', register: registerLookup },
-  { name: 'claim', description: 'FHIR R4 claims: make a template, validate, submit, poll for the adjudication', register: registerClaim },
-  { name: 'fund', description: 'approve the release of funds for an adjudicated encounter (irreversible; asks first)', register: registerFund },
-  { name: 'settlement', description: 'transfer status, per-provider payouts and AEOB reconciliation', register: registerSettlement },
-  { name: 'ledger', description: "the encounter ledger: list with filters, or one encounter's full history", register: registerLedger },
+/**
+ * The commands of the root, in the order `tpa --help` lists them. A noun's module (its folder's
+ * index.ts) exports its verbs; a root verb's exports the one verb. Each loads only when the command
+ * word names it or the whole tree is built (completions, man pages): building every option object
+ * costs start-up time that --help never uses.
+ */
+type Root = { name: string; description: string } & (
+  | { kind: 'noun' | 'verb'; load: () => Promise<{ verbs: readonly Entry[] }> }
+  | { kind: 'legacy'; register: (cmd: Command, act: ReturnType<typeof actionFactory>) => void }
+  | { kind: 'legacy-root'; register: (program: Command, act: ReturnType<typeof actionFactory>) => void }
+);
+
+const ROOT: Root[] = [
   {
+    kind: 'noun',
+    name: 'lookup',
+    description: 'find contracts: blind (does one exist?) then full (pricing and terms)',
+    load: () => import('./commands/lookup/index.js'),
+  },
+  { kind: 'legacy', name: 'claim', description: 'FHIR R4 claims: make a template, validate, submit, poll for the adjudication', register: registerClaim },
+  { kind: 'legacy', name: 'fund', description: 'approve the release of funds for an adjudicated encounter (irreversible; asks first)', register: registerFund },
+  { kind: 'legacy', name: 'settlement', description: 'transfer status, per-provider payouts and AEOB reconciliation', register: registerSettlement },
+  { kind: 'legacy', name: 'ledger', description: "the encounter ledger: list with filters, or one encounter's full history", register: registerLedger },
+  {
+    kind: 'legacy',
     name: 'ratesheet',
     description: 'rate schedules of the contract builder: catalog, schedule, preview, finalize, CSV import and export',
     register: registerRatesheet,
   },
-  { name: 'auth', description: 'credentials for the service: log in (API key), list and rotate keys', register: registerAuth },
-  { name: 'config', description: 'profiles and settings (config.json in the config dir; never a key)', register: registerConfig },
+  { kind: 'legacy', name: 'auth', description: 'credentials for the service: log in (API key), list and rotate keys', register: registerAuth },
+  { kind: 'legacy', name: 'config', description: 'profiles and settings (config.json in the config dir; never a key)', register: registerConfig },
   {
+    kind: 'legacy',
     name: 'local',
     description: 'the embedded engine: fixtures, reset, clock, sandbox scenarios (data dir: TPA_HOME or $XDG_DATA_HOME/tpa)',
     register: registerLocal,
   },
+  { kind: 'legacy-root', name: 'api', description: '', register: registerApi },
+  { kind: 'legacy-root', name: 'health', description: '', register: registerHealth },
+  { kind: 'legacy-root', name: 'demo', description: '', register: registerDemo },
+  { kind: 'legacy-root', name: 'completion', description: '', register: registerCompletion },
 ];
 
 /** Builds the command tree: `full`, or only the subcommands of the noun named (see commandWord). */
-export function buildProgram(io: IO, state: RunState, tree: 'full' | string | undefined = 'full'): Command {
+export async function buildProgram(io: IO, state: RunState, tree: 'full' | string | undefined = 'full'): Promise<Command> {
   // Help and errors go through io, and commander asks it (not process.stdout) about the terminal.
   const output = {
     writeOut: (s: string) => io.stdout.write(s),
@@ -81,17 +104,22 @@ Examples:
 `,
     );
   const act = actionFactory(io, state);
-  // Nouns get their subcommands only when they are needed (the one named on the command line, or
-  // all for a full tree): building every option object costs start-up time that --help never uses.
-  for (const noun of NOUNS) {
-    const cmd = program.command(noun.name).description(noun.description);
-    // Completions are generated from the whole tree.
-    if (tree === 'full' || tree === 'completion' || tree === noun.name) noun.register(cmd, act);
+  for (const root of ROOT) {
+    const needed = tree === 'full' || tree === 'completion' || tree === root.name;
+    if (root.kind === 'legacy-root') root.register(program, act);
+    else if (root.kind === 'legacy') {
+      const cmd = program.command(root.name).description(root.description);
+      if (needed) root.register(cmd, act);
+    } else if (root.kind === 'noun') {
+      const cmd = program.command(root.name).description(root.description);
+      if (needed) for (const verb of (await root.load()).verbs) addEntry(cmd, verb, io, state);
+    } else if (needed) {
+      const [verb] = (await root.load()).verbs;
+      // The help of the root lists the table's words; the command shows the verb's own.
+      if (verb?.description !== root.description) throw new Error(`tpa ${root.name}: the root table and the verb describe it differently`);
+      addEntry(program, verb, io, state);
+    } else program.command(root.name).description(root.description);
   }
-  registerApi(program, act);
-  registerHealth(program, act);
-  registerDemo(program, act);
-  registerCompletion(program, act);
   // Subcommands inherit exit override and output routing, so usage errors everywhere exit 2 on stderr.
   const inherit = (cmd: Command): void => {
     for (const sub of cmd.commands) {

@@ -12,8 +12,8 @@ export async function runProgram(args: string[], given: IO, word: string | undef
   // Everything on stderr is for a person: messages quote notes, file names and the service's words.
   const io = withStreams(given, { stderr: screenedStream(given.stderr, true) });
   const state: RunState = { exitCode: 0 };
-  const program = buildProgram(io, state, word);
   try {
+    const program = await buildProgram(io, state, word);
     await program.parseAsync(args, { from: 'user' });
     return state.exitCode;
   } catch (err) {
