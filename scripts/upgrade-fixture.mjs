@@ -28,7 +28,7 @@ try {
   execFileSync('sh', ['-c', `git archive ${commit} src | tar -x -C "${work}"`], { cwd: root, stdio: 'inherit' });
   symlinkSync(join(root, 'node_modules'), join(work, 'node_modules'), 'dir');
   await build({
-    entryPoints: { engine: join(work, 'src/engine/engine.ts'), template: join(work, 'src/cli/claim-template.ts') },
+    entryPoints: { engine: join(work, 'src/engine/engine.ts'), template: join(work, 'src/domain/claim-template.ts') },
     outdir: join(work, 'bundle'),
     bundle: true,
     format: 'esm',

@@ -18,7 +18,7 @@ export async function loadEngine() {
   // The bundle lives outside the project; native addons stay external and resolve through this link.
   symlinkSync(join(root, 'node_modules'), join(work, 'node_modules'), 'dir');
   await build({
-    entryPoints: { engine: join(root, 'src/engine/engine.ts'), template: join(root, 'src/cli/claim-template.ts') },
+    entryPoints: { engine: join(root, 'src/engine/engine.ts'), template: join(root, 'src/domain/claim-template.ts') },
     outdir: join(work, 'bundle'),
     bundle: true,
     splitting: true,

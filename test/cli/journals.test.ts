@@ -7,7 +7,7 @@ import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, rmSync, sta
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { claimTemplate } from '../../src/cli/claim-template.js';
+import { claimTemplate } from '../../src/domain/claim-template.js';
 import { distinctClaim } from '../helpers/claims.js';
 import { until } from '../helpers/barrier.js';
 import { lockHolderPath, lockPath } from '../../src/client/journal-lock.js';

@@ -4,7 +4,7 @@
 import Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { claimTemplate } from '../../src/cli/claim-template.js';
+import { claimTemplate } from '../../src/domain/claim-template.js';
 import { databaseFile, Engine } from '../../src/engine/engine.js';
 import type { KeyRecord } from '../../src/engine/services/keys.js';
 import { MIGRATIONS } from '../../src/engine/store/migrations.js';

@@ -6,7 +6,7 @@ import Database from 'better-sqlite3';
 import { cpSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { claimTemplate } from '../../src/cli/claim-template.js';
+import { claimTemplate } from '../../src/domain/claim-template.js';
 import { databaseFile, Engine } from '../../src/engine/engine.js';
 import { sspUuid } from '../../src/engine/store/catalog-seed.js';
 import { tpa } from '../helpers/cli.js';

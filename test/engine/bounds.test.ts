@@ -3,7 +3,7 @@
 // (99,999,999.99), and a ratio with more decimals than are kept (four) is refused, never rounded.
 // Each is a 400 with errors[] naming the field, and nothing is written.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { claimTemplate } from '../../src/cli/claim-template.js';
+import { claimTemplate } from '../../src/domain/claim-template.js';
 import { CURRENT_CATALOG_VERSION, sspUuid } from '../../src/engine/store/catalog-seed.js';
 import { call, useEngineHome } from '../helpers/engine.js';
 

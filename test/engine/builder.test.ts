@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { claimTemplate } from '../../src/cli/claim-template.js';
+import { claimTemplate } from '../../src/domain/claim-template.js';
 import type { Engine } from '../../src/engine/engine.js';
 import { sspUuid } from '../../src/engine/store/catalog-seed.js';
 import { call, engineAt, tempDir } from '../helpers/engine.js';

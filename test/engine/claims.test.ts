@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { claimTemplate } from '../../src/cli/claim-template.js';
+import { claimTemplate } from '../../src/domain/claim-template.js';
 import { openDatabase, SCHEMA_VERSION } from '../../src/engine/store/db.js';
 import { databaseFile } from '../../src/engine/engine.js';
 import { call, useEngineHome } from '../helpers/engine.js';

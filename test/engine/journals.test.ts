@@ -5,7 +5,7 @@
 import { linkSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { claimTemplate } from '../../src/cli/claim-template.js';
+import { claimTemplate } from '../../src/domain/claim-template.js';
 import { BatchJournal, runClaimBatch, type BatchClaim, type ClaimOutcome } from '../../src/client/claim-batch.js';
 import { TpaClient } from '../../src/client/client.js';
 import { withTransfers, type ApprovalRecord } from '../../src/client/fund-history.js';

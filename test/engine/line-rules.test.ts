@@ -2,7 +2,7 @@
 // through the real engine on a real SQLite file. Each test failed on the engine before the issue.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
-import { claimTemplate } from '../../src/cli/claim-template.js';
+import { claimTemplate } from '../../src/domain/claim-template.js';
 import { databaseFile } from '../../src/engine/engine.js';
 import { claimOf, type ClaimSpec } from '../helpers/claims.js';
 import { call, useEngineHome } from '../helpers/engine.js';

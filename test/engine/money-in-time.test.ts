@@ -5,7 +5,7 @@
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { claimTemplate } from '../../src/cli/claim-template.js';
+import { claimTemplate } from '../../src/domain/claim-template.js';
 import { Engine } from '../../src/engine/engine.js';
 import { sspUuid } from '../../src/engine/store/catalog-seed.js';
 import { UsageError } from '../../src/errors.js';

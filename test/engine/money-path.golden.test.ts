@@ -6,7 +6,7 @@
 // between them are checked too; times come from the engine clock.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { claimTemplate } from '../../src/cli/claim-template.js';
+import { claimTemplate } from '../../src/domain/claim-template.js';
 import type { Engine } from '../../src/engine/engine.js';
 import { call, useEngineHome } from '../helpers/engine.js';
 

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { claimTemplate } from '../../src/cli/claim-template.js';
+import { claimTemplate } from '../../src/domain/claim-template.js';
 import { Engine } from '../../src/engine/engine.js';
 import { call, useEngineHome } from '../helpers/engine.js';
 import { cents } from '../helpers/values.js';

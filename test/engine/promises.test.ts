@@ -2,7 +2,7 @@
 // SQLite file: a denied encounter has no settlement, a refused request is not remembered against its
 // Idempotency-Key, the builder's first item wins a shared code, and the duplicate rule's edges.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { claimTemplate } from '../../src/cli/claim-template.js';
+import { claimTemplate } from '../../src/domain/claim-template.js';
 import { sspUuid } from '../../src/engine/store/catalog-seed.js';
 import { claimOf, type ClaimSpec } from '../helpers/claims.js';
 import { call, useEngineHome } from '../helpers/engine.js';

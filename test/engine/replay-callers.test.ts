@@ -2,7 +2,7 @@
 // environment and key lineage, or the operator in-process. Another caller's request with the same
 // Idempotency-Key is a new request: it neither gets the first answer nor a 409 for its body.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { claimTemplate } from '../../src/cli/claim-template.js';
+import { claimTemplate } from '../../src/domain/claim-template.js';
 import type { Engine } from '../../src/engine/engine.js';
 import type { KeyRecord } from '../../src/engine/services/keys.js';
 import { useEngineHome } from '../helpers/engine.js';

@@ -3,7 +3,7 @@
 // report's pure function is fed the engine's own answers (ledger entries, settlement records), and
 // every total is checked against the payouts it summarizes.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { claimTemplate } from '../../src/cli/claim-template.js';
+import { claimTemplate } from '../../src/domain/claim-template.js';
 import { periodReport, type ReportEntry, type ReportSettlement } from '../../src/domain/report.js';
 import type { Engine } from '../../src/engine/engine.js';
 import { call, useEngineHome } from '../helpers/engine.js';

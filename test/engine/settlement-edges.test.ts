@@ -3,7 +3,7 @@
 // real engine on a real SQLite file. Each test failed on the engine before the issue.
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { claimTemplate } from '../../src/cli/claim-template.js';
+import { claimTemplate } from '../../src/domain/claim-template.js';
 import { centsToAmount } from '../../src/domain/money.js';
 import { databaseFile, Engine } from '../../src/engine/engine.js';
 import { MIGRATIONS } from '../../src/engine/store/migrations.js';

@@ -1,6 +1,6 @@
 // Claims for the line-rule tests: the claim template, with each line's code, date, charge and
 // care-team member stated. The claim's total, billable period and created date follow the lines.
-import { claimTemplate } from '../../src/cli/claim-template.js';
+import { claimTemplate } from '../../src/domain/claim-template.js';
 import { NPI_SYSTEM } from '../../src/domain/fhir-claim.js';
 import { centsToAmount, parseCents } from '../../src/domain/money.js';
 

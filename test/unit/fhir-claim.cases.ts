@@ -1,6 +1,6 @@
 // Broken claims for the parser's golden test (test/unit/fhir-claim.errors.test.ts): each case
 // changes one valid claim in one way a real file might get wrong.
-import { claimTemplate } from '../../src/cli/claim-template.js';
+import { claimTemplate } from '../../src/domain/claim-template.js';
 
 type Json = Record<string, any>;
 const NPI = 'http://hl7.org/fhir/sid/us-npi';

@@ -2,7 +2,7 @@
 // accepted, what must be rejected with the exact path of the problem, and money as exact cents.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { claimTemplate } from '../../src/cli/claim-template.js';
+import { claimTemplate } from '../../src/domain/claim-template.js';
 import { type FieldError, ValidationError } from '../../src/domain/errors.js';
 import { MAX_CLAIM_BYTES, NPI_SYSTEM, parseClaim, parseClaimText } from '../../src/domain/fhir-claim.js';
 

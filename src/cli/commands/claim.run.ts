@@ -10,7 +10,7 @@ import { EXIT, UsageError, ValidationFailed } from '../../errors.js';
 import type { CommandOutput, TableTools } from '../../render/output.js';
 import type { Handler, Options } from '../action.js';
 import { listValue, readInput } from '../options.js';
-import { claimTemplate } from '../claim-template.js';
+import { claimTemplate } from '../../domain/claim-template.js';
 import type { Context } from '../context.js';
 
 /** The claim text from a file or stdin (`-`); unreadable or oversized input is a usage error. */

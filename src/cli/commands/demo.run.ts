@@ -10,7 +10,7 @@ import type { SettlementRecord } from '../../client/types.js';
 import { formatCentsGrouped, jsonNumberToCents } from '../../domain/money.js';
 import { EXIT, TpaError } from '../../errors.js';
 import type { Handler } from '../action.js';
-import { claimTemplate } from '../claim-template.js';
+import { claimTemplate } from '../../domain/claim-template.js';
 import { terminalWidth } from '../io.js';
 import { reviewPayouts } from './fund.run.js';
 

@@ -1,7 +1,7 @@
 // Builds the FHIR R4 Claim that `tpa claim template` prints: valid, and matched to the seeded
 // contracts so that it can be submitted as it is.
-import { CLAIM_TYPE_SYSTEM, CPT_SYSTEM, ICD10_SYSTEM, NPI_SYSTEM, REVENUE_SYSTEM } from '../domain/fhir-claim.js';
-import { centsToAmount } from '../domain/money.js';
+import { CLAIM_TYPE_SYSTEM, CPT_SYSTEM, ICD10_SYSTEM, NPI_SYSTEM, REVENUE_SYSTEM } from './fhir-claim.js';
+import { centsToAmount } from './money.js';
 
 export interface TemplateOptions {
   type: 'professional' | 'institutional';
