@@ -27,8 +27,10 @@ try {
   // The release's sources (not its dependencies: the current node_modules serve, as in a user's upgrade).
   execFileSync('sh', ['-c', `git archive ${commit} src | tar -x -C "${work}"`], { cwd: root, stdio: 'inherit' });
   symlinkSync(join(root, 'node_modules'), join(work, 'node_modules'), 'dir');
+  // The claim template sat in src/cli/ before it moved to src/domain/: take it where the release has it.
+  const template = ['src/domain/claim-template.ts', 'src/cli/claim-template.ts'].map((p) => join(work, p)).find((p) => existsSync(p));
   await build({
-    entryPoints: { engine: join(work, 'src/engine/engine.ts'), template: join(work, 'src/domain/claim-template.ts') },
+    entryPoints: { engine: join(work, 'src/engine/engine.ts'), template },
     outdir: join(work, 'bundle'),
     bundle: true,
     format: 'esm',
