@@ -1,10 +1,14 @@
 // Option value helpers shared by command handlers.
 import { statSync } from 'node:fs';
+import { parseDuration } from '../domain/duration.js';
 import { isoDateProblem, npiProblem, wholeNumberProblem } from '../domain/validation.js';
 import { UsageError, ValidationFailed } from '../errors.js';
 import type { Context } from './context.js';
 
 /** Values of a repeatable list option, also accepting commas: --cpt 45378 43235 or --cpt 45378,43235. */
+export function listValue(value: string | readonly string[] | undefined): string[];
+/** Transitional: the untyped options of a command not yet declared as a verb; removed with the shim in action.ts. */
+export function listValue(value: unknown): string[];
 export function listValue(value: unknown): string[] {
   const values = Array.isArray(value) ? value : value === undefined ? [] : [value];
   return values
@@ -14,11 +18,22 @@ export function listValue(value: unknown): string[] {
 }
 
 /** An optional whole-number option: undefined when absent; out of range is a validation error naming it. */
+export function wholeNumberOption(name: string, value: string | undefined, min: number, max: number): number | undefined;
+/** Transitional: the untyped options of a command not yet declared as a verb; removed with the shim in action.ts. */
+export function wholeNumberOption(name: string, value: unknown, min: number, max: number): number | undefined;
 export function wholeNumberOption(name: string, value: unknown, min: number, max: number): number | undefined {
   if (value === undefined) return undefined;
   const problem = wholeNumberProblem(String(value), min, max);
   if (problem) throw new ValidationFailed(`${name}: ${problem}`);
   return Number(value);
+}
+
+/** --timeout in milliseconds, or undefined when not given; not a duration is a usage error. */
+export function timeoutOption(timeout: string | undefined): number | undefined {
+  if (timeout === undefined) return undefined;
+  const ms = parseDuration(timeout);
+  if (ms === undefined) throw new UsageError(`--timeout: "${timeout}" is not a duration such as 30s, 10m or 1h`);
+  return ms;
 }
 
 /** The most a file or stdin named on the command line may hold when the command names no bound of its own. */
@@ -51,18 +66,32 @@ export async function readInput(ctx: Context, source: string, what: string, maxB
   }
 }
 
+/** The options of a command's period and provider: --from, --to, --npi. */
+export interface PeriodOptions {
+  from?: string;
+  to?: string;
+  npi?: string;
+}
+
+/** The ledger's filters that the period options set. */
+export interface PeriodFilters {
+  start_date?: string;
+  end_date?: string;
+  provider_npi?: string;
+}
+
 /**
  * The ledger's period and provider filters of a command (--from, --to, --npi), each problem added
  * to `errors` with its option's name: `ledger list`, `fund run` and `settlement report` read them alike.
  */
-export function periodFilters(
-  opts: Record<string, unknown>,
-  errors: { field: string; message: string }[],
-): { start_date?: string; end_date?: string; provider_npi?: string } {
-  const f: { start_date?: string; end_date?: string; provider_npi?: string } = {};
+export function periodFilters(opts: PeriodOptions, errors: { field: string; message: string }[]): PeriodFilters;
+/** Transitional: the untyped options of a command not yet declared as a verb; removed with the shim in action.ts. */
+export function periodFilters(opts: Record<string, unknown>, errors: { field: string; message: string }[]): PeriodFilters;
+export function periodFilters(opts: PeriodOptions, errors: { field: string; message: string }[]): PeriodFilters {
+  const f: PeriodFilters = {};
   const add = (field: string, problem: string | undefined) => problem && errors.push({ field, message: problem });
-  if (opts.from !== undefined) add('--from', isoDateProblem(String(opts.from))), (f.start_date = String(opts.from));
-  if (opts.to !== undefined) add('--to', isoDateProblem(String(opts.to))), (f.end_date = String(opts.to));
-  if (opts.npi !== undefined) add('--npi', npiProblem(String(opts.npi))), (f.provider_npi = String(opts.npi));
+  if (opts.from !== undefined) add('--from', isoDateProblem(opts.from)), (f.start_date = opts.from);
+  if (opts.to !== undefined) add('--to', isoDateProblem(opts.to)), (f.end_date = opts.to);
+  if (opts.npi !== undefined) add('--npi', npiProblem(opts.npi)), (f.provider_npi = opts.npi);
   return f;
 }
