@@ -4,15 +4,12 @@ import { actionFactory, addEntry, type RunState } from './action.js';
 import type { Entry } from './verb.js';
 import { registerApi } from './commands/api.js';
 import { registerAuth, registerHealth } from './commands/auth.js';
-import { registerClaim } from './commands/claim.js';
 import { registerCompletion } from './commands/completion.js';
 import { registerConfig } from './commands/config.js';
 import { registerDemo } from './commands/demo.js';
 import { registerFund } from './commands/fund.js';
-import { registerLedger } from './commands/ledger.js';
 import { registerLocal } from './commands/local.js';
 import { registerRatesheet } from './commands/ratesheet.js';
-import { registerSettlement } from './commands/settlement.js';
 import { OUTPUT_FORMATS } from './formats.js';
 import type { IO } from './io.js';
 
@@ -37,10 +34,25 @@ const ROOT: Root[] = [
     description: 'find contracts: blind (does one exist?) then full (pricing and terms)',
     load: () => import('./commands/lookup/index.js'),
   },
-  { kind: 'legacy', name: 'claim', description: 'FHIR R4 claims: make a template, validate, submit, poll for the adjudication', register: registerClaim },
+  {
+    kind: 'noun',
+    name: 'claim',
+    description: 'FHIR R4 claims: make a template, validate, submit, poll for the adjudication',
+    load: () => import('./commands/claim/index.js'),
+  },
   { kind: 'legacy', name: 'fund', description: 'approve the release of funds for an adjudicated encounter (irreversible; asks first)', register: registerFund },
-  { kind: 'legacy', name: 'settlement', description: 'transfer status, per-provider payouts and AEOB reconciliation', register: registerSettlement },
-  { kind: 'legacy', name: 'ledger', description: "the encounter ledger: list with filters, or one encounter's full history", register: registerLedger },
+  {
+    kind: 'noun',
+    name: 'settlement',
+    description: 'transfer status, per-provider payouts and AEOB reconciliation',
+    load: () => import('./commands/settlement/index.js'),
+  },
+  {
+    kind: 'noun',
+    name: 'ledger',
+    description: "the encounter ledger: list with filters, or one encounter's full history",
+    load: () => import('./commands/ledger/index.js'),
+  },
   {
     kind: 'legacy',
     name: 'ratesheet',

@@ -143,7 +143,7 @@ export const demo: Handler = async (ctx) => {
     say(`$ tpa claim submit claims/ --wait        (${batchClaims.length} files; a journal makes a rerun skip what was sent)`);
     const [{ BatchJournal, runClaimBatch }, { claimTexts }, { executeRun, planRun, RunJournal, selectEncounters }] = await Promise.all([
       import('../../client/claim-batch.js'),
-      import('../claim-sources.js'),
+      import('./claim/submit-sources.js'),
       import('../../client/payment-run.js'),
     ]);
     const runBatch = async () => {

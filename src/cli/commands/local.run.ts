@@ -232,7 +232,7 @@ export const simulate: Handler = async (ctx, [scenario, encounterId]) => {
   const { SCENARIOS } = await import('../../engine/services/sandbox.js');
   if (!(SCENARIOS as readonly string[]).includes(scenario!)) throw new UsageError(`unknown scenario "${scenario}": use ${SCENARIOS.join(', ')}`);
   const record = await withEngine(ctx, (e) => e.simulate(scenario as Scenario, encounterId!));
-  const { settlementTable } = await import('./settlement.run.js');
+  const { settlementTable } = await import('./settlement/settlement-table.js');
   return { data: record, table: (t) => settlementTable(t, record as unknown as SettlementRecord) };
 };
 

@@ -6,10 +6,10 @@
 import { createReadStream, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { MAX_CLAIM_BYTES } from '../domain/fhir-claim.js';
-import { jsonDepthProblem } from '../domain/json-depth.js';
-import { UsageError } from '../errors.js';
-import { boundedLines, LINE_TOO_LONG, readFileBounded } from './bounded-input.js';
+import { MAX_CLAIM_BYTES } from '../../../domain/fhir-claim.js';
+import { jsonDepthProblem } from '../../../domain/json-depth.js';
+import { UsageError } from '../../../errors.js';
+import { boundedLines, LINE_TOO_LONG, readFileBounded } from '../../bounded-input.js';
 
 export interface ClaimText {
   /** Where the claim is: `file`, `file:line` (NDJSON), `file#entry[i]` (Bundle), `stdin`… */

@@ -1,25 +1,46 @@
-// `tpa settlement report`: the period's ledger entries (pages followed to the end) and the
+// tpa settlement report: the period's ledger entries (pages followed to the end) and the
 // settlement records of the encounters that were ever funded, paced by the rate-limit headers, then
 // the report computed by domain/report.ts and written in the chosen format (README "The finance
 // desk's report").
-import { pacingWaitMs, pages } from '../client/pages.js';
-import type { LedgerFilters, LedgerItem, SettlementRecord } from '../client/types.js';
-import { centsToAmount, formatCents, formatCentsGrouped, jsonNumberToCents } from '../domain/money.js';
-import { periodReport, type PeriodReport, type ReportSettlement } from '../domain/report.js';
-import { fieldsInvalid, UsageError, ValidationFailed } from '../errors.js';
-import type { CommandOutput, TableTools } from '../render/output.js';
-import type { Options } from './action.js';
-import type { Context } from './context.js';
-import { periodFilters } from './options.js';
+import type { LedgerFilters, LedgerItem, SettlementRecord } from '../../../client/types.js';
+import { centsToAmount, formatCents, formatCentsGrouped, jsonNumberToCents } from '../../../domain/money.js';
+import type { PeriodReport, ReportSettlement } from '../../../domain/report.js';
+import { fieldsInvalid, UsageError, ValidationFailed } from '../../../errors.js';
+import type { CommandOutput, TableTools } from '../../../render/output.js';
+import type { Context } from '../../context.js';
+import { periodFilters } from '../../options.js';
+import { option, verb, type OptionValues } from '../../verb.js';
 
 export const SECTIONS = ['providers', 'status', 'money', 'reconciliation', 'exceptions', 'days'] as const;
 type Section = (typeof SECTIONS)[number];
 
+const options = {
+  from: option.text('--from <date>', 'service dates on or after (YYYY-MM-DD), required'),
+  to: option.text('--to <date>', 'service dates on or before (YYYY-MM-DD), required'),
+  npi: option.text('--npi <npi>', 'only the encounters this provider is on, and only its payouts in the money'),
+  section: option.text('--section <name>', 'the rows -o csv prints: providers (default), status, money, reconciliation, exceptions, days'),
+};
+
+export const report = verb({
+  name: 'report',
+  description:
+    "the period's money for the finance desk: encounters by status, funded, in transit, settled, failed and refunded, fees and nets per provider, AEOB reconciliation, exceptions to act on, settled per day",
+  options,
+  examples: [
+    'tpa settlement report --from 2026-11-01 --to 2026-11-30',
+    'tpa settlement report --from 2026-11-01 --to 2026-11-30 -o csv --section exceptions',
+    'tpa settlement report --from 2026-11-01 --to 2026-11-30 -o ndjson   # one line per encounter',
+  ],
+  run(ctx, _args, opts) {
+    return settlementReport(ctx, opts);
+  },
+});
+
 const money = (c: number) => formatCents(c);
 
-function filtersOf(opts: Options): LedgerFilters {
-  for (const option of ['from', 'to']) {
-    if (opts[option] === undefined) throw new UsageError(`--${option} is required: the report covers the service dates from --from to --to`);
+function filtersOf(opts: OptionValues<typeof options>): LedgerFilters {
+  for (const name of ['from', 'to'] as const) {
+    if (opts[name] === undefined) throw new UsageError(`--${name} is required: the report covers the service dates from --from to --to`);
   }
   const errors: { field: string; message: string }[] = [];
   const f = periodFilters(opts, errors);
@@ -217,10 +238,11 @@ function settledOf(s: ReportSettlement, npi: string | undefined): number {
   return centsToAmount(s.payouts.filter((p) => p.provider_npi === npi).reduce((sum, p) => sum + (jsonNumberToCents(p.amount) ?? 0), 0));
 }
 
-export async function settlementReport(ctx: Context, opts: Options): Promise<CommandOutput> {
+async function settlementReport(ctx: Context, opts: OptionValues<typeof options>): Promise<CommandOutput> {
   const f = filtersOf(opts);
-  const section = (opts.section as string | undefined) ?? 'providers';
-  if (!(SECTIONS as readonly string[]).includes(section)) throw new UsageError(`--section must be one of ${SECTIONS.join(', ')}`);
+  const section = opts.section ?? 'providers';
+  if (!isSection(section)) throw new UsageError(`--section must be one of ${SECTIONS.join(', ')}`);
+  const [{ pacingWaitMs, pages }, { periodReport }] = await Promise.all([import('../../../client/pages.js'), import('../../../domain/report.js')]);
   const client = await ctx.client();
   const now = (await client.health()).body.time;
   const entries: LedgerItem[] = [];
@@ -275,5 +297,7 @@ export async function settlementReport(ctx: Context, opts: Options): Promise<Com
     }
     return { exitCode: 0 };
   }
-  return { data, items: sectionRows(data, section as Section), table: (t: TableTools) => reportTable(t, report, f, now) };
+  return { data, items: sectionRows(data, section), table: (t: TableTools) => reportTable(t, report, f, now) };
 }
+
+const isSection = (name: string): name is Section => (SECTIONS as readonly string[]).includes(name);

@@ -1,21 +1,20 @@
-// `tpa claim submit <path>...` with more than one claim: the readers (claim-sources.ts) feed the
+// `tpa claim submit <path>...` with more than one claim: the readers (submit-sources.ts) feed the
 // batch runner (client/claim-batch.ts); this file only wires options, the journal's place, the
 // output and the progress line (README "Claim batches").
 import { createHash } from 'node:crypto';
 import { resolve, join } from 'node:path';
-import { BatchJournal, runClaimBatch, type BatchProgress, type BatchSummary, type ClaimOutcome } from '../client/claim-batch.js';
-import { formatCentsGrouped } from '../domain/money.js';
-import { parseDuration } from '../domain/duration.js';
-import { CLEAR_LINE } from '../render/screen.js';
-import { UsageError } from '../errors.js';
-import { tableTools, type CommandOutput } from '../render/output.js';
-import { rowWriter } from '../render/stream.js';
-import type { Options } from './action.js';
-import type { ClaimText } from './claim-sources.js';
-import type { Context } from './context.js';
-import { terminalWidth } from './io.js';
-import { keepHeapFlat } from './heap.js';
-import { seconds } from './listing.js';
+import { BatchJournal, runClaimBatch, type BatchProgress, type BatchSummary, type ClaimOutcome } from '../../../client/claim-batch.js';
+import { formatCentsGrouped } from '../../../domain/money.js';
+import { UsageError } from '../../../errors.js';
+import { tableTools, type CommandOutput } from '../../../render/output.js';
+import { CLEAR_LINE } from '../../../render/screen.js';
+import { rowWriter } from '../../../render/stream.js';
+import type { Context } from '../../context.js';
+import { keepHeapFlat } from '../../heap.js';
+import { terminalWidth } from '../../io.js';
+import { seconds } from '../../listing.js';
+import { timeoutOption } from '../../options.js';
+import type { ClaimText } from './submit-sources.js';
 
 export const DEFAULT_CONCURRENCY = 10;
 const DEFAULT_WAIT_MS = 10 * 60_000;
@@ -30,10 +29,20 @@ export function defaultJournalPath(ctx: Context, paths: readonly string[]): stri
   return join(ctx.paths.dataDir, 'journals', `claims-${createHash('sha256').update(identity).digest('hex').slice(0, 16)}.ndjson`);
 }
 
-function concurrencyOption(opts: Options): number {
-  if (opts.concurrency === undefined) return DEFAULT_CONCURRENCY;
-  const n = Number(opts.concurrency);
-  if (!Number.isInteger(n) || n < 1 || n > 100) throw new UsageError(`--concurrency must be a whole number from 1 to 100 (got "${String(opts.concurrency)}")`);
+/** The options of `claim submit` that a batch reads (some only to refuse them). */
+export interface BatchOptions {
+  wait?: boolean;
+  timeout?: string;
+  raw?: boolean;
+  idempotencyKey?: string;
+  journal?: string;
+  concurrency?: string;
+}
+
+function concurrencyOption(concurrency: string | undefined): number {
+  if (concurrency === undefined) return DEFAULT_CONCURRENCY;
+  const n = Number(concurrency);
+  if (!Number.isInteger(n) || n < 1 || n > 100) throw new UsageError(`--concurrency must be a whole number from 1 to 100 (got "${concurrency}")`);
   return n;
 }
 
@@ -86,26 +95,22 @@ export async function submitBatch(
   ctx: Context,
   paths: readonly string[],
   claims: AsyncIterable<ClaimText>,
-  opts: Options,
+  opts: BatchOptions,
   total: number | undefined,
 ): Promise<CommandOutput> {
-  const concurrency = concurrencyOption(opts);
-  let waitTimeoutMs: number | undefined;
-  if (opts.wait) {
-    waitTimeoutMs = opts.timeout === undefined ? DEFAULT_WAIT_MS : parseDuration(String(opts.timeout));
-    if (waitTimeoutMs === undefined) throw new UsageError(`--timeout: "${String(opts.timeout)}" is not a duration such as 30s, 10m or 1h`);
-  }
+  const concurrency = concurrencyOption(opts.concurrency);
+  const waitTimeoutMs = opts.wait ? (timeoutOption(opts.timeout) ?? DEFAULT_WAIT_MS) : undefined;
   if (opts.idempotencyKey !== undefined)
     throw new UsageError('--idempotency-key names the key of one claim; a batch gives each claim its own and keeps them in its journal');
   if (opts.raw) throw new UsageError("--raw is for one claim; a batch reports each claim's adjudication summary with --wait");
-  const journalPath = (opts.journal as string | undefined) ?? defaultJournalPath(ctx, paths);
+  const journalPath = opts.journal ?? defaultJournalPath(ctx, paths);
   const journal = await BatchJournal.open(journalPath);
   const live = ctx.io.stderr.isTTY;
   if (opts.journal === undefined) ctx.note(`journal: ${journal.path} (run the same command again to continue after an interruption)`);
   const client = await ctx.client();
   keepHeapFlat();
   const table = ctx.format === 'table';
-  const writer = table ? undefined : rowWriter<ClaimOutcome | Record<string, unknown>>(ctx.format as 'json' | 'ndjson' | 'csv', ctx.io.stdout);
+  const writer = table ? undefined : rowWriter<ClaimOutcome | Record<string, unknown>>(ctx.format, ctx.io.stdout);
   let shown = false;
   let drawn = 0;
   const clearProgress = () => {

@@ -1,0 +1,6 @@
+// tpa ledger list | show: the encounter ledger (SPEC.md "Ledger entry").
+import type { Entry } from '../../verb.js';
+import { list } from './list.js';
+import { show } from './show.js';
+
+export const verbs: readonly Entry[] = [list, show];

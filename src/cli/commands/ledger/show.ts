@@ -1,0 +1,84 @@
+// tpa ledger show: the full history of one encounter: entries, the money breakdown, service lines, reconciliation.
+import type { LedgerDetail } from '../../../client/types.js';
+import type { TableTools } from '../../../render/output.js';
+import { argument, verb } from '../../verb.js';
+
+export const show = verb({
+  name: 'show',
+  description: 'the full history of one encounter: entries, the money breakdown, service lines, reconciliation',
+  args: { encounterId: argument.required('<encounter_id>', 'the encounter (external_claim_id of the claim)') },
+  examples: ['tpa ledger show enc_3b302036a412ed8b301f'],
+  async run(ctx, { encounterId }) {
+    const client = await ctx.client();
+    const detail = (await client.ledgerDetail(encounterId)).body;
+    return { data: detail, items: detail.entries, table: (t) => detailTable(t, detail) };
+  },
+});
+
+function detailTable(t: TableTools, d: LedgerDetail): string {
+  const e = d.encounter;
+  const f = d.financial_summary;
+  const pr = f.patient_responsibility ?? {};
+  const h = (s: string) => `\n${t.c.bold(s)}`;
+  return [
+    t.c.bold(`${e.encounter_number} (${e.id})  ${t.status(e.status)}`),
+    t.keyValues([
+      ['Patient', `${e.patient.name ?? '—'} (${e.patient.member_id}, born ${e.patient.dob ?? '—'})`],
+      ['Provider', `${e.provider.name} (NPI ${e.provider.npi}${e.provider.role ? `, ${e.provider.role}` : ''})`],
+      ...(e.provider.facility_name ? [['Facility', `${e.provider.facility_name} (NPI ${e.provider.facility_npi})`] as [string, string]] : []),
+      ['Payer', `${e.payer.name} (${e.payer.id})`],
+      ['Service date', e.service_date],
+      ['Submitted', e.submission_date],
+    ]),
+    h('History'),
+    t.table(
+      ['#', 'When', 'Type', 'Reference', 'Description'],
+      d.entries.map((x) => [String(x.sequence), x.timestamp, x.type, x.reference ?? '—', x.description]),
+    ),
+    h('Money'),
+    t.keyValues([
+      ['Submitted charges', t.amount(f.submitted_charges)],
+      ['Contractual adjustment', f.adjustments?.contractual_adjustment == null ? t.amount(null) : `-${t.amount(f.adjustments.contractual_adjustment)}`],
+      ['Allowed', t.amount(f.allowed_amount)],
+      ['  Copay', t.amount(pr.copay)],
+      ['  Deductible', t.amount(pr.deductible)],
+      ['  Coinsurance', t.amount(pr.coinsurance)],
+      ['  Not covered', t.amount(pr.non_covered)],
+      ['Patient responsibility', t.amount(pr.total)],
+      ['Payer responsibility', t.c.bold(t.amount(f.payer_responsibility?.total))],
+      ['Balance', `${t.amount(f.balance?.running_balance)} (${f.balance?.status ?? '—'})`],
+    ]),
+    h('Service lines'),
+    t.table(
+      [
+        '#',
+        'CPT',
+        'Description',
+        'Provider',
+        { header: 'Charge', align: 'right' },
+        { header: 'Allowed', align: 'right' },
+        { header: 'Patient', align: 'right' },
+        { header: 'Benefit', align: 'right' },
+        'Status',
+      ],
+      d.service_lines.map((l) => [
+        String(l.sequence),
+        l.cpt_code,
+        l.cpt_description,
+        `${l.provider_role ?? '—'} ${l.provider_npi ?? ''}`,
+        t.amount(l.submitted_charge),
+        t.amount(l.allowed_amount),
+        t.amount(l.patient_responsibility),
+        t.amount(l.benefit_amount),
+        l.denial_code ? `${t.status(l.status)} ${l.denial_code}` : t.status(l.status),
+      ]),
+    ),
+    h('Reconciliation'),
+    t.keyValues([
+      ['Match', t.status(d.reconciliation.claim_match_status)],
+      ['AEOB', d.reconciliation.aeob_reference ?? '—'],
+      ['Processor trace', d.reconciliation.processor_trace_id ?? '—'],
+      ['Settlement record', d.reconciliation.settlement_record_id ?? '—'],
+    ]),
+  ].join('\n');
+}
