@@ -2,7 +2,7 @@
 // SQLite with it) is loaded on the first request, so commands that never call it stay fast.
 import type { Engine, EngineOptions } from '../engine/engine.js';
 import { Faults, withFault } from '../engine/faults.js';
-import { bodyText } from '../engine/http.js';
+import { bodyText } from '../engine/exchange.js';
 import { NetworkError } from '../errors.js';
 import type { Transport, TransportRequest, TransportResponse } from './transport.js';
 

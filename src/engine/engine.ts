@@ -17,7 +17,7 @@ import {
   type ClockSource,
 } from './clock.js';
 import type { EngineContext } from './context.js';
-import { bodyText, HttpError, JsonText, respond, type EngineRequest, type EngineResponse } from './http.js';
+import { bodyText, HttpError, JsonText, respond, type EngineRequest, type EngineResponse } from './exchange.js';
 import { newId } from './ids.js';
 import { ReadCache } from './read-cache.js';
 import { matchRoute, type Route } from './routes.js';

@@ -13,7 +13,7 @@
 //                   authorization code, lands first; then the connection drops before the answer
 // `*<count>`: only the first <count> matching requests (of the process, or of the server's life).
 import { UsageError } from '../errors.js';
-import type { EngineResponse } from './http.js';
+import type { EngineResponse } from './exchange.js';
 
 export type FaultKind =
   | { kind: 'lose-response' }
