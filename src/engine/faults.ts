@@ -12,7 +12,7 @@
 //   approved-elsewhere  for a fund approval: another approval of the encounter, with another
 //                   authorization code, lands first; then the connection drops before the answer
 // `*<count>`: only the first <count> matching requests (of the process, or of the server's life).
-import { UsageError } from '../errors.js';
+import { InvalidInput } from './errors.js';
 import type { EngineResponse } from './exchange.js';
 
 export type FaultKind =
@@ -39,7 +39,7 @@ export class Faults {
     const rules = text.split(',').map((part): Rule => {
       const m = /^\s*(lose-response|drop|approved-elsewhere|error-(5\d\d)|slow-(\d+)|late-(\d+))(?:\*(\d+))?:(\S+)\s*$/.exec(part);
       if (!m) {
-        throw new UsageError(
+        throw new InvalidInput(
           `TPA_FAULT: "${part.trim()}" is not a fault: use lose-response, drop, approved-elsewhere, error-503, slow-2000 or late-2000, an optional *count, then :<path part>`,
         );
       }
