@@ -1,7 +1,7 @@
 // In-process transport: hands requests to the embedded engine's route table. The engine (and
 // SQLite with it) is loaded on the first request, so commands that never call it stay fast.
 import type { Engine, EngineOptions } from '../engine/engine.js';
-import { Faults, withFault } from '../engine/faults.js';
+import { Faults, withFault } from '../server/faults.js';
 import { bodyText } from '../engine/exchange.js';
 import { EngineError } from '../engine/errors.js';
 import { fromEngineError, NetworkError } from '../errors.js';
