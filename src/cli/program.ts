@@ -14,6 +14,7 @@ import { registerLookup } from './commands/lookup.js';
 import { registerRatesheet } from './commands/ratesheet.js';
 import { registerSettlement } from './commands/settlement.js';
 import { OUTPUT_FORMATS } from './formats.js';
+import { registerHelp } from './help-topics.js';
 import type { IO } from './io.js';
 
 const VERSION_OPTION = new Option('-V, --version', 'print the version');
@@ -92,6 +93,7 @@ Examples:
   registerHealth(program, act);
   registerDemo(program, act);
   registerCompletion(program, act);
+  registerHelp(program, io);
   // Subcommands inherit exit override and output routing, so usage errors everywhere exit 2 on stderr.
   const inherit = (cmd: Command): void => {
     for (const sub of cmd.commands) {
