@@ -1,8 +1,8 @@
 // The engine's own errors, for what it refuses outside a request (opening its file, its settings,
-// the sandbox and clock commands): what went wrong, in the engine's words, and no exit code. A
-// request's refusal is an answer instead (HttpError, exchange.ts). Whoever calls the engine decides
-// what an error means to its user: the CLI maps each kind to an exit code once (src/errors.ts
-// fromEngineError), and the local transport does the same so that the client sees a service's errors.
+// the sandbox and clock commands; the server's TPA_FAULT too): what went wrong, in the engine's
+// words, and no exit code. A request's refusal is an answer instead (HttpError, exchange.ts). One
+// function gives each kind its exit code (fromEngineError, src/errors.ts): the CLI entry calls it
+// for what a command got from the engine directly, the local transport for what it hands the client.
 
 export interface EngineErrorOptions {
   /** A machine-readable code more precise than the kind, e.g. database_key_wrong. */
@@ -10,8 +10,6 @@ export interface EngineErrorOptions {
   /** A next step for the user, e.g. "try: tpa local encrypt". */
   hint?: string;
 }
-
-export type EngineErrorKind = EngineError['kind'];
 
 export abstract class EngineError extends Error {
   abstract readonly kind: 'invalid' | 'not_found' | 'conflict' | 'database_key' | 'unusable_database';
