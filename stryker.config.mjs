@@ -13,7 +13,7 @@ export default {
     'src/engine/services/ledger.ts',
     'src/engine/services/keys.ts',
     'src/engine/routes.ts',
-    'src/engine/limits.ts',
+    'src/server/limits.ts',
     'src/client/retry.ts',
   ],
   coverageAnalysis: 'perTest',

@@ -1,5 +1,8 @@
 // The error classes of tpa, each knowing its exit code (DESIGN.md section 2, "Exit codes").
-// The CLI entry point maps them once; the client raises them from service responses.
+// The CLI entry point maps them once; the client raises them from service responses, and turns the
+// embedded engine's own errors into them with fromEngineError (the one place an engine error gets
+// an exit code).
+import type { EngineError } from './engine/errors.js';
 
 export const EXIT = {
   OK: 0,
@@ -89,6 +92,29 @@ export class NetworkError extends TpaError {
 /** Local checks of several fields: one validation error listing each, exit 2. */
 export function fieldsInvalid(errors: readonly { field: string; message: string }[]): ValidationFailed {
   return new ValidationFailed(errors.map((e) => `${e.field}: ${e.message}`).join('\n'), { details: errors });
+}
+
+/**
+ * The error of the engine's kind (src/engine/errors.ts), same message, code and hint, with the exit
+ * code of that kind. Keeps where the engine threw it, for --debug.
+ */
+export function fromEngineError(err: EngineError): TpaError {
+  const options: ErrorOptions = { code: err.code, hint: err.hint };
+  const mapped = ((): TpaError => {
+    switch (err.kind) {
+      case 'invalid':
+      case 'unusable_database':
+        return new UsageError(err.message, options);
+      case 'not_found':
+        return new NotFoundError(err.message, options);
+      case 'conflict':
+        return new ConflictError(err.message, options);
+      case 'database_key':
+        return new AuthError(err.message, options);
+    }
+  })();
+  if (err.stack) mapped.stack = err.stack.replace(/^[^\n]*/, `${mapped.name}: ${mapped.message.split('\n')[0]}`);
+  return mapped;
 }
 
 type Body = Record<string, unknown>;

@@ -11,6 +11,7 @@ import { registerFund } from './commands/fund.js';
 import { registerLocal } from './commands/local.js';
 import { registerRatesheet } from './commands/ratesheet.js';
 import { OUTPUT_FORMATS } from './formats.js';
+import { registerHelp } from './help-topics.js';
 import type { IO } from './io.js';
 
 const VERSION_OPTION = new Option('-V, --version', 'print the version');
@@ -132,6 +133,7 @@ Examples:
       addEntry(program, verb, io, state);
     } else program.command(root.name).description(root.description);
   }
+  registerHelp(program, io);
   // Subcommands inherit exit override and output routing, so usage errors everywhere exit 2 on stderr.
   const inherit = (cmd: Command): void => {
     for (const sub of cmd.commands) {

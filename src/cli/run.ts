@@ -2,7 +2,8 @@
 // runs it, and maps every error to its exit code once (STYLE.md "Errors carry their exit code").
 // No stack trace unless --debug.
 import { CommanderError } from 'commander';
-import { EXIT, TpaError } from '../errors.js';
+import { EngineError } from '../engine/errors.js';
+import { EXIT, fromEngineError, TpaError } from '../errors.js';
 import { own } from '../render/screen.js';
 import type { RunState } from './action.js';
 import { screenedStream, withStreams, type IO } from './io.js';
@@ -21,7 +22,9 @@ export async function runProgram(args: string[], given: IO, word: string | undef
   }
 }
 
-function report(err: unknown, io: IO, state: RunState, args: string[]): number {
+function report(thrown: unknown, io: IO, state: RunState, args: string[]): number {
+  // What the embedded engine refused, when a command called it directly, as the CLI's error of its kind.
+  const err = thrown instanceof EngineError ? fromEngineError(thrown) : thrown;
   if (err instanceof CommanderError) {
     // Commander has already written its message (or the help) to the right stream.
     if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return EXIT.OK;

@@ -1,9 +1,10 @@
 // In-process transport: hands requests to the embedded engine's route table. The engine (and
 // SQLite with it) is loaded on the first request, so commands that never call it stay fast.
 import type { Engine, EngineOptions } from '../engine/engine.js';
-import { Faults, withFault } from '../engine/faults.js';
-import { bodyText } from '../engine/http.js';
-import { NetworkError } from '../errors.js';
+import { Faults, withFault } from '../server/faults.js';
+import { bodyText } from '../engine/exchange.js';
+import { EngineError } from '../engine/errors.js';
+import { fromEngineError, NetworkError } from '../errors.js';
 import type { Transport, TransportRequest, TransportResponse } from './transport.js';
 
 /** How the engine keeps its file (EngineOptions): its page cache and memory map. */
@@ -26,10 +27,22 @@ export class LocalTransport implements Transport {
     /** Who acts, in the audit records of what this process does (`local:<profile>`). */
     private readonly actor?: string,
   ) {
-    this.faults = Faults.parse(env.TPA_FAULT);
+    try {
+      this.faults = Faults.parse(env.TPA_FAULT);
+    } catch (err) {
+      throw asServiceError(err);
+    }
   }
 
   async open(): Promise<Engine> {
+    try {
+      return await this.opened();
+    } catch (err) {
+      throw asServiceError(err);
+    }
+  }
+
+  private async opened(): Promise<Engine> {
     if (!this.engine) {
       const [{ Engine, databaseFile }, { CLI_PAGE_CACHE_KB, storageProblem }] = await Promise.all([
         import('../engine/engine.js'),
@@ -79,4 +92,9 @@ export class LocalTransport implements Transport {
     this.engine?.close();
     this.engine = undefined;
   }
+}
+
+/** What the engine refuses (a setting it cannot use, a file it cannot open) reaches the client as a service's error would. */
+function asServiceError(err: unknown): unknown {
+  return err instanceof EngineError ? fromEngineError(err) : err;
 }

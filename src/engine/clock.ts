@@ -3,7 +3,7 @@
 // it for one process and overrides the stored one. Every time-dependent state reads it. The
 // engine's "now" is never earlier than the latest time it has recorded (README "The engine clock":
 // clock moves), so no event is ever recorded before an earlier one.
-import { UsageError } from '../errors.js';
+import { InvalidInput } from './errors.js';
 import { type Db, writeTransactionSerial } from './store/db.js';
 
 export interface Clock {
@@ -21,7 +21,7 @@ export function parseTimestamp(text: string, what: string): Date {
   const form = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2}))?$/;
   const at = new Date(text);
   if (!form.test(text) || Number.isNaN(at.getTime())) {
-    throw new UsageError(`${what} must be an ISO 8601 date or a date-time with its zone, such as 2026-03-01T09:00:00Z (got "${text}")`);
+    throw new InvalidInput(`${what} must be an ISO 8601 date or a date-time with its zone, such as 2026-03-01T09:00:00Z (got "${text}")`);
   }
   return at;
 }

@@ -3,7 +3,7 @@
 // a broken setup (unreadable data dir, bad TPA_CLOCK).
 import { join } from 'node:path';
 import { parseDuration } from '../domain/duration.js';
-import { UsageError } from '../errors.js';
+import { InvalidInput } from './errors.js';
 import {
   clockTime,
   engineNow,
@@ -17,7 +17,7 @@ import {
   type ClockSource,
 } from './clock.js';
 import type { EngineContext } from './context.js';
-import { bodyText, HttpError, JsonText, respond, type EngineRequest, type EngineResponse } from './http.js';
+import { bodyText, HttpError, JsonText, respond, type EngineRequest, type EngineResponse } from './exchange.js';
 import { newId } from './ids.js';
 import { ReadCache } from './read-cache.js';
 import { matchRoute, type Route } from './routes.js';
@@ -123,7 +123,7 @@ export class Engine {
     const delayText = env.TPA_ADJUDICATION_DELAY;
     const adjudicationDelayMs = delayText === undefined || delayText === '' ? DEFAULT_ADJUDICATION_DELAY_MS : parseDuration(delayText);
     if (adjudicationDelayMs === undefined) {
-      throw new UsageError(`TPA_ADJUDICATION_DELAY must be a duration such as 3s or 0 (got "${delayText}")`);
+      throw new InvalidInput(`TPA_ADJUDICATION_DELAY must be a duration such as 3s or 0 (got "${delayText}")`);
     }
     const pageCacheKb = options.pageCacheKb ?? PAGE_CACHE_KB;
     const key = options.databaseKey ?? (env.TPA_DB_KEY ? parseDatabaseKey(env.TPA_DB_KEY, 'TPA_DB_KEY') : undefined);
@@ -344,7 +344,7 @@ export class Engine {
         const { at, stored } = target(Date.now());
         const recorded = recordedUntil(this.db);
         if (at < recorded) {
-          throw new UsageError(
+          throw new InvalidInput(
             `the engine has recorded events up to ${isoSeconds(new Date(recorded))}; the clock cannot go back before it (tpa local clock reset to use real time)`,
           );
         }
@@ -365,7 +365,7 @@ export class Engine {
 
   /** Moves the stored clock forward (`tpa local clock advance`); refused while TPA_CLOCK rules. */
   advanceClock(ms: number): ClockStatus {
-    if (this.override) throw new UsageError('TPA_CLOCK is set, so the stored clock is not in use: unset TPA_CLOCK to advance it');
+    if (this.override) throw new InvalidInput('TPA_CLOCK is set, so the stored clock is not in use: unset TPA_CLOCK to advance it');
     return this.moveClock((realNow) => {
       const stored = readStoredClock(this.db);
       if (stored?.mode === 'frozen') {

@@ -5,7 +5,7 @@
 // sees the first one's answer). In-process, the caller is the operator of the engine ('local').
 import type { EngineContext } from './context.js';
 import { isoSeconds } from './clock.js';
-import { respond, type EngineRequest, type EngineResponse } from './http.js';
+import { respond, type EngineRequest, type EngineResponse } from './exchange.js';
 import { sha256 } from './ids.js';
 
 const REPLAY_WINDOW_MS = 24 * 3_600_000;

@@ -4,7 +4,7 @@
 // running their queries again. An answer is kept only when its request comes a second time: pages
 // asked for once (a listing walking the ledger) would only fill the cache, and every answer kept
 // outlives V8's young generation, which made the collector's work grow with the traffic.
-import type { EngineResponse } from './http.js';
+import type { EngineResponse } from './exchange.js';
 import type { Db } from './store/db.js';
 
 const MAX_ENTRIES = 256;

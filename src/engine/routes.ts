@@ -2,7 +2,7 @@
 // in-process transport and the HTTP server go through it, so a command behaves the same either way.
 import { compilePath, matchPath, type PathMatch } from '../domain/served-routes.js';
 import type { EngineContext } from './context.js';
-import type { EngineRequest, EngineResponse } from './http.js';
+import type { EngineRequest, EngineResponse } from './exchange.js';
 import {
   addSsp,
   configureSchedule,

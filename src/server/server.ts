@@ -7,10 +7,10 @@ import type { TLSSocket } from 'node:tls';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Engine } from '../engine/engine.js';
-import { bodyText, type EngineResponse } from '../engine/http.js';
+import { bodyText, type EngineResponse } from '../engine/exchange.js';
 import { newId } from '../engine/ids.js';
-import { withFault, type Faults } from '../engine/faults.js';
-import { type RateLimiter, TIERS, type LimitVerdict } from '../engine/limits.js';
+import { withFault, type Faults } from './faults.js';
+import { type RateLimiter, TIERS, type LimitVerdict } from './limits.js';
 import { JsonDepthGauge } from '../domain/json-depth.js';
 
 /** Claims may be up to 5 MiB (fhir-claim.ts); a little room for whitespace around them. */

@@ -4,7 +4,7 @@
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { databaseFile } from '../../src/engine/engine.js';
-import { ANONYMOUS_PER_MINUTE, RateLimiter, TIERS } from '../../src/engine/limits.js';
+import { ANONYMOUS_PER_MINUTE, RateLimiter, TIERS } from '../../src/server/limits.js';
 import { ROTATION_OVERLAP_MS } from '../../src/engine/services/keys.js';
 import { useEngineHome } from '../helpers/engine.js';
 

@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { claimTemplate } from '../../src/domain/claim-template.js';
 import { Engine } from '../../src/engine/engine.js';
 import { sspUuid } from '../../src/engine/store/catalog-seed.js';
-import { UsageError } from '../../src/errors.js';
+import { InvalidInput } from '../../src/engine/errors.js';
 import { call, useEngineHome } from '../helpers/engine.js';
 
 type Body = Record<string, any>;
@@ -177,7 +177,7 @@ describe('clock moves (item 7)', () => {
     const engine = open();
     engine.setClock('2026-03-05T10:00:00Z');
     expect(adjudicated(engine, surgeonClaim('MBR-1003', [{ code: '45378', date: '2026-03-05' }])).status).toBe(200);
-    expect(() => engine.setClock('2026-03-01T00:00:00Z')).toThrow(UsageError);
+    expect(() => engine.setClock('2026-03-01T00:00:00Z')).toThrow(InvalidInput);
     expect(() => engine.setClock('2026-03-05T09:59:59Z')).toThrow(
       'the engine has recorded events up to 2026-03-05T10:00:00Z; the clock cannot go back before it (tpa local clock reset to use real time)',
     );

@@ -8,7 +8,7 @@ import { centsToAmount } from '../../src/domain/money.js';
 import { databaseFile, Engine } from '../../src/engine/engine.js';
 import { MIGRATIONS } from '../../src/engine/store/migrations.js';
 import { SEEDS } from '../../src/engine/store/seed.js';
-import { ConflictError } from '../../src/errors.js';
+import { Conflict } from '../../src/engine/errors.js';
 import { call, tempDir, useEngineHome } from '../helpers/engine.js';
 import { cents } from '../helpers/values.js';
 
@@ -214,7 +214,7 @@ describe('the simulated AEOB variance (item 12)', () => {
     const e = at(WED);
     e.simulate('refund', id);
     const before = detail(e, id);
-    expect(() => e.simulate('aeob-variance', id)).toThrow(ConflictError);
+    expect(() => e.simulate('aeob-variance', id)).toThrow(Conflict);
     expect(() => e.simulate('aeob-variance', id)).toThrow(/REFUNDED/);
     const after = detail(e, id);
     expect(entryTypes(after)).toEqual(entryTypes(before));

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Engine } from '../../src/engine/engine.js';
-import type { EngineResponse } from '../../src/engine/http.js';
+import type { EngineResponse } from '../../src/engine/exchange.js';
 
 export function tempDir(prefix = 'tpa-test-'): { dir: string; remove: () => void } {
   const dir = mkdtempSync(join(tmpdir(), prefix));

@@ -46,4 +46,13 @@ describe('the layers of DESIGN.md section 5', () => {
       expect(bad, relative(SRC, f)).toEqual([]);
     }
   });
+
+  it('the engine and the server throw their own errors, never the CLI exit codes of src/errors.ts', () => {
+    const servers = all.filter((f) => ['engine', 'server'].includes(layerOf(f)));
+    expect(servers.length).toBeGreaterThan(0);
+    for (const f of servers) {
+      const bad = importedLayers(f).filter((i) => i.layer === 'errors.js');
+      expect(bad, relative(SRC, f)).toEqual([]);
+    }
+  });
 });

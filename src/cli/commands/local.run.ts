@@ -400,8 +400,8 @@ export const serve: Handler = async (ctx, _args, opts) => {
     const engine = await transport.open();
     const [{ startServer }, { RateLimiter }, { Faults }] = await Promise.all([
       import('../../server/server.js'),
-      import('../../engine/limits.js'),
-      import('../../engine/faults.js'),
+      import('../../server/limits.js'),
+      import('../../server/faults.js'),
     ]);
     const faults = Faults.parse(ctx.io.env.TPA_FAULT);
     try {

@@ -17,7 +17,7 @@ import {
 import { characterCount, isoDateProblem } from '../../domain/validation.js';
 import { isoSeconds } from '../clock.js';
 import type { EngineContext } from '../context.js';
-import { HttpError, jsonBody, queryWholeNumber, respond, servedLink, type EngineRequest, type EngineResponse } from '../http.js';
+import { HttpError, jsonBody, queryWholeNumber, respond, servedLink, type EngineRequest, type EngineResponse } from '../exchange.js';
 import { newId } from '../ids.js';
 import { CURRENT_CATALOG_VERSION } from '../store/catalog-seed.js';
 import type { Db } from '../store/db.js';

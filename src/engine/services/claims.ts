@@ -24,7 +24,7 @@ import { parseClaimText, type ParsedClaim, type ProviderRole } from '../../domai
 import { centsToAmount, formatCentsGrouped } from '../../domain/money.js';
 import { isoDate, isoSeconds } from '../clock.js';
 import type { EngineContext } from '../context.js';
-import { HttpError, respond, type EngineRequest, type EngineResponse } from '../http.js';
+import { HttpError, respond, type EngineRequest, type EngineResponse } from '../exchange.js';
 import { withIdempotency } from '../idempotency.js';
 import { fhirId, newId } from '../ids.js';
 import { activeContractsFor, contractById, contractTerms, type ContractRow } from '../store/contracts.js';

@@ -7,7 +7,7 @@ import { addBusinessDays, MAX_FUNDING_NOTES, splitPayouts } from '../../domain/s
 import { characterCount } from '../../domain/validation.js';
 import { isoSeconds } from '../clock.js';
 import type { EngineContext } from '../context.js';
-import { HttpError, jsonBody, respond, type EngineRequest, type EngineResponse } from '../http.js';
+import { HttpError, jsonBody, respond, type EngineRequest, type EngineResponse } from '../exchange.js';
 import { withIdempotency } from '../idempotency.js';
 import { newId } from '../ids.js';
 import { appendAudit } from './audit.js';

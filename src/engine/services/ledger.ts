@@ -4,7 +4,7 @@ import { LEDGER_STATUSES } from '../../domain/ledger.js';
 import { centsToAmount, centsToJson } from '../../domain/money.js';
 import { isoDateProblem, npiProblem } from '../../domain/validation.js';
 import type { EngineContext } from '../context.js';
-import { HttpError, JsonText, queryWholeNumber, respond, servedLink, type EngineRequest, type EngineResponse } from '../http.js';
+import { HttpError, JsonText, queryWholeNumber, respond, servedLink, type EngineRequest, type EngineResponse } from '../exchange.js';
 import type { Db } from '../store/db.js';
 import { reference, type Reference } from '../store/reference.js';
 import { encounterById, encounterData, lineProviders, providerByNpi } from './encounters.js';

@@ -4,7 +4,7 @@ import { centsToAmount } from '../../domain/money.js';
 import { ADMIT_TYPES, cptProblem, groupIdProblem, isoDateProblem, npiProblem } from '../../domain/validation.js';
 import { isoDate } from '../clock.js';
 import type { EngineContext } from '../context.js';
-import { HttpError, jsonBody, respond, type EngineRequest, type EngineResponse } from '../http.js';
+import { HttpError, jsonBody, respond, type EngineRequest, type EngineResponse } from '../exchange.js';
 import { activeContractsFor, contractById, isActiveOn, rateOn } from '../store/contracts.js';
 
 export const CONTRACT_ID_FORM = /^ctr_[0-9a-f]{16}$/;

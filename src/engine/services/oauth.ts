@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { isoSeconds } from '../clock.js';
 import type { EngineContext } from '../context.js';
-import { jsonBody, respond, type EngineRequest, type EngineResponse } from '../http.js';
+import { jsonBody, respond, type EngineRequest, type EngineResponse } from '../exchange.js';
 import { newId, sha256 } from '../ids.js';
 import type { Db } from '../store/db.js';
 import { appendAudit } from './audit.js';

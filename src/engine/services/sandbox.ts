@@ -2,7 +2,7 @@
 // how their scripts handle them (`tpa local simulate`). Local engine only; never a route.
 import { centsToAmount, formatCentsGrouped } from '../../domain/money.js';
 import { reconcile, refundAmounts, settledCents, varianceAeobCents } from '../../domain/settlement.js';
-import { ConflictError, NotFoundError } from '../../errors.js';
+import { Conflict, NotFound } from '../errors.js';
 import { isoSeconds } from '../clock.js';
 import type { EngineContext } from '../context.js';
 import { newId } from '../ids.js';
@@ -22,31 +22,31 @@ export function simulate(ctx: EngineContext, scenario: Scenario, encounterId: st
   return db
     .transaction(() => {
       const encounter = encounterById(db, encounterId);
-      if (!encounter) throw new NotFoundError(`no encounter ${encounterId}`);
+      if (!encounter) throw new NotFound(`no encounter ${encounterId}`);
       const s = settlementFor(db, encounterId);
-      if (!s) throw new ConflictError(`encounter ${encounterId} has no settlement: approve its funding first (tpa fund approve ${encounterId})`);
+      if (!s) throw new Conflict(`encounter ${encounterId} has no settlement: approve its funding first (tpa fund approve ${encounterId})`);
       const now = isoSeconds(ctx.clock.now());
       if (scenario === 'settlement-failure') fail(db, s, now);
       else if (scenario === 'refund') refund(db, s, now);
       else if (scenario === 'missing-aeob') {
         if (s.status === 'FAILED' || s.status === 'REFUNDED') {
-          throw new ConflictError(`the transfer ${s.processor_transfer_id} is ${s.status}: nothing of it stays settled to reconcile against an AEOB`);
+          throw new Conflict(`the transfer ${s.processor_transfer_id} is ${s.status}: nothing of it stays settled to reconcile against an AEOB`);
         }
-        if (encounter.aeob_missing) throw new ConflictError(`the AEOB of encounter ${encounterId} is already missing; nothing changed`);
+        if (encounter.aeob_missing) throw new Conflict(`the AEOB of encounter ${encounterId} is already missing; nothing changed`);
         db.prepare('UPDATE encounters SET aeob_missing = 1 WHERE id = ?').run(encounterId);
         appendAudit(db, 'AEOB_MISSING', encounterId, now, { aeob_reference: encounter.aeob_reference });
         // Already reconciled: reconcile again now; otherwise the arrival will find no AEOB.
         if (s.reconciled_at !== null) reconcileSettlement(db, s.id, now);
       } else {
         if (s.status === 'FAILED' || s.status === 'REFUNDED') {
-          throw new ConflictError(`the transfer ${s.processor_transfer_id} is ${s.status}: nothing of it stays settled to reconcile against an AEOB`);
+          throw new Conflict(`the transfer ${s.processor_transfer_id} is ${s.status}: nothing of it stays settled to reconcile against an AEOB`);
         }
         // The AEOB states 12.34 less than the benefit, but never a negative amount.
         const benefitCents = encounterData(encounter).adjudication.totals.benefitCents;
         const adjustmentCents = varianceAeobCents(benefitCents, SIMULATED_AEOB_VARIANCE_CENTS) - benefitCents;
         // Once stated, the AEOB is what it is: simulating it again changes nothing to reconcile.
         if (encounter.aeob_adjustment_cents === adjustmentCents && adjustmentCents !== 0) {
-          throw new ConflictError(`the AEOB of encounter ${encounterId} already states the variance; nothing changed`);
+          throw new Conflict(`the AEOB of encounter ${encounterId} already states the variance; nothing changed`);
         }
         db.prepare('UPDATE encounters SET aeob_adjustment_cents = ? WHERE id = ?').run(adjustmentCents, encounterId);
         appendAudit(db, 'AEOB_VARIANCE', encounterId, now, {
@@ -67,7 +67,7 @@ export function simulate(ctx: EngineContext, scenario: Scenario, encounterId: st
  * the history says so, and the ledger goes back to ADJUDICATED, from where it can be funded again.
  */
 function fail(db: Db, s: SettlementRow, now: string): void {
-  if (s.status !== 'INITIATED') throw new ConflictError(`the transfer is ${s.status}; a failure can be simulated only while it is INITIATED`);
+  if (s.status !== 'INITIATED') throw new Conflict(`the transfer is ${s.status}; a failure can be simulated only while it is INITIATED`);
   db.prepare(`UPDATE settlements SET status = 'FAILED', failed_at = ? WHERE id = ?`).run(now, s.id);
   // No money moved, so the processor charged nothing and no provider was paid (issue 22).
   db.prepare(`UPDATE payouts SET payout_status = 'FAILED', fee_cents = 0 WHERE settlement_id = ?`).run(s.id);
@@ -88,7 +88,7 @@ function fail(db: Db, s: SettlementRow, now: string): void {
  */
 function refund(db: Db, s: SettlementRow, now: string): void {
   if (s.status !== 'COMPLETED')
-    throw new ConflictError(`the transfer is ${s.status}; a refund can be simulated only once it is COMPLETED (try: tpa local clock advance 3d)`);
+    throw new Conflict(`the transfer is ${s.status}; a refund can be simulated only once it is COMPLETED (try: tpa local clock advance 3d)`);
   const payouts = db.prepare('SELECT amount_cents AS amountCents, fee_cents AS feeCents FROM payouts WHERE settlement_id = ?').all(s.id) as {
     amountCents: number;
     feeCents: number;

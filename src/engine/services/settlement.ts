@@ -7,7 +7,7 @@ import { payoutNetCents, reconcile, settledCents } from '../../domain/settlement
 import { centsToAmount, formatCentsGrouped } from '../../domain/money.js';
 import { isoSeconds } from '../clock.js';
 import type { EngineContext } from '../context.js';
-import { respond, type EngineRequest, type EngineResponse } from '../http.js';
+import { respond, type EngineRequest, type EngineResponse } from '../exchange.js';
 import { inWriteTransaction, type Db } from '../store/db.js';
 import { addHistory, addStatus, encounterById, encounterData, type EncounterRow } from './encounters.js';
 

@@ -7,7 +7,7 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type Database from 'better-sqlite3';
-import { AuthError, UsageError } from '../../errors.js';
+import { DatabaseKeyError, InvalidInput, UnusableDatabase } from '../errors.js';
 
 export const CIPHER_PACKAGE = 'better-sqlite3-multiple-ciphers';
 export const DATABASE_KEY_BYTES = 32;
@@ -45,11 +45,11 @@ export function databaseFileState(file: string): DatabaseFileState {
   }
 }
 
-/** A key given as text (TPA_DB_KEY): 64 hexadecimal digits, or a usage error naming where it came from. */
+/** A key given as text (TPA_DB_KEY): 64 hexadecimal digits, or an error naming where it came from. */
 export function parseDatabaseKey(text: string, source: string): Buffer {
   const trimmed = text.trim();
   if (!/^[0-9a-fA-F]{64}$/.test(trimmed)) {
-    throw new UsageError(`${source} must be 64 hexadecimal digits (a 256-bit key; e.g. from: openssl rand -hex 32)`);
+    throw new InvalidInput(`${source} must be 64 hexadecimal digits (a 256-bit key; e.g. from: openssl rand -hex 32)`);
   }
   return Buffer.from(trimmed, 'hex');
 }
@@ -57,14 +57,14 @@ export function parseDatabaseKey(text: string, source: string): Buffer {
 type DatabaseConstructor = typeof Database;
 let cipherDriver: DatabaseConstructor | undefined;
 
-/** better-sqlite3-multiple-ciphers, loaded on first use; missing, a usage error saying how to get it. */
+/** better-sqlite3-multiple-ciphers, loaded on first use; missing, an error saying how to get it. */
 export function cipherSqlite(): DatabaseConstructor {
   if (cipherDriver) return cipherDriver;
   try {
     cipherDriver = createRequire(import.meta.url)(CIPHER_PACKAGE) as DatabaseConstructor;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') throw err;
-    throw new UsageError(`an encrypted database needs the package ${CIPHER_PACKAGE}, which is not installed`, {
+    throw new UnusableDatabase(`an encrypted database needs the package ${CIPHER_PACKAGE}, which is not installed`, {
       hint: `try: npm install ${CIPHER_PACKAGE}`,
     });
   }
@@ -100,14 +100,14 @@ function cipherSettings(db: Database.Database): void {
   db.pragma('hmac_use = 0');
 }
 
-/** The message for an encrypted database that no key, or a wrong one, opens (exit 5). */
-export function keyProblem(file: string, given: boolean): AuthError {
+/** The message for an encrypted database that no key, or a wrong one, opens. */
+export function keyProblem(file: string, given: boolean): DatabaseKeyError {
   return given
-    ? new AuthError(`the local database ${file} is encrypted, and the key given does not open it (or the file is damaged)`, {
+    ? new DatabaseKeyError(`the local database ${file} is encrypted, and the key given does not open it (or the file is damaged)`, {
         code: 'database_key_wrong',
         hint: 'check TPA_DB_KEY, or unset it to use the key kept in the keychain',
       })
-    : new AuthError(`the local database ${file} is encrypted (or it is not a tpa database), and no key for it was found`, {
+    : new DatabaseKeyError(`the local database ${file} is encrypted (or it is not a tpa database), and no key for it was found`, {
         code: 'database_key_missing',
         hint: 'set TPA_DB_KEY to its key (64 hexadecimal digits), or use the account whose keychain holds it',
       });

@@ -2,7 +2,7 @@
 import Database from 'better-sqlite3';
 import { chmodSync, closeSync, existsSync, fchmodSync, mkdirSync, openSync, rmSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { ConflictError, UsageError } from '../../errors.js';
+import { Conflict, UnusableDatabase } from '../errors.js';
 import { applyDatabaseKey, cipherSqlite, databaseFileState, encryptInPlace, keyProblem } from './cipher.js';
 import { engineNow } from '../clock.js';
 import { MIGRATIONS } from './migrations.js';
@@ -98,8 +98,8 @@ function privateDatabaseFiles(file: string): void {
   }
 }
 
-function newerDatabase(file: string, version: number): UsageError {
-  return new UsageError(
+function newerDatabase(file: string, version: number): UnusableDatabase {
+  return new UnusableDatabase(
     `the local database ${file} was written by a newer tpa (schema version ${version}; this tpa knows ${SCHEMA_VERSION}): upgrade tpa to use it; it was not changed`,
   );
 }
@@ -310,7 +310,7 @@ export function encryptDatabase(file: string, key: Buffer): void {
     db.pragma('busy_timeout = 5000');
     db.pragma('wal_checkpoint(TRUNCATE)');
     if (db.pragma('journal_mode = DELETE', { simple: true }) !== 'delete') {
-      throw new ConflictError(`the local database ${file} is in use by another process (tpa local serve?): stop it, then encrypt; nothing was changed`);
+      throw new Conflict(`the local database ${file} is in use by another process (tpa local serve?): stop it, then encrypt; nothing was changed`);
     }
     encryptInPlace(db, key);
     db.pragma('journal_mode = WAL');

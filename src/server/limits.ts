@@ -3,7 +3,7 @@
 // valid key counts, refused ones included; a request without one counts against its address
 // (README "Over the wire: choices"), so every answer carries the X-RateLimit-* headers. Windows run
 // on real time: limits are about traffic.
-import type { CallerEnvironment } from './services/keys.js';
+import type { CallerEnvironment } from '../engine/services/keys.js';
 
 export interface Tier {
   /** Requests per minute per key. */

@@ -1,7 +1,7 @@
 // Sandbox triggers for the unhappy paths of the wire (README "Sandbox triggers"): TPA_FAULT names
 // faults for requests whose path contains a given part, so that scripts and tests see what a retry
-// or a recovery does. The same grammar in-process (src/client/local.ts) and in `tpa local serve`
-// (src/server/server.ts):
+// or a recovery does. The same grammar in `tpa local serve` (server.ts) and in-process
+// (src/client/local.ts borrows it from here, so that a fault acts alike on both transports):
 //   TPA_FAULT=<fault>[*<count>]:<path part>[,<fault>...]
 //   lose-response   the request is processed, then the connection drops before the answer
 //   drop            the connection drops before the request is processed (nothing happens)
@@ -12,8 +12,8 @@
 //   approved-elsewhere  for a fund approval: another approval of the encounter, with another
 //                   authorization code, lands first; then the connection drops before the answer
 // `*<count>`: only the first <count> matching requests (of the process, or of the server's life).
-import { UsageError } from '../errors.js';
-import type { EngineResponse } from './http.js';
+import { InvalidInput } from '../engine/errors.js';
+import type { EngineResponse } from '../engine/exchange.js';
 
 export type FaultKind =
   | { kind: 'lose-response' }
@@ -39,7 +39,7 @@ export class Faults {
     const rules = text.split(',').map((part): Rule => {
       const m = /^\s*(lose-response|drop|approved-elsewhere|error-(5\d\d)|slow-(\d+)|late-(\d+))(?:\*(\d+))?:(\S+)\s*$/.exec(part);
       if (!m) {
-        throw new UsageError(
+        throw new InvalidInput(
           `TPA_FAULT: "${part.trim()}" is not a fault: use lose-response, drop, approved-elsewhere, error-503, slow-2000 or late-2000, an optional *count, then :<path part>`,
         );
       }
