@@ -9,7 +9,8 @@ import { centsToAmount, formatCents, formatCentsGrouped, jsonNumberToCents, MAX_
 import { MAX_FUNDING_NOTES, splitPayouts, type PayoutShare } from '../../domain/settlement.js';
 import { characterCount } from '../../domain/validation.js';
 import { ConflictError, EXIT, NetworkError, NotFoundError, TpaError, UsageError, ValidationFailed } from '../../errors.js';
-import { approvalOf, FundHistory, fundingOf, withTransfers } from '../../client/fund-history.js';
+import { FundHistory, withTransfers } from '../../client/fund-history.js';
+import { approvalOf, fundingOf } from '../../domain/funding.js';
 import type { CommandOutput, TableTools } from '../../render/output.js';
 import type { Handler } from '../action.js';
 import type { Context } from '../context.js';
