@@ -8,7 +8,6 @@ import { registerClaim } from './commands/claim.js';
 import { registerCompletion } from './commands/completion.js';
 import { registerConfig } from './commands/config.js';
 import { registerDemo } from './commands/demo.js';
-import { registerFund } from './commands/fund.js';
 import { registerLedger } from './commands/ledger.js';
 import { registerLocal } from './commands/local.js';
 import { registerRatesheet } from './commands/ratesheet.js';
@@ -38,7 +37,12 @@ const ROOT: Root[] = [
     load: () => import('./commands/lookup/index.js'),
   },
   { kind: 'legacy', name: 'claim', description: 'FHIR R4 claims: make a template, validate, submit, poll for the adjudication', register: registerClaim },
-  { kind: 'legacy', name: 'fund', description: 'approve the release of funds for an adjudicated encounter (irreversible; asks first)', register: registerFund },
+  {
+    kind: 'noun',
+    name: 'fund',
+    description: 'approve the release of funds for an adjudicated encounter (irreversible; asks first)',
+    load: () => import('./commands/fund/index.js'),
+  },
   { kind: 'legacy', name: 'settlement', description: 'transfer status, per-provider payouts and AEOB reconciliation', register: registerSettlement },
   { kind: 'legacy', name: 'ledger', description: "the encounter ledger: list with filters, or one encounter's full history", register: registerLedger },
   {

@@ -11,7 +11,7 @@
 // again, and never sent again by the same run (funding it anew needs a new confirmation).
 //
 // The confirmed plan is sealed in the journal with a keyed MAC (HMAC-SHA256 of its canonical JSON)
-// whose key is the approver's, kept outside the journal (cli/payment-run.ts says where): a journal
+// whose key is the approver's, kept outside the journal (cli/commands/fund/run.ts says where): a journal
 // whose plan was changed since (an encounter added, an amount or a code changed) is refused before
 // anything is sent, since funding it would fund what nobody reviewed.
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';

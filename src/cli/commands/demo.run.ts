@@ -12,7 +12,7 @@ import { EXIT, TpaError } from '../../errors.js';
 import type { Handler } from '../action.js';
 import { claimTemplate } from '../claim-template.js';
 import { terminalWidth } from '../io.js';
-import { reviewPayouts } from './fund.run.js';
+import { reviewPayouts } from './fund/review.js';
 
 const FACILITY = { npi: '1234567893', group: 'GRP-1001', name: 'Riverside Surgery Center' };
 const cents = (v: number | null | undefined) => (v === null || v === undefined ? NaN : (jsonNumberToCents(v) ?? NaN));
