@@ -7,7 +7,6 @@ import { registerAuth, registerHealth } from './commands/auth.js';
 import { registerClaim } from './commands/claim.js';
 import { registerCompletion } from './commands/completion.js';
 import { registerConfig } from './commands/config.js';
-import { registerDemo } from './commands/demo.js';
 import { registerLedger } from './commands/ledger.js';
 import { registerLocal } from './commands/local.js';
 import { registerRatesheet } from './commands/ratesheet.js';
@@ -61,7 +60,12 @@ const ROOT: Root[] = [
   },
   { kind: 'legacy-root', name: 'api', description: '', register: registerApi },
   { kind: 'legacy-root', name: 'health', description: '', register: registerHealth },
-  { kind: 'legacy-root', name: 'demo', description: '', register: registerDemo },
+  {
+    kind: 'verb',
+    name: 'demo',
+    description: 'the whole lifecycle on a scratch embedded engine, narrated step by step',
+    load: () => import('./commands/demo/index.js'),
+  },
   { kind: 'legacy-root', name: 'completion', description: '', register: registerCompletion },
 ];
 
