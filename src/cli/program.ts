@@ -6,8 +6,6 @@ import { registerApi } from './commands/api.js';
 import { registerAuth, registerHealth } from './commands/auth.js';
 import { registerCompletion } from './commands/completion.js';
 import { registerConfig } from './commands/config.js';
-import { registerDemo } from './commands/demo.js';
-import { registerFund } from './commands/fund.js';
 import { registerLocal } from './commands/local.js';
 import { registerRatesheet } from './commands/ratesheet.js';
 import { OUTPUT_FORMATS } from './formats.js';
@@ -41,7 +39,12 @@ const ROOT: Root[] = [
     description: 'FHIR R4 claims: make a template, validate, submit, poll for the adjudication',
     load: () => import('./commands/claim/index.js'),
   },
-  { kind: 'legacy', name: 'fund', description: 'approve the release of funds for an adjudicated encounter (irreversible; asks first)', register: registerFund },
+  {
+    kind: 'noun',
+    name: 'fund',
+    description: 'approve the release of funds for an adjudicated encounter (irreversible; asks first)',
+    load: () => import('./commands/fund/index.js'),
+  },
   {
     kind: 'noun',
     name: 'settlement',
@@ -70,7 +73,12 @@ const ROOT: Root[] = [
   },
   { kind: 'legacy-root', name: 'api', description: '', register: registerApi },
   { kind: 'legacy-root', name: 'health', description: '', register: registerHealth },
-  { kind: 'legacy-root', name: 'demo', description: '', register: registerDemo },
+  {
+    kind: 'verb',
+    name: 'demo',
+    description: 'the whole lifecycle on a scratch embedded engine, narrated step by step',
+    load: () => import('./commands/demo/index.js'),
+  },
   { kind: 'legacy-root', name: 'completion', description: '', register: registerCompletion },
 ];
 

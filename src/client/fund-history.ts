@@ -4,6 +4,7 @@
 // `fund approve` or payment run finds out what happened and records it.
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
+import { resolveLostAnswer } from '../domain/funding.js';
 import type { TpaClient } from './client.js';
 import { Journal, type JournalRecord } from './journal.js';
 import type { LedgerDetail, SettlementRecord } from './types.js';
@@ -22,37 +23,6 @@ export interface ApprovalRecord {
   outcome: HistoryOutcome;
   processor_transfer_id: string | null;
   message: string | null;
-}
-
-/**
- * The fund release a ledger entry shows since its last failed or refunded transfer (those before
- * it no longer fund the encounter): its authorization code and its transfer; undefined if none.
- */
-export function fundingOf(detail: LedgerDetail): { reference: string | null; transfer: string | null } | undefined {
-  let ended = -1;
-  detail.entries.forEach((e, i) => {
-    if (e.type === 'SETTLEMENT_FAILED' || e.type === 'SETTLEMENT_REFUNDED') ended = i;
-  });
-  const current = detail.entries.slice(ended + 1);
-  const funding = current.find((e) => e.type === 'FUNDING_APPROVED');
-  return funding ? { reference: funding.reference, transfer: current.find((e) => e.type === 'SETTLEMENT_INITIATED')?.reference ?? null } : undefined;
-}
-
-/**
- * The fund release the ledger shows with this authorization code, whether or not it still funds the
- * encounter (an authorization code is never used twice): its transfer, and whether that transfer has
- * since FAILED or been REFUNDED; undefined if the ledger has no approval with this code.
- */
-export function approvalOf(detail: LedgerDetail, authorizationCode: string): { transfer: string | null; ended: boolean } | undefined {
-  const at = detail.entries.findIndex((e) => e.type === 'FUNDING_APPROVED' && e.reference === authorizationCode);
-  if (at < 0) return undefined;
-  const after = detail.entries.slice(at + 1);
-  const next = after.findIndex((e) => e.type === 'FUNDING_APPROVED');
-  const own = next < 0 ? after : after.slice(0, next);
-  return {
-    transfer: own.find((e) => e.type === 'SETTLEMENT_INITIATED')?.reference ?? null,
-    ended: own.some((e) => e.type === 'SETTLEMENT_FAILED' || e.type === 'SETTLEMENT_REFUNDED'),
-  };
 }
 
 export function historyPath(dataDir: string): string {
@@ -96,24 +66,25 @@ export class FundHistory {
 
   /**
    * Settles the approvals of `records` (as `read` gave them) of an encounter left UNKNOWN, from the
-   * encounter's ledger: an approval the ledger shows with its authorization code happened (APPROVED,
-   * with its transfer, even if that transfer has failed or been refunded since: `withTransfers` then
-   * shows it OWED or ENDED); one it does not show did not.
+   * encounter's ledger, by the rule after a lost answer (resolveLostAnswer): an approval the ledger
+   * shows with its authorization code happened (APPROVED, with its transfer, even if that transfer
+   * has failed or been refunded since: `withTransfers` then shows it OWED or ENDED); one it does not
+   * show did not.
    */
   resolve(records: readonly ApprovalRecord[], encounterId: string, detail: LedgerDetail): string[] {
     const notes: string[] = [];
     for (const a of records) {
       if (a.encounter_id !== encounterId || a.outcome !== 'UNKNOWN') continue;
-      const mine = approvalOf(detail, a.authorization_code);
-      if (mine) {
-        this.end(a.id, 'APPROVED', mine.transfer, 'found in the ledger after the answer was lost');
+      const found = resolveLostAnswer(detail, a.authorization_code);
+      if (found.approval === 'happened') {
+        this.end(a.id, 'APPROVED', found.transfer, 'found in the ledger after the answer was lost');
         notes.push(
-          `the earlier approval ${a.authorization_code} of ${encounterId}, whose answer was lost, did happen (transfer ${mine.transfer ?? 'unknown'})` +
-            (mine.ended ? '; that transfer has since failed or been refunded: the encounter is owed again' : ''),
+          `the earlier approval ${a.authorization_code} of ${encounterId}, whose answer was lost, did happen (transfer ${found.transfer ?? 'unknown'})` +
+            (found.ended ? '; that transfer has since failed or been refunded: the encounter is owed again' : ''),
         );
         continue;
       }
-      const fundedBy = fundingOf(detail)?.reference ?? null;
+      const fundedBy = found.approval === 'did-not-happen' ? (found.fundedBy?.reference ?? null) : null;
       this.end(a.id, 'FAILED', null, fundedBy ? `not this approval: the ledger shows ${fundedBy}` : 'the ledger shows no fund release from it');
     }
     return notes;
@@ -122,6 +93,40 @@ export class FundHistory {
   close(): void {
     this.journal.close();
   }
+}
+
+/** An approval about to be sent, as its record in the history names it. */
+export type ApprovalSent = Omit<ApprovalRecord, 'id' | 'at' | 'outcome' | 'processor_transfer_id' | 'message'>;
+
+/** What an approval's record ends with; undefined while what became of it is not known (it stays UNKNOWN). */
+export type RecordEnd = { outcome: Exclude<HistoryOutcome, 'UNKNOWN'>; transfer: string | null; message?: string } | undefined;
+
+/**
+ * Sends one approval with its record in this machine's history (`tpa fund approve` and a payment
+ * run alike): the record is on the disk before `send` runs, so that an approval whose answer is lost
+ * is still listed, and it ends as `ended` says of what `send` answered or threw (thrown on). Without
+ * a history (a run with none), only sends.
+ */
+export async function sendRecorded<T>(
+  history: { log: FundHistory; profile: string; environment: string } | undefined,
+  approval: Omit<ApprovalSent, 'profile' | 'environment'>,
+  send: () => Promise<T>,
+  ended: (result: { answer: T } | { error: unknown }) => RecordEnd,
+): Promise<T> {
+  if (!history) return send();
+  const log = history.log;
+  const id = log.begin({ profile: history.profile, environment: history.environment, ...approval });
+  let answer: T;
+  try {
+    answer = await send();
+  } catch (error) {
+    const end = ended({ error });
+    if (end) log.end(id, end.outcome, end.transfer, end.message);
+    throw error;
+  }
+  const end = ended({ answer });
+  if (end) log.end(id, end.outcome, end.transfer, end.message);
+  return answer;
 }
 
 /**

@@ -11,16 +11,17 @@
 // again, and never sent again by the same run (funding it anew needs a new confirmation).
 //
 // The confirmed plan is sealed in the journal with a keyed MAC (HMAC-SHA256 of its canonical JSON)
-// whose key is the approver's, kept outside the journal (cli/payment-run.ts says where): a journal
+// whose key is the approver's, kept outside the journal (cli/commands/fund/run.ts says where): a journal
 // whose plan was changed since (an encounter added, an amount or a code changed) is refused before
 // anything is sent, since funding it would fund what nobody reviewed.
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { AUDIT_HEAD_HEADER, parseAuditHead, type AuditHead } from '../domain/audit.js';
 import { canonicalJson } from '../domain/canonical.js';
+import { fundingOf, resolveLostAnswer, type Funding } from '../domain/funding.js';
 import { centsToAmount, jsonNumberToCents } from '../domain/money.js';
 import { ConflictError, EXIT, NetworkError, TpaError } from '../errors.js';
 import type { TpaClient } from './client.js';
-import { approvalOf, FundHistory, fundingOf } from './fund-history.js';
+import { FundHistory, sendRecorded, type RecordEnd } from './fund-history.js';
 import { Journal, type JournalRecord } from './journal.js';
 import { JournalLock } from './journal-lock.js';
 import { pacingWaitMs } from './pages.js';
@@ -103,11 +104,6 @@ export function planRun(items: readonly LedgerItem[], filters: LedgerFilters, pr
     idempotency_key: randomUUID(),
   }));
   return { created_at: new Date().toISOString(), filters, prefix, total_cents: encounters.reduce((sum, e) => sum + e.amount_cents, 0), encounters };
-}
-
-/** Whether the ledger shows a fund release of the encounter now, and whose (fundingOf, read from the service). */
-export async function currentFunding(client: TpaClient, encounterId: string): Promise<{ reference: string | null; transfer: string | null } | undefined> {
-  return fundingOf((await client.ledgerDetail(encounterId)).body);
 }
 
 /** The seal of a confirmed plan: HMAC-SHA256 of its canonical JSON under the approver's key. */
@@ -289,11 +285,8 @@ export async function executeRun(
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const result: RunResult = { outcomes: [], approvedCents: 0, owedCents: 0, exitCode: EXIT.OK };
   let firstFailure: TpaError | undefined;
-  const sent = new Map<string, string>();
   const record = (o: ApprovalOutcome, fresh: boolean) => {
     if (fresh) journal.outcome(o);
-    const hid = sent.get(o.encounter_id);
-    if (hid && o.status !== 'OWED') options.history?.log.end(hid, o.status, o.processor_transfer_id, o.message);
     result.outcomes.push(o);
     if (o.status === 'APPROVED') result.approvedCents += jsonNumberToCents(o.amount)!;
     if (o.status === 'OWED') result.owedCents += jsonNumberToCents(o.amount)!;
@@ -323,18 +316,17 @@ export async function executeRun(
       if (journal.unanswered.has(e.encounter_id)) {
         const detail = (await client.ledgerDetail(e.encounter_id)).body;
         if (options.history) options.history.log.resolve(pending, e.encounter_id, detail);
-        // This run's approval, found by its authorization code even when its transfer has failed
-        // or been refunded since: it happened, so it is never sent again (owed again if it ended).
-        const mine = approvalOf(detail, e.authorization_code);
-        if (mine) {
-          const approved: ApprovalOutcome = { ...base, status: 'APPROVED', processor_transfer_id: mine.transfer };
+        const found = resolveLostAnswer(detail, e.authorization_code);
+        // This run's approval, found even when its transfer has failed or been refunded since: it
+        // happened, so it is never sent again (owed again if it ended).
+        if (found.approval === 'happened') {
+          const approved: ApprovalOutcome = { ...base, status: 'APPROVED', processor_transfer_id: found.transfer };
           journal.outcome(approved);
           record(await asTheLedgerHasIt(client, approved, detail), false);
           continue;
         }
-        const found = fundingOf(detail);
-        if (found) {
-          record(fromLedger(base, found), true);
+        if (found.approval === 'did-not-happen' && found.fundedBy) {
+          record(fundedByAnother(base, found.fundedBy), true);
           continue;
         }
         options.onNote?.(
@@ -344,52 +336,39 @@ export async function executeRun(
       const wait = pausedUntil - Date.now();
       if (wait > 0) await sleep(wait);
       journal.sending(e.encounter_id);
-      if (options.history) {
-        const h = options.history;
-        const hid = h.log.begin({
-          profile: h.profile,
-          environment: h.environment,
-          encounter_id: e.encounter_id,
-          amount: centsToAmount(e.amount_cents),
-          authorization_code: e.authorization_code,
-        });
-        sent.set(e.encounter_id, hid);
-      }
-      let approved;
-      try {
-        approved = await client.approveFunding(
-          { encounter_id: e.encounter_id, amount: centsToAmount(e.amount_cents), authorization_code: e.authorization_code },
-          e.idempotency_key,
-        );
-      } catch (err) {
-        // A lost answer or a 5xx: never resent blind; the ledger says whether it happened.
-        if (!(err instanceof NetworkError)) throw err;
-        const found = await currentFunding(client, e.encounter_id).catch(() => {
+      const send = async (): Promise<ApprovalOutcome> => {
+        let approved;
+        try {
+          approved = await client.approveFunding(base, e.idempotency_key);
+        } catch (err) {
+          // A lost answer or a 5xx: never resent blind; the ledger says whether it happened.
+          if (!(err instanceof NetworkError)) throw err;
+          const read = await client.ledgerDetail(e.encounter_id).then(
+            (r) => r.body,
+            () => 'unreadable' as const,
+          );
+          const found = resolveLostAnswer(read, e.authorization_code);
+          if (found.approval === 'happened') return { ...base, status: 'APPROVED', processor_transfer_id: found.transfer };
+          if (found.approval === 'did-not-happen' && found.fundedBy) return fundedByAnother(base, found.fundedBy);
+          // Not found, or not known: the run stops; resumed, it asks the ledger again before sending.
           throw err;
-        });
-        if (!found) throw err;
-        record(fromLedger(base, found), true);
-        continue;
-      }
-      const pace = pacingWaitMs(approved.headers, Date.now());
-      if (pace > 0) pausedUntil = Date.now() + pace;
-      const head = parseAuditHead(approved.headers[AUDIT_HEAD_HEADER]);
-      if (head) result.auditHead = head;
-      record({ ...base, status: 'APPROVED', processor_transfer_id: approved.body.processor_transfer_id, ...(head ? { audit_head: head } : {}) }, true);
+        }
+        const pace = pacingWaitMs(approved.headers, Date.now());
+        if (pace > 0) pausedUntil = Date.now() + pace;
+        const head = parseAuditHead(approved.headers[AUDIT_HEAD_HEADER]);
+        if (head) result.auditHead = head;
+        return { ...base, status: 'APPROVED', processor_transfer_id: approved.body.processor_transfer_id, ...(head ? { audit_head: head } : {}) };
+      };
+      record(await sendRecorded(options.history, base, send, (r) => recordEnd('answer' in r ? r.answer : outcomeOfError(base, r.error))), true);
     } catch (err) {
       if (!(err instanceof TpaError)) throw err;
       if (stopsTheJob(err)) {
         result.stopped = err;
         break;
       }
-      // Funded meanwhile by someone else: skipped, with the transfer that funds it.
-      const previous = (err.body as { previous_processor_transfer_id?: string } | undefined)?.previous_processor_transfer_id;
-      if (err instanceof ConflictError && previous) {
-        record({ ...base, status: 'SKIPPED', processor_transfer_id: previous, message: 'already funded' }, true);
-        continue;
-      }
-      firstFailure ??= err;
-      record({ ...base, status: 'FAILED', processor_transfer_id: null, message: err.message }, true);
+      const o = outcomeOfError(base, err)!;
+      if (o.status === 'FAILED') firstFailure ??= err;
+      record(o, true);
     }
   }
   // Owed again: the run did not do what it was confirmed for (DESIGN.md: a wrong state, exit 4).
@@ -425,17 +404,29 @@ async function asTheLedgerHasIt(client: TpaClient, done: ApprovalOutcome, read?:
   };
 }
 
-/** An approval the ledger settled: this run's (its authorization code) or someone else's. */
-function fromLedger(
-  base: Omit<ApprovalOutcome, 'status' | 'processor_transfer_id'>,
-  found: { reference: string | null; transfer: string | null },
-): ApprovalOutcome {
-  return found.reference === base.authorization_code
-    ? { ...base, status: 'APPROVED', processor_transfer_id: found.transfer }
-    : {
-        ...base,
-        status: 'SKIPPED',
-        processor_transfer_id: found.transfer,
-        message: `funded by another approval (authorization ${found.reference ?? 'unknown'})`,
-      };
+/** An encounter that another approval funds: skipped, with the transfer that funds it. */
+function fundedByAnother(base: Omit<ApprovalOutcome, 'status' | 'processor_transfer_id'>, found: Funding): ApprovalOutcome {
+  return {
+    ...base,
+    status: 'SKIPPED',
+    processor_transfer_id: found.transfer,
+    message: `funded by another approval (authorization ${found.reference ?? 'unknown'})`,
+  };
+}
+
+/**
+ * The outcome of an approval that failed with `err`: SKIPPED when the encounter was funded meanwhile
+ * by someone else (the service names the transfer that funds it), FAILED otherwise; undefined for an
+ * error that stops the run (or is not the service's), whose approval is left to the next attempt.
+ */
+function outcomeOfError(base: Omit<ApprovalOutcome, 'status' | 'processor_transfer_id'>, err: unknown): ApprovalOutcome | undefined {
+  if (!(err instanceof TpaError) || stopsTheJob(err)) return undefined;
+  const previous = (err.body as { previous_processor_transfer_id?: string } | undefined)?.previous_processor_transfer_id;
+  if (err instanceof ConflictError && previous) return { ...base, status: 'SKIPPED', processor_transfer_id: previous, message: 'already funded' };
+  return { ...base, status: 'FAILED', processor_transfer_id: null, message: err.message };
+}
+
+/** What the history of approvals records of an outcome (an OWED one was recorded when it was approved). */
+function recordEnd(o: ApprovalOutcome | undefined): RecordEnd {
+  return o && o.status !== 'OWED' ? { outcome: o.status, transfer: o.processor_transfer_id, ...(o.message ? { message: o.message } : {}) } : undefined;
 }

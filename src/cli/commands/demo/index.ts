@@ -1,28 +1,38 @@
-// Handler of `tpa demo` (declared in demo.ts): the whole lifecycle, narrated, on a scratch copy of
-// the embedded engine: fixtures, blind and full lookup, a multi-provider encounter submitted and
-// adjudicated, the fund release with its review, the settlement arriving a business day later on
-// the engine clock, the reconciled ledger, then a batch of claims and a payment run. Every amount is
-// checked to the cent on the way.
+// tpa demo: the whole lifecycle, narrated, on a scratch copy of the embedded engine: fixtures, blind
+// and full lookup, a multi-provider encounter submitted and adjudicated, the fund release with its
+// review, the settlement arriving a business day later on the engine clock, the reconciled ledger,
+// then a batch of claims and a payment run. Every amount is checked to the cent on the way.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { SettlementRecord } from '../../client/types.js';
-import { formatCentsGrouped, jsonNumberToCents } from '../../domain/money.js';
-import { EXIT, TpaError } from '../../errors.js';
-import type { Handler } from '../action.js';
-import { claimTemplate } from '../../domain/claim-template.js';
-import { terminalWidth } from '../io.js';
-import { reviewPayouts } from './fund.run.js';
+import type { SettlementRecord } from '../../../client/types.js';
+import { formatCentsGrouped, jsonNumberToCents } from '../../../domain/money.js';
+import { EXIT, TpaError } from '../../../errors.js';
+import type { CommandOutput } from '../../../render/output.js';
+import { claimTemplate } from '../../../domain/claim-template.js';
+import type { Context } from '../../context.js';
+import { terminalWidth } from '../../io.js';
+import { verb, type Entry } from '../../verb.js';
+import { reviewPayouts } from '../fund/review.js';
+
+export const demo = verb({
+  name: 'demo',
+  description: 'the whole lifecycle on a scratch embedded engine, narrated step by step',
+  examples: ['tpa demo', 'tpa demo -o json | jq .adjudication'],
+  run: (ctx) => lifecycle(ctx),
+});
+
+export const verbs: readonly Entry[] = [demo];
 
 const FACILITY = { npi: '1234567893', group: 'GRP-1001', name: 'Riverside Surgery Center' };
 const cents = (v: number | null | undefined) => (v === null || v === undefined ? NaN : (jsonNumberToCents(v) ?? NaN));
 
-export const demo: Handler = async (ctx) => {
+async function lifecycle(ctx: Context): Promise<CommandOutput | void> {
   const [{ TpaClient }, { LocalTransport }, { pollClaim }, tools] = await Promise.all([
-    import('../../client/client.js'),
-    import('../../client/local.js'),
-    import('../../client/polling.js'),
-    import('../../render/output.js').then((m) => m.tableTools(ctx.color, terminalWidth(ctx.io.stdout))),
+    import('../../../client/client.js'),
+    import('../../../client/local.js'),
+    import('../../../client/polling.js'),
+    import('../../../render/output.js').then((m) => m.tableTools(ctx.color, terminalWidth(ctx.io.stdout))),
   ]);
   const narrate = ctx.format === 'table';
   const say = (text = '') => narrate && ctx.io.stdout.write(`${text}\n`);
@@ -142,9 +152,9 @@ export const demo: Handler = async (ctx) => {
     batchClaims.forEach((c, i) => writeFileSync(join(folder, `claim-${i + 1}.json`), JSON.stringify(c, null, 2)));
     say(`$ tpa claim submit claims/ --wait        (${batchClaims.length} files; a journal makes a rerun skip what was sent)`);
     const [{ BatchJournal, runClaimBatch }, { claimTexts }, { executeRun, planRun, RunJournal, selectEncounters }] = await Promise.all([
-      import('../../client/claim-batch.js'),
-      import('./claim/submit-sources.js'),
-      import('../../client/payment-run.js'),
+      import('../../../client/claim-batch.js'),
+      import('../claim/submit-sources.js'),
+      import('../../../client/payment-run.js'),
     ]);
     const runBatch = async () => {
       const journal = await BatchJournal.open(join(dir, 'claims.journal'));
@@ -246,4 +256,4 @@ export const demo: Handler = async (ctx) => {
     transport.close();
     rmSync(dir, { recursive: true, force: true });
   }
-};
+}

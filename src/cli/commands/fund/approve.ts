@@ -1,0 +1,275 @@
+// tpa fund approve: the irreversible fund release of one encounter.
+// The approval moves money and cannot be undone: nothing is sent without every value and an
+// explicit confirmation, and after an ambiguous failure the request is never resent blindly: the
+// settlement tells whether it happened.
+import type { TpaClient } from '../../../client/client.js';
+import type { FundHistory } from '../../../client/fund-history.js';
+import type { FundingApproved, LedgerDetail, SettlementRecord } from '../../../client/types.js';
+import { AUDIT_HEAD_HEADER, parseAuditHead, type AuditHead } from '../../../domain/audit.js';
+import { resolveLostAnswer } from '../../../domain/funding.js';
+import { centsToAmount, formatCents, formatCentsGrouped, MAX_AMOUNT_CENTS, parseCents } from '../../../domain/money.js';
+import { MAX_FUNDING_NOTES, type PayoutShare } from '../../../domain/settlement.js';
+import { characterCount } from '../../../domain/validation.js';
+import { ConflictError, NetworkError, NotFoundError, TpaError, ValidationFailed } from '../../../errors.js';
+import type { CommandOutput, TableTools } from '../../../render/output.js';
+import type { Context } from '../../context.js';
+import { terminalWidth } from '../../io.js';
+import { ask, confirm } from '../../prompt.js';
+import { argument, option, verb } from '../../verb.js';
+import { benefitOf, reviewPayouts } from './review.js';
+import { needsWithoutTerminal } from './without-terminal.js';
+
+export const approve = verb({
+  name: 'approve',
+  description: 'release the adjudicated benefit to the providers: a review and a confirmation on a terminal; --yes and every value otherwise',
+  args: { encounterId: argument.required('<encounter_id>', 'the encounter (external_claim_id of the claim)') },
+  options: {
+    amount: option.text('--amount <usd>', 'the amount: must equal the adjudicated benefit (pre-filled on a terminal)'),
+    authCode: option.text('--auth-code <code>', 'authorization code for the audit trail, e.g. AUTH-20260302-ACME-0001'),
+    notes: option.text('--notes <text>', 'internal audit notes, at most 500 characters'),
+    idempotencyKey: option.text('--idempotency-key <key>', 'reuse a key so that a retried approval is recognised (default: a new one)'),
+  },
+  examples: [
+    'tpa fund approve enc_3b302036a412ed8b301f',
+    'tpa fund approve enc_3b302036a412ed8b301f --amount 2280.00 --auth-code AUTH-20260302-ACME-0001 --yes -o json',
+  ],
+  async run(ctx, { encounterId }, opts) {
+    const { amount: amountText, authCode, notes } = opts;
+    if (notes !== undefined && characterCount(notes) > MAX_FUNDING_NOTES)
+      throw new ValidationFailed(`--notes: at most ${MAX_FUNDING_NOTES} characters (got ${characterCount(notes)})`);
+    if (amountText !== undefined && parseCents(amountText) === undefined) {
+      throw new ValidationFailed(`--amount: "${amountText}" is not an amount with at most two decimals, e.g. 2280.00`);
+    }
+    if (amountText !== undefined && parseCents(amountText)! > MAX_AMOUNT_CENTS)
+      throw new ValidationFailed(`--amount: ${amountText} is more than ${formatCentsGrouped(MAX_AMOUNT_CENTS)}, the most one amount may be; nothing was sent`);
+    needsWithoutTerminal(ctx, 'fund approve', { '--amount': amountText, '--auth-code': authCode });
+    const client = await ctx.client();
+    const { FundHistory } = await import('../../../client/fund-history.js');
+    const history = FundHistory.open(ctx.paths.dataDir);
+    try {
+      return await approveOne(ctx, client, history, encounterId, opts);
+    } finally {
+      history.close();
+    }
+  },
+});
+
+/** The answer was lost and the ledger could not be read: nobody can tell whether the approval happened. */
+class OutcomeUnknown extends NetworkError {}
+
+function reviewScreen(t: TableTools, detail: LedgerDetail, payouts: PayoutShare[]): string {
+  const e = detail.encounter;
+  const f = detail.financial_summary;
+  const money = (c: number) => formatCentsGrouped(c);
+  return [
+    t.c.bold(`Fund release for encounter ${e.encounter_number} (${e.id})`),
+    t.keyValues([
+      ['Patient', `${e.patient.name ?? '—'} (${e.patient.member_id})`],
+      ['Provider', `${e.provider.name} (NPI ${e.provider.npi})`],
+      ['Service date', e.service_date],
+      ['Allowed', t.amount(f.allowed_amount)],
+      ['Patient responsibility', t.amount(f.patient_responsibility?.total)],
+      ['Benefit amount', t.c.bold(t.amount(f.payer_responsibility?.total))],
+    ]),
+    t.table(
+      [
+        '#',
+        'Provider',
+        'Role',
+        { header: 'Amount', align: 'right' },
+        { header: 'Fee (2.2% + 0.30)', align: 'right' },
+        { header: 'Net to provider', align: 'right' },
+      ],
+      payouts.map((p) => [
+        String(p.sequence),
+        `${p.providerName} (${p.providerNpi})`,
+        p.providerRole,
+        money(p.amountCents),
+        money(p.feeCents),
+        money(p.netCents),
+      ]),
+    ),
+  ].join('\n');
+}
+
+function suggestAuthCode(detail: LedgerDetail, today: string): string {
+  const org =
+    detail.encounter.payer.id
+      .replace(/^PAYER-/, '')
+      .replace(/[^A-Za-z0-9]/g, '')
+      .toUpperCase() || 'ORG';
+  return `AUTH-${today.replace(/-/g, '')}-${org}-0001`;
+}
+
+/**
+ * After a failure that leaves it unknown whether this approval landed: never resend; read the
+ * ledger, and settle it by the rule after a lost answer (resolveLostAnswer). The encounter was not
+ * funded before this request (checked first), so a FUNDING_APPROVED entry with this request's
+ * authorization code is this approval; another code means someone else's.
+ */
+async function afterAmbiguousFailure(ctx: Context, client: TpaClient, encounterId: string, authCode: string, cause: NetworkError): Promise<FundingApproved> {
+  ctx.note(`the approval request failed without an answer (${cause.message}); it is not resent. Checking whether it happened…`);
+  let detail: LedgerDetail | 'not-found' | 'unreadable';
+  let readError: Error | undefined;
+  try {
+    detail = (await client.ledgerDetail(encounterId)).body;
+  } catch (err) {
+    readError = err as Error;
+    detail = err instanceof NotFoundError ? 'not-found' : 'unreadable';
+  }
+  const found = resolveLostAnswer(detail, authCode);
+  if (found.approval === 'unknown') {
+    throw new OutcomeUnknown(`could not tell whether the approval of ${encounterId} happened (${readError!.message})`, {
+      hint: `check before trying again: tpa ledger show ${encounterId}`,
+    });
+  }
+  if (found.approval === 'did-not-happen') {
+    if (found.fundedBy) {
+      throw new ConflictError(
+        `encounter ${encounterId} was funded by another approval (authorization ${found.fundedBy.reference ?? 'unknown'}), not by this request`,
+        { hint: `see: tpa settlement show ${encounterId}` },
+      );
+    }
+    if (detail === 'not-found')
+      throw new NetworkError(`the approval of ${encounterId} did not happen: ${readError!.message}`, { hint: 'check the encounter id; nothing was funded' });
+    throw new NetworkError(`the approval of ${encounterId} did not happen: the ledger has no fund release`, {
+      hint: 'it is safe to run the same command again',
+    });
+  }
+  const settlement = (await client.settlement(encounterId)).body as SettlementRecord;
+  ctx.note(`the approval did happen: transfer ${found.transfer ?? settlement.processor_transfer_id}, settlement ${settlement.settlement_id}`);
+  return {
+    status: 'APPROVED',
+    processor_transfer_id: settlement.processor_transfer_id,
+    estimated_arrival: settlement.payouts[0]?.expected_arrival ?? '',
+    settlement_record_id: settlement.settlement_id,
+  };
+}
+
+/**
+ * Refuses, before anything is sent, an encounter that is already funded: its latest transfer is on
+ * its way or completed. After a FAILED or REFUNDED transfer the encounter can be approved again:
+ * the transfers that ended so are returned, none of which a new approval may answer with.
+ */
+async function ensureNotFunded(ctx: Context, client: TpaClient, encounterId: string): Promise<Set<string>> {
+  const current = await client.settlement(encounterId);
+  if (current.status === 200) {
+    const s = current.body as SettlementRecord;
+    if (s.status === 'FAILED' || s.status === 'REFUNDED') {
+      ctx.note(
+        `transfer ${s.processor_transfer_id} of encounter ${encounterId} is ${s.status}; this approval starts a new transfer (with a new authorization code)`,
+      );
+      return new Set([s.processor_transfer_id, ...(s.previous_transfers ?? []).map((p) => p.processor_transfer_id)]);
+    }
+    const message = `encounter ${encounterId} is already funded (transfer ${s.processor_transfer_id}); nothing was sent`;
+    throw new ConflictError(message, {
+      code: 'duplicate_approval',
+      body: { error: 'duplicate_approval', message, previous_processor_transfer_id: s.processor_transfer_id, encounter_id: encounterId },
+      hint: `see: tpa settlement show ${encounterId}`,
+    });
+  }
+  return new Set();
+}
+
+async function approveOne(
+  ctx: Context,
+  client: TpaClient,
+  history: FundHistory,
+  id: string,
+  given: { amount?: string | undefined; authCode?: string | undefined; notes?: string | undefined; idempotencyKey?: string | undefined },
+): Promise<CommandOutput> {
+  let { amount: amountText, authCode } = given;
+  const { notes } = given;
+  const { FundHistory, sendRecorded } = await import('../../../client/fund-history.js');
+  // An earlier approval of this encounter from this machine whose answer was lost: the ledger says now what became of it.
+  const records = FundHistory.read(ctx.paths.dataDir);
+  if (records.some((a) => a.encounter_id === id && a.outcome === 'UNKNOWN')) {
+    for (const note of history.resolve(records, id, (await client.ledgerDetail(id)).body)) ctx.note(note);
+  }
+  const ended = await ensureNotFunded(ctx, client, id);
+  if (ctx.canPrompt) {
+    const { tableTools } = await import('../../../render/output.js');
+    const t = await tableTools(ctx.colorErr, terminalWidth(ctx.io.stderr));
+    const detail = (await client.ledgerDetail(id)).body;
+    if (detail.encounter.status !== 'ADJUDICATED') {
+      throw new ConflictError(`encounter ${id} is ${detail.encounter.status}: only an adjudicated claim can be funded; nothing was sent`);
+    }
+    if (benefitOf(detail) === 0) throw new ConflictError(`encounter ${id} has a benefit of 0.00: there is nothing to fund; nothing was sent`);
+    const payouts = reviewPayouts(detail);
+    ctx.io.stderr.write(`${reviewScreen(t, detail, payouts)}\n`);
+    const benefit = formatCents(benefitOf(detail));
+    amountText ??= await ask('Amount to release (USD)', {
+      default: benefit,
+      validate: (v) =>
+        parseCents(v) === undefined
+          ? 'an amount with at most two decimals'
+          : parseCents(v)! === 0
+            ? 'must be more than 0.00'
+            : parseCents(v)! > MAX_AMOUNT_CENTS
+              ? `at most ${formatCentsGrouped(MAX_AMOUNT_CENTS)}`
+              : true,
+    });
+    if (parseCents(amountText) !== benefitOf(detail)) {
+      ctx.note(t.c.yellow(`warning: ${amountText} differs from the adjudicated benefit ${benefit}; the service will refuse it`));
+    }
+    authCode ??= await ask('Authorization code', {
+      default: suggestAuthCode(detail, new Date().toISOString().slice(0, 10)),
+      validate: (v) => (v.trim() === '' ? 'required' : true),
+    });
+    if (!ctx.yes) {
+      await confirm(
+        ctx,
+        `Release $${formatCentsGrouped(parseCents(amountText)!)} to ${payouts.length} provider${payouts.length === 1 ? '' : 's'}? This cannot be undone`,
+      );
+    }
+  }
+  const { randomUUID } = await import('node:crypto');
+  const key = given.idempotencyKey ?? randomUUID();
+  if (ctx.debug) ctx.note(`[debug] Idempotency-Key: ${key}`);
+  const amount = centsToAmount(parseCents(amountText!)!);
+  const authorizationCode = authCode!.trim();
+  const sent = async (): Promise<{ approved: FundingApproved; head?: AuditHead }> => {
+    try {
+      const answer = await client.approveFunding({ encounter_id: id, amount, authorization_code: authorizationCode, ...(notes ? { notes } : {}) }, key);
+      // The service answered with a transfer that already ended: the replay of the earlier approval
+      // that used this Idempotency-Key (its answer is kept and sent again), not a new release.
+      if (ended.has(answer.body.processor_transfer_id)) {
+        throw new ConflictError(
+          `the service answered with transfer ${answer.body.processor_transfer_id}, which already ended (failed or refunded): the Idempotency-Key ${key} was used for that earlier approval, so this one was not sent and nothing moved. Encounter ${id} is still owed`,
+          { code: 'idempotency_key_replayed', hint: `approve it with a new --idempotency-key (or none) and a new --auth-code` },
+        );
+      }
+      const head = parseAuditHead(answer.headers[AUDIT_HEAD_HEADER]);
+      return head ? { approved: answer.body, head } : { approved: answer.body };
+    } catch (err) {
+      // A lost answer or a 5xx (a gateway may have passed the request on) leaves it unknown.
+      if (err instanceof NetworkError) return { approved: await afterAmbiguousFailure(ctx, client, id, authorizationCode, err) };
+      throw err;
+    }
+  };
+  const { approved, head } = await sendRecorded(
+    { log: history, profile: ctx.profileName, environment: ctx.profile().env },
+    { encounter_id: id, amount, authorization_code: authorizationCode },
+    sent,
+    (r) =>
+      'answer' in r
+        ? { outcome: 'APPROVED', transfer: r.answer.approved.processor_transfer_id }
+        : // Still unknown (the ledger could not be read): the record stays UNKNOWN until a later run finds out.
+          r.error instanceof TpaError && !(r.error instanceof OutcomeUnknown)
+          ? { outcome: r.error instanceof ConflictError ? 'SKIPPED' : 'FAILED', transfer: null, message: r.error.message }
+          : undefined,
+  );
+  // The engine's audit head after this release (README "The audit chain"): for the operator to keep elsewhere.
+  return {
+    data: head ? { ...approved, audit_head: head } : approved,
+    table: (t) =>
+      `${t.c.green('✓')} Fund release approved\n` +
+      t.keyValues([
+        ['Transfer', approved.processor_transfer_id],
+        ['Settlement record', approved.settlement_record_id],
+        ['Estimated arrival', approved.estimated_arrival],
+        ...(head ? ([['Audit head', `record ${head.seq} ${head.hash}`]] as [string, string][]) : []),
+        ['Next', `tpa settlement show ${id}`],
+      ]),
+  };
+}

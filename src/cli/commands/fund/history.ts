@@ -1,0 +1,40 @@
+// tpa fund history: the approvals made from this machine, newest last, with their outcomes and
+// what became of each approved transfer (one settlement read per encounter of the active profile).
+import type { TableTools } from '../../../render/output.js';
+import { option, verb } from '../../verb.js';
+
+export const history = verb({
+  name: 'history',
+  description:
+    'the approvals made from this machine (any profile): when, where, encounter, amount, authorization code, outcome, transfer and its status now (read from the settlement: OWED or ENDED once it failed or was refunded); UNKNOWN while an answer lost is not yet found out',
+  options: {
+    from: option.text('--from <date>', 'made on or after (YYYY-MM-DD)'),
+    to: option.text('--to <date>', 'made on or before (YYYY-MM-DD)'),
+  },
+  examples: ['tpa fund history', 'tpa fund history --from 2026-11-23 -o csv'],
+  async run(ctx, _args, { from, to }) {
+    const { FundHistory, withTransfers } = await import('../../../client/fund-history.js');
+    const records = FundHistory.read(ctx.paths.dataDir).filter((a) => (!from || a.at >= from) && (!to || a.at.slice(0, 10) <= to));
+    const rows = await withTransfers(() => ctx.client(), records, ctx.profileName, ctx.note);
+    return {
+      data: rows,
+      items: rows,
+      table: (t: TableTools) =>
+        rows.length === 0
+          ? 'No approvals from this machine.'
+          : t.table(
+              ['When', 'Profile', 'Encounter', { header: 'Amount', align: 'right' }, 'Authorization', 'Outcome', 'Transfer', 'Transfer status'],
+              rows.map((a) => [
+                a.at.replace(/\.\d+Z$/, 'Z'),
+                `${a.profile} (${a.environment})`,
+                a.encounter_id,
+                t.amount(a.amount),
+                a.authorization_code,
+                a.outcome === 'OWED' ? `${t.status('OWED')} (owed again)` : a.outcome === 'ENDED' ? `${t.status('ENDED')} (funded since)` : t.status(a.outcome),
+                a.processor_transfer_id ?? '—',
+                a.transfer_status === null ? (a.outcome === 'APPROVED' ? 'not checked' : '—') : t.status(a.transfer_status),
+              ]),
+            ),
+    };
+  },
+});

@@ -1,0 +1,70 @@
+// A confirmed payment run's approvals, as `tpa fund run` shows them: each outcome as it happens
+// (a row of -o ndjson/csv/json, a note on stderr when it failed or is owed again), then the summary.
+// The runner (client/payment-run.ts) sends them, each exactly once, from the run's journal.
+import { FundHistory } from '../../../client/fund-history.js';
+import { executeRun, type ApprovalOutcome, type RunJournal, type RunPlan } from '../../../client/payment-run.js';
+import { formatCentsGrouped } from '../../../domain/money.js';
+import { tableTools, type CommandOutput } from '../../../render/output.js';
+import { rowWriter } from '../../../render/stream.js';
+import type { Context } from '../../context.js';
+import { terminalWidth } from '../../io.js';
+
+/** Sends what the confirmed plan has left, reports each outcome as it comes, and sums the run up. */
+export async function approveRun(ctx: Context, journal: RunJournal, plan: RunPlan): Promise<CommandOutput> {
+  const client = await ctx.client();
+  const table = ctx.format === 'table';
+  const writer = table ? undefined : rowWriter<ApprovalOutcome>(ctx.format, ctx.io.stdout);
+  const onSignal = () => {
+    ctx.note(`interrupted: the journal says what was approved; continue with: tpa fund run --journal ${journal.path}`);
+    process.exit(130);
+  };
+  process.once('SIGINT', onSignal);
+  let done = 0;
+  let result;
+  let history: FundHistory | undefined;
+  try {
+    history = FundHistory.open(ctx.paths.dataDir);
+    result = await executeRun(client, journal, {
+      history: { log: history, dataDir: ctx.paths.dataDir, profile: ctx.profileName, environment: ctx.profile().env },
+      onOutcome: (o) => {
+        done++;
+        writer?.write([o]);
+        if (o.status === 'FAILED') ctx.note(`${o.encounter_id}: failed: ${o.message ?? ''}`);
+        if (o.status === 'OWED') ctx.note(`${o.encounter_id}: ${o.message ?? 'owed again'}`);
+        if (done % 10 === 0 || done === plan.encounters.length) ctx.progress(`approving: ${done} of ${plan.encounters.length}`);
+      },
+      onNote: (text) => ctx.note(text),
+    });
+  } finally {
+    process.removeListener('SIGINT', onSignal);
+    writer?.end();
+    history?.close();
+  }
+  const counts = { APPROVED: 0, SKIPPED: 0, FAILED: 0, OWED: 0 };
+  for (const o of result.outcomes) counts[o.status]++;
+  const t = await tableTools(table ? ctx.color : ctx.colorErr, terminalWidth(table ? ctx.io.stdout : ctx.io.stderr));
+  const owed = result.owedCents > 0 ? `; ${formatCentsGrouped(result.owedCents)} owed again (transfers FAILED or REFUNDED since approval)` : '';
+  const summary = [
+    t.c.bold(`Payment run ${plan.prefix}: ${formatCentsGrouped(result.approvedCents)} approved of ${formatCentsGrouped(plan.total_cents)}${owed}`),
+    t.keyValues([
+      ['Approved', String(counts.APPROVED)],
+      ['Skipped', String(counts.SKIPPED)],
+      ['Failed', String(counts.FAILED)],
+      ...(counts.OWED > 0 ? ([['Owed again', `${counts.OWED} (${formatCentsGrouped(result.owedCents)})`]] as [string, string][]) : []),
+      ['Not yet sent', String(plan.encounters.length - result.outcomes.length)],
+      ['Journal', journal.path],
+      // The engine's audit head after the last release, for the operator to keep elsewhere (README "The audit chain").
+      ...(result.auditHead ? ([['Audit head', `record ${result.auditHead.seq} ${result.auditHead.hash}`]] as [string, string][]) : []),
+    ]),
+  ].join('\n');
+  if (table) {
+    const rows = result.outcomes.map((o) => [o.authorization_code, o.encounter_id, t.amount(o.amount), t.status(o.status), o.processor_transfer_id ?? '—']);
+    ctx.io.stdout.write(`${t.table(['Authorization', 'Encounter', { header: 'Amount', align: 'right' }, 'Status', 'Transfer'], rows)}\n${summary}\n`);
+  } else ctx.io.stderr.write(`${summary}\n`);
+  if (result.stopped) ctx.note(`stopped: ${result.stopped.message}; continue with: tpa fund run --journal ${journal.path}`);
+  if (counts.OWED > 0)
+    ctx.note(
+      `${counts.OWED} encounter(s) owed again: this run never sends an approval twice. Fund them anew after a review and a confirmation: a new run (tpa fund run --auth-code-prefix <a new prefix>) selects them again, or tpa fund approve <encounter_id>`,
+    );
+  return { exitCode: result.exitCode };
+}

@@ -1,0 +1,167 @@
+// The review of a payment run, before anything is confirmed: the payouts each approval will make,
+// the totals per provider, and with --npi what the same transfers carry to the other providers.
+// Shown on stderr before the confirmation, and as data (every encounter) by `fund run --dry-run`.
+import type { RunPlan } from '../../../client/payment-run.js';
+import { formatCents, formatCentsGrouped } from '../../../domain/money.js';
+import type { ProviderLine } from '../../../domain/report.js';
+import type { PayoutShare } from '../../../domain/settlement.js';
+import type { TableTools } from '../../../render/output.js';
+import type { Context } from '../../context.js';
+import { reviewPayouts } from './review.js';
+
+export interface Review {
+  plan: RunPlan;
+  providers: ProviderLine[];
+  /** Each encounter's payouts, as the approval will make them. */
+  payouts: Map<string, PayoutShare[]>;
+  /** --npi: the provider the selection was made for (the others' payouts ride on the same transfers). */
+  npi?: string;
+}
+
+/** The payouts the approvals will make (the engine's rule, DESIGN.md section 4): per encounter, and the totals per provider. */
+export async function reviewOf(ctx: Context, plan: RunPlan, npi: string | undefined): Promise<Review> {
+  const client = await ctx.client();
+  const totals = new Map<string, ProviderLine>();
+  const byEncounter = new Map<string, PayoutShare[]>();
+  let n = 0;
+  for (const e of plan.encounters) {
+    const payouts: PayoutShare[] = reviewPayouts((await client.ledgerDetail(e.encounter_id)).body);
+    byEncounter.set(e.encounter_id, payouts);
+    for (const p of payouts) {
+      const t = totals.get(p.providerNpi) ?? { npi: p.providerNpi, name: p.providerName, payouts: 0, amountCents: 0, feeCents: 0, netCents: 0 };
+      t.payouts++;
+      t.amountCents += p.amountCents;
+      t.feeCents += p.feeCents;
+      t.netCents += p.netCents;
+      totals.set(p.providerNpi, t);
+    }
+    if (++n % 50 === 0) ctx.progress(`reviewing: ${n} of ${plan.encounters.length} encounters`);
+  }
+  const providers = [...totals.values()].sort((a, b) => b.amountCents - a.amountCents || a.npi.localeCompare(b.npi));
+  return { plan, providers, payouts: byEncounter, ...(npi !== undefined ? { npi } : {}) };
+}
+
+/**
+ * With --npi: funding is per encounter (one approval for its whole benefit), so a run for one
+ * provider releases whole encounters, the other providers' payouts with it. The review says so,
+ * with those payouts, before anything is confirmed (README "Payment runs").
+ */
+function splitByNpi(r: Review, encounterId?: string): { mineCents: number; othersCents: number; others: ProviderLine[] } {
+  const ids = encounterId === undefined ? [...r.payouts.keys()] : [encounterId];
+  let mineCents = 0;
+  let othersCents = 0;
+  for (const id of ids) {
+    for (const p of r.payouts.get(id) ?? []) {
+      if (p.providerNpi === r.npi) mineCents += p.amountCents;
+      else othersCents += p.amountCents;
+    }
+  }
+  return { mineCents, othersCents, others: r.providers.filter((p) => p.npi !== r.npi) };
+}
+
+export function reviewText(t: TableTools, r: Review, rows: number | undefined, heading: string): string {
+  const money = (c: number) => formatCentsGrouped(c);
+  const e = r.plan.encounters;
+  const shown = rows === undefined ? e : e.slice(0, rows);
+  const split = r.npi !== undefined ? splitByNpi(r) : undefined;
+  const lines = [
+    t.c.bold(`${heading}: ${e.length} encounter${e.length === 1 ? '' : 's'}, ${money(r.plan.total_cents)} in all`),
+    ...(split && split.othersCents > 0
+      ? [
+          t.c.yellow(
+            `--npi ${r.npi} selects the encounters it is on, and each approval releases its encounter's whole benefit: ${money(split.mineCents)} to ${r.npi}, and ${money(split.othersCents)} to ${split.others.length} other provider${split.others.length === 1 ? '' : 's'} on the same transfers (below).`,
+          ),
+        ]
+      : []),
+    t.table(
+      [
+        'Provider',
+        { header: 'Payouts', align: 'right' },
+        { header: 'Amount', align: 'right' },
+        { header: 'Fees', align: 'right' },
+        { header: 'Net to provider', align: 'right' },
+      ],
+      r.providers.map((p) => [
+        `${p.name} (${p.npi})${split && p.npi !== r.npi ? ' — another provider' : ''}`,
+        String(p.payouts),
+        money(p.amountCents),
+        money(p.feeCents),
+        money(p.netCents),
+      ]),
+    ),
+    split
+      ? t.table(
+          [
+            'Authorization',
+            'Encounter',
+            'Service date',
+            'Provider',
+            { header: 'Amount', align: 'right' },
+            { header: `To ${r.npi}`, align: 'right' },
+            { header: 'To others', align: 'right' },
+          ],
+          shown.map((x) => {
+            const one = splitByNpi(r, x.encounter_id);
+            return [x.authorization_code, x.encounter_id, x.service_date, x.provider_name, money(x.amount_cents), money(one.mineCents), money(one.othersCents)];
+          }),
+        )
+      : t.table(
+          ['Authorization', 'Encounter', 'Service date', 'Provider', { header: 'Amount', align: 'right' }],
+          shown.map((x) => [x.authorization_code, x.encounter_id, x.service_date, x.provider_name, money(x.amount_cents)]),
+        ),
+  ];
+  if (shown.length < e.length) lines.push(`… and ${e.length - shown.length} more (all of them: tpa fund run --dry-run -o csv)`);
+  return lines.join('\n');
+}
+
+const providerData = (p: ProviderLine) => ({
+  npi: p.npi,
+  name: p.name,
+  payouts: p.payouts,
+  amount: formatCents(p.amountCents),
+  fees: formatCents(p.feeCents),
+  net: formatCents(p.netCents),
+});
+
+export function reviewData(r: Review): Record<string, unknown> {
+  const split = r.npi !== undefined ? splitByNpi(r) : undefined;
+  return {
+    count: r.plan.encounters.length,
+    total: formatCents(r.plan.total_cents),
+    filters: r.plan.filters,
+    providers: r.providers.map(providerData),
+    // --npi: what goes to that provider, and what the same transfers carry to the others.
+    ...(split
+      ? {
+          npi: { npi: r.npi, amount: formatCents(split.mineCents), other_providers_amount: formatCents(split.othersCents) },
+          other_providers: split.others.map(providerData),
+        }
+      : {}),
+    encounters: r.plan.encounters.map((x) => ({
+      ...encounterRow(r, x),
+      payouts: (r.payouts.get(x.encounter_id) ?? []).map((p) => ({
+        provider_npi: p.providerNpi,
+        provider_name: p.providerName,
+        provider_role: p.providerRole,
+        amount: formatCents(p.amountCents),
+        fee: formatCents(p.feeCents),
+        net: formatCents(p.netCents),
+      })),
+    })),
+  };
+}
+
+/** An encounter of the review, flat (a csv row); with --npi, its amount to that provider and to the others. */
+export function encounterRow(r: Review, x: RunPlan['encounters'][number]) {
+  const split = r.npi !== undefined ? splitByNpi(r, x.encounter_id) : undefined;
+  return {
+    encounter_id: x.encounter_id,
+    encounter_number: x.encounter_number,
+    service_date: x.service_date,
+    provider_npi: x.provider_npi,
+    provider_name: x.provider_name,
+    amount: formatCents(x.amount_cents),
+    ...(split ? { npi_amount: formatCents(split.mineCents), other_providers_amount: formatCents(split.othersCents) } : {}),
+    authorization_code: x.authorization_code,
+  };
+}

@@ -1,0 +1,188 @@
+// tpa fund run: a payment run, every adjudicated, unfunded encounter the filters select, funded once
+// each after one review and one confirmation; resumable from its journal. This module selects,
+// reviews and confirms; the runner (client/payment-run.ts) does the approvals (README "Payment runs").
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { LedgerFilters } from '../../../client/types.js';
+import { formatCentsGrouped, parseCents } from '../../../domain/money.js';
+import { ConflictError, fieldsInvalid, UsageError, ValidationFailed } from '../../../errors.js';
+import type { Context } from '../../context.js';
+import { terminalWidth } from '../../io.js';
+import { periodFilters } from '../../options.js';
+import { ask } from '../../prompt.js';
+import { option, verb } from '../../verb.js';
+import { encounterRow, reviewData, reviewOf, reviewText } from './run-review.js';
+import { needsWithoutTerminal } from './without-terminal.js';
+
+export const run = verb({
+  name: 'run',
+  description: 'a payment run: fund every adjudicated, unfunded encounter the filters select, once each, after one review and one confirmation; resumable',
+  options: {
+    from: option.text('--from <date>', 'service date on or after (YYYY-MM-DD)'),
+    to: option.text('--to <date>', 'service date on or before (YYYY-MM-DD)'),
+    npi: option.text('--npi <npi>', "only the encounters this provider is on (each released whole, the other providers' payouts with it)"),
+    limit: option.text('--limit <n>', 'at most this many encounters (the newest first, in ledger order)'),
+    authCodePrefix: option.text('--auth-code-prefix <prefix>', 'each approval gets <prefix>-0001, -0002, … (asked for on a terminal)'),
+    expectTotal: option.text('--expect-total <usd>', 'without a terminal: the total the run must come to, or nothing is sent (exit 4)'),
+    journal: option.text('--journal <file>', "the run's journal; an existing one resumes its run (default: one in the data directory, named after the prefix)"),
+    dryRun: option.flag('--dry-run', 'show the review (every encounter in json/csv) and send nothing'),
+  },
+  examples: [
+    'tpa fund run --from 2026-11-01 --to 2026-11-30',
+    'tpa fund run --dry-run -o csv > run.csv',
+    'tpa fund run --auth-code-prefix AUTH-20261123-ACME --expect-total 12345.67 --yes -o ndjson',
+    'tpa fund run --journal ~/.local/share/tpa/journals/fund-run-AUTH-20261123-ACME-….ndjson --yes',
+  ],
+  async run(ctx, _args, opts) {
+    const expect = expectTotalOf(opts.expectTotal);
+    const filters = filtersOf(opts);
+    const limit = limitOf(opts.limit);
+    const dryRun = opts.dryRun === true;
+    let prefix = opts.authCodePrefix?.trim();
+    if (prefix !== undefined && !/^[A-Za-z0-9][A-Za-z0-9-]{0,59}$/.test(prefix))
+      throw new ValidationFailed('--auth-code-prefix: letters, digits and dashes, e.g. AUTH-20261123-ACME');
+    // A journal that holds a confirmed plan resumes its run: --journal, or the one the prefix names.
+    const named = opts.journal ?? (prefix !== undefined ? defaultJournal(ctx, prefix) : undefined);
+    const { planRun, RunJournal, selectEncounters } = await import('../../../client/payment-run.js');
+    // A dry run only reviews: it opens no journal, so it can never resume (and send) a run.
+    let journal = !dryRun && named !== undefined && existsSync(named) ? await RunJournal.open(named, await sealKey(ctx, false)) : undefined;
+    if (journal && !journal.plan) {
+      journal.close();
+      journal = undefined;
+    }
+    const resuming = journal !== undefined;
+    if (!dryRun && !resuming) needsWithoutTerminal(ctx, 'fund run', { '--auth-code-prefix': prefix, '--expect-total': expect });
+    const client = await ctx.client();
+    if (!resuming && !dryRun && prefix === undefined) {
+      prefix = (
+        await ask('Authorization code prefix (each approval gets <prefix>-0001, -0002, …)', {
+          validate: (v) => (/^[A-Za-z0-9][A-Za-z0-9-]{0,59}$/.test(v.trim()) ? true : 'letters, digits and dashes'),
+        })
+      ).trim();
+    }
+    try {
+      let plan = journal?.plan;
+      const { tableTools } = await import('../../../render/output.js');
+      const t = await tableTools(ctx.colorErr, terminalWidth(ctx.io.stderr));
+      if (plan) {
+        // Resumed: the selection is the one confirmed then, never widened.
+        const left = plan.encounters.filter((e) => !journal!.outcomes.has(e.encounter_id));
+        const leftCents = left.reduce((s, e) => s + e.amount_cents, 0);
+        ctx.note(
+          `resuming the payment run ${plan.prefix} from ${journal!.path}: ${left.length} of ${plan.encounters.length} approvals left (${formatCentsGrouped(leftCents)} of ${formatCentsGrouped(plan.total_cents)})`,
+        );
+        if (Object.keys(filters).length > 0 || limit !== undefined)
+          ctx.note('the selection is the one confirmed when the run began: --from, --to, --npi and --limit are not applied again');
+        if (expect !== undefined && expect !== plan.total_cents) {
+          throw new ConflictError(
+            `the run in ${journal!.path} totals ${formatCentsGrouped(plan.total_cents)}, not ${formatCentsGrouped(expect)}: nothing was sent`,
+          );
+        }
+        if (left.length > 0 && !ctx.yes) {
+          if (!ctx.canPrompt)
+            throw new UsageError('resuming a payment run moves money: pass --yes (stdin is not a terminal, so tpa cannot ask). Nothing was sent.');
+          await confirmTotal(ctx, leftCents, `Resume: ${left.length} approvals left`);
+        }
+      } else {
+        const items = await selectEncounters(client, filters, limit, (seen, total) =>
+          ctx.progress(`selecting: ${seen} of ${total} adjudicated encounters read`),
+        );
+        const draft = planRun(items, filters, prefix ?? '<prefix>');
+        const review = await reviewOf(ctx, draft, filters.provider_npi);
+        if (dryRun) {
+          const rows = draft.encounters.map((x) => encounterRow(review, x));
+          return { data: reviewData(review), items: rows, table: (tt) => reviewText(tt, review, undefined, 'Payment run (dry run: nothing is sent)') };
+        }
+        if (draft.encounters.length === 0) {
+          ctx.note('nothing to fund: no adjudicated encounter with a benefit above 0.00 matches');
+          return { data: { count: 0, total: '0.00', results: [] }, items: [], table: () => 'Nothing to fund.' };
+        }
+        const screen = ctx.io.stderr.isTTY ? Math.max(5, (process.stderr.rows || 24) - 16) : 10;
+        ctx.io.stderr.write(`${reviewText(t, review, screen, 'Payment run')}\n`);
+        if (expect !== undefined && expect !== draft.total_cents) {
+          throw new ConflictError(
+            `the selection totals ${formatCentsGrouped(draft.total_cents)}, not the expected ${formatCentsGrouped(expect)}: nothing was sent`,
+            {
+              hint: 'review it with tpa fund run --dry-run, then give --expect-total the total it shows',
+            },
+          );
+        }
+        if (!ctx.yes || expect === undefined) {
+          if (!ctx.canPrompt) throw new UsageError('fund run needs --yes and --expect-total without a terminal. Nothing was sent.');
+          await confirmTotal(
+            ctx,
+            draft.total_cents,
+            `Release ${formatCentsGrouped(draft.total_cents)} to ${review.providers.length} provider${review.providers.length === 1 ? '' : 's'}${
+              review.npi !== undefined && review.providers.some((p) => p.npi !== review.npi) ? ` (${review.npi} and the others on its encounters)` : ''
+            }`,
+          );
+        }
+        // Confirmed: the plan, every approval's key and authorization code, on the disk before anything is sent.
+        journal = await RunJournal.open(opts.journal ?? defaultJournal(ctx, prefix!), await sealKey(ctx, true));
+        // Another run confirmed a plan in this journal meanwhile (it held the lock while we reviewed).
+        if (journal.plan)
+          throw new ConflictError(
+            `the payment run ${journal.plan.prefix} began in ${journal.path} meanwhile: nothing was sent. Run the same command again to continue it`,
+          );
+        journal.confirm(draft);
+        plan = draft;
+        ctx.note(`journal: ${journal!.path} (if interrupted, run: tpa fund run --journal ${journal!.path})`);
+      }
+      return await (await import('./run-approvals.js')).approveRun(ctx, journal!, plan);
+    } finally {
+      journal?.close();
+    }
+  },
+});
+
+function filtersOf(opts: { from?: string | undefined; to?: string | undefined; npi?: string | undefined }): LedgerFilters {
+  const errors: { field: string; message: string }[] = [];
+  const f = periodFilters(opts, errors);
+  if (errors.length > 0) throw fieldsInvalid(errors);
+  return f;
+}
+
+function limitOf(limit: string | undefined): number | undefined {
+  if (limit === undefined) return undefined;
+  const n = Number(limit);
+  if (!Number.isInteger(n) || n < 1) throw new UsageError(`--limit must be a whole number of at least 1 (got "${limit}")`);
+  return n;
+}
+
+/** A run's journal when --journal names none: in the data directory, named after the profile and the prefix (a prefix is one run's). */
+function defaultJournal(ctx: Context, prefix: string): string {
+  const profile = ctx.profile();
+  const id = createHash('sha256')
+    .update(JSON.stringify([profile.name, profile.base_url ?? '', prefix]))
+    .digest('hex')
+    .slice(0, 12);
+  return join(ctx.paths.dataDir, 'journals', `fund-run-${prefix.replace(/[^A-Za-z0-9-]/g, '_')}-${id}.ndjson`);
+}
+
+/**
+ * The user's key that seals a confirmed plan (auth/seal-key.ts: in the credential store, outside the
+ * journal and the data directory), made on the first confirmation.
+ */
+async function sealKey(ctx: Context, create: boolean): Promise<Buffer | undefined> {
+  const { runSealKey } = await import('../../../auth/seal-key.js');
+  return (await runSealKey(ctx.paths, ctx.io.env, ctx.note, create)).key;
+}
+
+/** The approver types the total shown; anything else sends nothing. */
+async function confirmTotal(_ctx: Context, totalCents: number, what: string): Promise<void> {
+  const shown = formatCentsGrouped(totalCents);
+  const typed = await ask(`${what}: type the total to release (${shown}) to confirm`, {
+    validate: (v) =>
+      parseCents(v.trim().replace(/^\$/, '').replace(/,/g, '')) === totalCents ? true : `type ${shown} exactly, or press Ctrl-C to send nothing`,
+  });
+  if (parseCents(typed.trim().replace(/^\$/, '').replace(/,/g, '')) !== totalCents)
+    throw new UsageError('the total typed is not the total shown: nothing was sent');
+}
+
+function expectTotalOf(expectTotal: string | undefined): number | undefined {
+  if (expectTotal === undefined) return undefined;
+  const c = parseCents(expectTotal.replace(/,/g, ''));
+  if (c === undefined) throw new ValidationFailed(`--expect-total: "${expectTotal}" is not an amount with at most two decimals, e.g. 12345.67`);
+  return c;
+}
