@@ -19,7 +19,7 @@ export function addEntry(parent: Command, entry: Entry, io: IO, state: RunState)
     for (const e of entry.verbs) addEntry(group, e, io, state);
     return group;
   }
-  const cmd = parent.command(entry.name).description(entry.description);
+  const cmd = parent.command(entry.name, entry.isDefault ? { isDefault: true } : {}).description(entry.description);
   for (const alias of entry.aliases ?? []) cmd.alias(alias);
   for (const a of Object.values(entry.args ?? {}) as ArgSpec<unknown>[]) {
     const arg = new Argument(a.name, a.description);
