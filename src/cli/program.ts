@@ -11,7 +11,6 @@ import { registerDemo } from './commands/demo.js';
 import { registerFund } from './commands/fund.js';
 import { registerLedger } from './commands/ledger.js';
 import { registerLocal } from './commands/local.js';
-import { registerRatesheet } from './commands/ratesheet.js';
 import { registerSettlement } from './commands/settlement.js';
 import { OUTPUT_FORMATS } from './formats.js';
 import type { IO } from './io.js';
@@ -42,10 +41,10 @@ const ROOT: Root[] = [
   { kind: 'legacy', name: 'settlement', description: 'transfer status, per-provider payouts and AEOB reconciliation', register: registerSettlement },
   { kind: 'legacy', name: 'ledger', description: "the encounter ledger: list with filters, or one encounter's full history", register: registerLedger },
   {
-    kind: 'legacy',
+    kind: 'noun',
     name: 'ratesheet',
     description: 'rate schedules of the contract builder: catalog, schedule, preview, finalize, CSV import and export',
-    register: registerRatesheet,
+    load: () => import('./commands/ratesheet/index.js'),
   },
   { kind: 'legacy', name: 'auth', description: 'credentials for the service: log in (API key), list and rotate keys', register: registerAuth },
   { kind: 'legacy', name: 'config', description: 'profiles and settings (config.json in the config dir; never a key)', register: registerConfig },
