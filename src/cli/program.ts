@@ -3,7 +3,6 @@ import { Command, Help, Option } from 'commander';
 import { actionFactory, addEntry, type RunState } from './action.js';
 import type { Entry } from './verb.js';
 import { registerApi } from './commands/api.js';
-import { registerAuth, registerHealth } from './commands/auth.js';
 import { registerClaim } from './commands/claim.js';
 import { registerCompletion } from './commands/completion.js';
 import { registerConfig } from './commands/config.js';
@@ -46,7 +45,12 @@ const ROOT: Root[] = [
     description: 'rate schedules of the contract builder: catalog, schedule, preview, finalize, CSV import and export',
     load: () => import('./commands/ratesheet/index.js'),
   },
-  { kind: 'legacy', name: 'auth', description: 'credentials for the service: log in (API key), list and rotate keys', register: registerAuth },
+  {
+    kind: 'noun',
+    name: 'auth',
+    description: 'credentials for the service: log in (API key), list and rotate keys',
+    load: () => import('./commands/auth/index.js'),
+  },
   { kind: 'legacy', name: 'config', description: 'profiles and settings (config.json in the config dir; never a key)', register: registerConfig },
   {
     kind: 'legacy',
@@ -55,7 +59,12 @@ const ROOT: Root[] = [
     register: registerLocal,
   },
   { kind: 'legacy-root', name: 'api', description: '', register: registerApi },
-  { kind: 'legacy-root', name: 'health', description: '', register: registerHealth },
+  {
+    kind: 'verb',
+    name: 'health',
+    description: "check the service and the credentials: environment, key, scopes, the service's time",
+    load: () => import('./commands/health/index.js'),
+  },
   { kind: 'legacy-root', name: 'demo', description: '', register: registerDemo },
   { kind: 'legacy-root', name: 'completion', description: '', register: registerCompletion },
 ];
@@ -103,8 +112,11 @@ Examples:
 `,
     );
   const act = actionFactory(io, state);
+  const named = ROOT.some((root) => root.name === tree);
   for (const root of ROOT) {
-    const needed = tree === 'full' || tree === 'completion' || tree === root.name;
+    // The root help lists a root verb with its arguments (`api [options] <method> <path>`): unless the
+    // command word names another root command, that help may be shown, so the verb is built.
+    const needed = tree === 'full' || tree === 'completion' || tree === root.name || (root.kind === 'verb' && !named);
     if (root.kind === 'legacy-root') root.register(program, act);
     else if (root.kind === 'legacy') {
       const cmd = program.command(root.name).description(root.description);
