@@ -5,7 +5,6 @@ import type { Entry } from './verb.js';
 import { registerApi } from './commands/api.js';
 import { registerClaim } from './commands/claim.js';
 import { registerCompletion } from './commands/completion.js';
-import { registerConfig } from './commands/config.js';
 import { registerDemo } from './commands/demo.js';
 import { registerFund } from './commands/fund.js';
 import { registerLedger } from './commands/ledger.js';
@@ -51,7 +50,12 @@ const ROOT: Root[] = [
     description: 'credentials for the service: log in (API key), list and rotate keys',
     load: () => import('./commands/auth/index.js'),
   },
-  { kind: 'legacy', name: 'config', description: 'profiles and settings (config.json in the config dir; never a key)', register: registerConfig },
+  {
+    kind: 'noun',
+    name: 'config',
+    description: 'profiles and settings (config.json in the config dir; never a key)',
+    load: () => import('./commands/config/index.js'),
+  },
   {
     kind: 'legacy',
     name: 'local',
