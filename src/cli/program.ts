@@ -8,7 +8,6 @@ import { registerCompletion } from './commands/completion.js';
 import { registerDemo } from './commands/demo.js';
 import { registerFund } from './commands/fund.js';
 import { registerLedger } from './commands/ledger.js';
-import { registerLocal } from './commands/local.js';
 import { registerSettlement } from './commands/settlement.js';
 import { OUTPUT_FORMATS } from './formats.js';
 import type { IO } from './io.js';
@@ -57,10 +56,10 @@ const ROOT: Root[] = [
     load: () => import('./commands/config/index.js'),
   },
   {
-    kind: 'legacy',
+    kind: 'noun',
     name: 'local',
     description: 'the embedded engine: fixtures, reset, clock, sandbox scenarios (data dir: TPA_HOME or $XDG_DATA_HOME/tpa)',
-    register: registerLocal,
+    load: () => import('./commands/local/index.js'),
   },
   { kind: 'legacy-root', name: 'api', description: '', register: registerApi },
   {
