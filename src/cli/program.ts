@@ -2,9 +2,7 @@
 import { Command, Help, Option } from 'commander';
 import { actionFactory, addEntry, type RunState } from './action.js';
 import type { Entry } from './verb.js';
-import { registerApi } from './commands/api.js';
 import { registerClaim } from './commands/claim.js';
-import { registerCompletion } from './commands/completion.js';
 import { registerDemo } from './commands/demo.js';
 import { registerFund } from './commands/fund.js';
 import { registerLedger } from './commands/ledger.js';
@@ -61,7 +59,12 @@ const ROOT: Root[] = [
     description: 'the embedded engine: fixtures, reset, clock, sandbox scenarios (data dir: TPA_HOME or $XDG_DATA_HOME/tpa)',
     load: () => import('./commands/local/index.js'),
   },
-  { kind: 'legacy-root', name: 'api', description: '', register: registerApi },
+  {
+    kind: 'verb',
+    name: 'api',
+    description: 'send a raw request to a path as served and print the response body; exits by the status code',
+    load: () => import('./commands/api/index.js'),
+  },
   {
     kind: 'verb',
     name: 'health',
@@ -69,7 +72,12 @@ const ROOT: Root[] = [
     load: () => import('./commands/health/index.js'),
   },
   { kind: 'legacy-root', name: 'demo', description: '', register: registerDemo },
-  { kind: 'legacy-root', name: 'completion', description: '', register: registerCompletion },
+  {
+    kind: 'verb',
+    name: 'completion',
+    description: 'print the shell completion script (commands, options and their values)',
+    load: () => import('./commands/completion/index.js'),
+  },
 ];
 
 /** Builds the command tree: `full`, or only the subcommands of the noun named (see commandWord). */
