@@ -19,7 +19,7 @@ export function addEntry(parent: Command, entry: Entry, io: IO, state: RunState)
     for (const e of entry.verbs) addEntry(group, e, io, state);
     return group;
   }
-  const cmd = parent.command(entry.name).description(entry.description);
+  const cmd = parent.command(entry.name, entry.isDefault ? { isDefault: true } : {}).description(entry.description);
   for (const alias of entry.aliases ?? []) cmd.alias(alias);
   for (const a of Object.values(entry.args ?? {}) as ArgSpec<unknown>[]) {
     const arg = new Argument(a.name, a.description);
@@ -70,39 +70,4 @@ function action(verb: AnyVerb, io: IO, state: RunState) {
 /** Adds an Examples section to a command's --help. */
 export function examples(cmd: Command, ...lines: readonly string[]): Command {
   return cmd.addHelpText('after', `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n`);
-}
-
-// --- Transitional: the old declaration style, removed once every noun is a folder of verbs. ---
-export type Options = Record<string, unknown>;
-export type Handler = (ctx: Context, args: string[], opts: Options, cmd: Command) => Promise<import('../render/output.js').CommandOutput | void>;
-export type Act = (load: () => Promise<object>, name: string) => (...args: unknown[]) => Promise<void>;
-
-export function actionFactory(io: IO, state: RunState): Act {
-  return (load, name) =>
-    async (...raw: unknown[]) => {
-      const cmd = raw[raw.length - 1] as Command;
-      const [{ createContext }, handlers] = await Promise.all([import('./context.js'), load()]);
-      const ctx = createContext(io, cmd.optsWithGlobals());
-      state.ctx = ctx;
-      try {
-        const output = await (handlers as Record<string, Handler>)[name]!(ctx, cmd.args.slice(0, cmd.registeredArguments.length).map(String), cmd.opts(), cmd);
-        if (output) {
-          if (output.data !== undefined) {
-            const { emit } = await import('../render/output.js');
-            await emit({ out: ctx.io.stdout, format: ctx.format, color: ctx.color, columns: terminalWidth(ctx.io.stdout) }, output);
-          }
-          state.exitCode = output.exitCode ?? 0;
-        }
-      } finally {
-        ctx.close();
-      }
-    };
-}
-
-/** An option whose values are a known list: completions offer them (the handler checks them). */
-export function valuesOption(flags: string, description: string, values: readonly string[], defaultValue?: string): Option {
-  const option = new Option(flags, description);
-  if (defaultValue !== undefined) option.default(defaultValue);
-  (option as Option & { completionValues?: readonly string[] }).completionValues = values;
-  return option;
 }

@@ -6,24 +6,18 @@ import { UsageError, ValidationFailed } from '../errors.js';
 import type { Context } from './context.js';
 
 /** Values of a repeatable list option, also accepting commas: --cpt 45378 43235 or --cpt 45378,43235. */
-export function listValue(value: string | readonly string[] | undefined): string[];
-/** Transitional: the untyped options of a command not yet declared as a verb; removed with the shim in action.ts. */
-export function listValue(value: unknown): string[];
-export function listValue(value: unknown): string[] {
-  const values = Array.isArray(value) ? value : value === undefined ? [] : [value];
+export function listValue(value: string | readonly string[] | undefined): string[] {
+  const values = typeof value === 'string' ? [value] : (value ?? []);
   return values
-    .flatMap((v) => String(v).split(','))
+    .flatMap((v) => v.split(','))
     .map((v) => v.trim())
     .filter((v) => v !== '');
 }
 
 /** An optional whole-number option: undefined when absent; out of range is a validation error naming it. */
-export function wholeNumberOption(name: string, value: string | undefined, min: number, max: number): number | undefined;
-/** Transitional: the untyped options of a command not yet declared as a verb; removed with the shim in action.ts. */
-export function wholeNumberOption(name: string, value: unknown, min: number, max: number): number | undefined;
-export function wholeNumberOption(name: string, value: unknown, min: number, max: number): number | undefined {
+export function wholeNumberOption(name: string, value: string | undefined, min: number, max: number): number | undefined {
   if (value === undefined) return undefined;
-  const problem = wholeNumberProblem(String(value), min, max);
+  const problem = wholeNumberProblem(value, min, max);
   if (problem) throw new ValidationFailed(`${name}: ${problem}`);
   return Number(value);
 }
@@ -84,9 +78,6 @@ export interface PeriodFilters {
  * The ledger's period and provider filters of a command (--from, --to, --npi), each problem added
  * to `errors` with its option's name: `ledger list`, `fund run` and `settlement report` read them alike.
  */
-export function periodFilters(opts: PeriodOptions, errors: { field: string; message: string }[]): PeriodFilters;
-/** Transitional: the untyped options of a command not yet declared as a verb; removed with the shim in action.ts. */
-export function periodFilters(opts: Record<string, unknown>, errors: { field: string; message: string }[]): PeriodFilters;
 export function periodFilters(opts: PeriodOptions, errors: { field: string; message: string }[]): PeriodFilters {
   const f: PeriodFilters = {};
   const add = (field: string, problem: string | undefined) => problem && errors.push({ field, message: problem });

@@ -1,13 +1,7 @@
 // The one place that assembles the command tree (STYLE.md), so that help and completions derive from it.
 import { Command, Help, Option } from 'commander';
-import { actionFactory, addEntry, type RunState } from './action.js';
+import { addEntry, type RunState } from './action.js';
 import type { Entry } from './verb.js';
-import { registerApi } from './commands/api.js';
-import { registerAuth, registerHealth } from './commands/auth.js';
-import { registerCompletion } from './commands/completion.js';
-import { registerConfig } from './commands/config.js';
-import { registerLocal } from './commands/local.js';
-import { registerRatesheet } from './commands/ratesheet.js';
 import { OUTPUT_FORMATS } from './formats.js';
 import { registerHelp } from './help-topics.js';
 import type { IO } from './io.js';
@@ -20,11 +14,12 @@ const VERSION_OPTION = new Option('-V, --version', 'print the version');
  * word names it or the whole tree is built (completions, man pages): building every option object
  * costs start-up time that --help never uses.
  */
-type Root = { name: string; description: string } & (
-  | { kind: 'noun' | 'verb'; load: () => Promise<{ verbs: readonly Entry[] }> }
-  | { kind: 'legacy'; register: (cmd: Command, act: ReturnType<typeof actionFactory>) => void }
-  | { kind: 'legacy-root'; register: (program: Command, act: ReturnType<typeof actionFactory>) => void }
-);
+interface Root {
+  kind: 'noun' | 'verb';
+  name: string;
+  description: string;
+  load: () => Promise<{ verbs: readonly Entry[] }>;
+}
 
 const ROOT: Root[] = [
   {
@@ -58,28 +53,53 @@ const ROOT: Root[] = [
     load: () => import('./commands/ledger/index.js'),
   },
   {
-    kind: 'legacy',
+    kind: 'noun',
     name: 'ratesheet',
     description: 'rate schedules of the contract builder: catalog, schedule, preview, finalize, CSV import and export',
-    register: registerRatesheet,
+    load: () => import('./commands/ratesheet/index.js'),
   },
-  { kind: 'legacy', name: 'auth', description: 'credentials for the service: log in (API key), list and rotate keys', register: registerAuth },
-  { kind: 'legacy', name: 'config', description: 'profiles and settings (config.json in the config dir; never a key)', register: registerConfig },
   {
-    kind: 'legacy',
+    kind: 'noun',
+    name: 'auth',
+    description: 'credentials for the service: log in (API key), list and rotate keys',
+    load: () => import('./commands/auth/index.js'),
+  },
+  {
+    kind: 'noun',
+    name: 'config',
+    description: 'profiles and settings (config.json in the config dir; never a key)',
+    load: () => import('./commands/config/index.js'),
+  },
+  {
+    kind: 'noun',
     name: 'local',
     description: 'the embedded engine: fixtures, reset, clock, sandbox scenarios (data dir: TPA_HOME or $XDG_DATA_HOME/tpa)',
-    register: registerLocal,
+    load: () => import('./commands/local/index.js'),
   },
-  { kind: 'legacy-root', name: 'api', description: '', register: registerApi },
-  { kind: 'legacy-root', name: 'health', description: '', register: registerHealth },
+  {
+    kind: 'verb',
+    name: 'api',
+    description: 'send a raw request to a path as served and print the response body; exits by the status code',
+    load: () => import('./commands/api/index.js'),
+  },
+  {
+    kind: 'verb',
+    name: 'health',
+    description: "check the service and the credentials: environment, key, scopes, the service's time",
+    load: () => import('./commands/health/index.js'),
+  },
   {
     kind: 'verb',
     name: 'demo',
     description: 'the whole lifecycle on a scratch embedded engine, narrated step by step',
     load: () => import('./commands/demo/index.js'),
   },
-  { kind: 'legacy-root', name: 'completion', description: '', register: registerCompletion },
+  {
+    kind: 'verb',
+    name: 'completion',
+    description: 'print the shell completion script (commands, options and their values)',
+    load: () => import('./commands/completion/index.js'),
+  },
 ];
 
 /** Builds the command tree: `full`, or only the subcommands of the noun named (see commandWord). */
@@ -124,14 +144,12 @@ Examples:
   $ tpa claim template > claim.json && tpa claim submit claim.json --wait
 `,
     );
-  const act = actionFactory(io, state);
+  const named = ROOT.some((root) => root.name === tree);
   for (const root of ROOT) {
-    const needed = tree === 'full' || tree === 'completion' || tree === root.name;
-    if (root.kind === 'legacy-root') root.register(program, act);
-    else if (root.kind === 'legacy') {
-      const cmd = program.command(root.name).description(root.description);
-      if (needed) root.register(cmd, act);
-    } else if (root.kind === 'noun') {
+    // The root help lists a root verb with its arguments (`api [options] <method> <path>`): unless the
+    // command word names another root command, that help may be shown, so the verb is built.
+    const needed = tree === 'full' || tree === 'completion' || tree === root.name || (root.kind === 'verb' && !named);
+    if (root.kind === 'noun') {
       const cmd = program.command(root.name).description(root.description);
       if (needed) for (const verb of (await root.load()).verbs) addEntry(cmd, verb, io, state);
     } else if (needed) {

@@ -70,6 +70,8 @@ export interface Verb<A extends Args = Args, O extends Options = Options> {
   readonly name: string;
   readonly description: string;
   readonly aliases?: readonly string[];
+  /** Run when its group is named without a verb (`tpa local clock` is `tpa local clock show`). */
+  readonly isDefault?: boolean;
   /** In the order they are typed; the keys are the names the run function reads. */
   readonly args?: A;
   /** The keys are commander's attribute names of the flags (--dry-run → dryRun): checked when the tree is built. */

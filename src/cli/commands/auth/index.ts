@@ -1,0 +1,9 @@
+// tpa auth login | status | logout | keys | rotate: credentials for the service (DESIGN.md section 2).
+import type { Entry } from '../../verb.js';
+import { keys } from './keys.js';
+import { login } from './login.js';
+import { logout } from './logout.js';
+import { rotate } from './rotate.js';
+import { status } from './status.js';
+
+export const verbs: readonly Entry[] = [login, status, logout, keys, rotate];

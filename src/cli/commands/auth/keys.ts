@@ -1,0 +1,22 @@
+// tpa auth keys: the service's active API keys, each by prefix and last four only.
+import { verb } from '../../verb.js';
+
+const masked = (id: string | null, prefix?: string, last4?: string) => (prefix && last4 ? `${prefix}…${last4}` : (id ?? '—'));
+
+export const keys = verb({
+  name: 'keys',
+  description: "the service's active API keys (prefix and last four only)",
+  examples: ['tpa auth keys -p sandbox'],
+  async run(ctx) {
+    const body = (await (await ctx.client()).keys()).body;
+    return {
+      data: body,
+      items: body.keys,
+      table: (t) =>
+        t.table(
+          ['Id', 'Key', 'Scopes', 'Created', 'Expires'],
+          body.keys.map((k) => [k.id, masked(k.id, k.prefix, k.last4), k.scopes.join(', '), k.created_at, k.expires_at ?? 'never']),
+        ),
+    };
+  },
+});

@@ -1,0 +1,29 @@
+// tpa local reset: delete the local engine database; the next command re-creates and re-seeds it.
+import { confirm } from '../../prompt.js';
+import { verb } from '../../verb.js';
+import { localOnly } from './engine.js';
+
+export const reset = verb({
+  name: 'reset',
+  description: 'delete the local engine database; it is re-created and re-seeded on next use (asks; --yes to skip; refused while local serve runs)',
+  examples: ['tpa local reset', 'tpa local reset --yes'],
+  async run(ctx) {
+    localOnly(ctx);
+    const [{ databaseFile }, { removeDatabase }, { DataDirLock }] = await Promise.all([
+      import('../../../engine/engine.js'),
+      import('../../../engine/store/db.js'),
+      import('../../../client/serve-lock.js'),
+    ]);
+    const file = databaseFile(ctx.paths.dataDir);
+    // Refused while `local serve` holds the data directory, and held while deleting so that none starts meanwhile.
+    const lock = await DataDirLock.take(ctx.paths.dataDir, 'local reset');
+    try {
+      await confirm(ctx, `Delete every claim and change in ${file} and start again from the seed?`);
+      const existed = removeDatabase(file);
+      ctx.note(existed ? `reset: deleted ${file}; it will be re-seeded on next use` : `reset: nothing to delete at ${file}`);
+      return { data: { reset: true, database: file, existed } };
+    } finally {
+      lock.release();
+    }
+  },
+});

@@ -1,0 +1,32 @@
+// tpa local simulate: the sandbox triggers of the unhappy paths, on a funded encounter.
+import type { SettlementRecord } from '../../../client/types.js';
+import type { Scenario } from '../../../engine/services/sandbox.js';
+import { UsageError } from '../../../errors.js';
+import { argument, verb } from '../../verb.js';
+import { withEngine } from './engine.js';
+
+export const simulate = verb({
+  name: 'simulate',
+  description: 'sandbox triggers for the unhappy paths: a failed transfer, a refund, an AEOB that does not match',
+  args: {
+    scenario: argument.required('<scenario>', 'settlement-failure | refund | aeob-variance | missing-aeob', [
+      'settlement-failure',
+      'refund',
+      'aeob-variance',
+      'missing-aeob',
+    ]),
+    encounterId: argument.required('<encounter_id>', 'a funded encounter'),
+  },
+  examples: [
+    'tpa local simulate settlement-failure enc_3b302036a412ed8b301f',
+    'tpa local clock advance 3d && tpa local simulate refund enc_3b302036a412ed8b301f',
+  ],
+  async run(ctx, { scenario, encounterId }) {
+    const { SCENARIOS } = await import('../../../engine/services/sandbox.js');
+    const known = (s: string): s is Scenario => (SCENARIOS as readonly string[]).includes(s);
+    if (!known(scenario)) throw new UsageError(`unknown scenario "${scenario}": use ${SCENARIOS.join(', ')}`);
+    const record = await withEngine(ctx, (e) => e.simulate(scenario, encounterId));
+    const { settlementTable } = await import('../settlement/settlement-table.js');
+    return { data: record, table: (t) => settlementTable(t, record as unknown as SettlementRecord) };
+  },
+});

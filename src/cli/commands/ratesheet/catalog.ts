@@ -1,0 +1,57 @@
+// tpa ratesheet catalog: the SSP catalog, a page at a time or every page with --all.
+import type { Ssp } from '../../../client/types.js';
+import type { TableTools } from '../../../render/output.js';
+import type { TableSpec } from '../../../render/stream.js';
+import { wholeNumberOption } from '../../options.js';
+import { option, verb } from '../../verb.js';
+
+const CATALOG_TABLE: TableSpec<Ssp> = {
+  columns: ['Code', 'Name', { header: 'Medicare', align: 'right' }, 'CPT', 'Anesthesia', 'Id'],
+  cells: (t, s) => [s.code, s.name, t.amount(s.medicare_rate), s.primary_cpt_code, s.requires_anesthesia ? 'yes' : 'no', s.id],
+  empty: 'No SSPs match.',
+};
+
+export const catalog = verb({
+  name: 'catalog',
+  description: 'the SSP catalog: active encounter-level standard service packages',
+  options: {
+    search: option.text('--search <text>', 'filter by name or code'),
+    page: option.text('--page <n>', 'page number (default 1)'),
+    pageSize: option.text('--page-size <n>', 'entries per page, 1 to 200 (default 20)'),
+    version: option.text('--version <version>', 'catalog version (default: the current one)'),
+    all: option.flag('--all', 'follow the pages to the end'),
+  },
+  examples: ['tpa ratesheet catalog --search knee', 'tpa ratesheet catalog --all -o csv > catalog.csv'],
+  async run(ctx, _args, opts) {
+    const client = await ctx.client();
+    const query = {
+      search: opts.search,
+      page: wholeNumberOption('--page', opts.page, 1, Number.MAX_SAFE_INTEGER),
+      page_size: wholeNumberOption('--page-size', opts.pageSize, 1, 200),
+      version: opts.version,
+    };
+    if (opts.all) {
+      // Each page is written as it arrives (json: one array), like ledger list --all.
+      const { streamAll } = await import('../../listing.js');
+      await streamAll(
+        ctx,
+        'SSPs',
+        () => client.catalog(query),
+        (link) => client.catalogPage(link),
+        (s: Ssp) => s.id,
+        CATALOG_TABLE,
+      );
+      return;
+    }
+    const first = (await client.catalog(query)).body;
+    if (ctx.format === 'table' && first.next) {
+      ctx.note(`showing ${first.results.length} of ${first.count}: use --all, or --page ${(query.page ?? 1) + 1} for the next page`);
+    }
+    const table = (t: TableTools) =>
+      t.table(
+        CATALOG_TABLE.columns,
+        first.results.map((s) => CATALOG_TABLE.cells(t, s)),
+      );
+    return { data: first, items: first.results, table };
+  },
+});

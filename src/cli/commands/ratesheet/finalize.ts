@@ -1,0 +1,76 @@
+// tpa ratesheet finalize: the schedule becomes live contract rates from an effective date, and is
+// then locked. What it would do is said before the question (or alone, with --dry-run).
+import type { TpaClient } from '../../../client/client.js';
+import { isoDateProblem } from '../../../domain/validation.js';
+import { fieldsInvalid } from '../../../errors.js';
+import type { CommandOutput, TableTools } from '../../../render/output.js';
+import { confirm } from '../../prompt.js';
+import { argument, option, verb } from '../../verb.js';
+
+type FinalizeResult = Awaited<ReturnType<TpaClient['finalize']>>['body'];
+
+export const finalize = verb({
+  name: 'finalize',
+  description: 'turn the schedule into live contract rates from an effective date (asks on a terminal; --yes otherwise); the schedule is then locked',
+  args: { instanceId: argument.required('<instance_id>', 'builder instance') },
+  options: {
+    effectiveDate: option.text(
+      '--effective-date <date>',
+      "the rates' first day, YYYY-MM-DD (default: today on the engine clock, or the contract's effective date if later)",
+    ),
+    retroactive: option.flag('--retroactive', 'allow an effective date before today: services already rendered are then priced at the new rates'),
+    dryRun: option.flag('--dry-run', 'say what finalizing would do (rates made, rates ended, codes no longer rated) and write nothing'),
+  },
+  examples: [
+    'tpa ratesheet finalize BLD-1001 --dry-run',
+    'tpa ratesheet finalize BLD-1001',
+    'tpa ratesheet finalize BLD-1001 --effective-date 2027-01-01 --yes -o json',
+    'tpa ratesheet finalize BLD-1002 --effective-date 2026-01-01 --retroactive --yes',
+  ],
+  async run(ctx, { instanceId }, opts) {
+    const effective = opts.effectiveDate;
+    if (effective !== undefined) {
+      const problem = isoDateProblem(effective);
+      if (problem) throw fieldsInvalid([{ field: '--effective-date', message: problem }]);
+    }
+    const client = await ctx.client();
+    const options = { ...(effective ? { effective_date: effective } : {}), ...(opts.retroactive ? { allow_retroactive: true } : {}) };
+    // What it would do, from the service itself: said before the question, or alone with --dry-run.
+    if (opts.dryRun) return shown((await client.finalize(instanceId, { ...options, dry_run: true })).body);
+    if (ctx.canPrompt && !ctx.yes) {
+      const plan = (await client.finalize(instanceId, { ...options, dry_run: true })).body;
+      const dropped = plan.codes_dropped ?? [];
+      ctx.note(
+        `${plan.rate_records_created} items of ${instanceId} will become live contract rates on ${plan.contract_id} from ${plan.effective_date ?? effective ?? 'today'}${opts.retroactive ? ' (retroactive: services already rendered are priced at them)' : ''}; the schedule is then locked.` +
+          (plan.codes_ended?.length ? `\nThe rates in force of ${plan.codes_ended.length} codes end the day before.` : '') +
+          (dropped.length
+            ? `\n${dropped.length} codes are then no longer rated on this contract, and their claims are not covered: ${dropped.join(', ')}.`
+            : ''),
+      );
+    }
+    await confirm(ctx, `Finalize the rate schedule of ${instanceId} into live contract rates?`);
+    return shown((await client.finalize(instanceId, options)).body);
+  },
+});
+
+function shown(body: FinalizeResult): CommandOutput {
+  return {
+    data: body,
+    table: (t: TableTools) =>
+      `${body.status === 'DRY_RUN' ? 'Dry run, nothing written' : `${t.c.green('✓')} ${body.message}`}\n` +
+      t.keyValues([
+        ['Contract', body.contract_id],
+        ['Rate records', String(body.rate_records_created)],
+        ...(body.effective_date ? ([['In force from', body.effective_date]] as [string, string][]) : []),
+        ...finalizeChanges(body),
+      ]),
+  };
+}
+
+/** The codes a finalize ends and drops, as rows of its result (when the service says them). */
+function finalizeChanges(body: { codes_ended?: string[]; codes_dropped?: string[] }): [string, string][] {
+  const rows: [string, string][] = [];
+  if (body.codes_ended) rows.push(['Rates ended the day before', body.codes_ended.length === 0 ? 'none' : body.codes_ended.join(', ')]);
+  if (body.codes_dropped) rows.push(['No longer rated', body.codes_dropped.length === 0 ? 'none' : body.codes_dropped.join(', ')]);
+  return rows;
+}

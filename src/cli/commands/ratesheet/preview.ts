@@ -1,0 +1,42 @@
+// tpa ratesheet preview: the allowed amount of every item, and their total; nothing is saved.
+import { formatCentsGrouped, jsonNumberToCents } from '../../../domain/money.js';
+import { argument, verb } from '../../verb.js';
+
+export const preview = verb({
+  name: 'preview',
+  description: 'the allowed amount of every item, without saving anything',
+  args: { instanceId: argument.required('<instance_id>', 'builder instance') },
+  examples: ['tpa ratesheet preview BLD-1001'],
+  async run(ctx, { instanceId }) {
+    const { items } = (await (await ctx.client()).previewSchedule(instanceId)).body;
+    const totalCents = items.reduce((sum, i) => sum + (jsonNumberToCents(i.calculated_allowed_amount) ?? 0), 0);
+    return {
+      data: { items },
+      items,
+      table: (t) =>
+        t.table(
+          [
+            'Code',
+            'Name',
+            'Rate type',
+            { header: 'Rate', align: 'right' },
+            { header: 'Medicare', align: 'right' },
+            { header: 'Allowed', align: 'right' },
+            'Bundle',
+          ],
+          [
+            ...items.map((i) => [
+              i.ssp_code,
+              i.ssp_name,
+              i.rate_type,
+              i.rate_type === 'CASE_RATE' ? t.amount(i.rate_value) : `${i.rate_value}×`,
+              t.amount(i.medicare_rate),
+              t.amount(i.calculated_allowed_amount),
+              i.bundle_type ?? '—',
+            ]),
+            [t.c.bold('Total'), `${items.length} SSPs`, '', '', '', t.c.bold(formatCentsGrouped(totalCents)), ''],
+          ],
+        ),
+    };
+  },
+});

@@ -1,0 +1,19 @@
+// What the ratesheet verbs share about a rate: the service's own rules for one, so that a change is
+// refused before anything is written, and how a rate is written in the CSV of export and import.
+import { checkAmount, checkRateRatio } from '../../../domain/money.js';
+
+export const RATE_TYPES = ['CASE_RATE', 'PERCENT_MEDICARE'];
+export const BUNDLE_TYPES = ['CONVENED', 'PROVIDER_ONLY'];
+export const CSV_COLUMNS = ['ssp_code', 'rate_type', 'rate_value', 'bundle_type', 'notes'] as const;
+
+/** The service's own rules for a rate, so that an import is refused before anything is written. */
+export function rateProblem(rateType: string, value: string): string | undefined {
+  if (!RATE_TYPES.includes(rateType)) return `rate type must be ${RATE_TYPES.join(' or ')} (got "${rateType}")`;
+  // The rate travels as a JSON number: within these bounds it comes back as the same decimal text.
+  const checked = rateType === 'CASE_RATE' ? checkAmount(value) : checkRateRatio(value);
+  return 'problem' in checked ? `a ${rateType} rate ${checked.problem}` : undefined;
+}
+
+export function formatRate(rateType: string, value: number): string {
+  return rateType === 'CASE_RATE' ? value.toFixed(2) : String(value);
+}

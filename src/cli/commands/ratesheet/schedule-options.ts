@@ -1,0 +1,58 @@
+// The schedule settings options, shared by `tpa ratesheet init` and `tpa ratesheet config`, and
+// how they become the service's fields.
+import type { ScheduleSettings } from '../../../client/types.js';
+import { checkRateRatio } from '../../../domain/money.js';
+import { ValidationFailed } from '../../../errors.js';
+import { wholeNumberOption } from '../../options.js';
+import { option, type OptionValues } from '../../verb.js';
+import { rateProblem } from './rates.js';
+
+export const scheduleOptions = {
+  referenceType: option.text('--reference-type <type>', 'SSP reference type: INDIVIDUAL', { values: ['INDIVIDUAL'] }),
+  scope: option.text('--scope <scope>', 'FACILITY_AND_PROFESSIONAL | FACILITY_ONLY', { values: ['FACILITY_AND_PROFESSIONAL', 'FACILITY_ONLY'] }),
+  serviceLogic: option.text('--service-logic <logic>', 'ELECTIVE_ONLY', { values: ['ELECTIVE_ONLY'] }),
+  electiveHours: option.text('--elective-hours <n>', 'hours of advance notice that make a service elective'),
+  fallback: option.text('--fallback <fallback>', 'non-elective fallback: PERCENT_MEDICARE | WRAP_NETWORK', { values: ['PERCENT_MEDICARE', 'WRAP_NETWORK'] }),
+  fallbackPercent: option.text('--fallback-percent <n>', 'fallback multiple of Medicare, e.g. 1.25 for 125%'),
+  defaultRateType: option.text('--default-rate-type <type>', 'PERCENT_MEDICARE | CASE_RATE (used by load-catalog)', {
+    values: ['PERCENT_MEDICARE', 'CASE_RATE'],
+  }),
+  defaultRate: option.text('--default-rate <n>', 'default rate value: a Medicare multiple, or USD for CASE_RATE'),
+};
+
+export type ScheduleOptionValues = OptionValues<typeof scheduleOptions>;
+
+/** A ratio option (--fallback-percent), by the service's rule: at most four decimals, never rounded. */
+function ratio(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const checked = checkRateRatio(value);
+  if ('problem' in checked) throw new ValidationFailed(`${name}: ${checked.problem}`);
+  return Number(checked.text);
+}
+
+/**
+ * --default-rate: money for a CASE_RATE default, a ratio for PERCENT_MEDICARE; with no
+ * --default-rate-type, the service judges by the schedule's type, so either form is let through.
+ */
+function defaultRate(value: string | undefined, rateType: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const type = rateType?.toUpperCase();
+  const problem = type === undefined ? rateProblem('CASE_RATE', value) && rateProblem('PERCENT_MEDICARE', value) : rateProblem(type, value);
+  if (problem) throw new ValidationFailed(`--default-rate: ${problem}`);
+  return Number(value);
+}
+
+/** Schedule options as the service's field names; the service checks the enumerated values. */
+export function scheduleSettings(opts: ScheduleOptionValues): Partial<ScheduleSettings> {
+  const s: Partial<ScheduleSettings> = {};
+  const set = <K extends keyof ScheduleSettings>(key: K, value: ScheduleSettings[K] | undefined) => value !== undefined && (s[key] = value);
+  set('ssp_reference_type', opts.referenceType);
+  set('scope_of_care', opts.scope);
+  set('service_logic', opts.serviceLogic);
+  set('elective_advance_hours', wholeNumberOption('--elective-hours', opts.electiveHours, 0, 8760));
+  set('non_elective_fallback', opts.fallback);
+  set('non_elective_fallback_percent', ratio('--fallback-percent', opts.fallbackPercent));
+  set('default_rate_type', opts.defaultRateType);
+  set('default_rate_value', defaultRate(opts.defaultRate, opts.defaultRateType));
+  return s;
+}

@@ -1,0 +1,53 @@
+// tpa ratesheet show: the schedule's settings and its items.
+import type { ScheduleItem, ScheduleSettings } from '../../../client/types.js';
+import type { TableTools } from '../../../render/output.js';
+import { argument, verb } from '../../verb.js';
+
+export const show = verb({
+  name: 'show',
+  description: 'the schedule settings and its items',
+  args: { instanceId: argument.required('<instance_id>', 'builder instance') },
+  examples: ['tpa ratesheet show BLD-1001'],
+  async run(ctx, { instanceId }) {
+    const s = (await (await ctx.client()).schedule(instanceId)).body.rate_schedule;
+    return {
+      data: { rate_schedule: s },
+      items: s.items,
+      table: (t) =>
+        [
+          t.keyValues([
+            ['Rate schedule', `${s.id} (${instanceId})`],
+            ['Status', s.status === 'FINALIZED' ? t.c.green(s.status) : t.c.yellow(s.status)],
+            ...settingsPairs(s),
+          ]),
+          s.items.length === 0 ? 'No items yet: tpa ratesheet add, or tpa ratesheet load-catalog' : itemsTable(t, s.items),
+        ].join('\n'),
+    };
+  },
+});
+
+function itemsTable(t: TableTools, items: ScheduleItem[]): string {
+  return t.table(
+    ['#', 'Code', 'Name', 'Rate type', { header: 'Rate', align: 'right' }, 'Bundle', 'Notes'],
+    items.map((i) => [
+      String(i.sort_order),
+      i.ssp_code,
+      i.ssp_name,
+      i.rate_type,
+      i.rate_type === 'CASE_RATE' ? t.amount(i.rate_value) : `${i.rate_value}×`,
+      i.is_bundle_eligible ? String(i.bundle_type) : '—',
+      i.notes,
+    ]),
+  );
+}
+
+function settingsPairs(s: ScheduleSettings): [string, string][] {
+  return [
+    ['Reference type', s.ssp_reference_type],
+    ['Scope of care', s.scope_of_care],
+    ['Service logic', s.service_logic],
+    ['Elective advance', `${s.elective_advance_hours} h`],
+    ['Non-elective fallback', `${s.non_elective_fallback} (${s.non_elective_fallback_percent}× Medicare)`],
+    ['Default rate', `${s.default_rate_type} ${s.default_rate_value}`],
+  ];
+}
