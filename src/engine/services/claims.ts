@@ -54,7 +54,7 @@ interface MemberRow {
 export function submitClaim(ctx: EngineContext, req: EngineRequest): EngineResponse {
   return inWriteTransaction(ctx.db, () => {
     // Parsed inside the transaction, whose clock reads the latest time recorded once: a read of it
-    // outside would take a read snapshot of its own, a tenth of a claim's time.
+    // outside would take a read snapshot of its own (docs/numbers.md "The claim path").
     let claim: ParsedClaim;
     try {
       claim = parseClaimText(req.body ?? '', { today: isoDate(ctx.clock.now()), depthChecked: req.depthChecked });
@@ -211,7 +211,7 @@ const toPrior = (r: PaidLineRow): PriorLine => ({
  * not one join: in a join's WHERE, SQLite's constant propagation takes a bound parameter
  * (`m.member_id = ?`) for a constant and marks the statement to be compiled again whenever that
  * parameter's value changes, and better-sqlite3 binds anew on every run, so the joined statement was
- * compiled again for every claim (45-60 µs, a tenth of a claim's time).
+ * compiled again for every claim (what that cost: docs/numbers.md "The claim path").
  */
 function memberOf(db: Db, memberId: string): MemberRow | undefined {
   const member = db
@@ -310,7 +310,7 @@ function recordClaim(ctx: EngineContext, claim: ParsedClaim): EngineResponse {
   const encounterNumber = `ENC-${serviceDate.slice(0, 4)}-${String(sequence).padStart(6, '0')}`;
   // The fingerprint column is left empty: duplicates are found line by line in paid_lines (migration 7).
   // Bound by position: better-sqlite3 looks each named parameter up on the object by name, which
-  // cost 30 named values 7-12 µs a claim more than the same values in order.
+  // costs a claim more than the same values in order (docs/numbers.md "The claim path").
   db.prepare(
     `INSERT INTO encounters (id, ledger_id, encounter_number, submission_id, contract_id, member_id, provider_npi, claim_type,
        service_date, submitted_at, ready_at, completed_at, status, disposition, fingerprint, claim_response_id, aeob_reference,

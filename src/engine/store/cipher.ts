@@ -88,8 +88,8 @@ export function encryptInPlace(db: Database.Database, key: Buffer): void {
 
 /**
  * SQLCipher 4's format (AES-256-CBC, a random IV for each page written), with tpa's 1 KiB pages and
- * without SQLCipher's per-page HMAC-SHA512: on 1 KiB pages the HMAC cost a claim 25-30% of its CPU
- * (bench/engine.mjs), twice the 15% tpa allows encryption, where AES alone costs about 4%. What the
+ * without SQLCipher's per-page HMAC-SHA512: on 1 KiB pages the HMAC cost a claim far more CPU than
+ * tpa allows encryption, where AES alone costs little (docs/numbers.md "Encryption"). What the
  * HMAC would add, detecting a page changed in the file, the audit chain already does for the money
  * (tpa local audit verify --deep); SQLCipher opens the file with cipher_use_hmac = OFF.
  */
