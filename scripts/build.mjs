@@ -1,4 +1,4 @@
-// Builds dist/ with esbuild, in three files (DESIGN.md section 5: heavy modules load only when a
+// Builds dist/ with esbuild, in three files (docs/design.md "Architecture": heavy modules load only when a
 // command needs them):
 //  - dist/main.cjs, the entry: --version and the static --help, and nothing else;
 //  - dist/tpa.cjs, the rest of tpa in one file: command tree, client, engine, server. A module it

@@ -1,5 +1,5 @@
 // `npm run mutate`: StrykerJS over the money and access rules (stryker.config.mjs), then the score
-// of each file against the targets of README "Mutation testing". Fails (exit 1) when a file is
+// of each file against the targets of docs/development.md "Mutation testing". Fails (exit 1) when a file is
 // under its target, or when a mutant survives inside a region marked in the source with
 //   // mutation: no survivors (<what>)   …   // mutation: end
 // (the scope table, the fee, the split, the duplicate rule, exactly-once funding, the retry rule).

@@ -1,5 +1,5 @@
 // `tpa fund run`: the selection, the review, the confirmation and the output of a payment run; the
-// runner (client/payment-run.ts) does the approvals (README "Payment runs").
+// runner (client/payment-run.ts) does the approvals (docs/design.md "Payment runs").
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -59,7 +59,7 @@ async function sealKey(ctx: Context, create: boolean): Promise<Buffer | undefine
   return (await runSealKey(ctx.paths, ctx.io.env, ctx.note, create)).key;
 }
 
-/** The payouts the approvals will make (the engine's rule, DESIGN.md section 4): per encounter, and the totals per provider. */
+/** The payouts the approvals will make (the engine's rule, docs/money-rules.md "Settlement"): per encounter, and the totals per provider. */
 async function reviewOf(ctx: Context, plan: RunPlan, npi: string | undefined): Promise<Review> {
   const client = await ctx.client();
   const { reviewPayouts } = await import('./commands/fund.run.js');
@@ -86,7 +86,7 @@ async function reviewOf(ctx: Context, plan: RunPlan, npi: string | undefined): P
 /**
  * With --npi: funding is per encounter (one approval for its whole benefit), so a run for one
  * provider releases whole encounters, the other providers' payouts with it. The review says so,
- * with those payouts, before anything is confirmed (README "Payment runs").
+ * with those payouts, before anything is confirmed (docs/design.md "Payment runs").
  */
 function splitByNpi(r: Review, encounterId?: string): { mineCents: number; othersCents: number; others: ProviderLine[] } {
   const ids = encounterId === undefined ? [...r.payouts.keys()] : [encounterId];
@@ -371,7 +371,7 @@ async function execute(ctx: Context, journal: RunJournal, plan: RunPlan): Promis
       ...(counts.OWED > 0 ? ([['Owed again', `${counts.OWED} (${formatCentsGrouped(result.owedCents)})`]] as [string, string][]) : []),
       ['Not yet sent', String(plan.encounters.length - result.outcomes.length)],
       ['Journal', journal.path],
-      // The engine's audit head after the last release, for the operator to keep elsewhere (README "The audit chain").
+      // The engine's audit head after the last release, for the operator to keep elsewhere (docs/design.md "The audit chain").
       ...(result.auditHead ? ([['Audit head', `record ${result.auditHead.seq} ${result.auditHead.hash}`]] as [string, string][]) : []),
     ]),
   ].join('\n');

@@ -1,4 +1,4 @@
-// tpa auth login | keys | rotate, and tpa health — credentials for the service (DESIGN.md section 2).
+// tpa auth login | keys | rotate, and tpa health — credentials for the service (docs/design.md "Credentials and config").
 // Declarations only: the handlers live in auth.run.ts and load when the command runs.
 import type { Command } from 'commander';
 import { examples, valuesOption, type Act } from '../action.js';

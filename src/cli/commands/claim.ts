@@ -1,4 +1,4 @@
-// tpa claim template | validate | submit | poll — FHIR R4 claims end to end (SPEC.md "Claim submission").
+// tpa claim template | validate | submit | poll — FHIR R4 claims end to end (docs/api.md "Claim submission").
 // Declarations only: the handlers live in claim.run.ts and load when the command runs.
 import type { Command } from 'commander';
 import { examples, valuesOption, type Act } from '../action.js';

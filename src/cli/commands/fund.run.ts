@@ -25,7 +25,7 @@ function cents(amount: unknown, what: string): number {
 }
 
 /**
- * The payouts the approval will make, by the same rule the engine applies (DESIGN.md section 4).
+ * The payouts the approval will make, by the same rule the engine applies (docs/money-rules.md "Settlement").
  * Service lines that do not name their provider (a service without tpa's extra fields) are all
  * counted as the billing provider's.
  */
@@ -273,7 +273,7 @@ async function approveOne(
     throw err;
   }
   history.end(hid, 'APPROVED', approved.processor_transfer_id);
-  // The engine's audit head after this release (README "The audit chain"): for the operator to keep elsewhere.
+  // The engine's audit head after this release (docs/design.md "The audit chain"): for the operator to keep elsewhere.
   return {
     data: head ? { ...approved, audit_head: head } : approved,
     table: (t) =>

@@ -1,4 +1,4 @@
-// tpa fund approve | run — the irreversible fund release (SPEC.md "POST /v1/funding/approve/"), one or a payment run.
+// tpa fund approve | run — the irreversible fund release (docs/api.md "POST /v1/funding/approve/"), one or a payment run.
 // Declarations only: the handlers live in fund.run.ts and load when the command runs.
 import type { Command } from 'commander';
 import { examples, type Act } from '../action.js';

@@ -1,4 +1,4 @@
-// tpa ledger list | show — the encounter ledger (SPEC.md "Ledger entry").
+// tpa ledger list | show — the encounter ledger (docs/api.md "Ledger entry").
 // Declarations only: the handlers live in ledger.run.ts and load when the command runs.
 import type { Command } from 'commander';
 import { examples, valuesOption, type Act } from '../action.js';

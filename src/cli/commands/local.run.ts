@@ -99,7 +99,7 @@ async function openOnce(ctx: Context, storage: EngineStorage = { note: ctx.note 
   transport.close();
 }
 
-/** A new key for an encrypted database, kept where the README says (after checking that the cipher package is there). */
+/** A new key for an encrypted database, kept where docs/design.md "The data directory" says (after checking that the cipher package is there). */
 async function newDatabaseKeyFor(ctx: Context): Promise<{ key: Buffer; keptIn: string }> {
   const [{ cipherSqlite }, { newDatabaseKey }] = await Promise.all([import('../../engine/store/cipher.js'), import('../../auth/database-key.js')]);
   cipherSqlite(); // missing, said before a key is made
@@ -325,7 +325,7 @@ export const clientsList: Handler = async (ctx) => {
       ),
   };
 };
-/** `--tls-min` and `--tls-max-version` as Node's names: 1.3 at least unless a legacy client needs 1.2 (SPEC.md). */
+/** `--tls-min` and `--tls-max-version` as Node's names: 1.3 at least unless a legacy client needs 1.2 (docs/api.md). */
 function tlsVersions(opts: Record<string, unknown>): { minVersion: TlsVersion; maxVersion?: TlsVersion } {
   const version = (flag: string, v: unknown): TlsVersion | undefined => {
     if (v === undefined) return undefined;
@@ -357,7 +357,7 @@ export const serve: Handler = async (ctx, _args, opts) => {
       throw new UsageError(`${flag === 'tlsMin' ? '--tls-min' : '--tls-max-version'} needs --tls-cert and --tls-key (it is about TLS)`);
   if (opts.insecureHttp === true && opts.tlsCert !== undefined) throw new UsageError('--insecure-http is for plain HTTP: it means nothing with --tls-cert');
   const versions = tlsVersions(opts);
-  // Decided before anything is opened or bound (README "Over the wire"): plain HTTP beyond loopback only when asked for.
+  // Decided before anything is opened or bound (docs/design.md "Over the wire"): plain HTTP beyond loopback only when asked for.
   let host = String(opts.host);
   const { listenVerdict, isLoopbackHost } = await import('../../server/listen.js');
   const verdict = listenVerdict(host, { tls: opts.tlsCert !== undefined, insecureHttp: opts.insecureHttp === true });

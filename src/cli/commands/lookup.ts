@@ -1,4 +1,4 @@
-// tpa lookup blind | full | rates — contract discovery in two stages (SPEC.md "Contract lookup").
+// tpa lookup blind | full | rates — contract discovery in two stages (docs/api.md "Contract lookup").
 // Declarations only: the handlers live in lookup.run.ts and load when the command runs.
 import type { Command } from 'commander';
 import { examples, valuesOption, type Act } from '../action.js';

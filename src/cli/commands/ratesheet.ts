@@ -1,4 +1,4 @@
-// tpa ratesheet — the contract builder's rate schedule (SPEC.md "/api/v1/..." endpoints).
+// tpa ratesheet — the contract builder's rate schedule (docs/api.md "The contract builder" endpoints).
 // Declarations only: the handlers live in ratesheet.run.ts and load when the command runs.
 import type { Command } from 'commander';
 import { examples, valuesOption, type Act } from '../action.js';

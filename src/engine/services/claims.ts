@@ -1,6 +1,6 @@
-// Claim submission and the claim response (SPEC.md "POST /v1/claims/submit/" and
+// Claim submission and the claim response (docs/api.md "POST /v1/claims/submit/" and
 // "GET /v1/claims/{submission_id}/response/"). One claim is one encounter and one ledger entry
-// (DESIGN.md section 4). Adjudication is decided at submission, in the same transaction that
+// (docs/money-rules.md "Adjudication"). Adjudication is decided at submission, in the same transaction that
 // records the claim, and revealed when the engine clock reaches its ready time.
 import {
   adjudicate,
@@ -99,8 +99,8 @@ interface ClaimPayees {
 }
 
 /**
- * Who is paid for each line (README "Money rules, line by line": payees). The engine's providers
- * holding a direct contract stand for the parties the processor can pay (SPEC.md: valid banking
+ * Who is paid for each line (docs/money-rules.md "Payees"). The engine's providers
+ * holding a direct contract stand for the parties the processor can pay (docs/api.md: valid banking
  * details); a care-team NPI the engine does not know cannot be paid, and money is never routed to
  * an unknown party: the claim is refused naming the entry. A known provider without any contract is
  * paid through the billing provider; any other line is paid to its own provider, in its role (the
@@ -297,7 +297,7 @@ function recordClaim(ctx: EngineContext, claim: ParsedClaim): EngineResponse {
   // once, as the next request would have completed it (one write of each page instead of two).
   const dueNow = readyAt <= submittedAt;
   const finalStatus = finalLedgerStatus(adjudication.disposition);
-  // Only a claim that goes on to adjudication passes through PROCESSING (DESIGN.md section 4:
+  // Only a claim that goes on to adjudication passes through PROCESSING (docs/money-rules.md "The ledger":
   // SUBMITTED → PENDED and SUBMITTED → DENIED are direct).
   const progression: { status: LedgerStatus; timestamp: string }[] = [{ status: 'SUBMITTED', timestamp: submittedAt }];
   if (finalStatus === 'ADJUDICATED') progression.push({ status: 'PROCESSING', timestamp: submittedAt });

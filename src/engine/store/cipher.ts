@@ -1,4 +1,4 @@
-// Encryption at rest (SPEC.md "Security": AES-256) for the embedded engine's database: SQLCipher's
+// Encryption at rest (docs/api.md "Transport and data at rest": AES-256) for the embedded engine's database: SQLCipher's
 // format (AES-256-CBC per page, cipherSettings below) through
 // better-sqlite3-multiple-ciphers, a dependency loaded only for an encrypted database,
 // so that a plain one opens with better-sqlite3 as fast as before. The key is 32 random bytes used

@@ -179,7 +179,7 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (encounter_id, seq)
   );
 
-  -- Idempotency-Key replays (DESIGN.md section 3): the first response, for 24 hours.
+  -- Idempotency-Key replays (docs/api.md "Idempotency"): the first response, for 24 hours.
   CREATE TABLE idempotency_keys (
     key TEXT NOT NULL,
     route TEXT NOT NULL,
@@ -538,7 +538,7 @@ export const MIGRATIONS: readonly string[] = [
     INSERT INTO ledger_months SELECT NEW.npi, status, substr(service_date, 1, 7), 1 FROM encounters WHERE id = NEW.encounter_id ON CONFLICT DO UPDATE SET n = n + 1;
   END;
   `,
-  // 11: the sandbox trigger for SPEC.md's MISSING_AEOB (`tpa local simulate missing-aeob`): the payer
+  // 11: the sandbox trigger for the contract's MISSING_AEOB (`tpa local simulate missing-aeob`): the payer
   // never sent the encounter's AEOB, so its settlement has nothing to be matched against.
   `
   ALTER TABLE encounters ADD COLUMN aeob_missing INTEGER NOT NULL DEFAULT 0;
@@ -686,7 +686,7 @@ export const MIGRATIONS: readonly string[] = [
   // 17: rates in force on a date, deductibles per line plan year, the latest recorded time (MONEY_IN_TIME above).
   MONEY_IN_TIME,
   // 18: (issue 23) who may do what.
-  // - contract_build, the builder's write scope, goes to the keys that had every scope of SPEC.md (the
+  // - contract_build, the builder's write scope, goes to the keys that had every scope of the contract (docs/api.md) (the
   //   operator's keys, made without --scopes), so that they keep changing rate schedules; a narrower key
   //   does not gain it.
   // - A key records the key it was rotated from (its parent: the one before it in its lineage, as
