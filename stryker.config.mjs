@@ -1,5 +1,5 @@
 // `npm run mutate` (scripts/mutate.mjs): StrykerJS over the rules where a bug moves money or opens
-// a door, with the in-process tests (vitest.mutate.config.ts). README "Mutation testing".
+// a door, with the in-process tests (vitest.mutate.config.ts). docs/development.md "Mutation testing".
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
   testRunner: 'vitest',

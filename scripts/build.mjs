@@ -1,4 +1,4 @@
-// Builds dist/ with esbuild, in three files (DESIGN.md section 5: heavy modules load only when a
+// Builds dist/ with esbuild, in three files (docs/design.md "Architecture": heavy modules load only when a
 // command needs them):
 //  - dist/main.cjs, the entry: --version and the static --help, and nothing else;
 //  - dist/tpa.cjs, the rest of tpa in one file: command tree, client, engine, server. A module it
@@ -45,7 +45,7 @@ const commanderDefaultImports = {
 
 // better-sqlite3's JavaScript is bundled: resolving its bare name walks node_modules and reads the
 // package's exports map through URL objects, and its dozen files are each resolved, read and
-// compiled; in a CPU profile that was a tenth of a lookup. Its addon stays in node_modules, found
+// compiled (docs/numbers.md "Start-up pieces"). Its addon stays in node_modules, found
 // by better-sqlite3's own code from its folder there. A copy already loaded (a test preloads one to
 // patch it) is the one used; where better-sqlite3 is not in tpa's own node_modules (hoisted), the
 // bare name is.
@@ -80,7 +80,7 @@ const bundledSqlite = {
   },
 };
 
-// node:crypto loads some 10 ms of internals, and a read (a lookup, a listing) neither hashes nor draws
+// node:crypto loads many internals (docs/numbers.md "Start-up pieces"), and a read (a lookup, a listing) neither hashes nor draws
 // an id: the functions tpa takes from it are stand-ins that load it on their first call. A name not
 // listed here fails the build ("No matching export"): add it.
 const LAZY_CRYPTO = ['createHash', 'createHmac', 'randomBytes', 'randomInt', 'randomUUID', 'timingSafeEqual'];

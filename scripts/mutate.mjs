@@ -1,5 +1,5 @@
 // `npm run mutate`: StrykerJS over the money and access rules (stryker.config.mjs), then the score
-// of each file against the targets of README "Mutation testing". Fails (exit 1) when a file is
+// of each file against the targets of docs/development.md "Mutation testing". Fails (exit 1) when a file is
 // under its target, or when a mutant survives inside a region marked in the source with
 //   // mutation: no survivors (<what>)   …   // mutation: end
 // (the scope table, the fee, the split, the duplicate rule, exactly-once funding, the retry rule).
@@ -13,7 +13,7 @@ const TARGETS = { 'src/domain/money.ts': 95, 'src/domain/adjudication.ts': 95, '
 
 rmSync(REPORT, { force: true });
 const started = Date.now();
-// StrykerJS is not a dependency of the project: 124 packages, a third of the install, for a run
+// StrykerJS is not a dependency of the project: a large part of the install (docs/numbers.md "Install"), for a run
 // made by hand before a release. These pinned versions are added to node_modules the first time
 // (without touching package.json or the lockfile; the next npm ci takes them away again).
 const STRYKER = ['@stryker-mutator/core@9.6.1', '@stryker-mutator/vitest-runner@9.6.1'];

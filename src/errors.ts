@@ -1,4 +1,4 @@
-// The error classes of tpa, each knowing its exit code (DESIGN.md section 2, "Exit codes").
+// The error classes of tpa, each knowing its exit code (docs/design.md "Exit codes").
 // The CLI entry point maps them once; the client raises them from service responses, and turns the
 // embedded engine's own errors into them with fromEngineError (the one place an engine error gets
 // an exit code).
@@ -120,14 +120,14 @@ export function fromEngineError(err: EngineError): TpaError {
 type Body = Record<string, unknown>;
 const isBody = (v: unknown): v is Body => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** The error for a service answer of status ≥ 400, with the exit code DESIGN.md assigns to it. */
+/** The error for a service answer of status ≥ 400, with the exit code docs/design.md "Exit codes" assigns to it. */
 export function errorFromResponse(status: number, body: unknown): TpaError {
   const b: Body = isBody(body) ? body : {};
   const code = typeof b.error === 'string' ? b.error : undefined;
   const options: ErrorOptions = { status, code, body, details: b.errors ?? (isBody(body) ? body : undefined) };
   const message = describe(status, b);
   if (status === 400 && Array.isArray(b.errors)) return new ValidationFailed(message, options);
-  // Funding refusals that are about state, not input (SPEC.md "Funding approval preconditions").
+  // Funding refusals that are about state, not input (docs/api.md "Funding approval preconditions").
   if (status === 400 && (typeof b.reason === 'string' || 'previous_processor_transfer_id' in b)) return new ConflictError(message, options);
   if (status === 400 || status === 413 || status === 422) return new ValidationFailed(message, options);
   if (status === 401 || status === 403) return new AuthError(message, options);

@@ -1,4 +1,4 @@
-// Production credentials (SPEC.md "OAuth 2.0 with mutual TLS"): the client certificate is
+// Production credentials (docs/api.md "OAuth 2.0 with mutual TLS"): the client certificate is
 // presented to POST {auth_url}/oauth2/token for an access token, which is cached in the credential
 // store with its expiry and renewed five minutes before it ends, or at once when the service says
 // it no longer accepts it.
@@ -71,7 +71,7 @@ export class TokenSource {
       // reported below
     }
     this.o.debug?.(`← ${response.status} POST ${url}`);
-    // A 429 is a limit, not a refused credential: exit 6 like any other (README "Exit codes").
+    // A 429 is a limit, not a refused credential: exit 6 like any other (docs/design.md "Exit codes").
     if (response.status === 429) {
       throw new RateLimitedError(`the token endpoint is rate limited: ${String(body.message ?? body.error ?? 'HTTP 429')}`, {
         status: 429,

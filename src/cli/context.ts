@@ -1,4 +1,4 @@
-// What every command handler receives (STYLE.md): io, the resolved output format and colour,
+// What every command handler receives (docs/development.md "One command, one module"): io, the resolved output format and colour,
 // the active profile, and a lazily built client.
 import { httpsUnlessLoopback, readConfig, reservedNameProblem, resolvePaths, resolveProfile, type Paths, type Profile } from '../auth/config.js';
 import type { TpaClient } from '../client/client.js';
@@ -207,7 +207,7 @@ function retryOptions(ctx: Context): RetryOptions {
   };
 }
 
-/** Prompts only when stdin and stdout are terminals and TPA_PROMPT_DISABLED is unset (DESIGN.md section 2). */
+/** Prompts only when stdin and stdout are terminals and TPA_PROMPT_DISABLED is unset (docs/design.md "Credentials and config"). */
 export function canPrompt(io: IO): boolean {
   return io.stdinIsTTY && io.stdout.isTTY && !io.env.TPA_PROMPT_DISABLED;
 }

@@ -81,7 +81,7 @@ function fdStream(fd: 1 | 2): Stream {
 }
 
 /**
- * `stream` for a person's eyes (README "Text from outside is data"): control characters in what is
+ * `stream` for a person's eyes (docs/design.md "Text from outside is data"): control characters in what is
  * written show as escapes, tpa's own escapes pass (render/screen.ts). `tabs` false escapes tabs too.
  */
 export function screenedStream(stream: Stream, tabs: boolean): Stream {

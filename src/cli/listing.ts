@@ -35,7 +35,7 @@ export async function streamAll<T>(
   table: TableSpec<T>,
 ): Promise<void> {
   const { io } = ctx;
-  // Memory flat in the number of rows (README "Long listings").
+  // Memory flat in the number of rows (docs/design.md "Long listings").
   keepHeapFlat();
   const tools = ctx.format === 'table' ? await tableTools(ctx.color, terminalWidth(io.stdout)) : undefined;
   const writer = rowWriter<T>(ctx.format, io.stdout, tools ? { tools, spec: table } : undefined);
@@ -57,7 +57,7 @@ export async function streamAll<T>(
     // Each page is let go once written, before the next is awaited (not `for await`: its binding
     // stays in this function's suspended frame). Held, a page lives through the next one's reading,
     // about a young generation's worth of allocation, so it is promoted, and the old generation
-    // grows with the rows until a full collection (README "The ledger at volume").
+    // grows with the rows until a full collection (docs/design.md "The ledger at volume").
     let step: IteratorResult<T[]> | undefined;
     while (!(step = await pager.next()).done) {
       if (shown) io.stderr.write(CLEAR_LINE), (shown = false);

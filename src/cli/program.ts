@@ -1,4 +1,4 @@
-// The one place that assembles the command tree (STYLE.md), so that help and completions derive from it.
+// The one place that assembles the command tree (docs/development.md "One command, one module"), so that help and completions derive from it.
 import { Command, Help, Option } from 'commander';
 import { addEntry, type RunState } from './action.js';
 import type { Entry } from './verb.js';

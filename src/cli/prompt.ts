@@ -1,4 +1,4 @@
-// Confirmation for actions that cannot be undone (STYLE.md "Streams and terminals"): never assume
+// Confirmation for actions that cannot be undone (docs/development.md "Streams and terminals"): never assume
 // yes when no prompt can be shown, and a declined confirmation is not success.
 import { EXIT, TpaError, UsageError } from '../errors.js';
 import { screen } from '../render/screen.js';

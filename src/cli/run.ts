@@ -1,5 +1,5 @@
 // The command tree's side of the entry point (main.ts): builds the program for the command word,
-// runs it, and maps every error to its exit code once (STYLE.md "Errors carry their exit code").
+// runs it, and maps every error to its exit code once (docs/development.md "Errors carry their exit code").
 // No stack trace unless --debug.
 import { CommanderError } from 'commander';
 import { EngineError } from '../engine/errors.js';
@@ -40,7 +40,7 @@ function report(thrown: unknown, io: IO, state: RunState, args: string[]): numbe
   const dim = (s: string) => (colorErr ? `${own('2m')}${s}${own('22m')}` : s);
 
   if (err instanceof TpaError) {
-    // JSON mode: whatever body the service answered goes to stdout, the summary to stderr (DESIGN.md section 4).
+    // JSON mode: whatever body the service answered goes to stdout, the summary to stderr (docs/design.md "Output").
     if (json && err.body !== undefined) (ctx?.io ?? io).stdout.write(`${JSON.stringify(err.body, null, 2)}\n`);
     if (json) {
       const error = {

@@ -1,4 +1,4 @@
-// A batch of claims submitted exactly once across interruptions (DESIGN.md section 5, "Long jobs").
+// A batch of claims submitted exactly once across interruptions (docs/design.md "Long jobs").
 // It works through any Transport: in-process and over HTTP alike.
 //
 // Each claim is validated locally first; an invalid one is reported and not sent. Before a claim is
@@ -27,7 +27,7 @@ import type { AdjudicationSummary, ClaimResponseBody, LedgerItem } from './types
 
 /**
  * UNKNOWN: sent by an earlier run whose answer was never recorded, and the ledger could not say
- * whether the service has it; not sent again (README "Claim batches").
+ * whether the service has it; not sent again (docs/design.md "Claim batches").
  */
 export type ClaimStatus = 'ACKNOWLEDGED' | 'SKIPPED' | 'INVALID' | 'FAILED' | 'UNKNOWN';
 
@@ -76,7 +76,7 @@ export interface BatchSummary {
   stopped?: TpaError;
   /** Claims still being adjudicated when --wait timed out. */
   stillProcessing: number;
-  /** The exit code DESIGN.md gives this end (README "Claim batches"). */
+  /** The exit code docs/design.md "Exit codes" gives this end (docs/design.md "Claim batches"). */
   exitCode: number;
 }
 
@@ -456,7 +456,7 @@ export async function runClaimBatch(client: TpaClient, claims: AsyncIterable<Bat
 
 /**
  * Polls every acknowledged claim until adjudicated, a round at a time over those still processing,
- * waiting between rounds as SPEC.md advises (the nearest estimated completion, 1 s at least).
+ * waiting between rounds as the contract (docs/api.md) advises (the nearest estimated completion, 1 s at least).
  */
 async function waitForAll(
   client: TpaClient,

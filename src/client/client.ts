@@ -1,6 +1,6 @@
-// The typed API client: one method per endpoint of SPEC.md, over any Transport. It knows paths,
+// The typed API client: one method per endpoint of the contract (docs/api.md), over any Transport. It knows paths,
 // headers and statuses, not the terminal. Answers of status ≥ 400 become TpaErrors with the
-// exit code DESIGN.md assigns; 2xx (including 202) are returned with their status.
+// exit code docs/design.md "Exit codes" assigns; 2xx (including 202) are returned with their status.
 import { randomUUID } from 'node:crypto';
 import { errorFromResponse } from '../errors.js';
 import type { Transport, TransportResponse } from './transport.js';
@@ -96,7 +96,7 @@ export class TpaClient {
     return this.call('POST', `${TPA_PREFIX}/contract-lookup/full/`, { body: JSON.stringify(input) });
   }
 
-  /** Submits FHIR Claim JSON text as given; always with an Idempotency-Key (DESIGN.md section 3). */
+  /** Submits FHIR Claim JSON text as given; always with an Idempotency-Key (docs/api.md "Idempotency"). */
   submitClaim(claimJson: string, idempotencyKey: string = randomUUID()): Promise<ApiResult<ClaimAcknowledgment>> {
     return this.call('POST', `${TPA_PREFIX}/claims/submit/`, { body: claimJson, contentType: 'application/fhir+json', idempotencyKey });
   }
@@ -106,7 +106,7 @@ export class TpaClient {
     return this.call('GET', `${TPA_PREFIX}/claims/${encodeURIComponent(submissionId)}/response/${query}`);
   }
 
-  /** Approves a fund release. Never retried blindly (DESIGN.md section 3): the caller decides. */
+  /** Approves a fund release. Never retried blindly (docs/design.md "Client behaviour"): the caller decides. */
   approveFunding(input: FundingApproval, idempotencyKey: string = randomUUID()): Promise<ApiResult<FundingApproved>> {
     return this.call('POST', `${TPA_PREFIX}/funding/approve/`, { body: JSON.stringify(input), idempotencyKey });
   }

@@ -17,7 +17,7 @@ export interface ApprovalRecord {
   profile: string;
   environment: string;
   encounter_id: string;
-  /** The amount as sent (a JSON number of dollars, as SPEC.md's body has it). */
+  /** The amount as sent (a JSON number of dollars, as the contract's body has it). */
   amount: number;
   authorization_code: string;
   outcome: HistoryOutcome;

@@ -1,4 +1,4 @@
-// HTTP transport on node:http and node:https (DESIGN.md section 1): `{base_url}/tpa-api/v1/...` and `{base_url}/api/v1/...`,
+// HTTP transport on node:http and node:https (docs/design.md "Modes"): `{base_url}/tpa-api/v1/...` and `{base_url}/api/v1/...`,
 // the API key header, timeouts. It moves requests and reports what came back; retries live in
 // retry.ts. The key never reaches a log: --debug shows it redacted.
 import type { Agent } from 'node:https';

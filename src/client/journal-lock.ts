@@ -1,4 +1,4 @@
-// One journal, one writer (README "Claim batches", "Payment runs"): a long job holds its journal's
+// One journal, one writer (docs/design.md "Claim batches", "Payment runs"): a long job holds its journal's
 // lock from the moment it opens the journal until it ends. The lock is the kernel's: an exclusive
 // SQLite transaction on a lock file, a POSIX lock the kernel releases when the holder exits,
 // however it ends (kill -9, a power cut), so a crashed run never leaves a lock behind and no pid
@@ -46,7 +46,7 @@ export class JournalLock {
   ) {}
 
   /**
-   * Takes the lock of the journal at `journalPath`, or refuses at once (exit 4, DESIGN.md: a
+   * Takes the lock of the journal at `journalPath`, or refuses at once (exit 4, docs/design.md "Exit codes": a
    * conflict or wrong state) naming the run that holds it. `what` names the job for the message.
    */
   static async take(journalPath: string, what: string): Promise<JournalLock> {

@@ -1,4 +1,4 @@
-// The journal of a long job (DESIGN.md section 5, "Long jobs"): an append-only file of JSON lines
+// The journal of a long job (docs/design.md "Long jobs"): an append-only file of JSON lines
 // that says, before each request, what is about to be sent and with which Idempotency-Key, and
 // after it, what came back. Every append reaches the disk (fsync) before the request it announces
 // goes out, so a job killed at any instant (kill -9, a power cut) is resumed from its journal

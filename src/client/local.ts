@@ -13,7 +13,7 @@ export type EngineStorage = Pick<EngineOptions, 'pageCacheKb' | 'mmapBytes' | 'd
 export class LocalTransport implements Transport {
   readonly name = 'local';
   private engine: Engine | undefined;
-  /** Sandbox triggers (README "Sandbox triggers"): TPA_FAULT, counted over this process. */
+  /** Sandbox triggers (docs/design.md "Sandbox triggers"): TPA_FAULT, counted over this process. */
   private readonly faults: Faults;
 
   constructor(

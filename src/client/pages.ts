@@ -1,4 +1,4 @@
-// Follows a list's `next` links page by page (DESIGN.md section 5, "Streaming lists"): each page
+// Follows a list's `next` links page by page (docs/design.md "Streaming lists"): each page
 // is handed on as it arrives, so a listing of any length holds one page in memory. It paces itself
 // by the rate-limit headers, waiting for the window to reset before a request that would be
 // refused rather than after a 429, and never hands on a row twice (over HTTP an insert during the

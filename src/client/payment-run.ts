@@ -1,4 +1,4 @@
-// A payment run (DESIGN.md section 5, "Long jobs"): fund releases for a confirmed selection of
+// A payment run (docs/design.md "Long jobs"): fund releases for a confirmed selection of
 // encounters, each exactly once, across interruptions, through any Transport.
 //
 // The selection, with each approval's amount, authorization code and Idempotency-Key, is journaled
@@ -58,7 +58,7 @@ export interface ApprovalOutcome {
   status: ApprovalStatus;
   processor_transfer_id: string | null;
   message?: string;
-  /** The engine's audit head right after this approval, when the service sends it (README "The audit chain"). */
+  /** The engine's audit head right after this approval, when the service sends it (docs/design.md "The audit chain"). */
   audit_head?: AuditHead;
 }
 
@@ -371,7 +371,7 @@ export async function executeRun(
       record(o, true);
     }
   }
-  // Owed again: the run did not do what it was confirmed for (DESIGN.md: a wrong state, exit 4).
+  // Owed again: the run did not do what it was confirmed for (docs/design.md "Exit codes": a wrong state, exit 4).
   result.exitCode = result.stopped ? result.stopped.exitCode : firstFailure ? firstFailure.exitCode : result.owedCents > 0 ? EXIT.CONFLICT : EXIT.OK;
   return result;
 }

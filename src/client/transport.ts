@@ -1,5 +1,6 @@
 // The seam between the typed client and where requests go: in-process (the embedded engine) or
-// HTTP (a later transport). A transport only moves requests; it does not judge statuses.
+// over HTTP(S) to the service or `tpa local serve`. A transport only moves requests; it does not
+// judge statuses.
 
 export interface TransportRequest {
   method: string;

@@ -1,4 +1,4 @@
-// Response bodies of SPEC.md, as the client sees them (amounts are JSON numbers in USD).
+// Response bodies of the contract (docs/api.md), as the client sees them (amounts are JSON numbers in USD).
 
 export interface BlindLookupResult {
   match_found: boolean;

@@ -1,4 +1,4 @@
-// Adjudication as DESIGN.md section 4 decides it, line by line: each line is judged on its own
+// Adjudication as docs/money-rules.md "Adjudication" decides it, line by line: each line is judged on its own
 // service date (member coverage, the contract active that day), against the lines already paid
 // (duplicates) and the bundle episode it belongs to; then allowed = the lesser of the billed charge
 // and the contract price, the claim's copay, the deductible of each line's plan year and
@@ -43,7 +43,7 @@ export const DENIAL = {
  */
 export type FeeKind = ProviderRole;
 
-/** Who is paid for a line, as the engine decides it (README "Money rules, line by line": payees). */
+/** Who is paid for a line, as the engine decides it (docs/money-rules.md "Payees"). */
 export interface LinePayee {
   npi: string;
   feeKind: FeeKind;
@@ -56,7 +56,7 @@ export interface LinePayee {
 export const PEND_MISSING_PREAUTH = 'MISSING_PREAUTHORIZATION';
 
 /**
- * How many days one bundle episode spans from its first service date (README, choices): the two
+ * How many days one bundle episode spans from its first service date (docs/money-rules.md "Bundles"): the two
  * procedures of a DOUBLE_HEADER are done the same day; a PACKAGE covers a multi-day episode.
  */
 export const BUNDLE_EPISODE_DAYS: Record<BundleType, number> = { SINGLE: 1, DOUBLE_HEADER: 1, PACKAGE: 90 };
@@ -367,7 +367,7 @@ function surelyZero(line: ClaimLine, contract: ContractTerms): boolean {
 }
 
 /**
- * Anesthesia included (README "Money rules, line by line"): a line priced above 0.00 under a
+ * Anesthesia included (docs/money-rules.md "Money rules, line by line"): a line priced above 0.00 under a
  * contract whose rate includes anesthesia, whose payee is not an anesthesia provider, includes the
  * anesthesia of its member and day. An anesthesia fee that day, on this claim in any line order or
  * on a later one, is BUNDLED (CARC-97). When the anesthesia was paid first (an earlier claim), what
@@ -439,7 +439,7 @@ function priceLines(verdicts: LineVerdict[], bundleHistory: readonly PriorLine[]
 }
 
 /**
- * One negotiated rate for the whole bundle, once per episode (README, choices): the rate is split
+ * One negotiated rate for the whole bundle, once per episode (docs/money-rules.md "Bundles"): the rate is split
  * in equal shares over the bundle's codes; the lines of parts not yet billed in their episode are
  * allowed the shares of those parts together (the whole rate for a complete bundle), spread over
  * the lines by charge and never above the charges; a part billed again later in the episode is

@@ -1,4 +1,4 @@
-// API key formats (SPEC.md "Authentication"): sandbox sk_sand_..., staging sk_stage_..., 64
+// API key formats (docs/api.md "Authentication"): sandbox sk_sand_..., staging sk_stage_..., 64
 // characters in all. Checked wherever a key enters tpa, and used to show a key safely.
 export type KeyEnvironment = 'sandbox' | 'staging';
 export const KEY_PREFIX: Record<KeyEnvironment, string> = { sandbox: 'sk_sand_', staging: 'sk_stage_' };

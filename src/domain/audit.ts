@@ -1,4 +1,4 @@
-// The audit chain (SPEC.md: audit trails use SHA-256): each record's hash covers the previous
+// The audit chain (docs/api.md: audit trails use SHA-256): each record's hash covers the previous
 // record's hash and its own canonical content (sorted keys, amounts in cents), so that changing,
 // deleting or reordering any record breaks the chain from there on. Pure: the engine stores it.
 // The chain alone cannot tell a rewrite whose every hash was recomputed: a head kept outside the

@@ -1,4 +1,4 @@
-// FHIR R4 Claim parsing for both workflows (SPEC.md "POST /v1/claims/submit/"). Claims arrive
+// FHIR R4 Claim parsing for both workflows (docs/api.md "POST /v1/claims/submit/"). Claims arrive
 // from other systems in every shape FHIR allows, so this accepts what the service can use
 // (references, identifiers, contained resources, codings in any order, extra elements) and names
 // the exact path of anything it cannot use.
@@ -65,7 +65,7 @@ const asArray = (v: unknown): unknown[] | undefined => (Array.isArray(v) ? v : u
 export interface ParseOptions {
   /**
    * Today's date (YYYY-MM-DD, UTC) on the engine clock: services are claimed once rendered, so a
-   * service or creation date after it is refused (SPEC.md: `service_date` is when the service was
+   * service or creation date after it is refused (docs/api.md: `service_date` is when the service was
    * rendered). Without it, dates are checked only against the claim's own `created` date.
    */
   today?: string;

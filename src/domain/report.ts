@@ -1,6 +1,6 @@
 // The finance desk's period report (`tpa settlement report`), computed from the ledger entries and
-// settlement records a client read, so that either transport gives the same report (DESIGN.md
-// section 5, "Reports"). Pure: no I/O; every sum in integer cents.
+// settlement records a client read, so that either transport gives the same report (
+// docs/design.md "Where the next parts belong"). Pure: no I/O; every sum in integer cents.
 import { jsonNumberToCents } from './money.js';
 
 /** What the report needs of a ledger list entry. */
@@ -65,7 +65,7 @@ export interface PeriodReport {
   byStatus: StatusLine[];
   totals: Omit<StatusLine, 'status'>;
   /**
-   * What the plan's money did (README "The finance desk's report"). Every amount is the sum of the
+   * What the plan's money did (docs/money-rules.md "The finance desk's report"). Every amount is the sum of the
    * payouts it summarizes (with --npi, that provider's payouts only):
    * released = in transit + settled + released then refunded (a failed transfer moved nothing);
    * came back = what the refunds returned (each refunded payout's amount less its fee);

@@ -65,7 +65,7 @@ export function servedTarget(target: string): { path: string; search: string } |
 }
 
 /**
- * The routes that release money (SPEC.md: the fund_release permission): a request to one needs a
+ * The routes that release money (docs/api.md: the fund_release permission): a request to one needs a
  * confirmation, an Idempotency-Key and an entry in this machine's fund history, and is never resent
  * blind. The engine's table marks the same routes (a test holds them equal).
  */

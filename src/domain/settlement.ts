@@ -1,4 +1,4 @@
-// Settlement rules (SPEC.md "Settlement", DESIGN.md section 4): payouts per care-team provider in
+// Settlement rules (docs/api.md "Settlement", docs/money-rules.md "Settlement"): payouts per care-team provider in
 // proportion to the benefit of their lines, the processor fee, T+1 business day, AEOB matching.
 import { allocate, mulDivRound } from './money.js';
 import type { ProviderRole } from './fhir-claim.js';
@@ -20,7 +20,7 @@ export interface PayoutShare {
   netCents: number;
 }
 
-/** Funding `notes` limit (SPEC.md "Limits"). */
+/** Funding `notes` limit (docs/api.md "Limits"). */
 export const MAX_FUNDING_NOTES = 500;
 
 const ROLE_ORDER: readonly ProviderRole[] = ['FACILITY', 'SURGEON', 'ANESTHESIA', 'PATHOLOGY'];
@@ -89,7 +89,7 @@ export interface RefundAmounts {
 
 /**
  * A refund returns what reached the providers: each payout's `net_to_provider` (amount − fee). The
- * processor's fees were spent on the transfer and do not come back (SPEC.md: `total_amount` is the
+ * processor's fees were spent on the transfer and do not come back (docs/api.md: `total_amount` is the
  * amount before fees, `net_to_provider` what the provider received).
  */
 export function refundAmounts(payouts: readonly { amountCents: number; feeCents: number }[]): RefundAmounts {

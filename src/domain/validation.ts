@@ -79,7 +79,7 @@ export function clip(value: string, max = 40): string {
 }
 
 /**
- * The number of characters in a text as SPEC.md counts them ("at most 500 characters"): Unicode
+ * The number of characters in a text as the contract (docs/api.md) counts them ("at most 500 characters"): Unicode
  * code points, so an emoji outside the BMP is one character, not its two UTF-16 code units.
  */
 export function characterCount(text: string): number {

@@ -1,4 +1,4 @@
-// Idempotency-Key (DESIGN.md section 3): a replay with the same key and body within 24 hours gets
+// Idempotency-Key (docs/api.md "Idempotency"): a replay with the same key and body within 24 hours gets
 // the first response; the same key with another body is a 409. Used by claim submission and funding.
 // A replay belongs to its caller: the same environment and key lineage (a key rotated mid-batch
 // still replays what its lineage sent; another key's Idempotency-Key is a new request, and never

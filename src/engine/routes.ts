@@ -1,4 +1,4 @@
-// The one route table (DESIGN.md section 5): method and path as served → handler. Both the
+// The one route table (docs/design.md "Architecture"): method and path as served → handler. Both the
 // in-process transport and the HTTP server go through it, so a command behaves the same either way.
 import { compilePath, matchPath, type PathMatch } from '../domain/served-routes.js';
 import type { EngineContext } from './context.js';
@@ -30,9 +30,9 @@ export interface Route {
   handler: Handler;
   pattern: RegExp;
   params: string[];
-  /** Over HTTP: the scope the key needs (SPEC.md "Authentication"); null: any valid key. */
+  /** Over HTTP: the scope the key needs (docs/api.md "Authentication"); null: any valid key. */
   scope: Scope | null;
-  /** Over HTTP: requests per minute per key for this endpoint (SPEC.md "Limits"); null: the tier's. */
+  /** Over HTTP: requests per minute per key for this endpoint (docs/api.md "Limits"); null: the tier's. */
   perMinute: number | null;
   /** The answer depends only on the stored data and the request: it may be served from the read cache. */
   cacheable: boolean;
@@ -69,14 +69,14 @@ export const ROUTES: readonly Route[] = [
   route('GET', `${TPA}/settlement/{encounter_id}/`, getSettlement, 'ledger_access', 200),
   route('GET', `${TPA}/ledger/entries/`, listLedger, 'ledger_access', 100, true),
   route('GET', `${TPA}/ledger/entries/{encounter_id}/`, ledgerDetail, 'ledger_access', 200),
-  // SPEC.md writes these three without a trailing slash; both forms are served.
+  // The contract (docs/api.md) writes these three without a trailing slash; both forms are served.
   route('GET', `${TPA}/health`, health),
   route('GET', `${TPA}/health/`, health),
   route('GET', `${TPA}/keys`, listKeys),
   route('GET', `${TPA}/keys/`, listKeys),
   route('POST', `${TPA}/keys/rotate`, rotateKey),
   route('POST', `${TPA}/keys/rotate/`, rotateKey),
-  // The contract builder (SPEC.md leaves its credentials open; docs/security.md "Who may do what"):
+  // The contract builder (the contract leaves its credentials open; docs/security.md "Who may do what"):
   // reading the catalog, a schedule and its preview takes the read scope contract_lookup; changing
   // or finalizing a schedule changes what is paid, and takes contract_build, which no read scope gives.
   route('GET', '/api/v1/ssp/catalog/', listCatalog, 'contract_lookup', null, true),
@@ -87,7 +87,7 @@ export const ROUTES: readonly Route[] = [
   route('DELETE', `${BUILDER}/rate-schedule/remove-ssp/`, removeSsp, 'contract_build'),
   route('POST', `${BUILDER}/rate-schedule/load-catalog/`, loadCatalog, 'contract_build'),
   route('GET', `${BUILDER}/rate-schedule/preview/`, previewSchedule, 'contract_lookup'),
-  // SPEC.md writes this one without the trailing slash; both forms are served.
+  // The contract (docs/api.md) writes this one without the trailing slash; both forms are served.
   route('POST', `${BUILDER}/finalize`, finalizeSchedule, 'contract_build'),
   route('POST', `${BUILDER}/finalize/`, finalizeSchedule, 'contract_build'),
 ];

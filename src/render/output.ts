@@ -1,4 +1,4 @@
-// One place that writes a command's result to stdout in the chosen format (DESIGN.md "Output").
+// One place that writes a command's result to stdout in the chosen format (docs/design.md "Output").
 // Renderers take the data and a description of the terminal, never the CLI's context.
 import type { Palette } from './format.js';
 import { csvCell } from './screen.js';

@@ -1,4 +1,4 @@
-// Text from outside is data (README "Text from outside is data"): notes, codes, names, file names,
+// Text from outside is data (docs/design.md "Text from outside is data"): notes, codes, names, file names,
 // claim fields and server messages may hold control characters, and a terminal obeys them (ESC
 // sequences that retitle the window or move the cursor, BEL, CSI), a spreadsheet obeys a cell that
 // starts like a formula. Two guards, applied where tpa writes, not per command:

@@ -1,4 +1,4 @@
-// Writers that print a list as its pages arrive (DESIGN.md section 5, "Streaming lists"): the
+// Writers that print a list as its pages arrive (docs/design.md "Streaming lists"): the
 // output is the same as printing the whole list at once, for every format, but only one page is
 // ever held. They take a sink and the rendering they need, never the CLI's context.
 import { csvHeaders, csvLine, flatten, type TableTools } from './output.js';

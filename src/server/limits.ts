@@ -1,7 +1,7 @@
-// Rate limits (SPEC.md "Limits"; DESIGN.md section 4): per key, the tier's requests per minute and
+// Rate limits (docs/api.md "Limits"; docs/design.md "Over the wire: choices"): per key, the tier's requests per minute and
 // concurrency, and each endpoint's requests per minute; the stricter answers. Every request with a
 // valid key counts, refused ones included; a request without one counts against its address
-// (README "Over the wire: choices"), so every answer carries the X-RateLimit-* headers. Windows run
+// (docs/design.md "Over the wire: choices"), so every answer carries the X-RateLimit-* headers. Windows run
 // on real time: limits are about traffic.
 import type { CallerEnvironment } from '../engine/services/keys.js';
 
@@ -12,8 +12,8 @@ export interface Tier {
 }
 
 /**
- * SPEC.md's sandbox tier is "unlimited requests per minute". Its window is counted against this
- * nominal limit, so that X-RateLimit-Limit and -Remaining are integers on every answer, as SPEC.md's
+ * The contract's sandbox tier is "unlimited requests per minute". Its window is counted against this
+ * nominal limit, so that X-RateLimit-Limit and -Remaining are integers on every answer, as the contract's
  * example shows and as clients parse them; no test or script reaches it.
  */
 export const SANDBOX_PER_MINUTE = 1_000_000;

@@ -1,4 +1,4 @@
-// `tpa local serve`: node:http in front of the one route table (DESIGN.md section 5). This file only
+// `tpa local serve`: node:http in front of the one route table (docs/design.md "Architecture"). This file only
 // adapts HTTP: authentication, limits and answers come from the engine; the server reads bodies
 // within a size limit, applies the rate limiter, logs one line per request and never a key.
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
@@ -21,7 +21,7 @@ export interface TlsOptions {
   key: string;
   /** With a client CA, client certificates are required and /oauth2/token is served. */
   clientCa?: string;
-  /** The lowest TLS version served: TLSv1.3 unless a legacy client needs TLSv1.2 (SPEC.md). */
+  /** The lowest TLS version served: TLSv1.3 unless a legacy client needs TLSv1.2 (docs/api.md). */
   minVersion?: 'TLSv1.2' | 'TLSv1.3';
   /** The highest TLS version served (TLSv1.2 to act as a legacy service). */
   maxVersion?: 'TLSv1.2' | 'TLSv1.3';
@@ -153,13 +153,13 @@ export function startServer(engine: Engine, options: ServeOptions): Promise<Runn
       url = undefined;
     }
     let status = 500;
-    // SPEC.md "Limits": the X-RateLimit-* headers go on every answer, whatever it is.
+    // docs/api.md "Limits": the X-RateLimit-* headers go on every answer, whatever it is.
     let limitHeaders: Record<string, string> = {};
     const reply = (response: EngineResponse, extra: Record<string, string> = {}) => {
       status = response.status;
       send(res, response, { 'x-request-id': requestId, ...limitHeaders, ...extra }, method === 'HEAD');
     };
-    /** 429 (SPEC.md "Errors"), with the limit headers and Retry-After. */
+    /** 429 (docs/api.md "Errors"), with the limit headers and Retry-After. */
     const refuse = (verdict: LimitVerdict) => {
       req.resume();
       reply(error(429, { error: 'rate_limit_exceeded', message: `Rate limit exceeded: ${verdict.reason}`, retry_after: verdict.retryAfter }), {
@@ -182,13 +182,13 @@ export function startServer(engine: Engine, options: ServeOptions): Promise<Runn
         .catch(() => reply(error(500, { error: 'internal_error', message: 'The server failed to issue a token', request_id: requestId })));
       return;
     }
-    // The order (README "Over the wire: choices"): who is calling, then count (429), then the route
+    // The order (docs/design.md "Over the wire: choices"): who is calling, then count (429), then the route
     // (404, 405), the key (401), the body (413, 415) and the scope (403). A caller with a valid key
     // counts against its tier (and the endpoint's limit, for a route that exists), one without
     // against its address, so that unknown routes and key guessing are limited too.
     const authorization = header(req, 'authorization');
     const bearer = authorization && /^Bearer\s+(\S+)$/i.exec(authorization)?.[1];
-    // With a client CA this is the production server: OAuth tokens only (SPEC.md "Authentication").
+    // With a client CA this is the production server: OAuth tokens only (docs/api.md "Authentication").
     const oauthOnly = Boolean(tls?.clientCa);
     const caller = engine.authenticate(bearer ? { bearer, certificate } : { apiKey: header(req, 'x-api-key'), certificate, oauthOnly });
     const match = url && engine.route(method, url.pathname);
@@ -286,7 +286,7 @@ export function startServer(engine: Engine, options: ServeOptions): Promise<Runn
           cert: tls.cert,
           key: tls.key,
           ...(tls.clientCa ? { ca: tls.clientCa, requestCert: true, rejectUnauthorized: true } : {}),
-          // SPEC.md: TLS 1.3; 1.2 only for a legacy system, and then only forward-secret AEAD suites.
+          // The contract (docs/api.md): TLS 1.3; 1.2 only for a legacy system, and then only forward-secret AEAD suites.
           minVersion: tls.minVersion ?? 'TLSv1.3',
           ...(tls.maxVersion ? { maxVersion: tls.maxVersion } : {}),
           ciphers: TLS_CIPHERS,
@@ -354,7 +354,7 @@ function unparsedAnswer(engine: Engine, err: ParserError): { response: EngineRes
 /**
  * A request Node's HTTP parser refused before any handler saw it (an unknown method, a malformed
  * request line or header): answered as every other request is, with the JSON error body, a request
- * id and the X-RateLimit-* headers of its address (SPEC.md "Limits": on every answer), then closed.
+ * id and the X-RateLimit-* headers of its address (docs/api.md "Limits": on every answer), then closed.
  */
 function answerUnparsed(engine: Engine, options: ServeOptions, err: ParserError, socket: Duplex): void {
   const net = socket as Socket;

@@ -1,4 +1,4 @@
-// SPEC.md conformance through the CLI (issue 9, items 13, 14 and 18): what `tpa` shows of the limit
+// Contract conformance (docs/api.md) through the CLI (issue 9, items 13, 14 and 18): what `tpa` shows of the limit
 // headers, the character count of notes, and HEAD, in-process and against `tpa local serve`.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';

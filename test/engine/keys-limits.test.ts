@@ -1,4 +1,4 @@
-// The key and limit checks (SPEC.md "Authentication" and "Limits"), exercised directly: API keys on
+// The key and limit checks (docs/api.md "Authentication" and "Limits"), exercised directly: API keys on
 // a real SQLite file through the engine (format, hash-only storage, expiry on the engine clock,
 // rotation with 24 hours of overlap, listing), and the rate limiter on a clock the test moves.
 import Database from 'better-sqlite3';
@@ -211,7 +211,7 @@ describe('revoking keys (docs/security.md "Who may do what")', () => {
 });
 
 describe('the rate limiter', () => {
-  it('has the tiers of SPEC.md', () => {
+  it('has the tiers of the contract', () => {
     expect(TIERS).toEqual({
       sandbox: { perMinute: 1_000_000, concurrent: 10 },
       staging: { perMinute: 200, concurrent: 20 },
@@ -220,7 +220,7 @@ describe('the rate limiter', () => {
     expect(ANONYMOUS_PER_MINUTE).toBe(60);
   });
 
-  it('the sandbox tier (unlimited in SPEC.md) reports integers: its nominal 1,000,000 a minute, counted, with the reset of its window', () => {
+  it('the sandbox tier (unlimited in the contract) reports integers: its nominal 1,000,000 a minute, counted, with the reset of its window', () => {
     let now = 1_000_000;
     const limiter = new RateLimiter(60_000, () => now);
     const v = limiter.admit('k', TIERS.sandbox, 'GET /x', null);

@@ -2,7 +2,7 @@
 // seeded members and contracts, with lines on dates that straddle coverage, contract dates and
 // calendar years, repeated codes, care teams and bundles split across claims. After each sequence
 // every encounter is read back (claim response and ledger detail) and checked against the rules
-// (README "Money rules, line by line"); expectations come from the seed, not from the engine.
+// (docs/money-rules.md "Money rules, line by line"); expectations come from the seed, not from the engine.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -259,7 +259,7 @@ function runSequence(seq: Sequence): void {
     for (const planned of plan(seq)) {
       const ack = call(engine, 'POST', SUBMIT, planned.claim);
       if (ack.status === 404) {
-        // No line of the claim has a contract on its date: SPEC.md's no_active_contract.
+        // No line of the claim has a contract on its date: the contract's no_active_contract.
         expect((ack.body as Body).error).toBe('no_active_contract');
         for (const l of planned.lines) expect(contractFor(planned.npi, l)).toBeUndefined();
         tally('404');

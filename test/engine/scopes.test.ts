@@ -1,6 +1,6 @@
-// The route table's doors (SPEC.md "Authentication" and "Limits"): which scope each operation
+// The route table's doors (docs/api.md "Authentication" and "Limits"): which scope each operation
 // needs, and how many requests a minute each allows. The expected table is written out from
-// SPEC.md here, not read from src/engine/routes.ts, so a route whose scope or limit changes fails.
+// The contract (docs/api.md) here, not read from src/engine/routes.ts, so a route whose scope or limit changes fails.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { matchRoute, ROUTES } from '../../src/engine/routes.js';
 import { SCOPES, SPEC_SCOPES, type Scope } from '../../src/engine/services/keys.js';
@@ -18,14 +18,14 @@ const SPEC: { method: string; path: string; scope: Scope | null; perMinute: numb
   { method: 'GET', path: '/tpa-api/v1/settlement/enc_x/', scope: 'ledger_access', perMinute: 200 },
   { method: 'GET', path: '/tpa-api/v1/ledger/entries/', scope: 'ledger_access', perMinute: 100 },
   { method: 'GET', path: '/tpa-api/v1/ledger/entries/enc_x/', scope: 'ledger_access', perMinute: 200 },
-  // Any valid key: the key's own business (README "Over the wire: choices").
+  // Any valid key: the key's own business (docs/design.md "Over the wire: choices").
   { method: 'GET', path: '/tpa-api/v1/health', scope: null, perMinute: null },
   { method: 'GET', path: '/tpa-api/v1/health/', scope: null, perMinute: null },
   { method: 'GET', path: '/tpa-api/v1/keys', scope: null, perMinute: null },
   { method: 'GET', path: '/tpa-api/v1/keys/', scope: null, perMinute: null },
   { method: 'POST', path: '/tpa-api/v1/keys/rotate', scope: null, perMinute: null },
   { method: 'POST', path: '/tpa-api/v1/keys/rotate/', scope: null, perMinute: null },
-  // The contract builder (SPEC.md leaves its credentials open; docs/security.md "Who may do what"):
+  // The contract builder (the contract leaves its credentials open; docs/security.md "Who may do what"):
   // reads take contract_lookup, changes and finalizing take contract_build.
   { method: 'GET', path: '/api/v1/ssp/catalog/', scope: 'contract_lookup', perMinute: null },
   { method: 'POST', path: '/api/v1/computable-contracts/builder/b1/rate-schedule/init/', scope: 'contract_build', perMinute: null },
@@ -50,7 +50,7 @@ function send(engine: ReturnType<typeof home.at>, r: (typeof SPEC)[number], scop
 }
 
 describe('the route table', () => {
-  it('serves exactly the operations of SPEC.md, each with its scope and its per-minute limit', () => {
+  it('serves exactly the operations of the contract, each with its scope and its per-minute limit', () => {
     expect(ROUTES).toHaveLength(SPEC.length);
     for (const r of SPEC) {
       const match = matchRoute(r.method, r.path);
@@ -86,7 +86,7 @@ describe('the route table', () => {
   });
 });
 
-describe('scopes (SPEC.md "Authentication")', () => {
+describe('scopes (docs/api.md "Authentication")', () => {
   for (const r of SPEC.filter((x) => x.scope !== null)) {
     it(`${r.method} ${r.path} needs ${r.scope}: every other scope is refused 403, that one alone passes`, () => {
       const engine = home.at(CLOCK, '0');

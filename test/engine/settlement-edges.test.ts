@@ -222,7 +222,7 @@ describe('the simulated AEOB variance (item 12)', () => {
     expect(settlement(e, id)).toMatchObject({ aeob_match: { aeob_amount: 2460, match_status: 'VARIANCE' } });
 
     // A Monday service submitted on Wednesday, when the first one's refund is recorded: the engine
-    // never records a submission before that (README "The engine clock").
+    // never records a submission before that (docs/design.md "The engine clock").
     const other = submit(MON, { cpt: ['45378'] }, e).encounterId;
     expect(approve(at(WED_LATER), other, 1480).status).toBe(200);
     e.simulate('settlement-failure', other);

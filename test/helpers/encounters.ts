@@ -1,6 +1,6 @@
 // An adjudicated encounter made through the CLI, as most command tests need one: a claim from the
 // template (its arguments given), submitted, then polled at once with --wait (adjudication takes no
-// time in tests; `submit --wait` would first wait the 2 s SPEC.md asks before the first poll).
+// time in tests; `submit --wait` would first wait the 2 s the contract (docs/api.md) asks before the first poll).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';

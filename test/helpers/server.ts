@@ -21,13 +21,13 @@ export interface Served {
   stop(): Promise<number | null>;
 }
 
-/** The scopes of SPEC.md, which the tests' OAuth client acme-tpa is registered with. */
+/** The scopes of the contract (docs/api.md), which the tests' OAuth client acme-tpa is registered with. */
 export const SPEC_SCOPES = ['contract_lookup', 'claim_pricing', 'fund_release', 'ledger_access'];
 
 export async function serve(home: string, args: string[] = [], env: Record<string, string> = {}): Promise<Served> {
   // A mutual-TLS server gives tokens to registered clients only: the tests log in as acme-tpa (the
   // client of test/helpers/certs.ts), registered here as its operator would, with the four scopes
-  // of SPEC.md. Tests of registration itself use other client ids.
+  // of the contract (docs/api.md). Tests of registration itself use other client ids.
   if (args.includes('--client-ca')) await registerClient(home, 'acme-tpa', SPEC_SCOPES);
   const childEnv = testEnv({ home, env });
   const child = spawn(process.execPath, [TPA_BIN, 'local', 'serve', '--port', '0', '--host', '127.0.0.1', ...args], {

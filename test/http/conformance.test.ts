@@ -1,4 +1,4 @@
-// SPEC.md conformance over HTTP (issue 9, items 13, 14 and 18), against a real `tpa local serve` on
+// Contract conformance (docs/api.md) over HTTP (issue 9, items 13, 14 and 18), against a real `tpa local serve` on
 // 127.0.0.1: the limit headers on every answer, text limits counted in characters, HEAD as GET.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/engine.js';
@@ -46,7 +46,7 @@ const WRONG_KEY = `sk_sand_${'x'.repeat(56)}`;
 /** An emoji outside the Basic Multilingual Plane: one character, two UTF-16 code units. */
 const EMOJI = '\u{1F600}';
 
-describe('the X-RateLimit headers are on every answer (SPEC.md "Limits")', () => {
+describe('the X-RateLimit headers are on every answer (docs/api.md "Limits")', () => {
   it('a request without a valid key gets 401 with the limits of its address, counted down', async () => {
     const first = await api('/tpa-api/v1/health', { key: null });
     const second = await api('/tpa-api/v1/health', { key: WRONG_KEY });
@@ -65,7 +65,7 @@ describe('the X-RateLimit headers are on every answer (SPEC.md "Limits")', () =>
     const wrongMethod = await api('/tpa-api/v1/health', { method: 'DELETE', key: staging });
     expect(wrongMethod.status).toBe(405);
     expect(limits(wrongMethod)).toMatchObject({ limit: '200', remaining: '198' });
-    // The sandbox tier is unlimited in SPEC.md: its nominal limit, in integers as on every answer.
+    // The sandbox tier is unlimited in the contract (docs/api.md): its nominal limit, in integers as on every answer.
     const sandbox = await api('/tpa-api/v1/nothing/');
     expect(limits(sandbox)).toMatchObject({ limit: '1000000', remaining: expect.stringMatching(/^9999\d\d$/) });
     expect(limits(sandbox).reset).toBeGreaterThan(Date.now() / 1000);
@@ -116,7 +116,7 @@ describe('the X-RateLimit headers are on every answer (SPEC.md "Limits")', () =>
   });
 });
 
-describe('text limits count characters, not UTF-16 code units (SPEC.md "Limits")', () => {
+describe('text limits count characters, not UTF-16 code units (docs/api.md "Limits")', () => {
   it('a funding notes of 500 emoji is accepted and one of 501 refused as 501 characters', async () => {
     const claim = (await tpa(['claim', 'template', '--type', 'institutional'], { home: home.dir })).stdout;
     const submitted = await api('/tpa-api/v1/claims/submit/', { method: 'POST', body: JSON.parse(claim) });

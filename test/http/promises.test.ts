@@ -1,4 +1,4 @@
-// What README.md promises over the wire and no test checked before (issue 10): the staging tier's
+// What the README and docs/ promise over the wire and no test checked before (issue 10): the staging tier's
 // limits, and `auth rotate` when the key comes from TPA_API_KEY. A real `tpa local serve` on 127.0.0.1.
 import { request } from 'node:http';
 import { readFileSync } from 'node:fs';
@@ -23,7 +23,7 @@ afterAll(async () => {
 
 const health = (key: string) => fetch(`${server.url}/tpa-api/v1/health`, { headers: { 'x-api-key': key } });
 
-describe('the staging tier (SPEC.md "Limits")', () => {
+describe('the staging tier (docs/api.md "Limits")', () => {
   it('allows 200 requests a minute per key, then 429 naming the tier; a new window starts afresh', async () => {
     const key = await createKey(home.dir, '--env', 'staging');
     expect(key).toMatch(/^sk_stage_/);

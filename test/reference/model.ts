@@ -1,4 +1,4 @@
-// The reference model of the money rules: the README's "Money rules, line by line" and the rules
+// The reference model of the money rules: docs/money-rules.md "Money rules, line by line" and the rules
 // decided for issue 22, applied to a sequence of events with maps and loops, slowly and plainly. It
 // imports nothing from src/: where it and the engine disagree, one of them is wrong, and the rules
 // decide which.
@@ -20,13 +20,13 @@ import { emptyReport } from './events.js';
 import { type Contract, member as memberOf, provider as providerOf, type Rate, seededContracts } from './fixtures.js';
 
 const DAY_MS = 86_400_000;
-/** The processor's fee per payout (SPEC.md "Fee structure"): 2.2% of the amount + 0.30. */
+/** The processor's fee per payout (docs/api.md "Fee structure"): 2.2% of the amount + 0.30. */
 const FEE_PER_MILLE = 22;
 const FEE_FLAT_CENTS = 30;
-/** `local simulate aeob-variance` states the AEOB this much below the benefit (README). */
+/** `local simulate aeob-variance` states the AEOB this much below the benefit (docs/money-rules.md "Settlement"). */
 const AEOB_SHORT_CENTS = 1234;
 
-/** n / d rounded half away from zero, for n ≥ 0 and d > 0 (DESIGN.md: fees round half away from zero). */
+/** n / d rounded half away from zero, for n ≥ 0 and d > 0 (docs/money-rules.md "Settlement": fees round half away from zero). */
 export function divRound(n: number, d: number): number {
   return Math.floor((2 * n + d) / (2 * d));
 }
@@ -71,7 +71,7 @@ interface Line extends LineEvent {
   chargeCents: number;
   payee: string;
   feeKind: string;
-  /** The price before the anesthesia paid earlier that day was deducted (README, anesthesia included). */
+  /** The price before the anesthesia paid earlier that day was deducted (docs/money-rules.md "Anesthesia included"). */
   priceBeforeDeduction?: number;
   status: 'ALLOWED' | 'NOT_COVERED' | 'DENIED' | 'BUNDLED' | 'PENDED';
   denial: string | null;
@@ -176,7 +176,7 @@ export class Model {
         this.settleDue();
         return { http: 200 };
       case 'clock-back': {
-        // The clock never goes back before the latest time the engine recorded (README, The engine clock).
+        // The clock never goes back before the latest time the engine recorded (docs/design.md "The engine clock").
         const target = this.now - event.hours * 3_600_000;
         if (target < this.recordedUntil) return { http: 400 };
         this.now = target;
@@ -201,7 +201,7 @@ export class Model {
     return contract.rates.find((r) => r.code === code && inForce(r.from, r.to, date));
   }
 
-  /** The payee's contract pricing a line (README, money rules: contracts): most of its codes on the claim, newest, id. */
+  /** The payee's contract pricing a line (docs/money-rules.md "Contracts"): most of its codes on the claim, newest, id. */
   private pricingContract(line: Line, lines: readonly Line[], group: string): Contract | undefined {
     const candidates = this.contractsInForce(line.payee, group, line.date).filter((c) => this.rateOn(c, line.code, line.date));
     const covering = (c: Contract) => lines.filter((l) => l.payee === line.payee && this.rateOn(c, l.code, l.date)).length;
@@ -215,7 +215,7 @@ export class Model {
     // contract); outside it, no care-team member can be paid on its claim.
     const group = this.contracts.some((c) => c.npi === event.billing) ? billing.group : '(no network)';
     const member = memberOf(event.member);
-    // A service not yet rendered on the engine clock is 400 errors[] (README "Money rules").
+    // A service not yet rendered on the engine clock is 400 errors[] (docs/money-rules.md "Money rules").
     const today = new Date(this.now).toISOString().slice(0, 10);
     if (event.lines.some((l) => l.date > today)) return { http: 400 };
     const lines: Line[] = event.lines.map((l, index) => {
@@ -235,13 +235,13 @@ export class Model {
         coinsurance: 0,
       };
     });
-    // SPEC.md's 404 no_active_contract: no line has a payee contract covering its code on its date.
+    // The contract's 404 no_active_contract: no line has a payee contract covering its code on its date.
     for (const line of lines) line.contract = this.pricingContract(line, lines, group);
     if (lines.every((l) => !l.contract || (l.payee !== event.billing && this.contractsInForce(l.payee, group, l.date).length === 0))) {
       return { http: 404 };
     }
 
-    // Coverage, then the payee's eligibility, then the contract (README, money rules, in that order).
+    // Coverage, then the payee's eligibility, then the contract (docs/money-rules.md "Money rules, line by line", in that order).
     for (const line of lines) {
       if (line.date < member.coverageStart) this.deny(line, 'DENIED', 'CARC-26');
       else if (member.coverageEnd !== null && line.date > member.coverageEnd) this.deny(line, 'DENIED', 'CARC-27');
@@ -249,7 +249,7 @@ export class Model {
       else if (!line.contract) this.deny(line, 'NOT_COVERED', 'CARC-96');
     }
 
-    // Duplicates (README, money rules), a line at a time: a line already paid (allowed > 0) on an earlier claim,
+    // Duplicates (docs/money-rules.md "Money rules, line by line"), a line at a time: a line already paid (allowed > 0) on an earlier claim,
     // or earlier on this one, is denied. What an earlier line of this claim is allowed can depend on
     // the lines after it (a bundle's spread, a percentage on the contract's total), so the claim is
     // priced again after each decision.
@@ -284,7 +284,7 @@ export class Model {
     priced.commitAmounts();
 
     // Copay once per claim on its first covered lines, then the deductible left in each line's plan
-    // year, then coinsurance on the claim's rest (README "Money rules, line by line").
+    // year, then coinsurance on the claim's rest (docs/money-rules.md "Money rules, line by line").
     let copayLeft = member.copayCents;
     const metAdded = new Map<string, number>();
     for (const line of lines) {
@@ -355,7 +355,7 @@ export class Model {
         if (!list.includes(line.episode)) list.push(line.episode);
         this.episodes.set(line.episode.key, list);
       }
-      // Only a line allowed more than 0.00 includes its day's anesthesia (README, anesthesia included).
+      // Only a line allowed more than 0.00 includes its day's anesthesia (docs/money-rules.md "Anesthesia included").
       if (this.includes(line)) {
         if ((line.priceBeforeDeduction ?? line.allowed) > 0) this.includesAnesthesia.add(`${member}|${line.date}`);
       } else if (line.feeKind === 'ANESTHESIA') {
@@ -396,7 +396,7 @@ export class Model {
 
   /**
    * Allowed amounts of the lines still ALLOWED: bundles, anesthesia included,
-   * quantity and rate types (README, money rules). Statuses of bundled parts and included anesthesia are set on
+   * quantity and rate types (docs/money-rules.md "Money rules, line by line"). Statuses of bundled parts and included anesthesia are set on
    * a copy and applied by commitAmounts.
    */
   private price(lines: Line[], member: string): Priced {
@@ -453,7 +453,7 @@ export class Model {
       const key = `${member}|${line.date}`;
       const a = this.anesthesia.get(key);
       // What is left of the anesthesia paid before, after earlier including lines took theirs
-      // (README, anesthesia included: a second including line that day deducts only what is left).
+      // (docs/money-rules.md "Anesthesia included": a second including line that day deducts only what is left).
       if (!a) continue;
       const available = a.paid - a.deducted - (deducted.get(key) ?? 0);
       const price = allowed.get(line.index)!;
@@ -674,7 +674,7 @@ export class Model {
     });
   }
 
-  /** The finance desk's report over every service date of the sequence (README "The finance desk's report"). */
+  /** The finance desk's report over every service date of the sequence (docs/money-rules.md "The finance desk's report"). */
   report(): ReportFigures {
     this.settleDue();
     const { report: r, add } = emptyReport();

@@ -1,5 +1,5 @@
 // `tpa local serve` with TLS: TLS 1.3 unless `--tls-min 1.2` lets a legacy client in, and then only
-// forward-secret AEAD cipher suites (SPEC.md). Handshakes made with node:tls on 127.0.0.1 only.
+// forward-secret AEAD cipher suites (docs/api.md). Handshakes made with node:tls on 127.0.0.1 only.
 import { readFileSync } from 'node:fs';
 import { connect, type ConnectionOptions } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,7 +1,7 @@
 // Issue 9, line by line: property tests of the pure adjudication (src/domain/adjudication.ts) on
 // multi-line claims that straddle coverage dates, contract availability and plan years, with
 // repeated codes, odd cents, care teams, lines paid before and bundle episodes billed before.
-// Every expectation is computed here from the rules (README "Money rules, line by line"), not by
+// Every expectation is computed here from the rules (docs/money-rules.md "Money rules, line by line"), not by
 // calling the code under test again.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';

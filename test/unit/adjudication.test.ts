@@ -36,7 +36,7 @@ type RunInput = Partial<AdjudicationInput> & { claim: ParsedClaim; contract: Con
 const run = ({ contract: terms, ...input }: RunInput) =>
   adjudicate({ benefits, lineContracts: input.claim.lines.map(() => terms), paidLines: [], bundleLines: [], ...input });
 
-describe('adjudication (DESIGN.md section 4)', () => {
+describe('adjudication (docs/money-rules.md "Adjudication")', () => {
   it('allows the contract rate when it is below the charge, then copay, deductible and coinsurance in that order', () => {
     const a = run({ claim: claim([{ chargeCents: 180000 }]), contract: contract('CASE_RATE', { '45378': 42500 }), benefits: { ...benefits, ...met(10000) } });
     const line = a.lines[0]!;

@@ -1,4 +1,4 @@
-// DESIGN.md section 5: dependencies flow one way, cli → client → (http | engine) → domain, and
+// docs/design.md "Layers": dependencies flow one way, cli → client → (http | engine) → domain, and
 // renderers take data and a description of the terminal, never the CLI's context. Read from the
 // imports of every source file (static and dynamic), not by eye.
 import { readdirSync, readFileSync } from 'node:fs';
@@ -23,7 +23,7 @@ function importedLayers(file: string): { layer: string; spec: string }[] {
 
 const layerOf = (file: string) => relative(SRC, file).split('/')[0]!;
 
-describe('the layers of DESIGN.md section 5', () => {
+describe('the layers of docs/design.md "Layers"', () => {
   const all = files(SRC);
 
   it('the domain imports nothing of the others', () => {

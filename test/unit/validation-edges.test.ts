@@ -1,5 +1,5 @@
 // The shared field rules at their edges: exact messages, anchors of each pattern, calendar dates,
-// FHIR date-times, whole-number bounds, clipping, and counting characters as SPEC.md does.
+// FHIR date-times, whole-number bounds, clipping, and counting characters as the contract (docs/api.md) does.
 import { describe, expect, it } from 'vitest';
 import {
   characterCount,

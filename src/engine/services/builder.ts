@@ -1,6 +1,6 @@
-// The contract builder (SPEC.md "/api/v1/..." endpoints): the SSP catalog, a rate schedule per
+// The contract builder (docs/api.md "The contract builder" endpoints): the SSP catalog, a rate schedule per
 // builder instance, its preview, and finalization into contract rate records that lookups and
-// adjudication then use (DESIGN.md section 4, "Rate schedules").
+// adjudication then use (docs/design.md "Rate schedules").
 import { shiftDate } from '../../domain/adjudication.js';
 import type { FieldError } from '../../domain/errors.js';
 import {
@@ -37,7 +37,7 @@ export const SCHEDULE_CHOICES = {
 export const ITEM_RATE_TYPES = ['CASE_RATE', 'PERCENT_MEDICARE'] as const;
 export const BUILDER_BUNDLE_TYPES = ['CONVENED', 'PROVIDER_ONLY'] as const;
 
-/** DESIGN.md section 4: init defaults. */
+/** docs/design.md "Rate schedules": init defaults. */
 const SCHEDULE_DEFAULTS = {
   ssp_reference_type: 'INDIVIDUAL',
   scope_of_care: 'FACILITY_AND_PROFESSIONAL',
@@ -200,7 +200,7 @@ function readSettings(body: Record<string, unknown>): Partial<ScheduleSettings> 
 }
 
 /**
- * A rate as its type reads it (README "Money rules"): a CASE_RATE is money (two decimals, at most
+ * A rate as its type reads it (docs/money-rules.md "Money rules"): a CASE_RATE is money (two decimals, at most
  * MAX_AMOUNT_CENTS); a PERCENT_MEDICARE rate a ratio of at most four decimals and MAX_RATE_MULTIPLE.
  * Returns the text to store.
  */
@@ -453,9 +453,9 @@ export function previewSchedule(ctx: EngineContext, _req: EngineRequest, params:
 }
 
 /**
- * Finalize (DESIGN.md section 4): each item becomes a contract rate record on the builder's direct
+ * Finalize (docs/design.md "Rate schedules"): each item becomes a contract rate record on the builder's direct
  * contract (by the SSP's primary CPT code), and the schedule becomes the contract's whole rate set
- * from its effective date E on (README "Money rules": rates in force on each date): each code is
+ * from its effective date E on (docs/money-rules.md "Rates in force on each date"): each code is
  * rated at the item's allowed amount from E, open; the rates in force at E close the day before
  * (those the schedule does not rate too), rates that would only start on or after E are replaced,
  * and earlier rates stay for earlier dates. E is the `effective_date` asked for, else the later of

@@ -1,6 +1,6 @@
-// Claim submission and the claim response (SPEC.md "POST /v1/claims/submit/" and
+// Claim submission and the claim response (docs/api.md "POST /v1/claims/submit/" and
 // "GET /v1/claims/{submission_id}/response/"). One claim is one encounter and one ledger entry
-// (DESIGN.md section 4). Adjudication is decided at submission, in the same transaction that
+// (docs/money-rules.md "Adjudication"). Adjudication is decided at submission, in the same transaction that
 // records the claim, and revealed when the engine clock reaches its ready time.
 import {
   adjudicate,
@@ -54,7 +54,7 @@ interface MemberRow {
 export function submitClaim(ctx: EngineContext, req: EngineRequest): EngineResponse {
   return inWriteTransaction(ctx.db, () => {
     // Parsed inside the transaction, whose clock reads the latest time recorded once: a read of it
-    // outside would take a read snapshot of its own, a tenth of a claim's time.
+    // outside would take a read snapshot of its own (docs/numbers.md "The claim path").
     let claim: ParsedClaim;
     try {
       claim = parseClaimText(req.body ?? '', { today: isoDate(ctx.clock.now()), depthChecked: req.depthChecked });
@@ -99,8 +99,8 @@ interface ClaimPayees {
 }
 
 /**
- * Who is paid for each line (README "Money rules, line by line": payees). The engine's providers
- * holding a direct contract stand for the parties the processor can pay (SPEC.md: valid banking
+ * Who is paid for each line (docs/money-rules.md "Payees"). The engine's providers
+ * holding a direct contract stand for the parties the processor can pay (docs/api.md: valid banking
  * details); a care-team NPI the engine does not know cannot be paid, and money is never routed to
  * an unknown party: the claim is refused naming the entry. A known provider without any contract is
  * paid through the billing provider; any other line is paid to its own provider, in its role (the
@@ -211,7 +211,7 @@ const toPrior = (r: PaidLineRow): PriorLine => ({
  * not one join: in a join's WHERE, SQLite's constant propagation takes a bound parameter
  * (`m.member_id = ?`) for a constant and marks the statement to be compiled again whenever that
  * parameter's value changes, and better-sqlite3 binds anew on every run, so the joined statement was
- * compiled again for every claim (45-60 µs, a tenth of a claim's time).
+ * compiled again for every claim (what that cost: docs/numbers.md "The claim path").
  */
 function memberOf(db: Db, memberId: string): MemberRow | undefined {
   const member = db
@@ -297,7 +297,7 @@ function recordClaim(ctx: EngineContext, claim: ParsedClaim): EngineResponse {
   // once, as the next request would have completed it (one write of each page instead of two).
   const dueNow = readyAt <= submittedAt;
   const finalStatus = finalLedgerStatus(adjudication.disposition);
-  // Only a claim that goes on to adjudication passes through PROCESSING (DESIGN.md section 4:
+  // Only a claim that goes on to adjudication passes through PROCESSING (docs/money-rules.md "The ledger":
   // SUBMITTED → PENDED and SUBMITTED → DENIED are direct).
   const progression: { status: LedgerStatus; timestamp: string }[] = [{ status: 'SUBMITTED', timestamp: submittedAt }];
   if (finalStatus === 'ADJUDICATED') progression.push({ status: 'PROCESSING', timestamp: submittedAt });
@@ -310,7 +310,7 @@ function recordClaim(ctx: EngineContext, claim: ParsedClaim): EngineResponse {
   const encounterNumber = `ENC-${serviceDate.slice(0, 4)}-${String(sequence).padStart(6, '0')}`;
   // The fingerprint column is left empty: duplicates are found line by line in paid_lines (migration 7).
   // Bound by position: better-sqlite3 looks each named parameter up on the object by name, which
-  // cost 30 named values 7-12 µs a claim more than the same values in order.
+  // costs a claim more than the same values in order (docs/numbers.md "The claim path").
   db.prepare(
     `INSERT INTO encounters (id, ledger_id, encounter_number, submission_id, contract_id, member_id, provider_npi, claim_type,
        service_date, submitted_at, ready_at, completed_at, status, disposition, fingerprint, claim_response_id, aeob_reference,

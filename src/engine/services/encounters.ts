@@ -1,4 +1,4 @@
-// Encounter rows and their history: the ledger's status progression and entries[] (SPEC.md
+// Encounter rows and their history: the ledger's status progression and entries[] (docs/api.md
 // "Ledger entry detail"), written as the encounter moves.
 import { claimFeeKind, lineProviderNpi, type Adjudication, type Disposition, type PlanBenefits } from '../../domain/adjudication.js';
 import type { ParsedClaim, ProviderRole } from '../../domain/fhir-claim.js';
@@ -142,7 +142,7 @@ export function encounterData(row: EncounterRow): EncounterData {
 /**
  * Who is paid for a line whose own provider (the care-team member it names first, else the
  * billing provider) is `ownNpi`: that provider when the processor can pay it, else the billing
- * provider. SPEC.md requires valid banking details with the processor; the engine's providers
+ * provider. The contract (docs/api.md) requires valid banking details with the processor; the engine's providers
  * that hold a direct contract stand for those (Valley Family Clinic, with none, is paid through
  * the billing provider).
  */

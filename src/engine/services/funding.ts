@@ -1,4 +1,4 @@
-// Fund release approval (SPEC.md "POST /v1/funding/approve/" and "Funding approval
+// Fund release approval (docs/api.md "POST /v1/funding/approve/" and "Funding approval
 // preconditions"). Irreversible: the decision and its writes happen in one IMMEDIATE transaction,
 // so concurrent approvals of one encounter, from any number of processes, fund it exactly once.
 import type { FieldError } from '../../domain/errors.js';
@@ -28,7 +28,7 @@ function readApproval(req: EngineRequest): Approval {
   if (typeof body.encounter_id !== 'string' || body.encounter_id === '') errors.push({ field: 'encounter_id', message: 'is required' });
   const amountCents = jsonNumberToCents(body.amount);
   if (body.amount === undefined) errors.push({ field: 'amount', message: 'is required: the adjudicated benefit amount in USD' });
-  // More than one amount may be is refused as such, not compared with the benefit (README "Money rules").
+  // More than one amount may be is refused as such, not compared with the benefit (docs/money-rules.md "Money rules").
   else if (typeof body.amount === 'number' && body.amount > MAX_AMOUNT_CENTS / 100)
     errors.push({ field: 'amount', message: `is more than ${formatCentsGrouped(MAX_AMOUNT_CENTS)}, the most one amount may be` });
   else if (amountCents === undefined || amountCents === 0) errors.push({ field: 'amount', message: 'must be a positive number with at most two decimals' });

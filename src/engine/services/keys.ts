@@ -1,4 +1,4 @@
-// API keys (SPEC.md "Authentication"; DESIGN.md section 4, "Keys"): the formats of SPEC.md, kept
+// API keys (docs/api.md "Authentication"; docs/api.md "GET /v1/keys"): the formats of the contract (docs/api.md), kept
 // only as SHA-256 hashes, scopes per key, rotation with 24 hours of overlap on the engine clock.
 import { randomBytes } from 'node:crypto';
 import { isoSeconds } from '../clock.js';
@@ -8,13 +8,13 @@ import { newId, sha256 } from '../ids.js';
 import type { Db } from '../store/db.js';
 
 /**
- * The four scopes of SPEC.md, then `contract_build` ("change and finalize rate schedules"): SPEC.md
+ * The four scopes of the contract (docs/api.md), then `contract_build` ("change and finalize rate schedules"): the contract (docs/api.md)
  * leaves the builder's credentials open, and none of its four read or money scopes may change what
  * is paid (docs/security.md "Who may do what").
  */
 export const SCOPES = ['contract_lookup', 'claim_pricing', 'fund_release', 'ledger_access', 'contract_build'] as const;
 export type Scope = (typeof SCOPES)[number];
-/** The scopes of SPEC.md's table: what a TPA's key or client asks for. */
+/** The scopes of the contract's table: what a TPA's key or client asks for. */
 export const SPEC_SCOPES: readonly Scope[] = ['contract_lookup', 'claim_pricing', 'fund_release', 'ledger_access'];
 import { KEY_LENGTH, KEY_PREFIX, type KeyEnvironment } from '../../domain/api-keys.js';
 import { appendAudit } from './audit.js';

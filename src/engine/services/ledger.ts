@@ -1,4 +1,4 @@
-// The encounter ledger (SPEC.md "GET /v1/ledger/entries/" and ".../{encounter_id}/").
+// The encounter ledger (docs/api.md "GET /v1/ledger/entries/" and ".../{encounter_id}/").
 import type { FieldError } from '../../domain/errors.js';
 import { LEDGER_STATUSES } from '../../domain/ledger.js';
 import { centsToAmount, centsToJson } from '../../domain/money.js';
@@ -65,7 +65,7 @@ const LIST_COLUMNS = `e.id, e.ledger_id, e.encounter_number, e.provider_npi, e.m
 
 /** The statuses a filter value stands for: SUBMITTED finds every claim not yet adjudicated. */
 function statusesOf(f: Filters): readonly string[] | undefined {
-  // A claim goes SUBMITTED → PROCESSING in the same instant, so SUBMITTED (one of SPEC.md's filter
+  // A claim goes SUBMITTED → PROCESSING in the same instant, so SUBMITTED (one of the contract's filter
   // values) finds every claim not yet adjudicated; PROCESSING alone still filters as itself.
   if (f.status === 'SUBMITTED') return ['SUBMITTED', 'PROCESSING'];
   return f.status ? [f.status] : undefined;
@@ -264,7 +264,7 @@ function providerOf(db: Db, npi: string, fallbackName: string | null) {
 
 /**
  * Whether the encounter has an adjudication: not before its completion, and never when it was
- * pended or denied (SPEC.md: an entry that has no adjudication yet has null amounts).
+ * pended or denied (docs/api.md: an entry that has no adjudication yet has null amounts).
  */
 function adjudicated(completedAt: string | null, disposition: string): boolean {
   return completedAt !== null && disposition !== 'PENDING_REVIEW' && disposition !== 'DENIED';
@@ -278,7 +278,7 @@ function claimProviderName(db: Db, encounterId: string): string | null {
 }
 
 /**
- * A ledger list item (SPEC.md "Ledger entry") as JSON text, keys in the order the service gives
+ * A ledger list item (docs/api.md "Ledger entry") as JSON text, keys in the order the service gives
  * them; the stored status progression is JSON already. Amounts are null until adjudicated.
  */
 function listItemJson(row: PageRow, ref: Reference, db: Db): string {

@@ -1,4 +1,4 @@
-// Contract lookup, blind and full (SPEC.md "POST /v1/contract-lookup/blind/" and ".../full/").
+// Contract lookup, blind and full (docs/api.md "POST /v1/contract-lookup/blind/" and ".../full/").
 import type { FieldError } from '../../domain/errors.js';
 import { centsToAmount } from '../../domain/money.js';
 import { ADMIT_TYPES, cptProblem, groupIdProblem, isoDateProblem, npiProblem } from '../../domain/validation.js';
@@ -68,7 +68,7 @@ export function fullLookup(ctx: EngineContext, req: EngineRequest): EngineRespon
   if (body.admit_type !== undefined && !(ADMIT_TYPES as readonly unknown[]).includes(body.admit_type)) {
     errors.push({ field: 'admit_type', message: `must be one of ${ADMIT_TYPES.join(', ')}` });
   }
-  // The rate in force on a date (README "Money rules": rates in force on each date): the service
+  // The rate in force on a date (docs/money-rules.md "Rates in force on each date"): the service
   // date asked for, else today on the engine clock.
   if (body.service_date !== undefined) check(errors, 'service_date', isoDateProblem(body.service_date));
   fail(errors);

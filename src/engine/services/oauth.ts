@@ -1,5 +1,5 @@
-// OAuth 2.0 client credentials over mutual TLS (SPEC.md "OAuth 2.0 with mutual TLS"; DESIGN.md
-// section 4, "Token"): POST /oauth2/token presents the client certificate; tokens are valid one hour
+// OAuth 2.0 client credentials over mutual TLS (docs/api.md "OAuth 2.0 with mutual TLS";
+// docs/api.md "POST {auth_url}/oauth2/token"): POST /oauth2/token presents the client certificate; tokens are valid one hour
 // on the engine clock, accepted as Bearer on every route with their scopes, and only together with
 // the certificate they were issued to (a rotated certificate leaves its tokens behind). A client
 // gets a token only once registered, and only scopes of its registration (`tpa local clients
@@ -35,7 +35,7 @@ export function issueToken(ctx: EngineContext, req: EngineRequest, certificate: 
       error_description: `client_id ${body.client_id} does not match the client certificate (${certificate.commonName})`,
     });
   }
-  // SPEC.md's `scopes` (a list), or RFC 6749's `scope` (one space-separated string) that OAuth
+  // The contract's `scopes` (a list), or RFC 6749's `scope` (one space-separated string) that OAuth
   // libraries send: either is read, never ignored (an ignored ask would be silently narrowed), and
   // both at once must agree.
   if (body.scope !== undefined && typeof body.scope !== 'string')

@@ -1,4 +1,4 @@
-// Settlement records (SPEC.md "GET /v1/settlement/{encounter_id}/", DESIGN.md section 4): created
+// Settlement records (docs/api.md "GET /v1/settlement/{encounter_id}/", docs/money-rules.md "Settlement"): created
 // INITIATED by a funding approval, COMPLETED at the estimated arrival on the engine clock, then
 // reconciled against the AEOB, when the ledger moves to RECONCILED. A transfer that FAILED or was
 // REFUNDED is kept, and the encounter can be funded again: each funding is a new record (`attempt`
@@ -161,7 +161,7 @@ export function completeDueSettlements(ctx: EngineContext): void {
 
 /**
  * Matches a completed settlement against the AEOB: EXACT → MATCHED, else UNMATCHED; the ledger
- * moves to RECONCILED either way (DESIGN.md section 4), the record saying how it matched.
+ * moves to RECONCILED either way (docs/money-rules.md "Settlement"), the record saying how it matched.
  */
 export function reconcileSettlement(db: Db, settlementId: string, at: string): void {
   const s = db.prepare('SELECT * FROM settlements WHERE id = ?').get(settlementId) as SettlementRow;

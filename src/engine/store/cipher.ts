@@ -1,4 +1,4 @@
-// Encryption at rest (SPEC.md "Security": AES-256) for the embedded engine's database: SQLCipher's
+// Encryption at rest (docs/api.md "Transport and data at rest": AES-256) for the embedded engine's database: SQLCipher's
 // format (AES-256-CBC per page, cipherSettings below) through
 // better-sqlite3-multiple-ciphers, a dependency loaded only for an encrypted database,
 // so that a plain one opens with better-sqlite3 as fast as before. The key is 32 random bytes used
@@ -88,8 +88,8 @@ export function encryptInPlace(db: Database.Database, key: Buffer): void {
 
 /**
  * SQLCipher 4's format (AES-256-CBC, a random IV for each page written), with tpa's 1 KiB pages and
- * without SQLCipher's per-page HMAC-SHA512: on 1 KiB pages the HMAC cost a claim 25-30% of its CPU
- * (bench/engine.mjs), twice the 15% tpa allows encryption, where AES alone costs about 4%. What the
+ * without SQLCipher's per-page HMAC-SHA512: on 1 KiB pages the HMAC cost a claim far more CPU than
+ * tpa allows encryption, where AES alone costs little (docs/numbers.md "Encryption"). What the
  * HMAC would add, detecting a page changed in the file, the audit chain already does for the money
  * (tpa local audit verify --deep); SQLCipher opens the file with cipher_use_hmac = OFF.
  */

@@ -22,7 +22,7 @@ export interface ContractRateRow {
   cpt_code: string;
   negotiated_rate_cents: number | null;
   requires_preauth: number;
-  /** The rate's effective period (README "Money rules": rates in force on each date); null: open. */
+  /** The rate's effective period (docs/money-rules.md "Rates in force on each date"); null: open. */
   effective_from: string;
   effective_to: string | null;
 }

@@ -1,6 +1,6 @@
-// The local engine's reference data (DESIGN.md section 4): providers of every role with valid
+// The local engine's reference data (docs/design.md "The local engine's fixtures"): providers of every role with valid
 // NPIs, contracts of every rate type and bundle type, members with plan benefits. Documented by
-// `tpa local fixtures` and the README; tests rely on these values, so change them with care.
+// `tpa local fixtures` and docs/design.md "The local engine's fixtures"; tests rely on these values, so change them with care.
 import type Database from 'better-sqlite3';
 import { lineProviderNpi, planYearOf, type Adjudication } from '../../domain/adjudication.js';
 import type { ParsedClaim } from '../../domain/fhir-claim.js';

@@ -56,7 +56,7 @@ export const api = verb({
     else if (changesRates(method, target)) await confirm(ctx, `${method} ${target} finalizes a rate schedule into live contract rates. Send it?`);
     const client = await ctx.client();
     const { randomUUID } = await import('node:crypto');
-    // Writes that move claims or money always carry a key (DESIGN.md section 3).
+    // Writes that move claims or money always carry a key (docs/design.md "Client behaviour").
     const idempotencyKey = submit || money ? randomUUID() : undefined;
     if (idempotencyKey && ctx.debug) ctx.note(`[debug] Idempotency-Key: ${idempotencyKey}`);
     const request = () => client.raw(method, target, { body, contentType: submit ? 'application/fhir+json' : 'application/json', idempotencyKey });

@@ -1,4 +1,4 @@
-// tpa claim template | validate | submit | poll: FHIR R4 claims end to end (SPEC.md "Claim submission").
+// tpa claim template | validate | submit | poll: FHIR R4 claims end to end (docs/api.md "Claim submission").
 import type { Entry } from '../../verb.js';
 import { poll } from './poll.js';
 import { submit } from './submit.js';

@@ -1,6 +1,6 @@
 // `tpa claim submit <path>...` with more than one claim: the readers (submit-sources.ts) feed the
 // batch runner (client/claim-batch.ts); this file only wires options, the journal's place, the
-// output and the progress line (README "Claim batches").
+// output and the progress line (docs/design.md "Claim batches").
 import { createHash } from 'node:crypto';
 import { resolve, join } from 'node:path';
 import { BatchJournal, runClaimBatch, type BatchProgress, type BatchSummary, type ClaimOutcome } from '../../../client/claim-batch.js';

@@ -1,5 +1,5 @@
-// The claims named on `tpa claim submit <path>...`, one at a time and in order (DESIGN.md section 5,
-// "Long jobs": the readers that touch files live here). A path is a Claim JSON file, a FHIR Bundle
+// The claims named on `tpa claim submit <path>...`, one at a time and in order (
+// docs/design.md "Long jobs": the readers that touch files live here). A path is a Claim JSON file, a FHIR Bundle
 // (its Claim entries), an NDJSON file (one Claim a line, FHIR Bulk Data), a directory (its *.json
 // and *.ndjson files by name, not recursive) or `-` for stdin (JSON or NDJSON). NDJSON is read a
 // line at a time, so a file of any size streams; a JSON document is read whole, up to a bound.

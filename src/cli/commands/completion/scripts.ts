@@ -1,4 +1,4 @@
-// Shell completion scripts generated from the commander tree (STYLE.md: the program is the one
+// Shell completion scripts generated from the commander tree (docs/development.md "One command, one module": the program is the one
 // place that assembles the tree, so completions derive from it): commands, subcommands, options,
 // and the values of options that take a known list.
 import type { Command, Option } from 'commander';

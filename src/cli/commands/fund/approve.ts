@@ -259,7 +259,7 @@ async function approveOne(
           ? { outcome: r.error instanceof ConflictError ? 'SKIPPED' : 'FAILED', transfer: null, message: r.error.message }
           : undefined,
   );
-  // The engine's audit head after this release (README "The audit chain"): for the operator to keep elsewhere.
+  // The engine's audit head after this release (docs/design.md "The audit chain"): for the operator to keep elsewhere.
   return {
     data: head ? { ...approved, audit_head: head } : approved,
     table: (t) =>

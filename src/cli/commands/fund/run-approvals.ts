@@ -53,7 +53,7 @@ export async function approveRun(ctx: Context, journal: RunJournal, plan: RunPla
       ...(counts.OWED > 0 ? ([['Owed again', `${counts.OWED} (${formatCentsGrouped(result.owedCents)})`]] as [string, string][]) : []),
       ['Not yet sent', String(plan.encounters.length - result.outcomes.length)],
       ['Journal', journal.path],
-      // The engine's audit head after the last release, for the operator to keep elsewhere (README "The audit chain").
+      // The engine's audit head after the last release, for the operator to keep elsewhere (docs/design.md "The audit chain").
       ...(result.auditHead ? ([['Audit head', `record ${result.auditHead.seq} ${result.auditHead.hash}`]] as [string, string][]) : []),
     ]),
   ].join('\n');

@@ -18,7 +18,7 @@ export interface Review {
   npi?: string;
 }
 
-/** The payouts the approvals will make (the engine's rule, DESIGN.md section 4): per encounter, and the totals per provider. */
+/** The payouts the approvals will make (the engine's rule, docs/money-rules.md "Settlement"): per encounter, and the totals per provider. */
 export async function reviewOf(ctx: Context, plan: RunPlan, npi: string | undefined): Promise<Review> {
   const client = await ctx.client();
   const totals = new Map<string, ProviderLine>();
@@ -44,7 +44,7 @@ export async function reviewOf(ctx: Context, plan: RunPlan, npi: string | undefi
 /**
  * With --npi: funding is per encounter (one approval for its whole benefit), so a run for one
  * provider releases whole encounters, the other providers' payouts with it. The review says so,
- * with those payouts, before anything is confirmed (README "Payment runs").
+ * with those payouts, before anything is confirmed (docs/design.md "Payment runs").
  */
 function splitByNpi(r: Review, encounterId?: string): { mineCents: number; othersCents: number; others: ProviderLine[] } {
   const ids = encounterId === undefined ? [...r.payouts.keys()] : [encounterId];

@@ -1,6 +1,6 @@
 // tpa fund run: a payment run, every adjudicated, unfunded encounter the filters select, funded once
 // each after one review and one confirmation; resumable from its journal. This module selects,
-// reviews and confirms; the runner (client/payment-run.ts) does the approvals (README "Payment runs").
+// reviews and confirms; the runner (client/payment-run.ts) does the approvals (docs/design.md "Payment runs").
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';

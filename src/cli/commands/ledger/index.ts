@@ -1,4 +1,4 @@
-// tpa ledger list | show: the encounter ledger (SPEC.md "Ledger entry").
+// tpa ledger list | show: the encounter ledger (docs/api.md "Ledger entry").
 import type { Entry } from '../../verb.js';
 import { list } from './list.js';
 import { show } from './show.js';

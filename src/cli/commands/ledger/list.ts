@@ -35,7 +35,7 @@ export const list = verb({
     const client = await ctx.client();
     if (opts.all) {
       // Each page is written as it arrives; in-process every page comes from one snapshot. The
-      // largest page SPEC.md allows unless --limit says otherwise: a hundredth of the requests.
+      // largest page the contract (docs/api.md) allows unless --limit says otherwise: a hundredth of the requests.
       f.limit ??= 100;
       const { streamAll } = await import('../../listing.js');
       await streamAll(

@@ -55,7 +55,7 @@ export const serve = verb({
         throw new UsageError(`${flag === 'tlsMin' ? '--tls-min' : '--tls-max-version'} needs --tls-cert and --tls-key (it is about TLS)`);
     if (opts.insecureHttp === true && opts.tlsCert !== undefined) throw new UsageError('--insecure-http is for plain HTTP: it means nothing with --tls-cert');
     const versions = tlsVersions(opts);
-    // Decided before anything is opened or bound (README "Over the wire"): plain HTTP beyond loopback only when asked for.
+    // Decided before anything is opened or bound (docs/design.md "Over the wire"): plain HTTP beyond loopback only when asked for.
     let host = opts.host;
     const { listenVerdict, isLoopbackHost } = await import('../../../server/listen.js');
     const verdict = listenVerdict(host, { tls: opts.tlsCert !== undefined, insecureHttp: opts.insecureHttp === true });
@@ -148,7 +148,7 @@ export const serve = verb({
   },
 });
 
-/** `--tls-min` and `--tls-max-version` as Node's names: 1.3 at least unless a legacy client needs 1.2 (SPEC.md). */
+/** `--tls-min` and `--tls-max-version` as Node's names: 1.3 at least unless a legacy client needs 1.2 (docs/api.md). */
 function tlsVersions(opts: { tlsMin?: string; tlsMaxVersion?: string }): { minVersion: TlsVersion; maxVersion?: TlsVersion } {
   const version = (flag: string, v: string | undefined): TlsVersion | undefined => {
     if (v === undefined) return undefined;

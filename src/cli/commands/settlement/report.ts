@@ -287,7 +287,7 @@ async function settlementReport(ctx: Context, opts: OptionValues<typeof options>
           benefit: e.financial_summary.benefit_amount,
           transfer_status: s?.status ?? null,
           processor_transfer_id: s?.processor_transfer_id ?? null,
-          // With --npi, that provider's payouts in the transfer (README "The finance desk's report").
+          // With --npi, that provider's payouts in the transfer (docs/money-rules.md "The finance desk's report").
           settled: s?.status === 'COMPLETED' ? settledOf(s, f.provider_npi) : 0,
           reconciliation_status: s?.reconciliation_status ?? null,
           match_status: s?.aeob_match?.match_status ?? null,
