@@ -1,4 +1,4 @@
-// Writes the man pages, man/*.1, from the command tree (src/cli/man.ts), and lists them in
+// Writes the man pages, man/*.1, from the command tree (src/cli/commands/help/man.ts), and lists them in
 // package.json "man" so that a global install puts them where man finds them. `npm run completions`
 // runs it; test/cli/man.test.ts fails when man/ or that list differs from the tree.
 // The generator is TypeScript: esbuild bundles it with the program in memory (packages stay outside,
@@ -12,7 +12,7 @@ import { define } from './define.mjs';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const entry = `
 import { buildProgram } from './src/cli/program.ts';
-import { manPages } from './src/cli/man.ts';
+import { manPages } from './src/cli/commands/help/man.ts';
 const quiet = { write() {}, isTTY: false, columns: 80 };
 const io = { stdout: quiet, stderr: quiet, stdinIsTTY: false, env: {}, readStdin: async () => '', stdinStream: () => { throw new Error('no stdin'); } };
 module.exports = buildProgram(io, { exitCode: 0 }, 'full').then(manPages);

@@ -3,7 +3,7 @@ import { Command, Help, Option } from 'commander';
 import { addEntry, type RunState } from './action.js';
 import type { Entry } from './verb.js';
 import { OUTPUT_FORMATS } from './formats.js';
-import { registerHelp } from './help-topics.js';
+import { registerHelp } from './commands/help/index.js';
 import type { IO } from './io.js';
 
 const VERSION_OPTION = new Option('-V, --version', 'print the version');

@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IO, Stream } from '../../src/cli/io.js';
-import { HELP_TOPICS } from '../../src/cli/help-topics.js';
-import { manPages } from '../../src/cli/man.js';
+import { HELP_TOPICS } from '../../src/cli/commands/help/index.js';
+import { manPages } from '../../src/cli/commands/help/man.js';
 import { buildProgram } from '../../src/cli/program.js';
 import { useTpaHome } from '../helpers/cli.js';
 

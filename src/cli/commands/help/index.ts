@@ -2,8 +2,8 @@
 // that belongs to no one command (exit codes, environment, output formats). The man page of tpa
 // (man.ts) prints the same topics, so that they are written once.
 import type { Command } from 'commander';
-import { EXIT, UsageError } from '../errors.js';
-import type { IO } from './io.js';
+import { EXIT, UsageError } from '../../../errors.js';
+import type { IO } from '../../io.js';
 
 export interface HelpTopic {
   name: string;

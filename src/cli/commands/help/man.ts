@@ -1,10 +1,10 @@
-// Man pages generated from the command tree, as the completions are (completion-scripts.ts): one
+// Man pages generated from the command tree, as the completions are (../completion/scripts.ts): one
 // page per command, from what commander holds once the program is built (names, descriptions,
 // arguments, options, the help text added after it), so that it does not matter how a command is
 // declared. `npm run man` (scripts/man.mjs) writes them to man/; a test fails when man/ differs.
 import type { EventEmitter } from 'node:events';
 import type { Argument, Command, Help, Option } from 'commander';
-import { HELP_TOPICS, type HelpTopic } from './help-topics.js';
+import { HELP_TOPICS, type HelpTopic } from './index.js';
 
 export interface ManPage {
   /** The file name in man/, e.g. tpa-fund-approve.1. */
