@@ -3,7 +3,8 @@
 // page walks the rows it skips (EXPLAIN QUERY PLAN, not by eye).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Engine } from '../../src/engine/engine.js';
-import { countsQuery, pageQuery, readFilters, spansOf, PAGE_ROWS_SQL } from '../../src/engine/services/ledger.js';
+import { readFilters } from '../../src/engine/services/ledger.js';
+import { countsQuery, pageQuery, spansOf, PAGE_ROWS_SQL } from '../../src/engine/store/ledger.js';
 import { claimOf } from '../helpers/claims.js';
 import { call, useEngineHome } from '../helpers/engine.js';
 import { DUE_SQL } from '../../src/engine/services/progress.js';

@@ -4,7 +4,7 @@
 import { isoSeconds } from '../clock.js';
 import type { EngineContext } from '../context.js';
 import { asActor, ENGINE_ACTOR } from './audit.js';
-import { completeDueClaims } from './claims.js';
+import { completeDueClaims } from './reveal.js';
 import { completeDueSettlements } from './settlement.js';
 
 export function advanceEncounters(ctx: EngineContext): void {
