@@ -7,7 +7,7 @@ import { readFilters } from '../../src/engine/services/ledger.js';
 import { countsQuery, pageQuery, spansOf, PAGE_ROWS_SQL } from '../../src/engine/store/ledger.js';
 import { claimOf } from '../helpers/claims.js';
 import { call, useEngineHome } from '../helpers/engine.js';
-import { DUE_SQL } from '../../src/engine/services/progress.js';
+import { DUE_SQL } from '../../src/engine/store/encounters.js';
 import { cents } from '../helpers/values.js';
 
 const home = useEngineHome(beforeEach, afterEach);

@@ -139,7 +139,8 @@ function instance(db: Db, id: string): { id: string; contract_id: string } {
 function schedule(db: Db, instanceId: string): ScheduleRow {
   instance(db, instanceId);
   return (
-    scheduleOfInstance(db, instanceId) ?? fail(404, `Builder instance ${instanceId} has no rate schedule yet; initialize it first (POST .../rate-schedule/init/)`, { instance_id: instanceId })
+    scheduleOfInstance(db, instanceId) ??
+    fail(404, `Builder instance ${instanceId} has no rate schedule yet; initialize it first (POST .../rate-schedule/init/)`, { instance_id: instanceId })
   );
 }
 

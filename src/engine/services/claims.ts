@@ -366,4 +366,3 @@ export function claimResponse(ctx: EngineContext, req: EngineRequest, params: Re
     completed_at: row.completed_at,
   });
 }
-

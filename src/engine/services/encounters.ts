@@ -42,7 +42,13 @@ const AUDITED = new Set([
 ]);
 
 /** An entry's columns after its encounter and number. */
-const entryValues = (e: HistoryEntry): HistoryValues => [e.type, e.timestamp, e.reference, e.description, e.financialImpact ? JSON.stringify(e.financialImpact) : null];
+const entryValues = (e: HistoryEntry): HistoryValues => [
+  e.type,
+  e.timestamp,
+  e.reference,
+  e.description,
+  e.financialImpact ? JSON.stringify(e.financialImpact) : null,
+];
 
 export function addHistory(db: Db, encounterId: string, entry: HistoryEntry): void {
   insertHistoryEntry(db, encounterId, entryValues(entry));

@@ -199,7 +199,11 @@ export function deleteRatesStartingFrom(db: Db, contractId: string, date: string
 
 /** Ends on `dayBefore` every rate of the contract still in force on `date` or later. */
 export function endRatesBefore(db: Db, contractId: string, date: string, dayBefore: string): void {
-  db.prepare('UPDATE contract_rates SET effective_to = ? WHERE contract_id = ? AND (effective_to IS NULL OR effective_to >= ?)').run(dayBefore, contractId, date);
+  db.prepare('UPDATE contract_rates SET effective_to = ? WHERE contract_id = ? AND (effective_to IS NULL OR effective_to >= ?)').run(
+    dayBefore,
+    contractId,
+    date,
+  );
 }
 
 /** A rate in force from `from` on, open-ended. */

@@ -219,3 +219,15 @@ export function encounterAuditFacts(db: Db, fromRowid: number): Iterable<Encount
     )
     .iterate({ rowid: fromRowid }) as Iterable<EncounterFacts>;
 }
+
+/**
+ * Whether anything waits for the engine clock at `now` (an adjudication to reveal, a transfer to
+ * arrive): one read over the two partial indexes of what is pending.
+ */
+export function anythingDueAt(db: Db, now: string): boolean {
+  return db.prepare(DUE_SQL).pluck().get({ now }) === 1;
+}
+
+/** The SQL of `anythingDueAt` (exported for the plan test). */
+export const DUE_SQL = `SELECT EXISTS (SELECT 1 FROM encounters WHERE completed_at IS NULL AND ready_at <= @now)
+  OR EXISTS (SELECT 1 FROM settlements WHERE status = 'INITIATED' AND estimated_arrival <= @now)`;

@@ -56,7 +56,9 @@ export function deductibleMetIn(db: Db, memberId: string, planYear: string): num
 
 /** The patient as the ledger shows them. */
 export function memberIdentity(db: Db, memberId: string): { member_id: string; name: string; dob: string } | undefined {
-  return db.prepare('SELECT member_id, name, dob FROM members WHERE member_id = ?').get(memberId) as { member_id: string; name: string; dob: string } | undefined;
+  return db.prepare('SELECT member_id, name, dob FROM members WHERE member_id = ?').get(memberId) as
+    | { member_id: string; name: string; dob: string }
+    | undefined;
 }
 
 /** The payer of the member's plan, if the member is known. */

@@ -112,8 +112,8 @@ export function dueTransfers(db: Db, now: string): SettlementRow[] {
 /** Completes a transfer at its estimated arrival; false when another process completed it first. */
 export function completeTransfer(db: Db, settlementId: string): boolean {
   return (
-    db.prepare(`UPDATE settlements SET status = 'COMPLETED', completed_at = estimated_arrival WHERE id = ? AND status = 'INITIATED'`).run(settlementId).changes >
-    0
+    db.prepare(`UPDATE settlements SET status = 'COMPLETED', completed_at = estimated_arrival WHERE id = ? AND status = 'INITIATED'`).run(settlementId)
+      .changes > 0
   );
 }
 
