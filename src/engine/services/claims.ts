@@ -154,9 +154,9 @@ function recordClaim(ctx: EngineContext, claim: ParsedClaim): EngineResponse {
   const lineContracts = contractsPerLine(claim, payees);
   // The encounter's contract: the billing provider's that prices a line, else the first line's.
   const chosen = lineContracts.rows.find((row) => row !== null && row.npi === claim.providerNpi) ?? lineContracts.rows.find((row) => row !== null);
-  const codes = [...new Set(claim.lines.map((l) => l.cptCode))];
-  const dates = [...new Set(claim.lines.map((l) => l.serviceDate))].sort();
   if (!chosen) {
+    const codes = [...new Set(claim.lines.map((l) => l.cptCode))];
+    const dates = [...new Set(claim.lines.map((l) => l.serviceDate))].sort();
     return respond(404, {
       error: 'no_active_contract',
       message: `No active contract for provider ${claim.providerNpi} covers ${codes.join(', ')} on ${dates.join(', ')}`,
@@ -164,32 +164,14 @@ function recordClaim(ctx: EngineContext, claim: ParsedClaim): EngineResponse {
       cpt_codes: codes,
     });
   }
-  const lastDate = dates.at(-1)!;
-  // mutation: no survivors (the duplicate rule: the paid lines read)
-  // The member's paid lines from the claim's first date to its last that a line may repeat.
-  const paidLines = paidLinesOfCodes(db, member.member_id, serviceDate, lastDate, codes);
-  // mutation: end
-  const bundleLines: PriorLine[] = [];
-  const bundleContracts = new Map<string, ContractTerms>();
-  for (const terms of lineContracts.terms) if (terms?.rateType === 'BUNDLE') bundleContracts.set(terms.id, terms);
-  for (const terms of bundleContracts.values()) {
-    const span = BUNDLE_EPISODE_DAYS[terms.bundleType ?? 'PACKAGE'];
-    bundleLines.push(...episodeLines(db, member.member_id, terms.id, shiftDate(serviceDate, -(span - 1)), shiftDate(lastDate, span - 1)));
-  }
-  const byClaims = JSON.parse(member.met_json) as Record<string, number>;
-  const metIn = (year: string) => member.deductible_met_cents + (byClaims[year] ?? 0);
-  const planYears = [...new Set(claim.lines.map((l) => planYearOf(l.serviceDate, member.plan_year_start)))];
-  const benefits: PlanBenefits = {
-    deductibleCents: member.deductible_cents,
-    deductibleMetCents: metIn(planYearOf(serviceDate, member.plan_year_start)),
-    deductibleMetByPlanYear: Object.fromEntries(planYears.map((y) => [y, metIn(y)])),
-    planYearStart: member.plan_year_start,
-    copayCents: member.copay_cents,
-    coinsurancePercent: member.coinsurance_percent,
-    coverageStart: member.coverage_start,
-    coverageEnd: member.coverage_end,
-  };
-  const adjudication = adjudicate({ claim, lineContracts: lineContracts.terms, linePayees: payees.payees, benefits, paidLines, bundleLines });
+  const benefits = planBenefits(member, claim, serviceDate);
+  const adjudication = adjudicate({
+    claim,
+    lineContracts: lineContracts.terms,
+    linePayees: payees.payees,
+    benefits,
+    ...priorLines(db, member.member_id, claim, lineContracts.terms),
+  });
 
   const now = ctx.clock.now();
   const submittedAt = isoSeconds(now);
@@ -214,69 +196,47 @@ function recordClaim(ctx: EngineContext, claim: ParsedClaim): EngineResponse {
     submissionId,
     contractId: chosen.id,
     memberId: member.member_id,
-    providerNpi: claim.providerNpi,
-    claimType: claim.type,
     serviceDate,
     submittedAt,
     readyAt,
     completedAt: dueNow ? readyAt : null,
     status: progression.at(-1)!.status,
-    disposition: adjudication.disposition,
     claimResponseId,
     aeobReference: `AEOB-${encounterNumber.slice(4)}`,
     // The processor's transfer id is assigned at adjudication and used by the funding transfer.
     processorTraceId: newId('tr_'),
-    claimJson: JSON.stringify(claim),
-    outcomeJson: JSON.stringify(adjudication),
-    benefitsJson: JSON.stringify(benefits),
-    firstCptCode: claim.lines[0]!.cptCode,
-    chargeCents: adjudication.totals.chargeCents,
-    allowedCents: adjudication.totals.allowedCents,
-    deductibleCents: adjudication.totals.deductibleCents,
-    copayCents: adjudication.totals.copayCents,
-    coinsuranceCents: adjudication.totals.coinsuranceCents,
-    patientCents: adjudication.totals.patientResponsibilityCents,
-    benefitCents: adjudication.totals.benefitCents,
-    progressionJson: JSON.stringify(progression),
+    claim,
+    adjudication,
+    benefits,
+    progression,
   });
   addEncounterProviders(db, encounterId, new Set([claim.providerNpi, ...claim.careTeam.map((m) => m.npi)]));
-  // mutation: no survivors (the duplicate rule: the paid lines written)
-  // A line counts as paid, and the member's deductible toward later claims of its plan year, from
-  // the moment the claim is accepted (the adjudication is decided now and revealed later). A line
-  // allowed 0.00 was not paid: it makes no later line a duplicate.
-  const deductibleByYear = new Map<string, number>();
-  const paid = linesPaid(adjudication.lines);
-  for (const [i, line] of adjudication.lines.entries()) {
-    if (line.status !== 'ALLOWED') continue;
-    const deducted = line.anesthesiaDeductedCents ?? 0;
-    if (paid[i]) {
-      insertPaidLine(db, {
-        encounterId,
-        sequence: line.sequence,
-        memberId: member.member_id,
-        providerNpi: line.providerNpi,
-        feeKind: payees.payees[i]!.feeKind,
-        cptCode: line.cptCode,
-        serviceDate: line.serviceDate,
-        contractId: line.contractId,
-        episodeStart: line.episodeStart,
-        allowedCents: line.allowedCents,
-        includesAnesthesia: line.includesAnesthesia === true,
-        anesthesiaDeductedCents: deducted,
-      });
-    }
-    const year = planYearOf(line.serviceDate, member.plan_year_start);
-    deductibleByYear.set(year, (deductibleByYear.get(year) ?? 0) + line.deductibleCents);
-  }
-  // mutation: end
-  for (const [year, cents] of deductibleByYear) if (cents > 0) addDeductibleMet(db, member.member_id, year, cents);
+  countAsPaid(db, encounterId, member, adjudication, payees.payees);
 
+  const history = acceptanceEntries(claim, adjudication, { submissionId, submittedAt, contract: chosen, member });
+  if (dueNow) history.push(revealEntry(adjudication, claimResponseId, readyAt));
+  addFirstHistory(db, encounterId, history);
+
+  return respond(201, {
+    submission_id: submissionId,
+    external_claim_id: encounterId,
+    status: 'ACKNOWLEDGED',
+    message: `Claim received for asynchronous adjudication; poll GET /tpa-api/v1/claims/${submissionId}/response/`,
+  });
+}
+
+/** The entries that record the claim's acceptance: its submission, with the adjudication decided now, and the contract it matched. */
+function acceptanceEntries(
+  claim: ParsedClaim,
+  adjudication: Adjudication,
+  at: { submissionId: string; submittedAt: string; contract: ContractRow; member: MemberRow },
+): HistoryEntry[] {
   const t = adjudication.totals;
-  const history: HistoryEntry[] = [
+  return [
     {
       type: 'SUBMISSION',
-      timestamp: submittedAt,
-      reference: submissionId,
+      timestamp: at.submittedAt,
+      reference: at.submissionId,
       // The claim accepted with its adjudication (decided now, shown when due).
       audit: {
         disposition: adjudication.disposition,
@@ -290,20 +250,90 @@ function recordClaim(ctx: EngineContext, claim: ParsedClaim): EngineResponse {
     },
     {
       type: 'VALIDATION',
-      timestamp: submittedAt,
-      reference: chosen.id,
-      description: validationText(chosen.contract_number, member, adjudication),
+      timestamp: at.submittedAt,
+      reference: at.contract.id,
+      description: validationText(at.contract.contract_number, at.member, adjudication),
     },
   ];
-  if (dueNow) history.push(revealEntry(adjudication, claimResponseId, readyAt));
-  addFirstHistory(db, encounterId, history);
+}
 
-  return respond(201, {
-    submission_id: submissionId,
-    external_claim_id: encounterId,
-    status: 'ACKNOWLEDGED',
-    message: `Claim received for asynchronous adjudication; poll GET /tpa-api/v1/claims/${submissionId}/response/`,
-  });
+/** The member's plan benefits for the claim, with the deductible met so far in each plan year its lines fall in. */
+function planBenefits(member: MemberRow, claim: ParsedClaim, serviceDate: string): PlanBenefits {
+  const byClaims = JSON.parse(member.met_json) as Record<string, number>;
+  const metIn = (year: string) => member.deductible_met_cents + (byClaims[year] ?? 0);
+  const planYears = [...new Set(claim.lines.map((l) => planYearOf(l.serviceDate, member.plan_year_start)))];
+  return {
+    deductibleCents: member.deductible_cents,
+    deductibleMetCents: metIn(planYearOf(serviceDate, member.plan_year_start)),
+    deductibleMetByPlanYear: Object.fromEntries(planYears.map((y) => [y, metIn(y)])),
+    planYearStart: member.plan_year_start,
+    copayCents: member.copay_cents,
+    coinsurancePercent: member.coinsurance_percent,
+    coverageStart: member.coverage_start,
+    coverageEnd: member.coverage_end,
+  };
+}
+
+/**
+ * The member's lines paid before that the claim's lines are judged against: those from the claim's
+ * first date to its last that a line may repeat (the duplicate and anesthesia rules), and those of
+ * each bundle contract pricing a line whose episode could hold the claim's dates.
+ */
+function priorLines(
+  db: Db,
+  memberId: string,
+  claim: ParsedClaim,
+  terms: readonly (ContractTerms | null)[],
+): { paidLines: PriorLine[]; bundleLines: PriorLine[] } {
+  const codes = [...new Set(claim.lines.map((l) => l.cptCode))];
+  const dates = claim.lines.map((l) => l.serviceDate).sort();
+  const first = dates[0]!;
+  const last = dates.at(-1)!;
+  // mutation: no survivors (the duplicate rule: the paid lines read)
+  const paidLines = paidLinesOfCodes(db, memberId, first, last, codes);
+  // mutation: end
+  const bundleLines: PriorLine[] = [];
+  const bundleContracts = new Map<string, ContractTerms>();
+  for (const t of terms) if (t?.rateType === 'BUNDLE') bundleContracts.set(t.id, t);
+  for (const t of bundleContracts.values()) {
+    const span = BUNDLE_EPISODE_DAYS[t.bundleType ?? 'PACKAGE'];
+    bundleLines.push(...episodeLines(db, memberId, t.id, shiftDate(first, -(span - 1)), shiftDate(last, span - 1)));
+  }
+  return { paidLines, bundleLines };
+}
+
+/**
+ * A line counts as paid, and the member's deductible toward later claims of its plan year, from
+ * the moment the claim is accepted (the adjudication is decided now and revealed later). A line
+ * allowed 0.00 was not paid: it makes no later line a duplicate.
+ */
+function countAsPaid(db: Db, encounterId: string, member: MemberRow, adjudication: Adjudication, payees: readonly LinePayee[]): void {
+  // mutation: no survivors (the duplicate rule: the paid lines written)
+  const deductibleByYear = new Map<string, number>();
+  const paid = linesPaid(adjudication.lines);
+  for (const [i, line] of adjudication.lines.entries()) {
+    if (line.status !== 'ALLOWED') continue;
+    if (paid[i]) {
+      insertPaidLine(db, {
+        encounterId,
+        sequence: line.sequence,
+        memberId: member.member_id,
+        providerNpi: line.providerNpi,
+        feeKind: payees[i]!.feeKind,
+        cptCode: line.cptCode,
+        serviceDate: line.serviceDate,
+        contractId: line.contractId,
+        episodeStart: line.episodeStart,
+        allowedCents: line.allowedCents,
+        includesAnesthesia: line.includesAnesthesia === true,
+        anesthesiaDeductedCents: line.anesthesiaDeductedCents ?? 0,
+      });
+    }
+    const year = planYearOf(line.serviceDate, member.plan_year_start);
+    deductibleByYear.set(year, (deductibleByYear.get(year) ?? 0) + line.deductibleCents);
+  }
+  // mutation: end
+  for (const [year, cents] of deductibleByYear) if (cents > 0) addDeductibleMet(db, member.member_id, year, cents);
 }
 
 function validationText(contractNumber: string, member: MemberRow, adjudication: Adjudication): string {

@@ -1,4 +1,5 @@
 // The encounter ledger (SPEC.md "GET /v1/ledger/entries/" and ".../{encounter_id}/").
+import type { LineAdjudication } from '../../domain/adjudication.js';
 import type { FieldError } from '../../domain/errors.js';
 import { LEDGER_STATUSES } from '../../domain/ledger.js';
 import { centsToAmount, centsToJson } from '../../domain/money.js';
@@ -6,13 +7,13 @@ import { isoDateProblem, npiProblem } from '../../domain/validation.js';
 import type { EngineContext } from '../context.js';
 import { HttpError, JsonText, queryWholeNumber, respond, servedLink, type EngineRequest, type EngineResponse } from '../http.js';
 import type { Db } from '../store/db.js';
-import { claimProviderName, encounterById, historyOf } from '../store/encounters.js';
+import { claimProviderName, encounterById, historyOf, type EncounterRow } from '../store/encounters.js';
 import { ledgerCounts, pageRowids, pageRowsOf, type LedgerQuery, type PageRow, type Span } from '../store/ledger.js';
 import { memberIdentity, payerOfMember } from '../store/members.js';
 import { providerByNpi } from '../store/providers.js';
 import { cptDescription, reference, type Reference } from '../store/reference.js';
-import { settlementFor } from '../store/settlements.js';
-import { encounterData, lineProviders } from './encounters.js';
+import { settlementFor, type SettlementRow } from '../store/settlements.js';
+import { encounterData, lineProviders, type EncounterData } from './encounters.js';
 
 export const LEDGER_DEFAULT_LIMIT = 20;
 export const LEDGER_MAX_LIMIT = 100;
@@ -186,22 +187,6 @@ export function ledgerDetail(ctx: EngineContext, _req: EngineRequest, params: Re
   const providers = lineProviders(db, data);
   // Money on its way is not settled yet; a FAILED or REFUNDED transfer settles nothing.
   const settled = settlement?.status === 'COMPLETED' ? settlement.total_amount_cents : 0;
-  // FAILED and REFUNDED (the latest transfer's) mean the benefit is owed again and can be funded anew.
-  const balanceStatus = !done
-    ? 'PENDING_ADJUDICATION'
-    : row.status === 'DENIED'
-      ? 'DENIED'
-      : row.status === 'PENDED'
-        ? 'PENDED'
-        : !settlement
-          ? t.benefitCents === 0
-            ? 'SETTLED'
-            : 'OPEN'
-          : settlement.status === 'INITIATED'
-            ? 'IN_TRANSIT'
-            : settlement.status === 'COMPLETED'
-              ? 'SETTLED'
-              : settlement.status;
   return respond(200, {
     encounter: {
       id: row.id,
@@ -241,31 +226,9 @@ export function ledgerDetail(ctx: EngineContext, _req: EngineRequest, params: Re
         non_covered: amount(t.nonCoveredCents),
       },
       payer_responsibility: { total: amount(t.benefitCents), benefit_amount: amount(t.benefitCents) },
-      balance: { running_balance: amount(t.benefitCents - settled), status: balanceStatus },
+      balance: { running_balance: amount(t.benefitCents - settled), status: balanceStatus(row, settlement, t.benefitCents) },
     },
-    service_lines: a.lines.map((line) => {
-      const p = providers.find((x) => x.sequence === line.sequence)!;
-      return {
-        sequence: line.sequence,
-        cpt_code: line.cptCode,
-        cpt_description: cptDescription(db, line.cptCode),
-        quantity: line.quantity,
-        submitted_charge: centsToAmount(line.chargeCents),
-        allowed_amount: amount(line.allowedCents),
-        deductible_applied: amount(line.deductibleCents),
-        copay_applied: amount(line.copayCents),
-        coinsurance_applied: amount(line.coinsuranceCents),
-        patient_responsibility: amount(line.patientResponsibilityCents),
-        benefit_amount: amount(line.benefitCents),
-        // Each line's own outcome (DENIED, NOT_COVERED, BUNDLED) with its reason code; lines stored
-        // before line-level outcomes existed take the claim's.
-        status: !done ? 'PENDING' : a.disposition === 'PENDING_REVIEW' ? 'PENDED' : a.disposition === 'DENIED' && !line.reasonCode ? 'DENIED' : line.status,
-        denial_code: done && a.disposition !== 'PENDING_REVIEW' ? (line.reasonCode ?? (a.disposition === 'DENIED' ? a.denialCode : null)) : null,
-        provider_npi: p.providerNpi,
-        provider_name: p.providerName,
-        provider_role: p.providerRole,
-      };
-    }),
+    service_lines: a.lines.map((line) => serviceLine(db, data, line, providers.find((x) => x.sequence === line.sequence)!, amount)),
     // As the claim response carries them: none before adjudication or for a pended claim, the AEOB
     // only for a denied one; once funded, the trace is the current transfer's.
     reconciliation: {
@@ -276,4 +239,44 @@ export function ledgerDetail(ctx: EngineContext, _req: EngineRequest, params: Re
       external_claim_id: row.id,
     },
   });
+}
+
+/** Where the benefit stands: FAILED and REFUNDED (the latest transfer's) mean it is owed again and can be funded anew. */
+function balanceStatus(row: EncounterRow, settlement: SettlementRow | undefined, benefitCents: number): string {
+  if (row.completed_at === null) return 'PENDING_ADJUDICATION';
+  if (row.status === 'DENIED' || row.status === 'PENDED') return row.status;
+  if (!settlement) return benefitCents === 0 ? 'SETTLED' : 'OPEN';
+  if (settlement.status === 'INITIATED') return 'IN_TRANSIT';
+  return settlement.status === 'COMPLETED' ? 'SETTLED' : settlement.status;
+}
+
+/** A service line of the detail, amounts null until adjudicated (`amount`). */
+function serviceLine(
+  db: Db,
+  { row, adjudication: a }: EncounterData,
+  line: LineAdjudication,
+  payee: ReturnType<typeof lineProviders>[number],
+  amount: (cents: number) => string | number | null,
+): Record<string, unknown> {
+  const done = row.completed_at !== null;
+  return {
+    sequence: line.sequence,
+    cpt_code: line.cptCode,
+    cpt_description: cptDescription(db, line.cptCode),
+    quantity: line.quantity,
+    submitted_charge: centsToAmount(line.chargeCents),
+    allowed_amount: amount(line.allowedCents),
+    deductible_applied: amount(line.deductibleCents),
+    copay_applied: amount(line.copayCents),
+    coinsurance_applied: amount(line.coinsuranceCents),
+    patient_responsibility: amount(line.patientResponsibilityCents),
+    benefit_amount: amount(line.benefitCents),
+    // Each line's own outcome (DENIED, NOT_COVERED, BUNDLED) with its reason code; lines stored
+    // before line-level outcomes existed take the claim's.
+    status: !done ? 'PENDING' : a.disposition === 'PENDING_REVIEW' ? 'PENDED' : a.disposition === 'DENIED' && !line.reasonCode ? 'DENIED' : line.status,
+    denial_code: done && a.disposition !== 'PENDING_REVIEW' ? (line.reasonCode ?? (a.disposition === 'DENIED' ? a.denialCode : null)) : null,
+    provider_npi: payee.providerNpi,
+    provider_name: payee.providerName,
+    provider_role: payee.providerRole,
+  };
 }

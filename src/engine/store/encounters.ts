@@ -1,8 +1,9 @@
 // The encounters table and what hangs off each row: its history entries (the ledger's entries[])
 // and the providers it names (the ledger's provider filter). Named queries; the rules that decide
 // what to write are the services'.
-import type { Disposition } from '../../domain/adjudication.js';
+import type { Adjudication, Disposition, PlanBenefits } from '../../domain/adjudication.js';
 import type { EncounterFacts } from '../../domain/audit-deep.js';
+import type { ParsedClaim } from '../../domain/fhir-claim.js';
 import type { LedgerStatus } from '../../domain/ledger.js';
 import type { Db } from './db.js';
 
@@ -47,7 +48,7 @@ export function nextEncounterSequence(db: Db): number {
   return db.prepare('SELECT COALESCE(MAX(rowid), 0) + 1 FROM encounters').pluck().get() as number;
 }
 
-/** An encounter as a claim writes it (the fingerprint column is left empty: migration 7). */
+/** An encounter as a claim writes it: the claim, its adjudication and benefits are kept whole (as JSON). */
 export interface NewEncounter {
   id: string;
   ledgerId: string;
@@ -55,34 +56,25 @@ export interface NewEncounter {
   submissionId: string;
   contractId: string;
   memberId: string;
-  providerNpi: string;
-  claimType: string;
   serviceDate: string;
   submittedAt: string;
   readyAt: string;
   completedAt: string | null;
   status: LedgerStatus;
-  disposition: Disposition;
   claimResponseId: string;
   aeobReference: string;
   processorTraceId: string;
-  claimJson: string;
-  outcomeJson: string;
-  benefitsJson: string;
-  firstCptCode: string;
-  chargeCents: number;
-  allowedCents: number;
-  deductibleCents: number;
-  copayCents: number;
-  coinsuranceCents: number;
-  patientCents: number;
-  benefitCents: number;
-  progressionJson: string;
+  claim: ParsedClaim;
+  adjudication: Adjudication;
+  benefits: PlanBenefits;
+  progression: readonly { status: LedgerStatus; timestamp: string }[];
 }
 
 export function insertEncounter(db: Db, e: NewEncounter): void {
+  const t = e.adjudication.totals;
   // Bound by position: better-sqlite3 looks each named parameter up on the object by name, which
-  // cost 30 named values 7-12 µs a claim more than the same values in order.
+  // cost 30 named values 7-12 µs a claim more than the same values in order. The fingerprint column
+  // is left empty: duplicates are found line by line in paid_lines (migration 7).
   db.prepare(
     `INSERT INTO encounters (id, ledger_id, encounter_number, submission_id, contract_id, member_id, provider_npi, claim_type,
        service_date, submitted_at, ready_at, completed_at, status, disposition, fingerprint, claim_response_id, aeob_reference,
@@ -90,36 +82,36 @@ export function insertEncounter(db: Db, e: NewEncounter): void {
        coinsurance_cents, patient_cents, benefit_cents, progression_json)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   ).run(
-    e.id,
-    e.ledgerId,
-    e.encounterNumber,
-    e.submissionId,
-    e.contractId,
-    e.memberId,
-    e.providerNpi,
-    e.claimType,
-    e.serviceDate,
-    e.submittedAt,
-    e.readyAt,
-    e.completedAt,
-    e.status,
-    e.disposition,
+    e.id, // id
+    e.ledgerId, // ledger_id
+    e.encounterNumber, // encounter_number
+    e.submissionId, // submission_id
+    e.contractId, // contract_id
+    e.memberId, // member_id
+    e.claim.providerNpi, // provider_npi
+    e.claim.type, // claim_type
+    e.serviceDate, // service_date
+    e.submittedAt, // submitted_at
+    e.readyAt, // ready_at
+    e.completedAt, // completed_at
+    e.status, // status
+    e.adjudication.disposition, // disposition
     // fingerprint: ''
-    e.claimResponseId,
-    e.aeobReference,
-    e.processorTraceId,
-    e.claimJson,
-    e.outcomeJson,
-    e.benefitsJson,
-    e.firstCptCode,
-    e.chargeCents,
-    e.allowedCents,
-    e.deductibleCents,
-    e.copayCents,
-    e.coinsuranceCents,
-    e.patientCents,
-    e.benefitCents,
-    e.progressionJson,
+    e.claimResponseId, // claim_response_id
+    e.aeobReference, // aeob_reference
+    e.processorTraceId, // processor_trace_id
+    JSON.stringify(e.claim), // claim_json
+    JSON.stringify(e.adjudication), // outcome_json
+    JSON.stringify(e.benefits), // benefits_json
+    e.claim.lines[0]!.cptCode, // first_cpt_code
+    t.chargeCents, // charge_cents
+    t.allowedCents, // allowed_cents
+    t.deductibleCents, // deductible_cents
+    t.copayCents, // copay_cents
+    t.coinsuranceCents, // coinsurance_cents
+    t.patientResponsibilityCents, // patient_cents
+    t.benefitCents, // benefit_cents
+    JSON.stringify(e.progression), // progression_json
   );
 }
 
