@@ -4,7 +4,7 @@
 // engine's "now" is never earlier than the latest time it has recorded (README "The engine clock":
 // clock moves), so no event is ever recorded before an earlier one.
 import { UsageError } from '../errors.js';
-import { type Db, writeTransactionSerial } from './store/db.js';
+import { type Db, writeTransactionSerial } from './store/transactions.js';
 
 export interface Clock {
   now(): Date;

@@ -20,21 +20,10 @@ import {
   type ApiKeyRow,
 } from '../store/keys.js';
 
-/**
- * The four scopes of SPEC.md, then `contract_build` ("change and finalize rate schedules"): SPEC.md
- * leaves the builder's credentials open, and none of its four read or money scopes may change what
- * is paid (docs/security.md "Who may do what").
- */
-export const SCOPES = ['contract_lookup', 'claim_pricing', 'fund_release', 'ledger_access', 'contract_build'] as const;
-export type Scope = (typeof SCOPES)[number];
-/** The scopes of SPEC.md's table: what a TPA's key or client asks for. */
-export const SPEC_SCOPES: readonly Scope[] = ['contract_lookup', 'claim_pricing', 'fund_release', 'ledger_access'];
-import { KEY_LENGTH, KEY_PREFIX, type KeyEnvironment } from '../../domain/api-keys.js';
+import { KEY_LENGTH, KEY_PREFIX, SCOPES, type KeyEnvironment, type KeyRecord, type Scope } from '../../domain/api-keys.js';
 import { appendAudit } from './audit.js';
 
-export type { KeyEnvironment };
-/** Who a request is from: an API key's environment, or production for an OAuth token. */
-export type CallerEnvironment = KeyEnvironment | 'production';
+export { SCOPES, SPEC_SCOPES, type CallerEnvironment, type KeyEnvironment, type KeyRecord, type Scope } from '../../domain/api-keys.js';
 export const ROTATION_OVERLAP_MS = 24 * 3_600_000;
 export const AUTH_DOCS = 'https://developer.tpa.example/docs/authentication';
 
@@ -48,18 +37,6 @@ function generateKey(env: KeyEnvironment): string {
   for (const b of bytes) if (b < 248 && body.length < KEY_LENGTH - prefix.length) body += ALPHABET[b % 62];
   while (body.length < KEY_LENGTH - prefix.length) body += ALPHABET[randomBytes(1)[0]! % 62];
   return prefix + body;
-}
-
-export interface KeyRecord {
-  id: string;
-  /** The first key of a rotation chain (or the OAuth client): rate limits and replays are per lineage. */
-  lineage: string;
-  environment: CallerEnvironment;
-  prefix: string;
-  last4: string;
-  scopes: Scope[];
-  created_at: string;
-  expires_at: string | null;
 }
 
 type KeyRow = ApiKeyRow & { environment: KeyEnvironment };
