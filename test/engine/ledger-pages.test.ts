@@ -156,6 +156,28 @@ describe('ledger pages at any depth', () => {
     engine.close();
   });
 
+  it('in-process a page comes as the very values of its JSON text, built from the rows or read back from a page sent before', () => {
+    const engine = buildLedger();
+    const ask = (q: Record<string, string>, options: { text?: boolean; json?: boolean }) =>
+      engine.handle({ method: 'GET', path: '/tpa-api/v1/ledger/entries/', query: new URLSearchParams(q), headers: {}, body: undefined }, options).body;
+    const queries: Record<string, string>[] = [
+      { limit: '100' },
+      { limit: '100', offset: '37' },
+      { status: 'FUNDED' },
+      { provider_npi: NPIS[1]!, limit: '7', offset: '3' },
+      { offset: '500' },
+    ];
+    for (const q of queries) {
+      const built = ask(q, { json: true });
+      // Asked again, the page is kept by the read cache; sent as text, it keeps only its text.
+      const text = (ask(q, { text: true }) as { text: string }).text;
+      expect(JSON.stringify(built), JSON.stringify(q)).toBe(text);
+      expect(ask(q, { json: true })).toEqual(built);
+      expect(ask(q, {})).toEqual(built);
+    }
+    engine.close();
+  });
+
   it('the counts follow adjudication, funding and settlement-failure moves, so a filtered count never drifts', () => {
     const engine = buildLedger();
     // An hour later the slow engine's claims are adjudicated: they leave SUBMITTED/PROCESSING.

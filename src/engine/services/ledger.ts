@@ -5,7 +5,7 @@ import { LEDGER_STATUSES } from '../../domain/ledger.js';
 import { centsToAmount, centsToJson } from '../../domain/money.js';
 import { isoDateProblem, npiProblem } from '../../domain/validation.js';
 import type { EngineContext } from '../context.js';
-import { HttpError, JsonText, queryWholeNumber, respond, servedLink, type EngineRequest, type EngineResponse } from '../http.js';
+import { HttpError, queryWholeNumber, respond, servedLink, type EngineRequest, type EngineResponse } from '../http.js';
 import type { Db } from '../store/db.js';
 import { claimProviderName, encounterById, historyOf, type EncounterRow } from '../store/encounters.js';
 import { ledgerCounts, pageRowids, pageRowsOf, type LedgerQuery, type PageRow, type Span } from '../store/ledger.js';
@@ -13,6 +13,7 @@ import { memberIdentity, payerOfMember } from '../store/members.js';
 import { providerByNpi } from '../store/providers.js';
 import { cptDescription, reference, type Reference } from '../store/reference.js';
 import { settlementFor, type SettlementRow } from '../store/settlements.js';
+import { PageBody } from '../page-body.js';
 import { encounterData, lineProviders, type EncounterData } from './encounters.js';
 
 export const LEDGER_DEFAULT_LIMIT = 20;
@@ -106,15 +107,43 @@ export function listLedger(ctx: EngineContext, req: EngineRequest): EngineRespon
   const count = months.reduce((sum, m) => sum + m.n, 0);
   const rows = f.offset < count ? pageRows(ctx.db, f, months, count) : [];
   const ref = reference(ctx.db);
-  const link = (offset: number | null) => (offset === null ? 'null' : JSON.stringify(pageUrl(req, f, offset)));
-  // Written as JSON text (listItemJson): the page's objects would only be serialised again.
-  return respond(
-    200,
-    new JsonText(
-      `{"count":${count},"next":${link(f.offset + f.limit < count ? f.offset + f.limit : null)},"previous":${link(f.offset > 0 ? Math.max(0, f.offset - f.limit) : null)},` +
-        `"results":[${rows.map((row) => listItemJson(row, ref, ctx.db)).join(',')}]}`,
-    ),
-  );
+  // The claim's own name for a billing provider the plan does not know: the rare row, read alone, now.
+  const claimNames = new Map<string, string | null>();
+  for (const [id, , , npi] of rows) if (!ref.providers.has(npi)) claimNames.set(id, claimProviderName(ctx.db, id));
+  const link = (offset: number | null) => (offset === null ? null : pageUrl(req, f, offset));
+  const head = {
+    count,
+    next: link(f.offset + f.limit < count ? f.offset + f.limit : null),
+    previous: link(f.offset > 0 ? Math.max(0, f.offset - f.limit) : null),
+  };
+  return respond(200, new LedgerPage({ head, rows, ref, claimNames }));
+}
+
+interface PageParts {
+  head: { count: number; next: string | null; previous: string | null };
+  rows: PageRow[];
+  ref: Reference;
+  /** By encounter id, for a billing provider the plan does not know. */
+  claimNames: ReadonlyMap<string, string | null>;
+}
+
+/**
+ * A ledger page (SPEC.md "Ledger entry"), keys in the order the service gives them; the stored
+ * status progression is JSON already. Amounts are null until adjudicated. Written as JSON text for
+ * the transports, built as values for an in-process caller (page-body.ts).
+ */
+class LedgerPage extends PageBody<PageParts> {
+  protected write({ head, rows, ref, claimNames }: PageParts): string {
+    const q = JSON.stringify;
+    return (
+      `{"count":${head.count},"next":${q(head.next)},"previous":${q(head.previous)},` +
+      `"results":[${rows.map((row) => listItemJson(row, ref, claimNames)).join(',')}]}`
+    );
+  }
+
+  protected build({ head, rows, ref, claimNames }: PageParts): unknown {
+    return { ...head, results: rows.map((row) => listItem(row, ref, claimNames)) };
+  }
 }
 
 /**
@@ -144,11 +173,8 @@ function adjudicated(completedAt: string | null, disposition: string): boolean {
   return completedAt !== null && disposition !== 'PENDING_REVIEW' && disposition !== 'DENIED';
 }
 
-/**
- * A ledger list item (SPEC.md "Ledger entry") as JSON text, keys in the order the service gives
- * them; the stored status progression is JSON already. Amounts are null until adjudicated.
- */
-function listItemJson(row: PageRow, ref: Reference, db: Db): string {
+/** A ledger list item as JSON text. */
+function listItemJson(row: PageRow, ref: Reference, claimNames: PageParts['claimNames']): string {
   const [id, ledgerId, encounterNumber, npi, memberId, serviceDate, status, completedAt, disposition, cpt, ...amounts] = row;
   const [chargeCents, allowedCents, deductibleCents, copayCents, coinsuranceCents, patientCents, benefitCents, progressionJson] = amounts;
   const q = JSON.stringify;
@@ -158,14 +184,46 @@ function listItemJson(row: PageRow, ref: Reference, db: Db): string {
   const payer = ref.payers.get(memberId);
   return (
     `{"id":${q(ledgerId)},"encounter_id":${q(id)},"encounter_number":${q(encounterNumber)},` +
-    `"ssp_code":${q(cpt)},"ssp_name":${ref.cptDescriptions.get(cpt) ?? q(`CPT ${cpt}`)},` +
-    `"provider":{"npi":${q(npi)},"name":${provider?.name ?? q(claimProviderName(db, id) ?? `NPI ${npi}`)},"role":${provider?.role ?? 'null'}},` +
-    `"payer":{"name":${payer?.name ?? '"Unknown payer"'},"id":${payer?.id ?? '"UNKNOWN"'}},` +
+    `"ssp_code":${q(cpt)},"ssp_name":${ref.cptDescriptions.get(cpt)?.json ?? q(`CPT ${cpt}`)},` +
+    `"provider":{"npi":${q(npi)},"name":${provider?.nameJson ?? q(claimNames.get(id) ?? `NPI ${npi}`)},"role":${provider?.roleJson ?? 'null'}},` +
+    `"payer":{"name":${payer?.nameJson ?? '"Unknown payer"'},"id":${payer?.idJson ?? '"UNKNOWN"'}},` +
     `"service_date":${q(serviceDate)},"status":${q(status)},"status_progression":${progressionJson},` +
     `"financial_summary":{"charges":${centsToJson(chargeCents)},"allowed_amount":${amount(allowedCents)},` +
     `"deductible_applied":${amount(deductibleCents)},"copay_applied":${amount(copayCents)},"coinsurance_applied":${amount(coinsuranceCents)},` +
     `"patient_responsibility":${amount(patientCents)},"benefit_amount":${amount(benefitCents)},"payer_responsibility":${amount(benefitCents)}}}`
   );
+}
+
+/** A ledger list item as values: what JSON.parse of listItemJson gives, key for key. */
+function listItem(row: PageRow, ref: Reference, claimNames: PageParts['claimNames']): Record<string, unknown> {
+  const [id, ledgerId, encounterNumber, npi, memberId, serviceDate, status, completedAt, disposition, cpt, ...amounts] = row;
+  const [chargeCents, allowedCents, deductibleCents, copayCents, coinsuranceCents, patientCents, benefitCents, progressionJson] = amounts;
+  const has = adjudicated(completedAt, disposition);
+  const amount = (cents: number) => (has ? centsToAmount(cents) : null);
+  const provider = ref.providers.get(npi);
+  const payer = ref.payers.get(memberId);
+  return {
+    id: ledgerId,
+    encounter_id: id,
+    encounter_number: encounterNumber,
+    ssp_code: cpt,
+    ssp_name: ref.cptDescriptions.get(cpt)?.description ?? `CPT ${cpt}`,
+    provider: { npi, name: provider?.name ?? claimNames.get(id) ?? `NPI ${npi}`, role: provider?.role ?? null },
+    payer: { name: payer?.name ?? 'Unknown payer', id: payer?.id ?? 'UNKNOWN' },
+    service_date: serviceDate,
+    status,
+    status_progression: JSON.parse(progressionJson),
+    financial_summary: {
+      charges: centsToAmount(chargeCents),
+      allowed_amount: amount(allowedCents),
+      deductible_applied: amount(deductibleCents),
+      copay_applied: amount(copayCents),
+      coinsurance_applied: amount(coinsuranceCents),
+      patient_responsibility: amount(patientCents),
+      benefit_amount: amount(benefitCents),
+      payer_responsibility: amount(benefitCents),
+    },
+  };
 }
 
 export function ledgerDetail(ctx: EngineContext, _req: EngineRequest, params: Record<string, string>): EngineResponse {
