@@ -8,10 +8,16 @@ export default {
   mutate: [
     'src/domain/**/*.ts',
     'src/engine/services/claims.ts',
+    'src/engine/services/reveal.ts',
     'src/engine/services/funding.ts',
     'src/engine/services/settlement.ts',
     'src/engine/services/ledger.ts',
     'src/engine/services/keys.ts',
+    // Their queries: the duplicate rule's paid lines, the ledger's pages, transfers and keys.
+    'src/engine/store/paid-lines.ts',
+    'src/engine/store/ledger.ts',
+    'src/engine/store/settlements.ts',
+    'src/engine/store/keys.ts',
     'src/engine/routes.ts',
     'src/server/limits.ts',
     'src/client/retry.ts',

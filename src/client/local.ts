@@ -2,7 +2,6 @@
 // SQLite with it) is loaded on the first request, so commands that never call it stay fast.
 import type { Engine, EngineOptions } from '../engine/engine.js';
 import { Faults, withFault } from '../server/faults.js';
-import { bodyText } from '../engine/exchange.js';
 import { EngineError } from '../engine/errors.js';
 import { fromEngineError, NetworkError } from '../errors.js';
 import type { Transport, TransportRequest, TransportResponse } from './transport.js';
@@ -75,13 +74,14 @@ export class LocalTransport implements Transport {
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(request.headers)) headers[k.toLowerCase()] = v;
     const outcome = await withFault(this.faults.take(url.pathname), request.body, (body) =>
-      engine.handle({ method: request.method.toUpperCase(), path: url.pathname, query: url.searchParams, headers, body }, { text: true }),
+      engine.handle({ method: request.method.toUpperCase(), path: url.pathname, query: url.searchParams, headers, body }, { json: true }),
     );
     if ('hangUp' in outcome)
       throw new NetworkError(`the connection was reset before the answer to ${request.method} ${url.pathname} arrived (simulated by TPA_FAULT)`);
+    // The body as the JSON an HTTP client would read (Engine.handle `json`), so callers see exactly
+    // what the HTTP transport would give them.
     const response = outcome.response;
-    // Round-trip the body through JSON so callers see exactly what the HTTP transport would give them.
-    return { status: response.status, headers: response.headers, body: response.body === undefined ? undefined : JSON.parse(bodyText(response.body)) };
+    return { status: response.status, headers: response.headers, body: response.body };
   }
 
   async snapshot<T>(fn: () => Promise<T>): Promise<T> {

@@ -4,7 +4,7 @@
 // engine's "now" is never earlier than the latest time it has recorded (docs/design.md "The engine clock":
 // clock moves), so no event is ever recorded before an earlier one.
 import { InvalidInput } from './errors.js';
-import { type Db, writeTransactionSerial } from './store/db.js';
+import { type Db, writeTransactionSerial } from './store/transactions.js';
 
 export interface Clock {
   now(): Date;

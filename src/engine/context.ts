@@ -1,5 +1,5 @@
 import type { Clock } from './clock.js';
-import type { KeyRecord } from './services/keys.js';
+import type { KeyRecord } from '../domain/api-keys.js';
 import type { Db } from './store/db.js';
 
 /** What every route handler gets: the store, the clock and the engine's settings. */

@@ -19,6 +19,7 @@ import {
 import type { EngineContext } from './context.js';
 import { bodyText, HttpError, JsonText, respond, type EngineRequest, type EngineResponse } from './exchange.js';
 import { newId } from './ids.js';
+import { PageBody } from './page-body.js';
 import { ReadCache } from './read-cache.js';
 import { matchRoute, type Route } from './routes.js';
 import {
@@ -42,6 +43,31 @@ import { parseDatabaseKey } from './store/cipher.js';
 import { openDatabase, PAGE_CACHE_KB, storageProblem, type Db } from './store/db.js';
 
 export const DEFAULT_ADJUDICATION_DELAY_MS = 3000;
+
+/** The text a page was sent as, one per page: a page the read cache keeps is the same answer each time. */
+const sentAs = new WeakMap<PageBody<unknown>, JsonText>();
+
+/** A body as the transports send it: a page written as its JSON text. */
+function sendable(body: unknown): unknown {
+  if (!(body instanceof PageBody)) return body;
+  let text = sentAs.get(body);
+  if (!text) {
+    text = new JsonText(body.text());
+    sentAs.set(body, text);
+  }
+  return text;
+}
+
+/**
+ * A body as the JSON values an HTTP client reads from it: a page built as values straight from its
+ * rows; anything else through JSON text and back, so that an in-process caller sees exactly what
+ * the HTTP transport would give it.
+ */
+function jsonValues(body: unknown): unknown {
+  if (body === undefined) return undefined;
+  if (body instanceof PageBody) return body.values();
+  return JSON.parse(bodyText(body));
+}
 
 export interface Credentials {
   apiKey?: string;
@@ -211,18 +237,22 @@ export class Engine {
    * Answers a request. In-process (the local transport) there is no key and no check; over HTTP the
    * server passes the caller's key, which must carry the route's scope. HEAD is answered as GET
    * without the body: same status and headers, and the GET body's content-length.
+   * The body comes as the transports send it with `text` (JSON text where the engine wrote it so);
+   * with `json`, as the JSON values an HTTP client would read from it, for an in-process caller; else
+   * as the handler's objects.
    */
-  handle(req: EngineRequest, options: { key?: KeyRecord; text?: boolean } = {}): EngineResponse {
+  handle(req: EngineRequest, options: { key?: KeyRecord; text?: boolean; json?: boolean } = {}): EngineResponse {
     const response = this.answer(req, options);
+    const body = response.body;
     if (req.method === 'HEAD')
       return {
         status: response.status,
-        headers: { ...response.headers, 'content-length': String(Buffer.byteLength(bodyText(response.body))) },
+        headers: { ...response.headers, 'content-length': String(Buffer.byteLength(bodyText(sendable(body)))) },
         body: undefined,
       };
-    // A body written as JSON text goes out as it is to the transports (`text`); any other caller gets its objects.
-    if (response.body instanceof JsonText && !options.text) return { ...response, body: JSON.parse(response.body.text) };
-    return response;
+    if (options.json) return { ...response, body: jsonValues(body) };
+    if (!(body instanceof PageBody)) return response;
+    return { ...response, body: options.text ? sendable(body) : body.values() };
   }
 
   private answer(req: EngineRequest, options: { key?: KeyRecord }): EngineResponse {

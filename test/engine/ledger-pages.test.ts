@@ -3,10 +3,11 @@
 // page walks the rows it skips (EXPLAIN QUERY PLAN, not by eye).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Engine } from '../../src/engine/engine.js';
-import { countsQuery, pageQuery, readFilters, spansOf, PAGE_ROWS_SQL } from '../../src/engine/services/ledger.js';
+import { readFilters } from '../../src/engine/services/ledger.js';
+import { countsQuery, pageQuery, spansOf, PAGE_ROWS_SQL } from '../../src/engine/store/ledger.js';
 import { claimOf } from '../helpers/claims.js';
 import { call, useEngineHome } from '../helpers/engine.js';
-import { DUE_SQL } from '../../src/engine/services/progress.js';
+import { DUE_SQL } from '../../src/engine/store/encounters.js';
 import { cents } from '../helpers/values.js';
 
 const home = useEngineHome(beforeEach, afterEach);
@@ -152,6 +153,28 @@ describe('ledger pages at any depth', () => {
     }
     // Entries still in adjudication (amounts null), adjudicated and funded were all written.
     expect([...statuses].sort()).toEqual(expect.arrayContaining(['ADJUDICATED', 'FUNDED', 'PROCESSING']));
+    engine.close();
+  });
+
+  it('in-process a page comes as the very values of its JSON text, built from the rows or read back from a page sent before', () => {
+    const engine = buildLedger();
+    const ask = (q: Record<string, string>, options: { text?: boolean; json?: boolean }) =>
+      engine.handle({ method: 'GET', path: '/tpa-api/v1/ledger/entries/', query: new URLSearchParams(q), headers: {}, body: undefined }, options).body;
+    const queries: Record<string, string>[] = [
+      { limit: '100' },
+      { limit: '100', offset: '37' },
+      { status: 'FUNDED' },
+      { provider_npi: NPIS[1]!, limit: '7', offset: '3' },
+      { offset: '500' },
+    ];
+    for (const q of queries) {
+      const built = ask(q, { json: true });
+      // Asked again, the page is kept by the read cache; sent as text, it keeps only its text.
+      const text = (ask(q, { text: true }) as { text: string }).text;
+      expect(JSON.stringify(built), JSON.stringify(q)).toBe(text);
+      expect(ask(q, { json: true })).toEqual(built);
+      expect(ask(q, {})).toEqual(built);
+    }
     engine.close();
   });
 

@@ -19,7 +19,40 @@ import { isoSeconds } from '../clock.js';
 import type { EngineContext } from '../context.js';
 import { HttpError, jsonBody, queryWholeNumber, respond, servedLink, type EngineRequest, type EngineResponse } from '../exchange.js';
 import { newId } from '../ids.js';
+import {
+  addCatalogItems,
+  appendScheduleItem,
+  builderInstance,
+  catalogEntryById,
+  catalogMatches,
+  catalogVersionExists,
+  countCatalogMatches,
+  dearestCatalogEntry,
+  deleteScheduleItem,
+  insertContractRateRecord,
+  insertSchedule,
+  markScheduleFinalized,
+  scheduleIdOfInstance,
+  scheduleItemId,
+  scheduleItems as items,
+  scheduleOfInstance,
+  updateScheduleItem,
+  updateScheduleSettings,
+  type ItemRow,
+  type ScheduleRow,
+  type SspRow,
+} from '../store/builder.js';
 import { CURRENT_CATALOG_VERSION } from '../store/catalog-seed.js';
+import {
+  codesRatedFrom,
+  codesRequiringPreauthorization,
+  contractById,
+  deleteRatesStartingFrom,
+  endRatesBefore,
+  insertOpenRate,
+  preauthorizationsOf,
+  setBuilderSettings,
+} from '../store/contracts.js';
 import type { Db } from '../store/db.js';
 import { appendAudit } from './audit.js';
 
@@ -50,42 +83,6 @@ const SCHEDULE_DEFAULTS = {
 };
 type ScheduleSettings = typeof SCHEDULE_DEFAULTS;
 
-interface SspRow {
-  id: string;
-  version: string;
-  code: string;
-  name: string;
-  level: string;
-  medicare_rate_cents: number;
-  base_weight: string;
-  primary_cpt_code: string;
-  requires_anesthesia: number;
-  active: number;
-}
-
-interface ScheduleRow extends ScheduleSettings {
-  id: string;
-  instance_id: string;
-  created_at: string;
-  finalized_at: string | null;
-}
-
-interface ItemRow {
-  id: string;
-  schedule_id: string;
-  ssp_id: string;
-  rate_type: (typeof ITEM_RATE_TYPES)[number];
-  rate_value: string;
-  is_bundle_eligible: number;
-  bundle_type: string | null;
-  notes: string;
-  sort_order: number;
-  code: string;
-  name: string;
-  medicare_rate_cents: number;
-  primary_cpt_code: string;
-}
-
 const sspBody = (r: SspRow) => ({
   id: r.id,
   code: r.code,
@@ -115,12 +112,8 @@ export function listCatalog(ctx: EngineContext, req: EngineRequest): EngineRespo
   if (!catalogVersionExists(ctx.db, version)) errors.push({ field: 'version', message: `unknown catalog version "${version}"` });
   if (errors.length > 0) throw new HttpError(400, { errors });
   const search = (req.query.get('search') ?? '').trim();
-  const where = `version = @version AND level = 'ENCOUNTER' AND active = 1 AND (@search = '' OR name LIKE @like ESCAPE '\\' OR code LIKE @like ESCAPE '\\')`;
-  const params = { version, search, like: `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%` };
-  const count = ctx.db.prepare(`SELECT COUNT(*) FROM ssp_catalog WHERE ${where}`).pluck().get(params) as number;
-  const rows = ctx.db
-    .prepare(`SELECT * FROM ssp_catalog WHERE ${where} ORDER BY code LIMIT @limit OFFSET @offset`)
-    .all({ ...params, limit: pageSize, offset: (page - 1) * pageSize }) as SspRow[];
+  const count = countCatalogMatches(ctx.db, version, search);
+  const rows = catalogMatches(ctx.db, version, search, pageSize, (page - 1) * pageSize);
   const link = (p: number) => {
     const q = new URLSearchParams();
     if (search) q.set('search', search);
@@ -137,22 +130,17 @@ export function listCatalog(ctx: EngineContext, req: EngineRequest): EngineRespo
   });
 }
 
-function catalogVersionExists(db: Db, version: string): boolean {
-  return db.prepare('SELECT 1 FROM ssp_catalog WHERE version = ? LIMIT 1').get(version) !== undefined;
-}
-
 // ---- schedule ----
 
 function instance(db: Db, id: string): { id: string; contract_id: string } {
-  const row = db.prepare('SELECT id, contract_id FROM builder_instances WHERE id = ?').get(id) as { id: string; contract_id: string } | undefined;
-  return row ?? fail(404, `Builder instance ${id} not found`, { instance_id: id });
+  return builderInstance(db, id) ?? fail(404, `Builder instance ${id} not found`, { instance_id: id });
 }
 
 function schedule(db: Db, instanceId: string): ScheduleRow {
   instance(db, instanceId);
-  const row = db.prepare('SELECT * FROM rate_schedules WHERE instance_id = ?').get(instanceId) as ScheduleRow | undefined;
   return (
-    row ?? fail(404, `Builder instance ${instanceId} has no rate schedule yet; initialize it first (POST .../rate-schedule/init/)`, { instance_id: instanceId })
+    scheduleOfInstance(db, instanceId) ??
+    fail(404, `Builder instance ${instanceId} has no rate schedule yet; initialize it first (POST .../rate-schedule/init/)`, { instance_id: instanceId })
   );
 }
 
@@ -231,33 +219,17 @@ export function initSchedule(ctx: EngineContext, req: EngineRequest, params: Rec
   return ctx.db
     .transaction(() => {
       instance(ctx.db, id);
-      const existing = ctx.db.prepare('SELECT id FROM rate_schedules WHERE instance_id = ?').pluck().get(id) as string | undefined;
+      const existing = scheduleIdOfInstance(ctx.db, id);
       if (existing) return respond(200, { rate_schedule_id: existing, message: `Rate schedule already initialized for ${id}` });
       const settings = { ...SCHEDULE_DEFAULTS, ...readSettings(body) };
       const errors: FieldError[] = [];
       settings.default_rate_value = checkRate(settings.default_rate_type, settings.default_rate_value, 'default_rate_value', errors) ?? '';
       invalid(errors);
       const scheduleId = newId('rs_');
-      ctx.db
-        .prepare(
-          `INSERT INTO rate_schedules (id, instance_id, ssp_reference_type, scope_of_care, service_logic, elective_advance_hours, non_elective_fallback,
-             non_elective_fallback_percent, default_rate_type, default_rate_value, created_at)
-           VALUES (@id, @instance, @ssp_reference_type, @scope_of_care, @service_logic, @elective_advance_hours, @non_elective_fallback,
-             @non_elective_fallback_percent, @default_rate_type, @default_rate_value, @now)`,
-        )
-        .run({ ...settings, id: scheduleId, instance: id, now: isoSeconds(ctx.clock.now()) });
+      insertSchedule(ctx.db, { ...settings, id: scheduleId, instance: id, now: isoSeconds(ctx.clock.now()) });
       return respond(200, { rate_schedule_id: scheduleId, message: `Rate schedule initialized for ${id}` });
     })
     .immediate();
-}
-
-function items(db: Db, scheduleId: string): ItemRow[] {
-  return db
-    .prepare(
-      `SELECT i.*, c.code, c.name, c.medicare_rate_cents, c.primary_cpt_code
-       FROM rate_schedule_items i JOIN ssp_catalog c ON c.id = i.ssp_id WHERE i.schedule_id = ? ORDER BY i.sort_order, i.id`,
-    )
-    .all(scheduleId) as ItemRow[];
 }
 
 const itemBody = (i: ItemRow) => ({
@@ -312,14 +284,14 @@ export function configureSchedule(ctx: EngineContext, req: EngineRequest, params
       const rate = checkRate(merged.default_rate_type, merged.default_rate_value, 'default_rate_value', errors);
       invalid(errors);
       if (changes.default_rate_value !== undefined) changes.default_rate_value = rate!;
-      ctx.db.prepare(`UPDATE rate_schedules SET ${keys.map((k) => `${k} = @${k}`).join(', ')} WHERE id = @id`).run({ ...changes, id: s.id });
+      updateScheduleSettings(ctx.db, s.id, changes);
       return respond(200, { message: `Updated ${keys.join(', ')}` });
     })
     .immediate();
 }
 
 function catalogEntry(db: Db, sspId: string): SspRow {
-  const row = db.prepare('SELECT * FROM ssp_catalog WHERE id = ?').get(sspId) as SspRow | undefined;
+  const row = catalogEntryById(db, sspId);
   if (!row) fail(404, `SSP ${sspId} is not in the catalog`, { ssp_id: sspId });
   if (row.active !== 1 || row.level !== 'ENCOUNTER')
     fail(400, `SSP ${row.code} (${sspId}) is ${row.active !== 1 ? 'inactive' : `${row.level}-level`}; only active ENCOUNTER-level SSPs can be scheduled`, {
@@ -363,21 +335,14 @@ export function addSsp(ctx: EngineContext, req: EngineRequest, params: Record<st
       const tooMuch: FieldError[] = [];
       checkAllowed(rateType as string, rateValue!, ssp.medicare_rate_cents, 'rate_value', ssp.code, tooMuch);
       invalid(tooMuch);
-      const existing = ctx.db.prepare('SELECT id FROM rate_schedule_items WHERE schedule_id = ? AND ssp_id = ?').pluck().get(s.id, sspId) as string | undefined;
-      const values = { rateType, rateValue, eligible: eligible ? 1 : 0, bundleType, notes };
+      const existing = scheduleItemId(ctx.db, s.id, sspId);
+      const values = { rateType: rateType as string, rateValue: rateValue!, eligible: eligible ? 1 : 0, bundleType, notes: notes as string };
       if (existing) {
-        ctx.db
-          .prepare(
-            'UPDATE rate_schedule_items SET rate_type = @rateType, rate_value = @rateValue, is_bundle_eligible = @eligible, bundle_type = @bundleType, notes = @notes WHERE id = @id',
-          )
-          .run({ ...values, id: existing });
+        updateScheduleItem(ctx.db, existing, values);
         return respond(200, { rate_schedule_item_id: existing, ssp_id: sspId, message: `Updated ${ssp.code} in the rate schedule` });
       }
       const id = newId('rsi_');
-      const sortOrder = ctx.db.prepare('SELECT COALESCE(MAX(sort_order), 0) + 1 FROM rate_schedule_items WHERE schedule_id = ?').pluck().get(s.id) as number;
-      ctx.db
-        .prepare('INSERT INTO rate_schedule_items VALUES (@id, @schedule, @ssp, @rateType, @rateValue, @eligible, @bundleType, @notes, @sortOrder)')
-        .run({ ...values, id, schedule: s.id, ssp: sspId, sortOrder });
+      appendScheduleItem(ctx.db, { ...values, id, schedule: s.id, ssp: sspId });
       return respond(200, { rate_schedule_item_id: id, ssp_id: sspId, message: `Added ${ssp.code} to the rate schedule` });
     })
     .immediate();
@@ -388,8 +353,7 @@ export function removeSsp(ctx: EngineContext, req: EngineRequest, params: Record
   return ctx.db
     .transaction(() => {
       const s = editable(ctx.db, params.instance_id!);
-      const removed = ctx.db.prepare('DELETE FROM rate_schedule_items WHERE schedule_id = ? AND ssp_id = ?').run(s.id, sspId);
-      if (removed.changes === 0) fail(404, `SSP ${sspId} is not in the rate schedule`, { ssp_id: sspId });
+      if (!deleteScheduleItem(ctx.db, s.id, sspId)) fail(404, `SSP ${sspId} is not in the rate schedule`, { ssp_id: sspId });
       return respond(200, { message: `Removed SSP ${sspId} from the rate schedule` });
     })
     .immediate();
@@ -405,26 +369,12 @@ export function loadCatalog(ctx: EngineContext, req: EngineRequest, params: Reco
       const s = editable(ctx.db, params.instance_id!);
       if (!catalogVersionExists(ctx.db, version)) fail(404, `Catalog version ${version} not found`, { version });
       // Each SSP loaded is rated at the default: the dearest of them must still make a contract rate that is money.
-      const dearest = ctx.db
-        .prepare(
-          `SELECT code, medicare_rate_cents FROM ssp_catalog WHERE version = ? AND level = 'ENCOUNTER' AND active = 1 ORDER BY medicare_rate_cents DESC LIMIT 1`,
-        )
-        .get(version) as { code: string; medicare_rate_cents: number } | undefined;
+      const dearest = dearestCatalogEntry(ctx.db, version);
       const tooMuch: FieldError[] = [];
       if (dearest) checkAllowed(s.default_rate_type, s.default_rate_value, dearest.medicare_rate_cents, 'default_rate_value', dearest.code, tooMuch);
       invalid(tooMuch);
       // Adds what the schedule lacks; SSPs already scheduled keep the rates someone chose for them.
-      const added = ctx.db
-        .prepare(
-          `INSERT INTO rate_schedule_items (id, schedule_id, ssp_id, rate_type, rate_value, is_bundle_eligible, bundle_type, notes, sort_order)
-           SELECT 'rsi_' || lower(hex(randomblob(10))), @schedule, c.id, @rateType, @rateValue, 0, NULL, '',
-                  (SELECT COALESCE(MAX(sort_order), 0) FROM rate_schedule_items WHERE schedule_id = @schedule) + ROW_NUMBER() OVER (ORDER BY c.code)
-           FROM ssp_catalog c
-           WHERE c.version = @version AND c.level = 'ENCOUNTER' AND c.active = 1
-             AND c.id NOT IN (SELECT ssp_id FROM rate_schedule_items WHERE schedule_id = @schedule)
-             AND c.code NOT IN (SELECT k.code FROM rate_schedule_items i JOIN ssp_catalog k ON k.id = i.ssp_id WHERE i.schedule_id = @schedule)`,
-        )
-        .run({ schedule: s.id, version, rateType: s.default_rate_type, rateValue: s.default_rate_value }).changes;
+      const added = addCatalogItems(ctx.db, s.id, version, s.default_rate_type, s.default_rate_value);
       return respond(200, { message: `Loaded ${added} SSPs from catalog ${version}`, count: added });
     })
     .immediate();
@@ -486,10 +436,7 @@ export function finalizeSchedule(ctx: EngineContext, req: EngineRequest, params:
       invalid(tooMuch);
       const now = isoSeconds(ctx.clock.now());
       const today = now.slice(0, 10);
-      const contract = ctx.db.prepare('SELECT effective_date, termination_date FROM contracts WHERE id = ?').get(inst.contract_id) as {
-        effective_date: string;
-        termination_date: string | null;
-      };
+      const contract = contractById(ctx.db, inst.contract_id)!;
       const effective = (body.effective_date as string | undefined) ?? [contract.effective_date, today].sort()[1]!;
       if (effective < contract.effective_date || (contract.termination_date !== null && effective > contract.termination_date)) {
         invalid([
@@ -509,25 +456,15 @@ export function finalizeSchedule(ctx: EngineContext, req: EngineRequest, params:
       }
       const dayBefore = shiftDate(effective, -1);
       // A code's preauthorization is the code's, not the price's: it carries over to the new rate.
-      const preauth = new Map(
-        (
-          ctx.db.prepare('SELECT cpt_code, requires_preauth FROM contract_rates WHERE contract_id = ? ORDER BY effective_from').all(inst.contract_id) as {
-            cpt_code: string;
-            requires_preauth: number;
-          }[]
-        ).map((r) => [r.cpt_code, r.requires_preauth]),
-      );
+      const preauth = new Map(preauthorizationsOf(ctx.db, inst.contract_id).map((r) => [r.cpt_code, r.requires_preauth]));
       // A code this contract did not rate before needs preauthorization when the plan requires it
       // for that code under any contract (a total knee needs a reference at every facility).
-      const planPreauth = new Set(ctx.db.prepare('SELECT DISTINCT cpt_code FROM contract_rates WHERE requires_preauth = 1').pluck().all() as string[]);
+      const planPreauth = new Set(codesRequiringPreauthorization(ctx.db));
       const preauthOf = (cpt: string): number => preauth.get(cpt) ?? (planPreauth.has(cpt) ? 1 : 0);
       // What the approver is told before and after: the codes whose rates in force end the day
       // before, and those of them the schedule does not rate again (no longer covered from then).
       const newCodes = new Set(list.map((i) => i.primary_cpt_code));
-      const ending = ctx.db
-        .prepare('SELECT DISTINCT cpt_code FROM contract_rates WHERE contract_id = ? AND (effective_to IS NULL OR effective_to >= ?) ORDER BY cpt_code')
-        .pluck()
-        .all(inst.contract_id, effective) as string[];
+      const ending = codesRatedFrom(ctx.db, inst.contract_id, effective);
       const changes = {
         contract_id: inst.contract_id,
         rate_records_created: list.length,
@@ -543,27 +480,29 @@ export function finalizeSchedule(ctx: EngineContext, req: EngineRequest, params:
           message: `Nothing written: finalizing ${inst.id} would make ${list.length} contract rate records on ${inst.contract_id} in force from ${effective}, end the rates of ${ending.length} codes the day before, and leave ${changes.codes_dropped.length} of them unrated from then`,
         });
       }
-      ctx.db.prepare('DELETE FROM contract_rates WHERE contract_id = ? AND effective_from >= ?').run(inst.contract_id, effective);
-      ctx.db
-        .prepare('UPDATE contract_rates SET effective_to = ? WHERE contract_id = ? AND (effective_to IS NULL OR effective_to >= ?)')
-        .run(dayBefore, inst.contract_id, effective);
-      const record = ctx.db.prepare(
-        `INSERT INTO contract_rate_records (id, contract_id, ssp_code, cpt_code, rate_type, rate_value, allowed_amount_cents, bundle_type, created_at, effective_date)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      );
-      const liveRate = ctx.db.prepare(
-        'INSERT INTO contract_rates (contract_id, cpt_code, effective_from, effective_to, negotiated_rate_cents, requires_preauth) VALUES (?, ?, ?, NULL, ?, ?)',
-      );
+      deleteRatesStartingFrom(ctx.db, inst.contract_id, effective);
+      endRatesBefore(ctx.db, inst.contract_id, effective, dayBefore);
       const seenCpt = new Set<string>();
       for (const i of list) {
         const allowed = itemAllowedCents(i.rate_type, i.rate_value, i.medicare_rate_cents);
-        record.run(newId('crr_'), inst.contract_id, i.code, i.primary_cpt_code, i.rate_type, i.rate_value, allowed, i.bundle_type, now, effective);
+        insertContractRateRecord(ctx.db, {
+          id: newId('crr_'),
+          contractId: inst.contract_id,
+          sspCode: i.code,
+          cptCode: i.primary_cpt_code,
+          rateType: i.rate_type,
+          rateValue: i.rate_value,
+          allowedCents: allowed,
+          bundleType: i.bundle_type,
+          createdAt: now,
+          effectiveDate: effective,
+        });
         // Two SSPs with one primary code: the first in schedule order sets the live rate.
-        if (!seenCpt.has(i.primary_cpt_code)) liveRate.run(inst.contract_id, i.primary_cpt_code, effective, allowed, preauthOf(i.primary_cpt_code));
+        if (!seenCpt.has(i.primary_cpt_code)) insertOpenRate(ctx.db, inst.contract_id, i.primary_cpt_code, effective, allowed, preauthOf(i.primary_cpt_code));
         seenCpt.add(i.primary_cpt_code);
       }
-      ctx.db.prepare('UPDATE contracts SET builder_settings_json = ? WHERE id = ?').run(JSON.stringify(settingsBody(s)), inst.contract_id);
-      ctx.db.prepare('UPDATE rate_schedules SET finalized_at = ? WHERE id = ?').run(now, s.id);
+      setBuilderSettings(ctx.db, inst.contract_id, JSON.stringify(settingsBody(s)));
+      markScheduleFinalized(ctx.db, s.id, now);
       appendAudit(ctx.db, 'SCHEDULE_FINALIZED', inst.contract_id, now, {
         instance_id: inst.id,
         effective_date: effective,

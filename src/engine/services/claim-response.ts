@@ -5,7 +5,7 @@ import { CLAIM_TYPE_SYSTEM, type ParsedClaim } from '../../domain/fhir-claim.js'
 import { centsToAmount } from '../../domain/money.js';
 import { fhirId } from '../ids.js';
 import type { ContractRow } from '../store/contracts.js';
-import type { EncounterRow } from './encounters.js';
+import type { EncounterRow } from '../store/encounters.js';
 
 const ADJUDICATION_SYSTEM = 'http://terminology.hl7.org/CodeSystem/adjudication';
 // The HL7 adjudication code system has no coinsurance code; CARIN Blue Button's has (with copay and deductible).

@@ -2,41 +2,22 @@
 // also shows what later changes, e.g. deductible met so far).
 import { planYearOf } from '../../domain/adjudication.js';
 import { centsToAmount } from '../../domain/money.js';
+import { builderInstancesWithStatus, catalogVersions } from '../store/builder.js';
+import { allContracts, ratesInForceOn } from '../store/contracts.js';
 import type { Db } from '../store/db.js';
-
-interface MemberFixtureRow {
-  member_id: string;
-  name: string;
-  dob: string;
-  coverage_start: string;
-  coverage_end: string | null;
-  plan_year_start: string;
-  deductible_met_cents: number;
-  plan_id: string;
-  plan_name: string;
-  deductible_cents: number;
-  copay_cents: number;
-  coinsurance_percent: number;
-}
+import { deductibleMetIn, membersWithPlans } from '../store/members.js';
+import { allProviders } from '../store/providers.js';
+import { allCptCodes } from '../store/reference.js';
 
 /** `today`: the engine clock's date, whose plan year the deductible met so far is shown for. */
 export function fixtures(db: Db, today: string): Record<string, unknown> {
-  const providers = db.prepare('SELECT npi, name, role, group_id, facility_npi FROM providers ORDER BY group_id, role, npi').all();
-  const contracts = (db.prepare('SELECT * FROM contracts ORDER BY contract_number').all() as Record<string, unknown>[]).map((c) => {
+  const providers = allProviders(db);
+  const contracts = allContracts(db).map((c) => {
     // The rates in force today, or on the contract's first (last) day when it starts later (ended).
-    const effective = c.effective_date as string;
-    const termination = c.termination_date as string | null;
+    const effective = c.effective_date;
+    const termination = c.termination_date;
     const on = today < effective ? effective : termination !== null && today > termination ? termination : today;
-    const codes = db
-      .prepare(
-        `SELECT cpt_code, negotiated_rate_cents, requires_preauth FROM contract_rates
-         WHERE contract_id = ? AND effective_from <= ? AND (effective_to IS NULL OR effective_to >= ?) ORDER BY cpt_code`,
-      )
-      .all(c.id, on, on) as {
-      cpt_code: string;
-      negotiated_rate_cents: number | null;
-      requires_preauth: number;
-    }[];
+    const codes = ratesInForceOn(db, c.id, on);
     return {
       contract_id: c.id,
       contract_number: c.contract_number,
@@ -47,7 +28,7 @@ export function fixtures(db: Db, today: string): Record<string, unknown> {
       network_tier: c.network_tier,
       rate_type: c.rate_type,
       bundle_type: c.bundle_type,
-      negotiated_bundle_rate: c.bundle_rate_cents === null ? null : centsToAmount(c.bundle_rate_cents as number),
+      negotiated_bundle_rate: c.bundle_rate_cents === null ? null : centsToAmount(c.bundle_rate_cents),
       medicare_multiplier: c.medicare_multiplier === null ? null : Number(c.medicare_multiplier),
       anesthesia_included: c.anesthesia_included === 1,
       codes: codes.map((r) => ({
@@ -57,19 +38,9 @@ export function fixtures(db: Db, today: string): Record<string, unknown> {
       })),
     };
   });
-  const members = (
-    db
-      .prepare(
-        `SELECT m.member_id, m.name, m.dob, m.coverage_start, m.coverage_end, m.deductible_met_cents, p.plan_year_start, p.id AS plan_id, p.name AS plan_name,
-                p.deductible_cents, p.copay_cents, p.coinsurance_percent
-         FROM members m JOIN plans p ON p.id = m.plan_id ORDER BY m.member_id`,
-      )
-      .all() as MemberFixtureRow[]
-  ).map((m) => {
+  const members = membersWithPlans(db).map((m) => {
     const planYear = planYearOf(today, m.plan_year_start);
-    const met = db.prepare('SELECT met_cents FROM member_deductibles WHERE member_id = ? AND plan_year = ?').pluck().get(m.member_id, planYear) as
-      | number
-      | undefined;
+    const met = deductibleMetIn(db, m.member_id, planYear);
     return {
       member_id: m.member_id,
       name: m.name,
@@ -85,18 +56,8 @@ export function fixtures(db: Db, today: string): Record<string, unknown> {
       coverage_end: m.coverage_end,
     };
   });
-  const cpt_codes = db.prepare('SELECT code, description FROM cpt_codes ORDER BY code').all();
-  const builder_instances = db
-    .prepare(
-      `SELECT b.id AS instance_id, b.name, b.contract_id, c.contract_number, c.npi, c.group_id,
-              CASE WHEN s.finalized_at IS NOT NULL THEN 'FINALIZED' WHEN s.id IS NOT NULL THEN 'DRAFT' ELSE 'NOT_INITIALIZED' END AS schedule_status
-       FROM builder_instances b JOIN contracts c ON c.id = b.contract_id LEFT JOIN rate_schedules s ON s.instance_id = b.id ORDER BY b.id`,
-    )
-    .all();
-  const catalog_versions = db
-    .prepare(
-      `SELECT version, SUM(level = 'ENCOUNTER' AND active = 1) AS active_encounter_ssps, COUNT(*) AS entries FROM ssp_catalog GROUP BY version ORDER BY version`,
-    )
-    .all();
+  const cpt_codes = allCptCodes(db);
+  const builder_instances = builderInstancesWithStatus(db);
+  const catalog_versions = catalogVersions(db);
   return { providers, contracts, members, cpt_codes, builder_instances, catalog_versions };
 }

@@ -10,9 +10,11 @@ import type { EngineContext } from '../context.js';
 import { HttpError, jsonBody, respond, type EngineRequest, type EngineResponse } from '../exchange.js';
 import { withIdempotency } from '../idempotency.js';
 import { newId } from '../ids.js';
+import { addStatus, encounterById } from '../store/encounters.js';
+import { insertPayout, insertSettlement, settlementsOf } from '../store/settlements.js';
 import { appendAudit } from './audit.js';
-import { addHistory, addStatus, encounterById, encounterData, lineProviders } from './encounters.js';
-import { settlementsOf, transferStands } from './settlement.js';
+import { addHistory, encounterData, lineProviders } from './encounters.js';
+import { transferStands } from './settlement.js';
 
 interface Approval {
   encounterId: string;
@@ -127,16 +129,19 @@ function decide(ctx: EngineContext, a: Approval): EngineResponse {
   // The first transfer uses the trace id given at adjudication; a new one after a failed or
   // refunded transfer is a new transfer with the processor, under a new id.
   const transferId = previous ? newId('tr_') : encounter.processor_trace_id;
-  db.prepare(
-    `INSERT INTO settlements (id, encounter_id, attempt, processor_transfer_id, status, total_amount_cents, authorization_code, notes, initiated_at, estimated_arrival)
-     VALUES (?, ?, ?, ?, 'INITIATED', ?, ?, ?, ?, ?)`,
-  ).run(settlementId, encounter.id, (previous?.attempt ?? 0) + 1, transferId, expectedCents, a.authorizationCode, a.notes, initiatedAt, estimatedArrival);
-  const payout = db.prepare(
-    `INSERT INTO payouts (settlement_id, sequence, provider_npi, provider_name, provider_role, processor_payout_id, amount_cents, fee_cents, payout_status)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'PENDING')`,
-  );
+  insertSettlement(db, {
+    id: settlementId,
+    encounterId: encounter.id,
+    attempt: (previous?.attempt ?? 0) + 1,
+    processorTransferId: transferId,
+    totalAmountCents: expectedCents,
+    authorizationCode: a.authorizationCode,
+    notes: a.notes,
+    initiatedAt,
+    estimatedArrival,
+  });
   const payouts = splitPayouts(lineProviders(db, data), expectedCents).map((p) => ({ ...p, payoutId: newId('po_') }));
-  for (const p of payouts) payout.run(settlementId, p.sequence, p.providerNpi, p.providerName, p.providerRole, p.payoutId, p.amountCents, p.feeCents);
+  for (const p of payouts) insertPayout(db, settlementId, p);
   addHistory(db, encounter.id, {
     type: 'FUNDING_APPROVED',
     timestamp: initiatedAt,

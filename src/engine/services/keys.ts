@@ -6,22 +6,24 @@ import type { EngineContext } from '../context.js';
 import { respond, type EngineRequest, type EngineResponse } from '../exchange.js';
 import { newId, sha256 } from '../ids.js';
 import type { Db } from '../store/db.js';
+import {
+  activeKeys,
+  activeKeysOfLineage,
+  allApiKeys,
+  apiKeyByHash,
+  insertApiKey,
+  keyExpiryOf,
+  lineageOfKey,
+  revokeKeysOfLineage,
+  setKeyExpiry,
+  unrevokedKeysOfLineage,
+  type ApiKeyRow,
+} from '../store/keys.js';
 
-/**
- * The four scopes of the contract (docs/api.md), then `contract_build` ("change and finalize rate schedules"): the contract (docs/api.md)
- * leaves the builder's credentials open, and none of its four read or money scopes may change what
- * is paid (docs/security.md "Who may do what").
- */
-export const SCOPES = ['contract_lookup', 'claim_pricing', 'fund_release', 'ledger_access', 'contract_build'] as const;
-export type Scope = (typeof SCOPES)[number];
-/** The scopes of the contract's table: what a TPA's key or client asks for. */
-export const SPEC_SCOPES: readonly Scope[] = ['contract_lookup', 'claim_pricing', 'fund_release', 'ledger_access'];
-import { KEY_LENGTH, KEY_PREFIX, type KeyEnvironment } from '../../domain/api-keys.js';
+import { KEY_LENGTH, KEY_PREFIX, SCOPES, type KeyEnvironment, type KeyRecord, type Scope } from '../../domain/api-keys.js';
 import { appendAudit } from './audit.js';
 
-export type { KeyEnvironment };
-/** Who a request is from: an API key's environment, or production for an OAuth token. */
-export type CallerEnvironment = KeyEnvironment | 'production';
+export { SCOPES, SPEC_SCOPES, type CallerEnvironment, type KeyEnvironment, type KeyRecord, type Scope } from '../../domain/api-keys.js';
 export const ROTATION_OVERLAP_MS = 24 * 3_600_000;
 export const AUTH_DOCS = 'https://developer.tpa.example/docs/authentication';
 
@@ -37,27 +39,7 @@ function generateKey(env: KeyEnvironment): string {
   return prefix + body;
 }
 
-export interface KeyRecord {
-  id: string;
-  /** The first key of a rotation chain (or the OAuth client): rate limits and replays are per lineage. */
-  lineage: string;
-  environment: CallerEnvironment;
-  prefix: string;
-  last4: string;
-  scopes: Scope[];
-  created_at: string;
-  expires_at: string | null;
-}
-
-interface KeyRow extends Omit<KeyRecord, 'scopes' | 'environment' | 'lineage'> {
-  lineage: string;
-  environment: KeyEnvironment;
-  scopes: string;
-  key_hash: string;
-  /** The key this one was rotated from (null for the first of a lineage). */
-  parent_id: string | null;
-  revoked_at: string | null;
-}
+type KeyRow = ApiKeyRow & { environment: KeyEnvironment };
 
 const record = (row: KeyRow): KeyRecord => ({
   id: row.id,
@@ -94,9 +76,7 @@ export function createKey(
     revoked_at: null,
   };
   db.transaction(() => {
-    db.prepare(
-      'INSERT INTO api_keys (id, lineage, key_hash, environment, prefix, last4, scopes, created_at, expires_at, parent_id, revoked_at) VALUES (@id, @lineage, @key_hash, @environment, @prefix, @last4, @scopes, @created_at, @expires_at, @parent_id, @revoked_at)',
-    ).run(row);
+    insertApiKey(db, row);
     // Never the key: its id, environment, scopes and lineage.
     appendAudit(db, 'KEY_CREATED', id, row.created_at, { environment: env, scopes: [...scopes], lineage: row.lineage });
   })();
@@ -105,7 +85,7 @@ export function createKey(
 
 /** The key's record if it is known, not revoked and not expired on the engine clock; else why not. */
 export function authenticate(db: Db, apiKey: string, now: Date): KeyRecord | 'revoked' | undefined {
-  const row = db.prepare('SELECT * FROM api_keys WHERE key_hash = ?').get(sha256(apiKey)) as KeyRow | undefined;
+  const row = apiKeyByHash(db, sha256(apiKey)) as KeyRow | undefined;
   if (!row || (row.expires_at !== null && row.expires_at <= isoSeconds(now))) return undefined;
   if (row.revoked_at !== null) return 'revoked';
   return record(row);
@@ -117,15 +97,15 @@ export function authenticate(db: Db, apiKey: string, now: Date): KeyRecord | 're
  * "Who may do what"). Returns the ids revoked now (none when the lineage was revoked already).
  */
 export function revokeLineage(db: Db, now: Date, keyId: string, reason: string): { lineage: string; revoked: string[] } | undefined {
-  const key = db.prepare('SELECT lineage FROM api_keys WHERE id = ?').get(keyId) as { lineage: string } | undefined;
-  if (!key) return undefined;
+  const lineage = lineageOfKey(db, keyId);
+  if (lineage === undefined) return undefined;
   const at = isoSeconds(now);
-  const revoked = db.prepare('SELECT id FROM api_keys WHERE lineage = ? AND revoked_at IS NULL ORDER BY created_at, id').pluck().all(key.lineage) as string[];
+  const revoked = unrevokedKeysOfLineage(db, lineage);
   if (revoked.length > 0) {
-    db.prepare('UPDATE api_keys SET revoked_at = ? WHERE lineage = ? AND revoked_at IS NULL').run(at, key.lineage);
-    appendAudit(db, 'KEY_REVOKED', keyId, at, { lineage: key.lineage, revoked: revoked, reason });
+    revokeKeysOfLineage(db, lineage, at);
+    appendAudit(db, 'KEY_REVOKED', keyId, at, { lineage, revoked: revoked, reason });
   }
-  return { lineage: key.lineage, revoked };
+  return { lineage, revoked };
 }
 
 export type KeyStatus = 'active' | 'rotated' | 'expired' | 'revoked';
@@ -148,7 +128,7 @@ export interface KeyListing {
 /** Every key of the engine, oldest first, with its status. */
 export function listAllKeys(db: Db, now: Date): KeyListing[] {
   const at = isoSeconds(now);
-  return (db.prepare('SELECT * FROM api_keys ORDER BY created_at, id').all() as KeyRow[]).map((row) => ({
+  return (allApiKeys(db) as KeyRow[]).map((row) => ({
     id: row.id,
     environment: row.environment,
     prefix: row.prefix,
@@ -182,12 +162,7 @@ export function health(ctx: EngineContext): EngineResponse {
  */
 export function listKeys(ctx: EngineContext): EngineResponse {
   const at = isoSeconds(ctx.clock.now());
-  const active = 'revoked_at IS NULL AND (expires_at IS NULL OR expires_at > @at)';
-  const rows = ctx.key
-    ? (ctx.db
-        .prepare(`SELECT * FROM api_keys WHERE lineage = @lineage AND environment = @environment AND ${active} ORDER BY created_at, id`)
-        .all({ at, lineage: ctx.key.lineage, environment: ctx.key.environment }) as KeyRow[])
-    : (ctx.db.prepare(`SELECT * FROM api_keys WHERE ${active} ORDER BY created_at, id`).all({ at }) as KeyRow[]);
+  const rows = (ctx.key ? activeKeysOfLineage(ctx.db, ctx.key.lineage, ctx.key.environment, at) : activeKeys(ctx.db, at)) as KeyRow[];
   return respond(200, {
     keys: rows.map(record).map((k) => ({ id: k.id, prefix: k.prefix, last4: k.last4, scopes: k.scopes, created_at: k.created_at, expires_at: k.expires_at })),
   });
@@ -212,9 +187,7 @@ export function rotateKey(ctx: EngineContext, _req: EngineRequest): EngineRespon
     .transaction(() => {
       const now = ctx.clock.now();
       // Read again inside the write transaction: two rotations of one key racing see each other.
-      const current = ctx.db.prepare('SELECT expires_at, revoked_at FROM api_keys WHERE id = ?').get(caller.id) as
-        | Pick<KeyRow, 'expires_at' | 'revoked_at'>
-        | undefined;
+      const current = keyExpiryOf(ctx.db, caller.id);
       if (!current || current.revoked_at !== null) {
         return respond(401, { error: 'invalid_api_key', message: 'The API key was revoked', documentation: AUTH_DOCS });
       }
@@ -227,7 +200,7 @@ export function rotateKey(ctx: EngineContext, _req: EngineRequest): EngineRespon
       }
       const { apiKey, record: created } = createKey(ctx.db, now, caller.environment, caller.scopes, { id: caller.id, lineage: caller.lineage });
       const expiresAt = isoSeconds(new Date(now.getTime() + ROTATION_OVERLAP_MS));
-      ctx.db.prepare('UPDATE api_keys SET expires_at = ? WHERE id = ?').run(expiresAt, caller.id);
+      setKeyExpiry(ctx.db, caller.id, expiresAt);
       appendAudit(ctx.db, 'KEY_ROTATED', caller.id, isoSeconds(now), { new_key_id: created.id, expires_at: expiresAt });
       return respond(200, { api_key: apiKey, key_id: created.id, previous_key_expires_at: expiresAt });
     })

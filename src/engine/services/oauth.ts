@@ -10,6 +10,7 @@ import type { EngineContext } from '../context.js';
 import { jsonBody, respond, type EngineRequest, type EngineResponse } from '../exchange.js';
 import { newId, sha256 } from '../ids.js';
 import type { Db } from '../store/db.js';
+import { allClients, clientById, insertToken, tokenByHash, upsertClient } from '../store/keys.js';
 import { appendAudit } from './audit.js';
 import { SCOPES, type KeyRecord, type Scope } from './keys.js';
 
@@ -67,17 +68,14 @@ export function issueToken(ctx: EngineContext, req: EngineRequest, certificate: 
   }
   const token = `at_${randomBytes(24).toString('hex')}`;
   const now = ctx.clock.now();
-  ctx.db
-    .prepare('INSERT INTO oauth_tokens (token_hash, id, client_id, certificate_fingerprint, scopes, issued_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
-    .run(
-      sha256(token),
-      newId('tok_'),
-      body.client_id,
-      certificate.fingerprint,
-      JSON.stringify(asked),
-      isoSeconds(now),
-      isoSeconds(new Date(now.getTime() + TOKEN_LIFETIME_MS)),
-    );
+  insertToken(ctx.db, sha256(token), {
+    id: newId('tok_'),
+    client_id: body.client_id,
+    certificate_fingerprint: certificate.fingerprint,
+    scopes: JSON.stringify(asked),
+    issued_at: isoSeconds(now),
+    expires_at: isoSeconds(new Date(now.getTime() + TOKEN_LIFETIME_MS)),
+  });
   return respond(200, { access_token: token, token_type: 'Bearer', expires_in: TOKEN_LIFETIME_MS / 1000, scope: (asked as string[]).join(' ') });
 }
 
@@ -87,9 +85,7 @@ export function issueToken(ctx: EngineContext, req: EngineRequest, certificate: 
  * registration give (a registration narrowed or removed takes effect at once).
  */
 export function authenticateToken(db: Db, token: string, now: Date, certificate: ClientCertificate | undefined): KeyRecord | undefined {
-  const row = db.prepare('SELECT * FROM oauth_tokens WHERE token_hash = ?').get(sha256(token)) as
-    | { id: string; client_id: string; certificate_fingerprint: string; scopes: string; issued_at: string; expires_at: string }
-    | undefined;
+  const row = tokenByHash(db, sha256(token));
   if (!row || row.expires_at <= isoSeconds(now) || row.certificate_fingerprint !== certificate?.fingerprint) return undefined;
   const registered = registration(db, row.client_id);
   if (!registered) return undefined;
@@ -113,28 +109,18 @@ export interface ClientRegistration {
 }
 
 function registration(db: Db, clientId: string): ClientRegistration | undefined {
-  const row = db.prepare('SELECT client_id, scopes, registered_at FROM oauth_clients WHERE client_id = ?').get(clientId) as
-    | { client_id: string; scopes: string; registered_at: string }
-    | undefined;
+  const row = clientById(db, clientId);
   return row && { client_id: row.client_id, scopes: JSON.parse(row.scopes) as Scope[], registered_at: row.registered_at };
 }
 
 /** Registers a client, or changes its scopes (tokens already issued keep only what it still has). */
 export function registerClient(db: Db, now: Date, clientId: string, scopes: readonly Scope[]): ClientRegistration {
   const at = isoSeconds(now);
-  db.prepare(
-    'INSERT INTO oauth_clients (client_id, scopes, registered_at) VALUES (?, ?, ?) ON CONFLICT (client_id) DO UPDATE SET scopes = excluded.scopes, registered_at = excluded.registered_at',
-  ).run(clientId, JSON.stringify([...scopes]), at);
+  upsertClient(db, clientId, JSON.stringify([...scopes]), at);
   appendAudit(db, 'CLIENT_REGISTERED', clientId, at, { scopes: [...scopes] });
   return { client_id: clientId, scopes: [...scopes], registered_at: at };
 }
 
 export function listClients(db: Db): ClientRegistration[] {
-  return (
-    db.prepare('SELECT client_id, scopes, registered_at FROM oauth_clients ORDER BY client_id').all() as {
-      client_id: string;
-      scopes: string;
-      registered_at: string;
-    }[]
-  ).map((r) => ({ client_id: r.client_id, scopes: JSON.parse(r.scopes) as Scope[], registered_at: r.registered_at }));
+  return allClients(db).map((r) => ({ client_id: r.client_id, scopes: JSON.parse(r.scopes) as Scope[], registered_at: r.registered_at }));
 }

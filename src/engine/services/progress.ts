@@ -3,8 +3,9 @@
 // function of the stored events and the clock.
 import { isoSeconds } from '../clock.js';
 import type { EngineContext } from '../context.js';
+import { anythingDueAt } from '../store/encounters.js';
 import { asActor, ENGINE_ACTOR } from './audit.js';
-import { completeDueClaims } from './claims.js';
+import { completeDueClaims } from './reveal.js';
 import { completeDueSettlements } from './settlement.js';
 
 export function advanceEncounters(ctx: EngineContext): void {
@@ -21,17 +22,8 @@ export function advanceEncounters(ctx: EngineContext): void {
  * (nearly all of them) runs inside its read transaction and takes no other.
  */
 export function anythingDue(ctx: EngineContext): boolean {
-  return (
-    ctx.db
-      .prepare(DUE_SQL)
-      .pluck()
-      .get({ now: isoSeconds(ctx.clock.now()) }) === 1
-  );
+  return anythingDueAt(ctx.db, isoSeconds(ctx.clock.now()));
 }
-
-/** The SQL of `anythingDue` (exported for the plan test). */
-export const DUE_SQL = `SELECT EXISTS (SELECT 1 FROM encounters WHERE completed_at IS NULL AND ready_at <= @now)
-  OR EXISTS (SELECT 1 FROM settlements WHERE status = 'INITIATED' AND estimated_arrival <= @now)`;
 
 /**
  * Inside a write transaction: moves what is due, if anything, as the engine does before a request.

@@ -7,9 +7,11 @@ import { isoSeconds } from '../clock.js';
 import type { EngineContext } from '../context.js';
 import { newId } from '../ids.js';
 import type { Db } from '../store/db.js';
+import { addStatus, encounterById, markAeobMissing, setAeobAdjustment } from '../store/encounters.js';
+import { payoutAmountsOf, setTransferFailed, setTransferRefunded, settlementFor, type SettlementRow } from '../store/settlements.js';
 import { appendAudit } from './audit.js';
-import { addHistory, addStatus, encounterById, encounterData } from './encounters.js';
-import { reconcileSettlement, settlementBody, settlementFor, type SettlementRow } from './settlement.js';
+import { addHistory, encounterData } from './encounters.js';
+import { reconcileSettlement, settlementBody } from './settlement.js';
 
 export const SCENARIOS = ['settlement-failure', 'refund', 'aeob-variance', 'missing-aeob'] as const;
 export type Scenario = (typeof SCENARIOS)[number];
@@ -33,7 +35,7 @@ export function simulate(ctx: EngineContext, scenario: Scenario, encounterId: st
           throw new Conflict(`the transfer ${s.processor_transfer_id} is ${s.status}: nothing of it stays settled to reconcile against an AEOB`);
         }
         if (encounter.aeob_missing) throw new Conflict(`the AEOB of encounter ${encounterId} is already missing; nothing changed`);
-        db.prepare('UPDATE encounters SET aeob_missing = 1 WHERE id = ?').run(encounterId);
+        markAeobMissing(db, encounterId);
         appendAudit(db, 'AEOB_MISSING', encounterId, now, { aeob_reference: encounter.aeob_reference });
         // Already reconciled: reconcile again now; otherwise the arrival will find no AEOB.
         if (s.reconciled_at !== null) reconcileSettlement(db, s.id, now);
@@ -48,7 +50,7 @@ export function simulate(ctx: EngineContext, scenario: Scenario, encounterId: st
         if (encounter.aeob_adjustment_cents === adjustmentCents && adjustmentCents !== 0) {
           throw new Conflict(`the AEOB of encounter ${encounterId} already states the variance; nothing changed`);
         }
-        db.prepare('UPDATE encounters SET aeob_adjustment_cents = ? WHERE id = ?').run(adjustmentCents, encounterId);
+        setAeobAdjustment(db, encounterId, adjustmentCents);
         appendAudit(db, 'AEOB_VARIANCE', encounterId, now, {
           aeob_reference: encounter.aeob_reference,
           aeob_adjustment_cents: adjustmentCents,
@@ -68,9 +70,8 @@ export function simulate(ctx: EngineContext, scenario: Scenario, encounterId: st
  */
 function fail(db: Db, s: SettlementRow, now: string): void {
   if (s.status !== 'INITIATED') throw new Conflict(`the transfer is ${s.status}; a failure can be simulated only while it is INITIATED`);
-  db.prepare(`UPDATE settlements SET status = 'FAILED', failed_at = ? WHERE id = ?`).run(now, s.id);
   // No money moved, so the processor charged nothing and no provider was paid (issue 22).
-  db.prepare(`UPDATE payouts SET payout_status = 'FAILED', fee_cents = 0 WHERE settlement_id = ?`).run(s.id);
+  setTransferFailed(db, s.id, now);
   addHistory(db, s.encounter_id, {
     type: 'SETTLEMENT_FAILED',
     timestamp: now,
@@ -89,11 +90,7 @@ function fail(db: Db, s: SettlementRow, now: string): void {
 function refund(db: Db, s: SettlementRow, now: string): void {
   if (s.status !== 'COMPLETED')
     throw new Conflict(`the transfer is ${s.status}; a refund can be simulated only once it is COMPLETED (try: tpa local clock advance 3d)`);
-  const payouts = db.prepare('SELECT amount_cents AS amountCents, fee_cents AS feeCents FROM payouts WHERE settlement_id = ?').all(s.id) as {
-    amountCents: number;
-    feeCents: number;
-  }[];
-  const back = refundAmounts(payouts);
+  const back = refundAmounts(payoutAmountsOf(db, s.id));
   const refundId = newId('re_');
   const details = {
     refund_id: refundId,
@@ -106,15 +103,7 @@ function refund(db: Db, s: SettlementRow, now: string): void {
   // Nothing stays settled: matched again, the AEOB now differs by its whole amount.
   const { matchStatus } = reconcile(s.aeob_amount_cents, settledCents('REFUNDED', s.total_amount_cents));
   const reconciliationStatus = matchStatus === 'EXACT' ? 'MATCHED' : 'UNMATCHED';
-  db.prepare('UPDATE settlements SET status = ?, refund_json = ?, match_status = ?, reconciliation_status = ?, reconciled_at = ? WHERE id = ?').run(
-    'REFUNDED',
-    JSON.stringify(details),
-    matchStatus,
-    reconciliationStatus,
-    now,
-    s.id,
-  );
-  db.prepare(`UPDATE payouts SET payout_status = 'RETURNED' WHERE settlement_id = ?`).run(s.id);
+  setTransferRefunded(db, s.id, { refundJson: JSON.stringify(details), matchStatus, reconciliationStatus, at: now });
   addHistory(db, s.encounter_id, {
     type: 'SETTLEMENT_REFUNDED',
     timestamp: now,

@@ -3,56 +3,26 @@
 // reconciled against the AEOB, when the ledger moves to RECONCILED. A transfer that FAILED or was
 // REFUNDED is kept, and the encounter can be funded again: each funding is a new record (`attempt`
 // 1, 2, ...); the latest is the encounter's settlement, the earlier ones its `previous_transfers`.
-import { payoutNetCents, reconcile, settledCents } from '../../domain/settlement.js';
 import { centsToAmount, formatCentsGrouped } from '../../domain/money.js';
+import { payoutNetCents, reconcile, settledCents } from '../../domain/settlement.js';
 import { isoSeconds } from '../clock.js';
 import type { EngineContext } from '../context.js';
 import { respond, type EngineRequest, type EngineResponse } from '../exchange.js';
 import { inWriteTransaction, type Db } from '../store/db.js';
-import { addHistory, addStatus, encounterById, encounterData, type EncounterRow } from './encounters.js';
-
-export type SettlementStatus = 'INITIATED' | 'COMPLETED' | 'FAILED' | 'REFUNDED';
-
-export interface SettlementRow {
-  id: string;
-  encounter_id: string;
-  attempt: number;
-  processor_transfer_id: string;
-  status: SettlementStatus;
-  total_amount_cents: number;
-  authorization_code: string;
-  notes: string | null;
-  initiated_at: string;
-  estimated_arrival: string;
-  completed_at: string | null;
-  reconciliation_status: 'PENDING' | 'MATCHED' | 'UNMATCHED';
-  match_status: string | null;
-  aeob_amount_cents: number | null;
-  reconciled_at: string | null;
-  refund_json: string | null;
-  failed_at: string | null;
-}
-
-interface PayoutRow {
-  sequence: number;
-  provider_npi: string;
-  provider_name: string;
-  provider_role: string;
-  processor_payout_id: string;
-  amount_cents: number;
-  fee_cents: number;
-  payout_status: string;
-}
-
-/** The encounter's current transfer: its latest settlement record. */
-export function settlementFor(db: Db, encounterId: string): SettlementRow | undefined {
-  return db.prepare('SELECT * FROM settlements WHERE encounter_id = ? ORDER BY attempt DESC LIMIT 1').get(encounterId) as SettlementRow | undefined;
-}
-
-/** Every settlement record of the encounter, the first transfer first. */
-export function settlementsOf(db: Db, encounterId: string): SettlementRow[] {
-  return db.prepare('SELECT * FROM settlements WHERE encounter_id = ? ORDER BY attempt').all(encounterId) as SettlementRow[];
-}
+import { addStatus, encounterById, type EncounterRow } from '../store/encounters.js';
+import {
+  completeTransfer,
+  dueTransfers,
+  payoutCount,
+  payoutsOf,
+  setPayoutsCompleted,
+  setReconciliation,
+  settlementById,
+  settlementFor,
+  settlementsOf,
+  type SettlementRow,
+} from '../store/settlements.js';
+import { addHistory, encounterData } from './encounters.js';
 
 /** A transfer still counts as the encounter's funding unless it FAILED or was REFUNDED. */
 export function transferStands(s: SettlementRow): boolean {
@@ -65,7 +35,7 @@ export function settlementBody(db: Db, s: SettlementRow, encounter: EncounterRow
 }
 
 function transferBody(db: Db, s: SettlementRow, encounter: EncounterRow): Record<string, unknown> {
-  const payouts = db.prepare('SELECT * FROM payouts WHERE settlement_id = ? ORDER BY sequence').all(s.id) as PayoutRow[];
+  const payouts = payoutsOf(db, s.id);
   const settled = settledCents(s.status, s.total_amount_cents);
   return {
     settlement_id: s.id,
@@ -137,20 +107,18 @@ export function getSettlement(ctx: EngineContext, _req: EngineRequest, params: R
 /** Completes every transfer whose estimated arrival the clock has reached, and reconciles it. */
 export function completeDueSettlements(ctx: EngineContext): void {
   const now = isoSeconds(ctx.clock.now());
-  const due = ctx.db.prepare(`SELECT * FROM settlements WHERE status = 'INITIATED' AND estimated_arrival <= ?`).all(now) as SettlementRow[];
+  const due = dueTransfers(ctx.db, now);
   if (due.length === 0) return;
   inWriteTransaction(ctx.db, () => {
     for (const s of due) {
-      const changed = ctx.db
-        .prepare(`UPDATE settlements SET status = 'COMPLETED', completed_at = estimated_arrival WHERE id = ? AND status = 'INITIATED'`)
-        .run(s.id);
-      if (changed.changes === 0) continue;
-      ctx.db.prepare(`UPDATE payouts SET payout_status = 'COMPLETED' WHERE settlement_id = ?`).run(s.id);
+      // Another process may have completed it between the read and this write.
+      if (!completeTransfer(ctx.db, s.id)) continue;
+      setPayoutsCompleted(ctx.db, s.id);
       addHistory(ctx.db, s.encounter_id, {
         type: 'SETTLEMENT_COMPLETED',
         timestamp: s.estimated_arrival,
         reference: s.id,
-        description: `Funds received by the provider${ctx.db.prepare('SELECT COUNT(*) AS n FROM payouts WHERE settlement_id = ?').pluck().get(s.id) === 1 ? '' : 's'}`,
+        description: `Funds received by the provider${payoutCount(ctx.db, s.id) === 1 ? '' : 's'}`,
         financialImpact: { settled_amount: centsToAmount(s.total_amount_cents) },
         audit: { settlement_id: s.id },
       });
@@ -164,20 +132,14 @@ export function completeDueSettlements(ctx: EngineContext): void {
  * moves to RECONCILED either way (docs/money-rules.md "Settlement"), the record saying how it matched.
  */
 export function reconcileSettlement(db: Db, settlementId: string, at: string): void {
-  const s = db.prepare('SELECT * FROM settlements WHERE id = ?').get(settlementId) as SettlementRow;
+  const s = settlementById(db, settlementId)!;
   const encounterId = s.encounter_id;
   const encounter = encounterById(db, encounterId)!;
   const benefitCents = encounterData(encounter).adjudication.totals.benefitCents;
   const aeobCents = encounter.aeob_missing ? null : benefitCents + encounter.aeob_adjustment_cents;
   const { matchStatus, varianceCents } = reconcile(aeobCents, s.total_amount_cents);
   const reconciliationStatus = matchStatus === 'EXACT' ? 'MATCHED' : 'UNMATCHED';
-  db.prepare('UPDATE settlements SET match_status = ?, aeob_amount_cents = ?, reconciliation_status = ?, reconciled_at = ? WHERE id = ?').run(
-    matchStatus,
-    aeobCents,
-    reconciliationStatus,
-    at,
-    s.id,
-  );
+  setReconciliation(db, s.id, { matchStatus, aeobCents, reconciliationStatus, at });
   addHistory(db, encounterId, {
     type: 'RECONCILIATION',
     timestamp: at,

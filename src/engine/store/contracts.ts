@@ -155,3 +155,65 @@ export function contractTerms(contract: ContractRow, rates: readonly ContractRat
     codes,
   };
 }
+
+/** Every contract, by number (`tpa local fixtures`). */
+export function allContracts(db: Db): ContractRow[] {
+  return db.prepare('SELECT * FROM contracts ORDER BY contract_number').all() as ContractRow[];
+}
+
+/** A contract's rates in force on a date, by code. */
+export function ratesInForceOn(db: Db, contractId: string, date: string): Pick<ContractRateRow, 'cpt_code' | 'negotiated_rate_cents' | 'requires_preauth'>[] {
+  return db
+    .prepare(
+      `SELECT cpt_code, negotiated_rate_cents, requires_preauth FROM contract_rates
+         WHERE contract_id = ? AND effective_from <= ? AND (effective_to IS NULL OR effective_to >= ?) ORDER BY cpt_code`,
+    )
+    .all(contractId, date, date) as Pick<ContractRateRow, 'cpt_code' | 'negotiated_rate_cents' | 'requires_preauth'>[];
+}
+
+/** Whether each code of a contract needs preauthorization, its rates oldest first (the latest rate's says last). */
+export function preauthorizationsOf(db: Db, contractId: string): { cpt_code: string; requires_preauth: number }[] {
+  return db.prepare('SELECT cpt_code, requires_preauth FROM contract_rates WHERE contract_id = ? ORDER BY effective_from').all(contractId) as {
+    cpt_code: string;
+    requires_preauth: number;
+  }[];
+}
+
+/** The codes any contract's rate requires preauthorization for. */
+export function codesRequiringPreauthorization(db: Db): string[] {
+  return db.prepare('SELECT DISTINCT cpt_code FROM contract_rates WHERE requires_preauth = 1').pluck().all() as string[];
+}
+
+/** The codes of a contract rated on `date` or later (their rates in force then, or starting after). */
+export function codesRatedFrom(db: Db, contractId: string, date: string): string[] {
+  return db
+    .prepare('SELECT DISTINCT cpt_code FROM contract_rates WHERE contract_id = ? AND (effective_to IS NULL OR effective_to >= ?) ORDER BY cpt_code')
+    .pluck()
+    .all(contractId, date) as string[];
+}
+
+/** Removes the contract's rates that would start on `date` or later. */
+export function deleteRatesStartingFrom(db: Db, contractId: string, date: string): void {
+  db.prepare('DELETE FROM contract_rates WHERE contract_id = ? AND effective_from >= ?').run(contractId, date);
+}
+
+/** Ends on `dayBefore` every rate of the contract still in force on `date` or later. */
+export function endRatesBefore(db: Db, contractId: string, date: string, dayBefore: string): void {
+  db.prepare('UPDATE contract_rates SET effective_to = ? WHERE contract_id = ? AND (effective_to IS NULL OR effective_to >= ?)').run(
+    dayBefore,
+    contractId,
+    date,
+  );
+}
+
+/** A rate in force from `from` on, open-ended. */
+export function insertOpenRate(db: Db, contractId: string, cptCode: string, from: string, rateCents: number, requiresPreauth: number): void {
+  db.prepare(
+    'INSERT INTO contract_rates (contract_id, cpt_code, effective_from, effective_to, negotiated_rate_cents, requires_preauth) VALUES (?, ?, ?, NULL, ?, ?)',
+  ).run(contractId, cptCode, from, rateCents, requiresPreauth);
+}
+
+/** The builder's elective and fallback settings, copied to the contract when its schedule is finalized. */
+export function setBuilderSettings(db: Db, contractId: string, settingsJson: string): void {
+  db.prepare('UPDATE contracts SET builder_settings_json = ? WHERE id = ?').run(settingsJson, contractId);
+}

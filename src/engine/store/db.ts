@@ -7,8 +7,10 @@ import { applyDatabaseKey, cipherSqlite, databaseFileState, encryptInPlace, keyP
 import { engineNow } from '../clock.js';
 import { MIGRATIONS } from './migrations.js';
 import { SEEDS } from './seed.js';
+import type { Db } from './transactions.js';
 
-export type Db = Database.Database;
+export type { Db } from './transactions.js';
+export { inWriteTransaction, writeTransactionSerial } from './transactions.js';
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
@@ -226,46 +228,6 @@ function migrate(db: Db, options: OpenOptions, file: string): void {
   } finally {
     db.pragma('foreign_keys = ON');
   }
-}
-
-const writers = new WeakMap<Db, Database.Transaction<(fn: () => unknown) => unknown>>();
-
-/**
- * Runs `fn` in one write transaction (BEGIN IMMEDIATE: the write lock first, so a busy database is
- * waited for before anything is read), or in a savepoint inside one already open. The transaction
- * function is made once per connection: better-sqlite3 builds a new one, with its four variants,
- * each time `db.transaction` is called, which cost a request more than some of its queries.
- */
-export function inWriteTransaction<T>(db: Db, fn: () => T): T {
-  let run = writers.get(db);
-  if (!run) {
-    run = db.transaction((body: () => unknown) => body());
-    writers.set(db, run);
-  }
-  const state = writeStates.get(db) ?? { serial: 0, active: false };
-  writeStates.set(db, state);
-  const outer = state.active;
-  state.serial += 1;
-  state.active = true;
-  try {
-    return run.immediate(fn) as T;
-  } finally {
-    // A nested call ends its savepoint, not the transaction: the outer one is no longer known by
-    // its number, so nothing is taken for known in it any more.
-    state.active = false;
-    if (outer) state.serial += 1;
-  }
-}
-
-const writeStates = new WeakMap<Db, { serial: number; active: boolean }>();
-
-/**
- * The number of the write transaction `inWriteTransaction` runs now on this connection, null outside
- * one. Inside it no other connection writes, so what it read once stays read (clock.ts heldClock).
- */
-export function writeTransactionSerial(db: Db): number | null {
-  const state = writeStates.get(db);
-  return state?.active ? state.serial : null;
 }
 
 /**

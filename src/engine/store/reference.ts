@@ -5,14 +5,15 @@
 // version moves (a newer tpa migrating the file under a running server brings its seeds with it).
 import type { Db } from './db.js';
 
-/** The names as the JSON text a page writes (quoted and escaped once, when read). */
+/**
+ * The names a page shows, each also as the JSON text a page writes (quoted and escaped once, when
+ * read): `name` and the like for a page built as values, `nameJson` and the like for one written as text.
+ */
 export interface Reference {
-  providers: ReadonlyMap<string, { name: string; role: string }>;
-  payers: ReadonlyMap<string, { name: string; id: string }>;
-  cptDescriptions: ReadonlyMap<string, string>;
+  providers: ReadonlyMap<string, { name: string; role: string | null; nameJson: string; roleJson: string }>;
+  payers: ReadonlyMap<string, { name: string; id: string; nameJson: string; idJson: string }>;
+  cptDescriptions: ReadonlyMap<string, { description: string; json: string }>;
 }
-
-const json = (text: string | null, otherwise: string) => JSON.stringify(text ?? otherwise);
 
 /**
  * `load` made once per connection and kept: for data only a migration's seed writes, read again
@@ -39,9 +40,25 @@ export const reference = perSchemaVersion((db): Reference => {
   }[];
   const codes = db.prepare('SELECT code, description FROM cpt_codes').all() as { code: string; description: string }[];
   const reference: Reference = {
-    providers: new Map(providers.map((p) => [p.npi, { name: JSON.stringify(p.name), role: JSON.stringify(p.role) }])),
-    payers: new Map(payers.map((m) => [m.member_id, { name: json(m.payer_name, 'Unknown payer'), id: json(m.payer_id, 'UNKNOWN') }])),
-    cptDescriptions: new Map(codes.map((c) => [c.code, JSON.stringify(c.description)])),
+    providers: new Map(providers.map((p) => [p.npi, { name: p.name, role: p.role, nameJson: JSON.stringify(p.name), roleJson: JSON.stringify(p.role) }])),
+    payers: new Map(
+      payers.map((m) => {
+        const name = m.payer_name ?? 'Unknown payer';
+        const id = m.payer_id ?? 'UNKNOWN';
+        return [m.member_id, { name, id, nameJson: JSON.stringify(name), idJson: JSON.stringify(id) }];
+      }),
+    ),
+    cptDescriptions: new Map(codes.map((c) => [c.code, { description: c.description, json: JSON.stringify(c.description) }])),
   };
   return reference;
 });
+
+/** A code's description, or `CPT <code>` for a code the plan does not describe. */
+export function cptDescription(db: Db, code: string): string {
+  return (db.prepare('SELECT description FROM cpt_codes WHERE code = ?').pluck().get(code) as string | undefined) ?? `CPT ${code}`;
+}
+
+/** Every code with its description (`tpa local fixtures`). */
+export function allCptCodes(db: Db): unknown[] {
+  return db.prepare('SELECT code, description FROM cpt_codes ORDER BY code').all();
+}

@@ -2,8 +2,9 @@
 // NPIs, contracts of every rate type and bundle type, members with plan benefits. Documented by
 // `tpa local fixtures` and docs/design.md "The local engine's fixtures"; tests rely on these values, so change them with care.
 import type Database from 'better-sqlite3';
-import { lineProviderNpi, planYearOf, type Adjudication } from '../../domain/adjudication.js';
+import { planYearOf, type Adjudication } from '../../domain/adjudication.js';
 import type { ParsedClaim } from '../../domain/fhir-claim.js';
+import { linePayeeNpi } from '../../domain/payee.js';
 import { MIGRATIONS, MONEY_IN_TIME } from './migrations.js';
 import { CATALOG_VERSIONS, sspUuid } from './catalog-seed.js';
 
@@ -329,7 +330,7 @@ function carryOverLineRules(db: Database.Database): void {
     baseline.run(Math.min(m.deductible_met_cents, SEED_MEMBERS.find((s) => s.memberId === m.member_id)?.deductibleMetCents ?? 0), m.member_id);
   }
   countDeductiblesFromAdjudications(db);
-  // Who is paid for a line (encounters.ts payeeNpi): its own provider when it holds a contract.
+  // Who is paid for a line (domain/payee.ts): its own provider when it holds a contract.
   // Read before iterating, since no other statement may run while the encounters are iterated.
   const payable = new Set(db.prepare('SELECT DISTINCT npi FROM contracts').pluck().all() as string[]);
   const paid = db.prepare(
@@ -347,8 +348,7 @@ function carryOverLineRules(db: Database.Database): void {
     for (const line of (JSON.parse(e.outcome_json) as Adjudication).lines) {
       const claimLine = claim.lines.find((l) => l.sequence === line.sequence);
       if (line.status !== 'ALLOWED' || !claimLine) continue;
-      const own = lineProviderNpi(claim, claimLine);
-      const payee = own === claim.providerNpi || payable.has(own) ? own : claim.providerNpi;
+      const payee = linePayeeNpi(claim, claimLine, (npi) => payable.has(npi));
       rows.push([
         e.id,
         line.sequence,

@@ -1,0 +1,56 @@
+// The audit log (migration 12): a hash chain of records, appended in the transaction of each
+// money-moving or irreversible action. Named queries; hashing and verifying are domain/audit.ts's.
+import type { StoredAudit } from '../../domain/audit.js';
+import type { Db } from './db.js';
+
+/** The last record's number and hash, if any. */
+export function lastAuditRecord(db: Db): { seq: number; hash: string } | undefined {
+  return db.prepare('SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1').get() as { seq: number; hash: string } | undefined;
+}
+
+export function insertAuditRecord(
+  db: Db,
+  r: { seq: number; at: string; type: string; subject: string; dataJson: string; prevHash: string; hash: string; actor: string },
+): void {
+  db.prepare('INSERT INTO audit_log (seq, at, type, subject, data_json, prev_hash, hash, actor) VALUES (?, ?, ?, ?, ?, ?, ?, ?)').run(
+    r.seq,
+    r.at,
+    r.type,
+    r.subject,
+    r.dataJson,
+    r.prevHash,
+    r.hash,
+    r.actor,
+  );
+}
+
+const RECORD_COLUMNS = 'seq, at, type, subject, data_json, prev_hash, hash, actor';
+
+/** Every record in order. */
+export function auditRecords(db: Db): Iterable<StoredAudit> {
+  return db.prepare(`SELECT ${RECORD_COLUMNS} FROM audit_log ORDER BY seq`).iterate() as Iterable<StoredAudit>;
+}
+
+export interface AuditFilter {
+  from?: string;
+  to?: string;
+  type?: string;
+}
+
+/** The records in order, filtered by time (`at` on or after `from`, on or before `to`'s day) and type. */
+export function auditRecordsWhere(db: Db, f: AuditFilter): Iterable<StoredAudit> {
+  const where: string[] = [];
+  const params: Record<string, string> = {};
+  if (f.from) where.push('at >= @from'), (params.from = f.from);
+  if (f.to) where.push('at < @to'), (params.to = `${f.to}~`);
+  if (f.type) where.push('type = @type'), (params.type = f.type);
+  return db
+    .prepare(`SELECT ${RECORD_COLUMNS} FROM audit_log ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq`)
+    .iterate(params) as Iterable<StoredAudit>;
+}
+
+/** Where the chain began to record payouts, reconciliations and AEOB changes (the migration of issue 22). */
+export function auditDeepFrom(db: Db): { seq: number; encounter_rowid: number; settlement_rowid: number } {
+  const v = db.prepare(`SELECT value FROM settings WHERE key = 'audit_deep_from'`).pluck().get() as string | undefined;
+  return v === undefined ? { seq: 0, encounter_rowid: 0, settlement_rowid: 0 } : JSON.parse(v);
+}

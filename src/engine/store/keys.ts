@@ -1,0 +1,122 @@
+// API keys (only their SHA-256 hashes), OAuth clients and the tokens issued to them. Named
+// queries; formats, scopes, rotation and revocation are the keys and OAuth services' rules.
+import type { Db } from './db.js';
+
+export interface ApiKeyRow {
+  id: string;
+  /** The first key of a rotation chain: rate limits and replays are per lineage. */
+  lineage: string;
+  key_hash: string;
+  environment: string;
+  prefix: string;
+  last4: string;
+  /** JSON array of scope names. */
+  scopes: string;
+  created_at: string;
+  expires_at: string | null;
+  /** The key this one was rotated from (null for the first of a lineage). */
+  parent_id: string | null;
+  revoked_at: string | null;
+}
+
+export function insertApiKey(db: Db, row: ApiKeyRow): void {
+  db.prepare(
+    'INSERT INTO api_keys (id, lineage, key_hash, environment, prefix, last4, scopes, created_at, expires_at, parent_id, revoked_at) VALUES (@id, @lineage, @key_hash, @environment, @prefix, @last4, @scopes, @created_at, @expires_at, @parent_id, @revoked_at)',
+  ).run(row);
+}
+
+export function apiKeyByHash(db: Db, keyHash: string): ApiKeyRow | undefined {
+  return db.prepare('SELECT * FROM api_keys WHERE key_hash = ?').get(keyHash) as ApiKeyRow | undefined;
+}
+
+export function lineageOfKey(db: Db, keyId: string): string | undefined {
+  return (db.prepare('SELECT lineage FROM api_keys WHERE id = ?').get(keyId) as { lineage: string } | undefined)?.lineage;
+}
+
+/** The ids of a lineage's keys not revoked yet, oldest first. */
+export function unrevokedKeysOfLineage(db: Db, lineage: string): string[] {
+  return db.prepare('SELECT id FROM api_keys WHERE lineage = ? AND revoked_at IS NULL ORDER BY created_at, id').pluck().all(lineage) as string[];
+}
+
+/** Revokes, at `at`, every key of a lineage not revoked yet. */
+export function revokeKeysOfLineage(db: Db, lineage: string, at: string): void {
+  db.prepare('UPDATE api_keys SET revoked_at = ? WHERE lineage = ? AND revoked_at IS NULL').run(at, lineage);
+}
+
+/** Every key, oldest first. */
+export function allApiKeys(db: Db): ApiKeyRow[] {
+  return db.prepare('SELECT * FROM api_keys ORDER BY created_at, id').all() as ApiKeyRow[];
+}
+
+const ACTIVE = 'revoked_at IS NULL AND (expires_at IS NULL OR expires_at > @at)';
+
+/** The keys of a lineage and environment neither revoked nor expired at `at`, oldest first. */
+export function activeKeysOfLineage(db: Db, lineage: string, environment: string, at: string): ApiKeyRow[] {
+  return db
+    .prepare(`SELECT * FROM api_keys WHERE lineage = @lineage AND environment = @environment AND ${ACTIVE} ORDER BY created_at, id`)
+    .all({ at, lineage, environment }) as ApiKeyRow[];
+}
+
+/** Every key neither revoked nor expired at `at`, oldest first. */
+export function activeKeys(db: Db, at: string): ApiKeyRow[] {
+  return db.prepare(`SELECT * FROM api_keys WHERE ${ACTIVE} ORDER BY created_at, id`).all({ at }) as ApiKeyRow[];
+}
+
+/** When a key expires (set once rotated) and when it was revoked. */
+export function keyExpiryOf(db: Db, keyId: string): Pick<ApiKeyRow, 'expires_at' | 'revoked_at'> | undefined {
+  return db.prepare('SELECT expires_at, revoked_at FROM api_keys WHERE id = ?').get(keyId) as Pick<ApiKeyRow, 'expires_at' | 'revoked_at'> | undefined;
+}
+
+export function setKeyExpiry(db: Db, keyId: string, expiresAt: string): void {
+  db.prepare('UPDATE api_keys SET expires_at = ? WHERE id = ?').run(expiresAt, keyId);
+}
+
+// ---- OAuth ----
+
+export interface TokenRow {
+  id: string;
+  client_id: string;
+  certificate_fingerprint: string;
+  /** JSON array of scope names. */
+  scopes: string;
+  issued_at: string;
+  expires_at: string;
+}
+
+export function insertToken(db: Db, tokenHash: string, t: TokenRow): void {
+  db.prepare('INSERT INTO oauth_tokens (token_hash, id, client_id, certificate_fingerprint, scopes, issued_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
+    tokenHash,
+    t.id,
+    t.client_id,
+    t.certificate_fingerprint,
+    t.scopes,
+    t.issued_at,
+    t.expires_at,
+  );
+}
+
+export function tokenByHash(db: Db, tokenHash: string): TokenRow | undefined {
+  return db.prepare('SELECT * FROM oauth_tokens WHERE token_hash = ?').get(tokenHash) as TokenRow | undefined;
+}
+
+export interface ClientRow {
+  client_id: string;
+  /** JSON array of scope names. */
+  scopes: string;
+  registered_at: string;
+}
+
+export function clientById(db: Db, clientId: string): ClientRow | undefined {
+  return db.prepare('SELECT client_id, scopes, registered_at FROM oauth_clients WHERE client_id = ?').get(clientId) as ClientRow | undefined;
+}
+
+/** Registers a client, or changes its scopes. */
+export function upsertClient(db: Db, clientId: string, scopesJson: string, at: string): void {
+  db.prepare(
+    'INSERT INTO oauth_clients (client_id, scopes, registered_at) VALUES (?, ?, ?) ON CONFLICT (client_id) DO UPDATE SET scopes = excluded.scopes, registered_at = excluded.registered_at',
+  ).run(clientId, scopesJson, at);
+}
+
+export function allClients(db: Db): ClientRow[] {
+  return db.prepare('SELECT client_id, scopes, registered_at FROM oauth_clients ORDER BY client_id').all() as ClientRow[];
+}

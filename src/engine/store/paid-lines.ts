@@ -1,0 +1,87 @@
+// The lines paid so far, per member (migration 7): what makes a later line a duplicate, what an
+// anesthesia fee or a bundle episode is counted against.
+import type { PriorLine } from '../../domain/adjudication.js';
+import type { ProviderRole } from '../../domain/fhir-claim.js';
+import type { Db } from './db.js';
+
+type PaidLineRow = {
+  encounter_id: string;
+  provider_npi: string;
+  fee_kind: ProviderRole;
+  cpt_code: string;
+  service_date: string;
+  contract_id: string;
+  episode_start: string | null;
+  allowed_cents: number;
+  includes_anesthesia: number;
+  anesthesia_deducted_cents: number;
+};
+const PAID_LINE_COLUMNS =
+  'encounter_id, provider_npi, fee_kind, cpt_code, service_date, contract_id, episode_start, allowed_cents, includes_anesthesia, anesthesia_deducted_cents';
+const toPrior = (r: PaidLineRow): PriorLine => ({
+  encounterId: r.encounter_id,
+  providerNpi: r.provider_npi,
+  feeKind: r.fee_kind,
+  cptCode: r.cpt_code,
+  serviceDate: r.service_date,
+  contractId: r.contract_id,
+  episodeStart: r.episode_start,
+  allowedCents: r.allowed_cents,
+  includesAnesthesia: r.includes_anesthesia === 1,
+  anesthesiaDeductedCents: r.anesthesia_deducted_cents,
+});
+
+// mutation: no survivors (the duplicate rule: the paid lines read)
+/**
+ * The member's paid lines from `from` to `to`: of the codes given (the adjudication matches each
+ * line's own date and fee kind), and the anesthesia fees and the lines including anesthesia (the
+ * anesthesia-included rule).
+ */
+export function paidLinesOfCodes(db: Db, memberId: string, from: string, to: string, codes: readonly string[]): PriorLine[] {
+  return (db.prepare(PAID_LINES_OF_CODES_SQL).all(memberId, from, to, JSON.stringify(codes)) as PaidLineRow[]).map(toPrior);
+}
+const PAID_LINES_OF_CODES_SQL = `SELECT ${PAID_LINE_COLUMNS} FROM paid_lines
+         WHERE member_id = ? AND service_date BETWEEN ? AND ?
+           AND (cpt_code IN (SELECT value FROM json_each(?)) OR fee_kind = 'ANESTHESIA' OR includes_anesthesia = 1)`;
+// mutation: end
+
+/** The member's paid lines under a contract whose bundle episode starts from `from` to `to`. */
+export function episodeLines(db: Db, memberId: string, contractId: string, from: string, to: string): PriorLine[] {
+  return (db.prepare(EPISODE_LINES_SQL).all(memberId, contractId, from, to) as PaidLineRow[]).map(toPrior);
+}
+const EPISODE_LINES_SQL = `SELECT ${PAID_LINE_COLUMNS} FROM paid_lines WHERE member_id = ? AND contract_id = ? AND episode_start BETWEEN ? AND ?`;
+
+export interface NewPaidLine {
+  encounterId: string;
+  sequence: number;
+  memberId: string;
+  providerNpi: string;
+  feeKind: ProviderRole;
+  cptCode: string;
+  serviceDate: string;
+  contractId: string | null;
+  episodeStart: string | null;
+  allowedCents: number;
+  includesAnesthesia: boolean;
+  anesthesiaDeductedCents: number;
+}
+
+export function insertPaidLine(db: Db, p: NewPaidLine): void {
+  db.prepare(
+    `INSERT INTO paid_lines (encounter_id, sequence, member_id, provider_npi, fee_kind, cpt_code, service_date, contract_id, episode_start,
+       allowed_cents, includes_anesthesia, anesthesia_deducted_cents) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(
+    p.encounterId,
+    p.sequence,
+    p.memberId,
+    p.providerNpi,
+    p.feeKind,
+    p.cptCode,
+    p.serviceDate,
+    p.contractId,
+    p.episodeStart,
+    p.allowedCents,
+    p.includesAnesthesia ? 1 : 0,
+    p.anesthesiaDeductedCents,
+  );
+}
