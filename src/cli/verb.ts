@@ -61,12 +61,12 @@ export const argument = {
   variadic: (name: string, description: string): ArgSpec<string[]> => ({ name, description }),
 };
 
-export type Options = Record<string, OptionSpec<unknown>>;
-export type Args = Record<string, ArgSpec<unknown>>;
-export type OptionValues<O extends Options> = { -readonly [K in keyof O]: O[K] extends OptionSpec<infer T> ? T : never };
-export type ArgValues<A extends Args> = { -readonly [K in keyof A]: A[K] extends ArgSpec<infer T> ? T : never };
+export type OptionSpecs = Record<string, OptionSpec<unknown>>;
+export type ArgSpecs = Record<string, ArgSpec<unknown>>;
+export type OptionValues<O extends OptionSpecs> = { -readonly [K in keyof O]: O[K] extends OptionSpec<infer T> ? T : never };
+export type ArgValues<A extends ArgSpecs> = { -readonly [K in keyof A]: A[K] extends ArgSpec<infer T> ? T : never };
 
-export interface Verb<A extends Args = Args, O extends Options = Options> {
+export interface Verb<A extends ArgSpecs = ArgSpecs, O extends OptionSpecs = OptionSpecs> {
   readonly name: string;
   readonly description: string;
   readonly aliases?: readonly string[];
@@ -94,7 +94,7 @@ export type AnyVerb = Verb<any, any>;
 export type Entry = AnyVerb | Group;
 
 /** Declares a verb; the identity, so that its options and arguments type its run function. */
-export function verb<const A extends Args = Record<never, never>, const O extends Options = Record<never, never>>(v: Verb<A, O>): Verb<A, O> {
+export function verb<const A extends ArgSpecs = Record<never, never>, const O extends OptionSpecs = Record<never, never>>(v: Verb<A, O>): Verb<A, O> {
   return v;
 }
 
