@@ -1,6 +1,6 @@
 // The finance desk's period report (`tpa settlement report`), computed from the ledger entries and
 // settlement records a client read, so that either transport gives the same report (
-// docs/design.md "Where the next parts belong"). Pure: no I/O; every sum in integer cents.
+// docs/design.md "Where each rule lives"). Pure: no I/O; every sum in integer cents.
 import { jsonNumberToCents } from './money.js';
 
 /** What the report needs of a ledger list entry. */

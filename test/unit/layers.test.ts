@@ -1,4 +1,4 @@
-// docs/design.md "Layers": dependencies flow one way, cli → client → (http | engine) → domain, and
+// docs/design.md "Layers": dependencies flow one way, cli → client → (server | engine) → domain, and
 // renderers take data and a description of the terminal, never the CLI's context. Read from the
 // imports of every source file (static and dynamic), not by eye.
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

@@ -115,7 +115,7 @@ function page(cmd: Command, path: readonly string[], root: Command): string {
     ...siblings.map((c) => [...parentPath, c.name()]),
   ];
   const lines = [
-    `.\\" Generated from the command tree by npm run man (src/cli/man.ts); do not edit.`,
+    `.\\" Generated from the command tree by npm run man (src/cli/commands/help/man.ts); do not edit.`,
     `.TH "${roff(name.toUpperCase())}" "1" "" "tpa" "tpa manual"`,
     // Identifiers, flags and amounts are not to be split or spread: no hyphenation, no justification.
     '.nh',
