@@ -2,7 +2,7 @@
 // runs its run function. Declarations stay light so that `tpa --help` starts fast: the context and
 // the renderers load when a command actually runs. Errors propagate to the entry point, which maps
 // them once.
-import { Argument, Option, type Command } from 'commander';
+import { Argument, InvalidArgumentError, Option, type Command } from 'commander';
 import type { Context } from './context.js';
 import { terminalWidth, type IO } from './io.js';
 import { isGroup, type AnyVerb, type ArgSpec, type Entry, type OptionSpec } from './verb.js';
@@ -41,7 +41,24 @@ function commanderOption(key: string, spec: OptionSpec<unknown>, verb: AnyVerb):
   if (spec.choices) option.choices(spec.choices);
   if (spec.env) option.env(spec.env);
   if (spec.values) (option as Option & { completionValues?: readonly string[] }).completionValues = spec.values;
-  return option;
+  // A list takes every value; any other option takes one, and a second is refused below.
+  return option.variadic || !option.required ? option : once(option);
+}
+
+/**
+ * Refuses a second value for an option that takes one (`fund run --npi A --npi B`, `-p sandbox …
+ * -p production`): commander would keep the last and drop the first without a word, and the
+ * command would act on a selection or a profile other than the one the user read on the line.
+ * Its own parser (choices) still checks each value.
+ */
+export function once(option: Option): Option {
+  const own = option.parseArg;
+  let given = false;
+  return option.argParser((value: string, previous: unknown) => {
+    if (given) throw new InvalidArgumentError(`${option.long ?? option.flags} is given more than once; give it once`);
+    given = true;
+    return own ? own.call(option, value, previous) : value;
+  });
 }
 
 function action(verb: AnyVerb, io: IO, state: RunState) {

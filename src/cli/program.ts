@@ -1,6 +1,6 @@
 // The one place that assembles the command tree (docs/development.md "One command, one module"), so that help and completions derive from it.
 import { Command, Help, Option } from 'commander';
-import { addEntry, type RunState } from './action.js';
+import { addEntry, once, type RunState } from './action.js';
 import type { Entry } from './verb.js';
 import { OUTPUT_FORMATS } from './formats.js';
 import { registerHelp } from './commands/help/index.js';
@@ -121,12 +121,14 @@ export async function buildProgram(io: IO, state: RunState, tree: 'full' | strin
     // recognised anywhere on the line, and `ratesheet load-catalog --version v1.0` needs the word.
     .configureHelp({ visibleOptions: (cmd) => [...(cmd.parent ? [] : [VERSION_OPTION]), ...new Help().visibleOptions(cmd)] })
     .helpOption('-h, --help', 'show help')
-    .addOption(new Option('-p, --profile <name>', 'profile to use (default "local")').env('TPA_PROFILE'))
-    .addOption(new Option('-o, --output <format>', 'output format (default table on a terminal, json otherwise)').choices(OUTPUT_FORMATS).env('TPA_OUTPUT'))
+    .addOption(once(new Option('-p, --profile <name>', 'profile to use (default "local")').env('TPA_PROFILE')))
+    .addOption(
+      once(new Option('-o, --output <format>', 'output format (default table on a terminal, json otherwise)').choices(OUTPUT_FORMATS).env('TPA_OUTPUT')),
+    )
     .option('--json', 'same as --output json')
     .option('--no-color', 'no colours (also NO_COLOR, and whenever stdout is not a terminal)')
     .option('--debug', 'log each request and response to stderr, credentials redacted')
-    .addOption(new Option('--ca-file <file>', 'an extra CA certificate (PEM) to trust for HTTPS, for any profile').env('TPA_CA_FILE'))
+    .addOption(once(new Option('--ca-file <file>', 'an extra CA certificate (PEM) to trust for HTTPS, for any profile').env('TPA_CA_FILE')))
     .option('-y, --yes', 'confirm without asking (required for irreversible actions when stdin is not a terminal)')
     .showSuggestionAfterError(true)
     .exitOverride()

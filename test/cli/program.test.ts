@@ -22,6 +22,21 @@ const COMMANDS = [
 ];
 
 describe('the program', () => {
+  it('an option that takes one value refuses a second (exit 2, nothing done) where commander kept the last; a list takes them all', async () => {
+    // A payment run filtered to one provider must not quietly select another's encounters.
+    const twice = await run(['fund', 'run', '--npi', '1234567893', '--npi', '1045782368', '--dry-run', '-o', 'json']);
+    expect(twice.code).toBe(2);
+    expect(twice.stdout).toBe('');
+    expect(twice.stderr).toMatch(/--npi is given more than once/);
+    // So do the root's: a second profile or format is refused too, and choices are still checked.
+    const profiles = await run(['-p', 'local', 'ledger', 'list', '-p', 'other']);
+    expect([profiles.code, profiles.stderr]).toEqual([2, expect.stringMatching(/--profile is given more than once/)]);
+    expect((await run(['ledger', 'list', '-o', 'bogus'])).stderr).toMatch(/Allowed choices are table, json, ndjson, csv/);
+    const list = await run(['lookup', 'rates', '--npi', '1045782368', '--group', 'GRP-1001', '--cpt', '45378', '--cpt', '43235', '-o', 'json']);
+    expect(list.code).toBe(0);
+    expect(JSON.parse(list.stdout).map((r: { cpt_code: string }) => r.cpt_code)).toEqual(['45378', '43235']);
+  });
+
   it('--help lists the commands and the exit codes', async () => {
     const r = await run(['--help']);
     expect(r.code).toBe(0);

@@ -30,7 +30,9 @@ export async function serve(home: string, args: string[] = [], env: Record<strin
   // of the contract (docs/api.md). Tests of registration itself use other client ids.
   if (args.includes('--client-ca')) await registerClient(home, 'acme-tpa', SPEC_SCOPES);
   const childEnv = testEnv({ home, env });
-  const child = spawn(process.execPath, [TPA_BIN, 'local', 'serve', '--port', '0', '--host', '127.0.0.1', ...args], {
+  // A port and a host of the test's own replace these (an option is given once).
+  const defaults = [...(args.includes('--port') ? [] : ['--port', '0']), ...(args.includes('--host') ? [] : ['--host', '127.0.0.1'])];
+  const child = spawn(process.execPath, [TPA_BIN, 'local', 'serve', ...defaults, ...args], {
     env: childEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
