@@ -295,7 +295,8 @@ class ClaimReader {
   }
 
   /**
-   * serviced[x]: servicedDate, or the start of servicedPeriod; else the claim's billablePeriod.start.
+   * serviced[x]: servicedDate, or servicedPeriod of one day (its end, if given, is its start); else the
+   * claim's billablePeriod.start.
    * A service is claimed once rendered: never after the claim's `created` date, nor after today.
    */
   private serviceDate(item: Json, path: string, defaultDate: string | null, created: string | null): string | null {
@@ -313,6 +314,15 @@ class ClaimReader {
       const end = isObject(item.servicedPeriod) && item.servicedPeriod.end !== undefined ? datePart(item.servicedPeriod.end) : undefined;
       const today = this.options.today;
       if (end && today && end > today) return this.fail(`${path}.servicedPeriod.end`, `is ${end}, in the future (today is ${today})`) ?? null;
+      // A line is priced, covered and paid once on one date (coverage, contract, rate and duplicates
+      // are all checked on it): a period of several days would have its later days checked on none.
+      if (end && end !== date)
+        return (
+          this.fail(
+            `${path}.servicedPeriod.end`,
+            end < date ? `is ${end}, before its start ${date}` : `is ${end}, after its start ${date}: a line is one date; bill each day as a line of its own`,
+          ) ?? null
+        );
     } else {
       if (!defaultDate) return this.fail(`${path}.servicedDate`, 'is required (or billablePeriod.start)') ?? null;
       field = `${path}.servicedDate`;
@@ -462,11 +472,11 @@ class ClaimReader {
           ? (info.valueReference.reference ?? (isObject(info.valueReference.identifier) ? info.valueReference.identifier.value : undefined))
           : undefined) ??
         (isObject(info.valueIdentifier) ? info.valueIdentifier.value : undefined);
-      if (typeof value === 'string' && value !== '') refs.push(value);
+      if (typeof value === 'string' && value.trim() !== '') refs.push(value);
     }
     for (const insurance of asArray(this.claim.insurance) ?? []) {
       if (!isObject(insurance)) continue;
-      for (const ref of asArray(insurance.preAuthRef) ?? []) if (typeof ref === 'string' && ref !== '') refs.push(ref);
+      for (const ref of asArray(insurance.preAuthRef) ?? []) if (typeof ref === 'string' && ref.trim() !== '') refs.push(ref);
     }
     return refs;
   }

@@ -68,6 +68,21 @@ describe('coverage and contract dates apply to each line (items 1, 2)', () => {
 });
 
 describe('services not yet rendered (item 3)', () => {
+  it('a line billed as a period reaching past the coverage is refused, not paid on its first day', () => {
+    // MBR-1005's coverage ended 2026-06-30: a period from that day to a later one was priced and paid
+    // on its start alone. The same claim as a one-day period is checked on that day.
+    const claim = claimOf({ patient: 'MBR-1005', lines: [{ code: '45378', date: '2026-06-30' }], created: '2026-07-25' }) as Body;
+    delete claim.item[0].servicedDate;
+    claim.item[0].servicedPeriod = { start: '2026-06-30', end: '2026-07-20' };
+    const refused = adjudicate('2026-08-01T10:00:00Z', claim);
+    expect(refused.status).toBe(400);
+    expect((refused.response.errors as Body[]).map((e) => e.field)).toEqual(['item[0].servicedPeriod.end']);
+    claim.item[0].servicedPeriod = { start: '2026-07-20', end: '2026-07-20' };
+    const oneDay = adjudicate('2026-08-01T10:00:00Z', claim);
+    expect(lineStatuses(oneDay)).toEqual(['DENIED']);
+    expect(oneDay.detail.service_lines[0]).toMatchObject({ denial_code: 'CARC-27' });
+  });
+
   it('refuses a service date after today on the engine clock, naming the line', () => {
     const a = adjudicate('2026-03-02T10:00:00Z', { lines: [{ code: '45378', date: '2030-01-01' }], created: '2026-03-02' });
     expect(a.status).toBe(400);

@@ -265,8 +265,28 @@ describe('shapes other systems send are accepted', () => {
     const claim = fixture('professional');
     delete claim.billablePeriod;
     delete claim.item[0].servicedDate;
-    claim.item[0].servicedPeriod = { start: '2024-03-02', end: '2024-03-03' };
+    claim.item[0].servicedPeriod = { start: '2024-03-02', end: '2024-03-02' };
     expect(parseClaim(claim).lines[0]!.serviceDate).toBe('2024-03-02');
+    claim.item[0].servicedPeriod = { start: '2024-03-02' };
+    expect(parseClaim(claim).lines[0]!.serviceDate).toBe('2024-03-02');
+  });
+
+  it('a line period of several days, or one ending before it starts, is refused: its later days would be checked against nothing', () => {
+    // Coverage, the contract's and the rate's dates and duplicates are all checked on the line's one
+    // date: a period reaching past the coverage's end, or re-billing a day already paid, was paid.
+    const claim = fixture('professional');
+    delete claim.item[0].servicedDate;
+    claim.item[0].servicedPeriod = { start: '2024-03-02', end: '2024-03-03' };
+    expect(fieldsOf(() => parseClaim(claim))).toEqual(['item[0].servicedPeriod.end']);
+    claim.item[0].servicedPeriod = { start: '2024-03-02', end: '2024-02-20' };
+    expect(fieldsOf(() => parseClaim(claim))).toEqual(['item[0].servicedPeriod.end']);
+  });
+
+  it('a blank preauthorization reference is no preauthorization', () => {
+    const claim = fixture('professional');
+    claim.insurance = [{ sequence: 1, focal: true, preAuthRef: [' ', '\t', 'PA-1'] }];
+    claim.supportingInfo = [{ sequence: 1, category: { coding: [{ code: 'prior-auth' }] }, valueString: '  ' }];
+    expect(parseClaim(claim).preauthorizations).toEqual(['PA-1']);
   });
 
   it('a servicedDate given as a dateTime is read as its date', () => {
