@@ -3,6 +3,7 @@
 // the renderers load when a command actually runs. Errors propagate to the entry point, which maps
 // them once.
 import { Argument, InvalidArgumentError, Option, type Command } from 'commander';
+import { UsageError } from '../errors.js';
 import type { Context } from './context.js';
 import { terminalWidth, type IO } from './io.js';
 import { isGroup, type AnyVerb, type ArgSpec, type Entry, type OptionSpec } from './verb.js';
@@ -65,7 +66,11 @@ function action(verb: AnyVerb, io: IO, state: RunState) {
   return async (...raw: unknown[]): Promise<void> => {
     const cmd = raw[raw.length - 1] as Command;
     const { createContext } = await import('./context.js');
-    const ctx = createContext(io, cmd.optsWithGlobals());
+    const globals = cmd.optsWithGlobals();
+    // `-p "$PROFILE"` with the variable unset would act on the default profile without a word.
+    if (globals.profile === '' && cmd.getOptionValueSourceWithGlobals('profile') === 'cli')
+      throw new UsageError('--profile is empty: name a profile, or leave the option out');
+    const ctx = createContext(io, globals);
     state.ctx = ctx;
     try {
       const names = Object.keys(verb.args ?? {});

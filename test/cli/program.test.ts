@@ -32,6 +32,11 @@ describe('the program', () => {
     const profiles = await run(['-p', 'local', 'ledger', 'list', '-p', 'other']);
     expect([profiles.code, profiles.stderr]).toEqual([2, expect.stringMatching(/--profile is given more than once/)]);
     expect((await run(['ledger', 'list', '-o', 'bogus'])).stderr).toMatch(/Allowed choices are table, json, ndjson, csv/);
+    // An empty profile on the line (a script's unset variable) is refused, not read as the default.
+    for (const empty of [['-p', ''], ['--profile=']]) {
+      const r = await run([...empty, 'ledger', 'list', '-o', 'json']);
+      expect([r.code, r.stdout, r.stderr]).toEqual([2, '', expect.stringMatching(/--profile is empty/)]);
+    }
     const list = await run(['lookup', 'rates', '--npi', '1045782368', '--group', 'GRP-1001', '--cpt', '45378', '--cpt', '43235', '-o', 'json']);
     expect(list.code).toBe(0);
     expect(JSON.parse(list.stdout).map((r: { cpt_code: string }) => r.cpt_code)).toEqual(['45378', '43235']);
