@@ -43,6 +43,8 @@ describe('the approval body', () => {
     expect(errors({ authorization_code: '   ' })).toEqual([{ field: 'authorization_code', message: 'is required, e.g. AUTH-20260302-ACME-0001' }]);
     expect(errors({ authorization_code: 5 })).toEqual([{ field: 'authorization_code', message: 'is required, e.g. AUTH-20260302-ACME-0001' }]);
     expect(errors({ authorization_code: 'A'.repeat(101) })).toEqual([{ field: 'authorization_code', message: 'must be at most 100 characters' }]);
+    for (const code of ['AUTH-\u001b[31m-1', 'AUTH-1\nAUTH-2', 'AUTH-\u009b1'])
+      expect(errors({ authorization_code: code })).toEqual([{ field: 'authorization_code', message: 'must not hold control characters' }]);
     expect(errors({ notes: 12 })).toEqual([{ field: 'notes', message: 'must be text' }]);
     expect(errors({ notes: 'n'.repeat(501) })).toEqual([{ field: 'notes', message: 'must be at most 500 characters (got 501)' }]);
     // At the limits, and an absent or null note, the body passes: the encounter is what is missing.

@@ -37,6 +37,9 @@ function readApproval(req: EngineRequest): Approval {
   const code = body.authorization_code;
   if (typeof code !== 'string' || code.trim() === '') errors.push({ field: 'authorization_code', message: 'is required, e.g. AUTH-20260302-ACME-0001' });
   else if (code.length > 100) errors.push({ field: 'authorization_code', message: 'must be at most 100 characters' });
+  // It is an identifier kept in the ledger, the audit chain and the fund history, and shown to approvers.
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what is refused
+  else if (/[\u0000-\u001f\u007f-\u009f]/.test(code)) errors.push({ field: 'authorization_code', message: 'must not hold control characters' });
   if (body.notes !== undefined && body.notes !== null && typeof body.notes !== 'string') errors.push({ field: 'notes', message: 'must be text' });
   else if (typeof body.notes === 'string' && characterCount(body.notes) > MAX_FUNDING_NOTES) {
     errors.push({ field: 'notes', message: `must be at most ${MAX_FUNDING_NOTES} characters (got ${characterCount(body.notes)})` });
