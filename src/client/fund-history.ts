@@ -54,7 +54,7 @@ export class FundHistory {
    * Before the request: on the disk, so that an approval whose answer is lost is still listed.
    * Returns the approval's id, for `end`.
    */
-  begin(approval: Omit<ApprovalRecord, 'id' | 'at' | 'outcome' | 'processor_transfer_id' | 'message'>): string {
+  begin(approval: ApprovalSent): string {
     const record = { id: randomUUID(), at: new Date().toISOString(), ...approval };
     this.journal.append({ type: 'approval', id: record.id, record });
     return record.id;
@@ -116,16 +116,18 @@ export async function sendRecorded<T>(
   if (!history) return send();
   const log = history.log;
   const id = log.begin({ profile: history.profile, environment: history.environment, ...approval });
+  const record = (result: { answer: T } | { error: unknown }) => {
+    const end = ended(result);
+    if (end) log.end(id, end.outcome, end.transfer, end.message);
+  };
   let answer: T;
   try {
     answer = await send();
   } catch (error) {
-    const end = ended({ error });
-    if (end) log.end(id, end.outcome, end.transfer, end.message);
+    record({ error });
     throw error;
   }
-  const end = ended({ answer });
-  if (end) log.end(id, end.outcome, end.transfer, end.message);
+  record({ answer });
   return answer;
 }
 

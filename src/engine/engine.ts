@@ -17,7 +17,7 @@ import {
   type ClockSource,
 } from './clock.js';
 import type { EngineContext } from './context.js';
-import { bodyText, HttpError, JsonText, respond, type EngineRequest, type EngineResponse } from './exchange.js';
+import { bodyText, HttpError, respond, type EngineRequest, type EngineResponse } from './exchange.js';
 import { newId } from './ids.js';
 import { PageBody } from './page-body.js';
 import { ReadCache } from './read-cache.js';
@@ -44,18 +44,9 @@ import { openDatabase, PAGE_CACHE_KB, storageProblem, type Db } from './store/db
 
 export const DEFAULT_ADJUDICATION_DELAY_MS = 3000;
 
-/** The text a page was sent as, one per page: a page the read cache keeps is the same answer each time. */
-const sentAs = new WeakMap<PageBody<unknown>, JsonText>();
-
 /** A body as the transports send it: a page written as its JSON text. */
 function sendable(body: unknown): unknown {
-  if (!(body instanceof PageBody)) return body;
-  let text = sentAs.get(body);
-  if (!text) {
-    text = new JsonText(body.text());
-    sentAs.set(body, text);
-  }
-  return text;
+  return body instanceof PageBody ? body.sendable() : body;
 }
 
 /**

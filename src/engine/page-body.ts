@@ -2,27 +2,32 @@
 // plain JSON values an in-process caller reads. A ledger page is one: over HTTP, writing its text
 // straight from the rows is cheaper than building objects and serialising them; in-process, building
 // the objects straight from the rows is cheaper than writing that text and parsing it again.
+import { JsonText } from './exchange.js';
+
 export abstract class PageBody<Rows> {
   private rows: Rows | undefined;
-  private written: string | undefined;
+  private written: JsonText | undefined;
 
   constructor(rows: Rows) {
     this.rows = rows;
   }
 
-  /** The body as JSON text, written once: a page the read cache keeps may be sent many times. */
-  text(): string {
+  /**
+   * The body as the JSON text the transports send, written once and the same JsonText each time: a
+   * page the read cache keeps may be sent many times.
+   */
+  sendable(): JsonText {
     if (this.written === undefined) {
-      this.written = this.write(this.rows!);
+      this.written = new JsonText(this.write(this.rows!));
       // Once written (it is being sent), the text is all a cached page keeps.
       this.rows = undefined;
     }
     return this.written;
   }
 
-  /** The body as the plain JSON values JSON.parse(this.text()) gives, built fresh for each caller. */
+  /** The body as the plain JSON values JSON.parse(this.sendable().text) gives, built fresh for each caller. */
   values(): unknown {
-    return this.rows === undefined ? JSON.parse(this.written!) : this.build(this.rows);
+    return this.rows === undefined ? JSON.parse(this.written!.text) : this.build(this.rows);
   }
 
   /** The JSON text of the rows. */

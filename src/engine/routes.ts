@@ -1,6 +1,6 @@
 // The one route table (docs/design.md "Architecture"): method and path as served → handler. Both the
 // in-process transport and the HTTP server go through it, so a command behaves the same either way.
-import { compilePath, matchPath, type PathMatch } from '../domain/served-routes.js';
+import { compilePath, matchPath, type CompiledPath, type PathMatch } from '../domain/served-routes.js';
 import type { EngineContext } from './context.js';
 import type { EngineRequest, EngineResponse } from './exchange.js';
 import {
@@ -23,13 +23,9 @@ import { getSettlement } from './services/settlement.js';
 
 export type Handler = (ctx: EngineContext, req: EngineRequest, params: Record<string, string>) => EngineResponse;
 
-export interface Route {
-  method: string;
-  /** Path template as served, with {name} for a path parameter. */
-  path: string;
+/** A route: its method and path template compiled (domain/served-routes.ts), and how it is served. */
+export interface Route extends CompiledPath {
   handler: Handler;
-  pattern: RegExp;
-  params: string[];
   /** Over HTTP: the scope the key needs (docs/api.md "Authentication"); null: any valid key. */
   scope: Scope | null;
   /** Over HTTP: requests per minute per key for this endpoint (docs/api.md "Limits"); null: the tier's. */

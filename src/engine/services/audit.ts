@@ -2,7 +2,7 @@
 // money-moving or irreversible action, walked by `tpa local audit verify` and `list`.
 import { auditHash, GENESIS_HASH, verifyChain, type AuditActor, type AuditHead, type ChainVerdict, type StoredAudit } from '../../domain/audit.js';
 import { checkEncounter, checkPayout, checkSettlement, expectedMoney, missingRow, type Disagreement } from '../../domain/audit-deep.js';
-import { auditDeepFrom, auditRecords, auditRecordsWhere, insertAuditRecord, lastAuditRecord, type AuditFilter } from '../store/audit.js';
+import { auditDeepFrom, auditRecordsWhere, insertAuditRecord, lastAuditRecord, type AuditFilter } from '../store/audit.js';
 import type { Db } from '../store/db.js';
 import { encounterAuditFacts } from '../store/encounters.js';
 import { payoutAuditFacts, settlementAuditFacts } from '../store/settlements.js';
@@ -44,7 +44,7 @@ export function appendAudit(db: Db, type: string, subject: string, at: string, d
 
 /** The chain walked from its first record; with `expectHead`, it must still hold that head (domain/audit.ts). */
 export function verifyAudit(db: Db, expectHead?: string): ChainVerdict {
-  return verifyChain(auditRecords(db), expectHead);
+  return verifyChain(listAudit(db, {}), expectHead);
 }
 
 /** The last record's number and hash (`tpa local audit head`): one lookup by the primary key. */

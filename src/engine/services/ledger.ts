@@ -9,9 +9,9 @@ import { HttpError, queryWholeNumber, respond, servedLink, type EngineRequest, t
 import type { Db } from '../store/db.js';
 import { claimProviderName, encounterById, historyOf, type EncounterRow } from '../store/encounters.js';
 import { ledgerCounts, pageRowids, pageRowsOf, type LedgerQuery, type PageRow, type Span } from '../store/ledger.js';
-import { memberIdentity, payerOfMember } from '../store/members.js';
+import { memberIdentity } from '../store/members.js';
 import { providerByNpi } from '../store/providers.js';
-import { cptDescription, reference, type Reference } from '../store/reference.js';
+import { reference, type Reference } from '../store/reference.js';
 import { settlementFor, type SettlementRow } from '../store/settlements.js';
 import { PageBody } from '../page-body.js';
 import { encounterData, lineProviders, type EncounterData } from './encounters.js';
@@ -155,9 +155,10 @@ function pageRows(db: Db, f: LedgerQuery, months: Span[], count: number): PageRo
   return pageRowsOf(db, pageRowids(db, f, last.day, first.day, first.before));
 }
 
-function payerOf(db: Db, memberId: string): { name: string; id: string } {
-  const p = payerOfMember(db, memberId);
-  return { name: p?.payer_name ?? 'Unknown payer', id: p?.payer_id ?? 'UNKNOWN' };
+/** The member's payer as a page names it (store/reference.ts keeps it per connection). */
+function payerOf(ref: Reference, memberId: string): { name: string; id: string } {
+  const p = ref.payers.get(memberId);
+  return { name: p?.name ?? 'Unknown payer', id: p?.id ?? 'UNKNOWN' };
 }
 
 function providerOf(db: Db, npi: string, fallbackName: string | null) {
@@ -237,6 +238,7 @@ export function ledgerDetail(ctx: EngineContext, _req: EngineRequest, params: Re
   const done = row.completed_at !== null;
   const hasAdjudication = adjudicated(row.completed_at, row.disposition);
   const amount = (cents: number) => (hasAdjudication ? centsToAmount(cents) : null);
+  const ref = reference(db);
   const member = memberIdentity(db, row.member_id);
   const provider = providerOf(db, row.provider_npi, claim.providerName);
   const facility = provider.facility_npi ? providerByNpi(db, provider.facility_npi) : undefined;
@@ -254,7 +256,7 @@ export function ledgerDetail(ctx: EngineContext, _req: EngineRequest, params: Re
       submission_date: row.submitted_at.slice(0, 10),
       patient: { member_id: row.member_id, name: member?.name ?? null, dob: member?.dob ?? null },
       provider: { npi: provider.npi, name: provider.name, role: provider.role, facility_npi: provider.facility_npi, facility_name: facility?.name ?? null },
-      payer: payerOf(db, row.member_id),
+      payer: payerOf(ref, row.member_id),
     },
     entries: entries.map((e, i) => ({
       sequence: i + 1,
@@ -286,7 +288,7 @@ export function ledgerDetail(ctx: EngineContext, _req: EngineRequest, params: Re
       payer_responsibility: { total: amount(t.benefitCents), benefit_amount: amount(t.benefitCents) },
       balance: { running_balance: amount(t.benefitCents - settled), status: balanceStatus(row, settlement, t.benefitCents) },
     },
-    service_lines: a.lines.map((line) => serviceLine(db, data, line, providers.find((x) => x.sequence === line.sequence)!, amount)),
+    service_lines: a.lines.map((line) => serviceLine(ref, data, line, providers.find((x) => x.sequence === line.sequence)!, amount)),
     // As the claim response carries them: none before adjudication or for a pended claim, the AEOB
     // only for a denied one; once funded, the trace is the current transfer's.
     reconciliation: {
@@ -310,7 +312,7 @@ function balanceStatus(row: EncounterRow, settlement: SettlementRow | undefined,
 
 /** A service line of the detail, amounts null until adjudicated (`amount`). */
 function serviceLine(
-  db: Db,
+  ref: Reference,
   { row, adjudication: a }: EncounterData,
   line: LineAdjudication,
   payee: ReturnType<typeof lineProviders>[number],
@@ -320,7 +322,7 @@ function serviceLine(
   return {
     sequence: line.sequence,
     cpt_code: line.cptCode,
-    cpt_description: cptDescription(db, line.cptCode),
+    cpt_description: ref.cptDescriptions.get(line.cptCode)?.description ?? `CPT ${line.cptCode}`,
     quantity: line.quantity,
     submitted_charge: centsToAmount(line.chargeCents),
     allowed_amount: amount(line.allowedCents),

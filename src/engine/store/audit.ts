@@ -26,18 +26,13 @@ export function insertAuditRecord(
 
 const RECORD_COLUMNS = 'seq, at, type, subject, data_json, prev_hash, hash, actor';
 
-/** Every record in order. */
-export function auditRecords(db: Db): Iterable<StoredAudit> {
-  return db.prepare(`SELECT ${RECORD_COLUMNS} FROM audit_log ORDER BY seq`).iterate() as Iterable<StoredAudit>;
-}
-
 export interface AuditFilter {
   from?: string;
   to?: string;
   type?: string;
 }
 
-/** The records in order, filtered by time (`at` on or after `from`, on or before `to`'s day) and type. */
+/** The records in order, filtered by time (`at` on or after `from`, on or before `to`'s day) and type; every record with no filter. */
 export function auditRecordsWhere(db: Db, f: AuditFilter): Iterable<StoredAudit> {
   const where: string[] = [];
   const params: Record<string, string> = {};

@@ -61,13 +61,6 @@ export function memberIdentity(db: Db, memberId: string): { member_id: string; n
     | undefined;
 }
 
-/** The payer of the member's plan, if the member is known. */
-export function payerOfMember(db: Db, memberId: string): { payer_id: string; payer_name: string } | undefined {
-  return db.prepare('SELECT p.payer_id, p.payer_name FROM members m JOIN plans p ON p.id = m.plan_id WHERE m.member_id = ?').get(memberId) as
-    | { payer_id: string; payer_name: string }
-    | undefined;
-}
-
 export interface MemberFixtureRow {
   member_id: string;
   name: string;

@@ -53,11 +53,6 @@ export const reference = perSchemaVersion((db): Reference => {
   return reference;
 });
 
-/** A code's description, or `CPT <code>` for a code the plan does not describe. */
-export function cptDescription(db: Db, code: string): string {
-  return (db.prepare('SELECT description FROM cpt_codes WHERE code = ?').pluck().get(code) as string | undefined) ?? `CPT ${code}`;
-}
-
 /** Every code with its description (`tpa local fixtures`). */
 export function allCptCodes(db: Db): unknown[] {
   return db.prepare('SELECT code, description FROM cpt_codes ORDER BY code').all();
