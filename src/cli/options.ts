@@ -4,6 +4,7 @@ import { parseDuration } from '../domain/duration.js';
 import { isoDateProblem, npiProblem, wholeNumberProblem } from '../domain/validation.js';
 import { UsageError, ValidationFailed } from '../errors.js';
 import type { Context } from './context.js';
+import { option } from './verb.js';
 
 /** Values of a repeatable list option, also accepting commas: --cpt 45378 43235 or --cpt 45378,43235. */
 export function listValue(value: string | readonly string[] | undefined): string[] {
@@ -21,6 +22,9 @@ export function wholeNumberOption(name: string, value: string | undefined, min: 
   if (problem) throw new ValidationFailed(`${name}: ${problem}`);
   return Number(value);
 }
+
+/** --timeout of a command that can --wait (`claim submit`, `claim poll`, `settlement show`); its default is client/polling.ts's. */
+export const waitTimeoutSpec = option.text('--timeout <duration>', 'give up waiting after this long (default 10m); exit 7');
 
 /** --timeout in milliseconds, or undefined when not given; not a duration is a usage error. */
 export function timeoutOption(timeout: string | undefined): number | undefined {
