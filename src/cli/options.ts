@@ -2,7 +2,7 @@
 import { statSync } from 'node:fs';
 import { parseDuration } from '../domain/duration.js';
 import { isoDateProblem, npiProblem, wholeNumberProblem } from '../domain/validation.js';
-import { UsageError, ValidationFailed } from '../errors.js';
+import { fieldsInvalid, UsageError, ValidationFailed } from '../errors.js';
 import type { Context } from './context.js';
 import { option } from './verb.js';
 
@@ -88,5 +88,13 @@ export function periodFilters(opts: PeriodOptions, errors: { field: string; mess
   if (opts.from !== undefined) add('--from', isoDateProblem(opts.from)), (f.start_date = opts.from);
   if (opts.to !== undefined) add('--to', isoDateProblem(opts.to)), (f.end_date = opts.to);
   if (opts.npi !== undefined) add('--npi', npiProblem(opts.npi)), (f.provider_npi = opts.npi);
+  return f;
+}
+
+/** periodFilters where the period and provider are the only filters to check: their problems are one error (exit 2). */
+export function checkedPeriodFilters(opts: PeriodOptions): PeriodFilters {
+  const errors: { field: string; message: string }[] = [];
+  const f = periodFilters(opts, errors);
+  if (errors.length > 0) throw fieldsInvalid(errors);
   return f;
 }

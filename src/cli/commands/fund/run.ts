@@ -4,12 +4,11 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { LedgerFilters } from '../../../client/types.js';
 import { formatCentsGrouped, parseCents } from '../../../domain/money.js';
-import { ConflictError, fieldsInvalid, UsageError, ValidationFailed } from '../../../errors.js';
+import { ConflictError, UsageError, ValidationFailed } from '../../../errors.js';
 import type { Context } from '../../context.js';
 import { terminalWidth } from '../../io.js';
-import { periodFilters } from '../../options.js';
+import { checkedPeriodFilters } from '../../options.js';
 import { ask } from '../../prompt.js';
 import { option, verb } from '../../verb.js';
 import { encounterRow, reviewData, reviewOf, reviewText } from './run-review.js';
@@ -39,7 +38,7 @@ export const run = verb({
   ],
   async run(ctx, _args, opts) {
     const expect = expectTotalOf(opts.expectTotal);
-    const filters = filtersOf(opts);
+    const filters = checkedPeriodFilters(opts);
     const limit = limitOf(opts.limit);
     const dryRun = opts.dryRun === true;
     let prefix = opts.authCodePrefix?.trim();
@@ -136,13 +135,6 @@ export const run = verb({
     }
   },
 });
-
-function filtersOf(opts: { from?: string | undefined; to?: string | undefined; npi?: string | undefined }): LedgerFilters {
-  const errors: { field: string; message: string }[] = [];
-  const f = periodFilters(opts, errors);
-  if (errors.length > 0) throw fieldsInvalid(errors);
-  return f;
-}
 
 function limitOf(limit: string | undefined): number | undefined {
   if (limit === undefined) return undefined;
