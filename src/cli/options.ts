@@ -2,8 +2,9 @@
 import { statSync } from 'node:fs';
 import { parseDuration } from '../domain/duration.js';
 import { isoDateProblem, npiProblem, wholeNumberProblem } from '../domain/validation.js';
-import { UsageError, ValidationFailed } from '../errors.js';
+import { fieldsInvalid, UsageError, ValidationFailed } from '../errors.js';
 import type { Context } from './context.js';
+import { option } from './verb.js';
 
 /** Values of a repeatable list option, also accepting commas: --cpt 45378 43235 or --cpt 45378,43235. */
 export function listValue(value: string | readonly string[] | undefined): string[] {
@@ -21,6 +22,9 @@ export function wholeNumberOption(name: string, value: string | undefined, min: 
   if (problem) throw new ValidationFailed(`${name}: ${problem}`);
   return Number(value);
 }
+
+/** --timeout of a command that can --wait (`claim submit`, `claim poll`, `settlement show`); its default is client/polling.ts's. */
+export const waitTimeoutSpec = option.text('--timeout <duration>', 'give up waiting after this long (default 10m); exit 7');
 
 /** --timeout in milliseconds, or undefined when not given; not a duration is a usage error. */
 export function timeoutOption(timeout: string | undefined): number | undefined {
@@ -84,5 +88,13 @@ export function periodFilters(opts: PeriodOptions, errors: { field: string; mess
   if (opts.from !== undefined) add('--from', isoDateProblem(opts.from)), (f.start_date = opts.from);
   if (opts.to !== undefined) add('--to', isoDateProblem(opts.to)), (f.end_date = opts.to);
   if (opts.npi !== undefined) add('--npi', npiProblem(opts.npi)), (f.provider_npi = opts.npi);
+  return f;
+}
+
+/** periodFilters where the period and provider are the only filters to check: their problems are one error (exit 2). */
+export function checkedPeriodFilters(opts: PeriodOptions): PeriodFilters {
+  const errors: { field: string; message: string }[] = [];
+  const f = periodFilters(opts, errors);
+  if (errors.length > 0) throw fieldsInvalid(errors);
   return f;
 }

@@ -76,30 +76,30 @@ export const api = verb({
 
 /**
  * A raw fund release, recorded in this machine's fund history (`tpa fund history`) before it is sent
- * and with its outcome after, as `tpa fund approve` records one. A lost answer leaves it UNKNOWN,
- * for the next `fund approve` or payment run of that encounter to settle from the ledger.
+ * and with its outcome after, as `tpa fund approve` records one (sendRecorded). A lost answer leaves
+ * it UNKNOWN, for the next `fund approve` or payment run of that encounter to settle from the ledger.
  */
 async function withHistory(ctx: Context, body: unknown, send: () => Promise<TransportResponse>): Promise<TransportResponse> {
-  const { FundHistory } = await import('../../../client/fund-history.js');
+  const { FundHistory, sendRecorded } = await import('../../../client/fund-history.js');
   const b = (typeof body === 'object' && body !== null && !Array.isArray(body) ? body : {}) as Record<string, unknown>;
   const history = FundHistory.open(ctx.paths.dataDir);
   try {
-    const id = history.begin({
-      profile: ctx.profileName,
-      environment: ctx.profile().env,
+    const approval = {
       encounter_id: typeof b.encounter_id === 'string' ? b.encounter_id : String(b.encounter_id ?? ''),
       amount: typeof b.amount === 'number' ? b.amount : Number(b.amount ?? 0) || 0,
       authorization_code: typeof b.authorization_code === 'string' ? b.authorization_code.trim() : String(b.authorization_code ?? ''),
-    });
-    const response = await send();
-    if (response.status < 300) {
-      const transfer = (response.body as { processor_transfer_id?: unknown } | undefined)?.processor_transfer_id;
-      history.end(id, 'APPROVED', typeof transfer === 'string' ? transfer : null);
-    } else {
+    };
+    return await sendRecorded({ log: history, profile: ctx.profileName, environment: ctx.profile().env }, approval, send, (r) => {
+      // Thrown (no answer): the record stays UNKNOWN.
+      if (!('answer' in r)) return undefined;
+      const response = r.answer;
+      if (response.status < 300) {
+        const transfer = (response.body as { processor_transfer_id?: unknown } | undefined)?.processor_transfer_id;
+        return { outcome: 'APPROVED', transfer: typeof transfer === 'string' ? transfer : null };
+      }
       const err = errorFromResponse(response.status, response.body);
-      history.end(id, err instanceof ConflictError ? 'SKIPPED' : 'FAILED', null, err.message);
-    }
-    return response;
+      return { outcome: err instanceof ConflictError ? 'SKIPPED' : 'FAILED', transfer: null, message: err.message };
+    });
   } finally {
     history.close();
   }

@@ -1,6 +1,6 @@
 // tpa claim poll: the adjudication of a submitted claim; exit 7 while it is still processing.
 import { argument, option, verb } from '../../verb.js';
-import { timeoutOption } from '../../options.js';
+import { timeoutOption, waitTimeoutSpec } from '../../options.js';
 import { responseOutput, waitForClaim } from './response.js';
 
 export const poll = verb({
@@ -9,7 +9,7 @@ export const poll = verb({
   args: { submissionId: argument.required('<submission_id>', 'the submission_id that `tpa claim submit` printed') },
   options: {
     wait: option.flag('--wait', 'poll until adjudicated'),
-    timeout: option.text('--timeout <duration>', 'give up waiting after this long (default 10m); exit 7'),
+    timeout: waitTimeoutSpec,
     raw: option.flag('--raw', 'include the FHIR ClaimResponse (include_raw_response=true)'),
   },
   examples: ['tpa claim poll sub_4f1c9a0b2e7d6c35a8e1', 'tpa claim poll sub_4f1c9a0b2e7d6c35a8e1 --wait --raw -o json'],

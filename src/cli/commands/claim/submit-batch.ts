@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import { resolve, join } from 'node:path';
 import { BatchJournal, runClaimBatch, type BatchProgress, type BatchSummary, type ClaimOutcome } from '../../../client/claim-batch.js';
+import { DEFAULT_POLL_TIMEOUT_MS } from '../../../client/polling.js';
 import { formatCentsGrouped } from '../../../domain/money.js';
 import { UsageError } from '../../../errors.js';
 import { tableTools, type CommandOutput } from '../../../render/output.js';
@@ -17,7 +18,6 @@ import { timeoutOption } from '../../options.js';
 import type { ClaimText } from './submit-sources.js';
 
 export const DEFAULT_CONCURRENCY = 10;
-const DEFAULT_WAIT_MS = 10 * 60_000;
 
 /**
  * The journal a batch keeps when --journal names none: in the data directory, named after the
@@ -99,7 +99,7 @@ export async function submitBatch(
   total: number | undefined,
 ): Promise<CommandOutput> {
   const concurrency = concurrencyOption(opts.concurrency);
-  const waitTimeoutMs = opts.wait ? (timeoutOption(opts.timeout) ?? DEFAULT_WAIT_MS) : undefined;
+  const waitTimeoutMs = opts.wait ? (timeoutOption(opts.timeout) ?? DEFAULT_POLL_TIMEOUT_MS) : undefined;
   if (opts.idempotencyKey !== undefined)
     throw new UsageError('--idempotency-key names the key of one claim; a batch gives each claim its own and keeps them in its journal');
   if (opts.raw) throw new UsageError("--raw is for one claim; a batch reports each claim's adjudication summary with --wait");

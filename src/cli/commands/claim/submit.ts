@@ -1,6 +1,7 @@
 // tpa claim submit: one claim, sent with an idempotency key (and waited for with --wait); or a batch
 // (more than one claim, or a --journal), sent exactly once each and resumable (submit-batch.ts).
 import { ValidationFailed } from '../../../errors.js';
+import { waitTimeoutSpec } from '../../options.js';
 import { argument, option, verb } from '../../verb.js';
 import { validateClaim } from './claim-check.js';
 import { responseOutput, waitForClaim } from './response.js';
@@ -11,7 +12,7 @@ export const submit = verb({
   args: { paths: argument.variadic('<paths...>', 'Claim JSON files, FHIR Bundles, NDJSON files (one Claim a line), folders of them, or - for stdin') },
   options: {
     wait: option.flag('--wait', 'poll until adjudicated (first check after 2s, then every 10-30s)'),
-    timeout: option.text('--timeout <duration>', 'give up waiting after this long (default 10m); exit 7'),
+    timeout: waitTimeoutSpec,
     raw: option.flag('--raw', 'include the FHIR ClaimResponse when waiting (one claim)'),
     idempotencyKey: option.text('--idempotency-key <key>', 'reuse a key to make a retried submission safe (one claim; default: a new one)'),
     journal: option.text(

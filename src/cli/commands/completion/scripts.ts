@@ -10,6 +10,11 @@ interface Node {
   argumentValues: readonly string[];
 }
 
+/** The subcommands that completions and man pages list: all but `help`. */
+export function subcommands(cmd: Command): Command[] {
+  return cmd.commands.filter((c) => c.name() !== 'help');
+}
+
 function optionInfo(o: Option) {
   const values = (o as Option & { completionValues?: readonly string[] }).completionValues ?? o.argChoices ?? [];
   return { flags: [o.short, o.long].filter((f): f is string => Boolean(f)), takesValue: o.required || o.optional, values, description: o.description };
@@ -19,11 +24,11 @@ function walk(cmd: Command, path: string[], out: Node[]): void {
   const args = cmd.registeredArguments;
   out.push({
     path,
-    subcommands: cmd.commands.filter((c) => c.name() !== 'help').map((c) => ({ name: c.name(), description: c.description().split('\n')[0]! })),
+    subcommands: subcommands(cmd).map((c) => ({ name: c.name(), description: c.description().split('\n')[0]! })),
     options: [...cmd.options.filter((o) => !o.hidden).map(optionInfo), { flags: ['-h', '--help'], takesValue: false, values: [], description: 'show help' }],
     argumentValues: args[0]?.argChoices ?? [],
   });
-  for (const sub of cmd.commands) if (sub.name() !== 'help') walk(sub, [...path, sub.name()], out);
+  for (const sub of subcommands(cmd)) walk(sub, [...path, sub.name()], out);
 }
 
 export function commandTree(program: Command): Node[] {

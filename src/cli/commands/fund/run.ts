@@ -4,16 +4,18 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { LedgerFilters } from '../../../client/types.js';
 import { formatCentsGrouped, parseCents } from '../../../domain/money.js';
-import { ConflictError, fieldsInvalid, UsageError, ValidationFailed } from '../../../errors.js';
+import { ConflictError, UsageError, ValidationFailed } from '../../../errors.js';
 import type { Context } from '../../context.js';
 import { terminalWidth } from '../../io.js';
-import { periodFilters } from '../../options.js';
+import { checkedPeriodFilters } from '../../options.js';
 import { ask } from '../../prompt.js';
 import { option, verb } from '../../verb.js';
 import { encounterRow, reviewData, reviewOf, reviewText } from './run-review.js';
 import { needsWithoutTerminal } from './without-terminal.js';
+
+/** An --auth-code-prefix, typed or asked for: each approval's code is <prefix>-0001, -0002, … */
+const PREFIX = /^[A-Za-z0-9][A-Za-z0-9-]{0,59}$/;
 
 export const run = verb({
   name: 'run',
@@ -36,12 +38,11 @@ export const run = verb({
   ],
   async run(ctx, _args, opts) {
     const expect = expectTotalOf(opts.expectTotal);
-    const filters = filtersOf(opts);
+    const filters = checkedPeriodFilters(opts);
     const limit = limitOf(opts.limit);
     const dryRun = opts.dryRun === true;
     let prefix = opts.authCodePrefix?.trim();
-    if (prefix !== undefined && !/^[A-Za-z0-9][A-Za-z0-9-]{0,59}$/.test(prefix))
-      throw new ValidationFailed('--auth-code-prefix: letters, digits and dashes, e.g. AUTH-20261123-ACME');
+    if (prefix !== undefined && !PREFIX.test(prefix)) throw new ValidationFailed('--auth-code-prefix: letters, digits and dashes, e.g. AUTH-20261123-ACME');
     // A journal that holds a confirmed plan resumes its run: --journal, or the one the prefix names.
     const named = opts.journal ?? (prefix !== undefined ? defaultJournal(ctx, prefix) : undefined);
     const { planRun, RunJournal, selectEncounters } = await import('../../../client/payment-run.js');
@@ -57,7 +58,7 @@ export const run = verb({
     if (!resuming && !dryRun && prefix === undefined) {
       prefix = (
         await ask('Authorization code prefix (each approval gets <prefix>-0001, -0002, …)', {
-          validate: (v) => (/^[A-Za-z0-9][A-Za-z0-9-]{0,59}$/.test(v.trim()) ? true : 'letters, digits and dashes'),
+          validate: (v) => (PREFIX.test(v.trim()) ? true : 'letters, digits and dashes'),
         })
       ).trim();
     }
@@ -82,7 +83,7 @@ export const run = verb({
         if (left.length > 0 && !ctx.yes) {
           if (!ctx.canPrompt)
             throw new UsageError('resuming a payment run moves money: pass --yes (stdin is not a terminal, so tpa cannot ask). Nothing was sent.');
-          await confirmTotal(ctx, leftCents, `Resume: ${left.length} approvals left`);
+          await confirmTotal(leftCents, `Resume: ${left.length} approvals left`);
         }
       } else {
         const items = await selectEncounters(client, filters, limit, (seen, total) =>
@@ -111,7 +112,6 @@ export const run = verb({
         if (!ctx.yes || expect === undefined) {
           if (!ctx.canPrompt) throw new UsageError('fund run needs --yes and --expect-total without a terminal. Nothing was sent.');
           await confirmTotal(
-            ctx,
             draft.total_cents,
             `Release ${formatCentsGrouped(draft.total_cents)} to ${review.providers.length} provider${review.providers.length === 1 ? '' : 's'}${
               review.npi !== undefined && review.providers.some((p) => p.npi !== review.npi) ? ` (${review.npi} and the others on its encounters)` : ''
@@ -135,13 +135,6 @@ export const run = verb({
     }
   },
 });
-
-function filtersOf(opts: { from?: string | undefined; to?: string | undefined; npi?: string | undefined }): LedgerFilters {
-  const errors: { field: string; message: string }[] = [];
-  const f = periodFilters(opts, errors);
-  if (errors.length > 0) throw fieldsInvalid(errors);
-  return f;
-}
 
 function limitOf(limit: string | undefined): number | undefined {
   if (limit === undefined) return undefined;
@@ -170,14 +163,14 @@ async function sealKey(ctx: Context, create: boolean): Promise<Buffer | undefine
 }
 
 /** The approver types the total shown; anything else sends nothing. */
-async function confirmTotal(_ctx: Context, totalCents: number, what: string): Promise<void> {
+async function confirmTotal(totalCents: number, what: string): Promise<void> {
   const shown = formatCentsGrouped(totalCents);
+  // As shown or as typed in a sheet: a $ in front, thousands separated by commas.
+  const typedCents = (v: string) => parseCents(v.trim().replace(/^\$/, '').replace(/,/g, ''));
   const typed = await ask(`${what}: type the total to release (${shown}) to confirm`, {
-    validate: (v) =>
-      parseCents(v.trim().replace(/^\$/, '').replace(/,/g, '')) === totalCents ? true : `type ${shown} exactly, or press Ctrl-C to send nothing`,
+    validate: (v) => (typedCents(v) === totalCents ? true : `type ${shown} exactly, or press Ctrl-C to send nothing`),
   });
-  if (parseCents(typed.trim().replace(/^\$/, '').replace(/,/g, '')) !== totalCents)
-    throw new UsageError('the total typed is not the total shown: nothing was sent');
+  if (typedCents(typed) !== totalCents) throw new UsageError('the total typed is not the total shown: nothing was sent');
 }
 
 function expectTotalOf(expectTotal: string | undefined): number | undefined {

@@ -4,6 +4,7 @@
 // declared. `npm run man` (scripts/man.mjs) writes them to man/; a test fails when man/ differs.
 import type { EventEmitter } from 'node:events';
 import type { Argument, Command, Help, Option } from 'commander';
+import { subcommands as shown } from '../completion/scripts.js';
 import { HELP_TOPICS, type HelpTopic } from './index.js';
 
 export interface ManPage {
@@ -89,7 +90,6 @@ function topicSection(topic: HelpTopic): string[] {
 }
 
 const topic = (name: string) => HELP_TOPICS.find((t) => t.name === name)!;
-const shown = (cmd: Command) => cmd.commands.filter((c) => c.name() !== 'help');
 const pageName = (path: readonly string[]) => path.join('-');
 const reference = (path: readonly string[]) => `.BR ${roff(pageName(path))} (1)`;
 

@@ -9,13 +9,11 @@ import type { TableSpec } from '../../../render/stream.js';
 import { periodFilters } from '../../options.js';
 import { option, verb, type OptionValues } from '../../verb.js';
 
-const STATUSES = ['SUBMITTED', 'PROCESSING', 'ADJUDICATED', 'PENDED', 'FUNDED', 'DENIED', 'RECONCILED'];
-
 const options = {
   from: option.text('--from <date>', 'service date on or after (YYYY-MM-DD)'),
   to: option.text('--to <date>', 'service date on or before (YYYY-MM-DD)'),
   npi: option.text('--npi <npi>', 'billing or rendering provider NPI'),
-  status: option.text('--status <status>', STATUSES.join(' | '), { values: STATUSES }),
+  status: option.text('--status <status>', LEDGER_STATUSES.join(' | '), { values: LEDGER_STATUSES }),
   limit: option.text('--limit <n>', 'entries per page, 1 to 100 (default 20)'),
   offset: option.text('--offset <n>', 'entries to skip (default 0)'),
   all: option.flag('--all', 'follow the pages to the end (json: one array; ndjson and csv: every entry)'),

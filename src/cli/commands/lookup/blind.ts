@@ -2,14 +2,14 @@
 // (docs/api.md "POST /v1/contract-lookup/blind/").
 import { listValue } from '../../options.js';
 import { option, verb } from '../../verb.js';
-import { checkProvider, providerOptions } from './provider.js';
+import { checkProvider, codesOption, providerOptions } from './provider.js';
 
 export const blind = verb({
   name: 'blind',
   description: 'say whether an active contract covers the codes; returns an opaque contract id, never pricing',
   options: {
     ...providerOptions,
-    cpt: option.requiredList('--cpt <code...>', 'CPT codes (repeat or separate with commas)'),
+    cpt: codesOption,
     date: option.text('--date <date>', 'a contract active on this service date, YYYY-MM-DD (default today on the engine clock)'),
   },
   examples: [

@@ -12,6 +12,9 @@ export const providerOptions = {
   group: option.required('--group <id>', 'TPA network or group id'),
 };
 
+/** The codes of `lookup blind` and `lookup rates` (`lookup full` takes one). */
+export const codesOption = option.requiredList('--cpt <code...>', 'CPT codes (repeat or separate with commas)');
+
 export const admitTypeOption = (help: string) => option.text('--admit-type <type>', help, { values: ADMIT_TYPES });
 
 export function checkProvider(opts: { npi: string; group: string; admitType?: string; date?: string }, codes: string[]): void {

@@ -2,14 +2,14 @@
 import { NotFoundError, TpaError } from '../../../errors.js';
 import { listValue } from '../../options.js';
 import { option, verb } from '../../verb.js';
-import { ADMIT_TYPE_HELP, admitTypeOption, checkProvider, providerOptions } from './provider.js';
+import { ADMIT_TYPE_HELP, admitTypeOption, checkProvider, codesOption, providerOptions } from './provider.js';
 
 export const rates = verb({
   name: 'rates',
   description: 'both stages for each code: blind, then full; one result per code',
   options: {
     ...providerOptions,
-    cpt: option.requiredList('--cpt <code...>', 'CPT codes (repeat or separate with commas)'),
+    cpt: codesOption,
     admitType: admitTypeOption(ADMIT_TYPE_HELP),
     date: option.text('--date <date>', 'the rates in force on this service date, YYYY-MM-DD (default today on the engine clock)'),
   },

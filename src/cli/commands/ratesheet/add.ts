@@ -2,7 +2,7 @@
 import { ValidationFailed } from '../../../errors.js';
 import { argument, option, verb } from '../../verb.js';
 import { changed } from './changed.js';
-import { BUNDLE_TYPES, rateProblem } from './rates.js';
+import { BUNDLE_TYPES, RATE_TYPES, rateProblem } from './rates.js';
 import { resolveSsp, scheduleOrNull } from './ssp.js';
 
 export const add = verb({
@@ -11,10 +11,10 @@ export const add = verb({
   args: { instanceId: argument.required('<instance_id>', 'builder instance') },
   options: {
     ssp: option.required('--ssp <uuid|code>', 'the SSP, by id or by code (e.g. HD-0401)'),
-    rateType: option.required('--rate-type <type>', 'CASE_RATE | PERCENT_MEDICARE', { values: ['CASE_RATE', 'PERCENT_MEDICARE'] }),
+    rateType: option.required('--rate-type <type>', RATE_TYPES.join(' | '), { values: RATE_TYPES }),
     rate: option.required('--rate <n>', 'USD for CASE_RATE; a multiple of the Medicare rate for PERCENT_MEDICARE'),
     bundleEligible: option.flag('--bundle-eligible', 'the SSP may be bundled'),
-    bundleType: option.text('--bundle-type <type>', 'CONVENED | PROVIDER_ONLY', { values: ['CONVENED', 'PROVIDER_ONLY'] }),
+    bundleType: option.text('--bundle-type <type>', BUNDLE_TYPES.join(' | '), { values: BUNDLE_TYPES }),
     notes: option.text('--notes <text>', 'notes, at most 500 characters'),
   },
   examples: [

@@ -5,10 +5,10 @@
 import type { LedgerFilters, LedgerItem, SettlementRecord } from '../../../client/types.js';
 import { centsToAmount, formatCents, formatCentsGrouped, jsonNumberToCents } from '../../../domain/money.js';
 import type { PeriodReport, ReportSettlement } from '../../../domain/report.js';
-import { fieldsInvalid, UsageError, ValidationFailed } from '../../../errors.js';
+import { UsageError, ValidationFailed } from '../../../errors.js';
 import type { CommandOutput, TableTools } from '../../../render/output.js';
 import type { Context } from '../../context.js';
-import { periodFilters } from '../../options.js';
+import { checkedPeriodFilters } from '../../options.js';
 import { option, verb, type OptionValues } from '../../verb.js';
 
 export const SECTIONS = ['providers', 'status', 'money', 'reconciliation', 'exceptions', 'days'] as const;
@@ -42,9 +42,7 @@ function filtersOf(opts: OptionValues<typeof options>): LedgerFilters {
   for (const name of ['from', 'to'] as const) {
     if (opts[name] === undefined) throw new UsageError(`--${name} is required: the report covers the service dates from --from to --to`);
   }
-  const errors: { field: string; message: string }[] = [];
-  const f = periodFilters(opts, errors);
-  if (errors.length > 0) throw fieldsInvalid(errors);
+  const f = checkedPeriodFilters(opts);
   if (f.end_date! < f.start_date!) throw new ValidationFailed('--to is before --from');
   return f;
 }

@@ -4,11 +4,10 @@ import type { ApiResult } from '../../../client/client.js';
 import type { SettlementPending, SettlementRecord } from '../../../client/types.js';
 import { EXIT, PendingError } from '../../../errors.js';
 import { argument, option, verb } from '../../verb.js';
-import { timeoutOption } from '../../options.js';
+import { timeoutOption, waitTimeoutSpec } from '../../options.js';
 import { settlementTable } from './settlement-table.js';
 
 const FINAL = new Set(['COMPLETED', 'FAILED', 'REFUNDED']);
-const DEFAULT_TIMEOUT_MS = 10 * 60_000;
 
 export const show = verb({
   name: 'show',
@@ -16,11 +15,11 @@ export const show = verb({
   args: { encounterId: argument.required('<encounter_id>', 'the encounter (external_claim_id of the claim)') },
   options: {
     wait: option.flag('--wait', 'poll until the transfer is final (COMPLETED, FAILED or REFUNDED)'),
-    timeout: option.text('--timeout <duration>', 'give up waiting after this long (default 10m); exit 7'),
+    timeout: waitTimeoutSpec,
   },
   examples: ['tpa settlement show enc_3b302036a412ed8b301f', 'tpa settlement show enc_3b302036a412ed8b301f --wait --timeout 2m -o json'],
   async run(ctx, { encounterId }, opts) {
-    const timeoutMs = timeoutOption(opts.timeout) ?? DEFAULT_TIMEOUT_MS;
+    const timeoutMs = timeoutOption(opts.timeout) ?? (await import('../../../client/polling.js')).DEFAULT_POLL_TIMEOUT_MS;
     const client = await ctx.client();
     const started = Date.now();
     let result: ApiResult<SettlementRecord | SettlementPending> = await client.settlement(encounterId);
