@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SettlementRecord } from '../../../client/types.js';
-import { formatCentsGrouped, jsonNumberToCents } from '../../../domain/money.js';
+import { formatCents, formatCentsGrouped, jsonNumberToCents } from '../../../domain/money.js';
 import { EXIT, TpaError } from '../../../errors.js';
 import type { CommandOutput } from '../../../render/output.js';
 import { claimTemplate } from '../../../domain/claim-template.js';
@@ -110,7 +110,7 @@ async function lifecycle(ctx: Context): Promise<CommandOutput | void> {
       ),
     );
     const authCode = `AUTH-${today.replace(/-/g, '')}-ACME-0001`;
-    say(`$ tpa fund approve ${encounterId} --amount ${adj.benefit_amount.toFixed(2)} --auth-code ${authCode} --yes`);
+    say(`$ tpa fund approve ${encounterId} --amount ${formatCents(cents(adj.benefit_amount))} --auth-code ${authCode} --yes`);
     const approved = await client.approveFunding({ encounter_id: encounterId, amount: adj.benefit_amount, authorization_code: authCode, notes: 'tpa demo' });
     say(`→ ${approved.body.status}: transfer ${approved.body.processor_transfer_id}, expected ${approved.body.estimated_arrival}`);
     check(
