@@ -1,67 +1,19 @@
 // The interactive path of `tpa fund approve`: the CLI runs under a real pseudo-terminal (prompts
 // only appear when stdin and stdout are terminals), driven by test/helpers/pty-drive.py, which
 // waits for each prompt's text before typing into it.
-import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runTpa, testEnv, tpa, TPA_BIN, useTpaHome } from '../helpers/cli.js';
+import { runTpa, tpa, useTpaHome } from '../helpers/cli.js';
 import { adjudicatedEncounter } from '../helpers/encounters.js';
-
-const DRIVER = fileURLToPath(new URL('../helpers/pty-drive.py', import.meta.url));
-
-interface Step {
-  /** Text to wait for (ANSI stripped), after the previous step's text. */
-  expect?: string;
-  /** Keystrokes to type once it appeared; a list is typed piece by piece. */
-  send?: string | string[];
-}
-
-interface PtyResult {
-  exit_code: number | null;
-  signal: number | null;
-  output: string;
-  timed_out: boolean;
-  error: string | null;
-  failed_step: number | null;
-}
-
-const ENTER = '\r';
-const BACKSPACE = '\x7f';
+import { BACKSPACE, ENTER, type PtyResult, ptyRun, type Step } from '../helpers/pty.js';
 
 const home = useTpaHome(beforeEach, afterEach);
 const run = (args: string[]) => home.run(args);
 
-/**
- * Runs `tpa <args>` under a pty of 120 columns, typing `steps`. The driver's time limits are for a
- * program that hangs, never for a slow machine: a minute a step, two and a half in all.
- */
+/** Runs `tpa <args>` under a pty of `cols` columns (40 rows), typing `steps`. */
 function tpaInteractive(args: string[], steps: Step[], extraEnv: Record<string, string> = {}, cols = 120): Promise<PtyResult> {
-  // As in the non-interactive helper: none of the parent's tpa settings leak in (the keychain
-  // policy is tpa's own default here), and prompts stay enabled.
-  const env = testEnv({ home: home.dir, env: { TPA_KEYRING: undefined, TERM: 'xterm-256color', ...extraEnv } });
-  delete env.FORCE_COLOR;
-  delete env.CI;
-  const script = { argv: [process.execPath, TPA_BIN, ...args], cwd: home.dir, steps, cols, rows: 40, step_timeout: 60, timeout: 150 };
-  return new Promise((resolve, reject) => {
-    const child = spawn('python3', [DRIVER], { env, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 180_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      try {
-        resolve(JSON.parse(stdout) as PtyResult);
-      } catch {
-        reject(new Error(`pty-drive.py exited ${code} without a report\nstdout: ${stdout}\nstderr: ${stderr}`));
-      }
-    });
-    child.stdin.end(JSON.stringify(script));
-  });
+  return ptyRun(args, steps, { home: home.dir, env: extraEnv, cols, rows: 40 });
 }
 
 /** Fails with the screen as the approver saw it when the driver did not get through its steps. */

@@ -20,10 +20,12 @@ strings is sent piece by piece with the settle pause between them). A step may h
 "expect" (just wait) or only "send". After the last step the driver waits for the child to exit.
 
 It prints one JSON object to stdout:
-  {"exit_code": N | null, "signal": N | null, "output": "...", "timed_out": bool,
+  {"exit_code": N | null, "signal": N | null, "output": "...", "raw": "...", "marks": [N, ...], "timed_out": bool,
    "error": null | "why it stopped early", "failed_step": null | index}
 It never hangs: on a step or overall timeout the child's process group is killed (SIGKILL) and
-the timeout is reported. Its own exit status is 0 whenever it could print that report.
+the timeout is reported. "raw" is the output as the terminal received it (escapes kept), and
+"marks" holds, for each step reached, how many characters of it had arrived when the step's text was
+seen: test/helpers/pty.ts draws the screen at that moment. Its own exit status is 0 whenever it could print that report.
 """
 import errno
 import fcntl
@@ -153,6 +155,7 @@ def run(script):
     child = Child(script)
     result = {"timed_out": False, "error": None, "failed_step": None}
     cursor = 0  # index in the stripped output after the last matched text
+    marks = []  # for each step, how many raw characters had arrived when its text was seen
 
     def fail(index, message, timed_out):
         result.update(error=message, failed_step=index, timed_out=timed_out)
@@ -174,12 +177,15 @@ def run(script):
                     if now >= step_deadline:
                         break
                     child.pump(min(0.1, step_deadline - now))
+                marks.append(len(child.raw.decode("utf-8", errors="replace")))
                 if found < 0:
                     if child.eof:
                         fail(i, f"the program ended before {expect!r} appeared (step {i})", False)
                     else:
                         fail(i, f"timed out waiting for {expect!r} (step {i})", True)
                     break
+            else:
+                marks.append(len(child.raw.decode("utf-8", errors="replace")))
             send = step.get("send")
             if send is not None:
                 for piece in send if isinstance(send, list) else [send]:
@@ -218,7 +224,8 @@ def run(script):
     exit_code = os.WEXITSTATUS(status) if status is not None and os.WIFEXITED(status) else None
     sig = os.WTERMSIG(status) if status is not None and os.WIFSIGNALED(status) else None
     output = child.text().replace("\r\n", "\n")
-    return {"exit_code": exit_code, "signal": sig, "output": output, **result}
+    raw = child.raw.decode("utf-8", errors="replace")
+    return {"exit_code": exit_code, "signal": sig, "output": output, "raw": raw, "marks": marks, **result}
 
 
 def main():
