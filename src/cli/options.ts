@@ -1,6 +1,7 @@
 // Option value helpers shared by command handlers.
 import { statSync } from 'node:fs';
 import { parseDuration } from '../domain/duration.js';
+import { addDays, isRelativePeriod, periodProblem, periodRange, rangeInstants, RELATIVE_PERIODS } from '../domain/period.js';
 import { isoDateProblem, npiProblem, wholeNumberProblem } from '../domain/validation.js';
 import { fieldsInvalid, UsageError, ValidationFailed } from '../errors.js';
 import type { Context } from './context.js';
@@ -64,10 +65,11 @@ export async function readInput(ctx: Context, source: string, what: string, maxB
   }
 }
 
-/** The options of a command's period and provider: --from, --to, --npi. */
+/** The options of a command's period and provider: --from, --to or --period, and --npi. */
 export interface PeriodOptions {
   from?: string;
   to?: string;
+  period?: string;
   npi?: string;
 }
 
@@ -78,23 +80,111 @@ export interface PeriodFilters {
   provider_npi?: string;
 }
 
+/** --period of the commands that take a period (docs/periods.md "Periods"): completions offer the names. */
+export const periodSpec = option.text(
+  '--period <period>',
+  'a named period instead of --from/--to: today, yesterday, this-week, last-week, this-month, last-month, this-quarter, last-quarter, this-year, last-year, YYYY-MM-DD, YYYY-MM, YYYY-Www, YYYY-Qn or YYYY (UTC days, ISO weeks)',
+  { values: RELATIVE_PERIODS },
+);
+
+export const PERIOD_BY = ['service', 'funded', 'settled'] as const;
+export type PeriodBy = (typeof PERIOD_BY)[number];
+
+/** --by: which date of an encounter the period counts. */
+export const bySpec = option.text(
+  '--by <date>',
+  "which date the period counts: service (the default, filtered by the service), funded or settled (read from each entry's status history)",
+  { values: PERIOD_BY },
+);
+
+/** The default of --lookback: the service dates read before a period that counts another date (docs/periods.md "How far back"). */
+export const DEFAULT_LOOKBACK_DAYS = 90;
+
+/** --lookback: how far before a period the service dates of its encounters are read. */
+export const lookbackSpec = option.text(
+  '--lookback <days>',
+  `the service dates read before the period's first day for events dated in it (default ${DEFAULT_LOOKBACK_DAYS}; "all" for every one)`,
+);
+
 /**
- * The ledger's period and provider filters of a command (--from, --to, --npi), each problem added
- * to `errors` with its option's name: `ledger list`, `fund run` and `settlement report` read them alike.
+ * The ledger's period and provider filters of a command (--from, --to or --period, --npi), each
+ * problem added to `errors` with its option's name: `ledger list`, `fund run` and `settlement
+ * report` read them alike. A period that follows today (--period last-month) gets its dates from
+ * withPeriodDates, once the service has said what day it is.
  */
 export function periodFilters(opts: PeriodOptions, errors: { field: string; message: string }[]): PeriodFilters {
   const f: PeriodFilters = {};
   const add = (field: string, problem: string | undefined) => problem && errors.push({ field, message: problem });
+  if (opts.period !== undefined && (opts.from !== undefined || opts.to !== undefined))
+    throw new UsageError('--period names the dates itself: give either --period or --from/--to, not both');
+  if (opts.period !== undefined) {
+    const problem = periodProblem(opts.period);
+    add('--period', problem);
+    if (!problem && !isRelativePeriod(opts.period)) {
+      const range = periodRange(opts.period, '');
+      f.start_date = range.from;
+      f.end_date = range.to;
+    }
+  }
   if (opts.from !== undefined) add('--from', isoDateProblem(opts.from)), (f.start_date = opts.from);
   if (opts.to !== undefined) add('--to', isoDateProblem(opts.to)), (f.end_date = opts.to);
   if (opts.npi !== undefined) add('--npi', npiProblem(opts.npi)), (f.provider_npi = opts.npi);
   return f;
 }
 
+/** The filters with the dates of a --period that follows today, today being the service's (one health request); as they are otherwise. */
+export async function withPeriodDates<F extends PeriodFilters>(ctx: Context, opts: PeriodOptions, f: F): Promise<F> {
+  if (opts.period === undefined || !isRelativePeriod(opts.period)) return f;
+  const { serviceNow } = await import('../client/activity.js');
+  const range = periodRange(opts.period, (await serviceNow(await ctx.client())).slice(0, 10));
+  return { ...f, start_date: range.from, end_date: range.to };
+}
+
 /** periodFilters where the period and provider are the only filters to check: their problems are one error (exit 2). */
-export function checkedPeriodFilters(opts: PeriodOptions): PeriodFilters {
+export async function checkedPeriodFilters(ctx: Context, opts: PeriodOptions): Promise<PeriodFilters> {
   const errors: { field: string; message: string }[] = [];
   const f = periodFilters(opts, errors);
   if (errors.length > 0) throw fieldsInvalid(errors);
-  return f;
+  return withPeriodDates(ctx, opts, f);
+}
+
+/** --lookback in days, or 'all'; a problem is a usage error naming it. */
+export function lookbackDays(value: string | undefined): number | 'all' {
+  if (value === undefined) return DEFAULT_LOOKBACK_DAYS;
+  if (value.trim().toLowerCase() === 'all') return 'all';
+  const text = value.trim().replace(/d$/i, '');
+  const problem = wholeNumberProblem(text, 0, 36_600);
+  if (problem) throw new ValidationFailed(`--lookback: ${problem} (a number of days, or "all")`);
+  return Number(text);
+}
+
+/** What a period counts other than the service date: the filters widened to the service dates to read, and the events to keep. */
+export interface CountedPeriod {
+  /** The ledger's filters: service dates from the period's first day minus the lookback to its last day. */
+  filters: PeriodFilters;
+  kind: 'funded' | 'settled';
+  /** The period's instants, its first day's midnight (UTC) to the midnight after its last. */
+  span: { startMs: number; endMs: number };
+}
+
+/**
+ * --by of a command: undefined for service dates (the ledger's own filter), else the period counted
+ * by the date funded or settled. Such a period needs its dates (--period, or --from and/or --to).
+ */
+export function countedPeriod(by: string | undefined, lookback: string | undefined, f: PeriodFilters): CountedPeriod | undefined {
+  const which = (by ?? 'service').toLowerCase();
+  if (!(PERIOD_BY as readonly string[]).includes(which)) throw new ValidationFailed(`--by: must be one of ${PERIOD_BY.join(', ')}`);
+  if (which === 'service') {
+    if (lookback !== undefined) throw new UsageError('--lookback goes with --by funded or --by settled: a period of service dates is read as it is');
+    return undefined;
+  }
+  if (f.start_date === undefined && f.end_date === undefined)
+    throw new UsageError(`--by ${which} counts the dates of a period: give --period, or --from and --to`);
+  const days = lookbackDays(lookback);
+  const startMs = f.start_date === undefined ? Number.NEGATIVE_INFINITY : rangeInstants({ from: f.start_date, to: f.start_date }).startMs;
+  const endMs = f.end_date === undefined ? Number.POSITIVE_INFINITY : rangeInstants({ from: f.end_date, to: f.end_date }).endMs;
+  const filters: PeriodFilters = { ...f };
+  if (f.start_date === undefined || days === 'all') delete filters.start_date;
+  else filters.start_date = addDays(f.start_date, -days);
+  return { filters, kind: which as 'funded' | 'settled', span: { startMs, endMs } };
 }

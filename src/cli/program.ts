@@ -53,6 +53,12 @@ const ROOT: Root[] = [
     load: () => import('./commands/ledger/index.js'),
   },
   {
+    kind: 'verb',
+    name: 'activity',
+    description: 'what happened: claims submitted, adjudicated, pended and denied, approvals, transfers settled, failed and refunded, counted and listed',
+    load: () => import('./commands/activity/index.js'),
+  },
+  {
     kind: 'noun',
     name: 'ratesheet',
     description: 'rate schedules of the contract builder: catalog, schedule, preview, finalize, CSV import and export',

@@ -8,7 +8,7 @@ import { formatCentsGrouped, parseCents } from '../../../domain/money.js';
 import { ConflictError, UsageError, ValidationFailed } from '../../../errors.js';
 import type { Context } from '../../context.js';
 import { terminalWidth } from '../../io.js';
-import { checkedPeriodFilters } from '../../options.js';
+import { checkedPeriodFilters, periodSpec } from '../../options.js';
 import { ask } from '../../prompt.js';
 import { option, verb } from '../../verb.js';
 import { encounterRow, reviewData, reviewOf, reviewText } from './run-review.js';
@@ -23,6 +23,7 @@ export const run = verb({
   options: {
     from: option.text('--from <date>', 'service date on or after (YYYY-MM-DD)'),
     to: option.text('--to <date>', 'service date on or before (YYYY-MM-DD)'),
+    period: periodSpec,
     npi: option.text('--npi <npi>', "only the encounters this provider is on (each released whole, the other providers' payouts with it)"),
     limit: option.text('--limit <n>', 'at most this many encounters (the newest first, in ledger order)'),
     authCodePrefix: option.text('--auth-code-prefix <prefix>', 'each approval gets <prefix>-0001, -0002, … (asked for on a terminal)'),
@@ -33,12 +34,13 @@ export const run = verb({
   examples: [
     'tpa fund run --from 2026-11-01 --to 2026-11-30',
     'tpa fund run --dry-run -o csv > run.csv',
+    'tpa fund run --period last-month --dry-run',
     'tpa fund run --auth-code-prefix AUTH-20261123-ACME --expect-total 12345.67 --yes -o ndjson',
     'tpa fund run --journal ~/.local/share/tpa/journals/fund-run-AUTH-20261123-ACME-….ndjson --yes',
   ],
   async run(ctx, _args, opts) {
     const expect = expectTotalOf(opts.expectTotal);
-    const filters = checkedPeriodFilters(opts);
+    const filters = await checkedPeriodFilters(ctx, opts);
     const limit = limitOf(opts.limit);
     const dryRun = opts.dryRun === true;
     let prefix = opts.authCodePrefix?.trim();
@@ -74,7 +76,7 @@ export const run = verb({
           `resuming the payment run ${plan.prefix} from ${journal!.path}: ${left.length} of ${plan.encounters.length} approvals left (${formatCentsGrouped(leftCents)} of ${formatCentsGrouped(plan.total_cents)})`,
         );
         if (Object.keys(filters).length > 0 || limit !== undefined)
-          ctx.note('the selection is the one confirmed when the run began: --from, --to, --npi and --limit are not applied again');
+          ctx.note('the selection is the one confirmed when the run began: --from, --to, --period, --npi and --limit are not applied again');
         if (expect !== undefined && expect !== plan.total_cents) {
           throw new ConflictError(
             `the run in ${journal!.path} totals ${formatCentsGrouped(plan.total_cents)}, not ${formatCentsGrouped(expect)}: nothing was sent`,

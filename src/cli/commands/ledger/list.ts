@@ -3,15 +3,18 @@ import type { LedgerFilters, LedgerItem } from '../../../client/types.js';
 import type { FieldError } from '../../../domain/errors.js';
 import { LEDGER_STATUSES } from '../../../domain/ledger.js';
 import { wholeNumberProblem } from '../../../domain/validation.js';
-import { fieldsInvalid } from '../../../errors.js';
+import { fieldsInvalid, UsageError } from '../../../errors.js';
 import type { TableTools } from '../../../render/output.js';
 import type { TableSpec } from '../../../render/stream.js';
-import { periodFilters } from '../../options.js';
+import { bySpec, countedPeriod, lookbackSpec, periodFilters, periodSpec, withPeriodDates } from '../../options.js';
 import { option, verb, type OptionValues } from '../../verb.js';
 
 const options = {
   from: option.text('--from <date>', 'service date on or after (YYYY-MM-DD)'),
   to: option.text('--to <date>', 'service date on or before (YYYY-MM-DD)'),
+  period: periodSpec,
+  by: bySpec,
+  lookback: lookbackSpec,
   npi: option.text('--npi <npi>', 'billing or rendering provider NPI'),
   status: option.text('--status <status>', LEDGER_STATUSES.join(' | '), { values: LEDGER_STATUSES }),
   limit: option.text('--limit <n>', 'entries per page, 1 to 100 (default 20)'),
@@ -26,11 +29,27 @@ export const list = verb({
   examples: [
     'tpa ledger list --status FUNDED',
     'tpa ledger list --from 2026-03-01 --to 2026-03-31 --npi 1234567893 --all -o csv > march.csv',
+    'tpa ledger list --period last-month --by funded -o csv > funded.csv',
     'tpa ledger list --all -o ndjson | jq -r \'select(.status == "ADJUDICATED") | .encounter_id\'',
   ],
   async run(ctx, _args, opts) {
-    const f = filters(opts);
+    const given = filters(opts);
+    // --by and --lookback are checked before the service is asked what day it is.
+    countedPeriod(opts.by, opts.lookback, { start_date: '2000-01-01' });
+    const f = await withPeriodDates(ctx, opts, given);
+    const counted = countedPeriod(opts.by, opts.lookback, f);
     const client = await ctx.client();
+    if (counted) {
+      // Funded or settled in the period: the service dates before it are read and the dates counted
+      // here (docs/periods.md "--by"), so every match is listed, as with --all.
+      if (opts.limit !== undefined || opts.offset !== undefined)
+        throw new UsageError(`--limit and --offset page the service's list; --by ${counted.kind} lists every match, as --all does`);
+      const { entriesWithEvent } = await import('../../../client/activity.js');
+      const { entries } = await entriesWithEvent(client, { ...counted.filters, status: f.status }, counted.kind, counted.span, (p) =>
+        ctx.progress(`reading the ledger: ${p.read} of ${p.total}`),
+      );
+      return { data: entries, items: entries, table: (t) => (entries.length === 0 ? LIST_TABLE.empty : listTable(t, entries)) };
+    }
     if (opts.all) {
       // Each page is written as it arrives; in-process every page comes from one snapshot. The
       // largest page the contract (docs/api.md) allows unless --limit says otherwise: a hundredth of the requests.

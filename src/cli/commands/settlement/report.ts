@@ -5,18 +5,21 @@
 import type { LedgerFilters, LedgerItem, SettlementRecord } from '../../../client/types.js';
 import { centsToAmount, formatCents, formatCentsGrouped, jsonNumberToCents } from '../../../domain/money.js';
 import type { PeriodReport, ReportSettlement } from '../../../domain/report.js';
-import { UsageError, ValidationFailed } from '../../../errors.js';
+import { fieldsInvalid, UsageError, ValidationFailed } from '../../../errors.js';
 import type { CommandOutput, TableTools } from '../../../render/output.js';
 import type { Context } from '../../context.js';
-import { checkedPeriodFilters } from '../../options.js';
+import { bySpec, countedPeriod, lookbackSpec, periodFilters, periodSpec, withPeriodDates, type CountedPeriod } from '../../options.js';
 import { option, verb, type OptionValues } from '../../verb.js';
 
 export const SECTIONS = ['providers', 'status', 'money', 'reconciliation', 'exceptions', 'days'] as const;
 type Section = (typeof SECTIONS)[number];
 
 const options = {
-  from: option.text('--from <date>', 'service dates on or after (YYYY-MM-DD), required'),
-  to: option.text('--to <date>', 'service dates on or before (YYYY-MM-DD), required'),
+  from: option.text('--from <date>', 'first day of the period (YYYY-MM-DD); --from and --to, or --period, are required'),
+  to: option.text('--to <date>', 'last day of the period (YYYY-MM-DD)'),
+  period: periodSpec,
+  by: bySpec,
+  lookback: lookbackSpec,
   npi: option.text('--npi <npi>', 'only the encounters this provider is on, and only its payouts in the money'),
   section: option.text('--section <name>', 'the rows -o csv prints: providers (default), status, money, reconciliation, exceptions, days'),
 };
@@ -30,6 +33,7 @@ export const report = verb({
     'tpa settlement report --from 2026-11-01 --to 2026-11-30',
     'tpa settlement report --from 2026-11-01 --to 2026-11-30 -o csv --section exceptions',
     'tpa settlement report --from 2026-11-01 --to 2026-11-30 -o ndjson   # one line per encounter',
+    'tpa settlement report --period last-month --by settled',
   ],
   run(ctx, _args, opts) {
     return settlementReport(ctx, opts);
@@ -38,17 +42,25 @@ export const report = verb({
 
 const money = (c: number) => formatCents(c);
 
-function filtersOf(opts: OptionValues<typeof options>): LedgerFilters {
-  for (const name of ['from', 'to'] as const) {
-    if (opts[name] === undefined) throw new UsageError(`--${name} is required: the report covers the service dates from --from to --to`);
+async function filtersOf(ctx: Context, opts: OptionValues<typeof options>): Promise<{ f: LedgerFilters; counted: CountedPeriod | undefined }> {
+  if (opts.period === undefined) {
+    for (const name of ['from', 'to'] as const) {
+      if (opts[name] === undefined) throw new UsageError(`--${name} is required: the report covers the period from --from to --to (or name it with --period)`);
+    }
   }
-  const f = checkedPeriodFilters(opts);
-  if (f.end_date! < f.start_date!) throw new ValidationFailed('--to is before --from');
-  return f;
+  const errors: { field: string; message: string }[] = [];
+  const checked = periodFilters(opts, errors);
+  if (errors.length > 0) throw fieldsInvalid(errors);
+  if (checked.start_date !== undefined && checked.end_date !== undefined && checked.end_date < checked.start_date)
+    throw new ValidationFailed('--to is before --from');
+  // --by and --lookback are checked before the service is asked what day it is.
+  countedPeriod(opts.by, opts.lookback, { start_date: '2000-01-01', end_date: '2000-01-01' });
+  const f = await withPeriodDates(ctx, opts, checked);
+  return { f, counted: countedPeriod(opts.by, opts.lookback, f) };
 }
 
 /** The report as data: amounts as decimal strings, exact to the cent. */
-function reportData(r: PeriodReport, f: LedgerFilters, now: string): Record<string, unknown> {
+function reportData(r: PeriodReport, f: LedgerFilters, now: string, by: string): Record<string, unknown> {
   const line = (l: { count: number; chargesCents: number; allowedCents: number; patientCents: number; benefitCents: number }) => ({
     count: l.count,
     charges: money(l.chargesCents),
@@ -57,7 +69,7 @@ function reportData(r: PeriodReport, f: LedgerFilters, now: string): Record<stri
     benefit: money(l.benefitCents),
   });
   return {
-    period: { from: f.start_date, to: f.end_date, provider_npi: f.provider_npi ?? null },
+    period: { from: f.start_date, to: f.end_date, by, provider_npi: f.provider_npi ?? null },
     as_of: now,
     encounters: { ...line(r.totals), by_status: r.byStatus.map((s) => ({ status: s.status, ...line(s) })) },
     money: {
@@ -148,13 +160,13 @@ export function settledChart(days: readonly { day: string; amountCents: number }
     .join('\n');
 }
 
-function reportTable(t: TableTools, r: PeriodReport, f: LedgerFilters, now: string): string {
+function reportTable(t: TableTools, r: PeriodReport, f: LedgerFilters, now: string, by: string): string {
   const m = (c: number) => formatCentsGrouped(c);
   const parts: string[] = [];
   parts.push(
     `${t.c.bold(`Settlement report, ${f.start_date} to ${f.end_date}`)}\n${
       f.provider_npi ? `NPI ${f.provider_npi}: the encounters it is on; the money is its own payouts. ` : ''
-    }Service dates in the period, as of ${now}`,
+    }${by === 'service' ? 'Service dates' : `Encounters ${by}`} in the period, as of ${now}`,
   );
   parts.push(
     t.c.bold('Encounters'),
@@ -237,20 +249,30 @@ function settledOf(s: ReportSettlement, npi: string | undefined): number {
 }
 
 async function settlementReport(ctx: Context, opts: OptionValues<typeof options>): Promise<CommandOutput> {
-  const f = filtersOf(opts);
+  const { f, counted } = await filtersOf(ctx, opts);
+  const by = counted?.kind ?? 'service';
   const section = opts.section ?? 'providers';
   if (!isSection(section)) throw new UsageError(`--section must be one of ${SECTIONS.join(', ')}`);
   const [{ pacingWaitMs, pages }, { periodReport }] = await Promise.all([import('../../../client/pages.js'), import('../../../domain/report.js')]);
   const client = await ctx.client();
   const now = (await client.health()).body.time;
   const entries: LedgerItem[] = [];
-  await client.snapshot(async () => {
-    const first = await client.ledgerList({ ...f, limit: 100 });
-    for await (const rows of pages(first, (link) => client.ledgerPage(link), { idOf: (i: LedgerItem) => i.encounter_id })) {
-      entries.push(...rows);
-      ctx.progress(`reading the ledger: ${entries.length} of ${first.body.count}`);
-    }
-  });
+  if (counted) {
+    // Funded or settled in the period: the service dates before it are read, the dates counted here (docs/periods.md "--by").
+    const { entriesWithEvent } = await import('../../../client/activity.js');
+    const found = await entriesWithEvent(client, counted.filters, counted.kind, counted.span, (p) =>
+      ctx.progress(`reading the ledger: ${p.read} of ${p.total}`),
+    );
+    entries.push(...found.entries);
+  } else {
+    await client.snapshot(async () => {
+      const first = await client.ledgerList({ ...f, limit: 100 });
+      for await (const rows of pages(first, (link) => client.ledgerPage(link), { idOf: (i: LedgerItem) => i.encounter_id })) {
+        entries.push(...rows);
+        ctx.progress(`reading the ledger: ${entries.length} of ${first.body.count}`);
+      }
+    });
+  }
   // Settlement records only for the encounters that were ever funded, paced by the rate limits.
   const funded = entries.filter((e) => e.status_progression.some((p) => p.status === 'FUNDED'));
   const settlements = new Map<string, ReportSettlement>();
@@ -267,7 +289,7 @@ async function settlementReport(ctx: Context, opts: OptionValues<typeof options>
     if ((i + 1) % 50 === 0) ctx.progress(`settlement records: ${i + 1} of ${funded.length}`);
   }
   const report = periodReport(entries, settlements, now, f.provider_npi);
-  const data = reportData(report, f, now);
+  const data = reportData(report, f, now, by);
   if (ctx.format === 'ndjson') {
     // One object per encounter with its settlement state, for scripts that build their own.
     for (const e of entries) {
@@ -295,7 +317,7 @@ async function settlementReport(ctx: Context, opts: OptionValues<typeof options>
     }
     return { exitCode: 0 };
   }
-  return { data, items: sectionRows(data, section), table: (t: TableTools) => reportTable(t, report, f, now) };
+  return { data, items: sectionRows(data, section), table: (t: TableTools) => reportTable(t, report, f, now, by) };
 }
 
 const isSection = (name: string): name is Section => (SECTIONS as readonly string[]).includes(name);

@@ -1,0 +1,133 @@
+// What happened in a span of time, read from the ledger's status progressions (docs/periods.md
+// "What the events are"): each change of an entry's status is an event of one kind, dated by its
+// timestamp. Pure: the entries and the span are given.
+import { jsonNumberToCents } from './money.js';
+
+export const ACTIVITY_KINDS = ['submitted', 'adjudicated', 'pended', 'denied', 'funded', 'settled', 'failed', 'refunded'] as const;
+export type ActivityKind = (typeof ACTIVITY_KINDS)[number];
+
+/** Which amount of the entry an event of each kind carries. */
+export const KIND_AMOUNT: Record<ActivityKind, 'charges' | 'benefit_amount'> = {
+  submitted: 'charges',
+  adjudicated: 'benefit_amount',
+  pended: 'charges',
+  denied: 'charges',
+  funded: 'benefit_amount',
+  settled: 'benefit_amount',
+  failed: 'benefit_amount',
+  refunded: 'benefit_amount',
+};
+
+/** The fields of a ledger entry (list item) that events are read from. */
+export interface ActivityEntry {
+  encounter_id: string;
+  encounter_number: string;
+  service_date: string;
+  provider: { npi: string; name: string };
+  status_progression: readonly { status: string; timestamp: string }[];
+  financial_summary: Record<string, number | null | undefined>;
+}
+
+export interface ActivityEvent {
+  time: string;
+  kind: ActivityKind;
+  encounter_id: string;
+  encounter_number: string;
+  service_date: string;
+  provider_npi: string;
+  provider_name: string;
+  /** Per KIND_AMOUNT; null when the entry has no such amount (not adjudicated). */
+  amountCents: number | null;
+}
+
+/** A span of time: from startMs, inclusive, to endMs, exclusive. */
+export interface Span {
+  startMs: number;
+  endMs: number;
+}
+
+/**
+ * The kind of each step of a progression, or undefined for a step that is no event of its own
+ * (PROCESSING, which comes with the submission). A return to ADJUDICATED after FUNDED is a failed
+ * transfer (it never arrived), after RECONCILED a refunded one: the benefit is owed again, which is
+ * no new adjudication.
+ */
+export function stepKinds(progression: readonly { status: string }[]): (ActivityKind | undefined)[] {
+  let previous: string | undefined;
+  return progression.map(({ status }) => {
+    const after = previous;
+    previous = status;
+    switch (status) {
+      case 'SUBMITTED':
+        return 'submitted';
+      case 'ADJUDICATED':
+        return after === 'FUNDED' ? 'failed' : after === 'RECONCILED' ? 'refunded' : 'adjudicated';
+      case 'PENDED':
+        return 'pended';
+      case 'DENIED':
+        return 'denied';
+      case 'FUNDED':
+        return 'funded';
+      case 'RECONCILED':
+        return 'settled';
+      default:
+        return undefined;
+    }
+  });
+}
+
+/** The events of one entry inside the span, oldest first. A timestamp that is not one is no event. */
+export function entryEvents(entry: ActivityEntry, span: Span): ActivityEvent[] {
+  const kinds = stepKinds(entry.status_progression);
+  const events: ActivityEvent[] = [];
+  entry.status_progression.forEach((step, i) => {
+    const kind = kinds[i];
+    const ms = Date.parse(step.timestamp);
+    if (kind === undefined || !(ms >= span.startMs && ms < span.endMs)) return;
+    events.push({
+      time: step.timestamp,
+      kind,
+      encounter_id: entry.encounter_id,
+      encounter_number: entry.encounter_number,
+      service_date: entry.service_date,
+      provider_npi: entry.provider.npi,
+      provider_name: entry.provider.name,
+      amountCents: jsonNumberToCents(entry.financial_summary[KIND_AMOUNT[kind]]) ?? null,
+    });
+  });
+  return events;
+}
+
+/** Whether the entry had an event of this kind inside the span (--by funded and --by settled). */
+export function hadEventIn(entry: ActivityEntry, kind: ActivityKind, span: Span): boolean {
+  return entryEvents(entry, span).some((e) => e.kind === kind);
+}
+
+export interface KindTotal {
+  kind: ActivityKind;
+  count: number;
+  amountCents: number;
+}
+
+/** Count and amount of each kind, every kind listed (zero included), in ACTIVITY_KINDS order. */
+export function activityTotals(events: readonly ActivityEvent[], kinds: readonly ActivityKind[] = ACTIVITY_KINDS): KindTotal[] {
+  const totals = new Map<ActivityKind, KindTotal>(kinds.map((kind) => [kind, { kind, count: 0, amountCents: 0 }]));
+  for (const e of events) {
+    const t = totals.get(e.kind);
+    if (!t) continue;
+    t.count++;
+    t.amountCents += e.amountCents ?? 0;
+  }
+  return [...totals.values()];
+}
+
+/** Events in time order; at one instant, in the order of the lifecycle, then by encounter. */
+export function sortEvents(events: ActivityEvent[]): ActivityEvent[] {
+  const rank = new Map(ACTIVITY_KINDS.map((k, i) => [k, i]));
+  const keyed = events.map((e) => ({ e, ms: Date.parse(e.time) }));
+  keyed.sort(
+    (a, b) =>
+      a.ms - b.ms || rank.get(a.e.kind)! - rank.get(b.e.kind)! || (a.e.encounter_id < b.e.encounter_id ? -1 : a.e.encounter_id > b.e.encounter_id ? 1 : 0),
+  );
+  return keyed.map((k) => k.e);
+}
