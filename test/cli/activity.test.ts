@@ -131,20 +131,21 @@ describe('tpa activity', () => {
   });
 
   it('span options that conflict, or a value that is none, exit 2 and read nothing', async () => {
-    for (const args of [
-      ['--since', 'yesterday', '--period', 'yesterday'],
-      ['--period', 'yesterday', '--from', '2026-03-01'],
-      ['--since', '7d', '--to', '2026-03-01'],
-      ['--since', 'last-tuesday'],
-      ['--period', '2026-13'],
-      ['--from', '2026-03-04', '--to', '2026-03-01'],
-      ['--to', '2026-03-01'],
-      ['--kind', 'approved'],
-      ['--lookback', '-3'],
-    ]) {
+    for (const [args, message] of [
+      [['--since', 'yesterday', '--period', 'yesterday'], '--since and --period each name the span'],
+      [['--period', 'yesterday', '--from', '2026-03-01'], '--period and --from/--to each name the span'],
+      [['--since', '7d', '--to', '2026-03-01'], '--since and --from/--to each name the span'],
+      [['--since', 'last-tuesday'], '--since: \\"last-tuesday\\" is not a period'],
+      [['--period', '2026-13'], '--period: \\"2026-13\\" is not a period'],
+      [['--from', '2026-03-04', '--to', '2026-03-01'], '--to is not after --from'],
+      [['--to', '2026-03-01'], '--to needs --from'],
+      [['--kind', 'approved'], '--kind: \\"approved\\" is not one of'],
+      [['--lookback', '-3'], '--lookback: must be a whole number'],
+    ] as const) {
       const r = await at(THU, ['activity', ...args]);
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stdout, args.join(' ')).toBe('');
+      expect(r.stderr, args.join(' ')).toContain(message);
       expect(r.stderr, args.join(' ')).not.toMatch(/\n\s+at /);
     }
   });
