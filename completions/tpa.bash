@@ -17,7 +17,7 @@ _tpa() {
         -o|--output) COMPREPLY=($(compgen -W 'table json ndjson csv' -- "$cur")); return ;;
       esac
       valued='-p --profile -o --output --ca-file'
-      words='lookup claim fund settlement ledger ratesheet auth config local api health demo completion'
+      words='lookup claim fund settlement ledger activity ratesheet auth config local api health demo completion'
       flags='-p --profile -o --output --json --no-color --debug --ca-file -y --yes -h --help -V --version'
       ;;
     'lookup')
@@ -110,11 +110,11 @@ _tpa() {
       ;;
     'fund run')
       case "$prev" in
-        __never__) ;;
+        --period) COMPREPLY=($(compgen -W 'today yesterday this-week last-week this-month last-month this-quarter last-quarter this-year last-year' -- "$cur")); return ;;
       esac
-      valued='--from --to --npi --limit --auth-code-prefix --expect-total --journal'
+      valued='--from --to --period --npi --limit --auth-code-prefix --expect-total --journal'
       words=''
-      flags='--from --to --npi --limit --auth-code-prefix --expect-total --journal --dry-run -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      flags='--from --to --period --npi --limit --auth-code-prefix --expect-total --journal --dry-run -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
       ;;
     'fund history')
       case "$prev" in
@@ -142,11 +142,12 @@ _tpa() {
       ;;
     'settlement report')
       case "$prev" in
-        __never__) ;;
+        --period) COMPREPLY=($(compgen -W 'today yesterday this-week last-week this-month last-month this-quarter last-quarter this-year last-year' -- "$cur")); return ;;
+        --by) COMPREPLY=($(compgen -W 'service funded settled' -- "$cur")); return ;;
       esac
-      valued='--from --to --npi --section'
+      valued='--from --to --period --by --lookback --npi --section'
       words=''
-      flags='--from --to --npi --section -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      flags='--from --to --period --by --lookback --npi --section -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
       ;;
     'ledger')
       case "$prev" in
@@ -158,11 +159,13 @@ _tpa() {
       ;;
     'ledger list')
       case "$prev" in
+        --period) COMPREPLY=($(compgen -W 'today yesterday this-week last-week this-month last-month this-quarter last-quarter this-year last-year' -- "$cur")); return ;;
+        --by) COMPREPLY=($(compgen -W 'service funded settled' -- "$cur")); return ;;
         --status) COMPREPLY=($(compgen -W 'SUBMITTED PROCESSING ADJUDICATED PENDED FUNDED DENIED RECONCILED' -- "$cur")); return ;;
       esac
-      valued='--from --to --npi --status --limit --offset'
+      valued='--from --to --period --by --lookback --npi --status --limit --offset'
       words=''
-      flags='--from --to --npi --status --limit --offset --all -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      flags='--from --to --period --by --lookback --npi --status --limit --offset --all -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
       ;;
     'ledger show')
       case "$prev" in
@@ -171,6 +174,16 @@ _tpa() {
       valued=''
       words=''
       flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      ;;
+    'activity')
+      case "$prev" in
+        --since) COMPREPLY=($(compgen -W 'yesterday today this-week this-month' -- "$cur")); return ;;
+        --period) COMPREPLY=($(compgen -W 'today yesterday this-week last-week this-month last-month this-quarter last-quarter this-year last-year' -- "$cur")); return ;;
+        --kind) COMPREPLY=($(compgen -W 'submitted adjudicated pended denied funded settled failed refunded' -- "$cur")); return ;;
+      esac
+      valued='--since --period --from --to --npi --kind --lookback'
+      words=''
+      flags='--since --period --from --to --npi --kind --totals --lookback -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
       ;;
     'ratesheet')
       case "$prev" in
@@ -585,7 +598,7 @@ _tpa() {
 }
 _tpa_is_command() {
   case "$1" in
-    'lookup'|'lookup blind'|'lookup full'|'lookup rates'|'claim'|'claim template'|'claim validate'|'claim submit'|'claim poll'|'fund'|'fund approve'|'fund run'|'fund history'|'settlement'|'settlement show'|'settlement report'|'ledger'|'ledger list'|'ledger show'|'ratesheet'|'ratesheet catalog'|'ratesheet init'|'ratesheet show'|'ratesheet config'|'ratesheet add'|'ratesheet remove'|'ratesheet load-catalog'|'ratesheet preview'|'ratesheet finalize'|'ratesheet import'|'ratesheet export'|'auth'|'auth login'|'auth status'|'auth logout'|'auth keys'|'auth rotate'|'config'|'config list'|'config get'|'config set'|'local'|'local fixtures'|'local init'|'local encrypt'|'local reset'|'local clock'|'local clock show'|'local clock advance'|'local clock set'|'local clock real'|'local serve'|'local keys'|'local keys create'|'local keys list'|'local keys revoke'|'local clients'|'local clients register'|'local clients list'|'local simulate'|'local audit'|'local audit verify'|'local audit head'|'local audit list'|'api'|'health'|'demo'|'completion') return 0 ;;
+    'lookup'|'lookup blind'|'lookup full'|'lookup rates'|'claim'|'claim template'|'claim validate'|'claim submit'|'claim poll'|'fund'|'fund approve'|'fund run'|'fund history'|'settlement'|'settlement show'|'settlement report'|'ledger'|'ledger list'|'ledger show'|'activity'|'ratesheet'|'ratesheet catalog'|'ratesheet init'|'ratesheet show'|'ratesheet config'|'ratesheet add'|'ratesheet remove'|'ratesheet load-catalog'|'ratesheet preview'|'ratesheet finalize'|'ratesheet import'|'ratesheet export'|'auth'|'auth login'|'auth status'|'auth logout'|'auth keys'|'auth rotate'|'config'|'config list'|'config get'|'config set'|'local'|'local fixtures'|'local init'|'local encrypt'|'local reset'|'local clock'|'local clock show'|'local clock advance'|'local clock set'|'local clock real'|'local serve'|'local keys'|'local keys create'|'local keys list'|'local keys revoke'|'local clients'|'local clients register'|'local clients list'|'local simulate'|'local audit'|'local audit verify'|'local audit head'|'local audit list'|'api'|'health'|'demo'|'completion') return 0 ;;
   esac
   return 1
 }

@@ -55,7 +55,7 @@ const ROOT: Root[] = [
   {
     kind: 'verb',
     name: 'activity',
-    description: 'what happened: claims submitted, adjudicated, pended and denied, approvals, transfers settled, failed and refunded, counted and listed',
+    description: 'what happened: claims, approvals and transfers, counted by kind and listed',
     load: () => import('./commands/activity/index.js'),
   },
   {

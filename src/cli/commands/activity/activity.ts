@@ -34,7 +34,7 @@ const options = {
 
 export const activity = verb({
   name: 'activity',
-  description: 'what happened: claims submitted, adjudicated, pended and denied, approvals, transfers settled, failed and refunded, counted and listed',
+  description: 'what happened: claims, approvals and transfers, counted by kind and listed',
   options,
   examples: [
     'tpa activity --since yesterday',

@@ -41,7 +41,7 @@ export const list = verb({
     const client = await ctx.client();
     if (counted) {
       // Funded or settled in the period: the service dates before it are read and the dates counted
-      // here (docs/periods.md "--by"), so every match is listed, as with --all.
+      // here (docs/periods.md "Which date a period counts"), so every match is listed, as with --all.
       if (opts.limit !== undefined || opts.offset !== undefined)
         throw new UsageError(`--limit and --offset page the service's list; --by ${counted.kind} lists every match, as --all does`);
       const { entriesWithEvent } = await import('../../../client/activity.js');

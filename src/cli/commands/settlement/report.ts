@@ -258,7 +258,7 @@ async function settlementReport(ctx: Context, opts: OptionValues<typeof options>
   const now = (await client.health()).body.time;
   const entries: LedgerItem[] = [];
   if (counted) {
-    // Funded or settled in the period: the service dates before it are read, the dates counted here (docs/periods.md "--by").
+    // Funded or settled in the period: the service dates before it are read, the dates counted here (docs/periods.md "Which date a period counts").
     const { entriesWithEvent } = await import('../../../client/activity.js');
     const found = await entriesWithEvent(client, counted.filters, counted.kind, counted.span, (p) =>
       ctx.progress(`reading the ledger: ${p.read} of ${p.total}`),

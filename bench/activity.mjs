@@ -1,0 +1,69 @@
+// `tpa activity` at volume (issue 25): the ledger filters by service date only, so a span's events
+// are found by reading every entry of the service dates that may hold them (docs/periods.md "How far
+// back"). On a ledger of BENCH_ACTIVITY encounters (default 30,000, at least 20,000: more than a
+// TPA's month) built through the engine's request path, in-process:
+// - `tpa activity --since <first service date> --lookback all -o ndjson`: every entry read, every
+//   event written; its rate in entries per second is read against the floor of the same run,
+//   `tpa ledger list --all -o ndjson` over the same entries (what reading them costs at all);
+// - `tpa activity --period yesterday`, the day's question with the default lookback of 90 days.
+// Each is the median of 3 runs. Prints one line per figure with its target; exits 1 when one is missed.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildLedger, clockFor, fmt, runCli } from './lib/ledger.mjs';
+
+const N = Number(process.env.BENCH_ACTIVITY ?? 30_000);
+if (!Number.isInteger(N) || N < 20_000) throw new Error('BENCH_ACTIVITY must be a whole number of at least 20,000');
+const RUNS = 3;
+const work = mkdtempSync(join(tmpdir(), 'tpa-bench-activity-'));
+const results = [];
+const figure = (name, value, target, met) => {
+  results.push(met);
+  console.log(`  ${name.padEnd(58)} ${value.padEnd(40)} target ${target}: ${met ? 'ok' : 'MISSED'}`);
+};
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+try {
+  const home = join(work, 'home');
+  const start = process.hrtime.bigint();
+  buildLedger(home, N);
+  const clock = clockFor(N);
+  console.log(`tpa activity at volume: a ledger of ${fmt(N)} encounters (clock ${clock}), built in ${(Number(process.hrtime.bigint() - start) / 1e9).toFixed(1)} s`);
+  const env = { ...process.env, TPA_HOME: home, TPA_CLOCK: clock, TPA_ADJUDICATION_DELAY: '0', TPA_KEYRING: 'off' };
+  delete env.TPA_PROFILE;
+  delete env.TPA_OUTPUT;
+  // Alternating runs, so that both see the same machine.
+  const listing = [];
+  const everything = [];
+  let events = 0;
+  for (let i = 0; i < RUNS; i++) {
+    const l = await runCli(['ledger', 'list', '--all', '-o', 'ndjson'], env, work);
+    if (l.lines !== N) throw new Error(`ledger list --all printed ${l.lines} lines for ${N}`);
+    listing.push(l.seconds);
+    const a = await runCli(['activity', '--since', '2025-01-01', '--lookback', 'all', '-o', 'ndjson'], env, work);
+    // Each encounter was submitted and then adjudicated or denied: at least one event each.
+    if (a.lines < N) throw new Error(`activity printed ${a.lines} events for ${N} encounters`);
+    events = a.lines;
+    everything.push(a.seconds);
+  }
+  const [l, a] = [median(listing), median(everything)];
+  figure(
+    `activity over all ${fmt(N)} entries (${fmt(events)} events)`,
+    `${a.toFixed(2)} s, ${fmt(N / a)} entries/s`,
+    '≤ 5 s',
+    a <= 5,
+  );
+  figure('  against the floor: ledger list --all -o ndjson, same entries', `${l.toFixed(2)} s, ${fmt(N / l)} entries/s (${(a / l).toFixed(2)}×)`, '≤ 2× the floor', a <= 2 * l);
+  const day = [];
+  let read = 0;
+  for (let i = 0; i < RUNS; i++) {
+    const r = await runCli(['activity', '--period', 'yesterday', '-o', 'json'], env, work);
+    day.push(r.seconds);
+    read = r.lines;
+  }
+  figure('activity --period yesterday (default lookback, 90 days)', `${median(day).toFixed(2)} s`, '≤ 2 s', median(day) <= 2);
+  if (read === 0) throw new Error('activity --period yesterday printed nothing');
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
+process.exit(results.every(Boolean) ? 0 : 1);
