@@ -28,7 +28,9 @@ try {
   const start = process.hrtime.bigint();
   buildLedger(home, N);
   const clock = clockFor(N);
-  console.log(`tpa activity at volume: a ledger of ${fmt(N)} encounters (clock ${clock}), built in ${(Number(process.hrtime.bigint() - start) / 1e9).toFixed(1)} s`);
+  console.log(
+    `tpa activity at volume: a ledger of ${fmt(N)} encounters (clock ${clock}), built in ${(Number(process.hrtime.bigint() - start) / 1e9).toFixed(1)} s`,
+  );
   const env = { ...process.env, TPA_HOME: home, TPA_CLOCK: clock, TPA_ADJUDICATION_DELAY: '0', TPA_KEYRING: 'off' };
   delete env.TPA_PROFILE;
   delete env.TPA_OUTPUT;
@@ -47,13 +49,13 @@ try {
     everything.push(a.seconds);
   }
   const [l, a] = [median(listing), median(everything)];
+  figure(`activity over all ${fmt(N)} entries (${fmt(events)} events)`, `${a.toFixed(2)} s, ${fmt(N / a)} entries/s`, '≤ 5 s', a <= 5);
   figure(
-    `activity over all ${fmt(N)} entries (${fmt(events)} events)`,
-    `${a.toFixed(2)} s, ${fmt(N / a)} entries/s`,
-    '≤ 5 s',
-    a <= 5,
+    '  against the floor: ledger list --all -o ndjson, same entries',
+    `${l.toFixed(2)} s, ${fmt(N / l)} entries/s (${(a / l).toFixed(2)}×)`,
+    '≤ 2× the floor',
+    a <= 2 * l,
   );
-  figure('  against the floor: ledger list --all -o ndjson, same entries', `${l.toFixed(2)} s, ${fmt(N / l)} entries/s (${(a / l).toFixed(2)}×)`, '≤ 2× the floor', a <= 2 * l);
   const day = [];
   let read = 0;
   for (let i = 0; i < RUNS; i++) {
