@@ -103,7 +103,7 @@ export const DEFAULT_LOOKBACK_DAYS = 90;
 /** --lookback: how far before a period the service dates of its encounters are read. */
 export const lookbackSpec = option.text(
   '--lookback <days>',
-  `the service dates read before the period's first day for events dated in it (default ${DEFAULT_LOOKBACK_DAYS}; "all" for every one)`,
+  `days of service dates read before the period's first day, for encounters whose events fall in it (default ${DEFAULT_LOOKBACK_DAYS}; "all": every one)`,
 );
 
 /**

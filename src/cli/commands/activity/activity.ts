@@ -25,7 +25,7 @@ const options = {
   ),
   period: periodSpec,
   from: option.text('--from <when>', 'events at or after this date (its whole day, UTC) or date-time'),
-  to: option.text('--to <when>', 'events up to this date (its whole day, UTC) or date-time, exclusive; default now'),
+  to: option.text('--to <when>', 'events until the end of this date (UTC), or until this date-time; default now'),
   npi: option.text('--npi <npi>', 'only the encounters this provider is on'),
   kind: option.list('--kind <kind...>', `only these kinds: ${ACTIVITY_KINDS.join(', ')}`, { values: ACTIVITY_KINDS }),
   totals: option.flag('--totals', 'only the count and amount of each kind (csv and ndjson: one row a kind)'),
