@@ -4,6 +4,7 @@ import { parseDuration } from '../domain/duration.js';
 import { addDays, isRelativePeriod, periodProblem, periodRange, rangeInstants, RELATIVE_PERIODS } from '../domain/period.js';
 import { isoDateProblem, npiProblem, wholeNumberProblem } from '../domain/validation.js';
 import { fieldsInvalid, UsageError, ValidationFailed } from '../errors.js';
+import { CLEAR_LINE } from '../render/screen.js';
 import type { Context } from './context.js';
 import { option } from './verb.js';
 
@@ -187,4 +188,23 @@ export function countedPeriod(by: string | undefined, lookback: string | undefin
   if (f.start_date === undefined || days === 'all') delete filters.start_date;
   else filters.start_date = addDays(f.start_date, -days);
   return { filters, kind: which as 'funded' | 'settled', span: { startMs, endMs } };
+}
+
+/**
+ * The progress of reading a period's service dates (client/activity.ts): one line on stderr, redrawn
+ * in place while pages arrive, and cleared by `done()`; nothing when stderr is not a terminal.
+ */
+export function scanProgress(ctx: Context): { onProgress?: (p: { read: number; total: number }) => void; done: () => void } {
+  if (!ctx.io.stderr.isTTY) return { done: () => undefined };
+  let shown = false;
+  return {
+    onProgress: (p) => {
+      ctx.io.stderr.write(`${CLEAR_LINE}reading the ledger: ${p.read.toLocaleString('en-US')} of ${p.total.toLocaleString('en-US')} entries`);
+      shown = true;
+    },
+    done: () => {
+      if (shown) ctx.io.stderr.write(CLEAR_LINE);
+      shown = false;
+    },
+  };
 }

@@ -9,7 +9,7 @@ import { npiProblem } from '../../../domain/validation.js';
 import { UsageError, ValidationFailed } from '../../../errors.js';
 import type { CommandOutput, TableTools } from '../../../render/output.js';
 import type { Context } from '../../context.js';
-import { listValue, lookbackDays, lookbackSpec, periodSpec } from '../../options.js';
+import { listValue, lookbackDays, lookbackSpec, periodSpec, scanProgress } from '../../options.js';
 import { option, verb, type OptionValues } from '../../verb.js';
 
 /** Without --since, --period or --from: the last day. */
@@ -138,10 +138,9 @@ async function activityOf(ctx: Context, opts: Options): Promise<CommandOutput> {
   const lookback = lookbackDays(opts.lookback);
   if (opts.period !== undefined && periodProblem(opts.period)) throw new ValidationFailed(`--period: ${periodProblem(opts.period)}`);
   spanOf(opts, '1970-01-01T00:00:00Z');
-  const [{ scanActivity, serviceNow }, { activityTotals, sortEvents }, { CLEAR_LINE }] = await Promise.all([
+  const [{ scanActivity, serviceNow }, { activityTotals, sortEvents }] = await Promise.all([
     import('../../../client/activity.js'),
     import('../../../domain/activity.js'),
-    import('../../../render/screen.js'),
   ]);
   const client = await ctx.client();
   const now = await serviceNow(client);
@@ -152,20 +151,14 @@ async function activityOf(ctx: Context, opts: Options): Promise<CommandOutput> {
   const lastDay = dateOfInstant(endMs - 1);
   const serviceTo = [lastDay, now.slice(0, 10)].sort()[0]!;
   const serviceFrom = lookback === 'all' ? undefined : addDays(dateOfInstant(span.startMs), -lookback);
-  const live = ctx.io.stderr.isTTY;
-  let shown = false;
+  const progress = scanProgress(ctx);
   const { events: all, entriesRead } = await scanActivity(
     client,
     { start_date: serviceFrom, end_date: serviceTo, provider_npi: opts.npi },
     { startMs: span.startMs, endMs },
-    live
-      ? (p) => {
-          ctx.io.stderr.write(`${CLEAR_LINE}reading the ledger: ${p.read.toLocaleString('en-US')} of ${p.total.toLocaleString('en-US')} entries`);
-          shown = true;
-        }
-      : undefined,
+    progress.onProgress,
   );
-  if (shown) ctx.io.stderr.write(CLEAR_LINE);
+  progress.done();
   const events = sortEvents(all.filter((e) => kinds.includes(e.kind)));
   const totals = activityTotals(events, kinds);
   const scan = {

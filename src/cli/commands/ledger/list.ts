@@ -6,7 +6,7 @@ import { wholeNumberProblem } from '../../../domain/validation.js';
 import { fieldsInvalid, UsageError } from '../../../errors.js';
 import type { TableTools } from '../../../render/output.js';
 import type { TableSpec } from '../../../render/stream.js';
-import { bySpec, countedPeriod, lookbackSpec, periodFilters, periodSpec, withPeriodDates } from '../../options.js';
+import { bySpec, countedPeriod, lookbackSpec, periodFilters, periodSpec, withPeriodDates, scanProgress } from '../../options.js';
 import { option, verb, type OptionValues } from '../../verb.js';
 
 const options = {
@@ -45,9 +45,9 @@ export const list = verb({
       if (opts.limit !== undefined || opts.offset !== undefined)
         throw new UsageError(`--limit and --offset page the service's list; --by ${counted.kind} lists every match, as --all does`);
       const { entriesWithEvent } = await import('../../../client/activity.js');
-      const { entries } = await entriesWithEvent(client, { ...counted.filters, status: f.status }, counted.kind, counted.span, (p) =>
-        ctx.progress(`reading the ledger: ${p.read} of ${p.total}`),
-      );
+      const progress = scanProgress(ctx);
+      const { entries } = await entriesWithEvent(client, { ...counted.filters, status: f.status }, counted.kind, counted.span, progress.onProgress);
+      progress.done();
       return { data: entries, items: entries, table: (t) => (entries.length === 0 ? LIST_TABLE.empty : listTable(t, entries)) };
     }
     if (opts.all) {

@@ -8,7 +8,7 @@ import type { PeriodReport, ReportSettlement } from '../../../domain/report.js';
 import { fieldsInvalid, UsageError, ValidationFailed } from '../../../errors.js';
 import type { CommandOutput, TableTools } from '../../../render/output.js';
 import type { Context } from '../../context.js';
-import { bySpec, countedPeriod, lookbackSpec, periodFilters, periodSpec, withPeriodDates, type CountedPeriod } from '../../options.js';
+import { bySpec, countedPeriod, lookbackSpec, periodFilters, periodSpec, withPeriodDates, scanProgress, type CountedPeriod } from '../../options.js';
 import { option, verb, type OptionValues } from '../../verb.js';
 
 export const SECTIONS = ['providers', 'status', 'money', 'reconciliation', 'exceptions', 'days'] as const;
@@ -260,9 +260,9 @@ async function settlementReport(ctx: Context, opts: OptionValues<typeof options>
   if (counted) {
     // Funded or settled in the period: the service dates before it are read, the dates counted here (docs/periods.md "Which date a period counts").
     const { entriesWithEvent } = await import('../../../client/activity.js');
-    const found = await entriesWithEvent(client, counted.filters, counted.kind, counted.span, (p) =>
-      ctx.progress(`reading the ledger: ${p.read} of ${p.total}`),
-    );
+    const progress = scanProgress(ctx);
+    const found = await entriesWithEvent(client, counted.filters, counted.kind, counted.span, progress.onProgress);
+    progress.done();
     entries.push(...found.entries);
   } else {
     await client.snapshot(async () => {
