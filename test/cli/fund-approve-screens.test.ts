@@ -106,11 +106,25 @@ describe.each(SIZES)('fund approve at $cols×$rows', ({ cols, rows }) => {
     expect(offered).toContain(`(${codeA!.replace(/-0001$/, '-0002')})`);
     expect(await fundedCodes(second)).toEqual([codeA!.replace(/-0001$/, '-0002')]);
 
-    // The second transfer fails: its code is used; approving again offers a new one, which the service takes.
+    // The second transfer fails: its code is used, and typed again it is asked again; Enter takes a
+    // new one, which the service takes.
     expect((await run(['local', 'simulate', 'settlement-failure', second])).code).toBe(0);
-    const again = await approveWithEnter(second);
+    const failedCode = codeA!.replace(/-0001$/, '-0002');
+    const again = await ptyRun(
+      ['fund', 'approve', second],
+      [
+        { expect: 'Amount to release (USD)', send: ENTER },
+        { expect: 'Authorization code', send: `${failedCode}${ENTER}` },
+        { expect: 'is used already' },
+        { send: [...rubOut(failedCode), ENTER] },
+        { expect: release, send: ['y', ENTER] },
+        { expect: 'Fund release approved' },
+      ],
+      { home: home.dir, cols, rows },
+    );
     expectCompleted(again);
     expect(again.exit_code, again.output).toBe(0);
+    expect((await screenAtStep(again, 1, cols, rows)).join('\n')).toContain(`(${codeA!.replace(/-0001$/, '-0003')})`);
     expect(await fundedCodes(second)).toEqual([codeA!.replace(/-0001$/, '-0002'), codeA!.replace(/-0001$/, '-0003')]);
   });
 });
