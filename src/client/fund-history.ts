@@ -4,12 +4,21 @@
 // `fund approve` or payment run finds out what happened and records it.
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import { resolveLostAnswer } from '../domain/funding.js';
+import { authorizationCodesOf, authorizationPrefix, nextAuthorizationCode, resolveLostAnswer } from '../domain/funding.js';
+import { TpaError } from '../errors.js';
 import type { TpaClient } from './client.js';
 import { Journal, type JournalRecord } from './journal.js';
 import type { LedgerDetail, SettlementRecord } from './types.js';
 
-export type HistoryOutcome = 'APPROVED' | 'SKIPPED' | 'FAILED' | 'UNKNOWN';
+/**
+ * APPROVED: the service approved it. REFUSED: the service answered with a refusal (a wrong amount, a
+ * claim denied or not adjudicated, an encounter already funded, an authorization code used before…),
+ * its `error_code` and `message` say why. FAILED: it did not happen for another reason (no answer and
+ * the ledger shows none, a credential refused, a rate limit). SKIPPED: (a payment run) not sent again
+ * because another approval funds the encounter, its transfer named. UNKNOWN: the answer was lost and
+ * nobody could tell yet.
+ */
+export type HistoryOutcome = 'APPROVED' | 'REFUSED' | 'SKIPPED' | 'FAILED' | 'UNKNOWN';
 
 export interface ApprovalRecord {
   id: string;
@@ -22,6 +31,8 @@ export interface ApprovalRecord {
   authorization_code: string;
   outcome: HistoryOutcome;
   processor_transfer_id: string | null;
+  /** Why the service refused it (REFUSED): the service's reason or error code, e.g. amount_mismatch, CLAIM_DENIED. */
+  error_code?: string | null;
   message: string | null;
 }
 
@@ -40,10 +51,20 @@ export class FundHistory {
   static read(dataDir: string): ApprovalRecord[] {
     const byId = new Map<string, ApprovalRecord>();
     const journal = Journal.open(historyPath(dataDir), (r: JournalRecord) => {
-      if (r.type === 'approval') byId.set(String(r.id), { ...(r.record as ApprovalRecord), outcome: 'UNKNOWN', processor_transfer_id: null, message: null });
+      if (r.type === 'approval')
+        byId.set(String(r.id), { ...(r.record as ApprovalRecord), outcome: 'UNKNOWN', processor_transfer_id: null, error_code: null, message: null });
       if (r.type === 'outcome') {
         const a = byId.get(String(r.id));
-        if (a) Object.assign(a, { outcome: r.outcome, processor_transfer_id: r.processor_transfer_id ?? null, message: r.message ?? null });
+        if (a) {
+          const transfer = (r.processor_transfer_id as string | null | undefined) ?? null;
+          const message = (r.message as string | null | undefined) ?? null;
+          Object.assign(a, {
+            outcome: asWritten(r.outcome as HistoryOutcome, transfer, message),
+            processor_transfer_id: transfer,
+            error_code: r.error_code ?? null,
+            message,
+          });
+        }
       }
     });
     journal.close();
@@ -60,8 +81,15 @@ export class FundHistory {
     return record.id;
   }
 
-  end(id: string, outcome: HistoryOutcome, processorTransferId: string | null, message?: string): void {
-    this.journal.append({ type: 'outcome', id, outcome, processor_transfer_id: processorTransferId, ...(message ? { message } : {}) });
+  end(id: string, outcome: HistoryOutcome, processorTransferId: string | null, message?: string, errorCode?: string): void {
+    this.journal.append({
+      type: 'outcome',
+      id,
+      outcome,
+      processor_transfer_id: processorTransferId,
+      ...(message ? { message } : {}),
+      ...(errorCode ? { error_code: errorCode } : {}),
+    });
   }
 
   /**
@@ -95,17 +123,45 @@ export class FundHistory {
   }
 }
 
+/**
+ * An outcome as an older tpa wrote it: a refusal by the service was SKIPPED (without a transfer from
+ * `fund approve` and `tpa api`, "already funded" with the funding transfer from a payment run); it
+ * reads as REFUSED. A payment run's SKIPPED for an encounter another approval funds stays SKIPPED.
+ */
+function asWritten(outcome: HistoryOutcome, transfer: string | null, message: string | null): HistoryOutcome {
+  if (outcome === 'SKIPPED' && (transfer === null || message === 'already funded')) return 'REFUSED';
+  return outcome;
+}
+
+/** Every authorization code this machine's history holds, whatever became of its approval (a code is used once sent). */
+export function usedAuthorizationCodes(dataDir: string): string[] {
+  return FundHistory.read(dataDir).map((a) => a.authorization_code);
+}
+
+/**
+ * The service's refusal of an approval, if `err` is one: it answered 4xx (not a credential refused,
+ * not a rate limit: those are FAILED, the approval was never judged). The code is the service's
+ * `reason` when it gives one (CLAIM_DENIED), else its `error` (amount_mismatch), else tpa's.
+ */
+export function refusalOf(err: unknown): { code: string; message: string } | undefined {
+  if (!(err instanceof TpaError) || err.status === undefined) return undefined;
+  if (err.status < 400 || err.status >= 500 || err.status === 401 || err.status === 403 || err.status === 429) return undefined;
+  const reason = (err.body as { reason?: unknown } | undefined)?.reason;
+  return { code: typeof reason === 'string' ? reason : err.code, message: err.message };
+}
+
 /** An approval about to be sent, as its record in the history names it. */
-export type ApprovalSent = Omit<ApprovalRecord, 'id' | 'at' | 'outcome' | 'processor_transfer_id' | 'message'>;
+export type ApprovalSent = Omit<ApprovalRecord, 'id' | 'at' | 'outcome' | 'processor_transfer_id' | 'message' | 'error_code'>;
 
 /** What an approval's record ends with; undefined while what became of it is not known (it stays UNKNOWN). */
-export type RecordEnd = { outcome: Exclude<HistoryOutcome, 'UNKNOWN'>; transfer: string | null; message?: string } | undefined;
+export type RecordEnd = { outcome: Exclude<HistoryOutcome, 'UNKNOWN'>; transfer: string | null; message?: string; code?: string } | undefined;
 
 /**
  * Sends one approval with its record in this machine's history (`tpa fund approve` and a payment
  * run alike): the record is on the disk before `send` runs, so that an approval whose answer is lost
- * is still listed, and it ends as `ended` says of what `send` answered or threw (thrown on). Without
- * a history (a run with none), only sends.
+ * is still listed, and it ends as `ended` says of what `send` answered or threw (thrown on). A
+ * refusal by the service (refusalOf) is recorded REFUSED with its reason, whatever the caller calls
+ * it. Without a history (a run with none), only sends.
  */
 export async function sendRecorded<T>(
   history: { log: FundHistory; profile: string; environment: string } | undefined,
@@ -118,7 +174,10 @@ export async function sendRecorded<T>(
   const id = log.begin({ profile: history.profile, environment: history.environment, ...approval });
   const record = (result: { answer: T } | { error: unknown }) => {
     const end = ended(result);
-    if (end) log.end(id, end.outcome, end.transfer, end.message);
+    if (!end) return;
+    const refused = 'error' in result && end.outcome !== 'APPROVED' ? refusalOf(result.error) : undefined;
+    if (refused) log.end(id, 'REFUSED', end.transfer, refused.message, refused.code);
+    else log.end(id, end.outcome, end.transfer, end.message, end.code);
   };
   let answer: T;
   try {
@@ -217,4 +276,13 @@ export async function withTransfers(
   }
   if (unread.size > 0) onNote(`warning: the settlement of ${unread.size} encounter(s) could not be read: their transfers are not checked`);
   return rows;
+}
+
+/**
+ * The authorization code to offer for a new approval of the encounter `detail` shows, on `day`: the
+ * next free one of AUTH-<day>-<payer> (docs/design.md "Interactive fund approval"), past every code
+ * the encounter's ledger shows and every code of this machine's history, whatever their outcome.
+ */
+export function nextFreeAuthorizationCode(dataDir: string, detail: LedgerDetail, day: string): string {
+  return nextAuthorizationCode(authorizationPrefix(detail.encounter.payer.id, day), [...authorizationCodesOf(detail), ...usedAuthorizationCodes(dataDir)]);
 }

@@ -96,7 +96,7 @@ export interface SettlementTransfer {
   total_amount: number;
   payouts: Payout[];
   reconciliation_status: string;
-  aeob_match: { aeob_reference: string; aeob_amount: number | null; settlement_amount: number; variance: number; match_status: string } | null;
+  aeob_match: { aeob_reference: string | null; aeob_amount: number | null; settlement_amount: number; variance: number; match_status: string } | null;
   initiated_at: string;
   completed_at: string | null;
   /** tpa's engine adds it: when the transfer failed. */

@@ -76,3 +76,38 @@ export function resolveLostAnswer(ledger: FundingLedger | 'not-found' | 'unreada
   const fundedBy = fundingOf(ledger);
   return fundedBy ? { approval: 'did-not-happen', fundedBy } : { approval: 'did-not-happen' };
 }
+
+/**
+ * The prefix of the authorization codes tpa offers (AUTH-<date>-<organisation>-<sequence>, the
+ * format the contract recommends): AUTH-20261126-ACME for payer PAYER-ACME on 2026-11-26.
+ */
+export function authorizationPrefix(payerId: string, day: string): string {
+  const org =
+    payerId
+      .replace(/^PAYER-/, '')
+      .replace(/[^A-Za-z0-9]/g, '')
+      .toUpperCase() || 'ORG';
+  return `AUTH-${day.replace(/-/g, '')}-${org}`;
+}
+
+/**
+ * The next free authorization code of `prefix`: the sequence after the highest that `used` holds for
+ * it (AUTH-20261126-ACME-0003 after -0001 and -0002), so that a code already used (approved,
+ * refused, failed, or its transfer failed since) is never offered again, nor one below it.
+ */
+export function nextAuthorizationCode(prefix: string, used: Iterable<string>): string {
+  let highest = 0;
+  const head = `${prefix.toUpperCase()}-`;
+  for (const code of used) {
+    const c = code.trim().toUpperCase();
+    if (!c.startsWith(head)) continue;
+    const seq = c.slice(head.length);
+    if (/^\d{1,9}$/.test(seq)) highest = Math.max(highest, Number(seq));
+  }
+  return `${prefix}-${String(highest + 1).padStart(4, '0')}`;
+}
+
+/** The authorization codes an encounter's ledger shows (its FUNDING_APPROVED entries), its failed transfers' included. */
+export function authorizationCodesOf(ledger: FundingLedger): string[] {
+  return ledger.entries.filter((e) => e.type === 'FUNDING_APPROVED' && e.reference).map((e) => e.reference!);
+}

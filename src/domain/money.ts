@@ -17,6 +17,34 @@ export function parseCents(text: string): number | undefined {
   return Number.isSafeInteger(cents) ? cents : undefined;
 }
 
+const TYPED_AMOUNT = /^\$?\s*(\d[\d,]*)(?:\.(\d*))?$/;
+const GROUPED = /^\d{1,3}(?:,\d{3})+$/;
+
+/**
+ * An amount a person typed (a prompt, --amount, --expect-total) in cents, or why it is not one. It
+ * takes the format tpa prints, "2,040.00" and "$2,040.00", as well as "2040" and "2040.5": commas
+ * only between groups of three digits, at most two decimals, never rounded; at most
+ * MAX_AMOUNT_CENTS. Digits alone, so no float arithmetic: whole × 100 + cents, both safe integers.
+ */
+export function parseTypedAmount(text: string): { cents: number } | { problem: string } {
+  const typed = text.trim();
+  const got = JSON.stringify(typed.slice(0, 40));
+  const m = TYPED_AMOUNT.exec(typed);
+  if (!m) return { problem: `${got} is not an amount: write it as tpa prints it, e.g. 2,040.00 or 2040` };
+  const [, whole, frac] = m as unknown as [string, string, string | undefined];
+  if (whole.includes(',') && !GROUPED.test(whole))
+    return { problem: `${got}: commas go between groups of three digits (2,040.00), or leave them out (2040.00)` };
+  if (frac !== undefined && frac.length > 2) return { problem: `${got} has more than two decimals: amounts are in cents, never rounded` };
+  if (frac === '') return { problem: `${got}: a decimal point needs one or two digits after it` };
+  const digits = whole.replace(/,/g, '').replace(/^0+(?=\d)/, '');
+  const max = formatCentsGrouped(MAX_AMOUNT_CENTS);
+  // Longer than the most an amount may be: refused before it could pass a safe integer.
+  if (digits.length > String(Math.trunc(MAX_AMOUNT_CENTS / 100)).length) return { problem: `${got} is more than ${max}, the most one amount may be` };
+  const cents = Number(digits) * 100 + Number((frac ?? '').padEnd(2, '0'));
+  if (cents > MAX_AMOUNT_CENTS) return { problem: `${got} is more than ${max}, the most one amount may be` };
+  return { cents };
+}
+
 /**
  * A JSON number as an amount in cents, exactly: the number's shortest decimal form must have at
  * most two places. 12.3 → 1230; 0.1 + 0.2 (0.30000000000000004) is rejected, not rounded.

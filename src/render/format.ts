@@ -31,7 +31,7 @@ export function colors(enabled: boolean): Palette {
 }
 
 const GOOD = new Set(['APPROVED', 'ADJUDICATED', 'FUNDED', 'RECONCILED', 'COMPLETED', 'MATCHED', 'EXACT', 'ALLOWED', 'ACKNOWLEDGED', 'true']);
-const BAD = new Set(['DENIED', 'FAILED', 'RETURNED', 'REFUNDED', 'UNMATCHED', 'VARIANCE', 'MISSING_AEOB', 'NOT_COVERED', 'false']);
+const BAD = new Set(['DENIED', 'FAILED', 'REFUSED', 'RETURNED', 'REFUNDED', 'UNMATCHED', 'VARIANCE', 'MISSING_AEOB', 'NOT_COVERED', 'false']);
 
 /** A status coloured by meaning: green done, red refused or failed, yellow in between. */
 export function status(c: Palette, value: unknown): string {

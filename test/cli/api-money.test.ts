@@ -80,12 +80,15 @@ describe('tpa api and the fund release', () => {
     expect(recorded.map((h) => [h.encounter_id, h.outcome, h.processor_transfer_id])).toEqual(sent.map((s) => [s.id, 'APPROVED', s.transfer]));
   });
 
-  it('a refused raw release is in fund history too (SKIPPED for one already funded); a path a lenient service might take asks as well', async () => {
+  it('a refused raw release is in fund history too (REFUSED with its reason for one already funded); a path a lenient service might take asks as well', async () => {
     const { id, body } = release();
     expect((await run(['api', 'POST', '/tpa-api/v1/funding/approve/', '-d', body, '--yes'])).code).toBe(0);
     const again = await run(['api', 'POST', '/tpa-api/v1/funding/./approve/', '-d', body, '--yes']);
     expect(again.code).toBe(4);
-    expect((await history()).filter((h) => h.encounter_id === id).map((h) => h.outcome)).toEqual(['APPROVED', 'SKIPPED']);
+    expect((await history()).filter((h) => h.encounter_id === id).map((h) => [h.outcome, h.error_code])).toEqual([
+      ['APPROVED', null],
+      ['REFUSED', 'duplicate_approval'],
+    ]);
     for (const path of ['/tpa-api/v1/FUNDING/approve/', '/tpa-api/v1//funding/approve', '/tpa-api/v1/funding/appro%76e/']) {
       const other = release();
       expect((await run(['api', 'POST', path, '-d', other.body])).code, path).toBe(2);

@@ -79,7 +79,7 @@ describe('rates and amounts on the command line', () => {
     const enc = await adjudicatedEncounter(run, home.dir);
     const r = await run(['fund', 'approve', enc.id, '--amount', '100000000.00', '--auth-code', 'AUTH-BOUND-0001', '--yes']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/--amount: 100000000\.00 is more than 99,999,999\.99/);
+    expect(r.stderr).toMatch(/--amount: \W*100000000\.00\W* is more than 99,999,999\.99/);
     expect((await run(['settlement', 'show', enc.id])).code).toBe(7);
     const claim = await claimFile(run, home.dir, {
       edit: (c) => {

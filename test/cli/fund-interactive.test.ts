@@ -127,7 +127,7 @@ describe('tpa fund approve, interactively on a terminal', () => {
       ['fund', 'approve', id],
       [
         { expect: 'Amount to release (USD)', send: `2460.999${ENTER}` },
-        { expect: 'an amount with at most two decimals' },
+        { expect: 'has more than two decimals' },
         // The mistyped text is kept for editing: rub out "999" and finish with "00".
         { send: [BACKSPACE, BACKSPACE, BACKSPACE, `00${ENTER}`] },
         { expect: 'Authorization code', send: `AUTH-PTY-0002${ENTER}` },

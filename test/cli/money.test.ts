@@ -43,7 +43,7 @@ describe('tpa fund approve (scripts)', () => {
     expect(wrong.json()).toMatchObject({ expected_amount: 2460, submitted_amount: 2000 });
     const malformed = await run(['fund', 'approve', id, '--amount', '2460.001', '--auth-code', 'A-1', '--yes', '-o', 'table']);
     expect(malformed.code).toBe(2);
-    expect(malformed.stderr).toMatch(/--amount: "2460.001" is not an amount with at most two decimals/);
+    expect(malformed.stderr).toMatch(/--amount: "2460.001" has more than two decimals/);
     const notes = await run(['fund', 'approve', id, '--amount', '2460', '--auth-code', 'A-1', '--yes', '--notes', 'x'.repeat(501)]);
     expect(notes.code).toBe(2);
     expect((await run(['settlement', 'show', id])).code).toBe(7);

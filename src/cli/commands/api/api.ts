@@ -2,7 +2,7 @@
 // follows the status code. A request that moves money or finalizes rates is asked first.
 import type { TransportResponse } from '../../../client/transport.js';
 import { changesRates, releasesMoney, servedTarget } from '../../../domain/served-routes.js';
-import { ConflictError, EXIT, UsageError, errorFromResponse } from '../../../errors.js';
+import { EXIT, UsageError, errorFromResponse } from '../../../errors.js';
 import type { Context } from '../../context.js';
 import { readInput } from '../../options.js';
 import { confirm } from '../../prompt.js';
@@ -80,7 +80,7 @@ export const api = verb({
  * it UNKNOWN, for the next `fund approve` or payment run of that encounter to settle from the ledger.
  */
 async function withHistory(ctx: Context, body: unknown, send: () => Promise<TransportResponse>): Promise<TransportResponse> {
-  const { FundHistory, sendRecorded } = await import('../../../client/fund-history.js');
+  const { FundHistory, refusalOf, sendRecorded } = await import('../../../client/fund-history.js');
   const b = (typeof body === 'object' && body !== null && !Array.isArray(body) ? body : {}) as Record<string, unknown>;
   const history = FundHistory.open(ctx.paths.dataDir);
   try {
@@ -98,7 +98,10 @@ async function withHistory(ctx: Context, body: unknown, send: () => Promise<Tran
         return { outcome: 'APPROVED', transfer: typeof transfer === 'string' ? transfer : null };
       }
       const err = errorFromResponse(response.status, response.body);
-      return { outcome: err instanceof ConflictError ? 'SKIPPED' : 'FAILED', transfer: null, message: err.message };
+      const refused = refusalOf(err);
+      return refused
+        ? { outcome: 'REFUSED', transfer: null, message: refused.message, code: refused.code }
+        : { outcome: 'FAILED', transfer: null, message: err.message };
     });
   } finally {
     history.close();

@@ -6,8 +6,8 @@ import type { TpaClient } from '../../../client/client.js';
 import type { FundHistory } from '../../../client/fund-history.js';
 import type { FundingApproved, LedgerDetail, SettlementRecord } from '../../../client/types.js';
 import { AUDIT_HEAD_HEADER, parseAuditHead, type AuditHead } from '../../../domain/audit.js';
-import { resolveLostAnswer } from '../../../domain/funding.js';
-import { centsToAmount, formatCents, formatCentsGrouped, MAX_AMOUNT_CENTS, parseCents } from '../../../domain/money.js';
+import { authorizationCodesOf, authorizationPrefix, nextAuthorizationCode, resolveLostAnswer } from '../../../domain/funding.js';
+import { centsToAmount, formatCents, formatCentsGrouped, parseTypedAmount } from '../../../domain/money.js';
 import { MAX_FUNDING_NOTES, type PayoutShare } from '../../../domain/settlement.js';
 import { characterCount } from '../../../domain/validation.js';
 import { ConflictError, NetworkError, NotFoundError, TpaError, ValidationFailed } from '../../../errors.js';
@@ -22,28 +22,33 @@ import { needsWithoutTerminal } from './without-terminal.js';
 export const approve = verb({
   name: 'approve',
   description: 'release the adjudicated benefit to the providers: a review and a confirmation on a terminal; --yes and every value otherwise',
-  args: { encounterId: argument.required('<encounter_id>', 'the encounter (external_claim_id of the claim)') },
+  args: { encounterId: argument.required('<encounter_id>', 'the encounter: its id (external_claim_id of the claim) or its number, ENC-2026-000002') },
   options: {
-    amount: option.text('--amount <usd>', 'the amount: must equal the adjudicated benefit (pre-filled on a terminal)'),
+    amount: option.text(
+      '--amount <usd>',
+      'the amount, as tpa prints it or plain (2,460.00 or 2460): must equal the adjudicated benefit (pre-filled on a terminal)',
+    ),
     authCode: option.text('--auth-code <code>', 'authorization code for the audit trail, e.g. AUTH-20260302-ACME-0001'),
     notes: option.text('--notes <text>', 'internal audit notes, at most 500 characters'),
     idempotencyKey: option.text('--idempotency-key <key>', 'reuse a key so that a retried approval is recognised (default: a new one)'),
   },
   examples: [
     'tpa fund approve enc_3b302036a412ed8b301f',
+    'tpa fund approve ENC-2026-000002',
     'tpa fund approve enc_3b302036a412ed8b301f --amount 2280.00 --auth-code AUTH-20260302-ACME-0001 --yes -o json',
   ],
-  async run(ctx, { encounterId }, opts) {
+  async run(ctx, { encounterId: given }, opts) {
     const { amount: amountText, authCode, notes } = opts;
     if (notes !== undefined && characterCount(notes) > MAX_FUNDING_NOTES)
       throw new ValidationFailed(`--notes: at most ${MAX_FUNDING_NOTES} characters (got ${characterCount(notes)})`);
-    if (amountText !== undefined && parseCents(amountText) === undefined) {
-      throw new ValidationFailed(`--amount: "${amountText}" is not an amount with at most two decimals, e.g. 2280.00`);
+    if (amountText !== undefined) {
+      const parsed = parseTypedAmount(amountText);
+      if ('problem' in parsed) throw new ValidationFailed(`--amount: ${parsed.problem}; nothing was sent`);
     }
-    if (amountText !== undefined && parseCents(amountText)! > MAX_AMOUNT_CENTS)
-      throw new ValidationFailed(`--amount: ${amountText} is more than ${formatCentsGrouped(MAX_AMOUNT_CENTS)}, the most one amount may be; nothing was sent`);
     needsWithoutTerminal(ctx, 'fund approve', { '--amount': amountText, '--auth-code': authCode });
     const client = await ctx.client();
+    const { resolveEncounter } = await import('../../../client/encounter-ref.js');
+    const encounterId = await resolveEncounter(client, given);
     const { FundHistory } = await import('../../../client/fund-history.js');
     const history = FundHistory.open(ctx.paths.dataDir);
     try {
@@ -92,13 +97,21 @@ function reviewScreen(t: TableTools, detail: LedgerDetail, payouts: PayoutShare[
   ].join('\n');
 }
 
-function suggestAuthCode(detail: LedgerDetail, today: string): string {
-  const org =
-    detail.encounter.payer.id
-      .replace(/^PAYER-/, '')
-      .replace(/[^A-Za-z0-9]/g, '')
-      .toUpperCase() || 'ORG';
-  return `AUTH-${today.replace(/-/g, '')}-${org}-0001`;
+/** The cents of an amount already checked by parseTypedAmount. */
+function centsOf(text: string): number {
+  const parsed = parseTypedAmount(text);
+  if ('problem' in parsed) throw new ValidationFailed(`--amount: ${parsed.problem}; nothing was sent`);
+  return parsed.cents;
+}
+
+/** Why the amount typed at the prompt cannot be released, or true: the benefit, to the cent, and nothing else. */
+function amountProblem(text: string, benefitCents: number): string | true {
+  const parsed = parseTypedAmount(text);
+  if ('problem' in parsed) return parsed.problem;
+  if (parsed.cents === 0) return 'must be more than 0.00';
+  if (parsed.cents !== benefitCents)
+    return `${formatCentsGrouped(parsed.cents)} differs from the benefit of $${formatCentsGrouped(benefitCents)}: only the adjudicated benefit can be released (Enter takes it)`;
+  return true;
 }
 
 /**
@@ -152,7 +165,23 @@ async function afterAmbiguousFailure(ctx: Context, client: TpaClient, encounterI
  * the transfers that ended so are returned, none of which a new approval may answer with.
  */
 async function ensureNotFunded(ctx: Context, client: TpaClient, encounterId: string): Promise<Set<string>> {
-  const current = await client.settlement(encounterId);
+  let current: Awaited<ReturnType<TpaClient['settlement']>>;
+  try {
+    current = await client.settlement(encounterId);
+  } catch (err) {
+    // A denied encounter has no settlement and never will: refused as the service refuses its
+    // approval (400 reason CLAIM_DENIED, exit 4), without sending it.
+    if (err instanceof NotFoundError && err.code === 'no_settlement') {
+      const body = { error: 'invalid_state', reason: 'CLAIM_DENIED', encounter_id: encounterId, message: 'The claim was denied; there is nothing to fund' };
+      throw new ConflictError(`encounter ${encounterId} was denied (CLAIM_DENIED): there is nothing to fund; nothing was sent`, {
+        code: 'CLAIM_DENIED',
+        body,
+        details: body,
+        hint: `see why: tpa ledger show ${encounterId}`,
+      });
+    }
+    throw err;
+  }
   if (current.status === 200) {
     const s = current.body as SettlementRecord;
     if (s.status === 'FAILED' || s.status === 'REFUNDED') {
@@ -197,36 +226,49 @@ async function approveOne(
     if (benefitOf(detail) === 0) throw new ConflictError(`encounter ${id} has a benefit of 0.00: there is nothing to fund; nothing was sent`);
     const payouts = reviewPayouts(detail);
     ctx.io.stderr.write(`${reviewScreen(t, detail, payouts)}\n`);
-    const benefit = formatCents(benefitOf(detail));
-    amountText ??= await ask('Amount to release (USD)', {
-      default: benefit,
-      validate: (v) =>
-        parseCents(v) === undefined
-          ? 'an amount with at most two decimals'
-          : parseCents(v)! === 0
-            ? 'must be more than 0.00'
-            : parseCents(v)! > MAX_AMOUNT_CENTS
-              ? `at most ${formatCentsGrouped(MAX_AMOUNT_CENTS)}`
-              : true,
-    });
-    if (parseCents(amountText) !== benefitOf(detail)) {
-      ctx.note(t.c.yellow(`warning: ${amountText} differs from the adjudicated benefit ${benefit}; the service will refuse it`));
+    const benefitCents = benefitOf(detail);
+    // An amount other than the benefit never reaches the confirmation: given on the command line it is
+    // refused here, as the service would refuse it (409 amount_mismatch, exit 4); typed, it is asked again.
+    if (amountText !== undefined && centsOf(amountText) !== benefitCents) {
+      const body = {
+        error: 'amount_mismatch',
+        expected_amount: centsToAmount(benefitCents),
+        submitted_amount: centsToAmount(centsOf(amountText)),
+        message: `The amount must equal the adjudicated benefit amount ${formatCentsGrouped(benefitCents)}`,
+      };
+      throw new ConflictError(
+        `--amount ${amountText.trim()} differs from the benefit of $${formatCentsGrouped(benefitCents)}: only the adjudicated benefit can be released; nothing was sent`,
+        { code: 'amount_mismatch', body, details: body, hint: `approve the benefit: --amount ${formatCentsGrouped(benefitCents)}, or no --amount to be asked` },
+      );
     }
+    amountText ??= await ask('Amount to release (USD)', { default: formatCents(benefitCents), validate: (v) => amountProblem(v, benefitCents) });
+    // Every code used is taken: this encounter's in the ledger (a failed transfer's too) and this
+    // machine's history, whatever became of those approvals. The next free one is offered.
+    const used = new Map<string, string>();
+    for (const a of FundHistory.read(ctx.paths.dataDir))
+      used.set(a.authorization_code, `by the approval of ${a.encounter_id} on ${a.at.slice(0, 10)} (${a.outcome})`);
+    for (const c of authorizationCodesOf(detail)) used.set(c, `by a fund release of ${id}`);
+    const offered = nextAuthorizationCode(authorizationPrefix(detail.encounter.payer.id, new Date().toISOString().slice(0, 10)), used.keys());
     authCode ??= await ask('Authorization code', {
-      default: suggestAuthCode(detail, new Date().toISOString().slice(0, 10)),
-      validate: (v) => (v.trim() === '' ? 'required' : true),
+      default: offered,
+      validate: (v) =>
+        v.trim() === ''
+          ? 'required'
+          : used.has(v.trim())
+            ? `${v.trim()} is used already (${used.get(v.trim())}): each approval has its own code; Enter takes ${offered}`
+            : true,
     });
     if (!ctx.yes) {
       await confirm(
         ctx,
-        `Release $${formatCentsGrouped(parseCents(amountText)!)} to ${payouts.length} provider${payouts.length === 1 ? '' : 's'}? This cannot be undone`,
+        `Release $${formatCentsGrouped(centsOf(amountText))} to ${payouts.length} provider${payouts.length === 1 ? '' : 's'}? This cannot be undone`,
       );
     }
   }
   const { randomUUID } = await import('node:crypto');
   const key = given.idempotencyKey ?? randomUUID();
   if (ctx.debug) ctx.note(`[debug] Idempotency-Key: ${key}`);
-  const amount = centsToAmount(parseCents(amountText!)!);
+  const amount = centsToAmount(centsOf(amountText!));
   const authorizationCode = authCode!.trim();
   const sent = async (): Promise<{ approved: FundingApproved; head?: AuditHead }> => {
     try {
@@ -255,8 +297,9 @@ async function approveOne(
       'answer' in r
         ? { outcome: 'APPROVED', transfer: r.answer.approved.processor_transfer_id }
         : // Still unknown (the ledger could not be read): the record stays UNKNOWN until a later run finds out.
+          // A refusal by the service is recorded REFUSED with its reason (sendRecorded); anything else did not happen.
           r.error instanceof TpaError && !(r.error instanceof OutcomeUnknown)
-          ? { outcome: r.error instanceof ConflictError ? 'SKIPPED' : 'FAILED', transfer: null, message: r.error.message }
+          ? { outcome: 'FAILED', transfer: null, message: r.error.message }
           : undefined,
   );
   // The engine's audit head after this release (docs/design.md "The audit chain"): for the operator to keep elsewhere.

@@ -6,7 +6,7 @@ import { option, verb } from '../../verb.js';
 export const history = verb({
   name: 'history',
   description:
-    'the approvals made from this machine (any profile): when, where, encounter, amount, authorization code, outcome, transfer and its status now (read from the settlement: OWED or ENDED once it failed or was refunded); UNKNOWN while an answer lost is not yet found out',
+    'the approvals made from this machine (any profile): when, where, encounter, amount, authorization code, outcome, transfer and its status now (read from the settlement: OWED or ENDED once it failed or was refunded); REFUSED with the reason the service gave; UNKNOWN while an answer lost is not yet found out',
   options: {
     from: option.text('--from <date>', 'made on or after (YYYY-MM-DD)'),
     to: option.text('--to <date>', 'made on or before (YYYY-MM-DD)'),
@@ -15,7 +15,11 @@ export const history = verb({
   async run(ctx, _args, { from, to }) {
     const { FundHistory, withTransfers } = await import('../../../client/fund-history.js');
     const records = FundHistory.read(ctx.paths.dataDir).filter((a) => (!from || a.at >= from) && (!to || a.at.slice(0, 10) <= to));
-    const rows = await withTransfers(() => ctx.client(), records, ctx.profileName, ctx.note);
+    // error_code in every form, null but for a refusal (older records have none).
+    const rows = (await withTransfers(() => ctx.client(), records, ctx.profileName, ctx.note)).map((r) => ({ ...r, error_code: r.error_code ?? null }));
+    const reason = (a: (typeof rows)[number]) =>
+      a.outcome === 'REFUSED' ? [a.error_code, a.message].filter(Boolean).join(': ') || '—' : a.outcome === 'APPROVED' ? '—' : (a.message ?? '—');
+    const withReasons = rows.some((a) => reason(a) !== '—');
     return {
       data: rows,
       items: rows,
@@ -23,7 +27,17 @@ export const history = verb({
         rows.length === 0
           ? 'No approvals from this machine.'
           : t.table(
-              ['When', 'Profile', 'Encounter', { header: 'Amount', align: 'right' }, 'Authorization', 'Outcome', 'Transfer', 'Transfer status'],
+              [
+                'When',
+                'Profile',
+                'Encounter',
+                { header: 'Amount', align: 'right' },
+                'Authorization',
+                'Outcome',
+                'Transfer',
+                'Transfer status',
+                ...(withReasons ? ['Reason'] : []),
+              ],
               rows.map((a) => [
                 a.at.replace(/\.\d+Z$/, 'Z'),
                 `${a.profile} (${a.environment})`,
@@ -33,6 +47,7 @@ export const history = verb({
                 a.outcome === 'OWED' ? `${t.status('OWED')} (owed again)` : a.outcome === 'ENDED' ? `${t.status('ENDED')} (funded since)` : t.status(a.outcome),
                 a.processor_transfer_id ?? '—',
                 a.transfer_status === null ? (a.outcome === 'APPROVED' ? 'not checked' : '—') : t.status(a.transfer_status),
+                ...(withReasons ? [reason(a)] : []),
               ]),
             ),
     };

@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { formatCentsGrouped, parseCents } from '../../../domain/money.js';
+import { formatCentsGrouped, parseTypedAmount } from '../../../domain/money.js';
 import { ConflictError, UsageError, ValidationFailed } from '../../../errors.js';
 import type { Context } from '../../context.js';
 import { terminalWidth } from '../../io.js';
@@ -167,8 +167,11 @@ async function sealKey(ctx: Context, create: boolean): Promise<Buffer | undefine
 /** The approver types the total shown; anything else sends nothing. */
 async function confirmTotal(totalCents: number, what: string): Promise<void> {
   const shown = formatCentsGrouped(totalCents);
-  // As shown or as typed in a sheet: a $ in front, thousands separated by commas.
-  const typedCents = (v: string) => parseCents(v.trim().replace(/^\$/, '').replace(/,/g, ''));
+  // As shown or as typed in a sheet: a $ in front, thousands separated by commas (parseTypedAmount, as every amount typed).
+  const typedCents = (v: string) => {
+    const r = parseTypedAmount(v);
+    return 'cents' in r ? r.cents : undefined;
+  };
   const typed = await ask(`${what}: type the total to release (${shown}) to confirm`, {
     validate: (v) => (typedCents(v) === totalCents ? true : `type ${shown} exactly, or press Ctrl-C to send nothing`),
   });
@@ -177,7 +180,7 @@ async function confirmTotal(totalCents: number, what: string): Promise<void> {
 
 function expectTotalOf(expectTotal: string | undefined): number | undefined {
   if (expectTotal === undefined) return undefined;
-  const c = parseCents(expectTotal.replace(/,/g, ''));
-  if (c === undefined) throw new ValidationFailed(`--expect-total: "${expectTotal}" is not an amount with at most two decimals, e.g. 12345.67`);
-  return c;
+  const r = parseTypedAmount(expectTotal);
+  if ('problem' in r) throw new ValidationFailed(`--expect-total: ${r.problem}`);
+  return r.cents;
 }

@@ -1,21 +1,31 @@
 // tpa ledger show: the full history of one encounter: entries, the money breakdown, service lines, reconciliation.
-import type { LedgerDetail } from '../../../client/types.js';
+import type { LedgerDetail, SettlementRecord } from '../../../client/types.js';
 import type { TableTools } from '../../../render/output.js';
 import { argument, verb } from '../../verb.js';
 
 export const show = verb({
   name: 'show',
   description: 'the full history of one encounter: entries, the money breakdown, service lines, reconciliation',
-  args: { encounterId: argument.required('<encounter_id>', 'the encounter (external_claim_id of the claim)') },
-  examples: ['tpa ledger show enc_3b302036a412ed8b301f'],
+  args: { encounterId: argument.required('<encounter_id>', 'the encounter: its id (external_claim_id of the claim) or its number, ENC-2026-000002') },
+  examples: ['tpa ledger show enc_3b302036a412ed8b301f', 'tpa ledger show ENC-2026-000002'],
   async run(ctx, { encounterId }) {
     const client = await ctx.client();
-    const detail = (await client.ledgerDetail(encounterId)).body;
-    return { data: detail, items: detail.entries, table: (t) => detailTable(t, detail) };
+    const { resolveEncounter } = await import('../../../client/encounter-ref.js');
+    const detail = (await client.ledgerDetail(await resolveEncounter(client, encounterId))).body;
+    // An AEOB reported missing (the reconciliation UNMATCHED: a variance, or no AEOB) is said so, not
+    // named: the settlement tells which, when the table is drawn.
+    const missingAeob =
+      ctx.format === 'table' && detail.reconciliation.claim_match_status === 'UNMATCHED' && detail.reconciliation.settlement_record_id
+        ? await client.settlement(detail.encounter.id).then(
+            (r) => (r.body as SettlementRecord).aeob_match?.match_status === 'MISSING_AEOB',
+            () => false,
+          )
+        : false;
+    return { data: detail, items: detail.entries, table: (t) => detailTable(t, detail, missingAeob) };
   },
 });
 
-function detailTable(t: TableTools, d: LedgerDetail): string {
+function detailTable(t: TableTools, d: LedgerDetail, missingAeob: boolean): string {
   const e = d.encounter;
   const f = d.financial_summary;
   const pr = f.patient_responsibility ?? {};
@@ -76,7 +86,10 @@ function detailTable(t: TableTools, d: LedgerDetail): string {
     h('Reconciliation'),
     t.keyValues([
       ['Match', t.status(d.reconciliation.claim_match_status)],
-      ['AEOB', d.reconciliation.aeob_reference ?? '—'],
+      [
+        'AEOB',
+        missingAeob ? `missing: the payer has no AEOB to match the settlement against (${t.status('MISSING_AEOB')})` : (d.reconciliation.aeob_reference ?? '—'),
+      ],
       ['Processor trace', d.reconciliation.processor_trace_id ?? '—'],
       ['Settlement record', d.reconciliation.settlement_record_id ?? '—'],
     ]),

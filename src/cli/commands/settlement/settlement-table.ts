@@ -40,8 +40,11 @@ export function settlementTable(t: TableTools, s: SettlementRecord): string {
   ];
   if (s.aeob_match) {
     const m = s.aeob_match;
+    // No AEOB from the payer: said in words, with no reference or amount of an AEOB that is not there.
     parts.push(
-      `AEOB ${m.aeob_reference}: ${t.status(m.match_status)}, AEOB ${t.amount(m.aeob_amount)} vs settled ${t.amount(m.settlement_amount)}, variance ${t.amount(m.variance)}`,
+      m.match_status === 'MISSING_AEOB' || m.aeob_reference === null
+        ? `AEOB missing: the payer has no AEOB for this claim (${t.status(m.match_status)}); the ${t.amount(m.settlement_amount)} settled is matched against nothing`
+        : `AEOB ${m.aeob_reference}: ${t.status(m.match_status)}, AEOB ${t.amount(m.aeob_amount)} vs settled ${t.amount(m.settlement_amount)}, variance ${t.amount(m.variance)}`,
     );
   }
   if (s.refund_details) {

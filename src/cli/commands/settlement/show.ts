@@ -1,8 +1,11 @@
 // tpa settlement show: the settlement of an encounter: status, payouts with fees and nets, AEOB
 // reconciliation; exit 7 while pending.
 import type { ApiResult } from '../../../client/client.js';
+import type { TpaClient } from '../../../client/client.js';
 import type { SettlementPending, SettlementRecord } from '../../../client/types.js';
+import { formatCentsGrouped, jsonNumberToCents } from '../../../domain/money.js';
 import { EXIT, PendingError } from '../../../errors.js';
+import type { Context } from '../../context.js';
 import { argument, option, verb } from '../../verb.js';
 import { timeoutOption, waitTimeoutSpec } from '../../options.js';
 import { settlementTable } from './settlement-table.js';
@@ -12,15 +15,17 @@ const FINAL = new Set(['COMPLETED', 'FAILED', 'REFUNDED']);
 export const show = verb({
   name: 'show',
   description: 'the settlement of an encounter: status, payouts with fees and nets, AEOB reconciliation; exit 7 while pending',
-  args: { encounterId: argument.required('<encounter_id>', 'the encounter (external_claim_id of the claim)') },
+  args: { encounterId: argument.required('<encounter_id>', 'the encounter: its id (external_claim_id of the claim) or its number, ENC-2026-000002') },
   options: {
     wait: option.flag('--wait', 'poll until the transfer is final (COMPLETED, FAILED or REFUNDED)'),
     timeout: waitTimeoutSpec,
   },
   examples: ['tpa settlement show enc_3b302036a412ed8b301f', 'tpa settlement show enc_3b302036a412ed8b301f --wait --timeout 2m -o json'],
-  async run(ctx, { encounterId }, opts) {
+  async run(ctx, { encounterId: given }, opts) {
     const timeoutMs = timeoutOption(opts.timeout) ?? (await import('../../../client/polling.js')).DEFAULT_POLL_TIMEOUT_MS;
     const client = await ctx.client();
+    const { resolveEncounter } = await import('../../../client/encounter-ref.js');
+    const encounterId = await resolveEncounter(client, given);
     const started = Date.now();
     let result: ApiResult<SettlementRecord | SettlementPending> = await client.settlement(encounterId);
     // --wait: poll (5 s, backing off to 30 s) until the transfer is final or the timeout passes.
@@ -51,10 +56,42 @@ export const show = verb({
       };
     }
     const record = result.body as SettlementRecord;
+    const owed = record.status === 'FAILED' || record.status === 'REFUNDED' ? await owedAgain(ctx, client, record) : undefined;
+    // The body stays the service's: in json, ndjson and csv the next step goes to stderr.
+    if (owed && ctx.format !== 'table') ctx.note(owed.next);
     return {
       data: record,
       items: record.payouts.map((p) => ({ settlement_id: record.settlement_id, encounter_id: record.encounter_id, status: record.status, ...p })),
-      table: (t) => settlementTable(t, record),
+      table: (t) =>
+        owed
+          ? // The command on a line of its own, whole, to be copied.
+            `${settlementTable(t, record)}\n${t.keyValues([['Owed again', t.c.yellow(owed.what)]])}\n  ${owed.command}`
+          : settlementTable(t, record),
     };
   },
 });
+
+/**
+ * After a FAILED or REFUNDED transfer nothing funds the encounter: its benefit is owed again, and
+ * the approver approves it anew under a new authorization code, the next free one (the failed
+ * transfer's is used). A placeholder stands for the code when the ledger cannot be read.
+ */
+async function owedAgain(ctx: Context, client: TpaClient, s: SettlementRecord): Promise<{ what: string; command: string; next: string }> {
+  const cents = jsonNumberToCents(s.total_amount);
+  const amount = cents === undefined ? String(s.total_amount) : formatCentsGrouped(cents);
+  const day = new Date().toISOString().slice(0, 10);
+  let code = 'AUTH-<date>-<org>-<seq>';
+  try {
+    const { nextFreeAuthorizationCode } = await import('../../../client/fund-history.js');
+    code = nextFreeAuthorizationCode(ctx.paths.dataDir, (await client.ledgerDetail(s.encounter_id)).body, day);
+  } catch {
+    // The placeholder says what goes there.
+  }
+  const command = `tpa fund approve ${s.encounter_id} --auth-code ${code}`;
+  const how = s.status === 'FAILED' ? 'FAILED' : 'was REFUNDED';
+  return {
+    what: `the benefit of ${amount} is owed again: transfer ${s.processor_transfer_id} ${how} and nothing funds the encounter now; approve it anew under a new authorization code:`,
+    command,
+    next: `the benefit of ${amount} is owed again (transfer ${s.processor_transfer_id} ${how}); approve it anew under a new authorization code: ${command}`,
+  };
+}
