@@ -8,7 +8,7 @@ import { validateClaim } from './claim-check.js';
 
 export const validate = verb({
   name: 'validate',
-  description: 'check claims offline with the same rules as the service (what claim submit reads); exits 2 naming each bad field and where it is',
+  description: "check claims offline with the service's rules (what claim submit reads); exit 2 names each bad field and where",
   args: { paths: argument.variadic('<paths...>', 'Claim JSON files, FHIR Bundles, NDJSON files (one Claim a line), folders of them, or - for stdin') },
   examples: [
     'tpa claim validate claim.json',
