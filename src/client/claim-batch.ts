@@ -173,8 +173,8 @@ export class BatchJournal {
   }
 
   /**
-   * Records a claim found invalid and not sent, with its text (when it is one line of JSON or less
-   * than a claim's bound): `tpa jobs show --failed-to` writes it back out to be fixed. Not waited
+   * Records a claim found invalid and not sent, with its text (unless longer than a claim may be):
+   * `tpa jobs show --failed-to` writes it back out to be fixed. Not waited
    * onto the disk: losing it loses only that report, and the next run finds the claim invalid again.
    */
   invalid(source: string, text: string, errors: readonly FieldError[]): void {
@@ -265,7 +265,7 @@ export async function findInLedger(
   return undefined;
 }
 
-/** The longest claim text a journal keeps for an invalid or refused claim (a claim's own bound). */
+/** The longest claim text (in characters) a journal keeps for an invalid or refused claim: a claim's own bound. */
 const MAX_KEPT_TEXT = 1024 * 1024;
 
 function amountCents(v: unknown): number {

@@ -70,7 +70,7 @@ describe('tpa claim submit, one claim twice', () => {
     // The answer lost (a process killed after sending): the journal keeps the announcement only.
     const { readdirSync } = await import('node:fs');
     const dir = join(home.dir, 'journals');
-    const name = readdirSync(dir).find((n) => n.startsWith('claims-single-'));
+    const name = readdirSync(dir).find((n) => n.startsWith('single-'));
     expect(name).toBeDefined();
     const path = join(dir, name!);
     const kept = readFileSync(path, 'utf8')

@@ -77,9 +77,14 @@ describe('tpa jobs', () => {
     expect(header!.split(',')).toEqual(expect.arrayContaining(['id', 'kind', 'state', 'profile', 'done', 'pending', 'failed', 'invalid', 'started_at']));
     expect(rows).toHaveLength(3);
     expect(ndjson((await run(['jobs', '-o', 'ndjson'])).stdout)).toHaveLength(3);
-    const table = await runTpa(['jobs'], { home, env, tty: true, columns: 120 });
-    expect(table.stdout).toMatch(/batch\.journal\s.*claim batch.*local.*finished/);
-    expect(table.stdout).toMatch(/tpa jobs show/);
+    const wide = await runTpa(['jobs', '--no-color'], { home, env, tty: true, columns: 140 });
+    expect(wide.stdout).toMatch(/batch\.journal\s.*claim batch.*local.*finished.*\b4\b.*\b0\b.*\b1\b.*\b2\b/);
+    expect(wide.stdout).toMatch(/tpa jobs show/);
+    // At 80 columns still one line a job, the columns that fit.
+    const narrow = await runTpa(['jobs', '--no-color'], { home, env, tty: true, columns: 80 });
+    const lines = narrow.stdout.split('\n');
+    expect(lines.every((l) => l.length <= 80)).toBe(true);
+    expect(lines.filter((l) => /batch\.journal\s.*finished.*\b4\b.*\b0\b.*\b1\b.*\b2\b/.test(l))).toHaveLength(1);
   });
 
   it('shows one journal by its id, the start of its id or its path; each claim not done says why', async () => {

@@ -23,8 +23,8 @@ export function singleJournalPath(ctx: Context): string {
   const id = createHash('sha256')
     .update(JSON.stringify([profile.name, profile.base_url ?? '']))
     .digest('hex')
-    .slice(0, 12);
-  return join(ctx.paths.dataDir, 'journals', `claims-single-${profile.name.replace(/[^A-Za-z0-9-]/g, '_')}-${id}.ndjson`);
+    .slice(0, 10);
+  return join(ctx.paths.dataDir, 'journals', `single-${profile.name.replace(/[^A-Za-z0-9-]/g, '_')}-${id}.ndjson`);
 }
 
 function earlierText(e: EarlierSubmission): string {

@@ -1,7 +1,7 @@
 // tpa jobs (list): every journal of a long job on this machine, newest first, with what it holds.
 import { screen } from '../../../render/screen.js';
 import { verb } from '../../verb.js';
-import { count, journalsDir, stateText, summaryRecord } from './journals.js';
+import { count, journalsDir, summaryRecord } from './journals.js';
 
 export const list = verb({
   name: 'list',
@@ -18,19 +18,35 @@ export const list = verb({
       data: records,
       table: (t) => {
         if (summaries.length === 0) return `no jobs on this machine (the journals of claim batches and payment runs are kept in ${journalsDir(ctx)})`;
+        // The columns that fit: the profile and the time go first on a narrow terminal (tpa jobs show says them).
+        const width = t.width ?? Number.POSITIVE_INFINITY;
+        const withKind = width >= 100;
+        const withUpdated = width >= 110;
+        const withProfile = width >= 125;
+        const right = (header: string) => ({ header, align: 'right' as const });
+        const columns = [
+          'Job',
+          ...(withKind ? ['Kind'] : []),
+          ...(withProfile ? ['Profile'] : []),
+          'State',
+          right('Done'),
+          right('Pending'),
+          right('Failed'),
+          right('Invalid'),
+          ...(withUpdated ? ['Updated (UTC)'] : []),
+        ];
         const rows = summaries.map((s) => [
           screen(s.id),
-          s.kind,
-          screen(s.profile ?? '-'),
-          s.state === 'running' ? t.c.bold(stateText(s)) : s.state === 'incomplete' || s.state === 'damaged' ? t.c.yellow(s.state) : s.state,
+          ...(withKind ? [s.kind] : []),
+          ...(withProfile ? [screen(s.profile ?? '-')] : []),
+          s.state === 'running' ? t.c.bold(s.state) : s.state === 'incomplete' || s.state === 'damaged' ? t.c.yellow(s.state) : s.state,
           count(s.done),
           count(s.pending),
           s.failed > 0 ? t.c.red(count(s.failed)) : '0',
           s.invalid > 0 ? t.c.red(count(s.invalid)) : '0',
-          s.updated_at.slice(0, 16).replace('T', ' '),
+          ...(withUpdated ? [s.updated_at.slice(0, 16).replace('T', ' ')] : []),
         ]);
-        const right = (header: string) => ({ header, align: 'right' as const });
-        return `${t.table(['Job', 'Kind', 'Profile', 'State', right('Done'), right('Pending'), right('Failed'), right('Invalid'), 'Updated (UTC)'], rows)}\nDetails of one: tpa jobs show <job>`;
+        return `${t.table(columns, rows)}\nDetails of one: tpa jobs show <job>`;
       },
     };
   },
