@@ -182,7 +182,17 @@ function approvalItems(records: readonly JournalRecord[]): { items: JobItem[]; t
 /** Reads one journal: its summary and its items. Never changes it. */
 export function readJob(path: string): Job {
   const records: JournalRecord[] = [];
-  const { damagedAt } = readJournal(path, (r) => records.push(r));
+  let damagedAt: number | undefined;
+  let unreadable: string | undefined;
+  let updatedAt = '';
+  try {
+    ({ damagedAt } = readJournal(path, (r) => records.push(r)));
+    updatedAt = statSync(path).mtime.toISOString();
+  } catch (err) {
+    // Removed meanwhile, or not ours to read: said in its row, the others are still listed.
+    const code = (err as NodeJS.ErrnoException).code;
+    unreadable = `cannot be read: ${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (err as Error).message}`;
+  }
   const first = records[0];
   const id = basename(path).replace(/\.ndjson$/, '');
   const holder = currentHolder(path);
@@ -200,8 +210,9 @@ export function readJob(path: string): Job {
   }
   const count = (s: ItemStatus) => items.filter((i) => i.status === s).length;
   const pending = count('PENDING');
-  const problem =
-    damagedAt !== undefined
+  const problem = unreadable
+    ? unreadable
+    : damagedAt !== undefined
       ? `damaged at line ${damagedAt}: not a JSON record (it was not written by tpa, or was edited)`
       : kind === 'unknown' && records.length > 0
         ? `not the journal of a tpa job (it starts with a "${first!.type}" record)`
@@ -214,7 +225,7 @@ export function readJob(path: string): Job {
       profile: first ? str(first.profile) : null,
       base_url: first ? str(first.base_url) : null,
       started_at: startedAt,
-      updated_at: statSync(path).mtime.toISOString(),
+      updated_at: updatedAt,
       done: count('DONE'),
       pending,
       failed: count('FAILED'),

@@ -151,8 +151,14 @@ describe('tpa jobs', () => {
     } finally {
       lock.release();
     }
+    // A journal that is not one (edited, or another program's) is listed as damaged; the others still are.
+    const { mkdirSync } = await import('node:fs');
+    mkdirSync(join(home, 'journals'), { recursive: true });
+    writeFileSync(join(home, 'journals', 'broken.ndjson'), '{"type":"batch","version":2}\nnot json\n');
     const after = await run(['jobs', '-o', 'json']);
+    expect(after.code, after.stderr).toBe(0);
     expect(after.json<Row[]>().find((j) => j.id === 'batch.journal')).toMatchObject({ state: 'incomplete', pending: 1 });
+    expect(after.json<Row[]>().find((j) => j.id === 'broken')).toMatchObject({ state: 'damaged', problem: expect.stringMatching(/line 2/) });
     expect(readFileSync(journal).equals(before)).toBe(true);
   });
 
