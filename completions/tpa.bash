@@ -17,7 +17,7 @@ _tpa() {
         -o|--output) COMPREPLY=($(compgen -W 'table json ndjson csv' -- "$cur")); return ;;
       esac
       valued='-p --profile -o --output --ca-file'
-      words='lookup claim fund settlement ledger activity ratesheet auth config local api health demo completion'
+      words='lookup claim fund settlement ledger activity jobs ratesheet auth config local api health demo completion'
       flags='-p --profile -o --output --json --no-color --debug --ca-file -y --yes -h --help -V --version'
       ;;
     'lookup')
@@ -82,7 +82,7 @@ _tpa() {
       esac
       valued='--timeout --idempotency-key --journal --concurrency'
       words=''
-      flags='--wait --timeout --raw --idempotency-key --journal --concurrency -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      flags='--wait --timeout --raw --idempotency-key --journal --concurrency --dry-run --again -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
       ;;
     'claim poll')
       case "$prev" in
@@ -184,6 +184,30 @@ _tpa() {
       valued='--since --period --from --to --npi --kind --lookback'
       words=''
       flags='--since --period --from --to --npi --kind --totals --lookback -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      ;;
+    'jobs')
+      case "$prev" in
+        __never__) ;;
+      esac
+      valued=''
+      words='list show'
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      ;;
+    'jobs list')
+      case "$prev" in
+        __never__) ;;
+      esac
+      valued=''
+      words=''
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      ;;
+    'jobs show')
+      case "$prev" in
+        __never__) ;;
+      esac
+      valued='--failed-to'
+      words=''
+      flags='--failed-to --force -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
       ;;
     'ratesheet')
       case "$prev" in
@@ -598,7 +622,7 @@ _tpa() {
 }
 _tpa_is_command() {
   case "$1" in
-    'lookup'|'lookup blind'|'lookup full'|'lookup rates'|'claim'|'claim template'|'claim validate'|'claim submit'|'claim poll'|'fund'|'fund approve'|'fund run'|'fund history'|'settlement'|'settlement show'|'settlement report'|'ledger'|'ledger list'|'ledger show'|'activity'|'ratesheet'|'ratesheet catalog'|'ratesheet init'|'ratesheet show'|'ratesheet config'|'ratesheet add'|'ratesheet remove'|'ratesheet load-catalog'|'ratesheet preview'|'ratesheet finalize'|'ratesheet import'|'ratesheet export'|'auth'|'auth login'|'auth status'|'auth logout'|'auth keys'|'auth rotate'|'config'|'config list'|'config get'|'config set'|'local'|'local fixtures'|'local init'|'local encrypt'|'local reset'|'local clock'|'local clock show'|'local clock advance'|'local clock set'|'local clock real'|'local serve'|'local keys'|'local keys create'|'local keys list'|'local keys revoke'|'local clients'|'local clients register'|'local clients list'|'local simulate'|'local audit'|'local audit verify'|'local audit head'|'local audit list'|'api'|'health'|'demo'|'completion') return 0 ;;
+    'lookup'|'lookup blind'|'lookup full'|'lookup rates'|'claim'|'claim template'|'claim validate'|'claim submit'|'claim poll'|'fund'|'fund approve'|'fund run'|'fund history'|'settlement'|'settlement show'|'settlement report'|'ledger'|'ledger list'|'ledger show'|'activity'|'jobs'|'jobs list'|'jobs show'|'ratesheet'|'ratesheet catalog'|'ratesheet init'|'ratesheet show'|'ratesheet config'|'ratesheet add'|'ratesheet remove'|'ratesheet load-catalog'|'ratesheet preview'|'ratesheet finalize'|'ratesheet import'|'ratesheet export'|'auth'|'auth login'|'auth status'|'auth logout'|'auth keys'|'auth rotate'|'config'|'config list'|'config get'|'config set'|'local'|'local fixtures'|'local init'|'local encrypt'|'local reset'|'local clock'|'local clock show'|'local clock advance'|'local clock set'|'local clock real'|'local serve'|'local keys'|'local keys create'|'local keys list'|'local keys revoke'|'local clients'|'local clients register'|'local clients list'|'local simulate'|'local audit'|'local audit verify'|'local audit head'|'local audit list'|'api'|'health'|'demo'|'completion') return 0 ;;
   esac
   return 1
 }

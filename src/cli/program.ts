@@ -60,6 +60,12 @@ const ROOT: Root[] = [
   },
   {
     kind: 'noun',
+    name: 'jobs',
+    description: 'journals of claim batches and payment runs: what each holds, its failed claims',
+    load: () => import('./commands/jobs/index.js'),
+  },
+  {
+    kind: 'noun',
     name: 'ratesheet',
     description: 'rate schedules of the contract builder: catalog, schedule, preview, finalize, CSV import and export',
     load: () => import('./commands/ratesheet/index.js'),

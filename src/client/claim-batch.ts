@@ -37,6 +37,8 @@ export interface BatchClaim {
   text: string;
   value?: unknown;
   problem?: string;
+  /** Where a field of the claim is in its file, for the errors of an INVALID claim. */
+  locate?: (field: string) => { line: number; column: number } | undefined;
 }
 
 /** What became of one claim: one line of `-o ndjson`. */
@@ -95,6 +97,8 @@ export interface BatchOptions {
 interface Known {
   key: string;
   ack?: { submission_id: string; external_claim_id: string };
+  /** When the acknowledgment was recorded (journals written before it was kept have none). */
+  ackAt?: string;
   /** The request went out (a `sent` record) and no answer says the service refused it. */
   sent?: boolean;
   /** When it was last announced (the `sending` record's time), for the UNKNOWN report. */
@@ -115,13 +119,20 @@ export class BatchJournal {
   private lastSync = Date.now();
   private constructor(private readonly journal: Journal) {}
 
-  /** Opens (and locks: one journal, one writer) the journal of a claim batch. */
-  static async open(path: string): Promise<BatchJournal> {
+  /**
+   * Opens (and locks: one journal, one writer) the journal of a claim batch. A new journal's first
+   * record says what it is for (`header`: the profile and base URL, whether it is the journal of
+   * single claims), for `tpa jobs`. `lockWaitMs`: how long to wait for another run to let the
+   * journal go before refusing (the single claims' journal is shared by every `claim submit` of one
+   * claim, each holding it for one request).
+   */
+  static async open(path: string, options: { header?: Record<string, unknown>; lockWaitMs?: number } = {}): Promise<BatchJournal> {
     const records: JournalRecord[] = [];
-    const journal = Journal.open(path, (r) => records.push(r), { lock: await JournalLock.take(path, 'claim batch') });
+    const what = options.header?.kind === 'single' ? 'claim submission' : 'claim batch';
+    const journal = Journal.open(path, (r) => records.push(r), { lock: await JournalLock.take(path, what, { waitMs: options.lockWaitMs }) });
     const batch = new BatchJournal(journal);
     for (const r of records) batch.replay(r);
-    if (records.length === 0) journal.append({ type: 'batch', version: 2, started_at: new Date().toISOString() });
+    if (records.length === 0) journal.append({ type: 'batch', version: 2, started_at: new Date().toISOString(), ...options.header });
     else if (records[0]!.type !== 'batch') {
       journal.close();
       throw new TpaError(EXIT.USAGE, 'wrong_journal', `${path} is not the journal of a claim batch (it starts with a "${records[0]!.type}" record)`);
@@ -149,15 +160,25 @@ export class BatchJournal {
     if (!k) return;
     if (r.type === 'sent') k.sent = true;
     // Refused (a 4xx other than a limit): the service recorded nothing.
-    if (r.type === 'failed' && typeof r.status === 'number' && r.status >= 400 && r.status < 500 && r.status !== 408 && r.status !== 429) k.sent = false;
+    if (r.type === 'failed' && isRefusal(r.status)) k.sent = false;
     if (r.type === 'acknowledged' && typeof r.submission_id === 'string') {
       k.ack = { submission_id: r.submission_id, external_claim_id: String(r.external_claim_id ?? '') };
+      k.ackAt = typeof r.at === 'string' ? r.at : k.at;
       this.acknowledged.add(k.ack.external_claim_id);
     }
   }
 
   lookup(claimId: string): Known | undefined {
     return this.known.get(claimId);
+  }
+
+  /**
+   * Records a claim found invalid and not sent, with its text (unless longer than a claim may be):
+   * `tpa jobs show --failed-to` writes it back out to be fixed. Not waited
+   * onto the disk: losing it loses only that report, and the next run finds the claim invalid again.
+   */
+  invalid(source: string, text: string, errors: readonly FieldError[]): void {
+    this.journal.write({ type: 'invalid', source, errors, ...(text.length <= MAX_KEPT_TEXT ? { text } : {}), at: new Date().toISOString() });
   }
 
   /** Whether an earlier run may have sent this claim without its answer being recorded. */
@@ -244,6 +265,9 @@ export async function findInLedger(
   return undefined;
 }
 
+/** The longest claim text (in characters) a journal keeps for an invalid or refused claim: a claim's own bound. */
+const MAX_KEPT_TEXT = 1024 * 1024;
+
 function amountCents(v: unknown): number {
   return jsonNumberToCents(v) ?? 0;
 }
@@ -259,6 +283,35 @@ interface Ready {
   lookFirst: boolean;
   /** When it was announced before (for the UNKNOWN report). */
   announcedAt?: string;
+}
+
+/** Where each error's field is in the claim's file, when the reader can say. */
+function placed(errors: FieldError[], locate: BatchClaim['locate']): FieldError[] {
+  if (!locate) return errors;
+  return errors.map((e) => {
+    const at = locate(e.field);
+    return at ? { ...e, line: at.line, column: at.column } : e;
+  });
+}
+
+/** The journal's record of a claim the service refused or that could not be sent; a refused claim keeps its text, for `tpa jobs show --failed-to`. */
+function failedRecord(claim: string, text: string, err: TpaError): JournalRecord {
+  const refused = isRefusal(err.status);
+  return {
+    type: 'failed',
+    claim,
+    code: err.code,
+    status: err.status ?? null,
+    message: err.message,
+    ...(Array.isArray(err.details) ? { errors: err.details } : {}),
+    ...(refused && text.length <= MAX_KEPT_TEXT ? { text } : {}),
+    at: new Date().toISOString(),
+  };
+}
+
+/** A 4xx other than a timeout or a limit: the service refused the claim and recorded nothing. */
+export function isRefusal(status: unknown): boolean {
+  return typeof status === 'number' && status >= 400 && status < 500 && status !== 408 && status !== 429;
 }
 
 /**
@@ -309,17 +362,18 @@ export async function runClaimBatch(client: TpaClient, claims: AsyncIterable<Bat
 
   // Validation and the journal's verdict, before anything is sent.
   const prepare = (item: BatchClaim): Ready | undefined => {
-    if (item.problem !== undefined || item.value === undefined) {
-      finish(outcome(item.source, 'INVALID', { errors: [{ field: '', message: item.problem ?? 'not a claim' }] }));
+    const refuse = (errors: FieldError[]) => {
+      journal.invalid(item.source, item.text, errors);
+      finish(outcome(item.source, 'INVALID', { errors: placed(errors, item.locate) }));
       return undefined;
-    }
+    };
+    if (item.problem !== undefined || item.value === undefined) return refuse([{ field: '', message: item.problem ?? 'not a claim' }]);
     let parsed: ParsedClaim;
     try {
       parsed = parseClaim(item.value);
     } catch (err) {
       if (!(err instanceof ValidationError)) throw err;
-      finish(outcome(item.source, 'INVALID', { errors: err.errors }));
-      return undefined;
+      return refuse(err.errors);
     }
     const sha256 = canonicalHash(item.value);
     // The same content twice in a batch is two claims: the nth occurrence has its own journal entry.
@@ -388,7 +442,13 @@ export async function runClaimBatch(client: TpaClient, claims: AsyncIterable<Bat
       const ack = await client.submitClaim(r.text, r.key);
       const wait = pacingWaitMs(ack.headers, now());
       if (wait > 0) pausedUntil = Math.max(pausedUntil, now() + wait);
-      journal.answered({ type: 'acknowledged', claim: r.claim, submission_id: ack.body.submission_id, external_claim_id: ack.body.external_claim_id });
+      journal.answered({
+        type: 'acknowledged',
+        claim: r.claim,
+        submission_id: ack.body.submission_id,
+        external_claim_id: ack.body.external_claim_id,
+        at: new Date().toISOString(),
+      });
       finish(
         outcome(r.source, 'ACKNOWLEDGED', { submission_id: ack.body.submission_id, external_claim_id: ack.body.external_claim_id, idempotency_key: r.key }),
       );
@@ -398,7 +458,7 @@ export async function runClaimBatch(client: TpaClient, claims: AsyncIterable<Bat
       // its key, when the same command runs again.
       if (stopsTheJob(err)) summary.stopped ??= err;
       else firstFailure ??= err;
-      journal.answered({ type: 'failed', claim: r.claim, code: err.code, status: err.status ?? null, message: err.message });
+      journal.answered(failedRecord(r.claim, r.text, err));
       const errors = Array.isArray(err.details) ? (err.details as FieldError[]) : [{ field: '', message: err.message }];
       finish(outcome(r.source, 'FAILED', { idempotency_key: r.key, errors }));
     }
@@ -516,4 +576,113 @@ async function waitForAll(
   }
   summary.stillProcessing = left.length;
   for (const o of left) options.onOutcome({ ...o, disposition: null, adjudication: null });
+}
+
+/** An earlier submission of a claim's content, as its journal recorded it. */
+export interface EarlierSubmission {
+  submission_id: string;
+  external_claim_id: string;
+  idempotency_key: string;
+  /** When it was acknowledged (or announced, in a journal that kept no time for the answer). */
+  at: string | undefined;
+  /** How many times this content was acknowledged before. */
+  times: number;
+}
+
+/** One claim sent under the journal's rules: the service's acknowledgment, or the earlier one found in the ledger. */
+export type SingleResult =
+  | { sent: Awaited<ReturnType<TpaClient['submitClaim']>> }
+  | { found: { submission_id: string; external_claim_id: string; idempotency_key: string } };
+
+/**
+ * What the journal says of a claim's content before it is sent (docs/design.md "Claim batches":
+ * the same rules for one claim as for many). `resume`: an earlier attempt of it whose answer was
+ * never recorded or that was refused, to settle with its key; `earlier`: its last acknowledged
+ * submission, when every attempt was acknowledged (sending it again is a new claim, only on
+ * purpose); neither: never sent from this journal.
+ */
+export function journalVerdict(journal: BatchJournal, sha256: string): { id: string; resume?: Known; earlier?: EarlierSubmission } {
+  let earlier: EarlierSubmission | undefined;
+  for (let n = 1; ; n++) {
+    const id = n === 1 ? sha256 : `${sha256}#${n}`;
+    const known = journal.lookup(id);
+    if (!known) return { id, earlier };
+    if (!known.ack) return { id, resume: known, earlier };
+    earlier = { ...known.ack, idempotency_key: known.key, at: known.ackAt ?? known.at, times: n };
+  }
+}
+
+/**
+ * Sends one claim under the journal's rules, as a batch sends each of its claims: announced on the
+ * disk with its key before it goes out, its answer recorded after. An earlier attempt never
+ * answered is settled first as a batch settles it (looked for in the ledger when it may have gone
+ * out, else sent with the same key). A claim already acknowledged is sent again, as a new
+ * claim with a new key, only when `again` says so (the caller has asked, or was told --again);
+ * otherwise the refusal names the earlier submission.
+ */
+export async function submitSingleClaim(
+  client: TpaClient,
+  journal: BatchJournal,
+  claim: { source: string; text: string; value: unknown; parsed: ParsedClaim },
+  options: { key?: string; again: (earlier: EarlierSubmission) => boolean },
+): Promise<SingleResult> {
+  const sha256 = canonicalHash(claim.value);
+  const verdict = journalVerdict(journal, sha256);
+  let key: string;
+  if (verdict.resume) {
+    const known = verdict.resume;
+    if (journal.mayHaveBeenSent(known)) {
+      let found: { submission_id: string; external_claim_id: string } | undefined;
+      try {
+        found = await findInLedger(client, claim.parsed, journal.acknowledged);
+      } catch (err) {
+        if (!(err instanceof TpaError) || (stopsTheJob(err) && err.status !== 403)) throw err;
+        throw new TpaError(
+          EXIT.CONFLICT,
+          'claim_unknown',
+          `${claim.source}: unknown: check before resending. It was sent${known.at ? ` on ${known.at}` : ''} with Idempotency-Key ${known.key} and its answer was never recorded; the ledger could not be read to find it (${err.message}). Nothing was sent`,
+        );
+      }
+      if (found) {
+        journal.answered({ type: 'acknowledged', claim: verdict.id, ...found, found_in_ledger: true, at: new Date().toISOString() });
+        return { found: { ...found, idempotency_key: known.key } };
+      }
+    }
+    key = options.key ?? known.key;
+  } else if (verdict.earlier && !(options.key !== undefined && options.key === verdict.earlier.idempotency_key)) {
+    if (!options.again(verdict.earlier)) {
+      const e = verdict.earlier;
+      throw new TpaError(
+        EXIT.CONFLICT,
+        'already_submitted',
+        `${claim.source}: the same claim (SHA-256 ${sha256.slice(0, 12)}… of its content) was submitted before from this machine: submission ${e.submission_id} (encounter ${e.external_claim_id})${e.at ? ` on ${e.at}` : ''}${e.times > 1 ? `, ${e.times} times in all` : ''}. Not sent again`,
+        { details: e, hint: 'to send it again on purpose, as a new claim: the same command with --again' },
+      );
+    }
+    key = options.key ?? randomUUID();
+  } else key = options.key ?? verdict.earlier?.idempotency_key ?? randomUUID();
+  // Sent again with the key of its last acknowledgment (--idempotency-key): the service replays the answer.
+  const id =
+    verdict.earlier && !verdict.resume && key === verdict.earlier.idempotency_key
+      ? verdict.earlier.times === 1
+        ? sha256
+        : `${sha256}#${verdict.earlier.times}`
+      : verdict.id;
+  journal.sending([{ claim: id, source: claim.source, sha256, key }]);
+  journal.sent(id);
+  let ack: Awaited<ReturnType<TpaClient['submitClaim']>>;
+  try {
+    ack = await client.submitClaim(claim.text, key);
+  } catch (err) {
+    if (err instanceof TpaError) journal.answered(failedRecord(id, claim.text, err));
+    throw err;
+  }
+  journal.answered({
+    type: 'acknowledged',
+    claim: id,
+    submission_id: ack.body.submission_id,
+    external_claim_id: ack.body.external_claim_id,
+    at: new Date().toISOString(),
+  });
+  return { sent: ack };
 }

@@ -48,8 +48,10 @@ export class JournalLock {
   /**
    * Takes the lock of the journal at `journalPath`, or refuses at once (exit 4, docs/design.md "Exit codes": a
    * conflict or wrong state) naming the run that holds it. `what` names the job for the message.
+   * `waitMs`: wait that long for the holder to let it go first (for a journal each run holds for one
+   * request), trying again every 50 ms.
    */
-  static async take(journalPath: string, what: string): Promise<JournalLock> {
+  static async take(journalPath: string, what: string, options: { waitMs?: number } = {}): Promise<JournalLock> {
     let file: string;
     try {
       file = lockPath(journalPath);
@@ -57,7 +59,12 @@ export class JournalLock {
       throw new UsageError(`cannot open the lock of the journal ${journalPath}: ${(err as Error).message}`);
     }
     const infoPath = `${file}.json`;
-    const db = await holdExclusively(file, `the lock of the journal ${journalPath}`);
+    let db = await holdExclusively(file, `the lock of the journal ${journalPath}`);
+    const deadline = Date.now() + (options.waitMs ?? 0);
+    while (!db && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      db = await holdExclusively(file, `the lock of the journal ${journalPath}`);
+    }
     if (!db) {
       const holder = readLockInfo<LockHolder>(infoPath);
       const who = holder ? `pid ${holder.pid}${holder.host === hostname() ? '' : ` on ${holder.host}`}, running since ${holder.since}` : 'another tpa process';
@@ -95,6 +102,32 @@ export function lockPath(journalPath: string): string {
   const real = realpathSync(journalPath);
   const { dev, ino } = statSync(real, { bigint: true });
   return join(dirname(real), `.tpa-journal-${dev}-${ino}.lock`);
+}
+
+/**
+ * Who holds the lock of the journal at `journalPath` now, as far as can be told without touching
+ * it (no lock taken, nothing created): its holder's note, when that holder is alive (on this host,
+ * its pid still runs; on another, its word is taken). A note left by a run that was killed says
+ * nothing: undefined.
+ */
+export function currentHolder(journalPath: string): LockHolder | undefined {
+  let info: string;
+  try {
+    const real = realpathSync(journalPath);
+    const { dev, ino } = statSync(real, { bigint: true });
+    info = join(dirname(real), `.tpa-journal-${dev}-${ino}.lock.json`);
+  } catch {
+    return undefined;
+  }
+  const holder = readLockInfo<LockHolder>(info);
+  if (!holder || holder.host !== hostname()) return holder;
+  try {
+    process.kill(holder.pid, 0);
+    return holder;
+  } catch (err) {
+    // EPERM: it runs, as another user.
+    return (err as NodeJS.ErrnoException).code === 'EPERM' ? holder : undefined;
+  }
 }
 
 /** Where the holder of the journal's lock writes who it is (pid, host, since). */

@@ -113,3 +113,42 @@ export class Journal {
     }
   }
 }
+
+/**
+ * Reads a journal without opening it for writing, without its lock and without changing it (`tpa
+ * jobs`): safe while a job writes it. A last line not yet whole (being written) is left out; a line
+ * that is not a record stops the read, and its number is returned.
+ */
+export function readJournal(path: string, onRecord: (record: JournalRecord) => void): { damagedAt?: number } {
+  const fd = openSync(path, 'r');
+  try {
+    const size = fstatSync(fd).size;
+    const buffer = Buffer.alloc(CHUNK);
+    let carry = '';
+    let offset = 0;
+    let lineNumber = 0;
+    while (offset < size) {
+      const n = readSync(fd, buffer, 0, Math.min(CHUNK, size - offset), offset);
+      if (n <= 0) break;
+      const text = carry + buffer.toString('utf8', 0, n);
+      offset += n;
+      const lines = text.split('\n');
+      carry = lines.pop()!;
+      for (const line of lines) {
+        lineNumber++;
+        if (line.trim() === '') continue;
+        let record: unknown;
+        try {
+          record = JSON.parse(line);
+        } catch {
+          return { damagedAt: lineNumber };
+        }
+        if (typeof record !== 'object' || record === null || typeof (record as JournalRecord).type !== 'string') return { damagedAt: lineNumber };
+        onRecord(record as JournalRecord);
+      }
+    }
+    return {};
+  } finally {
+    closeSync(fd);
+  }
+}

@@ -3,6 +3,7 @@
 // (references, identifiers, contained resources, codings in any order, extra elements) and names
 // the exact path of anything it cannot use.
 import { jsonDepthProblem } from './json-depth.js';
+import { jsonSyntaxMessage } from './json-position.js';
 import { type FieldError, ValidationError } from './errors.js';
 import { formatCentsGrouped, jsonNumberToCents, jsonNumberToRatio, MAX_AMOUNT_CENTS, mulDivRound, type Ratio } from './money.js';
 import { clip, cptProblem, datePart, npiProblem } from './validation.js';
@@ -82,11 +83,13 @@ export function parseClaimText(text: string, options: ParseOptions = {}): Parsed
   const deep = options.depthChecked ? undefined : jsonDepthProblem(text);
   if (deep) throw new ValidationError([{ field: '', message: deep }]);
   let value: unknown;
+  // Files saved by some Windows tools start with a byte-order mark, which JSON.parse refuses.
+  const json = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   try {
-    // Files saved by some Windows tools start with a byte-order mark, which JSON.parse refuses.
-    value = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+    value = JSON.parse(json);
   } catch (err) {
-    throw new ValidationError([{ field: '', message: `claim file is not valid JSON (${(err as Error).message})` }]);
+    // Where, as a line and a column: an offset means nothing to a person with an editor.
+    throw new ValidationError([{ field: '', message: `claim file is not valid JSON (${jsonSyntaxMessage((err as Error).message, json)})` }]);
   }
   return parseClaim(value, options);
 }

@@ -21,8 +21,17 @@ function file(claim: Body): string {
  * is what `--wait` gives, without its first two-second pause) on the engine clock `clock`.
  */
 async function submit(clock: string, spec: ClaimSpec | Body, ...extra: string[]) {
+  return send(clock, spec, [], extra);
+}
+
+/** The same claim once more, on purpose (--again: tpa refuses a claim it sent before otherwise). */
+async function submitAgain(clock: string, spec: ClaimSpec | Body) {
+  return send(clock, spec, ['--again'], []);
+}
+
+async function send(clock: string, spec: ClaimSpec | Body, submitArgs: string[], extra: string[]) {
   const claim = 'lines' in spec ? claimOf(spec as ClaimSpec) : spec;
-  const ack = await run(['claim', 'submit', file(claim), '-o', 'json'], clock);
+  const ack = await run(['claim', 'submit', file(claim), '-o', 'json', ...submitArgs], clock);
   if (ack.code !== 0) return { ...ack, body: ack.stdout ? ack.json<Body>() : {} };
   const r = await run(['claim', 'poll', ack.json<Body>().submission_id, '-o', 'json', ...extra], clock);
   return { ...r, body: r.json<Body>() };
@@ -90,7 +99,7 @@ describe('tpa claim submit applies the rules line by line', () => {
     };
     const first = await submit(clock, spec);
     expect(first.body).toMatchObject({ disposition: 'PARTIAL_APPROVAL', adjudication: { allowed_amount: 425 } });
-    const again = await submit(clock, spec);
+    const again = await submitAgain(clock, spec);
     expect(again.body).toMatchObject({ disposition: 'DENIED', denial_code: 'CARC-18' });
   });
 

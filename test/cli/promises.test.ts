@@ -13,7 +13,8 @@ describe('tpa settlement show of a denied encounter', () => {
     const claim = (await run(['claim', 'template'])).stdout;
     const file = join(home.dir, 'claim.json');
     writeFileSync(file, claim);
-    for (let i = 0; i < 2; i++) expect((await run(['claim', 'submit', file, '--wait'])).code).toBe(0);
+    // The same claim twice on purpose (--again): the engine denies the second as a duplicate.
+    for (let i = 0; i < 2; i++) expect((await run(['claim', 'submit', file, '--wait', '--again'])).code).toBe(0);
     const denied = (await run(['ledger', 'list', '--status', 'DENIED'])).json<{ results: { encounter_id: string }[] }>().results;
     expect(denied).toHaveLength(1);
     const r = await run(['settlement', 'show', denied[0]!.encounter_id, '-o', 'table']);

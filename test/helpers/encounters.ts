@@ -48,7 +48,9 @@ export async function claimFile(run: Run, home: string, options: Pick<EncounterO
 
 export async function adjudicatedEncounter(run: Run, home: string, options: EncounterOptions = {}): Promise<Encounter> {
   const file = await claimFile(run, home, options);
-  const submitted = await run(['claim', 'submit', file, '-o', 'json'], options.env);
+  // --again: each call is a new encounter, even of a claim of the same content as an earlier call's
+  // (tpa refuses to send the same claim twice otherwise).
+  const submitted = await run(['claim', 'submit', file, '-o', 'json', '--again'], options.env);
   expect(submitted.code, submitted.stderr).toBe(0);
   const ack = submitted.json<{ submission_id: string; external_claim_id: string }>();
   const polled = await run(['claim', 'poll', ack.submission_id, '--wait', '-o', 'json'], options.env);

@@ -1,17 +1,96 @@
-// A claim checked before anything is sent, with the engine's own rules: `claim validate` and
-// `claim submit` (one claim) refuse a bad one alike, exit 2 naming every bad field.
-import { ValidationError } from '../../../domain/errors.js';
-import { parseClaimText, type ParsedClaim } from '../../../domain/fhir-claim.js';
+// A claim checked before anything is sent, with the engine's own rules: `claim validate`, `claim
+// submit --dry-run` and `claim submit` (one claim) refuse a bad one alike, exit 2 naming every bad
+// field with where it is (file:line:column) (docs/design.md "Checking claims before sending them").
+import { type FieldError, ValidationError } from '../../../domain/errors.js';
+import { parseClaim, parseClaimText, type ParsedClaim } from '../../../domain/fhir-claim.js';
+import { centsToAmount } from '../../../domain/money.js';
+import type { Position } from '../../../domain/json-position.js';
 import { ValidationFailed } from '../../../errors.js';
+import type { ClaimText } from './submit-sources.js';
 
-/** Local validation with the engine's own rules; exits 2 naming every bad field, nothing sent. */
-export function validateClaim(text: string, source: string): ParsedClaim {
+/** A field error with where it is in its file, when that is known. */
+export interface PlacedError extends FieldError {
+  line?: number;
+  column?: number;
+}
+
+/** The errors with their places, as `locate` (the reader's) finds them. */
+export function placeErrors(errors: readonly FieldError[], locate: ((field: string) => Position | undefined) | undefined): PlacedError[] {
+  return errors.map((e) => {
+    const at = locate?.(e.field);
+    return at ? { ...e, line: at.line, column: at.column } : { ...e };
+  });
+}
+
+/**
+ * Where an error is, as an editor and a terminal take it: `file:line:column`, the Bundle entry after
+ * it (`bundle.json:1:212 (entry[1])`); the source alone when its place is unknown.
+ */
+export function placeOf(source: string, e: PlacedError): string {
+  if (e.line === undefined) return source;
+  const entry = /^(.*)#(entry\[\d+\])$/s.exec(source);
+  const lined = /^(.*):(\d+)$/s.exec(source);
+  const file = entry ? entry[1]! : lined && Number(lined[2]) === e.line ? lined[1]! : source;
+  return `${file}:${e.line}:${e.column ?? 1}${entry ? ` (${entry[2]})` : ''}`;
+}
+
+/** One line a bad field: `file:line:column: field: message`. */
+export function errorLine(source: string, e: PlacedError): string {
+  return `${placeOf(source, e)}: ${e.field ? `${e.field}: ` : ''}${e.message}`;
+}
+
+/** Local validation with the engine's own rules; exits 2 naming every bad field (and where), nothing sent. */
+export function validateClaim(text: string, source: string, locate?: (field: string) => Position | undefined): ParsedClaim {
   try {
     return parseClaimText(text);
   } catch (err) {
     if (!(err instanceof ValidationError)) throw err;
     const where = source === '-' ? 'stdin' : source;
-    const lines = err.errors.map((e) => `  ${e.field || '(file)'}: ${e.message}`).join('\n');
-    throw new ValidationFailed(`${where} is not a valid claim:\n${lines}`, { details: err.errors });
+    // A syntax error already says its line and column; a field is located in the file.
+    const placed = placeErrors(err.errors, (field) => (field === '' ? undefined : locate?.(field)));
+    const lines = placed.map((e) => `  ${e.line !== undefined ? `${placeOf(where, e)}: ` : ''}${e.field || '(file)'}: ${e.message}`).join('\n');
+    throw new ValidationFailed(`${where} is not a valid claim:\n${lines}`, { details: placed });
+  }
+}
+
+/** What `claim validate` says of one claim among many: one line of `-o ndjson`. */
+export interface CheckedClaim {
+  source: string;
+  valid: boolean;
+  errors: PlacedError[];
+  type: string | null;
+  provider_npi: string | null;
+  member_id: string | null;
+  lines: number | null;
+  cpt_codes: string[] | null;
+  total_charges: number | null;
+}
+
+/** One claim of the readers checked: its summary when valid, its placed errors when not. */
+export function checkClaim(item: ClaimText): { checked: CheckedClaim; parsed?: ParsedClaim } {
+  const none = { type: null, provider_npi: null, member_id: null, lines: null, cpt_codes: null, total_charges: null };
+  if (item.problem !== undefined || item.value === undefined) {
+    const errors = placeErrors([{ field: '', message: item.problem ?? 'not a claim' }], item.locate);
+    return { checked: { source: item.source, valid: false, errors, ...none } };
+  }
+  try {
+    const parsed = parseClaim(item.value);
+    return {
+      parsed,
+      checked: {
+        source: item.source,
+        valid: true,
+        errors: [],
+        type: parsed.type,
+        provider_npi: parsed.providerNpi,
+        member_id: parsed.memberId,
+        lines: parsed.lines.length,
+        cpt_codes: parsed.lines.map((l) => l.cptCode),
+        total_charges: centsToAmount(parsed.totalChargeCents),
+      },
+    };
+  } catch (err) {
+    if (!(err instanceof ValidationError)) throw err;
+    return { checked: { source: item.source, valid: false, errors: placeErrors(err.errors, item.locate), ...none } };
   }
 }

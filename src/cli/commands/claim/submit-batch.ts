@@ -104,7 +104,9 @@ export async function submitBatch(
     throw new UsageError('--idempotency-key names the key of one claim; a batch gives each claim its own and keeps them in its journal');
   if (opts.raw) throw new UsageError("--raw is for one claim; a batch reports each claim's adjudication summary with --wait");
   const journalPath = opts.journal ?? defaultJournalPath(ctx, paths);
-  const journal = await BatchJournal.open(journalPath);
+  const profile = ctx.profile();
+  const journal = await BatchJournal.open(journalPath, { header: { kind: 'batch', profile: profile.name, base_url: profile.base_url ?? null } });
+  if (opts.journal !== undefined) (await import('../../../client/job-journals.js')).rememberJournal(join(ctx.paths.dataDir, 'journals'), journalPath);
   const live = ctx.io.stderr.isTTY;
   if (opts.journal === undefined) ctx.note(`journal: ${journal.path} (run the same command again to continue after an interruption)`);
   const client = await ctx.client();

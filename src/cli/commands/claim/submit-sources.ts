@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { MAX_CLAIM_BYTES } from '../../../domain/fhir-claim.js';
 import { jsonDepthProblem } from '../../../domain/json-depth.js';
+import { bundleResourceOffsets, jsonSyntaxMessage, locateField, type Position, syntaxErrorPosition } from '../../../domain/json-position.js';
 import { UsageError } from '../../../errors.js';
 import { boundedLines, LINE_TOO_LONG, readFileBounded } from '../../bounded-input.js';
 
@@ -20,6 +21,8 @@ export interface ClaimText {
   value?: unknown;
   /** Why the text is not a claim at all (not JSON, too large), when it is not. */
   problem?: string;
+  /** Where a field of the claim is in its file (line and column), for the messages naming it. */
+  locate?: (field: string) => Position | undefined;
 }
 
 /** A JSON document (a Claim or a Bundle of them) larger than this is refused: NDJSON streams instead. */
@@ -27,24 +30,32 @@ export const MAX_DOCUMENT_BYTES = 256 * 1024 * 1024;
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** The JSON value of a text, or why it is none: not JSON, or nested deeper than any claim (refused before parsing). */
-function parseJson(text: string): { value?: unknown; problem?: string } {
+/**
+ * The JSON value of a text, or why it is none: not JSON (saying the line and column, counted from
+ * `firstLine`, the line of its file the text starts on), or nested deeper than any claim (refused
+ * before parsing).
+ */
+function parseJson(text: string, firstLine = 1): { value?: unknown; problem?: string; at?: Position } {
   const deep = jsonDepthProblem(text);
-  if (deep) return { problem: deep };
+  if (deep) return { problem: deep, at: { line: firstLine, column: 1 } };
+  const json = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   try {
-    return { value: JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text) };
+    return { value: JSON.parse(json) };
   } catch (err) {
-    return { problem: `not valid JSON (${(err as Error).message})` };
+    const message = (err as Error).message;
+    return { problem: `not valid JSON (${jsonSyntaxMessage(message, json, firstLine)})`, at: syntaxErrorPosition(message, json, firstLine) };
   }
 }
 
 /** The claims of one JSON document: itself, or the Claim entries of a Bundle (others are said, not sent). */
 function* documentClaims(name: string, text: string, note: (message: string) => void): Generator<ClaimText> {
-  const { value, problem } = parseJson(text);
+  const { value, problem, at } = parseJson(text);
   if (problem || !isObject(value) || value.resourceType !== 'Bundle') {
-    yield { source: name, text, value, problem };
+    yield { source: name, text, value, problem, locate: (field) => (problem ? at : locateField(text, field)) };
     return;
   }
+  // Where each entry's resource begins, found once, when a first field is to be located.
+  let offsets: Map<number, number> | undefined;
   const entries = Array.isArray(value.entry) ? value.entry : [];
   const ignored = new Map<string, number>();
   for (const [i, entry] of entries.entries()) {
@@ -54,7 +65,12 @@ function* documentClaims(name: string, text: string, note: (message: string) => 
       ignored.set(type, (ignored.get(type) ?? 0) + 1);
       continue;
     }
-    yield { source: `${name}#entry[${i}]`, text: JSON.stringify(resource), value: resource };
+    const locate = (field: string) => {
+      offsets ??= bundleResourceOffsets(text);
+      const start = offsets.get(i);
+      return start === undefined ? undefined : locateField(text, field, start);
+    };
+    yield { source: `${name}#entry[${i}]`, text: JSON.stringify(resource), value: resource, locate };
   }
   if (ignored.size > 0) {
     const what = [...ignored].map(([type, n]) => `${n} ${type}`).join(', ');
@@ -72,8 +88,10 @@ async function* ndjsonClaims(name: string, lines: AsyncIterable<string | typeof 
     if (line === LINE_TOO_LONG)
       return { source: `${name}:${n}`, text: '', problem: `larger than ${MAX_CLAIM_BYTES / 1024 / 1024} MiB, the most one claim may be` };
     if (line.trim() === '') return undefined;
-    const { value, problem } = parseJson(line);
-    return { source: `${name}:${n}`, text: line, value, problem };
+    const at = n;
+    const parsed = parseJson(line, at);
+    const locate = (field: string) => (parsed.problem ? (parsed.at ?? { line: at, column: 1 }) : { line: at, column: locateField(line, field).column });
+    return { source: `${name}:${at}`, text: line, value: parsed.value, problem: parsed.problem, locate };
   };
   for (const line of head) {
     const item = one(line);

@@ -1,6 +1,8 @@
 // tpa claim submit: one claim, sent with an idempotency key (and waited for with --wait); or a batch
-// (more than one claim, or a --journal), sent exactly once each and resumable (submit-batch.ts).
-import { ValidationFailed } from '../../../errors.js';
+// (more than one claim, or a --journal), sent exactly once each and resumable (submit-batch.ts). One
+// claim is journaled as a batch's claims are (the journal of single claims): the same content sent
+// again is refused unless asked for (--again, or yes at the prompt). --dry-run checks and shows.
+import { UsageError, ValidationFailed } from '../../../errors.js';
 import { waitTimeoutSpec } from '../../options.js';
 import { argument, option, verb } from '../../verb.js';
 import { validateClaim } from './claim-check.js';
@@ -20,6 +22,11 @@ export const submit = verb({
       "a batch's journal: what was sent with which key; the same command run again continues from it (default: one in the data directory)",
     ),
     concurrency: option.text('--concurrency <n>', "a batch's requests in flight at most (default 10, the sandbox tier's limit)"),
+    dryRun: option.flag('--dry-run', 'check every claim and print what would be sent (-o json/ndjson: the claims); send and journal nothing'),
+    again: option.flag(
+      '--again',
+      'send a claim whose same content was submitted before from this machine, as a new claim (else refused, exit 4, or asked on a terminal)',
+    ),
   },
   examples: [
     'tpa claim submit claim.json',
@@ -27,6 +34,8 @@ export const submit = verb({
     'tpa claim template | tpa claim submit - --wait --timeout 2m',
     'tpa claim submit claims/ export.ndjson --journal run1.journal -o ndjson',
     'tpa claim submit bundle.json --wait   # a FHIR Bundle: its Claim entries',
+    'tpa claim submit claims/ --dry-run -o ndjson   # the claims that would be sent; nothing is',
+    'tpa claim submit claim.json --again   # the same claim once more, on purpose: a new claim',
   ],
   async run(ctx, { paths }, opts) {
     const { checkPaths, claimTexts, countClaims } = await import('./submit-sources.js');
@@ -37,6 +46,18 @@ export const submit = verb({
       () => ctx.io.stdinStream(),
       (message) => notes.push(message),
     );
+    if (opts.dryRun) {
+      if (opts.wait) throw new UsageError('--dry-run sends nothing, so there is nothing to --wait for');
+      const { checkClaims } = await import('./check-batch.js');
+      async function* checked() {
+        for await (const item of claims) {
+          for (const message of notes.splice(0)) ctx.note(message);
+          yield item;
+        }
+        for (const message of notes.splice(0)) ctx.note(message);
+      }
+      return checkClaims(ctx, checked(), 'dry-run');
+    }
     // One claim behaves as it always has; more than one (or a --journal) is a batch.
     const first = await claims.next();
     const second = first.done || opts.journal !== undefined ? undefined : await claims.next();
@@ -55,13 +76,31 @@ export const submit = verb({
       }
       return submitBatch(ctx, paths, all(), opts, ctx.io.stderr.isTTY ? await countClaims(paths) : undefined);
     }
-    const file = first.value.source;
-    const text = first.value.text;
-    validateClaim(text, file);
+    if (opts.again && (opts.journal !== undefined || (second && !second.done)))
+      throw new UsageError('--again is for one claim: a batch sends what its journal has not sent, and the same content twice in it is two claims');
+    const item = first.value;
+    // Too large, or an empty stdin: said as the reader says it (an empty file or bad JSON is the parser's to say).
+    if (item.problem !== undefined && item.text.trim() === '' && !item.problem.startsWith('not valid JSON'))
+      throw new ValidationFailed(`${item.source}: ${item.problem}`);
+    const parsed = validateClaim(item.text, item.source, item.locate);
     const client = await ctx.client();
-    const { randomUUID } = await import('node:crypto');
-    const key = opts.idempotencyKey ?? randomUUID();
-    const ack = await client.submitClaim(text, key);
+    const { sendOneClaim } = await import('./submit-one.js');
+    const result = await sendOneClaim(ctx, client, { source: item.source, text: item.text, value: item.value, parsed }, opts);
+    if ('found' in result) {
+      const f = result.found;
+      ctx.note(`${item.source}: sent before, its answer lost: found in the ledger (${f.external_claim_id}), not sent again`);
+      if (opts.wait) return responseOutput(ctx, await waitForClaim(ctx, f.submission_id, opts, 0));
+      return {
+        data: { submission_id: f.submission_id, external_claim_id: f.external_claim_id, status: 'ACKNOWLEDGED', found_in_ledger: true },
+        table: (t) =>
+          t.keyValues([
+            ['Submission', f.submission_id],
+            ['Encounter', f.external_claim_id],
+            ['Next', `tpa claim poll ${f.submission_id} --wait`],
+          ]),
+      };
+    }
+    const ack = result.sent;
     if (!opts.wait) {
       return {
         data: ack.body,

@@ -1,18 +1,52 @@
-// tpa claim validate: a claim checked offline with the service's own rules; nothing is sent.
+// tpa claim validate: claims checked offline with the service's own rules; nothing is sent. It reads
+// what `claim submit` reads (the same readers): one claim is said valid or refused as it always was,
+// many are checked each (check-batch.ts).
 import { centsToAmount } from '../../../domain/money.js';
-import { MAX_CLAIM_BYTES } from '../../../domain/fhir-claim.js';
-import { readInput } from '../../options.js';
+import { ValidationFailed } from '../../../errors.js';
 import { argument, verb } from '../../verb.js';
 import { validateClaim } from './claim-check.js';
 
 export const validate = verb({
   name: 'validate',
-  description: 'check a claim offline with the same rules as the service; exits 2 naming each bad field',
-  args: { file: argument.required('<file>', 'claim JSON file, or - for stdin') },
-  examples: ['tpa claim validate claim.json', 'cat claim.json | tpa claim validate -'],
-  async run(ctx, { file }) {
-    // Unreadable or oversized input is a usage error.
-    const parsed = validateClaim(await readInput(ctx, file, 'claim', MAX_CLAIM_BYTES), file);
+  description: "check claims offline with the service's rules (what claim submit reads); exit 2 names each bad field and where",
+  args: { paths: argument.variadic('<paths...>', 'Claim JSON files, FHIR Bundles, NDJSON files (one Claim a line), folders of them, or - for stdin') },
+  examples: [
+    'tpa claim validate claim.json',
+    'cat claim.json | tpa claim validate -',
+    'tpa claim validate claims/ export.ndjson -o ndjson   # one line per claim; invalid ones on stderr as file:line:column',
+  ],
+  async run(ctx, { paths }) {
+    const { checkPaths, claimTexts } = await import('./submit-sources.js');
+    checkPaths(paths, ctx.io.stdinIsTTY);
+    const notes: string[] = [];
+    const claims = claimTexts(
+      paths,
+      () => ctx.io.stdinStream(),
+      (message) => notes.push(message),
+    );
+    const first = await claims.next();
+    const second = first.done ? undefined : await claims.next();
+    for (const message of notes.splice(0)) ctx.note(message);
+    if (first.done) throw new ValidationFailed(`no claim in ${paths.join(', ')}`);
+    if (second && !second.done) {
+      const { checkClaims } = await import('./check-batch.js');
+      async function* all() {
+        yield first.value!;
+        yield second!.value!;
+        for await (const item of claims) {
+          for (const message of notes.splice(0)) ctx.note(message);
+          yield item;
+        }
+        for (const message of notes.splice(0)) ctx.note(message);
+      }
+      return checkClaims(ctx, all(), 'validate');
+    }
+    // One claim: valid (its summary) or refused (exit 2, every bad field and where it is).
+    const item = first.value;
+    // Too large, or an empty stdin: said as the reader says it (an empty file or bad JSON is the parser's to say).
+    if (item.problem !== undefined && item.text.trim() === '' && !item.problem.startsWith('not valid JSON'))
+      throw new ValidationFailed(`${item.source}: ${item.problem}`);
+    const parsed = validateClaim(item.text, item.source, item.locate);
     const summary = {
       valid: true,
       type: parsed.type,
@@ -26,7 +60,7 @@ export const validate = verb({
     return {
       data: summary,
       table: (t) =>
-        `${t.c.green('✓')} ${file === '-' ? 'stdin' : file} is a valid ${parsed.type} claim\n` +
+        `${t.c.green('✓')} ${item.source} is a valid ${parsed.type} claim\n` +
         t.keyValues([
           ['Provider NPI', parsed.providerNpi],
           ['Member', parsed.memberId],

@@ -1,0 +1,77 @@
+// `claim validate` of many claims and `claim submit --dry-run`: every claim the readers
+// (submit-sources.ts, the ones `claim submit` uses) find is checked with the engine's rules, each
+// invalid one named on stderr with file:line:column and field, nothing sent and nothing journaled
+// (docs/design.md "Checking claims before sending them"). Rows stream: memory does not grow with
+// the number of claims.
+import { formatCentsGrouped } from '../../../domain/money.js';
+import { EXIT } from '../../../errors.js';
+import { tableTools, type CommandOutput } from '../../../render/output.js';
+import { screen } from '../../../render/screen.js';
+import { rowWriter } from '../../../render/stream.js';
+import type { Context } from '../../context.js';
+import { terminalWidth } from '../../io.js';
+import { type CheckedClaim, checkClaim, errorLine } from './claim-check.js';
+import type { ClaimText } from './submit-sources.js';
+
+/** A flat row for csv: the errors and the codes as text. */
+function csvRow(c: CheckedClaim): Record<string, unknown> {
+  return {
+    ...c,
+    cpt_codes: c.cpt_codes?.join(' ') ?? null,
+    errors: c.errors.map((e) => errorLine(c.source, e)).join('; '),
+  };
+}
+
+const count = (n: number) => n.toLocaleString('en-US');
+const claims = (n: number) => `${count(n)} claim${n === 1 ? '' : 's'}`;
+
+/**
+ * Checks every claim. `validate`: one row per claim (valid or not). `dry-run`: the claims that would
+ * be sent, as they would be sent (json, ndjson), or their summary rows (csv). On a terminal, a
+ * summary on stdout; elsewhere, the counts on stderr. Exit 2 when any claim is invalid.
+ */
+export async function checkClaims(ctx: Context, items: AsyncIterable<ClaimText>, mode: 'validate' | 'dry-run'): Promise<CommandOutput> {
+  const table = ctx.format === 'table';
+  const writer = table ? undefined : rowWriter<unknown>(ctx.format, ctx.io.stdout);
+  let valid = 0;
+  let invalid = 0;
+  let chargesCents = 0;
+  try {
+    for await (const item of items) {
+      const { checked, parsed } = checkClaim(item);
+      if (parsed) {
+        valid++;
+        chargesCents += parsed.totalChargeCents;
+      } else {
+        invalid++;
+        for (const e of checked.errors) ctx.note(screen(errorLine(checked.source, e)));
+      }
+      if (!writer) continue;
+      if (mode === 'validate') writer.write([ctx.format === 'csv' ? csvRow(checked) : checked]);
+      else if (parsed) writer.write([ctx.format === 'csv' ? csvRow(checked) : item.value]);
+    }
+  } finally {
+    writer?.end();
+  }
+  const total = valid + invalid;
+  const exitCode = invalid > 0 ? EXIT.USAGE : EXIT.OK;
+  if (!table) {
+    ctx.note(
+      mode === 'validate'
+        ? `${claims(total)}: ${count(valid)} valid, ${count(invalid)} invalid`
+        : `would send ${claims(valid)} (charges ${formatCentsGrouped(chargesCents)})${invalid > 0 ? `; ${count(invalid)} invalid, not sent` : ''}; nothing was sent`,
+    );
+    return { exitCode };
+  }
+  const t = await tableTools(ctx.color, terminalWidth(ctx.io.stdout));
+  const counts = t.table(
+    ['Claims', { header: 'Count', align: 'right' }],
+    [
+      [mode === 'validate' ? 'Valid' : 'Valid, would be sent', count(valid)],
+      [mode === 'validate' ? 'Invalid' : 'Invalid, would not be sent', count(invalid)],
+    ],
+  );
+  const head = mode === 'validate' ? `${claims(total)} checked` : `Would send ${claims(valid)}; nothing was sent (-o ndjson prints them as they would be sent)`;
+  ctx.io.stdout.write(`${head}\n${counts}\n${t.keyValues([['Charges', formatCentsGrouped(chargesCents)]])}\n`);
+  return { exitCode };
+}

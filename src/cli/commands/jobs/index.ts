@@ -1,0 +1,7 @@
+// tpa jobs: the journals of long jobs on this machine (claim batches, single claims, payment runs),
+// read only (docs/design.md "Reading a journal: tpa jobs").
+import type { Entry } from '../../verb.js';
+import { list } from './list.js';
+import { show } from './show.js';
+
+export const verbs: readonly Entry[] = [list, show];

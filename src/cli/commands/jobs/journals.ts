@@ -1,0 +1,66 @@
+// What the verbs of `tpa jobs` share: where the journals are, finding one by the id `tpa jobs`
+// prints (or a path), and the summary's rows.
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { JobSummary } from '../../../client/job-journals.js';
+import { centsToAmount } from '../../../domain/money.js';
+import { UsageError } from '../../../errors.js';
+import type { Context } from '../../context.js';
+
+/** The folder of the journals that jobs keep when --journal names none. */
+export function journalsDir(ctx: Context): string {
+  return join(ctx.paths.dataDir, 'journals');
+}
+
+/**
+ * The journal that `name` names: a path to a file, or the id `tpa jobs` prints (the file name
+ * without .ndjson), or the start of one id.
+ */
+export async function findJournal(ctx: Context, name: string): Promise<string> {
+  if (/[\\/]/.test(name) || name.endsWith('.ndjson')) {
+    if (existsSync(name)) return resolve(name);
+    if (/[\\/]/.test(name)) throw new UsageError(`no journal at ${name}`);
+  }
+  const { journalPaths } = await import('../../../client/job-journals.js');
+  const paths = journalPaths(journalsDir(ctx));
+  const id = (p: string) => p.replace(/^.*[\\/]/, '').replace(/\.ndjson$/, '');
+  const wanted = name.replace(/\.ndjson$/, '');
+  const exact = paths.filter((p) => id(p) === wanted);
+  if (exact.length === 1) return exact[0]!;
+  const starts = paths.filter((p) => id(p).startsWith(wanted));
+  if (starts.length === 1) return starts[0]!;
+  if (starts.length > 1)
+    throw new UsageError(
+      `"${name}" is the start of ${starts.length} journals (${starts.map(id).slice(0, 5).join(', ')}${starts.length > 5 ? ', …' : ''}): give more of it`,
+    );
+  throw new UsageError(`no journal "${name}" on this machine`, { hint: 'tpa jobs lists them; a path to a journal file works too' });
+}
+
+/** A summary as one flat record (json, ndjson, csv): the same fields in every format. */
+export function summaryRecord(s: JobSummary): Record<string, unknown> {
+  return {
+    id: s.id,
+    kind: s.kind,
+    state: s.state,
+    profile: s.profile,
+    base_url: s.base_url,
+    started_at: s.started_at,
+    updated_at: s.updated_at,
+    done: s.done,
+    pending: s.pending,
+    failed: s.failed,
+    invalid: s.invalid,
+    total_amount: s.total_cents === null ? null : centsToAmount(s.total_cents),
+    pid: s.pid,
+    path: s.path,
+    problem: s.problem,
+  };
+}
+
+export const count = (n: number): string => n.toLocaleString('en-US');
+
+/** The state in words for a person: what it means and what to do. */
+export function stateText(s: JobSummary): string {
+  if (s.state === 'running') return `running (pid ${s.pid})`;
+  return s.state;
+}

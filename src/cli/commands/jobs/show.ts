@@ -1,0 +1,75 @@
+// tpa jobs show <job>: one journal in detail: what it is for, and each claim (or approval) not done,
+// with why; --failed-to writes the claims that were invalid or refused as NDJSON, to fix and send again.
+import { UsageError } from '../../../errors.js';
+import { centsToAmount, formatCentsGrouped } from '../../../domain/money.js';
+import { screen } from '../../../render/screen.js';
+import { argument, option, verb } from '../../verb.js';
+import { count, findJournal, stateText, summaryRecord } from './journals.js';
+
+export const show = verb({
+  name: 'show',
+  description: "one job's journal in detail: its claims or approvals, and why each that is not done is not",
+  args: { journal: argument.required('<job>', 'the job id tpa jobs prints (or its start), or a path to a journal file') },
+  options: {
+    failedTo: option.text('--failed-to <file>', 'write the claims that were invalid or refused to <file>, as NDJSON (one claim a line), to fix and send again'),
+    force: option.flag('--force', 'with --failed-to: replace <file> when it exists'),
+  },
+  examples: [
+    'tpa jobs show claims-3f2a9c01d4e5b6a7',
+    'tpa jobs show run1.journal -o ndjson   # every claim of it, one a line',
+    'tpa jobs show claims-3f2a --failed-to fix.ndjson && $EDITOR fix.ndjson && tpa claim submit fix.ndjson',
+  ],
+  async run(ctx, { journal }, opts) {
+    if (opts.force && opts.failedTo === undefined) throw new UsageError('--force is for --failed-to: it replaces the file --failed-to names');
+    const path = await findJournal(ctx, journal);
+    const { readJob } = await import('../../../client/job-journals.js');
+    const job = readJob(path);
+    const s = job.summary;
+    if (opts.failedTo !== undefined) {
+      if (s.kind === 'payment run')
+        throw new UsageError(
+          "--failed-to writes claims to send again; a payment run's approvals are not (its failed ones are listed here and in tpa fund history)",
+        );
+      const { writeFailedClaims } = await import('./failed-to.js');
+      writeFailedClaims(ctx, job.items, opts.failedTo, opts.force === true);
+    }
+    const rows = job.items.map(({ text: _text, amount_cents, ...item }) => ({ ...item, amount: amount_cents === null ? null : centsToAmount(amount_cents) }));
+    const flat = rows.map((i) => ({ ...i, errors: i.errors.map((e) => (e.field ? `${e.field}: ${e.message}` : e.message)).join('; ') }));
+    return {
+      data: { ...summaryRecord(s), items: rows },
+      items: ctx.format === 'csv' ? flat : rows,
+      table: (t) => {
+        const pairs: [string, string][] = [
+          ['Job', screen(s.id)],
+          ['Kind', s.kind],
+          ['State', stateText(s)],
+          ['Journal', screen(s.path)],
+          ['Profile', screen(`${s.profile ?? '(not recorded)'}${s.base_url ? ` (${s.base_url})` : ''}`)],
+          ['Started', s.started_at ?? '(not recorded)'],
+          ['Updated', s.updated_at],
+          ['Done', count(s.done)],
+          ['Pending', count(s.pending)],
+          ['Failed', count(s.failed)],
+          ['Invalid', count(s.invalid)],
+        ];
+        if (s.total_cents !== null) pairs.push(['Total', formatCentsGrouped(s.total_cents)]);
+        if (s.problem) pairs.push(['Problem', screen(s.problem)]);
+        let text = t.keyValues(pairs);
+        const open = job.items.filter((i) => i.status !== 'DONE');
+        if (open.length > 0) {
+          const why = (i: (typeof open)[number]) =>
+            screen(i.errors.length > 0 ? i.errors.map((e) => (e.field ? `${e.field}: ${e.message}` : e.message)).join('; ') : (i.message ?? ''));
+          text += `\n\n${t.table(
+            [s.kind === 'payment run' ? 'Encounter' : 'Source', 'Status', 'Detail', 'Why'],
+            open.map((i) => [screen(i.source), i.status === 'PENDING' ? i.status : t.c.red(i.status), i.detail, why(i)]),
+          )}`;
+        }
+        const next: string[] = [];
+        if (s.failed + s.invalid > 0 && s.kind !== 'payment run')
+          next.push(`to fix and send again: tpa jobs show ${s.id} --failed-to fix.ndjson, then tpa claim submit fix.ndjson`);
+        if (s.state === 'incomplete') next.push('pending work: run the same command again with this journal, and it continues');
+        return next.length > 0 ? `${text}\n\n${next.join('\n')}` : text;
+      },
+    };
+  },
+});

@@ -1,0 +1,295 @@
+// What the journals of long jobs hold, read for `tpa jobs` (docs/design.md "Reading a journal: tpa
+// jobs"): claim batches, the journal of single claims, payment runs. Read only: a journal is never
+// opened for writing, never locked, never changed, so reading one while its job runs is safe (a
+// last line still being written is left out).
+import { appendFileSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
+import type { FieldError } from '../domain/errors.js';
+import { isRefusal } from './claim-batch.js';
+import { type JournalRecord, readJournal } from './journal.js';
+import { currentHolder } from './journal-lock.js';
+
+export type JobKind = 'claim batch' | 'single claims' | 'payment run';
+
+/** A journal's job in one line of `tpa jobs`. */
+export interface JobSummary {
+  /** The journal's file name without `.ndjson`: what `tpa jobs show` takes. */
+  id: string;
+  kind: JobKind | 'unknown';
+  /** running: its job holds it now; incomplete: work is left that the same command continues; finished; damaged: not readable to its end. */
+  state: 'running' | 'incomplete' | 'finished' | 'damaged';
+  profile: string | null;
+  base_url: string | null;
+  started_at: string | null;
+  /** When the journal was last written. */
+  updated_at: string;
+  done: number;
+  pending: number;
+  failed: number;
+  invalid: number;
+  /** A payment run's confirmed total, in cents; null for claims. */
+  total_cents: number | null;
+  /** The process writing it, when running. */
+  pid: number | null;
+  path: string;
+  /** Why it could not be read to its end. */
+  problem: string | null;
+}
+
+export type ItemStatus = 'DONE' | 'PENDING' | 'FAILED' | 'INVALID';
+
+/** One claim (or one approval of a payment run) of a journal. */
+export interface JobItem {
+  /** Where the claim came from (file, file:line, file#entry[i], stdin…), or the encounter of an approval. */
+  source: string;
+  status: ItemStatus;
+  /** What the status stands for in the job's own words (ACKNOWLEDGED, SENT, REFUSED, APPROVED, OWED…). */
+  detail: string;
+  submission_id: string | null;
+  external_claim_id: string | null;
+  idempotency_key: string | null;
+  /** A payment run's approval: its amount in cents and its authorization code. */
+  amount_cents: number | null;
+  authorization_code: string | null;
+  message: string | null;
+  errors: FieldError[];
+  at: string | null;
+  /** The claim's text, kept for an invalid or refused claim (to be written out, fixed and sent again). */
+  text?: string;
+}
+
+export interface Job {
+  summary: JobSummary;
+  items: JobItem[];
+}
+
+const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+
+function blankItem(source: string, status: ItemStatus, detail: string): JobItem {
+  return {
+    source,
+    status,
+    detail,
+    submission_id: null,
+    external_claim_id: null,
+    idempotency_key: null,
+    amount_cents: null,
+    authorization_code: null,
+    message: null,
+    errors: [],
+    at: null,
+  };
+}
+
+/** The claims of a claim batch's journal (or of the journal of single claims), each as its last record left it. */
+function claimItems(records: readonly JournalRecord[]): JobItem[] {
+  const byClaim = new Map<string, JobItem>();
+  const invalid = new Map<string, JobItem>();
+  for (const r of records) {
+    const id = str(r.claim);
+    if (r.type === 'invalid') {
+      const source = str(r.source) ?? '(unknown)';
+      const item = blankItem(source, 'INVALID', 'INVALID');
+      item.errors = Array.isArray(r.errors) ? (r.errors as FieldError[]) : [];
+      item.message = item.errors.map((e) => (e.field ? `${e.field}: ${e.message}` : e.message)).join('; ') || null;
+      item.at = str(r.at);
+      if (typeof r.text === 'string') item.text = r.text;
+      invalid.delete(source);
+      invalid.set(source, item);
+      continue;
+    }
+    if (!id) continue;
+    let item = byClaim.get(id);
+    if (r.type === 'sending') {
+      const source = str(r.source) ?? id;
+      // Sent since it was found invalid (fixed in its file): no longer invalid.
+      invalid.delete(source);
+      item ??= blankItem(source, 'PENDING', 'ANNOUNCED');
+      if (item.status !== 'DONE') Object.assign(item, { status: 'PENDING', detail: 'ANNOUNCED', message: null, errors: [] });
+      item.source = source;
+      item.idempotency_key = str(r.idempotency_key);
+      item.at = str(r.at) ?? item.at;
+      byClaim.set(id, item);
+      continue;
+    }
+    if (!item) continue;
+    if (r.type === 'sent' && item.status !== 'DONE') item.detail = 'SENT, NO ANSWER RECORDED';
+    if (r.type === 'acknowledged') {
+      Object.assign(item, {
+        status: 'DONE',
+        detail: r.found_in_ledger ? 'FOUND IN LEDGER' : 'ACKNOWLEDGED',
+        submission_id: str(r.submission_id),
+        external_claim_id: str(r.external_claim_id),
+        message: null,
+        errors: [],
+      });
+      item.at = str(r.at) ?? item.at;
+      delete item.text;
+    }
+    if (r.type === 'failed') {
+      const refused = isRefusal(r.status);
+      Object.assign(item, {
+        status: refused ? 'FAILED' : 'PENDING',
+        detail: refused ? 'REFUSED' : 'NOT ANSWERED (sent again on the next run)',
+        message: str(r.message),
+        errors: Array.isArray(r.errors) ? (r.errors as FieldError[]) : [],
+      });
+      item.at = str(r.at) ?? item.at;
+      if (typeof r.text === 'string') item.text = r.text;
+    }
+  }
+  return [...byClaim.values(), ...invalid.values()];
+}
+
+/** The approvals of a payment run's journal: every encounter of its confirmed plan, with its outcome when it has one. */
+function approvalItems(records: readonly JournalRecord[]): { items: JobItem[]; totalCents: number | null; startedAt: string | null } {
+  const plan = records.find((r) => r.type === 'payment_run')?.plan as
+    | {
+        created_at?: string;
+        total_cents?: number;
+        encounters?: { encounter_id: string; amount_cents: number; authorization_code: string; idempotency_key: string }[];
+      }
+    | undefined;
+  const items = new Map<string, JobItem>();
+  for (const e of plan?.encounters ?? []) {
+    const item = blankItem(e.encounter_id, 'PENDING', 'NOT SENT');
+    Object.assign(item, {
+      external_claim_id: e.encounter_id,
+      amount_cents: e.amount_cents,
+      authorization_code: e.authorization_code,
+      idempotency_key: e.idempotency_key,
+    });
+    items.set(e.encounter_id, item);
+  }
+  for (const r of records) {
+    const item = items.get(str(r.encounter_id) ?? '');
+    if (!item) continue;
+    if (r.type === 'sending') Object.assign(item, { detail: 'SENT, NO ANSWER RECORDED', at: str(r.at) });
+    if (r.type === 'outcome') {
+      const o = r.outcome as { status?: string; message?: string; processor_transfer_id?: string | null };
+      const status = o.status ?? 'UNKNOWN';
+      Object.assign(item, {
+        status: status === 'APPROVED' || status === 'SKIPPED' ? 'DONE' : 'FAILED',
+        detail: status,
+        message: o.message ?? null,
+        submission_id: o.processor_transfer_id ?? null,
+      });
+    }
+  }
+  return { items: [...items.values()], totalCents: typeof plan?.total_cents === 'number' ? plan.total_cents : null, startedAt: plan?.created_at ?? null };
+}
+
+/** Reads one journal: its summary and its items. Never changes it. */
+export function readJob(path: string): Job {
+  const records: JournalRecord[] = [];
+  let damagedAt: number | undefined;
+  let unreadable: string | undefined;
+  let updatedAt = '';
+  try {
+    ({ damagedAt } = readJournal(path, (r) => records.push(r)));
+    updatedAt = statSync(path).mtime.toISOString();
+  } catch (err) {
+    // Removed meanwhile, or not ours to read: said in its row, the others are still listed.
+    const code = (err as NodeJS.ErrnoException).code;
+    unreadable = `cannot be read: ${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (err as Error).message}`;
+  }
+  const first = records[0];
+  const id = basename(path).replace(/\.ndjson$/, '');
+  const holder = currentHolder(path);
+  let kind: JobSummary['kind'] = 'unknown';
+  let items: JobItem[] = [];
+  let totalCents: number | null = null;
+  let startedAt: string | null = null;
+  if (first?.type === 'batch') {
+    kind = first.kind === 'single' ? 'single claims' : 'claim batch';
+    items = claimItems(records);
+    startedAt = str(first.started_at);
+  } else if (first?.type === 'payment_run') {
+    kind = 'payment run';
+    ({ items, totalCents, startedAt } = approvalItems(records));
+  }
+  const count = (s: ItemStatus) => items.filter((i) => i.status === s).length;
+  const pending = count('PENDING');
+  const problem = unreadable
+    ? unreadable
+    : damagedAt !== undefined
+      ? `damaged at line ${damagedAt}: not a JSON record (it was not written by tpa, or was edited)`
+      : kind === 'unknown' && records.length > 0
+        ? `not the journal of a tpa job (it starts with a "${first!.type}" record)`
+        : null;
+  return {
+    summary: {
+      id,
+      kind,
+      state: holder ? 'running' : problem ? 'damaged' : pending > 0 ? 'incomplete' : 'finished',
+      profile: first ? str(first.profile) : null,
+      base_url: first ? str(first.base_url) : null,
+      started_at: startedAt,
+      updated_at: updatedAt,
+      done: count('DONE'),
+      pending,
+      failed: count('FAILED'),
+      invalid: count('INVALID'),
+      total_cents: totalCents,
+      pid: holder?.pid ?? null,
+      path,
+      problem,
+    },
+    items,
+  };
+}
+
+/** The file, beside the journals of the data directory, naming journals kept elsewhere (--journal). */
+export const ELSEWHERE = 'elsewhere.txt';
+
+/** The journals of jobs on this machine: those in `dir` (the data directory's journals) and those it names as kept elsewhere. */
+export function journalPaths(dir: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const paths = names.filter((n) => n.endsWith('.ndjson') && !n.startsWith('.') && n !== 'fund-history.ndjson').map((n) => join(dir, n));
+  let elsewhere: string[] = [];
+  try {
+    elsewhere = readFileSync(join(dir, ELSEWHERE), 'utf8').split('\n').filter(Boolean);
+  } catch {
+    // none recorded
+  }
+  const seen = new Set(paths.map((p) => resolve(p)));
+  for (const p of elsewhere) {
+    if (seen.has(p)) continue;
+    try {
+      if (!statSync(p).isFile()) continue;
+    } catch {
+      continue; // removed since
+    }
+    seen.add(p);
+    paths.push(p);
+  }
+  return paths;
+}
+
+/**
+ * Notes a journal kept outside `dir` (a batch's --journal) so that `tpa jobs` lists it too. Best
+ * effort: a note that cannot be written loses only the listing, never the job.
+ */
+export function rememberJournal(dir: string, path: string): void {
+  const full = resolve(path);
+  if (resolve(dir) === resolve(full, '..')) return;
+  const file = join(dir, ELSEWHERE);
+  try {
+    let known = '';
+    try {
+      known = readFileSync(file, 'utf8');
+    } catch {
+      // the first
+    }
+    if (known.split('\n').includes(full)) return;
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    appendFileSync(file, `${full}\n`, { mode: 0o600 });
+  } catch {
+    // only the listing is lost
+  }
+}
