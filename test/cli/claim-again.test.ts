@@ -49,6 +49,16 @@ describe('tpa claim submit, one claim twice', () => {
     expect(third.stderr).toContain(forced.json<{ submission_id: string }>().submission_id);
   });
 
+  it('forgets what was sent to a database that local reset deleted: the same claim goes to the new one', async () => {
+    const file = await template();
+    expect((await run(['claim', 'submit', file])).code).toBe(0);
+    expect((await run(['claim', 'submit', file])).code).toBe(4);
+    expect((await run(['local', 'reset', '--yes'])).code).toBe(0);
+    const after = await run(['claim', 'submit', file, '-o', 'json']);
+    expect(after.code, after.stderr).toBe(0);
+    expect(await ledgerCount()).toBe(1);
+  });
+
   it('knows the claim by its content: a re-indented copy and the same text on stdin are the same claim; another claim is not', async () => {
     const file = await template();
     expect((await run(['claim', 'submit', '-'], readFileSync(file, 'utf8'))).code).toBe(0);

@@ -9,10 +9,12 @@ export const reset = verb({
   examples: ['tpa local reset', 'tpa local reset --yes'],
   async run(ctx) {
     localOnly(ctx);
-    const [{ databaseFile }, { removeDatabase }, { DataDirLock }] = await Promise.all([
+    const [{ databaseFile }, { removeDatabase }, { DataDirLock }, { singleJournalPath }, { rmSync }] = await Promise.all([
       import('../../../engine/engine.js'),
       import('../../../engine/store/db.js'),
       import('../../../client/serve-lock.js'),
+      import('../claim/submit-one.js'),
+      import('node:fs'),
     ]);
     const file = databaseFile(ctx.paths.dataDir);
     // Refused while `local serve` holds the data directory, and held while deleting so that none starts meanwhile.
@@ -20,6 +22,9 @@ export const reset = verb({
     try {
       await confirm(ctx, `Delete every claim and change in ${file} and start again from the seed?`);
       const existed = removeDatabase(file);
+      // The journal of single claims remembers what was sent to this database: a claim sent to the
+      // deleted one is new to the next, so it goes with it (batch journals name their own files).
+      rmSync(singleJournalPath(ctx), { force: true });
       ctx.note(existed ? `reset: deleted ${file}; it will be re-seeded on next use` : `reset: nothing to delete at ${file}`);
       return { data: { reset: true, database: file, existed } };
     } finally {
