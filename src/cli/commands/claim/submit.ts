@@ -1,7 +1,7 @@
 // tpa claim submit: one claim, sent with an idempotency key (and waited for with --wait); or a batch
 // (more than one claim, or a --journal), sent exactly once each and resumable (submit-batch.ts).
 import { ValidationFailed } from '../../../errors.js';
-import { waitTimeoutSpec } from '../../options.js';
+import { suggestCommand, waitTimeoutSpec } from '../../options.js';
 import { argument, option, verb } from '../../verb.js';
 import { validateClaim } from './claim-check.js';
 import { responseOutput, waitForClaim } from './response.js';
@@ -70,7 +70,7 @@ export const submit = verb({
             ['Submission', ack.body.submission_id],
             ['Encounter', ack.body.external_claim_id],
             ['Status', t.status(ack.body.status)],
-            ['Next', `tpa claim poll ${ack.body.submission_id} --wait`],
+            ['Next', suggestCommand(ctx, ['claim', 'poll', ack.body.submission_id, '--wait'])],
           ]),
       };
     }

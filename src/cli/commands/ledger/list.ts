@@ -6,7 +6,7 @@ import { wholeNumberProblem } from '../../../domain/validation.js';
 import { fieldsInvalid } from '../../../errors.js';
 import type { TableTools } from '../../../render/output.js';
 import type { TableSpec } from '../../../render/stream.js';
-import { periodFilters } from '../../options.js';
+import { givenArgs, periodFilters, suggestCommand } from '../../options.js';
 import { option, verb, type OptionValues } from '../../verb.js';
 
 const options = {
@@ -28,7 +28,7 @@ export const list = verb({
     'tpa ledger list --from 2026-03-01 --to 2026-03-31 --npi 1234567893 --all -o csv > march.csv',
     'tpa ledger list --all -o ndjson | jq -r \'select(.status == "ADJUDICATED") | .encounter_id\'',
   ],
-  async run(ctx, _args, opts) {
+  async run(ctx, _args, opts, cmd) {
     const f = filters(opts);
     const client = await ctx.client();
     if (opts.all) {
@@ -49,7 +49,11 @@ export const list = verb({
     const page = (await client.ledgerList(f)).body;
     if (ctx.format === 'table' && page.next) {
       const shown = (f.offset ?? 0) + page.results.length;
-      ctx.note(`showing ${(f.offset ?? 0) + 1}–${shown} of ${page.count.toLocaleString('en-US')}: use --all, or --offset ${shown} for the next page`);
+      // The same selection (filters, page size, profile), the next page or every page.
+      const same = givenArgs(cmd, ['offset', 'all']);
+      ctx.note(
+        `showing ${(f.offset ?? 0) + 1}–${shown} of ${page.count.toLocaleString('en-US')}; next page: ${suggestCommand(ctx, ['ledger', 'list', ...same, '--offset', String(shown)])}; all of them: ${suggestCommand(ctx, ['ledger', 'list', ...same, '--all'])}`,
+      );
     }
     return { data: page, items: page.results, table: (t) => (page.results.length === 0 ? LIST_TABLE.empty : listTable(t, page.results)) };
   },
