@@ -79,7 +79,7 @@ complete -c tpa -n '__fish_seen_subcommand_from fund; and __fish_seen_subcommand
 complete -c tpa -n '__fish_seen_subcommand_from fund; and __fish_seen_subcommand_from run' -l to -r -d 'service date on or before (YYYY-MM-DD)'
 complete -c tpa -n '__fish_seen_subcommand_from fund; and __fish_seen_subcommand_from run' -l npi -r -d 'only the encounters this provider is on (each released whole, the other providers\' payouts with it)'
 complete -c tpa -n '__fish_seen_subcommand_from fund; and __fish_seen_subcommand_from run' -l limit -r -d 'at most this many encounters (the newest first, in ledger order)'
-complete -c tpa -n '__fish_seen_subcommand_from fund; and __fish_seen_subcommand_from run' -l auth-code-prefix -r -d 'each approval gets <prefix>-0001, -0002, … (asked for on a terminal)'
+complete -c tpa -n '__fish_seen_subcommand_from fund; and __fish_seen_subcommand_from run' -l auth-code-prefix -r -d 'each approval gets <prefix>-0001, -0002, … (asked for on a terminal after the review, a free one offered)'
 complete -c tpa -n '__fish_seen_subcommand_from fund; and __fish_seen_subcommand_from run' -l expect-total -r -d 'without a terminal: the total the run must come to, or nothing is sent (exit 4)'
 complete -c tpa -n '__fish_seen_subcommand_from fund; and __fish_seen_subcommand_from run' -l journal -r -d 'the run\'s journal; an existing one resumes its run (default: one in the data directory, named after the prefix)'
 complete -c tpa -n '__fish_seen_subcommand_from fund; and __fish_seen_subcommand_from run' -l dry-run -d 'show the review (every encounter in json/csv) and send nothing'
