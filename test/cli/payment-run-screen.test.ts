@@ -218,4 +218,15 @@ describe('suggested commands keep the selection, and a run ends with its next st
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/Next\s+tpa claim poll sub_\w+ --wait -p local/);
   });
+
+  it('claim submit --wait that times out: the poll to try keeps --timeout and the profile', async () => {
+    const t = await runTpa(['claim', 'template'], { home, env });
+    writeFileSync(join(home, 'claim.json'), t.stdout);
+    const r = await runTpa(['claim', 'submit', 'claim.json', '--wait', '--timeout', '1s', '-p', 'local'], {
+      home,
+      env: { ...env, TPA_ADJUDICATION_DELAY: '1h' },
+    });
+    expect(r.code, r.stderr).toBe(7);
+    expect(r.stderr).toMatch(/try: tpa claim poll sub_\w+ --wait --timeout 1s -p local/);
+  });
 });
