@@ -1,10 +1,12 @@
 // Option value helpers shared by command handlers.
 import { statSync } from 'node:fs';
+import type { Command } from 'commander';
 import { parseDuration } from '../domain/duration.js';
 import { addDays, isRelativePeriod, periodProblem, periodRange, rangeInstants, RELATIVE_PERIODS } from '../domain/period.js';
 import { isoDateProblem, npiProblem, wholeNumberProblem } from '../domain/validation.js';
 import { fieldsInvalid, UsageError, ValidationFailed } from '../errors.js';
 import { CLEAR_LINE } from '../render/screen.js';
+import { shellQuote } from '../render/shell.js';
 import type { Context } from './context.js';
 import { option } from './verb.js';
 
@@ -207,4 +209,48 @@ export function scanProgress(ctx: Context): { onProgress?: (p: { read: number; t
       shown = false;
     },
   };
+}
+
+/** The period and provider filters of the ledger as the options that set them, for a command to suggest (periodFilters the other way). */
+export function periodArgs(f: PeriodFilters): string[] {
+  return [
+    ...(f.start_date !== undefined ? ['--from', f.start_date] : []),
+    ...(f.end_date !== undefined ? ['--to', f.end_date] : []),
+    ...(f.provider_npi !== undefined ? ['--npi', f.provider_npi] : []),
+  ];
+}
+
+/**
+ * The options this command was given on its command line (its selection: --from, --to, --npi,
+ * --status, …), as argv words in the order they are declared, but for the attribute names in
+ * `except`: a suggested command reproduces what the user chose. Global options (-p, -o, --yes) are
+ * not the command's own; `suggestCommand` adds the profile.
+ */
+export function givenArgs(cmd: Pick<Command, 'options' | 'getOptionValue' | 'getOptionValueSource'>, except: readonly string[] = []): string[] {
+  const words: string[] = [];
+  for (const o of cmd.options) {
+    const key = o.attributeName();
+    if (except.includes(key) || cmd.getOptionValueSource(key) !== 'cli' || o.long === undefined) continue;
+    const value: unknown = cmd.getOptionValue(key);
+    if (typeof value === 'boolean') words.push(o.long);
+    else if (Array.isArray(value)) for (const v of value) words.push(o.long, String(v));
+    else if (value !== undefined) words.push(o.long, String(value));
+  }
+  return words;
+}
+
+/** A word of a suggested command that the user fills in (`<submission_id>`), shown as it is. */
+export interface Placeholder {
+  placeholder: string;
+}
+
+/**
+ * A tpa command for the user to run next, as one line for a POSIX shell: `tpa` and `words`, then
+ * `-p <profile>` when a profile was named (--profile or TPA_PROFILE), since the command must act
+ * on the same service. Values are quoted where the shell needs it; false and undefined words are
+ * left out.
+ */
+export function suggestCommand(ctx: Pick<Context, 'profileName' | 'profileExplicit'>, words: readonly (string | Placeholder | false | undefined)[]): string {
+  const all = [...words, ...(ctx.profileExplicit ? ['-p', ctx.profileName] : [])];
+  return ['tpa', ...all.flatMap((w) => (typeof w === 'string' ? [shellQuote(w)] : typeof w === 'object' ? [`<${w.placeholder}>`] : []))].join(' ');
 }

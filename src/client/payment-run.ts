@@ -15,6 +15,8 @@
 // whose plan was changed since (an encounter added, an amount or a code changed) is refused before
 // anything is sent, since funding it would fund what nobody reviewed.
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { AUDIT_HEAD_HEADER, parseAuditHead, type AuditHead } from '../domain/audit.js';
 import { canonicalJson } from '../domain/canonical.js';
 import { fundingOf, resolveLostAnswer, type Funding } from '../domain/funding.js';
@@ -104,6 +106,49 @@ export function planRun(items: readonly LedgerItem[], filters: LedgerFilters, pr
     idempotency_key: randomUUID(),
   }));
   return { created_at: new Date().toISOString(), filters, prefix, total_cents: encounters.reduce((sum, e) => sum + e.amount_cents, 0), encounters };
+}
+
+/** The plan under the approver's prefix: each approval's code is <prefix>-0001, -0002, … in review order. */
+export function withPrefix(plan: RunPlan, prefix: string): RunPlan {
+  return { ...plan, prefix, encounters: plan.encounters.map((e, i) => ({ ...e, authorization_code: authorizationCode(prefix, i) })) };
+}
+
+/** Where a run's journal is kept when --journal names none, and its name there: after the prefix, with a hash (`id`) of the profile. */
+export function journalsDir(dataDir: string): string {
+  return join(dataDir, 'journals');
+}
+
+export function runJournalName(prefix: string, id: string): string {
+  return `fund-run-${prefix.replace(/[^A-Za-z0-9-]/g, '_')}-${id}.ndjson`;
+}
+
+/**
+ * Why `prefix` cannot begin a new run, or undefined when it can: a run under it has a journal in
+ * the data directory (of any profile), or an approval made from this machine (`tpa fund history`)
+ * has one of its codes, <prefix>-NNNN. A new run under it would give codes already given.
+ */
+export function prefixTaken(dataDir: string, prefix: string): string | undefined {
+  const stem = runJournalName(prefix, '').replace(/\.ndjson$/, '');
+  let files: string[] = [];
+  try {
+    files = readdirSync(journalsDir(dataDir));
+  } catch {
+    // No journals directory yet: no run has been confirmed on this machine.
+  }
+  const journal = files.find((f) => f.startsWith(stem) && /^[0-9a-f]{12}\.ndjson$/.test(f.slice(stem.length)));
+  if (journal) return `a payment run under ${prefix} has a journal (${join(journalsDir(dataDir), journal)})`;
+  const code = new RegExp(`^${prefix.replace(/[^A-Za-z0-9]/g, (c) => `\\${c}`)}-\\d{4,}$`);
+  const used = FundHistory.read(dataDir).find((a) => code.test(a.authorization_code));
+  if (used) return `${used.authorization_code} was given to an approval of ${used.encounter_id} (tpa fund history)`;
+  return undefined;
+}
+
+/** The prefix to offer a run: `base` when no code of it was given, else the first free of base2, base3, … */
+export function freePrefix(dataDir: string, base: string): string {
+  for (let n = 1; ; n++) {
+    const prefix = n === 1 ? base : `${base}${n}`;
+    if (prefixTaken(dataDir, prefix) === undefined) return prefix;
+  }
 }
 
 /** The seal of a confirmed plan: HMAC-SHA256 of its canonical JSON under the approver's key. */

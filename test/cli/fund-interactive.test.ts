@@ -217,7 +217,7 @@ describe('batches and payment runs on a terminal', () => {
     expect(r.output).toMatch(/Benefit/);
   });
 
-  it('fund run asks for the prefix, shows the review, refuses a mistyped total at the prompt and approves once the total shown is typed', async () => {
+  it('fund run shows the review, asks for the prefix, refuses a mistyped total at the prompt and approves once the total shown is typed', async () => {
     const id = await adjudicated();
     const r = await tpaInteractive(
       ['fund', 'run'],
@@ -231,6 +231,7 @@ describe('batches and payment runs on a terminal', () => {
     expectCompleted(r);
     expect(r.exit_code, r.output).toBe(0);
     expect(r.output).toMatch(/Payment run: 1 encounter, 2,460\.00 in all/);
+    expect(r.output.indexOf('Payment run: 1 encounter')).toBeLessThan(r.output.indexOf('Authorization code prefix'));
     expect(r.output).toMatch(/Net to provider/);
     expect(r.output).toMatch(/AUTH-20261124-PTY-0001/);
     expect(r.output).toMatch(/Payment run AUTH-20261124-PTY: 2,460\.00 approved of 2,460\.00/);

@@ -2,10 +2,10 @@
 // wait, its --timeout, and the output (exit 7 while the claim is still processing).
 import type { ApiResult } from '../../../client/client.js';
 import type { ClaimResponseBody } from '../../../client/types.js';
-import { EXIT } from '../../../errors.js';
+import { EXIT, PendingError } from '../../../errors.js';
 import type { CommandOutput, TableTools } from '../../../render/output.js';
 import type { Context } from '../../context.js';
-import { timeoutOption } from '../../options.js';
+import { suggestCommand, timeoutOption } from '../../options.js';
 
 /** The options of the wait, as `claim submit` and `claim poll` declare them. */
 export interface WaitOptions {
@@ -20,13 +20,28 @@ export async function waitForClaim(ctx: Context, submissionId: string, opts: Wai
     import('../../../domain/duration.js'),
   ]);
   const client = await ctx.client();
-  return pollClaim(client, submissionId, {
-    timeoutMs: timeoutOption(opts.timeout) ?? DEFAULT_POLL_TIMEOUT_MS,
-    includeRaw: opts.raw === true,
-    firstDelayMs,
-    onWait: ({ waitMs, elapsedMs }) =>
-      ctx.progress(`waiting for adjudication of ${submissionId}: next check in ${formatDuration(waitMs)} (${formatDuration(elapsedMs)} elapsed)`),
-  });
+  try {
+    return await pollClaim(client, submissionId, {
+      timeoutMs: timeoutOption(opts.timeout) ?? DEFAULT_POLL_TIMEOUT_MS,
+      includeRaw: opts.raw === true,
+      firstDelayMs,
+      onWait: ({ waitMs, elapsedMs }) =>
+        ctx.progress(`waiting for adjudication of ${submissionId}: next check in ${formatDuration(waitMs)} (${formatDuration(elapsedMs)} elapsed)`),
+    });
+  } catch (err) {
+    // The poll to try next, with the user's --timeout, --raw and profile (the client's hint knows none of them).
+    const plain = `tpa claim poll ${submissionId} --wait`;
+    if (!(err instanceof PendingError) || !err.hint?.includes(plain)) throw err;
+    const again = suggestCommand(ctx, [
+      'claim',
+      'poll',
+      submissionId,
+      '--wait',
+      ...(opts.timeout !== undefined ? ['--timeout', opts.timeout] : []),
+      opts.raw === true && '--raw',
+    ]);
+    throw new PendingError(err.message, { status: err.status, body: err.body, details: err.details, hint: err.hint.replace(plain, again) });
+  }
 }
 
 export function claimResponseTable(t: TableTools, b: ClaimResponseBody): string {

@@ -14,7 +14,7 @@ import type { Context } from '../../context.js';
 import { keepHeapFlat } from '../../heap.js';
 import { terminalWidth } from '../../io.js';
 import { seconds } from '../../listing.js';
-import { timeoutOption } from '../../options.js';
+import { suggestCommand, timeoutOption } from '../../options.js';
 import type { ClaimText } from './submit-sources.js';
 
 export const DEFAULT_CONCURRENCY = 10;
@@ -162,10 +162,12 @@ export async function submitBatch(
     ctx.note(`the journal ${journal.path} says what was sent; run the same command again to continue`);
   } else if (summary.counts.UNKNOWN > 0) {
     ctx.note(
-      `${summary.counts.UNKNOWN} claim(s) UNKNOWN: sent before without a recorded answer, and the ledger could not say whether the service has them. They were not sent again: look for them (tpa ledger list --npi <npi> --from <date> --to <date>) before resending`,
+      `${summary.counts.UNKNOWN} claim(s) UNKNOWN: sent before without a recorded answer, and the ledger could not say whether the service has them. They were not sent again: look for them (${suggestCommand(ctx, ['ledger', 'list', '--npi', { placeholder: 'npi' }, '--from', { placeholder: 'date' }, '--to', { placeholder: 'date' }])}) before resending`,
     );
   } else if (summary.stillProcessing > 0) {
-    ctx.note(`${summary.stillProcessing} claim(s) still being adjudicated when --wait timed out: follow them with tpa claim poll <submission_id> --wait`);
+    ctx.note(
+      `${summary.stillProcessing} claim(s) still being adjudicated when --wait timed out: follow them with ${suggestCommand(ctx, ['claim', 'poll', { placeholder: 'submission_id' }, '--wait'])}`,
+    );
   }
   const t = await tableTools(table ? ctx.color : ctx.colorErr, terminalWidth(table ? ctx.io.stdout : ctx.io.stderr));
   if (table) ctx.io.stdout.write(`${summaryTable(t, summary, opts.wait === true)}\n`);

@@ -3,7 +3,7 @@
 // claim is journaled as a batch's claims are (the journal of single claims): the same content sent
 // again is refused unless asked for (--again, or yes at the prompt). --dry-run checks and shows.
 import { UsageError, ValidationFailed } from '../../../errors.js';
-import { waitTimeoutSpec } from '../../options.js';
+import { suggestCommand, waitTimeoutSpec } from '../../options.js';
 import { argument, option, verb } from '../../verb.js';
 import { validateClaim } from './claim-check.js';
 import { responseOutput, waitForClaim } from './response.js';
@@ -109,7 +109,7 @@ export const submit = verb({
             ['Submission', ack.body.submission_id],
             ['Encounter', ack.body.external_claim_id],
             ['Status', t.status(ack.body.status)],
-            ['Next', `tpa claim poll ${ack.body.submission_id} --wait`],
+            ['Next', suggestCommand(ctx, ['claim', 'poll', ack.body.submission_id, '--wait'])],
           ]),
       };
     }

@@ -8,14 +8,16 @@ import { tableTools, type CommandOutput } from '../../../render/output.js';
 import { rowWriter } from '../../../render/stream.js';
 import type { Context } from '../../context.js';
 import { terminalWidth } from '../../io.js';
+import { periodArgs, suggestCommand } from '../../options.js';
 
 /** Sends what the confirmed plan has left, reports each outcome as it comes, and sums the run up. */
 export async function approveRun(ctx: Context, journal: RunJournal, plan: RunPlan): Promise<CommandOutput> {
   const client = await ctx.client();
   const table = ctx.format === 'table';
   const writer = table ? undefined : rowWriter<ApprovalOutcome>(ctx.format, ctx.io.stdout);
+  const resume = suggestCommand(ctx, ['fund', 'run', '--journal', journal.path]);
   const onSignal = () => {
-    ctx.note(`interrupted: the journal says what was approved; continue with: tpa fund run --journal ${journal.path}`);
+    ctx.note(`interrupted: the journal says what was approved; continue with: ${resume}`);
     process.exit(130);
   };
   process.once('SIGINT', onSignal);
@@ -53,6 +55,7 @@ export async function approveRun(ctx: Context, journal: RunJournal, plan: RunPla
       ...(counts.OWED > 0 ? ([['Owed again', `${counts.OWED} (${formatCentsGrouped(result.owedCents)})`]] as [string, string][]) : []),
       ['Not yet sent', String(plan.encounters.length - result.outcomes.length)],
       ['Journal', journal.path],
+      ['Next', nextStep(ctx, plan, result.stopped || result.outcomes.length < plan.encounters.length ? resume : undefined)],
       // The engine's audit head after the last release, for the operator to keep elsewhere (docs/design.md "The audit chain").
       ...(result.auditHead ? ([['Audit head', `record ${result.auditHead.seq} ${result.auditHead.hash}`]] as [string, string][]) : []),
     ]),
@@ -61,10 +64,29 @@ export async function approveRun(ctx: Context, journal: RunJournal, plan: RunPla
     const rows = result.outcomes.map((o) => [o.authorization_code, o.encounter_id, t.amount(o.amount), t.status(o.status), o.processor_transfer_id ?? '—']);
     ctx.io.stdout.write(`${t.table(['Authorization', 'Encounter', { header: 'Amount', align: 'right' }, 'Status', 'Transfer'], rows)}\n${summary}\n`);
   } else ctx.io.stderr.write(`${summary}\n`);
-  if (result.stopped) ctx.note(`stopped: ${result.stopped.message}; continue with: tpa fund run --journal ${journal.path}`);
+  if (result.stopped) ctx.note(`stopped: ${result.stopped.message}; continue with: ${resume}`);
   if (counts.OWED > 0)
     ctx.note(
-      `${counts.OWED} encounter(s) owed again: this run never sends an approval twice. Fund them anew after a review and a confirmation: a new run (tpa fund run --auth-code-prefix <a new prefix>) selects them again, or tpa fund approve <encounter_id>`,
+      `${counts.OWED} encounter(s) owed again: this run never sends an approval twice. Fund them anew after a review and a confirmation: a new run (${suggestCommand(ctx, ['fund', 'run', ...periodArgs(plan.filters)])}, with a new prefix) selects them again, or ${suggestCommand(ctx, ['fund', 'approve', { placeholder: 'encounter_id' }])}`,
     );
   return { exitCode: result.exitCode };
+}
+
+/**
+ * What to run after the run, as `fund approve` ends with one: the command that continues it when
+ * approvals are left; else the transfers it started, as they arrive: the settlement of its one
+ * encounter, or the finance desk's report over the run's period (its --from/--to, else the
+ * service dates of its encounters) and provider.
+ */
+function nextStep(ctx: Context, plan: RunPlan, resume: string | undefined): string {
+  if (resume !== undefined) return resume;
+  const e = plan.encounters;
+  if (e.length === 1) return suggestCommand(ctx, ['settlement', 'show', e[0]!.encounter_id]);
+  const dates = e.map((x) => x.service_date).sort();
+  const f = plan.filters;
+  return suggestCommand(ctx, [
+    'settlement',
+    'report',
+    ...periodArgs({ start_date: f.start_date ?? dates[0], end_date: f.end_date ?? dates.at(-1), provider_npi: f.provider_npi }),
+  ]);
 }

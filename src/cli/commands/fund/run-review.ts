@@ -1,6 +1,7 @@
 // The review of a payment run, before anything is confirmed: the payouts each approval will make,
 // the totals per provider, and with --npi what the same transfers carry to the other providers.
-// Shown on stderr before the confirmation, and as data (every encounter) by `fund run --dry-run`.
+// The summary is shown on stderr before the confirmation; every encounter by `fund run --dry-run`
+// (a table with the summary last, or data).
 import type { RunPlan } from '../../../client/payment-run.js';
 import { formatCents, formatCentsGrouped } from '../../../domain/money.js';
 import type { ProviderLine } from '../../../domain/report.js';
@@ -59,12 +60,48 @@ function splitByNpi(r: Review, encounterId?: string): { mineCents: number; other
   return { mineCents, othersCents, others: r.providers.filter((p) => p.npi !== r.npi) };
 }
 
-export function reviewText(t: TableTools, r: Review, rows: number | undefined, heading: string): string {
+/**
+ * The review on a screen: with `encounters`, every encounter first (a dry run's listing); then the
+ * summary (count and total, with --npi what goes to the others, the payouts, fees and nets per
+ * provider) last, so that it is what stands above the confirmation however long the run.
+ */
+export function reviewText(t: TableTools, r: Review, heading: string, encounters: boolean): string {
   const money = (c: number) => formatCentsGrouped(c);
   const e = r.plan.encounters;
-  const shown = rows === undefined ? e : e.slice(0, rows);
   const split = r.npi !== undefined ? splitByNpi(r) : undefined;
-  const lines = [
+  const lines: string[] = [];
+  if (encounters)
+    lines.push(
+      split
+        ? t.table(
+            [
+              'Authorization',
+              'Encounter',
+              'Service date',
+              'Provider',
+              { header: 'Amount', align: 'right' },
+              { header: `To ${r.npi}`, align: 'right' },
+              { header: 'To others', align: 'right' },
+            ],
+            e.map((x) => {
+              const one = splitByNpi(r, x.encounter_id);
+              return [
+                x.authorization_code,
+                x.encounter_id,
+                x.service_date,
+                x.provider_name,
+                money(x.amount_cents),
+                money(one.mineCents),
+                money(one.othersCents),
+              ];
+            }),
+          )
+        : t.table(
+            ['Authorization', 'Encounter', 'Service date', 'Provider', { header: 'Amount', align: 'right' }],
+            e.map((x) => [x.authorization_code, x.encounter_id, x.service_date, x.provider_name, money(x.amount_cents)]),
+          ),
+    );
+  lines.push(
     t.c.bold(`${heading}: ${e.length} encounter${e.length === 1 ? '' : 's'}, ${money(r.plan.total_cents)} in all`),
     ...(split && split.othersCents > 0
       ? [
@@ -89,28 +126,7 @@ export function reviewText(t: TableTools, r: Review, rows: number | undefined, h
         money(p.netCents),
       ]),
     ),
-    split
-      ? t.table(
-          [
-            'Authorization',
-            'Encounter',
-            'Service date',
-            'Provider',
-            { header: 'Amount', align: 'right' },
-            { header: `To ${r.npi}`, align: 'right' },
-            { header: 'To others', align: 'right' },
-          ],
-          shown.map((x) => {
-            const one = splitByNpi(r, x.encounter_id);
-            return [x.authorization_code, x.encounter_id, x.service_date, x.provider_name, money(x.amount_cents), money(one.mineCents), money(one.othersCents)];
-          }),
-        )
-      : t.table(
-          ['Authorization', 'Encounter', 'Service date', 'Provider', { header: 'Amount', align: 'right' }],
-          shown.map((x) => [x.authorization_code, x.encounter_id, x.service_date, x.provider_name, money(x.amount_cents)]),
-        ),
-  ];
-  if (shown.length < e.length) lines.push(`… and ${e.length - shown.length} more (all of them: tpa fund run --dry-run -o csv)`);
+  );
   return lines.join('\n');
 }
 

@@ -8,7 +8,7 @@ import { formatCentsGrouped, parseTypedAmount } from '../../../domain/money.js';
 import { ConflictError, UsageError, ValidationFailed } from '../../../errors.js';
 import type { Context } from '../../context.js';
 import { terminalWidth } from '../../io.js';
-import { checkedPeriodFilters, periodSpec } from '../../options.js';
+import { checkedPeriodFilters, givenArgs, periodSpec, suggestCommand } from '../../options.js';
 import { ask } from '../../prompt.js';
 import { option, verb } from '../../verb.js';
 import { encounterRow, reviewData, reviewOf, reviewText } from './run-review.js';
@@ -26,7 +26,10 @@ export const run = verb({
     period: periodSpec,
     npi: option.text('--npi <npi>', "only the encounters this provider is on (each released whole, the other providers' payouts with it)"),
     limit: option.text('--limit <n>', 'at most this many encounters (the newest first, in ledger order)'),
-    authCodePrefix: option.text('--auth-code-prefix <prefix>', 'each approval gets <prefix>-0001, -0002, … (asked for on a terminal)'),
+    authCodePrefix: option.text(
+      '--auth-code-prefix <prefix>',
+      'each approval gets <prefix>-0001, -0002, … (asked for on a terminal after the review, a free one offered)',
+    ),
     expectTotal: option.text('--expect-total <usd>', 'without a terminal: the total the run must come to, or nothing is sent (exit 4)'),
     journal: option.text('--journal <file>', "the run's journal; an existing one resumes its run (default: one in the data directory, named after the prefix)"),
     dryRun: option.flag('--dry-run', 'show the review (every encounter in json/csv) and send nothing'),
@@ -38,7 +41,7 @@ export const run = verb({
     'tpa fund run --auth-code-prefix AUTH-20261123-ACME --expect-total 12345.67 --yes -o ndjson',
     'tpa fund run --journal ~/.local/share/tpa/journals/fund-run-AUTH-20261123-ACME-….ndjson --yes',
   ],
-  async run(ctx, _args, opts) {
+  async run(ctx, _args, opts, cmd) {
     const expect = expectTotalOf(opts.expectTotal);
     const filters = await checkedPeriodFilters(ctx, opts);
     const limit = limitOf(opts.limit);
@@ -46,8 +49,9 @@ export const run = verb({
     let prefix = opts.authCodePrefix?.trim();
     if (prefix !== undefined && !PREFIX.test(prefix)) throw new ValidationFailed('--auth-code-prefix: letters, digits and dashes, e.g. AUTH-20261123-ACME');
     // A journal that holds a confirmed plan resumes its run: --journal, or the one the prefix names.
-    const named = opts.journal ?? (prefix !== undefined ? defaultJournal(ctx, prefix) : undefined);
-    const { planRun, RunJournal, selectEncounters } = await import('../../../client/payment-run.js');
+    const runs = await import('../../../client/payment-run.js');
+    const { freePrefix, planRun, prefixTaken, RunJournal, selectEncounters, withPrefix } = runs;
+    const named = opts.journal ?? (prefix !== undefined ? defaultJournal(ctx, prefix, runs) : undefined);
     // A dry run only reviews: it opens no journal, so it can never resume (and send) a run.
     let journal = !dryRun && named !== undefined && existsSync(named) ? await RunJournal.open(named, await sealKey(ctx, false)) : undefined;
     if (journal && !journal.plan) {
@@ -57,13 +61,8 @@ export const run = verb({
     const resuming = journal !== undefined;
     if (!dryRun && !resuming) needsWithoutTerminal(ctx, 'fund run', { '--auth-code-prefix': prefix, '--expect-total': expect });
     const client = await ctx.client();
-    if (!resuming && !dryRun && prefix === undefined) {
-      prefix = (
-        await ask('Authorization code prefix (each approval gets <prefix>-0001, -0002, …)', {
-          validate: (v) => (PREFIX.test(v.trim()) ? true : 'letters, digits and dashes'),
-        })
-      ).trim();
-    }
+    // The selection as the user gave it (--from, --to, --npi, --limit, …), for the commands suggested.
+    const selection = givenArgs(cmd, ['dryRun', 'authCodePrefix', 'expectTotal', 'journal']);
     try {
       let plan = journal?.plan;
       const { tableTools } = await import('../../../render/output.js');
@@ -91,37 +90,59 @@ export const run = verb({
         const items = await selectEncounters(client, filters, limit, (seen, total) =>
           ctx.progress(`selecting: ${seen} of ${total} adjudicated encounters read`),
         );
-        const draft = planRun(items, filters, prefix ?? '<prefix>');
-        const review = await reviewOf(ctx, draft, filters.provider_npi);
+        let draft = planRun(items, filters, prefix ?? '<prefix>');
         if (dryRun) {
+          const review = await reviewOf(ctx, draft, filters.provider_npi);
           const rows = draft.encounters.map((x) => encounterRow(review, x));
-          return { data: reviewData(review), items: rows, table: (tt) => reviewText(tt, review, undefined, 'Payment run (dry run: nothing is sent)') };
+          return { data: reviewData(review), items: rows, table: (tt) => reviewText(tt, review, 'Payment run (dry run: nothing is sent)', true) };
         }
+        // Nothing to fund: said once (on stdout as the table, else on stderr beside the empty data), nothing asked, exit 0.
         if (draft.encounters.length === 0) {
-          ctx.note('nothing to fund: no adjudicated encounter with a benefit above 0.00 matches');
-          return { data: { count: 0, total: '0.00', results: [] }, items: [], table: () => 'Nothing to fund.' };
+          const nothing = 'nothing to fund: no adjudicated, unfunded encounter with a benefit above 0.00 matches';
+          if (ctx.format !== 'table') ctx.note(nothing);
+          return { data: { count: 0, total: '0.00', results: [] }, items: [], table: () => `${nothing[0]!.toUpperCase()}${nothing.slice(1)}.` };
         }
-        const screen = ctx.io.stderr.isTTY ? Math.max(5, (process.stderr.rows || 24) - 16) : 10;
-        ctx.io.stderr.write(`${reviewText(t, review, screen, 'Payment run')}\n`);
+        const review = await reviewOf(ctx, draft, filters.provider_npi);
+        // The summary is the last thing above the questions, whatever the number of encounters; the
+        // list of them is one command away (docs/design.md "Payment runs").
+        const count = draft.encounters.length;
+        const listing = `${count} encounter${count === 1 ? '' : 's'}: ${suggestCommand(ctx, ['fund', 'run', '--dry-run', ...selection])} lists them`;
+        ctx.io.stderr.write(`${listing}\n${reviewText(t, review, 'Payment run', false)}\n`);
         if (expect !== undefined && expect !== draft.total_cents) {
           throw new ConflictError(
             `the selection totals ${formatCentsGrouped(draft.total_cents)}, not the expected ${formatCentsGrouped(expect)}: nothing was sent`,
             {
-              hint: 'review it with tpa fund run --dry-run, then give --expect-total the total it shows',
+              hint: `review it with ${suggestCommand(ctx, ['fund', 'run', '--dry-run', ...selection])}, then give --expect-total the total it shows`,
             },
           );
         }
+        if (prefix === undefined) {
+          // Asked after the review, with a prefix no approval has used offered (as fund approve offers a code).
+          const offered = freePrefix(ctx.paths.dataDir, `AUTH-${new Date().toISOString().slice(0, 10).replace(/-/g, '')}-RUN`);
+          prefix = (
+            await ask('Authorization code prefix (<prefix>-0001, -0002, …)', {
+              default: offered,
+              validate: (v) => {
+                if (!PREFIX.test(v.trim())) return 'letters, digits and dashes';
+                const taken = prefixTaken(ctx.paths.dataDir, v.trim());
+                return taken === undefined ? true : `taken: give another prefix, e.g. ${offered} (${taken})`;
+              },
+            })
+          ).trim();
+        }
+        draft = withPrefix(draft, prefix);
         if (!ctx.yes || expect === undefined) {
           if (!ctx.canPrompt) throw new UsageError('fund run needs --yes and --expect-total without a terminal. Nothing was sent.');
+          // Short enough for one line at 80 columns: the summary above says the rest.
           await confirmTotal(
             draft.total_cents,
-            `Release ${formatCentsGrouped(draft.total_cents)} to ${review.providers.length} provider${review.providers.length === 1 ? '' : 's'}${
+            `Release to ${review.providers.length} provider${review.providers.length === 1 ? '' : 's'}${
               review.npi !== undefined && review.providers.some((p) => p.npi !== review.npi) ? ` (${review.npi} and the others on its encounters)` : ''
             }`,
           );
         }
         // Confirmed: the plan, every approval's key and authorization code, on the disk before anything is sent.
-        journal = await RunJournal.open(opts.journal ?? defaultJournal(ctx, prefix!), await sealKey(ctx, true));
+        journal = await RunJournal.open(opts.journal ?? defaultJournal(ctx, prefix, runs), await sealKey(ctx, true));
         // Another run confirmed a plan in this journal meanwhile (it held the lock while we reviewed).
         if (journal.plan)
           throw new ConflictError(
@@ -129,7 +150,7 @@ export const run = verb({
           );
         journal.confirm(draft);
         plan = draft;
-        ctx.note(`journal: ${journal!.path} (if interrupted, run: tpa fund run --journal ${journal!.path})`);
+        ctx.note(`journal: ${journal!.path} (if interrupted, run: ${suggestCommand(ctx, ['fund', 'run', '--journal', journal!.path])})`);
       }
       return await (await import('./run-approvals.js')).approveRun(ctx, journal!, plan);
     } finally {
@@ -146,13 +167,13 @@ function limitOf(limit: string | undefined): number | undefined {
 }
 
 /** A run's journal when --journal names none: in the data directory, named after the profile and the prefix (a prefix is one run's). */
-function defaultJournal(ctx: Context, prefix: string): string {
+function defaultJournal(ctx: Context, prefix: string, { journalsDir, runJournalName }: typeof import('../../../client/payment-run.js')): string {
   const profile = ctx.profile();
   const id = createHash('sha256')
     .update(JSON.stringify([profile.name, profile.base_url ?? '', prefix]))
     .digest('hex')
     .slice(0, 12);
-  return join(ctx.paths.dataDir, 'journals', `fund-run-${prefix.replace(/[^A-Za-z0-9-]/g, '_')}-${id}.ndjson`);
+  return join(journalsDir(ctx.paths.dataDir), runJournalName(prefix, id));
 }
 
 /**

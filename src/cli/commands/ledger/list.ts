@@ -6,7 +6,7 @@ import { wholeNumberProblem } from '../../../domain/validation.js';
 import { fieldsInvalid, UsageError } from '../../../errors.js';
 import type { TableTools } from '../../../render/output.js';
 import type { TableSpec } from '../../../render/stream.js';
-import { bySpec, countedPeriod, lookbackSpec, periodFilters, periodSpec, withPeriodDates, scanProgress } from '../../options.js';
+import { bySpec, countedPeriod, givenArgs, lookbackSpec, periodFilters, periodSpec, scanProgress, suggestCommand, withPeriodDates } from '../../options.js';
 import { option, verb, type OptionValues } from '../../verb.js';
 
 const options = {
@@ -32,7 +32,7 @@ export const list = verb({
     'tpa ledger list --period last-month --by funded -o csv > funded.csv',
     'tpa ledger list --all -o ndjson | jq -r \'select(.status == "ADJUDICATED") | .encounter_id\'',
   ],
-  async run(ctx, _args, opts) {
+  async run(ctx, _args, opts, cmd) {
     const given = filters(opts);
     // --by and --lookback are checked before the service is asked what day it is.
     countedPeriod(opts.by, opts.lookback, { start_date: '2000-01-01' });
@@ -68,7 +68,11 @@ export const list = verb({
     const page = (await client.ledgerList(f)).body;
     if (ctx.format === 'table' && page.next) {
       const shown = (f.offset ?? 0) + page.results.length;
-      ctx.note(`showing ${(f.offset ?? 0) + 1}–${shown} of ${page.count.toLocaleString('en-US')}: use --all, or --offset ${shown} for the next page`);
+      // The same selection (filters, page size, profile), the next page or every page.
+      const same = givenArgs(cmd, ['offset', 'all']);
+      ctx.note(
+        `showing ${(f.offset ?? 0) + 1}–${shown} of ${page.count.toLocaleString('en-US')}; next page: ${suggestCommand(ctx, ['ledger', 'list', ...same, '--offset', String(shown)])}; all of them: ${suggestCommand(ctx, ['ledger', 'list', ...same, '--all'])}`,
+      );
     }
     return { data: page, items: page.results, table: (t) => (page.results.length === 0 ? LIST_TABLE.empty : listTable(t, page.results)) };
   },

@@ -2,7 +2,7 @@
 import type { Ssp } from '../../../client/types.js';
 import type { TableTools } from '../../../render/output.js';
 import type { TableSpec } from '../../../render/stream.js';
-import { wholeNumberOption } from '../../options.js';
+import { givenArgs, suggestCommand, wholeNumberOption } from '../../options.js';
 import { option, verb } from '../../verb.js';
 
 const CATALOG_TABLE: TableSpec<Ssp> = {
@@ -22,7 +22,7 @@ export const catalog = verb({
     all: option.flag('--all', 'follow the pages to the end'),
   },
   examples: ['tpa ratesheet catalog --search knee', 'tpa ratesheet catalog --all -o csv > catalog.csv'],
-  async run(ctx, _args, opts) {
+  async run(ctx, _args, opts, cmd) {
     const client = await ctx.client();
     const query = {
       search: opts.search,
@@ -45,7 +45,10 @@ export const catalog = verb({
     }
     const first = (await client.catalog(query)).body;
     if (ctx.format === 'table' && first.next) {
-      ctx.note(`showing ${first.results.length} of ${first.count}: use --all, or --page ${(query.page ?? 1) + 1} for the next page`);
+      const same = givenArgs(cmd, ['page', 'all']);
+      ctx.note(
+        `showing ${first.results.length} of ${first.count}; next page: ${suggestCommand(ctx, ['ratesheet', 'catalog', ...same, '--page', String((query.page ?? 1) + 1)])}; all of them: ${suggestCommand(ctx, ['ratesheet', 'catalog', ...same, '--all'])}`,
+      );
     }
     const table = (t: TableTools) =>
       t.table(
