@@ -3,7 +3,7 @@
 // ever held. They take a sink and the rendering they need, never the CLI's context.
 import { csvHeaders, csvLine, flatten, type TableTools } from './output.js';
 import { csvCell } from './screen.js';
-import { fitColumns, records as recordsOf, visibleLength, type Column } from './table.js';
+import { type Column, fitColumns, records as recordsOf, visibleLength } from './table.js';
 
 export interface Sink {
   write(text: string): void;
@@ -88,8 +88,8 @@ export function rowWriter<T>(
           if (widths === undefined) {
             const natural = (room: number) =>
               headers.map((h, i) => {
-                const amount = typeof spec.columns[i] !== 'string' && (spec.columns[i] as Column).align === 'right';
-                return Math.max(visibleLength(h), amount ? room : 0, ...cells.map((c) => visibleLength(c[i] ?? ''))) + 2;
+                const amount = cols[i]!.align === 'right';
+                return Math.max(visibleLength(h), amount ? room : 0, cols[i]!.room ?? 0, ...cells.map((c) => visibleLength(c[i] ?? ''))) + 2;
               });
             // Narrower than the terminal: text columns give way (their cells wrap), then the columns
             // marked to give way are left out; amounts keep room for seven figures when it fits, else

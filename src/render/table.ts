@@ -16,8 +16,10 @@ export interface Column {
   drop?: number;
   /** A text too long for its column is cut with … rather than wrapped, so that a row stays one line. */
   cut?: boolean;
-  /** Never narrower than its cells, though they hold spaces (a status with its flag). */
+  /** Never narrower than its cells, though they hold spaces (a status with its flag): never wrapped. */
   whole?: boolean;
+  /** The widest its cells can be: a streamed table, sized by its first page, keeps that room for later ones. */
+  room?: number;
 }
 
 export interface TableOptions {
@@ -93,7 +95,9 @@ function render(cols: Column[], rows: readonly (readonly string[])[], head: bool
   const cells = colWidths
     ? rows.map((r) =>
         r.map((cell, i) =>
-          !cols[i]!.cut && visibleLength(cell) > colWidths[i]! - 2 && /\s/.test(cell.trim()) ? wrap(cell, colWidths[i]! - 2).join('\n') : cell,
+          !cols[i]!.cut && !cols[i]!.whole && visibleLength(cell) > colWidths[i]! - 2 && /\s/.test(cell.trim())
+            ? wrap(cell, colWidths[i]! - 2).join('\n')
+            : cell,
         ),
       )
     : rows;

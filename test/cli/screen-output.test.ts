@@ -106,6 +106,19 @@ describe('ledger list on a terminal (item 15)', () => {
     });
   }
 
+  for (const columns of [100, 120]) {
+    it(`--all at ${columns} columns: a flag on a later page than the first still fits its line`, async () => {
+      // The first page of two holds no flag; the table's widths come from it.
+      const r = await run(['ledger', 'list', '--all', '--limit', '2'], { tty: true, columns });
+      expect(r.code, r.stderr).toBe(0);
+      const lines = plain(r.stdout).trimEnd().split('\n');
+      expect(lines.length, plain(r.stdout)).toBe(ids.length + 3);
+      for (const l of lines) expect([...l].length, l).toBeLessThanOrEqual(columns);
+      expect(lines.find((l) => l.includes(ids[0]!))).toMatch(/ADJUDICATED ✗ failed/);
+      expect(lines.find((l) => l.includes(ids[1]!))).toMatch(/ADJUDICATED ↩ refunded/);
+    });
+  }
+
   it('at 120 columns a failed transfer and a refunded one are flagged in the status column', async () => {
     const r = await run(['ledger', 'list'], { tty: true, columns: 120 });
     const line = (id: string) =>

@@ -153,7 +153,8 @@ const LIST_TABLE: TableSpec<LedgerItem> = {
     'Id',
     'Service date',
     { header: 'Provider', cut: true },
-    { header: 'Status', whole: true },
+    // Room for the longest status with its flag, "ADJUDICATED ↩ refunded", on every page of --all.
+    { header: 'Status', whole: true, room: 22 },
     { header: 'Charges', align: 'right', drop: 1 },
     { header: 'Allowed', align: 'right', drop: 2 },
     { header: 'Benefit', align: 'right' },
