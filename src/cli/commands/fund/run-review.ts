@@ -5,6 +5,7 @@ import type { RunPlan } from '../../../client/payment-run.js';
 import { formatCents, formatCentsGrouped } from '../../../domain/money.js';
 import type { ProviderLine } from '../../../domain/report.js';
 import type { PayoutShare } from '../../../domain/settlement.js';
+import { count } from '../../../render/format.js';
 import type { TableTools } from '../../../render/output.js';
 import type { Context } from '../../context.js';
 import { reviewPayouts } from './review.js';
@@ -65,7 +66,7 @@ export function reviewText(t: TableTools, r: Review, rows: number | undefined, h
   const shown = rows === undefined ? e : e.slice(0, rows);
   const split = r.npi !== undefined ? splitByNpi(r) : undefined;
   const lines = [
-    t.c.bold(`${heading}: ${e.length} encounter${e.length === 1 ? '' : 's'}, ${money(r.plan.total_cents)} in all`),
+    t.c.bold(`${heading}: ${count(e.length)} encounter${e.length === 1 ? '' : 's'}, ${money(r.plan.total_cents)} in all`),
     ...(split && split.othersCents > 0
       ? [
           t.c.yellow(
@@ -83,7 +84,7 @@ export function reviewText(t: TableTools, r: Review, rows: number | undefined, h
       ],
       r.providers.map((p) => [
         `${p.name} (${p.npi})${split && p.npi !== r.npi ? ' — another provider' : ''}`,
-        String(p.payouts),
+        count(p.payouts),
         money(p.amountCents),
         money(p.feeCents),
         money(p.netCents),
