@@ -218,6 +218,11 @@ describe('CSV always has its header (item 22)', () => {
     ['settlement report --section providers', ['settlement', 'report', ...empty, '-o', 'csv'], 'npi,name,payouts,amount,fees,net'],
     ['settlement report --section days', ['settlement', 'report', ...empty, '-o', 'csv', '--section', 'days'], 'day,amount'],
     ['local audit list', ['local', 'audit', 'list', '--from', '2020-01-01', '--to', '2020-01-02', '-o', 'csv'], 'seq,at,type,'],
+    ['fund history', ['fund', 'history', '--to', '2020-01-01', '-o', 'csv'], 'id,at,profile,environment,encounter_id,amount,'],
+    ['fund run --dry-run', ['fund', 'run', '--dry-run', ...empty, '-o', 'csv'], 'encounter_id,encounter_number,service_date,'],
+    ['config list', ['config', 'list', '-o', 'csv'], 'key,value'],
+    ['local keys list', ['local', 'keys', 'list', '-o', 'csv'], 'id,environment,prefix,last4,scopes,status,'],
+    ['local clients list', ['local', 'clients', 'list', '-o', 'csv'], 'client_id,scopes,registered_at'],
   ])('%s with no rows writes the header, and it is the header a list with rows has', async (_name, args, start) => {
     const r = await run(args);
     expect(r.code, r.stderr).toBe(0);
@@ -225,10 +230,24 @@ describe('CSV always has its header (item 22)', () => {
     expect(r.stdout.trimEnd().split('\n')).toHaveLength(1);
   });
 
-  it('the empty header of ledger list and the catalog is the header of a full one', async () => {
+  it('the empty header of ledger list, the catalog, fund history and a dry run is the header of a full one', async () => {
     const full = await run(['ledger', 'list', '-o', 'csv']);
     const none = await run(['ledger', 'list', ...empty, '-o', 'csv']);
     expect(none.stdout.split('\n')[0]).toBe(full.stdout.split('\n')[0]);
+    for (const [full, none] of [
+      [
+        ['fund', 'history', '-o', 'csv'],
+        ['fund', 'history', '--to', '2020-01-01', '-o', 'csv'],
+      ],
+      [
+        ['fund', 'run', '--dry-run', '-o', 'csv'],
+        ['fund', 'run', '--dry-run', ...empty, '-o', 'csv'],
+      ],
+    ]) {
+      const rows = (await run(full!)).stdout.split('\n');
+      expect(rows.length).toBeGreaterThan(2);
+      expect((await run(none!)).stdout.split('\n')[0]).toBe(rows[0]);
+    }
     const catalog = await run(['ratesheet', 'catalog', '-o', 'csv']);
     const noCatalog = await run(['ratesheet', 'catalog', '--search', 'no-such-thing', '-o', 'csv']);
     expect(noCatalog.stdout.split('\n')[0]).toBe(catalog.stdout.split('\n')[0]);

@@ -152,6 +152,12 @@ export function reviewData(r: Review): Record<string, unknown> {
   };
 }
 
+/** The fields of encounterRow: the CSV header, written even when nothing is selected. */
+export function encounterColumns(npi: string | undefined): string[] {
+  const split = npi !== undefined ? ['npi_amount', 'other_providers_amount'] : [];
+  return ['encounter_id', 'encounter_number', 'service_date', 'provider_npi', 'provider_name', 'amount', ...split, 'authorization_code'];
+}
+
 /** An encounter of the review, flat (a csv row); with --npi, its amount to that provider and to the others. */
 export function encounterRow(r: Review, x: RunPlan['encounters'][number]) {
   const split = r.npi !== undefined ? splitByNpi(r, x.encounter_id) : undefined;

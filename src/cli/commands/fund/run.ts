@@ -11,7 +11,7 @@ import { terminalWidth } from '../../io.js';
 import { checkedPeriodFilters } from '../../options.js';
 import { ask } from '../../prompt.js';
 import { option, verb } from '../../verb.js';
-import { encounterRow, reviewData, reviewOf, reviewText } from './run-review.js';
+import { encounterColumns, encounterRow, reviewData, reviewOf, reviewText } from './run-review.js';
 import { needsWithoutTerminal } from './without-terminal.js';
 
 /** An --auth-code-prefix, typed or asked for: each approval's code is <prefix>-0001, -0002, … */
@@ -93,7 +93,12 @@ export const run = verb({
         const review = await reviewOf(ctx, draft, filters.provider_npi);
         if (dryRun) {
           const rows = draft.encounters.map((x) => encounterRow(review, x));
-          return { data: reviewData(review), items: rows, table: (tt) => reviewText(tt, review, undefined, 'Payment run (dry run: nothing is sent)') };
+          return {
+            data: reviewData(review),
+            items: rows,
+            columns: encounterColumns(filters.provider_npi),
+            table: (tt) => reviewText(tt, review, undefined, 'Payment run (dry run: nothing is sent)'),
+          };
         }
         if (draft.encounters.length === 0) {
           ctx.note('nothing to fund: no adjudicated encounter with a benefit above 0.00 matches');
