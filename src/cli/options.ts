@@ -24,7 +24,7 @@ export function wholeNumberOption(name: string, value: string | undefined, min: 
 }
 
 /** --timeout of a command that can --wait (`claim submit`, `claim poll`, `settlement show`); its default is client/polling.ts's. */
-/** --all, the same words on every list that pages (docs/design.md "Long listings": the shapes). */
+/** --all, the same words on every list that pages (docs/design.md "Output": the shapes). */
 export const ALL_HELP =
   'follow the pages to the end: json is one array of every row (a page alone is {count, next, previous, results}), ndjson and csv a row a line';
 

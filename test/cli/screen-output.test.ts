@@ -292,7 +292,7 @@ describe('--all has one shape on every list that pages (item 23)', () => {
     expect(rows).toEqual(all);
   });
 
-  it('both say so in their --help, in the same words', async () => {
+  it('both say so in their --help, in the same words, and tpa help formats says it for every list', async () => {
     const help = async (noun: string, verb: string) => {
       const text = (await run([noun, verb, '--help'])).stdout.replace(/\s+/g, ' ');
       return /--all (follow .*?) -h, --help/.exec(text)?.[1];
@@ -301,6 +301,9 @@ describe('--all has one shape on every list that pages (item 23)', () => {
     expect(ledger).toMatch(/one array/);
     expect(ledger).toMatch(/\{count, next, previous, results\}/);
     expect(await help('ratesheet', 'catalog')).toBe(ledger);
+    const formats = (await run(['help', 'formats'])).stdout.replace(/\s+/g, ' ');
+    expect(formats).toMatch(/one page of a list is \{count, next, previous, results\}, a listing with --all one array of every row/);
+    expect(formats).toMatch(/a header \(even when no row matches\)/);
   });
 });
 
