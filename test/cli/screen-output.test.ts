@@ -319,6 +319,24 @@ describe('prose wraps at spaces to the terminal, not mid-word (item 17)', () => 
     expect(lines.join(' ').replace(/\s+/g, ' ')).toBe(plain(piped.stderr).trimEnd().replace(/\s+/g, ' '));
   });
 
+  it('a note at 80 columns (a claim still in adjudication): wrapped at spaces, every word whole', async () => {
+    const file = join(home.dir, 'late.json');
+    writeFileSync(file, JSON.stringify(claimTemplate({ type: 'professional', cpt: ['45380'], patient: 'MBR-1002', serviceDate: '2026-11-08' })));
+    const slow = { TPA_ADJUDICATION_DELAY: '1h' };
+    const sub = await at(LATER, ['claim', 'submit', file, '-o', 'json'], { env: slow });
+    expect(sub.code, sub.stderr).toBe(0);
+    const poll = ['claim', 'poll', sub.json<Row>().submission_id];
+    const tty = await at(LATER, poll, { tty: true, columns: 80, env: slow });
+    const piped = await at(LATER, [...poll, '-o', 'table'], { env: slow });
+    expect(tty.code).toBe(7);
+    const note = piped.stderr.split('\n').find((l) => l.startsWith('not finished'))!;
+    expect(note.length).toBeGreaterThan(80);
+    const lines = plain(tty.stderr).trimEnd().split('\n');
+    expect(lines.length).toBeGreaterThan(1);
+    for (const l of lines) expect([...l].length, tty.stderr).toBeLessThanOrEqual(80);
+    expect(lines.join(' ')).toBe(note);
+  });
+
   it('the demo at 80 columns: every line fits and no word is split', async () => {
     const tty = await run(['demo'], { tty: true, columns: 80 });
     expect(tty.code, tty.stderr).toBe(0);
