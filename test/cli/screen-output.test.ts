@@ -223,7 +223,9 @@ describe('CSV always has its header (item 22)', () => {
     ['config list', ['config', 'list', '-o', 'csv'], 'key,value'],
     ['local keys list', ['local', 'keys', 'list', '-o', 'csv'], 'id,environment,prefix,last4,scopes,status,'],
     ['local clients list', ['local', 'clients', 'list', '-o', 'csv'], 'client_id,scopes,registered_at'],
-  ])('%s with no rows writes the header, and it is the header a list with rows has', async (_name, args, start) => {
+    ['ratesheet show (no items yet)', ['ratesheet', 'show', 'BLD-1001', '-o', 'csv'], 'id,ssp_id,ssp_code,ssp_name,rate_type,rate_value,'],
+  ])('%s with no rows writes the header, and it is the header a list with rows has', async (name, args, start) => {
+    if (name.startsWith('ratesheet show')) expect((await run(['ratesheet', 'init', 'BLD-1001'])).code).toBe(0);
     const r = await run(args);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout.startsWith(start), JSON.stringify(r.stdout)).toBe(true);
