@@ -81,6 +81,7 @@ function action(verb: AnyVerb, io: IO, state: RunState) {
           const { emit } = await import('../render/output.js');
           await emit({ out: ctx.io.stdout, format: ctx.format, color: ctx.color, columns: terminalWidth(ctx.io.stdout) }, output);
         }
+        for (const note of output.after ?? []) ctx.note(note);
         state.exitCode = output.exitCode ?? 0;
       }
     } finally {

@@ -3,7 +3,8 @@
 import { httpsUnlessLoopback, readConfig, reservedNameProblem, resolvePaths, resolveProfile, type Paths, type Profile } from '../auth/config.js';
 import type { TpaClient } from '../client/client.js';
 import { AuthError, UsageError } from '../errors.js';
-import { screenedStream, withStreams, type IO } from './io.js';
+import { wrapProse } from '../render/text.js';
+import { screenedStream, terminalWidth, withStreams, type IO } from './io.js';
 import type { HttpOptions } from '../client/http.js';
 import type { RetryOptions } from '../client/retry.js';
 import type { TlsMaterial } from '../client/tls.js';
@@ -121,7 +122,8 @@ export function createContext(given: IO, opts: GlobalOptions): Context {
       if (io.stderr.isTTY) io.stderr.write(`${text}\n`);
     },
     note(text) {
-      io.stderr.write(`${text}\n`);
+      // On a terminal, wrapped at spaces to its width (render/text.ts), never mid-word.
+      io.stderr.write(`${wrapProse(text, terminalWidth(io.stderr))}\n`);
     },
     close() {
       client?.close();

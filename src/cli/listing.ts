@@ -38,7 +38,7 @@ export async function streamAll<T>(
   // Memory flat in the number of rows (docs/design.md "Long listings").
   keepHeapFlat();
   const tools = ctx.format === 'table' ? await tableTools(ctx.color, terminalWidth(io.stdout)) : undefined;
-  const writer = rowWriter<T>(ctx.format, io.stdout, tools ? { tools, spec: table } : undefined);
+  const writer = rowWriter<T>(ctx.format, io.stdout, tools ? { tools, spec: table } : undefined, table.csv);
   const client = await ctx.client();
   const live = io.stderr.isTTY;
   let shown = false;

@@ -28,6 +28,10 @@ export function wholeNumberOption(name: string, value: string | undefined, min: 
 }
 
 /** --timeout of a command that can --wait (`claim submit`, `claim poll`, `settlement show`); its default is client/polling.ts's. */
+/** --all, the same words on every list that pages (docs/design.md "Output": the shapes). */
+export const ALL_HELP =
+  'follow the pages to the end: json is one array of every row (a page alone is {count, next, previous, results}), ndjson and csv a row a line';
+
 export const waitTimeoutSpec = option.text('--timeout <duration>', 'give up waiting after this long (default 10m); exit 7');
 
 /** --timeout in milliseconds, or undefined when not given; not a duration is a usage error. */
@@ -253,4 +257,12 @@ export interface Placeholder {
 export function suggestCommand(ctx: Pick<Context, 'profileName' | 'profileExplicit'>, words: readonly (string | Placeholder | false | undefined)[]): string {
   const all = [...words, ...(ctx.profileExplicit ? ['-p', ctx.profileName] : [])];
   return ['tpa', ...all.flatMap((w) => (typeof w === 'string' ? [shellQuote(w)] : typeof w === 'object' ? [`<${w.placeholder}>`] : []))].join(' ');
+}
+
+/**
+ * The hint of a list with more pages, printed after it: what is shown, then the command for the next
+ * page and the one for all of them, each on a line of its own (a command is never wrapped).
+ */
+export function pageHint(shown: string, commands: { next: string; all: string }): string {
+  return `showing ${shown}\n  next page:   ${commands.next}\n  all of them: ${commands.all}`;
 }

@@ -6,7 +6,8 @@ import { EngineError } from '../engine/errors.js';
 import { EXIT, fromEngineError, TpaError } from '../errors.js';
 import { own } from '../render/screen.js';
 import type { RunState } from './action.js';
-import { screenedStream, withStreams, type IO } from './io.js';
+import { wrapProse } from '../render/text.js';
+import { screenedStream, terminalWidth, withStreams, type IO } from './io.js';
 import { buildProgram } from './program.js';
 
 export async function runProgram(args: string[], given: IO, word: string | undefined): Promise<number> {
@@ -53,8 +54,10 @@ function report(thrown: unknown, io: IO, state: RunState, args: string[]): numbe
       };
       io.stderr.write(`${JSON.stringify({ error })}\n`);
     } else {
-      io.stderr.write(`${red('error:')} ${err.message}\n`);
-      if (err.hint) io.stderr.write(`${dim(err.hint)}\n`);
+      // On a terminal, wrapped at spaces to its width, never mid-word (render/text.ts).
+      const width = terminalWidth(io.stderr);
+      io.stderr.write(`${wrapProse(`${red('error:')} ${err.message}`, width)}\n`);
+      if (err.hint) io.stderr.write(`${dim(wrapProse(err.hint, width))}\n`);
     }
     if (debug && err.stack) io.stderr.write(`${err.stack}\n`);
     return err.exitCode;

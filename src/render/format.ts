@@ -11,6 +11,11 @@ export function amount(value: unknown): string {
   return `${value < 0 ? '-' : ''}${formatCentsGrouped(cents)}`;
 }
 
+/** A count for people, with thousands separators like the amounts beside it: 12345 → "12,345". */
+export function count(n: number): string {
+  return Number.isSafeInteger(n) ? String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',') : String(n);
+}
+
 /** The four styles tpa's screens use. */
 export interface Palette {
   bold(text: string): string;

@@ -20,6 +20,10 @@ export interface CommandOutput {
   items?: readonly unknown[];
   /** The text for table mode; by default a label/value view of `data`. */
   table?: (t: TableTools) => string;
+  /** The CSV header when `items` is empty (the flattened fields of a row): a CSV always has its header. */
+  columns?: readonly string[];
+  /** Notes for stderr printed after the result, so that a long table does not scroll them away (a page hint). */
+  after?: readonly string[];
   exitCode?: number;
 }
 
@@ -43,7 +47,7 @@ export async function emit(term: Terminal, output: CommandOutput): Promise<void>
       for (const item of items) out.write(`${JSON.stringify(item)}\n`);
       return;
     case 'csv':
-      out.write(toCsv(items));
+      out.write(toCsv(items, output.columns));
       return;
     case 'table': {
       const tools = await tableTools(term.color, term.columns);
@@ -102,9 +106,10 @@ export function flatten(value: unknown, prefix = '', into: Record<string, unknow
   return into;
 }
 
-export function toCsv(items: readonly unknown[]): string {
+/** A header row, then a line per item; with no item, the header `columns` (one empty line when none is known). */
+export function toCsv(items: readonly unknown[], columns: readonly string[] = []): string {
   const rows = items.map((item) => flatten(item));
-  const headers = csvHeaders(rows);
+  const headers = rows.length === 0 ? [...columns] : csvHeaders(rows);
   return `${[headers.map(csvCell).join(','), ...rows.map((r) => csvLine(headers, r))].join('\n')}\n`;
 }
 

@@ -3,7 +3,7 @@
 // ever held. They take a sink and the rendering they need, never the CLI's context.
 import { csvHeaders, csvLine, flatten, type TableTools } from './output.js';
 import { csvCell } from './screen.js';
-import { fitWidths, records as recordsOf, visibleLength, type Column } from './table.js';
+import { type Column, fitColumns, records as recordsOf, visibleLength } from './table.js';
 
 export interface Sink {
   write(text: string): void;
@@ -19,10 +19,25 @@ export interface TableSpec<T> {
   cells: (t: TableTools, row: T) => string[];
   /** What to print when there is no row at all. */
   empty: string;
+  /** The list's CSV: its header, written even when there is no row, and how a row becomes a line. */
+  csv?: CsvSpec<T>;
 }
 
-/** A writer for `format`: json (one array, written as it grows), ndjson, csv (header once), or table. */
-export function rowWriter<T>(format: 'json' | 'ndjson' | 'csv' | 'table', out: Sink, table?: { tools: TableTools; spec: TableSpec<T> }): RowWriter<T> {
+/** A list's CSV (docs/design.md "Output"): the header is known before any row, so an empty list still has one. */
+export interface CsvSpec<T> {
+  /** The flattened fields of a row, in order: the header. */
+  columns: readonly string[];
+  /** The row as its CSV line shows it (a list flattened into columns of its own); the row itself by default. */
+  row?: (item: T) => unknown;
+}
+
+/** A writer for `format`: json (one array, written as it grows), ndjson, csv (header once, even with no rows), or table. */
+export function rowWriter<T>(
+  format: 'json' | 'ndjson' | 'csv' | 'table',
+  out: Sink,
+  table?: { tools: TableTools; spec: TableSpec<T> },
+  csv?: CsvSpec<T>,
+): RowWriter<T> {
   let count = 0;
   switch (format) {
     case 'ndjson':
@@ -40,22 +55,26 @@ export function rowWriter<T>(format: 'json' | 'ndjson' | 'csv' | 'table', out: S
       };
     case 'csv': {
       let headers: string[] | undefined;
+      const header = (names: readonly string[]) => `${names.map(csvCell).join(',')}\n`;
       return {
         write(rows) {
           if (rows.length === 0) return;
-          const flat = rows.map((r) => flatten(r));
+          const flat = rows.map((r) => flatten(csv?.row ? csv.row(r) : r));
           // The first page names the columns (every page of one list has the same fields).
           const first = headers === undefined;
           headers ??= csvHeaders(flat);
-          out.write(`${first ? `${headers.map(csvCell).join(',')}\n` : ''}${flat.map((r) => csvLine(headers!, r)).join('\n')}\n`);
+          out.write(`${first ? header(headers) : ''}${flat.map((r) => csvLine(headers!, r)).join('\n')}\n`);
         },
-        end: () => (headers === undefined ? out.write('\n') : undefined),
+        // No row: the header alone, when the list declares it (a file a spreadsheet or a script can still read).
+        end: () => (headers === undefined ? out.write(csv ? header(csv.columns) : '\n') : undefined),
       };
     }
     case 'table': {
       if (!table) throw new Error('a table writer needs its columns');
       const { tools, spec } = table;
+      const cols = spec.columns.map((c) => (typeof c === 'string' ? { header: c } : c));
       let widths: number[] | undefined;
+      let keep: number[] = [];
       let records = false;
       let bottom = '';
       return {
@@ -69,24 +88,34 @@ export function rowWriter<T>(format: 'json' | 'ndjson' | 'csv' | 'table', out: S
           if (widths === undefined) {
             const natural = (room: number) =>
               headers.map((h, i) => {
-                const amount = typeof spec.columns[i] !== 'string' && (spec.columns[i] as Column).align === 'right';
-                return Math.max(visibleLength(h), amount ? room : 0, ...cells.map((c) => visibleLength(c[i] ?? ''))) + 2;
+                const amount = cols[i]!.align === 'right';
+                return Math.max(visibleLength(h), amount ? room : 0, cols[i]!.room ?? 0, ...cells.map((c) => visibleLength(c[i] ?? ''))) + 2;
               });
-            // Narrower than the terminal: text columns give way (their cells wrap); amounts keep room
-            // for seven figures when it fits, else their first page's; if even that is too wide,
-            // every page is printed a record at a time.
-            const text = headers.map((_, i) => cells.some((c) => /\s/.test((c[i] ?? '').trim())));
-            const fitted = tools.width === undefined ? natural(12) : (fitWidths(natural(12), text, tools.width) ?? fitWidths(natural(0), text, tools.width));
+            // Narrower than the terminal: text columns give way (their cells wrap), then the columns
+            // marked to give way are left out; amounts keep room for seven figures when it fits, else
+            // their first page's; if even that is too wide, every page is printed a record at a time.
+            const text = headers.map((_, i) => !cols[i]!.whole && cells.some((c) => /\s/.test((c[i] ?? '').trim())));
+            const all = spec.columns.map((_, i) => i);
+            const fitted =
+              tools.width === undefined
+                ? { keep: all, widths: natural(12) }
+                : (fitColumns(cols, natural(12), text, tools.width) ?? fitColumns(cols, natural(0), text, tools.width));
             if (!fitted) records = true;
-            widths = fitted ?? [];
+            widths = fitted?.widths ?? [];
+            keep = fitted?.keep ?? all;
           }
           if (records) {
-            const cols = spec.columns.map((c) => (typeof c === 'string' ? { header: c } : c));
             out.write(`${count === 0 ? '' : '\n'}${recordsOf(cols, cells, tools.width!)}\n`);
             count += rows.length;
             return;
           }
-          const lines = tools.table(spec.columns, cells, { colWidths: widths, head: first }).split('\n');
+          const lines = tools
+            .table(
+              keep.map((i) => cols[i]!),
+              cells.map((c) => keep.map((i) => c[i] ?? '')),
+              { colWidths: widths, head: first },
+            )
+            .split('\n');
           bottom = lines.pop()!;
           out.write(`${(first ? lines : lines.slice(1)).join('\n')}\n`);
           count += rows.length;

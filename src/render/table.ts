@@ -1,12 +1,25 @@
 // Tables for people (cli-table3): amounts right-aligned, no colours unless the caller adds them.
 // Given the terminal's width, no line is wider: text columns shrink (their cells wrap inside the
-// column), identifiers, dates, statuses and amounts are never cut; a table that cannot fit even so
-// is printed a record at a time, label and value on each line.
+// column, or are cut with … where a row must stay one line), identifiers, dates, statuses and
+// amounts are never cut; columns marked to give way are left out, least important first; a table
+// that cannot fit even so is printed a record at a time, label and value on each line.
 import Table from 'cli-table3';
+import { displayWidth, padEnd } from './text.js';
 
 export interface Column {
   header: string;
   align?: 'left' | 'right';
+  /**
+   * Left out when the terminal is too narrow for every column: the column with 1 first, then 2, …;
+   * a column without it always stays.
+   */
+  drop?: number;
+  /** A text too long for its column is cut with … rather than wrapped, so that a row stays one line. */
+  cut?: boolean;
+  /** Never narrower than its cells, though they hold spaces (a status with its flag): never wrapped. */
+  whole?: boolean;
+  /** The widest its cells can be: a streamed table, sized by its first page, keeps that room for later ones. */
+  room?: number;
 }
 
 export interface TableOptions {
@@ -19,7 +32,8 @@ export interface TableOptions {
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: an escape sequence starts with ESC, which is what this finds
 const ANSI = /\x1b\[[0-9;]*m/g;
-export const visibleLength = (s: string): number => s.replace(ANSI, '').length;
+/** The columns a cell takes on screen (render/text.ts): colour codes count nothing, wide characters two. */
+export const visibleLength = displayWidth;
 
 /** A text column wraps; a column whose every cell is one word (an id, a date, a status, an amount) is never cut. */
 function shrinkable(cells: readonly string[]): boolean {
@@ -45,12 +59,47 @@ export function fitWidths(natural: readonly number[], canShrink: readonly boolea
   return widths;
 }
 
+/**
+ * The columns that fit `width` and their widths: every column if it can, else without the columns
+ * marked to give way, the lowest `drop` first, until the rest fits; undefined when even the columns
+ * that always stay cannot fit (the caller prints records).
+ */
+export function fitColumns(
+  cols: readonly Column[],
+  natural: readonly number[],
+  canShrink: readonly boolean[],
+  width: number,
+): { keep: number[]; widths: number[] } | undefined {
+  const order = cols
+    .map((c, i) => [c.drop, i] as const)
+    .filter((d): d is readonly [number, number] => d[0] !== undefined)
+    .sort((a, b) => a[0] - b[0])
+    .map(([, i]) => i);
+  let keep = cols.map((_, i) => i);
+  for (let dropped = 0; ; dropped++) {
+    const widths = fitWidths(
+      keep.map((i) => natural[i]!),
+      keep.map((i) => canShrink[i]!),
+      width,
+    );
+    if (widths) return { keep, widths };
+    if (dropped === order.length) return undefined;
+    keep = keep.filter((i) => i !== order[dropped]);
+  }
+}
+
 function render(cols: Column[], rows: readonly (readonly string[])[], head: boolean, colWidths?: number[]): string {
   // With set widths, a text longer than its column wraps inside it at spaces (a word longer than
   // the column, an id in a sentence, is carried over whole, never cut); a one-word cell too long
   // for its column (only a later page of a streamed table can have one) is cut with …
   const cells = colWidths
-    ? rows.map((r) => r.map((cell, i) => (visibleLength(cell) > colWidths[i]! - 2 && /\s/.test(cell.trim()) ? wrap(cell, colWidths[i]! - 2).join('\n') : cell)))
+    ? rows.map((r) =>
+        r.map((cell, i) =>
+          !cols[i]!.cut && !cols[i]!.whole && visibleLength(cell) > colWidths[i]! - 2 && /\s/.test(cell.trim())
+            ? wrap(cell, colWidths[i]! - 2).join('\n')
+            : cell,
+        ),
+      )
     : rows;
   const t = new Table({
     head: head ? cols.map((c) => c.header) : [],
@@ -70,12 +119,19 @@ export function table(columns: readonly (Column | string)[], rows: readonly (rea
   if (options.width === undefined) return render(cols, rows, head);
   const natural = cols.map((c, i) => Math.max(visibleLength(c.header), ...rows.map((r) => Math.max(...(r[i] ?? '').split('\n').map(visibleLength)))) + 2);
   if (natural.reduce((s, w) => s + w, 0) + cols.length + 1 <= options.width) return render(cols, rows, head);
-  const widths = fitWidths(
+  const fitted = fitColumns(
+    cols,
     natural,
-    cols.map((_, i) => shrinkable(rows.map((r) => r[i] ?? ''))),
+    cols.map((c, i) => !c.whole && shrinkable(rows.map((r) => r[i] ?? ''))),
     options.width,
   );
-  return widths ? render(cols, rows, head, widths) : records(cols, rows, options.width);
+  if (!fitted) return records(cols, rows, options.width);
+  return render(
+    fitted.keep.map((i) => cols[i]!),
+    rows.map((r) => fitted.keep.map((i) => r[i] ?? '')),
+    head,
+    fitted.widths,
+  );
 }
 
 /** A table too wide for the terminal, a record at a time: each row's cells under their headers. */
@@ -111,18 +167,26 @@ export function wrap(text: string, width: number): string[] {
   return lines;
 }
 
-/** A two-column layout of labels and values, for a single record; amounts line up on the right. */
+/** An amount as tables print it ("1,234.50", "-12.00"), at the start of a value, colours aside. */
+const LEADING_AMOUNT = /^-?[\d,]+\.\d{2}(?=$| )/;
+
+/**
+ * A two-column layout of labels and values, for a single record. Amounts line up on the right, by
+ * the width they take on screen: a bold amount, or one followed by a word ("0.00 (SETTLED)"), sits
+ * in the same column as the others.
+ */
 export function keyValues(pairs: readonly (readonly [string, string])[], width?: number): string {
-  const labelWidth = Math.max(...pairs.map(([k]) => k.length));
-  const isAmount = (v: string) => /^-?[\d,]+\.\d{2}$/.test(v);
-  const amountWidth = Math.max(0, ...pairs.map(([, v]) => (isAmount(v) ? v.length : 0)));
+  const labelWidth = Math.max(...pairs.map(([k]) => displayWidth(k)));
+  const amountOf = (v: string) => LEADING_AMOUNT.exec(v.replace(ANSI, ''))?.[0];
+  const amountWidth = Math.max(0, ...pairs.map(([, v]) => amountOf(v)?.length ?? 0));
   const room = width === undefined ? Infinity : Math.max(10, width - labelWidth - 2);
   return pairs
     .map(([k, v]) => {
-      const value = isAmount(v) ? v.padStart(amountWidth) : v;
+      const amount = amountOf(v);
+      const value = amount === undefined ? v : `${' '.repeat(amountWidth - amount.length)}${v}`;
       // A value's own line breaks (a note) stay under its label, never at the start of a line where they could pass for another label.
       const lines = value.split('\n').flatMap((l) => (room === Infinity ? [l] : wrap(l, room)));
-      return lines.map((l, i) => `${i === 0 ? k.padEnd(labelWidth) : ' '.repeat(labelWidth)}  ${l}`).join('\n');
+      return lines.map((l, i) => `${i === 0 ? padEnd(k, labelWidth) : ' '.repeat(labelWidth)}  ${l}`).join('\n');
     })
     .join('\n');
 }

@@ -22,7 +22,7 @@ const adjudicated = (patient = 'MBR-1003') => adjudicatedEncounter(run, home.dir
 async function denied(): Promise<string> {
   const file = join(home.dir, 'twice.json');
   writeFileSync(file, (await run(['claim', 'template'])).stdout);
-  for (let i = 0; i < 2; i++) expect((await run(['claim', 'submit', file, '--wait'])).code).toBe(0);
+  for (let i = 0; i < 2; i++) expect((await run(['claim', 'submit', file, '--wait', '--again'])).code).toBe(0);
   const list = (await run(['ledger', 'list', '--status', 'DENIED'])).json<{ results: { encounter_id: string }[] }>().results;
   expect(list).toHaveLength(1);
   return list[0]!.encounter_id;

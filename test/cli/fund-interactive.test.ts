@@ -247,7 +247,8 @@ describe('tables that fit the terminal', () => {
       // biome-ignore lint/suspicious/noControlCharactersInRegex: the terminal's escape sequences are what this removes
       .replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '')
       .split(/\r?\n/)
-      .map((l) => l.replace(/.*\r/, ''));
+      // A carriage return starts the line again: what follows the last one is what shows.
+      .map((l) => l.slice(l.lastIndexOf('\r') + 1));
 
   it('ledger list, ledger show, settlement show, ratesheet preview and the fund review never draw a line wider than 80 or 120 columns, and cut no identifier or amount', async () => {
     const id = await adjudicated();
@@ -277,7 +278,8 @@ describe('tables that fit the terminal', () => {
     ).toBe(0);
     const screens: { args: string[]; steps?: Step[]; whole: RegExp[] }[] = [
       { args: ['ledger', 'list'], whole: [new RegExp(id), /2,460\.00/] },
-      { args: ['ledger', 'list', '--all'], whole: [new RegExp(funded), /3,100\.00/] },
+      // At 120 columns the list leaves Charges and Allowed out (docs/design.md "Output"); the benefit stays.
+      { args: ['ledger', 'list', '--all'], whole: [new RegExp(funded), /2,060\.00/] },
       { args: ['ledger', 'show', funded], whole: [/AUTH-20261124-FIT-0001/, /tr_[0-9a-f]{20}/, /3,100\.00/] },
       { args: ['settlement', 'show', funded], whole: [/stl_[0-9a-f]{20}/, /FACILITY/] },
       { args: ['ratesheet', 'preview', 'BLD-1001'], whole: [/HD-0401/, /2,100\.00/] },

@@ -61,6 +61,9 @@ function completed(r: PtyResult): void {
 const money = (amount: string) => formatCentsGrouped(cents(amount)).replace(/[.]/g, '\\.');
 const today = () => new Date().toISOString().slice(0, 10).replace(/-/g, '');
 
+/** Text as one line: the hint puts each command on a line of its own, wrapped before it at 80 columns. */
+const oneLine = (text: string) => text.replace(/\s+/g, ' ');
+
 describe('fund run on a terminal: the summary above the total to type', () => {
   it.each(SIZES)('at $cols×$rows, with 45 encounters: the total, each provider line and the prompt are on the screen', async ({ cols, rows }) => {
     await ledgerOf(0, 52, 1);
@@ -200,15 +203,15 @@ describe('suggested commands keep the selection, and a run ends with its next st
     await ledgerOf(0, 8);
     const r = await runTpa(['ledger', 'list', '--status', 'ADJUDICATED', '--from', '2026-01-01', '--limit', '3', '-p', 'local'], { home, env, tty: true });
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toContain('next page: tpa ledger list --from 2026-01-01 --status ADJUDICATED --limit 3 --offset 3 -p local');
-    expect(r.stderr).toContain('all of them: tpa ledger list --from 2026-01-01 --status ADJUDICATED --limit 3 --all -p local');
+    expect(oneLine(r.stderr)).toContain('next page: tpa ledger list --from 2026-01-01 --status ADJUDICATED --limit 3 --offset 3 -p local');
+    expect(oneLine(r.stderr)).toContain('all of them: tpa ledger list --from 2026-01-01 --status ADJUDICATED --limit 3 --all -p local');
   });
 
   it('ratesheet catalog: the page hint keeps --search and the page size', async () => {
     const r = await runTpa(['ratesheet', 'catalog', '--page-size', '2', '-p', 'local'], { home, env, tty: true });
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toContain('next page: tpa ratesheet catalog --page-size 2 --page 2 -p local');
-    expect(r.stderr).toContain('all of them: tpa ratesheet catalog --page-size 2 --all -p local');
+    expect(oneLine(r.stderr)).toContain('next page: tpa ratesheet catalog --page-size 2 --page 2 -p local');
+    expect(oneLine(r.stderr)).toContain('all of them: tpa ratesheet catalog --page-size 2 --all -p local');
   });
 
   it('claim submit: Next keeps the profile', async () => {

@@ -17,8 +17,8 @@ describe('tpa ratesheet', () => {
     expect(table.code).toBe(0);
     expect(table.stdout).toMatch(/EY-0501\s+│ Cataract removal with intraocular lens\s+│\s+1,950\.00 │ 66984 │ yes/);
     const paged = await run(['ratesheet', 'catalog', '--page-size', '10', '-o', 'table']);
-    expect(paged.stderr).toMatch(
-      /showing 10 of \d+; next page: tpa ratesheet catalog --page-size 10 --page 2; all of them: tpa ratesheet catalog --page-size 10 --all/,
+    expect(paged.stderr.replace(/\s+/g, ' ')).toMatch(
+      /showing 10 of \d+ next page: tpa ratesheet catalog --page-size 10 --page 2 all of them: tpa ratesheet catalog --page-size 10 --all/,
     );
     const all = await run(['ratesheet', 'catalog', '--page-size', '10', '--all']);
     const list = all.json<{ code: string }[]>();

@@ -9,7 +9,7 @@ import { claimTemplate } from '../../src/domain/claim-template.js';
 import { runTpa } from '../helpers/cli.js';
 import { tempDir } from '../helpers/engine.js';
 import { cents, ndjson } from '../helpers/values.js';
-import { formatCents } from '../../src/domain/money.js';
+import { centsToAmount, formatCents } from '../../src/domain/money.js';
 
 type Row = Record<string, any>;
 const MON = '2026-03-02T10:00:00Z';
@@ -175,7 +175,7 @@ describe('tpa settlement report', () => {
     expect(match('EXACT').length).toBeGreaterThan(0);
     expect(report.reconciliation.matched).toEqual({
       count: match('EXACT').length,
-      amount: formatCents(match('EXACT').reduce((s, x) => s + c(x.total_amount), 0)),
+      amount: centsToAmount(match('EXACT').reduce((s, x) => s + c(x.total_amount), 0)),
     });
     expect(report.reconciliation.variance.count).toBe(1);
     expect(c(report.reconciliation.variance.items[0].variance)).toBe(c(match('VARIANCE')[0]!.aeob_match.variance));

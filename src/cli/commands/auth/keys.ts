@@ -12,6 +12,7 @@ export const keys = verb({
     return {
       data: body,
       items: body.keys,
+      columns: ['id', 'prefix', 'last4', 'scopes', 'created_at', 'expires_at'],
       table: (t) =>
         t.table(
           ['Id', 'Key', 'Scopes', 'Created', 'Expires'],

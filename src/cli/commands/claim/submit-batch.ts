@@ -7,6 +7,7 @@ import { BatchJournal, runClaimBatch, type BatchProgress, type BatchSummary, typ
 import { DEFAULT_POLL_TIMEOUT_MS } from '../../../client/polling.js';
 import { formatCentsGrouped } from '../../../domain/money.js';
 import { UsageError } from '../../../errors.js';
+import { count } from '../../../render/format.js';
 import { tableTools, type CommandOutput } from '../../../render/output.js';
 import { CLEAR_LINE } from '../../../render/screen.js';
 import { rowWriter } from '../../../render/stream.js';
@@ -78,10 +79,10 @@ function progressText(p: BatchProgress): string {
 
 function summaryTable(t: Awaited<ReturnType<typeof tableTools>>, s: BatchSummary, waited: boolean): string {
   const money = (c: number) => formatCentsGrouped(c);
-  const rows: [string, string][] = (['ACKNOWLEDGED', 'SKIPPED', 'INVALID', 'FAILED'] as const).map((k) => [k, String(s.counts[k])]);
-  if (s.counts.UNKNOWN > 0) rows.push(['UNKNOWN (check before resending)', String(s.counts.UNKNOWN)]);
-  for (const [d, n] of Object.entries(s.dispositions).sort()) rows.push([`  ${d}`, String(n)]);
-  if (s.stillProcessing > 0) rows.push(['  still processing', String(s.stillProcessing)]);
+  const rows: [string, string][] = (['ACKNOWLEDGED', 'SKIPPED', 'INVALID', 'FAILED'] as const).map((k) => [k, count(s.counts[k])]);
+  if (s.counts.UNKNOWN > 0) rows.push(['UNKNOWN (check before resending)', count(s.counts.UNKNOWN)]);
+  for (const [d, n] of Object.entries(s.dispositions).sort()) rows.push([`  ${d}`, count(n)]);
+  if (s.stillProcessing > 0) rows.push(['  still processing', count(s.stillProcessing)]);
   const amounts: [string, string][] = [['Charges', money(s.chargesCents)]];
   if (waited) amounts.push(['Allowed', money(s.allowedCents)], ['Benefit', money(s.benefitCents)]);
   return `${t.table(['Outcome', { header: 'Claims', align: 'right' }], rows)}\n${t.keyValues(amounts)}`;

@@ -13,6 +13,7 @@ export const list = verb({
     return {
       data: Object.fromEntries(entries),
       items: entries.map(([key, value]) => ({ key, value })),
+      columns: ['key', 'value'],
       table: () =>
         entries.length === 0
           ? `no settings yet (${configFile(ctx.paths)})`

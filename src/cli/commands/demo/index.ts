@@ -9,6 +9,7 @@ import type { SettlementRecord } from '../../../client/types.js';
 import { formatCents, formatCentsGrouped, jsonNumberToCents } from '../../../domain/money.js';
 import { EXIT, TpaError } from '../../../errors.js';
 import type { CommandOutput } from '../../../render/output.js';
+import { wrapProse } from '../../../render/text.js';
 import { claimTemplate } from '../../../domain/claim-template.js';
 import type { Context } from '../../context.js';
 import { terminalWidth } from '../../io.js';
@@ -35,7 +36,8 @@ async function lifecycle(ctx: Context): Promise<CommandOutput | void> {
     import('../../../render/output.js').then((m) => m.tableTools(ctx.color, terminalWidth(ctx.io.stdout))),
   ]);
   const narrate = ctx.format === 'table';
-  const say = (text = '') => narrate && ctx.io.stdout.write(`${text}\n`);
+  // Prose wrapped at spaces to the terminal's width, under its own indent (render/text.ts); piped, as it is.
+  const say = (text = '') => narrate && ctx.io.stdout.write(`${wrapProse(text, tools.width)}\n`);
   const step = (n: number, title: string) => say(`\n${tools.c.bold(`${n}. ${title}`)}`);
   const check = (what: string, holds: boolean) => {
     say(`   ${holds ? tools.c.green('✓') : tools.c.red('✗')} ${what}`);

@@ -23,6 +23,20 @@ export const history = verb({
     return {
       data: rows,
       items: rows,
+      columns: [
+        'id',
+        'at',
+        'profile',
+        'environment',
+        'encounter_id',
+        'amount',
+        'authorization_code',
+        'outcome',
+        'processor_transfer_id',
+        'error_code',
+        'message',
+        'transfer_status',
+      ],
       table: (t: TableTools) =>
         rows.length === 0
           ? 'No approvals from this machine.'

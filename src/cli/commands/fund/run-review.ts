@@ -6,6 +6,7 @@ import type { RunPlan } from '../../../client/payment-run.js';
 import { formatCents, formatCentsGrouped } from '../../../domain/money.js';
 import type { ProviderLine } from '../../../domain/report.js';
 import type { PayoutShare } from '../../../domain/settlement.js';
+import { count } from '../../../render/format.js';
 import type { TableTools } from '../../../render/output.js';
 import type { Context } from '../../context.js';
 import { reviewPayouts } from './review.js';
@@ -102,7 +103,7 @@ export function reviewText(t: TableTools, r: Review, heading: string, encounters
           ),
     );
   lines.push(
-    t.c.bold(`${heading}: ${e.length} encounter${e.length === 1 ? '' : 's'}, ${money(r.plan.total_cents)} in all`),
+    t.c.bold(`${heading}: ${count(e.length)} encounter${e.length === 1 ? '' : 's'}, ${money(r.plan.total_cents)} in all`),
     ...(split && split.othersCents > 0
       ? [
           t.c.yellow(
@@ -120,7 +121,7 @@ export function reviewText(t: TableTools, r: Review, heading: string, encounters
       ],
       r.providers.map((p) => [
         `${p.name} (${p.npi})${split && p.npi !== r.npi ? ' — another provider' : ''}`,
-        String(p.payouts),
+        count(p.payouts),
         money(p.amountCents),
         money(p.feeCents),
         money(p.netCents),
@@ -165,6 +166,12 @@ export function reviewData(r: Review): Record<string, unknown> {
       })),
     })),
   };
+}
+
+/** The fields of encounterRow: the CSV header, written even when nothing is selected. */
+export function encounterColumns(npi: string | undefined): string[] {
+  const split = npi !== undefined ? ['npi_amount', 'other_providers_amount'] : [];
+  return ['encounter_id', 'encounter_number', 'service_date', 'provider_npi', 'provider_name', 'amount', ...split, 'authorization_code'];
 }
 
 /** An encounter of the review, flat (a csv row); with --npi, its amount to that provider and to the others. */

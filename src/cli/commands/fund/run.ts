@@ -11,7 +11,7 @@ import { terminalWidth } from '../../io.js';
 import { checkedPeriodFilters, givenArgs, periodSpec, suggestCommand } from '../../options.js';
 import { ask } from '../../prompt.js';
 import { option, verb } from '../../verb.js';
-import { encounterRow, reviewData, reviewOf, reviewText } from './run-review.js';
+import { encounterColumns, encounterRow, reviewData, reviewOf, reviewText } from './run-review.js';
 import { needsWithoutTerminal } from './without-terminal.js';
 
 /** An --auth-code-prefix, typed or asked for: each approval's code is <prefix>-0001, -0002, … */
@@ -94,7 +94,12 @@ export const run = verb({
         if (dryRun) {
           const review = await reviewOf(ctx, draft, filters.provider_npi);
           const rows = draft.encounters.map((x) => encounterRow(review, x));
-          return { data: reviewData(review), items: rows, table: (tt) => reviewText(tt, review, 'Payment run (dry run: nothing is sent)', true) };
+          return {
+            data: reviewData(review),
+            items: rows,
+            columns: encounterColumns(filters.provider_npi),
+            table: (tt) => reviewText(tt, review, 'Payment run (dry run: nothing is sent)', true),
+          };
         }
         // Nothing to fund: said once (on stdout as the table, else on stderr beside the empty data), nothing asked, exit 0.
         if (draft.encounters.length === 0) {

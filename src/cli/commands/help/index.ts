@@ -87,9 +87,15 @@ export const HELP_TOPICS: readonly HelpTopic[] = [
         'table',
         'for a person: no wider than the terminal (text columns wrap first; identifiers, dates, statuses and amounts are never cut), or a record at a time when it cannot fit; piped, it does not depend on any width',
       ],
-      ['json', 'one JSON document (--json is the same); a listing with --all is one array, written as it grows'],
+      [
+        'json',
+        'one JSON document (--json is the same), amounts as numbers; one page of a list is {count, next, previous, results}, a listing with --all one array of every row, written as it grows',
+      ],
       ['ndjson', 'one JSON object a line, each row as it comes'],
-      ['csv', "a header, then a row a line; a cell a spreadsheet would take for a formula gets a ' in front"],
+      [
+        'csv',
+        "a header (even when no row matches), then a row a line; the ledger's status_progression becomes status and status_at; a cell a spreadsheet would take for a formula gets a ' in front",
+      ],
     ],
     outro:
       'Wherever tpa writes for a person (a table, anything on a terminal, every message on stderr) a control character is shown as its escape; piped json, ndjson and csv give the text as it was typed.',

@@ -4,9 +4,22 @@ import type { FieldError } from '../../../domain/errors.js';
 import { LEDGER_STATUSES } from '../../../domain/ledger.js';
 import { wholeNumberProblem } from '../../../domain/validation.js';
 import { fieldsInvalid, UsageError } from '../../../errors.js';
+import { count } from '../../../render/format.js';
 import type { TableTools } from '../../../render/output.js';
 import type { TableSpec } from '../../../render/stream.js';
-import { bySpec, countedPeriod, givenArgs, lookbackSpec, periodFilters, periodSpec, scanProgress, suggestCommand, withPeriodDates } from '../../options.js';
+import {
+  ALL_HELP,
+  bySpec,
+  countedPeriod,
+  givenArgs,
+  lookbackSpec,
+  pageHint,
+  periodFilters,
+  periodSpec,
+  scanProgress,
+  suggestCommand,
+  withPeriodDates,
+} from '../../options.js';
 import { option, verb, type OptionValues } from '../../verb.js';
 
 const options = {
@@ -19,7 +32,7 @@ const options = {
   status: option.text('--status <status>', LEDGER_STATUSES.join(' | '), { values: LEDGER_STATUSES }),
   limit: option.text('--limit <n>', 'entries per page, 1 to 100 (default 20)'),
   offset: option.text('--offset <n>', 'entries to skip (default 0)'),
-  all: option.flag('--all', 'follow the pages to the end (json: one array; ndjson and csv: every entry)'),
+  all: option.flag('--all', ALL_HELP),
 };
 
 export const list = verb({
@@ -66,15 +79,26 @@ export const list = verb({
       return;
     }
     const page = (await client.ledgerList(f)).body;
-    if (ctx.format === 'table' && page.next) {
-      const shown = (f.offset ?? 0) + page.results.length;
-      // The same selection (filters, page size, profile), the next page or every page.
-      const same = givenArgs(cmd, ['offset', 'all']);
-      ctx.note(
-        `showing ${(f.offset ?? 0) + 1}–${shown} of ${page.count.toLocaleString('en-US')}; next page: ${suggestCommand(ctx, ['ledger', 'list', ...same, '--offset', String(shown)])}; all of them: ${suggestCommand(ctx, ['ledger', 'list', ...same, '--all'])}`,
-      );
-    }
-    return { data: page, items: page.results, table: (t) => (page.results.length === 0 ? LIST_TABLE.empty : listTable(t, page.results)) };
+    // The hint comes after the table, on stderr: printed first, a page of rows scrolled it away. Its
+    // commands keep the same selection (filters, page size, profile).
+    const offset = f.offset ?? 0;
+    const same = givenArgs(cmd, ['offset', 'all']);
+    const after =
+      ctx.format === 'table' && page.next
+        ? [
+            pageHint(`${count(offset + 1)}–${count(offset + page.results.length)} of ${count(page.count)}`, {
+              next: suggestCommand(ctx, ['ledger', 'list', ...same, '--offset', String(offset + page.results.length)]),
+              all: suggestCommand(ctx, ['ledger', 'list', ...same, '--all']),
+            }),
+          ]
+        : [];
+    return {
+      data: page,
+      items: ctx.format === 'csv' ? page.results.map(csvRow) : page.results,
+      columns: CSV_COLUMNS,
+      after,
+      table: (t) => (page.results.length === 0 ? LIST_TABLE.empty : listTable(t, page.results)),
+    };
   },
 });
 
@@ -98,15 +122,78 @@ function filters(opts: OptionValues<typeof options>): LedgerFilters {
   return f;
 }
 
+/**
+ * What became of the encounter's latest transfer, when it is not what the status says: the ledger
+ * goes back to ADJUDICATED after a transfer that failed (FUNDED, then ADJUDICATED) or came back
+ * (RECONCILED, then ADJUDICATED), and the list must not hide that money was sent and is owed again
+ * (docs/money-rules.md "Failed and refunded transfers").
+ */
+export function transferFlag(progression: readonly { status: string }[]): 'failed' | 'refunded' | undefined {
+  const n = progression.length;
+  if (n < 2 || progression[n - 1]!.status !== 'ADJUDICATED') return undefined;
+  const before = progression[n - 2]!.status;
+  return before === 'FUNDED' ? 'failed' : before === 'RECONCILED' ? 'refunded' : undefined;
+}
+
+function statusCell(t: TableTools, i: LedgerItem): string {
+  const flag = transferFlag(i.status_progression ?? []);
+  if (flag === 'failed') return `${t.status(i.status)} ${t.c.red('✗ failed')}`;
+  if (flag === 'refunded') return `${t.status(i.status)} ${t.c.red('↩ refunded')}`;
+  return t.status(i.status);
+}
+
+/**
+ * A ledger entry as a CSV line: the progression (a list) does not fit one cell, so the line has the
+ * latest status and when it was entered (status, status_at); json and ndjson keep the progression.
+ */
+function csvRow(i: LedgerItem): Record<string, unknown> {
+  const { status_progression: progression, ...rest } = i;
+  const row: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(rest)) {
+    row[k] = v;
+    if (k === 'status') row.status_at = progression?.[progression.length - 1]?.timestamp ?? null;
+  }
+  return row;
+}
+
+const CSV_COLUMNS = [
+  'id',
+  'encounter_id',
+  'encounter_number',
+  'ssp_code',
+  'ssp_name',
+  'provider.npi',
+  'provider.name',
+  'provider.role',
+  'payer.name',
+  'payer.id',
+  'service_date',
+  'status',
+  'status_at',
+  'financial_summary.charges',
+  'financial_summary.allowed_amount',
+  'financial_summary.deductible_applied',
+  'financial_summary.copay_applied',
+  'financial_summary.coinsurance_applied',
+  'financial_summary.patient_responsibility',
+  'financial_summary.benefit_amount',
+  'financial_summary.payer_responsibility',
+];
+
+// On a terminal too narrow for every column, Charges goes first, then Allowed, then the encounter
+// number (the id stays: it is what the other commands take); the provider's name is cut with … so
+// that an entry stays one line. Id, service date, provider, status and benefit always stay: at 100
+// columns and more an entry is one line, below that a record (docs/design.md "Output").
 const LIST_TABLE: TableSpec<LedgerItem> = {
   columns: [
-    'Encounter',
+    { header: 'Encounter', drop: 3 },
     'Id',
     'Service date',
-    'Provider',
-    'Status',
-    { header: 'Charges', align: 'right' },
-    { header: 'Allowed', align: 'right' },
+    { header: 'Provider', cut: true },
+    // Room for the longest status with its flag, "ADJUDICATED ↩ refunded", on every page of --all.
+    { header: 'Status', whole: true, room: 22 },
+    { header: 'Charges', align: 'right', drop: 1 },
+    { header: 'Allowed', align: 'right', drop: 2 },
     { header: 'Benefit', align: 'right' },
   ],
   cells: (t, i) => [
@@ -114,12 +201,13 @@ const LIST_TABLE: TableSpec<LedgerItem> = {
     i.encounter_id,
     i.service_date,
     `${i.provider.name} (${i.provider.npi})`,
-    t.status(i.status),
+    statusCell(t, i),
     t.amount(i.financial_summary.charges),
     t.amount(i.financial_summary.allowed_amount),
     t.amount(i.financial_summary.benefit_amount),
   ],
   empty: 'No ledger entries match.',
+  csv: { columns: CSV_COLUMNS, row: csvRow },
 };
 
 function listTable(t: TableTools, items: LedgerItem[]): string {

@@ -1,14 +1,16 @@
 // tpa ratesheet catalog: the SSP catalog, a page at a time or every page with --all.
 import type { Ssp } from '../../../client/types.js';
+import { count } from '../../../render/format.js';
 import type { TableTools } from '../../../render/output.js';
 import type { TableSpec } from '../../../render/stream.js';
-import { givenArgs, suggestCommand, wholeNumberOption } from '../../options.js';
+import { ALL_HELP, givenArgs, pageHint, suggestCommand, wholeNumberOption } from '../../options.js';
 import { option, verb } from '../../verb.js';
 
 const CATALOG_TABLE: TableSpec<Ssp> = {
   columns: ['Code', 'Name', { header: 'Medicare', align: 'right' }, 'CPT', 'Anesthesia', 'Id'],
   cells: (t, s) => [s.code, s.name, t.amount(s.medicare_rate), s.primary_cpt_code, s.requires_anesthesia ? 'yes' : 'no', s.id],
   empty: 'No SSPs match.',
+  csv: { columns: ['id', 'code', 'name', 'level', 'medicare_rate', 'base_weight', 'primary_cpt_code', 'requires_anesthesia'] },
 };
 
 export const catalog = verb({
@@ -19,7 +21,7 @@ export const catalog = verb({
     page: option.text('--page <n>', 'page number (default 1)'),
     pageSize: option.text('--page-size <n>', 'entries per page, 1 to 200 (default 20)'),
     version: option.text('--version <version>', 'catalog version (default: the current one)'),
-    all: option.flag('--all', 'follow the pages to the end'),
+    all: option.flag('--all', ALL_HELP),
   },
   examples: ['tpa ratesheet catalog --search knee', 'tpa ratesheet catalog --all -o csv > catalog.csv'],
   async run(ctx, _args, opts, cmd) {
@@ -44,17 +46,22 @@ export const catalog = verb({
       return;
     }
     const first = (await client.catalog(query)).body;
-    if (ctx.format === 'table' && first.next) {
-      const same = givenArgs(cmd, ['page', 'all']);
-      ctx.note(
-        `showing ${first.results.length} of ${first.count}; next page: ${suggestCommand(ctx, ['ratesheet', 'catalog', ...same, '--page', String((query.page ?? 1) + 1)])}; all of them: ${suggestCommand(ctx, ['ratesheet', 'catalog', ...same, '--all'])}`,
-      );
-    }
+    // The hint comes after the table, on stderr, where a page of rows does not scroll it away.
+    const same = givenArgs(cmd, ['page', 'all']);
+    const after =
+      ctx.format === 'table' && first.next
+        ? [
+            pageHint(`${count(first.results.length)} of ${count(first.count)}`, {
+              next: suggestCommand(ctx, ['ratesheet', 'catalog', ...same, '--page', String((query.page ?? 1) + 1)]),
+              all: suggestCommand(ctx, ['ratesheet', 'catalog', ...same, '--all']),
+            }),
+          ]
+        : [];
     const table = (t: TableTools) =>
       t.table(
         CATALOG_TABLE.columns,
         first.results.map((s) => CATALOG_TABLE.cells(t, s)),
       );
-    return { data: first, items: first.results, table };
+    return { data: first, items: first.results, columns: CATALOG_TABLE.csv!.columns, after, table };
   },
 });

@@ -13,6 +13,7 @@ export const show = verb({
     return {
       data: { rate_schedule: s },
       items: s.items,
+      columns: ['id', 'ssp_id', 'ssp_code', 'ssp_name', 'rate_type', 'rate_value', 'is_bundle_eligible', 'bundle_type', 'notes', 'sort_order'],
       table: (t) =>
         [
           t.keyValues([

@@ -3,10 +3,12 @@
 // the report computed by domain/report.ts and written in the chosen format (README "The finance
 // desk's report").
 import type { LedgerFilters, LedgerItem, SettlementRecord } from '../../../client/types.js';
-import { centsToAmount, formatCents, formatCentsGrouped, jsonNumberToCents } from '../../../domain/money.js';
+import { centsToAmount, formatCentsGrouped, jsonNumberToCents } from '../../../domain/money.js';
 import type { PeriodReport, ReportSettlement } from '../../../domain/report.js';
 import { fieldsInvalid, UsageError, ValidationFailed } from '../../../errors.js';
+import { count } from '../../../render/format.js';
 import type { CommandOutput, TableTools } from '../../../render/output.js';
+import { aligned } from '../../../render/text.js';
 import type { Context } from '../../context.js';
 import { bySpec, countedPeriod, lookbackSpec, periodFilters, periodSpec, withPeriodDates, scanProgress, type CountedPeriod } from '../../options.js';
 import { option, verb, type OptionValues } from '../../verb.js';
@@ -40,7 +42,9 @@ export const report = verb({
   },
 });
 
-const money = (c: number) => formatCents(c);
+// JSON numbers like every other output's amounts, written from integer cents (docs/api.md: money is a
+// number with at most two decimals).
+const money = (c: number) => centsToAmount(c);
 
 async function filtersOf(ctx: Context, opts: OptionValues<typeof options>): Promise<{ f: LedgerFilters; counted: CountedPeriod | undefined }> {
   if (opts.period === undefined) {
@@ -59,7 +63,7 @@ async function filtersOf(ctx: Context, opts: OptionValues<typeof options>): Prom
   return { f, counted: countedPeriod(opts.by, opts.lookback, f) };
 }
 
-/** The report as data: amounts as decimal strings, exact to the cent. */
+/** The report as data: amounts as JSON numbers, exact to the cent. */
 function reportData(r: PeriodReport, f: LedgerFilters, now: string, by: string): Record<string, unknown> {
   const line = (l: { count: number; chargesCents: number; allowedCents: number; patientCents: number; benefitCents: number }) => ({
     count: l.count,
@@ -118,6 +122,16 @@ const exceptionRow = (x: PeriodReport['exceptions'][number]) => ({
   reference: x.reference,
 });
 
+/** The CSV header of each section, written even when the section has no row. */
+const SECTION_COLUMNS: Record<Section, readonly string[]> = {
+  providers: ['npi', 'name', 'payouts', 'amount', 'fees', 'net'],
+  status: ['status', 'count', 'charges', 'allowed', 'patient_responsibility', 'benefit'],
+  money: ['measure', 'amount'],
+  reconciliation: ['reconciliation', 'count', 'amount'],
+  exceptions: ['kind', 'encounter_id', 'encounter_number', 'amount', 'since', 'reference'],
+  days: ['day', 'amount'],
+};
+
 /** Rows of one section, for csv. */
 // biome-ignore lint/suspicious/noExplicitAny: the report as JSON, walked by section name
 function sectionRows(data: Record<string, any>, section: Section): Record<string, unknown>[] {
@@ -160,7 +174,8 @@ export function settledChart(days: readonly { day: string; amountCents: number }
     .join('\n');
 }
 
-function reportTable(t: TableTools, r: PeriodReport, f: LedgerFilters, now: string, by: string): string {
+/** The report for a person: sections of tables, counts and amounts with thousands separators. */
+export function reportTable(t: TableTools, r: PeriodReport, f: LedgerFilters, now: string, by: string): string {
   const m = (c: number) => formatCentsGrouped(c);
   const parts: string[] = [];
   parts.push(
@@ -181,7 +196,7 @@ function reportTable(t: TableTools, r: PeriodReport, f: LedgerFilters, now: stri
       ],
       [...r.byStatus, { status: 'Total', ...r.totals }].map((s) => [
         s.status,
-        String(s.count),
+        count(s.count),
         m(s.chargesCents),
         m(s.allowedCents),
         m(s.patientCents),
@@ -216,18 +231,23 @@ function reportTable(t: TableTools, r: PeriodReport, f: LedgerFilters, now: stri
             { header: 'Fees', align: 'right' },
             { header: 'Net', align: 'right' },
           ],
-          r.providers.map((p) => [`${p.name} (${p.npi})`, String(p.payouts), m(p.amountCents), m(p.feeCents), m(p.netCents)]),
+          r.providers.map((p) => [`${p.name} (${p.npi})`, count(p.payouts), m(p.amountCents), m(p.feeCents), m(p.netCents)]),
         ),
   );
   const rec = r.reconciliation;
+  // Label, count, amount: counts and amounts each right-aligned in a column of their own.
   parts.push(
     t.c.bold('Reconciliation'),
-    t.keyValues([
-      ['Matched', `${rec.matched.count}  ${m(rec.matched.amountCents)}`],
-      ['Variance', `${rec.variance.count}  ${m(rec.variance.amountCents)}`],
-      ['Missing AEOB', `${rec.missingAeob.count}  ${m(rec.missingAeob.amountCents)}`],
-      ['Not yet reconciled', `${rec.notReconciled.count}  ${m(rec.notReconciled.amountCents)}`],
-    ]),
+    aligned(
+      [
+        ['', 'Encounters', 'Amount'],
+        ['Matched', count(rec.matched.count), m(rec.matched.amountCents)],
+        ['Variance', count(rec.variance.count), m(rec.variance.amountCents)],
+        ['Missing AEOB', count(rec.missingAeob.count), m(rec.missingAeob.amountCents)],
+        ['Not yet reconciled', count(rec.notReconciled.count), m(rec.notReconciled.amountCents)],
+      ],
+      [false, true, true],
+    ).join('\n'),
   );
   parts.push(
     t.c.bold('Exceptions to act on'),
@@ -317,7 +337,7 @@ async function settlementReport(ctx: Context, opts: OptionValues<typeof options>
     }
     return { exitCode: 0 };
   }
-  return { data, items: sectionRows(data, section), table: (t: TableTools) => reportTable(t, report, f, now, by) };
+  return { data, items: sectionRows(data, section), columns: SECTION_COLUMNS[section], table: (t: TableTools) => reportTable(t, report, f, now, by) };
 }
 
 const isSection = (name: string): name is Section => (SECTIONS as readonly string[]).includes(name);

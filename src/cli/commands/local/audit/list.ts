@@ -36,6 +36,8 @@ export const list = verb({
     return {
       data: rows,
       items: rows,
+      // With no record, the fields every record has (a record's data.* columns depend on its type).
+      columns: ['seq', 'at', 'type', 'subject', 'actor', 'hash'],
       table: (t: TableTools) =>
         rows.length === 0
           ? 'No audit records.'

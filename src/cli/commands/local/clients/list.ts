@@ -11,6 +11,7 @@ export const list = verb({
     return {
       data: clients,
       items: clients,
+      columns: ['client_id', 'scopes', 'registered_at'],
       table: (t) =>
         t.table(
           ['Client', 'Scopes', 'Registered'],

@@ -20,6 +20,7 @@ export const list = verb({
     return {
       data: keys,
       items: keys,
+      columns: ['id', 'environment', 'prefix', 'last4', 'scopes', 'status', 'lineage', 'rotated_from', 'created_at', 'expires_at', 'revoked_at'],
       table: (t) =>
         t.table(
           ['Id', 'Env', 'Key', 'Scopes', 'Status', 'Rotated from', 'Created'],

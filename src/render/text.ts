@@ -1,0 +1,145 @@
+// Text as a terminal lays it out (docs/design.md "Output"): the width a string takes on screen, padding
+// by that width, and prose wrapped at spaces. One place, so that a bold amount, a name with an
+// accent or a wide character line up like any other text, and no sentence breaks mid-word.
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: an escape sequence starts with ESC, which is what this finds
+const SGR = /\x1b\[[0-9;]*m/g;
+// Combining marks and zero-width characters take no column; East Asian wide and full-width
+// characters (and the emoji blocks) take two. A table of ranges, not the whole Unicode database:
+// names and notes are mostly Latin, and a rare miscount costs one column, never a character.
+const ZERO = /[\p{Mn}\p{Me}\u200b-\u200f\u2060\ufeff]/u;
+const WIDE: readonly (readonly [number, number])[] = [
+  [0x1100, 0x115f],
+  [0x2e80, 0x303e],
+  [0x3041, 0x33ff],
+  [0x3400, 0x4dbf],
+  [0x4e00, 0x9fff],
+  [0xa000, 0xa4cf],
+  [0xac00, 0xd7a3],
+  [0xf900, 0xfaff],
+  [0xfe30, 0xfe4f],
+  [0xff00, 0xff60],
+  [0xffe0, 0xffe6],
+  [0x1f300, 0x1f64f],
+  [0x1f900, 0x1f9ff],
+  [0x20000, 0x3fffd],
+];
+
+/** The columns `text` takes on a terminal: colour codes count nothing, wide characters two, combining marks none. */
+export function displayWidth(text: string): number {
+  const plain = text.includes('\u001b') ? text.replace(SGR, '') : text;
+  // Plain ASCII (the common case) is its length.
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the ASCII range, controls included
+  if (/^[\x00-\x7f]*$/.test(plain)) return plain.length;
+  let width = 0;
+  for (const ch of plain) {
+    const code = ch.codePointAt(0)!;
+    if (ZERO.test(ch)) continue;
+    width += WIDE.some(([from, to]) => code >= from && code <= to) ? 2 : 1;
+  }
+  return width;
+}
+
+/** `text` with spaces after it to `width` columns on screen. */
+export function padEnd(text: string, width: number): string {
+  return text + ' '.repeat(Math.max(0, width - displayWidth(text)));
+}
+
+/** `text` with spaces before it to `width` columns on screen. */
+export function padStart(text: string, width: number): string {
+  return ' '.repeat(Math.max(0, width - displayWidth(text))) + text;
+}
+
+/** What a continued line is indented by: the line's own indent, and a list marker after it ("→ ", "✓ ", "$ ", "- ", "1. "). */
+const HANGING = /^(\s*)(?:(?:[→✓✗•…$*-]|\d+\.)\s+)?/u;
+
+/**
+ * Prose wrapped at spaces to `width` columns, for a person's terminal (the demo's narration, notes,
+ * errors and hints): a line that is too long goes on under its own indent and list marker, so that
+ * "   ✓ the benefit …" continues under "the". No word is cut: one longer than the line (a path, an
+ * id) gets a line of its own. A suggested command (from "tpa " to the end of the line) is kept
+ * whole on a line, or continued with " \\" when longer than one, so that it pastes as one command. Without a width (not a terminal), the text is returned as it is.
+ */
+export function wrapProse(text: string, width: number | undefined): string {
+  if (width === undefined || width < 20) return text;
+  return text
+    .split('\n')
+    .map((line) => (displayWidth(line) <= width ? line : wrapLine(line, width)))
+    .join('\n');
+}
+
+/** Where a suggested command starts in a line ("next page: tpa ledger list …", "$ tpa …"): from there to the end it is one command. */
+const COMMAND = /(?:^|\s)(tpa\s.*)$/u;
+
+/**
+ * A command too long for one line, as lines that a shell reads back as the one command: broken at
+ * spaces, each line but the last ending in " \", the lines after the first indented two more.
+ */
+function commandLines(command: string, first: string, indent: string, width: number): string[] {
+  const out: string[] = [];
+  let current = first;
+  let empty = true;
+  for (const word of command.split(' ')) {
+    if (!empty && displayWidth(`${current} ${word} \\`) > width) {
+      out.push(`${current} \\`);
+      current = `${indent}  ${word}`;
+    } else current = empty ? current + word : `${current} ${word}`;
+    empty = false;
+  }
+  out.push(current);
+  return out;
+}
+
+function wrapLine(line: string, width: number): string {
+  const lead = HANGING.exec(line)![0];
+  // A marker that would leave too little room is not hung under.
+  const indent = ' '.repeat(displayWidth(lead) <= width / 2 ? displayWidth(lead) : 0);
+  // A suggested command is never broken as prose: pasted from a terminal, a command cut in two
+  // would run its first half. It goes whole onto a line, or, longer than one, on with " \".
+  const rest = line.slice(lead.length);
+  const command = COMMAND.exec(rest);
+  const prose = command ? rest.slice(0, command.index + command[0].length - command[1]!.length) : rest;
+  const out: string[] = [];
+  let current = lead;
+  let empty = true;
+  for (const word of prose.split(' ')) {
+    if (word === '') {
+      if (!empty) current += ' ';
+      continue;
+    }
+    const sep = empty || current.endsWith(' ') ? '' : ' ';
+    if (!empty && displayWidth(current + sep + word) > width) {
+      out.push(current.trimEnd());
+      current = indent + word;
+    } else current += sep + word;
+    empty = false;
+  }
+  if (command) {
+    const text = command[1]!.trimEnd();
+    const sep = empty || current.endsWith(' ') ? '' : ' ';
+    if (displayWidth(current + sep + text) <= width) current += sep + text;
+    else {
+      if (!empty) out.push(current.trimEnd());
+      const start = empty ? current : indent;
+      if (displayWidth(start + text) <= width) current = start + text;
+      else {
+        const lines = commandLines(text, start, indent, width);
+        current = lines.pop()!;
+        out.push(...lines);
+      }
+    }
+  }
+  out.push(current.trimEnd());
+  return out.join('\n');
+}
+
+/** Rows as columns without borders, those marked `right` right-aligned (a count beside its amount). */
+export function aligned(rows: readonly (readonly string[])[], right: readonly boolean[]): string[] {
+  const widths = right.map((_, i) => Math.max(0, ...rows.map((r) => displayWidth(r[i] ?? ''))));
+  return rows.map((r) =>
+    r
+      .map((cell, i) => (right[i] ? padStart(cell, widths[i]!) : i === r.length - 1 ? cell : padEnd(cell, widths[i]!)))
+      .join('  ')
+      .trimEnd(),
+  );
+}

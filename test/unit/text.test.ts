@@ -1,0 +1,91 @@
+// Text as a terminal lays it out (src/render/text.ts): widths, padding, prose wrapped at spaces,
+// and the label/value layout that lines amounts up by what they take on screen.
+import { describe, expect, it } from 'vitest';
+import { colors, count } from '../../src/render/format.js';
+import { keyValues } from '../../src/render/table.js';
+import { aligned, displayWidth, padEnd, padStart, wrapProse } from '../../src/render/text.js';
+
+const bold = colors(true).bold;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: colour codes are what this takes off
+const plain = (s: string) => s.replace(/\x1b\[[0-9;]*m/g, '');
+
+describe('displayWidth', () => {
+  it('counts colour codes as nothing, wide characters as two, combining marks as none', () => {
+    expect(displayWidth(bold('2,460.00'))).toBe(8);
+    expect(displayWidth('José')).toBe(4);
+    expect(displayWidth('Jose\u0301')).toBe(4);
+    expect(displayWidth('山田太郎')).toBe(8);
+    expect(displayWidth('✗ failed')).toBe(8);
+  });
+
+  it('pads by that width', () => {
+    expect(plain(padStart(bold('1.00'), 8))).toBe('    1.00');
+    expect(padEnd('山田', 6)).toBe('山田  ');
+  });
+});
+
+describe('keyValues', () => {
+  it('lines a bold amount, and one followed by a word, up with the others', () => {
+    const text = plain(
+      keyValues([
+        ['Charges', '4,200.00'],
+        ['Benefit', bold('204.00')],
+        ['Balance', '0.00 (SETTLED)'],
+        ['Patient', 'Maria'],
+      ]),
+    );
+    expect(text.split('\n')).toEqual(['Charges  4,200.00', 'Benefit    204.00', 'Balance      0.00 (SETTLED)', 'Patient  Maria']);
+  });
+});
+
+describe('wrapProse', () => {
+  it('wraps at spaces, never inside a word, and continues under the indent and marker', () => {
+    const line = '   ✓ allowed = benefit + patient responsibility, to the cent, on every line and in the total of the encounter';
+    const wrapped = wrapProse(line, 40).split('\n');
+    for (const l of wrapped) expect(displayWidth(l)).toBeLessThanOrEqual(40);
+    expect(wrapped[0]).toMatch(/^ {3}✓ allowed/);
+    for (const l of wrapped.slice(1)) expect(l).toMatch(/^ {5}\S/);
+    expect(wrapped.join(' ').replace(/\s+/g, ' ').trim()).toBe(line.replace(/\s+/g, ' ').trim());
+  });
+
+  it('keeps a word longer than the line whole, and leaves text alone without a width', () => {
+    const path = `see /tmp/${'x'.repeat(50)}/file.json now`;
+    expect(wrapProse(path, 30).split('\n')).toEqual(['see', `/tmp/${'x'.repeat(50)}/file.json`, 'now']);
+    expect(wrapProse(path, undefined)).toBe(path);
+  });
+
+  it('never breaks a suggested command: from "tpa " to the end of the line it goes whole onto a line of its own', () => {
+    const command = 'tpa ledger list --from 2026-01-01 --status ADJUDICATED --limit 3 --offset 3 -p local';
+    const short = 'tpa ledger list --limit 3 --offset 3';
+    expect(wrapProse(`  next page: ${short}`, 40).split('\n')).toEqual(['  next page:', `  ${short}`]);
+    // Longer than a line: continued with " \\", which a shell reads as one command.
+    expect(wrapProse(`$ ${command}`, 40).split('\n')).toEqual([
+      '$ tpa ledger list --from 2026-01-01 \\',
+      '    --status ADJUDICATED --limit 3 \\',
+      '    --offset 3 -p local',
+    ]);
+    // A word that merely contains "tpa" is not a command.
+    expect(wrapProse('the setpa value is long enough to wrap here', 20).split('\n')).toEqual(['the setpa value is', 'long enough to wrap', 'here']);
+  });
+
+  it('measures by what shows: a coloured word is not wrapped early', () => {
+    const text = `${bold('error:')} ${'word '.repeat(14).trim()}`;
+    expect(plain(wrapProse(text, 80))).toBe(plain(text));
+  });
+});
+
+describe('aligned and count', () => {
+  it('right-aligns counts and amounts in columns of their own, with separators', () => {
+    expect(
+      aligned(
+        [
+          ['Matched', count(2000), '492,000.00'],
+          ['Missing AEOB', count(7), '0.00'],
+        ],
+        [false, true, true],
+      ),
+    ).toEqual(['Matched       2,000  492,000.00', 'Missing AEOB      7        0.00']);
+    expect(count(12345678)).toBe('12,345,678');
+    expect(count(999)).toBe('999');
+  });
+});
