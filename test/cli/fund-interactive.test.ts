@@ -246,7 +246,8 @@ describe('tables that fit the terminal', () => {
       // biome-ignore lint/suspicious/noControlCharactersInRegex: the terminal's escape sequences are what this removes
       .replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '')
       .split(/\r?\n/)
-      .map((l) => l.replace(/.*\r/, ''));
+      // What is left after the last carriage return (a progress line redrawn, then cleared).
+      .map((l) => l.slice(l.lastIndexOf('\r') + 1));
 
   it('ledger list, ledger show, settlement show, ratesheet preview and the fund review never draw a line wider than 80 or 120 columns, and cut no identifier or amount', async () => {
     const id = await adjudicated();

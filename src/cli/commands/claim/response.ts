@@ -15,18 +15,21 @@ export interface WaitOptions {
 
 /** Polls until the claim is adjudicated or --timeout passes. */
 export async function waitForClaim(ctx: Context, submissionId: string, opts: WaitOptions, firstDelayMs: number): Promise<ApiResult<ClaimResponseBody>> {
-  const [{ pollClaim, DEFAULT_POLL_TIMEOUT_MS }, { formatDuration }] = await Promise.all([
-    import('../../../client/polling.js'),
-    import('../../../domain/duration.js'),
-  ]);
+  const { pollClaim, DEFAULT_POLL_TIMEOUT_MS } = await import('../../../client/polling.js');
   const client = await ctx.client();
-  return pollClaim(client, submissionId, {
-    timeoutMs: timeoutOption(opts.timeout) ?? DEFAULT_POLL_TIMEOUT_MS,
-    includeRaw: opts.raw === true,
-    firstDelayMs,
-    onWait: ({ waitMs, elapsedMs }) =>
-      ctx.progress(`waiting for adjudication of ${submissionId}: next check in ${formatDuration(waitMs)} (${formatDuration(elapsedMs)} elapsed)`),
-  });
+  const started = Date.now();
+  // One line, redrawn: the countdown to the next check and the time waited so far.
+  const label = `waiting for adjudication of ${submissionId}`;
+  try {
+    return await pollClaim(client, submissionId, {
+      timeoutMs: timeoutOption(opts.timeout) ?? DEFAULT_POLL_TIMEOUT_MS,
+      includeRaw: opts.raw === true,
+      firstDelayMs,
+      onWait: ({ waitMs }) => ctx.status.show({ label, wait: { untilMs: Date.now() + waitMs, text: 'next check in' }, sinceMs: started }, true),
+    });
+  } finally {
+    ctx.status.clear();
+  }
 }
 
 export function claimResponseTable(t: TableTools, b: ClaimResponseBody): string {
