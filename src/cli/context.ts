@@ -4,13 +4,14 @@ import { httpsUnlessLoopback, readConfig, reservedNameProblem, resolvePaths, res
 import type { TpaClient } from '../client/client.js';
 import { AuthError, UsageError } from '../errors.js';
 import { wrapProse } from '../render/text.js';
-import { screenedStream, terminalWidth, withStreams, type IO } from './io.js';
+import { screenedStream, terminalWidth, withStreams, type IO, type Stream } from './io.js';
 import type { HttpOptions } from '../client/http.js';
 import type { RetryOptions } from '../client/retry.js';
 import type { TlsMaterial } from '../client/tls.js';
 import { readFileSync } from 'node:fs';
 
 import type { OutputFormat } from './formats.js';
+import { StatusLine } from './status-line.js';
 
 export type { OutputFormat };
 
@@ -44,8 +45,10 @@ export interface Context {
   canPrompt: boolean;
   profile(): Profile;
   client(): Promise<TpaClient>;
-  /** A progress line on stderr, only when stderr is a terminal. */
+  /** A progress line on stderr, only when stderr is a terminal: redrawn in place (`status`). */
   progress(text: string): void;
+  /** The one progress line of a long job on stderr (src/cli/status-line.ts); notes go above it. */
+  status: StatusLine;
   /** A note on stderr, always (warnings, hints, "showing 20 of 1,234"). */
   note(text: string): void;
   close(): void;
@@ -61,7 +64,10 @@ export function createContext(given: IO, opts: GlobalOptions): Context {
   const format = outputFormat(opts, given);
   // A table, or anything on a terminal, is read by a person: its control characters are shown, not
   // obeyed. Piped json, ndjson and csv are data for scripts and go out exactly as they are.
-  const io: IO = format === 'table' || given.stdout.isTTY ? withStreams(given, { stdout: screenedStream(given.stdout, format !== 'table') }) : given;
+  const screened: IO = format === 'table' || given.stdout.isTTY ? withStreams(given, { stdout: screenedStream(given.stdout, format !== 'table') }) : given;
+  // The progress line is drawn on stderr as it is; whatever else reaches the terminal clears it first.
+  const status = new StatusLine(screened.stderr);
+  const io = withStreams(screened, { stdout: clearing(screened.stdout, status, true), stderr: clearing(screened.stderr, status, false) });
   const noColor = opts.color === false || (io.env.NO_COLOR !== undefined && io.env.NO_COLOR !== '');
   const paths = resolvePaths(io.env);
   // --profile, else TPA_PROFILE (both in opts.profile), else the config's default_profile, else local.
@@ -119,13 +125,15 @@ export function createContext(given: IO, opts: GlobalOptions): Context {
       return client;
     },
     progress(text) {
-      if (io.stderr.isTTY) io.stderr.write(`${text}\n`);
+      status.show({ label: text });
     },
+    status,
     note(text) {
-      // On a terminal, wrapped at spaces to its width (render/text.ts), never mid-word.
-      io.stderr.write(`${wrapProse(text, terminalWidth(io.stderr))}\n`);
+      // On a terminal, wrapped at spaces to its width (render/text.ts), never mid-word; above the progress line.
+      status.above(wrapProse(text, terminalWidth(io.stderr)));
     },
     close() {
+      status.clear();
       client?.close();
     },
   };
@@ -201,11 +209,38 @@ export async function remoteTransport(ctx: Context, baseUrl: string, credential:
   return new RetryingTransport(new HttpTransport({ baseUrl, apiKey: credential.apiKey, bearer: credential.bearer, tls, debug }), retryOptions(ctx));
 }
 
-/** Waits for a retry are said on stderr. */
+/** Waits for a retry are said on stderr: inside the progress line while a job shows one. */
 function retryOptions(ctx: Context): RetryOptions {
   return {
-    onWait: ({ reason, waitMs, attempt, attempts }) =>
-      ctx.note(`${reason}: waiting ${(waitMs / 1000).toFixed(1)}s before trying again (${attempt + 1} of ${attempts})`),
+    onWait: ({ reason, waitMs, attempt, attempts }) => {
+      const current = ctx.status.current;
+      if (ctx.status.live && current) {
+        const text = reason === 'rate limited' ? 'rate limited, resuming in' : `${reason}, trying again (${attempt + 1} of ${attempts}) in`;
+        ctx.status.show({ ...current, wait: { untilMs: Date.now() + waitMs, text } }, true);
+      } else ctx.note(`${reason}: waiting ${(waitMs / 1000).toFixed(1)}s before trying again (${attempt + 1} of ${attempts})`);
+    },
+  };
+}
+
+/**
+ * `stream` with the progress line cleared before each write: stderr always, stdout when it is the
+ * same terminal (a table printed over a half-drawn line would start mid-line).
+ */
+function clearing(stream: Stream, status: StatusLine, onlyOnTerminal: boolean): Stream {
+  return {
+    write(text) {
+      if (!onlyOnTerminal || stream.isTTY) status.hide();
+      stream.write(text);
+    },
+    get isTTY() {
+      return stream.isTTY;
+    },
+    get columns() {
+      return stream.columns;
+    },
+    get closed() {
+      return stream.closed;
+    },
   };
 }
 

@@ -1,28 +1,26 @@
 // `--all` for a list that pages: the pages followed (client/pages.ts) inside one snapshot where the
-// transport has one, each page written as it arrives (render/stream.ts), and a progress line on
-// stderr when stderr is a terminal: count, total, rate, time left, and the wait for the rate-limit
-// window. Nothing on stderr otherwise.
+// transport has one, each page written as it arrives (render/stream.ts), and the progress line on
+// stderr when stderr is a terminal (ctx.status): count, total, rate, time left, and the wait for the
+// rate-limit window. Nothing on stderr otherwise.
 import type { ApiResult } from '../client/client.js';
 import { pages, type PageOf, type PagingProgress } from '../client/pages.js';
 import { tableTools } from '../render/output.js';
-import { CLEAR_LINE } from '../render/screen.js';
+import type { ProgressState } from '../render/progress-line.js';
 import { rowWriter, type TableSpec } from '../render/stream.js';
 import type { Context } from './context.js';
 import { terminalWidth } from './io.js';
 import { keepHeapFlat } from './heap.js';
 
-/** A wait or a time left, as a person reads it: 45s, 3m05s. */
-export function seconds(ms: number): string {
-  const s = Math.ceil(ms / 1000);
-  return s < 60 ? `${s}s` : `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
-}
-
-export function progressText(what: string, p: PagingProgress): string {
-  const n = (x: number) => Math.round(x).toLocaleString('en-US');
-  const parts = [`${n(p.done)} of ${n(p.total)} ${what}`, `${n(p.rate)}/s`];
-  if (p.waitingMs !== undefined) parts.push(`rate limit: waiting ${seconds(p.waitingMs)}`);
-  if (p.leftMs !== undefined && p.done < p.total) parts.push(`about ${seconds(p.leftMs)} left`);
-  return parts.join(', ');
+/** The listing's progress line. */
+export function progressState(what: string, p: PagingProgress, nowMs: number): ProgressState {
+  return {
+    done: p.done,
+    total: p.total,
+    unit: what,
+    rate: p.rate,
+    leftMs: p.leftMs,
+    ...(p.waitingMs !== undefined ? { wait: { untilMs: nowMs + p.waitingMs, text: 'rate limited, resuming in' } } : {}),
+  };
 }
 
 /** Streams every row of a paged list to stdout in the context's format. */
@@ -41,18 +39,12 @@ export async function streamAll<T>(
   const writer = rowWriter<T>(ctx.format, io.stdout, tools ? { tools, spec: table } : undefined, table.csv);
   const client = await ctx.client();
   const live = io.stderr.isTTY;
-  let shown = false;
   await client.snapshot(async (consistent) => {
     const pager = pages(await first(), next, {
       idOf,
       window: consistent ? 0 : undefined,
       stop: () => io.stdout.closed === true,
-      onProgress: live
-        ? (p) => {
-            io.stderr.write(`${CLEAR_LINE}${progressText(what, p)}`);
-            shown = true;
-          }
-        : undefined,
+      onProgress: live ? (p) => ctx.status.show(progressState(what, p, Date.now()), p.waitingMs !== undefined) : undefined,
     });
     // Each page is let go once written, before the next is awaited (not `for await`: its binding
     // stays in this function's suspended frame). Held, a page lives through the next one's reading,
@@ -60,11 +52,11 @@ export async function streamAll<T>(
     // grows with the rows until a full collection (docs/design.md "The ledger at volume").
     let step: IteratorResult<T[]> | undefined;
     while (!(step = await pager.next()).done) {
-      if (shown) io.stderr.write(CLEAR_LINE), (shown = false);
+      // Written to stdout: on the same terminal, the line is cleared first (context.ts), and drawn again at the next page.
       writer.write(step.value);
       step = undefined;
     }
   });
-  if (shown) io.stderr.write(CLEAR_LINE);
+  ctx.status.clear();
   writer.end();
 }

@@ -5,9 +5,9 @@ import { parseDuration } from '../domain/duration.js';
 import { addDays, isRelativePeriod, periodProblem, periodRange, rangeInstants, RELATIVE_PERIODS } from '../domain/period.js';
 import { isoDateProblem, npiProblem, wholeNumberProblem } from '../domain/validation.js';
 import { fieldsInvalid, UsageError, ValidationFailed } from '../errors.js';
-import { CLEAR_LINE } from '../render/screen.js';
 import { shellQuote } from '../render/shell.js';
 import type { Context } from './context.js';
+import { counter } from './status-line.js';
 import { option } from './verb.js';
 
 /** Values of a repeatable list option, also accepting commas: --cpt 45378 43235 or --cpt 45378,43235. */
@@ -197,22 +197,12 @@ export function countedPeriod(by: string | undefined, lookback: string | undefin
 }
 
 /**
- * The progress of reading a period's service dates (client/activity.ts): one line on stderr, redrawn
- * in place while pages arrive, and cleared by `done()`; nothing when stderr is not a terminal.
+ * The progress of reading a period's service dates (client/activity.ts): the one progress line on
+ * stderr, redrawn while pages arrive with its rate and time left, and cleared by `done()`.
  */
-export function scanProgress(ctx: Context): { onProgress?: (p: { read: number; total: number }) => void; done: () => void } {
-  if (!ctx.io.stderr.isTTY) return { done: () => undefined };
-  let shown = false;
-  return {
-    onProgress: (p) => {
-      ctx.io.stderr.write(`${CLEAR_LINE}reading the ledger: ${p.read.toLocaleString('en-US')} of ${p.total.toLocaleString('en-US')} entries`);
-      shown = true;
-    },
-    done: () => {
-      if (shown) ctx.io.stderr.write(CLEAR_LINE);
-      shown = false;
-    },
-  };
+export function scanProgress(ctx: Context): { onProgress: (p: { read: number; total: number }) => void; done: () => void } {
+  const reading = counter(ctx.status, 'reading the ledger', 'entries');
+  return { onProgress: (p) => reading(p.read, p.total), done: () => ctx.status.clear() };
 }
 
 /** The period and provider filters of the ledger as the options that set them, for a command to suggest (periodFilters the other way). */

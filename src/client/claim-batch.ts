@@ -22,6 +22,7 @@ import { JournalLock } from './journal-lock.js';
 import { pacingWaitMs, pages } from './pages.js';
 import { stopsTheJob } from './retry.js';
 import { nextPollDelay } from './polling.js';
+import { estimateLeftMs, RateWindow, Throughput } from './throughput.js';
 import { hostname, uptime } from 'node:os';
 import type { AdjudicationSummary, ClaimResponseBody, LedgerItem } from './types.js';
 
@@ -60,11 +61,25 @@ export interface BatchProgress {
   done: number;
   /** Claims in the batch, when the readers could count them first. */
   total?: number;
-  rate: number;
+  /** Of `done`, those a resume skipped (the journal or the ledger had them): they took no time. */
+  skipped: number;
+  /** Claims sent a second (of working time), undefined before the first answer. */
+  rate?: number;
+  /** Time left: the claims still to send at that rate, within the rate limit's windows. */
   leftMs?: number;
   /** While paced by the rate limit: milliseconds until the window resets. */
   waitingMs?: number;
   stage: 'submitting' | 'waiting';
+}
+
+/** The service's rate limit, as its first answer's headers say, when the batch needs more than one window. */
+export interface BatchLimit {
+  /** Requests a window allows, and its length. */
+  limit: number;
+  windowMs: number;
+  /** Claims still to send, and the time that takes under the limit. */
+  toSend: number;
+  leftMs: number;
 }
 
 export interface BatchSummary {
@@ -88,6 +103,8 @@ export interface BatchOptions {
   waitTimeoutMs?: number;
   onOutcome: (outcome: ClaimOutcome) => void;
   onProgress?: (progress: BatchProgress) => void;
+  /** Once, when the service's limit makes the batch wait for more than one window. */
+  onLimit?: (limit: BatchLimit) => void;
   total?: number;
   sleep?: (ms: number) => Promise<void>;
   now?: () => number;
@@ -331,22 +348,35 @@ export async function runClaimBatch(client: TpaClient, claims: AsyncIterable<Bat
     stillProcessing: 0,
     exitCode: EXIT.OK,
   };
-  const started = now();
   let done = 0;
+  let skipped = 0;
   let pausedUntil = 0;
+  // Only the claims sent count in the rate: those a resume skips cost no time (docs/design.md "Long jobs").
+  const pace = new Throughput(now);
+  const window = new RateWindow();
   const progress = (stage: BatchProgress['stage'], waitingMs?: number) => {
     if (!options.onProgress) return;
-    const seconds = (now() - started) / 1000;
-    const rate = seconds > 0 ? done / seconds : 0;
+    const rate = pace.rate();
     const total = options.total;
     options.onProgress({
       done,
       total,
+      skipped,
       rate,
       stage,
       waitingMs,
-      leftMs: total !== undefined && rate > 0 ? (Math.max(0, total - done) / rate) * 1000 : undefined,
+      leftMs: total !== undefined ? estimateLeftMs(toSend(total), rate, window.state(), now()) : undefined,
     });
+  };
+  /** Claims still to send: the service has counted those in flight against its window already. */
+  const toSend = (total: number) => Math.max(0, total - done - inFlight.size);
+  /** The limit headers of an answer: the window's budget, and the first time, the batch's length under it. */
+  const observe = (headers: Record<string, string>) => {
+    if (!window.observe(headers, now()) || !options.onLimit || options.total === undefined) return;
+    const w = window.state();
+    const left = toSend(options.total);
+    if (!w || left <= w.remaining) return;
+    options.onLimit({ limit: w.limit, windowMs: w.windowMs, toSend: options.total - done, leftMs: estimateLeftMs(left, undefined, w, now()) ?? 0 });
   };
   /** Acknowledged (or skipped) claims whose adjudication --wait still has to report. */
   const toWait: ClaimOutcome[] = [];
@@ -354,6 +384,7 @@ export async function runClaimBatch(client: TpaClient, claims: AsyncIterable<Bat
   const finish = (outcome: ClaimOutcome) => {
     summary.counts[outcome.status]++;
     done++;
+    if (outcome.status === 'SKIPPED') skipped++;
     if (waiting && (outcome.status === 'ACKNOWLEDGED' || outcome.status === 'SKIPPED')) toWait.push(outcome);
     else options.onOutcome(outcome);
     progress('submitting');
@@ -439,7 +470,10 @@ export async function runClaimBatch(client: TpaClient, claims: AsyncIterable<Bat
     if (r.lookFirst && (await settledFromLedger(r))) return;
     try {
       journal.sent(r.claim);
+      pace.started();
       const ack = await client.submitClaim(r.text, r.key);
+      pace.add(1);
+      observe(ack.headers);
       const wait = pacingWaitMs(ack.headers, now());
       if (wait > 0) pausedUntil = Math.max(pausedUntil, now() + wait);
       journal.answered({
@@ -454,6 +488,7 @@ export async function runClaimBatch(client: TpaClient, claims: AsyncIterable<Bat
       );
     } catch (err) {
       if (!(err instanceof TpaError)) throw err;
+      pace.add(1);
       // Limits, the network or the credentials stop the batch: what was not answered is resent, with
       // its key, when the same command runs again.
       if (stopsTheJob(err)) summary.stopped ??= err;
@@ -468,13 +503,17 @@ export async function runClaimBatch(client: TpaClient, claims: AsyncIterable<Bat
     if (group.length === 0) return;
     journal.sending(group.map((r) => ({ claim: r.claim, source: r.source, sha256: r.sha256, key: r.key })));
     for (const r of group) {
-      while (inFlight.size >= options.concurrency) await Promise.race(inFlight);
+      // Fewer requests in flight than the rate-limit window has left: none is refused (a refusal counts too).
+      while (inFlight.size >= options.concurrency || (inFlight.size > 0 && !window.allows(inFlight.size))) await Promise.race(inFlight);
       if (summary.stopped) return;
-      const pause = pausedUntil - now();
+      const pause = Math.max(pausedUntil - now(), window.waitMs(now()));
       if (pause > 0) {
+        pace.pause();
         progress('submitting', pause);
         await Promise.all(inFlight);
-        await sleep(pausedUntil - now());
+        await sleep(Math.max(pausedUntil - now(), window.waitMs(now())));
+        window.reset();
+        pace.resume();
       }
       const p: Promise<void> = send(r).finally(() => inFlight.delete(p));
       inFlight.add(p);

@@ -61,8 +61,8 @@ function completed(r: PtyResult): void {
 const money = (amount: string) => formatCentsGrouped(cents(amount)).replace(/[.]/g, '\\.');
 const today = () => new Date().toISOString().slice(0, 10).replace(/-/g, '');
 
-/** Text as one line: the hint puts each command on a line of its own, wrapped before it at 80 columns. */
-const oneLine = (text: string) => text.replace(/\s+/g, ' ');
+/** Text as one line, as a shell reads it: each command is on a line of its own, continued with " \\" at 80 columns. */
+const oneLine = (text: string) => text.replace(/ \\\n/g, ' ').replace(/\s+/g, ' ');
 
 describe('fund run on a terminal: the summary above the total to type', () => {
   it.each(SIZES)('at $cols×$rows, with 45 encounters: the total, each provider line and the prompt are on the screen', async ({ cols, rows }) => {

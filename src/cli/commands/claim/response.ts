@@ -15,18 +15,17 @@ export interface WaitOptions {
 
 /** Polls until the claim is adjudicated or --timeout passes. */
 export async function waitForClaim(ctx: Context, submissionId: string, opts: WaitOptions, firstDelayMs: number): Promise<ApiResult<ClaimResponseBody>> {
-  const [{ pollClaim, DEFAULT_POLL_TIMEOUT_MS }, { formatDuration }] = await Promise.all([
-    import('../../../client/polling.js'),
-    import('../../../domain/duration.js'),
-  ]);
+  const { pollClaim, DEFAULT_POLL_TIMEOUT_MS } = await import('../../../client/polling.js');
   const client = await ctx.client();
+  const started = Date.now();
+  // One line, redrawn: the countdown to the next check and the time waited so far.
+  const label = `waiting for adjudication of ${submissionId}`;
   try {
     return await pollClaim(client, submissionId, {
       timeoutMs: timeoutOption(opts.timeout) ?? DEFAULT_POLL_TIMEOUT_MS,
       includeRaw: opts.raw === true,
       firstDelayMs,
-      onWait: ({ waitMs, elapsedMs }) =>
-        ctx.progress(`waiting for adjudication of ${submissionId}: next check in ${formatDuration(waitMs)} (${formatDuration(elapsedMs)} elapsed)`),
+      onWait: ({ waitMs }) => ctx.status.show({ label, wait: { untilMs: Date.now() + waitMs, text: 'next check in' }, sinceMs: started }, true),
     });
   } catch (err) {
     // The poll to try next, with the user's --timeout, --raw and profile (the client's hint knows none of them).
@@ -41,6 +40,8 @@ export async function waitForClaim(ctx: Context, submissionId: string, opts: Wai
       opts.raw === true && '--raw',
     ]);
     throw new PendingError(err.message, { status: err.status, body: err.body, details: err.details, hint: err.hint.replace(plain, again) });
+  } finally {
+    ctx.status.clear();
   }
 }
 

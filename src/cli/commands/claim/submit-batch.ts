@@ -3,18 +3,17 @@
 // output and the progress line (docs/design.md "Claim batches").
 import { createHash } from 'node:crypto';
 import { resolve, join } from 'node:path';
-import { BatchJournal, runClaimBatch, type BatchProgress, type BatchSummary, type ClaimOutcome } from '../../../client/claim-batch.js';
+import { BatchJournal, runClaimBatch, type BatchLimit, type BatchProgress, type BatchSummary, type ClaimOutcome } from '../../../client/claim-batch.js';
 import { DEFAULT_POLL_TIMEOUT_MS } from '../../../client/polling.js';
 import { formatCentsGrouped } from '../../../domain/money.js';
 import { UsageError } from '../../../errors.js';
 import { count } from '../../../render/format.js';
 import { tableTools, type CommandOutput } from '../../../render/output.js';
-import { CLEAR_LINE } from '../../../render/screen.js';
+import { duration, type ProgressState } from '../../../render/progress-line.js';
 import { rowWriter } from '../../../render/stream.js';
 import type { Context } from '../../context.js';
 import { keepHeapFlat } from '../../heap.js';
 import { terminalWidth } from '../../io.js';
-import { seconds } from '../../listing.js';
 import { suggestCommand, timeoutOption } from '../../options.js';
 import type { ClaimText } from './submit-sources.js';
 
@@ -62,19 +61,30 @@ function csvRow(o: ClaimOutcome): Record<string, unknown> {
   };
 }
 
-function progressText(p: BatchProgress): string {
-  const n = (x: number) => Math.round(x).toLocaleString('en-US');
-  const secs = seconds;
-  const parts = [p.total !== undefined ? `${n(p.done)} of ${n(p.total)} claims` : `${n(p.done)} claims`, `${n(p.rate)}/s`];
-  if (p.stage === 'waiting') parts.push(`waiting for adjudications${p.waitingMs ? `: next check in ${secs(p.waitingMs)}` : ''}`);
-  else if (p.waitingMs !== undefined) parts.push(`rate limit: waiting ${secs(p.waitingMs)}`);
-  if (p.stage === 'submitting' && p.leftMs !== undefined && p.total !== undefined && p.done < p.total) parts.push(`about ${secs(p.leftMs)} left`);
-  if (p.total !== undefined && p.total > 0) {
-    const width = 20;
-    const filled = Math.round((Math.min(p.done, p.total) / p.total) * width);
-    parts.unshift(`[${'#'.repeat(filled)}${'.'.repeat(width - filled)}]`);
-  }
-  return parts.join('  ');
+/** The batch's progress line: the count (with the skipped), the sending rate, a wait, the time left. */
+export function progressState(p: BatchProgress, nowMs: number): ProgressState {
+  const waiting = p.stage === 'waiting';
+  return {
+    done: p.done,
+    total: p.total,
+    unit: 'claims',
+    detail: p.skipped > 0 ? `${p.skipped.toLocaleString('en-US')} skipped` : undefined,
+    rate: waiting ? undefined : p.rate,
+    leftMs: waiting ? undefined : p.leftMs,
+    ...(p.waitingMs !== undefined && p.waitingMs > 0
+      ? { wait: { untilMs: nowMs + p.waitingMs, text: waiting ? 'waiting for adjudications, next check in' : 'rate limited, resuming in' } }
+      : waiting
+        ? { label: 'waiting for adjudications' }
+        : {}),
+  };
+}
+
+/** "this key allows 100 requests a minute: about 20 minutes for 2,000 claims" */
+export function limitNote(l: BatchLimit): string {
+  const per = l.windowMs === 60_000 ? 'a minute' : `every ${duration(l.windowMs)}`;
+  const minutes = Math.round(l.leftMs / 60_000);
+  const takes = minutes >= 2 ? `${minutes.toLocaleString('en-US')} minutes` : duration(l.leftMs);
+  return `this key allows ${l.limit.toLocaleString('en-US')} requests ${per}: about ${takes} for ${l.toSend.toLocaleString('en-US')} claims`;
 }
 
 function summaryTable(t: Awaited<ReturnType<typeof tableTools>>, s: BatchSummary, waited: boolean): string {
@@ -114,14 +124,12 @@ export async function submitBatch(
   keepHeapFlat();
   const table = ctx.format === 'table';
   const writer = table ? undefined : rowWriter<ClaimOutcome | Record<string, unknown>>(ctx.format, ctx.io.stdout);
-  let shown = false;
-  let drawn = 0;
-  const clearProgress = () => {
-    if (shown) ctx.io.stderr.write(CLEAR_LINE), (shown = false);
-  };
-  // Ctrl-C: what was sent is in the journal; say where, and stop.
+  const line = ctx.status;
+  let last: BatchProgress | undefined;
+  const started = Date.now();
+  // Ctrl-C: what was sent is in the journal; say where, and stop. The line stays: how far it got.
   const onSignal = () => {
-    clearProgress();
+    line.keep();
     ctx.note(`interrupted: the journal ${journal.path} says what was sent; run the same command again to continue`);
     process.exit(130);
   };
@@ -133,7 +141,6 @@ export async function submitBatch(
       waitTimeoutMs,
       total,
       onOutcome: (o) => {
-        clearProgress();
         if (writer) writer.write([ctx.format === 'csv' ? csvRow(o) : o]);
         if (o.status === 'INVALID' || o.status === 'FAILED' || o.status === 'UNKNOWN') {
           const errors = o.errors.map((e) => (e.field ? `${e.field}: ${e.message}` : e.message)).join('; ');
@@ -143,18 +150,20 @@ export async function submitBatch(
       },
       onProgress: live
         ? (p) => {
-            // Ten redraws a second at most: a batch of 10,000 claims is not 10,000 writes to the terminal.
-            const now = Date.now();
-            if (now - drawn < 100 && p.waitingMs === undefined && p.done !== p.total) return;
-            drawn = now;
-            ctx.io.stderr.write(`${CLEAR_LINE}${progressText(p)}`);
-            shown = true;
+            last = p;
+            line.show(progressState(p, Date.now()), p.waitingMs !== undefined || p.done === p.total);
           }
         : undefined,
+      onLimit: live ? (l) => ctx.note(limitNote(l)) : undefined,
     });
   } finally {
     process.removeListener('SIGINT', onSignal);
-    clearProgress();
+    // The line stays on screen, at its last count, above the summary.
+    if (last) {
+      const all = last.total === undefined || last.done >= last.total;
+      const end = `${all ? 'done' : 'stopped'} after ${duration(Date.now() - started)}`;
+      line.keep({ ...progressState({ ...last, waitingMs: undefined, stage: 'submitting' }, Date.now()), end });
+    }
     writer?.end();
     journal.close();
   }

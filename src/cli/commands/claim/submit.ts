@@ -113,7 +113,8 @@ export const submit = verb({
           ]),
       };
     }
-    ctx.progress(`submitted ${ack.body.submission_id} (encounter ${ack.body.external_claim_id})`);
+    // Kept above the waiting line: the id to follow with claim poll if the wait is cut short.
+    if (ctx.status.live) ctx.note(`submitted ${ack.body.submission_id} (encounter ${ack.body.external_claim_id})`);
     return responseOutput(ctx, await waitForClaim(ctx, ack.body.submission_id, opts, 2000));
   },
 });

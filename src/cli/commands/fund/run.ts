@@ -10,6 +10,7 @@ import type { Context } from '../../context.js';
 import { terminalWidth } from '../../io.js';
 import { checkedPeriodFilters, givenArgs, periodSpec, suggestCommand } from '../../options.js';
 import { ask } from '../../prompt.js';
+import { counter } from '../../status-line.js';
 import { option, verb } from '../../verb.js';
 import { encounterColumns, encounterRow, reviewData, reviewOf, reviewText } from './run-review.js';
 import { needsWithoutTerminal } from './without-terminal.js';
@@ -87,9 +88,9 @@ export const run = verb({
           await confirmTotal(leftCents, `Resume: ${left.length} approvals left`);
         }
       } else {
-        const items = await selectEncounters(client, filters, limit, (seen, total) =>
-          ctx.progress(`selecting: ${seen} of ${total} adjudicated encounters read`),
-        );
+        const selecting = counter(ctx.status, 'selecting', 'adjudicated encounters read');
+        const items = await selectEncounters(client, filters, limit, (seen, total) => selecting(seen, total));
+        ctx.status.clear();
         let draft = planRun(items, filters, prefix ?? '<prefix>');
         if (dryRun) {
           const review = await reviewOf(ctx, draft, filters.provider_npi);

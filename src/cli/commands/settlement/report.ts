@@ -10,7 +10,8 @@ import { count } from '../../../render/format.js';
 import type { CommandOutput, TableTools } from '../../../render/output.js';
 import { aligned } from '../../../render/text.js';
 import type { Context } from '../../context.js';
-import { bySpec, countedPeriod, lookbackSpec, periodFilters, periodSpec, withPeriodDates, scanProgress, type CountedPeriod } from '../../options.js';
+import { bySpec, countedPeriod, lookbackSpec, periodFilters, periodSpec, withPeriodDates, type CountedPeriod } from '../../options.js';
+import { counter } from '../../status-line.js';
 import { option, verb, type OptionValues } from '../../verb.js';
 
 export const SECTIONS = ['providers', 'status', 'money', 'reconciliation', 'exceptions', 'days'] as const;
@@ -277,37 +278,44 @@ async function settlementReport(ctx: Context, opts: OptionValues<typeof options>
   const client = await ctx.client();
   const now = (await client.health()).body.time;
   const entries: LedgerItem[] = [];
+  // One progress line, redrawn, with its rate and time left (docs/design.md "Long jobs").
+  const reading = counter(ctx.status, 'reading the ledger', 'entries');
   if (counted) {
     // Funded or settled in the period: the service dates before it are read, the dates counted here (docs/periods.md "Which date a period counts").
     const { entriesWithEvent } = await import('../../../client/activity.js');
-    const progress = scanProgress(ctx);
-    const found = await entriesWithEvent(client, counted.filters, counted.kind, counted.span, progress.onProgress);
-    progress.done();
+    const found = await entriesWithEvent(client, counted.filters, counted.kind, counted.span, (p) => reading(p.read, p.total));
     entries.push(...found.entries);
   } else {
     await client.snapshot(async () => {
       const first = await client.ledgerList({ ...f, limit: 100 });
-      for await (const rows of pages(first, (link) => client.ledgerPage(link), { idOf: (i: LedgerItem) => i.encounter_id })) {
+      for await (const rows of pages(first, (link) => client.ledgerPage(link), {
+        idOf: (i: LedgerItem) => i.encounter_id,
+        onProgress: (p) =>
+          p.waitingMs !== undefined && reading(p.done, p.total, { wait: { untilMs: Date.now() + p.waitingMs, text: 'rate limited, resuming in' } }),
+      })) {
         entries.push(...rows);
-        ctx.progress(`reading the ledger: ${entries.length} of ${first.body.count}`);
+        reading(entries.length, first.body.count);
       }
     });
   }
+  ctx.status.clear();
   // Settlement records only for the encounters that were ever funded, paced by the rate limits.
   const funded = entries.filter((e) => e.status_progression.some((p) => p.status === 'FUNDED'));
   const settlements = new Map<string, ReportSettlement>();
   let pausedUntil = 0;
+  const fetching = counter(ctx.status, 'settlement records', 'read');
   for (const [i, e] of funded.entries()) {
     const wait = pausedUntil - Date.now();
     if (wait > 0) {
-      ctx.progress(`settlement records: ${i} of ${funded.length}, rate limit: waiting ${Math.ceil(wait / 1000)}s`);
+      fetching(i, funded.length, { wait: { untilMs: Date.now() + wait, text: 'rate limited, resuming in' } });
       await new Promise((r) => setTimeout(r, wait));
     }
     const s = await client.settlement(e.encounter_id);
     pausedUntil = Date.now() + pacingWaitMs(s.headers, Date.now());
     if (s.status === 200) settlements.set(e.encounter_id, s.body as SettlementRecord);
-    if ((i + 1) % 50 === 0) ctx.progress(`settlement records: ${i + 1} of ${funded.length}`);
+    fetching(i + 1, funded.length);
   }
+  ctx.status.clear();
   const report = periodReport(entries, settlements, now, f.provider_npi);
   const data = reportData(report, f, now, by);
   if (ctx.format === 'ndjson') {

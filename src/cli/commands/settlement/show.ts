@@ -36,10 +36,18 @@ export const show = verb({
           body: result.body,
           status: result.status,
         });
-      ctx.progress(`settlement of ${encounterId} is ${result.body.status}; checking again in ${Math.round(Math.min(delay, left) / 1000)}s`);
+      ctx.status.show(
+        {
+          label: `settlement of ${encounterId} is ${result.body.status}`,
+          wait: { untilMs: Date.now() + Math.min(delay, left), text: 'checking again in' },
+          sinceMs: started,
+        },
+        true,
+      );
       await new Promise((r) => setTimeout(r, Math.min(delay, left)));
       result = await client.settlement(encounterId);
     }
+    ctx.status.clear();
     if (result.status === 202) {
       const pending = result.body as SettlementPending;
       ctx.note(`not finished: ${pending.message}`);
