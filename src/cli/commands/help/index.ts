@@ -3,6 +3,7 @@
 // (man.ts) prints the same topics, so that they are written once.
 import type { Command } from 'commander';
 import { EXIT, UsageError } from '../../../errors.js';
+import { helpWidth } from '../../action.js';
 import type { IO } from '../../io.js';
 
 export interface HelpTopic {
@@ -132,7 +133,7 @@ export function registerHelp(program: Command, io: IO): void {
     .action((words: string[]) => {
       const topic = words.length === 1 ? HELP_TOPICS.find((t) => t.name === words[0]) : undefined;
       if (topic) {
-        io.stdout.write(topicText(topic, io.stdout.columns || 80));
+        io.stdout.write(topicText(topic, helpWidth(io.stdout)));
         return;
       }
       let cmd = program;
