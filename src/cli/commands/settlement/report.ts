@@ -18,7 +18,9 @@ const options = {
   from: option.text('--from <date>', 'service dates on or after (YYYY-MM-DD), required'),
   to: option.text('--to <date>', 'service dates on or before (YYYY-MM-DD), required'),
   npi: option.text('--npi <npi>', 'only the encounters this provider is on, and only its payouts in the money'),
-  section: option.text('--section <name>', 'the rows -o csv prints: providers (default), status, money, reconciliation, exceptions, days'),
+  section: option.text('--section <name>', 'the rows -o csv prints: providers (default), status, money, reconciliation, exceptions, days', {
+    values: SECTIONS,
+  }),
 };
 
 export const report = verb({
