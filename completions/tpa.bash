@@ -64,10 +64,11 @@ _tpa() {
     'claim template')
       case "$prev" in
         --type) COMPREPLY=($(compgen -W 'professional institutional' -- "$cur")); return ;;
+        --role) COMPREPLY=($(compgen -W 'FACILITY SURGEON ANESTHESIA PATHOLOGY' -- "$cur")); return ;;
       esac
-      valued='--type --npi --cpt --patient --service-date'
+      valued='--type --npi --cpt --patient --service-date --charge --role'
       words=''
-      flags='--type --npi --cpt --patient --service-date -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      flags='--type --npi --cpt --patient --service-date --charge --role -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
       ;;
     'claim validate')
       case "$prev" in

@@ -54,6 +54,8 @@ complete -c tpa -n '__fish_seen_subcommand_from claim; and __fish_seen_subcomman
 complete -c tpa -n '__fish_seen_subcommand_from claim; and __fish_seen_subcommand_from template' -l cpt -r -d 'CPT codes, one service line each'
 complete -c tpa -n '__fish_seen_subcommand_from claim; and __fish_seen_subcommand_from template' -l patient -r -d 'member id (see `tpa local fixtures`)'
 complete -c tpa -n '__fish_seen_subcommand_from claim; and __fish_seen_subcommand_from template' -l service-date -r -d 'date of service (default: today)'
+complete -c tpa -n '__fish_seen_subcommand_from claim; and __fish_seen_subcommand_from template' -l charge -r -d 'the billed charge of each service line, e.g. 2,040.00 (default: a typical charge for its code)'
+complete -c tpa -n '__fish_seen_subcommand_from claim; and __fish_seen_subcommand_from template' -l role -x -a 'FACILITY SURGEON ANESTHESIA PATHOLOGY' -d 'professional: the billing provider\'s role on the care team (default: its role in the embedded engine\'s registry, else SURGEON)'
 complete -c tpa -n '__fish_seen_subcommand_from claim; and __fish_seen_subcommand_from template' -s h -l help -d 'show help'
 complete -c tpa -n '__fish_seen_subcommand_from claim; and __fish_seen_subcommand_from validate' -F
 complete -c tpa -n '__fish_seen_subcommand_from claim; and __fish_seen_subcommand_from validate' -s h -l help -d 'show help'
