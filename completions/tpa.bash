@@ -19,7 +19,7 @@ _tpa() {
       esac
       valued='-p --profile -o --output --ca-file'
       words='lookup claim fund settlement ledger ratesheet auth config local api health demo completion help'
-      flags='-p --profile -o --output --json --no-color --debug --ca-file -y --yes -h --help -V --version'
+      flags='-p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -h --help -V --version'
       ;;
     'lookup')
       case "$prev" in
@@ -27,7 +27,7 @@ _tpa() {
       esac
       valued=''
       words='blind full rates'
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'lookup blind')
       case "$prev" in
@@ -35,7 +35,7 @@ _tpa() {
       esac
       valued='--npi --group --cpt --date'
       words=''
-      flags='--npi --group --cpt --date -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      flags='--npi --group --cpt --date -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'lookup full')
       case "$prev" in
@@ -43,7 +43,7 @@ _tpa() {
       esac
       valued='--npi --group --cpt --admit-type --date'
       words=''
-      flags='--npi --group --cpt --admit-type --date -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      flags='--npi --group --cpt --admit-type --date -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'lookup rates')
       case "$prev" in
@@ -51,7 +51,7 @@ _tpa() {
       esac
       valued='--npi --group --cpt --admit-type --date'
       words=''
-      flags='--npi --group --cpt --admit-type --date -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      flags='--npi --group --cpt --admit-type --date -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'claim')
       case "$prev" in
@@ -59,7 +59,7 @@ _tpa() {
       esac
       valued=''
       words='template validate submit poll'
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'claim template')
       case "$prev" in
@@ -68,7 +68,7 @@ _tpa() {
       esac
       valued='--type --npi --cpt --patient --service-date --charge --role'
       words=''
-      flags='--type --npi --cpt --patient --service-date --charge --role -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      flags='--type --npi --cpt --patient --service-date --charge --role -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'claim validate')
       case "$prev" in
@@ -76,7 +76,7 @@ _tpa() {
       esac
       valued=''
       words=''
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
       files=1
       ;;
     'claim submit')
@@ -85,7 +85,7 @@ _tpa() {
       esac
       valued='--timeout --idempotency-key --journal --concurrency'
       words=''
-      flags='--wait --timeout --raw --idempotency-key --journal --concurrency -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      flags='--wait --timeout --raw --idempotency-key --journal --concurrency -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
       files=1
       ;;
     'claim poll')
@@ -94,7 +94,7 @@ _tpa() {
       esac
       valued='--timeout'
       words=''
-      flags='--wait --timeout --raw -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      flags='--wait --timeout --raw -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'fund')
       case "$prev" in
@@ -102,7 +102,7 @@ _tpa() {
       esac
       valued=''
       words='approve run history'
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'fund approve')
       case "$prev" in
@@ -110,7 +110,7 @@ _tpa() {
       esac
       valued='--amount --auth-code --notes --idempotency-key'
       words=''
-      flags='--amount --auth-code --notes --idempotency-key -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      flags='--amount --auth-code --notes --idempotency-key -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'fund run')
       case "$prev" in
@@ -118,7 +118,7 @@ _tpa() {
       esac
       valued='--from --to --npi --limit --auth-code-prefix --expect-total --journal'
       words=''
-      flags='--from --to --npi --limit --auth-code-prefix --expect-total --journal --dry-run -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      flags='--from --to --npi --limit --auth-code-prefix --expect-total --journal --dry-run -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'fund history')
       case "$prev" in
@@ -126,7 +126,7 @@ _tpa() {
       esac
       valued='--from --to'
       words=''
-      flags='--from --to -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      flags='--from --to -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'settlement')
       case "$prev" in
@@ -134,7 +134,7 @@ _tpa() {
       esac
       valued=''
       words='show report'
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'settlement show')
       case "$prev" in
@@ -142,7 +142,7 @@ _tpa() {
       esac
       valued='--timeout'
       words=''
-      flags='--wait --timeout -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      flags='--wait --timeout -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'settlement report')
       case "$prev" in
@@ -150,7 +150,7 @@ _tpa() {
       esac
       valued='--from --to --npi --section'
       words=''
-      flags='--from --to --npi --section -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      flags='--from --to --npi --section -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'ledger')
       case "$prev" in
@@ -158,7 +158,7 @@ _tpa() {
       esac
       valued=''
       words='list show'
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'ledger list')
       case "$prev" in
@@ -166,7 +166,7 @@ _tpa() {
       esac
       valued='--from --to --npi --status --limit --offset'
       words=''
-      flags='--from --to --npi --status --limit --offset --all -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      flags='--from --to --npi --status --limit --offset --all -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'ledger show')
       case "$prev" in
@@ -174,7 +174,7 @@ _tpa() {
       esac
       valued=''
       words=''
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'ratesheet')
       case "$prev" in
@@ -182,7 +182,7 @@ _tpa() {
       esac
       valued=''
       words='catalog init show config add remove load-catalog preview finalize import export'
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'ratesheet catalog')
       case "$prev" in
@@ -190,7 +190,7 @@ _tpa() {
       esac
       valued='--search --page --page-size --version'
       words=''
-      flags='--search --page --page-size --version --all -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V'
+      flags='--search --page --page-size --version --all -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V'
       ;;
     'ratesheet init')
       case "$prev" in
@@ -202,7 +202,7 @@ _tpa() {
       esac
       valued='--reference-type --scope --service-logic --elective-hours --fallback --fallback-percent --default-rate-type --default-rate'
       words=''
-      flags='--reference-type --scope --service-logic --elective-hours --fallback --fallback-percent --default-rate-type --default-rate -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      flags='--reference-type --scope --service-logic --elective-hours --fallback --fallback-percent --default-rate-type --default-rate -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'ratesheet show')
       case "$prev" in
@@ -210,7 +210,7 @@ _tpa() {
       esac
       valued=''
       words=''
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'ratesheet config')
       case "$prev" in
@@ -222,7 +222,7 @@ _tpa() {
       esac
       valued='--reference-type --scope --service-logic --elective-hours --fallback --fallback-percent --default-rate-type --default-rate'
       words=''
-      flags='--reference-type --scope --service-logic --elective-hours --fallback --fallback-percent --default-rate-type --default-rate -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      flags='--reference-type --scope --service-logic --elective-hours --fallback --fallback-percent --default-rate-type --default-rate -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'ratesheet add')
       case "$prev" in
@@ -231,7 +231,7 @@ _tpa() {
       esac
       valued='--ssp --rate-type --rate --bundle-type --notes'
       words=''
-      flags='--ssp --rate-type --rate --bundle-eligible --bundle-type --notes -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      flags='--ssp --rate-type --rate --bundle-eligible --bundle-type --notes -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'ratesheet remove')
       case "$prev" in
@@ -239,7 +239,7 @@ _tpa() {
       esac
       valued='--ssp'
       words=''
-      flags='--ssp -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      flags='--ssp -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'ratesheet load-catalog')
       case "$prev" in
@@ -247,7 +247,7 @@ _tpa() {
       esac
       valued='--version'
       words=''
-      flags='--version -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V'
+      flags='--version -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V'
       ;;
     'ratesheet preview')
       case "$prev" in
@@ -255,7 +255,7 @@ _tpa() {
       esac
       valued=''
       words=''
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'ratesheet finalize')
       case "$prev" in
@@ -263,7 +263,7 @@ _tpa() {
       esac
       valued='--effective-date'
       words=''
-      flags='--effective-date --retroactive --dry-run -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      flags='--effective-date --retroactive --dry-run -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'ratesheet import')
       case "$prev" in
@@ -271,7 +271,7 @@ _tpa() {
       esac
       valued=''
       words=''
-      flags='--dry-run -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      flags='--dry-run -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
       files=1
       ;;
     'ratesheet export')
@@ -280,7 +280,7 @@ _tpa() {
       esac
       valued=''
       words=''
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'auth')
       case "$prev" in
@@ -288,7 +288,7 @@ _tpa() {
       esac
       valued=''
       words='login status logout keys rotate'
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'auth login')
       case "$prev" in
@@ -299,7 +299,7 @@ _tpa() {
       esac
       valued='--env --base-url --auth-url --client-id --cert --key --ca --scopes'
       words=''
-      flags='--env --base-url --with-key-stdin --auth-url --client-id --cert --key --ca --scopes --legacy-tls --passphrase-stdin -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      flags='--env --base-url --with-key-stdin --auth-url --client-id --cert --key --ca --scopes --legacy-tls --passphrase-stdin -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'auth status')
       case "$prev" in
@@ -307,7 +307,7 @@ _tpa() {
       esac
       valued=''
       words=''
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'auth logout')
       case "$prev" in
@@ -315,7 +315,7 @@ _tpa() {
       esac
       valued=''
       words=''
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'auth keys')
       case "$prev" in
@@ -323,7 +323,7 @@ _tpa() {
       esac
       valued=''
       words=''
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'auth rotate')
       case "$prev" in
@@ -331,7 +331,7 @@ _tpa() {
       esac
       valued=''
       words=''
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'config')
       case "$prev" in
@@ -339,7 +339,7 @@ _tpa() {
       esac
       valued=''
       words='list get set'
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'config list')
       case "$prev" in
@@ -347,7 +347,7 @@ _tpa() {
       esac
       valued=''
       words=''
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'config get')
       case "$prev" in
@@ -355,7 +355,7 @@ _tpa() {
       esac
       valued=''
       words=''
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'config set')
       case "$prev" in
@@ -363,7 +363,7 @@ _tpa() {
       esac
       valued=''
       words=''
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'local')
       case "$prev" in
@@ -371,7 +371,7 @@ _tpa() {
       esac
       valued=''
       words='fixtures init encrypt reset clock serve keys clients simulate audit'
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'local fixtures')
       case "$prev" in
@@ -379,7 +379,7 @@ _tpa() {
       esac
       valued=''
       words=''
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'local init')
       case "$prev" in
@@ -387,7 +387,7 @@ _tpa() {
       esac
       valued=''
       words=''
-      flags='--encrypt -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      flags='--encrypt -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'local encrypt')
       case "$prev" in
@@ -395,7 +395,7 @@ _tpa() {
       esac
       valued=''
       words=''
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'local reset')
       case "$prev" in
@@ -403,7 +403,7 @@ _tpa() {
       esac
       valued=''
       words=''
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'local clock')
       case "$prev" in
@@ -411,7 +411,7 @@ _tpa() {
       esac
       valued=''
       words='show advance set real'
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'local clock show')
       case "$prev" in
@@ -419,7 +419,7 @@ _tpa() {
       esac
       valued=''
       words=''
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'local clock advance')
       case "$prev" in
@@ -427,7 +427,7 @@ _tpa() {
       esac
       valued=''
       words=''
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'local clock set')
       case "$prev" in
@@ -435,7 +435,7 @@ _tpa() {
       esac
       valued=''
       words=''
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'local clock real')
       case "$prev" in
@@ -443,7 +443,7 @@ _tpa() {
       esac
       valued=''
       words=''
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'local serve')
       case "$prev" in
@@ -456,7 +456,7 @@ _tpa() {
       esac
       valued='--host --port --rate-window --rate-clock --tls-cert --tls-key --client-ca --tls-min --tls-max-version'
       words=''
-      flags='--host --port --no-rate-limit --rate-window --rate-clock --tls-cert --tls-key --client-ca --tls-min --tls-max-version --insecure-http -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      flags='--host --port --no-rate-limit --rate-window --rate-clock --tls-cert --tls-key --client-ca --tls-min --tls-max-version --insecure-http -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'local keys')
       case "$prev" in
@@ -464,7 +464,7 @@ _tpa() {
       esac
       valued=''
       words='create list revoke'
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'local keys create')
       case "$prev" in
@@ -473,7 +473,7 @@ _tpa() {
       esac
       valued='--env --scopes'
       words=''
-      flags='--env --scopes -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      flags='--env --scopes -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'local keys list')
       case "$prev" in
@@ -481,7 +481,7 @@ _tpa() {
       esac
       valued=''
       words=''
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'local keys revoke')
       case "$prev" in
@@ -489,7 +489,7 @@ _tpa() {
       esac
       valued=''
       words=''
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'local clients')
       case "$prev" in
@@ -497,7 +497,7 @@ _tpa() {
       esac
       valued=''
       words='register list'
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'local clients register')
       case "$prev" in
@@ -505,7 +505,7 @@ _tpa() {
       esac
       valued='--scopes'
       words=''
-      flags='--scopes -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      flags='--scopes -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'local clients list')
       case "$prev" in
@@ -513,7 +513,7 @@ _tpa() {
       esac
       valued=''
       words=''
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'local simulate')
       case "$prev" in
@@ -521,7 +521,7 @@ _tpa() {
       esac
       valued=''
       words='settlement-failure refund aeob-variance missing-aeob'
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'local audit')
       case "$prev" in
@@ -529,7 +529,7 @@ _tpa() {
       esac
       valued=''
       words='verify head list'
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'local audit verify')
       case "$prev" in
@@ -537,7 +537,7 @@ _tpa() {
       esac
       valued='--expect-head'
       words=''
-      flags='--deep --expect-head -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      flags='--deep --expect-head -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'local audit head')
       case "$prev" in
@@ -545,7 +545,7 @@ _tpa() {
       esac
       valued=''
       words=''
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'local audit list')
       case "$prev" in
@@ -553,7 +553,7 @@ _tpa() {
       esac
       valued='--from --to --type'
       words=''
-      flags='--from --to --type -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      flags='--from --to --type -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'api')
       case "$prev" in
@@ -561,7 +561,7 @@ _tpa() {
       esac
       valued='-d --data'
       words=''
-      flags='-d --data -i --include -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      flags='-d --data -i --include -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'health')
       case "$prev" in
@@ -569,7 +569,7 @@ _tpa() {
       esac
       valued=''
       words=''
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'demo')
       case "$prev" in
@@ -577,7 +577,7 @@ _tpa() {
       esac
       valued=''
       words=''
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'completion')
       case "$prev" in
@@ -585,7 +585,7 @@ _tpa() {
       esac
       valued=''
       words='bash zsh fish'
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'help')
       case "$prev" in
@@ -593,7 +593,7 @@ _tpa() {
       esac
       valued=''
       words='exit-codes environment formats lookup claim fund settlement ledger ratesheet auth config local api health demo completion'
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes -V --version'
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
   esac
   case " $valued " in *" $prev "*) COMPREPLY=(); return ;; esac

@@ -21,6 +21,7 @@ complete -c tpa -l no-color -d 'no colours (also NO_COLOR, and whenever stdout i
 complete -c tpa -l debug -d 'log each request and response to stderr, credentials redacted'
 complete -c tpa -l ca-file -r -F -d 'an extra CA certificate (PEM) to trust for HTTPS, for any profile'
 complete -c tpa -s y -l yes -d 'confirm without asking (required for irreversible actions when stdin is not a terminal)'
+complete -c tpa -l no-pager -d 'print long listings straight to the terminal, not through $PAGER (also PAGER=cat)'
 complete -c tpa -s h -l help -d 'show help'
 complete -c tpa -s V -l version -d 'print the version'
 complete -c tpa -n '__fish_seen_subcommand_from lookup; and not __fish_seen_subcommand_from blind full rates' -a blind -d 'say whether an active contract covers the codes; returns an opaque contract id, never pricing'

@@ -70,7 +70,9 @@ function action(verb: AnyVerb, io: IO, state: RunState) {
     // `-p "$PROFILE"` with the variable unset would act on the default profile without a word.
     if (globals.profile === '' && cmd.getOptionValueSourceWithGlobals('profile') === 'cli')
       throw new UsageError('--profile is empty: name a profile, or leave the option out');
-    const ctx = createContext(io, globals);
+    // A long listing on a terminal goes through a pager (pager.ts), started at its first line.
+    const paging = await pagerFor(cmd, io, globals.pager !== false);
+    const ctx = createContext(paging?.io ?? io, globals);
     state.ctx = ctx;
     try {
       const names = Object.keys(verb.args ?? {});
@@ -85,8 +87,19 @@ function action(verb: AnyVerb, io: IO, state: RunState) {
       }
     } finally {
       ctx.close();
+      await paging?.finish();
     }
   };
+}
+
+/** The pager of a command that pages (pager.ts PAGED_COMMANDS), when one is to run; else undefined. */
+async function pagerFor(cmd: Command, io: IO, enabled: boolean) {
+  const path: string[] = [];
+  for (let c: Command | null = cmd; c?.parent; c = c.parent) path.unshift(c.name());
+  const { PAGED_COMMANDS, pagerCommand, startPaging } = await import('./pager.js');
+  if (!PAGED_COMMANDS.includes(path.join(' '))) return undefined;
+  const argv = pagerCommand(io, enabled);
+  return argv ? startPaging(io, argv) : undefined;
 }
 
 /**

@@ -145,6 +145,7 @@ export async function buildProgram(io: IO, state: RunState, tree: 'full' | strin
     .option('--debug', 'log each request and response to stderr, credentials redacted')
     .addOption(once(new Option('--ca-file <file>', 'an extra CA certificate (PEM) to trust for HTTPS, for any profile').env('TPA_CA_FILE')))
     .option('-y, --yes', 'confirm without asking (required for irreversible actions when stdin is not a terminal)')
+    .option('--no-pager', 'print long listings straight to the terminal, not through $PAGER (also PAGER=cat)')
     .showSuggestionAfterError(true)
     .exitOverride()
     .configureOutput(output)

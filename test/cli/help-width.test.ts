@@ -29,7 +29,7 @@ function paths(cmd: Command, path: string[] = []): string[][] {
 }
 
 /** The global options as a command's help lists them, under their own heading. */
-const GLOBAL = ['-p, --profile <name>', '-o, --output <format>', '--json', '--no-color', '--debug', '--ca-file <file>', '-y, --yes'];
+const GLOBAL = ['-p, --profile <name>', '-o, --output <format>', '--json', '--no-color', '--debug', '--ca-file <file>', '-y, --yes', '--no-pager'];
 
 function globalSection(help: string): string {
   const m = /\nGlobal options:\n([\s\S]*?)(?:\n\n|$)/.exec(help);
