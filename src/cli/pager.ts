@@ -5,7 +5,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import type { IO, Stream } from './io.js';
+import { type IO, screenedStream, type Stream } from './io.js';
 
 /** The commands whose output may run past a screen: their paths in the tree. */
 export const PAGED_COMMANDS: readonly string[] = [
@@ -75,7 +75,26 @@ export function startPaging(io: IO, argv: string[]): Paging {
       return closed;
     },
   };
-  const paged = Object.create(io, { stdout: { value: stdout, enumerable: true }, paging: { value: true, enumerable: true } }) as IO;
+  // Once the pager shows the output, what goes to stderr (the page hint, a warning) goes there too,
+  // after the lines it follows: drawn beside the pager, it would be drawn over its screen.
+  const intoPager = screenedStream({ write: (text) => child?.stdin?.write(text), isTTY: true, columns: io.stderr.columns }, true);
+  const stderr: Stream = {
+    write(text) {
+      if (child && !closed) intoPager.write(text);
+      else io.stderr.write(text);
+    },
+    get isTTY() {
+      return io.stderr.isTTY;
+    },
+    get columns() {
+      return io.stderr.columns;
+    },
+  };
+  const paged = Object.create(io, {
+    stdout: { value: stdout, enumerable: true },
+    stderr: { value: stderr, enumerable: true },
+    paging: { value: true, enumerable: true },
+  }) as IO;
   return {
     io: paged,
     async finish() {
