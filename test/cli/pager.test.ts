@@ -2,6 +2,7 @@
 // PAGER set to a small script that records what it got (no dependence on less being installed).
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { stripVTControlCharacters } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tpa } from '../helpers/cli.js';
 import { tempDir } from '../helpers/engine.js';
@@ -40,7 +41,7 @@ describe('the pager', () => {
       // Its tables are drawn for the terminal's width, as without a pager.
       const tableLines = paged.split('\n').filter((l) => /[│┌└]/.test(l));
       expect(tableLines.length).toBeGreaterThan(10);
-      expect(Math.max(...tableLines.map((l) => l.replace(/\x1b\[[0-9;]*m/g, '').length))).toBeLessThanOrEqual(cols);
+      expect(Math.max(...tableLines.map((l) => stripVTControlCharacters(l).length))).toBeLessThanOrEqual(cols);
       // The listing went to the pager, not past it to the screen.
       expect(r.output).toContain('PAGER-DONE');
       expect(r.output).not.toContain('Riverside Surgery Center');
