@@ -15,13 +15,15 @@ complete -c tpa -n '__fish_use_subcommand' -a api -d 'send a raw request to a pa
 complete -c tpa -n '__fish_use_subcommand' -a health -d 'check the service and the credentials: environment, key, scopes, the service\'s time'
 complete -c tpa -n '__fish_use_subcommand' -a demo -d 'the whole lifecycle on a scratch embedded engine, narrated step by step'
 complete -c tpa -n '__fish_use_subcommand' -a completion -d 'print the shell completion script (commands, options and their values)'
+complete -c tpa -n '__fish_use_subcommand' -a help -d 'help for a command (tpa help fund approve), or a topic: exit-codes, environment, formats'
 complete -c tpa -s p -l profile -r -d 'profile to use (default "local")'
 complete -c tpa -s o -l output -x -a 'table json ndjson csv' -d 'output format (default table on a terminal, json otherwise)'
 complete -c tpa -l json -d 'same as --output json'
 complete -c tpa -l no-color -d 'no colours (also NO_COLOR, and whenever stdout is not a terminal)'
 complete -c tpa -l debug -d 'log each request and response to stderr, credentials redacted'
-complete -c tpa -l ca-file -r -d 'an extra CA certificate (PEM) to trust for HTTPS, for any profile'
+complete -c tpa -l ca-file -r -F -d 'an extra CA certificate (PEM) to trust for HTTPS, for any profile'
 complete -c tpa -s y -l yes -d 'confirm without asking (required for irreversible actions when stdin is not a terminal)'
+complete -c tpa -l no-pager -d 'print long listings straight to the terminal, not through $PAGER (also PAGER=cat)'
 complete -c tpa -s h -l help -d 'show help'
 complete -c tpa -s V -l version -d 'print the version'
 complete -c tpa -n '__fish_seen_subcommand_from lookup; and not __fish_seen_subcommand_from blind full rates' -a blind -d 'say whether an active contract covers the codes; returns an opaque contract id, never pricing'
@@ -55,13 +57,17 @@ complete -c tpa -n '__fish_seen_subcommand_from claim; and __fish_seen_subcomman
 complete -c tpa -n '__fish_seen_subcommand_from claim; and __fish_seen_subcommand_from template' -l cpt -r -d 'CPT codes, one service line each'
 complete -c tpa -n '__fish_seen_subcommand_from claim; and __fish_seen_subcommand_from template' -l patient -r -d 'member id (see `tpa local fixtures`)'
 complete -c tpa -n '__fish_seen_subcommand_from claim; and __fish_seen_subcommand_from template' -l service-date -r -d 'date of service (default: today)'
+complete -c tpa -n '__fish_seen_subcommand_from claim; and __fish_seen_subcommand_from template' -l charge -r -d 'the billed charge of each service line, e.g. 2,040.00 (default: a typical charge for its code)'
+complete -c tpa -n '__fish_seen_subcommand_from claim; and __fish_seen_subcommand_from template' -l role -x -a 'FACILITY SURGEON ANESTHESIA PATHOLOGY' -d 'professional: the billing provider\'s role on the care team (default: its role in the embedded engine\'s registry, else SURGEON)'
 complete -c tpa -n '__fish_seen_subcommand_from claim; and __fish_seen_subcommand_from template' -s h -l help -d 'show help'
+complete -c tpa -n '__fish_seen_subcommand_from claim; and __fish_seen_subcommand_from validate' -F
 complete -c tpa -n '__fish_seen_subcommand_from claim; and __fish_seen_subcommand_from validate' -s h -l help -d 'show help'
+complete -c tpa -n '__fish_seen_subcommand_from claim; and __fish_seen_subcommand_from submit' -F
 complete -c tpa -n '__fish_seen_subcommand_from claim; and __fish_seen_subcommand_from submit' -l wait -d 'poll until adjudicated (first check after 2s, then every 10-30s)'
 complete -c tpa -n '__fish_seen_subcommand_from claim; and __fish_seen_subcommand_from submit' -l timeout -r -d 'give up waiting after this long (default 10m); exit 7'
 complete -c tpa -n '__fish_seen_subcommand_from claim; and __fish_seen_subcommand_from submit' -l raw -d 'include the FHIR ClaimResponse when waiting (one claim)'
 complete -c tpa -n '__fish_seen_subcommand_from claim; and __fish_seen_subcommand_from submit' -l idempotency-key -r -d 'reuse a key to make a retried submission safe (one claim; default: a new one)'
-complete -c tpa -n '__fish_seen_subcommand_from claim; and __fish_seen_subcommand_from submit' -l journal -r -d 'a batch\'s journal: what was sent with which key; the same command run again continues from it (default: one in the data directory)'
+complete -c tpa -n '__fish_seen_subcommand_from claim; and __fish_seen_subcommand_from submit' -l journal -r -F -d 'a batch\'s journal: what was sent with which key; the same command run again continues from it (default: one in the data directory)'
 complete -c tpa -n '__fish_seen_subcommand_from claim; and __fish_seen_subcommand_from submit' -l concurrency -r -d 'a batch\'s requests in flight at most (default 10, the sandbox tier\'s limit)'
 complete -c tpa -n '__fish_seen_subcommand_from claim; and __fish_seen_subcommand_from submit' -l dry-run -d 'check every claim and print what would be sent (-o json/ndjson: the claims); send and journal nothing'
 complete -c tpa -n '__fish_seen_subcommand_from claim; and __fish_seen_subcommand_from submit' -l again -d 'send a claim whose same content was submitted before from this machine, as a new claim (else refused, exit 4, or asked on a terminal)'
@@ -86,7 +92,7 @@ complete -c tpa -n '__fish_seen_subcommand_from fund; and __fish_seen_subcommand
 complete -c tpa -n '__fish_seen_subcommand_from fund; and __fish_seen_subcommand_from run' -l limit -r -d 'at most this many encounters (the newest first, in ledger order)'
 complete -c tpa -n '__fish_seen_subcommand_from fund; and __fish_seen_subcommand_from run' -l auth-code-prefix -r -d 'each approval gets <prefix>-0001, -0002, … (asked for on a terminal after the review, a free one offered)'
 complete -c tpa -n '__fish_seen_subcommand_from fund; and __fish_seen_subcommand_from run' -l expect-total -r -d 'without a terminal: the total the run must come to, or nothing is sent (exit 4)'
-complete -c tpa -n '__fish_seen_subcommand_from fund; and __fish_seen_subcommand_from run' -l journal -r -d 'the run\'s journal; an existing one resumes its run (default: one in the data directory, named after the prefix)'
+complete -c tpa -n '__fish_seen_subcommand_from fund; and __fish_seen_subcommand_from run' -l journal -r -F -d 'the run\'s journal; an existing one resumes its run (default: one in the data directory, named after the prefix)'
 complete -c tpa -n '__fish_seen_subcommand_from fund; and __fish_seen_subcommand_from run' -l dry-run -d 'show the review (every encounter in json/csv) and send nothing'
 complete -c tpa -n '__fish_seen_subcommand_from fund; and __fish_seen_subcommand_from run' -s h -l help -d 'show help'
 complete -c tpa -n '__fish_seen_subcommand_from fund; and __fish_seen_subcommand_from history' -l from -r -d 'made on or after (YYYY-MM-DD)'
@@ -104,7 +110,7 @@ complete -c tpa -n '__fish_seen_subcommand_from settlement; and __fish_seen_subc
 complete -c tpa -n '__fish_seen_subcommand_from settlement; and __fish_seen_subcommand_from report' -l by -x -a 'service funded settled' -d 'which date the period counts: service (the default, filtered by the service), funded or settled (read from each entry\'s status history)'
 complete -c tpa -n '__fish_seen_subcommand_from settlement; and __fish_seen_subcommand_from report' -l lookback -r -d 'days of service dates read before the period\'s first day, for encounters whose events fall in it (default 90; "all": every one)'
 complete -c tpa -n '__fish_seen_subcommand_from settlement; and __fish_seen_subcommand_from report' -l npi -r -d 'only the encounters this provider is on, and only its payouts in the money'
-complete -c tpa -n '__fish_seen_subcommand_from settlement; and __fish_seen_subcommand_from report' -l section -r -d 'the rows -o csv prints: providers (default), status, money, reconciliation, exceptions, days'
+complete -c tpa -n '__fish_seen_subcommand_from settlement; and __fish_seen_subcommand_from report' -l section -x -a 'providers status money reconciliation exceptions days' -d 'the rows -o csv prints: providers (default), status, money, reconciliation, exceptions, days'
 complete -c tpa -n '__fish_seen_subcommand_from settlement; and __fish_seen_subcommand_from report' -s h -l help -d 'show help'
 complete -c tpa -n '__fish_seen_subcommand_from ledger; and not __fish_seen_subcommand_from list show' -a list -d 'encounters, newest service date first; filters, pages, or --all of them'
 complete -c tpa -n '__fish_seen_subcommand_from ledger; and not __fish_seen_subcommand_from list show' -a show -d 'the full history of one encounter: entries, the money breakdown, service lines, reconciliation'
@@ -134,7 +140,7 @@ complete -c tpa -n '__fish_seen_subcommand_from jobs; and not __fish_seen_subcom
 complete -c tpa -n '__fish_seen_subcommand_from jobs; and not __fish_seen_subcommand_from list show' -a show -d 'one job\'s journal in detail: its claims or approvals, and why each that is not done is not'
 complete -c tpa -n '__fish_seen_subcommand_from jobs' -s h -l help -d 'show help'
 complete -c tpa -n '__fish_seen_subcommand_from jobs; and __fish_seen_subcommand_from list' -s h -l help -d 'show help'
-complete -c tpa -n '__fish_seen_subcommand_from jobs; and __fish_seen_subcommand_from show' -l failed-to -r -d 'write the claims that were invalid or refused to <file>, as NDJSON (one claim a line), to fix and send again'
+complete -c tpa -n '__fish_seen_subcommand_from jobs; and __fish_seen_subcommand_from show' -l failed-to -r -F -d 'write the claims that were invalid or refused to <file>, as NDJSON (one claim a line), to fix and send again'
 complete -c tpa -n '__fish_seen_subcommand_from jobs; and __fish_seen_subcommand_from show' -l force -d 'with --failed-to: replace <file> when it exists'
 complete -c tpa -n '__fish_seen_subcommand_from jobs; and __fish_seen_subcommand_from show' -s h -l help -d 'show help'
 complete -c tpa -n '__fish_seen_subcommand_from ratesheet; and not __fish_seen_subcommand_from catalog init show config add remove load-catalog preview finalize import export' -a catalog -d 'the SSP catalog: active encounter-level standard service packages'
@@ -190,6 +196,7 @@ complete -c tpa -n '__fish_seen_subcommand_from ratesheet; and __fish_seen_subco
 complete -c tpa -n '__fish_seen_subcommand_from ratesheet; and __fish_seen_subcommand_from finalize' -l retroactive -d 'allow an effective date before today: services already rendered are then priced at the new rates'
 complete -c tpa -n '__fish_seen_subcommand_from ratesheet; and __fish_seen_subcommand_from finalize' -l dry-run -d 'say what finalizing would do (rates made, rates ended, codes no longer rated) and write nothing'
 complete -c tpa -n '__fish_seen_subcommand_from ratesheet; and __fish_seen_subcommand_from finalize' -s h -l help -d 'show help'
+complete -c tpa -n '__fish_seen_subcommand_from ratesheet; and __fish_seen_subcommand_from import' -F
 complete -c tpa -n '__fish_seen_subcommand_from ratesheet; and __fish_seen_subcommand_from import' -l dry-run -d 'show what would change, write nothing'
 complete -c tpa -n '__fish_seen_subcommand_from ratesheet; and __fish_seen_subcommand_from import' -s h -l help -d 'show help'
 complete -c tpa -n '__fish_seen_subcommand_from ratesheet; and __fish_seen_subcommand_from export' -s h -l help -d 'show help'
@@ -204,9 +211,9 @@ complete -c tpa -n '__fish_seen_subcommand_from auth; and __fish_seen_subcommand
 complete -c tpa -n '__fish_seen_subcommand_from auth; and __fish_seen_subcommand_from login' -l with-key-stdin -d 'read the API key from stdin (never pass a key as an argument)'
 complete -c tpa -n '__fish_seen_subcommand_from auth; and __fish_seen_subcommand_from login' -l auth-url -r -d 'production: where POST /oauth2/token is (default: the base URL)'
 complete -c tpa -n '__fish_seen_subcommand_from auth; and __fish_seen_subcommand_from login' -l client-id -r -d 'production: the OAuth client id (the client certificate names it)'
-complete -c tpa -n '__fish_seen_subcommand_from auth; and __fish_seen_subcommand_from login' -l cert -r -d 'production: the client certificate (PEM)'
-complete -c tpa -n '__fish_seen_subcommand_from auth; and __fish_seen_subcommand_from login' -l key -r -d 'production: its private key (PEM; the passphrase of an encrypted one is kept in the keychain)'
-complete -c tpa -n '__fish_seen_subcommand_from auth; and __fish_seen_subcommand_from login' -l ca -r -d 'production: the service\'s CA (PEM)'
+complete -c tpa -n '__fish_seen_subcommand_from auth; and __fish_seen_subcommand_from login' -l cert -r -F -d 'production: the client certificate (PEM)'
+complete -c tpa -n '__fish_seen_subcommand_from auth; and __fish_seen_subcommand_from login' -l key -r -F -d 'production: its private key (PEM; the passphrase of an encrypted one is kept in the keychain)'
+complete -c tpa -n '__fish_seen_subcommand_from auth; and __fish_seen_subcommand_from login' -l ca -r -F -d 'production: the service\'s CA (PEM)'
 complete -c tpa -n '__fish_seen_subcommand_from auth; and __fish_seen_subcommand_from login' -l scopes -r -d 'production: the scopes to ask tokens for (default: all the client is registered for)'
 complete -c tpa -n '__fish_seen_subcommand_from auth; and __fish_seen_subcommand_from login' -l legacy-tls -d 'allow TLS 1.2 for a legacy service (TLS 1.3 otherwise)'
 complete -c tpa -n '__fish_seen_subcommand_from auth; and __fish_seen_subcommand_from login' -l passphrase-stdin -d 'production: read the client key passphrase from stdin'
@@ -252,9 +259,9 @@ complete -c tpa -n '__fish_seen_subcommand_from local; and __fish_seen_subcomman
 complete -c tpa -n '__fish_seen_subcommand_from local; and __fish_seen_subcommand_from serve' -l no-rate-limit -d 'no rate limits (load tests)'
 complete -c tpa -n '__fish_seen_subcommand_from local; and __fish_seen_subcommand_from serve' -l rate-window -r -d 'length of a rate-limit window (default 60s; shorter for tests)'
 complete -c tpa -n '__fish_seen_subcommand_from local; and __fish_seen_subcommand_from serve' -l rate-clock -x -a 'real engine' -d 'the clock rate-limit windows run on: real time, or the engine clock (tests move it with tpa local clock)'
-complete -c tpa -n '__fish_seen_subcommand_from local; and __fish_seen_subcommand_from serve' -l tls-cert -r -d 'serve HTTPS with this certificate (PEM)'
-complete -c tpa -n '__fish_seen_subcommand_from local; and __fish_seen_subcommand_from serve' -l tls-key -r -d 'the private key of --tls-cert (PEM)'
-complete -c tpa -n '__fish_seen_subcommand_from local; and __fish_seen_subcommand_from serve' -l client-ca -r -d 'require client certificates signed by this CA, and serve POST /oauth2/token (production flow)'
+complete -c tpa -n '__fish_seen_subcommand_from local; and __fish_seen_subcommand_from serve' -l tls-cert -r -F -d 'serve HTTPS with this certificate (PEM)'
+complete -c tpa -n '__fish_seen_subcommand_from local; and __fish_seen_subcommand_from serve' -l tls-key -r -F -d 'the private key of --tls-cert (PEM)'
+complete -c tpa -n '__fish_seen_subcommand_from local; and __fish_seen_subcommand_from serve' -l client-ca -r -F -d 'require client certificates signed by this CA, and serve POST /oauth2/token (production flow)'
 complete -c tpa -n '__fish_seen_subcommand_from local; and __fish_seen_subcommand_from serve' -l tls-min -x -a '1.2 1.3' -d 'lowest TLS version to accept (default 1.3; 1.2 for a legacy client, with forward-secret AEAD ciphers only)'
 complete -c tpa -n '__fish_seen_subcommand_from local; and __fish_seen_subcommand_from serve' -l tls-max-version -x -a '1.2 1.3' -d 'highest TLS version to accept, e.g. 1.2 to act as a legacy service (then 1.2 only)'
 complete -c tpa -n '__fish_seen_subcommand_from local; and __fish_seen_subcommand_from serve' -l insecure-http -d 'serve plain HTTP on a --host other than loopback (refused without it: keys and member data would cross the network unencrypted)'
@@ -264,14 +271,14 @@ complete -c tpa -n '__fish_seen_subcommand_from local; and __fish_seen_subcomman
 complete -c tpa -n '__fish_seen_subcommand_from local; and __fish_seen_subcommand_from keys; and not __fish_seen_subcommand_from create list revoke' -a revoke -d 'revoke a key at once, with every key of its lineage (rotated from it or to it): their next request is 401 (asks; --yes to skip)'
 complete -c tpa -n '__fish_seen_subcommand_from local; and __fish_seen_subcommand_from keys' -s h -l help -d 'show help'
 complete -c tpa -n '__fish_seen_subcommand_from local; and __fish_seen_subcommand_from keys; and __fish_seen_subcommand_from create' -l env -x -a 'sandbox staging' -d 'sandbox or staging (key prefix and rate-limit tier)'
-complete -c tpa -n '__fish_seen_subcommand_from local; and __fish_seen_subcommand_from keys; and __fish_seen_subcommand_from create' -l scopes -r -d 'contract_lookup claim_pricing fund_release ledger_access contract_build'
+complete -c tpa -n '__fish_seen_subcommand_from local; and __fish_seen_subcommand_from keys; and __fish_seen_subcommand_from create' -l scopes -x -a 'contract_lookup claim_pricing fund_release ledger_access contract_build' -d 'contract_lookup claim_pricing fund_release ledger_access contract_build'
 complete -c tpa -n '__fish_seen_subcommand_from local; and __fish_seen_subcommand_from keys; and __fish_seen_subcommand_from create' -s h -l help -d 'show help'
 complete -c tpa -n '__fish_seen_subcommand_from local; and __fish_seen_subcommand_from keys; and __fish_seen_subcommand_from list' -s h -l help -d 'show help'
 complete -c tpa -n '__fish_seen_subcommand_from local; and __fish_seen_subcommand_from keys; and __fish_seen_subcommand_from revoke' -s h -l help -d 'show help'
 complete -c tpa -n '__fish_seen_subcommand_from local; and __fish_seen_subcommand_from clients; and not __fish_seen_subcommand_from register list' -a register -d 'register a client (the common name of its certificates) with the scopes its tokens may have, or change them'
 complete -c tpa -n '__fish_seen_subcommand_from local; and __fish_seen_subcommand_from clients; and not __fish_seen_subcommand_from register list' -a list -d 'the registered clients and their scopes'
 complete -c tpa -n '__fish_seen_subcommand_from local; and __fish_seen_subcommand_from clients' -s h -l help -d 'show help'
-complete -c tpa -n '__fish_seen_subcommand_from local; and __fish_seen_subcommand_from clients; and __fish_seen_subcommand_from register' -l scopes -r -d 'contract_lookup claim_pricing fund_release ledger_access contract_build'
+complete -c tpa -n '__fish_seen_subcommand_from local; and __fish_seen_subcommand_from clients; and __fish_seen_subcommand_from register' -l scopes -x -a 'contract_lookup claim_pricing fund_release ledger_access contract_build' -d 'contract_lookup claim_pricing fund_release ledger_access contract_build'
 complete -c tpa -n '__fish_seen_subcommand_from local; and __fish_seen_subcommand_from clients; and __fish_seen_subcommand_from register' -s h -l help -d 'show help'
 complete -c tpa -n '__fish_seen_subcommand_from local; and __fish_seen_subcommand_from clients; and __fish_seen_subcommand_from list' -s h -l help -d 'show help'
 complete -c tpa -n '__fish_seen_subcommand_from local; and __fish_seen_subcommand_from simulate' -a settlement-failure
@@ -289,7 +296,7 @@ complete -c tpa -n '__fish_seen_subcommand_from local; and __fish_seen_subcomman
 complete -c tpa -n '__fish_seen_subcommand_from local; and __fish_seen_subcommand_from audit; and __fish_seen_subcommand_from head' -s h -l help -d 'show help'
 complete -c tpa -n '__fish_seen_subcommand_from local; and __fish_seen_subcommand_from audit; and __fish_seen_subcommand_from list' -l from -r -d 'recorded on or after (YYYY-MM-DD or an ISO time)'
 complete -c tpa -n '__fish_seen_subcommand_from local; and __fish_seen_subcommand_from audit; and __fish_seen_subcommand_from list' -l to -r -d 'recorded on or before (YYYY-MM-DD)'
-complete -c tpa -n '__fish_seen_subcommand_from local; and __fish_seen_subcommand_from audit; and __fish_seen_subcommand_from list' -l type -r -d 'SUBMISSION, FUNDING_APPROVED, SETTLEMENT_INITIATED, PAYOUT, SETTLEMENT_COMPLETED, SETTLEMENT_FAILED, SETTLEMENT_REFUNDED, RECONCILIATION, AEOB_VARIANCE, AEOB_MISSING, SCHEDULE_FINALIZED, KEY_CREATED, KEY_ROTATED, KEY_REVOKED, CLIENT_REGISTERED'
+complete -c tpa -n '__fish_seen_subcommand_from local; and __fish_seen_subcommand_from audit; and __fish_seen_subcommand_from list' -l type -x -a 'SUBMISSION FUNDING_APPROVED SETTLEMENT_INITIATED PAYOUT SETTLEMENT_COMPLETED SETTLEMENT_FAILED SETTLEMENT_REFUNDED RECONCILIATION AEOB_VARIANCE AEOB_MISSING SCHEDULE_FINALIZED KEY_CREATED KEY_ROTATED KEY_REVOKED CLIENT_REGISTERED' -d 'SUBMISSION, FUNDING_APPROVED, SETTLEMENT_INITIATED, PAYOUT, SETTLEMENT_COMPLETED, SETTLEMENT_FAILED, SETTLEMENT_REFUNDED, RECONCILIATION, AEOB_VARIANCE, AEOB_MISSING, SCHEDULE_FINALIZED, KEY_CREATED, KEY_ROTATED, KEY_REVOKED, CLIENT_REGISTERED'
 complete -c tpa -n '__fish_seen_subcommand_from local; and __fish_seen_subcommand_from audit; and __fish_seen_subcommand_from list' -s h -l help -d 'show help'
 complete -c tpa -n '__fish_seen_subcommand_from api' -s d -l data -r -d 'request body: JSON text, @file, or - for stdin'
 complete -c tpa -n '__fish_seen_subcommand_from api' -s i -l include -d 'print the status line and headers before the body'
@@ -300,3 +307,22 @@ complete -c tpa -n '__fish_seen_subcommand_from completion' -a bash
 complete -c tpa -n '__fish_seen_subcommand_from completion' -a zsh
 complete -c tpa -n '__fish_seen_subcommand_from completion' -a fish
 complete -c tpa -n '__fish_seen_subcommand_from completion' -s h -l help -d 'show help'
+complete -c tpa -n '__fish_seen_subcommand_from help' -a exit-codes
+complete -c tpa -n '__fish_seen_subcommand_from help' -a environment
+complete -c tpa -n '__fish_seen_subcommand_from help' -a formats
+complete -c tpa -n '__fish_seen_subcommand_from help' -a lookup
+complete -c tpa -n '__fish_seen_subcommand_from help' -a claim
+complete -c tpa -n '__fish_seen_subcommand_from help' -a fund
+complete -c tpa -n '__fish_seen_subcommand_from help' -a settlement
+complete -c tpa -n '__fish_seen_subcommand_from help' -a ledger
+complete -c tpa -n '__fish_seen_subcommand_from help' -a activity
+complete -c tpa -n '__fish_seen_subcommand_from help' -a jobs
+complete -c tpa -n '__fish_seen_subcommand_from help' -a ratesheet
+complete -c tpa -n '__fish_seen_subcommand_from help' -a auth
+complete -c tpa -n '__fish_seen_subcommand_from help' -a config
+complete -c tpa -n '__fish_seen_subcommand_from help' -a local
+complete -c tpa -n '__fish_seen_subcommand_from help' -a api
+complete -c tpa -n '__fish_seen_subcommand_from help' -a health
+complete -c tpa -n '__fish_seen_subcommand_from help' -a demo
+complete -c tpa -n '__fish_seen_subcommand_from help' -a completion
+complete -c tpa -n '__fish_seen_subcommand_from help' -s h -l help -d 'show help'

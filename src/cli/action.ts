@@ -5,7 +5,7 @@
 import { Argument, InvalidArgumentError, Option, type Command } from 'commander';
 import { UsageError } from '../errors.js';
 import type { Context } from './context.js';
-import { terminalWidth, type IO } from './io.js';
+import { terminalWidth, type IO, type Stream } from './io.js';
 import { isGroup, type AnyVerb, type ArgSpec, type Entry, type OptionSpec } from './verb.js';
 
 export interface RunState {
@@ -28,7 +28,7 @@ export function addEntry(parent: Command, entry: Entry, io: IO, state: RunState)
     cmd.addArgument(arg);
   }
   for (const [key, spec] of Object.entries(entry.options ?? {})) cmd.addOption(commanderOption(key, spec as OptionSpec<unknown>, entry));
-  examples(cmd, ...entry.examples);
+  examples(cmd, entry.examples, io);
   cmd.action(action(entry, io, state));
   return cmd;
 }
@@ -70,7 +70,9 @@ function action(verb: AnyVerb, io: IO, state: RunState) {
     // `-p "$PROFILE"` with the variable unset would act on the default profile without a word.
     if (globals.profile === '' && cmd.getOptionValueSourceWithGlobals('profile') === 'cli')
       throw new UsageError('--profile is empty: name a profile, or leave the option out');
-    const ctx = createContext(io, globals);
+    // A long listing on a terminal goes through a pager (pager.ts), started at its first line.
+    const paging = await pagerFor(cmd, io, globals.pager !== false);
+    const ctx = createContext(paging?.io ?? io, globals);
     state.ctx = ctx;
     try {
       const names = Object.keys(verb.args ?? {});
@@ -86,11 +88,66 @@ function action(verb: AnyVerb, io: IO, state: RunState) {
       }
     } finally {
       ctx.close();
+      await paging?.finish();
     }
   };
 }
 
-/** Adds an Examples section to a command's --help. */
-export function examples(cmd: Command, ...lines: readonly string[]): Command {
-  return cmd.addHelpText('after', `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n`);
+/** The pager of a command that pages (pager.ts PAGED_COMMANDS), when one is to run; else undefined. */
+async function pagerFor(cmd: Command, io: IO, enabled: boolean) {
+  const path: string[] = [];
+  for (let c: Command | null = cmd; c?.parent; c = c.parent) path.unshift(c.name());
+  const { PAGED_COMMANDS, pagerCommand, startPaging } = await import('./pager.js');
+  if (!PAGED_COMMANDS.includes(path.join(' '))) return undefined;
+  const argv = pagerCommand(io, enabled);
+  return argv ? startPaging(io, argv) : undefined;
+}
+
+/**
+ * Adds an Examples section to a command's --help, each command line fitted to the help's width
+ * (helpWidth): a long one goes on after a backslash, so that it still copies as one command.
+ */
+export function examples(cmd: Command, lines: readonly string[], io: IO): Command {
+  return cmd.addHelpText('after', ({ error }) => {
+    const width = helpWidth(error ? io.stderr : io.stdout);
+    return `\nExamples:\n${lines.map((l) => fitCommand(l, width)).join('\n')}\n`;
+  });
+}
+
+/** Help is written for 80 columns: a wider terminal gets it at 80, a narrower one at its width. */
+export function helpWidth(stream: Stream): number {
+  return Math.min(stream.columns || 80, 80);
+}
+
+/** Words of a shell command line, split at spaces outside quotes. */
+function shellWords(line: string): string[] {
+  const words: string[] = [];
+  let word = '';
+  let quote: string | undefined;
+  for (const c of line) {
+    if (quote) {
+      if (c === quote) quote = undefined;
+    } else if (c === "'" || c === '"') quote = c;
+    else if (c === ' ') {
+      if (word !== '') words.push(word);
+      word = '';
+      continue;
+    }
+    word += c;
+  }
+  if (word !== '') words.push(word);
+  return words;
+}
+
+/** `  $ <line>`, broken at spaces into lines of at most `width` columns, each but the last ending in ` \`. */
+export function fitCommand(line: string, width: number): string {
+  const prefix = (i: number) => (i === 0 ? '  $ ' : '      ');
+  const lines: string[][] = [[]];
+  for (const word of shellWords(line)) {
+    const current = lines[lines.length - 1]!;
+    // Room is kept for the " \\" that ends a line continued.
+    if (current.length > 0 && `${prefix(lines.length - 1)}${[...current, word].join(' ')} \\`.length > width) lines.push([word]);
+    else current.push(word);
+  }
+  return lines.map((words, i) => `${prefix(i)}${words.join(' ')}`).join(' \\\n');
 }

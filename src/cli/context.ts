@@ -23,6 +23,8 @@ export interface GlobalOptions {
   debug?: boolean;
   yes?: boolean;
   caFile?: string;
+  /** false with --no-pager (pager.ts). */
+  pager?: boolean;
 }
 
 export interface Context {

@@ -11,6 +11,8 @@ export interface Stream {
   readonly columns: number;
   /** Whether the reader went away (EPIPE): a long listing can stop fetching. */
   readonly closed?: boolean;
+  /** The descriptor written to, for the process's own streams: a pager can take its place (pager.ts). */
+  readonly fd?: number;
 }
 
 export interface IO {
@@ -21,6 +23,8 @@ export interface IO {
   readStdin(): Promise<string>;
   /** Stdin as a stream, for input read as it arrives (claims as NDJSON). */
   stdinStream(): Readable;
+  /** Whether stdout goes to a pager (pager.ts): a progress line on stderr would be drawn over it. */
+  readonly paging?: boolean;
 }
 
 /**
@@ -77,6 +81,7 @@ function fdStream(fd: 1 | 2): Stream {
     get closed() {
       return closed;
     },
+    fd,
   };
 }
 

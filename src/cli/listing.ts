@@ -38,7 +38,8 @@ export async function streamAll<T>(
   const tools = ctx.format === 'table' ? await tableTools(ctx.color, terminalWidth(io.stdout)) : undefined;
   const writer = rowWriter<T>(ctx.format, io.stdout, tools ? { tools, spec: table } : undefined, table.csv);
   const client = await ctx.client();
-  const live = io.stderr.isTTY;
+  // Not over a pager's screen (cli/pager.ts).
+  const live = io.stderr.isTTY && !io.paging;
   await client.snapshot(async (consistent) => {
     const pager = pages(await first(), next, {
       idOf,

@@ -23,7 +23,7 @@ export async function run(args: string[], io: IO): Promise<number> {
     io.stdout.write(`${VERSION}\n`);
     return 0;
   }
-  if (args.length === 1 && (args[0] === '--help' || args[0] === '-h') && io.stdout.columns === 80 && !io.env.TPA_NO_STATIC_HELP) {
+  if (args.length === 1 && (args[0] === '--help' || args[0] === '-h') && io.stdout.columns >= 80 && !io.env.TPA_NO_STATIC_HELP) {
     const help = staticHelp();
     if (help) {
       io.stdout.write(help);
@@ -35,7 +35,7 @@ export async function run(args: string[], io: IO): Promise<number> {
   return runProgram(args, io, word);
 }
 
-/** The root help rendered at build time for 80 columns (scripts/build.mjs), if it is there. */
+/** The root help rendered at build time for 80 columns, the width of help on any wider terminal too (scripts/build.mjs), if it is there. */
 function staticHelp(): string | undefined {
   try {
     return readFileSync(new URL('./help.txt', import.meta.url), 'utf8');

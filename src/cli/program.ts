@@ -1,6 +1,6 @@
 // The one place that assembles the command tree (docs/development.md "One command, one module"), so that help and completions derive from it.
 import { Command, Help, Option } from 'commander';
-import { addEntry, once, type RunState } from './action.js';
+import { addEntry, examples, helpWidth, once, type RunState } from './action.js';
 import type { Entry } from './verb.js';
 import { OUTPUT_FORMATS } from './formats.js';
 import { registerHelp } from './commands/help/index.js';
@@ -120,8 +120,8 @@ export async function buildProgram(io: IO, state: RunState, tree: 'full' | strin
   const output = {
     writeOut: (s: string) => io.stdout.write(s),
     writeErr: (s: string) => io.stderr.write(s),
-    getOutHelpWidth: () => io.stdout.columns,
-    getErrHelpWidth: () => io.stderr.columns,
+    getOutHelpWidth: () => helpWidth(io.stdout),
+    getErrHelpWidth: () => helpWidth(io.stderr),
     getOutHasColors: () => false,
     getErrHasColors: () => false,
   };
@@ -131,7 +131,22 @@ export async function buildProgram(io: IO, state: RunState, tree: 'full' | strin
     )
     // -V/--version is handled by main() before parsing, not as a commander option: a root option is
     // recognised anywhere on the line, and `ratesheet load-catalog --version v1.0` needs the word.
-    .configureHelp({ visibleOptions: (cmd) => [...(cmd.parent ? [] : [VERSION_OPTION]), ...new Help().visibleOptions(cmd)] })
+    .configureHelp({
+      visibleOptions: (cmd) => [...(cmd.parent ? [] : [VERSION_OPTION]), ...new Help().visibleOptions(cmd)],
+      // Every command's help lists the options of tpa itself too, under their own heading, as gh
+      // lists its inherited flags: they are typed after the command as well (`tpa ledger list -o csv`).
+      showGlobalOptions: true,
+      // A long term (`import [options] <instance_id> <file>`) leaves under 40 columns at 80: wrap there too.
+      minWidthToWrap: 20,
+      boxWrap(this: Help, text: string, width: number) {
+        return Help.prototype.boxWrap
+          .call(this, text, width)
+          .split('\n')
+          .flatMap((line) => breakLongLine(line, width))
+          .join('\n');
+      },
+      styleTitle: (title) => (title === 'Global Options:' ? 'Global options:' : title),
+    })
     .helpOption('-h, --help', 'show help')
     .addOption(once(new Option('-p, --profile <name>', 'profile to use (default "local")').env('TPA_PROFILE')))
     .addOption(
@@ -142,22 +157,27 @@ export async function buildProgram(io: IO, state: RunState, tree: 'full' | strin
     .option('--debug', 'log each request and response to stderr, credentials redacted')
     .addOption(once(new Option('--ca-file <file>', 'an extra CA certificate (PEM) to trust for HTTPS, for any profile').env('TPA_CA_FILE')))
     .option('-y, --yes', 'confirm without asking (required for irreversible actions when stdin is not a terminal)')
+    .option('--no-pager', 'print long listings straight to the terminal, not through $PAGER (also PAGER=cat)')
     .showSuggestionAfterError(true)
     .exitOverride()
     .configureOutput(output)
     .addHelpText(
       'after',
       `
-Exit codes: 0 ok, 2 usage or validation, 3 not found, 4 conflict or wrong state, 5 auth,
-            6 rate limited, 7 not finished yet, 8 network or server, 1 internal error
-
-Examples:
-  $ tpa demo
-  $ tpa local fixtures
-  $ tpa lookup blind --npi 1045782368 --group GRP-1001 --cpt 45378
-  $ tpa claim template > claim.json && tpa claim submit claim.json --wait
-`,
+Exit codes: 0 ok, 2 usage or validation, 3 not found, 4 conflict or wrong state,
+            5 auth, 6 rate limited, 7 not finished yet, 8 network or server,
+            1 internal error (tpa help exit-codes)`,
     );
+  examples(
+    program,
+    [
+      'tpa demo',
+      'tpa local fixtures',
+      'tpa lookup blind --npi 1045782368 --group GRP-1001 --cpt 45378',
+      'tpa claim template > claim.json && tpa claim submit claim.json --wait',
+    ],
+    io,
+  );
   const named = ROOT.some((root) => root.name === tree);
   for (const root of ROOT) {
     // The root help lists a root verb with its arguments (`api [options] <method> <path>`): unless the
@@ -183,4 +203,20 @@ Examples:
   };
   inherit(program);
   return program;
+}
+
+/**
+ * A line still wider than `width` once wrapped at spaces holds a word longer than the column (a list
+ * of CSV columns): it is broken after a comma, a slash or a bar, so that help never runs past the width.
+ */
+function breakLongLine(line: string, width: number): string[] {
+  const lines: string[] = [];
+  let rest = line;
+  while (rest.length > width) {
+    const cut = Math.max(...[',', '/', '|'].map((c) => rest.lastIndexOf(c, width - 1)));
+    if (cut <= 0) break;
+    lines.push(rest.slice(0, cut + 1));
+    rest = rest.slice(cut + 1);
+  }
+  return [...lines, rest];
 }

@@ -1,6 +1,6 @@
 // Builds the FHIR R4 Claim that `tpa claim template` prints: valid, and matched to the seeded
 // contracts so that it can be submitted as it is.
-import { CLAIM_TYPE_SYSTEM, CPT_SYSTEM, ICD10_SYSTEM, NPI_SYSTEM, REVENUE_SYSTEM } from './fhir-claim.js';
+import { CLAIM_TYPE_SYSTEM, CPT_SYSTEM, ICD10_SYSTEM, NPI_SYSTEM, type ProviderRole, REVENUE_SYSTEM } from './fhir-claim.js';
 import { centsToAmount } from './money.js';
 
 export interface TemplateOptions {
@@ -9,7 +9,19 @@ export interface TemplateOptions {
   cpt?: string[];
   patient?: string;
   serviceDate: string;
+  /** Professional: the billing provider's role on the care team (default SURGEON). */
+  role?: ProviderRole;
+  /** The billed charge of every service line, in cents (default: a typical charge for its code). */
+  chargeCents?: number;
 }
+
+/** The care-team role coding of each provider role, as the claim parser reads it back (fhir-claim.ts roleOf). */
+export const CARE_TEAM_ROLE_CODE: Record<ProviderRole, string> = {
+  FACILITY: 'facility',
+  SURGEON: 'surgeon',
+  ANESTHESIA: 'anesthesiologist',
+  PATHOLOGY: 'pathologist',
+};
 
 /** Typical billed charges (cents) for the seeded codes, so that contracts price below charges. */
 const TYPICAL_CHARGE: Record<string, number> = {
@@ -53,7 +65,9 @@ export function claimTemplate(o: TemplateOptions): Record<string, unknown> {
   const institutional = o.type === 'institutional';
   const npi = o.npi ?? (institutional ? FACILITY_NPI : SURGEON_NPI);
   const codes = o.cpt && o.cpt.length > 0 ? o.cpt : institutional ? ['45380', '00811', '88305'] : ['45378'];
-  const careTeam: { npi: string; code: string }[] = [{ npi: institutional ? SURGEON_NPI : npi, code: 'surgeon' }];
+  const careTeam: { npi: string; code: string }[] = [
+    { npi: institutional ? SURGEON_NPI : npi, code: CARE_TEAM_ROLE_CODE[institutional ? 'SURGEON' : (o.role ?? 'SURGEON')] },
+  ];
   const careTeamSequence = (code: string): number => {
     const member = ROLE_FOR[code] ?? careTeam[0]!;
     let index = careTeam.findIndex((m) => m.npi === member.npi);
@@ -62,7 +76,7 @@ export function claimTemplate(o: TemplateOptions): Record<string, unknown> {
   };
   const lines: { code: string; charge: number; revenue: string; careTeam: number | null }[] = codes.map((code) => ({
     code,
-    charge: TYPICAL_CHARGE[code] ?? 50000,
+    charge: o.chargeCents ?? TYPICAL_CHARGE[code] ?? 50000,
     revenue: REVENUE_FOR[code] ?? '0750',
     careTeam: careTeamSequence(code),
   }));
@@ -70,7 +84,7 @@ export function claimTemplate(o: TemplateOptions): Record<string, unknown> {
     const primary = lines[0]!;
     lines.splice(1, 0, {
       code: primary.code,
-      charge: PROFESSIONAL_CHARGE[primary.code] ?? Math.round(primary.charge * 0.3),
+      charge: o.chargeCents ?? PROFESSIONAL_CHARGE[primary.code] ?? Math.round(primary.charge * 0.3),
       revenue: '0960',
       careTeam: primary.careTeam,
     });

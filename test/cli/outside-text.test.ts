@@ -165,7 +165,8 @@ describe('text from outside: bidirectional controls, line breaks, quotes', () =>
     expect(
       (await run(['fund', 'approve', e.id, '--amount', e.amount, '--auth-code', 'AUTH-0001', '--notes', `${BIDI_NOTE}\u001b]0;PWN\u0007`, '--yes'])).code,
     ).toBe(0);
-    const env = testEnv({ home: home.dir, env: { TERM: 'xterm-256color' } });
+    // What tpa itself writes to the terminal, with no pager between (PAGER=cat).
+    const env = testEnv({ home: home.dir, env: { TERM: 'xterm-256color', PAGER: 'cat' } });
     const script = { argv: [process.execPath, TPA_BIN, 'ledger', 'show', e.id], cwd: home.dir, steps: [], cols: 160, rows: 40, step_timeout: 60, timeout: 150 };
     const report = await new Promise<{ exit_code: number | null; output: string }>((resolve, reject) => {
       const child = spawn('python3', [DRIVER], { env, stdio: ['pipe', 'pipe', 'inherit'] });

@@ -55,9 +55,12 @@ export const SIZES = [
 export function ptyRun(args: string[], steps: Step[], options: PtyOptions): Promise<PtyResult> {
   // None of the parent's tpa settings leak in (the keychain policy is tpa's own default here), and
   // prompts stay enabled.
-  const env = testEnv({ home: options.home, env: { TPA_KEYRING: undefined, TERM: 'xterm-256color', ...options.env } });
+  // No pager unless a test asks for one (test/cli/pager.test.ts): a screen is what tpa itself drew.
+  const env = testEnv({ home: options.home, env: { TPA_KEYRING: undefined, TERM: 'xterm-256color', PAGER: 'cat', ...options.env } });
   delete env.FORCE_COLOR;
   delete env.CI;
+  // A variable the test sets to undefined is unset, whatever this process has.
+  for (const [name, value] of Object.entries(options.env ?? {})) if (value === undefined) delete env[name];
   const script = {
     argv: [process.execPath, TPA_BIN, ...args],
     cwd: options.cwd ?? options.home,

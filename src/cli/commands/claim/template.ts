@@ -1,5 +1,7 @@
 // tpa claim template: a valid FHIR R4 Claim for the seeded contracts, ready to edit and submit.
 import { claimTemplate } from '../../../domain/claim-template.js';
+import { MAX_LINE_CHARGE_CENTS, PROVIDER_ROLES, type ProviderRole } from '../../../domain/fhir-claim.js';
+import { formatCentsGrouped, parseCents } from '../../../domain/money.js';
 import { cptProblem, isoDateProblem, npiProblem } from '../../../domain/validation.js';
 import { UsageError, ValidationFailed } from '../../../errors.js';
 import type { Context } from '../../context.js';
@@ -15,8 +17,19 @@ export const template = verb({
     cpt: option.list('--cpt <code...>', 'CPT codes, one service line each'),
     patient: option.withDefault('--patient <member_id>', 'member id (see `tpa local fixtures`)', 'MBR-1003'),
     serviceDate: option.text('--service-date <date>', 'date of service (default: today)'),
+    charge: option.text('--charge <usd>', 'the billed charge of each service line, e.g. 2,040.00 (default: a typical charge for its code)'),
+    role: option.text(
+      '--role <role>',
+      "professional: the billing provider's role on the care team (default: its role in the embedded engine's registry, else SURGEON)",
+      { values: PROVIDER_ROLES },
+    ),
   },
-  examples: ['tpa claim template > claim.json', 'tpa claim template --type institutional --cpt 45380 00811 88305 > encounter.json'],
+  examples: [
+    'tpa claim template > claim.json',
+    'tpa claim template --type institutional --cpt 45380 00811 88305 > encounter.json',
+    'tpa claim template --npi 1196382455 --cpt 00811 --charge 900.00 > anesthesia.json',
+    'for c in 45378 43235; do tpa claim template --cpt $c -o ndjson; done > batch.ndjson',
+  ],
   async run(ctx, _args, opts) {
     const { type, npi } = opts;
     if (type !== 'professional' && type !== 'institutional') throw new UsageError('--type must be professional or institutional');
@@ -25,22 +38,48 @@ export const template = verb({
     const codes = listValue(opts.cpt);
     const bad = codes.map(cptProblem).find(Boolean);
     if (bad) throw new ValidationFailed(`--cpt: ${bad}`);
-    const serviceDate = opts.serviceDate ?? (await today(ctx));
+    const chargeCents = opts.charge === undefined ? undefined : chargeOption(opts.charge);
+    if (opts.role !== undefined && !isRole(opts.role)) throw new UsageError(`--role must be one of ${PROVIDER_ROLES.join(', ')}`);
+    if (opts.role !== undefined && type === 'institutional')
+      throw new UsageError('--role is for a professional claim: an institutional claim names each care-team role by its code');
+    const facts = await localFacts(ctx, type === 'professional' && opts.role === undefined ? npi : undefined);
+    const serviceDate = opts.serviceDate ?? facts.today;
     const dateProblem = isoDateProblem(serviceDate);
     if (dateProblem) throw new ValidationFailed(`--service-date: ${dateProblem}`);
-    const claim = claimTemplate({ type, npi, cpt: codes, patient: opts.patient, serviceDate });
-    // A template is a file's content: JSON whatever the output format.
-    ctx.io.stdout.write(`${JSON.stringify(claim, null, 2)}\n`);
+    const role = (opts.role as ProviderRole | undefined) ?? facts.role;
+    const claim = claimTemplate({ type, npi, cpt: codes, patient: opts.patient, serviceDate, role, chargeCents });
+    // A template is a file's content: JSON whatever the output format, one compact line with -o ndjson.
+    ctx.io.stdout.write(ctx.format === 'ndjson' ? `${JSON.stringify(claim)}\n` : `${JSON.stringify(claim, null, 2)}\n`);
   },
 });
 
-/** Today: on the embedded engine, its clock's date (it may be frozen or shifted); else this machine's. */
-async function today(ctx: Context): Promise<string> {
-  if (ctx.profile().env !== 'local') return new Date().toISOString().slice(0, 10);
+const isRole = (value: string): value is ProviderRole => (PROVIDER_ROLES as readonly string[]).includes(value);
+
+/** --charge as tpa prints amounts ("2,040.00", "$2,040.00", "2040.5"): cents, above zero; anything else is refused, never rounded. */
+function chargeOption(text: string): number {
+  const plain = text.trim().replace(/^\$/, '');
+  const grouped = /^\d{1,3}(,\d{3})+(\.\d{1,2})?$/.test(plain);
+  const cents = plain.includes(',') && !grouped ? undefined : parseCents(plain.replace(/,/g, ''));
+  if (cents === undefined || cents === 0 || cents > MAX_LINE_CHARGE_CENTS)
+    throw new UsageError(
+      `--charge: "${text}" is not an amount above zero with at most two decimals, such as 2,040.00 (at most ${formatCentsGrouped(MAX_LINE_CHARGE_CENTS)})`,
+    );
+  return cents;
+}
+
+/**
+ * Today, and the role of `npi` when asked: on the embedded engine, its clock's date (it may be
+ * frozen or shifted) and the role its providers registry holds; else this machine's date and no role.
+ */
+async function localFacts(ctx: Context, npi: string | undefined): Promise<{ today: string; role?: ProviderRole }> {
+  if (ctx.profile().env !== 'local') return { today: new Date().toISOString().slice(0, 10) };
   const { LocalTransport } = await import('../../../client/local.js');
   const transport = new LocalTransport(ctx.paths.dataDir, ctx.io.env);
   try {
-    return (await transport.open()).clock().now.slice(0, 10);
+    const engine = await transport.open();
+    const providers = npi === undefined ? [] : (engine.fixtures().providers as { npi: string; role: string }[]);
+    const role = providers.find((p) => p.npi === npi)?.role;
+    return { today: engine.clock().now.slice(0, 10), ...(role !== undefined && isRole(role) ? { role } : {}) };
   } finally {
     transport.close();
   }

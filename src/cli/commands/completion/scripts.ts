@@ -2,31 +2,56 @@
 // place that assembles the tree, so completions derive from it): commands, subcommands, options,
 // and the values of options that take a known list.
 import type { Command, Option } from 'commander';
+import { HELP_TOPICS } from '../help/index.js';
+
+interface NodeOption {
+  flags: string[];
+  takesValue: boolean;
+  values: readonly string[];
+  /** The value is a file name (`--journal <file>`): the shell completes file names. */
+  files: boolean;
+  description: string;
+}
 
 interface Node {
   path: string[];
   subcommands: { name: string; description: string }[];
-  options: { flags: string[]; takesValue: boolean; values: readonly string[]; description: string }[];
+  options: NodeOption[];
   argumentValues: readonly string[];
+  /** A positional argument takes file names (`claim submit <paths...>`). */
+  argumentFiles: boolean;
 }
+
+/** What a value named so holds a file name: `<file>`, `<paths...>` (not `api <path>`, a path as served). */
+const FILE_VALUE = /^(?:\w*file|files|paths)$/;
 
 /** The subcommands that completions and man pages list: all but `help`. */
 export function subcommands(cmd: Command): Command[] {
   return cmd.commands.filter((c) => c.name() !== 'help');
 }
 
-function optionInfo(o: Option) {
+function optionInfo(o: Option): NodeOption {
   const values = (o as Option & { completionValues?: readonly string[] }).completionValues ?? o.argChoices ?? [];
-  return { flags: [o.short, o.long].filter((f): f is string => Boolean(f)), takesValue: o.required || o.optional, values, description: o.description };
+  const valueName = /<([\w-]+)(?:\.\.\.)?>/.exec(o.flags)?.[1] ?? '';
+  return {
+    flags: [o.short, o.long].filter((f): f is string => Boolean(f)),
+    takesValue: o.required || o.optional,
+    values,
+    files: FILE_VALUE.test(valueName),
+    description: o.description,
+  };
 }
+
+const HELP_OPTION: NodeOption = { flags: ['-h', '--help'], takesValue: false, values: [], files: false, description: 'show help' };
 
 function walk(cmd: Command, path: string[], out: Node[]): void {
   const args = cmd.registeredArguments;
   out.push({
     path,
     subcommands: subcommands(cmd).map((c) => ({ name: c.name(), description: c.description().split('\n')[0]! })),
-    options: [...cmd.options.filter((o) => !o.hidden).map(optionInfo), { flags: ['-h', '--help'], takesValue: false, values: [], description: 'show help' }],
+    options: [...cmd.options.filter((o) => !o.hidden).map(optionInfo), HELP_OPTION],
     argumentValues: args[0]?.argChoices ?? [],
+    argumentFiles: args.some((a) => FILE_VALUE.test(a.name())),
   });
   for (const sub of subcommands(cmd)) walk(sub, [...path, sub.name()], out);
 }
@@ -34,39 +59,60 @@ function walk(cmd: Command, path: string[], out: Node[]): void {
 export function commandTree(program: Command): Node[] {
   const nodes: Node[] = [];
   walk(program, [], nodes);
+  const root = nodes[0]!;
   // The root also answers -V/--version (read before parsing, see main.ts).
-  nodes[0]!.options.push({ flags: ['-V', '--version'], takesValue: false, values: [], description: 'print the version' });
+  root.options.push({ flags: ['-V', '--version'], takesValue: false, values: [], files: false, description: 'print the version' });
+  // `tpa help <topic | command>`: the topics of help/index.ts and the commands of the root.
+  const help = program.commands.find((c) => c.name() === 'help');
+  if (help) {
+    root.subcommands.push({ name: 'help', description: help.description().split('\n')[0]! });
+    nodes.push({
+      path: ['help'],
+      subcommands: [],
+      options: [HELP_OPTION],
+      argumentValues: [...HELP_TOPICS.map((t) => t.name), ...subcommands(program).map((c) => c.name())],
+      argumentFiles: false,
+    });
+  }
   return nodes;
 }
 
 const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
-export function bashScript(program: Command): string {
+export function bashScript(program: Command, register = 'complete -F _tpa tpa'): string {
   const nodes = commandTree(program);
-  const global = nodes[0]!.options.filter((o) => o.takesValue).flatMap((o) => o.flags);
+  const rootOptions = nodes[0]!.options;
+  const global = rootOptions.filter((o) => o.takesValue).flatMap((o) => o.flags);
+  const globalCases = [
+    ...rootOptions.filter((o) => o.values.length > 0).map((o) => `${o.flags.join('|')}) COMPREPLY=($(compgen -W ${quote(o.values.join(' '))} -- "$cur")) ;;`),
+    ...rootOptions.filter((o) => o.files).map((o) => `${o.flags.join('|')}) _tpa_files ;;`),
+    '*) COMPREPLY=() ;;',
+  ].join(' ');
   const cases = nodes
     .map((n) => {
       const key = n.path.join(' ');
       const words = [...n.subcommands.map((c) => c.name), ...n.argumentValues].join(' ');
-      const flags = [...n.options.flatMap((o) => o.flags), ...(n.path.length > 0 ? nodes[0]!.options.flatMap((o) => o.flags) : [])];
+      const flags = [...n.options.flatMap((o) => o.flags), ...(n.path.length > 0 ? rootOptions.flatMap((o) => o.flags) : [])];
       const valued = n.options.filter((o) => o.takesValue);
-      const values = valued
-        .filter((o) => o.values.length > 0)
-        .map((o) => `        ${o.flags.join('|')}) COMPREPLY=($(compgen -W ${quote(o.values.join(' '))} -- "$cur")); return ;;`)
-        .join('\n');
+      const values = [
+        ...valued
+          .filter((o) => o.values.length > 0)
+          .map((o) => `        ${o.flags.join('|')}) COMPREPLY=($(compgen -W ${quote(o.values.join(' '))} -- "$cur")); return ;;`),
+        ...valued.filter((o) => o.files).map((o) => `        ${o.flags.join('|')}) _tpa_files; return ;;`),
+      ].join('\n');
       return `    ${quote(key)})
       case "$prev" in
 ${values || '        __never__) ;;'}
       esac
       valued=${quote(valued.flatMap((o) => o.flags).join(' '))}
       words=${quote(words)}
-      flags=${quote([...new Set(flags)].join(' '))}
+      flags=${quote([...new Set(flags)].join(' '))}${n.argumentFiles ? '\n      files=1' : ''}
       ;;`;
     })
     .join('\n');
   return `# bash completion for tpa (generated by \`tpa completion bash\`; do not edit)
 _tpa() {
-  local cur prev words flags valued path="" i w skip=0
+  local cur prev words flags valued path="" i w skip=0 files=0
   cur="\${COMP_WORDS[COMP_CWORD]}"
   prev="\${COMP_WORDS[COMP_CWORD-1]}"
   # The command path so far: words that are not options, nor the values of options.
@@ -82,10 +128,18 @@ ${cases}
   esac
   case " $valued " in *" $prev "*) COMPREPLY=(); return ;; esac
   case " ${global.join(' ')} " in *" $prev "*)
-    case "$prev" in -o|--output) COMPREPLY=($(compgen -W 'table json ndjson csv' -- "$cur")) ;; *) COMPREPLY=() ;; esac
+    case "$prev" in ${globalCases} esac
     return ;;
   esac
-  if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "$flags" -- "$cur")); else COMPREPLY=($(compgen -W "$words" -- "$cur")); fi
+  if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "$flags" -- "$cur"))
+  elif ((files)); then _tpa_files
+  else COMPREPLY=($(compgen -W "$words" -- "$cur")); fi
+}
+# File names, with a slash after a folder's (bash; zsh's bashcompinit has no compopt).
+_tpa_files() {
+  local IFS=$'\\n'
+  type compopt >/dev/null 2>&1 && compopt -o filenames 2>/dev/null
+  COMPREPLY=($(compgen -f -- "$cur"))
 }
 _tpa_is_command() {
   case "$1" in
@@ -96,16 +150,17 @@ _tpa_is_command() {
   esac
   return 1
 }
-complete -F _tpa tpa
+${register}
 `;
 }
 
 export function zshScript(program: Command): string {
   // zsh runs the bash function through its bash completion layer: one generator, the same answers.
+  // Its matches are file names (-o filenames), so that a folder's files complete after its slash.
   return `#compdef tpa
 # zsh completion for tpa (generated by \`tpa completion zsh\`; do not edit)
 autoload -U +X bashcompinit && bashcompinit
-${bashScript(program).replace(/^# bash completion.*\n/, '')}`;
+${bashScript(program, 'complete -o filenames -F _tpa tpa').replace(/^# bash completion.*\n/, '')}`;
 }
 
 export function fishScript(program: Command): string {
@@ -123,13 +178,15 @@ export function fishScript(program: Command): string {
     for (const c of n.subcommands) lines.push(`complete -c tpa -n '${esc(seen)}' -a ${c.name} -d '${esc(c.description)}'`);
     for (const v of n.argumentValues) lines.push(`complete -c tpa -n '${esc(seen)}' -a ${v}`);
     const cond = n.path.length === 0 ? '' : `-n '${esc(path)}' `;
+    // File names where an argument takes them (the first line turns them off everywhere else).
+    if (n.argumentFiles) lines.push(`complete -c tpa ${cond}-F`);
     for (const o of n.options) {
       const short = o.flags.find((f) => /^-[^-]/.test(f));
       const long = o.flags.find((f) => f.startsWith('--'));
       const parts = [`complete -c tpa ${cond}`.trimEnd()];
       if (short) parts.push(`-s ${short.slice(1)}`);
       if (long) parts.push(`-l ${long.slice(2)}`);
-      if (o.takesValue) parts.push(o.values.length > 0 ? `-x -a '${o.values.join(' ')}'` : '-r');
+      if (o.takesValue) parts.push(o.values.length > 0 ? `-x -a '${o.values.join(' ')}'` : o.files ? '-r -F' : '-r');
       parts.push(`-d '${esc(o.description)}'`);
       lines.push(parts.join(' '));
     }

@@ -125,9 +125,18 @@ async function lifecycle(ctx: Context): Promise<CommandOutput | void> {
     );
     check(`a second approval is refused (${again}): the money moves once`, again === 'duplicate_approval');
 
-    step(7, 'One business day later on the engine clock: the transfer arrives and is reconciled');
-    say(`$ tpa local clock advance 3d && tpa settlement show ${encounterId}`);
-    engine.advanceClock(3 * 86_400_000);
+    // The transfer arrives a business day after the approval (a Friday's on Monday): the clock moves
+    // by the whole days to that arrival, and the words say how many.
+    const DAY_MS = 86_400_000;
+    const arrival = approved.body.estimated_arrival;
+    const days = Math.max(1, Math.ceil((Date.parse(arrival) - Date.parse(engine.clock().now)) / DAY_MS));
+    const weekday = new Date(arrival).toLocaleDateString('en-US', { weekday: 'long', timeZone: 'UTC' });
+    step(
+      7,
+      `The next business day, ${weekday} ${arrival.slice(0, 10)} (${days} day${days === 1 ? '' : 's'} later on the engine clock): the transfer arrives and is reconciled`,
+    );
+    say(`$ tpa local clock advance ${days}d && tpa settlement show ${encounterId}`);
+    engine.advanceClock(days * DAY_MS);
     const settlement = (await client.settlement(encounterId)).body as SettlementRecord;
     say(
       `→ ${settlement.status}, AEOB ${settlement.aeob_match?.aeob_reference}: ${settlement.aeob_match?.match_status}, reconciliation ${settlement.reconciliation_status}`,
@@ -225,12 +234,15 @@ async function lifecycle(ctx: Context): Promise<CommandOutput | void> {
       run.approvedCents === plan.total_cents && run.outcomes.every((o) => o.status === 'APPROVED') && run.exitCode === 0,
     );
 
-    say(`\n${tools.c.bold('Next')}: the same on your own local engine`);
+    // Each line runs as it is printed, in this order, from the user's folder (test/cli/demo.test.ts runs them).
+    say(`\n${tools.c.bold('Next')}: the same on your own local engine, from this folder; each line runs as it is`);
     say('  tpa local fixtures');
-    say('  tpa claim template --type institutional > encounter.json && tpa claim submit encounter.json --wait');
-    say('  tpa fund approve <encounter_id>        (asks before it moves money)');
-    say('  tpa claim submit claims/ export.ndjson --wait');
-    say('  tpa fund run --dry-run');
+    say('  tpa claim template --type institutional > encounter.json');
+    say('  tpa claim submit encounter.json --wait     # prints the encounter id, enc_…');
+    say('  for c in 45378 43235; do tpa claim template --cpt $c -o ndjson; done > claims.ndjson');
+    say('  tpa claim submit claims.ndjson --wait      # a batch: each claim sent once, resumable');
+    say('  tpa fund run --dry-run                     # what a payment run would release');
+    say('  tpa fund run                               # reviews, then asks before money moves');
     say('  tpa ledger list');
     return narrate
       ? undefined

@@ -3,6 +3,7 @@
 // (man.ts) prints the same topics, so that they are written once.
 import type { Command } from 'commander';
 import { EXIT, UsageError } from '../../../errors.js';
+import { helpWidth } from '../../action.js';
 import type { IO } from '../../io.js';
 
 export interface HelpTopic {
@@ -62,6 +63,13 @@ export const HELP_TOPICS: readonly HelpTopic[] = [
       ],
       ['TPA_DB_KEY', "the key of an encrypted local database, 64 hexadecimal digits, for headless use (otherwise the OS keychain's)"],
       ['TPA_PROMPT_DISABLED', 'never prompt; actions that need a confirmation then need --yes'],
+      [
+        'TPA_PAGER',
+        'the pager of long listings on a terminal (ledger list and show, fund history, settlement report, ratesheet catalog, local fixtures, local audit list), over PAGER; cat or empty for none, as --no-pager',
+      ],
+      ['PAGER', 'the pager when TPA_PAGER is unset; when both are unset, less -FRX if less is on the PATH'],
+      ['LESS', 'the options of less as the pager (default FRX: quit when the text fits one screen, keep colours, leave it on screen)'],
+      ['PATH', 'where tpa looks for less, the default pager'],
       ['NO_COLOR', 'no colours (colours are also off whenever stdout is not a terminal)'],
       [
         'TPA_CLOCK',
@@ -138,7 +146,7 @@ export function registerHelp(program: Command, io: IO): void {
     .action((words: string[]) => {
       const topic = words.length === 1 ? HELP_TOPICS.find((t) => t.name === words[0]) : undefined;
       if (topic) {
-        io.stdout.write(topicText(topic, io.stdout.columns || 80));
+        io.stdout.write(topicText(topic, helpWidth(io.stdout)));
         return;
       }
       let cmd = program;

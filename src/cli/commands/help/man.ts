@@ -59,7 +59,11 @@ function examplesAndNotes(cmd: Command): { examples: string[]; notes: string[] }
     const trimmed = block.replace(/^\n+|\s+$/g, '');
     if (trimmed === '') continue;
     if (/^Examples:/.test(trimmed)) {
-      for (const line of trimmed.split('\n').slice(1)) examples.push(line.trim().replace(/^\$ /, ''));
+      // An example begins with "$ "; a long one goes on over indented lines after a backslash.
+      for (const line of trimmed.split('\n').slice(1)) {
+        if (/^\s*\$ /.test(line) || examples.length === 0) examples.push(line.trim().replace(/^\$ /, ''));
+        else examples[examples.length - 1] += `\n    ${line.trim()}`;
+      }
     } else if (!/^Exit codes:/.test(trimmed)) {
       // The exit codes have a section of their own, on every page.
       notes.push(trimmed);

@@ -24,7 +24,9 @@ const options = {
   by: bySpec,
   lookback: lookbackSpec,
   npi: option.text('--npi <npi>', 'only the encounters this provider is on, and only its payouts in the money'),
-  section: option.text('--section <name>', 'the rows -o csv prints: providers (default), status, money, reconciliation, exceptions, days'),
+  section: option.text('--section <name>', 'the rows -o csv prints: providers (default), status, money, reconciliation, exceptions, days', {
+    values: SECTIONS,
+  }),
 };
 
 export const report = verb({

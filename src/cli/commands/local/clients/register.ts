@@ -8,7 +8,7 @@ export const register = verb({
   name: 'register',
   description: 'register a client (the common name of its certificates) with the scopes its tokens may have, or change them',
   args: { clientId: argument.required('<client_id>', "the client id: its certificates' common name") },
-  options: { scopes: option.requiredList('--scopes <scope...>', SCOPES_HELP) },
+  options: { scopes: option.requiredList('--scopes <scope...>', SCOPES_HELP, { values: SCOPES_HELP.split(' ') }) },
   examples: [
     'tpa local clients register acme-tpa --scopes contract_lookup claim_pricing fund_release ledger_access',
     'tpa local clients register reports-only --scopes ledger_access',

@@ -9,7 +9,7 @@ export const create = verb({
   description: 'create an API key (printed once, on stdout); every scope, contract_build included, unless --scopes narrows them',
   options: {
     env: option.withDefault('--env <env>', 'sandbox or staging (key prefix and rate-limit tier)', 'sandbox', { values: ['sandbox', 'staging'] }),
-    scopes: option.list('--scopes <scope...>', SCOPES_HELP),
+    scopes: option.list('--scopes <scope...>', SCOPES_HELP, { values: SCOPES_HELP.split(' ') }),
   },
   examples: ['tpa local keys create', 'tpa local keys create --scopes contract_lookup ledger_access'],
   async run(ctx, _args, opts) {

@@ -1,0 +1,107 @@
+// Long listings through a pager on a terminal, as gh and git do (docs/design.md "Paging"): $TPA_PAGER,
+// else $PAGER, else `less -FRX` when less is installed; `cat` or an empty value, --no-pager, or a
+// stdout that is not a terminal mean none. The pager starts at the first line of output, so that
+// progress and errors before it show as usual, and tpa waits for it to be closed.
+import type { ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import { type IO, screenedStream, type Stream } from './io.js';
+
+/** The commands whose output may run past a screen: their paths in the tree. */
+export const PAGED_COMMANDS: readonly string[] = [
+  'ledger list',
+  'ledger show',
+  'fund history',
+  'settlement report',
+  'ratesheet catalog',
+  'local fixtures',
+  'local audit list',
+];
+
+/** The pager to run for `io`, as argv (a $PAGER value runs through sh), or none. */
+export function pagerCommand(io: IO, enabled: boolean): string[] | undefined {
+  if (!enabled || io.stdout.fd === undefined || !io.stdout.isTTY) return undefined;
+  const chosen = io.env.TPA_PAGER ?? io.env.PAGER;
+  if (chosen !== undefined) return chosen.trim() === '' || chosen.trim() === 'cat' ? undefined : ['sh', '-c', chosen];
+  const onPath = (io.env.PATH ?? '').split(delimiter).some((dir) => dir !== '' && existsSync(join(dir, 'less')));
+  return onPath ? ['less', '-FRX'] : undefined;
+}
+
+export interface Paging {
+  /** `io` with stdout going to the pager (started at the first write). */
+  io: IO;
+  /** Ends the pager's input and waits for it to exit. */
+  finish(): Promise<void>;
+}
+
+/** Pages the stdout of `io` through `argv`; the rest of `io` is unchanged. */
+export function startPaging(io: IO, argv: string[]): Paging {
+  let child: ChildProcess | undefined;
+  let closed = false;
+  let exited: Promise<void> = Promise.resolve();
+  // Ctrl-C while the pager shows the listing stops the listing, not tpa: it waits for the pager to be
+  // closed, so that the shell does not take the terminal back from under it.
+  const onSignal = () => {
+    closed = true;
+    child?.stdin?.end();
+  };
+  const start = () => {
+    const { spawn } = process.getBuiltinModule('node:child_process');
+    // As git and gh do: less quits when the text fits one screen, keeps colours, leaves it on screen.
+    const env = { ...io.env, LESS: io.env.LESS ?? 'FRX' };
+    const proc = spawn(argv[0]!, argv.slice(1), { stdio: ['pipe', 'inherit', 'inherit'], env });
+    exited = new Promise((resolve) => {
+      proc.on('close', () => resolve());
+      proc.on('error', () => resolve());
+    });
+    proc.on('close', () => (closed = true));
+    proc.on('error', () => (closed = true));
+    // A pager closed before the end (q in less) is a reader gone away, as `| head` is.
+    proc.stdin?.on('error', () => (closed = true));
+    process.on('SIGINT', onSignal);
+    child = proc;
+  };
+  const stdout: Stream = {
+    write(text) {
+      if (closed || text === '') return;
+      if (!child) start();
+      child!.stdin!.write(text);
+    },
+    isTTY: true,
+    get columns() {
+      return io.stdout.columns;
+    },
+    get closed() {
+      return closed;
+    },
+  };
+  // Once the pager shows the output, what goes to stderr (the page hint, a warning) goes there too,
+  // after the lines it follows: drawn beside the pager, it would be drawn over its screen.
+  const intoPager = screenedStream({ write: (text) => child?.stdin?.write(text), isTTY: true, columns: io.stderr.columns }, true);
+  const stderr: Stream = {
+    write(text) {
+      if (child && !closed) intoPager.write(text);
+      else io.stderr.write(text);
+    },
+    get isTTY() {
+      return io.stderr.isTTY;
+    },
+    get columns() {
+      return io.stderr.columns;
+    },
+  };
+  const paged = Object.create(io, {
+    stdout: { value: stdout, enumerable: true },
+    stderr: { value: stderr, enumerable: true },
+    paging: { value: true, enumerable: true },
+  }) as IO;
+  return {
+    io: paged,
+    async finish() {
+      if (!child) return;
+      child.stdin?.end();
+      await exited;
+      process.removeListener('SIGINT', onSignal);
+    },
+  };
+}

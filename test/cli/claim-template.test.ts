@@ -1,0 +1,79 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { useTpaHome } from '../helpers/cli.js';
+
+const home = useTpaHome(beforeAll, afterAll);
+const run = home.run;
+
+interface Claim {
+  careTeam: { provider: { identifier: { value: string } }; role: { coding: { code: string }[] } }[];
+  item: { unitPrice: { value: number }; net: { value: number } }[];
+  total: { value: number };
+}
+
+const roleOf = (claim: Claim, npi: string) => claim.careTeam.find((m) => m.provider.identifier.value === npi)?.role.coding[0]?.code;
+
+describe('tpa claim template', () => {
+  it("names the provider in its contracted role by default: the anesthesia group's claim says anesthesia, not surgeon", async () => {
+    const r = await run(['claim', 'template', '--npi', '1196382455', '--cpt', '00811']);
+    expect(r.code, r.stderr).toBe(0);
+    const claim = r.json<Claim>();
+    expect(roleOf(claim, '1196382455')).toBe('anesthesiologist');
+    const pathology = (await run(['claim', 'template', '--npi', '1329475804', '--cpt', '88305'])).json<Claim>();
+    expect(roleOf(pathology, '1329475804')).toBe('pathologist');
+    // The surgeon's stays the surgeon's, and the claim is one the engine pays.
+    expect(roleOf((await run(['claim', 'template'])).json<Claim>(), '1045782368')).toBe('surgeon');
+    const file = join(home.dir, 'anesthesia.json');
+    writeFileSync(file, r.stdout);
+    const submitted = await run(['claim', 'submit', file, '--wait', '-o', 'json']);
+    expect(submitted.code, submitted.stderr).toBe(0);
+    expect(submitted.json()).toMatchObject({ disposition: 'APPROVED' });
+  });
+
+  it('--role names another role; a role tpa does not know is a usage error', async () => {
+    const r = await run(['claim', 'template', '--npi', '1196382455', '--cpt', '00811', '--role', 'PATHOLOGY']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(roleOf(r.json<Claim>(), '1196382455')).toBe('pathologist');
+    const bad = await run(['claim', 'template', '--role', 'JANITOR']);
+    expect([bad.code, bad.stdout]).toEqual([2, '']);
+    expect(bad.stderr).toMatch(/--role must be one of FACILITY, SURGEON, ANESTHESIA, PATHOLOGY/);
+  });
+
+  it('--charge sets each line charge, in the format tpa prints amounts; anything else is refused', async () => {
+    const r = await run(['claim', 'template', '--cpt', '45378', '43235', '--charge', '2,040.50']);
+    expect(r.code, r.stderr).toBe(0);
+    const claim = r.json<Claim>();
+    expect(claim.item.map((i) => [i.unitPrice.value, i.net.value])).toEqual([
+      [2040.5, 2040.5],
+      [2040.5, 2040.5],
+    ]);
+    expect(claim.total.value).toBe(4081);
+    expect((await run(['claim', 'template', '--charge', '$1500'])).json<Claim>().item[0]!.net.value).toBe(1500);
+    for (const bad of ['12.345', '1,00.00', '-5', '0', 'ten']) {
+      const refused = await run(['claim', 'template', '--charge', bad]);
+      expect([refused.code, refused.stdout], bad).toEqual([2, '']);
+      expect(refused.stderr, bad).toMatch(/--charge/);
+    }
+  });
+
+  it('-o ndjson prints the claim as one compact line, so that a batch file needs no jq', async () => {
+    const pretty = await run(['claim', 'template', '--cpt', '45378']);
+    const line = await run(['claim', 'template', '--cpt', '45378', '-o', 'ndjson']);
+    expect(line.code).toBe(0);
+    expect(line.stdout.endsWith('\n')).toBe(true);
+    expect(line.stdout.trimEnd().split('\n')).toHaveLength(1);
+    expect(JSON.parse(line.stdout)).toEqual(pretty.json());
+    const lines = [];
+    for (const [cpt, patient] of [
+      ['45378', 'MBR-1001'],
+      ['43235', 'MBR-1002'],
+    ])
+      lines.push((await run(['claim', 'template', '--cpt', cpt!, '--patient', patient!, '-o', 'ndjson'])).stdout);
+    const batch = join(home.dir, 'batch.ndjson');
+    writeFileSync(batch, lines.join(''));
+    const sent = await run(['claim', 'submit', batch, '--wait', '-o', 'ndjson']);
+    expect(sent.code, sent.stderr).toBe(0);
+    expect(sent.stdout.trim().split('\n')).toHaveLength(2);
+  });
+});

@@ -1,0 +1,87 @@
+import type { Command } from 'commander';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { IO, Stream } from '../../src/cli/io.js';
+import { manPages } from '../../src/cli/commands/help/man.js';
+import { subcommands } from '../../src/cli/commands/completion/scripts.js';
+import { buildProgram } from '../../src/cli/program.js';
+import { runTpa, useTpaHome } from '../helpers/cli.js';
+
+const home = useTpaHome(beforeAll, afterAll);
+
+async function tree(): Promise<Command> {
+  const quiet: Stream = { write() {}, isTTY: false, columns: 80 };
+  const io: IO = {
+    stdout: quiet,
+    stderr: quiet,
+    stdinIsTTY: false,
+    env: {},
+    readStdin: async () => '',
+    stdinStream: () => {
+      throw new Error('no stdin');
+    },
+  };
+  return buildProgram(io, { exitCode: 0 }, 'full');
+}
+
+/** Every command's words, the root's (none) first. */
+function paths(cmd: Command, path: string[] = []): string[][] {
+  return [path, ...subcommands(cmd).flatMap((sub) => paths(sub, [...path, sub.name()]))];
+}
+
+/** The global options as a command's help lists them, under their own heading. */
+const GLOBAL = ['-p, --profile <name>', '-o, --output <format>', '--json', '--no-color', '--debug', '--ca-file <file>', '-y, --yes', '--no-pager'];
+
+function globalSection(help: string): string {
+  const m = /\nGlobal options:\n([\s\S]*?)(?:\n\n|$)/.exec(help);
+  return m ? m[1]! : '';
+}
+
+describe('help output', () => {
+  it("every command's --help fits 80 columns (and a wider terminal's help too) and lists the global options under their own heading", async () => {
+    const all = paths(await tree());
+    expect(all.length).toBeGreaterThan(50);
+    for (const columns of [80, 120]) {
+      for (const path of all) {
+        const where = `tpa ${path.join(' ')} --help at ${columns} columns`;
+        const r = await runTpa([...path, '--help'], { home: home.dir, tty: true, columns });
+        expect(r.code, where).toBe(0);
+        const wide = r.stdout.split('\n').filter((line) => line.length > 80);
+        expect(wide, where).toEqual([]);
+        if (path.length === 0) {
+          // The root's own options are the global ones: listed once, under Options.
+          for (const flags of GLOBAL) expect(r.stdout, where).toContain(`  ${flags}`);
+          expect(r.stdout).not.toContain('Global options:');
+        } else {
+          const section = globalSection(r.stdout);
+          for (const flags of GLOBAL) expect(section, `${where}: ${flags}`).toContain(`  ${flags}`);
+        }
+      }
+    }
+  });
+
+  it('piped help (COLUMNS=80, no terminal) fits 80 columns too, examples included', async () => {
+    for (const path of [[], ['fund', 'approve'], ['claim', 'submit'], ['ledger', 'list'], ['local', 'serve']]) {
+      const r = await runTpa([...path, '--help'], { home: home.dir, env: { COLUMNS: '80' } });
+      expect(r.code).toBe(0);
+      expect(
+        r.stdout.split('\n').filter((line) => line.length > 80),
+        `tpa ${path.join(' ')} --help`,
+      ).toEqual([]);
+    }
+    // A long example is continued on the next line with a backslash, still a command to copy.
+    const approve = await runTpa(['fund', 'approve', '--help'], { home: home.dir });
+    expect(approve.stdout).toMatch(/\$ tpa fund approve enc_\S+ --amount 2280\.00 [^\n]*\\\n\s+\S/);
+  });
+
+  it('each man page lists the global options, examples joined back into one command each', async () => {
+    const pages = manPages(await tree());
+    for (const page of pages.slice(1)) {
+      expect(page.text, page.file).toMatch(/\.SH GLOBAL OPTIONS\n[\s\S]*\\-\\-yes[\s\S]*\.SH /);
+    }
+    const approve = pages.find((p) => p.file === 'tpa-fund-approve.1')!.text;
+    const examples = /\.SH EXAMPLES\n([\s\S]*?)\.SH/.exec(approve)![1]!;
+    // Each example starts with "$ " on its line; a continued one goes on indented, not as "$ ".
+    expect(examples).toMatch(/\$ tpa fund approve enc_\S+ \\-\\-amount 2280\.00 [^\n]*\\e\n\s+\S/);
+    expect(examples.split('\n').filter((l) => l.startsWith('$ ')).length).toBe(2);
+  });
+});
