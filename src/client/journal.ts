@@ -42,35 +42,9 @@ export class Journal {
     }
     try {
       const size = fstatSync(fd).size;
-      const buffer = Buffer.alloc(CHUNK);
-      let carry = '';
-      let offset = 0;
-      let lineNumber = 0;
-      let complete = 0;
-      while (offset < size) {
-        const n = readSync(fd, buffer, 0, Math.min(CHUNK, size - offset), offset);
-        if (n <= 0) break;
-        const text = carry + buffer.toString('utf8', 0, n);
-        offset += n;
-        const lines = text.split('\n');
-        carry = lines.pop()!;
-        for (const line of lines) {
-          lineNumber++;
-          complete += Buffer.byteLength(line) + 1;
-          if (line.trim() === '') continue;
-          let record: unknown;
-          try {
-            record = JSON.parse(line);
-          } catch {
-            throw new UsageError(`the journal ${path} is damaged at line ${lineNumber}: not a JSON record. It was not written by tpa, or was edited`);
-          }
-          if (typeof record !== 'object' || record === null || typeof (record as JournalRecord).type !== 'string') {
-            throw new UsageError(`the journal ${path} is damaged at line ${lineNumber}: a record without a type`);
-          }
-          onRecord(record as JournalRecord);
-        }
-      }
-      if (complete < size) ftruncateSync(fd, complete);
+      const read = readRecords(fd, size, onRecord);
+      if (read.damaged) throw new UsageError(`the journal ${path} is damaged at line ${read.damaged.line}: ${read.damaged.why}`);
+      if (read.complete < size) ftruncateSync(fd, read.complete);
     } catch (err) {
       closeSync(fd);
       lock?.release();
@@ -122,33 +96,45 @@ export class Journal {
 export function readJournal(path: string, onRecord: (record: JournalRecord) => void): { damagedAt?: number } {
   const fd = openSync(path, 'r');
   try {
-    const size = fstatSync(fd).size;
-    const buffer = Buffer.alloc(CHUNK);
-    let carry = '';
-    let offset = 0;
-    let lineNumber = 0;
-    while (offset < size) {
-      const n = readSync(fd, buffer, 0, Math.min(CHUNK, size - offset), offset);
-      if (n <= 0) break;
-      const text = carry + buffer.toString('utf8', 0, n);
-      offset += n;
-      const lines = text.split('\n');
-      carry = lines.pop()!;
-      for (const line of lines) {
-        lineNumber++;
-        if (line.trim() === '') continue;
-        let record: unknown;
-        try {
-          record = JSON.parse(line);
-        } catch {
-          return { damagedAt: lineNumber };
-        }
-        if (typeof record !== 'object' || record === null || typeof (record as JournalRecord).type !== 'string') return { damagedAt: lineNumber };
-        onRecord(record as JournalRecord);
-      }
-    }
-    return {};
+    const { damaged } = readRecords(fd, fstatSync(fd).size, onRecord);
+    return damaged ? { damagedAt: damaged.line } : {};
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * The records of the first `size` bytes of a journal, a chunk at a time, handed to `onRecord` in
+ * order: up to the first line that is not a record (`damaged`), and without a last line not yet
+ * whole. `complete` is how many bytes the whole lines take.
+ */
+function readRecords(fd: number, size: number, onRecord: (record: JournalRecord) => void): { complete: number; damaged?: { line: number; why: string } } {
+  const buffer = Buffer.alloc(CHUNK);
+  let carry = '';
+  let offset = 0;
+  let lineNumber = 0;
+  let complete = 0;
+  while (offset < size) {
+    const n = readSync(fd, buffer, 0, Math.min(CHUNK, size - offset), offset);
+    if (n <= 0) break;
+    const text = carry + buffer.toString('utf8', 0, n);
+    offset += n;
+    const lines = text.split('\n');
+    carry = lines.pop()!;
+    for (const line of lines) {
+      lineNumber++;
+      complete += Buffer.byteLength(line) + 1;
+      if (line.trim() === '') continue;
+      let record: unknown;
+      try {
+        record = JSON.parse(line);
+      } catch {
+        return { complete, damaged: { line: lineNumber, why: 'not a JSON record. It was not written by tpa, or was edited' } };
+      }
+      if (typeof record !== 'object' || record === null || typeof (record as JournalRecord).type !== 'string')
+        return { complete, damaged: { line: lineNumber, why: 'a record without a type' } };
+      onRecord(record as JournalRecord);
+    }
+  }
+  return { complete };
 }
