@@ -92,7 +92,7 @@ describe('the audit head kept outside the database', () => {
     const review = await home.run(['fund', 'run', '--dry-run', '-o', 'json']);
     expect(review.code, review.stderr).toBe(0);
     const total = review.json<{ total: string }>().total;
-    const r = await home.run(['fund', 'run', '--auth-code-prefix', 'AUTH-20260302-ANCHOR', '--expect-total', total, '--yes', '-o', 'ndjson']);
+    const r = await home.run(['fund', 'run', '--auth-code-prefix', 'AUTH-20260302-ANCHOR', '--expect-total', String(total), '--yes', '-o', 'ndjson']);
     expect(r.code, r.stderr).toBe(0);
     const rows = ndjson<{ status: string; audit_head: Head }>(r.stdout);
     expect(rows.map((o) => o.status)).toEqual(['APPROVED', 'APPROVED']);

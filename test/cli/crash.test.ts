@@ -151,7 +151,7 @@ describe('kill -9 at 100 seeded instants', () => {
         '--auth-code-prefix',
         'AUTH-CRASH',
         '--expect-total',
-        review.total,
+        String(review.total),
         '--yes',
         '--journal',
         'run.journal',

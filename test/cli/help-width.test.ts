@@ -82,6 +82,6 @@ describe('help output', () => {
     const examples = /\.SH EXAMPLES\n([\s\S]*?)\.SH/.exec(approve)![1]!;
     // Each example starts with "$ " on its line; a continued one goes on indented, not as "$ ".
     expect(examples).toMatch(/\$ tpa fund approve enc_\S+ \\-\\-amount 2280\.00 [^\n]*\\e\n\s+\S/);
-    expect(examples.split('\n').filter((l) => l.startsWith('$ ')).length).toBe(2);
+    expect(examples.split('\n').filter((l) => l.startsWith('$ ')).length).toBe(3);
   });
 });

@@ -166,7 +166,7 @@ describe('tpa jobs', () => {
     writeFileSync(join(home, 'c.ndjson'), `${[0, 1, 2].map((i) => JSON.stringify(distinctClaim(i))).join('\n')}\n`);
     expect((await run(['claim', 'submit', 'c.ndjson'])).code).toBe(0);
     const review = (await run(['fund', 'run', '--dry-run', '-o', 'json'])).json<Row>();
-    const r = await run(['fund', 'run', '--auth-code-prefix', 'AUTH-T', '--expect-total', review.total, '--yes', '-o', 'json']);
+    const r = await run(['fund', 'run', '--auth-code-prefix', 'AUTH-T', '--expect-total', String(review.total), '--yes', '-o', 'json']);
     expect(r.code, r.stderr).toBe(0);
     const runJob = (await run(['jobs', '-o', 'json'])).json<Row[]>().find((j) => j.kind === 'payment run');
     expect(runJob).toMatchObject({ state: 'finished', done: review.count, pending: 0, failed: 0 });

@@ -15,6 +15,7 @@ import { runTpa, TPA_BIN, testEnv, tpa } from '../helpers/cli.js';
 import { tempDir } from '../helpers/engine.js';
 import { journalRecords, killRepeatedly } from '../helpers/kill.js';
 import { createKey, login, serve } from '../helpers/server.js';
+import { formatCentsGrouped } from '../../src/domain/money.js';
 import { cents, ndjson } from '../helpers/values.js';
 
 const HOOK = fileURLToPath(new URL('../helpers/barrier-hook.mjs', import.meta.url));
@@ -166,7 +167,7 @@ describe('one journal, one writer (item 10)', () => {
     expect((await runTpa(['claim', 'submit', 'c.ndjson', '-o', 'ndjson'], { home, env })).code).toBe(0);
     const review = (await runTpa(['fund', 'run', '--dry-run', '-o', 'json'], { home, env })).json<{ total: string; count: number }>();
     const journal = join(home, 'run.journal');
-    const args = ['fund', 'run', '--auth-code-prefix', 'AUTH-LOCK', '--expect-total', review.total, '--yes', '--journal', journal, '-o', 'ndjson'];
+    const args = ['fund', 'run', '--auth-code-prefix', 'AUTH-LOCK', '--expect-total', String(review.total), '--yes', '--journal', journal, '-o', 'ndjson'];
     // The first run's first approval is held inside its funding transaction until the file `go` exists.
     const barrier = join(home, 'barrier');
     mkdirSync(barrier);
@@ -284,7 +285,7 @@ describe('a payment run resumed after a transfer FAILED (item 12)', () => {
     // A run of one encounter: the first the ledger selects.
     const review = (await runTpa(['fund', 'run', '--dry-run', '--limit', '1', '-o', 'json'], { home, env })).json<{ total: string; encounters: Row[] }>();
     const id = review.encounters[0]!.encounter_id as string;
-    const args = ['fund', 'run', '--limit', '1', '--auth-code-prefix', 'AUTH-FAIL', '--expect-total', review.total, '--yes', '-o', 'ndjson'];
+    const args = ['fund', 'run', '--limit', '1', '--auth-code-prefix', 'AUTH-FAIL', '--expect-total', String(review.total), '--yes', '-o', 'ndjson'];
     const run = await runTpa(args, { home, env });
     expect(run.code, run.stderr).toBe(0);
     const approved = ndjson(run.stdout)[0]!;
@@ -304,7 +305,9 @@ describe('a payment run resumed after a transfer FAILED (item 12)', () => {
         message: expect.stringMatching(/FAILED/),
       }),
     ]);
-    expect(resumed.stderr).toContain(`Payment run AUTH-FAIL: 0.00 approved of ${review.total}; ${review.total} owed again`);
+    expect(resumed.stderr).toContain(
+      `Payment run AUTH-FAIL: 0.00 approved of ${formatCentsGrouped(cents(review.total))}; ${formatCentsGrouped(cents(review.total))} owed again`,
+    );
     expect(resumed.stderr).toMatch(/1 encounter\(s\) owed again: this run never sends an approval twice/);
     // The history of approvals says the same: the approval did not stand.
     const history = (await runTpa(['fund', 'history', '-o', 'json'], { home, env })).json<Row[]>();
@@ -317,10 +320,13 @@ describe('a payment run resumed after a transfer FAILED (item 12)', () => {
     const unconfirmed = await runTpa(['fund', 'run', '--limit', '1', '--auth-code-prefix', 'AUTH-AGAIN', '-o', 'ndjson'], { home, env });
     expect(unconfirmed.code).toBe(2);
     expect(await approvals()).toHaveLength(1);
-    const again = await runTpa(['fund', 'run', '--limit', '1', '--auth-code-prefix', 'AUTH-AGAIN', '--expect-total', review.total, '--yes', '-o', 'ndjson'], {
-      home,
-      env,
-    });
+    const again = await runTpa(
+      ['fund', 'run', '--limit', '1', '--auth-code-prefix', 'AUTH-AGAIN', '--expect-total', String(review.total), '--yes', '-o', 'ndjson'],
+      {
+        home,
+        env,
+      },
+    );
     expect(again.code, again.stderr).toBe(0);
     expect(ndjson(again.stdout).map((o) => [o.encounter_id, o.status, cents(o.amount)])).toEqual([[id, 'APPROVED', cents(review.total)]]);
     expect(await approvals()).toHaveLength(2);

@@ -42,11 +42,9 @@ describe('tpa fund run --npi', () => {
     const others = payouts.filter((p: Row) => p.provider_npi !== SURGEON);
     expect(mine).toHaveLength(2);
     expect(new Set(others.map((p: Row) => p.provider_npi)).size).toBe(3);
-    expect(review.npi).toEqual({
-      npi: SURGEON,
-      amount: (mine.reduce((s: number, p: Row) => s + cents(p.amount), 0) / 100).toFixed(2),
-      other_providers_amount: (others.reduce((s: number, p: Row) => s + cents(p.amount), 0) / 100).toFixed(2),
-    });
+    expect(review.npi.npi).toBe(SURGEON);
+    expect(cents(review.npi.amount)).toBe(mine.reduce((s: number, p: Row) => s + cents(p.amount), 0));
+    expect(cents(review.npi.other_providers_amount)).toBe(others.reduce((s: number, p: Row) => s + cents(p.amount), 0));
     expect(review.other_providers.map((p: Row) => p.npi).sort()).toEqual([...new Set(others.map((p: Row) => p.provider_npi as string))].sort());
     for (const e of review.encounters) expect(cents(e.npi_amount) + cents(e.other_providers_amount)).toBe(cents(e.amount));
 
@@ -67,10 +65,13 @@ describe('tpa fund run --npi', () => {
     expect(run.stderr).toMatch(/another provider/);
 
     // Confirmed, it releases exactly what the review showed: the whole encounters.
-    const ok = await runTpa(['fund', 'run', '--npi', SURGEON, '--auth-code-prefix', 'AUTH-NPI2', '--expect-total', review.total, '--yes', '-o', 'ndjson'], {
-      home,
-      env,
-    });
+    const ok = await runTpa(
+      ['fund', 'run', '--npi', SURGEON, '--auth-code-prefix', 'AUTH-NPI2', '--expect-total', String(review.total), '--yes', '-o', 'ndjson'],
+      {
+        home,
+        env,
+      },
+    );
     expect(ok.code, ok.stderr).toBe(0);
     const approved = ndjson(ok.stdout);
     expect(approved.map((o) => o.status)).toEqual(['APPROVED', 'APPROVED']);

@@ -58,7 +58,7 @@ function completed(r: PtyResult): void {
   expect(r.timed_out).toBe(false);
 }
 
-const money = (amount: string) => formatCentsGrouped(cents(amount)).replace(/[.]/g, '\\.');
+const money = (amount: unknown) => formatCentsGrouped(cents(amount)).replace(/[.]/g, '\\.');
 const today = () => new Date().toISOString().slice(0, 10).replace(/-/g, '');
 
 /** Text as one line, as a shell reads it: each command is on a line of its own, continued with " \\" at 80 columns. */
@@ -171,7 +171,7 @@ describe('suggested commands keep the selection, and a run ends with its next st
     mkdirSync(join(home, "Bob's runs"));
     const journal = join(home, "Bob's runs", 'run 1.ndjson');
     const r = await runTpa(
-      ['fund', 'run', ...sel, '-p', 'local', '--auth-code-prefix', 'AUTH-S', '--expect-total', total, '--journal', journal, '--yes', '-o', 'ndjson'],
+      ['fund', 'run', ...sel, '-p', 'local', '--auth-code-prefix', 'AUTH-S', '--expect-total', String(total), '--journal', journal, '--yes', '-o', 'ndjson'],
       { home, env },
     );
     expect(r.code, r.stderr).toBe(0);
@@ -184,16 +184,19 @@ describe('suggested commands keep the selection, and a run ends with its next st
   it('fund run without filters: Next is the report over the service dates of its encounters; a run of one encounter, its settlement', async () => {
     await ledgerOf(0, 30);
     const one = await review(['--limit', '1']);
-    const single = await runTpa(['fund', 'run', '--limit', '1', '--auth-code-prefix', 'AUTH-ONE', '--expect-total', one.total, '--yes', '-o', 'ndjson'], {
-      home,
-      env,
-    });
+    const single = await runTpa(
+      ['fund', 'run', '--limit', '1', '--auth-code-prefix', 'AUTH-ONE', '--expect-total', String(one.total), '--yes', '-o', 'ndjson'],
+      {
+        home,
+        env,
+      },
+    );
     expect(single.code, single.stderr).toBe(0);
     expect(single.stderr).toMatch(new RegExp(`Next\\s+tpa settlement show ${one.encounters[0]!.encounter_id}\\n`));
 
     const rest = await review();
     const dates = rest.encounters.map((e) => e.service_date as string).sort();
-    const r = await runTpa(['fund', 'run', '--auth-code-prefix', 'AUTH-ALL', '--expect-total', rest.total, '--yes', '-o', 'ndjson'], { home, env });
+    const r = await runTpa(['fund', 'run', '--auth-code-prefix', 'AUTH-ALL', '--expect-total', String(rest.total), '--yes', '-o', 'ndjson'], { home, env });
     expect(r.code, r.stderr).toBe(0);
     expect(dates[0]).not.toBe(dates.at(-1));
     expect(r.stderr).toMatch(new RegExp(`Next\\s+tpa settlement report --from ${dates[0]} --to ${dates.at(-1)}\\n`));

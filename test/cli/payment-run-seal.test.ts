@@ -51,7 +51,7 @@ beforeAll(async () => {
     '--auth-code-prefix',
     'AUTH-SEAL',
     '--expect-total',
-    first.amount,
+    String(first.amount),
     '--yes',
     '--journal',
     journal,

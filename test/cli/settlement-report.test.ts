@@ -63,7 +63,7 @@ beforeAll(async () => {
     '--auth-code-prefix',
     'AUTH-20260302-RPT',
     '--expect-total',
-    review.total,
+    String(review.total),
     '--yes',
     '-o',
     'ndjson',

@@ -3,7 +3,7 @@
 // The summary is shown on stderr before the confirmation; every encounter by `fund run --dry-run`
 // (a table with the summary last, or data).
 import type { RunPlan } from '../../../client/payment-run.js';
-import { formatCents, formatCentsGrouped } from '../../../domain/money.js';
+import { centsToAmount, formatCentsGrouped } from '../../../domain/money.js';
 import type { ProviderLine } from '../../../domain/report.js';
 import type { PayoutShare } from '../../../domain/settlement.js';
 import { count } from '../../../render/format.js';
@@ -135,22 +135,22 @@ const providerData = (p: ProviderLine) => ({
   npi: p.npi,
   name: p.name,
   payouts: p.payouts,
-  amount: formatCents(p.amountCents),
-  fees: formatCents(p.feeCents),
-  net: formatCents(p.netCents),
+  amount: centsToAmount(p.amountCents),
+  fees: centsToAmount(p.feeCents),
+  net: centsToAmount(p.netCents),
 });
 
 export function reviewData(r: Review): Record<string, unknown> {
   const split = r.npi !== undefined ? splitByNpi(r) : undefined;
   return {
     count: r.plan.encounters.length,
-    total: formatCents(r.plan.total_cents),
+    total: centsToAmount(r.plan.total_cents),
     filters: r.plan.filters,
     providers: r.providers.map(providerData),
     // --npi: what goes to that provider, and what the same transfers carry to the others.
     ...(split
       ? {
-          npi: { npi: r.npi, amount: formatCents(split.mineCents), other_providers_amount: formatCents(split.othersCents) },
+          npi: { npi: r.npi, amount: centsToAmount(split.mineCents), other_providers_amount: centsToAmount(split.othersCents) },
           other_providers: split.others.map(providerData),
         }
       : {}),
@@ -160,9 +160,9 @@ export function reviewData(r: Review): Record<string, unknown> {
         provider_npi: p.providerNpi,
         provider_name: p.providerName,
         provider_role: p.providerRole,
-        amount: formatCents(p.amountCents),
-        fee: formatCents(p.feeCents),
-        net: formatCents(p.netCents),
+        amount: centsToAmount(p.amountCents),
+        fee: centsToAmount(p.feeCents),
+        net: centsToAmount(p.netCents),
       })),
     })),
   };
@@ -183,8 +183,8 @@ export function encounterRow(r: Review, x: RunPlan['encounters'][number]) {
     service_date: x.service_date,
     provider_npi: x.provider_npi,
     provider_name: x.provider_name,
-    amount: formatCents(x.amount_cents),
-    ...(split ? { npi_amount: formatCents(split.mineCents), other_providers_amount: formatCents(split.othersCents) } : {}),
+    amount: centsToAmount(x.amount_cents),
+    ...(split ? { npi_amount: centsToAmount(split.mineCents), other_providers_amount: centsToAmount(split.othersCents) } : {}),
     authorization_code: x.authorization_code,
   };
 }

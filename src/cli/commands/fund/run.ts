@@ -106,7 +106,7 @@ export const run = verb({
         if (draft.encounters.length === 0) {
           const nothing = 'nothing to fund: no adjudicated, unfunded encounter with a benefit above 0.00 matches';
           if (ctx.format !== 'table') ctx.note(nothing);
-          return { data: { count: 0, total: '0.00', results: [] }, items: [], table: () => `${nothing[0]!.toUpperCase()}${nothing.slice(1)}.` };
+          return { data: { count: 0, total: 0, results: [] }, items: [], table: () => `${nothing[0]!.toUpperCase()}${nothing.slice(1)}.` };
         }
         const review = await reviewOf(ctx, draft, filters.provider_npi);
         // The summary is the last thing above the questions, whatever the number of encounters; the
