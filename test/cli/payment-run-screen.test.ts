@@ -225,6 +225,31 @@ describe('suggested commands keep the selection, and a run ends with its next st
     expect(r.stdout).toMatch(/Next\s+tpa claim poll sub_\w+ --wait -p local/);
   });
 
+  it('fund approve: Next keeps the profile', async () => {
+    await ledgerOf(0, 4);
+    const list = await runTpa(['ledger', 'list', '--status', 'ADJUDICATED', '-o', 'json'], { home, env });
+    const entry = list
+      .json<{ results: { encounter_id: string; financial_summary: { benefit_amount: number } }[] }>()
+      .results.find((e) => e.financial_summary.benefit_amount > 0);
+    const r = await runTpa(
+      [
+        'fund',
+        'approve',
+        entry!.encounter_id,
+        '--amount',
+        String(entry!.financial_summary.benefit_amount),
+        '--auth-code',
+        'AUTH-NEXT-0001',
+        '--yes',
+        '-p',
+        'local',
+      ],
+      { home, env, tty: true },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(new RegExp(`Next\\s+tpa settlement show ${entry!.encounter_id} -p local`));
+  });
+
   it('claim submit --wait that times out: the poll to try keeps --timeout and the profile', async () => {
     const t = await runTpa(['claim', 'template'], { home, env });
     writeFileSync(join(home, 'claim.json'), t.stdout);

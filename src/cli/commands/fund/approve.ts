@@ -14,6 +14,7 @@ import { ConflictError, NetworkError, NotFoundError, TpaError, ValidationFailed 
 import type { CommandOutput, TableTools } from '../../../render/output.js';
 import type { Context } from '../../context.js';
 import { terminalWidth } from '../../io.js';
+import { suggestCommand } from '../../options.js';
 import { ask, confirm } from '../../prompt.js';
 import { argument, option, verb } from '../../verb.js';
 import { benefitOf, reviewPayouts } from './review.js';
@@ -133,14 +134,14 @@ async function afterAmbiguousFailure(ctx: Context, client: TpaClient, encounterI
   const found = resolveLostAnswer(detail, authCode);
   if (found.approval === 'unknown') {
     throw new OutcomeUnknown(`could not tell whether the approval of ${encounterId} happened (${readError!.message})`, {
-      hint: `check before trying again: tpa ledger show ${encounterId}`,
+      hint: `check before trying again: ${suggestCommand(ctx, ['ledger', 'show', encounterId])}`,
     });
   }
   if (found.approval === 'did-not-happen') {
     if (found.fundedBy) {
       throw new ConflictError(
         `encounter ${encounterId} was funded by another approval (authorization ${found.fundedBy.reference ?? 'unknown'}), not by this request`,
-        { hint: `see: tpa settlement show ${encounterId}` },
+        { hint: `see: ${suggestCommand(ctx, ['settlement', 'show', encounterId])}` },
       );
     }
     if (detail === 'not-found')
@@ -177,7 +178,7 @@ async function ensureNotFunded(ctx: Context, client: TpaClient, encounterId: str
         code: 'CLAIM_DENIED',
         body,
         details: body,
-        hint: `see why: tpa ledger show ${encounterId}`,
+        hint: `see why: ${suggestCommand(ctx, ['ledger', 'show', encounterId])}`,
       });
     }
     throw err;
@@ -194,7 +195,7 @@ async function ensureNotFunded(ctx: Context, client: TpaClient, encounterId: str
     throw new ConflictError(message, {
       code: 'duplicate_approval',
       body: { error: 'duplicate_approval', message, previous_processor_transfer_id: s.processor_transfer_id, encounter_id: encounterId },
-      hint: `see: tpa settlement show ${encounterId}`,
+      hint: `see: ${suggestCommand(ctx, ['settlement', 'show', encounterId])}`,
     });
   }
   return new Set();
@@ -312,7 +313,7 @@ async function approveOne(
         ['Settlement record', approved.settlement_record_id],
         ['Estimated arrival', approved.estimated_arrival],
         ...(head ? ([['Audit head', `record ${head.seq} ${head.hash}`]] as [string, string][]) : []),
-        ['Next', `tpa settlement show ${id}`],
+        ['Next', suggestCommand(ctx, ['settlement', 'show', id])],
       ]),
   };
 }
