@@ -4,7 +4,7 @@ import { httpsUnlessLoopback, readConfig, reservedNameProblem, resolvePaths, res
 import type { TpaClient } from '../client/client.js';
 import { AuthError, UsageError } from '../errors.js';
 import { wrapProse } from '../render/text.js';
-import { screenedStream, terminalWidth, withStreams, type IO, type Stream } from './io.js';
+import { screenedStream, terminalWidth, withStreams, writingThrough, type IO, type Stream } from './io.js';
 import type { HttpOptions } from '../client/http.js';
 import type { RetryOptions } from '../client/retry.js';
 import type { TlsMaterial } from '../client/tls.js';
@@ -229,21 +229,10 @@ function retryOptions(ctx: Context): RetryOptions {
  * same terminal (a table printed over a half-drawn line would start mid-line).
  */
 function clearing(stream: Stream, status: StatusLine, onlyOnTerminal: boolean): Stream {
-  return {
-    write(text) {
-      if (!onlyOnTerminal || stream.isTTY) status.hide();
-      stream.write(text);
-    },
-    get isTTY() {
-      return stream.isTTY;
-    },
-    get columns() {
-      return stream.columns;
-    },
-    get closed() {
-      return stream.closed;
-    },
-  };
+  return writingThrough(stream, (text) => {
+    if (!onlyOnTerminal || stream.isTTY) status.hide();
+    stream.write(text);
+  });
 }
 
 /** Prompts only when stdin and stdout are terminals and TPA_PROMPT_DISABLED is unset (docs/design.md "Credentials and config"). */

@@ -90,10 +90,13 @@ function fdStream(fd: 1 | 2): Stream {
  * written show as escapes, tpa's own escapes pass (render/screen.ts). `tabs` false escapes tabs too.
  */
 export function screenedStream(stream: Stream, tabs: boolean): Stream {
+  return writingThrough(stream, (text) => stream.write(screenText(text, tabs)));
+}
+
+/** `stream` with its writes going through `write`: what else it says (a terminal? how wide?) is the stream's own. */
+export function writingThrough(stream: Stream, write: (text: string) => void): Stream {
   return {
-    write(text) {
-      stream.write(screenText(text, tabs));
-    },
+    write,
     get isTTY() {
       return stream.isTTY;
     },
