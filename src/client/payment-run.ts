@@ -137,10 +137,14 @@ export function prefixTaken(dataDir: string, prefix: string): string | undefined
   }
   const journal = files.find((f) => f.startsWith(stem) && /^[0-9a-f]{12}\.ndjson$/.test(f.slice(stem.length)));
   if (journal) return `a payment run under ${prefix} has a journal (${join(journalsDir(dataDir), journal)})`;
+  return prefixInHistory(dataDir, prefix);
+}
+
+/** Where this machine's fund history gave a code of `prefix` (<prefix>-NNNN) to an approval, whatever its outcome. */
+export function prefixInHistory(dataDir: string, prefix: string): string | undefined {
   const code = new RegExp(`^${prefix.replace(/[^A-Za-z0-9]/g, (c) => `\\${c}`)}-\\d{4,}$`);
   const used = FundHistory.read(dataDir).find((a) => code.test(a.authorization_code));
-  if (used) return `${used.authorization_code} was given to an approval of ${used.encounter_id} (tpa fund history)`;
-  return undefined;
+  return used ? `${used.authorization_code} was given to an approval of ${used.encounter_id} (tpa fund history)` : undefined;
 }
 
 /** The prefix to offer a run: `base` when no code of it was given, else the first free of base2, base3, … */

@@ -129,4 +129,19 @@ describe.each(SIZES)('fund approve at $cols×$rows', ({ cols, rows }) => {
     expect((await screenAtStep(again, 1, cols, rows)).join('\n')).toContain(`(${codeA!.replace(/-0001$/, '-0003')})`);
     expect(await fundedCodes(second)).toEqual([codeA!.replace(/-0001$/, '-0002'), codeA!.replace(/-0001$/, '-0003')]);
   });
+
+  it('--auth-code already used is refused before any question, as a typed one is; nothing sent', async () => {
+    const first = await adjudicated();
+    const { id: second } = await another('MBR-1002');
+    const a = await run(['fund', 'approve', first, '--amount', '2460', '--auth-code', 'AUTH-FLAG-0001', '--yes']);
+    expect(a.code, a.stderr).toBe(0);
+    const r = await ptyRun(['fund', 'approve', second, '--auth-code', 'AUTH-FLAG-0001'], [], { home: home.dir, cols, rows });
+    expectCompleted(r);
+    expect(r.exit_code, r.output).toBe(4);
+    const said = r.output.replace(/\s+/g, ' ');
+    expect(said).toMatch(/--auth-code AUTH-FLAG-0001 is used already \(by the approval of enc_\w+/);
+    expect(said).toMatch(/Nothing was sent/);
+    expect(r.output).not.toMatch(/Amount to release|cannot be undone/);
+    expect(await fundedCodes(second)).toEqual([]);
+  });
 });

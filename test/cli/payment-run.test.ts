@@ -2,7 +2,7 @@
 // exact total, exactly-once approvals across kill -9 at random points, a lost answer settled from
 // the ledger, and a resumed run that never widens its selection.
 import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { distinctClaim } from '../helpers/claims.js';
@@ -103,6 +103,16 @@ describe('tpa fund run', () => {
     expect(dry.code, dry.stderr).toBe(0);
     expect(dry.json()).toMatchObject({ count: 0, total: 0 });
     expect(dry.stderr).not.toMatch(/resuming/);
+    // A new run under the same prefix (its journal gone) would repeat those codes: refused, nothing sent.
+    await ledgerOf(2, 24);
+    const more = await review();
+    const journals = join(home, 'journals');
+    for (const f of readdirSync(journals)) if (f.startsWith('fund-run-AUTH-20260630-ACME')) rmSync(join(journals, f));
+    const reused = await runTpa(['fund', 'run', '--auth-code-prefix', 'AUTH-20260630-ACME', '--expect-total', String(more.total), '--yes'], { home, env });
+    expect(reused.code, reused.stderr).toBe(4);
+    expect(reused.stderr).toMatch(/--auth-code-prefix AUTH-20260630-ACME was used already: AUTH-20260630-ACME-\d{4} was given to an approval/);
+    expect(reused.stderr).toMatch(/--auth-code-prefix AUTH-20260630-ACME2/);
+    expect(await funded()).toHaveLength(count);
   });
 
   it('a lost answer is settled from the ledger, never resent; an encounter funded by someone else meanwhile is SKIPPED', async () => {

@@ -98,6 +98,15 @@ function reviewScreen(t: TableTools, detail: LedgerDetail, payouts: PayoutShare[
   ].join('\n');
 }
 
+/** The authorization codes taken for an approval of `id`: this machine's fund history (any outcome) and the encounter's own releases in the ledger, each with where it was used. */
+function usedCodes(ctx: Context, history: typeof FundHistory, detail: LedgerDetail, id: string): Map<string, string> {
+  const used = new Map<string, string>();
+  for (const a of history.read(ctx.paths.dataDir))
+    used.set(a.authorization_code, `by the approval of ${a.encounter_id} on ${a.at.slice(0, 10)} (${a.outcome})`);
+  for (const c of authorizationCodesOf(detail)) used.set(c, `by a fund release of ${id}`);
+  return used;
+}
+
 /** The cents of an amount already checked by parseTypedAmount. */
 function centsOf(text: string): number {
   const parsed = parseTypedAmount(text);
@@ -242,22 +251,19 @@ async function approveOne(
         { code: 'amount_mismatch', body, details: body, hint: `approve the benefit: --amount ${formatCentsGrouped(benefitCents)}, or no --amount to be asked` },
       );
     }
-    amountText ??= await ask('Amount to release (USD)', { default: formatCents(benefitCents), validate: (v) => amountProblem(v, benefitCents) });
     // Every code used is taken: this encounter's in the ledger (a failed transfer's too) and this
-    // machine's history, whatever became of those approvals. The next free one is offered.
-    const used = new Map<string, string>();
-    for (const a of FundHistory.read(ctx.paths.dataDir))
-      used.set(a.authorization_code, `by the approval of ${a.encounter_id} on ${a.at.slice(0, 10)} (${a.outcome})`);
-    for (const c of authorizationCodesOf(detail)) used.set(c, `by a fund release of ${id}`);
+    // machine's history, whatever became of those approvals. The next free one is offered, and a
+    // used one is refused before the confirmation, typed or given as --auth-code.
+    const used = usedCodes(ctx, FundHistory, detail, id);
     const offered = nextAuthorizationCode(authorizationPrefix(detail.encounter.payer.id, new Date().toISOString().slice(0, 10)), used.keys());
+    const usedProblem = (code: string) =>
+      used.has(code) ? `${code} is used already (${used.get(code)}): each approval has its own code; ${offered} is free` : undefined;
+    if (authCode !== undefined && usedProblem(authCode.trim()))
+      throw new ConflictError(`--auth-code ${usedProblem(authCode.trim())}. Nothing was sent`, { code: 'authorization_code_used' });
+    amountText ??= await ask('Amount to release (USD)', { default: formatCents(benefitCents), validate: (v) => amountProblem(v, benefitCents) });
     authCode ??= await ask('Authorization code', {
       default: offered,
-      validate: (v) =>
-        v.trim() === ''
-          ? 'required'
-          : used.has(v.trim())
-            ? `${v.trim()} is used already (${used.get(v.trim())}): each approval has its own code; Enter takes ${offered}`
-            : true,
+      validate: (v) => (v.trim() === '' ? 'required' : (usedProblem(v.trim()) ?? true)),
     });
     if (!ctx.yes) {
       await confirm(
@@ -265,6 +271,12 @@ async function approveOne(
         `Release $${formatCentsGrouped(centsOf(amountText))} to ${payouts.length} provider${payouts.length === 1 ? '' : 's'}? This cannot be undone`,
       );
     }
+    // Another approver on this machine may have taken the code while the prompts were open.
+    const taken = usedCodes(ctx, FundHistory, detail, id).get(authCode.trim());
+    if (taken)
+      throw new ConflictError(`${authCode.trim()} was taken meanwhile (${taken}): nothing was sent; run the command again for a free code`, {
+        code: 'authorization_code_used',
+      });
   }
   const { randomUUID } = await import('node:crypto');
   const key = given.idempotencyKey ?? randomUUID();

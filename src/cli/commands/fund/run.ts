@@ -51,7 +51,7 @@ export const run = verb({
     if (prefix !== undefined && !PREFIX.test(prefix)) throw new ValidationFailed('--auth-code-prefix: letters, digits and dashes, e.g. AUTH-20261123-ACME');
     // A journal that holds a confirmed plan resumes its run: --journal, or the one the prefix names.
     const runs = await import('../../../client/payment-run.js');
-    const { freePrefix, planRun, prefixTaken, RunJournal, selectEncounters, withPrefix } = runs;
+    const { freePrefix, planRun, prefixInHistory, prefixTaken, RunJournal, selectEncounters, withPrefix } = runs;
     const named = opts.journal ?? (prefix !== undefined ? defaultJournal(ctx, prefix, runs) : undefined);
     // A dry run only reviews: it opens no journal, so it can never resume (and send) a run.
     let journal = !dryRun && named !== undefined && existsSync(named) ? await RunJournal.open(named, await sealKey(ctx, false)) : undefined;
@@ -60,6 +60,13 @@ export const run = verb({
       journal = undefined;
     }
     const resuming = journal !== undefined;
+    // A prefix given for a new run must be free: its codes would repeat approvals already made.
+    const usedBefore = prefix !== undefined && !resuming && !dryRun ? prefixInHistory(ctx.paths.dataDir, prefix) : undefined;
+    if (usedBefore)
+      throw new ConflictError(`--auth-code-prefix ${prefix} was used already: ${usedBefore}; each run has its own prefix. Nothing was sent`, {
+        code: 'authorization_code_used',
+        hint: `a free one: --auth-code-prefix ${freePrefix(ctx.paths.dataDir, prefix!)}`,
+      });
     if (!dryRun && !resuming) needsWithoutTerminal(ctx, 'fund run', { '--auth-code-prefix': prefix, '--expect-total': expect });
     const client = await ctx.client();
     // The selection as the user gave it (--from, --to, --npi, --limit, …), for the commands suggested.
@@ -152,7 +159,7 @@ export const run = verb({
         // Another run confirmed a plan in this journal meanwhile (it held the lock while we reviewed).
         if (journal.plan)
           throw new ConflictError(
-            `the payment run ${journal.plan.prefix} began in ${journal.path} meanwhile: nothing was sent. Run the same command again to continue it`,
+            `another payment run under ${journal.plan.prefix} was confirmed in ${journal.path} meanwhile: nothing was sent by this one. ${suggestCommand(ctx, ['jobs'])} shows it; a new run (another prefix) selects what is still unfunded`,
           );
         journal.confirm(draft);
         plan = draft;
