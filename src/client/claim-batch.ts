@@ -69,6 +69,13 @@ export interface BatchProgress {
   leftMs?: number;
   /** While paced by the rate limit: milliseconds until the window resets. */
   waitingMs?: number;
+  /** During that wait: the time left once it is over (the time left counts down with the wait). */
+  leftAfterWaitMs?: number;
+  /**
+   * The rate limit, once it paces the batch (more claims to send than the window allows, faster than
+   * it allows them): the batch's effective rate, to show instead of the burst rate.
+   */
+  limit?: { count: number; windowMs: number };
   stage: 'submitting' | 'waiting';
 }
 
@@ -354,10 +361,24 @@ export async function runClaimBatch(client: TpaClient, claims: AsyncIterable<Bat
   // Only the claims sent count in the rate: those a resume skips cost no time (docs/design.md "Long jobs").
   const pace = new Throughput(now);
   const window = new RateWindow();
+  /** Whether the rate limit paces the batch: once it does, the rate shown is the limit (docs/design.md "Long jobs"). */
+  let paced = false;
   const progress = (stage: BatchProgress['stage'], waitingMs?: number) => {
     if (!options.onProgress) return;
     const rate = pace.rate();
     const total = options.total;
+    const w = window.state();
+    const left = total !== undefined ? toSend(total) : undefined;
+    if (w && left !== undefined && left > w.remaining && (rate === undefined || (rate * w.windowMs) / 1000 > w.limit)) paced = true;
+    let leftMs = left !== undefined ? estimateLeftMs(left, rate, w, now()) : undefined;
+    let leftAfterWaitMs: number | undefined;
+    if (waitingMs !== undefined && waitingMs > 0 && left !== undefined && stage === 'submitting') {
+      // After the wait the window is a fresh one (as window.reset() makes it below).
+      const endMs = now() + waitingMs;
+      const fresh = w && { ...w, remaining: w.limit, resetAtMs: w.resetAtMs + w.windowMs };
+      leftAfterWaitMs = estimateLeftMs(left, rate, fresh, endMs);
+      if (leftAfterWaitMs !== undefined) leftMs = waitingMs + leftAfterWaitMs;
+    }
     options.onProgress({
       done,
       total,
@@ -365,7 +386,9 @@ export async function runClaimBatch(client: TpaClient, claims: AsyncIterable<Bat
       rate,
       stage,
       waitingMs,
-      leftMs: total !== undefined ? estimateLeftMs(toSend(total), rate, window.state(), now()) : undefined,
+      leftMs,
+      leftAfterWaitMs,
+      limit: paced && w ? { count: w.limit, windowMs: w.windowMs } : undefined,
     });
   };
   /** Claims still to send: the service has counted those in flight against its window already. */

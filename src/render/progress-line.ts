@@ -13,9 +13,14 @@ export interface ProgressState {
   detail?: string;
   /** Pieces a second of the work that costs time. */
   rate?: number;
+  /** The rate limit that paces the job: then the rate shown is the limit ("100/min limit"), not the burst rate. */
+  limit?: { count: number; windowMs: number };
   leftMs?: number;
-  /** A wait, said with its countdown: "rate limited, resuming in" 42s. */
-  wait?: { untilMs: number; text: string };
+  /**
+   * A wait, said with its countdown: "rate limited, resuming in" 42s. With `thenLeftMs` (the time
+   * left once the wait is over), the time left is counted from the wait's end at every redraw.
+   */
+  wait?: { untilMs: number; text: string; thenLeftMs?: number };
   /** When the job began, for "1m02s so far" (a job with no total). */
   sinceMs?: number;
   /** The last word of a finished job: "done in 2m31s". */
@@ -39,6 +44,18 @@ export function rateText(perSecond: number): string {
   return perSecond < 10 ? `${count(perSecond * 60)}/min` : `${count(perSecond)}/s`;
 }
 
+/** A rate limit as a rate: "100/min", "5/s", "1,000/h", or "500 per 30s" for another window. */
+export function limitText(l: { count: number; windowMs: number }): string {
+  const per = l.windowMs === 1000 ? '/s' : l.windowMs === 60_000 ? '/min' : l.windowMs === 3_600_000 ? '/h' : ` per ${duration(l.windowMs)}`;
+  return `${count(l.count)}${per}`;
+}
+
+/** The time left at `nowMs`: during a wait that says what follows it, the wait's end plus what is left after it. */
+function leftAt(p: ProgressState, nowMs: number): number | undefined {
+  if (p.wait?.thenLeftMs === undefined) return p.leftMs;
+  return Math.max(0, p.wait.untilMs - nowMs) + p.wait.thenLeftMs;
+}
+
 /**
  * The line at `nowMs`, shorter than `width` (a line as wide as the terminal wraps on some, and a
  * wrapped line cannot be redrawn in place): parts are left out, least useful first (the bar, the
@@ -47,22 +64,25 @@ export function rateText(perSecond: number): string {
 export function progressLine(p: ProgressState, width: number, nowMs: number): string {
   const head = p.done !== undefined ? `${count(p.done)}${p.total !== undefined ? ` of ${count(p.total)}` : ''}${p.unit ? ` ${p.unit}` : ''}` : undefined;
   // Each part with how long it survives: the lower, the sooner it is left out.
-  const parts: { text: string; keep: number }[] = [];
+  // A part may have a shorter form, tried before the part is left out.
+  const parts: { text: string; keep: number; short?: string }[] = [];
   if (p.label !== undefined) parts.push({ text: p.label, keep: 9 });
   if (head !== undefined) parts.push({ text: head, keep: 10 });
   if (p.detail) parts.push({ text: `(${p.detail})`, keep: 2 });
-  if (p.rate !== undefined && p.rate > 0 && p.end === undefined) parts.push({ text: rateText(p.rate), keep: 3 });
+  if (p.limit !== undefined && p.end === undefined) parts.push({ text: `${limitText(p.limit)} limit`, keep: 3, short: limitText(p.limit) });
+  else if (p.rate !== undefined && p.rate > 0 && p.end === undefined) parts.push({ text: rateText(p.rate), keep: 3 });
   if (p.wait && p.wait.untilMs > nowMs) parts.push({ text: `${p.wait.text} ${duration(p.wait.untilMs - nowMs)}`, keep: 8 });
   if (p.sinceMs !== undefined && p.end === undefined) parts.push({ text: `${duration(nowMs - p.sinceMs)} so far`, keep: 4 });
-  if (p.end === undefined && p.leftMs !== undefined && (p.total === undefined || (p.done ?? 0) < p.total))
-    parts.push({ text: `about ${duration(p.leftMs)} left`, keep: 7 });
+  const leftMs = leftAt(p, nowMs);
+  if (p.end === undefined && leftMs !== undefined && (p.total === undefined || (p.done ?? 0) < p.total))
+    parts.push({ text: `about ${duration(leftMs)} left`, keep: 7 });
   if (p.end) parts.push({ text: p.end, keep: 6 });
   const room = Math.max(10, width - 1);
   const join = (list: typeof parts) => list.map((x, i) => (i === 0 ? x.text : list[i - 1]!.keep === 9 ? `: ${x.text}` : ` · ${x.text}`)).join('');
   let kept = parts;
   while (join(kept).length > room && kept.length > 1) {
     const least = kept.reduce((a, b) => (b.keep < a.keep ? b : a));
-    kept = kept.filter((x) => x !== least);
+    kept = least.short !== undefined ? kept.map((x) => (x === least ? { text: least.short!, keep: least.keep } : x)) : kept.filter((x) => x !== least);
   }
   let text = join(kept);
   if (text.length > room) return `${text.slice(0, room - 1)}…`;

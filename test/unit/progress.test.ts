@@ -128,6 +128,36 @@ describe('progressLine: one line that fits the terminal', () => {
   });
 });
 
+describe("progressLine under a rate limit: the limit as the rate, the time left from the wait's end", () => {
+  const state = {
+    done: 100,
+    total: 220,
+    unit: 'claims',
+    rate: 368,
+    limit: { count: 100, windowMs: 60_000 },
+    leftMs: 113_000,
+    wait: { untilMs: 53_000, text: 'rate limited, resuming in', thenLeftMs: 60_000 },
+  };
+
+  for (const width of [80, 120]) {
+    it(`at ${width} columns: the limit, not the burst rate; the time left falls with the clock`, () => {
+      const at = (ms: number) => progressLine(state, width, ms);
+      expect(at(0).length).toBeLessThan(width);
+      expect(at(0)).toContain('100/min');
+      expect(at(0)).not.toContain('368');
+      expect(at(0)).toContain('about 1m53s left');
+      expect(at(30_000)).toContain('resuming in 23s');
+      expect(at(30_000)).toContain('about 1m23s left');
+      // The wait over, no update yet: what was left after it.
+      expect(at(60_000)).toContain('about 1m00s left');
+    });
+  }
+
+  it('says "limit" where there is room', () => {
+    expect(progressLine(state, 120, 0)).toContain('100/min limit');
+  });
+});
+
 describe('StatusLine: redrawn in place, messages above it', () => {
   function terminal(columns = 80) {
     let text = '';
@@ -157,5 +187,94 @@ describe('StatusLine: redrawn in place, messages above it', () => {
     line.keep();
     line.above('a note');
     expect(text).toEqual(['a note\n']);
+  });
+});
+
+describe('a claim batch under a rate limit (issue 25 item 10): the line follows the limit, not the burst', () => {
+  // A fake service of 100 requests a minute per key, fast between waits; the clock is the test's.
+  async function limitedBatch(total: number) {
+    const { BatchJournal, runClaimBatch } = await import('../../src/client/claim-batch.js');
+    const { progressState } = await import('../../src/cli/commands/claim/submit-batch.js');
+    const { tempDir } = await import('../helpers/engine.js');
+    const { claimTemplate } = await import('../../src/domain/claim-template.js');
+    const clock = fakeClock(1_700_000_000_000);
+    let windowEnd = clock.now() + 60_000;
+    let used = 0;
+    let n = 0;
+    const client = {
+      submitClaim: async () => {
+        clock.tick(3); // about 368 a second in a burst
+        if (clock.now() >= windowEnd) {
+          windowEnd += 60_000;
+          used = 0;
+        }
+        used++;
+        n++;
+        const headers = { 'x-ratelimit-limit': '100', 'x-ratelimit-remaining': String(100 - used), 'x-ratelimit-reset': String(Math.ceil(windowEnd / 1000)) };
+        return { body: { submission_id: `sub_${n}`, external_claim_id: `ext_${n}` }, headers };
+      },
+    };
+    async function* claims() {
+      for (let i = 0; i < total; i++) {
+        const c = claimTemplate({ type: 'professional', npi: '1045782368', cpt: ['45378'], patient: 'MBR-1001', serviceDate: '2026-05-10' });
+        (c as Record<string, unknown>).external_claim_id = `EXT-${i}`;
+        yield { source: `claim-${i + 1}`, text: JSON.stringify(c), value: c };
+      }
+    }
+    const home = tempDir();
+    const journal = await BatchJournal.open(`${home.dir}/b.journal`);
+    // At the first wait: the line drawn as the clock moves through it, then the batch goes on.
+    const during: string[] = [];
+    const lines: string[] = [];
+    try {
+      await runClaimBatch(client as never, claims(), journal, {
+        concurrency: 4,
+        total,
+        onOutcome: () => {},
+        now: clock.now,
+        sleep: async (ms) => {
+          if (during.length === 0) {
+            for (let t = 0; t < ms; t += 10_000) during.push(progressLine(lastState!, 120, clock.now() + t));
+          }
+          clock.tick(ms);
+        },
+        onProgress: (p) => {
+          lastState = progressState(p, clock.now());
+          lines.push(progressLine(lastState, 120, clock.now()));
+        },
+      });
+    } finally {
+      journal.close();
+      home.remove();
+    }
+    return { during, lines };
+  }
+  let lastState: ReturnType<typeof import('../../src/cli/commands/claim/submit-batch.js').progressState> | undefined;
+  const seconds = (line: string) => {
+    const m = /about (?:(\d+)m)?(\d+)s left/.exec(line);
+    if (!m) throw new Error(`no time left in: ${line}`);
+    return Number(m[1] ?? 0) * 60 + Number(m[2]);
+  };
+
+  it('during a 50 s wait for the window, the time left counts down with the clock (never frozen)', async () => {
+    const { during } = await limitedBatch(220);
+    expect(during.length).toBeGreaterThanOrEqual(5);
+    expect(during[0]).toContain('100 of 220 claims');
+    expect(during[0]).toContain('rate limited, resuming in');
+    const left = during.map(seconds);
+    for (let i = 1; i < left.length; i++) expect(left[i], during.join('\n')).toBeLessThan(left[i - 1]!);
+    // Ten seconds on the clock, ten seconds off the time left.
+    expect(left[0]! - left[1]!).toBe(10);
+  });
+
+  it('the rate shown under a limit of 100 a minute is the limit, not the burst rate', async () => {
+    const { during, lines } = await limitedBatch(220);
+    expect(during[0]).toContain('100/min limit');
+    expect(during[0]).not.toMatch(/\d+\/s\b/);
+    // Once the batch is known to need more than one window, every line says the limit.
+    expect(
+      lines.slice(10).every((l) => l.includes('100/min limit')),
+      lines.slice(10, 12).join('\n'),
+    ).toBe(true);
   });
 });

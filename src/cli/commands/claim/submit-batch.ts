@@ -61,7 +61,7 @@ function csvRow(o: ClaimOutcome): Record<string, unknown> {
   };
 }
 
-/** The batch's progress line: the count (with the skipped), the sending rate, a wait, the time left. */
+/** The batch's progress line: the count (with the skipped), the sending rate (the limit, once it paces the batch), a wait, the time left. */
 export function progressState(p: BatchProgress, nowMs: number): ProgressState {
   const waiting = p.stage === 'waiting';
   return {
@@ -70,9 +70,16 @@ export function progressState(p: BatchProgress, nowMs: number): ProgressState {
     unit: 'claims',
     detail: p.skipped > 0 ? `${p.skipped.toLocaleString('en-US')} skipped` : undefined,
     rate: waiting ? undefined : p.rate,
+    limit: waiting ? undefined : p.limit,
     leftMs: waiting ? undefined : p.leftMs,
     ...(p.waitingMs !== undefined && p.waitingMs > 0
-      ? { wait: { untilMs: nowMs + p.waitingMs, text: waiting ? 'waiting for adjudications, next check in' : 'rate limited, resuming in' } }
+      ? {
+          wait: {
+            untilMs: nowMs + p.waitingMs,
+            text: waiting ? 'waiting for adjudications, next check in' : 'rate limited, resuming in',
+            thenLeftMs: waiting ? undefined : p.leftAfterWaitMs,
+          },
+        }
       : waiting
         ? { label: 'waiting for adjudications' }
         : {}),
