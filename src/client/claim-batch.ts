@@ -335,7 +335,9 @@ function failedRecord(claim: string, text: string, err: TpaError): JournalRecord
 
 /** A 4xx other than a timeout or a limit: the service refused the claim and recorded nothing. */
 export function isRefusal(status: unknown): boolean {
-  return typeof status === 'number' && status >= 400 && status < 500 && status !== 408 && status !== 429;
+  // 401 and 403 say who may send, not what was sent: the same claim goes once the key is right, so
+  // it is not one to fix and send anew (a rerun of the batch sends it, with its key).
+  return typeof status === 'number' && status >= 400 && status < 500 && ![401, 403, 408, 429].includes(status);
 }
 
 /**

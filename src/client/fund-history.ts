@@ -159,9 +159,9 @@ export type RecordEnd = { outcome: Exclude<HistoryOutcome, 'UNKNOWN'>; transfer:
 /**
  * Sends one approval with its record in this machine's history (`tpa fund approve` and a payment
  * run alike): the record is on the disk before `send` runs, so that an approval whose answer is lost
- * is still listed, and it ends as `ended` says of what `send` answered or threw (thrown on). A
- * refusal by the service (refusalOf) is recorded REFUSED with its reason, whatever the caller calls
- * it. Without a history (a run with none), only sends.
+ * is still listed, and it ends as `ended` says of what `send` answered or threw (thrown on). What
+ * the caller calls FAILED and the service refused (refusalOf) is recorded REFUSED with its reason; a
+ * run's SKIPPED (funded by another approval) stays SKIPPED. Without a history, only sends.
  */
 export async function sendRecorded<T>(
   history: { log: FundHistory; profile: string; environment: string } | undefined,
@@ -175,7 +175,8 @@ export async function sendRecorded<T>(
   const record = (result: { answer: T } | { error: unknown }) => {
     const end = ended(result);
     if (!end) return;
-    const refused = 'error' in result && end.outcome !== 'APPROVED' ? refusalOf(result.error) : undefined;
+    // A refusal of the approval itself (4xx) is REFUSED; a run's SKIPPED (funded by another approval) stays what its caller says.
+    const refused = 'error' in result && end.outcome === 'FAILED' ? refusalOf(result.error) : undefined;
     if (refused) log.end(id, 'REFUSED', end.transfer, refused.message, refused.code);
     else log.end(id, end.outcome, end.transfer, end.message, end.code);
   };

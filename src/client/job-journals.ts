@@ -85,6 +85,8 @@ function blankItem(source: string, status: ItemStatus, detail: string): JobItem 
 function claimItems(records: readonly JournalRecord[]): JobItem[] {
   const byClaim = new Map<string, JobItem>();
   const invalid = new Map<string, JobItem>();
+  // The claim refused last from each source: a claim sent from that source since (fixed in its file) replaces it.
+  const refusedFrom = new Map<string, string>();
   for (const r of records) {
     const id = str(r.claim);
     if (r.type === 'invalid') {
@@ -102,8 +104,10 @@ function claimItems(records: readonly JournalRecord[]): JobItem[] {
     let item = byClaim.get(id);
     if (r.type === 'sending') {
       const source = str(r.source) ?? id;
-      // Sent since it was found invalid (fixed in its file): no longer invalid.
+      // Sent since it was found invalid or refused (fixed in its file): no longer invalid or failed.
       invalid.delete(source);
+      const refused = refusedFrom.get(source);
+      if (refused !== undefined && refused !== id && byClaim.get(refused)?.status === 'FAILED') byClaim.delete(refused);
       item ??= blankItem(source, 'PENDING', 'ANNOUNCED');
       if (item.status !== 'DONE') Object.assign(item, { status: 'PENDING', detail: 'ANNOUNCED', message: null, errors: [] });
       item.source = source;
@@ -136,6 +140,7 @@ function claimItems(records: readonly JournalRecord[]): JobItem[] {
       });
       item.at = str(r.at) ?? item.at;
       if (typeof r.text === 'string') item.text = r.text;
+      if (refused) refusedFrom.set(item.source, id);
     }
   }
   return [...byClaim.values(), ...invalid.values()];

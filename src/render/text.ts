@@ -123,7 +123,15 @@ function wrapLine(line: string, width: number): string {
       const start = empty ? current : indent;
       if (displayWidth(start + text) <= width) current = start + text;
       else {
-        const lines = commandLines(text, start, indent, width);
+        // A comment after the command is not continued with " \\" (a shell would not read it so): it
+        // goes on lines of its own after the command, each a comment.
+        const hash = /\s#\s/.exec(text);
+        const code = hash ? text.slice(0, hash.index).trimEnd() : text;
+        const lines = commandLines(code, start, indent, width);
+        if (hash) {
+          const comment = wrapLine(`# ${text.slice(hash.index + hash[0].length)}`, width - indent.length).split('\n');
+          lines.push(...comment.map((l) => `${indent}${l.startsWith('# ') ? l : `# ${l.trimStart()}`}`));
+        }
         current = lines.pop()!;
         out.push(...lines);
       }

@@ -87,6 +87,12 @@ describe('tpa jobs', () => {
     expect(lines.filter((l) => /batch\.journal\s.*finished.*\b4\b.*\b0\b.*\b1\b.*\b2\b/.test(l))).toHaveLength(1);
   });
 
+  it('writes the CSV header when there is no job', async () => {
+    const r = await run(['jobs', '-o', 'csv']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe('id,kind,state,profile,base_url,started_at,updated_at,done,pending,failed,invalid,total_amount,pid,path,problem\n');
+  });
+
   it('shows one journal by its id, the start of its id or its path; each claim not done says why', async () => {
     const { journal } = await batch();
     const byPath = await run(['jobs', 'show', journal, '-o', 'json']);
@@ -130,6 +136,21 @@ describe('tpa jobs', () => {
     const forced = await run(['jobs', 'show', 'batch.journal', '--failed-to', out, '--force']);
     expect(forced.code, forced.stderr).toBe(0);
     expect(readFileSync(out, 'utf8').trimEnd().split('\n')).toHaveLength(3);
+  });
+
+  it('a refused claim fixed in its file and sent is no longer one to fix: --failed-to leaves it out', async () => {
+    const { journal } = await batch();
+    const file = join(home, 'claims.ndjson');
+    const lines = readFileSync(file, 'utf8').split('\n');
+    lines[3] = JSON.stringify(distinctClaim(7));
+    writeFileSync(file, lines.join('\n'));
+    const rerun = await run(['claim', 'submit', 'claims.ndjson', '--journal', journal, '-o', 'ndjson']);
+    expect(ndjson(rerun.stdout).find((o) => o.source === 'claims.ndjson:4')?.status).toBe('ACKNOWLEDGED');
+    const out = join(home, 'fix.ndjson');
+    const r = await run(['jobs', 'show', 'batch.journal', '--failed-to', out, '-o', 'json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(readFileSync(out, 'utf8')).not.toContain(JSON.stringify(refused()));
+    expect(readFileSync(out, 'utf8').trimEnd().split('\n')).toHaveLength(2);
   });
 
   it('never changes a journal, and reads one while its job holds it (running, with its pid)', async () => {

@@ -129,6 +129,10 @@ describe('tpa fund run', () => {
     expect(out[0]!.processor_transfer_id).toMatch(/^tr_/);
     expect(out.filter((o) => o.status === 'SKIPPED')).toHaveLength(1);
     expect(out.filter((o) => o.status === 'SKIPPED')[0]!.message).toMatch(/funded by another approval/);
+    // The fund history says the same: SKIPPED, not a refusal of the code.
+    const skipped = out.find((o) => o.status === 'SKIPPED')!;
+    const history = ndjson((await runTpa(['fund', 'history', '-o', 'ndjson'], { home, env })).stdout);
+    expect(history.filter((h) => h.authorization_code === skipped.authorization_code).map((h) => h.outcome)).toEqual(['SKIPPED']);
     expect(await funded()).toHaveLength(count);
   });
 

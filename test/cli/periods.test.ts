@@ -45,6 +45,18 @@ describe('--period', () => {
     expect(run.json<Row>().encounters.map((e: Row) => e.encounter_id)).toEqual([week.a]);
   });
 
+  it("ledger list --by funded -o csv has the ledger list's columns, its header even when nothing matches", async () => {
+    const page = await at(THU, ['ledger', 'list', '--limit', '1', '-o', 'csv']);
+    const header = page.stdout.split('\n')[0]!;
+    expect(header).toContain('status_at');
+    const none = await at(THU, ['ledger', 'list', '--period', '2020-01', '--by', 'funded', '-o', 'csv']);
+    expect(none.code, none.stderr).toBe(0);
+    expect(none.stdout).toBe(`${header}\n`);
+    const some = await at(THU, ['ledger', 'list', '--period', 'this-month', '--by', 'funded', '-o', 'csv']);
+    expect(some.stdout.split('\n')[0]).toBe(header);
+    expect(some.stdout).not.toContain('status_progression');
+  });
+
   it('--period with --from or --to, a period that is none, and --by or --lookback out of place exit 2', async () => {
     for (const command of [
       ['ledger', 'list'],

@@ -64,6 +64,12 @@ describe('wrapProse', () => {
       '    --status ADJUDICATED --limit 3 \\',
       '    --offset 3 -p local',
     ]);
+    // Its comment is not continued with " \\" (a shell would run the next line): it goes after, as comments.
+    expect(wrapProse('  tpa fund approve ENC-2026-000001   # reviews, then asks before money moves', 40).split('\n')).toEqual([
+      '  tpa fund approve ENC-2026-000001',
+      '  # reviews, then asks before money',
+      '  # moves',
+    ]);
     // A word that merely contains "tpa" is not a command.
     expect(wrapProse('the setpa value is long enough to wrap here', 20).split('\n')).toEqual(['the setpa value is', 'long enough to wrap', 'here']);
   });

@@ -37,7 +37,26 @@ export async function findJournal(ctx: Context, name: string): Promise<string> {
 }
 
 /** A summary as one flat record (json, ndjson, csv): the same fields in every format. */
-export function summaryRecord(s: JobSummary): Record<string, unknown> {
+/** The fields of summaryRecord: the CSV header, written even when there is no job. */
+export const SUMMARY_COLUMNS = [
+  'id',
+  'kind',
+  'state',
+  'profile',
+  'base_url',
+  'started_at',
+  'updated_at',
+  'done',
+  'pending',
+  'failed',
+  'invalid',
+  'total_amount',
+  'pid',
+  'path',
+  'problem',
+] as const;
+
+export function summaryRecord(s: JobSummary): Record<(typeof SUMMARY_COLUMNS)[number], unknown> {
   return {
     id: s.id,
     kind: s.kind,
@@ -57,7 +76,7 @@ export function summaryRecord(s: JobSummary): Record<string, unknown> {
   };
 }
 
-export const count = (n: number): string => n.toLocaleString('en-US');
+export { count } from '../../../render/format.js';
 
 /** The state in words for a person: what it means and what to do. */
 export function stateText(s: JobSummary): string {

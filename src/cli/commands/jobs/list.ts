@@ -1,7 +1,7 @@
 // tpa jobs (list): every journal of a long job on this machine, newest first, with what it holds.
 import { screen } from '../../../render/screen.js';
 import { verb } from '../../verb.js';
-import { count, journalsDir, summaryRecord } from './journals.js';
+import { count, journalsDir, SUMMARY_COLUMNS, summaryRecord } from './journals.js';
 
 export const list = verb({
   name: 'list',
@@ -16,6 +16,8 @@ export const list = verb({
     const records = summaries.map(summaryRecord);
     return {
       data: records,
+      items: records,
+      columns: [...SUMMARY_COLUMNS],
       table: (t) => {
         if (summaries.length === 0) return `no jobs on this machine (the journals of claim batches and payment runs are kept in ${journalsDir(ctx)})`;
         // The columns that fit: the profile and the time go first on a narrow terminal (tpa jobs show says them).

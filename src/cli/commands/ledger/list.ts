@@ -61,7 +61,12 @@ export const list = verb({
       const progress = scanProgress(ctx);
       const { entries } = await entriesWithEvent(client, { ...counted.filters, status: f.status }, counted.kind, counted.span, progress.onProgress);
       progress.done();
-      return { data: entries, items: entries, table: (t) => (entries.length === 0 ? LIST_TABLE.empty : listTable(t, entries)) };
+      return {
+        data: entries,
+        items: ctx.format === 'csv' ? entries.map(csvRow) : entries,
+        columns: CSV_COLUMNS,
+        table: (t) => (entries.length === 0 ? LIST_TABLE.empty : listTable(t, entries)),
+      };
     }
     if (opts.all) {
       // Each page is written as it arrives; in-process every page comes from one snapshot. The
