@@ -27,11 +27,11 @@ export function wholeNumberOption(name: string, value: string | undefined, min: 
   return Number(value);
 }
 
-/** --timeout of a command that can --wait (`claim submit`, `claim poll`, `settlement show`); its default is client/polling.ts's. */
 /** --all, the same words on every list that pages (docs/design.md "Output": the shapes). */
 export const ALL_HELP =
   'follow the pages to the end: json is one array of every row (a page alone is {count, next, previous, results}), ndjson and csv a row a line';
 
+/** --timeout of a command that can --wait (`claim submit`, `claim poll`, `settlement show`); its default is client/polling.ts's. */
 export const waitTimeoutSpec = option.text('--timeout <duration>', 'give up waiting after this long (default 10m); exit 7');
 
 /** --timeout in milliseconds, or undefined when not given; not a duration is a usage error. */

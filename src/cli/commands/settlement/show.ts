@@ -1,7 +1,6 @@
 // tpa settlement show: the settlement of an encounter: status, payouts with fees and nets, AEOB
 // reconciliation; exit 7 while pending.
-import type { ApiResult } from '../../../client/client.js';
-import type { TpaClient } from '../../../client/client.js';
+import type { ApiResult, TpaClient } from '../../../client/client.js';
 import type { SettlementPending, SettlementRecord } from '../../../client/types.js';
 import { formatCentsGrouped, jsonNumberToCents } from '../../../domain/money.js';
 import { EXIT, PendingError } from '../../../errors.js';
