@@ -23,28 +23,202 @@ export function lineColumn(text: string, offset: number): Position {
   return { line, column: end - start + 1 - bom };
 }
 
-/** Where JSON.parse said the text of `message` is wrong (its offset, or the end of the text), with the line counted from `firstLine`. */
+/** The first syntax error of JSON text: where it is (an offset) and why, said without quoting the text. */
+export interface JsonSyntaxError {
+  offset: number;
+  reason: string;
+}
+
+/**
+ * One character of the text, named so that it can be shown anywhere: a visible ASCII character in
+ * quotes, anything else by its code point (the text is data from outside, never echoed raw).
+ */
+function describe(text: string, i: number): string {
+  if (i >= text.length) return 'the end of the text';
+  const code = text.codePointAt(i)!;
+  if (code === 0x22) return 'a double quote';
+  if (code > 0x20 && code < 0x7f) return `"${text[i]}"`;
+  if (code === 0x20) return 'a space';
+  return `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
+}
+
+class Stop {
+  constructor(
+    readonly offset: number,
+    readonly reason: string,
+  ) {}
+}
+
+/**
+ * Scans `text` as strict JSON (RFC 8259: one value, with whitespace around it) and says where the
+ * first error is and why, or undefined when there is none. The offsets agree with V8's "at position
+ * N" where V8 gives one; V8 does not always, and its other messages quote the text.
+ */
+export function findJsonSyntaxError(text: string): JsonSyntaxError | undefined {
+  const n = text.length;
+  let i = 0;
+  const fail = (reason: string, at = i): never => {
+    throw new Stop(at, reason);
+  };
+  const unexpected = (expected: string, after?: string): never =>
+    i >= n
+      ? fail(`the text ends too early; expected ${expected}`)
+      : fail(`unexpected ${describe(text, i)}${after ? ` after ${after}` : ''}; expected ${expected}`);
+  const space = () => {
+    while (i < n) {
+      const c = text[i];
+      if (c === ' ' || c === '\n' || c === '\r' || c === '\t') i++;
+      else break;
+    }
+  };
+  const digits = (what: string) => {
+    if (!(text[i]! >= '0' && text[i]! <= '9'))
+      fail(i >= n ? `the text ends too early; expected a digit ${what}` : `unexpected ${describe(text, i)}; expected a digit ${what}`);
+    while (text[i]! >= '0' && text[i]! <= '9') i++;
+  };
+  const string = () => {
+    i++; // the opening quote
+    for (;;) {
+      if (i >= n) fail('a string is not closed (no closing double quote)');
+      const c = text.charCodeAt(i);
+      if (c === 0x22) {
+        i++;
+        return;
+      }
+      if (c < 0x20) fail(`${describe(text, i)} (a control character) inside a string; write it as an escape`);
+      if (c === 0x5c) {
+        const e = text[i + 1];
+        if (e === undefined) fail('a string is not closed (no closing double quote)', n);
+        if (e === 'u') {
+          for (let k = 2; k < 6; k++) if (!/[0-9a-fA-F]/.test(text[i + k] ?? '')) fail('a \\u escape needs four hex digits', i + k);
+          i += 6;
+        } else if ('"\\/bfnrt'.includes(e!)) i += 2;
+        else fail(`bad escape: a backslash before ${describe(text, i + 1)}`, i + 1);
+        continue;
+      }
+      i++;
+    }
+  };
+  // What came before the next character, for "unexpected X after ','": the last one that is not space.
+  const previous = (): string | undefined => {
+    let k = i - 1;
+    while (k >= 0 && ' \n\r\t'.includes(text[k]!)) k--;
+    return k >= 0 && '[{,:'.includes(text[k]!) ? `"${text[k]}"` : undefined;
+  };
+  const value = (after?: string): void => {
+    space();
+    const c = text[i];
+    if (c === '{') {
+      i++;
+      space();
+      if (text[i] === '}') {
+        i++;
+        return;
+      }
+      for (;;) {
+        space();
+        if (text[i] !== '"') unexpected('a key in double quotes', previous());
+        string();
+        space();
+        if (text[i] !== ':') unexpected('":" after a key');
+        i++;
+        value('":"');
+        space();
+        if (text[i] === ',') {
+          i++;
+          continue;
+        }
+        if (text[i] === '}') {
+          i++;
+          return;
+        }
+        unexpected('"," or "}" after a member');
+      }
+    }
+    if (c === '[') {
+      i++;
+      space();
+      if (text[i] === ']') {
+        i++;
+        return;
+      }
+      for (;;) {
+        value(previous());
+        space();
+        if (text[i] === ',') {
+          i++;
+          continue;
+        }
+        if (text[i] === ']') {
+          i++;
+          return;
+        }
+        unexpected('"," or "]" after an element');
+      }
+    }
+    if (c === '"') {
+      string();
+      return;
+    }
+    if (c === '-' || (c !== undefined && c >= '0' && c <= '9')) {
+      if (c === '-') i++;
+      if (text[i] === '0') i++;
+      else digits(c === '-' ? 'after the minus sign' : '');
+      if (text[i] === '.') {
+        i++;
+        digits('after the decimal point');
+      }
+      if (text[i] === 'e' || text[i] === 'E') {
+        i++;
+        if (text[i] === '+' || text[i] === '-') i++;
+        digits('in the exponent');
+      }
+      return;
+    }
+    for (const literal of ['true', 'false', 'null']) {
+      if (c === literal[0]) {
+        for (let k = 1; k < literal.length; k++) if (text[i + k] !== literal[k]) fail(`not a value: did you mean ${literal}?`, Math.min(i + k, n));
+        i += literal.length;
+        return;
+      }
+    }
+    unexpected('a value', after);
+  };
+  try {
+    value();
+    space();
+    if (i < n) fail(`unexpected ${describe(text, i)} after the JSON value; one value only (NDJSON has one a line)`);
+    return undefined;
+  } catch (err) {
+    if (err instanceof Stop) return { offset: err.offset, reason: err.reason };
+    throw err;
+  }
+}
+
+/** Where JSON.parse's error in `text` is, with the line counted from `firstLine`: found by scanning the text, or from the message. */
 export function syntaxErrorPosition(message: string, text: string, firstLine = 1): Position | undefined {
+  const found = findJsonSyntaxError(text);
   const position = /at position (\d+)/.exec(message);
-  const offset = position ? Number(position[1]) : /end of JSON input/i.test(message) ? text.length : undefined;
+  const offset = found ? found.offset : position ? Number(position[1]) : /end of JSON input/i.test(message) ? text.length : undefined;
   if (offset === undefined) return undefined;
   const p = lineColumn(text, offset);
   return { line: p.line + firstLine - 1, column: p.column };
 }
 
 /**
- * A JSON.parse message with its place said as a line and a column: "at position 12 (line 3 column
- * 2)" becomes "at line 3, column 2"; "Unexpected end of JSON input" gets the place where the text
- * ends. `text` is what was parsed (without a byte-order mark); `firstLine` is the line of the file
- * it starts on (an NDJSON file's line).
+ * Why JSON text that JSON.parse refused is not JSON, and where, as a line and a column: "unexpected
+ * "}" after ","; expected a value (line 3, column 1)". Never quotes the text (V8's messages can).
+ * `text` is what was parsed (without a byte-order mark); `firstLine` is the line of the file it
+ * starts on (an NDJSON file's line).
  */
 export function jsonSyntaxMessage(message: string, text: string, firstLine = 1): string {
+  const found = findJsonSyntaxError(text);
   const p = syntaxErrorPosition(message, text, firstLine);
-  if (!p) return message;
-  const at = `at line ${p.line}, column ${p.column}`;
-  const position = /\s*(?:in JSON )?at position \d+(?:\s*\(line \d+ column \d+\))?/.exec(message);
-  if (position) return `${message.slice(0, position.index)} ${at}${message.slice(position.index + position[0].length)}`;
-  return `${message} ${at}`;
+  // Only if the scan finds nothing JSON.parse did: its message, without any quoted text.
+  const reason =
+    found?.reason ??
+    (/is not valid JSON|"/.test(message) ? 'not a JSON value' : message.replace(/\s*(?:in JSON )?at position \d+(?:\s*\(line \d+ column \d+\))?/, ''));
+  return p ? `${reason} (line ${p.line}, column ${p.column})` : reason;
 }
 
 /** `item[0].productOrService.coding[0].code` as its keys and indexes. */

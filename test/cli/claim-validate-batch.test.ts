@@ -87,6 +87,17 @@ describe('tpa claim validate, many claims', () => {
     expect(r.stderr).toMatch(/line 4, column 3/);
     expect(r.stderr).not.toMatch(/position \d+/);
   });
+
+  it('a syntax error V8 gives no offset for still says file:line:column and a reason, never the raw text', async () => {
+    writeFileSync(join(home, 's.json'), '{"resourceType":"Claim",\n "y": [1,2,\n}\n');
+    const r = await run(['claim', 'validate', 's.json', '-o', 'table']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^ {2}s\.json:3:1: not valid JSON: unexpected "}" after ","; expected a value \(line 3, column 1\)$/m);
+    // The file's text (its escaped line breaks, its keys) is not quoted back.
+    expect(r.stderr).not.toContain('\\n');
+    expect(r.stderr).not.toContain('resourceType');
+    expect(r.stderr).not.toContain('is not valid JSON');
+  });
 });
 
 describe('tpa claim submit --dry-run', () => {

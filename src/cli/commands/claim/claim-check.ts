@@ -40,16 +40,22 @@ export function errorLine(source: string, e: PlacedError): string {
 }
 
 /** Local validation with the engine's own rules; exits 2 naming every bad field (and where), nothing sent. */
-export function validateClaim(text: string, source: string, locate?: (field: string) => Position | undefined): ParsedClaim {
+export function validateClaim(text: string, source: string, locate?: (field: string) => Position | undefined, problem?: string): ParsedClaim {
+  const where = source === '-' ? 'stdin' : source;
+  const refuse = (placed: PlacedError[]): never => {
+    const lines = placed
+      .map((e) => `  ${e.line !== undefined ? `${placeOf(where, e)}: ${e.field ? `${e.field}: ` : ''}` : `${e.field || '(file)'}: `}${e.message}`)
+      .join('\n');
+    throw new ValidationFailed(`${where} is not a valid claim:\n${lines}`, { details: placed });
+  };
+  // Not JSON, as the reader found it: file:line:column and why, as for many claims (an empty file is the parser's to say).
+  if (problem?.startsWith('not valid JSON') && text.trim() !== '') refuse(placeErrors([{ field: '', message: problem }], locate));
   try {
     return parseClaimText(text);
   } catch (err) {
     if (!(err instanceof ValidationError)) throw err;
-    const where = source === '-' ? 'stdin' : source;
-    // A syntax error already says its line and column; a field is located in the file.
-    const placed = placeErrors(err.errors, (field) => (field === '' ? undefined : locate?.(field)));
-    const lines = placed.map((e) => `  ${e.line !== undefined ? `${placeOf(where, e)}: ` : ''}${e.field || '(file)'}: ${e.message}`).join('\n');
-    throw new ValidationFailed(`${where} is not a valid claim:\n${lines}`, { details: placed });
+    // A field is located in the file.
+    return refuse(placeErrors(err.errors, (field) => (field === '' ? undefined : locate?.(field))));
   }
 }
 

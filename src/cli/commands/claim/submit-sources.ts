@@ -43,7 +43,7 @@ function parseJson(text: string, firstLine = 1): { value?: unknown; problem?: st
     return { value: JSON.parse(json) };
   } catch (err) {
     const message = (err as Error).message;
-    return { problem: `not valid JSON (${jsonSyntaxMessage(message, json, firstLine)})`, at: syntaxErrorPosition(message, json, firstLine) };
+    return { problem: `not valid JSON: ${jsonSyntaxMessage(message, json, firstLine)}`, at: syntaxErrorPosition(message, json, firstLine) };
   }
 }
 
