@@ -47,8 +47,6 @@ export interface Context {
   canPrompt: boolean;
   profile(): Profile;
   client(): Promise<TpaClient>;
-  /** A progress line on stderr, only when stderr is a terminal: redrawn in place (`status`). */
-  progress(text: string): void;
   /** The one progress line of a long job on stderr (src/cli/status-line.ts); notes go above it. */
   status: StatusLine;
   /** A note on stderr, always (warnings, hints, "showing 20 of 1,234"). */
@@ -125,9 +123,6 @@ export function createContext(given: IO, opts: GlobalOptions): Context {
         });
       client = new TpaClient(await remoteTransport(ctx, p.base_url, { apiKey: credential.key, tls: profileTls(ctx, p) }), { debug });
       return client;
-    },
-    progress(text) {
-      status.show({ label: text });
     },
     status,
     note(text) {

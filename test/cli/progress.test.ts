@@ -112,6 +112,9 @@ describe('the other long jobs draw one line, redrawn, with rate and time left', 
       expect(r.stderr).toMatch(/selecting: (\[[#.]+\] )?100 of 25\d adjudicated encounters.*\/(s|min)/);
       const screen = await screenOf(r.stderr, cols, rows);
       expect(screen.filter((l) => l.includes('selecting')).length, screen.join('\n')).toBeLessThanOrEqual(1);
+      // Its review of each encounter's payouts is the same one line, with its rate.
+      expect(r.stderr).toMatch(/reviewing: (\[[#.]+\] )?\d+ of \d+ encounters.*\/(s|min)/);
+      expect(screen.filter((l) => l.includes('reviewing')).length, screen.join('\n')).toBeLessThanOrEqual(1);
     });
 
     it(`settlement report, at ${cols}×${rows}: one "reading the ledger" line`, async () => {

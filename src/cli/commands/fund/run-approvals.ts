@@ -7,6 +7,7 @@ import { formatCentsGrouped } from '../../../domain/money.js';
 import { tableTools, type CommandOutput } from '../../../render/output.js';
 import { rowWriter } from '../../../render/stream.js';
 import type { Context } from '../../context.js';
+import { counter } from '../../status-line.js';
 import { terminalWidth } from '../../io.js';
 import { periodArgs, suggestCommand } from '../../options.js';
 
@@ -26,6 +27,7 @@ export async function approveRun(ctx: Context, journal: RunJournal, plan: RunPla
   let history: FundHistory | undefined;
   try {
     history = FundHistory.open(ctx.paths.dataDir);
+    const approving = counter(ctx.status, 'approving', 'approvals');
     result = await executeRun(client, journal, {
       history: { log: history, dataDir: ctx.paths.dataDir, profile: ctx.profileName, environment: ctx.profile().env },
       onOutcome: (o) => {
@@ -33,7 +35,7 @@ export async function approveRun(ctx: Context, journal: RunJournal, plan: RunPla
         writer?.write([o]);
         if (o.status === 'FAILED') ctx.note(`${o.encounter_id}: failed: ${o.message ?? ''}`);
         if (o.status === 'OWED') ctx.note(`${o.encounter_id}: ${o.message ?? 'owed again'}`);
-        if (done % 10 === 0 || done === plan.encounters.length) ctx.progress(`approving: ${done} of ${plan.encounters.length}`);
+        approving(done, plan.encounters.length);
       },
       onNote: (text) => ctx.note(text),
     });

@@ -9,6 +9,7 @@ import type { PayoutShare } from '../../../domain/settlement.js';
 import { count } from '../../../render/format.js';
 import type { TableTools } from '../../../render/output.js';
 import type { Context } from '../../context.js';
+import { counter } from '../../status-line.js';
 import { reviewPayouts } from './review.js';
 
 export interface Review {
@@ -26,6 +27,7 @@ export async function reviewOf(ctx: Context, plan: RunPlan, npi: string | undefi
   const totals = new Map<string, ProviderLine>();
   const byEncounter = new Map<string, PayoutShare[]>();
   let n = 0;
+  const reviewing = counter(ctx.status, 'reviewing', 'encounters');
   for (const e of plan.encounters) {
     const payouts: PayoutShare[] = reviewPayouts((await client.ledgerDetail(e.encounter_id)).body);
     byEncounter.set(e.encounter_id, payouts);
@@ -37,8 +39,9 @@ export async function reviewOf(ctx: Context, plan: RunPlan, npi: string | undefi
       t.netCents += p.netCents;
       totals.set(p.providerNpi, t);
     }
-    if (++n % 50 === 0) ctx.progress(`reviewing: ${n} of ${plan.encounters.length} encounters`);
+    reviewing(++n, plan.encounters.length);
   }
+  ctx.status.clear();
   const providers = [...totals.values()].sort((a, b) => b.amountCents - a.amountCents || a.npi.localeCompare(b.npi));
   return { plan, providers, payouts: byEncounter, ...(npi !== undefined ? { npi } : {}) };
 }

@@ -10,6 +10,7 @@ import { TpaError, ValidationFailed } from '../../../errors.js';
 import { csvCellValue } from '../../../render/screen.js';
 import { readInput } from '../../options.js';
 import { argument, option, verb } from '../../verb.js';
+import { counter } from '../../status-line.js';
 import { BUNDLE_TYPES, CSV_COLUMNS, formatRate, rateProblem } from './rates.js';
 
 export const importCsv = verb({
@@ -32,8 +33,9 @@ export const importCsv = verb({
     const writes = plan.filter((p) => p.action !== 'unchanged');
     const dryRun = opts.dryRun === true;
     if (!dryRun) {
+      const writing = counter(ctx.status, 'writing', 'rates');
       for (const [n, p] of writes.entries()) {
-        ctx.progress(`writing ${n + 1} of ${writes.length}: ${p.ssp_code}`);
+        writing(n, writes.length);
         try {
           await client.addSsp(instanceId, p.item);
         } catch (err) {
