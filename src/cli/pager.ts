@@ -16,6 +16,8 @@ export const PAGED_COMMANDS: readonly string[] = [
   'ratesheet catalog',
   'local fixtures',
   'local audit list',
+  'activity',
+  'jobs show',
 ];
 
 /** The pager to run for `io`, as argv (a $PAGER value runs through sh), or none. */

@@ -74,6 +74,11 @@ describe('tpa activity', () => {
     expect(narrow.scan).toMatchObject({ service_from: '2025-12-02', service_to: '2026-03-02', lookback_days: 90 });
     expect(counts(narrow).submitted).toBe(5);
     expect(narrow.events.some((e: Row) => e.service_date === OLD_SERVICE)).toBe(false);
+    // What the lookback left out is said, not silent.
+    expect(narrow.scan.entries_not_read).toBeGreaterThan(0);
+    const said = await at(THU, monday);
+    expect(said.stderr).toMatch(/warning: \d+ entries of service dates before 2025-12-02 were not read; .*--lookback all reads them/);
+    expect((await at(THU, [...monday, '--lookback', 'all'])).stderr).not.toMatch(/not read/);
     const wide = (await at(THU, [...monday, '--lookback', '120'])).json<Row>();
     expect(counts(wide).submitted).toBe(6);
     expect(wide.events.some((e: Row) => e.service_date === OLD_SERVICE)).toBe(true);

@@ -173,6 +173,10 @@ describe('the encounter number is taken wherever an encounter id is (item 18)', 
     const settled = await run(['settlement', 'show', number.toLowerCase(), '-o', 'json']);
     expect(settled.code, settled.stderr).toBe(0);
     expect(settled.json()).toMatchObject({ encounter_id: e.id, total_amount: 2460 });
+    // The sandbox's own command takes it too.
+    const failed = await run(['local', 'simulate', 'settlement-failure', number, '-o', 'json']);
+    expect(failed.code, failed.stderr).toBe(0);
+    expect(failed.json()).toMatchObject({ encounter_id: e.id, status: 'FAILED' });
 
     const year = number.slice(4, 8);
     for (const args of [

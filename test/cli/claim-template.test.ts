@@ -35,6 +35,9 @@ describe('tpa claim template', () => {
     const r = await run(['claim', 'template', '--npi', '1196382455', '--cpt', '00811', '--role', 'PATHOLOGY']);
     expect(r.code, r.stderr).toBe(0);
     expect(roleOf(r.json<Claim>(), '1196382455')).toBe('pathologist');
+    // In any case, as a person types it.
+    const lower = await run(['claim', 'template', '--npi', '1196382455', '--cpt', '00811', '--role', 'pathology']);
+    expect(roleOf(lower.json<Claim>(), '1196382455')).toBe('pathologist');
     const bad = await run(['claim', 'template', '--role', 'JANITOR']);
     expect([bad.code, bad.stdout]).toEqual([2, '']);
     expect(bad.stderr).toMatch(/--role must be one of FACILITY, SURGEON, ANESTHESIA, PATHOLOGY/);

@@ -91,7 +91,7 @@ describe('fund run on a terminal: the summary above the total to type', () => {
     expect(screen, why).toContain(`type the total to release (${formatCentsGrouped(cents(r0.total))})`);
     // No encounter of the list: it is one command away, with the same selection.
     expect(screen, why).not.toMatch(/enc_[0-9a-f]{20}/);
-    expect(r.output).toContain(`${r0.count} encounters: tpa fund run --dry-run --from 2026-01-01 --to 2026-12-31 lists them`);
+    expect(oneLine(r.output)).toContain(`${r0.count} encounters; the list of them: tpa fund run --dry-run --from 2026-01-01 --to 2026-12-31`);
     // Nothing was sent.
     expect((await review()).count).toBe(r0.count);
   });
@@ -165,7 +165,7 @@ describe('suggested commands keep the selection, and a run ends with its next st
       env,
     });
     expect(wrong.code, wrong.stderr).toBe(4);
-    expect(wrong.stderr).toContain(`${count} encounters: tpa fund run --dry-run --from 2026-01-01 --to 2026-01-02 -p local lists them`);
+    expect(oneLine(wrong.stderr)).toContain(`${count} encounters; the list of them: tpa fund run --dry-run --from 2026-01-01 --to 2026-01-02 -p local`);
     expect(wrong.stderr).toContain('review it with tpa fund run --dry-run --from 2026-01-01 --to 2026-01-02 -p local, then give --expect-total');
 
     mkdirSync(join(home, "Bob's runs"));

@@ -7,6 +7,7 @@ import { centsToAmount, formatCentsGrouped } from '../../../domain/money.js';
 import { addDays, dateOfInstant, instantOf, isRelativePeriod, periodProblem, periodRange, rangeInstants } from '../../../domain/period.js';
 import { npiProblem } from '../../../domain/validation.js';
 import { UsageError, ValidationFailed } from '../../../errors.js';
+import { count } from '../../../render/format.js';
 import type { CommandOutput, TableTools } from '../../../render/output.js';
 import type { Context } from '../../context.js';
 import { listValue, lookbackDays, lookbackSpec, periodSpec, scanProgress } from '../../options.js';
@@ -159,6 +160,13 @@ async function activityOf(ctx: Context, opts: Options): Promise<CommandOutput> {
     progress.onProgress,
   );
   progress.done();
+  // What the lookback left out is said, never silent: its events in the span are not counted.
+  const notRead =
+    serviceFrom === undefined ? 0 : (await client.ledgerList({ end_date: addDays(serviceFrom, -1), provider_npi: opts.npi, limit: 1 })).body.count;
+  if (notRead > 0)
+    ctx.note(
+      `warning: ${count(notRead)} entries of service dates before ${serviceFrom} were not read; what happened to them in this span is not counted (--lookback all reads them)`,
+    );
   const events = sortEvents(all.filter((e) => kinds.includes(e.kind)));
   const totals = activityTotals(events, kinds);
   const scan = {
@@ -166,6 +174,7 @@ async function activityOf(ctx: Context, opts: Options): Promise<CommandOutput> {
     service_to: serviceTo,
     lookback_days: lookback,
     entries_read: entriesRead,
+    entries_not_read: notRead,
   };
   const data = {
     span: { from: iso(span.startMs), to: iso(endMs), as_of: now },
@@ -191,11 +200,10 @@ function activityTable(
   t: TableTools,
   label: string,
   span: { from: string; to: string; as_of: string },
-  scan: { service_from: string | null; service_to: string; lookback_days: number | 'all'; entries_read: number },
+  scan: { service_from: string | null; service_to: string; lookback_days: number | 'all'; entries_read: number; entries_not_read: number },
   totals: KindTotal[],
   events: ActivityEvent[],
 ): string {
-  const count = (n: number) => n.toLocaleString('en-US');
   const parts = [
     `${t.c.bold(`Activity ${label}`)}\n${span.from} to ${span.to} (UTC), as of ${span.as_of}\n` +
       `Read: ${count(scan.entries_read)} entries of service dates ${scan.service_from === null ? 'up' : scan.service_from} to ${scan.service_to}, --lookback ${scan.lookback_days}`,

@@ -1,7 +1,7 @@
 // tpa claim template: a valid FHIR R4 Claim for the seeded contracts, ready to edit and submit.
 import { claimTemplate } from '../../../domain/claim-template.js';
 import { MAX_LINE_CHARGE_CENTS, PROVIDER_ROLES, type ProviderRole } from '../../../domain/fhir-claim.js';
-import { formatCentsGrouped, parseCents } from '../../../domain/money.js';
+import { formatCentsGrouped, parseTypedAmount } from '../../../domain/money.js';
 import { cptProblem, isoDateProblem, npiProblem } from '../../../domain/validation.js';
 import { UsageError, ValidationFailed } from '../../../errors.js';
 import type { Context } from '../../context.js';
@@ -39,14 +39,15 @@ export const template = verb({
     const bad = codes.map(cptProblem).find(Boolean);
     if (bad) throw new ValidationFailed(`--cpt: ${bad}`);
     const chargeCents = opts.charge === undefined ? undefined : chargeOption(opts.charge);
-    if (opts.role !== undefined && !isRole(opts.role)) throw new UsageError(`--role must be one of ${PROVIDER_ROLES.join(', ')}`);
+    const givenRole = opts.role?.trim().toUpperCase();
+    if (givenRole !== undefined && !isRole(givenRole)) throw new UsageError(`--role must be one of ${PROVIDER_ROLES.join(', ')}`);
     if (opts.role !== undefined && type === 'institutional')
       throw new UsageError('--role is for a professional claim: an institutional claim names each care-team role by its code');
     const facts = await localFacts(ctx, type === 'professional' && opts.role === undefined ? npi : undefined);
     const serviceDate = opts.serviceDate ?? facts.today;
     const dateProblem = isoDateProblem(serviceDate);
     if (dateProblem) throw new ValidationFailed(`--service-date: ${dateProblem}`);
-    const role = (opts.role as ProviderRole | undefined) ?? facts.role;
+    const role = (givenRole as ProviderRole | undefined) ?? facts.role;
     const claim = claimTemplate({ type, npi, cpt: codes, patient: opts.patient, serviceDate, role, chargeCents });
     // A template is a file's content: JSON whatever the output format, one compact line with -o ndjson.
     ctx.io.stdout.write(ctx.format === 'ndjson' ? `${JSON.stringify(claim)}\n` : `${JSON.stringify(claim, null, 2)}\n`);
@@ -57,14 +58,11 @@ const isRole = (value: string): value is ProviderRole => (PROVIDER_ROLES as read
 
 /** --charge as tpa prints amounts ("2,040.00", "$2,040.00", "2040.5"): cents, above zero; anything else is refused, never rounded. */
 function chargeOption(text: string): number {
-  const plain = text.trim().replace(/^\$/, '');
-  const grouped = /^\d{1,3}(,\d{3})+(\.\d{1,2})?$/.test(plain);
-  const cents = plain.includes(',') && !grouped ? undefined : parseCents(plain.replace(/,/g, ''));
-  if (cents === undefined || cents === 0 || cents > MAX_LINE_CHARGE_CENTS)
-    throw new UsageError(
-      `--charge: "${text}" is not an amount above zero with at most two decimals, such as 2,040.00 (at most ${formatCentsGrouped(MAX_LINE_CHARGE_CENTS)})`,
-    );
-  return cents;
+  const parsed = parseTypedAmount(text);
+  if ('problem' in parsed) throw new UsageError(`--charge: ${parsed.problem}`);
+  if (parsed.cents === 0 || parsed.cents > MAX_LINE_CHARGE_CENTS)
+    throw new UsageError(`--charge: an amount above zero, at most ${formatCentsGrouped(MAX_LINE_CHARGE_CENTS)} (got ${formatCentsGrouped(parsed.cents)})`);
+  return parsed.cents;
 }
 
 /**

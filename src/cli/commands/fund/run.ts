@@ -119,8 +119,10 @@ export const run = verb({
         // The summary is the last thing above the questions, whatever the number of encounters; the
         // list of them is one command away (docs/design.md "Payment runs").
         const count = draft.encounters.length;
-        const listing = `${count} encounter${count === 1 ? '' : 's'}: ${suggestCommand(ctx, ['fund', 'run', '--dry-run', ...selection])} lists them`;
-        ctx.io.stderr.write(`${listing}\n${reviewText(t, review, 'Payment run', false)}\n`);
+        const listing = `${count} encounter${count === 1 ? '' : 's'}; the list of them: ${suggestCommand(ctx, ['fund', 'run', '--dry-run', ...selection])}`;
+        // Through note: wrapped at spaces to the terminal, its command kept whole.
+        ctx.note(listing);
+        ctx.io.stderr.write(`${reviewText(t, review, 'Payment run', false)}\n`);
         if (expect !== undefined && expect !== draft.total_cents) {
           throw new ConflictError(
             `the selection totals ${formatCentsGrouped(draft.total_cents)}, not the expected ${formatCentsGrouped(expect)}: nothing was sent`,

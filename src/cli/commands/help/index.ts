@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import { EXIT, UsageError } from '../../../errors.js';
 import { helpWidth } from '../../action.js';
 import type { IO } from '../../io.js';
+import { PAGED_COMMANDS } from '../../pager.js';
 
 export interface HelpTopic {
   name: string;
@@ -63,10 +64,7 @@ export const HELP_TOPICS: readonly HelpTopic[] = [
       ],
       ['TPA_DB_KEY', "the key of an encrypted local database, 64 hexadecimal digits, for headless use (otherwise the OS keychain's)"],
       ['TPA_PROMPT_DISABLED', 'never prompt; actions that need a confirmation then need --yes'],
-      [
-        'TPA_PAGER',
-        'the pager of long listings on a terminal (ledger list and show, fund history, settlement report, ratesheet catalog, local fixtures, local audit list), over PAGER; cat or empty for none, as --no-pager',
-      ],
+      ['TPA_PAGER', `the pager of long listings on a terminal (${PAGED_COMMANDS.join(', ')}), over PAGER; cat or empty for none, as --no-pager`],
       ['PAGER', 'the pager when TPA_PAGER is unset; when both are unset, less -FRX if less is on the PATH'],
       ['LESS', 'the options of less as the pager (default FRX: quit when the text fits one screen, keep colours, leave it on screen)'],
       ['PATH', 'where tpa looks for less, the default pager'],

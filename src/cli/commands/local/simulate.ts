@@ -15,7 +15,7 @@ export const simulate = verb({
       'aeob-variance',
       'missing-aeob',
     ]),
-    encounterId: argument.required('<encounter_id>', 'a funded encounter'),
+    encounterId: argument.required('<encounter_id>', 'a funded encounter: its id or its number, ENC-2026-000002'),
   },
   examples: [
     'tpa local simulate settlement-failure enc_3b302036a412ed8b301f',
@@ -25,7 +25,10 @@ export const simulate = verb({
     const { SCENARIOS } = await import('../../../engine/services/sandbox.js');
     const known = (s: string): s is Scenario => (SCENARIOS as readonly string[]).includes(s);
     if (!known(scenario)) throw new UsageError(`unknown scenario "${scenario}": use ${SCENARIOS.join(', ')}`);
-    const record = await withEngine(ctx, (e) => e.simulate(scenario, encounterId));
+    const { encounterNumber, resolveEncounter } = await import('../../../client/encounter-ref.js');
+    // An encounter number is found in the ledger, as every command that takes an encounter finds it.
+    const id = encounterNumber(encounterId) ? await resolveEncounter(await ctx.client(), encounterId) : encounterId;
+    const record = await withEngine(ctx, (e) => e.simulate(scenario, id));
     const { settlementTable } = await import('../settlement/settlement-table.js');
     return { data: record, table: (t) => settlementTable(t, record as unknown as SettlementRecord) };
   },
