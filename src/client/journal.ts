@@ -4,7 +4,7 @@
 // goes out, so a job killed at any instant (kill -9, a power cut) is resumed from its journal
 // without sending anything twice or losing anything.
 import { closeSync, fdatasyncSync, mkdirSync, openSync, readSync, fstatSync, ftruncateSync, writeSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { UsageError } from '../errors.js';
 import type { JournalLock, LockHolder } from './journal-lock.js';
 
@@ -137,4 +137,9 @@ function readRecords(fd: number, size: number, onRecord: (record: JournalRecord)
     }
   }
   return { complete };
+}
+
+/** The folder of the data directory that holds the journals of long jobs (batches, single claims, payment runs) and the fund history. */
+export function journalsDir(dataDir: string): string {
+  return join(dataDir, 'journals');
 }

@@ -24,7 +24,9 @@ import { centsToAmount, jsonNumberToCents } from '../domain/money.js';
 import { ConflictError, EXIT, NetworkError, TpaError } from '../errors.js';
 import type { TpaClient } from './client.js';
 import { FundHistory, sendRecorded, type RecordEnd } from './fund-history.js';
-import { Journal, type JournalRecord } from './journal.js';
+import { Journal, journalsDir, type JournalRecord } from './journal.js';
+
+export { journalsDir };
 import { JournalLock } from './journal-lock.js';
 import { pacingWaitMs } from './pages.js';
 import { stopsTheJob } from './retry.js';
@@ -111,11 +113,6 @@ export function planRun(items: readonly LedgerItem[], filters: LedgerFilters, pr
 /** The plan under the approver's prefix: each approval's code is <prefix>-0001, -0002, … in review order. */
 export function withPrefix(plan: RunPlan, prefix: string): RunPlan {
   return { ...plan, prefix, encounters: plan.encounters.map((e, i) => ({ ...e, authorization_code: authorizationCode(prefix, i) })) };
-}
-
-/** Where a run's journal is kept when --journal names none, and its name there: after the prefix, with a hash (`id`) of the profile. */
-export function journalsDir(dataDir: string): string {
-  return join(dataDir, 'journals');
 }
 
 export function runJournalName(prefix: string, id: string): string {

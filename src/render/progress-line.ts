@@ -1,6 +1,7 @@
 // The progress line of a long job (docs/design.md "Long jobs"), as text that fits one terminal line:
 // what is being done, how far (a bar where there is room), the rate, a wait and what it waits for,
 // and the time left. Pure: the terminal wiring (src/cli/status-line.ts) redraws it in place.
+import { count } from './format.js';
 
 export interface ProgressState {
   /** What is being done: "selecting", "reading the ledger", "waiting for adjudication of sub_…". */
@@ -27,7 +28,8 @@ export interface ProgressState {
   end?: string;
 }
 
-const count = (n: number) => Math.round(n).toLocaleString('en-US');
+/** A count for people, rounded to a whole number (a rate), with thousands separators. */
+const whole = (n: number) => count(Math.round(n));
 
 /** A duration as a person reads it on a progress line: 42s, 3m05s, 19m, 1h05m. */
 export function duration(ms: number): string {
@@ -41,13 +43,13 @@ export function duration(ms: number): string {
 
 /** A rate per second, or per minute when it is slow (1.7 a second reads better as 100/min). */
 export function rateText(perSecond: number): string {
-  return perSecond < 10 ? `${count(perSecond * 60)}/min` : `${count(perSecond)}/s`;
+  return perSecond < 10 ? `${whole(perSecond * 60)}/min` : `${whole(perSecond)}/s`;
 }
 
 /** A rate limit as a rate: "100/min", "5/s", "1,000/h", or "500 per 30s" for another window. */
 export function limitText(l: { count: number; windowMs: number }): string {
   const per = l.windowMs === 1000 ? '/s' : l.windowMs === 60_000 ? '/min' : l.windowMs === 3_600_000 ? '/h' : ` per ${duration(l.windowMs)}`;
-  return `${count(l.count)}${per}`;
+  return `${whole(l.count)}${per}`;
 }
 
 /** The time left at `nowMs`: during a wait that says what follows it, the wait's end plus what is left after it. */
@@ -62,7 +64,7 @@ function leftAt(p: ProgressState, nowMs: number): number | undefined {
  * detail, the rate, the time so far), then the end is cut.
  */
 export function progressLine(p: ProgressState, width: number, nowMs: number): string {
-  const head = p.done !== undefined ? `${count(p.done)}${p.total !== undefined ? ` of ${count(p.total)}` : ''}${p.unit ? ` ${p.unit}` : ''}` : undefined;
+  const head = p.done !== undefined ? `${whole(p.done)}${p.total !== undefined ? ` of ${whole(p.total)}` : ''}${p.unit ? ` ${p.unit}` : ''}` : undefined;
   // Each part with how long it survives: the lower, the sooner it is left out.
   // A part may have a shorter form, tried before the part is left out.
   const parts: { text: string; keep: number; short?: string }[] = [];

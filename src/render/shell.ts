@@ -10,8 +10,3 @@ export function shellQuote(word: string): string {
   if (PLAIN.test(word)) return word;
   return `'${word.replace(/'/g, `'\\''`)}'`;
 }
-
-/** An argv as one command line, each word quoted when it needs to be. */
-export function shellLine(argv: readonly string[]): string {
-  return argv.map(shellQuote).join(' ');
-}

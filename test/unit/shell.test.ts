@@ -2,11 +2,13 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { givenArgs, suggestCommand } from '../../src/cli/options.js';
-import { shellLine, shellQuote } from '../../src/render/shell.js';
+import { shellQuote } from '../../src/render/shell.js';
 
 describe('shellQuote', () => {
   it('leaves plain words alone and quotes the rest so that sh reads them back unchanged', () => {
-    expect(shellLine(['tpa', 'ledger', 'list', '--from', '2026-01-01', '--npi', '1234567893'])).toBe('tpa ledger list --from 2026-01-01 --npi 1234567893');
+    expect(['tpa', 'ledger', 'list', '--from', '2026-01-01', '--npi', '1234567893'].map(shellQuote).join(' ')).toBe(
+      'tpa ledger list --from 2026-01-01 --npi 1234567893',
+    );
     const words = ['', 'a b', "Bob's runs/run 1.ndjson", '$HOME', '`id`', '~/x', '*', 'a\nb', '"q"', 'semi;colon', '!bang'];
     for (const w of words) expect(shellQuote(w)).not.toBe(w);
     // sh prints each argument on its own line, NUL-separated: the words as given.

@@ -5,6 +5,7 @@
 // the number of claims.
 import { formatCentsGrouped } from '../../../domain/money.js';
 import { EXIT } from '../../../errors.js';
+import { count } from '../../../render/format.js';
 import { tableTools, type CommandOutput } from '../../../render/output.js';
 import { screen } from '../../../render/screen.js';
 import { rowWriter } from '../../../render/stream.js';
@@ -22,7 +23,6 @@ function csvRow(c: CheckedClaim): Record<string, unknown> {
   };
 }
 
-const count = (n: number) => n.toLocaleString('en-US');
 const claims = (n: number) => `${count(n)} claim${n === 1 ? '' : 's'}`;
 
 /**

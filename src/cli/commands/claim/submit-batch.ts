@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import { resolve, join } from 'node:path';
 import { BatchJournal, runClaimBatch, type BatchLimit, type BatchProgress, type BatchSummary, type ClaimOutcome } from '../../../client/claim-batch.js';
 import { DEFAULT_POLL_TIMEOUT_MS } from '../../../client/polling.js';
+import { journalsDir } from '../../../client/journal.js';
 import { formatCentsGrouped } from '../../../domain/money.js';
 import { UsageError } from '../../../errors.js';
 import { count } from '../../../render/format.js';
@@ -26,7 +27,7 @@ export const DEFAULT_CONCURRENCY = 10;
 export function defaultJournalPath(ctx: Context, paths: readonly string[]): string {
   const profile = ctx.profile();
   const identity = JSON.stringify([profile.name, profile.base_url ?? '', ...paths.map((p) => (p === '-' ? '-' : resolve(p)))]);
-  return join(ctx.paths.dataDir, 'journals', `claims-${createHash('sha256').update(identity).digest('hex').slice(0, 16)}.ndjson`);
+  return join(journalsDir(ctx.paths.dataDir), `claims-${createHash('sha256').update(identity).digest('hex').slice(0, 16)}.ndjson`);
 }
 
 /** The options of `claim submit` that a batch reads (some only to refuse them). */
@@ -68,7 +69,7 @@ export function progressState(p: BatchProgress, nowMs: number): ProgressState {
     done: p.done,
     total: p.total,
     unit: 'claims',
-    detail: p.skipped > 0 ? `${p.skipped.toLocaleString('en-US')} skipped` : undefined,
+    detail: p.skipped > 0 ? `${count(p.skipped)} skipped` : undefined,
     rate: waiting ? undefined : p.rate,
     limit: waiting ? undefined : p.limit,
     leftMs: waiting ? undefined : p.leftMs,
@@ -90,8 +91,8 @@ export function progressState(p: BatchProgress, nowMs: number): ProgressState {
 export function limitNote(l: BatchLimit): string {
   const per = l.windowMs === 60_000 ? 'a minute' : `every ${duration(l.windowMs)}`;
   const minutes = Math.round(l.leftMs / 60_000);
-  const takes = minutes >= 2 ? `${minutes.toLocaleString('en-US')} minutes` : duration(l.leftMs);
-  return `this key allows ${l.limit.toLocaleString('en-US')} requests ${per}: about ${takes} for ${l.toSend.toLocaleString('en-US')} claims`;
+  const takes = minutes >= 2 ? `${count(minutes)} minutes` : duration(l.leftMs);
+  return `this key allows ${count(l.limit)} requests ${per}: about ${takes} for ${count(l.toSend)} claims`;
 }
 
 function summaryTable(t: Awaited<ReturnType<typeof tableTools>>, s: BatchSummary, waited: boolean): string {
@@ -124,7 +125,7 @@ export async function submitBatch(
   const journalPath = opts.journal ?? defaultJournalPath(ctx, paths);
   const profile = ctx.profile();
   const journal = await BatchJournal.open(journalPath, { header: { kind: 'batch', profile: profile.name, base_url: profile.base_url ?? null } });
-  if (opts.journal !== undefined) (await import('../../../client/job-journals.js')).rememberJournal(join(ctx.paths.dataDir, 'journals'), journalPath);
+  if (opts.journal !== undefined) (await import('../../../client/job-journals.js')).rememberJournal(journalsDir(ctx.paths.dataDir), journalPath);
   const live = ctx.io.stderr.isTTY;
   if (opts.journal === undefined) ctx.note(`journal: ${journal.path} (run the same command again to continue after an interruption)`);
   const client = await ctx.client();

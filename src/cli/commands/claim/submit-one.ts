@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { type EarlierSubmission, type SingleResult, BatchJournal, journalVerdict, submitSingleClaim } from '../../../client/claim-batch.js';
 import type { TpaClient } from '../../../client/client.js';
 import { canonicalHash } from '../../../domain/canonical.js';
+import { journalsDir } from '../../../client/journal.js';
 import type { ParsedClaim } from '../../../domain/fhir-claim.js';
 import { ConflictError, EXIT, TpaError } from '../../../errors.js';
 import { screen } from '../../../render/screen.js';
@@ -24,7 +25,7 @@ export function singleJournalPath(ctx: Context): string {
     .update(JSON.stringify([profile.name, profile.base_url ?? '']))
     .digest('hex')
     .slice(0, 10);
-  return join(ctx.paths.dataDir, 'journals', `single-${profile.name.replace(/[^A-Za-z0-9-]/g, '_')}-${id}.ndjson`);
+  return join(journalsDir(ctx.paths.dataDir), `single-${profile.name.replace(/[^A-Za-z0-9-]/g, '_')}-${id}.ndjson`);
 }
 
 function earlierText(e: EarlierSubmission): string {

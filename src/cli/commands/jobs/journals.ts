@@ -2,6 +2,7 @@
 // prints (or a path), and the summary's rows.
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { journalsDir as journalsOf } from '../../../client/journal.js';
 import type { JobSummary } from '../../../client/job-journals.js';
 import { centsToAmount } from '../../../domain/money.js';
 import { UsageError } from '../../../errors.js';
@@ -9,7 +10,7 @@ import type { Context } from '../../context.js';
 
 /** The folder of the journals that jobs keep when --journal names none. */
 export function journalsDir(ctx: Context): string {
-  return join(ctx.paths.dataDir, 'journals');
+  return journalsOf(ctx.paths.dataDir);
 }
 
 /**

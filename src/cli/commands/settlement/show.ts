@@ -6,7 +6,7 @@ import { formatCentsGrouped, jsonNumberToCents } from '../../../domain/money.js'
 import { EXIT, PendingError } from '../../../errors.js';
 import type { Context } from '../../context.js';
 import { argument, option, verb } from '../../verb.js';
-import { timeoutOption, waitTimeoutSpec } from '../../options.js';
+import { suggestCommand, timeoutOption, waitTimeoutSpec } from '../../options.js';
 import { settlementTable } from './settlement-table.js';
 
 const FINAL = new Set(['COMPLETED', 'FAILED', 'REFUNDED']);
@@ -87,14 +87,14 @@ async function owedAgain(ctx: Context, client: TpaClient, s: SettlementRecord): 
   const cents = jsonNumberToCents(s.total_amount);
   const amount = cents === undefined ? String(s.total_amount) : formatCentsGrouped(cents);
   const day = new Date().toISOString().slice(0, 10);
-  let code = 'AUTH-<date>-<org>-<seq>';
+  let code: string | undefined;
   try {
     const { nextFreeAuthorizationCode } = await import('../../../client/fund-history.js');
     code = nextFreeAuthorizationCode(ctx.paths.dataDir, (await client.ledgerDetail(s.encounter_id)).body, day);
   } catch {
-    // The placeholder says what goes there.
+    // A placeholder then says what goes there.
   }
-  const command = `tpa fund approve ${s.encounter_id} --auth-code ${code}`;
+  const command = suggestCommand(ctx, ['fund', 'approve', s.encounter_id, '--auth-code', code ?? { placeholder: 'AUTH-date-org-seq' }]);
   const how = s.status === 'FAILED' ? 'FAILED' : 'was REFUNDED';
   return {
     what: `the benefit of ${amount} is owed again: transfer ${s.processor_transfer_id} ${how} and nothing funds the encounter now; approve it anew under a new authorization code:`,
