@@ -22,6 +22,8 @@ function normalize(text: string): string {
       // The audit head (issue 23) counts the server's own key record too.
       .replace(/record \d+ [0-9a-f]{64}/g, 'record <head>')
       .replace(/[─┌┐└┘┬┴┼│├┤]+/g, '|')
+      // A suggested command names the profile it was given (-p sandbox); the local one has none.
+      .replace(/ -p sandbox$/gm, '')
   );
 }
 
