@@ -2,6 +2,7 @@
 // would, fish answers `complete -C`, and zsh completes at its own line editor under a pty, each match
 // recorded as its compadd adds it. Every enumerated value of the tree (option values, argument
 // choices, help topics) and file names where a command takes a file are checked in all three.
+import { fullProgram } from '../helpers/program.js';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,8 +10,6 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { commandTree } from '../../src/cli/commands/completion/scripts.js';
 import { HELP_TOPICS } from '../../src/cli/commands/help/index.js';
-import type { IO, Stream } from '../../src/cli/io.js';
-import { buildProgram } from '../../src/cli/program.js';
 import { tempDir } from '../helpers/engine.js';
 
 const completions = fileURLToPath(new URL('../../completions/', import.meta.url));
@@ -26,18 +25,7 @@ interface Query {
 }
 
 async function tree() {
-  const quiet: Stream = { write() {}, isTTY: false, columns: 80 };
-  const io: IO = {
-    stdout: quiet,
-    stderr: quiet,
-    stdinIsTTY: false,
-    env: {},
-    readStdin: async () => '',
-    stdinStream: () => {
-      throw new Error('no stdin');
-    },
-  };
-  return commandTree(await buildProgram(io, { exitCode: 0 }, 'full'));
+  return commandTree(await fullProgram());
 }
 
 /** Every enumerated value in the tree, as a line to complete, and the file names. */

@@ -1,26 +1,14 @@
 import type { Command } from 'commander';
+import { fullProgram } from '../helpers/program.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { IO, Stream } from '../../src/cli/io.js';
 import { manPages } from '../../src/cli/commands/help/man.js';
 import { subcommands } from '../../src/cli/commands/completion/scripts.js';
-import { buildProgram } from '../../src/cli/program.js';
 import { runTpa, useTpaHome } from '../helpers/cli.js';
 
 const home = useTpaHome(beforeAll, afterAll);
 
 async function tree(): Promise<Command> {
-  const quiet: Stream = { write() {}, isTTY: false, columns: 80 };
-  const io: IO = {
-    stdout: quiet,
-    stderr: quiet,
-    stdinIsTTY: false,
-    env: {},
-    readStdin: async () => '',
-    stdinStream: () => {
-      throw new Error('no stdin');
-    },
-  };
-  return buildProgram(io, { exitCode: 0 }, 'full');
+  return fullProgram();
 }
 
 /** Every command's words, the root's (none) first. */

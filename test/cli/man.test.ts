@@ -1,11 +1,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { fullProgram } from '../helpers/program.js';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { IO, Stream } from '../../src/cli/io.js';
 import { HELP_TOPICS } from '../../src/cli/commands/help/index.js';
 import { manPages } from '../../src/cli/commands/help/man.js';
-import { buildProgram } from '../../src/cli/program.js';
 import { useTpaHome } from '../helpers/cli.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -13,18 +12,7 @@ const home = useTpaHome(beforeAll, afterAll);
 const run = home.run;
 
 async function generated() {
-  const quiet: Stream = { write() {}, isTTY: false, columns: 80 };
-  const io: IO = {
-    stdout: quiet,
-    stderr: quiet,
-    stdinIsTTY: false,
-    env: {},
-    readStdin: async () => '',
-    stdinStream: () => {
-      throw new Error('no stdin');
-    },
-  };
-  return manPages(await buildProgram(io, { exitCode: 0 }, 'full'));
+  return manPages(await fullProgram());
 }
 
 /** The variables src/ reads: env.X, process.env.X, and commander's .env('X'). */

@@ -1,7 +1,7 @@
 // What the verbs of `tpa jobs` share: where the journals are, finding one by the id `tpa jobs`
 // prints (or a path), and the summary's rows.
 import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { journalsDir as journalsOf } from '../../../client/journal.js';
 import type { JobSummary } from '../../../client/job-journals.js';
 import { centsToAmount } from '../../../domain/money.js';
