@@ -75,7 +75,17 @@ export async function entriesWithEvent(
  * serve`), from which today and yesterday are counted; the client's own clock when the service
  * does not say.
  */
-export async function serviceNow(client: TpaClient): Promise<string> {
-  const time = (await client.health()).body?.time;
-  return typeof time === 'string' && !Number.isNaN(Date.parse(time)) ? time : new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+export function serviceNow(client: TpaClient): Promise<string> {
+  // Asked once per client: a command's period and the time its answer is "as of" are one instant.
+  let now = asked.get(client);
+  if (!now) {
+    now = client.health().then((r) => {
+      const time = r.body?.time;
+      return typeof time === 'string' && !Number.isNaN(Date.parse(time)) ? time : new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+    });
+    asked.set(client, now);
+  }
+  return now;
 }
+
+const asked = new WeakMap<TpaClient, Promise<string>>();

@@ -14,6 +14,7 @@ import { canonicalHash } from '../domain/canonical.js';
 import { ValidationError, type FieldError } from '../domain/errors.js';
 import { claimServiceDate } from '../domain/adjudication.js';
 import { parseClaim, type ParsedClaim } from '../domain/fhir-claim.js';
+import { placeErrors } from '../domain/json-position.js';
 import { jsonNumberToCents } from '../domain/money.js';
 import { EXIT, TpaError } from '../errors.js';
 import type { TpaClient } from './client.js';
@@ -309,15 +310,6 @@ interface Ready {
   announcedAt?: string;
 }
 
-/** Where each error's field is in the claim's file, when the reader can say. */
-function placed(errors: FieldError[], locate: BatchClaim['locate']): FieldError[] {
-  if (!locate) return errors;
-  return errors.map((e) => {
-    const at = locate(e.field);
-    return at ? { ...e, line: at.line, column: at.column } : e;
-  });
-}
-
 /** The journal's record of a claim the service refused or that could not be sent; a refused claim keeps its text, for `tpa jobs show --failed-to`. */
 function failedRecord(claim: string, text: string, err: TpaError): JournalRecord {
   const refused = isRefusal(err.status);
@@ -420,7 +412,7 @@ export async function runClaimBatch(client: TpaClient, claims: AsyncIterable<Bat
   const prepare = (item: BatchClaim): Ready | undefined => {
     const refuse = (errors: FieldError[]) => {
       journal.invalid(item.source, item.text, errors);
-      finish(outcome(item.source, 'INVALID', { errors: placed(errors, item.locate) }));
+      finish(outcome(item.source, 'INVALID', { errors: placeErrors(errors, item.locate) }));
       return undefined;
     };
     if (item.problem !== undefined || item.value === undefined) return refuse([{ field: '', message: item.problem ?? 'not a claim' }]);

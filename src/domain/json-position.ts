@@ -2,10 +2,25 @@
 // never a character offset. Used to say where a syntax error is and where a claim's bad field is
 // (docs/design.md "Checking claims before sending them"). Only ever run on text already known to be
 // JSON nested no deeper than the depth rule allows, or to rewrite a parser's message.
+import type { FieldError } from './errors.js';
 
 export interface Position {
   line: number;
   column: number;
+}
+
+/** A field error with its place in the text it came from, when the reader could find it. */
+export interface PlacedError extends FieldError {
+  line?: number;
+  column?: number;
+}
+
+/** The errors with their places, as `locate` (the reader's) finds them. */
+export function placeErrors(errors: readonly FieldError[], locate: ((field: string) => Position | undefined) | undefined): PlacedError[] {
+  return errors.map((e) => {
+    const at = locate?.(e.field);
+    return at ? { ...e, line: at.line, column: at.column } : { ...e };
+  });
 }
 
 const BOM = 0xfeff;

@@ -1,26 +1,14 @@
 // A claim checked before anything is sent, with the engine's own rules: `claim validate`, `claim
 // submit --dry-run` and `claim submit` (one claim) refuse a bad one alike, exit 2 naming every bad
 // field with where it is (file:line:column) (docs/design.md "Checking claims before sending them").
-import { type FieldError, ValidationError } from '../../../domain/errors.js';
+import { ValidationError } from '../../../domain/errors.js';
 import { parseClaim, parseClaimText, type ParsedClaim } from '../../../domain/fhir-claim.js';
 import { centsToAmount } from '../../../domain/money.js';
-import type { Position } from '../../../domain/json-position.js';
+import { type PlacedError, type Position, placeErrors } from '../../../domain/json-position.js';
+
+export type { PlacedError };
 import { ValidationFailed } from '../../../errors.js';
 import type { ClaimText } from './submit-sources.js';
-
-/** A field error with where it is in its file, when that is known. */
-export interface PlacedError extends FieldError {
-  line?: number;
-  column?: number;
-}
-
-/** The errors with their places, as `locate` (the reader's) finds them. */
-export function placeErrors(errors: readonly FieldError[], locate: ((field: string) => Position | undefined) | undefined): PlacedError[] {
-  return errors.map((e) => {
-    const at = locate?.(e.field);
-    return at ? { ...e, line: at.line, column: at.column } : { ...e };
-  });
-}
 
 /**
  * Where an error is, as an editor and a terminal take it: `file:line:column`, the Bundle entry after

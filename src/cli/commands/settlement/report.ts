@@ -278,7 +278,8 @@ async function settlementReport(ctx: Context, opts: OptionValues<typeof options>
   if (!isSection(section)) throw new UsageError(`--section must be one of ${SECTIONS.join(', ')}`);
   const [{ pacingWaitMs, pages }, { periodReport }] = await Promise.all([import('../../../client/pages.js'), import('../../../domain/report.js')]);
   const client = await ctx.client();
-  const now = (await client.health()).body.time;
+  const { serviceNow } = await import('../../../client/activity.js');
+  const now = await serviceNow(client);
   const entries: LedgerItem[] = [];
   // One progress line, redrawn, with its rate and time left (docs/design.md "Long jobs").
   const reading = counter(ctx.status, 'reading the ledger', 'entries');
