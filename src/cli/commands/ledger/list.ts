@@ -1,6 +1,7 @@
 // tpa ledger list: encounters, newest service date first; filters, pages, or --all of them.
 import type { LedgerFilters, LedgerItem } from '../../../client/types.js';
 import type { FieldError } from '../../../domain/errors.js';
+import { stepKinds } from '../../../domain/activity.js';
 import { LEDGER_STATUSES } from '../../../domain/ledger.js';
 import { wholeNumberProblem } from '../../../domain/validation.js';
 import { fieldsInvalid, UsageError } from '../../../errors.js';
@@ -134,10 +135,9 @@ function filters(opts: OptionValues<typeof options>): LedgerFilters {
  * (docs/money-rules.md "Failed and refunded transfers").
  */
 export function transferFlag(progression: readonly { status: string }[]): 'failed' | 'refunded' | undefined {
-  const n = progression.length;
-  if (n < 2 || progression[n - 1]!.status !== 'ADJUDICATED') return undefined;
-  const before = progression[n - 2]!.status;
-  return before === 'FUNDED' ? 'failed' : before === 'RECONCILED' ? 'refunded' : undefined;
+  // The latest step read as activity reads it (domain/activity.ts): back to ADJUDICATED after FUNDED or RECONCILED.
+  const last = stepKinds(progression.slice(-2)).at(-1);
+  return last === 'failed' || last === 'refunded' ? last : undefined;
 }
 
 function statusCell(t: TableTools, i: LedgerItem): string {
