@@ -75,16 +75,23 @@ export function checkClaim(item: ClaimText): { checked: CheckedClaim; parsed?: P
         source: item.source,
         valid: true,
         errors: [],
-        type: parsed.type,
-        provider_npi: parsed.providerNpi,
-        member_id: parsed.memberId,
-        lines: parsed.lines.length,
-        cpt_codes: parsed.lines.map((l) => l.cptCode),
-        total_charges: centsToAmount(parsed.totalChargeCents),
+        ...claimSummary(parsed),
       },
     };
   } catch (err) {
     if (!(err instanceof ValidationError)) throw err;
     return { checked: { source: item.source, valid: false, errors: placeErrors(err.errors, item.locate), ...none } };
   }
+}
+
+/** What a valid claim is, in a line: its type, billing provider, member, lines, codes and charges. */
+export function claimSummary(parsed: ParsedClaim) {
+  return {
+    type: parsed.type,
+    provider_npi: parsed.providerNpi,
+    member_id: parsed.memberId,
+    lines: parsed.lines.length,
+    cpt_codes: parsed.lines.map((l) => l.cptCode),
+    total_charges: centsToAmount(parsed.totalChargeCents),
+  };
 }

@@ -1,10 +1,9 @@
 // tpa claim validate: claims checked offline with the service's own rules; nothing is sent. It reads
 // what `claim submit` reads (the same readers): one claim is said valid or refused as it always was,
 // many are checked each (check-batch.ts).
-import { centsToAmount } from '../../../domain/money.js';
 import { ValidationFailed } from '../../../errors.js';
 import { argument, verb } from '../../verb.js';
-import { validateClaim } from './claim-check.js';
+import { claimSummary, validateClaim } from './claim-check.js';
 
 export const validate = verb({
   name: 'validate',
@@ -47,16 +46,7 @@ export const validate = verb({
     if (item.problem !== undefined && item.text.trim() === '' && !item.problem.startsWith('not valid JSON'))
       throw new ValidationFailed(`${item.source}: ${item.problem}`);
     const parsed = validateClaim(item.text, item.source, item.locate, item.problem);
-    const summary = {
-      valid: true,
-      type: parsed.type,
-      provider_npi: parsed.providerNpi,
-      member_id: parsed.memberId,
-      lines: parsed.lines.length,
-      cpt_codes: parsed.lines.map((l) => l.cptCode),
-      total_charges: centsToAmount(parsed.totalChargeCents),
-      preauthorizations: parsed.preauthorizations,
-    };
+    const summary = { valid: true, ...claimSummary(parsed), preauthorizations: parsed.preauthorizations };
     return {
       data: summary,
       table: (t) =>
