@@ -139,7 +139,7 @@ export function prefixTaken(dataDir: string, prefix: string): string | undefined
 
 /** Where this machine's fund history gave a code of `prefix` (<prefix>-NNNN) to an approval, whatever its outcome. */
 export function prefixInHistory(dataDir: string, prefix: string): string | undefined {
-  const code = new RegExp(`^${prefix.replace(/[^A-Za-z0-9]/g, (c) => `\\${c}`)}-\\d{4,}$`);
+  const code = new RegExp(`^${prefix.replace(/[^A-Za-z0-9]/g, (c) => `\\${c}`)}-\\d{4,}$`, 'i');
   const used = FundHistory.read(dataDir).find((a) => code.test(a.authorization_code));
   return used ? `${used.authorization_code} was given to an approval of ${used.encounter_id} (tpa fund history)` : undefined;
 }

@@ -216,3 +216,25 @@ describe('the encounter number over HTTP (item 18)', () => {
     expect(unknown.code).toBe(3);
   });
 });
+
+describe('an authorization code given as --auth-code in a script', () => {
+  it('is refused when this machine gave it to another encounter, whatever its case or spaces, and never recorded with control characters', async () => {
+    const first = await adjudicated('MBR-1003');
+    const second = await adjudicated('MBR-1002');
+    const ok = await run(['fund', 'approve', first.id, '--amount', first.amount, '--auth-code', 'AUTH-T-1', '--yes']);
+    expect(ok.code, ok.stderr).toBe(0);
+    for (const code of ['AUTH-T-1', ' auth-t-1 ']) {
+      const again = await run(['fund', 'approve', second.id, '--amount', second.amount, '--auth-code', code, '--yes']);
+      expect(again.code, again.stderr).toBe(4);
+      expect(again.stderr).toMatch(/--auth-code AUTH-T-1 is used already \(by the approval of enc_\w+/i);
+    }
+    const hostile = await run(['fund', 'approve', second.id, '--amount', second.amount, '--auth-code', 'AUTH-\u001b[2J-9\nApproved by CFO', '--yes']);
+    expect(hostile.code).toBe(2);
+    expect(hostile.stderr).toMatch(/must not hold control characters/);
+    const history = (await run(['fund', 'history', '-o', 'json'])).json<{ authorization_code: string; outcome: string }[]>();
+    expect(history.map((h) => [h.authorization_code, h.outcome])).toEqual([['AUTH-T-1', 'APPROVED']]);
+    // A new code goes.
+    const fresh = await run(['fund', 'approve', second.id, '--amount', second.amount, '--auth-code', 'AUTH-T-2', '--yes']);
+    expect(fresh.code, fresh.stderr).toBe(0);
+  });
+});

@@ -40,9 +40,9 @@ function encounters(count: number): string[] {
   }
 }
 
-function approve(id: string, barrier: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function approve(id: string, barrier: string, authCode: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const env = testEnv({ home: home.dir, env: { TPA_TEST_BARRIER_DIR: barrier } });
-  const args = ['--import', HOOK, TPA_BIN, 'fund', 'approve', id, '--amount', '2460.00', '--auth-code', 'AUTH-20260302-ACME-0001', '--yes'];
+  const args = ['--import', HOOK, TPA_BIN, 'fund', 'approve', id, '--amount', '2460.00', '--auth-code', authCode, '--yes'];
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, { env, cwd: home.dir, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -78,7 +78,9 @@ describe('fund approve from processes that begin together', () => {
       const barrier = join(home.dir, `barrier-${round}`);
       mkdirSync(barrier);
       let ended = 0;
-      const runs = Promise.all(Array.from({ length: PROCESSES }, () => approve(id, barrier).finally(() => ended++)));
+      const runs = Promise.all(
+        Array.from({ length: PROCESSES }, () => approve(id, barrier, `AUTH-20260302-ACME-${String(round + 1).padStart(4, '0')}`).finally(() => ended++)),
+      );
       const together = await release(barrier, () => ended);
       const results = await runs;
       // The hook did hold each process's funding transaction.

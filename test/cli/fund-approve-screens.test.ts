@@ -100,6 +100,8 @@ describe.each(SIZES)('fund approve at $cols×$rows', ({ cols, rows }) => {
     expect(a.exit_code, a.output).toBe(0);
     const [codeA] = await fundedCodes(first);
     expect(codeA).toMatch(/^AUTH-\d{8}-ACME-0001$/);
+    // The confirmation names the code that goes into the audit trail.
+    expect((await screenAtStep(a, 2, cols, rows)).join(' ').replace(/\s+/g, ' ')).toContain(`Code ${codeA}. This cannot be undone`);
 
     const b = await approveWithEnter(second);
     expectCompleted(b);
@@ -142,6 +144,11 @@ describe.each(SIZES)('fund approve at $cols×$rows', ({ cols, rows }) => {
     expect(said).toMatch(/--auth-code AUTH-FLAG-0001 is used already \(by the approval of enc_\w+/);
     expect(said).toMatch(/Nothing was sent/);
     expect(r.output).not.toMatch(/Amount to release|cannot be undone/);
+    // Another case and spaces are the same code.
+    const variant = await ptyRun(['fund', 'approve', second, '--auth-code', ' auth-flag-0001 '], [], { home: home.dir, cols, rows });
+    expectCompleted(variant);
+    expect(variant.exit_code, variant.output).toBe(4);
+    expect(variant.output).not.toMatch(/Amount to release|cannot be undone/);
     expect(await fundedCodes(second)).toEqual([]);
   });
 });

@@ -101,10 +101,35 @@ function reviewScreen(t: TableTools, detail: LedgerDetail, payouts: PayoutShare[
 /** The authorization codes taken for an approval of `id`: this machine's fund history (any outcome) and the encounter's own releases in the ledger, each with where it was used. */
 function usedCodes(ctx: Context, history: typeof FundHistory, detail: LedgerDetail, id: string): Map<string, string> {
   const used = new Map<string, string>();
-  for (const a of history.read(ctx.paths.dataDir))
-    used.set(a.authorization_code, `by the approval of ${a.encounter_id} on ${a.at.slice(0, 10)} (${a.outcome})`);
-  for (const c of authorizationCodesOf(detail)) used.set(c, `by a fund release of ${id}`);
+  for (const a of history.read(ctx.paths.dataDir)) used.set(codeKey(a.authorization_code), usedBy(a));
+  for (const c of authorizationCodesOf(detail)) used.set(codeKey(c), `by a fund release of ${id}`);
   return used;
+}
+
+/** A code as codes are told apart: `auth-t-1 ` is AUTH-T-1, so that a change of case or spaces is not a new code. */
+const codeKey = (code: string) => code.trim().toUpperCase();
+
+const usedBy = (a: { encounter_id: string; at: string; outcome: string }) => `by the approval of ${a.encounter_id} on ${a.at.slice(0, 10)} (${a.outcome})`;
+
+/**
+ * An --auth-code that cannot be sent, with or without a terminal: one holding control characters
+ * (refused before it is recorded anywhere, as the service refuses it), or one this machine's history
+ * gave to an approval of another encounter, whatever became of it. The same encounter's earlier
+ * attempts are the service's to judge (a retried approval may reuse its code).
+ */
+function givenCodeProblem(
+  code: string,
+  records: readonly { authorization_code: string; encounter_id: string; at: string; outcome: string }[],
+  id: string,
+): TpaError | undefined {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
+  if (/[\u0000-\u001f\u007f-\u009f]/.test(code)) return new ValidationFailed('--auth-code: must not hold control characters; nothing was sent');
+  const other = records.find((a) => a.encounter_id !== id && codeKey(a.authorization_code) === codeKey(code));
+  if (other)
+    return new ConflictError(`--auth-code ${code.trim()} is used already (${usedBy(other)}): each approval has its own code. Nothing was sent`, {
+      code: 'authorization_code_used',
+    });
+  return undefined;
 }
 
 /** The cents of an amount already checked by parseTypedAmount. */
@@ -225,6 +250,10 @@ async function approveOne(
   if (records.some((a) => a.encounter_id === id && a.outcome === 'UNKNOWN')) {
     for (const note of history.resolve(records, id, (await client.ledgerDetail(id)).body)) ctx.note(note);
   }
+  if (authCode !== undefined) {
+    const problem = givenCodeProblem(authCode, records, id);
+    if (problem) throw problem;
+  }
   const ended = await ensureNotFunded(ctx, client, id);
   if (ctx.canPrompt) {
     const { tableTools } = await import('../../../render/output.js');
@@ -257,22 +286,28 @@ async function approveOne(
     const used = usedCodes(ctx, FundHistory, detail, id);
     const offered = nextAuthorizationCode(authorizationPrefix(detail.encounter.payer.id, new Date().toISOString().slice(0, 10)), used.keys());
     const usedProblem = (code: string) =>
-      used.has(code) ? `${code} is used already (${used.get(code)}): each approval has its own code; ${offered} is free` : undefined;
+      used.has(codeKey(code)) ? `${code} is used already (${used.get(codeKey(code))}): each approval has its own code; ${offered} is free` : undefined;
     if (authCode !== undefined && usedProblem(authCode.trim()))
       throw new ConflictError(`--auth-code ${usedProblem(authCode.trim())}. Nothing was sent`, { code: 'authorization_code_used' });
     amountText ??= await ask('Amount to release (USD)', { default: formatCents(benefitCents), validate: (v) => amountProblem(v, benefitCents) });
     authCode ??= await ask('Authorization code', {
       default: offered,
-      validate: (v) => (v.trim() === '' ? 'required' : (usedProblem(v.trim()) ?? true)),
+      validate: (v) =>
+        v.trim() === ''
+          ? 'required'
+          : // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
+            /[\u0000-\u001f\u007f-\u009f]/.test(v)
+            ? 'must not hold control characters'
+            : (usedProblem(v.trim()) ?? true),
     });
     if (!ctx.yes) {
       await confirm(
         ctx,
-        `Release $${formatCentsGrouped(centsOf(amountText))} to ${payouts.length} provider${payouts.length === 1 ? '' : 's'}? This cannot be undone`,
+        `Release $${formatCentsGrouped(centsOf(amountText))} to ${payouts.length} provider${payouts.length === 1 ? '' : 's'}? Code ${authCode.trim()}. This cannot be undone`,
       );
     }
     // Another approver on this machine may have taken the code while the prompts were open.
-    const taken = usedCodes(ctx, FundHistory, detail, id).get(authCode.trim());
+    const taken = usedCodes(ctx, FundHistory, detail, id).get(codeKey(authCode));
     if (taken)
       throw new ConflictError(`${authCode.trim()} was taken meanwhile (${taken}): nothing was sent; run the command again for a free code`, {
         code: 'authorization_code_used',
