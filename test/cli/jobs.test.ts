@@ -25,7 +25,7 @@ const run = (args: string[], input?: string) => runTpa(args, { home, env, input 
 
 /** A claim the service refuses (400: a care-team NPI the plan does not know). */
 const refused = () =>
-  claimOf({ npi: '1234567893', careTeam: [{ npi: '9876543213', role: 'anesthesiologist' }], lines: [{ code: '00811', date: '2026-06-29', careTeam: 1 }] });
+  claimOf({ npi: '1234567893', careTeam: [{ npi: '1111111112', role: 'anesthesiologist' }], lines: [{ code: '00811', date: '2026-06-29', careTeam: 1 }] });
 
 /** A batch of 4 sent, 1 refused, 2 invalid (one not JSON), journaled in batch.journal. */
 async function batch(): Promise<{ journal: string; bad: Row }> {
@@ -101,7 +101,7 @@ describe('tpa jobs', () => {
     expect(job).toMatchObject({ id: 'batch.journal', done: 4, failed: 1, invalid: 2 });
     const failed = job.items.find((i: Row) => i.status === 'FAILED');
     expect(failed).toMatchObject({ source: 'claims.ndjson:4', detail: 'REFUSED' });
-    expect(failed.message ?? JSON.stringify(failed.errors)).toMatch(/9876543213|care/i);
+    expect(failed.message ?? JSON.stringify(failed.errors)).toMatch(/1111111112|care/i);
     expect(job.items.filter((i: Row) => i.status === 'INVALID').map((i: Row) => i.source)).toEqual(['claims.ndjson:3', 'claims.ndjson:5']);
     expect((await run(['jobs', 'show', 'batch.jour', '-o', 'json'])).json()).toEqual(job);
     const lines = ndjson((await run(['jobs', 'show', 'batch.journal', '-o', 'ndjson'])).stdout);

@@ -111,7 +111,7 @@ describe('tpa claim submit applies the rules line by line', () => {
   it('item 6: a care-team NPI the plan does not know exits 2 naming the entry', async () => {
     const r = await submit('2026-03-02T10:00:00Z', {
       npi: '1234567893',
-      careTeam: [{ npi: '9876543213', role: 'anesthesiologist' }],
+      careTeam: [{ npi: '1111111112', role: 'anesthesiologist' }],
       lines: [{ code: '00811', date: '2026-03-02', careTeam: 1 }],
     });
     expect(r.code).toBe(2);

@@ -226,7 +226,7 @@ describe('payouts go to known providers, in their own roles (item 6)', () => {
       npi: '1234567893',
       careTeam: [
         { npi: '1045782368', role: 'surgeon' },
-        { npi: '9876543213', role: 'anesthesiologist' },
+        { npi: '1111111112', role: 'anesthesiologist' },
       ],
       lines: [
         { code: '45378', date: '2026-03-02', careTeam: 1 },
@@ -234,7 +234,7 @@ describe('payouts go to known providers, in their own roles (item 6)', () => {
       ],
     });
     expect(a.status).toBe(400);
-    expect(a.response.errors).toEqual([{ field: 'careTeam[1].provider', message: expect.stringContaining('9876543213') }]);
+    expect(a.response.errors).toEqual([{ field: 'careTeam[1].provider', message: expect.stringContaining('1111111112') }]);
   });
 
   it('a provider without banking details is paid through the billing provider; roles are the payees’ own', () => {

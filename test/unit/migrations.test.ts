@@ -27,6 +27,7 @@ const LANDED = [
   '2cf4e024ba9a1abf',
   'fda31e6dfa5f839d',
   'b3b5bbb828de3608',
+  'bc4d9c4f4c9339da',
 ];
 
 describe('migrations', () => {

@@ -62,6 +62,16 @@ export const MONEY_IN_TIME = `
 `;
 
 /**
+ * X12's published 837 examples (issue 26): their members, billing providers and contracts are
+ * reference data, written by this migration's data hook (seed.ts seedIgExamples), so that a database
+ * of an earlier release gains them too. The text changes no schema; it is named so that its hook
+ * finds it by its text, whatever number it ends up with.
+ */
+export const IG_EXAMPLES = `
+  -- X12's published 837 examples: reference data only (seed.ts seedIgExamples).
+`;
+
+/**
  * A landed migration's text is frozen (test/unit/migrations.test.ts holds its digest), and one SQL
  * comment of migration 1 names, with a section number, the design notes that once lived outside the
  * repository. The name is spliced in so that the text stays byte for byte what databases ran; what
@@ -739,4 +749,6 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE audit_log ADD COLUMN actor TEXT;
   `,
+  // 20: (issue 26) X12's published 837 examples' members, providers and contracts (IG_EXAMPLES above).
+  IG_EXAMPLES,
 ];

@@ -5,7 +5,7 @@ import type Database from 'better-sqlite3';
 import { planYearOf, type Adjudication } from '../../domain/adjudication.js';
 import type { ParsedClaim } from '../../domain/fhir-claim.js';
 import { linePayeeNpi } from '../../domain/payee.js';
-import { MIGRATIONS, MONEY_IN_TIME } from './migrations.js';
+import { IG_EXAMPLES, MIGRATIONS, MONEY_IN_TIME } from './migrations.js';
 import { CATALOG_VERSIONS, sspUuid } from './catalog-seed.js';
 
 export const SEED_PLANS = [
@@ -277,6 +277,122 @@ function seedReference(db: Database.Database): void {
   }
 }
 
+/**
+ * X12's published 837 examples (005010X222A1 "Commercial Health Insurance", CLM 26463774, and
+ * 005010X223A2's institutional claim, CLM 756048Q; test/fixtures/public/x12/README.md): their
+ * patients as members, their billing providers, and contracts pricing their codes on their service
+ * dates (2006 and 1996), so that the examples are adjudicated as published. tpa has no dependents:
+ * a member is the person covered, so the professional claim's patient, Ted Smith, is the member of
+ * the id he is claimed under (his mother Jane's subscriber id). The examples' payers (Key Insurance
+ * Company, Medicare Part B) are enrolled as Acme Gold; the deductible is met but for 10.00 (Ted
+ * Smith) or in full (John Doe). The examples' NPIs are illustrative and fail the NPI check digit:
+ * each provider is held under the same first nine digits with the right check digit
+ * (docs/design.md "The local engine's fixtures"). Seeded by a migration of their own, so that a
+ * database of an earlier release gains them too.
+ */
+export const IG_EXAMPLE_MEMBERS = [
+  {
+    memberId: 'JS00111223333',
+    name: 'Ted Smith',
+    dob: '1973-05-01',
+    planId: 'PLAN-GOLD',
+    coverageStart: '2006-01-01',
+    coverageEnd: null,
+    deductibleMetCents: 49000,
+  },
+  {
+    memberId: '030005074A',
+    name: 'John Doe',
+    dob: '1926-11-11',
+    planId: 'PLAN-GOLD',
+    coverageStart: '1996-01-01',
+    coverageEnd: null,
+    deductibleMetCents: 50000,
+  },
+] as const;
+
+export const IG_EXAMPLE_PROVIDERS = [
+  { npi: '9876543213', name: 'Ben Kildare Service', role: 'SURGEON', groupId: 'GRP-5005', facilityNpi: null },
+  { npi: '9876540805', name: 'Jones Hospital', role: 'FACILITY', groupId: 'GRP-6006', facilityNpi: null },
+] as const;
+
+export const IG_EXAMPLE_CPT = [
+  ['87070', 'Bacterial culture, aerobic, with isolate identification'],
+  ['99214', 'Office visit, established patient, moderate complexity'],
+  ['86663', 'Epstein-Barr virus antibody, early antigen'],
+  ['85025', 'Complete blood count with automated differential'],
+  ['93005', 'Electrocardiogram, tracing only'],
+] as const;
+
+export const IG_EXAMPLE_CONTRACTS: readonly SeedContract[] = [
+  {
+    id: 'ctr_c33370d5662264c0',
+    number: 'DC-2006-0001',
+    npi: '9876543213',
+    groupId: 'GRP-5005',
+    effective: '2006-01-01',
+    termination: null,
+    tier: 'TIER_1',
+    rateType: 'FLAT_RATE',
+    multiplier: null,
+    bundleType: null,
+    bundleRateCents: null,
+    anesthesiaIncluded: false,
+    codes: { '99213': [3200, false], '87070': [1100, false], '99214': [2800, false], '86663': [800, false] },
+  },
+  {
+    id: 'ctr_fd3e71cfbdae4e59',
+    number: 'DC-1996-0001',
+    npi: '9876540805',
+    groupId: 'GRP-6006',
+    effective: '1996-01-01',
+    termination: null,
+    tier: 'TIER_1',
+    rateType: 'FLAT_RATE',
+    multiplier: null,
+    bundleType: null,
+    bundleRateCents: null,
+    anesthesiaIncluded: false,
+    codes: { '85025': [1000, false], '93005': [2000, false] },
+  },
+];
+
+function seedIgExamples(db: Database.Database): void {
+  // OR IGNORE: reference data a database holds already is kept as it is; an upgrade never fails on it.
+  const member = db.prepare(
+    'INSERT OR IGNORE INTO members (member_id, name, dob, plan_id, coverage_start, coverage_end, deductible_met_cents) VALUES (?, ?, ?, ?, ?, ?, ?)',
+  );
+  for (const m of IG_EXAMPLE_MEMBERS) member.run(m.memberId, m.name, m.dob, m.planId, m.coverageStart, m.coverageEnd, m.deductibleMetCents);
+  const provider = db.prepare('INSERT OR IGNORE INTO providers (npi, name, role, group_id, facility_npi) VALUES (?, ?, ?, ?, ?)');
+  for (const p of IG_EXAMPLE_PROVIDERS) provider.run(p.npi, p.name, p.role, p.groupId, p.facilityNpi);
+  const cpt = db.prepare('INSERT OR IGNORE INTO cpt_codes (code, description) VALUES (?, ?)');
+  for (const [code, description] of IG_EXAMPLE_CPT) cpt.run(code, description);
+  const contract = db.prepare(
+    'INSERT OR IGNORE INTO contracts (id, contract_number, npi, group_id, effective_date, termination_date, network_tier, rate_type, medicare_multiplier, bundle_type, bundle_rate_cents, anesthesia_included) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+  );
+  // In force from the contract's effective date, open, as every seeded rate (docs/money-rules.md "Rates in force on each date").
+  const rate = db.prepare(
+    'INSERT OR IGNORE INTO contract_rates (contract_id, cpt_code, effective_from, effective_to, negotiated_rate_cents, requires_preauth) VALUES (?, ?, ?, NULL, ?, ?)',
+  );
+  for (const c of IG_EXAMPLE_CONTRACTS) {
+    contract.run(
+      c.id,
+      c.number,
+      c.npi,
+      c.groupId,
+      c.effective,
+      c.termination,
+      c.tier,
+      c.rateType,
+      c.multiplier,
+      c.bundleType,
+      c.bundleRateCents,
+      c.anesthesiaIncluded ? 1 : 0,
+    );
+    for (const [code, [rateCents, preauth]] of Object.entries(c.codes)) rate.run(c.id, code, c.effective, rateCents, preauth ? 1 : 0);
+  }
+}
+
 export const SEED_BUILDER_INSTANCES = [
   { id: 'BLD-1001', name: 'Summit Ambulatory Surgery Center: 2027 direct contract', contractId: 'ctr_6e2d9b4f1a7c3058' },
   { id: 'BLD-1002', name: 'Riverside GI: surgeon case rates renewal', contractId: 'ctr_8d21b5e09f4c7a13' },
@@ -401,4 +517,5 @@ export const SEEDS: Record<number, (db: Database.Database, now: () => Date) => v
   2: seedBuilder,
   6: carryOverLineRules,
   [MIGRATIONS.indexOf(MONEY_IN_TIME)]: countDeductiblesFromAdjudications,
+  [MIGRATIONS.indexOf(IG_EXAMPLES)]: seedIgExamples,
 };
