@@ -8,7 +8,7 @@ import { formatCentsGrouped, jsonNumberToCents } from '../domain/money.js';
 import type { RemitLine, RemitTransaction } from '../domain/x12-835.js';
 import { ConflictError, NotFoundError, PendingError } from '../errors.js';
 import type { TpaClient } from './client.js';
-import { resolveEncounter } from './encounter-ref.js';
+import { encounterNumber, resolveEncounter } from './encounter-ref.js';
 import { journalPaths } from './job-journals.js';
 import { journalsDir, readJournal } from './journal.js';
 import type { LedgerDetail, LedgerItem, LedgerServiceLine, SettlementRecord, SettlementTransfer } from './types.js';
@@ -51,8 +51,7 @@ export interface FoundTransfer {
  * transfer id (looked for in the settlement records of every encounter ever funded, the earlier
  * transfers included). Not funded yet: exit 7; unknown: exit 3.
  */
-export async function findTransfer(client: TpaClient, ref: string): Promise<FoundTransfer> {
-  const { encounterNumber } = await import('./encounter-ref.js');
+export async function findTransfer(client: TpaClient, ref: string, onProgress?: (p: { read: number; total: number }) => void): Promise<FoundTransfer> {
   let record: SettlementRecord | undefined;
   let encounterId: string | undefined;
   try {
@@ -68,7 +67,7 @@ export async function findTransfer(client: TpaClient, ref: string): Promise<Foun
   }
   if (record && encounterId) return { transfer: record, detail: (await client.ledgerDetail(encounterId)).body };
   const { entriesWithEvent } = await import('./activity.js');
-  const { entries } = await entriesWithEvent(client, {}, 'funded', { startMs: Number.NEGATIVE_INFINITY, endMs: Number.POSITIVE_INFINITY });
+  const { entries } = await entriesWithEvent(client, {}, 'funded', { startMs: Number.NEGATIVE_INFINITY, endMs: Number.POSITIVE_INFINITY }, onProgress);
   for (const e of entries) {
     const s = await client.settlement(e.encounter_id);
     if (s.status !== 200) continue;

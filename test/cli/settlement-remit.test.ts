@@ -3,11 +3,13 @@
 // 835 written for their transfers is re-read by node-x12 and checked for the guide's balancing.
 // Failed transfers write nothing, refunded ones a reversal; CLP01 is the CLM01 of a claim the
 // journals say came in an 837.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { useTpaHome } from '../helpers/cli.js';
 import { adjudicatedEncounter } from '../helpers/encounters.js';
+import { login, serve } from '../helpers/server.js';
+import { cents } from '../helpers/values.js';
 import { checked835, x12Cents } from '../helpers/x12-835-check.js';
 
 type Body = Record<string, any>;
@@ -48,15 +50,15 @@ describe('settlement remit: a COMPLETED transfer', () => {
       const p = s.payouts[i];
       // BPR02 is what reaches the provider's bank: the payout less the processor's fee (PLB CS).
       expect(t.bpr.slice(1, 5)).toEqual(['I', t.bpr[2], 'C', 'ACH']);
-      expect(x12Cents(t.bpr[2]!)).toBe(Math.round(p.net_to_provider * 100));
-      expect(t.plbCents).toBe(Math.round(p.processor_fee * 100));
+      expect(x12Cents(t.bpr[2]!)).toBe(cents(p.net_to_provider));
+      expect(t.plbCents).toBe(cents(p.processor_fee));
       expect(t.segments.find((x) => x[0] === 'PLB')).toEqual(['PLB', p.provider_npi, '20261231', `CS:${p.processor_payout_id}`, expect.any(String)]);
       expect(t.bpr[16]).toBe('20260303');
       expect(t.trn).toEqual(['TRN', '1', e.transfer, 'PAYER-ACME']);
       expect(t.claims).toHaveLength(1);
       expect(t.claims[0]!.clp.slice(1, 3)).toEqual([e.number, '1']);
       expect(t.claims[0]!.clp[7]).toBe(e.id);
-      expect(x12Cents(t.claims[0]!.clp[4]!)).toBe(Math.round(p.amount * 100));
+      expect(x12Cents(t.claims[0]!.clp[4]!)).toBe(cents(p.amount));
       expect(t.claims[0]!.lines.every((l) => l.dtm472 === '20260302')).toBe(true);
     }
     expect(r.stdout).toContain('N1*PR*Acme Health Plan~');
@@ -105,6 +107,7 @@ describe('settlement remit: a COMPLETED transfer', () => {
     const first = await run(['settlement', 'remit', e.transfer, '--npi', '1045782368', '--out', out]);
     expect(first.code, first.stderr).toBe(0);
     expect(first.stdout).toBe('');
+    expect(statSync(out).mode & 0o777).toBe(0o600);
     const written = readFileSync(out, 'utf8');
     const { transactions, interchange } = checked835(written);
     expect(transactions.map((t) => t.payee[4])).toEqual(['1045782368']);
@@ -166,9 +169,9 @@ describe('settlement remit: failed and refunded transfers', () => {
       const plb = t.segments.find((x) => x[0] === 'PLB')!;
       expect(plb[3]).toBe(`72:${s.refund_details.refund_id}`);
       // What the payee gave back: its net; the fee it bore comes back to it under CS.
-      expect(x12Cents(plb[4]!)).toBe(-Math.round(p.net_to_provider * 100));
+      expect(x12Cents(plb[4]!)).toBe(-cents(p.net_to_provider));
       expect(plb[5]).toBe(`CS:${p.processor_payout_id}`);
-      expect(x12Cents(plb[6]!)).toBe(-Math.round(p.processor_fee * 100));
+      expect(x12Cents(plb[6]!)).toBe(-cents(p.processor_fee));
     }
   });
 });
@@ -223,5 +226,26 @@ describe('settlement remit: CLP01 from the claim journals', () => {
     expect(checked835(ra.stdout).transactions[0]!.claims[0]!.clp.slice(1, 3)).toEqual(['PATIENT 123', '1']);
     const rb = await run(['settlement', 'remit', b.id]);
     expect(checked835(rb.stdout).transactions[0]!.claims[0]!.clp[1]).toBe(b.number);
+  });
+});
+
+describe('settlement remit over the wire', () => {
+  it('writes the same 835 from a remote service (tpa local serve) as from the embedded engine, but for the control numbers', async () => {
+    const e = await funded(['--type', 'institutional', '--patient', 'MBR-1001']);
+    await settle();
+    const local = await run(['settlement', 'remit', e.number]);
+    expect(local.code, local.stderr).toBe(0);
+    const server = await serve(home.dir);
+    try {
+      await login(home.dir, server.url);
+      const remote = await run(['settlement', 'remit', e.number, '-p', 'sandbox']);
+      expect(remote.code, remote.stderr).toBe(0);
+      checked835(remote.stdout);
+      const body = (text: string) => text.split('\n').filter((l) => !/^(ISA|GS|GE|IEA)\*/.test(l));
+      expect(body(remote.stdout)).toEqual(body(local.stdout));
+      expect(body(local.stdout).filter((l) => l.startsWith('ST*'))).toHaveLength(4);
+    } finally {
+      await server.stop();
+    }
   });
 });

@@ -61,7 +61,9 @@ async function settlementRemit(ctx: Context, ref: string | undefined, opts: Opti
   const transactions: RemitTransaction[] = [];
   const none: NoRemittance[] = [];
   if (ref !== undefined) {
-    const found = await remit.findTransfer(client, ref);
+    const reading = counter(ctx.status, 'looking for the transfer in the ledger', 'entries');
+    const found = await remit.findTransfer(client, ref, (p) => reading(p.read, p.total));
+    ctx.status.clear();
     const r = remit.remitTransactions(found, claimIds, opts.npi);
     if (r.none) {
       if (r.none.status === 'FAILED') throw new ConflictError(`${r.none.why}; no 835 written`, { code: 'transfer_failed' });
@@ -120,7 +122,8 @@ async function settlementRemit(ctx: Context, ref: string | undefined, opts: Opti
 function writeWhole(path: string, text: string, force: boolean): void {
   const tmp = `${path}.${process.pid}.tmp`;
   try {
-    writeFileSync(tmp, text, { flag: 'wx' });
+    // It names patients: the owner's alone, as the data directory's files are.
+    writeFileSync(tmp, text, { flag: 'wx', mode: 0o600 });
     if (force) renameSync(tmp, path);
     else {
       try {
