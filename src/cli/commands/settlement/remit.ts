@@ -4,7 +4,7 @@
 import { existsSync, linkSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import type { NoRemittance } from '../../../client/remit.js';
 import type { RemitTransaction } from '../../../domain/x12-835.js';
-import { ConflictError, fieldsInvalid, PendingError, UsageError, ValidationFailed } from '../../../errors.js';
+import { ConflictError, EXIT, fieldsInvalid, NotFoundError, PendingError, TpaError, UsageError, ValidationFailed } from '../../../errors.js';
 import type { CommandOutput } from '../../../render/output.js';
 import type { Context } from '../../context.js';
 import { countedPeriod, lookbackSpec, periodFilters } from '../../options.js';
@@ -60,6 +60,7 @@ async function settlementRemit(ctx: Context, ref: string | undefined, opts: Opti
   const claimIds = remit.clm01ByEncounter(ctx.paths.dataDir);
   const transactions: RemitTransaction[] = [];
   const none: NoRemittance[] = [];
+  let worst: number = EXIT.OK;
   if (ref !== undefined) {
     const reading = counter(ctx.status, 'looking for the transfer in the ledger', 'entries');
     const found = await remit.findTransfer(client, ref, (p) => reading(p.read, p.total));
@@ -70,7 +71,6 @@ async function settlementRemit(ctx: Context, ref: string | undefined, opts: Opti
       throw new PendingError(`${r.none.why}; no 835 written`, { hint: `tpa settlement show ${found.transfer.encounter_id} --wait` });
     }
     if (r.transactions.length === 0) {
-      const { NotFoundError } = await import('../../../errors.js');
       throw new NotFoundError(`transfer ${found.transfer.processor_transfer_id} pays nothing to NPI ${opts.npi}, and none of its lines are that provider's`, {
         code: 'payee_not_found',
       });
@@ -82,16 +82,24 @@ async function settlementRemit(ctx: Context, ref: string | undefined, opts: Opti
     const found = await remit.transfersInitiated(client, counted.filters, counted.span, (p) => reading(p.read, p.total));
     ctx.status.clear();
     for (const one of found) {
-      const r = remit.remitTransactions(one, claimIds, opts.npi);
-      if (r.none) none.push(r.none);
-      transactions.push(...r.transactions);
+      try {
+        const r = remit.remitTransactions(one, claimIds, opts.npi);
+        if (r.none) none.push(r.none);
+        transactions.push(...r.transactions);
+      } catch (err) {
+        // One transfer that cannot be remitted (its payouts and lines disagree) does not stop the
+        // others; the exit code says it (docs/x12.md "Failed and refunded transfers").
+        if (!(err instanceof TpaError)) throw err;
+        ctx.note(`skipped: transfer ${one.transfer.processor_transfer_id}: ${err.message}`);
+        worst = Math.max(worst, err.exitCode);
+      }
     }
     for (const n of none) ctx.note(`skipped: ${n.why}`);
     if (transactions.length === 0) {
       ctx.note(
         `no 835 written: ${found.length === 0 ? `no transfer was initiated from ${f.start_date} to ${f.end_date}` : 'none of the transfers initiated in the period has a remittance'}${opts.npi ? ` for NPI ${opts.npi}` : ''}`,
       );
-      return { exitCode: 0 };
+      return { exitCode: worst };
     }
   }
   const { write835 } = await import('../../../domain/x12-835.js');
@@ -111,7 +119,7 @@ async function settlementRemit(ctx: Context, ref: string | undefined, opts: Opti
       `wrote ${opts.out}: ${transactions.length} transaction${transactions.length === 1 ? '' : 's'} for ${payees.size} payee${payees.size === 1 ? '' : 's'}`,
     );
   }
-  return { exitCode: 0 };
+  return { exitCode: worst };
 }
 
 /**
