@@ -1,0 +1,155 @@
+// tpa settlement remit: the ASC X12 835 remittance advice of a transfer, or of the transfers
+// initiated in a period: one transaction per payee and transfer (docs/x12.md "835 out"). On stdout,
+// or into --out, written whole or not at all.
+import { existsSync, linkSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import type { NoRemittance } from '../../../client/remit.js';
+import type { RemitTransaction } from '../../../domain/x12-835.js';
+import { ConflictError, EXIT, fieldsInvalid, NotFoundError, PendingError, TpaError, UsageError, ValidationFailed } from '../../../errors.js';
+import type { CommandOutput } from '../../../render/output.js';
+import type { Context } from '../../context.js';
+import { countedPeriod, lookbackSpec, periodFilters } from '../../options.js';
+import { counter } from '../../status-line.js';
+import { argument, option, verb, type OptionValues } from '../../verb.js';
+
+const options = {
+  out: option.text('--out <file>', 'write the 835 into this file (whole or not at all) instead of stdout; an existing file is kept unless --force'),
+  force: option.flag('--force', 'with --out: replace the file if it exists'),
+  from: option.text('--from <date>', 'the transfers initiated from this day (YYYY-MM-DD), instead of one named'),
+  to: option.text('--to <date>', 'the transfers initiated up to this day (YYYY-MM-DD)'),
+  npi: option.text('--npi <npi>', "only this payee's transactions"),
+  lookback: lookbackSpec,
+};
+
+export const remit = verb({
+  name: 'remit',
+  description: 'the ASC X12 835 remittance advice of a transfer, or of the transfers initiated in a period: one transaction per payee',
+  args: {
+    ref: argument.optional('[transfer]', 'the encounter (its id or ENC number: its latest transfer) or a processor transfer id; or give --from and --to'),
+  },
+  options,
+  examples: [
+    'tpa settlement remit ENC-2026-000002 --out ENC-2026-000002.835',
+    'tpa settlement remit tr_0196a1c2e3f47b2c09d1 --npi 1234567893',
+    'tpa settlement remit --from 2026-11-01 --to 2026-11-30 --out november.835',
+  ],
+  run(ctx, { ref }, opts) {
+    return settlementRemit(ctx, ref, opts);
+  },
+});
+
+async function settlementRemit(ctx: Context, ref: string | undefined, opts: OptionValues<typeof options>): Promise<CommandOutput> {
+  const period = opts.from !== undefined || opts.to !== undefined;
+  if (ref !== undefined && period) throw new UsageError('name one transfer, or give --from and --to, not both');
+  if (ref === undefined && !period) throw new UsageError('name a transfer (an encounter or a processor transfer id), or give --from and --to');
+  if (opts.force && opts.out === undefined) throw new UsageError('--force goes with --out: it replaces the file --out names');
+  if (opts.lookback !== undefined && !period) throw new UsageError('--lookback goes with --from and --to');
+  const errors: { field: string; message: string }[] = [];
+  const f = periodFilters({ from: opts.from, to: opts.to, npi: opts.npi }, errors);
+  if (errors.length > 0) throw fieldsInvalid(errors);
+  if (period) {
+    for (const name of ['from', 'to'] as const)
+      if (opts[name] === undefined) throw new UsageError(`--${name} is required with --${name === 'from' ? 'to' : 'from'}`);
+    if (f.end_date! < f.start_date!) throw new ValidationFailed('--to is before --from');
+  }
+  if (opts.out !== undefined && !opts.force) {
+    if (existsSync(opts.out))
+      throw new UsageError(`${opts.out} exists: tpa does not write over it`, { hint: 'add --force to replace it, or name another file' });
+  }
+  const client = await ctx.client();
+  const remit = await import('../../../client/remit.js');
+  const claimIds = remit.clm01ByEncounter(ctx.paths.dataDir);
+  const transactions: RemitTransaction[] = [];
+  const none: NoRemittance[] = [];
+  let worst: number = EXIT.OK;
+  if (ref !== undefined) {
+    const reading = counter(ctx.status, 'looking for the transfer in the ledger', 'entries');
+    const found = await remit.findTransfer(client, ref, (p) => reading(p.read, p.total));
+    ctx.status.clear();
+    const r = remit.remitTransactions(found, claimIds, opts.npi);
+    if (r.none) {
+      if (r.none.status === 'FAILED') throw new ConflictError(`${r.none.why}; no 835 written`, { code: 'transfer_failed' });
+      throw new PendingError(`${r.none.why}; no 835 written`, { hint: `tpa settlement show ${found.transfer.encounter_id} --wait` });
+    }
+    if (r.transactions.length === 0) {
+      throw new NotFoundError(`transfer ${found.transfer.processor_transfer_id} pays nothing to NPI ${opts.npi}, and none of its lines are that provider's`, {
+        code: 'payee_not_found',
+      });
+    }
+    transactions.push(...r.transactions);
+  } else {
+    const counted = countedPeriod('funded', opts.lookback, f)!;
+    const reading = counter(ctx.status, 'reading the ledger', 'entries');
+    const found = await remit.transfersInitiated(client, counted.filters, counted.span, (p) => reading(p.read, p.total));
+    ctx.status.clear();
+    for (const one of found) {
+      try {
+        const r = remit.remitTransactions(one, claimIds, opts.npi);
+        if (r.none) none.push(r.none);
+        transactions.push(...r.transactions);
+      } catch (err) {
+        // One transfer that cannot be remitted (its payouts and lines disagree) does not stop the
+        // others; the exit code says it (docs/x12.md "Failed and refunded transfers").
+        if (!(err instanceof TpaError)) throw err;
+        ctx.note(`skipped: transfer ${one.transfer.processor_transfer_id}: ${err.message}`);
+        worst = Math.max(worst, err.exitCode);
+      }
+    }
+    for (const n of none) ctx.note(`skipped: ${n.why}`);
+    if (transactions.length === 0) {
+      ctx.note(
+        `no 835 written: ${found.length === 0 ? `no transfer was initiated from ${f.start_date} to ${f.end_date}` : 'none of the transfers initiated in the period has a remittance'}${opts.npi ? ` for NPI ${opts.npi}` : ''}`,
+      );
+      return { exitCode: worst };
+    }
+  }
+  const { write835 } = await import('../../../domain/x12-835.js');
+  const { serviceNow } = await import('../../../client/activity.js');
+  const payees = new Set(transactions.map((t) => t.payee.npi));
+  const text = write835(transactions, {
+    controlNumber: remit.nextControlNumber(ctx.paths.dataDir),
+    sender: transactions[0]!.payer.id,
+    receiver: payees.size === 1 ? [...payees][0]! : 'PAYEES',
+    createdAt: await serviceNow(client),
+  });
+  if (opts.out === undefined) {
+    ctx.io.stdout.write(text);
+  } else {
+    writeWhole(opts.out, text, opts.force === true);
+    ctx.note(
+      `wrote ${opts.out}: ${transactions.length} transaction${transactions.length === 1 ? '' : 's'} for ${payees.size} payee${payees.size === 1 ? '' : 's'}`,
+    );
+  }
+  return { exitCode: worst };
+}
+
+/**
+ * The file written whole or not at all: into a temporary file beside it, then linked to its name
+ * (which fails if the name is taken, so a file that appeared meanwhile is not replaced) or, with
+ * --force, renamed over it.
+ */
+function writeWhole(path: string, text: string, force: boolean): void {
+  const tmp = `${path}.${process.pid}.tmp`;
+  try {
+    // It names patients: the owner's alone, as the data directory's files are.
+    writeFileSync(tmp, text, { flag: 'wx', mode: 0o600 });
+    if (force) renameSync(tmp, path);
+    else {
+      try {
+        linkSync(tmp, path);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'EEXIST')
+          throw new UsageError(`${path} exists: tpa does not write over it`, { hint: 'add --force to replace it' });
+        throw err;
+      }
+    }
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    throw new UsageError(`cannot write ${path}: ${(err as Error).message}`);
+  } finally {
+    try {
+      unlinkSync(tmp);
+    } catch {
+      // renamed, or never written
+    }
+  }
+}

@@ -1,0 +1,287 @@
+// What `tpa settlement remit` writes an 835 from (docs/x12.md "835 out"): a transfer's settlement
+// record and the ledger detail of its encounter, read through the client so that the embedded engine
+// and a remote service serve alike; the CLM01 of claims that came in an 837, from the claim journals
+// of this machine; the interchange control number, one more each file.
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { formatCentsGrouped, jsonNumberToCents } from '../domain/money.js';
+import type { RemitLine, RemitTransaction } from '../domain/x12-835.js';
+import { ConflictError, NotFoundError, PendingError } from '../errors.js';
+import type { TpaClient } from './client.js';
+import { encounterNumber, resolveEncounter } from './encounter-ref.js';
+import { journalPaths } from './job-journals.js';
+import { journalsDir, readJournal } from './journal.js';
+import type { LedgerDetail, LedgerItem, LedgerServiceLine, SettlementRecord, SettlementTransfer } from './types.js';
+
+/**
+ * The CLM01 of each encounter whose claim came in an 837 and was sent from this machine: the
+ * claim journals' `sending` records carry `clm01` under the claim's journal identity, and their
+ * `acknowledged` records the same identity with `external_claim_id`, the encounter id.
+ */
+export function clm01ByEncounter(dataDir: string): Map<string, string> {
+  const clm01 = new Map<string, string>();
+  const encounter = new Map<string, string>();
+  for (const path of journalPaths(journalsDir(dataDir))) {
+    try {
+      readJournal(path, (r) => {
+        if (typeof r.claim !== 'string') return;
+        if (r.type === 'sending' && typeof r.clm01 === 'string' && r.clm01 !== '') clm01.set(r.claim, r.clm01);
+        if (r.type === 'acknowledged' && typeof r.external_claim_id === 'string' && r.external_claim_id !== '') encounter.set(r.claim, r.external_claim_id);
+      });
+    } catch {
+      // A journal that cannot be read names no claim: its encounters are remitted under their numbers.
+    }
+  }
+  const out = new Map<string, string>();
+  for (const [claim, id] of encounter) {
+    const c = clm01.get(claim);
+    if (c !== undefined) out.set(id, c);
+  }
+  return out;
+}
+
+/** A transfer and the encounter it paid. */
+export interface FoundTransfer {
+  transfer: SettlementTransfer;
+  detail: LedgerDetail;
+}
+
+/**
+ * The transfer `ref` names: an encounter (its id or ENC number: its latest transfer) or a processor
+ * transfer id (looked for in the settlement records of every encounter ever funded, the earlier
+ * transfers included). Not funded yet: exit 7; unknown: exit 3.
+ */
+export async function findTransfer(client: TpaClient, ref: string, onProgress?: (p: { read: number; total: number }) => void): Promise<FoundTransfer> {
+  let record: SettlementRecord | undefined;
+  let encounterId: string | undefined;
+  try {
+    encounterId = await resolveEncounter(client, ref);
+    const s = await client.settlement(encounterId);
+    if (s.status === 202)
+      throw new PendingError(`encounter ${encounterId} has no transfer yet (${s.body.status}): an 835 is written for a transfer`, {
+        hint: `see where it stands: tpa settlement show ${encounterId}`,
+      });
+    record = s.body as SettlementRecord;
+  } catch (err) {
+    if (!(err instanceof NotFoundError) || encounterNumber(ref)) throw err;
+  }
+  if (record && encounterId) return { transfer: record, detail: (await client.ledgerDetail(encounterId)).body };
+  const { entriesWithEvent } = await import('./activity.js');
+  const { entries } = await entriesWithEvent(client, {}, 'funded', { startMs: Number.NEGATIVE_INFINITY, endMs: Number.POSITIVE_INFINITY }, onProgress);
+  for (const e of entries) {
+    const s = await client.settlement(e.encounter_id);
+    if (s.status !== 200) continue;
+    const found = transfersOf(s.body as SettlementRecord).find((t) => t.processor_transfer_id === ref.trim());
+    if (found) return { transfer: found, detail: (await client.ledgerDetail(e.encounter_id)).body };
+  }
+  throw new NotFoundError(`no encounter or transfer ${ref.trim()}`, {
+    code: 'transfer_not_found',
+    hint: 'name an encounter (enc_… or ENC-2026-000002) or a processor transfer id, as tpa settlement show prints it',
+  });
+}
+
+/** A settlement record's transfers: the latest and the earlier ones (failed or refunded). */
+export function transfersOf(record: SettlementRecord): SettlementTransfer[] {
+  return [...(record.previous_transfers ?? []), record];
+}
+
+/**
+ * The transfers initiated inside the span, of the encounters the ledger lists as funded inside it
+ * (the service dates read from the filters', which reach back the lookback), each with its
+ * encounter's detail. In the order they were initiated.
+ */
+export async function transfersInitiated(
+  client: TpaClient,
+  filters: { start_date?: string; end_date?: string; provider_npi?: string },
+  span: { startMs: number; endMs: number },
+  onProgress?: (p: { read: number; total: number }) => void,
+): Promise<FoundTransfer[]> {
+  const { entriesWithEvent } = await import('./activity.js');
+  const { entries } = await entriesWithEvent(client, filters, 'funded', span, onProgress);
+  const found: FoundTransfer[] = [];
+  for (const e of entries as LedgerItem[]) {
+    const s = await client.settlement(e.encounter_id);
+    if (s.status !== 200) continue;
+    const inSpan = transfersOf(s.body as SettlementRecord).filter((t) => {
+      const at = Date.parse(t.initiated_at);
+      return at >= span.startMs && at < span.endMs;
+    });
+    if (inSpan.length === 0) continue;
+    const detail = (await client.ledgerDetail(e.encounter_id)).body;
+    for (const transfer of inSpan) found.push({ transfer, detail });
+  }
+  return found.sort(
+    (a, b) =>
+      a.transfer.initiated_at.localeCompare(b.transfer.initiated_at) || a.transfer.processor_transfer_id.localeCompare(b.transfer.processor_transfer_id),
+  );
+}
+
+/** Why a transfer has no 835: failed (no money moved: exit 4) or not final yet (exit 7). */
+export interface NoRemittance {
+  transferId: string;
+  encounterId: string;
+  status: string;
+  why: string;
+}
+
+const cents = (value: unknown, what: string): number => {
+  if (value === null || value === undefined) return 0;
+  const c = jsonNumberToCents(value);
+  if (c === undefined) throw new ConflictError(`${what} is not an amount in cents: ${JSON.stringify(value)}`);
+  return c;
+};
+
+const day = (iso: string | null | undefined, fallback: string): string => (iso && /^\d{4}-\d{2}-\d{2}/.test(iso) ? iso.slice(0, 10) : fallback);
+
+function remitLine(l: LedgerServiceLine, serviceDate: string): RemitLine {
+  const what = `line ${l.sequence}`;
+  const deductibleCents = cents(l.deductible_applied, `${what}: deductible_applied`);
+  const coinsuranceCents = cents(l.coinsurance_applied, `${what}: coinsurance_applied`);
+  const copayCents = cents(l.copay_applied, `${what}: copay_applied`);
+  return {
+    sequence: l.sequence,
+    cptCode: l.cpt_code,
+    serviceDate,
+    units: Number.isInteger(l.quantity) && l.quantity > 0 ? l.quantity : 1,
+    chargeCents: cents(l.submitted_charge, `${what}: submitted_charge`),
+    allowedCents: cents(l.allowed_amount, `${what}: allowed_amount`),
+    deductibleCents,
+    coinsuranceCents,
+    copayCents,
+    patientCents:
+      l.patient_responsibility === null || l.patient_responsibility === undefined
+        ? deductibleCents + coinsuranceCents + copayCents
+        : cents(l.patient_responsibility, `${what}: patient_responsibility`),
+    paidCents: cents(l.benefit_amount, `${what}: benefit_amount`),
+    status: l.status,
+    denialCode: l.denial_code ?? null,
+  };
+}
+
+/**
+ * The 835 transactions of one transfer, one per payee (or the one `npi` names): a COMPLETED
+ * transfer pays each payout's provider (BPR I) and tells a provider of the lines that is paid nothing
+ * (BPR H); a REFUNDED one reverses each payout (CLP02 22). A FAILED transfer, or one not final yet,
+ * has none: `none` says why.
+ */
+export function remitTransactions(
+  found: FoundTransfer,
+  claimIds: ReadonlyMap<string, string>,
+  npi?: string,
+): { transactions: RemitTransaction[]; none?: NoRemittance } {
+  const { transfer: t, detail } = found;
+  const enc = detail.encounter;
+  const base = { transferId: t.processor_transfer_id, encounterId: t.encounter_id, status: t.status };
+  if (t.status === 'FAILED')
+    return {
+      transactions: [],
+      none: {
+        ...base,
+        why: `transfer ${t.processor_transfer_id} of ${enc.encounter_number} FAILED${t.failed_at ? ` on ${t.failed_at.slice(0, 10)}` : ''}: no money moved, so there is nothing to remit`,
+      },
+    };
+  if (t.status !== 'COMPLETED' && t.status !== 'REFUNDED')
+    return {
+      transactions: [],
+      none: {
+        ...base,
+        why: `transfer ${t.processor_transfer_id} of ${enc.encounter_number} is ${t.status}: its 835 is written once the transfer is COMPLETED`,
+      },
+    };
+  const payoutNpis = new Set(t.payouts.map((p) => p.provider_npi));
+  // Whose each line is: the service says (tpa's engine does); else the one payee, or the encounter's provider.
+  const lineNpi = (l: LedgerServiceLine): string => {
+    if (l.provider_npi) return l.provider_npi;
+    if (t.payouts.length === 1) return t.payouts[0]!.provider_npi;
+    if (t.payouts.length === 0) return enc.provider.npi;
+    throw new ConflictError(
+      `the ledger of ${enc.encounter_number} does not say which provider each service line is for, and transfer ${t.processor_transfer_id} pays ${t.payouts.length}: the lines cannot be remitted to their payees`,
+    );
+  };
+  const byNpi = new Map<string, { name: string; lines: RemitLine[] }>();
+  for (const l of [...detail.service_lines].sort((a, b) => a.sequence - b.sequence)) {
+    const who = lineNpi(l);
+    const entry = byNpi.get(who) ?? { name: l.provider_name ?? t.payouts.find((p) => p.provider_npi === who)?.provider_name ?? enc.provider.name, lines: [] };
+    entry.lines.push(remitLine(l, enc.service_date));
+    byNpi.set(who, entry);
+  }
+  const claimId = claimIds.get(t.encounter_id) ?? enc.encounter_number;
+  const common = {
+    transferId: t.processor_transfer_id,
+    payer: enc.payer,
+    claimId,
+    encounterId: t.encounter_id,
+    patient: { memberId: enc.patient.member_id, name: enc.patient.name },
+    receivedDate: enc.submission_date ?? null,
+  };
+  const transactions: RemitTransaction[] = [];
+  const refunded = t.status === 'REFUNDED';
+  const refundDay = day(t.refund_details?.refunded_at, day(t.completed_at, day(t.initiated_at, enc.service_date)));
+  for (const p of t.payouts) {
+    if (npi !== undefined && p.provider_npi !== npi) continue;
+    const lines = byNpi.get(p.provider_npi)?.lines ?? [];
+    const paymentCents = cents(p.amount, `payout ${p.sequence}: amount`);
+    const feeCents = cents(p.processor_fee, `payout ${p.sequence}: processor_fee`);
+    const linesPay = lines.reduce((s, l) => s + l.paidCents, 0);
+    if (linesPay !== paymentCents)
+      throw new ConflictError(
+        `payout ${p.sequence} of transfer ${t.processor_transfer_id} pays ${p.provider_npi} ${formatCentsGrouped(paymentCents)} but the benefit of its lines is ${formatCentsGrouped(linesPay)}: the 835 would not balance, so none is written`,
+      );
+    transactions.push({
+      ...common,
+      kind: refunded ? 'reversal' : 'payment',
+      payee: { npi: p.provider_npi, name: p.provider_name },
+      lines,
+      paymentCents,
+      feeCents,
+      payoutId: p.processor_payout_id ?? null,
+      refundId: t.refund_details?.refund_id ?? null,
+      productionDate: refunded ? refundDay : day(p.payout_date, day(t.initiated_at, enc.service_date)),
+      effectiveDate: refunded ? refundDay : day(t.completed_at, day(p.expected_arrival, day(t.initiated_at, enc.service_date))),
+    });
+  }
+  // A provider of the lines whom the transfer pays nothing (its lines denied, or its benefit 0.00) is told so, once, with the payment.
+  if (!refunded) {
+    for (const [who, entry] of byNpi) {
+      if (payoutNpis.has(who) || (npi !== undefined && who !== npi)) continue;
+      if (entry.lines.some((l) => l.paidCents !== 0)) continue;
+      transactions.push({
+        ...common,
+        kind: 'notice',
+        payee: { npi: who, name: entry.name },
+        lines: entry.lines,
+        paymentCents: 0,
+        feeCents: 0,
+        payoutId: null,
+        refundId: null,
+        productionDate: day(t.initiated_at, enc.service_date),
+        effectiveDate: day(t.completed_at, day(t.initiated_at, enc.service_date)),
+      });
+    }
+  }
+  return { transactions };
+}
+
+const CONTROL_FILE = 'x12-control-number';
+
+/**
+ * The next interchange control number (ISA13) of this data directory: one more than the last
+ * written, from 1, wrapping after 999,999,999. Kept in a file replaced whole, so a crash leaves the
+ * old number or the new one.
+ */
+export function nextControlNumber(dataDir: string): number {
+  const path = join(dataDir, CONTROL_FILE);
+  let last = 0;
+  try {
+    const n = Number(readFileSync(path, 'utf8').trim());
+    if (Number.isSafeInteger(n) && n >= 0) last = n;
+  } catch {
+    // none yet
+  }
+  const next = last >= 999_999_999 ? 1 : last + 1;
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const tmp = `${path}.${process.pid}.tmp`;
+  writeFileSync(tmp, `${next}\n`, { mode: 0o600 });
+  renameSync(tmp, path);
+  return next;
+}

@@ -1,0 +1,316 @@
+// ASC X12 835 005010X221A1 remittance advice, written from a transfer's payouts and the lines of the
+// encounter it paid (docs/x12.md "835 out"): one transaction per payee and transfer, amounts in
+// integer cents throughout, every text from outside screened of the delimiters. The writer checks
+// the implementation guide's balancing before it returns: an 835 that would not balance is a bug,
+// never a file.
+
+/** The line statuses of the ledger that pay nothing: their charge is adjusted under their denial code. */
+const UNPAID = new Set(['DENIED', 'NOT_COVERED', 'BUNDLED', 'PENDED']);
+
+export const IMPLEMENTATION = '005010X221A1';
+/** Segment terminator, element separator, component separator, repetition separator. */
+const SEG = '~';
+const EL = '*';
+const COMP = ':';
+const REP = '^';
+
+/** One service line of the claim, as adjudicated. */
+export interface RemitLine {
+  sequence: number;
+  cptCode: string;
+  /** YYYY-MM-DD. */
+  serviceDate: string;
+  units: number;
+  chargeCents: number;
+  allowedCents: number;
+  deductibleCents: number;
+  coinsuranceCents: number;
+  copayCents: number;
+  /** All the member owes of the line (deductible + coinsurance + copay + anything not covered). */
+  patientCents: number;
+  /** The benefit of the line: what the plan pays. */
+  paidCents: number;
+  /** ALLOWED, DENIED, NOT_COVERED, BUNDLED, PENDED. */
+  status: string;
+  /** tpa's denial code (CARC-96, …), when the line is not paid. */
+  denialCode: string | null;
+}
+
+/** One transaction set: one payee's part of one transfer. */
+export interface RemitTransaction {
+  /** payment: money sent (BPR01 I); notice: the payee's lines paid nothing (BPR01 H); reversal: a refunded transfer (CLP02 22). */
+  kind: 'payment' | 'notice' | 'reversal';
+  transferId: string;
+  payer: { name: string; id: string };
+  payee: { npi: string; name: string };
+  /** CLP01: the claim's CLM01 when it came in an 837, else the encounter number. */
+  claimId: string;
+  /** CLP07: the encounter id, the payer's claim control number. */
+  encounterId: string;
+  patient: { memberId: string; name: string | null };
+  /** YYYY-MM-DD the claim was received (DTM*050). */
+  receivedDate: string | null;
+  lines: RemitLine[];
+  /** The payout's amount before the fee (= the sum of the lines' benefit); 0 for a notice. */
+  paymentCents: number;
+  /** The processor's fee, shown as a PLB (CS) so that BPR02 is what reaches the payee's bank. */
+  feeCents: number;
+  /** The processor's payout id, PLB03-2 of the fee. */
+  payoutId: string | null;
+  /** A reversal's refund id, PLB03-2 of the authorized return (72). */
+  refundId: string | null;
+  /** DTM*405, YYYY-MM-DD: when the payment (or the refund) was made. */
+  productionDate: string;
+  /** BPR16, YYYY-MM-DD: the EFT's effective date. */
+  effectiveDate: string;
+}
+
+export interface Envelope {
+  /** ISA13 and GS06: 1 to 999,999,999. */
+  controlNumber: number;
+  /** ISA06 and GS02 (the payer's id). */
+  sender: string;
+  /** ISA08 and GS03. */
+  receiver: string;
+  /** ISO instant: ISA09/10 and GS04/05. */
+  createdAt: string;
+  /** ISA15: P production, T test. */
+  usage?: 'P' | 'T';
+}
+
+/**
+ * The CARC (X12 Claim Adjustment Reason Code) of a tpa denial code: tpa writes them "CARC-96";
+ * the 835 takes the code alone ("96"). A line without a CARC-shaped code is adjusted under 97 when
+ * BUNDLED (included in another service's payment), else under 96 (non-covered charge).
+ */
+export function carcOf(denialCode: string | null | undefined, status: string): string {
+  const m = /^(?:CARC-?)?([A-Z0-9]{1,3})$/i.exec((denialCode ?? '').trim());
+  if (m) return m[1]!.toUpperCase();
+  return status === 'BUNDLED' ? '97' : '96';
+}
+
+/**
+ * Text from outside as an X12 element: the delimiters (~ * : ^), control characters and anything
+ * outside printable ASCII become a space (accents are dropped first: "Zoë" → "Zoe"), runs of spaces
+ * one, cut to `max` characters.
+ */
+export function x12Text(text: string, max = 60): string {
+  const plain = text.normalize('NFKD').replace(/[\u0300-\u036f]/g, '');
+  return plain
+    .replace(/[^\x20-\x7e]|[~*:^]/g, ' ')
+    .replace(/ {2,}/g, ' ')
+    .trim()
+    .slice(0, max)
+    .trim();
+}
+
+/** Cents as an X12 decimal (R): no trailing zeros after the point, no point for a whole amount. 12340 → "123.4", -500 → "-5". */
+export function x12Amount(cents: number): string {
+  if (!Number.isSafeInteger(cents)) throw new Error(`not an amount in cents: ${cents}`);
+  const sign = cents < 0 ? '-' : '';
+  const abs = Math.abs(cents);
+  const whole = Math.trunc(abs / 100);
+  const frac = abs % 100;
+  if (frac === 0) return `${sign}${whole}`;
+  return `${sign}${whole}.${String(frac).padStart(2, '0').replace(/0$/, '')}`;
+}
+
+const ymd = (date: string) => date.slice(0, 10).replace(/-/g, '');
+
+/** An adjustment of a claim or a line: group (CO, PR, OA), reason (CARC), amount in cents. */
+interface Adjustment {
+  group: 'CO' | 'PR' | 'OA';
+  reason: string;
+  cents: number;
+}
+
+/**
+ * The adjustments of a line, which take its charge to its payment: CO-45 for the charge over the
+ * allowed amount, PR-1 deductible, PR-2 coinsurance, PR-3 copay; a line paid nothing for a denial
+ * has its charge under CO with the denial's CARC, less what the member owes of it, which is under PR
+ * with the same CARC.
+ */
+export function lineAdjustments(line: RemitLine): Adjustment[] {
+  const out: Adjustment[] = [];
+  if (UNPAID.has(line.status) || line.denialCode) {
+    const carc = carcOf(line.denialCode, line.status);
+    const patient = line.patientCents;
+    const contractual = line.chargeCents - line.paidCents - patient;
+    if (contractual !== 0) out.push({ group: 'CO', reason: carc, cents: contractual });
+    if (patient !== 0) out.push({ group: 'PR', reason: carc, cents: patient });
+    return out;
+  }
+  const overAllowed = line.chargeCents - line.allowedCents;
+  if (overAllowed !== 0) out.push({ group: 'CO', reason: '45', cents: overAllowed });
+  if (line.deductibleCents) out.push({ group: 'PR', reason: '1', cents: line.deductibleCents });
+  if (line.coinsuranceCents) out.push({ group: 'PR', reason: '2', cents: line.coinsuranceCents });
+  if (line.copayCents) out.push({ group: 'PR', reason: '3', cents: line.copayCents });
+  // Whatever else the member owes of an allowed line (another service's split): non-covered, PR-96.
+  const other = line.patientCents - line.deductibleCents - line.coinsuranceCents - line.copayCents;
+  if (other !== 0) out.push({ group: 'PR', reason: '96', cents: other });
+  return out;
+}
+
+/** CAS segments, one per group, up to six reason/amount triplets each (the segment's limit). */
+function casSegments(adjustments: readonly Adjustment[], sign: 1 | -1): string[][] {
+  const segments: string[][] = [];
+  for (const group of ['CO', 'PR', 'OA'] as const) {
+    const of = adjustments.filter((a) => a.group === group);
+    for (let i = 0; i < of.length; i += 6) {
+      const elements = ['CAS', group];
+      for (const [j, a] of of.slice(i, i + 6).entries()) {
+        if (j > 0) elements.push('');
+        elements.push(a.reason, x12Amount(sign * a.cents));
+      }
+      segments.push(elements);
+    }
+  }
+  return segments;
+}
+
+/** The claim's figures for its CLP (charge, payment, patient responsibility) and its status code. */
+export function claimFigures(t: RemitTransaction): { chargeCents: number; paidCents: number; patientCents: number; status: string } {
+  let chargeCents = 0;
+  let paidCents = 0;
+  let patientCents = 0;
+  for (const l of t.lines) {
+    chargeCents += l.chargeCents;
+    paidCents += l.paidCents;
+    patientCents += l.patientCents;
+  }
+  const allDenied = t.lines.every((l) => UNPAID.has(l.status));
+  const status = t.kind === 'reversal' ? '22' : paidCents === 0 && allDenied ? '4' : '1';
+  return { chargeCents, paidCents, patientCents, status };
+}
+
+/** The segments of one transaction set, without its ST and SE. */
+function transactionBody(t: RemitTransaction): string[][] {
+  const sign: 1 | -1 = t.kind === 'reversal' ? -1 : 1;
+  const claim = claimFigures(t);
+  if (t.kind === 'payment' && claim.paidCents !== t.paymentCents)
+    throw new Error(`the lines of ${t.payee.npi} pay ${claim.paidCents} cents, its payout is ${t.paymentCents}: the 835 would not balance`);
+  // The provider-level adjustments: the processor's fee (CS) on a payment; on a reversal the fee
+  // given back (CS, negative) and the refund the payee returned (72, negative), which make it net 0.
+  const plb: { reason: string; ref: string | null; cents: number }[] = [];
+  if (t.kind === 'payment' && t.feeCents !== 0) plb.push({ reason: 'CS', ref: t.payoutId, cents: t.feeCents });
+  if (t.kind === 'reversal') {
+    plb.push({ reason: '72', ref: t.refundId, cents: -(t.paymentCents - t.feeCents) });
+    if (t.feeCents !== 0) plb.push({ reason: 'CS', ref: t.payoutId, cents: -t.feeCents });
+  }
+  const bpr = sign * claim.paidCents - plb.reduce((s, a) => s + a.cents, 0);
+  if (bpr < 0) throw new Error(`the payment to ${t.payee.npi} would be negative (${bpr} cents)`);
+  const paying = t.kind === 'payment' && bpr > 0;
+  const segments: string[][] = [];
+  segments.push(
+    paying
+      ? ['BPR', 'I', x12Amount(bpr), 'C', 'ACH', 'CCP', '', '', '', '', x12Text(t.payer.id, 10), '', '', '', '', '', ymd(t.effectiveDate)]
+      : ['BPR', 'H', x12Amount(bpr), 'C', 'NON', '', '', '', '', '', '', '', '', '', '', '', ymd(t.effectiveDate)],
+  );
+  segments.push(['TRN', '1', x12Text(t.transferId, 50), x12Text(t.payer.id, 10)]);
+  segments.push(['DTM', '405', ymd(t.productionDate)]);
+  segments.push(['N1', 'PR', x12Text(t.payer.name, 60)]);
+  segments.push(['REF', '2U', x12Text(t.payer.id, 50)]);
+  segments.push(['N1', 'PE', x12Text(t.payee.name, 60), 'XX', x12Text(t.payee.npi, 10)]);
+  segments.push(['LX', '1']);
+  segments.push([
+    'CLP',
+    x12Text(t.claimId, 38),
+    claim.status,
+    x12Amount(sign * claim.chargeCents),
+    x12Amount(sign * claim.paidCents),
+    x12Amount(sign * claim.patientCents),
+    'CI',
+    x12Text(t.encounterId, 50),
+  ]);
+  const [last, ...first] = patientName(t.patient.name);
+  segments.push(['NM1', 'QC', '1', last ?? '', first.join(' '), '', '', '', 'MI', x12Text(t.patient.memberId, 80)]);
+  if (t.receivedDate) segments.push(['DTM', '050', ymd(t.receivedDate)]);
+  for (const line of t.lines) {
+    segments.push([
+      'SVC',
+      `HC${COMP}${x12Text(line.cptCode, 48)}`,
+      x12Amount(sign * line.chargeCents),
+      x12Amount(sign * line.paidCents),
+      '',
+      String(line.units),
+    ]);
+    segments.push(['DTM', '472', ymd(line.serviceDate)]);
+    segments.push(...casSegments(lineAdjustments(line), sign));
+    segments.push(['REF', '6R', String(line.sequence)]);
+    if (!UNPAID.has(line.status)) segments.push(['AMT', 'B6', x12Amount(sign * line.allowedCents)]);
+  }
+  if (plb.length > 0) {
+    const elements = ['PLB', x12Text(t.payee.npi, 50), `${t.productionDate.slice(0, 4)}1231`];
+    for (const a of plb) elements.push(a.ref ? `${a.reason}${COMP}${x12Text(a.ref, 50)}` : a.reason, x12Amount(a.cents));
+    segments.push(elements);
+  }
+  return segments;
+}
+
+/** The patient's name as NM103 (last) and NM104 (first and middle): the last word is the last name. */
+function patientName(name: string | null): string[] {
+  const words = x12Text(name ?? '', 95)
+    .split(' ')
+    .filter(Boolean);
+  if (words.length === 0) return [];
+  const last = words.pop()!;
+  return [last.slice(0, 60), words.join(' ').slice(0, 35)];
+}
+
+const line = (elements: readonly string[]) => {
+  const copy = [...elements];
+  while (copy.length > 1 && copy.at(-1) === '') copy.pop();
+  return copy.join(EL) + SEG;
+};
+
+/** ISA's fixed-width fields: padded with spaces, cut to the width. */
+const fixed = (text: string, width: number) => x12Text(text, width).padEnd(width, ' ');
+
+/**
+ * The interchange: ISA/GS around one ST/SE per transaction, each ST with its own control number
+ * (0001, 0002, …), SE01 counting ST to SE, GE01 the transactions, IEA01 the one group. One segment a
+ * line (the terminator then a newline), as most 835s are delivered to be read.
+ */
+export function write835(transactions: readonly RemitTransaction[], envelope: Envelope): string {
+  if (transactions.length === 0) throw new Error('an 835 needs at least one transaction');
+  const control = envelope.controlNumber;
+  if (!Number.isSafeInteger(control) || control < 1 || control > 999_999_999) throw new Error(`ISA13 must be 1 to 999999999, not ${control}`);
+  const isa13 = String(control).padStart(9, '0');
+  const d = new Date(envelope.createdAt);
+  const iso = d.toISOString();
+  const date8 = iso.slice(0, 10).replace(/-/g, '');
+  const time4 = iso.slice(11, 16).replace(':', '');
+  const out: string[] = [];
+  out.push(
+    line([
+      'ISA',
+      '00',
+      ' '.repeat(10),
+      '00',
+      ' '.repeat(10),
+      'ZZ',
+      fixed(envelope.sender, 15),
+      'ZZ',
+      fixed(envelope.receiver, 15),
+      date8.slice(2),
+      time4,
+      REP,
+      '00501',
+      isa13,
+      '0',
+      envelope.usage ?? 'P',
+      COMP,
+    ]),
+  );
+  out.push(line(['GS', 'HP', x12Text(envelope.sender, 15), x12Text(envelope.receiver, 15), date8, time4, String(control), 'X', IMPLEMENTATION]));
+  transactions.forEach((t, i) => {
+    const st = String(i + 1).padStart(4, '0');
+    const body = transactionBody(t);
+    out.push(line(['ST', '835', st, IMPLEMENTATION]));
+    for (const s of body) out.push(line(s));
+    out.push(line(['SE', String(body.length + 2), st]));
+  });
+  out.push(line(['GE', String(transactions.length), String(control)]));
+  out.push(line(['IEA', '1', isa13]));
+  return `${out.join('\n')}\n`;
+}

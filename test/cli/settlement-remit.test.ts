@@ -1,0 +1,251 @@
+// tpa settlement remit (issue 26, "X12 835 out"): encounters adjudicated with deductible, copay and
+// coinsurance, a partly denied claim and a four-provider encounter are funded and settled, and the
+// 835 written for their transfers is re-read by node-x12 and checked for the guide's balancing.
+// Failed transfers write nothing, refunded ones a reversal; CLP01 is the CLM01 of a claim the
+// journals say came in an 837.
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { useTpaHome } from '../helpers/cli.js';
+import { adjudicatedEncounter } from '../helpers/encounters.js';
+import { login, serve } from '../helpers/server.js';
+import { cents } from '../helpers/values.js';
+import { checked835, x12Cents } from '../helpers/x12-835-check.js';
+
+type Body = Record<string, any>;
+
+const home = useTpaHome(beforeEach, afterEach);
+const run = home.run;
+
+beforeEach(async () => {
+  // Monday 2 March 2026: the transfers arrive on Tuesday.
+  expect((await run(['local', 'clock', 'set', '2026-03-02T10:00:00Z'])).code).toBe(0);
+});
+
+/** An adjudicated, funded encounter; its id, number, funding answer and ledger detail. */
+async function funded(template: string[]) {
+  const e = await adjudicatedEncounter(run, home.dir, { template });
+  const f = await run(['fund', 'approve', e.id, '--amount', e.amount, '--auth-code', `AUTH-${e.id.slice(-6)}`, '--yes', '-o', 'json']);
+  expect(f.code, f.stderr).toBe(0);
+  const detail = (await run(['ledger', 'show', e.id, '-o', 'json'])).json<Body>();
+  return { id: e.id, number: detail.encounter.encounter_number as string, transfer: f.json<Body>().processor_transfer_id as string, detail };
+}
+
+const settle = async () => expect((await run(['local', 'clock', 'advance', '2d'])).code).toBe(0);
+const settlement = async (id: string) => (await run(['settlement', 'show', id, '-o', 'json'])).json<Body>();
+
+describe('settlement remit: a COMPLETED transfer', () => {
+  it('writes one balanced transaction per payee of a four-provider encounter (FACILITY, SURGEON, …) with deductible, copay and coinsurance', async () => {
+    // MBR-1001 (Gold: deductible 500.00, copay 25.00, 20% coinsurance), nothing met yet.
+    const e = await funded(['--type', 'institutional', '--patient', 'MBR-1001']);
+    await settle();
+    const s = await settlement(e.id);
+    expect(s.status).toBe('COMPLETED');
+    const r = await run(['settlement', 'remit', e.id]);
+    expect(r.code, r.stderr).toBe(0);
+    const { transactions } = checked835(r.stdout);
+    expect(transactions.map((t) => t.payee[4])).toEqual(s.payouts.map((p: Body) => p.provider_npi));
+    expect(transactions.map((t) => t.payee.slice(1, 4))).toEqual(s.payouts.map((p: Body) => ['PE', p.provider_name, 'XX']));
+    for (const [i, t] of transactions.entries()) {
+      const p = s.payouts[i];
+      // BPR02 is what reaches the provider's bank: the payout less the processor's fee (PLB CS).
+      expect(t.bpr.slice(1, 5)).toEqual(['I', t.bpr[2], 'C', 'ACH']);
+      expect(x12Cents(t.bpr[2]!)).toBe(cents(p.net_to_provider));
+      expect(t.plbCents).toBe(cents(p.processor_fee));
+      expect(t.segments.find((x) => x[0] === 'PLB')).toEqual(['PLB', p.provider_npi, '20261231', `CS:${p.processor_payout_id}`, expect.any(String)]);
+      expect(t.bpr[16]).toBe('20260303');
+      expect(t.trn).toEqual(['TRN', '1', e.transfer, 'PAYER-ACME']);
+      expect(t.claims).toHaveLength(1);
+      expect(t.claims[0]!.clp.slice(1, 3)).toEqual([e.number, '1']);
+      expect(t.claims[0]!.clp[7]).toBe(e.id);
+      expect(x12Cents(t.claims[0]!.clp[4]!)).toBe(cents(p.amount));
+      expect(t.claims[0]!.lines.every((l) => l.dtm472 === '20260302')).toBe(true);
+    }
+    expect(r.stdout).toContain('N1*PR*Acme Health Plan~');
+    // The facility's line carries the deductible, the copay and its coinsurance, each under PR.
+    const facility = transactions[0]!.segments;
+    const line1 = e.detail.service_lines[0];
+    expect(facility).toContainEqual(['SVC', `HC:${line1.cpt_code}`, String(line1.submitted_charge), String(line1.benefit_amount), '', '1']);
+    expect(facility).toContainEqual(['CAS', 'CO', '45', String(line1.submitted_charge - line1.allowed_amount)]);
+    expect(facility).toContainEqual([
+      'CAS',
+      'PR',
+      '1',
+      String(line1.deductible_applied),
+      '',
+      '2',
+      String(line1.coinsurance_applied),
+      '',
+      '3',
+      String(line1.copay_applied),
+    ]);
+    expect(line1.deductible_applied).toBeGreaterThan(0);
+    expect(line1.copay_applied).toBeGreaterThan(0);
+  });
+
+  it('remits a partly denied claim: the not-covered line under CO with its CARC (96), paid 0', async () => {
+    // MBR-1003 arrives with the deductible met: the covered line pays.
+    const e = await funded(['--type', 'professional', '--npi', '1045782368', '--cpt', '45380', '99213', '--patient', 'MBR-1003']);
+    const denied = e.detail.service_lines.find((l: Body) => l.status === 'NOT_COVERED');
+    expect(denied).toMatchObject({ denial_code: 'CARC-96' });
+    await settle();
+    const r = await run(['settlement', 'remit', e.number]);
+    expect(r.code, r.stderr).toBe(0);
+    const { transactions } = checked835(r.stdout);
+    expect(transactions).toHaveLength(1);
+    const claim = transactions[0]!.claims[0]!;
+    expect(claim.lines).toHaveLength(2);
+    expect(claim.lines[1]!.svc).toEqual(['SVC', 'HC:99213', String(denied.submitted_charge), '0', '', '1']);
+    expect(transactions[0]!.segments).toContainEqual(['CAS', 'CO', '96', String(denied.submitted_charge)]);
+    expect(claim.clp[2]).toBe('1');
+  });
+
+  it('the same transfer by its processor transfer id, --npi keeping one payee; --out writes the file and will not overwrite it without --force', async () => {
+    const e = await funded(['--type', 'institutional', '--patient', 'MBR-1001']);
+    await settle();
+    const out = join(home.dir, 'remit.835');
+    const first = await run(['settlement', 'remit', e.transfer, '--npi', '1045782368', '--out', out]);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toBe('');
+    expect(statSync(out).mode & 0o777).toBe(0o600);
+    const written = readFileSync(out, 'utf8');
+    const { transactions, interchange } = checked835(written);
+    expect(transactions.map((t) => t.payee[4])).toEqual(['1045782368']);
+    const control = interchange.header.elements[12]!.value;
+    const again = await run(['settlement', 'remit', e.transfer, '--out', out]);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toMatch(/exists.*--force/s);
+    expect(readFileSync(out, 'utf8')).toBe(written);
+    const forced = await run(['settlement', 'remit', e.transfer, '--out', out, '--force']);
+    expect(forced.code, forced.stderr).toBe(0);
+    const replaced = checked835(readFileSync(out, 'utf8'));
+    expect(replaced.transactions).toHaveLength(4);
+    // Each file its own interchange control number.
+    expect(replaced.interchange.header.elements[12]!.value).not.toBe(control);
+    const missing = await run(['settlement', 'remit', e.transfer, '--npi', '1859362703']);
+    expect(missing.code).toBe(3);
+    expect(missing.stdout).toBe('');
+  });
+});
+
+describe('settlement remit: failed and refunded transfers', () => {
+  it('a FAILED transfer writes nothing: exit 4, why on stderr, no file', async () => {
+    const e = await funded(['--type', 'institutional', '--patient', 'MBR-1001']);
+    expect((await run(['local', 'simulate', 'settlement-failure', e.id])).code).toBe(0);
+    const out = join(home.dir, 'failed.835');
+    const r = await run(['settlement', 'remit', e.id, '--out', out]);
+    expect(r.code).toBe(4);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/FAILED on 2026-03-02: no money moved, so there is nothing to remit; no 835 written/);
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it('a transfer still in transit writes nothing yet: exit 7', async () => {
+    const e = await funded(['--type', 'institutional', '--patient', 'MBR-1001']);
+    const r = await run(['settlement', 'remit', e.id]);
+    expect(r.code).toBe(7);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/INITIATED: its 835 is written once the transfer is COMPLETED/);
+  });
+
+  it('a REFUNDED transfer writes a reversal: CLP02 22 with negated amounts, BPR01 H for 0, PLB 72 and CS balancing it', async () => {
+    const e = await funded(['--type', 'institutional', '--patient', 'MBR-1001']);
+    await settle();
+    const paid = checked835((await run(['settlement', 'remit', e.id])).stdout);
+    expect((await run(['local', 'simulate', 'refund', e.id])).code).toBe(0);
+    const s = await settlement(e.id);
+    expect(s.status).toBe('REFUNDED');
+    const r = await run(['settlement', 'remit', e.transfer]);
+    expect(r.code, r.stderr).toBe(0);
+    const { transactions } = checked835(r.stdout);
+    expect(transactions).toHaveLength(4);
+    for (const [i, t] of transactions.entries()) {
+      const p = s.payouts[i];
+      expect(t.bpr.slice(1, 5)).toEqual(['H', '0', 'C', 'NON']);
+      const claim = t.claims[0]!;
+      const original = paid.transactions[i]!.claims[0]!;
+      expect(claim.clp[2]).toBe('22');
+      for (const k of [3, 4, 5]) expect(x12Cents(claim.clp[k]!)).toBe(-x12Cents(original.clp[k]!));
+      const plb = t.segments.find((x) => x[0] === 'PLB')!;
+      expect(plb[3]).toBe(`72:${s.refund_details.refund_id}`);
+      // What the payee gave back: its net; the fee it bore comes back to it under CS.
+      expect(x12Cents(plb[4]!)).toBe(-cents(p.net_to_provider));
+      expect(plb[5]).toBe(`CS:${p.processor_payout_id}`);
+      expect(x12Cents(plb[6]!)).toBe(-cents(p.processor_fee));
+    }
+  });
+});
+
+describe('settlement remit --from --to', () => {
+  it('writes the transfers initiated in the period, skipping a failed one with a note, and nothing for an empty period', async () => {
+    const a = await funded(['--type', 'institutional', '--patient', 'MBR-1001']);
+    const b = await funded(['--type', 'professional', '--npi', '1045782368', '--cpt', '45380', '99213', '--patient', 'MBR-1003']);
+    const c = await funded(['--type', 'professional', '--npi', '1045782368', '--patient', 'MBR-1003', '--service-date', '2026-02-27']);
+    expect((await run(['local', 'simulate', 'settlement-failure', c.id])).code).toBe(0);
+    await settle();
+    const r = await run(['settlement', 'remit', '--from', '2026-03-01', '--to', '2026-03-02']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`skipped: transfer ${c.transfer} of ${c.number} FAILED`);
+    const { transactions } = checked835(r.stdout);
+    expect(transactions.map((t) => t.trn[2])).toEqual([a.transfer, a.transfer, a.transfer, a.transfer, b.transfer]);
+    const surgeon = await run(['settlement', 'remit', '--from', '2026-03-01', '--to', '2026-03-02', '--npi', '1045782368']);
+    expect(checked835(surgeon.stdout).transactions.map((t) => [t.trn[2], t.payee[4]])).toEqual([
+      [a.transfer, '1045782368'],
+      [b.transfer, '1045782368'],
+    ]);
+    const none = await run(['settlement', 'remit', '--from', '2026-02-01', '--to', '2026-02-28']);
+    expect(none.code).toBe(0);
+    expect(none.stdout).toBe('');
+    expect(none.stderr).toMatch(/no 835 written: no transfer was initiated from 2026-02-01 to 2026-02-28/);
+    expect((await run(['settlement', 'remit', a.id, '--from', '2026-03-01'])).code).toBe(2);
+    expect((await run(['settlement', 'remit', '--from', '2026-03-01'])).code).toBe(2);
+  });
+});
+
+describe('settlement remit: CLP01 from the claim journals', () => {
+  it('is the CLM01 of a claim an 837 sent (its sending and acknowledged records), else the encounter number', async () => {
+    const a = await funded(['--type', 'professional', '--npi', '1045782368', '--patient', 'MBR-1003']);
+    const b = await funded(['--type', 'professional', '--npi', '1045782368', '--patient', 'MBR-1003', '--service-date', '2026-02-27']);
+    await settle();
+    const claim = 'x12:SUBMITTERID:000000123:0001:PATIENT*123';
+    const dir = join(home.dir, 'journals');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      join(dir, 'claims-0123456789abcdef.ndjson'),
+      [
+        { type: 'batch', version: 2, started_at: '2026-03-02T09:00:00Z' },
+        { type: 'sending', claim, source: 'in.837', sha256: 'x', idempotency_key: 'k1', clm01: 'PATIENT*123', at: '2026-03-02T09:00:00Z' },
+        { type: 'acknowledged', claim, submission_id: 'sub_1', external_claim_id: a.id, at: '2026-03-02T09:00:01Z' },
+      ]
+        .map((r) => `${JSON.stringify(r)}\n`)
+        .join(''),
+    );
+    const ra = await run(['settlement', 'remit', a.id]);
+    expect(ra.code, ra.stderr).toBe(0);
+    // The * of the CLM01 would split the element: it is screened to a space.
+    expect(checked835(ra.stdout).transactions[0]!.claims[0]!.clp.slice(1, 3)).toEqual(['PATIENT 123', '1']);
+    const rb = await run(['settlement', 'remit', b.id]);
+    expect(checked835(rb.stdout).transactions[0]!.claims[0]!.clp[1]).toBe(b.number);
+  });
+});
+
+describe('settlement remit over the wire', () => {
+  it('writes the same 835 from a remote service (tpa local serve) as from the embedded engine, but for the control numbers', async () => {
+    const e = await funded(['--type', 'institutional', '--patient', 'MBR-1001']);
+    await settle();
+    const local = await run(['settlement', 'remit', e.number]);
+    expect(local.code, local.stderr).toBe(0);
+    const server = await serve(home.dir);
+    try {
+      await login(home.dir, server.url);
+      const remote = await run(['settlement', 'remit', e.number, '-p', 'sandbox']);
+      expect(remote.code, remote.stderr).toBe(0);
+      checked835(remote.stdout);
+      const body = (text: string) => text.split('\n').filter((l) => !/^(ISA|GS|GE|IEA)\*/.test(l));
+      expect(body(remote.stdout)).toEqual(body(local.stdout));
+      expect(body(local.stdout).filter((l) => l.startsWith('ST*'))).toHaveLength(4);
+    } finally {
+      await server.stop();
+    }
+  });
+});

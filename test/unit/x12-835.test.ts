@@ -1,0 +1,255 @@
+// The 835 writer (src/domain/x12-835.ts) and the transactions of a transfer (src/client/remit.ts),
+// re-read by node-x12: delimiters in names, denied lines with a patient share, a payee paid nothing,
+// the CARC mapping, amounts as X12 decimals from cents.
+import { describe, expect, it } from 'vitest';
+import { remitTransactions, type FoundTransfer } from '../../src/client/remit.js';
+import type { LedgerDetail, LedgerServiceLine, Payout, SettlementTransfer } from '../../src/client/types.js';
+import { carcOf, type RemitLine, type RemitTransaction, write835, x12Amount, x12Text } from '../../src/domain/x12-835.js';
+import type { TpaError } from '../../src/errors.js';
+import { checked835 } from '../helpers/x12-835-check.js';
+
+const ENVELOPE = { controlNumber: 42, sender: 'PAYER-ACME', receiver: '1234567893', createdAt: '2026-03-04T10:00:00Z' };
+
+const allowedLine = (over: Partial<RemitLine> = {}): RemitLine => ({
+  sequence: 1,
+  cptCode: '45380',
+  serviceDate: '2026-03-02',
+  units: 1,
+  chargeCents: 240_000,
+  allowedCents: 165_000,
+  deductibleCents: 50_000,
+  coinsuranceCents: 22_500,
+  copayCents: 2_500,
+  patientCents: 75_000,
+  paidCents: 90_000,
+  status: 'ALLOWED',
+  denialCode: null,
+  ...over,
+});
+
+const payment = (over: Partial<RemitTransaction> = {}): RemitTransaction => ({
+  kind: 'payment',
+  transferId: 'tr_1',
+  payer: { name: 'Acme Health Plan', id: 'PAYER-ACME' },
+  payee: { npi: '1234567893', name: 'Riverside Surgery Center' },
+  claimId: 'ENC-2026-000001',
+  encounterId: 'enc_1',
+  patient: { memberId: 'MBR-1001', name: 'Jane Doe' },
+  receivedDate: '2026-03-02',
+  lines: [allowedLine()],
+  paymentCents: 90_000,
+  feeCents: 2_010,
+  payoutId: 'po_1',
+  refundId: null,
+  productionDate: '2026-03-02',
+  effectiveDate: '2026-03-03',
+  ...over,
+});
+
+describe('x12-835 writer', () => {
+  it('amounts are X12 decimals written from cents: no trailing zeros, sign kept', () => {
+    expect([0, 5, 50, 100, 12_340, 12_345, -500, -1].map(x12Amount)).toEqual(['0', '0.05', '0.5', '1', '123.4', '123.45', '-5', '-0.01']);
+    expect(() => x12Amount(0.1)).toThrow();
+  });
+
+  it("maps tpa's denial codes to CARCs", () => {
+    expect(carcOf('CARC-96', 'NOT_COVERED')).toBe('96');
+    expect(carcOf('CARC-B7', 'DENIED')).toBe('B7');
+    expect(carcOf('CARC-18', 'DENIED')).toBe('18');
+    expect(carcOf('97', 'BUNDLED')).toBe('97');
+    expect(carcOf(null, 'BUNDLED')).toBe('97');
+    expect(carcOf('not a code at all', 'DENIED')).toBe('96');
+  });
+
+  it('screens X12 delimiters (~ * : ^), control characters and accents out of names: the file still parses to the same segments', () => {
+    expect(x12Text('Dr. Zoë ~Smith*: ^Clinic\n\u0007')).toBe('Dr. Zoe Smith Clinic');
+    const text = write835(
+      [
+        payment({
+          payee: { npi: '1234567893', name: 'Riverside~Surgery*Center:^ LLC' },
+          payer: { name: 'Acme*Health~Plan', id: 'PAYER^ACME' },
+          patient: { memberId: 'MBR:1001', name: 'Jane~Doe*Smith' },
+          claimId: 'PAT*1~2',
+        }),
+      ],
+      { ...ENVELOPE, sender: 'PAYER^ACME' },
+    );
+    const { transactions } = checked835(text);
+    const t = transactions[0]!;
+    expect(t.payee).toEqual(['N1', 'PE', 'Riverside Surgery Center LLC', 'XX', '1234567893']);
+    expect(t.segments).toContainEqual(['N1', 'PR', 'Acme Health Plan']);
+    expect(t.segments).toContainEqual(['NM1', 'QC', '1', 'Smith', 'Jane Doe', '', '', '', 'MI', 'MBR 1001']);
+    expect(t.claims[0]!.clp[1]).toBe('PAT 1 2');
+    // Every segment of the transaction, no more: nothing split a segment or an element.
+    expect(t.segments.map((s) => s[0]).join(' ')).toBe('BPR TRN DTM N1 REF N1 LX CLP NM1 DTM SVC DTM CAS CAS REF AMT PLB');
+    expect(text.split('\n')[0]).toHaveLength(106);
+  });
+
+  it('a denied line with a patient share: CO for the rest of the charge, PR for the share, both under its CARC; a claim all denied is CLP02 4', () => {
+    const denied = allowedLine({
+      sequence: 2,
+      cptCode: '99213',
+      chargeCents: 18_000,
+      allowedCents: 0,
+      deductibleCents: 0,
+      coinsuranceCents: 0,
+      copayCents: 0,
+      patientCents: 3_000,
+      paidCents: 0,
+      status: 'NOT_COVERED',
+      denialCode: 'CARC-96',
+    });
+    const partly = checked835(write835([payment({ lines: [allowedLine(), denied] })], ENVELOPE)).transactions[0]!;
+    expect(partly.segments).toContainEqual(['CAS', 'CO', '96', '150']);
+    expect(partly.segments).toContainEqual(['CAS', 'PR', '96', '30']);
+    expect(partly.claims[0]!.clp.slice(2, 6)).toEqual(['1', '2580', '900', '780']);
+    const none = checked835(write835([payment({ kind: 'notice', lines: [denied], paymentCents: 0, feeCents: 0, payoutId: null })], ENVELOPE)).transactions[0]!;
+    expect(none.bpr.slice(1, 5)).toEqual(['H', '0', 'C', 'NON']);
+    expect(none.claims[0]!.clp.slice(2, 5)).toEqual(['4', '180', '0']);
+    expect(none.segments.some((s) => s[0] === 'PLB')).toBe(false);
+  });
+
+  it('refuses to write what would not balance: lines that do not pay the payout', () => {
+    expect(() => write835([payment({ paymentCents: 90_001 })], ENVELOPE)).toThrow(/would not balance/);
+    expect(() => write835([], ENVELOPE)).toThrow();
+  });
+
+  it('envelopes count right over several transactions: ST02 0001…, SE01, GE01, IEA02 = ISA13', () => {
+    const text = write835([payment(), payment({ payee: { npi: '1045782368', name: 'Dr. Alice Morgan' } })], ENVELOPE);
+    const { transactions } = checked835(text);
+    expect(transactions).toHaveLength(2);
+    expect(text.split('\n')[0]).toMatch(/\*00501\*000000042\*0\*P\*:~$/);
+    expect(text).toContain('\nST*835*0002*005010X221A1~\n');
+    expect(text.trimEnd().endsWith('GE*2*42~\nIEA*1*000000042~')).toBe(true);
+  });
+});
+
+const line = (over: Partial<LedgerServiceLine>): LedgerServiceLine => ({
+  sequence: 1,
+  cpt_code: '45380',
+  cpt_description: '',
+  quantity: 1,
+  submitted_charge: 2400,
+  allowed_amount: 1650,
+  deductible_applied: 500,
+  copay_applied: 25,
+  coinsurance_applied: 225,
+  patient_responsibility: 750,
+  benefit_amount: 900,
+  status: 'ALLOWED',
+  denial_code: null,
+  provider_npi: '1234567893',
+  provider_name: 'Riverside Surgery Center',
+  ...over,
+});
+
+const payout = (over: Partial<Payout>): Payout => ({
+  sequence: 1,
+  provider_npi: '1234567893',
+  provider_name: 'Riverside Surgery Center',
+  provider_role: 'FACILITY',
+  processor_payout_id: 'po_1',
+  amount: 900,
+  payout_status: 'COMPLETED',
+  payout_date: '2026-03-02T10:00:00Z',
+  expected_arrival: '2026-03-03T10:00:00Z',
+  processor_fee: 20.1,
+  net_to_provider: 879.9,
+  ...over,
+});
+
+function found(lines: LedgerServiceLine[], payouts: Payout[], status = 'COMPLETED'): FoundTransfer {
+  const transfer = {
+    settlement_id: 'stl_1',
+    encounter_id: 'enc_1',
+    processor_transfer_id: 'tr_1',
+    status,
+    total_amount: 900,
+    payouts,
+    reconciliation_status: 'MATCHED',
+    aeob_match: null,
+    initiated_at: '2026-03-02T10:00:00Z',
+    completed_at: '2026-03-03T10:00:00Z',
+    failed_at: status === 'FAILED' ? '2026-03-02T11:00:00Z' : null,
+    refund_details: null,
+    disputes: [],
+  } satisfies SettlementTransfer;
+  const detail = {
+    encounter: {
+      id: 'enc_1',
+      encounter_number: 'ENC-2026-000001',
+      status: 'RECONCILED',
+      service_date: '2026-03-02',
+      submission_date: '2026-03-02',
+      patient: { member_id: 'MBR-1001', name: 'Jane Doe', dob: null },
+      provider: { npi: '1234567893', name: 'Riverside Surgery Center', role: 'FACILITY', facility_npi: null, facility_name: null },
+      payer: { name: 'Acme Health Plan', id: 'PAYER-ACME' },
+    },
+    entries: [],
+    financial_summary: {},
+    service_lines: lines,
+    reconciliation: {
+      claim_match_status: 'MATCHED',
+      aeob_reference: null,
+      processor_trace_id: 'tr_1',
+      settlement_record_id: 'stl_1',
+      external_claim_id: 'enc_1',
+    },
+  } satisfies LedgerDetail;
+  return { transfer, detail };
+}
+
+describe('remitTransactions', () => {
+  const surgeonDenied = line({
+    sequence: 2,
+    submitted_charge: 650,
+    allowed_amount: 0,
+    deductible_applied: 0,
+    copay_applied: 0,
+    coinsurance_applied: 0,
+    patient_responsibility: 0,
+    benefit_amount: 0,
+    status: 'DENIED',
+    denial_code: 'CARC-B7',
+    provider_npi: '1045782368',
+    provider_name: 'Dr. Alice Morgan',
+  });
+
+  it('tells a provider of the lines whom the transfer pays nothing: a notice (BPR H) with its denied line under CO-B7', () => {
+    const r = remitTransactions(found([line({}), surgeonDenied], [payout({})]), new Map());
+    expect(r.transactions.map((t) => [t.kind, t.payee.npi])).toEqual([
+      ['payment', '1234567893'],
+      ['notice', '1045782368'],
+    ]);
+    const { transactions } = checked835(write835(r.transactions, ENVELOPE));
+    expect(transactions[1]!.segments).toContainEqual(['CAS', 'CO', 'B7', '650']);
+    expect(transactions[1]!.claims[0]!.clp[2]).toBe('4');
+  });
+
+  it('takes CLP01 from the CLM01 map, and the one payee for lines that do not name their provider', () => {
+    const r = remitTransactions(found([line({ provider_npi: undefined })], [payout({})]), new Map([['enc_1', 'PATIENT123']]));
+    expect(r.transactions[0]).toMatchObject({ claimId: 'PATIENT123', payee: { npi: '1234567893' }, feeCents: 2010, paymentCents: 90_000 });
+  });
+
+  it('refuses a payout its lines do not add up to (exit 4), lines without providers under several payouts, and says why a FAILED transfer has none', () => {
+    const err = (f: () => unknown) => {
+      try {
+        f();
+      } catch (e) {
+        return e as TpaError;
+      }
+      throw new Error('did not throw');
+    };
+    expect(err(() => remitTransactions(found([line({})], [payout({ amount: 901 })]), new Map()))).toMatchObject({
+      exitCode: 4,
+      message: expect.stringMatching(/pays 1234567893 901\.00 but the benefit of its lines is 900\.00/),
+    });
+    expect(
+      err(() => remitTransactions(found([line({ provider_npi: undefined })], [payout({}), payout({ sequence: 2, provider_npi: '1045782368' })]), new Map()))
+        .exitCode,
+    ).toBe(4);
+    const failed = remitTransactions(found([line({})], [payout({})], 'FAILED'), new Map());
+    expect(failed.transactions).toEqual([]);
+    expect(failed.none?.why).toMatch(/FAILED on 2026-03-02: no money moved/);
+  });
+});
