@@ -434,7 +434,12 @@ class ClaimReader {
     if (!codings || codings.length === 0) return this.fail(`${path}.coding`, 'is required: a CPT coding');
     let index = codings.findIndex((c) => isObject(c) && c.system === CPT_SYSTEM);
     if (index < 0) index = codings.findIndex((c) => isObject(c) && c.system === undefined);
-    if (index < 0) return this.fail(`${path}.coding`, `has no CPT coding (system ${CPT_SYSTEM})`);
+    if (index < 0) {
+      // What it has instead (a SNOMED CT procedure, a HCPCS code…), so the person reading knows why.
+      const other = codings.find((c): c is Json => isObject(c) && typeof c.system === 'string');
+      const has = other ? `; it has ${clip(String(other.system), 60)}${typeof other.code === 'string' ? ` "${clip(other.code)}"` : ''}` : '';
+      return this.fail(`${path}.coding`, `has no CPT coding (system ${CPT_SYSTEM})${has}`);
+    }
     const code = (codings[index] as Json).code;
     const problem = cptProblem(code);
     return problem ? this.fail(`${path}.coding[${index}].code`, problem) : (code as string);
