@@ -20,33 +20,63 @@ function baseOf(url: unknown): string | undefined {
   return m?.[1];
 }
 
-function hasIdentifier(resource: Json, system: string | undefined, value: string): boolean {
-  const ids = Array.isArray(resource.identifier) ? resource.identifier : [];
-  return ids.some((id) => isObject(id) && id.value === value && (system === undefined || id.system === system));
+/**
+ * A Bundle's entries indexed once (by fullUrl, by type and id, by type and identifier), so that
+ * making each of its many Claims self-contained costs the few references each one makes, not a
+ * walk over every entry.
+ */
+export class BundleIndex {
+  private readonly byUrl = new Map<string, Json>();
+  private readonly byTypeId = new Map<string, { fullUrl?: string; resource: Json }[]>();
+  private readonly byIdentifier = new Map<string, Json[]>();
+
+  constructor(bundle: Json) {
+    for (const e of Array.isArray(bundle.entry) ? bundle.entry : []) {
+      if (!isObject(e) || !isObject(e.resource)) continue;
+      const resource = e.resource;
+      const fullUrl = typeof e.fullUrl === 'string' ? e.fullUrl : undefined;
+      if (fullUrl !== undefined && !this.byUrl.has(fullUrl)) this.byUrl.set(fullUrl, resource);
+      if (typeof resource.resourceType !== 'string') continue;
+      if (typeof resource.id === 'string') push(this.byTypeId, `${resource.resourceType}/${resource.id}`, { fullUrl, resource });
+      for (const id of Array.isArray(resource.identifier) ? resource.identifier : []) {
+        if (!isObject(id) || typeof id.value !== 'string') continue;
+        push(this.byIdentifier, `${resource.resourceType}|${id.value}`, resource);
+        if (typeof id.system === 'string') push(this.byIdentifier, `${resource.resourceType}|${id.system}|${id.value}`, resource);
+      }
+    }
+  }
+
+  /** The entry a reference names, other than `self`, or undefined (none, or more than one: not for tpa to guess). */
+  resolve(reference: string, base: string | undefined, self: Json): Json | undefined {
+    const one = (found: readonly Json[] | undefined) => {
+      const others = [...new Set(found ?? [])].filter((r) => r !== self);
+      return others.length === 1 ? others[0] : undefined;
+    };
+    const exact = this.byUrl.get(reference);
+    if (exact) return exact === self ? undefined : exact;
+    const conditional = conditionalIdentifier(reference);
+    if (conditional) {
+      const key =
+        conditional.system === undefined ? `${conditional.type}|${conditional.value}` : `${conditional.type}|${conditional.system}|${conditional.value}`;
+      return one(this.byIdentifier.get(key));
+    }
+    const m = /^(?:(https?:\/\/.+)\/)?([A-Z][A-Za-z]+)\/([A-Za-z0-9\-.]{1,64})(?:\/_history\/[A-Za-z0-9\-.]{1,64})?$/.exec(reference);
+    if (!m) return undefined;
+    const [, absoluteBase, type, id] = m;
+    // Relative: against the Claim's own base first (its fullUrl's), as FHIR says.
+    if (!absoluteBase && base) {
+      const byUrl = this.byUrl.get(`${base}/${type}/${id}`);
+      if (byUrl && byUrl !== self) return byUrl;
+    }
+    const candidates = (this.byTypeId.get(`${type}/${id}`) ?? []).filter((e) => !absoluteBase || e.fullUrl === undefined || baseOf(e.fullUrl) === absoluteBase);
+    return one(candidates.map((e) => e.resource));
+  }
 }
 
-/** The entry a reference names in its Bundle, or undefined. */
-function resolve(reference: string, entries: readonly { fullUrl?: string; resource: Json }[], base: string | undefined): Json | undefined {
-  const exact = entries.find((e) => e.fullUrl === reference);
-  if (exact) return exact.resource;
-  const conditional = conditionalIdentifier(reference);
-  if (conditional) {
-    const found = entries.filter((e) => e.resource.resourceType === conditional.type && hasIdentifier(e.resource, conditional.system, conditional.value));
-    // Two entries holding the identifier: which one is meant is not for tpa to guess.
-    return found.length === 1 ? found[0]!.resource : undefined;
-  }
-  const m = /^(?:(https?:\/\/.+)\/)?([A-Z][A-Za-z]+)\/([A-Za-z0-9\-.]{1,64})(?:\/_history\/[A-Za-z0-9\-.]{1,64})?$/.exec(reference);
-  if (!m) return undefined;
-  const [, absoluteBase, type, id] = m;
-  // Relative: against the Claim's own base first (its fullUrl's), as FHIR says.
-  if (!absoluteBase && base) {
-    const byUrl = entries.find((e) => e.fullUrl === `${base}/${type}/${id}`);
-    if (byUrl) return byUrl.resource;
-  }
-  const byId = entries.filter(
-    (e) => e.resource.resourceType === type && e.resource.id === id && (!absoluteBase || baseOf(e.fullUrl) === absoluteBase || e.fullUrl === undefined),
-  );
-  return byId.length === 1 ? byId[0]!.resource : undefined;
+function push<T>(map: Map<string, T[]>, key: string, value: T): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
 }
 
 /**
@@ -57,11 +87,8 @@ function resolve(reference: string, entries: readonly { fullUrl?: string; resour
  * whose id is the member id, and a literal provider reference to an entry without identifiers,
  * read by its id as before. The Bundle itself is not changed.
  */
-export function selfContainedClaim(bundle: Json, index: number): Json {
+export function selfContainedClaim(bundle: Json, index: number, entries: BundleIndex = new BundleIndex(bundle)): Json {
   const rawEntries = Array.isArray(bundle.entry) ? bundle.entry : [];
-  const entries = rawEntries
-    .filter((e): e is Json => isObject(e) && isObject(e.resource))
-    .map((e) => ({ fullUrl: typeof e.fullUrl === 'string' ? e.fullUrl : undefined, resource: e.resource as Json }));
   const own = rawEntries[index];
   if (!isObject(own) || !isObject(own.resource)) throw new Error(`entry ${index} of the Bundle has no resource`);
   const original = own.resource;
@@ -70,7 +97,6 @@ export function selfContainedClaim(bundle: Json, index: number): Json {
   const contained: unknown[] = Array.isArray(claim.contained) ? claim.contained : [];
   const taken = new Set(contained.filter(isObject).map((r) => r.id));
   const placed = new Map<Json, string>();
-  const others = entries.filter((e) => e.resource !== original);
 
   const containedId = (resource: Json): string => {
     const known = placed.get(resource);
@@ -87,7 +113,7 @@ export function selfContainedClaim(bundle: Json, index: number): Json {
 
   const rewrite = (ref: unknown) => {
     if (!isObject(ref) || typeof ref.reference !== 'string' || ref.reference.startsWith('#')) return;
-    const target = resolve(ref.reference, others, base);
+    const target = entries.resolve(ref.reference, base, original);
     if (!target) return;
     const literal = !/^urn:/.test(ref.reference) && conditionalIdentifier(ref.reference) === undefined;
     // Patient/MBR-1001: the member id is its id, as it always was, whatever the entry holds. A literal

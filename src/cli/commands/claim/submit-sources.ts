@@ -6,7 +6,7 @@
 import { createReadStream, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { selfContainedClaim } from '../../../domain/fhir-bundle.js';
+import { BundleIndex, selfContainedClaim } from '../../../domain/fhir-bundle.js';
 import { MAX_CLAIM_BYTES } from '../../../domain/fhir-claim.js';
 import { jsonDepthProblem } from '../../../domain/json-depth.js';
 import { bundleResourceOffsets, jsonSyntaxMessage, locateField, type Position, syntaxErrorPosition } from '../../../domain/json-position.js';
@@ -66,6 +66,8 @@ function* documentClaims(name: string, text: string, note: (message: string) => 
 function* bundleClaims(name: string, text: string, value: Record<string, unknown>, note: (message: string) => void, firstLine = 1): Generator<ClaimText> {
   // Where each entry's resource begins, found once, when a first field is to be located.
   let offsets: Map<number, number> | undefined;
+  // Its entries by fullUrl, type and id, identifier: indexed once for all its Claims.
+  let index: BundleIndex | undefined;
   const entries = Array.isArray(value.entry) ? value.entry : [];
   const ignored = new Map<string, number>();
   for (const [i, entry] of entries.entries()) {
@@ -82,7 +84,8 @@ function* bundleClaims(name: string, text: string, value: Record<string, unknown
       const at = locateField(text, field, start);
       return { line: at.line + firstLine - 1, column: at.column };
     };
-    const claim = selfContainedClaim(value, i);
+    index ??= new BundleIndex(value);
+    const claim = selfContainedClaim(value, i, index);
     yield { source: `${name}#entry[${i}]`, text: JSON.stringify(claim), value: claim, locate };
   }
   if (ignored.size > 0) {
