@@ -83,9 +83,9 @@ function push<T>(map: Map<string, T[]>, key: string, value: T): void {
  * The Claim of entry `index` of a Bundle, with the references of its patient, provider and care
  * team that name other entries of the Bundle replaced by contained copies of them. A reference that
  * names nothing in the Bundle is left as it is (the parser reads it as a lone Claim's: Patient/<member
- * id>, a conditional reference by identifier, Organization/<NPI>). So is a literal `Patient/<id>`,
- * whose id is the member id, and a literal provider reference to an entry without identifiers,
- * read by its id as before. The Bundle itself is not changed.
+ * id>, a conditional reference by identifier, Organization/<NPI>). So is a literal `Type/id`
+ * reference to an entry without identifiers, read by its id as before. The Bundle itself is not
+ * changed.
  */
 export function selfContainedClaim(bundle: Json, index: number, entries: BundleIndex = new BundleIndex(bundle)): Json {
   const rawEntries = Array.isArray(bundle.entry) ? bundle.entry : [];
@@ -116,9 +116,9 @@ export function selfContainedClaim(bundle: Json, index: number, entries: BundleI
     const target = entries.resolve(ref.reference, base, original);
     if (!target) return;
     const literal = !/^urn:/.test(ref.reference) && conditionalIdentifier(ref.reference) === undefined;
-    // Patient/MBR-1001: the member id is its id, as it always was, whatever the entry holds. A literal
-    // provider reference is resolved only to an entry with identifiers (Organization/1234567893 is read by its id).
-    if (literal && (target.resourceType === 'Patient' || !(Array.isArray(target.identifier) && target.identifier.length > 0))) return;
+    // A literal reference (Patient/MBR-1001, Organization/1234567893) to an entry without identifiers
+    // is read by its id, as it always was; an entry with identifiers says who it is (its member id, its NPI).
+    if (literal && !(Array.isArray(target.identifier) && target.identifier.length > 0)) return;
     ref.reference = `#${containedId(target)}`;
   };
 

@@ -212,11 +212,25 @@ describe('a Claim inside a Bundle is made self-contained', () => {
     expect(parseClaim(out).careTeam[0]!.npi).toBe('1045782368');
   });
 
-  it('the shapes read before stay as they were: Patient/<member id>, #id, an identifier, Organization/<NPI>', () => {
+  it('Patient/<id> naming a Patient entry is that entry: its identifier is the member id, its id when it has none', () => {
+    const c = claim();
+    c.patient = { reference: 'Patient/PatientEx1' };
+    const b = bundle(c, [{ resource: { resourceType: 'Patient', id: 'PatientEx1', identifier: [{ system: 'https://plan.example', value: 'MBR-1003' }] } }]);
+    expect(parseClaim(selfContainedClaim(b, b.entry.length - 1)).memberId).toBe('MBR-1003');
+    const bare = claim();
+    bare.patient = { reference: 'Patient/MBR-1001' };
+    const b2 = bundle(bare, [{ resource: { resourceType: 'Patient', id: 'MBR-1001', name: [{ family: 'Doe' }] } }]);
+    expect(selfContainedClaim(b2, b2.entry.length - 1)).toEqual(bare);
+    expect(parseClaim(bare).memberId).toBe('MBR-1001');
+  });
+
+  it('the shapes read before stay as they were: Patient/<member id> with no entry, #id, an identifier, Organization/<NPI>', () => {
     const c = claim();
     c.patient = { reference: 'Patient/MBR-1001' };
     c.provider = { reference: 'Organization/1234567893' };
-    const b = bundle(c, [{ resource: { resourceType: 'Patient', id: 'MBR-1001', identifier: [{ system: 'urn:x', value: 'OTHER' }] } }]);
+    c.careTeam[0].provider = { identifier: { system: NPI, value: '1045782368' } };
+    c.contained = [{ resourceType: 'Organization', id: 'o', identifier: [{ system: NPI, value: '1234567893' }] }];
+    const b = bundle(c);
     const out = selfContainedClaim(b, b.entry.length - 1) as Json;
     expect(out).toEqual(c);
     expect(parseClaim(out).memberId).toBe('MBR-1001');
