@@ -536,8 +536,8 @@ class ClaimReader {
 
   /**
    * The diagnosis codes, each read by its coding system: ICD-10-CM (or ICD-10) codes are checked as
-   * ICD-10; an ICD-9-CM code is refused for services from 2015-10-01 (ICD-10's date), whatever it
-   * looks like, and checked as ICD-9 before it. A coding without a system (or of another system,
+   * ICD-10; an ICD-9-CM code is refused on a claim with services from 2015-10-01 (ICD-10's date),
+   * whatever it looks like, and checked as ICD-9 on a claim whose services are all before it. A coding without a system (or of another system,
    * when the diagnosis has no ICD coding) is checked as ICD-10.
    */
   private diagnoses(lines: ClaimLine[] | undefined, period: { start: string | null; end: string | null }, created: string | null): string[] {
@@ -545,8 +545,16 @@ class ClaimReader {
     if (list === undefined) return [];
     const entries = asArray(list);
     if (!entries) return this.fail('diagnosis', 'must be a list') ?? [];
-    // The date the code set is chosen by: the claim's first service date.
-    const serviceDate = lines?.map((l) => l.serviceDate).sort()[0] ?? period.start ?? period.end ?? created;
+    // The date the code set is chosen by: the claim's last service date (a claim with any service
+    // from ICD-10's date on is coded in ICD-10), else its billable period's, else its creation's.
+    const serviceDate =
+      lines
+        ?.map((l) => l.serviceDate)
+        .sort()
+        .at(-1) ??
+      period.end ??
+      period.start ??
+      created;
     const codes: string[] = [];
     entries.forEach((entry, i) => {
       const path = `diagnosis[${i}].diagnosisCodeableConcept.coding`;

@@ -123,9 +123,17 @@ describe('the diagnosis coding system', () => {
   it('ICD-9 codes, numeric or V, are accepted for a service before 2015-10-01', () => {
     expect(parseClaim(withDiagnosis(claim('2014-03-03'), [{ system: ICD9, code: 'V76.51' }])).diagnosisCodes).toEqual(['V76.51']);
     expect(parseClaim(withDiagnosis(claim('2014-03-03'), [{ system: ICD9, code: '211.3' }])).diagnosisCodes).toEqual(['211.3']);
+    expect(parseClaim(withDiagnosis(claim('2014-03-03'), [{ system: ICD9, code: 'V7651' }])).diagnosisCodes).toEqual(['V7651']);
     expect(errors(withDiagnosis(claim('2014-03-03'), [{ system: ICD9, code: 'K63.5' }]))).toEqual([
       { field: 'diagnosis[0].diagnosisCodeableConcept.coding[0].code', message: 'must be an ICD-9-CM code such as 211.3 or V76.51 (got "K63.5")' },
     ]);
+  });
+
+  it('a claim with one service before 2015-10-01 and one after is coded in ICD-10: ICD-9 is refused', () => {
+    const c = withDiagnosis(claim('2015-10-01'), [{ system: ICD9, code: '211.3' }]);
+    c.item.push({ ...c.item[0], sequence: 2, servicedDate: '2015-09-30' });
+    delete c.total;
+    expect(errors(c).map((e) => e.field)).toEqual(['diagnosis[0].diagnosisCodeableConcept.coding[0].system']);
   });
 });
 
