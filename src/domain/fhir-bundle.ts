@@ -87,7 +87,13 @@ function push<T>(map: Map<string, T[]>, key: string, value: T): void {
  * reference to an entry without identifiers, read by its id as before. The Bundle itself is not
  * changed.
  */
-export function selfContainedClaim(bundle: Json, index: number, entries: BundleIndex = new BundleIndex(bundle)): Json {
+export function selfContainedClaim(
+  bundle: Json,
+  index: number,
+  entries: BundleIndex = new BundleIndex(bundle),
+  /** Filled with where each contained copy came from: its index in `contained` → its entry's index in the Bundle. */
+  origins?: Map<number, number>,
+): Json {
   const rawEntries = Array.isArray(bundle.entry) ? bundle.entry : [];
   const own = rawEntries[index];
   if (!isObject(own) || !isObject(own.resource)) throw new Error(`entry ${index} of the Bundle has no resource`);
@@ -108,6 +114,10 @@ export function selfContainedClaim(bundle: Json, index: number, entries: BundleI
     // A contained resource holds no contained resources of its own (FHIR R4 dom-2); its narrative is not needed.
     const { contained: _c, text: _t, ...copy } = structuredClone(resource);
     contained.push({ ...copy, id });
+    if (origins) {
+      const from = rawEntries.findIndex((e) => isObject(e) && e.resource === resource);
+      if (from >= 0) origins.set(contained.length - 1, from);
+    }
     return id;
   };
 

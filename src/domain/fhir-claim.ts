@@ -288,7 +288,7 @@ class ClaimReader {
       if (chosen) return chosen.value as string;
       return this.fail(
         `${at}.identifier`,
-        `is missing: the member id (the contained ${clip(String(target.resourceType ?? 'resource'))} "${clip(String(target.id))}" has no identifier)`,
+        `is missing: the member id (the ${clip(String(target.resourceType ?? 'resource'))} "${clip(String(target.id))}" the claim's patient points to has no identifier)`,
       );
     }
     if (reference) {

@@ -86,7 +86,19 @@ describe('a Claim in a transaction Bundle, as Synthea writes it', () => {
     writeFileSync(join(home, 'no-id.json'), JSON.stringify(transaction([syntheaShaped(0)], null), null, 2));
     const v = await run(['claim', 'validate', 'no-id.json']);
     expect(v.code).toBe(2);
-    expect(v.stderr).toContain('no-id.json:23:19 (entry[1]): contained[0].identifier: is missing: the member id (the contained Patient');
+    // Placed in the Patient entry (its line in the file), since that is where the identifier is missing.
+    const text = JSON.stringify(transaction([syntheaShaped(0)], null), null, 2).split('\n');
+    const patientLine = text.findIndex((l) => l.includes('"resourceType": "Patient"')) + 1;
+    const error = JSON.parse(v.stderr.trim().split('\n').at(-1)!).error;
+    expect(error.details).toEqual([
+      {
+        field: 'contained[0].identifier',
+        message: 'is missing: the member id (the Patient "5d6a2b1e-2c41-4a8e-9b53-6f0d1c2e3a41" the claim\'s patient points to has no identifier)',
+        line: patientLine - 1,
+        column: 19,
+      },
+    ]);
+    expect(error.message).toContain(`no-id.json:${patientLine - 1}:19 (entry[1]): contained[0].identifier: is missing: the member id`);
     expect(v.stderr).not.toMatch(/must be Patient\/<member id>/);
   });
 });

@@ -58,7 +58,9 @@ describe('references other systems write', () => {
     const c = claim();
     c.contained = [{ resourceType: 'Patient', id: 'pat1', name: [{ family: 'Doe' }] }];
     c.patient = { reference: '#pat1' };
-    expect(errors(c)).toEqual([{ field: 'contained[0].identifier', message: 'is missing: the member id (the contained Patient "pat1" has no identifier)' }]);
+    expect(errors(c)).toEqual([
+      { field: 'contained[0].identifier', message: 'is missing: the member id (the Patient "pat1" the claim\'s patient points to has no identifier)' },
+    ]);
   });
 
   it('a urn:uuid reference that nothing resolves says so, not "must be Patient/<member id>"', () => {

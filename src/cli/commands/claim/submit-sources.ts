@@ -77,15 +77,19 @@ function* bundleClaims(name: string, text: string, value: Record<string, unknown
       ignored.set(type, (ignored.get(type) ?? 0) + 1);
       continue;
     }
+    index ??= new BundleIndex(value);
+    // A field of a contained copy of another entry is placed in that entry, where the file holds it.
+    const origins = new Map<number, number>();
+    const claim = selfContainedClaim(value, i, index, origins);
     const locate = (field: string) => {
       offsets ??= bundleResourceOffsets(text);
-      const start = offsets.get(i);
+      const copy = /^contained\[(\d+)\]\.?(.*)$/s.exec(field);
+      const from = copy ? origins.get(Number(copy[1])) : undefined;
+      const start = offsets.get(from ?? i);
       if (start === undefined) return undefined;
-      const at = locateField(text, field, start);
+      const at = locateField(text, from === undefined ? field : copy![2]!, start);
       return { line: at.line + firstLine - 1, column: at.column };
     };
-    index ??= new BundleIndex(value);
-    const claim = selfContainedClaim(value, i, index);
     yield { source: `${name}#entry[${i}]`, text: JSON.stringify(claim), value: claim, locate };
   }
   if (ignored.size > 0) {
