@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { canonicalHash } from '../domain/canonical.js';
 import { ValidationError, type FieldError } from '../domain/errors.js';
 import { claimServiceDate } from '../domain/adjudication.js';
-import { parseClaim, type ParsedClaim } from '../domain/fhir-claim.js';
+import { type ParsedClaim, parseReadClaim } from '../domain/fhir-claim.js';
 import { placeErrors } from '../domain/json-position.js';
 import { jsonNumberToCents } from '../domain/money.js';
 import { EXIT, TpaError } from '../errors.js';
@@ -418,7 +418,7 @@ export async function runClaimBatch(client: TpaClient, claims: AsyncIterable<Bat
     if (item.problem !== undefined || item.value === undefined) return refuse([{ field: '', message: item.problem ?? 'not a claim' }]);
     let parsed: ParsedClaim;
     try {
-      parsed = parseClaim(item.value);
+      parsed = parseReadClaim(item.text, item.value);
     } catch (err) {
       if (!(err instanceof ValidationError)) throw err;
       return refuse(err.errors);

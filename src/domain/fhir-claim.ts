@@ -16,7 +16,16 @@ export const NPI_SYSTEM = 'http://hl7.org/fhir/sid/us-npi';
 export const CPT_SYSTEM = 'http://www.ama-assn.org/go/cpt';
 export const CLAIM_TYPE_SYSTEM = 'http://terminology.hl7.org/CodeSystem/claim-type';
 export const ICD10_SYSTEM = 'http://hl7.org/fhir/sid/icd-10-cm';
+/** ICD-10 (WHO), whose codes ICD-10-CM extends: checked as ICD-10 too. */
+export const ICD10_WHO_SYSTEM = 'http://hl7.org/fhir/sid/icd-10';
+export const ICD9_SYSTEM = 'http://hl7.org/fhir/sid/icd-9-cm';
+/** HIPAA's ICD-10 compliance date: services from this date are coded in ICD-10, never ICD-9. */
+export const ICD10_FROM = '2015-10-01';
+export const CARE_TEAM_ROLE_SYSTEM = 'http://terminology.hl7.org/CodeSystem/claimcareteamrole';
 export const REVENUE_SYSTEM = 'https://www.nubc.org/CodeSystem/RevenueCodes';
+
+/** Identifier type codes of a member id: v2-0203 member number and subscriber number, CARIN's unique member id. */
+const MEMBER_ID_TYPES = new Set(['MB', 'SN', 'um']);
 
 /** Larger claim files are refused before parsing: no real claim is anywhere near this. */
 export const MAX_CLAIM_BYTES = 5 * 1024 * 1024;
@@ -28,7 +37,12 @@ export interface CareTeamMember {
   sequence: number;
   npi: string;
   name: string | null;
-  /** Role from the care team's role coding, when it names one tpa knows. */
+  /**
+   * The role the claim's care team gives, when its code names one of the roles tpa pays (facility,
+   * surgeon, anesthesia or anesthesiologist, pathology or pathologist); null for any other code
+   * (claimcareteamrole's primary, assist, supervisor, other): the provider's contracted role, from
+   * the plan's registry, is the one paid in either case.
+   */
   role: ProviderRole | null;
 }
 
@@ -94,6 +108,18 @@ export function parseClaimText(text: string, options: ParseOptions = {}): Parsed
   return parseClaim(value, options);
 }
 
+/**
+ * A claim as a reader found it, its text (as it will be sent) and the JSON value of that text: the one
+ * check `claim validate` and `claim submit` both make of every claim, one or many, so that they take
+ * the same inputs and give the same errors. The text's bound is the service's.
+ */
+export function parseReadClaim(text: string, value: unknown, options: ParseOptions = {}): ParsedClaim {
+  if (Buffer.byteLength(text, 'utf8') > MAX_CLAIM_BYTES) {
+    throw new ValidationError([{ field: '', message: `claim file is larger than ${MAX_CLAIM_BYTES / 1024 / 1024} MiB` }]);
+  }
+  return parseClaim(value, options);
+}
+
 export function parseClaim(value: unknown, options: ParseOptions = {}): ParsedClaim {
   if (!isObject(value)) throw new ValidationError([{ field: '', message: 'a FHIR Claim must be a JSON object' }]);
   if (value.resourceType !== 'Claim') {
@@ -137,10 +163,10 @@ class ClaimReader {
     else if (this.options.today && created > this.options.today) this.fail('created', `is ${created}, after today (${this.options.today})`);
     const billablePeriod = this.billablePeriod();
     const careTeam = this.careTeam();
-    const lines = this.items(type, billablePeriod.start, created ?? null);
+    const lines = this.items(type, billablePeriod.start ?? billablePeriod.end, created ?? null);
     // The total is checked against the lines only once every line could be read.
     if (lines && this.errors.length === 0) this.total(lines);
-    const diagnosisCodes = this.diagnoses();
+    const diagnosisCodes = this.diagnoses(lines, billablePeriod, created ?? null);
     const preauthorizations = this.preauthorizations();
     const insurer = isObject(c.insurer) && typeof c.insurer.reference === 'string' ? c.insurer.reference : null;
 
@@ -183,47 +209,102 @@ class ClaimReader {
 
   /**
    * The NPI behind a provider Reference: its identifier, the identifiers of the contained resource it
-   * points to, or a literal reference whose id is itself an NPI (Organization/1234567893).
+   * points to, a conditional reference by NPI (Practitioner?identifier=http://hl7.org/fhir/sid/us-npi|…),
+   * or a literal reference whose id is itself an NPI (Organization/1234567893).
    */
   private providerNpi(ref: unknown, path: string): { npi: string; name: string | null } | undefined {
     if (!isObject(ref)) return this.fail(path, 'is required: a reference with an NPI identifier');
+    const reference = typeof ref.reference === 'string' ? ref.reference : undefined;
     const target = this.containedTarget(ref);
+    if (reference?.startsWith('#') && !target) {
+      return this.fail(`${path}.reference`, `points to contained resource "${clip(reference)}", which the claim does not contain`);
+    }
     const name = target ? resourceName(target) : typeof ref.display === 'string' ? ref.display : null;
     const candidates: { value: unknown; path: string }[] = [];
     if (isObject(ref.identifier)) candidates.push({ value: ref.identifier, path: `${path}.identifier` });
+    const targetPath = target ? `contained[${this.containedIndex(target)}]` : undefined;
     const targetIds = target ? (asArray(target.identifier) ?? []) : [];
-    targetIds.forEach((id, i) => candidates.push({ value: id, path: `contained[${this.containedIndex(target!)}].identifier[${i}]` }));
+    targetIds.forEach((id, i) => candidates.push({ value: id, path: `${targetPath}.identifier[${i}]` }));
+    const conditional = reference ? conditionalIdentifier(reference) : undefined;
+    if (conditional) candidates.push({ value: { system: conditional.system, value: conditional.value }, path: `${path}.reference` });
     const npiIdentifier =
       candidates.find((c) => isObject(c.value) && c.value.system === NPI_SYSTEM) ?? candidates.find((c) => isObject(c.value) && c.value.system === undefined);
     if (npiIdentifier && isObject(npiIdentifier.value)) {
-      const problem = npiProblem(npiIdentifier.value.value);
-      if (problem) return this.fail(`${npiIdentifier.path}.value`, problem);
-      return { npi: npiIdentifier.value.value as string, name };
+      const value = npiIdentifier.value.value;
+      if (value === undefined || value === '')
+        return this.fail(`${npiIdentifier.path}${npiIdentifier.path.endsWith('.reference') ? '' : '.value'}`, 'is missing: the 10-digit NPI');
+      const problem = npiProblem(value);
+      if (problem) return this.fail(npiIdentifier.path.endsWith('.reference') ? npiIdentifier.path : `${npiIdentifier.path}.value`, problem);
+      return { npi: value as string, name };
     }
-    const literal = typeof ref.reference === 'string' ? /^(?:Organization|Practitioner|PractitionerRole)\/(\d{10})$/.exec(ref.reference) : null;
+    const literal = reference ? /^(?:Organization|Practitioner|PractitionerRole)\/(\d{10})$/.exec(reference) : null;
     if (literal && !npiProblem(literal[1])) return { npi: literal[1]!, name };
-    if (typeof ref.reference === 'string' && ref.reference.startsWith('#') && !target) {
-      return this.fail(`${path}.reference`, `points to contained resource "${clip(ref.reference)}", which the claim does not contain`);
+    if (target) {
+      const what = typeof target.resourceType === 'string' ? `${clip(target.resourceType)} "${clip(String(target.id))}"` : `"${clip(String(target.id))}"`;
+      return this.fail(`${path}.identifier`, `is missing: an NPI identifier (system ${NPI_SYSTEM}), on the reference or on the contained ${what} it points to`);
     }
-    return this.fail(`${path}.identifier`, `has no NPI identifier (system ${NPI_SYSTEM})`);
+    if (conditional) {
+      return this.fail(
+        `${path}.reference`,
+        `names ${conditional.type} by identifier ${clip(`${conditional.system ?? ''}|${conditional.value}`, 80)}, not by NPI: the NPI (system ${NPI_SYSTEM}) is missing`,
+      );
+    }
+    if (reference && /^urn:(uuid|oid):/.test(reference)) {
+      return this.fail(
+        `${path}.reference`,
+        `points to "${clip(reference, 60)}", which is neither contained in the claim nor an entry of its Bundle: the NPI is missing`,
+      );
+    }
+    return this.fail(`${path}.identifier`, `is missing: an NPI identifier (system ${NPI_SYSTEM})`);
   }
 
   private containedIndex(resource: Json): number {
     return (asArray(this.claim.contained) ?? []).indexOf(resource);
   }
 
+  /**
+   * The member id: the patient Reference's identifier, the identifier of the contained Patient it
+   * points to, a conditional reference (Patient?identifier=<system>|<member id>), or the id of a
+   * literal reference (Patient/<member id>).
+   */
   private memberId(): string | undefined {
     const ref = this.claim.patient;
-    if (!isObject(ref)) return this.fail('patient.reference', 'is required: a reference to the member, e.g. Patient/MBR-1001');
-    const target = this.containedTarget(ref);
-    const identifier = isObject(ref.identifier) ? ref.identifier : target ? (asArray(target.identifier) ?? []).find(isObject) : undefined;
-    if (identifier && typeof identifier.value === 'string' && identifier.value !== '') return identifier.value;
-    if (typeof ref.reference === 'string') {
-      const m = /^(?:.*\/)?Patient\/([A-Za-z0-9\-.]{1,64})$/.exec(ref.reference);
-      if (m) return m[1];
-      return this.fail('patient.reference', `must be Patient/<member id> (got "${clip(ref.reference)}")`);
+    if (!isObject(ref)) return this.fail('patient.reference', 'is missing: a reference to the member, e.g. Patient/MBR-1001');
+    const reference = typeof ref.reference === 'string' ? ref.reference : undefined;
+    if (isObject(ref.identifier)) {
+      const value = ref.identifier.value;
+      if (typeof value === 'string' && value.trim() !== '') return value;
+      // An identifier given without its value: that is what is missing, whatever the reference says.
+      if (!reference) return this.fail('patient.identifier.value', 'is missing: the member id');
     }
-    return this.fail('patient.reference', 'is required: a reference to the member, e.g. Patient/MBR-1001');
+    const target = this.containedTarget(ref);
+    if (reference?.startsWith('#')) {
+      if (!target) return this.fail('patient.reference', `points to contained resource "${clip(reference)}", which the claim does not contain`);
+      const at = `contained[${this.containedIndex(target)}]`;
+      const ids = (asArray(target.identifier) ?? []).filter((id): id is Json => isObject(id) && typeof id.value === 'string' && id.value.trim() !== '');
+      // The member number (v2-0203 MB, or the subscriber's SN; CARIN's um) when one is typed so, else the first.
+      const typed = ids.find((id) => isObject(id.type) && (asArray(id.type.coding) ?? []).some((c) => isObject(c) && MEMBER_ID_TYPES.has(String(c.code))));
+      const chosen = typed ?? ids[0];
+      if (chosen) return chosen.value as string;
+      return this.fail(
+        `${at}.identifier`,
+        `is missing: the member id (the ${clip(String(target.resourceType ?? 'resource'))} "${clip(String(target.id))}" the claim's patient points to has no identifier)`,
+      );
+    }
+    if (reference) {
+      const conditional = conditionalIdentifier(reference);
+      if (conditional?.type === 'Patient') return conditional.value;
+      const m = /^(?:.*\/)?Patient\/([A-Za-z0-9\-.]{1,64})(?:\/_history\/[A-Za-z0-9\-.]{1,64})?$/.exec(reference);
+      if (m) return m[1];
+      if (/^urn:(uuid|oid):/.test(reference)) {
+        return this.fail(
+          'patient.reference',
+          `points to "${clip(reference, 60)}", which is neither contained in the claim nor an entry of its Bundle: the member id is missing`,
+        );
+      }
+      return this.fail('patient.reference', `must be Patient/<member id> (got "${clip(reference)}")`);
+    }
+    return this.fail('patient.reference', 'is missing: a reference to the member, e.g. Patient/MBR-1001');
   }
 
   private billablePeriod(): { start: string | null; end: string | null } {
@@ -298,8 +379,8 @@ class ClaimReader {
   }
 
   /**
-   * serviced[x]: servicedDate, or servicedPeriod of one day (its end, if given, is its start); else the
-   * claim's billablePeriod.start.
+   * serviced[x]: servicedDate, or servicedPeriod of one day (its end, if given, is its start; a period
+   * with only an end is that day); else the claim's billablePeriod (its start, or its end alone).
    * A service is claimed once rendered: never after the claim's `created` date, nor after today.
    */
   private serviceDate(item: Json, path: string, defaultDate: string | null, created: string | null): string | null {
@@ -310,24 +391,34 @@ class ClaimReader {
       date = datePart(item.servicedDate);
       if (!date) return this.fail(field, 'must be a date (YYYY-MM-DD)') ?? null;
     } else if (item.servicedPeriod !== undefined) {
-      field = `${path}.servicedPeriod.start`;
-      date = isObject(item.servicedPeriod) ? datePart(item.servicedPeriod.start) : undefined;
-      if (!date) return this.fail(field, 'must be a date (YYYY-MM-DD)') ?? null;
-      // A period still running has not been rendered yet either.
-      const end = isObject(item.servicedPeriod) && item.servicedPeriod.end !== undefined ? datePart(item.servicedPeriod.end) : undefined;
-      const today = this.options.today;
-      if (end && today && end > today) return this.fail(`${path}.servicedPeriod.end`, `is ${end}, in the future (today is ${today})`) ?? null;
-      // A line is priced, covered and paid once on one date (coverage, contract, rate and duplicates
-      // are all checked on it): a period of several days would have its later days checked on none.
-      if (end && end !== date)
-        return (
-          this.fail(
-            `${path}.servicedPeriod.end`,
-            end < date ? `is ${end}, before its start ${date}` : `is ${end}, after its start ${date}: a line is one date; bill each day as a line of its own`,
-          ) ?? null
-        );
+      const period = item.servicedPeriod;
+      if (!isObject(period)) return this.fail(`${path}.servicedPeriod`, 'must be an object with start and end dates') ?? null;
+      const end = period.end !== undefined ? datePart(period.end) : undefined;
+      if (period.end !== undefined && !end) return this.fail(`${path}.servicedPeriod.end`, 'must be a date (YYYY-MM-DD) or date-time') ?? null;
+      if (period.start === undefined) {
+        // Only its end: the day the service was rendered.
+        if (!end) return this.fail(`${path}.servicedPeriod.start`, 'is missing, and so is its end: the date of the service') ?? null;
+        field = `${path}.servicedPeriod.end`;
+        date = end;
+      } else {
+        field = `${path}.servicedPeriod.start`;
+        date = datePart(period.start);
+        if (!date) return this.fail(field, 'must be a date (YYYY-MM-DD) or date-time') ?? null;
+        // A period still running has not been rendered yet either.
+        const today = this.options.today;
+        if (end && today && end > today) return this.fail(`${path}.servicedPeriod.end`, `is ${end}, in the future (today is ${today})`) ?? null;
+        // A line is priced, covered and paid once on one date (coverage, contract, rate and duplicates
+        // are all checked on it): a period of several days would have its later days checked on none.
+        if (end && end !== date)
+          return (
+            this.fail(
+              `${path}.servicedPeriod.end`,
+              end < date ? `is ${end}, before its start ${date}` : `is ${end}, after its start ${date}: a line is one date; bill each day as a line of its own`,
+            ) ?? null
+          );
+      }
     } else {
-      if (!defaultDate) return this.fail(`${path}.servicedDate`, 'is required (or billablePeriod.start)') ?? null;
+      if (!defaultDate) return this.fail(`${path}.servicedDate`, 'is missing (and the claim has no billablePeriod to take it from)') ?? null;
       field = `${path}.servicedDate`;
       date = defaultDate;
     }
@@ -343,7 +434,12 @@ class ClaimReader {
     if (!codings || codings.length === 0) return this.fail(`${path}.coding`, 'is required: a CPT coding');
     let index = codings.findIndex((c) => isObject(c) && c.system === CPT_SYSTEM);
     if (index < 0) index = codings.findIndex((c) => isObject(c) && c.system === undefined);
-    if (index < 0) return this.fail(`${path}.coding`, `has no CPT coding (system ${CPT_SYSTEM})`);
+    if (index < 0) {
+      // What it has instead (a SNOMED CT procedure, a HCPCS code…), so the person reading knows why.
+      const other = codings.find((c): c is Json => isObject(c) && typeof c.system === 'string');
+      const has = other ? `; it has ${clip(String(other.system), 60)}${typeof other.code === 'string' ? ` "${clip(other.code)}"` : ''}` : '';
+      return this.fail(`${path}.coding`, `has no CPT coding (system ${CPT_SYSTEM})${has}`);
+    }
     const code = (codings[index] as Json).code;
     const problem = cptProblem(code);
     return problem ? this.fail(`${path}.coding[${index}].code`, problem) : (code as string);
@@ -438,25 +534,61 @@ class ClaimReader {
     return list as number[];
   }
 
-  private diagnoses(): string[] {
+  /**
+   * The diagnosis codes, each read by its coding system: ICD-10-CM (or ICD-10) codes are checked as
+   * ICD-10; an ICD-9-CM code is refused on a claim with services from 2015-10-01 (ICD-10's date),
+   * whatever it looks like, and checked as ICD-9 on a claim whose services are all before it. A coding without a system (or of another system,
+   * when the diagnosis has no ICD coding) is checked as ICD-10.
+   */
+  private diagnoses(lines: ClaimLine[] | undefined, period: { start: string | null; end: string | null }, created: string | null): string[] {
     const list = this.claim.diagnosis;
     if (list === undefined) return [];
     const entries = asArray(list);
     if (!entries) return this.fail('diagnosis', 'must be a list') ?? [];
+    // The date the code set is chosen by: the claim's last service date (a claim with any service
+    // from ICD-10's date on is coded in ICD-10), else its billable period's, else its creation's.
+    const serviceDate =
+      lines
+        ?.map((l) => l.serviceDate)
+        .sort()
+        .at(-1) ??
+      period.end ??
+      period.start ??
+      created;
     const codes: string[] = [];
     entries.forEach((entry, i) => {
       const path = `diagnosis[${i}].diagnosisCodeableConcept.coding`;
       const codings = isObject(entry) && isObject(entry.diagnosisCodeableConcept) ? asArray(entry.diagnosisCodeableConcept.coding) : undefined;
       // A diagnosis by reference (diagnosisReference) is valid FHIR; the service does not need its code.
       if (isObject(entry) && entry.diagnosisReference !== undefined && !codings) return;
-      if (!codings || codings.length === 0) return this.fail(path, 'is required: an ICD-10 coding');
-      const index = Math.max(
-        0,
-        codings.findIndex((c) => isObject(c) && c.system === ICD10_SYSTEM),
-      );
+      if (!codings || codings.length === 0) return this.fail(path, 'is missing: an ICD-10-CM coding');
+      const bySystem = (system: string | undefined) => codings.findIndex((c) => isObject(c) && c.system === system);
+      let index = bySystem(ICD10_SYSTEM);
+      if (index < 0) index = bySystem(ICD10_WHO_SYSTEM);
+      const icd9 = index < 0 ? bySystem(ICD9_SYSTEM) : -1;
+      if (icd9 >= 0) {
+        const code = (codings[icd9] as Json).code;
+        if (serviceDate === null || serviceDate >= ICD10_FROM) {
+          return this.fail(
+            `${path}[${icd9}].system`,
+            `is ICD-9-CM${typeof code === 'string' ? ` (code "${clip(code)}")` : ''}, which is not accepted for services from ${ICD10_FROM}${serviceDate ? ` (this one is ${serviceDate})` : ''}: code the diagnosis in ICD-10-CM (${ICD10_SYSTEM})`,
+          );
+        }
+        if (typeof code !== 'string' || !/^(\d{3}(\.?\d{1,2})?|V\d{2}(\.?\d{1,2})?|E\d{3}(\.?\d)?)$/.test(code)) {
+          return this.fail(
+            `${path}[${icd9}].code`,
+            `must be an ICD-9-CM code such as 211.3 or V76.51${typeof code === 'string' ? ` (got "${clip(code)}")` : ' (it is missing)'}`,
+          );
+        }
+        codes.push(code);
+        return;
+      }
+      if (index < 0) index = bySystem(undefined);
+      if (index < 0) index = 0;
       const code = isObject(codings[index]) ? (codings[index] as Json).code : undefined;
-      if (typeof code !== 'string' || !/^[A-Z][0-9][0-9A-Z](\.?[0-9A-Z]{1,4})?$/.test(code)) {
-        return this.fail(`${path}[${index}].code`, `must be an ICD-10 code such as K63.5${typeof code === 'string' ? ` (got "${clip(code)}")` : ''}`);
+      if (typeof code !== 'string' || code === '') return this.fail(`${path}[${index}].code`, 'is missing: an ICD-10 code such as K63.5');
+      if (!/^[A-Z][0-9][0-9A-Z](\.?[0-9A-Z]{1,4})?$/.test(code)) {
+        return this.fail(`${path}[${index}].code`, `must be an ICD-10 code such as K63.5 (got "${clip(code)}")`);
       }
       codes.push(code);
     });
@@ -485,14 +617,25 @@ class ClaimReader {
   }
 }
 
+/**
+ * The role a care team's role coding names, by its code (never a pattern on the word): the codes of
+ * the roles tpa pays. claimcareteamrole's primary (a primary care practitioner), assist, supervisor
+ * and other name none of them: null, the provider's contracted role (the plan's registry) is paid.
+ */
+const ROLE_CODES: Readonly<Record<string, ProviderRole>> = {
+  facility: 'FACILITY',
+  surgeon: 'SURGEON',
+  anesthesia: 'ANESTHESIA',
+  anesthesiologist: 'ANESTHESIA',
+  pathology: 'PATHOLOGY',
+  pathologist: 'PATHOLOGY',
+};
+
 function roleOf(concept: unknown): ProviderRole | null {
   const codings = isObject(concept) ? (asArray(concept.coding) ?? []) : [];
   for (const c of codings) {
     const code = isObject(c) && typeof c.code === 'string' ? c.code.toLowerCase() : '';
-    if (/surg|primary/.test(code)) return 'SURGEON';
-    if (/anesth|anaesth|crna/.test(code)) return 'ANESTHESIA';
-    if (/patholog|lab/.test(code)) return 'PATHOLOGY';
-    if (/facility/.test(code)) return 'FACILITY';
+    if (Object.hasOwn(ROLE_CODES, code)) return ROLE_CODES[code]!;
   }
   return null;
 }
@@ -505,4 +648,24 @@ function resourceName(resource: Json): string | null {
   if (typeof first.text === 'string') return first.text;
   const given = (asArray(first.given) ?? []).filter((g) => typeof g === 'string').join(' ');
   return [given, typeof first.family === 'string' ? first.family : ''].filter(Boolean).join(' ') || null;
+}
+
+/**
+ * A conditional reference by identifier, as transaction Bundles write them
+ * (`Practitioner?identifier=http://hl7.org/fhir/sid/us-npi|1234567893`): its resource type, the
+ * identifier's system (undefined when the token names none) and value.
+ */
+export function conditionalIdentifier(reference: string): { type: string; system: string | undefined; value: string } | undefined {
+  const m = /^([A-Z][A-Za-z]{1,63})\?identifier=([^&]+)$/.exec(reference);
+  if (!m) return undefined;
+  let token: string;
+  try {
+    token = decodeURIComponent(m[2]!);
+  } catch {
+    return undefined;
+  }
+  const bar = token.indexOf('|');
+  const system = bar < 0 ? undefined : token.slice(0, bar) || undefined;
+  const value = bar < 0 ? token : token.slice(bar + 1);
+  return value === '' ? undefined : { type: m[1]!, system, value };
 }

@@ -172,8 +172,8 @@ describe('shapes other systems send are accepted', () => {
     expect(parsed.providerName).toBe('Ana Okafor');
   });
 
-  it('a care team member given as a reference to a contained Practitioner is read with NPI, name and role', () => {
-    expect(parseClaim(fixture('other-system')).careTeam).toEqual([{ sequence: 1, npi: '1045782368', name: 'Ana Okafor', role: 'SURGEON' }]);
+  it('a care team member given as a reference to a contained Practitioner is read with NPI and name; role primary names none of the roles paid', () => {
+    expect(parseClaim(fixture('other-system')).careTeam).toEqual([{ sequence: 1, npi: '1045782368', name: 'Ana Okafor', role: null }]);
   });
 
   it('a patient given as a contained Patient takes the member id from its identifier', () => {

@@ -2,7 +2,7 @@
 // submit --dry-run` and `claim submit` (one claim) refuse a bad one alike, exit 2 naming every bad
 // field with where it is (file:line:column) (docs/design.md "Checking claims before sending them").
 import { ValidationError } from '../../../domain/errors.js';
-import { parseClaim, parseClaimText, type ParsedClaim } from '../../../domain/fhir-claim.js';
+import { parseClaimText, type ParsedClaim, parseReadClaim } from '../../../domain/fhir-claim.js';
 import { centsToAmount } from '../../../domain/money.js';
 import { type PlacedError, type Position, placeErrors } from '../../../domain/json-position.js';
 
@@ -17,8 +17,10 @@ import type { ClaimText } from './submit-sources.js';
 export function placeOf(source: string, e: PlacedError): string {
   if (e.line === undefined) return source;
   const entry = /^(.*)#(entry\[\d+\])$/s.exec(source);
-  const lined = /^(.*):(\d+)$/s.exec(source);
-  const file = entry ? entry[1]! : lined && Number(lined[2]) === e.line ? lined[1]! : source;
+  const of = entry ? entry[1]! : source;
+  // An NDJSON line (`file:3`, or a Bundle on that line, `file:3#entry[0]`): the line is said once.
+  const lined = /^(.*):(\d+)$/s.exec(of);
+  const file = lined && Number(lined[2]) === e.line ? lined[1]! : of;
   return `${file}:${e.line}:${e.column ?? 1}${entry ? ` (${entry[2]})` : ''}`;
 }
 
@@ -28,7 +30,7 @@ export function errorLine(source: string, e: PlacedError): string {
 }
 
 /** Local validation with the engine's own rules; exits 2 naming every bad field (and where), nothing sent. */
-export function validateClaim(text: string, source: string, locate?: (field: string) => Position | undefined, problem?: string): ParsedClaim {
+export function validateClaim(text: string, source: string, locate?: (field: string) => Position | undefined, problem?: string, value?: unknown): ParsedClaim {
   const where = source === '-' ? 'stdin' : source;
   const refuse = (placed: PlacedError[]): never => {
     const lines = placed
@@ -39,7 +41,8 @@ export function validateClaim(text: string, source: string, locate?: (field: str
   // Not JSON, as the reader found it: file:line:column and why, as for many claims (an empty file is the parser's to say).
   if (problem?.startsWith('not valid JSON') && text.trim() !== '') refuse(placeErrors([{ field: '', message: problem }], locate));
   try {
-    return parseClaimText(text);
+    // What the reader parsed is checked as a batch's claims are (parseReadClaim); an empty or broken text is the parser's to say.
+    return value !== undefined && problem === undefined ? parseReadClaim(text, value) : parseClaimText(text);
   } catch (err) {
     if (!(err instanceof ValidationError)) throw err;
     // A field is located in the file.
@@ -68,7 +71,7 @@ export function checkClaim(item: ClaimText): { checked: CheckedClaim; parsed?: P
     return { checked: { source: item.source, valid: false, errors, ...none } };
   }
   try {
-    const parsed = parseClaim(item.value);
+    const parsed = parseReadClaim(item.text, item.value);
     return {
       parsed,
       checked: {

@@ -1,11 +1,12 @@
 // The claims named on `tpa claim submit <path>...`, one at a time and in order (
 // docs/design.md "Long jobs": the readers that touch files live here). A path is a Claim JSON file, a FHIR Bundle
-// (its Claim entries), an NDJSON file (one Claim a line, FHIR Bulk Data), a directory (its *.json
+// (its Claim entries, each made self-contained: docs/design.md "Claims inside a Bundle"), an NDJSON file (one Claim a line, FHIR Bulk Data), a directory (its *.json
 // and *.ndjson files by name, not recursive) or `-` for stdin (JSON or NDJSON). NDJSON is read a
 // line at a time, so a file of any size streams; a JSON document is read whole, up to a bound.
 import { createReadStream, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
+import { BundleIndex, selfContainedClaim } from '../../../domain/fhir-bundle.js';
 import { MAX_CLAIM_BYTES } from '../../../domain/fhir-claim.js';
 import { jsonDepthProblem } from '../../../domain/json-depth.js';
 import { bundleResourceOffsets, jsonSyntaxMessage, locateField, type Position, syntaxErrorPosition } from '../../../domain/json-position.js';
@@ -54,8 +55,19 @@ function* documentClaims(name: string, text: string, note: (message: string) => 
     yield { source: name, text, value, problem, locate: (field) => (problem ? at : locateField(text, field)) };
     return;
   }
+  yield* bundleClaims(name, text, value, note);
+}
+
+/**
+ * The Claim entries of a Bundle, each made self-contained (domain/fhir-bundle.ts): what its patient,
+ * provider and care team reference in the Bundle is copied into its `contained`, so the claim checked
+ * and sent is one the service can read alone. `firstLine` is the line of its file the text starts on.
+ */
+function* bundleClaims(name: string, text: string, value: Record<string, unknown>, note: (message: string) => void, firstLine = 1): Generator<ClaimText> {
   // Where each entry's resource begins, found once, when a first field is to be located.
   let offsets: Map<number, number> | undefined;
+  // Its entries by fullUrl, type and id, identifier: indexed once for all its Claims.
+  let index: BundleIndex | undefined;
   const entries = Array.isArray(value.entry) ? value.entry : [];
   const ignored = new Map<string, number>();
   for (const [i, entry] of entries.entries()) {
@@ -65,12 +77,20 @@ function* documentClaims(name: string, text: string, note: (message: string) => 
       ignored.set(type, (ignored.get(type) ?? 0) + 1);
       continue;
     }
+    index ??= new BundleIndex(value);
+    // A field of a contained copy of another entry is placed in that entry, where the file holds it.
+    const origins = new Map<number, number>();
+    const claim = selfContainedClaim(value, i, index, origins);
     const locate = (field: string) => {
       offsets ??= bundleResourceOffsets(text);
-      const start = offsets.get(i);
-      return start === undefined ? undefined : locateField(text, field, start);
+      const copy = /^contained\[(\d+)\]\.?(.*)$/s.exec(field);
+      const from = copy ? origins.get(Number(copy[1])) : undefined;
+      const start = offsets.get(from ?? i);
+      if (start === undefined) return undefined;
+      const at = locateField(text, from === undefined ? field : copy![2]!, start);
+      return { line: at.line + firstLine - 1, column: at.column };
     };
-    yield { source: `${name}#entry[${i}]`, text: JSON.stringify(resource), value: resource, locate };
+    yield { source: `${name}#entry[${i}]`, text: JSON.stringify(claim), value: claim, locate };
   }
   if (ignored.size > 0) {
     const what = [...ignored].map(([type, n]) => `${n} ${type}`).join(', ');
@@ -80,9 +100,14 @@ function* documentClaims(name: string, text: string, note: (message: string) => 
 }
 
 /** The lines of an NDJSON input as claims, `head` being lines already read from it. */
-async function* ndjsonClaims(name: string, lines: AsyncIterable<string | typeof LINE_TOO_LONG>, head: readonly string[] = []): AsyncGenerator<ClaimText> {
+async function* ndjsonClaims(
+  name: string,
+  lines: AsyncIterable<string | typeof LINE_TOO_LONG>,
+  note: (message: string) => void,
+  head: readonly string[] = [],
+): AsyncGenerator<ClaimText> {
   let n = 0;
-  const one = (line: string | typeof LINE_TOO_LONG): ClaimText | undefined => {
+  const one = (line: string | typeof LINE_TOO_LONG): ClaimText | ClaimText[] | undefined => {
     n++;
     // Never kept: a line over the bound of one claim is read past, and is one INVALID claim.
     if (line === LINE_TOO_LONG)
@@ -90,16 +115,20 @@ async function* ndjsonClaims(name: string, lines: AsyncIterable<string | typeof 
     if (line.trim() === '') return undefined;
     const at = n;
     const parsed = parseJson(line, at);
+    // A Bundle on a line (`jq -c` of one): its Claim entries, as a Bundle file's.
+    if (isObject(parsed.value) && parsed.value.resourceType === 'Bundle') return [...bundleClaims(`${name}:${at}`, line, parsed.value, note, at)];
     const locate = (field: string) => (parsed.problem ? (parsed.at ?? { line: at, column: 1 }) : { line: at, column: locateField(line, field).column });
     return { source: `${name}:${at}`, text: line, value: parsed.value, problem: parsed.problem, locate };
   };
   for (const line of head) {
     const item = one(line);
-    if (item) yield item;
+    if (Array.isArray(item)) yield* item;
+    else if (item) yield item;
   }
   for await (const line of lines) {
     const item = one(line);
-    if (item) yield item;
+    if (Array.isArray(item)) yield* item;
+    else if (item) yield item;
   }
 }
 
@@ -151,7 +180,7 @@ async function* stdinClaims(stdin: Readable, note: (message: string) => void): A
   const first = head.at(-1) ?? '';
   // A line nested too deep is a claim line too (refused as one), not the start of a document.
   if (first.trim() !== '' && (parseJson(first).value !== undefined || jsonDepthProblem(first) !== undefined)) {
-    yield* ndjsonClaims('stdin', { [Symbol.asyncIterator]: () => lines }, head);
+    yield* ndjsonClaims('stdin', { [Symbol.asyncIterator]: () => lines }, note, head);
     return;
   }
   let size = 0;
@@ -219,12 +248,12 @@ export async function* claimTexts(paths: readonly string[], stdin: () => Readabl
           note(`${file}: not a regular file (a device, a FIFO or a folder), skipped`);
           continue;
         }
-        if (isNdjson(file)) yield* ndjsonClaims(file, fileLines(file));
+        if (isNdjson(file)) yield* ndjsonClaims(file, fileLines(file), note);
         else yield* fileDocumentClaims(file, stat.size, note);
       }
       continue;
     }
-    if (isNdjson(path)) yield* ndjsonClaims(path, fileLines(path));
+    if (isNdjson(path)) yield* ndjsonClaims(path, fileLines(path), note);
     else yield* fileDocumentClaims(path, info.size, note);
   }
 }

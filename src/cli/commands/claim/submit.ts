@@ -82,7 +82,7 @@ export const submit = verb({
     // Too large, or an empty stdin: said as the reader says it (an empty file or bad JSON is the parser's to say).
     if (item.problem !== undefined && item.text.trim() === '' && !item.problem.startsWith('not valid JSON'))
       throw new ValidationFailed(`${item.source}: ${item.problem}`);
-    const parsed = validateClaim(item.text, item.source, item.locate, item.problem);
+    const parsed = validateClaim(item.text, item.source, item.locate, item.problem, item.value);
     const client = await ctx.client();
     const { sendOneClaim } = await import('./submit-one.js');
     const result = await sendOneClaim(ctx, client, { source: item.source, text: item.text, value: item.value, parsed }, opts);

@@ -45,7 +45,7 @@ export const validate = verb({
     // Too large, or an empty stdin: said as the reader says it (an empty file or bad JSON is the parser's to say).
     if (item.problem !== undefined && item.text.trim() === '' && !item.problem.startsWith('not valid JSON'))
       throw new ValidationFailed(`${item.source}: ${item.problem}`);
-    const parsed = validateClaim(item.text, item.source, item.locate, item.problem);
+    const parsed = validateClaim(item.text, item.source, item.locate, item.problem, item.value);
     const summary = { valid: true, ...claimSummary(parsed), preauthorizations: parsed.preauthorizations };
     return {
       data: summary,

@@ -1,0 +1,140 @@
+// A Claim inside a FHIR Bundle made self-contained before it is checked and sent (docs/design.md
+// "Claims inside a Bundle"). The service takes one Claim (docs/api.md "POST /v1/claims/submit/"), so
+// the references a Claim makes to other entries of its Bundle (its patient, its billing provider,
+// its care team) would mean nothing once the Claim is sent alone: each one that resolves to an entry
+// is replaced by a copy of that entry in the Claim's `contained`, pointed at as `#id`. References are
+// resolved as FHIR R4 resolves them in a Bundle (http://hl7.org/fhir/R4/bundle.html#references):
+// by `fullUrl` (`urn:uuid:…`, an absolute URL), by `Type/id` relative to the Claim's base, by the
+// resource's type and id, and, for a conditional reference (`Practitioner?identifier=system|value`),
+// by the entry of that type holding the identifier.
+import { conditionalIdentifier } from './fhir-claim.js';
+
+type Json = Record<string, unknown>;
+
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The base of an absolute `…/Type/id` URL (`https://ehr.example/fhir`), or undefined. */
+function baseOf(url: unknown): string | undefined {
+  if (typeof url !== 'string') return undefined;
+  const m = /^(https?:\/\/.+)\/[A-Z][A-Za-z]+\/[A-Za-z0-9\-.]{1,64}(?:\/_history\/[A-Za-z0-9\-.]{1,64})?$/.exec(url);
+  return m?.[1];
+}
+
+/**
+ * A Bundle's entries indexed once (by fullUrl, by type and id, by type and identifier), so that
+ * making each of its many Claims self-contained costs the few references each one makes, not a
+ * walk over every entry.
+ */
+export class BundleIndex {
+  private readonly byUrl = new Map<string, Json>();
+  private readonly byTypeId = new Map<string, { fullUrl?: string; resource: Json }[]>();
+  private readonly byIdentifier = new Map<string, Json[]>();
+
+  constructor(bundle: Json) {
+    for (const e of Array.isArray(bundle.entry) ? bundle.entry : []) {
+      if (!isObject(e) || !isObject(e.resource)) continue;
+      const resource = e.resource;
+      const fullUrl = typeof e.fullUrl === 'string' ? e.fullUrl : undefined;
+      if (fullUrl !== undefined && !this.byUrl.has(fullUrl)) this.byUrl.set(fullUrl, resource);
+      if (typeof resource.resourceType !== 'string') continue;
+      if (typeof resource.id === 'string') push(this.byTypeId, `${resource.resourceType}/${resource.id}`, { fullUrl, resource });
+      for (const id of Array.isArray(resource.identifier) ? resource.identifier : []) {
+        if (!isObject(id) || typeof id.value !== 'string') continue;
+        push(this.byIdentifier, `${resource.resourceType}|${id.value}`, resource);
+        if (typeof id.system === 'string') push(this.byIdentifier, `${resource.resourceType}|${id.system}|${id.value}`, resource);
+      }
+    }
+  }
+
+  /** The entry a reference names, other than `self`, or undefined (none, or more than one: not for tpa to guess). */
+  resolve(reference: string, base: string | undefined, self: Json): Json | undefined {
+    const one = (found: readonly Json[] | undefined) => {
+      const others = [...new Set(found ?? [])].filter((r) => r !== self);
+      return others.length === 1 ? others[0] : undefined;
+    };
+    const exact = this.byUrl.get(reference);
+    if (exact) return exact === self ? undefined : exact;
+    const conditional = conditionalIdentifier(reference);
+    if (conditional) {
+      const key =
+        conditional.system === undefined ? `${conditional.type}|${conditional.value}` : `${conditional.type}|${conditional.system}|${conditional.value}`;
+      return one(this.byIdentifier.get(key));
+    }
+    const m = /^(?:(https?:\/\/.+)\/)?([A-Z][A-Za-z]+)\/([A-Za-z0-9\-.]{1,64})(?:\/_history\/[A-Za-z0-9\-.]{1,64})?$/.exec(reference);
+    if (!m) return undefined;
+    const [, absoluteBase, type, id] = m;
+    // Relative: against the Claim's own base first (its fullUrl's), as FHIR says.
+    if (!absoluteBase && base) {
+      const byUrl = this.byUrl.get(`${base}/${type}/${id}`);
+      if (byUrl && byUrl !== self) return byUrl;
+    }
+    const candidates = (this.byTypeId.get(`${type}/${id}`) ?? []).filter((e) => !absoluteBase || e.fullUrl === undefined || baseOf(e.fullUrl) === absoluteBase);
+    return one(candidates.map((e) => e.resource));
+  }
+}
+
+function push<T>(map: Map<string, T[]>, key: string, value: T): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}
+
+/**
+ * The Claim of entry `index` of a Bundle, with the references of its patient, provider and care
+ * team that name other entries of the Bundle replaced by contained copies of them. A reference that
+ * names nothing in the Bundle is left as it is (the parser reads it as a lone Claim's: Patient/<member
+ * id>, a conditional reference by identifier, Organization/<NPI>). So is a literal `Type/id`
+ * reference to an entry without identifiers, read by its id as before. The Bundle itself is not
+ * changed.
+ */
+export function selfContainedClaim(
+  bundle: Json,
+  index: number,
+  entries: BundleIndex = new BundleIndex(bundle),
+  /** Filled with where each contained copy came from: its index in `contained` → its entry's index in the Bundle. */
+  origins?: Map<number, number>,
+): Json {
+  const rawEntries = Array.isArray(bundle.entry) ? bundle.entry : [];
+  const own = rawEntries[index];
+  if (!isObject(own) || !isObject(own.resource)) throw new Error(`entry ${index} of the Bundle has no resource`);
+  const original = own.resource;
+  const claim = structuredClone(original);
+  const base = baseOf(own.fullUrl);
+  const contained: unknown[] = Array.isArray(claim.contained) ? claim.contained : [];
+  const taken = new Set(contained.filter(isObject).map((r) => r.id));
+  const placed = new Map<Json, string>();
+
+  const containedId = (resource: Json): string => {
+    const known = placed.get(resource);
+    if (known) return known;
+    let id = typeof resource.id === 'string' && /^[A-Za-z0-9\-.]{1,64}$/.test(resource.id) ? resource.id : undefined;
+    for (let n = 1; id === undefined || taken.has(id); n++) id = `ref${n}`;
+    taken.add(id);
+    placed.set(resource, id);
+    // A contained resource holds no contained resources of its own (FHIR R4 dom-2); its narrative is not needed.
+    const { contained: _c, text: _t, ...copy } = structuredClone(resource);
+    contained.push({ ...copy, id });
+    if (origins) {
+      const from = rawEntries.findIndex((e) => isObject(e) && e.resource === resource);
+      if (from >= 0) origins.set(contained.length - 1, from);
+    }
+    return id;
+  };
+
+  const rewrite = (ref: unknown) => {
+    if (!isObject(ref) || typeof ref.reference !== 'string' || ref.reference.startsWith('#')) return;
+    const target = entries.resolve(ref.reference, base, original);
+    if (!target) return;
+    const literal = !/^urn:/.test(ref.reference) && conditionalIdentifier(ref.reference) === undefined;
+    // A literal reference (Patient/MBR-1001, Organization/1234567893) to an entry without identifiers
+    // is read by its id, as it always was; an entry with identifiers says who it is (its member id, its NPI).
+    if (literal && !(Array.isArray(target.identifier) && target.identifier.length > 0)) return;
+    ref.reference = `#${containedId(target)}`;
+  };
+
+  rewrite(claim.patient);
+  rewrite(claim.provider);
+  if (Array.isArray(claim.careTeam)) for (const member of claim.careTeam) if (isObject(member)) rewrite(member.provider);
+  if (contained.length > 0) claim.contained = contained;
+  return claim;
+}
