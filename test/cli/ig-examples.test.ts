@@ -127,20 +127,10 @@ const EXPECTED: Record<string, { name: string; charge: number; allowed: number; 
   '756048Q': { name: 'John Doe', charge: 89.93, allowed: 70, patient: 34, benefit: 36 },
 };
 
-/**
- * The claim as this engine's parser takes it: until the parser reads a diagnosis's coding system
- * (issue 26, "FHIR as other systems write it"), it reads every diagnosis code as ICD-10, and
- * ICD-9-CM's 034.0 or 366.9 are refused; diagnoses do not enter adjudication, so they are left out.
- */
-function asSubmitted(claim: Body): Body {
-  const { diagnosis: _, ...rest } = claim;
-  return rest;
-}
-
 /** The example's FHIR claim submitted, then polled at once (adjudication takes no time in tests). */
 async function adjudicated(example: IgExample): Promise<{ ack: { submission_id: string; external_claim_id: string }; response: Body }> {
   const file = join(home.dir, example.fhir);
-  writeFileSync(file, JSON.stringify(asSubmitted(fhirOf(example))));
+  writeFileSync(file, JSON.stringify(fhirOf(example)));
   const submitted = await run(['claim', 'submit', file, '-o', 'json']);
   expect(submitted.code, submitted.stderr).toBe(0);
   const ack = submitted.json<{ submission_id: string; external_claim_id: string }>();
