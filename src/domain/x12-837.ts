@@ -612,7 +612,7 @@ export class X12ClaimReader {
         return;
       case 'SVD':
         d.problems.push({
-          segment: `${here}, SVD`,
+          segment: line ? `${here}, SVD` : 'SVD',
           message: 'another payer’s adjudication of this line (loop 2430): tpa does not coordinate benefits with another payer',
         });
         return;
