@@ -146,6 +146,33 @@ describe('837P to FHIR Claims', () => {
     expect(claims[0]!.problems).toEqual([{ segment: 'CLM', message: expect.stringContaining('CLM01 (the patient control number') }]);
   });
 
+  it('a patient loop (2000C): the patient’s name, the subscriber’s member id; a line’s own rendering provider', async () => {
+    const claim = professionalClaim({ clm01: 'DEP1' });
+    const subscriber = claim.slice(0, 4).map((s) => (s.startsWith('HL*') ? s.replace('*22*0', '*22*1') : s));
+    const patient = ['HL*{HL2}*{HL}*23*0', 'PAT*19', 'NM1*QC*1*DOE*TED'];
+    const rest = claim.slice(4);
+    rest.splice(rest.length - 1, 0, 'NM1*82*1*HADDAD*OMAR****XX*1582736496');
+    const lines = [...subscriber, ...patient.map((s) => s.replace('{HL2}', '3')), ...rest];
+    const { claims } = await convert(interchange([professional([lines])]));
+    const c = claims[0]!.claim as Record<string, any>;
+    expect(claims[0]!.problems).toEqual([]);
+    expect(c.patient).toMatchObject({ identifier: { value: 'MBR-1001' }, display: 'TED DOE' });
+    // The claim's rendering provider first, the line's own after it: the line names its own.
+    expect(c.careTeam.map((m: any) => m.provider.identifier.value)).toEqual(['1045782368', '1582736496']);
+    expect(c.item[0].careTeamSequence).toEqual([2]);
+  });
+
+  it('a file of two interchanges names the interchange in each place; identities differ by ISA13', async () => {
+    const one = interchange([professional([professionalClaim({ clm01: 'SAME' })])], { isa13: '000000001' });
+    const two = interchange([professional([professionalClaim({ clm01: 'SAME' })])], { isa13: '000000002' });
+    const { claims, problems } = await convert(one + two);
+    expect(problems).toEqual([]);
+    expect(claims.map((c) => [c.place, c.identity])).toEqual([
+      ['ISA 000000001, ST 0001, CLM SAME', 'x12:SUBMITTER:000000001:0001:SAME'],
+      ['ISA 000000002, ST 0001, CLM SAME', 'x12:SUBMITTER:000000002:0001:SAME'],
+    ]);
+  });
+
   it('the parser’s errors on a converted claim are placed on the segment they came from', async () => {
     const { claims } = await convert(
       interchange([professional([professionalClaim({ clm01: 'D1', lines: [{ cpt: '45378', charge: '1800', date: '20991301' }] })])]),
