@@ -2,7 +2,8 @@
 // `claim validate` and `claim submit` read .837 files and folders through the batch path, a claim
 // known in the journal by its interchange, transaction and CLM01. Synthetic 837s with the engine's
 // seed members and providers (test/helpers/x12.ts).
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runTpa } from '../helpers/cli.js';
@@ -100,6 +101,15 @@ describe('tpa claim convert', () => {
     expect(count.code).toBe(2);
     expect(count.stdout).toBe('');
     expect(count.stderr).toMatch(/count\.837: ST 0001, CLM PATIENT123: not sent: ST 0001: SE01 says 7 segments; the transaction set has \d+/);
+  });
+
+  it('a public 835 (x12-parser’s test file): its envelopes count as its author’s, and it is no 837', async () => {
+    copyFileSync(fileURLToPath(new URL('../fixtures/x12/profee-835.edi', import.meta.url)), join(home, 'profee.edi'));
+    const r = await runTpa(['claim', 'convert', 'profee.edi'], { home, env });
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain('profee.edi: ST 1740: transaction set 835, not an 837 claim');
+    expect(r.stderr).not.toMatch(/SE01|GE01|IEA01|control number/);
   });
 });
 
