@@ -243,6 +243,8 @@ export class X12ClaimReader {
   private draft: ClaimDraft | undefined;
   private line: Line | undefined;
   private afterClm = false;
+  /** Inside a loop 2320/2330 (another payer, after an SBR in the claim): its NM1s are that payer's, not this claim's. */
+  private otherPayer = false;
   private readonly found: X12Problem[] = [];
   private firstIsa16: string | undefined;
   private readonly byTransaction = new Map<number, X12Problem[]>();
@@ -548,6 +550,7 @@ export class X12ClaimReader {
     const here = line ? `${line.kind} #${line.n}` : name;
     switch (name) {
       case 'LX': {
+        this.otherPayer = false;
         this.line = {
           n: d.lines.length + 1,
           kind: this.type === 'institutional' ? 'SV2' : 'SV1',
@@ -589,7 +592,7 @@ export class X12ClaimReader {
       case 'NM1': {
         const entity = element(s, 1);
         const known = FRIENDLY_ROLE[entity];
-        if (!known && entity !== '77') return;
+        if ((!known && entity !== '77') || this.otherPayer) return;
         const segment = line ? `${here}, NM1*${entity}` : `NM1*${entity}`;
         const party = this.party(s, segment);
         if (typeof party === 'string') {
@@ -605,6 +608,7 @@ export class X12ClaimReader {
         return;
       }
       case 'SBR':
+        this.otherPayer = true;
         d.problems.push({
           segment: 'SBR',
           message: `another payer (loop 2320, SBR01 ${clip(element(s, 1))}) is on the claim: tpa pays as the only payer and does not coordinate benefits with another`,
@@ -690,6 +694,7 @@ export class X12ClaimReader {
     this.draft = undefined;
     this.line = undefined;
     this.afterClm = false;
+    this.otherPayer = false;
     if (!d || !this.mapping) return;
     const place = `${this.transactionPlace()}, CLM ${d.clm01}`;
     const report = this.options.report?.byTransaction.get(this.transactionNo);
@@ -799,7 +804,7 @@ export class X12ClaimReader {
         identifier: { value: member },
         ...(patientName ? { display: patientName } : {}),
       },
-      ...(d.statement && type === 'institutional' ? { billablePeriod: { start: d.statement.start, end: d.statement.end } } : {}),
+      ...(d.statement ? { billablePeriod: { start: d.statement.start, end: d.statement.end } } : {}),
       ...(this.created ? { created: this.created } : {}),
       ...(this.payer
         ? { insurer: { ...(this.payer.id ? { identifier: { value: this.payer.id } } : {}), ...(this.payer.name ? { display: this.payer.name } : {}) } }

@@ -115,7 +115,7 @@ describe('837P to FHIR Claims', () => {
         professional([
           professionalClaim({
             clm01: 'COB1',
-            extra: ['SBR*S*18*GRP-9******CI', 'NM1*IL*1*DOE*JOHN****MI*OTHER-1'],
+            extra: ['SBR*S*18*GRP-9******CI', 'NM1*IL*1*DOE*JOHN****MI*OTHER-1', 'NM1*82*1*OTHER*DOC****G2*PAYER2-77'],
             lines: [
               { cpt: '45378', charge: '1800' },
               { cpt: 'A1234', charge: '10', qualifier: 'ER' },
