@@ -165,6 +165,21 @@ describe('tpa claim validate and submit of an 837', () => {
     expect(ledger.json<Row>().count).toBe(4);
   });
 
+  it('submit: an INVALID claim’s errors keep the FHIR path and name the segment, in ndjson and on stderr; the others are sent', async () => {
+    const late = professionalClaim({ clm01: 'LATE', lines: [{ cpt: '45378', charge: '1800', date: '20250120' }] });
+    write('late.837', interchange([transaction({ st02: '0007', type: 'professional', claims: [late, professionalClaim({ clm01: 'OK' })] })]));
+    const r = await runTpa(['claim', 'submit', 'late.837', '-o', 'ndjson'], { home, env });
+    expect(r.code).toBe(2);
+    const [invalid, sent] = ndjson(r.stdout);
+    expect(invalid).toMatchObject({
+      source: 'late.837: ST 0007, CLM LATE',
+      status: 'INVALID',
+      errors: [{ field: 'item[0].servicedDate', segment: 'SV1 #1', message: "is 2025-01-20, after the claim's created date 2025-01-15" }],
+    });
+    expect(sent).toMatchObject({ source: 'late.837: ST 0007, CLM OK', status: 'ACKNOWLEDGED' });
+    expect(r.stderr).toContain("late.837: ST 0007, CLM LATE: invalid, not sent: SV1 #1: item[0].servicedDate: is 2025-01-20, after the claim's created date");
+  });
+
   it('an 837 of one claim goes through the batch path (its journal, one outcome row); a folder of .837 files is read', async () => {
     mkdirSync(join(home, 'inbox'));
     write(
