@@ -94,6 +94,8 @@ export interface EnvelopeReport {
   interchanges: number;
   /** CLM segments in the file. */
   claims: number;
+  /** A problem that stops the file being read further (a segment too long to be X12): no claim of it is read. */
+  fatal?: X12Problem;
 }
 
 interface Party {
@@ -864,6 +866,9 @@ function personName(s: X12Segment): string | null {
   return [element(s, 4), element(s, 3)].filter(Boolean).join(' ') || null;
 }
 
+/** Longer than any segment of an 837 by far: a file that runs on without a terminator is not X12, and is not held. */
+export const MAX_SEGMENT_CHARS = 64 * 1024;
+
 /** The segments the first reading needs the elements of; of the others, their names are enough. */
 const ENVELOPE_SEGMENTS = new Set(['ISA', 'IEA', 'GS', 'GE', 'ST', 'SE']);
 
@@ -879,6 +884,8 @@ export class EnvelopeScanner {
   private readonly separator: string;
   private readonly terminator: string;
   private leftover = '';
+  private segments = 0;
+  private fatal: X12Problem | undefined;
 
   /** `head`: the file's first 106 characters, an ISA (isaProblem says it is one). */
   constructor(head: string) {
@@ -887,6 +894,7 @@ export class EnvelopeScanner {
   }
 
   push(chunk: string): void {
+    if (this.fatal) return;
     const data = (this.leftover + chunk).replace(/\r\n/g, '\n');
     let start = 0;
     for (let end = data.indexOf(this.terminator); end !== -1; end = data.indexOf(this.terminator, start)) {
@@ -895,15 +903,23 @@ export class EnvelopeScanner {
     }
     // A CR at the end of a chunk may be the first half of a CR LF.
     this.leftover = data.slice(start);
+    if (this.leftover.length > MAX_SEGMENT_CHARS) {
+      this.fatal = {
+        place: `segment ${this.segments + 1}`,
+        message: `runs on for more than ${MAX_SEGMENT_CHARS / 1024} KiB without the ISA's segment terminator: not X12 (nothing of the file is read)`,
+      };
+      this.leftover = '';
+    }
   }
 
   end(): EnvelopeReport {
-    this.segment(this.leftover);
+    if (!this.fatal) this.segment(this.leftover);
     this.reader.end();
-    return this.reader.report();
+    return { ...this.reader.report(), ...(this.fatal ? { fatal: this.fatal } : {}) };
   }
 
   private segment(raw: string): void {
+    this.segments++;
     const at = raw.indexOf(this.separator);
     const name = (at < 0 ? raw : raw.slice(0, at)).replace(/\n/g, '').trim();
     if (!ENVELOPE_SEGMENTS.has(name)) {

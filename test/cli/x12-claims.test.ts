@@ -103,6 +103,15 @@ describe('tpa claim convert', () => {
     expect(count.stderr).toMatch(/count\.837: ST 0001, CLM PATIENT123: not sent: ST 0001: SE01 says 7 segments; the transaction set has \d+/);
   });
 
+  it('a file that runs on without a segment terminator is refused without being held, quickly', async () => {
+    const isa = twoClaims().slice(0, 106);
+    write('endless.837', `${isa}\nGS*${'A'.repeat(4 * 1024 * 1024)}`);
+    const r = await runTpa(['claim', 'convert', 'endless.837'], { home, env });
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain("endless.837: segment 2: runs on for more than 64 KiB without the ISA's segment terminator");
+  });
+
   it('a public 835 (x12-parser’s test file): its envelopes count as its author’s, and it is no 837', async () => {
     copyFileSync(fileURLToPath(new URL('../fixtures/x12/profee-835.edi', import.meta.url)), join(home, 'profee.edi'));
     const r = await runTpa(['claim', 'convert', 'profee.edi'], { home, env });

@@ -71,6 +71,10 @@ export async function* x12Claims(path: string): AsyncGenerator<X12ClaimText> {
     return;
   }
   const report = await envelopeReport(path);
+  if (report.fatal) {
+    yield { source: `${path}: ${report.fatal.place}`, text: '', problem: report.fatal.message };
+    return;
+  }
   for (const p of report.loose) yield { source: `${path}: ${p.place}`, text: '', problem: p.message };
   const reader = new X12ClaimReader({ report });
   const item = (e: X12Event): X12ClaimText | undefined => {
@@ -101,5 +105,5 @@ export async function* x12Claims(path: string): AsyncGenerator<X12ClaimText> {
 export async function countX12(path: string): Promise<number> {
   if (fileProblem(path)) return 1;
   const report = await envelopeReport(path);
-  return report.claims + report.loose.length;
+  return report.fatal ? 1 : report.claims + report.loose.length;
 }
