@@ -47,10 +47,11 @@ complete -c tpa -n '__fish_seen_subcommand_from lookup; and __fish_seen_subcomma
 complete -c tpa -n '__fish_seen_subcommand_from lookup; and __fish_seen_subcommand_from rates' -l admit-type -x -a 'INPATIENT OUTPATIENT EMERGENCY' -d 'INPATIENT, OUTPATIENT or EMERGENCY'
 complete -c tpa -n '__fish_seen_subcommand_from lookup; and __fish_seen_subcommand_from rates' -l date -r -d 'the rates in force on this service date, YYYY-MM-DD (default today on the engine clock)'
 complete -c tpa -n '__fish_seen_subcommand_from lookup; and __fish_seen_subcommand_from rates' -s h -l help -d 'show help'
-complete -c tpa -n '__fish_seen_subcommand_from claim; and not __fish_seen_subcommand_from template validate submit poll' -a template -d 'print a valid FHIR R4 Claim for the seeded contracts, ready to edit and submit'
-complete -c tpa -n '__fish_seen_subcommand_from claim; and not __fish_seen_subcommand_from template validate submit poll' -a validate -d 'check claims offline with the service\'s rules (what claim submit reads); exit 2 names each bad field and where'
-complete -c tpa -n '__fish_seen_subcommand_from claim; and not __fish_seen_subcommand_from template validate submit poll' -a submit -d 'submit claims for adjudication: one claim, or a batch (files, Bundles, NDJSON, folders) sent exactly once, resumable'
-complete -c tpa -n '__fish_seen_subcommand_from claim; and not __fish_seen_subcommand_from template validate submit poll' -a poll -d 'get the adjudication of a submitted claim; exit 7 while it is still processing'
+complete -c tpa -n '__fish_seen_subcommand_from claim; and not __fish_seen_subcommand_from template validate convert submit poll' -a template -d 'print a valid FHIR R4 Claim for the seeded contracts, ready to edit and submit'
+complete -c tpa -n '__fish_seen_subcommand_from claim; and not __fish_seen_subcommand_from template validate convert submit poll' -a validate -d 'check claims offline with the service\'s rules (what claim submit reads); exit 2 names each bad field and where'
+complete -c tpa -n '__fish_seen_subcommand_from claim; and not __fish_seen_subcommand_from template validate convert submit poll' -a convert -d 'print the FHIR R4 Claims of X12 837 files (837P, 837I) without sending them; problems on stderr with their segments'
+complete -c tpa -n '__fish_seen_subcommand_from claim; and not __fish_seen_subcommand_from template validate convert submit poll' -a submit -d 'submit claims for adjudication: one claim, or a batch (files, Bundles, NDJSON, folders) sent exactly once, resumable'
+complete -c tpa -n '__fish_seen_subcommand_from claim; and not __fish_seen_subcommand_from template validate convert submit poll' -a poll -d 'get the adjudication of a submitted claim; exit 7 while it is still processing'
 complete -c tpa -n '__fish_seen_subcommand_from claim' -s h -l help -d 'show help'
 complete -c tpa -n '__fish_seen_subcommand_from claim; and __fish_seen_subcommand_from template' -l type -x -a 'professional institutional' -d 'professional or institutional'
 complete -c tpa -n '__fish_seen_subcommand_from claim; and __fish_seen_subcommand_from template' -l npi -r -d 'billing provider NPI'
@@ -62,6 +63,8 @@ complete -c tpa -n '__fish_seen_subcommand_from claim; and __fish_seen_subcomman
 complete -c tpa -n '__fish_seen_subcommand_from claim; and __fish_seen_subcommand_from template' -s h -l help -d 'show help'
 complete -c tpa -n '__fish_seen_subcommand_from claim; and __fish_seen_subcommand_from validate' -F
 complete -c tpa -n '__fish_seen_subcommand_from claim; and __fish_seen_subcommand_from validate' -s h -l help -d 'show help'
+complete -c tpa -n '__fish_seen_subcommand_from claim; and __fish_seen_subcommand_from convert' -F
+complete -c tpa -n '__fish_seen_subcommand_from claim; and __fish_seen_subcommand_from convert' -s h -l help -d 'show help'
 complete -c tpa -n '__fish_seen_subcommand_from claim; and __fish_seen_subcommand_from submit' -F
 complete -c tpa -n '__fish_seen_subcommand_from claim; and __fish_seen_subcommand_from submit' -l wait -d 'poll until adjudicated (first check after 2s, then every 10-30s)'
 complete -c tpa -n '__fish_seen_subcommand_from claim; and __fish_seen_subcommand_from submit' -l timeout -r -d 'give up waiting after this long (default 10m); exit 7'

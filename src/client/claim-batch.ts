@@ -41,6 +41,15 @@ export interface BatchClaim {
   problem?: string;
   /** Where a field of the claim is in its file, for the errors of an INVALID claim. */
   locate?: (field: string) => { line: number; column: number } | undefined;
+  /**
+   * A claim read from X12: its identity in the journal (`x12:<ISA06>:<ISA13>:<ST02>:<CLM01>`, in place
+   * of its content's hash: the same CLM01 in another interchange is another claim) and its CLM01.
+   */
+  identity?: { claim: string; clm01: string };
+  /** What its reader found that the service cannot take (each with its X12 segment): INVALID, not sent. */
+  errors?: (FieldError & { segment?: string })[];
+  /** For a claim converted from X12: the segment a field of the claim came from. */
+  segmentOf?: (field: string) => string | undefined;
 }
 
 /** What became of one claim: one line of `-o ndjson`. */
@@ -212,9 +221,19 @@ export class BatchJournal {
   }
 
   /** Records claims about to be sent, on the disk, before any of them goes out. */
-  sending(claims: { claim: string; source: string; sha256: string; key: string }[]): void {
+  sending(claims: { claim: string; source: string; sha256: string; key: string; clm01?: string }[]): void {
     const at = new Date().toISOString();
-    this.journal.append(...claims.map((c) => ({ type: 'sending', claim: c.claim, source: c.source, sha256: c.sha256, idempotency_key: c.key, at })));
+    this.journal.append(
+      ...claims.map((c) => ({
+        type: 'sending',
+        claim: c.claim,
+        source: c.source,
+        sha256: c.sha256,
+        idempotency_key: c.key,
+        ...(c.clm01 !== undefined ? { clm01: c.clm01 } : {}),
+        at,
+      })),
+    );
     for (const c of claims) this.known.set(c.claim, { ...this.known.get(c.claim), key: c.key, at });
   }
 
@@ -299,6 +318,8 @@ function amountCents(v: unknown): number {
 
 interface Ready {
   claim: string;
+  /** The CLM01 of a claim read from X12, recorded with its announcement. */
+  clm01?: string;
   source: string;
   sha256: string;
   text: string;
@@ -411,11 +432,13 @@ export async function runClaimBatch(client: TpaClient, claims: AsyncIterable<Bat
   // Validation and the journal's verdict, before anything is sent.
   const prepare = (item: BatchClaim): Ready | undefined => {
     const refuse = (errors: FieldError[]) => {
-      journal.invalid(item.source, item.text, errors);
-      finish(outcome(item.source, 'INVALID', { errors: placeErrors(errors, item.locate) }));
+      const placed = placeErrors(errors, item.locate, item.segmentOf);
+      journal.invalid(item.source, item.text, item.segmentOf || item.errors ? placed : errors);
+      finish(outcome(item.source, 'INVALID', { errors: placed }));
       return undefined;
     };
     if (item.problem !== undefined || item.value === undefined) return refuse([{ field: '', message: item.problem ?? 'not a claim' }]);
+    if (item.errors && item.errors.length > 0) return refuse(item.errors);
     let parsed: ParsedClaim;
     try {
       parsed = parseReadClaim(item.text, item.value);
@@ -425,9 +448,11 @@ export async function runClaimBatch(client: TpaClient, claims: AsyncIterable<Bat
     }
     const sha256 = canonicalHash(item.value);
     // The same content twice in a batch is two claims: the nth occurrence has its own journal entry.
-    const n = (occurrences.get(sha256) ?? 0) + 1;
-    occurrences.set(sha256, n);
-    const claim = n === 1 ? sha256 : `${sha256}#${n}`;
+    // A claim from X12 is known by its interchange, transaction and CLM01 instead.
+    const base = item.identity?.claim ?? sha256;
+    const n = (occurrences.get(base) ?? 0) + 1;
+    occurrences.set(base, n);
+    const claim = n === 1 ? base : `${base}#${n}`;
     const known = journal.lookup(claim);
     summary.chargesCents += parsed.totalChargeCents;
     if (known?.ack) {
@@ -436,6 +461,7 @@ export async function runClaimBatch(client: TpaClient, claims: AsyncIterable<Bat
     }
     return {
       claim,
+      ...(item.identity ? { clm01: item.identity.clm01 } : {}),
       source: item.source,
       sha256,
       text: item.text,
@@ -518,7 +544,7 @@ export async function runClaimBatch(client: TpaClient, claims: AsyncIterable<Bat
 
   const dispatch = async (group: Ready[]) => {
     if (group.length === 0) return;
-    journal.sending(group.map((r) => ({ claim: r.claim, source: r.source, sha256: r.sha256, key: r.key })));
+    journal.sending(group.map((r) => ({ claim: r.claim, source: r.source, sha256: r.sha256, key: r.key, clm01: r.clm01 })));
     for (const r of group) {
       // Fewer requests in flight than the rate-limit window has left: none is refused (a refusal counts too).
       while (inFlight.size >= options.concurrency || (inFlight.size > 0 && !window.allows(inFlight.size))) await Promise.race(inFlight);

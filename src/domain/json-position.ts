@@ -13,13 +13,23 @@ export interface Position {
 export interface PlacedError extends FieldError {
   line?: number;
   column?: number;
+  /** For a claim read from an X12 837: the segment the field came from, in its claim (`SV1 #2`, `NM1*IL`). */
+  segment?: string;
 }
 
-/** The errors with their places, as `locate` (the reader's) finds them. */
-export function placeErrors(errors: readonly FieldError[], locate: ((field: string) => Position | undefined) | undefined): PlacedError[] {
+/**
+ * The errors with their places, as `locate` (the reader's) finds them; for a claim converted from
+ * X12, `segmentOf` names the segment each field came from (an error that has one already keeps it).
+ */
+export function placeErrors(
+  errors: readonly (FieldError & { segment?: string })[],
+  locate: ((field: string) => Position | undefined) | undefined,
+  segmentOf?: (field: string) => string | undefined,
+): PlacedError[] {
   return errors.map((e) => {
     const at = locate?.(e.field);
-    return at ? { ...e, line: at.line, column: at.column } : { ...e };
+    const segment = e.segment ?? segmentOf?.(e.field);
+    return { ...e, ...(at ? { line: at.line, column: at.column } : {}), ...(segment ? { segment } : {}) };
   });
 }
 

@@ -15,6 +15,8 @@ import type { ClaimText } from './submit-sources.js';
  * it (`bundle.json:1:212 (entry[1])`); the source alone when its place is unknown.
  */
 export function placeOf(source: string, e: PlacedError): string {
+  // A claim from X12: its place in the file, then the segment (`file.837: ST 0001, CLM P1, SV1 #2`).
+  if (e.segment !== undefined) return `${source}, ${e.segment}`;
   if (e.line === undefined) return source;
   const entry = /^(.*)#(entry\[\d+\])$/s.exec(source);
   const of = entry ? entry[1]! : source;
@@ -70,6 +72,8 @@ export function checkClaim(item: ClaimText): { checked: CheckedClaim; parsed?: P
     const errors = placeErrors([{ field: '', message: item.problem ?? 'not a claim' }], item.locate);
     return { checked: { source: item.source, valid: false, errors, ...none } };
   }
+  // Read from X12, with what the service cannot take: each with its segment.
+  if (item.errors && item.errors.length > 0) return { checked: { source: item.source, valid: false, errors: placeErrors(item.errors, undefined), ...none } };
   try {
     const parsed = parseReadClaim(item.text, item.value);
     return {
@@ -83,7 +87,7 @@ export function checkClaim(item: ClaimText): { checked: CheckedClaim; parsed?: P
     };
   } catch (err) {
     if (!(err instanceof ValidationError)) throw err;
-    return { checked: { source: item.source, valid: false, errors: placeErrors(err.errors, item.locate), ...none } };
+    return { checked: { source: item.source, valid: false, errors: placeErrors(err.errors, item.locate, item.segmentOf), ...none } };
   }
 }
 

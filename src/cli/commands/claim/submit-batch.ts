@@ -47,6 +47,11 @@ function concurrencyOption(concurrency: string | undefined): number {
   return n;
 }
 
+/** One error of an outcome: its X12 segment (a claim read from an 837), its field, its message. */
+function errorText(e: ClaimOutcome['errors'][number] & { segment?: string }): string {
+  return `${e.segment ? `${e.segment}: ` : ''}${e.field ? `${e.field}: ` : ''}${e.message}`;
+}
+
 /** A flat row for csv: the same fields as ndjson, the errors and the amounts as text. */
 function csvRow(o: ClaimOutcome): Record<string, unknown> {
   return {
@@ -55,7 +60,7 @@ function csvRow(o: ClaimOutcome): Record<string, unknown> {
     submission_id: o.submission_id,
     external_claim_id: o.external_claim_id,
     idempotency_key: o.idempotency_key,
-    errors: o.errors.map((e) => (e.field ? `${e.field}: ${e.message}` : e.message)).join('; '),
+    errors: o.errors.map(errorText).join('; '),
     ...(o.disposition !== undefined
       ? { disposition: o.disposition, allowed_amount: o.adjudication?.allowed_amount ?? null, benefit_amount: o.adjudication?.benefit_amount ?? null }
       : {}),
@@ -151,7 +156,7 @@ export async function submitBatch(
       onOutcome: (o) => {
         if (writer) writer.write([ctx.format === 'csv' ? csvRow(o) : o]);
         if (o.status === 'INVALID' || o.status === 'FAILED' || o.status === 'UNKNOWN') {
-          const errors = o.errors.map((e) => (e.field ? `${e.field}: ${e.message}` : e.message)).join('; ');
+          const errors = o.errors.map(errorText).join('; ');
           ctx.note(`${o.source}: ${o.status === 'INVALID' ? 'invalid, not sent' : o.status === 'FAILED' ? 'failed' : 'UNKNOWN, not sent'}: ${errors}`);
         }
         if (o.note) ctx.note(`${o.source}: ${o.note} (${o.external_claim_id})`);

@@ -12,6 +12,8 @@ import { jsonDepthProblem } from '../../../domain/json-depth.js';
 import { bundleResourceOffsets, jsonSyntaxMessage, locateField, type Position, syntaxErrorPosition } from '../../../domain/json-position.js';
 import { UsageError } from '../../../errors.js';
 import { boundedLines, LINE_TOO_LONG, readFileBounded } from '../../bounded-input.js';
+import type { FieldError } from '../../../domain/errors.js';
+import { countX12, isX12Path, looksLikeX12, x12Claims } from './x12-source.js';
 
 export interface ClaimText {
   /** Where the claim is: `file`, `file:line` (NDJSON), `file#entry[i]` (Bundle), `stdin`… */
@@ -24,6 +26,12 @@ export interface ClaimText {
   problem?: string;
   /** Where a field of the claim is in its file (line and column), for the messages naming it. */
   locate?: (field: string) => Position | undefined;
+  /** A claim converted from X12: its journal identity (interchange, transaction, CLM01) and CLM01. */
+  identity?: { claim: string; clm01: string };
+  /** A claim converted from X12: what the service cannot take, each with its segment (not sent). */
+  errors?: (FieldError & { segment?: string })[];
+  /** A claim converted from X12: the segment a field of the claim came from. */
+  segmentOf?: (field: string) => string | undefined;
 }
 
 /** A JSON document (a Claim or a Bundle of them) larger than this is refused: NDJSON streams instead. */
@@ -178,6 +186,9 @@ async function* stdinClaims(stdin: Readable, note: (message: string) => void): A
     if (next.value.trim() !== '') break;
   }
   const first = head.at(-1) ?? '';
+  // An 837 is read twice (its envelopes are checked before any of its claims is sent): a file, not a pipe.
+  if (first.startsWith('ISA'))
+    throw new UsageError('stdin holds X12 (it starts with ISA): save it to a file and name the file (an 837 is read twice: its envelopes first)');
   // A line nested too deep is a claim line too (refused as one), not the start of a document.
   if (first.trim() !== '' && (parseJson(first).value !== undefined || jsonDepthProblem(first) !== undefined)) {
     yield* ndjsonClaims('stdin', { [Symbol.asyncIterator]: () => lines }, note, head);
@@ -228,8 +239,23 @@ export function checkPaths(paths: readonly string[], stdinIsTTY: boolean): void 
   }
 }
 
-/** Every claim of the paths, in order. */
-export async function* claimTexts(paths: readonly string[], stdin: () => Readable, note: (message: string) => void): AsyncGenerator<ClaimText> {
+/** The claims of an X12 file (x12-source.ts); only counted, with `count` (its envelopes read once). */
+async function* x12Items(path: string, options: { count?: boolean }): AsyncGenerator<ClaimText> {
+  if (!options.count) {
+    yield* x12Claims(path);
+    return;
+  }
+  const n = await countX12(path);
+  for (let i = 0; i < n; i++) yield { source: path, text: '' };
+}
+
+/** Every claim of the paths, in order (`count`: only as many items as there are, for a total). */
+export async function* claimTexts(
+  paths: readonly string[],
+  stdin: () => Readable,
+  note: (message: string) => void,
+  options: { count?: boolean } = {},
+): AsyncGenerator<ClaimText> {
   for (const path of paths) {
     if (path === '-') {
       yield* stdinClaims(stdin(), note);
@@ -238,9 +264,9 @@ export async function* claimTexts(paths: readonly string[], stdin: () => Readabl
     const info = statOf(path);
     if (info.isDirectory()) {
       const names = readdirSync(path)
-        .filter((n) => /\.(json|ndjson|jsonl)$/i.test(n))
+        .filter((n) => /\.(json|ndjson|jsonl)$/i.test(n) || isX12Path(n))
         .sort();
-      if (names.length === 0) note(`${path}: no *.json or *.ndjson files`);
+      if (names.length === 0) note(`${path}: no *.json, *.ndjson or X12 (*.837, *.x12, *.edi) files`);
       for (const name of names) {
         const file = join(path, name);
         const stat = statOf(file);
@@ -248,12 +274,14 @@ export async function* claimTexts(paths: readonly string[], stdin: () => Readabl
           note(`${file}: not a regular file (a device, a FIFO or a folder), skipped`);
           continue;
         }
-        if (isNdjson(file)) yield* ndjsonClaims(file, fileLines(file), note);
+        if (isX12Path(file)) yield* x12Items(file, options);
+        else if (isNdjson(file)) yield* ndjsonClaims(file, fileLines(file), note);
         else yield* fileDocumentClaims(file, stat.size, note);
       }
       continue;
     }
-    if (isNdjson(path)) yield* ndjsonClaims(path, fileLines(path), note);
+    if (isX12Path(path) || (info.isFile() && looksLikeX12(path))) yield* x12Items(path, options);
+    else if (isNdjson(path)) yield* ndjsonClaims(path, fileLines(path), note);
     else yield* fileDocumentClaims(path, info.size, note);
   }
 }
@@ -271,6 +299,7 @@ export async function countClaims(paths: readonly string[]): Promise<number | un
       throw new Error('unreachable');
     },
     () => undefined,
+    { count: true },
   ))
     n++;
   return n;

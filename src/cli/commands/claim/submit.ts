@@ -11,7 +11,12 @@ import { responseOutput, waitForClaim } from './response.js';
 export const submit = verb({
   name: 'submit',
   description: 'submit claims for adjudication: one claim, or a batch (files, Bundles, NDJSON, folders) sent exactly once, resumable',
-  args: { paths: argument.variadic('<paths...>', 'Claim JSON files, FHIR Bundles, NDJSON files (one Claim a line), folders of them, or - for stdin') },
+  args: {
+    paths: argument.variadic(
+      '<paths...>',
+      'Claim JSON files, FHIR Bundles, NDJSON files (one Claim a line), X12 837 files (*.837, *.x12, *.edi), folders of them, or - for stdin',
+    ),
+  },
   options: {
     wait: option.flag('--wait', 'poll until adjudicated (first check after 2s, then every 10-30s)'),
     timeout: waitTimeoutSpec,
@@ -34,6 +39,7 @@ export const submit = verb({
     'tpa claim template | tpa claim submit - --wait --timeout 2m',
     'tpa claim submit claims/ export.ndjson --journal run1.journal -o ndjson',
     'tpa claim submit bundle.json --wait   # a FHIR Bundle: its Claim entries',
+    'tpa claim submit claims.837 --wait   # an X12 837P or 837I: each CLM a claim (tpa claim convert shows them)',
     'tpa claim submit claims/ --dry-run -o ndjson   # the claims that would be sent; nothing is',
     'tpa claim submit claim.json --again   # the same claim once more, on purpose: a new claim',
   ],
@@ -63,7 +69,9 @@ export const submit = verb({
     const second = first.done || opts.journal !== undefined ? undefined : await claims.next();
     for (const message of notes.splice(0)) ctx.note(message);
     if (first.done) throw new ValidationFailed(`no claim in ${paths.join(', ')}`);
-    if (opts.journal !== undefined || (second && !second.done)) {
+    // An 837 goes through the batch path whatever its number of claims: its claims are known in the
+    // journal by interchange, transaction and CLM01.
+    if (opts.journal !== undefined || (second && !second.done) || first.value.identity !== undefined || first.value.errors !== undefined) {
       const { submitBatch } = await import('./submit-batch.js');
       async function* all() {
         yield first.value!;

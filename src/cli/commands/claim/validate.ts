@@ -8,10 +8,16 @@ import { claimSummary, validateClaim } from './claim-check.js';
 export const validate = verb({
   name: 'validate',
   description: "check claims offline with the service's rules (what claim submit reads); exit 2 names each bad field and where",
-  args: { paths: argument.variadic('<paths...>', 'Claim JSON files, FHIR Bundles, NDJSON files (one Claim a line), folders of them, or - for stdin') },
+  args: {
+    paths: argument.variadic(
+      '<paths...>',
+      'Claim JSON files, FHIR Bundles, NDJSON files (one Claim a line), X12 837 files (*.837, *.x12, *.edi), folders of them, or - for stdin',
+    ),
+  },
   examples: [
     'tpa claim validate claim.json',
     'cat claim.json | tpa claim validate -',
+    'tpa claim validate claims.837   # an X12 837: each claim with its place (ST, CLM, segment)',
     'tpa claim validate claims/ export.ndjson -o ndjson   # one line per claim; invalid ones on stderr as file:line:column',
   ],
   async run(ctx, { paths }) {
@@ -27,11 +33,12 @@ export const validate = verb({
     const second = first.done ? undefined : await claims.next();
     for (const message of notes.splice(0)) ctx.note(message);
     if (first.done) throw new ValidationFailed(`no claim in ${paths.join(', ')}`);
-    if (second && !second.done) {
+    // An 837's claims are checked as many are, one row each with their X12 places, whatever their number.
+    if ((second && !second.done) || first.value.identity !== undefined || first.value.errors !== undefined) {
       const { checkClaims } = await import('./check-batch.js');
       async function* all() {
         yield first.value!;
-        yield second!.value!;
+        if (second && !second.done) yield second.value;
         for await (const item of claims) {
           for (const message of notes.splice(0)) ctx.note(message);
           yield item;

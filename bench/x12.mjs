@@ -1,0 +1,141 @@
+// X12 837 in (issue 26): `tpa claim convert` (the built CLI, spawned) of an 837P of 10,000 claims
+// (target ≤ 2 s, start-up included, ≤ 100 MB peak RSS) and of 100,000 (≤ 100 MB: memory stays
+// flat). Beside each, the same run's floor: the file's segments read by x12-parser alone (a node
+// process that only tokenizes, as the conversion's second reading does), and `node -e 0`. The
+// file is written in transaction sets of 5,000 claims (the implementation guide's recommended
+// largest), with the seed's members and providers. BENCH_X12_CLAIMS changes the first size (the
+// second is ten times it). Prints the figures; exits 1 if a target is missed.
+import { spawn } from 'node:child_process';
+import { createWriteStream, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { fmt, TPA_BIN } from './lib/ledger.mjs';
+
+const N = Number(process.env.BENCH_X12_CLAIMS ?? 10_000);
+const SIZES = [N, N * 10];
+const PER_TRANSACTION = 5000;
+const RSS_HOOK = fileURLToPath(new URL('./rss-hook.mjs', import.meta.url));
+const PARSER = fileURLToPath(new URL('../node_modules/x12-parser/dist/cjs/index.js', import.meta.url));
+const work = mkdtempSync(join(tmpdir(), 'tpa-bench-x12-'));
+const results = [];
+const figure = (name, value, target, met) => {
+  results.push(met);
+  console.log(`  ${name.padEnd(58)} ${value.padEnd(34)} target ${target}: ${met ? 'ok' : 'MISSED'}`);
+};
+
+const MEMBERS = ['MBR-1001', 'MBR-1002', 'MBR-1003', 'MBR-1004'];
+const CODES = [
+  ['45378', '1800'],
+  ['45380', '2400'],
+  ['43235', '1500'],
+];
+
+/** An 837P of `n` claims (a line each), written as it is made. */
+async function write837(path, n) {
+  const out = createWriteStream(path);
+  const put = (text) => (out.write(text) ? undefined : new Promise((r) => out.once('drain', r)));
+  await put('ISA*00*          *00*          *ZZ*BENCHSENDER    *ZZ*TPA            *250115*1200*^*00501*000000001*0*P*:~\n');
+  await put('GS*HC*BENCHSENDER*TPA*20250115*1200*1*X*005010X222A1~\n');
+  let transactions = 0;
+  for (let first = 0; first < n; first += PER_TRANSACTION) {
+    transactions++;
+    const st02 = String(transactions).padStart(4, '0');
+    const segments = [
+      `ST*837*${st02}*005010X222A1`,
+      'BHT*0019*00*0123*20251231*1200*CH',
+      'NM1*41*2*BENCH CLEARINGHOUSE*****46*BENCH1',
+      'PER*IC*OPS*TE*5555550100',
+      'NM1*40*2*ACME HEALTH PLAN*****46*PAYER-ACME',
+      'HL*1**20*1',
+      'NM1*85*2*RIVERSIDE SURGERY CENTER*****XX*1234567893',
+      'N3*1 RIVER RD',
+      'N4*SPRINGFIELD*IL*62701',
+      'REF*EI*123456789',
+    ];
+    let hl = 1;
+    let flushed = 0;
+    for (let i = first; i < Math.min(n, first + PER_TRANSACTION); i++) {
+      const [cpt, charge] = CODES[i % CODES.length];
+      const day = new Date(Date.UTC(2025, 0, 1) + (i % 360) * 86_400_000).toISOString().slice(0, 10).replaceAll('-', '');
+      hl++;
+      segments.push(
+        `HL*${hl}*1*22*0`,
+        'SBR*P*18*GRP-1001******CI',
+        `NM1*IL*1*MEMBER*PLAN****MI*${MEMBERS[i % MEMBERS.length]}`,
+        'DMG*D8*19840312*F',
+        'NM1*PR*2*ACME HEALTH PLAN*****PI*PAYER-ACME',
+        `CLM*BENCH${i}*${charge}***11:B:1*Y*A*Y*Y`,
+        'HI*ABK:K635*ABF:Z1211',
+        'NM1*82*1*MORGAN*ALICE****XX*1045782368',
+        'LX*1',
+        `SV1*HC:${cpt}*${charge}*UN*1***1:2`,
+        `DTP*472*D8*${day}`,
+      );
+      if (segments.length > 2000) {
+        flushed += segments.length;
+        await put(`${segments.splice(0).join('~\n')}~\n`);
+      }
+    }
+    // SE01 counts the transaction's segments, ST to SE: those written already, those left, the SE.
+    segments.push(`SE*${flushed + segments.length + 1}*${st02}`);
+    await put(`${segments.join('~\n')}~\n`);
+  }
+  await put(`GE*${transactions}*1~\nIEA*1*000000001~\n`);
+  await new Promise((r) => out.end(r));
+}
+
+/** Runs node with `args`, stdout counted and dropped; wall seconds, peak RSS (MB) from the child's own usage, lines. */
+function run(args, env = {}) {
+  const rssFile = join(work, `rss-${Math.random().toString(16).slice(2)}`);
+  return new Promise((resolve, reject) => {
+    const start = process.hrtime.bigint();
+    const child = spawn(process.execPath, ['--import', RSS_HOOK, ...args], {
+      env: { ...process.env, ...env, TPA_BENCH_RSS_FILE: rssFile },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let lines = 0;
+    let err = '';
+    child.stdout.on('data', (d) => {
+      for (let i = d.indexOf(10); i !== -1; i = d.indexOf(10, i + 1)) lines++;
+    });
+    child.stderr.on('data', (d) => (err += d));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+      if (code !== 0) return reject(new Error(`node ${args.join(' ')} exited ${code}: ${err.slice(0, 600)}`));
+      const [rssKb] = readFileSync(rssFile, 'utf8').split(' ').map(Number);
+      resolve({ seconds, rssMb: rssKb / 1024, lines });
+    });
+  });
+}
+
+const TOKENIZE = `const { createReadStream } = require('node:fs'); const { X12parser } = require(${JSON.stringify(PARSER)});
+(async () => { let n = 0; for await (const s of createReadStream(process.argv[1], { highWaterMark: 16384 }).pipe(new X12parser('utf8'))) n++; console.log(n); })();`;
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+try {
+  const home = join(work, 'home');
+  const env = { TPA_HOME: home, TPA_KEYRING: 'off' };
+  console.log(`X12 837 in: tpa claim convert of an 837P of ${fmt(SIZES[0])} and ${fmt(SIZES[1])} claims (transaction sets of ${fmt(PER_TRANSACTION)})`);
+  const bare = median([(await run(['-e', '0'])).seconds, (await run(['-e', '0'])).seconds, (await run(['-e', '0'])).seconds]);
+  for (const n of SIZES) {
+    const file = join(work, `claims-${n}.837`);
+    await write837(file, n);
+    const mb = statSync(file).size / 1024 / 1024;
+    await run([TPA_BIN, '--version'], env); // warm-up: the OS file cache, the compile cache
+    const floor = await run(['-e', TOKENIZE, file]);
+    const convert = await run([TPA_BIN, 'claim', 'convert', file, '-o', 'ndjson'], env);
+    if (convert.lines !== n) throw new Error(`claim convert printed ${convert.lines} claims of ${n}`);
+    const seconds = `${convert.seconds.toFixed(2)} s, ${convert.rssMb.toFixed(0)} MB`;
+    const beside = `(floor: x12-parser alone ${floor.seconds.toFixed(2)} s, ${floor.rssMb.toFixed(0)} MB; ${(convert.seconds / floor.seconds).toFixed(1)}×; node -e 0 ${bare.toFixed(2)} s)`;
+    console.log(`  ${fmt(n)} claims, ${mb.toFixed(1)} MB of X12 ${beside}`);
+    if (n === SIZES[0]) figure(`tpa claim convert, ${fmt(n)} claims`, seconds, '≤ 2 s, ≤ 100 MB', convert.seconds <= 2 && convert.rssMb <= 100);
+    else figure(`tpa claim convert, ${fmt(n)} claims`, seconds, '≤ 100 MB (flat)', convert.rssMb <= 100);
+    rmSync(file);
+  }
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
+process.exit(results.every(Boolean) ? 0 : 1);

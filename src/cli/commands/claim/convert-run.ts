@@ -1,0 +1,85 @@
+// `tpa claim convert`'s work: the X12 files of the paths (folders: their *.837, *.x12, *.edi) read a
+// claim at a time (x12-source.ts), each checked with the engine's rules; the claims that would be
+// sent are written as they come (ndjson: one a line; json: one FHIR Bundle written as it grows), the
+// others said on stderr with their places. Memory does not grow with the number of claims.
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { EXIT } from '../../../errors.js';
+import { count } from '../../../render/format.js';
+import type { CommandOutput } from '../../../render/output.js';
+import { screen } from '../../../render/screen.js';
+import type { Context } from '../../context.js';
+import { keepHeapFlat } from '../../heap.js';
+import { checkClaim, errorLine } from './claim-check.js';
+import { isX12Path, x12Claims } from './x12-source.js';
+
+/** The X12 files of the paths: a file as named, a folder's X12 files by name (not recursive). */
+function x12Files(paths: readonly string[], note: (m: string) => void): string[] {
+  const files: string[] = [];
+  for (const path of paths) {
+    if (!statSync(path).isDirectory()) {
+      files.push(path);
+      continue;
+    }
+    const names = readdirSync(path).filter(isX12Path).sort();
+    if (names.length === 0) note(`${path}: no X12 files (*.837, *.x12, *.edi)`);
+    files.push(...names.map((n) => join(path, n)));
+  }
+  return files;
+}
+
+/** A FHIR Bundle written an entry at a time: byte for byte JSON.stringify(bundle, null, 2). */
+function bundleWriter(write: (text: string) => void) {
+  let n = 0;
+  write('{\n  "resourceType": "Bundle",\n  "type": "collection",\n  "entry": [');
+  return {
+    add(resource: unknown) {
+      write(`${n++ === 0 ? '\n' : ',\n'}    ${JSON.stringify({ resource }, null, 2).replace(/\n/g, '\n    ')}`);
+    },
+    end() {
+      write(n === 0 ? ']\n}\n' : '\n  ]\n}\n');
+    },
+  };
+}
+
+export async function convertX12(ctx: Context, paths: readonly string[], format: 'ndjson' | 'json'): Promise<CommandOutput> {
+  keepHeapFlat();
+  const out = ctx.io.stdout;
+  let valid = 0;
+  let invalid = 0;
+  // Written in slices: one write a claim costs more than the conversion itself.
+  let pending = '';
+  const flush = () => {
+    if (pending === '') return;
+    out.write(pending);
+    pending = '';
+  };
+  const emit = (text: string) => {
+    pending += text;
+    if (pending.length >= 64 * 1024) flush();
+  };
+  const bundle = format === 'json' ? bundleWriter(emit) : undefined;
+  try {
+    for (const file of x12Files(paths, (m) => ctx.note(m))) {
+      for await (const item of x12Claims(file)) {
+        const { checked } = checkClaim(item);
+        if (!checked.valid) {
+          invalid++;
+          for (const e of checked.errors) ctx.note(screen(errorLine(checked.source, e)));
+          continue;
+        }
+        valid++;
+        if (bundle) bundle.add(item.value);
+        else emit(`${item.text}\n`);
+      }
+    }
+  } finally {
+    bundle?.end();
+    flush();
+  }
+  const claims = (n: number) => `${count(n)} claim${n === 1 ? '' : 's'}`;
+  ctx.note(
+    `${claims(valid + invalid)}: ${count(valid)} converted${invalid > 0 ? `, ${count(invalid)} not (problems above; they would not be sent)` : ''}; nothing was sent`,
+  );
+  return { exitCode: invalid > 0 ? EXIT.USAGE : EXIT.OK };
+}

@@ -1,0 +1,26 @@
+// tpa claim convert: the FHIR R4 Claims an X12 837 becomes, printed and not sent, so that an
+// operator can look before sending (docs/x12.md "837 in"). Each claim is checked as `claim submit`
+// would check it; one that would not be sent is not printed, its problems go to stderr with their
+// places (`file.837: ST 0001, CLM P1, SV1 #2: …`), and the exit code is 2.
+import { UsageError } from '../../../errors.js';
+import { argument, verb } from '../../verb.js';
+
+export const convert = verb({
+  name: 'convert',
+  description: 'print the FHIR R4 Claims of X12 837 files (837P, 837I) without sending them; problems on stderr with their segments',
+  args: { paths: argument.variadic('<paths...>', 'X12 837 files (*.837, *.x12, *.edi, or any file starting with ISA), or folders of them') },
+  examples: [
+    'tpa claim convert claims.837   # one FHIR Claim a line (ndjson)',
+    'tpa claim convert claims.837 -o json > bundle.json   # one FHIR Bundle (collection)',
+    'tpa claim convert inbox/ > claims.ndjson && tpa claim submit claims.837 --wait',
+  ],
+  async run(ctx, { paths }) {
+    if (ctx.formatChosen && ctx.format !== 'ndjson' && ctx.format !== 'json')
+      throw new UsageError(`claim convert prints FHIR: -o ndjson (one Claim a line, the default) or -o json (one Bundle); not ${ctx.format}`);
+    const { checkPaths } = await import('./submit-sources.js');
+    checkPaths(paths, ctx.io.stdinIsTTY);
+    if (paths.includes('-')) throw new UsageError('claim convert reads X12 files: name the file (an 837 is read twice: its envelopes first)');
+    const { convertX12 } = await import('./convert-run.js');
+    return convertX12(ctx, paths, ctx.formatChosen && ctx.format === 'json' ? 'json' : 'ndjson');
+  },
+});

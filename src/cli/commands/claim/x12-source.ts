@@ -1,0 +1,109 @@
+// The claims of an X12 837 file (docs/x12.md "837 in"), for the readers of `claim submit`,
+// `claim validate` and `claim convert` (submit-sources.ts). x12-parser tokenizes the file as it
+// streams; the mapping is src/domain/x12-837.ts. A file is read twice: first its envelopes are
+// checked (control numbers and counts, to the last IEA), then its claims are converted and given one
+// at a time, each with the envelope problems of its transaction set, so that no claim of a broken
+// transaction is sent and memory stays flat whatever the size.
+import { closeSync, createReadStream, openSync, readSync } from 'node:fs';
+import type { FieldError } from '../../../domain/errors.js';
+import { type EnvelopeReport, EnvelopeScanner, ISA_LENGTH, isaProblem, type X12Event, X12ClaimReader, type X12Segment } from '../../../domain/x12-837.js';
+
+/** One claim of an 837 (or a problem of the file), in the shape the readers give (ClaimText). */
+export interface X12ClaimText {
+  source: string;
+  text: string;
+  value?: unknown;
+  problem?: string;
+  identity?: { claim: string; clm01: string };
+  errors?: (FieldError & { segment?: string })[];
+  segmentOf?: (field: string) => string | undefined;
+}
+
+/** Files read as X12 in a folder, and named on the command line whatever their content. */
+export function isX12Path(path: string): boolean {
+  return /\.(837|x12|edi)$/i.test(path);
+}
+
+/** Whether a file starts as an X12 interchange does (`ISA`): a file of another name is read as X12 then. */
+export function looksLikeX12(path: string): boolean {
+  return readHead(path, 3) === 'ISA';
+}
+
+function readHead(path: string, bytes: number): string {
+  const fd = openSync(path, 'r');
+  try {
+    const buffer = Buffer.alloc(bytes);
+    const n = readSync(fd, buffer, 0, bytes, 0);
+    return buffer.subarray(0, n).toString('latin1');
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The segments of a file, as x12-parser gives them (delimiters from its ISA). */
+async function* segments(path: string): AsyncGenerator<X12Segment> {
+  const { X12parser } = await import('x12-parser');
+  // Small chunks: the tokenizer makes every segment of a chunk at once, and they all wait to be read.
+  const stream = createReadStream(path, { highWaterMark: 16 * 1024 }).pipe(new X12parser('utf8'));
+  for await (const segment of stream) yield segment as X12Segment;
+}
+
+/** The first reading: what is wrong with the envelopes, and how many claims the file holds. */
+export async function envelopeReport(path: string): Promise<EnvelopeReport> {
+  const scanner = new EnvelopeScanner(readHead(path, ISA_LENGTH));
+  for await (const chunk of createReadStream(path, { encoding: 'utf8', highWaterMark: 256 * 1024 })) scanner.push(chunk as string);
+  return scanner.end();
+}
+
+/** The problem of a file that is not X12 at all (its head is no ISA), or undefined. */
+export function fileProblem(path: string): string | undefined {
+  return isaProblem(readHead(path, ISA_LENGTH));
+}
+
+/**
+ * The claims of an 837 file, each a FHIR Claim with its identity, CLM01 and what the service cannot
+ * take; the envelopes' problems that fall on no claim come first, each as an item not sent.
+ */
+export async function* x12Claims(path: string): AsyncGenerator<X12ClaimText> {
+  const problem = fileProblem(path);
+  if (problem) {
+    yield { source: path, text: '', problem };
+    return;
+  }
+  const report = await envelopeReport(path);
+  if (report.fatal) {
+    yield { source: `${path}: ${report.fatal.place}`, text: '', problem: report.fatal.message };
+    return;
+  }
+  for (const p of report.loose) yield { source: `${path}: ${p.place}`, text: '', problem: p.message };
+  const reader = new X12ClaimReader({ report });
+  const item = (e: X12Event): X12ClaimText | undefined => {
+    if (e.kind !== 'claim') return undefined;
+    const c = e.claim;
+    return {
+      source: `${path}: ${c.place}`,
+      text: JSON.stringify(c.claim),
+      value: c.claim,
+      identity: { claim: c.identity, clm01: c.clm01 },
+      ...(c.problems.length > 0 ? { errors: c.problems.map((p) => ({ field: '', message: p.message, ...(p.segment ? { segment: p.segment } : {}) })) } : {}),
+      segmentOf: c.segmentOf,
+    };
+  };
+  for await (const s of segments(path)) {
+    for (const e of reader.push(s)) {
+      const claim = item(e);
+      if (claim) yield claim;
+    }
+  }
+  for (const e of reader.end()) {
+    const claim = item(e);
+    if (claim) yield claim;
+  }
+}
+
+/** How many items x12Claims gives for a file (its claims and loose problems), from the first reading only. */
+export async function countX12(path: string): Promise<number> {
+  if (fileProblem(path)) return 1;
+  const report = await envelopeReport(path);
+  return report.fatal ? 1 : report.claims + report.loose.length;
+}

@@ -1,0 +1,938 @@
+// ASC X12 837 (005010X222A1 professional, 005010X223A2 institutional) to FHIR R4 Claims
+// (docs/x12.md "837 in"). Pure: segments in (as a tokenizer gives them), claims and problems out,
+// one claim at a time, so that a file of any size streams. The envelopes (ISA/IEA, GS/GE, ST/SE)
+// are checked here too: their control numbers and counts. What an 837 carries that the service
+// cannot take is a problem of its claim, with the segment it is in, never dropped without a word.
+import { CLAIM_TYPE_SYSTEM, CPT_SYSTEM, type ClaimType, ICD10_SYSTEM, NPI_SYSTEM, REVENUE_SYSTEM } from './fhir-claim.js';
+import { clip, isoDateProblem } from './validation.js';
+
+/**
+ * One segment as the x12-parser tokenizer gives it: `name`, then each element by its number, the
+ * element's FIRST component under `"1"` and its second under `"1-1"`, third `"1-2"`… (read them
+ * with `element`, never by key).
+ */
+export interface X12Segment {
+  readonly name: string;
+  readonly [key: string]: string | undefined;
+}
+
+/** Element `i` (1-based) of a segment, component `c` (1-based) of it; '' when absent. */
+export function element(s: X12Segment, i: number, c = 1): string {
+  return (c === 1 ? s[String(i)] : s[`${i}-${c - 1}`]) ?? '';
+}
+
+export const CLM01_SYSTEM = 'urn:tpa:x12:clm01';
+export const ICD9_SYSTEM = 'http://hl7.org/fhir/sid/icd-9-cm';
+export const ICD10_PCS_SYSTEM = 'http://www.cms.gov/Medicare/Coding/ICD10';
+export const HCPCS_SYSTEM = 'https://www.cms.gov/Medicare/Coding/HCPCSReleaseCodeSets';
+export const CARE_TEAM_ROLE_SYSTEM = 'http://terminology.hl7.org/CodeSystem/claimcareteamrole';
+export const PLACE_OF_SERVICE_SYSTEM = 'https://www.cms.gov/Medicare/Coding/place-of-service-codes/Place_of_Service_Code_Set';
+const DIAGNOSIS_TYPE_SYSTEM = 'http://terminology.hl7.org/CodeSystem/ex-diagnosistype';
+const PRIORITY_SYSTEM = 'http://terminology.hl7.org/CodeSystem/processpriority';
+const INFO_CATEGORY_SYSTEM = 'http://terminology.hl7.org/CodeSystem/claiminformationcategory';
+
+/** The ISA is fixed-width: each element's width, ISA01 to ISA16. */
+const ISA_WIDTHS = [2, 10, 2, 10, 2, 15, 2, 15, 6, 4, 1, 5, 9, 1, 1, 1];
+/** An ISA segment with its terminator: 106 characters. */
+export const ISA_LENGTH = 106;
+
+/**
+ * Why the first characters of a file are not an X12 interchange header, or undefined when they are:
+ * `ISA`, then 16 elements of their fixed widths, each after the element separator (the 4th
+ * character), and a segment terminator at the 106th that is no letter, digit or separator already.
+ */
+export function isaProblem(head: string): string | undefined {
+  const shown = JSON.stringify(clip(head.slice(0, 20)));
+  if (!head.startsWith('ISA')) return `not an X12 interchange: it must start with ISA (it starts ${shown})`;
+  if (head.length < ISA_LENGTH) return `not an X12 interchange: its ISA segment is cut short (${head.length} characters; an ISA is ${ISA_LENGTH})`;
+  const sep = head[3]!;
+  // Each element ends where the next separator is: a separator elsewhere means a wrong width.
+  let at = 3;
+  for (const [i, width] of ISA_WIDTHS.entries()) {
+    at += 1 + width;
+    if (i < ISA_WIDTHS.length - 1 && head[at] !== sep)
+      return `not an X12 interchange: ISA${String(i + 1).padStart(2, '0')} must be ${width} characters wide (the ISA is fixed-width, ${ISA_LENGTH} characters)`;
+  }
+  const component = head[104]!;
+  const terminator = head[105]!;
+  if (/[A-Za-z0-9 ]/.test(sep) || /[A-Za-z0-9 ]/.test(component) || /[A-Za-z0-9 ]/.test(terminator) || new Set([sep, component, terminator]).size < 3)
+    return 'not an X12 interchange: its element separator, component separator (ISA16) and segment terminator must be three different characters, none a letter, digit or space';
+  return undefined;
+}
+
+/** A problem of the file with its place: `ST 0001, CLM PATIENT123, SV1 #2`, `ISA 000000001`, `segment 12`. */
+export interface X12Problem {
+  place: string;
+  message: string;
+}
+
+/** One CLM as a FHIR R4 Claim. */
+export interface X12Claim {
+  /** The FHIR R4 Claim. */
+  claim: Record<string, unknown>;
+  /** The claim's identity in a batch journal: `x12:<ISA06 trimmed>:<ISA13>:<ST02>:<CLM01>`. */
+  identity: string;
+  clm01: string;
+  /** Where it is: `ST 0001, CLM PATIENT123` (with `ISA <ISA13>, ` in front when the file has several interchanges). */
+  place: string;
+  type: ClaimType | undefined;
+  /** What the service cannot take, each with its segment in the claim (`SV1 #2`, `SBR`): such a claim is not sent. */
+  problems: { segment: string; message: string }[];
+  /** The segment a field of the FHIR Claim came from (`item[1]…` → `SV1 #2`), for the parser's errors. */
+  segmentOf(field: string): string | undefined;
+}
+
+export type X12Event = { kind: 'claim'; claim: X12Claim } | { kind: 'problem'; problem: X12Problem };
+
+/** What the first reading of a file found wrong in its envelopes, for the second to attach to the claims. */
+export interface EnvelopeReport {
+  /** Problems of each transaction set, by its ordinal in the file (1, 2, …). */
+  byTransaction: Map<number, X12Problem[]>;
+  /** Problems that fall on no claim (an empty transaction, text after the last IEA). */
+  loose: X12Problem[];
+  /** Interchanges in the file. */
+  interchanges: number;
+  /** CLM segments in the file. */
+  claims: number;
+  /** A problem that stops the file being read further (a segment too long to be X12): no claim of it is read. */
+  fatal?: X12Problem;
+}
+
+interface Party {
+  npi: string;
+  name: string | null;
+  qualifier: string;
+  segment: string;
+}
+
+interface Line {
+  n: number;
+  kind: 'SV1' | 'SV2';
+  revenue: string | null;
+  code: string;
+  modifiers: string[];
+  charge: string;
+  units: string;
+  unitBasis: string;
+  place: string | null;
+  pointers: number[];
+  date: { start: string; end: string } | undefined;
+  rendering: Party | undefined;
+  preauth: string[];
+}
+
+interface Diagnosis {
+  system: string;
+  code: string;
+  type: string | undefined;
+}
+
+interface ClaimDraft {
+  clm01: string;
+  charge: string;
+  placeOfService: string;
+  statement: { start: string; end: string } | undefined;
+  preauth: string[];
+  diagnoses: Diagnosis[];
+  /** Diagnoses an SV107 pointer counts (principal and other). */
+  pointable: number[];
+  procedures: Diagnosis[];
+  info: { qualifier: string; code: string }[];
+  careTeam: Party[];
+  facility: Party | undefined;
+  lines: Line[];
+  problems: { segment: string; message: string }[];
+}
+
+const FRIENDLY_ROLE: Record<string, { role: string; what: string }> = {
+  '82': { role: 'primary', what: 'rendering' },
+  '72': { role: 'primary', what: 'operating' },
+  '71': { role: 'supervisor', what: 'attending' },
+  DQ: { role: 'supervisor', what: 'supervising' },
+  ZZ: { role: 'assist', what: 'other operating' },
+};
+
+/** HI qualifiers of diagnoses: ICD-10-CM (AB…) and ICD-9-CM, principal, other, admitting, reason for visit, external cause. */
+const DIAGNOSIS_QUALIFIERS: Record<string, { system: string; type?: string; pointable: boolean }> = {
+  ABK: { system: ICD10_SYSTEM, type: 'principal', pointable: true },
+  ABF: { system: ICD10_SYSTEM, pointable: true },
+  ABJ: { system: ICD10_SYSTEM, type: 'admitting', pointable: false },
+  APR: { system: ICD10_SYSTEM, pointable: false },
+  ABN: { system: ICD10_SYSTEM, pointable: false },
+  BK: { system: ICD9_SYSTEM, type: 'principal', pointable: true },
+  BF: { system: ICD9_SYSTEM, pointable: true },
+  BJ: { system: ICD9_SYSTEM, type: 'admitting', pointable: false },
+  PR: { system: ICD9_SYSTEM, pointable: false },
+  BN: { system: ICD9_SYSTEM, pointable: false },
+};
+/** ICD procedure codes of an 837I: ICD-10-PCS (BBR principal, BBQ other). ICD-9 procedures (BR, BQ) are refused. */
+const PROCEDURE_QUALIFIERS: Record<string, string | undefined> = { BBR: 'principal', BBQ: undefined };
+
+/** An ICD code as FHIR writes it, with its dot: X12 sends `K635`, FHIR `K63.5` (ICD-9: `25000` → `250.00`, `E8809` → `E880.9`). */
+export function icdWithDot(code: string, system: string): string {
+  if (code.includes('.')) return code;
+  const at = system === ICD9_SYSTEM && code.startsWith('E') ? 4 : 3;
+  return code.length > at ? `${code.slice(0, at)}.${code.slice(at)}` : code;
+}
+
+/** CCYYMMDD → YYYY-MM-DD, or undefined when it is no calendar date. */
+function x12Date(text: string): string | undefined {
+  if (!/^\d{8}$/.test(text)) return undefined;
+  const iso = `${text.slice(0, 4)}-${text.slice(4, 6)}-${text.slice(6, 8)}`;
+  return isoDateProblem(iso) ? undefined : iso;
+}
+
+/** A DTP's date (D8) or range (RD8), or why not. */
+function dtpPeriod(s: X12Segment): { start: string; end: string } | string {
+  const format = element(s, 2);
+  const value = element(s, 3);
+  if (format === 'D8') {
+    const d = x12Date(value);
+    return d ? { start: d, end: d } : `DTP03 "${clip(value)}" is not a date (CCYYMMDD)`;
+  }
+  if (format === 'RD8') {
+    const [from, to] = value.split('-');
+    const start = x12Date(from ?? '');
+    const end = x12Date(to ?? '');
+    return start && end ? { start, end } : `DTP03 "${clip(value)}" is not a date range (CCYYMMDD-CCYYMMDD)`;
+  }
+  return `DTP02 "${clip(format)}" is not a date format tpa reads (D8 or RD8)`;
+}
+
+/** An X12 decimal (R) as a JSON number, or undefined when it is not a plain non-negative decimal. */
+function decimal(text: string): number | undefined {
+  return /^\d{1,12}(\.\d*)?$|^\.\d+$/.test(text) ? Number(text) : undefined;
+}
+
+/**
+ * Reads an 837 a segment at a time (`push`), giving each claim as soon as it is complete. `report`,
+ * the first reading's findings, puts each envelope problem on the claims it concerns: a claim of a
+ * transaction whose counts or control numbers are wrong is not sent.
+ */
+export class X12ClaimReader {
+  private segmentNo = 0;
+  // Interchange
+  private inInterchange = false;
+  private interchanges = 0;
+  private isa06 = '';
+  private isa13 = '';
+  private groupsInInterchange = 0;
+  private transactionsOfInterchange: number[] = [];
+  // Group
+  private inGroup = false;
+  private gs06 = '';
+  private gs08 = '';
+  private transactionsInGroup = 0;
+  private transactionsOfGroup: number[] = [];
+  // Transaction
+  private inTransaction = false;
+  private transactionNo = 0;
+  private st02 = '';
+  private segmentsInTransaction = 0;
+  private claimsInTransaction = 0;
+  private claimsInFile = 0;
+  private type: ClaimType | undefined;
+  private typeProblem: string | undefined;
+  private created = '';
+  private level = '';
+  private billing: Party | undefined;
+  private billingProblem: string | undefined;
+  private subscriber: { memberId: string; name: string | null; sbr01: string } | undefined;
+  private subscriberProblem: string | undefined;
+  private payer: { id: string; name: string | null } | undefined;
+  private patientName: string | null = null;
+  private inPatientLoop = false;
+  private draft: ClaimDraft | undefined;
+  private line: Line | undefined;
+  private afterClm = false;
+  /** Inside a loop 2320/2330 (another payer, after an SBR in the claim): its NM1s are that payer's, not this claim's. */
+  private otherPayer = false;
+  private readonly found: X12Problem[] = [];
+  private firstIsa16: string | undefined;
+  private readonly byTransaction = new Map<number, X12Problem[]>();
+  private readonly claimsOfTransaction = new Map<number, number>();
+
+  constructor(private readonly options: { report?: EnvelopeReport; mapping?: boolean } = {}) {}
+
+  private get mapping(): boolean {
+    return this.options.mapping !== false;
+  }
+
+  private transactionPlace(): string {
+    const isa = (this.options.report?.interchanges ?? 1) > 1 ? `ISA ${this.isa13}, ` : '';
+    return `${isa}ST ${this.st02}`;
+  }
+
+  /** An envelope problem falling on the given transactions (the current one when none are named). */
+  private envelope(place: string, message: string, transactions: readonly number[] = this.inTransaction ? [this.transactionNo] : []): void {
+    const problem = { place, message };
+    this.found.push(problem);
+    for (const t of transactions) {
+      const list = this.byTransaction.get(t) ?? [];
+      list.push(problem);
+      this.byTransaction.set(t, list);
+    }
+  }
+
+  /** Takes one segment; returns the claims (and problems) it completes. */
+  push(s: X12Segment): X12Event[] {
+    const out: X12Event[] = [];
+    const name = s.name;
+    // Line breaks after the last terminator come out as a segment of nothing.
+    if (name === '' && s['1'] === undefined) return out;
+    this.segmentNo++;
+    if (!/^[A-Z][A-Z0-9]{1,2}$/.test(name)) {
+      this.envelope(`segment ${this.segmentNo}`, `${JSON.stringify(clip(name))} is not an X12 segment (its delimiters are not the ISA's?)`);
+      return out;
+    }
+    if (this.inTransaction) this.segmentsInTransaction++;
+    switch (name) {
+      case 'ISA':
+        this.isa(s, out);
+        return out;
+      case 'IEA':
+        this.iea(s, out);
+        return out;
+      case 'GS':
+        this.gs(s, out);
+        return out;
+      case 'GE':
+        this.ge(s, out);
+        return out;
+      case 'ST':
+        this.st(s, out);
+        return out;
+      case 'SE':
+        this.se(s, out);
+        return out;
+    }
+    if (!this.inTransaction) {
+      this.envelope(`segment ${this.segmentNo}`, `${name} outside a transaction set (ST … SE)`);
+      return out;
+    }
+    if (this.typeProblem !== undefined) return out;
+    this.body(s, out);
+    return out;
+  }
+
+  /** The end of the input: what is still open is a problem. */
+  end(): X12Event[] {
+    const out: X12Event[] = [];
+    this.close(out, 'the file ends');
+    if (this.interchanges === 0) this.envelope('file', 'holds no interchange (ISA)');
+    return out;
+  }
+
+  /** Closes what is open (at the end of the file, or at an ISA inside an interchange): each is a problem. */
+  private close(out: X12Event[], where: string): void {
+    if (this.inTransaction) {
+      this.flushClaim(out);
+      this.envelope(this.transactionPlace(), `${where} inside this transaction set: no SE`);
+      this.claimsOfTransaction.set(this.transactionNo, this.claimsInTransaction);
+    }
+    if (this.inGroup) this.envelope(`GS ${this.gs06}`, `${where} inside this functional group: no GE`, this.transactionsOfGroup);
+    if (this.inInterchange) this.envelope(`ISA ${this.isa13}`, `${where} inside this interchange: no IEA`, this.transactionsOfInterchange);
+    this.inTransaction = this.inGroup = this.inInterchange = false;
+  }
+
+  /** What this reading found wrong with the envelopes (the first reading's result). */
+  report(): EnvelopeReport {
+    const byTransaction = new Map<number, X12Problem[]>();
+    const attached = new Set<X12Problem>();
+    for (const [t, problems] of this.byTransaction) {
+      if ((this.claimsOfTransaction.get(t) ?? 0) === 0) continue;
+      byTransaction.set(t, problems);
+      for (const p of problems) attached.add(p);
+    }
+    const loose = this.found.filter((p) => !attached.has(p));
+    return { byTransaction, loose, interchanges: this.interchanges, claims: this.claimsInFile };
+  }
+
+  private isa(s: X12Segment, out: X12Event[]): void {
+    if (this.inInterchange) this.close(out, 'the next ISA begins');
+    this.interchanges++;
+    this.inInterchange = true;
+    this.isa06 = element(s, 6).trim();
+    this.isa13 = element(s, 13);
+    this.groupsInInterchange = 0;
+    this.transactionsOfInterchange = [];
+    this.firstIsa16 ??= element(s, 16);
+    if (element(s, 16) !== this.firstIsa16 || s['17'] !== undefined)
+      this.envelope(`ISA ${this.isa13}`, 'its delimiters differ from the first interchange of the file: give each such interchange a file of its own');
+  }
+
+  private iea(s: X12Segment, _out: X12Event[]): void {
+    const place = `ISA ${this.isa13}`;
+    if (!this.inInterchange) return void this.envelope(`segment ${this.segmentNo}`, 'IEA without an ISA before it');
+    if (this.inGroup) {
+      this.envelope(`GS ${this.gs06}`, 'no GE before the IEA', this.transactionsOfGroup);
+      this.inGroup = false;
+    }
+    if (element(s, 2) !== this.isa13)
+      this.envelope(place, `IEA02 "${clip(element(s, 2))}" is not the ISA13 control number "${this.isa13}"`, this.transactionsOfInterchange);
+    if (element(s, 1) !== String(this.groupsInInterchange))
+      this.envelope(
+        place,
+        `IEA01 says ${clip(element(s, 1))} functional group(s); the interchange holds ${this.groupsInInterchange}`,
+        this.transactionsOfInterchange,
+      );
+    this.inInterchange = false;
+  }
+
+  private gs(s: X12Segment, _out: X12Event[]): void {
+    if (!this.inInterchange) this.envelope(`segment ${this.segmentNo}`, 'GS outside an interchange (ISA … IEA)');
+    if (this.inGroup) this.envelope(`GS ${this.gs06}`, 'no GE before the next GS', this.transactionsOfGroup);
+    this.inGroup = true;
+    this.groupsInInterchange++;
+    this.gs06 = element(s, 6);
+    this.gs08 = element(s, 8);
+    this.transactionsInGroup = 0;
+    this.transactionsOfGroup = [];
+  }
+
+  private ge(s: X12Segment, _out: X12Event[]): void {
+    const place = `GS ${this.gs06}`;
+    if (!this.inGroup) return void this.envelope(`segment ${this.segmentNo}`, 'GE without a GS before it');
+    if (element(s, 2) !== this.gs06)
+      this.envelope(place, `GE02 "${clip(element(s, 2))}" is not the GS06 control number "${this.gs06}"`, this.transactionsOfGroup);
+    if (element(s, 1) !== String(this.transactionsInGroup))
+      this.envelope(place, `GE01 says ${clip(element(s, 1))} transaction set(s); the group holds ${this.transactionsInGroup}`, this.transactionsOfGroup);
+    this.inGroup = false;
+  }
+
+  private st(s: X12Segment, out: X12Event[]): void {
+    if (this.inTransaction) {
+      this.flushClaim(out);
+      this.envelope(this.transactionPlace(), 'no SE before the next ST');
+    }
+    if (!this.inGroup) this.envelope(`segment ${this.segmentNo}`, 'ST outside a functional group (GS … GE)');
+    this.transactionNo++;
+    this.transactionsInGroup++;
+    this.transactionsOfGroup.push(this.transactionNo);
+    this.transactionsOfInterchange.push(this.transactionNo);
+    this.inTransaction = true;
+    this.st02 = element(s, 2);
+    this.segmentsInTransaction = 1;
+    this.claimsInTransaction = 0;
+    this.created = '';
+    this.level = '';
+    this.billing = this.subscriber = this.payer = this.draft = this.line = undefined;
+    this.billingProblem = this.subscriberProblem = undefined;
+    const version = element(s, 3) || this.gs08;
+    this.type = version.includes('X222') ? 'professional' : version.includes('X223') ? 'institutional' : undefined;
+    this.typeProblem =
+      element(s, 1) !== '837'
+        ? `transaction set ${clip(element(s, 1))}, not an 837 claim`
+        : this.type
+          ? undefined
+          : `version ${clip(version)} is not one tpa reads: 837P (005010X222A1) or 837I (005010X223A2)`;
+    if (this.typeProblem) this.envelope(this.transactionPlace(), this.typeProblem);
+  }
+
+  private se(s: X12Segment, out: X12Event[]): void {
+    if (!this.inTransaction) return void this.envelope(`segment ${this.segmentNo}`, 'SE without an ST before it');
+    this.flushClaim(out);
+    const place = this.transactionPlace();
+    if (element(s, 2) !== this.st02) this.envelope(place, `SE02 "${clip(element(s, 2))}" is not the ST02 control number "${this.st02}"`);
+    if (element(s, 1) !== String(this.segmentsInTransaction))
+      this.envelope(place, `SE01 says ${clip(element(s, 1))} segments; the transaction set has ${this.segmentsInTransaction} (ST to SE)`);
+    if (this.claimsInTransaction === 0 && !this.typeProblem) this.envelope(place, 'holds no claim (CLM)');
+    this.claimsOfTransaction.set(this.transactionNo, this.claimsInTransaction);
+    this.inTransaction = false;
+  }
+
+  /** A segment inside a transaction set: the hierarchy, the claim and its lines. */
+  private body(s: X12Segment, out: X12Event[]): void {
+    const name = s.name;
+    if (name === 'BHT') {
+      this.created = x12Date(element(s, 4)) ?? '';
+      return;
+    }
+    if (name === 'HL') {
+      this.flushClaim(out);
+      this.level = element(s, 3);
+      if (this.level === '20') {
+        this.billing = undefined;
+        this.billingProblem = 'no billing provider (loop 2010AA, NM1*85)';
+      } else if (this.level === '22') {
+        this.subscriber = undefined;
+        this.payer = undefined;
+        this.patientName = null;
+        this.inPatientLoop = false;
+        this.subscriberProblem = 'no subscriber (loop 2010BA, NM1*IL)';
+      } else if (this.level === '23') {
+        this.inPatientLoop = true;
+        this.patientName = null;
+      }
+      return;
+    }
+    if (name === 'CLM') {
+      this.flushClaim(out);
+      this.claimsInTransaction++;
+      this.claimsInFile++;
+      this.afterClm = true;
+      this.draft = {
+        clm01: element(s, 1),
+        charge: element(s, 2),
+        placeOfService: element(s, 5),
+        statement: undefined,
+        preauth: [],
+        diagnoses: [],
+        pointable: [],
+        procedures: [],
+        info: [],
+        careTeam: [],
+        facility: undefined,
+        lines: [],
+        problems: [],
+      };
+      this.line = undefined;
+      if (!this.mapping) return;
+      const d = this.draft;
+      if (d.clm01 === '') d.problems.push({ segment: 'CLM', message: 'CLM01 (the patient control number, the claim’s id) is missing' });
+      const frequency = element(s, 5, 3);
+      if (frequency !== '' && frequency !== '1')
+        d.problems.push({
+          segment: 'CLM',
+          message: `CLM05-3 is ${clip(frequency)} (${frequency === '7' ? 'a replacement of' : frequency === '8' ? 'a void of' : 'a change to'} an earlier claim): tpa takes original claims (1) only`,
+        });
+      return;
+    }
+    if (!this.afterClm) {
+      this.header(s);
+      return;
+    }
+    if (this.mapping) this.claimSegment(s);
+  }
+
+  /** A segment of the billing provider, subscriber or patient loops. */
+  private header(s: X12Segment): void {
+    if (s.name === 'NM1') {
+      const entity = element(s, 1);
+      if (entity === '85' && this.level === '20') {
+        const party = this.party(s, 'NM1*85');
+        if (typeof party === 'string') this.billingProblem = `billing provider (NM1*85): ${party}`;
+        else {
+          this.billing = party;
+          this.billingProblem = undefined;
+        }
+      } else if (entity === 'IL' && this.level === '22') {
+        const qualifier = element(s, 8);
+        const id = element(s, 9);
+        if (id === '') this.subscriberProblem = `the subscriber (NM1*IL) has no member id (NM109; NM108 "${clip(qualifier)}")`;
+        else {
+          this.subscriber = { memberId: id, name: personName(s), sbr01: this.subscriber?.sbr01 ?? '' };
+          this.subscriberProblem = undefined;
+        }
+      } else if (entity === 'PR' && this.level === '22') {
+        this.payer = { id: element(s, 9), name: element(s, 3) || null };
+      } else if (entity === 'QC' && this.inPatientLoop) {
+        this.patientName = personName(s);
+      }
+      return;
+    }
+    if (s.name === 'SBR' && this.level === '22') {
+      this.subscriber = { memberId: this.subscriber?.memberId ?? '', name: this.subscriber?.name ?? null, sbr01: element(s, 1) };
+    }
+  }
+
+  /** An NM1 of a provider: its NPI (NM108 XX, NM109) and name, or why it has none. */
+  private party(s: X12Segment, segment: string): Party | string {
+    const qualifier = element(s, 8);
+    const id = element(s, 9);
+    if (qualifier !== 'XX' || id === '') return `has no NPI (NM108 must be XX, with the NPI in NM109; got "${clip(qualifier)}")`;
+    return { npi: id, name: element(s, 2) === '2' ? element(s, 3) || null : personName(s), qualifier: element(s, 1), segment };
+  }
+
+  /** A segment of the claim (loop 2300 and below). */
+  private claimSegment(s: X12Segment): void {
+    const d = this.draft!;
+    const name = s.name;
+    const line = this.line;
+    const here = line ? `${line.kind} #${line.n}` : name;
+    switch (name) {
+      case 'LX': {
+        this.otherPayer = false;
+        this.line = {
+          n: d.lines.length + 1,
+          kind: this.type === 'institutional' ? 'SV2' : 'SV1',
+          revenue: null,
+          code: '',
+          modifiers: [],
+          charge: '',
+          units: '',
+          unitBasis: '',
+          place: null,
+          pointers: [],
+          date: undefined,
+          rendering: undefined,
+          preauth: [],
+        };
+        d.lines.push(this.line);
+        return;
+      }
+      case 'SV1':
+      case 'SV2':
+        return void this.serviceLine(s, d);
+      case 'DTP': {
+        const qualifier = element(s, 1);
+        if (qualifier !== '472' && qualifier !== '434') return;
+        const period = dtpPeriod(s);
+        const segment = `${line ? here : 'DTP'}*${qualifier}`;
+        if (typeof period === 'string') return void d.problems.push({ segment, message: period });
+        if (qualifier === '434' && !line) d.statement = period;
+        else if (qualifier === '472' && line) line.date = period;
+        else if (qualifier === '472') d.statement ??= period;
+        return;
+      }
+      case 'REF':
+        if (element(s, 1) === 'G1' && element(s, 2) !== '') (line ? line.preauth : d.preauth).push(element(s, 2));
+        return;
+      case 'HI':
+        if (!line) this.hi(s, d);
+        return;
+      case 'NM1': {
+        const entity = element(s, 1);
+        const known = FRIENDLY_ROLE[entity];
+        if ((!known && entity !== '77') || this.otherPayer) return;
+        const segment = line ? `${here}, NM1*${entity}` : `NM1*${entity}`;
+        const party = this.party(s, segment);
+        if (typeof party === 'string') {
+          d.problems.push({ segment, message: `the ${known?.what ?? 'service facility'} provider ${party}` });
+          return;
+        }
+        if (entity === '77') {
+          if (!line) d.facility = party;
+          return;
+        }
+        if (line && entity === '82') line.rendering = party;
+        else if (!line) d.careTeam.push(party);
+        return;
+      }
+      case 'SBR':
+        this.otherPayer = true;
+        d.problems.push({
+          segment: 'SBR',
+          message: `another payer (loop 2320, SBR01 ${clip(element(s, 1))}) is on the claim: tpa pays as the only payer and does not coordinate benefits with another`,
+        });
+        return;
+      case 'SVD':
+        d.problems.push({
+          segment: line ? `${here}, SVD` : 'SVD',
+          message: 'another payer’s adjudication of this line (loop 2430): tpa does not coordinate benefits with another payer',
+        });
+        return;
+    }
+  }
+
+  private serviceLine(s: X12Segment, d: ClaimDraft): void {
+    const line = this.line;
+    const kind = s.name as 'SV1' | 'SV2';
+    if (!line) return void d.problems.push({ segment: kind, message: `${kind} outside a service line (no LX before it)` });
+    line.kind = kind;
+    const segment = `${kind} #${line.n}`;
+    const problem = (message: string): void => {
+      d.problems.push({ segment, message });
+    };
+    if ((kind === 'SV1') !== (this.type === 'professional')) return void problem(`${kind} in an ${this.type} claim: an 837P has SV1 lines, an 837I SV2 lines`);
+    const composite = kind === 'SV1' ? 1 : 2;
+    const qualifier = element(s, composite, 1);
+    line.code = element(s, composite, 2);
+    for (let c = 3; c <= 6; c++) if (element(s, composite, c) !== '') line.modifiers.push(element(s, composite, c));
+    if (kind === 'SV1') {
+      line.charge = element(s, 2);
+      line.unitBasis = element(s, 3);
+      line.units = element(s, 4);
+      line.place = element(s, 5) || null;
+      for (let c = 1; c <= 4; c++) {
+        const p = element(s, 7, c);
+        if (p === '') continue;
+        const n = Number(p);
+        if (!Number.isInteger(n) || n < 1 || n > 12) problem(`SV107-${c}, diagnosis pointer "${clip(p)}", must be 1 to 12`);
+        else line.pointers.push(n);
+      }
+    } else {
+      const revenue = element(s, 1);
+      line.revenue = /^\d{3}$/.test(revenue) ? `0${revenue}` : revenue;
+      line.charge = element(s, 3);
+      line.unitBasis = element(s, 4);
+      line.units = element(s, 5);
+      if (line.code === '' && qualifier === '')
+        return void problem(
+          `revenue code ${clip(revenue)} without a procedure code (SV202): tpa prices each line by its CPT code, and a line without one has no price`,
+        );
+    }
+    if (qualifier !== 'HC')
+      return void problem(
+        `${kind}0${composite}-1 is "${clip(qualifier)}": tpa prices HCPCS/CPT codes (HC) only, not ${qualifier === 'ER' ? 'jurisdiction-specific codes' : qualifier === 'IV' ? 'home infusion EDI codes' : qualifier === 'WK' ? 'advanced billing concepts codes' : 'that code set'}`,
+      );
+    if (!/^\d{5}$/.test(line.code))
+      problem(`procedure ${JSON.stringify(clip(line.code))} is not a CPT code (5 digits): tpa has no price for HCPCS Level II or other codes`);
+  }
+
+  private hi(s: X12Segment, d: ClaimDraft): void {
+    for (let i = 1; i <= 12; i++) {
+      const qualifier = element(s, i, 1);
+      const code = element(s, i, 2);
+      if (qualifier === '') continue;
+      const diagnosis = DIAGNOSIS_QUALIFIERS[qualifier];
+      if (diagnosis) {
+        d.diagnoses.push({ system: diagnosis.system, code: icdWithDot(code, diagnosis.system), type: diagnosis.type });
+        if (diagnosis.pointable) d.pointable.push(d.diagnoses.length);
+      } else if (qualifier in PROCEDURE_QUALIFIERS) {
+        d.procedures.push({ system: ICD10_PCS_SYSTEM, code, type: PROCEDURE_QUALIFIERS[qualifier] });
+      } else if (qualifier === 'BR' || qualifier === 'BQ') {
+        d.problems.push({ segment: 'HI', message: `ICD-9-CM procedure ${clip(code)} (${qualifier}): claims after 2015-10-01 carry ICD-10-PCS (BBR, BBQ)` });
+      } else {
+        // Condition, occurrence, value, treatment codes and DRGs: kept as supporting information.
+        d.info.push({ qualifier, code });
+      }
+    }
+  }
+
+  /** The claim being read, as a FHIR Claim, when it is complete (at the next CLM, HL, SE or the end). */
+  private flushClaim(out: X12Event[]): void {
+    const d = this.draft;
+    this.draft = undefined;
+    this.line = undefined;
+    this.afterClm = false;
+    this.otherPayer = false;
+    if (!d || !this.mapping) return;
+    const place = `${this.transactionPlace()}, CLM ${d.clm01}`;
+    const report = this.options.report?.byTransaction.get(this.transactionNo);
+    const problems = [...(report ?? []).map((p) => ({ segment: '', message: `not sent: ${p.place}: ${p.message}` })), ...d.problems];
+    if (this.billingProblem) problems.unshift({ segment: 'NM1*85', message: this.billingProblem });
+    if (this.subscriberProblem) problems.unshift({ segment: 'NM1*IL', message: this.subscriberProblem });
+    const sbr01 = this.subscriber?.sbr01 ?? '';
+    if (sbr01 !== '' && sbr01 !== 'P')
+      problems.push({
+        segment: 'SBR',
+        message: `SBR01 is ${clip(sbr01)}: tpa pays as the primary payer (P); a claim where another payer is primary needs coordination of benefits, which tpa does not do`,
+      });
+    if (d.lines.length === 0) problems.push({ segment: 'CLM', message: 'has no service line (LX with SV1 or SV2)' });
+    const segments = new Map<string, string>();
+    const claim = this.fhir(d, segments);
+    const identity = `x12:${this.isa06}:${this.isa13}:${this.st02}:${d.clm01}`;
+    out.push({
+      kind: 'claim',
+      claim: {
+        claim,
+        identity,
+        clm01: d.clm01,
+        place,
+        type: this.type,
+        problems,
+        segmentOf: (field) => {
+          let best: string | undefined;
+          let length = -1;
+          for (const [prefix, segment] of segments)
+            if ((field === prefix || field.startsWith(`${prefix}.`) || field.startsWith(`${prefix}[`)) && prefix.length > length) {
+              best = segment;
+              length = prefix.length;
+            }
+          return best;
+        },
+      },
+    });
+  }
+
+  /** The FHIR R4 Claim of a draft; `segments` gets where each part came from. */
+  private fhir(d: ClaimDraft, segments: Map<string, string>): Record<string, unknown> {
+    const type = this.type ?? 'professional';
+    const member = this.subscriber?.memberId ?? '';
+    const careTeam = d.careTeam.map((p, i) => {
+      segments.set(`careTeam[${i}]`, p.segment);
+      return {
+        sequence: i + 1,
+        provider: { identifier: { system: NPI_SYSTEM, value: p.npi }, ...(p.name ? { display: p.name } : {}) },
+        role: { coding: [{ system: CARE_TEAM_ROLE_SYSTEM, code: FRIENDLY_ROLE[p.qualifier]!.role }] },
+      };
+    });
+    const rendering = d.careTeam.findIndex((p) => p.qualifier === '82');
+    const items = d.lines.map((line, i) => {
+      segments.set(`item[${i}]`, `${line.kind} #${line.n}`);
+      let careTeamSequence: number[] | undefined;
+      if (line.rendering) {
+        const existing = careTeam.findIndex((m) => m.provider.identifier.value === line.rendering!.npi);
+        if (existing >= 0) careTeamSequence = [existing + 1];
+        else {
+          segments.set(`careTeam[${careTeam.length}]`, line.rendering.segment);
+          careTeam.push({
+            sequence: careTeam.length + 1,
+            provider: { identifier: { system: NPI_SYSTEM, value: line.rendering.npi }, ...(line.rendering.name ? { display: line.rendering.name } : {}) },
+            role: { coding: [{ system: CARE_TEAM_ROLE_SYSTEM, code: 'primary' }] },
+          });
+          careTeamSequence = [careTeam.length];
+        }
+      } else if (rendering >= 0 && type === 'professional') careTeamSequence = [rendering + 1];
+      const units = line.unitBasis === 'MJ' ? 1 : decimal(line.units);
+      const charge = decimal(line.charge);
+      const place = line.place ?? (type === 'professional' ? d.placeOfService : '');
+      return {
+        sequence: i + 1,
+        ...(careTeamSequence ? { careTeamSequence } : {}),
+        ...(line.pointers.length > 0 ? { diagnosisSequence: line.pointers.map((p) => d.pointable[p - 1]).filter((n): n is number => n !== undefined) } : {}),
+        ...(line.revenue !== null ? { revenue: { coding: [{ system: REVENUE_SYSTEM, code: line.revenue }] } } : {}),
+        productOrService: { coding: [{ system: /^\d{5}$/.test(line.code) ? CPT_SYSTEM : HCPCS_SYSTEM, code: line.code }] },
+        ...(line.modifiers.length > 0 ? { modifier: line.modifiers.map((m) => ({ coding: [{ system: CPT_SYSTEM, code: m }] })) } : {}),
+        ...(line.date
+          ? line.date.start === line.date.end
+            ? { servicedDate: line.date.start }
+            : { servicedPeriod: { start: line.date.start, end: line.date.end } }
+          : {}),
+        ...(place ? { locationCodeableConcept: { coding: [{ system: PLACE_OF_SERVICE_SYSTEM, code: place }] } } : {}),
+        quantity: { value: units ?? line.units },
+        net: { value: charge ?? line.charge, currency: 'USD' },
+      };
+    });
+    const preauth = [...d.preauth, ...d.lines.flatMap((l) => l.preauth)];
+    segments.set('patient', 'NM1*IL');
+    segments.set('provider', 'NM1*85');
+    segments.set('created', 'BHT');
+    segments.set('total', 'CLM');
+    segments.set('billablePeriod', 'DTP*434');
+    segments.set('insurance', 'SBR');
+    d.diagnoses.forEach((_, i) => segments.set(`diagnosis[${i}]`, 'HI'));
+    const patientName = this.patientName ?? this.subscriber?.name ?? null;
+    const charge = decimal(d.charge);
+    return {
+      resourceType: 'Claim',
+      identifier: [{ system: CLM01_SYSTEM, value: d.clm01 }],
+      status: 'active',
+      type: { coding: [{ system: CLAIM_TYPE_SYSTEM, code: type }] },
+      use: 'claim',
+      patient: {
+        ...(/^[A-Za-z0-9\-.]{1,64}$/.test(member) ? { reference: `Patient/${member}` } : {}),
+        identifier: { value: member },
+        ...(patientName ? { display: patientName } : {}),
+      },
+      ...(d.statement ? { billablePeriod: { start: d.statement.start, end: d.statement.end } } : {}),
+      ...(this.created ? { created: this.created } : {}),
+      ...(this.payer
+        ? { insurer: { ...(this.payer.id ? { identifier: { value: this.payer.id } } : {}), ...(this.payer.name ? { display: this.payer.name } : {}) } }
+        : {}),
+      provider: {
+        identifier: { system: NPI_SYSTEM, value: this.billing?.npi ?? '' },
+        ...(this.billing?.name ? { display: this.billing.name } : {}),
+      },
+      priority: { coding: [{ system: PRIORITY_SYSTEM, code: 'normal' }] },
+      ...(d.facility
+        ? { facility: { identifier: { system: NPI_SYSTEM, value: d.facility.npi }, ...(d.facility.name ? { display: d.facility.name } : {}) } }
+        : {}),
+      ...(careTeam.length > 0 ? { careTeam } : {}),
+      ...(d.info.length > 0
+        ? {
+            supportingInfo: d.info.map((info, i) => ({
+              sequence: i + 1,
+              category: { coding: [{ system: INFO_CATEGORY_SYSTEM, code: 'info' }] },
+              code: { coding: [{ system: `urn:tpa:x12:hi:${info.qualifier}`, code: info.code }] },
+            })),
+          }
+        : {}),
+      ...(d.diagnoses.length > 0
+        ? {
+            diagnosis: d.diagnoses.map((dx, i) => ({
+              sequence: i + 1,
+              diagnosisCodeableConcept: { coding: [{ system: dx.system, code: dx.code }] },
+              ...(dx.type ? { type: [{ coding: [{ system: DIAGNOSIS_TYPE_SYSTEM, code: dx.type }] }] } : {}),
+            })),
+          }
+        : {}),
+      ...(d.procedures.length > 0
+        ? {
+            procedure: d.procedures.map((p, i) => ({
+              sequence: i + 1,
+              ...(p.type ? { type: [{ coding: [{ system: 'http://terminology.hl7.org/CodeSystem/ex-procedure-type', code: 'primary' }] }] } : {}),
+              procedureCodeableConcept: { coding: [{ system: p.system, code: p.code }] },
+            })),
+          }
+        : {}),
+      insurance: [
+        {
+          sequence: 1,
+          focal: true,
+          coverage: { identifier: { value: member }, ...(this.payer?.name ? { display: `${this.payer.name}, member ${member}` } : {}) },
+          ...(preauth.length > 0 ? { preAuthRef: preauth } : {}),
+        },
+      ],
+      item: items,
+      total: { value: charge ?? d.charge, currency: 'USD' },
+    };
+  }
+}
+
+/** A person's name from an NM1: first (NM104) and last (NM103). */
+function personName(s: X12Segment): string | null {
+  return [element(s, 4), element(s, 3)].filter(Boolean).join(' ') || null;
+}
+
+/** Longer than any segment of an 837 by far: a file that runs on without a terminator is not X12, and is not held. */
+export const MAX_SEGMENT_CHARS = 64 * 1024;
+
+/** The segments the first reading needs the elements of; of the others, their names are enough. */
+const ENVELOPE_SEGMENTS = new Set(['ISA', 'IEA', 'GS', 'GE', 'ST', 'SE']);
+
+/**
+ * The first reading of a file: its envelopes checked and its claims counted, by a scan of its
+ * segment terminators that splits only the envelope segments into elements. It cuts segments as
+ * x12-parser does (CR LF read as LF, line breaks and the ends' blanks dropped), so that its counts
+ * are the second reading's; the tokenizer's object for every segment would cost as much again as
+ * the conversion (docs/x12.md "837 in").
+ */
+export class EnvelopeScanner {
+  private readonly reader = new X12ClaimReader({ mapping: false });
+  private readonly separator: string;
+  private readonly terminator: string;
+  private leftover = '';
+  private segments = 0;
+  private fatal: X12Problem | undefined;
+
+  /** `head`: the file's first 106 characters, an ISA (isaProblem says it is one). */
+  constructor(head: string) {
+    this.separator = head[3]!;
+    this.terminator = head[105]!;
+  }
+
+  push(chunk: string): void {
+    if (this.fatal) return;
+    const data = (this.leftover + chunk).replace(/\r\n/g, '\n');
+    let start = 0;
+    for (let end = data.indexOf(this.terminator); end !== -1; end = data.indexOf(this.terminator, start)) {
+      this.segment(data.slice(start, end));
+      start = end + 1;
+    }
+    // A CR at the end of a chunk may be the first half of a CR LF.
+    this.leftover = data.slice(start);
+    if (this.leftover.length > MAX_SEGMENT_CHARS) {
+      this.fatal = {
+        place: `segment ${this.segments + 1}`,
+        message: `runs on for more than ${MAX_SEGMENT_CHARS / 1024} KiB without the ISA's segment terminator: not X12 (nothing of the file is read)`,
+      };
+      this.leftover = '';
+    }
+  }
+
+  end(): EnvelopeReport {
+    if (!this.fatal) this.segment(this.leftover);
+    this.reader.end();
+    return { ...this.reader.report(), ...(this.fatal ? { fatal: this.fatal } : {}) };
+  }
+
+  private segment(raw: string): void {
+    this.segments++;
+    const at = raw.indexOf(this.separator);
+    const name = (at < 0 ? raw : raw.slice(0, at)).replace(/\n/g, '').trim();
+    if (!ENVELOPE_SEGMENTS.has(name)) {
+      this.reader.push(at < 0 ? { name } : { name, '1': '' });
+      return;
+    }
+    const segment: Record<string, string> = { name };
+    raw
+      .slice(at + 1)
+      .split(this.separator)
+      .forEach((value, i) => {
+        segment[String(i + 1)] = value.replace(/\n/g, '').trim();
+      });
+    this.reader.push(segment as X12Segment);
+  }
+}

