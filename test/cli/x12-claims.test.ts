@@ -72,7 +72,7 @@ describe('tpa claim convert', () => {
   });
 
   it('a claim the service cannot take is not printed; stderr names it with its segment, exit 2', async () => {
-    const cob = professionalClaim({ clm01: 'COB1', extra: ['SBR*S*18*GRP-9******CI'] });
+    const cob = professionalClaim({ clm01: 'COB1', extra: ['SBR*P*18*GRP-9******CI'] });
     const hcpcs = professionalClaim({
       clm01: 'HCPCS1',
       lines: [
@@ -85,7 +85,7 @@ describe('tpa claim convert', () => {
     const r = await runTpa(['claim', 'convert', 'mixed.837'], { home, env });
     expect(r.code).toBe(2);
     expect(ndjson(r.stdout).map((c) => c.identifier[0].value)).toEqual(['GOOD1']);
-    expect(r.stderr).toContain('mixed.837: ST 0001, CLM COB1, SBR: another payer (loop 2320, SBR01 S)');
+    expect(r.stderr).toContain('mixed.837: ST 0001, CLM COB1, SBR: another payer (loop 2320, SBR01 P)');
     expect(r.stderr).toContain('mixed.837: ST 0001, CLM HCPCS1, SV1 #2: procedure "J3490" is not a CPT code');
     expect(r.stderr).toContain('3 claims: 1 converted, 2 not');
   });

@@ -115,7 +115,7 @@ describe('837P to FHIR Claims', () => {
         professional([
           professionalClaim({
             clm01: 'COB1',
-            extra: ['SBR*S*18*GRP-9******CI', 'NM1*IL*1*DOE*JOHN****MI*OTHER-1', 'NM1*82*1*OTHER*DOC****G2*PAYER2-77'],
+            extra: ['SBR*P*18*GRP-9******CI', 'NM1*IL*1*DOE*JOHN****MI*OTHER-1', 'NM1*82*1*OTHER*DOC****G2*PAYER2-77'],
             lines: [
               { cpt: '45378', charge: '1800' },
               { cpt: 'A1234', charge: '10', qualifier: 'ER' },
@@ -126,10 +126,27 @@ describe('837P to FHIR Claims', () => {
       ]),
     );
     expect(claims[0]!.problems).toEqual([
-      { segment: 'SBR', message: expect.stringMatching(/another payer \(loop 2320, SBR01 S\).*coordinate benefits/) },
+      { segment: 'SBR', message: expect.stringMatching(/another payer \(loop 2320, SBR01 P\).*coordinate benefits/) },
       { segment: 'SV1 #2', message: expect.stringContaining('SV101-1 is "ER": tpa prices HCPCS/CPT codes (HC) only') },
       { segment: 'SV1 #3', message: expect.stringContaining('procedure "J3490" is not a CPT code') },
     ]);
+  });
+
+  it('another payer after tpa’s plan (2320 SBR01 S) and an attending physician without an NPI are said and the claim is sent; a payment by the other payer is refused', async () => {
+    const after = professionalClaim({
+      clm01: 'AFTER',
+      extra: ['NM1*71*1*JONES*JOHN*J', 'REF*1G*B99937', 'SBR*S*01*351630*STATE TEACHERS*****CI', 'NM1*IL*1*DOE*JANE****MI*222004433'],
+    });
+    const paid = professionalClaim({ clm01: 'PAID', extra: ['SBR*S*01*351630*STATE TEACHERS*****CI', 'AMT*D*40'] });
+    const { claims } = await convert(interchange([professional([after, paid])]));
+    expect(claims[0]!.problems).toEqual([]);
+    expect(claims[0]!.notes).toEqual([
+      { segment: 'NM1*71', message: expect.stringMatching(/attending provider has no NPI.*left out of the care team/) },
+      { segment: 'SBR', message: expect.stringContaining("another payer follows tpa's plan (loop 2320, SBR01 S)") },
+    ]);
+    // The other payer's subscriber is not the member, and its providers are not the claim's.
+    expect((claims[0]!.claim as any).patient.reference).not.toContain('222004433');
+    expect(claims[1]!.problems).toEqual([{ segment: 'AMT*D', message: expect.stringContaining('another payer has paid on this claim') }]);
   });
 
   it('a secondary payer’s claim (SBR01 S) and a replacement (CLM05-3 7) are refused, not sent as primary originals', async () => {

@@ -61,7 +61,7 @@ export async function convertX12(ctx: Context, paths: readonly string[], format:
   const bundle = format === 'json' ? bundleWriter(emit) : undefined;
   try {
     for (const file of x12Files(paths, (m) => ctx.note(m))) {
-      for await (const item of x12Claims(file)) {
+      for await (const item of x12Claims(file, (m) => ctx.note(m))) {
         const { checked } = checkClaim(item);
         if (!checked.valid) {
           invalid++;

@@ -240,9 +240,9 @@ export function checkPaths(paths: readonly string[], stdinIsTTY: boolean): void 
 }
 
 /** The claims of an X12 file (x12-source.ts); only counted, with `count` (its envelopes read once). */
-async function* x12Items(path: string, options: { count?: boolean }): AsyncGenerator<ClaimText> {
+async function* x12Items(path: string, note: (message: string) => void, options: { count?: boolean }): AsyncGenerator<ClaimText> {
   if (!options.count) {
-    yield* x12Claims(path);
+    yield* x12Claims(path, note);
     return;
   }
   const n = await countX12(path);
@@ -274,13 +274,13 @@ export async function* claimTexts(
           note(`${file}: not a regular file (a device, a FIFO or a folder), skipped`);
           continue;
         }
-        if (isX12Path(file)) yield* x12Items(file, options);
+        if (isX12Path(file)) yield* x12Items(file, note, options);
         else if (isNdjson(file)) yield* ndjsonClaims(file, fileLines(file), note);
         else yield* fileDocumentClaims(file, stat.size, note);
       }
       continue;
     }
-    if (isX12Path(path) || (info.isFile() && looksLikeX12(path))) yield* x12Items(path, options);
+    if (isX12Path(path) || (info.isFile() && looksLikeX12(path))) yield* x12Items(path, note, options);
     else if (isNdjson(path)) yield* ndjsonClaims(path, fileLines(path), note);
     else yield* fileDocumentClaims(path, info.size, note);
   }

@@ -6,6 +6,7 @@
 // transaction is sent and memory stays flat whatever the size.
 import { closeSync, createReadStream, openSync, readSync } from 'node:fs';
 import type { FieldError } from '../../../domain/errors.js';
+import { screen } from '../../../render/screen.js';
 import { type EnvelopeReport, EnvelopeScanner, ISA_LENGTH, isaProblem, type X12Event, X12ClaimReader, type X12Segment } from '../../../domain/x12-837.js';
 
 /** One claim of an 837 (or a problem of the file), in the shape the readers give (ClaimText). */
@@ -64,7 +65,7 @@ export function fileProblem(path: string): string | undefined {
  * The claims of an 837 file, each a FHIR Claim with its identity, CLM01 and what the service cannot
  * take; the envelopes' problems that fall on no claim come first, each as an item not sent.
  */
-export async function* x12Claims(path: string): AsyncGenerator<X12ClaimText> {
+export async function* x12Claims(path: string, note: (message: string) => void): AsyncGenerator<X12ClaimText> {
   const problem = fileProblem(path);
   if (problem) {
     yield { source: path, text: '', problem };
@@ -80,6 +81,7 @@ export async function* x12Claims(path: string): AsyncGenerator<X12ClaimText> {
   const item = (e: X12Event): X12ClaimText | undefined => {
     if (e.kind !== 'claim') return undefined;
     const c = e.claim;
+    for (const n of c.notes) note(screen(`${path}: ${c.place}, ${n.segment}: ${n.message}`));
     return {
       source: `${path}: ${c.place}`,
       text: JSON.stringify(c.claim),
