@@ -9,7 +9,7 @@
 // through the ESM loader's resolve, package scope lookup and link; one CommonJS file is one read and
 // one compile, and its built-ins are plain require() calls (no facade, no copy of their exports).
 import { build } from 'esbuild';
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -98,13 +98,18 @@ const lazyCrypto = {
   },
 };
 
-// The entry hands everything past --version and --help to the command tree, which is dist/tpa.cjs.
+// The entry hands everything past --version and --help to the command tree, which is dist/tpa.cjs,
+// loaded with the code V8 compiled for this command the last time it ran (src/cli/tree-cache.ts).
 const commandTreeInItsOwnFile = {
   name: 'command-tree-in-its-own-file',
   setup(b) {
     b.onResolve({ filter: /^\.\/run\.js$/ }, (args) => (args.importer.endsWith('src/cli/main.ts') ? { path: 'tpa', namespace: 'command-tree' } : undefined));
-    b.onResolve({ filter: /.*/, namespace: 'command-tree' }, (args) => ({ path: args.path, external: true }));
-    b.onLoad({ filter: /.*/, namespace: 'command-tree' }, () => ({ contents: "module.exports = require('./tpa.cjs');", loader: 'js' }));
+    b.onLoad({ filter: /.*/, namespace: 'command-tree' }, () => ({
+      contents:
+        "const { loadTree } = require('./tree-cache.ts'); module.exports = loadTree(require('node:path').join(__dirname, 'tpa.cjs'), process.argv.slice(2));",
+      resolveDir: fileURLToPath(new URL('../src/cli/', import.meta.url)),
+      loader: 'js',
+    }));
   },
 };
 
@@ -121,7 +126,12 @@ const promptsInTheirOwnFile = {
 const commonjs = {
   format: 'cjs',
   define: { ...define, 'import.meta': '__tpaImportMeta' },
-  banner: { js: 'var __tpaImportMeta = { get url() { return require("node:url").pathToFileURL(__filename).href; } };' },
+  banner: {
+    js: [
+      'var __tpaImportMeta = { get url() { return require("node:url").pathToFileURL(__filename).href; } };',
+      'var __tpaImportFrom = typeof __tpaImport === "function" ? __tpaImport : (specifier) => import(specifier);',
+    ].join('\n'),
+  },
 };
 
 const shared = {
@@ -159,6 +169,30 @@ await Promise.all([
     plugins: [builtinsThroughRequire()],
   }),
 ]);
+writeFileSync('dist/main.cjs', ascii(readFileSync('dist/main.cjs', 'utf8')));
+writeFileSync('dist/tpa.cjs', ascii(importsThroughTheLoader(readFileSync('dist/tpa.cjs', 'utf8'))));
+
+/**
+ * The command tree's import() of the prompts, through the function its loader hands it
+ * (src/cli/tree-cache.ts), or a plain import() where it is loaded by require(). Any other import()
+ * fails the build: code compiled by node:vm has no import() of its own.
+ */
+function importsThroughTheLoader(code) {
+  const out = code.replaceAll('import("./prompts.js")', '__tpaImportFrom("./prompts.js")');
+  const left = out.match(/\bimport\s*\((?!specifier\))[^)]{0,40}/);
+  if (left) throw new Error(`dist/tpa.cjs has an import() its loader cannot serve: ${left[0]}`);
+  return out;
+}
+
+/**
+ * The code with every character past ASCII written as an escape. One such character (esbuild leaves
+ * them in regular expressions) makes Node read the whole file as a string of two bytes a character,
+ * and V8 take it so. `\\uXXXX` means the same character in a string, a template, a regular
+ * expression and a name.
+ */
+function ascii(code) {
+  return code.replace(/[^\0-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
 
 /**
  * Built-ins through require(): an import of one goes through the ESM loader, whose facade of the
@@ -185,7 +219,6 @@ function builtinsThroughRequire({ dynamicOnly = false } = {}) {
 // `tpa --help` prints it without building the command tree; any other width still goes through
 // commander. Generated from the program just built, so it cannot drift from it.
 const { spawnSync } = await import('node:child_process');
-const { writeFileSync } = await import('node:fs');
 const help = spawnSync(process.execPath, [new URL('../bin/tpa', import.meta.url).pathname, '--help'], {
   encoding: 'utf8',
   env: { ...process.env, TPA_NO_STATIC_HELP: '1' },
