@@ -116,6 +116,10 @@ const lazyCrypto = {
   },
 };
 
+// What dist/tpa.cjs is written in: the parameters are those of a CommonJS module's function, and the
+// import() its loader hands it (src/cli/tree-cache.ts).
+const TREE_WRAPPER = '(function (exports, require, module, __filename, __dirname, __tpaImport) {';
+
 // The entry hands everything past --version and --help to the command tree, which is dist/tpa.cjs,
 // loaded with the code V8 compiled for this command the last time it ran (src/cli/tree-cache.ts).
 const commandTreeInItsOwnFile = {
@@ -144,12 +148,7 @@ const promptsInTheirOwnFile = {
 const commonjs = {
   format: 'cjs',
   define: { ...define, 'import.meta': '__tpaImportMeta' },
-  banner: {
-    js: [
-      'var __tpaImportMeta = { get url() { return require("node:url").pathToFileURL(__filename).href; } };',
-      'var __tpaImportFrom = typeof __tpaImport === "function" ? __tpaImport : (specifier) => import(specifier);',
-    ].join('\n'),
-  },
+  banner: { js: 'var __tpaImportMeta = { get url() { return require("node:url").pathToFileURL(__filename).href; } };' },
 };
 
 const shared = {
@@ -175,7 +174,15 @@ await Promise.all([
     ...commonjs,
     entryPoints: ['src/cli/run.ts'],
     outfile: 'dist/tpa.cjs',
-    plugins: [lazyChildProcess, commanderDefaultImports, commanderVariadicTest, lazyCrypto, builtinsThroughRequire({ dynamicOnly: true }), promptsInTheirOwnFile, bundledSqlite],
+    plugins: [
+      lazyChildProcess,
+      commanderDefaultImports,
+      commanderVariadicTest,
+      lazyCrypto,
+      builtinsThroughRequire({ dynamicOnly: true }),
+      promptsInTheirOwnFile,
+      bundledSqlite,
+    ],
   }),
   // @inquirer/prompts is ESM: it stays ESM, its built-ins taken through require() (see above).
   build({
@@ -188,16 +195,18 @@ await Promise.all([
   }),
 ]);
 writeFileSync('dist/main.cjs', ascii(readFileSync('dist/main.cjs', 'utf8')));
-writeFileSync('dist/tpa.cjs', ascii(importsThroughTheLoader(readFileSync('dist/tpa.cjs', 'utf8'))));
+// The command tree is written as the function a CommonJS module's code runs in, which its loader
+// compiles as it is (src/cli/tree-cache.ts): wrapping a copy of it at each start made V8 collect the
+// young generation once more.
+writeFileSync('dist/tpa.cjs', `${TREE_WRAPPER}${ascii(importsThroughTheLoader(readFileSync('dist/tpa.cjs', 'utf8')))}\n})`);
 
 /**
- * The command tree's import() of the prompts, through the function its loader hands it
- * (src/cli/tree-cache.ts), or a plain import() where it is loaded by require(). Any other import()
- * fails the build: code compiled by node:vm has no import() of its own.
+ * The command tree's import() of the prompts, through the function its loader hands it. Any other
+ * import() fails the build: code compiled by node:vm has no import() of its own.
  */
 function importsThroughTheLoader(code) {
-  const out = code.replaceAll('import("./prompts.js")', '__tpaImportFrom("./prompts.js")');
-  const left = out.match(/\bimport\s*\((?!specifier\))[^)]{0,40}/);
+  const out = code.replaceAll('import("./prompts.js")', '__tpaImport("./prompts.js")');
+  const left = out.match(/\bimport\s*\(\s*[^)]{0,40}/);
   if (left) throw new Error(`dist/tpa.cjs has an import() its loader cannot serve: ${left[0]}`);
   return out;
 }

@@ -13,37 +13,20 @@ import { pathToFileURL } from 'node:url';
 /** The bytes that head V8's code cache: a magic number, V8's version, the source's length, V8's flags. */
 const HEADER = 16;
 
-/** The bundle at `file`, as require() would hand it, compiled with this command's kept code if there is any. */
+/**
+ * The command tree's exports. `file` is the function a CommonJS module's code runs in (scripts/build.mjs
+ * writes it so, with a sixth parameter for its one import()): compiled with this command's kept code
+ * if there is any.
+ */
 export function loadTree(file: string, args: readonly string[]): unknown {
-  const require = createRequire(file);
+  const source = readFileSync(file, 'utf8');
+  const vm = process.getBuiltinModule('node:vm');
   // Where Node keeps its compile cache (the launcher's folder of the user's own, 0700, one folder
   // for each Node version): nowhere when the launcher found no such folder or the cache is off.
   const dir = getCompileCacheDir?.();
-  if (!dir) return require(file);
-  let source: string;
-  let stamp: string;
-  try {
-    source = readFileSync(file, 'utf8');
-    const st = statSync(file);
-    // The bundle's size and time of writing name its code, as Python names its compiled files: a
-    // new build is new code. (V8 checks its own version, its flags and the length of the source.)
-    stamp = `${st.size}-${Math.floor(st.mtimeMs)}`;
-  } catch {
-    return require(file);
-  }
-  const name = `tree-${commandKey(args)}`;
-  const cacheFile = join(dir, `${name}.${stamp}.v8`);
-  let cachedData: Buffer | undefined;
-  try {
-    cachedData = readFileSync(cacheFile);
-  } catch {
-    // None yet: made when this command ends well (below).
-  }
-  const vm = process.getBuiltinModule('node:vm');
-  // The bundle's one import() (the prompts, an ES module) comes here as __tpaImport (scripts/build.mjs):
-  // code compiled by node:vm has no import() of its own without an experimental option.
-  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname, __tpaImport) {${source}\n})`, { filename: file, cachedData });
-  if (!cachedData || script.cachedDataRejected) {
+  const kept = dir ? keptCode(dir, file, args) : undefined;
+  const script = new vm.Script(source, { filename: file, cachedData: kept?.data });
+  if (kept && (!kept.data || script.cachedDataRejected)) {
     // What V8 checks a cache against (its version and flags) heads the code it makes.
     const header = script.createCachedData().subarray(0, HEADER);
     // The code of the functions that ran is there at exit; a failed command may have stopped short.
@@ -52,14 +35,37 @@ export function loadTree(file: string, args: readonly string[]): unknown {
       const data = script.createCachedData();
       // A command that set V8's flags as it ran (a long listing sizes its heap, src/cli/heap.ts) made
       // code that the next start, with Node's flags, would refuse: nothing is kept for it.
-      keep(dir, name, cacheFile, data.subarray(0, HEADER).equals(header) ? data : undefined);
+      keep(kept.dir, kept.name, kept.file, data.subarray(0, HEADER).equals(header) ? data : undefined);
     });
   }
   const module = { exports: {} as unknown };
-  const wrapper = script.runInThisContext() as (...a: unknown[]) => void;
+  // The bundle's one import() (the prompts, an ES module): code compiled by node:vm has none of its own.
   const importFromTree = (specifier: string) => import(pathToFileURL(join(dirname(file), specifier)).href);
-  wrapper.call(module.exports, module.exports, require, module, file, dirname(file), importFromTree);
+  const tree = script.runInThisContext() as (...a: unknown[]) => void;
+  tree.call(module.exports, module.exports, createRequire(file), module, file, dirname(file), importFromTree);
   return module.exports;
+}
+
+/** Where this command's kept code for this bundle is, and the code if there is any. */
+function keptCode(dir: string, file: string, args: readonly string[]): { dir: string; name: string; file: string; data?: Buffer } | undefined {
+  let stamp: string;
+  try {
+    const st = statSync(file);
+    // The bundle's size and time of writing name its code, as Python names its compiled files: a
+    // new build is new code. (V8 checks its own version, its flags and the length of the source.)
+    stamp = `${st.size}-${Math.floor(st.mtimeMs)}`;
+  } catch {
+    return undefined;
+  }
+  // One install's files are not another's (two checkouts share the user's folder).
+  const name = `tree-${commandKey(args)}.${pathTag(file)}`;
+  const cacheFile = join(dir, `${name}.${stamp}.v8`);
+  try {
+    return { dir, name, file: cacheFile, data: readFileSync(cacheFile) };
+  } catch {
+    // None yet: made when this command ends well.
+    return { dir, name, file: cacheFile };
+  }
 }
 
 /**
@@ -76,6 +82,13 @@ export function commandKey(args: readonly string[]): string {
     else break;
   }
   return words.length ? words.join('-') : 'root';
+}
+
+/** A short tag of the bundle's path (FNV-1a, 32 bits). */
+function pathTag(file: string): string {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < file.length; i++) hash = Math.imul(hash ^ file.charCodeAt(i), 0x01000193);
+  return (hash >>> 0).toString(36);
 }
 
 /** Writes the code (0600, whole or not at all), if any, and removes the command's other code (of earlier builds). */
