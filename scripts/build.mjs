@@ -3,11 +3,15 @@
 //  - dist/main.cjs, the entry: --version and the static --help, and nothing else;
 //  - dist/tpa.cjs, the rest of tpa in one file: command tree, client, engine, server. A module it
 //    imports dynamically (a handler, the engine) is evaluated on its first import only, so a command
-//    pays for the others' code just its reading and parsing;
+//    pays for the others' code just its reading (about 0.6 million instructions a 100 KB). It is
+//    written as the function a CommonJS module runs in, which src/cli/tree-cache.ts compiles with
+//    the code V8 made for the same command at its last run (docs/design.md "Start-up");
 //  - dist/prompts.js, @inquirer/prompts, loaded when a prompt is shown.
 // CommonJS, because a start-up is mostly module loading: a lookup loaded 33 ESM chunks, and each went
 // through the ESM loader's resolve, package scope lookup and link; one CommonJS file is one read and
 // one compile, and its built-ins are plain require() calls (no facade, no copy of their exports).
+// Chunks turned into CommonJS ran more instructions than the one file (docs/numbers.md "Start-up,
+// compiled code kept").
 import { build } from 'esbuild';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
