@@ -3,13 +3,17 @@
 //  - dist/main.cjs, the entry: --version and the static --help, and nothing else;
 //  - dist/tpa.cjs, the rest of tpa in one file: command tree, client, engine, server. A module it
 //    imports dynamically (a handler, the engine) is evaluated on its first import only, so a command
-//    pays for the others' code just its reading and parsing;
+//    pays for the others' code just its reading (about 0.6 million instructions a 100 KB). It is
+//    written as the function a CommonJS module runs in, which src/cli/tree-cache.ts compiles with
+//    the code V8 made for the same command at its last run (docs/design.md "Start-up");
 //  - dist/prompts.js, @inquirer/prompts, loaded when a prompt is shown.
 // CommonJS, because a start-up is mostly module loading: a lookup loaded 33 ESM chunks, and each went
 // through the ESM loader's resolve, package scope lookup and link; one CommonJS file is one read and
 // one compile, and its built-ins are plain require() calls (no facade, no copy of their exports).
+// Chunks turned into CommonJS ran more instructions than the one file (docs/numbers.md "Start-up,
+// compiled code kept").
 import { build } from 'esbuild';
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -40,6 +44,24 @@ const commanderDefaultImports = {
       args.importer.includes('node_modules/commander/') ? { path: args.path, namespace: 'default-builtin' } : undefined,
     );
     b.onLoad({ filter: /.*/, namespace: 'default-builtin' }, (args) => ({ contents: `export default require(${JSON.stringify(args.path)});`, loader: 'js' }));
+  },
+};
+
+// commander tests each option's flags with /\p{ID_Continue}\.\.\.[>\]]$/u: the first such test makes
+// V8 build the Unicode property's set from ICU, 2% of a lookup (docs/numbers.md "Start-up pieces").
+// Before an ASCII character the property is \w, so only flags with another character before "..."
+// are tested against it.
+const COMMANDER_VARIADIC = '/\\p{ID_Continue}\\.\\.\\.[>\\]]$/u.test(flags)';
+const commanderVariadicTest = {
+  name: 'commander-variadic-test',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]node_modules[\\/]commander[\\/]lib[\\/]option\.js$/ }, (args) => {
+      const code = readFileSync(args.path, 'utf8');
+      if (!code.includes(COMMANDER_VARIADIC)) throw new Error(`${args.path} no longer has ${COMMANDER_VARIADIC}: see commanderVariadicTest`);
+      const ascii = '/\\w\\.\\.\\.[>\\]]$/.test(flags)';
+      const other = '/[^\\x00-\\x7f]\\.\\.\\.[>\\]]$/.test(flags)';
+      return { contents: code.replace(COMMANDER_VARIADIC, `(${ascii} || (${other} && ${COMMANDER_VARIADIC}))`), loader: 'js' };
+    });
   },
 };
 
@@ -98,13 +120,22 @@ const lazyCrypto = {
   },
 };
 
-// The entry hands everything past --version and --help to the command tree, which is dist/tpa.cjs.
+// What dist/tpa.cjs is written in: the parameters are those of a CommonJS module's function, and the
+// import() its loader hands it (src/cli/tree-cache.ts).
+const TREE_WRAPPER = '(function (exports, require, module, __filename, __dirname, __tpaImport) {';
+
+// The entry hands everything past --version and --help to the command tree, which is dist/tpa.cjs,
+// loaded with the code V8 compiled for this command the last time it ran (src/cli/tree-cache.ts).
 const commandTreeInItsOwnFile = {
   name: 'command-tree-in-its-own-file',
   setup(b) {
     b.onResolve({ filter: /^\.\/run\.js$/ }, (args) => (args.importer.endsWith('src/cli/main.ts') ? { path: 'tpa', namespace: 'command-tree' } : undefined));
-    b.onResolve({ filter: /.*/, namespace: 'command-tree' }, (args) => ({ path: args.path, external: true }));
-    b.onLoad({ filter: /.*/, namespace: 'command-tree' }, () => ({ contents: "module.exports = require('./tpa.cjs');", loader: 'js' }));
+    b.onLoad({ filter: /.*/, namespace: 'command-tree' }, () => ({
+      contents:
+        "const { loadTree } = require('./tree-cache.ts'); module.exports = loadTree(require('node:path').join(__dirname, 'tpa.cjs'), process.argv.slice(2));",
+      resolveDir: fileURLToPath(new URL('../src/cli/', import.meta.url)),
+      loader: 'js',
+    }));
   },
 };
 
@@ -147,7 +178,15 @@ await Promise.all([
     ...commonjs,
     entryPoints: ['src/cli/run.ts'],
     outfile: 'dist/tpa.cjs',
-    plugins: [lazyChildProcess, commanderDefaultImports, lazyCrypto, builtinsThroughRequire({ dynamicOnly: true }), promptsInTheirOwnFile, bundledSqlite],
+    plugins: [
+      lazyChildProcess,
+      commanderDefaultImports,
+      commanderVariadicTest,
+      lazyCrypto,
+      builtinsThroughRequire({ dynamicOnly: true }),
+      promptsInTheirOwnFile,
+      bundledSqlite,
+    ],
   }),
   // @inquirer/prompts is ESM: it stays ESM, its built-ins taken through require() (see above).
   build({
@@ -159,6 +198,32 @@ await Promise.all([
     plugins: [builtinsThroughRequire()],
   }),
 ]);
+writeFileSync('dist/main.cjs', ascii(readFileSync('dist/main.cjs', 'utf8')));
+// The command tree is written as the function a CommonJS module's code runs in, which its loader
+// compiles as it is (src/cli/tree-cache.ts): wrapping a copy of it at each start made V8 collect the
+// young generation once more.
+writeFileSync('dist/tpa.cjs', `${TREE_WRAPPER}${ascii(importsThroughTheLoader(readFileSync('dist/tpa.cjs', 'utf8')))}\n})`);
+
+/**
+ * The command tree's import() of the prompts, through the function its loader hands it. Any other
+ * import() fails the build: code compiled by node:vm has no import() of its own.
+ */
+function importsThroughTheLoader(code) {
+  const out = code.replaceAll('import("./prompts.js")', '__tpaImport("./prompts.js")');
+  const left = out.match(/\bimport\s*\(\s*[^)]{0,40}/);
+  if (left) throw new Error(`dist/tpa.cjs has an import() its loader cannot serve: ${left[0]}`);
+  return out;
+}
+
+/**
+ * The code with every character past ASCII written as an escape. One such character (esbuild leaves
+ * them in regular expressions) makes Node read the whole file as a string of two bytes a character,
+ * and V8 take it so. `\\uXXXX` means the same character in a string, a template, a regular
+ * expression and a name.
+ */
+function ascii(code) {
+  return code.replace(/[^\0-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
 
 /**
  * Built-ins through require(): an import of one goes through the ESM loader, whose facade of the
@@ -185,7 +250,6 @@ function builtinsThroughRequire({ dynamicOnly = false } = {}) {
 // `tpa --help` prints it without building the command tree; any other width still goes through
 // commander. Generated from the program just built, so it cannot drift from it.
 const { spawnSync } = await import('node:child_process');
-const { writeFileSync } = await import('node:fs');
 const help = spawnSync(process.execPath, [new URL('../bin/tpa', import.meta.url).pathname, '--help'], {
   encoding: 'utf8',
   env: { ...process.env, TPA_NO_STATIC_HELP: '1' },

@@ -7,7 +7,9 @@ const SGR = /\x1b\[[0-9;]*m/g;
 // Combining marks and zero-width characters take no column; East Asian wide and full-width
 // characters (and the emoji blocks) take two. A table of ranges, not the whole Unicode database:
 // names and notes are mostly Latin, and a rare miscount costs one column, never a character.
-const ZERO = /[\p{Mn}\p{Me}\u200b-\u200f\u2060\ufeff]/u;
+// Made at the first text past ASCII: V8 builds a Unicode property's set when it makes the expression,
+// which every command paid at start-up.
+let zero: RegExp | undefined;
 const WIDE: readonly (readonly [number, number])[] = [
   [0x1100, 0x115f],
   [0x2e80, 0x303e],
@@ -34,7 +36,7 @@ export function displayWidth(text: string): number {
   let width = 0;
   for (const ch of plain) {
     const code = ch.codePointAt(0)!;
-    if (ZERO.test(ch)) continue;
+    if ((zero ??= /[\p{Mn}\p{Me}\u200b-\u200f\u2060\ufeff]/u).test(ch)) continue;
     width += WIDE.some(([from, to]) => code >= from && code <= to) ? 2 : 1;
   }
   return width;

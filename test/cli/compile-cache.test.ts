@@ -1,7 +1,8 @@
 // The launcher keeps Node's compiled code in a folder of the user's own (0700): compiled code is run
-// as is, so a folder another user may write in is never used. A real process, since the launcher is
-// the point.
-import { chmodSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+// as is, so a folder another user may write in is never used. And the command tree's code as V8
+// compiled it while a command ran, one file a command (src/cli/tree-cache.ts). A real process, since
+// the launcher and the build are the point.
+import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tpa } from '../helpers/cli.js';
@@ -13,8 +14,18 @@ beforeAll(() => {
 });
 afterAll(() => home.remove());
 
-const withCache = (cacheHome: string) =>
-  tpa(['--version'], { home: home.dir, env: { XDG_CACHE_HOME: cacheHome, NODE_COMPILE_CACHE: undefined, NODE_DISABLE_COMPILE_CACHE: undefined } });
+const withCache = (cacheHome: string, args = ['--version']) =>
+  tpa(args, { home: home.dir, env: { XDG_CACHE_HOME: cacheHome, NODE_COMPILE_CACHE: undefined, NODE_DISABLE_COMPILE_CACHE: undefined } });
+
+const LOOKUP = ['lookup', 'blind', '--npi', '1045782368', '--group', 'GRP-1001', '--cpt', '45378', '-o', 'json'];
+
+/** The files of the command tree's code kept under `cache` (in Node's folder for its version). */
+function treeFiles(cache: string): string[] {
+  const dir = join(cache, 'tpa', 'compile');
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((f) => /(^|\/)tree-[^/]*\.v8$/.test(f))
+    .map((f) => join(dir, f));
+}
 
 describe('the compile cache', () => {
   it('is made in the user cache folder, mode 0700, and filled', async () => {
@@ -34,5 +45,54 @@ describe('the compile cache', () => {
     expect(r.code).toBe(0);
     expect(r.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
     expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('keeps the code a command ran, one file a command, 0600, and the next run starts from it', async () => {
+    const cache = join(home.dir, 'tree');
+    const first = await withCache(cache, LOOKUP);
+    expect(first.code).toBe(0);
+    const kept = treeFiles(cache);
+    expect(kept.map((f) => f.split('/').pop())).toEqual([expect.stringMatching(/^tree-lookup-blind\.[0-9a-z]+\.\d+-\d+\.v8$/)]);
+    expect(statSync(kept[0]!).mode & 0o777).toBe(0o600);
+    const code = readFileSync(kept[0]!);
+    // V8 took it: the second run neither rejects nor writes it again, and answers the same.
+    const second = await withCache(cache, LOOKUP);
+    expect(second.code).toBe(0);
+    expect(JSON.parse(second.stdout)).toEqual(JSON.parse(first.stdout));
+    expect(treeFiles(cache)).toEqual(kept);
+    expect(readFileSync(kept[0]!).equals(code)).toBe(true);
+    // Another command has its own.
+    expect((await withCache(cache, ['config', 'list'])).code).toBe(0);
+    expect(
+      treeFiles(cache)
+        .map((f) => f.split('/').pop()?.split('.')[0])
+        .sort(),
+    ).toEqual(['tree-config-list', 'tree-lookup-blind']);
+  });
+
+  it('replaces a kept file V8 refuses, and tpa still runs', async () => {
+    const cache = join(home.dir, 'garbage');
+    expect((await withCache(cache, LOOKUP)).code).toBe(0);
+    const [kept] = treeFiles(cache);
+    writeFileSync(kept!, 'not code');
+    const r = await withCache(cache, LOOKUP);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).match_found).toBe(true);
+    expect(readFileSync(kept!, 'utf8')).not.toBe('not code');
+  });
+
+  it('keeps nothing of a command that failed', async () => {
+    const cache = join(home.dir, 'failed');
+    const r = await withCache(cache, ['lookup', 'blind', '--npi', 'nope', '--group', 'GRP-1001', '--cpt', '45378']);
+    expect(r.code).not.toBe(0);
+    expect(treeFiles(cache)).toEqual([]);
+  });
+
+  it('keeps nothing of a command that set V8 flags as it ran: the next start would refuse it', async () => {
+    const cache = join(home.dir, 'flags');
+    // A listing of every entry sizes its heap with V8 flags (src/cli/heap.ts).
+    const r = await withCache(cache, ['ledger', 'list', '--all', '-o', 'ndjson']);
+    expect(r.code).toBe(0);
+    expect(treeFiles(cache)).toEqual([]);
   });
 });
