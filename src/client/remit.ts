@@ -6,12 +6,12 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { formatCentsGrouped, jsonNumberToCents } from '../domain/money.js';
 import type { RemitLine, RemitTransaction } from '../domain/x12-835.js';
-import { ConflictError, NotFoundError, PendingError } from '../errors.js';
+import { ConflictError, NetworkError, NotFoundError, PendingError } from '../errors.js';
 import type { TpaClient } from './client.js';
 import { encounterNumber, resolveEncounter } from './encounter-ref.js';
 import { journalPaths } from './job-journals.js';
 import { journalsDir, readJournal } from './journal.js';
-import type { LedgerDetail, LedgerItem, LedgerServiceLine, SettlementRecord, SettlementTransfer } from './types.js';
+import type { LedgerDetail, LedgerServiceLine, SettlementRecord, SettlementTransfer } from './types.js';
 
 /**
  * The CLM01 of each encounter whose claim came in an 837 and was sent from this machine: the
@@ -44,6 +44,8 @@ export function clm01ByEncounter(dataDir: string): Map<string, string> {
 export interface FoundTransfer {
   transfer: SettlementTransfer;
   detail: LedgerDetail;
+  /** How to remit it: a REFUNDED transfer is its reversal unless its payment is asked for (a period it was paid in). */
+  as?: 'payment' | 'reversal';
 }
 
 /**
@@ -86,34 +88,56 @@ export function transfersOf(record: SettlementRecord): SettlementTransfer[] {
 }
 
 /**
- * The transfers initiated inside the span, of the encounters the ledger lists as funded inside it
- * (the service dates read from the filters', which reach back the lookback), each with its
- * encounter's detail. In the order they were initiated.
+ * What a period remits, chosen by event (docs/x12.md "835 out"): each transfer initiated inside the
+ * span as its payment (a REFUNDED one too: it was paid then), and each transfer refunded inside it
+ * (its `refund_details.refunded_at`) as its reversal. The encounters are those the ledger shows
+ * funded or refunded in the span (their service dates read from the filters', which reach back the
+ * lookback), each with its detail; in the order of the events.
  */
-export async function transfersInitiated(
+export async function transfersInPeriod(
   client: TpaClient,
   filters: { start_date?: string; end_date?: string; provider_npi?: string },
   span: { startMs: number; endMs: number },
   onProgress?: (p: { read: number; total: number }) => void,
 ): Promise<FoundTransfer[]> {
-  const { entriesWithEvent } = await import('./activity.js');
-  const { entries } = await entriesWithEvent(client, filters, 'funded', span, onProgress);
-  const found: FoundTransfer[] = [];
-  for (const e of entries as LedgerItem[]) {
-    const s = await client.settlement(e.encounter_id);
-    if (s.status !== 200) continue;
-    const inSpan = transfersOf(s.body as SettlementRecord).filter((t) => {
-      const at = Date.parse(t.initiated_at);
-      return at >= span.startMs && at < span.endMs;
-    });
-    if (inSpan.length === 0) continue;
-    const detail = (await client.ledgerDetail(e.encounter_id)).body;
-    for (const transfer of inSpan) found.push({ transfer, detail });
+  const { scanActivity } = await import('./activity.js');
+  const { events } = await scanActivity(client, filters, span, onProgress);
+  const ids = [...new Set(events.filter((e) => e.kind === 'funded' || e.kind === 'refunded').map((e) => e.encounter_id))];
+  const inSpan = (iso: string | null | undefined) => {
+    const at = Date.parse(iso ?? '');
+    return at >= span.startMs && at < span.endMs;
+  };
+  const found: { one: FoundTransfer; at: string }[] = [];
+  const records = await settlementsOf(client, ids);
+  for (const [i, id] of ids.entries()) {
+    const record = records[i];
+    if (!record) continue;
+    const picked: { transfer: SettlementTransfer; as?: 'payment' | 'reversal'; at: string }[] = [];
+    for (const t of transfersOf(record)) {
+      if (inSpan(t.initiated_at)) picked.push({ transfer: t, as: t.status === 'REFUNDED' ? 'payment' : undefined, at: t.initiated_at });
+      if (t.status === 'REFUNDED' && inSpan(t.refund_details?.refunded_at)) picked.push({ transfer: t, as: 'reversal', at: t.refund_details!.refunded_at });
+    }
+    if (picked.length === 0) continue;
+    const detail = (await client.ledgerDetail(id)).body;
+    for (const p of picked) found.push({ one: { transfer: p.transfer, detail, ...(p.as ? { as: p.as } : {}) }, at: p.at });
   }
-  return found.sort(
-    (a, b) =>
-      a.transfer.initiated_at.localeCompare(b.transfer.initiated_at) || a.transfer.processor_transfer_id.localeCompare(b.transfer.processor_transfer_id),
-  );
+  const rank = (f: FoundTransfer) => (f.as === 'reversal' ? 1 : 0);
+  return found
+    .sort(
+      (a, b) =>
+        a.at.localeCompare(b.at) || a.one.transfer.processor_transfer_id.localeCompare(b.one.transfer.processor_transfer_id) || rank(a.one) - rank(b.one),
+    )
+    .map((f) => f.one);
+}
+
+/** The settlement records of these encounters (undefined: none yet, or not found), read one at a time. */
+async function settlementsOf(client: TpaClient, ids: readonly string[]): Promise<(SettlementRecord | undefined)[]> {
+  const out: (SettlementRecord | undefined)[] = [];
+  for (const id of ids) {
+    const s = await client.settlement(id);
+    out.push(s.status === 200 ? (s.body as SettlementRecord) : undefined);
+  }
+  return out;
 }
 
 /** Why a transfer has no 835: failed (no money moved: exit 4) or not final yet (exit 7). */
@@ -127,13 +151,17 @@ export interface NoRemittance {
 const cents = (value: unknown, what: string): number => {
   if (value === null || value === undefined) return 0;
   const c = jsonNumberToCents(value);
-  if (c === undefined) throw new ConflictError(`${what} is not an amount in cents: ${JSON.stringify(value)}`);
+  if (c === undefined)
+    throw new NetworkError(`the service's answer cannot be written as an 835: ${what} is not an amount in cents: ${JSON.stringify(value)}`, {
+      code: 'answer_unusable',
+    });
   return c;
 };
 
 const day = (iso: string | null | undefined, fallback: string): string => (iso && /^\d{4}-\d{2}-\d{2}/.test(iso) ? iso.slice(0, 10) : fallback);
 
-function remitLine(l: LedgerServiceLine, serviceDate: string): RemitLine {
+/** A line as the 835 takes it; its date its own (the service's `service_date`), else the encounter's. */
+function remitLine(l: LedgerServiceLine, encounterDate: string): RemitLine {
   const what = `line ${l.sequence}`;
   const deductibleCents = cents(l.deductible_applied, `${what}: deductible_applied`);
   const coinsuranceCents = cents(l.coinsurance_applied, `${what}: coinsurance_applied`);
@@ -141,7 +169,7 @@ function remitLine(l: LedgerServiceLine, serviceDate: string): RemitLine {
   return {
     sequence: l.sequence,
     cptCode: l.cpt_code,
-    serviceDate,
+    serviceDate: l.service_date ?? encounterDate,
     units: Number.isInteger(l.quantity) && l.quantity > 0 ? l.quantity : 1,
     chargeCents: cents(l.submitted_charge, `${what}: submitted_charge`),
     allowedCents: cents(l.allowed_amount, `${what}: allowed_amount`),
@@ -212,10 +240,25 @@ export function remitTransactions(
     claimId,
     encounterId: t.encounter_id,
     patient: { memberId: enc.patient.member_id, name: enc.patient.name },
+    // As the service sent it: the writer refuses a date that is not one rather than cut it.
     receivedDate: enc.submission_date ?? null,
   };
   const transactions: RemitTransaction[] = [];
-  const refunded = t.status === 'REFUNDED';
+  const refunded = found.as === undefined ? t.status === 'REFUNDED' : found.as === 'reversal';
+  if (refunded && t.status !== 'REFUNDED')
+    throw new ConflictError(`transfer ${t.processor_transfer_id} of ${enc.encounter_number} is ${t.status}, not REFUNDED: it has no reversal`);
+  if (refunded && t.refund_details?.amount !== undefined && t.refund_details.amount !== null) {
+    // PLB 72 gives back each payout's net: together they are what the refund says came back.
+    const back = t.payouts.reduce(
+      (sum, p) => sum + cents(p.amount, `payout ${p.sequence}: amount`) - cents(p.processor_fee, `payout ${p.sequence}: processor_fee`),
+      0,
+    );
+    const said = cents(t.refund_details.amount, 'refund_details.amount');
+    if (back !== said)
+      throw new ConflictError(
+        `transfer ${t.processor_transfer_id} of ${enc.encounter_number}: its refund is ${formatCentsGrouped(said)} but its payouts' net is ${formatCentsGrouped(back)}: the reversal would not say what came back, so none is written`,
+      );
+  }
   const refundDay = day(t.refund_details?.refunded_at, day(t.completed_at, day(t.initiated_at, enc.service_date)));
   for (const p of t.payouts) {
     if (npi !== undefined && p.provider_npi !== npi) continue;
@@ -244,7 +287,12 @@ export function remitTransactions(
   if (!refunded) {
     for (const [who, entry] of byNpi) {
       if (payoutNpis.has(who) || (npi !== undefined && who !== npi)) continue;
-      if (entry.lines.some((l) => l.paidCents !== 0)) continue;
+      const owed = entry.lines.reduce((s, l) => s + l.paidCents, 0);
+      // An 835 that leaves out money the lines say is owed would mislead the payee: refused.
+      if (entry.lines.some((l) => l.paidCents !== 0))
+        throw new ConflictError(
+          `transfer ${t.processor_transfer_id} of ${enc.encounter_number} pays nothing to ${who}, whose lines have a benefit of ${formatCentsGrouped(owed)}: the 835 would leave that money out, so none is written`,
+        );
       transactions.push({
         ...common,
         kind: 'notice',

@@ -164,6 +164,8 @@ export interface LedgerServiceLine {
   status: string;
   /** tpa's engine adds these; another service may not. `denial_code`: why the line is not paid. */
   denial_code?: string | null;
+  /** YYYY-MM-DD: the line's own date of service (a claim's lines may be on several days). */
+  service_date?: string;
   provider_npi?: string;
   provider_name?: string;
   provider_role?: string;

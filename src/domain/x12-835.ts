@@ -1,8 +1,9 @@
 // ASC X12 835 005010X221A1 remittance advice, written from a transfer's payouts and the lines of the
 // encounter it paid (docs/x12.md "835 out"): one transaction per payee and transfer, amounts in
 // integer cents throughout, every text from outside screened of the delimiters. The writer checks
-// the implementation guide's balancing before it returns: an 835 that would not balance is a bug,
-// never a file.
+// what it is given (dates, sequences, units, amounts) and the implementation guide's balancing
+// before it returns: what it cannot write as it should throws a RemitError, never a file.
+import { centsToJson } from './money.js';
 
 /** The line statuses of the ledger that pay nothing: their charge is adjusted under their denial code. */
 const UNPAID = new Set(['DENIED', 'NOT_COVERED', 'BUNDLED', 'PENDED']);
@@ -104,18 +105,41 @@ export function x12Text(text: string, max = 60): string {
     .trim();
 }
 
-/** Cents as an X12 decimal (R): no trailing zeros after the point, no point for a whole amount. 12340 → "123.4", -500 → "-5". */
-export function x12Amount(cents: number): string {
-  if (!Number.isSafeInteger(cents)) throw new Error(`not an amount in cents: ${cents}`);
-  const sign = cents < 0 ? '-' : '';
-  const abs = Math.abs(cents);
-  const whole = Math.trunc(abs / 100);
-  const frac = abs % 100;
-  if (frac === 0) return `${sign}${whole}`;
-  return `${sign}${whole}.${String(frac).padStart(2, '0').replace(/0$/, '')}`;
+/**
+ * Why an 835 is not written: `unusable`, what it was given is not what an 835 can carry (a date
+ * that is not one, a sequence that is not a number: the service's answer cannot be used);
+ * `unbalanced`, its amounts do not balance as the implementation guide requires.
+ */
+export class RemitError extends Error {
+  constructor(
+    readonly kind: 'unusable' | 'unbalanced',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'RemitError';
+  }
 }
 
-const ymd = (date: string) => date.slice(0, 10).replace(/-/g, '');
+/** Cents as an X12 decimal (R), money.ts's centsToJson: no trailing zeros after the point, no point for a whole amount. 12340 → "123.4", -500 → "-5". */
+export function x12Amount(cents: number): string {
+  if (!Number.isSafeInteger(cents)) throw new RemitError('unusable', `not an amount in cents: ${JSON.stringify(cents)}`);
+  return centsToJson(cents);
+}
+
+/** A YYYY-MM-DD date as CCYYMMDD; anything else (a date-time, text after it) is refused, never cut. */
+function ymd(date: unknown, what: string): string {
+  const m = typeof date === 'string' ? /^(\d{4})-(\d{2})-(\d{2})$/.exec(date) : null;
+  const out = m ? `${m[1]}${m[2]}${m[3]}` : '';
+  if (!/^\d{8}$/.test(out)) throw new RemitError('unusable', `${what} is not a date (YYYY-MM-DD): ${JSON.stringify(date)}`);
+  return out;
+}
+
+/** A count (a line's sequence, its units) as X12 text: a safe non-negative integer, else refused. */
+function count(value: unknown, what: string): string {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0)
+    throw new RemitError('unusable', `${what} is not a whole number: ${JSON.stringify(value)}`);
+  return String(value);
+}
 
 /** An adjustment of a claim or a line: group (CO, PR, OA), reason (CARC), amount in cents. */
 interface Adjustment {
@@ -187,8 +211,31 @@ export function claimFigures(t: RemitTransaction): { chargeCents: number; paidCe
 function transactionBody(t: RemitTransaction): string[][] {
   const sign: 1 | -1 = t.kind === 'reversal' ? -1 : 1;
   const claim = claimFigures(t);
-  if (t.kind === 'payment' && claim.paidCents !== t.paymentCents)
-    throw new Error(`the lines of ${t.payee.npi} pay ${claim.paidCents} cents, its payout is ${t.paymentCents}: the 835 would not balance`);
+  if (t.kind !== 'notice' && claim.paidCents !== t.paymentCents)
+    throw new RemitError('unbalanced', `the lines of ${t.payee.npi} pay ${claim.paidCents} cents, its payout is ${t.paymentCents}: the 835 would not balance`);
+  // The guide's balancing, per line and for the claim, checked on what is written: each SVC02 less
+  // its adjustments is SVC03; the claim's PR adjustments are CLP05; CLP03 less every CAS is CLP04.
+  let claimAdjusted = 0;
+  let claimPatient = 0;
+  for (const l of t.lines) {
+    const adjustments = lineAdjustments(l);
+    const adjusted = adjustments.reduce((s, a) => s + a.cents, 0);
+    const seq = count(l.sequence, "a service line's sequence");
+    if (l.chargeCents - adjusted !== l.paidCents)
+      throw new RemitError(
+        'unbalanced',
+        `line ${seq} (${x12Text(l.cptCode, 48)}) of ${t.encounterId} does not balance: charge ${x12Amount(l.chargeCents)} less adjustments ${x12Amount(adjusted)} is not its payment ${x12Amount(l.paidCents)} (allowed ${x12Amount(l.allowedCents)}, patient responsibility ${x12Amount(l.patientCents)})`,
+      );
+    claimAdjusted += adjusted;
+    claimPatient += adjustments.filter((a) => a.group === 'PR').reduce((s, a) => s + a.cents, 0);
+  }
+  if (claimPatient !== claim.patientCents)
+    throw new RemitError(
+      'unbalanced',
+      `the patient responsibility of ${t.encounterId} (${x12Amount(claim.patientCents)}) is not its PR adjustments (${x12Amount(claimPatient)})`,
+    );
+  if (claim.chargeCents - claimAdjusted !== claim.paidCents)
+    throw new RemitError('unbalanced', `the claim ${t.encounterId} does not balance: charge less adjustments is not its payment`);
   // The provider-level adjustments: the processor's fee (CS) on a payment; on a reversal the fee
   // given back (CS, negative) and the refund the payee returned (72, negative), which make it net 0.
   const plb: { reason: string; ref: string | null; cents: number }[] = [];
@@ -198,16 +245,17 @@ function transactionBody(t: RemitTransaction): string[][] {
     if (t.feeCents !== 0) plb.push({ reason: 'CS', ref: t.payoutId, cents: -t.feeCents });
   }
   const bpr = sign * claim.paidCents - plb.reduce((s, a) => s + a.cents, 0);
-  if (bpr < 0) throw new Error(`the payment to ${t.payee.npi} would be negative (${bpr} cents)`);
+  if (bpr < 0) throw new RemitError('unbalanced', `the payment to ${t.payee.npi} would be negative (${bpr} cents)`);
+  if (t.kind !== 'payment' && bpr !== 0) throw new RemitError('unbalanced', `the ${t.kind} to ${t.payee.npi} would move money (${bpr} cents)`);
   const paying = t.kind === 'payment' && bpr > 0;
   const segments: string[][] = [];
   segments.push(
     paying
-      ? ['BPR', 'I', x12Amount(bpr), 'C', 'ACH', 'CCP', '', '', '', '', x12Text(t.payer.id, 10), '', '', '', '', '', ymd(t.effectiveDate)]
-      : ['BPR', 'H', x12Amount(bpr), 'C', 'NON', '', '', '', '', '', '', '', '', '', '', '', ymd(t.effectiveDate)],
+      ? ['BPR', 'I', x12Amount(bpr), 'C', 'ACH', 'CCP', '', '', '', '', x12Text(t.payer.id, 10), '', '', '', '', '', ymd(t.effectiveDate, 'the effective date')]
+      : ['BPR', 'H', x12Amount(bpr), 'C', 'NON', '', '', '', '', '', '', '', '', '', '', '', ymd(t.effectiveDate, 'the effective date')],
   );
   segments.push(['TRN', '1', x12Text(t.transferId, 50), x12Text(t.payer.id, 10)]);
-  segments.push(['DTM', '405', ymd(t.productionDate)]);
+  segments.push(['DTM', '405', ymd(t.productionDate, 'the production date')]);
   segments.push(['N1', 'PR', x12Text(t.payer.name, 60)]);
   segments.push(['REF', '2U', x12Text(t.payer.id, 50)]);
   segments.push(['N1', 'PE', x12Text(t.payee.name, 60), 'XX', x12Text(t.payee.npi, 10)]);
@@ -224,7 +272,7 @@ function transactionBody(t: RemitTransaction): string[][] {
   ]);
   const [last, ...first] = patientName(t.patient.name);
   segments.push(['NM1', 'QC', '1', last ?? '', first.join(' '), '', '', '', 'MI', x12Text(t.patient.memberId, 80)]);
-  if (t.receivedDate) segments.push(['DTM', '050', ymd(t.receivedDate)]);
+  if (t.receivedDate) segments.push(['DTM', '050', ymd(t.receivedDate, "the claim's submission date")]);
   for (const line of t.lines) {
     segments.push([
       'SVC',
@@ -232,15 +280,15 @@ function transactionBody(t: RemitTransaction): string[][] {
       x12Amount(sign * line.chargeCents),
       x12Amount(sign * line.paidCents),
       '',
-      String(line.units),
+      count(line.units, `the units of line ${line.sequence}`),
     ]);
-    segments.push(['DTM', '472', ymd(line.serviceDate)]);
+    segments.push(['DTM', '472', ymd(line.serviceDate, `the service date of line ${line.sequence}`)]);
     segments.push(...casSegments(lineAdjustments(line), sign));
-    segments.push(['REF', '6R', String(line.sequence)]);
+    segments.push(['REF', '6R', count(line.sequence, "a service line's sequence")]);
     if (!UNPAID.has(line.status)) segments.push(['AMT', 'B6', x12Amount(sign * line.allowedCents)]);
   }
   if (plb.length > 0) {
-    const elements = ['PLB', x12Text(t.payee.npi, 50), `${t.productionDate.slice(0, 4)}1231`];
+    const elements = ['PLB', x12Text(t.payee.npi, 50), `${ymd(t.productionDate, 'the production date').slice(0, 4)}1231`];
     for (const a of plb) elements.push(a.ref ? `${a.reason}${COMP}${x12Text(a.ref, 50)}` : a.reason, x12Amount(a.cents));
     segments.push(elements);
   }
@@ -271,6 +319,11 @@ const fixed = (text: string, width: number) => x12Text(text, width).padEnd(width
  * (0001, 0002, …), SE01 counting ST to SE, GE01 the transactions, IEA01 the one group. One segment a
  * line (the terminator then a newline), as most 835s are delivered to be read.
  */
+/** Checks one transaction as write835 would write it: throws its RemitError, else returns nothing. */
+export function checkTransaction(t: RemitTransaction): void {
+  transactionBody(t);
+}
+
 export function write835(transactions: readonly RemitTransaction[], envelope: Envelope): string {
   if (transactions.length === 0) throw new Error('an 835 needs at least one transaction');
   const control = envelope.controlNumber;

@@ -5,7 +5,9 @@
 // journals say came in an 837.
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { databaseFile } from '../../src/engine/engine.js';
 import { useTpaHome } from '../helpers/cli.js';
 import { adjudicatedEncounter } from '../helpers/encounters.js';
 import { login, serve } from '../helpers/server.js';
@@ -157,6 +159,7 @@ describe('settlement remit: failed and refunded transfers', () => {
     expect(s.status).toBe('REFUNDED');
     const r = await run(['settlement', 'remit', e.transfer]);
     expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/was refunded on 2026-03-04: this is its reversal; its payment is in the 835 of the period it was paid in/);
     const { transactions } = checked835(r.stdout);
     expect(transactions).toHaveLength(4);
     for (const [i, t] of transactions.entries()) {
@@ -196,7 +199,7 @@ describe('settlement remit --from --to', () => {
     const none = await run(['settlement', 'remit', '--from', '2026-02-01', '--to', '2026-02-28']);
     expect(none.code).toBe(0);
     expect(none.stdout).toBe('');
-    expect(none.stderr).toMatch(/no 835 written: no transfer was initiated from 2026-02-01 to 2026-02-28/);
+    expect(none.stderr).toMatch(/no 835 written: no transfer was initiated or refunded from 2026-02-01 to 2026-02-28/);
     expect((await run(['settlement', 'remit', a.id, '--from', '2026-03-01'])).code).toBe(2);
     expect((await run(['settlement', 'remit', '--from', '2026-03-01'])).code).toBe(2);
   });
@@ -247,5 +250,62 @@ describe('settlement remit over the wire', () => {
     } finally {
       await server.stop();
     }
+  });
+});
+
+describe('settlement remit: review (issue 26)', () => {
+  it("refuses a ledger whose line benefit is not allowed less the patient's share: exit 4, the line named, no file", async () => {
+    const e = await funded(['--type', 'professional', '--npi', '1045782368', '--patient', 'MBR-1003']);
+    await settle();
+    // The stored outcome says the member owes 1.00 more of line 1 than allowed − benefit leaves.
+    const db = new Database(databaseFile(home.dir));
+    try {
+      const row = db.prepare('SELECT outcome_json FROM encounters WHERE id = ?').get(e.id) as { outcome_json: string };
+      const outcome = JSON.parse(row.outcome_json);
+      outcome.lines[0].patientResponsibilityCents += 100;
+      db.prepare('UPDATE encounters SET outcome_json = ? WHERE id = ?').run(JSON.stringify(outcome), e.id);
+    } finally {
+      db.close();
+    }
+    const out = join(home.dir, 'broken.835');
+    const r = await run(['settlement', 'remit', e.id, '--out', out]);
+    expect(r.code).toBe(4);
+    expect(r.stderr).toMatch(/line 1 \(\d{5}\) of enc_\w+ does not balance: charge [\d.]+ less adjustments [\d.]+ is not its payment [\d.]+/);
+    expect(r.stderr).toContain('no 835 written');
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it('a payment refunded the next month: its payment in the month it was paid, its reversal in the month of the refund', async () => {
+    const e = await funded(['--type', 'institutional', '--patient', 'MBR-1001']);
+    await settle();
+    expect((await run(['local', 'clock', 'set', '2026-04-06T10:00:00Z'])).code).toBe(0);
+    expect((await run(['local', 'simulate', 'refund', e.id])).code).toBe(0);
+    const s = await settlement(e.id);
+    expect(s.status).toBe('REFUNDED');
+    const march = await run(['settlement', 'remit', '--from', '2026-03-01', '--to', '2026-03-31']);
+    expect(march.code, march.stderr).toBe(0);
+    const paid = checked835(march.stdout).transactions;
+    expect(paid).toHaveLength(4);
+    for (const [i, t] of paid.entries()) {
+      expect(t.trn[2]).toBe(e.transfer);
+      expect(t.bpr[1]).toBe('I');
+      expect(x12Cents(t.bpr[2]!)).toBe(cents(s.payouts[i].net_to_provider));
+      expect(t.claims[0]!.clp[2]).toBe('1');
+    }
+    const april = await run(['settlement', 'remit', '--from', '2026-04-01', '--to', '2026-04-30']);
+    expect(april.code, april.stderr).toBe(0);
+    const reversed = checked835(april.stdout).transactions;
+    expect(reversed).toHaveLength(4);
+    for (const [i, t] of reversed.entries()) {
+      expect(t.trn[2]).toBe(e.transfer);
+      expect(t.bpr.slice(1, 3)).toEqual(['H', '0']);
+      expect(t.claims[0]!.clp[2]).toBe('22');
+      expect(x12Cents(t.claims[0]!.clp[4]!)).toBe(-x12Cents(paid[i]!.claims[0]!.clp[4]!));
+      expect(t.segments.find((x) => x[0] === 'DTM' && x[1] === '405')).toEqual(['DTM', '405', '20260406']);
+    }
+    // Between the two, nothing was paid or refunded.
+    const none = await run(['settlement', 'remit', '--from', '2026-03-10', '--to', '2026-03-31']);
+    expect(none.code).toBe(0);
+    expect(none.stdout).toBe('');
   });
 });

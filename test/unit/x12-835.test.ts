@@ -6,6 +6,7 @@ import { remitTransactions, type FoundTransfer } from '../../src/client/remit.js
 import type { LedgerDetail, LedgerServiceLine, Payout, SettlementTransfer } from '../../src/client/types.js';
 import { carcOf, type RemitLine, type RemitTransaction, write835, x12Amount, x12Text } from '../../src/domain/x12-835.js';
 import type { TpaError } from '../../src/errors.js';
+import { centsToJson } from '../../src/domain/money.js';
 import { checked835 } from '../helpers/x12-835-check.js';
 
 const ENVELOPE = { controlNumber: 42, sender: 'PAYER-ACME', receiver: '1234567893', createdAt: '2026-03-04T10:00:00Z' };
@@ -251,5 +252,81 @@ describe('remitTransactions', () => {
     const failed = remitTransactions(found([line({})], [payout({})], 'FAILED'), new Map());
     expect(failed.transactions).toEqual([]);
     expect(failed.none?.why).toMatch(/FAILED on 2026-03-02: no money moved/);
+  });
+});
+
+describe('review of the 835 (issue 26)', () => {
+  const thrown = (f: () => unknown): Error & { kind?: string; exitCode?: number } => {
+    try {
+      f();
+    } catch (e) {
+      return e as Error;
+    }
+    throw new Error('did not throw');
+  };
+
+  it("writes each line's own service date in DTM*472 (the ledger's service_date), the encounter's when a service does not send it", () => {
+    const lines = [line({ service_date: '2006-10-03' }), line({ sequence: 2, cpt_code: '99213', service_date: undefined })];
+    const r = remitTransactions(found(lines, [payout({ amount: 1800 })]), new Map());
+    const { transactions } = checked835(write835(r.transactions, ENVELOPE));
+    expect(transactions[0]!.claims[0]!.lines.map((l) => l.dtm472)).toEqual(['20061003', '20260302']);
+  });
+
+  it('refuses text that would break the file out of a remote-shaped body: a date with X12 after it, a sequence that is not a number', () => {
+    const dated = found([line({})], [payout({})]);
+    (dated.detail.encounter as Record<string, unknown>).submission_date = '2026-01-01~ISA*00*';
+    const r1 = remitTransactions(dated, new Map());
+    const e1 = thrown(() => write835(r1.transactions, ENVELOPE));
+    expect(e1.message).toMatch(/submission date is not a date \(YYYY-MM-DD\): "2026-01-01~ISA\*00\*"/);
+    expect(e1.kind).toBe('unusable');
+    const body = JSON.parse(JSON.stringify(found([line({})], [payout({})]))) as FoundTransfer;
+    (body.detail.service_lines[0] as unknown as Record<string, unknown>).sequence = '1~X';
+    const r2 = remitTransactions(body, new Map());
+    const e2 = thrown(() => write835(r2.transactions, ENVELOPE));
+    expect(e2.message).toMatch(/sequence is not a whole number: "1~X"/);
+    expect(thrown(() => write835([payment({ lines: [allowedLine({ units: 1.5 })] })], ENVELOPE)).message).toMatch(/units of line 1 is not a whole number/);
+    expect(thrown(() => write835([payment({ lines: [allowedLine({ serviceDate: '2026-03-02T00:00:00Z' })] })], ENVELOPE)).kind).toBe('unusable');
+  });
+
+  it("refuses a line whose benefit is not its allowed amount less the patient's share: the line would not balance", () => {
+    // allowed 1,650.00 − patient 750.00 = 900.00, but the service says the benefit is 950.00.
+    const r = remitTransactions(found([line({ benefit_amount: 950 })], [payout({ amount: 950 })]), new Map());
+    const e = thrown(() => write835(r.transactions, ENVELOPE));
+    expect(e.kind).toBe('unbalanced');
+    expect(e.message).toMatch(/line 1 \(45380\) of enc_1 does not balance: charge 2400 less adjustments 1500 is not its payment 950/);
+  });
+
+  it('refuses a transfer that pays nothing to a provider whose lines have a benefit, rather than leave the money out', () => {
+    const owed = line({ sequence: 2, provider_npi: '1045782368', provider_name: 'Dr. Alice Morgan' });
+    const e = thrown(() => remitTransactions(found([line({}), owed], [payout({})]), new Map()));
+    expect(e.exitCode).toBe(4);
+    expect(e.message).toMatch(/pays nothing to 1045782368, whose lines have a benefit of 900\.00/);
+  });
+
+  it('x12Amount is money.ts centsToJson, refusing what is not whole cents', () => {
+    for (const c of [0, 5, -5, 10, 12340, -500, 100, 123456789, -99]) expect(x12Amount(c)).toBe(centsToJson(c));
+    expect(thrown(() => x12Amount(1.5)).kind).toBe('unusable');
+  });
+});
+
+describe('a refunded transfer (issue 26, review)', () => {
+  const refunded = (amount: number): FoundTransfer => {
+    const f = found([line({})], [payout({})], 'REFUNDED');
+    f.transfer.refund_details = { refund_id: 're_1', amount, reason: 'returned', refunded_at: '2026-04-06T10:00:00Z' };
+    return f;
+  };
+
+  it("is its payment when asked (the period it was paid in), else its reversal, whose PLB 72 must be the refund's amount", () => {
+    expect(remitTransactions({ ...refunded(879.9), as: 'payment' }, new Map()).transactions.map((t) => t.kind)).toEqual(['payment']);
+    const r = remitTransactions(refunded(879.9), new Map());
+    expect(r.transactions.map((t) => [t.kind, t.productionDate])).toEqual([['reversal', '2026-04-06']]);
+    let error: (Error & { exitCode?: number }) | undefined;
+    try {
+      remitTransactions(refunded(900), new Map());
+    } catch (e) {
+      error = e as Error;
+    }
+    expect(error?.exitCode).toBe(4);
+    expect(error?.message).toMatch(/its refund is 900\.00 but its payouts' net is 879\.90/);
   });
 });

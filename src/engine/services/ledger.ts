@@ -324,6 +324,8 @@ function serviceLine(
     cpt_code: line.cptCode,
     cpt_description: ref.cptDescriptions.get(line.cptCode)?.description ?? `CPT ${line.cptCode}`,
     quantity: line.quantity,
+    // The line's own date: a claim's lines may be on several days (docs/api.md, tpa's addition).
+    service_date: line.serviceDate,
     submitted_charge: centsToAmount(line.chargeCents),
     allowed_amount: amount(line.allowedCents),
     deductible_applied: amount(line.deductibleCents),

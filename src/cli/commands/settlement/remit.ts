@@ -1,10 +1,10 @@
 // tpa settlement remit: the ASC X12 835 remittance advice of a transfer, or of the transfers
-// initiated in a period: one transaction per payee and transfer (docs/x12.md "835 out"). On stdout,
+// paid or refunded in a period: one transaction per payee and transfer (docs/x12.md "835 out"). On stdout,
 // or into --out, written whole or not at all.
 import { existsSync, linkSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import type { NoRemittance } from '../../../client/remit.js';
 import type { RemitTransaction } from '../../../domain/x12-835.js';
-import { ConflictError, EXIT, fieldsInvalid, NotFoundError, PendingError, TpaError, UsageError, ValidationFailed } from '../../../errors.js';
+import { ConflictError, EXIT, fieldsInvalid, NetworkError, NotFoundError, PendingError, TpaError, UsageError, ValidationFailed } from '../../../errors.js';
 import type { CommandOutput } from '../../../render/output.js';
 import type { Context } from '../../context.js';
 import { countedPeriod, lookbackSpec, periodFilters } from '../../options.js';
@@ -14,15 +14,15 @@ import { argument, option, verb, type OptionValues } from '../../verb.js';
 const options = {
   out: option.text('--out <file>', 'write the 835 into this file (whole or not at all) instead of stdout; an existing file is kept unless --force'),
   force: option.flag('--force', 'with --out: replace the file if it exists'),
-  from: option.text('--from <date>', 'the transfers initiated from this day (YYYY-MM-DD), instead of one named'),
-  to: option.text('--to <date>', 'the transfers initiated up to this day (YYYY-MM-DD)'),
+  from: option.text('--from <date>', 'the transfers paid (initiated) or refunded from this day (YYYY-MM-DD), instead of one named'),
+  to: option.text('--to <date>', 'the transfers paid (initiated) or refunded up to this day (YYYY-MM-DD)'),
   npi: option.text('--npi <npi>', "only this payee's transactions"),
   lookback: lookbackSpec,
 };
 
 export const remit = verb({
   name: 'remit',
-  description: 'the ASC X12 835 remittance advice of a transfer, or of the transfers initiated in a period: one transaction per payee',
+  description: 'the ASC X12 835 remittance advice of a transfer, or of the transfers paid or refunded in a period: one transaction per payee',
   args: {
     ref: argument.optional('[transfer]', 'the encounter (its id or ENC number: its latest transfer) or a processor transfer id; or give --from and --to'),
   },
@@ -57,6 +57,15 @@ async function settlementRemit(ctx: Context, ref: string | undefined, opts: Opti
   }
   const client = await ctx.client();
   const remit = await import('../../../client/remit.js');
+  const x12 = await import('../../../domain/x12-835.js');
+  // What the writer refuses: a field of the service's answer an 835 cannot carry is an answer tpa
+  // cannot use (exit 8); amounts that do not balance are a conflict (exit 4). Never a broken file.
+  const refusal = (err: unknown, of: string): unknown => {
+    if (!(err instanceof x12.RemitError)) return err;
+    return err.kind === 'unusable'
+      ? new NetworkError(`${of}: the service's answer cannot be written as an 835: ${err.message}; no 835 written`, { code: 'answer_unusable' })
+      : new ConflictError(`${of}: ${err.message}; no 835 written`, { code: 'remit_unbalanced' });
+  };
   const claimIds = remit.clm01ByEncounter(ctx.paths.dataDir);
   const transactions: RemitTransaction[] = [];
   const none: NoRemittance[] = [];
@@ -75,16 +84,30 @@ async function settlementRemit(ctx: Context, ref: string | undefined, opts: Opti
         code: 'payee_not_found',
       });
     }
+    try {
+      for (const t of r.transactions) x12.checkTransaction(t);
+    } catch (err) {
+      throw refusal(err, `transfer ${found.transfer.processor_transfer_id}`);
+    }
     transactions.push(...r.transactions);
+    if (found.transfer.status === 'REFUNDED')
+      ctx.note(
+        `transfer ${found.transfer.processor_transfer_id} was refunded${found.transfer.refund_details?.refunded_at ? ` on ${found.transfer.refund_details.refunded_at.slice(0, 10)}` : ''}: this is its reversal; its payment is in the 835 of the period it was paid in (tpa settlement remit --from … --to …)`,
+      );
   } else {
     const counted = countedPeriod('funded', opts.lookback, f)!;
     const reading = counter(ctx.status, 'reading the ledger', 'entries');
-    const found = await remit.transfersInitiated(client, counted.filters, counted.span, (p) => reading(p.read, p.total));
+    const found = await remit.transfersInPeriod(client, counted.filters, counted.span, (p) => reading(p.read, p.total));
     ctx.status.clear();
     for (const one of found) {
       try {
         const r = remit.remitTransactions(one, claimIds, opts.npi);
         if (r.none) none.push(r.none);
+        try {
+          for (const t of r.transactions) x12.checkTransaction(t);
+        } catch (e) {
+          throw refusal(e, `transfer ${one.transfer.processor_transfer_id}`);
+        }
         transactions.push(...r.transactions);
       } catch (err) {
         // One transfer that cannot be remitted (its payouts and lines disagree) does not stop the
@@ -97,12 +120,12 @@ async function settlementRemit(ctx: Context, ref: string | undefined, opts: Opti
     for (const n of none) ctx.note(`skipped: ${n.why}`);
     if (transactions.length === 0) {
       ctx.note(
-        `no 835 written: ${found.length === 0 ? `no transfer was initiated from ${f.start_date} to ${f.end_date}` : 'none of the transfers initiated in the period has a remittance'}${opts.npi ? ` for NPI ${opts.npi}` : ''}`,
+        `no 835 written: ${found.length === 0 ? `no transfer was initiated or refunded from ${f.start_date} to ${f.end_date}` : 'none of the transfers paid or refunded in the period has a remittance'}${opts.npi ? ` for NPI ${opts.npi}` : ''}`,
       );
       return { exitCode: worst };
     }
   }
-  const { write835 } = await import('../../../domain/x12-835.js');
+  const { write835 } = x12;
   const { serviceNow } = await import('../../../client/activity.js');
   const payees = new Set(transactions.map((t) => t.payee.npi));
   const text = write835(transactions, {
