@@ -1,15 +1,13 @@
 // Config and credentials files: written atomically (temp file, then rename) with mode 0600, so a
 // crash never leaves half a file and no other user can read them.
-import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { replaceWhole } from '../client/write-whole.js';
 import { UsageError } from '../errors.js';
 
 export function writePrivateJson(file: string, value: unknown): void {
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-  const temp = `${file}.${process.pid}.tmp`;
-  writeFileSync(temp, `${JSON.stringify(value, null, 2)}\n`, { mode: 0o600 });
-  chmodSync(temp, 0o600);
-  renameSync(temp, file);
+  replaceWhole(file, `${JSON.stringify(value, null, 2)}\n`);
 }
 
 export function readJson<T>(file: string, fallback: T): T {

@@ -8,22 +8,10 @@
 // reach the same lock. Beside it, `<lock>.json` says who holds it (pid, host, since) so that a
 // second run can name the first; it is only ever read as information.
 import { hostname } from 'node:os';
-import {
-  closeSync,
-  constants,
-  fchmodSync,
-  fstatSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  realpathSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { closeSync, constants, fchmodSync, fstatSync, mkdirSync, openSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ConflictError, UsageError } from '../errors.js';
+import { replaceWhole } from './write-whole.js';
 
 /** Who holds a journal's lock, as its holder wrote it. */
 export interface LockHolder {
@@ -183,9 +171,7 @@ export function letGo(db: LockDb): void {
 
 /** Writes who holds a lock, whole then renamed: a reader never sees half of it. */
 export function writeLockInfo(path: string, info: object): void {
-  const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, `${JSON.stringify(info)}\n`, { mode: 0o600 });
-  renameSync(tmp, path);
+  replaceWhole(path, `${JSON.stringify(info)}\n`);
 }
 
 /** Who holds a lock, as its holder wrote it; only ever information, never proof. */

@@ -2,7 +2,7 @@
 // record and the ledger detail of its encounter, read through the client so that the embedded engine
 // and a remote service serve alike; the CLM01 of claims that came in an 837, from the claim journals
 // of this machine; the interchange control number, one more each file.
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { formatCentsGrouped, jsonNumberToCents } from '../domain/money.js';
 import type { RemitLine, RemitTransaction } from '../domain/x12-835.js';
@@ -314,22 +314,36 @@ const CONTROL_FILE = 'x12-control-number';
 
 /**
  * The next interchange control number (ISA13) of this data directory: one more than the last
- * written, from 1, wrapping after 999,999,999. Kept in a file replaced whole, so a crash leaves the
- * old number or the new one.
+ * written, from 1, wrapping after 999,999,999. Read and written under a lock (journal-lock.ts's
+ * kernel lock), so two remits at once never take the same number; the file is replaced whole, so
+ * a crash leaves the old number or the new one. A lock held more than 10 s: exit 4.
  */
-export function nextControlNumber(dataDir: string): number {
+export async function nextControlNumber(dataDir: string): Promise<number> {
+  const { holdExclusively, letGo } = await import('./journal-lock.js');
+  const { replaceWhole } = await import('./write-whole.js');
   const path = join(dataDir, CONTROL_FILE);
-  let last = 0;
-  try {
-    const n = Number(readFileSync(path, 'utf8').trim());
-    if (Number.isSafeInteger(n) && n >= 0) last = n;
-  } catch {
-    // none yet
-  }
-  const next = last >= 999_999_999 ? 1 : last + 1;
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, `${next}\n`, { mode: 0o600 });
-  renameSync(tmp, path);
-  return next;
+  const what = 'the lock of the X12 control number';
+  const deadline = Date.now() + 10_000;
+  let lock = await holdExclusively(`${path}.lock`, what);
+  while (!lock && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    lock = await holdExclusively(`${path}.lock`, what);
+  }
+  if (!lock)
+    throw new ConflictError(`${what} (${path}.lock) is held by another tpa: no 835 written`, { hint: 'run the command again once the other remit has ended' });
+  try {
+    let last = 0;
+    try {
+      const n = Number(readFileSync(path, 'utf8').trim());
+      if (Number.isSafeInteger(n) && n >= 0) last = n;
+    } catch {
+      // none yet
+    }
+    const next = last >= 999_999_999 ? 1 : last + 1;
+    replaceWhole(path, `${next}\n`);
+    return next;
+  } finally {
+    letGo(lock);
+  }
 }

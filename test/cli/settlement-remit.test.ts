@@ -275,6 +275,18 @@ describe('settlement remit: review (issue 26)', () => {
     expect(existsSync(out)).toBe(false);
   });
 
+  it('--out never removes a file it did not make, even one named as its temporary file once was', async () => {
+    const e = await funded(['--type', 'professional', '--npi', '1045782368', '--patient', 'MBR-1003']);
+    await settle();
+    const out = join(home.dir, 'e.835');
+    const theirs = `${out}.${process.pid}.tmp`;
+    writeFileSync(theirs, "not tpa's");
+    const r = await run(['settlement', 'remit', e.id, '--out', out]);
+    expect(r.code, r.stderr).toBe(0);
+    checked835(readFileSync(out, 'utf8'));
+    expect(readFileSync(theirs, 'utf8')).toBe("not tpa's");
+  });
+
   it('a payment refunded the next month: its payment in the month it was paid, its reversal in the month of the refund', async () => {
     const e = await funded(['--type', 'institutional', '--patient', 'MBR-1001']);
     await settle();

@@ -1,7 +1,7 @@
 // `tpa jobs show --failed-to <file>`: the claims of a journal that were invalid or refused, one
 // compact claim a line (the NDJSON that `claim submit` reads), to fix and send again.
-import { writeFileSync } from 'node:fs';
 import type { JobItem } from '../../../client/job-journals.js';
+import { writeNewWhole } from '../../../client/write-whole.js';
 import { UsageError } from '../../../errors.js';
 import { screen } from '../../../render/screen.js';
 import type { Context } from '../../context.js';
@@ -35,14 +35,14 @@ export function writeFailedClaims(ctx: Context, items: readonly JobItem[], file:
     ctx.note('no claim of this job was invalid or refused: nothing to write');
     return;
   }
+  let done: 'written' | 'exists';
   try {
-    // 'wx': an existing file is never replaced without --force (the check and the creation are one step).
-    writeFileSync(file, lines.map((l) => `${l}\n`).join(''), { flag: force ? 'w' : 'wx', mode: 0o600 });
+    // Whole or not at all; an existing file is never replaced without --force (the check and the creation are one step).
+    done = writeNewWhole(file, lines.map((l) => `${l}\n`).join(''), force);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'EEXIST') throw new UsageError(`${file} exists: not replaced`, { hint: 'name another file, or add --force to replace it' });
     throw new UsageError(`cannot write ${file}: ${(err as Error).message}`);
   }
+  if (done === 'exists') throw new UsageError(`${file} exists: not replaced`, { hint: 'name another file, or add --force to replace it' });
   const named = /\.(ndjson|jsonl)$/i.test(file) ? '' : ` (name it *.ndjson for claim submit to read it a line at a time)`;
   ctx.note(
     `wrote ${lines.length} claim(s) to ${screen(file)}: ${invalid} invalid, ${refused} refused${named}; fix them, then: tpa claim submit ${screen(file)}`,

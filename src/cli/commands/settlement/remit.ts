@@ -1,7 +1,7 @@
 // tpa settlement remit: the ASC X12 835 remittance advice of a transfer, or of the transfers
 // paid or refunded in a period: one transaction per payee and transfer (docs/x12.md "835 out"). On stdout,
 // or into --out, written whole or not at all.
-import { existsSync, linkSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import type { NoRemittance } from '../../../client/remit.js';
 import type { RemitTransaction } from '../../../domain/x12-835.js';
 import { ConflictError, EXIT, fieldsInvalid, NetworkError, NotFoundError, PendingError, TpaError, UsageError, ValidationFailed } from '../../../errors.js';
@@ -129,7 +129,7 @@ async function settlementRemit(ctx: Context, ref: string | undefined, opts: Opti
   const { serviceNow } = await import('../../../client/activity.js');
   const payees = new Set(transactions.map((t) => t.payee.npi));
   const text = write835(transactions, {
-    controlNumber: remit.nextControlNumber(ctx.paths.dataDir),
+    controlNumber: await remit.nextControlNumber(ctx.paths.dataDir),
     sender: transactions[0]!.payer.id,
     receiver: payees.size === 1 ? [...payees][0]! : 'PAYEES',
     createdAt: await serviceNow(client),
@@ -137,7 +137,7 @@ async function settlementRemit(ctx: Context, ref: string | undefined, opts: Opti
   if (opts.out === undefined) {
     ctx.io.stdout.write(text);
   } else {
-    writeWhole(opts.out, text, opts.force === true);
+    await writeWhole(opts.out, text, opts.force === true);
     ctx.note(
       `wrote ${opts.out}: ${transactions.length} transaction${transactions.length === 1 ? '' : 's'} for ${payees.size} payee${payees.size === 1 ? '' : 's'}`,
     );
@@ -145,34 +145,14 @@ async function settlementRemit(ctx: Context, ref: string | undefined, opts: Opti
   return { exitCode: worst };
 }
 
-/**
- * The file written whole or not at all: into a temporary file beside it, then linked to its name
- * (which fails if the name is taken, so a file that appeared meanwhile is not replaced) or, with
- * --force, renamed over it.
- */
-function writeWhole(path: string, text: string, force: boolean): void {
-  const tmp = `${path}.${process.pid}.tmp`;
+/** The file written whole or not at all (client/write-whole.ts); an existing one kept unless --force. */
+async function writeWhole(path: string, text: string, force: boolean): Promise<void> {
+  const { writeNewWhole } = await import('../../../client/write-whole.js');
+  let done: 'written' | 'exists';
   try {
-    // It names patients: the owner's alone, as the data directory's files are.
-    writeFileSync(tmp, text, { flag: 'wx', mode: 0o600 });
-    if (force) renameSync(tmp, path);
-    else {
-      try {
-        linkSync(tmp, path);
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === 'EEXIST')
-          throw new UsageError(`${path} exists: tpa does not write over it`, { hint: 'add --force to replace it' });
-        throw err;
-      }
-    }
+    done = writeNewWhole(path, text, force);
   } catch (err) {
-    if (err instanceof UsageError) throw err;
     throw new UsageError(`cannot write ${path}: ${(err as Error).message}`);
-  } finally {
-    try {
-      unlinkSync(tmp);
-    } catch {
-      // renamed, or never written
-    }
   }
+  if (done === 'exists') throw new UsageError(`${path} exists: tpa does not write over it`, { hint: 'add --force to replace it' });
 }
