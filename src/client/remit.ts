@@ -40,6 +40,20 @@ export function clm01ByEncounter(dataDir: string): Map<string, string> {
   return out;
 }
 
+/**
+ * The journals' CLM01s as a map read on first use, once: a service that returns each claim's
+ * `patient_control_number` never has them read.
+ */
+export function lazyClm01(dataDir: string): Pick<ReadonlyMap<string, string>, 'get'> {
+  let map: Map<string, string> | undefined;
+  return {
+    get(encounterId: string) {
+      map ??= clm01ByEncounter(dataDir);
+      return map.get(encounterId);
+    },
+  };
+}
+
 /** A transfer and the encounter it paid. */
 export interface FoundTransfer {
   transfer: SettlementTransfer;
@@ -194,7 +208,7 @@ function remitLine(l: LedgerServiceLine, encounterDate: string): RemitLine {
  */
 export function remitTransactions(
   found: FoundTransfer,
-  claimIds: ReadonlyMap<string, string>,
+  claimIds: Pick<ReadonlyMap<string, string>, 'get'>,
   npi?: string,
 ): { transactions: RemitTransaction[]; none?: NoRemittance } {
   const { transfer: t, detail } = found;
@@ -233,7 +247,9 @@ export function remitTransactions(
     entry.lines.push(remitLine(l, enc.service_date));
     byNpi.set(who, entry);
   }
-  const claimId = claimIds.get(t.encounter_id) ?? enc.encounter_number;
+  // The CLM01 the service keeps with the claim; else the journals of this machine (asked only then).
+  const pcn = typeof enc.patient_control_number === 'string' && enc.patient_control_number.trim() !== '' ? enc.patient_control_number : undefined;
+  const claimId = pcn ?? claimIds.get(t.encounter_id) ?? enc.encounter_number;
   const common = {
     transferId: t.processor_transfer_id,
     payer: enc.payer,

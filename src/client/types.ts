@@ -181,6 +181,8 @@ export interface LedgerDetail {
     patient: { member_id: string; name: string | null; dob: string | null };
     provider: { npi: string; name: string; role: string | null; facility_npi: string | null; facility_name: string | null };
     payer: { name: string; id: string };
+    /** tpa's engine adds it: the claim's own id from its sender (an 837's CLM01); null or absent when it had none. */
+    patient_control_number?: string | null;
   };
   entries: {
     sequence: number;

@@ -70,7 +70,12 @@ export interface ParsedClaim {
   /** Preauthorization references from supportingInfo or insurance[].preAuthRef. */
   preauthorizations: string[];
   totalChargeCents: number;
+  /** The claim's own id from its sender: Claim.identifier of system urn:tpa:x12:clm01 (an 837's CLM01), when it has one. */
+  patientControlNumber?: string;
 }
+
+/** The system of the Claim.identifier that carries an 837's CLM01, the patient control number. */
+export const CLM01_SYSTEM = 'urn:tpa:x12:clm01';
 
 type Json = Record<string, unknown>;
 
@@ -169,6 +174,9 @@ class ClaimReader {
     const diagnosisCodes = this.diagnoses(lines, billablePeriod, created ?? null);
     const preauthorizations = this.preauthorizations();
     const insurer = isObject(c.insurer) && typeof c.insurer.reference === 'string' ? c.insurer.reference : null;
+    const clm01 = (asArray(c.identifier) ?? []).find(
+      (id): id is Json => isObject(id) && id.system === CLM01_SYSTEM && typeof id.value === 'string' && id.value.trim() !== '',
+    );
 
     if (this.errors.length > 0 || !type || !provider || !memberId || !created || !lines) {
       throw new ValidationError(this.errors.length > 0 ? this.errors : [{ field: '', message: 'claim is incomplete' }]);
@@ -186,6 +194,7 @@ class ClaimReader {
       diagnosisCodes,
       preauthorizations,
       totalChargeCents: lines.reduce((sum, line) => sum + line.chargeCents, 0),
+      ...(clm01 ? { patientControlNumber: (clm01.value as string).trim().slice(0, 80) } : {}),
     };
   }
 

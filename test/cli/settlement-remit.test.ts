@@ -232,6 +232,25 @@ describe('settlement remit: CLP01 from the claim journals', () => {
   });
 });
 
+describe('settlement remit: CLP01 kept by the service', () => {
+  it("is the claim's identifier urn:tpa:x12:clm01, which the ledger detail returns as patient_control_number, with no journal on this machine", async () => {
+    const e = await adjudicatedEncounter(run, home.dir, {
+      template: ['--type', 'professional', '--npi', '1045782368', '--patient', 'MBR-1003'],
+      edit: (claim) => {
+        claim.identifier = [{ system: 'urn:tpa:x12:clm01', value: 'PATIENT123' }];
+      },
+    });
+    const detail = (await run(['ledger', 'show', e.id, '-o', 'json'])).json<Body>();
+    expect(detail.encounter.patient_control_number).toBe('PATIENT123');
+    const f = await run(['fund', 'approve', e.id, '--amount', e.amount, '--auth-code', 'AUTH-PCN', '--yes']);
+    expect(f.code, f.stderr).toBe(0);
+    await settle();
+    const r = await run(['settlement', 'remit', e.id]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(checked835(r.stdout).transactions[0]!.claims[0]!.clp.slice(1, 3)).toEqual(['PATIENT123', '1']);
+  });
+});
+
 describe('settlement remit over the wire', () => {
   it('writes the same 835 from a remote service (tpa local serve) as from the embedded engine, but for the control numbers', async () => {
     const e = await funded(['--type', 'institutional', '--patient', 'MBR-1001']);

@@ -257,6 +257,8 @@ export function ledgerDetail(ctx: EngineContext, _req: EngineRequest, params: Re
       patient: { member_id: row.member_id, name: member?.name ?? null, dob: member?.dob ?? null },
       provider: { npi: provider.npi, name: provider.name, role: provider.role, facility_npi: provider.facility_npi, facility_name: facility?.name ?? null },
       payer: payerOf(ref, row.member_id),
+      // tpa's addition (docs/api.md): the claim's own id from its sender (an 837's CLM01).
+      patient_control_number: claim.patientControlNumber ?? null,
     },
     entries: entries.map((e, i) => ({
       sequence: i + 1,

@@ -66,7 +66,7 @@ async function settlementRemit(ctx: Context, ref: string | undefined, opts: Opti
       ? new NetworkError(`${of}: the service's answer cannot be written as an 835: ${err.message}; no 835 written`, { code: 'answer_unusable' })
       : new ConflictError(`${of}: ${err.message}; no 835 written`, { code: 'remit_unbalanced' });
   };
-  const claimIds = remit.clm01ByEncounter(ctx.paths.dataDir);
+  const claimIds = remit.lazyClm01(ctx.paths.dataDir);
   const transactions: RemitTransaction[] = [];
   const none: NoRemittance[] = [];
   let worst: number = EXIT.OK;
