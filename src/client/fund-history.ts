@@ -202,9 +202,6 @@ export interface HistoryRow extends Omit<ApprovalRecord, 'outcome'> {
   transfer_status: string | null;
 }
 
-/** Settlements read at once, at most: one read per encounter approved, whatever the number of approvals. */
-const READS_IN_FLIGHT = 4;
-
 /**
  * Reads, for each APPROVED approval of `profile` among `records`, the settlement of its encounter
  * (one GET per encounter) and says what became of its transfer: a transfer that FAILED or was
@@ -230,20 +227,13 @@ export async function withTransfers(
       client = err as Error;
     }
   }
-  let next = 0;
-  const worker = async () => {
-    while (next < toRead.length) {
-      const id = toRead[next++]!;
-      try {
-        if (client instanceof Error) throw client;
-        const r = await client!.settlement(id);
-        settlements.set(id, r.status === 200 ? (r.body as SettlementRecord) : null);
-      } catch (err) {
-        settlements.set(id, err as Error);
-      }
+  if (toRead.length > 0) {
+    if (client instanceof Error) for (const id of toRead) settlements.set(id, client);
+    else {
+      const { readSettlements } = await import('./settlement-reads.js');
+      for (const [id, s] of await readSettlements(client!, toRead, { keepErrors: true })) settlements.set(id, s);
     }
-  };
-  await Promise.all(Array.from({ length: Math.min(READS_IN_FLIGHT, toRead.length) }, worker));
+  }
   const unread = new Set<string>();
   for (const row of rows) {
     if (row.outcome !== 'APPROVED') continue;

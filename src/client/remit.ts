@@ -2,7 +2,7 @@
 // record and the ledger detail of its encounter, read through the client so that the embedded engine
 // and a remote service serve alike; the CLM01 of claims that came in an 837, from the claim journals
 // of this machine; the interchange control number, one more each file.
-import { mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { formatCentsGrouped, jsonNumberToCents } from '../domain/money.js';
 import type { RemitLine, RemitTransaction } from '../domain/x12-835.js';
@@ -64,10 +64,16 @@ export interface FoundTransfer {
 
 /**
  * The transfer `ref` names: an encounter (its id or ENC number: its latest transfer) or a processor
- * transfer id (looked for in the settlement records of every encounter ever funded, the earlier
- * transfers included). Not funded yet: exit 7; unknown: exit 3.
+ * transfer id, looked for first through this machine's fund history (`dataDir`: the approval that
+ * made it names its encounter), else in the settlement records of every encounter ever funded, the
+ * earlier transfers included. Not funded yet: exit 7; unknown: exit 3.
  */
-export async function findTransfer(client: TpaClient, ref: string, onProgress?: (p: { read: number; total: number }) => void): Promise<FoundTransfer> {
+export async function findTransfer(
+  client: TpaClient,
+  ref: string,
+  onProgress?: (p: { read: number; total: number }) => void,
+  dataDir?: string,
+): Promise<FoundTransfer> {
   let record: SettlementRecord | undefined;
   let encounterId: string | undefined;
   try {
@@ -82,18 +88,51 @@ export async function findTransfer(client: TpaClient, ref: string, onProgress?: 
     if (!(err instanceof NotFoundError) || encounterNumber(ref)) throw err;
   }
   if (record && encounterId) return { transfer: record, detail: (await client.ledgerDetail(encounterId)).body };
-  const { entriesWithEvent } = await import('./activity.js');
+  const wanted = ref.trim();
+  const inRecord = async (id: string, s: SettlementRecord | null | Error | undefined): Promise<FoundTransfer | undefined> => {
+    if (!s || s instanceof Error) return undefined;
+    const transfer = transfersOf(s).find((t) => t.processor_transfer_id === wanted);
+    return transfer ? { transfer, detail: (await client.ledgerDetail(id)).body } : undefined;
+  };
+  // This machine's fund history first: the approval that made the transfer names its encounter.
+  for (const id of dataDir ? await approvedEncounters(dataDir, wanted) : []) {
+    const s = await client.settlement(id).catch((err: unknown) => (err instanceof NotFoundError ? undefined : Promise.reject(err)));
+    const found = await inRecord(id, s?.status === 200 ? (s.body as SettlementRecord) : null);
+    if (found) return found;
+  }
+  // Else every encounter ever funded, their settlement records read a few at a time, paced.
+  const [{ entriesWithEvent }, { readSettlements }] = await Promise.all([import('./activity.js'), import('./settlement-reads.js')]);
   const { entries } = await entriesWithEvent(client, {}, 'funded', { startMs: Number.NEGATIVE_INFINITY, endMs: Number.POSITIVE_INFINITY }, onProgress);
-  for (const e of entries) {
-    const s = await client.settlement(e.encounter_id);
-    if (s.status !== 200) continue;
-    const found = transfersOf(s.body as SettlementRecord).find((t) => t.processor_transfer_id === ref.trim());
-    if (found) return { transfer: found, detail: (await client.ledgerDetail(e.encounter_id)).body };
+  const records = await readSettlements(
+    client,
+    entries.map((e) => e.encounter_id),
+  );
+  for (const [id, s] of records) {
+    const found = await inRecord(id, s);
+    if (found) return found;
   }
   throw new NotFoundError(`no encounter or transfer ${ref.trim()}`, {
     code: 'transfer_not_found',
     hint: 'name an encounter (enc_… or ENC-2026-000002) or a processor transfer id, as tpa settlement show prints it',
   });
+}
+
+/** The encounters whose approval on this machine made transfer `transferId` (none when there is no history). */
+async function approvedEncounters(dataDir: string, transferId: string): Promise<string[]> {
+  const { FundHistory, historyPath } = await import('./fund-history.js');
+  if (!existsSync(historyPath(dataDir))) return [];
+  try {
+    return [
+      ...new Set(
+        FundHistory.read(dataDir)
+          .filter((a) => a.processor_transfer_id === transferId)
+          .map((a) => a.encounter_id),
+      ),
+    ];
+  } catch {
+    // A history that cannot be read names nothing: the ledger is searched.
+    return [];
+  }
 }
 
 /** A settlement record's transfers: the latest and the earlier ones (failed or refunded). */
@@ -144,14 +183,14 @@ export async function transfersInPeriod(
     .map((f) => f.one);
 }
 
-/** The settlement records of these encounters (undefined: none yet, or not found), read one at a time. */
+/** The settlement records of these encounters (undefined: none yet), read a few at a time, paced (settlement-reads.ts). */
 async function settlementsOf(client: TpaClient, ids: readonly string[]): Promise<(SettlementRecord | undefined)[]> {
-  const out: (SettlementRecord | undefined)[] = [];
-  for (const id of ids) {
-    const s = await client.settlement(id);
-    out.push(s.status === 200 ? (s.body as SettlementRecord) : undefined);
-  }
-  return out;
+  const { readSettlements } = await import('./settlement-reads.js');
+  const read = await readSettlements(client, ids);
+  return ids.map((id) => {
+    const s = read.get(id);
+    return s && !(s instanceof Error) ? s : undefined;
+  });
 }
 
 /** Why a transfer has no 835: failed (no money moved: exit 4) or not final yet (exit 7). */

@@ -72,7 +72,7 @@ async function settlementRemit(ctx: Context, ref: string | undefined, opts: Opti
   let worst: number = EXIT.OK;
   if (ref !== undefined) {
     const reading = counter(ctx.status, 'looking for the transfer in the ledger', 'entries');
-    const found = await remit.findTransfer(client, ref, (p) => reading(p.read, p.total));
+    const found = await remit.findTransfer(client, ref, (p) => reading(p.read, p.total), ctx.paths.dataDir);
     ctx.status.clear();
     const r = remit.remitTransactions(found, claimIds, opts.npi);
     if (r.none) {

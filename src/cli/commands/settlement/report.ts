@@ -2,7 +2,7 @@
 // settlement records of the encounters that were ever funded, paced by the rate-limit headers, then
 // the report computed by domain/report.ts and written in the chosen format (README "The finance
 // desk's report").
-import type { LedgerFilters, LedgerItem, SettlementRecord } from '../../../client/types.js';
+import type { LedgerFilters, LedgerItem } from '../../../client/types.js';
 import { centsToAmount, formatCentsGrouped, jsonNumberToCents } from '../../../domain/money.js';
 import type { PeriodReport, ReportSettlement } from '../../../domain/report.js';
 import { fieldsInvalid, UsageError, ValidationFailed } from '../../../errors.js';
@@ -276,7 +276,7 @@ async function settlementReport(ctx: Context, opts: OptionValues<typeof options>
   const by = counted?.kind ?? 'service';
   const section = opts.section ?? 'providers';
   if (!isSection(section)) throw new UsageError(`--section must be one of ${SECTIONS.join(', ')}`);
-  const [{ pacingWaitMs, pages }, { periodReport }] = await Promise.all([import('../../../client/pages.js'), import('../../../domain/report.js')]);
+  const [{ pages }, { periodReport }] = await Promise.all([import('../../../client/pages.js'), import('../../../domain/report.js')]);
   const client = await ctx.client();
   const { serviceNow } = await import('../../../client/activity.js');
   const now = await serviceNow(client);
@@ -305,19 +305,17 @@ async function settlementReport(ctx: Context, opts: OptionValues<typeof options>
   // Settlement records only for the encounters that were ever funded, paced by the rate limits.
   const funded = entries.filter((e) => e.status_progression.some((p) => p.status === 'FUNDED'));
   const settlements = new Map<string, ReportSettlement>();
-  let pausedUntil = 0;
   const fetching = counter(ctx.status, 'settlement records', 'read');
-  for (const [i, e] of funded.entries()) {
-    const wait = pausedUntil - Date.now();
-    if (wait > 0) {
-      fetching(i, funded.length, { wait: { untilMs: Date.now() + wait, text: 'rate limited, resuming in' } });
-      await new Promise((r) => setTimeout(r, wait));
-    }
-    const s = await client.settlement(e.encounter_id);
-    pausedUntil = Date.now() + pacingWaitMs(s.headers, Date.now());
-    if (s.status === 200) settlements.set(e.encounter_id, s.body as SettlementRecord);
-    fetching(i + 1, funded.length);
-  }
+  const { readSettlements } = await import('../../../client/settlement-reads.js');
+  const read = await readSettlements(
+    client,
+    funded.map((e) => e.encounter_id),
+    {
+      onProgress: (p) =>
+        fetching(p.read, p.total, p.waitingUntilMs === undefined ? undefined : { wait: { untilMs: p.waitingUntilMs, text: 'rate limited, resuming in' } }),
+    },
+  );
+  for (const [id, s] of read) if (s && !(s instanceof Error)) settlements.set(id, s);
   ctx.status.clear();
   const report = periodReport(entries, settlements, now, f.provider_npi);
   const data = reportData(report, f, now, by);

@@ -1,0 +1,59 @@
+// The settlement records of many encounters, read as settlement report, fund history and
+// settlement remit need them: a few requests in flight at once, all paced by the service's rate
+// limit headers (X-RateLimit-Remaining 0: every worker waits until the window resets).
+import type { TpaClient } from './client.js';
+import { pacingWaitMs } from './pages.js';
+import type { SettlementRecord } from './types.js';
+
+/** How many settlement reads are in flight at once. */
+export const READS_IN_FLIGHT = 4;
+
+export interface SettlementReadProgress {
+  read: number;
+  total: number;
+  /** Set while the reads wait out the rate limit: the time they resume (ms since the epoch). */
+  waitingUntilMs?: number;
+}
+
+/**
+ * Each encounter's settlement record (null: the service has none, 202 or 404). A read that throws
+ * is kept as its Error when `keepErrors`, else thrown (the reads in flight end first). In the
+ * order of `ids`, whatever order they were answered in.
+ */
+export async function readSettlements(
+  client: TpaClient,
+  ids: readonly string[],
+  options: { keepErrors?: boolean; inFlight?: number; onProgress?: (p: SettlementReadProgress) => void } = {},
+): Promise<Map<string, SettlementRecord | null | Error>> {
+  const out = new Map<string, SettlementRecord | null | Error>();
+  let next = 0;
+  let read = 0;
+  let pausedUntil = 0;
+  let failed: unknown;
+  const worker = async () => {
+    while (next < ids.length && failed === undefined) {
+      const id = ids[next++]!;
+      const wait = pausedUntil - Date.now();
+      if (wait > 0) {
+        options.onProgress?.({ read, total: ids.length, waitingUntilMs: pausedUntil });
+        await new Promise((r) => setTimeout(r, wait));
+      }
+      try {
+        const s = await client.settlement(id);
+        pausedUntil = Math.max(pausedUntil, Date.now() + pacingWaitMs(s.headers, Date.now()));
+        out.set(id, s.status === 200 ? (s.body as SettlementRecord) : null);
+      } catch (err) {
+        if (!options.keepErrors) {
+          failed ??= err;
+          return;
+        }
+        out.set(id, err instanceof Error ? err : new Error(String(err)));
+      }
+      read++;
+      options.onProgress?.({ read, total: ids.length });
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(options.inFlight ?? READS_IN_FLIGHT, ids.length) }, worker));
+  if (failed !== undefined) throw failed;
+  return new Map(ids.filter((id) => out.has(id)).map((id) => [id, out.get(id)!]));
+}
