@@ -51,6 +51,11 @@ export interface Context {
   status: StatusLine;
   /** A note on stderr, always (warnings, hints, "showing 20 of 1,234"). */
   note(text: string): void;
+  /**
+   * Set by a command whose stdout is a document of another kind (an X12 file): a service's error body
+   * is then never written there, only the error summary on stderr.
+   */
+  stdoutIsDocument?: boolean;
   close(): void;
 }
 

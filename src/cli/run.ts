@@ -42,7 +42,7 @@ function report(thrown: unknown, io: IO, state: RunState, args: string[]): numbe
 
   if (err instanceof TpaError) {
     // JSON mode: whatever body the service answered goes to stdout, the summary to stderr (docs/design.md "Output").
-    if (json && err.body !== undefined) (ctx?.io ?? io).stdout.write(`${JSON.stringify(err.body, null, 2)}\n`);
+    if (json && err.body !== undefined && !ctx?.stdoutIsDocument) (ctx?.io ?? io).stdout.write(`${JSON.stringify(err.body, null, 2)}\n`);
     if (json) {
       const error = {
         exit_code: err.exitCode,

@@ -73,19 +73,32 @@ export async function findTransfer(
   ref: string,
   onProgress?: (p: { read: number; total: number }) => void,
   dataDir?: string,
-): Promise<FoundTransfer> {
+): Promise<FoundTransfer | FoundNotice> {
   let record: SettlementRecord | undefined;
   let encounterId: string | undefined;
   try {
     encounterId = await resolveEncounter(client, ref);
     const s = await client.settlement(encounterId);
-    if (s.status === 202)
+    if (s.status === 202) {
+      // Adjudicated with nothing to pay: no transfer will ever follow, and its 835 is a notice.
+      const detail = (await client.ledgerDetail(encounterId)).body;
+      if (paysNothing(detail)) return { notice: detail };
       throw new PendingError(`encounter ${encounterId} has no transfer yet (${s.body.status}): an 835 is written for a transfer`, {
         hint: `see where it stands: tpa settlement show ${encounterId}`,
       });
+    }
     record = s.body as SettlementRecord;
   } catch (err) {
-    if (!(err instanceof NotFoundError) || encounterNumber(ref)) throw err;
+    if (!(err instanceof NotFoundError)) throw err;
+    // A denied encounter has no settlement and never will: its 835 is a notice of the denial.
+    if (encounterId) {
+      const detail = await client.ledgerDetail(encounterId).then(
+        (r) => r.body,
+        () => undefined,
+      );
+      if (detail && paysNothing(detail)) return { notice: detail };
+    }
+    if (encounterNumber(ref)) throw err;
   }
   if (record && encounterId) return { transfer: record, detail: (await client.ledgerDetail(encounterId)).body };
   const wanted = ref.trim();
@@ -133,6 +146,22 @@ async function approvedEncounters(dataDir: string, transferId: string): Promise<
     // A history that cannot be read names nothing: the ledger is searched.
     return [];
   }
+}
+
+/** An encounter adjudicated with nothing to pay (denied, or a benefit of 0.00): no transfer follows; its 835 is a notice. */
+export interface FoundNotice {
+  notice: LedgerDetail;
+}
+
+/** Whether an encounter is adjudicated and pays nothing: DENIED, or every line's benefit 0.00 (a pended one is not final). */
+function paysNothing(detail: LedgerDetail): boolean {
+  const status = detail.encounter.status;
+  if (status === 'DENIED') return true;
+  if (status !== 'ADJUDICATED' && status !== 'RECONCILED') return false;
+  return (
+    detail.service_lines.length > 0 &&
+    detail.service_lines.every((l) => l.benefit_amount !== null && cents(l.benefit_amount, `line ${l.sequence}: benefit_amount`) === 0)
+  );
 }
 
 /** A settlement record's transfers: the latest and the earlier ones (failed or refunded). */
@@ -279,25 +308,8 @@ export function remitTransactions(
       `the ledger of ${enc.encounter_number} does not say which provider each service line is for, and transfer ${t.processor_transfer_id} pays ${t.payouts.length}: the lines cannot be remitted to their payees`,
     );
   };
-  const byNpi = new Map<string, { name: string; lines: RemitLine[] }>();
-  for (const l of [...detail.service_lines].sort((a, b) => a.sequence - b.sequence)) {
-    const who = lineNpi(l);
-    const entry = byNpi.get(who) ?? { name: l.provider_name ?? t.payouts.find((p) => p.provider_npi === who)?.provider_name ?? enc.provider.name, lines: [] };
-    entry.lines.push(remitLine(l, enc.service_date));
-    byNpi.set(who, entry);
-  }
-  // The CLM01 the service keeps with the claim; else the journals of this machine (asked only then).
-  const pcn = typeof enc.patient_control_number === 'string' && enc.patient_control_number.trim() !== '' ? enc.patient_control_number : undefined;
-  const claimId = pcn ?? claimIds.get(t.encounter_id) ?? enc.encounter_number;
-  const common = {
-    transferId: t.processor_transfer_id,
-    payer: enc.payer,
-    claimId,
-    encounterId: t.encounter_id,
-    patient: { memberId: enc.patient.member_id, name: enc.patient.name },
-    // As the service sent it: the writer refuses a date that is not one rather than cut it.
-    receivedDate: enc.submission_date ?? null,
-  };
+  const byNpi = linesByPayee(detail, lineNpi, (who) => t.payouts.find((p) => p.provider_npi === who)?.provider_name);
+  const common = claimCommon(detail, t.processor_transfer_id, claimIds);
   const transactions: RemitTransaction[] = [];
   const refunded = found.as === undefined ? t.status === 'REFUNDED' : found.as === 'reversal';
   if (refunded && t.status !== 'REFUNDED')
@@ -363,6 +375,70 @@ export function remitTransactions(
     }
   }
   return { transactions };
+}
+
+/** The service lines of an encounter by the provider each is for (`lineNpi`), in their order. */
+function linesByPayee(
+  detail: LedgerDetail,
+  lineNpi: (l: LedgerServiceLine) => string,
+  payoutName: (npi: string) => string | undefined = () => undefined,
+): Map<string, { name: string; lines: RemitLine[] }> {
+  const enc = detail.encounter;
+  const byNpi = new Map<string, { name: string; lines: RemitLine[] }>();
+  for (const l of [...detail.service_lines].sort((a, b) => a.sequence - b.sequence)) {
+    const who = lineNpi(l);
+    const entry = byNpi.get(who) ?? { name: l.provider_name ?? payoutName(who) ?? enc.provider.name, lines: [] };
+    entry.lines.push(remitLine(l, enc.service_date));
+    byNpi.set(who, entry);
+  }
+  return byNpi;
+}
+
+/** What every transaction of one claim says alike: its trace, payer, CLP01, CLP07, patient, date received. */
+function claimCommon(detail: LedgerDetail, transferId: string, claimIds: Pick<ReadonlyMap<string, string>, 'get'>) {
+  const enc = detail.encounter;
+  // The CLM01 the service keeps with the claim; else the journals of this machine (asked only then).
+  const pcn = typeof enc.patient_control_number === 'string' && enc.patient_control_number.trim() !== '' ? enc.patient_control_number : undefined;
+  return {
+    transferId,
+    payer: enc.payer,
+    claimId: pcn ?? claimIds.get(enc.id) ?? enc.encounter_number,
+    encounterId: enc.id,
+    patient: { memberId: enc.patient.member_id, name: enc.patient.name },
+    // As the service sent it: the writer refuses a date that is not one rather than cut it.
+    receivedDate: enc.submission_date ?? null,
+  };
+}
+
+/**
+ * The 835 of an encounter adjudicated with nothing to pay (FoundNotice): one notice (BPR H, 0.00) to
+ * each provider of its lines, the lines with their denial's CARC or the patient's share, so that the
+ * provider can post the denial. Its trace (TRN02) is the AEOB reference, else the encounter id: no
+ * transfer was made.
+ */
+export function noticeTransactions(detail: LedgerDetail, claimIds: Pick<ReadonlyMap<string, string>, 'get'>, npi?: string): RemitTransaction[] {
+  const enc = detail.encounter;
+  const byNpi = linesByPayee(detail, (l) => l.provider_npi ?? enc.provider.npi);
+  const common = claimCommon(detail, detail.reconciliation?.aeob_reference ?? enc.id, claimIds);
+  const decided = detail.entries.find((e) => e.type === 'DENIED' || e.type === 'ADJUDICATION')?.timestamp;
+  const date = day(decided, day(enc.submission_date, enc.service_date));
+  const out: RemitTransaction[] = [];
+  for (const [who, entry] of byNpi) {
+    if (npi !== undefined && who !== npi) continue;
+    out.push({
+      ...common,
+      kind: 'notice',
+      payee: { npi: who, name: entry.name },
+      lines: entry.lines,
+      paymentCents: 0,
+      feeCents: 0,
+      payoutId: null,
+      refundId: null,
+      productionDate: date,
+      effectiveDate: date,
+    });
+  }
+  return out;
 }
 
 const CONTROL_FILE = 'x12-control-number';

@@ -179,6 +179,39 @@ describe('settlement remit: failed and refunded transfers', () => {
   });
 });
 
+describe('settlement remit: an encounter that pays nothing', () => {
+  it('a denied encounter gets a notice: BPR H 0.00, CLP02 4, each line under CO with its CARC, balanced', async () => {
+    const first = await adjudicatedEncounter(run, home.dir, { template: ['--type', 'professional', '--patient', 'MBR-1001'] });
+    // The same claim again: denied as a duplicate of the first (CARC 18).
+    const again = await adjudicatedEncounter(run, home.dir, { template: ['--type', 'professional', '--patient', 'MBR-1001'] });
+    expect(first.response.disposition).toBe('APPROVED');
+    expect(again.response.disposition).toBe('DENIED');
+    const r = await run(['settlement', 'remit', again.id]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/was denied: no transfer follows; this 835 is a notice/);
+    const { transactions } = checked835(r.stdout);
+    expect(transactions).toHaveLength(1);
+    const [t] = transactions as [(typeof transactions)[number]];
+    expect(t.bpr.slice(1, 5)).toEqual(['H', '0', 'C', 'NON']);
+    const detail = (await run(['ledger', 'show', again.id, '-o', 'json'])).json<Body>();
+    expect(t.trn).toEqual(['TRN', '1', detail.reconciliation.aeob_reference, 'PAYER-ACME']);
+    expect(t.claims).toHaveLength(1);
+    const clp = t.claims[0]!.clp;
+    expect(clp[2]).toBe('4');
+    expect(x12Cents(clp[4]!)).toBe(0);
+    const cas = t.segments.filter((x) => x[0] === 'CAS');
+    expect(cas.length).toBeGreaterThan(0);
+    expect(cas.every((x) => x[1] === 'CO' && x[2] === '18')).toBe(true);
+  });
+
+  it('an error never reaches stdout, which holds only X12: an unknown encounter in JSON mode exits 3 with stdout empty', async () => {
+    const r = await run(['settlement', 'remit', 'enc_0123456789abcdef0123', '-o', 'json']);
+    expect(r.code).toBe(3);
+    expect(r.stdout).toBe('');
+    expect(JSON.parse(r.stderr.trim().split('\n').at(-1)!)).toMatchObject({ error: { exit_code: 3 } });
+  });
+});
+
 describe('settlement remit --from --to', () => {
   it('writes the transfers initiated in the period, skipping a failed one with a note, and nothing for an empty period', async () => {
     const a = await funded(['--type', 'institutional', '--patient', 'MBR-1001']);

@@ -41,6 +41,7 @@ describe('findTransfer', () => {
       },
     } as unknown as TpaClient;
     const found = await findTransfer(client, 'tr_7', undefined, home.dir);
+    if (!('transfer' in found)) throw new Error('a notice, where a transfer was named');
     expect(found.transfer.processor_transfer_id).toBe('tr_7');
     expect(found.detail.encounter.id).toBe('enc_7');
     expect(asked).toEqual(['settlement tr_7', 'settlement enc_7']);

@@ -2,7 +2,7 @@
 // paid or refunded in a period: one transaction per payee and transfer (docs/x12.md "835 out"). On stdout,
 // or into --out, written whole or not at all.
 import { existsSync } from 'node:fs';
-import type { NoRemittance } from '../../../client/remit.js';
+import type { FoundNotice, FoundTransfer, NoRemittance } from '../../../client/remit.js';
 import type { RemitTransaction } from '../../../domain/x12-835.js';
 import { ConflictError, EXIT, fieldsInvalid, NetworkError, NotFoundError, PendingError, TpaError, UsageError, ValidationFailed } from '../../../errors.js';
 import type { CommandOutput } from '../../../render/output.js';
@@ -38,6 +38,8 @@ export const remit = verb({
 });
 
 async function settlementRemit(ctx: Context, ref: string | undefined, opts: OptionValues<typeof options>): Promise<CommandOutput> {
+  // stdout is X12: a service's error body never goes there, whatever the output format.
+  ctx.stdoutIsDocument = true;
   const period = opts.from !== undefined || opts.to !== undefined;
   if (ref !== undefined && period) throw new UsageError('name one transfer, or give --from and --to, not both');
   if (ref === undefined && !period) throw new UsageError('name a transfer (an encounter or a processor transfer id), or give --from and --to');
@@ -74,26 +76,7 @@ async function settlementRemit(ctx: Context, ref: string | undefined, opts: Opti
     const reading = counter(ctx.status, 'looking for the transfer in the ledger', 'entries');
     const found = await remit.findTransfer(client, ref, (p) => reading(p.read, p.total), ctx.paths.dataDir);
     ctx.status.clear();
-    const r = remit.remitTransactions(found, claimIds, opts.npi);
-    if (r.none) {
-      if (r.none.status === 'FAILED') throw new ConflictError(`${r.none.why}; no 835 written`, { code: 'transfer_failed' });
-      throw new PendingError(`${r.none.why}; no 835 written`, { hint: `tpa settlement show ${found.transfer.encounter_id} --wait` });
-    }
-    if (r.transactions.length === 0) {
-      throw new NotFoundError(`transfer ${found.transfer.processor_transfer_id} pays nothing to NPI ${opts.npi}, and none of its lines are that provider's`, {
-        code: 'payee_not_found',
-      });
-    }
-    try {
-      for (const t of r.transactions) x12.checkTransaction(t);
-    } catch (err) {
-      throw refusal(err, `transfer ${found.transfer.processor_transfer_id}`);
-    }
-    transactions.push(...r.transactions);
-    if (found.transfer.status === 'REFUNDED')
-      ctx.note(
-        `transfer ${found.transfer.processor_transfer_id} was refunded${found.transfer.refund_details?.refunded_at ? ` on ${found.transfer.refund_details.refunded_at.slice(0, 10)}` : ''}: this is its reversal; its payment is in the 835 of the period it was paid in (tpa settlement remit --from … --to …)`,
-      );
+    transactions.push(...singleTransactions(ctx, found, claimIds, opts.npi, remit, x12.checkTransaction, refusal));
   } else {
     const counted = countedPeriod('funded', opts.lookback, f)!;
     const reading = counter(ctx.status, 'reading the ledger', 'entries');
@@ -143,6 +126,48 @@ async function settlementRemit(ctx: Context, ref: string | undefined, opts: Opti
     );
   }
   return { exitCode: worst };
+}
+
+/**
+ * The transactions of the one transfer named, or of the notice of an encounter that pays nothing;
+ * none (an error saying why) for a FAILED transfer, one not final yet, or a payee it does not name.
+ */
+function singleTransactions(
+  ctx: Context,
+  found: FoundTransfer | FoundNotice,
+  claimIds: Pick<ReadonlyMap<string, string>, 'get'>,
+  npi: string | undefined,
+  remit: typeof import('../../../client/remit.js'),
+  check: (t: RemitTransaction) => void,
+  refusal: (err: unknown, of: string) => unknown,
+): RemitTransaction[] {
+  const of = 'notice' in found ? `encounter ${found.notice.encounter.encounter_number}` : `transfer ${found.transfer.processor_transfer_id}`;
+  let transactions: RemitTransaction[];
+  if ('notice' in found) {
+    transactions = remit.noticeTransactions(found.notice, claimIds, npi);
+    ctx.note(
+      `${found.notice.encounter.encounter_number} was ${found.notice.encounter.status === 'DENIED' ? 'denied' : 'adjudicated with a benefit of 0.00'}: no transfer follows; this 835 is a notice (BPR H, 0.00) with each line's adjustments`,
+    );
+  } else {
+    const r = remit.remitTransactions(found, claimIds, npi);
+    if (r.none) {
+      if (r.none.status === 'FAILED') throw new ConflictError(`${r.none.why}; no 835 written`, { code: 'transfer_failed' });
+      throw new PendingError(`${r.none.why}; no 835 written`, { hint: `tpa settlement show ${found.transfer.encounter_id} --wait` });
+    }
+    transactions = r.transactions;
+  }
+  if (transactions.length === 0)
+    throw new NotFoundError(`${of} pays nothing to NPI ${npi}, and none of its lines are that provider's`, { code: 'payee_not_found' });
+  try {
+    for (const t of transactions) check(t);
+  } catch (err) {
+    throw refusal(err, of);
+  }
+  if (!('notice' in found) && found.transfer.status === 'REFUNDED')
+    ctx.note(
+      `transfer ${found.transfer.processor_transfer_id} was refunded${found.transfer.refund_details?.refunded_at ? ` on ${found.transfer.refund_details.refunded_at.slice(0, 10)}` : ''}: this is its reversal; its payment is in the 835 of the period it was paid in (tpa settlement remit --from … --to …)`,
+    );
+  return transactions;
 }
 
 /** The file written whole or not at all (client/write-whole.ts); an existing one kept unless --force. */
