@@ -70,7 +70,10 @@ export interface X12Problem {
 export interface X12Claim {
   /** The FHIR R4 Claim. */
   claim: Record<string, unknown>;
-  /** The claim's identity in a batch journal: `x12:<ISA06 trimmed>:<ISA13>:<ST02>:<CLM01>`. */
+  /**
+   * The claim's identity in a batch journal: `x12:<ISA06 trimmed>:<ISA13>:<GS06>:<ST02>:<CLM01>` (ST02
+   * is unique only within its functional group, GS06 within its interchange).
+   */
   identity: string;
   clm01: string;
   /** Where it is: `ST 0001, CLM PATIENT123` (with `ISA <ISA13>, ` in front when the file has several interchanges). */
@@ -744,7 +747,7 @@ export class X12ClaimReader {
     if (d.lines.length === 0) problems.push({ segment: 'CLM', message: 'has no service line (LX with SV1 or SV2)' });
     const segments = new Map<string, string>();
     const claim = this.fhir(d, segments);
-    const identity = `x12:${this.isa06}:${this.isa13}:${this.st02}:${d.clm01}`;
+    const identity = `x12:${this.isa06}:${this.isa13}:${this.gs06}:${this.st02}:${d.clm01}`;
     out.push({
       kind: 'claim',
       claim: {

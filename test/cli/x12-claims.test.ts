@@ -154,12 +154,12 @@ describe('tpa claim validate and submit of an 837', () => {
       .split('\n')
       .map((l) => JSON.parse(l) as Row);
     expect(records.filter((r) => r.type === 'sending').map((r) => [r.claim, r.clm01])).toEqual([
-      ['x12:SUBMITTER:000000001:0001:PATIENT123', 'PATIENT123'],
-      ['x12:SUBMITTER:000000001:0001:PATIENT124', 'PATIENT124'],
+      ['x12:SUBMITTER:000000001:1:0001:PATIENT123', 'PATIENT123'],
+      ['x12:SUBMITTER:000000001:1:0001:PATIENT124', 'PATIENT124'],
     ]);
     expect(records.filter((r) => r.type === 'acknowledged').map((r) => [r.claim, /^enc_/.test(r.external_claim_id)])).toEqual([
-      ['x12:SUBMITTER:000000001:0001:PATIENT123', true],
-      ['x12:SUBMITTER:000000001:0001:PATIENT124', true],
+      ['x12:SUBMITTER:000000001:1:0001:PATIENT123', true],
+      ['x12:SUBMITTER:000000001:1:0001:PATIENT124', true],
     ]);
 
     const again = await runTpa(args, { home, env });
@@ -172,6 +172,61 @@ describe('tpa claim validate and submit of an 837', () => {
     expect(ndjson(other.stdout).map((o) => o.status)).toEqual(['ACKNOWLEDGED', 'ACKNOWLEDGED']);
     const ledger = await runTpa(['ledger', 'list', '-o', 'json'], { home, env });
     expect(ledger.json<Row>().count).toBe(4);
+  });
+
+  it('twins (one identity twice in a file) are counted before validation: fixing the invalid one sends it, the other is skipped', async () => {
+    // Both CLM TWIN in ST 0001: the first (A) is invalid (served after it was created), the second (B) is sent.
+    const twins = (dateA: string) =>
+      interchange([
+        transaction({
+          st02: '0001',
+          type: 'professional',
+          claims: [
+            professionalClaim({ clm01: 'TWIN', lines: [{ cpt: '45378', charge: '1800', date: dateA }] }),
+            professionalClaim({ clm01: 'TWIN', member: 'MBR-1003', lines: [{ cpt: '43235', charge: '1500', date: '20250111' }] }),
+          ],
+        }),
+      ]);
+    write('twins.837', twins('20250120'));
+    const args = ['claim', 'submit', 'twins.837', '--journal', 'twins.journal', '-o', 'ndjson'];
+    const first = await runTpa(args, { home, env });
+    expect(ndjson(first.stdout).map((o) => o.status)).toEqual(['INVALID', 'ACKNOWLEDGED']);
+    const b = ndjson(first.stdout)[1]!.external_claim_id as string;
+    write('twins.837', twins('20250110'));
+    const fixed = await runTpa(args, { home, env });
+    expect(fixed.code, fixed.stderr).toBe(0);
+    // Outcomes come as they finish (the skipped one at once): by status.
+    const outcomes = Object.fromEntries(ndjson(fixed.stdout).map((o) => [o.status, o]));
+    expect(Object.keys(outcomes).sort()).toEqual(['ACKNOWLEDGED', 'SKIPPED']);
+    expect(outcomes.SKIPPED!.external_claim_id).toBe(b);
+    // What was sent is A, the fixed one (MBR-1001), not B again (MBR-1003).
+    const sent = await runTpa(['ledger', 'show', outcomes.ACKNOWLEDGED!.external_claim_id, '-o', 'json'], { home, env });
+    expect(sent.json<Row>().encounter.patient.member_id).toBe('MBR-1001');
+  });
+
+  it('a claim acknowledged before under its identity, now with other content, is INVALID and not sent, saying what to do', async () => {
+    const file = (charge: string) =>
+      interchange([
+        transaction({
+          st02: '0001',
+          type: 'professional',
+          claims: [professionalClaim({ clm01: 'CHANGED', lines: [{ cpt: '45378', charge, date: '20250110' }] }), professionalClaim({ clm01: 'SAME' })],
+        }),
+      ]);
+    write('c.837', file('1800'));
+    const args = ['claim', 'submit', 'c.837', '--journal', 'c.journal', '-o', 'ndjson'];
+    expect((await runTpa(args, { home, env })).code).toBe(0);
+    write('c.837', file('1700'));
+    const again = await runTpa(args, { home, env });
+    expect(again.code).toBe(2);
+    const [changed, same] = ndjson(again.stdout);
+    expect(same).toMatchObject({ source: 'c.837: ST 0001, CLM SAME', status: 'SKIPPED' });
+    expect(changed).toMatchObject({ source: 'c.837: ST 0001, CLM CHANGED', status: 'INVALID' });
+    expect(changed!.errors[0].message).toMatch(/sent before with other content under the same interchange, group, transaction set and CLM01/);
+    expect(changed!.errors[0].message).toMatch(/new interchange .* or under a new CLM01/);
+    expect(again.stderr).toContain('c.837: ST 0001, CLM CHANGED: invalid, not sent');
+    const ledger = await runTpa(['ledger', 'list', '-o', 'json'], { home, env });
+    expect(ledger.json<Row>().count).toBe(2);
   });
 
   it('submit: an INVALID claim’s errors keep the FHIR path and name the segment, in ndjson and on stderr; the others are sent', async () => {

@@ -76,16 +76,16 @@ export function transaction(o: { st02: string; type: 'professional' | 'instituti
 }
 
 /** An interchange of one functional group of the transactions, written with `d`'s delimiters. */
-export function interchange(transactions: string[][], o: { isa13?: string; sender?: string; d?: Delimiters; gs08?: string } = {}): string {
+export function interchange(transactions: string[][], o: { isa13?: string; sender?: string; d?: Delimiters; gs08?: string; gs06?: string } = {}): string {
   const d = o.d ?? STANDARD;
   const isa13 = o.isa13 ?? '000000001';
   const sender = (o.sender ?? 'SUBMITTER').padEnd(15);
   const isa = `ISA*00*          *00*          *ZZ*${sender}*ZZ*RECEIVER       *250115*1200*^*00501*${isa13}*0*P*${d.component}`;
   const segments = [
     isa,
-    `GS*HC*SUBMITTER*RECEIVER*20250115*1200*1*X*${o.gs08 ?? '005010X222A1'}`,
+    `GS*HC*SUBMITTER*RECEIVER*20250115*1200*${o.gs06 ?? '1'}*X*${o.gs08 ?? '005010X222A1'}`,
     ...transactions.flat(),
-    `GE*${transactions.length}*1`,
+    `GE*${transactions.length}*${o.gs06 ?? '1'}`,
     `IEA*1*${isa13}`,
   ];
   const swap = (s: string) => (s.startsWith('ISA*') ? s.replaceAll('*', d.element) : s.replaceAll(':', d.component).replaceAll('*', d.element));

@@ -31,7 +31,7 @@ describe('837P to FHIR Claims', () => {
     expect(claims).toHaveLength(1);
     const c = claims[0]!;
     expect(c.problems).toEqual([]);
-    expect(c.identity).toBe('x12:SUBMITTER:000000001:0001:PATIENT123');
+    expect(c.identity).toBe('x12:SUBMITTER:000000001:1:0001:PATIENT123');
     expect(c.place).toBe('ST 0001, CLM PATIENT123');
     const claim = c.claim as Record<string, any>;
     expect(claim.identifier).toEqual([{ system: 'urn:tpa:x12:clm01', value: 'PATIENT123' }]);
@@ -79,9 +79,9 @@ describe('837P to FHIR Claims', () => {
       ]),
     );
     expect(claims.map((c) => [c.identity, c.place])).toEqual([
-      ['x12:SUBMITTER:000000001:0001:A1', 'ST 0001, CLM A1'],
-      ['x12:SUBMITTER:000000001:0001:A2', 'ST 0001, CLM A2'],
-      ['x12:SUBMITTER:000000001:0002:A1', 'ST 0002, CLM A1'],
+      ['x12:SUBMITTER:000000001:1:0001:A1', 'ST 0001, CLM A1'],
+      ['x12:SUBMITTER:000000001:1:0001:A2', 'ST 0001, CLM A2'],
+      ['x12:SUBMITTER:000000001:1:0002:A1', 'ST 0002, CLM A1'],
     ]);
     expect((claims[1]!.claim as any).patient.identifier.value).toBe('MBR-1003');
     expect(claims.every((c) => c.problems.length === 0)).toBe(true);
@@ -185,9 +185,21 @@ describe('837P to FHIR Claims', () => {
     const { claims, problems } = await convert(one + two);
     expect(problems).toEqual([]);
     expect(claims.map((c) => [c.place, c.identity])).toEqual([
-      ['ISA 000000001, ST 0001, CLM SAME', 'x12:SUBMITTER:000000001:0001:SAME'],
-      ['ISA 000000002, ST 0001, CLM SAME', 'x12:SUBMITTER:000000002:0001:SAME'],
+      ['ISA 000000001, ST 0001, CLM SAME', 'x12:SUBMITTER:000000001:1:0001:SAME'],
+      ['ISA 000000002, ST 0001, CLM SAME', 'x12:SUBMITTER:000000002:1:0001:SAME'],
     ]);
+  });
+
+  it('two functional groups of one interchange may both number a transaction 0001: identities differ by GS06', async () => {
+    const one = interchange([professional([professionalClaim({ clm01: 'SAME' })])], { gs06: '1' });
+    const two = interchange([professional([professionalClaim({ clm01: 'SAME' })])], { gs06: '2' });
+    // One interchange of both groups: the first file's IEA becomes the second's GS … GE.
+    const groupTwo = two.slice(two.indexOf('GS*'), two.indexOf('IEA*'));
+    const text = one.replace('IEA*1*', `${groupTwo}IEA*2*`);
+    const { claims, problems } = await convert(text);
+    expect(problems).toEqual([]);
+    expect(claims.map((c) => c.problems)).toEqual([[], []]);
+    expect(claims.map((c) => c.identity)).toEqual(['x12:SUBMITTER:000000001:1:0001:SAME', 'x12:SUBMITTER:000000001:2:0001:SAME']);
   });
 
   it('the parser’s errors on a converted claim are placed on the segment they came from', async () => {
