@@ -229,6 +229,46 @@ describe('tpa claim validate and submit of an 837', () => {
     expect(ledger.json<Row>().count).toBe(2);
   });
 
+  it('a claim addressed to another payer (NM1*PR, insurer.identifier) is refused by the engine, saying whose; tpa’s payer, or none, is taken', async () => {
+    write(
+      'payers.837',
+      interchange([
+        transaction({
+          st02: '0001',
+          type: 'professional',
+          claims: [professionalClaim({ clm01: 'OTHER', payer: '999996666' }), professionalClaim({ clm01: 'OURS', member: 'MBR-1003' })],
+        }),
+      ]),
+    );
+    const r = await runTpa(['claim', 'submit', 'payers.837', '-o', 'ndjson'], { home, env });
+    const bySource = Object.fromEntries(ndjson(r.stdout).map((o) => [o.source, o]));
+    expect(bySource['payers.837: ST 0001, CLM OURS']).toMatchObject({ status: 'ACKNOWLEDGED' });
+    const other = bySource['payers.837: ST 0001, CLM OTHER']!;
+    expect(other.status).toBe('FAILED');
+    const reason = 'is 999996666, not the payer of member MBR-1001’s plan (PAYER-ACME): tpa adjudicates claims addressed to PAYER-ACME only';
+    expect(other.errors).toEqual([{ field: 'insurer.identifier', message: expect.stringContaining(reason) }]);
+    expect(r.stderr).toContain(reason);
+    // The same exit code as a claim refused for an unknown member.
+    const unknown = professionalClaim({ clm01: 'NOBODY', member: 'MBR-9999' });
+    write('nobody.837', interchange([transaction({ st02: '0001', type: 'professional', claims: [unknown] })]));
+    const nobody = await runTpa(['claim', 'submit', 'nobody.837', '-o', 'ndjson'], { home, env });
+    expect(ndjson(nobody.stdout)[0]).toMatchObject({ status: 'FAILED' });
+    expect(r.code).toBe(nobody.code);
+    expect(r.code).not.toBe(0);
+
+    // A FHIR claim: an insurer identifier of another payer is refused; one without (a reference, or none) is taken.
+    write('json.837', interchange([transaction({ st02: '0001', type: 'professional', claims: [professionalClaim({ clm01: 'J1', member: 'MBR-1003' })] })]));
+    const fhir = ndjson((await runTpa(['claim', 'convert', 'json.837'], { home, env })).stdout)[0]!;
+    write('other.json', JSON.stringify({ ...fhir, insurer: { identifier: { value: 'OTHER-PAYER' }, display: 'Someone else' } }));
+    const json = await runTpa(['claim', 'submit', 'other.json'], { home, env });
+    expect(json.code).toBe(nobody.code);
+    expect(json.stderr).toContain('is OTHER-PAYER, not the payer of member MBR-1003’s plan (PAYER-ACME)');
+    const { insurer: _, ...none } = fhir;
+    write('none.json', JSON.stringify(none));
+    const taken = await runTpa(['claim', 'submit', 'none.json', '-o', 'json'], { home, env });
+    expect(taken.code, taken.stderr).toBe(0);
+  });
+
   it('submit: an INVALID claim’s errors keep the FHIR path and name the segment, in ndjson and on stderr; the others are sent', async () => {
     const late = professionalClaim({ clm01: 'LATE', lines: [{ cpt: '45378', charge: '1800', date: '20250120' }] });
     write('late.837', interchange([transaction({ st02: '0007', type: 'professional', claims: [late, professionalClaim({ clm01: 'OK' })] })]));

@@ -18,6 +18,8 @@ export function professionalClaim(o: {
   lines?: { cpt: string; charge: string; date?: string; qualifier?: string }[];
   extra?: string[];
   hi?: string;
+  /** The payer's id (NM1*PR NM109): the seed's by default. */
+  payer?: string;
 }): string[] {
   const lines = o.lines ?? [{ cpt: '45378', charge: '1800' }];
   const total = lines.reduce((s, l) => s + Number(l.charge) * 100, 0) / 100;
@@ -25,7 +27,7 @@ export function professionalClaim(o: {
     `HL*{HL}*1*22*0`,
     'SBR*P*18*GRP-1001******CI',
     `NM1*IL*1*DOE*JANE****MI*${o.member ?? 'MBR-1001'}`,
-    'NM1*PR*2*ACME HEALTH PLAN*****PI*PAYER-ACME',
+    `NM1*PR*2*ACME HEALTH PLAN*****PI*${o.payer ?? 'PAYER-ACME'}`,
     `CLM*${o.clm01}*${total}***11:B:1*Y*A*Y*Y`,
     'REF*G1*AUTH-77',
     o.hi ?? 'HI*ABK:K635*ABF:Z1211',

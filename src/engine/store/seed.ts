@@ -283,8 +283,9 @@ function seedReference(db: Database.Database): void {
  * patients as members, their billing providers, and contracts pricing their codes on their service
  * dates (2006 and 1996), so that the examples are adjudicated as published. tpa has no dependents:
  * a member is the person covered, so the professional claim's patient, Ted Smith, is the member of
- * the id he is claimed under (his mother Jane's subscriber id). The examples' payers (Key Insurance
- * Company, Medicare Part B) are enrolled as Acme Gold; the deductible is met but for 10.00 (Ted
+ * the id he is claimed under (his mother Jane's subscriber id; the tests send him as the subscriber,
+ * as a 2000C patient is refused). The examples' payers (Key Insurance Company, Medicare Part B) are
+ * enrolled as Acme Gold, their ids mapped onto PAYER-ACME by the tests; the deductible is met but for 10.00 (Ted
  * Smith) or in full (John Doe). The examples' NPIs are illustrative and fail the NPI check digit:
  * each provider is held under the same first nine digits with the right check digit
  * (docs/design.md "The local engine's fixtures"). Seeded by a migration of their own, so that a
