@@ -10,6 +10,8 @@ import { runTpa } from '../helpers/cli.js';
 import { tempDir } from '../helpers/engine.js';
 import { institutionalClaim, interchange, professionalClaim, transaction } from '../helpers/x12.js';
 import { ndjson } from '../helpers/values.js';
+import { countClaims } from '../../src/cli/commands/claim/submit-sources.js';
+import { envelopeReport } from '../../src/cli/commands/claim/x12-source.js';
 
 const env = { TPA_CLOCK: '2026-06-30T12:00:00Z' };
 type Row = Record<string, any>;
@@ -297,5 +299,20 @@ describe('tpa claim validate and submit of an 837', () => {
     const folder = await runTpa(['claim', 'submit', 'inbox', '-o', 'ndjson'], { home, env });
     expect(folder.code, folder.stderr).toBe(0);
     expect(ndjson(folder.stdout).map((o) => [o.source, o.status])).toEqual([['inbox/fac.837: ST 0001, CLM FAC1', 'ACKNOWLEDGED']]);
+  });
+});
+
+describe('an 837 read for a count and then for its claims', () => {
+  it('has its envelopes read once: the report is kept for the file as it is (its size and time), read anew once it changes', async () => {
+    const file = join(home, 'count.837');
+    writeFileSync(file, twoClaims());
+    expect(await countClaims([file])).toBe(2);
+    const counted = await envelopeReport(file);
+    // The claims' reading takes the count's report: the same object, not a second reading.
+    expect(await envelopeReport(file)).toBe(counted);
+    writeFileSync(file, interchange([transaction({ st02: '0001', type: 'professional', claims: [professionalClaim({ clm01: 'ONLY' })] })]));
+    const changed = await envelopeReport(file);
+    expect(changed).not.toBe(counted);
+    expect(changed.claims).toBe(1);
   });
 });
