@@ -4,10 +4,11 @@
 // checked (control numbers and counts, to the last IEA), then its claims are converted and given one
 // at a time, each with the envelope problems of its transaction set, so that no claim of a broken
 // transaction is sent and memory stays flat whatever the size.
-import { closeSync, createReadStream, openSync, readSync, statSync } from 'node:fs';
+import { createReadStream, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { FieldError } from '../../../domain/errors.js';
 import { screen } from '../../../render/screen.js';
+import { readHead } from './x12-files.js';
 import { type EnvelopeReport, EnvelopeScanner, ISA_LENGTH, isaProblem, type X12Event, X12ClaimReader, type X12Segment } from '../../../domain/x12-837.js';
 
 /** One claim of an 837 (or a problem of the file), in the shape the readers give (ClaimText). */
@@ -19,27 +20,6 @@ export interface X12ClaimText {
   identity?: { claim: string; clm01: string };
   errors?: (FieldError & { segment?: string })[];
   segmentOf?: (field: string) => string | undefined;
-}
-
-/** Files read as X12 in a folder, and named on the command line whatever their content. */
-export function isX12Path(path: string): boolean {
-  return /\.(837|x12|edi)$/i.test(path);
-}
-
-/** Whether a file starts as an X12 interchange does (`ISA`): a file of another name is read as X12 then. */
-export function looksLikeX12(path: string): boolean {
-  return readHead(path, 3) === 'ISA';
-}
-
-function readHead(path: string, bytes: number): string {
-  const fd = openSync(path, 'r');
-  try {
-    const buffer = Buffer.alloc(bytes);
-    const n = readSync(fd, buffer, 0, bytes, 0);
-    return buffer.subarray(0, n).toString('latin1');
-  } finally {
-    closeSync(fd);
-  }
 }
 
 /** The segments of a file, as x12-parser gives them (delimiters from its ISA). */
