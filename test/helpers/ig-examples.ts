@@ -1,6 +1,6 @@
 // X12's published 837 examples (test/fixtures/public/x12/README.md) and what tpa needs to take
 // them: the claims they carry written as FHIR by hand, and what the local engine cannot take as
-// published (test/fixtures/public/x12/README.md "How tpa takes them"): the billing provider's NPI
+// published (test/fixtures/public/x12/README.md says how tpa takes them): the billing provider's NPI
 // (the examples' NPIs are illustrative and fail the NPI check digit; the seed holds each provider
 // under the same first nine digits with the right check digit, docs/design.md "The local engine's
 // fixtures"), the payer (NM1*PR: the seed's payer instead), and the 837P's dependent patient (loop
