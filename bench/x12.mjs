@@ -5,17 +5,15 @@
 // file is written in transaction sets of 5,000 claims (the implementation guide's recommended
 // largest), with the seed's members and providers. BENCH_X12_CLAIMS changes the first size (the
 // second is ten times it). Prints the figures; exits 1 if a target is missed.
-import { spawn } from 'node:child_process';
-import { createWriteStream, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { fmt, TPA_BIN } from './lib/ledger.mjs';
+import { fmt, runNode, TPA_BIN } from './lib/ledger.mjs';
 
 const N = Number(process.env.BENCH_X12_CLAIMS ?? 10_000);
 const SIZES = [N, N * 10];
 const PER_TRANSACTION = 5000;
-const RSS_HOOK = fileURLToPath(new URL('./rss-hook.mjs', import.meta.url));
 const PARSER = fileURLToPath(new URL('../node_modules/x12-parser/dist/cjs/index.js', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'tpa-bench-x12-'));
 const results = [];
@@ -86,29 +84,7 @@ async function write837(path, n) {
 }
 
 /** Runs node with `args`, stdout counted and dropped; wall seconds, peak RSS (MB) from the child's own usage, lines. */
-function run(args, env = {}) {
-  const rssFile = join(work, `rss-${Math.random().toString(16).slice(2)}`);
-  return new Promise((resolve, reject) => {
-    const start = process.hrtime.bigint();
-    const child = spawn(process.execPath, ['--import', RSS_HOOK, ...args], {
-      env: { ...process.env, ...env, TPA_BENCH_RSS_FILE: rssFile },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let lines = 0;
-    let err = '';
-    child.stdout.on('data', (d) => {
-      for (let i = d.indexOf(10); i !== -1; i = d.indexOf(10, i + 1)) lines++;
-    });
-    child.stderr.on('data', (d) => (err += d));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-      if (code !== 0) return reject(new Error(`node ${args.join(' ')} exited ${code}: ${err.slice(0, 600)}`));
-      const [rssKb] = readFileSync(rssFile, 'utf8').split(' ').map(Number);
-      resolve({ seconds, rssMb: rssKb / 1024, lines });
-    });
-  });
-}
+const run = (args, env = {}) => runNode(args, { ...process.env, ...env }, work);
 
 const TOKENIZE = `const { createReadStream } = require('node:fs'); const { X12parser } = require(${JSON.stringify(PARSER)});
 (async () => { let n = 0; for await (const s of createReadStream(process.argv[1], { highWaterMark: 16384 }).pipe(new X12parser('utf8'))) n++; console.log(n); })();`;

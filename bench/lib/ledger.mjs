@@ -206,14 +206,15 @@ export async function startBareServer(body) {
 const RSS_HOOK = fileURLToPath(new URL('../rss-hook.mjs', import.meta.url));
 
 /**
- * Runs the CLI to completion with stdout counted (never kept); returns wall seconds, stdout lines,
- * peak RSS in MB and CPU seconds (user and system; the child's own resource usage) and stderr. `work` is a folder for the RSS file.
+ * Runs node with `args` to completion with stdout counted (never kept); returns wall seconds, stdout
+ * lines, peak RSS in MB and CPU seconds (user and system; the child's own resource usage) and
+ * stderr. `work` is a folder for the RSS file.
  */
-export function runCli(args, env, work) {
+export function runNode(args, env, work, what = `node ${args.join(' ')}`) {
   const rssFile = join(work, `rss-${Math.random().toString(16).slice(2)}`);
   return new Promise((resolve, reject) => {
     const start = process.hrtime.bigint();
-    const child = spawn(process.execPath, ['--import', RSS_HOOK, TPA_BIN, ...args], {
+    const child = spawn(process.execPath, ['--import', RSS_HOOK, ...args], {
       env: { ...env, TPA_BENCH_RSS_FILE: rssFile },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -226,9 +227,14 @@ export function runCli(args, env, work) {
     child.on('error', reject);
     child.on('close', (code) => {
       const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-      if (code !== 0) return reject(new Error(`tpa ${args.join(' ')} exited ${code}: ${err}`));
+      if (code !== 0) return reject(new Error(`${what} exited ${code}: ${err}`));
       const [rssKb, userUs, systemUs] = readFileSync(rssFile, 'utf8').split(' ').map(Number);
       resolve({ seconds, lines, stderr: err, rssMb: rssKb / 1024, cpuSeconds: (userUs + systemUs) / 1e6 });
     });
   });
+}
+
+/** runNode of the CLI (bin/tpa with `args`). */
+export function runCli(args, env, work) {
+  return runNode([TPA_BIN, ...args], env, work, `tpa ${args.join(' ')}`);
 }

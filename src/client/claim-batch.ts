@@ -42,8 +42,8 @@ export interface BatchClaim {
   /** Where a field of the claim is in its file, for the errors of an INVALID claim. */
   locate?: (field: string) => { line: number; column: number } | undefined;
   /**
-   * A claim read from X12: its identity in the journal (`x12:<ISA06>:<ISA13>:<ST02>:<CLM01>`, in place
-   * of its content's hash: the same CLM01 in another interchange is another claim) and its CLM01.
+   * A claim read from X12: its identity in the journal (`x12:<ISA06>:<ISA13>:<GS06>:<ST02>:<CLM01>`, in
+   * place of its content's hash: the same CLM01 in another interchange is another claim) and its CLM01.
    */
   identity?: { claim: string; clm01: string };
   /** What its reader found that the service cannot take (each with its X12 segment): INVALID, not sent. */
@@ -137,6 +137,8 @@ interface Known {
   sent?: boolean;
   /** When it was last announced (the `sending` record's time), for the UNKNOWN report. */
   at?: string;
+  /** The content hash of its last announcement (the `sending` record's `sha256`). */
+  sha256?: string;
 }
 
 /** The journal of a claim batch and what it says has already happened. */
@@ -190,7 +192,12 @@ export class BatchJournal {
     if (!id) return;
     const k = this.known.get(id);
     if (r.type === 'sending' && typeof r.idempotency_key === 'string')
-      this.known.set(id, { key: r.idempotency_key, sent: k?.sent, at: typeof r.at === 'string' ? r.at : k?.at });
+      this.known.set(id, {
+        key: r.idempotency_key,
+        sent: k?.sent,
+        at: typeof r.at === 'string' ? r.at : k?.at,
+        ...(typeof r.sha256 === 'string' ? { sha256: r.sha256 } : {}),
+      });
     if (!k) return;
     if (r.type === 'sent') k.sent = true;
     // Refused (a 4xx other than a limit): the service recorded nothing.
@@ -234,7 +241,7 @@ export class BatchJournal {
         at,
       })),
     );
-    for (const c of claims) this.known.set(c.claim, { ...this.known.get(c.claim), key: c.key, at });
+    for (const c of claims) this.known.set(c.claim, { ...this.known.get(c.claim), key: c.key, at, sha256: c.sha256 });
   }
 
   /**
@@ -431,6 +438,14 @@ export async function runClaimBatch(client: TpaClient, claims: AsyncIterable<Bat
 
   // Validation and the journal's verdict, before anything is sent.
   const prepare = (item: BatchClaim): Ready | undefined => {
+    // A claim from X12 is known by its interchange, group, transaction and CLM01: every item of an
+    // identity counts, valid or not, so that twins keep their ids when an invalid one is fixed.
+    let x12Claim: string | undefined;
+    if (item.identity) {
+      const n = (occurrences.get(item.identity.claim) ?? 0) + 1;
+      occurrences.set(item.identity.claim, n);
+      x12Claim = n === 1 ? item.identity.claim : `${item.identity.claim}#${n}`;
+    }
     const refuse = (errors: FieldError[]) => {
       const placed = placeErrors(errors, item.locate, item.segmentOf);
       journal.invalid(item.source, item.text, item.segmentOf || item.errors ? placed : errors);
@@ -447,13 +462,21 @@ export async function runClaimBatch(client: TpaClient, claims: AsyncIterable<Bat
       return refuse(err.errors);
     }
     const sha256 = canonicalHash(item.value);
-    // The same content twice in a batch is two claims: the nth occurrence has its own journal entry.
-    // A claim from X12 is known by its interchange, transaction and CLM01 instead.
-    const base = item.identity?.claim ?? sha256;
-    const n = (occurrences.get(base) ?? 0) + 1;
-    occurrences.set(base, n);
-    const claim = n === 1 ? base : `${base}#${n}`;
+    let claim = x12Claim;
+    if (claim === undefined) {
+      // The same content twice in a batch is two claims: the nth occurrence has its own journal entry.
+      const n = (occurrences.get(sha256) ?? 0) + 1;
+      occurrences.set(sha256, n);
+      claim = n === 1 ? sha256 : `${sha256}#${n}`;
+    }
     const known = journal.lookup(claim);
+    if (known?.ack && item.identity && known.sha256 !== undefined && known.sha256 !== sha256)
+      return refuse([
+        {
+          field: '',
+          message: `sent before with other content under the same interchange, group, transaction set and CLM01 (${item.identity.claim}; encounter ${known.ack.external_claim_id}): not sent again. Send a corrected claim in a new interchange (another ISA13) or under a new CLM01 (tpa refuses replacements, CLM05-3 7)`,
+        },
+      ]);
     summary.chargesCents += parsed.totalChargeCents;
     if (known?.ack) {
       finish(outcome(item.source, 'SKIPPED', { ...known.ack, idempotency_key: known.key }));

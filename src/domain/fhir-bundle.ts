@@ -29,11 +29,14 @@ export class BundleIndex {
   private readonly byUrl = new Map<string, Json>();
   private readonly byTypeId = new Map<string, { fullUrl?: string; resource: Json }[]>();
   private readonly byIdentifier = new Map<string, Json[]>();
+  /** Each entry's resource → its index in `entry`. */
+  private readonly positions = new Map<Json, number>();
 
   constructor(bundle: Json) {
-    for (const e of Array.isArray(bundle.entry) ? bundle.entry : []) {
+    for (const [i, e] of (Array.isArray(bundle.entry) ? bundle.entry : []).entries()) {
       if (!isObject(e) || !isObject(e.resource)) continue;
       const resource = e.resource;
+      if (!this.positions.has(resource)) this.positions.set(resource, i);
       const fullUrl = typeof e.fullUrl === 'string' ? e.fullUrl : undefined;
       if (fullUrl !== undefined && !this.byUrl.has(fullUrl)) this.byUrl.set(fullUrl, resource);
       if (typeof resource.resourceType !== 'string') continue;
@@ -44,6 +47,11 @@ export class BundleIndex {
         if (typeof id.system === 'string') push(this.byIdentifier, `${resource.resourceType}|${id.system}|${id.value}`, resource);
       }
     }
+  }
+
+  /** The index in the Bundle's `entry` of the entry holding this resource, or undefined. */
+  entryIndex(resource: Json): number | undefined {
+    return this.positions.get(resource);
   }
 
   /** The entry a reference names, other than `self`, or undefined (none, or more than one: not for tpa to guess). */
@@ -115,8 +123,8 @@ export function selfContainedClaim(
     const { contained: _c, text: _t, ...copy } = structuredClone(resource);
     contained.push({ ...copy, id });
     if (origins) {
-      const from = rawEntries.findIndex((e) => isObject(e) && e.resource === resource);
-      if (from >= 0) origins.set(contained.length - 1, from);
+      const from = entries.entryIndex(resource);
+      if (from !== undefined) origins.set(contained.length - 1, from);
     }
     return id;
   };

@@ -64,6 +64,11 @@ export interface ParsedClaim {
   created: string;
   billablePeriod: { start: string | null; end: string | null };
   insurerReference: string | null;
+  /**
+   * The payer the claim is addressed to, by its identifier (`insurer.identifier.value`; an 837's
+   * NM1*PR NM109), when it names one: the engine refuses a payer that is not the member's plan's.
+   */
+  insurerIdentifier?: string;
   lines: ClaimLine[];
   careTeam: CareTeamMember[];
   diagnosisCodes: string[];
@@ -177,6 +182,7 @@ class ClaimReader {
     const clm01 = (asArray(c.identifier) ?? []).find(
       (id): id is Json => isObject(id) && id.system === CLM01_SYSTEM && typeof id.value === 'string' && id.value.trim() !== '',
     );
+    const insurerId = isObject(c.insurer) && isObject(c.insurer.identifier) ? c.insurer.identifier.value : undefined;
 
     if (this.errors.length > 0 || !type || !provider || !memberId || !created || !lines) {
       throw new ValidationError(this.errors.length > 0 ? this.errors : [{ field: '', message: 'claim is incomplete' }]);
@@ -189,6 +195,7 @@ class ClaimReader {
       created,
       billablePeriod,
       insurerReference: insurer,
+      ...(typeof insurerId === 'string' && insurerId.trim() !== '' ? { insurerIdentifier: insurerId.trim() } : {}),
       lines,
       careTeam,
       diagnosisCodes,

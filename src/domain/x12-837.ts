@@ -70,7 +70,10 @@ export interface X12Problem {
 export interface X12Claim {
   /** The FHIR R4 Claim. */
   claim: Record<string, unknown>;
-  /** The claim's identity in a batch journal: `x12:<ISA06 trimmed>:<ISA13>:<ST02>:<CLM01>`. */
+  /**
+   * The claim's identity in a batch journal: `x12:<ISA06 trimmed>:<ISA13>:<GS06>:<ST02>:<CLM01>` (ST02
+   * is unique only within its functional group, GS06 within its interchange).
+   */
   identity: string;
   clm01: string;
   /** Where it is: `ST 0001, CLM PATIENT123` (with `ISA <ISA13>, ` in front when the file has several interchanges). */
@@ -735,6 +738,17 @@ export class X12ClaimReader {
     const problems = [...(report ?? []).map((p) => ({ segment: '', message: `not sent: ${p.place}: ${p.message}` })), ...d.problems];
     if (this.billingProblem) problems.unshift({ segment: 'NM1*85', message: this.billingProblem });
     if (this.subscriberProblem) problems.unshift({ segment: 'NM1*IL', message: this.subscriberProblem });
+    // In 5010 a patient with a member id of their own is sent as the subscriber (2000B); loop 2000C is
+    // for a dependent who has none, and tpa's members each have their own: paid under the
+    // subscriber's id, the dependent's claim would count against the subscriber's benefits.
+    if (this.inPatientLoop) {
+      const who = this.patientName ? `the patient ${clip(this.patientName)}` : 'the patient';
+      const of = this.subscriber?.memberId ? ` of subscriber ${clip(this.subscriber.memberId)}` : '';
+      problems.push({
+        segment: 'HL*23',
+        message: `${who} is a dependent (loop 2000C)${of}: tpa pays each member under their own member id, and this claim would be paid as the subscriber's; send the patient as the subscriber (loop 2000B, SBR02 18, NM1*IL with the patient's own member id)`,
+      });
+    }
     const sbr01 = this.subscriber?.sbr01 ?? '';
     if (sbr01 !== '' && sbr01 !== 'P')
       problems.push({
@@ -744,7 +758,7 @@ export class X12ClaimReader {
     if (d.lines.length === 0) problems.push({ segment: 'CLM', message: 'has no service line (LX with SV1 or SV2)' });
     const segments = new Map<string, string>();
     const claim = this.fhir(d, segments);
-    const identity = `x12:${this.isa06}:${this.isa13}:${this.st02}:${d.clm01}`;
+    const identity = `x12:${this.isa06}:${this.isa13}:${this.gs06}:${this.st02}:${d.clm01}`;
     out.push({
       kind: 'claim',
       claim: {

@@ -47,6 +47,7 @@ function published(example: IgExample) {
     clm01: find('CLM')[1],
     total: find('CLM')[2],
     memberId: find('NM1', 'IL')[9],
+    payer: find('NM1', 'PR')[9],
     npi: find('NM1', '85')[9],
     billingName: find('NM1', '85')[3],
     created: d8(find('BHT')[4]!),
@@ -81,6 +82,9 @@ describe('the FHIR claims written for X12 published 837 examples', () => {
       expect(x12.npi).toBe(example.npi.published);
       expect(billing.identifier[0]).toEqual({ system: 'http://hl7.org/fhir/sid/us-npi', value: example.npi.seeded });
       expect(example.npi.seeded.slice(0, 9)).toBe(example.npi.published.slice(0, 9));
+      // The payer is mapped too: the engine refuses a claim addressed to a payer that is not the member's plan's.
+      expect(x12.payer).toBe(example.payer.published);
+      expect(claim.insurer.identifier).toEqual({ value: example.payer.seeded });
       expect(
         (claim.item as Body[]).map((item) => ({
           code: item.productOrService.coding[0].code,
@@ -104,17 +108,66 @@ describe('the FHIR claims written for X12 published 837 examples', () => {
     });
   }
 
-  it('the published interchanges are kept byte for byte; the mapped copy changes the billing NPI alone', () => {
+  it('the published interchanges are kept byte for byte; the mapped copy changes the billing NPI, the payer and the 837P’s dependent alone', () => {
+    /** Segments of `a` that `b` does not hold (as many times as `a` holds them more). */
+    const minus = (a: string[], b: string[]) => {
+      const left = [...b];
+      return a.filter((s) => {
+        const i = left.indexOf(s);
+        if (i < 0) return true;
+        left.splice(i, 1);
+        return false;
+      });
+    };
+    const segmentsOf = (text: string) => x12Segments(text).map((s) => s.join('*'));
+    const changes: Record<string, { removed: string[]; added: string[] }> = {};
     for (const example of IG_EXAMPLES) {
       const text = igText(example.x12);
       expect(text.startsWith('ISA*')).toBe(true);
       expect(text.endsWith('~')).toBe(true);
-      const mapped = igX12Mapped(example);
-      expect(mapped.length).toBe(text.length);
-      expect(mapped).not.toContain(`*XX*${example.npi.published}`);
-      expect(mapped).toContain(`NM1*85*2*${example.kind === 'professional' ? 'BEN KILDARE SERVICE' : 'JONES HOSPITAL'}*****XX*${example.npi.seeded}~`);
-      expect(mapped.replace(example.npi.seeded, example.npi.published)).toBe(text);
+      const published = segmentsOf(text);
+      const mapped = segmentsOf(igX12Mapped(example));
+      changes[example.kind] = { removed: minus(published, mapped).sort(), added: minus(mapped, published).sort() };
+      expect(example.npi.seeded.slice(0, 9)).toBe(example.npi.published.slice(0, 9));
     }
+    expect(changes.professional).toEqual({
+      removed: [
+        'HL*2*1*22*1',
+        'SBR*P**2222-SJ******CI',
+        'NM1*IL*1*SMITH*JANE****MI*JS00111223333',
+        'NM1*PR*2*KEY INSURANCE COMPANY*****PI*999996666',
+        'HL*3*2*23*0',
+        'PAT*19',
+        'NM1*QC*1*SMITH*TED',
+        'N3*236 N MAIN  ST',
+        'N4*MIAMI*FL*33413',
+        'DMG*D8*19730501*M',
+        'SE*42*0021',
+        'NM1*85*2*BEN KILDARE SERVICE*****XX*9876543210',
+      ].sort(),
+      added: [
+        'HL*2*1*22*0',
+        'SBR*P*18*2222-SJ******CI',
+        'NM1*IL*1*SMITH*TED****MI*JS00111223333',
+        'NM1*PR*2*KEY INSURANCE COMPANY*****PI*PAYER-ACME',
+        'SE*36*0021',
+        'NM1*85*2*BEN KILDARE SERVICE*****XX*9876543213',
+      ].sort(),
+    });
+    expect(changes.institutional).toEqual({
+      removed: ['NM1*85*2*JONES HOSPITAL*****XX*9876540809', 'NM1*PR*2*MEDICARE B*****PI*00435'],
+      added: ['NM1*85*2*JONES HOSPITAL*****XX*9876540805', 'NM1*PR*2*MEDICARE B*****PI*PAYER-ACME'],
+    });
+  });
+
+  it('the published 837P as published (but its NPI) is refused: its patient is a dependent (2000C)', async () => {
+    const example = IG_EXAMPLES[0]!;
+    const text = igText(example.x12).replace(`*XX*${example.npi.published}~`, `*XX*${example.npi.seeded}~`);
+    const file = join(home.dir, 'published.837');
+    writeFileSync(file, text);
+    const r = await run(['claim', 'convert', file]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('CLM 26463774, HL*23: the patient TED SMITH is a dependent (loop 2000C) of subscriber JS00111223333');
   });
 });
 

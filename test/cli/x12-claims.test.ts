@@ -10,6 +10,8 @@ import { runTpa } from '../helpers/cli.js';
 import { tempDir } from '../helpers/engine.js';
 import { institutionalClaim, interchange, professionalClaim, transaction } from '../helpers/x12.js';
 import { ndjson } from '../helpers/values.js';
+import { countClaims } from '../../src/cli/commands/claim/submit-sources.js';
+import { envelopeReport } from '../../src/cli/commands/claim/x12-source.js';
 
 const env = { TPA_CLOCK: '2026-06-30T12:00:00Z' };
 type Row = Record<string, any>;
@@ -154,12 +156,12 @@ describe('tpa claim validate and submit of an 837', () => {
       .split('\n')
       .map((l) => JSON.parse(l) as Row);
     expect(records.filter((r) => r.type === 'sending').map((r) => [r.claim, r.clm01])).toEqual([
-      ['x12:SUBMITTER:000000001:0001:PATIENT123', 'PATIENT123'],
-      ['x12:SUBMITTER:000000001:0001:PATIENT124', 'PATIENT124'],
+      ['x12:SUBMITTER:000000001:1:0001:PATIENT123', 'PATIENT123'],
+      ['x12:SUBMITTER:000000001:1:0001:PATIENT124', 'PATIENT124'],
     ]);
     expect(records.filter((r) => r.type === 'acknowledged').map((r) => [r.claim, /^enc_/.test(r.external_claim_id)])).toEqual([
-      ['x12:SUBMITTER:000000001:0001:PATIENT123', true],
-      ['x12:SUBMITTER:000000001:0001:PATIENT124', true],
+      ['x12:SUBMITTER:000000001:1:0001:PATIENT123', true],
+      ['x12:SUBMITTER:000000001:1:0001:PATIENT124', true],
     ]);
 
     const again = await runTpa(args, { home, env });
@@ -172,6 +174,101 @@ describe('tpa claim validate and submit of an 837', () => {
     expect(ndjson(other.stdout).map((o) => o.status)).toEqual(['ACKNOWLEDGED', 'ACKNOWLEDGED']);
     const ledger = await runTpa(['ledger', 'list', '-o', 'json'], { home, env });
     expect(ledger.json<Row>().count).toBe(4);
+  });
+
+  it('twins (one identity twice in a file) are counted before validation: fixing the invalid one sends it, the other is skipped', async () => {
+    // Both CLM TWIN in ST 0001: the first (A) is invalid (served after it was created), the second (B) is sent.
+    const twins = (dateA: string) =>
+      interchange([
+        transaction({
+          st02: '0001',
+          type: 'professional',
+          claims: [
+            professionalClaim({ clm01: 'TWIN', lines: [{ cpt: '45378', charge: '1800', date: dateA }] }),
+            professionalClaim({ clm01: 'TWIN', member: 'MBR-1003', lines: [{ cpt: '43235', charge: '1500', date: '20250111' }] }),
+          ],
+        }),
+      ]);
+    write('twins.837', twins('20250120'));
+    const args = ['claim', 'submit', 'twins.837', '--journal', 'twins.journal', '-o', 'ndjson'];
+    const first = await runTpa(args, { home, env });
+    expect(ndjson(first.stdout).map((o) => o.status)).toEqual(['INVALID', 'ACKNOWLEDGED']);
+    const b = ndjson(first.stdout)[1]!.external_claim_id as string;
+    write('twins.837', twins('20250110'));
+    const fixed = await runTpa(args, { home, env });
+    expect(fixed.code, fixed.stderr).toBe(0);
+    // Outcomes come as they finish (the skipped one at once): by status.
+    const outcomes = Object.fromEntries(ndjson(fixed.stdout).map((o) => [o.status, o]));
+    expect(Object.keys(outcomes).sort()).toEqual(['ACKNOWLEDGED', 'SKIPPED']);
+    expect(outcomes.SKIPPED!.external_claim_id).toBe(b);
+    // What was sent is A, the fixed one (MBR-1001), not B again (MBR-1003).
+    const sent = await runTpa(['ledger', 'show', outcomes.ACKNOWLEDGED!.external_claim_id, '-o', 'json'], { home, env });
+    expect(sent.json<Row>().encounter.patient.member_id).toBe('MBR-1001');
+  });
+
+  it('a claim acknowledged before under its identity, now with other content, is INVALID and not sent, saying what to do', async () => {
+    const file = (charge: string) =>
+      interchange([
+        transaction({
+          st02: '0001',
+          type: 'professional',
+          claims: [professionalClaim({ clm01: 'CHANGED', lines: [{ cpt: '45378', charge, date: '20250110' }] }), professionalClaim({ clm01: 'SAME' })],
+        }),
+      ]);
+    write('c.837', file('1800'));
+    const args = ['claim', 'submit', 'c.837', '--journal', 'c.journal', '-o', 'ndjson'];
+    expect((await runTpa(args, { home, env })).code).toBe(0);
+    write('c.837', file('1700'));
+    const again = await runTpa(args, { home, env });
+    expect(again.code).toBe(2);
+    const [changed, same] = ndjson(again.stdout);
+    expect(same).toMatchObject({ source: 'c.837: ST 0001, CLM SAME', status: 'SKIPPED' });
+    expect(changed).toMatchObject({ source: 'c.837: ST 0001, CLM CHANGED', status: 'INVALID' });
+    expect(changed!.errors[0].message).toMatch(/sent before with other content under the same interchange, group, transaction set and CLM01/);
+    expect(changed!.errors[0].message).toMatch(/new interchange .* or under a new CLM01/);
+    expect(again.stderr).toContain('c.837: ST 0001, CLM CHANGED: invalid, not sent');
+    const ledger = await runTpa(['ledger', 'list', '-o', 'json'], { home, env });
+    expect(ledger.json<Row>().count).toBe(2);
+  });
+
+  it('a claim addressed to another payer (NM1*PR, insurer.identifier) is refused by the engine, saying whose; tpa’s payer, or none, is taken', async () => {
+    write(
+      'payers.837',
+      interchange([
+        transaction({
+          st02: '0001',
+          type: 'professional',
+          claims: [professionalClaim({ clm01: 'OTHER', payer: '999996666' }), professionalClaim({ clm01: 'OURS', member: 'MBR-1003' })],
+        }),
+      ]),
+    );
+    const r = await runTpa(['claim', 'submit', 'payers.837', '-o', 'ndjson'], { home, env });
+    const bySource = Object.fromEntries(ndjson(r.stdout).map((o) => [o.source, o]));
+    expect(bySource['payers.837: ST 0001, CLM OURS']).toMatchObject({ status: 'ACKNOWLEDGED' });
+    const other = bySource['payers.837: ST 0001, CLM OTHER']!;
+    expect(other.status).toBe('FAILED');
+    const reason = 'is 999996666, not the payer of member MBR-1001’s plan (PAYER-ACME): tpa adjudicates claims addressed to PAYER-ACME only';
+    expect(other.errors).toEqual([{ field: 'insurer.identifier', message: expect.stringContaining(reason) }]);
+    expect(r.stderr).toContain(reason);
+    // The same exit code as a claim refused for an unknown member.
+    const unknown = professionalClaim({ clm01: 'NOBODY', member: 'MBR-9999' });
+    write('nobody.837', interchange([transaction({ st02: '0001', type: 'professional', claims: [unknown] })]));
+    const nobody = await runTpa(['claim', 'submit', 'nobody.837', '-o', 'ndjson'], { home, env });
+    expect(ndjson(nobody.stdout)[0]).toMatchObject({ status: 'FAILED' });
+    expect(r.code).toBe(nobody.code);
+    expect(r.code).not.toBe(0);
+
+    // A FHIR claim: an insurer identifier of another payer is refused; one without (a reference, or none) is taken.
+    write('json.837', interchange([transaction({ st02: '0001', type: 'professional', claims: [professionalClaim({ clm01: 'J1', member: 'MBR-1003' })] })]));
+    const fhir = ndjson((await runTpa(['claim', 'convert', 'json.837'], { home, env })).stdout)[0]!;
+    write('other.json', JSON.stringify({ ...fhir, insurer: { identifier: { value: 'OTHER-PAYER' }, display: 'Someone else' } }));
+    const json = await runTpa(['claim', 'submit', 'other.json'], { home, env });
+    expect(json.code).toBe(nobody.code);
+    expect(json.stderr).toContain('is OTHER-PAYER, not the payer of member MBR-1003’s plan (PAYER-ACME)');
+    const { insurer: _, ...none } = fhir;
+    write('none.json', JSON.stringify(none));
+    const taken = await runTpa(['claim', 'submit', 'none.json', '-o', 'json'], { home, env });
+    expect(taken.code, taken.stderr).toBe(0);
   });
 
   it('submit: an INVALID claim’s errors keep the FHIR path and name the segment, in ndjson and on stderr; the others are sent', async () => {
@@ -202,5 +299,20 @@ describe('tpa claim validate and submit of an 837', () => {
     const folder = await runTpa(['claim', 'submit', 'inbox', '-o', 'ndjson'], { home, env });
     expect(folder.code, folder.stderr).toBe(0);
     expect(ndjson(folder.stdout).map((o) => [o.source, o.status])).toEqual([['inbox/fac.837: ST 0001, CLM FAC1', 'ACKNOWLEDGED']]);
+  });
+});
+
+describe('an 837 read for a count and then for its claims', () => {
+  it('has its envelopes read once: the report is kept for the file as it is (its size and time), read anew once it changes', async () => {
+    const file = join(home, 'count.837');
+    writeFileSync(file, twoClaims());
+    expect(await countClaims([file])).toBe(2);
+    const counted = await envelopeReport(file);
+    // The claims' reading takes the count's report: the same object, not a second reading.
+    expect(await envelopeReport(file)).toBe(counted);
+    writeFileSync(file, interchange([transaction({ st02: '0001', type: 'professional', claims: [professionalClaim({ clm01: 'ONLY' })] })]));
+    const changed = await envelopeReport(file);
+    expect(changed).not.toBe(counted);
+    expect(changed.claims).toBe(1);
   });
 });

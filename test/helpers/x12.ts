@@ -18,6 +18,8 @@ export function professionalClaim(o: {
   lines?: { cpt: string; charge: string; date?: string; qualifier?: string }[];
   extra?: string[];
   hi?: string;
+  /** The payer's id (NM1*PR NM109): the seed's by default. */
+  payer?: string;
 }): string[] {
   const lines = o.lines ?? [{ cpt: '45378', charge: '1800' }];
   const total = lines.reduce((s, l) => s + Number(l.charge) * 100, 0) / 100;
@@ -25,7 +27,7 @@ export function professionalClaim(o: {
     `HL*{HL}*1*22*0`,
     'SBR*P*18*GRP-1001******CI',
     `NM1*IL*1*DOE*JANE****MI*${o.member ?? 'MBR-1001'}`,
-    'NM1*PR*2*ACME HEALTH PLAN*****PI*PAYER-ACME',
+    `NM1*PR*2*ACME HEALTH PLAN*****PI*${o.payer ?? 'PAYER-ACME'}`,
     `CLM*${o.clm01}*${total}***11:B:1*Y*A*Y*Y`,
     'REF*G1*AUTH-77',
     o.hi ?? 'HI*ABK:K635*ABF:Z1211',
@@ -76,16 +78,16 @@ export function transaction(o: { st02: string; type: 'professional' | 'instituti
 }
 
 /** An interchange of one functional group of the transactions, written with `d`'s delimiters. */
-export function interchange(transactions: string[][], o: { isa13?: string; sender?: string; d?: Delimiters; gs08?: string } = {}): string {
+export function interchange(transactions: string[][], o: { isa13?: string; sender?: string; d?: Delimiters; gs08?: string; gs06?: string } = {}): string {
   const d = o.d ?? STANDARD;
   const isa13 = o.isa13 ?? '000000001';
   const sender = (o.sender ?? 'SUBMITTER').padEnd(15);
   const isa = `ISA*00*          *00*          *ZZ*${sender}*ZZ*RECEIVER       *250115*1200*^*00501*${isa13}*0*P*${d.component}`;
   const segments = [
     isa,
-    `GS*HC*SUBMITTER*RECEIVER*20250115*1200*1*X*${o.gs08 ?? '005010X222A1'}`,
+    `GS*HC*SUBMITTER*RECEIVER*20250115*1200*${o.gs06 ?? '1'}*X*${o.gs08 ?? '005010X222A1'}`,
     ...transactions.flat(),
-    `GE*${transactions.length}*1`,
+    `GE*${transactions.length}*${o.gs06 ?? '1'}`,
     `IEA*1*${isa13}`,
   ];
   const swap = (s: string) => (s.startsWith('ISA*') ? s.replaceAll('*', d.element) : s.replaceAll(':', d.component).replaceAll('*', d.element));

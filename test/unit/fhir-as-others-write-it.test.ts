@@ -3,7 +3,7 @@
 // roles by their codes. The parser (domain/fhir-claim.ts) and the Bundle reader (domain/fhir-bundle.ts).
 import { describe, expect, it } from 'vitest';
 import { claimTemplate } from '../../src/domain/claim-template.js';
-import { selfContainedClaim } from '../../src/domain/fhir-bundle.js';
+import { BundleIndex, selfContainedClaim } from '../../src/domain/fhir-bundle.js';
 import { parseClaim } from '../../src/domain/fhir-claim.js';
 
 type Json = Record<string, any>;
@@ -256,5 +256,30 @@ describe('a Claim inside a Bundle is made self-contained', () => {
     const out = selfContainedClaim(b, b.entry.length - 1) as Json;
     expect(out.contained.map((r: Json) => r.id)).toEqual(['org-9', 'ref1']);
     expect([out.patient.reference, out.careTeam[0].provider.reference]).toEqual(['#ref1', '#ref1']);
+  });
+
+  it('where each contained copy came from is the index’s, not a walk of the entries for each copy (a Bundle of many Claims)', () => {
+    const c = claim();
+    c.patient = { reference: 'urn:uuid:0b7c3e5e-6d1a-4c8e-9f3e-000000000001' };
+    c.provider = { reference: 'Organization/org-9' };
+    c.careTeam[0].provider = { reference: 'Practitioner/77' };
+    const b = bundle(c);
+    const index = new BundleIndex(b);
+    // The entries, watched: a search of them for each copy made is quadratic in a Bundle of many Claims.
+    let searches = 0;
+    b.entry = new Proxy(b.entry, {
+      get(target, key, receiver) {
+        if (key === 'findIndex' || key === 'indexOf' || key === 'find') searches++;
+        return Reflect.get(target, key, receiver);
+      },
+    });
+    const origins = new Map<number, number>();
+    selfContainedClaim(b, b.entry.length - 1, index, origins);
+    expect([...origins]).toEqual([
+      [0, 0],
+      [1, 2],
+      [2, 1],
+    ]);
+    expect(searches).toBe(0);
   });
 });

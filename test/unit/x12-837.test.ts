@@ -31,7 +31,7 @@ describe('837P to FHIR Claims', () => {
     expect(claims).toHaveLength(1);
     const c = claims[0]!;
     expect(c.problems).toEqual([]);
-    expect(c.identity).toBe('x12:SUBMITTER:000000001:0001:PATIENT123');
+    expect(c.identity).toBe('x12:SUBMITTER:000000001:1:0001:PATIENT123');
     expect(c.place).toBe('ST 0001, CLM PATIENT123');
     const claim = c.claim as Record<string, any>;
     expect(claim.identifier).toEqual([{ system: 'urn:tpa:x12:clm01', value: 'PATIENT123' }]);
@@ -79,9 +79,9 @@ describe('837P to FHIR Claims', () => {
       ]),
     );
     expect(claims.map((c) => [c.identity, c.place])).toEqual([
-      ['x12:SUBMITTER:000000001:0001:A1', 'ST 0001, CLM A1'],
-      ['x12:SUBMITTER:000000001:0001:A2', 'ST 0001, CLM A2'],
-      ['x12:SUBMITTER:000000001:0002:A1', 'ST 0002, CLM A1'],
+      ['x12:SUBMITTER:000000001:1:0001:A1', 'ST 0001, CLM A1'],
+      ['x12:SUBMITTER:000000001:1:0001:A2', 'ST 0001, CLM A2'],
+      ['x12:SUBMITTER:000000001:1:0002:A1', 'ST 0002, CLM A1'],
     ]);
     expect((claims[1]!.claim as any).patient.identifier.value).toBe('MBR-1003');
     expect(claims.every((c) => c.problems.length === 0)).toBe(true);
@@ -163,17 +163,26 @@ describe('837P to FHIR Claims', () => {
     expect(claims[0]!.problems).toEqual([{ segment: 'CLM', message: expect.stringContaining('CLM01 (the patient control number') }]);
   });
 
-  it('a patient loop (2000C): the patient’s name, the subscriber’s member id; a line’s own rendering provider', async () => {
+  it('a patient loop (2000C) is refused (the dependent would be paid as the subscriber); a line’s own rendering provider', async () => {
     const claim = professionalClaim({ clm01: 'DEP1' });
     const subscriber = claim.slice(0, 4).map((s) => (s.startsWith('HL*') ? s.replace('*22*0', '*22*1') : s));
-    const patient = ['HL*{HL2}*{HL}*23*0', 'PAT*19', 'NM1*QC*1*DOE*TED'];
+    const patient = ['HL*9*{HL}*23*0', 'PAT*19', 'NM1*QC*1*DOE*TED'];
     const rest = claim.slice(4);
     rest.splice(rest.length - 1, 0, 'NM1*82*1*HADDAD*OMAR****XX*1582736496');
-    const lines = [...subscriber, ...patient.map((s) => s.replace('{HL2}', '3')), ...rest];
-    const { claims } = await convert(interchange([professional([lines])]));
+    const lines = [...subscriber, ...patient, ...rest];
+    // The next subscriber's own claim (loop 2000B, no 2000C) is not touched by the dependent before it.
+    const { claims } = await convert(interchange([professional([lines, professionalClaim({ clm01: 'SUB2', member: 'MBR-1003' })])]));
+    expect(claims.map((c) => c.clm01)).toEqual(['DEP1', 'SUB2']);
+    expect(claims[0]!.problems).toEqual([
+      {
+        segment: 'HL*23',
+        message: expect.stringMatching(
+          /^the patient TED DOE is a dependent \(loop 2000C\) of subscriber MBR-1001: tpa pays each member under their own member id, and this claim would be paid as the subscriber's; send the patient as the subscriber \(loop 2000B, SBR02 18, NM1\*IL with the patient's own member id\)/,
+        ),
+      },
+    ]);
+    expect(claims[1]!.problems).toEqual([]);
     const c = claims[0]!.claim as Record<string, any>;
-    expect(claims[0]!.problems).toEqual([]);
-    expect(c.patient).toMatchObject({ identifier: { value: 'MBR-1001' }, display: 'TED DOE' });
     // The claim's rendering provider first, the line's own after it: the line names its own.
     expect(c.careTeam.map((m: any) => m.provider.identifier.value)).toEqual(['1045782368', '1582736496']);
     expect(c.item[0].careTeamSequence).toEqual([2]);
@@ -185,9 +194,21 @@ describe('837P to FHIR Claims', () => {
     const { claims, problems } = await convert(one + two);
     expect(problems).toEqual([]);
     expect(claims.map((c) => [c.place, c.identity])).toEqual([
-      ['ISA 000000001, ST 0001, CLM SAME', 'x12:SUBMITTER:000000001:0001:SAME'],
-      ['ISA 000000002, ST 0001, CLM SAME', 'x12:SUBMITTER:000000002:0001:SAME'],
+      ['ISA 000000001, ST 0001, CLM SAME', 'x12:SUBMITTER:000000001:1:0001:SAME'],
+      ['ISA 000000002, ST 0001, CLM SAME', 'x12:SUBMITTER:000000002:1:0001:SAME'],
     ]);
+  });
+
+  it('two functional groups of one interchange may both number a transaction 0001: identities differ by GS06', async () => {
+    const one = interchange([professional([professionalClaim({ clm01: 'SAME' })])], { gs06: '1' });
+    const two = interchange([professional([professionalClaim({ clm01: 'SAME' })])], { gs06: '2' });
+    // One interchange of both groups: the first file's IEA becomes the second's GS … GE.
+    const groupTwo = two.slice(two.indexOf('GS*'), two.indexOf('IEA*'));
+    const text = one.replace('IEA*1*', `${groupTwo}IEA*2*`);
+    const { claims, problems } = await convert(text);
+    expect(problems).toEqual([]);
+    expect(claims.map((c) => c.problems)).toEqual([[], []]);
+    expect(claims.map((c) => c.identity)).toEqual(['x12:SUBMITTER:000000001:1:0001:SAME', 'x12:SUBMITTER:000000001:2:0001:SAME']);
   });
 
   it('the parser’s errors on a converted claim are placed on the segment they came from', async () => {

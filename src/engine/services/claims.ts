@@ -19,6 +19,7 @@ import {
 } from '../../domain/adjudication.js';
 import { linesDigest } from '../../domain/audit-deep.js';
 import { ValidationError, type FieldError } from '../../domain/errors.js';
+import { clip } from '../../domain/validation.js';
 import { parseClaimText, type ParsedClaim } from '../../domain/fhir-claim.js';
 import type { LedgerStatus } from '../../domain/ledger.js';
 import { formatCentsGrouped } from '../../domain/money.js';
@@ -148,6 +149,18 @@ function recordClaim(ctx: EngineContext, claim: ParsedClaim): EngineResponse {
   const member = memberWithBenefits(db, claim.memberId);
   if (!member) {
     throw new HttpError(400, { errors: [{ field: 'patient.reference', message: `no member "${claim.memberId}" is enrolled with the plan` }] });
+  }
+  // A claim addressed to another payer (an 837's NM1*PR) is not this plan's to pay, whoever the member is.
+  if (claim.insurerIdentifier !== undefined && claim.insurerIdentifier !== member.payer_id) {
+    const payer = member.payer_id;
+    throw new HttpError(400, {
+      errors: [
+        {
+          field: 'insurer.identifier',
+          message: `is ${clip(claim.insurerIdentifier)}, not the payer of member ${member.member_id}’s plan (${payer}): tpa adjudicates claims addressed to ${payer} only (send it to its payer, or name ${payer} as the insurer)`,
+        },
+      ],
+    });
   }
   const payees = linePayees(db, claim);
   const serviceDate = claimServiceDate(claim);

@@ -11,13 +11,15 @@ export interface MemberRow {
   copay_cents: number;
   coinsurance_percent: number;
   plan_year_start: string;
+  /** The payer of the member's plan (plans.payer_id). */
+  payer_id: string;
   /** What every plan year starts with, met before any claim on this engine (the fixtures' figure). */
   deductible_met_cents: number;
   /** The deductible met by claims so far, by plan year, as a JSON object. */
   met_json: string;
 }
 
-type PlanColumns = 'deductible_cents' | 'copay_cents' | 'coinsurance_percent' | 'plan_year_start';
+type PlanColumns = 'deductible_cents' | 'copay_cents' | 'coinsurance_percent' | 'plan_year_start' | 'payer_id';
 
 /**
  * The member with their plan's benefits and the deductible met so far. Two lookups by primary key,
@@ -35,7 +37,7 @@ export function memberWithBenefits(db: Db, memberId: string): MemberRow | undefi
     )
     .get(memberId) as Omit<MemberRow, PlanColumns> | undefined;
   if (!member) return undefined;
-  const plan = db.prepare('SELECT deductible_cents, copay_cents, coinsurance_percent, plan_year_start FROM plans WHERE id = ?').get(member.plan_id) as
+  const plan = db.prepare('SELECT deductible_cents, copay_cents, coinsurance_percent, plan_year_start, payer_id FROM plans WHERE id = ?').get(member.plan_id) as
     | Pick<MemberRow, PlanColumns>
     | undefined;
   // members.plan_id references plans (migration 1): the inner join dropped a member without a plan.

@@ -248,17 +248,55 @@ export const SEED_CONTRACTS: readonly SeedContract[] = [
 ];
 
 function seedReference(db: Database.Database): void {
-  const plan = db.prepare('INSERT INTO plans VALUES (?, ?, ?, ?, ?, ?, ?)');
+  const plan = db.prepare(
+    'INSERT INTO plans (id, name, payer_id, payer_name, deductible_cents, copay_cents, coinsurance_percent) VALUES (?, ?, ?, ?, ?, ?, ?)',
+  );
   for (const p of SEED_PLANS) plan.run(p.id, p.name, p.payerId, p.payerName, p.deductibleCents, p.copayCents, p.coinsurancePercent);
-  const member = db.prepare('INSERT INTO members VALUES (?, ?, ?, ?, ?, ?, ?)');
-  for (const m of SEED_MEMBERS) member.run(m.memberId, m.name, m.dob, m.planId, m.coverageStart, m.coverageEnd, m.deductibleMetCents);
-  const provider = db.prepare('INSERT INTO providers VALUES (?, ?, ?, ?, ?)');
-  for (const p of SEED_PROVIDERS) provider.run(p.npi, p.name, p.role, p.groupId, p.facilityNpi);
-  const cpt = db.prepare('INSERT INTO cpt_codes VALUES (?, ?)');
-  for (const [code, description] of SEED_CPT) cpt.run(code, description);
-  const contract = db.prepare('INSERT INTO contracts VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
-  const rate = db.prepare('INSERT INTO contract_rates VALUES (?, ?, ?, ?)');
-  for (const c of SEED_CONTRACTS) {
+  insertReference(db, { members: SEED_MEMBERS, providers: SEED_PROVIDERS, cpt: SEED_CPT, contracts: SEED_CONTRACTS });
+}
+
+/** Reference data of the local engine: members, providers, CPT codes, contracts and their rates. */
+export interface ReferenceData {
+  members: readonly {
+    memberId: string;
+    name: string;
+    dob: string;
+    planId: string;
+    coverageStart: string;
+    coverageEnd: string | null;
+    deductibleMetCents: number;
+  }[];
+  providers: readonly { npi: string; name: string; role: string; groupId: string; facilityNpi: string | null }[];
+  cpt: readonly (readonly [string, string])[];
+  contracts: readonly SeedContract[];
+}
+
+/**
+ * Writes reference data. `orIgnore`: rows a database holds already are kept as they are (a later
+ * migration's data never fails an upgrade on them). A contract's rates are in force from its
+ * effective date, open, once the schema dates them (docs/money-rules.md "Rates in force on each
+ * date"); the first migration's rates are undated.
+ */
+export function insertReference(db: Database.Database, data: ReferenceData, options: { orIgnore?: boolean } = {}): void {
+  const insert = options.orIgnore ? 'INSERT OR IGNORE' : 'INSERT';
+  const member = db.prepare(
+    `${insert} INTO members (member_id, name, dob, plan_id, coverage_start, coverage_end, deductible_met_cents) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+  );
+  for (const m of data.members) member.run(m.memberId, m.name, m.dob, m.planId, m.coverageStart, m.coverageEnd, m.deductibleMetCents);
+  const provider = db.prepare(`${insert} INTO providers (npi, name, role, group_id, facility_npi) VALUES (?, ?, ?, ?, ?)`);
+  for (const p of data.providers) provider.run(p.npi, p.name, p.role, p.groupId, p.facilityNpi);
+  const cpt = db.prepare(`${insert} INTO cpt_codes (code, description) VALUES (?, ?)`);
+  for (const [code, description] of data.cpt) cpt.run(code, description);
+  const contract = db.prepare(
+    `${insert} INTO contracts (id, contract_number, npi, group_id, effective_date, termination_date, network_tier, rate_type, medicare_multiplier, bundle_type, bundle_rate_cents, anesthesia_included) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const dated = db.prepare("SELECT 1 FROM pragma_table_info('contract_rates') WHERE name = 'effective_from'").get() !== undefined;
+  const rate = dated
+    ? db.prepare(
+        `${insert} INTO contract_rates (contract_id, cpt_code, effective_from, effective_to, negotiated_rate_cents, requires_preauth) VALUES (?, ?, ?, NULL, ?, ?)`,
+      )
+    : db.prepare(`${insert} INTO contract_rates (contract_id, cpt_code, negotiated_rate_cents, requires_preauth) VALUES (?, ?, ?, ?)`);
+  for (const c of data.contracts) {
     contract.run(
       c.id,
       c.number,
@@ -273,7 +311,9 @@ function seedReference(db: Database.Database): void {
       c.bundleRateCents,
       c.anesthesiaIncluded ? 1 : 0,
     );
-    for (const [code, [rateCents, preauth]] of Object.entries(c.codes)) rate.run(c.id, code, rateCents, preauth ? 1 : 0);
+    for (const [code, [rateCents, preauth]] of Object.entries(c.codes))
+      if (dated) rate.run(c.id, code, c.effective, rateCents, preauth ? 1 : 0);
+      else rate.run(c.id, code, rateCents, preauth ? 1 : 0);
   }
 }
 
@@ -283,8 +323,9 @@ function seedReference(db: Database.Database): void {
  * patients as members, their billing providers, and contracts pricing their codes on their service
  * dates (2006 and 1996), so that the examples are adjudicated as published. tpa has no dependents:
  * a member is the person covered, so the professional claim's patient, Ted Smith, is the member of
- * the id he is claimed under (his mother Jane's subscriber id). The examples' payers (Key Insurance
- * Company, Medicare Part B) are enrolled as Acme Gold; the deductible is met but for 10.00 (Ted
+ * the id he is claimed under (his mother Jane's subscriber id; the tests send him as the subscriber,
+ * as a 2000C patient is refused). The examples' payers (Key Insurance Company, Medicare Part B) are
+ * enrolled as Acme Gold, their ids mapped onto PAYER-ACME by the tests; the deductible is met but for 10.00 (Ted
  * Smith) or in full (John Doe). The examples' NPIs are illustrative and fail the NPI check digit:
  * each provider is held under the same first nine digits with the right check digit
  * (docs/design.md "The local engine's fixtures"). Seeded by a migration of their own, so that a
@@ -359,38 +400,11 @@ export const IG_EXAMPLE_CONTRACTS: readonly SeedContract[] = [
 
 function seedIgExamples(db: Database.Database): void {
   // OR IGNORE: reference data a database holds already is kept as it is; an upgrade never fails on it.
-  const member = db.prepare(
-    'INSERT OR IGNORE INTO members (member_id, name, dob, plan_id, coverage_start, coverage_end, deductible_met_cents) VALUES (?, ?, ?, ?, ?, ?, ?)',
+  insertReference(
+    db,
+    { members: IG_EXAMPLE_MEMBERS, providers: IG_EXAMPLE_PROVIDERS, cpt: IG_EXAMPLE_CPT, contracts: IG_EXAMPLE_CONTRACTS },
+    { orIgnore: true },
   );
-  for (const m of IG_EXAMPLE_MEMBERS) member.run(m.memberId, m.name, m.dob, m.planId, m.coverageStart, m.coverageEnd, m.deductibleMetCents);
-  const provider = db.prepare('INSERT OR IGNORE INTO providers (npi, name, role, group_id, facility_npi) VALUES (?, ?, ?, ?, ?)');
-  for (const p of IG_EXAMPLE_PROVIDERS) provider.run(p.npi, p.name, p.role, p.groupId, p.facilityNpi);
-  const cpt = db.prepare('INSERT OR IGNORE INTO cpt_codes (code, description) VALUES (?, ?)');
-  for (const [code, description] of IG_EXAMPLE_CPT) cpt.run(code, description);
-  const contract = db.prepare(
-    'INSERT OR IGNORE INTO contracts (id, contract_number, npi, group_id, effective_date, termination_date, network_tier, rate_type, medicare_multiplier, bundle_type, bundle_rate_cents, anesthesia_included) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-  );
-  // In force from the contract's effective date, open, as every seeded rate (docs/money-rules.md "Rates in force on each date").
-  const rate = db.prepare(
-    'INSERT OR IGNORE INTO contract_rates (contract_id, cpt_code, effective_from, effective_to, negotiated_rate_cents, requires_preauth) VALUES (?, ?, ?, NULL, ?, ?)',
-  );
-  for (const c of IG_EXAMPLE_CONTRACTS) {
-    contract.run(
-      c.id,
-      c.number,
-      c.npi,
-      c.groupId,
-      c.effective,
-      c.termination,
-      c.tier,
-      c.rateType,
-      c.multiplier,
-      c.bundleType,
-      c.bundleRateCents,
-      c.anesthesiaIncluded ? 1 : 0,
-    );
-    for (const [code, [rateCents, preauth]] of Object.entries(c.codes)) rate.run(c.id, code, c.effective, rateCents, preauth ? 1 : 0);
-  }
 }
 
 export const SEED_BUILDER_INSTANCES = [

@@ -11,7 +11,8 @@ import { screen } from '../../../render/screen.js';
 import type { Context } from '../../context.js';
 import { keepHeapFlat } from '../../heap.js';
 import { checkClaim, errorLine } from './claim-check.js';
-import { isX12Path, x12Claims } from './x12-source.js';
+import { isX12Path } from './x12-files.js';
+import { x12Claims } from './x12-source.js';
 
 /** The X12 files of the paths: a file as named, a folder's X12 files by name (not recursive). */
 function x12Files(paths: readonly string[], note: (m: string) => void): string[] {

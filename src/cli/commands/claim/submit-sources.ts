@@ -13,7 +13,7 @@ import { bundleResourceOffsets, jsonSyntaxMessage, locateField, type Position, s
 import { UsageError } from '../../../errors.js';
 import { boundedLines, LINE_TOO_LONG, readFileBounded } from '../../bounded-input.js';
 import type { FieldError } from '../../../domain/errors.js';
-import { countX12, isX12Path, looksLikeX12, x12Claims } from './x12-source.js';
+import { isX12Path, looksLikeX12 } from './x12-files.js';
 
 export interface ClaimText {
   /** Where the claim is: `file`, `file:line` (NDJSON), `file#entry[i]` (Bundle), `stdin`… */
@@ -241,6 +241,8 @@ export function checkPaths(paths: readonly string[], stdinIsTTY: boolean): void 
 
 /** The claims of an X12 file (x12-source.ts); only counted, with `count` (its envelopes read once). */
 async function* x12Items(path: string, note: (message: string) => void, options: { count?: boolean }): AsyncGenerator<ClaimText> {
+  // Loaded where an X12 file is met: a command of JSON claims never loads the X12 reader.
+  const { countX12, x12Claims } = await import('./x12-source.js');
   if (!options.count) {
     yield* x12Claims(path, note);
     return;

@@ -4,9 +4,11 @@
 // checked (control numbers and counts, to the last IEA), then its claims are converted and given one
 // at a time, each with the envelope problems of its transaction set, so that no claim of a broken
 // transaction is sent and memory stays flat whatever the size.
-import { closeSync, createReadStream, openSync, readSync } from 'node:fs';
+import { createReadStream, statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { FieldError } from '../../../domain/errors.js';
 import { screen } from '../../../render/screen.js';
+import { readHead } from './x12-files.js';
 import { type EnvelopeReport, EnvelopeScanner, ISA_LENGTH, isaProblem, type X12Event, X12ClaimReader, type X12Segment } from '../../../domain/x12-837.js';
 
 /** One claim of an 837 (or a problem of the file), in the shape the readers give (ClaimText). */
@@ -20,27 +22,6 @@ export interface X12ClaimText {
   segmentOf?: (field: string) => string | undefined;
 }
 
-/** Files read as X12 in a folder, and named on the command line whatever their content. */
-export function isX12Path(path: string): boolean {
-  return /\.(837|x12|edi)$/i.test(path);
-}
-
-/** Whether a file starts as an X12 interchange does (`ISA`): a file of another name is read as X12 then. */
-export function looksLikeX12(path: string): boolean {
-  return readHead(path, 3) === 'ISA';
-}
-
-function readHead(path: string, bytes: number): string {
-  const fd = openSync(path, 'r');
-  try {
-    const buffer = Buffer.alloc(bytes);
-    const n = readSync(fd, buffer, 0, bytes, 0);
-    return buffer.subarray(0, n).toString('latin1');
-  } finally {
-    closeSync(fd);
-  }
-}
-
 /** The segments of a file, as x12-parser gives them (delimiters from its ISA). */
 async function* segments(path: string): AsyncGenerator<X12Segment> {
   const { X12parser } = await import('x12-parser');
@@ -49,8 +30,26 @@ async function* segments(path: string): AsyncGenerator<X12Segment> {
   for await (const segment of stream) yield segment as X12Segment;
 }
 
-/** The first reading: what is wrong with the envelopes, and how many claims the file holds. */
-export async function envelopeReport(path: string): Promise<EnvelopeReport> {
+/**
+ * The first readings of files, by path, with the size and modification time of the file each read:
+ * the count for a progress bar and the claims' reading share one (the claims' reading lets it go).
+ */
+const reports = new Map<string, { version: string; report: Promise<EnvelopeReport> }>();
+
+/** The first reading: what is wrong with the envelopes, and how many claims the file holds (read once while the file stays as it is). */
+export function envelopeReport(path: string): Promise<EnvelopeReport> {
+  const key = resolve(path);
+  const stat = statSync(path, { bigint: true });
+  const version = `${stat.size}:${stat.mtimeNs}:${stat.ino}`;
+  const known = reports.get(key);
+  if (known?.version === version) return known.report;
+  const report = scan(path);
+  reports.set(key, { version, report });
+  report.catch(() => reports.delete(key));
+  return report;
+}
+
+async function scan(path: string): Promise<EnvelopeReport> {
   const scanner = new EnvelopeScanner(readHead(path, ISA_LENGTH));
   for await (const chunk of createReadStream(path, { encoding: 'utf8', highWaterMark: 256 * 1024 })) scanner.push(chunk as string);
   return scanner.end();
@@ -72,6 +71,8 @@ export async function* x12Claims(path: string, note: (message: string) => void):
     return;
   }
   const report = await envelopeReport(path);
+  // Its claims are read once: the report is not kept past them.
+  reports.delete(resolve(path));
   if (report.fatal) {
     yield { source: `${path}: ${report.fatal.place}`, text: '', problem: report.fatal.message };
     return;
