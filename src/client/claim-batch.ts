@@ -127,6 +127,23 @@ export interface BatchOptions {
   now?: () => number;
 }
 
+/**
+ * Why a claim read from X12 (`identity`, content `sha256`) is not sent, or undefined: the journal
+ * holds its identity with other content (sent, or perhaps sent, before: a correction needs a new
+ * interchange or CLM01; one the service refused may be corrected in place), or another claim of this batch has the same identity (`firstOf`: the
+ * sender's duplicate). The journal's own content under it is SKIPPED as usual, first or not.
+ */
+function x12IdentityProblem(identity: string, sha256: string, known: Known | undefined, firstOf: string | undefined, mayHaveGone: boolean): string | undefined {
+  const fix = 'Send a corrected claim in a new interchange (another ISA13) or under a new CLM01 (tpa refuses replacements, CLM05-3 7)';
+  // Refused by the service before (or never sent), a corrected claim under the same identity goes.
+  if (known?.sha256 !== undefined && known.sha256 !== sha256 && (known.ack || mayHaveGone))
+    return `${known.ack ? 'sent before' : 'perhaps sent before (its answer was never recorded)'} with other content under the same interchange, group, transaction set and CLM01 (${identity}${known.ack ? `; encounter ${known.ack.external_claim_id}` : ''}): not sent. ${fix}`;
+  if (known?.ack) return undefined;
+  if (firstOf !== undefined)
+    return `the same interchange, group, transaction set and CLM01 as ${firstOf} (${identity}): one identity is one claim, so neither is taken for the other; not sent. ${fix}`;
+  return undefined;
+}
+
 /** The claims a journal already holds: by content hash and occurrence, the key sent and the acknowledgment. */
 interface Known {
   key: string;
@@ -435,17 +452,16 @@ export async function runClaimBatch(client: TpaClient, claims: AsyncIterable<Bat
     progress('submitting');
   };
   const occurrences = new Map<string, number>();
+  /** The X12 identities met in this batch, each with the source of its first claim. */
+  const identitiesSeen = new Map<string, string>();
 
   // Validation and the journal's verdict, before anything is sent.
   const prepare = (item: BatchClaim): Ready | undefined => {
-    // A claim from X12 is known by its interchange, group, transaction and CLM01: every item of an
-    // identity counts, valid or not, so that twins keep their ids when an invalid one is fixed.
-    let x12Claim: string | undefined;
-    if (item.identity) {
-      const n = (occurrences.get(item.identity.claim) ?? 0) + 1;
-      occurrences.set(item.identity.claim, n);
-      x12Claim = n === 1 ? item.identity.claim : `${item.identity.claim}#${n}`;
-    }
+    // A claim from X12 is known by its interchange, group, transaction and CLM01, and one identity is
+    // one claim: a second item of it in the batch (valid or not) is the sender's duplicate, never
+    // numbered into a claim of its own (a file added or fixed would shift the numbers).
+    const firstOf = item.identity ? identitiesSeen.get(item.identity.claim) : undefined;
+    if (item.identity && firstOf === undefined) identitiesSeen.set(item.identity.claim, item.source);
     const refuse = (errors: FieldError[]) => {
       const placed = placeErrors(errors, item.locate, item.segmentOf);
       journal.invalid(item.source, item.text, item.segmentOf || item.errors ? placed : errors);
@@ -462,7 +478,7 @@ export async function runClaimBatch(client: TpaClient, claims: AsyncIterable<Bat
       return refuse(err.errors);
     }
     const sha256 = canonicalHash(item.value);
-    let claim = x12Claim;
+    let claim = item.identity?.claim;
     if (claim === undefined) {
       // The same content twice in a batch is two claims: the nth occurrence has its own journal entry.
       const n = (occurrences.get(sha256) ?? 0) + 1;
@@ -470,13 +486,10 @@ export async function runClaimBatch(client: TpaClient, claims: AsyncIterable<Bat
       claim = n === 1 ? sha256 : `${sha256}#${n}`;
     }
     const known = journal.lookup(claim);
-    if (known?.ack && item.identity && known.sha256 !== undefined && known.sha256 !== sha256)
-      return refuse([
-        {
-          field: '',
-          message: `sent before with other content under the same interchange, group, transaction set and CLM01 (${item.identity.claim}; encounter ${known.ack.external_claim_id}): not sent again. Send a corrected claim in a new interchange (another ISA13) or under a new CLM01 (tpa refuses replacements, CLM05-3 7)`,
-        },
-      ]);
+    if (item.identity) {
+      const problem = x12IdentityProblem(item.identity.claim, sha256, known, firstOf, journal.mayHaveBeenSent(known));
+      if (problem) return refuse([{ field: '', message: problem }]);
+    }
     summary.chargesCents += parsed.totalChargeCents;
     if (known?.ack) {
       finish(outcome(item.source, 'SKIPPED', { ...known.ack, idempotency_key: known.key }));

@@ -176,8 +176,8 @@ describe('tpa claim validate and submit of an 837', () => {
     expect(ledger.json<Row>().count).toBe(4);
   });
 
-  it('twins (one identity twice in a file) are counted before validation: fixing the invalid one sends it, the other is skipped', async () => {
-    // Both CLM TWIN in ST 0001: the first (A) is invalid (served after it was created), the second (B) is sent.
+  it('twins (one identity twice in a file) are one claim: the second is refused as the sender’s duplicate, never numbered into a claim of its own', async () => {
+    // Both CLM TWIN in ST 0001: the first (A) is invalid at first (served after it was created).
     const twins = (dateA: string) =>
       interchange([
         transaction({
@@ -192,18 +192,46 @@ describe('tpa claim validate and submit of an 837', () => {
     write('twins.837', twins('20250120'));
     const args = ['claim', 'submit', 'twins.837', '--journal', 'twins.journal', '-o', 'ndjson'];
     const first = await runTpa(args, { home, env });
-    expect(ndjson(first.stdout).map((o) => o.status)).toEqual(['INVALID', 'ACKNOWLEDGED']);
-    const b = ndjson(first.stdout)[1]!.external_claim_id as string;
+    expect(ndjson(first.stdout).map((o) => o.status)).toEqual(['INVALID', 'INVALID']);
+    expect(ndjson(first.stdout)[1]!.errors[0].message).toMatch(/the same interchange, group, transaction set and CLM01 as twins\.837: ST 0001, CLM TWIN/);
     write('twins.837', twins('20250110'));
     const fixed = await runTpa(args, { home, env });
-    expect(fixed.code, fixed.stderr).toBe(0);
-    // Outcomes come as they finish (the skipped one at once): by status.
-    const outcomes = Object.fromEntries(ndjson(fixed.stdout).map((o) => [o.status, o]));
-    expect(Object.keys(outcomes).sort()).toEqual(['ACKNOWLEDGED', 'SKIPPED']);
-    expect(outcomes.SKIPPED!.external_claim_id).toBe(b);
-    // What was sent is A, the fixed one (MBR-1001), not B again (MBR-1003).
-    const sent = await runTpa(['ledger', 'show', outcomes.ACKNOWLEDGED!.external_claim_id, '-o', 'json'], { home, env });
-    expect(sent.json<Row>().encounter.patient.member_id).toBe('MBR-1001');
+    const outcomes = ndjson(fixed.stdout);
+    expect(outcomes.map((o) => o.status).sort()).toEqual(['ACKNOWLEDGED', 'INVALID']);
+    // What was sent is A, the first of the identity (MBR-1001); B is never sent.
+    const sent = outcomes.find((o) => o.status === 'ACKNOWLEDGED')!;
+    expect((await runTpa(['ledger', 'show', sent.external_claim_id, '-o', 'json'], { home, env })).json<Row>().encounter.patient.member_id).toBe('MBR-1001');
+    const again = await runTpa(args, { home, env });
+    expect(
+      ndjson(again.stdout)
+        .map((o) => o.status)
+        .sort(),
+    ).toEqual(['INVALID', 'SKIPPED']);
+  });
+
+  it('a file added to a folder with an identity already sent: the new one is refused, the sent one skipped, nothing sent twice', async () => {
+    mkdirSync(join(home, 'inbox'));
+    const one = (member: string, cpt: string) =>
+      interchange([
+        transaction({
+          st02: '0001',
+          type: 'professional',
+          claims: [professionalClaim({ clm01: 'C1', member, lines: [{ cpt, charge: '1500', date: '20250111' }] })],
+        }),
+      ]);
+    write('inbox/b.837', one('MBR-1001', '45378'));
+    const args = ['claim', 'submit', 'inbox', '--journal', 'inbox.journal', '-o', 'ndjson'];
+    const first = await runTpa(args, { home, env });
+    expect(ndjson(first.stdout).map((o) => o.status)).toEqual(['ACKNOWLEDGED']);
+    const before = (await runTpa(['ledger', 'list', '--all', '-o', 'json'], { home, env })).json<unknown[]>().length;
+    // a.837 sorts first: same sender, ISA13, GS06, ST02 and CLM01, another member and code.
+    write('inbox/a.837', one('MBR-1003', '43235'));
+    const second = await runTpa(args, { home, env });
+    const bySource = Object.fromEntries(ndjson(second.stdout).map((o) => [o.source.split(':')[0], o]));
+    expect(bySource['inbox/a.837']).toMatchObject({ status: 'INVALID' });
+    expect(bySource['inbox/a.837']!.errors[0].message).toMatch(/sent before with other content/);
+    expect(bySource['inbox/b.837']).toMatchObject({ status: 'SKIPPED', external_claim_id: ndjson(first.stdout)[0]!.external_claim_id });
+    expect((await runTpa(['ledger', 'list', '--all', '-o', 'json'], { home, env })).json<unknown[]>().length).toBe(before);
   });
 
   it('a claim acknowledged before under its identity, now with other content, is INVALID and not sent, saying what to do', async () => {
