@@ -74,7 +74,7 @@ describe('tpa claim submit, a batch', () => {
       ].sort(),
     );
     expect(out.every((o) => o.status === 'ACKNOWLEDGED' && /^sub_/.test(o.submission_id) && o.errors.length === 0)).toBe(true);
-    expect(r.stderr).toContain('in/bundle.json: 1 Patient ignored');
+    expect(r.stderr).toContain('in/bundle.json: 1 Patient not submitted');
     expect(r.stderr).toMatch(/journal: .*journals\/claims-[0-9a-f]{16}\.ndjson/);
     onceEach(await ledger(), 10);
 

@@ -116,7 +116,7 @@ describe('public examples', () => {
     const r = await validate('synthea-transaction-claim.json');
     expect(r.code).toBe(2);
     expect(r.message).toMatch(/synthea-transaction-claim\.json#entry\[2\] is not a valid claim/);
-    expect(r.stderr).toMatch(/1 Patient, 1 Condition ignored/);
+    expect(r.stderr).toMatch(/1 Patient, 1 Condition not submitted/);
     expect(r.errors).toEqual([
       'provider.reference: names Organization by identifier https://github.com/synthetichealth/synthea|dd406540-fa97-3a90-858e-0a0ea61cf07b, not by NPI: the NPI (system http://hl7.org/fhir/sid/us-npi) is missing',
       'item[0].productOrService.coding: has no CPT coding (system http://www.ama-assn.org/go/cpt); it has http://snomed.info/sct "162673000"',
@@ -154,7 +154,7 @@ describe('public examples', () => {
     const r = await validate('bluebutton-patient-search.json');
     expect(r.code).toBe(2);
     expect(r.errors).toBeUndefined();
-    expect(r.stderr).toMatch(/1 Patient ignored \(only the Bundle's Claim entries are submitted\)/);
+    expect(r.stderr).toMatch(/1 Patient not submitted \(only the Bundle's Claim entries are; the others are read for what the Claims reference\)/);
     expect(r.stderr).toMatch(/no claim in .*bluebutton-patient-search\.json/);
   });
   for (const [file, { why, errors }] of Object.entries(claims)) {
@@ -178,7 +178,7 @@ describe('public examples', () => {
     const file = 'davinci-pas-referral-bundle.json';
     const r = await validate(file);
     expect(r.message).toMatch(/davinci-pas-referral-bundle\.json#entry\[0\] is not a valid claim/);
-    expect(r.stderr).toMatch(/2 Organization, 1 Coverage, 1 Patient, 1 ServiceRequest, 1 Practitioner ignored/);
+    expect(r.stderr).toMatch(/2 Organization, 1 Coverage, 1 Patient, 1 ServiceRequest, 1 Practitioner not submitted/);
     // Patient/SubscriberExample and Organization/UMOExample (its NPI 8189991234) are entries of the Bundle: not among the reasons.
     expect(r.errors!.join('\n')).not.toMatch(/patient|provider/);
     // The 9-digit NPI is reported at its line in the file, inside the Practitioner entry careTeam[0] points to.

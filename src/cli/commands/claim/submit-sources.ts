@@ -102,7 +102,7 @@ function* bundleClaims(name: string, text: string, value: Record<string, unknown
   }
   if (ignored.size > 0) {
     const what = [...ignored].map(([type, n]) => `${n} ${type}`).join(', ');
-    note(`${name}: ${what} ignored (only the Bundle's Claim entries are submitted)`);
+    note(`${name}: ${what} not submitted (only the Bundle's Claim entries are; the others are read for what the Claims reference)`);
   }
   if (entries.length === 0) note(`${name}: the Bundle has no entries`);
 }
