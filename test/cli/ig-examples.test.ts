@@ -104,7 +104,7 @@ describe('the FHIR claims written for X12 published 837 examples', () => {
     });
   }
 
-  it('the published interchanges are kept byte for byte; the mapped copy changes the billing NPI alone', () => {
+  it('the published interchanges are kept byte for byte; the mapped copy changes the billing NPI and ISA15 (T, test data, to P) alone', () => {
     for (const example of IG_EXAMPLES) {
       const text = igText(example.x12);
       expect(text.startsWith('ISA*')).toBe(true);
@@ -113,7 +113,9 @@ describe('the FHIR claims written for X12 published 837 examples', () => {
       expect(mapped.length).toBe(text.length);
       expect(mapped).not.toContain(`*XX*${example.npi.published}`);
       expect(mapped).toContain(`NM1*85*2*${example.kind === 'professional' ? 'BEN KILDARE SERVICE' : 'JONES HOSPITAL'}*****XX*${example.npi.seeded}~`);
-      expect(mapped.replace(example.npi.seeded, example.npi.published)).toBe(text);
+      expect(text[102]).toBe('T');
+      expect(mapped[102]).toBe('P');
+      expect(`${mapped.slice(0, 102)}T${mapped.slice(103)}`.replace(example.npi.seeded, example.npi.published)).toBe(text);
     }
   });
 });

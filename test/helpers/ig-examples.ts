@@ -43,15 +43,19 @@ export const IG_EXAMPLES: readonly IgExample[] = [
 export const igText = (file: string): string => readFileSync(`${IG_DIR}${file}`, 'utf8');
 
 /**
- * The published interchange with its billing provider's NPI as the seed holds it (NM1*85 …*XX*<npi>),
- * every other byte as published: what `claim submit` is given.
+ * The published interchange with its billing provider's NPI as the seed holds it (NM1*85 …*XX*<npi>)
+ * and marked production data (ISA15 P, where the example says T), every other byte as published:
+ * what `claim submit` is given.
  */
 export function igX12Mapped(example: IgExample): string {
   const text = igText(example.x12);
   const e = text[3]!;
   const from = `${e}XX${e}${example.npi.published}`;
   if (text.split(from).length !== 2) throw new Error(`${example.x12}: expected one ${from}`);
-  return text.replace(from, `${e}XX${e}${example.npi.seeded}`);
+  // The published examples are test data (ISA15 T), which tpa does not pay: as production sends them (P).
+  if (text[102] !== 'T' && text[102] !== 'P') throw new Error(`${example.x12}: expected ISA15 at offset 102`);
+  const production = `${text.slice(0, 102)}P${text.slice(103)}`;
+  return production.replace(from, `${e}XX${e}${example.npi.seeded}`);
 }
 
 /** The segments of an interchange, each a list of elements, by the delimiters its ISA declares. */
