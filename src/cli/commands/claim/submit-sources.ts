@@ -6,7 +6,7 @@
 import { createReadStream, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { BundleIndex, selfContainedClaim } from '../../../domain/fhir-bundle.js';
+import { BundleIndex, duplicateFullUrlProblem, selfContainedClaim } from '../../../domain/fhir-bundle.js';
 import { MAX_CLAIM_BYTES } from '../../../domain/fhir-claim.js';
 import { jsonDepthProblem } from '../../../domain/json-depth.js';
 import { bundleResourceOffsets, jsonSyntaxMessage, locateField, type Position, syntaxErrorPosition } from '../../../domain/json-position.js';
@@ -78,6 +78,7 @@ function* bundleClaims(name: string, text: string, value: Record<string, unknown
   let index: BundleIndex | undefined;
   const entries = Array.isArray(value.entry) ? value.entry : [];
   const ignored = new Map<string, number>();
+  const duplicated = duplicateFullUrlProblem(value);
   for (const [i, entry] of entries.entries()) {
     const resource = isObject(entry) ? entry.resource : undefined;
     const type = isObject(resource) && typeof resource.resourceType === 'string' ? resource.resourceType : '(no resource)';
@@ -98,7 +99,7 @@ function* bundleClaims(name: string, text: string, value: Record<string, unknown
       const at = locateField(text, from === undefined ? field : copy![2]!, start);
       return { line: at.line + firstLine - 1, column: at.column };
     };
-    yield { source: `${name}#entry[${i}]`, text: JSON.stringify(claim), value: claim, locate };
+    yield { source: `${name}#entry[${i}]`, text: JSON.stringify(claim), value: claim, locate, ...(duplicated ? { problem: duplicated } : {}) };
   }
   if (ignored.size > 0) {
     const what = [...ignored].map(([type, n]) => `${n} ${type}`).join(', ');
