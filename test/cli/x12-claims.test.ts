@@ -204,3 +204,27 @@ describe('tpa claim validate and submit of an 837', () => {
     expect(ndjson(folder.stdout).map((o) => [o.source, o.status])).toEqual([['inbox/fac.837: ST 0001, CLM FAC1', 'ACKNOWLEDGED']]);
   });
 });
+
+describe('an 837 that is not a regular file', () => {
+  it('a FIFO named .837 is a usage error (exit 2), not an internal error; X12 through a pipe is said to be X12', async () => {
+    const { execFileSync } = await import('node:child_process');
+    execFileSync('mkfifo', [join(home, 'fifo.837')]);
+    for (const args of [
+      ['claim', 'convert', 'fifo.837'],
+      ['claim', 'submit', 'fifo.837', '-p', 'local', '--dry-run'],
+      ['claim', 'validate', 'fifo.837'],
+    ]) {
+      const r = await runTpa(args, { home, env });
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toMatch(/fifo\.837 is not a regular file .*an 837 is read twice/);
+      expect(r.stderr).not.toMatch(/internal error/);
+    }
+    // As `<(cat claims.837)` or /dev/stdin from a shell pipe give it: a pipe, named without .837.
+    execFileSync('mkfifo', [join(home, 'piped')]);
+    const { writeFile } = await import('node:fs/promises');
+    const [piped] = await Promise.all([runTpa(['claim', 'validate', 'piped'], { home, env }), writeFile(join(home, 'piped'), twoClaims())]);
+    expect(piped.code, piped.stderr).toBe(2);
+    expect(piped.stderr).toMatch(/is X12 \(it starts with ISA\).*regular file/);
+    expect(piped.stderr).not.toMatch(/not valid JSON/);
+  });
+});

@@ -57,8 +57,14 @@ function parseJson(text: string, firstLine = 1): { value?: unknown; problem?: st
 }
 
 /** The claims of one JSON document: itself, or the Claim entries of a Bundle (others are said, not sent). */
+/** X12 read as JSON: it came through a pipe or a device (a regular file starting with ISA is read as X12). */
+const X12_NOT_A_FILE =
+  'is X12 (it starts with ISA), not JSON: an 837 is read twice, its envelopes first, so it must be a regular file, not a pipe or a device; save it to a file and name the file';
+
 function* documentClaims(name: string, text: string, note: (message: string) => void): Generator<ClaimText> {
-  const { value, problem, at } = parseJson(text);
+  const parsed = parseJson(text);
+  const { value, at } = parsed;
+  const problem = parsed.problem && /^\uFEFF?\s*ISA/.test(text) ? X12_NOT_A_FILE : parsed.problem;
   if (problem || !isObject(value) || value.resourceType !== 'Bundle') {
     yield { source: name, text, value, problem, locate: (field) => (problem ? at : locateField(text, field)) };
     return;
@@ -236,8 +242,16 @@ export function checkPaths(paths: readonly string[], stdinIsTTY: boolean): void 
       if (stdinIsTTY) throw new UsageError('reading claims from stdin, but stdin is a terminal: pipe a file in or name it');
       continue;
     }
-    statOf(path);
+    x12RegularFile(path, statOf(path));
   }
+}
+
+/** An 837 is read twice (its envelopes first): one named that is a FIFO, a pipe or a device cannot be. */
+function x12RegularFile(path: string, info: { isFile(): boolean; isDirectory(): boolean }): void {
+  if (isX12Path(path) && !info.isFile() && !info.isDirectory())
+    throw new UsageError(
+      `${path} is not a regular file (a FIFO, a pipe or a device): an 837 is read twice, its envelopes first; save it to a file and name the file`,
+    );
 }
 
 /** The claims of an X12 file (x12-source.ts); only counted, with `count` (its envelopes read once). */
