@@ -228,3 +228,30 @@ describe('an 837 that is not a regular file', () => {
     expect(piped.stderr).not.toMatch(/not valid JSON/);
   });
 });
+
+describe('what a folder or a file holds that is not read', () => {
+  it('files of other names in a folder are counted in one note; an empty folder is "no claim" (exit 2) for convert too; an empty file is said empty', async () => {
+    mkdirSync(join(home, 'in'));
+    write('in/a.837', twoClaims());
+    write('in/notes.txt', 'x');
+    write('in/scan.pdf', 'x');
+    const convert = await runTpa(['claim', 'convert', 'in'], { home, env });
+    expect(convert.code, convert.stderr).toBe(0);
+    expect(convert.stderr).toMatch(/^in: 2 other entries skipped \(notes\.txt, scan\.pdf\): claim convert reads X12 files \(\*\.837, \*\.x12, \*\.edi\)$/m);
+    const validate = await runTpa(['claim', 'validate', 'in'], { home, env });
+    expect(validate.code, validate.stderr).toBe(0);
+    expect(validate.stderr).toMatch(
+      /^in: 2 other entries skipped \(notes\.txt, scan\.pdf\): claims are read from \*\.json, \*\.ndjson, \*\.jsonl and X12 \(\*\.837, \*\.x12, \*\.edi\) files$/m,
+    );
+
+    mkdirSync(join(home, 'none'));
+    const empty = await runTpa(['claim', 'convert', 'none'], { home, env });
+    expect(empty.code, empty.stderr).toBe(2);
+    expect(empty.stderr).toMatch(/no claim in none/);
+
+    write('empty.json', '');
+    const dry = await runTpa(['claim', 'submit', 'empty.json', 'in/a.837', '-p', 'local', '--dry-run'], { home, env });
+    expect(dry.stderr).toMatch(/^empty\.json: claim file is empty$/m);
+    expect(dry.stderr).not.toMatch(/not valid JSON/);
+  });
+});

@@ -13,6 +13,7 @@ import { bundleResourceOffsets, jsonSyntaxMessage, locateField, type Position, s
 import { UsageError } from '../../../errors.js';
 import { boundedLines, LINE_TOO_LONG, readFileBounded } from '../../bounded-input.js';
 import type { FieldError } from '../../../domain/errors.js';
+import { skippedNote } from './skipped.js';
 import { countX12, isX12Path, looksLikeX12, x12Claims } from './x12-source.js';
 
 export interface ClaimText {
@@ -166,6 +167,10 @@ function* fileDocumentClaims(path: string, size: number, note: (message: string)
     };
     return;
   }
+  if (text.trim() === '') {
+    yield { source: path, text, problem: 'claim file is empty' };
+    return;
+  }
   yield* documentClaims(path, text, note);
 }
 
@@ -278,10 +283,16 @@ export async function* claimTexts(
     }
     const info = statOf(path);
     if (info.isDirectory()) {
-      const names = readdirSync(path)
-        .filter((n) => /\.(json|ndjson|jsonl)$/i.test(n) || isX12Path(n))
-        .sort();
+      const all = readdirSync(path);
+      const read = (n: string) => /\.(json|ndjson|jsonl)$/i.test(n) || isX12Path(n);
+      const names = all.filter(read).sort();
       if (names.length === 0) note(`${path}: no *.json, *.ndjson or X12 (*.837, *.x12, *.edi) files`);
+      const skipped = skippedNote(
+        path,
+        all.filter((n) => !read(n)),
+        'claims are read from *.json, *.ndjson, *.jsonl and X12 (*.837, *.x12, *.edi) files',
+      );
+      if (skipped) note(skipped);
       for (const name of names) {
         const file = join(path, name);
         const stat = statOf(file);
