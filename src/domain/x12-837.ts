@@ -1095,18 +1095,22 @@ export class EnvelopeScanner {
     const data = (this.leftover + chunk).replace(/\r\n/g, '\n');
     let start = 0;
     for (let end = data.indexOf(this.terminator); end !== -1; end = data.indexOf(this.terminator, start)) {
+      if (end - start > MAX_SEGMENT_CHARS) return void this.tooLong();
       this.segment(data.slice(start, end));
       start = end + 1;
     }
     // A CR at the end of a chunk may be the first half of a CR LF.
     this.leftover = data.slice(start);
-    if (this.leftover.length > MAX_SEGMENT_CHARS) {
-      this.fatal = {
-        place: `segment ${this.segments + 1}`,
-        message: `runs on for more than ${MAX_SEGMENT_CHARS / 1024} KiB without the ISA's segment terminator: not X12 (nothing of the file is read)`,
-      };
-      this.leftover = '';
-    }
+    if (this.leftover.length > MAX_SEGMENT_CHARS) this.tooLong();
+  }
+
+  /** A segment longer than any of an 837, with its terminator or without: the file is not read (docs/x12.md "837 in"). */
+  private tooLong(): void {
+    this.fatal = {
+      place: `segment ${this.segments + 1}`,
+      message: `runs on for more than ${MAX_SEGMENT_CHARS / 1024} KiB before the ISA's segment terminator (no segment of an 837 is that long): not X12 (nothing of the file is read)`,
+    };
+    this.leftover = '';
   }
 
   end(): EnvelopeReport {

@@ -109,7 +109,7 @@ describe('tpa claim convert', () => {
     const r = await runTpa(['claim', 'convert', 'endless.837'], { home, env });
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toContain("endless.837: segment 2: runs on for more than 64 KiB without the ISA's segment terminator");
+    expect(r.stderr).toContain("endless.837: segment 2: runs on for more than 64 KiB before the ISA's segment terminator");
   });
 
   it('a public 835 (x12-parser’s test file): its envelopes count as its author’s, and it is no 837', async () => {

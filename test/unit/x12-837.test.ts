@@ -403,3 +403,13 @@ describe('837: what is not for payment, repeated and broken', () => {
     expect(messages(claims[0]!)).toEqual(['SV1 #1: SV107-2, diagnosis pointer 3, names no diagnosis: the claim has 2 that a line can point to (HI)']);
   });
 });
+
+describe('837: the bound of a segment', () => {
+  it('a segment over 64 KiB is refused with its place, even with its terminator in the same chunk', () => {
+    const text = interchange([professional([professionalClaim({ clm01: 'A1', extra: [`NTE*ADD*${'x'.repeat(70_000)}`] })])]);
+    const scanner = new EnvelopeScanner(text.slice(0, 106));
+    scanner.push(text);
+    const report = scanner.end();
+    expect(report.fatal).toEqual({ place: expect.stringMatching(/^segment \d+$/), message: expect.stringMatching(/more than 64 KiB/) });
+  });
+});
