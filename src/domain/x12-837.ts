@@ -275,6 +275,8 @@ export class X12ClaimReader {
   private readonly currentHl = new Map<string, string>();
   private readonly loopProblems = new Map<string, { segment: string; message: string }[]>();
   private readonly loopSeen = new Map<string, Set<string>>();
+  /** Inside an interchange whose ISA declares another element separator than the first: not read, up to the next ISA. */
+  private foreign = false;
   private firstIsa16: string | undefined;
   private readonly byTransaction = new Map<number, X12Problem[]>();
   private readonly claimsOfTransaction = new Map<number, number>();
@@ -308,6 +310,7 @@ export class X12ClaimReader {
     // Line breaks after the last terminator come out as a segment of nothing.
     if (name === '' && s['1'] === undefined) return out;
     this.segmentNo++;
+    if (this.otherDelimiters(name, out)) return out;
     if (!/^[A-Z][A-Z0-9]{1,2}$/.test(name)) {
       this.envelope(`segment ${this.segmentNo}`, `${JSON.stringify(clip(name))} is not an X12 segment (its delimiters are not the ISA's?)`);
       return out;
@@ -340,6 +343,27 @@ export class X12ClaimReader {
     if (this.typeProblem !== undefined) return out;
     this.body(s, out);
     return out;
+  }
+
+  /**
+   * An ISA with another element separator than the first comes out whole, as a segment of no name:
+   * said once, and its interchange is not read (its segments would each be garbage) up to the next
+   * ISA of the first's delimiters. True when the segment is taken so.
+   */
+  private otherDelimiters(name: string, out: X12Event[]): boolean {
+    if (name.startsWith('ISA') && name.length >= ISA_LENGTH - 1 && !/[A-Za-z0-9 ]/.test(name[3]!)) {
+      if (this.inInterchange) this.close(out, 'the next ISA begins');
+      this.foreign = true;
+      const elements = name.split(name[3]!);
+      const isa13 = clip(elements[13] ?? '');
+      this.envelope(
+        `ISA ${isa13}`,
+        `declares other delimiters than the first interchange: element ${JSON.stringify(name[3])}, component ${JSON.stringify(name[104] ?? '')}; this interchange is not read: give each such interchange a file of its own`,
+      );
+      return true;
+    }
+    if (name === 'ISA') this.foreign = false;
+    return this.foreign;
   }
 
   /** The end of the input: what is still open is a problem. */

@@ -413,3 +413,20 @@ describe('837: the bound of a segment', () => {
     expect(report.fatal).toEqual({ place: expect.stringMatching(/^segment \d+$/), message: expect.stringMatching(/more than 64 KiB/) });
   });
 });
+
+describe('837: a second interchange with other delimiters', () => {
+  it('is said once, by its ISA13, and not read: no line per segment', async () => {
+    const first = interchange([professional([professionalClaim({ clm01: 'A1' })])]);
+    const second = interchange([professional([professionalClaim({ clm01: 'B1' })])], { isa13: '000000702', d: { element: '|', component: '>', segment: '~' } });
+    const { claims, problems } = await convert(first + second);
+    expect(claims.map((c) => [c.clm01, c.problems])).toEqual([['A1', []]]);
+    expect(problems).toEqual([
+      { place: 'ISA 000000702', message: expect.stringMatching(/^declares other delimiters than the first interchange: element "\|"/) },
+    ]);
+    // A third, with the first's delimiters again, is read.
+    const third = interchange([professional([professionalClaim({ clm01: 'C1' })])], { isa13: '000000703' });
+    const again = await convert(first + second + third);
+    expect(again.claims.map((c) => c.clm01)).toEqual(['A1', 'C1']);
+    expect(again.problems).toHaveLength(1);
+  });
+});
