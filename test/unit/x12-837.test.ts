@@ -355,6 +355,8 @@ describe('837: what is not for payment, repeated and broken', () => {
         .replace(/SE\*(\d+)\*0001/, (_m, n) => `SE*${Number(n) + 1}*0001`),
     );
     expect(messages(billing.claims[0]!)).toEqual([expect.stringMatching(/^NM1\*85: a second NM1\*85 in the billing provider loop/)]);
+    const sbr = await convert(one(professionalClaim({ clm01: 'A1' }).flatMap((s) => (s.startsWith('SBR') ? [s, 'SBR*S*18*GRP-9******CI'] : [s]))));
+    expect(messages(sbr.claims[0]!)).toContainEqual(expect.stringMatching(/^SBR: a second SBR in the subscriber loop/));
     const sv1 = await convert(one(professionalClaim({ clm01: 'A1' }).flatMap((s) => (s.startsWith('SV1') ? [s, 'SV1*HC:99213*0*UN*1***1'] : [s]))));
     expect(messages(sv1.claims[0]!)).toEqual([expect.stringMatching(/^SV1 #1: a second SV1 in service line 1/)]);
     const dtp = await convert(one(professionalClaim({ clm01: 'A1' }).flatMap((s) => (s.startsWith('DTP*472') ? [s, 'DTP*472*D8*20250111'] : [s]))));
