@@ -15,12 +15,16 @@ export interface TemplateOptions {
   chargeCents?: number;
 }
 
-/** The care-team role coding of each provider role, as the claim parser reads it back (fhir-claim.ts roleOf). */
+/**
+ * The care-team role of each provider role, as claimcareteamrole codes it (primary, assist,
+ * supervisor, other: it has no surgeon or anesthesiologist), with the role in words as its text.
+ * The engine pays each provider in its contracted role, from its registry.
+ */
 export const CARE_TEAM_ROLE_CODE: Record<ProviderRole, string> = {
-  FACILITY: 'facility',
-  SURGEON: 'surgeon',
-  ANESTHESIA: 'anesthesiologist',
-  PATHOLOGY: 'pathologist',
+  FACILITY: 'other',
+  SURGEON: 'primary',
+  ANESTHESIA: 'other',
+  PATHOLOGY: 'other',
 };
 
 /** Typical billed charges (cents) for the seeded codes, so that contracts price below charges. */
@@ -43,11 +47,11 @@ const TYPICAL_CHARGE: Record<string, number> = {
   '64721': 380000,
 };
 const REVENUE_FOR: Record<string, string> = { '00811': '0370', '00731': '0370', '01402': '0370', '88305': '0310', '88312': '0310', '97161': '0420' };
-const ROLE_FOR: Record<string, { npi: string; code: string }> = {
-  '00811': { npi: '1196382455', code: 'anesthesiologist' },
-  '00731': { npi: '1196382455', code: 'anesthesiologist' },
-  '88305': { npi: '1329475804', code: 'pathologist' },
-  '88312': { npi: '1329475804', code: 'pathologist' },
+const ROLE_FOR: Record<string, { npi: string; role: ProviderRole }> = {
+  '00811': { npi: '1196382455', role: 'ANESTHESIA' },
+  '00731': { npi: '1196382455', role: 'ANESTHESIA' },
+  '88305': { npi: '1329475804', role: 'PATHOLOGY' },
+  '88312': { npi: '1329475804', role: 'PATHOLOGY' },
 };
 const SURGEON_NPI = '1045782368';
 const FACILITY_NPI = '1234567893';
@@ -65,9 +69,7 @@ export function claimTemplate(o: TemplateOptions): Record<string, unknown> {
   const institutional = o.type === 'institutional';
   const npi = o.npi ?? (institutional ? FACILITY_NPI : SURGEON_NPI);
   const codes = o.cpt && o.cpt.length > 0 ? o.cpt : institutional ? ['45380', '00811', '88305'] : ['45378'];
-  const careTeam: { npi: string; code: string }[] = [
-    { npi: institutional ? SURGEON_NPI : npi, code: CARE_TEAM_ROLE_CODE[institutional ? 'SURGEON' : (o.role ?? 'SURGEON')] },
-  ];
+  const careTeam: { npi: string; role: ProviderRole }[] = [{ npi: institutional ? SURGEON_NPI : npi, role: institutional ? 'SURGEON' : (o.role ?? 'SURGEON') }];
   const careTeamSequence = (code: string): number => {
     const member = ROLE_FOR[code] ?? careTeam[0]!;
     let index = careTeam.findIndex((m) => m.npi === member.npi);
@@ -114,7 +116,7 @@ export function claimTemplate(o: TemplateOptions): Record<string, unknown> {
     careTeam: careTeam.map((m, i) => ({
       sequence: i + 1,
       provider: { identifier: { system: NPI_SYSTEM, value: m.npi } },
-      role: { coding: [{ system: 'http://terminology.hl7.org/CodeSystem/claimcareteamrole', code: m.code }] },
+      role: { coding: [{ system: 'http://terminology.hl7.org/CodeSystem/claimcareteamrole', code: CARE_TEAM_ROLE_CODE[m.role] }], text: m.role.toLowerCase() },
     })),
     diagnosis: [{ sequence: 1, diagnosisCodeableConcept: { coding: [{ system: ICD10_SYSTEM, code: 'Z12.11' }] } }],
     insurance: [{ sequence: 1, focal: true, coverage: { reference: 'Coverage/COV-1' } }],

@@ -81,6 +81,25 @@ export class BundleIndex {
   }
 }
 
+/**
+ * Why a Bundle's Claims cannot be read: entries that share a fullUrl (and version), which FHIR R4
+ * forbids (bdl-7), as a reference to that fullUrl could mean either; or undefined.
+ */
+export function duplicateFullUrlProblem(bundle: Json): string | undefined {
+  const seen = new Map<string, number[]>();
+  for (const [i, e] of (Array.isArray(bundle.entry) ? bundle.entry : []).entries()) {
+    if (!isObject(e) || typeof e.fullUrl !== 'string') continue;
+    const version = isObject(e.resource) && isObject(e.resource.meta) ? e.resource.meta.versionId : undefined;
+    push(seen, `${e.fullUrl}\u0000${typeof version === 'string' ? version : ''}`, i);
+  }
+  for (const [key, at] of seen) {
+    if (at.length < 2) continue;
+    const url = key.slice(0, key.indexOf('\u0000'));
+    return `${at.length} entries have the fullUrl ${JSON.stringify(url.length > 80 ? `${url.slice(0, 79)}…` : url)} (${at.map((i) => `entry[${i}]`).join(', ')}): a fullUrl names one entry of a Bundle (FHIR bdl-7), and a reference to it could mean either; no Claim of the Bundle is read`;
+  }
+  return undefined;
+}
+
 function push<T>(map: Map<string, T[]>, key: string, value: T): void {
   const list = map.get(key);
   if (list) list.push(value);

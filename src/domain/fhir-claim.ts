@@ -243,6 +243,9 @@ class ClaimReader {
     targetIds.forEach((id, i) => candidates.push({ value: id, path: `${targetPath}.identifier[${i}]` }));
     const conditional = reference ? conditionalIdentifier(reference) : undefined;
     if (conditional) candidates.push({ value: { system: conditional.system, value: conditional.value }, path: `${path}.reference` });
+    if (reference && severalIdentifiers(reference)) return this.fail(`${path}.reference`, SEVERAL_IDENTIFIERS);
+    const conflict = npiConflict(ref, conditional, targetIds);
+    if (conflict) return this.fail(`${path}.identifier.value`, conflict);
     const npiIdentifier =
       candidates.find((c) => isObject(c.value) && c.value.system === NPI_SYSTEM) ?? candidates.find((c) => isObject(c.value) && c.value.system === undefined);
     if (npiIdentifier && isObject(npiIdentifier.value)) {
@@ -287,9 +290,10 @@ class ClaimReader {
     const ref = this.claim.patient;
     if (!isObject(ref)) return this.fail('patient.reference', 'is missing: a reference to the member, e.g. Patient/MBR-1001');
     const reference = typeof ref.reference === 'string' ? ref.reference : undefined;
+    if (reference && severalIdentifiers(reference)) return this.fail('patient.reference', SEVERAL_IDENTIFIERS);
     if (isObject(ref.identifier)) {
       const value = ref.identifier.value;
-      if (typeof value === 'string' && value.trim() !== '') return value;
+      if (typeof value === 'string' && value.trim() !== '') return this.sameMember(value, reference, ref);
       // An identifier given without its value: that is what is missing, whatever the reference says.
       if (!reference) return this.fail('patient.identifier.value', 'is missing: the member id');
     }
@@ -297,11 +301,9 @@ class ClaimReader {
     if (reference?.startsWith('#')) {
       if (!target) return this.fail('patient.reference', `points to contained resource "${clip(reference)}", which the claim does not contain`);
       const at = `contained[${this.containedIndex(target)}]`;
-      const ids = (asArray(target.identifier) ?? []).filter((id): id is Json => isObject(id) && typeof id.value === 'string' && id.value.trim() !== '');
-      // The member number (v2-0203 MB, or the subscriber's SN; CARIN's um) when one is typed so, else the first.
-      const typed = ids.find((id) => isObject(id.type) && (asArray(id.type.coding) ?? []).some((c) => isObject(c) && MEMBER_ID_TYPES.has(String(c.code))));
-      const chosen = typed ?? ids[0];
-      if (chosen) return chosen.value as string;
+      const member = patientMemberId(target);
+      if (typeof member === 'object') return this.fail(`${at}.identifier`, member.ambiguous);
+      if (member !== undefined) return member;
       return this.fail(
         `${at}.identifier`,
         `is missing: the member id (the ${clip(String(target.resourceType ?? 'resource'))} "${clip(String(target.id))}" the claim's patient points to has no identifier)`,
@@ -321,6 +323,25 @@ class ClaimReader {
       return this.fail('patient.reference', `must be Patient/<member id> (got "${clip(reference)}")`);
     }
     return this.fail('patient.reference', 'is missing: a reference to the member, e.g. Patient/MBR-1001');
+  }
+
+  /** The member id on the patient reference, unless what the reference points to names another member (then both are said). */
+  private sameMember(value: string, reference: string | undefined, ref: Json): string | undefined {
+    const target = this.containedTarget(ref);
+    const pointed = target ? patientMemberId(target) : undefined;
+    const conditional = reference ? conditionalIdentifier(reference) : undefined;
+    const other =
+      typeof pointed === 'string'
+        ? { id: pointed, what: `the ${clip(String(target!.resourceType ?? 'resource'))} it points to (contained[${this.containedIndex(target!)}])` }
+        : conditional?.type === 'Patient'
+          ? { id: conditional.value, what: 'the conditional reference' }
+          : undefined;
+    if (other && other.id !== value)
+      return this.fail(
+        'patient.identifier.value',
+        `is "${clip(value)}", but ${other.what} names member "${clip(other.id)}": which member the claim is for is not for tpa to guess`,
+      );
+    return value;
   }
 
   private billablePeriod(): { start: string | null; end: string | null } {
@@ -666,6 +687,56 @@ function resourceName(resource: Json): string | null {
   return [given, typeof first.family === 'string' ? first.family : ''].filter(Boolean).join(' ') || null;
 }
 
+const SEVERAL_IDENTIFIERS =
+  'names several identifiers (a comma is "or" in a FHIR search): which one is meant is not for tpa to guess; name one (a comma inside a value is written \\,)';
+
+/** Whether a conditional reference's identifier token holds several identifiers (an unescaped comma: "or"). */
+export function severalIdentifiers(reference: string): boolean {
+  const m = /^[A-Z][A-Za-z]{1,63}\?identifier=([^&]+)$/.exec(reference);
+  if (!m) return false;
+  let token: string;
+  try {
+    token = decodeURIComponent(m[1]!);
+  } catch {
+    return false;
+  }
+  return /(^|[^\\]),/.test(token);
+}
+
+/**
+ * The member id of a Patient (or other resource a patient reference points to): its identifier typed
+ * member number (v2-0203 MB, the subscriber's SN; CARIN's um), else its first identifier with a
+ * value. Two different values of the chosen type (two MBs), or, with none typed, two untyped
+ * identifiers of different values, are ambiguous: which member is meant is not for tpa to guess.
+ */
+export function patientMemberId(target: Json): string | { ambiguous: string } | undefined {
+  const ids = (asArray(target.identifier) ?? []).filter((id): id is Json => isObject(id) && typeof id.value === 'string' && id.value.trim() !== '');
+  const typeOf = (id: Json): string | undefined =>
+    isObject(id.type) ? (asArray(id.type.coding) ?? []).map((c) => (isObject(c) ? String(c.code) : '')).find((code) => MEMBER_ID_TYPES.has(code)) : undefined;
+  const typed = ids.find((id) => typeOf(id) !== undefined);
+  const group = typed ? ids.filter((id) => typeOf(id) === typeOf(typed)) : ids.filter((id) => id.type === undefined);
+  const values = [...new Set(group.map((id) => id.value as string))];
+  if (values.length > 1)
+    return {
+      ambiguous: `holds several member ids (${values.map((v) => `"${clip(v)}"`).join(', ')}), ${typed ? `each typed ${typeOf(typed)}` : 'none typed member number (MB)'}: which member the claim is for is not for tpa to guess`,
+    };
+  return (typed ?? ids[0])?.value as string | undefined;
+}
+
+/** A provider reference whose own NPI identifier names another NPI than its conditional reference or the resource it points to. */
+function npiConflict(ref: Json, conditional: { system: string | undefined; value: string } | undefined, targetIds: readonly unknown[]): string | undefined {
+  const own = isObject(ref.identifier) && (ref.identifier.system === NPI_SYSTEM || ref.identifier.system === undefined) ? ref.identifier.value : undefined;
+  if (typeof own !== 'string' || own === '') return undefined;
+  if (conditional && (conditional.system === NPI_SYSTEM || conditional.system === undefined) && conditional.value !== own)
+    return `is NPI ${clip(own)}, but the conditional reference names NPI ${clip(conditional.value)}: which provider is meant is not for tpa to guess`;
+  const pointed = targetIds
+    .filter((id): id is Json => isObject(id) && id.system === NPI_SYSTEM && typeof id.value === 'string')
+    .map((id) => id.value as string);
+  if (pointed.length > 0 && !pointed.includes(own))
+    return `is NPI ${clip(own)}, but the resource the reference points to has NPI ${pointed.map((v) => clip(v)).join(', ')}: which provider is meant is not for tpa to guess`;
+  return undefined;
+}
+
 /**
  * A conditional reference by identifier, as transaction Bundles write them
  * (`Practitioner?identifier=http://hl7.org/fhir/sid/us-npi|1234567893`): its resource type, the
@@ -680,6 +751,8 @@ export function conditionalIdentifier(reference: string): { type: string; system
   } catch {
     return undefined;
   }
+  // Several identifiers ("or") name no one resource (severalIdentifiers says so).
+  if (/(^|[^\\]),/.test(token)) return undefined;
   const bar = token.indexOf('|');
   const system = bar < 0 ? undefined : token.slice(0, bar) || undefined;
   const value = bar < 0 ? token : token.slice(bar + 1);

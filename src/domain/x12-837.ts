@@ -57,7 +57,14 @@ export function isaProblem(head: string): string | undefined {
   const terminator = head[105]!;
   if (/[A-Za-z0-9 ]/.test(sep) || /[A-Za-z0-9 ]/.test(component) || /[A-Za-z0-9 ]/.test(terminator) || new Set([sep, component, terminator]).size < 3)
     return 'not an X12 interchange: its element separator, component separator (ISA16) and segment terminator must be three different characters, none a letter, digit or space';
-  return undefined;
+  return amountDelimiterProblem(sep, component, terminator);
+}
+
+/** A delimiter that is a period or a hyphen would cut amounts (1500.75) and date ranges (RD8 CCYYMMDD-CCYYMMDD) apart. */
+function amountDelimiterProblem(...delimiters: string[]): string | undefined {
+  const bad = delimiters.find((c) => c === '.' || c === '-');
+  if (bad === undefined) return undefined;
+  return `not an X12 interchange tpa reads: a ${bad === '.' ? 'period' : 'hyphen'} ("${bad}") as a delimiter would cut ${bad === '.' ? 'amounts (1500.75)' : 'date ranges (CCYYMMDD-CCYYMMDD)'} apart; give the file other delimiters`;
 }
 
 /** A problem of the file with its place: `ST 0001, CLM PATIENT123, SV1 #2`, `ISA 000000001`, `segment 12`. */
@@ -127,6 +134,8 @@ interface Line {
   date: { start: string; end: string } | undefined;
   rendering: Party | undefined;
   preauth: string[];
+  /** Segments the line has already had once (SV1/SV2, DTP*472): a second is a problem. */
+  seen?: Set<string>;
 }
 
 interface Diagnosis {
@@ -260,6 +269,17 @@ export class X12ClaimReader {
   /** Inside a loop 2320/2330 (another payer, after an SBR in the claim): its NM1s are that payer's, not this claim's. */
   private otherPayer = false;
   private readonly found: X12Problem[] = [];
+  /** What the interchange and transaction say of their purpose: ISA15 (P production, T test) and BHT06 (CH a claim for payment). */
+  private isa15 = '';
+  private bht06: string | undefined;
+  /** The hierarchy: each HL01 of the transaction by its level, the one being read of each level, and the problems of each level's loop. */
+  private readonly hlLevels = new Map<string, string>();
+  private hlCount = 0;
+  private readonly currentHl = new Map<string, string>();
+  private readonly loopProblems = new Map<string, { segment: string; message: string }[]>();
+  private readonly loopSeen = new Map<string, Set<string>>();
+  /** Inside an interchange whose ISA declares another element separator than the first: not read, up to the next ISA. */
+  private foreign = false;
   private firstIsa16: string | undefined;
   private readonly byTransaction = new Map<number, X12Problem[]>();
   private readonly claimsOfTransaction = new Map<number, number>();
@@ -293,6 +313,7 @@ export class X12ClaimReader {
     // Line breaks after the last terminator come out as a segment of nothing.
     if (name === '' && s['1'] === undefined) return out;
     this.segmentNo++;
+    if (this.otherDelimiters(name, out)) return out;
     if (!/^[A-Z][A-Z0-9]{1,2}$/.test(name)) {
       this.envelope(`segment ${this.segmentNo}`, `${JSON.stringify(clip(name))} is not an X12 segment (its delimiters are not the ISA's?)`);
       return out;
@@ -325,6 +346,27 @@ export class X12ClaimReader {
     if (this.typeProblem !== undefined) return out;
     this.body(s, out);
     return out;
+  }
+
+  /**
+   * An ISA with another element separator than the first comes out whole, as a segment of no name:
+   * said once, and its interchange is not read (its segments would each be garbage) up to the next
+   * ISA of the first's delimiters. True when the segment is taken so.
+   */
+  private otherDelimiters(name: string, out: X12Event[]): boolean {
+    if (name.startsWith('ISA') && name.length >= ISA_LENGTH - 1 && !/[A-Za-z0-9 ]/.test(name[3]!)) {
+      if (this.inInterchange) this.close(out, 'the next ISA begins');
+      this.foreign = true;
+      const elements = name.split(name[3]!);
+      const isa13 = clip(elements[13] ?? '');
+      this.envelope(
+        `ISA ${isa13}`,
+        `declares other delimiters than the first interchange: element ${JSON.stringify(name[3])}, component ${JSON.stringify(name[104] ?? '')}; this interchange is not read: give each such interchange a file of its own`,
+      );
+      return true;
+    }
+    if (name === 'ISA') this.foreign = false;
+    return this.foreign;
   }
 
   /** The end of the input: what is still open is a problem. */
@@ -366,6 +408,7 @@ export class X12ClaimReader {
     this.inInterchange = true;
     this.isa06 = element(s, 6).trim();
     this.isa13 = element(s, 13);
+    this.isa15 = element(s, 15);
     this.groupsInInterchange = 0;
     this.transactionsOfInterchange = [];
     this.firstIsa16 ??= element(s, 16);
@@ -430,6 +473,7 @@ export class X12ClaimReader {
     this.level = '';
     this.billing = this.subscriber = this.payer = this.draft = this.line = undefined;
     this.billingProblem = this.subscriberProblem = undefined;
+    this.resetHierarchy();
     const version = element(s, 3) || this.gs08;
     this.type = version.includes('X222') ? 'professional' : version.includes('X223') ? 'institutional' : undefined;
     this.typeProblem =
@@ -458,11 +502,13 @@ export class X12ClaimReader {
     const name = s.name;
     if (name === 'BHT') {
       this.created = x12Date(element(s, 4)) ?? '';
+      this.bht06 = element(s, 6);
       return;
     }
     if (name === 'HL') {
       this.flushClaim(out);
       this.level = element(s, 3);
+      if (this.mapping) this.hierarchy(s);
       if (this.level === '20') {
         this.billing = undefined;
         this.billingProblem = 'no billing provider (loop 2010AA, NM1*85)';
@@ -503,6 +549,8 @@ export class X12ClaimReader {
       if (!this.mapping) return;
       const d = this.draft;
       if (d.clm01 === '') d.problems.push({ segment: 'CLM', message: 'CLM01 (the patient control number, the claim’s id) is missing' });
+      const clm01 = clm01Problem(d.clm01);
+      if (clm01) d.problems.push({ segment: 'CLM', message: clm01 });
       const frequency = element(s, 5, 3);
       if (frequency !== '' && frequency !== '1')
         d.problems.push({
@@ -520,6 +568,7 @@ export class X12ClaimReader {
 
   /** A segment of the billing provider, subscriber or patient loops. */
   private header(s: X12Segment): void {
+    if (this.mapping) this.repeatedInLoop(s);
     if (s.name === 'NM1') {
       const entity = element(s, 1);
       if (entity === '85' && this.level === '20') {
@@ -591,9 +640,11 @@ export class X12ClaimReader {
         const qualifier = element(s, 1);
         if (qualifier !== '472' && qualifier !== '434') return;
         const period = dtpPeriod(s);
-        const segment = `${line ? here : 'DTP'}*${qualifier}`;
+        const segment = line ? `${here}, DTP*${qualifier}` : `DTP*${qualifier}`;
         if (typeof period === 'string') return void d.problems.push({ segment, message: period });
         if (qualifier === '434' && !line) d.statement = period;
+        else if (qualifier === '472' && line && repeatedOnLine(line, 'DTP*472'))
+          d.problems.push({ segment, message: `a second DTP*472 on service line ${line.n}: a line has one date of service; this one is not read` });
         else if (qualifier === '472' && line) line.date = period;
         else if (qualifier === '472') d.statement ??= period;
         return;
@@ -664,6 +715,11 @@ export class X12ClaimReader {
     const line = this.line;
     const kind = s.name as 'SV1' | 'SV2';
     if (!line) return void d.problems.push({ segment: kind, message: `${kind} outside a service line (no LX before it)` });
+    if (repeatedOnLine(line, 'SV'))
+      return void d.problems.push({
+        segment: `${line.kind} #${line.n}`,
+        message: `a second ${kind} in service line ${line.n} (LX): a service line has one; this one is not read`,
+      });
     line.kind = kind;
     const segment = `${kind} #${line.n}`;
     const problem = (message: string): void => {
@@ -725,6 +781,100 @@ export class X12ClaimReader {
     }
   }
 
+  /** Test data (ISA15 T) and data that is not a claim for payment (BHT06 other than CH): refused on every claim they cover. */
+  private notForPayment(): { segment: string; message: string }[] {
+    const out: { segment: string; message: string }[] = [];
+    if (this.isa15 !== 'P')
+      out.push({
+        segment: 'ISA15',
+        message: `ISA15 is ${JSON.stringify(clip(this.isa15))}${this.isa15 === 'T' ? ' (test data)' : ''}: only production data (P) is paid; test data is not paid`,
+      });
+    const bht06 = this.bht06 ?? '';
+    if (bht06 !== 'CH') {
+      const what =
+        bht06 === 'RP' ? ' (reporting: encounter data, not for payment)' : bht06 === '31' ? ' (subrogation demand)' : bht06 === '' ? ' (missing)' : '';
+      out.push({ segment: 'BHT06', message: `BHT06 is ${clip(bht06) || '""'}${what}: not a claim for payment (CH), which is all tpa pays` });
+    }
+    return out;
+  }
+
+  /** A new transaction set: its hierarchy starts again. */
+  private resetHierarchy(): void {
+    this.bht06 = undefined;
+    this.hlLevels.clear();
+    this.hlCount = 0;
+    this.currentHl.clear();
+    this.loopProblems.clear();
+    this.loopSeen.clear();
+  }
+
+  /** The levels a claim hangs from: billing provider (20), subscriber (22), patient (23), each below the one before. */
+  private static readonly PARENT_LEVEL: Record<string, string | undefined> = { '20': undefined, '22': '20', '23': '22' };
+  private static readonly LEVEL_NAME: Record<string, string> = { '20': 'billing provider', '22': 'subscriber', '23': 'patient' };
+
+  /** An HL: HL01 counts up by one from 1; HL02 names the HL of the level above that is being read (20 ← 22 ← 23). */
+  private hierarchy(s: X12Segment): void {
+    const id = element(s, 1);
+    const parent = element(s, 2);
+    const level = element(s, 3);
+    // A new loop of a level ends the loops below it.
+    for (const l of level === '20' ? ['20', '22', '23'] : level === '22' ? ['22', '23'] : [level]) {
+      this.loopProblems.delete(l);
+      this.loopSeen.delete(l);
+      this.currentHl.delete(l);
+    }
+    const problems: { segment: string; message: string }[] = [];
+    const segment = `HL*${clip(id)}`;
+    this.hlCount++;
+    if (id !== String(this.hlCount))
+      problems.push({
+        segment,
+        message: `HL01 ${JSON.stringify(clip(id))} must be ${this.hlCount}: HL01 counts the HL segments of the transaction set from 1`,
+      });
+    const expected = X12ClaimReader.PARENT_LEVEL[level];
+    if (level in X12ClaimReader.PARENT_LEVEL) {
+      const above = expected ? this.currentHl.get(expected) : undefined;
+      if (expected === undefined && parent !== '')
+        problems.push({ segment, message: `HL02 ${JSON.stringify(clip(parent))}: a billing provider loop (HL 20) has no parent` });
+      else if (expected !== undefined && parent !== above) {
+        const named = this.hlLevels.get(parent);
+        const why =
+          named === undefined
+            ? 'names no earlier HL'
+            : named !== expected
+              ? `names an HL of level ${clip(named)}`
+              : `names an earlier ${X12ClaimReader.LEVEL_NAME[expected]}, not the one being read`;
+        problems.push({
+          segment,
+          message: `HL02 ${JSON.stringify(clip(parent))} ${why}: this ${X12ClaimReader.LEVEL_NAME[level]} loop hangs from the ${X12ClaimReader.LEVEL_NAME[expected]} loop (HL ${expected})${above ? `, HL ${above}` : ''}`,
+        });
+      }
+    }
+    if (!this.hlLevels.has(id)) this.hlLevels.set(id, level);
+    this.currentHl.set(level, id);
+    this.loopProblems.set(level, problems);
+    this.loopSeen.set(level, new Set());
+  }
+
+  /** A segment the billing provider or subscriber loop has once (NM1*85, NM1*IL, SBR), given twice: a problem of the claims below. */
+  private repeatedInLoop(s: X12Segment): void {
+    const key = s.name === 'NM1' ? `NM1*${element(s, 1)}` : s.name;
+    const once = this.level === '20' ? ['NM1*85'] : this.level === '22' ? ['NM1*IL', 'SBR'] : [];
+    if (!once.includes(key)) return;
+    const seen = this.loopSeen.get(this.level) ?? new Set<string>();
+    this.loopSeen.set(this.level, seen);
+    if (!seen.has(key)) return void seen.add(key);
+    const what = this.level === '20' ? 'billing provider loop (2010AA)' : 'subscriber loop (2000B)';
+    const list = this.loopProblems.get(this.level) ?? [];
+    list.push({ segment: key, message: `a second ${key} in the ${what}: the loop has one, and tpa does not choose between them` });
+    this.loopProblems.set(this.level, list);
+  }
+
+  /** The problems of the loops the claim hangs from (its HLs, their repeated segments). */
+  private hierarchyProblems(): { segment: string; message: string }[] {
+    return ['20', '22', '23'].flatMap((l) => this.loopProblems.get(l) ?? []);
+  }
+
   /** The claim being read, as a FHIR Claim, when it is complete (at the next CLM, HL, SE or the end). */
   private flushClaim(out: X12Event[]): void {
     const d = this.draft;
@@ -756,6 +906,7 @@ export class X12ClaimReader {
         message: `SBR01 is ${clip(sbr01)}: tpa pays as the primary payer (P); a claim where another payer is primary needs coordination of benefits, which tpa does not do`,
       });
     if (d.lines.length === 0) problems.push({ segment: 'CLM', message: 'has no service line (LX with SV1 or SV2)' });
+    problems.push(...this.notForPayment(), ...this.hierarchyProblems(), ...pointerProblems(d));
     const segments = new Map<string, string>();
     const claim = this.fhir(d, segments);
     const identity = `x12:${this.isa06}:${this.isa13}:${this.gs06}:${this.st02}:${d.clm01}`;
@@ -908,6 +1059,43 @@ export class X12ClaimReader {
   }
 }
 
+/** Whether a line already had this segment (marks it as had). */
+function repeatedOnLine(line: Line, key: string): boolean {
+  line.seen ??= new Set();
+  if (line.seen.has(key)) return true;
+  line.seen.add(key);
+  return false;
+}
+
+/** The 837 IG's longest patient control number (CLM01). */
+const CLM01_MAX = 38;
+/** X12's basic and extended character sets, without the delimiters of the 835 tpa writes CLP01 into (~ * : ^). */
+const CLM01_CHARACTERS = /^[A-Za-z0-9 !"&'()+,\-./;?=%@[\]_{}\\|<>#$]*$/;
+
+/** Why a CLM01 cannot be the claim's id (tpa writes it back as the 835's CLP01), or undefined. */
+function clm01Problem(clm01: string): string | undefined {
+  if (clm01.length > CLM01_MAX) return `CLM01 is ${clm01.length} characters: at most ${CLM01_MAX} (the patient control number, 837 IG)`;
+  if (CLM01_CHARACTERS.test(clm01)) return undefined;
+  const bad = [...new Set([...clm01].filter((c) => !CLM01_CHARACTERS.test(c)))].map((c) => JSON.stringify(c)).join(', ');
+  return `CLM01 ${JSON.stringify(clip(clm01))} holds ${bad}: outside X12's character sets, or a delimiter (~ * : ^) of the 835 tpa writes it back into (CLP01)`;
+}
+
+/** SV107 pointers to a diagnosis the claim does not have (HI). */
+function pointerProblems(d: ClaimDraft): { segment: string; message: string }[] {
+  return d.lines.flatMap((line) =>
+    line.pointers.flatMap((p, i) =>
+      p > d.pointable.length
+        ? [
+            {
+              segment: `${line.kind} #${line.n}`,
+              message: `SV107-${i + 1}, diagnosis pointer ${p}, names no diagnosis: the claim has ${d.pointable.length} that a line can point to (HI)`,
+            },
+          ]
+        : [],
+    ),
+  );
+}
+
 /** A person's name from an NM1: first (NM104) and last (NM103). */
 function personName(s: X12Segment): string | null {
   return [element(s, 4), element(s, 3)].filter(Boolean).join(' ') || null;
@@ -945,18 +1133,22 @@ export class EnvelopeScanner {
     const data = (this.leftover + chunk).replace(/\r\n/g, '\n');
     let start = 0;
     for (let end = data.indexOf(this.terminator); end !== -1; end = data.indexOf(this.terminator, start)) {
+      if (end - start > MAX_SEGMENT_CHARS) return void this.tooLong();
       this.segment(data.slice(start, end));
       start = end + 1;
     }
     // A CR at the end of a chunk may be the first half of a CR LF.
     this.leftover = data.slice(start);
-    if (this.leftover.length > MAX_SEGMENT_CHARS) {
-      this.fatal = {
-        place: `segment ${this.segments + 1}`,
-        message: `runs on for more than ${MAX_SEGMENT_CHARS / 1024} KiB without the ISA's segment terminator: not X12 (nothing of the file is read)`,
-      };
-      this.leftover = '';
-    }
+    if (this.leftover.length > MAX_SEGMENT_CHARS) this.tooLong();
+  }
+
+  /** A segment longer than any of an 837, with its terminator or without: the file is not read (docs/x12.md "837 in"). */
+  private tooLong(): void {
+    this.fatal = {
+      place: `segment ${this.segments + 1}`,
+      message: `runs on for more than ${MAX_SEGMENT_CHARS / 1024} KiB before the ISA's segment terminator (no segment of an 837 is that long): not X12 (nothing of the file is read)`,
+    };
+    this.leftover = '';
   }
 
   end(): EnvelopeReport {

@@ -7,23 +7,30 @@ const home = useTpaHome(beforeAll, afterAll);
 const run = home.run;
 
 interface Claim {
-  careTeam: { provider: { identifier: { value: string } }; role: { coding: { code: string }[] } }[];
+  careTeam: { provider: { identifier: { value: string } }; role: { coding: { system: string; code: string }[]; text?: string } }[];
   item: { unitPrice: { value: number }; net: { value: number } }[];
   total: { value: number };
 }
 
-const roleOf = (claim: Claim, npi: string) => claim.careTeam.find((m) => m.provider.identifier.value === npi)?.role.coding[0]?.code;
+/** The role a template's care-team member is given: the claimcareteamrole code, and the role in words. */
+const roleOf = (claim: Claim, npi: string) => {
+  const role = claim.careTeam.find((m) => m.provider.identifier.value === npi)?.role;
+  // Only codes that code system has (the engine pays the contracted role from its registry).
+  expect(role?.coding[0]?.system).toBe('http://terminology.hl7.org/CodeSystem/claimcareteamrole');
+  expect(['primary', 'assist', 'supervisor', 'other']).toContain(role?.coding[0]?.code);
+  return `${role?.coding[0]?.code} (${role?.text})`;
+};
 
 describe('tpa claim template', () => {
   it("names the provider in its contracted role by default: the anesthesia group's claim says anesthesia, not surgeon", async () => {
     const r = await run(['claim', 'template', '--npi', '1196382455', '--cpt', '00811']);
     expect(r.code, r.stderr).toBe(0);
     const claim = r.json<Claim>();
-    expect(roleOf(claim, '1196382455')).toBe('anesthesiologist');
+    expect(roleOf(claim, '1196382455')).toBe('other (anesthesia)');
     const pathology = (await run(['claim', 'template', '--npi', '1329475804', '--cpt', '88305'])).json<Claim>();
-    expect(roleOf(pathology, '1329475804')).toBe('pathologist');
+    expect(roleOf(pathology, '1329475804')).toBe('other (pathology)');
     // The surgeon's stays the surgeon's, and the claim is one the engine pays.
-    expect(roleOf((await run(['claim', 'template'])).json<Claim>(), '1045782368')).toBe('surgeon');
+    expect(roleOf((await run(['claim', 'template'])).json<Claim>(), '1045782368')).toBe('primary (surgeon)');
     const file = join(home.dir, 'anesthesia.json');
     writeFileSync(file, r.stdout);
     const submitted = await run(['claim', 'submit', file, '--wait', '-o', 'json']);
@@ -34,10 +41,10 @@ describe('tpa claim template', () => {
   it('--role names another role; a role tpa does not know is a usage error', async () => {
     const r = await run(['claim', 'template', '--npi', '1196382455', '--cpt', '00811', '--role', 'PATHOLOGY']);
     expect(r.code, r.stderr).toBe(0);
-    expect(roleOf(r.json<Claim>(), '1196382455')).toBe('pathologist');
+    expect(roleOf(r.json<Claim>(), '1196382455')).toBe('other (pathology)');
     // In any case, as a person types it.
     const lower = await run(['claim', 'template', '--npi', '1196382455', '--cpt', '00811', '--role', 'pathology']);
-    expect(roleOf(lower.json<Claim>(), '1196382455')).toBe('pathologist');
+    expect(roleOf(lower.json<Claim>(), '1196382455')).toBe('other (pathology)');
     const bad = await run(['claim', 'template', '--role', 'JANITOR']);
     expect([bad.code, bad.stdout]).toEqual([2, '']);
     expect(bad.stderr).toMatch(/--role must be one of FACILITY, SURGEON, ANESTHESIA, PATHOLOGY/);

@@ -140,3 +140,20 @@ describe('claim validate and claim submit: the same inputs, the same errors', ()
     expect(v.stderr).toMatch(/^in\/bundle\.json:\d+:\d+ \(entry\[3\]\): diagnosis\[0\]/m);
   });
 });
+
+describe('a Bundle whose entries share a fullUrl', () => {
+  it('is refused by validate and by submit, naming the fullUrl: a reference to it could mean either entry', async () => {
+    const b = transaction([syntheaShaped(0)]);
+    b.entry.splice(1, 0, { fullUrl: PATIENT_URN, resource: { resourceType: 'Patient', identifier: [{ value: 'MBR-1003' }] } });
+    writeFileSync(join(home, 'dup.json'), JSON.stringify(b, null, 2));
+    for (const args of [
+      ['claim', 'validate', 'dup.json'],
+      ['claim', 'submit', 'dup.json', '-p', 'local', '--dry-run'],
+    ]) {
+      const r = await run(args);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toContain('2 entries have the fullUrl');
+      expect(r.stderr.replaceAll('\\"', '"')).toContain(`"${PATIENT_URN}" (entry[0], entry[1]): a fullUrl names one entry`);
+    }
+  });
+});

@@ -108,7 +108,7 @@ describe('the FHIR claims written for X12 published 837 examples', () => {
     });
   }
 
-  it('the published interchanges are kept byte for byte; the mapped copy changes the billing NPI, the payer and the 837P’s dependent alone', () => {
+  it('the published interchanges are kept byte for byte; the mapped copy changes the billing NPI, the payer, the 837P’s dependent and ISA15 (T, test data, to P) alone', () => {
     /** Segments of `a` that `b` does not hold (as many times as `a` holds them more). */
     const minus = (a: string[], b: string[]) => {
       const left = [...b];
@@ -127,7 +127,15 @@ describe('the FHIR claims written for X12 published 837 examples', () => {
       expect(text.endsWith('~')).toBe(true);
       const published = segmentsOf(text);
       const mapped = segmentsOf(igX12Mapped(example));
-      changes[example.kind] = { removed: minus(published, mapped).sort(), added: minus(mapped, published).sort() };
+      // ISA15: the examples are test data (T), sent as production (P); the ISA is otherwise as published.
+      expect(published[0]!.split('*')[15]).toBe('T');
+      expect(mapped[0]).toBe(
+        published[0]!
+          .split('*')
+          .map((v, i) => (i === 15 ? 'P' : v))
+          .join('*'),
+      );
+      changes[example.kind] = { removed: minus(published.slice(1), mapped.slice(1)).sort(), added: minus(mapped.slice(1), published.slice(1)).sort() };
       expect(example.npi.seeded.slice(0, 9)).toBe(example.npi.published.slice(0, 9));
     }
     expect(changes.professional).toEqual({

@@ -111,7 +111,7 @@ describe('tpa claim convert', () => {
     const r = await runTpa(['claim', 'convert', 'endless.837'], { home, env });
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toContain("endless.837: segment 2: runs on for more than 64 KiB without the ISA's segment terminator");
+    expect(r.stderr).toContain("endless.837: segment 2: runs on for more than 64 KiB before the ISA's segment terminator");
   });
 
   it('a public 835 (x12-parser’s test file): its envelopes count as its author’s, and it is no 837', async () => {
@@ -342,5 +342,56 @@ describe('an 837 read for a count and then for its claims', () => {
     const changed = await envelopeReport(file);
     expect(changed).not.toBe(counted);
     expect(changed.claims).toBe(1);
+  });
+});
+
+describe('an 837 that is not a regular file', () => {
+  it('a FIFO named .837 is a usage error (exit 2), not an internal error; X12 through a pipe is said to be X12', async () => {
+    const { execFileSync } = await import('node:child_process');
+    execFileSync('mkfifo', [join(home, 'fifo.837')]);
+    for (const args of [
+      ['claim', 'convert', 'fifo.837'],
+      ['claim', 'submit', 'fifo.837', '-p', 'local', '--dry-run'],
+      ['claim', 'validate', 'fifo.837'],
+    ]) {
+      const r = await runTpa(args, { home, env });
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toMatch(/fifo\.837 is not a regular file .*an 837 is read twice/);
+      expect(r.stderr).not.toMatch(/internal error/);
+    }
+    // As `<(cat claims.837)` or /dev/stdin from a shell pipe give it: a pipe, named without .837.
+    execFileSync('mkfifo', [join(home, 'piped')]);
+    const { writeFile } = await import('node:fs/promises');
+    const [piped] = await Promise.all([runTpa(['claim', 'validate', 'piped'], { home, env }), writeFile(join(home, 'piped'), twoClaims())]);
+    expect(piped.code, piped.stderr).toBe(2);
+    expect(piped.stderr).toMatch(/is X12 \(it starts with ISA\).*regular file/);
+    expect(piped.stderr).not.toMatch(/not valid JSON/);
+  });
+});
+
+describe('what a folder or a file holds that is not read', () => {
+  it('files of other names in a folder are counted in one note; an empty folder is "no claim" (exit 2) for convert too; an empty file is said empty', async () => {
+    mkdirSync(join(home, 'in'));
+    write('in/a.837', twoClaims());
+    write('in/notes.txt', 'x');
+    write('in/scan.pdf', 'x');
+    const convert = await runTpa(['claim', 'convert', 'in'], { home, env });
+    expect(convert.code, convert.stderr).toBe(0);
+    expect(convert.stderr).toMatch(/^in: 2 other entries skipped \(notes\.txt, scan\.pdf\): claim convert reads X12 files \(\*\.837, \*\.x12, \*\.edi\)$/m);
+    const validate = await runTpa(['claim', 'validate', 'in'], { home, env });
+    expect(validate.code, validate.stderr).toBe(0);
+    expect(validate.stderr).toMatch(
+      /^in: 2 other entries skipped \(notes\.txt, scan\.pdf\): claims are read from \*\.json, \*\.ndjson, \*\.jsonl and X12 \(\*\.837, \*\.x12, \*\.edi\) files$/m,
+    );
+
+    mkdirSync(join(home, 'none'));
+    const empty = await runTpa(['claim', 'convert', 'none'], { home, env });
+    expect(empty.code, empty.stderr).toBe(2);
+    expect(empty.stderr).toMatch(/no claim in none/);
+
+    write('empty.json', '');
+    const dry = await runTpa(['claim', 'submit', 'empty.json', 'in/a.837', '-p', 'local', '--dry-run'], { home, env });
+    expect(dry.stderr).toMatch(/^empty\.json: claim file is empty$/m);
+    expect(dry.stderr).not.toMatch(/not valid JSON/);
   });
 });

@@ -62,7 +62,8 @@ export const igText = (file: string): string => readFileSync(`${IG_DIR}${file}`,
  * what `claim submit` is given. The billing provider's NPI (NM1*85 …*XX*<npi>) and the payer's id
  * (NM1*PR …*PI*<id>) as the seed holds them; a dependent patient (loop 2000C: HL*23, PAT, NM1*QC,
  * N3, N4, DMG) moved into the subscriber loop (NM1*IL with the patient's name and the member id,
- * SBR02 18, the subscriber HL without a child), SE01 counted again.
+ * SBR02 18, the subscriber HL without a child), SE01 counted again; and marked production data
+ * (ISA15 P, where the example says T: tpa does not pay test data).
  */
 export function igX12Mapped(example: IgExample): string {
   const text = igText(example.x12);
@@ -114,7 +115,10 @@ export function igX12Mapped(example: IgExample): string {
     const [, count, control] = segments[se]!.split(e);
     segments[se] = ['SE', String(Number(count) - dropped), control].join(e);
   }
-  return segments.join(t);
+  const out = segments.join(t);
+  // The published examples are test data (ISA15 T), which tpa does not pay: as production sends them (P).
+  if (out[102] !== 'T' && out[102] !== 'P') throw new Error(`${example.x12}: expected ISA15 at offset 102`);
+  return `${out.slice(0, 102)}P${out.slice(103)}`;
 }
 
 /** The segments of an interchange, each a list of elements, by the delimiters its ISA declares. */

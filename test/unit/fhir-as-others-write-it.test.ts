@@ -283,3 +283,58 @@ describe('a Claim inside a Bundle is made self-contained', () => {
     expect(searches).toBe(0);
   });
 });
+
+describe('references that disagree are refused, never one of them chosen', () => {
+  const MB = (value: string) => ({ type: { coding: [{ system: 'http://terminology.hl7.org/CodeSystem/v2-0203', code: 'MB' }] }, value });
+
+  it('a reference to a Patient whose member id is not the reference’s own identifier: both named', () => {
+    const c = claim();
+    c.contained = [{ resourceType: 'Patient', id: 'p1', identifier: [{ system: 'urn:x', value: 'MBR-1003' }] }];
+    c.patient = { reference: '#p1', identifier: { value: 'MBR-1001' } };
+    expect(errors(c)).toEqual([{ field: 'patient.identifier.value', message: expect.stringMatching(/"MBR-1001".*"MBR-1003"/) }]);
+    // Made self-contained from a Bundle (urn:uuid), the same.
+    const b = {
+      resourceType: 'Bundle',
+      type: 'transaction',
+      entry: [
+        { fullUrl: 'urn:uuid:p1', resource: c.contained[0] },
+        { resource: { ...c, contained: undefined, patient: { reference: 'urn:uuid:p1', identifier: { value: 'MBR-1001' } } } },
+      ],
+    };
+    expect(errors(selfContainedClaim(b, 1))).toEqual([{ field: 'patient.identifier.value', message: expect.stringMatching(/"MBR-1001".*"MBR-1003"/) }]);
+    // Agreeing, it is read.
+    c.patient.identifier.value = 'MBR-1003';
+    expect(parseClaim(c).memberId).toBe('MBR-1003');
+  });
+
+  it('a Patient with two different member ids (MB), or several untyped identifiers and none typed, is refused as ambiguous', () => {
+    const c = claim();
+    c.patient = { reference: '#p1' };
+    c.contained = [{ resourceType: 'Patient', id: 'p1', identifier: [MB('MBR-1003'), MB('MBR-1001')] }];
+    expect(errors(c)).toEqual([{ field: 'contained[0].identifier', message: expect.stringMatching(/several member ids.*"MBR-1003".*"MBR-1001"/) }]);
+    c.contained[0].identifier = [
+      { system: 'urn:x', value: 'MBR-1003' },
+      { system: 'urn:y', value: 'MBR-1001' },
+    ];
+    expect(errors(c)).toEqual([{ field: 'contained[0].identifier', message: expect.stringMatching(/"MBR-1003".*"MBR-1001"/) }]);
+    // One MB beside other identifiers (Synthea's, an MR): the MB, as before; the same MB twice is one.
+    c.contained[0].identifier = [{ system: 'urn:synthea', value: 'e1f3' }, MB('MBR-1002'), MB('MBR-1002')];
+    expect(parseClaim(c).memberId).toBe('MBR-1002');
+  });
+
+  it('a conditional reference by one NPI with an identifier naming another NPI is refused, naming both', () => {
+    const c = claim();
+    c.provider = { reference: `Practitioner?identifier=${NPI}|1234567893`, identifier: { system: NPI, value: '1045782368' } };
+    expect(errors(c)).toEqual([{ field: 'provider.identifier.value', message: expect.stringMatching(/1045782368.*1234567893/) }]);
+    c.provider.identifier.value = '1234567893';
+    expect(parseClaim(c).providerNpi).toBe('1234567893');
+  });
+
+  it('a conditional reference with several identifiers (a comma: "or" in FHIR search) is refused as ambiguous', () => {
+    const c = claim();
+    c.patient = { reference: 'Patient?identifier=a|MBR-1002,b|MBR-1001' };
+    expect(errors(c)).toEqual([{ field: 'patient.reference', message: expect.stringMatching(/several identifiers.*or/) }]);
+    c.patient = { reference: 'Patient?identifier=a|MBR\\,1002' };
+    expect(errors(c).map((e) => e.field)).not.toContain('patient.reference');
+  });
+});

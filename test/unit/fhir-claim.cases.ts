@@ -5,8 +5,14 @@ import { claimTemplate } from '../../src/domain/claim-template.js';
 type Json = Record<string, any>;
 const NPI = 'http://hl7.org/fhir/sid/us-npi';
 
-export const base = (type: 'professional' | 'institutional' = 'professional'): Json =>
-  claimTemplate({ type, serviceDate: '2026-03-02', ...(type === 'institutional' ? {} : { cpt: ['45378', '43235'] }) }) as Json;
+/** The role codes other systems write for the roles paid (the parser reads them; the template writes claimcareteamrole's). */
+const PAID_ROLE_CODE: Record<string, string> = { surgeon: 'surgeon', anesthesia: 'anesthesiologist', pathology: 'pathologist', facility: 'facility' };
+
+export const base = (type: 'professional' | 'institutional' = 'professional'): Json => {
+  const claim = claimTemplate({ type, serviceDate: '2026-03-02', ...(type === 'institutional' ? {} : { cpt: ['45378', '43235'] }) }) as Json;
+  for (const m of claim.careTeam as Json[]) m.role = { coding: [{ system: m.role.coding[0].system, code: PAID_ROLE_CODE[m.role.text] }] };
+  return claim;
+};
 
 const item = (c: Json, i = 0) => c.item[i] as Json;
 

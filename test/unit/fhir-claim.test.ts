@@ -70,7 +70,12 @@ describe('professional claims', () => {
       ['00811', '0370'],
       ['88305', '0310'],
     ]);
-    expect(institutional.careTeam.map((m) => m.role)).toEqual(['SURGEON', 'ANESTHESIA', 'PATHOLOGY']);
+    // claimcareteamrole codes name none of the roles paid: each provider is paid in its contracted role (the registry's).
+    expect(institutional.careTeam.map((m) => [m.npi, m.role])).toEqual([
+      ['1045782368', null],
+      ['1196382455', null],
+      ['1329475804', null],
+    ]);
   });
 
   it('a careTeamSequence referring to a missing careTeam entry is rejected at its index', () => {

@@ -216,7 +216,7 @@ describe('837P to FHIR Claims', () => {
       interchange([professional([professionalClaim({ clm01: 'D1', lines: [{ cpt: '45378', charge: '1800', date: '20991301' }] })])]),
     );
     const c = claims[0]!;
-    expect(c.problems).toEqual([{ segment: 'SV1 #1*472', message: expect.stringContaining('DTP03 "20991301" is not a date') }]);
+    expect(c.problems).toEqual([{ segment: 'SV1 #1, DTP*472', message: expect.stringContaining('DTP03 "20991301" is not a date') }]);
     expect(c.segmentOf('item[0].servicedDate')).toBe('SV1 #1');
     expect(c.segmentOf('patient.reference')).toBe('NM1*IL');
     expect(c.segmentOf('careTeam[0].provider')).toBe('NM1*82');
@@ -344,5 +344,112 @@ describe('837 envelopes', () => {
       { place: 'ST 0002', message: 'holds no claim (CLM)' },
       { place: 'ST 0003', message: 'transaction set 835, not an 837 claim' },
     ]);
+  });
+});
+
+describe('837: what is not for payment, repeated and broken', () => {
+  const one = (claim: string[]) => interchange([professional([claim])]);
+  const messages = (c: X12Claim) => c.problems.map((p) => `${p.segment}: ${p.message}`);
+
+  it('test data (ISA15 T) and reporting or subrogation data (BHT06 RP, 31) are refused on every claim they cover', async () => {
+    const test = await convert(
+      interchange([professional([professionalClaim({ clm01: 'A1' }), professionalClaim({ clm01: 'A2' })])]).replace('*0*P*:', '*0*T*:'),
+    );
+    expect(test.claims.map(messages)).toEqual([
+      [expect.stringMatching(/^ISA15: .*T.*test data.*not paid/)],
+      [expect.stringMatching(/^ISA15: .*T.*test data.*not paid/)],
+    ]);
+    for (const code of ['RP', '31']) {
+      const { claims } = await convert(one(professionalClaim({ clm01: 'A1' })).replace('1200*CH', `1200*${code}`));
+      expect(messages(claims[0]!)).toEqual([expect.stringMatching(new RegExp(`^BHT06: BHT06 is ${code} .*not a claim for payment \\(CH\\)`))]);
+    }
+    const paid = await convert(one(professionalClaim({ clm01: 'A1' })));
+    expect(paid.claims[0]!.problems).toEqual([]);
+  });
+
+  it('a segment repeated where the loop has one is a problem with its segment, never a silent replacement', async () => {
+    const il = await convert(one(professionalClaim({ clm01: 'A1' }).flatMap((s) => (s.startsWith('NM1*IL') ? [s, s.replace('MBR-1001', 'MBR-1003')] : [s]))));
+    expect(messages(il.claims[0]!)).toEqual([expect.stringMatching(/^NM1\*IL: a second NM1\*IL in the subscriber loop/)]);
+    const billing = await convert(
+      interchange([professional([professionalClaim({ clm01: 'A1' })])])
+        .replace('REF*EI*123456789~', 'REF*EI*123456789~\nNM1*85*2*OTHER*****XX*1045782368~')
+        .replace(/SE\*(\d+)\*0001/, (_m, n) => `SE*${Number(n) + 1}*0001`),
+    );
+    expect(messages(billing.claims[0]!)).toEqual([expect.stringMatching(/^NM1\*85: a second NM1\*85 in the billing provider loop/)]);
+    const sbr = await convert(one(professionalClaim({ clm01: 'A1' }).flatMap((s) => (s.startsWith('SBR') ? [s, 'SBR*S*18*GRP-9******CI'] : [s]))));
+    expect(messages(sbr.claims[0]!)).toContainEqual(expect.stringMatching(/^SBR: a second SBR in the subscriber loop/));
+    const sv1 = await convert(one(professionalClaim({ clm01: 'A1' }).flatMap((s) => (s.startsWith('SV1') ? [s, 'SV1*HC:99213*0*UN*1***1'] : [s]))));
+    expect(messages(sv1.claims[0]!)).toEqual([expect.stringMatching(/^SV1 #1: a second SV1 in service line 1/)]);
+    const dtp = await convert(one(professionalClaim({ clm01: 'A1' }).flatMap((s) => (s.startsWith('DTP*472') ? [s, 'DTP*472*D8*20250111'] : [s]))));
+    expect(messages(dtp.claims[0]!)).toEqual([expect.stringMatching(/^SV1 #1, DTP\*472: a second DTP\*472 on service line 1/)]);
+  });
+
+  it('HL01 counts up by one and HL02 names the HL of the level above that is being read', async () => {
+    const base = interchange([professional([professionalClaim({ clm01: 'A1' })])]);
+    const orphan = await convert(base.replace('HL*2*1*22*0', 'HL*2*9*22*0'));
+    expect(messages(orphan.claims[0]!)).toEqual([expect.stringMatching(/^HL\*2: HL02 "9" .*billing provider.*HL 20/)]);
+    const skipped = await convert(base.replace('HL*2*1*22*0', 'HL*5*1*22*0'));
+    expect(messages(skipped.claims[0]!)).toEqual([expect.stringMatching(/^HL\*5: HL01 "5" must be 2/)]);
+    // HL 4 says its billing provider is HL 1, but the one being read is HL 3.
+    const two = interchange([professional([professionalClaim({ clm01: 'A1' })])]).replace(
+      '\nSE*',
+      '\nHL*3**20*1~\nNM1*85*2*OTHER*****XX*1045782368~\nHL*4*1*22*0~\nSBR*P*18*GRP-1001******CI~\nNM1*IL*1*DOE*JANE****MI*MBR-1001~\nCLM*A2*1800***11:B:1*Y*A*Y*Y~\nHI*ABK:K635~\nLX*1~\nSV1*HC:45378*1800*UN*1***1~\nDTP*472*D8*20250110~\nSE*',
+    );
+    const nested = await convert(two.replace(/SE\*(\d+)\*0001/, (_m, n) => `SE*${Number(n) + 10}*0001`));
+    expect(nested.claims.map((c) => c.clm01)).toEqual(['A1', 'A2']);
+    expect(messages(nested.claims[0]!)).toEqual([]);
+    expect(messages(nested.claims[1]!)).toEqual([expect.stringMatching(/^HL\*4: HL02 "1" .*HL 3/)]);
+  });
+
+  it('a delimiter that is a period or a hyphen (they appear in amounts and dates) is refused in the ISA', () => {
+    const good = interchange([professional([professionalClaim({ clm01: 'A' })])]);
+    expect(isaProblem(`${good.slice(0, 104)}.~`)).toMatch(/period|hyphen/);
+    expect(isaProblem(`${good.slice(0, 104)}:-`)).toMatch(/period|hyphen/);
+    expect(isaProblem(good.slice(0, 106).replaceAll('*', '.'))).toMatch(/period|hyphen/);
+    expect(isaProblem(good.slice(0, 106).replaceAll('*', '-'))).toMatch(/period|hyphen/);
+  });
+
+  it('CLM01 over 38 characters, or holding a delimiter of the 835 tpa writes from it, is a problem of the claim', async () => {
+    const d = { element: '|', component: '>', segment: '!' };
+    const text = interchange([professional([professionalClaim({ clm01: 'CLMX' })])], { d }).replace('CLMX', 'X*1:2^3');
+    const { claims } = await convert(text);
+    expect(claims[0]!.clm01).toBe('X*1:2^3');
+    expect(messages(claims[0]!)).toEqual([expect.stringMatching(/^CLM: CLM01 "X\*1:2\^3" holds "\*", ":", "\^"/)]);
+    const long = await convert(one(professionalClaim({ clm01: 'A'.repeat(47) })));
+    expect(messages(long.claims[0]!)).toEqual([expect.stringMatching(/^CLM: CLM01 is 47 characters: at most 38/)]);
+    const ok = await convert(one(professionalClaim({ clm01: 'a-1.B/2#x' })));
+    expect(ok.claims[0]!.problems).toEqual([]);
+  });
+
+  it('an SV107 pointer to a diagnosis the claim does not have is a problem of its line', async () => {
+    const { claims } = await convert(one(professionalClaim({ clm01: 'A1' }).map((s) => (s.startsWith('SV1') ? 'SV1*HC:45378*1800*UN*1***1:3' : s))));
+    expect(messages(claims[0]!)).toEqual(['SV1 #1: SV107-2, diagnosis pointer 3, names no diagnosis: the claim has 2 that a line can point to (HI)']);
+  });
+});
+
+describe('837: the bound of a segment', () => {
+  it('a segment over 64 KiB is refused with its place, even with its terminator in the same chunk', () => {
+    const text = interchange([professional([professionalClaim({ clm01: 'A1', extra: [`NTE*ADD*${'x'.repeat(70_000)}`] })])]);
+    const scanner = new EnvelopeScanner(text.slice(0, 106));
+    scanner.push(text);
+    const report = scanner.end();
+    expect(report.fatal).toEqual({ place: expect.stringMatching(/^segment \d+$/), message: expect.stringMatching(/more than 64 KiB/) });
+  });
+});
+
+describe('837: a second interchange with other delimiters', () => {
+  it('is said once, by its ISA13, and not read: no line per segment', async () => {
+    const first = interchange([professional([professionalClaim({ clm01: 'A1' })])]);
+    const second = interchange([professional([professionalClaim({ clm01: 'B1' })])], { isa13: '000000702', d: { element: '|', component: '>', segment: '~' } });
+    const { claims, problems } = await convert(first + second);
+    expect(claims.map((c) => [c.clm01, c.problems])).toEqual([['A1', []]]);
+    expect(problems).toEqual([
+      { place: 'ISA 000000702', message: expect.stringMatching(/^declares other delimiters than the first interchange: element "\|"/) },
+    ]);
+    // A third, with the first's delimiters again, is read.
+    const third = interchange([professional([professionalClaim({ clm01: 'C1' })])], { isa13: '000000703' });
+    const again = await convert(first + second + third);
+    expect(again.claims.map((c) => c.clm01)).toEqual(['A1', 'C1']);
+    expect(again.problems).toHaveLength(1);
   });
 });

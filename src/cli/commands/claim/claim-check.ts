@@ -42,6 +42,8 @@ export function validateClaim(text: string, source: string, locate?: (field: str
   };
   // Not JSON, as the reader found it: file:line:column and why, as for many claims (an empty file is the parser's to say).
   if (problem?.startsWith('not valid JSON') && text.trim() !== '') refuse(placeErrors([{ field: '', message: problem }], locate));
+  // A claim the reader read but cannot send as it is (a Bundle whose entries share a fullUrl), or X12 through a pipe: its problem.
+  if (problem !== undefined && (value !== undefined || problem.startsWith('is X12'))) refuse([{ field: '', message: problem }]);
   try {
     // What the reader parsed is checked as a batch's claims are (parseReadClaim); an empty or broken text is the parser's to say.
     return value !== undefined && problem === undefined ? parseReadClaim(text, value) : parseClaimText(text);

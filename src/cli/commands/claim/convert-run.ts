@@ -4,13 +4,14 @@
 // others said on stderr with their places. Memory does not grow with the number of claims.
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { EXIT } from '../../../errors.js';
+import { EXIT, ValidationFailed } from '../../../errors.js';
 import { count } from '../../../render/format.js';
 import type { CommandOutput } from '../../../render/output.js';
 import { screen } from '../../../render/screen.js';
 import type { Context } from '../../context.js';
 import { keepHeapFlat } from '../../heap.js';
 import { checkClaim, errorLine } from './claim-check.js';
+import { skippedNote } from './skipped.js';
 import { isX12Path } from './x12-files.js';
 import { x12Claims } from './x12-source.js';
 
@@ -22,8 +23,15 @@ function x12Files(paths: readonly string[], note: (m: string) => void): string[]
       files.push(path);
       continue;
     }
-    const names = readdirSync(path).filter(isX12Path).sort();
+    const all = readdirSync(path);
+    const names = all.filter(isX12Path).sort();
     if (names.length === 0) note(`${path}: no X12 files (*.837, *.x12, *.edi)`);
+    const skipped = skippedNote(
+      path,
+      all.filter((n) => !isX12Path(n)),
+      'claim convert reads X12 files (*.837, *.x12, *.edi)',
+    );
+    if (skipped) note(skipped);
     files.push(...names.map((n) => join(path, n)));
   }
   return files;
@@ -78,6 +86,7 @@ export async function convertX12(ctx: Context, paths: readonly string[], format:
     bundle?.end();
     flush();
   }
+  if (valid + invalid === 0) throw new ValidationFailed(`no claim in ${paths.join(', ')}`);
   const claims = (n: number) => `${count(n)} claim${n === 1 ? '' : 's'}`;
   ctx.note(
     `${claims(valid + invalid)}: ${count(valid)} converted${invalid > 0 ? `, ${count(invalid)} not (problems above; they would not be sent)` : ''}; nothing was sent`,

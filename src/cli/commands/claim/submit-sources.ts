@@ -6,13 +6,14 @@
 import { createReadStream, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { BundleIndex, selfContainedClaim } from '../../../domain/fhir-bundle.js';
+import { BundleIndex, duplicateFullUrlProblem, selfContainedClaim } from '../../../domain/fhir-bundle.js';
 import { MAX_CLAIM_BYTES } from '../../../domain/fhir-claim.js';
 import { jsonDepthProblem } from '../../../domain/json-depth.js';
 import { bundleResourceOffsets, jsonSyntaxMessage, locateField, type Position, syntaxErrorPosition } from '../../../domain/json-position.js';
 import { UsageError } from '../../../errors.js';
 import { boundedLines, LINE_TOO_LONG, readFileBounded } from '../../bounded-input.js';
 import type { FieldError } from '../../../domain/errors.js';
+import { skippedNote } from './skipped.js';
 import { isX12Path, looksLikeX12 } from './x12-files.js';
 
 export interface ClaimText {
@@ -57,8 +58,14 @@ function parseJson(text: string, firstLine = 1): { value?: unknown; problem?: st
 }
 
 /** The claims of one JSON document: itself, or the Claim entries of a Bundle (others are said, not sent). */
+/** X12 read as JSON: it came through a pipe or a device (a regular file starting with ISA is read as X12). */
+const X12_NOT_A_FILE =
+  'is X12 (it starts with ISA), not JSON: an 837 is read twice, its envelopes first, so it must be a regular file, not a pipe or a device; save it to a file and name the file';
+
 function* documentClaims(name: string, text: string, note: (message: string) => void): Generator<ClaimText> {
-  const { value, problem, at } = parseJson(text);
+  const parsed = parseJson(text);
+  const { value, at } = parsed;
+  const problem = parsed.problem && /^\uFEFF?\s*ISA/.test(text) ? X12_NOT_A_FILE : parsed.problem;
   if (problem || !isObject(value) || value.resourceType !== 'Bundle') {
     yield { source: name, text, value, problem, locate: (field) => (problem ? at : locateField(text, field)) };
     return;
@@ -78,6 +85,7 @@ function* bundleClaims(name: string, text: string, value: Record<string, unknown
   let index: BundleIndex | undefined;
   const entries = Array.isArray(value.entry) ? value.entry : [];
   const ignored = new Map<string, number>();
+  const duplicated = duplicateFullUrlProblem(value);
   for (const [i, entry] of entries.entries()) {
     const resource = isObject(entry) ? entry.resource : undefined;
     const type = isObject(resource) && typeof resource.resourceType === 'string' ? resource.resourceType : '(no resource)';
@@ -98,7 +106,7 @@ function* bundleClaims(name: string, text: string, value: Record<string, unknown
       const at = locateField(text, from === undefined ? field : copy![2]!, start);
       return { line: at.line + firstLine - 1, column: at.column };
     };
-    yield { source: `${name}#entry[${i}]`, text: JSON.stringify(claim), value: claim, locate };
+    yield { source: `${name}#entry[${i}]`, text: JSON.stringify(claim), value: claim, locate, ...(duplicated ? { problem: duplicated } : {}) };
   }
   if (ignored.size > 0) {
     const what = [...ignored].map(([type, n]) => `${n} ${type}`).join(', ');
@@ -157,6 +165,10 @@ function* fileDocumentClaims(path: string, size: number, note: (message: string)
       text: '',
       problem: `larger than ${MAX_DOCUMENT_BYTES / 1024 / 1024} MiB: give its claims as NDJSON (one Claim a line), which streams`,
     };
+    return;
+  }
+  if (text.trim() === '') {
+    yield { source: path, text, problem: 'claim file is empty' };
     return;
   }
   yield* documentClaims(path, text, note);
@@ -235,8 +247,16 @@ export function checkPaths(paths: readonly string[], stdinIsTTY: boolean): void 
       if (stdinIsTTY) throw new UsageError('reading claims from stdin, but stdin is a terminal: pipe a file in or name it');
       continue;
     }
-    statOf(path);
+    x12RegularFile(path, statOf(path));
   }
+}
+
+/** An 837 is read twice (its envelopes first): one named that is a FIFO, a pipe or a device cannot be. */
+function x12RegularFile(path: string, info: { isFile(): boolean; isDirectory(): boolean }): void {
+  if (isX12Path(path) && !info.isFile() && !info.isDirectory())
+    throw new UsageError(
+      `${path} is not a regular file (a FIFO, a pipe or a device): an 837 is read twice, its envelopes first; save it to a file and name the file`,
+    );
 }
 
 /** The claims of an X12 file (x12-source.ts); only counted, with `count` (its envelopes read once). */
@@ -265,10 +285,16 @@ export async function* claimTexts(
     }
     const info = statOf(path);
     if (info.isDirectory()) {
-      const names = readdirSync(path)
-        .filter((n) => /\.(json|ndjson|jsonl)$/i.test(n) || isX12Path(n))
-        .sort();
+      const all = readdirSync(path);
+      const read = (n: string) => /\.(json|ndjson|jsonl)$/i.test(n) || isX12Path(n);
+      const names = all.filter(read).sort();
       if (names.length === 0) note(`${path}: no *.json, *.ndjson or X12 (*.837, *.x12, *.edi) files`);
+      const skipped = skippedNote(
+        path,
+        all.filter((n) => !read(n)),
+        'claims are read from *.json, *.ndjson, *.jsonl and X12 (*.837, *.x12, *.edi) files',
+      );
+      if (skipped) note(skipped);
       for (const name of names) {
         const file = join(path, name);
         const stat = statOf(file);
