@@ -166,13 +166,15 @@ describe('837P to FHIR Claims', () => {
   it('a patient loop (2000C) is refused (the dependent would be paid as the subscriber); a line’s own rendering provider', async () => {
     const claim = professionalClaim({ clm01: 'DEP1' });
     const subscriber = claim.slice(0, 4).map((s) => (s.startsWith('HL*') ? s.replace('*22*0', '*22*1') : s));
-    const patient = ['HL*9*{HL}*23*0', 'PAT*19', 'NM1*QC*1*DOE*TED'];
+    // HL 1 the billing provider, 2 SUB2's subscriber, 3 DEP1's subscriber, 4 its patient.
+    const patient = ['HL*4*{HL}*23*0', 'PAT*19', 'NM1*QC*1*DOE*TED'];
     const rest = claim.slice(4);
     rest.splice(rest.length - 1, 0, 'NM1*82*1*HADDAD*OMAR****XX*1582736496');
     const lines = [...subscriber, ...patient, ...rest];
-    // The next subscriber's own claim (loop 2000B, no 2000C) is not touched by the dependent before it.
-    const { claims } = await convert(interchange([professional([lines, professionalClaim({ clm01: 'SUB2', member: 'MBR-1003' })])]));
-    expect(claims.map((c) => c.clm01)).toEqual(['DEP1', 'SUB2']);
+    // Another subscriber's own claim (loop 2000B, no 2000C) is not touched by the dependent.
+    const { claims: read } = await convert(interchange([professional([professionalClaim({ clm01: 'SUB2', member: 'MBR-1003' }), lines])]));
+    expect(read.map((c) => c.clm01)).toEqual(['SUB2', 'DEP1']);
+    const claims = [read[1]!, read[0]!];
     expect(claims[0]!.problems).toEqual([
       {
         segment: 'HL*23',
