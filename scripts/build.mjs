@@ -13,6 +13,7 @@
 // Chunks turned into CommonJS ran more instructions than the one file (docs/numbers.md "Start-up,
 // compiled code kept").
 import { build } from 'esbuild';
+import { createHash } from 'node:crypto';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { join, relative } from 'node:path';
@@ -202,7 +203,13 @@ writeFileSync('dist/main.cjs', ascii(readFileSync('dist/main.cjs', 'utf8')));
 // The command tree is written as the function a CommonJS module's code runs in, which its loader
 // compiles as it is (src/cli/tree-cache.ts): wrapping a copy of it at each start made V8 collect the
 // young generation once more.
-writeFileSync('dist/tpa.cjs', `${TREE_WRAPPER}${ascii(importsThroughTheLoader(readFileSync('dist/tpa.cjs', 'utf8')))}\n})`);
+{
+  const tree = `${TREE_WRAPPER}${ascii(importsThroughTheLoader(readFileSync('dist/tpa.cjs', 'utf8')))}\n})`;
+  // The code's own hash names the V8 code kept for it (src/cli/tree-cache.ts): V8 checks a kept
+  // code's source by its length only, and an installed package's files all have one time of writing.
+  const hash = createHash('sha256').update(tree).digest('hex').slice(0, 32);
+  writeFileSync('dist/tpa.cjs', `/*tpa-tree:${hash}*/${tree}`);
+}
 
 /**
  * The command tree's import() of the prompts, through the function its loader hands it. Any other

@@ -5,7 +5,7 @@
 // (docs/numbers.md "Start-up pieces"). V8 can serialise those too, after they ran: this keeps that
 // code per command (`lookup blind`, `ledger list`), so a command loads compiled code for what it runs
 // and no other command's. Only the build uses this module; the tests run the sources.
-import { readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { lstatSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire, getCompileCacheDir } from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -24,7 +24,7 @@ export function loadTree(file: string, args: readonly string[]): unknown {
   // Where Node keeps its compile cache (the launcher's folder of the user's own, 0700, one folder
   // for each Node version): nowhere when the launcher found no such folder or the cache is off.
   const dir = getCompileCacheDir?.();
-  const kept = dir ? keptCode(dir, file, args) : undefined;
+  const kept = dir && ownPrivateFolder(dir) ? keptCode(dir, file, source, args) : undefined;
   const script = new vm.Script(source, { filename: file, cachedData: kept?.data });
   if (kept && (!kept.data || script.cachedDataRejected)) {
     // What V8 checks a cache against (its version and flags) heads the code it makes.
@@ -46,17 +46,27 @@ export function loadTree(file: string, args: readonly string[]): unknown {
   return module.exports;
 }
 
-/** Where this command's kept code for this bundle is, and the code if there is any. */
-function keptCode(dir: string, file: string, args: readonly string[]): { dir: string; name: string; file: string; data?: Buffer } | undefined {
-  let stamp: string;
+/**
+ * Whether V8 code may be taken from `dir`: a folder of this user's own that no one else may write
+ * in (code kept there runs as the user). Node makes its cache folders with the umask.
+ */
+function ownPrivateFolder(dir: string): boolean {
   try {
-    const st = statSync(file);
-    // The bundle's size and time of writing name its code, as Python names its compiled files: a
-    // new build is new code. (V8 checks its own version, its flags and the length of the source.)
-    stamp = `${st.size}-${Math.floor(st.mtimeMs)}`;
+    const st = lstatSync(dir);
+    const uid = process.getuid?.();
+    return st.isDirectory() && (uid === undefined || st.uid === uid) && (st.mode & 0o022) === 0;
   } catch {
-    return undefined;
+    return false;
   }
+}
+
+/** Where this command's kept code for this bundle is, and the code if there is any. */
+function keptCode(dir: string, file: string, source: string, args: readonly string[]): { dir: string; name: string; file: string; data?: Buffer } | undefined {
+  // The bundle's own hash (scripts/build.mjs writes it on its first line) names its code: V8 checks
+  // a kept code's source by its length only, and an installed package's files share one time of
+  // writing, so neither size nor time tells two builds apart.
+  const stamp = /^\/\*tpa-tree:([0-9a-f]{16,64})\*\//.exec(source)?.[1];
+  if (stamp === undefined) return undefined;
   // One install's files are not another's (two checkouts share the user's folder).
   const name = `tree-${commandKey(args)}.${pathTag(file)}`;
   const cacheFile = join(dir, `${name}.${stamp}.v8`);

@@ -136,8 +136,11 @@ export interface BatchOptions {
 function x12IdentityProblem(identity: string, sha256: string, known: Known | undefined, firstOf: string | undefined, mayHaveGone: boolean): string | undefined {
   const fix = 'Send a corrected claim in a new interchange (another ISA13) or under a new CLM01 (tpa refuses replacements, CLM05-3 7)';
   // Refused by the service before (or never sent), a corrected claim under the same identity goes.
-  if (known?.sha256 !== undefined && known.sha256 !== sha256 && (known.ack || mayHaveGone))
-    return `${known.ack ? 'sent before' : 'perhaps sent before (its answer was never recorded)'} with other content under the same interchange, group, transaction set and CLM01 (${identity}${known.ack ? `; encounter ${known.ack.external_claim_id}` : ''}): not sent. ${fix}`;
+  if (known?.sha256 !== undefined && known.sha256 !== sha256 && known.ack)
+    return `sent before with other content under the same interchange, group, transaction set and CLM01 (${identity}; encounter ${known.ack.external_claim_id}): not sent. ${fix}`;
+  // The earlier content may have reached the service: a correction sent now could be paid beside it.
+  if (known?.sha256 !== undefined && known.sha256 !== sha256 && mayHaveGone)
+    return `perhaps sent before with other content under the same interchange, group, transaction set and CLM01 (${identity}): its answer was never recorded, so this is not sent. Find out first whether the earlier one reached the service (tpa ledger list --npi <billing NPI>, or tpa jobs show on this batch's journal); only if it did not, send the correction in a new interchange (another ISA13) or under a new CLM01`;
   if (known?.ack) return undefined;
   if (firstOf !== undefined)
     return `the same interchange, group, transaction set and CLM01 as ${firstOf} (${identity}): one identity is one claim, so neither is taken for the other; not sent. ${fix}`;

@@ -360,18 +360,12 @@ export function remitTransactions(
         throw new ConflictError(
           `transfer ${t.processor_transfer_id} of ${enc.encounter_number} pays nothing to ${who}, whose lines have a benefit of ${formatCentsGrouped(owed)}: the 835 would leave that money out, so none is written`,
         );
-      transactions.push({
-        ...common,
-        kind: 'notice',
-        payee: { npi: who, name: entry.name },
-        lines: entry.lines,
-        paymentCents: 0,
-        feeCents: 0,
-        payoutId: null,
-        refundId: null,
-        productionDate: day(t.initiated_at, enc.service_date),
-        effectiveDate: day(t.completed_at, day(t.initiated_at, enc.service_date)),
-      });
+      transactions.push(
+        noticeTo(common, who, entry, {
+          production: day(t.initiated_at, enc.service_date),
+          effective: day(t.completed_at, day(t.initiated_at, enc.service_date)),
+        }),
+      );
     }
   }
   return { transactions };
@@ -410,6 +404,27 @@ function claimCommon(detail: LedgerDetail, transferId: string, claimIds: Pick<Re
   };
 }
 
+/** A notice (BPR H, 0.00) to one provider of the claim's lines, dated as given. */
+function noticeTo(
+  common: ReturnType<typeof claimCommon>,
+  npi: string,
+  entry: { name: string; lines: RemitLine[] },
+  dates: { production: string; effective: string },
+): RemitTransaction {
+  return {
+    ...common,
+    kind: 'notice',
+    payee: { npi, name: entry.name },
+    lines: entry.lines,
+    paymentCents: 0,
+    feeCents: 0,
+    payoutId: null,
+    refundId: null,
+    productionDate: dates.production,
+    effectiveDate: dates.effective,
+  };
+}
+
 /**
  * The 835 of an encounter adjudicated with nothing to pay (FoundNotice): one notice (BPR H, 0.00) to
  * each provider of its lines, the lines with their denial's CARC or the patient's share, so that the
@@ -425,18 +440,7 @@ export function noticeTransactions(detail: LedgerDetail, claimIds: Pick<Readonly
   const out: RemitTransaction[] = [];
   for (const [who, entry] of byNpi) {
     if (npi !== undefined && who !== npi) continue;
-    out.push({
-      ...common,
-      kind: 'notice',
-      payee: { npi: who, name: entry.name },
-      lines: entry.lines,
-      paymentCents: 0,
-      feeCents: 0,
-      payoutId: null,
-      refundId: null,
-      productionDate: date,
-      effectiveDate: date,
-    });
+    out.push(noticeTo(common, who, entry, { production: date, effective: date }));
   }
   return out;
 }

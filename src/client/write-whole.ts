@@ -1,7 +1,7 @@
 // Files written whole or not at all, the one way tpa does it: into a temporary file beside the
 // target (private: 0600), then renamed over it or linked to its name. A reader sees the old file or
 // the new one, never half of one; a crash leaves at most a `.tmp` file, never a torn target.
-import { chmodSync, linkSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, fsyncSync, linkSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 
 /** A temporary name beside `path` that no other writer uses (this process's pid and a random part; created with 'wx', so never a file or link already there). */
 function tempBeside(path: string): string {
@@ -17,10 +17,28 @@ function removeTemp(tmp: string): void {
   }
 }
 
+/**
+ * A new temporary file beside `path` holding `text`, on the disk before it is named (a power cut
+ * leaves the old file or the new one, never an empty one); removed again if the writing fails.
+ */
+function writtenTemp(path: string, text: string, mode: number): string {
+  const tmp = tempBeside(path);
+  const fd = openSync(tmp, 'wx', mode);
+  try {
+    writeSync(fd, text);
+    fsyncSync(fd);
+  } catch (err) {
+    closeSync(fd);
+    removeTemp(tmp);
+    throw err;
+  }
+  closeSync(fd);
+  return tmp;
+}
+
 /** Replaces `path` whole with `text` (created when absent), mode 0600 unless said. */
 export function replaceWhole(path: string, text: string, mode = 0o600): void {
-  const tmp = tempBeside(path);
-  writeFileSync(tmp, text, { flag: 'wx', mode });
+  const tmp = writtenTemp(path, text, mode);
   try {
     chmodSync(tmp, mode);
     renameSync(tmp, path);
@@ -41,8 +59,7 @@ export function writeNewWhole(path: string, text: string, force: boolean): 'writ
     replaceWhole(path, text);
     return 'written';
   }
-  const tmp = tempBeside(path);
-  writeFileSync(tmp, text, { flag: 'wx', mode: 0o600 });
+  const tmp = writtenTemp(path, text, 0o600);
   try {
     linkSync(tmp, path);
     return 'written';

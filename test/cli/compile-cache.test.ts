@@ -52,7 +52,12 @@ describe('the compile cache', () => {
     const first = await withCache(cache, LOOKUP);
     expect(first.code).toBe(0);
     const kept = treeFiles(cache);
-    expect(kept.map((f) => f.split('/').pop())).toEqual([expect.stringMatching(/^tree-lookup-blind\.[0-9a-z]+\.\d+-\d+\.v8$/)]);
+    expect(kept.map((f) => f.split('/').pop())).toEqual([expect.stringMatching(/^tree-lookup-blind\.[0-9a-z]+\.[0-9a-f]{32}\.v8$/)]);
+    // Named by the bundle's own hash (its first line), not its size and time: an upgrade to a
+    // bundle of the same length, installed with the package's one time of writing, is new code.
+    const hash = /^\/\*tpa-tree:([0-9a-f]{32})\*\//.exec(readFileSync(new URL('../../dist/tpa.cjs', import.meta.url), 'utf8'))?.[1];
+    expect(hash).toMatch(/^[0-9a-f]{32}$/);
+    expect(kept[0]!.endsWith(`.${hash}.v8`)).toBe(true);
     expect(statSync(kept[0]!).mode & 0o777).toBe(0o600);
     const code = readFileSync(kept[0]!);
     // V8 took it: the second run neither rejects nor writes it again, and answers the same.
@@ -68,6 +73,20 @@ describe('the compile cache', () => {
         .map((f) => f.split('/').pop()?.split('.')[0])
         .sort(),
     ).toEqual(['tree-config-list', 'tree-lookup-blind']);
+  });
+
+  it('keeps and takes no command code from a cache folder others may write in', async () => {
+    const cache = join(home.dir, 'open');
+    expect((await withCache(cache, LOOKUP)).code).toBe(0);
+    const [kept] = treeFiles(cache);
+    const folder = kept!.slice(0, kept!.lastIndexOf('/'));
+    chmodSync(folder, 0o777);
+    writeFileSync(kept!, 'planted by another user');
+    const r = await withCache(cache, LOOKUP);
+    expect(r.code, r.stderr).toBe(0);
+    // Neither read (it would have been refused and replaced) nor written.
+    expect(readFileSync(kept!, 'utf8')).toBe('planted by another user');
+    chmodSync(folder, 0o700);
   });
 
   it('replaces a kept file V8 refuses, and tpa still runs', async () => {

@@ -259,6 +259,35 @@ describe('tpa claim validate and submit of an 837', () => {
     expect(ledger.json<Row>().count).toBe(2);
   });
 
+  it('a claim perhaps sent before (its answer never recorded) under its identity, now with other content, is not sent: find out first', async () => {
+    const file = (charge: string) =>
+      interchange([
+        transaction({
+          st02: '0001',
+          type: 'professional',
+          claims: [professionalClaim({ clm01: 'LOST', lines: [{ cpt: '45378', charge, date: '20250110' }] })],
+        }),
+      ]);
+    write('l.837', file('1800'));
+    const args = ['claim', 'submit', 'l.837', '--journal', 'l.journal', '-o', 'ndjson'];
+    expect((await runTpa(args, { home, env })).code).toBe(0);
+    // The answer lost: the journal says it was sent, not what came back.
+    const journal = join(home, 'l.journal');
+    const kept = readFileSync(journal, 'utf8')
+      .split('\n')
+      .filter((l) => l !== '' && JSON.parse(l).type !== 'acknowledged');
+    writeFileSync(journal, `${kept.join('\n')}\n`);
+    write('l.837', file('1700'));
+    const again = await runTpa(args, { home, env });
+    expect(again.code).toBe(2);
+    const [lost] = ndjson(again.stdout);
+    expect(lost).toMatchObject({ status: 'INVALID' });
+    expect(lost!.errors[0].message).toMatch(/perhaps sent before with other content .* Find out first whether the earlier one reached the service/);
+    expect(lost!.errors[0].message).not.toMatch(/^sent before/);
+    const ledger = await runTpa(['ledger', 'list', '-o', 'json'], { home, env });
+    expect(ledger.json<Row>().count).toBe(1);
+  });
+
   it('a claim addressed to another payer (NM1*PR, insurer.identifier) is refused by the engine, saying whose; tpa’s payer, or none, is taken', async () => {
     write(
       'payers.837',
