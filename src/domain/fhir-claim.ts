@@ -149,8 +149,15 @@ class ClaimReader {
     private readonly claim: Json,
     private readonly options: ParseOptions,
   ) {
-    for (const resource of asArray(claim.contained) ?? []) {
-      if (isObject(resource) && typeof resource.id === 'string') this.contained.set(resource.id, resource);
+    for (const [i, resource] of (asArray(claim.contained) ?? []).entries()) {
+      if (!isObject(resource) || typeof resource.id !== 'string') continue;
+      // Two resources of one id: a reference to it could be either (a member, a provider).
+      if (this.contained.has(resource.id))
+        this.errors.push({
+          field: `contained[${i}].id`,
+          message: `"${clip(resource.id)}" is the id of an earlier contained resource too: #${clip(resource.id)} would be ambiguous`,
+        });
+      else this.contained.set(resource.id, resource);
     }
   }
 

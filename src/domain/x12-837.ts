@@ -43,6 +43,7 @@ export const ISA_LENGTH = 106;
  */
 export function isaProblem(head: string): string | undefined {
   const shown = JSON.stringify(clip(head.slice(0, 20)));
+  if (head === '') return 'the file is empty';
   if (!head.startsWith('ISA')) return `not an X12 interchange: it must start with ISA (it starts ${shown})`;
   if (head.length < ISA_LENGTH) return `not an X12 interchange: its ISA segment is cut short (${head.length} characters; an ISA is ${ISA_LENGTH})`;
   const sep = head[3]!;
@@ -512,6 +513,11 @@ export class X12ClaimReader {
       if (this.level === '20') {
         this.billing = undefined;
         this.billingProblem = 'no billing provider (loop 2010AA, NM1*85)';
+        // A claim belongs to a subscriber of this billing provider: never to the one before it.
+        this.subscriber = this.payer = undefined;
+        this.patientName = null;
+        this.inPatientLoop = false;
+        this.subscriberProblem = 'no subscriber loop (HL 22, NM1*IL) under its billing provider (HL 20): the claim would be another member’s';
       } else if (this.level === '22') {
         this.subscriber = undefined;
         this.payer = undefined;
@@ -657,6 +663,15 @@ export class X12ClaimReader {
         return;
       case 'NM1': {
         const entity = element(s, 1);
+        // A subscriber, billing provider or payer begins a loop of its own (a new HL): inside a claim
+        // (not another payer's loop 2320/2330) it would say the claim is someone else's.
+        if ((entity === 'IL' || entity === '85' || entity === 'PR') && !this.otherPayer) {
+          d.problems.push({
+            segment: line ? `${here}, NM1*${entity}` : `NM1*${entity}`,
+            message: `NM1*${entity} inside the claim, with no HL before it: a ${entity === 'IL' ? 'subscriber' : entity === '85' ? 'billing provider' : 'payer'} begins its own loop; the claim is not read as anyone's`,
+          });
+          return;
+        }
         const known = FRIENDLY_ROLE[entity];
         if ((!known && entity !== '77') || this.otherPayer) return;
         const segment = line ? `${here}, NM1*${entity}` : `NM1*${entity}`;

@@ -338,3 +338,16 @@ describe('references that disagree are refused, never one of them chosen', () =>
     expect(errors(c).map((e) => e.field)).not.toContain('patient.reference');
   });
 });
+
+describe('contained resources', () => {
+  it('two contained resources of one id are refused: a reference to it would be either member', () => {
+    const c = claim();
+    const patient = (member: string) => ({ resourceType: 'Patient', id: 'p', identifier: [{ value: member }] });
+    const value = { ...c, patient: { reference: '#p' }, contained: [...((c.contained as Json[] | undefined) ?? []), patient('MBR-1001'), patient('MBR-1003')] };
+    expect(errors(value)).toEqual(
+      expect.arrayContaining([
+        { field: expect.stringMatching(/^contained\[\d+\]\.id$/), message: expect.stringContaining('"p" is the id of an earlier contained resource too') },
+      ]),
+    );
+  });
+});

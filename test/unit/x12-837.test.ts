@@ -190,6 +190,26 @@ describe('837P to FHIR Claims', () => {
     expect(c.item[0].careTeamSequence).toEqual([2]);
   });
 
+  it('an empty file is said to be empty', () => {
+    expect(isaProblem('')).toBe('the file is empty');
+  });
+
+  it('a claim is never another loop’s: no subscriber under its billing provider, or an NM1*IL/NM1*85 inside a claim, is a problem with its place', async () => {
+    // HL 4, a second billing provider (after subscribers HL 2 and 3), then a CLM with no subscriber loop (HL 22) of its own.
+    const orphan = ['HL*4**20*1', 'NM1*85*2*BEN KILDARE*****XX*9876543213', ...professionalClaim({ clm01: 'ORPHAN' }).slice(4)];
+    // After ONE's line, a subscriber's NM1*IL with no HL before it, then another CLM.
+    const one = [...professionalClaim({ clm01: 'ONE' }), 'NM1*IL*1*GARCIA*MARIA****MI*MBR-1003'];
+    const { claims } = await convert(interchange([professional([one, professionalClaim({ clm01: 'TWO', member: 'MBR-1003' }), orphan])]));
+    expect(claims.map((c) => c.clm01)).toEqual(['ONE', 'TWO', 'ORPHAN']);
+    expect(claims[0]!.problems).toEqual([{ segment: 'SV1 #1, NM1*IL', message: expect.stringMatching(/^NM1\*IL inside the claim, with no HL before it/) }]);
+    expect(claims[1]!.problems).toEqual([]);
+    expect(claims[2]!.problems).toEqual([
+      expect.objectContaining({ message: expect.stringMatching(/no subscriber loop \(HL 22, NM1\*IL\) under its billing provider/) }),
+    ]);
+    // Not MBR-1003's, the subscriber of the billing provider before.
+    expect(JSON.stringify(claims[2]!.claim)).not.toContain('MBR-1003');
+  });
+
   it('a file of two interchanges names the interchange in each place; identities differ by ISA13', async () => {
     const one = interchange([professional([professionalClaim({ clm01: 'SAME' })])], { isa13: '000000001' });
     const two = interchange([professional([professionalClaim({ clm01: 'SAME' })])], { isa13: '000000002' });
