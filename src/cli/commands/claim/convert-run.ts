@@ -52,7 +52,7 @@ function bundleWriter(write: (text: string) => void) {
 }
 
 export async function convertX12(ctx: Context, paths: readonly string[], format: 'ndjson' | 'json'): Promise<CommandOutput> {
-  keepHeapFlat();
+  keepHeapFlat(5);
   const out = ctx.io.stdout;
   let valid = 0;
   let invalid = 0;
