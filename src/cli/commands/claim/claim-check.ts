@@ -31,6 +31,14 @@ export function errorLine(source: string, e: PlacedError): string {
   return `${placeOf(source, e)}: ${e.field ? `${e.field}: ` : ''}${e.message}`;
 }
 
+/** The one claim a command was given, validated (exit 2 otherwise): too large, or an empty stdin, said as its reader says it. */
+export function validateOneClaim(item: ClaimText): ParsedClaim {
+  // An empty file or bad JSON is the parser's to say.
+  if (item.problem !== undefined && item.text.trim() === '' && !item.problem.startsWith('not valid JSON'))
+    throw new ValidationFailed(`${item.source}: ${item.problem}`);
+  return validateClaim(item.text, item.source, item.locate, item.problem, item.value);
+}
+
 /** Local validation with the engine's own rules; exits 2 naming every bad field (and where), nothing sent. */
 export function validateClaim(text: string, source: string, locate?: (field: string) => Position | undefined, problem?: string, value?: unknown): ParsedClaim {
   const where = source === '-' ? 'stdin' : source;

@@ -271,6 +271,38 @@ async function* x12Items(path: string, note: (message: string) => void, options:
   for (let i = 0; i < n; i++) yield { source: path, text: '' };
 }
 
+/**
+ * The claims of the paths with the first one (and, with `peekSecond`, the second) already read, so
+ * that a command tells one claim from many before it goes on; `all()` then gives every claim from the
+ * first. The readers' notes are said as the claims come (after the peek, before each claim, at the end).
+ */
+export async function peekClaims(
+  paths: readonly string[],
+  stdin: () => Readable,
+  note: (message: string) => void,
+  peekSecond = true,
+): Promise<{ first: ClaimText | undefined; several: boolean; all: () => AsyncGenerator<ClaimText> }> {
+  const notes: string[] = [];
+  const say = () => {
+    for (const message of notes.splice(0)) note(message);
+  };
+  const claims = claimTexts(paths, stdin, (message) => notes.push(message));
+  const first = await claims.next();
+  const second = first.done || !peekSecond ? undefined : await claims.next();
+  say();
+  async function* all(): AsyncGenerator<ClaimText> {
+    if (first.done) return;
+    yield first.value;
+    if (second && !second.done) yield second.value;
+    for await (const item of claims) {
+      say();
+      yield item;
+    }
+    say();
+  }
+  return { first: first.done ? undefined : first.value, several: second !== undefined && !second.done, all };
+}
+
 /** Every claim of the paths, in order (`count`: only as many items as there are, for a total). */
 export async function* claimTexts(
   paths: readonly string[],

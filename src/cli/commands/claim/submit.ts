@@ -5,7 +5,7 @@
 import { UsageError, ValidationFailed } from '../../../errors.js';
 import { suggestCommand, waitTimeoutSpec } from '../../options.js';
 import { argument, option, verb } from '../../verb.js';
-import { validateClaim } from './claim-check.js';
+import { validateOneClaim } from './claim-check.js';
 import { responseOutput, waitForClaim } from './response.js';
 
 export const submit = verb({
@@ -44,53 +44,27 @@ export const submit = verb({
     'tpa claim submit claim.json --again   # the same claim once more, on purpose: a new claim',
   ],
   async run(ctx, { paths }, opts) {
-    const { checkPaths, claimTexts, countClaims } = await import('./submit-sources.js');
+    const { checkPaths, countClaims, peekClaims } = await import('./submit-sources.js');
     checkPaths(paths, ctx.io.stdinIsTTY);
-    const notes: string[] = [];
-    const claims = claimTexts(
-      paths,
-      () => ctx.io.stdinStream(),
-      (message) => notes.push(message),
-    );
-    if (opts.dryRun) {
-      if (opts.wait) throw new UsageError('--dry-run sends nothing, so there is nothing to --wait for');
-      const { checkClaims } = await import('./check-batch.js');
-      async function* checked() {
-        for await (const item of claims) {
-          for (const message of notes.splice(0)) ctx.note(message);
-          yield item;
-        }
-        for (const message of notes.splice(0)) ctx.note(message);
-      }
-      return checkClaims(ctx, checked(), 'dry-run');
-    }
+    if (opts.dryRun && opts.wait) throw new UsageError('--dry-run sends nothing, so there is nothing to --wait for');
     // One claim behaves as it always has; more than one (or a --journal) is a batch.
-    const first = await claims.next();
-    const second = first.done || opts.journal !== undefined ? undefined : await claims.next();
-    for (const message of notes.splice(0)) ctx.note(message);
-    if (first.done) throw new ValidationFailed(`no claim in ${paths.join(', ')}`);
+    const peekSecond = !opts.dryRun && opts.journal === undefined;
+    const { first, several, all } = await peekClaims(paths, () => ctx.io.stdinStream(), ctx.note, peekSecond);
+    if (opts.dryRun) {
+      const { checkClaims } = await import('./check-batch.js');
+      return checkClaims(ctx, all(), 'dry-run');
+    }
+    if (!first) throw new ValidationFailed(`no claim in ${paths.join(', ')}`);
     // An 837 goes through the batch path whatever its number of claims: its claims are known in the
     // journal by interchange, transaction and CLM01.
-    if (opts.journal !== undefined || (second && !second.done) || first.value.identity !== undefined || first.value.errors !== undefined) {
+    if (opts.journal !== undefined || several || first.identity !== undefined || first.errors !== undefined) {
       const { submitBatch } = await import('./submit-batch.js');
-      async function* all() {
-        yield first.value!;
-        if (second && !second.done) yield second.value;
-        for await (const item of claims) {
-          for (const message of notes.splice(0)) ctx.note(message);
-          yield item;
-        }
-        for (const message of notes.splice(0)) ctx.note(message);
-      }
       return submitBatch(ctx, paths, all(), opts, ctx.io.stderr.isTTY ? await countClaims(paths) : undefined);
     }
-    if (opts.again && (opts.journal !== undefined || (second && !second.done)))
+    if (opts.again && (opts.journal !== undefined || several))
       throw new UsageError('--again is for one claim: a batch sends what its journal has not sent, and the same content twice in it is two claims');
-    const item = first.value;
-    // Too large, or an empty stdin: said as the reader says it (an empty file or bad JSON is the parser's to say).
-    if (item.problem !== undefined && item.text.trim() === '' && !item.problem.startsWith('not valid JSON'))
-      throw new ValidationFailed(`${item.source}: ${item.problem}`);
-    const parsed = validateClaim(item.text, item.source, item.locate, item.problem, item.value);
+    const item = first;
+    const parsed = validateOneClaim(item);
     const client = await ctx.client();
     const { sendOneClaim } = await import('./submit-one.js');
     const result = await sendOneClaim(ctx, client, { source: item.source, text: item.text, value: item.value, parsed }, opts);

@@ -3,7 +3,7 @@
 // many are checked each (check-batch.ts).
 import { ValidationFailed } from '../../../errors.js';
 import { argument, verb } from '../../verb.js';
-import { claimSummary, validateClaim } from './claim-check.js';
+import { claimSummary, validateOneClaim } from './claim-check.js';
 
 export const validate = verb({
   name: 'validate',
@@ -21,38 +21,18 @@ export const validate = verb({
     'tpa claim validate claims/ export.ndjson -o ndjson   # one line per claim; invalid ones on stderr as file:line:column',
   ],
   async run(ctx, { paths }) {
-    const { checkPaths, claimTexts } = await import('./submit-sources.js');
+    const { checkPaths, peekClaims } = await import('./submit-sources.js');
     checkPaths(paths, ctx.io.stdinIsTTY);
-    const notes: string[] = [];
-    const claims = claimTexts(
-      paths,
-      () => ctx.io.stdinStream(),
-      (message) => notes.push(message),
-    );
-    const first = await claims.next();
-    const second = first.done ? undefined : await claims.next();
-    for (const message of notes.splice(0)) ctx.note(message);
-    if (first.done) throw new ValidationFailed(`no claim in ${paths.join(', ')}`);
+    const { first, several, all } = await peekClaims(paths, () => ctx.io.stdinStream(), ctx.note);
+    if (!first) throw new ValidationFailed(`no claim in ${paths.join(', ')}`);
     // An 837's claims are checked as many are, one row each with their X12 places, whatever their number.
-    if ((second && !second.done) || first.value.identity !== undefined || first.value.errors !== undefined) {
+    if (several || first.identity !== undefined || first.errors !== undefined) {
       const { checkClaims } = await import('./check-batch.js');
-      async function* all() {
-        yield first.value!;
-        if (second && !second.done) yield second.value;
-        for await (const item of claims) {
-          for (const message of notes.splice(0)) ctx.note(message);
-          yield item;
-        }
-        for (const message of notes.splice(0)) ctx.note(message);
-      }
       return checkClaims(ctx, all(), 'validate');
     }
     // One claim: valid (its summary) or refused (exit 2, every bad field and where it is).
-    const item = first.value;
-    // Too large, or an empty stdin: said as the reader says it (an empty file or bad JSON is the parser's to say).
-    if (item.problem !== undefined && item.text.trim() === '' && !item.problem.startsWith('not valid JSON'))
-      throw new ValidationFailed(`${item.source}: ${item.problem}`);
-    const parsed = validateClaim(item.text, item.source, item.locate, item.problem, item.value);
+    const item = first;
+    const parsed = validateOneClaim(item);
     const summary = { valid: true, ...claimSummary(parsed), preauthorizations: parsed.preauthorizations };
     return {
       data: summary,
