@@ -699,15 +699,19 @@ const SEVERAL_IDENTIFIERS =
 
 /** Whether a conditional reference's identifier token holds several identifiers (an unescaped comma: "or"). */
 export function severalIdentifiers(reference: string): boolean {
-  const m = /^[A-Z][A-Za-z]{1,63}\?identifier=([^&]+)$/.exec(reference);
-  if (!m) return false;
-  let token: string;
+  const token = identifierToken(reference)?.token;
+  return token !== undefined && /(^|[^\\]),/.test(token);
+}
+
+/** A conditional reference's type and its identifier search token, decoded (`Practitioner?identifier=<token>`). */
+function identifierToken(reference: string): { type: string; token: string } | undefined {
+  const m = /^([A-Z][A-Za-z]{1,63})\?identifier=([^&]+)$/.exec(reference);
+  if (!m) return undefined;
   try {
-    token = decodeURIComponent(m[1]!);
+    return { type: m[1]!, token: decodeURIComponent(m[2]!) };
   } catch {
-    return false;
+    return undefined;
   }
-  return /(^|[^\\]),/.test(token);
 }
 
 /**
@@ -750,18 +754,12 @@ function npiConflict(ref: Json, conditional: { system: string | undefined; value
  * identifier's system (undefined when the token names none) and value.
  */
 export function conditionalIdentifier(reference: string): { type: string; system: string | undefined; value: string } | undefined {
-  const m = /^([A-Z][A-Za-z]{1,63})\?identifier=([^&]+)$/.exec(reference);
-  if (!m) return undefined;
-  let token: string;
-  try {
-    token = decodeURIComponent(m[2]!);
-  } catch {
-    return undefined;
-  }
+  const found = identifierToken(reference);
   // Several identifiers ("or") name no one resource (severalIdentifiers says so).
-  if (/(^|[^\\]),/.test(token)) return undefined;
+  if (!found || severalIdentifiers(reference)) return undefined;
+  const { type, token } = found;
   const bar = token.indexOf('|');
   const system = bar < 0 ? undefined : token.slice(0, bar) || undefined;
   const value = bar < 0 ? token : token.slice(bar + 1);
-  return value === '' ? undefined : { type: m[1]!, system, value };
+  return value === '' ? undefined : { type, system, value };
 }

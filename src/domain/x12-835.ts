@@ -208,7 +208,16 @@ export function claimFigures(t: RemitTransaction): { chargeCents: number; paidCe
 }
 
 /** The segments of one transaction set, without its ST and SE. */
-function transactionBody(t: RemitTransaction): string[][] {
+/**
+ * What a transaction's 835 says in money, checked as the guide balances it (RemitError otherwise):
+ * its claim's figures, the provider-level adjustments (PLB) and the payment (BPR02).
+ */
+function balanceOf(t: RemitTransaction): {
+  sign: 1 | -1;
+  claim: ReturnType<typeof claimFigures>;
+  plb: { reason: string; ref: string | null; cents: number }[];
+  bpr: number;
+} {
   const sign: 1 | -1 = t.kind === 'reversal' ? -1 : 1;
   const claim = claimFigures(t);
   if (t.kind !== 'notice' && claim.paidCents !== t.paymentCents)
@@ -247,6 +256,11 @@ function transactionBody(t: RemitTransaction): string[][] {
   const bpr = sign * claim.paidCents - plb.reduce((s, a) => s + a.cents, 0);
   if (bpr < 0) throw new RemitError('unbalanced', `the payment to ${t.payee.npi} would be negative (${bpr} cents)`);
   if (t.kind !== 'payment' && bpr !== 0) throw new RemitError('unbalanced', `the ${t.kind} to ${t.payee.npi} would move money (${bpr} cents)`);
+  return { sign, claim, plb, bpr };
+}
+
+function transactionBody(t: RemitTransaction): string[][] {
+  const { sign, claim, plb, bpr } = balanceOf(t);
   const paying = t.kind === 'payment' && bpr > 0;
   const segments: string[][] = [];
   segments.push(
