@@ -339,6 +339,9 @@ export function remitTransactions(
       );
     transactions.push({
       ...common,
+      // A reversal has a trace of its own (the refund's), so that a posting system that knows each
+      // remittance by its trace never takes it for a copy of the payment.
+      ...(refunded ? { transferId: t.refund_details?.refund_id ?? `${t.processor_transfer_id}-REV` } : {}),
       kind: refunded ? 'reversal' : 'payment',
       payee: { npi: p.provider_npi, name: p.provider_name },
       lines,

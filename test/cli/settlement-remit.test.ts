@@ -361,7 +361,9 @@ describe('settlement remit: review (issue 26)', () => {
     const reversed = checked835(april.stdout).transactions;
     expect(reversed).toHaveLength(4);
     for (const [i, t] of reversed.entries()) {
-      expect(t.trn[2]).toBe(e.transfer);
+      // The reversal's own trace, the refund's: never the payment's, which a posting system would take it for a copy of.
+      expect(t.trn[2]).toBe(s.refund_details.refund_id);
+      expect(t.trn[2]).not.toBe(e.transfer);
       expect(t.bpr.slice(1, 3)).toEqual(['H', '0']);
       expect(t.claims[0]!.clp[2]).toBe('22');
       expect(x12Cents(t.claims[0]!.clp[4]!)).toBe(-x12Cents(paid[i]!.claims[0]!.clp[4]!));
