@@ -15,6 +15,7 @@ import { ValidationError, type FieldError } from '../domain/errors.js';
 import { claimServiceDate } from '../domain/adjudication.js';
 import { type ParsedClaim, parseReadClaim } from '../domain/fhir-claim.js';
 import { placeErrors } from '../domain/json-position.js';
+import { sameIdentityMessage, X12_CORRECTION } from '../domain/x12-identity.js';
 import { jsonNumberToCents } from '../domain/money.js';
 import { EXIT, TpaError } from '../errors.js';
 import type { TpaClient } from './client.js';
@@ -130,20 +131,18 @@ export interface BatchOptions {
 /**
  * Why a claim read from X12 (`identity`, content `sha256`) is not sent, or undefined: the journal
  * holds its identity with other content (sent, or perhaps sent, before: a correction needs a new
- * interchange or CLM01; one the service refused may be corrected in place), or another claim of this batch has the same identity (`firstOf`: the
- * sender's duplicate). The journal's own content under it is SKIPPED as usual, first or not.
+ * interchange or CLM01; one the service refused may be corrected in place), or another claim of
+ * this batch has the same identity (`firstOf`: the sender's duplicate). The journal's own content under it is SKIPPED as usual, first or not.
  */
 function x12IdentityProblem(identity: string, sha256: string, known: Known | undefined, firstOf: string | undefined, mayHaveGone: boolean): string | undefined {
-  const fix = 'Send a corrected claim in a new interchange (another ISA13) or under a new CLM01 (tpa refuses replacements, CLM05-3 7)';
   // Refused by the service before (or never sent), a corrected claim under the same identity goes.
   if (known?.sha256 !== undefined && known.sha256 !== sha256 && known.ack)
-    return `sent before with other content under the same interchange, group, transaction set and CLM01 (${identity}; encounter ${known.ack.external_claim_id}): not sent. ${fix}`;
+    return `sent before with other content under the same interchange, group, transaction set and CLM01 (${identity}; encounter ${known.ack.external_claim_id}): not sent. ${X12_CORRECTION}`;
   // The earlier content may have reached the service: a correction sent now could be paid beside it.
   if (known?.sha256 !== undefined && known.sha256 !== sha256 && mayHaveGone)
     return `perhaps sent before with other content under the same interchange, group, transaction set and CLM01 (${identity}): its answer was never recorded, so this is not sent. Find out first whether the earlier one reached the service (tpa ledger list --npi <billing NPI>, or tpa jobs show on this batch's journal); only if it did not, send the correction in a new interchange (another ISA13) or under a new CLM01`;
   if (known?.ack) return undefined;
-  if (firstOf !== undefined)
-    return `the same interchange, group, transaction set and CLM01 as ${firstOf} (${identity}): one identity is one claim, so neither is taken for the other; not sent. ${fix}`;
+  if (firstOf !== undefined) return sameIdentityMessage(identity, firstOf);
   return undefined;
 }
 

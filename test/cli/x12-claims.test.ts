@@ -209,6 +209,31 @@ describe('tpa claim validate and submit of an 837', () => {
     ).toEqual(['INVALID', 'SKIPPED']);
   });
 
+  it('validate and convert say of a second claim of an identity what submit says: the same refusal, the first taken', async () => {
+    mkdirSync(join(home, 'dup'));
+    const file = interchange([transaction({ st02: '0001', type: 'professional', claims: [professionalClaim({ clm01: 'COPY' })] })]);
+    write('dup/f1.837', file);
+    write('dup/f2.837', file);
+    const said = /the same interchange, group, transaction set and CLM01 as dup\/f1\.837: ST 0001, CLM COPY/;
+    const validate = await runTpa(['claim', 'validate', 'dup', '-o', 'ndjson'], { home, env });
+    expect(validate.code).toBe(2);
+    expect(ndjson(validate.stdout).map((r) => r.valid)).toEqual([true, false]);
+    expect(ndjson(validate.stdout)[1]!.errors[0].message).toMatch(said);
+    const convert = await runTpa(['claim', 'convert', 'dup'], { home, env });
+    expect(convert.code).toBe(2);
+    expect(ndjson(convert.stdout)).toHaveLength(1);
+    expect(convert.stderr).toMatch(said);
+    const dry = await runTpa(['claim', 'submit', 'dup', '--dry-run', '-o', 'ndjson'], { home, env });
+    expect(dry.code).toBe(2);
+    expect(dry.stderr).toMatch(said);
+    const submit = await runTpa(['claim', 'submit', 'dup', '-o', 'ndjson'], { home, env });
+    // Outcomes come as they finish (the refused one at once): by status.
+    const outcomes = Object.fromEntries(ndjson(submit.stdout).map((o) => [o.status, o]));
+    expect(Object.keys(outcomes).sort()).toEqual(['ACKNOWLEDGED', 'INVALID']);
+    expect(outcomes.ACKNOWLEDGED!.source).toMatch(/^dup\/f1\.837/);
+    expect(outcomes.INVALID!.errors[0].message).toMatch(said);
+  });
+
   it('a file added to a folder with an identity already sent: the new one is refused, the sent one skipped, nothing sent twice', async () => {
     mkdirSync(join(home, 'inbox'));
     const one = (member: string, cpt: string) =>

@@ -11,7 +11,7 @@ import { screen } from '../../../render/screen.js';
 import { rowWriter } from '../../../render/stream.js';
 import type { Context } from '../../context.js';
 import { terminalWidth } from '../../io.js';
-import { type CheckedClaim, checkClaim, errorLine } from './claim-check.js';
+import { type CheckedClaim, checkClaim, errorLine, sameIdentitySaid } from './claim-check.js';
 import type { ClaimText } from './submit-sources.js';
 
 /** A flat row for csv: the errors and the codes as text. */
@@ -36,9 +36,10 @@ export async function checkClaims(ctx: Context, items: AsyncIterable<ClaimText>,
   let valid = 0;
   let invalid = 0;
   let chargesCents = 0;
+  const sameIdentity = sameIdentitySaid();
   try {
     for await (const item of items) {
-      const { checked, parsed } = checkClaim(item);
+      const { checked, parsed } = checkClaim(sameIdentity(item));
       if (parsed) {
         valid++;
         chargesCents += parsed.totalChargeCents;

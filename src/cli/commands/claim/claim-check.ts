@@ -8,6 +8,7 @@ import { type PlacedError, type Position, placeErrors } from '../../../domain/js
 
 export type { PlacedError };
 import { ValidationFailed } from '../../../errors.js';
+import { sameIdentityMessage } from '../../../domain/x12-identity.js';
 import type { ClaimText } from './submit-sources.js';
 
 /**
@@ -29,6 +30,23 @@ export function placeOf(source: string, e: PlacedError): string {
 /** One line a bad field: `file:line:column: field: message`. */
 export function errorLine(source: string, e: PlacedError): string {
   return `${placeOf(source, e)}: ${e.field ? `${e.field}: ` : ''}${e.message}`;
+}
+
+/**
+ * One X12 identity is one claim (docs/x12.md "837 in", its Journal): for `claim validate` and `claim convert`, a
+ * function that gives back each claim, the second of an identity with the refusal `claim submit` gives it.
+ */
+export function sameIdentitySaid(): (item: ClaimText) => ClaimText {
+  const first = new Map<string, string>();
+  return (item) => {
+    if (!item.identity) return item;
+    const firstOf = first.get(item.identity.claim);
+    if (firstOf === undefined) {
+      first.set(item.identity.claim, item.source);
+      return item;
+    }
+    return { ...item, errors: [...(item.errors ?? []), { field: '', message: sameIdentityMessage(item.identity.claim, firstOf) }] };
+  };
 }
 
 /** The one claim a command was given, validated (exit 2 otherwise): too large, or an empty stdin, said as its reader says it. */

@@ -10,7 +10,7 @@ import type { CommandOutput } from '../../../render/output.js';
 import { screen } from '../../../render/screen.js';
 import type { Context } from '../../context.js';
 import { keepHeapFlat } from '../../heap.js';
-import { checkClaim, errorLine } from './claim-check.js';
+import { checkClaim, sameIdentitySaid, errorLine } from './claim-check.js';
 import { skippedNote } from './skipped.js';
 import { isX12Path } from './x12-files.js';
 import { x12Claims } from './x12-source.js';
@@ -69,9 +69,10 @@ export async function convertX12(ctx: Context, paths: readonly string[], format:
   };
   const bundle = format === 'json' ? bundleWriter(emit) : undefined;
   try {
+    const sameIdentity = sameIdentitySaid();
     for (const file of x12Files(paths, (m) => ctx.note(m))) {
       for await (const item of x12Claims(file, (m) => ctx.note(m))) {
-        const { checked } = checkClaim(item);
+        const { checked } = checkClaim(sameIdentity(item));
         if (!checked.valid) {
           invalid++;
           for (const e of checked.errors) ctx.note(screen(errorLine(checked.source, e)));
