@@ -234,6 +234,16 @@ describe('tpa claim validate and submit of an 837', () => {
     expect(outcomes.INVALID!.errors[0].message).toMatch(said);
   });
 
+  it('a claim no payee’s contract prices names the payees looked at, not only the billing provider', async () => {
+    // The rendering provider (Dr. Haddad, contracted for 29880 and 29881) is each line's payee.
+    const claim = professionalClaim({ clm01: 'RENDER' }).map((seg) => (seg.startsWith('NM1*82*') ? 'NM1*82*1*HADDAD*OMAR****XX*1582736496' : seg));
+    write('render.837', interchange([transaction({ st02: '0001', type: 'professional', claims: [claim] })]));
+    const r = await runTpa(['claim', 'submit', 'render.837', '-o', 'ndjson'], { home, env });
+    const [outcome] = ndjson(r.stdout);
+    expect(outcome).toMatchObject({ status: 'FAILED' });
+    expect(outcome!.errors[0].message).toMatch(/No active contract for the lines' payees \(1582736496; billing provider 1234567893\) covers 45378/);
+  });
+
   it('a file added to a folder with an identity already sent: the new one is refused, the sent one skipped, nothing sent twice', async () => {
     mkdirSync(join(home, 'inbox'));
     const one = (member: string, cpt: string) =>

@@ -170,9 +170,16 @@ function recordClaim(ctx: EngineContext, claim: ParsedClaim): EngineResponse {
   if (!chosen) {
     const codes = [...new Set(claim.lines.map((l) => l.cptCode))];
     const dates = [...new Set(claim.lines.map((l) => l.serviceDate))].sort();
+    // Each line is priced under its payee's contract (the rendering provider's when it names one):
+    // the message names whose contracts were looked for, not only the billing provider.
+    const payeeNpis = [...new Set(payees.payees.map((p) => p.npi))];
+    const whose =
+      payeeNpis.length === 1 && payeeNpis[0] === claim.providerNpi
+        ? `provider ${claim.providerNpi}`
+        : `the lines' payees (${payeeNpis.join(', ')}; billing provider ${claim.providerNpi})`;
     return respond(404, {
       error: 'no_active_contract',
-      message: `No active contract for provider ${claim.providerNpi} covers ${codes.join(', ')} on ${dates.join(', ')}`,
+      message: `No active contract for ${whose} covers ${codes.join(', ')} on ${dates.join(', ')}`,
       provider_npi: claim.providerNpi,
       cpt_codes: codes,
     });
