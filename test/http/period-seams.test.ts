@@ -138,6 +138,11 @@ describe('a period is complete by default', () => {
         expect(r.stderr, format).toMatch(/warning: partial read/);
         if (format === 'table') expect(r.stdout).toMatch(/PARTIAL: 1 entries of earlier service dates not read/);
       }
+      const listed = ['ledger', 'list', '--from', '2026-11-01', '--to', '2026-11-30', '--by', 'funded', '-o', 'json'];
+      expect((await run(listed)).json<Row[]>().map((e) => e.encounter_id)).toContain(ids.july);
+      const listedPartial = await run([...listed, '--lookback', '30']);
+      expect(listedPartial.json<Row[]>().map((e) => e.encounter_id)).not.toContain(ids.july);
+      expect(listedPartial.stderr).toMatch(/warning: partial read \(--lookback 30\): 1 entry/);
       const remitPartial = await transfersOf(run, '2026-11-01', '2026-11-30', ['--lookback', '30']);
       expect(remitPartial.trns.some((t) => t.startsWith(july!))).toBe(false);
       expect(remitPartial.stderr).toMatch(/warning: partial read \(--lookback 30\): 1 entry of service dates before 2026-10-02 not read/);
