@@ -17,7 +17,7 @@ export interface ScanProgress {
 export const MONEY_KINDS: readonly ActivityKind[] = ['funded', 'settled', 'failed', 'refunded'];
 
 /** Every entry of the filters' service dates, page by page, in one snapshot where the transport has one. */
-async function eachEntry(
+export async function eachEntry(
   client: TpaClient,
   filters: LedgerFilters,
   onRows: (rows: LedgerItem[]) => void,

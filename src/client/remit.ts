@@ -184,10 +184,24 @@ export async function transfersInPeriod(
   filters: { start_date?: string; end_date?: string; provider_npi?: string },
   span: { startMs: number; endMs: number },
   onProgress?: (p: { read: number; total: number; waitingMs?: number }) => void,
-): Promise<{ found: FoundTransfer[]; entriesRead: number }> {
-  const { scanActivity } = await import('./activity.js');
-  const { events, entriesRead } = await scanActivity(client, filters, span, onProgress);
-  const ids = [...new Set(events.filter((e) => e.kind === 'settled' || e.kind === 'refunded').map((e) => e.encounter_id))];
+): Promise<{ found: FoundTransfer[]; entriesRead: number; inTransit: number }> {
+  const [{ eachEntry }, { entryEvents, stepKinds }] = await Promise.all([import('./activity.js'), import('../domain/activity.js')]);
+  const ids: string[] = [];
+  // Funded in the span and not arrived yet (its latest step is the funding): its payment is in the
+  // 835 of the period it arrives in, which the note of an empty period says.
+  let inTransit = 0;
+  const entriesRead = await eachEntry(
+    client,
+    filters,
+    (rows) => {
+      for (const row of rows) {
+        const kinds = entryEvents(row, span).map((e) => e.kind);
+        if (kinds.includes('settled') || kinds.includes('refunded')) ids.push(row.encounter_id);
+        if (kinds.includes('funded') && stepKinds(row.status_progression).at(-1) === 'funded') inTransit++;
+      }
+    },
+    onProgress,
+  );
   const inSpan = (iso: string | null | undefined) => {
     const at = Date.parse(iso ?? '');
     return at >= span.startMs && at < span.endMs;
@@ -216,6 +230,7 @@ export async function transfersInPeriod(
       )
       .map((f) => f.one),
     entriesRead,
+    inTransit,
   };
 }
 

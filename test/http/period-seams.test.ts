@@ -201,7 +201,49 @@ describe('each transfer in exactly one period', () => {
     expect(octoberAtClose.code, octoberAtClose.stderr).toBe(0);
     expect(octoberAtClose.stdout).toBe('');
     expect(octoberAtClose.stderr).toMatch(/no 835 written: no transfer arrived \(was paid\) or was refunded from 2026-10-01 to 2026-10-31/);
+    expect(octoberAtClose.stderr).toMatch(
+      /1 transfer initiated from 2026-10-01 to 2026-10-31 had not arrived yet: each is in the 835 of the period it arrives in/,
+    );
   });
+
+  for (const [name, run] of transports) {
+    it(`report --by settled and the 835s: any cut of October to November adds up to the whole, each payee's to all payees' (${name})`, async () => {
+      const settled = async (from: string, to: string, more: string[] = []) => {
+        const r = await run(['settlement', 'report', '--from', from, '--to', to, '--by', 'settled', '-o', 'json', ...more]);
+        expect(r.code, r.stderr).toBe(0);
+        return r.json<Row>();
+      };
+      const cuts = [
+        ['2026-10-01', '2026-11-01'],
+        ['2026-11-02', '2026-11-05'],
+        ['2026-11-06', '2026-11-30'],
+      ];
+      const whole = await settled('2026-10-01', '2026-11-30');
+      // Everything that arrived: the Friday payment, the July and team payments, and the one refunded since.
+      expect(cents(whole.money.released)).toBe(benefit.friday! + benefit.july! + benefit.team! + benefit.again!);
+      const parts = await Promise.all(cuts.map(([from, to]) => settled(from!, to!)));
+      for (const k of ['released', 'settled', 'released_then_refunded', 'came_back', 'fees_charged', 'fees_kept', 'net_to_providers', 'failed'])
+        expect(
+          parts.reduce((sum, p) => sum + cents(p.money[k]), 0),
+          k,
+        ).toBe(cents(whole.money[k]));
+      // The Friday payment arrived on Monday 2 November: in the second cut, not the first.
+      expect(cents(parts[0]!.money.released)).toBe(0);
+      // Per payee: the providers' reports add up to the whole, and so do their 835s.
+      const npis = [...new Set((whole.providers as Row[]).map((p) => p.npi as string))];
+      expect(npis.length).toBeGreaterThan(1);
+      let released = 0;
+      for (const npi of npis) released += cents((await settled('2026-10-01', '2026-11-30', ['--npi', npi])).money.released);
+      expect(released).toBe(cents(whole.money.released));
+      const all = (await transfersOf(run, '2026-10-01', '2026-11-30')).trns;
+      const byPayee: string[] = [];
+      for (const npi of npis) byPayee.push(...(await transfersOf(run, '2026-10-01', '2026-11-30', ['--npi', npi])).trns);
+      expect(byPayee.sort()).toEqual([...all].sort());
+      // And the months' 835s are the two months' together.
+      const months = [...(await transfersOf(run, '2026-10-01', '2026-10-31')).trns, ...(await transfersOf(run, '2026-11-01', '2026-11-30')).trns];
+      expect(months.sort()).toEqual([...all].sort());
+    });
+  }
 });
 
 describe('activity --npi is the provider its own share', () => {

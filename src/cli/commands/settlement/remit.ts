@@ -80,7 +80,9 @@ async function settlementRemit(ctx: Context, ref: string | undefined, opts: Opti
   } else {
     const counted = countedPeriod('settled', opts.lookback, f)!;
     const reading = counter(ctx.status, 'reading the ledger', 'entries');
-    const { found, entriesRead } = await remit.transfersInPeriod(client, counted.filters, counted.span, (p) => reading(p.read, p.total, readWait(p)));
+    const { found, entriesRead, inTransit } = await remit.transfersInPeriod(client, counted.filters, counted.span, (p) =>
+      reading(p.read, p.total, readWait(p)),
+    );
     ctx.status.clear();
     // A partial read (--lookback) is said on stderr: an 835 has no room for it.
     await scanOf(ctx, counted.filters.start_date, counted.filters.end_date, lookbackDays(opts.lookback), entriesRead, opts.npi);
@@ -103,6 +105,10 @@ async function settlementRemit(ctx: Context, ref: string | undefined, opts: Opti
       }
     }
     for (const n of none) ctx.note(`skipped: ${n.why}`);
+    if (inTransit > 0)
+      ctx.note(
+        `${inTransit} transfer${inTransit === 1 ? '' : 's'} initiated from ${f.start_date} to ${f.end_date} had not arrived yet: each is in the 835 of the period it arrives in`,
+      );
     if (transactions.length === 0) {
       ctx.note(
         `no 835 written: ${found.length === 0 ? `no transfer arrived (was paid) or was refunded from ${f.start_date} to ${f.end_date}` : 'none of the transfers paid or refunded in the period has a remittance'}${opts.npi ? ` for NPI ${opts.npi}` : ''}`,
