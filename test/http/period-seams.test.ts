@@ -270,6 +270,16 @@ describe('activity --npi is the provider its own share', () => {
           kind,
         ).toBe(total);
       }
+      // Every provider of the span: each kind's totals add up to the whole's, failures and refunds included.
+      const everyone = new Set<string>(npis);
+      for (const e of whole.events as Row[]) everyone.add(e.provider_npi);
+      const totals: Record<string, number> = {};
+      for (const npi of everyone)
+        for (const t of (await run(['activity', ...span, '--npi', npi, '-o', 'json'])).json<Row>().totals as Row[])
+          totals[t.kind] = (totals[t.kind] ?? 0) + cents(t.amount);
+      expect(totals).toEqual(Object.fromEntries((whole.totals as Row[]).map((t) => [t.kind, cents(t.amount)])));
+      expect(totals.failed).toBe(benefit.again);
+      expect(totals.refunded).toBe(benefit.again);
       // Each payout is its provider's: the funded amount of each NPI is its payout.
       for (const [i, npi] of npis.entries()) expect(sumOf(shares[i]!, 'funded'), npi).toBe(cents(team.payouts[i].amount));
     });
