@@ -185,7 +185,11 @@ export async function transfersInPeriod(
   span: { startMs: number; endMs: number },
   onProgress?: (p: { read: number; total: number; waitingMs?: number }) => void,
 ): Promise<{ found: FoundTransfer[]; entriesRead: number; inTransit: number }> {
-  const [{ eachEntry }, { entryEvents, stepKinds }] = await Promise.all([import('./activity.js'), import('../domain/activity.js')]);
+  const [{ eachEntry }, { entryEvents, stepKinds }, { refundInstant }] = await Promise.all([
+    import('./activity.js'),
+    import('../domain/activity.js'),
+    import('../domain/report.js'),
+  ]);
   const ids: string[] = [];
   // Funded in the span and not arrived yet (its latest step is the funding): its payment is in the
   // 835 of the period it arrives in, which the note of an empty period says.
@@ -215,7 +219,8 @@ export async function transfersInPeriod(
     for (const t of transfersOf(record)) {
       if ((t.status === 'COMPLETED' || t.status === 'REFUNDED') && inSpan(t.completed_at))
         picked.push({ transfer: t, as: t.status === 'REFUNDED' ? 'payment' : undefined, at: t.completed_at! });
-      if (t.status === 'REFUNDED' && inSpan(t.refund_details?.refunded_at)) picked.push({ transfer: t, as: 'reversal', at: t.refund_details!.refunded_at });
+      const refunded = t.status === 'REFUNDED' ? refundInstant(t) : null;
+      if (refunded !== null && inSpan(refunded)) picked.push({ transfer: t, as: 'reversal', at: refunded });
     }
     if (picked.length === 0) continue;
     const detail = (await client.ledgerDetail(id)).body;

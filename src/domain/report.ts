@@ -142,6 +142,18 @@ export function releaseInstant(t: ReportTransfer, by: 'funded' | 'settled'): str
   return (by === 'funded' ? t.initiated_at : t.completed_at) ?? null;
 }
 
+/**
+ * When a transfer failed, or was refunded: its `failed_at`, its refund's `refunded_at`. A service
+ * that does not say (neither is in the service's contract) has the failure dated by the
+ * transfer's initiation and the refund by its arrival, so that each still falls in one period.
+ */
+export function failureInstant(t: Pick<ReportTransfer, 'failed_at' | 'initiated_at'>): string | null {
+  return t.failed_at ?? t.initiated_at ?? null;
+}
+export function refundInstant(t: Pick<ReportTransfer, 'refund_details' | 'completed_at' | 'initiated_at'>): string | null {
+  return t.refund_details?.refunded_at ?? t.completed_at ?? t.initiated_at ?? null;
+}
+
 function inSpan(iso: string | null | undefined, dating: ReportDating): boolean {
   const ms = Date.parse(iso ?? '');
   return ms >= dating.startMs && ms < dating.endMs;
@@ -271,8 +283,8 @@ export function periodReport(
       const { amountCents: amount, feeCents: fee } = transferMoney(t, npi);
       const failed = t.status === 'FAILED';
       const released = !failed && (!dating || inSpan(releaseInstant(t, dating.by), dating));
-      const failedHere = failed && (!dating || inSpan(t.failed_at, dating));
-      const refundedHere = t.status === 'REFUNDED' && (!dating || inSpan(t.refund_details?.refunded_at, dating));
+      const failedHere = failed && (!dating || inSpan(failureInstant(t), dating));
+      const refundedHere = t.status === 'REFUNDED' && (!dating || inSpan(refundInstant(t), dating));
       if (released || failedHere) {
         money.transfers[t.status] = (money.transfers[t.status] ?? 0) + 1;
         money.feesChargedCents += fee;
