@@ -5,6 +5,7 @@ import { parseDuration } from '../domain/duration.js';
 import { addDays, isRelativePeriod, periodProblem, periodRange, rangeInstants, RELATIVE_PERIODS } from '../domain/period.js';
 import { isoDateProblem, npiProblem, wholeNumberProblem } from '../domain/validation.js';
 import { fieldsInvalid, UsageError, ValidationFailed } from '../errors.js';
+import { count } from '../render/format.js';
 import { shellQuote } from '../render/shell.js';
 import type { Context } from './context.js';
 import { counter } from './status-line.js';
@@ -238,7 +239,7 @@ export async function scanOf(
   const notRead = await entriesNotRead(await ctx.client(), serviceFrom, npi);
   if (notRead > 0)
     ctx.note(
-      `warning: partial read (--lookback ${lookback}): ${notRead} ${notRead === 1 ? 'entry' : 'entries'} of service dates before ${serviceFrom} not read; what happened to them in this period is not counted (without --lookback, every one is read)`,
+      `warning: partial read (--lookback ${lookback}): ${count(notRead)} ${notRead === 1 ? 'entry' : 'entries'} of service dates before ${serviceFrom} not read; what happened to them in this period is not counted (without --lookback, every one is read)`,
     );
   return {
     service_from: serviceFrom ?? null,
@@ -254,8 +255,8 @@ export async function scanOf(
 export function scanLine(scan: ScanInfo): string {
   const dates = `service dates ${scan.service_from === null ? 'up' : scan.service_from} to ${scan.service_to ?? 'today'}`;
   return scan.complete
-    ? `Read: ${scan.entries_read} entries, every ${dates} (complete)`
-    : `Read: ${scan.entries_read} entries of ${dates} (--lookback ${scan.lookback_days}); PARTIAL: ${scan.entries_not_read} entries of earlier service dates not read`;
+    ? `Read: ${count(scan.entries_read)} entries, every ${dates} (complete)`
+    : `Read: ${count(scan.entries_read)} entries of ${dates} (--lookback ${scan.lookback_days}); PARTIAL: ${count(scan.entries_not_read)} entries of earlier service dates not read`;
 }
 
 /** The period and provider filters of the ledger as the options that set them, for a command to suggest (periodFilters the other way). */
