@@ -5,6 +5,7 @@ import { parseDuration } from '../domain/duration.js';
 import { addDays, isRelativePeriod, periodProblem, periodRange, rangeInstants, RELATIVE_PERIODS } from '../domain/period.js';
 import { isoDateProblem, npiProblem, wholeNumberProblem } from '../domain/validation.js';
 import { fieldsInvalid, UsageError, ValidationFailed } from '../errors.js';
+import { count } from '../render/format.js';
 import { shellQuote } from '../render/shell.js';
 import type { Context } from './context.js';
 import { counter } from './status-line.js';
@@ -104,13 +105,14 @@ export const bySpec = option.text(
   { values: PERIOD_BY },
 );
 
-/** The default of --lookback: the service dates read before a period that counts another date (docs/periods.md "How far back"). */
-export const DEFAULT_LOOKBACK_DAYS = 90;
-
-/** --lookback: how far before a period the service dates of its encounters are read. */
+/**
+ * --lookback: how far before a period the service dates of its encounters are read. By default all
+ * of them: a figure for a period is complete (docs/periods.md "How far back"); a number of days is
+ * the faster partial read, and what it left out is said in every format.
+ */
 export const lookbackSpec = option.text(
   '--lookback <days>',
-  `days of service dates read before the period's first day, for encounters whose events fall in it (default ${DEFAULT_LOOKBACK_DAYS}; "all": every one)`,
+  'a faster, partial read: only the service dates this many days before the period (default: all of them, complete); what is left out is said',
 );
 
 /**
@@ -157,7 +159,7 @@ export async function checkedPeriodFilters(ctx: Context, opts: PeriodOptions): P
 
 /** --lookback in days, or 'all'; a problem is a usage error naming it. */
 export function lookbackDays(value: string | undefined): number | 'all' {
-  if (value === undefined) return DEFAULT_LOOKBACK_DAYS;
+  if (value === undefined) return 'all';
   if (value.trim().toLowerCase() === 'all') return 'all';
   const text = value.trim().replace(/d$/i, '');
   const problem = wholeNumberProblem(text, 0, 36_600);
@@ -200,9 +202,61 @@ export function countedPeriod(by: string | undefined, lookback: string | undefin
  * The progress of reading a period's service dates (client/activity.ts): the one progress line on
  * stderr, redrawn while pages arrive with its rate and time left, and cleared by `done()`.
  */
-export function scanProgress(ctx: Context): { onProgress: (p: { read: number; total: number }) => void; done: () => void } {
+export function scanProgress(ctx: Context): { onProgress: (p: { read: number; total: number; waitingMs?: number }) => void; done: () => void } {
   const reading = counter(ctx.status, 'reading the ledger', 'entries');
-  return { onProgress: (p) => reading(p.read, p.total), done: () => ctx.status.clear() };
+  return { onProgress: (p) => reading(p.read, p.total, readWait(p)), done: () => ctx.status.clear() };
+}
+
+/** The wait of a ledger read held by the rate limit, for the progress line (counter's extra). */
+export function readWait(p: { waitingMs?: number }): { wait: { untilMs: number; text: string } } | undefined {
+  return p.waitingMs === undefined ? undefined : { wait: { untilMs: Date.now() + p.waitingMs, text: 'rate limited, resuming in' } };
+}
+
+/** What a period's read covered: every service date up to its last day, or (--lookback) a part of them. */
+export interface ScanInfo {
+  service_from: string | null;
+  service_to: string | null;
+  lookback_days: number | 'all';
+  entries_read: number;
+  /** Entries of service dates before service_from, not read (0 for a complete read). */
+  entries_not_read: number;
+  complete: boolean;
+}
+
+/**
+ * The scan of a period read (docs/periods.md "How far back"): a partial one (--lookback) counts
+ * what it left out with one request, and says it on stderr whatever the format, as a warning.
+ */
+export async function scanOf(
+  ctx: Context,
+  serviceFrom: string | undefined,
+  serviceTo: string | undefined,
+  lookback: number | 'all',
+  entriesRead: number,
+  npi: string | undefined,
+): Promise<ScanInfo> {
+  const { entriesNotRead } = await import('../client/activity.js');
+  const notRead = await entriesNotRead(await ctx.client(), serviceFrom, npi);
+  if (notRead > 0)
+    ctx.note(
+      `warning: partial read (--lookback ${lookback}): ${count(notRead)} ${notRead === 1 ? 'entry' : 'entries'} of service dates before ${serviceFrom} not read; what happened to them in this period is not counted (without --lookback, every one is read)`,
+    );
+  return {
+    service_from: serviceFrom ?? null,
+    service_to: serviceTo ?? null,
+    lookback_days: lookback,
+    entries_read: entriesRead,
+    entries_not_read: notRead,
+    complete: notRead === 0,
+  };
+}
+
+/** The table's "Read:" line of a scan. */
+export function scanLine(scan: ScanInfo): string {
+  const dates = `service dates ${scan.service_from === null ? 'up' : scan.service_from} to ${scan.service_to ?? 'today'}`;
+  return scan.complete
+    ? `Read: ${count(scan.entries_read)} entries, every ${dates} (complete)`
+    : `Read: ${count(scan.entries_read)} entries of ${dates} (--lookback ${scan.lookback_days}); PARTIAL: ${count(scan.entries_not_read)} entries of earlier service dates not read`;
 }
 
 /** The period and provider filters of the ledger as the options that set them, for a command to suggest (periodFilters the other way). */

@@ -2,17 +2,22 @@
 // only, so the entries whose history may hold the span's events are read page by page over a window
 // of service dates (the span's last day and the days before it, back to a bound the caller gives),
 // paced by the rate-limit headers, and each page is reduced to what is kept before the next is read.
-import { entryEvents, hadEventIn, type ActivityEvent, type ActivityKind, type Span } from '../domain/activity.js';
+import { entryEvents, providerShare, type ActivityEvent, type ActivityKind, type Span } from '../domain/activity.js';
 import type { TpaClient } from './client.js';
 import type { LedgerFilters, LedgerItem } from './types.js';
 
 export interface ScanProgress {
   read: number;
   total: number;
+  /** Set while the pages wait out the rate limit: how long, in ms. */
+  waitingMs?: number;
 }
 
+/** The kinds of event that move money: the encounters a period's money is read from. */
+export const MONEY_KINDS: readonly ActivityKind[] = ['funded', 'settled', 'failed', 'refunded'];
+
 /** Every entry of the filters' service dates, page by page, in one snapshot where the transport has one. */
-async function eachEntry(
+export async function eachEntry(
   client: TpaClient,
   filters: LedgerFilters,
   onRows: (rows: LedgerItem[]) => void,
@@ -22,7 +27,11 @@ async function eachEntry(
   let read = 0;
   await client.snapshot(async (consistent) => {
     const first = await client.ledgerList({ ...filters, limit: 100 });
-    for await (const rows of pages(first, (link) => client.ledgerPage(link), { idOf: (i: LedgerItem) => i.encounter_id, window: consistent ? 0 : undefined })) {
+    for await (const rows of pages(first, (link) => client.ledgerPage(link), {
+      idOf: (i: LedgerItem) => i.encounter_id,
+      window: consistent ? 0 : undefined,
+      onProgress: (p) => p.waitingMs !== undefined && onProgress?.({ read, total: first.body.count, waitingMs: p.waitingMs }),
+    })) {
       read += rows.length;
       onRows(rows);
       onProgress?.({ read, total: first.body.count });
@@ -31,43 +40,93 @@ async function eachEntry(
   return read;
 }
 
-/** The events inside `span` of the entries the filters select, and how many entries were read for them. */
+/**
+ * The events inside `span` of the entries the filters select, and how many entries were read for
+ * them. `shares`: the amounts are the filters' provider's own (domain/activity.ts ProviderShare),
+ * from the ledger detail of each entry with a claim event in the span and the settlement record of
+ * each with a money event, read after the pages, paced.
+ */
 export async function scanActivity(
   client: TpaClient,
   filters: LedgerFilters,
   span: Span,
   onProgress?: (p: ScanProgress) => void,
+  shares?: { onProgress?: (p: { read: number; total: number; waitingUntilMs?: number }) => void },
 ): Promise<{ events: ActivityEvent[]; entriesRead: number }> {
   const events: ActivityEvent[] = [];
+  const kept: LedgerItem[] = [];
+  const npi = shares ? filters.provider_npi : undefined;
   const entriesRead = await eachEntry(
     client,
     filters,
     (rows) => {
-      for (const row of rows) for (const e of entryEvents(row, span)) events.push(e);
+      for (const row of rows) {
+        const found = entryEvents(row, span);
+        if (npi === undefined) events.push(...found);
+        else if (found.length > 0) kept.push(row);
+      }
     },
     onProgress,
   );
+  if (npi === undefined) return { events, entriesRead };
+  const claimIds: string[] = [];
+  const moneyIds: string[] = [];
+  for (const row of kept) {
+    const kinds = entryEvents(row, span).map((e) => e.kind);
+    if (kinds.some((k) => !MONEY_KINDS.includes(k))) claimIds.push(row.encounter_id);
+    if (row.status_progression.some((p) => p.status === 'FUNDED')) moneyIds.push(row.encounter_id);
+  }
+  const { readLedgerDetails, readSettlements } = await import('./settlement-reads.js');
+  const total = claimIds.length + moneyIds.length;
+  const details = await readLedgerDetails(client, claimIds, { onProgress: (p) => shares?.onProgress?.({ ...p, total }) });
+  const records = await readSettlements(client, moneyIds, { onProgress: (p) => shares?.onProgress?.({ ...p, read: claimIds.length + p.read, total }) });
+  for (const row of kept) {
+    const detail = details.get(row.encounter_id);
+    const record = records.get(row.encounter_id);
+    const lines = detail && !(detail instanceof Error) ? detail.service_lines : undefined;
+    const transfers = record && !(record instanceof Error) ? [...(record.previous_transfers ?? []), record] : [];
+    events.push(...entryEvents(row, span, providerShare(npi, row, lines, transfers)));
+  }
   return { events, entriesRead };
 }
 
-/** The entries the filters select that had an event of `kind` inside `span` (--by funded, --by settled), in ledger order. */
+/**
+ * The entries the filters select that had an event of `kind` inside `span` (--by funded, --by
+ * settled), in ledger order; and the encounters with any event that moved money inside it
+ * (MONEY_KINDS), whose transfers the period's money is read from.
+ */
 export async function entriesWithEvent(
   client: TpaClient,
   filters: LedgerFilters,
   kind: ActivityKind,
   span: Span,
   onProgress?: (p: ScanProgress) => void,
-): Promise<{ entries: LedgerItem[]; entriesRead: number }> {
+): Promise<{ entries: LedgerItem[]; moneyIds: string[]; entriesRead: number }> {
   const entries: LedgerItem[] = [];
+  const moneyIds: string[] = [];
   const entriesRead = await eachEntry(
     client,
     filters,
     (rows) => {
-      for (const row of rows) if (hadEventIn(row, kind, span)) entries.push(row);
+      for (const row of rows) {
+        const kinds = entryEvents(row, span).map((e) => e.kind);
+        if (kinds.includes(kind)) entries.push(row);
+        if (kinds.some((k) => MONEY_KINDS.includes(k))) moneyIds.push(row.encounter_id);
+      }
     },
     onProgress,
   );
-  return { entries, entriesRead };
+  return { entries, moneyIds, entriesRead };
+}
+
+/**
+ * How many entries of the provider's (or all) service dates before `serviceFrom` a partial read
+ * (--lookback) left out: one request of one entry, its count. 0 when nothing was left out.
+ */
+export async function entriesNotRead(client: TpaClient, serviceFrom: string | undefined, npi: string | undefined): Promise<number> {
+  if (serviceFrom === undefined) return 0;
+  const { addDays } = await import('../domain/period.js');
+  return (await client.ledgerList({ end_date: addDays(serviceFrom, -1), provider_npi: npi, limit: 1 })).body.count;
 }
 
 /**

@@ -170,21 +170,42 @@ export function transfersOf(record: SettlementRecord): SettlementTransfer[] {
 }
 
 /**
- * What a period remits, chosen by event (docs/x12.md "835 out"): each transfer initiated inside the
- * span as its payment (a REFUNDED one too: it was paid then), and each transfer refunded inside it
- * (its `refund_details.refunded_at`) as its reversal. The encounters are those the ledger shows
- * funded or refunded in the span (their service dates read from the filters', which reach back the
- * lookback), each with its detail; in the order of the events.
+ * What a period remits, chosen by event (docs/x12.md "835 out"): each transfer that **arrived**
+ * inside the span (its `completed_at`, the 835's BPR16 effective date) as its payment (a REFUNDED
+ * one too: it was paid then), and each transfer refunded inside it (its
+ * `refund_details.refunded_at`) as its reversal: every payment in exactly one period, whatever the
+ * cut. A transfer still in transit is in the 835 of the period it arrives in. The encounters are
+ * those the ledger shows settled or refunded in the span (activity's arrival step), their service
+ * dates read from the filters' (every one up to the span's last day, unless a partial read was
+ * asked for), each with its detail; in the order of the events.
  */
 export async function transfersInPeriod(
   client: TpaClient,
   filters: { start_date?: string; end_date?: string; provider_npi?: string },
   span: { startMs: number; endMs: number },
-  onProgress?: (p: { read: number; total: number }) => void,
-): Promise<FoundTransfer[]> {
-  const { scanActivity } = await import('./activity.js');
-  const { events } = await scanActivity(client, filters, span, onProgress);
-  const ids = [...new Set(events.filter((e) => e.kind === 'funded' || e.kind === 'refunded').map((e) => e.encounter_id))];
+  onProgress?: (p: { read: number; total: number; waitingMs?: number }) => void,
+): Promise<{ found: FoundTransfer[]; entriesRead: number; inTransit: number }> {
+  const [{ eachEntry }, { entryEvents, stepKinds }, { refundInstant }] = await Promise.all([
+    import('./activity.js'),
+    import('../domain/activity.js'),
+    import('../domain/report.js'),
+  ]);
+  const ids: string[] = [];
+  // Funded in the span and not arrived yet (its latest step is the funding): its payment is in the
+  // 835 of the period it arrives in, which the note of an empty period says.
+  let inTransit = 0;
+  const entriesRead = await eachEntry(
+    client,
+    filters,
+    (rows) => {
+      for (const row of rows) {
+        const kinds = entryEvents(row, span).map((e) => e.kind);
+        if (kinds.includes('settled') || kinds.includes('refunded')) ids.push(row.encounter_id);
+        if (kinds.includes('funded') && stepKinds(row.status_progression).at(-1) === 'funded') inTransit++;
+      }
+    },
+    onProgress,
+  );
   const inSpan = (iso: string | null | undefined) => {
     const at = Date.parse(iso ?? '');
     return at >= span.startMs && at < span.endMs;
@@ -196,20 +217,26 @@ export async function transfersInPeriod(
     if (!record) continue;
     const picked: { transfer: SettlementTransfer; as?: 'payment' | 'reversal'; at: string }[] = [];
     for (const t of transfersOf(record)) {
-      if (inSpan(t.initiated_at)) picked.push({ transfer: t, as: t.status === 'REFUNDED' ? 'payment' : undefined, at: t.initiated_at });
-      if (t.status === 'REFUNDED' && inSpan(t.refund_details?.refunded_at)) picked.push({ transfer: t, as: 'reversal', at: t.refund_details!.refunded_at });
+      if ((t.status === 'COMPLETED' || t.status === 'REFUNDED') && inSpan(t.completed_at))
+        picked.push({ transfer: t, as: t.status === 'REFUNDED' ? 'payment' : undefined, at: t.completed_at! });
+      const refunded = t.status === 'REFUNDED' ? refundInstant(t) : null;
+      if (refunded !== null && inSpan(refunded)) picked.push({ transfer: t, as: 'reversal', at: refunded });
     }
     if (picked.length === 0) continue;
     const detail = (await client.ledgerDetail(id)).body;
     for (const p of picked) found.push({ one: { transfer: p.transfer, detail, ...(p.as ? { as: p.as } : {}) }, at: p.at });
   }
   const rank = (f: FoundTransfer) => (f.as === 'reversal' ? 1 : 0);
-  return found
-    .sort(
-      (a, b) =>
-        a.at.localeCompare(b.at) || a.one.transfer.processor_transfer_id.localeCompare(b.one.transfer.processor_transfer_id) || rank(a.one) - rank(b.one),
-    )
-    .map((f) => f.one);
+  return {
+    found: found
+      .sort(
+        (a, b) =>
+          a.at.localeCompare(b.at) || a.one.transfer.processor_transfer_id.localeCompare(b.one.transfer.processor_transfer_id) || rank(a.one) - rank(b.one),
+      )
+      .map((f) => f.one),
+    entriesRead,
+    inTransit,
+  };
 }
 
 /** The settlement records of these encounters (undefined: none yet), read a few at a time, paced (settlement-reads.ts). */

@@ -1,9 +1,9 @@
 // The settlement records of many encounters, read as settlement report, fund history and
 // settlement remit need them: a few requests in flight at once, all paced by the service's rate
 // limit headers (X-RateLimit-Remaining 0: every worker waits until the window resets).
-import type { TpaClient } from './client.js';
+import type { ApiResult, TpaClient } from './client.js';
 import { pacingWaitMs } from './pages.js';
-import type { SettlementRecord } from './types.js';
+import type { LedgerDetail, SettlementRecord } from './types.js';
 
 /** How many settlement reads are in flight at once. */
 export const READS_IN_FLIGHT = 4;
@@ -25,7 +25,25 @@ export async function readSettlements(
   ids: readonly string[],
   options: { keepErrors?: boolean; inFlight?: number; onProgress?: (p: SettlementReadProgress) => void } = {},
 ): Promise<Map<string, SettlementRecord | null | Error>> {
-  const out = new Map<string, SettlementRecord | null | Error>();
+  return readPaced(ids, (id) => client.settlement(id) as Promise<ApiResult<SettlementRecord>>, options);
+}
+
+/** The ledger detail of each encounter (null: none), read as readSettlements reads settlement records. */
+export function readLedgerDetails(
+  client: TpaClient,
+  ids: readonly string[],
+  options: { inFlight?: number; onProgress?: (p: SettlementReadProgress) => void } = {},
+): Promise<Map<string, LedgerDetail | null | Error>> {
+  return readPaced(ids, (id) => client.ledgerDetail(id), options);
+}
+
+/** One answer per id, a few requests in flight at once, paced by the rate-limit headers. */
+async function readPaced<T>(
+  ids: readonly string[],
+  readOne: (id: string) => Promise<ApiResult<T>>,
+  options: { keepErrors?: boolean; inFlight?: number; onProgress?: (p: SettlementReadProgress) => void },
+): Promise<Map<string, T | null | Error>> {
+  const out = new Map<string, T | null | Error>();
   let next = 0;
   let read = 0;
   let pausedUntil = 0;
@@ -39,9 +57,9 @@ export async function readSettlements(
         await new Promise((r) => setTimeout(r, wait));
       }
       try {
-        const s = await client.settlement(id);
+        const s = await readOne(id);
         pausedUntil = Math.max(pausedUntil, Date.now() + pacingWaitMs(s.headers, Date.now()));
-        out.set(id, s.status === 200 ? (s.body as SettlementRecord) : null);
+        out.set(id, s.status === 200 ? s.body : null);
       } catch (err) {
         if (!options.keepErrors) {
           failed ??= err;

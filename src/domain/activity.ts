@@ -47,6 +47,15 @@ export interface Span {
 }
 
 /**
+ * Whether a step of a progression marks the transfer's arrival (the money reached the providers):
+ * the one place the ledger's sign of arrival is read, for `tpa activity` (settled, refunded),
+ * `--by settled` and the period 835s.
+ */
+export function isArrivalStep(status: string): boolean {
+  return status === 'RECONCILED';
+}
+
+/**
  * The kind of each step of a progression, or undefined for a step that is no event of its own
  * (PROCESSING, which comes with the submission). A return to ADJUDICATED after FUNDED is a failed
  * transfer (it never arrived), after RECONCILED a refunded one: the benefit is owed again, which is
@@ -57,31 +66,88 @@ export function stepKinds(progression: readonly { status: string }[]): (Activity
   return progression.map(({ status }) => {
     const after = previous;
     previous = status;
+    if (isArrivalStep(status)) return 'settled';
     switch (status) {
       case 'SUBMITTED':
         return 'submitted';
       case 'ADJUDICATED':
-        return after === 'FUNDED' ? 'failed' : after === 'RECONCILED' ? 'refunded' : 'adjudicated';
+        return after === 'FUNDED' ? 'failed' : after !== undefined && isArrivalStep(after) ? 'refunded' : 'adjudicated';
       case 'PENDED':
         return 'pended';
       case 'DENIED':
         return 'denied';
       case 'FUNDED':
         return 'funded';
-      case 'RECONCILED':
-        return 'settled';
       default:
         return undefined;
     }
   });
 }
 
-/** The events of one entry inside the span, oldest first. A timestamp that is not one is no event. */
-export function entryEvents(entry: ActivityEntry, span: Span): ActivityEvent[] {
+/**
+ * One provider's share of an entry (`tpa activity --npi`, docs/periods.md "With --npi"): the
+ * charges and benefit of its own lines (the lines it is the payee of), and its payouts in each
+ * transfer of the entry, in the order the transfers were made. The shares of an entry's providers
+ * add up to the entry, so the providers' activity adds up to the whole.
+ */
+export interface ProviderShare {
+  chargesCents: number;
+  /** null when none of its lines has a benefit yet. */
+  benefitCents: number | null;
+  transferCents: readonly number[];
+}
+
+/**
+ * A provider's share of an entry from its ledger detail's lines (each line's payee, `provider_npi`;
+ * a line that names none is the billing provider's) and its transfers' payouts (earliest first).
+ * An entry whose detail has no lines at all is the billing provider's whole.
+ */
+export function providerShare(
+  npi: string,
+  entry: ActivityEntry,
+  lines: readonly { provider_npi?: string | null; submitted_charge: number; benefit_amount: number | null }[] | undefined,
+  transfers: readonly { payouts: readonly { provider_npi: string; amount: number }[] }[],
+): ProviderShare {
+  let chargesCents = 0;
+  let benefitCents: number | null = null;
+  if (!lines || lines.length === 0) {
+    if (npi === entry.provider.npi) {
+      chargesCents = jsonNumberToCents(entry.financial_summary.charges) ?? 0;
+      benefitCents = jsonNumberToCents(entry.financial_summary.benefit_amount) ?? null;
+    }
+  } else {
+    for (const l of lines) {
+      if ((l.provider_npi || entry.provider.npi) !== npi) continue;
+      chargesCents += jsonNumberToCents(l.submitted_charge) ?? 0;
+      const b = jsonNumberToCents(l.benefit_amount);
+      if (b !== undefined) benefitCents = (benefitCents ?? 0) + b;
+    }
+  }
+  const transferCents = transfers.map((t) => t.payouts.filter((p) => p.provider_npi === npi).reduce((sum, p) => sum + (jsonNumberToCents(p.amount) ?? 0), 0));
+  return { chargesCents, benefitCents, transferCents };
+}
+
+/** The amount an event carries: the entry's (KIND_AMOUNT), or one provider's share of it. */
+function eventAmount(entry: ActivityEntry, kind: ActivityKind, transfer: number, share: ProviderShare | undefined): number | null {
+  if (!share) return jsonNumberToCents(entry.financial_summary[KIND_AMOUNT[kind]]) ?? null;
+  if (KIND_AMOUNT[kind] === 'charges') return share.chargesCents;
+  if (kind === 'adjudicated') return share.benefitCents;
+  return share.transferCents[transfer] ?? 0;
+}
+
+/**
+ * The events of one entry inside the span, oldest first. A timestamp that is not one is no event.
+ * With a provider's share, each event's amount is that provider's (ProviderShare): a funded,
+ * settled, failed or refunded event its payouts in the transfer the event belongs to (the latest
+ * one funded before it).
+ */
+export function entryEvents(entry: ActivityEntry, span: Span, share?: ProviderShare): ActivityEvent[] {
   const kinds = stepKinds(entry.status_progression);
   const events: ActivityEvent[] = [];
+  let transfer = -1;
   entry.status_progression.forEach((step, i) => {
     const kind = kinds[i];
+    if (kind === 'funded') transfer++;
     const ms = Date.parse(step.timestamp);
     if (kind === undefined || !(ms >= span.startMs && ms < span.endMs)) return;
     events.push({
@@ -92,7 +158,7 @@ export function entryEvents(entry: ActivityEntry, span: Span): ActivityEvent[] {
       service_date: entry.service_date,
       provider_npi: entry.provider.npi,
       provider_name: entry.provider.name,
-      amountCents: jsonNumberToCents(entry.financial_summary[KIND_AMOUNT[kind]]) ?? null,
+      amountCents: eventAmount(entry, kind, transfer, share),
     });
   });
   return events;

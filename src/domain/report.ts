@@ -22,6 +22,7 @@ export interface ReportTransfer {
   payouts: { provider_npi: string; provider_name: string; amount: number; processor_fee?: number }[];
   reconciliation_status: string;
   aeob_match: { match_status: string; variance: number } | null;
+  initiated_at?: string | null;
   completed_at: string | null;
   failed_at?: string | null;
   refund_details: { refunded_at: string } | null;
@@ -123,11 +124,53 @@ function transferMoney(t: ReportTransfer, npi: string | undefined): { amountCent
 }
 
 /**
+ * A period counted by the dates of the money itself (--by funded, --by settled), each figure by its
+ * own record's time (docs/periods.md "Which date a period counts"): a transfer's release by its
+ * initiation (funded) or its arrival (settled), a failure by `failed_at`, a refund by its
+ * `refunded_at`; fees go with their transfer's release, the fees kept with the failure or refund.
+ * So each transfer, payout, refund and fee falls in exactly one period of any cut of time.
+ */
+export interface ReportDating {
+  by: 'funded' | 'settled';
+  startMs: number;
+  /** Exclusive. */
+  endMs: number;
+}
+
+/** The instant that puts a transfer's release in a period: its initiation (--by funded) or its arrival (--by settled). */
+export function releaseInstant(t: ReportTransfer, by: 'funded' | 'settled'): string | null {
+  return (by === 'funded' ? t.initiated_at : t.completed_at) ?? null;
+}
+
+/**
+ * When a transfer failed, or was refunded: its `failed_at`, its refund's `refunded_at`. A service
+ * that does not say (neither is in the service's contract) has the failure dated by the
+ * transfer's initiation and the refund by its arrival, so that each still falls in one period.
+ */
+export function failureInstant(t: Pick<ReportTransfer, 'failed_at' | 'initiated_at'>): string | null {
+  return t.failed_at ?? t.initiated_at ?? null;
+}
+export function refundInstant(t: Pick<ReportTransfer, 'refund_details' | 'completed_at' | 'initiated_at'>): string | null {
+  return t.refund_details?.refunded_at ?? t.completed_at ?? t.initiated_at ?? null;
+}
+
+function inSpan(iso: string | null | undefined, dating: ReportDating): boolean {
+  const ms = Date.parse(iso ?? '');
+  return ms >= dating.startMs && ms < dating.endMs;
+}
+
+/**
  * The report over the entries read. `npi`: the money is that provider's payouts only (the other
  * providers of the same transfers are left out); the encounters section still counts the encounters
  * the provider is on, with their whole amounts.
  */
-export function periodReport(entries: readonly ReportEntry[], settlements: ReadonlyMap<string, ReportSettlement>, now: string, npi?: string): PeriodReport {
+export function periodReport(
+  entries: readonly ReportEntry[],
+  settlements: ReadonlyMap<string, ReportSettlement>,
+  now: string,
+  npi?: string,
+  dating?: ReportDating,
+): PeriodReport {
   const byStatus = new Map<string, StatusLine>();
   const totals = { count: 0, chargesCents: 0, allowedCents: 0, patientCents: 0, benefitCents: 0 };
   const money: PeriodReport['money'] = {
@@ -185,50 +228,23 @@ export function periodReport(entries: readonly ReportEntry[], settlements: Reado
       exceptions.push({ ...base, kind: 'NOT_FUNDED_AFTER_3_DAYS', amountCents: owed, since: adjudicatedSince, reference: null });
     }
     if (!s) continue;
-
-    for (const t of [...(s.previous_transfers ?? []), s]) {
-      const { amountCents: amount, feeCents: fee } = transferMoney(t, npi);
-      money.transfers[t.status] = (money.transfers[t.status] ?? 0) + 1;
-      money.feesChargedCents += fee;
-      if (t.status === 'FAILED') {
-        // No money moved: nothing released; a fee, if the record shows one, was kept.
-        money.failedCents += amount;
-        money.feesKeptCents += fee;
-      } else {
-        money.releasedCents += amount;
-        if (t.status === 'INITIATED') money.inTransitCents += amount;
-        else if (t.status === 'COMPLETED') money.settledCents += amount;
-        else if (t.status === 'REFUNDED') {
-          money.refundedCents += amount;
-          money.cameBackCents += amount - fee;
-          money.feesKeptCents += fee;
-        }
-      }
-      // Only the encounter's latest transfer is an exception: one funded again has been acted on.
-      if (t === s && t.status === 'FAILED')
-        exceptions.push({ ...base, kind: 'FAILED_TRANSFER', amountCents: amount, since: t.failed_at ?? null, reference: t.processor_transfer_id });
-      if (t === s && t.status === 'REFUNDED')
-        exceptions.push({
-          ...base,
-          kind: 'REFUNDED_TRANSFER',
-          amountCents: amount,
-          since: t.refund_details?.refunded_at ?? null,
-          reference: t.processor_transfer_id,
-        });
-      if (t.status !== 'INITIATED' && t.status !== 'COMPLETED') continue;
-      money.netCents += amount - fee;
-      for (const p of payoutsOf(t, npi)) {
-        const pFee = cents(p.processor_fee);
-        const pay = cents(p.amount);
-        const pl = providers.get(p.provider_npi) ?? { npi: p.provider_npi, name: p.provider_name, payouts: 0, amountCents: 0, feeCents: 0, netCents: 0 };
-        pl.payouts++;
-        pl.amountCents += pay;
-        pl.feeCents += pFee;
-        pl.netCents += pay - pFee;
-        providers.set(p.provider_npi, pl);
-      }
-      if (t.status === 'COMPLETED' && t.completed_at) perDay.set(t.completed_at.slice(0, 10), (perDay.get(t.completed_at.slice(0, 10)) ?? 0) + amount);
-    }
+    // Only the encounter's latest transfer is an exception: one funded again has been acted on.
+    if (s.status === 'FAILED')
+      exceptions.push({
+        ...base,
+        kind: 'FAILED_TRANSFER',
+        amountCents: transferMoney(s, npi).amountCents,
+        since: s.failed_at ?? null,
+        reference: s.processor_transfer_id,
+      });
+    if (s.status === 'REFUNDED')
+      exceptions.push({
+        ...base,
+        kind: 'REFUNDED_TRANSFER',
+        amountCents: transferMoney(s, npi).amountCents,
+        since: s.refund_details?.refunded_at ?? null,
+        reference: s.processor_transfer_id,
+      });
 
     // Reconciliation: the current transfer, when money stays with the providers.
     const amount = transferMoney(s, npi).amountCents;
@@ -255,6 +271,51 @@ export function periodReport(entries: readonly ReportEntry[], settlements: Reado
         reconciliation.notReconciled.count++;
         reconciliation.notReconciled.amountCents += amount;
       }
+    }
+  }
+  // The money: undated (a period of service dates), every transfer of the encounters read, each
+  // under its status; dated, every transfer of the records given, each figure in the period of its
+  // own time (ReportDating).
+  const undatedIds = new Set(entries.map((e) => e.encounter_id));
+  for (const [id, s] of settlements) {
+    if (!dating && !undatedIds.has(id)) continue;
+    for (const t of [...(s.previous_transfers ?? []), s]) {
+      const { amountCents: amount, feeCents: fee } = transferMoney(t, npi);
+      const failed = t.status === 'FAILED';
+      const released = !failed && (!dating || inSpan(releaseInstant(t, dating.by), dating));
+      const failedHere = failed && (!dating || inSpan(failureInstant(t), dating));
+      const refundedHere = t.status === 'REFUNDED' && (!dating || inSpan(refundInstant(t), dating));
+      if (released || failedHere) {
+        money.transfers[t.status] = (money.transfers[t.status] ?? 0) + 1;
+        money.feesChargedCents += fee;
+      }
+      if (failedHere) {
+        // No money moved: nothing released; a fee, if the record shows one, was kept.
+        money.failedCents += amount;
+        money.feesKeptCents += fee;
+      }
+      if (refundedHere) {
+        money.cameBackCents += amount - fee;
+        money.feesKeptCents += fee;
+      }
+      if (!released) continue;
+      money.releasedCents += amount;
+      if (t.status === 'INITIATED') money.inTransitCents += amount;
+      else if (t.status === 'COMPLETED') money.settledCents += amount;
+      else if (t.status === 'REFUNDED') money.refundedCents += amount;
+      if (t.status !== 'INITIATED' && t.status !== 'COMPLETED') continue;
+      money.netCents += amount - fee;
+      for (const p of payoutsOf(t, npi)) {
+        const pFee = cents(p.processor_fee);
+        const pay = cents(p.amount);
+        const pl = providers.get(p.provider_npi) ?? { npi: p.provider_npi, name: p.provider_name, payouts: 0, amountCents: 0, feeCents: 0, netCents: 0 };
+        pl.payouts++;
+        pl.amountCents += pay;
+        pl.feeCents += pFee;
+        pl.netCents += pay - pFee;
+        providers.set(p.provider_npi, pl);
+      }
+      if (t.status === 'COMPLETED' && t.completed_at) perDay.set(t.completed_at.slice(0, 10), (perDay.get(t.completed_at.slice(0, 10)) ?? 0) + amount);
     }
   }
   money.spentCents = money.inTransitCents + money.settledCents + money.feesKeptCents;

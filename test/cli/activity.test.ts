@@ -48,9 +48,9 @@ describe('tpa activity', () => {
     const since = (await at(THU, ['activity', '--since', 'yesterday', '-o', 'json'])).json<Row>();
     expect(since.span.from).toBe('2026-03-04T00:00:00Z');
     expect(counts(since).funded).toBe(2);
-    // (The claim for a service of 2025-11-20 is beyond the default lookback: the next test.)
+    // The claim for a service of 2025-11-20, sent on Monday, is read too: the read is complete by default.
     const all = (await at(THU, ['activity', '--since', '2026-03-02', '-o', 'json'])).json<Row>();
-    expect(counts(all)).toEqual({ submitted: 5, adjudicated: 3, pended: 1, denied: 1, funded: 4, settled: 1, failed: 1, refunded: 1 });
+    expect(counts(all)).toEqual({ submitted: 6, adjudicated: 4, pended: 1, denied: 1, funded: 4, settled: 1, failed: 1, refunded: 1 });
     // Tuesday alone: the failure, and the arrival of Monday's first transfer.
     const tue = (await at(THU, ['activity', '--from', '2026-03-03', '--to', '2026-03-03', '-o', 'json'])).json<Row>();
     expect(counts(tue)).toEqual({ submitted: 0, adjudicated: 0, pended: 0, denied: 0, funded: 0, settled: 1, failed: 1, refunded: 0 });
@@ -68,26 +68,38 @@ describe('tpa activity', () => {
     expect((await at(THU, ['activity', '-o', 'json'])).json<Row>().span.from).toBe('2026-03-04T09:00:00Z');
   });
 
-  it('the service dates read reach back 90 days before the span by default; --lookback widens them', async () => {
+  it('every service date up to the span is read by default; --lookback is a partial read that says what it left out, in every format', async () => {
     const monday = ['activity', '--period', '2026-03-02', '-o', 'json'];
-    const narrow = (await at(THU, monday)).json<Row>();
-    expect(narrow.scan).toMatchObject({ service_from: '2025-12-02', service_to: '2026-03-02', lookback_days: 90 });
+    const whole = await at(THU, monday);
+    expect(whole.json<Row>().scan).toEqual({
+      service_from: null,
+      service_to: '2026-03-02',
+      lookback_days: 'all',
+      entries_read: 6,
+      entries_not_read: 0,
+      complete: true,
+    });
+    expect(counts(whole.json<Row>()).submitted).toBe(6);
+    expect(whole.json<Row>().events.some((e: Row) => e.service_date === OLD_SERVICE)).toBe(true);
+    expect(whole.stderr).not.toMatch(/not read/);
+    const narrow = (await at(THU, [...monday, '--lookback', '90'])).json<Row>();
+    expect(narrow.scan).toMatchObject({ service_from: '2025-12-02', service_to: '2026-03-02', lookback_days: 90, entries_not_read: 1, complete: false });
     expect(counts(narrow).submitted).toBe(5);
     expect(narrow.events.some((e: Row) => e.service_date === OLD_SERVICE)).toBe(false);
-    // What the lookback left out is said, not silent.
-    expect(narrow.scan.entries_not_read).toBeGreaterThan(0);
-    const said = await at(THU, monday);
-    expect(said.stderr).toMatch(/warning: \d+ entries of service dates before 2025-12-02 were not read; .*--lookback all reads them/);
-    expect((await at(THU, [...monday, '--lookback', 'all'])).stderr).not.toMatch(/not read/);
+    // What the partial read left out is said, not silent: on stderr in every format, and in the table.
+    for (const format of ['json', 'csv', 'ndjson', 'table']) {
+      const said = await at(THU, ['activity', '--period', '2026-03-02', '--lookback', '90', '-o', format]);
+      expect(said.stderr, format).toMatch(/warning: partial read \(--lookback 90\): 1 entry of service dates before 2025-12-02 not read/);
+      if (format === 'table') expect(said.stdout).toMatch(/PARTIAL: 1 entries of earlier service dates not read/);
+    }
     const wide = (await at(THU, [...monday, '--lookback', '120'])).json<Row>();
     expect(counts(wide).submitted).toBe(6);
-    expect(wide.events.some((e: Row) => e.service_date === OLD_SERVICE)).toBe(true);
-    expect(counts((await at(THU, [...monday, '--lookback', 'all'])).json<Row>()).submitted).toBe(6);
+    expect(wide.scan.complete).toBe(true);
   });
 
   it('ndjson is one event a line, csv has a header and its columns, --totals one row a kind, --kind narrows', async () => {
     const lines = ndjson((await at(THU, ['activity', '--since', '2026-03-02', '-o', 'ndjson'])).stdout);
-    expect(lines).toHaveLength(5 + 3 + 1 + 1 + 4 + 1 + 1 + 1);
+    expect(lines).toHaveLength(6 + 4 + 1 + 1 + 4 + 1 + 1 + 1);
     expect(lines.map((l) => l.time)).toEqual([...lines.map((l) => l.time)].sort());
     expect(Object.keys(lines[0]!)).toEqual([
       'time',

@@ -10,7 +10,8 @@ import { UsageError, ValidationFailed } from '../../../errors.js';
 import { count } from '../../../render/format.js';
 import type { CommandOutput, TableTools } from '../../../render/output.js';
 import type { Context } from '../../context.js';
-import { listValue, lookbackDays, lookbackSpec, periodSpec, scanProgress } from '../../options.js';
+import { listValue, lookbackDays, lookbackSpec, periodSpec, type ScanInfo, scanLine, scanOf, scanProgress } from '../../options.js';
+import { counter } from '../../status-line.js';
 import { option, verb, type OptionValues } from '../../verb.js';
 
 /** Without --since, --period or --from: the last day. */
@@ -27,7 +28,7 @@ const options = {
   period: periodSpec,
   from: option.text('--from <when>', 'events at or after this date (its whole day, UTC) or date-time'),
   to: option.text('--to <when>', 'events until the end of this date (UTC), or until this date-time; default now'),
-  npi: option.text('--npi <npi>', 'only the encounters this provider is on'),
+  npi: option.text('--npi <npi>', "only the encounters this provider is on, each amount its own share (its lines' charges and benefit, its payouts)"),
   kind: option.list('--kind <kind...>', `only these kinds: ${ACTIVITY_KINDS.join(', ')}`, { values: ACTIVITY_KINDS }),
   totals: option.flag('--totals', 'only the count and amount of each kind (csv and ndjson: one row a kind)'),
   lookback: lookbackSpec,
@@ -148,34 +149,31 @@ async function activityOf(ctx: Context, opts: Options): Promise<CommandOutput> {
   const span = spanOf(opts, now);
   const endMs = span.endMs ?? Date.parse(now) + 1000;
   // A claim is sent once its service is rendered, so an event of the span concerns a service date
-  // on or before the span's last day, and on or after its first day minus the lookback.
+  // on or before the span's last day (and, with --lookback, on or after its first day minus it).
   const lastDay = dateOfInstant(endMs - 1);
   const serviceTo = [lastDay, now.slice(0, 10)].sort()[0]!;
   const serviceFrom = lookback === 'all' ? undefined : addDays(dateOfInstant(span.startMs), -lookback);
   const progress = scanProgress(ctx);
+  // With --npi, each event's amount is that provider's share (docs/periods.md "With --npi"): its
+  // lines' charges and benefit, its payouts in the transfer.
+  const sharing = counter(ctx.status, "reading the provider's lines and payouts", 'read');
   const { events: all, entriesRead } = await scanActivity(
     client,
     { start_date: serviceFrom, end_date: serviceTo, provider_npi: opts.npi },
     { startMs: span.startMs, endMs },
     progress.onProgress,
+    opts.npi === undefined
+      ? undefined
+      : {
+          onProgress: (p) =>
+            sharing(p.read, p.total, p.waitingUntilMs === undefined ? undefined : { wait: { untilMs: p.waitingUntilMs, text: 'rate limited, resuming in' } }),
+        },
   );
   progress.done();
-  // What the lookback left out is said, never silent: its events in the span are not counted.
-  const notRead =
-    serviceFrom === undefined ? 0 : (await client.ledgerList({ end_date: addDays(serviceFrom, -1), provider_npi: opts.npi, limit: 1 })).body.count;
-  if (notRead > 0)
-    ctx.note(
-      `warning: ${count(notRead)} entries of service dates before ${serviceFrom} were not read; what happened to them in this span is not counted (--lookback all reads them)`,
-    );
+  // What a partial read (--lookback) left out is said, never silent: its events in the span are not counted.
+  const scan = await scanOf(ctx, serviceFrom, serviceTo, lookback, entriesRead, opts.npi);
   const events = sortEvents(all.filter((e) => kinds.includes(e.kind)));
   const totals = activityTotals(events, kinds);
-  const scan = {
-    service_from: serviceFrom ?? null,
-    service_to: serviceTo,
-    lookback_days: lookback,
-    entries_read: entriesRead,
-    entries_not_read: notRead,
-  };
   const data = {
     span: { from: iso(span.startMs), to: iso(endMs), as_of: now },
     provider_npi: opts.npi ?? null,
@@ -200,13 +198,12 @@ function activityTable(
   t: TableTools,
   label: string,
   span: { from: string; to: string; as_of: string },
-  scan: { service_from: string | null; service_to: string; lookback_days: number | 'all'; entries_read: number; entries_not_read: number },
+  scan: ScanInfo,
   totals: KindTotal[],
   events: ActivityEvent[],
 ): string {
   const parts = [
-    `${t.c.bold(`Activity ${label}`)}\n${span.from} to ${span.to} (UTC), as of ${span.as_of}\n` +
-      `Read: ${count(scan.entries_read)} entries of service dates ${scan.service_from === null ? 'up' : scan.service_from} to ${scan.service_to}, --lookback ${scan.lookback_days}`,
+    `${t.c.bold(`Activity ${label}`)}\n${span.from} to ${span.to} (UTC), as of ${span.as_of}\n` + scanLine(scan),
     t.table(
       ['Kind', { header: 'Count', align: 'right' }, { header: 'Amount', align: 'right' }, 'Amount of'],
       totals.map((k) => [k.kind, count(k.count), formatCentsGrouped(k.amountCents), KIND_AMOUNT[k.kind] === 'charges' ? 'charges' : 'benefit']),

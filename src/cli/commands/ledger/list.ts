@@ -13,11 +13,13 @@ import {
   bySpec,
   countedPeriod,
   givenArgs,
+  lookbackDays,
   lookbackSpec,
   pageHint,
   periodFilters,
   periodSpec,
   scanProgress,
+  scanOf,
   suggestCommand,
   withPeriodDates,
 } from '../../options.js';
@@ -60,8 +62,16 @@ export const list = verb({
         throw new UsageError(`--limit and --offset page the service's list; --by ${counted.kind} lists every match, as --all does`);
       const { entriesWithEvent } = await import('../../../client/activity.js');
       const progress = scanProgress(ctx);
-      const { entries } = await entriesWithEvent(client, { ...counted.filters, status: f.status }, counted.kind, counted.span, progress.onProgress);
+      const { entries, entriesRead } = await entriesWithEvent(
+        client,
+        { ...counted.filters, status: f.status },
+        counted.kind,
+        counted.span,
+        progress.onProgress,
+      );
       progress.done();
+      // A partial read (--lookback) says what it left out, on stderr.
+      await scanOf(ctx, counted.filters.start_date, counted.filters.end_date, lookbackDays(opts.lookback), entriesRead, f.provider_npi);
       return {
         data: entries,
         items: ctx.format === 'csv' ? entries.map(csvRow) : entries,

@@ -7,15 +7,15 @@ import type { RemitTransaction } from '../../../domain/x12-835.js';
 import { ConflictError, EXIT, fieldsInvalid, NetworkError, NotFoundError, PendingError, TpaError, UsageError, ValidationFailed } from '../../../errors.js';
 import type { CommandOutput } from '../../../render/output.js';
 import type { Context } from '../../context.js';
-import { countedPeriod, lookbackSpec, periodFilters } from '../../options.js';
+import { countedPeriod, lookbackDays, lookbackSpec, periodFilters, readWait, scanOf } from '../../options.js';
 import { counter } from '../../status-line.js';
 import { argument, option, verb, type OptionValues } from '../../verb.js';
 
 const options = {
   out: option.text('--out <file>', 'write the 835 into this file (whole or not at all) instead of stdout; an existing file is kept unless --force'),
   force: option.flag('--force', 'with --out: replace the file if it exists'),
-  from: option.text('--from <date>', 'the transfers paid (initiated) or refunded from this day (YYYY-MM-DD), instead of one named'),
-  to: option.text('--to <date>', 'the transfers paid (initiated) or refunded up to this day (YYYY-MM-DD)'),
+  from: option.text('--from <date>', 'the transfers paid (arrived) or refunded from this day (YYYY-MM-DD), instead of one named'),
+  to: option.text('--to <date>', 'the transfers paid (arrived) or refunded up to this day (YYYY-MM-DD)'),
   npi: option.text('--npi <npi>', "only this payee's transactions"),
   lookback: lookbackSpec,
 };
@@ -78,10 +78,14 @@ async function settlementRemit(ctx: Context, ref: string | undefined, opts: Opti
     ctx.status.clear();
     transactions.push(...singleTransactions(ctx, found, claimIds, opts.npi, remit, x12.checkTransaction, refusal));
   } else {
-    const counted = countedPeriod('funded', opts.lookback, f)!;
+    const counted = countedPeriod('settled', opts.lookback, f)!;
     const reading = counter(ctx.status, 'reading the ledger', 'entries');
-    const found = await remit.transfersInPeriod(client, counted.filters, counted.span, (p) => reading(p.read, p.total));
+    const { found, entriesRead, inTransit } = await remit.transfersInPeriod(client, counted.filters, counted.span, (p) =>
+      reading(p.read, p.total, readWait(p)),
+    );
     ctx.status.clear();
+    // A partial read (--lookback) is said on stderr: an 835 has no room for it.
+    await scanOf(ctx, counted.filters.start_date, counted.filters.end_date, lookbackDays(opts.lookback), entriesRead, opts.npi);
     for (const one of found) {
       try {
         const r = remit.remitTransactions(one, claimIds, opts.npi);
@@ -101,9 +105,13 @@ async function settlementRemit(ctx: Context, ref: string | undefined, opts: Opti
       }
     }
     for (const n of none) ctx.note(`skipped: ${n.why}`);
+    if (inTransit > 0)
+      ctx.note(
+        `${inTransit} transfer${inTransit === 1 ? '' : 's'} initiated from ${f.start_date} to ${f.end_date} had not arrived yet: each is in the 835 of the period it arrives in`,
+      );
     if (transactions.length === 0) {
       ctx.note(
-        `no 835 written: ${found.length === 0 ? `no transfer was initiated or refunded from ${f.start_date} to ${f.end_date}` : 'none of the transfers paid or refunded in the period has a remittance'}${opts.npi ? ` for NPI ${opts.npi}` : ''}`,
+        `no 835 written: ${found.length === 0 ? `no transfer arrived (was paid) or was refunded from ${f.start_date} to ${f.end_date}` : 'none of the transfers paid or refunded in the period has a remittance'}${opts.npi ? ` for NPI ${opts.npi}` : ''}`,
       );
       return { exitCode: worst };
     }

@@ -10,7 +10,20 @@ import { count } from '../../../render/format.js';
 import type { CommandOutput, TableTools } from '../../../render/output.js';
 import { aligned } from '../../../render/text.js';
 import type { Context } from '../../context.js';
-import { bySpec, countedPeriod, lookbackSpec, periodFilters, periodSpec, withPeriodDates, type CountedPeriod } from '../../options.js';
+import {
+  bySpec,
+  type CountedPeriod,
+  countedPeriod,
+  lookbackDays,
+  lookbackSpec,
+  periodFilters,
+  periodSpec,
+  readWait,
+  type ScanInfo,
+  scanLine,
+  scanOf,
+  withPeriodDates,
+} from '../../options.js';
 import { counter } from '../../status-line.js';
 import { option, verb, type OptionValues } from '../../verb.js';
 
@@ -178,13 +191,13 @@ export function settledChart(days: readonly { day: string; amountCents: number }
 }
 
 /** The report for a person: sections of tables, counts and amounts with thousands separators. */
-export function reportTable(t: TableTools, r: PeriodReport, f: LedgerFilters, now: string, by: string): string {
+export function reportTable(t: TableTools, r: PeriodReport, f: LedgerFilters, now: string, by: string, scan?: ScanInfo): string {
   const m = (c: number) => formatCentsGrouped(c);
   const parts: string[] = [];
   parts.push(
     `${t.c.bold(`Settlement report, ${f.start_date} to ${f.end_date}`)}\n${
       f.provider_npi ? `NPI ${f.provider_npi}: the encounters it is on; the money is its own payouts. ` : ''
-    }${by === 'service' ? 'Service dates' : `Encounters ${by}`} in the period, as of ${now}`,
+    }${by === 'service' ? 'Service dates' : `Encounters ${by}`} in the period, as of ${now}${scan ? `\n${scanLine(scan)}` : ''}`,
   );
   parts.push(
     t.c.bold('Encounters'),
@@ -281,13 +294,18 @@ async function settlementReport(ctx: Context, opts: OptionValues<typeof options>
   const { serviceNow } = await import('../../../client/activity.js');
   const now = await serviceNow(client);
   const entries: LedgerItem[] = [];
+  let moneyIds: string[] | undefined;
+  let scan: ScanInfo | undefined;
   // One progress line, redrawn, with its rate and time left (docs/design.md "Long jobs").
   const reading = counter(ctx.status, 'reading the ledger', 'entries');
   if (counted) {
     // Funded or settled in the period: the service dates before it are read, the dates counted here (docs/periods.md "Which date a period counts").
     const { entriesWithEvent } = await import('../../../client/activity.js');
-    const found = await entriesWithEvent(client, counted.filters, counted.kind, counted.span, (p) => reading(p.read, p.total));
+    const found = await entriesWithEvent(client, counted.filters, counted.kind, counted.span, (p) => reading(p.read, p.total, readWait(p)));
     entries.push(...found.entries);
+    moneyIds = found.moneyIds;
+    ctx.status.clear();
+    scan = await scanOf(ctx, counted.filters.start_date, counted.filters.end_date, lookbackDays(opts.lookback), found.entriesRead, f.provider_npi);
   } else {
     await client.snapshot(async () => {
       const first = await client.ledgerList({ ...f, limit: 100 });
@@ -302,23 +320,26 @@ async function settlementReport(ctx: Context, opts: OptionValues<typeof options>
     });
   }
   ctx.status.clear();
-  // Settlement records only for the encounters that were ever funded, paced by the rate limits.
-  const funded = entries.filter((e) => e.status_progression.some((p) => p.status === 'FUNDED'));
+  // Settlement records only for the encounters that were ever funded (--by funded or settled: that
+  // had money move in the period), paced by the rate limits.
+  const funded = moneyIds ?? entries.filter((e) => e.status_progression.some((p) => p.status === 'FUNDED')).map((e) => e.encounter_id);
   const settlements = new Map<string, ReportSettlement>();
   const fetching = counter(ctx.status, 'settlement records', 'read');
   const { readSettlements } = await import('../../../client/settlement-reads.js');
-  const read = await readSettlements(
-    client,
-    funded.map((e) => e.encounter_id),
-    {
-      onProgress: (p) =>
-        fetching(p.read, p.total, p.waitingUntilMs === undefined ? undefined : { wait: { untilMs: p.waitingUntilMs, text: 'rate limited, resuming in' } }),
-    },
-  );
+  const read = await readSettlements(client, funded, {
+    onProgress: (p) =>
+      fetching(p.read, p.total, p.waitingUntilMs === undefined ? undefined : { wait: { untilMs: p.waitingUntilMs, text: 'rate limited, resuming in' } }),
+  });
   for (const [id, s] of read) if (s && !(s instanceof Error)) settlements.set(id, s);
   ctx.status.clear();
-  const report = periodReport(entries, settlements, now, f.provider_npi);
-  const data = reportData(report, f, now, by);
+  const report = periodReport(
+    entries,
+    settlements,
+    now,
+    f.provider_npi,
+    counted ? { by: counted.kind, startMs: counted.span.startMs, endMs: counted.span.endMs } : undefined,
+  );
+  const data = { ...reportData(report, f, now, by), ...(scan ? { scan } : {}) };
   if (ctx.format === 'ndjson') {
     // One object per encounter with its settlement state, for scripts that build their own.
     for (const e of entries) {
@@ -346,7 +367,7 @@ async function settlementReport(ctx: Context, opts: OptionValues<typeof options>
     }
     return { exitCode: 0 };
   }
-  return { data, items: sectionRows(data, section), columns: SECTION_COLUMNS[section], table: (t: TableTools) => reportTable(t, report, f, now, by) };
+  return { data, items: sectionRows(data, section), columns: SECTION_COLUMNS[section], table: (t: TableTools) => reportTable(t, report, f, now, by, scan) };
 }
 
 const isSection = (name: string): name is Section => (SECTIONS as readonly string[]).includes(name);

@@ -1,0 +1,113 @@
+// A period's figures at volume (docs/periods.md "How far back"): complete by default, so a month's
+// report, 835s and activity read every entry of the ledger up to the month. On a ledger of
+// BENCH_PERIODS encounters (default 100,000) built through the engine's request path
+// (bench/lib/build-ledger.mjs: service dates from 2025-01-01, 52 a day) and funded through it over
+// BENCH_PERIODS_DAYS days after (default 420, about 14 months: bench/lib/fund-ledger.mjs, with
+// failures, funding again and refunds), the month in the middle of the funding:
+// - `settlement report --from --to --by funded -o json`,
+// - `settlement remit --from --to --out <file>`,
+// - `activity --from --to -o json`,
+// each in-process and over `tpa local serve --no-rate-limit` (its limits off: the service's own, 100
+// ledger pages a minute, would pace 1,000 pages to 10 minutes, which measures the pacing, not tpa),
+// beside `ledger list --all -o ndjson` of the same ledger on the same transport in the same run (the
+// floor: reading every entry at all). Time and peak RSS of each. Targets, on each transport: within
+// 3× the floor's time plus what the per-encounter reads cost (a settlement record for each transfer
+// of the month, and for the 835 a ledger detail too) at the floor's own time per page; peak RSS
+// within 4× the floor's. Exits 1 when one is missed.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { buildLedger, clockFor, fmt, runCli, startServer, TPA_BIN as bin } from './lib/ledger.mjs';
+
+const N = Number(process.env.BENCH_PERIODS ?? 100_000);
+const DAYS = Number(process.env.BENCH_PERIODS_DAYS ?? 420);
+if (!Number.isInteger(N) || N < 1000) throw new Error('BENCH_PERIODS must be a whole number of at least 1,000');
+if (!Number.isInteger(DAYS) || DAYS < 62) throw new Error('BENCH_PERIODS_DAYS must be a whole number of at least 62');
+const work = mkdtempSync(join(tmpdir(), 'tpa-bench-periods-'));
+const results = [];
+const figure = (name, value, target, met) => {
+  results.push(met);
+  console.log(`  ${name.padEnd(62)} ${value.padEnd(34)} target ${target}: ${met ? 'ok' : 'MISSED'}`);
+};
+const seconds = (start) => Number(process.hrtime.bigint() - start) / 1e9;
+
+try {
+  const home = join(work, 'home');
+  let start = process.hrtime.bigint();
+  buildLedger(home, N);
+  const built = seconds(start);
+  start = process.hrtime.bigint();
+  const funding = spawnSync(process.execPath, [fileURLToPath(new URL('./lib/fund-ledger.mjs', import.meta.url)), home, String(DAYS), clockFor(N)], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  if (funding.status !== 0) throw new Error(`funding the ledger failed (exit ${funding.status})`);
+  const funded = JSON.parse(funding.stdout.trim().split('\n').at(-1));
+  // The month in the middle of the funding days.
+  const mid = new Date(Date.parse(funded.firstDay) + Math.floor(DAYS / 2) * 86_400_000);
+  const from = `${mid.toISOString().slice(0, 7)}-01`;
+  const to = new Date(Date.UTC(mid.getUTCFullYear(), mid.getUTCMonth() + 1, 0)).toISOString().slice(0, 10);
+  console.log(
+    `periods at volume: ${fmt(N)} encounters (services from 2025-01-01, ${fmt(funded.funded)} funded over ${DAYS} days from ${funded.firstDay}, ` +
+      `${fmt(funded.failed)} failed, ${fmt(funded.fundedAgain)} funded again, ${fmt(funded.refunded)} refunded); built in ${built.toFixed(0)} s + ${seconds(start).toFixed(0)} s; the month ${from} to ${to}`,
+  );
+  const base = { ...process.env, TPA_CLOCK: funded.end, TPA_ADJUDICATION_DELAY: '0', TPA_KEYRING: 'off' };
+  delete base.TPA_PROFILE;
+  delete base.TPA_OUTPUT;
+  const out = join(work, 'month.835');
+  const commands = (profile) => [
+    ['settlement report --by funded', ['settlement', 'report', '--from', from, '--to', to, '--by', 'funded', '-o', 'json', ...profile]],
+    ['settlement remit --from --to', ['settlement', 'remit', '--from', from, '--to', to, '--out', out, '--force', ...profile]],
+    ['activity --from --to', ['activity', '--from', from, '--to', to, '-o', 'json', ...profile]],
+  ];
+
+  // How many transfers the month holds (the report's count, read once, untimed).
+  const counted = spawnSync(process.execPath, [bin, ...commands([])[0][1]], { env: { ...base, TPA_HOME: home }, encoding: 'utf8', maxBuffer: 1 << 28 });
+  if (counted.status !== 0) throw new Error(`settlement report: ${counted.stderr}`);
+  const month = JSON.parse(counted.stdout);
+  const transfers = Object.values(month.money.transfers).reduce((a, b) => a + b, 0);
+  console.log(`  the month: ${fmt(month.encounters.count)} encounters funded, ${fmt(transfers)} transfers, ${month.money.released} released`);
+
+  /** The floor and the period reads on one transport; each figure against the floor. */
+  const measure = async (transport, env, profile) => {
+    const floor = await runCli(['ledger', 'list', '--all', '-o', 'ndjson', ...profile], env, work);
+    if (floor.lines !== N) throw new Error(`ledger list --all printed ${floor.lines} lines for ${N}`);
+    const pages = Math.ceil(N / 100);
+    const perRequest = floor.seconds / pages;
+    figure(`${transport}: ledger list --all -o ndjson (the floor)`, `${floor.seconds.toFixed(2)} s, ${floor.rssMb.toFixed(0)} MB`, 'reference', true);
+    for (const [name, args] of commands(profile)) {
+      const r = await runCli(args, env, work);
+      if (/partial read/.test(r.stderr)) throw new Error(`${name}: a partial read by default: ${r.stderr}`);
+      // Beyond the pages: a settlement record for each transfer of the month (the 835 a ledger detail too).
+      const reads = name.startsWith('settlement report') ? transfers : name.startsWith('settlement remit') ? 2 * transfers : 0;
+      const limit = 3 * (floor.seconds + reads * perRequest);
+      figure(
+        `${transport}: ${name}`,
+        `${r.seconds.toFixed(2)} s (${(r.seconds / floor.seconds).toFixed(2)}×), ${r.rssMb.toFixed(0)} MB`,
+        '≤ 3× (floor + reads), RSS ≤ 4×',
+        r.seconds <= limit && r.rssMb <= 4 * floor.rssMb,
+      );
+    }
+  };
+  await measure('in-process', { ...base, TPA_HOME: home }, []);
+  const { url, key, stop } = await startServer({ ...base, TPA_HOME: home });
+  try {
+    const client = join(work, 'client');
+    const login = spawnSync(process.execPath, [bin, 'auth', 'login', '--env', 'sandbox', '--base-url', url, '--with-key-stdin'], {
+      env: { ...base, TPA_HOME: client },
+      input: key,
+      encoding: 'utf8',
+    });
+    if (login.status !== 0) throw new Error(`auth login: ${login.stderr}`);
+    await measure('over local serve', { ...base, TPA_HOME: client }, ['--profile', 'sandbox']);
+  } finally {
+    await stop();
+  }
+  const missed = results.filter((ok) => !ok).length;
+  console.log(`  ${missed === 0 ? 'every target met' : `${missed} target(s) MISSED`}`);
+  process.exitCode = missed === 0 ? 0 : 1;
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
