@@ -540,7 +540,8 @@ interface Episode {
 /**
  * The episode a day not yet billed joins (docs/money-rules.md "Bundles"): one that, with the day,
  * still spans fewer than `span` days from its earliest day, the one it makes shortest (the earlier
- * start, then the earlier key, on a tie); else a new episode opened with that day (its key).
+ * start on a tie: two episodes cannot tie on both, as that would make them end on one day, and a
+ * day is in one episode); else a new episode opened with that day (its key).
  */
 function episodeFor(episodes: ReadonlyMap<string, Pick<Episode, 'first' | 'last'>>, date: string, span: number): string {
   let best: string | undefined;
@@ -549,7 +550,7 @@ function episodeFor(episodes: ReadonlyMap<string, Pick<Episode, 'first' | 'last'
   for (const [key, { first, last }] of episodes) {
     const start = date < first ? date : first;
     const length = daysBetween(start, date > last ? date : last);
-    if (length < bestLength || (best !== undefined && length === bestLength && (start < bestFirst || (start === bestFirst && key < best)))) {
+    if (length < bestLength || (best !== undefined && length === bestLength && start < bestFirst)) {
       best = key;
       bestLength = length;
       bestFirst = start;

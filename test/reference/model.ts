@@ -86,8 +86,6 @@ interface Line extends LineEvent {
 
 interface Episode {
   key: string;
-  /** The day the episode was opened with (the first of its days to arrive). */
-  opened: string;
   days: Set<string>;
   /** Codes paid (allowed > 0) in the episode. */
   parts: Set<string>;
@@ -390,9 +388,8 @@ export class Model {
    * The episode a BUNDLE line's date belongs to, among the member's and those this claim opens
    * (docs/money-rules.md "Bundles"): the one already holding the day (on an earlier claim or
    * earlier on this one); else, of those that with the day would still lie within the span from
-   * their earliest day, the one that comes out shortest (then the earlier earliest day, then the
-   * earlier day it was opened with); else a new one. `claimDays` are the days this claim adds to
-   * episodes already recorded.
+   * their earliest day, the one that comes out shortest (then the earlier earliest day); else a new
+   * one. `claimDays` are the days this claim adds to episodes already recorded.
    */
   private episodeOf(member: string, contract: Contract, date: string, opened: Episode[], claimDays: Map<Episode, Set<string>>): Episode {
     const key = `${member}|${contract.id}`;
@@ -407,14 +404,14 @@ export class Model {
         return { e, first: days[0]!, length: daysBetween(days[0]!, days.at(-1)!) };
       })
       .filter((x) => x.length < span)
-      .sort((a, b) => a.length - b.length || (a.first < b.first ? -1 : a.first > b.first ? 1 : a.e.opened < b.e.opened ? -1 : 1));
+      .sort((a, b) => a.length - b.length || (a.first < b.first ? -1 : 1));
     const chosen = fits[0]?.e;
     if (chosen) {
       if (this.episodes.get(key)?.includes(chosen)) claimDays.set(chosen, new Set([...(claimDays.get(chosen) ?? []), date]));
       else chosen.days.add(date);
       return chosen;
     }
-    const episode: Episode = { key, opened: date, days: new Set([date]), parts: new Set() };
+    const episode: Episode = { key, days: new Set([date]), parts: new Set() };
     opened.push(episode);
     return episode;
   }
