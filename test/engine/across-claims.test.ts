@@ -1,6 +1,6 @@
 // Money across claims: a PACKAGE episode whatever order its claims arrive in, and the copay per
 // visit whatever the provider's packing of visits into claims (docs/money-rules.md "Bundles",
-// "What arrival order may change" and "Adjudication"), through the engine on a real SQLite file.
+// "What arrival order may change" and "The copay per visit"), through the engine on a real SQLite file.
 import { describe, expect, it } from 'vitest';
 import { claimOf, type ClaimSpec } from '../helpers/claims.js';
 import { call, engineAt, tempDir } from '../helpers/engine.js';
