@@ -1,7 +1,7 @@
 // Adjudication as docs/money-rules.md "Adjudication" decides it, line by line: each line is judged on its own
 // service date (member coverage, the contract active that day), against the lines already paid
 // (duplicates) and the bundle episode it belongs to; then allowed = the lesser of the billed charge
-// and the contract price, the claim's copay, the deductible of each line's plan year and
+// and the contract price, the copay of each visit, the deductible of each line's plan year and
 // coinsurance on the rest. Percentages are taken on the totals and the cents allocated to lines by
 // largest remainder, so lines add up to the totals exactly; benefit = allowed − patient
 // responsibility, so allowed = benefit + patient responsibility holds on every line and in total.
@@ -104,7 +104,10 @@ export interface PriorLine {
   cptCode: string;
   serviceDate: string;
   contractId: string;
-  /** For a bundle line: the first service date of its episode. */
+  /**
+   * For a bundle line: its episode's key, the day the episode was opened with (its first day billed
+   * in arrival order; the episode starts on its earliest day, which a claim arriving later may move).
+   */
   episodeStart: string | null;
   allowedCents: number;
   /** The line included the anesthesia of its member and day (see LineAdjudication). */
@@ -207,6 +210,11 @@ export interface AdjudicationInput {
   paidLines: readonly PriorLine[];
   /** Bundle lines already paid for the member under the claim's bundle contracts, around the claim's dates. */
   bundleLines: readonly PriorLine[];
+  /**
+   * The copay the member's earlier claims took for each visit of this claim (by service date: a
+   * visit is the member, the billing provider and the date of service); none when absent.
+   */
+  visitCopays?: Readonly<Record<string, number>>;
 }
 
 /** The fee kind of a line whose payee the providers registry does not know: the claim type's. */
@@ -296,7 +304,7 @@ export function adjudicate(input: AdjudicationInput): Adjudication {
     const first = v.repeats === null ? undefined : verdicts[v.repeats]!;
     if (first?.status === 'BUNDLED') Object.assign(v, { status: 'BUNDLED', reasonCode: first.reasonCode, reason: first.reason, repeats: null });
   }
-  const lines = shareCost(verdicts, allowed, benefits);
+  const lines = shareCost(verdicts, allowed, benefits, input.visitCopays ?? {});
   const paid = lines.filter((l) => l.status === 'ALLOWED');
   if (paid.length === 0) {
     // Every line not ALLOWED carries its reason (denied, not covered, bundled): the first one speaks for the claim.
@@ -444,45 +452,41 @@ function priceLines(verdicts: LineVerdict[], bundleHistory: readonly PriorLine[]
  * allowed the shares of those parts together (the whole rate for a complete bundle), spread over
  * the lines by charge and never above the charges; a part billed again later in the episode is
  * included in what was paid (BUNDLED, 0.00). An episode: the member's lines under one bundle
- * contract within BUNDLE_EPISODE_DAYS of its first service date.
+ * contract on days fewer than BUNDLE_EPISODE_DAYS after its earliest day, whatever order they came in.
  */
 function priceBundle(contract: ContractTerms, indexes: number[], verdicts: LineVerdict[], history: readonly PriorLine[], allowed: number[]): void {
   const span = BUNDLE_EPISODE_DAYS[contract.bundleType ?? 'PACKAGE'];
-  const episodes = new Map<string, Set<string>>();
+  // The episodes paid before, by key (the day each was opened with), with the days they hold and
+  // the parts billed in them. A day already billed stays in its episode: the facility's and the
+  // surgeon's lines of one procedure are one bundle.
+  const episodes = new Map<string, Episode>();
+  const episodeOfDay = new Map<string, string>();
   for (const p of history) {
     if (p.contractId !== contract.id || p.episodeStart === null || !countsAsPaid(p)) continue;
-    const codes = episodes.get(p.episodeStart) ?? new Set<string>();
-    codes.add(p.cptCode);
-    episodes.set(p.episodeStart, codes);
+    const episode = episodes.get(p.episodeStart) ?? { first: p.serviceDate, last: p.serviceDate, billed: new Set<string>() };
+    episode.billed.add(p.cptCode);
+    if (p.serviceDate < episode.first) episode.first = p.serviceDate;
+    if (p.serviceDate > episode.last) episode.last = p.serviceDate;
+    episodes.set(p.episodeStart, episode);
+    episodeOfDay.set(p.serviceDate, p.episodeStart);
   }
   const ordered = [...indexes].sort((a, b) => {
     const x = verdicts[a]!.line;
     const y = verdicts[b]!.line;
     return x.serviceDate === y.serviceDate ? x.sequence - y.sequence : x.serviceDate < y.serviceDate ? -1 : 1;
   });
-  // A day already billed stays in its episode: the facility's and the surgeon's lines of one
-  // procedure are one bundle, whatever episodes later claims create around that day.
-  const episodeOfDay = new Map<string, string>();
-  for (const p of history) if (p.contractId === contract.id && p.episodeStart !== null && countsAsPaid(p)) episodeOfDay.set(p.serviceDate, p.episodeStart);
   const lineEpisode = new Map<number, string>();
   for (const i of ordered) {
     const date = verdicts[i]!.line.serviceDate;
-    // Else the nearest episode whose first date is within the span, on either side (the earlier on
-    // a tie): episodes of one member and contract start at least a span apart, whatever order
-    // claims come in.
-    let best = episodeOfDay.get(date);
-    if (best === undefined) {
-      for (const start of [...episodes.keys()].sort()) {
-        const distance = Math.abs(daysBetween(start, date));
-        if (distance < span && (best === undefined || distance < Math.abs(daysBetween(best, date)))) best = start;
-      }
-    }
-    if (best === undefined) {
-      best = date;
-      episodes.set(best, new Set());
-    }
-    episodeOfDay.set(date, best);
-    lineEpisode.set(i, best);
+    let key = episodeOfDay.get(date);
+    if (key === undefined) key = episodeFor(episodes, date, span);
+    const episode = episodes.get(key) ?? { first: date, last: date, billed: new Set<string>() };
+    // An episode starts on its earliest day, whichever claim brought it: a day before it moves its start.
+    if (date < episode.first) episode.first = date;
+    if (date > episode.last) episode.last = date;
+    episodes.set(key, episode);
+    episodeOfDay.set(date, key);
+    lineEpisode.set(i, key);
   }
   const codes = [...contract.codes.keys()].sort();
   const shares = allocate(
@@ -490,7 +494,7 @@ function priceBundle(contract: ContractTerms, indexes: number[], verdicts: LineV
     codes.map(() => 1),
   );
   const shareOf = new Map(codes.map((code, k) => [code, shares[k]!]));
-  for (const [start, billedBefore] of episodes) {
+  for (const [start, { billed: billedBefore }] of episodes) {
     const members = ordered.filter((i) => lineEpisode.get(i) === start);
     const unbilled = members.filter((i) => !billedBefore.has(verdicts[i]!.line.cptCode));
     // A part billed twice on this claim for one date and fee kind is one service billed twice: the
@@ -526,21 +530,53 @@ function priceBundle(contract: ContractTerms, indexes: number[], verdicts: LineV
   }
 }
 
+/** A bundle episode of a member and contract: its first and last days, and the parts billed in it before this claim. */
+interface Episode {
+  first: string;
+  last: string;
+  billed: Set<string>;
+}
+
+/**
+ * The episode a day not yet billed joins (docs/money-rules.md "Bundles"): one that, with the day,
+ * still spans fewer than `span` days from its earliest day, the one it makes shortest (the earlier
+ * start on a tie: two episodes cannot tie on both, as that would make them end on one day, and a
+ * day is in one episode); else a new episode opened with that day (its key).
+ */
+function episodeFor(episodes: ReadonlyMap<string, Pick<Episode, 'first' | 'last'>>, date: string, span: number): string {
+  let best: string | undefined;
+  let bestLength = span;
+  let bestFirst = '';
+  for (const [key, { first, last }] of episodes) {
+    const start = date < first ? date : first;
+    const length = daysBetween(start, date > last ? date : last);
+    if (length < bestLength || (best !== undefined && length === bestLength && start < bestFirst)) {
+      best = key;
+      bestLength = length;
+      bestFirst = start;
+    }
+  }
+  return best ?? date;
+}
+
 // mutation: no survivors (the allowed/patient/payer split)
 /**
- * The member's share on the ALLOWED lines, in line order: the claim's copay on its first lines,
- * then the deductible left in each line's plan year, then coinsurance on the rest, computed on
- * the claim's total and allocated to the lines by largest remainder.
+ * The member's share on the ALLOWED lines, in line order: the copay of each visit (the claim's
+ * lines of one date; what earlier claims took for it counts) on its first lines, then the
+ * deductible left in each line's plan year, then coinsurance on the rest, computed on the claim's
+ * total and allocated to the lines by largest remainder.
  */
-function shareCost(verdicts: LineVerdict[], allowed: number[], benefits: PlanBenefits): LineAdjudication[] {
-  let copayLeft = benefits.copayCents;
+function shareCost(verdicts: LineVerdict[], allowed: number[], benefits: PlanBenefits, visitCopays: Readonly<Record<string, number>>): LineAdjudication[] {
+  const copayLeft = new Map<string, number>();
   const deductibleLeft = new Map<string, number>();
   const base: number[] = [];
   // A line not ALLOWED is allowed 0.00 (priceLines), so it takes no copay, deductible or coinsurance.
   const parts = verdicts.map((v, i) => {
     const allowedCents = allowed[i]!;
-    const copayCents = Math.min(copayLeft, allowedCents);
-    copayLeft -= copayCents;
+    const day = v.line.serviceDate;
+    const visitLeft = copayLeft.get(day) ?? Math.max(0, benefits.copayCents - (visitCopays[day] ?? 0));
+    const copayCents = Math.min(visitLeft, allowedCents);
+    copayLeft.set(day, visitLeft - copayCents);
     const year = planYearOf(v.line.serviceDate, benefits.planYearStart);
     const left = deductibleLeft.get(year) ?? Math.max(0, benefits.deductibleCents - (benefits.deductibleMetByPlanYear[year] ?? 0));
     const deductibleCents = Math.min(left, allowedCents - copayCents);

@@ -182,10 +182,11 @@ describe('the FHIR claims written for X12 published 837 examples', () => {
 /**
  * What the local engine's seed makes of each example: every line priced under the billing
  * provider's contract (allowed = the lesser of charge and rate × quantity), the member on Acme Gold
- * (copay 25.00, coinsurance 20%) with the deductible met but for 10.00 (Ted Smith) or in full (John Doe).
+ * (copay 25.00 a visit, coinsurance 20%) with the deductible met but for 10.00 (Ted Smith, two
+ * visits on one claim: two copays) or in full (John Doe).
  */
 const EXPECTED: Record<string, { name: string; charge: number; allowed: number; patient: number; benefit: number }> = {
-  '26463774': { name: 'Ted Smith', charge: 100, allowed: 79, patient: 43.8, benefit: 35.2 },
+  '26463774': { name: 'Ted Smith', charge: 100, allowed: 79, patient: 63.8, benefit: 15.2 },
   '756048Q': { name: 'John Doe', charge: 89.93, allowed: 70, patient: 34, benefit: 36 },
 };
 

@@ -139,7 +139,7 @@ describe('tpa claim submit applies the rules line by line', () => {
     expect(s.stderr).toContain('total.value');
   });
 
-  it('item 9: 999 lines of 0.53 at 20% coinsurance cost the member the claim-level 100.89', async () => {
+  it('item 9: 999 lines at 20% coinsurance cost the member the claim-level 255.19', async () => {
     const codes = ['45378', '45380', '43235', '00811', '00731', '88305'];
     const day = (n: number) => new Date(Date.UTC(2026, 0, 1) + n * 86_400_000).toISOString().slice(0, 10);
     const spec = {
@@ -147,10 +147,12 @@ describe('tpa claim submit applies the rules line by line', () => {
       patient: 'MBR-1003',
       // The facility's own lines (each code of the template would otherwise name its care-team provider).
       careTeam: [{ npi: '1234567893', role: 'facility' }],
-      lines: Array.from({ length: 999 }, (_, i) => ({ code: codes[i % 6]!, date: day(Math.floor(i / 6)), charge: '0.53' })),
+      // Six lines a day, 167 visits: the first of each day (30.00) takes that visit's 25.00 copay, the others are 0.53.
+      lines: Array.from({ length: 999 }, (_, i) => ({ code: codes[i % 6]!, date: day(Math.floor(i / 6)), charge: i % 6 === 0 ? '30.00' : '0.53' })),
     };
     const r = await submit('2026-07-01T10:00:00Z', spec);
-    expect(r.body.adjudication).toMatchObject({ allowed_amount: 529.47, copay_applied: 25, coinsurance_applied: 100.89, patient_responsibility: 125.89 });
+    // (5,450.96 − 4,175.00) × 20% = 255.192 → 255.19 (line by line: 258.52)
+    expect(r.body.adjudication).toMatchObject({ allowed_amount: 5450.96, copay_applied: 4175, coinsurance_applied: 255.19, patient_responsibility: 4430.19 });
   });
 
   it('item 12: the raw ClaimResponse lists the coinsurance of each item', async () => {

@@ -158,7 +158,8 @@ describe('tpa settlement and tpa ledger', () => {
     const id = await encounter();
     const other = await encounter('--cpt', '45378');
     await fund(id);
-    await run(['fund', 'approve', other, '--amount', '1480', '--auth-code', 'A-2', '--yes']);
+    // The same visit as the first: its copay was taken there (1,875.00 × 80%).
+    await run(['fund', 'approve', other, '--amount', '1500', '--auth-code', 'A-2', '--yes']);
     const failed = await run(['local', 'simulate', 'settlement-failure', other]);
     expect(failed.code).toBe(0);
     expect(failed.json()).toMatchObject({ status: 'FAILED' });

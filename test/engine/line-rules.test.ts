@@ -335,8 +335,8 @@ describe('the deductible resets each plan year (item 7)', () => {
         { code: '43235', date: '2026-01-02' },
       ],
     });
-    // 425 − 25 copay → 400 of 2025's deductible; 380 → 380 of 2026's.
-    expect((a.detail.service_lines as Body[]).map((l) => l.deductible_applied)).toEqual([400, 380]);
+    // Two visits, a copay each: 425 − 25 → 400 of 2025's deductible; 380 − 25 → 355 of 2026's.
+    expect((a.detail.service_lines as Body[]).map((l) => l.deductible_applied)).toEqual([400, 355]);
   });
 });
 
@@ -371,19 +371,21 @@ describe('line amounts must agree (item 8)', () => {
 describe('percentages are taken on totals, cents allocated to lines (item 9)', () => {
   it('999 lines of 0.53 at 20% coinsurance cost the member the claim-level figure', () => {
     const codes = ['45378', '45380', '43235', '00811', '00731', '88305'];
-    const lines = Array.from({ length: 999 }, (_, i) => ({ code: codes[i % 6]!, date: dayOf2026(Math.floor(i / 6)), charge: '0.53' }));
+    // Six lines a day, 167 visits: the first line of each day (30.00) takes that visit's 25.00 copay.
+    const lines = Array.from({ length: 999 }, (_, i) => ({ code: codes[i % 6]!, date: dayOf2026(Math.floor(i / 6)), charge: i % 6 === 0 ? '30.00' : '0.53' }));
     // The facility's own lines (each code of the template would otherwise name its care-team provider).
     const careTeam = [{ npi: '1234567893', role: 'facility' }];
     const a = adjudicate('2026-07-01T10:00:00Z', { npi: '1234567893', patient: 'MBR-1003', careTeam, lines });
     const adj = a.response.adjudication as Body;
-    expect(adj.allowed_amount).toBe(529.47);
-    expect(adj.copay_applied).toBe(25);
-    // (529.47 − 25.00) × 20% = 100.894 → 100.89
-    expect(adj.coinsurance_applied).toBe(100.89);
-    expect(cents(adj.patient_responsibility)).toBe(2500 + 10089);
+    // 167 × 30.00 + 832 × 0.53
+    expect(adj.allowed_amount).toBe(5450.96);
+    expect(adj.copay_applied).toBe(4175);
+    // (5,450.96 − 4,175.00) × 20% = 255.192 → 255.19 (line by line: 167 × 1.00 + 832 × 0.11 = 258.52)
+    expect(adj.coinsurance_applied).toBe(255.19);
+    expect(cents(adj.patient_responsibility)).toBe(417500 + 25519);
     const sum = (key: string) => (a.detail.service_lines as Body[]).reduce((s, l) => s + cents(l[key]), 0);
-    expect(sum('coinsurance_applied')).toBe(10089);
-    expect(sum('allowed_amount')).toBe(52947);
+    expect(sum('coinsurance_applied')).toBe(25519);
+    expect(sum('allowed_amount')).toBe(545096);
   });
 
   it('999 lines of 0.03 at 85% of charges are allowed 85% of the total', () => {

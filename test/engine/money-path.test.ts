@@ -262,8 +262,9 @@ describe('the ledger', () => {
 describe('sandbox scenarios and the stored clock', () => {
   it('simulates a failed transfer, a refund and an AEOB variance', () => {
     const failing = submit(MON);
-    const refunded = submit(MON, { cpt: ['45378'] });
-    const varying = submit(MON, { cpt: ['43235'] });
+    // Visits of their own (the copay is per visit: member, billing provider, date of service).
+    const refunded = submit(MON, { cpt: ['45378'], serviceDate: '2026-03-01' });
+    const varying = submit(MON, { cpt: ['43235'], serviceDate: '2026-02-28' });
     const e = at(MON_LATER);
     for (const [id, amount] of [
       [failing, 2460],

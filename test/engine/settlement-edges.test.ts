@@ -224,7 +224,8 @@ describe('the simulated AEOB variance (item 12)', () => {
     // A Monday service submitted on Wednesday, when the first one's refund is recorded: the engine
     // never records a submission before that (docs/design.md "The engine clock").
     const other = submit(MON, { cpt: ['45378'] }, e).encounterId;
-    expect(approve(at(WED_LATER), other, 1480).status).toBe(200);
+    // The visit's copay was taken by the first claim: 1,875.00 × 80%.
+    expect(approve(at(WED_LATER), other, 1500).status).toBe(200);
     e.simulate('settlement-failure', other);
     expect(() => e.simulate('aeob-variance', other)).toThrow(/FAILED/);
   });
@@ -261,7 +262,8 @@ describe('the simulated missing AEOB (issue 13)', () => {
     });
     expect(() => e.simulate('missing-aeob', id)).toThrow(/already missing/);
     const other = submit(MON, { cpt: ['45378'] }, e).encounterId;
-    expect(approve(at(WED_LATER), other, 1480).status).toBe(200);
+    // The visit's copay was taken by the first claim: 1,875.00 × 80%.
+    expect(approve(at(WED_LATER), other, 1500).status).toBe(200);
     const later = at('2026-03-06T12:00:00Z');
     later.simulate('refund', other);
     expect(() => later.simulate('missing-aeob', other)).toThrow(/REFUNDED/);
@@ -338,10 +340,11 @@ describe('ledger entries without an adjudication (items 15, 16, 17)', () => {
     const adjudicated = response(original);
     expect(rec(original.encounterId)).toMatchObject({ aeob_reference: adjudicated.aeob_reference, processor_trace_id: adjudicated.processor_trace_id });
 
-    // Funded again after a failure, the trace is the current transfer's.
-    approve(e, original.encounterId, 2460, 'AUTH-1');
+    // Funded again after a failure, the trace is the current transfer's. The waiting claim took the
+    // visit's copay: 20.00 more than the template's 2,460.00.
+    approve(e, original.encounterId, 2480, 'AUTH-1');
     e.simulate('settlement-failure', original.encounterId);
-    const again = approve(e, original.encounterId, 2460, 'AUTH-2').body as Body;
+    const again = approve(e, original.encounterId, 2480, 'AUTH-2').body as Body;
     expect(rec(original.encounterId).processor_trace_id).toBe(again.processor_transfer_id);
   });
 });

@@ -155,3 +155,41 @@ export function sequences(features: Features, exclude: readonly string[] = []): 
       .filter((s) => features === 'FULL' || Model.touches(s).size === 0),
   );
 }
+
+/**
+ * Sequences of bundle and office claims over a year, in any arrival order (arrivals.property.test.ts):
+ * Lakeside's PACKAGE and Dr. Haddad's DOUBLE_HEADER beside Riverside's and Dr. Morgan's lines, for
+ * two members, on a few days of 2026 spread over more than a PACKAGE span, each claim charged above
+ * any share (so no share is capped by a charge) and preauthorized.
+ */
+export function arrivalSequences(): fc.Arbitrary<Sequence> {
+  const days = fc.uniqueArray(fc.integer({ min: 0, max: 350 }), { minLength: 2, maxLength: 6 }).map((offsets) => offsets.map((d) => addDays('2026-01-05', d)));
+  return days.chain((dates) =>
+    fc
+      .array(
+        fc.constantFrom(LAKESIDE, LAKESIDE, LAKESIDE, HADDAD, HADDAD, RIVERSIDE, MORGAN).chain((billing) =>
+          fc.record({
+            kind: fc.constant('claim' as const),
+            billing: fc.constant(billing),
+            member: fc.constantFrom('MBR-1003', 'MBR-1001'),
+            lines: fc.array(
+              fc.record({
+                code: fc.constantFrom(...codesOf(billing)),
+                date: fc.constantFrom(...dates),
+                unitCents: fc.constantFrom(1_000_000, 1_500_000),
+                quantity: fc.constant(1),
+              }),
+              { minLength: 1, maxLength: 3 },
+            ),
+            preauthorization: fc.constant(true),
+          }),
+        ),
+        { minLength: 2, maxLength: 9 },
+      )
+      .map((events): Sequence => ({ start: '2027-02-01T10:00:00Z', events })),
+  );
+}
+
+function addDays(date: string, days: number): string {
+  return new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
+}

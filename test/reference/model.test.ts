@@ -165,4 +165,27 @@ describe('the reference model, by hand', () => {
     expect(refunded!.refund).toEqual({ amount: 170800 - 2890 - 928, gross: 170800, fees_not_returned: 2890 + 928 });
     expect(report!.money).toMatchObject({ funded: 2 * 170800, in_transit: 170800, failed: 170800, refunded: 170800, processor_fees: 2890 + 928 });
   });
+
+  it('starts a PACKAGE episode on its earliest day, whatever order its claims arrive in', () => {
+    const part = (code: string, date: string) => claim(LAKESIDE, 'MBR-1003', [{ code, date, unitCents: 1000000 }]);
+    const may = part('97161', '2026-05-01');
+    const march = part('01402', '2026-03-15');
+    const july = part('97161', '2026-07-25');
+    const allowed = (events: Event[]) => run('2026-08-01T10:00:00Z', events).claims.map((c) => c.allowed);
+    // March joins May's episode, which then starts on 15 March; July, 132 days after it, opens another.
+    expect(allowed([may, march, july])).toEqual([950000, 950000, 950000]);
+    expect(allowed([march, may, july])).toEqual([950000, 950000, 950000]);
+    // May and July (85 days apart) share an episode before March arrives: March cannot join it.
+    expect(allowed([may, july, march])).toEqual([950000, null, 950000]);
+    expect(run('2026-08-01T10:00:00Z', [may, july, march]).claims[1]).toMatchObject({ disposition: 'DENIED', denial_code: 'CARC-97' });
+  });
+
+  it('takes the copay once per visit: member, billing provider, date of service', () => {
+    const visit = (lines: Partial<LineEvent>[]) => claim(RIVERSIDE, 'MBR-1003', lines);
+    const copays = (events: Event[]) => run(MARCH, events).claims.map((c) => c.lines!.map((l) => l.copay));
+    expect(copays([visit([{ code: '45378' }, { code: '45380', date: '2026-03-03' }])])).toEqual([[2500, 2500]]);
+    expect(copays([visit([{ code: '45378' }]), visit([{ code: '45380' }])])).toEqual([[2500], [0]]);
+    // Another provider's claim the same day is another visit.
+    expect(copays([visit([{ code: '45378' }]), claim(MORGAN, 'MBR-1003', [{ code: '45380' }])])).toEqual([[2500], [2500]]);
+  });
 });

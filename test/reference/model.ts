@@ -86,7 +86,6 @@ interface Line extends LineEvent {
 
 interface Episode {
   key: string;
-  first: string;
   days: Set<string>;
   /** Codes paid (allowed > 0) in the episode. */
   parts: Set<string>;
@@ -124,6 +123,8 @@ export class Model {
   private readonly paid = new Set<string>();
   /** Deductible met by claims, per member and plan year. */
   private readonly deductibleMet = new Map<string, number>();
+  /** Copay taken by claims, per visit: member, billing provider, date of service. */
+  private readonly copayTaken = new Map<string, number>();
   /** Bundle episodes per member and BUNDLE contract. */
   private readonly episodes = new Map<string, Episode[]>();
   /** Per member and date: a line paid that includes anesthesia. */
@@ -283,14 +284,17 @@ export class Model {
 
     priced.commitAmounts();
 
-    // Copay once per claim on its first covered lines, then the deductible left in each line's plan
-    // year, then coinsurance on the claim's rest (docs/money-rules.md "Money rules, line by line").
-    let copayLeft = member.copayCents;
+    // The copay once per visit (member, billing provider, date of service), on the visit's first
+    // covered lines, whichever claims it came on; then the deductible left in each line's plan year,
+    // then coinsurance on the claim's rest (docs/money-rules.md "Adjudication").
+    const copayHere = new Map<string, number>();
     const metAdded = new Map<string, number>();
     for (const line of lines) {
       if (line.status !== 'ALLOWED' || line.allowed === 0) continue;
-      line.copay = Math.min(copayLeft, line.allowed);
-      copayLeft -= line.copay;
+      const visit = `${event.member}|${event.billing}|${line.date}`;
+      const taken = (this.copayTaken.get(visit) ?? 0) + (copayHere.get(visit) ?? 0);
+      line.copay = Math.min(Math.max(0, member.copayCents - taken), line.allowed);
+      copayHere.set(visit, (copayHere.get(visit) ?? 0) + line.copay);
       const year = planYear(line.date);
       const met = member.metCents + (this.deductibleMet.get(`${event.member}|${year}`) ?? 0) + (metAdded.get(year) ?? 0);
       line.deductible = Math.min(line.allowed - line.copay, Math.max(0, member.deductibleCents - met));
@@ -317,7 +321,10 @@ export class Model {
     };
     encounter.benefit = encounter.allowed - encounter.patient;
     this.encounters.push(encounter);
-    if (disposition !== 'DENIED') this.accept(event.member, lines, metAdded, priced);
+    if (disposition !== 'DENIED') {
+      this.accept(event.member, lines, metAdded, priced);
+      for (const [visit, cents] of copayHere) this.copayTaken.set(visit, (this.copayTaken.get(visit) ?? 0) + cents);
+    }
     return this.claimFigures(encounter);
   }
 
@@ -337,6 +344,8 @@ export class Model {
     // than 0.00 in all on this claim (the rate is spread by charge): it counts as billed and paid,
     // else an episode could be paid more than its rate.
     const episodeAllowed = new Map<Episode, number>();
+    // An episode opened by this claim holds the days of its lines that were paid, no others.
+    for (const line of lines) if (line.episode && !this.episodes.get(line.episode.key)?.includes(line.episode)) line.episode.days.clear();
     for (const line of lines) {
       // Priced before the anesthesia deduction: a price that went to anesthesia paid before was paid.
       if (line.status === 'ALLOWED' && line.episode)
@@ -375,21 +384,34 @@ export class Model {
     return !!line.contract?.anesthesiaIncluded && line.feeKind !== 'ANESTHESIA';
   }
 
-  /** The episode a BUNDLE line's date belongs to, among the member's and those this claim opens. */
-  private episodeOf(member: string, contract: Contract, date: string, opened: Episode[]): Episode {
+  /**
+   * The episode a BUNDLE line's date belongs to, among the member's and those this claim opens
+   * (docs/money-rules.md "Bundles"): the one already holding the day (on an earlier claim or
+   * earlier on this one); else, of those that with the day would still lie within the span from
+   * their earliest day, the one that comes out shortest (then the earlier earliest day); else a new
+   * one. `claimDays` are the days this claim adds to episodes already recorded.
+   */
+  private episodeOf(member: string, contract: Contract, date: string, opened: Episode[], claimDays: Map<Episode, Set<string>>): Episode {
     const key = `${member}|${contract.id}`;
     const all = [...(this.episodes.get(key) ?? []), ...opened.filter((e) => e.key === key)];
-    const holding = all.find((e) => e.days.has(date));
+    const daysOf = (e: Episode) => [...e.days, ...(claimDays.get(e) ?? [])].sort();
+    const holding = all.find((e) => daysOf(e).includes(date));
     if (holding) return holding;
     const span = contract.bundleType === 'PACKAGE' ? 90 : 1;
-    const near = all
-      .filter((e) => Math.abs(daysBetween(e.first, date)) < span)
-      .sort((a, b) => Math.abs(daysBetween(a.first, date)) - Math.abs(daysBetween(b.first, date)) || (a.first < b.first ? -1 : 1))[0];
-    if (near) {
-      if (!this.episodes.get(key)?.includes(near)) near.days.add(date);
-      return near;
+    const fits = all
+      .map((e) => {
+        const days = [...daysOf(e), date].sort();
+        return { e, first: days[0]!, length: daysBetween(days[0]!, days.at(-1)!) };
+      })
+      .filter((x) => x.length < span)
+      .sort((a, b) => a.length - b.length || (a.first < b.first ? -1 : 1));
+    const chosen = fits[0]?.e;
+    if (chosen) {
+      if (this.episodes.get(key)?.includes(chosen)) claimDays.set(chosen, new Set([...(claimDays.get(chosen) ?? []), date]));
+      else chosen.days.add(date);
+      return chosen;
     }
-    const episode: Episode = { key, first: date, days: new Set([date]), parts: new Set() };
+    const episode: Episode = { key, days: new Set([date]), parts: new Set() };
     opened.push(episode);
     return episode;
   }
@@ -407,9 +429,12 @@ export class Model {
 
     // Bundles: per episode, the parts not yet billed share their shares, spread by charge.
     const opened: Episode[] = [];
+    const claimDays = new Map<Episode, Set<string>>();
     const byEpisode = new Map<Episode, Line[]>();
-    for (const line of live.filter((l) => l.contract!.rateType === 'BUNDLE')) {
-      const episode = this.episodeOf(member, line.contract!, line.date, opened);
+    // A claim's bundle lines join their episodes in order of service date, then line.
+    const bundleLines = live.filter((l) => l.contract!.rateType === 'BUNDLE').sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : a.index - b.index));
+    for (const line of bundleLines) {
+      const episode = this.episodeOf(member, line.contract!, line.date, opened, claimDays);
       episodes.set(line.index, episode);
       byEpisode.set(episode, [...(byEpisode.get(episode) ?? []), line]);
     }

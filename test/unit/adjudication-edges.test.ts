@@ -104,6 +104,76 @@ describe('bundle episodes', () => {
   });
 });
 
+describe('episodes start on their earliest day, whatever order their days arrived in', () => {
+  // May's episode (opened 05-01), which a March claim arriving later joined: it starts on 03-15.
+  const moved = [prior('B', '2026-05-01', '2026-05-01'), prior('A', '2026-03-15', '2026-05-01', 'ctr_bundle', 'enc_2')];
+
+  it('a day within the span of the moved start joins it; one beyond it opens its own episode', () => {
+    const terms = bundle(['A', 'B'], 1000);
+    const within = run(claim([{ cptCode: 'B', serviceDate: '2026-06-12' }]), terms, { bundleLines: moved });
+    expect(within.lines[0]).toMatchObject({ status: 'BUNDLED', episodeStart: '2026-05-01' });
+    // 25 July is 85 days after 1 May but 132 after 15 March.
+    const beyond = run(claim([{ cptCode: 'B', serviceDate: '2026-07-25' }]), terms, { bundleLines: moved });
+    expect(beyond.lines[0]).toMatchObject({ status: 'ALLOWED', allowedCents: 500, episodeStart: '2026-07-25' });
+  });
+
+  it('a claim’s later day is measured from the start its earlier day moved', () => {
+    const a = run(
+      claim([
+        { cptCode: 'B', serviceDate: '2026-07-25' },
+        { cptCode: 'A', serviceDate: '2026-03-01' },
+      ]),
+      bundle(['A', 'B'], 1000),
+      { bundleLines: [prior('B', '2026-05-01', '2026-05-01')] },
+    );
+    // 1 March joins May's episode (61 days), which then starts on 1 March: 25 July (146 days) opens another.
+    expect(a.lines.map((l) => [l.status, l.episodeStart])).toEqual([
+      ['ALLOWED', '2026-07-25'],
+      ['ALLOWED', '2026-05-01'],
+    ]);
+  });
+});
+
+describe('the copay per visit', () => {
+  const flat: ContractTerms = {
+    id: 'ctr_flat',
+    rateType: 'FLAT_RATE',
+    multiplier: null,
+    bundleType: null,
+    bundleRateCents: null,
+    codes: new Map([
+      ['A', { negotiatedRateCents: 5000, requiresPreauth: false }],
+      ['B', { negotiatedRateCents: 1000, requiresPreauth: false }],
+    ]),
+  };
+  const withCopay = { ...benefits, copayCents: 2500 };
+
+  it('each date of a claim is a visit with its own copay, taken on its first lines', () => {
+    const a = run(
+      claim([
+        { cptCode: 'B', serviceDate: '2026-03-02' },
+        { cptCode: 'A', serviceDate: '2026-03-09' },
+        { cptCode: 'A', serviceDate: '2026-03-02' },
+      ]),
+      flat,
+      { benefits: withCopay },
+    );
+    expect(a.lines.map((l) => l.copayCents)).toEqual([1000, 2500, 1500]);
+  });
+
+  it('what earlier claims took for a visit is not taken again', () => {
+    const a = run(
+      claim([
+        { cptCode: 'A', serviceDate: '2026-03-02' },
+        { cptCode: 'A', serviceDate: '2026-03-09' },
+      ]),
+      flat,
+      { benefits: withCopay, visitCopays: { '2026-03-02': 2000, '2026-03-09': 2500 } },
+    );
+    expect(a.lines.map((l) => l.copayCents)).toEqual([500, 0]);
+  });
+});
+
 describe('duplicates and coverage', () => {
   it('a duplicate denial names the first encounter that paid the service', () => {
     const terms: ContractTerms = {

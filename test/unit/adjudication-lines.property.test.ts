@@ -256,7 +256,7 @@ function build(c: Case): Built {
       ...paid,
     };
   });
-  // Prior bundle episodes, as the engine would have recorded them: starts of one contract at least a span apart.
+  // Prior bundle episodes, as the engine would have recorded them: keys of one contract at least a span apart.
   const bundleLines: PriorLine[] = [];
   const priorEpisodes = new Map<string, Map<string, Set<string>>>();
   c.episodes.forEach((e, k) => {
@@ -276,7 +276,8 @@ function build(c: Case): Built {
         providerNpi: line.npi,
         feeKind: KIND[line.npi]!,
         cptCode: code,
-        serviceDate: shift(start, line.offset % span),
+        // An episode's days are fewer than a span after its earliest day.
+        serviceDate: shift(start, ((line.offset % span) + span) % span),
         contractId: contract.id,
         episodeStart: start,
         allowedCents: 1 + k,
@@ -441,16 +442,19 @@ function checkRules(a: Adjudication, b: Built): void {
         contract,
         mine.map(({ l }) => l),
         priorEpisodes.get(contract.id) ?? new Map(),
+        b.input.bundleLines.filter((p) => p.contractId === contract.id),
       );
     }
   }
 
   checkAnesthesia(a, b);
 
-  // Copay once per claim, on the first covered lines.
+  // Copay once per visit (the claim's lines of one date: none was taken before here), on its first covered lines.
   const paid = lines.filter((l) => l.status === 'ALLOWED');
-  const totalAllowed = sum(paid.map((l) => l.allowedCents));
-  expect(a.totals.copayCents).toBe(Math.min(benefits.copayCents, totalAllowed));
+  for (const day of new Set(paid.map((l) => l.serviceDate))) {
+    const visit = paid.filter((l) => l.serviceDate === day);
+    expect(sum(visit.map((l) => l.copayCents))).toBe(Math.min(benefits.copayCents, sum(visit.map((l) => l.allowedCents))));
+  }
 
   // Deductible per plan year: what is left of it that year, never more.
   const years = new Set(paid.map((l) => planYear(l.serviceDate, benefits.planYearStart)));
@@ -483,19 +487,20 @@ function checkRules(a: Adjudication, b: Built): void {
   } else expect(a.disposition).toBe('PARTIAL_APPROVAL');
 }
 
-function checkBundle(contract: ContractTerms, mine: LineAdjudication[], prior: Map<string, Set<string>>): void {
+function checkBundle(contract: ContractTerms, mine: LineAdjudication[], prior: Map<string, Set<string>>, priorLines: readonly PriorLine[]): void {
   const span = SPAN[contract.bundleType!];
   const shares = bundleShares(contract);
   const inEpisode = mine.filter((l) => l.status === 'ALLOWED' || (l.status === 'BUNDLED' && l.reason !== DENIAL.ANESTHESIA_INCLUDED.reason));
   const episodes = new Map<string, LineAdjudication[]>();
   for (const l of inEpisode) {
     expect(l.episodeStart).not.toBeNull();
-    expect(Math.abs(days(l.episodeStart!, l.serviceDate))).toBeLessThan(span);
     episodes.set(l.episodeStart!, [...(episodes.get(l.episodeStart!) ?? []), l]);
   }
-  // Episodes of one member and contract start at least a span apart.
-  const starts = [...new Set([...prior.keys(), ...episodes.keys()])].sort();
-  for (let k = 1; k < starts.length; k++) expect(days(starts[k - 1]!, starts[k]!)).toBeGreaterThanOrEqual(span);
+  // Every episode, with this claim's days, spans fewer than its span from its earliest day.
+  for (const [start, ls] of episodes) {
+    const all = [...priorLines.filter((p) => p.episodeStart === start).map((p) => p.serviceDate), ...ls.map((l) => l.serviceDate)].sort();
+    expect(days(all[0]!, all.at(-1)!)).toBeLessThan(span);
+  }
   for (const [start, ls] of episodes) {
     const billed = prior.get(start) ?? new Set<string>();
     for (const l of ls) {
@@ -657,7 +662,8 @@ describe('adjudication line by line: properties (issue 9)', () => {
           const a = adjudicate(built.input);
           checkArithmetic(a, built.input, built.payees);
           checkRules(a, built);
-          const base = sum(charges) - Math.min(copay, sum(charges));
+          // Each line is a visit of its own date: each takes the copay, up to its allowed amount.
+          const base = sum(charges.map((charge) => charge - Math.min(copay, charge)));
           expect(a.totals.coinsuranceCents).toBe(roundDiv(base, percent, 100));
         },
       ),

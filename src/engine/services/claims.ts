@@ -33,7 +33,7 @@ import { activeContractsFor, contractById, contractTerms, type ContractRow } fro
 import { inWriteTransaction, type Db } from '../store/db.js';
 import { addEncounterProviders, encounterBySubmission, insertEncounter, nextEncounterSequence } from '../store/encounters.js';
 import { addDeductibleMet, memberWithBenefits, type MemberRow } from '../store/members.js';
-import { episodeLines, insertPaidLine, paidLinesOfCodes } from '../store/paid-lines.js';
+import { episodeLines, insertPaidLine, paidLinesOfCodes, visitCopaysTaken } from '../store/paid-lines.js';
 import { providerRegistry } from '../store/providers.js';
 import { adjudicationBody, claimResponseResource } from './claim-response.js';
 import { addFirstHistory, finalLedgerStatus, type HistoryEntry } from './encounters.js';
@@ -191,6 +191,8 @@ function recordClaim(ctx: EngineContext, claim: ParsedClaim): EngineResponse {
     linePayees: payees.payees,
     benefits,
     ...priorLines(db, member.member_id, claim, lineContracts.terms),
+    // The copay is per visit (member, billing provider, date of service), whatever the packing of visits into claims.
+    visitCopays: member.copay_cents > 0 ? visitCopaysTaken(db, member.member_id, claim.providerNpi, [...new Set(claim.lines.map((l) => l.serviceDate))]) : {},
   });
 
   const now = ctx.clock.now();

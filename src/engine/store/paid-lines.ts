@@ -45,6 +45,24 @@ const PAID_LINES_OF_CODES_SQL = `SELECT ${PAID_LINE_COLUMNS} FROM paid_lines
            AND (cpt_code IN (SELECT value FROM json_each(?)) OR fee_kind = 'ANESTHESIA' OR includes_anesthesia = 1)`;
 // mutation: end
 
+/**
+ * The copay the member's claims from one billing provider took on each of the dates given (a visit:
+ * member, billing provider, date of service), from the lines of those claims paid on those dates.
+ * A line that took a copay was allowed more than 0.00, so it is a paid line; a denied or pended
+ * claim took none, and only the lines of a claim that took one are read.
+ */
+export function visitCopaysTaken(db: Db, memberId: string, billingNpi: string, dates: readonly string[]): Record<string, number> {
+  const json = JSON.stringify(dates);
+  const rows = db.prepare(VISIT_COPAYS_SQL).all(memberId, json, billingNpi, json) as { day: string; copay: number }[];
+  return Object.fromEntries(rows.map((r) => [r.day, r.copay]));
+}
+const VISIT_COPAYS_SQL = `SELECT json_extract(l.value, '$.serviceDate') AS day, SUM(json_extract(l.value, '$.copayCents')) AS copay
+  FROM encounters e, json_each(e.outcome_json, '$.lines') l
+  WHERE e.id IN (SELECT encounter_id FROM paid_lines WHERE member_id = ? AND service_date IN (SELECT value FROM json_each(?)))
+    AND e.provider_npi = ? AND e.copay_cents > 0
+    AND json_extract(l.value, '$.serviceDate') IN (SELECT value FROM json_each(?))
+  GROUP BY day`;
+
 /** The member's paid lines under a contract whose bundle episode starts from `from` to `to`. */
 export function episodeLines(db: Db, memberId: string, contractId: string, from: string, to: string): PriorLine[] {
   return (db.prepare(EPISODE_LINES_SQL).all(memberId, contractId, from, to) as PaidLineRow[]).map(toPrior);

@@ -1,0 +1,137 @@
+// Money across claims: a PACKAGE episode whatever order its claims arrive in, and the copay per
+// visit whatever the provider's packing of visits into claims (docs/money-rules.md "Bundles",
+// "What arrival order may change" and "The copay per visit"), through the engine on a real SQLite file.
+import { describe, expect, it } from 'vitest';
+import { claimOf, type ClaimSpec } from '../helpers/claims.js';
+import { call, engineAt, tempDir } from '../helpers/engine.js';
+
+const SUBMIT = '/tpa-api/v1/claims/submit/';
+type Body = Record<string, any>;
+
+const LAKESIDE = '1450827369';
+// Lakeside Orthopedic's PACKAGE: 28,500.00 over 01402, 27447 and 97161 (9,500.00 a part), 90 days.
+const PACKAGE_CLAIMS: Record<string, ClaimSpec> = {
+  may: { npi: LAKESIDE, patient: 'MBR-1003', lines: [{ code: '97161', date: '2026-05-01', charge: '10000.00' }] },
+  march: { npi: LAKESIDE, patient: 'MBR-1003', lines: [{ code: '01402', date: '2026-03-15', charge: '10000.00' }] },
+  july: { npi: LAKESIDE, patient: 'MBR-1003', lines: [{ code: '97161', date: '2026-07-25', charge: '10000.00' }] },
+};
+
+/** Submits claims in order on a fresh engine home (no adjudication delay); the service lines of each, as the ledger answers them. */
+function submitAll(specs: ClaimSpec[], clock = '2026-08-01T10:00:00Z'): Body[][] {
+  const dir = tempDir();
+  const engine = engineAt(dir.dir, clock, '0');
+  try {
+    return specs.map((spec) => {
+      const ack = call(engine, 'POST', SUBMIT, claimOf(spec));
+      expect(ack.status).toBe(201);
+      const detail = call(engine, 'GET', `/tpa-api/v1/ledger/entries/${(ack.body as Body).external_claim_id}/`).body as Body;
+      return detail.service_lines as Body[];
+    });
+  } finally {
+    engine.close();
+    dir.remove();
+  }
+}
+
+const cents = (lines: Body[][], field: string) => lines.flat().reduce((sum, l) => sum + Math.round((l[field] ?? 0) * 100), 0);
+
+function permutations<T>(items: T[]): T[][] {
+  if (items.length <= 1) return [items];
+  return items.flatMap((x, i) => permutations([...items.slice(0, i), ...items.slice(i + 1)]).map((rest) => [x, ...rest]));
+}
+
+describe('a PACKAGE episode starts on its earliest day, whatever order its claims arrive in', () => {
+  it('May, then March (joins the episode, which then starts 03-15), then July (132 days after 03-15: a new episode) pays 28,500.00, as date order does', () => {
+    const { may, march, july } = PACKAGE_CLAIMS;
+    const lines = submitAll([may!, march!, july!]);
+    expect(lines.map((l) => [l[0]!.status, l[0]!.allowed_amount])).toEqual([
+      ['ALLOWED', 9500],
+      ['ALLOWED', 9500],
+      ['ALLOWED', 9500],
+    ]);
+    expect(cents(lines, 'allowed_amount')).toBe(2_850_000);
+    expect(cents(submitAll([march!, may!, july!]), 'allowed_amount')).toBe(2_850_000);
+  });
+
+  it('every order: never more than date order; less only where May and July shared an episode before March arrived', () => {
+    const totals: Record<string, number> = {};
+    for (const order of permutations(Object.keys(PACKAGE_CLAIMS))) {
+      totals[order.join(',')] = cents(submitAll(order.map((n) => PACKAGE_CLAIMS[n]!)), 'allowed_amount');
+    }
+    // In date order March and May are one episode (47 days) and July another (132 days after
+    // March): three parts. May and July alone are one episode (85 days), July's 97161 included in
+    // May's; March, arriving after both, cannot join them (the episode would span 132 days) and
+    // opens its own: what was adjudicated is not priced again (docs/money-rules.md "What arrival
+    // order may change").
+    expect(totals).toEqual({
+      'may,march,july': 2_850_000,
+      'may,july,march': 1_900_000,
+      'march,may,july': 2_850_000,
+      'march,july,may': 2_850_000,
+      'july,may,march': 1_900_000,
+      'july,march,may': 2_850_000,
+    });
+  });
+});
+
+// Ben Kildare Service (9876543213, of the IG examples): 99213 at 32.00, 99214 at 28.00. MBR-1003 (Gold:
+// copay 25.00, deductible met, coinsurance 20%).
+const OFFICE = '9876543213';
+const visit = (code: string, date: string) => ({ code, date, charge: '100.00' });
+
+describe('the copay is per visit (member, billing provider, date of service), whatever the packing into claims', () => {
+  const member = (lines: Body[][]) => ({ copay: cents(lines, 'copay_applied'), patient: cents(lines, 'patient_responsibility') });
+
+  it('two visits on one claim cost two copays, as on two claims', () => {
+    const one = submitAll([{ npi: OFFICE, patient: 'MBR-1003', lines: [visit('99213', '2026-11-02'), visit('99214', '2026-11-09')] }], '2026-12-01T10:00:00Z');
+    expect(one[0]!.map((l) => l.copay_applied)).toEqual([25, 25]);
+    const two = submitAll(
+      [
+        { npi: OFFICE, patient: 'MBR-1003', lines: [visit('99213', '2026-11-02')] },
+        { npi: OFFICE, patient: 'MBR-1003', lines: [visit('99214', '2026-11-09')] },
+      ],
+      '2026-12-01T10:00:00Z',
+    );
+    expect(member(one)).toEqual(member(two));
+    expect(member(two).copay).toBe(5000);
+  });
+
+  it('one visit split over two claims costs one copay, as on one claim', () => {
+    const split = submitAll(
+      [
+        { npi: OFFICE, patient: 'MBR-1003', lines: [visit('99213', '2026-11-02')] },
+        { npi: OFFICE, patient: 'MBR-1003', lines: [visit('99214', '2026-11-02')] },
+      ],
+      '2026-12-01T10:00:00Z',
+    );
+    expect(split.map((lines) => lines[0]!.copay_applied)).toEqual([25, 0]);
+    const packed = submitAll(
+      [{ npi: OFFICE, patient: 'MBR-1003', lines: [visit('99213', '2026-11-02'), visit('99214', '2026-11-02')] }],
+      '2026-12-01T10:00:00Z',
+    );
+    expect(member(split)).toEqual(member(packed));
+    expect(member(packed).copay).toBe(2500);
+  });
+
+  it('a visit whose first claim took less than the copay takes the rest on the next; a pended claim took none', () => {
+    // 20.00 charged: allowed 20.00, copay 20.00 of 25.00; the visit's next claim takes the 5.00 left.
+    const partial = submitAll(
+      [
+        { npi: OFFICE, patient: 'MBR-1003', lines: [{ code: '99213', date: '2026-11-02', charge: '20.00' }] },
+        { npi: OFFICE, patient: 'MBR-1003', lines: [visit('99214', '2026-11-02')] },
+      ],
+      '2026-12-01T10:00:00Z',
+    );
+    expect(partial.map((lines) => lines[0]!.copay_applied)).toEqual([20, 5]);
+    // A pended claim took no copay: the visit's next claim takes it (Lakeside's 27447 needs a preauthorization).
+    const pended = submitAll(
+      [
+        { npi: LAKESIDE, patient: 'MBR-1003', lines: [{ code: '27447', date: '2026-11-02', charge: '100.00' }] },
+        { npi: LAKESIDE, patient: 'MBR-1003', lines: [{ code: '97161', date: '2026-11-02', charge: '100.00' }] },
+      ],
+      '2026-12-01T10:00:00Z',
+    );
+    expect(pended[0]![0]).toMatchObject({ status: 'PENDED', copay_applied: null });
+    expect(pended[1]![0]!.copay_applied).toBe(25);
+  });
+});
