@@ -499,11 +499,12 @@ function priceBundle(contract: ContractTerms, indexes: number[], verdicts: LineV
     const members = ordered.filter((i) => lineEpisode.get(i) === start);
     const unbilled = members.filter((i) => !billedBefore.has(verdicts[i]!.line.cptCode));
     // A part billed twice on this claim for one date and fee kind is one service billed twice: the
-    // later line is a duplicate (CARC-18), as on any other contract.
+    // later line is a duplicate (CARC-18), as on any other contract, unless a distinct-service
+    // modifier makes it another service; the part's share is then spread over both.
     const once = new Set<string>();
     const parts = unbilled.filter((i) => {
       const v = verdicts[i]!;
-      const key = `${v.feeKind}|${v.line.cptCode}|${v.line.serviceDate}`;
+      const key = `${v.feeKind}|${v.line.cptCode}|${v.line.serviceDate}|${distinctServiceKey(v.line.modifiers)}`;
       if (!once.has(key)) {
         // A line that can only be allowed 0.00 is not paid: it makes no later line a duplicate.
         if (!surelyZero(v.line, contract)) once.add(key);

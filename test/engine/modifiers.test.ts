@@ -114,6 +114,22 @@ describe('bundles and included anesthesia still pay once, whatever the modifiers
     }
   });
 
+  it('a package part on two lines of one claim, the second with 59, shares the one share of that part', () => {
+    const two = adjudicate(at, {
+      npi: LAKESIDE,
+      patient: 'MBR-1004',
+      lines: [
+        { code: '97161', date: '2026-05-04', charge: '8000.00' },
+        { code: '97161', date: '2026-05-04', charge: '8000.00', modifiers: ['59'] },
+      ],
+    });
+    expect(two.lines.map((l) => [l.status, l.allowed_amount])).toEqual([
+      ['ALLOWED', 4750],
+      ['ALLOWED', 4750],
+    ]);
+    expect(two.response.adjudication.allowed_amount).toBe(9500);
+  });
+
   it('an anesthesia fee with XU on a day whose rate includes the anesthesia is not paid again', () => {
     adjudicate(at, { npi: LAKESIDE, patient: 'MBR-1003', lines: [{ code: '27447', date: '2026-07-01' }], preauthorization: 'PA-5' });
     const anesthesia = adjudicate(at, { npi: SUMMIT_ANESTHESIA, patient: 'MBR-1003', lines: [{ code: '00811', date: '2026-07-01', modifiers: ['XU'] }] });
