@@ -14,7 +14,8 @@ export const DISTINCT_SERVICE_MODIFIERS: ReadonlySet<string> = new Set(['59', 'X
 
 /** A modifier code: two letters or digits (CPT's and HCPCS Level II's). */
 export function modifierProblem(code: unknown): string | undefined {
-  if (typeof code !== 'string' || code === '') return 'is missing: a 2-character modifier such as 59 or 26';
+  if (code === undefined || code === null || code === '') return 'is missing: a 2-character modifier such as 59 or 26';
+  if (typeof code !== 'string') return `must be a 2-character modifier such as 59 or 26, as text (got ${JSON.stringify(code)?.slice(0, 20)})`;
   if (!/^[A-Za-z0-9]{2}$/.test(code)) return `must be a 2-character modifier such as 59 or 26 (got ${JSON.stringify(code.slice(0, 20))})`;
   return undefined;
 }

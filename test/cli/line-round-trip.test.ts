@@ -137,6 +137,9 @@ describe.each(TRANSPORTS)('every line comes back (%s)', (transport) => {
       ['45380', ['59', '76'], 1, 'LCN-0002'],
       ['43235', [], 2, 'LCN-0003'],
     ]);
+    const table = (await ok(['ledger', 'show', row.external_claim_id, '-o', 'table'])).stdout;
+    expect(table).toContain('45378-PT');
+    expect(table).toContain('45380-59-76');
     const { text: remit, settlement } = await fundAndRemit(row.external_claim_id, response.adjudication.benefit_amount, 'AUTH-RT-837');
     expect(remitted(remit).flatMap((t) => t.lines)).toEqual([
       { svc01: 'HC:45378:PT', units: '1', ref6r: 'LCN-0001' },
