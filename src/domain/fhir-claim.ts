@@ -95,6 +95,11 @@ export const CLM01_SYSTEM = 'urn:tpa:x12:clm01';
 export const LINE_CONTROL_NUMBER_URL = 'urn:tpa:x12:ref6r';
 /** An 835's REF*6R holds at most 50 characters (REF02). */
 export const MAX_LINE_CONTROL_NUMBER = 50;
+/**
+ * X12's basic and extended character sets, without the delimiters of the 835 tpa writes a sender's
+ * ids back into (~ * : ^): a CLM01 (CLP01) and a line control number (REF*6R).
+ */
+export const X12_ID_CHARACTERS = /^[A-Za-z0-9 !"&'()+,\-./;?=%@[\]_{}\\|<>#$]*$/;
 
 type Json = Record<string, unknown>;
 
@@ -647,14 +652,20 @@ class ClaimReader {
     if (k < 0) return undefined;
     const text = (list[k] as Json).valueString;
     if (typeof text !== 'string' || text.trim() === '') return this.fail(`${path}[${k}].valueString`, "is missing: the sender's line control number") ?? null;
-    if (text.trim().length > MAX_LINE_CONTROL_NUMBER)
+    const control = text.trim();
+    if (control.length > MAX_LINE_CONTROL_NUMBER)
       return (
         this.fail(
           `${path}[${k}].valueString`,
-          `is ${text.trim().length} characters; a line control number has at most ${MAX_LINE_CONTROL_NUMBER} (an 835's REF*6R)`,
+          `is ${control.length} characters; a line control number has at most ${MAX_LINE_CONTROL_NUMBER} (an 835's REF*6R)`,
         ) ?? null
       );
-    return text.trim();
+    if (!X12_ID_CHARACTERS.test(control)) {
+      const bad = [...new Set([...control].filter((c) => !X12_ID_CHARACTERS.test(c)))].map((c) => JSON.stringify(c)).join(', ');
+      const why = `holds ${bad}: outside X12's character sets, or a delimiter (~ * : ^) of the 835 tpa writes it back into (REF*6R)`;
+      return this.fail(`${path}[${k}].valueString`, why) ?? null;
+    }
+    return control;
   }
 
   private careTeamSequences(value: unknown, path: string, known: Set<number>): number[] | undefined {

@@ -12,6 +12,7 @@ import {
   LINE_CONTROL_NUMBER_URL,
   NPI_SYSTEM,
   REVENUE_SYSTEM,
+  X12_ID_CHARACTERS,
 } from './fhir-claim.js';
 import { clip, isoDateProblem } from './validation.js';
 
@@ -1098,8 +1099,8 @@ function repeatedOnLine(line: Line, key: string): boolean {
 
 /** The 837 IG's longest patient control number (CLM01). */
 const CLM01_MAX = 38;
-/** X12's basic and extended character sets, without the delimiters of the 835 tpa writes CLP01 into (~ * : ^). */
-const CLM01_CHARACTERS = /^[A-Za-z0-9 !"&'()+,\-./;?=%@[\]_{}\\|<>#$]*$/;
+/** The characters a CLM01 may hold: tpa writes it back into the 835 (CLP01). */
+const CLM01_CHARACTERS = X12_ID_CHARACTERS;
 
 /** Why a CLM01 cannot be the claim's id (tpa writes it back as the 835's CLP01), or undefined. */
 function clm01Problem(clm01: string): string | undefined {

@@ -274,6 +274,10 @@ describe('shapes other systems send are accepted', () => {
     const long = fixture('professional');
     long.item[0].extension = [{ url: 'urn:tpa:x12:ref6r', valueString: 'x'.repeat(51) }];
     expect(fieldsOf(() => parseClaim(long))).toEqual(['item[0].extension[0].valueString']);
+    // The 835's delimiters would change the number written back (REF*6R): refused, never rewritten.
+    const delimited = fixture('professional');
+    delimited.item[0].extension = [{ url: 'urn:tpa:x12:ref6r', valueString: 'A*B:1' }];
+    expect(errorsOf(() => parseClaim(delimited))).toEqual([{ field: 'item[0].extension[0].valueString', message: expect.stringContaining('"*", ":"') }]);
   });
 
   it('a claim whose status is not active is refused naming status; an absent status is read as active', () => {
