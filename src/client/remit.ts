@@ -278,6 +278,8 @@ function remitLine(l: LedgerServiceLine, encounterDate: string): RemitLine {
   return {
     sequence: l.sequence,
     cptCode: l.cpt_code,
+    modifiers: Array.isArray(l.modifiers) ? l.modifiers : [],
+    controlNumber: typeof l.line_control_number === 'string' && l.line_control_number !== '' ? l.line_control_number : null,
     serviceDate: l.service_date ?? encounterDate,
     units: Number.isInteger(l.quantity) && l.quantity > 0 ? l.quantity : 1,
     chargeCents: cents(l.submitted_charge, `${what}: submitted_charge`),

@@ -154,6 +154,9 @@ export interface LedgerServiceLine {
   cpt_code: string;
   cpt_description: string;
   quantity: number;
+  /** tpa's engine adds these: the line's procedure modifiers, and the sender's line control number (an 837's REF*6R; null when none). */
+  modifiers?: string[];
+  line_control_number?: string | null;
   submitted_charge: number;
   allowed_amount: number | null;
   deductible_applied: number | null;

@@ -7,6 +7,7 @@
 // responsibility, so allowed = benefit + patient responsibility holds on every line and in total.
 import { allocate, mulDivRound, type Ratio } from './money.js';
 import type { ClaimLine, ParsedClaim, ProviderRole } from './fhir-claim.js';
+import { distinctServiceKey } from './modifiers.js';
 
 export const RATE_TYPES = ['FLAT_RATE', 'CASE_RATE', 'PERCENT_OF_CHARGES', 'BUNDLE'] as const;
 export type RateType = (typeof RATE_TYPES)[number];
@@ -114,6 +115,8 @@ export interface PriorLine {
   includesAnesthesia?: boolean;
   /** The anesthesia paid before it that was deducted from its allowed amount. */
   anesthesiaDeductedCents?: number;
+  /** The line's modifiers: its distinct-service modifiers make it a service of its own (docs/money-rules.md "Duplicates"). */
+  modifiers?: readonly string[];
 }
 
 /**
@@ -318,13 +321,14 @@ export function adjudicate(input: AdjudicationInput): Adjudication {
 // mutation: no survivors (the duplicate rule)
 /**
  * Coverage, payee, contract and duplicates, each on the line's own date; lines that pass are
- * ALLOWED for now. One service (code, date) is paid once per fee kind, whoever is paid for it.
+ * ALLOWED for now. One service (code, date, distinct-service modifiers) is paid once per fee kind,
+ * whoever is paid for it.
  */
 function judgeLines(input: AdjudicationInput): LineVerdict[] {
   const { claim, benefits } = input;
   const paid = new Map<string, string>();
   for (const p of input.paidLines) {
-    const key = `${p.feeKind}|${p.cptCode}|${p.serviceDate}`;
+    const key = `${p.feeKind}|${p.cptCode}|${p.serviceDate}|${distinctServiceKey(p.modifiers)}`;
     if (countsAsPaid(p) && !paid.has(key)) paid.set(key, p.encounterId);
   }
   const claimKind = claimFeeKind(claim);
@@ -350,8 +354,9 @@ function judgeLines(input: AdjudicationInput): LineVerdict[] {
     if (line.serviceDate > (benefits.coverageEnd ?? '9999-12-31')) return verdict('DENIED', DENIAL.COVERAGE_TERMINATED);
     if (!payee.eligible) return verdict('DENIED', DENIAL.PAYEE_NOT_ELIGIBLE);
     if (contract === null || !contract.codes.has(line.cptCode)) return verdict('NOT_COVERED', DENIAL.NOT_CONTRACTED);
-    // The same fee for one code and date twice is one service paid twice: quantity counts units.
-    const key = `${payee.feeKind}|${line.cptCode}|${line.serviceDate}`;
+    // The same fee for one code and date twice is one service paid twice: quantity counts units; a
+    // distinct-service modifier (59, 76…) says the line is another service of that code and date.
+    const key = `${payee.feeKind}|${line.cptCode}|${line.serviceDate}|${distinctServiceKey(line.modifiers)}`;
     const earlier = paid.get(key);
     if (earlier !== undefined) return verdict('DENIED', DENIAL.DUPLICATE, earlier);
     // A bundle line's repeat on the claim is judged with its episode (priceBundle): a part already
@@ -498,11 +503,12 @@ function priceBundle(contract: ContractTerms, indexes: number[], verdicts: LineV
     const members = ordered.filter((i) => lineEpisode.get(i) === start);
     const unbilled = members.filter((i) => !billedBefore.has(verdicts[i]!.line.cptCode));
     // A part billed twice on this claim for one date and fee kind is one service billed twice: the
-    // later line is a duplicate (CARC-18), as on any other contract.
+    // later line is a duplicate (CARC-18), as on any other contract, unless a distinct-service
+    // modifier makes it another service; the part's share is then spread over both.
     const once = new Set<string>();
     const parts = unbilled.filter((i) => {
       const v = verdicts[i]!;
-      const key = `${v.feeKind}|${v.line.cptCode}|${v.line.serviceDate}`;
+      const key = `${v.feeKind}|${v.line.cptCode}|${v.line.serviceDate}|${distinctServiceKey(v.line.modifiers)}`;
       if (!once.has(key)) {
         // A line that can only be allowed 0.00 is not paid: it makes no later line a duplicate.
         if (!surelyZero(v.line, contract)) once.add(key);

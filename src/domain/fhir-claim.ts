@@ -6,6 +6,7 @@ import { jsonDepthProblem } from './json-depth.js';
 import { jsonSyntaxMessage } from './json-position.js';
 import { type FieldError, ValidationError } from './errors.js';
 import { formatCentsGrouped, jsonNumberToCents, jsonNumberToRatio, MAX_AMOUNT_CENTS, mulDivRound, type Ratio } from './money.js';
+import { MAX_LINE_MODIFIERS, modifierProblem } from './modifiers.js';
 import { clip, cptProblem, datePart, npiProblem } from './validation.js';
 
 export type ClaimType = 'professional' | 'institutional';
@@ -23,6 +24,8 @@ export const ICD9_SYSTEM = 'http://hl7.org/fhir/sid/icd-9-cm';
 export const ICD10_FROM = '2015-10-01';
 export const CARE_TEAM_ROLE_SYSTEM = 'http://terminology.hl7.org/CodeSystem/claimcareteamrole';
 export const REVENUE_SYSTEM = 'https://www.nubc.org/CodeSystem/RevenueCodes';
+/** HCPCS Level II, whose modifiers (XS, TC…) stand beside CPT's. */
+export const HCPCS_SYSTEM = 'https://www.cms.gov/Medicare/Coding/HCPCSReleaseCodeSets';
 
 /** Identifier type codes of a member id: v2-0203 member number and subscriber number, CARIN's unique member id. */
 const MEMBER_ID_TYPES = new Set(['MB', 'SN', 'um']);
@@ -54,6 +57,10 @@ export interface ClaimLine {
   quantity: number;
   chargeCents: number;
   careTeamSequences: number[];
+  /** The line's procedure modifiers (`item[].modifier`), upper case, in the order sent; absent on claims stored before they were kept. */
+  modifiers?: string[];
+  /** The sender's line control number (an 837's REF*6R, `item[].extension` LINE_CONTROL_NUMBER_URL), when it sent one. */
+  lineControlNumber?: string;
 }
 
 export interface ParsedClaim {
@@ -81,6 +88,18 @@ export interface ParsedClaim {
 
 /** The system of the Claim.identifier that carries an 837's CLM01, the patient control number. */
 export const CLM01_SYSTEM = 'urn:tpa:x12:clm01';
+/**
+ * The extension of a Claim item that carries the sender's line control number (an 837's REF*6R of
+ * loop 2400), as `valueString`: FHIR R4's Claim.item has no identifier of its own. The 835 gives it back.
+ */
+export const LINE_CONTROL_NUMBER_URL = 'urn:tpa:x12:ref6r';
+/** An 835's REF*6R holds at most 50 characters (REF02). */
+export const MAX_LINE_CONTROL_NUMBER = 50;
+/**
+ * X12's basic and extended character sets, without the delimiters of the 835 tpa writes a sender's
+ * ids back into (~ * : ^): a CLM01 (CLP01) and a line control number (REF*6R).
+ */
+export const X12_ID_CHARACTERS = /^[A-Za-z0-9 !"&'()+,\-./;?=%@[\]_{}\\|<>#$]*$/;
 
 type Json = Record<string, unknown>;
 
@@ -169,6 +188,7 @@ class ClaimReader {
   read(): ParsedClaim {
     const c = this.claim;
     const type = this.claimType();
+    this.status();
     if (c.use !== undefined && c.use !== 'claim') {
       this.fail('use', `must be "claim" for a claim to adjudicate (got "${clip(String(c.use))}")`);
     }
@@ -210,6 +230,19 @@ class ClaimReader {
       totalChargeCents: lines.reduce((sum, line) => sum + line.chargeCents, 0),
       ...(clm01 ? { patientControlNumber: (clm01.value as string).trim().slice(0, 80) } : {}),
     };
+  }
+
+  /**
+   * Claim.status: only an active claim is a claim for payment. A draft, a cancelled claim and one
+   * entered in error are refused, never adjudicated, so they take no service's duplicate key. An
+   * absent status is read as active: the service's claim shape (docs/api.md "POST /v1/claims/submit/")
+   * does not list the element, and its clients send claims without it.
+   */
+  private status(): void {
+    const status = this.claim.status;
+    if (status === undefined || status === 'active') return;
+    const got = typeof status === 'string' ? `"${clip(status)}"` : clip(JSON.stringify(status) ?? String(status));
+    this.fail('status', `is ${got}: only active claims are adjudicated (a draft, cancelled or entered-in-error claim is not a claim for payment)`);
   }
 
   private claimType(): ClaimType | undefined {
@@ -379,6 +412,10 @@ class ClaimReader {
       if (!Number.isInteger(entry.sequence) || (entry.sequence as number) < 1) {
         return this.fail(`${path}.sequence`, 'must be a positive integer');
       }
+      // A line names its payee by sequence: two entries of one sequence would leave who is paid to their order.
+      if (this.careTeamSequenceNumbers.has(entry.sequence as number)) {
+        return this.fail(`${path}.sequence`, `repeats sequence ${entry.sequence as number}: a line naming it could mean either provider`);
+      }
       this.careTeamSequenceNumbers.add(entry.sequence as number);
       const provider = this.providerNpi(entry.provider, `${path}.provider`);
       if (!provider) return;
@@ -407,6 +444,8 @@ class ClaimReader {
       const quantity = this.quantity(item.quantity, `${path}.quantity`);
       const chargeCents = this.charge(item, path, quantity);
       const careTeamSequences = this.careTeamSequences(item.careTeamSequence, `${path}.careTeamSequence`, sequences);
+      const modifiers = this.modifiers(item.modifier, `${path}.modifier`);
+      const control = this.lineControlNumber(item.extension, `${path}.extension`);
       if (
         sequence !== undefined &&
         cptCode &&
@@ -414,9 +453,21 @@ class ClaimReader {
         serviceDate &&
         quantity !== undefined &&
         chargeCents !== undefined &&
-        careTeamSequences
+        careTeamSequences &&
+        modifiers &&
+        control !== null
       ) {
-        lines.push({ sequence, cptCode, revenueCode, serviceDate, quantity, chargeCents, careTeamSequences });
+        lines.push({
+          sequence,
+          cptCode,
+          revenueCode,
+          serviceDate,
+          quantity,
+          chargeCents,
+          careTeamSequences,
+          ...(modifiers.length > 0 ? { modifiers } : {}),
+          ...(control !== undefined ? { lineControlNumber: control } : {}),
+        });
       }
     });
     return lines;
@@ -565,6 +616,56 @@ class ClaimReader {
     if (cents === undefined) return void this.fail('total.value', 'must be a non-negative amount with at most two decimals');
     const sum = lines.reduce((s, line) => s + line.chargeCents, 0);
     if (cents !== sum) this.fail('total.value', `is ${formatCentsGrouped(cents)}, but the lines' charges add up to ${formatCentsGrouped(sum)}`);
+  }
+
+  /**
+   * The line's modifiers (docs/money-rules.md "Modifiers"): each CodeableConcept's coding of the CPT
+   * or HCPCS system, else one without a system, else its first; two letters or digits, kept upper
+   * case; at most four, as many as an 837 or 835 line carries.
+   */
+  private modifiers(value: unknown, path: string): string[] | undefined {
+    if (value === undefined) return [];
+    const list = asArray(value);
+    if (!list) return this.fail(path, 'must be a list of modifier codings');
+    if (list.length > MAX_LINE_MODIFIERS)
+      return this.fail(path, `has ${list.length} modifiers; a line carries at most ${MAX_LINE_MODIFIERS}, as an 837 or 835 service line does`);
+    const codes: string[] = [];
+    for (const [j, concept] of list.entries()) {
+      const codings = isObject(concept) ? asArray(concept.coding) : undefined;
+      if (!codings || codings.length === 0) return this.fail(`${path}[${j}].coding`, 'is required: a coding with the 2-character modifier code');
+      let k = codings.findIndex((c) => isObject(c) && (c.system === CPT_SYSTEM || c.system === HCPCS_SYSTEM));
+      if (k < 0) k = codings.findIndex((c) => isObject(c) && c.system === undefined);
+      if (k < 0) k = 0;
+      const code = isObject(codings[k]) ? (codings[k] as Json).code : undefined;
+      const problem = modifierProblem(code);
+      if (problem) return this.fail(`${path}[${j}].coding[${k}].code`, problem);
+      codes.push((code as string).toUpperCase());
+    }
+    return codes;
+  }
+
+  /** The sender's line control number (LINE_CONTROL_NUMBER_URL), trimmed; undefined when none, null when it cannot be used. */
+  private lineControlNumber(value: unknown, path: string): string | undefined | null {
+    const list = asArray(value);
+    if (!list) return undefined;
+    const k = list.findIndex((e) => isObject(e) && e.url === LINE_CONTROL_NUMBER_URL);
+    if (k < 0) return undefined;
+    const text = (list[k] as Json).valueString;
+    if (typeof text !== 'string' || text.trim() === '') return this.fail(`${path}[${k}].valueString`, "is missing: the sender's line control number") ?? null;
+    const control = text.trim();
+    if (control.length > MAX_LINE_CONTROL_NUMBER)
+      return (
+        this.fail(
+          `${path}[${k}].valueString`,
+          `is ${control.length} characters; a line control number has at most ${MAX_LINE_CONTROL_NUMBER} (an 835's REF*6R)`,
+        ) ?? null
+      );
+    if (!X12_ID_CHARACTERS.test(control)) {
+      const bad = [...new Set([...control].filter((c) => !X12_ID_CHARACTERS.test(c)))].map((c) => JSON.stringify(c)).join(', ');
+      const why = `holds ${bad}: outside X12's character sets, or a delimiter (~ * : ^) of the 835 tpa writes it back into (REF*6R)`;
+      return this.fail(`${path}[${k}].valueString`, why) ?? null;
+    }
+    return control;
   }
 
   private careTeamSequences(value: unknown, path: string, known: Set<number>): number[] | undefined {

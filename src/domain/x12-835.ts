@@ -19,6 +19,10 @@ const REP = '^';
 export interface RemitLine {
   sequence: number;
   cptCode: string;
+  /** The line's procedure modifiers, as sent (SVC01-3…6); absent: none. */
+  modifiers?: readonly string[];
+  /** The sender's line control number (REF*6R); null or absent: the line's sequence is written. */
+  controlNumber?: string | null;
   /** YYYY-MM-DD. */
   serviceDate: string;
   units: number;
@@ -290,7 +294,7 @@ function transactionBody(t: RemitTransaction): string[][] {
   for (const line of t.lines) {
     segments.push([
       'SVC',
-      `HC${COMP}${x12Text(line.cptCode, 48)}`,
+      ['HC', x12Text(line.cptCode, 48), ...(line.modifiers ?? []).slice(0, 4).map((m) => x12Text(m, 2))].join(COMP),
       x12Amount(sign * line.chargeCents),
       x12Amount(sign * line.paidCents),
       '',
@@ -298,7 +302,9 @@ function transactionBody(t: RemitTransaction): string[][] {
     ]);
     segments.push(['DTM', '472', ymd(line.serviceDate, `the service date of line ${line.sequence}`)]);
     segments.push(...casSegments(lineAdjustments(line), sign));
-    segments.push(['REF', '6R', count(line.sequence, "a service line's sequence")]);
+    // The sender's line control number when it sent one (an 837's REF*6R), else the line's sequence.
+    const control = x12Text(line.controlNumber ?? '', 50);
+    segments.push(['REF', '6R', control !== '' ? control : count(line.sequence, "a service line's sequence")]);
     if (!UNPAID.has(line.status)) segments.push(['AMT', 'B6', x12Amount(sign * line.allowedCents)]);
   }
   if (plb.length > 0) {

@@ -3,7 +3,17 @@
 // one claim at a time, so that a file of any size streams. The envelopes (ISA/IEA, GS/GE, ST/SE)
 // are checked here too: their control numbers and counts. What an 837 carries that the service
 // cannot take is a problem of its claim, with the segment it is in, never dropped without a word.
-import { CLAIM_TYPE_SYSTEM, CPT_SYSTEM, type ClaimType, ICD10_SYSTEM, NPI_SYSTEM, REVENUE_SYSTEM } from './fhir-claim.js';
+import {
+  CLAIM_TYPE_SYSTEM,
+  CPT_SYSTEM,
+  type ClaimType,
+  HCPCS_SYSTEM,
+  ICD10_SYSTEM,
+  LINE_CONTROL_NUMBER_URL,
+  NPI_SYSTEM,
+  REVENUE_SYSTEM,
+  X12_ID_CHARACTERS,
+} from './fhir-claim.js';
 import { clip, isoDateProblem } from './validation.js';
 
 /**
@@ -24,7 +34,7 @@ export function element(s: X12Segment, i: number, c = 1): string {
 export const CLM01_SYSTEM = 'urn:tpa:x12:clm01';
 export const ICD9_SYSTEM = 'http://hl7.org/fhir/sid/icd-9-cm';
 export const ICD10_PCS_SYSTEM = 'http://www.cms.gov/Medicare/Coding/ICD10';
-export const HCPCS_SYSTEM = 'https://www.cms.gov/Medicare/Coding/HCPCSReleaseCodeSets';
+export { HCPCS_SYSTEM };
 export const CARE_TEAM_ROLE_SYSTEM = 'http://terminology.hl7.org/CodeSystem/claimcareteamrole';
 export const PLACE_OF_SERVICE_SYSTEM = 'https://www.cms.gov/Medicare/Coding/place-of-service-codes/Place_of_Service_Code_Set';
 const DIAGNOSIS_TYPE_SYSTEM = 'http://terminology.hl7.org/CodeSystem/ex-diagnosistype';
@@ -135,6 +145,8 @@ interface Line {
   date: { start: string; end: string } | undefined;
   rendering: Party | undefined;
   preauth: string[];
+  /** REF*6R of loop 2400: the sender's line control number, which the 835 gives back. */
+  controlNumber: string | null;
   /** Segments the line has already had once (SV1/SV2, DTP*472): a second is a problem. */
   seen?: Set<string>;
 }
@@ -635,6 +647,7 @@ export class X12ClaimReader {
           date: undefined,
           rendering: undefined,
           preauth: [],
+          controlNumber: null,
         };
         d.lines.push(this.line);
         return;
@@ -657,6 +670,7 @@ export class X12ClaimReader {
       }
       case 'REF':
         if (element(s, 1) === 'G1' && element(s, 2) !== '') (line ? line.preauth : d.preauth).push(element(s, 2));
+        else if (element(s, 1) === '6R' && line && element(s, 2).trim() !== '') line.controlNumber = element(s, 2).trim();
         return;
       case 'HI':
         if (!line) this.hi(s, d);
@@ -988,6 +1002,7 @@ export class X12ClaimReader {
         ...(line.revenue !== null ? { revenue: { coding: [{ system: REVENUE_SYSTEM, code: line.revenue }] } } : {}),
         productOrService: { coding: [{ system: /^\d{5}$/.test(line.code) ? CPT_SYSTEM : HCPCS_SYSTEM, code: line.code }] },
         ...(line.modifiers.length > 0 ? { modifier: line.modifiers.map((m) => ({ coding: [{ system: CPT_SYSTEM, code: m }] })) } : {}),
+        ...(line.controlNumber !== null ? { extension: [{ url: LINE_CONTROL_NUMBER_URL, valueString: line.controlNumber }] } : {}),
         ...(line.date
           ? line.date.start === line.date.end
             ? { servicedDate: line.date.start }
@@ -1084,8 +1099,8 @@ function repeatedOnLine(line: Line, key: string): boolean {
 
 /** The 837 IG's longest patient control number (CLM01). */
 const CLM01_MAX = 38;
-/** X12's basic and extended character sets, without the delimiters of the 835 tpa writes CLP01 into (~ * : ^). */
-const CLM01_CHARACTERS = /^[A-Za-z0-9 !"&'()+,\-./;?=%@[\]_{}\\|<>#$]*$/;
+/** The characters a CLM01 may hold: tpa writes it back into the 835 (CLP01). */
+const CLM01_CHARACTERS = X12_ID_CHARACTERS;
 
 /** Why a CLM01 cannot be the claim's id (tpa writes it back as the 835's CLP01), or undefined. */
 function clm01Problem(clm01: string): string | undefined {

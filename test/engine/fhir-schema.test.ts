@@ -45,6 +45,16 @@ describe('FHIR R4 schema', () => {
     expect(validator.validate(partial, true)).toEqual([]);
   });
 
+  it('a Claim with modifiers and a line control number, and its ClaimResponse giving the modifiers back, validate', () => {
+    const claim = claimTemplate({ type: 'professional', cpt: ['45380'], serviceDate: '2026-02-26' }) as Record<string, any>;
+    claim.item[0].modifier = [{ coding: [{ system: 'http://www.ama-assn.org/go/cpt', code: '59' }] }];
+    claim.item[0].extension = [{ url: 'urn:tpa:x12:ref6r', valueString: 'LCN-1' }];
+    expect(validator.validate(claim, true)).toEqual([]);
+    const response = adjudicated(claim);
+    expect((response.item as Record<string, any>[])[0]!.extension).toHaveLength(1);
+    expect(validator.validate(response, true)).toEqual([]);
+  });
+
   it('the validator does catch a broken ClaimResponse', () => {
     const valid = adjudicated(claimTemplate({ type: 'professional', serviceDate: '2026-02-27' }));
     expect(validator.validate(valid, true)).toEqual([]);

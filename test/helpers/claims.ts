@@ -12,6 +12,8 @@ export interface LineSpec {
   /** The careTeam sequence the line names (1-based). */
   careTeam?: number;
   quantity?: number;
+  /** The line's procedure modifiers (`item[].modifier`). */
+  modifiers?: string[];
 }
 
 export interface ClaimSpec {
@@ -47,6 +49,7 @@ export function claimOf(spec: ClaimSpec): Json {
     item.net = { value: centsToAmount(unitCents * quantity), currency: 'USD' };
     totalCents += unitCents * quantity;
     if (line.careTeam !== undefined) item.careTeamSequence = [line.careTeam];
+    if (line.modifiers) item.modifier = line.modifiers.map((code) => ({ coding: [{ code }] }));
     return item;
   });
   claim.total = { value: centsToAmount(totalCents), currency: 'USD' };

@@ -15,7 +15,8 @@ export const STANDARD: Delimiters = { element: '*', component: ':', segment: '~'
 export function professionalClaim(o: {
   clm01: string;
   member?: string;
-  lines?: { cpt: string; charge: string; date?: string; qualifier?: string }[];
+  /** `cpt` may carry modifiers (`45380:59:76`); `units` 1 by default; `ref6r` the line control number. */
+  lines?: { cpt: string; charge: string; date?: string; qualifier?: string; units?: string; ref6r?: string }[];
   extra?: string[];
   hi?: string;
   /** The payer's id (NM1*PR NM109): the seed's by default. */
@@ -33,7 +34,12 @@ export function professionalClaim(o: {
     o.hi ?? 'HI*ABK:K635*ABF:Z1211',
     'NM1*82*1*MORGAN*ALICE****XX*1045782368',
     ...(o.extra ?? []),
-    ...lines.flatMap((l, i) => [`LX*${i + 1}`, `SV1*${l.qualifier ?? 'HC'}:${l.cpt}*${l.charge}*UN*1***1`, `DTP*472*D8*${l.date ?? '20250110'}`]),
+    ...lines.flatMap((l, i) => [
+      `LX*${i + 1}`,
+      `SV1*${l.qualifier ?? 'HC'}:${l.cpt}*${l.charge}*UN*${l.units ?? '1'}***1`,
+      `DTP*472*D8*${l.date ?? '20250110'}`,
+      ...(l.ref6r ? [`REF*6R*${l.ref6r}`] : []),
+    ]),
   ];
 }
 

@@ -75,6 +75,7 @@ export function fhirClaim(event: Extract<Event, { kind: 'claim' }>, today: strin
       sequence: i + 1,
       ...(l.careTeam ? { careTeamSequence: [team.indexOf(l.careTeam) + 1] } : {}),
       productOrService: { coding: [{ system: 'http://www.ama-assn.org/go/cpt', code: l.code }] },
+      ...(l.modifiers ? { modifier: l.modifiers.map((code) => ({ coding: [{ code }] })) } : {}),
       servicedDate: l.date,
       quantity: { value: l.quantity },
       unitPrice: { value: usd(l.unitCents), currency: 'USD' },

@@ -9,6 +9,8 @@ export interface LineEvent {
   quantity: number;
   /** The care-team member the line names (its NPI); absent: the billing provider. */
   careTeam?: string;
+  /** The line's procedure modifiers; absent: none. */
+  modifiers?: string[];
 }
 
 export type Scenario = 'settlement-failure' | 'refund' | 'aeob-variance' | 'missing-aeob';

@@ -90,13 +90,21 @@ function line(features: Features, billing: string, dates: readonly string[]): fc
       quantity: fc.oneof({ weight: 5, arbitrary: fc.constant(1) }, { weight: 1, arbitrary: fc.integer({ min: 2, max: 3 }) }),
       pick: fc.nat(),
       wild: fc.nat({ max: 9 }),
+      // Mostly none; distinct-service modifiers (a service of its own), a pricing one (no effect), both.
+      modifiers:
+        features === 'FULL'
+          ? fc.oneof(
+              { weight: 6, arbitrary: fc.constant(undefined) },
+              { weight: 2, arbitrary: fc.constantFrom<string[]>(['59'], ['76'], ['XS', '59'], ['91'], ['26'], ['59', '26']) },
+            )
+          : fc.constant(undefined),
     })
-    .map(({ careTeam, date, unitCents, quantity, pick, wild }) => {
+    .map(({ careTeam, date, unitCents, quantity, pick, wild, modifiers }) => {
       const own = codesOf(careTeam && careTeam !== VALLEY ? careTeam : billing);
       const pool = own.length === 0 || wild === 0 ? ALL_CODES : own;
       const code = pool[pick % pool.length]!;
       const q = features === 'UNCHANGED' && CASE_RATE_BILLING.has(billing) ? 1 : quantity;
-      return { code, date, unitCents, quantity: q, ...(careTeam ? { careTeam } : {}) };
+      return { code, date, unitCents, quantity: q, ...(careTeam ? { careTeam } : {}), ...(modifiers ? { modifiers } : {}) };
     });
 }
 

@@ -23,6 +23,8 @@ const DAY_MS = 86_400_000;
 /** The processor's fee per payout (docs/api.md "Fee structure"): 2.2% of the amount + 0.30. */
 const FEE_PER_MILLE = 22;
 const FEE_FLAT_CENTS = 30;
+/** The modifiers that make a line another service of its code and date (docs/money-rules.md "Duplicates"). */
+export const DISTINCT_SERVICE = ['59', 'XE', 'XS', 'XP', 'XU', '76', '77', '91'];
 /** `local simulate aeob-variance` states the AEOB this much below the benefit (docs/money-rules.md "Settlement"). */
 const AEOB_SHORT_CENTS = 1234;
 
@@ -333,8 +335,14 @@ export class Model {
     line.denial = code;
   }
 
+  /**
+   * One service: member, code, date, fee kind, and the modifiers that say the line is a service of its
+   * own (docs/money-rules.md "Duplicates"), as a set; any other modifier is not part of it.
+   */
   private paidKey(member: string, line: Line): string {
-    return `${member}|${line.code}|${line.date}|${line.feeKind}`;
+    const distinct = (line.modifiers ?? []).filter((m) => DISTINCT_SERVICE.includes(m));
+    const set = [...new Set(distinct)].sort().join(',');
+    return `${member}|${line.code}|${line.date}|${line.feeKind}|${set}`;
   }
 
   /** What an accepted claim leaves for later claims: paid lines, deductible, episodes, anesthesia. */

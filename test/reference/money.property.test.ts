@@ -10,7 +10,7 @@ import { EngineBase, runEngine } from './driver.js';
 import { type ClaimFigures, emptyReport, type Outcome, type ReportFigures, type Sequence } from './events.js';
 import { provider, seededContracts } from './fixtures.js';
 import { type Features, sequences } from './generate.js';
-import { Model } from './model.js';
+import { DISTINCT_SERVICE, Model } from './model.js';
 
 const DEFAULT_FEATURES: Features = 'FULL';
 const FEATURES = (process.env.TPA_MODEL_FEATURES as Features | undefined) ?? DEFAULT_FEATURES;
@@ -43,8 +43,9 @@ function invariants(s: Sequence, o: Outcome): void {
       const line = event.lines[i]!;
       expect(l.allowed, 'allowed = benefit + patient responsibility').toBe(l.benefit! + l.patient!);
       if (l.status !== 'ALLOWED' || l.allowed === 0) return;
-      // No (member, code, date, fee kind) paid twice, across all claims.
-      const key = `${event.member}|${line.code}|${line.date}|${provider(l.payee).role}`;
+      // No service (member, code, date, fee kind, distinct-service modifiers) paid twice, across all claims.
+      const distinct = [...new Set((line.modifiers ?? []).filter((m) => DISTINCT_SERVICE.includes(m)))].sort().join(',');
+      const key = `${event.member}|${line.code}|${line.date}|${provider(l.payee).role}|${distinct}`;
       expect(paid.has(key), `paid twice: ${key}`).toBe(false);
       paid.add(key);
       // No payee paid without a contract in force on the line's date in the claim's group.

@@ -235,15 +235,77 @@ describe('shapes other systems send are accepted', () => {
     expect(parseClaim(fixture('other-system')).type).toBe('professional');
   });
 
-  it('extra unknown elements (meta, text, extension, vendor fields, modifiers) are ignored', () => {
+  it('extra unknown elements (meta, text, extension, vendor fields) are ignored', () => {
     const claim = fixture('professional');
     claim.x_vendorTrackingNumber = 'TRK-1';
     claim.extension = [{ url: 'https://ehr.example.org/ext', valueBoolean: true }];
     claim._created = { extension: [{ url: 'https://ehr.example.org/tz', valueString: 'America/Chicago' }] };
-    claim.item[0].modifier = [{ coding: [{ code: '59' }] }];
+    claim.item[0].extension = [{ url: 'https://ehr.example.org/line', valueString: 'x' }];
     claim.item[0].productOrService.coding[0].display = 'Colonoscopy';
     claim.item[0].somethingNew = { nested: [1, 2, 3] };
     expect(parseClaim(claim)).toEqual(parseClaim(fixture('professional')));
+  });
+
+  it("a line's modifiers are kept, upper case and in order, and its sender's line control number with them", () => {
+    const claim = fixture('professional');
+    claim.item[0].modifier = [
+      {
+        coding: [
+          { system: 'urn:other', code: 'ZZZ' },
+          { system: 'http://www.ama-assn.org/go/cpt', code: '59' },
+        ],
+      },
+      { coding: [{ code: 'xs' }] },
+    ];
+    claim.item[0].extension = [{ url: 'urn:tpa:x12:ref6r', valueString: ' LINE-0001 ' }];
+    const line = parseClaim(claim).lines[0]!;
+    expect(line.modifiers).toEqual(['59', 'XS']);
+    expect(line.lineControlNumber).toBe('LINE-0001');
+    expect(parseClaim(fixture('professional')).lines[0]).not.toHaveProperty('modifiers');
+  });
+
+  it('a modifier that is not two letters or digits, or a fifth modifier, is refused naming it', () => {
+    const bad = fixture('professional');
+    bad.item[0].modifier = [{ coding: [{ code: '591' }] }];
+    expect(fieldsOf(() => parseClaim(bad))).toEqual(['item[0].modifier[0].coding[0].code']);
+    const many = fixture('professional');
+    many.item[0].modifier = ['59', '76', '26', 'TC', 'LT'].map((code) => ({ coding: [{ code }] }));
+    expect(fieldsOf(() => parseClaim(many))).toEqual(['item[0].modifier']);
+    const long = fixture('professional');
+    long.item[0].extension = [{ url: 'urn:tpa:x12:ref6r', valueString: 'x'.repeat(51) }];
+    expect(fieldsOf(() => parseClaim(long))).toEqual(['item[0].extension[0].valueString']);
+    // The 835's delimiters would change the number written back (REF*6R): refused, never rewritten.
+    const delimited = fixture('professional');
+    delimited.item[0].extension = [{ url: 'urn:tpa:x12:ref6r', valueString: 'A*B:1' }];
+    expect(errorsOf(() => parseClaim(delimited))).toEqual([{ field: 'item[0].extension[0].valueString', message: expect.stringContaining('"*", ":"') }]);
+  });
+
+  it('a claim whose status is not active is refused naming status; an absent status is read as active', () => {
+    for (const status of ['cancelled', 'entered-in-error', 'draft', 'unknown', 5]) {
+      const claim = { ...fixture('professional'), status };
+      const err = (() => {
+        try {
+          parseClaim(claim);
+        } catch (e) {
+          return e as ValidationError;
+        }
+        throw new Error(`status ${String(status)} was accepted`);
+      })();
+      expect(err.errors).toEqual([{ field: 'status', message: expect.stringContaining('only active claims are adjudicated') }]);
+    }
+    const absent = fixture('professional');
+    delete absent.status;
+    expect(parseClaim(absent)).toEqual(parseClaim(fixture('professional')));
+  });
+
+  it('a care team with two entries of one sequence is refused at the second', () => {
+    const claim = fixture('professional');
+    claim.careTeam = [
+      { sequence: 1, provider: { identifier: { system: 'http://hl7.org/fhir/sid/us-npi', value: '1234567893' } } },
+      { sequence: 1, provider: { identifier: { system: 'http://hl7.org/fhir/sid/us-npi', value: '1245319599' } } },
+    ];
+    for (const item of claim.item) item.careTeamSequence = [1];
+    expect(fieldsOf(() => parseClaim(claim))).toEqual(['careTeam[1].sequence']);
   });
 
   it('a line with unitPrice and quantity but no net is charged unitPrice × quantity', () => {

@@ -190,6 +190,34 @@ describe('837P to FHIR Claims', () => {
     expect(c.item[0].careTeamSequence).toEqual([2]);
   });
 
+  it('care-team sequences are one per provider, never repeated, however many lines name a rendering provider; REF*6R and modifiers ride on each item', async () => {
+    const lineRendering = (npi: string) => `NM1*82*1*DOC*ONE****XX*${npi}`;
+    const segments = professionalClaim({
+      clm01: 'TEAM1',
+      lines: [
+        { cpt: '45378:59', charge: '1800', ref6r: 'L-1' },
+        { cpt: '45380', charge: '2400', ref6r: 'L-2' },
+        { cpt: '43235', charge: '1500' },
+      ],
+    });
+    // Line 1 and line 2 name the same other rendering provider, line 3 the claim's own.
+    const at = (n: number) => segments.indexOf(`LX*${n}`) + 3;
+    segments.splice(at(3), 0, lineRendering('1045782368'));
+    segments.splice(at(2), 0, lineRendering('1582736496'));
+    segments.splice(at(1), 0, lineRendering('1582736496'));
+    const { claims } = await convert(interchange([professional([segments])]));
+    expect(claims[0]!.problems).toEqual([]);
+    const c = claims[0]!.claim as Record<string, any>;
+    expect(c.careTeam.map((m: any) => m.sequence)).toEqual([1, 2]);
+    expect(c.item.map((i: any) => i.careTeamSequence)).toEqual([[2], [2], [1]]);
+    const parsed = parseClaim(c);
+    expect(parsed.lines.map((l) => [l.modifiers ?? [], l.lineControlNumber ?? null])).toEqual([
+      [['59'], 'L-1'],
+      [[], 'L-2'],
+      [[], null],
+    ]);
+  });
+
   it('an empty file is said to be empty', () => {
     expect(isaProblem('')).toBe('the file is empty');
   });

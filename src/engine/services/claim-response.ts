@@ -1,7 +1,7 @@
 // The adjudication summary and the FHIR R4 ClaimResponse of an adjudicated claim (docs/api.md
 // "Claim response"; docs/design.md "The engine's decisions" on FHIR ids and category codes).
 import { DENIAL, type Adjudication, type LineAdjudication } from '../../domain/adjudication.js';
-import { CLAIM_TYPE_SYSTEM, type ParsedClaim } from '../../domain/fhir-claim.js';
+import { CLAIM_TYPE_SYSTEM, CPT_SYSTEM, type ParsedClaim } from '../../domain/fhir-claim.js';
 import { centsToAmount } from '../../domain/money.js';
 import { fhirId } from '../ids.js';
 import type { ContractRow } from '../store/contracts.js';
@@ -11,6 +11,11 @@ const ADJUDICATION_SYSTEM = 'http://terminology.hl7.org/CodeSystem/adjudication'
 // The HL7 adjudication code system has no coinsurance code; CARIN Blue Button's has (with copay and deductible).
 const CARIN_ADJUDICATION_SYSTEM = 'http://hl7.org/fhir/us/carin-bb/CodeSystem/C4BBAdjudication';
 const CARC_SYSTEM = 'https://x12.org/codes/claim-adjustment-reason-codes';
+/**
+ * FHIR R4's ClaimResponse.item has no modifier (only addItem does): each modifier of the claim's
+ * line is given back as an extension of its item, a CodeableConcept as in Claim.item.modifier.
+ */
+export const ITEM_MODIFIER_URL = 'urn:tpa:fhir:claim-item-modifier';
 
 export function adjudicationBody(a: Adjudication): Record<string, unknown> {
   const t = a.totals;
@@ -52,6 +57,7 @@ export function claimResponseResource(row: EncounterRow, claim: ParsedClaim, a: 
       ? 'Claim partially approved: some service lines are not covered by the contract'
       : `Claim approved under contract ${contract?.contract_number ?? row.contract_id}`,
     item: a.lines.map((line) => ({
+      ...itemModifiers(claim, line.sequence),
       itemSequence: line.sequence,
       // Every part of the member's share is listed, so that allowable = copay + deductible +
       // coinsurance + benefit can be checked on each item.
@@ -70,4 +76,11 @@ export function claimResponseResource(row: EncounterRow, claim: ParsedClaim, a: 
       { category: category('benefit'), amount: money(a.totals.benefitCents) },
     ],
   };
+}
+
+/** The modifiers of the claim's line `sequence`, as extensions of its ClaimResponse item (none: nothing). */
+function itemModifiers(claim: ParsedClaim, sequence: number): { extension?: unknown[] } {
+  const modifiers = claim.lines.find((l) => l.sequence === sequence)?.modifiers ?? [];
+  if (modifiers.length === 0) return {};
+  return { extension: modifiers.map((code) => ({ url: ITEM_MODIFIER_URL, valueCodeableConcept: { coding: [{ system: CPT_SYSTEM, code }] } })) };
 }

@@ -233,7 +233,7 @@ function recordClaim(ctx: EngineContext, claim: ParsedClaim): EngineResponse {
     progression,
   });
   addEncounterProviders(db, encounterId, new Set([claim.providerNpi, ...claim.careTeam.map((m) => m.npi)]));
-  countAsPaid(db, encounterId, member, adjudication, payees.payees);
+  countAsPaid(db, encounterId, member, claim, adjudication, payees.payees);
 
   const history = acceptanceEntries(claim, adjudication, { submissionId, submittedAt, contract: chosen, member });
   if (dueNow) history.push(revealEntry(adjudication, claimResponseId, readyAt));
@@ -329,7 +329,7 @@ function priorLines(
  * the moment the claim is accepted (the adjudication is decided now and revealed later). A line
  * allowed 0.00 was not paid: it makes no later line a duplicate.
  */
-function countAsPaid(db: Db, encounterId: string, member: MemberRow, adjudication: Adjudication, payees: readonly LinePayee[]): void {
+function countAsPaid(db: Db, encounterId: string, member: MemberRow, claim: ParsedClaim, adjudication: Adjudication, payees: readonly LinePayee[]): void {
   // mutation: no survivors (the duplicate rule: the paid lines written)
   const deductibleByYear = new Map<string, number>();
   const paid = linesPaid(adjudication.lines);
@@ -349,6 +349,8 @@ function countAsPaid(db: Db, encounterId: string, member: MemberRow, adjudicatio
         allowedCents: line.allowedCents,
         includesAnesthesia: line.includesAnesthesia === true,
         anesthesiaDeductedCents: line.anesthesiaDeductedCents ?? 0,
+        // The adjudication's lines are the claim's, in its order.
+        modifiers: claim.lines[i]!.modifiers ?? [],
       });
     }
     const year = planYearOf(line.serviceDate, member.plan_year_start);

@@ -315,16 +315,20 @@ function balanceStatus(row: EncounterRow, settlement: SettlementRow | undefined,
 /** A service line of the detail, amounts null until adjudicated (`amount`). */
 function serviceLine(
   ref: Reference,
-  { row, adjudication: a }: EncounterData,
+  { row, claim, adjudication: a }: EncounterData,
   line: LineAdjudication,
   payee: ReturnType<typeof lineProviders>[number],
   amount: (cents: number) => string | number | null,
 ): Record<string, unknown> {
   const done = row.completed_at !== null;
+  const sent = claim.lines.find((l) => l.sequence === line.sequence);
   return {
     sequence: line.sequence,
     cpt_code: line.cptCode,
     cpt_description: ref.cptDescriptions.get(line.cptCode)?.description ?? `CPT ${line.cptCode}`,
+    // The line as sent: its modifiers and the sender's line control number (null when it sent none).
+    modifiers: sent?.modifiers ?? [],
+    line_control_number: sent?.lineControlNumber ?? null,
     quantity: line.quantity,
     // The line's own date: a claim's lines may be on several days (docs/api.md, tpa's addition).
     service_date: line.serviceDate,

@@ -751,4 +751,10 @@ export const MIGRATIONS: readonly string[] = [
   `,
   // 20: (issue 26) X12's published 837 examples' members, providers and contracts (IG_EXAMPLES above).
   IG_EXAMPLES,
+  // 21: a paid line keeps its procedure modifiers (':'-joined, '' for none): a distinct-service
+  // modifier (59, 76…) makes a line another service of its code and date (docs/money-rules.md
+  // "Duplicates"). Claims stored before kept no modifiers, so their lines have none, as they were judged.
+  `
+  ALTER TABLE paid_lines ADD COLUMN modifiers TEXT NOT NULL DEFAULT '';
+  `,
 ];

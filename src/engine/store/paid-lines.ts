@@ -15,9 +15,12 @@ type PaidLineRow = {
   allowed_cents: number;
   includes_anesthesia: number;
   anesthesia_deducted_cents: number;
+  modifiers: string;
 };
 const PAID_LINE_COLUMNS =
-  'encounter_id, provider_npi, fee_kind, cpt_code, service_date, contract_id, episode_start, allowed_cents, includes_anesthesia, anesthesia_deducted_cents';
+  'encounter_id, provider_npi, fee_kind, cpt_code, service_date, contract_id, episode_start, allowed_cents, includes_anesthesia, anesthesia_deducted_cents, modifiers';
+/** A line's modifiers in one column (migration 21): two-character codes joined by ':', '' for none. */
+const MODIFIER_SEPARATOR = ':';
 const toPrior = (r: PaidLineRow): PriorLine => ({
   encounterId: r.encounter_id,
   providerNpi: r.provider_npi,
@@ -29,6 +32,7 @@ const toPrior = (r: PaidLineRow): PriorLine => ({
   allowedCents: r.allowed_cents,
   includesAnesthesia: r.includes_anesthesia === 1,
   anesthesiaDeductedCents: r.anesthesia_deducted_cents,
+  modifiers: r.modifiers === '' ? [] : r.modifiers.split(MODIFIER_SEPARATOR),
 });
 
 // mutation: no survivors (the duplicate rule: the paid lines read)
@@ -82,12 +86,13 @@ export interface NewPaidLine {
   allowedCents: number;
   includesAnesthesia: boolean;
   anesthesiaDeductedCents: number;
+  modifiers: readonly string[];
 }
 
 export function insertPaidLine(db: Db, p: NewPaidLine): void {
   db.prepare(
     `INSERT INTO paid_lines (encounter_id, sequence, member_id, provider_npi, fee_kind, cpt_code, service_date, contract_id, episode_start,
-       allowed_cents, includes_anesthesia, anesthesia_deducted_cents) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       allowed_cents, includes_anesthesia, anesthesia_deducted_cents, modifiers) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   ).run(
     p.encounterId,
     p.sequence,
@@ -101,5 +106,6 @@ export function insertPaidLine(db: Db, p: NewPaidLine): void {
     p.allowedCents,
     p.includesAnesthesia ? 1 : 0,
     p.anesthesiaDeductedCents,
+    p.modifiers.join(MODIFIER_SEPARATOR),
   );
 }

@@ -73,7 +73,8 @@ function detailTable(t: TableTools, d: LedgerDetail, missingAeob: boolean): stri
       ],
       d.service_lines.map((l) => [
         String(l.sequence),
-        l.cpt_code,
+        // With its modifiers as they are written on a claim form: 88305-59.
+        [l.cpt_code, ...(l.modifiers ?? [])].join('-'),
         l.cpt_description,
         `${l.provider_role ?? '—'} ${l.provider_npi ?? ''}`,
         t.amount(l.submitted_charge),
