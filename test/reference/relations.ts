@@ -239,14 +239,29 @@ export function periodsOf(cuts: readonly string[], lastDay: string): { from: str
   return starts.map((from, i) => ({ from, to: i + 1 < starts.length ? addDays(starts[i + 1]!, -1) : lastDay }));
 }
 
-/** Every cut the property draws: days of the span, with month starts and 1 January more often. */
-export const cutDays = fc.array(
-  fc.oneof(
-    fc.integer({ min: 1, max: 600 }).map((d) => addDays(SPAN_START, d)),
-    fc.constantFrom('2026-04-01', '2026-07-01', '2026-10-31', '2026-11-01', '2027-01-01', '2027-02-01', '2027-07-01'),
-  ),
-  { minLength: 1, maxLength: 3 },
-);
+/**
+ * Where the property cuts the span: any day, a month's first day, or the day after one of the
+ * timeline's own steps (a claim, an approval, a trigger), so that money moved on a period's last
+ * day meets the cut.
+ */
+export type Cut = { at: 'day' | 'month' | 'after-step'; n: number };
+export const cutDays = fc.array(fc.record({ at: fc.constantFrom('day' as const, 'month' as const, 'after-step' as const), n: fc.nat() }), {
+  minLength: 1,
+  maxLength: 3,
+});
+
+/** The cuts' days for a timeline. */
+export function cutsOf(cuts: readonly Cut[], t: Timeline): string[] {
+  const days = stepsOf(t).map((s) => instant(s.atMs).slice(0, 10));
+  return cuts.map(({ at, n }) => {
+    if (at === 'day' || days.length === 0) return addDays(SPAN_START, 1 + (n % 600));
+    if (at === 'month') {
+      const m = n % 20;
+      return `${2026 + Math.floor(m / 12)}-${String((m % 12) + 1).padStart(2, '0')}-01`;
+    }
+    return addDays(days[n % days.length]!, 1);
+  });
+}
 
 /** One 835 transaction as the relations compare it. */
 export interface RemitTx {
@@ -279,7 +294,8 @@ export function remitTransactions(text: string): RemitTx[] {
     return {
       transfer: t.trn[2]!,
       npi: t.payee[4]!,
-      kind: reversal ? 'reversal' : t.bpr[1] === 'I' ? 'payment' : 'notice',
+      // A payee whose lines paid nothing on this transfer gets a notice (CLP04 0.00) beside the payments.
+      kind: reversal ? 'reversal' : x12Cents(clp[4]!) !== 0 ? 'payment' : 'notice',
       bprCents: x12Cents(t.bpr[2]!),
       paidCents: x12Cents(clp[4]!),
       encounter: clp[7]!,
