@@ -1,7 +1,7 @@
 // The interruption relation: a batch (`tpa claim submit` of a file) and a payment run (`tpa fund
 // run`) killed (kill -9) at random points and resumed move the same money as one run that was never
 // interrupted, on the same claims. Real processes of bin/tpa (the build is needed): the kill is the
-// point. TPA_RELATION_RUNS multiplies the runs; TPA_PROPERTY_SEED replays.
+// point. TPA_RELATION_RUNS multiplies the runs; TPA_RELATION_SEED (or TPA_PROPERTY_SEED) replays.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -14,7 +14,8 @@ import { fhirClaim } from './driver.js';
 import { type Body, cents, SPAN_START, timelines } from './relations.js';
 
 const SCALE = Number(process.env.TPA_RELATION_RUNS ?? 1);
-const SEED = process.env.TPA_PROPERTY_SEED === undefined ? undefined : Number(process.env.TPA_PROPERTY_SEED);
+const SEED_TEXT = process.env.TPA_RELATION_SEED ?? process.env.TPA_PROPERTY_SEED;
+const SEED = SEED_TEXT === undefined ? undefined : Number(SEED_TEXT);
 const SKIP = new Set((process.env.TPA_RELATION_SKIP ?? '').split(',').filter(Boolean));
 /** After every service date of the timelines: the claims are all sent on this day. */
 const CLOCK = '2027-08-16T12:00:00Z';
@@ -118,7 +119,13 @@ describe('metamorphic relations: interruption', () => {
               if (review.count > 1) expect(payments.killed, 'the payment run was killed at least once').toBeGreaterThan(0);
               await tpaIn(killed.dir, run(killed.dir));
             }
-            expect(await moneyOf(killed.dir), 'killed and resumed against uninterrupted').toEqual(await moneyOf(whole.dir));
+            const [resumed, uninterrupted] = [await moneyOf(killed.dir), await moneyOf(whole.dir)];
+            try {
+              expect(resumed, 'killed and resumed against uninterrupted').toEqual(uninterrupted);
+            } catch (err) {
+              if (err instanceof Error) err.message = `relation interruption: ${err.message}`;
+              throw err;
+            }
             whole.remove();
             killed.remove();
           },

@@ -110,6 +110,13 @@ function monthEndWeekday(date: string, notBeforeMs: number): number {
   }
 }
 
+/** The same time of day one business day later (Saturday and Sunday skipped): when a transfer arrives. */
+function nextBusinessDay(ms: number): number {
+  let d = ms + DAY_MS;
+  while (new Date(d).getUTCDay() === 0 || new Date(d).getUTCDay() === 6) d += DAY_MS;
+  return d;
+}
+
 type Step = { atMs: number; claim: number; order: number } & (
   | { kind: 'submit' }
   | { kind: 'fund'; attempt: number }
@@ -130,8 +137,10 @@ export function stepsOf(t: Timeline): Step[] {
     const fundMs = c.fund === 'month-end' ? monthEndWeekday(addDays(last, c.lagDays), submitMs) : submitMs + c.fund * DAY_MS + 5 * 3_600_000;
     steps.push({ atMs: fundMs, claim: i, order: 1, kind: 'fund', attempt: 1 });
     if (c.outcome === 'none') return;
-    // A failure and an AEOB's news come while the transfer is in transit; a refund once it arrived.
-    const outcomeMs = c.outcome === 'refund' ? fundMs + 7 * DAY_MS : fundMs + 60_000;
+    // An AEOB's news come while the transfer is in transit; a failure an hour before it would have
+    // arrived (one business day later: a payment of Friday 30 October fails on Monday 2 November);
+    // a refund once it arrived.
+    const outcomeMs = c.outcome === 'refund' ? fundMs + 7 * DAY_MS : c.outcome === 'settlement-failure' ? nextBusinessDay(fundMs) - 3_600_000 : fundMs + 60_000;
     steps.push({ atMs: outcomeMs, claim: i, order: 2, kind: 'simulate', scenario: c.outcome });
     if (c.againDays > 0 && (c.outcome === 'settlement-failure' || c.outcome === 'refund'))
       steps.push({ atMs: outcomeMs + c.againDays * DAY_MS, claim: i, order: 3, kind: 'fund', attempt: 2 });
