@@ -5,9 +5,16 @@
 // TPA_PROPERTY_SEED) with TPA_PROPERTY_PATH replays a failure.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Engine } from '../../src/engine/engine.js';
 import { runTpa } from '../helpers/cli.js';
+import { call } from '../helpers/engine.js';
+import { ndjson } from '../helpers/values.js';
+import { interchange, transaction } from '../helpers/x12.js';
 import { EngineBase } from './driver.js';
 import {
+  addDays,
   type Body,
   cents,
   cutDays,
@@ -362,6 +369,94 @@ describe('metamorphic relations over a year and a half of claims, payments, fail
         }
       }),
       runs(2),
+    );
+  });
+
+  it('round trip of an 837: every line sent comes back in the ledger and the 835 with its code, units and line number', async () => {
+    const line = fc.record({
+      code: fc.constantFrom('43235', '45378', '45380', '88305', '00731'),
+      day: fc.integer({ min: 0, max: 200 }),
+      units: fc.integer({ min: 1, max: 3 }),
+      charge: fc.constantFrom('250', '1800', '4000.5'),
+    });
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.array(line, { minLength: 1, maxLength: 4 }), { minLength: 1, maxLength: 4 }), async (claims) => {
+        const dir = base.copy();
+        try {
+          const dated = claims.map((lines) => lines.map((l) => ({ ...l, date: addDays('2026-06-01', l.day) })));
+          const clms = dated.map((lines, c) => {
+            const total = lines.reduce((sum, l) => sum + Math.round(Number(l.charge) * 100) * l.units, 0) / 100;
+            return [
+              'HL*{HL}*1*22*0',
+              'SBR*P*18*GRP-1001******CI',
+              'NM1*IL*1*MEMBER*THREE****MI*MBR-1003',
+              'NM1*PR*2*ACME HEALTH PLAN*****PI*PAYER-ACME',
+              `CLM*RT${c + 1}*${total}***11:B:1*Y*A*Y*Y`,
+              'HI*ABK:Z1211',
+              ...lines.flatMap((l, i) => [
+                `LX*${i + 1}`,
+                `SV1*HC:${l.code}*${(Math.round(Number(l.charge) * 100) * l.units) / 100}*UN*${l.units}***1`,
+                `DTP*472*D8*${l.date.replaceAll('-', '')}`,
+              ]),
+            ];
+          });
+          // Created (BHT04) on the day they are sent, after every service date.
+          const set = transaction({ st02: '0001', type: 'professional', claims: clms }).map((seg) =>
+            seg.startsWith('BHT*') ? seg.replace('20250115', '20270104') : seg,
+          );
+          writeFileSync(join(dir, 'claims.837'), interchange([set]));
+          const engine = Engine.open({ dataDir: dir, env: { TPA_ADJUDICATION_DELAY: '0s' } });
+          engine.setClock('2027-01-04T10:00:00Z');
+          engine.close();
+          const sent = await runTpa(['claim', 'submit', 'claims.837', '-o', 'ndjson'], { home: dir });
+          expect(sent.code, sent.stderr).toBe(0);
+          const ids = ndjson(sent.stdout).map((o) => o.external_claim_id as string);
+          expect(ids).toHaveLength(claims.length);
+          const e2 = Engine.open({ dataDir: dir, env: { TPA_ADJUDICATION_DELAY: '0s' } });
+          const details = ids.map((id) => ledgerDetail(e2, id));
+          let funded = 0;
+          details.forEach((d, i) => {
+            const benefit = cents(d.financial_summary.payer_responsibility.benefit_amount);
+            if (benefit > 0 && ++funded)
+              call(e2, 'POST', '/tpa-api/v1/funding/approve/', {
+                encounter_id: d.encounter.id ?? ids[i],
+                amount: benefit / 100,
+                authorization_code: `AUTH-20270104-RT-${i + 1}`,
+              });
+          });
+          e2.advanceClock(5 * 86_400_000);
+          e2.close();
+          await relation('round-trip-837', async () => {
+            details.forEach((d, c) => {
+              const lines = (d.service_lines as Body[]).map((l) => ({ sequence: l.sequence, code: l.cpt_code, units: l.quantity, date: l.service_date }));
+              expect(lines, `ledger of CLM RT${c + 1}: the lines sent`).toEqual(
+                dated[c]!.map((l, i) => ({ sequence: i + 1, code: l.code, units: l.units, date: l.date })),
+              );
+            });
+            // From the first service date: what a period leaves out is the time partition's to say.
+            const r = await runTpa(['settlement', 'remit', '--from', '2026-06-01', '--to', '2027-01-31'], { home: dir });
+            expect(r.code, r.stderr).toBe(0);
+            const txs = remitTransactions(r.stdout);
+            // One payee (the billing provider) a claim: one payment a funded claim.
+            expect(txs.filter((t) => t.kind === 'payment').length, 'one 835 payment a funded claim').toBe(funded);
+            for (const t of txs) {
+              const c = ids.indexOf(t.encounter);
+              expect(c, `835 ${t.transfer}: an encounter sent`).toBeGreaterThanOrEqual(0);
+              for (const l of t.lines) {
+                // REF*6R: today the LX number; once the 835 carries the sender's line control number
+                // (837 REF*6R), send one on each line and compare it here.
+                const sentLine = dated[c]![Number(l.control) - 1];
+                expect({ code: l.code, units: l.units }, `835 of CLM RT${c + 1} line ${l.control}`).toEqual({ code: sentLine?.code, units: sentLine?.units });
+                // MODIFIERS: none sent yet; once lines keep them, send SV101-3 onwards and compare.
+                expect(l.modifiers).toEqual([]);
+              }
+            }
+          });
+        } finally {
+          rmSync(dir, { recursive: true, force: true });
+        }
+      }),
+      runs(3),
     );
   });
 
