@@ -338,73 +338,79 @@ export const roleOf = (npi: string) => provider(npi).role;
 
 /** Dates that put PACKAGE parts within and beyond 90 days of each other, and a plan year's end. */
 const EPISODE_DATES = ['2026-03-15', '2026-05-01', '2026-06-20', '2026-07-25', '2026-12-30', '2027-01-02'];
+/** Days within one span (85 days): whatever the order, one episode a member. */
+const ONE_SPAN_DATES = ['2026-05-01', '2026-07-25'];
 const OTHER_DATES = ['2026-05-01', '2026-12-31', '2027-01-02'];
 
 /** One claim of a permutation set: lines of one kind of contract, so that claims meet across rules. */
-const permutationClaim = fc.oneof(
-  // Lakeside's PACKAGE (anesthesia included), a part or two a claim (on one day: the order of
-  // service dates is then an order of claims), thrice as often: episodes of several claims.
-  ...Array.from({ length: 3 }, () =>
-    fc
-      .record({
-        billing: fc.constant(LAKESIDE),
-        date: fc.constantFrom(...EPISODE_DATES),
-        parts: fc.shuffledSubarray(['01402', '27447', '97161'], { minLength: 1, maxLength: 2 }),
-        // Charges above a part's share (9,500.00): a part billed twice in an episode is paid on its first
-        // bill, and a cap at a lower charge would make which bill came first a matter of money.
-        unitCents: fc.constantFrom(1200000, 2000000),
-      })
-      .map(({ billing, date, parts, unitCents }) => ({
-        billing,
-        lines: parts.map((code, i) => ({ code, date, unitCents: unitCents + i * 100, quantity: 1 })),
-      })),
-  ),
-  // Summit's anesthesia on the same days (85% of a charge below a package share: the deduction fits).
-  fc.record({
-    billing: fc.constant(SUMMIT_ANESTHESIA),
-    lines: fc.array(
-      fc.record({
-        code: fc.constantFrom('00731', '00811'),
-        date: fc.constantFrom(...EPISODE_DATES),
-        unitCents: fc.constantFrom(90000, 250000),
-        quantity: fc.constant(1),
-      }),
-      { minLength: 1, maxLength: 1 },
-    ),
-  }),
-  // Haddad's DOUBLE_HEADER.
-  fc.record({
-    billing: fc.constant(HADDAD),
-    lines: fc.array(
-      fc.record({
-        code: fc.constantFrom('29880', '29881'),
-        date: fc.constantFrom(...OTHER_DATES),
-        unitCents: fc.constantFrom(250000, 400000),
-        quantity: fc.constant(1),
-      }),
-      { minLength: 1, maxLength: 2 },
-    ),
-  }),
-  // Riverside's flat rates with its group's care team: copays, deductibles across 31 December.
-  fc.record({
-    billing: fc.constant(RIVERSIDE),
-    lines: fc.array(
+const permutationClaim = (episodeDates: readonly string[]) =>
+  fc.oneof(
+    // Lakeside's PACKAGE (anesthesia included), a part or two a claim (on one day: the order of
+    // service dates is then an order of claims), thrice as often: episodes of several claims.
+    ...Array.from({ length: 3 }, () =>
       fc
         .record({
-          team: fc.constantFrom(RIVERSIDE, MORGAN, CLEARVIEW),
-          pick: fc.nat(),
-          date: fc.constantFrom(...OTHER_DATES),
-          unitCents: fc.constantFrom(25000, 160000, 300000),
-          quantity: fc.constantFrom(1, 2),
+          billing: fc.constant(LAKESIDE),
+          date: fc.constantFrom(...episodeDates),
+          parts: fc.shuffledSubarray(['01402', '27447', '97161'], { minLength: 1, maxLength: 2 }),
+          // Charges above a part's share (9,500.00): a part billed twice in an episode is paid on its first
+          // bill, and a cap at a lower charge would make which bill came first a matter of money.
+          unitCents: fc.constantFrom(1200000, 2000000),
         })
-        .map(({ team, pick, date, unitCents, quantity }) => {
-          const codes = codesOf(team);
-          return { code: codes[pick % codes.length]!, date, unitCents, quantity, ...(team !== RIVERSIDE ? { careTeam: team } : {}) };
-        }),
-      { minLength: 1, maxLength: 3 },
+        .map(({ billing, date, parts, unitCents }) => ({
+          billing,
+          lines: parts.map((code, i) => ({ code, date, unitCents: unitCents + i * 100, quantity: 1 })),
+        })),
     ),
-  }),
-);
+    // Summit's anesthesia on the same days (85% of a charge below a package share: the deduction
+    // fits), twice as often: a day's anesthesia and its including lines on several claims.
+    ...Array.from({ length: 2 }, () =>
+      fc.record({
+        billing: fc.constant(SUMMIT_ANESTHESIA),
+        lines: fc.array(
+          fc.record({
+            code: fc.constantFrom('00731', '00811'),
+            date: fc.constantFrom(...episodeDates),
+            unitCents: fc.constantFrom(90000, 250000),
+            quantity: fc.constant(1),
+          }),
+          { minLength: 1, maxLength: 1 },
+        ),
+      }),
+    ),
+    // Haddad's DOUBLE_HEADER.
+    fc.record({
+      billing: fc.constant(HADDAD),
+      lines: fc.array(
+        fc.record({
+          code: fc.constantFrom('29880', '29881'),
+          date: fc.constantFrom(...OTHER_DATES),
+          unitCents: fc.constantFrom(250000, 400000),
+          quantity: fc.constant(1),
+        }),
+        { minLength: 1, maxLength: 2 },
+      ),
+    }),
+    // Riverside's flat rates with its group's care team: copays, deductibles across 31 December.
+    fc.record({
+      billing: fc.constant(RIVERSIDE),
+      lines: fc.array(
+        fc
+          .record({
+            team: fc.constantFrom(RIVERSIDE, MORGAN, CLEARVIEW),
+            pick: fc.nat(),
+            date: fc.constantFrom(...OTHER_DATES),
+            unitCents: fc.constantFrom(25000, 160000, 300000),
+            quantity: fc.constantFrom(1, 2),
+          })
+          .map(({ team, pick, date, unitCents, quantity }) => {
+            const codes = codesOf(team);
+            return { code: codes[pick % codes.length]!, date, unitCents, quantity, ...(team !== RIVERSIDE ? { careTeam: team } : {}) };
+          }),
+        { minLength: 1, maxLength: 3 },
+      ),
+    }),
+  );
 
 export interface PermutationSet {
   claims: Extract<Event, { kind: 'claim' }>[];
@@ -417,36 +423,46 @@ export interface PermutationSet {
  * billed twice (member, code, date, fee kind): which of two bills of one service is paid is the
  * duplicate rule's first arrival, an order-dependent rule of its own.
  */
-export const permutationSets: fc.Arbitrary<PermutationSet> = fc
-  .array(fc.tuple(permutationClaim, fc.constantFrom('MBR-1001', 'MBR-1003', 'MBR-1003', 'MBR-1004')), { minLength: 2, maxLength: 6 })
-  .map((drawn) => {
-    const billed = new Set<string>();
-    const claims: Extract<Event, { kind: 'claim' }>[] = [];
-    for (const [c, member] of drawn) {
-      const lines = c.lines.filter((l: LineEvent) => {
-        const key = `${member}|${l.code}|${l.date}|${roleOf(l.careTeam ?? c.billing)}`;
-        if (billed.has(key)) return false;
-        billed.add(key);
-        return true;
-      });
-      if (lines.length > 0) claims.push({ kind: 'claim', billing: c.billing, member, lines, preauthorization: true });
-    }
-    return claims;
-  })
-  .filter((claims) => claims.length >= 2)
-  .chain((claims) =>
-    fc.record({
-      claims: fc.constant(claims),
-      orders: fc.tuple(
-        fc.constant(claims.map((_, i) => i).reverse()),
-        fc.shuffledSubarray(
-          claims.map((_, i) => i),
-          { minLength: claims.length, maxLength: claims.length },
-        ),
+export const permutationSets = (spans: 'one span' | 'several spans'): fc.Arbitrary<PermutationSet> =>
+  fc
+    .array(
+      fc.tuple(
+        permutationClaim(spans === 'one span' ? ONE_SPAN_DATES : EPISODE_DATES),
+        fc.constantFrom(...(spans === 'one span' ? ['MBR-1003', 'MBR-1003', 'MBR-1001'] : ['MBR-1001', 'MBR-1003', 'MBR-1003', 'MBR-1004'])),
       ),
-    }),
-  )
-  .map(({ claims, orders }) => ({ claims, orders: [...orders] }));
+      {
+        minLength: 2,
+        maxLength: 6,
+      },
+    )
+    .map((drawn) => {
+      const billed = new Set<string>();
+      const claims: Extract<Event, { kind: 'claim' }>[] = [];
+      for (const [c, member] of drawn) {
+        const lines = c.lines.filter((l: LineEvent) => {
+          const key = `${member}|${l.code}|${l.date}|${roleOf(l.careTeam ?? c.billing)}`;
+          if (billed.has(key)) return false;
+          billed.add(key);
+          return true;
+        });
+        if (lines.length > 0) claims.push({ kind: 'claim', billing: c.billing, member, lines, preauthorization: true });
+      }
+      return claims;
+    })
+    .filter((claims) => claims.length >= 2)
+    .chain((claims) =>
+      fc.record({
+        claims: fc.constant(claims),
+        orders: fc.tuple(
+          fc.constant(claims.map((_, i) => i).reverse()),
+          fc.shuffledSubarray(
+            claims.map((_, i) => i),
+            { minLength: claims.length, maxLength: claims.length },
+          ),
+        ),
+      }),
+    )
+    .map(({ claims, orders }) => ({ claims, orders: [...orders] }));
 
 /** The first service date of a claim. */
 export const firstDate = (c: { lines: readonly LineEvent[] }) => c.lines.map((l) => l.date).sort()[0]!;
