@@ -63,6 +63,8 @@ const runs = (n: number) => ({
   seed: SEED,
   ...(REPLAY_PATH ? { path: REPLAY_PATH } : {}),
   endOnFailure: process.env.TPA_RELATION_NO_SHRINK === '1',
+  // The relation's name in the report itself (npm run planted reads it there).
+  includeErrorInReport: true,
 });
 
 let base: EngineBase;
