@@ -30,6 +30,8 @@ import {
   transfersOf,
   arriveInOrder,
   firstDate,
+  packed,
+  packings,
   permutationSets,
   type PermutationSet,
 } from './relations.js';
@@ -482,6 +484,43 @@ describe('metamorphic relations over a year and a half of claims, payments, fail
       );
     });
   }
+
+  it('packing: the same visits packed into one claim, a claim a day or a claim a line cost the member and the plan the same', async () => {
+    await fc.assert(
+      fc.asyncProperty(packings, async (p) => {
+        const ways = Object.entries(packed(p)).map(([name, claims]) => {
+          const lines = arriveInOrder(
+            base,
+            claims,
+            claims.map((_, i) => i),
+          ).flat();
+          const sum = (field: string, year?: string) =>
+            lines.reduce((s, l) => s + (year === undefined || String(l.service_date).startsWith(year) ? cents(l[field]) : 0), 0);
+          return {
+            name,
+            claims: claims.length,
+            figures: {
+              allowed: sum('allowed_amount'),
+              // The copay is per visit (member, billing provider, day): docs/money-rules.md.
+              copay: sum('copay_applied'),
+              deductible2026: sum('deductible_applied', '2026'),
+              deductible2027: sum('deductible_applied', '2027'),
+            },
+            patient: sum('patient_responsibility'),
+          };
+        });
+        const [first, ...others] = ways;
+        await relation('packing', () => {
+          for (const w of others) {
+            expect(w.figures, `${w.name} against ${first!.name}`).toEqual(first!.figures);
+            // Coinsurance is rounded on each claim's total: a cent a claim at most.
+            expect(Math.abs(w.patient - first!.patient), `${w.name} against ${first!.name}: the member's share`).toBeLessThanOrEqual(w.claims + first!.claims);
+          }
+        });
+      }),
+      runs(30),
+    );
+  });
 
   it('permutation of arrivals, the case that found it: three package parts of one member 85 and 132 days apart give the same allowed in any order', async () => {
     const part = (code: string, date: string): Claim => ({

@@ -485,3 +485,60 @@ export function arriveInOrder(base: EngineBase, claims: readonly Extract<Event, 
     rmSync(dir, { recursive: true, force: true });
   }
 }
+
+// ---- Packing of visits into claims -------------------------------------------------------------
+
+export interface Packing {
+  member: string;
+  lines: LineEvent[];
+}
+
+/**
+ * Lines of one member and one billing provider (Riverside, its group's care team) over a few days
+ * across 31 December, no service twice: packed into one claim, a claim a day or a claim a line,
+ * they are the same visits.
+ */
+export const packings: fc.Arbitrary<Packing> = fc
+  .record({
+    member: fc.constantFrom('MBR-1001', 'MBR-1003', 'MBR-1004', 'MBR-1002'),
+    lines: fc.array(
+      fc.record({
+        team: fc.constantFrom(RIVERSIDE, RIVERSIDE, MORGAN, CLEARVIEW),
+        pick: fc.nat(),
+        date: fc.constantFrom('2026-11-02', '2026-11-09', '2026-12-31', '2027-01-02'),
+        unitCents: fc.constantFrom(25000, 160000, 300000),
+        quantity: fc.constantFrom(1, 2),
+      }),
+      { minLength: 2, maxLength: 5 },
+    ),
+  })
+  .map(({ member, lines }) => {
+    const billed = new Set<string>();
+    const kept: LineEvent[] = [];
+    for (const { team, pick, date, unitCents, quantity } of lines) {
+      const codes = codesOf(team);
+      const code = codes[pick % codes.length]!;
+      const key = `${code}|${date}|${roleOf(team)}`;
+      if (billed.has(key)) continue;
+      billed.add(key);
+      kept.push({ code, date, unitCents, quantity, ...(team !== RIVERSIDE ? { careTeam: team } : {}) });
+    }
+    return { member, lines: kept };
+  });
+
+/** The ways of packing the lines: one claim, a claim a day, a claim a line. */
+export function packed(p: Packing): Record<string, Extract<Event, { kind: 'claim' }>[]> {
+  const claim = (lines: LineEvent[]): Extract<Event, { kind: 'claim' }> => ({
+    kind: 'claim',
+    billing: RIVERSIDE,
+    member: p.member,
+    lines,
+    preauthorization: true,
+  });
+  const days = [...new Set(p.lines.map((l) => l.date))].sort();
+  return {
+    'one claim': [claim(p.lines)],
+    'a claim a day': days.map((d) => claim(p.lines.filter((l) => l.date === d))),
+    'a claim a line': p.lines.map((l) => claim([l])),
+  };
+}
