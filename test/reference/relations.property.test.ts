@@ -278,13 +278,14 @@ describe('metamorphic relations over a year and a half of claims, payments, fail
           const transfers = transfersOf(engine, run.sent);
           const details = new Map(run.sent.filter((s) => s.encounterId).map((s) => [s.encounterId!, ledgerDetail(engine, s.encounterId!)]));
           engine.close();
-          // The whole span and its last period, read per payee: every payee paid and every billing provider.
+          // The whole span and its last period, read per provider: every one the claims name (payees,
+          // billing providers, care-team members).
           const whole: Period = { from: SPAN_START, to: run.endDay };
           const periods = periodsOf(cutsOf(cuts, timeline), run.endDay);
           const npis = [
             ...new Set([
               ...transfers.flatMap((t) => (t.payouts as Body[]).map((p) => p.provider_npi as string)),
-              ...timeline.claims.map((c) => c.claim.billing),
+              ...timeline.claims.flatMap((c) => [c.claim.billing, ...c.claim.lines.flatMap((l) => (l.careTeam ? [l.careTeam] : []))]),
             ]),
           ].sort();
           for (const p of [whole, periods[periods.length - 1]!]) {
