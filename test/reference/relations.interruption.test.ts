@@ -130,7 +130,7 @@ describe('metamorphic relations: interruption', () => {
             killed.remove();
           },
         ),
-        { numRuns: Math.max(1, Math.round(SCALE)), seed: SEED, endOnFailure: process.env.TPA_RELATION_NO_SHRINK === '1', includeErrorInReport: true },
+        { numRuns: Math.max(1, Math.round(2 * SCALE)), seed: SEED, endOnFailure: process.env.TPA_RELATION_NO_SHRINK === '1', includeErrorInReport: true },
       );
     },
   );

@@ -265,7 +265,7 @@ describe('metamorphic relations over a year and a half of claims, payments, fail
           run.remove();
         }
       }),
-      runs(3),
+      runs(10),
     );
   });
 
@@ -373,7 +373,7 @@ describe('metamorphic relations over a year and a half of claims, payments, fail
           run.remove();
         }
       }),
-      runs(2),
+      runs(6),
     );
   });
 
@@ -469,7 +469,7 @@ describe('metamorphic relations over a year and a half of claims, payments, fail
   // parts over several spans (episodes start at least a span apart whatever the order).
   for (const [spans, name, n] of [
     ['one span', 'permutation', 100],
-    ['several spans', 'permutation-episodes', 25],
+    ['several spans', 'permutation-episodes', 40],
   ] as const) {
     it(`permutation of arrivals (${spans}): the same claims in any order give the same allowed per member and payee, and move only what the order-dependent rules name`, async () => {
       await fc.assert(
