@@ -9,7 +9,7 @@
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -19,7 +19,8 @@ const patches = readdirSync(plantedDir)
   .sort();
 const seed = process.env.PLANTED_SEED ?? '20261207';
 const scale = process.env.PLANTED_RUNS ?? '2';
-const node = process.execPath;
+// The project's Node (npm run puts it first on the PATH; a plain `node scripts/planted.mjs` may not).
+const node = existsSync(join(root, 'node_modules/.bin/node')) ? join(root, 'node_modules/.bin/node') : process.execPath;
 
 /** A copy of a tree without .git, node_modules (linked), dist and reports. */
 function copyTree(from) {
@@ -32,8 +33,10 @@ function copyTree(from) {
   return dir;
 }
 
+/** A command with the project's Node first on the PATH (the build runs `node` by name), as npm would. */
 function run(cmd, args, cwd, env = {}) {
-  return spawnSync(cmd, args, { cwd, env: { ...process.env, ...env }, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+  const path = `${join(root, 'node_modules/.bin')}${delimiter}${process.env.PATH ?? ''}`;
+  return spawnSync(cmd, args, { cwd, env: { ...process.env, PATH: path, ...env }, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
 }
 
 /** The reference suite in `dir`: the names of what failed (a relation by its name, another test by its title). */
