@@ -217,36 +217,42 @@ describe('metamorphic relations over a year and a half of claims, payments, fail
           // The period 835s: each payment and each reversal in exactly one period; the whole span's
           // are every one the records say, each payment what its payout says.
           const expected = expectedRemits(transfers);
-          await relation('remit-periods', async () => {
-            const wholeTx = await remit(run, whole);
+          // Exactly once is at most once (`remit-once`: no payment in two periods' 835s, nor twice in
+          // the whole span's; each payment what its payout says) and at least once (`remit-periods`:
+          // the periods' 835s hold every one of the whole span's, which holds every one the records say).
+          const wholeTx = await remit(run, whole);
+          const periodTx: RemitTx[] = [];
+          for (const p of periods) periodTx.push(...(await remit(run, p)));
+          await relation('remit-once', () => {
             expect(
               [...counted(wholeTx.map(txKey))].filter(([, n]) => n > 1),
               '835 over the whole span: no payment twice',
             ).toEqual([]);
-            expect(new Set(money(wholeTx).map(txKey)), '835 over the whole span: every payment and reversal').toEqual(new Set(expected.keys()));
-            const periodTx: RemitTx[] = [];
-            for (const p of periods) periodTx.push(...(await remit(run, p)));
             expect(
-              [...counted(periodTx.map(txKey))].filter(([, n]) => n !== 1),
-              "the periods' 835s: each payment in one period",
+              [...counted(periodTx.map(txKey))].filter(([, n]) => n > 1),
+              "the periods' 835s: no payment in two periods",
             ).toEqual([]);
+            // Every 835 payment equals its payout (CLP04 the amount, BPR02 the net), a transfer's payments its total.
+            const byTransfer = new Map<string, number>();
+            for (const t of [...wholeTx, ...periodTx]) {
+              if (t.kind !== 'payment') continue;
+              const e = expected.get(txKey(t));
+              expect(e, `835 ${txKey(t)}: a payout the records show`).toBeDefined();
+              expect(t.paidCents, `835 ${txKey(t)}: CLP04 is the payout`).toBe(e!.amount);
+              expect(t.bprCents, `835 ${txKey(t)}: BPR02 is the payout's net`).toBe(e!.amount - e!.fee);
+            }
+            for (const t of wholeTx) if (t.kind === 'payment') byTransfer.set(t.transfer, (byTransfer.get(t.transfer) ?? 0) + t.paidCents);
+            for (const t of transfers)
+              if (byTransfer.has(t.processor_transfer_id))
+                expect(byTransfer.get(t.processor_transfer_id), `transfer ${t.processor_transfer_id}: its 835 payments`).toBe(cents(t.total_amount));
+          });
+          await relation('remit-periods', () => {
+            expect(new Set(money(wholeTx).map(txKey)), '835 over the whole span: every payment and reversal').toEqual(new Set(expected.keys()));
             expect(new Set(periodTx.map(txKey)), "the periods' 835s: every transaction of the whole span's").toEqual(new Set(wholeTx.map(txKey)));
             expect(
               periodTx.reduce((s, t) => s + t.bprCents, 0),
               "the periods' 835s: BPR02 adds up to the whole span's",
             ).toBe(wholeTx.reduce((s, t) => s + t.bprCents, 0));
-            // Every 835 payment equals its payout (CLP04 the amount, BPR02 the net), a transfer's payments its total.
-            const byTransfer = new Map<string, number>();
-            for (const t of wholeTx) {
-              if (t.kind !== 'payment') continue;
-              const e = expected.get(txKey(t))!;
-              expect(t.paidCents, `835 ${txKey(t)}: CLP04 is the payout`).toBe(e.amount);
-              expect(t.bprCents, `835 ${txKey(t)}: BPR02 is the payout's net`).toBe(e.amount - e.fee);
-              byTransfer.set(t.transfer, (byTransfer.get(t.transfer) ?? 0) + t.paidCents);
-            }
-            for (const t of transfers)
-              if (byTransfer.has(t.processor_transfer_id))
-                expect(byTransfer.get(t.processor_transfer_id), `transfer ${t.processor_transfer_id}: its 835 payments`).toBe(cents(t.total_amount));
           });
 
           // The 835s written at each month's close: every payment and reversal in exactly one of them,

@@ -249,12 +249,12 @@ export function periodsOf(cuts: readonly string[], lastDay: string): { from: str
 }
 
 /**
- * Where the property cuts the span: any day, a month's first day, or the day after one of the
- * timeline's own steps (a claim, an approval, a trigger), so that money moved on a period's last
- * day meets the cut.
+ * Where the property cuts the span: any day, a month's first day, the day of one of the timeline's
+ * own steps (a claim, an approval, a trigger) or the day after it, so that money moved on a
+ * period's first or last day meets the cut.
  */
-export type Cut = { at: 'day' | 'month' | 'after-step'; n: number };
-export const cutDays = fc.array(fc.record({ at: fc.constantFrom('day' as const, 'month' as const, 'after-step' as const), n: fc.nat() }), {
+export type Cut = { at: 'day' | 'month' | 'on-step' | 'after-step'; n: number };
+export const cutDays = fc.array(fc.record({ at: fc.constantFrom('day' as const, 'month' as const, 'on-step' as const, 'after-step' as const), n: fc.nat() }), {
   minLength: 1,
   maxLength: 3,
 });
@@ -268,7 +268,7 @@ export function cutsOf(cuts: readonly Cut[], t: Timeline): string[] {
       const m = n % 20;
       return `${2026 + Math.floor(m / 12)}-${String((m % 12) + 1).padStart(2, '0')}-01`;
     }
-    return addDays(days[n % days.length]!, 1);
+    return addDays(days[n % days.length]!, at === 'on-step' ? 0 : 1);
   });
 }
 
