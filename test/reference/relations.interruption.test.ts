@@ -71,13 +71,14 @@ describe('metamorphic relations: interruption', () => {
             let k = 0;
             const random = () => instants[k++ % instants.length]!;
             const batchJournal = join(killed.dir, 'batch.journal');
-            // Each claim takes 60 ms more (TPA_FAULT slow): the kills land inside the batch.
+            // Each claim takes 60 ms more (TPA_FAULT slow), and each kill comes within 30 ms a claim of
+            // the first answer: inside the batch, however slow the machine (slower is longer).
             const batch = await killRepeatedly([...submit, '--journal', batchJournal], {
               home: killed.dir,
               env: { ...env, TPA_FAULT: 'slow-60:/claims/submit/' },
               kills: 3,
               minMs: 0,
-              spreadMs: 400,
+              spreadMs: 30 * claims.length,
               random,
               progress: () => journalRecords(batchJournal, 'acknowledged'),
               onExit: (code) => expect(BATCH_EXITS).toContain(code),
@@ -105,17 +106,18 @@ describe('metamorphic relations: interruption', () => {
                 'ndjson',
               ];
               await tpaIn(whole.dir, run(whole.dir));
+              // Each approval takes 80 ms more; each kill comes within 60 ms an approval left of the first outcome.
               const payments = await killRepeatedly(run(killed.dir), {
                 home: killed.dir,
                 env: { ...env, TPA_FAULT: 'slow-80:/funding/approve/' },
                 kills: 3,
                 minMs: 0,
-                spreadMs: 400,
+                spreadMs: 60 * Math.max(1, review.count - 1),
                 random,
                 progress: () => journalRecords(join(killed.dir, 'run.journal'), 'outcome'),
                 onExit: (code) => expect(code).toBe(0),
               });
-              // A run of one approval may end before its first kill.
+              // A run of one approval ends with its first outcome: nothing left to kill.
               if (review.count > 1) expect(payments.killed, 'the payment run was killed at least once').toBeGreaterThan(0);
               await tpaIn(killed.dir, run(killed.dir));
             }
