@@ -169,6 +169,8 @@ export interface LedgerServiceLine {
   provider_npi?: string;
   provider_name?: string;
   provider_role?: string;
+  /** tpa's: the anesthesia paid on another claim and taken off the line's price (absent when none). */
+  anesthesia_deducted?: number;
 }
 
 export interface LedgerDetail {

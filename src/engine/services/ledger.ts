@@ -342,5 +342,10 @@ function serviceLine(
     provider_npi: payee.providerNpi,
     provider_name: payee.providerName,
     provider_role: payee.providerRole,
+    // The anesthesia paid on another claim and taken off this line's price (docs/money-rules.md
+    // "Anesthesia included"): the 835 adjusts it as included in another payment, not as the contract's.
+    ...(done && line.status === 'ALLOWED' && (line.anesthesiaDeductedCents ?? 0) > 0
+      ? { anesthesia_deducted: centsToAmount(line.anesthesiaDeductedCents!) }
+      : {}),
   };
 }
