@@ -48,27 +48,45 @@ export interface Span {
 
 /**
  * The kind of each step of a progression, or undefined for a step that is no event of its own
- * (PROCESSING, which comes with the submission). A return to ADJUDICATED after FUNDED is a failed
- * transfer (it never arrived), after RECONCILED a refunded one: the benefit is owed again, which is
- * no new adjudication.
+ * (PROCESSING, which comes with the submission). A transfer arrives as RECONCILED when its
+ * settlement matched the AEOB, else as a second FUNDED (the money arrived, not reconciled): either
+ * is `settled`. A FUNDED after RECONCILED is a reconciliation that no longer holds (an AEOB stated
+ * later): no money moved, no event. A return to ADJUDICATED from a transfer that had not arrived is
+ * a failed transfer, from one that had, a refunded one: the benefit is owed again, which is no new
+ * adjudication.
  */
 export function stepKinds(progression: readonly { status: string }[]): (ActivityKind | undefined)[] {
   let previous: string | undefined;
+  // Whether the latest transfer has arrived.
+  let arrived = false;
   return progression.map(({ status }) => {
     const after = previous;
     previous = status;
     switch (status) {
       case 'SUBMITTED':
         return 'submitted';
-      case 'ADJUDICATED':
-        return after === 'FUNDED' ? 'failed' : after === 'RECONCILED' ? 'refunded' : 'adjudicated';
+      case 'ADJUDICATED': {
+        const back = after === 'FUNDED' || after === 'RECONCILED';
+        const kind = !back ? 'adjudicated' : arrived || after === 'RECONCILED' ? 'refunded' : 'failed';
+        arrived = false;
+        return kind;
+      }
       case 'PENDED':
         return 'pended';
       case 'DENIED':
         return 'denied';
       case 'FUNDED':
+        if (after === 'RECONCILED') return undefined;
+        if (after === 'FUNDED') {
+          if (arrived) return undefined;
+          arrived = true;
+          return 'settled';
+        }
+        arrived = false;
         return 'funded';
       case 'RECONCILED':
+        if (arrived) return undefined;
+        arrived = true;
         return 'settled';
       default:
         return undefined;

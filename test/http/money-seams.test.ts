@@ -66,3 +66,51 @@ describe('ratesheet finalize on the day of services already claimed', () => {
     });
   }
 });
+
+describe('a transfer whose reconciliation failed', () => {
+  for (const [name, side] of [
+    ['in-process', local],
+    ['over local serve', remote],
+  ] as const) {
+    it(`leaves the ledger FUNDED, not RECONCILED, and activity and report --by settled still find the arrival (${name})`, async () => {
+      // Two four-provider encounters of Friday, funded; one's AEOB never comes, the other's states a variance after it matched.
+      const institutional = (patient: string) => ['--type', 'institutional', '--patient', patient, '--service-date', '2026-04-10'];
+      const missing = await adjudicated(side, institutional('MBR-1003'));
+      const variance = await adjudicated(side, institutional('MBR-1004'));
+      for (const [i, e] of [missing, variance].entries()) {
+        const amount = e.response.adjudication.benefit_amount.toFixed(2);
+        const f = await side(['fund', 'approve', e.id, '--amount', amount, '--auth-code', `AUTH-SEAM-${i}`, '--yes']);
+        expect(f.code, f.stderr).toBe(0);
+      }
+      expect((await local(['local', 'simulate', 'missing-aeob', missing.id])).code).toBe(0);
+      // The transfers arrive on Monday 13 April (one business day after Friday).
+      expect((await local(['local', 'clock', 'set', '2026-04-14T09:00:00Z'])).code).toBe(0);
+      const v = await local(['local', 'simulate', 'aeob-variance', variance.id]);
+      expect(v.code, v.stderr).toBe(0);
+
+      for (const [id, why] of [
+        [missing.id, /^Not reconciled: no AEOB/],
+        [variance.id, /^Not reconciled: the settlement differs/],
+      ] as const) {
+        const d = (await side(['ledger', 'show', id, '-o', 'json'])).json<Body>();
+        expect(d.encounter.status).toBe('FUNDED');
+        expect(d.reconciliation.claim_match_status).toBe('UNMATCHED');
+        expect(d.entries.at(-1)).toMatchObject({ type: 'RECONCILIATION_UNMATCHED', description: expect.stringMatching(why) });
+        expect(d.financial_summary.balance.status).toBe('SETTLED');
+      }
+      const monday = await side(['activity', '--from', '2026-04-13', '--to', '2026-04-13', '-o', 'json']);
+      expect(monday.code, monday.stderr).toBe(0);
+      const settled = monday.json<Body>().events.filter((e: Body) => e.kind === 'settled');
+      expect(settled.map((e: Body) => e.encounter_id).sort()).toEqual([missing.id, variance.id].sort());
+      // The lost match of Tuesday is no second arrival.
+      const tuesday = (await side(['activity', '--from', '2026-04-14', '--to', '2026-04-14', '-o', 'json'])).json<Body>();
+      expect(tuesday.events.filter((e: Body) => e.kind === 'settled')).toEqual([]);
+      const report = await side(['settlement', 'report', '--from', '2026-04-13', '--to', '2026-04-13', '--by', 'settled', '-o', 'json']);
+      expect(report.code, report.stderr).toBe(0);
+      const r = report.json<Body>();
+      expect(r.encounters.count).toBe(2);
+      expect(r.encounters.by_status.map((s: Body) => [s.status, s.count])).toEqual([['FUNDED', 2]]);
+      expect(r.reconciliation).toMatchObject({ matched: { count: 0 }, variance: { count: 1 }, missing_aeob: { count: 1 } });
+    });
+  }
+});

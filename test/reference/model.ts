@@ -662,7 +662,8 @@ export class Model {
     const t = e.transfers.at(-1);
     if (!t) return { ledger: 'ADJUDICATED', balance: e.benefit === 0 ? 'SETTLED' : 'OPEN' };
     if (t.status === 'INITIATED') return { ledger: 'FUNDED', balance: 'IN_TRANSIT' };
-    if (t.status === 'COMPLETED') return { ledger: 'RECONCILED', balance: 'SETTLED' };
+    // Arrived: reconciled only when the AEOB matched; otherwise the money is there but the ledger stays FUNDED.
+    if (t.status === 'COMPLETED') return { ledger: t.aeob?.match === 'EXACT' ? 'RECONCILED' : 'FUNDED', balance: 'SETTLED' };
     return { ledger: 'ADJUDICATED', balance: t.status };
   }
 
