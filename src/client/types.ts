@@ -140,6 +140,8 @@ export interface LedgerItem {
   status: string;
   status_progression: { status: string; timestamp: string }[];
   financial_summary: Record<string, number | null>;
+  /** tpa's: on a pended entry sent again, the encounter of the claim that sent it. */
+  superseded_by?: string;
 }
 
 export interface LedgerPage {

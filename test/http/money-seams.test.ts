@@ -114,3 +114,61 @@ describe('a transfer whose reconciliation failed', () => {
     });
   }
 });
+
+describe('a claim pended for its preauthorization and sent again with it', () => {
+  for (const [name, side] of [
+    ['in-process', local],
+    ['over local serve', remote],
+  ] as const) {
+    it(`supersedes the pended one: out of the exceptions, its charges counted once (${name})`, async () => {
+      const knee = ['--type', 'institutional', '--npi', '1450827369', '--cpt', '27447', '--patient', 'MBR-1003', '--service-date', '2026-04-10'];
+      const preauth = (claim: Body) => {
+        claim.supportingInfo = [{ sequence: 1, category: { coding: [{ code: 'priorauthorization' }] }, valueString: 'PA-2026-0410' }];
+      };
+      const pended = await adjudicated(side, knee);
+      expect(pended.response.disposition).toBe('PENDING_REVIEW');
+      // Another pended claim of the member that day, for another service, is not the one sent again.
+      const other = await adjudicated(side, [
+        '--type',
+        'institutional',
+        '--npi',
+        '1450827369',
+        '--cpt',
+        '27447',
+        '97161',
+        '--patient',
+        'MBR-1003',
+        '--service-date',
+        '2026-04-10',
+      ]);
+      expect(other.response.disposition).toBe('PENDING_REVIEW');
+      const again = await adjudicated(side, knee, preauth);
+      expect(again.response.disposition).toMatch(/APPROV/);
+
+      const list = (await side(['ledger', 'list', '--from', '2026-04-10', '--to', '2026-04-10', '--all', '-o', 'json'])).json<Body[]>();
+      const item = (id: string) => list.find((i) => i.encounter_id === id)!;
+      expect(item(pended.id)).toMatchObject({ status: 'PENDED', superseded_by: again.id });
+      expect(item(other.id).superseded_by).toBeUndefined();
+      const detail = (await side(['ledger', 'show', pended.id, '-o', 'json'])).json<Body>();
+      expect(detail.encounter).toMatchObject({ status: 'PENDED', superseded_by: again.id });
+      expect(detail.entries.at(-1)).toMatchObject({ type: 'SUPERSEDED', reference: again.id });
+      expect((await side(['ledger', 'show', again.id, '-o', 'json'])).json<Body>().encounter.supersedes).toBe(pended.id);
+
+      // Eight days later: the claim still pended is an exception, the one sent again is not.
+      expect((await local(['local', 'clock', 'set', '2026-04-18T12:00:00Z'])).code).toBe(0);
+      const report = await side(['settlement', 'report', '--from', '2026-04-10', '--to', '2026-04-10', '-o', 'json']);
+      expect(report.code, report.stderr).toBe(0);
+      const r = report.json<Body>();
+      expect(r.exceptions.filter((x: Body) => x.kind === 'PENDED_OVER_7_DAYS').map((x: Body) => x.encounter_id)).toEqual([other.id]);
+      expect(r.encounters.by_status.map((s: Body) => [s.status, s.count])).toEqual([
+        ['ADJUDICATED', 1],
+        ['PENDED', 1],
+      ]);
+      expect(r.encounters.count).toBe(2);
+      expect(r.encounters.superseded_pended.count).toBe(1);
+      expect(r.encounters.charges).toBe(
+        list.filter((i) => i.encounter_id !== pended.id).reduce((sum, i) => sum + Math.round(i.financial_summary.charges * 100), 0) / 100,
+      );
+    });
+  }
+});

@@ -101,8 +101,12 @@ interface Transfer {
 }
 
 interface Encounter {
+  member: string;
+  billing: string;
   lines: Line[];
   disposition: string;
+  /** A pended claim that a later claim sent again (the same services, member and billing provider). */
+  superseded?: boolean;
   benefit: number;
   charges: number;
   allowed: number;
@@ -268,7 +272,10 @@ export class Model {
     }
     // A code that needs a preauthorization, without one, on a line not denied: the claim is pended.
     if (!event.preauthorization && lines.some((l) => l.status === 'ALLOWED' && this.rateOn(l.contract!, l.code, l.date)?.preauthorization)) {
+      this.supersedePended(event.member, event.billing, lines);
       const encounter: Encounter = {
+        member: event.member,
+        billing: event.billing,
         lines: lines.map((l) => ({ ...l, status: 'PENDED', denial: null })),
         disposition: 'PENDING_REVIEW',
         benefit: 0,
@@ -306,7 +313,10 @@ export class Model {
     // reason) when none is. A bundled line is included in what was paid elsewhere, not paid here.
     const paidLines = lines.filter((l) => l.status === 'ALLOWED');
     const disposition = paidLines.length === lines.length ? 'APPROVED' : paidLines.length > 0 ? 'PARTIAL_APPROVAL' : 'DENIED';
+    this.supersedePended(event.member, event.billing, lines);
     const encounter: Encounter = {
+      member: event.member,
+      billing: event.billing,
       lines,
       disposition,
       charges: lines.reduce((s, l) => s + l.chargeCents, 0),
@@ -319,6 +329,25 @@ export class Model {
     this.encounters.push(encounter);
     if (disposition !== 'DENIED') this.accept(event.member, lines, metAdded, priced);
     return this.claimFigures(encounter);
+  }
+
+  /**
+   * A claim accepted for the same services (code and date of each line) of a member and billing
+   * provider as a pended claim sends that claim again: the oldest such pended claim not yet sent
+   * again is superseded, and the report counts it no more (docs/money-rules.md "The finance desk's report").
+   */
+  private supersedePended(member: string, billing: string, lines: Line[]): void {
+    const services = (ls: Line[]) =>
+      ls
+        .map((l) => `${l.code}|${l.date}`)
+        .sort()
+        .join(',');
+    for (const e of this.encounters) {
+      if (e.disposition !== 'PENDING_REVIEW' || e.superseded || e.member !== member || e.billing !== billing) continue;
+      if (services(e.lines) !== services(lines)) continue;
+      e.superseded = true;
+      return;
+    }
   }
 
   private deny(line: Line, status: Line['status'], code: string): void {
@@ -671,7 +700,12 @@ export class Model {
     this.settleDue();
     return this.encounters.map((e) => {
       const s = this.ledgerStatus(e);
-      return { ledger_status: s.ledger, balance_status: s.balance, transfers: e.transfers.map((t) => this.transferFigures(t)) };
+      return {
+        ledger_status: s.ledger,
+        balance_status: s.balance,
+        transfers: e.transfers.map((t) => this.transferFigures(t)),
+        superseded: e.superseded === true,
+      };
     });
   }
 
@@ -680,6 +714,7 @@ export class Model {
     this.settleDue();
     const { report: r, add } = emptyReport();
     for (const e of this.encounters) {
+      if (e.superseded) continue;
       const status = this.ledgerStatus(e).ledger;
       const none = e.disposition === 'DENIED' || e.disposition === 'PENDING_REVIEW';
       const s = (r.by_status[status] ??= { count: 0, charges: 0, allowed: 0, patient: 0, benefit: 0 });
