@@ -153,6 +153,9 @@ describe('a claim pended for its preauthorization and sent again with it', () =>
       expect(detail.encounter).toMatchObject({ status: 'PENDED', superseded_by: again.id });
       expect(detail.entries.at(-1)).toMatchObject({ type: 'SUPERSEDED', reference: again.id });
       expect((await side(['ledger', 'show', again.id, '-o', 'json'])).json<Body>().encounter.supersedes).toBe(pended.id);
+      const table = await side(['ledger', 'list', '--status', 'PENDED', '-o', 'table']);
+      expect(table.stdout).toMatch(/PENDED ↪ sent again/);
+      expect(table.stdout.match(/PENDED/g)).toHaveLength(2);
 
       // Eight days later: the claim still pended is an exception, the one sent again is not.
       expect((await local(['local', 'clock', 'set', '2026-04-18T12:00:00Z'])).code).toBe(0);

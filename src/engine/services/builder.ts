@@ -445,7 +445,7 @@ export function finalizeSchedule(ctx: EngineContext, req: EngineRequest, params:
         invalid([
           {
             field: 'effective_date',
-            message: `${effective} is outside the contract's own dates (${contract.effective_date} to ${contract.termination_date ?? 'open-ended'})`,
+            message: `${effective}${body.effective_date === undefined ? ' (the default: tomorrow)' : ''} is outside the contract's own dates (${contract.effective_date} to ${contract.termination_date ?? 'open-ended'})`,
           },
         ]);
       }

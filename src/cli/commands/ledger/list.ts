@@ -146,6 +146,8 @@ function statusCell(t: TableTools, i: LedgerItem): string {
   const flag = transferFlag(i.status_progression ?? []);
   if (flag === 'failed') return `${t.status(i.status)} ${t.c.red('✗ failed')}`;
   if (flag === 'refunded') return `${t.status(i.status)} ${t.c.red('↩ refunded')}`;
+  // A pended claim sent again (its superseded_by): acted on, nothing more to do for it.
+  if (i.status === 'PENDED' && i.superseded_by) return `${t.status(i.status)} ${t.c.green('↪ sent again')}`;
   return t.status(i.status);
 }
 
