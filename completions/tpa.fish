@@ -203,8 +203,8 @@ complete -c tpa -n '__fish_seen_subcommand_from ratesheet; and __fish_seen_subco
 complete -c tpa -n '__fish_seen_subcommand_from ratesheet; and __fish_seen_subcommand_from load-catalog' -l version -r -d 'catalog version, e.g. v1.0 (default: the current one)'
 complete -c tpa -n '__fish_seen_subcommand_from ratesheet; and __fish_seen_subcommand_from load-catalog' -s h -l help -d 'show help'
 complete -c tpa -n '__fish_seen_subcommand_from ratesheet; and __fish_seen_subcommand_from preview' -s h -l help -d 'show help'
-complete -c tpa -n '__fish_seen_subcommand_from ratesheet; and __fish_seen_subcommand_from finalize' -l effective-date -r -d 'the rates\' first day, YYYY-MM-DD (default: today on the engine clock, or the contract\'s effective date if later)'
-complete -c tpa -n '__fish_seen_subcommand_from ratesheet; and __fish_seen_subcommand_from finalize' -l retroactive -d 'allow an effective date before today: services already rendered are then priced at the new rates'
+complete -c tpa -n '__fish_seen_subcommand_from ratesheet; and __fish_seen_subcommand_from finalize' -l effective-date -r -d 'the rates\' first day, YYYY-MM-DD (default: tomorrow on the engine clock, or the contract\'s effective date if later)'
+complete -c tpa -n '__fish_seen_subcommand_from ratesheet; and __fish_seen_subcommand_from finalize' -l retroactive -d 'allow an effective date of today or before: services already rendered, claimed or not, are then priced at the new rates'
 complete -c tpa -n '__fish_seen_subcommand_from ratesheet; and __fish_seen_subcommand_from finalize' -l dry-run -d 'say what finalizing would do (rates made, rates ended, codes no longer rated) and write nothing'
 complete -c tpa -n '__fish_seen_subcommand_from ratesheet; and __fish_seen_subcommand_from finalize' -s h -l help -d 'show help'
 complete -c tpa -n '__fish_seen_subcommand_from ratesheet; and __fish_seen_subcommand_from import' -F

@@ -294,6 +294,7 @@ function remitLine(l: LedgerServiceLine, encounterDate: string): RemitLine {
     paidCents: cents(l.benefit_amount, `${what}: benefit_amount`),
     status: l.status,
     denialCode: l.denial_code ?? null,
+    includedElsewhereCents: cents(l.anesthesia_deducted, `${what}: anesthesia_deducted`),
   };
 }
 

@@ -140,6 +140,8 @@ export interface LedgerItem {
   status: string;
   status_progression: { status: string; timestamp: string }[];
   financial_summary: Record<string, number | null>;
+  /** tpa's: on a pended entry sent again, the encounter of the claim that sent it. */
+  superseded_by?: string;
 }
 
 export interface LedgerPage {
@@ -172,6 +174,8 @@ export interface LedgerServiceLine {
   provider_npi?: string;
   provider_name?: string;
   provider_role?: string;
+  /** tpa's: the anesthesia paid on another claim and taken off the line's price (absent when none). */
+  anesthesia_deducted?: number;
 }
 
 export interface LedgerDetail {

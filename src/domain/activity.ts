@@ -47,37 +47,48 @@ export interface Span {
 }
 
 /**
- * Whether a step of a progression marks the transfer's arrival (the money reached the providers):
- * the one place the ledger's sign of arrival is read, for `tpa activity` (settled, refunded),
- * `--by settled` and the period 835s.
- */
-export function isArrivalStep(status: string): boolean {
-  return status === 'RECONCILED';
-}
-
-/**
  * The kind of each step of a progression, or undefined for a step that is no event of its own
- * (PROCESSING, which comes with the submission). A return to ADJUDICATED after FUNDED is a failed
- * transfer (it never arrived), after RECONCILED a refunded one: the benefit is owed again, which is
- * no new adjudication.
+ * (PROCESSING, which comes with the submission). A transfer arrives as RECONCILED when its
+ * settlement matched the AEOB, else as a second FUNDED (the money arrived, not reconciled): either
+ * is `settled`. A FUNDED after RECONCILED is a reconciliation that no longer holds (an AEOB stated
+ * later): no money moved, no event. A return to ADJUDICATED from a transfer that had not arrived is
+ * a failed transfer, from one that had, a refunded one: the benefit is owed again, which is no new
+ * adjudication. The one place the ledger's sign of arrival is read: `tpa activity` (settled,
+ * refunded), `ledger list --by settled` and the period 835s' in-transit count.
  */
 export function stepKinds(progression: readonly { status: string }[]): (ActivityKind | undefined)[] {
   let previous: string | undefined;
+  // Whether the latest transfer has arrived.
+  let arrived = false;
   return progression.map(({ status }) => {
     const after = previous;
     previous = status;
-    if (isArrivalStep(status)) return 'settled';
     switch (status) {
       case 'SUBMITTED':
         return 'submitted';
-      case 'ADJUDICATED':
-        return after === 'FUNDED' ? 'failed' : after !== undefined && isArrivalStep(after) ? 'refunded' : 'adjudicated';
+      case 'ADJUDICATED': {
+        const back = after === 'FUNDED' || after === 'RECONCILED';
+        const kind = !back ? 'adjudicated' : arrived || after === 'RECONCILED' ? 'refunded' : 'failed';
+        arrived = false;
+        return kind;
+      }
       case 'PENDED':
         return 'pended';
       case 'DENIED':
         return 'denied';
       case 'FUNDED':
+        if (after === 'RECONCILED') return undefined;
+        if (after === 'FUNDED') {
+          if (arrived) return undefined;
+          arrived = true;
+          return 'settled';
+        }
+        arrived = false;
         return 'funded';
+      case 'RECONCILED':
+        if (arrived) return undefined;
+        arrived = true;
+        return 'settled';
       default:
         return undefined;
     }

@@ -42,8 +42,8 @@ export interface ExpectedEncounter {
   benefitCents: number;
   /** The digest of who each line pays and how much (linesDigest); null in a record made before it was kept. */
   linesDigest: string | null;
-  /** The status the last money event left (null: none yet, the claim's own outcome decides). */
-  moneyStatus: string | null;
+  /** The statuses the last money event may have left (null: none yet, the claim's own outcome decides). */
+  moneyStatuses: string[] | null;
   moneySeq: number;
   /** Its AEOB changes are in the chain (submitted once the chain recorded them). */
   aeobTracked: boolean;
@@ -88,7 +88,7 @@ export function expectedMoney(records: Iterable<StoredAudit>, deepFromSeq: numbe
         patientCents: num(d.patient_cents),
         benefitCents: num(d.benefit_cents),
         linesDigest: typeof d.lines_sha256 === 'string' ? d.lines_sha256 : null,
-        moneyStatus: null,
+        moneyStatuses: null,
         moneySeq: r.seq,
         aeobTracked: r.seq > deepFromSeq,
         aeobAdjustmentCents: 0,
@@ -99,7 +99,10 @@ export function expectedMoney(records: Iterable<StoredAudit>, deepFromSeq: numbe
     }
     const e = encounters.get(r.subject);
     if (e && MONEY_STATUS[r.type]) {
-      e.moneyStatus = MONEY_STATUS[r.type]!;
+      e.moneyStatuses = [MONEY_STATUS[r.type]!];
+      // A reconciliation that did not match leaves the ledger FUNDED (docs/money-rules.md
+      // "Settlement"); databases written before that rule show RECONCILED for it.
+      if (r.type === 'RECONCILIATION' && str(d.reconciliation_status) === 'UNMATCHED') e.moneyStatuses = ['FUNDED', 'RECONCILED'];
       e.moneySeq = r.seq;
     }
     if (e && r.type === 'AEOB_VARIANCE') {
@@ -218,7 +221,7 @@ function differs(table: Disagreement['table'], row: string, pairs: [string, unkn
 
 /** Not yet due, a claim is SUBMITTED or PROCESSING; once due, its outcome's status; then its money's. */
 function statusesFor(x: ExpectedEncounter, completed: number): string[] {
-  if (x.moneyStatus !== null) return [x.moneyStatus];
+  if (x.moneyStatuses !== null) return x.moneyStatuses;
   if (!completed) return ['SUBMITTED', 'PROCESSING'];
   return [x.disposition === 'DENIED' ? 'DENIED' : x.disposition === 'PENDING_REVIEW' ? 'PENDED' : 'ADJUDICATED'];
 }

@@ -11,3 +11,29 @@ export function statusesOf(status: string | undefined): readonly string[] | unde
   if (status === 'SUBMITTED') return ['SUBMITTED', 'PROCESSING'];
   return status ? [status] : undefined;
 }
+
+/** What tells a claim sent again from another: its sender's id, its billing provider, member and services. */
+export interface ClaimIdentity {
+  patientControlNumber?: string;
+  providerNpi: string;
+  memberId: string;
+  lines: readonly { cptCode: string; serviceDate: string }[];
+}
+
+/**
+ * Whether `claim` is `pended` sent again (docs/money-rules.md "The finance desk's report"): the
+ * same member and billing provider, and the same claim by its sender's identifier (an 837's CLM01,
+ * a FHIR Claim.identifier of system urn:tpa:x12:clm01) when both carry one, else, when neither
+ * does, the same services (each line's code and date, in any order). One with an identifier and
+ * one without are not taken for each other.
+ */
+export function sentAgain(pended: ClaimIdentity, claim: ClaimIdentity): boolean {
+  if (pended.memberId !== claim.memberId || pended.providerNpi !== claim.providerNpi) return false;
+  if (pended.patientControlNumber !== undefined || claim.patientControlNumber !== undefined) return pended.patientControlNumber === claim.patientControlNumber;
+  const services = (c: ClaimIdentity) =>
+    c.lines
+      .map((l) => `${l.cptCode}|${l.serviceDate}`)
+      .sort()
+      .join(',');
+  return services(pended) === services(claim);
+}

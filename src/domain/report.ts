@@ -12,6 +12,8 @@ export interface ReportEntry {
   status_progression: { status: string; timestamp: string }[];
   provider: { npi: string; name: string };
   financial_summary: Record<string, number | null>;
+  /** On a pended entry sent again: the encounter of the claim that sent it (tpa's). */
+  superseded_by?: string | null;
 }
 
 /** What the report needs of a transfer (the settlement record or one of its earlier transfers). */
@@ -65,6 +67,11 @@ export interface ReportException {
 export interface PeriodReport {
   byStatus: StatusLine[];
   totals: Omit<StatusLine, 'status'>;
+  /**
+   * Pended encounters sent again (superseded by their resubmission): acted on, so no exception, and
+   * left out of the statuses and totals, where the resubmission counts the service once.
+   */
+  superseded: { count: number; chargesCents: number };
   /**
    * What the plan's money did (docs/money-rules.md "The finance desk's report"). Every amount is the sum of the
    * payouts it summarizes (with --npi, that provider's payouts only):
@@ -196,9 +203,15 @@ export function periodReport(
   const exceptions: ReportException[] = [];
   const perDay = new Map<string, number>();
   const nowMs = Date.parse(now);
+  const superseded = { count: 0, chargesCents: 0 };
 
   for (const e of entries) {
     const f = e.financial_summary;
+    if (e.status === 'PENDED' && e.superseded_by) {
+      superseded.count++;
+      superseded.chargesCents += cents(f.charges);
+      continue;
+    }
     const line = byStatus.get(e.status) ?? { status: e.status, count: 0, chargesCents: 0, allowedCents: 0, patientCents: 0, benefitCents: 0 };
     const add = {
       count: 1,
@@ -322,6 +335,7 @@ export function periodReport(
   return {
     byStatus: [...byStatus.values()].sort((a, b) => a.status.localeCompare(b.status)),
     totals,
+    superseded,
     money,
     providers: [...providers.values()].sort((a, b) => b.amountCents - a.amountCents || a.npi.localeCompare(b.npi)),
     reconciliation,

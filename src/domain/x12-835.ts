@@ -39,6 +39,11 @@ export interface RemitLine {
   status: string;
   /** tpa's denial code (CARC-96, …), when the line is not paid. */
   denialCode: string | null;
+  /**
+   * Of the charge over the allowed amount, what was taken off the line's price because another
+   * payment includes it (the anesthesia paid on another claim): CO-97, not the contract's CO-45.
+   */
+  includedElsewhereCents?: number;
 }
 
 /** One transaction set: one payee's part of one transfer. */
@@ -154,9 +159,10 @@ interface Adjustment {
 
 /**
  * The adjustments of a line, which take its charge to its payment: CO-45 for the charge over the
- * allowed amount, PR-1 deductible, PR-2 coinsurance, PR-3 copay; a line paid nothing for a denial
- * has its charge under CO with the denial's CARC, less what the member owes of it, which is under PR
- * with the same CARC.
+ * allowed amount (the contract's reduction of the charge to its price), CO-97 for what was taken off
+ * the price because another payment includes it, PR-1 deductible, PR-2 coinsurance, PR-3 copay; a
+ * line paid nothing for a denial has its charge under CO with the denial's CARC, less what the member
+ * owes of it, which is under PR with the same CARC.
  */
 export function lineAdjustments(line: RemitLine): Adjustment[] {
   const out: Adjustment[] = [];
@@ -168,8 +174,10 @@ export function lineAdjustments(line: RemitLine): Adjustment[] {
     if (patient !== 0) out.push({ group: 'PR', reason: carc, cents: patient });
     return out;
   }
-  const overAllowed = line.chargeCents - line.allowedCents;
-  if (overAllowed !== 0) out.push({ group: 'CO', reason: '45', cents: overAllowed });
+  const included = line.includedElsewhereCents ?? 0;
+  const overPrice = line.chargeCents - line.allowedCents - included;
+  if (included !== 0) out.push({ group: 'CO', reason: '97', cents: included });
+  if (overPrice !== 0) out.push({ group: 'CO', reason: '45', cents: overPrice });
   if (line.deductibleCents) out.push({ group: 'PR', reason: '1', cents: line.deductibleCents });
   if (line.coinsuranceCents) out.push({ group: 'PR', reason: '2', cents: line.coinsuranceCents });
   if (line.copayCents) out.push({ group: 'PR', reason: '3', cents: line.copayCents });

@@ -27,15 +27,20 @@ describe('tpa ratesheet finalize and tpa lookup full --date (item 2)', () => {
     const early = await run(['ratesheet', 'finalize', 'BLD-1002', '--effective-date', '2026-03-01', '--yes']);
     expect(early.code).toBe(2);
     expect(early.stderr).toMatch(/effective_date: 2026-03-01 is before today \(2026-04-10\).*--retroactive/);
+    const today = await run(['ratesheet', 'finalize', 'BLD-1002', '--effective-date', '2026-04-10', '--yes']);
+    expect(today.code).toBe(2);
+    expect(today.stderr).toMatch(/effective_date: 2026-04-10 is today.*2026-04-11.*--retroactive/);
+    // By default the rates take effect tomorrow: today's services keep today's rate.
     const done = await run(['ratesheet', 'finalize', 'BLD-1002', '--yes', '-o', 'json']);
     expect(done.code, done.stderr).toBe(0);
-    expect(done.json()).toMatchObject({ status: 'FINALIZED', effective_date: '2026-04-10' });
+    expect(done.json()).toMatchObject({ status: 'FINALIZED', effective_date: '2026-04-11' });
 
     const full = async (...extra: string[]) => (await run(['lookup', 'full', 'ctr_8d21b5e09f4c7a13', ...SURGEON, '--cpt', '45378', ...extra])).json<Body>();
-    expect(await full()).toMatchObject({ negotiated_rate: 1312.5, service_date: '2026-04-10' });
-    expect(await full('--date', '2026-03-16')).toMatchObject({ negotiated_rate: 425, rate_effective_to: '2026-04-09' });
+    expect(await full()).toMatchObject({ negotiated_rate: 425, service_date: '2026-04-10', rate_effective_to: '2026-04-10' });
+    expect(await full('--date', '2026-04-11')).toMatchObject({ negotiated_rate: 1312.5, rate_effective_from: '2026-04-11' });
+    expect(await full('--date', '2026-03-16')).toMatchObject({ negotiated_rate: 425, rate_effective_to: '2026-04-10' });
     const table = await run(['lookup', 'full', 'ctr_8d21b5e09f4c7a13', ...SURGEON, '--cpt', '45378', '--date', '2026-03-16', '-o', 'table']);
-    expect(table.stdout).toMatch(/Rate in force\s+on 2026-03-16 \(2025-01-01 → 2026-04-09\)/);
+    expect(table.stdout).toMatch(/Rate in force\s+on 2026-03-16 \(2025-01-01 → 2026-04-10\)/);
     const bad = await run(['lookup', 'full', 'ctr_8d21b5e09f4c7a13', ...SURGEON, '--cpt', '45378', '--date', '16/03/2026']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--date: must be a date as YYYY-MM-DD/);

@@ -55,6 +55,8 @@ describe('tpa ratesheet', () => {
     expect((await run(['ratesheet', 'finalize', 'BLD-1001'])).code).toBe(2); // no --yes, no terminal
     const done = await run(['ratesheet', 'finalize', 'BLD-1001', '--yes']);
     expect(done.json()).toMatchObject({ status: 'FINALIZED', contract_id: 'ctr_6e2d9b4f1a7c3058', rate_records_created: 2 });
+    // The rates take effect tomorrow (today's services keep today's rates): a day later they are in force.
+    expect((await run(['local', 'clock', 'advance', '1d'])).code).toBe(0);
     const rates = await run(['lookup', 'rates', '--npi', '1902847361', '--group', 'GRP-4004', '--cpt', '64721', '66984']);
     expect(rates.json<{ negotiated_rate: number }[]>().map((r) => r.negotiated_rate)).toEqual([2100, 2632.5]);
     const claim = await run(['claim', 'template', '--type', 'institutional', '--npi', '1902847361', '--cpt', '64721']);
@@ -87,6 +89,7 @@ describe('tpa ratesheet', () => {
     expect((await run(['ratesheet', 'init', 'BLD-1001'])).code).toBe(0);
     expect((await run(['ratesheet', 'add', 'BLD-1001', '--ssp', 'OR-0306', '--rate-type', 'CASE_RATE', '--rate', '12000'])).code).toBe(0);
     expect((await run(['ratesheet', 'finalize', 'BLD-1001', '--yes'])).code).toBe(0);
+    expect((await run(['local', 'clock', 'advance', '1d'])).code).toBe(0);
     const claim = await run(['claim', 'template', '--type', 'institutional', '--npi', '1902847361', '--cpt', '27447']);
     const ack = (await run(['claim', 'submit', file('knee.json', claim.stdout)])).json<{ submission_id: string }>();
     const adjudicated = await run(['claim', 'poll', ack.submission_id, '--wait']);

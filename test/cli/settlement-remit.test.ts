@@ -375,3 +375,33 @@ describe('settlement remit: review (issue 26)', () => {
     expect(none.stdout).toBe('');
   });
 });
+
+describe('settlement remit: anesthesia included in another payment', () => {
+  it("Lakeside's knee replacement after Summit's anesthesia: the 765.00 taken off is CO-97, the contract's reduction CO-45, balanced", async () => {
+    const day = '2026-03-02';
+    const preauth = (claim: Body) => {
+      claim.supportingInfo = [{ sequence: 1, category: { coding: [{ code: 'priorauthorization' }] }, valueString: 'PA-34' }];
+    };
+    // Summit's anesthesia first (765.00), then Lakeside's knee replacement, whose package rate includes it.
+    const anesthesia = await adjudicatedEncounter(run, home.dir, { template: ['--npi', '1196382455', '--cpt', '00811', '--service-date', day] });
+    expect(cents(anesthesia.response.adjudication.allowed_amount)).toBe(76500);
+    const e = await adjudicatedEncounter(run, home.dir, { template: ['--npi', '1450827369', '--cpt', '27447', '--service-date', day], edit: preauth });
+    const line = (await run(['ledger', 'show', e.id, '-o', 'json'])).json<Body>().service_lines[0];
+    expect(line).toMatchObject({ cpt_code: '27447', status: 'ALLOWED', allowed_amount: 8735, anesthesia_deducted: 765 });
+    const f = await run(['fund', 'approve', e.id, '--amount', e.amount, '--auth-code', 'AUTH-KNEE', '--yes']);
+    expect(f.code, f.stderr).toBe(0);
+    await settle();
+    const r = await run(['settlement', 'remit', e.id]);
+    expect(r.code, r.stderr).toBe(0);
+    const { transactions } = checked835(r.stdout);
+    expect(transactions).toHaveLength(1);
+    const segments = transactions[0]!.segments;
+    const svc = segments.findIndex((s) => s[0] === 'SVC' && s[1] === 'HC:27447');
+    const cas = segments.slice(svc + 1).find((s) => s[0] === 'CAS' && s[1] === 'CO')!;
+    const charge = x12Cents(segments[svc]![2]!);
+    // CO-97 765.00 (included in another payment), then the contract's own reduction of the charge to its 9,500.00 price.
+    expect(cas.slice(0, 4)).toEqual(['CAS', 'CO', '97', '765']);
+    expect(cas.slice(5)).toEqual(['45', expect.any(String)]);
+    expect(x12Cents(cas[6]!)).toBe(charge - 950000);
+  });
+});

@@ -217,7 +217,8 @@ describe('rate schedule', () => {
     api('PUT', `${B}/BLD-1001/rate-schedule/add-ssp/`, { ssp_id: cataract, rate_type: 'PERCENT_MEDICARE', rate_value: 1.333 });
     const blindBefore = call(engine, 'POST', '/tpa-api/v1/contract-lookup/blind/', { npi: '1902847361', group_id: 'GRP-4004', cpt_codes: ['64721'] });
     expect(blindBefore.status).toBe(404);
-    const done = api('POST', `${B}/BLD-1001/finalize`);
+    // From today, as the claim below is of today: today's services may be claimed already, so it is said (retroactive).
+    const done = api('POST', `${B}/BLD-1001/finalize`, { effective_date: '2026-03-02', allow_retroactive: true });
     expect(done.body).toMatchObject({ status: 'FINALIZED', contract_id: 'ctr_6e2d9b4f1a7c3058', rate_records_created: 2 });
     const records = engine.db
       .prepare('SELECT ssp_code, cpt_code, rate_type, rate_value, allowed_amount_cents FROM contract_rate_records ORDER BY ssp_code')
@@ -254,7 +255,7 @@ describe('rate schedule', () => {
     api('POST', `${B}/BLD-1001/rate-schedule/init/`, {});
     api('PUT', `${B}/BLD-1001/rate-schedule/add-ssp/`, { ssp_id: sspUuid('v1.1', 'OR-0306'), rate_type: 'CASE_RATE', rate_value: 12000 });
     api('PUT', `${B}/BLD-1001/rate-schedule/add-ssp/`, { ssp_id: carpal, rate_type: 'CASE_RATE', rate_value: 2100 });
-    expect(api('POST', `${B}/BLD-1001/finalize`).body).toMatchObject({ status: 'FINALIZED' });
+    expect(api('POST', `${B}/BLD-1001/finalize`, { effective_date: '2026-03-02', allow_retroactive: true }).body).toMatchObject({ status: 'FINALIZED' });
     const rates = engine.db.prepare("SELECT cpt_code, requires_preauth FROM contract_rates WHERE contract_id = 'ctr_6e2d9b4f1a7c3058' ORDER BY cpt_code").all();
     expect(rates).toEqual([
       { cpt_code: '27447', requires_preauth: 1 }, // Lakeside's contract requires it
@@ -274,7 +275,9 @@ describe('rate schedule', () => {
     try {
       expect(call(other, 'POST', `${B}/BLD-1001/rate-schedule/init/`, {}).status).toBe(200);
       call(other, 'PUT', `${B}/BLD-1001/rate-schedule/add-ssp/`, { ssp_id: carpal, rate_type: 'CASE_RATE', rate_value: 2100 });
-      expect(call(other, 'POST', `${B}/BLD-1001/finalize`).body).toMatchObject({ status: 'FINALIZED' });
+      expect(call(other, 'POST', `${B}/BLD-1001/finalize`, { effective_date: '2026-03-02', allow_retroactive: true }).body).toMatchObject({
+        status: 'FINALIZED',
+      });
     } finally {
       other.close();
     }

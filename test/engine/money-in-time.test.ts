@@ -54,48 +54,67 @@ function renew(engine: Engine, body: Body = {}): { status: number; body: Body } 
 }
 
 describe('rates in force on a date (item 2)', () => {
-  it('a renewal finalized today leaves earlier services at the old rate and prices later ones, and only its codes, at the new', () => {
+  it("a renewal finalized today takes effect tomorrow: today's and earlier services keep the old rate, later ones, and only its codes, get the new", () => {
     const engine = home.at('2026-04-10T10:00:00Z', '0');
     const before = adjudicated(engine, surgeonClaim('MBR-1003', [{ code: '45378', date: '2026-03-16' }]));
     expect(before.body.adjudication.allowed_amount).toBe(425);
+    const todayBefore = adjudicated(engine, surgeonClaim('MBR-1002', [{ code: '45378', date: '2026-04-10' }]));
+    expect(todayBefore.body.adjudication.allowed_amount).toBe(425);
 
     const done = renew(engine);
-    expect(done).toMatchObject({ status: 200, body: { status: 'FINALIZED', contract_id: RENEWED, effective_date: '2026-04-10' } });
+    expect(done).toMatchObject({ status: 200, body: { status: 'FINALIZED', contract_id: RENEWED, effective_date: '2026-04-11' } });
     // The same March service claimed after the renewal: still 425.00, the rate in force on its date.
     const after = adjudicated(engine, surgeonClaim('MBR-1004', [{ code: '45378', date: '2026-03-16' }]));
     expect(after.body.adjudication.allowed_amount).toBe(425);
-    const renewed = adjudicated(engine, surgeonClaim('MBR-1002', [{ code: '45378', date: '2026-04-10' }]));
+    // A service of the finalize day claimed after it: the day's one rate, as the one claimed before.
+    const todayAfter = adjudicated(engine, surgeonClaim('MBR-1001', [{ code: '45378', date: '2026-04-10' }]));
+    expect(todayAfter.body.adjudication.allowed_amount).toBe(425);
+    const tomorrow = home.at('2026-04-11T10:00:00Z', '0');
+    const renewed = adjudicated(tomorrow, surgeonClaim('MBR-1002', [{ code: '45378', date: '2026-04-11' }]));
     expect(renewed.body.adjudication.allowed_amount).toBe(1312.5);
     // The schedule is the whole rate set from its date: the upper endoscopy it does not rate stops the day before.
-    expect(adjudicated(engine, surgeonClaim('MBR-1003', [{ code: '43235', date: '2026-04-09' }])).body.adjudication.allowed_amount).toBe(380);
-    expect(adjudicated(engine, surgeonClaim('MBR-1004', [{ code: '43235', date: '2026-04-10' }]))).toMatchObject({
+    expect(adjudicated(tomorrow, surgeonClaim('MBR-1003', [{ code: '43235', date: '2026-04-10' }])).body.adjudication.allowed_amount).toBe(380);
+    expect(adjudicated(tomorrow, surgeonClaim('MBR-1004', [{ code: '43235', date: '2026-04-11' }]))).toMatchObject({
       status: 404,
       body: { error: 'no_active_contract' },
     });
 
-    const rates = engine.db
+    const rates = tomorrow.db
       .prepare(
         "SELECT cpt_code, effective_from, effective_to, negotiated_rate_cents FROM contract_rates WHERE contract_id = ? AND cpt_code IN ('45378', '43235') ORDER BY cpt_code, effective_from",
       )
       .all(RENEWED);
     expect(rates).toEqual([
-      { cpt_code: '43235', effective_from: '2025-01-01', effective_to: '2026-04-09', negotiated_rate_cents: 38000 },
-      { cpt_code: '45378', effective_from: '2025-01-01', effective_to: '2026-04-09', negotiated_rate_cents: 42500 },
-      { cpt_code: '45378', effective_from: '2026-04-10', effective_to: null, negotiated_rate_cents: 131250 },
+      { cpt_code: '43235', effective_from: '2025-01-01', effective_to: '2026-04-10', negotiated_rate_cents: 38000 },
+      { cpt_code: '45378', effective_from: '2025-01-01', effective_to: '2026-04-10', negotiated_rate_cents: 42500 },
+      { cpt_code: '45378', effective_from: '2026-04-11', effective_to: null, negotiated_rate_cents: 131250 },
     ]);
-    expect(engine.db.prepare('SELECT cpt_code, effective_date FROM contract_rate_records WHERE contract_id = ?').all(RENEWED)).toEqual([
-      { cpt_code: '45378', effective_date: '2026-04-10' },
+    expect(tomorrow.db.prepare('SELECT cpt_code, effective_date FROM contract_rate_records WHERE contract_id = ?').all(RENEWED)).toEqual([
+      { cpt_code: '45378', effective_date: '2026-04-11' },
     ]);
   });
 
-  it('a claim straddling the change prices each line at the rate of its own date', () => {
+  it('two identical colonoscopies of the finalize day, one claimed before the finalize and one after, are priced by one rate', () => {
     const engine = home.at('2026-04-10T10:00:00Z', '0');
-    expect(renew(engine).status).toBe(200);
+    const first = adjudicated(engine, surgeonClaim('MBR-1003', [{ code: '45378', date: '2026-04-10' }]));
+    // A finalize from today is retroactive (today's services may be claimed already): refused unless asked for.
+    expect(renew(engine, { effective_date: '2026-04-10' })).toMatchObject({
+      status: 400,
+      body: { errors: [{ field: 'effective_date', message: expect.stringMatching(/is today.*2026-04-11.*allow_retroactive/) }] },
+    });
+    expect(call(engine, 'POST', `${B}/BLD-1002/finalize`, {}).body).toMatchObject({ status: 'FINALIZED', effective_date: '2026-04-11' });
+    const second = adjudicated(engine, surgeonClaim('MBR-1004', [{ code: '45378', date: '2026-04-10' }]));
+    expect([first.body.adjudication.allowed_amount, second.body.adjudication.allowed_amount]).toEqual([425, 425]);
+  });
+
+  it('a claim straddling the change prices each line at the rate of its own date', () => {
+    expect(renew(home.at('2026-04-10T10:00:00Z', '0')).status).toBe(200);
+    const engine = home.at('2026-04-11T10:00:00Z', '0');
     const d = detail(
       engine,
       surgeonClaim('MBR-1003', [
-        { code: '45378', date: '2026-04-09' },
         { code: '45378', date: '2026-04-10' },
+        { code: '45378', date: '2026-04-11' },
       ]),
     );
     expect((d.service_lines as Body[]).map((l) => l.allowed_amount)).toEqual([425, 1312.5]);
@@ -136,15 +155,17 @@ describe('rates in force on a date (item 2)', () => {
     const engine = home.at('2026-03-02T10:00:00Z', '0');
     call(engine, 'POST', `${B}/BLD-1001/rate-schedule/init/`, {});
     call(engine, 'PUT', `${B}/BLD-1001/rate-schedule/add-ssp/`, { ssp_id: sspUuid('v1.1', 'HD-0401'), rate_type: 'CASE_RATE', rate_value: 2100 });
-    expect(call(engine, 'POST', `${B}/BLD-1001/finalize`).body).toMatchObject({ effective_date: '2026-03-02' });
+    expect(call(engine, 'POST', `${B}/BLD-1001/finalize`).body).toMatchObject({ effective_date: '2026-03-03' });
     const claim = (date: string) => {
       const c = claimTemplate({ type: 'institutional', npi: '1902847361', cpt: ['64721'], serviceDate: date }) as Body;
       return c;
     };
     expect(adjudicated(engine, claim('2025-06-02'))).toMatchObject({ status: 404, body: { error: 'no_active_contract' } });
+    // Nor one of the finalize day: the rates take effect the next day.
+    expect(adjudicated(engine, claim('2026-03-02'))).toMatchObject({ status: 404, body: { error: 'no_active_contract' } });
     // The template's surgeon line names Dr. Morgan of GRP-1001, not of the builder's GRP-4004: she
     // cannot be paid on this claim (CARC-B7), so only the facility's new case rate is allowed.
-    expect(adjudicated(engine, claim('2026-03-02')).body.adjudication.allowed_amount).toBe(2100);
+    expect(adjudicated(home.at('2026-03-03T10:00:00Z', '0'), claim('2026-03-03')).body.adjudication.allowed_amount).toBe(2100);
   });
 });
 

@@ -74,7 +74,10 @@ describe("the builder's finalize", () => {
     expect(api('PUT', `${B}/BLD-1001/rate-schedule/add-ssp/`, { ssp_id: sspUuid('v1.1', 'EY-0501'), rate_type: 'CASE_RATE', rate_value: 3000 }).status).toBe(
       200,
     );
-    expect(api('POST', `${B}/BLD-1001/finalize`).body).toMatchObject({ status: 'FINALIZED', rate_records_created: 2 });
+    expect(api('POST', `${B}/BLD-1001/finalize`, { effective_date: '2026-03-02', allow_retroactive: true }).body).toMatchObject({
+      status: 'FINALIZED',
+      rate_records_created: 2,
+    });
     const full = call(engine, 'POST', '/tpa-api/v1/contract-lookup/full/', {
       contract_id: 'ctr_6e2d9b4f1a7c3058',
       npi: '1902847361',
@@ -154,7 +157,7 @@ describe("the duplicate rule's edges", () => {
     expect(
       call(engine, 'PUT', `${B}/BLD-1002/rate-schedule/add-ssp/`, { ssp_id: sspUuid('v1.1', 'OR-0301'), rate_type: 'CASE_RATE', rate_value: 1500 }).status,
     ).toBe(200);
-    expect(call(engine, 'POST', `${B}/BLD-1002/finalize`).status).toBe(200);
+    expect(call(engine, 'POST', `${B}/BLD-1002/finalize`, { effective_date: '2026-03-02', allow_retroactive: true }).status).toBe(200);
     // The service the denied claim listed is paid now, once (29881 needs a preauthorization under
     // the plan, so under the amended contract too).
     const knee = { lines: [{ code: '29881', date: '2026-03-02' }], preauthorization: 'PA-2026-0302' };

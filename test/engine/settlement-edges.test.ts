@@ -243,12 +243,41 @@ describe('the simulated missing AEOB (issue 13)', () => {
       reconciliation_status: 'UNMATCHED',
       aeob_match: { aeob_reference: null, aeob_amount: null, settlement_amount: 2460, variance: 2460, match_status: 'MISSING_AEOB' },
     });
+    // The money arrived, the claim was not matched to the payer's systems: FUNDED, never RECONCILED.
     const d = detail(at(WED), id);
-    expect(d.encounter.status).toBe('RECONCILED');
-    const reconciliation = d.entries.filter((e: Body) => e.type === 'RECONCILIATION');
-    expect(reconciliation).toHaveLength(1);
-    expect(reconciliation[0]).toMatchObject({ reference: null, description: expect.stringMatching(/MISSING_AEOB/) });
+    expect(d.encounter.status).toBe('FUNDED');
+    expect(entryTypes(d)).not.toContain('RECONCILIATION');
+    const unmatched = d.entries.filter((e: Body) => e.type === 'RECONCILIATION_UNMATCHED');
+    expect(unmatched).toHaveLength(1);
+    expect(unmatched[0]).toMatchObject({ reference: null, description: expect.stringMatching(/^Not reconciled: .*MISSING_AEOB/) });
     expect(d.reconciliation.claim_match_status).toBe('UNMATCHED');
+    // The arrival is in the progression: FUNDED at the approval, FUNDED again when the money arrived.
+    const item = (call(at(WED), 'GET', '/tpa-api/v1/ledger/entries/').body as { results: Body[] }).results.find((r) => r.encounter_id === id)!;
+    expect(item.status_progression.map((p: Body) => p.status).slice(-2)).toEqual(['FUNDED', 'FUNDED']);
+    expect(item.status_progression.at(-1).timestamp).toBe(arrived.completed_at);
+    expect(listed(at(WED), '?status=RECONCILED')).not.toContain(id);
+    expect(listed(at(WED), '?status=FUNDED')).toContain(id);
+  });
+
+  it('after a matched reconciliation: the ledger goes from RECONCILED back to FUNDED, with an entry saying why', () => {
+    const ids = { 'missing-aeob': encounter(), 'aeob-variance': submit(MON, { patient: 'MBR-1002' }).encounterId };
+    const funding = at(MON_LATER);
+    for (const [n, id] of Object.values(ids).entries()) {
+      const benefit = detail(funding, id).financial_summary.payer_responsibility.total as number;
+      expect(approve(funding, id, benefit, `AUTH-20260302-ACME-000${n + 1}`).status).toBe(200);
+    }
+    const e = at(WED);
+    for (const [scenario, id] of Object.entries(ids) as ['missing-aeob' | 'aeob-variance', string][]) {
+      expect(detail(e, id).encounter.status).toBe('RECONCILED');
+      e.simulate(scenario, id);
+      const d = detail(e, id);
+      expect(d.encounter.status, scenario).toBe('FUNDED');
+      expect(d.reconciliation.claim_match_status).toBe('UNMATCHED');
+      expect(entryTypes(d).slice(-2)).toEqual(['RECONCILIATION', 'RECONCILIATION_UNMATCHED']);
+      expect(d.entries.at(-1).description).toMatch(
+        scenario === 'missing-aeob' ? /^Not reconciled: no AEOB/ : /^Not reconciled: the settlement differs .*VARIANCE/,
+      );
+    }
   });
 
   it('after a matched reconciliation: reconciled again as MISSING_AEOB; a second time, or on a refunded transfer, it is refused', () => {

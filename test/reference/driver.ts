@@ -260,7 +260,12 @@ function encounterFigures(engine: Engine, id: string): EncounterFigures {
     s.status === 200 && (s.body as Body).status !== 'PENDING'
       ? [...(((s.body as Body).previous_transfers ?? []) as Body[]), s.body as Body].map(transferFigures)
       : [];
-  return { ledger_status: detail.encounter.status, balance_status: detail.financial_summary.balance.status, transfers };
+  return {
+    ledger_status: detail.encounter.status,
+    balance_status: detail.financial_summary.balance.status,
+    transfers,
+    superseded: typeof detail.encounter.superseded_by === 'string',
+  };
 }
 
 async function reportFigures(dir: string, sequence: Sequence): Promise<ReportFigures> {

@@ -83,6 +83,8 @@ export interface EncounterFigures {
   balance_status: string;
   /** Every transfer, oldest first (previous_transfers, then the current one). */
   transfers: TransferFigures[];
+  /** A pended claim that a later claim sent again (the ledger's `superseded_by`). */
+  superseded: boolean;
 }
 
 export const MONEY_KEYS = [

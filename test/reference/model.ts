@@ -102,8 +102,12 @@ interface Transfer {
 }
 
 interface Encounter {
+  member: string;
+  billing: string;
   lines: Line[];
   disposition: string;
+  /** A pended claim that a later claim sent again (the same services, member and billing provider). */
+  superseded?: boolean;
   benefit: number;
   charges: number;
   allowed: number;
@@ -271,7 +275,10 @@ export class Model {
     }
     // A code that needs a preauthorization, without one, on a line not denied: the claim is pended.
     if (!event.preauthorization && lines.some((l) => l.status === 'ALLOWED' && this.rateOn(l.contract!, l.code, l.date)?.preauthorization)) {
+      this.supersedePended(event.member, event.billing, lines);
       const encounter: Encounter = {
+        member: event.member,
+        billing: event.billing,
         lines: lines.map((l) => ({ ...l, status: 'PENDED', denial: null })),
         disposition: 'PENDING_REVIEW',
         benefit: 0,
@@ -312,7 +319,10 @@ export class Model {
     // reason) when none is. A bundled line is included in what was paid elsewhere, not paid here.
     const paidLines = lines.filter((l) => l.status === 'ALLOWED');
     const disposition = paidLines.length === lines.length ? 'APPROVED' : paidLines.length > 0 ? 'PARTIAL_APPROVAL' : 'DENIED';
+    this.supersedePended(event.member, event.billing, lines);
     const encounter: Encounter = {
+      member: event.member,
+      billing: event.billing,
       lines,
       disposition,
       charges: lines.reduce((s, l) => s + l.chargeCents, 0),
@@ -328,6 +338,25 @@ export class Model {
       for (const [visit, cents] of copayHere) this.copayTaken.set(visit, (this.copayTaken.get(visit) ?? 0) + cents);
     }
     return this.claimFigures(encounter);
+  }
+
+  /**
+   * A claim accepted for the same services (code and date of each line) of a member and billing
+   * provider as a pended claim sends that claim again: the oldest such pended claim not yet sent
+   * again is superseded, and the report counts it no more (docs/money-rules.md "The finance desk's report").
+   */
+  private supersedePended(member: string, billing: string, lines: Line[]): void {
+    const services = (ls: Line[]) =>
+      ls
+        .map((l) => `${l.code}|${l.date}`)
+        .sort()
+        .join(',');
+    for (const e of this.encounters) {
+      if (e.disposition !== 'PENDING_REVIEW' || e.superseded || e.member !== member || e.billing !== billing) continue;
+      if (services(e.lines) !== services(lines)) continue;
+      e.superseded = true;
+      return;
+    }
   }
 
   private deny(line: Line, status: Line['status'], code: string): void {
@@ -695,7 +724,8 @@ export class Model {
     const t = e.transfers.at(-1);
     if (!t) return { ledger: 'ADJUDICATED', balance: e.benefit === 0 ? 'SETTLED' : 'OPEN' };
     if (t.status === 'INITIATED') return { ledger: 'FUNDED', balance: 'IN_TRANSIT' };
-    if (t.status === 'COMPLETED') return { ledger: 'RECONCILED', balance: 'SETTLED' };
+    // Arrived: reconciled only when the AEOB matched; otherwise the money is there but the ledger stays FUNDED.
+    if (t.status === 'COMPLETED') return { ledger: t.aeob?.match === 'EXACT' ? 'RECONCILED' : 'FUNDED', balance: 'SETTLED' };
     return { ledger: 'ADJUDICATED', balance: t.status };
   }
 
@@ -703,7 +733,12 @@ export class Model {
     this.settleDue();
     return this.encounters.map((e) => {
       const s = this.ledgerStatus(e);
-      return { ledger_status: s.ledger, balance_status: s.balance, transfers: e.transfers.map((t) => this.transferFigures(t)) };
+      return {
+        ledger_status: s.ledger,
+        balance_status: s.balance,
+        transfers: e.transfers.map((t) => this.transferFigures(t)),
+        superseded: e.superseded === true,
+      };
     });
   }
 
@@ -712,6 +747,7 @@ export class Model {
     this.settleDue();
     const { report: r, add } = emptyReport();
     for (const e of this.encounters) {
+      if (e.superseded) continue;
       const status = this.ledgerStatus(e).ledger;
       const none = e.disposition === 'DENIED' || e.disposition === 'PENDING_REVIEW';
       const s = (r.by_status[status] ??= { count: 0, charges: 0, allowed: 0, patient: 0, benefit: 0 });

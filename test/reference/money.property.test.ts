@@ -71,6 +71,8 @@ function reportOfRecords(s: Sequence, o: Outcome): ReportFigures {
   const { report: r, add } = emptyReport();
   claims(s, o).forEach(({ event, figures }, i) => {
     const e = o.encounters[i]!;
+    // A pended claim sent again is counted once, as the claim that sent it.
+    if (e.superseded) return;
     const b = (r.by_status[e.ledger_status] ??= { count: 0, charges: 0, allowed: 0, patient: 0, benefit: 0 });
     b.count++;
     b.charges += event.lines.reduce((sum, l) => sum + l.unitCents * l.quantity, 0);

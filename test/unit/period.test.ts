@@ -87,6 +87,24 @@ describe('activity events from a status progression', () => {
     expect(stepKinds([{ status: 'SUBMITTED' }, { status: 'PENDED' }])).toEqual(['submitted', 'pended']);
   });
 
+  it('an arrival not reconciled is a second FUNDED, settled; its refund is a refund, and a reconciliation lost later moves no money', () => {
+    const kinds = (statuses: string[]) => stepKinds(statuses.map((status) => ({ status })));
+    // Arrived without a match (FUNDED again), refunded, funded again, arrived matched.
+    expect(kinds(['SUBMITTED', 'ADJUDICATED', 'FUNDED', 'FUNDED', 'ADJUDICATED', 'FUNDED', 'RECONCILED'])).toEqual([
+      'submitted',
+      'adjudicated',
+      'funded',
+      'settled',
+      'refunded',
+      'funded',
+      'settled',
+    ]);
+    // Matched, then an AEOB stated later: back to FUNDED, no event; then refunded.
+    expect(kinds(['ADJUDICATED', 'FUNDED', 'RECONCILED', 'FUNDED', 'ADJUDICATED'])).toEqual(['adjudicated', 'funded', 'settled', undefined, 'refunded']);
+    // A transfer that failed before it arrived is still a failure.
+    expect(kinds(['ADJUDICATED', 'FUNDED', 'ADJUDICATED', 'FUNDED', 'FUNDED'])).toEqual(['adjudicated', 'funded', 'failed', 'funded', 'settled']);
+  });
+
   it('an event is in the span from its start, inclusive, to its end, exclusive; amounts are charges or the benefit', () => {
     const entry = {
       encounter_id: 'enc_1',

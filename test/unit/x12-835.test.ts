@@ -330,3 +330,24 @@ describe('a refunded transfer (issue 26, review)', () => {
     expect(error?.message).toMatch(/its refund is 900\.00 but its payouts' net is 879\.90/);
   });
 });
+
+describe('a line whose price had anesthesia paid elsewhere taken off', () => {
+  it('adjusts that part under CO-97 (included in another payment) and the rest of the reduction under CO-45, balanced', () => {
+    // Charged 10,000.00, priced 9,500.00, allowed 8,735.00 once the 765.00 anesthesia paid on another claim is taken off.
+    const line = allowedLine({
+      cptCode: '27447',
+      chargeCents: 1_000_000,
+      allowedCents: 873_500,
+      deductibleCents: 0,
+      coinsuranceCents: 0,
+      copayCents: 0,
+      patientCents: 0,
+      paidCents: 873_500,
+      includedElsewhereCents: 76_500,
+    });
+    const text = write835([payment({ lines: [line], paymentCents: 873_500, feeCents: 19_247 })], ENVELOPE);
+    expect(text).toContain('CAS*CO*97*765**45*500~');
+    expect(text).not.toContain('CAS*CO*45*1265');
+    checked835(text);
+  });
+});

@@ -409,7 +409,7 @@ export function previewSchedule(ctx: EngineContext, _req: EngineRequest, params:
  * rated at the item's allowed amount from E, open; the rates in force at E close the day before
  * (those the schedule does not rate too), rates that would only start on or after E are replaced,
  * and earlier rates stay for earlier dates. E is the `effective_date` asked for, else the later of
- * the contract's effective date and today on the engine clock; before today only with
+ * the contract's effective date and tomorrow on the engine clock; today or before only with
  * `allow_retroactive: true`, and never outside the contract's own dates. The schedule's elective and
  * fallback settings are copied to the contract.
  */
@@ -437,20 +437,25 @@ export function finalizeSchedule(ctx: EngineContext, req: EngineRequest, params:
       const now = isoSeconds(ctx.clock.now());
       const today = now.slice(0, 10);
       const contract = contractById(ctx.db, inst.contract_id)!;
-      const effective = (body.effective_date as string | undefined) ?? [contract.effective_date, today].sort()[1]!;
+      // One rate is in force on a date: a schedule finalized today takes effect tomorrow by default,
+      // so today's services, claimed or not, keep today's rate (docs/money-rules.md "Rates in force on each date").
+      const tomorrow = shiftDate(today, 1);
+      const effective = (body.effective_date as string | undefined) ?? [contract.effective_date, tomorrow].sort()[1]!;
       if (effective < contract.effective_date || (contract.termination_date !== null && effective > contract.termination_date)) {
         invalid([
           {
             field: 'effective_date',
-            message: `${effective} is outside the contract's own dates (${contract.effective_date} to ${contract.termination_date ?? 'open-ended'})`,
+            message: `${effective}${body.effective_date === undefined ? ' (the default: tomorrow)' : ''} is outside the contract's own dates (${contract.effective_date} to ${contract.termination_date ?? 'open-ended'})`,
           },
         ]);
       }
-      if (effective < today && body.allow_retroactive !== true) {
+      // Today's services may already be rendered and claimed: a rate from today would price one day's
+      // services at two rates, so today is retroactive too.
+      if (effective <= today && body.allow_retroactive !== true) {
         invalid([
           {
             field: 'effective_date',
-            message: `${effective} is before today (${today}): rates would change for services already rendered; send allow_retroactive: true (tpa ratesheet finalize --retroactive) to mean it`,
+            message: `${effective} is ${effective === today ? 'today' : `before today (${today})`}: rates would change for services already rendered, which may be claimed at the rate in force; the first day without that is ${tomorrow}; send allow_retroactive: true (tpa ratesheet finalize --retroactive) to mean it`,
           },
         ]);
       }

@@ -21,7 +21,7 @@ import { linesDigest } from '../../domain/audit-deep.js';
 import { ValidationError, type FieldError } from '../../domain/errors.js';
 import { clip } from '../../domain/validation.js';
 import { parseClaimText, type ParsedClaim } from '../../domain/fhir-claim.js';
-import type { LedgerStatus } from '../../domain/ledger.js';
+import { sentAgain, type ClaimIdentity, type LedgerStatus } from '../../domain/ledger.js';
 import { formatCentsGrouped } from '../../domain/money.js';
 import { linePayeeNpi } from '../../domain/payee.js';
 import { isoDate, isoSeconds } from '../clock.js';
@@ -31,12 +31,19 @@ import { withIdempotency } from '../idempotency.js';
 import { fhirId, newId } from '../ids.js';
 import { activeContractsFor, contractById, contractTerms, type ContractRow } from '../store/contracts.js';
 import { inWriteTransaction, type Db } from '../store/db.js';
-import { addEncounterProviders, encounterBySubmission, insertEncounter, nextEncounterSequence } from '../store/encounters.js';
+import {
+  addEncounterProviders,
+  encounterBySubmission,
+  insertEncounter,
+  nextEncounterSequence,
+  pendedNotSuperseded,
+  type EncounterRow,
+} from '../store/encounters.js';
 import { addDeductibleMet, memberWithBenefits, type MemberRow } from '../store/members.js';
 import { episodeLines, insertPaidLine, paidLinesOfCodes, visitCopaysTaken } from '../store/paid-lines.js';
 import { providerRegistry } from '../store/providers.js';
 import { adjudicationBody, claimResponseResource } from './claim-response.js';
-import { addFirstHistory, finalLedgerStatus, type HistoryEntry } from './encounters.js';
+import { addFirstHistory, addHistory, finalLedgerStatus, type HistoryEntry } from './encounters.js';
 import { advanceDue } from './progress.js';
 import { revealEntry } from './reveal.js';
 
@@ -237,6 +244,14 @@ function recordClaim(ctx: EngineContext, claim: ParsedClaim): EngineResponse {
 
   const history = acceptanceEntries(claim, adjudication, { submissionId, submittedAt, contract: chosen, member });
   if (dueNow) history.push(revealEntry(adjudication, claimResponseId, readyAt));
+  const superseded = supersedePended(db, claim, { encounterId, encounterNumber, memberId: member.member_id, serviceDate, at: submittedAt });
+  if (superseded)
+    history.push({
+      type: 'SUPERSEDES',
+      timestamp: submittedAt,
+      reference: superseded.id,
+      description: `Sends again pended claim ${superseded.encounter_number}, which it supersedes`,
+    });
   addFirstHistory(db, encounterId, history);
 
   return respond(201, {
@@ -245,6 +260,32 @@ function recordClaim(ctx: EngineContext, claim: ParsedClaim): EngineResponse {
     status: 'ACKNOWLEDGED',
     message: `Claim received for asynchronous adjudication; poll GET /tpa-api/v1/claims/${submissionId}/response/`,
   });
+}
+
+/**
+ * A claim sent again for a pended one (docs/money-rules.md "The finance desk's report"): the
+ * oldest pended encounter of the same member, billing provider and claim service date that it sends
+ * again (domain/ledger.ts sentAgain) and that nothing superseded yet gets a SUPERSEDED entry naming
+ * the new encounter; it stays PENDED, its pend acted on. Whatever the new claim's outcome: a claim
+ * pended again supersedes the older pend too, so the service is pended once.
+ */
+function supersedePended(
+  db: Db,
+  claim: ParsedClaim,
+  at: { encounterId: string; encounterNumber: string; memberId: string; serviceDate: string; at: string },
+): Pick<EncounterRow, 'id' | 'encounter_number'> | undefined {
+  const identity = (c: ParsedClaim): ClaimIdentity => ({ ...c, memberId: at.memberId });
+  const pended = pendedNotSuperseded(db, at.memberId, claim.providerNpi, at.serviceDate, at.encounterId).find((p) =>
+    sentAgain(identity(JSON.parse(p.claim_json) as ParsedClaim), identity(claim)),
+  );
+  if (!pended) return undefined;
+  addHistory(db, pended.id, {
+    type: 'SUPERSEDED',
+    timestamp: at.at,
+    reference: at.encounterId,
+    description: `Sent again as ${at.encounterNumber}: this pended claim is superseded and needs nothing more`,
+  });
+  return pended;
 }
 
 /** The entries that record the claim's acceptance: its submission, with the adjudication decided now, and the contract it matched. */

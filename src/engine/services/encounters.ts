@@ -25,6 +25,8 @@ export interface HistoryEntry {
   financialImpact?: Record<string, number> | null;
   /** More for the audit record of an audited entry (amounts in cents). */
   audit?: Record<string, unknown>;
+  /** The audit record's type, when it is not the entry's (a reconciliation, matched or not). */
+  auditType?: string;
 }
 
 /**
@@ -62,10 +64,11 @@ export function addFirstHistory(db: Db, encounterId: string, entries: readonly H
 }
 
 function auditEntry(db: Db, encounterId: string, entry: HistoryEntry): void {
-  if (!AUDITED.has(entry.type)) return;
+  const type = entry.auditType ?? entry.type;
+  if (!AUDITED.has(type)) return;
   const impact: Record<string, number> = {};
   for (const [k, v] of Object.entries(entry.financialImpact ?? {})) impact[`${k}_cents`] = jsonNumberToCents(v) ?? 0;
-  appendAudit(db, entry.type, encounterId, entry.timestamp, { reference: entry.reference, ...impact, ...entry.audit });
+  appendAudit(db, type, encounterId, entry.timestamp, { reference: entry.reference, ...impact, ...entry.audit });
 }
 
 export interface EncounterData {

@@ -7,7 +7,7 @@ import { isoDateProblem, npiProblem } from '../../domain/validation.js';
 import type { EngineContext } from '../context.js';
 import { HttpError, queryWholeNumber, respond, servedLink, type EngineRequest, type EngineResponse } from '../exchange.js';
 import type { Db } from '../store/db.js';
-import { claimProviderName, encounterById, historyOf, type EncounterRow } from '../store/encounters.js';
+import { claimProviderName, encounterById, historyOf, supersession, type EncounterRow } from '../store/encounters.js';
 import { ledgerCounts, pageRowids, pageRowsOf, type LedgerQuery, type PageRow, type Span } from '../store/ledger.js';
 import { memberIdentity } from '../store/members.js';
 import { providerByNpi } from '../store/providers.js';
@@ -177,7 +177,7 @@ function adjudicated(completedAt: string | null, disposition: string): boolean {
 /** A ledger list item as JSON text. */
 function listItemJson(row: PageRow, ref: Reference, claimNames: PageParts['claimNames']): string {
   const [id, ledgerId, encounterNumber, npi, memberId, serviceDate, status, completedAt, disposition, cpt, ...amounts] = row;
-  const [chargeCents, allowedCents, deductibleCents, copayCents, coinsuranceCents, patientCents, benefitCents, progressionJson] = amounts;
+  const [chargeCents, allowedCents, deductibleCents, copayCents, coinsuranceCents, patientCents, benefitCents, progressionJson, supersededBy] = amounts;
   const q = JSON.stringify;
   const has = adjudicated(completedAt, disposition);
   const amount = (cents: number) => (has ? centsToJson(cents) : 'null');
@@ -191,14 +191,16 @@ function listItemJson(row: PageRow, ref: Reference, claimNames: PageParts['claim
     `"service_date":${q(serviceDate)},"status":${q(status)},"status_progression":${progressionJson},` +
     `"financial_summary":{"charges":${centsToJson(chargeCents)},"allowed_amount":${amount(allowedCents)},` +
     `"deductible_applied":${amount(deductibleCents)},"copay_applied":${amount(copayCents)},"coinsurance_applied":${amount(coinsuranceCents)},` +
-    `"patient_responsibility":${amount(patientCents)},"benefit_amount":${amount(benefitCents)},"payer_responsibility":${amount(benefitCents)}}}`
+    `"patient_responsibility":${amount(patientCents)},"benefit_amount":${amount(benefitCents)},"payer_responsibility":${amount(benefitCents)}}` +
+    // tpa's, on a pended entry sent again (docs/money-rules.md "The finance desk's report").
+    `${supersededBy ? `,"superseded_by":${q(supersededBy)}` : ''}}`
   );
 }
 
 /** A ledger list item as values: what JSON.parse of listItemJson gives, key for key. */
 function listItem(row: PageRow, ref: Reference, claimNames: PageParts['claimNames']): Record<string, unknown> {
   const [id, ledgerId, encounterNumber, npi, memberId, serviceDate, status, completedAt, disposition, cpt, ...amounts] = row;
-  const [chargeCents, allowedCents, deductibleCents, copayCents, coinsuranceCents, patientCents, benefitCents, progressionJson] = amounts;
+  const [chargeCents, allowedCents, deductibleCents, copayCents, coinsuranceCents, patientCents, benefitCents, progressionJson, supersededBy] = amounts;
   const has = adjudicated(completedAt, disposition);
   const amount = (cents: number) => (has ? centsToAmount(cents) : null);
   const provider = ref.providers.get(npi);
@@ -224,6 +226,7 @@ function listItem(row: PageRow, ref: Reference, claimNames: PageParts['claimName
       benefit_amount: amount(benefitCents),
       payer_responsibility: amount(benefitCents),
     },
+    ...(supersededBy ? { superseded_by: supersededBy } : {}),
   };
 }
 
@@ -244,6 +247,7 @@ export function ledgerDetail(ctx: EngineContext, _req: EngineRequest, params: Re
   const facility = provider.facility_npi ? providerByNpi(db, provider.facility_npi) : undefined;
   const settlement = settlementFor(db, row.id);
   const entries = historyOf(db, row.id);
+  const linked = supersession(db, row.id);
   const providers = lineProviders(db, data);
   // Money on its way is not settled yet; a FAILED or REFUNDED transfer settles nothing.
   const settled = settlement?.status === 'COMPLETED' ? settlement.total_amount_cents : 0;
@@ -259,6 +263,9 @@ export function ledgerDetail(ctx: EngineContext, _req: EngineRequest, params: Re
       payer: payerOf(ref, row.member_id),
       // tpa's addition (docs/api.md): the claim's own id from its sender (an 837's CLM01).
       patient_control_number: claim.patientControlNumber ?? null,
+      // tpa's: a pended claim sent again and the claim that sent it (docs/money-rules.md "The finance desk's report").
+      ...(linked.supersededBy ? { superseded_by: linked.supersededBy } : {}),
+      ...(linked.supersedes ? { supersedes: linked.supersedes } : {}),
     },
     entries: entries.map((e, i) => ({
       sequence: i + 1,
@@ -346,5 +353,10 @@ function serviceLine(
     provider_npi: payee.providerNpi,
     provider_name: payee.providerName,
     provider_role: payee.providerRole,
+    // The anesthesia paid on another claim and taken off this line's price (docs/money-rules.md
+    // "Anesthesia included"): the 835 adjusts it as included in another payment, not as the contract's.
+    ...(done && line.status === 'ALLOWED' && (line.anesthesiaDeductedCents ?? 0) > 0
+      ? { anesthesia_deducted: centsToAmount(line.anesthesiaDeductedCents!) }
+      : {}),
   };
 }

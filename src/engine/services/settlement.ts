@@ -1,6 +1,6 @@
 // Settlement records (docs/api.md "GET /v1/settlement/{encounter_id}/", docs/money-rules.md "Settlement"): created
 // INITIATED by a funding approval, COMPLETED at the estimated arrival on the engine clock, then
-// reconciled against the AEOB, when the ledger moves to RECONCILED. A transfer that FAILED or was
+// reconciled against the AEOB: the ledger moves to RECONCILED when it matches. A transfer that FAILED or was
 // REFUNDED is kept, and the encounter can be funded again: each funding is a new record (`attempt`
 // 1, 2, ...); the latest is the encounter's settlement, the earlier ones its `previous_transfers`.
 import { centsToAmount, formatCentsGrouped } from '../../domain/money.js';
@@ -122,35 +122,40 @@ export function completeDueSettlements(ctx: EngineContext): void {
         financialImpact: { settled_amount: centsToAmount(s.total_amount_cents) },
         audit: { settlement_id: s.id },
       });
-      reconcileSettlement(ctx.db, s.id, s.estimated_arrival);
+      reconcileSettlement(ctx.db, s.id, s.estimated_arrival, { arrival: true });
     }
   });
 }
 
 /**
- * Matches a completed settlement against the AEOB: EXACT → MATCHED, else UNMATCHED; the ledger
- * moves to RECONCILED either way (docs/money-rules.md "Settlement"), the record saying how it matched.
+ * Matches a completed settlement against the AEOB: EXACT → MATCHED, else UNMATCHED
+ * (docs/money-rules.md "Settlement"). Matched, the ledger gets a RECONCILIATION entry ("claim
+ * matched to payer systems") and goes to RECONCILED, fully settled and reconciled. Not matched, it
+ * gets a RECONCILIATION_UNMATCHED entry saying why and is not RECONCILED: at the arrival it records
+ * FUNDED again (the money arrived; the progression marks the arrival), and a settlement that was
+ * RECONCILED goes back to FUNDED. The audit record is a RECONCILIATION either way, with its status.
  */
-export function reconcileSettlement(db: Db, settlementId: string, at: string): void {
+export function reconcileSettlement(db: Db, settlementId: string, at: string, { arrival = false }: { arrival?: boolean } = {}): void {
   const s = settlementById(db, settlementId)!;
   const encounterId = s.encounter_id;
   const encounter = encounterById(db, encounterId)!;
   const benefitCents = encounterData(encounter).adjudication.totals.benefitCents;
   const aeobCents = encounter.aeob_missing ? null : benefitCents + encounter.aeob_adjustment_cents;
   const { matchStatus, varianceCents } = reconcile(aeobCents, s.total_amount_cents);
-  const reconciliationStatus = matchStatus === 'EXACT' ? 'MATCHED' : 'UNMATCHED';
+  const matched = matchStatus === 'EXACT';
+  const reconciliationStatus = matched ? 'MATCHED' : 'UNMATCHED';
   setReconciliation(db, s.id, { matchStatus, aeobCents, reconciliationStatus, at });
   addHistory(db, encounterId, {
-    type: 'RECONCILIATION',
+    type: matched ? 'RECONCILIATION' : 'RECONCILIATION_UNMATCHED',
+    auditType: 'RECONCILIATION',
     timestamp: at,
     reference: aeobCents === null ? null : encounter.aeob_reference,
-    description:
-      matchStatus === 'EXACT'
-        ? `Settlement matched AEOB ${encounter.aeob_reference} exactly`
-        : matchStatus === 'MISSING_AEOB'
-          ? `No AEOB ${encounter.aeob_reference} from the payer to match the settlement of ${formatCentsGrouped(s.total_amount_cents)} against (MISSING_AEOB)`
-          : `Settlement differs from AEOB ${encounter.aeob_reference} by ${formatCentsGrouped(Math.abs(varianceCents))} (${matchStatus})`,
-    // How it came out, in the chain (issue 22).
+    description: matched
+      ? `Settlement matched AEOB ${encounter.aeob_reference} exactly`
+      : matchStatus === 'MISSING_AEOB'
+        ? `Not reconciled: no AEOB ${encounter.aeob_reference} from the payer to match the settlement of ${formatCentsGrouped(s.total_amount_cents)} against (MISSING_AEOB)`
+        : `Not reconciled: the settlement differs from AEOB ${encounter.aeob_reference} by ${formatCentsGrouped(Math.abs(varianceCents))} (${matchStatus})`,
+    // How it came out, in the chain.
     audit: {
       settlement_id: s.id,
       match_status: matchStatus,
@@ -159,5 +164,7 @@ export function reconcileSettlement(db: Db, settlementId: string, at: string): v
       reconciliation_status: reconciliationStatus,
     },
   });
-  if (encounter.status !== 'RECONCILED') addStatus(db, encounterId, 'RECONCILED', at);
+  if (matched) {
+    if (encounter.status !== 'RECONCILED') addStatus(db, encounterId, 'RECONCILED', at);
+  } else if (arrival || encounter.status === 'RECONCILED') addStatus(db, encounterId, 'FUNDED', at);
 }

@@ -190,6 +190,40 @@ export interface HistoryRow {
 }
 
 /** An encounter's history entries in the order they happened. */
+/**
+ * The pended encounters of a member, billing provider and claim service date that no claim has
+ * superseded yet (no SUPERSEDED entry), but `exceptId` (the claim itself), oldest first, with their
+ * claims: the candidates a claim sent again supersedes. The listing index seeks the date.
+ */
+export function pendedNotSuperseded(
+  db: Db,
+  memberId: string,
+  providerNpi: string,
+  serviceDate: string,
+  exceptId: string,
+): Pick<EncounterRow, 'id' | 'encounter_number' | 'claim_json'>[] {
+  return db
+    .prepare(
+      `SELECT e.id, e.encounter_number, e.claim_json FROM encounters e INDEXED BY encounters_listing
+        WHERE e.service_date = ? AND e.status = 'PENDED' AND e.member_id = ? AND e.provider_npi = ? AND e.id <> ?
+          AND NOT EXISTS (SELECT 1 FROM history_entries h WHERE h.encounter_id = e.id AND h.type = 'SUPERSEDED')
+        ORDER BY e.rowid`,
+    )
+    .all(serviceDate, memberId, providerNpi, exceptId) as Pick<EncounterRow, 'id' | 'encounter_number' | 'claim_json'>[];
+}
+
+/** The encounter that superseded this one, and the one this one superseded (their SUPERSEDED and SUPERSEDES entries). */
+export function supersession(db: Db, encounterId: string): { supersededBy: string | null; supersedes: string | null } {
+  const rows = db.prepare("SELECT type, reference FROM history_entries WHERE encounter_id = ? AND type IN ('SUPERSEDED', 'SUPERSEDES')").all(encounterId) as {
+    type: string;
+    reference: string;
+  }[];
+  return {
+    supersededBy: rows.find((r) => r.type === 'SUPERSEDED')?.reference ?? null,
+    supersedes: rows.find((r) => r.type === 'SUPERSEDES')?.reference ?? null,
+  };
+}
+
 export function historyOf(db: Db, encounterId: string): HistoryRow[] {
   return db
     .prepare('SELECT seq, type, timestamp, reference, description, financial_impact_json FROM history_entries WHERE encounter_id = ? ORDER BY timestamp, seq')

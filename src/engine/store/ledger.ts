@@ -91,11 +91,12 @@ export function pageQuery(f: LedgerQuery, lo: string, hi: string, skip: number):
 
 /** A list item's columns, all from the encounter row (the names it shows come from store/reference.ts). */
 const LIST_COLUMNS = `e.id, e.ledger_id, e.encounter_number, e.provider_npi, e.member_id, e.service_date, e.status, e.completed_at, e.disposition, e.first_cpt_code,
-  e.charge_cents, e.allowed_cents, e.deductible_cents, e.copay_cents, e.coinsurance_cents, e.patient_cents, e.benefit_cents, e.progression_json`;
+  e.charge_cents, e.allowed_cents, e.deductible_cents, e.copay_cents, e.coinsurance_cents, e.patient_cents, e.benefit_cents, e.progression_json,
+  CASE WHEN e.status = 'PENDED' THEN (SELECT h.reference FROM history_entries h WHERE h.encounter_id = e.id AND h.type = 'SUPERSEDED') END`;
 
 /**
  * The SQL reading a page's rows by their rowids (a JSON array), as one JSON array of rows, each its
- * rowid then LIST_COLUMNS: one value for better-sqlite3 to hand over instead of eighteen a row
+ * rowid then LIST_COLUMNS: one value for better-sqlite3 to hand over instead of nineteen a row
  * (making a JS object of every row cost more than the queries).
  */
 export const PAGE_ROWS_SQL = `SELECT json_group_array(json_array(e.rowid, ${LIST_COLUMNS})) FROM encounters e WHERE e.rowid IN (SELECT value FROM json_each(?))`;
@@ -120,6 +121,8 @@ export type PageRow = [
   patient_cents: number,
   benefit_cents: number,
   progression_json: string,
+  /** A pended encounter's: the encounter of the claim that sent it again (its SUPERSEDED entry), else null. */
+  superseded_by: string | null,
 ];
 
 /** The rows of the rowids given, in their order. */

@@ -141,12 +141,14 @@ function filters(opts: OptionValues<typeof options>): LedgerFilters {
 /**
  * What became of the encounter's latest transfer, when it is not what the status says: the ledger
  * goes back to ADJUDICATED after a transfer that failed (FUNDED, then ADJUDICATED) or came back
- * (RECONCILED, then ADJUDICATED), and the list must not hide that money was sent and is owed again
+ * (RECONCILED, or FUNDED at the arrival when it was not reconciled, then ADJUDICATED), and the list must
+ * not hide that money was sent and is owed again
  * (docs/money-rules.md "Failed and refunded transfers").
  */
 export function transferFlag(progression: readonly { status: string }[]): 'failed' | 'refunded' | undefined {
-  // The latest step read as activity reads it (domain/activity.ts): back to ADJUDICATED after FUNDED or RECONCILED.
-  const last = stepKinds(progression.slice(-2)).at(-1);
+  // The latest step read as activity reads it (domain/activity.ts), which needs the whole progression
+  // to tell a transfer that failed from one refunded after it arrived unreconciled (FUNDED twice).
+  const last = stepKinds(progression).at(-1);
   return last === 'failed' || last === 'refunded' ? last : undefined;
 }
 
@@ -154,6 +156,8 @@ function statusCell(t: TableTools, i: LedgerItem): string {
   const flag = transferFlag(i.status_progression ?? []);
   if (flag === 'failed') return `${t.status(i.status)} ${t.c.red('✗ failed')}`;
   if (flag === 'refunded') return `${t.status(i.status)} ${t.c.red('↩ refunded')}`;
+  // A pended claim sent again (its superseded_by): acted on, nothing more to do for it.
+  if (i.status === 'PENDED' && i.superseded_by) return `${t.status(i.status)} ${t.c.green('↪ sent again')}`;
   return t.status(i.status);
 }
 

@@ -16,9 +16,12 @@ export const finalize = verb({
   options: {
     effectiveDate: option.text(
       '--effective-date <date>',
-      "the rates' first day, YYYY-MM-DD (default: today on the engine clock, or the contract's effective date if later)",
+      "the rates' first day, YYYY-MM-DD (default: tomorrow on the engine clock, or the contract's effective date if later)",
     ),
-    retroactive: option.flag('--retroactive', 'allow an effective date before today: services already rendered are then priced at the new rates'),
+    retroactive: option.flag(
+      '--retroactive',
+      'allow an effective date of today or before: services already rendered, claimed or not, are then priced at the new rates',
+    ),
     dryRun: option.flag('--dry-run', 'say what finalizing would do (rates made, rates ended, codes no longer rated) and write nothing'),
   },
   examples: [
@@ -41,7 +44,7 @@ export const finalize = verb({
       const plan = (await client.finalize(instanceId, { ...options, dry_run: true })).body;
       const dropped = plan.codes_dropped ?? [];
       ctx.note(
-        `${plan.rate_records_created} items of ${instanceId} will become live contract rates on ${plan.contract_id} from ${plan.effective_date ?? effective ?? 'today'}${opts.retroactive ? ' (retroactive: services already rendered are priced at them)' : ''}; the schedule is then locked.` +
+        `${plan.rate_records_created} items of ${instanceId} will become live contract rates on ${plan.contract_id} from ${plan.effective_date ?? effective ?? 'tomorrow'}${opts.retroactive ? ' (retroactive: services already rendered are priced at them)' : ''}; the schedule is then locked.` +
           (plan.codes_ended?.length ? `\nThe rates in force of ${plan.codes_ended.length} codes end the day before.` : '') +
           (dropped.length
             ? `\n${dropped.length} codes are then no longer rated on this contract, and their claims are not covered: ${dropped.join(', ')}.`

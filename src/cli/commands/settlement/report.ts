@@ -91,7 +91,12 @@ function reportData(r: PeriodReport, f: LedgerFilters, now: string, by: string):
   return {
     period: { from: f.start_date, to: f.end_date, by, provider_npi: f.provider_npi ?? null },
     as_of: now,
-    encounters: { ...line(r.totals), by_status: r.byStatus.map((s) => ({ status: s.status, ...line(s) })) },
+    encounters: {
+      ...line(r.totals),
+      by_status: r.byStatus.map((s) => ({ status: s.status, ...line(s) })),
+      // Pended claims sent again: counted once, as their resubmission (docs/money-rules.md "The finance desk's report").
+      superseded_pended: { count: r.superseded.count, charges: money(r.superseded.chargesCents) },
+    },
     money: {
       released: money(r.money.releasedCents),
       in_transit: money(r.money.inTransitCents),
@@ -220,6 +225,10 @@ export function reportTable(t: TableTools, r: PeriodReport, f: LedgerFilters, no
       ]),
     ),
   );
+  if (r.superseded.count > 0)
+    parts.push(
+      `Not counted: ${count(r.superseded.count)} pended claim${r.superseded.count === 1 ? '' : 's'} sent again (${m(r.superseded.chargesCents)} charges), counted as ${r.superseded.count === 1 ? 'its resubmission' : 'their resubmissions'}`,
+    );
   parts.push(
     t.c.bold('Money'),
     t.keyValues([
