@@ -53,6 +53,32 @@ describe('a PACKAGE episode starts on its earliest day, whatever order its claim
     expect(cents(submitAll([march!, may!, july!]), 'allowed_amount')).toBe(2_850_000);
   });
 
+  it('a late earlier day whose part is included (BUNDLED) still moves the start: July, 132 days after it, opens an episode of its own', () => {
+    // May bills two parts; March's 01402 arrives after May's and is included in the episode, which
+    // then starts 03-15: July's 01402 lies beyond its span and is paid in a new episode, as in date order.
+    const mayTwo: ClaimSpec = {
+      npi: LAKESIDE,
+      patient: 'MBR-1003',
+      preauthorization: 'PA-2026-0501',
+      lines: [
+        { code: '01402', date: '2026-05-01', charge: '12000.00' },
+        { code: '27447', date: '2026-05-01', charge: '12000.00' },
+      ],
+    };
+    const march01402 = PACKAGE_CLAIMS.march!;
+    const july01402: ClaimSpec = { npi: LAKESIDE, patient: 'MBR-1003', lines: [{ code: '01402', date: '2026-07-25', charge: '12000.00' }] };
+    const late = submitAll([mayTwo, march01402, july01402]);
+    expect(late.map((claim) => claim.map((l) => [l.status, l.allowed_amount]))).toEqual([
+      [
+        ['ALLOWED', 9500],
+        ['ALLOWED', 9500],
+      ],
+      [['BUNDLED', null]],
+      [['ALLOWED', 9500]],
+    ]);
+    expect(cents(late, 'allowed_amount')).toBe(cents(submitAll([march01402, mayTwo, july01402]), 'allowed_amount'));
+  });
+
   it('every order: never more than date order; less only where May and July shared an episode before March arrived', () => {
     const totals: Record<string, number> = {};
     for (const order of permutations(Object.keys(PACKAGE_CLAIMS))) {

@@ -281,7 +281,7 @@ function runSequence(seq: Sequence): void {
     const db = new Database(databaseFile(dir), { readonly: true });
     let paidRows: PaidRow[];
     try {
-      paidRows = db.prepare('SELECT * FROM paid_lines').all() as PaidRow[];
+      paidRows = db.prepare('SELECT * FROM paid_lines WHERE included = 0').all() as PaidRow[];
     } finally {
       db.close();
     }
@@ -482,7 +482,8 @@ function checkSequence(recorded: Recorded[], paidRows: PaidRow[]): void {
   });
   if (paidRows.some((row) => row.anesthesia_deducted_cents > 0)) tally('anesthesia:deducted');
 
-  // The paid lines the engine keeps are exactly the ALLOWED lines allowed more than 0.00 (or whose
+  // The paid lines the engine keeps (the days included in an episode apart) are exactly the ALLOWED
+  // lines allowed more than 0.00 (or whose
   // price went to anesthesia paid before, or a bundle part whose episode was paid), as the ledger shows them.
   const rowKey = (encounter: string, sequence: number) => `${encounter}#${sequence}`;
   const rowOf = new Map(paidRows.map((r) => [rowKey(r.encounter_id, r.sequence), r]));

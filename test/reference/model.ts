@@ -410,6 +410,11 @@ export class Model {
         this.anesthesia.set(`${member}|${line.date}`, a);
       }
     }
+    // A part included in an episode paid (on this claim or before) is one of its days: the episode
+    // starts on its earliest day, whichever claim brought it.
+    for (const line of lines) {
+      if (line.status === 'BUNDLED' && line.episode && this.episodes.get(line.episode.key)?.includes(line.episode)) line.episode.days.add(line.date);
+    }
     for (const [key, taken] of priced.deducted) {
       const a = this.anesthesia.get(key)!;
       a.deducted += taken;

@@ -28,7 +28,7 @@ const LANDED = [
   'fda31e6dfa5f839d',
   'b3b5bbb828de3608',
   'bc4d9c4f4c9339da',
-  '2126087df0b343a4',
+  '317f42fdd69bc72a',
 ];
 
 describe('migrations', () => {

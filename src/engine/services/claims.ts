@@ -40,7 +40,7 @@ import {
   type EncounterRow,
 } from '../store/encounters.js';
 import { addDeductibleMet, memberWithBenefits, type MemberRow } from '../store/members.js';
-import { episodeLines, insertPaidLine, paidLinesOfCodes, visitCopaysTaken } from '../store/paid-lines.js';
+import { episodeLines, insertIncludedDay, insertPaidLine, paidLinesOfCodes, visitCopaysTaken } from '../store/paid-lines.js';
 import { providerRegistry } from '../store/providers.js';
 import { adjudicationBody, claimResponseResource } from './claim-response.js';
 import { addFirstHistory, addHistory, finalLedgerStatus, type HistoryEntry } from './encounters.js';
@@ -396,6 +396,23 @@ function countAsPaid(db: Db, encounterId: string, member: MemberRow, claim: Pars
     }
     const year = planYearOf(line.serviceDate, member.plan_year_start);
     deductibleByYear.set(year, (deductibleByYear.get(year) ?? 0) + line.deductibleCents);
+  }
+  // A bundle part included in an episode already paid: the episode holds its day (after this
+  // claim's paid lines, so that an episode this claim paid is recorded).
+  for (const [i, line] of adjudication.lines.entries()) {
+    if (line.status !== 'BUNDLED' || line.episodeStart === null || line.contractId === null) continue;
+    insertIncludedDay(db, {
+      encounterId,
+      sequence: line.sequence,
+      memberId: member.member_id,
+      providerNpi: line.providerNpi,
+      feeKind: payees[i]!.feeKind,
+      cptCode: line.cptCode,
+      serviceDate: line.serviceDate,
+      contractId: line.contractId,
+      episodeStart: line.episodeStart,
+      modifiers: claim.lines[i]!.modifiers ?? [],
+    });
   }
   // mutation: end
   for (const [year, cents] of deductibleByYear) if (cents > 0) addDeductibleMet(db, member.member_id, year, cents);

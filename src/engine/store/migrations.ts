@@ -754,7 +754,11 @@ export const MIGRATIONS: readonly string[] = [
   // 21: a paid line keeps its procedure modifiers (':'-joined, '' for none): a distinct-service
   // modifier (59, 76…) makes a line another service of its code and date (docs/money-rules.md
   // "Duplicates"). Claims stored before kept no modifiers, so their lines have none, as they were judged.
+  // A bundle part BUNDLED into an episode already paid is kept too (\`included\` 1), for its day alone:
+  // the episode holds that day, so it starts on its earliest day whichever claim came first
+  // (docs/money-rules.md "Bundles"); such a row is no paid line (no duplicate's original, no copay).
   `
   ALTER TABLE paid_lines ADD COLUMN modifiers TEXT NOT NULL DEFAULT '';
+  ALTER TABLE paid_lines ADD COLUMN included INTEGER NOT NULL DEFAULT 0;
   `,
 ];

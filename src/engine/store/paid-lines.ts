@@ -45,7 +45,7 @@ export function paidLinesOfCodes(db: Db, memberId: string, from: string, to: str
   return (db.prepare(PAID_LINES_OF_CODES_SQL).all(memberId, from, to, JSON.stringify(codes)) as PaidLineRow[]).map(toPrior);
 }
 const PAID_LINES_OF_CODES_SQL = `SELECT ${PAID_LINE_COLUMNS} FROM paid_lines
-         WHERE member_id = ? AND service_date BETWEEN ? AND ?
+         WHERE member_id = ? AND service_date BETWEEN ? AND ? AND included = 0
            AND (cpt_code IN (SELECT value FROM json_each(?)) OR fee_kind = 'ANESTHESIA' OR includes_anesthesia = 1)`;
 // mutation: end
 
@@ -62,12 +62,15 @@ export function visitCopaysTaken(db: Db, memberId: string, billingNpi: string, d
 }
 const VISIT_COPAYS_SQL = `SELECT json_extract(l.value, '$.serviceDate') AS day, SUM(json_extract(l.value, '$.copayCents')) AS copay
   FROM encounters e, json_each(e.outcome_json, '$.lines') l
-  WHERE e.id IN (SELECT encounter_id FROM paid_lines WHERE member_id = ? AND service_date IN (SELECT value FROM json_each(?)))
+  WHERE e.id IN (SELECT encounter_id FROM paid_lines WHERE member_id = ? AND included = 0 AND service_date IN (SELECT value FROM json_each(?)))
     AND e.provider_npi = ? AND e.copay_cents > 0
     AND json_extract(l.value, '$.serviceDate') IN (SELECT value FROM json_each(?))
   GROUP BY day`;
 
-/** The member's paid lines under a contract whose bundle episode starts from `from` to `to`. */
+/**
+ * The member's paid lines under a contract whose bundle episode starts from `from` to `to`, and the
+ * days included in those episodes (`insertIncludedDay`).
+ */
 export function episodeLines(db: Db, memberId: string, contractId: string, from: string, to: string): PriorLine[] {
   return (db.prepare(EPISODE_LINES_SQL).all(memberId, contractId, from, to) as PaidLineRow[]).map(toPrior);
 }
@@ -87,6 +90,35 @@ export interface NewPaidLine {
   includesAnesthesia: boolean;
   anesthesiaDeductedCents: number;
   modifiers: readonly string[];
+}
+
+/**
+ * A bundle part BUNDLED into an episode already paid: its day belongs to the episode, so the episode
+ * starts on its earliest day whatever the order claims came in (docs/money-rules.md "Bundles"). It
+ * is kept for the episode alone (\`included\` 1: no duplicate's original, no copay), and only when the
+ * episode it joins is recorded (a part of it was paid, on this claim or before).
+ */
+export function insertIncludedDay(db: Db, p: Omit<NewPaidLine, 'allowedCents' | 'includesAnesthesia' | 'anesthesiaDeductedCents'>): void {
+  db.prepare(
+    `INSERT INTO paid_lines (encounter_id, sequence, member_id, provider_npi, fee_kind, cpt_code, service_date, contract_id, episode_start,
+       allowed_cents, includes_anesthesia, anesthesia_deducted_cents, modifiers, included)
+     SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, 0, ?, 1
+     WHERE EXISTS (SELECT 1 FROM paid_lines WHERE member_id = ? AND contract_id = ? AND episode_start = ? AND included = 0)`,
+  ).run(
+    p.encounterId,
+    p.sequence,
+    p.memberId,
+    p.providerNpi,
+    p.feeKind,
+    p.cptCode,
+    p.serviceDate,
+    p.contractId,
+    p.episodeStart,
+    p.modifiers.join(MODIFIER_SEPARATOR),
+    p.memberId,
+    p.contractId,
+    p.episodeStart,
+  );
 }
 
 export function insertPaidLine(db: Db, p: NewPaidLine): void {
