@@ -53,6 +53,35 @@ export interface Timeline {
 
 const unitCents = fc.constantFrom(0, 4999, 25000, 60000, 90000, 150000, 240000, 1000000);
 
+/** The distinct-service modifiers (a service of its own beside another of its code and date) and pricing ones (docs/money-rules.md "Modifiers"). */
+const DISTINCT_MODIFIERS = ['59', 'XE', 'XS', 'XP', 'XU', '76', '77', '91'];
+const PRICING_MODIFIERS = ['26', 'TC', '50', '80'];
+/**
+ * A line's modifiers as sent, in order: none (most lines), a distinct-service one, a pricing one,
+ * or two to four mixed (informational ones such as LT and PT too), at most four as an 837 or 835 line holds.
+ */
+export const mixedModifiers: fc.Arbitrary<string[]> = fc.shuffledSubarray([...DISTINCT_MODIFIERS, ...PRICING_MODIFIERS, 'LT', 'PT'], {
+  minLength: 2,
+  maxLength: 4,
+});
+export const lineModifiers: fc.Arbitrary<string[] | undefined> = fc.oneof(
+  { weight: 5, arbitrary: fc.constant(undefined) },
+  { weight: 2, arbitrary: fc.constantFrom(...DISTINCT_MODIFIERS).map((m) => [m]) },
+  { weight: 2, arbitrary: fc.constantFrom(...PRICING_MODIFIERS).map((m) => [m]) },
+  { weight: 1, arbitrary: mixedModifiers },
+);
+/**
+ * The sender's line control number, as a prefix the line's number follows (unique within a claim,
+ * never a bare number another line's sequence could be): none (the 835 then writes the line's
+ * sequence), an EHR's, one with leading zeros, one with a space and a slash, one of 50 characters.
+ */
+export const controlPrefix: fc.Arbitrary<string | undefined> = fc.option(fc.constantFrom('EHR-17-', 'LCN.', '000', 'A/B ', 'X'.repeat(49)), {
+  nil: undefined,
+  freq: 3,
+});
+/** The control number of line `i` (from 0) of a claim. */
+export const controlOf = (prefix: string | undefined, i: number) => (prefix === undefined ? undefined : `${prefix}${i + 1}`);
+
 function lineOf(billing: string, date: string): fc.Arbitrary<LineEvent> {
   const team = TEAM[billing] ?? [];
   return fc
@@ -62,10 +91,20 @@ function lineOf(billing: string, date: string): fc.Arbitrary<LineEvent> {
       unitCents,
       quantity: fc.constantFrom(1, 1, 1, 2),
       pick: fc.nat(),
+      modifiers: lineModifiers,
+      control: controlPrefix,
     })
-    .map(({ careTeam, dayAfter, unitCents, quantity, pick }) => {
+    .map(({ careTeam, dayAfter, unitCents, quantity, pick, modifiers, control }) => {
       const own = codesOf(careTeam ?? billing);
-      return { code: own[pick % own.length]!, date: addDays(date, dayAfter), unitCents, quantity, ...(careTeam ? { careTeam } : {}) };
+      return {
+        code: own[pick % own.length]!,
+        date: addDays(date, dayAfter),
+        unitCents,
+        quantity,
+        ...(careTeam ? { careTeam } : {}),
+        ...(modifiers ? { modifiers } : {}),
+        ...(control !== undefined ? { control } : {}),
+      };
     });
 }
 
@@ -81,7 +120,10 @@ function timelineClaim(): fc.Arbitrary<TimelineClaim> {
         kind: fc.constant('claim' as const),
         billing: fc.constant(billing),
         member: fc.constantFrom('MBR-1001', 'MBR-1002', 'MBR-1003', 'MBR-1003', 'MBR-1004', 'MBR-1005'),
-        lines: fc.array(lineOf(billing, date), { minLength: 1, maxLength: 3 }),
+        // Each line's control number its prefix and its number: unique within the claim.
+        lines: fc
+          .array(lineOf(billing, date), { minLength: 1, maxLength: 3 })
+          .map((lines) => lines.map(({ control, ...l }, i) => ({ ...l, ...(control !== undefined ? { control: controlOf(control, i)! } : {}) }))),
         preauthorization: fc.oneof({ weight: 9, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) }),
       }),
       lagDays: fc.constantFrom(...LAGS),
