@@ -384,6 +384,16 @@ const EPISODE_DATES = ['2026-03-15', '2026-05-01', '2026-06-20', '2026-07-25', '
 const ONE_SPAN_DATES = ['2026-05-01', '2026-07-25'];
 const OTHER_DATES = ['2026-05-01', '2026-12-31', '2027-01-02'];
 
+/**
+ * A permutation line's modifiers: none, a distinct-service one (the same code and date billed again
+ * with it is another service: both paid, in any order) or a pricing one (no effect on the money).
+ */
+const permutationModifiers: fc.Arbitrary<string[] | undefined> = fc.constantFrom(undefined, undefined, undefined, ['59'], ['XU'], ['76'], ['26'], ['50']);
+const withModifiers = (modifiers: string[] | undefined) => (modifiers ? { modifiers } : {});
+/** The duplicate rule's distinct-service part of a service (docs/money-rules.md "Duplicates"): its distinct-service modifiers as a set. */
+const distinctKey = (modifiers: readonly string[] | undefined) =>
+  [...new Set((modifiers ?? []).filter((m) => DISTINCT_MODIFIERS.includes(m)))].sort().join('+');
+
 /** One claim of a permutation set: lines of one kind of contract, so that claims meet across rules. */
 const permutationClaim = (episodeDates: readonly string[]) =>
   fc.oneof(
@@ -395,13 +405,14 @@ const permutationClaim = (episodeDates: readonly string[]) =>
           billing: fc.constant(LAKESIDE),
           date: fc.constantFrom(...episodeDates),
           parts: fc.shuffledSubarray(['01402', '27447', '97161'], { minLength: 1, maxLength: 2 }),
+          modifiers: fc.array(permutationModifiers, { minLength: 2, maxLength: 2 }),
           // Charges above a part's share (9,500.00): a part billed twice in an episode is paid on its first
           // bill, and a cap at a lower charge would make which bill came first a matter of money.
           unitCents: fc.constantFrom(1200000, 2000000),
         })
-        .map(({ billing, date, parts, unitCents }) => ({
+        .map(({ billing, date, parts, unitCents, modifiers }) => ({
           billing,
-          lines: parts.map((code, i) => ({ code, date, unitCents: unitCents + i * 100, quantity: 1 })),
+          lines: parts.map((code, i) => ({ code, date, unitCents: unitCents + i * 100, quantity: 1, ...withModifiers(modifiers[i]) })),
         })),
     ),
     // Summit's anesthesia on the same days (85% of a charge below a package share: the deduction
@@ -410,12 +421,15 @@ const permutationClaim = (episodeDates: readonly string[]) =>
       fc.record({
         billing: fc.constant(SUMMIT_ANESTHESIA),
         lines: fc.array(
-          fc.record({
-            code: fc.constantFrom('00731', '00811'),
-            date: fc.constantFrom(...episodeDates),
-            unitCents: fc.constantFrom(90000, 250000),
-            quantity: fc.constant(1),
-          }),
+          fc
+            .record({
+              code: fc.constantFrom('00731', '00811'),
+              date: fc.constantFrom(...episodeDates),
+              unitCents: fc.constantFrom(90000, 250000),
+              quantity: fc.constant(1),
+              modifiers: permutationModifiers,
+            })
+            .map(({ modifiers, ...l }) => ({ ...l, ...withModifiers(modifiers) })),
           { minLength: 1, maxLength: 1 },
         ),
       }),
@@ -424,12 +438,15 @@ const permutationClaim = (episodeDates: readonly string[]) =>
     fc.record({
       billing: fc.constant(HADDAD),
       lines: fc.array(
-        fc.record({
-          code: fc.constantFrom('29880', '29881'),
-          date: fc.constantFrom(...OTHER_DATES),
-          unitCents: fc.constantFrom(250000, 400000),
-          quantity: fc.constant(1),
-        }),
+        fc
+          .record({
+            code: fc.constantFrom('29880', '29881'),
+            date: fc.constantFrom(...OTHER_DATES),
+            unitCents: fc.constantFrom(250000, 400000),
+            quantity: fc.constant(1),
+            modifiers: permutationModifiers,
+          })
+          .map(({ modifiers, ...l }) => ({ ...l, ...withModifiers(modifiers) })),
         { minLength: 1, maxLength: 2 },
       ),
     }),
@@ -444,10 +461,18 @@ const permutationClaim = (episodeDates: readonly string[]) =>
             date: fc.constantFrom(...OTHER_DATES),
             unitCents: fc.constantFrom(25000, 160000, 300000),
             quantity: fc.constantFrom(1, 2),
+            modifiers: permutationModifiers,
           })
-          .map(({ team, pick, date, unitCents, quantity }) => {
+          .map(({ team, pick, date, unitCents, quantity, modifiers }) => {
             const codes = codesOf(team);
-            return { code: codes[pick % codes.length]!, date, unitCents, quantity, ...(team !== RIVERSIDE ? { careTeam: team } : {}) };
+            return {
+              code: codes[pick % codes.length]!,
+              date,
+              unitCents,
+              quantity,
+              ...(team !== RIVERSIDE ? { careTeam: team } : {}),
+              ...withModifiers(modifiers),
+            };
           }),
         { minLength: 1, maxLength: 3 },
       ),
@@ -482,7 +507,7 @@ export const permutationSets = (spans: 'one span' | 'several spans'): fc.Arbitra
       const claims: Extract<Event, { kind: 'claim' }>[] = [];
       for (const [c, member] of drawn) {
         const lines = c.lines.filter((l: LineEvent) => {
-          const key = `${member}|${l.code}|${l.date}|${roleOf(l.careTeam ?? c.billing)}`;
+          const key = `${member}|${l.code}|${l.date}|${roleOf(l.careTeam ?? c.billing)}|${distinctKey(l.modifiers)}`;
           if (billed.has(key)) return false;
           billed.add(key);
           return true;
@@ -550,6 +575,8 @@ export const packings: fc.Arbitrary<Packing> = fc
         date: fc.constantFrom('2026-11-02', '2026-11-09', '2026-12-31', '2027-01-02'),
         unitCents: fc.constantFrom(25000, 160000, 300000),
         quantity: fc.constantFrom(1, 2),
+        // A service again on its day with a distinct-service modifier is another service of the same visit.
+        modifiers: permutationModifiers,
       }),
       { minLength: 2, maxLength: 5 },
     ),
@@ -557,13 +584,13 @@ export const packings: fc.Arbitrary<Packing> = fc
   .map(({ member, lines }) => {
     const billed = new Set<string>();
     const kept: LineEvent[] = [];
-    for (const { team, pick, date, unitCents, quantity } of lines) {
+    for (const { team, pick, date, unitCents, quantity, modifiers } of lines) {
       const codes = codesOf(team);
       const code = codes[pick % codes.length]!;
-      const key = `${code}|${date}|${roleOf(team)}`;
+      const key = `${code}|${date}|${roleOf(team)}|${distinctKey(modifiers)}`;
       if (billed.has(key)) continue;
       billed.add(key);
-      kept.push({ code, date, unitCents, quantity, ...(team !== RIVERSIDE ? { careTeam: team } : {}) });
+      kept.push({ code, date, unitCents, quantity, ...(team !== RIVERSIDE ? { careTeam: team } : {}), ...withModifiers(modifiers) });
     }
     return { member, lines: kept };
   });
