@@ -76,6 +76,7 @@ export function fhirClaim(event: Extract<Event, { kind: 'claim' }>, today: strin
       ...(l.careTeam ? { careTeamSequence: [team.indexOf(l.careTeam) + 1] } : {}),
       productOrService: { coding: [{ system: 'http://www.ama-assn.org/go/cpt', code: l.code }] },
       ...(l.modifiers ? { modifier: l.modifiers.map((code) => ({ coding: [{ code }] })) } : {}),
+      ...(l.control !== undefined ? { extension: [{ url: 'urn:tpa:x12:ref6r', valueString: l.control }] } : {}),
       servicedDate: l.date,
       quantity: { value: l.quantity },
       unitPrice: { value: usd(l.unitCents), currency: 'USD' },

@@ -11,6 +11,8 @@ export interface LineEvent {
   careTeam?: string;
   /** The line's procedure modifiers; absent: none. */
   modifiers?: string[];
+  /** The sender's line control number (FHIR item extension `urn:tpa:x12:ref6r`); absent: none sent. */
+  control?: string;
 }
 
 export type Scenario = 'settlement-failure' | 'refund' | 'aeob-variance' | 'missing-aeob';

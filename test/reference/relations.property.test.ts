@@ -17,9 +17,13 @@ import {
   addDays,
   type Body,
   cents,
+  controlOf,
+  controlPrefix,
   cutDays,
   cutsOf,
   ledgerDetail,
+  lineModifiers,
+  mixedModifiers,
   periodsOf,
   type RemitTx,
   remitTransactions,
@@ -275,7 +279,7 @@ describe('metamorphic relations over a year and a half of claims, payments, fail
     );
   });
 
-  it('partition of payees: the per-NPI report, activity and 835 add up to the whole, each payout under one NPI; round trip: every line sent comes back with its code, units and control number', async () => {
+  it('partition of payees: the per-NPI report, activity and 835 add up to the whole, each payout under one NPI; round trip: every line sent comes back with its code, modifiers, units and control number, each payment its payout', async () => {
     await fc.assert(
       fc.asyncProperty(timelines(5, 12), cutDays, async (timeline, cuts) => {
         const run = await runTimeline(base, timeline);
@@ -334,36 +338,55 @@ describe('metamorphic relations over a year and a half of claims, payments, fail
             });
           }
 
-          // Round trip: the ledger has every line sent, in order, with its code and units.
+          // Round trip: the ledger has every line sent, in order, with its code, modifiers (as sent, in
+          // order), units and the sender's line control number (none: null).
           await relation('round-trip-ledger', () => {
             for (const s of run.sent) {
               if (s.encounterId === null) continue;
-              const lines = (details.get(s.encounterId)!.service_lines as Body[]).map((l) => ({ sequence: l.sequence, code: l.cpt_code, units: l.quantity }));
+              const lines = (details.get(s.encounterId)!.service_lines as Body[]).map((l) => ({
+                sequence: l.sequence,
+                code: l.cpt_code,
+                modifiers: l.modifiers,
+                units: l.quantity,
+                control: l.line_control_number,
+              }));
               expect(lines, `ledger of ${s.encounterId}: the lines sent`).toEqual(
-                s.lines.map((l, i) => ({ sequence: i + 1, code: l.code, units: l.quantity })),
+                s.lines.map((l, i) => ({ sequence: i + 1, code: l.code, modifiers: l.modifiers ?? [], units: l.quantity, control: l.control ?? null })),
               );
             }
           });
-          // And the 835: each line of a payee's transaction is a line sent, by its control number
-          // (REF*6R: the FHIR item's sequence), with its code and units; each line with a benefit is in
-          // the payment of its payee, once a transfer.
+          // And the 835: each line of a payee's transaction is a line sent, by its REF*6R (the sender's
+          // line control number, else the FHIR item's sequence), with its code, modifiers (SVC01's 3rd
+          // part on) and units; each line with a benefit is in the payment of its payee, once a
+          // transfer; each payment is its transfer's payout (CLP04 its amount, BPR02 its net).
           await relation('round-trip-835', async () => {
             const byEncounter = new Map(run.sent.filter((s) => s.encounterId).map((s) => [s.encounterId!, s]));
+            const payouts = new Map(transfers.flatMap((t) => (t.payouts as Body[]).map((p) => [`${t.processor_transfer_id}|${p.provider_npi}`, p] as const)));
             const seen = new Map<string, number>();
             for (const t of await remit(run, whole)) {
               if (t.kind === 'reversal') continue;
+              if (t.kind === 'payment') {
+                const p = payouts.get(`${t.transfer}|${t.npi}`);
+                expect(p, `835 ${t.transfer}: a payout of its transfer to ${t.npi}`).toBeDefined();
+                expect({ paid: t.paidCents, net: t.bprCents }, `835 ${t.transfer} to ${t.npi}: its payout`).toEqual({
+                  paid: cents(p!.amount),
+                  net: cents(p!.amount) - cents(p!.processor_fee),
+                });
+              }
               const s = byEncounter.get(t.encounter)!;
               for (const l of t.lines) {
-                const sentLine = s.lines[Number(l.control) - 1];
-                expect(sentLine, `835 ${t.transfer}: REF*6R ${l.control} names a line sent`).toBeDefined();
-                expect({ code: l.code, units: l.units }, `835 ${t.transfer} line ${l.control}`).toEqual({ code: sentLine!.code, units: sentLine!.quantity });
+                const i = s.lines.findIndex((x, j) => (x.control ?? String(j + 1)) === l.control);
+                expect(i, `835 ${t.transfer}: REF*6R ${l.control} names a line sent`).toBeGreaterThanOrEqual(0);
+                const sentLine = s.lines[i]!;
+                expect({ code: l.code, modifiers: l.modifiers, units: l.units }, `835 ${t.transfer} line ${l.control}`).toEqual({
+                  code: sentLine.code,
+                  modifiers: sentLine.modifiers ?? [],
+                  units: sentLine.quantity,
+                });
                 // Each line in the transaction of its own payee (the ledger's provider of the line).
-                const ledgerLine = (details.get(t.encounter)!.service_lines as Body[]).find((x) => String(x.sequence) === l.control)!;
+                const ledgerLine = (details.get(t.encounter)!.service_lines as Body[]).find((x) => x.sequence === i + 1)!;
                 expect(t.npi, `835 ${t.transfer} line ${l.control}: remitted to its payee`).toBe(ledgerLine.provider_npi);
-                // MODIFIERS: the claims sent carry none yet. Once service lines keep their modifiers,
-                // send some (FHIR item.modifier) and compare them here with SVC01's (its 3rd part on).
-                expect(l.modifiers, `835 ${t.transfer} line ${l.control}: modifiers`).toEqual([]);
-                const key = `${t.transfer}|${l.control}`;
+                const key = `${t.transfer}|${i + 1}`;
                 seen.set(key, (seen.get(key) ?? 0) + 1);
               }
             }
@@ -383,18 +406,22 @@ describe('metamorphic relations over a year and a half of claims, payments, fail
     );
   });
 
-  it('round trip of an 837: every line sent comes back in the ledger and the 835 with its code, units and line number', async () => {
+  it("round trip of an 837: every line sent comes back in the ledger and the 835 with its code, modifiers, units and the sender's line control number", async () => {
     const line = fc.record({
       code: fc.constantFrom('43235', '45378', '45380', '88305', '00731'),
       day: fc.integer({ min: 0, max: 200 }),
       units: fc.integer({ min: 1, max: 3 }),
       charge: fc.constantFrom('250', '1800', '4000.5'),
+      // Few runs: mixed modifiers (their order) more often than in the timelines.
+      modifiers: fc.oneof(lineModifiers, mixedModifiers),
+      control: controlPrefix,
     });
     await fc.assert(
       fc.asyncProperty(fc.array(fc.array(line, { minLength: 1, maxLength: 4 }), { minLength: 1, maxLength: 4 }), async (claims) => {
         const dir = base.copy();
         try {
-          const dated = claims.map((lines) => lines.map((l) => ({ ...l, date: addDays('2026-06-01', l.day) })));
+          // REF*6R: the sender's line control number, on some lines (its prefix and the LX number: unique in the claim).
+          const dated = claims.map((lines) => lines.map((l, i) => ({ ...l, date: addDays('2026-06-01', l.day), control: controlOf(l.control, i) })));
           const clms = dated.map((lines, c) => {
             const total = lines.reduce((sum, l) => sum + Math.round(Number(l.charge) * 100) * l.units, 0) / 100;
             return [
@@ -406,8 +433,9 @@ describe('metamorphic relations over a year and a half of claims, payments, fail
               'HI*ABK:Z1211',
               ...lines.flatMap((l, i) => [
                 `LX*${i + 1}`,
-                `SV1*HC:${l.code}*${(Math.round(Number(l.charge) * 100) * l.units) / 100}*UN*${l.units}***1`,
+                `SV1*${['HC', l.code, ...(l.modifiers ?? [])].join(':')}*${(Math.round(Number(l.charge) * 100) * l.units) / 100}*UN*${l.units}***1`,
                 `DTP*472*D8*${l.date.replaceAll('-', '')}`,
+                ...(l.control !== undefined ? [`REF*6R*${l.control}`] : []),
               ]),
             ];
           });
@@ -439,28 +467,61 @@ describe('metamorphic relations over a year and a half of claims, payments, fail
           e2.close();
           await relation('round-trip-837', async () => {
             details.forEach((d, c) => {
-              const lines = (d.service_lines as Body[]).map((l) => ({ sequence: l.sequence, code: l.cpt_code, units: l.quantity, date: l.service_date }));
+              const lines = (d.service_lines as Body[]).map((l) => ({
+                sequence: l.sequence,
+                code: l.cpt_code,
+                modifiers: l.modifiers,
+                units: l.quantity,
+                date: l.service_date,
+                control: l.line_control_number,
+              }));
               expect(lines, `ledger of CLM RT${c + 1}: the lines sent`).toEqual(
-                dated[c]!.map((l, i) => ({ sequence: i + 1, code: l.code, units: l.units, date: l.date })),
+                dated[c]!.map((l, i) => ({
+                  sequence: i + 1,
+                  code: l.code,
+                  modifiers: l.modifiers ?? [],
+                  units: l.units,
+                  date: l.date,
+                  control: l.control ?? null,
+                })),
               );
             });
             // From the first service date: what a period leaves out is the time partition's to say.
             const r = await runTpa(['settlement', 'remit', '--from', '2026-06-01', '--to', '2027-01-31'], { home: dir });
             expect(r.code, r.stderr).toBe(0);
             const txs = remitTransactions(r.stdout);
+            const payments = new Map<string, number>();
             // One payee (the billing provider) a claim: one payment a funded claim.
             expect(txs.filter((t) => t.kind === 'payment').length, 'one 835 payment a funded claim').toBe(funded);
             for (const t of txs) {
               const c = ids.indexOf(t.encounter);
               expect(c, `835 ${t.transfer}: an encounter sent`).toBeGreaterThanOrEqual(0);
-              for (const l of t.lines) {
-                // REF*6R: today the LX number; once the 835 carries the sender's line control number
-                // (837 REF*6R), send one on each line and compare it here.
-                const sentLine = dated[c]![Number(l.control) - 1];
-                expect({ code: l.code, units: l.units }, `835 of CLM RT${c + 1} line ${l.control}`).toEqual({ code: sentLine?.code, units: sentLine?.units });
-                // MODIFIERS: none sent yet; once lines keep them, send SV101-3 onwards and compare.
-                expect(l.modifiers).toEqual([]);
+              // Each line by its REF*6R: the sender's line control number, else the LX number; with its
+              // code, modifiers (SV101-3 on, as sent, in order) and units; each line sent in the
+              // claim's payment or notice, once.
+              const found = t.lines.map((l) => {
+                const i = dated[c]!.findIndex((x, j) => (x.control ?? String(j + 1)) === l.control);
+                expect(i, `835 of CLM RT${c + 1}: REF*6R ${l.control} names a line sent`).toBeGreaterThanOrEqual(0);
+                const sentLine = dated[c]![i]!;
+                expect({ code: l.code, modifiers: l.modifiers, units: l.units }, `835 of CLM RT${c + 1} line ${l.control}`).toEqual({
+                  code: sentLine.code,
+                  modifiers: sentLine.modifiers ?? [],
+                  units: sentLine.units,
+                });
+                return i;
+              });
+              expect(found, `835 of CLM RT${c + 1}: every line sent, once, in order`).toEqual(dated[c]!.map((_, i) => i));
+              if (t.kind === 'payment') payments.set(t.encounter, t.paidCents);
+            }
+            // Every 835 payment is its transfer's payout (one payee a claim: the transfer's total).
+            const e3 = Engine.open({ dataDir: dir, env: { TPA_ADJUDICATION_DELAY: '0s' } });
+            try {
+              for (const [encounter, paid] of payments) {
+                const settlement = call(e3, 'GET', `/tpa-api/v1/settlement/${encounter}/`).body as Body;
+                expect(paid, `835 payment of ${encounter}: its transfer`).toBe(cents(settlement.total_amount));
               }
+            } finally {
+              e3.close();
             }
           });
         } finally {

@@ -53,6 +53,35 @@ export interface Timeline {
 
 const unitCents = fc.constantFrom(0, 4999, 25000, 60000, 90000, 150000, 240000, 1000000);
 
+/** The distinct-service modifiers (a service of its own beside another of its code and date) and pricing ones (docs/money-rules.md "Modifiers"). */
+const DISTINCT_MODIFIERS = ['59', 'XE', 'XS', 'XP', 'XU', '76', '77', '91'];
+const PRICING_MODIFIERS = ['26', 'TC', '50', '80'];
+/**
+ * A line's modifiers as sent, in order: none (most lines), a distinct-service one, a pricing one,
+ * or two to four mixed (informational ones such as LT and PT too), at most four as an 837 or 835 line holds.
+ */
+export const mixedModifiers: fc.Arbitrary<string[]> = fc.shuffledSubarray([...DISTINCT_MODIFIERS, ...PRICING_MODIFIERS, 'LT', 'PT'], {
+  minLength: 2,
+  maxLength: 4,
+});
+export const lineModifiers: fc.Arbitrary<string[] | undefined> = fc.oneof(
+  { weight: 5, arbitrary: fc.constant(undefined) },
+  { weight: 2, arbitrary: fc.constantFrom(...DISTINCT_MODIFIERS).map((m) => [m]) },
+  { weight: 2, arbitrary: fc.constantFrom(...PRICING_MODIFIERS).map((m) => [m]) },
+  { weight: 1, arbitrary: mixedModifiers },
+);
+/**
+ * The sender's line control number, as a prefix the line's number follows (unique within a claim,
+ * never a bare number another line's sequence could be): none (the 835 then writes the line's
+ * sequence), an EHR's, one with leading zeros, one with a space and a slash, one of 50 characters.
+ */
+export const controlPrefix: fc.Arbitrary<string | undefined> = fc.option(fc.constantFrom('EHR-17-', 'LCN.', '000', 'A/B ', 'X'.repeat(49)), {
+  nil: undefined,
+  freq: 3,
+});
+/** The control number of line `i` (from 0) of a claim. */
+export const controlOf = (prefix: string | undefined, i: number) => (prefix === undefined ? undefined : `${prefix}${i + 1}`);
+
 function lineOf(billing: string, date: string): fc.Arbitrary<LineEvent> {
   const team = TEAM[billing] ?? [];
   return fc
@@ -62,10 +91,20 @@ function lineOf(billing: string, date: string): fc.Arbitrary<LineEvent> {
       unitCents,
       quantity: fc.constantFrom(1, 1, 1, 2),
       pick: fc.nat(),
+      modifiers: lineModifiers,
+      control: controlPrefix,
     })
-    .map(({ careTeam, dayAfter, unitCents, quantity, pick }) => {
+    .map(({ careTeam, dayAfter, unitCents, quantity, pick, modifiers, control }) => {
       const own = codesOf(careTeam ?? billing);
-      return { code: own[pick % own.length]!, date: addDays(date, dayAfter), unitCents, quantity, ...(careTeam ? { careTeam } : {}) };
+      return {
+        code: own[pick % own.length]!,
+        date: addDays(date, dayAfter),
+        unitCents,
+        quantity,
+        ...(careTeam ? { careTeam } : {}),
+        ...(modifiers ? { modifiers } : {}),
+        ...(control !== undefined ? { control } : {}),
+      };
     });
 }
 
@@ -81,7 +120,10 @@ function timelineClaim(): fc.Arbitrary<TimelineClaim> {
         kind: fc.constant('claim' as const),
         billing: fc.constant(billing),
         member: fc.constantFrom('MBR-1001', 'MBR-1002', 'MBR-1003', 'MBR-1003', 'MBR-1004', 'MBR-1005'),
-        lines: fc.array(lineOf(billing, date), { minLength: 1, maxLength: 3 }),
+        // Each line's control number its prefix and its number: unique within the claim.
+        lines: fc
+          .array(lineOf(billing, date), { minLength: 1, maxLength: 3 })
+          .map((lines) => lines.map(({ control, ...l }, i) => ({ ...l, ...(control !== undefined ? { control: controlOf(control, i)! } : {}) }))),
         preauthorization: fc.oneof({ weight: 9, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) }),
       }),
       lagDays: fc.constantFrom(...LAGS),
@@ -342,6 +384,16 @@ const EPISODE_DATES = ['2026-03-15', '2026-05-01', '2026-06-20', '2026-07-25', '
 const ONE_SPAN_DATES = ['2026-05-01', '2026-07-25'];
 const OTHER_DATES = ['2026-05-01', '2026-12-31', '2027-01-02'];
 
+/**
+ * A permutation line's modifiers: none, a distinct-service one (the same code and date billed again
+ * with it is another service: both paid, in any order) or a pricing one (no effect on the money).
+ */
+const permutationModifiers: fc.Arbitrary<string[] | undefined> = fc.constantFrom(undefined, undefined, undefined, ['59'], ['XU'], ['76'], ['26'], ['50']);
+const withModifiers = (modifiers: string[] | undefined) => (modifiers ? { modifiers } : {});
+/** The duplicate rule's distinct-service part of a service (docs/money-rules.md "Duplicates"): its distinct-service modifiers as a set. */
+const distinctKey = (modifiers: readonly string[] | undefined) =>
+  [...new Set((modifiers ?? []).filter((m) => DISTINCT_MODIFIERS.includes(m)))].sort().join('+');
+
 /** One claim of a permutation set: lines of one kind of contract, so that claims meet across rules. */
 const permutationClaim = (episodeDates: readonly string[]) =>
   fc.oneof(
@@ -353,13 +405,14 @@ const permutationClaim = (episodeDates: readonly string[]) =>
           billing: fc.constant(LAKESIDE),
           date: fc.constantFrom(...episodeDates),
           parts: fc.shuffledSubarray(['01402', '27447', '97161'], { minLength: 1, maxLength: 2 }),
+          modifiers: fc.array(permutationModifiers, { minLength: 2, maxLength: 2 }),
           // Charges above a part's share (9,500.00): a part billed twice in an episode is paid on its first
           // bill, and a cap at a lower charge would make which bill came first a matter of money.
           unitCents: fc.constantFrom(1200000, 2000000),
         })
-        .map(({ billing, date, parts, unitCents }) => ({
+        .map(({ billing, date, parts, unitCents, modifiers }) => ({
           billing,
-          lines: parts.map((code, i) => ({ code, date, unitCents: unitCents + i * 100, quantity: 1 })),
+          lines: parts.map((code, i) => ({ code, date, unitCents: unitCents + i * 100, quantity: 1, ...withModifiers(modifiers[i]) })),
         })),
     ),
     // Summit's anesthesia on the same days (85% of a charge below a package share: the deduction
@@ -368,12 +421,15 @@ const permutationClaim = (episodeDates: readonly string[]) =>
       fc.record({
         billing: fc.constant(SUMMIT_ANESTHESIA),
         lines: fc.array(
-          fc.record({
-            code: fc.constantFrom('00731', '00811'),
-            date: fc.constantFrom(...episodeDates),
-            unitCents: fc.constantFrom(90000, 250000),
-            quantity: fc.constant(1),
-          }),
+          fc
+            .record({
+              code: fc.constantFrom('00731', '00811'),
+              date: fc.constantFrom(...episodeDates),
+              unitCents: fc.constantFrom(90000, 250000),
+              quantity: fc.constant(1),
+              modifiers: permutationModifiers,
+            })
+            .map(({ modifiers, ...l }) => ({ ...l, ...withModifiers(modifiers) })),
           { minLength: 1, maxLength: 1 },
         ),
       }),
@@ -382,12 +438,15 @@ const permutationClaim = (episodeDates: readonly string[]) =>
     fc.record({
       billing: fc.constant(HADDAD),
       lines: fc.array(
-        fc.record({
-          code: fc.constantFrom('29880', '29881'),
-          date: fc.constantFrom(...OTHER_DATES),
-          unitCents: fc.constantFrom(250000, 400000),
-          quantity: fc.constant(1),
-        }),
+        fc
+          .record({
+            code: fc.constantFrom('29880', '29881'),
+            date: fc.constantFrom(...OTHER_DATES),
+            unitCents: fc.constantFrom(250000, 400000),
+            quantity: fc.constant(1),
+            modifiers: permutationModifiers,
+          })
+          .map(({ modifiers, ...l }) => ({ ...l, ...withModifiers(modifiers) })),
         { minLength: 1, maxLength: 2 },
       ),
     }),
@@ -402,10 +461,18 @@ const permutationClaim = (episodeDates: readonly string[]) =>
             date: fc.constantFrom(...OTHER_DATES),
             unitCents: fc.constantFrom(25000, 160000, 300000),
             quantity: fc.constantFrom(1, 2),
+            modifiers: permutationModifiers,
           })
-          .map(({ team, pick, date, unitCents, quantity }) => {
+          .map(({ team, pick, date, unitCents, quantity, modifiers }) => {
             const codes = codesOf(team);
-            return { code: codes[pick % codes.length]!, date, unitCents, quantity, ...(team !== RIVERSIDE ? { careTeam: team } : {}) };
+            return {
+              code: codes[pick % codes.length]!,
+              date,
+              unitCents,
+              quantity,
+              ...(team !== RIVERSIDE ? { careTeam: team } : {}),
+              ...withModifiers(modifiers),
+            };
           }),
         { minLength: 1, maxLength: 3 },
       ),
@@ -440,7 +507,7 @@ export const permutationSets = (spans: 'one span' | 'several spans'): fc.Arbitra
       const claims: Extract<Event, { kind: 'claim' }>[] = [];
       for (const [c, member] of drawn) {
         const lines = c.lines.filter((l: LineEvent) => {
-          const key = `${member}|${l.code}|${l.date}|${roleOf(l.careTeam ?? c.billing)}`;
+          const key = `${member}|${l.code}|${l.date}|${roleOf(l.careTeam ?? c.billing)}|${distinctKey(l.modifiers)}`;
           if (billed.has(key)) return false;
           billed.add(key);
           return true;
@@ -508,6 +575,8 @@ export const packings: fc.Arbitrary<Packing> = fc
         date: fc.constantFrom('2026-11-02', '2026-11-09', '2026-12-31', '2027-01-02'),
         unitCents: fc.constantFrom(25000, 160000, 300000),
         quantity: fc.constantFrom(1, 2),
+        // A service again on its day with a distinct-service modifier is another service of the same visit.
+        modifiers: permutationModifiers,
       }),
       { minLength: 2, maxLength: 5 },
     ),
@@ -515,13 +584,13 @@ export const packings: fc.Arbitrary<Packing> = fc
   .map(({ member, lines }) => {
     const billed = new Set<string>();
     const kept: LineEvent[] = [];
-    for (const { team, pick, date, unitCents, quantity } of lines) {
+    for (const { team, pick, date, unitCents, quantity, modifiers } of lines) {
       const codes = codesOf(team);
       const code = codes[pick % codes.length]!;
-      const key = `${code}|${date}|${roleOf(team)}`;
+      const key = `${code}|${date}|${roleOf(team)}|${distinctKey(modifiers)}`;
       if (billed.has(key)) continue;
       billed.add(key);
-      kept.push({ code, date, unitCents, quantity, ...(team !== RIVERSIDE ? { careTeam: team } : {}) });
+      kept.push({ code, date, unitCents, quantity, ...(team !== RIVERSIDE ? { careTeam: team } : {}), ...withModifiers(modifiers) });
     }
     return { member, lines: kept };
   });
