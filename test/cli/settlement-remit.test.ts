@@ -403,5 +403,17 @@ describe('settlement remit: anesthesia included in another payment', () => {
     expect(cas.slice(0, 4)).toEqual(['CAS', 'CO', '97', '765']);
     expect(cas.slice(5)).toEqual(['45', expect.any(String)]);
     expect(x12Cents(cas[6]!)).toBe(charge - 950000);
+    // Over the wire (tpa local serve) the ledger carries the deduction too: the same CO-97.
+    const server = await serve(home.dir);
+    try {
+      await login(home.dir, server.url);
+      const remote = await run(['settlement', 'remit', e.id, '-p', 'sandbox']);
+      expect(remote.code, remote.stderr).toBe(0);
+      const body = (text: string) => text.split('\n').filter((l) => !/^(ISA|GS|GE|IEA)\*/.test(l));
+      expect(body(remote.stdout)).toEqual(body(r.stdout));
+      expect(checked835(remote.stdout).transactions[0]!.segments.filter((s) => s[0] === 'CAS' && s[2] === '97')).toHaveLength(1);
+    } finally {
+      await server.stop();
+    }
   });
 });
