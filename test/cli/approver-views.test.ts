@@ -1,4 +1,4 @@
-// The finance approver's single-encounter views (issue 25, items 5, 6, 8, 16 and 18), in-process:
+// The finance approver's single-encounter views, in-process:
 // a denied encounter is CLAIM_DENIED as the service says, a refused approval is REFUSED in the
 // history with its reason, a failed transfer says what is owed and how to pay it, a missing AEOB is
 // said in words, and the encounter number every ledger view shows first is taken wherever an

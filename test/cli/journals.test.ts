@@ -1,4 +1,4 @@
-// Resumable jobs, third pass (issue 22, items 10-12), through real processes and the CLI: one
+// Resumable jobs, third pass, through real processes and the CLI: one
 // journal has one writer (a second run refuses at once naming the first), a batch resumed past the
 // 24-hour Idempotency-Key window never makes a second encounter for a claim it sent, and a payment
 // run resumed after a transfer FAILED reports that encounter owed again, never approved.

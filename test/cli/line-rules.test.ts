@@ -1,4 +1,5 @@
-// Issue 9 through the real CLI process: every money rule applies to each line on its own date.
+// The line-by-line money rules through the real CLI process: every money rule applies to each line
+// on its own date.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -162,7 +163,7 @@ describe('tpa claim submit applies the rules line by line', () => {
   });
 });
 
-describe('issue 22: payees, fee kinds, anesthesia included, case rates, 0.00 lines', () => {
+describe('payees, fee kinds, anesthesia included, case rates, 0.00 lines', () => {
   const clock = '2026-03-02T10:00:00Z';
   const DAY = '2026-03-02';
   /** A claim whose lines without a care-team member are the billing provider's own. */

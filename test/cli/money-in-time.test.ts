@@ -1,4 +1,4 @@
-// Money in time through the CLI (issue 22, items 2, 5 and 7): `ratesheet finalize --effective-date
+// Money in time through the CLI: `ratesheet finalize --effective-date
 // / --retroactive` and `lookup full --date`, a first-release database opened in a new plan year,
 // and `local clock` refusing to go back before what the engine recorded.
 import { copyFileSync } from 'node:fs';

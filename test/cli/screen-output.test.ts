@@ -1,5 +1,5 @@
-// Reading the screen, and output that scripts and spreadsheets rely on (issue 25, items 14, 15,
-// 16, 17, 19, 22–25), in-process with a terminal switch at 80, 100 and 120 columns: bold amounts
+// Reading the screen, and output that scripts and spreadsheets rely on,
+// in-process with a terminal switch at 80, 100 and 120 columns: bold amounts
 // line up, the ledger is one line per entry from 100 columns with failed and refunded transfers
 // flagged, the page hint comes last, prose wraps at spaces, counts carry separators, a CSV always
 // has its header, `--all` has one shape, the report's amounts are JSON numbers, and the ledger's

@@ -1,6 +1,6 @@
-// Issue 9, "The ledger must say what happened" (items 10, 11, 12, 15, 16, 17), through the real
-// bin/tpa: failed and refunded transfers, the simulated AEOB variance, and ledger entries without an
-// adjudication. Each test failed on the CLI before the issue.
+// The ledger must say what happened, through the real bin/tpa: failed and refunded transfers, the
+// simulated AEOB variance, and ledger entries without an adjudication. Each test failed on the CLI
+// before these rules.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { useTpaHome } from '../helpers/cli.js';
 import { adjudicatedEncounter, claimFile } from '../helpers/encounters.js';

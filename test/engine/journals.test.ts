@@ -1,5 +1,5 @@
-// The job runners of src/client over the embedded engine on a real SQLite file (issue 22, items
-// 10-12), without the CLI: a journal has one writer at a time, a batch resumed after the engine's
+// The job runners of src/client over the embedded engine on a real SQLite file, without the
+// CLI: a journal has one writer at a time, a batch resumed after the engine's
 // 24-hour Idempotency-Key window finds in the ledger what it sent and never makes a second
 // encounter, and a payment run resumed after a transfer FAILED or was REFUNDED counts it owed.
 import { linkSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';

@@ -1,7 +1,7 @@
-// Issue 22, "Money rules, third pass", items 1, 3, 4 and 6, through the real engine on a real
-// SQLite file: who may be paid for a line and under whose contract, one service paid once per fee
-// kind, anesthesia included in another rate, case rates and quantity, and 0.00 lines. Each test
-// failed on the engine before the issue.
+// Payees, fee kinds and what a line may be paid, through the real engine on a real SQLite file: who
+// may be paid for a line and under whose contract, one service paid once per fee kind, anesthesia
+// included in another rate, case rates and quantity, and 0.00 lines. Each test failed on the engine
+// before these rules.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
 import { databaseFile } from '../../src/engine/engine.js';
@@ -63,7 +63,7 @@ const lines = (a: Adjudicated) =>
     allowed: l.allowed_amount,
   }));
 
-/** The facility's claim of the issue: 45380 seven times for one member and day, one line per payee. */
+/** A facility's claim: 45380 seven times for one member and day, one line per payee. */
 const sevenPayees: ClaimSpec = {
   npi: FACILITY,
   careTeam: [MORGAN, SUMMIT, CLEARVIEW, HADDAD, HARBOR, NORTHGATE].map((npi) => ({ npi, role: 'surgeon' })),

@@ -1,5 +1,5 @@
-// Issue 9, "Paid when it must not be": every rule applies to each line on its own service date,
-// through the real engine on a real SQLite file. Each test failed on the engine before the issue.
+// Paid when it must not be: every rule applies to each line on its own service date, through the
+// real engine on a real SQLite file. Each test failed on the engine before these rules.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
 import { claimTemplate } from '../../src/domain/claim-template.js';

@@ -1,7 +1,7 @@
-// Money in time (issue 22, items 2, 5 and 7; docs/money-rules.md "Money rules, line by line" and "The engine
-// clock"): rates are in force over a period and each line is priced by the rate in force on its own
-// service date; a database upgraded from the first release keeps each line's deductible in its own
-// plan year; the engine never records an event before one it has recorded.
+// Money in time (docs/money-rules.md "Money rules, line by line" and "The engine clock"): rates are
+// in force over a period and each line is priced by the rate in force on its own service date; a
+// database upgraded from the first release keeps each line's deductible in its own plan year; the
+// engine never records an event before one it has recorded.
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';

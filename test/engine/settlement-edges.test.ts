@@ -1,6 +1,6 @@
-// Issue 9, "The ledger must say what happened" (items 10, 11, 12, 15, 16, 17): failed and refunded
-// transfers, the simulated AEOB variance, and ledger entries without an adjudication, through the
-// real engine on a real SQLite file. Each test failed on the engine before the issue.
+// The ledger must say what happened: failed and refunded transfers, the simulated AEOB variance,
+// and ledger entries without an adjudication, through the real engine on a real SQLite file. Each
+// test failed on the engine before these rules.
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { claimTemplate } from '../../src/domain/claim-template.js';
@@ -231,7 +231,7 @@ describe('the simulated AEOB variance (item 12)', () => {
   });
 });
 
-describe('the simulated missing AEOB (issue 13)', () => {
+describe('the simulated missing AEOB', () => {
   it('before the arrival: the transfer completes as MISSING_AEOB, the whole settled amount its variance, reconciliation UNMATCHED', () => {
     const id = encounter();
     expect(approve(at(MON_LATER), id, 2460).status).toBe(200);

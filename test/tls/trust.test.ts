@@ -1,4 +1,4 @@
-// What a sandbox or staging profile trusts and accepts over HTTPS (issue 23, items 18 and 20): the
+// What a sandbox or staging profile trusts and accepts over HTTPS: the
 // profile's legacy_tls holds for every environment, and --ca-file adds a CA to the trust store in
 // force instead of replacing it. Servers of this file's own on 127.0.0.1, with certificates made
 // here with openssl; "the system's store" is Node's default store, with a test CA put in it for the

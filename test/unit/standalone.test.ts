@@ -1,4 +1,4 @@
-// The repository stands alone (issue 24): a user who clones it finds every file it links to or
+// The repository stands alone: a user who clones it finds every file it links to or
 // cites. Across every tracked text file: no mention of the design notes that lived outside the
 // repository, no markdown link that leaves it or names a missing file or heading, and every
 // citation of a section of docs/ (or of the README) names a file and a heading that exist.
