@@ -70,7 +70,7 @@ const sevenPayees: ClaimSpec = {
   lines: [{ code: '45380', date: DAY }, ...[1, 2, 3, 4, 5, 6].map((careTeam) => ({ code: '45380', date: DAY, careTeam }))],
 };
 
-describe('one service, many payees (item 1)', () => {
+describe('one service, many payees', () => {
   it('a line is paid only to a payee with a contract in force that day in the claim’s group, under its own contract', () => {
     const a = adjudicate(sevenPayees);
     expect(a.response.disposition).toBe('PARTIAL_APPROVAL');
@@ -166,7 +166,7 @@ describe('one service, many payees (item 1)', () => {
   });
 });
 
-describe('anesthesia included in another rate is not paid again (item 3)', () => {
+describe('anesthesia included in another rate is not paid again', () => {
   const at = '2026-08-01T10:00:00Z';
   const day = '2026-07-01';
   const knee = { npi: LAKESIDE, lines: [{ code: '27447', date: day }], preauthorization: 'PA-22' };
@@ -251,7 +251,7 @@ describe('a line repeating one bundled at 0.00 on its claim (found by the refere
   });
 });
 
-describe('a case rate is per case (item 4)', () => {
+describe('a case rate is per case', () => {
   it('quantity multiplies a flat rate, never a case rate or a bundle', () => {
     const caseRate = adjudicate({ npi: MORGAN, lines: [{ code: '45378', date: DAY, charge: '1800.00', quantity: 3 }] });
     expect(caseRate.response.adjudication.allowed_amount).toBe(425);
@@ -262,7 +262,7 @@ describe('a case rate is per case (item 4)', () => {
   });
 });
 
-describe('a 0.00 line is not paid (item 6)', () => {
+describe('a 0.00 line is not paid', () => {
   it('a line allowed 0.00 makes no later line a duplicate, on a later claim or later in the same claim', () => {
     const zero = adjudicate({ npi: MORGAN, lines: [{ code: '45378', date: DAY, charge: '0.00' }] });
     expect(zero.response.disposition).toBe('APPROVED');

@@ -55,7 +55,7 @@ afterAll(async () => {
   dir.remove();
 });
 
-describe('legacy_tls for sandbox and staging profiles (item 18)', () => {
+describe('legacy_tls for sandbox and staging profiles', () => {
   it('a TLS 1.2 service is refused (exit 8) unless the profile says legacy_tls, whatever its environment', async () => {
     const url = await httpsServer(corporate, 'TLSv1.2');
     profiles({
@@ -88,7 +88,7 @@ describe('legacy_tls for sandbox and staging profiles (item 18)', () => {
   });
 });
 
-describe('--ca-file adds to the trust store (item 20)', () => {
+describe('--ca-file adds to the trust store', () => {
   let saved: string[];
   beforeAll(() => {
     saved = tls.getCACertificates('default');
