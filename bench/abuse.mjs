@@ -1,4 +1,4 @@
-// The server under abuse (issue 14): 10,000 malformed requests to `tpa local serve` over raw
+// The server under abuse: 10,000 malformed requests to `tpa local serve` over raw
 // sockets (bad request lines, huge headers, invalid JSON, wrong content types, bodies cut short,
 // slow senders that never finish) while a well-formed ledger page is asked for throughout. Targets:
 // the well-formed requests' p99 under 50 ms, the server's memory within 20% of where it started,

@@ -1,4 +1,4 @@
-// `tpa activity` at volume (issue 25): the ledger filters by service date only, so a span's events
+// `tpa activity` at volume: the ledger filters by service date only, so a span's events
 // are found by reading every entry of the service dates that may hold them (docs/periods.md "How far
 // back"). On a ledger of BENCH_ACTIVITY encounters (default 30,000, at least 20,000: more than a
 // TPA's month) built through the engine's request path, in-process:

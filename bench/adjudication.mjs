@@ -3,7 +3,7 @@
 // frozen, adjudication delay 0, then every adjudication completed. The engine and the claim
 // template are bundled from src/ with esbuild on the fly, so no build is needed. Prints the
 // figures, and the rate over the first and last 10% to show whether it slows as the ledger grows.
-// Each rate is read against its floor (issue 21, bench/lib/floor.mjs): better-sqlite3 alone
+// Each rate is read against its floor (bench/lib/floor.mjs): better-sqlite3 alone
 // committing, on the same disk and with the engine's pragmas, transactions that write what one of
 // these claims writes (traced on a scratch engine first), in ten slices paired with the claims'. Targets: single-line claims ≥ 50% of their floor; then M multi-line institutional claims
 // (BENCH_MULTI_CLAIMS, default 2,000: the template's default lines, four payees, cut in turn to 1 to
@@ -15,10 +15,10 @@ import { bytesPerUnit, describeFootprint, floorLine, pairedFloor, rowsPerUnit } 
 import { claimBody as body, claimFootprint, INSTITUTIONAL_CLOCK, INSTITUTIONAL_PER_DAY, institutionalBody, loadEngine, submitOne } from './lib/ledger.mjs';
 
 const N = Number(process.env.BENCH_CLAIMS ?? 10_000);
-const TARGET = 5000; // claims/s (issue 11; bench/engine.mjs checks it over 100,000)
+const TARGET = 5000; // claims/s (bench/engine.mjs checks it over 100,000)
 const M = Number(process.env.BENCH_MULTI_CLAIMS ?? 2000);
-const FLOOR_TARGET = 50; // % of the floor, single-line claims (issue 21)
-const MULTI_FLOOR_TARGET = 35; // % of the floor, multi-line institutional claims (issue 21)
+const FLOOR_TARGET = 50; // % of the floor, single-line claims
+const MULTI_FLOOR_TARGET = 35; // % of the floor, multi-line institutional claims
 const CLOCK = '2026-06-01T12:00:00Z';
 
 if (!Number.isInteger(N) || N < 10) throw new Error(`BENCH_CLAIMS must be a whole number of at least 10 (got "${process.env.BENCH_CLAIMS}")`);

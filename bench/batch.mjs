@@ -1,8 +1,8 @@
-// Batches (issue 12): 10,000 claims from one NDJSON file submitted by one `tpa claim submit` to the
+// Batches: 10,000 claims from one NDJSON file submitted by one `tpa claim submit` to the
 // embedded engine (target ≥ 2,000 claims/s end to end, start-up included, peak RSS ≤ 100 MB) and to
 // `tpa local serve --no-rate-limit` with the default concurrency (≥ 1,000 claims/s); then a
 // payment run of 1,000 encounters in-process (≤ 5 s, start-up, selection and review included).
-// Read as ratios (issue 21): the batch over HTTP against the in-process batch of the same run (≥ 75%:
+// Read as ratios: the batch over HTTP against the in-process batch of the same run (≥ 75%:
 // the in-process batch runs before and after the HTTP one, and the HTTP rate is read against their
 // mean), and the in-process rate against its floor (bench/lib/floor.mjs: better-sqlite3 alone
 // committing what one batch claim writes, its Idempotency-Key included, before and after). The CPU
@@ -16,7 +16,7 @@ import { claimBody, claimFootprint, clockFor, fmt, loadEngine, processCpuSeconds
 
 const N = Number(process.env.BENCH_CLAIMS ?? 10_000);
 const RUN = 1000;
-const HTTP_TARGET = 75; // % of the in-process batch in the same run (issue 21)
+const HTTP_TARGET = 75; // % of the in-process batch in the same run
 const { Engine, claimTemplate, work } = await loadEngine();
 const results = [];
 const figure = (name, value, target, met) => {

@@ -1,4 +1,4 @@
-// The engine and the ledger at volume (issue 11), on ledgers of 10,000 and 100,000 encounters built
+// The engine and the ledger at volume, on ledgers of 10,000 and 100,000 encounters built
 // through the engine's own request path in a temporary TPA_HOME:
 // - claims accepted and adjudicated per second, in-process, over the 100,000 (first and last 10,000);
 // - one ledger page at offset 90,000 against the page at offset 0 (in-process, never the same page
@@ -6,7 +6,7 @@
 // - `tpa ledger list --all -o ndjson` at 10,000 and 100,000 (wall time, ratio to `node -e 0`, peak RSS
 //   of the child from its own resource usage);
 // - the same listing over HTTP from `tpa local serve --no-rate-limit` at 100,000.
-// The claims' rate is read against its floor too (issue 21, bench/lib/floor.mjs): better-sqlite3
+// The claims' rate is read against its floor too (bench/lib/floor.mjs): better-sqlite3
 // alone committing what one of these claims writes, with the engine's pragmas, on the same disk, in
 // slices paired with the claims' (a fifth as many transactions as claims), target ≥ 50%.
 // - encryption at rest: claims/s and a deep ledger page on an encrypted database against a plain one,
@@ -25,7 +25,7 @@ const LARGE = Number(process.env.BENCH_LEDGER ?? 100_000);
 const SMALL = 10_000;
 if (!Number.isInteger(LARGE) || LARGE < 2 * SMALL) throw new Error(`BENCH_LEDGER must be a whole number of at least ${2 * SMALL}`);
 const CLOCK = clockFor(LARGE);
-const FLOOR_TARGET = 50; // % of the floor (issue 21)
+const FLOOR_TARGET = 50; // % of the floor
 const FLOOR_SHARE = 0.2; // floor transactions per claim
 const SLICE = 5000; // claims between two slices of the floor
 const CIPHER_CLAIMS = Number(process.env.BENCH_CIPHER_CLAIMS ?? 20_000); // claims into each of the plain and encrypted databases
@@ -136,7 +136,7 @@ try {
   );
   engine.close();
 
-  // Encryption at rest (issue 23, item 21): the same claims into a plain and an encrypted database
+  // Encryption at rest: the same claims into a plain and an encrypted database
   // (SQLCipher's AES-256-CBC format, engine/store/cipher.ts), in alternating slices so both see the same
   // machine; then deep ledger pages on each. Target: encryption costs at most 15%.
   {

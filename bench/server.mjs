@@ -1,10 +1,10 @@
-// Throughput of `tpa local serve --no-rate-limit` (issue: at least 3,000 requests/s for a ledger
+// Throughput of `tpa local serve --no-rate-limit` (target: at least 3,000 requests/s for a ledger
 // page with p99 under 50 ms on this 2-core machine): 50 connections for 10 s from autocannon on
-// loopback, for a blind lookup and a ledger page of 20 entries. Then (issue 11) pages of 20 never
+// loopback, for a blind lookup and a ledger page of 20 entries. Then pages of 20 never
 // seen before, a different offset for every request, on a ledger of 100,000 encounters built
 // through the engine (BENCH_LEDGER to change the size): at least 3,000 requests/s with p99 at most
 // 20 ms, the read cache bypassed by construction, after 2 s of the same traffic to warm the server.
-// Each rate is printed beside a reference of the same run (issue 21): a bare Node.js HTTP server
+// Each rate is printed beside a reference of the same run: a bare Node.js HTTP server
 // (node:http, no tpa code) answering the same bytes to the same load, for as long.
 // Prints the figures; exits 1 if a target is missed.
 import { spawnSync } from 'node:child_process';
@@ -99,7 +99,7 @@ try {
   rmSync(home, { recursive: true, force: true });
 }
 
-// Issue 11: uncached pages of 20 on a large ledger.
+// Uncached pages of 20 on a large ledger.
 const LARGE = Number(process.env.BENCH_LEDGER ?? 100_000);
 const work = mkdtempSync(join(tmpdir(), 'tpa-bench-server-large-'));
 try {

@@ -1,4 +1,4 @@
-// Start-up cost of tpa against bare Node on the same Node (issue 21: `tpa --help` ≤ 1.1× `node -e 0`,
+// Start-up cost of tpa against bare Node on the same Node (targets: `tpa --help` ≤ 1.1× `node -e 0`,
 // `tpa lookup blind` on the embedded engine ≤ 1.5×). Paired runs: each round runs `node -e 0` and
 // then every command, and a command's ratio is the median over the rounds of its time over that
 // round's `node -e 0`, so that machine noise hits both sides of each ratio alike. The median wall

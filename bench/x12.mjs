@@ -1,4 +1,4 @@
-// X12 837 in (issue 26): `tpa claim convert` (the built CLI, spawned) of an 837P of 10,000 claims
+// X12 837 in: `tpa claim convert` (the built CLI, spawned) of an 837P of 10,000 claims
 // (target ≤ 2 s, start-up included, ≤ 100 MB peak RSS) and of 100,000 (≤ 100 MB: memory stays
 // flat). Beside each, the same run's floor: the file's segments read by x12-parser alone (a node
 // process that only tokenizes, as the conversion's second reading does), and `node -e 0`. The

@@ -1,4 +1,4 @@
-// Builds an upgrade fixture (issue 14, "Upgrades keep data"): the engine of an earlier release, taken
+// Builds an upgrade fixture (upgrades keep data): the engine of an earlier release, taken
 // from git at <commit>, writes a small database through its own request path, and the answers it
 // gave for it are recorded beside it. test/engine/upgrade.test.ts opens a copy with the current
 // engine and expects the same answers. Run from the project root:

@@ -1,4 +1,4 @@
-// The floor a throughput figure is read against (issue 21): what a minimal writer of the same data
+// The floor a throughput figure is read against: what a minimal writer of the same data
 // costs on this machine, on this disk, in this run. traceWrites() finds what a unit of work (one
 // claim) writes — rows inserted and updated per table, the bytes of each row and of each of its
 // index entries — by running it on a scratch engine with counting TEMP triggers and reading the

@@ -1,4 +1,4 @@
-// The key that seals a confirmed payment run (issue 23, item 8): one per user, 32 random bytes kept
+// The key that seals a confirmed payment run: one per user, 32 random bytes kept
 // with the user's other secrets (the OS keychain, or credentials.json, mode 0600, in the config dir;
 // TPA_KEYRING chooses as for keys), never in a journal or the data directory. Whoever can edit a
 // journal but not read this user's secrets cannot make a plan the journal's seal accepts.

@@ -1,4 +1,4 @@
-// `tpa local audit verify --deep` (issue 22): what the money tables must hold, recomputed from the
+// `tpa local audit verify --deep`: what the money tables must hold, recomputed from the
 // audit chain alone, and the first row that holds something else. The chain says what was decided
 // (each claim's amounts, each transfer, each payout's payee, amount and fee, each settlement
 // transition, each reconciliation's outcome, each AEOB change); a row edited behind the engine's
@@ -159,7 +159,7 @@ export function expectedMoney(records: Iterable<StoredAudit>, deepFromSeq: numbe
       s.statusSeq = r.seq;
       payoutsTo('COMPLETED');
     } else if (r.type === 'SETTLEMENT_FAILED') {
-      // No money moved: no fee was charged (issue 22).
+      // No money moved: no fee was charged.
       s.status = 'FAILED';
       s.statusSeq = r.seq;
       payoutsTo('FAILED', true);

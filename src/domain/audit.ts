@@ -9,7 +9,7 @@ import { canonicalJson, sha256Hex } from './canonical.js';
 export const GENESIS_HASH = '0'.repeat(64);
 
 /**
- * Who acted (issue 23): `api_key:<key id>`, `oauth:<client id>`, `local:<profile>` for the CLI on the
+ * Who acted: `api_key:<key id>`, `oauth:<client id>`, `local:<profile>` for the CLI on the
  * embedded engine, `engine` for what the engine clock made due. Records made before actors were
  * recorded have none, and their hashes leave it out, so they verify as they always did.
  */

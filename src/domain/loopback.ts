@@ -1,4 +1,4 @@
-// This machine's own addresses (issue 23, item 7): plain http carries credentials only to them.
+// This machine's own addresses: plain http carries credentials only to them.
 // An address literal, not a name that starts like one (127.attacker.example is anyone's).
 
 /**

@@ -1,4 +1,4 @@
-// How the engine's router reads a request (issue 23, item 6), for whoever must know before sending
+// How the engine's router reads a request, for whoever must know before sending
 // what a request will do: the request target resolved as a URL is (dot segments, `%2e`, backslashes,
 // a fragment dropped), then matched exactly against path templates, first match first. The engine's
 // route table (engine/routes.ts) compiles and matches its paths with these functions; `tpa api` and

@@ -112,7 +112,7 @@ export function settledCents(status: string, totalCents: number): number {
 
 /**
  * What a payout brought its provider: the amount less the fee, and nothing when the transfer FAILED
- * (no money moved: no fee was charged and nothing was paid; issue 22).
+ * (no money moved: no fee was charged and nothing was paid).
  */
 export function payoutNetCents(payoutStatus: string, amountCents: number, feeCents: number): number {
   return payoutStatus === 'FAILED' ? 0 : amountCents - feeCents;

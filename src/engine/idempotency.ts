@@ -24,7 +24,7 @@ export function withIdempotency(ctx: EngineContext, route: string, req: EngineRe
   const now = ctx.clock.now();
   const since = isoSeconds(new Date(now.getTime() - REPLAY_WINDOW_MS));
   const caller = ctx.key ? `${ctx.key.environment}:${ctx.key.lineage}` : 'local';
-  // '' : a replay stored before replays had callers (issue 23's migration), anyone's for its last 24 hours.
+  // '' : a replay stored before replays had callers (the migration that gave them callers), anyone's for its last 24 hours.
   const previous = ctx.db
     .prepare(
       "SELECT request_hash, status, body_json FROM idempotency_keys WHERE route = ? AND key = ? AND caller IN (?, '') AND created_at >= ? ORDER BY caller DESC LIMIT 1",

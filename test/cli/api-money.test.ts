@@ -1,4 +1,4 @@
-// `tpa api` and the fund release (issue 23, item 6): whether a raw request moves money is decided by
+// `tpa api` and the fund release: whether a raw request moves money is decided by
 // the route the engine's router will match, however the path is spelt (dot segments, escapes, a
 // fragment, a query, a host prefix, the method's case), and what is checked is what is sent. A fund
 // release through `tpa api` then asks for confirmation (--yes without a terminal), carries an

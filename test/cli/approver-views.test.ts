@@ -1,4 +1,4 @@
-// The finance approver's single-encounter views (issue 25, items 5, 6, 8, 16 and 18), in-process:
+// The finance approver's single-encounter views, in-process:
 // a denied encounter is CLAIM_DENIED as the service says, a refused approval is REFUSED in the
 // history with its reason, a failed transfer says what is owed and how to pay it, a missing AEOB is
 // said in words, and the encounter number every ledger view shows first is taken wherever an
@@ -30,7 +30,7 @@ async function denied(): Promise<string> {
 
 const history = async () => (await run(['fund', 'history', '-o', 'json'])).json<Body[]>();
 
-describe('fund approve of a denied encounter (item 5)', () => {
+describe('fund approve of a denied encounter', () => {
   it('exits 4 with CLAIM_DENIED, as the raw API call does, and sends nothing', async () => {
     const id = await denied();
     const raw = await run([
@@ -58,7 +58,7 @@ describe('fund approve of a denied encounter (item 5)', () => {
   });
 });
 
-describe('fund history names a refusal REFUSED with its reason (item 6)', () => {
+describe('fund history names a refusal REFUSED with its reason', () => {
   it('in the table, json and csv; an older record written SKIPPED reads as REFUSED', async () => {
     const e = await adjudicated();
     const wrong = await run(['fund', 'approve', e.id, '--amount', '2000', '--auth-code', 'AUTH-REF-0001', '--yes']);
@@ -107,7 +107,7 @@ describe('fund history names a refusal REFUSED with its reason (item 6)', () => 
   });
 });
 
-describe('settlement show after a failed or refunded transfer (item 8)', () => {
+describe('settlement show after a failed or refunded transfer', () => {
   it('says the benefit is owed again and gives the command to approve it under the next free code', async () => {
     const a = await adjudicated('MBR-1003');
     const b = await adjudicated('MBR-1002');
@@ -140,7 +140,7 @@ describe('settlement show after a failed or refunded transfer (item 8)', () => {
   });
 });
 
-describe('a missing AEOB (item 16)', () => {
+describe('a missing AEOB', () => {
   it('settlement show says it is missing in words; ledger show names no AEOB reference for it', async () => {
     const e = await adjudicated();
     expect((await run(['fund', 'approve', e.id, '--amount', e.amount, '--auth-code', 'AUTH-AEOB-1', '--yes'])).code).toBe(0);
@@ -159,7 +159,7 @@ describe('a missing AEOB (item 16)', () => {
   });
 });
 
-describe('the encounter number is taken wherever an encounter id is (item 18)', () => {
+describe('the encounter number is taken wherever an encounter id is', () => {
   it('ledger show, settlement show and fund approve take ENC-YYYY-NNNNNN; an unknown one exits 3 naming it', async () => {
     const e = await adjudicated();
     const number = (await run(['ledger', 'show', e.id, '-o', 'json'])).json<Body>().encounter.encounter_number as string;
@@ -191,7 +191,7 @@ describe('the encounter number is taken wherever an encounter id is (item 18)', 
   });
 });
 
-describe('the encounter number over HTTP (item 18)', () => {
+describe('the encounter number over HTTP', () => {
   let served: { home: ReturnType<typeof tempDir>; server: Served };
   beforeAll(async () => {
     const h = tempDir();

@@ -1,4 +1,4 @@
-// The audit head kept outside the database (issue 23): `tpa local audit head` prints it, fund
+// The audit head kept outside the database: `tpa local audit head` prints it, fund
 // releases print it after they move money, and `audit verify --expect-head` catches what the chain
 // alone cannot: records rewritten with sqlite and every hash after them recomputed.
 import Database from 'better-sqlite3';

@@ -1,4 +1,4 @@
-// Rates and amounts bounded on the command line (issue 23): a rate, a ratio or an amount beyond what
+// Rates and amounts bounded on the command line: a rate, a ratio or an amount beyond what
 // one amount may be (99,999,999.99), or a ratio with more than four decimals, exits 2 naming the
 // option, the CSV line or the claim field, and nothing is sent or written.
 import Database from 'better-sqlite3';

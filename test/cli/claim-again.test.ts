@@ -1,4 +1,4 @@
-// Issue 25 item 31: one claim is exactly-once too. The same content submitted again (the same file,
+// One claim is exactly-once too. The same content submitted again (the same file,
 // a re-indented copy, the template piped twice) is refused with exit 4 naming the earlier
 // submission, unless --again; on a terminal it is asked (default no), at 80×30 and 120×40.
 import { readFileSync, writeFileSync } from 'node:fs';

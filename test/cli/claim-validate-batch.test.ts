@@ -1,4 +1,4 @@
-// Issue 25 item 28: `claim validate` reads what `claim submit` reads (files, Bundles, NDJSON, folders,
+// `claim validate` reads what `claim submit` reads (files, Bundles, NDJSON, folders,
 // stdin), names each invalid claim with file:line and field, and `claim submit --dry-run` shows what
 // would be sent without sending or journaling anything. JSON syntax errors say line and column.
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';

@@ -1,5 +1,5 @@
-// Contract conformance (docs/api.md) through the CLI (issue 9, items 13, 14 and 18): what `tpa` shows of the limit
-// headers, the character count of notes, and HEAD, in-process and against `tpa local serve`.
+// Contract conformance (docs/api.md) through the CLI: what `tpa` shows of the limit headers,
+// the character count of notes, and HEAD, in-process and against `tpa local serve`.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// Crash safety, proven by killing (issue 14): the CLI is killed (SIGKILL) at instants a seeded
+// Crash safety, proven by killing: the CLI is killed (SIGKILL) at instants a seeded
 // generator picks, 100 times in all, while it submits a batch of claims, approves a payment run, and
 // brings settlements due on a moved clock; after every kill the database must be whole and every
 // record explained. An instant can fall anywhere, from the process's first moment (before it has

@@ -1,4 +1,4 @@
-// The data directory (issue 23, items 21 and 23): the folder is the user's alone and every file in
+// The data directory: the folder is the user's alone and every file in
 // it private whatever the umask; the database can be encrypted at rest (AES-256) with a key from the
 // keychain or TPA_DB_KEY; a database from a newer tpa is refused with nothing changed.
 import Database from 'better-sqlite3';

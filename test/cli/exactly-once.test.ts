@@ -1,4 +1,4 @@
-// Exactly-once funding under real overlap (issue 10): several `tpa fund approve` processes on one
+// Exactly-once funding under real overlap: several `tpa fund approve` processes on one
 // data dir, their funding transactions held at one barrier (test/helpers/barrier-hook.mjs) so that
 // they begin together. Each round must end with one release and every other process refused with
 // exit 4 naming that release: no 500, no SQLITE_BUSY. With the funding transaction begun DEFERRED

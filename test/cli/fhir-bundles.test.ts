@@ -1,4 +1,4 @@
-// Issue 26, "FHIR as other systems write it": a Claim in a transaction Bundle whose patient is a
+// FHIR as other systems write it: a Claim in a transaction Bundle whose patient is a
 // urn:uuid entry and whose providers are conditional references (Synthea's shape) is read and sent as
 // a self-contained claim; `claim validate` and `claim submit` take the same inputs (a Bundle file, a
 // Bundle on an NDJSON line, a compact Bundle on stdin) and give the same errors for each claim.

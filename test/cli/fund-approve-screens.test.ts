@@ -1,5 +1,5 @@
-// The approver's prompts of `tpa fund approve` under a real terminal, at 80×30 and 120×40 (issue 25,
-// items 1 and 2): an amount other than the benefit never reaches the confirmation, the amount prompt
+// The approver's prompts of `tpa fund approve` under a real terminal, at 80×30 and 120×40: an
+// amount other than the benefit never reaches the confirmation, the amount prompt
 // takes the format tpa prints, and the authorization code offered is never one already used.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { useTpaHome } from '../helpers/cli.js';

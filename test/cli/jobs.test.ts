@@ -1,4 +1,4 @@
-// Issue 25 item 29: `tpa jobs` lists the journals of claim batches, single claims and payment runs on
+// `tpa jobs` lists the journals of claim batches, single claims and payment runs on
 // this machine with what each holds; `tpa jobs show` details one and writes its invalid and refused
 // claims with --failed-to, ready to fix and send again. Read only: a journal is never changed, and
 // reading one while its job holds it is safe.

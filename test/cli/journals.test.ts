@@ -1,4 +1,4 @@
-// Resumable jobs, third pass (issue 22, items 10-12), through real processes and the CLI: one
+// Resumable jobs, third pass, through real processes and the CLI: one
 // journal has one writer (a second run refuses at once naming the first), a batch resumed past the
 // 24-hour Idempotency-Key window never makes a second encounter for a claim it sent, and a payment
 // run resumed after a transfer FAILED reports that encounter owed again, never approved.
@@ -54,7 +54,7 @@ function loseAcknowledgments(journal: string): void {
   writeFileSync(journal, kept.join('\n'));
 }
 
-describe('one journal, one writer (item 10)', () => {
+describe('one journal, one writer', () => {
   it('a second claim batch on a journal in use refuses at once (exit 4) naming the first run; the first goes on alone', async () => {
     const journal = join(home, 'shared.journal');
     const args = ['claim', 'submit', '-', '--journal', journal, '-o', 'ndjson'];
@@ -195,7 +195,7 @@ describe('one journal, one writer (item 10)', () => {
   });
 });
 
-describe('a batch resumed past the Idempotency-Key window (item 11)', () => {
+describe('a batch resumed past the Idempotency-Key window', () => {
   it('answers lost, resumed 25 hours later: each claim is found in the ledger, never sent again (no DENIED duplicate, no second PENDED)', async () => {
     writeFileSync(join(home, 'b.ndjson'), lines([claim(0), pended(), claim(1)]));
     const journal = join(home, 'b.journal');
@@ -278,7 +278,7 @@ describe('a batch resumed past the Idempotency-Key window (item 11)', () => {
   });
 });
 
-describe('a payment run resumed after a transfer FAILED (item 12)', () => {
+describe('a payment run resumed after a transfer FAILED', () => {
   it('reports the encounter owed again (exit 4), never approved and never sent again; a new run funds it only once confirmed', async () => {
     writeFileSync(join(home, 'some.ndjson'), lines(Array.from({ length: 12 }, (_, i) => claim(i))));
     expect((await runTpa(['claim', 'submit', 'some.ndjson', '-o', 'ndjson'], { home, env })).code).toBe(0);

@@ -1,4 +1,5 @@
-// Issue 9 through the real CLI process: every money rule applies to each line on its own date.
+// The line-by-line money rules through the real CLI process: every money rule applies to each line
+// on its own date.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -44,7 +45,7 @@ async function lines(clock: string, encounterId: string): Promise<Body[]> {
 }
 
 describe('tpa claim submit applies the rules line by line', () => {
-  it('item 1: the line after coverage ended is denied CARC-27; the covered line is paid', async () => {
+  it('the line after coverage ended is denied CARC-27; the covered line is paid', async () => {
     const clock = '2026-08-01T10:00:00Z';
     const r = await submit(clock, {
       patient: 'MBR-1005',
@@ -61,7 +62,7 @@ describe('tpa claim submit applies the rules line by line', () => {
     ]);
   });
 
-  it('item 2: the line after the contract ended is not paid; alone it exits 3 no_active_contract', async () => {
+  it('the line after the contract ended is not paid; alone it exits 3 no_active_contract', async () => {
     const clock = '2026-03-01T10:00:00Z';
     const both = await submit(clock, {
       npi: '1673904821',
@@ -76,7 +77,7 @@ describe('tpa claim submit applies the rules line by line', () => {
     expect(alone.body.error).toBe('no_active_contract');
   });
 
-  it('item 3: a service in the future exits 2 naming the line, and nothing is recorded', async () => {
+  it('a service in the future exits 2 naming the line, and nothing is recorded', async () => {
     const clock = '2026-03-02T10:00:00Z';
     const r = await submit(clock, { lines: [{ code: '45378', date: '2030-01-01' }], created: '2026-03-02' });
     expect(r.code).toBe(2);
@@ -89,7 +90,7 @@ describe('tpa claim submit applies the rules line by line', () => {
     expect(validate.stderr).toContain('item[0].servicedDate');
   });
 
-  it('item 4: 45378 twice on one day is paid once, and again later not at all', async () => {
+  it('45378 twice on one day is paid once, and again later not at all', async () => {
     const clock = '2026-03-02T10:00:00Z';
     const spec = {
       lines: [
@@ -103,12 +104,12 @@ describe('tpa claim submit applies the rules line by line', () => {
     expect(again.body).toMatchObject({ disposition: 'DENIED', denial_code: 'CARC-18' });
   });
 
-  it('item 5: a single procedure of a DOUBLE_HEADER is allowed half the bundle rate, not all of it', async () => {
+  it('a single procedure of a DOUBLE_HEADER is allowed half the bundle rate, not all of it', async () => {
     const r = await submit('2026-08-01T10:00:00Z', { npi: '1582736496', lines: [{ code: '29880', date: '2026-07-01' }] });
     expect(r.body).toMatchObject({ disposition: 'APPROVED', adjudication: { allowed_amount: 1950 } });
   });
 
-  it('item 6: a care-team NPI the plan does not know exits 2 naming the entry', async () => {
+  it('a care-team NPI the plan does not know exits 2 naming the entry', async () => {
     const r = await submit('2026-03-02T10:00:00Z', {
       npi: '1234567893',
       careTeam: [{ npi: '1111111112', role: 'anesthesiologist' }],
@@ -118,7 +119,7 @@ describe('tpa claim submit applies the rules line by line', () => {
     expect(r.stderr).toContain('careTeam[0].provider');
   });
 
-  it('item 7: the deductible starts again in January', async () => {
+  it('the deductible starts again in January', async () => {
     const clock = '2026-01-15T10:00:00Z';
     const december = await submit(clock, { patient: 'MBR-1001', lines: [{ code: '45378', date: '2025-12-15' }] });
     expect(december.body.adjudication.deductible_applied).toBe(400);
@@ -126,7 +127,7 @@ describe('tpa claim submit applies the rules line by line', () => {
     expect(january.body.adjudication.deductible_applied).toBe(400);
   });
 
-  it('item 8: validate and submit refuse a net that is not quantity × unitPrice, and a total that is not the lines', async () => {
+  it('validate and submit refuse a net that is not quantity × unitPrice, and a total that is not the lines', async () => {
     const claim = claimOf({ lines: [{ code: '45378', date: '2026-03-02' }] });
     Object.assign(claim.item[0], { quantity: { value: 3 }, unitPrice: { value: 100, currency: 'USD' }, net: { value: 1000, currency: 'USD' } });
     claim.total = { value: 1, currency: 'USD' };
@@ -139,7 +140,7 @@ describe('tpa claim submit applies the rules line by line', () => {
     expect(s.stderr).toContain('total.value');
   });
 
-  it('item 9: 999 lines at 20% coinsurance cost the member the claim-level 255.19', async () => {
+  it('999 lines at 20% coinsurance cost the member the claim-level 255.19', async () => {
     const codes = ['45378', '45380', '43235', '00811', '00731', '88305'];
     const day = (n: number) => new Date(Date.UTC(2026, 0, 1) + n * 86_400_000).toISOString().slice(0, 10);
     const spec = {
@@ -155,14 +156,14 @@ describe('tpa claim submit applies the rules line by line', () => {
     expect(r.body.adjudication).toMatchObject({ allowed_amount: 5450.96, copay_applied: 4175, coinsurance_applied: 255.19, patient_responsibility: 4430.19 });
   });
 
-  it('item 12: the raw ClaimResponse lists the coinsurance of each item', async () => {
+  it('the raw ClaimResponse lists the coinsurance of each item', async () => {
     const r = await submit('2026-03-02T10:00:00Z', { npi: '1196382455', lines: [{ code: '00811', date: '2026-03-02' }] }, '--raw');
     const codes = (r.body.claim_response.item[0].adjudication as Body[]).map((a) => a.category.coding[0].code);
     expect(codes).toEqual(['submitted', 'allowable', 'copay', 'deductible', 'coinsurance', 'benefit']);
   });
 });
 
-describe('issue 22: payees, fee kinds, anesthesia included, case rates, 0.00 lines', () => {
+describe('payees, fee kinds, anesthesia included, case rates, 0.00 lines', () => {
   const clock = '2026-03-02T10:00:00Z';
   const DAY = '2026-03-02';
   /** A claim whose lines without a care-team member are the billing provider's own. */
@@ -174,7 +175,7 @@ describe('issue 22: payees, fee kinds, anesthesia included, case rates, 0.00 lin
     return claim;
   };
 
-  it('item 1: seven payees of one 45380: the facility and the surgeon are paid, each at its own rate; the rest are not', async () => {
+  it('seven payees of one 45380: the facility and the surgeon are paid, each at its own rate; the rest are not', async () => {
     const careTeam = ['1045782368', '1196382455', '1329475804', '1582736496', '1728493051', '1673904821'].map((npi) => ({ npi, role: 'surgeon' }));
     const r = await submit(
       clock,
@@ -205,7 +206,7 @@ describe('issue 22: payees, fee kinds, anesthesia included, case rates, 0.00 lin
     expect([facility.body.adjudication.allowed_amount, surgeon.body.adjudication.allowed_amount]).toEqual([1650, 510]);
   });
 
-  it('item 3: an anesthesia claim for a member and day whose anesthesia the facility’s rate includes is bundled', async () => {
+  it('an anesthesia claim for a member and day whose anesthesia the facility’s rate includes is bundled', async () => {
     const at = '2026-08-01T10:00:00Z';
     const knee = await submit(at, own({ npi: '1450827369', lines: [{ code: '27447', date: '2026-07-01' }], preauthorization: 'PA-22' }));
     expect(knee.body.adjudication.allowed_amount).toBe(9500);
@@ -218,12 +219,12 @@ describe('issue 22: payees, fee kinds, anesthesia included, case rates, 0.00 lin
     expect(after.body).toMatchObject({ disposition: 'APPROVED', adjudication: { allowed_amount: 8735 } });
   });
 
-  it('item 4: a case rate billed with quantity 3 is allowed once', async () => {
+  it('a case rate billed with quantity 3 is allowed once', async () => {
     const r = await submit(clock, own({ npi: '1045782368', lines: [{ code: '45378', date: DAY, charge: '1800.00', quantity: 3 }] }));
     expect(r.body.adjudication.allowed_amount).toBe(425);
   });
 
-  it('item 6: a 0.00 line does not make the real claim for the service a duplicate', async () => {
+  it('a 0.00 line does not make the real claim for the service a duplicate', async () => {
     const zero = await submit(clock, own({ npi: '1045782368', lines: [{ code: '45378', date: DAY, charge: '0.00' }] }));
     expect(zero.body).toMatchObject({ disposition: 'APPROVED', adjudication: { allowed_amount: 0 } });
     const real = await submit(clock, own({ npi: '1045782368', lines: [{ code: '45378', date: DAY }] }));

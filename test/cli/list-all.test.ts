@@ -1,4 +1,4 @@
-// `--all` streams (issue 11): in every format it prints exactly the ledger's rows in order, page
+// `--all` streams: in every format it prints exactly the ledger's rows in order, page
 // boundaries losing or repeating nothing; in-process a listing reads one snapshot, so a claim
 // submitted while it runs changes nothing in it; over HTTP a row shifted by that claim is never
 // printed twice.

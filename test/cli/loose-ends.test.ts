@@ -1,4 +1,4 @@
-// Small things a user trips on (issue 13's loose ends), each through the real CLI.
+// Small things a user trips on, each through the real CLI.
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';

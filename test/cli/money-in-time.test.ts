@@ -1,4 +1,4 @@
-// Money in time through the CLI (issue 22, items 2, 5 and 7): `ratesheet finalize --effective-date
+// Money in time through the CLI: `ratesheet finalize --effective-date
 // / --retroactive` and `lookup full --date`, a first-release database opened in a new plan year,
 // and `local clock` refusing to go back before what the engine recorded.
 import { copyFileSync } from 'node:fs';
@@ -19,7 +19,7 @@ const onDay = (date: string) => (claim: Body) => {
   claim.created = date;
 };
 
-describe('tpa ratesheet finalize and tpa lookup full --date (item 2)', () => {
+describe('tpa ratesheet finalize and tpa lookup full --date', () => {
   it('a renewal is in force from its effective date; the lookup answers the rate of the date asked', async () => {
     const run = (args: string[]) => home.run(args, APRIL);
     expect((await run(['ratesheet', 'init', 'BLD-1002'])).code).toBe(0);
@@ -66,7 +66,7 @@ describe('tpa ratesheet finalize and tpa lookup full --date (item 2)', () => {
   });
 });
 
-describe('a first-release database opened in a new plan year (item 5)', () => {
+describe('a first-release database opened in a new plan year', () => {
   it('shows and applies this year’s deductible from nothing met, and last year’s as it was', async () => {
     copyFileSync(join(__dirname, '../fixtures/upgrade/first-release.sqlite'), join(home.dir, 'local.sqlite'));
     const JANUARY = { TPA_CLOCK: '2027-01-15T10:00:00Z' };
@@ -84,7 +84,7 @@ describe('a first-release database opened in a new plan year (item 5)', () => {
   });
 });
 
-describe('tpa local clock never goes back before what the engine recorded (item 7)', () => {
+describe('tpa local clock never goes back before what the engine recorded', () => {
   it('set and advance to an earlier time exit 2 naming the latest time; a TPA_CLOCK earlier is held', async () => {
     const run = home.run;
     expect((await run(['local', 'clock', 'set', '2026-03-05T10:00:00Z'])).code).toBe(0);

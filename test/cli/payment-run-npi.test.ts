@@ -1,4 +1,4 @@
-// `tpa fund run --npi` (issue 22): funding is per encounter, one approval for its whole benefit, so
+// `tpa fund run --npi`: funding is per encounter, one approval for its whole benefit, so
 // a run for one provider releases the whole encounters it is on. The review says so before anything
 // is confirmed, and the JSON carries the other providers' payouts that ride on the same transfers.
 import { writeFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// A payment run's confirmed plan is sealed (issue 23, item 8): the journal holds the plan with an
+// A payment run's confirmed plan is sealed: the journal holds the plan with an
 // HMAC whose key is the approver's, kept in the credential store (here credentials.json, mode 0600,
 // in the config dir), never in the journal. A resume whose journal no longer holds the plan that was
 // confirmed (an encounter added, an amount changed, the seal gone, a second plan) is refused before

@@ -1,4 +1,4 @@
-// What the README and docs/ promise and no test checked before (issue 10), through the CLI as a real process.
+// What the README and docs/ promise and no test checked before, through the CLI as a real process.
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,4 +1,4 @@
-// Issue 26: FHIR files no one here wrote (test/fixtures/public/README.md says where each is from),
+// FHIR files no one here wrote (test/fixtures/public/README.md says where each is from),
 // through `tpa claim validate` and, where it makes sense, `tpa claim submit` against the local
 // engine. Each is accepted or refused for a reason the service's contract gives, asserted here.
 import { readdirSync, readFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// The 835 of a claim whose lines are on two days (issue 26, review): the ledger detail carries each
+// The 835 of a claim whose lines are on two days: the ledger detail carries each
 // line's own service_date and DTM*472 of each SVC is that date, not the encounter's.
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { useTpaHome } from '../helpers/cli.js';

@@ -1,5 +1,5 @@
-// Reading the screen, and output that scripts and spreadsheets rely on (issue 25, items 14, 15,
-// 16, 17, 19, 22–25), in-process with a terminal switch at 80, 100 and 120 columns: bold amounts
+// Reading the screen, and output that scripts and spreadsheets rely on,
+// in-process with a terminal switch at 80, 100 and 120 columns: bold amounts
 // line up, the ledger is one line per entry from 100 columns with failed and refunded transfers
 // flagged, the page hint comes last, prose wraps at spaces, counts carry separators, a CSV always
 // has its header, `--all` has one shape, the report's amounts are JSON numbers, and the ledger's
@@ -66,7 +66,7 @@ function amountEnds(text: string, labels: readonly string[]): number[] {
   });
 }
 
-describe('bold amounts line up with the others (item 14)', () => {
+describe('bold amounts line up with the others', () => {
   for (const columns of [80, 120]) {
     it(`ledger show at ${columns} columns: Payer responsibility and Balance end where the other amounts end`, async () => {
       const r = await run(['ledger', 'show', ids[2]!], { tty: true, columns });
@@ -86,7 +86,7 @@ describe('bold amounts line up with the others (item 14)', () => {
   }
 });
 
-describe('ledger list on a terminal (item 15)', () => {
+describe('ledger list on a terminal', () => {
   for (const columns of [100, 120]) {
     it(`at ${columns} columns an entry is one line: id, date, provider, status and benefit, no wider than the terminal`, async () => {
       const r = await run(['ledger', 'list'], { tty: true, columns });
@@ -149,7 +149,7 @@ describe('ledger list on a terminal (item 15)', () => {
     expect(all.stderr).toBe('');
   });
 
-  it('the page hint names its numbers with thousands separators (item 19)', async () => {
+  it('the page hint names its numbers with thousands separators', async () => {
     const r = await run(['ledger', 'list', '--limit', '2', '--offset', '1000'], { tty: true, columns: 120 });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toBe('');
@@ -158,7 +158,7 @@ describe('ledger list on a terminal (item 15)', () => {
   });
 });
 
-describe('the settlement report (items 16, 19, 24)', () => {
+describe('the settlement report', () => {
   it('its reconciliation section is aligned: counts end in one column, amounts in another', async () => {
     for (const columns of [80, 120]) {
       const r = await run(['settlement', 'report', ...PERIOD], { tty: true, columns });
@@ -210,7 +210,7 @@ describe('the settlement report (items 16, 19, 24)', () => {
   });
 });
 
-describe('CSV always has its header (item 22)', () => {
+describe('CSV always has its header', () => {
   const empty = ['--from', '2020-01-01', '--to', '2020-01-31'];
   it.each([
     ['ledger list', ['ledger', 'list', ...empty, '-o', 'csv'], 'id,encounter_id,encounter_number,'],
@@ -259,7 +259,7 @@ describe('CSV always has its header (item 22)', () => {
   });
 });
 
-describe('ledger list -o csv: the latest status and its time, not a JSON list in a cell (item 25)', () => {
+describe('ledger list -o csv: the latest status and its time, not a JSON list in a cell', () => {
   it('csv has status and status_at; json and ndjson keep status_progression', async () => {
     const json = (await run(['ledger', 'list', '-o', 'json'])).json<Row>().results as Row[];
     for (const args of [
@@ -282,7 +282,7 @@ describe('ledger list -o csv: the latest status and its time, not a JSON list in
   });
 });
 
-describe('--all has one shape on every list that pages (item 23)', () => {
+describe('--all has one shape on every list that pages', () => {
   it.each([
     ['ledger', 'list', '--limit'],
     ['ratesheet', 'catalog', '--page-size'],
@@ -312,7 +312,7 @@ describe('--all has one shape on every list that pages (item 23)', () => {
   });
 });
 
-describe('prose wraps at spaces to the terminal, not mid-word (item 17)', () => {
+describe('prose wraps at spaces to the terminal, not mid-word', () => {
   it('an error and its hint at 80 columns: no line wider, every word whole; piped, one line as before', async () => {
     const args = ['ledger', 'show', 'enc_00000000000000000000', '-o', 'table', '--profile', 'no-such-profile-with-a-rather-long-name-to-make-it-wrap'];
     const tty = await run(args, { tty: true, columns: 80 });

@@ -1,4 +1,4 @@
-// The ledger and its amounts as a person sees them in a real terminal (issue 25, items 14 and 15),
+// The ledger and its amounts as a person sees them in a real terminal,
 // at 80×30 and 120×40: the screen drawn by a terminal emulator from what `tpa` wrote under a pty.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';

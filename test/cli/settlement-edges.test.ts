@@ -1,6 +1,6 @@
-// Issue 9, "The ledger must say what happened" (items 10, 11, 12, 15, 16, 17), through the real
-// bin/tpa: failed and refunded transfers, the simulated AEOB variance, and ledger entries without an
-// adjudication. Each test failed on the CLI before the issue.
+// The ledger must say what happened, through the real bin/tpa: failed and refunded transfers, the
+// simulated AEOB variance, and ledger entries without an adjudication. Each test failed on the CLI
+// before these rules.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { useTpaHome } from '../helpers/cli.js';
 import { adjudicatedEncounter, claimFile } from '../helpers/encounters.js';
@@ -24,7 +24,7 @@ const ledger = async (id: string) => (await run(['ledger', 'show', id])).json<Bo
 const listed = async (status: string) =>
   (await run(['ledger', 'list', '--status', status])).json<{ results: Body[] }>().results.map((r) => r.encounter_id as string);
 
-describe('a failed transfer (item 10)', () => {
+describe('a failed transfer', () => {
   it('leaves FUNDED, records the failure, and fund approve pays again under a new authorization code', async () => {
     const { id } = await adjudicated();
     const first = (await fund(id, 'AUTH-1')).json<Body>();
@@ -88,7 +88,7 @@ describe('a failed transfer (item 10)', () => {
   });
 });
 
-describe('a refund (item 11)', () => {
+describe('a refund', () => {
   it('brings back the net, no longer matches, shows the benefit owed, and can be funded again', async () => {
     const { id } = await adjudicated();
     const first = (await fund(id, 'AUTH-1')).json<Body>();
@@ -116,7 +116,7 @@ describe('a refund (item 11)', () => {
   });
 });
 
-describe('the simulated AEOB variance (item 12)', () => {
+describe('the simulated AEOB variance', () => {
   it('on a benefit under 12.34 states an AEOB of 0.00, and is refused on a refunded transfer', async () => {
     // A pathology line of 50.00: allowed 35.00, copay 25.00, coinsurance 2.00, benefit 8.00.
     const small = await adjudicated(['--type', 'professional', '--npi', '1329475804', '--cpt', '88312', '--patient', 'MBR-1003'], (c) => {
@@ -142,7 +142,7 @@ describe('the simulated AEOB variance (item 12)', () => {
   });
 });
 
-describe('ledger entries without an adjudication (items 15, 16, 17)', () => {
+describe('ledger entries without an adjudication', () => {
   it('a pended entry shows null amounts and no AEOB or trace; a denied one its AEOB only', async () => {
     const pended = await adjudicated(['--type', 'professional', '--npi', '1582736496', '--cpt', '29881']);
     const original = await adjudicated();

@@ -1,4 +1,4 @@
-// tpa settlement remit (issue 26, "X12 835 out"): encounters adjudicated with deductible, copay and
+// tpa settlement remit (X12 835 out): encounters adjudicated with deductible, copay and
 // coinsurance, a partly denied claim and a four-provider encounter are funded and settled, and the
 // 835 written for their transfers is re-read by node-x12 and checked for the guide's balancing.
 // Failed transfers write nothing, refunded ones a reversal; CLP01 is the CLM01 of a claim the
@@ -305,7 +305,7 @@ describe('settlement remit over the wire', () => {
   });
 });
 
-describe('settlement remit: review (issue 26)', () => {
+describe('settlement remit: review', () => {
   it("refuses a ledger whose line benefit is not allowed less the patient's share: exit 4, the line named, no file", async () => {
     const e = await funded(['--type', 'professional', '--npi', '1045782368', '--patient', 'MBR-1003']);
     await settle();

@@ -139,7 +139,7 @@ describe('tpa settlement report', () => {
     expect(c(report.money.failed)).toBe(sum('FAILED'));
     expect(c(report.money.released_then_refunded)).toBe(sum('REFUNDED'));
     expect(c(report.money.released)).toBe(sum('INITIATED') + sum('COMPLETED') + sum('REFUNDED'));
-    // A failed transfer moved no money: no fee, nothing net to anyone (issue 22).
+    // A failed transfer moved no money: no fee, nothing net to anyone.
     const failedPayouts = transfers.filter((t) => t.status === 'FAILED').flatMap((t) => t.payouts as Row[]);
     expect(failedPayouts.length).toBeGreaterThan(0);
     for (const p of failedPayouts) expect([c(p.processor_fee), c(p.net_to_provider)]).toEqual([0, 0]);

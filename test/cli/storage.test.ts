@@ -1,4 +1,4 @@
-// The local database when its storage fails (issue 14): a file that is not a tpa database, one
+// The local database when its storage fails: a file that is not a tpa database, one
 // written by a newer tpa, a writer holding it past the busy wait. Each gets a clear message and an
 // exit code, never a stack trace, and the file is not changed.
 import Database from 'better-sqlite3';

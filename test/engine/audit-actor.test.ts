@@ -1,4 +1,4 @@
-// Who acted, in each audit record (issue 23): the API key's id (never the key), the OAuth client,
+// Who acted, in each audit record: the API key's id (never the key), the OAuth client,
 // the local profile of the CLI on the embedded engine, or the engine for what its clock made due.
 // The actor is inside the record's hash; records made before actors were recorded keep theirs.
 import Database from 'better-sqlite3';

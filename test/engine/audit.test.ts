@@ -1,4 +1,4 @@
-// The audit chain (issue 14): every money-moving or irreversible action appends a record in its own
+// The audit chain: every money-moving or irreversible action appends a record in its own
 // transaction; `tpa local audit verify` walks the chain. Records are edited, deleted and swapped
 // behind the engine's back (the sqlite3 module, the append-only triggers dropped first, as a
 // tamperer would) and each tampering is caught at the right record.

@@ -1,4 +1,4 @@
-// Rates and amounts bounded (issue 23): every rate of a rate schedule, the contract rate a ratio
+// Rates and amounts bounded: every rate of a rate schedule, the contract rate a ratio
 // makes, a fund release's amount and a claim's unit price stay within what one amount may be
 // (99,999,999.99), and a ratio with more decimals than are kept (four) is refused, never rounded.
 // Each is a 400 with errors[] naming the field, and nothing is written.
@@ -22,7 +22,7 @@ describe('rates and amounts are bounded', () => {
   it('refuses a schedule rate beyond what money holds, or a ratio with more than four decimals, naming the field', () => {
     const e = home.at(MON, '0');
     const add = (rate_type: string, rate_value: unknown) => call(e, 'PUT', `${B}/add-ssp/`, { ssp_id: carpal, rate_type, rate_value });
-    // The issue's PERCENT_MEDICARE ratio that made a 3.1e18 USD contract rate, and its neighbours.
+    // The PERCENT_MEDICARE ratio that once made a 3.1e18 USD contract rate, and its neighbours.
     expect(call(e, 'POST', `${B}/init/`, {}).status).toBe(200);
     expect(fields(add('PERCENT_MEDICARE', 1_999_999_999_999))).toEqual(['rate_value']);
     expect(fields(add('PERCENT_MEDICARE', 1000.0001))).toEqual(['rate_value']);

@@ -1,4 +1,4 @@
-// Issue 26: care-team roles by the claimcareteamrole codes and the provider's contracted role. A
+// Care-team roles by the claimcareteamrole codes and the provider's contracted role. A
 // role code that names none of the roles paid (primary, assist, supervisor, other) does not make a
 // provider a surgeon: each line is paid in its payee's contracted role, from the plan's registry.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';

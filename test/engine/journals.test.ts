@@ -1,5 +1,5 @@
-// The job runners of src/client over the embedded engine on a real SQLite file (issue 22, items
-// 10-12), without the CLI: a journal has one writer at a time, a batch resumed after the engine's
+// The job runners of src/client over the embedded engine on a real SQLite file, without the
+// CLI: a journal has one writer at a time, a batch resumed after the engine's
 // 24-hour Idempotency-Key window finds in the ledger what it sent and never makes a second
 // encounter, and a payment run resumed after a transfer FAILED or was REFUNDED counts it owed.
 import { linkSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -70,7 +70,7 @@ async function ledger(clock: string): Promise<Row[]> {
   return (await clientAt(clock).ledgerList({ limit: 100 })).body.results as unknown as Row[];
 }
 
-describe('one journal, one writer (item 10)', () => {
+describe('one journal, one writer', () => {
   it('a claim batch journal open in one run refuses a second opener (exit 4) naming the holder; free again once closed', async () => {
     const path = join(home.dir, 'b.journal');
     const first = await BatchJournal.open(path);
@@ -113,7 +113,7 @@ describe('one journal, one writer (item 10)', () => {
   });
 });
 
-describe('a batch resumed past the Idempotency-Key window (item 11)', () => {
+describe('a batch resumed past the Idempotency-Key window', () => {
   it('claims sent whose answers were never recorded are found in the ledger 25 hours later, not sent again', async () => {
     const path = join(home.dir, 'b.journal');
     const claims = [approvedClaim(0), pendedClaim(), approvedClaim(1)];
@@ -154,7 +154,7 @@ describe('a batch resumed past the Idempotency-Key window (item 11)', () => {
   });
 });
 
-describe('a payment run resumed after its transfer ended (item 12)', () => {
+describe('a payment run resumed after its transfer ended', () => {
   async function fundedRun(prefix: string, claims: Record<string, unknown>[]) {
     await batch(CLOCK, join(home.dir, `${prefix}.claims`), claims);
     const client = clientAt(CLOCK);

@@ -1,6 +1,7 @@
-// Keys of a database written before issue 23 (docs/security.md "Who may do what"): a key that had
-// every scope of the contract (docs/api.md) (the operator's, made without --scopes) gains contract_build and keeps
-// changing rate schedules; a narrower key does not; rotated keys learn the key they came from.
+// Keys of a database written before contract_build existed (docs/security.md "Who may do what"): a
+// key that had every scope of the contract (docs/api.md) (the operator's, made without --scopes)
+// gains contract_build and keeps changing rate schedules; a narrower key does not; rotated keys
+// learn the key they came from.
 import Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';
 import { copyFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// Ledger pages at any depth (issue 11): every page of every filter combination equals the same
+// Ledger pages at any depth: every page of every filter combination equals the same
 // slice of the ledger read the slow way, the counts follow every status change, and no query of a
 // page walks the rows it skips (EXPLAIN QUERY PLAN, not by eye).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';

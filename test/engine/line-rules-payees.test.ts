@@ -1,7 +1,7 @@
-// Issue 22, "Money rules, third pass", items 1, 3, 4 and 6, through the real engine on a real
-// SQLite file: who may be paid for a line and under whose contract, one service paid once per fee
-// kind, anesthesia included in another rate, case rates and quantity, and 0.00 lines. Each test
-// failed on the engine before the issue.
+// Payees, fee kinds and what a line may be paid, through the real engine on a real SQLite file: who
+// may be paid for a line and under whose contract, one service paid once per fee kind, anesthesia
+// included in another rate, case rates and quantity, and 0.00 lines. Each test failed on the engine
+// before these rules.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
 import { databaseFile } from '../../src/engine/engine.js';
@@ -63,14 +63,14 @@ const lines = (a: Adjudicated) =>
     allowed: l.allowed_amount,
   }));
 
-/** The facility's claim of the issue: 45380 seven times for one member and day, one line per payee. */
+/** A facility's claim: 45380 seven times for one member and day, one line per payee. */
 const sevenPayees: ClaimSpec = {
   npi: FACILITY,
   careTeam: [MORGAN, SUMMIT, CLEARVIEW, HADDAD, HARBOR, NORTHGATE].map((npi) => ({ npi, role: 'surgeon' })),
   lines: [{ code: '45380', date: DAY }, ...[1, 2, 3, 4, 5, 6].map((careTeam) => ({ code: '45380', date: DAY, careTeam }))],
 };
 
-describe('one service, many payees (item 1)', () => {
+describe('one service, many payees', () => {
   it('a line is paid only to a payee with a contract in force that day in the claim’s group, under its own contract', () => {
     const a = adjudicate(sevenPayees);
     expect(a.response.disposition).toBe('PARTIAL_APPROVAL');
@@ -166,7 +166,7 @@ describe('one service, many payees (item 1)', () => {
   });
 });
 
-describe('anesthesia included in another rate is not paid again (item 3)', () => {
+describe('anesthesia included in another rate is not paid again', () => {
   const at = '2026-08-01T10:00:00Z';
   const day = '2026-07-01';
   const knee = { npi: LAKESIDE, lines: [{ code: '27447', date: day }], preauthorization: 'PA-22' };
@@ -251,7 +251,7 @@ describe('a line repeating one bundled at 0.00 on its claim (found by the refere
   });
 });
 
-describe('a case rate is per case (item 4)', () => {
+describe('a case rate is per case', () => {
   it('quantity multiplies a flat rate, never a case rate or a bundle', () => {
     const caseRate = adjudicate({ npi: MORGAN, lines: [{ code: '45378', date: DAY, charge: '1800.00', quantity: 3 }] });
     expect(caseRate.response.adjudication.allowed_amount).toBe(425);
@@ -262,7 +262,7 @@ describe('a case rate is per case (item 4)', () => {
   });
 });
 
-describe('a 0.00 line is not paid (item 6)', () => {
+describe('a 0.00 line is not paid', () => {
   it('a line allowed 0.00 makes no later line a duplicate, on a later claim or later in the same claim', () => {
     const zero = adjudicate({ npi: MORGAN, lines: [{ code: '45378', date: DAY, charge: '0.00' }] });
     expect(zero.response.disposition).toBe('APPROVED');

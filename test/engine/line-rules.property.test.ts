@@ -1,4 +1,4 @@
-// Issue 9, line by line, through the real engine on a real SQLite file: sequences of claims for the
+// The money rules line by line, through the real engine on a real SQLite file: sequences of claims for the
 // seeded members and contracts, with lines on dates that straddle coverage, contract dates and
 // calendar years, repeated codes, care teams and bundles split across claims. After each sequence
 // every encounter is read back (claim response and ledger detail) and checked against the rules
@@ -85,7 +85,7 @@ const SCENARIOS = [
   { npi: '1728493051', codes: ['66984', '99213'], careTeam: [{ npi: '1728493051', role: 'surgeon' }] },
   { npi: '1196382455', codes: ['00811', '00731', '99213'], careTeam: [{ npi: '1196382455', role: 'anesthesiologist' }] },
   { npi: '1329475804', codes: ['88305', '88312'], careTeam: [{ npi: '1329475804', role: 'pathologist' }] },
-  // Issue 22: one service named to every kind of payee, of the facility's group and of others.
+  // Payees: one service named to every kind of payee, of the facility's group and of others.
   {
     npi: '1234567893',
     codes: ['45380', '45378', '00811', '88305'],
@@ -577,7 +577,7 @@ function checkSequence(recorded: Recorded[], paidRows: PaidRow[]): void {
   }
 }
 
-describe('line rules through the engine: properties (issue 9)', () => {
+describe('line rules through the engine: properties', () => {
   it('sequences of claims keep every line rule across encounters', () => {
     fc.assert(fc.property(arbSequence, runSequence), { numRuns: 300 });
     // The generator reaches every outcome the rules name (no property holds vacuously).

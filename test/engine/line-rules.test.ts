@@ -1,5 +1,5 @@
-// Issue 9, "Paid when it must not be": every rule applies to each line on its own service date,
-// through the real engine on a real SQLite file. Each test failed on the engine before the issue.
+// Paid when it must not be: every rule applies to each line on its own service date, through the
+// real engine on a real SQLite file. Each test failed on the engine before these rules.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
 import { claimTemplate } from '../../src/domain/claim-template.js';
@@ -35,7 +35,7 @@ function adjudicate(clock: string, spec: ClaimSpec | Body): Adjudicated {
 const lineStatuses = (a: Adjudicated) => (a.detail.service_lines as Body[]).map((l) => l.status);
 const lineAllowed = (a: Adjudicated) => (a.detail.service_lines as Body[]).map((l) => l.allowed_amount);
 
-describe('coverage and contract dates apply to each line (items 1, 2)', () => {
+describe('coverage and contract dates apply to each line', () => {
   it('a line after the member coverage ended is denied CARC-27 while the covered line is paid', () => {
     const a = adjudicate('2026-08-01T10:00:00Z', {
       patient: 'MBR-1005',
@@ -67,7 +67,7 @@ describe('coverage and contract dates apply to each line (items 1, 2)', () => {
   });
 });
 
-describe('services not yet rendered (item 3)', () => {
+describe('services not yet rendered', () => {
   it('a line billed as a period reaching past the coverage is refused, not paid on its first day', () => {
     // MBR-1005's coverage ended 2026-06-30: a period from that day to a later one was priced and paid
     // on its start alone. The same claim as a one-day period is checked on that day.
@@ -98,7 +98,7 @@ describe('services not yet rendered (item 3)', () => {
   });
 });
 
-describe('a line already paid is a duplicate line (item 4)', () => {
+describe('a line already paid is a duplicate line', () => {
   const at = '2026-03-02T10:00:00Z';
   it('the same code twice on one day pays once, on one claim or across claims', () => {
     const twice = adjudicate(at, {
@@ -165,7 +165,7 @@ describe('a line already paid is a duplicate line (item 4)', () => {
   });
 });
 
-describe('a bundle is paid once per episode (item 5)', () => {
+describe('a bundle is paid once per episode', () => {
   const at = '2026-08-01T10:00:00Z';
   const haddad = '1582736496';
   const lakeside = '1450827369';
@@ -219,7 +219,7 @@ describe('a bundle is paid once per episode (item 5)', () => {
   });
 });
 
-describe('payouts go to known providers, in their own roles (item 6)', () => {
+describe('payouts go to known providers, in their own roles', () => {
   const at = '2026-03-02T10:00:00Z';
   it('a care-team NPI the plan does not know is refused naming the care-team entry', () => {
     const a = adjudicate(at, {
@@ -267,7 +267,7 @@ describe('payouts go to known providers, in their own roles (item 6)', () => {
   });
 });
 
-describe('a line cannot be paid twice to one party by naming another (items 4, 6)', () => {
+describe('a line cannot be paid twice to one party by naming another', () => {
   it('a service performed by a provider without banking details, paid to the billing surgeon, is a duplicate of the surgeon’s own', () => {
     const at = '2026-03-02T10:00:00Z';
     adjudicate(at, { lines: [{ code: '45378', date: '2026-03-02' }] });
@@ -305,7 +305,7 @@ describe('a database from before line-level rules keeps its meaning (migration 7
   });
 });
 
-describe('the deductible resets each plan year (item 7)', () => {
+describe('the deductible resets each plan year', () => {
   it('a January claim starts the new year with nothing met', () => {
     const december = adjudicate('2026-01-15T10:00:00Z', { patient: 'MBR-1001', lines: [{ code: '45378', date: '2025-12-15' }] });
     expect(december.response.adjudication.deductible_applied).toBe(400);
@@ -340,7 +340,7 @@ describe('the deductible resets each plan year (item 7)', () => {
   });
 });
 
-describe('line amounts must agree (item 8)', () => {
+describe('line amounts must agree', () => {
   const at = '2026-03-02T10:00:00Z';
   it('quantity × unitPrice that is not the net is refused naming the line', () => {
     const claim = claimOf({ lines: [{ code: '45378', date: '2026-03-02' }] });
@@ -368,7 +368,7 @@ describe('line amounts must agree (item 8)', () => {
   });
 });
 
-describe('percentages are taken on totals, cents allocated to lines (item 9)', () => {
+describe('percentages are taken on totals, cents allocated to lines', () => {
   it('999 lines of 0.53 at 20% coinsurance cost the member the claim-level figure', () => {
     const codes = ['45378', '45380', '43235', '00811', '00731', '88305'];
     // Six lines a day, 167 visits: the first line of each day (30.00) takes that visit's 25.00 copay.
@@ -395,7 +395,7 @@ describe('percentages are taken on totals, cents allocated to lines (item 9)', (
   });
 });
 
-describe('the raw ClaimResponse shows every part of the member share (item 12)', () => {
+describe('the raw ClaimResponse shows every part of the member share', () => {
   it('item adjudications carry coinsurance, and allowable = copay + deductible + coinsurance + benefit', () => {
     const a = adjudicate('2026-03-02T10:00:00Z', { patient: 'MBR-1003', lines: [{ code: '00811', date: '2026-03-02' }], npi: '1196382455' });
     const item = (a.response.claim_response.item as Body[])[0]!;

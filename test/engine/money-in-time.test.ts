@@ -1,7 +1,7 @@
-// Money in time (issue 22, items 2, 5 and 7; docs/money-rules.md "Money rules, line by line" and "The engine
-// clock"): rates are in force over a period and each line is priced by the rate in force on its own
-// service date; a database upgraded from the first release keeps each line's deductible in its own
-// plan year; the engine never records an event before one it has recorded.
+// Money in time (docs/money-rules.md "Money rules, line by line" and "The engine clock"): rates are
+// in force over a period and each line is priced by the rate in force on its own service date; a
+// database upgraded from the first release keeps each line's deductible in its own plan year; the
+// engine never records an event before one it has recorded.
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -53,7 +53,7 @@ function renew(engine: Engine, body: Body = {}): { status: number; body: Body } 
   return { status: r.status, body: r.body as Body };
 }
 
-describe('rates in force on a date (item 2)', () => {
+describe('rates in force on a date', () => {
   it("a renewal finalized today takes effect tomorrow: today's and earlier services keep the old rate, later ones, and only its codes, get the new", () => {
     const engine = home.at('2026-04-10T10:00:00Z', '0');
     const before = adjudicated(engine, surgeonClaim('MBR-1003', [{ code: '45378', date: '2026-03-16' }]));
@@ -169,7 +169,7 @@ describe('rates in force on a date (item 2)', () => {
   });
 });
 
-describe('plan years on upgrade (item 5)', () => {
+describe('plan years on upgrade', () => {
   it('a first-release database opened in January keeps what claims met last year in last year', () => {
     copyFileSync(join(__dirname, '../fixtures/upgrade/first-release.sqlite'), join(home.dir, 'local.sqlite'));
     const engine = home.at('2027-01-15T10:00:00Z', '0');
@@ -191,7 +191,7 @@ describe('plan years on upgrade (item 5)', () => {
   });
 });
 
-describe('clock moves (item 7)', () => {
+describe('clock moves', () => {
   const open = () => home.track(Engine.open({ dataDir: home.dir, env: { TPA_ADJUDICATION_DELAY: '0' } }));
 
   it('the stored clock set or advanced to before the latest time recorded is refused, naming that time', () => {

@@ -1,4 +1,4 @@
-// What the README and docs/ promise and no test checked before (issue 10), through the engine on a real
+// What the README and docs/ promise and no test checked before, through the engine on a real
 // SQLite file: a denied encounter has no settlement, a refused request is not remembered against its
 // Idempotency-Key, the builder's first item wins a shared code, and the duplicate rule's edges.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';

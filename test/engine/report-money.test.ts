@@ -1,4 +1,4 @@
-// The finance desk's money through the engine (issue 22): what a refund brings back and what the
+// The finance desk's money through the engine: what a refund brings back and what the
 // processor keeps, what a failed transfer moved (nothing), and one provider's share with --npi. The
 // report's pure function is fed the engine's own answers (ledger entries, settlement records), and
 // every total is checked against the payouts it summarizes.

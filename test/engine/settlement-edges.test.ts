@@ -1,6 +1,6 @@
-// Issue 9, "The ledger must say what happened" (items 10, 11, 12, 15, 16, 17): failed and refunded
-// transfers, the simulated AEOB variance, and ledger entries without an adjudication, through the
-// real engine on a real SQLite file. Each test failed on the engine before the issue.
+// The ledger must say what happened: failed and refunded transfers, the simulated AEOB variance,
+// and ledger entries without an adjudication, through the real engine on a real SQLite file. Each
+// test failed on the engine before these rules.
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { claimTemplate } from '../../src/domain/claim-template.js';
@@ -44,7 +44,7 @@ const listed = (engine: Engine, query: string) =>
   (call(engine, 'GET', `/tpa-api/v1/ledger/entries/${query}`).body as { results: Body[] }).results.map((r) => r.encounter_id as string);
 const entryTypes = (d: Body) => (d.entries as Body[]).map((e) => e.type as string);
 
-describe('a failed transfer (item 10)', () => {
+describe('a failed transfer', () => {
   it('is recorded, returns the ledger to ADJUDICATED with the benefit owed, and keeps the failed record', () => {
     const id = encounter();
     const e = at(MON_LATER);
@@ -120,7 +120,7 @@ describe('a failed transfer (item 10)', () => {
   });
 });
 
-describe('a refund (item 11)', () => {
+describe('a refund', () => {
   function refunded(): { id: string; first: Body; r: Body } {
     const id = encounter();
     const first = approve(at(MON_LATER), id, 2460).body as Body;
@@ -182,7 +182,7 @@ describe('a refund (item 11)', () => {
   });
 });
 
-describe('the simulated AEOB variance (item 12)', () => {
+describe('the simulated AEOB variance', () => {
   it('on a benefit smaller than the variance states an AEOB of 0.00, never a negative amount', () => {
     // A pathology line of 50.00: allowed 35.00, copay 25.00, coinsurance 2.00, benefit 8.00.
     const claim = claimTemplate({ type: 'professional', npi: '1329475804', cpt: ['88312'], patient: 'MBR-1003', serviceDate: MON.slice(0, 10) }) as Body;
@@ -231,7 +231,7 @@ describe('the simulated AEOB variance (item 12)', () => {
   });
 });
 
-describe('the simulated missing AEOB (issue 13)', () => {
+describe('the simulated missing AEOB', () => {
   it('before the arrival: the transfer completes as MISSING_AEOB, the whole settled amount its variance, reconciliation UNMATCHED', () => {
     const id = encounter();
     expect(approve(at(MON_LATER), id, 2460).status).toBe(200);
@@ -299,7 +299,7 @@ describe('the simulated missing AEOB (issue 13)', () => {
   });
 });
 
-describe('ledger entries without an adjudication (items 15, 16, 17)', () => {
+describe('ledger entries without an adjudication', () => {
   /** A pended claim (the knee arthroscopy needs a preauthorization) and a denied one (a duplicate). */
   function pendedAndDenied() {
     const pended = submit(MON, { type: 'professional', npi: '1582736496', cpt: ['29881'] });

@@ -1,4 +1,4 @@
-// Upgrades keep data (issue 14): databases written by earlier releases, each through that release's
+// Upgrades keep data: databases written by earlier releases, each through that release's
 // own engine (scripts/upgrade-fixture.mjs: the first landed release, 050532c, schema 5; the second,
 // 0f08aaf, schema 7), with claims paid, denied for coverage and as a duplicate, and fund approvals
 // settled and reconciled, are opened by this release. It migrates them forward and answers every

@@ -19,7 +19,7 @@ function normalize(text: string): string {
       .replace(/\b(sub|enc|tr|stl|po|led|rs|rsi|crr|key|req|re)_[0-9a-f]{20}\b/g, '$1_<id>')
       .replace(/\b(cr|enc|sub)-[0-9a-f]{20}\b/g, '$1-<id>')
       .replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z/g, '<time>')
-      // The audit head (issue 23) counts the server's own key record too.
+      // The audit head counts the server's own key record too.
       .replace(/record \d+ [0-9a-f]{64}/g, 'record <head>')
       .replace(/[─┌┐└┘┬┴┼│├┤]+/g, '|')
       // A suggested command names the profile it was given (-p sandbox); the local one has none.

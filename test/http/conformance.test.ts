@@ -1,5 +1,5 @@
-// Contract conformance (docs/api.md) over HTTP (issue 9, items 13, 14 and 18), against a real `tpa local serve` on
-// 127.0.0.1: the limit headers on every answer, text limits counted in characters, HEAD as GET.
+// Contract conformance (docs/api.md) over HTTP, against a real `tpa local serve` on 127.0.0.1:
+// the limit headers on every answer, text limits counted in characters, HEAD as GET.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/engine.js';
 import { tpa } from '../helpers/cli.js';

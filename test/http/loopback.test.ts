@@ -1,4 +1,4 @@
-// Credentials over plain http go only to this machine (issue 23, item 7): a base URL whose host is
+// Credentials over plain http go only to this machine: a base URL whose host is
 // not a loopback literal or localhost is refused before anything is sent (exit 2), and `localhost`
 // is reached only at the loopback addresses it resolves to: a resolver that sends it elsewhere gets
 // nothing. The resolver is Node's dns.lookup, replaced for one test; on Linux a connection to

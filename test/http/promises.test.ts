@@ -1,4 +1,4 @@
-// What the README and docs/ promise over the wire and no test checked before (issue 10): the staging tier's
+// What the README and docs/ promise over the wire and no test checked before: the staging tier's
 // limits, and `auth rotate` when the key comes from TPA_API_KEY. A real `tpa local serve` on 127.0.0.1.
 import { request } from 'node:http';
 import { readFileSync } from 'node:fs';

@@ -290,7 +290,7 @@ async function reportFigures(dir: string, sequence: Sequence): Promise<ReportFig
   for (const p of j.providers as Body[]) providers[p.npi] = { payouts: p.payouts, amount: cents(p.amount), fees: cents(p.fees), net: cents(p.net) };
   const m = j.money as Body;
   const rec = j.reconciliation as Body;
-  // The names the report prints each figure under (the README of issue 22 renames some).
+  // The names the report prints each figure under (some have had two).
   const names: Record<MoneyKey, string[]> = {
     funded: ['funded', 'released'],
     in_transit: ['in_transit'],

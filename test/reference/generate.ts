@@ -22,10 +22,10 @@ import {
 import { Model } from './model.js';
 
 /**
- * FULL: every rule of the model. UNCHANGED: only what the rules before issue 22 priced the same way
- * (lines of the billing provider or of a care-team member without a contract, no quantity on case
- * rates, no 0.00 lines, no anesthesia provider, no finalized schedules), for an engine that does
- * not have the issue's rules yet.
+ * FULL: every rule of the model. UNCHANGED: only what the rules before payees, fee kinds and money
+ * in time priced the same way (lines of the billing provider or of a care-team member without a
+ * contract, no quantity on case rates, no 0.00 lines, no anesthesia provider, no finalized
+ * schedules), for an engine that does not have those rules yet.
  */
 export type Features = 'FULL' | 'UNCHANGED';
 

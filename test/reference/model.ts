@@ -1,7 +1,7 @@
 // The reference model of the money rules: docs/money-rules.md "Money rules, line by line" and the rules
-// decided for issue 22, applied to a sequence of events with maps and loops, slowly and plainly. It
-// imports nothing from src/: where it and the engine disagree, one of them is wrong, and the rules
-// decide which.
+// decided with payees, fee kinds and money in time, applied to a sequence of events with maps and
+// loops, slowly and plainly. It imports nothing from src/: where it and the engine disagree, one of
+// them is wrong, and the rules decide which.
 import type {
   Answer,
   ClaimFigures,
@@ -143,8 +143,8 @@ export class Model {
   /** (member, code, date, fee kind) of lines accepted at 0.00, not paid. */
   private readonly unpaid = new Set<string>();
   /**
-   * Rules of issue 22 this sequence exercised where the rules before it decided otherwise, for a
-   * generator that must avoid them while the engine does not have them yet.
+   * Rules of payees, fee kinds and money in time this sequence exercised where the rules before them
+   * decided otherwise, for a generator that must avoid them while the engine does not have them yet.
    */
   readonly touched = new Set<string>();
 
@@ -158,7 +158,10 @@ export class Model {
     return { answers, encounters: model.encounterFigures(), report: model.report() };
   }
 
-  /** The rules of issue 22 a sequence exercises where the earlier rules decided otherwise. */
+  /**
+   * The rules of payees, fee kinds and money in time a sequence exercises where the earlier rules
+   * decided otherwise.
+   */
   static touches(sequence: Sequence): Set<string> {
     const model = new Model(sequence.start);
     for (const e of sequence.events) model.apply(e);

@@ -128,7 +128,7 @@ describe(`the engine against the reference model (${FEATURES})`, () => {
         const engine = await runEngine(base, sequence, { report: n++ % REPORT_EVERY === 0 });
         const model = Model.run(sequence);
         if (!engine.report) delete model.report;
-        // The report is compared on the money figures it prints (their names changed with issue 22).
+        // The report is compared on the money figures it prints (under the names it prints now).
         else model.report!.money = pick(model.report!.money, Object.keys(engine.report.money));
         invariants(sequence, engine);
         expect(engine).toEqual(model);

@@ -1,4 +1,4 @@
-// What the README and docs/ promise about TLS and OAuth and no test checked before (issue 10): the access token
+// What the README and docs/ promise about TLS and OAuth and no test checked before: the access token
 // renewed five minutes before it ends, the token endpoint's 60 requests a minute per client
 // certificate, and TPA_CA_FILE. Certificates made here with openssl; servers on 127.0.0.1 only.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// What a sandbox or staging profile trusts and accepts over HTTPS (issue 23, items 18 and 20): the
+// What a sandbox or staging profile trusts and accepts over HTTPS: the
 // profile's legacy_tls holds for every environment, and --ca-file adds a CA to the trust store in
 // force instead of replacing it. Servers of this file's own on 127.0.0.1, with certificates made
 // here with openssl; "the system's store" is Node's default store, with a test CA put in it for the
@@ -55,7 +55,7 @@ afterAll(async () => {
   dir.remove();
 });
 
-describe('legacy_tls for sandbox and staging profiles (item 18)', () => {
+describe('legacy_tls for sandbox and staging profiles', () => {
   it('a TLS 1.2 service is refused (exit 8) unless the profile says legacy_tls, whatever its environment', async () => {
     const url = await httpsServer(corporate, 'TLSv1.2');
     profiles({
@@ -88,7 +88,7 @@ describe('legacy_tls for sandbox and staging profiles (item 18)', () => {
   });
 });
 
-describe('--ca-file adds to the trust store (item 20)', () => {
+describe('--ca-file adds to the trust store', () => {
   let saved: string[];
   beforeAll(() => {
     saved = tls.getCACertificates('default');

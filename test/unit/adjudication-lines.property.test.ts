@@ -1,4 +1,4 @@
-// Issue 9, line by line: property tests of the pure adjudication (src/domain/adjudication.ts) on
+// The money rules line by line: property tests of the pure adjudication (src/domain/adjudication.ts) on
 // multi-line claims that straddle coverage dates, contract availability and plan years, with
 // repeated codes, odd cents, care teams, lines paid before and bundle episodes billed before.
 // Every expectation is computed here from the rules (docs/money-rules.md "Money rules, line by line"), not by
@@ -573,7 +573,7 @@ function tally(a: Adjudication, b: Built) {
   if (b.input.paidLines.some((p) => !counts(p) && a.lines.some((l) => l.status === 'ALLOWED' && l.cptCode === p.cptCode && l.serviceDate === p.serviceDate)))
     inc('zeroPriorNoDuplicate');
 }
-describe('adjudication line by line: properties (issue 9)', () => {
+describe('adjudication line by line: properties', () => {
   it('every rule holds on every line, in total, for multi-line claims straddling dates, contracts and plan years', () => {
     fc.assert(
       fc.property(arbCase, (c) => {

@@ -208,7 +208,7 @@ describe('allowed = benefit + patient responsibility, to the cent', () => {
   });
 });
 
-describe('anesthesia included in another rate (issue 22, item 3)', () => {
+describe('anesthesia included in another rate', () => {
   const facility = contract('FLAT_RATE', { '45380': 165000 }, { id: 'ctr_facility', anesthesiaIncluded: true });
   const anesthesia = contract(
     'PERCENT_OF_CHARGES',
@@ -300,7 +300,7 @@ describe('anesthesia included in another rate (issue 22, item 3)', () => {
   });
 });
 
-describe('quantity (issue 22, item 4)', () => {
+describe('quantity', () => {
   it('a case rate is per case; a flat rate per unit', () => {
     const lines = claim([{ chargeCents: 500000, quantity: 3 }]);
     expect(run({ claim: lines, contract: contract('CASE_RATE', { '45378': 100000 }) }).totals.allowedCents).toBe(100000);

@@ -1,4 +1,4 @@
-// Issue 26, "FHIR as other systems write it": references the way transaction Bundles and other
+// FHIR as other systems write it: references the way transaction Bundles and other
 // systems write them, messages that say what is missing, the diagnosis coding system, and care-team
 // roles by their codes. The parser (domain/fhir-claim.ts) and the Bundle reader (domain/fhir-bundle.ts).
 import { describe, expect, it } from 'vitest';

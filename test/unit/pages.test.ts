@@ -1,4 +1,4 @@
-// The page iterator of --all (issue 11): it waits for the rate-limit window before the request
+// The page iterator of --all: it waits for the rate-limit window before the request
 // that would be refused (not after a 429), ignores limits it cannot read, says how long is left,
 // and never hands on a row twice.
 import { describe, expect, it } from 'vitest';

@@ -41,7 +41,7 @@ describe('plain http', () => {
   });
 });
 
-describe('a loopback address (issue 23, item 7)', () => {
+describe('a loopback address', () => {
   it('is an IPv4 literal in 127.0.0.0/8, ::1, or ::ffff:127.x.y.z, in brackets or not', () => {
     for (const a of ['127.0.0.1', '127.255.255.254', '::1', '[::1]', '0:0:0:0:0:0:0:1', '::ffff:127.0.0.1', '[::ffff:7f00:1]'])
       expect(isLoopbackAddress(a), a).toBe(true);

@@ -190,7 +190,7 @@ describe('StatusLine: redrawn in place, messages above it', () => {
   });
 });
 
-describe('a claim batch under a rate limit (issue 25 item 10): the line follows the limit, not the burst', () => {
+describe('a claim batch under a rate limit: the line follows the limit, not the burst', () => {
   // A fake service of 100 requests a minute per key, fast between waits; the clock is the test's.
   async function limitedBatch(total: number) {
     const { BatchJournal, runClaimBatch } = await import('../../src/client/claim-batch.js');

@@ -1,4 +1,4 @@
-// The interchange control number (ISA13) of `settlement remit` (issue 26, review): two remits at
+// The interchange control number (ISA13) of `settlement remit`: two remits at
 // once, in two real processes, never take the same number; files are written whole through
 // client/write-whole.ts, which removes only the temporary file it made.
 import { spawn } from 'node:child_process';

@@ -1,4 +1,4 @@
-// Finding a processor transfer id for `settlement remit` (issue 26, review): this machine's fund
+// Finding a processor transfer id for `settlement remit`: this machine's fund
 // history names the encounter, so the ledger is not scanned; the settlement reads that remain are
 // a few in flight and wait out a rate limit (client/settlement-reads.ts).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// The reading of a request that decides whether it releases money (issue 23, item 6) is the engine
+// The reading of a request that decides whether it releases money is the engine
 // router's own: the same compiled paths, the same first match, the same resolution of the target.
 import { describe, expect, it } from 'vitest';
 import { safeToRepeat } from '../../src/client/retry.js';

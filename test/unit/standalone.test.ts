@@ -1,7 +1,8 @@
-// The repository stands alone (issue 24): a user who clones it finds every file it links to or
+// The repository stands alone: a user who clones it finds every file it links to or
 // cites. Across every tracked text file: no mention of the design notes that lived outside the
-// repository, no markdown link that leaves it or names a missing file or heading, and every
-// citation of a section of docs/ (or of the README) names a file and a heading that exist.
+// repository, no issue number where the rule itself should be said, no markdown link that leaves
+// it or names a missing file or heading, and every citation of a section of docs/ (or of the
+// README) names a file and a heading that exist.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
@@ -85,6 +86,16 @@ describe('the repository stands alone', () => {
           i = text.indexOf(name, i + 1);
         }
       }
+    }
+    expect(found).toEqual([]);
+  });
+
+  it('no file names an issue number: it says the rule, not where it came from', () => {
+    const found: string[] = [];
+    for (const { path, text } of textFiles) {
+      // Third-party files are kept as their authors wrote them.
+      if (path.startsWith('test/fixtures/public/')) continue;
+      for (const m of text.matchAll(/\bissues? #?\d+\b/gi)) found.push(`${path}:${lineOf(text, m.index ?? 0)}: ${m[0]}`);
     }
     expect(found).toEqual([]);
   });

@@ -1,5 +1,5 @@
 // What a person types as an amount (the fund approve prompt, --amount, --expect-total), and the
-// authorization code offered next (issue 25, items 1 and 2).
+// authorization code offered next.
 import { describe, expect, it } from 'vitest';
 import { authorizationPrefix, nextAuthorizationCode } from '../../src/domain/funding.js';
 import { parseTypedAmount } from '../../src/domain/money.js';

@@ -255,7 +255,7 @@ describe('remitTransactions', () => {
   });
 });
 
-describe('review of the 835 (issue 26)', () => {
+describe('review of the 835', () => {
   const thrown = (f: () => unknown): Error & { kind?: string; exitCode?: number } => {
     try {
       f();
@@ -309,7 +309,7 @@ describe('review of the 835 (issue 26)', () => {
   });
 });
 
-describe('a refunded transfer (issue 26, review)', () => {
+describe('a refunded transfer', () => {
   const refunded = (amount: number): FoundTransfer => {
     const f = found([line({})], [payout({})], 'REFUNDED');
     f.transfer.refund_details = { refund_id: 're_1', amount, reason: 'returned', refunded_at: '2026-04-06T10:00:00Z' };

@@ -160,7 +160,7 @@ function decide(ctx: EngineContext, a: Approval): EngineResponse {
     audit: { settlement_id: settlementId, attempt: (previous?.attempt ?? 0) + 1, total_cents: expectedCents, authorization_code: a.authorizationCode },
   });
   // Who each payout goes to, in the chain: a payout redirected in the database is caught by
-  // `tpa local audit verify --deep` (issue 22).
+  // `tpa local audit verify --deep`.
   for (const p of payouts) {
     appendAudit(db, 'PAYOUT', encounter.id, initiatedAt, {
       settlement_id: settlementId,

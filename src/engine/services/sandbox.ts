@@ -70,7 +70,7 @@ export function simulate(ctx: EngineContext, scenario: Scenario, encounterId: st
  */
 function fail(db: Db, s: SettlementRow, now: string): void {
   if (s.status !== 'INITIATED') throw new Conflict(`the transfer is ${s.status}; a failure can be simulated only while it is INITIATED`);
-  // No money moved, so the processor charged nothing and no provider was paid (issue 22).
+  // No money moved, so the processor charged nothing and no provider was paid.
   setTransferFailed(db, s.id, now);
   addHistory(db, s.encounter_id, {
     type: 'SETTLEMENT_FAILED',

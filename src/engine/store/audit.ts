@@ -44,7 +44,7 @@ export function auditRecordsWhere(db: Db, f: AuditFilter): Iterable<StoredAudit>
     .iterate(params) as Iterable<StoredAudit>;
 }
 
-/** Where the chain began to record payouts, reconciliations and AEOB changes (the migration of issue 22). */
+/** Where the chain began to record payouts, reconciliations and AEOB changes (migration 16). */
 export function auditDeepFrom(db: Db): { seq: number; encounter_rowid: number; settlement_rowid: number } {
   const v = db.prepare(`SELECT value FROM settings WHERE key = 'audit_deep_from'`).pluck().get() as string | undefined;
   return v === undefined ? { seq: 0, encounter_rowid: 0, settlement_rowid: 0 } : JSON.parse(v);

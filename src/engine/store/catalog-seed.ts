@@ -1,4 +1,4 @@
-// The SSP (standard service package) catalog of the local engine (issue: rate schedules): realistic
+// The SSP (standard service package) catalog of the local engine: realistic
 // encounter-level procedures with plausible Medicare rates, in two versions so that versions
 // matter, plus inactive and non-encounter entries that the catalog must not list.
 import { createHash } from 'node:crypto';

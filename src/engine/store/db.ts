@@ -149,9 +149,9 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
     throw newerDatabase(file, version);
   }
   // Each page a claim changes is written whole to the WAL, and each checkpoint waits for the WAL to
-  // reach the disk (fsync): smaller pages make a claim write far fewer bytes there (issue 11;
-  // docs/numbers.md "Storage"). The size only takes effect on a new, empty file: an older database
-  // keeps its own.
+  // reach the disk (fsync): smaller pages make a claim write far fewer bytes there
+  // (docs/numbers.md "Storage"). The size only takes effect on a new, empty file: an older
+  // database keeps its own.
   db.pragma(`page_size = ${NEW_DATABASE_PAGE_SIZE}`);
   // Several CLI processes may share one data dir: WAL lets readers run beside a writer, and the
   // busy timeout makes a second writer wait for the first instead of failing.

@@ -170,7 +170,7 @@ export function insertHistoryEntry(db: Db, encounterId: string, values: HistoryV
 
 /**
  * The first entries of an encounter written in its own transaction (numbered 1, 2, ...): one
- * statement for all of them, as a claim writes two or three at once (issue 11).
+ * statement for all of them, as a claim writes two or three at once.
  */
 export function insertFirstHistoryEntries(db: Db, encounterId: string, entries: readonly HistoryValues[]): void {
   const params = entries.flatMap((values, i) => [encounterId, i + 1, ...values]);

@@ -1,7 +1,7 @@
 // Numbered migrations; PRAGMA user_version holds the schema version. Append, never edit a landed one.
 
 /**
- * Money in time (issue 22): rates in force on a date, deductibles in their own plan year, and no
+ * Money in time: rates in force on a date, deductibles in their own plan year, and no
  * event recorded before an earlier one. Named so that its data hook (seed.ts) finds it by its text,
  * whatever number it ends up with.
  * - contract_rates gets an effective period [effective_from, effective_to] (null: open): a
@@ -62,7 +62,7 @@ export const MONEY_IN_TIME = `
 `;
 
 /**
- * X12's published 837 examples (issue 26): their members, billing providers and contracts are
+ * X12's published 837 examples: their members, billing providers and contracts are
  * reference data, written by this migration's data hook (seed.ts seedIgExamples), so that a database
  * of an earlier release gains them too. The text changes no schema; it is named so that its hook
  * finds it by its text, whatever number it ends up with.
@@ -390,7 +390,7 @@ export const MIGRATIONS: readonly string[] = [
     FROM payouts_kept;
   DROP TABLE payouts_kept;
   `,
-  // 7: money rules line by line (issue 9): the lines already paid, for duplicates and bundle
+  // 7: money rules line by line: the lines already paid, for duplicates and bundle
   // episodes; the deductible met per member and plan year (a plan year starts on plans.plan_year_start,
   // MM-DD), on top of members.deductible_met_cents, now what each plan year starts with. Existing
   // encounters and deductible figures are carried over by SEEDS[6] (seed.ts carryOverLineRules).
@@ -421,7 +421,7 @@ export const MIGRATIONS: readonly string[] = [
   -- Duplicates are found line by line in paid_lines now; the claim fingerprint is no longer looked up.
   DROP INDEX IF EXISTS encounters_by_fingerprint;
   `,
-  // 8: ledger pages at any depth (issue 11). A page is found from counts kept per service day and
+  // 8: ledger pages at any depth. A page is found from counts kept per service day and
   // per month (for every ledger status, over all encounters and per NPI of the encounter), then read
   // from one narrow index over the days it spans, so a page at offset 90,000 costs what the first
   // one does. The counts are kept by triggers, in the transaction of the write that changes them.
@@ -521,7 +521,7 @@ export const MIGRATIONS: readonly string[] = [
       ON CONFLICT DO UPDATE SET n = n + 1;
   END;
   `,
-  // 10: a claim writes fewer b-trees (issue 11: each is a page of the claim's transaction in the WAL).
+  // 10: a claim writes fewer b-trees (each is a page of the claim's transaction in the WAL).
   // history_entries and encounter_providers are stored in their primary key (WITHOUT ROWID), not in a
   // rowid table beside an index of the same key; encounter_providers_by_npi goes (no query used it:
   // a page's NPI filter seeks the primary key).
@@ -561,7 +561,7 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE encounters ADD COLUMN aeob_missing INTEGER NOT NULL DEFAULT 0;
   `,
-  // 12: the audit chain (issue 14): every money-moving or irreversible action appends a record in
+  // 12: the audit chain: every money-moving or irreversible action appends a record in
   // the transaction of the action, its hash covering the record before (domain/audit.ts). A database
   // upgraded from before starts its chain at the upgrade. Changing or deleting a record is refused
   // by triggers; one who drops them is caught by `tpa local audit verify`.
@@ -593,7 +593,7 @@ export const MIGRATIONS: readonly string[] = [
   CREATE TRIGGER contract_rates_generation_delete AFTER DELETE ON contract_rates BEGIN UPDATE settings SET value = value + 1 WHERE key = 'contracts_generation'; END;
   DROP INDEX audit_log_by_type;
   `,
-  // 14: a claim writes two b-trees fewer (issue 11: each b-tree a claim changes is a page or more of
+  // 14: a claim writes two b-trees fewer (each b-tree a claim changes is a page or more of
   // its transaction in the WAL). ledger_id and encounter_number were UNIQUE, so each had an index that
   // no query reads: both are made unique where they are made (a new id; the next rowid under the
   // write lock). SQLite cannot drop a UNIQUE constraint, so the table is rebuilt with its rowids (they
@@ -661,7 +661,7 @@ export const MIGRATIONS: readonly string[] = [
     INSERT INTO ledger_months SELECT NEW.npi, status, substr(service_date, 1, 7), 1 FROM encounters WHERE id = NEW.encounter_id ON CONFLICT DO UPDATE SET n = n + 1;
   END;
   `,
-  // 15: one service paid once per fee kind (issue 22). A paid line records its fee kind (its payee's
+  // 15: one service paid once per fee kind. A paid line records its fee kind (its payee's
   // role in the providers registry), its allowed amount, and for the anesthesia-included rule
   // whether it included its member's anesthesia that day and how much anesthesia paid before was
   // deducted from it. Lines stored before are filled in from the registry and their stored
@@ -689,7 +689,7 @@ export const MIGRATIONS: readonly string[] = [
     SELECT 1 FROM paid_lines q WHERE q.encounter_id = paid_lines.encounter_id AND q.contract_id = paid_lines.contract_id
       AND q.episode_start = paid_lines.episode_start AND q.allowed_cents > 0));
   `,
-  // 16: (issue 22) a FAILED transfer moved no money: its payouts charged no fee. From here on the audit
+  // 16: a FAILED transfer moved no money: its payouts charged no fee. From here on the audit
   // chain also records each payout, each reconciliation's outcome and each AEOB change, so that
   // `tpa local audit verify --deep` can check the money tables against it; this notes where that
   // began (the last record, encounter and settlement before it): rows made before are checked as far
@@ -703,7 +703,7 @@ export const MIGRATIONS: readonly string[] = [
   `,
   // 17: rates in force on a date, deductibles per line plan year, the latest recorded time (MONEY_IN_TIME above).
   MONEY_IN_TIME,
-  // 18: (issue 23) who may do what.
+  // 18: who may do what.
   // - contract_build, the builder's write scope, goes to the keys that had every scope of the contract (docs/api.md) (the
   //   operator's keys, made without --scopes), so that they keep changing rate schedules; a narrower key
   //   does not gain it.
@@ -744,12 +744,12 @@ export const MIGRATIONS: readonly string[] = [
     registered_at TEXT NOT NULL
   );
   `,
-  // 19: (issue 23) who acted, in each audit record from here on, inside its hash (domain/audit.ts).
+  // 19: who acted, in each audit record from here on, inside its hash (domain/audit.ts).
   // Records made before keep no actor and their hashes, which leave it out: they verify as before.
   `
   ALTER TABLE audit_log ADD COLUMN actor TEXT;
   `,
-  // 20: (issue 26) X12's published 837 examples' members, providers and contracts (IG_EXAMPLES above).
+  // 20: X12's published 837 examples' members, providers and contracts (IG_EXAMPLES above).
   IG_EXAMPLES,
   // 21: a paid line keeps its procedure modifiers (':'-joined, '' for none): a distinct-service
   // modifier (59, 76…) makes a line another service of its code and date (docs/money-rules.md

@@ -445,10 +445,10 @@ function seedBuilder(db: Database.Database): void {
  * Migration 7: `members.deductible_met_cents` becomes what each plan year starts with (the
  * fixtures' figures: MBR-1003 arrives with the deductible met whatever the year, so that the
  * template's claims price the same in any year); what claims added to it on an older database
- * counts for the plan year of each line's own service date, from the stored adjudications (it was
- * all put in the plan year in force on the engine clock at the upgrade, issue 22). The lines already
- * paid are recorded from the stored adjudications, so that duplicates and bundle episodes see the
- * claims made before.
+ * counts for the plan year of each line's own service date, from the stored adjudications (before
+ * the money-in-time migration, it was all put in the plan year in force on the engine clock at the
+ * upgrade). The lines already paid are recorded from the stored adjudications, so that duplicates
+ * and bundle episodes see the claims made before.
  */
 function carryOverLineRules(db: Database.Database): void {
   const members = db.prepare('SELECT m.member_id, m.deductible_met_cents FROM members m WHERE m.deductible_met_cents > 0').all() as {

@@ -135,7 +135,7 @@ export function setReconciliation(
   );
 }
 
-/** The transfer failed: no money moved, so the processor charged nothing and no provider was paid (issue 22). */
+/** The transfer failed: no money moved, so the processor charged nothing and no provider was paid. */
 export function setTransferFailed(db: Db, settlementId: string, at: string): void {
   db.prepare(`UPDATE settlements SET status = 'FAILED', failed_at = ? WHERE id = ?`).run(at, settlementId);
   db.prepare(`UPDATE payouts SET payout_status = 'FAILED', fee_cents = 0 WHERE settlement_id = ?`).run(settlementId);
