@@ -650,6 +650,12 @@ class ClaimReader {
     if (!list) return undefined;
     const k = list.findIndex((e) => isObject(e) && e.url === LINE_CONTROL_NUMBER_URL);
     if (k < 0) return undefined;
+    // One line control number a line, as an 837's loop 2400 has one REF*6R: a second is refused, never a choice between them.
+    const again = list.findIndex((e, i) => i > k && isObject(e) && e.url === LINE_CONTROL_NUMBER_URL);
+    if (again >= 0)
+      return (
+        this.fail(`${path}[${again}]`, `is a second ${LINE_CONTROL_NUMBER_URL} extension: a line has one line control number (the 835 gives back one)`) ?? null
+      );
     const text = (list[k] as Json).valueString;
     if (typeof text !== 'string' || text.trim() === '') return this.fail(`${path}[${k}].valueString`, "is missing: the sender's line control number") ?? null;
     const control = text.trim();

@@ -182,6 +182,39 @@ describe.each(TRANSPORTS)('every line comes back (%s)', (transport) => {
     paymentsAreTransfers(remit, settlement);
   });
 
+  it('a line control number given twice is refused on both paths, never one of the two kept', async () => {
+    const before = (await ok(['ledger', 'list', '-o', 'json'])).json<Body>().count as number;
+    const text = interchange([
+      transaction({
+        st02: '0001',
+        type: 'professional',
+        claims: [professionalClaim({ clm01: 'RT6R2', member: 'MBR-1003', lines: [{ cpt: '45378', charge: '1800', ref6r: 'AAA' }] })],
+      }),
+    ])
+      .replace(/REF\*6R\*AAA~(\s*)/, (m, gap) => `${m}REF*6R*BBB~${gap}`)
+      .replace(/SE\*(\d+)\*0001/, (_m, n) => `SE*${Number(n) + 1}*0001`);
+    writeFileSync(join(side.dir, 'ref6r-twice.837'), text);
+    const submitted = await side.run(['claim', 'submit', 'ref6r-twice.837']);
+    expect(submitted.code, submitted.stdout + submitted.stderr).not.toBe(0);
+    expect(submitted.stdout + submitted.stderr).toContain('a second REF*6R on service line 1');
+    // Refused as other segments given twice where the loop has one: the claim and the segment named, nothing sent.
+    expect(submitted.stderr).toContain('ref6r-twice.837: ST 0001, CLM RT6R2: invalid, not sent: SV1 #1, REF*6R: a second REF*6R');
+    const template = ['--type', 'professional', '--npi', MORGAN, '--cpt', '45378', '--patient', 'MBR-1003', '--service-date', '2026-02-21'];
+    const file = await claimFile((args) => side.run(args), side.dir, {
+      template,
+      edit: (claim) => {
+        claim.item[0].extension = [
+          { url: 'urn:tpa:x12:ref6r', valueString: 'AAA' },
+          { url: 'urn:tpa:x12:ref6r', valueString: 'BBB' },
+        ];
+      },
+    });
+    const sent = await side.run(['api', 'POST', '/tpa-api/v1/claims/submit/', '-d', `@${file}`]);
+    expect(sent.code, sent.stdout + sent.stderr).not.toBe(0);
+    expect(sent.stdout + sent.stderr).toMatch(/"field": ?"item\[0\]\.extension\[1\]"/);
+    expect((await ok(['ledger', 'list', '-o', 'json'])).json<Body>().count).toBe(before);
+  });
+
   it('a cancelled or entered-in-error claim is refused naming status, takes no duplicate key, and claim validate says so first', async () => {
     const template = ['--type', 'professional', '--npi', MORGAN, '--cpt', '45378', '--patient', 'MBR-1001', '--service-date', '2026-02-20'];
     const count = async () => (await ok(['ledger', 'list', '-o', 'json'])).json<Body>().count as number;

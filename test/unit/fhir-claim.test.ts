@@ -280,6 +280,22 @@ describe('shapes other systems send are accepted', () => {
     expect(errorsOf(() => parseClaim(delimited))).toEqual([{ field: 'item[0].extension[0].valueString', message: expect.stringContaining('"*", ":"') }]);
   });
 
+  it('a second line control number on one item is refused naming it, never one of the two kept', () => {
+    const twice = fixture('professional');
+    twice.item[0].extension = [
+      { url: 'urn:tpa:x12:ref6r', valueString: 'AAA' },
+      { url: 'urn:tpa:x12:ref6r', valueString: 'BBB' },
+    ];
+    expect(errorsOf(() => parseClaim(twice))).toEqual([{ field: 'item[0].extension[1]', message: expect.stringContaining('one line control number') }]);
+    // Another extension beside one line control number is not a second one.
+    const other = fixture('professional');
+    other.item[0].extension = [
+      { url: 'urn:example:other', valueString: 'x' },
+      { url: 'urn:tpa:x12:ref6r', valueString: 'AAA' },
+    ];
+    expect(parseClaim(other).lines[0]!.lineControlNumber).toBe('AAA');
+  });
+
   it('a claim whose status is not active is refused naming status; an absent status is read as active', () => {
     for (const status of ['cancelled', 'entered-in-error', 'draft', 'unknown', 5]) {
       const claim = { ...fixture('professional'), status };
