@@ -182,6 +182,53 @@ describe.each(TRANSPORTS)('every line comes back (%s)', (transport) => {
     paymentsAreTransfers(remit, settlement);
   });
 
+  it('minutes of anesthesia price as one service whether sent as an 837 (SV103 MJ) or as FHIR (UCUM min), and show 1 unit', async () => {
+    // One service on two dates (else the second is the first's duplicate): 60 minutes, charge 1,800.00.
+    const text = interchange([
+      transaction({
+        st02: '0001',
+        type: 'professional',
+        claims: [
+          professionalClaim({ clm01: 'RTMJ', member: 'MBR-1002', lines: [{ cpt: '00811', charge: '1800', units: '60', date: '20250110' }] }).filter(
+            (s) => !s.startsWith('NM1*82'),
+          ),
+        ],
+      }),
+    ]).replace('00811*1800*UN*60', '00811*1800*MJ*60');
+    writeFileSync(join(side.dir, 'minutes.837'), text);
+    const row = ndjson((await ok(['claim', 'submit', 'minutes.837', '-o', 'ndjson'])).stdout)[0]!;
+    expect(row.status, JSON.stringify(row)).toBe('ACKNOWLEDGED');
+    const x12 = (await ok(['claim', 'poll', row.submission_id, '--wait', '-o', 'json'])).json<Body>();
+    const template = ['--type', 'professional', '--npi', '1234567893', '--cpt', '00811', '--patient', 'MBR-1002', '--service-date', '2025-01-09'];
+    const file = await claimFile((args) => side.run(args), side.dir, {
+      template,
+      edit: (claim) => {
+        delete claim.careTeam;
+        claim.item = [
+          {
+            sequence: 1,
+            productOrService: claim.item[0].productOrService,
+            servicedDate: '2025-01-09',
+            quantity: { value: 60, unit: 'min', system: 'http://unitsofmeasure.org', code: 'min' },
+            unitPrice: { value: 30, currency: 'USD' },
+            net: { value: 1800, currency: 'USD' },
+          },
+        ];
+        claim.total = { value: 1800, currency: 'USD' };
+      },
+    });
+    const ack = (await ok(['claim', 'submit', file, '-o', 'json'])).json<Body>();
+    const fhir = (await ok(['claim', 'poll', ack.submission_id, '--wait', '-o', 'json'])).json<Body>();
+    for (const response of [x12, fhir]) {
+      expect(response.disposition, JSON.stringify(response)).toBe('APPROVED');
+      expect(response.adjudication.allowed_amount).toBe(480);
+    }
+    for (const id of [row.external_claim_id, ack.external_claim_id]) {
+      const detail = (await ok(['ledger', 'show', id, '-o', 'json'])).json<Body>();
+      expect(detail.service_lines.map((l: Body) => [l.cpt_code, l.quantity, l.allowed_amount])).toEqual([['00811', 1, 480]]);
+    }
+  });
+
   it('a line control number given twice is refused on both paths, never one of the two kept', async () => {
     const before = (await ok(['ledger', 'list', '-o', 'json'])).json<Body>().count as number;
     const text = interchange([
