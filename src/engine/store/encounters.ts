@@ -153,8 +153,9 @@ export function markAeobMissing(db: Db, encounterId: string): void {
   db.prepare('UPDATE encounters SET aeob_missing = 1 WHERE id = ?').run(encounterId);
 }
 
+/** The AEOB the payer stated: its amount's difference from the benefit; an AEOB stated is no longer missing. */
 export function setAeobAdjustment(db: Db, encounterId: string, adjustmentCents: number): void {
-  db.prepare('UPDATE encounters SET aeob_adjustment_cents = ? WHERE id = ?').run(adjustmentCents, encounterId);
+  db.prepare('UPDATE encounters SET aeob_adjustment_cents = ?, aeob_missing = 0 WHERE id = ?').run(adjustmentCents, encounterId);
 }
 
 /** An entry's columns after its encounter and number: type, timestamp, reference, description, financial_impact_json. */
