@@ -202,15 +202,15 @@ export function pendedNotSuperseded(
   providerNpi: string,
   serviceDate: string,
   exceptId: string,
-): Pick<EncounterRow, 'id' | 'encounter_number' | 'claim_json'>[] {
+): (Pick<EncounterRow, 'id' | 'encounter_number' | 'claim_json'> & { outcome_lines: string })[] {
   return db
     .prepare(
-      `SELECT e.id, e.encounter_number, e.claim_json FROM encounters e INDEXED BY encounters_listing
+      `SELECT e.id, e.encounter_number, e.claim_json, json_extract(e.outcome_json, '$.lines') AS outcome_lines FROM encounters e INDEXED BY encounters_listing
         WHERE e.service_date = ? AND e.status = 'PENDED' AND e.member_id = ? AND e.provider_npi = ? AND e.id <> ?
           AND NOT EXISTS (SELECT 1 FROM history_entries h WHERE h.encounter_id = e.id AND h.type = 'SUPERSEDED')
         ORDER BY e.rowid`,
     )
-    .all(serviceDate, memberId, providerNpi, exceptId) as Pick<EncounterRow, 'id' | 'encounter_number' | 'claim_json'>[];
+    .all(serviceDate, memberId, providerNpi, exceptId) as (Pick<EncounterRow, 'id' | 'encounter_number' | 'claim_json'> & { outcome_lines: string })[];
 }
 
 /** The encounter that superseded this one, and the one this one superseded (their SUPERSEDED and SUPERSEDES entries). */
