@@ -211,6 +211,26 @@ describe('a claim pended for its preauthorization and sent again with it', () =>
       expect(r.encounters.charges).toBe(
         list.filter((i) => i.encounter_id !== pended.id).reduce((sum, i) => sum + Math.round(i.financial_summary.charges * 100), 0) / 100,
       );
+      // ndjson, one line an encounter, says which pended claim was sent again, as the JSON counts it:
+      // the lines not superseded sum to the report's charges.
+      const nd = await side(['settlement', 'report', '--from', '2026-04-10', '--to', '2026-04-10', '-o', 'ndjson']);
+      expect(nd.code, nd.stderr).toBe(0);
+      const lines = nd.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Body);
+      expect(lines.map((l) => [l.encounter_id, l.status, l.superseded_by]).sort()).toEqual(
+        [
+          [pended.id, 'PENDED', again.id],
+          [other.id, 'PENDED', null],
+          [again.id, 'ADJUDICATED', null],
+        ].sort(),
+      );
+      const counted = lines.filter((l) => l.superseded_by === null);
+      expect(counted.reduce((sum, l) => sum + Math.round(l.charges * 100), 0)).toBe(Math.round(r.encounters.charges * 100));
+      expect(lines.filter((l) => l.superseded_by !== null).reduce((sum, l) => sum + Math.round(l.charges * 100), 0)).toBe(
+        Math.round(r.encounters.superseded_pended.charges * 100),
+      );
     });
   }
 });
