@@ -93,6 +93,10 @@ export const CLM01_SYSTEM = 'urn:tpa:x12:clm01';
  * loop 2400), as `valueString`: FHIR R4's Claim.item has no identifier of its own. The 835 gives it back.
  */
 export const LINE_CONTROL_NUMBER_URL = 'urn:tpa:x12:ref6r';
+/** UCUM, the system of a Quantity's unit codes. */
+const UCUM_SYSTEM = 'http://unitsofmeasure.org';
+/** A Quantity's `unit` text read as minutes when it has no code. */
+const MINUTE_WORDS = new Set(['min', 'mins', 'minute', 'minutes']);
 /** An 835's REF*6R holds at most 50 characters (REF02). */
 export const MAX_LINE_CONTROL_NUMBER = 50;
 /**
@@ -441,8 +445,9 @@ class ClaimReader {
       const cptCode = this.cptCode(item.productOrService, `${path}.productOrService`);
       const revenueCode = this.revenueCode(item.revenue, `${path}.revenue`, type === 'institutional');
       const serviceDate = this.serviceDate(item, path, defaultDate, created);
-      const quantity = this.quantity(item.quantity, `${path}.quantity`);
-      const chargeCents = this.charge(item, path, quantity);
+      const counted = this.quantity(item.quantity, `${path}.quantity`);
+      const quantity = counted?.units;
+      const chargeCents = this.charge(item, path, counted?.sent);
       const careTeamSequences = this.careTeamSequences(item.careTeamSequence, `${path}.careTeamSequence`, sequences);
       const modifiers = this.modifiers(item.modifier, `${path}.modifier`);
       const control = this.lineControlNumber(item.extension, `${path}.extension`);
@@ -555,13 +560,35 @@ class ClaimReader {
     return code;
   }
 
-  private quantity(value: unknown, path: string): number | undefined {
-    if (value === undefined) return 1;
+  /**
+   * The line's quantity: `sent` is the value as sent (net = quantity × unitPrice is checked on it),
+   * `units` the services priced. A quantity in minutes (UCUM `min`, or unit "min"/"minute(s)" with
+   * no code) is one service, the charge covering the minutes, as an 837's SV103 `MJ` is: one
+   * service prices the same whatever the format. Another UCUM unit that is not a count (`h`, `d`,
+   * `mg`…) is refused: no rate is per hour or per milligram, and reading it as a count would price
+   * 2 hours as 2 units. A count is UCUM `1` or an annotation (`{visit}`), or no code.
+   */
+  private quantity(value: unknown, path: string): { sent: number; units: number } | undefined {
+    if (value === undefined) return { sent: 1, units: 1 };
     const q = isObject(value) ? value.value : undefined;
     if (!Number.isInteger(q) || (q as number) < 1 || (q as number) > 9999) {
       return this.fail(`${path}.value`, 'must be a whole number from 1 to 9999');
     }
-    return q as number;
+    const sent = q as number;
+    const quantity = value as Json;
+    const code = quantity.code;
+    const ucum = quantity.system === undefined || quantity.system === UCUM_SYSTEM;
+    if (code !== undefined && ucum) {
+      if (typeof code !== 'string') return this.fail(`${path}.code`, 'must be a UCUM code (min, or 1 for a count)');
+      if (code === 'min') return { sent, units: 1 };
+      if (code === '1' || /^\{[^{}]*\}$/.test(code)) return { sent, units: sent };
+      return this.fail(
+        `${path}.code`,
+        `is UCUM "${clip(code)}": a quantity is a count of services (1) or minutes of anesthesia (min, one service), not another unit`,
+      );
+    }
+    if (code === undefined && typeof quantity.unit === 'string' && MINUTE_WORDS.has(quantity.unit.trim().toLowerCase())) return { sent, units: 1 };
+    return { sent, units: sent };
   }
 
   /**
@@ -650,6 +677,12 @@ class ClaimReader {
     if (!list) return undefined;
     const k = list.findIndex((e) => isObject(e) && e.url === LINE_CONTROL_NUMBER_URL);
     if (k < 0) return undefined;
+    // One line control number a line, as an 837's loop 2400 has one REF*6R: a second is refused, never a choice between them.
+    const again = list.findIndex((e, i) => i > k && isObject(e) && e.url === LINE_CONTROL_NUMBER_URL);
+    if (again >= 0)
+      return (
+        this.fail(`${path}[${again}]`, `is a second ${LINE_CONTROL_NUMBER_URL} extension: a line has one line control number (the 835 gives back one)`) ?? null
+      );
     const text = (list[k] as Json).valueString;
     if (typeof text !== 'string' || text.trim() === '') return this.fail(`${path}[${k}].valueString`, "is missing: the sender's line control number") ?? null;
     const control = text.trim();

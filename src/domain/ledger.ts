@@ -18,17 +18,23 @@ export interface ClaimIdentity {
   providerNpi: string;
   memberId: string;
   lines: readonly { cptCode: string; serviceDate: string }[];
+  /** A pended claim's services that waited for a preauthorization (its PENDED lines' codes and dates). */
+  waiting?: readonly { cptCode: string; serviceDate: string }[];
 }
 
 /**
  * Whether `claim` is `pended` sent again (docs/money-rules.md "The finance desk's report"): the
- * same member and billing provider, and the same claim by its sender's identifier (an 837's CLM01,
- * a FHIR Claim.identifier of system urn:tpa:x12:clm01) when both carry one, else, when neither
- * does, the same services (each line's code and date, in any order). One with an identifier and
- * one without are not taken for each other.
+ * same member and billing provider, billing every service of `pended` that waited for a
+ * preauthorization (`pended.waiting`: each code and date), and the same claim by its sender's
+ * identifier (an 837's CLM01, a FHIR Claim.identifier of system urn:tpa:x12:clm01) when both carry
+ * one, else, when neither does, the same services (each line's code and date, in any order). One
+ * with an identifier and one without are not taken for each other; a claim that leaves out a
+ * service that waited is not its resubmission, whatever its identifier.
  */
 export function sentAgain(pended: ClaimIdentity, claim: ClaimIdentity): boolean {
   if (pended.memberId !== claim.memberId || pended.providerNpi !== claim.providerNpi) return false;
+  const billed = new Set(claim.lines.map((l) => `${l.cptCode}|${l.serviceDate}`));
+  if ((pended.waiting ?? []).some((w) => !billed.has(`${w.cptCode}|${w.serviceDate}`))) return false;
   if (pended.patientControlNumber !== undefined || claim.patientControlNumber !== undefined) return pended.patientControlNumber === claim.patientControlNumber;
   const services = (c: ClaimIdentity) =>
     c.lines

@@ -16,6 +16,15 @@ export interface ReportEntry {
   superseded_by?: string | null;
 }
 
+/**
+ * The encounter that sent this pended entry again, when it was: the report counts such an entry
+ * under `superseded_pended`, not in its statuses, totals or exceptions (its charges count once, as
+ * its resubmission). Null for any other entry.
+ */
+export function supersededBy(e: Pick<ReportEntry, 'status' | 'superseded_by'>): string | null {
+  return e.status === 'PENDED' && e.superseded_by ? e.superseded_by : null;
+}
+
 /** What the report needs of a transfer (the settlement record or one of its earlier transfers). */
 export interface ReportTransfer {
   processor_transfer_id: string;
@@ -207,7 +216,7 @@ export function periodReport(
 
   for (const e of entries) {
     const f = e.financial_summary;
-    if (e.status === 'PENDED' && e.superseded_by) {
+    if (supersededBy(e) !== null) {
       superseded.count++;
       superseded.chargesCents += cents(f.charges);
       continue;

@@ -670,6 +670,11 @@ export class X12ClaimReader {
       }
       case 'REF':
         if (element(s, 1) === 'G1' && element(s, 2) !== '') (line ? line.preauth : d.preauth).push(element(s, 2));
+        else if (element(s, 1) === '6R' && line && repeatedOnLine(line, 'REF*6R'))
+          d.problems.push({
+            segment: `${here}, REF*6R`,
+            message: `a second REF*6R on service line ${line.n}: a line has one line control number (the 835 gives back one)`,
+          });
         else if (element(s, 1) === '6R' && line && element(s, 2).trim() !== '') line.controlNumber = element(s, 2).trim();
         return;
       case 'HI':

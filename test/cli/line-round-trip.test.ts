@@ -182,6 +182,86 @@ describe.each(TRANSPORTS)('every line comes back (%s)', (transport) => {
     paymentsAreTransfers(remit, settlement);
   });
 
+  it('minutes of anesthesia price as one service whether sent as an 837 (SV103 MJ) or as FHIR (UCUM min), and show 1 unit', async () => {
+    // One service on two dates (else the second is the first's duplicate): 60 minutes, charge 1,800.00.
+    const text = interchange([
+      transaction({
+        st02: '0001',
+        type: 'professional',
+        claims: [
+          professionalClaim({ clm01: 'RTMJ', member: 'MBR-1002', lines: [{ cpt: '00811', charge: '1800', units: '60', date: '20250110' }] }).filter(
+            (s) => !s.startsWith('NM1*82'),
+          ),
+        ],
+      }),
+    ]).replace('00811*1800*UN*60', '00811*1800*MJ*60');
+    writeFileSync(join(side.dir, 'minutes.837'), text);
+    const row = ndjson((await ok(['claim', 'submit', 'minutes.837', '-o', 'ndjson'])).stdout)[0]!;
+    expect(row.status, JSON.stringify(row)).toBe('ACKNOWLEDGED');
+    const x12 = (await ok(['claim', 'poll', row.submission_id, '--wait', '-o', 'json'])).json<Body>();
+    const template = ['--type', 'professional', '--npi', '1234567893', '--cpt', '00811', '--patient', 'MBR-1002', '--service-date', '2025-01-09'];
+    const file = await claimFile((args) => side.run(args), side.dir, {
+      template,
+      edit: (claim) => {
+        delete claim.careTeam;
+        claim.item = [
+          {
+            sequence: 1,
+            productOrService: claim.item[0].productOrService,
+            servicedDate: '2025-01-09',
+            quantity: { value: 60, unit: 'min', system: 'http://unitsofmeasure.org', code: 'min' },
+            unitPrice: { value: 30, currency: 'USD' },
+            net: { value: 1800, currency: 'USD' },
+          },
+        ];
+        claim.total = { value: 1800, currency: 'USD' };
+      },
+    });
+    const ack = (await ok(['claim', 'submit', file, '-o', 'json'])).json<Body>();
+    const fhir = (await ok(['claim', 'poll', ack.submission_id, '--wait', '-o', 'json'])).json<Body>();
+    for (const response of [x12, fhir]) {
+      expect(response.disposition, JSON.stringify(response)).toBe('APPROVED');
+      expect(response.adjudication.allowed_amount).toBe(480);
+    }
+    for (const id of [row.external_claim_id, ack.external_claim_id]) {
+      const detail = (await ok(['ledger', 'show', id, '-o', 'json'])).json<Body>();
+      expect(detail.service_lines.map((l: Body) => [l.cpt_code, l.quantity, l.allowed_amount])).toEqual([['00811', 1, 480]]);
+    }
+  });
+
+  it('a line control number given twice is refused on both paths, never one of the two kept', async () => {
+    const before = (await ok(['ledger', 'list', '-o', 'json'])).json<Body>().count as number;
+    const text = interchange([
+      transaction({
+        st02: '0001',
+        type: 'professional',
+        claims: [professionalClaim({ clm01: 'RT6R2', member: 'MBR-1003', lines: [{ cpt: '45378', charge: '1800', ref6r: 'AAA' }] })],
+      }),
+    ])
+      .replace(/REF\*6R\*AAA~(\s*)/, (m, gap) => `${m}REF*6R*BBB~${gap}`)
+      .replace(/SE\*(\d+)\*0001/, (_m, n) => `SE*${Number(n) + 1}*0001`);
+    writeFileSync(join(side.dir, 'ref6r-twice.837'), text);
+    const submitted = await side.run(['claim', 'submit', 'ref6r-twice.837']);
+    expect(submitted.code, submitted.stdout + submitted.stderr).not.toBe(0);
+    expect(submitted.stdout + submitted.stderr).toContain('a second REF*6R on service line 1');
+    // Refused as other segments given twice where the loop has one: the claim and the segment named, nothing sent.
+    expect(submitted.stderr).toContain('ref6r-twice.837: ST 0001, CLM RT6R2: invalid, not sent: SV1 #1, REF*6R: a second REF*6R');
+    const template = ['--type', 'professional', '--npi', MORGAN, '--cpt', '45378', '--patient', 'MBR-1003', '--service-date', '2026-02-21'];
+    const file = await claimFile((args) => side.run(args), side.dir, {
+      template,
+      edit: (claim) => {
+        claim.item[0].extension = [
+          { url: 'urn:tpa:x12:ref6r', valueString: 'AAA' },
+          { url: 'urn:tpa:x12:ref6r', valueString: 'BBB' },
+        ];
+      },
+    });
+    const sent = await side.run(['api', 'POST', '/tpa-api/v1/claims/submit/', '-d', `@${file}`]);
+    expect(sent.code, sent.stdout + sent.stderr).not.toBe(0);
+    expect(sent.stdout + sent.stderr).toMatch(/"field": ?"item\[0\]\.extension\[1\]"/);
+    expect((await ok(['ledger', 'list', '-o', 'json'])).json<Body>().count).toBe(before);
+  });
+
   it('a cancelled or entered-in-error claim is refused naming status, takes no duplicate key, and claim validate says so first', async () => {
     const template = ['--type', 'professional', '--npi', MORGAN, '--cpt', '45378', '--patient', 'MBR-1001', '--service-date', '2026-02-20'];
     const count = async () => (await ok(['ledger', 'list', '-o', 'json'])).json<Body>().count as number;

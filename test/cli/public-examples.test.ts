@@ -78,12 +78,13 @@ const claims: Record<string, { why: string; errors: string[] }> = {
     ],
   },
   'hl7-r4-claim-pharmacy-medication.json': {
-    why: 'a pharmacy claim for an RxNorm drug, no NPI, a diagnosis that is not ICD-10',
+    why: 'a pharmacy claim for an RxNorm drug counted in tablets, no NPI, a diagnosis that is not ICD-10',
     errors: [
       'type.coding[0].code: must be professional or institutional (got "pharmacy")',
       `provider.identifier: ${NPI_MISSING}`,
       `careTeam[0].provider.identifier: ${NPI_MISSING}`,
       'item[0].productOrService.coding: has no CPT coding (system http://www.ama-assn.org/go/cpt); it has http://www.nlm.nih.gov/research/umls/rxnorm "562721"',
+      'item[0].quantity.code: is UCUM "TAB": a quantity is a count of services (1) or minutes of anesthesia (min, one service), not another unit',
       'diagnosis[0].diagnosisCodeableConcept.coding[0].code: must be an ICD-10 code such as K63.5 (got "654456")',
     ],
   },

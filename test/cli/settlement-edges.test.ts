@@ -142,6 +142,34 @@ describe('the simulated AEOB variance', () => {
   });
 });
 
+describe('an AEOB variance after a missing AEOB', () => {
+  it("is the payer's AEOB arriving late: the settlement becomes VARIANCE with one new entry saying so; stated again, exit 4 and nothing added", async () => {
+    const { id, response } = await adjudicated();
+    expect((await fund(id, 'AUTH-LATE')).code).toBe(0);
+    await run(['local', 'clock', 'advance', '2d']);
+    expect((await run(['local', 'simulate', 'missing-aeob', id])).code).toBe(0);
+    const before = (await ledger(id)).entries as Body[];
+    expect(before.at(-1)).toMatchObject({ type: 'RECONCILIATION_UNMATCHED', description: expect.stringMatching(/^Not reconciled: no AEOB/) });
+
+    const late = await run(['local', 'simulate', 'aeob-variance', id]);
+    expect(late.code, late.stderr).toBe(0);
+    const benefit = cents(response.adjudication.benefit_amount);
+    expect(late.json()).toMatchObject({ aeob_match: { match_status: 'VARIANCE', aeob_amount: (benefit - 1234) / 100, variance: 12.34 } });
+    const shown = (await run(['settlement', 'show', id])).json<Body>();
+    expect(shown.aeob_match).toMatchObject({ match_status: 'VARIANCE', aeob_amount: (benefit - 1234) / 100 });
+    const after = (await ledger(id)).entries as Body[];
+    expect(after).toHaveLength(before.length + 1);
+    expect(after.at(-1)).toMatchObject({ type: 'RECONCILIATION_UNMATCHED', description: expect.stringMatching(/differs from AEOB .* by 12\.34 \(VARIANCE\)/) });
+    // No entry repeats the one before it.
+    for (const [i, e] of after.entries()) if (i > 0) expect([e.type, e.description]).not.toEqual([after[i - 1]!.type, after[i - 1]!.description]);
+
+    const again = await run(['local', 'simulate', 'aeob-variance', id]);
+    expect(again.code).toBe(4);
+    expect(again.stderr).toContain('already states the variance; nothing changed');
+    expect((await ledger(id)).entries).toHaveLength(after.length);
+  });
+});
+
 describe('ledger entries without an adjudication', () => {
   it('a pended entry shows null amounts and no AEOB or trace; a denied one its AEOB only', async () => {
     const pended = await adjudicated(['--type', 'professional', '--npi', '1582736496', '--cpt', '29881']);

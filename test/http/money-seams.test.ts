@@ -120,6 +120,45 @@ describe('a claim pended for its preauthorization and sent again with it', () =>
     ['in-process', local],
     ['over local serve', remote],
   ] as const) {
+    it(`a claim of the same CLM01 that leaves out the service that waited supersedes nothing (${name})`, async () => {
+      const pcn = (claim: Body) => {
+        claim.identifier = [{ system: 'urn:tpa:x12:clm01', value: 'PCN-77' }];
+      };
+      const template = (cpt: string) => [
+        '--type',
+        'institutional',
+        '--npi',
+        '1450827369',
+        '--cpt',
+        cpt,
+        '--patient',
+        'MBR-1003',
+        '--service-date',
+        '2026-04-10',
+      ];
+      const knee = await adjudicated(side, template('27447'), pcn);
+      expect(knee.response.disposition).toBe('PENDING_REVIEW');
+      // A 500.00 evaluation with the knee's CLM01: nothing billed 27447 again.
+      const evaluation = await adjudicated(side, template('97161'), pcn);
+      expect(evaluation.response.disposition).toMatch(/APPROV/);
+      const detail = (await side(['ledger', 'show', knee.id, '-o', 'json'])).json<Body>();
+      expect(detail.encounter.superseded_by).toBeUndefined();
+      expect(detail.entries.map((e: Body) => e.type)).not.toContain('SUPERSEDED');
+      expect((await side(['ledger', 'show', evaluation.id, '-o', 'json'])).json<Body>().encounter.supersedes).toBeUndefined();
+
+      expect((await local(['local', 'clock', 'set', '2026-04-18T12:00:00Z'])).code).toBe(0);
+      const r = (await side(['settlement', 'report', '--from', '2026-04-10', '--to', '2026-04-10', '-o', 'json'])).json<Body>();
+      expect(r.exceptions.filter((x: Body) => x.kind === 'PENDED_OVER_7_DAYS').map((x: Body) => x.encounter_id)).toEqual([knee.id]);
+      expect(r.encounters.superseded_pended.count).toBe(0);
+
+      // The knee sent again with its CLM01 and a preauthorization is its resubmission.
+      const again = await adjudicated(side, template('27447'), (claim) => {
+        pcn(claim);
+        claim.supportingInfo = [{ sequence: 1, category: { coding: [{ code: 'priorauthorization' }] }, valueString: 'PA-2026-0410' }];
+      });
+      expect((await side(['ledger', 'show', knee.id, '-o', 'json'])).json<Body>().encounter.superseded_by).toBe(again.id);
+    });
+
     it(`supersedes the pended one: out of the exceptions, its charges counted once (${name})`, async () => {
       const knee = ['--type', 'institutional', '--npi', '1450827369', '--cpt', '27447', '--patient', 'MBR-1003', '--service-date', '2026-04-10'];
       const preauth = (claim: Body) => {
@@ -171,6 +210,26 @@ describe('a claim pended for its preauthorization and sent again with it', () =>
       expect(r.encounters.superseded_pended.count).toBe(1);
       expect(r.encounters.charges).toBe(
         list.filter((i) => i.encounter_id !== pended.id).reduce((sum, i) => sum + Math.round(i.financial_summary.charges * 100), 0) / 100,
+      );
+      // ndjson, one line an encounter, says which pended claim was sent again, as the JSON counts it:
+      // the lines not superseded sum to the report's charges.
+      const nd = await side(['settlement', 'report', '--from', '2026-04-10', '--to', '2026-04-10', '-o', 'ndjson']);
+      expect(nd.code, nd.stderr).toBe(0);
+      const lines = nd.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Body);
+      expect(lines.map((l) => [l.encounter_id, l.status, l.superseded_by]).sort()).toEqual(
+        [
+          [pended.id, 'PENDED', again.id],
+          [other.id, 'PENDED', null],
+          [again.id, 'ADJUDICATED', null],
+        ].sort(),
+      );
+      const counted = lines.filter((l) => l.superseded_by === null);
+      expect(counted.reduce((sum, l) => sum + Math.round(l.charges * 100), 0)).toBe(Math.round(r.encounters.charges * 100));
+      expect(lines.filter((l) => l.superseded_by !== null).reduce((sum, l) => sum + Math.round(l.charges * 100), 0)).toBe(
+        Math.round(r.encounters.superseded_pended.charges * 100),
       );
     });
   }

@@ -664,15 +664,19 @@ export class Model {
         if (t?.status !== 'COMPLETED') return refused;
         t.status = 'REFUNDED';
         return { http: 200 };
-      // Stated while a transfer is in transit, the AEOB waits for it to complete. Each trigger
-      // once per encounter; an AEOB the payer never sent stays missing, whatever is stated after.
+      // Stated while a transfer is in transit, the AEOB waits for it to complete. A trigger that
+      // would state what already holds is refused; a variance after a missing AEOB is the payer's
+      // AEOB arriving late (no longer missing), a missing AEOB after a variance withdraws it.
       case 'aeob-variance':
       case 'missing-aeob': {
         if (t?.status !== 'COMPLETED' && t?.status !== 'INITIATED') return refused;
         const missing = scenario === 'missing-aeob';
-        if (missing ? e.aeobMissing : e.aeobVariance) return refused;
+        if (missing ? e.aeobMissing : e.aeobVariance && !e.aeobMissing) return refused;
         if (missing) e.aeobMissing = true;
-        else e.aeobVariance = true;
+        else {
+          e.aeobVariance = true;
+          e.aeobMissing = false;
+        }
         e.aeob = e.aeobMissing ? { amount: null, match: 'MISSING_AEOB' } : { amount: Math.max(0, e.benefit - AEOB_SHORT_CENTS), match: 'VARIANCE' };
         if (t.status === 'COMPLETED') t.aeob = e.aeob;
         return { http: 200 };

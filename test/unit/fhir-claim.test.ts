@@ -280,6 +280,47 @@ describe('shapes other systems send are accepted', () => {
     expect(errorsOf(() => parseClaim(delimited))).toEqual([{ field: 'item[0].extension[0].valueString', message: expect.stringContaining('"*", ":"') }]);
   });
 
+  it('a quantity in minutes is one service (net still checked on the minutes sent); another UCUM unit that is not a count is refused', () => {
+    const minutes = (quantity: Record<string, unknown>) => {
+      const claim = fixture('professional');
+      claim.item = [
+        { ...claim.item[0], quantity: { value: 60, ...quantity }, unitPrice: { value: 30, currency: 'USD' }, net: { value: 1800, currency: 'USD' } },
+      ];
+      delete claim.total;
+      return claim;
+    };
+    for (const q of [{ system: 'http://unitsofmeasure.org', code: 'min', unit: 'min' }, { code: 'min' }, { unit: 'minutes' }, { unit: 'Min' }]) {
+      expect(parseClaim(minutes(q)).lines[0]).toMatchObject({ quantity: 1, chargeCents: 180000 });
+    }
+    for (const q of [{ system: 'http://unitsofmeasure.org', code: '1' }, { code: '{visit}' }, { unit: 'each' }, { system: 'urn:other', code: 'h' }]) {
+      expect(parseClaim(minutes(q)).lines[0]).toMatchObject({ quantity: 60, chargeCents: 180000 });
+    }
+    expect(errorsOf(() => parseClaim(minutes({ system: 'http://unitsofmeasure.org', code: 'h' })))).toEqual([
+      { field: 'item[0].quantity.code', message: expect.stringContaining('is UCUM "h"') },
+    ]);
+    expect(fieldsOf(() => parseClaim(minutes({ code: 'd' })))).toEqual(['item[0].quantity.code']);
+    // The net = quantity × unitPrice check reads the minutes sent.
+    const wrong = minutes({ code: 'min' });
+    wrong.item[0].net.value = 30;
+    expect(fieldsOf(() => parseClaim(wrong))).toEqual(['item[0].net.value']);
+  });
+
+  it('a second line control number on one item is refused naming it, never one of the two kept', () => {
+    const twice = fixture('professional');
+    twice.item[0].extension = [
+      { url: 'urn:tpa:x12:ref6r', valueString: 'AAA' },
+      { url: 'urn:tpa:x12:ref6r', valueString: 'BBB' },
+    ];
+    expect(errorsOf(() => parseClaim(twice))).toEqual([{ field: 'item[0].extension[1]', message: expect.stringContaining('one line control number') }]);
+    // Another extension beside one line control number is not a second one.
+    const other = fixture('professional');
+    other.item[0].extension = [
+      { url: 'urn:example:other', valueString: 'x' },
+      { url: 'urn:tpa:x12:ref6r', valueString: 'AAA' },
+    ];
+    expect(parseClaim(other).lines[0]!.lineControlNumber).toBe('AAA');
+  });
+
   it('a claim whose status is not active is refused naming status; an absent status is read as active', () => {
     for (const status of ['cancelled', 'entered-in-error', 'draft', 'unknown', 5]) {
       const claim = { ...fixture('professional'), status };

@@ -24,4 +24,14 @@ describe('a claim sent again for a pended one', () => {
     expect(sentAgain(sent, knee)).toBe(false);
     expect(sentAgain(knee, sent)).toBe(false);
   });
+
+  it('bills every service that waited for a preauthorization, CLM01 or not: one that leaves one out is another claim', () => {
+    const pended = { ...knee, patientControlNumber: 'PCN-77', waiting: knee.lines };
+    const evaluation = { ...knee, patientControlNumber: 'PCN-77', lines: [{ cptCode: '97161', serviceDate: '2026-04-10' }] };
+    expect(sentAgain(pended, evaluation)).toBe(false);
+    expect(sentAgain(pended, { ...evaluation, lines: [...knee.lines, ...evaluation.lines] })).toBe(true);
+    // The knee on another date is not the service that waited.
+    expect(sentAgain(pended, { ...evaluation, lines: [{ cptCode: '27447', serviceDate: '2026-04-11' }] })).toBe(false);
+    expect(sentAgain({ ...knee, waiting: knee.lines }, { ...knee })).toBe(true);
+  });
 });

@@ -432,6 +432,8 @@ describe('837: what is not for payment, repeated and broken', () => {
     expect(messages(sv1.claims[0]!)).toEqual([expect.stringMatching(/^SV1 #1: a second SV1 in service line 1/)]);
     const dtp = await convert(one(professionalClaim({ clm01: 'A1' }).flatMap((s) => (s.startsWith('DTP*472') ? [s, 'DTP*472*D8*20250111'] : [s]))));
     expect(messages(dtp.claims[0]!)).toEqual([expect.stringMatching(/^SV1 #1, DTP\*472: a second DTP\*472 on service line 1/)]);
+    const ref = await convert(one(professionalClaim({ clm01: 'A1' }).flatMap((s) => (s.startsWith('SV1') ? [s, 'REF*6R*AAA', 'REF*6R*BBB'] : [s]))));
+    expect(messages(ref.claims[0]!)).toEqual([expect.stringMatching(/^SV1 #1, REF\*6R: a second REF\*6R on service line 1/)]);
   });
 
   it('HL01 counts up by one and HL02 names the HL of the level above that is being read', async () => {

@@ -13,6 +13,7 @@ import {
   shiftDate,
   type Adjudication,
   type ContractTerms,
+  type LineAdjudication,
   type LinePayee,
   type PlanBenefits,
   type PriorLine,
@@ -275,9 +276,11 @@ function supersedePended(
   at: { encounterId: string; encounterNumber: string; memberId: string; serviceDate: string; at: string },
 ): Pick<EncounterRow, 'id' | 'encounter_number'> | undefined {
   const identity = (c: ParsedClaim): ClaimIdentity => ({ ...c, memberId: at.memberId });
-  const pended = pendedNotSuperseded(db, at.memberId, claim.providerNpi, at.serviceDate, at.encounterId).find((p) =>
-    sentAgain(identity(JSON.parse(p.claim_json) as ParsedClaim), identity(claim)),
-  );
+  const pended = pendedNotSuperseded(db, at.memberId, claim.providerNpi, at.serviceDate, at.encounterId).find((p) => {
+    // The services that waited for a preauthorization: the pended claim's PENDED lines.
+    const waiting = (JSON.parse(p.outcome_lines) as LineAdjudication[]).filter((l) => l.status === 'PENDED');
+    return sentAgain({ ...identity(JSON.parse(p.claim_json) as ParsedClaim), waiting }, identity(claim));
+  });
   if (!pended) return undefined;
   addHistory(db, pended.id, {
     type: 'SUPERSEDED',

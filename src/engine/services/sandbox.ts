@@ -47,7 +47,9 @@ export function simulate(ctx: EngineContext, scenario: Scenario, encounterId: st
         const benefitCents = encounterData(encounter).adjudication.totals.benefitCents;
         const adjustmentCents = varianceAeobCents(benefitCents, SIMULATED_AEOB_VARIANCE_CENTS) - benefitCents;
         // Once stated, the AEOB is what it is: simulating it again changes nothing to reconcile.
-        if (encounter.aeob_adjustment_cents === adjustmentCents && adjustmentCents !== 0) {
+        // A missing AEOB is no such statement: the variance is the payer's AEOB arriving late.
+        const late = encounter.aeob_missing;
+        if (!late && encounter.aeob_adjustment_cents === adjustmentCents && adjustmentCents !== 0) {
           throw new Conflict(`the AEOB of encounter ${encounterId} already states the variance; nothing changed`);
         }
         setAeobAdjustment(db, encounterId, adjustmentCents);
@@ -55,6 +57,7 @@ export function simulate(ctx: EngineContext, scenario: Scenario, encounterId: st
           aeob_reference: encounter.aeob_reference,
           aeob_adjustment_cents: adjustmentCents,
           aeob_cents: benefitCents + adjustmentCents,
+          ...(late ? { replaces_missing_aeob: true } : {}),
         });
         // Already reconciled: reconcile again now; otherwise the arrival will find the variance.
         if (s.reconciled_at !== null) reconcileSettlement(db, s.id, now);

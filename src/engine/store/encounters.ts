@@ -153,8 +153,9 @@ export function markAeobMissing(db: Db, encounterId: string): void {
   db.prepare('UPDATE encounters SET aeob_missing = 1 WHERE id = ?').run(encounterId);
 }
 
+/** The AEOB the payer stated: its amount's difference from the benefit; an AEOB stated is no longer missing. */
 export function setAeobAdjustment(db: Db, encounterId: string, adjustmentCents: number): void {
-  db.prepare('UPDATE encounters SET aeob_adjustment_cents = ? WHERE id = ?').run(adjustmentCents, encounterId);
+  db.prepare('UPDATE encounters SET aeob_adjustment_cents = ?, aeob_missing = 0 WHERE id = ?').run(adjustmentCents, encounterId);
 }
 
 /** An entry's columns after its encounter and number: type, timestamp, reference, description, financial_impact_json. */
@@ -201,15 +202,15 @@ export function pendedNotSuperseded(
   providerNpi: string,
   serviceDate: string,
   exceptId: string,
-): Pick<EncounterRow, 'id' | 'encounter_number' | 'claim_json'>[] {
+): (Pick<EncounterRow, 'id' | 'encounter_number' | 'claim_json'> & { outcome_lines: string })[] {
   return db
     .prepare(
-      `SELECT e.id, e.encounter_number, e.claim_json FROM encounters e INDEXED BY encounters_listing
+      `SELECT e.id, e.encounter_number, e.claim_json, json_extract(e.outcome_json, '$.lines') AS outcome_lines FROM encounters e INDEXED BY encounters_listing
         WHERE e.service_date = ? AND e.status = 'PENDED' AND e.member_id = ? AND e.provider_npi = ? AND e.id <> ?
           AND NOT EXISTS (SELECT 1 FROM history_entries h WHERE h.encounter_id = e.id AND h.type = 'SUPERSEDED')
         ORDER BY e.rowid`,
     )
-    .all(serviceDate, memberId, providerNpi, exceptId) as Pick<EncounterRow, 'id' | 'encounter_number' | 'claim_json'>[];
+    .all(serviceDate, memberId, providerNpi, exceptId) as (Pick<EncounterRow, 'id' | 'encounter_number' | 'claim_json'> & { outcome_lines: string })[];
 }
 
 /** The encounter that superseded this one, and the one this one superseded (their SUPERSEDED and SUPERSEDES entries). */

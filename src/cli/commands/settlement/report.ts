@@ -298,7 +298,7 @@ async function settlementReport(ctx: Context, opts: OptionValues<typeof options>
   const by = counted?.kind ?? 'service';
   const section = opts.section ?? 'providers';
   if (!isSection(section)) throw new UsageError(`--section must be one of ${SECTIONS.join(', ')}`);
-  const [{ pages }, { periodReport }] = await Promise.all([import('../../../client/pages.js'), import('../../../domain/report.js')]);
+  const [{ pages }, { periodReport, supersededBy }] = await Promise.all([import('../../../client/pages.js'), import('../../../domain/report.js')]);
   const client = await ctx.client();
   const { serviceNow } = await import('../../../client/activity.js');
   const now = await serviceNow(client);
@@ -359,6 +359,9 @@ async function settlementReport(ctx: Context, opts: OptionValues<typeof options>
           encounter_number: e.encounter_number,
           service_date: e.service_date,
           status: e.status,
+          // A pended claim sent again: the report counts it under superseded_pended, not in its
+          // statuses or totals; the lines whose superseded_by is null sum to the report's figures.
+          superseded_by: supersededBy(e),
           provider_npi: e.provider.npi,
           charges: e.financial_summary.charges,
           allowed: e.financial_summary.allowed_amount,
