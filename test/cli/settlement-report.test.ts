@@ -159,7 +159,7 @@ describe('tpa settlement report', () => {
     const fees = moving.reduce((s, p) => s + c(p.processor_fee), 0);
     expect(c(report.money.net_to_providers)).toBe(moving.reduce((s, p) => s + c(p.amount), 0) - fees);
     // Every released payout is its provider's row, released then refunded too: the rows add up to released.
-    const releasedPayouts = transfers.filter((t) => t.status !== 'FAILED').flatMap((t) => (t.payouts as Row[]).map((p) => ({ ...p, transfer: t.status })));
+    const releasedPayouts = transfers.filter((t) => t.status !== 'FAILED').flatMap((t) => (t.payouts as Row[]).map((p): Row => ({ ...p, transfer: t.status })));
     for (const p of report.providers) {
       const mine = releasedPayouts.filter((x) => x.provider_npi === p.npi);
       const kept = mine.filter((x) => x.transfer !== 'REFUNDED');
@@ -281,7 +281,9 @@ describe('tpa settlement report', () => {
     expect(lines).toHaveLength(15);
     expect(lines.filter((l) => l.transfer_status === 'REFUNDED')).toHaveLength(1);
     const table = await at(LATER, ['settlement', 'report', ...PERIOD, '-o', 'table', '-p', 'local']);
-    expect(table.stdout).toMatch(/Settled per day \(arrival days of the transfers of these encounters; they sum to Settled\)\n\n2026-03-0\d\s+[\d,]+\.\d\d\s+█+/);
+    expect(table.stdout).toMatch(
+      /Settled per day \(arrival days of the transfers of these encounters; they sum to Settled\)\n\n2026-03-0\d\s+[\d,]+\.\d\d\s+█+/,
+    );
     expect(table.stdout).toMatch(/Exceptions to act on/);
     const missing = await at(LATER, ['settlement', 'report', '--from', '2026-02-01']);
     expect(missing.code).toBe(2);
