@@ -50,7 +50,7 @@ export const report = verb({
   examples: [
     'tpa settlement report --from 2026-11-01 --to 2026-11-30',
     'tpa settlement report --from 2026-11-01 --to 2026-11-30 -o csv --section exceptions',
-    'tpa settlement report --from 2026-11-01 --to 2026-11-30 -o ndjson   # one line per encounter',
+    'tpa settlement report --from 2026-11-01 --to 2026-11-30 -o ndjson   # one line per encounter; --by funded: per transfer',
     'tpa settlement report --period last-month --by settled',
   ],
   run(ctx, _args, opts) {
