@@ -282,7 +282,7 @@ describe('tpa settlement report', () => {
     expect(lines.filter((l) => l.transfer_status === 'REFUNDED')).toHaveLength(1);
     const table = await at(LATER, ['settlement', 'report', ...PERIOD, '-o', 'table', '-p', 'local']);
     expect(table.stdout).toMatch(
-      /Settled per day \(arrival days of the transfers of these encounters; they sum to Settled\)\n\n2026-03-0\d\s+[\d,]+\.\d\d\s+█+/,
+      /Settled per day\nArrivals of the transfers of these encounters; the days sum to Settled\.\n\n2026-03-0\d\s+[\d,]+\.\d\d\s+█+/,
     );
     expect(table.stdout).toMatch(/Exceptions to act on/);
     const missing = await at(LATER, ['settlement', 'report', '--from', '2026-02-01']);

@@ -81,7 +81,8 @@ async function filtersOf(ctx: Context, opts: OptionValues<typeof options>): Prom
 
 /** What the days of "settled per day" are, in every by: their sum is money.settled. */
 const SETTLED_PER_DAY_OF = 'the arrival days of the transfers counted released and settled now; their sum is money.settled';
-const AS_OF_NOW_NOTE = `${AS_OF_NOW_EXCEPTIONS.join(' and ')} are facts of now, not of a period: listed with --by service only`;
+// Two lines, each within 80 columns.
+const AS_OF_NOW_NOTE = `Facts of now, not of a period, listed with --by service only:\n${AS_OF_NOW_EXCEPTIONS.join(', ')}`;
 
 /** The report as data: amounts as JSON numbers, exact to the cent. */
 function reportData(r: PeriodReport, f: LedgerFilters, now: string, by: string): Record<string, unknown> {
@@ -294,7 +295,7 @@ export function reportTable(t: TableTools, r: PeriodReport, f: LedgerFilters, no
           )),
   );
   parts.push(
-    t.c.bold(`Settled per day (arrival days of the transfers ${by === 'service' ? 'of these encounters' : 'released in the period'}; they sum to Settled)`),
+    `${t.c.bold('Settled per day')}\nArrivals of the transfers ${by === 'service' ? 'of these encounters' : 'released in the period'}; the days sum to Settled.`,
     settledChart(r.settledPerDay, t.width ?? 80),
   );
   return parts.join('\n\n');
