@@ -56,9 +56,31 @@ export interface ProviderLine {
   npi: string;
   name: string;
   payouts: number;
+  /** Released to the provider: in transit, settled, and released then refunded. */
   amountCents: number;
+  /** Of the amount, released then refunded. */
+  refundedCents: number;
+  /** The fees of its released payouts. */
   feeCents: number;
+  /** What reaches it: the amount less the fee, of the transfers in transit or settled. */
   netCents: number;
+}
+
+/**
+ * One transfer's part in a period counted by the money's own times (--by funded, --by settled):
+ * each amount is in this period by the same time the money section counts it, so the lines of a
+ * period add up to its money section, and the lines of a span's periods to the span's.
+ */
+export interface TransferLine {
+  encounter_id: string;
+  transfer: ReportTransfer;
+  releasedCents: number;
+  inTransitCents: number;
+  settledCents: number;
+  refundedCents: number;
+  cameBackCents: number;
+  failedCents: number;
+  feeCents: number;
 }
 
 export type ExceptionKind = 'FAILED_TRANSFER' | 'REFUNDED_TRANSFER' | 'AEOB_VARIANCE' | 'MISSING_AEOB' | 'PENDED_OVER_7_DAYS' | 'NOT_FUNDED_AFTER_3_DAYS';
@@ -111,10 +133,25 @@ export interface PeriodReport {
     notReconciled: { count: number; amountCents: number };
   };
   exceptions: ReportException[];
+  /**
+   * Under --by funded or --by settled: the time-based exceptions (PENDED_OVER_7_DAYS,
+   * NOT_FUNDED_AFTER_3_DAYS) are facts of now, not of a period, and are listed with --by service only.
+   */
+  asOfNowExceptionsListed: boolean;
+  /**
+   * The arrival days of the transfers released in the period that are settled now: their sum is
+   * money.settled (under --by funded a transfer initiated at the period's end arrives after it).
+   */
   settledPerDay: { day: string; amountCents: number }[];
+  /** Under --by funded or --by settled: every transfer with a figure in the period (TransferLine). */
+  transferLines: TransferLine[];
 }
 
 const DAY_MS = 86_400_000;
+
+/** The exceptions a transfer's latest state raises; the others are facts of the encounter now. */
+export const TRANSFER_EXCEPTIONS: readonly ExceptionKind[] = ['FAILED_TRANSFER', 'REFUNDED_TRANSFER', 'AEOB_VARIANCE', 'MISSING_AEOB'];
+export const AS_OF_NOW_EXCEPTIONS: readonly ExceptionKind[] = ['PENDED_OVER_7_DAYS', 'NOT_FUNDED_AFTER_3_DAYS'];
 const cents = (v: unknown): number => jsonNumberToCents(v) ?? 0;
 
 /** The moment the entry last entered `status` (its progression), if it did. */
@@ -151,6 +188,8 @@ export interface ReportDating {
   startMs: number;
   /** Exclusive. */
   endMs: number;
+  /** The ledger entries of the encounters whose records are given (for their numbers), if not among the entries. */
+  moneyEntries?: readonly ReportEntry[];
 }
 
 /** The instant that puts a transfer's release in a period: its initiation (--by funded) or its arrival (--by settled). */
@@ -168,6 +207,53 @@ export function failureInstant(t: Pick<ReportTransfer, 'failed_at' | 'initiated_
 }
 export function refundInstant(t: Pick<ReportTransfer, 'refund_details' | 'completed_at' | 'initiated_at'>): string | null {
   return t.refund_details?.refunded_at ?? t.completed_at ?? t.initiated_at ?? null;
+}
+
+/** The exception a transfer raises while it is its encounter's latest, if any. */
+function transferException(t: ReportTransfer): ExceptionKind | null {
+  if (t.status === 'FAILED') return 'FAILED_TRANSFER';
+  if (t.status === 'REFUNDED') return 'REFUNDED_TRANSFER';
+  if (t.status !== 'COMPLETED') return null;
+  const match = t.aeob_match?.match_status;
+  return match === 'VARIANCE' ? 'AEOB_VARIANCE' : match === 'MISSING_AEOB' ? 'MISSING_AEOB' : null;
+}
+
+function exceptionOf(
+  kind: ExceptionKind,
+  base: { encounter_id: string; encounter_number: string },
+  t: ReportTransfer,
+  npi: string | undefined,
+): ReportException {
+  const amountCents = kind === 'AEOB_VARIANCE' ? cents(t.aeob_match!.variance) : transferMoney(t, npi).amountCents;
+  const at = kind === 'FAILED_TRANSFER' ? (t.failed_at ?? null) : kind === 'REFUNDED_TRANSFER' ? (t.refund_details?.refunded_at ?? null) : t.completed_at;
+  return { ...base, kind, amountCents, since: at, reference: t.processor_transfer_id };
+}
+
+/** A transfer whose money stays with the providers (in transit or settled), under its reconciliation state. */
+function reconcile(r: PeriodReport['reconciliation'], encounterId: string, t: ReportTransfer, npi: string | undefined): void {
+  const amount = transferMoney(t, npi).amountCents;
+  if (t.status === 'INITIATED') {
+    r.notReconciled.count++;
+    r.notReconciled.amountCents += amount;
+  } else if (t.status === 'COMPLETED') {
+    const match = t.aeob_match?.match_status;
+    if (match === 'EXACT') {
+      r.matched.count++;
+      r.matched.amountCents += amount;
+    } else if (match === 'VARIANCE') {
+      // The AEOB is the encounter's: its variance is the whole transfer's, whoever the report is for.
+      const variance = cents(t.aeob_match!.variance);
+      r.variance.count++;
+      r.variance.amountCents += variance;
+      r.variance.items.push({ encounter_id: encounterId, varianceCents: variance });
+    } else if (match === 'MISSING_AEOB') {
+      r.missingAeob.count++;
+      r.missingAeob.amountCents += amount;
+    } else {
+      r.notReconciled.count++;
+      r.notReconciled.amountCents += amount;
+    }
+  }
 }
 
 function inSpan(iso: string | null | undefined, dating: ReportDating): boolean {
@@ -236,6 +322,9 @@ export function periodReport(
     byStatus.set(e.status, line);
     const base = { encounter_id: e.encounter_id, encounter_number: e.encounter_number };
 
+    // The facts of now (pended too long, not funded) belong to no period of the money's times: they
+    // are listed with --by service only (docs/periods.md "Which time puts money in a period").
+    if (dating) continue;
     const pendedSince = e.status === 'PENDED' ? since(e, 'PENDED') : null;
     if (pendedSince && nowMs - Date.parse(pendedSince) > 7 * DAY_MS)
       exceptions.push({ ...base, kind: 'PENDED_OVER_7_DAYS', amountCents: add.chargesCents, since: pendedSince, reference: null });
@@ -251,54 +340,18 @@ export function periodReport(
     }
     if (!s) continue;
     // Only the encounter's latest transfer is an exception: one funded again has been acted on.
-    if (s.status === 'FAILED')
-      exceptions.push({
-        ...base,
-        kind: 'FAILED_TRANSFER',
-        amountCents: transferMoney(s, npi).amountCents,
-        since: s.failed_at ?? null,
-        reference: s.processor_transfer_id,
-      });
-    if (s.status === 'REFUNDED')
-      exceptions.push({
-        ...base,
-        kind: 'REFUNDED_TRANSFER',
-        amountCents: transferMoney(s, npi).amountCents,
-        since: s.refund_details?.refunded_at ?? null,
-        reference: s.processor_transfer_id,
-      });
-
+    const kind = transferException(s);
+    if (kind) exceptions.push(exceptionOf(kind, base, s, npi));
     // Reconciliation: the current transfer, when money stays with the providers.
-    const amount = transferMoney(s, npi).amountCents;
-    if (s.status === 'INITIATED') {
-      reconciliation.notReconciled.count++;
-      reconciliation.notReconciled.amountCents += amount;
-    } else if (s.status === 'COMPLETED') {
-      const match = s.aeob_match?.match_status;
-      if (match === 'EXACT') {
-        reconciliation.matched.count++;
-        reconciliation.matched.amountCents += amount;
-      } else if (match === 'VARIANCE') {
-        // The AEOB is the encounter's: its variance is the whole transfer's, whoever the report is for.
-        const variance = cents(s.aeob_match!.variance);
-        reconciliation.variance.count++;
-        reconciliation.variance.amountCents += variance;
-        reconciliation.variance.items.push({ encounter_id: e.encounter_id, varianceCents: variance });
-        exceptions.push({ ...base, kind: 'AEOB_VARIANCE', amountCents: variance, since: s.completed_at, reference: s.processor_transfer_id });
-      } else if (match === 'MISSING_AEOB') {
-        reconciliation.missingAeob.count++;
-        reconciliation.missingAeob.amountCents += amount;
-        exceptions.push({ ...base, kind: 'MISSING_AEOB', amountCents: amount, since: s.completed_at, reference: s.processor_transfer_id });
-      } else {
-        reconciliation.notReconciled.count++;
-        reconciliation.notReconciled.amountCents += amount;
-      }
-    }
+    reconcile(reconciliation, e.encounter_id, s, npi);
   }
   // The money: undated (a period of service dates), every transfer of the encounters read, each
   // under its status; dated, every transfer of the records given, each figure in the period of its
-  // own time (ReportDating).
+  // own time (ReportDating), and so its reconciliation, its exception and its transfer line.
   const undatedIds = new Set(entries.map((e) => e.encounter_id));
+  const numbers = new Map<string, string>();
+  for (const e of [...(dating?.moneyEntries ?? []), ...entries]) numbers.set(e.encounter_id, e.encounter_number);
+  const transferLines: TransferLine[] = [];
   for (const [id, s] of settlements) {
     if (!dating && !undatedIds.has(id)) continue;
     for (const t of [...(s.previous_transfers ?? []), s]) {
@@ -307,37 +360,76 @@ export function periodReport(
       const released = !failed && (!dating || inSpan(releaseInstant(t, dating.by), dating));
       const failedHere = failed && (!dating || inSpan(failureInstant(t), dating));
       const refundedHere = t.status === 'REFUNDED' && (!dating || inSpan(refundInstant(t), dating));
+      const line: TransferLine = {
+        encounter_id: id,
+        transfer: t,
+        releasedCents: 0,
+        inTransitCents: 0,
+        settledCents: 0,
+        refundedCents: 0,
+        cameBackCents: 0,
+        failedCents: 0,
+        feeCents: 0,
+      };
       if (released || failedHere) {
         money.transfers[t.status] = (money.transfers[t.status] ?? 0) + 1;
         money.feesChargedCents += fee;
+        line.feeCents = fee;
       }
       if (failedHere) {
         // No money moved: nothing released; a fee, if the record shows one, was kept.
         money.failedCents += amount;
         money.feesKeptCents += fee;
+        line.failedCents = amount;
       }
       if (refundedHere) {
         money.cameBackCents += amount - fee;
         money.feesKeptCents += fee;
+        line.cameBackCents = amount - fee;
       }
-      if (!released) continue;
-      money.releasedCents += amount;
-      if (t.status === 'INITIATED') money.inTransitCents += amount;
-      else if (t.status === 'COMPLETED') money.settledCents += amount;
-      else if (t.status === 'REFUNDED') money.refundedCents += amount;
-      if (t.status !== 'INITIATED' && t.status !== 'COMPLETED') continue;
-      money.netCents += amount - fee;
-      for (const p of payoutsOf(t, npi)) {
-        const pFee = cents(p.processor_fee);
-        const pay = cents(p.amount);
-        const pl = providers.get(p.provider_npi) ?? { npi: p.provider_npi, name: p.provider_name, payouts: 0, amountCents: 0, feeCents: 0, netCents: 0 };
-        pl.payouts++;
-        pl.amountCents += pay;
-        pl.feeCents += pFee;
-        pl.netCents += pay - pFee;
-        providers.set(p.provider_npi, pl);
+      if (dating && t === s) {
+        // The latest transfer's exception, in the period of the figure it is about: a failure with
+        // the failure, a refund with what came back, a variance or a missing AEOB with the release.
+        const kind = transferException(t);
+        const here = kind === 'FAILED_TRANSFER' ? failedHere : kind === 'REFUNDED_TRANSFER' ? refundedHere : released;
+        if (kind && here) exceptions.push(exceptionOf(kind, { encounter_id: id, encounter_number: numbers.get(id) ?? '' }, t, npi));
       }
-      if (t.status === 'COMPLETED' && t.completed_at) perDay.set(t.completed_at.slice(0, 10), (perDay.get(t.completed_at.slice(0, 10)) ?? 0) + amount);
+      if (released) {
+        money.releasedCents += amount;
+        line.releasedCents = amount;
+        if (t.status === 'INITIATED') line.inTransitCents = amount;
+        else if (t.status === 'COMPLETED') line.settledCents = amount;
+        else if (t.status === 'REFUNDED') line.refundedCents = amount;
+        money.inTransitCents += line.inTransitCents;
+        money.settledCents += line.settledCents;
+        money.refundedCents += line.refundedCents;
+        const stays = t.status === 'INITIATED' || t.status === 'COMPLETED';
+        if (stays) money.netCents += amount - fee;
+        // Every released payout is its provider's row, refunded since or not: the rows add up to released.
+        for (const p of payoutsOf(t, npi)) {
+          const pFee = cents(p.processor_fee);
+          const pay = cents(p.amount);
+          const pl = providers.get(p.provider_npi) ?? {
+            npi: p.provider_npi,
+            name: p.provider_name,
+            payouts: 0,
+            amountCents: 0,
+            refundedCents: 0,
+            feeCents: 0,
+            netCents: 0,
+          };
+          pl.payouts++;
+          pl.amountCents += pay;
+          pl.feeCents += pFee;
+          if (stays) pl.netCents += pay - pFee;
+          else pl.refundedCents += pay;
+          providers.set(p.provider_npi, pl);
+        }
+        if (t.status === 'COMPLETED' && t.completed_at) perDay.set(t.completed_at.slice(0, 10), (perDay.get(t.completed_at.slice(0, 10)) ?? 0) + amount);
+        // Dated: each transfer released in the period under its own reconciliation state.
+        if (dating) reconcile(reconciliation, id, t, npi);
+      }
+      if (dating && (released || failedHere || refundedHere)) transferLines.push(line);
     }
   }
   money.spentCents = money.inTransitCents + money.settledCents + money.feesKeptCents;
@@ -349,6 +441,8 @@ export function periodReport(
     providers: [...providers.values()].sort((a, b) => b.amountCents - a.amountCents || a.npi.localeCompare(b.npi)),
     reconciliation,
     exceptions,
+    asOfNowExceptionsListed: !dating,
+    transferLines,
     settledPerDay: [...perDay].sort(([a], [b]) => a.localeCompare(b)).map(([day, amountCents]) => ({ day, amountCents })),
   };
 }

@@ -181,7 +181,7 @@ describe('the settlement report', () => {
     r.totals.count = 12345;
     r.byStatus.push({ status: 'ADJUDICATED', count: 12345, chargesCents: 123456789, allowedCents: 0, patientCents: 0, benefitCents: 0 });
     r.reconciliation.matched = { count: 2000, amountCents: 492_000_00 };
-    r.providers.push({ npi: '1234567893', name: 'Riverside', payouts: 1500, amountCents: 100, feeCents: 1, netCents: 99 });
+    r.providers.push({ npi: '1234567893', name: 'Riverside', payouts: 1500, amountCents: 100, refundedCents: 0, feeCents: 1, netCents: 99 });
     const text = reportTable(await tableTools(false, 120), r, { start_date: '2026-11-01', end_date: '2026-11-30' }, LATER, 'service');
     expect(text).toMatch(/ADJUDICATED\s+│\s+12,345\s+│\s+1,234,567\.89/);
     expect(text).toMatch(/Matched\s+2,000\s+492,000\.00/);
@@ -218,7 +218,7 @@ describe('CSV always has its header', () => {
     ['ratesheet catalog', ['ratesheet', 'catalog', '--search', 'no-such-thing', '-o', 'csv'], 'id,code,name,level,medicare_rate,'],
     ['ratesheet catalog --all', ['ratesheet', 'catalog', '--search', 'no-such-thing', '--all', '-o', 'csv'], 'id,code,name,level,medicare_rate,'],
     ['settlement report --section exceptions', ['settlement', 'report', ...empty, '-o', 'csv', '--section', 'exceptions'], 'kind,encounter_id,'],
-    ['settlement report --section providers', ['settlement', 'report', ...empty, '-o', 'csv'], 'npi,name,payouts,amount,fees,net'],
+    ['settlement report --section providers', ['settlement', 'report', ...empty, '-o', 'csv'], 'npi,name,payouts,amount,refunded,fees,net'],
     ['settlement report --section days', ['settlement', 'report', ...empty, '-o', 'csv', '--section', 'days'], 'day,amount'],
     ['local audit list', ['local', 'audit', 'list', '--from', '2020-01-01', '--to', '2020-01-02', '-o', 'csv'], 'seq,at,type,'],
     ['fund history', ['fund', 'history', '--to', '2020-01-01', '-o', 'csv'], 'id,at,profile,environment,encounter_id,amount,'],

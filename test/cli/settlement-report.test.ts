@@ -158,16 +158,24 @@ describe('tpa settlement report', () => {
     const moving = transfers.filter((t) => t.status === 'INITIATED' || t.status === 'COMPLETED').flatMap((t) => t.payouts as Row[]);
     const fees = moving.reduce((s, p) => s + c(p.processor_fee), 0);
     expect(c(report.money.net_to_providers)).toBe(moving.reduce((s, p) => s + c(p.amount), 0) - fees);
+    // Every released payout is its provider's row, released then refunded too: the rows add up to released.
+    const releasedPayouts = transfers.filter((t) => t.status !== 'FAILED').flatMap((t) => (t.payouts as Row[]).map((p): Row => ({ ...p, transfer: t.status })));
     for (const p of report.providers) {
-      const mine = moving.filter((x) => x.provider_npi === p.npi);
-      expect([p.payouts, c(p.amount), c(p.fees), c(p.net)], p.npi).toEqual([
+      const mine = releasedPayouts.filter((x) => x.provider_npi === p.npi);
+      const kept = mine.filter((x) => x.transfer !== 'REFUNDED');
+      expect([p.payouts, c(p.amount), c(p.refunded), c(p.fees), c(p.net)], p.npi).toEqual([
         mine.length,
         mine.reduce((s, x) => s + c(x.amount), 0),
+        mine.filter((x) => x.transfer === 'REFUNDED').reduce((s, x) => s + c(x.amount), 0),
         mine.reduce((s, x) => s + c(x.processor_fee), 0),
-        mine.reduce((s, x) => s + c(x.net_to_provider), 0),
+        kept.reduce((s, x) => s + c(x.amount) - c(x.processor_fee), 0),
       ]);
     }
-    expect(report.providers.reduce((s: number, p: Row) => s + c(p.amount), 0)).toBe(sum('INITIATED') + sum('COMPLETED'));
+    const rows = (k: string) => report.providers.reduce((s: number, p: Row) => s + c(p[k]), 0);
+    expect(rows('amount')).toBe(c(report.money.released));
+    expect(rows('refunded')).toBe(c(report.money.released_then_refunded));
+    expect(rows('fees')).toBe(c(report.money.fees_charged));
+    expect(rows('net')).toBe(c(report.money.net_to_providers));
 
     // Reconciliation of the current transfers that stay with the providers.
     const completed = current.filter((s) => s.status === 'COMPLETED');
@@ -266,14 +274,16 @@ describe('tpa settlement report', () => {
 
   it('csv gives the per-provider rows (--section another), ndjson a line per encounter, the table a bar chart; --from and --to are required', async () => {
     const csv = await at(LATER, ['settlement', 'report', ...PERIOD, '-o', 'csv', '-p', 'local']);
-    expect(csv.stdout.split('\n')[0]).toBe('npi,name,payouts,amount,fees,net');
+    expect(csv.stdout.split('\n')[0]).toBe('npi,name,payouts,amount,refunded,fees,net');
     const exceptions = await at(LATER, ['settlement', 'report', ...PERIOD, '-o', 'csv', '--section', 'exceptions', '-p', 'local']);
     expect(exceptions.stdout.split('\n')[0]).toBe('kind,encounter_id,encounter_number,amount,since,reference');
     const lines = ndjson((await at(LATER, ['settlement', 'report', ...PERIOD, '-o', 'ndjson', '-p', 'local'])).stdout);
     expect(lines).toHaveLength(15);
     expect(lines.filter((l) => l.transfer_status === 'REFUNDED')).toHaveLength(1);
     const table = await at(LATER, ['settlement', 'report', ...PERIOD, '-o', 'table', '-p', 'local']);
-    expect(table.stdout).toMatch(/Settled per day\n\n2026-03-0\d\s+[\d,]+\.\d\d\s+█+/);
+    expect(table.stdout).toMatch(
+      /Settled per day\nArrivals of the transfers of these encounters; the days sum to Settled\.\n\n2026-03-0\d\s+[\d,]+\.\d\d\s+█+/,
+    );
     expect(table.stdout).toMatch(/Exceptions to act on/);
     const missing = await at(LATER, ['settlement', 'report', '--from', '2026-02-01']);
     expect(missing.code).toBe(2);

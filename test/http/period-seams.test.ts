@@ -4,7 +4,9 @@
 // encounter funded in October, failed, funded again in November and refunded shows each transfer in
 // its own month; a payment initiated on Friday 30 October and arriving on Monday 2 November is in
 // November's 835 only; and the activity of each provider of a four-provider encounter is its own
-// share, so the providers' figures add up to the whole.
+// share, so the providers' figures add up to the whole. The sections around the money split by
+// period too (reconciliation, exceptions, per-provider rows, NDJSON lines, settled per day), and two
+// `activity --since 24h` runs a day apart share no instant.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -284,4 +286,195 @@ describe('activity --npi is the provider its own share', () => {
       for (const [i, npi] of npis.entries()) expect(sumOf(shares[i]!, 'funded'), npi).toBe(cents(team.payouts[i].amount));
     });
   }
+});
+
+// A second ledger of its own (its own server and rate limits): an encounter funded in December,
+// refunded, funded again in January with an AEOB variance; a Friday 30 October payment arriving
+// Monday 2 November; and a claim submitted at the very instant the clock stands at.
+let home2: ReturnType<typeof tempDir>;
+let server2: Served;
+const END2 = '2027-02-01T09:00:00Z';
+const local2 = (args: string[]) => runTpa(args, { home: home2.dir });
+const remote2 = (args: string[]) => runTpa(args, { home: home2.dir, env: { TPA_PROFILE: 'sandbox' } });
+const transports2 = [
+  ['in-process', local2],
+  ['over local serve', remote2],
+] as const;
+const ids2: Record<'twice' | 'friday' | 'late', string> = { twice: '', friday: '', late: '' };
+const benefit2: Record<string, number> = {};
+const transferIds2 = async (name: keyof typeof ids2) => {
+  const s = (await local2(['settlement', 'show', ids2[name], '-o', 'json'])).json<Row>();
+  return [...(s.previous_transfers ?? []), s].map((t: Row) => t.processor_transfer_id as string);
+};
+
+describe('the sections around the money split by period too', () => {
+  beforeAll(async () => {
+    home2 = tempDir();
+    const at2 = async (clock: string, args: string[]) => {
+      const r = await runTpa(args, { home: home2.dir, env: { TPA_CLOCK: clock } });
+      expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+      return r;
+    };
+    const claims = [
+      claimTemplate({ type: 'professional', npi: '1045782368', cpt: ['45380'], patient: 'MBR-1003', serviceDate: '2026-10-15' }),
+      claimTemplate({ type: 'professional', npi: '1045782368', cpt: ['45380'], patient: 'MBR-1003', serviceDate: '2026-10-16' }),
+    ];
+    writeFileSync(join(home2.dir, 'claims.ndjson'), `${claims.map((c) => JSON.stringify(c)).join('\n')}\n`);
+    await at2('2026-10-20T10:00:00Z', ['claim', 'submit', 'claims.ndjson', '-o', 'ndjson']);
+    const entries = (await at2('2026-10-20T10:00:00Z', ['ledger', 'list', '--all', '-o', 'ndjson'])).stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Row);
+    for (const [name, date] of [
+      ['twice', '2026-10-15'],
+      ['friday', '2026-10-16'],
+    ] as const) {
+      const e = entries.find((x) => x.service_date === date)!;
+      expect(e.status, name).toBe('ADJUDICATED');
+      ids2[name] = e.encounter_id;
+      benefit2[name] = cents(e.financial_summary.benefit_amount);
+    }
+    let n = 0;
+    const fund = (clock: string, name: keyof typeof ids2) =>
+      at2(clock, [
+        'fund',
+        'approve',
+        ids2[name],
+        '--amount',
+        formatCents(benefit2[name]!),
+        '--auth-code',
+        `AUTH-${clock.slice(0, 10).replaceAll('-', '')}-PART-000${++n}`,
+        '--yes',
+      ]);
+    // Initiated Friday 30 October, arrived Monday 2 November.
+    await fund('2026-10-30T15:00:00Z', 'friday');
+    // Funded Monday 7 December, arrived, refunded on the 9th; funded again Tuesday 5 January, arrived,
+    // and its AEOB states less: a variance, on the encounter's latest transfer.
+    await fund('2026-12-07T10:00:00Z', 'twice');
+    await at2('2026-12-09T10:00:00Z', ['local', 'simulate', 'refund', ids2.twice]);
+    await fund('2027-01-05T10:00:00Z', 'twice');
+    await at2('2027-01-07T10:00:00Z', ['local', 'simulate', 'aeob-variance', ids2.twice]);
+    // A claim submitted at END2 itself: its events lie on the boundary of the day before and the day after.
+    const late = claimTemplate({ type: 'professional', npi: '1045782368', cpt: ['45380'], patient: 'MBR-1003', serviceDate: '2026-10-06' });
+    writeFileSync(join(home2.dir, 'late.json'), JSON.stringify(late));
+    await at2(END2, ['claim', 'submit', 'late.json', '-o', 'json']);
+    const lateEntry = (await at2(END2, ['ledger', 'list', '--from', '2026-10-06', '--to', '2026-10-06', '--all', '-o', 'ndjson'])).stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Row);
+    expect(lateEntry.length).toBe(1);
+    ids2.late = lateEntry[0]!.encounter_id;
+    expect((await local2(['local', 'clock', 'set', END2])).code).toBe(0);
+    server2 = await serve(home2.dir);
+    await login(home2.dir, server2.url);
+  });
+  afterAll(async () => {
+    await server2?.stop();
+    home2.remove();
+  });
+
+  for (const [name, run] of transports2) {
+    it(`--by funded: reconciliation, exceptions, provider rows, NDJSON lines and settled per day of December, January and both add up (${name})`, async () => {
+      const [first, second] = await transferIds2('twice');
+      const december = (await report(run, '2026-12-01', '2026-12-31')).report;
+      const january = (await report(run, '2027-01-01', '2027-01-31')).report;
+      const both = (await report(run, '2026-12-01', '2027-01-31')).report;
+      // December: the transfer released then refunded; January: the one that arrived with a variance.
+      expect(cents(december.money.released_then_refunded)).toBe(benefit2.twice);
+      expect(cents(january.money.settled)).toBe(benefit2.twice);
+      // Reconciliation: the transfer of each period under its own state, once in all.
+      for (const k of ['matched', 'variance', 'missing_aeob', 'not_reconciled']) {
+        expect(december.reconciliation[k].count, `December ${k}`).toBe(0);
+        expect(january.reconciliation[k].count + december.reconciliation[k].count, k).toBe(both.reconciliation[k].count);
+        expect(cents(january.reconciliation[k].amount) + cents(december.reconciliation[k].amount), k).toBe(cents(both.reconciliation[k].amount));
+      }
+      expect(january.reconciliation.variance.count).toBe(1);
+      // The variance is January's exception, named by January's transfer; December lists none of it.
+      const listed = (r: Row) => (r.exceptions as Row[]).map((x) => `${x.kind} ${x.reference}`);
+      expect(listed(december)).toEqual([]);
+      expect(listed(january)).toEqual([`AEOB_VARIANCE ${second}`]);
+      expect(listed(both)).toEqual([`AEOB_VARIANCE ${second}`]);
+      // The facts of now are listed with --by service only, and the answer says so.
+      expect(december.exceptions_not_listed).toEqual(['PENDED_OVER_7_DAYS', 'NOT_FUNDED_AFTER_3_DAYS']);
+      // Per-provider rows: every released payout, refunded since or not; they add up to released and the fees charged.
+      for (const r of [december, january, both]) {
+        const rows = (k: string) => (r.providers as Row[]).reduce((sum, p) => sum + cents(p[k]), 0);
+        expect(rows('amount')).toBe(cents(r.money.released));
+        expect(rows('fees')).toBe(cents(r.money.fees_charged));
+        expect(rows('refunded')).toBe(cents(r.money.released_then_refunded));
+        expect(rows('net')).toBe(cents(r.money.net_to_providers));
+        // Settled per day: labelled, and its days sum to the period's settled.
+        expect(r.settled_per_day_of).toMatch(/arrival days of the transfers counted released/);
+        expect((r.settled_per_day as Row[]).reduce((sum, d) => sum + cents(d.amount), 0)).toBe(cents(r.money.settled));
+      }
+      expect((december.providers as Row[]).length).toBeGreaterThan(0);
+      // NDJSON: one line per transfer of the period, its own id and amounts; the lines add up to the money section.
+      const lines = async (from: string, to: string) =>
+        (await run(['settlement', 'report', '--from', from, '--to', to, '--by', 'funded', '-o', 'ndjson'])).stdout
+          .trim()
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l) as Row);
+      const dec = await lines('2026-12-01', '2026-12-31');
+      const jan = await lines('2027-01-01', '2027-01-31');
+      expect(dec.map((l) => [l.encounter_id, l.processor_transfer_id, l.transfer_status, cents(l.settled), cents(l.released_then_refunded)])).toEqual([
+        [ids2.twice, first, 'REFUNDED', 0, benefit2.twice],
+      ]);
+      expect(jan.map((l) => [l.encounter_id, l.processor_transfer_id, l.transfer_status, cents(l.settled), l.match_status])).toEqual([
+        [ids2.twice, second, 'COMPLETED', benefit2.twice, 'VARIANCE'],
+      ]);
+      for (const k of ['released', 'in_transit', 'settled', 'released_then_refunded', 'came_back', 'failed', 'fees_charged'])
+        expect(
+          [...dec, ...jan].reduce((sum, l) => sum + cents(l[k]), 0),
+          k,
+        ).toBe(cents(both.money[k]));
+    });
+  }
+
+  it('December --by funded in CSV and on a table: the refunded transfer has its provider rows; the facts of now are said to be left out', async () => {
+    const december = (await report(local2, '2026-12-01', '2026-12-31')).report;
+    const csv = await local2(['settlement', 'report', '--from', '2026-12-01', '--to', '2026-12-31', '--by', 'funded', '-o', 'csv']);
+    expect(csv.stdout.trim().split('\n').length).toBe(1 + (december.providers as Row[]).length);
+    const table = await local2(['settlement', 'report', '--from', '2026-12-01', '--to', '2026-12-31', '--by', 'funded', '-o', 'table']);
+    expect(table.stdout).not.toMatch(/No payouts in the period/);
+    expect(table.stdout).toMatch(/Facts of now, not of a period, listed with --by service only:\nPENDED_OVER_7_DAYS, NOT_FUNDED_AFTER_3_DAYS/);
+    expect(table.stdout).toMatch(/Settled per day\nArrivals of the transfers released in the period; the days sum to Settled\./);
+  });
+
+  it("--by funded: October's day list shows the arrival on 2 November of the transfer it released (labelled), summing to October's settled", async () => {
+    const october = (await report(local2, '2026-10-01', '2026-10-31')).report;
+    expect(october.settled_per_day_of).toMatch(/arrival days of the transfers counted released/);
+    expect((october.settled_per_day as Row[]).map((d) => d.day)).toEqual(['2026-11-02']);
+    expect(cents(october.settled_per_day[0].amount)).toBe(cents(october.money.settled));
+  });
+
+  // activity --since: consecutive runs partition time.
+  it('two daily runs 24h apart count the events of the boundary second once, and the span ends at as_of (in-process and over local serve)', async () => {
+    // The claim submitted at END2: its events are in the boundary second of the run at END2 and the run a day later.
+    const runs = async () => {
+      const out: Row[] = [];
+      for (const [, run] of transports2) {
+        const r = await run(['activity', '--since', '24h', '-o', 'json']);
+        expect(r.code, r.stderr).toBe(0);
+        out.push(r.json<Row>());
+      }
+      return out;
+    };
+    const atEnd = await runs();
+    expect((await local2(['local', 'clock', 'advance', '1d'])).code).toBe(0);
+    const dayAfter = await runs();
+    const next = new Date(Date.parse(END2) + 86_400_000).toISOString().replace(/\.000Z$/, 'Z');
+    const key = (e: Row) => `${e.time} ${e.kind} ${e.encounter_id}`;
+    for (const [i, before] of atEnd.entries()) {
+      const after = dayAfter[i]!;
+      expect(before.span.to).toBe(END2);
+      expect(before.span.as_of).toBe(END2);
+      expect(after.span).toEqual({ from: END2, to: next, as_of: next });
+      const first = (before.events as Row[]).map(key);
+      const second = (after.events as Row[]).map(key);
+      expect(first.filter((k) => second.includes(k))).toEqual([]);
+      expect(second).toContain(`${END2} submitted ${ids2.late}`);
+      expect(first).not.toContain(`${END2} submitted ${ids2.late}`);
+    }
+  });
 });

@@ -287,7 +287,8 @@ async function reportFigures(dir: string, sequence: Sequence): Promise<ReportFig
     };
   }
   const providers: ReportFigures['providers'] = {};
-  for (const p of j.providers as Body[]) providers[p.npi] = { payouts: p.payouts, amount: cents(p.amount), fees: cents(p.fees), net: cents(p.net) };
+  for (const p of j.providers as Body[])
+    providers[p.npi] = { payouts: p.payouts, amount: cents(p.amount), refunded: cents(p.refunded), fees: cents(p.fees), net: cents(p.net) };
   const m = j.money as Body;
   const rec = j.reconciliation as Body;
   // The names the report prints each figure under (some have had two).

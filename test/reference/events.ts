@@ -113,7 +113,7 @@ export interface ReportFigures {
    * spent: funded − came_back. The engine's report is compared on those of them it prints.
    */
   money: Partial<Record<MoneyKey, number>>;
-  providers: Record<string, { payouts: number; amount: number; fees: number; net: number }>;
+  providers: Record<string, { payouts: number; amount: number; refunded: number; fees: number; net: number }>;
   reconciliation: { matched: [number, number]; variance: number[]; missing_aeob: [number, number]; not_reconciled: number };
 }
 

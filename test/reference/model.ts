@@ -785,11 +785,17 @@ export class Model {
           for (const p of t.payouts) {
             add('processor_fees', p.fee);
             add('net_to_providers', p.amount - p.fee);
-            const q = (r.providers[p.npi] ??= { payouts: 0, amount: 0, fees: 0, net: 0 });
+          }
+        }
+        // A provider's row: every payout that left the plan, a refunded one too (under refunded, no net).
+        if (t.status !== 'FAILED') {
+          for (const p of t.payouts) {
+            const q = (r.providers[p.npi] ??= { payouts: 0, amount: 0, refunded: 0, fees: 0, net: 0 });
             q.payouts++;
             q.amount += p.amount;
             q.fees += p.fee;
-            q.net += p.amount - p.fee;
+            if (t.status === 'REFUNDED') q.refunded += p.amount;
+            else q.net += p.amount - p.fee;
           }
         }
       }

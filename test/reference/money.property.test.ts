@@ -92,14 +92,19 @@ function reportOfRecords(s: Sequence, o: Outcome): ReportFigures {
         add('came_back', t.refund!.amount);
         add('fees_kept', t.refund!.fees_not_returned);
       }
-      if (t.status !== 'INITIATED' && t.status !== 'COMPLETED') continue;
+      if (t.status === 'FAILED') continue;
+      // Each payout released is its provider's row; a refunded one shows under refunded, with no net.
       for (const p of t.payouts) {
-        add('processor_fees', p.fee!);
-        add('net_to_providers', p.net!);
-        const q = (r.providers[p.npi] ??= { payouts: 0, amount: 0, fees: 0, net: 0 });
+        const q = (r.providers[p.npi] ??= { payouts: 0, amount: 0, refunded: 0, fees: 0, net: 0 });
         q.payouts++;
         q.amount += p.amount;
         q.fees += p.fee!;
+        if (t.status === 'REFUNDED') {
+          q.refunded += p.amount;
+          continue;
+        }
+        add('processor_fees', p.fee!);
+        add('net_to_providers', p.net!);
         q.net += p.net!;
       }
     }

@@ -95,8 +95,12 @@ async function tpaIn(run: TimelineRun, args: string[]): Promise<string> {
 interface ReportSums {
   money: Record<string, number>;
   transfers: Record<string, number>;
-  providers: Record<string, { payouts: number; amount: number; fees: number; net: number }>;
+  providers: Record<string, { payouts: number; amount: number; refunded: number; fees: number; net: number }>;
   encounters: number;
+  /** Each reconciliation row's count and amount (`matched.count`, `matched.amount`, …). */
+  reconciliation: Record<string, number>;
+  /** Each exception as `kind encounter reference`. */
+  exceptions: string[];
 }
 
 async function report(run: TimelineRun, p: Period, by: string, npi?: string): Promise<ReportSums> {
@@ -106,8 +110,15 @@ async function report(run: TimelineRun, p: Period, by: string, npi?: string): Pr
   const money: Record<string, number> = {};
   for (const k of MONEY) money[k] = cents(j.money[k]);
   const providers: ReportSums['providers'] = {};
-  for (const q of j.providers as Body[]) providers[q.npi] = { payouts: q.payouts, amount: cents(q.amount), fees: cents(q.fees), net: cents(q.net) };
-  return { money, transfers: { ...(j.money.transfers as Record<string, number>) }, providers, encounters: j.encounters.count };
+  for (const q of j.providers as Body[])
+    providers[q.npi] = { payouts: q.payouts, amount: cents(q.amount), refunded: cents(q.refunded), fees: cents(q.fees), net: cents(q.net) };
+  const reconciliation: Record<string, number> = {};
+  for (const k of ['matched', 'variance', 'missing_aeob', 'not_reconciled']) {
+    reconciliation[`${k}.count`] = j.reconciliation[k].count;
+    reconciliation[`${k}.amount`] = cents(j.reconciliation[k].amount);
+  }
+  const exceptions = (j.exceptions as Body[]).map((x) => `${x.kind} ${x.encounter_id} ${x.reference}`);
+  return { money, transfers: { ...(j.money.transfers as Record<string, number>) }, providers, encounters: j.encounters.count, reconciliation, exceptions };
 }
 
 async function activity(run: TimelineRun, p: Period, npi?: string): Promise<Record<string, { count: number; amount: number }>> {
@@ -170,20 +181,33 @@ describe('metamorphic relations over a year and a half of claims, payments, fail
           for (const by of BY) {
             await relation(`report-by-${by}`, async () => {
               const all = await report(run, whole, by);
-              const sum: ReportSums = { money: {}, transfers: {}, providers: {}, encounters: 0 };
+              const sum: ReportSums = { money: {}, transfers: {}, providers: {}, encounters: 0, reconciliation: {}, exceptions: [] };
               for (const p of periods) {
                 const r = await report(run, p, by);
                 addInto(sum.money, r.money);
                 addInto(sum.transfers, r.transfers);
+                addInto(sum.reconciliation, r.reconciliation);
+                sum.exceptions.push(...r.exceptions);
                 for (const [npi, q] of Object.entries(r.providers)) {
-                  const s = (sum.providers[npi] ??= { payouts: 0, amount: 0, fees: 0, net: 0 });
+                  const s = (sum.providers[npi] ??= { payouts: 0, amount: 0, refunded: 0, fees: 0, net: 0 });
                   s.payouts += q.payouts;
                   s.amount += q.amount;
+                  s.refunded += q.refunded;
                   s.fees += q.fees;
                   s.net += q.net;
                 }
+                // A period's provider rows are its released money, each payout once.
+                const rows = Object.values(r.providers);
+                expect(
+                  rows.reduce((t, q) => t + q.amount, 0),
+                  `report --by ${by} ${p.from}..${p.to}: the provider rows against released`,
+                ).toBe(r.money.released ?? 0);
                 sum.encounters += r.encounters;
               }
+              expect(nonZero(sum.reconciliation), `report --by ${by}: the periods' reconciliation against the whole span's`).toEqual(
+                nonZero(all.reconciliation),
+              );
+              expect(sum.exceptions.sort(), `report --by ${by}: each exception in one period`).toEqual([...all.exceptions].sort());
               expect(nonZero(sum.money), `report --by ${by}: the periods' money against the whole span's`).toEqual(nonZero(all.money));
               expect(nonZero(sum.transfers), `report --by ${by}: the periods' transfers against the whole span's`).toEqual(nonZero(all.transfers));
               expect(sum.providers, `report --by ${by}: the periods' providers against the whole span's`).toEqual(all.providers);

@@ -147,7 +147,8 @@ async function activityOf(ctx: Context, opts: Options): Promise<CommandOutput> {
   const client = await ctx.client();
   const now = await serviceNow(client);
   const span = spanOf(opts, now);
-  const endMs = span.endMs ?? Date.parse(now) + 1000;
+  // "Until now" ends at the service's time, exclusive: two runs 24h apart share no instant.
+  const endMs = span.endMs ?? Date.parse(now);
   // A claim is sent once its service is rendered, so an event of the span concerns a service date
   // on or before the span's last day (and, with --lookback, on or after its first day minus it).
   const lastDay = dateOfInstant(endMs - 1);

@@ -32,7 +32,15 @@ export async function reviewOf(ctx: Context, plan: RunPlan, npi: string | undefi
     const payouts: PayoutShare[] = reviewPayouts((await client.ledgerDetail(e.encounter_id)).body);
     byEncounter.set(e.encounter_id, payouts);
     for (const p of payouts) {
-      const t = totals.get(p.providerNpi) ?? { npi: p.providerNpi, name: p.providerName, payouts: 0, amountCents: 0, feeCents: 0, netCents: 0 };
+      const t = totals.get(p.providerNpi) ?? {
+        npi: p.providerNpi,
+        name: p.providerName,
+        payouts: 0,
+        amountCents: 0,
+        refundedCents: 0,
+        feeCents: 0,
+        netCents: 0,
+      };
       t.payouts++;
       t.amountCents += p.amountCents;
       t.feeCents += p.feeCents;

@@ -4,7 +4,7 @@
 // desk's report").
 import type { LedgerFilters, LedgerItem } from '../../../client/types.js';
 import { centsToAmount, formatCentsGrouped, jsonNumberToCents } from '../../../domain/money.js';
-import type { PeriodReport, ReportSettlement } from '../../../domain/report.js';
+import { AS_OF_NOW_EXCEPTIONS, type PeriodReport, type ReportSettlement } from '../../../domain/report.js';
 import { fieldsInvalid, UsageError, ValidationFailed } from '../../../errors.js';
 import { count } from '../../../render/format.js';
 import type { CommandOutput, TableTools } from '../../../render/output.js';
@@ -50,7 +50,7 @@ export const report = verb({
   examples: [
     'tpa settlement report --from 2026-11-01 --to 2026-11-30',
     'tpa settlement report --from 2026-11-01 --to 2026-11-30 -o csv --section exceptions',
-    'tpa settlement report --from 2026-11-01 --to 2026-11-30 -o ndjson   # one line per encounter',
+    'tpa settlement report --from 2026-11-01 --to 2026-11-30 -o ndjson   # one line per encounter; --by funded: per transfer',
     'tpa settlement report --period last-month --by settled',
   ],
   run(ctx, _args, opts) {
@@ -78,6 +78,11 @@ async function filtersOf(ctx: Context, opts: OptionValues<typeof options>): Prom
   const f = await withPeriodDates(ctx, opts, checked);
   return { f, counted: countedPeriod(opts.by, opts.lookback, f) };
 }
+
+/** What the days of "settled per day" are, in every by: their sum is money.settled. */
+const SETTLED_PER_DAY_OF = 'the arrival days of the transfers counted released and settled now; their sum is money.settled';
+// Two lines, each within 80 columns.
+const AS_OF_NOW_NOTE = `Facts of now, not of a period, listed with --by service only:\n${AS_OF_NOW_EXCEPTIONS.join(', ')}`;
 
 /** The report as data: amounts as JSON numbers, exact to the cent. */
 function reportData(r: PeriodReport, f: LedgerFilters, now: string, by: string): Record<string, unknown> {
@@ -122,7 +127,10 @@ function reportData(r: PeriodReport, f: LedgerFilters, now: string, by: string):
       not_reconciled: { count: r.reconciliation.notReconciled.count, amount: money(r.reconciliation.notReconciled.amountCents) },
     },
     exceptions: r.exceptions.map(exceptionRow),
+    // Under --by funded/settled the facts of now (pended too long, not funded) are in no period.
+    exceptions_not_listed: r.asOfNowExceptionsListed ? [] : AS_OF_NOW_EXCEPTIONS,
     settled_per_day: r.settledPerDay.map((d) => ({ day: d.day, amount: money(d.amountCents) })),
+    settled_per_day_of: SETTLED_PER_DAY_OF,
   };
 }
 
@@ -131,6 +139,7 @@ const providerRow = (p: PeriodReport['providers'][number]) => ({
   name: p.name,
   payouts: p.payouts,
   amount: money(p.amountCents),
+  refunded: money(p.refundedCents),
   fees: money(p.feeCents),
   net: money(p.netCents),
 });
@@ -145,7 +154,7 @@ const exceptionRow = (x: PeriodReport['exceptions'][number]) => ({
 
 /** The CSV header of each section, written even when the section has no row. */
 const SECTION_COLUMNS: Record<Section, readonly string[]> = {
-  providers: ['npi', 'name', 'payouts', 'amount', 'fees', 'net'],
+  providers: ['npi', 'name', 'payouts', 'amount', 'refunded', 'fees', 'net'],
   status: ['status', 'count', 'charges', 'allowed', 'patient_responsibility', 'benefit'],
   money: ['measure', 'amount'],
   reconciliation: ['reconciliation', 'count', 'amount'],
@@ -253,10 +262,11 @@ export function reportTable(t: TableTools, r: PeriodReport, f: LedgerFilters, no
             'Provider',
             { header: 'Payouts', align: 'right' },
             { header: 'Amount', align: 'right' },
+            { header: 'Refunded', align: 'right' },
             { header: 'Fees', align: 'right' },
             { header: 'Net', align: 'right' },
           ],
-          r.providers.map((p) => [`${p.name} (${p.npi})`, count(p.payouts), m(p.amountCents), m(p.feeCents), m(p.netCents)]),
+          r.providers.map((p) => [`${p.name} (${p.npi})`, count(p.payouts), m(p.amountCents), m(p.refundedCents), m(p.feeCents), m(p.netCents)]),
         ),
   );
   const rec = r.reconciliation;
@@ -276,14 +286,18 @@ export function reportTable(t: TableTools, r: PeriodReport, f: LedgerFilters, no
   );
   parts.push(
     t.c.bold('Exceptions to act on'),
-    r.exceptions.length === 0
-      ? 'None.'
-      : t.table(
-          ['Kind', 'Encounter', { header: 'Amount', align: 'right' }, 'Since', 'Reference'],
-          r.exceptions.map((x) => [x.kind, x.encounter_id, m(x.amountCents), x.since ?? '—', x.reference ?? '—']),
-        ),
+    (r.asOfNowExceptionsListed ? '' : `${AS_OF_NOW_NOTE}.\n`) +
+      (r.exceptions.length === 0
+        ? 'None.'
+        : t.table(
+            ['Kind', 'Encounter', { header: 'Amount', align: 'right' }, 'Since', 'Reference'],
+            r.exceptions.map((x) => [x.kind, x.encounter_id, m(x.amountCents), x.since ?? '—', x.reference ?? '—']),
+          )),
   );
-  parts.push(t.c.bold('Settled per day'), settledChart(r.settledPerDay, t.width ?? 80));
+  parts.push(
+    `${t.c.bold('Settled per day')}\nArrivals of the transfers ${by === 'service' ? 'of these encounters' : 'released in the period'}; the days sum to Settled.`,
+    settledChart(r.settledPerDay, t.width ?? 80),
+  );
   return parts.join('\n\n');
 }
 
@@ -304,6 +318,7 @@ async function settlementReport(ctx: Context, opts: OptionValues<typeof options>
   const now = await serviceNow(client);
   const entries: LedgerItem[] = [];
   let moneyIds: string[] | undefined;
+  let moneyEntries: LedgerItem[] = [];
   let scan: ScanInfo | undefined;
   // One progress line, redrawn, with its rate and time left (docs/design.md "Long jobs").
   const reading = counter(ctx.status, 'reading the ledger', 'entries');
@@ -313,6 +328,7 @@ async function settlementReport(ctx: Context, opts: OptionValues<typeof options>
     const found = await entriesWithEvent(client, counted.filters, counted.kind, counted.span, (p) => reading(p.read, p.total, readWait(p)));
     entries.push(...found.entries);
     moneyIds = found.moneyIds;
+    moneyEntries = found.moneyEntries;
     ctx.status.clear();
     scan = await scanOf(ctx, counted.filters.start_date, counted.filters.end_date, lookbackDays(opts.lookback), found.entriesRead, f.provider_npi);
   } else {
@@ -346,10 +362,44 @@ async function settlementReport(ctx: Context, opts: OptionValues<typeof options>
     settlements,
     now,
     f.provider_npi,
-    counted ? { by: counted.kind, startMs: counted.span.startMs, endMs: counted.span.endMs } : undefined,
+    counted ? { by: counted.kind, startMs: counted.span.startMs, endMs: counted.span.endMs, moneyEntries } : undefined,
   );
   const data = { ...reportData(report, f, now, by), ...(scan ? { scan } : {}) };
   if (ctx.format === 'ndjson') {
+    if (counted) {
+      // By the money's own times: one line per transfer with a figure in the period, its amounts
+      // those the money section counts here, so the lines add up to it (docs/money-rules.md "The finance desk's report").
+      const byId = new Map<string, LedgerItem>();
+      for (const e of [...moneyEntries, ...entries]) byId.set(e.encounter_id, e);
+      for (const l of report.transferLines) {
+        const e = byId.get(l.encounter_id);
+        const t = l.transfer;
+        ctx.io.stdout.write(
+          `${JSON.stringify({
+            encounter_id: l.encounter_id,
+            encounter_number: e?.encounter_number ?? null,
+            service_date: e?.service_date ?? null,
+            status: e?.status ?? null,
+            provider_npi: e?.provider.npi ?? null,
+            processor_transfer_id: t.processor_transfer_id,
+            transfer_status: t.status,
+            initiated_at: t.initiated_at ?? null,
+            completed_at: t.completed_at,
+            released: money(l.releasedCents),
+            in_transit: money(l.inTransitCents),
+            settled: money(l.settledCents),
+            released_then_refunded: money(l.refundedCents),
+            came_back: money(l.cameBackCents),
+            failed: money(l.failedCents),
+            fees_charged: money(l.feeCents),
+            reconciliation_status: t.reconciliation_status ?? null,
+            match_status: t.aeob_match?.match_status ?? null,
+            variance: t.aeob_match?.variance ?? null,
+          })}\n`,
+        );
+      }
+      return { exitCode: 0 };
+    }
     // One object per encounter with its settlement state, for scripts that build their own.
     for (const e of entries) {
       const s = settlements.get(e.encounter_id);
