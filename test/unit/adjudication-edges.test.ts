@@ -63,9 +63,9 @@ describe('bundle episodes', () => {
     ]);
   });
 
-  it('on one date, the line of the lower sequence takes the odd cent of the spread', () => {
+  it("each part is allowed its own share, whatever the line order: A's odd cent stays with A", () => {
     const a = run(claim([{ cptCode: 'B' }, { cptCode: 'A' }]), bundle(['A', 'B'], 1001));
-    expect(a.lines.map((l) => l.allowedCents)).toEqual([501, 500]);
+    expect(a.lines.map((l) => l.allowedCents)).toEqual([500, 501]);
   });
 
   it('the bundle rate is shared over the codes in code order, whatever order the contract lists them', () => {
