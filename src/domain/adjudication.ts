@@ -446,10 +446,11 @@ function priceLines(verdicts: LineVerdict[], bundleHistory: readonly PriorLine[]
 
 /**
  * One negotiated rate for the whole bundle, once per episode (docs/money-rules.md "Bundles"): the rate is split
- * in equal shares over the bundle's codes; the lines of parts not yet billed in their episode are
- * allowed the shares of those parts together (the whole rate for a complete bundle), spread over
- * the lines by charge and never above the charges; a part billed again later in the episode is
- * included in what was paid (BUNDLED, 0.00). An episode: the member's lines under one bundle
+ * in equal shares over the bundle's codes; each part not yet billed in its episode is allowed its
+ * own share once, capped by the charge of the line carrying it (its first line charged more than
+ * 0.00, in service date and line order), and no part's unused share goes to another; the part's
+ * other lines, and a part billed before in the episode, are included in what was paid (BUNDLED,
+ * 0.00). One claim and several in date order pay the same, line by line. An episode: the member's lines under one bundle
  * contract on days fewer than BUNDLE_EPISODE_DAYS after its earliest day, whatever order they came in.
  */
 function priceBundle(contract: ContractTerms, indexes: number[], verdicts: LineVerdict[], history: readonly PriorLine[], allowed: number[]): void {
