@@ -121,28 +121,21 @@ export interface PriorLine {
 
 /**
  * A line counts as paid when it was allowed more than 0.00 (before any anesthesia deducted from
- * it, which the plan paid as the anesthesia): a 0.00 line is no duplicate's original and no part
- * of a bundle episode. A bundle line is recorded only when the parts of its episode on its claim
- * were allowed more than 0.00 together (`paidLines`): the rate is spread over them by charge, so a
- * small part may be allowed 0.00 while its share is paid with another.
+ * it, which the plan paid as the anesthesia): a 0.00 line is no duplicate's original. A bundle
+ * line is recorded with its episode only when it carried its part (`paidLines`), so a recorded
+ * bundle line is a part billed in its episode, even when its share was 0.00.
  */
 export function countsAsPaid(p: Pick<PriorLine, 'allowedCents' | 'anesthesiaDeductedCents' | 'episodeStart'>): boolean {
   return p.allowedCents + (p.anesthesiaDeductedCents ?? 0) > 0 || p.episodeStart !== null;
 }
 
-/** Which lines of an adjudication are paid, to count toward later duplicates and bundle episodes. */
+/**
+ * Which lines of an adjudication are paid, to count toward later duplicates and bundle episodes:
+ * those allowed more than 0.00, and a bundle part's carrier (ALLOWED, charged more than 0.00)
+ * whose share was 0.00. A line charged 0.00 is never a paid part.
+ */
 export function paidLines(lines: readonly LineAdjudication[]): boolean[] {
-  const paidEpisodes = new Set<string>();
-  for (const l of lines) {
-    if (l.status === 'ALLOWED' && l.episodeStart !== null && l.allowedCents + (l.anesthesiaDeductedCents ?? 0) > 0) {
-      paidEpisodes.add(`${l.contractId}|${l.episodeStart}`);
-    }
-  }
-  return lines.map(
-    (l) =>
-      l.status === 'ALLOWED' &&
-      (l.allowedCents + (l.anesthesiaDeductedCents ?? 0) > 0 || (l.episodeStart !== null && paidEpisodes.has(`${l.contractId}|${l.episodeStart}`))),
-  );
+  return lines.map((l) => l.status === 'ALLOWED' && (l.allowedCents + (l.anesthesiaDeductedCents ?? 0) > 0 || (l.episodeStart !== null && l.chargeCents > 0)));
 }
 
 export interface LineAdjudication {
@@ -453,10 +446,11 @@ function priceLines(verdicts: LineVerdict[], bundleHistory: readonly PriorLine[]
 
 /**
  * One negotiated rate for the whole bundle, once per episode (docs/money-rules.md "Bundles"): the rate is split
- * in equal shares over the bundle's codes; the lines of parts not yet billed in their episode are
- * allowed the shares of those parts together (the whole rate for a complete bundle), spread over
- * the lines by charge and never above the charges; a part billed again later in the episode is
- * included in what was paid (BUNDLED, 0.00). An episode: the member's lines under one bundle
+ * in equal shares over the bundle's codes; each part not yet billed in its episode is allowed its
+ * own share once, capped by the charge of the line carrying it (its first line charged more than
+ * 0.00, in service date and line order), and no part's unused share goes to another; the part's
+ * other lines, and a part billed before in the episode, are included in what was paid (BUNDLED,
+ * 0.00). One claim and several in date order pay the same, line by line. An episode: the member's lines under one bundle
  * contract on days fewer than BUNDLE_EPISODE_DAYS after its earliest day, whatever order they came in.
  */
 function priceBundle(contract: ContractTerms, indexes: number[], verdicts: LineVerdict[], history: readonly PriorLine[], allowed: number[]): void {
@@ -501,39 +495,38 @@ function priceBundle(contract: ContractTerms, indexes: number[], verdicts: LineV
   const shareOf = new Map(codes.map((code, k) => [code, shares[k]!]));
   for (const [start, { billed: billedBefore }] of episodes) {
     const members = ordered.filter((i) => lineEpisode.get(i) === start);
-    const unbilled = members.filter((i) => !billedBefore.has(verdicts[i]!.line.cptCode));
-    // A part billed twice on this claim for one date and fee kind is one service billed twice: the
-    // later line is a duplicate (CARC-18), as on any other contract, unless a distinct-service
-    // modifier makes it another service; the part's share is then spread over both.
-    const once = new Set<string>();
-    const parts = unbilled.filter((i) => {
-      const v = verdicts[i]!;
-      const key = `${v.feeKind}|${v.line.cptCode}|${v.line.serviceDate}|${distinctServiceKey(v.line.modifiers)}`;
-      if (!once.has(key)) {
-        // A line that can only be allowed 0.00 is not paid: it makes no later line a duplicate.
-        if (!surelyZero(v.line, contract)) once.add(key);
-        return true;
-      }
-      Object.assign(v, { status: 'DENIED', reasonCode: DENIAL.DUPLICATE.code, reason: DENIAL.DUPLICATE.reason });
-      return false;
-    });
+    // Each part not billed before in the episode is carried by its first line charged more than
+    // 0.00, in (service date, line order), allowed its own share once, capped by that line's
+    // charge: no part's unused share goes to another. Every other line of the part is included
+    // (BUNDLED), but a repeat of the carrier's service (date, fee kind, distinct-service modifiers)
+    // is a duplicate (CARC-18), as on any other contract; a line before the carrier, charged 0.00,
+    // is allowed 0.00. One claim or several in date order pay the same, line by line.
+    const carriers = new Map<string, number>();
     for (const i of members) {
-      if (verdicts[i]!.status === 'DENIED') continue;
-      verdicts[i]!.episodeStart = start;
-      if (!parts.includes(i)) Object.assign(verdicts[i]!, { status: 'BUNDLED', reasonCode: DENIAL.BUNDLED.code, reason: DENIAL.BUNDLED.reason });
+      const v = verdicts[i]!;
+      const code = v.line.cptCode;
+      v.episodeStart = start;
+      const carrier = carriers.get(code);
+      if (billedBefore.has(code)) {
+        Object.assign(v, { status: 'BUNDLED', reasonCode: DENIAL.BUNDLED.code, reason: DENIAL.BUNDLED.reason });
+      } else if (carrier !== undefined) {
+        const c = verdicts[carrier]!;
+        if (serviceKey(c) === serviceKey(v)) {
+          Object.assign(v, { status: 'DENIED', reasonCode: DENIAL.DUPLICATE.code, reason: DENIAL.DUPLICATE.reason, episodeStart: null });
+        } else {
+          Object.assign(v, { status: 'BUNDLED', reasonCode: DENIAL.BUNDLED.code, reason: DENIAL.BUNDLED.reason });
+        }
+      } else if (v.line.chargeCents > 0) {
+        carriers.set(code, i);
+        allowed[i] = Math.min(shareOf.get(code) ?? 0, v.line.chargeCents);
+      }
     }
-    const newCodes = new Set(parts.map((i) => verdicts[i]!.line.cptCode));
-    const allowance = [...newCodes].reduce((sum, code) => sum + (shareOf.get(code) ?? 0), 0);
-    const charges = parts.map((i) => verdicts[i]!.line.chargeCents);
-    const spread = allocate(
-      Math.min(
-        allowance,
-        charges.reduce((a, b) => a + b, 0),
-      ),
-      charges,
-    );
-    parts.forEach((i, k) => (allowed[i] = spread[k]!));
   }
+}
+
+/** One service of a line: its fee kind, code, date and distinct-service modifiers (docs/money-rules.md "Duplicates"). */
+function serviceKey(v: LineVerdict): string {
+  return `${v.feeKind}|${v.line.cptCode}|${v.line.serviceDate}|${distinctServiceKey(v.line.modifiers)}`;
 }
 
 /** A bundle episode of a member and contract: its first and last days, and the parts billed in it before this claim. */

@@ -161,3 +161,101 @@ describe('the copay is per visit (member, billing provider, date of service), wh
     expect(pended[1]![0]!.copay_applied).toBe(25);
   });
 });
+
+describe('a bundle part pays the same whatever the packing into claims: each part its own share once, capped by the charge of the line carrying it', () => {
+  /** What a line pays, for comparing one claim with several: code, date, status, reason and the money. */
+  const CLOCK = '2026-12-05T10:00:00Z';
+  // A claim whose every line is included is DENIED and shows no amounts: 0.00 either way.
+  const money = (l: Body) => [
+    l.cpt_code,
+    l.service_date,
+    l.status,
+    ...['allowed_amount', 'deductible_applied', 'copay_applied', 'coinsurance_applied', 'benefit_amount'].map((f) => l[f] ?? 0),
+  ];
+  const packings = (npi: string, patient: string, lines: ClaimSpec['lines'], preauthorization?: string) => {
+    const one = submitAll([{ npi, patient, lines, preauthorization }], CLOCK).flat();
+    const apart = submitAll(
+      lines.map((l) => ({ npi, patient, lines: [l], preauthorization })),
+      CLOCK,
+    ).flat();
+    return { one, apart };
+  };
+
+  it('one PACKAGE part on two days: one claim as two claims (500.00, then BUNDLED), not 9,500.00 spread by charge', () => {
+    const { one, apart } = packings(LAKESIDE, 'MBR-1003', [
+      { code: '97161', date: '2026-11-02', charge: '500.00' },
+      { code: '97161', date: '2026-11-09', charge: '20000.00' },
+    ]);
+    expect(one.map((l) => [l.status, l.allowed_amount])).toEqual([
+      ['ALLOWED', 500],
+      ['BUNDLED', 0],
+    ]);
+    expect(one.map(money)).toEqual(apart.map(money));
+  });
+
+  it('across a plan year end (MBR-1004): the deductible does not move with the packing', () => {
+    const { one, apart } = packings(LAKESIDE, 'MBR-1004', [
+      { code: '97161', date: '2025-12-28', charge: '12000.00' },
+      { code: '97161', date: '2026-01-04', charge: '12000.00' },
+    ]);
+    expect(one.map((l) => l.status)).toEqual(['ALLOWED', 'BUNDLED']);
+    expect(one.map(money)).toEqual(apart.map(money));
+  });
+
+  it("DOUBLE_HEADER: an under-charged part's unused share goes to no other part (1,950.00 + 400.00 on one claim as on two)", () => {
+    const { one, apart } = packings(
+      '1582736496',
+      'MBR-1003',
+      [
+        { code: '29881', date: '2026-11-02', charge: '3500.00' },
+        { code: '29880', date: '2026-11-02', charge: '400.00' },
+      ],
+      'PA-2026-1102',
+    );
+    expect(one.map((l) => l.allowed_amount)).toEqual([1950, 400]);
+    expect(one.map(money)).toEqual(apart.map(money));
+  });
+
+  it('PACKAGE 27447 (20,000.00) and 97161 (500.00) 17 days apart: 9,500.00 + 500.00 on one claim as on two', () => {
+    const { one, apart } = packings(
+      LAKESIDE,
+      'MBR-1003',
+      [
+        { code: '27447', date: '2026-11-02', charge: '20000.00' },
+        { code: '97161', date: '2026-11-19', charge: '500.00' },
+      ],
+      'PA-2026-1102',
+    );
+    expect(one.map((l) => l.allowed_amount)).toEqual([9500, 500]);
+    expect(one.map(money)).toEqual(apart.map(money));
+  });
+
+  it('a complete bundle whose parts are each charged at least their share is still allowed the whole rate', () => {
+    const { one, apart } = packings(
+      LAKESIDE,
+      'MBR-1003',
+      [
+        { code: '01402', date: '2026-11-02', charge: '12000.00' },
+        { code: '27447', date: '2026-11-02', charge: '12000.00' },
+        { code: '97161', date: '2026-11-20', charge: '9500.00' },
+      ],
+      'PA-2026-1102',
+    );
+    expect(cents([one], 'allowed_amount')).toBe(2_850_000);
+    expect(one.map(money)).toEqual(apart.map(money));
+  });
+
+  it('a second line of the part the same day is included (BUNDLED) whatever its distinct-service modifier; its plain repeat is a duplicate (CARC-18)', () => {
+    const { one, apart } = packings(LAKESIDE, 'MBR-1003', [
+      { code: '97161', date: '2026-11-02', charge: '500.00' },
+      { code: '97161', date: '2026-11-02', charge: '700.00', modifiers: ['59'] },
+      { code: '97161', date: '2026-11-02', charge: '800.00' },
+    ]);
+    expect(one.map((l) => [l.status, l.allowed_amount])).toEqual([
+      ['ALLOWED', 500],
+      ['BUNDLED', 0],
+      ['DENIED', 0],
+    ]);
+    expect(one.map(money)).toEqual(apart.map(money));
+  });
+});

@@ -193,8 +193,9 @@ describe('a bundle is paid once per episode', () => {
       npi: lakeside,
       lines: [
         { code: '27447', date: '2026-06-01' },
-        { code: '01402', date: '2026-06-01' },
-        { code: '97161', date: '2026-06-01' },
+        // Each part charged at least its share: the complete package is allowed the whole rate.
+        { code: '01402', date: '2026-06-01', charge: '9500.00' },
+        { code: '97161', date: '2026-06-01', charge: '9500.00' },
       ],
       preauthorization: 'PA-3',
     });

@@ -101,8 +101,9 @@ describe('bundles and included anesthesia still pay once, whatever the modifiers
       patient: 'MBR-1003',
       lines: [
         { code: '27447', date: '2026-06-01' },
-        { code: '01402', date: '2026-06-01' },
-        { code: '97161', date: '2026-06-01' },
+        // Each part charged at least its share: the complete package is allowed the whole rate.
+        { code: '01402', date: '2026-06-01', charge: '9500.00' },
+        { code: '97161', date: '2026-06-01', charge: '9500.00' },
       ],
       preauthorization: 'PA-3',
     });
@@ -114,7 +115,7 @@ describe('bundles and included anesthesia still pay once, whatever the modifiers
     }
   });
 
-  it('a package part on two lines of one claim, the second with 59, shares the one share of that part', () => {
+  it('a package part on two lines of one claim, the second with 59, is one part: the first carries its share, the second is included', () => {
     const two = adjudicate(at, {
       npi: LAKESIDE,
       patient: 'MBR-1004',
@@ -124,10 +125,10 @@ describe('bundles and included anesthesia still pay once, whatever the modifiers
       ],
     });
     expect(two.lines.map((l) => [l.status, l.allowed_amount])).toEqual([
-      ['ALLOWED', 4750],
-      ['ALLOWED', 4750],
+      ['ALLOWED', 8000],
+      ['BUNDLED', 0],
     ]);
-    expect(two.response.adjudication.allowed_amount).toBe(9500);
+    expect(two.response.adjudication.allowed_amount).toBe(8000);
   });
 
   it('an anesthesia fee with XU on a day whose rate includes the anesthesia is not paid again', () => {

@@ -95,3 +95,40 @@ describe('over local serve: the copay is per visit, whatever the packing into cl
     expect(sum(oneVisitTwoClaims, 'patient_responsibility')).toBe(sum(oneVisitOneClaim, 'patient_responsibility'));
   });
 });
+
+describe('over local serve: a bundle part pays the same whatever the packing into claims', () => {
+  /** Each line's status and allowed amount (a claim whose every line is included shows none: 0.00). */
+  const allowed = (claims: Body[][]) => claims.flat().map((l) => [l.cpt_code, l.service_date, l.status, l.allowed_amount ?? 0]);
+  /** The lines on one claim for one member, and one line a claim (in date order) for another. */
+  async function packings(npi: string, lines: ClaimSpec['lines'], preauthorization?: string) {
+    const one = [await submit({ npi, patient: 'MBR-1004', lines, preauthorization })];
+    const apart = [];
+    for (const line of lines) apart.push(await submit({ npi, patient: 'MBR-1001', lines: [line], preauthorization }));
+    return { one: allowed(one), apart: allowed(apart) };
+  }
+
+  it('one PACKAGE part on two days: 500.00 and then included, on one claim as on two', async () => {
+    const { one, apart } = await packings(LAKESIDE, [
+      { code: '97161', date: '2026-11-02', charge: '500.00' },
+      { code: '97161', date: '2026-11-09', charge: '20000.00' },
+    ]);
+    expect(one.map((l) => l.slice(2))).toEqual([
+      ['ALLOWED', 500],
+      ['BUNDLED', 0],
+    ]);
+    expect(one).toEqual(apart);
+  });
+
+  it("DOUBLE_HEADER: the under-charged part's unused share goes to no other part, 1,950.00 + 400.00 on one claim as on two", async () => {
+    const { one, apart } = await packings(
+      '1582736496',
+      [
+        { code: '29881', date: '2026-11-20', charge: '3500.00' },
+        { code: '29880', date: '2026-11-20', charge: '400.00' },
+      ],
+      'PA-2026-1120',
+    );
+    expect(one.map((l) => l[3])).toEqual([1950, 400]);
+    expect(one).toEqual(apart);
+  });
+});

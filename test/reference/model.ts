@@ -268,7 +268,7 @@ export class Model {
       if (line.status !== 'ALLOWED') continue;
       const key = this.paidKey(event.member, line);
       const same = lines.filter((l) => l.index < line.index && this.paidKey(event.member, l) === key && l.status !== 'DENIED');
-      const earlier = same.some((l) => priced.allowedOf(l) > 0);
+      const earlier = same.some((l) => priced.allowedOf(l) > 0 || priced.carriers.has(l.index));
       if (same.length > 0 && !earlier) this.touched.add('a 0.00 line is no duplicate');
       if (this.unpaid.has(key) && !this.paid.has(key)) this.touched.add('a 0.00 line is no duplicate');
       if (this.paid.has(key) || earlier) {
@@ -380,20 +380,14 @@ export class Model {
   /** What an accepted claim leaves for later claims: paid lines, deductible, episodes, anesthesia. */
   private accept(member: string, lines: Line[], metAdded: Map<string, number>, priced: Priced): void {
     for (const [year, cents] of metAdded) this.deductibleMet.set(`${member}|${year}`, (this.deductibleMet.get(`${member}|${year}`) ?? 0) + cents);
-    // A bundle part allowed 0.00 was paid with its episode's other parts when those were allowed more
-    // than 0.00 in all on this claim (the rate is spread by charge): it counts as billed and paid,
-    // else an episode could be paid more than its rate.
-    const episodeAllowed = new Map<Episode, number>();
     // An episode opened by this claim holds the days of its lines that were paid, no others.
     for (const line of lines) if (line.episode && !this.episodes.get(line.episode.key)?.includes(line.episode)) line.episode.days.clear();
     for (const line of lines) {
-      // Priced before the anesthesia deduction: a price that went to anesthesia paid before was paid.
-      if (line.status === 'ALLOWED' && line.episode)
-        episodeAllowed.set(line.episode, (episodeAllowed.get(line.episode) ?? 0) + (line.priceBeforeDeduction ?? line.allowed));
-    }
-    for (const line of lines) {
+      // Paid: priced above 0.00 before the anesthesia deduction (a price that went to anesthesia
+      // paid before was paid), or the line that carried its bundle part, even at a 0.00 share; a
+      // line charged nothing never carries one.
       const paidWithEpisode =
-        line.status === 'ALLOWED' && ((line.episode !== undefined && (episodeAllowed.get(line.episode) ?? 0) > 0) || (line.priceBeforeDeduction ?? 0) > 0);
+        line.status === 'ALLOWED' && ((line.priceBeforeDeduction ?? line.allowed) > 0 || (line.episode !== undefined && line.chargeCents > 0));
       if (!paidWithEpisode && (line.status === 'BUNDLED' || (line.status === 'ALLOWED' && line.allowed === 0))) this.unpaid.add(this.paidKey(member, line));
       if (line.status !== 'ALLOWED' || (line.allowed === 0 && !paidWithEpisode)) continue;
       this.paid.add(this.paidKey(member, line));
@@ -472,7 +466,10 @@ export class Model {
     const episodes = new Map<number, Episode>();
     const live = lines.filter((l) => l.status === 'ALLOWED');
 
-    // Bundles: per episode, the parts not yet billed share their shares, spread by charge.
+    // Bundles: per episode, each part not yet billed is paid once, its own share, by the first of
+    // its lines (service date, then line) charged anything, at most that line's charge; the part's
+    // other lines are included in it.
+    const carriers = new Set<number>();
     const opened: Episode[] = [];
     const claimDays = new Map<Episode, Set<string>>();
     const byEpisode = new Map<Episode, Line[]>();
@@ -490,19 +487,21 @@ export class Model {
         contract.bundleCents!,
         codes.map(() => 1),
       );
-      // Spread in order of service date, then line (the earlier takes a cent left on a tie).
-      const fresh = members.filter((l) => !episode.parts.has(l.code)).sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : a.index - b.index));
-      for (const l of members.filter((x) => episode.parts.has(x.code))) {
-        allowed.set(l.index, 0);
-        status.set(l.index, { status: 'BUNDLED', denial: 'CARC-97' });
+      const carrierOf = new Map<string, Line>();
+      // members are in order of service date, then line.
+      for (const l of members) {
+        if (episode.parts.has(l.code) || carrierOf.has(l.code)) {
+          allowed.set(l.index, 0);
+          status.set(l.index, { status: 'BUNDLED', denial: 'CARC-97' });
+        } else if (l.chargeCents > 0) {
+          carrierOf.set(l.code, l);
+          carriers.add(l.index);
+          allowed.set(l.index, Math.min(shares[codes.indexOf(l.code)]!, l.chargeCents));
+        } else {
+          // Charged nothing, before any line of its part that is: allowed 0.00, and no part paid.
+          allowed.set(l.index, 0);
+        }
       }
-      const newParts = new Set(fresh.map((l) => l.code));
-      const sharesTotal = [...newParts].reduce((s, code) => s + shares[codes.indexOf(code)]!, 0);
-      const charges = fresh.reduce((s, l) => s + l.chargeCents, 0);
-      allocate(
-        Math.min(sharesTotal, charges),
-        fresh.map((l) => l.chargeCents),
-      ).forEach((a, i) => allowed.set(fresh[i]!.index, a));
     }
     for (const line of live) {
       const c = line.contract!;
@@ -557,6 +556,7 @@ export class Model {
 
     return {
       deducted,
+      carriers,
       allowedOf: (l: Line) => (l.status === 'ALLOWED' && !status.has(l.index) ? priceOf(l) : 0),
       commitAmounts: () => {
         for (const line of live) {
@@ -815,6 +815,8 @@ export class Model {
 
 interface Priced {
   deducted: Map<string, number>;
+  /** The lines carrying a bundle part on this claim (by index): a line of the same service after one is a duplicate. */
+  carriers: Set<number>;
   allowedOf: (line: Line) => number;
   commitAmounts: () => void;
 }

@@ -577,7 +577,7 @@ describe('metamorphic relations over a year and a half of claims, payments, fail
     });
   }
 
-  it('packing: the same visits packed into one claim, a claim a day or a claim a line cost the member and the plan the same', async () => {
+  it('packing: the same visits packed into one claim, a claim a day or a claim a line (in date order) cost the member and the plan the same, line by line', async () => {
     await fc.assert(
       fc.asyncProperty(packings, async (p) => {
         const ways = Object.entries(packed(p)).map(([name, claims]) => {
@@ -593,6 +593,14 @@ describe('metamorphic relations over a year and a half of claims, payments, fail
             claims: claims.length,
             figures: {
               allowed: sum('allowed_amount'),
+              // Line by line (a bundle part's lines too, charged below its share or not): each line's
+              // status and allowed amount, whichever claim carried it.
+              lines: lines
+                .map(
+                  (l) =>
+                    `${l.cpt_code} ${l.service_date} ${(l.modifiers ?? []).join(':')} ${l.submitted_charge} ${l.quantity} ${l.status} ${cents(l.allowed_amount)}`,
+                )
+                .sort(),
               // The copay is per visit (member, billing provider, day): docs/money-rules.md.
               copay: sum('copay_applied'),
               deductible2026: sum('deductible_applied', '2026'),

@@ -406,8 +406,10 @@ const permutationClaim = (episodeDates: readonly string[]) =>
           date: fc.constantFrom(...episodeDates),
           parts: fc.shuffledSubarray(['01402', '27447', '97161'], { minLength: 1, maxLength: 2 }),
           modifiers: fc.array(permutationModifiers, { minLength: 2, maxLength: 2 }),
-          // Charges above a part's share (9,500.00): a part billed twice in an episode is paid on its first
-          // bill, and a cap at a lower charge would make which bill came first a matter of money.
+          // Charges above a part's share (9,500.00): a part billed twice in an episode is carried by the
+          // line that arrives first, capped by its charge, so a lower charge would make which bill came
+          // first a matter of money (docs/money-rules.md "What arrival order may change"; packing in
+          // date order, which is exact at any charge, is the packing relation's).
           unitCents: fc.constantFrom(1200000, 2000000),
         })
         .map(({ billing, date, parts, unitCents, modifiers }) => ({
@@ -557,31 +559,41 @@ export function arriveInOrder(base: EngineBase, claims: readonly Extract<Event, 
 
 export interface Packing {
   member: string;
+  billing: string;
   lines: LineEvent[];
 }
 
+/** The lines of a packing: a billing provider's (or its group's care team's) over a few days across 31 December. */
+const packingLines = (teams: readonly string[], charges: readonly number[]) =>
+  fc.array(
+    fc.record({
+      team: fc.constantFrom(...teams),
+      pick: fc.nat(),
+      date: fc.constantFrom('2026-11-02', '2026-11-09', '2026-12-31', '2027-01-02'),
+      unitCents: fc.constantFrom(...charges),
+      quantity: fc.constantFrom(1, 2),
+      // A service again on its day with a distinct-service modifier is another service of the same visit.
+      modifiers: permutationModifiers,
+    }),
+    { minLength: 2, maxLength: 5 },
+  );
+
 /**
- * Lines of one member and one billing provider (Riverside, its group's care team) over a few days
- * across 31 December, no service twice: packed into one claim, a claim a day or a claim a line,
- * they are the same visits.
+ * Lines of one member and one billing provider over a few days across 31 December, no service
+ * twice: packed into one claim, a claim a day or a claim a line (in date order), they are the same
+ * visits. Riverside with its group's care team; or Lakeside with Dr. Haddad, whose bundles' parts
+ * (a PACKAGE over 90 days, a DOUBLE_HEADER a day) come on one day or several, charged below and
+ * above their shares (9,500.00 and 1,950.00).
  */
 export const packings: fc.Arbitrary<Packing> = fc
   .record({
     member: fc.constantFrom('MBR-1001', 'MBR-1003', 'MBR-1004', 'MBR-1002'),
-    lines: fc.array(
-      fc.record({
-        team: fc.constantFrom(RIVERSIDE, RIVERSIDE, MORGAN, CLEARVIEW),
-        pick: fc.nat(),
-        date: fc.constantFrom('2026-11-02', '2026-11-09', '2026-12-31', '2027-01-02'),
-        unitCents: fc.constantFrom(25000, 160000, 300000),
-        quantity: fc.constantFrom(1, 2),
-        // A service again on its day with a distinct-service modifier is another service of the same visit.
-        modifiers: permutationModifiers,
-      }),
-      { minLength: 2, maxLength: 5 },
-    ),
+    billing: fc.constantFrom(RIVERSIDE, LAKESIDE),
+    riverside: packingLines([RIVERSIDE, RIVERSIDE, MORGAN, CLEARVIEW], [25000, 160000, 300000]),
+    lakeside: packingLines([LAKESIDE, LAKESIDE, HADDAD], [0, 50000, 400000, 1200000, 2000000]),
   })
-  .map(({ member, lines }) => {
+  .map(({ member, billing, riverside, lakeside }) => {
+    const lines = billing === RIVERSIDE ? riverside : lakeside;
     const billed = new Set<string>();
     const kept: LineEvent[] = [];
     for (const { team, pick, date, unitCents, quantity, modifiers } of lines) {
@@ -590,24 +602,26 @@ export const packings: fc.Arbitrary<Packing> = fc
       const key = `${code}|${date}|${roleOf(team)}|${distinctKey(modifiers)}`;
       if (billed.has(key)) continue;
       billed.add(key);
-      kept.push({ code, date, unitCents, quantity, ...(team !== RIVERSIDE ? { careTeam: team } : {}), ...withModifiers(modifiers) });
+      kept.push({ code, date, unitCents, quantity, ...(team !== billing ? { careTeam: team } : {}), ...withModifiers(modifiers) });
     }
-    return { member, lines: kept };
+    return { member, billing, lines: kept };
   });
 
 /** The ways of packing the lines: one claim, a claim a day, a claim a line. */
 export function packed(p: Packing): Record<string, Extract<Event, { kind: 'claim' }>[]> {
   const claim = (lines: LineEvent[]): Extract<Event, { kind: 'claim' }> => ({
     kind: 'claim',
-    billing: RIVERSIDE,
+    billing: p.billing,
     member: p.member,
     lines,
     preauthorization: true,
   });
   const days = [...new Set(p.lines.map((l) => l.date))].sort();
+  // Several claims arrive in date order (a stable sort keeps a day's lines in line order).
+  const byDate = [...p.lines].sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
   return {
     'one claim': [claim(p.lines)],
     'a claim a day': days.map((d) => claim(p.lines.filter((l) => l.date === d))),
-    'a claim a line': p.lines.map((l) => claim([l])),
+    'a claim a line': byDate.map((l) => claim([l])),
   };
 }

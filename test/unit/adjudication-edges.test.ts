@@ -2,7 +2,7 @@
 // order, ties between parts and episodes, history of other contracts, the first paid encounter
 // named in a duplicate denial, the coverage end. Pure: adjudicate() on hand-made inputs.
 import { describe, expect, it } from 'vitest';
-import { adjudicate, type AdjudicationInput, type ContractTerms, type PlanBenefits, type PriorLine } from '../../src/domain/adjudication.js';
+import { adjudicate, paidLines, type AdjudicationInput, type ContractTerms, type PlanBenefits, type PriorLine } from '../../src/domain/adjudication.js';
 import type { ClaimLine, ParsedClaim } from '../../src/domain/fhir-claim.js';
 import { parsedClaim } from '../helpers/parsed-claim.js';
 
@@ -63,9 +63,39 @@ describe('bundle episodes', () => {
     ]);
   });
 
-  it('on one date, the line of the lower sequence takes the odd cent of the spread', () => {
+  it("each part is allowed its own share, whatever the line order: A's odd cent stays with A", () => {
     const a = run(claim([{ cptCode: 'B' }, { cptCode: 'A' }]), bundle(['A', 'B'], 1001));
-    expect(a.lines.map((l) => l.allowedCents)).toEqual([501, 500]);
+    expect(a.lines.map((l) => l.allowedCents)).toEqual([500, 501]);
+  });
+
+  it('a line charged 0.00 carries no part, the next line of the part does; a part carried at a 0.00 share still counts as billed', () => {
+    const a = run(
+      claim([
+        { cptCode: 'A', serviceDate: '2026-03-02', chargeCents: 0 },
+        { cptCode: 'A', serviceDate: '2026-03-05', chargeCents: 300 },
+        { cptCode: 'A', serviceDate: '2026-03-09', chargeCents: 900 },
+      ]),
+      bundle(['A', 'B'], 1000),
+    );
+    expect(a.lines.map((l) => [l.status, l.allowedCents])).toEqual([
+      ['ALLOWED', 0],
+      ['ALLOWED', 300],
+      ['BUNDLED', 0],
+    ]);
+    expect(paidLines(a.lines)).toEqual([false, true, false]);
+    // 0.01 over A and B: B's share is 0.00, its carrier is still the part billed.
+    const zeroShare = run(
+      claim([
+        { cptCode: 'B', chargeCents: 500 },
+        { cptCode: 'B', serviceDate: '2026-03-20', chargeCents: 500 },
+      ]),
+      bundle(['A', 'B'], 1),
+    );
+    expect(zeroShare.lines.map((l) => [l.status, l.allowedCents])).toEqual([
+      ['ALLOWED', 0],
+      ['BUNDLED', 0],
+    ]);
+    expect(paidLines(zeroShare.lines)).toEqual([true, false]);
   });
 
   it('the bundle rate is shared over the codes in code order, whatever order the contract lists them', () => {

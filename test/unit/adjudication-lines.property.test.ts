@@ -503,14 +503,26 @@ function checkBundle(contract: ContractTerms, mine: LineAdjudication[], prior: M
   }
   for (const [start, ls] of episodes) {
     const billed = prior.get(start) ?? new Set<string>();
+    // (service date, line order): the first line of a part charged more than 0.00 carries it.
+    const order = (l: LineAdjudication) => `${l.serviceDate}|${String(l.sequence).padStart(6, '0')}`;
+    const carriers = new Map<string, LineAdjudication>();
     for (const l of ls) {
-      if (l.status === 'BUNDLED') expect(billed.has(l.cptCode)).toBe(true);
-      else expect(billed.has(l.cptCode)).toBe(false);
+      if (l.status !== 'ALLOWED' || l.chargeCents === 0) continue;
+      // Each part is carried once: a part billed before is never ALLOWED, nor twice on a claim.
+      expect(billed.has(l.cptCode)).toBe(false);
+      expect(carriers.has(l.cptCode)).toBe(false);
+      carriers.set(l.cptCode, l);
+      // Its own share once, capped by its charge: no part's unused share goes to another.
+      expect(price(l)).toBe(Math.min(shares.get(l.cptCode)!, l.chargeCents));
     }
-    const parts = ls.filter((l) => l.status === 'ALLOWED');
-    const newShares = sum([...new Set(parts.map((l) => l.cptCode))].map((c) => shares.get(c)!));
-    const allowed = sum(parts.map(price));
-    expect(allowed).toBe(Math.min(newShares, sum(parts.map((l) => l.chargeCents))));
+    for (const l of ls) {
+      const carrier = carriers.get(l.cptCode);
+      // A line charged 0.00 comes before its part's carrier, or its part has none.
+      if (l.status === 'ALLOWED' && l.chargeCents === 0) expect(price(l) === 0 && (!carrier || order(l) < order(carrier))).toBe(true);
+      // An included line: its part was billed before, or is carried by an earlier line of this claim.
+      if (l.status === 'BUNDLED') expect(billed.has(l.cptCode) || (carrier !== undefined && order(carrier) < order(l))).toBe(true);
+    }
+    const allowed = sum(ls.filter((l) => l.status === 'ALLOWED').map(price));
     // What the episode had before, at most the shares of the parts billed, plus this claim: never more than the rate.
     const priorAllowed = sum([...billed].map((c) => shares.get(c)!));
     expect(priorAllowed + allowed).toBeLessThanOrEqual(contract.bundleRateCents!);

@@ -68,18 +68,27 @@ describe('adjudication (docs/money-rules.md "Adjudication")', () => {
     expect(a.totals.allowedCents).toBe(76501); // 765.0085 → 765.01
   });
 
-  it('spreads one bundle rate over the bundled lines by charge, to the cent', () => {
+  it("allows each bundle part its own share, capped by its line's charge: no part's unused share goes to another", () => {
+    const terms = contract('BUNDLE', { '27447': null, '01402': null, '97161': null }, { bundleType: 'PACKAGE', bundleRateCents: 2850000 });
     const a = run({
       claim: claim([
         { cptCode: '27447', chargeCents: 3400000 },
         { cptCode: '01402', chargeCents: 250000 },
         { cptCode: '97161', chargeCents: 30000 },
       ]),
-      contract: contract('BUNDLE', { '27447': null, '01402': null, '97161': null }, { bundleType: 'PACKAGE', bundleRateCents: 2850000 }),
+      contract: terms,
     });
-    expect(a.totals.allowedCents).toBe(2850000);
-    expect(a.lines.map((l) => l.allowedCents).reduce((x, y) => x + y)).toBe(2850000);
-    expect(a.lines[0]!.allowedCents).toBeGreaterThan(a.lines[1]!.allowedCents);
+    expect(a.lines.map((l) => l.allowedCents)).toEqual([950000, 250000, 30000]);
+    // Every part charged at least its share: the whole rate.
+    const whole = run({
+      claim: claim([
+        { cptCode: '27447', chargeCents: 3400000 },
+        { cptCode: '01402', chargeCents: 950000 },
+        { cptCode: '97161', chargeCents: 1000000 },
+      ]),
+      contract: terms,
+    });
+    expect(whole.totals.allowedCents).toBe(2850000);
   });
 
   it('partially approves a claim with a line the contract does not cover, allowing nothing on that line', () => {
