@@ -339,7 +339,7 @@ export class Model {
     if (disposition !== 'DENIED') {
       this.accept(event.member, lines, metAdded, priced);
       for (const [visit, cents] of copayHere) this.copayTaken.set(visit, (this.copayTaken.get(visit) ?? 0) + cents);
-    }
+    } else this.includeDays(lines);
     return this.claimFigures(encounter);
   }
 
@@ -407,14 +407,21 @@ export class Model {
         this.anesthesia.set(`${member}|${line.date}`, a);
       }
     }
-    // A part included in an episode paid (on this claim or before) is one of its days: the episode
-    // starts on its earliest day, whichever claim brought it.
-    for (const line of lines) {
-      if (line.status === 'BUNDLED' && line.episode && this.episodes.get(line.episode.key)?.includes(line.episode)) line.episode.days.add(line.date);
-    }
+    this.includeDays(lines);
     for (const [key, taken] of priced.deducted) {
       const a = this.anesthesia.get(key)!;
       a.deducted += taken;
+    }
+  }
+
+  /**
+   * A part included in an episode paid (on this claim or before) is one of its days, even on a claim
+   * denied because all its lines were included: the episode starts on its earliest day, whichever
+   * claim brought it.
+   */
+  private includeDays(lines: Line[]): void {
+    for (const line of lines) {
+      if (line.status === 'BUNDLED' && line.episode && this.episodes.get(line.episode.key)?.includes(line.episode)) line.episode.days.add(line.date);
     }
   }
 
