@@ -39,8 +39,9 @@ export const DENIAL = {
 } as const;
 
 /**
- * The kind of fee a line is: its payee's role in the providers registry. One service (member, code,
- * date) is paid at most once per fee kind: the facility's fee and each professional fee.
+ * The kind of fee a line is: the role, in the providers registry, of the provider who rendered it,
+ * even when it is paid through the billing provider (payee.ts lineFeeKind). One service (member,
+ * code, date) is paid at most once per fee kind: the facility's fee and each professional fee.
  */
 export type FeeKind = ProviderRole;
 
@@ -100,7 +101,7 @@ export interface PriorLine {
   encounterId: string;
   /** The line's payee (see AdjudicationInput.linePayees). */
   providerNpi: string;
-  /** The payee's role: duplicates are one service (code, date) per fee kind. */
+  /** The renderer's role (FeeKind): duplicates are one service (code, date) per fee kind. */
   feeKind: FeeKind;
   cptCode: string;
   serviceDate: string;

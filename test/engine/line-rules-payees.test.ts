@@ -6,6 +6,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
 import { databaseFile } from '../../src/engine/engine.js';
 import { MIGRATIONS } from '../../src/engine/store/migrations.js';
+import { claimTemplate } from '../../src/domain/claim-template.js';
+import { NPI_SYSTEM } from '../../src/domain/fhir-claim.js';
 import { claimOf, type ClaimSpec } from '../helpers/claims.js';
 import { call, useEngineHome } from '../helpers/engine.js';
 
@@ -163,6 +165,57 @@ describe('one service, many payees (item 1)', () => {
     const a = adjudicate({ npi: FACILITY, careTeam: [{ npi: HADDAD, role: 'surgeon' }], lines: [{ code: '45380', date: DAY, careTeam: 1 }] });
     expect(a.status).toBe(404);
     expect(a.response.error).toBe('no_active_contract');
+  });
+});
+
+describe('a line’s fee kind is its renderer’s, even paid through the billing provider (found by the adversarial review)', () => {
+  const VALLEY = '1859362703'; // registry role SURGEON, no contract: paid through the billing provider
+  const day = '2026-04-06';
+  const at = '2026-04-06T10:00:00Z';
+  /** Riverside's institutional claim of the template: 45380 facility fee, 45380 surgeon fee (Morgan), 00811, 88305. */
+  const template = (patient: string) => claimTemplate({ type: 'institutional', serviceDate: day, patient }) as Body;
+  /** The template's lines that `keep` selects, renumbered, without the total (the service sums the lines). */
+  const only = (c: Body, keep: (item: Body) => boolean) => {
+    c.item = (c.item as Body[]).filter(keep).map((item, i) => ({ ...item, sequence: i + 1 }));
+    delete c.total;
+    return c;
+  };
+  /** Riverside's own facility line for 45380 alone. */
+  const facilityFee = (patient: string) => only(template(patient), (item) => item.careTeamSequence === undefined);
+  /** The template's surgeon line for 45380 alone, rendered by Valley Family Clinic. */
+  const valleyFee = (patient: string) => {
+    const c = template(patient);
+    c.careTeam = [{ sequence: 1, provider: { identifier: { system: NPI_SYSTEM, value: VALLEY } }, role: { coding: [{ code: 'primary' }] } }];
+    return only(c, (item) => item.careTeamSequence?.[0] === 1);
+  };
+
+  it('Valley’s surgeon fee, paid to Riverside at Riverside’s rate, and Riverside’s facility fee both pay, in either order', () => {
+    for (const [patient, order] of [
+      ['MBR-1003', [valleyFee, facilityFee]],
+      ['MBR-1001', [facilityFee, valleyFee]],
+    ] as const) {
+      const [first, second] = order.map((claim) => adjudicate(claim(patient), at));
+      const [valley, facility] = order[0] === valleyFee ? [first!, second!] : [second!, first!];
+      // Paid to the billing provider and priced under its contract (45380 at 1,650.00, capped at the 650.00 charge).
+      expect(lines(valley), patient).toEqual([{ npi: FACILITY, role: 'FACILITY', status: 'ALLOWED', code: null, allowed: 650 }]);
+      expect(lines(facility), patient).toEqual([{ npi: FACILITY, role: 'FACILITY', status: 'ALLOWED', code: null, allowed: 1650 }]);
+    }
+  });
+
+  it('Valley’s line is the procedure’s surgeon fee: a second surgeon’s fee is the duplicate, the facility’s is not', () => {
+    // The adversarial review's order: Valley's line, then the whole template claim.
+    adjudicate(valleyFee('MBR-1003'), at);
+    const whole = adjudicate(template('MBR-1003'), at);
+    expect(lines(whole).map((l) => [l.npi, l.status, l.code])).toEqual([
+      [FACILITY, 'ALLOWED', null],
+      [MORGAN, 'DENIED', 'CARC-18'],
+      [SUMMIT, 'ALLOWED', null],
+      [CLEARVIEW, 'ALLOWED', null],
+    ]);
+    // And Morgan's own claim for it after Valley's: the surgeon's fee was paid.
+    adjudicate(valleyFee('MBR-1001'), at);
+    const own = adjudicate({ npi: MORGAN, patient: 'MBR-1001', lines: [{ code: '45380', date: day }] }, at);
+    expect(own.response).toMatchObject({ disposition: 'DENIED', denial_code: 'CARC-18' });
   });
 });
 
