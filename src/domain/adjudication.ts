@@ -48,7 +48,10 @@ export type FeeKind = ProviderRole;
 /** Who is paid for a line, as the engine decides it (docs/money-rules.md "Payees"). */
 export interface LinePayee {
   npi: string;
+  /** The renderer's role (FeeKind), whoever is paid. */
   feeKind: FeeKind;
+  /** The payee's own role in the providers registry, when it is not the fee kind (a line paid through the billing provider). */
+  payeeRole?: FeeKind;
   /**
    * False when the payee is not the billing provider and holds no contract in force on the line's
    * date in the claim's network group: the line is denied CARC-B7.
@@ -103,6 +106,8 @@ export interface PriorLine {
   providerNpi: string;
   /** The renderer's role (FeeKind): duplicates are one service (code, date) per fee kind. */
   feeKind: FeeKind;
+  /** The payee's own role, when it is not the fee kind (see LinePayee). */
+  payeeRole?: FeeKind;
   cptCode: string;
   serviceDate: string;
   contractId: string;
@@ -221,6 +226,16 @@ export interface AdjudicationInput {
   visitCopays?: Readonly<Record<string, number>>;
 }
 
+/**
+ * An anesthesia fee (docs/money-rules.md "Anesthesia included"): a line rendered by an anesthesia
+ * provider (its fee kind) or paid to one under its contract. Either way it is the anesthesia a rate
+ * including the day's anesthesia already pays, and it includes none itself, so the plan pays the
+ * anesthesia once whoever rendered it and whoever is paid.
+ */
+export function isAnesthesiaFee(line: { feeKind: FeeKind; payeeRole?: FeeKind }): boolean {
+  return line.feeKind === 'ANESTHESIA' || line.payeeRole === 'ANESTHESIA';
+}
+
 /** The fee kind of a line whose payee the providers registry does not know: the claim type's. */
 export function claimFeeKind(claim: ParsedClaim): FeeKind {
   return claim.type === 'institutional' ? 'FACILITY' : 'SURGEON';
@@ -260,6 +275,7 @@ interface LineVerdict {
   line: ClaimLine;
   providerNpi: string;
   feeKind: FeeKind;
+  payeeRole?: FeeKind;
   contract: ContractTerms | null;
   status: LineStatus;
   reasonCode: string | null;
@@ -299,9 +315,9 @@ export function adjudicate(input: AdjudicationInput): Adjudication {
   // Anesthesia fees are priced after the others, whose prices decide which lines include the
   // anesthesia of their day (in the engine a contract is its payee's, so never shared by the two).
   const allowed = verdicts.map(() => 0);
-  priceLines(verdicts, input.bundleLines, allowed, (v) => v.feeKind !== 'ANESTHESIA');
+  priceLines(verdicts, input.bundleLines, allowed, (v) => !isAnesthesiaFee(v));
   includeAnesthesia(verdicts, allowed, input.paidLines);
-  priceLines(verdicts, input.bundleLines, allowed, (v) => v.feeKind === 'ANESTHESIA');
+  priceLines(verdicts, input.bundleLines, allowed, (v) => isAnesthesiaFee(v));
   // A repeat of a line the anesthesia rule bundled (0.00, not paid) is bundled for the same reason,
   // not a duplicate of a service that was not paid.
   for (const v of verdicts) {
@@ -341,6 +357,7 @@ function judgeLines(input: AdjudicationInput): LineVerdict[] {
       line,
       providerNpi: payee.npi,
       feeKind: payee.feeKind,
+      ...(payee.payeeRole === undefined ? {} : { payeeRole: payee.payeeRole }),
       contract,
       status,
       reasonCode: denial?.code ?? null,
@@ -394,11 +411,11 @@ function includeAnesthesia(verdicts: LineVerdict[], allowed: number[], prior: re
   for (const p of prior) {
     if (!countsAsPaid(p)) continue;
     if (p.includesAnesthesia) includedDays.add(p.serviceDate);
-    const paidAnesthesia = p.feeKind === 'ANESTHESIA' ? p.allowedCents : 0;
+    const paidAnesthesia = isAnesthesiaFee(p) ? p.allowedCents : 0;
     left.set(p.serviceDate, (left.get(p.serviceDate) ?? 0) + paidAnesthesia - (p.anesthesiaDeductedCents ?? 0));
   }
   verdicts.forEach((v, i) => {
-    if (v.status !== 'ALLOWED' || v.feeKind === 'ANESTHESIA' || v.contract?.anesthesiaIncluded !== true || allowed[i]! <= 0) return;
+    if (v.status !== 'ALLOWED' || isAnesthesiaFee(v) || v.contract?.anesthesiaIncluded !== true || allowed[i]! <= 0) return;
     const date = v.line.serviceDate;
     v.includesAnesthesia = true;
     includedDays.add(date);
@@ -409,7 +426,7 @@ function includeAnesthesia(verdicts: LineVerdict[], allowed: number[], prior: re
     left.set(date, left.get(date)! - deducted);
   });
   for (const v of verdicts) {
-    if (v.status === 'ALLOWED' && v.feeKind === 'ANESTHESIA' && includedDays.has(v.line.serviceDate)) {
+    if (v.status === 'ALLOWED' && isAnesthesiaFee(v) && includedDays.has(v.line.serviceDate)) {
       Object.assign(v, { status: 'BUNDLED', reasonCode: DENIAL.ANESTHESIA_INCLUDED.code, reason: DENIAL.ANESTHESIA_INCLUDED.reason });
     }
   }

@@ -217,6 +217,34 @@ describe('a line’s fee kind is its renderer’s, even paid through the billing
     const own = adjudicate({ npi: MORGAN, patient: 'MBR-1001', lines: [{ code: '45380', date: day }] }, at);
     expect(own.response).toMatchObject({ disposition: 'DENIED', denial_code: 'CARC-18' });
   });
+
+  it('a line paid to an anesthesia group is an anesthesia fee, whoever rendered it: included once, including nothing', () => {
+    const summitClaim = (patient: string, lines: ClaimSpec['lines']) =>
+      adjudicate({ npi: SUMMIT, patient, careTeam: [{ npi: VALLEY, role: 'primary' }], lines }, '2026-08-01T10:00:00Z');
+    // Lakeside's knee includes the day's anesthesia: Valley's 00811, paid to Summit, is that anesthesia.
+    adjudicate({ npi: LAKESIDE, patient: 'MBR-1003', lines: [{ code: '27447', date: '2026-07-01' }], preauthorization: 'PA-34' }, '2026-08-01T10:00:00Z');
+    const included = summitClaim('MBR-1003', [{ code: '00811', date: '2026-07-01', careTeam: 1 }]);
+    expect(lines(included)).toEqual([{ npi: SUMMIT, role: 'ANESTHESIA', status: 'BUNDLED', code: 'CARC-97', allowed: null }]);
+    // Summit's own contract is marked as including anesthesia; a line paid under it includes none,
+    // so Summit's own 00731 beside Valley's line is paid too.
+    const both = summitClaim('MBR-1001', [
+      { code: '00811', date: '2026-07-02', careTeam: 1 },
+      { code: '00731', date: '2026-07-02' },
+    ]);
+    expect(lines(both).map((l) => [l.status, l.code])).toEqual([
+      ['ALLOWED', null],
+      ['ALLOWED', null],
+    ]);
+    // Paid first, it is the anesthesia Lakeside's including line then deducts: the plan pays it once.
+    const first = summitClaim('MBR-1004', [{ code: '00811', date: '2026-07-03', careTeam: 1 }]);
+    const paid = lines(first)[0]!.allowed as number;
+    expect(paid).toBeGreaterThan(0);
+    const knee = adjudicate(
+      { npi: LAKESIDE, patient: 'MBR-1004', lines: [{ code: '27447', date: '2026-07-03' }], preauthorization: 'PA-34' },
+      '2026-08-01T10:00:00Z',
+    );
+    expect(lines(knee)[0]).toMatchObject({ status: 'ALLOWED', allowed: 9500 - paid });
+  });
 });
 
 describe('anesthesia included in another rate is not paid again (item 3)', () => {

@@ -122,14 +122,13 @@ function linePayees(db: Db, claim: ParsedClaim): ClaimPayees {
     return list;
   });
   // The fee kind is the renderer's role, not the payee's: a surgeon paid through the facility still
-  // renders a surgeon's fee (docs/money-rules.md "Duplicates").
-  const payees = npis.map(
-    (npi, i): LinePayee => ({
-      npi,
-      feeKind: lineFeeKind(claim, claim.lines[i]!, (own) => facts.get(own)?.role),
-      eligible: npi === billing || candidates[i]!.length > 0,
-    }),
-  );
+  // renders a surgeon's fee (docs/money-rules.md "Duplicates"). The payee's own role, where it
+  // differs, is kept for the anesthesia rule (isAnesthesiaFee).
+  const payees = npis.map((npi, i): LinePayee => {
+    const feeKind = lineFeeKind(claim, claim.lines[i]!, (own) => facts.get(own)?.role);
+    const role = facts.get(npi)?.role;
+    return { npi, feeKind, ...(role !== undefined && role !== feeKind ? { payeeRole: role } : {}), eligible: npi === billing || candidates[i]!.length > 0 };
+  });
   return { payees, candidates };
 }
 
