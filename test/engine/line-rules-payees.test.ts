@@ -364,6 +364,32 @@ describe('a 0.00 line is not paid (item 6)', () => {
   });
 });
 
+describe('paid lines recorded under the payee’s role are carried over to the renderer’s (the migration)', () => {
+  it('a surgeon’s line paid to the facility becomes a surgeon’s fee, so the facility’s own fee pays', () => {
+    const valley = adjudicate({ npi: FACILITY, careTeam: [{ npi: '1859362703', role: 'surgeon' }], lines: [{ code: '45380', date: DAY, careTeam: 1 }] });
+    const morgan = adjudicate({ npi: MORGAN, patient: 'MBR-1001', lines: [{ code: '45380', date: DAY }] });
+    const index = MIGRATIONS.findIndex((m) => m.includes("json_extract(l.value, '$.careTeamSequences[0]')"));
+    expect(index).toBeGreaterThan(0);
+    const db = new Database(databaseFile(home.dir));
+    try {
+      // As an older tpa recorded Valley's line: under its payee's role.
+      db.prepare("UPDATE paid_lines SET fee_kind = 'FACILITY' WHERE encounter_id = ?").run(valley.encounterId);
+      db.exec(MIGRATIONS[index]!);
+      const kinds = db.prepare('SELECT encounter_id, fee_kind FROM paid_lines ORDER BY encounter_id').all();
+      expect(kinds).toEqual(
+        [
+          { encounter_id: valley.encounterId, fee_kind: 'SURGEON' },
+          { encounter_id: morgan.encounterId, fee_kind: 'SURGEON' },
+        ].sort((a, b) => (a.encounter_id < b.encounter_id ? -1 : 1)),
+      );
+    } finally {
+      db.close();
+    }
+    const facility = adjudicate({ npi: FACILITY, lines: [{ code: '45380', date: DAY }] });
+    expect(lines(facility)).toEqual([{ npi: FACILITY, role: 'FACILITY', status: 'ALLOWED', code: null, allowed: 1650 }]);
+  });
+});
+
 describe('paid lines recorded before fee kinds are carried over (the migration)', () => {
   it('fills in fee kinds and allowed amounts, and drops the lines allowed 0.00', () => {
     const paid = adjudicate({ npi: MORGAN, lines: [{ code: '45380', date: DAY }] });
