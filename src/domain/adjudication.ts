@@ -39,15 +39,19 @@ export const DENIAL = {
 } as const;
 
 /**
- * The kind of fee a line is: its payee's role in the providers registry. One service (member, code,
- * date) is paid at most once per fee kind: the facility's fee and each professional fee.
+ * The kind of fee a line is: the role, in the providers registry, of the provider who rendered it,
+ * even when it is paid through the billing provider (payee.ts lineFeeKind). One service (member,
+ * code, date) is paid at most once per fee kind: the facility's fee and each professional fee.
  */
 export type FeeKind = ProviderRole;
 
 /** Who is paid for a line, as the engine decides it (docs/money-rules.md "Payees"). */
 export interface LinePayee {
   npi: string;
+  /** The renderer's role (FeeKind), whoever is paid. */
   feeKind: FeeKind;
+  /** The payee's own role in the providers registry, when it is not the fee kind (a line paid through the billing provider). */
+  payeeRole?: FeeKind;
   /**
    * False when the payee is not the billing provider and holds no contract in force on the line's
    * date in the claim's network group: the line is denied CARC-B7.
@@ -100,8 +104,10 @@ export interface PriorLine {
   encounterId: string;
   /** The line's payee (see AdjudicationInput.linePayees). */
   providerNpi: string;
-  /** The payee's role: duplicates are one service (code, date) per fee kind. */
+  /** The renderer's role (FeeKind): duplicates are one service (code, date) per fee kind. */
   feeKind: FeeKind;
+  /** The payee's own role, when it is not the fee kind (see LinePayee). */
+  payeeRole?: FeeKind;
   cptCode: string;
   serviceDate: string;
   contractId: string;
@@ -213,6 +219,16 @@ export interface AdjudicationInput {
   visitCopays?: Readonly<Record<string, number>>;
 }
 
+/**
+ * An anesthesia fee (docs/money-rules.md "Anesthesia included"): a line rendered by an anesthesia
+ * provider (its fee kind) or paid to one under its contract. Either way it is the anesthesia a rate
+ * including the day's anesthesia already pays, and it includes none itself, so the plan pays the
+ * anesthesia once whoever rendered it and whoever is paid.
+ */
+export function isAnesthesiaFee(line: { feeKind: FeeKind; payeeRole?: FeeKind }): boolean {
+  return line.feeKind === 'ANESTHESIA' || line.payeeRole === 'ANESTHESIA';
+}
+
 /** The fee kind of a line whose payee the providers registry does not know: the claim type's. */
 export function claimFeeKind(claim: ParsedClaim): FeeKind {
   return claim.type === 'institutional' ? 'FACILITY' : 'SURGEON';
@@ -252,6 +268,7 @@ interface LineVerdict {
   line: ClaimLine;
   providerNpi: string;
   feeKind: FeeKind;
+  payeeRole?: FeeKind;
   contract: ContractTerms | null;
   status: LineStatus;
   reasonCode: string | null;
@@ -291,9 +308,9 @@ export function adjudicate(input: AdjudicationInput): Adjudication {
   // Anesthesia fees are priced after the others, whose prices decide which lines include the
   // anesthesia of their day (in the engine a contract is its payee's, so never shared by the two).
   const allowed = verdicts.map(() => 0);
-  priceLines(verdicts, input.bundleLines, allowed, (v) => v.feeKind !== 'ANESTHESIA');
+  priceLines(verdicts, input.bundleLines, allowed, (v) => !isAnesthesiaFee(v));
   includeAnesthesia(verdicts, allowed, input.paidLines);
-  priceLines(verdicts, input.bundleLines, allowed, (v) => v.feeKind === 'ANESTHESIA');
+  priceLines(verdicts, input.bundleLines, allowed, (v) => isAnesthesiaFee(v));
   // A repeat of a line the anesthesia rule bundled (0.00, not paid) is bundled for the same reason,
   // not a duplicate of a service that was not paid.
   for (const v of verdicts) {
@@ -333,6 +350,7 @@ function judgeLines(input: AdjudicationInput): LineVerdict[] {
       line,
       providerNpi: payee.npi,
       feeKind: payee.feeKind,
+      ...(payee.payeeRole === undefined ? {} : { payeeRole: payee.payeeRole }),
       contract,
       status,
       reasonCode: denial?.code ?? null,
@@ -386,11 +404,11 @@ function includeAnesthesia(verdicts: LineVerdict[], allowed: number[], prior: re
   for (const p of prior) {
     if (!countsAsPaid(p)) continue;
     if (p.includesAnesthesia) includedDays.add(p.serviceDate);
-    const paidAnesthesia = p.feeKind === 'ANESTHESIA' ? p.allowedCents : 0;
+    const paidAnesthesia = isAnesthesiaFee(p) ? p.allowedCents : 0;
     left.set(p.serviceDate, (left.get(p.serviceDate) ?? 0) + paidAnesthesia - (p.anesthesiaDeductedCents ?? 0));
   }
   verdicts.forEach((v, i) => {
-    if (v.status !== 'ALLOWED' || v.feeKind === 'ANESTHESIA' || v.contract?.anesthesiaIncluded !== true || allowed[i]! <= 0) return;
+    if (v.status !== 'ALLOWED' || isAnesthesiaFee(v) || v.contract?.anesthesiaIncluded !== true || allowed[i]! <= 0) return;
     const date = v.line.serviceDate;
     v.includesAnesthesia = true;
     includedDays.add(date);
@@ -401,7 +419,7 @@ function includeAnesthesia(verdicts: LineVerdict[], allowed: number[], prior: re
     left.set(date, left.get(date)! - deducted);
   });
   for (const v of verdicts) {
-    if (v.status === 'ALLOWED' && v.feeKind === 'ANESTHESIA' && includedDays.has(v.line.serviceDate)) {
+    if (v.status === 'ALLOWED' && isAnesthesiaFee(v) && includedDays.has(v.line.serviceDate)) {
       Object.assign(v, { status: 'BUNDLED', reasonCode: DENIAL.ANESTHESIA_INCLUDED.code, reason: DENIAL.ANESTHESIA_INCLUDED.reason });
     }
   }

@@ -6,6 +6,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
 import { databaseFile } from '../../src/engine/engine.js';
 import { MIGRATIONS } from '../../src/engine/store/migrations.js';
+import { claimTemplate } from '../../src/domain/claim-template.js';
+import { NPI_SYSTEM } from '../../src/domain/fhir-claim.js';
 import { claimOf, type ClaimSpec } from '../helpers/claims.js';
 import { call, useEngineHome } from '../helpers/engine.js';
 
@@ -166,6 +168,85 @@ describe('one service, many payees', () => {
   });
 });
 
+describe('a line’s fee kind is its renderer’s, even paid through the billing provider', () => {
+  const VALLEY = '1859362703'; // registry role SURGEON, no contract: paid through the billing provider
+  const day = '2026-04-06';
+  const at = '2026-04-06T10:00:00Z';
+  /** Riverside's institutional claim of the template: 45380 facility fee, 45380 surgeon fee (Morgan), 00811, 88305. */
+  const template = (patient: string) => claimTemplate({ type: 'institutional', serviceDate: day, patient }) as Body;
+  /** The template's lines that `keep` selects, renumbered, without the total (the service sums the lines). */
+  const only = (c: Body, keep: (item: Body) => boolean) => {
+    c.item = (c.item as Body[]).filter(keep).map((item, i) => ({ ...item, sequence: i + 1 }));
+    delete c.total;
+    return c;
+  };
+  /** Riverside's own facility line for 45380 alone. */
+  const facilityFee = (patient: string) => only(template(patient), (item) => item.careTeamSequence === undefined);
+  /** The template's surgeon line for 45380 alone, rendered by Valley Family Clinic. */
+  const valleyFee = (patient: string) => {
+    const c = template(patient);
+    c.careTeam = [{ sequence: 1, provider: { identifier: { system: NPI_SYSTEM, value: VALLEY } }, role: { coding: [{ code: 'primary' }] } }];
+    return only(c, (item) => item.careTeamSequence?.[0] === 1);
+  };
+
+  it('Valley’s surgeon fee, paid to Riverside at Riverside’s rate, and Riverside’s facility fee both pay, in either order', () => {
+    for (const [patient, order] of [
+      ['MBR-1003', [valleyFee, facilityFee]],
+      ['MBR-1001', [facilityFee, valleyFee]],
+    ] as const) {
+      const [first, second] = order.map((claim) => adjudicate(claim(patient), at));
+      const [valley, facility] = order[0] === valleyFee ? [first!, second!] : [second!, first!];
+      // Paid to the billing provider and priced under its contract (45380 at 1,650.00, capped at the 650.00 charge).
+      expect(lines(valley), patient).toEqual([{ npi: FACILITY, role: 'FACILITY', status: 'ALLOWED', code: null, allowed: 650 }]);
+      expect(lines(facility), patient).toEqual([{ npi: FACILITY, role: 'FACILITY', status: 'ALLOWED', code: null, allowed: 1650 }]);
+    }
+  });
+
+  it('Valley’s line is the procedure’s surgeon fee: a second surgeon’s fee is the duplicate, the facility’s is not', () => {
+    // The adversarial review's order: Valley's line, then the whole template claim.
+    adjudicate(valleyFee('MBR-1003'), at);
+    const whole = adjudicate(template('MBR-1003'), at);
+    expect(lines(whole).map((l) => [l.npi, l.status, l.code])).toEqual([
+      [FACILITY, 'ALLOWED', null],
+      [MORGAN, 'DENIED', 'CARC-18'],
+      [SUMMIT, 'ALLOWED', null],
+      [CLEARVIEW, 'ALLOWED', null],
+    ]);
+    // And Morgan's own claim for it after Valley's: the surgeon's fee was paid.
+    adjudicate(valleyFee('MBR-1001'), at);
+    const own = adjudicate({ npi: MORGAN, patient: 'MBR-1001', lines: [{ code: '45380', date: day }] }, at);
+    expect(own.response).toMatchObject({ disposition: 'DENIED', denial_code: 'CARC-18' });
+  });
+
+  it('a line paid to an anesthesia group is an anesthesia fee, whoever rendered it: included once, including nothing', () => {
+    const summitClaim = (patient: string, lines: ClaimSpec['lines']) =>
+      adjudicate({ npi: SUMMIT, patient, careTeam: [{ npi: VALLEY, role: 'primary' }], lines }, '2026-08-01T10:00:00Z');
+    // Lakeside's knee includes the day's anesthesia: Valley's 00811, paid to Summit, is that anesthesia.
+    adjudicate({ npi: LAKESIDE, patient: 'MBR-1003', lines: [{ code: '27447', date: '2026-07-01' }], preauthorization: 'PA-34' }, '2026-08-01T10:00:00Z');
+    const included = summitClaim('MBR-1003', [{ code: '00811', date: '2026-07-01', careTeam: 1 }]);
+    expect(lines(included)).toEqual([{ npi: SUMMIT, role: 'ANESTHESIA', status: 'BUNDLED', code: 'CARC-97', allowed: null }]);
+    // Summit's own contract is marked as including anesthesia; a line paid under it includes none,
+    // so Summit's own 00731 beside Valley's line is paid too.
+    const both = summitClaim('MBR-1001', [
+      { code: '00811', date: '2026-07-02', careTeam: 1 },
+      { code: '00731', date: '2026-07-02' },
+    ]);
+    expect(lines(both).map((l) => [l.status, l.code])).toEqual([
+      ['ALLOWED', null],
+      ['ALLOWED', null],
+    ]);
+    // Paid first, it is the anesthesia Lakeside's including line then deducts: the plan pays it once.
+    const first = summitClaim('MBR-1004', [{ code: '00811', date: '2026-07-03', careTeam: 1 }]);
+    const paid = lines(first)[0]!.allowed as number;
+    expect(paid).toBeGreaterThan(0);
+    const knee = adjudicate(
+      { npi: LAKESIDE, patient: 'MBR-1004', lines: [{ code: '27447', date: '2026-07-03' }], preauthorization: 'PA-34' },
+      '2026-08-01T10:00:00Z',
+    );
+    expect(lines(knee)[0]).toMatchObject({ status: 'ALLOWED', allowed: 9500 - paid });
+  });
+});
+
 describe('anesthesia included in another rate is not paid again', () => {
   const at = '2026-08-01T10:00:00Z';
   const day = '2026-07-01';
@@ -280,6 +361,32 @@ describe('a 0.00 line is not paid', () => {
       ['ALLOWED', 0],
       ['ALLOWED', 380],
     ]);
+  });
+});
+
+describe('paid lines recorded under the payee’s role are carried over to the renderer’s (the migration)', () => {
+  it('a surgeon’s line paid to the facility becomes a surgeon’s fee, so the facility’s own fee pays', () => {
+    const valley = adjudicate({ npi: FACILITY, careTeam: [{ npi: '1859362703', role: 'surgeon' }], lines: [{ code: '45380', date: DAY, careTeam: 1 }] });
+    const morgan = adjudicate({ npi: MORGAN, patient: 'MBR-1001', lines: [{ code: '45380', date: DAY }] });
+    const index = MIGRATIONS.findIndex((m) => m.includes("json_extract(l.value, '$.careTeamSequences[0]')"));
+    expect(index).toBeGreaterThan(0);
+    const db = new Database(databaseFile(home.dir));
+    try {
+      // As an older tpa recorded Valley's line: under its payee's role.
+      db.prepare("UPDATE paid_lines SET fee_kind = 'FACILITY' WHERE encounter_id = ?").run(valley.encounterId);
+      db.exec(MIGRATIONS[index]!);
+      const kinds = db.prepare('SELECT encounter_id, fee_kind FROM paid_lines ORDER BY encounter_id').all();
+      expect(kinds).toEqual(
+        [
+          { encounter_id: valley.encounterId, fee_kind: 'SURGEON' },
+          { encounter_id: morgan.encounterId, fee_kind: 'SURGEON' },
+        ].sort((a, b) => (a.encounter_id < b.encounter_id ? -1 : 1)),
+      );
+    } finally {
+      db.close();
+    }
+    const facility = adjudicate({ npi: FACILITY, lines: [{ code: '45380', date: DAY }] });
+    expect(lines(facility)).toEqual([{ npi: FACILITY, role: 'FACILITY', status: 'ALLOWED', code: null, allowed: 1650 }]);
   });
 });
 

@@ -144,8 +144,10 @@ interface PlannedLine {
   careTeam: number;
   /** Who must be paid for the line: the named provider when it holds a contract, else the billing provider. */
   payee: string;
-  /** The payee's role: the line's fee kind. */
+  /** The line's fee kind: the role of the provider who rendered it (the named one, else the billing provider), whoever is paid. */
   kind: string;
+  /** An anesthesia fee: rendered by an anesthesia provider or paid to one. */
+  anesthesia: boolean;
   /** The payee is the billing provider, or holds a contract in force that day in the billing provider's group. */
   eligible: boolean;
 }
@@ -175,7 +177,8 @@ function plan(seq: Sequence): Planned[] {
         quantity,
         careTeam,
         payee,
-        kind: providerOf(payee).role,
+        kind: providerOf(own).role,
+        anesthesia: providerOf(own).role === 'ANESTHESIA' || providerOf(payee).role === 'ANESTHESIA',
         eligible: payee === scenario.npi || SEED_CONTRACTS.some((c) => c.npi === payee && c.groupId === group && inForce(c, date)),
       };
     });
@@ -424,7 +427,7 @@ function checkSequence(recorded: Recorded[], paidRows: PaidRow[]): void {
         if (c.rateType === 'FLAT_RATE') expect(amounts[i]!.allowed).toBe(Math.min(amounts[i]!.charge, c.codes[p.code]![0]! * p.quantity));
         if (c.rateType === 'CASE_RATE') expect(amounts[i]!.allowed).toBe(Math.min(amounts[i]!.charge, c.codes[p.code]![0]!));
         if (c.rateType === 'CASE_RATE' && p.quantity > 1) tally('caseQuantity');
-        if (c.anesthesiaIncluded && p.kind !== 'ANESTHESIA' && amounts[i]!.allowed > 0) {
+        if (c.anesthesiaIncluded && !p.anesthesia && amounts[i]!.allowed > 0) {
           const day = `${planned.member}|${p.date}`;
           if (!includedDays.has(day)) includedDays.set(day, recorded.indexOf(r));
         }
@@ -474,7 +477,7 @@ function checkSequence(recorded: Recorded[], paidRows: PaidRow[]): void {
   recorded.forEach((r, k) => {
     (r.detail.service_lines as Body[]).forEach((l, i) => {
       const p = r.planned.lines[i]!;
-      if (p.kind !== 'ANESTHESIA') return;
+      if (!p.anesthesia) return;
       const included = includedDays.get(`${r.planned.member}|${p.date}`);
       if (l.status === 'ALLOWED') expect(included === undefined || included > k, `anesthesia paid on ${p.date} though included`).toBe(true);
       if (l.status === 'BUNDLED' && included !== undefined && included <= k) tally('anesthesia:bundled');

@@ -42,6 +42,29 @@ describe('the reference model, by hand', () => {
     expect(second).toMatchObject({ disposition: 'DENIED', denial_code: 'CARC-18' });
   });
 
+  it('counts a line paid through the billing provider as its renderer’s fee: Valley’s surgeon fee beside the facility’s own', () => {
+    // Valley (a surgeon, no contract) first, at Riverside's rate; Riverside's own 45380 is another fee;
+    // Morgan's 45380 is a second surgeon's fee for the procedure: the duplicate.
+    const { claims } = run(MARCH, [
+      claim(RIVERSIDE, 'MBR-1003', [{ code: '45380', unitCents: 65000, careTeam: VALLEY }]),
+      claim(RIVERSIDE, 'MBR-1003', [{ code: '45380', unitCents: 240000 }]),
+      claim(MORGAN, 'MBR-1003', [{ code: '45380', unitCents: 65000 }]),
+    ]);
+    expect(claims.map((c) => c.lines!.map((l) => [l.status, l.denial_code, l.allowed, l.payee]))).toEqual([
+      [['ALLOWED', null, 65000, RIVERSIDE]],
+      [['ALLOWED', null, 165000, RIVERSIDE]],
+      [['DENIED', 'CARC-18', null, MORGAN]],
+    ]);
+  });
+
+  it('counts a line paid to an anesthesia group as anesthesia, whoever rendered it', () => {
+    const { claims } = run('2026-08-03T09:00:00Z', [
+      claim(LAKESIDE, 'MBR-1003', [{ code: '27447', date: '2026-07-01', unitCents: 4500000 }]),
+      claim(SUMMIT_ANESTHESIA, 'MBR-1003', [{ code: '00811', date: '2026-07-01', unitCents: 90000, careTeam: VALLEY }]),
+    ]);
+    expect(claims[1]!.lines!.map((l) => [l.status, l.denial_code])).toEqual([['BUNDLED', 'CARC-97']]);
+  });
+
   it('denies CARC-B7 a payee without a contract in force in the claim’s group on the line’s date', () => {
     const { claims } = run('2027-01-04T09:00:00Z', [
       claim(RIVERSIDE, 'MBR-1003', [

@@ -72,7 +72,10 @@ interface Line extends LineEvent {
   index: number;
   chargeCents: number;
   payee: string;
+  /** What the duplicate rule counts: the role of whoever rendered the line, even when another is paid for it. */
   feeKind: string;
+  /** Anesthesia, for the anesthesia-included rule: rendered by an anesthesia provider, or money going to one. */
+  isAnesthesia: boolean;
   /** The price before the anesthesia paid earlier that day was deducted (docs/money-rules.md "Anesthesia included"). */
   priceBeforeDeduction?: number;
   status: 'ALLOWED' | 'NOT_COVERED' | 'DENIED' | 'BUNDLED' | 'PENDED';
@@ -236,7 +239,8 @@ export class Model {
         index,
         chargeCents: l.unitCents * l.quantity,
         payee,
-        feeKind: providerOf(payee).role,
+        feeKind: providerOf(provider).role,
+        isAnesthesia: providerOf(provider).role === 'ANESTHESIA' || providerOf(payee).role === 'ANESTHESIA',
         status: 'ALLOWED',
         denial: null,
         allowed: 0,
@@ -401,7 +405,7 @@ export class Model {
       // Only a line allowed more than 0.00 includes its day's anesthesia (docs/money-rules.md "Anesthesia included").
       if (this.includes(line)) {
         if ((line.priceBeforeDeduction ?? line.allowed) > 0) this.includesAnesthesia.add(`${member}|${line.date}`);
-      } else if (line.feeKind === 'ANESTHESIA') {
+      } else if (line.isAnesthesia) {
         const a = this.anesthesia.get(`${member}|${line.date}`) ?? { paid: 0, deducted: 0 };
         a.paid += line.allowed;
         this.anesthesia.set(`${member}|${line.date}`, a);
@@ -425,9 +429,9 @@ export class Model {
     }
   }
 
-  /** A line whose contract includes anesthesia, paid to a payee who is not an anesthesia provider. */
+  /** A line whose contract includes anesthesia and that is no anesthesia itself (neither rendered by nor paid to an anesthesia provider). */
   private includes(line: Line): boolean {
-    return !!line.contract?.anesthesiaIncluded && line.feeKind !== 'ANESTHESIA';
+    return !!line.contract?.anesthesiaIncluded && !line.isAnesthesia;
   }
 
   /**
@@ -541,7 +545,7 @@ export class Model {
     const included = new Set(this.includesAnesthesia);
     for (const line of live) if (this.includes(line) && !status.has(line.index) && priceOf(line) > 0) included.add(`${member}|${line.date}`);
     for (const line of live) {
-      if (line.feeKind === 'ANESTHESIA' && included.has(`${member}|${line.date}`)) {
+      if (line.isAnesthesia && included.has(`${member}|${line.date}`)) {
         allowed.set(line.index, 0);
         status.set(line.index, { status: 'BUNDLED', denial: 'CARC-97' });
       }

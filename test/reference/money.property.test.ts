@@ -43,9 +43,11 @@ function invariants(s: Sequence, o: Outcome): void {
       const line = event.lines[i]!;
       expect(l.allowed, 'allowed = benefit + patient responsibility').toBe(l.benefit! + l.patient!);
       if (l.status !== 'ALLOWED' || l.allowed === 0) return;
-      // No service (member, code, date, fee kind, distinct-service modifiers) paid twice, across all claims.
+      // No service (member, code, date, fee kind, distinct-service modifiers) paid twice, across all
+      // claims; the fee kind is the role of whoever rendered the line (the care-team member it names,
+      // else the billing provider), even when the billing provider is paid for it.
       const distinct = [...new Set((line.modifiers ?? []).filter((m) => DISTINCT_SERVICE.includes(m)))].sort().join(',');
-      const key = `${event.member}|${line.code}|${line.date}|${provider(l.payee).role}|${distinct}`;
+      const key = `${event.member}|${line.code}|${line.date}|${provider(line.careTeam ?? event.billing).role}|${distinct}`;
       expect(paid.has(key), `paid twice: ${key}`).toBe(false);
       paid.add(key);
       // No payee paid without a contract in force on the line's date in the claim's group.

@@ -29,6 +29,7 @@ const LANDED = [
   'b3b5bbb828de3608',
   'bc4d9c4f4c9339da',
   '317f42fdd69bc72a',
+  '3d01fe1ef71b7976',
 ];
 
 describe('migrations', () => {

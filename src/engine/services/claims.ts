@@ -5,7 +5,6 @@
 import {
   adjudicate,
   BUNDLE_EPISODE_DAYS,
-  claimFeeKind,
   claimServiceDate,
   DENIAL,
   paidLines as linesPaid,
@@ -24,7 +23,7 @@ import { clip } from '../../domain/validation.js';
 import { parseClaimText, type ParsedClaim } from '../../domain/fhir-claim.js';
 import { sentAgain, type ClaimIdentity, type LedgerStatus } from '../../domain/ledger.js';
 import { formatCentsGrouped } from '../../domain/money.js';
-import { linePayeeNpi } from '../../domain/payee.js';
+import { lineFeeKind, linePayeeNpi } from '../../domain/payee.js';
 import { isoDate, isoSeconds } from '../clock.js';
 import type { EngineContext } from '../context.js';
 import { HttpError, respond, type EngineRequest, type EngineResponse } from '../exchange.js';
@@ -78,10 +77,10 @@ interface ClaimPayees {
  * holding a direct contract stand for the parties the processor can pay (docs/api.md: valid banking
  * details); a care-team NPI the engine does not know cannot be paid, and money is never routed to
  * an unknown party: the claim is refused naming the entry. A known provider without any contract is
- * paid through the billing provider; any other line is paid to its own provider, in its role (the
- * line's fee kind), under its own contract in force on the line's date in the claim's network group
- * (the billing provider's group): a payee other than the billing provider without one is not
- * eligible (CARC-B7).
+ * paid through the billing provider; any other line is paid to its own provider, under its own
+ * contract in force on the line's date in the claim's network group (the billing provider's group):
+ * a payee other than the billing provider without one is not eligible (CARC-B7). The line's fee kind
+ * is its renderer's role either way (lineFeeKind).
  */
 function linePayees(db: Db, claim: ParsedClaim): ClaimPayees {
   const facts = providerRegistry(db);
@@ -99,7 +98,6 @@ function linePayees(db: Db, claim: ParsedClaim): ClaimPayees {
   // team's lines are not eligible (CARC-B7), and its own have no contract, so the claim is a 404.
   const billingFacts = facts.get(billing);
   const groupId = billingFacts?.payable ? billingFacts.groupId : undefined;
-  const claimKind = claimFeeKind(claim);
   // Every care-team NPI is known by now (refused above otherwise).
   const npis = claim.lines.map((line) => linePayeeNpi(claim, line, (own) => facts.get(own)!.payable));
   // The codes each payee bills on the claim: its contract covering most of them is chosen first.
@@ -124,7 +122,14 @@ function linePayees(db: Db, claim: ParsedClaim): ClaimPayees {
     }
     return list;
   });
-  const payees = npis.map((npi, i): LinePayee => ({ npi, feeKind: facts.get(npi)?.role ?? claimKind, eligible: npi === billing || candidates[i]!.length > 0 }));
+  // The fee kind is the renderer's role, not the payee's: a surgeon paid through the facility still
+  // renders a surgeon's fee (docs/money-rules.md "Duplicates"). The payee's own role, where it
+  // differs, is kept for the anesthesia rule (isAnesthesiaFee).
+  const payees = npis.map((npi, i): LinePayee => {
+    const feeKind = lineFeeKind(claim, claim.lines[i]!, (own) => facts.get(own)?.role);
+    const role = facts.get(npi)?.role;
+    return { npi, feeKind, ...(role !== undefined && role !== feeKind ? { payeeRole: role } : {}), eligible: npi === billing || candidates[i]!.length > 0 };
+  });
   return { payees, candidates };
 }
 

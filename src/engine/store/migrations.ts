@@ -761,4 +761,18 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE paid_lines ADD COLUMN modifiers TEXT NOT NULL DEFAULT '';
   ALTER TABLE paid_lines ADD COLUMN included INTEGER NOT NULL DEFAULT 0;
   `,
+  // 22: a paid line's fee kind is the role of the provider who rendered it, even when the billing
+  // provider is paid for it (docs/money-rules.md "Duplicates"). A line recorded before under its
+  // payee's role, paid to the billing provider for a care-team member without a contract (Valley
+  // Family Clinic), takes the role of the member it named first, so the facility's own fee for the
+  // procedure is no duplicate of it.
+  `
+  UPDATE paid_lines SET fee_kind = COALESCE((
+      SELECT p.role FROM encounters e, json_each(e.claim_json, '$.lines') l, json_each(e.claim_json, '$.careTeam') m, providers p
+      WHERE e.id = paid_lines.encounter_id AND json_extract(l.value, '$.sequence') = paid_lines.sequence
+        AND json_extract(m.value, '$.sequence') = json_extract(l.value, '$.careTeamSequences[0]')
+        AND p.npi = json_extract(m.value, '$.npi')
+      ORDER BY m.key LIMIT 1), fee_kind)
+    WHERE provider_npi = (SELECT provider_npi FROM encounters WHERE id = paid_lines.encounter_id);
+  `,
 ];

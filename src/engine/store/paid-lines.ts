@@ -16,15 +16,18 @@ type PaidLineRow = {
   includes_anesthesia: number;
   anesthesia_deducted_cents: number;
   modifiers: string;
+  payee_role: ProviderRole | null;
 };
 const PAID_LINE_COLUMNS =
-  'encounter_id, provider_npi, fee_kind, cpt_code, service_date, contract_id, episode_start, allowed_cents, includes_anesthesia, anesthesia_deducted_cents, modifiers';
+  'encounter_id, provider_npi, fee_kind, cpt_code, service_date, contract_id, episode_start, allowed_cents, includes_anesthesia, anesthesia_deducted_cents, modifiers,' +
+  ' (SELECT role FROM providers WHERE npi = paid_lines.provider_npi) AS payee_role';
 /** A line's modifiers in one column (migration 21): two-character codes joined by ':', '' for none. */
 const MODIFIER_SEPARATOR = ':';
 const toPrior = (r: PaidLineRow): PriorLine => ({
   encounterId: r.encounter_id,
   providerNpi: r.provider_npi,
   feeKind: r.fee_kind,
+  ...(r.payee_role !== null && r.payee_role !== r.fee_kind ? { payeeRole: r.payee_role } : {}),
   cptCode: r.cpt_code,
   serviceDate: r.service_date,
   contractId: r.contract_id,
@@ -38,15 +41,17 @@ const toPrior = (r: PaidLineRow): PriorLine => ({
 // mutation: no survivors (the duplicate rule: the paid lines read)
 /**
  * The member's paid lines from `from` to `to`: of the codes given (the adjudication matches each
- * line's own date and fee kind), and the anesthesia fees and the lines including anesthesia (the
- * anesthesia-included rule).
+ * line's own date and fee kind), and the anesthesia fees (rendered by an anesthesia provider, or
+ * paid to one) and the lines including anesthesia (the anesthesia-included rule). A line's
+ * `payee_role` is its payee's role in the providers registry.
  */
 export function paidLinesOfCodes(db: Db, memberId: string, from: string, to: string, codes: readonly string[]): PriorLine[] {
   return (db.prepare(PAID_LINES_OF_CODES_SQL).all(memberId, from, to, JSON.stringify(codes)) as PaidLineRow[]).map(toPrior);
 }
 const PAID_LINES_OF_CODES_SQL = `SELECT ${PAID_LINE_COLUMNS} FROM paid_lines
          WHERE member_id = ? AND service_date BETWEEN ? AND ? AND included = 0
-           AND (cpt_code IN (SELECT value FROM json_each(?)) OR fee_kind = 'ANESTHESIA' OR includes_anesthesia = 1)`;
+           AND (cpt_code IN (SELECT value FROM json_each(?)) OR fee_kind = 'ANESTHESIA' OR includes_anesthesia = 1
+             OR provider_npi IN (SELECT npi FROM providers WHERE role = 'ANESTHESIA'))`;
 // mutation: end
 
 /**
