@@ -578,16 +578,24 @@ class ClaimReader {
     const quantity = value as Json;
     const code = quantity.code;
     const ucum = quantity.system === undefined || quantity.system === UCUM_SYSTEM;
+    const saysMinutes = typeof quantity.unit === 'string' && MINUTE_WORDS.has(quantity.unit.trim().toLowerCase());
+    // A unit in minutes with a code that says otherwise is two answers to one question: never priced on either.
+    const minutesOtherwise = () =>
+      this.fail(
+        `${path}.unit`,
+        `is "${clip(String(quantity.unit))}" (minutes), but code "${clip(String(code))}" is not: minutes of anesthesia are code min (one service)`,
+      );
     if (code !== undefined && ucum) {
       if (typeof code !== 'string') return this.fail(`${path}.code`, 'must be a UCUM code (min, or 1 for a count)');
       if (code === 'min') return { sent, units: 1 };
+      if (saysMinutes) return minutesOtherwise();
       if (code === '1' || /^\{[^{}]*\}$/.test(code)) return { sent, units: sent };
       return this.fail(
         `${path}.code`,
         `is UCUM "${clip(code)}": a quantity is a count of services (1) or minutes of anesthesia (min, one service), not another unit`,
       );
     }
-    if (code === undefined && typeof quantity.unit === 'string' && MINUTE_WORDS.has(quantity.unit.trim().toLowerCase())) return { sent, units: 1 };
+    if (saysMinutes) return code === undefined ? { sent, units: 1 } : minutesOtherwise();
     return { sent, units: sent };
   }
 

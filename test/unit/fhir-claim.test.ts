@@ -299,6 +299,16 @@ describe('shapes other systems send are accepted', () => {
       { field: 'item[0].quantity.code', message: expect.stringContaining('is UCUM "h"') },
     ]);
     expect(fieldsOf(() => parseClaim(minutes({ code: 'd' })))).toEqual(['item[0].quantity.code']);
+    // A unit in minutes whose code says a count (or another system's code) is refused, never priced as 60 services.
+    for (const q of [
+      { system: 'http://unitsofmeasure.org', code: '1', unit: 'min' },
+      { code: '{minutes}', unit: 'minutes' },
+      { system: 'urn:other', code: 'MJ', unit: 'min' },
+    ]) {
+      expect(errorsOf(() => parseClaim(minutes(q)))).toEqual([
+        { field: 'item[0].quantity.unit', message: expect.stringContaining('minutes of anesthesia are code min') },
+      ]);
+    }
     // The net = quantity × unitPrice check reads the minutes sent.
     const wrong = minutes({ code: 'min' });
     wrong.item[0].net.value = 30;
