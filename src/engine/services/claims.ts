@@ -382,24 +382,27 @@ function countAsPaid(db: Db, encounterId: string, member: MemberRow, claim: Pars
   // mutation: no survivors (the duplicate rule: the paid lines written)
   const deductibleByYear = new Map<string, number>();
   const paid = linesPaid(adjudication.lines);
+  // Which line of which claim: the adjudication's lines are the claim's, in its order.
+  const lineRow = (i: number, line: Adjudication['lines'][number]) => ({
+    encounterId,
+    sequence: line.sequence,
+    memberId: member.member_id,
+    providerNpi: line.providerNpi,
+    feeKind: payees[i]!.feeKind,
+    cptCode: line.cptCode,
+    serviceDate: line.serviceDate,
+    contractId: line.contractId,
+    episodeStart: line.episodeStart,
+    modifiers: claim.lines[i]!.modifiers ?? [],
+  });
   for (const [i, line] of adjudication.lines.entries()) {
     if (line.status !== 'ALLOWED') continue;
     if (paid[i]) {
       insertPaidLine(db, {
-        encounterId,
-        sequence: line.sequence,
-        memberId: member.member_id,
-        providerNpi: line.providerNpi,
-        feeKind: payees[i]!.feeKind,
-        cptCode: line.cptCode,
-        serviceDate: line.serviceDate,
-        contractId: line.contractId,
-        episodeStart: line.episodeStart,
+        ...lineRow(i, line),
         allowedCents: line.allowedCents,
         includesAnesthesia: line.includesAnesthesia === true,
         anesthesiaDeductedCents: line.anesthesiaDeductedCents ?? 0,
-        // The adjudication's lines are the claim's, in its order.
-        modifiers: claim.lines[i]!.modifiers ?? [],
       });
     }
     const year = planYearOf(line.serviceDate, member.plan_year_start);
@@ -409,18 +412,7 @@ function countAsPaid(db: Db, encounterId: string, member: MemberRow, claim: Pars
   // claim's paid lines, so that an episode this claim paid is recorded).
   for (const [i, line] of adjudication.lines.entries()) {
     if (line.status !== 'BUNDLED' || line.episodeStart === null || line.contractId === null) continue;
-    insertIncludedDay(db, {
-      encounterId,
-      sequence: line.sequence,
-      memberId: member.member_id,
-      providerNpi: line.providerNpi,
-      feeKind: payees[i]!.feeKind,
-      cptCode: line.cptCode,
-      serviceDate: line.serviceDate,
-      contractId: line.contractId,
-      episodeStart: line.episodeStart,
-      modifiers: claim.lines[i]!.modifiers ?? [],
-    });
+    insertIncludedDay(db, lineRow(i, line));
   }
   // mutation: end
   for (const [year, cents] of deductibleByYear) if (cents > 0) addDeductibleMet(db, member.member_id, year, cents);

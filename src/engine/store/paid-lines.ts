@@ -97,10 +97,14 @@ export interface NewPaidLine {
   modifiers: readonly string[];
 }
 
+/** The columns that say which line of which encounter this is, in the order both inserts write them. */
+const lineKey = (p: Omit<NewPaidLine, 'allowedCents' | 'includesAnesthesia' | 'anesthesiaDeductedCents' | 'modifiers'>) =>
+  [p.encounterId, p.sequence, p.memberId, p.providerNpi, p.feeKind, p.cptCode, p.serviceDate, p.contractId, p.episodeStart] as const;
+
 /**
  * A bundle part BUNDLED into an episode already paid: its day belongs to the episode, so the episode
  * starts on its earliest day whatever the order claims came in (docs/money-rules.md "Bundles"). It
- * is kept for the episode alone (\`included\` 1: no duplicate's original, no copay), and only when the
+ * is kept for the episode alone (`included` 1: no duplicate's original, no copay), and only when the
  * episode it joins is recorded (a part of it was paid, on this claim or before).
  */
 export function insertIncludedDay(db: Db, p: Omit<NewPaidLine, 'allowedCents' | 'includesAnesthesia' | 'anesthesiaDeductedCents'>): void {
@@ -109,40 +113,12 @@ export function insertIncludedDay(db: Db, p: Omit<NewPaidLine, 'allowedCents' | 
        allowed_cents, includes_anesthesia, anesthesia_deducted_cents, modifiers, included)
      SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, 0, ?, 1
      WHERE EXISTS (SELECT 1 FROM paid_lines WHERE member_id = ? AND contract_id = ? AND episode_start = ? AND included = 0)`,
-  ).run(
-    p.encounterId,
-    p.sequence,
-    p.memberId,
-    p.providerNpi,
-    p.feeKind,
-    p.cptCode,
-    p.serviceDate,
-    p.contractId,
-    p.episodeStart,
-    p.modifiers.join(MODIFIER_SEPARATOR),
-    p.memberId,
-    p.contractId,
-    p.episodeStart,
-  );
+  ).run(...lineKey(p), p.modifiers.join(MODIFIER_SEPARATOR), p.memberId, p.contractId, p.episodeStart);
 }
 
 export function insertPaidLine(db: Db, p: NewPaidLine): void {
   db.prepare(
     `INSERT INTO paid_lines (encounter_id, sequence, member_id, provider_npi, fee_kind, cpt_code, service_date, contract_id, episode_start,
        allowed_cents, includes_anesthesia, anesthesia_deducted_cents, modifiers) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(
-    p.encounterId,
-    p.sequence,
-    p.memberId,
-    p.providerNpi,
-    p.feeKind,
-    p.cptCode,
-    p.serviceDate,
-    p.contractId,
-    p.episodeStart,
-    p.allowedCents,
-    p.includesAnesthesia ? 1 : 0,
-    p.anesthesiaDeductedCents,
-    p.modifiers.join(MODIFIER_SEPARATOR),
-  );
+  ).run(...lineKey(p), p.allowedCents, p.includesAnesthesia ? 1 : 0, p.anesthesiaDeductedCents, p.modifiers.join(MODIFIER_SEPARATOR));
 }
