@@ -278,5 +278,6 @@ describe('a package day BUNDLED into its paid episode includes that day\'s anest
     expect(cents(submitAll([anesthesia, nov09, nov02], '2026-12-01T10:00:00Z'), 'allowed_amount')).toBe(950_000);
     // What adjudicated cannot be undone: between the part carried on the 2nd and the 9th's line, the anesthesia is paid.
     expect(cents(submitAll([nov02, anesthesia, nov09], '2026-12-01T10:00:00Z'), 'allowed_amount')).toBe(1_026_500);
+    expect(cents(submitAll([anesthesia, nov02, nov09], '2026-12-01T10:00:00Z'), 'allowed_amount')).toBe(1_026_500);
   });
 });
