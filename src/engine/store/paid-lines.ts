@@ -44,18 +44,18 @@ const toPrior = (r: PaidLineRow): PriorLine => ({
 /**
  * The member's paid lines from `from` to `to`: of the codes given (the adjudication matches each
  * line's own date and fee kind), and the anesthesia fees (rendered by an anesthesia provider, or
- * paid to one) and the lines including anesthesia (the anesthesia-included rule), among them the
- * days BUNDLED into a paid episode that include it (`included`: no paid line, the duplicate rule
- * skips them). A line's `payee_role` is its payee's role in the providers registry.
+ * paid to one) and the lines including anesthesia (the anesthesia-included rule). The days BUNDLED
+ * into a paid episode come with them (`included`): no paid line, the duplicate rule skips them, but
+ * one may include its day's anesthesia. A line's `payee_role` is its payee's role in the providers
+ * registry.
  */
 export function paidLinesOfCodes(db: Db, memberId: string, from: string, to: string, codes: readonly string[]): PriorLine[] {
   return (db.prepare(PAID_LINES_OF_CODES_SQL).all(memberId, from, to, JSON.stringify(codes)) as PaidLineRow[]).map(toPrior);
 }
 const PAID_LINES_OF_CODES_SQL = `SELECT ${PAID_LINE_COLUMNS} FROM paid_lines
          WHERE member_id = ? AND service_date BETWEEN ? AND ?
-           AND (included = 0 AND (cpt_code IN (SELECT value FROM json_each(?)) OR fee_kind = 'ANESTHESIA'
-               OR provider_npi IN (SELECT npi FROM providers WHERE role = 'ANESTHESIA'))
-             OR includes_anesthesia = 1)`;
+           AND (cpt_code IN (SELECT value FROM json_each(?)) OR fee_kind = 'ANESTHESIA' OR includes_anesthesia = 1
+             OR provider_npi IN (SELECT npi FROM providers WHERE role = 'ANESTHESIA'))`;
 // mutation: end
 
 /**
