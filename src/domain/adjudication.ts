@@ -119,6 +119,11 @@ export interface PriorLine {
   allowedCents: number;
   /** The line included the anesthesia of its member and day (see LineAdjudication). */
   includesAnesthesia?: boolean;
+  /**
+   * A bundle part BUNDLED into an episode already paid, kept as one of the episode's days: it is no
+   * paid line (no duplicate's original), but it may include its day's anesthesia.
+   */
+  included?: boolean;
   /** The anesthesia paid before it that was deducted from its allowed amount. */
   anesthesiaDeductedCents?: number;
   /** The line's modifiers: its distinct-service modifiers make it a service of its own (docs/money-rules.md "Duplicates"). */
@@ -167,7 +172,10 @@ export interface LineAdjudication {
   careTeamSequences: number[];
   /** The reason's text, with reasonCode (absent on lines stored before it was recorded). */
   reason?: string;
-  /** Set on a line that includes the anesthesia of its member and day (its contract's rate does). */
+  /**
+   * Set on a line that includes the anesthesia of its member and day (its contract's rate does): an
+   * ALLOWED line priced above 0.00, or a bundle part BUNDLED into an episode already paid.
+   */
   includesAnesthesia?: true;
   /** On such a line: the anesthesia paid on an earlier claim that day, deducted from its allowed amount. */
   anesthesiaDeductedCents?: number;
@@ -338,6 +346,7 @@ function judgeLines(input: AdjudicationInput): LineVerdict[] {
   const { claim, benefits } = input;
   const paid = new Map<string, string>();
   for (const p of input.paidLines) {
+    if (p.included === true) continue;
     const key = `${p.feeKind}|${p.cptCode}|${p.serviceDate}|${distinctServiceKey(p.modifiers)}`;
     if (countsAsPaid(p) && !paid.has(key)) paid.set(key, p.encounterId);
   }
@@ -408,8 +417,16 @@ function includeAnesthesia(verdicts: LineVerdict[], allowed: number[], prior: re
     left.set(p.serviceDate, (left.get(p.serviceDate) ?? 0) + paidAnesthesia - (p.anesthesiaDeductedCents ?? 0));
   }
   verdicts.forEach((v, i) => {
-    if (v.status !== 'ALLOWED' || isAnesthesiaFee(v) || v.contract?.anesthesiaIncluded !== true || allowed[i]! <= 0) return;
+    if (isAnesthesiaFee(v) || v.contract?.anesthesiaIncluded !== true) return;
     const date = v.line.serviceDate;
+    // A part BUNDLED into its episode already paid: the package's rate paid for its day too, so it
+    // includes the day's anesthesia; it was allowed 0.00, so it deducts nothing.
+    if (v.status === 'BUNDLED' && v.episodeStart !== null) {
+      v.includesAnesthesia = true;
+      includedDays.add(date);
+      return;
+    }
+    if (v.status !== 'ALLOWED' || allowed[i]! <= 0) return;
     v.includesAnesthesia = true;
     includedDays.add(date);
     const deducted = Math.min(Math.max(0, left.get(date) ?? 0), allowed[i]!);
@@ -643,7 +660,7 @@ function lineOf(
     episodeStart: v.episodeStart,
     careTeamSequences: v.line.careTeamSequences,
     ...(v.reason === null ? {} : { reason: v.reason }),
-    ...(v.includesAnesthesia && status === 'ALLOWED' ? { includesAnesthesia: true as const } : {}),
+    ...(v.includesAnesthesia && (status === 'ALLOWED' || status === 'BUNDLED') ? { includesAnesthesia: true as const } : {}),
     ...(v.anesthesiaDeductedCents > 0 && status === 'ALLOWED' ? { anesthesiaDeductedCents: v.anesthesiaDeductedCents } : {}),
   };
 }

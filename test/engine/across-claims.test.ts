@@ -259,3 +259,25 @@ describe('a bundle part pays the same whatever the packing into claims: each par
     expect(one.map(money)).toEqual(apart.map(money));
   });
 });
+
+describe('a package day BUNDLED into its paid episode includes that day\'s anesthesia (docs/money-rules.md "Anesthesia included")', () => {
+  const SUMMIT = '1196382455'; // anesthesia, 85% of charges: 00811 charged 900.00 is allowed 765.00
+  const nov02: ClaimSpec = { npi: LAKESIDE, patient: 'MBR-1003', lines: [{ code: '97161', date: '2026-11-02', charge: '20000.00' }] };
+  const nov09: ClaimSpec = { npi: LAKESIDE, patient: 'MBR-1003', lines: [{ code: '97161', date: '2026-11-09', charge: '20000.00' }] };
+  const anesthesia: ClaimSpec = { npi: SUMMIT, patient: 'MBR-1003', lines: [{ code: '00811', date: '2026-11-09', charge: '900.00' }] };
+  const statuses = (claims: Body[][]) => claims.map((claim) => claim.map((l) => [l.status, l.allowed_amount]));
+
+  it('in date order the anesthesia after the BUNDLED day is BUNDLED (CARC-97): 9,500.00 in all, as with the anesthesia first', () => {
+    // A repeat of the 9th's line after the anesthesia is still BUNDLED into the episode: the day
+    // kept for the anesthesia is no paid line, so nothing is a duplicate of it.
+    const dated = submitAll([nov02, nov09, anesthesia, nov09], '2026-12-01T10:00:00Z');
+    expect(statuses(dated)).toEqual([[['ALLOWED', 9500]], [['BUNDLED', null]], [['BUNDLED', null]], [['BUNDLED', null]]]);
+    expect(dated.map((claim) => claim[0]!.denial_code)).toEqual([null, 'CARC-97', 'CARC-97', 'CARC-97']);
+    expect(cents(dated, 'allowed_amount')).toBe(950_000);
+    // The anesthesia first is taken off the line that carries the part (the 9th's, arriving before the 2nd's).
+    expect(cents(submitAll([anesthesia, nov09, nov02], '2026-12-01T10:00:00Z'), 'allowed_amount')).toBe(950_000);
+    // What adjudicated cannot be undone: between the part carried on the 2nd and the 9th's line, the anesthesia is paid.
+    expect(cents(submitAll([nov02, anesthesia, nov09], '2026-12-01T10:00:00Z'), 'allowed_amount')).toBe(1_026_500);
+    expect(cents(submitAll([anesthesia, nov02, nov09], '2026-12-01T10:00:00Z'), 'allowed_amount')).toBe(1_026_500);
+  });
+});

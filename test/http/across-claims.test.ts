@@ -132,3 +132,21 @@ describe('over local serve: a bundle part pays the same whatever the packing int
     expect(one).toEqual(apart);
   });
 });
+
+describe("over local serve: a package day BUNDLED into its paid episode includes that day's anesthesia", () => {
+  it('in date order the anesthesia after the BUNDLED day is BUNDLED (CARC-97): 9,500.00 in all, not 10,265.00', async () => {
+    // MBR-1003's episodes above end by 22 October: 26 October opens one of its own.
+    const therapy = (date: string): ClaimSpec => ({ npi: LAKESIDE, patient: 'MBR-1003', lines: [{ code: '97161', date, charge: '20000.00' }] });
+    const dated = [
+      await submit(therapy('2026-10-26')),
+      await submit(therapy('2026-11-03')),
+      await submit({ npi: '1196382455', patient: 'MBR-1003', lines: [{ code: '00811', date: '2026-11-03', charge: '900.00' }] }),
+    ];
+    expect(dated.map((l) => [l[0]!.status, l[0]!.allowed_amount, l[0]!.denial_code])).toEqual([
+      ['ALLOWED', 9500, null],
+      ['BUNDLED', null, 'CARC-97'],
+      ['BUNDLED', null, 'CARC-97'],
+    ]);
+    expect(sum(dated, 'allowed_amount')).toBe(950_000);
+  });
+});

@@ -343,7 +343,7 @@ export class Model {
     if (disposition !== 'DENIED') {
       this.accept(event.member, lines, metAdded, priced);
       for (const [visit, cents] of copayHere) this.copayTaken.set(visit, (this.copayTaken.get(visit) ?? 0) + cents);
-    } else this.includeDays(lines);
+    } else this.includeDays(lines, event.member);
     return this.claimFigures(encounter);
   }
 
@@ -411,7 +411,7 @@ export class Model {
         this.anesthesia.set(`${member}|${line.date}`, a);
       }
     }
-    this.includeDays(lines);
+    this.includeDays(lines, member);
     for (const [key, taken] of priced.deducted) {
       const a = this.anesthesia.get(key)!;
       a.deducted += taken;
@@ -423,9 +423,13 @@ export class Model {
    * denied because all its lines were included: the episode starts on its earliest day, whichever
    * claim brought it.
    */
-  private includeDays(lines: Line[]): void {
+  private includeDays(lines: Line[], member: string): void {
     for (const line of lines) {
-      if (line.status === 'BUNDLED' && line.episode && this.episodes.get(line.episode.key)?.includes(line.episode)) line.episode.days.add(line.date);
+      if (line.status === 'BUNDLED' && line.episode && this.episodes.get(line.episode.key)?.includes(line.episode)) {
+        line.episode.days.add(line.date);
+        // Its day's anesthesia is included in the package too (docs/money-rules.md "Anesthesia included").
+        if (this.includes(line)) this.includesAnesthesia.add(`${member}|${line.date}`);
+      }
     }
   }
 
@@ -544,6 +548,9 @@ export class Model {
     }
     const included = new Set(this.includesAnesthesia);
     for (const line of live) if (this.includes(line) && !status.has(line.index) && priceOf(line) > 0) included.add(`${member}|${line.date}`);
+    // A bundle part included (BUNDLED) in its episode: the package paid for that day, anesthesia and all.
+    for (const line of live)
+      if (this.includes(line) && episodes.has(line.index) && status.get(line.index)?.status === 'BUNDLED') included.add(`${member}|${line.date}`);
     for (const line of live) {
       if (line.isAnesthesia && included.has(`${member}|${line.date}`)) {
         allowed.set(line.index, 0);

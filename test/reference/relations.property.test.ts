@@ -569,7 +569,7 @@ describe('metamorphic relations over a year and a half of claims, payments, fail
           const ref = arriveInOrder(base, claims, dateOrder);
           for (const order of orders) {
             const got = arriveInOrder(base, claims, order);
-            await relation(name, () => comparePermutation(claims, order, ref, got));
+            await relation(name, () => comparePermutation(claims, order, ref, got, dateOrder));
           }
         }),
         runs(n),
@@ -643,7 +643,7 @@ describe('metamorphic relations over a year and a half of claims, payments, fail
       [2, 1, 0],
       [1, 2, 0],
     ])
-      await relation('permutation-episodes-case', () => comparePermutation(claims, order, ref, arriveInOrder(base, claims, order)));
+      await relation('permutation-episodes-case', () => comparePermutation(claims, order, ref, arriveInOrder(base, claims, order), [1, 0, 2]));
   });
 });
 
@@ -672,18 +672,6 @@ function membersWithLateParts(claims: readonly Claim[], order: readonly number[]
   const late = new Set<string>();
   const billed = new Map<string, string[]>();
   const DAY = 86_400_000;
-  // And a part billed on two days of one span where one of the days has an anesthesia fee: the
-  // part is paid on the bill that came first, so whether that day's anesthesia is included (a
-  // BUNDLED line includes nothing) is the order of arrival.
-  for (const member of new Set(claims.map((c) => c.member))) {
-    const lines = claims.filter((c) => c.member === member).flatMap((c) => c.lines.map((l) => ({ ...l, payee: l.careTeam ?? c.billing })));
-    const anesthesia = new Set(lines.filter((l) => l.payee === SUMMIT_ANESTHESIA).map((l) => l.date));
-    const parts = lines.filter((l) => l.payee === LAKESIDE);
-    for (const a of parts)
-      for (const b of parts)
-        if (a.code === b.code && a.date < b.date && Date.parse(b.date) - Date.parse(a.date) <= 90 * DAY && (anesthesia.has(a.date) || anesthesia.has(b.date)))
-          late.add(member);
-  }
   for (const i of order) {
     const c = claims[i]!;
     const dates = c.lines.filter((l) => (l.careTeam ?? c.billing) === LAKESIDE).map((l) => l.date);
@@ -700,8 +688,39 @@ function membersWithLateParts(claims: readonly Claim[], order: readonly number[]
   return late;
 }
 
-function comparePermutation(claims: readonly Claim[], order: readonly number[], ref: Body[][], got: Body[][]): void {
+/**
+ * Members whose day's anesthesia an order pays beside the package (docs/money-rules.md "What arrival
+ * order may change", "Who is paid a day's anesthesia"): an anesthesia fee arriving before the day's
+ * line of a package part whose part a line on another day of the span carried, arriving before that
+ * line (or on its claim). The day's line is then BUNDLED at 0.00, and includes the anesthesia only
+ * once it has arrived: the fee paid before it stays paid. In every other order the day's anesthesia
+ * is paid once in the package (BUNDLED after the day's line, or taken off the line carrying the part).
+ */
+function membersPaidAnesthesiaBeside(claims: readonly Claim[], order: readonly number[]): Set<string> {
+  const paid = new Set<string>();
+  const DAY = 86_400_000;
+  const arrival = new Map(order.map((claim, k) => [claim, k]));
+  for (const member of new Set(claims.map((c) => c.member))) {
+    const lines = claims.flatMap((c, i) =>
+      c.member === member ? c.lines.map((l) => ({ code: l.code, date: l.date, payee: l.careTeam ?? c.billing, at: arrival.get(i)! })) : [],
+    );
+    const first = (which: (l: (typeof lines)[number]) => boolean) => Math.min(...lines.filter(which).map((l) => l.at));
+    for (const fee of lines.filter((l) => l.payee === SUMMIT_ANESTHESIA)) {
+      for (const part of lines.filter((l) => l.payee === LAKESIDE && l.date === fee.date)) {
+        const day = first((l) => l.payee === LAKESIDE && l.code === part.code && l.date === part.date);
+        const elsewhere = first(
+          (l) => l.payee === LAKESIDE && l.code === part.code && l.date !== part.date && Math.abs(Date.parse(l.date) - Date.parse(part.date)) <= 90 * DAY,
+        );
+        if (fee.at < day && elsewhere <= day) paid.add(member);
+      }
+    }
+  }
+  return paid;
+}
+
+function comparePermutation(claims: readonly Claim[], order: readonly number[], ref: Body[][], got: Body[][], refOrder: readonly number[]): void {
   const late = membersWithLateParts(claims, order);
+  for (const o of [order, refOrder]) for (const member of membersPaidAnesthesiaBeside(claims, o)) late.add(member);
   const sumBy = (lines: Body[][], key: (c: Claim, j: number) => string | null, field: string) => {
     const m: Record<string, number> = {};
     lines.forEach((ls, i) =>

@@ -531,15 +531,19 @@ function checkBundle(contract: ContractTerms, mine: LineAdjudication[], prior: M
 
 /**
  * Anesthesia included: a line priced above 0.00 under a contract including anesthesia, not an
- * anesthesia fee, includes its day's anesthesia; an anesthesia fee that day (this claim or a later
+ * anesthesia fee, includes its day's anesthesia, and so does a bundle part BUNDLED into its paid episode; an anesthesia fee that day (this claim or a later
  * one) is BUNDLED; anesthesia paid before that day is deducted from the including lines in line
  * order, once, never below 0.00.
  */
 function checkAnesthesia(a: Adjudication, b: Built): void {
   const { input, kinds } = b;
   const lines = a.lines;
+  // A bundle part BUNDLED into its paid episode includes its day's anesthesia too (at 0.00).
   const including = lines.map(
-    (l, i) => l.status === 'ALLOWED' && kinds[i] !== 'ANESTHESIA' && input.lineContracts[i]?.anesthesiaIncluded === true && price(l) > 0,
+    (l, i) =>
+      kinds[i] !== 'ANESTHESIA' &&
+      input.lineContracts[i]?.anesthesiaIncluded === true &&
+      ((l.status === 'ALLOWED' && price(l) > 0) || (l.status === 'BUNDLED' && l.episodeStart !== null)),
   );
   const includedDays = new Set([
     ...input.paidLines.filter((p) => counts(p) && p.includesAnesthesia).map((p) => p.serviceDate),

@@ -307,6 +307,78 @@ describe('anesthesia included in another rate', () => {
     expect(later.lines[0]).toMatchObject({ status: 'ALLOWED', allowedCents: 145000 });
     expect(later.lines[0]!.anesthesiaDeductedCents).toBeUndefined();
   });
+
+  describe('a package part BUNDLED into its paid episode includes its day’s anesthesia', () => {
+    const pkg = contract(
+      'BUNDLE',
+      { '01402': null, '27447': null, '97161': null },
+      { id: 'ctr_package', bundleType: 'PACKAGE', bundleRateCents: 2850000, anesthesiaIncluded: true },
+    );
+    const lakeside = { npi: '1450827369', feeKind: 'FACILITY' as const, eligible: true };
+    const summit = { npi: '1196382455', feeKind: 'ANESTHESIA' as const, eligible: true };
+    const therapy = (serviceDate: string) => ({ cptCode: '97161', chargeCents: 2000000, serviceDate });
+    const fee = { cptCode: '00811', chargeCents: 90000, serviceDate: '2026-11-09' };
+    const billed = {
+      encounterId: 'enc_nov02',
+      providerNpi: lakeside.npi,
+      feeKind: 'FACILITY' as const,
+      cptCode: '97161',
+      serviceDate: '2026-11-02',
+      contractId: 'ctr_package',
+      episodeStart: '2026-11-02',
+      allowedCents: 950000,
+      includesAnesthesia: true,
+    };
+    const adjudicateLines = (lines: { cptCode: string; chargeCents: number; serviceDate: string }[], prior: (typeof billed)[]) =>
+      adjudicate({
+        claim: claim(lines, { type: 'institutional' }),
+        lineContracts: lines.map((l) => (l.cptCode === '00811' ? anesthesia : pkg)),
+        linePayees: lines.map((l) => (l.cptCode === '00811' ? summit : lakeside)),
+        benefits,
+        paidLines: prior,
+        bundleLines: prior,
+      });
+
+    it('on the claim of the BUNDLED line, in either line order, the anesthesia fee is BUNDLED (CARC-97)', () => {
+      for (const lines of [
+        [therapy('2026-11-09'), fee],
+        [fee, therapy('2026-11-09')],
+      ]) {
+        const a = adjudicateLines(lines, [billed]);
+        const byCode = Object.fromEntries(a.lines.map((l) => [l.cptCode, l]));
+        expect(byCode['97161']).toMatchObject({ status: 'BUNDLED', allowedCents: 0, includesAnesthesia: true });
+        expect(byCode['00811']).toMatchObject({
+          status: 'BUNDLED',
+          reasonCode: 'CARC-97',
+          reason: 'The benefit for this service is included in the payment for another service: that day’s rate includes the anesthesia',
+          allowedCents: 0,
+        });
+        expect(a.totals.allowedCents).toBe(0);
+      }
+    });
+
+    it('with the part carried earlier on the same claim, the later day’s anesthesia is BUNDLED too', () => {
+      const a = adjudicateLines([therapy('2026-11-02'), therapy('2026-11-09'), fee], []);
+      expect(a.lines.map((l) => [l.status, l.allowedCents])).toEqual([
+        ['ALLOWED', 950000],
+        ['BUNDLED', 0],
+        ['BUNDLED', 0],
+      ]);
+    });
+
+    it('a day kept as included (no paid line) includes the anesthesia but is no duplicate’s original', () => {
+      const day = { ...billed, encounterId: 'enc_nov09', serviceDate: '2026-11-09', allowedCents: 0, included: true };
+      const later = adjudicateLines([fee], [billed, day]);
+      expect(later.lines[0]).toMatchObject({ status: 'BUNDLED', reasonCode: 'CARC-97' });
+      // The same service again is BUNDLED into the episode, not denied as a duplicate of the included day.
+      const again = adjudicateLines([therapy('2026-11-09')], [billed, day]);
+      expect(again.lines[0]).toMatchObject({
+        status: 'BUNDLED',
+        reasonCode: 'CARC-97',
+        reason: 'The benefit for this service is included in the payment for another service of the bundle',
+      });
+    });
+  });
 });
 
 describe('quantity', () => {

@@ -412,7 +412,7 @@ function countAsPaid(db: Db, encounterId: string, member: MemberRow, claim: Pars
   // claim's paid lines, so that an episode this claim paid is recorded).
   for (const [i, line] of adjudication.lines.entries()) {
     if (line.status !== 'BUNDLED' || line.episodeStart === null || line.contractId === null) continue;
-    insertIncludedDay(db, lineRow(i, line));
+    insertIncludedDay(db, { ...lineRow(i, line), includesAnesthesia: line.includesAnesthesia === true });
   }
   // mutation: end
   for (const [year, cents] of deductibleByYear) if (cents > 0) addDeductibleMet(db, member.member_id, year, cents);

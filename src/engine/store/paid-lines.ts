@@ -16,10 +16,11 @@ type PaidLineRow = {
   includes_anesthesia: number;
   anesthesia_deducted_cents: number;
   modifiers: string;
+  included: number;
   payee_role: ProviderRole | null;
 };
 const PAID_LINE_COLUMNS =
-  'encounter_id, provider_npi, fee_kind, cpt_code, service_date, contract_id, episode_start, allowed_cents, includes_anesthesia, anesthesia_deducted_cents, modifiers,' +
+  'encounter_id, provider_npi, fee_kind, cpt_code, service_date, contract_id, episode_start, allowed_cents, includes_anesthesia, anesthesia_deducted_cents, modifiers, included,' +
   ' (SELECT role FROM providers WHERE npi = paid_lines.provider_npi) AS payee_role';
 /** A line's modifiers in one column (migration 21): two-character codes joined by ':', '' for none. */
 const MODIFIER_SEPARATOR = ':';
@@ -36,20 +37,23 @@ const toPrior = (r: PaidLineRow): PriorLine => ({
   includesAnesthesia: r.includes_anesthesia === 1,
   anesthesiaDeductedCents: r.anesthesia_deducted_cents,
   modifiers: r.modifiers === '' ? [] : r.modifiers.split(MODIFIER_SEPARATOR),
+  ...(r.included === 1 ? { included: true } : {}),
 });
 
 // mutation: no survivors (the duplicate rule: the paid lines read)
 /**
  * The member's paid lines from `from` to `to`: of the codes given (the adjudication matches each
  * line's own date and fee kind), and the anesthesia fees (rendered by an anesthesia provider, or
- * paid to one) and the lines including anesthesia (the anesthesia-included rule). A line's
- * `payee_role` is its payee's role in the providers registry.
+ * paid to one) and the lines including anesthesia (the anesthesia-included rule). The days BUNDLED
+ * into a paid episode come with them (`included`): no paid line, the duplicate rule skips them, but
+ * one may include its day's anesthesia. A line's `payee_role` is its payee's role in the providers
+ * registry.
  */
 export function paidLinesOfCodes(db: Db, memberId: string, from: string, to: string, codes: readonly string[]): PriorLine[] {
   return (db.prepare(PAID_LINES_OF_CODES_SQL).all(memberId, from, to, JSON.stringify(codes)) as PaidLineRow[]).map(toPrior);
 }
 const PAID_LINES_OF_CODES_SQL = `SELECT ${PAID_LINE_COLUMNS} FROM paid_lines
-         WHERE member_id = ? AND service_date BETWEEN ? AND ? AND included = 0
+         WHERE member_id = ? AND service_date BETWEEN ? AND ?
            AND (cpt_code IN (SELECT value FROM json_each(?)) OR fee_kind = 'ANESTHESIA' OR includes_anesthesia = 1
              OR provider_npi IN (SELECT npi FROM providers WHERE role = 'ANESTHESIA'))`;
 // mutation: end
@@ -105,15 +109,16 @@ const lineKey = (p: Omit<NewPaidLine, 'allowedCents' | 'includesAnesthesia' | 'a
  * A bundle part BUNDLED into an episode already paid: its day belongs to the episode, so the episode
  * starts on its earliest day whatever the order claims came in (docs/money-rules.md "Bundles"). It
  * is kept for the episode alone (`included` 1: no duplicate's original, no copay), and only when the
- * episode it joins is recorded (a part of it was paid, on this claim or before).
+ * episode it joins is recorded (a part of it was paid, on this claim or before). It includes its
+ * day's anesthesia when its contract's rate does (`includes_anesthesia`, the anesthesia rule).
  */
-export function insertIncludedDay(db: Db, p: Omit<NewPaidLine, 'allowedCents' | 'includesAnesthesia' | 'anesthesiaDeductedCents'>): void {
+export function insertIncludedDay(db: Db, p: Omit<NewPaidLine, 'allowedCents' | 'anesthesiaDeductedCents'>): void {
   db.prepare(
     `INSERT INTO paid_lines (encounter_id, sequence, member_id, provider_npi, fee_kind, cpt_code, service_date, contract_id, episode_start,
        allowed_cents, includes_anesthesia, anesthesia_deducted_cents, modifiers, included)
-     SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, 0, ?, 1
+     SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, 0, ?, 1
      WHERE EXISTS (SELECT 1 FROM paid_lines WHERE member_id = ? AND contract_id = ? AND episode_start = ? AND included = 0)`,
-  ).run(...lineKey(p), p.modifiers.join(MODIFIER_SEPARATOR), p.memberId, p.contractId, p.episodeStart);
+  ).run(...lineKey(p), p.includesAnesthesia ? 1 : 0, p.modifiers.join(MODIFIER_SEPARATOR), p.memberId, p.contractId, p.episodeStart);
 }
 
 export function insertPaidLine(db: Db, p: NewPaidLine): void {
