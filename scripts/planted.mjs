@@ -45,15 +45,20 @@ function run(cmd, args, cwd, env = {}) {
  */
 function failures(dir, skip) {
   const out = join(dir, 'vitest-report.json');
-  const r = run(node, [join(root, 'node_modules/vitest/vitest.mjs'), 'run', 'test/reference', '--exclude', '**/planted.test.ts', '--reporter=json', `--outputFile=${out}`], dir, {
-    TPA_RELATION_SEED: seed,
-    // The model's sequences too, fewer of them: a run decides the same way each time.
-    TPA_PROPERTY_SEED: seed,
-    TPA_PROPERTY_RUNS: process.env.PLANTED_MODEL_RUNS ?? '300',
-    TPA_RELATION_RUNS: scale,
-    TPA_RELATION_NO_SHRINK: '1',
-    TPA_RELATION_SKIP: [...skip].join(','),
-  });
+  const r = run(
+    node,
+    [join(root, 'node_modules/vitest/vitest.mjs'), 'run', 'test/reference', '--exclude', '**/planted.test.ts', '--reporter=json', `--outputFile=${out}`],
+    dir,
+    {
+      TPA_RELATION_SEED: seed,
+      // The model's sequences too, fewer of them: a run decides the same way each time.
+      TPA_PROPERTY_SEED: seed,
+      TPA_PROPERTY_RUNS: process.env.PLANTED_MODEL_RUNS ?? '300',
+      TPA_RELATION_RUNS: scale,
+      TPA_RELATION_NO_SHRINK: '1',
+      TPA_RELATION_SKIP: [...skip].join(','),
+    },
+  );
   if (!existsSync(out)) throw new Error(`vitest wrote no report (exit ${r.status}): ${r.stderr.slice(-2000)}`);
   const report = JSON.parse(readFileSync(out, 'utf8'));
   const failed = new Set();
