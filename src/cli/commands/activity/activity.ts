@@ -204,7 +204,7 @@ function activityTable(
   events: ActivityEvent[],
 ): string {
   const parts = [
-    `${t.c.bold(`Activity ${label}`)}\n${span.from} to ${span.to} (UTC), as of ${span.as_of}\n` + scanLine(scan),
+    `${t.c.bold(`Activity ${label}`)}\n${span.from} to ${span.to} (UTC), as of ${span.as_of}\n${scanLine(scan)}`,
     t.table(
       ['Kind', { header: 'Count', align: 'right' }, { header: 'Amount', align: 'right' }, 'Amount of'],
       totals.map((k) => [k.kind, count(k.count), formatCentsGrouped(k.amountCents), KIND_AMOUNT[k.kind] === 'charges' ? 'charges' : 'benefit']),
