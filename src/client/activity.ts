@@ -93,7 +93,7 @@ export async function scanActivity(
 /**
  * The entries the filters select that had an event of `kind` inside `span` (--by funded, --by
  * settled), in ledger order; and the encounters with any event that moved money inside it
- * (MONEY_KINDS), whose transfers the period's money is read from (their ids and entries).
+ * (MONEY_KINDS), whose transfers the period's money is read from.
  */
 export async function entriesWithEvent(
   client: TpaClient,
@@ -101,9 +101,8 @@ export async function entriesWithEvent(
   kind: ActivityKind,
   span: Span,
   onProgress?: (p: ScanProgress) => void,
-): Promise<{ entries: LedgerItem[]; moneyIds: string[]; moneyEntries: LedgerItem[]; entriesRead: number }> {
+): Promise<{ entries: LedgerItem[]; moneyEntries: LedgerItem[]; entriesRead: number }> {
   const entries: LedgerItem[] = [];
-  const moneyIds: string[] = [];
   const moneyEntries: LedgerItem[] = [];
   const entriesRead = await eachEntry(
     client,
@@ -112,15 +111,12 @@ export async function entriesWithEvent(
       for (const row of rows) {
         const kinds = entryEvents(row, span).map((e) => e.kind);
         if (kinds.includes(kind)) entries.push(row);
-        if (kinds.some((k) => MONEY_KINDS.includes(k))) {
-          moneyIds.push(row.encounter_id);
-          moneyEntries.push(row);
-        }
+        if (kinds.some((k) => MONEY_KINDS.includes(k))) moneyEntries.push(row);
       }
     },
     onProgress,
   );
-  return { entries, moneyIds, moneyEntries, entriesRead };
+  return { entries, moneyEntries, entriesRead };
 }
 
 /**

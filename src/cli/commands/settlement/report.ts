@@ -317,7 +317,6 @@ async function settlementReport(ctx: Context, opts: OptionValues<typeof options>
   const { serviceNow } = await import('../../../client/activity.js');
   const now = await serviceNow(client);
   const entries: LedgerItem[] = [];
-  let moneyIds: string[] | undefined;
   let moneyEntries: LedgerItem[] = [];
   let scan: ScanInfo | undefined;
   // One progress line, redrawn, with its rate and time left (docs/design.md "Long jobs").
@@ -327,7 +326,6 @@ async function settlementReport(ctx: Context, opts: OptionValues<typeof options>
     const { entriesWithEvent } = await import('../../../client/activity.js');
     const found = await entriesWithEvent(client, counted.filters, counted.kind, counted.span, (p) => reading(p.read, p.total, readWait(p)));
     entries.push(...found.entries);
-    moneyIds = found.moneyIds;
     moneyEntries = found.moneyEntries;
     ctx.status.clear();
     scan = await scanOf(ctx, counted.filters.start_date, counted.filters.end_date, lookbackDays(opts.lookback), found.entriesRead, f.provider_npi);
@@ -347,7 +345,9 @@ async function settlementReport(ctx: Context, opts: OptionValues<typeof options>
   ctx.status.clear();
   // Settlement records only for the encounters that were ever funded (--by funded or settled: that
   // had money move in the period), paced by the rate limits.
-  const funded = moneyIds ?? entries.filter((e) => e.status_progression.some((p) => p.status === 'FUNDED')).map((e) => e.encounter_id);
+  const funded = counted
+    ? moneyEntries.map((e) => e.encounter_id)
+    : entries.filter((e) => e.status_progression.some((p) => p.status === 'FUNDED')).map((e) => e.encounter_id);
   const settlements = new Map<string, ReportSettlement>();
   const fetching = counter(ctx.status, 'settlement records', 'read');
   const { readSettlements } = await import('../../../client/settlement-reads.js');
