@@ -71,16 +71,20 @@ export interface ProviderLine {
  * each amount is in this period by the same time the money section counts it, so the lines of a
  * period add up to its money section, and the lines of a span's periods to the span's.
  */
-export interface TransferLine {
+export interface TransferLine extends MovedCents {
   encounter_id: string;
   transfer: ReportTransfer;
+  feeCents: number;
+}
+
+/** The amounts of the money section that a transfer line carries too (PeriodReport["money"]). */
+interface MovedCents {
   releasedCents: number;
   inTransitCents: number;
   settledCents: number;
   refundedCents: number;
   cameBackCents: number;
   failedCents: number;
-  feeCents: number;
 }
 
 export type ExceptionKind = 'FAILED_TRANSFER' | 'REFUNDED_TRANSFER' | 'AEOB_VARIANCE' | 'MISSING_AEOB' | 'PENDED_OVER_7_DAYS' | 'NOT_FUNDED_AFTER_3_DAYS';
@@ -111,13 +115,7 @@ export interface PeriodReport {
    * fees kept = the fees of refunded and failed transfers; spent = in transit + settled + fees kept
    * (what left the plan and did not come back) = net to providers + fees charged.
    */
-  money: {
-    releasedCents: number;
-    inTransitCents: number;
-    settledCents: number;
-    refundedCents: number;
-    cameBackCents: number;
-    failedCents: number;
+  money: MovedCents & {
     feesChargedCents: number;
     feesKeptCents: number;
     /** Of the transfers in transit or settled: what reaches the providers (amount less fees). */
