@@ -346,8 +346,7 @@ async function settlementReport(ctx: Context, opts: OptionValues<typeof options>
   const fetching = counter(ctx.status, 'settlement records', 'read');
   const { readSettlements } = await import('../../../client/settlement-reads.js');
   const read = await readSettlements(client, funded, {
-    onProgress: (p) =>
-      fetching(p.read, p.total, p.waitingUntilMs === undefined ? undefined : { wait: { untilMs: p.waitingUntilMs, text: 'rate limited, resuming in' } }),
+    onProgress: (p) => fetching(p.read, p.total, readWait(p)),
   });
   for (const [id, s] of read) if (s && !(s instanceof Error)) settlements.set(id, s);
   ctx.status.clear();
