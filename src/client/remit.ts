@@ -185,7 +185,7 @@ export async function transfersInPeriod(
   span: { startMs: number; endMs: number },
   onProgress?: (p: { read: number; total: number; waitingMs?: number }) => void,
 ): Promise<{ found: FoundTransfer[]; entriesRead: number; inTransit: number }> {
-  const [{ eachEntry }, { entryEvents, stepKinds }, { refundInstant }] = await Promise.all([
+  const [{ eachEntry }, { entryEvents, stepKinds }, { refundInstant, inSpan }] = await Promise.all([
     import('./activity.js'),
     import('../domain/activity.js'),
     import('../domain/report.js'),
@@ -206,10 +206,6 @@ export async function transfersInPeriod(
     },
     onProgress,
   );
-  const inSpan = (iso: string | null | undefined) => {
-    const at = Date.parse(iso ?? '');
-    return at >= span.startMs && at < span.endMs;
-  };
   const records = await settlementsOf(client, ids);
   const pickedOf = new Map<string, { transfer: SettlementTransfer; as?: 'payment' | 'reversal'; at: string }[]>();
   for (const [i, id] of ids.entries()) {
@@ -217,10 +213,10 @@ export async function transfersInPeriod(
     if (!record) continue;
     const picked: { transfer: SettlementTransfer; as?: 'payment' | 'reversal'; at: string }[] = [];
     for (const t of transfersOf(record)) {
-      if ((t.status === 'COMPLETED' || t.status === 'REFUNDED') && inSpan(t.completed_at))
+      if ((t.status === 'COMPLETED' || t.status === 'REFUNDED') && inSpan(t.completed_at, span))
         picked.push({ transfer: t, as: t.status === 'REFUNDED' ? 'payment' : undefined, at: t.completed_at! });
       const refunded = t.status === 'REFUNDED' ? refundInstant(t) : null;
-      if (refunded !== null && inSpan(refunded)) picked.push({ transfer: t, as: 'reversal', at: refunded });
+      if (refunded !== null && inSpan(refunded, span)) picked.push({ transfer: t, as: 'reversal', at: refunded });
     }
     if (picked.length > 0) pickedOf.set(id, picked);
   }

@@ -254,9 +254,10 @@ function reconcile(r: PeriodReport['reconciliation'], encounterId: string, t: Re
   }
 }
 
-function inSpan(iso: string | null | undefined, dating: ReportDating): boolean {
+/** Whether an instant falls in the span (its end exclusive); a missing or unreadable one falls in none. */
+export function inSpan(iso: string | null | undefined, span: { startMs: number; endMs: number }): boolean {
   const ms = Date.parse(iso ?? '');
-  return ms >= dating.startMs && ms < dating.endMs;
+  return ms >= span.startMs && ms < span.endMs;
 }
 
 /**
