@@ -66,6 +66,11 @@ export interface ProviderLine {
   netCents: number;
 }
 
+/** A provider's line before any payout is added to it. */
+export function emptyProviderLine(npi: string, name: string): ProviderLine {
+  return { npi, name, payouts: 0, amountCents: 0, refundedCents: 0, feeCents: 0, netCents: 0 };
+}
+
 /**
  * One transfer's part in a period counted by the money's own times (--by funded, --by settled):
  * each amount is in this period by the same time the money section counts it, so the lines of a
@@ -408,15 +413,7 @@ export function periodReport(
         for (const p of payoutsOf(t, npi)) {
           const pFee = cents(p.processor_fee);
           const pay = cents(p.amount);
-          const pl = providers.get(p.provider_npi) ?? {
-            npi: p.provider_npi,
-            name: p.provider_name,
-            payouts: 0,
-            amountCents: 0,
-            refundedCents: 0,
-            feeCents: 0,
-            netCents: 0,
-          };
+          const pl = providers.get(p.provider_npi) ?? emptyProviderLine(p.provider_npi, p.provider_name);
           pl.payouts++;
           pl.amountCents += pay;
           pl.feeCents += pFee;
