@@ -207,9 +207,13 @@ export function scanProgress(ctx: Context): { onProgress: (p: { read: number; to
   return { onProgress: (p) => reading(p.read, p.total, readWait(p)), done: () => ctx.status.clear() };
 }
 
-/** The wait of a ledger read held by the rate limit, for the progress line (counter's extra). */
-export function readWait(p: { waitingMs?: number }): { wait: { untilMs: number; text: string } } | undefined {
-  return p.waitingMs === undefined ? undefined : { wait: { untilMs: Date.now() + p.waitingMs, text: 'rate limited, resuming in' } };
+/**
+ * The wait of a read held by the rate limit, for the progress line (counter's extra): a ledger
+ * page's (how long, `waitingMs`) or settlement-reads.ts's (until when, `waitingUntilMs`).
+ */
+export function readWait(p: { waitingMs?: number; waitingUntilMs?: number }): { wait: { untilMs: number; text: string } } | undefined {
+  const untilMs = p.waitingUntilMs ?? (p.waitingMs === undefined ? undefined : Date.now() + p.waitingMs);
+  return untilMs === undefined ? undefined : { wait: { untilMs, text: 'rate limited, resuming in' } };
 }
 
 /** What a period's read covered: every service date up to its last day, or (--lookback) a part of them. */

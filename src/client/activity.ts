@@ -54,7 +54,8 @@ export async function scanActivity(
   shares?: { onProgress?: (p: { read: number; total: number; waitingUntilMs?: number }) => void },
 ): Promise<{ events: ActivityEvent[]; entriesRead: number }> {
   const events: ActivityEvent[] = [];
-  const kept: LedgerItem[] = [];
+  // With shares: the entries with an event in the span, and whether one is a claim event (not MONEY_KINDS).
+  const kept: { row: LedgerItem; claimEvent: boolean }[] = [];
   const npi = shares ? filters.provider_npi : undefined;
   const entriesRead = await eachEntry(
     client,
@@ -63,7 +64,7 @@ export async function scanActivity(
       for (const row of rows) {
         const found = entryEvents(row, span);
         if (npi === undefined) events.push(...found);
-        else if (found.length > 0) kept.push(row);
+        else if (found.length > 0) kept.push({ row, claimEvent: found.some((e) => !MONEY_KINDS.includes(e.kind)) });
       }
     },
     onProgress,
@@ -71,16 +72,15 @@ export async function scanActivity(
   if (npi === undefined) return { events, entriesRead };
   const claimIds: string[] = [];
   const moneyIds: string[] = [];
-  for (const row of kept) {
-    const kinds = entryEvents(row, span).map((e) => e.kind);
-    if (kinds.some((k) => !MONEY_KINDS.includes(k))) claimIds.push(row.encounter_id);
+  for (const { row, claimEvent } of kept) {
+    if (claimEvent) claimIds.push(row.encounter_id);
     if (row.status_progression.some((p) => p.status === 'FUNDED')) moneyIds.push(row.encounter_id);
   }
   const { readLedgerDetails, readSettlements } = await import('./settlement-reads.js');
   const total = claimIds.length + moneyIds.length;
   const details = await readLedgerDetails(client, claimIds, { onProgress: (p) => shares?.onProgress?.({ ...p, total }) });
   const records = await readSettlements(client, moneyIds, { onProgress: (p) => shares?.onProgress?.({ ...p, read: claimIds.length + p.read, total }) });
-  for (const row of kept) {
+  for (const { row } of kept) {
     const detail = details.get(row.encounter_id);
     const record = records.get(row.encounter_id);
     const lines = detail && !(detail instanceof Error) ? detail.service_lines : undefined;
@@ -93,7 +93,7 @@ export async function scanActivity(
 /**
  * The entries the filters select that had an event of `kind` inside `span` (--by funded, --by
  * settled), in ledger order; and the encounters with any event that moved money inside it
- * (MONEY_KINDS), whose transfers the period's money is read from (their ids and entries).
+ * (MONEY_KINDS), whose transfers the period's money is read from.
  */
 export async function entriesWithEvent(
   client: TpaClient,
@@ -101,9 +101,8 @@ export async function entriesWithEvent(
   kind: ActivityKind,
   span: Span,
   onProgress?: (p: ScanProgress) => void,
-): Promise<{ entries: LedgerItem[]; moneyIds: string[]; moneyEntries: LedgerItem[]; entriesRead: number }> {
+): Promise<{ entries: LedgerItem[]; moneyEntries: LedgerItem[]; entriesRead: number }> {
   const entries: LedgerItem[] = [];
-  const moneyIds: string[] = [];
   const moneyEntries: LedgerItem[] = [];
   const entriesRead = await eachEntry(
     client,
@@ -112,15 +111,12 @@ export async function entriesWithEvent(
       for (const row of rows) {
         const kinds = entryEvents(row, span).map((e) => e.kind);
         if (kinds.includes(kind)) entries.push(row);
-        if (kinds.some((k) => MONEY_KINDS.includes(k))) {
-          moneyIds.push(row.encounter_id);
-          moneyEntries.push(row);
-        }
+        if (kinds.some((k) => MONEY_KINDS.includes(k))) moneyEntries.push(row);
       }
     },
     onProgress,
   );
-  return { entries, moneyIds, moneyEntries, entriesRead };
+  return { entries, moneyEntries, entriesRead };
 }
 
 /**

@@ -185,7 +185,7 @@ export async function transfersInPeriod(
   span: { startMs: number; endMs: number },
   onProgress?: (p: { read: number; total: number; waitingMs?: number }) => void,
 ): Promise<{ found: FoundTransfer[]; entriesRead: number; inTransit: number }> {
-  const [{ eachEntry }, { entryEvents, stepKinds }, { refundInstant }] = await Promise.all([
+  const [{ eachEntry }, { entryEvents, stepKinds }, { refundInstant, inSpan }] = await Promise.all([
     import('./activity.js'),
     import('../domain/activity.js'),
     import('../domain/report.js'),
@@ -206,24 +206,27 @@ export async function transfersInPeriod(
     },
     onProgress,
   );
-  const inSpan = (iso: string | null | undefined) => {
-    const at = Date.parse(iso ?? '');
-    return at >= span.startMs && at < span.endMs;
-  };
-  const found: { one: FoundTransfer; at: string }[] = [];
   const records = await settlementsOf(client, ids);
+  const pickedOf = new Map<string, { transfer: SettlementTransfer; as?: 'payment' | 'reversal'; at: string }[]>();
   for (const [i, id] of ids.entries()) {
     const record = records[i];
     if (!record) continue;
     const picked: { transfer: SettlementTransfer; as?: 'payment' | 'reversal'; at: string }[] = [];
     for (const t of transfersOf(record)) {
-      if ((t.status === 'COMPLETED' || t.status === 'REFUNDED') && inSpan(t.completed_at))
+      if ((t.status === 'COMPLETED' || t.status === 'REFUNDED') && inSpan(t.completed_at, span))
         picked.push({ transfer: t, as: t.status === 'REFUNDED' ? 'payment' : undefined, at: t.completed_at! });
       const refunded = t.status === 'REFUNDED' ? refundInstant(t) : null;
-      if (refunded !== null && inSpan(refunded)) picked.push({ transfer: t, as: 'reversal', at: refunded });
+      if (refunded !== null && inSpan(refunded, span)) picked.push({ transfer: t, as: 'reversal', at: refunded });
     }
-    if (picked.length === 0) continue;
-    const detail = (await client.ledgerDetail(id)).body;
+    if (picked.length > 0) pickedOf.set(id, picked);
+  }
+  // Each picked encounter's detail, a few at a time, paced (settlement-reads.ts), not one round trip after another.
+  const { readLedgerDetails } = await import('./settlement-reads.js');
+  const details = await readLedgerDetails(client, [...pickedOf.keys()]);
+  const found: { one: FoundTransfer; at: string }[] = [];
+  for (const [id, picked] of pickedOf) {
+    const detail = details.get(id);
+    if (!detail || detail instanceof Error) throw new Error(`no ledger detail for encounter ${id}`);
     for (const p of picked) found.push({ one: { transfer: p.transfer, detail, ...(p.as ? { as: p.as } : {}) }, at: p.at });
   }
   const rank = (f: FoundTransfer) => (f.as === 'reversal' ? 1 : 0);

@@ -175,11 +175,6 @@ export function entryEvents(entry: ActivityEntry, span: Span, share?: ProviderSh
   return events;
 }
 
-/** Whether the entry had an event of this kind inside the span (--by funded and --by settled). */
-export function hadEventIn(entry: ActivityEntry, kind: ActivityKind, span: Span): boolean {
-  return entryEvents(entry, span).some((e) => e.kind === kind);
-}
-
 export interface KindTotal {
   kind: ActivityKind;
   count: number;

@@ -66,21 +66,30 @@ export interface ProviderLine {
   netCents: number;
 }
 
+/** A provider's line before any payout is added to it. */
+export function emptyProviderLine(npi: string, name: string): ProviderLine {
+  return { npi, name, payouts: 0, amountCents: 0, refundedCents: 0, feeCents: 0, netCents: 0 };
+}
+
 /**
  * One transfer's part in a period counted by the money's own times (--by funded, --by settled):
  * each amount is in this period by the same time the money section counts it, so the lines of a
  * period add up to its money section, and the lines of a span's periods to the span's.
  */
-export interface TransferLine {
+export interface TransferLine extends MovedCents {
   encounter_id: string;
   transfer: ReportTransfer;
+  feeCents: number;
+}
+
+/** The amounts of the money section that a transfer line carries too (PeriodReport["money"]). */
+interface MovedCents {
   releasedCents: number;
   inTransitCents: number;
   settledCents: number;
   refundedCents: number;
   cameBackCents: number;
   failedCents: number;
-  feeCents: number;
 }
 
 export type ExceptionKind = 'FAILED_TRANSFER' | 'REFUNDED_TRANSFER' | 'AEOB_VARIANCE' | 'MISSING_AEOB' | 'PENDED_OVER_7_DAYS' | 'NOT_FUNDED_AFTER_3_DAYS';
@@ -111,13 +120,7 @@ export interface PeriodReport {
    * fees kept = the fees of refunded and failed transfers; spent = in transit + settled + fees kept
    * (what left the plan and did not come back) = net to providers + fees charged.
    */
-  money: {
-    releasedCents: number;
-    inTransitCents: number;
-    settledCents: number;
-    refundedCents: number;
-    cameBackCents: number;
-    failedCents: number;
+  money: MovedCents & {
     feesChargedCents: number;
     feesKeptCents: number;
     /** Of the transfers in transit or settled: what reaches the providers (amount less fees). */
@@ -256,9 +259,10 @@ function reconcile(r: PeriodReport['reconciliation'], encounterId: string, t: Re
   }
 }
 
-function inSpan(iso: string | null | undefined, dating: ReportDating): boolean {
+/** Whether an instant falls in the span (its end exclusive); a missing or unreadable one falls in none. */
+export function inSpan(iso: string | null | undefined, span: { startMs: number; endMs: number }): boolean {
   const ms = Date.parse(iso ?? '');
-  return ms >= dating.startMs && ms < dating.endMs;
+  return ms >= span.startMs && ms < span.endMs;
 }
 
 /**
@@ -409,15 +413,7 @@ export function periodReport(
         for (const p of payoutsOf(t, npi)) {
           const pFee = cents(p.processor_fee);
           const pay = cents(p.amount);
-          const pl = providers.get(p.provider_npi) ?? {
-            npi: p.provider_npi,
-            name: p.provider_name,
-            payouts: 0,
-            amountCents: 0,
-            refundedCents: 0,
-            feeCents: 0,
-            netCents: 0,
-          };
+          const pl = providers.get(p.provider_npi) ?? emptyProviderLine(p.provider_npi, p.provider_name);
           pl.payouts++;
           pl.amountCents += pay;
           pl.feeCents += pFee;

@@ -10,7 +10,7 @@ import { UsageError, ValidationFailed } from '../../../errors.js';
 import { count } from '../../../render/format.js';
 import type { CommandOutput, TableTools } from '../../../render/output.js';
 import type { Context } from '../../context.js';
-import { listValue, lookbackDays, lookbackSpec, periodSpec, type ScanInfo, scanLine, scanOf, scanProgress } from '../../options.js';
+import { listValue, lookbackDays, lookbackSpec, periodSpec, readWait, type ScanInfo, scanLine, scanOf, scanProgress } from '../../options.js';
 import { counter } from '../../status-line.js';
 import { option, verb, type OptionValues } from '../../verb.js';
 
@@ -166,8 +166,7 @@ async function activityOf(ctx: Context, opts: Options): Promise<CommandOutput> {
     opts.npi === undefined
       ? undefined
       : {
-          onProgress: (p) =>
-            sharing(p.read, p.total, p.waitingUntilMs === undefined ? undefined : { wait: { untilMs: p.waitingUntilMs, text: 'rate limited, resuming in' } }),
+          onProgress: (p) => sharing(p.read, p.total, readWait(p)),
         },
   );
   progress.done();
@@ -204,7 +203,7 @@ function activityTable(
   events: ActivityEvent[],
 ): string {
   const parts = [
-    `${t.c.bold(`Activity ${label}`)}\n${span.from} to ${span.to} (UTC), as of ${span.as_of}\n` + scanLine(scan),
+    `${t.c.bold(`Activity ${label}`)}\n${span.from} to ${span.to} (UTC), as of ${span.as_of}\n${scanLine(scan)}`,
     t.table(
       ['Kind', { header: 'Count', align: 'right' }, { header: 'Amount', align: 'right' }, 'Amount of'],
       totals.map((k) => [k.kind, count(k.count), formatCentsGrouped(k.amountCents), KIND_AMOUNT[k.kind] === 'charges' ? 'charges' : 'benefit']),

@@ -4,7 +4,7 @@
 // (a table with the summary last, or data).
 import type { RunPlan } from '../../../client/payment-run.js';
 import { centsToAmount, formatCentsGrouped } from '../../../domain/money.js';
-import type { ProviderLine } from '../../../domain/report.js';
+import { emptyProviderLine, type ProviderLine } from '../../../domain/report.js';
 import type { PayoutShare } from '../../../domain/settlement.js';
 import { count } from '../../../render/format.js';
 import type { TableTools } from '../../../render/output.js';
@@ -32,15 +32,7 @@ export async function reviewOf(ctx: Context, plan: RunPlan, npi: string | undefi
     const payouts: PayoutShare[] = reviewPayouts((await client.ledgerDetail(e.encounter_id)).body);
     byEncounter.set(e.encounter_id, payouts);
     for (const p of payouts) {
-      const t = totals.get(p.providerNpi) ?? {
-        npi: p.providerNpi,
-        name: p.providerName,
-        payouts: 0,
-        amountCents: 0,
-        refundedCents: 0,
-        feeCents: 0,
-        netCents: 0,
-      };
+      const t = totals.get(p.providerNpi) ?? emptyProviderLine(p.providerNpi, p.providerName);
       t.payouts++;
       t.amountCents += p.amountCents;
       t.feeCents += p.feeCents;

@@ -3,6 +3,7 @@ import type { LedgerFilters, LedgerItem } from '../../../client/types.js';
 import type { FieldError } from '../../../domain/errors.js';
 import { stepKinds } from '../../../domain/activity.js';
 import { LEDGER_STATUSES } from '../../../domain/ledger.js';
+import { supersededBy } from '../../../domain/report.js';
 import { wholeNumberProblem } from '../../../domain/validation.js';
 import { fieldsInvalid, UsageError } from '../../../errors.js';
 import { count } from '../../../render/format.js';
@@ -157,7 +158,7 @@ function statusCell(t: TableTools, i: LedgerItem): string {
   if (flag === 'failed') return `${t.status(i.status)} ${t.c.red('✗ failed')}`;
   if (flag === 'refunded') return `${t.status(i.status)} ${t.c.red('↩ refunded')}`;
   // A pended claim sent again (its superseded_by): acted on, nothing more to do for it.
-  if (i.status === 'PENDED' && i.superseded_by) return `${t.status(i.status)} ${t.c.green('↪ sent again')}`;
+  if (supersededBy(i) !== null) return `${t.status(i.status)} ${t.c.green('↪ sent again')}`;
   return t.status(i.status);
 }
 

@@ -312,48 +312,41 @@ async function settlementReport(ctx: Context, opts: OptionValues<typeof options>
   const by = counted?.kind ?? 'service';
   const section = opts.section ?? 'providers';
   if (!isSection(section)) throw new UsageError(`--section must be one of ${SECTIONS.join(', ')}`);
-  const [{ pages }, { periodReport, supersededBy }] = await Promise.all([import('../../../client/pages.js'), import('../../../domain/report.js')]);
+  const { periodReport, supersededBy } = await import('../../../domain/report.js');
   const client = await ctx.client();
-  const { serviceNow } = await import('../../../client/activity.js');
+  const { serviceNow, eachEntry, entriesWithEvent } = await import('../../../client/activity.js');
   const now = await serviceNow(client);
   const entries: LedgerItem[] = [];
-  let moneyIds: string[] | undefined;
   let moneyEntries: LedgerItem[] = [];
   let scan: ScanInfo | undefined;
   // One progress line, redrawn, with its rate and time left (docs/design.md "Long jobs").
   const reading = counter(ctx.status, 'reading the ledger', 'entries');
   if (counted) {
     // Funded or settled in the period: the service dates before it are read, the dates counted here (docs/periods.md "Which date a period counts").
-    const { entriesWithEvent } = await import('../../../client/activity.js');
     const found = await entriesWithEvent(client, counted.filters, counted.kind, counted.span, (p) => reading(p.read, p.total, readWait(p)));
     entries.push(...found.entries);
-    moneyIds = found.moneyIds;
     moneyEntries = found.moneyEntries;
     ctx.status.clear();
     scan = await scanOf(ctx, counted.filters.start_date, counted.filters.end_date, lookbackDays(opts.lookback), found.entriesRead, f.provider_npi);
   } else {
-    await client.snapshot(async () => {
-      const first = await client.ledgerList({ ...f, limit: 100 });
-      for await (const rows of pages(first, (link) => client.ledgerPage(link), {
-        idOf: (i: LedgerItem) => i.encounter_id,
-        onProgress: (p) =>
-          p.waitingMs !== undefined && reading(p.done, p.total, { wait: { untilMs: Date.now() + p.waitingMs, text: 'rate limited, resuming in' } }),
-      })) {
-        entries.push(...rows);
-        reading(entries.length, first.body.count);
-      }
-    });
+    await eachEntry(
+      client,
+      f,
+      (rows) => entries.push(...rows),
+      (p) => reading(p.read, p.total, readWait(p)),
+    );
   }
   ctx.status.clear();
   // Settlement records only for the encounters that were ever funded (--by funded or settled: that
   // had money move in the period), paced by the rate limits.
-  const funded = moneyIds ?? entries.filter((e) => e.status_progression.some((p) => p.status === 'FUNDED')).map((e) => e.encounter_id);
+  const funded = counted
+    ? moneyEntries.map((e) => e.encounter_id)
+    : entries.filter((e) => e.status_progression.some((p) => p.status === 'FUNDED')).map((e) => e.encounter_id);
   const settlements = new Map<string, ReportSettlement>();
   const fetching = counter(ctx.status, 'settlement records', 'read');
   const { readSettlements } = await import('../../../client/settlement-reads.js');
   const read = await readSettlements(client, funded, {
-    onProgress: (p) =>
-      fetching(p.read, p.total, p.waitingUntilMs === undefined ? undefined : { wait: { untilMs: p.waitingUntilMs, text: 'rate limited, resuming in' } }),
+    onProgress: (p) => fetching(p.read, p.total, readWait(p)),
   });
   for (const [id, s] of read) if (s && !(s instanceof Error)) settlements.set(id, s);
   ctx.status.clear();
