@@ -237,10 +237,10 @@ export async function scanOf(
   serviceTo: string | undefined,
   lookback: number | 'all',
   entriesRead: number,
-  npi: string | undefined,
+  filters: { provider_npi?: string | undefined; status?: string | undefined },
 ): Promise<ScanInfo> {
   const { entriesNotRead } = await import('../client/activity.js');
-  const notRead = await entriesNotRead(await ctx.client(), serviceFrom, npi);
+  const notRead = await entriesNotRead(await ctx.client(), serviceFrom, filters);
   if (notRead > 0)
     ctx.note(
       `warning: partial read (--lookback ${lookback}): ${count(notRead)} ${notRead === 1 ? 'entry' : 'entries'} of service dates before ${serviceFrom} not read; what happened to them in this period is not counted (without --lookback, every one is read)`,

@@ -120,13 +120,18 @@ export async function entriesWithEvent(
 }
 
 /**
- * How many entries of the provider's (or all) service dates before `serviceFrom` a partial read
- * (--lookback) left out: one request of one entry, its count. 0 when nothing was left out.
+ * How many entries the read's other filters (provider, status) would have kept, of service dates
+ * before `serviceFrom`, a partial read (--lookback) left out: one request of one entry, its count.
+ * 0 when nothing was left out.
  */
-export async function entriesNotRead(client: TpaClient, serviceFrom: string | undefined, npi: string | undefined): Promise<number> {
+export async function entriesNotRead(
+  client: TpaClient,
+  serviceFrom: string | undefined,
+  filters: { provider_npi?: string | undefined; status?: string | undefined },
+): Promise<number> {
   if (serviceFrom === undefined) return 0;
   const { addDays } = await import('../domain/period.js');
-  return (await client.ledgerList({ end_date: addDays(serviceFrom, -1), provider_npi: npi, limit: 1 })).body.count;
+  return (await client.ledgerList({ ...filters, end_date: addDays(serviceFrom, -1), limit: 1 })).body.count;
 }
 
 /**

@@ -95,6 +95,18 @@ describe('--by funded and --by settled', () => {
     expect((await at(THU, ['ledger', 'list', '--period', 'this-week', '-o', 'json'])).json<Row>().count).toBe(0);
   });
 
+  it('ledger list --by funded --lookback counts what it left out among the entries --status keeps, not every one', async () => {
+    const args = ['ledger', 'list', '--period', 'this-week', '--by', 'funded', '--lookback', '30', '-o', 'json'];
+    const any = await at(THU, args);
+    expect(any.code, any.stderr).toBe(0);
+    // The claim for a service of 2025-11-20 lies before the 30 days read: left out, and said.
+    expect(any.stderr).toMatch(/partial read \(--lookback 30\): 1 entry of service dates before/);
+    // No denied entry was left out: nothing to warn of.
+    const denied = await at(THU, [...args, '--status', 'DENIED']);
+    expect(denied.code, denied.stderr).toBe(0);
+    expect(denied.stderr).not.toMatch(/partial read/);
+  });
+
   it('settlement report --by funded covers the encounters funded in the period', async () => {
     const r = await at(THU, ['settlement', 'report', '--period', '2026-03-04', '--by', 'funded', '-o', 'json']);
     expect(r.code, r.stderr).toBe(0);

@@ -171,7 +171,7 @@ async function activityOf(ctx: Context, opts: Options): Promise<CommandOutput> {
   );
   progress.done();
   // What a partial read (--lookback) left out is said, never silent: its events in the span are not counted.
-  const scan = await scanOf(ctx, serviceFrom, serviceTo, lookback, entriesRead, opts.npi);
+  const scan = await scanOf(ctx, serviceFrom, serviceTo, lookback, entriesRead, { provider_npi: opts.npi });
   const events = sortEvents(all.filter((e) => kinds.includes(e.kind)));
   const totals = activityTotals(events, kinds);
   const data = {

@@ -72,7 +72,10 @@ export const list = verb({
       );
       progress.done();
       // A partial read (--lookback) says what it left out, on stderr.
-      await scanOf(ctx, counted.filters.start_date, counted.filters.end_date, lookbackDays(opts.lookback), entriesRead, f.provider_npi);
+      await scanOf(ctx, counted.filters.start_date, counted.filters.end_date, lookbackDays(opts.lookback), entriesRead, {
+        provider_npi: f.provider_npi,
+        status: f.status,
+      });
       return {
         data: entries,
         items: ctx.format === 'csv' ? entries.map(csvRow) : entries,

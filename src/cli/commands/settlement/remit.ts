@@ -85,7 +85,7 @@ async function settlementRemit(ctx: Context, ref: string | undefined, opts: Opti
     );
     ctx.status.clear();
     // A partial read (--lookback) is said on stderr: an 835 has no room for it.
-    await scanOf(ctx, counted.filters.start_date, counted.filters.end_date, lookbackDays(opts.lookback), entriesRead, opts.npi);
+    await scanOf(ctx, counted.filters.start_date, counted.filters.end_date, lookbackDays(opts.lookback), entriesRead, { provider_npi: opts.npi });
     for (const one of found) {
       try {
         const r = remit.remitTransactions(one, claimIds, opts.npi);

@@ -327,7 +327,9 @@ async function settlementReport(ctx: Context, opts: OptionValues<typeof options>
     entries.push(...found.entries);
     moneyEntries = found.moneyEntries;
     ctx.status.clear();
-    scan = await scanOf(ctx, counted.filters.start_date, counted.filters.end_date, lookbackDays(opts.lookback), found.entriesRead, f.provider_npi);
+    scan = await scanOf(ctx, counted.filters.start_date, counted.filters.end_date, lookbackDays(opts.lookback), found.entriesRead, {
+      provider_npi: f.provider_npi,
+    });
   } else {
     await eachEntry(
       client,
