@@ -3,7 +3,7 @@
 // force on each date", "Settlement").
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runTpa } from '../helpers/cli.js';
-import { claimFile } from '../helpers/encounters.js';
+import { adjudicatedEncounter } from '../helpers/encounters.js';
 import { tempDir } from '../helpers/engine.js';
 import { login, serve, type Served } from '../helpers/server.js';
 
@@ -26,16 +26,9 @@ afterEach(async () => {
   home.remove();
 });
 
-/** A claim from the template (its arguments given) submitted and polled on one side; the claim response. */
-async function adjudicated(side: Side, template: string[], edit?: (claim: Body) => void): Promise<{ id: string; response: Body }> {
-  const file = await claimFile(side, home.dir, { template, ...(edit ? { edit } : {}) });
-  const ack = await side(['claim', 'submit', file, '--again', '-o', 'json']);
-  expect(ack.code, ack.stderr).toBe(0);
-  const { submission_id, external_claim_id } = ack.json<Body>();
-  const polled = await side(['claim', 'poll', submission_id, '--wait', '-o', 'json']);
-  expect(polled.code, polled.stderr).toBe(0);
-  return { id: external_claim_id, response: polled.json<Body>() };
-}
+/** A claim from the template (its arguments given) submitted and polled on one side. */
+const adjudicated = (side: Side, template: string[], edit?: (claim: Body) => void) =>
+  adjudicatedEncounter(side, home.dir, { template, ...(edit ? { edit } : {}) });
 
 describe('ratesheet finalize on the day of services already claimed', () => {
   for (const [name, side] of [
