@@ -2,29 +2,14 @@
 // finalize, and the ledger of a transfer whose reconciliation failed (docs/money-rules.md "Rates in
 // force on each date", "Settlement").
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runTpa } from '../helpers/cli.js';
 import { adjudicatedEncounter } from '../helpers/encounters.js';
-import { tempDir } from '../helpers/engine.js';
-import { login, serve, type Served } from '../helpers/server.js';
+import { useServedSides } from '../helpers/server.js';
 
 type Body = Record<string, any>;
-let home: ReturnType<typeof tempDir>;
-let server: Served;
-const local = (args: string[]) => runTpa(args, { home: home.dir });
-const remote = (args: string[]) => runTpa(args, { home: home.dir, env: { TPA_PROFILE: 'sandbox' } });
+// Friday 10 April 2026 on the stored engine clock, which the server and in-process commands share.
+const home = useServedSides(beforeEach, afterEach, '2026-04-10T10:00:00Z');
+const { local, remote } = home;
 type Side = typeof local;
-
-beforeEach(async () => {
-  home = tempDir();
-  // Friday 10 April 2026 on the stored engine clock, which the server and in-process commands share.
-  expect((await local(['local', 'clock', 'set', '2026-04-10T10:00:00Z'])).code).toBe(0);
-  server = await serve(home.dir);
-  await login(home.dir, server.url);
-});
-afterEach(async () => {
-  await server.stop();
-  home.remove();
-});
 
 /** A claim from the template (its arguments given) submitted and polled on one side. */
 const adjudicated = (side: Side, template: string[], edit?: (claim: Body) => void) =>
