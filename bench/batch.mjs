@@ -12,7 +12,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { floorLine, floorRate } from './lib/floor.mjs';
-import { claimBody, claimFootprint, clockFor, fmt, loadEngine, processCpuSeconds, runCli, startServer, TPA_BIN as bin } from './lib/ledger.mjs';
+import { claimBody, claimFootprint, clockFor, fmt, loadEngine, loginSandbox, processCpuSeconds, runCli, startServer, TPA_BIN as bin } from './lib/ledger.mjs';
 
 const N = Number(process.env.BENCH_CLAIMS ?? 10_000);
 const RUN = 1000;
@@ -69,12 +69,7 @@ try {
   let http;
   let serverCpu;
   try {
-    const login = spawnSync(process.execPath, [bin, 'auth', 'login', '--env', 'sandbox', '--base-url', server.url, '--with-key-stdin'], {
-      env: { ...base, TPA_HOME: client },
-      input: server.key,
-      encoding: 'utf8',
-    });
-    if (login.status !== 0) throw new Error(`auth login: ${login.stderr}`);
+    loginSandbox(server.url, server.key, { ...base, TPA_HOME: client });
     const cpuBefore = processCpuSeconds(server.pid);
     http = await runCli(
       ['claim', 'submit', file, '-o', 'ndjson', '--profile', 'sandbox', '--journal', join(work, 'http.journal')],

@@ -19,7 +19,7 @@ import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { floorLine, floorRate, openFloor } from './lib/floor.mjs';
-import { claimBody, claimFootprint, clockFor, fmt, loadEngine, openEngine, runCli as run, startServer, submitClaims, TPA_BIN as bin } from './lib/ledger.mjs';
+import { claimBody, claimFootprint, clockFor, fmt, loadEngine, openEngine, loginSandbox, runCli as run, startServer, submitClaims } from './lib/ledger.mjs';
 
 const LARGE = Number(process.env.BENCH_LEDGER ?? 100_000);
 const SMALL = 10_000;
@@ -250,12 +250,7 @@ try {
   const { url, key, stop } = await startServer({ ...base, TPA_HOME: large });
   try {
     const client = mkdtempSync(join(tmpdir(), 'tpa-bench-client-'));
-    const login = spawnSync(process.execPath, [bin, 'auth', 'login', '--env', 'sandbox', '--base-url', url, '--with-key-stdin'], {
-      env: { ...base, TPA_HOME: client },
-      input: key,
-      encoding: 'utf8',
-    });
-    if (login.status !== 0) throw new Error(`auth login: ${login.stderr}`);
+    loginSandbox(url, key, { ...base, TPA_HOME: client });
     const r = await runCli(['ledger', 'list', '--all', '-o', 'ndjson', '--profile', 'sandbox'], { ...base, TPA_HOME: client });
     if (r.lines !== LARGE) throw new Error(`ledger list --all over HTTP printed ${r.lines} lines for ${LARGE} encounters`);
     figure(

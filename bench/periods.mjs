@@ -19,7 +19,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildLedger, clockFor, fmt, runCli, startServer, TPA_BIN as bin } from './lib/ledger.mjs';
+import { buildLedger, clockFor, fmt, loginSandbox, runCli, startServer, TPA_BIN as bin } from './lib/ledger.mjs';
 
 const N = Number(process.env.BENCH_PERIODS ?? 100_000);
 const DAYS = Number(process.env.BENCH_PERIODS_DAYS ?? 420);
@@ -95,12 +95,7 @@ try {
   const { url, key, stop } = await startServer({ ...base, TPA_HOME: home });
   try {
     const client = join(work, 'client');
-    const login = spawnSync(process.execPath, [bin, 'auth', 'login', '--env', 'sandbox', '--base-url', url, '--with-key-stdin'], {
-      env: { ...base, TPA_HOME: client },
-      input: key,
-      encoding: 'utf8',
-    });
-    if (login.status !== 0) throw new Error(`auth login: ${login.stderr}`);
+    loginSandbox(url, key, { ...base, TPA_HOME: client });
     await measure('over local serve', { ...base, TPA_HOME: client }, ['--profile', 'sandbox']);
   } finally {
     await stop();
