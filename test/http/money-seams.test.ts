@@ -4,6 +4,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { adjudicatedEncounter } from '../helpers/encounters.js';
 import { useServedSides } from '../helpers/server.js';
+import { cents, ndjson } from '../helpers/values.js';
 
 type Body = Record<string, any>;
 // Friday 10 April 2026 on the stored engine clock, which the server and in-process commands share.
@@ -186,17 +187,14 @@ describe('a claim pended for its preauthorization and sent again with it', () =>
       ]);
       expect(r.encounters.count).toBe(2);
       expect(r.encounters.superseded_pended.count).toBe(1);
-      expect(r.encounters.charges).toBe(
-        list.filter((i) => i.encounter_id !== pended.id).reduce((sum, i) => sum + Math.round(i.financial_summary.charges * 100), 0) / 100,
+      expect(cents(r.encounters.charges)).toBe(
+        list.filter((i) => i.encounter_id !== pended.id).reduce((sum, i) => sum + cents(i.financial_summary.charges), 0),
       );
       // ndjson, one line an encounter, says which pended claim was sent again, as the JSON counts it:
       // the lines not superseded sum to the report's charges.
       const nd = await side(['settlement', 'report', '--from', '2026-04-10', '--to', '2026-04-10', '-o', 'ndjson']);
       expect(nd.code, nd.stderr).toBe(0);
-      const lines = nd.stdout
-        .trim()
-        .split('\n')
-        .map((l) => JSON.parse(l) as Body);
+      const lines = ndjson<Body>(nd.stdout);
       expect(lines.map((l) => [l.encounter_id, l.status, l.superseded_by]).sort()).toEqual(
         [
           [pended.id, 'PENDED', again.id],
@@ -205,10 +203,8 @@ describe('a claim pended for its preauthorization and sent again with it', () =>
         ].sort(),
       );
       const counted = lines.filter((l) => l.superseded_by === null);
-      expect(counted.reduce((sum, l) => sum + Math.round(l.charges * 100), 0)).toBe(Math.round(r.encounters.charges * 100));
-      expect(lines.filter((l) => l.superseded_by !== null).reduce((sum, l) => sum + Math.round(l.charges * 100), 0)).toBe(
-        Math.round(r.encounters.superseded_pended.charges * 100),
-      );
+      expect(counted.reduce((sum, l) => sum + cents(l.charges), 0)).toBe(cents(r.encounters.charges));
+      expect(lines.filter((l) => l.superseded_by !== null).reduce((sum, l) => sum + cents(l.charges), 0)).toBe(cents(r.encounters.superseded_pended.charges));
     });
   }
 });
