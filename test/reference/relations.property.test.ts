@@ -12,11 +12,10 @@ import { runTpa } from '../helpers/cli.js';
 import { call } from '../helpers/engine.js';
 import { ndjson, REPORT_MONEY_FIELDS } from '../helpers/values.js';
 import { interchange, transaction } from '../helpers/x12.js';
-import { EngineBase } from './driver.js';
+import { cents, EngineBase } from './driver.js';
 import {
   addDays,
   type Body,
-  cents,
   controlOf,
   controlPrefix,
   cutDays,
