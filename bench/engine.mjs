@@ -19,7 +19,8 @@ import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { floorLine, floorRate, openFloor } from './lib/floor.mjs';
-import { claimBody, claimFootprint, clockFor, fmt, loadEngine, openEngine, runCli as run, startServer, submitClaims, TPA_BIN as bin } from './lib/ledger.mjs';
+import { claimBody, claimFootprint, clockFor, fmt, loadEngine, openEngine, loginSandbox, runCli as run, startServer, submitClaims } from './lib/ledger.mjs';
+import { targets } from './lib/targets.mjs';
 
 const LARGE = Number(process.env.BENCH_LEDGER ?? 100_000);
 const SMALL = 10_000;
@@ -34,13 +35,8 @@ const CIPHER_SLICE = 2000; // claims into one before the other
 const { Engine, claimTemplate, work } = await loadEngine();
 const large = join(work, 'large');
 const small = join(work, 'small');
-const results = [];
 const runCli = (args, env) => run(args, env, work);
-/** One printed figure: its value, its target and whether it is met. */
-const figure = (name, value, target, met) => {
-  results.push(met);
-  console.log(`  ${name.padEnd(58)} ${value.padEnd(34)} target ${target}: ${met ? 'ok' : 'MISSED'}`);
-};
+const { figure, finish } = targets(58, 34);
 
 function median(xs) {
   const s = [...xs].sort((a, b) => a - b);
@@ -250,12 +246,7 @@ try {
   const { url, key, stop } = await startServer({ ...base, TPA_HOME: large });
   try {
     const client = mkdtempSync(join(tmpdir(), 'tpa-bench-client-'));
-    const login = spawnSync(process.execPath, [bin, 'auth', 'login', '--env', 'sandbox', '--base-url', url, '--with-key-stdin'], {
-      env: { ...base, TPA_HOME: client },
-      input: key,
-      encoding: 'utf8',
-    });
-    if (login.status !== 0) throw new Error(`auth login: ${login.stderr}`);
+    loginSandbox(url, key, { ...base, TPA_HOME: client });
     const r = await runCli(['ledger', 'list', '--all', '-o', 'ndjson', '--profile', 'sandbox'], { ...base, TPA_HOME: client });
     if (r.lines !== LARGE) throw new Error(`ledger list --all over HTTP printed ${r.lines} lines for ${LARGE} encounters`);
     figure(
@@ -268,9 +259,7 @@ try {
   } finally {
     await stop();
   }
-  const missed = results.filter((ok) => !ok).length;
-  console.log(`  ${missed === 0 ? 'every target met' : `${missed} target(s) MISSED`}`);
-  process.exitCode = missed === 0 ? 0 : 1;
+  finish();
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

@@ -19,18 +19,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildLedger, clockFor, fmt, runCli, startServer, TPA_BIN as bin } from './lib/ledger.mjs';
+import { buildLedger, clockFor, fmt, loginSandbox, runCli, startServer, TPA_BIN as bin } from './lib/ledger.mjs';
+import { targets } from './lib/targets.mjs';
 
 const N = Number(process.env.BENCH_PERIODS ?? 100_000);
 const DAYS = Number(process.env.BENCH_PERIODS_DAYS ?? 420);
 if (!Number.isInteger(N) || N < 1000) throw new Error('BENCH_PERIODS must be a whole number of at least 1,000');
 if (!Number.isInteger(DAYS) || DAYS < 62) throw new Error('BENCH_PERIODS_DAYS must be a whole number of at least 62');
 const work = mkdtempSync(join(tmpdir(), 'tpa-bench-periods-'));
-const results = [];
-const figure = (name, value, target, met) => {
-  results.push(met);
-  console.log(`  ${name.padEnd(62)} ${value.padEnd(34)} target ${target}: ${met ? 'ok' : 'MISSED'}`);
-};
+const { figure, finish } = targets(62, 34);
 const seconds = (start) => Number(process.hrtime.bigint() - start) / 1e9;
 
 try {
@@ -95,19 +92,12 @@ try {
   const { url, key, stop } = await startServer({ ...base, TPA_HOME: home });
   try {
     const client = join(work, 'client');
-    const login = spawnSync(process.execPath, [bin, 'auth', 'login', '--env', 'sandbox', '--base-url', url, '--with-key-stdin'], {
-      env: { ...base, TPA_HOME: client },
-      input: key,
-      encoding: 'utf8',
-    });
-    if (login.status !== 0) throw new Error(`auth login: ${login.stderr}`);
+    loginSandbox(url, key, { ...base, TPA_HOME: client });
     await measure('over local serve', { ...base, TPA_HOME: client }, ['--profile', 'sandbox']);
   } finally {
     await stop();
   }
-  const missed = results.filter((ok) => !ok).length;
-  console.log(`  ${missed === 0 ? 'every target met' : `${missed} target(s) MISSED`}`);
-  process.exitCode = missed === 0 ? 0 : 1;
+  finish();
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

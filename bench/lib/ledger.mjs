@@ -171,6 +171,16 @@ export async function startServer(env) {
   return { url, key, stop, pid: server.pid };
 }
 
+/** `tpa auth login --env sandbox` with `key` to the server at `url`, in the client's `env` (its TPA_HOME). */
+export function loginSandbox(url, key, env) {
+  const login = spawnSync(process.execPath, [TPA_BIN, 'auth', 'login', '--env', 'sandbox', '--base-url', url, '--with-key-stdin'], {
+    env,
+    input: key,
+    encoding: 'utf8',
+  });
+  if (login.status !== 0) throw new Error(`auth login: ${login.stderr}`);
+}
+
 /** CPU seconds (user and system) a process has used so far, from /proc (Linux); undefined elsewhere. */
 export function processCpuSeconds(pid) {
   try {

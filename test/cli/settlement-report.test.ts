@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claimTemplate } from '../../src/domain/claim-template.js';
 import { runTpa } from '../helpers/cli.js';
 import { tempDir } from '../helpers/engine.js';
-import { cents, ndjson } from '../helpers/values.js';
+import { cents, ndjson, REPORT_MONEY_FIELDS } from '../helpers/values.js';
 import { centsToAmount, formatCents } from '../../src/domain/money.js';
 
 type Row = Record<string, any>;
@@ -215,18 +215,7 @@ describe('tpa settlement report', () => {
     }
     expect(payees.size).toBeGreaterThan(3);
     expect(c(whole.money.released)).toBeGreaterThan(0);
-    const measures = [
-      'released',
-      'in_transit',
-      'settled',
-      'released_then_refunded',
-      'came_back',
-      'fees_charged',
-      'fees_kept',
-      'net_to_providers',
-      'spent',
-      'failed',
-    ];
+    const measures = REPORT_MONEY_FIELDS;
     const summed: Record<string, number> = Object.fromEntries(measures.map((m) => [m, 0]));
     for (const npi of payees) {
       const mine = await at(LATER, ['settlement', 'report', ...PERIOD, '--npi', npi, '-o', 'json']);

@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { claimOf, type ClaimSpec } from '../helpers/claims.js';
 import { call, engineAt, tempDir } from '../helpers/engine.js';
+import { cents } from '../helpers/values.js';
 
 const SUBMIT = '/tpa-api/v1/claims/submit/';
 type Body = Record<string, any>;
@@ -33,7 +34,8 @@ function submitAll(specs: ClaimSpec[], clock = '2026-08-01T10:00:00Z'): Body[][]
   }
 }
 
-const cents = (lines: Body[][], field: string) => lines.flat().reduce((sum, l) => sum + Math.round((l[field] ?? 0) * 100), 0);
+/** A field of every line, added up in cents (an amount with more than two decimals fails). */
+const totalCents = (lines: Body[][], field: string) => lines.flat().reduce((sum, l) => sum + cents(l[field] ?? 0), 0);
 
 function permutations<T>(items: T[]): T[][] {
   if (items.length <= 1) return [items];
@@ -49,8 +51,8 @@ describe('a PACKAGE episode starts on its earliest day, whatever order its claim
       ['ALLOWED', 9500],
       ['ALLOWED', 9500],
     ]);
-    expect(cents(lines, 'allowed_amount')).toBe(2_850_000);
-    expect(cents(submitAll([march!, may!, july!]), 'allowed_amount')).toBe(2_850_000);
+    expect(totalCents(lines, 'allowed_amount')).toBe(2_850_000);
+    expect(totalCents(submitAll([march!, may!, july!]), 'allowed_amount')).toBe(2_850_000);
   });
 
   it('a late earlier day whose part is included (BUNDLED) still moves the start: July, 132 days after it, opens an episode of its own', () => {
@@ -76,13 +78,13 @@ describe('a PACKAGE episode starts on its earliest day, whatever order its claim
       [['BUNDLED', null]],
       [['ALLOWED', 9500]],
     ]);
-    expect(cents(late, 'allowed_amount')).toBe(cents(submitAll([march01402, mayTwo, july01402]), 'allowed_amount'));
+    expect(totalCents(late, 'allowed_amount')).toBe(totalCents(submitAll([march01402, mayTwo, july01402]), 'allowed_amount'));
   });
 
   it('every order: never more than date order; less only where May and July shared an episode before March arrived', () => {
     const totals: Record<string, number> = {};
     for (const order of permutations(Object.keys(PACKAGE_CLAIMS))) {
-      totals[order.join(',')] = cents(submitAll(order.map((n) => PACKAGE_CLAIMS[n]!)), 'allowed_amount');
+      totals[order.join(',')] = totalCents(submitAll(order.map((n) => PACKAGE_CLAIMS[n]!)), 'allowed_amount');
     }
     // In date order March and May are one episode (47 days) and July another (132 days after
     // March): three parts. May and July alone are one episode (85 days), July's 97161 included in
@@ -106,7 +108,7 @@ const OFFICE = '9876543213';
 const visit = (code: string, date: string) => ({ code, date, charge: '100.00' });
 
 describe('the copay is per visit (member, billing provider, date of service), whatever the packing into claims', () => {
-  const member = (lines: Body[][]) => ({ copay: cents(lines, 'copay_applied'), patient: cents(lines, 'patient_responsibility') });
+  const member = (lines: Body[][]) => ({ copay: totalCents(lines, 'copay_applied'), patient: totalCents(lines, 'patient_responsibility') });
 
   it('two visits on one claim cost two copays, as on two claims', () => {
     const one = submitAll([{ npi: OFFICE, patient: 'MBR-1003', lines: [visit('99213', '2026-11-02'), visit('99214', '2026-11-09')] }], '2026-12-01T10:00:00Z');
@@ -241,7 +243,7 @@ describe('a bundle part pays the same whatever the packing into claims: each par
       ],
       'PA-2026-1102',
     );
-    expect(cents([one], 'allowed_amount')).toBe(2_850_000);
+    expect(totalCents([one], 'allowed_amount')).toBe(2_850_000);
     expect(one.map(money)).toEqual(apart.map(money));
   });
 
@@ -273,11 +275,11 @@ describe('a package day BUNDLED into its paid episode includes that day\'s anest
     const dated = submitAll([nov02, nov09, anesthesia, nov09], '2026-12-01T10:00:00Z');
     expect(statuses(dated)).toEqual([[['ALLOWED', 9500]], [['BUNDLED', null]], [['BUNDLED', null]], [['BUNDLED', null]]]);
     expect(dated.map((claim) => claim[0]!.denial_code)).toEqual([null, 'CARC-97', 'CARC-97', 'CARC-97']);
-    expect(cents(dated, 'allowed_amount')).toBe(950_000);
+    expect(totalCents(dated, 'allowed_amount')).toBe(950_000);
     // The anesthesia first is taken off the line that carries the part (the 9th's, arriving before the 2nd's).
-    expect(cents(submitAll([anesthesia, nov09, nov02], '2026-12-01T10:00:00Z'), 'allowed_amount')).toBe(950_000);
+    expect(totalCents(submitAll([anesthesia, nov09, nov02], '2026-12-01T10:00:00Z'), 'allowed_amount')).toBe(950_000);
     // What adjudicated cannot be undone: between the part carried on the 2nd and the 9th's line, the anesthesia is paid.
-    expect(cents(submitAll([nov02, anesthesia, nov09], '2026-12-01T10:00:00Z'), 'allowed_amount')).toBe(1_026_500);
-    expect(cents(submitAll([anesthesia, nov02, nov09], '2026-12-01T10:00:00Z'), 'allowed_amount')).toBe(1_026_500);
+    expect(totalCents(submitAll([nov02, anesthesia, nov09], '2026-12-01T10:00:00Z'), 'allowed_amount')).toBe(1_026_500);
+    expect(totalCents(submitAll([anesthesia, nov02, nov09], '2026-12-01T10:00:00Z'), 'allowed_amount')).toBe(1_026_500);
   });
 });

@@ -9,10 +9,9 @@ import { MIGRATIONS } from '../../src/engine/store/migrations.js';
 import { claimTemplate } from '../../src/domain/claim-template.js';
 import { NPI_SYSTEM } from '../../src/domain/fhir-claim.js';
 import { claimOf, type ClaimSpec } from '../helpers/claims.js';
-import { call, useEngineHome } from '../helpers/engine.js';
+import { type Adjudicated, adjudicateOn, call, useEngineHome } from '../helpers/engine.js';
 
 const home = useEngineHome(beforeEach, afterEach);
-const SUBMIT = '/tpa-api/v1/claims/submit/';
 const AT = '2026-03-02T10:00:00Z';
 const DAY = '2026-03-02';
 
@@ -26,13 +25,6 @@ const HADDAD = '1582736496'; // surgeon of GRP-2002
 const HARBOR = '1728493051'; // GRP-3003, contract from 2027
 const NORTHGATE = '1673904821'; // GRP-3003, contract ended 2025
 const LAKESIDE = '1450827369'; // GRP-2002, BUNDLE PACKAGE whose rate includes anesthesia
-
-interface Adjudicated {
-  status: number;
-  response: Body;
-  detail: Body;
-  encounterId: string;
-}
 
 /**
  * Submits a claim (no adjudication delay) and reads its response and ledger detail. Lines given
@@ -48,12 +40,7 @@ function adjudicate(spec: ClaimSpec | Body, clock = AT): Adjudicated {
       if (s.lines[i]!.careTeam === undefined) delete item.careTeamSequence;
     });
   } else claim = spec;
-  const ack = call(engine, 'POST', SUBMIT, claim);
-  if (ack.status !== 201) return { status: ack.status, response: ack.body as Body, detail: {}, encounterId: '' };
-  const { submission_id: submissionId, external_claim_id: encounterId } = ack.body as Body;
-  const response = call(engine, 'GET', `/tpa-api/v1/claims/${submissionId}/response/?include_raw_response=true`).body as Body;
-  const detail = call(engine, 'GET', `/tpa-api/v1/ledger/entries/${encounterId}/`).body as Body;
-  return { status: ack.status, response, detail, encounterId };
+  return adjudicateOn(engine, claim);
 }
 
 const lines = (a: Adjudicated) =>

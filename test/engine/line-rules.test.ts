@@ -5,31 +5,16 @@ import Database from 'better-sqlite3';
 import { claimTemplate } from '../../src/domain/claim-template.js';
 import { databaseFile } from '../../src/engine/engine.js';
 import { claimOf, type ClaimSpec } from '../helpers/claims.js';
-import { call, useEngineHome } from '../helpers/engine.js';
+import { type Adjudicated, adjudicateOn, call, useEngineHome } from '../helpers/engine.js';
 import { cents } from '../helpers/values.js';
 
 const home = useEngineHome(beforeEach, afterEach);
-const SUBMIT = '/tpa-api/v1/claims/submit/';
 
 type Body = Record<string, any>;
 
-interface Adjudicated {
-  status: number;
-  response: Body;
-  detail: Body;
-  encounterId: string;
-}
-
 /** Submits a claim on an engine whose clock is `clock` (no adjudication delay) and reads the result. */
 function adjudicate(clock: string, spec: ClaimSpec | Body): Adjudicated {
-  const engine = home.at(clock, '0');
-  const claim = 'lines' in spec ? claimOf(spec as ClaimSpec) : spec;
-  const ack = call(engine, 'POST', SUBMIT, claim);
-  if (ack.status !== 201) return { status: ack.status, response: ack.body as Body, detail: {}, encounterId: '' };
-  const { submission_id: submissionId, external_claim_id: encounterId } = ack.body as Body;
-  const response = call(engine, 'GET', `/tpa-api/v1/claims/${submissionId}/response/?include_raw_response=true`).body as Body;
-  const detail = call(engine, 'GET', `/tpa-api/v1/ledger/entries/${encounterId}/`).body as Body;
-  return { status: ack.status, response, detail, encounterId };
+  return adjudicateOn(home.at(clock, '0'), 'lines' in spec ? claimOf(spec as ClaimSpec) : spec);
 }
 
 const lineStatuses = (a: Adjudicated) => (a.detail.service_lines as Body[]).map((l) => l.status);

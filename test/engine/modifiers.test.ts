@@ -4,10 +4,9 @@
 // once. Through the engine's routes on a real SQLite file.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { claimOf, type ClaimSpec } from '../helpers/claims.js';
-import { call, useEngineHome } from '../helpers/engine.js';
+import { adjudicateOn, useEngineHome } from '../helpers/engine.js';
 
 const home = useEngineHome(beforeEach, afterEach);
-const SUBMIT = '/tpa-api/v1/claims/submit/';
 type Body = Record<string, any>;
 
 const MORGAN = '1045782368'; // CASE_RATE: 45380 510.00
@@ -16,12 +15,8 @@ const LAKESIDE = '1450827369'; // PACKAGE 28,500.00 over 01402, 27447, 97161; in
 const SUMMIT_ANESTHESIA = '1196382455';
 
 function adjudicate(clock: string, spec: ClaimSpec): { response: Body; lines: Body[]; raw: Body } {
-  const engine = home.at(clock, '0');
-  const ack = call(engine, 'POST', SUBMIT, claimOf(spec));
-  expect(ack.status, JSON.stringify(ack.body)).toBe(201);
-  const { submission_id: submissionId, external_claim_id: encounterId } = ack.body as Body;
-  const response = call(engine, 'GET', `/tpa-api/v1/claims/${submissionId}/response/?include_raw_response=true`).body as Body;
-  const detail = call(engine, 'GET', `/tpa-api/v1/ledger/entries/${encounterId}/`).body as Body;
+  const { status, response, detail } = adjudicateOn(home.at(clock, '0'), claimOf(spec));
+  expect(status, JSON.stringify(response)).toBe(201);
   return { response, lines: detail.service_lines as Body[], raw: response.claim_response as Body };
 }
 

@@ -7,7 +7,7 @@ import { claimTemplate } from '../../src/domain/claim-template.js';
 import { periodReport, type ReportEntry, type ReportSettlement } from '../../src/domain/report.js';
 import type { Engine } from '../../src/engine/engine.js';
 import { call, useEngineHome } from '../helpers/engine.js';
-import { cents } from '../helpers/values.js';
+import { cents, REPORT_MONEY_FIGURES } from '../helpers/values.js';
 
 const MON = '2026-03-02T10:00:00Z';
 const WED = '2026-03-04T12:00:00Z';
@@ -94,18 +94,7 @@ describe('the report of what the money did', () => {
     const whole = report(wed);
     const npis = [...new Set([...whole.settlements.values()].flatMap((s) => s.payouts.map((p) => p.provider_npi)))];
     expect(npis.length).toBe(4);
-    const keys = [
-      'releasedCents',
-      'inTransitCents',
-      'settledCents',
-      'refundedCents',
-      'cameBackCents',
-      'failedCents',
-      'feesChargedCents',
-      'feesKeptCents',
-      'netCents',
-      'spentCents',
-    ] as const;
+    const keys = REPORT_MONEY_FIGURES;
     const summed = Object.fromEntries(keys.map((k) => [k, 0])) as Record<(typeof keys)[number], number>;
     for (const npi of npis) {
       const mine = report(wed, npi).report;

@@ -56,3 +56,23 @@ export function useEngineHome(beforeEach: (fn: () => void) => void, afterEach: (
     },
   };
 }
+
+/** A claim submitted through the route table: its ack's status, the claim response (raw included) and ledger detail. */
+export interface Adjudicated {
+  status: number;
+  /** The claim response, or the refusal's body when the submission is not accepted (201). */
+  response: Record<string, any>;
+  /** The ledger entry (empty when refused). */
+  detail: Record<string, any>;
+  encounterId: string;
+}
+
+/** Submits `claim` on `engine` and reads its response and ledger detail (an engine with no adjudication delay answers at once). */
+export function adjudicateOn(engine: Engine, claim: unknown): Adjudicated {
+  const ack = call(engine, 'POST', '/tpa-api/v1/claims/submit/', claim);
+  if (ack.status !== 201) return { status: ack.status, response: ack.body as Record<string, any>, detail: {}, encounterId: '' };
+  const { submission_id: submissionId, external_claim_id: encounterId } = ack.body as Record<string, any>;
+  const response = call(engine, 'GET', `/tpa-api/v1/claims/${submissionId}/response/?include_raw_response=true`).body as Record<string, any>;
+  const detail = call(engine, 'GET', `/tpa-api/v1/ledger/entries/${encounterId}/`).body as Record<string, any>;
+  return { status: ack.status, response, detail, encounterId };
+}

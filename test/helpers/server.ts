@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { until } from './barrier.js';
-import { runTpa, TPA_BIN, testEnv } from './cli.js';
+import { type RunResult, runTpa, TPA_BIN, testEnv } from './cli.js';
 import { tempDir } from './engine.js';
 
 export interface Served {
@@ -134,4 +134,47 @@ export function useServedHome(before: Hook, after: Hook, set: (served: ServedHom
     await served?.server.stop();
     served?.home.remove();
   });
+}
+
+/** The same commands in-process and over `tpa local serve`, on one home (`useServedSides`). */
+export interface ServedSides {
+  /** The TPA_HOME both sides share. */
+  readonly dir: string;
+  /** runTpa in the home, on the local engine. */
+  local(args: string[]): Promise<RunResult>;
+  /** runTpa in the home, through the server with the sandbox profile logged in to it. */
+  remote(args: string[]): Promise<RunResult>;
+}
+
+/**
+ * A fresh home with its stored engine clock set to `clock` (which the server and in-process commands
+ * share), `tpa local serve` on it and the sandbox profile logged in, made and stopped by the hooks
+ * given (beforeEach/afterEach for one per test).
+ */
+export function useServedSides(before: Hook, after: Hook, clock: string): ServedSides {
+  let home: ReturnType<typeof tempDir> | undefined;
+  let server: Served | undefined;
+  const dir = () => {
+    if (!home) throw new Error('useServedSides: no home outside its hooks');
+    return home.dir;
+  };
+  const sides: ServedSides = {
+    get dir() {
+      return dir();
+    },
+    local: (args) => runTpa(args, { home: dir() }),
+    remote: (args) => runTpa(args, { home: dir(), env: { TPA_PROFILE: 'sandbox' } }),
+  };
+  before(async () => {
+    home = tempDir();
+    const set = await sides.local(['local', 'clock', 'set', clock]);
+    if (set.code !== 0) throw new Error(`local clock set failed: ${set.stderr}`);
+    server = await serve(home.dir);
+    await login(home.dir, server.url);
+  });
+  after(async () => {
+    await server?.stop();
+    home?.remove();
+  });
+  return sides;
 }

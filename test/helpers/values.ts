@@ -23,3 +23,31 @@ export function cents(amount: unknown): number {
   if (value === undefined) throw new Error(`not an amount in cents: ${JSON.stringify(amount)}`);
   return value;
 }
+
+/** The period report's money figures (src/domain/report.ts `PeriodReport.money`), each a sum of payouts. */
+export const REPORT_MONEY_FIGURES = [
+  'releasedCents',
+  'inTransitCents',
+  'settledCents',
+  'refundedCents',
+  'cameBackCents',
+  'failedCents',
+  'feesChargedCents',
+  'feesKeptCents',
+  'netCents',
+  'spentCents',
+] as const;
+
+/** The same figures as `tpa settlement report -o json` prints them (`money`). */
+export const REPORT_MONEY_FIELDS = [
+  'released',
+  'in_transit',
+  'settled',
+  'released_then_refunded',
+  'came_back',
+  'fees_charged',
+  'fees_kept',
+  'net_to_providers',
+  'spent',
+  'failed',
+] as const;

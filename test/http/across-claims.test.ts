@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claimOf, type ClaimSpec } from '../helpers/claims.js';
 import { tempDir } from '../helpers/engine.js';
 import { createKey, serve, type Served } from '../helpers/server.js';
+import { cents } from '../helpers/values.js';
 
 type Body = Record<string, any>;
 let home: ReturnType<typeof tempDir>;
@@ -30,7 +31,8 @@ async function submit(spec: ClaimSpec): Promise<Body[]> {
   const detail = (await (await fetch(`${server.url}/tpa-api/v1/ledger/entries/${id}/`, { headers })).json()) as Body;
   return detail.service_lines as Body[];
 }
-const sum = (lines: Body[][], field: string) => lines.flat().reduce((s, l) => s + Math.round((l[field] ?? 0) * 100), 0);
+/** A field of every line, added up in cents (an amount with more than two decimals fails). */
+const sum = (lines: Body[][], field: string) => lines.flat().reduce((s, l) => s + cents(l[field] ?? 0), 0);
 
 const LAKESIDE = '1450827369';
 const part = (patient: string, code: string, date: string): ClaimSpec => ({ npi: LAKESIDE, patient, lines: [{ code, date, charge: '10000.00' }] });

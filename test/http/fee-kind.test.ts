@@ -3,31 +3,16 @@
 // facility's own fee for the procedure pays beside it, in either order (docs/money-rules.md
 // "Payees", "Duplicates").
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runTpa } from '../helpers/cli.js';
 import { claimFile } from '../helpers/encounters.js';
-import { tempDir } from '../helpers/engine.js';
-import { login, serve, type Served } from '../helpers/server.js';
+import { useServedSides } from '../helpers/server.js';
 
 type Body = Record<string, any>;
-let home: ReturnType<typeof tempDir>;
-let server: Served;
-const local = (args: string[]) => runTpa(args, { home: home.dir });
-const remote = (args: string[]) => runTpa(args, { home: home.dir, env: { TPA_PROFILE: 'sandbox' } });
+const home = useServedSides(beforeEach, afterEach, '2026-04-06T10:00:00Z');
+const { local, remote } = home;
 type Side = typeof local;
 
 const VALLEY = '1859362703';
 const RIVERSIDE = '1234567893';
-
-beforeEach(async () => {
-  home = tempDir();
-  expect((await local(['local', 'clock', 'set', '2026-04-06T10:00:00Z'])).code).toBe(0);
-  server = await serve(home.dir);
-  await login(home.dir, server.url);
-});
-afterEach(async () => {
-  await server.stop();
-  home.remove();
-});
 
 /** The template's institutional claim for `patient`, kept to the lines `keep` selects (renumbered). */
 function keepLines(claim: Body, keep: (item: Body) => boolean): void {

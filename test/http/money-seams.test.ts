@@ -2,40 +2,19 @@
 // finalize, and the ledger of a transfer whose reconciliation failed (docs/money-rules.md "Rates in
 // force on each date", "Settlement").
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runTpa } from '../helpers/cli.js';
-import { claimFile } from '../helpers/encounters.js';
-import { tempDir } from '../helpers/engine.js';
-import { login, serve, type Served } from '../helpers/server.js';
+import { adjudicatedEncounter } from '../helpers/encounters.js';
+import { useServedSides } from '../helpers/server.js';
+import { cents, ndjson } from '../helpers/values.js';
 
 type Body = Record<string, any>;
-let home: ReturnType<typeof tempDir>;
-let server: Served;
-const local = (args: string[]) => runTpa(args, { home: home.dir });
-const remote = (args: string[]) => runTpa(args, { home: home.dir, env: { TPA_PROFILE: 'sandbox' } });
+// Friday 10 April 2026 on the stored engine clock, which the server and in-process commands share.
+const home = useServedSides(beforeEach, afterEach, '2026-04-10T10:00:00Z');
+const { local, remote } = home;
 type Side = typeof local;
 
-beforeEach(async () => {
-  home = tempDir();
-  // Friday 10 April 2026 on the stored engine clock, which the server and in-process commands share.
-  expect((await local(['local', 'clock', 'set', '2026-04-10T10:00:00Z'])).code).toBe(0);
-  server = await serve(home.dir);
-  await login(home.dir, server.url);
-});
-afterEach(async () => {
-  await server.stop();
-  home.remove();
-});
-
-/** A claim from the template (its arguments given) submitted and polled on one side; the claim response. */
-async function adjudicated(side: Side, template: string[], edit?: (claim: Body) => void): Promise<{ id: string; response: Body }> {
-  const file = await claimFile(side, home.dir, { template, ...(edit ? { edit } : {}) });
-  const ack = await side(['claim', 'submit', file, '--again', '-o', 'json']);
-  expect(ack.code, ack.stderr).toBe(0);
-  const { submission_id, external_claim_id } = ack.json<Body>();
-  const polled = await side(['claim', 'poll', submission_id, '--wait', '-o', 'json']);
-  expect(polled.code, polled.stderr).toBe(0);
-  return { id: external_claim_id, response: polled.json<Body>() };
-}
+/** A claim from the template (its arguments given) submitted and polled on one side. */
+const adjudicated = (side: Side, template: string[], edit?: (claim: Body) => void) =>
+  adjudicatedEncounter(side, home.dir, { template, ...(edit ? { edit } : {}) });
 
 describe('ratesheet finalize on the day of services already claimed', () => {
   for (const [name, side] of [
@@ -208,17 +187,14 @@ describe('a claim pended for its preauthorization and sent again with it', () =>
       ]);
       expect(r.encounters.count).toBe(2);
       expect(r.encounters.superseded_pended.count).toBe(1);
-      expect(r.encounters.charges).toBe(
-        list.filter((i) => i.encounter_id !== pended.id).reduce((sum, i) => sum + Math.round(i.financial_summary.charges * 100), 0) / 100,
+      expect(cents(r.encounters.charges)).toBe(
+        list.filter((i) => i.encounter_id !== pended.id).reduce((sum, i) => sum + cents(i.financial_summary.charges), 0),
       );
       // ndjson, one line an encounter, says which pended claim was sent again, as the JSON counts it:
       // the lines not superseded sum to the report's charges.
       const nd = await side(['settlement', 'report', '--from', '2026-04-10', '--to', '2026-04-10', '-o', 'ndjson']);
       expect(nd.code, nd.stderr).toBe(0);
-      const lines = nd.stdout
-        .trim()
-        .split('\n')
-        .map((l) => JSON.parse(l) as Body);
+      const lines = ndjson<Body>(nd.stdout);
       expect(lines.map((l) => [l.encounter_id, l.status, l.superseded_by]).sort()).toEqual(
         [
           [pended.id, 'PENDED', again.id],
@@ -227,10 +203,8 @@ describe('a claim pended for its preauthorization and sent again with it', () =>
         ].sort(),
       );
       const counted = lines.filter((l) => l.superseded_by === null);
-      expect(counted.reduce((sum, l) => sum + Math.round(l.charges * 100), 0)).toBe(Math.round(r.encounters.charges * 100));
-      expect(lines.filter((l) => l.superseded_by !== null).reduce((sum, l) => sum + Math.round(l.charges * 100), 0)).toBe(
-        Math.round(r.encounters.superseded_pended.charges * 100),
-      );
+      expect(counted.reduce((sum, l) => sum + cents(l.charges), 0)).toBe(cents(r.encounters.charges));
+      expect(lines.filter((l) => l.superseded_by !== null).reduce((sum, l) => sum + cents(l.charges), 0)).toBe(cents(r.encounters.superseded_pended.charges));
     });
   }
 });

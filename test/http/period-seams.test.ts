@@ -15,7 +15,7 @@ import { formatCents } from '../../src/domain/money.js';
 import { runTpa } from '../helpers/cli.js';
 import { tempDir } from '../helpers/engine.js';
 import { login, serve, type Served } from '../helpers/server.js';
-import { cents } from '../helpers/values.js';
+import { cents, ndjson, REPORT_MONEY_FIELDS } from '../helpers/values.js';
 import { checked835 } from '../helpers/x12-835-check.js';
 
 type Row = Record<string, any>;
@@ -51,10 +51,7 @@ beforeAll(async () => {
   ];
   writeFileSync(join(home.dir, 'claims.ndjson'), `${claims.map((c) => JSON.stringify(c)).join('\n')}\n`);
   await at('2026-10-20T10:00:00Z', ['claim', 'submit', 'claims.ndjson', '-o', 'ndjson']);
-  const entries = (await at('2026-10-20T10:00:00Z', ['ledger', 'list', '--all', '-o', 'ndjson'])).stdout
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l) as Row);
+  const entries = ndjson<Row>((await at('2026-10-20T10:00:00Z', ['ledger', 'list', '--all', '-o', 'ndjson'])).stdout);
   const on = (date: string) => entries.find((e) => e.service_date === date)!;
   for (const [name, date] of [
     ['july', '2026-07-10'],
@@ -170,19 +167,7 @@ describe('each transfer in exactly one period', () => {
       expect(cents(november.money.failed)).toBe(0);
       expect(cents(november.money.came_back)).toBeGreaterThan(0);
       expect(november.money.transfers).toEqual({ COMPLETED: 2, REFUNDED: 1 });
-      for (const k of [
-        'released',
-        'in_transit',
-        'settled',
-        'released_then_refunded',
-        'came_back',
-        'fees_charged',
-        'fees_kept',
-        'net_to_providers',
-        'failed',
-        'spent',
-      ])
-        expect(cents(october.money[k]) + cents(november.money[k]), k).toBe(cents(both.money[k]));
+      for (const k of REPORT_MONEY_FIELDS) expect(cents(october.money[k]) + cents(november.money[k]), k).toBe(cents(both.money[k]));
     });
 
     it(`a payment initiated on 30 October and arriving on 2 November is in November's 835 only (${name})`, async () => {
@@ -321,10 +306,7 @@ describe('the sections around the money split by period too', () => {
     ];
     writeFileSync(join(home2.dir, 'claims.ndjson'), `${claims.map((c) => JSON.stringify(c)).join('\n')}\n`);
     await at2('2026-10-20T10:00:00Z', ['claim', 'submit', 'claims.ndjson', '-o', 'ndjson']);
-    const entries = (await at2('2026-10-20T10:00:00Z', ['ledger', 'list', '--all', '-o', 'ndjson'])).stdout
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l) as Row);
+    const entries = ndjson<Row>((await at2('2026-10-20T10:00:00Z', ['ledger', 'list', '--all', '-o', 'ndjson'])).stdout);
     for (const [name, date] of [
       ['twice', '2026-10-15'],
       ['friday', '2026-10-16'],
@@ -358,10 +340,7 @@ describe('the sections around the money split by period too', () => {
     const late = claimTemplate({ type: 'professional', npi: '1045782368', cpt: ['45380'], patient: 'MBR-1003', serviceDate: '2026-10-06' });
     writeFileSync(join(home2.dir, 'late.json'), JSON.stringify(late));
     await at2(END2, ['claim', 'submit', 'late.json', '-o', 'json']);
-    const lateEntry = (await at2(END2, ['ledger', 'list', '--from', '2026-10-06', '--to', '2026-10-06', '--all', '-o', 'ndjson'])).stdout
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l) as Row);
+    const lateEntry = ndjson<Row>((await at2(END2, ['ledger', 'list', '--from', '2026-10-06', '--to', '2026-10-06', '--all', '-o', 'ndjson'])).stdout);
     expect(lateEntry.length).toBe(1);
     ids2.late = lateEntry[0]!.encounter_id;
     expect((await local2(['local', 'clock', 'set', END2])).code).toBe(0);
@@ -410,11 +389,7 @@ describe('the sections around the money split by period too', () => {
       expect((december.providers as Row[]).length).toBeGreaterThan(0);
       // NDJSON: one line per transfer of the period, its own id and amounts; the lines add up to the money section.
       const lines = async (from: string, to: string) =>
-        (await run(['settlement', 'report', '--from', from, '--to', to, '--by', 'funded', '-o', 'ndjson'])).stdout
-          .trim()
-          .split('\n')
-          .filter(Boolean)
-          .map((l) => JSON.parse(l) as Row);
+        ndjson<Row>((await run(['settlement', 'report', '--from', from, '--to', to, '--by', 'funded', '-o', 'ndjson'])).stdout);
       const dec = await lines('2026-12-01', '2026-12-31');
       const jan = await lines('2027-01-01', '2027-01-31');
       expect(dec.map((l) => [l.encounter_id, l.processor_transfer_id, l.transfer_status, cents(l.settled), cents(l.released_then_refunded)])).toEqual([

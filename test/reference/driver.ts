@@ -23,8 +23,9 @@ export function toCents(v: unknown): number | null {
   if (Math.abs(c - v * 100) > 1e-6) throw new Error(`more than two decimals: ${v}`);
   return c;
 }
-const cents = (v: unknown): number => toCents(v) ?? 0;
-const usd = (c: number) => c / 100;
+/** An amount as cents, null (not given) as 0. */
+export const cents = (v: unknown): number => toCents(v) ?? 0;
+export const usd = (c: number) => c / 100;
 
 /**
  * Scratch databases live in memory where the system has a tmpfs (/dev/shm): a sequence's commits

@@ -11,7 +11,8 @@ import { tempDir } from '../helpers/engine.js';
 import { journalRecords, killRepeatedly } from '../helpers/kill.js';
 import { ndjson } from '../helpers/values.js';
 import { fhirClaim } from './driver.js';
-import { type Body, cents, SPAN_START, timelines } from './relations.js';
+import { cents } from './driver.js';
+import { type Body, SPAN_START, timelines } from './relations.js';
 
 const SCALE = Number(process.env.TPA_RELATION_RUNS ?? 1);
 const SEED_TEXT = process.env.TPA_RELATION_SEED ?? process.env.TPA_PROPERTY_SEED;

@@ -10,13 +10,12 @@ import { join } from 'node:path';
 import { Engine } from '../../src/engine/engine.js';
 import { runTpa } from '../helpers/cli.js';
 import { call } from '../helpers/engine.js';
-import { ndjson } from '../helpers/values.js';
+import { ndjson, REPORT_MONEY_FIELDS } from '../helpers/values.js';
 import { interchange, transaction } from '../helpers/x12.js';
-import { EngineBase } from './driver.js';
+import { cents, EngineBase } from './driver.js';
 import {
   addDays,
   type Body,
-  cents,
   controlOf,
   controlPrefix,
   cutDays,
@@ -82,7 +81,7 @@ afterAll(() => base.remove());
 type Period = { from: string; to: string };
 const BY = ['service', 'funded', 'settled'] as const;
 /** The report's money figures that are sums of payouts (each payout in one period, one payee). */
-const MONEY = ['released', 'in_transit', 'settled', 'released_then_refunded', 'came_back', 'fees_charged', 'fees_kept', 'net_to_providers', 'spent', 'failed'];
+const MONEY = REPORT_MONEY_FIELDS;
 /** The kinds of `tpa activity` that are money moving (the others are claims' events). */
 const MONEY_KINDS = ['funded', 'settled', 'failed', 'refunded'];
 

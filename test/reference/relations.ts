@@ -10,15 +10,13 @@ import { Engine } from '../../src/engine/engine.js';
 import { call } from '../helpers/engine.js';
 import { runTpa } from '../helpers/cli.js';
 import { checked835, x12Cents } from '../helpers/x12-835-check.js';
-import { type EngineBase, fhirClaim, toCents } from './driver.js';
+import { cents, type EngineBase, fhirClaim, usd } from './driver.js';
 import type { Event, LineEvent, Scenario } from './events.js';
 import { CLEARVIEW, HADDAD, HARBOR, LAKESIDE, MORGAN, RIVERSIDE, SUMMIT_ANESTHESIA, seededContracts, provider } from './fixtures.js';
 
 export type Body = Record<string, any>;
 const TPA = '/tpa-api/v1';
 const DAY_MS = 86_400_000;
-export const usd = (c: number) => c / 100;
-export const cents = (v: unknown): number => toCents(v) ?? 0;
 
 export const addDays = (date: string, n: number): string => new Date(Date.parse(`${date}T00:00:00Z`) + n * DAY_MS).toISOString().slice(0, 10);
 const instant = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');

@@ -5,6 +5,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type ReportEntry, type ReportSettlement, type ReportTransfer, periodReport } from '../../src/domain/report.js';
+import { REPORT_MONEY_FIGURES } from '../helpers/values.js';
 
 const DAY = 86_400_000;
 const T0 = Date.parse('2026-01-01T00:00:00Z');
@@ -66,18 +67,7 @@ const ledger = fc.array(fc.array(transfer, { minLength: 1, maxLength: 3 }), { mi
   return { entries, settlements };
 });
 
-const FIGURES = [
-  'releasedCents',
-  'inTransitCents',
-  'settledCents',
-  'refundedCents',
-  'cameBackCents',
-  'failedCents',
-  'feesChargedCents',
-  'feesKeptCents',
-  'netCents',
-  'spentCents',
-] as const;
+const FIGURES = REPORT_MONEY_FIGURES;
 const NOW = '2027-06-01T00:00:00Z';
 
 describe('the report by the money’s own times', () => {
