@@ -337,6 +337,11 @@ export function adjudicate(input: AdjudicationInput): Adjudication {
 }
 
 // mutation: no survivors (the duplicate rule)
+/** One service of a line: its fee kind, code, date and distinct-service modifiers (docs/money-rules.md "Duplicates"). */
+function serviceKey(feeKind: FeeKind, line: { cptCode: string; serviceDate: string; modifiers?: readonly string[] | undefined }): string {
+  return `${feeKind}|${line.cptCode}|${line.serviceDate}|${distinctServiceKey(line.modifiers)}`;
+}
+
 /**
  * Coverage, payee, contract and duplicates, each on the line's own date; lines that pass are
  * ALLOWED for now. One service (code, date, distinct-service modifiers) is paid once per fee kind,
@@ -347,7 +352,7 @@ function judgeLines(input: AdjudicationInput): LineVerdict[] {
   const paid = new Map<string, string>();
   for (const p of input.paidLines) {
     if (p.included === true) continue;
-    const key = `${p.feeKind}|${p.cptCode}|${p.serviceDate}|${distinctServiceKey(p.modifiers)}`;
+    const key = serviceKey(p.feeKind, p);
     if (countsAsPaid(p) && !paid.has(key)) paid.set(key, p.encounterId);
   }
   const claimKind = claimFeeKind(claim);
@@ -376,7 +381,7 @@ function judgeLines(input: AdjudicationInput): LineVerdict[] {
     if (contract === null || !contract.codes.has(line.cptCode)) return verdict('NOT_COVERED', DENIAL.NOT_CONTRACTED);
     // The same fee for one code and date twice is one service paid twice: quantity counts units; a
     // distinct-service modifier (59, 76…) says the line is another service of that code and date.
-    const key = `${payee.feeKind}|${line.cptCode}|${line.serviceDate}|${distinctServiceKey(line.modifiers)}`;
+    const key = serviceKey(payee.feeKind, line);
     const earlier = paid.get(key);
     if (earlier !== undefined) return verdict('DENIED', DENIAL.DUPLICATE, earlier);
     // A bundle line's repeat on the claim is judged with its episode (priceBundle): a part already
@@ -546,7 +551,7 @@ function priceBundle(contract: ContractTerms, indexes: number[], verdicts: LineV
         Object.assign(v, { status: 'BUNDLED', reasonCode: DENIAL.BUNDLED.code, reason: DENIAL.BUNDLED.reason });
       } else if (carrier !== undefined) {
         const c = verdicts[carrier]!;
-        if (serviceKey(c) === serviceKey(v)) {
+        if (serviceKey(c.feeKind, c.line) === serviceKey(v.feeKind, v.line)) {
           Object.assign(v, { status: 'DENIED', reasonCode: DENIAL.DUPLICATE.code, reason: DENIAL.DUPLICATE.reason, episodeStart: null });
         } else {
           Object.assign(v, { status: 'BUNDLED', reasonCode: DENIAL.BUNDLED.code, reason: DENIAL.BUNDLED.reason });
@@ -557,11 +562,6 @@ function priceBundle(contract: ContractTerms, indexes: number[], verdicts: LineV
       }
     }
   }
-}
-
-/** One service of a line: its fee kind, code, date and distinct-service modifiers (docs/money-rules.md "Duplicates"). */
-function serviceKey(v: LineVerdict): string {
-  return `${v.feeKind}|${v.line.cptCode}|${v.line.serviceDate}|${distinctServiceKey(v.line.modifiers)}`;
 }
 
 /** A bundle episode of a member and contract: its first and last days, and the parts billed in it before this claim. */
