@@ -11,6 +11,7 @@ import {
   ICD10_SYSTEM,
   LINE_CONTROL_NUMBER_URL,
   NPI_SYSTEM,
+  nonX12IdCharacters,
   REVENUE_SYSTEM,
   X12_ID_CHARACTERS,
 } from './fhir-claim.js';
@@ -1109,7 +1110,7 @@ const CLM01_MAX = 38;
 function clm01Problem(clm01: string): string | undefined {
   if (clm01.length > CLM01_MAX) return `CLM01 is ${clm01.length} characters: at most ${CLM01_MAX} (the patient control number, 837 IG)`;
   if (X12_ID_CHARACTERS.test(clm01)) return undefined;
-  const bad = [...new Set([...clm01].filter((c) => !X12_ID_CHARACTERS.test(c)))].map((c) => JSON.stringify(c)).join(', ');
+  const bad = nonX12IdCharacters(clm01);
   return `CLM01 ${JSON.stringify(clip(clm01))} holds ${bad}: outside X12's character sets, or a delimiter (~ * : ^) of the 835 tpa writes it back into (CLP01)`;
 }
 
