@@ -500,14 +500,19 @@ function priceBundle(contract: ContractTerms, indexes: number[], verdicts: LineV
   // surgeon's lines of one procedure are one bundle.
   const episodes = new Map<string, Episode>();
   const episodeOfDay = new Map<string, string>();
+  // A day joins the episode of `key` (opened with it when there is none): an episode starts on its
+  // earliest day, whichever claim brought it, so a day before it moves its start.
+  const join = (key: string, date: string): Episode => {
+    const episode = episodes.get(key) ?? { first: date, last: date, billed: new Set<string>() };
+    if (date < episode.first) episode.first = date;
+    if (date > episode.last) episode.last = date;
+    episodes.set(key, episode);
+    episodeOfDay.set(date, key);
+    return episode;
+  };
   for (const p of history) {
     if (p.contractId !== contract.id || p.episodeStart === null || !countsAsPaid(p)) continue;
-    const episode = episodes.get(p.episodeStart) ?? { first: p.serviceDate, last: p.serviceDate, billed: new Set<string>() };
-    episode.billed.add(p.cptCode);
-    if (p.serviceDate < episode.first) episode.first = p.serviceDate;
-    if (p.serviceDate > episode.last) episode.last = p.serviceDate;
-    episodes.set(p.episodeStart, episode);
-    episodeOfDay.set(p.serviceDate, p.episodeStart);
+    join(p.episodeStart, p.serviceDate).billed.add(p.cptCode);
   }
   const ordered = [...indexes].sort((a, b) => {
     const x = verdicts[a]!.line;
@@ -517,14 +522,8 @@ function priceBundle(contract: ContractTerms, indexes: number[], verdicts: LineV
   const lineEpisode = new Map<number, string>();
   for (const i of ordered) {
     const date = verdicts[i]!.line.serviceDate;
-    let key = episodeOfDay.get(date);
-    if (key === undefined) key = episodeFor(episodes, date, span);
-    const episode = episodes.get(key) ?? { first: date, last: date, billed: new Set<string>() };
-    // An episode starts on its earliest day, whichever claim brought it: a day before it moves its start.
-    if (date < episode.first) episode.first = date;
-    if (date > episode.last) episode.last = date;
-    episodes.set(key, episode);
-    episodeOfDay.set(date, key);
+    const key = episodeOfDay.get(date) ?? episodeFor(episodes, date, span);
+    join(key, date);
     lineEpisode.set(i, key);
   }
   const codes = [...contract.codes.keys()].sort();
