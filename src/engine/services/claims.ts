@@ -283,11 +283,11 @@ function supersedePended(
   claim: ParsedClaim,
   at: { encounterId: string; encounterNumber: string; memberId: string; serviceDate: string; at: string },
 ): Pick<EncounterRow, 'id' | 'encounter_number'> | undefined {
-  const identity = (c: ParsedClaim): ClaimIdentity => ({ ...c, memberId: at.memberId });
+  const sent: ClaimIdentity = { ...claim, memberId: at.memberId };
   const pended = pendedNotSuperseded(db, at.memberId, claim.providerNpi, at.serviceDate, at.encounterId).find((p) => {
     // The services that waited for a preauthorization: the pended claim's PENDED lines.
     const waiting = (JSON.parse(p.outcome_lines) as LineAdjudication[]).filter((l) => l.status === 'PENDED');
-    return sentAgain({ ...identity(JSON.parse(p.claim_json) as ParsedClaim), waiting }, identity(claim));
+    return sentAgain({ ...(JSON.parse(p.claim_json) as ParsedClaim), memberId: at.memberId, waiting }, sent);
   });
   if (!pended) return undefined;
   addHistory(db, pended.id, {
