@@ -337,6 +337,11 @@ export function adjudicate(input: AdjudicationInput): Adjudication {
 }
 
 // mutation: no survivors (the duplicate rule)
+/** One service of a line: its fee kind, code, date and distinct-service modifiers (docs/money-rules.md "Duplicates"). */
+function serviceKey(feeKind: FeeKind, line: { cptCode: string; serviceDate: string; modifiers?: readonly string[] | undefined }): string {
+  return `${feeKind}|${line.cptCode}|${line.serviceDate}|${distinctServiceKey(line.modifiers)}`;
+}
+
 /**
  * Coverage, payee, contract and duplicates, each on the line's own date; lines that pass are
  * ALLOWED for now. One service (code, date, distinct-service modifiers) is paid once per fee kind,
@@ -347,7 +352,7 @@ function judgeLines(input: AdjudicationInput): LineVerdict[] {
   const paid = new Map<string, string>();
   for (const p of input.paidLines) {
     if (p.included === true) continue;
-    const key = `${p.feeKind}|${p.cptCode}|${p.serviceDate}|${distinctServiceKey(p.modifiers)}`;
+    const key = serviceKey(p.feeKind, p);
     if (countsAsPaid(p) && !paid.has(key)) paid.set(key, p.encounterId);
   }
   const claimKind = claimFeeKind(claim);
@@ -376,7 +381,7 @@ function judgeLines(input: AdjudicationInput): LineVerdict[] {
     if (contract === null || !contract.codes.has(line.cptCode)) return verdict('NOT_COVERED', DENIAL.NOT_CONTRACTED);
     // The same fee for one code and date twice is one service paid twice: quantity counts units; a
     // distinct-service modifier (59, 76…) says the line is another service of that code and date.
-    const key = `${payee.feeKind}|${line.cptCode}|${line.serviceDate}|${distinctServiceKey(line.modifiers)}`;
+    const key = serviceKey(payee.feeKind, line);
     const earlier = paid.get(key);
     if (earlier !== undefined) return verdict('DENIED', DENIAL.DUPLICATE, earlier);
     // A bundle line's repeat on the claim is judged with its episode (priceBundle): a part already
@@ -495,14 +500,19 @@ function priceBundle(contract: ContractTerms, indexes: number[], verdicts: LineV
   // surgeon's lines of one procedure are one bundle.
   const episodes = new Map<string, Episode>();
   const episodeOfDay = new Map<string, string>();
+  // A day joins the episode of `key` (opened with it when there is none): an episode starts on its
+  // earliest day, whichever claim brought it, so a day before it moves its start.
+  const join = (key: string, date: string): Episode => {
+    const episode = episodes.get(key) ?? { first: date, last: date, billed: new Set<string>() };
+    if (date < episode.first) episode.first = date;
+    if (date > episode.last) episode.last = date;
+    episodes.set(key, episode);
+    episodeOfDay.set(date, key);
+    return episode;
+  };
   for (const p of history) {
     if (p.contractId !== contract.id || p.episodeStart === null || !countsAsPaid(p)) continue;
-    const episode = episodes.get(p.episodeStart) ?? { first: p.serviceDate, last: p.serviceDate, billed: new Set<string>() };
-    episode.billed.add(p.cptCode);
-    if (p.serviceDate < episode.first) episode.first = p.serviceDate;
-    if (p.serviceDate > episode.last) episode.last = p.serviceDate;
-    episodes.set(p.episodeStart, episode);
-    episodeOfDay.set(p.serviceDate, p.episodeStart);
+    join(p.episodeStart, p.serviceDate).billed.add(p.cptCode);
   }
   const ordered = [...indexes].sort((a, b) => {
     const x = verdicts[a]!.line;
@@ -512,14 +522,8 @@ function priceBundle(contract: ContractTerms, indexes: number[], verdicts: LineV
   const lineEpisode = new Map<number, string>();
   for (const i of ordered) {
     const date = verdicts[i]!.line.serviceDate;
-    let key = episodeOfDay.get(date);
-    if (key === undefined) key = episodeFor(episodes, date, span);
-    const episode = episodes.get(key) ?? { first: date, last: date, billed: new Set<string>() };
-    // An episode starts on its earliest day, whichever claim brought it: a day before it moves its start.
-    if (date < episode.first) episode.first = date;
-    if (date > episode.last) episode.last = date;
-    episodes.set(key, episode);
-    episodeOfDay.set(date, key);
+    const key = episodeOfDay.get(date) ?? episodeFor(episodes, date, span);
+    join(key, date);
     lineEpisode.set(i, key);
   }
   const codes = [...contract.codes.keys()].sort();
@@ -546,7 +550,7 @@ function priceBundle(contract: ContractTerms, indexes: number[], verdicts: LineV
         Object.assign(v, { status: 'BUNDLED', reasonCode: DENIAL.BUNDLED.code, reason: DENIAL.BUNDLED.reason });
       } else if (carrier !== undefined) {
         const c = verdicts[carrier]!;
-        if (serviceKey(c) === serviceKey(v)) {
+        if (serviceKey(c.feeKind, c.line) === serviceKey(v.feeKind, v.line)) {
           Object.assign(v, { status: 'DENIED', reasonCode: DENIAL.DUPLICATE.code, reason: DENIAL.DUPLICATE.reason, episodeStart: null });
         } else {
           Object.assign(v, { status: 'BUNDLED', reasonCode: DENIAL.BUNDLED.code, reason: DENIAL.BUNDLED.reason });
@@ -557,11 +561,6 @@ function priceBundle(contract: ContractTerms, indexes: number[], verdicts: LineV
       }
     }
   }
-}
-
-/** One service of a line: its fee kind, code, date and distinct-service modifiers (docs/money-rules.md "Duplicates"). */
-function serviceKey(v: LineVerdict): string {
-  return `${v.feeKind}|${v.line.cptCode}|${v.line.serviceDate}|${distinctServiceKey(v.line.modifiers)}`;
 }
 
 /** A bundle episode of a member and contract: its first and last days, and the parts billed in it before this claim. */

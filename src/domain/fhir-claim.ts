@@ -104,6 +104,10 @@ export const MAX_LINE_CONTROL_NUMBER = 50;
  * ids back into (~ * : ^): a CLM01 (CLP01) and a line control number (REF*6R).
  */
 export const X12_ID_CHARACTERS = /^[A-Za-z0-9 !"&'()+,\-./;?=%@[\]_{}\\|<>#$]*$/;
+/** The characters of `text` outside X12_ID_CHARACTERS, each once, quoted and listed (for a message). */
+export function nonX12IdCharacters(text: string): string {
+  return [...new Set([...text].filter((c) => !X12_ID_CHARACTERS.test(c)))].map((c) => JSON.stringify(c)).join(', ');
+}
 
 type Json = Record<string, unknown>;
 
@@ -702,7 +706,7 @@ class ClaimReader {
         ) ?? null
       );
     if (!X12_ID_CHARACTERS.test(control)) {
-      const bad = [...new Set([...control].filter((c) => !X12_ID_CHARACTERS.test(c)))].map((c) => JSON.stringify(c)).join(', ');
+      const bad = nonX12IdCharacters(control);
       const why = `holds ${bad}: outside X12's character sets, or a delimiter (~ * : ^) of the 835 tpa writes it back into (REF*6R)`;
       return this.fail(`${path}[${k}].valueString`, why) ?? null;
     }

@@ -3,6 +3,8 @@
 // integer cents throughout, every text from outside screened of the delimiters. The writer checks
 // what it is given (dates, sequences, units, amounts) and the implementation guide's balancing
 // before it returns: what it cannot write as it should throws a RemitError, never a file.
+import { MAX_LINE_CONTROL_NUMBER } from './fhir-claim.js';
+import { MAX_LINE_MODIFIERS } from './modifiers.js';
 import { centsToJson } from './money.js';
 
 /** The line statuses of the ledger that pay nothing: their charge is adjusted under their denial code. */
@@ -302,7 +304,7 @@ function transactionBody(t: RemitTransaction): string[][] {
   for (const line of t.lines) {
     segments.push([
       'SVC',
-      ['HC', x12Text(line.cptCode, 48), ...(line.modifiers ?? []).slice(0, 4).map((m) => x12Text(m, 2))].join(COMP),
+      ['HC', x12Text(line.cptCode, 48), ...(line.modifiers ?? []).slice(0, MAX_LINE_MODIFIERS).map((m) => x12Text(m, 2))].join(COMP),
       x12Amount(sign * line.chargeCents),
       x12Amount(sign * line.paidCents),
       '',
@@ -311,7 +313,7 @@ function transactionBody(t: RemitTransaction): string[][] {
     segments.push(['DTM', '472', ymd(line.serviceDate, `the service date of line ${line.sequence}`)]);
     segments.push(...casSegments(lineAdjustments(line), sign));
     // The sender's line control number when it sent one (an 837's REF*6R), else the line's sequence.
-    const control = x12Text(line.controlNumber ?? '', 50);
+    const control = x12Text(line.controlNumber ?? '', MAX_LINE_CONTROL_NUMBER);
     segments.push(['REF', '6R', control !== '' ? control : count(line.sequence, "a service line's sequence")]);
     if (!UNPAID.has(line.status)) segments.push(['AMT', 'B6', x12Amount(sign * line.allowedCents)]);
   }

@@ -11,6 +11,7 @@ import {
   ICD10_SYSTEM,
   LINE_CONTROL_NUMBER_URL,
   NPI_SYSTEM,
+  nonX12IdCharacters,
   REVENUE_SYSTEM,
   X12_ID_CHARACTERS,
 } from './fhir-claim.js';
@@ -1104,14 +1105,12 @@ function repeatedOnLine(line: Line, key: string): boolean {
 
 /** The 837 IG's longest patient control number (CLM01). */
 const CLM01_MAX = 38;
-/** The characters a CLM01 may hold: tpa writes it back into the 835 (CLP01). */
-const CLM01_CHARACTERS = X12_ID_CHARACTERS;
 
 /** Why a CLM01 cannot be the claim's id (tpa writes it back as the 835's CLP01), or undefined. */
 function clm01Problem(clm01: string): string | undefined {
   if (clm01.length > CLM01_MAX) return `CLM01 is ${clm01.length} characters: at most ${CLM01_MAX} (the patient control number, 837 IG)`;
-  if (CLM01_CHARACTERS.test(clm01)) return undefined;
-  const bad = [...new Set([...clm01].filter((c) => !CLM01_CHARACTERS.test(c)))].map((c) => JSON.stringify(c)).join(', ');
+  if (X12_ID_CHARACTERS.test(clm01)) return undefined;
+  const bad = nonX12IdCharacters(clm01);
   return `CLM01 ${JSON.stringify(clip(clm01))} holds ${bad}: outside X12's character sets, or a delimiter (~ * : ^) of the 835 tpa writes it back into (CLP01)`;
 }
 

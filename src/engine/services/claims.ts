@@ -39,6 +39,7 @@ import {
   pendedNotSuperseded,
   type EncounterRow,
 } from '../store/encounters.js';
+import { anyPendedOn } from '../store/ledger.js';
 import { addDeductibleMet, memberWithBenefits, type MemberRow } from '../store/members.js';
 import { episodeLines, insertIncludedDay, insertPaidLine, paidLinesOfCodes, visitCopaysTaken } from '../store/paid-lines.js';
 import { providerRegistry } from '../store/providers.js';
@@ -223,6 +224,8 @@ function recordClaim(ctx: EngineContext, claim: ParsedClaim): EngineResponse {
   const encounterId = newId('enc_');
   const submissionId = newId('sub_');
   const claimResponseId = fhirId(newId('cr-'));
+  // A claim can send a pended one again only where one is pended: read before this claim counts in the day.
+  const mayResend = anyPendedOn(db, claim.providerNpi, serviceDate);
   const encounterNumber = `ENC-${serviceDate.slice(0, 4)}-${String(nextEncounterSequence(db)).padStart(6, '0')}`;
   insertEncounter(db, {
     id: encounterId,
@@ -250,7 +253,7 @@ function recordClaim(ctx: EngineContext, claim: ParsedClaim): EngineResponse {
 
   const history = acceptanceEntries(claim, adjudication, { submissionId, submittedAt, contract: chosen, member });
   if (dueNow) history.push(revealEntry(adjudication, claimResponseId, readyAt));
-  const superseded = supersedePended(db, claim, { encounterId, encounterNumber, memberId: member.member_id, serviceDate, at: submittedAt });
+  const superseded = mayResend && supersedePended(db, claim, { encounterId, encounterNumber, memberId: member.member_id, serviceDate, at: submittedAt });
   if (superseded)
     history.push({
       type: 'SUPERSEDES',
@@ -280,11 +283,11 @@ function supersedePended(
   claim: ParsedClaim,
   at: { encounterId: string; encounterNumber: string; memberId: string; serviceDate: string; at: string },
 ): Pick<EncounterRow, 'id' | 'encounter_number'> | undefined {
-  const identity = (c: ParsedClaim): ClaimIdentity => ({ ...c, memberId: at.memberId });
+  const sent: ClaimIdentity = { ...claim, memberId: at.memberId };
   const pended = pendedNotSuperseded(db, at.memberId, claim.providerNpi, at.serviceDate, at.encounterId).find((p) => {
     // The services that waited for a preauthorization: the pended claim's PENDED lines.
     const waiting = (JSON.parse(p.outcome_lines) as LineAdjudication[]).filter((l) => l.status === 'PENDED');
-    return sentAgain({ ...identity(JSON.parse(p.claim_json) as ParsedClaim), waiting }, identity(claim));
+    return sentAgain({ ...(JSON.parse(p.claim_json) as ParsedClaim), memberId: at.memberId, waiting }, sent);
   });
   if (!pended) return undefined;
   addHistory(db, pended.id, {

@@ -7,7 +7,7 @@ import { isoDateProblem, npiProblem } from '../../domain/validation.js';
 import type { EngineContext } from '../context.js';
 import { HttpError, queryWholeNumber, respond, servedLink, type EngineRequest, type EngineResponse } from '../exchange.js';
 import type { Db } from '../store/db.js';
-import { claimProviderName, encounterById, historyOf, supersession, type EncounterRow } from '../store/encounters.js';
+import { claimProviderName, encounterById, historyOf, type EncounterRow } from '../store/encounters.js';
 import { ledgerCounts, pageRowids, pageRowsOf, type LedgerQuery, type PageRow, type Span } from '../store/ledger.js';
 import { memberIdentity } from '../store/members.js';
 import { providerByNpi } from '../store/providers.js';
@@ -247,7 +247,11 @@ export function ledgerDetail(ctx: EngineContext, _req: EngineRequest, params: Re
   const facility = provider.facility_npi ? providerByNpi(db, provider.facility_npi) : undefined;
   const settlement = settlementFor(db, row.id);
   const entries = historyOf(db, row.id);
-  const linked = supersession(db, row.id);
+  // Read from the entries already read: the SUPERSEDED and SUPERSEDES entries name the other encounter.
+  const linked = {
+    supersededBy: entries.find((e) => e.type === 'SUPERSEDED')?.reference ?? null,
+    supersedes: entries.find((e) => e.type === 'SUPERSEDES')?.reference ?? null,
+  };
   const providers = lineProviders(db, data);
   // Money on its way is not settled yet; a FAILED or REFUNDED transfer settles nothing.
   const settled = settlement?.status === 'COMPLETED' ? settlement.total_amount_cents : 0;

@@ -190,7 +190,6 @@ export interface HistoryRow {
   financial_impact_json: string | null;
 }
 
-/** An encounter's history entries in the order they happened. */
 /**
  * The pended encounters of a member, billing provider and claim service date that no claim has
  * superseded yet (no SUPERSEDED entry), but `exceptId` (the claim itself), oldest first, with their
@@ -213,18 +212,7 @@ export function pendedNotSuperseded(
     .all(serviceDate, memberId, providerNpi, exceptId) as (Pick<EncounterRow, 'id' | 'encounter_number' | 'claim_json'> & { outcome_lines: string })[];
 }
 
-/** The encounter that superseded this one, and the one this one superseded (their SUPERSEDED and SUPERSEDES entries). */
-export function supersession(db: Db, encounterId: string): { supersededBy: string | null; supersedes: string | null } {
-  const rows = db.prepare("SELECT type, reference FROM history_entries WHERE encounter_id = ? AND type IN ('SUPERSEDED', 'SUPERSEDES')").all(encounterId) as {
-    type: string;
-    reference: string;
-  }[];
-  return {
-    supersededBy: rows.find((r) => r.type === 'SUPERSEDED')?.reference ?? null,
-    supersedes: rows.find((r) => r.type === 'SUPERSEDES')?.reference ?? null,
-  };
-}
-
+/** An encounter's history entries in the order they happened. */
 export function historyOf(db: Db, encounterId: string): HistoryRow[] {
   return db
     .prepare('SELECT seq, type, timestamp, reference, description, financial_impact_json FROM history_entries WHERE encounter_id = ? ORDER BY timestamp, seq')

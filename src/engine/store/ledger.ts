@@ -39,6 +39,15 @@ export function ledgerCounts(db: Db, f: LedgerQuery, level: 'month' | 'day', fro
   return spansOf(db.prepare(sql).pluck().get(params) as string | null);
 }
 
+/**
+ * Whether an encounter of the provider (billing it, or on its care team) on the service day is
+ * PENDED: the ledger's day counts (ledger_days) answer it from their key, where pendedNotSuperseded
+ * walks every encounter of the day.
+ */
+export function anyPendedOn(db: Db, npi: string, serviceDate: string): boolean {
+  return db.prepare("SELECT 1 FROM ledger_days WHERE scope = ? AND day = ? AND status = 'PENDED' AND n > 0").get(npi, serviceDate) !== undefined;
+}
+
 /** The text of `countsQuery` ("key n,key n,…", a row per status) as spans, newest first (exported for a test). */
 export function spansOf(text: string | null): Span[] {
   const rows = (text ? text.split(',') : []).map((pair) => {
