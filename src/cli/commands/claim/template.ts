@@ -59,10 +59,11 @@ export const template = verb({
       const { randomInt } = await import('node:crypto');
       // A new interchange control number for each file: a batch's journal knows an X12 claim by its
       // interchange and CLM01 (docs/x12.md "837 in"), so two templates are two claims.
-      const now = new Date().toISOString();
+      // Made today on the engine clock (BHT04 is the claim's created date, never after today).
+      const time = new Date().toISOString().slice(11, 16).replace(':', '');
       const isa13 = String(randomInt(1, 1_000_000_000)).padStart(9, '0');
       ctx.stdoutIsDocument = true;
-      ctx.io.stdout.write(claim837(claim, { isa13, date: now.slice(0, 10).replaceAll('-', ''), time: now.slice(11, 16).replace(':', ''), names: facts.names }));
+      ctx.io.stdout.write(claim837(claim, { isa13, date: facts.today.replaceAll('-', ''), time, names: facts.names }));
       return;
     }
     // A template is a file's content: JSON whatever the output format, one compact line with -o ndjson.

@@ -18,7 +18,7 @@ export const validate = verb({
     'tpa claim validate claim.json',
     'cat claim.json | tpa claim validate -',
     'tpa claim validate claims.837   # an X12 837: each claim with its place (ST, CLM, segment)',
-    'tpa claim validate claims/ export.ndjson -o ndjson   # one line per claim; invalid ones on stderr as file:line:column',
+    'tpa claim validate claims/ batch.ndjson -o ndjson   # one line per claim; invalid ones on stderr as file:line:column',
   ],
   async run(ctx, { paths }) {
     const { checkPaths, peekClaims } = await import('./submit-sources.js');

@@ -27,8 +27,8 @@ export const finalize = verb({
   examples: [
     'tpa ratesheet finalize BLD-1001 --dry-run',
     'tpa ratesheet finalize BLD-1001',
+    'tpa ratesheet finalize BLD-1001 --effective-date 2026-01-01 --retroactive --dry-run   # what a retroactive one would reprice',
     'tpa ratesheet finalize BLD-1001 --effective-date 2027-01-01 --yes -o json',
-    'tpa ratesheet finalize BLD-1002 --effective-date 2026-01-01 --retroactive --yes',
   ],
   async run(ctx, { instanceId }, opts) {
     const effective = opts.effectiveDate;

@@ -22,7 +22,11 @@ export const importCsv = verb({
     file: argument.required('<file>', 'CSV file, or - for stdin'),
   },
   options: { dryRun: option.flag('--dry-run', 'show what would change, write nothing') },
-  examples: ['tpa ratesheet import BLD-1001 rates.csv --dry-run', 'tpa ratesheet export BLD-1001 > rates.csv && tpa ratesheet import BLD-1001 rates.csv'],
+  examples: [
+    'tpa ratesheet init BLD-1002 && tpa ratesheet export BLD-1002 > rates.csv   # then edit rates.csv in a spreadsheet',
+    'tpa ratesheet import BLD-1002 rates.csv --dry-run   # what it would add, change or leave; nothing written',
+    'tpa ratesheet import BLD-1002 rates.csv',
+  ],
   async run(ctx, { instanceId, file }, opts) {
     const text = await readInput(ctx, file, 'CSV');
     const client = await ctx.client();
