@@ -8,6 +8,7 @@ import { formatCentsGrouped, jsonNumberToCents, MAX_AMOUNT_CENTS, mulDivRound, p
 import { characterCount } from '../../../domain/validation.js';
 import { TpaError, ValidationFailed } from '../../../errors.js';
 import { csvCellValue } from '../../../render/screen.js';
+import { counted } from '../../../render/format.js';
 import { readInput } from '../../options.js';
 import { argument, option, verb } from '../../verb.js';
 import { counter } from '../../status-line.js';
@@ -48,7 +49,7 @@ export const importCsv = verb({
             throw new TpaError(
               err.exitCode,
               err.code,
-              `the import stopped at line ${p.line} (${p.ssp_code}): ${n} of ${writes.length} rows were written before it; ${err.message}`,
+              `the import stopped at line ${p.line} (${p.ssp_code}): ${n} of ${counted(writes.length, 'row')} ${n === 1 ? 'was' : 'were'} written before it; ${err.message}`,
               { status: err.status, body: err.body },
             );
           }
