@@ -68,6 +68,27 @@ describe('tpa activity', () => {
     expect((await at(THU, ['activity', '-o', 'json'])).json<Row>().span.from).toBe('2026-03-04T09:00:00Z');
   });
 
+  it('a span that would end after now ends at now: its end and its "as of" are one instant, in json and on the table', async () => {
+    for (const args of [
+      ['--period', 'today'],
+      ['--period', 'this-month'],
+      ['--from', '2026-03-05T00:00:00Z', '--to', THU],
+      ['--from', '2026-03-05', '--to', '2026-03-05'],
+      ['--since', 'yesterday'],
+    ]) {
+      const a = (await at(THU, ['activity', ...args, '-o', 'json'])).json<Row>();
+      expect([a.span.to, a.span.as_of], args.join(' ')).toEqual([THU.replace('.000', ''), THU]);
+      const table = await at(THU, ['activity', ...args, '-o', 'table']);
+      expect(table.stdout, args.join(' ')).toContain(`to ${THU} (UTC), as of ${THU}`);
+    }
+    // Yesterday is over: it ends at its midnight, before now.
+    expect((await at(THU, ['activity', '--period', 'yesterday', '-o', 'json'])).json<Row>().span.to).toBe('2026-03-05T00:00:00Z');
+    // Counting is unchanged: today so far is the day to now.
+    const today = (await at(THU, ['activity', '--period', 'today', '-o', 'json'])).json<Row>();
+    const sinceToday = (await at(THU, ['activity', '--since', 'today', '-o', 'json'])).json<Row>();
+    expect(counts(today)).toEqual(counts(sinceToday));
+  });
+
   it('every service date up to the span is read by default; --lookback is a partial read that says what it left out, in every format', async () => {
     const monday = ['activity', '--period', '2026-03-02', '-o', 'json'];
     const whole = await at(THU, monday);

@@ -147,8 +147,11 @@ async function activityOf(ctx: Context, opts: Options): Promise<CommandOutput> {
   const client = await ctx.client();
   const now = await serviceNow(client);
   const span = spanOf(opts, now);
-  // "Until now" ends at the service's time, exclusive: two runs 24h apart share no instant.
-  const endMs = span.endMs ?? Date.parse(now);
+  // "Until now" ends at the service's time, exclusive: two runs 24h apart share no instant. A span
+  // that would end later (--period today, --to the current second, whose end is the next second)
+  // ends at it too: what is read and said is as of now, and its end and "as of" are one instant.
+  const nowMs = Date.parse(now);
+  const endMs = Math.max(span.startMs, Math.min(span.endMs ?? nowMs, nowMs));
   // A claim is sent once its service is rendered, so an event of the span concerns a service date
   // on or before the span's last day (and, with --lookback, on or after its first day minus it).
   const lastDay = dateOfInstant(endMs - 1);
