@@ -139,6 +139,8 @@ describe('tpa activity', () => {
     const totals = (await at(THU, ['activity', '--period', 'yesterday', '--totals', '-o', 'csv'])).stdout.trim().split('\n');
     expect(totals[0]).toBe('kind,count,amount,amount_of');
     expect(totals).toHaveLength(9);
+    // Amounts with two decimals, as a spreadsheet shows money (0.00 for a kind with none).
+    for (const line of [...csv.slice(1), ...totals.slice(1)]) expect(line, line).toMatch(/,-?\d+\.\d\d,(charges|benefit)$/);
     const denied = (await at(THU, ['activity', '--since', '2026-03-02', '--kind', 'denied', 'pended', '-o', 'json'])).json<Row>();
     expect(counts(denied)).toEqual({ pended: 1, denied: 1 });
     expect(denied.events.map((e: Row) => e.kind).sort()).toEqual(['denied', 'pended']);

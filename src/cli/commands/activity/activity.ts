@@ -1,6 +1,7 @@
 // tpa activity: what happened in a span of time (docs/periods.md "tpa activity"): claims submitted,
 // adjudicated, pended and denied, approvals, transfers settled, failed and refunded, read from the
 // ledger's status histories over a window of service dates, on the service's clock.
+import { withCsvAmounts } from '../../../domain/csv.js';
 import type { ActivityEvent, ActivityKind, KindTotal } from '../../../domain/activity.js';
 import { ACTIVITY_KINDS, KIND_AMOUNT } from '../../../domain/activity.js';
 import { centsToAmount, formatCentsGrouped } from '../../../domain/money.js';
@@ -192,7 +193,8 @@ async function activityOf(ctx: Context, opts: Options): Promise<CommandOutput> {
   }
   return {
     data,
-    items: rows,
+    // In CSV an amount has two decimals, as a spreadsheet shows money (domain/csv.ts csvAmount).
+    items: ctx.format === 'csv' ? (rows as Record<string, unknown>[]).map((r) => withCsvAmounts(r, ['amount'])) : rows,
     table: (t) => activityTable(t, span.label, data.span, scan, totals, opts.totals ? [] : events),
   };
 }
