@@ -219,7 +219,11 @@ describe('CSV always has its header', () => {
     ['ratesheet catalog', ['ratesheet', 'catalog', '--search', 'no-such-thing', '-o', 'csv'], 'id,code,name,level,medicare_rate,'],
     ['ratesheet catalog --all', ['ratesheet', 'catalog', '--search', 'no-such-thing', '--all', '-o', 'csv'], 'id,code,name,level,medicare_rate,'],
     ['settlement report --section exceptions', ['settlement', 'report', ...empty, '-o', 'csv', '--section', 'exceptions'], 'kind,encounter_id,'],
-    ['settlement report --section providers', ['settlement', 'report', ...empty, '-o', 'csv', '--section', 'providers'], 'npi,name,payouts,amount,refunded,fees,net'],
+    [
+      'settlement report --section providers',
+      ['settlement', 'report', ...empty, '-o', 'csv', '--section', 'providers'],
+      'npi,name,payouts,amount,refunded,fees,net',
+    ],
     ['settlement report --section days', ['settlement', 'report', ...empty, '-o', 'csv', '--section', 'days'], 'day,amount'],
     ['local audit list', ['local', 'audit', 'list', '--from', '2020-01-01', '--to', '2020-01-02', '-o', 'csv'], 'seq,at,type,'],
     ['fund history', ['fund', 'history', '--to', '2020-01-01', '-o', 'csv'], 'id,at,profile,environment,encounter_id,amount,'],
