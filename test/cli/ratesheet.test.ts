@@ -212,3 +212,24 @@ describe('ratesheet counts say one in the singular', () => {
     expect(`${one}\n${two}`).not.toMatch(/\b1 (codes|items)\b/);
   });
 });
+
+describe('ratesheet CSV amounts', () => {
+  it('show -o csv writes a case rate with two decimals, a multiplier as it is; catalog -o csv the Medicare rate with two decimals', async () => {
+    expect((await run(['ratesheet', 'init', 'BLD-1001'])).code).toBe(0);
+    expect((await run(['ratesheet', 'add', 'BLD-1001', '--ssp', 'HD-0401', '--rate-type', 'CASE_RATE', '--rate', '2100'])).code).toBe(0);
+    expect((await run(['ratesheet', 'add', 'BLD-1001', '--ssp', 'EY-0501', '--rate-type', 'PERCENT_MEDICARE', '--rate', '1.35'])).code).toBe(0);
+    const show = (await run(['ratesheet', 'show', 'BLD-1001', '-o', 'csv'])).stdout;
+    expect(show).toMatch(/,HD-0401,[^\n]*,CASE_RATE,2100\.00,/);
+    expect(show).toMatch(/,EY-0501,[^\n]*,PERCENT_MEDICARE,1\.35,/);
+    for (const args of [
+      ['ratesheet', 'catalog', '-o', 'csv'],
+      ['ratesheet', 'catalog', '--all', '-o', 'csv'],
+    ]) {
+      const [header, ...rows] = (await run(args)).stdout.trim().split('\n');
+      const at = header!.split(',').indexOf('medicare_rate');
+      expect(rows.length).toBeGreaterThan(5);
+      // The name may hold a quoted comma: the rate is read from the end of the line.
+      for (const row of rows) expect(row.split(',').at(at - header!.split(',').length)!, row).toMatch(/^\d+\.\d\d$/);
+    }
+  });
+});
