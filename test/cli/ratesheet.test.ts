@@ -211,6 +211,14 @@ describe('ratesheet counts say one in the singular', () => {
     expect(two).toContain('2 codes are then no longer rated on this contract, and their claims are not covered: 45378, 43235.');
     expect(`${one}\n${two}`).not.toMatch(/\b1 (codes|items)\b/);
   });
+
+  it('import of a row of one field says "has 1 field"', async () => {
+    expect((await run(['ratesheet', 'init', 'BLD-1001'])).code).toBe(0);
+    writeFileSync(join(home.dir, 'short.csv'), 'ssp_code,rate_type,rate_value,bundle_type,notes\nHD-0401\n');
+    const r = await run(['ratesheet', 'import', 'BLD-1001', join(home.dir, 'short.csv')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('has 1 field; the header has 5');
+  });
 });
 
 describe('ratesheet CSV amounts', () => {

@@ -139,7 +139,7 @@ async function planImport(client: TpaClient, schedule: RateSchedule, text: strin
     const get = (name: (typeof CSV_COLUMNS)[number]) => csvCellValue((record.fields[columns.indexOf(name)] ?? '').trim());
     const at = `line ${record.line}`;
     if (record.fields.length !== columns.length) {
-      errors.push({ field: at, message: `has ${record.fields.length} fields; the header has ${columns.length}` });
+      errors.push({ field: at, message: `has ${counted(record.fields.length, 'field')}; the header has ${columns.length}` });
       continue;
     }
     const code = get('ssp_code').toUpperCase();
