@@ -83,6 +83,19 @@ describe('claim validate on the local profile: the engine’s rules, nothing sen
   });
 });
 
+describe('claim validate of many claims on the local profile', () => {
+  it('says each claim the engine would not pay in full, and counts them, on a terminal and piped', async () => {
+    const part = await template('many-partial.json', ['--cpt', '45378', '27447', '--patient', 'MBR-1004']);
+    const full = await template('many-full.json', ['--cpt', '43235', '--patient', 'MBR-1004']);
+    const piped = await run(['claim', 'validate', part, full, '-o', 'ndjson']);
+    expect(piped.code, piped.stderr).toBe(0);
+    expect(piped.stderr).toMatch(/many-partial\.json: would be PARTIAL_APPROVAL: [^\n]*line 2 \(27447\) NOT_COVERED CARC-96/);
+    expect(piped.stderr).toContain('2 claims: 2 valid, 0 invalid; 1 the engine would not pay in full');
+    const table = await run(['claim', 'validate', part, full, '-o', 'table']);
+    expect(table.stdout).toMatch(/Valid, not paid in full \(engine\)\s*│\s*1/);
+  });
+});
+
 describe('claim validate on another profile', () => {
   it('says what it did not check (contract, rates, member, duplicates), and checks nothing there', async () => {
     const file = await template('remote.json', ['--npi', '1859362703', '--cpt', '45378']);

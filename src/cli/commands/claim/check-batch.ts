@@ -45,6 +45,8 @@ export async function checkClaims(ctx: Context, items: AsyncIterable<ClaimText>,
   // refuse is invalid here too; what it would deny or pend is said on its row), each alone.
   const checker = mode === 'validate' ? await engineChecker(ctx) : undefined;
   let notChecked: string | undefined;
+  // Valid claims the engine would deny, pend or pay in part: counted, and each said on stderr.
+  let notInFull = 0;
   try {
     for await (const item of items) {
       const { checked: first, parsed: firstParsed } = checkClaim(sameIdentity(item));
@@ -55,7 +57,13 @@ export async function checkClaims(ctx: Context, items: AsyncIterable<ClaimText>,
         if (engine.checked && !engine.accepted) {
           parsed = undefined;
           checked = { ...first, valid: false, errors: placeErrors(engine.errors, item.locate, item.segmentOf) };
-        } else checked = { ...first, engine_check: engine };
+        } else {
+          checked = { ...first, engine_check: engine };
+          if (engine.checked && engine.disposition !== 'APPROVED') {
+            notInFull++;
+            ctx.note(screen(`${item.source}: ${engine.says}`));
+          }
+        }
         if (!engine.checked) notChecked = engine.not_checked;
       }
       if (parsed) {
@@ -79,7 +87,7 @@ export async function checkClaims(ctx: Context, items: AsyncIterable<ClaimText>,
   if (!table) {
     ctx.note(
       mode === 'validate'
-        ? `${claims(total)}: ${count(valid)} valid, ${count(invalid)} invalid`
+        ? `${claims(total)}: ${count(valid)} valid, ${count(invalid)} invalid${checker && !notChecked ? `; ${count(notInFull)} the engine would not pay in full` : ''}`
         : `would send ${claims(valid)} (charges ${formatCentsGrouped(chargesCents)})${invalid > 0 ? `; ${count(invalid)} invalid, not sent` : ''}; nothing was sent`,
     );
     return { exitCode };
@@ -90,6 +98,7 @@ export async function checkClaims(ctx: Context, items: AsyncIterable<ClaimText>,
     [
       [mode === 'validate' ? 'Valid' : 'Valid, would be sent', count(valid)],
       [mode === 'validate' ? 'Invalid' : 'Invalid, would not be sent', count(invalid)],
+      ...(checker && !notChecked ? [['Valid, not paid in full (engine)', count(notInFull)]] : []),
     ],
   );
   const head = mode === 'validate' ? `${claims(total)} checked` : `Would send ${claims(valid)}; nothing was sent (-o ndjson prints them as they would be sent)`;
