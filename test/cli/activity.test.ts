@@ -111,7 +111,7 @@ describe('tpa activity', () => {
     for (const format of ['json', 'csv', 'ndjson', 'table']) {
       const said = await at(THU, ['activity', '--period', '2026-03-02', '--lookback', '90', '-o', format]);
       expect(said.stderr, format).toMatch(/warning: partial read \(--lookback 90\): 1 entry of service dates before 2025-12-02 not read/);
-      if (format === 'table') expect(said.stdout).toMatch(/PARTIAL: 1 entries of earlier service dates not read/);
+      if (format === 'table') expect(said.stdout).toMatch(/PARTIAL: 1 entry of earlier service dates not read/);
     }
     const wide = (await at(THU, [...monday, '--lookback', '120'])).json<Row>();
     expect(counts(wide).submitted).toBe(6);

@@ -135,7 +135,7 @@ describe('a period is complete by default', () => {
       for (const format of ['csv', 'ndjson', 'table']) {
         const r = await run(['settlement', 'report', '--from', '2026-11-01', '--to', '2026-11-30', '--by', 'funded', '--lookback', '30', '-o', format]);
         expect(r.stderr, format).toMatch(/warning: partial read/);
-        if (format === 'table') expect(r.stdout).toMatch(/PARTIAL: 1 entries of earlier service dates not read/);
+        if (format === 'table') expect(r.stdout).toMatch(/PARTIAL: 1 entry of earlier service dates not read/);
       }
       const listed = ['ledger', 'list', '--from', '2026-11-01', '--to', '2026-11-30', '--by', 'funded', '-o', 'json'];
       expect((await run(listed)).json<Row[]>().map((e) => e.encounter_id)).toContain(ids.july);
