@@ -181,6 +181,11 @@ async function runExample(line: string): Promise<{ code: number | null; stdout: 
 }
 
 describe('every example runs as printed', () => {
+  it('the Quick start is the two lines, install and demo, then the tests', () => {
+    const quick = /## Quick start\n\n```sh\n([\s\S]*?)```/.exec(readFileSync(README, 'utf8'))?.[1];
+    expect(quick).toBe('npm install && npx tpa demo\nnpm test\n');
+  });
+
   it('the README, then every command’s --help examples, in order, in one home', { timeout: 600_000 }, async () => {
     const set = await runTpa(['local', 'clock', 'set', '2026-11-26T15:00:00Z'], { home: home.dir, cwd: work.dir });
     expect(set.code, set.stderr).toBe(0);
