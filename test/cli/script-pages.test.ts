@@ -47,3 +47,15 @@ describe('ledger list for a script', () => {
     }
   });
 });
+
+describe('ratesheet catalog for a script', () => {
+  it('-o csv of one page of several says so on stderr, with the next page and --all; --all says nothing', async () => {
+    const r = await run(['ratesheet', 'catalog', '-o', 'csv']);
+    expect(r.code, r.stderr).toBe(0);
+    const said = r.stderr.replace(/\s+/g, ' ');
+    expect(said).toMatch(/showing \d+ of [\d,]+ SSPs: one page, the others are not in this CSV/);
+    expect(said).toContain('next page: tpa ratesheet catalog -o csv --page 2');
+    expect(said).toContain('all of them: tpa ratesheet catalog -o csv --all');
+    expect((await run(['ratesheet', 'catalog', '--all', '-o', 'csv'])).stderr).toBe('');
+  });
+});

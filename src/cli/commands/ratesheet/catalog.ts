@@ -51,17 +51,22 @@ export const catalog = verb({
       return;
     }
     const first = (await client.catalog(query)).body;
-    // The hint comes after the table, on stderr, where a page of rows does not scroll it away.
-    const same = givenArgs(cmd, ['page', 'all']);
-    const after =
-      ctx.format === 'table' && first.next
-        ? [
-            pageHint(`${count(first.results.length)} of ${count(first.count)}`, {
+    // The hint comes after the table, on stderr, where a page of rows does not scroll it away; in
+    // every format, as ledger list's (docs/design.md "Output"): one page of several is never silent.
+    const same = [...givenArgs(cmd, ['page', 'all']), ...(ctx.formatChosen && ctx.format !== 'table' ? ['-o', ctx.format] : [])];
+    const after = first.next
+      ? [
+          pageHint(
+            `${count(first.results.length)} of ${count(first.count)}${
+              ctx.format === 'table' ? '' : ` SSPs: one page, the others are not in this ${ctx.format.toUpperCase()}`
+            }`,
+            {
               next: suggestCommand(ctx, ['ratesheet', 'catalog', ...same, '--page', String((query.page ?? 1) + 1)]),
               all: suggestCommand(ctx, ['ratesheet', 'catalog', ...same, '--all']),
-            }),
-          ]
-        : [];
+            },
+          ),
+        ]
+      : [];
     const table = (t: TableTools) =>
       t.table(
         CATALOG_TABLE.columns,
