@@ -63,12 +63,13 @@ _tpa() {
       ;;
     'claim template')
       case "$prev" in
+        --format) COMPREPLY=($(compgen -W 'fhir 837' -- "$cur")); return ;;
         --type) COMPREPLY=($(compgen -W 'professional institutional' -- "$cur")); return ;;
         --role) COMPREPLY=($(compgen -W 'FACILITY SURGEON ANESTHESIA PATHOLOGY' -- "$cur")); return ;;
       esac
-      valued='--type --npi --cpt --patient --service-date --charge --role'
+      valued='--format --type --npi --cpt --patient --service-date --charge --role'
       words=''
-      flags='--type --npi --cpt --patient --service-date --charge --role -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      flags='--format --type --npi --cpt --patient --service-date --charge --role -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'claim validate')
       case "$prev" in
@@ -158,7 +159,7 @@ _tpa() {
       case "$prev" in
         --period) COMPREPLY=($(compgen -W 'today yesterday this-week last-week this-month last-month this-quarter last-quarter this-year last-year' -- "$cur")); return ;;
         --by) COMPREPLY=($(compgen -W 'service funded settled' -- "$cur")); return ;;
-        --section) COMPREPLY=($(compgen -W 'providers status money reconciliation exceptions days' -- "$cur")); return ;;
+        --section) COMPREPLY=($(compgen -W 'all providers status money reconciliation exceptions days' -- "$cur")); return ;;
       esac
       valued='--from --to --period --by --lookback --npi --section'
       words=''

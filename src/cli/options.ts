@@ -5,7 +5,7 @@ import { parseDuration } from '../domain/duration.js';
 import { addDays, isRelativePeriod, periodProblem, periodRange, rangeInstants, RELATIVE_PERIODS } from '../domain/period.js';
 import { isoDateProblem, npiProblem, wholeNumberProblem } from '../domain/validation.js';
 import { fieldsInvalid, UsageError, ValidationFailed } from '../errors.js';
-import { count } from '../render/format.js';
+import { count, counted } from '../render/format.js';
 import { shellQuote } from '../render/shell.js';
 import type { Context } from './context.js';
 import { counter } from './status-line.js';
@@ -259,8 +259,8 @@ export async function scanOf(
 export function scanLine(scan: ScanInfo): string {
   const dates = `service dates ${scan.service_from === null ? 'up' : scan.service_from} to ${scan.service_to ?? 'today'}`;
   return scan.complete
-    ? `Read: ${count(scan.entries_read)} entries, every ${dates} (complete)`
-    : `Read: ${count(scan.entries_read)} entries of ${dates} (--lookback ${scan.lookback_days}); PARTIAL: ${count(scan.entries_not_read)} entries of earlier service dates not read`;
+    ? `Read: ${counted(scan.entries_read, 'entry', 'entries')}, every ${dates} (complete)`
+    : `Read: ${counted(scan.entries_read, 'entry', 'entries')} of ${dates} (--lookback ${scan.lookback_days}); PARTIAL: ${counted(scan.entries_not_read, 'entry', 'entries')} of earlier service dates not read`;
 }
 
 /** The period and provider filters of the ledger as the options that set them, for a command to suggest (periodFilters the other way). */

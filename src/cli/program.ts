@@ -14,14 +14,14 @@ const VERSION_OPTION = new Option('-V, --version', 'print the version');
  * word names it or the whole tree is built (completions, man pages): building every option object
  * costs start-up time that --help never uses.
  */
-interface Root {
+export interface Root {
   kind: 'noun' | 'verb';
   name: string;
   description: string;
   load: () => Promise<{ verbs: readonly Entry[] }>;
 }
 
-const ROOT: Root[] = [
+export const ROOT: Root[] = [
   {
     kind: 'noun',
     name: 'lookup',

@@ -1,5 +1,6 @@
 // CSV reading (RFC 4180: quoted fields, doubled quotes, commas and line breaks inside quotes),
-// with the line each record starts on, so that a bad row can be named.
+// with the line each record starts on, so that a bad row can be named; and amounts as CSV writes them.
+import { formatCents, jsonNumberToCents } from './money.js';
 
 export interface CsvRecord {
   line: number;
@@ -46,4 +47,23 @@ export function parseCsv(text: string): CsvRecord[] {
   if (quoted) throw new Error(`line ${start}: a quoted field is not closed`);
   endRecord();
   return records;
+}
+
+/**
+ * An amount as a CSV cell: two decimals always (`2460.00`, `2460.50`, never `2460` or `2460.5`), so
+ * that a spreadsheet shows money as money. JSON keeps amounts as numbers (docs/design.md "Output").
+ * A value that is not an amount (null, text) is left as it is.
+ */
+export function csvAmount(value: unknown): unknown {
+  if (typeof value !== 'number') return value;
+  // A variance may be below zero; jsonNumberToCents reads amounts of zero and above.
+  const c = value < 0 ? jsonNumberToCents(-value) : jsonNumberToCents(value);
+  return c === undefined ? value : formatCents(value < 0 ? -c : c);
+}
+
+/** A flat row with the named amount fields written as `csvAmount` writes them. */
+export function withCsvAmounts(row: Record<string, unknown>, amountFields: readonly string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...row };
+  for (const f of amountFields) if (f in out) out[f] = csvAmount(out[f]);
+  return out;
 }

@@ -38,6 +38,7 @@ import { advanceEncounters, anythingDue } from './services/progress.js';
 import { asActor, auditHead, listAudit, verifyAudit, verifyAuditDeep, type AuditFilter, type DeepVerdict } from './services/audit.js';
 import { AUDIT_HEAD_HEADER, formatAuditHead, type AuditActor, type AuditHead, type ChainVerdict, type StoredAudit } from '../domain/audit.js';
 import { fixtures } from './services/fixtures.js';
+import { checkClaim } from './services/claims.js';
 import { simulate, type Scenario } from './services/sandbox.js';
 import { parseDatabaseKey } from './store/cipher.js';
 import { openDatabase, PAGE_CACHE_KB, storageProblem, type Db } from './store/db.js';
@@ -337,6 +338,11 @@ export class Engine {
   }
 
   /** The seeded reference data (`tpa local fixtures`). */
+  /** What submitting this claim would do, nothing kept (claims.ts checkClaim): `claim validate` on the embedded engine. */
+  checkClaim(text: string): EngineResponse {
+    return checkClaim(this.context(), text);
+  }
+
   fixtures(): Record<string, unknown> {
     return fixtures(this.db, isoSeconds(engineNow(this.db, this.override).now).slice(0, 10));
   }

@@ -1,5 +1,6 @@
 // Formatting of amounts, dates and statuses for people (tables, the review screens, the demo).
 import { formatCentsGrouped, parseCents } from '../domain/money.js';
+import { nounFor } from '../domain/words.js';
 import { own } from './screen.js';
 
 /** A service amount (JSON number in USD) with two decimals and separators: 1234.5 → "1,234.50". */
@@ -14,6 +15,11 @@ export function amount(value: unknown): string {
 /** A count for people, with thousands separators like the amounts beside it: 12345 → "12,345". */
 export function count(n: number): string {
   return Number.isSafeInteger(n) ? String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',') : String(n);
+}
+
+/** A count with its noun, singular for one: counted(1, 'code') → "1 code", counted(1234, 'entry', 'entries') → "1,234 entries". */
+export function counted(n: number, singular: string, plural = `${singular}s`): string {
+  return `${count(n)} ${nounFor(n, singular, plural)}`;
 }
 
 /** The four styles tpa's screens use. */

@@ -68,6 +68,27 @@ describe('tpa activity', () => {
     expect((await at(THU, ['activity', '-o', 'json'])).json<Row>().span.from).toBe('2026-03-04T09:00:00Z');
   });
 
+  it('a span that would end after now ends at now: its end and its "as of" are one instant, in json and on the table', async () => {
+    for (const args of [
+      ['--period', 'today'],
+      ['--period', 'this-month'],
+      ['--from', '2026-03-05T00:00:00Z', '--to', THU],
+      ['--from', '2026-03-05', '--to', '2026-03-05'],
+      ['--since', 'yesterday'],
+    ]) {
+      const a = (await at(THU, ['activity', ...args, '-o', 'json'])).json<Row>();
+      expect([a.span.to, a.span.as_of], args.join(' ')).toEqual([THU.replace('.000', ''), THU]);
+      const table = await at(THU, ['activity', ...args, '-o', 'table']);
+      expect(table.stdout, args.join(' ')).toContain(`to ${THU} (UTC), as of ${THU}`);
+    }
+    // Yesterday is over: it ends at its midnight, before now.
+    expect((await at(THU, ['activity', '--period', 'yesterday', '-o', 'json'])).json<Row>().span.to).toBe('2026-03-05T00:00:00Z');
+    // Counting is unchanged: today so far is the day to now.
+    const today = (await at(THU, ['activity', '--period', 'today', '-o', 'json'])).json<Row>();
+    const sinceToday = (await at(THU, ['activity', '--since', 'today', '-o', 'json'])).json<Row>();
+    expect(counts(today)).toEqual(counts(sinceToday));
+  });
+
   it('every service date up to the span is read by default; --lookback is a partial read that says what it left out, in every format', async () => {
     const monday = ['activity', '--period', '2026-03-02', '-o', 'json'];
     const whole = await at(THU, monday);
@@ -90,7 +111,7 @@ describe('tpa activity', () => {
     for (const format of ['json', 'csv', 'ndjson', 'table']) {
       const said = await at(THU, ['activity', '--period', '2026-03-02', '--lookback', '90', '-o', format]);
       expect(said.stderr, format).toMatch(/warning: partial read \(--lookback 90\): 1 entry of service dates before 2025-12-02 not read/);
-      if (format === 'table') expect(said.stdout).toMatch(/PARTIAL: 1 entries of earlier service dates not read/);
+      if (format === 'table') expect(said.stdout).toMatch(/PARTIAL: 1 entry of earlier service dates not read/);
     }
     const wide = (await at(THU, [...monday, '--lookback', '120'])).json<Row>();
     expect(counts(wide).submitted).toBe(6);
@@ -118,6 +139,8 @@ describe('tpa activity', () => {
     const totals = (await at(THU, ['activity', '--period', 'yesterday', '--totals', '-o', 'csv'])).stdout.trim().split('\n');
     expect(totals[0]).toBe('kind,count,amount,amount_of');
     expect(totals).toHaveLength(9);
+    // Amounts with two decimals, as a spreadsheet shows money (0.00 for a kind with none).
+    for (const line of [...csv.slice(1), ...totals.slice(1)]) expect(line, line).toMatch(/,-?\d+\.\d\d,(charges|benefit)$/);
     const denied = (await at(THU, ['activity', '--since', '2026-03-02', '--kind', 'denied', 'pended', '-o', 'json'])).json<Row>();
     expect(counts(denied)).toEqual({ pended: 1, denied: 1 });
     expect(denied.events.map((e: Row) => e.kind).sort()).toEqual(['denied', 'pended']);

@@ -86,4 +86,56 @@ describe('tpa claim template', () => {
     expect(sent.code, sent.stderr).toBe(0);
     expect(sent.stdout.trim().split('\n')).toHaveLength(2);
   });
+
+  for (const [type, day, lines] of [
+    ['professional', '2026-01-05', 1],
+    ['institutional', '2026-01-06', 4],
+  ] as const) {
+    it(`--format 837 --type ${type} writes an 837 that claim convert turns into the template's claim and claim submit pays, as production data`, async () => {
+      const args = ['claim', 'template', '--type', type, '--patient', 'MBR-1002', '--service-date', day];
+      const fhir = JSON.parse((await run([...args, '-o', 'ndjson'])).stdout) as Record<string, any>;
+      const x12 = await run([...args, '--format', '837']);
+      expect(x12.code, x12.stderr).toBe(0);
+      expect(x12.stdout).toMatch(/^ISA.{98}\*P\*:~\n/);
+      expect(x12.stdout).toContain(type === 'professional' ? '005010X222A1' : '005010X223A2');
+      const file = join(home.dir, `${type}.837`);
+      writeFileSync(file, x12.stdout);
+      const converted = await run(['claim', 'convert', file]);
+      expect(converted.code, converted.stderr).toBe(0);
+      expect(converted.stderr).not.toMatch(/test data|INVALID/);
+      const claim = JSON.parse(converted.stdout) as Record<string, any>;
+      // The same claim as the FHIR template: type, member, billing provider, the lines' codes,
+      // charges and dates, and who performed each line.
+      const npiOfLine = (c: Record<string, any>, item: Record<string, any>) =>
+        c.careTeam?.find((m: Record<string, any>) => m.sequence === item.careTeamSequence?.[0])?.provider.identifier.value ?? null;
+      const shape = (c: Record<string, any>) => ({
+        type: c.type.coding[0].code,
+        member: c.patient.reference,
+        provider: c.provider.identifier.value,
+        total: c.total.value,
+        lines: c.item.map((i: Record<string, any>) => [
+          i.productOrService.coding[0].code,
+          i.revenue?.coding[0].code ?? null,
+          i.net.value,
+          i.servicedDate ?? c.billablePeriod.start,
+          npiOfLine(c, i),
+        ]),
+      });
+      expect(shape(claim)).toEqual(shape(fhir));
+      expect(claim.item).toHaveLength(lines);
+      const submitted = await run(['claim', 'submit', file, '--wait', '-o', 'ndjson']);
+      expect(submitted.code, submitted.stderr).toBe(0);
+      const entry = (await run(['ledger', 'list', '--from', day, '--to', day, '-o', 'json'])).json<{ results: Record<string, any>[] }>().results;
+      expect(entry.map((e) => e.status)).toEqual(['ADJUDICATED']);
+      expect(entry[0]!.financial_summary.benefit_amount).toBeGreaterThan(0);
+    });
+  }
+
+  it('--format 837 gives each file its own interchange control number, so that two templates are two claims', async () => {
+    const isa13 = async () => /\*00501\*(\d{9})\*/.exec((await run(['claim', 'template', '--format', '837'])).stdout)?.[1];
+    const [a, b] = [await isa13(), await isa13()];
+    expect(a).toMatch(/^\d{9}$/);
+    expect(b).not.toBe(a);
+    expect((await run(['claim', 'template', '--format', 'x12'])).code).toBe(2);
+  });
 });

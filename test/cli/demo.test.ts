@@ -37,7 +37,8 @@ describe('tpa demo', () => {
   });
 
   it('every command it suggests at the end runs as printed, in order, from the same folder and home', async () => {
-    const r = await runTpa(['demo', '-o', 'table'], { home: home.dir, cwd: work.dir });
+    // Run as `tpa demo` (not through npx: npm_command is not exec), the lines say `tpa`.
+    const r = await runTpa(['demo', '-o', 'table'], { home: home.dir, cwd: work.dir, env: { npm_command: '' } });
     expect(r.code).toBe(0);
     const next = r.stdout.slice(r.stdout.lastIndexOf('Next'));
     const lines = next
@@ -62,6 +63,23 @@ describe('tpa demo', () => {
       }
     } finally {
       bin.remove();
+    }
+  });
+
+  it('run through npx, as the Quick start runs it, its closing lines say npx tpa, since tpa is not on the PATH yet', async () => {
+    const r = await runTpa(['demo', '-o', 'table'], { home: home.dir, cwd: work.dir, env: { npm_command: 'exec' } });
+    expect(r.code, r.stderr).toBe(0);
+    const lines = r.stdout
+      .slice(r.stdout.lastIndexOf('Next'))
+      .split('\n')
+      .slice(1)
+      .filter((l) => l.startsWith('  '))
+      .map((l) => l.trim());
+    expect(lines.length).toBeGreaterThan(4);
+    for (const line of lines) {
+      // Every tpa of the line is npx tpa (the loop's too), and no bare one is left.
+      expect(line.replace(/#.*$/, ''), line).toMatch(/\bnpx tpa /);
+      expect(line.replace(/#.*$/, '').replace(/npx tpa /g, ''), line).not.toMatch(/\btpa /);
     }
   });
 });

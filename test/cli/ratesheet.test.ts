@@ -188,3 +188,56 @@ describe('tpa ratesheet', () => {
     expect(header.stderr).toMatch(/line 1: the header must name the columns/);
   });
 });
+
+describe('ratesheet counts say one in the singular', () => {
+  it('finalize --dry-run of one item: "1 contract rate record", not "1 … records"', async () => {
+    expect((await run(['ratesheet', 'init', 'BLD-1001'])).code).toBe(0);
+    expect((await run(['ratesheet', 'add', 'BLD-1001', '--ssp', 'HD-0401', '--rate-type', 'CASE_RATE', '--rate', '2100'])).code).toBe(0);
+    const r = await run(['ratesheet', 'finalize', 'BLD-1001', '--dry-run', '-o', 'json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.json<{ message: string }>().message).toMatch(/would make 1 contract rate record on .*end the rates of 0 codes/);
+  });
+
+  it('what finalize says before its question: "1 code is then no longer rated", "its claims"; several in the plural', async () => {
+    const { finalizePlanText } = await import('../../src/cli/commands/ratesheet/finalize.js');
+    const plan = (dropped: string[], ended: string[], records: number) =>
+      ({ contract_id: 'ctr_x', effective_date: '2027-01-01', rate_records_created: records, codes_dropped: dropped, codes_ended: ended }) as never;
+    const one = finalizePlanText(plan(['45378'], ['45378'], 1), 'BLD-1001', undefined, false);
+    expect(one).toContain('1 item of BLD-1001 will become');
+    expect(one).toContain('The rates in force of 1 code end the day before.');
+    expect(one).toContain('1 code is then no longer rated on this contract, and its claims are not covered: 45378.');
+    const two = finalizePlanText(plan(['45378', '43235'], ['45378', '43235'], 2), 'BLD-1001', undefined, false);
+    expect(two).toContain('2 items of BLD-1001');
+    expect(two).toContain('2 codes are then no longer rated on this contract, and their claims are not covered: 45378, 43235.');
+    expect(`${one}\n${two}`).not.toMatch(/\b1 (codes|items)\b/);
+  });
+
+  it('import of a row of one field says "has 1 field"', async () => {
+    expect((await run(['ratesheet', 'init', 'BLD-1001'])).code).toBe(0);
+    writeFileSync(join(home.dir, 'short.csv'), 'ssp_code,rate_type,rate_value,bundle_type,notes\nHD-0401\n');
+    const r = await run(['ratesheet', 'import', 'BLD-1001', join(home.dir, 'short.csv')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('has 1 field; the header has 5');
+  });
+});
+
+describe('ratesheet CSV amounts', () => {
+  it('show -o csv writes a case rate with two decimals, a multiplier as it is; catalog -o csv the Medicare rate with two decimals', async () => {
+    expect((await run(['ratesheet', 'init', 'BLD-1001'])).code).toBe(0);
+    expect((await run(['ratesheet', 'add', 'BLD-1001', '--ssp', 'HD-0401', '--rate-type', 'CASE_RATE', '--rate', '2100'])).code).toBe(0);
+    expect((await run(['ratesheet', 'add', 'BLD-1001', '--ssp', 'EY-0501', '--rate-type', 'PERCENT_MEDICARE', '--rate', '1.35'])).code).toBe(0);
+    const show = (await run(['ratesheet', 'show', 'BLD-1001', '-o', 'csv'])).stdout;
+    expect(show).toMatch(/,HD-0401,[^\n]*,CASE_RATE,2100\.00,/);
+    expect(show).toMatch(/,EY-0501,[^\n]*,PERCENT_MEDICARE,1\.35,/);
+    for (const args of [
+      ['ratesheet', 'catalog', '-o', 'csv'],
+      ['ratesheet', 'catalog', '--all', '-o', 'csv'],
+    ]) {
+      const [header, ...rows] = (await run(args)).stdout.trim().split('\n');
+      const at = header!.split(',').indexOf('medicare_rate');
+      expect(rows.length).toBeGreaterThan(5);
+      // The name may hold a quoted comma: the rate is read from the end of the line.
+      for (const row of rows) expect(row.split(',').at(at - header!.split(',').length)!, row).toMatch(/^\d+\.\d\d$/);
+    }
+  });
+});

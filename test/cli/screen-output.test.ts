@@ -206,7 +206,8 @@ describe('the settlement report', () => {
     expect(cents(report.money.settled)).toBe(246000);
     expect(report.providers.every((p: Row) => typeof p.amount === 'number' && typeof p.net === 'number')).toBe(true);
     const csv = await run(['settlement', 'report', ...PERIOD, '-o', 'csv', '--section', 'money']);
-    expect(csv.stdout).toMatch(/^released,4920$/m);
+    // In CSV, two decimals: a spreadsheet reads it as money.
+    expect(csv.stdout).toMatch(/^released,4920\.00$/m);
   });
 });
 
@@ -218,7 +219,11 @@ describe('CSV always has its header', () => {
     ['ratesheet catalog', ['ratesheet', 'catalog', '--search', 'no-such-thing', '-o', 'csv'], 'id,code,name,level,medicare_rate,'],
     ['ratesheet catalog --all', ['ratesheet', 'catalog', '--search', 'no-such-thing', '--all', '-o', 'csv'], 'id,code,name,level,medicare_rate,'],
     ['settlement report --section exceptions', ['settlement', 'report', ...empty, '-o', 'csv', '--section', 'exceptions'], 'kind,encounter_id,'],
-    ['settlement report --section providers', ['settlement', 'report', ...empty, '-o', 'csv'], 'npi,name,payouts,amount,refunded,fees,net'],
+    [
+      'settlement report --section providers',
+      ['settlement', 'report', ...empty, '-o', 'csv', '--section', 'providers'],
+      'npi,name,payouts,amount,refunded,fees,net',
+    ],
     ['settlement report --section days', ['settlement', 'report', ...empty, '-o', 'csv', '--section', 'days'], 'day,amount'],
     ['local audit list', ['local', 'audit', 'list', '--from', '2020-01-01', '--to', '2020-01-02', '-o', 'csv'], 'seq,at,type,'],
     ['fund history', ['fund', 'history', '--to', '2020-01-01', '-o', 'csv'], 'id,at,profile,environment,encounter_id,amount,'],

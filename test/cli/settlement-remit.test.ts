@@ -130,6 +130,23 @@ describe('settlement remit: a COMPLETED transfer', () => {
   });
 });
 
+describe('settlement remit --out into a folder that is not there', () => {
+  it('says which folder is missing, names no temporary file, exits 2 and writes nothing', async () => {
+    const e = await funded(['--type', 'institutional', '--patient', 'MBR-1001']);
+    await settle();
+    for (const out of [join(home.dir, 'no-such-folder', 'x.835'), join(home.dir, 'no-such-folder', 'deeper', 'x.835')]) {
+      const r = await run(['settlement', 'remit', e.id, '--out', out]);
+      expect([r.code, r.stdout]).toEqual([2, '']);
+      expect(r.stderr).toContain(`cannot write ${out}: the folder ${join(out, '..')} does not exist; nothing was written`);
+      expect(r.stderr).not.toMatch(/\.tmp\b|ENOENT|x\.835\.\d/);
+    }
+    writeFileSync(join(home.dir, 'a-file'), 'x');
+    const notFolder = await run(['settlement', 'remit', e.id, '--out', join(home.dir, 'a-file', 'x.835')]);
+    expect(notFolder.code).toBe(2);
+    expect(notFolder.stderr).toContain(`${join(home.dir, 'a-file')} is not a folder`);
+  });
+});
+
 describe('settlement remit: failed and refunded transfers', () => {
   it('a FAILED transfer writes nothing: exit 4, why on stderr, no file', async () => {
     const e = await funded(['--type', 'institutional', '--patient', 'MBR-1001']);

@@ -6,6 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claimTemplate } from '../../src/domain/claim-template.js';
+import { parseCsv } from '../../src/domain/csv.js';
 import { runTpa } from '../helpers/cli.js';
 import { tempDir } from '../helpers/engine.js';
 import { cents, ndjson, REPORT_MONEY_FIELDS } from '../helpers/values.js';
@@ -261,8 +262,47 @@ describe('tpa settlement report', () => {
     }
   });
 
-  it('csv gives the per-provider rows (--section another), ndjson a line per encounter, the table a bar chart; --from and --to are required', async () => {
+  it('csv without --section holds every section of the JSON report, one table with a section column, amounts with two decimals, adding up', async () => {
+    const data = (await at(LATER, ['settlement', 'report', ...PERIOD, '-o', 'json', '-p', 'local'])).json<Row>();
     const csv = await at(LATER, ['settlement', 'report', ...PERIOD, '-o', 'csv', '-p', 'local']);
+    expect(csv.code, csv.stderr).toBe(0);
+    const [header, ...records] = parseCsv(csv.stdout).map((r) => r.fields);
+    expect(header![0]).toBe('section');
+    const rows = records.map((f) => Object.fromEntries(header!.map((h, i) => [h, f[i] ?? ''])));
+    const of = (section: string) => rows.filter((r) => r.section === section);
+    expect([...new Set(rows.map((r) => r.section))]).toEqual(['providers', 'status', 'money', 'reconciliation', 'exceptions', 'days']);
+    const two = (v: unknown) => (v === null || v === undefined ? '' : formatCents((v as number) < 0 ? -cents(-(v as number)) : cents(v)));
+    // Each section's rows are the JSON's, in its order, every amount written with two decimals.
+    expect(of('providers').map((r) => [r.npi, r.payouts, r.amount, r.refunded, r.fees, r.net])).toEqual(
+      data.providers.map((p: Row) => [p.npi, String(p.payouts), two(p.amount), two(p.refunded), two(p.fees), two(p.net)]),
+    );
+    expect(of('status').map((r) => [r.status, r.count, r.charges, r.allowed, r.patient_responsibility, r.benefit])).toEqual(
+      data.encounters.by_status.map((s: Row) => [s.status, String(s.count), two(s.charges), two(s.allowed), two(s.patient_responsibility), two(s.benefit)]),
+    );
+    expect(of('money').map((r) => [r.measure, r.amount])).toEqual(
+      Object.entries(data.money as Row)
+        .filter(([k]) => k !== 'transfers')
+        .map(([k, v]) => [k, two(v)]),
+    );
+    expect(of('reconciliation').map((r) => [r.reconciliation, r.count, r.amount])).toEqual(
+      ['matched', 'variance', 'missing_aeob', 'not_reconciled'].map((k) => [k, String(data.reconciliation[k].count), two(data.reconciliation[k].amount)]),
+    );
+    expect(of('exceptions').map((r) => [r.kind, r.encounter_id, r.amount])).toEqual(data.exceptions.map((x: Row) => [x.kind, x.encounter_id, two(x.amount)]));
+    expect(of('exceptions').length).toBeGreaterThan(0);
+    expect(of('days').map((r) => [r.day, r.amount])).toEqual(data.settled_per_day.map((d: Row) => [d.day, two(d.amount)]));
+    for (const r of rows) for (const k of ['amount', 'charges', 'allowed', 'benefit', 'net', 'fees']) if (r[k] !== '') expect(r[k], k).toMatch(/^-?\d+\.\d\d$/);
+    // The money adds up inside the CSV alone: the statuses to the encounters' totals, the days to
+    // settled, the providers' nets to the net to providers.
+    const sum = (list: Row[], k: string) => list.reduce((t, r) => t + Math.round(Number(r[k]) * 100), 0);
+    const money = Object.fromEntries(of('money').map((r) => [r.measure, Math.round(Number(r.amount) * 100)]));
+    expect(sum(of('status'), 'benefit')).toBe(cents(data.encounters.benefit));
+    expect(sum(of('status'), 'charges')).toBe(cents(data.encounters.charges));
+    expect(sum(of('days'), 'amount')).toBe(money.settled);
+    expect(sum(of('providers'), 'net')).toBe(money.net_to_providers);
+  });
+
+  it('csv gives one section with --section, ndjson a line per encounter, the table a bar chart; --from and --to are required', async () => {
+    const csv = await at(LATER, ['settlement', 'report', ...PERIOD, '-o', 'csv', '--section', 'providers', '-p', 'local']);
     expect(csv.stdout.split('\n')[0]).toBe('npi,name,payouts,amount,refunded,fees,net');
     const exceptions = await at(LATER, ['settlement', 'report', ...PERIOD, '-o', 'csv', '--section', 'exceptions', '-p', 'local']);
     expect(exceptions.stdout.split('\n')[0]).toBe('kind,encounter_id,encounter_number,amount,since,reference');

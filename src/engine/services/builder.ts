@@ -15,6 +15,7 @@ import {
   parseRatio,
 } from '../../domain/money.js';
 import { characterCount, isoDateProblem } from '../../domain/validation.js';
+import { nounFor } from '../../domain/words.js';
 import { isoSeconds } from '../clock.js';
 import type { EngineContext } from '../context.js';
 import { HttpError, jsonBody, queryWholeNumber, respond, servedLink, type EngineRequest, type EngineResponse } from '../exchange.js';
@@ -375,7 +376,7 @@ export function loadCatalog(ctx: EngineContext, req: EngineRequest, params: Reco
       invalid(tooMuch);
       // Adds what the schedule lacks; SSPs already scheduled keep the rates someone chose for them.
       const added = addCatalogItems(ctx.db, s.id, version, s.default_rate_type, s.default_rate_value);
-      return respond(200, { message: `Loaded ${added} SSPs from catalog ${version}`, count: added });
+      return respond(200, { message: `Loaded ${added} ${nounFor(added, 'SSP')} from catalog ${version}`, count: added });
     })
     .immediate();
 }
@@ -482,7 +483,7 @@ export function finalizeSchedule(ctx: EngineContext, req: EngineRequest, params:
         return respond(200, {
           status: 'DRY_RUN',
           ...changes,
-          message: `Nothing written: finalizing ${inst.id} would make ${list.length} contract rate records on ${inst.contract_id} in force from ${effective}, end the rates of ${ending.length} codes the day before, and leave ${changes.codes_dropped.length} of them unrated from then`,
+          message: `Nothing written: finalizing ${inst.id} would make ${list.length} contract rate ${nounFor(list.length, 'record')} on ${inst.contract_id} in force from ${effective}, end the rates of ${ending.length} ${nounFor(ending.length, 'code')} the day before, and leave ${changes.codes_dropped.length} of them unrated from then`,
         });
       }
       deleteRatesStartingFrom(ctx.db, inst.contract_id, effective);

@@ -22,7 +22,7 @@ import { ValidationError, type FieldError } from '../../domain/errors.js';
 import { clip } from '../../domain/validation.js';
 import { parseClaimText, type ParsedClaim } from '../../domain/fhir-claim.js';
 import { sentAgain, type ClaimIdentity, type LedgerStatus } from '../../domain/ledger.js';
-import { formatCentsGrouped } from '../../domain/money.js';
+import { centsToAmount, formatCentsGrouped } from '../../domain/money.js';
 import { lineFeeKind, linePayeeNpi } from '../../domain/payee.js';
 import { isoDate, isoSeconds } from '../clock.js';
 import type { EngineContext } from '../context.js';
@@ -30,7 +30,7 @@ import { HttpError, respond, type EngineRequest, type EngineResponse } from '../
 import { withIdempotency } from '../idempotency.js';
 import { fhirId, newId } from '../ids.js';
 import { activeContractsFor, contractById, contractTerms, type ContractRow } from '../store/contracts.js';
-import { inWriteTransaction, type Db } from '../store/db.js';
+import { inDiscardedTransaction, inWriteTransaction, type Db } from '../store/db.js';
 import {
   addEncounterProviders,
   encounterBySubmission,
@@ -62,6 +62,50 @@ export function submitClaim(ctx: EngineContext, req: EngineRequest): EngineRespo
     // The route advances itself (routes.ts): what the clock made due is moved first, in this transaction.
     advanceDue(ctx);
     return withIdempotency(ctx, 'claims.submit', req, () => recordClaim(ctx, claim));
+  });
+}
+
+/**
+ * What submitting the claim would do, with nothing kept: the claim parsed, recorded and adjudicated
+ * as `submitClaim` does, in a transaction rolled back at the end (`claim validate` on the embedded
+ * engine). The answer is the submission's when it is refused (400, 404), else the claim response it
+ * would get (disposition, lines and their reasons), adjudicated at once.
+ */
+export function checkClaim(ctx: EngineContext, text: string): EngineResponse {
+  return inDiscardedTransaction(ctx.db, () => {
+    let claim: ParsedClaim;
+    try {
+      claim = parseClaimText(text, { today: isoDate(ctx.clock.now()) });
+    } catch (err) {
+      if (err instanceof ValidationError) return respond(400, { errors: err.errors });
+      throw err;
+    }
+    advanceDue(ctx);
+    const now = { ...ctx, adjudicationDelayMs: 0 };
+    let ack: EngineResponse;
+    try {
+      ack = recordClaim(now, claim);
+    } catch (err) {
+      if (err instanceof HttpError) return respond(err.status, err.body);
+      throw err;
+    }
+    if (ack.status !== 201) return ack;
+    const submissionId = (ack.body as { submission_id: string }).submission_id;
+    const read: EngineRequest = { method: 'GET', path: '', query: new URLSearchParams(), headers: {}, body: undefined };
+    const answer = claimResponse(now, read, { submission_id: submissionId });
+    // Each line's outcome, with its reason, as the claim response's items say it.
+    const row = encounterBySubmission(ctx.db, submissionId);
+    const lines = row
+      ? (JSON.parse(row.outcome_json) as Adjudication).lines.map((l) => ({
+          sequence: l.sequence,
+          cpt_code: l.cptCode,
+          status: l.status,
+          reason_code: l.reasonCode,
+          reason: l.reason ?? Object.values(DENIAL).find((d) => d.code === l.reasonCode)?.reason ?? null,
+          benefit_amount: centsToAmount(l.benefitCents),
+        }))
+      : [];
+    return respond(answer.status, { ...(answer.body as Record<string, unknown>), lines });
   });
 }
 

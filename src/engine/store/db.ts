@@ -10,7 +10,7 @@ import { SEEDS } from './seed.js';
 import type { Db } from './transactions.js';
 
 export type { Db } from './transactions.js';
-export { inWriteTransaction, writeTransactionSerial } from './transactions.js';
+export { inDiscardedTransaction, inWriteTransaction, writeTransactionSerial } from './transactions.js';
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 

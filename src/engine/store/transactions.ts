@@ -44,3 +44,25 @@ export function writeTransactionSerial(db: Db): number | null {
   const state = writeStates.get(db);
   return state?.active ? state.serial : null;
 }
+
+/** What a discarded transaction computed, carried out through its rollback. */
+class Discarded {
+  constructor(readonly value: unknown) {}
+}
+
+/**
+ * Runs `fn` in a write transaction that is always rolled back, and gives back what it returned: a
+ * rule applied as it would be, with nothing kept (`claim validate` on the embedded engine). An error
+ * of `fn` is thrown as it is, after the rollback too.
+ */
+export function inDiscardedTransaction<T>(db: Db, fn: () => T): T {
+  try {
+    inWriteTransaction(db, () => {
+      throw new Discarded(fn());
+    });
+  } catch (err) {
+    if (err instanceof Discarded) return err.value as T;
+    throw err;
+  }
+  throw new Error('unreachable: a discarded transaction always throws');
+}

@@ -1,6 +1,7 @@
 // tpa activity: what happened in a span of time (docs/periods.md "tpa activity"): claims submitted,
 // adjudicated, pended and denied, approvals, transfers settled, failed and refunded, read from the
 // ledger's status histories over a window of service dates, on the service's clock.
+import { withCsvAmounts } from '../../../domain/csv.js';
 import type { ActivityEvent, ActivityKind, KindTotal } from '../../../domain/activity.js';
 import { ACTIVITY_KINDS, KIND_AMOUNT } from '../../../domain/activity.js';
 import { centsToAmount, formatCentsGrouped } from '../../../domain/money.js';
@@ -147,8 +148,11 @@ async function activityOf(ctx: Context, opts: Options): Promise<CommandOutput> {
   const client = await ctx.client();
   const now = await serviceNow(client);
   const span = spanOf(opts, now);
-  // "Until now" ends at the service's time, exclusive: two runs 24h apart share no instant.
-  const endMs = span.endMs ?? Date.parse(now);
+  // "Until now" ends at the service's time, exclusive: two runs 24h apart share no instant. A span
+  // that would end later (--period today, --to the current second, whose end is the next second)
+  // ends at it too: what is read and said is as of now, and its end and "as of" are one instant.
+  const nowMs = Date.parse(now);
+  const endMs = Math.max(span.startMs, Math.min(span.endMs ?? nowMs, nowMs));
   // A claim is sent once its service is rendered, so an event of the span concerns a service date
   // on or before the span's last day (and, with --lookback, on or after its first day minus it).
   const lastDay = dateOfInstant(endMs - 1);
@@ -189,7 +193,8 @@ async function activityOf(ctx: Context, opts: Options): Promise<CommandOutput> {
   }
   return {
     data,
-    items: rows,
+    // In CSV an amount has two decimals, as a spreadsheet shows money (domain/csv.ts csvAmount).
+    items: ctx.format === 'csv' ? (rows as Record<string, unknown>[]).map((r) => withCsvAmounts(r, ['amount'])) : rows,
     table: (t) => activityTable(t, span.label, data.span, scan, totals, opts.totals ? [] : events),
   };
 }

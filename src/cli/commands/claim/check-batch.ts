@@ -11,15 +11,19 @@ import { screen } from '../../../render/screen.js';
 import { rowWriter } from '../../../render/stream.js';
 import type { Context } from '../../context.js';
 import { terminalWidth } from '../../io.js';
-import { type CheckedClaim, checkClaim, errorLine, sameIdentitySaid } from './claim-check.js';
+import { placeErrors } from '../../../domain/json-position.js';
+import { type CheckedClaim, checkClaim, type EngineCheck, engineChecker, errorLine, sameIdentitySaid } from './claim-check.js';
 import type { ClaimText } from './submit-sources.js';
 
 /** A flat row for csv: the errors and the codes as text. */
-function csvRow(c: CheckedClaim): Record<string, unknown> {
+function csvRow(c: CheckedClaim & { engine_check?: EngineCheck }): Record<string, unknown> {
+  const { engine_check: engine, ...rest } = c;
   return {
-    ...c,
+    ...rest,
     cpt_codes: c.cpt_codes?.join(' ') ?? null,
     errors: c.errors.map((e) => errorLine(c.source, e)).join('; '),
+    // What the engine would do, in its words (the same column on every row, empty when not asked).
+    engine: engine === undefined ? null : engine.checked ? engine.says : engine.not_checked,
   };
 }
 
@@ -37,9 +41,31 @@ export async function checkClaims(ctx: Context, items: AsyncIterable<ClaimText>,
   let invalid = 0;
   let chargesCents = 0;
   const sameIdentity = sameIdentitySaid();
+  // validate: each valid claim is then put to the engine's rules on the local profile (what it would
+  // refuse is invalid here too; what it would deny or pend is said on its row), each alone.
+  const checker = mode === 'validate' ? await engineChecker(ctx) : undefined;
+  let notChecked: string | undefined;
+  // Valid claims the engine would deny, pend or pay in part: counted, and each said on stderr.
+  let notInFull = 0;
   try {
     for await (const item of items) {
-      const { checked, parsed } = checkClaim(sameIdentity(item));
+      const { checked: first, parsed: firstParsed } = checkClaim(sameIdentity(item));
+      let checked: CheckedClaim & { engine_check?: EngineCheck } = first;
+      let parsed = firstParsed;
+      if (parsed && checker) {
+        const engine = checker.check(item.text);
+        if (engine.checked && !engine.accepted) {
+          parsed = undefined;
+          checked = { ...first, valid: false, errors: placeErrors(engine.errors, item.locate, item.segmentOf) };
+        } else {
+          checked = { ...first, engine_check: engine };
+          if (engine.checked && engine.disposition !== 'APPROVED') {
+            notInFull++;
+            ctx.note(screen(`${item.source}: ${engine.says}`));
+          }
+        }
+        if (!engine.checked) notChecked = engine.not_checked;
+      }
       if (parsed) {
         valid++;
         chargesCents += parsed.totalChargeCents;
@@ -53,13 +79,15 @@ export async function checkClaims(ctx: Context, items: AsyncIterable<ClaimText>,
     }
   } finally {
     writer?.end();
+    checker?.close();
   }
+  if (notChecked) ctx.note(notChecked);
   const total = valid + invalid;
   const exitCode = invalid > 0 ? EXIT.USAGE : EXIT.OK;
   if (!table) {
     ctx.note(
       mode === 'validate'
-        ? `${claims(total)}: ${count(valid)} valid, ${count(invalid)} invalid`
+        ? `${claims(total)}: ${count(valid)} valid, ${count(invalid)} invalid${checker && !notChecked ? `; ${count(notInFull)} the engine would not pay in full` : ''}`
         : `would send ${claims(valid)} (charges ${formatCentsGrouped(chargesCents)})${invalid > 0 ? `; ${count(invalid)} invalid, not sent` : ''}; nothing was sent`,
     );
     return { exitCode };
@@ -70,6 +98,7 @@ export async function checkClaims(ctx: Context, items: AsyncIterable<ClaimText>,
     [
       [mode === 'validate' ? 'Valid' : 'Valid, would be sent', count(valid)],
       [mode === 'validate' ? 'Invalid' : 'Invalid, would not be sent', count(invalid)],
+      ...(checker && !notChecked ? [['Valid, not paid in full (engine)', count(notInFull)]] : []),
     ],
   );
   const head = mode === 'validate' ? `${claims(total)} checked` : `Would send ${claims(valid)}; nothing was sent (-o ndjson prints them as they would be sent)`;

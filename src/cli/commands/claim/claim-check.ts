@@ -3,12 +3,13 @@
 // field with where it is (file:line:column) (docs/design.md "Checking claims before sending them").
 import { ValidationError } from '../../../domain/errors.js';
 import { parseClaimText, type ParsedClaim, parseReadClaim } from '../../../domain/fhir-claim.js';
-import { centsToAmount } from '../../../domain/money.js';
+import { centsToAmount, formatCentsGrouped, jsonNumberToCents } from '../../../domain/money.js';
 import { type PlacedError, type Position, placeErrors } from '../../../domain/json-position.js';
 
 export type { PlacedError };
 import { ValidationFailed } from '../../../errors.js';
 import { sameIdentityMessage } from '../../../domain/x12-identity.js';
+import type { Context } from '../../context.js';
 import type { ClaimText } from './submit-sources.js';
 
 /**
@@ -128,5 +129,88 @@ export function claimSummary(parsed: ParsedClaim) {
     lines: parsed.lines.length,
     cpt_codes: parsed.lines.map((l) => l.cptCode),
     total_charges: centsToAmount(parsed.totalChargeCents),
+  };
+}
+
+/** What the claim check of `claim validate` left to the service, where it cannot ask the engine. */
+export const NOT_CHECKED_REMOTELY =
+  "not checked here: the provider's contract and rates, the member's eligibility and benefits, duplicates; the service judges them when the claim is sent";
+
+interface CheckedLine {
+  sequence: number;
+  cpt_code: string;
+  status: string;
+  reason_code: string | null;
+  reason: string | null;
+}
+
+/**
+ * What the engine would do with a claim, asked without sending it (engine.ts checkClaim): on the
+ * embedded engine, whether it would be refused (`accepted` false, with the engine's errors) and,
+ * when accepted, its disposition and each line that would not be paid in full, in the engine's words.
+ */
+export type EngineCheck =
+  | {
+      checked: true;
+      accepted: boolean;
+      disposition: string | null;
+      /** One line: what the engine would say. */
+      says: string;
+      errors: { field: string; message: string }[];
+      /** The lines that would not be paid in full (not ALLOWED), with their reasons. */
+      lines: CheckedLine[];
+    }
+  | { checked: false; not_checked: string };
+
+// biome-ignore lint/suspicious/noExplicitAny: an engine answer as JSON
+type Answer = { status: number; body: any };
+
+/** An engine answer to checkClaim as an EngineCheck. */
+export function engineCheckOf(answer: Answer): EngineCheck {
+  const b = answer.body ?? {};
+  if (answer.status >= 400) {
+    const errors: { field: string; message: string }[] = Array.isArray(b.errors)
+      ? b.errors
+      : [{ field: '', message: String(b.message ?? b.error ?? `HTTP ${answer.status}`) }];
+    return {
+      checked: true,
+      accepted: false,
+      disposition: null,
+      says: `the engine would refuse it: ${errors.map((e) => (e.field ? `${e.field}: ${e.message}` : e.message)).join('; ')}`,
+      errors,
+      lines: [],
+    };
+  }
+  const lines = ((b.lines ?? []) as CheckedLine[]).filter((l) => l.status !== 'ALLOWED');
+  const disposition = String(b.disposition ?? 'ADJUDICATED');
+  const said =
+    disposition === 'DENIED'
+      ? `${b.denial_code ?? ''} ${b.denial_reason ?? ''}`.trim()
+      : disposition === 'PENDING_REVIEW'
+        ? String(b.pend_reason ?? 'a preauthorization is needed')
+        : `benefit ${formatCentsGrouped(jsonNumberToCents(b.adjudication?.benefit_amount) ?? 0)}`;
+  const unpaid = lines.map((l) => `line ${l.sequence} (${l.cpt_code}) ${l.status}${l.reason_code ? ` ${l.reason_code}` : ''}${l.reason ? ` ${l.reason}` : ''}`);
+  return {
+    checked: true,
+    accepted: true,
+    disposition,
+    says: `would be ${disposition}: ${said}${unpaid.length > 0 && disposition !== 'DENIED' ? `; ${unpaid.join('; ')}` : ''}`,
+    errors: [],
+    lines,
+  };
+}
+
+/**
+ * Asks the embedded engine what it would do with each claim, on the local profile (one engine
+ * opened for all of them); elsewhere says what was not checked. Nothing is sent or kept.
+ */
+export async function engineChecker(ctx: Context): Promise<{ check(text: string): EngineCheck; close(): void }> {
+  if (ctx.profile().env !== 'local') return { check: () => ({ checked: false, not_checked: NOT_CHECKED_REMOTELY }), close: () => undefined };
+  const { LocalTransport } = await import('../../../client/local.js');
+  const transport = new LocalTransport(ctx.paths.dataDir, ctx.io.env);
+  const engine = await transport.open();
+  return {
+    check: (text) => engineCheckOf(engine.checkClaim(text)),
+    close: () => transport.close(),
   };
 }

@@ -12,7 +12,7 @@ export const convert = verb({
   examples: [
     'tpa claim convert claims.837   # one FHIR Claim a line (ndjson)',
     'tpa claim convert claims.837 -o json > bundle.json   # one FHIR Bundle (collection)',
-    'tpa claim convert inbox/ > claims.ndjson && tpa claim submit claims.837 --wait',
+    'tpa claim convert claims.837 > export.ndjson && tpa claim submit export.ndjson --wait   # the same claims, sent',
   ],
   async run(ctx, { paths }) {
     if (ctx.formatChosen && ctx.format !== 'ndjson' && ctx.format !== 'json')

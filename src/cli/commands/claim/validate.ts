@@ -3,11 +3,12 @@
 // many are checked each (check-batch.ts).
 import { ValidationFailed } from '../../../errors.js';
 import { argument, verb } from '../../verb.js';
-import { claimSummary, validateOneClaim } from './claim-check.js';
+import { claimSummary, type EngineCheck, engineChecker, validateOneClaim } from './claim-check.js';
 
 export const validate = verb({
   name: 'validate',
-  description: "check claims offline with the service's rules (what claim submit reads); exit 2 names each bad field and where",
+  description:
+    "check claims offline with the service's rules (what claim submit reads), and on the local profile what the engine would do with each (contract, rates, member, duplicates); nothing is sent; exit 2 names each bad field and where",
   args: {
     paths: argument.variadic(
       '<paths...>',
@@ -18,7 +19,7 @@ export const validate = verb({
     'tpa claim validate claim.json',
     'cat claim.json | tpa claim validate -',
     'tpa claim validate claims.837   # an X12 837: each claim with its place (ST, CLM, segment)',
-    'tpa claim validate claims/ export.ndjson -o ndjson   # one line per claim; invalid ones on stderr as file:line:column',
+    'tpa claim validate claims/ batch.ndjson -o ndjson   # one line per claim; invalid ones on stderr as file:line:column',
   ],
   async run(ctx, { paths }) {
     const { checkPaths, peekClaims } = await import('./submit-sources.js');
@@ -33,16 +34,31 @@ export const validate = verb({
     // One claim: valid (its summary) or refused (exit 2, every bad field and where it is).
     const item = first;
     const parsed = validateOneClaim(item);
-    const summary = { valid: true, ...claimSummary(parsed), preauthorizations: parsed.preauthorizations };
+    // Then what the engine would do with it (local profile): contract, rates, member, duplicates.
+    const checker = await engineChecker(ctx);
+    let engine: EngineCheck;
+    try {
+      engine = checker.check(item.text);
+    } finally {
+      checker.close();
+    }
+    const where = item.source === '-' ? 'stdin' : item.source;
+    if (engine.checked && !engine.accepted)
+      throw new ValidationFailed(`${where}: ${engine.says} (the embedded engine's rules; nothing was sent)`, { details: engine.errors });
+    const summary = { valid: true, ...claimSummary(parsed), preauthorizations: parsed.preauthorizations, engine_check: engine };
     return {
       data: summary,
       table: (t) =>
-        `${t.c.green('✓')} ${item.source} is a valid ${parsed.type} claim\n` +
+        // A claim the engine would not pay in full is not shown as a plain success.
+        (engine.checked && engine.disposition !== 'APPROVED'
+          ? `${t.c.red('!')} ${item.source} is a valid ${parsed.type} claim that the engine would not pay in full\n`
+          : `${t.c.green('✓')} ${item.source} is a valid ${parsed.type} claim\n`) +
         t.keyValues([
           ['Provider NPI', parsed.providerNpi],
           ['Member', parsed.memberId],
           ['Lines', `${parsed.lines.length} (${summary.cpt_codes.join(', ')})`],
           ['Charges', t.amount(summary.total_charges)],
+          engine.checked ? ['Engine (local)', engine.says] : ['Not checked', engine.not_checked.replace(/^not checked here: /, '')],
         ]),
     };
   },

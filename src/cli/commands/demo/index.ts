@@ -234,16 +234,25 @@ async function lifecycle(ctx: Context): Promise<CommandOutput | void> {
       run.approvedCents === plan.total_cents && run.outcomes.every((o) => o.status === 'APPROVED') && run.exitCode === 0,
     );
 
-    // Each line runs as it is printed, in this order, from the user's folder (test/cli/demo.test.ts runs them).
+    // Each line runs as it is printed, in this order, from the user's folder (test/cli/demo.test.ts
+    // runs them). Run through npx (the Quick start's `npx tpa demo`), `tpa` is not on the PATH yet,
+    // so the lines say `npx tpa`, which works there; run as `tpa demo`, they say `tpa`.
+    const tpa = viaNpx(ctx.io.env) ? 'npx tpa' : 'tpa';
     say(`\n${tools.c.bold('Next')}: the same on your own local engine, from this folder; each line runs as it is`);
-    say('  tpa local fixtures');
-    say('  tpa claim template --type institutional > encounter.json');
-    say('  tpa claim submit encounter.json --wait     # prints the encounter id, enc_…');
-    say('  for c in 45378 43235; do tpa claim template --cpt $c -o ndjson; done > claims.ndjson');
-    say('  tpa claim submit claims.ndjson --wait      # a batch: each claim sent once, resumable');
-    say('  tpa fund run --dry-run                     # what a payment run would release');
-    say('  tpa fund run                               # reviews, then asks before money moves');
-    say('  tpa ledger list');
+    const next: [string, string][] = [
+      ['tpa local fixtures', ''],
+      ['tpa claim template --type institutional > encounter.json', ''],
+      ['tpa claim submit encounter.json --wait', 'prints the encounter id, enc_…'],
+      ['for c in 45378 43235; do tpa claim template --cpt $c -o ndjson; done > claims.ndjson', ''],
+      ['tpa claim submit claims.ndjson --wait', 'a batch: each claim sent once, resumable'],
+      ['tpa fund run --dry-run', 'what a payment run would release'],
+      ['tpa fund run', 'reviews, then asks before money moves'],
+      ['tpa ledger list', ''],
+    ];
+    for (const [line, note] of next) {
+      const text = line.replace(/\btpa /g, `${tpa} `);
+      say(`  ${note ? `${text.padEnd(42)} # ${note}` : text}`);
+    }
     return narrate
       ? undefined
       : {
@@ -270,4 +279,9 @@ async function lifecycle(ctx: Context): Promise<CommandOutput | void> {
     transport.close();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** Whether this tpa was started by npx (npm exec): npm says so in npm_command; then `tpa` may not be on the PATH. */
+export function viaNpx(env: Readonly<Record<string, string | undefined>>): boolean {
+  return env.npm_command === 'exec';
 }

@@ -2,6 +2,7 @@
 import type { LedgerFilters, LedgerItem } from '../../../client/types.js';
 import type { FieldError } from '../../../domain/errors.js';
 import { stepKinds } from '../../../domain/activity.js';
+import { withCsvAmounts } from '../../../domain/csv.js';
 import { LEDGER_STATUSES } from '../../../domain/ledger.js';
 import { supersededBy } from '../../../domain/report.js';
 import { wholeNumberProblem } from '../../../domain/validation.js';
@@ -100,18 +101,24 @@ export const list = verb({
     }
     const page = (await client.ledgerList(f)).body;
     // The hint comes after the table, on stderr: printed first, a page of rows scrolled it away. Its
-    // commands keep the same selection (filters, page size, profile).
+    // commands keep the same selection (filters, page size, profile). In every format: a script that
+    // pipes one page of several into a file is told, on stderr, that rows were left out
+    // (docs/design.md "Output").
     const offset = f.offset ?? 0;
-    const same = givenArgs(cmd, ['offset', 'all']);
-    const after =
-      ctx.format === 'table' && page.next
-        ? [
-            pageHint(`${count(offset + 1)}–${count(offset + page.results.length)} of ${count(page.count)}`, {
+    const same = [...givenArgs(cmd, ['offset', 'all']), ...(ctx.formatChosen && ctx.format !== 'table' ? ['-o', ctx.format] : [])];
+    const after = page.next
+      ? [
+          pageHint(
+            `${count(offset + 1)}–${count(offset + page.results.length)} of ${count(page.count)}${
+              ctx.format === 'table' ? '' : ` entries: one page, the others are not in this ${ctx.format.toUpperCase()}`
+            }`,
+            {
               next: suggestCommand(ctx, ['ledger', 'list', ...same, '--offset', String(offset + page.results.length)]),
               all: suggestCommand(ctx, ['ledger', 'list', ...same, '--all']),
-            }),
-          ]
-        : [];
+            },
+          ),
+        ]
+      : [];
     return {
       data: page,
       items: ctx.format === 'csv' ? page.results.map(csvRow) : page.results,
@@ -168,12 +175,14 @@ function statusCell(t: TableTools, i: LedgerItem): string {
 /**
  * A ledger entry as a CSV line: the progression (a list) does not fit one cell, so the line has the
  * latest status and when it was entered (status, status_at); json and ndjson keep the progression.
+ * Its amounts have two decimals.
  */
 function csvRow(i: LedgerItem): Record<string, unknown> {
   const { status_progression: progression, ...rest } = i;
   const row: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(rest)) {
-    row[k] = v;
+    // Amounts with two decimals, as a spreadsheet shows money (domain/csv.ts csvAmount).
+    row[k] = k === 'financial_summary' && v !== null && typeof v === 'object' ? withCsvAmounts(v as Record<string, unknown>, Object.keys(v)) : v;
     if (k === 'status') row.status_at = progression?.[progression.length - 1]?.timestamp ?? null;
   }
   return row;

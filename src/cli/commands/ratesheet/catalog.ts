@@ -1,4 +1,5 @@
 // tpa ratesheet catalog: the SSP catalog, a page at a time or every page with --all.
+import { withCsvAmounts } from '../../../domain/csv.js';
 import type { Ssp } from '../../../client/types.js';
 import { count } from '../../../render/format.js';
 import type { TableTools } from '../../../render/output.js';
@@ -10,7 +11,11 @@ const CATALOG_TABLE: TableSpec<Ssp> = {
   columns: ['Code', 'Name', { header: 'Medicare', align: 'right' }, 'CPT', 'Anesthesia', 'Id'],
   cells: (t, s) => [s.code, s.name, t.amount(s.medicare_rate), s.primary_cpt_code, s.requires_anesthesia ? 'yes' : 'no', s.id],
   empty: 'No SSPs match.',
-  csv: { columns: ['id', 'code', 'name', 'level', 'medicare_rate', 'base_weight', 'primary_cpt_code', 'requires_anesthesia'] },
+  // The Medicare rate is money: two decimals in CSV (domain/csv.ts csvAmount).
+  csv: {
+    columns: ['id', 'code', 'name', 'level', 'medicare_rate', 'base_weight', 'primary_cpt_code', 'requires_anesthesia'],
+    row: (s) => withCsvAmounts(s as unknown as Record<string, unknown>, ['medicare_rate']),
+  },
 };
 
 export const catalog = verb({
@@ -46,22 +51,33 @@ export const catalog = verb({
       return;
     }
     const first = (await client.catalog(query)).body;
-    // The hint comes after the table, on stderr, where a page of rows does not scroll it away.
-    const same = givenArgs(cmd, ['page', 'all']);
-    const after =
-      ctx.format === 'table' && first.next
-        ? [
-            pageHint(`${count(first.results.length)} of ${count(first.count)}`, {
+    // The hint comes after the table, on stderr, where a page of rows does not scroll it away; in
+    // every format, as ledger list's (docs/design.md "Output"): one page of several is never silent.
+    const same = [...givenArgs(cmd, ['page', 'all']), ...(ctx.formatChosen && ctx.format !== 'table' ? ['-o', ctx.format] : [])];
+    const after = first.next
+      ? [
+          pageHint(
+            `${count(first.results.length)} of ${count(first.count)}${
+              ctx.format === 'table' ? '' : ` SSPs: one page, the others are not in this ${ctx.format.toUpperCase()}`
+            }`,
+            {
               next: suggestCommand(ctx, ['ratesheet', 'catalog', ...same, '--page', String((query.page ?? 1) + 1)]),
               all: suggestCommand(ctx, ['ratesheet', 'catalog', ...same, '--all']),
-            }),
-          ]
-        : [];
+            },
+          ),
+        ]
+      : [];
     const table = (t: TableTools) =>
       t.table(
         CATALOG_TABLE.columns,
         first.results.map((s) => CATALOG_TABLE.cells(t, s)),
       );
-    return { data: first, items: first.results, columns: CATALOG_TABLE.csv!.columns, after, table };
+    return {
+      data: first,
+      items: ctx.format === 'csv' ? first.results.map(CATALOG_TABLE.csv!.row!) : first.results,
+      columns: CATALOG_TABLE.csv!.columns,
+      after,
+      table,
+    };
   },
 });

@@ -4,6 +4,7 @@ import type { TpaClient } from '../../../client/client.js';
 import { isoDateProblem } from '../../../domain/validation.js';
 import { fieldsInvalid } from '../../../errors.js';
 import type { CommandOutput, TableTools } from '../../../render/output.js';
+import { counted } from '../../../render/format.js';
 import { confirm } from '../../prompt.js';
 import { argument, option, verb } from '../../verb.js';
 
@@ -27,8 +28,8 @@ export const finalize = verb({
   examples: [
     'tpa ratesheet finalize BLD-1001 --dry-run',
     'tpa ratesheet finalize BLD-1001',
+    'tpa ratesheet finalize BLD-1001 --effective-date 2026-01-01 --retroactive --dry-run   # what a retroactive one would reprice',
     'tpa ratesheet finalize BLD-1001 --effective-date 2027-01-01 --yes -o json',
-    'tpa ratesheet finalize BLD-1002 --effective-date 2026-01-01 --retroactive --yes',
   ],
   async run(ctx, { instanceId }, opts) {
     const effective = opts.effectiveDate;
@@ -42,14 +43,7 @@ export const finalize = verb({
     if (opts.dryRun) return shown((await client.finalize(instanceId, { ...options, dry_run: true })).body);
     if (ctx.canPrompt && !ctx.yes) {
       const plan = (await client.finalize(instanceId, { ...options, dry_run: true })).body;
-      const dropped = plan.codes_dropped ?? [];
-      ctx.note(
-        `${plan.rate_records_created} items of ${instanceId} will become live contract rates on ${plan.contract_id} from ${plan.effective_date ?? effective ?? 'tomorrow'}${opts.retroactive ? ' (retroactive: services already rendered are priced at them)' : ''}; the schedule is then locked.` +
-          (plan.codes_ended?.length ? `\nThe rates in force of ${plan.codes_ended.length} codes end the day before.` : '') +
-          (dropped.length
-            ? `\n${dropped.length} codes are then no longer rated on this contract, and their claims are not covered: ${dropped.join(', ')}.`
-            : ''),
-      );
+      ctx.note(finalizePlanText(plan, instanceId, effective, opts.retroactive === true));
     }
     await confirm(ctx, `Finalize the rate schedule of ${instanceId} into live contract rates?`);
     return shown((await client.finalize(instanceId, options)).body);
@@ -76,4 +70,17 @@ function finalizeChanges(body: { codes_ended?: string[]; codes_dropped?: string[
   if (body.codes_ended) rows.push(['Rates ended the day before', body.codes_ended.length === 0 ? 'none' : body.codes_ended.join(', ')]);
   if (body.codes_dropped) rows.push(['No longer rated', body.codes_dropped.length === 0 ? 'none' : body.codes_dropped.join(', ')]);
   return rows;
+}
+
+/** What finalizing will do, said before the question: every count with its noun, one or several. */
+export function finalizePlanText(plan: FinalizeResult, instanceId: string, effective: string | undefined, retroactive: boolean): string {
+  const dropped = plan.codes_dropped ?? [];
+  const ended = plan.codes_ended?.length ?? 0;
+  return (
+    `${counted(plan.rate_records_created ?? 0, 'item')} of ${instanceId} will become live contract rates on ${plan.contract_id} from ${plan.effective_date ?? effective ?? 'tomorrow'}${retroactive ? ' (retroactive: services already rendered are priced at them)' : ''}; the schedule is then locked.` +
+    (ended ? `\nThe rates in force of ${counted(ended, 'code')} end the day before.` : '') +
+    (dropped.length
+      ? `\n${dropped.length === 1 ? '1 code is' : `${counted(dropped.length, 'code')} are`} then no longer rated on this contract, and ${dropped.length === 1 ? 'its' : 'their'} claims are not covered: ${dropped.join(', ')}.`
+      : '')
+  );
 }

@@ -8,6 +8,7 @@ import { formatCentsGrouped, jsonNumberToCents, MAX_AMOUNT_CENTS, mulDivRound, p
 import { characterCount } from '../../../domain/validation.js';
 import { TpaError, ValidationFailed } from '../../../errors.js';
 import { csvCellValue } from '../../../render/screen.js';
+import { counted } from '../../../render/format.js';
 import { readInput } from '../../options.js';
 import { argument, option, verb } from '../../verb.js';
 import { counter } from '../../status-line.js';
@@ -22,7 +23,11 @@ export const importCsv = verb({
     file: argument.required('<file>', 'CSV file, or - for stdin'),
   },
   options: { dryRun: option.flag('--dry-run', 'show what would change, write nothing') },
-  examples: ['tpa ratesheet import BLD-1001 rates.csv --dry-run', 'tpa ratesheet export BLD-1001 > rates.csv && tpa ratesheet import BLD-1001 rates.csv'],
+  examples: [
+    'tpa ratesheet init BLD-1002 && tpa ratesheet export BLD-1002 > rates.csv   # then edit rates.csv in a spreadsheet',
+    'tpa ratesheet import BLD-1002 rates.csv --dry-run   # what it would add, change or leave; nothing written',
+    'tpa ratesheet import BLD-1002 rates.csv',
+  ],
   async run(ctx, { instanceId, file }, opts) {
     const text = await readInput(ctx, file, 'CSV');
     const client = await ctx.client();
@@ -44,7 +49,7 @@ export const importCsv = verb({
             throw new TpaError(
               err.exitCode,
               err.code,
-              `the import stopped at line ${p.line} (${p.ssp_code}): ${n} of ${writes.length} rows were written before it; ${err.message}`,
+              `the import stopped at line ${p.line} (${p.ssp_code}): ${n} of ${counted(writes.length, 'row')} ${n === 1 ? 'was' : 'were'} written before it; ${err.message}`,
               { status: err.status, body: err.body },
             );
           }
@@ -134,7 +139,7 @@ async function planImport(client: TpaClient, schedule: RateSchedule, text: strin
     const get = (name: (typeof CSV_COLUMNS)[number]) => csvCellValue((record.fields[columns.indexOf(name)] ?? '').trim());
     const at = `line ${record.line}`;
     if (record.fields.length !== columns.length) {
-      errors.push({ field: at, message: `has ${record.fields.length} fields; the header has ${columns.length}` });
+      errors.push({ field: at, message: `has ${counted(record.fields.length, 'field')}; the header has ${columns.length}` });
       continue;
     }
     const code = get('ssp_code').toUpperCase();

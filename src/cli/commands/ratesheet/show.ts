@@ -2,6 +2,7 @@
 import type { ScheduleItem, ScheduleSettings } from '../../../client/types.js';
 import type { TableTools } from '../../../render/output.js';
 import { argument, verb } from '../../verb.js';
+import { formatRate } from './rates.js';
 
 export const show = verb({
   name: 'show',
@@ -12,7 +13,8 @@ export const show = verb({
     const s = (await (await ctx.client()).schedule(instanceId)).body.rate_schedule;
     return {
       data: { rate_schedule: s },
-      items: s.items,
+      // In CSV a case rate is money, two decimals, as export writes it (formatRate); a multiplier stays as it is.
+      items: ctx.format === 'csv' ? s.items.map((i) => ({ ...i, rate_value: formatRate(i.rate_type, i.rate_value) })) : s.items,
       columns: ['id', 'ssp_id', 'ssp_code', 'ssp_name', 'rate_type', 'rate_value', 'is_bundle_eligible', 'bundle_type', 'notes', 'sort_order'],
       table: (t) =>
         [

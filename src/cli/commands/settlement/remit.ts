@@ -1,7 +1,8 @@
 // tpa settlement remit: the ASC X12 835 remittance advice of a transfer, or of the transfers
 // paid or refunded in a period: one transaction per payee and transfer (docs/x12.md "835 out"). On stdout,
 // or into --out, written whole or not at all.
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { FoundNotice, FoundTransfer, NoRemittance } from '../../../client/remit.js';
 import type { RemitTransaction } from '../../../domain/x12-835.js';
 import { ConflictError, EXIT, fieldsInvalid, NetworkError, NotFoundError, PendingError, TpaError, UsageError, ValidationFailed } from '../../../errors.js';
@@ -28,7 +29,7 @@ export const remit = verb({
   },
   options,
   examples: [
-    'tpa settlement remit ENC-2026-000002 --out ENC-2026-000002.835',
+    'tpa settlement remit ENC-2026-000001 --out ENC-2026-000001.835',
     'tpa settlement remit tr_0196a1c2e3f47b2c09d1 --npi 1234567893',
     'tpa settlement remit --from 2026-11-01 --to 2026-11-30 --out november.835',
   ],
@@ -52,6 +53,12 @@ async function settlementRemit(ctx: Context, ref: string | undefined, opts: Opti
     for (const name of ['from', 'to'] as const)
       if (opts[name] === undefined) throw new UsageError(`--${name} is required with --${name === 'from' ? 'to' : 'from'}`);
     if (f.end_date! < f.start_date!) throw new ValidationFailed('--to is before --from');
+  }
+  // The folder is checked before anything is read: a wrong --out is said at once, not after the
+  // transfers are fetched.
+  if (opts.out !== undefined) {
+    const problem = folderProblem(opts.out);
+    if (problem) throw new UsageError(`cannot write ${opts.out}: ${problem}; nothing was written`);
   }
   if (opts.out !== undefined && !opts.force) {
     if (existsSync(opts.out))
@@ -185,7 +192,35 @@ async function writeWhole(path: string, text: string, force: boolean): Promise<v
   try {
     done = writeNewWhole(path, text, force);
   } catch (err) {
-    throw new UsageError(`cannot write ${path}: ${(err as Error).message}`);
+    // Said in words of the file named, never of the temporary file it is written through.
+    throw new UsageError(`cannot write ${path}: ${writeProblem(path, err as NodeJS.ErrnoException)}; nothing was written`);
   }
   if (done === 'exists') throw new UsageError(`${path} exists: tpa does not write over it`, { hint: 'add --force to replace it' });
+}
+
+/** Why `path` cannot be written into its folder, or undefined when the folder is there. */
+function folderProblem(path: string): string | undefined {
+  const folder = dirname(path);
+  if (!existsSync(folder)) return `the folder ${folder} does not exist`;
+  if (!statSync(folder).isDirectory()) return `${folder} is not a folder`;
+  return undefined;
+}
+
+/** An error of writing `path` in words of that path (its code), not of the temporary file's name. */
+function writeProblem(path: string, err: NodeJS.ErrnoException): string {
+  switch (err.code) {
+    case 'ENOENT':
+      return folderProblem(path) ?? 'its folder went away while it was written';
+    case 'EACCES':
+    case 'EPERM':
+      return `permission denied in the folder ${dirname(path)}`;
+    case 'ENOSPC':
+      return 'the disk is full';
+    case 'EISDIR':
+      return 'it is a folder';
+    case 'ENOTDIR':
+      return `${dirname(path)} is not a folder`;
+    default:
+      return err.code ?? 'it could not be written';
+  }
 }

@@ -3,6 +3,7 @@
 // the report computed by domain/report.ts and written in the chosen format (README "The finance
 // desk's report").
 import type { LedgerFilters, LedgerItem } from '../../../client/types.js';
+import { withCsvAmounts } from '../../../domain/csv.js';
 import { centsToAmount, formatCentsGrouped, jsonNumberToCents } from '../../../domain/money.js';
 import { AS_OF_NOW_EXCEPTIONS, type PeriodReport, type ReportSettlement } from '../../../domain/report.js';
 import { fieldsInvalid, UsageError, ValidationFailed } from '../../../errors.js';
@@ -37,9 +38,11 @@ const options = {
   by: bySpec,
   lookback: lookbackSpec,
   npi: option.text('--npi <npi>', 'only the encounters this provider is on, and only its payouts in the money'),
-  section: option.text('--section <name>', 'the rows -o csv prints: providers (default), status, money, reconciliation, exceptions, days', {
-    values: SECTIONS,
-  }),
+  section: option.text(
+    '--section <name>',
+    'the rows -o csv prints: all (default: every section, a section column first), providers, status, money, reconciliation, exceptions, days',
+    { values: ['all', ...SECTIONS] },
+  ),
 };
 
 export const report = verb({
@@ -49,6 +52,7 @@ export const report = verb({
   options,
   examples: [
     'tpa settlement report --from 2026-11-01 --to 2026-11-30',
+    'tpa settlement report --from 2026-11-01 --to 2026-11-30 -o csv > november.csv   # every section, a section column first',
     'tpa settlement report --from 2026-11-01 --to 2026-11-30 -o csv --section exceptions',
     'tpa settlement report --from 2026-11-01 --to 2026-11-30 -o ndjson   # one line per encounter; --by funded: per transfer',
     'tpa settlement report --period last-month --by settled',
@@ -161,6 +165,25 @@ const SECTION_COLUMNS: Record<Section, readonly string[]> = {
   exceptions: ['kind', 'encounter_id', 'encounter_number', 'amount', 'since', 'reference'],
   days: ['day', 'amount'],
 };
+
+/** The amount columns of the sections: two decimals in CSV (domain/csv.ts csvAmount). */
+const AMOUNT_COLUMNS = ['amount', 'refunded', 'fees', 'net', 'charges', 'allowed', 'patient_responsibility', 'benefit'];
+
+/**
+ * The CSV of `-o csv`: one section's own columns, or (all) every section in one table, a `section`
+ * column first and the columns of every section after it, each row filling its own section's
+ * (docs/money-rules.md "The finance desk's report").
+ */
+// biome-ignore lint/suspicious/noExplicitAny: the report as JSON, walked by section name
+function csvOf(data: Record<string, any>, section: Section | 'all'): { rows: Record<string, unknown>[]; columns: string[] } {
+  const amounts = (rows: Record<string, unknown>[]) => rows.map((r) => withCsvAmounts(r, AMOUNT_COLUMNS));
+  if (section !== 'all') return { rows: amounts(sectionRows(data, section)), columns: [...SECTION_COLUMNS[section]] };
+  const columns = ['section', ...new Set(SECTIONS.flatMap((s) => SECTION_COLUMNS[s]))];
+  const rows = SECTIONS.flatMap((s) =>
+    amounts(sectionRows(data, s)).map((r) => Object.fromEntries(columns.map((c) => [c, c === 'section' ? s : (r[c] ?? null)]))),
+  );
+  return { rows, columns };
+}
 
 /** Rows of one section, for csv. */
 // biome-ignore lint/suspicious/noExplicitAny: the report as JSON, walked by section name
@@ -310,8 +333,8 @@ function settledOf(s: ReportSettlement, npi: string | undefined): number {
 async function settlementReport(ctx: Context, opts: OptionValues<typeof options>): Promise<CommandOutput> {
   const { f, counted } = await filtersOf(ctx, opts);
   const by = counted?.kind ?? 'service';
-  const section = opts.section ?? 'providers';
-  if (!isSection(section)) throw new UsageError(`--section must be one of ${SECTIONS.join(', ')}`);
+  const section = opts.section ?? 'all';
+  if (section !== 'all' && !isSection(section)) throw new UsageError(`--section must be one of all, ${SECTIONS.join(', ')}`);
   const { periodReport, supersededBy } = await import('../../../domain/report.js');
   const client = await ctx.client();
   const { serviceNow, eachEntry, entriesWithEvent } = await import('../../../client/activity.js');
@@ -424,7 +447,13 @@ async function settlementReport(ctx: Context, opts: OptionValues<typeof options>
     }
     return { exitCode: 0 };
   }
-  return { data, items: sectionRows(data, section), columns: SECTION_COLUMNS[section], table: (t: TableTools) => reportTable(t, report, f, now, by, scan) };
+  const csv = ctx.format === 'csv' ? csvOf(data, section) : undefined;
+  return {
+    data,
+    items: csv?.rows ?? sectionRows(data, section === 'all' ? 'providers' : section),
+    columns: csv?.columns,
+    table: (t: TableTools) => reportTable(t, report, f, now, by, scan),
+  };
 }
 
 const isSection = (name: string): name is Section => (SECTIONS as readonly string[]).includes(name);
