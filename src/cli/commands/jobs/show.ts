@@ -36,7 +36,7 @@ export const show = verb({
     const rows = job.items.map(({ text: _text, amount_cents, ...item }) => ({ ...item, amount: amount_cents === null ? null : centsToAmount(amount_cents) }));
     const flat = rows.map((i) => ({ ...i, errors: i.errors.map((e) => (e.field ? `${e.field}: ${e.message}` : e.message)).join('; ') }));
     return {
-      data: { ...summaryRecord(s), items: rows },
+      data: { ...summaryRecord(s), ...(s.state === 'closed' ? { closed_at: s.closed_at, closed_by: s.closed_by } : {}), items: rows },
       items: ctx.format === 'csv' ? flat : rows,
       table: (t) => {
         const pairs: [string, string][] = [
