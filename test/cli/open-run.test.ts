@@ -13,6 +13,7 @@ import { until } from '../helpers/barrier.js';
 import { distinctClaim } from '../helpers/claims.js';
 import { runTpa, TPA_BIN, testEnv } from '../helpers/cli.js';
 import { tempDir } from '../helpers/engine.js';
+import { serve } from '../helpers/server.js';
 import { CTRL_C, ENTER, ptyRun, screenAtStep } from '../helpers/pty.js';
 import { cents, ndjson } from '../helpers/values.js';
 
@@ -33,13 +34,13 @@ beforeEach(async () => {
 afterEach(() => cleanup());
 
 async function review(): Promise<{ count: number; total: string }> {
-  const r = await runTpa(['fund', 'run', '--dry-run', '-o', 'json'], { home, env });
+  const r = await runTpa(['fund', 'run', '--dry-run', '-o', 'json', '-p', 'local'], { home, env });
   expect(r.code, r.stderr).toBe(0);
   return r.json();
 }
 
 async function funded(): Promise<string[]> {
-  const r = await runTpa(['ledger', 'list', '--all', '--status', 'FUNDED', '-o', 'ndjson'], { home, env });
+  const r = await runTpa(['ledger', 'list', '--all', '--status', 'FUNDED', '-o', 'ndjson', '-p', 'local'], { home, env });
   expect(r.code, r.stderr).toBe(0);
   return ndjson(r.stdout).map((e) => e.encounter_id as string);
 }
@@ -203,6 +204,43 @@ describe('an open payment run, without a terminal', () => {
     const open = await interruptedRun('AUTH-20260630-A');
     const record = JSON.parse(readFileSync(open.journal, 'utf8').split('\n')[0]!);
     expect(record).toMatchObject({ type: 'payment_run', profile: 'local', base_url: null });
+  });
+});
+
+describe('an open payment run over local serve', () => {
+  it('is its profile’s: a new run on that profile is refused naming both commands with -p; closed with that profile only; the local profile is not held up', async () => {
+    const { total } = await review();
+    // Every approval's connection drops before the server sees it: the run stops at its first (exit 8), open.
+    const server = await serve(home, ['--no-rate-limit'], { ...env, TPA_FAULT: 'drop:/funding/approve/' });
+    try {
+      const key = (await runTpa(['local', 'keys', 'create'], { home, env })).stdout.trim();
+      expect((await runTpa(['auth', 'login', '--env', 'sandbox', '--base-url', server.url, '--with-key-stdin'], { home, input: key })).code).toBe(0);
+      const sandbox = (args: string[]) => runTpa([...args, '-p', 'sandbox'], { home, env });
+      const stopped = await sandbox(['fund', 'run', '--auth-code-prefix', 'AUTH-20260630-H', '--expect-total', String(total), '--yes', '-o', 'ndjson']);
+      expect(stopped.code, stopped.stderr).toBe(8);
+      const id = readdirSync(join(home, 'journals'))
+        .find((f) => f.startsWith('fund-run-AUTH-20260630-H-'))!
+        .replace(/\.ndjson$/, '');
+
+      const again = await sandbox(['fund', 'run', '--auth-code-prefix', 'AUTH-20260630-H2', '--expect-total', String(total), '--yes']);
+      expect(again.code, again.stderr).toBe(4);
+      expect(again.stderr).toContain(`tpa fund run --journal ${join(home, 'journals', `${id}.ndjson`)} --yes -p sandbox`);
+      expect(again.stderr).toContain(`tpa jobs close ${id} -p sandbox`);
+      // Another profile's run is not this profile's to offer, nor to close.
+      const local = await runTpa(['fund', 'run', '--dry-run', '-o', 'json', '-p', 'local'], { home, env });
+      expect(local.code, local.stderr).toBe(0);
+      expect(local.stderr).not.toContain('is open');
+      const wrong = await runTpa(['jobs', 'close', id, '-p', 'local'], { home, env });
+      expect(wrong.code).toBe(2);
+      expect(wrong.stderr).toContain('was confirmed on the profile sandbox: close it with -p sandbox');
+
+      const closed = await sandbox(['jobs', 'close', id]);
+      expect(closed.code, closed.stderr).toBe(0);
+      expect(closed.stderr).toContain('recorded as not sent');
+    } finally {
+      await server.stop();
+    }
+    expect(await funded()).toEqual([]);
   });
 });
 
