@@ -129,6 +129,8 @@ describe('an open payment run, without a terminal', () => {
   it('tpa jobs close records the run closed (when, by whom, the approvals not sent) and sends nothing; it is listed closed, never continued; a new run then goes ahead', async () => {
     const open = await interruptedRun('AUTH-20260630-A');
     const before = await funded();
+    const shownOpen = await runTpa(['jobs', 'show', open.id], { home, env, tty: true, columns: 120 });
+    expect(shownOpen.stdout).toContain(`or close the run for good, sending nothing: tpa jobs close ${open.id}`);
     const closed = await runTpa(['jobs', 'close', open.id, '-o', 'json'], { home, env });
     expect(closed.code, closed.stderr).toBe(0);
     expect(closed.stderr).toContain(`closed the payment run AUTH-20260630-A: ${open.left} of ${open.count} approvals (${formatCentsGrouped(open.leftCents)}`);

@@ -68,6 +68,7 @@ export const show = verb({
         if (s.failed + s.invalid > 0 && s.kind !== 'payment run')
           next.push(`to fix and send again: tpa jobs show ${s.id} --failed-to fix.ndjson, then tpa claim submit fix.ndjson`);
         if (s.state === 'incomplete') next.push('pending work: run the same command again with this journal, and it continues');
+        if (s.state === 'incomplete' && s.kind === 'payment run') next.push(`or close the run for good, sending nothing: tpa jobs close ${screen(s.id)}`);
         return next.length > 0 ? `${text}\n\n${next.join('\n')}` : text;
       },
     };
