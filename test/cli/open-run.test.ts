@@ -161,6 +161,7 @@ describe('an open payment run, without a terminal', () => {
     expect(resumed.stderr).toContain('Nothing was sent');
     const twice = await runTpa(['jobs', 'close', open.id], { home, env });
     expect(twice.code).toBe(4);
+    expect(twice.stderr).toContain(`the payment run AUTH-20260630-A in ${open.journal} was closed (${record.at}, by ${record.by})`);
     expect(await funded()).toEqual(before);
 
     const { total, count } = await review();

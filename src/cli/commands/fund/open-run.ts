@@ -41,7 +41,10 @@ export async function offerOpenRun(ctx: Context, dryRun: boolean, sealKey: () =>
     const path = choice.slice(choice.indexOf(':') + 1);
     const journal = await runs.RunJournal.open(path, await sealKey());
     if (choice.startsWith('continue:')) {
-      runs.refuseClosed(journal);
+      if (journal.closed) {
+        journal.close();
+        runs.refuseClosed(journal);
+      }
       return journal;
     }
     try {

@@ -59,7 +59,10 @@ export const run = verb({
       journal.close();
       journal = undefined;
     }
-    if (journal) runs.refuseClosed(journal);
+    if (journal?.closed) {
+      journal.close();
+      runs.refuseClosed(journal);
+    }
     // An open run of this profile is offered (continue, close or quit) before a new one, never shadowed by it.
     journal ??= await (await import('./open-run.js')).offerOpenRun(ctx, dryRun, () => sealKey(ctx, false));
     const resuming = journal !== undefined;
