@@ -203,7 +203,8 @@ function approvalItems(records: readonly JournalRecord[]): {
   return {
     items: [...items.values()],
     totalCents: typeof plan?.total_cents === 'number' ? plan.total_cents : null,
-    startedAt: plan?.created_at ?? null,
+    // When it was confirmed (recorded since this version), else when its plan was drawn up.
+    startedAt: str(records.find((r) => r.type === 'payment_run')?.confirmed_at) ?? plan?.created_at ?? null,
     closed,
   };
 }

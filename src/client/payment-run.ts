@@ -272,13 +272,21 @@ export class RunJournal {
 
   /**
    * Records the confirmed plan, sealed, on the disk, before any approval is sent; with the profile
-   * (and base URL) it goes to, so that a new run of that profile finds it while it is open.
+   * (and base URL) it goes to and when, so that a new run of that profile finds it while it is open.
    */
   confirm(plan: RunPlan, where: RunProfile = { profile: null, base_url: null }): void {
     if (!this.sealKey) throw new Error('a payment run is confirmed only with a key to seal its plan');
     if (this.plan) throw new Error('this journal already holds a confirmed plan');
     const seal = sealOf(plan, this.sealKey);
-    this.journal.append({ type: 'payment_run', version: 2, plan, seal, profile: where.profile, base_url: where.base_url });
+    this.journal.append({
+      type: 'payment_run',
+      version: 2,
+      plan,
+      seal,
+      profile: where.profile,
+      base_url: where.base_url,
+      confirmed_at: new Date().toISOString(),
+    });
     this.plan = plan;
     this.seal = seal;
     this.lastMac = seal;

@@ -113,7 +113,7 @@ describe('an open payment run, without a terminal', () => {
     expect(r.stderr).toContain(
       `AUTH-20260630-A: ${open.left} of ${open.count} approvals left (${formatCentsGrouped(open.leftCents)} of ${formatCentsGrouped(
         cents((await runTpa(['jobs', 'show', open.id, '-o', 'json'], { home, env })).json<{ total_amount: number }>().total_amount),
-      )}), begun 20`,
+      )}), confirmed 20`,
     );
     expect(r.stderr).toContain(`continue it: tpa fund run --journal ${open.journal} --yes`);
     expect(r.stderr).toContain(`tpa jobs close ${open.id}`);
@@ -203,10 +203,11 @@ describe('an open payment run, without a terminal', () => {
     expect(r.stderr).toContain('a payment run of this profile is open (AUTH-20260630-A)');
   });
 
-  it('a run records the profile (and base URL) its approvals go to, beside its sealed plan: what finds it open', async () => {
+  it('a run records the profile (and base URL) its approvals go to and when it was confirmed, beside its sealed plan: what finds it open', async () => {
     const open = await interruptedRun('AUTH-20260630-A');
     const record = JSON.parse(readFileSync(open.journal, 'utf8').split('\n')[0]!);
     expect(record).toMatchObject({ type: 'payment_run', profile: 'local', base_url: null });
+    expect(Date.parse(record.confirmed_at)).toBeGreaterThanOrEqual(Date.parse(record.plan.created_at));
   });
 });
 
@@ -248,7 +249,7 @@ describe('an open payment run over local serve', () => {
 });
 
 describe('an open payment run, on a terminal', () => {
-  it('at 80×24, is said (prefix, approvals left of all, amount left, when begun) and offered: continue is the default', async () => {
+  it('at 80×24, is said (prefix, approvals left of all, amount left, when confirmed) and offered: continue is the default', async () => {
     const open = await interruptedRun('AUTH-20260630-A');
     const question = 'Continue it, close it, or quit?';
     const r = await ptyRun(

@@ -62,9 +62,9 @@ export async function offerOpenRun(ctx: Context, dryRun: boolean, sealKey: () =>
   }
 }
 
-/** "AUTH-20261123-RUN: 370 of 392 approvals left (127,105.50 of 134,471.50), begun 2026-11-23 14:02 UTC" */
+/** "AUTH-20261123-RUN: 370 of 392 approvals left (127,105.50 of 134,471.50), confirmed 2026-11-23 14:02 UTC" */
 export function describe(r: OpenRun): string {
-  const confirmed = r.summary.started_at ? `, begun ${r.summary.started_at.slice(0, 16).replace('T', ' ')} UTC` : '';
+  const confirmed = r.summary.started_at ? `, confirmed ${r.summary.started_at.slice(0, 16).replace('T', ' ')} UTC` : '';
   return `${r.prefix}: ${r.left} of ${r.count} approvals left (${formatCentsGrouped(r.leftCents)} of ${formatCentsGrouped(r.summary.total_cents ?? 0)})${confirmed}`;
 }
 
