@@ -171,3 +171,26 @@ it('kill -INT stops tpa fund run on the default profile at once (exit 130); the 
   expect(again.code, again.stderr).toBe(0);
   expect(await ledger('FUNDED')).toHaveLength(count);
 });
+
+it('kill -INT stops a claim batch on the default profile at once (exit 130); the same command sends the rest, each once', async () => {
+  const dir = claimFolder(N);
+  const args = ['claim', 'submit', dir, '-o', 'ndjson'];
+  const child = spawn(process.execPath, [TPA_BIN, ...args], { env: testEnv({ home, env: held() }), cwd: home, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stdout.resume();
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const exited = new Promise<number | null>((r) => child.on('close', r));
+  await until(() => readdirSync(hold).some((f) => f.startsWith('held-')));
+  child.kill('SIGINT');
+  writeFileSync(join(hold, 'go'), '');
+  expect(await exited, stderr).toBe(130);
+  expect(stderr).toContain('interrupted: the journal');
+  const sent = (await ledger()).length;
+  expect(sent).toBeLessThan(N);
+
+  const again = await runTpa(args, { home, env });
+  expect(again.code, again.stderr).toBe(0);
+  const entries = await ledger();
+  expect(entries).toHaveLength(N);
+  expect(new Set(entries.map((e) => e.encounter_id)).size).toBe(N);
+});
