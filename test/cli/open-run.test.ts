@@ -174,6 +174,38 @@ describe('an open payment run, without a terminal', () => {
     expect(new Set(await funded()).size).toBe(open.count);
   });
 
+  it('closing settles the approval that was in flight from the ledger: one that happened is recorded APPROVED, never listed as not sent', async () => {
+    const { count, total } = await review();
+    // The first approval is processed at once and answered a minute later (TPA_FAULT late): the
+    // run is killed once the ledger shows it funded, before its answer reached the journal.
+    const args = ['fund', 'run', '--auth-code-prefix', 'AUTH-20260630-LATE', '--expect-total', String(total), '--yes', '-o', 'ndjson'];
+    const child = spawn(process.execPath, [TPA_BIN, ...args], {
+      env: testEnv({ home, env: { ...env, TPA_FAULT: 'late-60000:/funding/approve/' } }),
+      cwd: home,
+      stdio: 'ignore',
+    });
+    const exited = new Promise((r) => child.on('exit', r));
+    while ((await funded()).length === 0) await new Promise((r) => setTimeout(r, 20));
+    child.kill('SIGKILL');
+    await exited;
+    const [first] = await funded();
+    const id = readdirSync(join(home, 'journals'))
+      .find((f) => f.startsWith('fund-run-AUTH-20260630-LATE-'))!
+      .replace(/\.ndjson$/, '');
+
+    const closed = await runTpa(['jobs', 'close', id, '-o', 'json'], { home, env });
+    expect(closed.code, closed.stderr).toBe(0);
+    const notSent = closed.json<{ not_sent: string[] }>().not_sent;
+    expect(notSent).toHaveLength(count - 1);
+    expect(notSent).not.toContain(first);
+    const items = (await runTpa(['jobs', 'show', id, '-o', 'json'], { home, env })).json<{ items: Record<string, any>[] }>().items;
+    expect(items.find((i) => i.source === first)).toMatchObject({ status: 'DONE', detail: 'APPROVED' });
+    expect(await funded()).toEqual([first]);
+    // This machine's history no longer holds it UNKNOWN: the ledger said it happened.
+    const history = ndjson((await runTpa(['fund', 'history', '-o', 'ndjson', '-p', 'local'], { home, env })).stdout);
+    expect(history.find((h) => h.authorization_code === 'AUTH-20260630-LATE-0001')).toMatchObject({ outcome: 'APPROVED' });
+  });
+
   it('two open runs are both listed, each with its two commands', async () => {
     // Two runs at once (the first still running when the second begins), both interrupted.
     const a = await startHeld('AUTH-20260630-A');
