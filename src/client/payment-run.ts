@@ -195,6 +195,8 @@ export class RunJournal {
   plan: RunPlan | undefined;
   /** Closed (tpa jobs close): when, by whom; a closed run is never continued. */
   closed: { at: string; by: string } | undefined;
+  /** Opened to be closed without its seal checked (open `toClose`): why it could not be. */
+  unsealed: string | undefined;
   private seal: unknown;
   private plans = 0;
   /** The lines after the plan, as read, each with its MAC (checked on open). */
@@ -210,9 +212,12 @@ export class RunJournal {
   /**
    * Opens (and locks: one journal, one writer) the journal of a payment run. A journal holding a
    * plan is resumed only when the plan still matches the seal made, with `sealKey`, when it was
-   * confirmed; a plan is confirmed (and sealed) only with a key.
+   * confirmed; a plan is confirmed (and sealed) only with a key. `toClose`: opened only to be
+   * closed (closeRun), which sends nothing, so a plan that cannot be checked against its seal (its
+   * key is gone, or it was changed) is opened all the same, `unsealed` saying why, and what closing
+   * writes is not chained (the run could never be resumed anyway).
    */
-  static async open(path: string, sealKey: Buffer | undefined): Promise<RunJournal> {
+  static async open(path: string, sealKey: Buffer | undefined, options: { toClose?: boolean } = {}): Promise<RunJournal> {
     const records: JournalRecord[] = [];
     const run = new RunJournal(
       Journal.open(path, (r) => records.push(r), { lock: await JournalLock.take(path, 'payment run') }),
@@ -224,7 +229,8 @@ export class RunJournal {
     }
     for (const r of records) run.replay(r);
     const problem = run.plan ? run.sealProblem() : undefined;
-    if (problem) {
+    if (problem && options.toClose) run.unsealed = problem;
+    else if (problem) {
       run.close();
       throw new UnsealedPlanError(path, problem);
     }
@@ -295,6 +301,10 @@ export class RunJournal {
 
   /** Appends a line after the plan, chained to it by its MAC. */
   private appendChained(line: JournalRecord): void {
+    if (this.unsealed !== undefined) {
+      this.journal.append({ ...line, unsealed: this.unsealed });
+      return;
+    }
     const mac = lineMac(this.lastMac, line, this.sealKey!);
     this.journal.append({ ...line, mac });
     this.lastMac = mac;

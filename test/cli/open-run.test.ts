@@ -206,6 +206,34 @@ describe('an open payment run, without a terminal', () => {
     expect(history.find((h) => h.authorization_code === 'AUTH-20260630-LATE-0001')).toMatchObject({ outcome: 'APPROVED' });
   });
 
+  it('a run whose plan no longer matches its seal cannot be continued, but is closed all the same (closing sends nothing), and no longer holds up a new run', async () => {
+    const open = await interruptedRun('AUTH-20260630-A');
+    const lines = readFileSync(open.journal, 'utf8').split('\n');
+    const first = JSON.parse(lines[0]!);
+    first.plan.encounters.at(-1).amount_cents += 100;
+    lines[0] = JSON.stringify(first);
+    writeFileSync(open.journal, lines.join('\n'));
+    const before = await funded();
+
+    const resumed = await runTpa(['fund', 'run', '--journal', open.journal, '--yes'], { home, env });
+    expect(resumed.code).toBe(2);
+    expect(resumed.stderr).toContain('its plan no longer matches the one confirmed');
+    const closed = await runTpa(['jobs', 'close', open.id], { home, env });
+    expect(closed.code, closed.stderr).toBe(0);
+    expect(closed.stderr).toContain('cannot be checked against its seal (its plan no longer matches the one confirmed');
+    expect(closed.stderr).toContain(`closed the payment run AUTH-20260630-A: ${open.left} of ${open.count} approvals`);
+    expect((await runTpa(['jobs', '-o', 'json'], { home, env })).json<Record<string, any>[]>().find((j) => j.id === open.id)!.state).toBe('closed');
+    expect(await funded()).toEqual(before);
+
+    const { total } = await review();
+    const fresh = await runTpa(['fund', 'run', '--auth-code-prefix', 'AUTH-20260630-B', '--expect-total', String(total), '--yes', '-o', 'ndjson'], {
+      home,
+      env,
+    });
+    expect(fresh.code, fresh.stderr).toBe(0);
+    expect(new Set(await funded()).size).toBe(open.count);
+  });
+
   it('two open runs are both listed, each with its two commands', async () => {
     // Two runs at once (the first still running when the second begins), both interrupted.
     const a = await startHeld('AUTH-20260630-A');

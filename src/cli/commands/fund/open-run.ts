@@ -39,7 +39,7 @@ export async function offerOpenRun(ctx: Context, dryRun: boolean, sealKey: () =>
     ]);
     if (choice === 'quit') throw new DeclinedError('nothing was sent');
     const path = choice.slice(choice.indexOf(':') + 1);
-    const journal = await runs.RunJournal.open(path, await sealKey());
+    const journal = await runs.RunJournal.open(path, await sealKey(), { toClose: choice.startsWith('close:') });
     if (choice.startsWith('continue:')) {
       if (journal.closed) {
         journal.close();

@@ -27,7 +27,9 @@ export const close = verb({
       );
     const runs = await import('../../../client/payment-run.js');
     const { runSealKey } = await import('../../../auth/seal-key.js');
-    const run = await runs.RunJournal.open(path, (await runSealKey(ctx.paths, ctx.io.env, ctx.note, false)).key);
+    const run = await runs.RunJournal.open(path, (await runSealKey(ctx.paths, ctx.io.env, ctx.note, false)).key, { toClose: true });
+    if (run.unsealed)
+      ctx.note(`the plan in ${screen(path)} cannot be checked against its seal (${run.unsealed}): it is closed all the same, since closing sends nothing`);
     const { FundHistory } = await import('../../../client/fund-history.js');
     let history: import('../../../client/fund-history.js').FundHistory | undefined;
     try {
