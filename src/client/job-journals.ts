@@ -16,8 +16,12 @@ export interface JobSummary {
   /** The journal's file name without `.ndjson`: what `tpa jobs show` takes. */
   id: string;
   kind: JobKind | 'unknown';
-  /** running: its job holds it now; incomplete: work is left that the same command continues; finished; damaged: not readable to its end. */
-  state: 'running' | 'incomplete' | 'finished' | 'damaged';
+  /**
+   * running: its job holds it now; incomplete: work is left that the same command continues;
+   * finished; closed: a payment run closed with approvals left, never continued; damaged: not
+   * readable to its end.
+   */
+  state: 'running' | 'incomplete' | 'finished' | 'closed' | 'damaged';
   profile: string | null;
   base_url: string | null;
   started_at: string | null;
@@ -34,9 +38,13 @@ export interface JobSummary {
   path: string;
   /** Why it could not be read to its end. */
   problem: string | null;
+  /** A closed payment run: when, and by whom (tpa jobs close). */
+  closed_at: string | null;
+  closed_by: string | null;
 }
 
-export type ItemStatus = 'DONE' | 'PENDING' | 'FAILED' | 'INVALID';
+/** CLOSED: an approval a closed payment run never sent. */
+export type ItemStatus = 'DONE' | 'PENDING' | 'FAILED' | 'INVALID' | 'CLOSED';
 
 /** One claim (or one approval of a payment run) of a journal. */
 export interface JobItem {
@@ -147,7 +155,12 @@ function claimItems(records: readonly JournalRecord[]): JobItem[] {
 }
 
 /** The approvals of a payment run's journal: every encounter of its confirmed plan, with its outcome when it has one. */
-function approvalItems(records: readonly JournalRecord[]): { items: JobItem[]; totalCents: number | null; startedAt: string | null } {
+function approvalItems(records: readonly JournalRecord[]): {
+  items: JobItem[];
+  totalCents: number | null;
+  startedAt: string | null;
+  closed: { at: string | null; by: string | null } | null;
+} {
   const plan = records.find((r) => r.type === 'payment_run')?.plan as
     | {
         created_at?: string;
@@ -181,7 +194,19 @@ function approvalItems(records: readonly JournalRecord[]): { items: JobItem[]; t
       });
     }
   }
-  return { items: [...items.values()], totalCents: typeof plan?.total_cents === 'number' ? plan.total_cents : null, startedAt: plan?.created_at ?? null };
+  const closing = records.find((r) => r.type === 'closed');
+  const closed = closing ? { at: str(closing.at), by: str(closing.by) } : null;
+  if (closed)
+    for (const item of items.values())
+      if (item.status === 'PENDING')
+        Object.assign(item, { status: 'CLOSED', detail: 'NOT SENT (run closed)', message: `closed by ${closed.by} at ${closed.at}` });
+  return {
+    items: [...items.values()],
+    totalCents: typeof plan?.total_cents === 'number' ? plan.total_cents : null,
+    // When it was confirmed (recorded since this version), else when its plan was drawn up.
+    startedAt: str(records.find((r) => r.type === 'payment_run')?.confirmed_at) ?? plan?.created_at ?? null,
+    closed,
+  };
 }
 
 /** Reads one journal: its summary and its items. Never changes it. */
@@ -205,13 +230,14 @@ export function readJob(path: string): Job {
   let items: JobItem[] = [];
   let totalCents: number | null = null;
   let startedAt: string | null = null;
+  let closed: { at: string | null; by: string | null } | null = null;
   if (first?.type === 'batch') {
     kind = first.kind === 'single' ? 'single claims' : 'claim batch';
     items = claimItems(records);
     startedAt = str(first.started_at);
   } else if (first?.type === 'payment_run') {
     kind = 'payment run';
-    ({ items, totalCents, startedAt } = approvalItems(records));
+    ({ items, totalCents, startedAt, closed } = approvalItems(records));
   }
   const count = (s: ItemStatus) => items.filter((i) => i.status === s).length;
   const pending = count('PENDING');
@@ -226,7 +252,7 @@ export function readJob(path: string): Job {
     summary: {
       id,
       kind,
-      state: holder ? 'running' : problem ? 'damaged' : pending > 0 ? 'incomplete' : 'finished',
+      state: holder ? 'running' : problem ? 'damaged' : closed ? 'closed' : pending > 0 ? 'incomplete' : 'finished',
       profile: first ? str(first.profile) : null,
       base_url: first ? str(first.base_url) : null,
       started_at: startedAt,
@@ -239,9 +265,39 @@ export function readJob(path: string): Job {
       pid: holder?.pid ?? null,
       path,
       problem,
+      closed_at: closed?.at ?? null,
+      closed_by: closed?.by ?? null,
     },
     items,
   };
+}
+
+/** An open payment run: one `fund run` would continue, with what it has left. */
+export interface OpenRun {
+  summary: JobSummary;
+  prefix: string;
+  left: number;
+  leftCents: number;
+  count: number;
+}
+
+/**
+ * The open payment runs of a profile in `dir` (the data directory's journals), oldest first: a
+ * confirmed plan with approvals left, not closed, not running now, recorded with this profile and
+ * base URL (a journal of an earlier version, which records neither, is nobody's).
+ */
+export function openRuns(dir: string, profile: string, baseUrl: string | null): OpenRun[] {
+  const open: OpenRun[] = [];
+  for (const path of journalPaths(dir)) {
+    if (!basename(path).startsWith('fund-run-')) continue;
+    const job = readJob(path);
+    const s = job.summary;
+    if (s.kind !== 'payment run' || s.state !== 'incomplete' || s.profile !== profile || (s.base_url ?? null) !== baseUrl) continue;
+    const left = job.items.filter((i) => i.status === 'PENDING');
+    const prefix = job.items[0]?.authorization_code?.replace(/-\d+$/, '') ?? s.id;
+    open.push({ summary: s, prefix, left: left.length, leftCents: left.reduce((n, i) => n + (i.amount_cents ?? 0), 0), count: job.items.length });
+  }
+  return open.sort((a, b) => (a.summary.started_at ?? '').localeCompare(b.summary.started_at ?? ''));
 }
 
 /** The file, beside the journals of the data directory, naming journals kept elsewhere (--journal). */

@@ -70,6 +70,12 @@ export class LocalTransport implements Transport {
 
   async send(request: TransportRequest): Promise<TransportResponse> {
     const engine = await this.open();
+    // One turn of the event loop before each request. The engine answers synchronously (SQLite in
+    // this thread), so a long job that awaits one request after another would otherwise only ever
+    // run microtasks: a SIGINT (Ctrl-C) or a timer would wait until the whole job was done. Here,
+    // before the engine has touched anything, a Ctrl-C stops the job at once (exit 130) and leaves
+    // its journal as an interrupted request over HTTP does.
+    await new Promise<void>((resolve) => setImmediate(resolve));
     const url = new URL(request.path, 'http://local');
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(request.headers)) headers[k.toLowerCase()] = v;

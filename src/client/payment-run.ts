@@ -16,12 +16,13 @@
 // anything is sent, since funding it would fund what nobody reviewed.
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { readdirSync } from 'node:fs';
+import { hostname, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { AUDIT_HEAD_HEADER, parseAuditHead, type AuditHead } from '../domain/audit.js';
 import { canonicalJson } from '../domain/canonical.js';
 import { fundingOf, resolveLostAnswer, type Funding } from '../domain/funding.js';
 import { centsToAmount, jsonNumberToCents } from '../domain/money.js';
-import { ConflictError, EXIT, NetworkError, TpaError } from '../errors.js';
+import { ConflictError, EXIT, NetworkError, NotFoundError, TpaError } from '../errors.js';
 import type { TpaClient } from './client.js';
 import { FundHistory, sendRecorded, type RecordEnd } from './fund-history.js';
 import { Journal, journalsDir, type JournalRecord } from './journal.js';
@@ -192,6 +193,10 @@ export class RunJournal {
   /** Approvals announced whose outcome the journal does not have: their answer may have been lost. */
   readonly unanswered = new Set<string>();
   plan: RunPlan | undefined;
+  /** Closed (tpa jobs close): when, by whom; a closed run is never continued. */
+  closed: { at: string; by: string } | undefined;
+  /** Opened to be closed without its seal checked (open `toClose`): why it could not be. */
+  unsealed: string | undefined;
   private seal: unknown;
   private plans = 0;
   /** The lines after the plan, as read, each with its MAC (checked on open). */
@@ -207,9 +212,12 @@ export class RunJournal {
   /**
    * Opens (and locks: one journal, one writer) the journal of a payment run. A journal holding a
    * plan is resumed only when the plan still matches the seal made, with `sealKey`, when it was
-   * confirmed; a plan is confirmed (and sealed) only with a key.
+   * confirmed; a plan is confirmed (and sealed) only with a key. `toClose`: opened only to be
+   * closed (closeRun), which sends nothing, so a plan that cannot be checked against its seal (its
+   * key is gone, or it was changed) is opened all the same, `unsealed` saying why, and what closing
+   * writes is not chained (the run could never be resumed anyway).
    */
-  static async open(path: string, sealKey: Buffer | undefined): Promise<RunJournal> {
+  static async open(path: string, sealKey: Buffer | undefined, options: { toClose?: boolean } = {}): Promise<RunJournal> {
     const records: JournalRecord[] = [];
     const run = new RunJournal(
       Journal.open(path, (r) => records.push(r), { lock: await JournalLock.take(path, 'payment run') }),
@@ -221,7 +229,8 @@ export class RunJournal {
     }
     for (const r of records) run.replay(r);
     const problem = run.plan ? run.sealProblem() : undefined;
-    if (problem) {
+    if (problem && options.toClose) run.unsealed = problem;
+    else if (problem) {
       run.close();
       throw new UnsealedPlanError(path, problem);
     }
@@ -257,6 +266,7 @@ export class RunJournal {
       this.plan = r.plan as RunPlan;
       this.seal = r.seal;
     } else this.after.push(r);
+    if (r.type === 'closed') this.closed = { at: String(r.at), by: String(r.by) };
     const id = typeof r.encounter_id === 'string' ? r.encounter_id : undefined;
     if (!id) return;
     if (r.type === 'sending') this.unanswered.add(id);
@@ -266,12 +276,23 @@ export class RunJournal {
     }
   }
 
-  /** Records the confirmed plan, sealed, on the disk, before any approval is sent. */
-  confirm(plan: RunPlan): void {
+  /**
+   * Records the confirmed plan, sealed, on the disk, before any approval is sent; with the profile
+   * (and base URL) it goes to and when, so that a new run of that profile finds it while it is open.
+   */
+  confirm(plan: RunPlan, where: RunProfile = { profile: null, base_url: null }): void {
     if (!this.sealKey) throw new Error('a payment run is confirmed only with a key to seal its plan');
     if (this.plan) throw new Error('this journal already holds a confirmed plan');
     const seal = sealOf(plan, this.sealKey);
-    this.journal.append({ type: 'payment_run', version: 2, plan, seal });
+    this.journal.append({
+      type: 'payment_run',
+      version: 2,
+      plan,
+      seal,
+      profile: where.profile,
+      base_url: where.base_url,
+      confirmed_at: new Date().toISOString(),
+    });
     this.plan = plan;
     this.seal = seal;
     this.lastMac = seal;
@@ -280,6 +301,10 @@ export class RunJournal {
 
   /** Appends a line after the plan, chained to it by its MAC. */
   private appendChained(line: JournalRecord): void {
+    if (this.unsealed !== undefined) {
+      this.journal.append({ ...line, unsealed: this.unsealed });
+      return;
+    }
     const mac = lineMac(this.lastMac, line, this.sealKey!);
     this.journal.append({ ...line, mac });
     this.lastMac = mac;
@@ -296,9 +321,83 @@ export class RunJournal {
     this.outcomes.set(o.encounter_id, o);
   }
 
+  /** Records the run closed: the approvals it has left are never sent by it. */
+  markClosed(by: string, notSent: readonly RunEncounter[]): void {
+    const at = new Date().toISOString();
+    this.appendChained({
+      type: 'closed',
+      at,
+      by,
+      not_sent: notSent.map((e) => ({ encounter_id: e.encounter_id, authorization_code: e.authorization_code, amount_cents: e.amount_cents })),
+    });
+    this.closed = { at, by };
+  }
+
   close(): void {
     this.journal.close();
   }
+}
+
+/** The profile a run's approvals go to, as its journal records it (null in journals of earlier versions). */
+export interface RunProfile {
+  profile: string | null;
+  base_url: string | null;
+}
+
+/** A closed run is never continued, nor closed again (exit 4, nothing sent). */
+export function refuseClosed(journal: RunJournal): void {
+  if (!journal.closed) return;
+  throw new ConflictError(
+    `the payment run ${journal.plan!.prefix} in ${journal.path} was closed (${journal.closed.at}, by ${journal.closed.by}): its approvals left are never sent. Nothing was sent; a new run selects what is still unfunded`,
+    { code: 'payment_run_closed' },
+  );
+}
+
+/**
+ * Closes an open run (docs/design.md "Payment runs"): nothing is sent. An approval announced and
+ * never answered is settled from the ledger first, by the rule after a lost answer (one that
+ * happened is recorded APPROVED, one another approval made is SKIPPED); one the ledger cannot speak
+ * for leaves the run open. Then the approvals left are recorded as not sent, with when and by whom.
+ */
+export async function closeRun(
+  client: TpaClient,
+  journal: RunJournal,
+  profile: string,
+  history?: { log: FundHistory; dataDir: string },
+): Promise<{ notSent: RunEncounter[] }> {
+  const plan = journal.plan!;
+  refuseClosed(journal);
+  const pending = history ? FundHistory.read(history.dataDir) : [];
+  for (const e of plan.encounters) {
+    if (!journal.unanswered.has(e.encounter_id) || journal.outcomes.has(e.encounter_id)) continue;
+    const read = await client.ledgerDetail(e.encounter_id).then(
+      (r) => r.body,
+      (err) => (err instanceof NotFoundError ? ('not-found' as const) : ('unreadable' as const)),
+    );
+    if (history && read !== 'not-found' && read !== 'unreadable') history.log.resolve(pending, e.encounter_id, read);
+    const found = resolveLostAnswer(read, e.authorization_code);
+    const base = { encounter_id: e.encounter_id, amount: centsToAmount(e.amount_cents), authorization_code: e.authorization_code };
+    if (found.approval === 'unknown')
+      throw new NetworkError(
+        `the ledger of ${e.encounter_id} cannot be read, so whether its approval ${e.authorization_code} (sent when the run stopped) happened is not known: the run was not closed. Nothing was sent`,
+      );
+    if (found.approval === 'happened') journal.outcome({ ...base, status: 'APPROVED', processor_transfer_id: found.transfer });
+    else if (found.fundedBy) journal.outcome(fundedByAnother(base, found.fundedBy));
+  }
+  const notSent = plan.encounters.filter((e) => !journal.outcomes.has(e.encounter_id));
+  journal.markClosed(closedBy(profile), notSent);
+  return { notSent };
+}
+
+/** Who closes a run: the user and host of this process, and the profile. */
+function closedBy(profile: string): string {
+  let user = 'unknown user';
+  try {
+    user = userInfo().username;
+  } catch {
+    // no user name for this uid: said as unknown
+  }
+  return `${user}@${hostname()} (profile ${profile})`;
 }
 
 export interface RunResult {
@@ -328,6 +427,7 @@ export async function executeRun(
   },
 ): Promise<RunResult> {
   const plan = journal.plan!;
+  refuseClosed(journal);
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const result: RunResult = { outcomes: [], approvedCents: 0, owedCents: 0, exitCode: EXIT.OK };
   let firstFailure: TpaError | undefined;

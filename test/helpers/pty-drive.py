@@ -7,6 +7,8 @@ The script is a JSON object:
   {
     "argv": ["node", "bin/tpa", "fund", "approve", "enc_1"],   # required
     "steps": [{"expect": "Amount to release", "send": "\r"}, ...],
+                                 # a step may also "touch" a file (created once its text appeared,
+                                 # before "send"): it releases a process a test holds (hold-hook.mjs)
     "cwd": "/some/dir",          # optional
     "env": {"NAME": "value"},    # optional, merged over this process's environment (null removes)
     "cols": 120, "rows": 40,     # terminal size
@@ -186,6 +188,10 @@ def run(script):
                     break
             else:
                 marks.append(len(child.raw.decode("utf-8", errors="replace")))
+            touch = step.get("touch")
+            if touch is not None:
+                with open(touch, "a"):
+                    pass
             send = step.get("send")
             if send is not None:
                 for piece in send if isinstance(send, list) else [send]:

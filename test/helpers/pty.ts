@@ -13,6 +13,8 @@ export interface Step {
   expect?: string;
   /** Keystrokes to type once it appeared; a list is typed piece by piece. */
   send?: string | string[];
+  /** A file to create once the text appeared, before typing: releases a process a test holds (hold-hook.mjs). */
+  touch?: string;
 }
 
 export interface PtyResult {

@@ -17,12 +17,14 @@ export async function approveRun(ctx: Context, journal: RunJournal, plan: RunPla
   const table = ctx.format === 'table';
   const writer = table ? undefined : rowWriter<ApprovalOutcome>(ctx.format, ctx.io.stdout);
   const resume = suggestCommand(ctx, ['fund', 'run', '--journal', journal.path]);
+  let done = 0;
+  // Ctrl-C: what was sent is in the journal. The progress line goes (its time left no longer holds); the note says how far the run got.
   const onSignal = () => {
-    ctx.note(`interrupted: the journal says what was approved; continue with: ${resume}`);
+    ctx.status.clear();
+    ctx.note(`interrupted after ${done} of ${plan.encounters.length} approvals: the journal says what was approved; continue with: ${resume}`);
     process.exit(130);
   };
   process.once('SIGINT', onSignal);
-  let done = 0;
   let result;
   let history: FundHistory | undefined;
   try {

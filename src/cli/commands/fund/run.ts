@@ -59,6 +59,12 @@ export const run = verb({
       journal.close();
       journal = undefined;
     }
+    if (journal?.closed) {
+      journal.close();
+      runs.refuseClosed(journal);
+    }
+    // An open run of this profile is offered (continue, close or quit) before a new one, never shadowed by it.
+    journal ??= await (await import('./open-run.js')).offerOpenRun(ctx, dryRun, () => sealKey(ctx, false));
     const resuming = journal !== undefined;
     // A prefix given for a new run must be free: its codes would repeat approvals already made.
     const usedBefore = prefix !== undefined && !resuming && !dryRun ? prefixInHistory(ctx.paths.dataDir, prefix) : undefined;
@@ -163,7 +169,7 @@ export const run = verb({
           throw new ConflictError(
             `another payment run under ${journal.plan.prefix} was confirmed in ${journal.path} meanwhile: nothing was sent by this one. ${suggestCommand(ctx, ['jobs'])} shows it; a new run (another prefix) selects what is still unfunded`,
           );
-        journal.confirm(draft);
+        journal.confirm(draft, { profile: ctx.profileName, base_url: ctx.profile().base_url ?? null });
         plan = draft;
         ctx.note(`journal: ${journal!.path} (if interrupted, run: ${suggestCommand(ctx, ['fund', 'run', '--journal', journal!.path])})`);
       }

@@ -82,5 +82,6 @@ export { count } from '../../../render/format.js';
 /** The state in words for a person: what it means and what to do. */
 export function stateText(s: JobSummary): string {
   if (s.state === 'running') return `running (pid ${s.pid})`;
+  if (s.state === 'closed') return `closed by ${s.closed_by ?? '(not recorded)'} at ${s.closed_at ?? '(not recorded)'}: the approvals left were not sent`;
   return s.state;
 }

@@ -36,7 +36,7 @@ export const show = verb({
     const rows = job.items.map(({ text: _text, amount_cents, ...item }) => ({ ...item, amount: amount_cents === null ? null : centsToAmount(amount_cents) }));
     const flat = rows.map((i) => ({ ...i, errors: i.errors.map((e) => (e.field ? `${e.field}: ${e.message}` : e.message)).join('; ') }));
     return {
-      data: { ...summaryRecord(s), items: rows },
+      data: { ...summaryRecord(s), ...(s.state === 'closed' ? { closed_at: s.closed_at, closed_by: s.closed_by } : {}), items: rows },
       items: ctx.format === 'csv' ? flat : rows,
       table: (t) => {
         const pairs: [string, string][] = [
@@ -68,6 +68,7 @@ export const show = verb({
         if (s.failed + s.invalid > 0 && s.kind !== 'payment run')
           next.push(`to fix and send again: tpa jobs show ${s.id} --failed-to fix.ndjson, then tpa claim submit fix.ndjson`);
         if (s.state === 'incomplete') next.push('pending work: run the same command again with this journal, and it continues');
+        if (s.state === 'incomplete' && s.kind === 'payment run') next.push(`or close the run for good, sending nothing: tpa jobs close ${screen(s.id)}`);
         return next.length > 0 ? `${text}\n\n${next.join('\n')}` : text;
       },
     };
