@@ -11,7 +11,7 @@ const onTerminal = (args: string[], columns = 80) => runTpa(args, { home: home.d
 
 describe('the processor trace', () => {
   it('is shown at adjudication as the id the transfer takes once funded, not as a transfer; the ledger calls it the transfer once funded', async () => {
-    const e = await adjudicatedEncounter(run, home.dir);
+    const e = await adjudicatedEncounter(run, home.dir, { template: ['--type', 'institutional', '--patient', 'JS00111223333'] });
     const trace = e.response.processor_trace_id as string;
     expect(trace).toMatch(/^tr_/);
     const polled = await onTerminal(['claim', 'poll', e.submissionId]);
@@ -26,4 +26,53 @@ describe('the processor trace', () => {
     expect(after.stdout).toMatch(new RegExp(`\\n\\s*Transfer\\s+${approved.json<{ processor_transfer_id: string }>().processor_transfer_id}\\n`));
     expect(after.stdout).not.toMatch(/once funded|Processor trace/);
   });
+});
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: colour codes are what this takes off
+const plain = (s: string) => s.replace(/\x1b\[[0-9;]*m/g, '');
+
+describe('lists on a terminal are tables, a row a line, at 80 columns and wider', () => {
+  const encounters: { id: string; amount: string }[] = [];
+  beforeAll(async () => {
+    for (const patient of ['MBR-1001', 'MBR-1002', 'MBR-1003', 'MBR-1004']) {
+      const e = await adjudicatedEncounter(run, home.dir, { template: ['--type', 'institutional', '--patient', patient] });
+      encounters.push({ id: e.id, amount: e.amount });
+    }
+    const ok = await run(['fund', 'approve', encounters[0]!.id, '--amount', encounters[0]!.amount, '--auth-code', 'AUTH-20261207-LIST-0001', '--yes']);
+    expect(ok.code, ok.stderr).toBe(0);
+    // A refusal, whose reason is a long sentence.
+    expect((await run(['fund', 'approve', encounters[1]!.id, '--amount', '1.00', '--auth-code', 'AUTH-20261207-LIST-0002', '--yes'])).code).not.toBe(0);
+  });
+
+  /** The table's lines: one per row, the header and the borders. */
+  const rowsOf = (stdout: string) => plain(stdout).trimEnd().split('\n');
+
+  for (const columns of [80, 120]) {
+    it(`fund history at ${columns} columns: an approval a line, its encounter and amount whole`, async () => {
+      const r = await onTerminal(['--no-pager', 'fund', 'history'], columns);
+      expect(r.code, r.stderr).toBe(0);
+      const lines = rowsOf(r.stdout);
+      for (const l of lines) expect([...l].length, l).toBeLessThanOrEqual(columns);
+      // Every approval of this home (the trace test's too) on its own line, nothing else but the header and borders.
+      const approvals = (await run(['fund', 'history', '-o', 'json'])).json<unknown[]>().length;
+      expect(lines.length, plain(r.stdout)).toBe(approvals + 3);
+      expect(lines.filter((l) => /enc_/.test(l)).length).toBe(approvals);
+      expect(lines.find((l) => l.includes(encounters[0]!.id))).toMatch(/ APPROVED /);
+      expect(lines.find((l) => l.includes(encounters[0]!.id))).toContain(Number(encounters[0]!.amount).toLocaleString('en-US', { minimumFractionDigits: 2 }));
+      expect(lines.find((l) => l.includes(encounters[1]!.id))).toMatch(/ REFUSED .*1\.00|1\.00 .* REFUSED /);
+      if (columns >= 120) expect(lines.join('\n')).toMatch(/AUTH-20261207-LIST-0001/);
+    });
+
+    it(`fund run --dry-run at ${columns} columns: an encounter a line, then the summary`, async () => {
+      const r = await onTerminal(['--no-pager', 'fund', 'run', '--dry-run'], columns);
+      expect(r.code, r.stderr).toBe(0);
+      const text = plain(r.stdout);
+      for (const l of text.split('\n')) expect([...l].length, l).toBeLessThanOrEqual(columns);
+      const listing = text.slice(0, text.indexOf('Payment run (dry run')).trimEnd().split('\n');
+      // Three adjudicated, unfunded encounters: three rows, a header and two borders.
+      expect(listing.length, text).toBe(3 + 3);
+      for (const e of encounters.slice(1)) expect(listing.filter((l) => l.includes(e.id)).length).toBe(1);
+      expect(listing[1]).toMatch(/Encounter.*Amount/);
+    });
+  }
 });

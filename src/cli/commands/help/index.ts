@@ -92,7 +92,7 @@ export const HELP_TOPICS: readonly HelpTopic[] = [
     items: [
       [
         'table',
-        'for a person: no wider than the terminal (text columns wrap first; identifiers, dates, statuses and amounts are never cut), or a record at a time when it cannot fit; piped, it does not depend on any width',
+        'for a person: no wider than the terminal; a list keeps a row a line (names cut with …, columns left out before an identifier, an NPI or an amount is cut); another table wraps its text at spaces, or shows a record at a time when it cannot fit; piped, it does not depend on any width',
       ],
       [
         'json',

@@ -61,6 +61,7 @@ export const catalog = verb({
       t.table(
         CATALOG_TABLE.columns,
         first.results.map((s) => CATALOG_TABLE.cells(t, s)),
+        { list: true },
       );
     return { data: first, items: first.results, columns: CATALOG_TABLE.csv!.columns, after, table };
   },

@@ -18,11 +18,11 @@ export const preview = verb({
           [
             'Code',
             'Name',
-            'Rate type',
+            { header: 'Rate type', drop: 2 },
             { header: 'Rate', align: 'right' },
-            { header: 'Medicare', align: 'right' },
+            { header: 'Medicare', align: 'right', drop: 3 },
             { header: 'Allowed', align: 'right' },
-            'Bundle',
+            { header: 'Bundle', drop: 1 },
           ],
           [
             ...items.map((i) => [
@@ -36,6 +36,7 @@ export const preview = verb({
             ]),
             [t.c.bold('Total'), `${items.length} SSPs`, '', '', '', t.c.bold(formatCentsGrouped(totalCents)), ''],
           ],
+          { list: true },
         ),
     };
   },

@@ -29,7 +29,8 @@ export const show = verb({
 
 function itemsTable(t: TableTools, items: ScheduleItem[]): string {
   return t.table(
-    ['#', 'Code', 'Name', 'Rate type', { header: 'Rate', align: 'right' }, 'Bundle', 'Notes'],
+    // One line an item at any width: the notes, the bundle, then the rate type give way on a narrow terminal.
+    ['#', 'Code', 'Name', { header: 'Rate type', drop: 3 }, { header: 'Rate', align: 'right' }, { header: 'Bundle', drop: 2 }, { header: 'Notes', drop: 1 }],
     items.map((i) => [
       String(i.sort_order),
       i.ssp_code,
@@ -39,6 +40,7 @@ function itemsTable(t: TableTools, items: ScheduleItem[]): string {
       i.is_bundle_eligible ? String(i.bundle_type) : '—',
       i.notes,
     ]),
+    { list: true },
   );
 }
 
