@@ -93,14 +93,14 @@ function action(verb: AnyVerb, io: IO, state: RunState) {
   };
 }
 
-/** The pager of a command that pages (pager.ts PAGED_COMMANDS), when one is to run; else undefined. */
+/** The pager of a command that pages (pager.ts PAGED_COMMANDS), when one is to run; else undefined. It opens only for output taller than the screen. */
 async function pagerFor(cmd: Command, io: IO, enabled: boolean) {
   const path: string[] = [];
   for (let c: Command | null = cmd; c?.parent; c = c.parent) path.unshift(c.name());
-  const { PAGED_COMMANDS, pagerCommand, startPaging } = await import('./pager.js');
-  if (!PAGED_COMMANDS.includes(path.join(' '))) return undefined;
+  const { isPaged, pagerCommand, screenRows, startPaging } = await import('./pager.js');
+  if (!isPaged(path.join(' '), (flag) => cmd.getOptionValue(flag) === true)) return undefined;
   const argv = pagerCommand(io, enabled);
-  return argv ? startPaging(io, argv) : undefined;
+  return argv ? startPaging(io, argv, screenRows(io)) : undefined;
 }
 
 /**
