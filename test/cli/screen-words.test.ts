@@ -76,3 +76,31 @@ describe('lists on a terminal are tables, a row a line, at 80 columns and wider'
     });
   }
 });
+
+describe('the builder ids on the text screens', () => {
+  it('local fixtures lists the builder instances and catalog versions the ratesheet commands take, at 80 columns', async () => {
+    const r = await onTerminal(['--no-pager', 'local', 'fixtures']);
+    expect(r.code, r.stderr).toBe(0);
+    const lines = plain(r.stdout).split('\n');
+    for (const l of lines) expect([...l].length, l).toBeLessThanOrEqual(80);
+    expect(lines.find((l) => l.includes('BLD-1001'))).toMatch(/│ BLD-1001 │ DC-2026-0101 │ 1902847361 │/);
+    expect(lines.find((l) => l.includes('BLD-1002'))).toMatch(/│ BLD-1002 │/);
+    expect(lines.some((l) => /│ v1\.0\s+│\s+\d+ │/.test(l))).toBe(true);
+    const help = await onTerminal(['ratesheet', 'show', '--help']);
+    expect(help.stdout.replace(/\s+/g, ' ')).toContain('instance_id builder instance id, e.g. BLD-1001 (the embedded engine lists its own: tpa local fixtures)');
+  });
+
+  it('init names the rate schedule it made, add the item and the SSP id, as json does', async () => {
+    const init = await onTerminal(['ratesheet', 'init', 'BLD-1002']);
+    expect(init.code, init.stderr).toBe(0);
+    const schedule = (await run(['ratesheet', 'init', 'BLD-1002', '-o', 'json'])).json<{ rate_schedule_id: string }>().rate_schedule_id;
+    expect(plain(init.stdout)).toMatch(new RegExp(`^✓ .*BLD-1002\\nRate schedule\\s+${schedule}\\n$`));
+    const add = await onTerminal(['ratesheet', 'add', 'BLD-1002', '--ssp', 'GI-0101', '--rate-type', 'CASE_RATE', '--rate', '900']);
+    expect(add.code, add.stderr).toBe(0);
+    const again = (await run(['ratesheet', 'add', 'BLD-1002', '--ssp', 'GI-0101', '--rate-type', 'CASE_RATE', '--rate', '900', '-o', 'json'])).json<{
+      rate_schedule_item_id: string;
+      ssp_id: string;
+    }>();
+    expect(plain(add.stdout)).toContain(`Item    ${again.rate_schedule_item_id}\nSSP id  ${again.ssp_id}\n`);
+  });
+});

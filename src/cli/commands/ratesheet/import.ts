@@ -1,5 +1,6 @@
 // tpa ratesheet import: a bulk upsert from a CSV, every row checked before anything is written,
 // the changes shown first (or only, with --dry-run).
+import { instanceArgument } from './instance.js';
 import type { TpaClient } from '../../../client/client.js';
 import type { RateSchedule, ScheduleItemInput, Ssp } from '../../../client/types.js';
 import { parseCsv } from '../../../domain/csv.js';
@@ -18,7 +19,7 @@ export const importCsv = verb({
   description:
     'bulk upsert from a CSV of ssp_code,rate_type,rate_value,bundle_type,notes; shows the changes first; a bad row stops it before anything is written',
   args: {
-    instanceId: argument.required('<instance_id>', 'builder instance'),
+    instanceId: instanceArgument(),
     file: argument.required('<file>', 'CSV file, or - for stdin'),
   },
   options: { dryRun: option.flag('--dry-run', 'show what would change, write nothing') },

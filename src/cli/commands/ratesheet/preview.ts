@@ -1,11 +1,12 @@
 // tpa ratesheet preview: the allowed amount of every item, and their total; nothing is saved.
+import { instanceArgument } from './instance.js';
 import { formatCentsGrouped, jsonNumberToCents } from '../../../domain/money.js';
-import { argument, verb } from '../../verb.js';
+import { verb } from '../../verb.js';
 
 export const preview = verb({
   name: 'preview',
   description: 'the allowed amount of every item, without saving anything',
-  args: { instanceId: argument.required('<instance_id>', 'builder instance') },
+  args: { instanceId: instanceArgument() },
   examples: ['tpa ratesheet preview BLD-1001'],
   async run(ctx, { instanceId }) {
     const { items } = (await (await ctx.client()).previewSchedule(instanceId)).body;

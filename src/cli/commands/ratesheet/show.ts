@@ -1,12 +1,13 @@
 // tpa ratesheet show: the schedule's settings and its items.
+import { instanceArgument } from './instance.js';
 import type { ScheduleItem, ScheduleSettings } from '../../../client/types.js';
 import type { TableTools } from '../../../render/output.js';
-import { argument, verb } from '../../verb.js';
+import { verb } from '../../verb.js';
 
 export const show = verb({
   name: 'show',
   description: 'the schedule settings and its items',
-  args: { instanceId: argument.required('<instance_id>', 'builder instance') },
+  args: { instanceId: instanceArgument() },
   examples: ['tpa ratesheet show BLD-1001'],
   async run(ctx, { instanceId }) {
     const s = (await (await ctx.client()).schedule(instanceId)).body.rate_schedule;
