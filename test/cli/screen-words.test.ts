@@ -87,7 +87,9 @@ describe('the builder ids on the text screens', () => {
     expect(lines.find((l) => l.includes('BLD-1002'))).toMatch(/│ BLD-1002 │/);
     expect(lines.some((l) => /│ v1\.0\s+│\s+\d+ │/.test(l))).toBe(true);
     const help = await onTerminal(['ratesheet', 'show', '--help']);
-    expect(help.stdout.replace(/\s+/g, ' ')).toContain('instance_id builder instance id, e.g. BLD-1001 (the embedded engine lists its own: tpa local fixtures)');
+    expect(help.stdout.replace(/\s+/g, ' ')).toContain(
+      'instance_id builder instance id, e.g. BLD-1001 (the embedded engine lists its own: tpa local fixtures)',
+    );
   });
 
   it('init names the rate schedule it made, add the item and the SSP id, as json does', async () => {
