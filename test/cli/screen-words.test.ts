@@ -106,3 +106,17 @@ describe('the builder ids on the text screens', () => {
     expect(plain(add.stdout)).toContain(`Item    ${again.rate_schedule_item_id}\nSSP id  ${again.ssp_id}\n`);
   });
 });
+
+describe('one amount format on a screen', () => {
+  it('a case rate, a default rate and a negotiated rate are grouped with two decimals like every amount beside them, without a currency sign', async () => {
+    expect((await run(['ratesheet', 'init', 'BLD-1001', '--default-rate-type', 'CASE_RATE', '--default-rate', '2100'])).code).toBe(0);
+    expect((await run(['ratesheet', 'add', 'BLD-1001', '--ssp', 'HD-0401', '--rate-type', 'CASE_RATE', '--rate', '12500'])).code).toBe(0);
+    const show = plain((await onTerminal(['--no-pager', 'ratesheet', 'show', 'BLD-1001'], 120)).stdout);
+    expect(show).toMatch(/\nDefault rate\s+CASE_RATE 2,100\.00\n/);
+    expect(show).toMatch(/HD-0401[^\n]*│\s+12,500\.00 │/);
+    expect(show).not.toMatch(/\b2100\b|12500/);
+    const full = plain((await onTerminal(['lookup', 'full', 'ctr_8d21b5e09f4c7a13', '--npi', '1045782368', '--group', 'GRP-1001', '--cpt', '45378'])).stdout);
+    expect(full).toMatch(/\nNegotiated rate\s+\d{1,3}(,\d{3})*\.\d\d\n/);
+    expect(full).not.toContain('$');
+  });
+});

@@ -12,7 +12,7 @@ import { csvCellValue } from '../../../render/screen.js';
 import { readInput } from '../../options.js';
 import { argument, option, verb } from '../../verb.js';
 import { counter } from '../../status-line.js';
-import { BUNDLE_TYPES, CSV_COLUMNS, formatRate, rateProblem } from './rates.js';
+import { BUNDLE_TYPES, CSV_COLUMNS, rateOnScreen, rateProblem } from './rates.js';
 
 export const importCsv = verb({
   name: 'import',
@@ -81,7 +81,7 @@ export const importCsv = verb({
               p.ssp_code,
               p.action === 'add' ? t.c.green('add') : p.action === 'change' ? t.c.yellow('change') : 'unchanged',
               p.item.rate_type,
-              formatRate(p.item.rate_type, p.item.rate_value),
+              rateOnScreen(p.item.rate_type, p.item.rate_value),
               p.item.bundle_type ?? '—',
               p.changes.join('; '),
             ]),
@@ -197,7 +197,7 @@ async function planImport(client: TpaClient, schedule: RateSchedule, text: strin
       ? [
           existing.rate_type !== item.rate_type && `rate_type ${existing.rate_type} → ${item.rate_type}`,
           existing.rate_value !== item.rate_value &&
-            `rate_value ${formatRate(existing.rate_type, existing.rate_value)} → ${formatRate(item.rate_type, item.rate_value)}`,
+            `rate_value ${rateOnScreen(existing.rate_type, existing.rate_value)} → ${rateOnScreen(item.rate_type, item.rate_value)}`,
           (existing.bundle_type ?? null) !== item.bundle_type && `bundle_type ${existing.bundle_type ?? '—'} → ${item.bundle_type ?? '—'}`,
           existing.notes !== item.notes && 'notes',
         ].filter((c): c is string => typeof c === 'string')

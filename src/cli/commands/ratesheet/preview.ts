@@ -2,6 +2,7 @@
 import { instanceArgument } from './instance.js';
 import { formatCentsGrouped, jsonNumberToCents } from '../../../domain/money.js';
 import { verb } from '../../verb.js';
+import { rateOnScreen } from './rates.js';
 
 export const preview = verb({
   name: 'preview',
@@ -30,7 +31,7 @@ export const preview = verb({
               i.ssp_code,
               i.ssp_name,
               i.rate_type,
-              i.rate_type === 'CASE_RATE' ? t.amount(i.rate_value) : `${i.rate_value}×`,
+              rateOnScreen(i.rate_type, i.rate_value),
               t.amount(i.medicare_rate),
               t.amount(i.calculated_allowed_amount),
               i.bundle_type ?? '—',

@@ -3,6 +3,7 @@ import { instanceArgument } from './instance.js';
 import type { ScheduleItem, ScheduleSettings } from '../../../client/types.js';
 import type { TableTools } from '../../../render/output.js';
 import { verb } from '../../verb.js';
+import { rateOnScreen } from './rates.js';
 
 export const show = verb({
   name: 'show',
@@ -37,7 +38,7 @@ function itemsTable(t: TableTools, items: ScheduleItem[]): string {
       i.ssp_code,
       i.ssp_name,
       i.rate_type,
-      i.rate_type === 'CASE_RATE' ? t.amount(i.rate_value) : `${i.rate_value}×`,
+      rateOnScreen(i.rate_type, i.rate_value),
       i.is_bundle_eligible ? String(i.bundle_type) : '—',
       i.notes,
     ]),
@@ -52,6 +53,6 @@ function settingsPairs(s: ScheduleSettings): [string, string][] {
     ['Service logic', s.service_logic],
     ['Elective advance', `${s.elective_advance_hours} h`],
     ['Non-elective fallback', `${s.non_elective_fallback} (${s.non_elective_fallback_percent}× Medicare)`],
-    ['Default rate', `${s.default_rate_type} ${s.default_rate_value}`],
+    ['Default rate', `${s.default_rate_type} ${rateOnScreen(s.default_rate_type, s.default_rate_value)}`],
   ];
 }
