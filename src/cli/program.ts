@@ -4,8 +4,8 @@ import { addEntry, examples, helpWidth, once, type RunState } from './action.js'
 import type { Entry } from './verb.js';
 import { OUTPUT_FORMATS } from './formats.js';
 import { registerHelp } from './commands/help/index.js';
-import type { IO } from './io.js';
-import { fill, wrapWords } from '../render/text.js';
+import { terminalWidth, type IO } from './io.js';
+import { fill, wrapProse, wrapWords } from '../render/text.js';
 
 const VERSION_OPTION = new Option('-V, --version', 'print the version');
 
@@ -125,6 +125,8 @@ export async function buildProgram(io: IO, state: RunState, tree: 'full' | strin
     getErrHelpWidth: () => helpWidth(io.stderr),
     getOutHasColors: () => false,
     getErrHasColors: () => false,
+    // commander's own errors too are wrapped at spaces to the terminal (render/text.ts), as every message is.
+    outputError: (text: string, write: (text: string) => void) => write(wrapProse(text, terminalWidth(io.stderr))),
   };
   const program = new Command('tpa')
     .description(

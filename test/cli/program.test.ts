@@ -125,6 +125,15 @@ describe('the program', () => {
       });
   });
 
+  it("commander's error, long, is wrapped at spaces on a terminal: no line over its width, every argument whole", async () => {
+    const many = Array.from({ length: 12 }, (_, i) => `enc_01a24f6dc3749128dc${String(i).padStart(2, '0')}`);
+    const r = await runTpa(['ledger', 'show', ...many], { home: home.dir, tty: true, columns: 80 });
+    expect(r.code).toBe(2);
+    const lines = r.stderr.split('\n');
+    for (const l of lines) expect(l.length, l).toBeLessThanOrEqual(80);
+    for (const id of many.slice(1)) expect(r.stderr.split(/[\s,.]+/)).toContain(id);
+  });
+
   it('an unknown output format is a usage error', async () => {
     const r = await run(['local', 'fixtures', '-o', 'xml']);
     expect(r.code).toBe(2);
