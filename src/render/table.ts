@@ -3,9 +3,10 @@
 // column at spaces, or are cut with … where a row must stay one line), identifiers, dates, statuses
 // and amounts are never cut; columns marked to give way are left out, least important first. A
 // list (`list`, and every streamed table) keeps each row on one line, as gh's lists do: its text
-// cells are cut with …, and when the columns still cannot fit, columns are left out (marked ones
-// first, then from the right; the first stays). Only a table that cannot fit even so is printed a
-// record at a time, label and value on each line.
+// cells are cut with … (a trailing NPI in brackets kept whole), and when the columns still cannot
+// fit, columns are left out (the marked ones, then the others but the first: text, then ids, dates
+// and statuses, amounts last). Only a table that cannot fit even so is printed a record at a time,
+// label and value on each line.
 import Table from 'cli-table3';
 import { displayWidth, padEnd, wrapWords } from './text.js';
 
@@ -53,8 +54,9 @@ const MIN_TEXT = 12;
 
 /**
  * The narrowest each column may get (padding included): a column that cannot shrink, its natural
- * width; a text column that is cut, MIN_TEXT (beside its trailing id, when it has one); one that wraps, its longest word too, since a wrap
- * is at spaces and never cuts a word (an NPI, an amount, an id in a sentence).
+ * width; a text column that is cut, MIN_TEXT, or its trailing id and a few letters before it; one
+ * that wraps, its longest word too, since a wrap is at spaces and never cuts a word (an NPI, an
+ * amount, an id in a sentence).
  */
 export function minimumWidths(
   cols: readonly Column[],
@@ -95,8 +97,8 @@ export function fitWidths(natural: readonly number[], canShrink: readonly boolea
 /**
  * The columns that fit `width` and their widths: every column if it can, else without the columns
  * marked to give way, the lowest `drop` first, until the rest fits; a list then leaves out the
- * others, never its first: text, then ids, dates and statuses, its amounts last. Undefined when even that cannot fit (the caller prints
- * records).
+ * others, never its first: text, then ids, dates and statuses, its amounts last. Undefined when
+ * even that cannot fit (the caller prints records).
  */
 export function fitColumns(
   cols: readonly Column[],
