@@ -6,6 +6,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
+import { displayWidth } from '../render/text.js';
 import { type IO, screenedStream, type Stream } from './io.js';
 
 /**
@@ -69,8 +70,11 @@ export function startPaging(io: IO, argv: string[], rows?: number): Paging {
   let closed = false;
   let held: { err: boolean; text: string }[] | undefined = rows === undefined ? undefined : [];
   let heldLines = 0;
+  // The screen lines a text takes: a line wider than the terminal takes more than one.
   const linesOf = (text: string) =>
-    text.split('\n').reduce((n, line, i, all) => n + (i === all.length - 1 ? 0 : Math.max(1, Math.ceil(line.length / Math.max(1, io.stdout.columns)))), 0);
+    text
+      .split('\n')
+      .reduce((n, line, i, all) => n + (i === all.length - 1 ? 0 : Math.max(1, Math.ceil(displayWidth(line) / Math.max(1, io.stdout.columns)))), 0);
   let exited: Promise<void> = Promise.resolve();
   // Ctrl-C while the pager shows the listing stops the listing, not tpa: it waits for the pager to be
   // closed, so that the shell does not take the terminal back from under it.
