@@ -125,15 +125,37 @@ export function wrapProse(text: string, width: number | undefined): string {
 /** Where a suggested command starts in a line ("next page: tpa ledger list …", "$ tpa …"): from there to the end it is one command. */
 const COMMAND = /(?:^|\s)(tpa\s.*)$/u;
 
+/** Words of a shell command line, split at spaces outside quotes: a quoted value is one word. */
+function shellWords(line: string): string[] {
+  const words: string[] = [];
+  let word = '';
+  let quote: string | undefined;
+  for (const c of line) {
+    if (quote) {
+      if (c === quote) quote = undefined;
+    } else if (c === "'" || c === '"') quote = c;
+    else if (c === ' ') {
+      if (word !== '') words.push(word);
+      word = '';
+      continue;
+    }
+    word += c;
+  }
+  if (word !== '') words.push(word);
+  return words;
+}
+
 /**
  * A command too long for one line, as lines that a shell reads back as the one command: broken at
- * spaces, each line but the last ending in " \", the lines after the first indented two more.
+ * spaces outside quotes (a backslash inside quotes would be read as text), each line but the last
+ * ending in " \", the lines after the first indented two more than `indent`. The one way tpa
+ * breaks a command: the examples of --help and the commands suggested in messages alike.
  */
-function commandLines(command: string, first: string, indent: string, width: number): string[] {
+export function commandLines(command: string, first: string, indent: string, width: number): string[] {
   const out: string[] = [];
   let current = first;
   let empty = true;
-  for (const word of command.split(' ')) {
+  for (const word of shellWords(command)) {
     if (!empty && displayWidth(`${current} ${word} \\`) > width) {
       out.push(`${current} \\`);
       current = `${indent}  ${word}`;

@@ -155,3 +155,20 @@ describe('a list at any width', () => {
     expect(text.split('\n').length).toBeGreaterThan(rows.length + 3);
   });
 });
+
+describe('one way to break a command', () => {
+  it('a suggested command is continued with " \\" at spaces outside its quotes only, as a shell reads it back', () => {
+    const command = "tpa fund approve enc_01a24f6dc3749128dc87 --auth-code AUTH-20261207-ACME-0002 --notes 'owed again after a refund of the transfer'";
+    const text = wrapProse(`to approve it anew: ${command}`, 60);
+    for (const l of text.split('\n')) expect(l.length, l).toBeLessThanOrEqual(60);
+    expect(text).toContain("'owed again after a refund of the transfer'");
+    // Joined back as a shell would (backslash-newline gone), it is the command.
+    expect(text.replace(/ \\\n\s+/g, ' ').replace(/^to approve it anew:\s+/, '')).toBe(command);
+  });
+
+  it("--help's examples are broken the same way", async () => {
+    const { fitCommand } = await import('../../src/cli/action.js');
+    const text = fitCommand('tpa ledger list --all -o ndjson | jq -r \'select(.status == "ADJUDICATED") | .encounter_id\'', 50);
+    expect(text.split('\n')).toEqual(['  $ tpa ledger list --all -o ndjson | jq -r \\', '      \'select(.status == "ADJUDICATED") | .encounter_id\'']);
+  });
+});
