@@ -4,8 +4,8 @@
 // and amounts are never cut; columns marked to give way are left out, least important first. A
 // list (`list`, and every streamed table) keeps each row on one line, as gh's lists do: its text
 // cells are cut with … (a trailing NPI in brackets kept whole), and when the columns still cannot
-// fit, columns are left out (the marked ones, then the others but the first: text, then ids, dates
-// and statuses, amounts last). Only a table that cannot fit even so is printed a record at a time,
+// fit, columns are left out (the marked ones, then the others but the first: one-word columns,
+// then text, amounts last). Only a table that cannot fit even so is printed a record at a time,
 // label and value on each line.
 import Table from 'cli-table3';
 import { displayWidth, padEnd, wrapWords } from './text.js';
@@ -97,7 +97,7 @@ export function fitWidths(natural: readonly number[], canShrink: readonly boolea
 /**
  * The columns that fit `width` and their widths: every column if it can, else without the columns
  * marked to give way, the lowest `drop` first, until the rest fits; a list then leaves out the
- * others, never its first: text, then ids, dates and statuses, its amounts last. Undefined when
+ * others, never its first: one-word columns, then text, its amounts last. Undefined when
  * even that cannot fit (the caller prints records).
  */
 export function fitColumns(
@@ -112,12 +112,13 @@ export function fitColumns(
     .filter((d): d is readonly [number, number] => d[0] !== undefined)
     .sort((a, b) => a[0] - b[0])
     .map(([, i]) => i);
-  // A list's other columns, but its first: text first, then the other words (ids, dates, statuses), amounts last; each from the right.
+  // A list's other columns, but its first, each from the right: the one-word ones (codes, flags, dates),
+  // then text (already cut as far as it goes), amounts last.
   const unmarked = cols
     .map((_, i) => i)
     .filter((i) => i > 0 && !marked.includes(i))
     .reverse();
-  const rank = (i: number) => (canShrink[i] ? 0 : cols[i]!.align === 'right' ? 2 : 1);
+  const rank = (i: number) => (cols[i]!.align === 'right' ? 2 : canShrink[i] ? 1 : 0);
   const rest = options.list ? [0, 1, 2].flatMap((r) => unmarked.filter((i) => rank(i) === r)) : [];
   const order = [...marked, ...rest];
   let keep = cols.map((_, i) => i);

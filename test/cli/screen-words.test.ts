@@ -47,6 +47,14 @@ describe('lists on a terminal are tables, a row a line, at 80 columns and wider'
   /** The table's lines: one per row, the header and the borders. */
   const rowsOf = (stdout: string) => plain(stdout).trimEnd().split('\n');
 
+  it('piped, a list is neither cut nor trimmed of columns, even as a table', async () => {
+    const r = await run(['fund', 'history', '-o', 'table']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/When.*Profile.*Encounter.*Amount.*Authorization.*Outcome.*Transfer.*Transfer status.*Reason/);
+    expect(r.stdout).toContain('The amount must equal the adjudicated benefit');
+    expect(r.stdout).not.toContain('…');
+  });
+
   for (const columns of [80, 120]) {
     it(`fund history at ${columns} columns: an approval a line, its encounter and amount whole`, async () => {
       const r = await onTerminal(['--no-pager', 'fund', 'history'], columns);

@@ -141,12 +141,19 @@ describe('a list at any width', () => {
     expect(lines[3]).toMatch(/\(1045782368\)/);
   });
 
-  it('leaves a column out rather than cut an id: the text first, the amount last', () => {
-    const text = table(cols, rows, { width: 60, list: true });
-    for (const l of text.split('\n')) expect([...l].length).toBeLessThanOrEqual(60);
-    expect(text.split('\n')[1]).toMatch(/│ Id\s+│ Status\s+│\s+Amount │/);
-    expect(text).toContain('enc_01a24f6dc3749128dc87');
-    expect(text).toContain('2,460.00');
+  it('leaves a column out rather than cut an id: a one-word column first, then text, the amount last', () => {
+    const at = (width: number) => table(cols, rows, { width, list: true }).split('\n');
+    for (const [width, header] of [
+      [60, /│ Id\s+│ Provider\s+│\s+Amount │/],
+      [50, /│ Id\s+│\s+Amount │/],
+    ] as const) {
+      const lines = at(width);
+      for (const l of lines) expect([...l].length).toBeLessThanOrEqual(width);
+      expect(lines[1]).toMatch(header);
+      expect(lines[2]).toContain('enc_01a24f6dc3749128dc87');
+      expect(lines[2]).toContain('2,460.00');
+    }
+    expect(at(60)[2]).toMatch(/… \(1234567893\) │/);
   });
 
   it('a table that is not a list still wraps its text at spaces, every word whole', () => {

@@ -205,13 +205,14 @@ const CSV_COLUMNS = [
 
 // An entry is one line at any width (docs/design.md "Output"): on a terminal too narrow for every
 // column, Charges goes first, then Allowed, then the encounter number (the id stays: it is what the
-// other commands take), then the service date; the provider's name is cut with …, its NPI kept.
+// other commands take), then the service date, then the provider, whose name is cut with … first,
+// its NPI kept.
 const LIST_TABLE: TableSpec<LedgerItem> = {
   columns: [
     { header: 'Encounter', drop: 3 },
     'Id',
     { header: 'Service date', drop: 4 },
-    { header: 'Provider', cut: true },
+    { header: 'Provider', cut: true, drop: 5 },
     // Room for the longest status with its flag, "ADJUDICATED ↩ refunded", on every page of --all.
     { header: 'Status', whole: true, room: 22 },
     { header: 'Charges', align: 'right', drop: 1 },
