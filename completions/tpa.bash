@@ -657,7 +657,7 @@ _tpa() {
         __never__) ;;
       esac
       valued=''
-      words='exit-codes environment formats lookup claim fund settlement ledger activity jobs ratesheet auth config local api health demo completion'
+      words='exit-codes environment formats global-options lookup claim fund settlement ledger activity jobs ratesheet auth config local api health demo completion'
       flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
   esac

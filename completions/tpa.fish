@@ -15,7 +15,7 @@ complete -c tpa -n '__fish_use_subcommand' -a api -d 'send a raw request to a pa
 complete -c tpa -n '__fish_use_subcommand' -a health -d 'check the service and the credentials: environment, key, scopes, the service\'s time'
 complete -c tpa -n '__fish_use_subcommand' -a demo -d 'the whole lifecycle on a scratch embedded engine, narrated step by step'
 complete -c tpa -n '__fish_use_subcommand' -a completion -d 'print the shell completion script (commands, options and their values)'
-complete -c tpa -n '__fish_use_subcommand' -a help -d 'help for a command (tpa help fund approve), or a topic: exit-codes, environment, formats'
+complete -c tpa -n '__fish_use_subcommand' -a help -d 'help for a command (tpa help fund approve), or a topic: exit-codes, environment, formats, global-options'
 complete -c tpa -s p -l profile -r -d 'profile to use (default "local")'
 complete -c tpa -s o -l output -x -a 'table json ndjson csv' -d 'output format (default table on a terminal, json otherwise)'
 complete -c tpa -l json -d 'same as --output json'
@@ -324,6 +324,7 @@ complete -c tpa -n '__fish_seen_subcommand_from completion' -s h -l help -d 'sho
 complete -c tpa -n '__fish_seen_subcommand_from help' -a exit-codes
 complete -c tpa -n '__fish_seen_subcommand_from help' -a environment
 complete -c tpa -n '__fish_seen_subcommand_from help' -a formats
+complete -c tpa -n '__fish_seen_subcommand_from help' -a global-options
 complete -c tpa -n '__fish_seen_subcommand_from help' -a lookup
 complete -c tpa -n '__fish_seen_subcommand_from help' -a claim
 complete -c tpa -n '__fish_seen_subcommand_from help' -a fund

@@ -7,6 +7,7 @@ import { UsageError } from '../errors.js';
 import type { Context } from './context.js';
 import { terminalWidth, type IO, type Stream } from './io.js';
 import { isGroup, type AnyVerb, type ArgSpec, type Entry, type OptionSpec } from './verb.js';
+import { commandLines } from '../render/text.js';
 
 export interface RunState {
   ctx?: Context;
@@ -93,14 +94,14 @@ function action(verb: AnyVerb, io: IO, state: RunState) {
   };
 }
 
-/** The pager of a command that pages (pager.ts PAGED_COMMANDS), when one is to run; else undefined. */
+/** The pager of a command that pages (pager.ts PAGED_COMMANDS), when one is to run; else undefined. It opens only for output taller than the screen. */
 async function pagerFor(cmd: Command, io: IO, enabled: boolean) {
   const path: string[] = [];
   for (let c: Command | null = cmd; c?.parent; c = c.parent) path.unshift(c.name());
-  const { PAGED_COMMANDS, pagerCommand, startPaging } = await import('./pager.js');
-  if (!PAGED_COMMANDS.includes(path.join(' '))) return undefined;
+  const { isPaged, pagerCommand, screenRows, startPaging } = await import('./pager.js');
+  if (!isPaged(path.join(' '), (flag) => cmd.getOptionValue(flag) === true)) return undefined;
   const argv = pagerCommand(io, enabled);
-  return argv ? startPaging(io, argv) : undefined;
+  return argv ? startPaging(io, argv, screenRows(io)) : undefined;
 }
 
 /**
@@ -119,35 +120,7 @@ export function helpWidth(stream: Stream): number {
   return Math.min(stream.columns || 80, 80);
 }
 
-/** Words of a shell command line, split at spaces outside quotes. */
-function shellWords(line: string): string[] {
-  const words: string[] = [];
-  let word = '';
-  let quote: string | undefined;
-  for (const c of line) {
-    if (quote) {
-      if (c === quote) quote = undefined;
-    } else if (c === "'" || c === '"') quote = c;
-    else if (c === ' ') {
-      if (word !== '') words.push(word);
-      word = '';
-      continue;
-    }
-    word += c;
-  }
-  if (word !== '') words.push(word);
-  return words;
-}
-
-/** `  $ <line>`, broken at spaces into lines of at most `width` columns, each but the last ending in ` \`. */
+/** `  $ <line>`, broken at spaces outside quotes into lines of at most `width` columns, each but the last ending in ` \` (render/text.ts). */
 export function fitCommand(line: string, width: number): string {
-  const prefix = (i: number) => (i === 0 ? '  $ ' : '      ');
-  const lines: string[][] = [[]];
-  for (const word of shellWords(line)) {
-    const current = lines[lines.length - 1]!;
-    // Room is kept for the " \\" that ends a line continued.
-    if (current.length > 0 && `${prefix(lines.length - 1)}${[...current, word].join(' ')} \\`.length > width) lines.push([word]);
-    else current.push(word);
-  }
-  return lines.map((words, i) => `${prefix(i)}${words.join(' ')}`).join(' \\\n');
+  return commandLines(line, '  $ ', '    ', width).join('\n');
 }

@@ -4,7 +4,8 @@ import { addEntry, examples, helpWidth, once, type RunState } from './action.js'
 import type { Entry } from './verb.js';
 import { OUTPUT_FORMATS } from './formats.js';
 import { registerHelp } from './commands/help/index.js';
-import type { IO } from './io.js';
+import { terminalWidth, type IO } from './io.js';
+import { fill, wrapProse, wrapWords } from '../render/text.js';
 
 const VERSION_OPTION = new Option('-V, --version', 'print the version');
 
@@ -124,6 +125,8 @@ export async function buildProgram(io: IO, state: RunState, tree: 'full' | strin
     getErrHelpWidth: () => helpWidth(io.stderr),
     getOutHasColors: () => false,
     getErrHasColors: () => false,
+    // commander's own errors too are wrapped at spaces to the terminal (render/text.ts), as every message is.
+    outputError: (text: string, write: (text: string) => void) => write(wrapProse(text, terminalWidth(io.stderr))),
   };
   const program = new Command('tpa')
     .description(
@@ -133,19 +136,18 @@ export async function buildProgram(io: IO, state: RunState, tree: 'full' | strin
     // recognised anywhere on the line, and `ratesheet load-catalog --version v1.0` needs the word.
     .configureHelp({
       visibleOptions: (cmd) => [...(cmd.parent ? [] : [VERSION_OPTION]), ...new Help().visibleOptions(cmd)],
-      // Every command's help lists the options of tpa itself too, under their own heading, as gh
-      // lists its inherited flags: they are typed after the command as well (`tpa ledger list -o csv`).
-      showGlobalOptions: true,
+      // The options of tpa itself are typed after any command too (`tpa ledger list -o csv`): a
+      // command's help names them in a few lines at its end, as gh lists its inherited flags, and
+      // `tpa help global-options` (or `tpa --help`) describes each.
+      showGlobalOptions: false,
+      formatHelp(this: Help, cmd: Command, helper: Help) {
+        const own = Help.prototype.formatHelp.call(this, cmd, helper);
+        return cmd.parent ? `${own}\n${inheritedFlags(cmd, helper.helpWidth ?? 80)}` : own;
+      },
       // A long term (`import [options] <instance_id> <file>`) leaves under 40 columns at 80: wrap there too.
       minWidthToWrap: 20,
-      boxWrap(this: Help, text: string, width: number) {
-        return Help.prototype.boxWrap
-          .call(this, text, width)
-          .split('\n')
-          .flatMap((line) => breakLongLine(line, width))
-          .join('\n');
-      },
-      styleTitle: (title) => (title === 'Global Options:' ? 'Global options:' : title),
+      // Wrapped at spaces, never mid-word, as every text of tpa (render/text.ts).
+      boxWrap: (text: string, width: number) => wrapWords(text, width).join('\n'),
     })
     .helpOption('-h, --help', 'show help')
     .addOption(once(new Option('-p, --profile <name>', 'profile to use (default "local")').env('TPA_PROFILE')))
@@ -194,10 +196,12 @@ Exit codes: 0 ok, 2 usage or validation, 3 not found, 4 conflict or wrong state,
     } else program.command(root.name).description(root.description);
   }
   registerHelp(program, io);
-  // Subcommands inherit exit override and output routing, so usage errors everywhere exit 2 on stderr.
+  // Subcommands inherit exit override and output routing, so usage errors everywhere exit 2 on stderr,
+  // each followed by the command's usage line and where its help is.
+  program.showHelpAfterError(afterError(program));
   const inherit = (cmd: Command): void => {
     for (const sub of cmd.commands) {
-      sub.exitOverride().configureOutput(output).showSuggestionAfterError(true);
+      sub.exitOverride().configureOutput(output).showSuggestionAfterError(true).showHelpAfterError(afterError(sub));
       inherit(sub);
     }
   };
@@ -205,18 +209,27 @@ Exit codes: 0 ok, 2 usage or validation, 3 not found, 4 conflict or wrong state,
   return program;
 }
 
+/** The global options, by their flags alone: what a command's help says of them (`tpa help global-options` describes each). */
+export function globalFlags(program: Command): string[] {
+  return program.options.filter((o) => o.long !== '--help').map((o) => (o.short ? `${o.short}, ${o.long}` : o.long!));
+}
+
+/** The "Inherited flags:" section of a command's help: the flags in a few lines, and where each is described. */
+function inheritedFlags(cmd: Command, width: number): string {
+  let root = cmd;
+  while (root.parent) root = root.parent;
+  // Each flag is one unit of the line (fill never breaks one), "·" between them.
+  const flags = globalFlags(root).map((f, i, all) => (i < all.length - 1 ? `${f} ·` : f));
+  return `Inherited flags:\n${fill([...flags, ' (tpa help global-options)'], width, '  ', '  ').join('\n')}\n`;
+}
+
 /**
- * A line still wider than `width` once wrapped at spaces holds a word longer than the column (a list
- * of CSV columns): it is broken after a comma, a slash or a bar, so that help never runs past the width.
+ * What follows a usage error of commander's (an unknown option or command, a missing or extra
+ * argument, a value not among the choices): the command's usage line and the command that shows
+ * its help, as gh does. Its message, and the "did you mean" commander finds, come before.
  */
-function breakLongLine(line: string, width: number): string[] {
-  const lines: string[] = [];
-  let rest = line;
-  while (rest.length > width) {
-    const cut = Math.max(...[',', '/', '|'].map((c) => rest.lastIndexOf(c, width - 1)));
-    if (cut <= 0) break;
-    lines.push(rest.slice(0, cut + 1));
-    rest = rest.slice(cut + 1);
-  }
-  return [...lines, rest];
+function afterError(cmd: Command): string {
+  const words: string[] = [];
+  for (let c: Command | null = cmd; c; c = c.parent) words.unshift(c.name());
+  return `Usage: ${words.join(' ')} ${cmd.usage()}\nRun \`${words.join(' ')} --help\` for its options and examples.`;
 }

@@ -3,7 +3,7 @@
 // ever held. They take a sink and the rendering they need, never the CLI's context.
 import { csvHeaders, csvLine, flatten, type TableTools } from './output.js';
 import { csvCell } from './screen.js';
-import { type Column, fitColumns, records as recordsOf, visibleLength } from './table.js';
+import { type Column, fitColumns, listColumns, minimumWidths, records as recordsOf, visibleLength } from './table.js';
 
 export interface Sink {
   write(text: string): void;
@@ -72,7 +72,8 @@ export function rowWriter<T>(
     case 'table': {
       if (!table) throw new Error('a table writer needs its columns');
       const { tools, spec } = table;
-      const cols = spec.columns.map((c) => (typeof c === 'string' ? { header: c } : c));
+      // A list: each row one line (table.ts listColumns), whatever its pages hold.
+      const cols = listColumns(spec.columns.map((c) => (typeof c === 'string' ? { header: c } : c)));
       let widths: number[] | undefined;
       let keep: number[] = [];
       let records = false;
@@ -99,7 +100,9 @@ export function rowWriter<T>(
             const fitted =
               tools.width === undefined
                 ? { keep: all, widths: natural(12) }
-                : (fitColumns(cols, natural(12), text, tools.width) ?? fitColumns(cols, natural(0), text, tools.width));
+                : (fitColumns(cols, natural(12), text, tools.width, { minimum: minimumWidths(cols, cells, natural(12), text) }) ??
+                  fitColumns(cols, natural(0), text, tools.width, { minimum: minimumWidths(cols, cells, natural(0), text) }) ??
+                  fitColumns(cols, natural(0), text, tools.width, { minimum: minimumWidths(cols, cells, natural(0), text), list: true }));
             if (!fitted) records = true;
             widths = fitted?.widths ?? [];
             keep = fitted?.keep ?? all;

@@ -52,6 +52,58 @@ export function padStart(text: string, width: number): string {
   return ' '.repeat(Math.max(0, width - displayWidth(text))) + text;
 }
 
+/**
+ * The one way tpa breaks text into lines (prose, help, table cells, values): `units` (words) joined
+ * by spaces into lines of at most `width` columns, the first line starting with `first`, the others
+ * with `indent`. A unit is never cut: an NPI, an amount, an id, a path or a command longer than the
+ * line stands alone on its line. Only a list too long for any line (CSV columns `a,b,c`, values
+ * `A | B`) is broken, after a comma or a bar. An empty unit (two spaces in a row) keeps its space
+ * inside a line.
+ */
+export function fill(units: readonly string[], width: number, first = '', indent = ''): string[] {
+  const out: string[] = [];
+  let current = first;
+  let empty = true;
+  const room = Math.max(1, width - displayWidth(indent));
+  for (const unit of units.flatMap((u) => (displayWidth(u) > room ? listParts(u, room) : [u]))) {
+    if (unit === '') {
+      if (!empty) current += ' ';
+      continue;
+    }
+    const sep = empty || current.endsWith(' ') ? '' : ' ';
+    if (!empty && displayWidth(current + sep + unit) > width) {
+      out.push(current.trimEnd());
+      current = indent + unit;
+    } else current += sep + unit;
+    empty = false;
+  }
+  out.push(empty ? current : current.trimEnd());
+  return out;
+}
+
+/** A unit longer than `room` that is a list (commas or bars between items, no spaces): its items, each ending at its comma or bar. */
+function listParts(unit: string, room: number): string[] {
+  if (!/^[^\s/]*[,|][^\s/]*$/.test(unit) || /^-?[\d,]+(\.\d+)?$/.test(unit)) return [unit];
+  const parts: string[] = [];
+  let rest = unit;
+  while (displayWidth(rest) > room) {
+    const cut = Math.max(rest.lastIndexOf(',', room - 1), rest.lastIndexOf('|', room - 1));
+    if (cut <= 0) break;
+    parts.push(rest.slice(0, cut + 1));
+    rest = rest.slice(cut + 1);
+  }
+  return [...parts, rest];
+}
+
+/** `text` as lines of at most `width` columns, broken at spaces only (fill); its own line breaks kept, a line's indent kept on its continuations. */
+export function wrapWords(text: string, width: number): string[] {
+  return text.split('\n').flatMap((line) => {
+    if (displayWidth(line) <= width) return [line];
+    const lead = /^ */.exec(line)![0];
+    return fill(line.slice(lead.length).split(' '), width, lead, lead);
+  });
+}
+
 /** What a continued line is indented by: the line's own indent, and a list marker after it ("→ ", "✓ ", "$ ", "- ", "1. "). */
 const HANGING = /^(\s*)(?:(?:[→✓✗•…$*-]|\d+\.)\s+)?/u;
 
@@ -73,15 +125,37 @@ export function wrapProse(text: string, width: number | undefined): string {
 /** Where a suggested command starts in a line ("next page: tpa ledger list …", "$ tpa …"): from there to the end it is one command. */
 const COMMAND = /(?:^|\s)(tpa\s.*)$/u;
 
+/** Words of a shell command line, split at spaces outside quotes: a quoted value is one word. */
+function shellWords(line: string): string[] {
+  const words: string[] = [];
+  let word = '';
+  let quote: string | undefined;
+  for (const c of line) {
+    if (quote) {
+      if (c === quote) quote = undefined;
+    } else if (c === "'" || c === '"') quote = c;
+    else if (c === ' ') {
+      if (word !== '') words.push(word);
+      word = '';
+      continue;
+    }
+    word += c;
+  }
+  if (word !== '') words.push(word);
+  return words;
+}
+
 /**
  * A command too long for one line, as lines that a shell reads back as the one command: broken at
- * spaces, each line but the last ending in " \", the lines after the first indented two more.
+ * spaces outside quotes (a backslash inside quotes would be read as text), each line but the last
+ * ending in " \", the lines after the first indented two more than `indent`. The one way tpa
+ * breaks a command: the examples of --help and the commands suggested in messages alike.
  */
-function commandLines(command: string, first: string, indent: string, width: number): string[] {
+export function commandLines(command: string, first: string, indent: string, width: number): string[] {
   const out: string[] = [];
   let current = first;
   let empty = true;
-  for (const word of command.split(' ')) {
+  for (const word of shellWords(command)) {
     if (!empty && displayWidth(`${current} ${word} \\`) > width) {
       out.push(`${current} \\`);
       current = `${indent}  ${word}`;
@@ -101,21 +175,9 @@ function wrapLine(line: string, width: number): string {
   const rest = line.slice(lead.length);
   const command = COMMAND.exec(rest);
   const prose = command ? rest.slice(0, command.index + command[0].length - command[1]!.length) : rest;
-  const out: string[] = [];
-  let current = lead;
-  let empty = true;
-  for (const word of prose.split(' ')) {
-    if (word === '') {
-      if (!empty) current += ' ';
-      continue;
-    }
-    const sep = empty || current.endsWith(' ') ? '' : ' ';
-    if (!empty && displayWidth(current + sep + word) > width) {
-      out.push(current.trimEnd());
-      current = indent + word;
-    } else current += sep + word;
-    empty = false;
-  }
+  const out = fill(prose.split(' '), width, lead, indent);
+  const empty = prose.trim() === '';
+  let current = out.pop()!;
   if (command) {
     const text = command[1]!.trimEnd();
     const sep = empty || current.endsWith(' ') ? '' : ' ';

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tpa } from '../helpers/cli.js';
 import { tempDir } from '../helpers/engine.js';
 import { ptyRun, SIZES } from '../helpers/pty.js';
+import { distinctClaim } from '../helpers/claims.js';
 
 let home: ReturnType<typeof tempDir>;
 let bin: string;
@@ -52,7 +53,7 @@ describe('the pager', () => {
 
   it('with PAGER unset the pager is less -FRX; TPA_PAGER wins over PAGER', async () => {
     const rec = record();
-    const r = await ptyRun(['fund', 'history'], [], {
+    const r = await ptyRun(['local', 'fixtures'], [], {
       home: home.dir,
       env: { PAGER: undefined, PATH: `${bin}:${process.env.PATH}`, PAGER_RECORD: rec },
     });
@@ -77,6 +78,44 @@ describe('the pager', () => {
       expect(existsSync(`${rec}.in`), JSON.stringify(env)).toBe(false);
     }
   });
+
+  for (const { cols, rows } of [
+    { cols: 80, rows: 24 },
+    { cols: 120, rows: 40 },
+  ]) {
+    it(`a listing shorter than the screen is printed as it is, no pager; taller, it is paged: fund run --dry-run (${cols}x${rows})`, async () => {
+      const dir = tempDir();
+      try {
+        const short = record();
+        const history = await ptyRun(['fund', 'history'], [], { home: dir.dir, cols, rows, env: { PAGER: recorder, PAGER_RECORD: short } });
+        expect(history.exit_code, history.output).toBe(0);
+        expect(history.output).toContain('No approvals from this machine.');
+        expect(existsSync(`${short}.in`)).toBe(false);
+        // More encounters than the screen has rows: the dry run's listing is paged, a row a line, the summary last.
+        const file = join(dir.dir, 'claims.ndjson');
+        writeFileSync(file, `${Array.from({ length: rows + 20 }, (_, i) => JSON.stringify(distinctClaim(i))).join('\n')}\n`);
+        const submitted = await tpa(['claim', 'submit', file, '-o', 'ndjson'], { home: dir.dir });
+        expect(submitted.code, submitted.stderr).toBe(0);
+        // Those with a benefit above 0.00 (a member's first claims may go to the deductible), more than the screen has rows.
+        const selected = (await tpa(['fund', 'run', '--dry-run', '-o', 'json'], { home: dir.dir })).json<{ count: number }>().count;
+        expect(selected).toBeGreaterThan(rows);
+        const long = record();
+        const run = await ptyRun(['fund', 'run', '--dry-run'], [], { home: dir.dir, cols, rows, env: { PAGER: recorder, PAGER_RECORD: long } });
+        expect(run.exit_code, run.output).toBe(0);
+        const paged = stripVTControlCharacters(readFileSync(`${long}.in`, 'utf8'));
+        expect(paged.split('\n').filter((l) => /│ enc_/.test(l)).length).toBe(selected);
+        expect(Math.max(...paged.split('\n').map((l) => l.length))).toBeLessThanOrEqual(cols);
+        expect(paged).toMatch(/Payment run \(dry run: nothing is sent\): \d+ encounters/);
+        expect(run.output).toContain('PAGER-DONE');
+        // The same run without --dry-run is not a listing: it asks, and is never paged.
+        const { isPaged } = await import('../../src/cli/pager.js');
+        expect(isPaged('fund run', () => false)).toBe(false);
+        expect(isPaged('fund run', (flag) => flag === 'dryRun')).toBe(true);
+      } finally {
+        dir.remove();
+      }
+    });
+  }
 
   it('piped output never pages, in any format; nor does a command that is not a listing', async () => {
     for (const format of [[], ['-o', 'table'], ['-o', 'json'], ['-o', 'csv'], ['-o', 'ndjson']]) {

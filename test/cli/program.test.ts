@@ -81,6 +81,59 @@ describe('the program', () => {
     expect(r.stderr).toMatch(/lookup/);
   });
 
+  describe("commander's usage errors print the message, the command's usage line and where its help is (exit 2)", () => {
+    const cases: [string, string[], RegExp, string, string][] = [
+      ['an unknown option', ['ledger', 'list', '--bogus'], /^error: unknown option '--bogus'\n/, 'tpa ledger list [options]', 'tpa ledger list'],
+      [
+        'an unknown option like a known one',
+        ['ledger', 'list', '--limt', '3'],
+        /^error: unknown option '--limt'\n\(Did you mean --limit\?\)\n/,
+        'tpa ledger list [options]',
+        'tpa ledger list',
+      ],
+      ['an unknown command', ['ledger', 'lst'], /^error: unknown command 'lst'\n\(Did you mean list\?\)\n/, 'tpa ledger [options] [command]', 'tpa ledger'],
+      ['an unknown root command', ['ledgr'], /^error: unknown command 'ledgr'\n\(Did you mean ledger\?\)\n/, 'tpa [options] [command]', 'tpa'],
+      [
+        'a missing argument',
+        ['fund', 'approve'],
+        /^error: missing required argument 'encounter_id'\n/,
+        'tpa fund approve [options] <encounter_id>',
+        'tpa fund approve',
+      ],
+      [
+        'too many arguments',
+        ['ledger', 'show', 'enc_a', 'enc_b'],
+        /^error: too many arguments for 'show'\. Expected 1 argument but got 2: enc_a, enc_b\.\n/,
+        'tpa ledger show [options] <encounter_id>',
+        'tpa ledger show',
+      ],
+      [
+        'an option without its value',
+        ['ledger', 'list', '--limit'],
+        /^error: option '--limit <n>' argument missing\n/,
+        'tpa ledger list [options]',
+        'tpa ledger list',
+      ],
+    ];
+    for (const [kind, args, message, usage, command] of cases)
+      it(kind, async () => {
+        const r = await run(args);
+        expect(r.code).toBe(2);
+        expect(r.stdout).toBe('');
+        expect(r.stderr).toMatch(message);
+        expect(r.stderr).toContain(`\nUsage: ${usage}\nRun \`${command} --help\` for its options and examples.\n`);
+      });
+  });
+
+  it("commander's error, long, is wrapped at spaces on a terminal: no line over its width, every argument whole", async () => {
+    const many = Array.from({ length: 12 }, (_, i) => `enc_01a24f6dc3749128dc${String(i).padStart(2, '0')}`);
+    const r = await runTpa(['ledger', 'show', ...many], { home: home.dir, tty: true, columns: 80 });
+    expect(r.code).toBe(2);
+    const lines = r.stderr.split('\n');
+    for (const l of lines) expect(l.length, l).toBeLessThanOrEqual(80);
+    for (const id of many.slice(1)) expect(r.stderr.split(/[\s,.]+/)).toContain(id);
+  });
+
   it('an unknown output format is a usage error', async () => {
     const r = await run(['local', 'fixtures', '-o', 'xml']);
     expect(r.code).toBe(2);

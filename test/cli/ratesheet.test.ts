@@ -161,7 +161,7 @@ describe('tpa ratesheet', () => {
     expect(same.json()).toMatchObject({ written: 0, add: 0, change: 0, unchanged: 2 });
     const edited = file('edited.csv', `${exported.stdout.replace('2100.00', '2200.00')}GI-0101,CASE_RATE,900,,\n`);
     const dry = await run(['ratesheet', 'import', 'BLD-1001', edited, '--dry-run', '-o', 'table']);
-    expect(dry.stdout).toMatch(/HD-0401[^\n]*change[^\n]*rate_value 2100\.00 → 2200\.00/);
+    expect(dry.stdout).toMatch(/HD-0401[^\n]*change[^\n]*rate_value 2,100\.00 → 2,200\.00/);
     expect(dry.stdout).toMatch(/GI-0101[^\n]*add/);
     expect(dry.stdout).toMatch(/dry run, nothing written/);
     expect((await run(['ratesheet', 'export', 'BLD-1001'])).stdout).toBe(exported.stdout);

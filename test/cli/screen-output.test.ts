@@ -97,7 +97,8 @@ describe('ledger list on a terminal', () => {
         const line = lines.find((l) => l.includes(id));
         expect(line, plain(r.stdout)).toBeDefined();
         expect(line).toMatch(/2026-11-\d\d/);
-        expect(line).toMatch(/Riverside|Dr\./);
+        // The provider's name gives way, its NPI never.
+        expect(line).toMatch(/(Rive|Dr\.)[^│]*\((1234567893|1045782368)\)/);
         expect(line).toMatch(/\d\.\d\d\s*│$/);
       }
       // The header is one line, and no entry spills onto a second.
@@ -132,12 +133,15 @@ describe('ledger list on a terminal', () => {
     expect(line(ids[3]!)).not.toMatch(/failed|refunded/);
   });
 
-  it('at 80 columns each entry is a record, label and value, with the flag', async () => {
-    const r = await run(['ledger', 'list'], { tty: true, columns: 80 });
-    const text = plain(r.stdout);
-    for (const l of text.trimEnd().split('\n')) expect([...l].length).toBeLessThanOrEqual(80);
-    expect(text).toMatch(/^Status\s+ADJUDICATED ✗ failed$/m);
-    expect(text).toMatch(/^Charges\s+[\d,]+\.\d\d$/m);
+  it('at 80 columns an entry is still one line: the id, the status with its flag and the benefit; the provider left out rather than its NPI cut', async () => {
+    for (const args of [[], ['--all', '--limit', '2']]) {
+      const r = await run(['ledger', 'list', ...args], { tty: true, columns: 80 });
+      const lines = plain(r.stdout).trimEnd().split('\n');
+      for (const l of lines) expect([...l].length, l).toBeLessThanOrEqual(80);
+      expect(lines.length, plain(r.stdout)).toBe(ids.length + 3);
+      expect(lines[1]).toMatch(/│ Id\s+│ Status\s+│\s+Benefit │/);
+      expect(lines.find((l) => l.includes(ids[0]!))).toMatch(/│ ADJUDICATED ✗ failed\s*│\s+[\d,]+\.\d\d │$/);
+    }
   });
 
   it('the page hint goes to stderr after the table, with separators; not at all without more pages', async () => {

@@ -43,7 +43,7 @@ async function onScreen(args: string[], cols: number, rows: number): Promise<{ r
 }
 
 describe.each(SIZES)('at $cols×$rows', ({ cols, rows }) => {
-  it('ledger list: the page hint is the last thing on screen; one line an entry from 100 columns, with the failed and refunded flags', async () => {
+  it('ledger list: the page hint is the last thing on screen; one line an entry at any width, with the failed and refunded flags', async () => {
     const { screen } = await onScreen(['ledger', 'list', '--limit', '3'], cols, rows);
     // The hint may wrap (at spaces) at 80 columns: its lines, joined, end the screen.
     expect(screen.slice(-3)).toEqual([
@@ -60,8 +60,9 @@ describe.each(SIZES)('at $cols×$rows', ({ cols, rows }) => {
       expect(line(ids[1]!)).toMatch(/ADJUDICATED ↩ refunded\s+│\s+2,460\.00 │$/);
       expect(screen.filter((l) => l.startsWith('│ ')).length).toBe(4); // the header and three entries, one line each
     } else {
-      expect(text).toMatch(/^Status\s+ADJUDICATED ↩ refunded$/m);
-      expect(text).toMatch(/^Benefit\s+2,460\.00$/m);
+      // Narrower, still a line an entry: the id, the status with its flag, the benefit.
+      expect(screen.find((l) => l.includes(ids[1]!))).toMatch(/│ ADJUDICATED ↩ refunded\s+│\s+2,460\.00 │$/);
+      expect(screen.filter((l) => l.startsWith('│ ')).length, text).toBe(4);
     }
     for (const l of screen) expect(l.length).toBeLessThanOrEqual(cols);
   });

@@ -2,8 +2,8 @@
 // and the label/value layout that lines amounts up by what they take on screen.
 import { describe, expect, it } from 'vitest';
 import { colors, count } from '../../src/render/format.js';
-import { keyValues } from '../../src/render/table.js';
-import { aligned, displayWidth, padEnd, padStart, wrapProse } from '../../src/render/text.js';
+import { keyValues, table } from '../../src/render/table.js';
+import { aligned, displayWidth, fill, padEnd, padStart, wrapProse, wrapWords } from '../../src/render/text.js';
 
 const bold = colors(true).bold;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: colour codes are what this takes off
@@ -93,5 +93,89 @@ describe('aligned and count', () => {
     ).toEqual(['Matched       2,000  492,000.00', 'Missing AEOB      7        0.00']);
     expect(count(12345678)).toBe('12,345,678');
     expect(count(999)).toBe('999');
+  });
+});
+
+describe('one way to break lines (fill, wrapWords)', () => {
+  it('breaks at spaces only: a word longer than the line (an id, a path) stands alone on its line, whole', () => {
+    const id = 'enc_01a24f6dc3749128dc87_and_then_some_more_of_it';
+    const lines = wrapWords(`the encounter ${id} was funded for 2,460.00 to 1234567893`, 30);
+    expect(lines).toEqual(['the encounter', id, 'was funded for 2,460.00 to', '1234567893']);
+    for (const word of [id, '2,460.00', '1234567893']) expect(lines.some((l) => l.split(' ').includes(word))).toBe(true);
+  });
+
+  it('keeps units whole (flags with their short form), indents the lines after the first, and breaks a list too long for any line after its commas', () => {
+    expect(fill(['-p, --profile ·', '-o, --output ·', '--json'], 32, '  ', '  ')).toEqual(['  -p, --profile · -o, --output ·', '  --json']);
+    expect(wrapWords('a CSV of ssp_code,rate_type,rate_value,bundle_type,notes', 24)).toEqual([
+      'a CSV of',
+      'ssp_code,rate_type,',
+      'rate_value,bundle_type,',
+      'notes',
+    ]);
+    // An amount is not a list.
+    expect(wrapWords('paid 1,234,567.89', 10)).toEqual(['paid', '1,234,567.89']);
+    expect(wrapWords('  indented text that goes on', 16)).toEqual(['  indented text', '  that goes on']);
+  });
+
+  it('table cells and values wrap the same way: no word of a value is cut', () => {
+    const text = keyValues([['Reason', 'amount_mismatch: The amount must equal the adjudicated benefit amount 1,792.00']], 40);
+    expect(text.split('\n').every((l) => l.length <= 40)).toBe(true);
+    expect(text).toContain('amount_mismatch:');
+    expect(text).toMatch(/ 1,792\.00$/);
+  });
+});
+
+describe('a list at any width', () => {
+  const cols = [{ header: 'Id' }, { header: 'Provider' }, { header: 'Status' }, { header: 'Amount', align: 'right' as const }];
+  const rows = [
+    ['enc_01a24f6dc3749128dc87', 'Riverside Surgery Center (1234567893)', 'ADJUDICATED', '2,460.00'],
+    ['enc_01a24f6dc3859128dc8c', 'Dr. Alice Morgan, Riverside GI (1045782368)', 'FUNDED', '612.00'],
+  ];
+
+  it('keeps a row on one line: the name is cut with … before its NPI, never the NPI, the id or the amount', () => {
+    const text = table(cols, rows, { width: 80, list: true });
+    const lines = text.split('\n');
+    expect(lines.length).toBe(rows.length + 3);
+    for (const l of lines) expect([...l].length).toBeLessThanOrEqual(80);
+    expect(lines[2]).toMatch(/│ enc_01a24f6dc3749128dc87 │ Riverside… \(1234567893\)\s*│ ADJUDICATED │\s+2,460\.00 │/);
+    expect(lines[3]).toMatch(/\(1045782368\)/);
+  });
+
+  it('leaves a column out rather than cut an id: a one-word column first, then text, the amount last', () => {
+    const at = (width: number) => table(cols, rows, { width, list: true }).split('\n');
+    for (const [width, header] of [
+      [60, /│ Id\s+│ Provider\s+│\s+Amount │/],
+      [50, /│ Id\s+│\s+Amount │/],
+    ] as const) {
+      const lines = at(width);
+      for (const l of lines) expect([...l].length).toBeLessThanOrEqual(width);
+      expect(lines[1]).toMatch(header);
+      expect(lines[2]).toContain('enc_01a24f6dc3749128dc87');
+      expect(lines[2]).toContain('2,460.00');
+    }
+    expect(at(60)[2]).toMatch(/… \(1234567893\) │/);
+  });
+
+  it('a table that is not a list still wraps its text at spaces, every word whole', () => {
+    const text = table(cols, rows, { width: 80 });
+    expect(text).toContain('(1234567893)');
+    expect(text.split('\n').length).toBeGreaterThan(rows.length + 3);
+  });
+});
+
+describe('one way to break a command', () => {
+  it('a suggested command is continued with " \\" at spaces outside its quotes only, as a shell reads it back', () => {
+    const command = "tpa fund approve enc_01a24f6dc3749128dc87 --auth-code AUTH-20261207-ACME-0002 --notes 'owed again after a refund of the transfer'";
+    const text = wrapProse(`to approve it anew: ${command}`, 60);
+    for (const l of text.split('\n')) expect(l.length, l).toBeLessThanOrEqual(60);
+    expect(text).toContain("'owed again after a refund of the transfer'");
+    // Joined back as a shell would (backslash-newline gone), it is the command.
+    expect(text.replace(/ \\\n\s+/g, ' ').replace(/^to approve it anew:\s+/, '')).toBe(command);
+  });
+
+  it("--help's examples are broken the same way", async () => {
+    const { fitCommand } = await import('../../src/cli/action.js');
+    const text = fitCommand('tpa ledger list --all -o ndjson | jq -r \'select(.status == "ADJUDICATED") | .encounter_id\'', 50);
+    expect(text.split('\n')).toEqual(['  $ tpa ledger list --all -o ndjson | jq -r \\', '      \'select(.status == "ADJUDICATED") | .encounter_id\'']);
   });
 });

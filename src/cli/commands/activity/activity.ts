@@ -228,6 +228,7 @@ function activityTable(
           ...(wide ? [`${e.provider_name} (${e.provider_npi})`] : []),
           e.amountCents === null ? '—' : formatCentsGrouped(e.amountCents),
         ]),
+        { list: true },
       ),
     );
   } else if (totals.every((k) => k.count === 0)) parts.push('Nothing happened in the span.');

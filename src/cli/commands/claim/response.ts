@@ -72,7 +72,9 @@ export function claimResponseTable(t: TableTools, b: ClaimResponseBody): string 
     );
   }
   if (b.aeob_reference) pairs.push(['AEOB', b.aeob_reference]);
-  if (b.processor_trace_id) pairs.push(['Processor trace', b.processor_trace_id]);
+  // The processor's id for settlement tracking (docs/api.md "Claim response"): the id the transfer
+  // takes when the benefit is funded, not a transfer that exists at adjudication.
+  if (b.processor_trace_id) pairs.push(['Trace', `${b.processor_trace_id} (the transfer's id once funded)`]);
   if (b.completed_at) pairs.push(['Completed', b.completed_at]);
   return t.keyValues(pairs);
 }

@@ -2,7 +2,7 @@
 // place that assembles the tree, so completions derive from it): commands, subcommands, options,
 // and the values of options that take a known list.
 import type { Command, Option } from 'commander';
-import { HELP_TOPICS } from '../help/index.js';
+import { GLOBAL_OPTIONS_TOPIC, HELP_TOPICS } from '../help/index.js';
 
 interface NodeOption {
   flags: string[];
@@ -70,7 +70,7 @@ export function commandTree(program: Command): Node[] {
       path: ['help'],
       subcommands: [],
       options: [HELP_OPTION],
-      argumentValues: [...HELP_TOPICS.map((t) => t.name), ...subcommands(program).map((c) => c.name())],
+      argumentValues: [...HELP_TOPICS.map((t) => t.name), GLOBAL_OPTIONS_TOPIC, ...subcommands(program).map((c) => c.name())],
       argumentFiles: false,
     });
   }

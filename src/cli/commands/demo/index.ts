@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SettlementRecord } from '../../../client/types.js';
-import { formatCents, formatCentsGrouped, jsonNumberToCents } from '../../../domain/money.js';
+import { formatCentsGrouped, jsonNumberToCents } from '../../../domain/money.js';
 import { EXIT, TpaError } from '../../../errors.js';
 import type { CommandOutput } from '../../../render/output.js';
 import { wrapProse } from '../../../render/text.js';
@@ -67,7 +67,7 @@ async function lifecycle(ctx: Context): Promise<CommandOutput | void> {
     step(3, 'Full lookup: pricing and terms for the procedure');
     say(`$ tpa lookup full ${blind.body.contract_id} --npi ${FACILITY.npi} --group ${FACILITY.group} --cpt 45380`);
     const full = await client.fullLookup({ contract_id: blind.body.contract_id!, npi: FACILITY.npi, group_id: FACILITY.group, cpt_code: '45380' });
-    say(`→ contract ${full.body.contract_number}, ${full.body.rate_type} $${tools.amount(full.body.negotiated_rate)}, ${full.body.network_tier}`);
+    say(`→ contract ${full.body.contract_number}, ${full.body.rate_type} ${tools.amount(full.body.negotiated_rate)}, ${full.body.network_tier}`);
 
     step(4, 'Submit the encounter as a FHIR R4 institutional claim');
     say('$ tpa claim template --type institutional > encounter.json && tpa claim submit encounter.json');
@@ -112,7 +112,7 @@ async function lifecycle(ctx: Context): Promise<CommandOutput | void> {
       ),
     );
     const authCode = `AUTH-${today.replace(/-/g, '')}-ACME-0001`;
-    say(`$ tpa fund approve ${encounterId} --amount ${formatCents(cents(adj.benefit_amount))} --auth-code ${authCode} --yes`);
+    say(`$ tpa fund approve ${encounterId} --amount ${formatCentsGrouped(cents(adj.benefit_amount))} --auth-code ${authCode} --yes`);
     const approved = await client.approveFunding({ encounter_id: encounterId, amount: adj.benefit_amount, authorization_code: authCode, notes: 'tpa demo' });
     say(`→ ${approved.body.status}: transfer ${approved.body.processor_transfer_id}, expected ${approved.body.estimated_arrival}`);
     check(

@@ -41,16 +41,18 @@ export const history = verb({
         rows.length === 0
           ? 'No approvals from this machine.'
           : t.table(
+              // One line an approval at any width: on a narrow terminal the profile, the transfer's status,
+              // the transfer, the authorization code and the reason give way, in that order (json and csv have them all).
               [
-                'When',
-                'Profile',
+                { header: 'When', drop: 6 },
+                { header: 'Profile', drop: 1 },
                 'Encounter',
                 { header: 'Amount', align: 'right' },
-                'Authorization',
-                'Outcome',
-                'Transfer',
-                'Transfer status',
-                ...(withReasons ? ['Reason'] : []),
+                { header: 'Authorization', drop: 4 },
+                { header: 'Outcome', whole: true },
+                { header: 'Transfer', drop: 3 },
+                { header: 'Transfer status', whole: true, drop: 2 },
+                ...(withReasons ? [{ header: 'Reason', drop: 5 }] : []),
               ],
               rows.map((a) => [
                 a.at.replace(/\.\d+Z$/, 'Z'),
@@ -63,6 +65,7 @@ export const history = verb({
                 a.transfer_status === null ? (a.outcome === 'APPROVED' ? 'not checked' : '—') : t.status(a.transfer_status),
                 ...(withReasons ? [reason(a)] : []),
               ]),
+              { list: true },
             ),
     };
   },

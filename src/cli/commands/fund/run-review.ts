@@ -79,10 +79,10 @@ export function reviewText(t: TableTools, r: Review, heading: string, encounters
       split
         ? t.table(
             [
-              'Authorization',
+              { header: 'Authorization', drop: 2 },
               'Encounter',
-              'Service date',
-              'Provider',
+              { header: 'Service date', drop: 1 },
+              { header: 'Provider', drop: 3 },
               { header: 'Amount', align: 'right' },
               { header: `To ${r.npi}`, align: 'right' },
               { header: 'To others', align: 'right' },
@@ -99,10 +99,14 @@ export function reviewText(t: TableTools, r: Review, heading: string, encounters
                 money(one.othersCents),
               ];
             }),
+            { list: true },
           )
         : t.table(
-            ['Authorization', 'Encounter', 'Service date', 'Provider', { header: 'Amount', align: 'right' }],
+            // A dry run's listing is one line an encounter at any width (the service date, then the
+            // authorization code give way on a narrow terminal; json and csv have them all).
+            [{ header: 'Authorization', drop: 2 }, 'Encounter', { header: 'Service date', drop: 1 }, 'Provider', { header: 'Amount', align: 'right' }],
             e.map((x) => [x.authorization_code, x.encounter_id, x.service_date, x.provider_name, money(x.amount_cents)]),
+            { list: true },
           ),
     );
   lines.push(

@@ -6,6 +6,7 @@ import { EXIT, UsageError } from '../../../errors.js';
 import { helpWidth } from '../../action.js';
 import type { IO } from '../../io.js';
 import { PAGED_COMMANDS } from '../../pager.js';
+import { fill } from '../../../render/text.js';
 
 export interface HelpTopic {
   name: string;
@@ -91,7 +92,7 @@ export const HELP_TOPICS: readonly HelpTopic[] = [
     items: [
       [
         'table',
-        'for a person: no wider than the terminal (text columns wrap first; identifiers, dates, statuses and amounts are never cut), or a record at a time when it cannot fit; piped, it does not depend on any width',
+        'for a person: no wider than the terminal; a list keeps a row a line (names cut with …, columns left out before an identifier, an NPI or an amount is cut); another table wraps its text at spaces, or shows a record at a time when it cannot fit; piped, it does not depend on any width',
       ],
       [
         'json',
@@ -108,27 +109,26 @@ export const HELP_TOPICS: readonly HelpTopic[] = [
   },
 ];
 
-/** `words` after `first`, wrapped at `width` columns; each line after the first starts with `indent`. */
-function wrap(words: string, width: number, first = '', indent = ''): string {
-  const lines: string[] = [];
-  let line = first;
-  let empty = true;
-  for (const word of words.split(/\s+/).filter(Boolean)) {
-    if (!empty && line.length + 1 + word.length > width) {
-      lines.push(line);
-      line = indent + word;
-    } else line = empty ? line + word : `${line} ${word}`;
-    empty = false;
-  }
-  lines.push(line);
-  return lines.join('\n');
+/** The topic that describes the global options, made from the program's own (the man pages list them on every page). */
+export const GLOBAL_OPTIONS_TOPIC = 'global-options';
+
+function globalOptionsTopic(program: Command): HelpTopic {
+  const helper = program.createHelp();
+  return {
+    name: GLOBAL_OPTIONS_TOPIC,
+    summary: 'the options every command takes',
+    manSection: 'OPTIONS',
+    intro: 'Every command takes these options, typed before or after its own words.',
+    items: program.options.filter((o) => o.long !== '--help').map((o) => [helper.optionTerm(o), helper.optionDescription(o)] as const),
+  };
 }
 
 /** A topic as `tpa help <topic>` prints it, for a screen `width` columns wide. */
 export function topicText(topic: HelpTopic, width = 80): string {
   const termWidth = Math.max(...topic.items.map(([term]) => term.length));
-  const items = topic.items.map(([term, text]) => wrap(text, width, `  ${term.padEnd(termWidth)}  `, ' '.repeat(termWidth + 4)));
-  return `${[wrap(topic.intro, width), items.join('\n'), ...(topic.outro ? [wrap(topic.outro, width)] : [])].join('\n\n')}\n`;
+  const wrap = (text: string, first = '', indent = '') => fill(text.split(/\s+/).filter(Boolean), width, first, indent).join('\n');
+  const items = topic.items.map(([term, text]) => wrap(text, `  ${term.padEnd(termWidth)}  `, ' '.repeat(termWidth + 4)));
+  return `${[wrap(topic.intro), items.join('\n'), ...(topic.outro ? [wrap(topic.outro)] : [])].join('\n\n')}\n`;
 }
 
 /**
@@ -139,10 +139,11 @@ export function registerHelp(program: Command, io: IO): void {
   program.helpCommand(false);
   program
     .command('help')
-    .description(`help for a command (tpa help fund approve), or a topic: ${HELP_TOPICS.map((t) => t.name).join(', ')}`)
+    .description(`help for a command (tpa help fund approve), or a topic: ${[...HELP_TOPICS.map((t) => t.name), GLOBAL_OPTIONS_TOPIC].join(', ')}`)
     .argument('[topic...]', 'the words of a command (fund approve), or a topic')
     .action((words: string[]) => {
-      const topic = words.length === 1 ? HELP_TOPICS.find((t) => t.name === words[0]) : undefined;
+      const topic =
+        words.length !== 1 ? undefined : words[0] === GLOBAL_OPTIONS_TOPIC ? globalOptionsTopic(program) : HELP_TOPICS.find((t) => t.name === words[0]);
       if (topic) {
         io.stdout.write(topicText(topic, helpWidth(io.stdout)));
         return;
@@ -152,7 +153,7 @@ export function registerHelp(program: Command, io: IO): void {
         const sub = cmd.commands.find((c) => c.name() === word || c.aliases().includes(word));
         if (!sub) {
           throw new UsageError(`no command or help topic "${words.join(' ')}"`, {
-            hint: `try: tpa --help, or one of the topics: ${HELP_TOPICS.map((t) => `tpa help ${t.name}`).join(', ')}`,
+            hint: `try: tpa --help, or one of the topics: ${[...HELP_TOPICS.map((t) => t.name), GLOBAL_OPTIONS_TOPIC].map((t) => `tpa help ${t}`).join(', ')}`,
           });
         }
         cmd = sub;

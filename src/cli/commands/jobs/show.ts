@@ -62,6 +62,7 @@ export const show = verb({
           text += `\n\n${t.table(
             [s.kind === 'payment run' ? 'Encounter' : 'Source', 'Status', 'Detail', 'Why'],
             open.map((i) => [screen(i.source), i.status === 'PENDING' ? i.status : t.c.red(i.status), i.detail, why(i)]),
+            { list: true },
           )}`;
         }
         const next: string[] = [];

@@ -212,16 +212,16 @@ const CSV_COLUMNS = [
   'financial_summary.payer_responsibility',
 ];
 
-// On a terminal too narrow for every column, Charges goes first, then Allowed, then the encounter
-// number (the id stays: it is what the other commands take); the provider's name is cut with … so
-// that an entry stays one line. Id, service date, provider, status and benefit always stay: at 100
-// columns and more an entry is one line, below that a record (docs/design.md "Output").
+// An entry is one line at any width (docs/design.md "Output"): on a terminal too narrow for every
+// column, Charges goes first, then Allowed, then the encounter number (the id stays: it is what the
+// other commands take), then the service date, then the provider, whose name is cut with … first,
+// its NPI kept.
 const LIST_TABLE: TableSpec<LedgerItem> = {
   columns: [
     { header: 'Encounter', drop: 3 },
     'Id',
-    'Service date',
-    { header: 'Provider', cut: true },
+    { header: 'Service date', drop: 4 },
+    { header: 'Provider', cut: true, drop: 5 },
     // Room for the longest status with its flag, "ADJUDICATED ↩ refunded", on every page of --all.
     { header: 'Status', whole: true, room: 22 },
     { header: 'Charges', align: 'right', drop: 1 },
@@ -246,5 +246,6 @@ function listTable(t: TableTools, items: LedgerItem[]): string {
   return t.table(
     LIST_TABLE.columns,
     items.map((i) => LIST_TABLE.cells(t, i)),
+    { list: true },
   );
 }

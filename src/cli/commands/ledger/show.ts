@@ -91,7 +91,10 @@ function detailTable(t: TableTools, d: LedgerDetail, missingAeob: boolean): stri
         'AEOB',
         missingAeob ? `missing: the payer has no AEOB to match the settlement against (${t.status('MISSING_AEOB')})` : (d.reconciliation.aeob_reference ?? '—'),
       ],
-      ['Processor trace', d.reconciliation.processor_trace_id ?? '—'],
+      // The processor's id (docs/api.md "Claim response"): a transfer's once funded, before that only the id it will take.
+      e.status === 'FUNDED' || e.status === 'RECONCILED' || d.reconciliation.settlement_record_id
+        ? ['Transfer', d.reconciliation.processor_trace_id ?? '—']
+        : ['Trace', d.reconciliation.processor_trace_id ? `${d.reconciliation.processor_trace_id} (the transfer's id once funded)` : '—'],
       ['Settlement record', d.reconciliation.settlement_record_id ?? '—'],
     ]),
   ].join('\n');

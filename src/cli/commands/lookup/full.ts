@@ -45,7 +45,7 @@ function fullTable(t: TableTools, r: FullLookupResult, cpt: string): string {
     ['Effective', `${r.effective_date} → ${r.termination_date ?? 'open-ended'}`],
     ['Network tier', r.network_tier],
     ['Rate type', r.rate_type],
-    ['Negotiated rate', r.negotiated_rate === null ? '—' : `$${t.amount(r.negotiated_rate)}${r.rate_type === 'BUNDLE' ? ' (whole bundle)' : ''}`],
+    ['Negotiated rate', r.negotiated_rate === null ? '—' : `${t.amount(r.negotiated_rate)}${r.rate_type === 'BUNDLE' ? ' (whole bundle)' : ''}`],
     ...(r.service_date
       ? ([['Rate in force', `on ${r.service_date} (${r.rate_effective_from} → ${r.rate_effective_to ?? 'open-ended'})`]] as [string, string][])
       : []),

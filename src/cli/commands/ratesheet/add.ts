@@ -1,6 +1,7 @@
 // tpa ratesheet add: add an SSP to the schedule, or change its rate (an upsert).
+import { instanceArgument } from './instance.js';
 import { ValidationFailed } from '../../../errors.js';
-import { argument, option, verb } from '../../verb.js';
+import { option, verb } from '../../verb.js';
 import { changed } from './changed.js';
 import { BUNDLE_TYPES, RATE_TYPES, rateProblem } from './rates.js';
 import { resolveSsp, scheduleOrNull } from './ssp.js';
@@ -8,7 +9,7 @@ import { resolveSsp, scheduleOrNull } from './ssp.js';
 export const add = verb({
   name: 'add',
   description: 'add an SSP to the schedule, or change its rate (upsert)',
-  args: { instanceId: argument.required('<instance_id>', 'builder instance') },
+  args: { instanceId: instanceArgument() },
   options: {
     ssp: option.required('--ssp <uuid|code>', 'the SSP, by id or by code (e.g. HD-0401)'),
     rateType: option.required('--rate-type <type>', RATE_TYPES.join(' | '), { values: RATE_TYPES }),

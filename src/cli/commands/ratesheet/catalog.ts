@@ -8,7 +8,8 @@ import { ALL_HELP, givenArgs, pageHint, suggestCommand, wholeNumberOption } from
 import { option, verb } from '../../verb.js';
 
 const CATALOG_TABLE: TableSpec<Ssp> = {
-  columns: ['Code', 'Name', { header: 'Medicare', align: 'right' }, 'CPT', 'Anesthesia', 'Id'],
+  // A package a line: on a narrow terminal its id (--ssp takes the code too), then whether it needs anesthesia, then its CPT give way.
+  columns: ['Code', 'Name', { header: 'Medicare', align: 'right' }, { header: 'CPT', drop: 3 }, { header: 'Anesthesia', drop: 2 }, { header: 'Id', drop: 1 }],
   cells: (t, s) => [s.code, s.name, t.amount(s.medicare_rate), s.primary_cpt_code, s.requires_anesthesia ? 'yes' : 'no', s.id],
   empty: 'No SSPs match.',
   // The Medicare rate is money: two decimals in CSV (domain/csv.ts csvAmount).
@@ -71,6 +72,7 @@ export const catalog = verb({
       t.table(
         CATALOG_TABLE.columns,
         first.results.map((s) => CATALOG_TABLE.cells(t, s)),
+        { list: true },
       );
     return {
       data: first,

@@ -1,12 +1,13 @@
 // tpa ratesheet export: the schedule's items as the CSV that import reads back.
+import { instanceArgument } from './instance.js';
 import { toCsv } from '../../../render/output.js';
-import { argument, verb } from '../../verb.js';
+import { verb } from '../../verb.js';
 import { CSV_COLUMNS, formatRate } from './rates.js';
 
 export const exportCsv = verb({
   name: 'export',
   description: 'the schedule items as CSV (ssp_code,rate_type,rate_value,bundle_type,notes), ready to edit and import',
-  args: { instanceId: argument.required('<instance_id>', 'builder instance') },
+  args: { instanceId: instanceArgument() },
   examples: ['tpa ratesheet export BLD-1001 > rates.csv'],
   async run(ctx, { instanceId }) {
     const s = (await (await ctx.client()).schedule(instanceId)).body.rate_schedule;

@@ -1,19 +1,20 @@
 // tpa ratesheet finalize: the schedule becomes live contract rates from an effective date, and is
 // then locked. What it would do is said before the question (or alone, with --dry-run).
+import { instanceArgument } from './instance.js';
 import type { TpaClient } from '../../../client/client.js';
 import { isoDateProblem } from '../../../domain/validation.js';
 import { fieldsInvalid } from '../../../errors.js';
 import type { CommandOutput, TableTools } from '../../../render/output.js';
 import { counted } from '../../../render/format.js';
 import { confirm } from '../../prompt.js';
-import { argument, option, verb } from '../../verb.js';
+import { option, verb } from '../../verb.js';
 
 type FinalizeResult = Awaited<ReturnType<TpaClient['finalize']>>['body'];
 
 export const finalize = verb({
   name: 'finalize',
   description: 'turn the schedule into live contract rates from an effective date (asks on a terminal; --yes otherwise); the schedule is then locked',
-  args: { instanceId: argument.required('<instance_id>', 'builder instance') },
+  args: { instanceId: instanceArgument() },
   options: {
     effectiveDate: option.text(
       '--effective-date <date>',

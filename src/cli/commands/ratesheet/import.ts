@@ -1,5 +1,6 @@
 // tpa ratesheet import: a bulk upsert from a CSV, every row checked before anything is written,
 // the changes shown first (or only, with --dry-run).
+import { instanceArgument } from './instance.js';
 import type { TpaClient } from '../../../client/client.js';
 import type { RateSchedule, ScheduleItemInput, Ssp } from '../../../client/types.js';
 import { parseCsv } from '../../../domain/csv.js';
@@ -12,14 +13,14 @@ import { counted } from '../../../render/format.js';
 import { readInput } from '../../options.js';
 import { argument, option, verb } from '../../verb.js';
 import { counter } from '../../status-line.js';
-import { BUNDLE_TYPES, CSV_COLUMNS, formatRate, rateProblem } from './rates.js';
+import { BUNDLE_TYPES, CSV_COLUMNS, rateOnScreen, rateProblem } from './rates.js';
 
 export const importCsv = verb({
   name: 'import',
   description:
     'bulk upsert from a CSV of ssp_code,rate_type,rate_value,bundle_type,notes; shows the changes first; a bad row stops it before anything is written',
   args: {
-    instanceId: argument.required('<instance_id>', 'builder instance'),
+    instanceId: instanceArgument(),
     file: argument.required('<file>', 'CSV file, or - for stdin'),
   },
   options: { dryRun: option.flag('--dry-run', 'show what would change, write nothing') },
@@ -85,7 +86,7 @@ export const importCsv = verb({
               p.ssp_code,
               p.action === 'add' ? t.c.green('add') : p.action === 'change' ? t.c.yellow('change') : 'unchanged',
               p.item.rate_type,
-              formatRate(p.item.rate_type, p.item.rate_value),
+              rateOnScreen(p.item.rate_type, p.item.rate_value),
               p.item.bundle_type ?? '—',
               p.changes.join('; '),
             ]),
@@ -201,7 +202,7 @@ async function planImport(client: TpaClient, schedule: RateSchedule, text: strin
       ? [
           existing.rate_type !== item.rate_type && `rate_type ${existing.rate_type} → ${item.rate_type}`,
           existing.rate_value !== item.rate_value &&
-            `rate_value ${formatRate(existing.rate_type, existing.rate_value)} → ${formatRate(item.rate_type, item.rate_value)}`,
+            `rate_value ${rateOnScreen(existing.rate_type, existing.rate_value)} → ${rateOnScreen(item.rate_type, item.rate_value)}`,
           (existing.bundle_type ?? null) !== item.bundle_type && `bundle_type ${existing.bundle_type ?? '—'} → ${item.bundle_type ?? '—'}`,
           existing.notes !== item.notes && 'notes',
         ].filter((c): c is string => typeof c === 'string')

@@ -1,12 +1,13 @@
 // tpa ratesheet init: the rate schedule of a builder instance, made with the settings given.
-import { argument, verb } from '../../verb.js';
+import { instanceArgument } from './instance.js';
+import { verb } from '../../verb.js';
 import { changed } from './changed.js';
 import { scheduleOptions, scheduleSettings } from './schedule-options.js';
 
 export const init = verb({
   name: 'init',
   description: 'create the rate schedule of a builder instance (a second init returns the existing one)',
-  args: { instanceId: argument.required('<instance_id>', 'builder instance, e.g. BLD-1001') },
+  args: { instanceId: instanceArgument() },
   options: { ...scheduleOptions },
   examples: ['tpa ratesheet init BLD-1001', 'tpa ratesheet init BLD-1001 --scope FACILITY_ONLY --default-rate 1.4'],
   async run(ctx, { instanceId }, opts) {

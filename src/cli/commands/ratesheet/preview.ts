@@ -1,11 +1,13 @@
 // tpa ratesheet preview: the allowed amount of every item, and their total; nothing is saved.
+import { instanceArgument } from './instance.js';
 import { formatCentsGrouped, jsonNumberToCents } from '../../../domain/money.js';
-import { argument, verb } from '../../verb.js';
+import { verb } from '../../verb.js';
+import { rateOnScreen } from './rates.js';
 
 export const preview = verb({
   name: 'preview',
   description: 'the allowed amount of every item, without saving anything',
-  args: { instanceId: argument.required('<instance_id>', 'builder instance') },
+  args: { instanceId: instanceArgument() },
   examples: ['tpa ratesheet preview BLD-1001'],
   async run(ctx, { instanceId }) {
     const { items } = (await (await ctx.client()).previewSchedule(instanceId)).body;
@@ -18,24 +20,25 @@ export const preview = verb({
           [
             'Code',
             'Name',
-            'Rate type',
+            { header: 'Rate type', drop: 2 },
             { header: 'Rate', align: 'right' },
-            { header: 'Medicare', align: 'right' },
+            { header: 'Medicare', align: 'right', drop: 3 },
             { header: 'Allowed', align: 'right' },
-            'Bundle',
+            { header: 'Bundle', drop: 1 },
           ],
           [
             ...items.map((i) => [
               i.ssp_code,
               i.ssp_name,
               i.rate_type,
-              i.rate_type === 'CASE_RATE' ? t.amount(i.rate_value) : `${i.rate_value}×`,
+              rateOnScreen(i.rate_type, i.rate_value),
               t.amount(i.medicare_rate),
               t.amount(i.calculated_allowed_amount),
               i.bundle_type ?? '—',
             ]),
             [t.c.bold('Total'), `${items.length} SSPs`, '', '', '', t.c.bold(formatCentsGrouped(totalCents)), ''],
           ],
+          { list: true },
         ),
     };
   },

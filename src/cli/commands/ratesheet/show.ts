@@ -1,13 +1,14 @@
 // tpa ratesheet show: the schedule's settings and its items.
+import { instanceArgument } from './instance.js';
 import type { ScheduleItem, ScheduleSettings } from '../../../client/types.js';
 import type { TableTools } from '../../../render/output.js';
-import { argument, verb } from '../../verb.js';
-import { formatRate } from './rates.js';
+import { verb } from '../../verb.js';
+import { formatRate, rateOnScreen } from './rates.js';
 
 export const show = verb({
   name: 'show',
   description: 'the schedule settings and its items',
-  args: { instanceId: argument.required('<instance_id>', 'builder instance') },
+  args: { instanceId: instanceArgument() },
   examples: ['tpa ratesheet show BLD-1001'],
   async run(ctx, { instanceId }) {
     const s = (await (await ctx.client()).schedule(instanceId)).body.rate_schedule;
@@ -31,16 +32,18 @@ export const show = verb({
 
 function itemsTable(t: TableTools, items: ScheduleItem[]): string {
   return t.table(
-    ['#', 'Code', 'Name', 'Rate type', { header: 'Rate', align: 'right' }, 'Bundle', 'Notes'],
+    // One line an item at any width: the notes, the bundle, then the rate type give way on a narrow terminal.
+    ['#', 'Code', 'Name', { header: 'Rate type', drop: 3 }, { header: 'Rate', align: 'right' }, { header: 'Bundle', drop: 2 }, { header: 'Notes', drop: 1 }],
     items.map((i) => [
       String(i.sort_order),
       i.ssp_code,
       i.ssp_name,
       i.rate_type,
-      i.rate_type === 'CASE_RATE' ? t.amount(i.rate_value) : `${i.rate_value}×`,
+      rateOnScreen(i.rate_type, i.rate_value),
       i.is_bundle_eligible ? String(i.bundle_type) : '—',
       i.notes,
     ]),
+    { list: true },
   );
 }
 
@@ -51,6 +54,6 @@ function settingsPairs(s: ScheduleSettings): [string, string][] {
     ['Service logic', s.service_logic],
     ['Elective advance', `${s.elective_advance_hours} h`],
     ['Non-elective fallback', `${s.non_elective_fallback} (${s.non_elective_fallback_percent}× Medicare)`],
-    ['Default rate', `${s.default_rate_type} ${s.default_rate_value}`],
+    ['Default rate', `${s.default_rate_type} ${rateOnScreen(s.default_rate_type, s.default_rate_value)}`],
   ];
 }

@@ -290,6 +290,7 @@ export function reportTable(t: TableTools, r: PeriodReport, f: LedgerFilters, no
             { header: 'Net', align: 'right' },
           ],
           r.providers.map((p) => [`${p.name} (${p.npi})`, count(p.payouts), m(p.amountCents), m(p.refundedCents), m(p.feeCents), m(p.netCents)]),
+          { list: true },
         ),
   );
   const rec = r.reconciliation;

@@ -49,8 +49,10 @@ export const list = verb({
         rows.length === 0
           ? 'No audit records.'
           : t.table(
-              ['#', 'At', 'Type', 'Subject', 'Actor', 'Hash'],
+              // One line a record at any width: the actor, the hash, then the time give way on a narrow terminal.
+              ['#', { header: 'At', drop: 3 }, 'Type', 'Subject', { header: 'Actor', drop: 1 }, { header: 'Hash', drop: 2 }],
               rows.map((r) => [String(r.seq), r.at, r.type, r.subject, r.actor ?? '—', `${r.hash.slice(0, 12)}…`]),
+              { list: true },
             ),
     };
   },
