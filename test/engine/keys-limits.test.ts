@@ -226,7 +226,10 @@ describe('the rate limiter', () => {
     let now = 1_000_000;
     const limiter = new RateLimiter(60_000, () => now);
     const v = limiter.admit('k', TIERS.sandbox, 'GET /x', null);
-    expect(v).toEqual({ allowed: true, headers: { 'x-ratelimit-limit': '1000000', 'x-ratelimit-remaining': '999999', 'x-ratelimit-reset': '1060', 'ratelimit-policy': '1000000;w=60' } });
+    expect(v).toEqual({
+      allowed: true,
+      headers: { 'x-ratelimit-limit': '1000000', 'x-ratelimit-remaining': '999999', 'x-ratelimit-reset': '1060', 'ratelimit-policy': '1000000;w=60' },
+    });
     limiter.release('k');
     expect(limiter.admit('k', TIERS.sandbox, 'GET /x', null).headers['x-ratelimit-remaining']).toBe('999998');
     limiter.release('k');
@@ -242,7 +245,12 @@ describe('the rate limiter', () => {
     for (let i = 1; i <= 10; i++) {
       const v = limiter.admit('k', TIERS.production, 'POST /funding', 10);
       expect(v.allowed).toBe(true);
-      expect(v.headers).toEqual({ 'x-ratelimit-limit': '10', 'x-ratelimit-remaining': String(10 - i), 'x-ratelimit-reset': '60', 'ratelimit-policy': '10;w=60' });
+      expect(v.headers).toEqual({
+        'x-ratelimit-limit': '10',
+        'x-ratelimit-remaining': String(10 - i),
+        'x-ratelimit-reset': '60',
+        'ratelimit-policy': '10;w=60',
+      });
       limiter.release('k');
     }
     now = 45_500;
