@@ -147,7 +147,7 @@ complete -c tpa -n '__fish_seen_subcommand_from activity' -l kind -x -a 'submitt
 complete -c tpa -n '__fish_seen_subcommand_from activity' -l totals -d 'only the count and amount of each kind (csv and ndjson: one row a kind)'
 complete -c tpa -n '__fish_seen_subcommand_from activity' -l lookback -r -d 'a faster, partial read: only the service dates this many days before the period (default: all of them, complete); what is left out is said'
 complete -c tpa -n '__fish_seen_subcommand_from activity' -s h -l help -d 'show help'
-complete -c tpa -n '__fish_seen_subcommand_from jobs; and not __fish_seen_subcommand_from list show' -a list -d 'list the journals of claim batches, single claims and payment runs on this machine: done, pending, failed, invalid'
+complete -c tpa -n '__fish_seen_subcommand_from jobs; and not __fish_seen_subcommand_from list show' -a list -d 'list the journals of claim batches, single claims and payment runs on this machine: total, done, pending, failed, invalid, not sent'
 complete -c tpa -n '__fish_seen_subcommand_from jobs; and not __fish_seen_subcommand_from list show' -a show -d 'one job\'s journal in detail: its claims or approvals, and why each that is not done is not'
 complete -c tpa -n '__fish_seen_subcommand_from jobs' -s h -l help -d 'show help'
 complete -c tpa -n '__fish_seen_subcommand_from jobs; and __fish_seen_subcommand_from list' -s h -l help -d 'show help'

@@ -23,10 +23,22 @@ export interface JobSummary {
   started_at: string | null;
   /** When the journal was last written. */
   updated_at: string;
+  /**
+   * Claims (or approvals) in the job: a batch's as its source counted them when its last run
+   * began, a payment run's plan; null when not recorded (a journal of an older tpa, claims from stdin).
+   */
+  total: number | null;
+  /** Of those, the ones whose request went out (done, failed, or sent with no answer recorded). */
+  sent: number;
   done: number;
+  /** Sent or announced, with no answer recorded: settled when the same command runs again. */
   pending: number;
   failed: number;
   invalid: number;
+  /** Never sent: the total less every claim the journal holds (a run stopped before reaching them); null without a total. */
+  not_sent: number | null;
+  /** Why records before the job's latest start are history (sent to another database), or null. */
+  history: string | null;
   /** A payment run's confirmed total, in cents; null for claims. */
   total_cents: number | null;
   /** The process writing it, when running. */
@@ -79,6 +91,28 @@ function blankItem(source: string, status: ItemStatus, detail: string): JobItem 
     errors: [],
     at: null,
   };
+}
+
+/** Seconds are the finest a person reads a job's times in: an ISO time without its milliseconds. */
+function toSecond(iso: string | null): string | null {
+  return iso === null ? null : iso.replace(/\.\d+(?=Z$)/, '');
+}
+
+/**
+ * The records of a claim batch's journal that speak of the batch now: those after its latest `batch`
+ * record. A batch whose journal was sent to another database begins anew with one (claim-batch.ts
+ * `begin`), and what came before is history.
+ */
+function currentRecords(records: readonly JournalRecord[]): { records: readonly JournalRecord[]; history: string | null } {
+  let start = 0;
+  for (let i = records.length - 1; i > 0; i--)
+    if (records[i]!.type === 'batch') {
+      start = i;
+      break;
+    }
+  return start === 0
+    ? { records, history: null }
+    : { records: records.slice(start), history: 'its earlier records were sent to another database (a reset, or another data directory or server): history' };
 }
 
 /** The claims of a claim batch's journal (or of the journal of single claims), each as its last record left it. */
@@ -205,16 +239,28 @@ export function readJob(path: string): Job {
   let items: JobItem[] = [];
   let totalCents: number | null = null;
   let startedAt: string | null = null;
+  let total: number | null = null;
+  let history: string | null = null;
   if (first?.type === 'batch') {
     kind = first.kind === 'single' ? 'single claims' : 'claim batch';
-    items = claimItems(records);
-    startedAt = str(first.started_at);
+    const current = currentRecords(records);
+    history = current.history;
+    items = claimItems(current.records);
+    startedAt = str(current.records[0]!.started_at);
+    for (const r of current.records) if (r.type === 'run' && typeof r.total === 'number') total = r.total;
   } else if (first?.type === 'payment_run') {
     kind = 'payment run';
     ({ items, totalCents, startedAt } = approvalItems(records));
+    total = items.length;
   }
+  for (const item of items) item.at = toSecond(item.at);
   const count = (s: ItemStatus) => items.filter((i) => i.status === s).length;
-  const pending = count('PENDING');
+  // An approval of the plan never sent, or a claim only announced: neither went out.
+  const unsent = items.filter((i) => i.status === 'PENDING' && (i.detail === 'NOT SENT' || i.detail === 'ANNOUNCED')).length;
+  const notSentApprovals = items.filter((i) => i.status === 'PENDING' && i.detail === 'NOT SENT').length;
+  const pending = count('PENDING') - notSentApprovals;
+  const held = count('DONE') + pending + count('FAILED') + count('INVALID');
+  const notSent = total === null ? null : Math.max(0, total - held);
   const problem = unreadable
     ? unreadable
     : damagedAt !== undefined
@@ -226,15 +272,19 @@ export function readJob(path: string): Job {
     summary: {
       id,
       kind,
-      state: holder ? 'running' : problem ? 'damaged' : pending > 0 ? 'incomplete' : 'finished',
+      state: holder ? 'running' : problem ? 'damaged' : pending > 0 || (notSent ?? 0) > 0 ? 'incomplete' : 'finished',
       profile: first ? str(first.profile) : null,
       base_url: first ? str(first.base_url) : null,
-      started_at: startedAt,
-      updated_at: updatedAt,
+      started_at: toSecond(startedAt),
+      updated_at: toSecond(updatedAt) ?? '',
+      total,
+      sent: count('DONE') + count('FAILED') + count('PENDING') - unsent,
       done: count('DONE'),
       pending,
       failed: count('FAILED'),
       invalid: count('INVALID'),
+      not_sent: notSent,
+      history,
       total_cents: totalCents,
       pid: holder?.pid ?? null,
       path,
