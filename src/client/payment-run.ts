@@ -24,9 +24,9 @@ import { centsToAmount, jsonNumberToCents } from '../domain/money.js';
 import { ConflictError, EXIT, NetworkError, TpaError } from '../errors.js';
 import type { TpaClient } from './client.js';
 import { FundHistory, sendRecorded, type RecordEnd } from './fund-history.js';
-import { Journal, journalsDir, type JournalRecord } from './journal.js';
+import { databaseOf, type DatabaseIdentity, Journal, journalsDir, type JournalRecord, otherDatabase } from './journal.js';
 
-export { journalsDir };
+export { databaseOf, journalsDir };
 import { JournalLock } from './journal-lock.js';
 import { pacingWaitMs } from './pages.js';
 import { stopsTheJob } from './retry.js';
@@ -49,6 +49,8 @@ export interface RunPlan {
   prefix: string;
   total_cents: number;
   encounters: RunEncounter[];
+  /** The database the run approves in (sealed with the plan): a journal of another one is not resumed. */
+  database?: DatabaseIdentity;
 }
 
 /** OWED: approved by this run (or found funded), then its transfer FAILED or was REFUNDED: owed again. */
@@ -202,25 +204,29 @@ export class RunJournal {
   private constructor(
     private readonly journal: Journal,
     private readonly sealKey: Buffer | undefined,
+    private readonly database: DatabaseIdentity | undefined,
   ) {}
 
   /**
    * Opens (and locks: one journal, one writer) the journal of a payment run. A journal holding a
    * plan is resumed only when the plan still matches the seal made, with `sealKey`, when it was
-   * confirmed; a plan is confirmed (and sealed) only with a key.
+   * confirmed; a plan is confirmed (and sealed) only with a key. `database`, the database the
+   * approvals go to (journal.ts databaseOf): recorded with a plan confirmed, and a plan confirmed
+   * against another database (a reset) is not resumed (journal.ts otherDatabase).
    */
-  static async open(path: string, sealKey: Buffer | undefined): Promise<RunJournal> {
+  static async open(path: string, sealKey: Buffer | undefined, database?: DatabaseIdentity): Promise<RunJournal> {
     const records: JournalRecord[] = [];
     const run = new RunJournal(
       Journal.open(path, (r) => records.push(r), { lock: await JournalLock.take(path, 'payment run') }),
       sealKey,
+      database,
     );
     if (records.length > 0 && records[0]!.type !== 'payment_run') {
       run.close();
       throw new TpaError(EXIT.USAGE, 'wrong_journal', `${path} is not the journal of a payment run (it starts with a "${records[0]!.type}" record)`);
     }
     for (const r of records) run.replay(r);
-    const problem = run.plan ? run.sealProblem() : undefined;
+    const problem = run.plan ? (run.sealProblem() ?? otherDatabase(path, run.plan.database, database)) : undefined;
     if (problem) {
       run.close();
       throw new UnsealedPlanError(path, problem);
@@ -270,6 +276,7 @@ export class RunJournal {
   confirm(plan: RunPlan): void {
     if (!this.sealKey) throw new Error('a payment run is confirmed only with a key to seal its plan');
     if (this.plan) throw new Error('this journal already holds a confirmed plan');
+    if (this.database && plan.database === undefined) plan = { ...plan, database: this.database };
     const seal = sealOf(plan, this.sealKey);
     this.journal.append({ type: 'payment_run', version: 2, plan, seal });
     this.plan = plan;

@@ -72,4 +72,20 @@ describe('a batch after the database it was sent to is gone', () => {
     expect(statuses(again.stdout)).toEqual(['ACKNOWLEDGED', 'ACKNOWLEDGED', 'ACKNOWLEDGED']);
     expect(await ledgerCount()).toBe(3);
   });
+
+  it('a payment run confirmed before a reset is not resumed against the new database: refused, nothing sent', async () => {
+    const run = (args: string[]) => runTpa(args, { home: home.dir });
+    expect((await run(['claim', 'submit', 'claims.ndjson'])).code).toBe(0);
+    const review = (await run(['fund', 'run', '--dry-run', '-o', 'json'])).json<Row>();
+    const journal = join(home.dir, 'run.journal');
+    const args = ['fund', 'run', '--auth-code-prefix', 'AUTH-RESET', '--expect-total', String(review.total), '--yes', '--journal', journal];
+    expect((await run(args)).code).toBe(0);
+    expect((await run(['local', 'reset', '--yes'])).code).toBe(0);
+    expect((await run(['claim', 'submit', 'claims.ndjson'])).code).toBe(0);
+    const resumed = await run(args);
+    expect(resumed.code).toBe(2);
+    expect(resumed.stderr).toMatch(/cannot be resumed: the journal \S+ was sent to another database \(db_[0-9a-f]+\).*Nothing was sent/);
+    const funded = await run(['ledger', 'list', '--all', '--status', 'FUNDED', '-o', 'ndjson']);
+    expect(ndjson(funded.stdout)).toHaveLength(0);
+  });
 });
