@@ -8,13 +8,14 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { until } from '../helpers/barrier.js';
 import { distinctClaim } from '../helpers/claims.js';
 import { runTpa, tpa } from '../helpers/cli.js';
+import { ptyRun, screenOf } from '../helpers/pty.js';
 import { tempDir } from '../helpers/engine.js';
 import { login, serve, type Served } from '../helpers/server.js';
 import { cents, ndjson } from '../helpers/values.js';
 
 type Row = Record<string, any>;
 
-const lines = (n: number) => `${Array.from({ length: n }, (_, k) => JSON.stringify(distinctClaim(k))).join('\n')}\n`;
+const lines = (n: number, from = 0) => `${Array.from({ length: n }, (_, k) => JSON.stringify(distinctClaim(from + k))).join('\n')}\n`;
 
 let homes: ReturnType<typeof tempDir>[] = [];
 let servers: Served[] = [];
@@ -72,6 +73,34 @@ describe('claim submit --wait under a 1-second rate window (100 claims a second)
     expect(r.stderr).toMatch(/this key allows 100 requests a second: about \d+s for 250 claims/);
     expect(r.stderr).toMatch(/100\/s limit/);
     expect(r.stderr).not.toMatch(/\/min|a minute/);
+  });
+});
+
+describe('on a real terminal, at 80×24 and 120×40', () => {
+  it('the batch under a 1-second window says the limit in force and ends with the whole batch, once each, adding up', async () => {
+    const { dir } = await served(['--rate-window', '1s']);
+    for (const [i, { cols, rows }] of [
+      { cols: 80, rows: 24 },
+      { cols: 120, rows: 40 },
+    ].entries()) {
+      writeFileSync(join(dir, `claims-${cols}.ndjson`), lines(150, 1000 * (i + 1)));
+      const r = await ptyRun(['claim', 'submit', `claims-${cols}.ndjson`, '--wait'], [{ expect: 'This run sent' }], {
+        home: dir,
+        cols,
+        rows,
+        env: { TPA_PROFILE: 'sandbox' },
+      });
+      expect(r.exit_code, r.output).toBe(0);
+      const screen = await screenOf(r.raw, cols, rows);
+      const text = screen.join('\n');
+      expect(text).toMatch(/this key allows 100 requests a second/);
+      expect(text).toMatch(/APPROVED\s*│\s*150/);
+      expect(text).toMatch(/Total\s*│\s*150/);
+      expect(text).toMatch(/This run sent 150\b/);
+      expect(r.raw).toMatch(/100\/s/);
+      expect(r.raw).not.toMatch(/\/min/);
+      for (const line of screen) expect(line.length, line).toBeLessThanOrEqual(cols);
+    }
   });
 });
 
