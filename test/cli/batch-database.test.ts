@@ -38,7 +38,9 @@ describe('a batch after the database it was sent to is gone', () => {
     expect(statuses((await submit()).stdout)).toEqual(['ACKNOWLEDGED', 'ACKNOWLEDGED', 'ACKNOWLEDGED']);
     // The same database: the journal holds, nothing is sent twice.
     expect(statuses((await submit()).stdout)).toEqual(['SKIPPED', 'SKIPPED', 'SKIPPED']);
-    expect((await runTpa(['local', 'reset', '--yes'], { home: home.dir })).code).toBe(0);
+    const reset = await runTpa(['local', 'reset', '--yes'], { home: home.dir });
+    expect(reset.code).toBe(0);
+    expect(reset.stderr).toMatch(/a claim batch run again sends anew, saying its journal is history/);
     expect(await ledgerCount()).toBe(0);
     const again = await submit();
     expect(again.code, again.stderr).toBe(0);
