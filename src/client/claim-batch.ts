@@ -17,14 +17,14 @@ import { type ParsedClaim, parseReadClaim } from '../domain/fhir-claim.js';
 import { placeErrors } from '../domain/json-position.js';
 import { sameIdentityMessage, X12_CORRECTION } from '../domain/x12-identity.js';
 import { jsonNumberToCents } from '../domain/money.js';
-import { EXIT, TpaError } from '../errors.js';
+import { EXIT, RateLimitedError, TpaError } from '../errors.js';
 import type { TpaClient } from './client.js';
-import { Journal, type JournalRecord } from './journal.js';
+import { type DatabaseIdentity, Journal, type JournalRecord, otherDatabase } from './journal.js';
 import { JournalLock } from './journal-lock.js';
-import { pacingWaitMs, pages } from './pages.js';
-import { stopsTheJob } from './retry.js';
+import { pages } from './pages.js';
+import { rateLimitWaitOf, stopsTheJob } from './retry.js';
 import { nextPollDelay } from './polling.js';
-import { estimateLeftMs, RateWindow, Throughput } from './throughput.js';
+import { estimateLeftMs, Pacer, Throughput } from './throughput.js';
 import { hostname, uptime } from 'node:os';
 import type { AdjudicationSummary, ClaimResponseBody, LedgerItem } from './types.js';
 
@@ -100,8 +100,28 @@ export interface BatchLimit {
   leftMs: number;
 }
 
+/**
+ * Where a claim of the batch stands at the end, one for each claim (docs/design.md "Claim batches"):
+ * its disposition once adjudicated, STILL PROCESSING when --wait ended before it was, ACKNOWLEDGED
+ * without --wait (or when the batch stopped before polling), NOT POLLED when its poll failed, or
+ * INVALID, FAILED, UNKNOWN. Claims never reached, the batch having stopped, are its total less these.
+ */
+export function finalState(o: ClaimOutcome): string {
+  if (o.status === 'INVALID' || o.status === 'FAILED' || o.status === 'UNKNOWN') return o.status;
+  if (o.disposition === undefined) return 'ACKNOWLEDGED';
+  if (o.disposition !== null) return o.disposition;
+  return o.errors.length > 0 ? 'NOT POLLED' : 'STILL PROCESSING';
+}
+
 export interface BatchSummary {
+  /** This run's outcomes (SKIPPED: acknowledged by an earlier run). */
   counts: Record<ClaimStatus, number>;
+  /** The batch's claims by their final state (finalState), each counted once. */
+  states: Record<string, number>;
+  /** Claims in the batch, when the readers could count them first. */
+  total?: number;
+  /** Claims this run sent (each once, whatever came back). */
+  sentThisRun: number;
   dispositions: Record<string, number>;
   /** Sums in cents: charges of every claim sent or skipped; allowed and benefit of those adjudicated. */
   chargesCents: number;
@@ -109,6 +129,8 @@ export interface BatchSummary {
   benefitCents: number;
   /** The error that stopped the batch (limits, network, credentials), when one did. */
   stopped?: TpaError;
+  /** Why the journal's earlier records were left as history (another database), when they were. */
+  history?: string;
   /** Claims still being adjudicated when --wait timed out. */
   stillProcessing: number;
   /** The exit code docs/design.md "Exit codes" gives this end (docs/design.md "Claim batches"). */
@@ -124,6 +146,10 @@ export interface BatchOptions {
   /** Once, when the service's limit makes the batch wait for more than one window. */
   onLimit?: (limit: BatchLimit) => void;
   total?: number;
+  /** The database the claims go to (journal.ts databaseOf), when the service names it. */
+  database?: DatabaseIdentity;
+  /** At once, when the journal was sent to another database and is left as history: why. */
+  onHistory?: (why: string) => void;
   sleep?: (ms: number) => Promise<void>;
   now?: () => number;
 }
@@ -172,7 +198,12 @@ export class BatchJournal {
    */
   private sentMarksComplete = true;
   private lastSync = Date.now();
-  private constructor(private readonly journal: Journal) {}
+  /** The database the journal's latest records were sent to (its latest `batch` or `run` record). */
+  private database: unknown;
+  private constructor(
+    private readonly journal: Journal,
+    private readonly header: Record<string, unknown> | undefined,
+  ) {}
 
   /**
    * Opens (and locks: one journal, one writer) the journal of a claim batch. A new journal's first
@@ -185,7 +216,7 @@ export class BatchJournal {
     const records: JournalRecord[] = [];
     const what = options.header?.kind === 'single' ? 'claim submission' : 'claim batch';
     const journal = Journal.open(path, (r) => records.push(r), { lock: await JournalLock.take(path, what, { waitMs: options.lockWaitMs }) });
-    const batch = new BatchJournal(journal);
+    const batch = new BatchJournal(journal, options.header);
     for (const r of records) batch.replay(r);
     if (records.length === 0) journal.append({ type: 'batch', version: 2, started_at: new Date().toISOString(), ...options.header });
     else if (records[0]!.type !== 'batch') {
@@ -207,6 +238,12 @@ export class BatchJournal {
   }
 
   private replay(r: JournalRecord): void {
+    // A later `batch` record begins anew (the records before it went to another database: history).
+    if (r.type === 'batch') {
+      this.known.clear();
+      this.acknowledged.clear();
+    }
+    if ((r.type === 'batch' || r.type === 'run') && r.database !== undefined) this.database = r.database;
     const id = typeof r.claim === 'string' ? r.claim : undefined;
     if (!id) return;
     const k = this.known.get(id);
@@ -226,6 +263,27 @@ export class BatchJournal {
       k.ackAt = typeof r.at === 'string' ? r.at : k.at;
       this.acknowledged.add(k.ack.external_claim_id);
     }
+  }
+
+  /**
+   * A run of the batch begins, sending to `database` (when the service names it) the batch's `total`
+   * claims (when counted): recorded, for `tpa jobs`. A journal sent to another database is history
+   * (journal.ts otherDatabase): its records stay, and the batch begins anew after them (a new `batch`
+   * record), so that every claim is sent to this database. Returns why, when it did.
+   */
+  begin(run: { database: DatabaseIdentity | undefined; total: number | undefined }): string | undefined {
+    const history = otherDatabase(this.journal.path, this.database, run.database);
+    const at = new Date().toISOString();
+    const database = run.database ?? null;
+    if (history) {
+      this.known.clear();
+      this.acknowledged.clear();
+      this.sentMarksComplete = true;
+      this.journal.append({ type: 'batch', version: 2, started_at: at, ...this.header, database, history_before: 'another database' });
+    }
+    this.journal.append({ type: 'run', at, total: run.total ?? null, database, pid: process.pid });
+    this.database = database;
+    return history;
   }
 
   lookup(claimId: string): Known | undefined {
@@ -381,7 +439,9 @@ export function isRefusal(status: unknown): boolean {
 
 /**
  * Submits the claims, `concurrency` at a time, paced by the rate-limit headers; with
- * `waitTimeoutMs`, then waits for every acknowledged claim's adjudication.
+ * `waitTimeoutMs`, then waits for every acknowledged claim's adjudication. The journal's run is
+ * begun first (`begin`: the database it goes to, the batch's total), so a journal of another
+ * database is history and every claim goes to this one.
  */
 export async function runClaimBatch(client: TpaClient, claims: AsyncIterable<BatchClaim>, journal: BatchJournal, options: BatchOptions): Promise<BatchSummary> {
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
@@ -389,6 +449,9 @@ export async function runClaimBatch(client: TpaClient, claims: AsyncIterable<Bat
   const waiting = options.waitTimeoutMs !== undefined;
   const summary: BatchSummary = {
     counts: { ACKNOWLEDGED: 0, SKIPPED: 0, INVALID: 0, FAILED: 0, UNKNOWN: 0 },
+    states: {},
+    total: options.total,
+    sentThisRun: 0,
     dispositions: {},
     chargesCents: 0,
     allowedCents: 0,
@@ -396,14 +459,28 @@ export async function runClaimBatch(client: TpaClient, claims: AsyncIterable<Bat
     stillProcessing: 0,
     exitCode: EXIT.OK,
   };
+  const history = journal.begin({ database: options.database, total: options.total });
+  if (history) {
+    summary.history = history;
+    options.onHistory?.(history);
+  }
   let done = 0;
   let skipped = 0;
-  let pausedUntil = 0;
   // Only the claims sent count in the rate: those a resume skips cost no time (docs/design.md "Long jobs").
   const pace = new Throughput(now);
-  const window = new RateWindow();
   /** Whether the rate limit paces the batch: once it does, the rate shown is the limit (docs/design.md "Long jobs"). */
   let paced = false;
+  const pacer = new Pacer({
+    concurrency: options.concurrency,
+    now,
+    sleep,
+    onPause: (ms) => {
+      pace.pause();
+      progress('submitting', ms);
+    },
+    onResume: () => pace.resume(),
+  });
+  const window = pacer.window;
   const progress = (stage: BatchProgress['stage'], waitingMs?: number) => {
     if (!options.onProgress) return;
     const rate = pace.rate();
@@ -414,7 +491,7 @@ export async function runClaimBatch(client: TpaClient, claims: AsyncIterable<Bat
     let leftMs = left !== undefined ? estimateLeftMs(left, rate, w, now()) : undefined;
     let leftAfterWaitMs: number | undefined;
     if (waitingMs !== undefined && waitingMs > 0 && left !== undefined && stage === 'submitting') {
-      // After the wait the window is a fresh one (as window.reset() makes it below).
+      // After the wait the window is a fresh one (as the pacer's window.reset() makes it).
       const endMs = now() + waitingMs;
       const fresh = w && { ...w, remaining: w.limit, resetAtMs: w.resetAtMs + w.windowMs };
       leftAfterWaitMs = estimateLeftMs(left, rate, fresh, endMs);
@@ -433,10 +510,10 @@ export async function runClaimBatch(client: TpaClient, claims: AsyncIterable<Bat
     });
   };
   /** Claims still to send: the service has counted those in flight against its window already. */
-  const toSend = (total: number) => Math.max(0, total - done - inFlight.size);
+  const toSend = (total: number) => Math.max(0, total - done - pacer.inFlightCount);
   /** The limit headers of an answer: the window's budget, and the first time, the batch's length under it. */
   const observe = (headers: Record<string, string>) => {
-    if (!window.observe(headers, now()) || !options.onLimit || options.total === undefined) return;
+    if (!pacer.observe(headers) || !options.onLimit || options.total === undefined) return;
     const w = window.state();
     const left = toSend(options.total);
     if (!w || left <= w.remaining) return;
@@ -445,12 +522,24 @@ export async function runClaimBatch(client: TpaClient, claims: AsyncIterable<Bat
   /** Acknowledged (or skipped) claims whose adjudication --wait still has to report. */
   const toWait: ClaimOutcome[] = [];
   let firstFailure: TpaError | undefined;
+  /** A claim's last word: counted once, in its final state, and handed on. The one place the summary counts a claim. */
+  const settle = (o: ClaimOutcome) => {
+    const state = finalState(o);
+    summary.states[state] = (summary.states[state] ?? 0) + 1;
+    if (state === 'STILL PROCESSING') summary.stillProcessing++;
+    if (o.disposition !== undefined) summary.dispositions[o.disposition ?? 'UNKNOWN'] = (summary.dispositions[o.disposition ?? 'UNKNOWN'] ?? 0) + 1;
+    if (o.adjudication) {
+      summary.allowedCents += amountCents(o.adjudication.allowed_amount);
+      summary.benefitCents += amountCents(o.adjudication.benefit_amount);
+    }
+    options.onOutcome(o);
+  };
   const finish = (outcome: ClaimOutcome) => {
     summary.counts[outcome.status]++;
     done++;
     if (outcome.status === 'SKIPPED') skipped++;
     if (waiting && (outcome.status === 'ACKNOWLEDGED' || outcome.status === 'SKIPPED')) toWait.push(outcome);
-    else options.onOutcome(outcome);
+    else settle(outcome);
     progress('submitting');
   };
   const occurrences = new Map<string, number>();
@@ -546,17 +635,15 @@ export async function runClaimBatch(client: TpaClient, claims: AsyncIterable<Bat
     return true;
   };
 
-  const inFlight = new Set<Promise<void>>();
   const send = async (r: Ready): Promise<void> => {
     if (r.lookFirst && (await settledFromLedger(r))) return;
     try {
       journal.sent(r.claim);
+      summary.sentThisRun++;
       pace.started();
       const ack = await client.submitClaim(r.text, r.key);
       pace.add(1);
       observe(ack.headers);
-      const wait = pacingWaitMs(ack.headers, now());
-      if (wait > 0) pausedUntil = Math.max(pausedUntil, now() + wait);
       journal.answered({
         type: 'acknowledged',
         claim: r.claim,
@@ -585,19 +672,9 @@ export async function runClaimBatch(client: TpaClient, claims: AsyncIterable<Bat
     journal.sending(group.map((r) => ({ claim: r.claim, source: r.source, sha256: r.sha256, key: r.key, clm01: r.clm01 })));
     for (const r of group) {
       // Fewer requests in flight than the rate-limit window has left: none is refused (a refusal counts too).
-      while (inFlight.size >= options.concurrency || (inFlight.size > 0 && !window.allows(inFlight.size))) await Promise.race(inFlight);
+      await pacer.slot();
       if (summary.stopped) return;
-      const pause = Math.max(pausedUntil - now(), window.waitMs(now()));
-      if (pause > 0) {
-        pace.pause();
-        progress('submitting', pause);
-        await Promise.all(inFlight);
-        await sleep(Math.max(pausedUntil - now(), window.waitMs(now())));
-        window.reset();
-        pace.resume();
-      }
-      const p: Promise<void> = send(r).finally(() => inFlight.delete(p));
-      inFlight.add(p);
+      pacer.start(() => send(r));
     }
   };
 
@@ -615,10 +692,10 @@ export async function runClaimBatch(client: TpaClient, claims: AsyncIterable<Bat
     }
   }
   if (!summary.stopped) await dispatch(group);
-  await Promise.all(inFlight);
+  await pacer.drain();
 
-  if (waiting && !summary.stopped) await waitForAll(client, toWait, options, summary, { sleep, now, progress });
-  else for (const o of toWait) options.onOutcome(o);
+  if (waiting && !summary.stopped) await waitForAll(client, toWait, options, summary, { sleep, now, progress, settle });
+  else for (const o of toWait) settle(o);
 
   summary.exitCode = summary.stopped
     ? summary.stopped.exitCode
@@ -636,66 +713,71 @@ export async function runClaimBatch(client: TpaClient, claims: AsyncIterable<Bat
 
 /**
  * Polls every acknowledged claim until adjudicated, a round at a time over those still processing,
- * waiting between rounds as the contract (docs/api.md) advises (the nearest estimated completion, 1 s at least).
+ * waiting between rounds as the contract (docs/api.md) advises (the nearest estimated completion, 1 s
+ * at least). The polls are paced as the submissions were (throughput.ts Pacer: the poll route's own
+ * window, read from its answers), and a 429 that comes anyway is waited out, the claim polled again
+ * in the next round, within the timeout: a limit never stops the wait. Each claim is settled once.
  */
 async function waitForAll(
   client: TpaClient,
   pending: ClaimOutcome[],
   options: BatchOptions,
   summary: BatchSummary,
-  tools: { sleep: (ms: number) => Promise<void>; now: () => number; progress: (stage: BatchProgress['stage'], waitingMs?: number) => void },
+  tools: {
+    sleep: (ms: number) => Promise<void>;
+    now: () => number;
+    progress: (stage: BatchProgress['stage'], waitingMs?: number) => void;
+    settle: (o: ClaimOutcome) => void;
+  },
 ): Promise<void> {
   const deadline = tools.now() + options.waitTimeoutMs!;
+  const pacer = new Pacer({ concurrency: options.concurrency, now: tools.now, sleep: tools.sleep, onPause: (ms) => tools.progress('waiting', ms) });
   let left = pending;
   for (let round = 0; left.length > 0; round++) {
     const still: ClaimOutcome[] = [];
     let soonest: string | undefined;
-    const inFlight = new Set<Promise<void>>();
     for (const o of left) {
-      while (inFlight.size >= options.concurrency) await Promise.race(inFlight);
-      const p: Promise<void> = (async () => {
+      if (summary.stopped || tools.now() >= deadline) {
+        still.push(o);
+        continue;
+      }
+      await pacer.slot();
+      pacer.start(async () => {
         let result: { status: number; headers: Record<string, string>; body: ClaimResponseBody };
         try {
           result = await client.claimResponse(o.submission_id!);
         } catch (err) {
           if (!(err instanceof TpaError)) throw err;
-          if (stopsTheJob(err)) {
+          if (err instanceof RateLimitedError) {
+            pacer.pauseFor(rateLimitWaitOf(err));
+            still.push(o);
+          } else if (stopsTheJob(err)) {
             summary.stopped ??= err;
             still.push(o);
-          } else options.onOutcome({ ...o, errors: [{ field: '', message: err.message }], disposition: null, adjudication: null });
+          } else tools.settle({ ...o, errors: [{ field: '', message: err.message }], disposition: null, adjudication: null });
           return;
         }
-        const wait = pacingWaitMs(result.headers, tools.now());
-        if (wait > 0) await tools.sleep(wait);
+        pacer.observe(result.headers);
         if (result.status === 202) {
           still.push(o);
           const eta = result.body.estimated_completion;
           if (eta && (!soonest || eta < soonest)) soonest = eta;
           return;
         }
-        const a = result.body.adjudication;
-        const disposition = result.body.disposition ?? null;
-        summary.dispositions[disposition ?? 'UNKNOWN'] = (summary.dispositions[disposition ?? 'UNKNOWN'] ?? 0) + 1;
-        if (a) {
-          summary.allowedCents += amountCents(a.allowed_amount);
-          summary.benefitCents += amountCents(a.benefit_amount);
-        }
-        options.onOutcome({ ...o, disposition, adjudication: a ?? null });
-      })().finally(() => inFlight.delete(p));
-      inFlight.add(p);
+        tools.settle({ ...o, disposition: result.body.disposition ?? null, adjudication: result.body.adjudication ?? null });
+      });
     }
-    await Promise.all(inFlight);
-    if (summary.stopped) break;
+    await pacer.drain();
     left = still;
-    if (left.length === 0) break;
+    if (summary.stopped || left.length === 0) break;
     const remaining = deadline - tools.now();
     if (remaining <= 0) break;
     const ms = Math.min(remaining, nextPollDelay(round, soonest, tools.now()));
     tools.progress('waiting', ms);
     await tools.sleep(ms);
   }
-  summary.stillProcessing = left.length;
-  for (const o of left) options.onOutcome({ ...o, disposition: null, adjudication: null });
+  // Still processing at the timeout (or when the batch stopped): each once, without a disposition.
+  for (const o of left) tools.settle({ ...o, disposition: null, adjudication: null });
 }
 
 /** An earlier submission of a claim's content, as its journal recorded it. */

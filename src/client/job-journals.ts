@@ -27,10 +27,22 @@ export interface JobSummary {
   started_at: string | null;
   /** When the journal was last written. */
   updated_at: string;
+  /**
+   * Claims (or approvals) in the job: a batch's as its source counted them when its last run
+   * began, a payment run's plan; null when not recorded (a journal of an older tpa, claims from stdin).
+   */
+  total: number | null;
+  /** Of those, the ones whose request went out (done, failed, or sent with no answer recorded). */
+  sent: number;
   done: number;
+  /** Sent or announced, with no answer recorded: settled when the same command runs again. */
   pending: number;
   failed: number;
   invalid: number;
+  /** Never sent: the total less every claim the journal holds (a run stopped before reaching them); null without a total. */
+  not_sent: number | null;
+  /** Why records before the job's latest start are history (sent to another database), or null. */
+  history: string | null;
   /** A payment run's confirmed total, in cents; null for claims. */
   total_cents: number | null;
   /** The process writing it, when running. */
@@ -69,6 +81,8 @@ export interface JobItem {
 export interface Job {
   summary: JobSummary;
   items: JobItem[];
+  /** A payment run's: the id of the database its plan was confirmed against (recorded since this version). */
+  database?: string | null;
 }
 
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
@@ -87,6 +101,28 @@ function blankItem(source: string, status: ItemStatus, detail: string): JobItem 
     errors: [],
     at: null,
   };
+}
+
+/** Seconds are the finest a person reads a job's times in: an ISO time without its milliseconds. */
+function toSecond(iso: string | null): string | null {
+  return iso === null ? null : iso.replace(/\.\d+(?=Z$)/, '');
+}
+
+/**
+ * The records of a claim batch's journal that speak of the batch now: those after its latest `batch`
+ * record. A batch whose journal was sent to another database begins anew with one (claim-batch.ts
+ * `begin`), and what came before is history.
+ */
+function currentRecords(records: readonly JournalRecord[]): { records: readonly JournalRecord[]; history: string | null } {
+  let start = 0;
+  for (let i = records.length - 1; i > 0; i--)
+    if (records[i]!.type === 'batch') {
+      start = i;
+      break;
+    }
+  return start === 0
+    ? { records, history: null }
+    : { records: records.slice(start), history: 'its earlier records were sent to another database (a reset, or another data directory or server): history' };
 }
 
 /** The claims of a claim batch's journal (or of the journal of single claims), each as its last record left it. */
@@ -160,9 +196,11 @@ function approvalItems(records: readonly JournalRecord[]): {
   totalCents: number | null;
   startedAt: string | null;
   closed: { at: string | null; by: string | null } | null;
+  database: string | null;
 } {
   const plan = records.find((r) => r.type === 'payment_run')?.plan as
     | {
+        database?: { id?: unknown };
         created_at?: string;
         total_cents?: number;
         encounters?: { encounter_id: string; amount_cents: number; authorization_code: string; idempotency_key: string }[];
@@ -206,6 +244,7 @@ function approvalItems(records: readonly JournalRecord[]): {
     // When it was confirmed (recorded since this version), else when its plan was drawn up.
     startedAt: str(records.find((r) => r.type === 'payment_run')?.confirmed_at) ?? plan?.created_at ?? null,
     closed,
+    database: typeof plan?.database?.id === 'string' ? plan.database.id : null,
   };
 }
 
@@ -231,16 +270,29 @@ export function readJob(path: string): Job {
   let totalCents: number | null = null;
   let startedAt: string | null = null;
   let closed: { at: string | null; by: string | null } | null = null;
+  let database: string | null = null;
+  let total: number | null = null;
+  let history: string | null = null;
   if (first?.type === 'batch') {
     kind = first.kind === 'single' ? 'single claims' : 'claim batch';
-    items = claimItems(records);
-    startedAt = str(first.started_at);
+    const current = currentRecords(records);
+    history = current.history;
+    items = claimItems(current.records);
+    startedAt = str(current.records[0]!.started_at);
+    for (const r of current.records) if (r.type === 'run' && typeof r.total === 'number') total = r.total;
   } else if (first?.type === 'payment_run') {
     kind = 'payment run';
-    ({ items, totalCents, startedAt, closed } = approvalItems(records));
+    ({ items, totalCents, startedAt, closed, database } = approvalItems(records));
+    total = items.length;
   }
+  for (const item of items) item.at = toSecond(item.at);
   const count = (s: ItemStatus) => items.filter((i) => i.status === s).length;
-  const pending = count('PENDING');
+  // An approval of the plan never sent, or a claim only announced: neither went out.
+  const unsent = items.filter((i) => i.status === 'PENDING' && (i.detail === 'NOT SENT' || i.detail === 'ANNOUNCED')).length;
+  const notSentApprovals = items.filter((i) => i.status === 'PENDING' && i.detail === 'NOT SENT').length;
+  const pending = count('PENDING') - notSentApprovals;
+  const held = count('DONE') + pending + count('FAILED') + count('INVALID');
+  const notSent = total === null ? null : Math.max(0, total - held);
   const problem = unreadable
     ? unreadable
     : damagedAt !== undefined
@@ -252,15 +304,19 @@ export function readJob(path: string): Job {
     summary: {
       id,
       kind,
-      state: holder ? 'running' : problem ? 'damaged' : closed ? 'closed' : pending > 0 ? 'incomplete' : 'finished',
+      state: holder ? 'running' : problem ? 'damaged' : closed ? 'closed' : pending > 0 || (notSent ?? 0) > 0 ? 'incomplete' : 'finished',
       profile: first ? str(first.profile) : null,
       base_url: first ? str(first.base_url) : null,
-      started_at: startedAt,
-      updated_at: updatedAt,
+      started_at: toSecond(startedAt),
+      updated_at: toSecond(updatedAt) ?? '',
+      total,
+      sent: count('DONE') + count('FAILED') + count('PENDING') - unsent,
       done: count('DONE'),
       pending,
       failed: count('FAILED'),
       invalid: count('INVALID'),
+      not_sent: notSent,
+      history,
       total_cents: totalCents,
       pid: holder?.pid ?? null,
       path,
@@ -269,6 +325,7 @@ export function readJob(path: string): Job {
       closed_by: closed?.by ?? null,
     },
     items,
+    ...(database !== null ? { database } : {}),
   };
 }
 
@@ -284,15 +341,18 @@ export interface OpenRun {
 /**
  * The open payment runs of a profile in `dir` (the data directory's journals), oldest first: a
  * confirmed plan with approvals left, not closed, not running now, recorded with this profile and
- * base URL (a journal of an earlier version, which records neither, is nobody's).
+ * base URL (a journal of an earlier version, which records neither, is nobody's), and, when
+ * `database` is given, not confirmed against another database (after a reset it is history).
  */
-export function openRuns(dir: string, profile: string, baseUrl: string | null): OpenRun[] {
+export function openRuns(dir: string, profile: string, baseUrl: string | null, database?: string): OpenRun[] {
   const open: OpenRun[] = [];
   for (const path of journalPaths(dir)) {
     if (!basename(path).startsWith('fund-run-')) continue;
     const job = readJob(path);
     const s = job.summary;
     if (s.kind !== 'payment run' || s.state !== 'incomplete' || s.profile !== profile || (s.base_url ?? null) !== baseUrl) continue;
+    // Confirmed against another database (a reset): history, never resumed, so never offered (journal.ts otherDatabase).
+    if (database !== undefined && job.database != null && job.database !== database) continue;
     const left = job.items.filter((i) => i.status === 'PENDING');
     const prefix = job.items[0]?.authorization_code?.replace(/-\d+$/, '') ?? s.id;
     open.push({ summary: s, prefix, left: left.length, leftCents: left.reduce((n, i) => n + (i.amount_cents ?? 0), 0), count: job.items.length });

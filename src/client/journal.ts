@@ -5,8 +5,10 @@
 // without sending anything twice or losing anything.
 import { closeSync, fdatasyncSync, mkdirSync, openSync, readSync, fstatSync, ftruncateSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { UsageError } from '../errors.js';
+import { TpaError, UsageError } from '../errors.js';
+import type { TpaClient } from './client.js';
 import type { JournalLock, LockHolder } from './journal-lock.js';
+import { stopsTheJob } from './retry.js';
 
 export type JournalRecord = Record<string, unknown> & { type: string };
 
@@ -142,4 +144,39 @@ function readRecords(fd: number, size: number, onRecord: (record: JournalRecord)
 /** The folder of the data directory that holds the journals of long jobs (batches, single claims, payment runs) and the fund history. */
 export function journalsDir(dataDir: string): string {
   return join(dataDir, 'journals');
+}
+
+/** The identity of a database (docs/api.md "GET /v1/health": `database`, tpa's). */
+export interface DatabaseIdentity {
+  id: string;
+  created_at: string;
+}
+
+/**
+ * The database a client's requests reach, as its health answer names it; undefined from a service
+ * that does not say (one other than tpa's), or when health cannot be read for another reason than
+ * the limits, the network or the credentials (which fail the job's next request the same way).
+ */
+export async function databaseOf(client: TpaClient): Promise<DatabaseIdentity | undefined> {
+  try {
+    const d = (await client.health()).body.database;
+    return d && typeof d.id === 'string' ? { id: d.id, created_at: typeof d.created_at === 'string' ? d.created_at : '' } : undefined;
+  } catch (err) {
+    if (!(err instanceof TpaError) || stopsTheJob(err)) throw err;
+    return undefined;
+  }
+}
+
+/**
+ * The one rule for every long job's journal (docs/design.md "Claim batches"): a journal belongs to
+ * the database it was sent to. Why the journal at `path`, which recorded `recorded`, is history for
+ * the database `current` (a reset, another data directory, another server), or undefined when it
+ * may be continued: the same database, or one side unknown (a journal of an older tpa, a service
+ * that does not name its database), where it is continued as before.
+ */
+export function otherDatabase(path: string, recorded: unknown, current: DatabaseIdentity | undefined): string | undefined {
+  const r = recorded as { id?: unknown; created_at?: unknown } | null | undefined;
+  if (!current || !r || typeof r.id !== 'string' || r.id === current.id) return undefined;
+  const made = current.created_at ? ` made on ${current.created_at.replace('T', ' ').replace('Z', ' UTC')}` : '';
+  return `the journal ${path} was sent to another database (${r.id}); the database answering now is ${current.id}${made} (after a reset, or another data directory or server)`;
 }

@@ -25,9 +25,9 @@ import { centsToAmount, jsonNumberToCents } from '../domain/money.js';
 import { ConflictError, EXIT, NetworkError, NotFoundError, TpaError } from '../errors.js';
 import type { TpaClient } from './client.js';
 import { FundHistory, sendRecorded, type RecordEnd } from './fund-history.js';
-import { Journal, journalsDir, type JournalRecord } from './journal.js';
+import { databaseOf, type DatabaseIdentity, Journal, journalsDir, type JournalRecord, otherDatabase } from './journal.js';
 
-export { journalsDir };
+export { databaseOf, journalsDir };
 import { JournalLock } from './journal-lock.js';
 import { pacingWaitMs } from './pages.js';
 import { stopsTheJob } from './retry.js';
@@ -50,6 +50,8 @@ export interface RunPlan {
   prefix: string;
   total_cents: number;
   encounters: RunEncounter[];
+  /** The database the run approves in (sealed with the plan): a journal of another one is not resumed. */
+  database?: DatabaseIdentity;
 }
 
 /** OWED: approved by this run (or found funded), then its transfer FAILED or was REFUNDED: owed again. */
@@ -207,28 +209,38 @@ export class RunJournal {
   private constructor(
     private readonly journal: Journal,
     private readonly sealKey: Buffer | undefined,
+    private readonly database: DatabaseIdentity | undefined,
   ) {}
 
   /**
    * Opens (and locks: one journal, one writer) the journal of a payment run. A journal holding a
    * plan is resumed only when the plan still matches the seal made, with `sealKey`, when it was
-   * confirmed; a plan is confirmed (and sealed) only with a key. `toClose`: opened only to be
-   * closed (closeRun), which sends nothing, so a plan that cannot be checked against its seal (its
-   * key is gone, or it was changed) is opened all the same, `unsealed` saying why, and what closing
-   * writes is not chained (the run could never be resumed anyway).
+   * confirmed; a plan is confirmed (and sealed) only with a key. `database`, the database the
+   * approvals go to (journal.ts databaseOf): recorded with a plan confirmed, and a plan confirmed
+   * against another database (a reset) is not resumed (journal.ts otherDatabase). `toClose`: opened
+   * only to be closed (closeRun), which sends nothing, so a plan that cannot be checked against its
+   * seal (its key is gone, or it was changed) or was confirmed against another database is opened
+   * all the same, `unsealed` saying why, and what closing writes is not chained (the run could
+   * never be resumed anyway).
    */
-  static async open(path: string, sealKey: Buffer | undefined, options: { toClose?: boolean } = {}): Promise<RunJournal> {
+  static async open(
+    path: string,
+    sealKey: Buffer | undefined,
+    options: { toClose?: boolean; database?: DatabaseIdentity | undefined } = {},
+  ): Promise<RunJournal> {
+    const { database } = options;
     const records: JournalRecord[] = [];
     const run = new RunJournal(
       Journal.open(path, (r) => records.push(r), { lock: await JournalLock.take(path, 'payment run') }),
       sealKey,
+      database,
     );
     if (records.length > 0 && records[0]!.type !== 'payment_run') {
       run.close();
       throw new TpaError(EXIT.USAGE, 'wrong_journal', `${path} is not the journal of a payment run (it starts with a "${records[0]!.type}" record)`);
     }
     for (const r of records) run.replay(r);
-    const problem = run.plan ? run.sealProblem() : undefined;
+    const problem = run.plan ? (run.sealProblem() ?? otherDatabase(path, run.plan.database, database)) : undefined;
     if (problem && options.toClose) run.unsealed = problem;
     else if (problem) {
       run.close();
@@ -283,6 +295,7 @@ export class RunJournal {
   confirm(plan: RunPlan, where: RunProfile = { profile: null, base_url: null }): void {
     if (!this.sealKey) throw new Error('a payment run is confirmed only with a key to seal its plan');
     if (this.plan) throw new Error('this journal already holds a confirmed plan');
+    if (this.database && plan.database === undefined) plan = { ...plan, database: this.database };
     const seal = sealOf(plan, this.sealKey);
     this.journal.append({
       type: 'payment_run',

@@ -3,7 +3,7 @@
 // but only for requests that are safe to repeat. A fund release is never resent after a 5xx or a
 // lost connection (the CLI checks what happened instead); a 429 means it was refused unprocessed.
 import { releasesMoney, servedTarget } from '../domain/served-routes.js';
-import { AuthError, NetworkError, RateLimitedError } from '../errors.js';
+import { AuthError, NetworkError, RateLimitedError, type TpaError } from '../errors.js';
 import type { Transport, TransportRequest, TransportResponse } from './transport.js';
 
 export interface RetryOptions {
@@ -110,4 +110,12 @@ export function rateLimitWait(response: TransportResponse): number {
   const reset = Number(response.headers['x-ratelimit-reset']);
   if (Number.isFinite(reset) && reset > 0) return Math.max(0, reset * 1000 - Date.now());
   return 1000;
+}
+
+/**
+ * The same wait for a 429 that came back as an error (its retries spent): a long job that can wait
+ * (polling for adjudications) waits it out before its next request, rather than stop.
+ */
+export function rateLimitWaitOf(err: TpaError): number {
+  return rateLimitWait({ status: 429, headers: {}, body: err.body });
 }

@@ -1,7 +1,8 @@
 // The pace of a long job (docs/design.md "Long jobs"): how fast the work that costs time goes (claims
 // sent, not those a resume skips), how many requests the service's rate-limit window still allows
 // (X-RateLimit-Limit, -Remaining and -Reset), and the time left, which under a limit follows the
-// limit rather than the sending rate. Pure: the clock is given.
+// limit rather than the sending rate. The clock is given.
+import { pacingWaitMs } from './pages.js';
 
 /** The rate of work done, in pieces per second of working time (waits for a rate-limit window left out). */
 export class Throughput {
@@ -59,18 +60,37 @@ export interface WindowState {
   windowMs: number;
 }
 
-/** A rate-limit window's length when the answers do not show it: the contract's limits are per minute. */
+/** A rate-limit window's length until the answers show it: the contract's limits are per minute. */
 export const DEFAULT_WINDOW_MS = 60_000;
 
 /**
+ * A window's length as a server states it, in milliseconds, or undefined: tpa's `local serve` says it
+ * in `RateLimit-Policy` (`100;w=60`, the IETF draft's form, docs/api.md "Limits"); a service that does
+ * not is learned from the X-RateLimit-Reset of successive windows.
+ */
+export function statedWindowMs(headers: Record<string, string>): number | undefined {
+  const m = /(?:^|;)\s*w=(\d+(?:\.\d+)?)\s*(?:;|$)/.exec(headers['ratelimit-policy'] ?? '');
+  const ms = m ? Math.round(Number(m[1]) * 1000) : Number.NaN;
+  return Number.isFinite(ms) && ms > 0 ? ms : undefined;
+}
+
+/**
  * The requests a job may have in flight: fewer than the window has left, so that the service refuses
- * none (a request refused still counts against the window). Read from every answer's headers.
+ * none (a request refused still counts against the window). Read from every answer's headers: the
+ * limit from X-RateLimit-Limit, the window's length as the server states it, else from the distance
+ * between the X-RateLimit-Reset of one window and the next (the shortest seen: a job that paused
+ * between two windows sees them further apart).
  */
 export class RateWindow {
   limit: number | undefined;
   private remaining: number | undefined;
+  /** When the current window ends, as the service said, or as predicted once a wait for it is over. */
   private resetAtMs: number | undefined;
+  /** The latest window end the service has said (never a predicted one): a later one is a new window. */
+  private seenResetMs: number | undefined;
   private windowMs = DEFAULT_WINDOW_MS;
+  /** Whether the length is the server's (stated, or measured between two windows), not the default. */
+  private lengthKnown = false;
 
   /** Takes in an answer's headers; true the first time they show a limit. */
   observe(headers: Record<string, string>, _nowMs?: number): boolean {
@@ -80,16 +100,26 @@ export class RateWindow {
     if (!headers['x-ratelimit-remaining'] || !Number.isFinite(remaining) || !Number.isFinite(reset) || reset <= 0) return false;
     const first = this.limit === undefined && Number.isFinite(limit) && limit > 0;
     if (Number.isFinite(limit) && limit > 0) this.limit = limit;
+    const stated = statedWindowMs(headers);
+    if (stated !== undefined) {
+      this.windowMs = stated;
+      this.lengthKnown = true;
+    }
     const resetAtMs = reset * 1000;
-    if (this.resetAtMs === undefined || resetAtMs > this.resetAtMs) {
+    if (this.seenResetMs === undefined || resetAtMs > this.seenResetMs) {
       // A new window: its length is how far its end is from the last one's (when the job went on between).
-      if (this.resetAtMs !== undefined && resetAtMs - this.resetAtMs <= this.windowMs * 2 && resetAtMs - this.resetAtMs >= 1000)
-        this.windowMs = Math.min(this.windowMs, resetAtMs - this.resetAtMs);
+      if (stated === undefined && this.seenResetMs !== undefined && resetAtMs - this.seenResetMs >= 1000) {
+        const apart = resetAtMs - this.seenResetMs;
+        this.windowMs = this.lengthKnown ? Math.min(this.windowMs, apart) : apart;
+        this.lengthKnown = true;
+      }
+      this.seenResetMs = resetAtMs;
       this.resetAtMs = resetAtMs;
       this.remaining = remaining;
-    } else if (resetAtMs === this.resetAtMs) {
+    } else if (resetAtMs === this.seenResetMs) {
       // Answers come back out of order: the fewest left is the latest count.
       this.remaining = Math.min(this.remaining ?? remaining, remaining);
+      this.resetAtMs = resetAtMs;
     }
     return first;
   }
@@ -105,7 +135,7 @@ export class RateWindow {
     return Math.max(0, this.resetAtMs - nowMs + 1000);
   }
 
-  /** The window has ended (the wait is over): a fresh one allows its limit. */
+  /** The window has ended (the wait is over): a fresh one allows its limit, until an answer says otherwise. */
   reset(): void {
     this.remaining = this.limit;
     if (this.resetAtMs !== undefined) this.resetAtMs += this.windowMs;
@@ -115,6 +145,70 @@ export class RateWindow {
   state(): WindowState | undefined {
     if (this.limit === undefined || this.remaining === undefined || this.resetAtMs === undefined) return undefined;
     return { limit: this.limit, remaining: this.remaining, resetAtMs: this.resetAtMs, windowMs: this.windowMs };
+  }
+}
+
+/**
+ * The pace of a job's requests (docs/design.md "Claim batches"), for every phase that sends many: at
+ * most `concurrency` in flight, fewer than the rate-limit window has left, a spent window waited out
+ * with nothing in flight, and the wait an answer asks for (X-RateLimit-Remaining 0, or a 429 that
+ * came anyway) kept before the next request.
+ */
+export class Pacer {
+  readonly window = new RateWindow();
+  private readonly inFlight = new Set<Promise<void>>();
+  private pausedUntil = 0;
+
+  constructor(
+    private readonly options: {
+      concurrency: number;
+      now: () => number;
+      sleep: (ms: number) => Promise<void>;
+      /** A wait begins (its length), and ends. */
+      onPause?: (ms: number) => void;
+      onResume?: () => void;
+    },
+  ) {}
+
+  get inFlightCount(): number {
+    return this.inFlight.size;
+  }
+
+  /** Waits until another request may go out. */
+  async slot(): Promise<void> {
+    const { concurrency, now, sleep } = this.options;
+    while (this.inFlight.size >= concurrency || (this.inFlight.size > 0 && !this.window.allows(this.inFlight.size))) await Promise.race(this.inFlight);
+    const pause = Math.max(this.pausedUntil - now(), this.window.waitMs(now()));
+    if (pause <= 0) return;
+    this.options.onPause?.(pause);
+    await Promise.all(this.inFlight);
+    const left = Math.max(this.pausedUntil - now(), this.window.waitMs(now()));
+    if (left > 0) await sleep(left);
+    this.window.reset();
+    this.options.onResume?.();
+  }
+
+  /** Starts a request (after `slot`). */
+  start(task: () => Promise<void>): void {
+    const p: Promise<void> = task().finally(() => this.inFlight.delete(p));
+    this.inFlight.add(p);
+  }
+
+  /** Waits for every request in flight. */
+  async drain(): Promise<void> {
+    await Promise.all(this.inFlight);
+  }
+
+  /** An answer's limit headers; true the first time they show a limit. */
+  observe(headers: Record<string, string>): boolean {
+    const first = this.window.observe(headers, this.options.now());
+    this.pauseFor(pacingWaitMs(headers, this.options.now()));
+    return first;
+  }
+
+  /** Nothing more goes out for `ms` (a 429 that came anyway asks it). */
+  pauseFor(ms: number): void {
+    if (ms > 0) this.pausedUntil = Math.max(this.pausedUntil, this.options.now() + ms);
   }
 }
 

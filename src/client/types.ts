@@ -292,6 +292,8 @@ export interface Health {
   key_id: string | null;
   scopes: string[];
   time: string;
+  /** tpa's: the database that answers (docs/api.md "GET /v1/health"); absent from a service that does not say. */
+  database?: { id: string; created_at: string } | null;
 }
 
 export interface ApiKeyInfo {

@@ -50,6 +50,13 @@ interface Counted {
   name: string;
 }
 
+/** A window's length as a limit says it: "a minute", "a second", "every 2s". */
+export function windowText(windowMs: number): string {
+  if (windowMs === 60_000) return 'per minute';
+  if (windowMs === 1000) return 'per second';
+  return `every ${windowMs % 1000 === 0 ? `${windowMs / 1000}s` : `${windowMs}ms`}`;
+}
+
 export class RateLimiter {
   private readonly windows = new Map<string, Window>();
   private readonly inFlight = new Map<string, number>();
@@ -101,10 +108,13 @@ export class RateLimiter {
       'x-ratelimit-limit': String(strictest.limit),
       'x-ratelimit-remaining': String(Math.max(0, strictest.limit - strictest.w.count)),
       'x-ratelimit-reset': String(Math.ceil((strictest.w.start + this.windowMs) / 1000)),
+      // tpa's: the window's length, in the IETF draft's RateLimit-Policy (docs/api.md "Limits"), so
+      // that a client shows the limit in force rather than assume the contract's minute.
+      'ratelimit-policy': `${strictest.limit};w=${this.windowMs / 1000}`,
     };
     if (strictest.w.count > strictest.limit) {
       const retryAfter = Math.max(1, Math.ceil((strictest.w.start + this.windowMs - this.now()) / 1000));
-      return { allowed: false, headers, retryAfter, reason: `${strictest.limit} requests per minute for ${strictest.name}` };
+      return { allowed: false, headers, retryAfter, reason: `${strictest.limit} requests ${windowText(this.windowMs)} for ${strictest.name}` };
     }
     return { allowed: true, headers };
   }

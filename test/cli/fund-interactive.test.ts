@@ -213,7 +213,9 @@ describe('batches and payment runs on a terminal', () => {
     expectCompleted(r);
     expect(r.exit_code, r.output).toBe(0);
     expect(r.output).toMatch(/\[#{20}\]\s+3 of 3 claims/);
-    expect(r.output).toMatch(/ACKNOWLEDGED\s*│\s*3/);
+    expect(r.output).toMatch(/APPROVED\s*│\s*3/);
+    expect(r.output).toMatch(/Total\s*│\s*3/);
+    expect(r.output).toMatch(/This run sent 3/);
     expect(r.output).toMatch(/Benefit/);
   });
 

@@ -77,20 +77,24 @@ describe('tpa jobs', () => {
     expect(header!.split(',')).toEqual(expect.arrayContaining(['id', 'kind', 'state', 'profile', 'done', 'pending', 'failed', 'invalid', 'started_at']));
     expect(rows).toHaveLength(3);
     expect(ndjson((await run(['jobs', '-o', 'ndjson'])).stdout)).toHaveLength(3);
-    const wide = await runTpa(['jobs', '--no-color'], { home, env, tty: true, columns: 140 });
+    const wide = await runTpa(['jobs', '--no-color'], { home, env, tty: true, columns: 150 });
     expect(wide.stdout).toMatch(/batch\.journal\s.*claim batch.*local.*finished.*\b4\b.*\b0\b.*\b1\b.*\b2\b/);
     expect(wide.stdout).toMatch(/tpa jobs show/);
     // At 80 columns still one line a job, the columns that fit.
     const narrow = await runTpa(['jobs', '--no-color'], { home, env, tty: true, columns: 80 });
     const lines = narrow.stdout.split('\n');
     expect(lines.every((l) => l.length <= 80)).toBe(true);
-    expect(lines.filter((l) => /batch\.journal\s.*finished.*\b4\b.*\b0\b.*\b1\b.*\b2\b/.test(l))).toHaveLength(1);
+    // Total 7, done 4, pending 0, not sent 0; the failed and invalid ones named below the table.
+    expect(lines.filter((l) => /batch\.journal\s.*finished.*\b7\b.*\b4\b.*\b0\b.*\b0\b/.test(l))).toHaveLength(1);
+    expect(narrow.stdout).toMatch(/With failed or invalid claims: batch\.journal \(1 failed, 2 invalid\)/);
   });
 
   it('writes the CSV header when there is no job', async () => {
     const r = await run(['jobs', '-o', 'csv']);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toBe('id,kind,state,profile,base_url,started_at,updated_at,done,pending,failed,invalid,total_amount,pid,path,problem\n');
+    expect(r.stdout).toBe(
+      'id,kind,state,profile,base_url,started_at,updated_at,total,sent,done,pending,failed,invalid,not_sent,total_amount,pid,path,problem,history\n',
+    );
   });
 
   it('shows one journal by its id, the start of its id or its path; each claim not done says why', async () => {
@@ -197,5 +201,65 @@ describe('tpa jobs', () => {
     );
     const refusedFailedTo = await run(['jobs', 'show', runJob!.id, '--failed-to', join(home, 'x.ndjson')]);
     expect(refusedFailedTo.code).toBe(2);
+  });
+});
+
+describe('how far a batch got, and what a resumed run did', () => {
+  it('an interrupted batch shows its total, and how many were sent, done, pending and never sent; resumed, the summary speaks of the whole batch and apart of this run', async () => {
+    const N = 800;
+    const all = Array.from({ length: N }, (_, i) => JSON.stringify(distinctClaim(i)));
+    writeFileSync(join(home, 'part.ndjson'), `${all.slice(0, 100).join('\n')}\n`);
+    writeFileSync(join(home, 'all.ndjson'), `${all.join('\n')}\n`);
+    const journal = join(home, 'batch.journal');
+    expect((await run(['claim', 'submit', 'part.ndjson', '--journal', journal, '-o', 'ndjson'])).code).toBe(0);
+    // Every submission's connection drops: the batch stops at its first claim (exit 8), having
+    // announced one group of 512 and never reached the 188 after it.
+    const stopped = await runTpa(['claim', 'submit', 'all.ndjson', '--journal', journal, '--concurrency', '1', '-o', 'ndjson'], {
+      home,
+      env: { ...env, TPA_FAULT: 'drop:/claims/submit/' },
+    });
+    expect(stopped.code, stopped.stderr).toBe(8);
+    const job = (await run(['jobs', '-o', 'json'])).json<Row[]>().find((j) => j.id === 'batch.journal')!;
+    expect(job).toMatchObject({ state: 'incomplete', total: N, sent: 101, done: 100, pending: 512, failed: 0, invalid: 0, not_sent: 188 });
+    expect(job.done + job.pending + job.failed + job.invalid + job.not_sent).toBe(N);
+    expect(job.updated_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    const table = await runTpa(['jobs', '--no-color'], { home, env, tty: true, columns: 80 });
+    const row = table.stdout.split('\n').find((l) => l.includes('batch.journal'))!;
+    expect(row).toMatch(/incomplete.*\b800\b.*\b100\b.*\b512\b.*\b188\b/);
+    expect(table.stdout.split('\n').every((l) => l.length <= 80)).toBe(true);
+    const shown = await runTpa(['jobs', 'show', 'batch.journal'], { home, env, tty: true, columns: 80 });
+    expect(shown.stdout).toMatch(/Not sent\s+188/);
+    expect(shown.stdout).toMatch(/Updated \(UTC\)\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\s/);
+    expect(shown.stdout).not.toMatch(/\d\d:\d\d:\d\d\.\d{3}/);
+
+    const resumed = await run(['claim', 'submit', 'all.ndjson', '--journal', journal, '-o', 'table']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stdout).toMatch(/ACKNOWLEDGED\s*│\s*800/);
+    expect(resumed.stdout).toMatch(/Total\s*│\s*800/);
+    expect(resumed.stdout).toMatch(/This run sent 700; 100 were sent before \(not sent again\)/);
+    expect(resumed.stdout).not.toMatch(/SKIPPED/);
+    expect((await run(['jobs', '-o', 'json'])).json<Row[]>().find((j) => j.id === 'batch.journal')).toMatchObject({
+      state: 'finished',
+      total: N,
+      done: N,
+      not_sent: 0,
+    });
+  });
+
+  it("the README's line for resending runs as printed: tpa jobs show claims --failed-to fix.ndjson", async () => {
+    const line = readFileSync(join(__dirname, '../../README.md'), 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('tpa jobs show') && l.includes('--failed-to'))!;
+    const args = line.split('#')[0]!.trim().split(/\s+/).slice(1);
+    const bad = distinctClaim(9) as Row;
+    delete bad.patient;
+    const { mkdirSync } = await import('node:fs');
+    mkdirSync(join(home, 'claims'));
+    writeFileSync(join(home, 'claims', 'good.json'), JSON.stringify(distinctClaim(1)));
+    writeFileSync(join(home, 'claims', 'bad.json'), JSON.stringify(bad));
+    expect((await runTpa(['claim', 'submit', 'claims/'], { home, env, cwd: home })).code).toBe(2);
+    const r = await runTpa(args, { home, env, cwd: home });
+    expect(r.code, r.stderr).toBe(0);
+    expect(readFileSync(join(home, 'fix.ndjson'), 'utf8').trim().split('\n')).toHaveLength(1);
   });
 });

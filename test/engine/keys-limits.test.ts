@@ -122,6 +122,7 @@ describe('API keys', () => {
       key_id: record.id,
       scopes: ['ledger_access'],
       time: T0,
+      database: { id: expect.stringMatching(/^db_[0-9a-f]{20}$/), created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/) },
     });
     expect(engine.handle(req('GET', '/tpa-api/v1/health/')).body).toEqual({
       status: 'ok',
@@ -129,6 +130,7 @@ describe('API keys', () => {
       key_id: null,
       scopes: ['contract_lookup', 'claim_pricing', 'fund_release', 'ledger_access', 'contract_build'],
       time: T0,
+      database: (engine.handle(req('GET', '/tpa-api/v1/health'), { key: record }).body as { database: unknown }).database,
     });
   });
 });
@@ -224,7 +226,10 @@ describe('the rate limiter', () => {
     let now = 1_000_000;
     const limiter = new RateLimiter(60_000, () => now);
     const v = limiter.admit('k', TIERS.sandbox, 'GET /x', null);
-    expect(v).toEqual({ allowed: true, headers: { 'x-ratelimit-limit': '1000000', 'x-ratelimit-remaining': '999999', 'x-ratelimit-reset': '1060' } });
+    expect(v).toEqual({
+      allowed: true,
+      headers: { 'x-ratelimit-limit': '1000000', 'x-ratelimit-remaining': '999999', 'x-ratelimit-reset': '1060', 'ratelimit-policy': '1000000;w=60' },
+    });
     limiter.release('k');
     expect(limiter.admit('k', TIERS.sandbox, 'GET /x', null).headers['x-ratelimit-remaining']).toBe('999998');
     limiter.release('k');
@@ -240,14 +245,19 @@ describe('the rate limiter', () => {
     for (let i = 1; i <= 10; i++) {
       const v = limiter.admit('k', TIERS.production, 'POST /funding', 10);
       expect(v.allowed).toBe(true);
-      expect(v.headers).toEqual({ 'x-ratelimit-limit': '10', 'x-ratelimit-remaining': String(10 - i), 'x-ratelimit-reset': '60' });
+      expect(v.headers).toEqual({
+        'x-ratelimit-limit': '10',
+        'x-ratelimit-remaining': String(10 - i),
+        'x-ratelimit-reset': '60',
+        'ratelimit-policy': '10;w=60',
+      });
       limiter.release('k');
     }
     now = 45_500;
     const refused = limiter.admit('k', TIERS.production, 'POST /funding', 10);
     expect(refused).toEqual({
       allowed: false,
-      headers: { 'x-ratelimit-limit': '10', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '60' },
+      headers: { 'x-ratelimit-limit': '10', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '60', 'ratelimit-policy': '10;w=60' },
       retryAfter: 15,
       reason: '10 requests per minute for POST /funding',
     });
@@ -267,7 +277,7 @@ describe('the rate limiter', () => {
     for (let i = 0; i < 150; i++) limiter.release('k'), limiter.admit('k', staging, `GET /e${i % 3}`, 100);
     // Tier: 151 of 200 (49 left); this endpoint: 51 of 100 (49 left): a tie goes to the tier.
     const v = limiter.admit('k', staging, 'GET /e0', 100);
-    expect(v.headers).toEqual({ 'x-ratelimit-limit': '200', 'x-ratelimit-remaining': '49', 'x-ratelimit-reset': '60' });
+    expect(v.headers).toEqual({ 'x-ratelimit-limit': '200', 'x-ratelimit-remaining': '49', 'x-ratelimit-reset': '60', 'ratelimit-policy': '200;w=60' });
     limiter.release('k');
     const fewer = limiter.admit('k', staging, 'GET /e1', 60);
     expect(fewer.headers['x-ratelimit-limit']).toBe('60');
@@ -292,6 +302,17 @@ describe('the rate limiter', () => {
     expect(limiter.admit('k', TIERS.sandbox, 'GET /x', null).allowed).toBe(false);
   });
 
+  it('states the window it keeps: RateLimit-Policy and the refusal name a 1-second window as such, not a minute', () => {
+    let now = 0;
+    const limiter = new RateLimiter(1000, () => now);
+    for (let i = 1; i <= 100; i++) {
+      expect(limiter.admit('k', TIERS.sandbox, 'POST /claims', 100).headers['ratelimit-policy']).toBe('100;w=1');
+      limiter.release('k');
+    }
+    now = 500;
+    expect(limiter.admit('k', TIERS.sandbox, 'POST /claims', 100)).toMatchObject({ allowed: false, reason: '100 requests per second for POST /claims' });
+  });
+
   it('counts callers without a key per address, IPv4 and IPv4-mapped IPv6 alike', () => {
     let now = 0;
     const limiter = new RateLimiter(60_000, () => now);
@@ -300,7 +321,7 @@ describe('the rate limiter', () => {
     const refused = limiter.admitAnonymous('::FFFF:127.0.0.1');
     expect(refused).toEqual({
       allowed: false,
-      headers: { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '60' },
+      headers: { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '60', 'ratelimit-policy': '60;w=60' },
       retryAfter: 60,
       reason: '60 requests per minute for an address without a valid API key',
     });

@@ -84,7 +84,7 @@ describe('over HTTP, the CLI resends what is safe to resend', () => {
     const r = await run(['ledger', 'list', '-o', 'table']);
     expect(r.code).toBe(6);
     expect(r.stderr.match(/rate limited: waiting/g)).toHaveLength(3);
-    expect(r.stderr).toMatch(/Rate limit exceeded: 100 requests per minute/);
+    expect(r.stderr).toMatch(/Rate limit exceeded: 100 requests per second/);
   });
 });
 

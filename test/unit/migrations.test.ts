@@ -30,6 +30,7 @@ const LANDED = [
   'bc4d9c4f4c9339da',
   '317f42fdd69bc72a',
   '3d01fe1ef71b7976',
+  'a0cbef55474ef8ff',
 ];
 
 describe('migrations', () => {

@@ -100,6 +100,42 @@ describe('RateWindow: requests in flight never exceed what the window has left',
     expect(w.waitMs(now)).toBe(0);
   });
 
+  it('takes the window a server states (RateLimit-Policy), and follows the next window after a wait', () => {
+    const w = new RateWindow();
+    const now = 1_700_000_000_000;
+    const h = (remaining: number, reset: number) => ({
+      'x-ratelimit-limit': '100',
+      'x-ratelimit-remaining': String(remaining),
+      'x-ratelimit-reset': String(reset),
+      'ratelimit-policy': '100;w=1',
+    });
+    w.observe(h(0, now / 1000 + 1), now);
+    expect(w.state()?.windowMs).toBe(1000);
+    w.reset();
+    // The next window's answers are taken in, not ignored as older than a predicted end.
+    w.observe(h(40, now / 1000 + 2), now + 1500);
+    expect(w.allows(39)).toBe(true);
+    expect(w.allows(40)).toBe(false);
+    w.observe(h(0, now / 1000 + 2), now + 1600);
+    expect(w.waitMs(now + 1600)).toBe(1400);
+  });
+
+  it("without a stated window, learns it from two windows' resets: 1 s apart is a 1 s window, not the contract's minute", () => {
+    const w = new RateWindow();
+    const now = 1_700_000_000_000;
+    const h = (remaining: number, reset: number) => ({
+      'x-ratelimit-limit': '100',
+      'x-ratelimit-remaining': String(remaining),
+      'x-ratelimit-reset': String(reset),
+    });
+    w.observe(h(0, now / 1000 + 1), now);
+    expect(w.state()?.windowMs).toBe(60_000);
+    w.reset();
+    w.observe(h(99, now / 1000 + 2), now + 1200);
+    expect(w.state()?.windowMs).toBe(1000);
+    expect(w.allows(98)).toBe(true);
+  });
+
   it('a service without the headers is not paced', () => {
     const w = new RateWindow();
     w.observe({}, 0);

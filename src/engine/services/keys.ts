@@ -6,6 +6,7 @@ import type { EngineContext } from '../context.js';
 import { respond, type EngineRequest, type EngineResponse } from '../exchange.js';
 import { newId, sha256 } from '../ids.js';
 import type { Db } from '../store/db.js';
+import { databaseIdentity } from '../store/identity.js';
 import {
   activeKeys,
   activeKeysOfLineage,
@@ -152,6 +153,8 @@ export function health(ctx: EngineContext): EngineResponse {
     key_id: ctx.key?.id ?? null,
     scopes: ctx.key?.scopes ?? [...SCOPES],
     time: isoSeconds(ctx.clock.now()),
+    // tpa's: which database answers, so that a job's journal knows the database it was sent to (docs/api.md "GET /v1/health").
+    database: databaseIdentity(ctx.db),
   });
 }
 

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { resolve, join } from 'node:path';
 import { BatchJournal, runClaimBatch, type BatchLimit, type BatchProgress, type BatchSummary, type ClaimOutcome } from '../../../client/claim-batch.js';
 import { DEFAULT_POLL_TIMEOUT_MS } from '../../../client/polling.js';
-import { journalsDir } from '../../../client/journal.js';
+import { databaseOf, journalsDir } from '../../../client/journal.js';
 import { formatCentsGrouped } from '../../../domain/money.js';
 import { UsageError } from '../../../errors.js';
 import { count } from '../../../render/format.js';
@@ -94,21 +94,36 @@ export function progressState(p: BatchProgress, nowMs: number): ProgressState {
 
 /** "this key allows 100 requests a minute: about 20 minutes for 2,000 claims" */
 export function limitNote(l: BatchLimit): string {
-  const per = l.windowMs === 60_000 ? 'a minute' : `every ${duration(l.windowMs)}`;
+  const per = l.windowMs === 60_000 ? 'a minute' : l.windowMs === 1000 ? 'a second' : `every ${duration(l.windowMs)}`;
   const minutes = Math.round(l.leftMs / 60_000);
   const takes = minutes >= 2 ? `${count(minutes)} minutes` : duration(l.leftMs);
   return `this key allows ${count(l.limit)} requests ${per}: about ${takes} for ${count(l.toSend)} claims`;
 }
 
-function summaryTable(t: Awaited<ReturnType<typeof tableTools>>, s: BatchSummary, waited: boolean): string {
+/** The rows of the batch's final states in this order; dispositions (APPROVED, DENIED…) first, by name. */
+const STATE_ORDER = ['STILL PROCESSING', 'NOT POLLED', 'ACKNOWLEDGED', 'INVALID', 'FAILED', 'UNKNOWN'];
+const STATE_LABEL: Record<string, string> = { UNKNOWN: 'UNKNOWN (check before resending)' };
+
+/**
+ * The summary: the whole batch, each claim once in its final state (finalState), the rows adding up
+ * to its total (those never reached, the batch having stopped, are NOT SENT); then what this run did,
+ * apart (docs/design.md "Claim batches").
+ */
+export function summaryTable(t: Awaited<ReturnType<typeof tableTools>>, s: BatchSummary, waited: boolean): string {
   const money = (c: number) => formatCentsGrouped(c);
-  const rows: [string, string][] = (['ACKNOWLEDGED', 'SKIPPED', 'INVALID', 'FAILED'] as const).map((k) => [k, count(s.counts[k])]);
-  if (s.counts.UNKNOWN > 0) rows.push(['UNKNOWN (check before resending)', count(s.counts.UNKNOWN)]);
-  for (const [d, n] of Object.entries(s.dispositions).sort()) rows.push([`  ${d}`, count(n)]);
-  if (s.stillProcessing > 0) rows.push(['  still processing', count(s.stillProcessing)]);
+  const states = Object.entries(s.states).filter(([, n]) => n > 0);
+  const rank = (state: string) => (STATE_ORDER.includes(state) ? STATE_ORDER.indexOf(state) + 1 : 0);
+  states.sort(([a], [b]) => rank(a) - rank(b) || a.localeCompare(b));
+  const rows: [string, string][] = states.map(([state, n]) => [STATE_LABEL[state] ?? state, count(n)]);
+  const settled = states.reduce((sum, [, n]) => sum + n, 0);
+  const total = Math.max(s.total ?? settled, settled);
+  if (total > settled) rows.push([s.stopped ? 'NOT SENT (stopped)' : 'NOT SENT', count(total - settled)]);
+  rows.push([t.c.bold('Total'), t.c.bold(count(total))]);
+  const before = s.counts.SKIPPED;
+  const run = `This run sent ${s.sentThisRun === 0 ? 'none' : count(s.sentThisRun)}${before > 0 ? `; ${count(before)} ${before === 1 ? 'was' : 'were'} sent before (not sent again)` : ''}`;
   const amounts: [string, string][] = [['Charges', money(s.chargesCents)]];
   if (waited) amounts.push(['Allowed', money(s.allowedCents)], ['Benefit', money(s.benefitCents)]);
-  return `${t.table(['Outcome', { header: 'Claims', align: 'right' }], rows)}\n${t.keyValues(amounts)}`;
+  return `${t.table(['Outcome', { header: 'Claims', align: 'right' }], rows)}\n${run}\n${t.keyValues(amounts)}`;
 }
 
 /**
@@ -134,6 +149,8 @@ export async function submitBatch(
   const live = ctx.io.stderr.isTTY;
   if (opts.journal === undefined) ctx.note(`journal: ${journal.path} (run the same command again to continue after an interruption)`);
   const client = await ctx.client();
+  // The database the claims go to: a journal sent to another one (a reset) is history (journal.ts otherDatabase).
+  const database = await databaseOf(client);
   keepHeapFlat();
   const table = ctx.format === 'table';
   const writer = table ? undefined : rowWriter<ClaimOutcome | Record<string, unknown>>(ctx.format, ctx.io.stdout);
@@ -153,6 +170,8 @@ export async function submitBatch(
       concurrency,
       waitTimeoutMs,
       total,
+      database,
+      onHistory: (why) => ctx.note(`${why}: its records are history; starting anew, every claim is sent to this database`),
       onOutcome: (o) => {
         if (writer) writer.write([ctx.format === 'csv' ? csvRow(o) : o]);
         if (o.status === 'INVALID' || o.status === 'FAILED' || o.status === 'UNKNOWN') {

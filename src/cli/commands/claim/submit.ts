@@ -59,7 +59,9 @@ export const submit = verb({
     // journal by interchange, transaction and CLM01.
     if (opts.journal !== undefined || several || first.identity !== undefined || first.errors !== undefined) {
       const { submitBatch } = await import('./submit-batch.js');
-      return submitBatch(ctx, paths, all(), opts, ctx.io.stderr.isTTY ? await countClaims(paths) : undefined);
+      // Counted first (a second read, a line at a time) for the progress line and for the journal: `tpa
+      // jobs` says how many of the batch were never sent.
+      return submitBatch(ctx, paths, all(), opts, await countClaims(paths));
     }
     if (opts.again && (opts.journal !== undefined || several))
       throw new UsageError('--again is for one claim: a batch sends what its journal has not sent, and the same content twice in it is two claims');

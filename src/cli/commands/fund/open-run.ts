@@ -18,8 +18,9 @@ import { choose, DeclinedError } from '../../prompt.js';
 export async function offerOpenRun(ctx: Context, dryRun: boolean, sealKey: () => Promise<Buffer | undefined>): Promise<RunJournal | undefined> {
   const { openRuns } = await import('../../../client/job-journals.js');
   const runs = await import('../../../client/payment-run.js');
+  const database = await runs.databaseOf(await ctx.client());
   for (;;) {
-    const open = openRuns(journalsDir(ctx.paths.dataDir), ctx.profileName, ctx.profile().base_url ?? null);
+    const open = openRuns(journalsDir(ctx.paths.dataDir), ctx.profileName, ctx.profile().base_url ?? null, database?.id);
     if (open.length === 0) return undefined;
     const what = open.length === 1 ? 'a payment run of this profile is open' : `${open.length} payment runs of this profile are open`;
     if (dryRun) {
@@ -39,7 +40,7 @@ export async function offerOpenRun(ctx: Context, dryRun: boolean, sealKey: () =>
     ]);
     if (choice === 'quit') throw new DeclinedError('nothing was sent');
     const path = choice.slice(choice.indexOf(':') + 1);
-    const journal = await runs.RunJournal.open(path, await sealKey(), { toClose: choice.startsWith('close:') });
+    const journal = await runs.RunJournal.open(path, await sealKey(), { toClose: choice.startsWith('close:'), database });
     if (choice.startsWith('continue:')) {
       if (journal.closed) {
         journal.close();

@@ -51,10 +51,13 @@ export const run = verb({
     if (prefix !== undefined && !PREFIX.test(prefix)) throw new ValidationFailed('--auth-code-prefix: letters, digits and dashes, e.g. AUTH-20261123-ACME');
     // A journal that holds a confirmed plan resumes its run: --journal, or the one the prefix names.
     const runs = await import('../../../client/payment-run.js');
-    const { freePrefix, planRun, prefixInHistory, prefixTaken, RunJournal, selectEncounters, withPrefix } = runs;
+    const { databaseOf, freePrefix, planRun, prefixInHistory, prefixTaken, RunJournal, selectEncounters, withPrefix } = runs;
     const named = opts.journal ?? (prefix !== undefined ? defaultJournal(ctx, prefix, runs) : undefined);
     // A dry run only reviews: it opens no journal, so it can never resume (and send) a run.
-    let journal = !dryRun && named !== undefined && existsSync(named) ? await RunJournal.open(named, await sealKey(ctx, false)) : undefined;
+    let journal =
+      !dryRun && named !== undefined && existsSync(named)
+        ? await RunJournal.open(named, await sealKey(ctx, false), { database: await databaseOf(await ctx.client()) })
+        : undefined;
     if (journal && !journal.plan) {
       journal.close();
       journal = undefined;
@@ -163,7 +166,9 @@ export const run = verb({
           );
         }
         // Confirmed: the plan, every approval's key and authorization code, on the disk before anything is sent.
-        journal = await RunJournal.open(opts.journal ?? defaultJournal(ctx, prefix, runs), await sealKey(ctx, true));
+        journal = await RunJournal.open(opts.journal ?? defaultJournal(ctx, prefix, runs), await sealKey(ctx, true), {
+          database: await databaseOf(await ctx.client()),
+        });
         // Another run confirmed a plan in this journal meanwhile (it held the lock while we reviewed).
         if (journal.plan)
           throw new ConflictError(

@@ -47,14 +47,18 @@ export const SUMMARY_COLUMNS = [
   'base_url',
   'started_at',
   'updated_at',
+  'total',
+  'sent',
   'done',
   'pending',
   'failed',
   'invalid',
+  'not_sent',
   'total_amount',
   'pid',
   'path',
   'problem',
+  'history',
 ] as const;
 
 export function summaryRecord(s: JobSummary): Record<(typeof SUMMARY_COLUMNS)[number], unknown> {
@@ -66,18 +70,30 @@ export function summaryRecord(s: JobSummary): Record<(typeof SUMMARY_COLUMNS)[nu
     base_url: s.base_url,
     started_at: s.started_at,
     updated_at: s.updated_at,
+    total: s.total,
+    sent: s.sent,
     done: s.done,
     pending: s.pending,
     failed: s.failed,
     invalid: s.invalid,
+    not_sent: s.not_sent,
     total_amount: s.total_cents === null ? null : centsToAmount(s.total_cents),
     pid: s.pid,
     path: s.path,
     problem: s.problem,
+    history: s.history,
   };
 }
 
 export { count } from '../../../render/format.js';
+
+/** A job's time for a person: to the second, in UTC ("2026-12-07 07:35:05"). */
+export function jobTime(iso: string): string {
+  return iso
+    .replace(/\.\d+(?=Z$)/, '')
+    .replace('T', ' ')
+    .replace(/Z$/, '');
+}
 
 /** The state in words for a person: what it means and what to do. */
 export function stateText(s: JobSummary): string {

@@ -1,11 +1,11 @@
 // tpa jobs (list): every journal of a long job on this machine, newest first, with what it holds.
 import { screen } from '../../../render/screen.js';
 import { verb } from '../../verb.js';
-import { count, journalsDir, SUMMARY_COLUMNS, summaryRecord } from './journals.js';
+import { count, jobTime, journalsDir, SUMMARY_COLUMNS, summaryRecord } from './journals.js';
 
 export const list = verb({
   name: 'list',
-  description: 'list the journals of claim batches, single claims and payment runs on this machine: done, pending, failed, invalid',
+  description: 'list the journals of claim batches, single claims and payment runs on this machine: total, done, pending, failed, invalid, not sent',
   isDefault: true,
   examples: ['tpa jobs', 'tpa jobs -o json', 'tpa jobs show <job>   # one in detail'],
   async run(ctx) {
@@ -21,20 +21,27 @@ export const list = verb({
       table: (t) => {
         if (summaries.length === 0) return `no jobs on this machine (the journals of claim batches and payment runs are kept in ${journalsDir(ctx)})`;
         // The columns that fit: the profile and the time go first on a narrow terminal (tpa jobs show says them).
+        // Total, Done, Pending, Failed, Invalid and Not sent add up to the job's total; Sent is how many went out.
+        // At 80 columns: the job, its state, its total, done, pending and not sent; a note names the jobs with
+        // failed or invalid claims.
         const width = t.width ?? Number.POSITIVE_INFINITY;
-        const withKind = width >= 100;
-        const withUpdated = width >= 110;
-        const withProfile = width >= 125;
+        const withFailed = width >= 96;
+        const withSent = width >= 102;
+        const withKind = width >= 118;
+        const withUpdated = width >= 140;
+        const withProfile = width >= 150;
         const right = (header: string) => ({ header, align: 'right' as const });
         const columns = [
           'Job',
           ...(withKind ? ['Kind'] : []),
           ...(withProfile ? ['Profile'] : []),
           'State',
+          right('Total'),
+          ...(withSent ? [right('Sent')] : []),
           right('Done'),
           right('Pending'),
-          right('Failed'),
-          right('Invalid'),
+          ...(withFailed ? [right('Failed'), right('Invalid')] : []),
+          right('Not sent'),
           ...(withUpdated ? ['Updated (UTC)'] : []),
         ];
         const rows = summaries.map((s) => [
@@ -42,13 +49,20 @@ export const list = verb({
           ...(withKind ? [s.kind] : []),
           ...(withProfile ? [screen(s.profile ?? '-')] : []),
           s.state === 'running' ? t.c.bold(s.state) : s.state === 'incomplete' || s.state === 'damaged' ? t.c.yellow(s.state) : s.state,
+          s.total === null ? '?' : count(s.total),
+          ...(withSent ? [count(s.sent)] : []),
           count(s.done),
           count(s.pending),
-          s.failed > 0 ? t.c.red(count(s.failed)) : '0',
-          s.invalid > 0 ? t.c.red(count(s.invalid)) : '0',
-          ...(withUpdated ? [s.updated_at.slice(0, 16).replace('T', ' ')] : []),
+          ...(withFailed ? [s.failed > 0 ? t.c.red(count(s.failed)) : '0', s.invalid > 0 ? t.c.red(count(s.invalid)) : '0'] : []),
+          s.not_sent === null ? '?' : s.not_sent > 0 ? t.c.yellow(count(s.not_sent)) : '0',
+          ...(withUpdated ? [jobTime(s.updated_at)] : []),
         ]);
-        return `${t.table(columns, rows)}\nDetails of one: tpa jobs show <job>`;
+        const troubled = withFailed ? [] : summaries.filter((s) => s.failed + s.invalid > 0);
+        const note =
+          troubled.length > 0
+            ? `\nWith failed or invalid claims: ${troubled.map((s) => `${screen(s.id)} (${count(s.failed)} failed, ${count(s.invalid)} invalid)`).join(', ')}`
+            : '';
+        return `${t.table(columns, rows)}${note}\nDetails of one: tpa jobs show <job>`;
       },
     };
   },

@@ -4,7 +4,7 @@ import { UsageError } from '../../../errors.js';
 import { centsToAmount, formatCentsGrouped } from '../../../domain/money.js';
 import { screen } from '../../../render/screen.js';
 import { argument, option, verb } from '../../verb.js';
-import { count, findJournal, stateText, summaryRecord } from './journals.js';
+import { count, findJournal, jobTime, stateText, summaryRecord } from './journals.js';
 
 export const show = verb({
   name: 'show',
@@ -45,14 +45,18 @@ export const show = verb({
           ['State', stateText(s)],
           ['Journal', screen(s.path)],
           ['Profile', screen(`${s.profile ?? '(not recorded)'}${s.base_url ? ` (${s.base_url})` : ''}`)],
-          ['Started', s.started_at ?? '(not recorded)'],
-          ['Updated', s.updated_at],
+          ['Started (UTC)', s.started_at ? jobTime(s.started_at) : '(not recorded)'],
+          ['Updated (UTC)', jobTime(s.updated_at)],
+          ['Total', s.total === null ? '(not recorded)' : count(s.total)],
+          ['Sent', count(s.sent)],
           ['Done', count(s.done)],
           ['Pending', count(s.pending)],
           ['Failed', count(s.failed)],
           ['Invalid', count(s.invalid)],
+          ['Not sent', s.not_sent === null ? '(not known: no total recorded)' : count(s.not_sent)],
         ];
-        if (s.total_cents !== null) pairs.push(['Total', formatCentsGrouped(s.total_cents)]);
+        if (s.history) pairs.push(['History', screen(s.history)]);
+        if (s.total_cents !== null) pairs.push(['Amount', formatCentsGrouped(s.total_cents)]);
         if (s.problem) pairs.push(['Problem', screen(s.problem)]);
         let text = t.keyValues(pairs);
         const open = job.items.filter((i) => i.status !== 'DONE');

@@ -25,7 +25,12 @@ export const reset = verb({
       // The journal of single claims remembers what was sent to this database: a claim sent to the
       // deleted one is new to the next, so it goes with it (batch journals name their own files).
       rmSync(singleJournalPath(ctx), { force: true });
-      ctx.note(existed ? `reset: deleted ${file}; it will be re-seeded on next use` : `reset: nothing to delete at ${file}`);
+      // Batch and payment-run journals know the database they were sent to (client/journal.ts otherDatabase): the next run says so.
+      ctx.note(
+        existed
+          ? `reset: deleted ${file}; it will be re-seeded on next use (a claim batch run again sends anew, saying its journal is history; a payment run of it is not resumed)`
+          : `reset: nothing to delete at ${file}`,
+      );
       return { data: { reset: true, database: file, existed } };
     } finally {
       lock.release();
