@@ -260,6 +260,11 @@ describe('suggested commands keep the selection, and a run ends with its next st
     );
     expect(r.code, r.stderr).toBe(0);
     expect(ndjson(r.stdout)).toHaveLength(count);
+    // A prefix whose codes are not of the recommended shape is warned about, and kept.
+    expect(oneLine(r.stderr)).toContain(
+      'warning: AUTH-S-0001 is not in the recommended format AUTH-<date>-<organization>-<sequence> (e.g. AUTH-20260630-ACME-0001); the codes are sent as given',
+    );
+
     const quoted = `'${journal.replace(/'/g, `'\\''`)}'`;
     expect(r.stderr).toContain(`if interrupted, run: tpa fund run --journal ${quoted} -p local)`);
     expect(r.stderr).toMatch(/Next\s+tpa settlement report --from 2026-01-01 --to 2026-01-02 -p local\n/);
