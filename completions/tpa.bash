@@ -364,7 +364,7 @@ _tpa() {
       esac
       valued='--env --base-url --auth-url --client-id --cert --key --ca --scopes'
       words=''
-      flags='--env --base-url --with-key-stdin --auth-url --client-id --cert --key --ca --scopes --legacy-tls --passphrase-stdin -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      flags='--env --base-url --with-key-stdin --auth-url --client-id --cert --key --ca --scopes --legacy-tls --passphrase-stdin --set-default -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'auth status')
       case "$prev" in

@@ -259,7 +259,8 @@ function builtinsThroughRequire({ dynamicOnly = false } = {}) {
 const { spawnSync } = await import('node:child_process');
 const help = spawnSync(process.execPath, [new URL('../bin/tpa', import.meta.url).pathname, '--help'], {
   encoding: 'utf8',
-  env: { ...process.env, TPA_NO_STATIC_HELP: '1' },
+  // No config and no TPA_PROFILE: the static help names the built-in default, "local" (main.ts uses it only then).
+  env: { ...process.env, TPA_NO_STATIC_HELP: '1', TPA_PROFILE: '', TPA_HOME: new URL('../dist/no-home', import.meta.url).pathname },
 });
 if (help.status !== 0) throw new Error(`could not render the help: ${help.stderr}`);
 writeFileSync(new URL('../dist/help.txt', import.meta.url), help.stdout);

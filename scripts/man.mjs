@@ -14,7 +14,8 @@ const entry = `
 import { buildProgram } from './src/cli/program.ts';
 import { manPages } from './src/cli/commands/help/man.ts';
 const quiet = { write() {}, isTTY: false, columns: 80 };
-const io = { stdout: quiet, stderr: quiet, stdinIsTTY: false, env: {}, readStdin: async () => '', stdinStream: () => { throw new Error('no stdin'); } };
+// No config (a home that does not exist): -p names the built-in default, whoever generates the pages.
+const io = { stdout: quiet, stderr: quiet, stdinIsTTY: false, env: { TPA_HOME: '/nonexistent/tpa-man' }, readStdin: async () => '', stdinStream: () => { throw new Error('no stdin'); } };
 module.exports = buildProgram(io, { exitCode: 0 }, 'full').then(manPages);
 `;
 const bundle = await build({

@@ -63,12 +63,24 @@ export function saveProfile(paths: Paths, profile: Profile): void {
   writePrivateJson(configFile(paths), { ...config, profiles: { ...config.profiles, [name]: rest } });
 }
 
-/** Makes `name` the default profile when none is set; returns whether it did. */
-export function defaultProfileIfUnset(paths: Paths, name: string): boolean {
-  const config = readConfig(paths);
-  if (config.default_profile) return false;
-  writePrivateJson(configFile(paths), { ...config, default_profile: name });
-  return true;
+/** Makes `name` the default profile (commands without -p use it). */
+export function setDefaultProfile(paths: Paths, name: string): void {
+  writePrivateJson(configFile(paths), { ...readConfig(paths), default_profile: name });
+}
+
+/**
+ * The profile commands without -p use, and why: TPA_PROFILE, else the config's default_profile,
+ * else local. A config that cannot be read names none (the command itself says what is wrong).
+ */
+export function profileInForce(env: NodeJS.ProcessEnv): { name: string; from: 'TPA_PROFILE' | 'config' | 'built-in' } {
+  if (env.TPA_PROFILE) return { name: env.TPA_PROFILE, from: 'TPA_PROFILE' };
+  let name: unknown;
+  try {
+    name = readConfig(resolvePaths(env)).default_profile;
+  } catch {
+    name = undefined;
+  }
+  return typeof name === 'string' && name !== '' ? { name, from: 'config' } : { name: 'local', from: 'built-in' };
 }
 
 /** The profiles saved in the config (never `local`, which always exists without being saved). */

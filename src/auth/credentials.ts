@@ -165,7 +165,9 @@ async function chooseStore(paths: Paths, env: NodeJS.ProcessEnv, note: (text: st
     }
     const marker = join(paths.configDir, '.keyring-fallback-noted');
     if (!existsSync(marker)) {
-      note(`no keychain answered (${reason}); credentials are kept in ${file.location} (mode 0600) instead`);
+      // Said once per config dir, in one short line, and without the keychain's own error (a D-Bus
+      // trace reads as a failure): TPA_KEYRING=required shows that error.
+      note(`no keychain here: credentials are kept in ${file.location} (mode 0600)`);
       try {
         writePrivateJson(file.location, readJson<CredentialsFile>(file.location, {}));
         writeFileSync(marker, '', { mode: 0o600 });

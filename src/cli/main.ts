@@ -1,6 +1,7 @@
 // Entry point: answers --version and the static --help itself; anything else goes to the command
 // tree (run.ts), which loads only then, with commander.
 import { readFileSync } from 'node:fs';
+import { profileInForce } from '../auth/config.js';
 import { commandWord, unsupportedNode, VERSION } from './command-word.js';
 import { processIO, type IO } from './io.js';
 
@@ -23,7 +24,14 @@ export async function run(args: string[], io: IO): Promise<number> {
     io.stdout.write(`${VERSION}\n`);
     return 0;
   }
-  if (args.length === 1 && (args[0] === '--help' || args[0] === '-h') && io.stdout.columns >= 80 && !io.env.TPA_NO_STATIC_HELP) {
+  // The static help names "local" as the default profile: another default in force is said by commander's.
+  if (
+    args.length === 1 &&
+    (args[0] === '--help' || args[0] === '-h') &&
+    io.stdout.columns >= 80 &&
+    !io.env.TPA_NO_STATIC_HELP &&
+    profileInForce(io.env).name === 'local'
+  ) {
     const help = staticHelp();
     if (help) {
       io.stdout.write(help);

@@ -6,6 +6,7 @@ import { OUTPUT_FORMATS } from './formats.js';
 import { registerHelp } from './commands/help/index.js';
 import { terminalWidth, type IO } from './io.js';
 import { fill, wrapProse, wrapWords } from '../render/text.js';
+import { profileInForce } from '../auth/config.js';
 
 const VERSION_OPTION = new Option('-V, --version', 'print the version');
 
@@ -115,6 +116,17 @@ export const ROOT: Root[] = [
   },
 ];
 
+/** The text of -p in the tree (completions show it); help replaces it with profileHelp. */
+const PROFILE_HELP = "profile to use (default: the config's default_profile, else local)";
+
+/** -p in help: the default in force, and where it comes from. */
+function profileHelp(env: NodeJS.ProcessEnv): string {
+  const { name, from } = profileInForce(env);
+  return from === 'built-in'
+    ? 'profile to use (default "local")'
+    : `profile to use (default "${name}", from ${from === 'config' ? 'config.json' : 'TPA_PROFILE'})`;
+}
+
 /** Builds the command tree: `full`, or only the subcommands of the noun named (see commandWord). */
 export async function buildProgram(io: IO, state: RunState, tree: 'full' | string | undefined = 'full'): Promise<Command> {
   // Help and errors go through io, and commander asks it (not process.stdout) about the terminal.
@@ -148,9 +160,15 @@ export async function buildProgram(io: IO, state: RunState, tree: 'full' | strin
       minWidthToWrap: 20,
       // Wrapped at spaces, never mid-word, as every text of tpa (render/text.ts).
       boxWrap: (text: string, width: number) => wrapWords(text, width).join('\n'),
+      // -p names the default in force (TPA_PROFILE, the config's default_profile, or local), read when
+      // help is drawn; completions keep the option's own text.
+      optionDescription(this: Help, option: Option) {
+        const text = Help.prototype.optionDescription.call(this, option);
+        return option.long === '--profile' ? text.replace(PROFILE_HELP, profileHelp(io.env)) : text;
+      },
     })
     .helpOption('-h, --help', 'show help')
-    .addOption(once(new Option('-p, --profile <name>', 'profile to use (default "local")').env('TPA_PROFILE')))
+    .addOption(once(new Option('-p, --profile <name>', PROFILE_HELP).env('TPA_PROFILE')))
     .addOption(
       once(new Option('-o, --output <format>', 'output format (default table on a terminal, json otherwise)').choices(OUTPUT_FORMATS).env('TPA_OUTPUT')),
     )

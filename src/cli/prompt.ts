@@ -2,6 +2,7 @@
 // yes when no prompt can be shown, and a declined confirmation is not success.
 import { EXIT, TpaError, UsageError } from '../errors.js';
 import { screen } from '../render/screen.js';
+import { wrapProse } from '../render/text.js';
 import type { Context } from './context.js';
 
 export class DeclinedError extends TpaError {
@@ -10,13 +11,23 @@ export class DeclinedError extends TpaError {
   }
 }
 
+/**
+ * A question as the prompt shows it: wrapped at spaces to the terminal (after the prompt's "? "), so
+ * that an amount, an id or a command is never broken across lines, and screened (docs/design.md
+ * "Text from outside is data"). The prompts write to the process's stderr.
+ */
+function asked(text: string): string {
+  const columns = process.stderr.isTTY ? process.stderr.columns : undefined;
+  return screen(wrapProse(text, columns === undefined ? undefined : columns - 2));
+}
+
 export async function confirm(ctx: Context, question: string): Promise<void> {
   if (ctx.yes) return;
   if (!ctx.canPrompt) {
     throw new UsageError('this action needs confirmation: pass --yes (stdin is not a terminal, so tpa cannot ask)');
   }
   const prompts = await import('@inquirer/prompts');
-  const ok = await interruptible(() => prompts.confirm({ message: screen(question), default: false }, { output: process.stderr }));
+  const ok = await interruptible(() => prompts.confirm({ message: asked(question), default: false }, { output: process.stderr }));
   if (!ok) throw new DeclinedError();
 }
 
@@ -24,14 +35,14 @@ export async function confirm(ctx: Context, question: string): Promise<void> {
 export async function ask(message: string, options: { default?: string; validate?: (value: string) => string | true } = {}): Promise<string> {
   const { input } = await import('@inquirer/prompts');
   return interruptible(() =>
-    input({ message: screen(message), default: options.default, validate: options.validate, required: true }, { output: process.stderr }),
+    input({ message: asked(message), default: options.default, validate: options.validate, required: true }, { output: process.stderr }),
   );
 }
 
 /** Asks to choose one of `choices` (label, value) on stderr. */
 export async function choose(message: string, choices: readonly { name: string; value: string }[]): Promise<string> {
   const { select } = await import('@inquirer/prompts');
-  return interruptible(() => select({ message: screen(message), choices: choices.map((c) => ({ ...c, name: screen(c.name) })) }, { output: process.stderr }));
+  return interruptible(() => select({ message: asked(message), choices: choices.map((c) => ({ ...c, name: screen(c.name) })) }, { output: process.stderr }));
 }
 
 /** Asks for a secret (an API key, a key passphrase), masked, on stderr. */

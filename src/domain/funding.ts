@@ -90,6 +90,31 @@ export function authorizationPrefix(payerId: string, day: string): string {
   return `AUTH-${day.replace(/-/g, '')}-${org}`;
 }
 
+/** The format the contract recommends for an authorization code, as messages name it. */
+export const AUTHORIZATION_CODE_FORMAT = 'AUTH-<date>-<organization>-<sequence>';
+
+/**
+ * Whether a code has the recommended shape: AUTH-, a date YYYYMMDD, an organisation of letters and
+ * digits, a sequence of digits (AUTH-20261126-ACME-0001), in any case. The code is the approver's
+ * own reference, so another shape is warned about, never refused.
+ */
+export function hasRecommendedShape(code: string): boolean {
+  return /^AUTH-\d{8}-[A-Z0-9]+-\d+$/i.test(code.trim());
+}
+
+/** Whether a payment run's prefix gives codes of the recommended shape: AUTH-<date>-<organization>. */
+export function isRecommendedPrefix(prefix: string): boolean {
+  return hasRecommendedShape(`${prefix.trim()}-0001`);
+}
+
+/** Why an authorization code cannot be sent at all, or undefined: it is empty, or holds control characters (which the service refuses). */
+export function authorizationCodeProblem(code: string): string | undefined {
+  if (code.trim() === '') return 'required';
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
+  if (/[\u0000-\u001f\u007f-\u009f]/.test(code)) return 'must not hold control characters';
+  return undefined;
+}
+
 /**
  * The next free authorization code of `prefix`: the sequence after the highest that `used` holds for
  * it (AUTH-20261126-ACME-0003 after -0001 and -0002), so that a code already used (approved,

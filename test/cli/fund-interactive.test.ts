@@ -29,30 +29,34 @@ async function adjudicated(): Promise<string> {
   return e.id;
 }
 
-const CONFIRM = 'Release $2,460.00 to 4 providers?';
+/** The one confirmation: the amount typed, never pre-filled (the prompt wraps at spaces, so only its end is waited for). */
+const CONFIRM = 'to confirm';
+/** The prompt's text, its wrapped lines joined. */
+const oneLine = (text: string) => text.replace(/\s+/g, ' ');
 
 describe('tpa fund approve, interactively on a terminal', () => {
-  it('shows the review, takes the pre-filled amount and a typed authorization code, and releases the funds once confirmed', async () => {
+  it('shows the review, takes a typed authorization code, and releases the funds once the amount is typed', async () => {
     const id = await adjudicated();
     const r = await tpaInteractive(
       ['fund', 'approve', id],
       [
         { expect: 'Maria Garcia' },
-        { expect: 'Amount to release (USD)', send: ENTER },
-        { expect: 'Authorization code', send: `AUTH-PTY-7731${ENTER}` },
-        { expect: CONFIRM, send: ['y', ENTER] },
+        { expect: '? Authorization code', send: `AUTH-PTY-7731${ENTER}` },
+        { expect: CONFIRM, send: `2460.00${ENTER}` },
+        { expect: 'Fund release approved' },
       ],
     );
     expectCompleted(r);
     expect(r.exit_code, r.output).toBe(0);
     const screen = r.output;
     // The review, before any question.
-    const review = screen.slice(0, screen.indexOf('Amount to release (USD)'));
+    const review = screen.slice(0, screen.indexOf('? Authorization code'));
     expect(review).toContain(`Fund release for encounter`);
     expect(review).toContain(id);
     expect(review).toMatch(/Patient\s+Maria Garcia/);
     expect(review).toMatch(/Benefit amount\s+2,460\.00/);
-    expect(review).toMatch(/Fee \(2\.2% \+ 0\.30\)\W+Net to provider/);
+    expect(review).toMatch(/Fees \(2\.2% \+ 0\.30 each\)\s+55\.32/);
+    expect(review).toMatch(/Fee\W+Net/);
     for (const [role, amount, fee, net] of [
       ['FACILITY', '1,300.00', '28.90', '1,271.10'],
       ['SURGEON', '408.00', '9.28', '398.72'],
@@ -61,10 +65,9 @@ describe('tpa fund approve, interactively on a terminal', () => {
     ] as const) {
       expect(review).toMatch(new RegExp(`${role}\\W+${amount.replace(/\./g, '\\.')}\\W+${fee.replace('.', '\\.')}\\W+${net.replace(/\./g, '\\.')}`));
     }
-    // The amount offered is the benefit, and nothing warned that it differs.
-    expect(screen).toMatch(/Amount to release \(USD\) \(2460\.00\)/);
-    expect(screen).not.toMatch(/differs from the adjudicated benefit/);
-    expect(screen).toMatch(/This cannot be undone/);
+    // Nothing is pre-filled: the amount is shown in the question and typed back; nothing warned that it differs.
+    expect(oneLine(screen)).toMatch(/which cannot be undone: type the amount to release \(2,460\.00\) to confirm 2460\.00/);
+    expect(screen).not.toMatch(/differs from/);
     expect(screen).toMatch(/Fund release approved/);
     expect(screen).toContain(`tpa settlement show ${id}`);
 
@@ -78,21 +81,20 @@ describe('tpa fund approve, interactively on a terminal', () => {
   });
 
   it.each([
-    ['answering n', ['n', ENTER]],
-    ['pressing Enter on the default No', [ENTER]],
-  ])('declining the confirmation by %s exits 2 and releases nothing', async (_how, keys) => {
+    ['pressing Enter alone (asked again), then Ctrl-C', [ENTER], 'You must provide a value'],
+    ['typing y (asked again), then Ctrl-C', ['y', ENTER], 'type 2,460.00, or press Ctrl-C'],
+  ])('declining the confirmation by %s exits 2 and releases nothing', async (_how, keys, again) => {
     const id = await adjudicated();
     const r = await tpaInteractive(
       ['fund', 'approve', id],
       [
-        { expect: 'Amount to release (USD)', send: ENTER },
-        { expect: 'Authorization code', send: `AUTH-PTY-0001${ENTER}` },
+        { expect: '? Authorization code', send: `AUTH-PTY-0001${ENTER}` },
         { expect: CONFIRM, send: keys },
+        { expect: again, send: '\x03' },
       ],
     );
     expectCompleted(r);
     expect(r.exit_code, r.output).toBe(2);
-    expect(r.output).toMatch(/This cannot be undone No\b/); // the answer as the prompt settled on it
     expect(r.output).toMatch(/nothing was done/);
     expect(r.output).not.toMatch(/Fund release approved/);
 
@@ -112,7 +114,7 @@ describe('tpa fund approve, interactively on a terminal', () => {
     expect(r.exit_code, r.output).toBe(4);
     expect(r.output).toMatch(/already funded \(transfer tr_\w+\); nothing was sent/);
     expect(r.output).toContain(`tpa settlement show ${id}`);
-    expect(r.output).not.toContain('Amount to release');
+    expect(r.output).not.toContain('type the amount');
     expect(r.output).not.toContain('Authorization code');
 
     // Still one funding, the first.
@@ -126,18 +128,18 @@ describe('tpa fund approve, interactively on a terminal', () => {
     const r = await tpaInteractive(
       ['fund', 'approve', id],
       [
-        { expect: 'Amount to release (USD)', send: `2460.999${ENTER}` },
+        { expect: '? Authorization code', send: `AUTH-PTY-0002${ENTER}` },
+        { expect: CONFIRM, send: `2460.999${ENTER}` },
         { expect: 'has more than two decimals' },
         // The mistyped text is kept for editing: rub out "999" and finish with "00".
         { send: [BACKSPACE, BACKSPACE, BACKSPACE, `00${ENTER}`] },
-        { expect: 'Authorization code', send: `AUTH-PTY-0002${ENTER}` },
-        { expect: CONFIRM, send: ['y', ENTER] },
+        { expect: 'Fund release approved' },
       ],
     );
     expectCompleted(r);
     expect(r.exit_code, r.output).toBe(0);
-    expect(r.output).toMatch(/Amount to release \(USD\) 2460\.00/);
-    expect(r.output).not.toMatch(/differs from the adjudicated benefit/);
+    expect(oneLine(r.output)).toMatch(/to confirm 2460\.00/);
+    expect(r.output).not.toMatch(/differs from/);
     expect(r.output).toMatch(/Fund release approved/);
 
     const settlement = await run(['settlement', 'show', id, '-o', 'json']);
@@ -147,9 +149,9 @@ describe('tpa fund approve, interactively on a terminal', () => {
 
   it('Ctrl-C at a prompt cancels with exit 2 and releases nothing', async () => {
     const id = await adjudicated();
-    for (const at of ['Amount to release (USD)', 'Authorization code']) {
-      const steps: Step[] = [{ expect: 'Amount to release (USD)', send: at === 'Amount to release (USD)' ? '\x03' : ENTER }];
-      if (at !== 'Amount to release (USD)') steps.push({ expect: at, send: '\x03' });
+    for (const at of ['? Authorization code', CONFIRM]) {
+      const steps: Step[] = [{ expect: '? Authorization code', send: at === '? Authorization code' ? '\x03' : ENTER }];
+      if (at !== '? Authorization code') steps.push({ expect: at, send: '\x03' });
       const r = await tpaInteractive(['fund', 'approve', id], steps);
       expectCompleted(r);
       expect(r.exit_code, `${at}\n${r.output}`).toBe(2);
@@ -175,7 +177,7 @@ describe('tpa fund approve, interactively on a terminal', () => {
     const r = await tpaInteractive(['fund', 'approve', id], [], { TPA_PROMPT_DISABLED: '1' });
     expectCompleted(r);
     expect(r.exit_code).toBe(2);
-    expect(r.output).not.toContain('Amount to release');
+    expect(r.output).not.toContain('type the amount');
     expect(r.output).toMatch(/Nothing was sent/);
     expect(r.output).toMatch(/--yes/);
     const withYes = await tpaInteractive(['fund', 'approve', id, '--amount', '2460', '--auth-code', 'AUTH-NP-1', '--yes', '-o', 'json'], [], {
@@ -225,8 +227,8 @@ describe('batches and payment runs on a terminal', () => {
       ['fund', 'run'],
       [
         { expect: 'Authorization code prefix', send: `AUTH-20261124-PTY${ENTER}` },
-        { expect: 'type the total to release (2,460.00)', send: `2460.01${ENTER}` },
-        { expect: 'type 2,460.00 exactly', send: [...Array(7).fill(BACKSPACE), `2,460.00${ENTER}`] },
+        { expect: 'to confirm', send: `2460.01${ENTER}` },
+        { expect: 'differs from the total of 2,460.00', send: [...Array(7).fill(BACKSPACE), `2,460.00${ENTER}`] },
         { expect: 'approved of' },
       ],
     );
@@ -234,7 +236,8 @@ describe('batches and payment runs on a terminal', () => {
     expect(r.exit_code, r.output).toBe(0);
     expect(r.output).toMatch(/Payment run: 1 encounter, 2,460\.00 in all/);
     expect(r.output.indexOf('Payment run: 1 encounter')).toBeLessThan(r.output.indexOf('Authorization code prefix'));
-    expect(r.output).toMatch(/Net to provider/);
+    expect(oneLine(r.output)).toContain('type the total to release (2,460.00) to confirm');
+    expect(r.output).toMatch(/Fees\W+Net/);
     expect(r.output).toMatch(/AUTH-20261124-PTY-0001/);
     expect(r.output).toMatch(/Payment run AUTH-20261124-PTY: 2,460\.00 approved of 2,460\.00/);
     const settlement = await run(['settlement', 'show', id, '-o', 'json']);
@@ -285,7 +288,7 @@ describe('tables that fit the terminal', () => {
       { args: ['ledger', 'show', funded], whole: [/AUTH-20261124-FIT-0001/, /tr_[0-9a-f]{20}/, /3,100\.00/] },
       { args: ['settlement', 'show', funded], whole: [/stl_[0-9a-f]{20}/, /FACILITY/] },
       { args: ['ratesheet', 'preview', 'BLD-1001'], whole: [/HD-0401/, /2,100\.00/] },
-      { args: ['fund', 'approve', id], steps: [{ expect: 'Amount to release', send: '\x03' }], whole: [/Net to provider/, /2,460\.00/] },
+      { args: ['fund', 'approve', id], steps: [{ expect: '? Authorization code', send: '\x03' }], whole: [/Fee\W+Net/, /2,460\.00/, /1234567893/] },
       { args: ['settlement', 'report', '--from', '2000-01-01', '--to', '2100-12-31'], whole: [/Settled per day/, /Exceptions to act on/, /Net to providers/] },
     ];
     for (const cols of [80, 120]) {

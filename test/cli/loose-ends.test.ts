@@ -37,13 +37,19 @@ describe('tpa local keys create', () => {
 });
 
 describe('auth login, status and logout without -p', () => {
-  it('the first login becomes the default; status shows every profile with a credential; logout takes the only one, or asks for -p among several', async () => {
+  it('a login changes the default only with --set-default, and says which is the default; status shows every profile with a credential; logout takes the only one, or asks for -p among several', async () => {
     const { serve } = await import('../helpers/server.js');
     const server = await serve(home.dir);
     const run = (args: string[], input?: string) => runTpa(args, { home: home.dir, input });
     try {
       const sandboxKey = (await run(['local', 'keys', 'create'])).stdout.trim();
-      const first = await run(['auth', 'login', '--env', 'sandbox', '--base-url', server.url, '--with-key-stdin'], sandboxKey);
+      const unasked = await run(['auth', 'login', '--env', 'sandbox', '--base-url', server.url, '--with-key-stdin'], sandboxKey);
+      expect(unasked.code, unasked.stderr).toBe(0);
+      expect(unasked.stderr.replace(/\s+/g, ' ')).toContain(
+        'the default profile is still "local": use this one with -p sandbox, or make it the default: tpa config set default_profile sandbox',
+      );
+      expect((await run(['config', 'get', 'default_profile', '-o', 'json'])).code).not.toBe(0);
+      const first = await run(['auth', 'login', '--env', 'sandbox', '--base-url', server.url, '--with-key-stdin', '--set-default'], sandboxKey);
       expect(first.code, first.stderr).toBe(0);
       expect(first.stderr).toMatch(/"sandbox" is now the default profile/);
       expect((await run(['config', 'get', 'default_profile', '-o', 'json'])).json()).toMatchObject({ value: 'sandbox' });
@@ -57,7 +63,7 @@ describe('auth login, status and logout without -p', () => {
       const stagingKey = (await run(['local', 'keys', 'create', '--env', 'staging'])).stdout.trim();
       const second = await run(['auth', 'login', '--env', 'staging', '--base-url', server.url, '--with-key-stdin'], stagingKey);
       expect(second.code, second.stderr).toBe(0);
-      expect(second.stderr).toMatch(/use it with -p staging/);
+      expect(second.stderr).toMatch(/the default profile is still "sandbox": use this one with -p staging/);
       expect((await run(['config', 'get', 'default_profile', '-o', 'json'])).json()).toMatchObject({ value: 'sandbox' });
       const both = await run(['auth', 'status', '-o', 'json']);
       expect(both.json<{ profile: string }[]>().map((p) => p.profile)).toEqual(['sandbox', 'staging']);

@@ -11,11 +11,17 @@ import { formatCentsGrouped } from '../../src/domain/money.js';
 import { runTpa } from '../helpers/cli.js';
 import { distinctClaim } from '../helpers/claims.js';
 import { tempDir } from '../helpers/engine.js';
-import { CTRL_C, ENTER, type PtyResult, ptyRun, SIZES, screenAtStep } from '../helpers/pty.js';
+import { login, serve } from '../helpers/server.js';
+import { CTRL_C, ENTER, type PtyResult, ptyRun, screenAtStep } from '../helpers/pty.js';
 import { cents, ndjson } from '../helpers/values.js';
 
 const CLOCK = '2026-06-30T12:00:00Z';
 const env = { TPA_CLOCK: CLOCK };
+/** The smallest terminal an approver works in, and a roomy one. */
+const SIZES = [
+  { cols: 80, rows: 24 },
+  { cols: 120, rows: 40 },
+] as const;
 
 let home: string;
 let cleanup: () => void;
@@ -59,41 +65,117 @@ function completed(r: PtyResult): void {
 }
 
 const money = (amount: unknown) => formatCentsGrouped(cents(amount)).replace(/[.]/g, '\\.');
-const today = () => new Date().toISOString().slice(0, 10).replace(/-/g, '');
 
 /** Text as one line, as a shell reads it: each command is on a line of its own, continued with " \\" at 80 columns. */
 const oneLine = (text: string) => text.replace(/ \\\n/g, ' ').replace(/\s+/g, ' ');
 
 describe('fund run on a terminal: the summary above the total to type', () => {
-  it.each(SIZES)('at $cols×$rows, with 45 encounters: the total, each provider line and the prompt are on the screen', async ({ cols, rows }) => {
-    await ledgerOf(0, 52, 1);
-    const filters = ['--from', '2026-01-01', '--to', '2026-12-31'];
-    const r0 = await review(filters);
-    expect(r0.count).toBeGreaterThanOrEqual(40);
-    expect(r0.providers.length).toBeGreaterThan(1);
+  it.each(SIZES)(
+    'at $cols×$rows, with 45 encounters: where the money moves first, then the total, each provider line (NPIs whole) and the prompt are on the screen',
+    async ({ cols, rows }) => {
+      await ledgerOf(0, 52, 1);
+      const filters = ['--from', '2026-01-01', '--to', '2026-12-31'];
+      const r0 = await review(filters);
+      expect(r0.count).toBeGreaterThanOrEqual(40);
+      expect(r0.providers.length).toBeGreaterThan(1);
+      const r = await ptyRun(
+        ['fund', 'run', ...filters],
+        [
+          { expect: 'Authorization code prefix', send: ENTER },
+          { expect: 'type the total to release', send: CTRL_C },
+        ],
+        { home, env, cols, rows },
+      );
+      completed(r);
+      expect(r.exit_code, r.output).toBe(2);
+      const lines = await screenAtStep(r, 1, cols, rows);
+      const screen = lines.join('\n');
+      const why = `the screen at ${cols}×${rows}:\n${screen}`;
+      // The review begins with where the money moves; a note about the keychain (said once) may stand above it.
+      const first = lines.findIndex((l) => l.startsWith('Profile '));
+      expect(lines[first], why).toMatch(/^Profile local · local engine \(no real money\) · /);
+      expect(lines.slice(0, first).join('\n'), why).not.toMatch(/Payment run|encounters/);
+      for (const line of lines) expect(line.length, why).toBeLessThanOrEqual(cols);
+      expect(screen, why).toContain(`Payment run: ${r0.count} encounters, ${formatCentsGrouped(cents(r0.total))} in all`);
+      for (const p of r0.providers) {
+        expect(
+          lines.some((l) => l.includes(p.npi)),
+          why,
+        ).toBe(true);
+        expect(screen, why).toMatch(new RegExp(`${money(p.amount)}\\W+${money(p.fees)}\\W+${money(p.net)}`));
+      }
+      expect(screen, why).toContain(`type the total to release (${formatCentsGrouped(cents(r0.total))})`);
+      // No encounter of the list: it is one command away, with the same selection.
+      expect(screen, why).not.toMatch(/enc_[0-9a-f]{20}/);
+      expect(oneLine(r.output)).toContain(`${r0.count} encounters; the list of them: tpa fund run --dry-run --from 2026-01-01 --to 2026-12-31`);
+      // Nothing was sent.
+      expect((await review()).count).toBe(r0.count);
+    },
+  );
+});
+
+describe('fund run on a sandbox profile over tpa local serve', () => {
+  it.each(SIZES)(
+    'at $cols×$rows: the review and the resume confirmation begin with the profile, sandbox and the URL, and each question starts [sandbox]',
+    async ({ cols, rows }) => {
+      await ledgerOf(0, 3);
+      const { total } = await review();
+      // The first approval is answered 503: the run stops with approvals left, to be resumed.
+      const server = await serve(home, [], { TPA_FAULT: 'error-503*1:funding/approve' });
+      try {
+        await login(home, server.url);
+        const where = `Profile sandbox · sandbox · ${server.url}`;
+        const r = await ptyRun(
+          ['fund', 'run', '-p', 'sandbox'],
+          [
+            { expect: 'Authorization code prefix', send: ENTER },
+            { expect: 'type the total to release', send: `${total}${ENTER}` },
+            { expect: 'continue with' },
+          ],
+          { home, cols, rows },
+        );
+        completed(r);
+        const atTotal = await screenAtStep(r, 1, cols, rows);
+        const why = atTotal.join('\n');
+        const first = atTotal.findIndex((l) => l.startsWith('Profile '));
+        expect(atTotal[first], why).toBe(where);
+        expect(atTotal.slice(first).join('\n'), why).toMatch(/Payment run: \d+ encounters/);
+        expect(oneLine(atTotal.join('\n')), why).toContain('[sandbox] Release to');
+        const journal = /--journal (\S+)/.exec(oneLine(r.output))![1]!;
+        const resumed = await ptyRun(['fund', 'run', '--journal', journal, '-p', 'sandbox'], [{ expect: 'to confirm', send: CTRL_C }], {
+          home,
+          cols,
+          rows,
+        });
+        completed(resumed);
+        expect(resumed.exit_code, resumed.output).toBe(2);
+        const atResume = await screenAtStep(resumed, 0, cols, rows);
+        const prompt = atResume.findIndex((l) => l.startsWith('? [sandbox] Resume'));
+        expect(prompt, atResume.join('\n')).toBeGreaterThan(0);
+        expect(atResume[prompt - 1], atResume.join('\n')).toBe(where);
+      } finally {
+        await server.stop();
+      }
+    },
+  );
+});
+
+describe('fund run on a terminal: the keychain note', () => {
+  it('without a keychain (no D-Bus here), the fallback is said once, in one short line, above the review: never between the confirmation and the approvals', async () => {
+    await ledgerOf(0, 3);
+    const { total } = await review();
     const r = await ptyRun(
-      ['fund', 'run', ...filters],
-      [
-        { expect: 'Authorization code prefix', send: ENTER },
-        { expect: 'type the total to release', send: CTRL_C },
-      ],
-      { home, env, cols, rows },
+      ['fund', 'run'],
+      [{ expect: 'Authorization code prefix', send: ENTER }, { expect: 'type the total to release', send: `${total}${ENTER}` }, { expect: 'approved of' }],
+      { home, env: { ...env, TPA_KEYRING: 'auto', DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent/bus' }, cols: 120, rows: 40 },
     );
     completed(r);
-    expect(r.exit_code, r.output).toBe(2);
-    const screen = (await screenAtStep(r, 1, cols, rows)).join('\n');
-    const why = `the screen at ${cols}×${rows}:\n${screen}`;
-    expect(screen, why).toContain(`Payment run: ${r0.count} encounters, ${formatCentsGrouped(cents(r0.total))} in all`);
-    for (const p of r0.providers) {
-      expect(screen, why).toContain(p.npi);
-      expect(screen, why).toMatch(new RegExp(`${money(p.amount)}\\W+${money(p.fees)}\\W+${money(p.net)}`));
-    }
-    expect(screen, why).toContain(`type the total to release (${formatCentsGrouped(cents(r0.total))})`);
-    // No encounter of the list: it is one command away, with the same selection.
-    expect(screen, why).not.toMatch(/enc_[0-9a-f]{20}/);
-    expect(oneLine(r.output)).toContain(`${r0.count} encounters; the list of them: tpa fund run --dry-run --from 2026-01-01 --to 2026-12-31`);
-    // Nothing was sent.
-    expect((await review()).count).toBe(r0.count);
+    expect(r.exit_code, r.output).toBe(0);
+    const notes = r.output.match(/no keychain here[^\n]*/g) ?? [];
+    expect(notes, r.output).toEqual([`no keychain here: credentials are kept in ${join(home, 'credentials.json')} (mode 0600)`]);
+    expect(r.output).not.toMatch(/Platform failure|DBus|D-Bus/);
+    expect(r.output.indexOf('no keychain here')).toBeLessThan(r.output.indexOf('Payment run:'));
+    expect(r.output.indexOf('no keychain here')).toBeLessThan(r.output.indexOf('Profile local'));
   });
 });
 
@@ -113,7 +195,8 @@ describe('fund run on a terminal: show first, then ask', () => {
       await ledgerOf(0, 4);
       const first = await review();
       expect(first.count).toBeGreaterThan(1);
-      const offered = `AUTH-${today()}-RUN`;
+      // The recommended format, dated by the engine's clock, the organisation the payer's.
+      const offered = 'AUTH-20260630-ACME';
       const r = await ptyRun(
         ['fund', 'run'],
         [
@@ -127,8 +210,9 @@ describe('fund run on a terminal: show first, then ask', () => {
       expect(r.exit_code, r.output).toBe(0);
       const atPrefix = (await screenAtStep(r, 0, cols, rows)).join('\n');
       expect(atPrefix).toContain(`Payment run: ${first.count} encounters, ${formatCentsGrouped(cents(first.total))} in all`);
-      expect(atPrefix).toMatch(/Net to provider/);
+      expect(atPrefix).toMatch(/Fees\W+Net/);
       expect(atPrefix).toContain(`(${offered})`);
+      expect(atPrefix.replace(/\s+/g, ' ')).toContain('The authorization codes are your reference for the audit trail');
       for (let i = 1; i <= first.count; i++) expect(r.output).toContain(`${offered}-000${i}`);
 
       // Two more encounters: the prefix used is not offered again, and typed, it is refused.
@@ -176,6 +260,11 @@ describe('suggested commands keep the selection, and a run ends with its next st
     );
     expect(r.code, r.stderr).toBe(0);
     expect(ndjson(r.stdout)).toHaveLength(count);
+    // A prefix whose codes are not of the recommended shape is warned about, and kept.
+    expect(oneLine(r.stderr)).toContain(
+      'warning: AUTH-S-0001 is not in the recommended format AUTH-<date>-<organization>-<sequence> (e.g. AUTH-20260630-ACME-0001); the codes are sent as given',
+    );
+
     const quoted = `'${journal.replace(/'/g, `'\\''`)}'`;
     expect(r.stderr).toContain(`if interrupted, run: tpa fund run --journal ${quoted} -p local)`);
     expect(r.stderr).toMatch(/Next\s+tpa settlement report --from 2026-01-01 --to 2026-01-02 -p local\n/);

@@ -67,7 +67,8 @@ export function mtlsLoginArgs(o: { url: string; dir: string; profile?: string; c
     'login',
     '--env',
     'production',
-    ...(o.profile === undefined ? [] : ['-p', o.profile]),
+    // Without a profile named, the login is made the default, as the tests that use it expect.
+    ...(o.profile === undefined ? ['--set-default'] : ['-p', o.profile]),
     '--base-url',
     o.url,
     '--client-id',

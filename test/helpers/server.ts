@@ -98,7 +98,8 @@ export async function createKey(home: string, ...args: string[]): Promise<string
 /** Logs a profile named `sandbox` in to the server with a new key; returns the key. */
 export async function login(home: string, url: string): Promise<string> {
   const key = await createKey(home);
-  const r = await runTpa(['auth', 'login', '--env', 'sandbox', '--base-url', url, '--with-key-stdin'], { home, input: key });
+  // Made the default, as the tests that use it expect: commands without -p go to the server.
+  const r = await runTpa(['auth', 'login', '--env', 'sandbox', '--base-url', url, '--with-key-stdin', '--set-default'], { home, input: key });
   if (r.code !== 0) throw new Error(`auth login failed: ${r.stderr}`);
   return key;
 }

@@ -51,7 +51,13 @@ export const api = verb({
     // A raw request may move money too: decided by the route it reaches, not by how its path is spelt;
     // then the same confirmation, Idempotency-Key and fund history as `tpa fund approve`.
     const money = releasesMoney(method, target);
-    if (money) await confirm(ctx, `${method} ${target} releases money and cannot be undone. Send it?`);
+    if (money && !ctx.yes && ctx.canPrompt) {
+      // The first line names where the money moves, and the question its environment (docs/design.md "Approval screens").
+      const { moneyTarget, promptTag, targetLine } = await import('../../where.js');
+      const where = await moneyTarget(ctx);
+      ctx.io.stderr.write(`${targetLine(where, ctx.colorErr)}\n`);
+      await confirm(ctx, `${promptTag(where)}${method} ${target} releases money and cannot be undone. Send it?`);
+    } else if (money) await confirm(ctx, `${method} ${target} releases money and cannot be undone. Send it?`);
     // Finalizing a rate schedule changes what every later claim is paid: asked, as `tpa ratesheet finalize` asks.
     else if (changesRates(method, target)) await confirm(ctx, `${method} ${target} finalizes a rate schedule into live contract rates. Send it?`);
     const client = await ctx.client();

@@ -2,7 +2,7 @@
 // taken only from a masked prompt, stdin or TPA_API_KEY, never from an argument, and never printed
 // or logged.
 import type { Profile } from '../../../auth/config.js';
-import { defaultProfileIfUnset, httpsUnlessLoopback } from '../../../auth/config.js';
+import { readConfig, setDefaultProfile, httpsUnlessLoopback } from '../../../auth/config.js';
 import type { Health } from '../../../client/types.js';
 import { keyFormatProblem, maskKey } from '../../../domain/api-keys.js';
 import { AuthError, TpaError, UsageError } from '../../../errors.js';
@@ -25,6 +25,7 @@ const options = {
   scopes: option.list('--scopes <scope...>', 'production: the scopes to ask tokens for (default: all the client is registered for)'),
   legacyTls: option.flag('--legacy-tls', 'allow TLS 1.2 for a legacy service (TLS 1.3 otherwise)'),
   passphraseStdin: option.flag('--passphrase-stdin', 'production: read the client key passphrase from stdin'),
+  setDefault: option.flag('--set-default', 'make this profile the default: commands without -p use it (otherwise the default stays)'),
 };
 
 type LoginOptions = OptionValues<typeof options>;
@@ -34,7 +35,7 @@ export const login = verb({
   description: 'save a profile and its API key (masked prompt on a terminal, --with-key-stdin for scripts); the key is checked with the service first',
   options,
   examples: [
-    'tpa auth login --env sandbox --base-url http://127.0.0.1:4010',
+    'tpa auth login --env sandbox --base-url http://127.0.0.1:4010 --set-default',
     'tpa local keys create | tpa auth login --env sandbox --base-url http://127.0.0.1:4010 --with-key-stdin',
     'tpa auth login --env production --base-url https://127.0.0.1:8443 --client-id acme-tpa --cert client.pem --key client-key.pem --ca ca.pem',
   ],
@@ -84,7 +85,7 @@ export const login = verb({
     const store = await saveApiKey(ctx.paths, name, key, ctx.io.env, ctx.note);
     saveProfile(ctx.paths, profile);
     ctx.note(`saved profile "${name}"; its key (${maskKey(key)}) is in ${store.location}`);
-    sayDefault(ctx, name);
+    sayDefault(ctx, name, opts.setDefault === true);
     return {
       data: { profile: name, environment: env, base_url: baseUrl, key_id: health.key_id, scopes: health.scopes },
       table: (t) => healthTable(t, health),
@@ -93,13 +94,17 @@ export const login = verb({
 });
 
 /**
- * The first profile logged in to becomes the default (commands without -p use it), as `gh` does;
- * a default already chosen stays. Either way, the note says how to choose.
+ * A login changes the default profile only when asked (--set-default): a new profile that silently
+ * became the default would move the next command's money somewhere else. Either way, the note's last
+ * line says which profile commands without -p use, and how to choose.
  */
-function sayDefault(ctx: Context, name: string): void {
-  if (defaultProfileIfUnset(ctx.paths, name)) {
-    ctx.note(`"${name}" is now the default profile: commands without -p use it (tpa config set default_profile local to use the embedded engine again)`);
-  } else ctx.note(`use it with -p ${name} or TPA_PROFILE=${name} (or make it the default: tpa config set default_profile ${name})`);
+function sayDefault(ctx: Context, name: string, set: boolean): void {
+  if (set) setDefaultProfile(ctx.paths, name);
+  const configured = readConfig(ctx.paths).default_profile ?? 'local';
+  const env = ctx.io.env.TPA_PROFILE;
+  if (set) ctx.note(`"${name}" is now the default profile: commands without -p use it (back to the embedded engine: tpa config set default_profile local)`);
+  else ctx.note(`the default profile is still "${configured}": use this one with -p ${name}, or make it the default: tpa config set default_profile ${name}`);
+  if (env && env !== name) ctx.note(`TPA_PROFILE=${env} is set, and it chooses the profile before the default does`);
 }
 
 /** Production: the client certificate gets a token from the token endpoint, which is tried on the service before anything is saved. */
@@ -156,7 +161,7 @@ async function loginProduction(ctx: Context, opts: LoginOptions) {
   if (passphrase !== undefined) await store.set(`passphrase:${name}`, passphrase);
   saveProfile(ctx.paths, profile);
   ctx.note(`saved production profile "${name}"; its access token${passphrase !== undefined ? ' and key passphrase are' : ' is'} kept in ${store.location}`);
-  sayDefault(ctx, name);
+  sayDefault(ctx, name, opts.setDefault === true);
   return {
     data: { profile: name, environment: 'production', base_url: baseUrl, client_id: profile.client_id, scopes: health.scopes },
     table: (t: TableTools) => healthTable(t, health),

@@ -6,17 +6,20 @@ import type { TpaClient } from '../../../client/client.js';
 import type { FundHistory } from '../../../client/fund-history.js';
 import type { FundingApproved, LedgerDetail, SettlementRecord } from '../../../client/types.js';
 import { AUDIT_HEAD_HEADER, parseAuditHead, type AuditHead } from '../../../domain/audit.js';
-import { authorizationCodesOf, authorizationPrefix, nextAuthorizationCode, resolveLostAnswer } from '../../../domain/funding.js';
-import { centsToAmount, formatCents, formatCentsGrouped, parseTypedAmount } from '../../../domain/money.js';
+import { authorizationCodeProblem, authorizationCodesOf, authorizationPrefix, nextAuthorizationCode, resolveLostAnswer } from '../../../domain/funding.js';
+import { centsToAmount, formatCentsGrouped, parseTypedAmount } from '../../../domain/money.js';
 import { MAX_FUNDING_NOTES, type PayoutShare } from '../../../domain/settlement.js';
 import { characterCount } from '../../../domain/validation.js';
 import { ConflictError, NetworkError, NotFoundError, TpaError, ValidationFailed } from '../../../errors.js';
 import type { CommandOutput, TableTools } from '../../../render/output.js';
 import type { Context } from '../../context.js';
+import { wrapProse } from '../../../render/text.js';
 import { terminalWidth } from '../../io.js';
 import { suggestCommand } from '../../options.js';
-import { ask, confirm } from '../../prompt.js';
+import { ask } from '../../prompt.js';
+import { moneyTarget, promptTag, targetLine } from '../../where.js';
 import { argument, option, verb } from '../../verb.js';
+import { codeReferenceLine, engineDay, shapeWarning, typeToConfirm } from './confirm.js';
 import { benefitOf, reviewPayouts } from './review.js';
 import { needsWithoutTerminal } from './without-terminal.js';
 
@@ -27,9 +30,9 @@ export const approve = verb({
   options: {
     amount: option.text(
       '--amount <usd>',
-      'the amount, as tpa prints it or plain (2,460.00 or 2460): must equal the adjudicated benefit (pre-filled on a terminal)',
+      'the amount, as tpa prints it or plain (2,460.00 or 2460): must equal the adjudicated benefit (typed to confirm on a terminal)',
     ),
-    authCode: option.text('--auth-code <code>', 'authorization code for the audit trail, e.g. AUTH-20260302-ACME-0001'),
+    authCode: option.text('--auth-code <code>', 'your reference for the audit trail, as recommended AUTH-<date>-<organization>-<sequence>'),
     notes: option.text('--notes <text>', 'internal audit notes, at most 500 characters'),
     idempotencyKey: option.text('--idempotency-key <key>', 'reuse a key so that a retried approval is recognised (default: a new one)'),
   },
@@ -63,11 +66,17 @@ export const approve = verb({
 /** The answer was lost and the ledger could not be read: nobody can tell whether the approval happened. */
 class OutcomeUnknown extends NetworkError {}
 
-function reviewScreen(t: TableTools, detail: LedgerDetail, payouts: PayoutShare[]): string {
+/**
+ * The review, under the line naming where the money moves: the encounter, its amounts and each
+ * payout. Every amount is written one way (2,460.00), and each payout is one line at 80 columns: a
+ * provider's name is cut with … before an NPI or an amount is touched (docs/design.md "Approval screens").
+ */
+function reviewScreen(t: TableTools, where: string, detail: LedgerDetail, payouts: PayoutShare[], codeLine: string): string {
   const e = detail.encounter;
   const f = detail.financial_summary;
   const money = (c: number) => formatCentsGrouped(c);
   return [
+    where,
     t.c.bold(`Fund release for encounter ${e.encounter_number} (${e.id})`),
     t.keyValues([
       ['Patient', `${e.patient.name ?? '—'} (${e.patient.member_id})`],
@@ -75,26 +84,22 @@ function reviewScreen(t: TableTools, detail: LedgerDetail, payouts: PayoutShare[
       ['Service date', e.service_date],
       ['Allowed', t.amount(f.allowed_amount)],
       ['Patient responsibility', t.amount(f.patient_responsibility?.total)],
+      ['Fees (2.2% + 0.30 each)', money(payouts.reduce((s, p) => s + p.feeCents, 0))],
       ['Benefit amount', t.c.bold(t.amount(f.payer_responsibility?.total))],
     ]),
     t.table(
       [
         '#',
-        'Provider',
+        { header: 'Provider', cut: true },
+        'NPI',
         'Role',
         { header: 'Amount', align: 'right' },
-        { header: 'Fee (2.2% + 0.30)', align: 'right' },
-        { header: 'Net to provider', align: 'right' },
+        { header: 'Fee', align: 'right' },
+        { header: 'Net', align: 'right' },
       ],
-      payouts.map((p) => [
-        String(p.sequence),
-        `${p.providerName} (${p.providerNpi})`,
-        p.providerRole,
-        money(p.amountCents),
-        money(p.feeCents),
-        money(p.netCents),
-      ]),
+      payouts.map((p) => [String(p.sequence), p.providerName, p.providerNpi, p.providerRole, money(p.amountCents), money(p.feeCents), money(p.netCents)]),
     ),
+    codeLine,
   ].join('\n');
 }
 
@@ -122,8 +127,8 @@ function givenCodeProblem(
   records: readonly { authorization_code: string; encounter_id: string; at: string; outcome: string }[],
   id: string,
 ): TpaError | undefined {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
-  if (/[\u0000-\u001f\u007f-\u009f]/.test(code)) return new ValidationFailed('--auth-code: must not hold control characters; nothing was sent');
+  const problem = authorizationCodeProblem(code);
+  if (problem) return new ValidationFailed(`--auth-code: ${problem}; nothing was sent`);
   const other = records.find((a) => a.encounter_id !== id && codeKey(a.authorization_code) === codeKey(code));
   if (other)
     return new ConflictError(`--auth-code ${code.trim()} is used already (${usedBy(other)}): each approval has its own code. Nothing was sent`, {
@@ -132,21 +137,25 @@ function givenCodeProblem(
   return undefined;
 }
 
+/** --amount other than the benefit: refused as the service refuses it (409 amount_mismatch, exit 4), naming both. */
+function amountMismatch(amountText: string, benefitCents: number): ConflictError {
+  const body = {
+    error: 'amount_mismatch',
+    expected_amount: centsToAmount(benefitCents),
+    submitted_amount: centsToAmount(centsOf(amountText)),
+    message: `The amount must equal the adjudicated benefit amount ${formatCentsGrouped(benefitCents)}`,
+  };
+  return new ConflictError(
+    `--amount ${amountText.trim()} differs from the benefit of ${formatCentsGrouped(benefitCents)}: only the adjudicated benefit can be released; nothing was sent`,
+    { code: 'amount_mismatch', body, details: body, hint: `approve the benefit: --amount ${formatCentsGrouped(benefitCents)}, or no --amount to be asked` },
+  );
+}
+
 /** The cents of an amount already checked by parseTypedAmount. */
 function centsOf(text: string): number {
   const parsed = parseTypedAmount(text);
   if ('problem' in parsed) throw new ValidationFailed(`--amount: ${parsed.problem}; nothing was sent`);
   return parsed.cents;
-}
-
-/** Why the amount typed at the prompt cannot be released, or true: the benefit, to the cent, and nothing else. */
-function amountProblem(text: string, benefitCents: number): string | true {
-  const parsed = parseTypedAmount(text);
-  if ('problem' in parsed) return parsed.problem;
-  if (parsed.cents === 0) return 'must be more than 0.00';
-  if (parsed.cents !== benefitCents)
-    return `${formatCentsGrouped(parsed.cents)} differs from the benefit of $${formatCentsGrouped(benefitCents)}: only the adjudicated benefit can be released (Enter takes it)`;
-  return true;
 }
 
 /**
@@ -256,55 +265,48 @@ async function approveOne(
   }
   const ended = await ensureNotFunded(ctx, client, id);
   if (ctx.canPrompt) {
-    const { tableTools } = await import('../../../render/output.js');
-    const t = await tableTools(ctx.colorErr, terminalWidth(ctx.io.stderr));
     const detail = (await client.ledgerDetail(id)).body;
     if (detail.encounter.status !== 'ADJUDICATED') {
       throw new ConflictError(`encounter ${id} is ${detail.encounter.status}: only an adjudicated claim can be funded; nothing was sent`);
     }
-    if (benefitOf(detail) === 0) throw new ConflictError(`encounter ${id} has a benefit of 0.00: there is nothing to fund; nothing was sent`);
-    const payouts = reviewPayouts(detail);
-    ctx.io.stderr.write(`${reviewScreen(t, detail, payouts)}\n`);
     const benefitCents = benefitOf(detail);
-    // An amount other than the benefit never reaches the confirmation: given on the command line it is
-    // refused here, as the service would refuse it (409 amount_mismatch, exit 4); typed, it is asked again.
-    if (amountText !== undefined && centsOf(amountText) !== benefitCents) {
-      const body = {
-        error: 'amount_mismatch',
-        expected_amount: centsToAmount(benefitCents),
-        submitted_amount: centsToAmount(centsOf(amountText)),
-        message: `The amount must equal the adjudicated benefit amount ${formatCentsGrouped(benefitCents)}`,
-      };
-      throw new ConflictError(
-        `--amount ${amountText.trim()} differs from the benefit of $${formatCentsGrouped(benefitCents)}: only the adjudicated benefit can be released; nothing was sent`,
-        { code: 'amount_mismatch', body, details: body, hint: `approve the benefit: --amount ${formatCentsGrouped(benefitCents)}, or no --amount to be asked` },
-      );
-    }
+    if (benefitCents === 0) throw new ConflictError(`encounter ${id} has a benefit of 0.00: there is nothing to fund; nothing was sent`);
+    // An amount other than the benefit never reaches the review: given on the command line it is
+    // refused first, as the service would refuse it (409 amount_mismatch, exit 4); typed, it is asked again.
+    if (amountText !== undefined && centsOf(amountText) !== benefitCents) throw amountMismatch(amountText, benefitCents);
     // Every code used is taken: this encounter's in the ledger (a failed transfer's too) and this
-    // machine's history, whatever became of those approvals. The next free one is offered, and a
-    // used one is refused before the confirmation, typed or given as --auth-code.
+    // machine's history, whatever became of those approvals. The next free one is offered, dated by
+    // the engine's clock, and a used one is refused before the review, typed or given as --auth-code.
     const used = usedCodes(ctx, FundHistory, detail, id);
-    const offered = nextAuthorizationCode(authorizationPrefix(detail.encounter.payer.id, new Date().toISOString().slice(0, 10)), used.keys());
+    const offered = nextAuthorizationCode(authorizationPrefix(detail.encounter.payer.id, await engineDay(client)), used.keys());
     const usedProblem = (code: string) =>
       used.has(codeKey(code)) ? `${code} is used already (${used.get(codeKey(code))}): each approval has its own code; ${offered} is free` : undefined;
     if (authCode !== undefined && usedProblem(authCode.trim()))
       throw new ConflictError(`--auth-code ${usedProblem(authCode.trim())}. Nothing was sent`, { code: 'authorization_code_used' });
-    amountText ??= await ask('Amount to release (USD)', { default: formatCents(benefitCents), validate: (v) => amountProblem(v, benefitCents) });
+    const payouts = reviewPayouts(detail);
+    const target = await moneyTarget(ctx);
+    const { tableTools } = await import('../../../render/output.js');
+    const t = await tableTools(ctx.colorErr, terminalWidth(ctx.io.stderr));
+    const where = wrapProse(targetLine(target, ctx.colorErr), t.width);
+    const codeLine = authCode === undefined ? wrapProse(codeReferenceLine('code'), t.width) : '';
+    ctx.io.stderr.write(`${reviewScreen(t, where, detail, payouts, codeLine).replace(/\n$/, '')}\n`);
     authCode ??= await ask('Authorization code', {
       default: offered,
-      validate: (v) =>
-        v.trim() === ''
-          ? 'required'
-          : // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
-            /[\u0000-\u001f\u007f-\u009f]/.test(v)
-            ? 'must not hold control characters'
-            : (usedProblem(v.trim()) ?? true),
+      validate: (v) => authorizationCodeProblem(v) ?? usedProblem(v.trim()) ?? true,
     });
-    if (!ctx.yes) {
-      await confirm(
-        ctx,
-        `Release $${formatCentsGrouped(centsOf(amountText))} to ${payouts.length} provider${payouts.length === 1 ? '' : 's'}? Code ${authCode.trim()}. This cannot be undone`,
+    const warning = shapeWarning(authCode, offered, 'code');
+    if (warning) ctx.note(warning);
+    // The one confirmation: the amount typed, never pre-filled (docs/design.md "Approval screens").
+    // With --yes and --amount, nothing is asked.
+    if (!ctx.yes || amountText === undefined) {
+      const e = detail.encounter;
+      const providers = `${payouts.length} provider${payouts.length === 1 ? '' : 's'}`;
+      await typeToConfirm(
+        benefitCents,
+        `${promptTag(target)}Release ${e.encounter_number} (${e.patient.name ?? e.patient.member_id}) to ${providers}, which cannot be undone`,
+        'amount',
       );
+      amountText = formatCentsGrouped(benefitCents);
     }
     // Another approver on this machine may have taken the code while the prompts were open.
     const taken = usedCodes(ctx, FundHistory, detail, id).get(codeKey(authCode));
@@ -312,6 +314,9 @@ async function approveOne(
       throw new ConflictError(`${authCode.trim()} was taken meanwhile (${taken}): nothing was sent; run the command again for a free code`, {
         code: 'authorization_code_used',
       });
+  } else {
+    const warning = shapeWarning(authCode!, undefined, 'code');
+    if (warning) ctx.note(warning);
   }
   const { randomUUID } = await import('node:crypto');
   const key = given.idempotencyKey ?? randomUUID();

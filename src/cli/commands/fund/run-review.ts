@@ -19,6 +19,8 @@ export interface Review {
   payouts: Map<string, PayoutShare[]>;
   /** --npi: the provider the selection was made for (the others' payouts ride on the same transfers). */
   npi?: string;
+  /** The payer of most of the encounters: the organisation of the authorization codes offered. */
+  payer?: string;
 }
 
 /** The payouts the approvals will make (the engine's rule, docs/money-rules.md "Settlement"): per encounter, and the totals per provider. */
@@ -26,11 +28,15 @@ export async function reviewOf(ctx: Context, plan: RunPlan, npi: string | undefi
   const client = await ctx.client();
   const totals = new Map<string, ProviderLine>();
   const byEncounter = new Map<string, PayoutShare[]>();
+  const payers = new Map<string, number>();
   let n = 0;
   const reviewing = counter(ctx.status, 'reviewing', 'encounters');
   for (const e of plan.encounters) {
-    const payouts: PayoutShare[] = reviewPayouts((await client.ledgerDetail(e.encounter_id)).body);
+    const detail = (await client.ledgerDetail(e.encounter_id)).body;
+    const payouts: PayoutShare[] = reviewPayouts(detail);
     byEncounter.set(e.encounter_id, payouts);
+    const payer = detail.encounter.payer?.id;
+    if (payer) payers.set(payer, (payers.get(payer) ?? 0) + 1);
     for (const p of payouts) {
       const t = totals.get(p.providerNpi) ?? emptyProviderLine(p.providerNpi, p.providerName);
       t.payouts++;
@@ -43,7 +49,8 @@ export async function reviewOf(ctx: Context, plan: RunPlan, npi: string | undefi
   }
   ctx.status.clear();
   const providers = [...totals.values()].sort((a, b) => b.amountCents - a.amountCents || a.npi.localeCompare(b.npi));
-  return { plan, providers, payouts: byEncounter, ...(npi !== undefined ? { npi } : {}) };
+  const payer = [...payers.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0]?.[0];
+  return { plan, providers, payouts: byEncounter, ...(npi !== undefined ? { npi } : {}), ...(payer !== undefined ? { payer } : {}) };
 }
 
 /**
@@ -65,14 +72,25 @@ function splitByNpi(r: Review, encounterId?: string): { mineCents: number; other
 }
 
 /**
+ * The providers the review above a confirmation shows at most: with the lines around them, the
+ * total and the prompt stay on an 80×24 screen (docs/design.md "Approval screens"); the others are
+ * counted, and listed by the command given.
+ */
+export const MAX_REVIEW_PROVIDERS = 6;
+
+/**
  * The review on a screen: with `encounters`, every encounter first (a dry run's listing); then the
  * summary (count and total, with --npi what goes to the others, the payouts, fees and nets per
- * provider) last, so that it is what stands above the confirmation however long the run.
+ * provider) last, so that it is what stands above the confirmation however long the run. Above a
+ * confirmation (`listAll`: the command that lists everything), at most MAX_REVIEW_PROVIDERS
+ * providers, the largest, and a line for the rest. Each provider is one line: its name is cut with …
+ * before its NPI or an amount is touched.
  */
-export function reviewText(t: TableTools, r: Review, heading: string, encounters: boolean): string {
+export function reviewText(t: TableTools, r: Review, heading: string, encounters: boolean, listAll?: string): string {
   const money = (c: number) => formatCentsGrouped(c);
   const e = r.plan.encounters;
   const split = r.npi !== undefined ? splitByNpi(r) : undefined;
+  const shown = listAll !== undefined && r.providers.length > MAX_REVIEW_PROVIDERS + 1 ? r.providers.slice(0, MAX_REVIEW_PROVIDERS) : r.providers;
   const lines: string[] = [];
   if (encounters)
     lines.push(
@@ -120,14 +138,16 @@ export function reviewText(t: TableTools, r: Review, heading: string, encounters
       : []),
     t.table(
       [
-        'Provider',
+        { header: 'Provider', cut: true },
+        'NPI',
         { header: 'Payouts', align: 'right' },
         { header: 'Amount', align: 'right' },
         { header: 'Fees', align: 'right' },
-        { header: 'Net to provider', align: 'right' },
+        { header: 'Net', align: 'right' },
       ],
-      r.providers.map((p) => [
-        `${p.name} (${p.npi})${split && p.npi !== r.npi ? ' — another provider' : ''}`,
+      shown.map((p) => [
+        `${split && p.npi !== r.npi ? '(other) ' : ''}${p.name}`,
+        p.npi,
         count(p.payouts),
         money(p.amountCents),
         money(p.feeCents),
@@ -135,6 +155,8 @@ export function reviewText(t: TableTools, r: Review, heading: string, encounters
       ]),
     ),
   );
+  const more = r.providers.length - shown.length;
+  if (more > 0) lines.push(`… and ${count(more)} more provider${more === 1 ? '' : 's'}; the list: ${listAll}`);
   return lines.join('\n');
 }
 

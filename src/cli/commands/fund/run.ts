@@ -4,7 +4,9 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { authorizationPrefix } from '../../../domain/funding.js';
 import { formatCentsGrouped, parseTypedAmount } from '../../../domain/money.js';
+import { wrapProse } from '../../../render/text.js';
 import { ConflictError, UsageError, ValidationFailed } from '../../../errors.js';
 import type { Context } from '../../context.js';
 import { terminalWidth } from '../../io.js';
@@ -12,6 +14,8 @@ import { checkedPeriodFilters, givenArgs, periodSpec, suggestCommand } from '../
 import { ask } from '../../prompt.js';
 import { counter } from '../../status-line.js';
 import { option, verb } from '../../verb.js';
+import { moneyTarget, promptTag, targetLine } from '../../where.js';
+import { codeReferenceLine, engineDay, shapeWarning, typeToConfirm } from './confirm.js';
 import { encounterColumns, encounterRow, reviewData, reviewOf, reviewText } from './run-review.js';
 import { needsWithoutTerminal } from './without-terminal.js';
 
@@ -101,7 +105,7 @@ export const run = verb({
         if (left.length > 0 && !ctx.yes) {
           if (!ctx.canPrompt)
             throw new UsageError('resuming a payment run moves money: pass --yes (stdin is not a terminal, so tpa cannot ask). Nothing was sent.');
-          await confirmTotal(leftCents, `Resume: ${left.length} approvals left`);
+          await confirmTotal(ctx, leftCents, `Resume ${plan.prefix}: ${left.length} approvals left`, true);
         }
       } else {
         const selecting = counter(ctx.status, 'selecting', 'adjudicated encounters read');
@@ -124,14 +128,20 @@ export const run = verb({
           if (ctx.format !== 'table') ctx.note(nothing);
           return { data: { count: 0, total: 0, results: [] }, items: [], table: () => `${nothing[0]!.toUpperCase()}${nothing.slice(1)}.` };
         }
+        // The secret store is opened before the review, so that a note about it (no keychain here)
+        // is said above the review, never between the confirmation and the approvals.
+        await sealKey(ctx, false);
         const review = await reviewOf(ctx, draft, filters.provider_npi);
-        // The summary is the last thing above the questions, whatever the number of encounters; the
-        // list of them is one command away (docs/design.md "Payment runs").
+        // Where the money moves is the first line; the summary is the last thing above the
+        // questions, whatever the number of encounters; the list of them is one command away
+        // (docs/design.md "Payment runs", "Approval screens").
+        const target = await moneyTarget(ctx);
+        ctx.io.stderr.write(`${wrapProse(targetLine(target, ctx.colorErr), t.width)}\n`);
         const count = draft.encounters.length;
-        const listing = `${count} encounter${count === 1 ? '' : 's'}; the list of them: ${suggestCommand(ctx, ['fund', 'run', '--dry-run', ...selection])}`;
+        const listAll = suggestCommand(ctx, ['fund', 'run', '--dry-run', ...selection]);
         // Through note: wrapped at spaces to the terminal, its command kept whole.
-        ctx.note(listing);
-        ctx.io.stderr.write(`${reviewText(t, review, 'Payment run', false)}\n`);
+        ctx.note(`${count} encounter${count === 1 ? '' : 's'}; the list of them: ${listAll}`);
+        ctx.io.stderr.write(`${reviewText(t, review, 'Payment run', false, listAll)}\n`);
         if (expect !== undefined && expect !== draft.total_cents) {
           throw new ConflictError(
             `the selection totals ${formatCentsGrouped(draft.total_cents)}, not the expected ${formatCentsGrouped(expect)}: nothing was sent`,
@@ -140,9 +150,11 @@ export const run = verb({
             },
           );
         }
+        // The prefix is offered in the recommended format (AUTH-<date>-<organization>, dated by the
+        // engine's clock), one no approval has used; another shape is warned about, not refused.
+        const offered = freePrefix(ctx.paths.dataDir, authorizationPrefix(review.payer ?? 'ORG', await engineDay(client)));
         if (prefix === undefined) {
-          // Asked after the review, with a prefix no approval has used offered (as fund approve offers a code).
-          const offered = freePrefix(ctx.paths.dataDir, `AUTH-${new Date().toISOString().slice(0, 10).replace(/-/g, '')}-RUN`);
+          ctx.note(codeReferenceLine('prefix'));
           prefix = (
             await ask('Authorization code prefix (<prefix>-0001, -0002, …)', {
               default: offered,
@@ -154,15 +166,19 @@ export const run = verb({
             })
           ).trim();
         }
+        const warning = shapeWarning(prefix, offered, 'prefix');
+        if (warning) ctx.note(warning);
         draft = withPrefix(draft, prefix);
         if (!ctx.yes || expect === undefined) {
           if (!ctx.canPrompt) throw new UsageError('fund run needs --yes and --expect-total without a terminal. Nothing was sent.');
           // Short enough for one line at 80 columns: the summary above says the rest.
           await confirmTotal(
+            ctx,
             draft.total_cents,
             `Release to ${review.providers.length} provider${review.providers.length === 1 ? '' : 's'}${
               review.npi !== undefined && review.providers.some((p) => p.npi !== review.npi) ? ` (${review.npi} and the others on its encounters)` : ''
-            }`,
+            }, which cannot be undone`,
+            false,
           );
         }
         // Confirmed: the plan, every approval's key and authorization code, on the disk before anything is sent.
@@ -211,18 +227,15 @@ async function sealKey(ctx: Context, create: boolean): Promise<Buffer | undefine
   return (await runSealKey(ctx.paths, ctx.io.env, ctx.note, create)).key;
 }
 
-/** The approver types the total shown; anything else sends nothing. */
-async function confirmTotal(totalCents: number, what: string): Promise<void> {
-  const shown = formatCentsGrouped(totalCents);
-  // As shown or as typed in a sheet: a $ in front, thousands separated by commas (parseTypedAmount, as every amount typed).
-  const typedCents = (v: string) => {
-    const r = parseTypedAmount(v);
-    return 'cents' in r ? r.cents : undefined;
-  };
-  const typed = await ask(`${what}: type the total to release (${shown}) to confirm`, {
-    validate: (v) => (typedCents(v) === totalCents ? true : `type ${shown} exactly, or press Ctrl-C to send nothing`),
-  });
-  if (typedCents(typed) !== totalCents) throw new UsageError('the total typed is not the total shown: nothing was sent');
+/**
+ * The approver types the total shown (fund/confirm.ts, the grammar `fund approve` shares); anything
+ * else sends nothing. The question names the environment when it is not the local engine, and
+ * `targetFirst` (a resumed run, which has no review) puts the line naming where the money moves first.
+ */
+async function confirmTotal(ctx: Context, totalCents: number, what: string, targetFirst: boolean): Promise<void> {
+  const target = await moneyTarget(ctx);
+  if (targetFirst) ctx.io.stderr.write(`${wrapProse(targetLine(target, ctx.colorErr), terminalWidth(ctx.io.stderr))}\n`);
+  await typeToConfirm(totalCents, `${promptTag(target)}${what}`, 'total');
 }
 
 function expectTotalOf(expectTotal: string | undefined): number | undefined {
