@@ -15,7 +15,7 @@ complete -c tpa -n '__fish_use_subcommand' -a api -d 'send a raw request to a pa
 complete -c tpa -n '__fish_use_subcommand' -a health -d 'check the service and the credentials: environment, key, scopes, the service\'s time'
 complete -c tpa -n '__fish_use_subcommand' -a demo -d 'the whole lifecycle on a scratch embedded engine, narrated step by step'
 complete -c tpa -n '__fish_use_subcommand' -a completion -d 'print the shell completion script (commands, options and their values)'
-complete -c tpa -n '__fish_use_subcommand' -a help -d 'help for a command (tpa help fund approve), or a topic: exit-codes, environment, formats'
+complete -c tpa -n '__fish_use_subcommand' -a help -d 'help for a command (tpa help fund approve), or a topic: exit-codes, environment, formats, global-options'
 complete -c tpa -s p -l profile -r -d 'profile to use (default: the config\'s default_profile, else local)'
 complete -c tpa -s o -l output -x -a 'table json ndjson csv' -d 'output format (default table on a terminal, json otherwise)'
 complete -c tpa -l json -d 'same as --output json'
@@ -47,12 +47,13 @@ complete -c tpa -n '__fish_seen_subcommand_from lookup; and __fish_seen_subcomma
 complete -c tpa -n '__fish_seen_subcommand_from lookup; and __fish_seen_subcommand_from rates' -l admit-type -x -a 'INPATIENT OUTPATIENT EMERGENCY' -d 'INPATIENT, OUTPATIENT or EMERGENCY'
 complete -c tpa -n '__fish_seen_subcommand_from lookup; and __fish_seen_subcommand_from rates' -l date -r -d 'the rates in force on this service date, YYYY-MM-DD (default today on the engine clock)'
 complete -c tpa -n '__fish_seen_subcommand_from lookup; and __fish_seen_subcommand_from rates' -s h -l help -d 'show help'
-complete -c tpa -n '__fish_seen_subcommand_from claim; and not __fish_seen_subcommand_from template validate convert submit poll' -a template -d 'print a valid FHIR R4 Claim for the seeded contracts, ready to edit and submit'
-complete -c tpa -n '__fish_seen_subcommand_from claim; and not __fish_seen_subcommand_from template validate convert submit poll' -a validate -d 'check claims offline with the service\'s rules (what claim submit reads); exit 2 names each bad field and where'
+complete -c tpa -n '__fish_seen_subcommand_from claim; and not __fish_seen_subcommand_from template validate convert submit poll' -a template -d 'print a valid FHIR R4 Claim (or an X12 837P/837I of it) for the seeded contracts, ready to edit and submit'
+complete -c tpa -n '__fish_seen_subcommand_from claim; and not __fish_seen_subcommand_from template validate convert submit poll' -a validate -d 'check claims offline with the service\'s rules (what claim submit reads), and on the local profile what the engine would do with each (contract, rates, member, duplicates); nothing is sent; exit 2 names each bad field and where'
 complete -c tpa -n '__fish_seen_subcommand_from claim; and not __fish_seen_subcommand_from template validate convert submit poll' -a convert -d 'print the FHIR R4 Claims of X12 837 files (837P, 837I) without sending them; problems on stderr with their segments'
 complete -c tpa -n '__fish_seen_subcommand_from claim; and not __fish_seen_subcommand_from template validate convert submit poll' -a submit -d 'submit claims for adjudication: one claim, or a batch (files, Bundles, NDJSON, folders) sent exactly once, resumable'
 complete -c tpa -n '__fish_seen_subcommand_from claim; and not __fish_seen_subcommand_from template validate convert submit poll' -a poll -d 'get the adjudication of a submitted claim; exit 7 while it is still processing'
 complete -c tpa -n '__fish_seen_subcommand_from claim' -s h -l help -d 'show help'
+complete -c tpa -n '__fish_seen_subcommand_from claim; and __fish_seen_subcommand_from template' -l format -x -a 'fhir 837' -d 'fhir (a FHIR R4 Claim, JSON) or 837 (an X12 837P, or 837I with --type institutional)'
 complete -c tpa -n '__fish_seen_subcommand_from claim; and __fish_seen_subcommand_from template' -l type -x -a 'professional institutional' -d 'professional or institutional'
 complete -c tpa -n '__fish_seen_subcommand_from claim; and __fish_seen_subcommand_from template' -l npi -r -d 'billing provider NPI'
 complete -c tpa -n '__fish_seen_subcommand_from claim; and __fish_seen_subcommand_from template' -l cpt -r -d 'CPT codes, one service line each'
@@ -114,7 +115,7 @@ complete -c tpa -n '__fish_seen_subcommand_from settlement; and __fish_seen_subc
 complete -c tpa -n '__fish_seen_subcommand_from settlement; and __fish_seen_subcommand_from report' -l by -x -a 'service funded settled' -d 'which date the period counts: service (the default, filtered by the service), funded or settled (read from each entry\'s status history)'
 complete -c tpa -n '__fish_seen_subcommand_from settlement; and __fish_seen_subcommand_from report' -l lookback -r -d 'a faster, partial read: only the service dates this many days before the period (default: all of them, complete); what is left out is said'
 complete -c tpa -n '__fish_seen_subcommand_from settlement; and __fish_seen_subcommand_from report' -l npi -r -d 'only the encounters this provider is on, and only its payouts in the money'
-complete -c tpa -n '__fish_seen_subcommand_from settlement; and __fish_seen_subcommand_from report' -l section -x -a 'providers status money reconciliation exceptions days' -d 'the rows -o csv prints: providers (default), status, money, reconciliation, exceptions, days'
+complete -c tpa -n '__fish_seen_subcommand_from settlement; and __fish_seen_subcommand_from report' -l section -x -a 'all providers status money reconciliation exceptions days' -d 'the rows -o csv prints: all (default: every section, a section column first), providers, status, money, reconciliation, exceptions, days'
 complete -c tpa -n '__fish_seen_subcommand_from settlement; and __fish_seen_subcommand_from report' -s h -l help -d 'show help'
 complete -c tpa -n '__fish_seen_subcommand_from settlement; and __fish_seen_subcommand_from remit' -l out -r -F -d 'write the 835 into this file (whole or not at all) instead of stdout; an existing file is kept unless --force'
 complete -c tpa -n '__fish_seen_subcommand_from settlement; and __fish_seen_subcommand_from remit' -l force -d 'with --out: replace the file if it exists'
@@ -147,13 +148,15 @@ complete -c tpa -n '__fish_seen_subcommand_from activity' -l kind -x -a 'submitt
 complete -c tpa -n '__fish_seen_subcommand_from activity' -l totals -d 'only the count and amount of each kind (csv and ndjson: one row a kind)'
 complete -c tpa -n '__fish_seen_subcommand_from activity' -l lookback -r -d 'a faster, partial read: only the service dates this many days before the period (default: all of them, complete); what is left out is said'
 complete -c tpa -n '__fish_seen_subcommand_from activity' -s h -l help -d 'show help'
-complete -c tpa -n '__fish_seen_subcommand_from jobs; and not __fish_seen_subcommand_from list show' -a list -d 'list the journals of claim batches, single claims and payment runs on this machine: total, done, pending, failed, invalid, not sent'
-complete -c tpa -n '__fish_seen_subcommand_from jobs; and not __fish_seen_subcommand_from list show' -a show -d 'one job\'s journal in detail: its claims or approvals, and why each that is not done is not'
+complete -c tpa -n '__fish_seen_subcommand_from jobs; and not __fish_seen_subcommand_from list show close' -a list -d 'list the journals of claim batches, single claims and payment runs on this machine: total, done, pending, failed, invalid, not sent'
+complete -c tpa -n '__fish_seen_subcommand_from jobs; and not __fish_seen_subcommand_from list show close' -a show -d 'one job\'s journal in detail: its claims or approvals, and why each that is not done is not'
+complete -c tpa -n '__fish_seen_subcommand_from jobs; and not __fish_seen_subcommand_from list show close' -a close -d 'close an interrupted payment run for good: nothing is sent, its approvals left are recorded as not sent'
 complete -c tpa -n '__fish_seen_subcommand_from jobs' -s h -l help -d 'show help'
 complete -c tpa -n '__fish_seen_subcommand_from jobs; and __fish_seen_subcommand_from list' -s h -l help -d 'show help'
 complete -c tpa -n '__fish_seen_subcommand_from jobs; and __fish_seen_subcommand_from show' -l failed-to -r -F -d 'write the claims that were invalid or refused to <file>, as NDJSON (one claim a line), to fix and send again'
 complete -c tpa -n '__fish_seen_subcommand_from jobs; and __fish_seen_subcommand_from show' -l force -d 'with --failed-to: replace <file> when it exists'
 complete -c tpa -n '__fish_seen_subcommand_from jobs; and __fish_seen_subcommand_from show' -s h -l help -d 'show help'
+complete -c tpa -n '__fish_seen_subcommand_from jobs; and __fish_seen_subcommand_from close' -s h -l help -d 'show help'
 complete -c tpa -n '__fish_seen_subcommand_from ratesheet; and not __fish_seen_subcommand_from catalog init show config add remove load-catalog preview finalize import export' -a catalog -d 'the SSP catalog: active encounter-level standard service packages'
 complete -c tpa -n '__fish_seen_subcommand_from ratesheet; and not __fish_seen_subcommand_from catalog init show config add remove load-catalog preview finalize import export' -a init -d 'create the rate schedule of a builder instance (a second init returns the existing one)'
 complete -c tpa -n '__fish_seen_subcommand_from ratesheet; and not __fish_seen_subcommand_from catalog init show config add remove load-catalog preview finalize import export' -a show -d 'the schedule settings and its items'
@@ -322,6 +325,7 @@ complete -c tpa -n '__fish_seen_subcommand_from completion' -s h -l help -d 'sho
 complete -c tpa -n '__fish_seen_subcommand_from help' -a exit-codes
 complete -c tpa -n '__fish_seen_subcommand_from help' -a environment
 complete -c tpa -n '__fish_seen_subcommand_from help' -a formats
+complete -c tpa -n '__fish_seen_subcommand_from help' -a global-options
 complete -c tpa -n '__fish_seen_subcommand_from help' -a lookup
 complete -c tpa -n '__fish_seen_subcommand_from help' -a claim
 complete -c tpa -n '__fish_seen_subcommand_from help' -a fund
