@@ -257,9 +257,10 @@ export async function scanOf(
 
 /** The table's "Read:" line of a scan. */
 export function scanLine(scan: ScanInfo): string {
-  const dates = `service dates ${scan.service_from === null ? 'up' : scan.service_from} to ${scan.service_to ?? 'today'}`;
+  const to = scan.service_to ?? 'today';
+  const dates = scan.service_from === null ? `every service date up to ${to}` : `service dates ${scan.service_from} to ${to}`;
   return scan.complete
-    ? `Read: ${counted(scan.entries_read, 'entry', 'entries')}, every ${dates} (complete)`
+    ? `Read: ${counted(scan.entries_read, 'entry', 'entries')}, ${dates} (complete)`
     : `Read: ${counted(scan.entries_read, 'entry', 'entries')} of ${dates} (--lookback ${scan.lookback_days}); PARTIAL: ${counted(scan.entries_not_read, 'entry', 'entries')} of earlier service dates not read`;
 }
 

@@ -121,10 +121,13 @@ const PROFILE_HELP = "profile to use (default: the config's default_profile, els
 
 /** -p in help: the default in force, and where it comes from. */
 function profileHelp(env: NodeJS.ProcessEnv): string {
+  return `profile to use ${profileDefault(env)}`;
+}
+
+/** The default profile in force, as help names it: `(default "local")`, `(default "prod", from config.json)`. */
+function profileDefault(env: NodeJS.ProcessEnv): string {
   const { name, from } = profileInForce(env);
-  return from === 'built-in'
-    ? 'profile to use (default "local")'
-    : `profile to use (default "${name}", from ${from === 'config' ? 'config.json' : 'TPA_PROFILE'})`;
+  return from === 'built-in' ? '(default "local")' : `(default "${name}", from ${from === 'config' ? 'config.json' : 'TPA_PROFILE'})`;
 }
 
 /** Builds the command tree: `full`, or only the subcommands of the noun named (see commandWord). */
@@ -154,7 +157,7 @@ export async function buildProgram(io: IO, state: RunState, tree: 'full' | strin
       showGlobalOptions: false,
       formatHelp(this: Help, cmd: Command, helper: Help) {
         const own = Help.prototype.formatHelp.call(this, cmd, helper);
-        return cmd.parent ? `${own}\n${inheritedFlags(cmd, helper.helpWidth ?? 80)}` : own;
+        return cmd.parent ? `${own}\n${inheritedFlags(cmd, helper.helpWidth ?? 80, io.env)}` : own;
       },
       // A long term (`import [options] <instance_id> <file>`) leaves under 40 columns at 80: wrap there too.
       minWidthToWrap: 20,
@@ -233,11 +236,14 @@ export function globalFlags(program: Command): string[] {
 }
 
 /** The "Inherited flags:" section of a command's help: the flags in a few lines, and where each is described. */
-function inheritedFlags(cmd: Command, width: number): string {
+function inheritedFlags(cmd: Command, width: number, env: NodeJS.ProcessEnv): string {
   let root = cmd;
   while (root.parent) root = root.parent;
-  // Each flag is one unit of the line (fill never breaks one), "·" between them.
-  const flags = globalFlags(root).map((f, i, all) => (i < all.length - 1 ? `${f} ·` : f));
+  // Each flag is one unit of the line (fill never breaks one), "·" between them; -p with the
+  // profile in force, which a command without -p uses.
+  const flags = globalFlags(root)
+    .map((f) => (f === '-p, --profile' ? `${f} ${profileDefault(env)}` : f))
+    .map((f, i, all) => (i < all.length - 1 ? `${f} ·` : f));
   return `Inherited flags:\n${fill([...flags, ' (tpa help global-options)'], width, '  ', '  ').join('\n')}\n`;
 }
 

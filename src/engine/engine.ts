@@ -372,7 +372,7 @@ export class Engine {
         const recorded = recordedUntil(this.db);
         if (at < recorded) {
           throw new InvalidInput(
-            `the engine has recorded events up to ${isoSeconds(new Date(recorded))}; the clock cannot go back before it (tpa local clock reset to use real time)`,
+            `the engine has recorded events up to ${isoSeconds(new Date(recorded))}; the clock cannot go back before it (tpa local clock real to use real time)`,
           );
         }
         writeStoredClock(this.db, stored);

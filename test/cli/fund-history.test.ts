@@ -98,6 +98,8 @@ describe('tpa fund history', () => {
     expect([cell(1, 'outcome'), cell(1, 'transfer_status')]).toEqual(['OWED', 'FAILED']);
     expect([cell(2, 'outcome'), cell(2, 'transfer_status')]).toEqual(['ENDED', 'REFUNDED']);
     expect([cell(3, 'outcome'), cell(3, 'transfer_status')]).toEqual(['APPROVED', 'INITIATED']);
+    // Amounts with two decimals, as a spreadsheet shows money.
+    for (const row of [1, 2, 3]) expect(cell(row, 'amount')).toMatch(/^\d+\.\d\d$/);
   });
 
   it('an approval killed before its answer whose transfer then FAILED: the next approval finds it in the ledger, and it is OWED, not FAILED', async () => {

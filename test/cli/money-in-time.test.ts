@@ -93,7 +93,7 @@ describe('tpa local clock never goes back before what the engine recorded', () =
     expect(back.code).toBe(2);
     expect(back.stdout).toBe('');
     expect(back.stderr).toContain(
-      'the engine has recorded events up to 2026-03-05T10:00:00Z; the clock cannot go back before it (tpa local clock reset to use real time)',
+      'the engine has recorded events up to 2026-03-05T10:00:00Z; the clock cannot go back before it (tpa local clock real to use real time)',
     );
     expect((await run(['local', 'clock', '-o', 'json'])).json()).toMatchObject({ now: '2026-03-05T10:00:00Z', source: 'frozen' });
 

@@ -53,6 +53,8 @@ describe('tpa fund run --npi', () => {
     expect(csv.stdout.split('\n')[0]).toBe(
       'encounter_id,encounter_number,service_date,provider_npi,provider_name,amount,npi_amount,other_providers_amount,authorization_code',
     );
+    // Amounts with two decimals, as a spreadsheet shows money.
+    for (const line of csv.stdout.trim().split('\n').slice(1)) expect(line, line).toMatch(/,\d+\.\d\d,\d+\.\d\d,\d+\.\d\d,[^,]*$/);
 
     // The review shown before confirmation says it; a wrong total then sends nothing.
     const run = await runTpa(['fund', 'run', '--npi', SURGEON, '--auth-code-prefix', 'AUTH-NPI', '--expect-total', '1.00', '--yes', '-o', 'ndjson'], {

@@ -200,7 +200,7 @@ describe('clock moves', () => {
     expect(adjudicated(engine, surgeonClaim('MBR-1003', [{ code: '45378', date: '2026-03-05' }])).status).toBe(200);
     expect(() => engine.setClock('2026-03-01T00:00:00Z')).toThrow(InvalidInput);
     expect(() => engine.setClock('2026-03-05T09:59:59Z')).toThrow(
-      'the engine has recorded events up to 2026-03-05T10:00:00Z; the clock cannot go back before it (tpa local clock reset to use real time)',
+      'the engine has recorded events up to 2026-03-05T10:00:00Z; the clock cannot go back before it (tpa local clock real to use real time)',
     );
     expect(engine.clock()).toMatchObject({ now: '2026-03-05T10:00:00Z', source: 'frozen', recorded_until: '2026-03-05T10:00:00Z' });
     // Another process's clock recorded a later time: advancing this one to before it is refused too.

@@ -8,7 +8,7 @@ import { DEFAULT_POLL_TIMEOUT_MS } from '../../../client/polling.js';
 import { databaseOf, journalsDir } from '../../../client/journal.js';
 import { formatCentsGrouped } from '../../../domain/money.js';
 import { UsageError } from '../../../errors.js';
-import { count } from '../../../render/format.js';
+import { count, counted } from '../../../render/format.js';
 import { tableTools, type CommandOutput } from '../../../render/output.js';
 import { duration, type ProgressState } from '../../../render/progress-line.js';
 import { rowWriter } from '../../../render/stream.js';
@@ -97,7 +97,7 @@ export function limitNote(l: BatchLimit): string {
   const per = l.windowMs === 60_000 ? 'a minute' : l.windowMs === 1000 ? 'a second' : `every ${duration(l.windowMs)}`;
   const minutes = Math.round(l.leftMs / 60_000);
   const takes = minutes >= 2 ? `${count(minutes)} minutes` : duration(l.leftMs);
-  return `this key allows ${count(l.limit)} requests ${per}: about ${takes} for ${count(l.toSend)} claims`;
+  return `this key allows ${count(l.limit)} requests ${per}: about ${takes} for ${counted(l.toSend, 'claim')}`;
 }
 
 /** The rows of the batch's final states in this order; dispositions (APPROVED, DENIED…) first, by name. */

@@ -1,5 +1,6 @@
 // tpa fund history: the approvals made from this machine, newest last, with their outcomes and
 // what became of each approved transfer (one settlement read per encounter of the active profile).
+import { withCsvAmounts } from '../../../domain/csv.js';
 import type { TableTools } from '../../../render/output.js';
 import { option, verb } from '../../verb.js';
 
@@ -22,7 +23,8 @@ export const history = verb({
     const withReasons = rows.some((a) => reason(a) !== '—');
     return {
       data: rows,
-      items: rows,
+      // In CSV an amount has two decimals, as a spreadsheet shows money (domain/csv.ts csvAmount).
+      items: ctx.format === 'csv' ? rows.map((r) => withCsvAmounts(r, ['amount'])) : rows,
       columns: [
         'id',
         'at',

@@ -1,6 +1,7 @@
 // tpa fund run: a payment run, every adjudicated, unfunded encounter the filters select, funded once
 // each after one review and one confirmation; resumable from its journal. This module selects,
 // reviews and confirms; the runner (client/payment-run.ts) does the approvals (docs/design.md "Payment runs").
+import { withCsvAmounts } from '../../../domain/csv.js';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -115,9 +116,11 @@ export const run = verb({
         if (dryRun) {
           const review = await reviewOf(ctx, draft, filters.provider_npi);
           const rows = draft.encounters.map((x) => encounterRow(review, x));
+          // In CSV an amount has two decimals, as a spreadsheet shows money (domain/csv.ts csvAmount).
+          const csvRows = () => rows.map((r) => withCsvAmounts(r, ['amount', 'npi_amount', 'other_providers_amount']));
           return {
             data: reviewData(review),
-            items: rows,
+            items: ctx.format === 'csv' ? csvRows() : rows,
             columns: encounterColumns(filters.provider_npi),
             table: (tt) => reviewText(tt, review, 'Payment run (dry run: nothing is sent)', true),
           };
