@@ -3,7 +3,10 @@
 // lists the commands), all in one fresh TPA_HOME and one working folder, as a user following the
 // README and then trying each command's help would. Each must exit 0, or the code its refusal is
 // documented with (EXPECTED); an example that cannot run here is EXCEPTED with the reason. A new
-// example that does not run fails this test until it runs, or is listed with its reason.
+// example that does not run fails this test until it runs, or is listed with its reason. And what
+// runs is what is printed: each --help at 80 columns shows its examples so that a shell, reading
+// the lines as pasted, reads back the example (a long one continued after a backslash, its comment
+// never continued so, since a shell would then run the comment's next line as a command).
 //
 // The rules, the only things not taken as printed:
 // - The engine clock is first set to 2026-11-26 15:00 (a Thursday; the dates of the examples, such
@@ -210,4 +213,67 @@ describe('every example runs as printed', () => {
     // Every exception names an example that exists: a stale one would hide nothing, but mislead.
     expect([...Object.keys(EXCEPTED), ...Object.keys(EXPECTED)].filter((e) => !used.has(e))).toEqual([]);
   });
+
+  it('each --help prints its examples so that a shell reads back the example, at 80 columns', async () => {
+    const byCommand = new Map<string, string[]>();
+    for (const { command, example } of await treeExamples()) byCommand.set(command, [...(byCommand.get(command) ?? []), example]);
+    const wrong: string[] = [];
+    for (const [command, examples] of byCommand) {
+      const r = await runTpa([...command.split(' '), '--help'], { home: home.dir, env: { COLUMNS: '80' } });
+      expect(r.code, command).toBe(0);
+      const section = /\nExamples:\n([\s\S]*?)(?:\n\n|$)/.exec(r.stdout)?.[1] ?? '';
+      const printed: string[][] = [];
+      for (const line of section.split('\n')) {
+        if (/^\s*\$ /.test(line)) printed.push([line.replace(/^\s*\$ /, '')]);
+        else printed.at(-1)?.push(line.trim());
+      }
+      expect(printed.length, command).toBe(examples.length);
+      printed.forEach((lines, i) => {
+        const read = shellReads(lines);
+        const want = examples[i]!.replace(/\s+/g, ' ').trim();
+        if (read !== want) wrong.push(`tpa ${command} --help:\n  ${lines.join('\n  ')}\n  reads as: ${read}\n  not: ${want}`);
+      });
+    }
+    expect(wrong, wrong.join('\n\n')).toEqual([]);
+  });
 });
+
+/**
+ * What a shell reads from the lines of a printed example: the command, its lines joined where one
+ * ends in " \\" outside a comment (in a comment the backslash is text, and the next line would run as
+ * a command of its own: read so here), then its comment, from the lines after it that are comments.
+ * A line after the command that is not a comment is a second command, read as one, after a ";".
+ */
+function shellReads(lines: readonly string[]): string {
+  let text = '';
+  let comment = '';
+  let inCommand = true;
+  for (const line of lines) {
+    const hash = unquotedHash(line);
+    const code = hash < 0 ? line : line.slice(0, hash).trimEnd();
+    if (!inCommand && hash === 0) {
+      comment += ` ${line.replace(/^#\s*/, '')}`;
+      continue;
+    }
+    if (!inCommand) text += ' ;';
+    if (hash >= 0) comment += ` ${line.slice(hash).replace(/^#\s*/, '')}`;
+    const continued = hash < 0 && code.endsWith(' \\');
+    text += ` ${continued ? code.slice(0, -2) : code}`;
+    inCommand = continued;
+  }
+  const read = `${text.trim()}${comment ? ` # ${comment.trim()}` : ''}`;
+  return read.replace(/\s+/g, ' ').trim();
+}
+
+/** Where a comment starts in a line of shell (a # that begins a word, outside quotes), or -1. */
+function unquotedHash(line: string): number {
+  let quote: string | undefined;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i]!;
+    if (quote) {
+      if (c === quote) quote = undefined;
+    } else if (c === "'" || c === '"') quote = c;
+    else if (c === '#' && (i === 0 || /\s/.test(line[i - 1]!))) return i;
+  }
+  return -1;
+}
