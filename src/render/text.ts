@@ -148,22 +148,31 @@ function shellWords(line: string): string[] {
 /**
  * A command too long for one line, as lines that a shell reads back as the one command: broken at
  * spaces outside quotes (a backslash inside quotes would be read as text), each line but the last
- * ending in " \", the lines after the first indented two more than `indent`. The one way tpa
- * breaks a command: the examples of --help and the commands suggested in messages alike.
+ * ending in " \", the lines after the first indented two more than `indent`. A comment after it
+ * (from a word that starts with #) is never continued so, since a shell reads a backslash in a
+ * comment as text and would run the next line: it ends the last line when it fits there, else it
+ * goes on lines of its own after the command, each a comment. The one way tpa breaks a command:
+ * the examples of --help and the commands suggested in messages alike.
  */
 export function commandLines(command: string, first: string, indent: string, width: number): string[] {
   const out: string[] = [];
   let current = first;
   let empty = true;
-  for (const word of shellWords(command)) {
+  const words = shellWords(command);
+  const hash = words.findIndex((w) => w.startsWith('#'));
+  for (const word of hash < 0 ? words : words.slice(0, hash)) {
     if (!empty && displayWidth(`${current} ${word} \\`) > width) {
       out.push(`${current} \\`);
       current = `${indent}  ${word}`;
     } else current = empty ? current + word : `${current} ${word}`;
     empty = false;
   }
-  out.push(current);
-  return out;
+  if (hash < 0) return [...out, current];
+  const comment = words.slice(hash).join(' ');
+  if (displayWidth(`${current} ${comment}`) <= width) return [...out, `${current} ${comment}`];
+  const under = `${indent}  # `;
+  const text = comment.replace(/^#+\s*/, '').split(' ');
+  return [...out, current, ...fill(text, width - displayWidth(under)).map((l) => `${under}${l}`)];
 }
 
 function wrapLine(line: string, width: number): string {

@@ -3,7 +3,10 @@
 // lists the commands), all in one fresh TPA_HOME and one working folder, as a user following the
 // README and then trying each command's help would. Each must exit 0, or the code its refusal is
 // documented with (EXPECTED); an example that cannot run here is EXCEPTED with the reason. A new
-// example that does not run fails this test until it runs, or is listed with its reason.
+// example that does not run fails this test until it runs, or is listed with its reason. And what
+// runs is what is printed: each --help at 80 columns shows its examples so that a shell, reading
+// the lines as pasted, reads back the example (a long one continued after a backslash, its comment
+// never continued so, since a shell would then run the comment's next line as a command).
 //
 // The rules, the only things not taken as printed:
 // - The engine clock is first set to 2026-11-26 15:00 (a Thursday; the dates of the examples, such
@@ -11,7 +14,14 @@
 //   numbered ENC-2026-… exist whatever year the test runs in.
 // - An id of the form the service gives (enc_, sub_, tr_ or key_ and hex digits, as
 //   enc_3b302036a412ed8b301f) stands for "an id of that kind": it is replaced by the latest id of
-//   that kind an earlier example printed. Contract, builder and member ids are the seed's, as printed.
+//   that kind an earlier example printed. So does a claim batch's job id (claims- and 16 hex
+//   digits, as claims-3f2a9c01d4e5b6a7), which is made of the full paths of its files and so differs
+//   from one machine to the next. Contract, builder and member ids are the seed's, and a payment
+//   run's job id (fund-run-<prefix>-<12 hex digits>) is made of the profile and the prefix, the
+//   same on every machine: they are taken as printed.
+// - `tpa local clock real` runs after every other example but the two below: it hands the engine
+//   clock back to the present, where every transfer of the examples' November has long arrived
+//   (the examples of `tpa local simulate` need one still in transit).
 // - `tpa local reset` runs last: it starts again from the seed, where no later example would find
 //   what the earlier ones made; then `tpa local clock set`, which cannot set the clock back before
 //   what the engine recorded (in the fresh engine of a reset it can).
@@ -67,12 +77,15 @@ const EXPECTED: Record<string, [number, RegExp]> = {
   'tpa claim template | tpa claim submit - --wait --timeout 2m': [4, /the same claim was submitted before/],
   // The claim of claims.837 that claim convert's example converted and sent.
   'tpa claim submit bundle.json --wait   # a FHIR Bundle: its Claim entries': [4, /the same claim was submitted before/],
+  // A payment run that the sandbox's TPA_FAULT stops at its first approval: a network failure, exit
+  // 8, the run left open with its approvals left (the next example continues, or closes, it).
+  'TPA_FAULT=drop:/funding/approve/ tpa fund run -p local --to 2026-11-26 --auth-code-prefix AUTH-20261127-ACME3 --expect-total 340.00 --journal run.journal --yes   # the sandbox drops its approval: stopped (exit 8)':
+    [8, /stopped: .*simulated by TPA_FAULT.*continue with: tpa fund run --journal \S*run\.journal/],
+  'TPA_FAULT=drop:/funding/approve/ tpa fund run -p local --auth-code-prefix AUTH-20261127-ACME4 --expect-total 320.00 --yes   # the sandbox drops its approval: stopped (exit 8), open':
+    [8, /stopped: .*simulated by TPA_FAULT/],
 };
 
-/**
- * Examples not run here, each with the reason. The examples of commands another part of tpa is
- * changing are listed with what stops them, to be made to run.
- */
+/** Examples not run here, each with the reason: each needs what this test cannot give. */
 const EXCEPTED: Record<string, string> = {
   // A server that runs until it is stopped, in another terminal: test/http starts it on a free port.
   'tpa local serve --port 4010                  # another terminal: the engine behind HTTP, keys, limits':
@@ -87,7 +100,7 @@ const EXCEPTED: Record<string, string> = {
   'tpa local keys create | tpa auth login --env sandbox --base-url http://127.0.0.1:4010 --with-key-stdin':
     'needs the local serve of the line before (test/http logs in)',
   'tpa health -p sandbox                        # then -p sandbox on any command': 'needs the sandbox profile of a running server',
-  'tpa auth login --env sandbox --base-url http://127.0.0.1:4010': 'asks for a key at a prompt, of a running server',
+  'tpa auth login --env sandbox --base-url http://127.0.0.1:4010 --set-default': 'asks for a key at a prompt, of a running server',
   'tpa auth login --env production --base-url https://127.0.0.1:8443 --client-id acme-tpa --cert client.pem --key client-key.pem --ca ca.pem':
     'a mutual-TLS server and its certificates (test/tls)',
   'tpa auth status -p sandbox': 'needs the sandbox profile of a running server',
@@ -109,22 +122,6 @@ const EXCEPTED: Record<string, string> = {
   // The config of a profile that a server's login makes: the default made a profile no server is
   // behind, every later example would fail to connect.
   'tpa config set default_profile sandbox': 'makes the sandbox profile of auth login (excepted above) the default',
-  // Examples of commands being changed elsewhere in tpa, to be made to run as printed:
-  'tpa fund approve enc_3b302036a412ed8b301f --amount 2280.00 --auth-code AUTH-20260302-ACME-0001 --yes -o json':
-    'its amount is the benefit of one particular encounter, not of the one before it (fund approve)',
-  'tpa fund run --auth-code-prefix AUTH-20261123-ACME --expect-total 12345.67 --yes -o ndjson':
-    'its total is of no selection the examples before it make (fund run)',
-  'tpa fund run --journal ~/.local/share/tpa/journals/fund-run-AUTH-20261123-ACME-….ndjson --yes':
-    'a journal name with an ellipsis, of a run interrupted before (fund run)',
-  'tpa settlement show enc_3b302036a412ed8b301f': 'the encounter the rule gives is not funded: the examples before it fund none (settlement show)',
-  'tpa settlement show enc_3b302036a412ed8b301f --wait --timeout 2m -o json':
-    'waits for a settlement, which needs the engine clock moved to the next business day (settlement show)',
-  'tpa jobs show <job>   # one in detail': 'a placeholder, <job> (jobs)',
-  'tpa jobs show claims-3f2a9c01d4e5b6a7': 'a journal of another machine (jobs)',
-  'tpa local simulate settlement-failure enc_3b302036a412ed8b301f':
-    'needs an encounter in transit; the encounter the rule gives is not funded (local simulate)',
-  'tpa local clock advance 3d && tpa local simulate refund enc_3b302036a412ed8b301f':
-    'needs an encounter settled; the encounter the rule gives is not funded (local simulate)',
   // The demo runs on a scratch copy and is tested on its own (test/cli/demo.test.ts).
   'tpa demo': 'its own test (test/cli/demo.test.ts), and 10 seconds',
   'tpa demo -o json | jq .adjudication': 'its own test (test/cli/demo.test.ts)',
@@ -152,10 +149,10 @@ afterAll(() => {
 
 /** The latest id of each kind printed so far. */
 const latest = new Map<string, string>();
-const ID = /\b(enc|sub|tr|key)_[0-9a-f]{12,}\b/g;
+const ID = /\b(enc|sub|tr|key)_[0-9a-f]{12,}\b|\b(claims)-[0-9a-f]{16}\b/g;
 
 function withIds(line: string): string {
-  return line.replace(ID, (id, kind: string) => latest.get(kind) ?? id);
+  return line.replace(ID, (id, kind?: string, job?: string) => latest.get((kind ?? job)!) ?? id);
 }
 
 /** Words of a command line without shell features, or undefined when it needs a shell. */
@@ -192,7 +189,9 @@ describe('every example runs as printed', () => {
     const all = [...readmeExamples().map((example) => ({ command: 'README', example })), ...(await treeExamples())];
     const resets = (e: { example: string }) => /^tpa local reset\b/.test(e.example);
     const clockSets = (e: { example: string }) => /^tpa local clock set\b/.test(e.example);
-    const examples = [...all.filter((e) => !resets(e) && !clockSets(e)), ...all.filter(resets), ...all.filter(clockSets)];
+    const clockReal = (e: { example: string }) => /^tpa local clock real\b/.test(e.example);
+    const last = (e: { example: string }) => resets(e) || clockSets(e) || clockReal(e);
+    const examples = [...all.filter((e) => !last(e)), ...all.filter(clockReal), ...all.filter(resets), ...all.filter(clockSets)];
     expect(examples.length).toBeGreaterThan(100);
     const failed: string[] = [];
     const used = new Set<string>();
@@ -203,7 +202,7 @@ describe('every example runs as printed', () => {
       }
       const line = withIds(example);
       const r = await runExample(line);
-      for (const m of `${r.stdout}\n${r.stderr}`.matchAll(ID)) latest.set(m[1]!, m[0]);
+      for (const m of `${r.stdout}\n${r.stderr}`.matchAll(ID)) latest.set((m[1] ?? m[2])!, m[0]);
       const expected = EXPECTED[example];
       if (expected) used.add(example);
       const [code, why] = expected ?? [0, undefined];
@@ -214,4 +213,67 @@ describe('every example runs as printed', () => {
     // Every exception names an example that exists: a stale one would hide nothing, but mislead.
     expect([...Object.keys(EXCEPTED), ...Object.keys(EXPECTED)].filter((e) => !used.has(e))).toEqual([]);
   });
+
+  it('each --help prints its examples so that a shell reads back the example, at 80 columns', async () => {
+    const byCommand = new Map<string, string[]>();
+    for (const { command, example } of await treeExamples()) byCommand.set(command, [...(byCommand.get(command) ?? []), example]);
+    const wrong: string[] = [];
+    for (const [command, examples] of byCommand) {
+      const r = await runTpa([...command.split(' '), '--help'], { home: home.dir, env: { COLUMNS: '80' } });
+      expect(r.code, command).toBe(0);
+      const section = /\nExamples:\n([\s\S]*?)(?:\n\n|$)/.exec(r.stdout)?.[1] ?? '';
+      const printed: string[][] = [];
+      for (const line of section.split('\n')) {
+        if (/^\s*\$ /.test(line)) printed.push([line.replace(/^\s*\$ /, '')]);
+        else printed.at(-1)?.push(line.trim());
+      }
+      expect(printed.length, command).toBe(examples.length);
+      printed.forEach((lines, i) => {
+        const read = shellReads(lines);
+        const want = examples[i]!.replace(/\s+/g, ' ').trim();
+        if (read !== want) wrong.push(`tpa ${command} --help:\n  ${lines.join('\n  ')}\n  reads as: ${read}\n  not: ${want}`);
+      });
+    }
+    expect(wrong, wrong.join('\n\n')).toEqual([]);
+  });
 });
+
+/**
+ * What a shell reads from the lines of a printed example: the command, its lines joined where one
+ * ends in " \\" outside a comment (in a comment the backslash is text, and the next line would run as
+ * a command of its own: read so here), then its comment, from the lines after it that are comments.
+ * A line after the command that is not a comment is a second command, read as one, after a ";".
+ */
+function shellReads(lines: readonly string[]): string {
+  let text = '';
+  let comment = '';
+  let inCommand = true;
+  for (const line of lines) {
+    const hash = unquotedHash(line);
+    const code = hash < 0 ? line : line.slice(0, hash).trimEnd();
+    if (!inCommand && hash === 0) {
+      comment += ` ${line.replace(/^#\s*/, '')}`;
+      continue;
+    }
+    if (!inCommand) text += ' ;';
+    if (hash >= 0) comment += ` ${line.slice(hash).replace(/^#\s*/, '')}`;
+    const continued = hash < 0 && code.endsWith(' \\');
+    text += ` ${continued ? code.slice(0, -2) : code}`;
+    inCommand = continued;
+  }
+  const read = `${text.trim()}${comment ? ` # ${comment.trim()}` : ''}`;
+  return read.replace(/\s+/g, ' ').trim();
+}
+
+/** Where a comment starts in a line of shell (a # that begins a word, outside quotes), or -1. */
+function unquotedHash(line: string): number {
+  let quote: string | undefined;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i]!;
+    if (quote) {
+      if (c === quote) quote = undefined;
+    } else if (c === "'" || c === '"') quote = c;
+    else if (c === '#' && (i === 0 || /\s/.test(line[i - 1]!))) return i;
+  }
+  return -1;
+}

@@ -73,7 +73,7 @@ describe('help output', () => {
     }
     // A long example is continued on the next line with a backslash, still a command to copy.
     const approve = await runTpa(['fund', 'approve', '--help'], { home: home.dir });
-    expect(approve.stdout).toMatch(/\$ tpa fund approve enc_\S+ --amount 2280\.00 [^\n]*\\\n\s+\S/);
+    expect(approve.stdout).toMatch(/\$ tpa fund approve ENC-2026-000002 --amount 284\.00 [^\n]*\\\n\s+\S/);
   });
 
   it('each man page lists the global options, examples joined back into one command each', async () => {
@@ -84,7 +84,7 @@ describe('help output', () => {
     const approve = pages.find((p) => p.file === 'tpa-fund-approve.1')!.text;
     const examples = /\.SH EXAMPLES\n([\s\S]*?)\.SH/.exec(approve)![1]!;
     // Each example starts with "$ " on its line; a continued one goes on indented, not as "$ ".
-    expect(examples).toMatch(/\$ tpa fund approve enc_\S+ \\-\\-amount 2280\.00 [^\n]*\\e\n\s+\S/);
+    expect(examples).toMatch(/\$ tpa fund approve ENC\\-2026\\-000002 \\-\\-amount 284\.00 [^\n]*\\e\n\s+\S/);
     expect(examples.split('\n').filter((l) => l.startsWith('$ ')).length).toBe(3);
   });
 });

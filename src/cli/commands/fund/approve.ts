@@ -39,7 +39,7 @@ export const approve = verb({
   examples: [
     'tpa fund approve enc_3b302036a412ed8b301f',
     'tpa fund approve ENC-2026-000002',
-    'tpa fund approve enc_3b302036a412ed8b301f --amount 2280.00 --auth-code AUTH-20260302-ACME-0001 --yes -o json',
+    'tpa fund approve ENC-2026-000002 --amount 284.00 --auth-code AUTH-20261127-ACME-0001 --yes -o json',
   ],
   async run(ctx, { encounterId: given }, opts) {
     const { amount: amountText, authCode, notes } = opts;

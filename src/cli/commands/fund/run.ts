@@ -44,8 +44,9 @@ export const run = verb({
     'tpa fund run --from 2026-11-01 --to 2026-11-30',
     'tpa fund run --dry-run -o csv > run.csv',
     'tpa fund run --period last-month --dry-run',
-    'tpa fund run --auth-code-prefix AUTH-20261123-ACME --expect-total 12345.67 --yes -o ndjson',
-    'tpa fund run --journal ~/.local/share/tpa/journals/fund-run-AUTH-20261123-ACME-….ndjson --yes',
+    'tpa fund run --npi 1234567893 --auth-code-prefix AUTH-20261127-ACME2 --expect-total 2460.00 --yes -o ndjson',
+    'TPA_FAULT=drop:/funding/approve/ tpa fund run -p local --to 2026-11-26 --auth-code-prefix AUTH-20261127-ACME3 --expect-total 340.00 --journal run.journal --yes   # the sandbox drops its approval: stopped (exit 8)',
+    'tpa fund run --journal run.journal --yes   # continues the run it holds: the approvals left',
   ],
   async run(ctx, _args, opts, cmd) {
     const expect = expectTotalOf(opts.expectTotal);

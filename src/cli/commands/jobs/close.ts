@@ -12,7 +12,11 @@ export const close = verb({
   name: 'close',
   description: 'close an interrupted payment run for good: nothing is sent, its approvals left are recorded as not sent',
   args: { journal: argument.required('<job>', 'the payment run id tpa jobs prints (or its start), or a path to its journal') },
-  examples: ['tpa jobs close fund-run-AUTH-20261123-ACME-3f2a9c01d4e5', 'tpa jobs   # closed runs are listed as closed'],
+  examples: [
+    'TPA_FAULT=drop:/funding/approve/ tpa fund run -p local --auth-code-prefix AUTH-20261127-ACME4 --expect-total 320.00 --yes   # the sandbox drops its approval: stopped (exit 8), open',
+    'tpa jobs close fund-run-AUTH-20261127-ACME4-bc34fa58d68d',
+    'tpa jobs   # closed runs are listed as closed',
+  ],
   async run(ctx, { journal }) {
     const path = await findJournal(ctx, journal);
     const { readJob } = await import('../../../client/job-journals.js');

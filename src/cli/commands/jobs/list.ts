@@ -7,7 +7,7 @@ export const list = verb({
   name: 'list',
   description: 'list the journals of claim batches, single claims and payment runs on this machine: total, done, pending, failed, invalid, not sent',
   isDefault: true,
-  examples: ['tpa jobs', 'tpa jobs -o json', 'tpa jobs show <job>   # one in detail'],
+  examples: ['tpa jobs', 'tpa jobs -o json', 'tpa jobs show fund-run-AUTH-20261127-ACME2-646cc129b701   # one in detail'],
   async run(ctx) {
     const { journalPaths, readJob } = await import('../../../client/job-journals.js');
     const summaries = journalPaths(journalsDir(ctx))

@@ -17,10 +17,7 @@ export const simulate = verb({
     ]),
     encounterId: argument.required('<encounter_id>', 'a funded encounter: its id or its number, ENC-2026-000002'),
   },
-  examples: [
-    'tpa local simulate settlement-failure enc_3b302036a412ed8b301f',
-    'tpa local clock advance 3d && tpa local simulate refund enc_3b302036a412ed8b301f',
-  ],
+  examples: ['tpa local simulate settlement-failure ENC-2026-000003', 'tpa local clock advance 3d && tpa local simulate refund ENC-2026-000002'],
   async run(ctx, { scenario, encounterId }) {
     const { SCENARIOS } = await import('../../../engine/services/sandbox.js');
     const known = (s: string): s is Scenario => (SCENARIOS as readonly string[]).includes(s);

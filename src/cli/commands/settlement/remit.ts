@@ -30,7 +30,7 @@ export const remit = verb({
   options,
   examples: [
     'tpa settlement remit ENC-2026-000001 --out ENC-2026-000001.835',
-    'tpa settlement remit tr_0196a1c2e3f47b2c09d1 --npi 1234567893',
+    'tpa settlement remit ENC-2026-000001 --npi 1234567893   # one payee of its transfer',
     'tpa settlement remit --from 2026-11-01 --to 2026-11-30 --out november.835',
   ],
   run(ctx, { ref }, opts) {

@@ -19,7 +19,7 @@ export const show = verb({
     wait: option.flag('--wait', 'poll until the transfer is final (COMPLETED, FAILED or REFUNDED)'),
     timeout: waitTimeoutSpec,
   },
-  examples: ['tpa settlement show enc_3b302036a412ed8b301f', 'tpa settlement show enc_3b302036a412ed8b301f --wait --timeout 2m -o json'],
+  examples: ['tpa settlement show enc_3b302036a412ed8b301f', 'tpa settlement show ENC-2026-000001 --wait --timeout 2m -o json'],
   async run(ctx, { encounterId: given }, opts) {
     const timeoutMs = timeoutOption(opts.timeout) ?? (await import('../../../client/polling.js')).DEFAULT_POLL_TIMEOUT_MS;
     const client = await ctx.client();
