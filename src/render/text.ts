@@ -134,8 +134,32 @@ export function wrapProse(text: string, width: number | undefined): string {
     .join('\n');
 }
 
+/**
+ * The words that follow "tpa" in a command (the root's commands, as program.ts lists them, and an
+ * option): "tpa prints it" in a sentence is prose, "tpa fund run …" a command. A unit test holds the
+ * list to the command tree.
+ */
+export const COMMAND_WORDS = [
+  'activity',
+  'api',
+  'auth',
+  'claim',
+  'completion',
+  'config',
+  'demo',
+  'fund',
+  'health',
+  'help',
+  'jobs',
+  'ledger',
+  'local',
+  'lookup',
+  'ratesheet',
+  'settlement',
+] as const;
+
 /** Where a suggested command starts in a line ("next page: tpa ledger list …", "$ tpa …"): from there to the end it is one command. */
-const COMMAND = /(?:^|\s)(tpa\s.*)$/u;
+const COMMAND = new RegExp(`(?:^|\\s)(tpa\\s+(?:-|(?:${COMMAND_WORDS.join('|')})(?=\\s|$)).*)$`, 'u');
 
 /** Words of a shell command line, split at spaces outside quotes: a quoted value is one word. */
 function shellWords(line: string): string[] {

@@ -239,3 +239,21 @@ describe('a token is never cut by a line break, at 80 columns', () => {
     expect(fill(['see', 'this', path, 'now'], 80, '', '        ')).toEqual(['see this', `    ${path}`, '        now']);
   });
 });
+
+describe('a command in prose', () => {
+  it('is "tpa" followed by one of its commands: "tpa prints it" is prose, wrapped as prose, never continued with " \\"', () => {
+    const text = wrapProse('> "y" is not an amount: write it as tpa prints it, e.g. 2,040.00 or 2040: type 2,460.00, or press Ctrl-C to send nothing', 78);
+    expect(text).not.toContain('\\');
+    expect(text.split('\n')).toEqual([
+      '> "y" is not an amount: write it as tpa prints it, e.g. 2,040.00 or 2040: type',
+      '2,460.00, or press Ctrl-C to send nothing',
+    ]);
+    expect(wrapProse('continue with: tpa fund run --journal /tmp/a-long-folder/journals/fund-run-AUTH-20261207-ACME.ndjson --yes', 60)).toContain(' \\\n');
+  });
+
+  it("knows the root's commands, as the command tree lists them", async () => {
+    const { ROOT } = await import('../../src/cli/program.js');
+    const { COMMAND_WORDS } = await import('../../src/render/text.js');
+    expect([...COMMAND_WORDS].sort()).toEqual([...ROOT.map((r) => r.name), 'help'].sort());
+  });
+});
