@@ -22,9 +22,22 @@ function columns(): number | undefined {
  * that an amount, an id or a command is never broken across lines, and screened (docs/design.md
  * "Text from outside is data"). The prompts write to the process's stderr.
  */
-function asked(text: string): string {
-  const width = columns();
-  return screen(wrapProse(text, width === undefined ? undefined : width - 2));
+function asked(text: string, reserve = 0): string {
+  return screen(fitQuestion(text, columns(), reserve));
+}
+
+/**
+ * A question wrapped for a terminal of `width` columns after the prompt's "? ", with `reserve`
+ * columns left on its last line for what inquirer writes after it (" (y/N) ", a default in
+ * brackets): that last line is wrapped shorter when it would not fit, so that "(y/N)" is never cut
+ * at the edge.
+ */
+export function fitQuestion(text: string, width: number | undefined, reserve = 0): string {
+  if (width === undefined) return text;
+  const lines = wrapProse(text, width - 2).split('\n');
+  const last = lines.pop()!;
+  lines.push(displayWidth(last) + reserve <= width - 2 ? last : wrapProse(last, width - 2 - reserve));
+  return lines.join('\n');
 }
 
 /**
@@ -63,7 +76,8 @@ export async function confirm(ctx: Context, question: string): Promise<void> {
     throw new UsageError('this action needs confirmation: pass --yes (stdin is not a terminal, so tpa cannot ask)');
   }
   const prompts = await import('@inquirer/prompts');
-  const message = asked(question);
+  // " (y/N) " and the key typed.
+  const message = asked(question, 8);
   const ok = await interruptible(() => prompts.confirm({ message, default: false, theme: theme(message) }, { output: process.stderr }));
   if (!ok) throw new DeclinedError();
 }
@@ -71,7 +85,7 @@ export async function confirm(ctx: Context, question: string): Promise<void> {
 /** Asks for a line of text on stderr; `validate` returns an error message or true. */
 export async function ask(message: string, options: { default?: string; validate?: (value: string) => string | true } = {}): Promise<string> {
   const { input } = await import('@inquirer/prompts');
-  const question = asked(message);
+  const question = asked(message, options.default === undefined ? 0 : displayWidth(options.default) + 4);
   return interruptible(() =>
     input({ message: question, default: options.default, validate: options.validate, required: true, theme: theme(question) }, { output: process.stderr }),
   );

@@ -95,3 +95,19 @@ describe('prompts at 80×24', () => {
     expect(screen[echoed + 1], screen.join('\n')).toMatch(new RegExp(`^ +Continue ${prefix}: \\d+ approvals left, [\\d,]+\\.\\d\\d$`));
   });
 });
+
+describe('a y/N question', () => {
+  it('keeps room for " (y/N) " on its last line: wrapped shorter when it would not fit, so that "(y/N)" is never cut at the edge', async () => {
+    const { fitQuestion } = await import('../../src/cli/prompt.js');
+    // 73 columns: it fits the line after "? ", but " (y/N)" after it would be cut at the edge.
+    const question = 'Delete every claim and change in /tmp/tmp.m2rjfttBWX/local.sqlite; do it?';
+    expect(question.length).toBe(73);
+    const lines = fitQuestion(question, 80, 8).split('\n');
+    // "? " before the first line; " (y/N) " and the key typed after the last.
+    for (const l of lines) expect(l.length).toBeLessThanOrEqual(78);
+    expect(lines.at(-1)!.length + 8).toBeLessThanOrEqual(78);
+    expect(lines.join(' ')).toBe(question);
+    // A last line with room is left as it is.
+    expect(fitQuestion('Send it?', 80, 8)).toBe('Send it?');
+  });
+});
