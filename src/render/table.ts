@@ -8,7 +8,7 @@
 // then text, amounts last). Only a table that cannot fit even so is printed a record at a time,
 // label and value on each line.
 import Table from 'cli-table3';
-import { displayWidth, padEnd, wrapWords } from './text.js';
+import { commandLines, displayWidth, ownLine, padEnd, wrapWords } from './text.js';
 
 export interface Column {
   header: string;
@@ -229,8 +229,19 @@ export function keyValues(pairs: readonly (readonly [string, string])[], width?:
       const amount = amountOf(v);
       const value = amount === undefined ? v : `${' '.repeat(amountWidth - amount.length)}${v}`;
       // A value's own line breaks (a note) stay under its label, never at the start of a line where they could pass for another label.
-      const lines = value.split('\n').flatMap((l) => (room === Infinity ? [l] : wrapWords(l, room)));
-      return lines.map((l, i) => `${i === 0 ? padEnd(k, labelWidth) : ' '.repeat(labelWidth)}  ${l}`).join('\n');
+      // A command is broken as a shell reads it back (commandLines); a token too long for the room
+      // beside the labels (a journal's path, an audit hash) goes on a line of its own, nearer the
+      // margin, whole (ownLine): never cut by a line break, tpa's or the terminal's.
+      const lines = value.split('\n').flatMap((l) => (room === Infinity ? [l] : /^tpa\s/.test(l) ? commandLines(l, '', '', room) : wrapWords(l, room)));
+      const gutter = ' '.repeat(labelWidth + 2);
+      return lines
+        .flatMap((l, i) => {
+          const label = i === 0 ? `${padEnd(k, labelWidth)}  ` : gutter;
+          if (displayWidth(l) <= room) return [`${label}${l}`];
+          const token = l.trimStart();
+          return [...(i === 0 ? [k] : []), ownLine(token, gutter + ' '.repeat(displayWidth(l) - displayWidth(token)), width!)];
+        })
+        .join('\n');
     })
     .join('\n');
 }

@@ -73,12 +73,24 @@ export function fill(units: readonly string[], width: number, first = '', indent
     const sep = empty || current.endsWith(' ') ? '' : ' ';
     if (!empty && displayWidth(current + sep + unit) > width) {
       out.push(current.trimEnd());
-      current = indent + unit;
+      current = ownLine(unit, indent, width);
     } else current += sep + unit;
     empty = false;
   }
   out.push(empty ? current : current.trimEnd());
   return out;
+}
+
+/**
+ * `token` on a line of its own after `indent`, or, when the indent would push it past `width`, after
+ * as much of the indent as leaves it whole on the line: a token (a path, an id, a hash) is never cut
+ * by a line break, tpa's or the terminal's. One longer than the whole line keeps its indent, whole:
+ * the terminal wraps it (a soft wrap, which terminals join again on copy), never a newline inside.
+ */
+export function ownLine(token: string, indent: string, width: number, after = 0): string {
+  const w = displayWidth(token) + after;
+  if (displayWidth(indent) + w <= width || w > width) return indent + token;
+  return ' '.repeat(width - w) + token;
 }
 
 /** A unit longer than `room` that is a list (commas or bars between items, no spaces): its items, each ending at its comma or bar. */
@@ -122,8 +134,32 @@ export function wrapProse(text: string, width: number | undefined): string {
     .join('\n');
 }
 
+/**
+ * The words that follow "tpa" in a command (the root's commands, as program.ts lists them, and an
+ * option): "tpa prints it" in a sentence is prose, "tpa fund run …" a command. A unit test holds the
+ * list to the command tree.
+ */
+export const COMMAND_WORDS = [
+  'activity',
+  'api',
+  'auth',
+  'claim',
+  'completion',
+  'config',
+  'demo',
+  'fund',
+  'health',
+  'help',
+  'jobs',
+  'ledger',
+  'local',
+  'lookup',
+  'ratesheet',
+  'settlement',
+] as const;
+
 /** Where a suggested command starts in a line ("next page: tpa ledger list …", "$ tpa …"): from there to the end it is one command. */
-const COMMAND = /(?:^|\s)(tpa\s.*)$/u;
+const COMMAND = new RegExp(`(?:^|\\s)(tpa\\s+(?:-|(?:${COMMAND_WORDS.join('|')})(?=\\s|$)).*)$`, 'u');
 
 /** Words of a shell command line, split at spaces outside quotes: a quoted value is one word. */
 function shellWords(line: string): string[] {
@@ -160,13 +196,16 @@ export function commandLines(command: string, first: string, indent: string, wid
   let empty = true;
   const words = shellWords(command);
   const hash = words.findIndex((w) => w.startsWith('#'));
-  for (const word of hash < 0 ? words : words.slice(0, hash)) {
+  const code = hash < 0 ? words : words.slice(0, hash);
+  code.forEach((word, i) => {
     if (!empty && displayWidth(`${current} ${word} \\`) > width) {
       out.push(`${current} \\`);
-      current = `${indent}  ${word}`;
+      // A word too long for the continuation's indent (a journal's path) comes nearer the margin,
+      // room kept for the " \\" after it: a shell reads the lines the same, and the word stays whole.
+      current = ownLine(word, `${indent}  `, width, i < code.length - 1 ? 2 : 0);
     } else current = empty ? current + word : `${current} ${word}`;
     empty = false;
-  }
+  });
   if (hash < 0) return [...out, current];
   const comment = words.slice(hash).join(' ');
   if (displayWidth(`${current} ${comment}`) <= width) return [...out, `${current} ${comment}`];

@@ -83,4 +83,34 @@ describe('tpa fund run --npi', () => {
       expect(s.payouts.map((p: Row) => [p.provider_npi, p.amount])).toEqual(e.payouts.map((p: Row) => [p.provider_npi, cents(p.amount) / 100]));
     }
   });
+
+  it('at 80 columns, the warning about the other providers wraps at spaces: no amount, NPI or word is cut', async () => {
+    const claims = [
+      claimTemplate({ type: 'institutional', patient: 'MBR-1002', serviceDate: '2026-06-01' }),
+      claimTemplate({ type: 'institutional', patient: 'MBR-1003', serviceDate: '2026-06-02' }),
+    ];
+    writeFileSync(join(home, 'claims.ndjson'), `${claims.map((c) => JSON.stringify(c)).join('\n')}\n`);
+    expect((await runTpa(['claim', 'submit', 'claims.ndjson', '-o', 'ndjson'], { home, env })).code).toBe(0);
+    const review = (await runTpa(['fund', 'run', '--dry-run', '--npi', SURGEON, '-o', 'json'], { home, env })).json<Row>();
+    const run = await runTpa(['fund', 'run', '--npi', SURGEON, '--auth-code-prefix', 'AUTH-NPI', '--expect-total', '1.00', '--yes'], {
+      home,
+      env: { ...env, NO_COLOR: '1' },
+      tty: true,
+      columns: 80,
+    });
+    expect(run.code).toBe(4);
+    // What stays on screen: the lines between the progress line's rewrites.
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the progress line's escape codes are what this takes off
+    const lines = run.stderr.replace(/\x1b\[[0-9;]*[A-Za-z]/g, '').split(/\r|\n/);
+    // The warning's words, amounts and NPIs each whole on a line: joined at its line breaks it is the sentence.
+    const start = lines.findIndex((l) => l.startsWith(`--npi ${SURGEON}`));
+    const end = lines.findIndex((l, i) => i >= start && l.endsWith('(below).'));
+    expect(start, run.stderr).toBeGreaterThanOrEqual(0);
+    expect(end).toBeGreaterThan(start);
+    for (const l of lines.slice(start, end + 1)) expect(l.length, l).toBeLessThanOrEqual(80);
+    const [, mine, others] = /benefit: ([\d,]+\.\d\d) to 1045782368, and ([\d,]+\.\d\d) to 3 other providers on the same transfers \(below\)\.$/.exec(
+      lines.slice(start, end + 1).join(' '),
+    )!;
+    expect(cents(mine!.replace(/,/g, '')) + cents(others!.replace(/,/g, ''))).toBe(cents(review.total));
+  });
 });

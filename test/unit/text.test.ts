@@ -175,7 +175,85 @@ describe('one way to break a command', () => {
 
   it("--help's examples are broken the same way", async () => {
     const { fitCommand } = await import('../../src/cli/action.js');
-    const text = fitCommand('tpa ledger list --all -o ndjson | jq -r \'select(.status == "ADJUDICATED") | .encounter_id\'', 50);
+    const text = fitCommand('tpa ledger list --all -o ndjson | jq -r \'select(.status == "ADJUDICATED") | .encounter_id\'', 56);
     expect(text.split('\n')).toEqual(['  $ tpa ledger list --all -o ndjson | jq -r \\', '      \'select(.status == "ADJUDICATED") | .encounter_id\'']);
+    // A word that fits the line only nearer the margin comes nearer, whole, rather than be cut by the terminal.
+    expect(fitCommand('tpa ledger list --all -o ndjson | jq -r \'select(.status == "ADJUDICATED") | .encounter_id\'', 50).split('\n')[1]).toBe(
+      '\'select(.status == "ADJUDICATED") | .encounter_id\'',
+    );
+  });
+});
+
+describe('a token is never cut by a line break, at 80 columns', () => {
+  // A journal's path under a short `mktemp -d` home is 79 columns: too long beside a label or after an indent, not for a line.
+  const path = '/tmp/tmp.m2rjfttBWX/journals/fund-run-AUTH-20261207-ACME-911fc8de0aef.ndjson';
+  const hash = '06626cc5aaaabbbbccccddddeeeeffff000011112222333344445555666677772030';
+  const longer = `/tmp/${'x'.repeat(90)}/run.ndjson`;
+  // Each token sits whole on one line, and no line but one holding a token longer than the line passes 80 columns.
+  const whole = (text: string, tokens: readonly string[]) => {
+    const lines = plain(text).split('\n');
+    for (const t of tokens)
+      expect(
+        lines.some((l) => l.includes(t)),
+        `${t} whole in:\n${text}`,
+      ).toBe(true);
+    for (const l of lines) if (displayWidth(l) > 80) expect(l.trim().split(' ')[0]!.length, l).toBeGreaterThan(80);
+  };
+
+  it('keyValues: a path, a hash and a command go on lines of their own, nearer the margin, never past it', () => {
+    const text = keyValues(
+      [
+        ['Approved', '3'],
+        ['Journal', path],
+        ['Next', `tpa fund run --journal ${path} -p sandbox`],
+        ['Authorization code', `record 123 ${hash}`],
+        ['Longer', longer],
+      ],
+      80,
+    );
+    whole(text, [path, hash, longer]);
+    const lines = text.split('\n');
+    // The command reads back as one: each line but its last ends in " \".
+    const next = lines.findIndex((l) => l.startsWith('Next'));
+    expect(lines[next]).toMatch(/tpa fund run --journal \\$/);
+    expect(lines[next + 1]).toBe(`  ${path} \\`);
+    expect(lines[next + 2]!.trim()).toBe('-p sandbox');
+    expect(lines.find((l) => l.includes(longer))!.trim()).toBe(longer);
+    // Beside the label at 80 columns, the 76-column path would be cut by the terminal: it has a line of its own.
+    expect(lines[lines.indexOf('Journal') + 1]).toBe(`    ${path}`);
+  });
+
+  it('a note and a suggested command: the path nearer the margin, the " \\" after it on the same line', () => {
+    const note = wrapProse(
+      `interrupted after 3 of 300 approvals: the journal says what was approved; continue with: tpa fund run --journal ${path} -p sandbox`,
+      80,
+    );
+    whole(note, [path]);
+    const lines = note.split('\n');
+    expect(lines.find((l) => l.includes(path))).toMatch(/ndjson \\$/);
+    expect(
+      wrapProse(`journal: ${path} (if interrupted, run: tpa fund run --journal ${path})`, 80)
+        .split('\n')
+        .filter((l) => l.includes(path)),
+    ).toHaveLength(2);
+    expect(fill(['see', 'this', path, 'now'], 80, '', '        ')).toEqual(['see this', `    ${path}`, '        now']);
+  });
+});
+
+describe('a command in prose', () => {
+  it('is "tpa" followed by one of its commands: "tpa prints it" is prose, wrapped as prose, never continued with " \\"', () => {
+    const text = wrapProse('> "y" is not an amount: write it as tpa prints it, e.g. 2,040.00 or 2040: type 2,460.00, or press Ctrl-C to send nothing', 78);
+    expect(text).not.toContain('\\');
+    expect(text.split('\n')).toEqual([
+      '> "y" is not an amount: write it as tpa prints it, e.g. 2,040.00 or 2040: type',
+      '2,460.00, or press Ctrl-C to send nothing',
+    ]);
+    expect(wrapProse('continue with: tpa fund run --journal /tmp/a-long-folder/journals/fund-run-AUTH-20261207-ACME.ndjson --yes', 60)).toContain(' \\\n');
+  });
+
+  it("knows the root's commands, as the command tree lists them", async () => {
+    const { ROOT } = await import('../../src/cli/program.js');
+    const { COMMAND_WORDS } = await import('../../src/render/text.js');
+    expect([...COMMAND_WORDS].sort()).toEqual([...ROOT.map((r) => r.name), 'help'].sort());
   });
 });

@@ -8,6 +8,7 @@ import { emptyProviderLine, type ProviderLine } from '../../../domain/report.js'
 import type { PayoutShare } from '../../../domain/settlement.js';
 import { count } from '../../../render/format.js';
 import type { TableTools } from '../../../render/output.js';
+import { wrapProse } from '../../../render/text.js';
 import type { Context } from '../../context.js';
 import { counter } from '../../status-line.js';
 import { reviewPayouts } from './review.js';
@@ -131,9 +132,13 @@ export function reviewText(t: TableTools, r: Review, heading: string, encounters
     t.c.bold(`${heading}: ${count(e.length)} encounter${e.length === 1 ? '' : 's'}, ${money(r.plan.total_cents)} in all`),
     ...(split && split.othersCents > 0
       ? [
-          t.c.yellow(
+          // Wrapped at spaces as every note is (render/text.ts), never inside an amount or an NPI; each line coloured.
+          ...wrapProse(
             `--npi ${r.npi} selects the encounters it is on, and each approval releases its encounter's whole benefit: ${money(split.mineCents)} to ${r.npi}, and ${money(split.othersCents)} to ${split.others.length} other provider${split.others.length === 1 ? '' : 's'} on the same transfers (below).`,
-          ),
+            t.width,
+          )
+            .split('\n')
+            .map((l) => t.c.yellow(l)),
         ]
       : []),
     t.table(
@@ -156,7 +161,7 @@ export function reviewText(t: TableTools, r: Review, heading: string, encounters
     ),
   );
   const more = r.providers.length - shown.length;
-  if (more > 0) lines.push(`… and ${count(more)} more provider${more === 1 ? '' : 's'}; the list: ${listAll}`);
+  if (more > 0) lines.push(wrapProse(`… and ${count(more)} more provider${more === 1 ? '' : 's'}; the list: ${listAll}`, t.width));
   return lines.join('\n');
 }
 
