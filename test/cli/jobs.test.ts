@@ -159,10 +159,10 @@ describe('tpa jobs', () => {
 
   it('never changes a journal, and reads one while its job holds it (running, with its pid)', async () => {
     const { journal } = await batch();
-    // An interrupted run: a claim announced, its answer never recorded, and a line half-written.
+    // An interrupted run: a claim sent, its answer never recorded, and a line half-written.
     writeFileSync(
       journal,
-      `${readFileSync(journal, 'utf8')}${JSON.stringify({ type: 'sending', claim: 'abc', source: 'late.json', sha256: 'abc', idempotency_key: 'k', at: '2026-06-30T12:00:00Z' })}\n{"type":"sen`,
+      `${readFileSync(journal, 'utf8')}${JSON.stringify({ type: 'sending', claim: 'abc', source: 'late.json', sha256: 'abc', idempotency_key: 'k', at: '2026-06-30T12:00:00Z' })}\n${JSON.stringify({ type: 'sent', claim: 'abc' })}\n{"type":"sen`,
     );
     const before = readFileSync(journal);
     const lock = await JournalLock.take(journal, 'claim batch');
@@ -220,15 +220,18 @@ describe('how far a batch got, and what a resumed run did', () => {
     });
     expect(stopped.code, stopped.stderr).toBe(8);
     const job = (await run(['jobs', '-o', 'json'])).json<Row[]>().find((j) => j.id === 'batch.journal')!;
-    expect(job).toMatchObject({ state: 'incomplete', total: N, sent: 101, done: 100, pending: 512, failed: 0, invalid: 0, not_sent: 188 });
+    // Of the 512 announced, one went out (its `sent` mark) and was never answered: pending. The 511
+    // only announced never went out: not sent, with the 188 never reached.
+    expect(job).toMatchObject({ state: 'incomplete', total: N, sent: 101, done: 100, pending: 1, failed: 0, invalid: 0, not_sent: 699 });
     expect(job.done + job.pending + job.failed + job.invalid + job.not_sent).toBe(N);
     expect(job.updated_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
     const table = await runTpa(['jobs', '--no-color'], { home, env, tty: true, columns: 80 });
     const row = table.stdout.split('\n').find((l) => l.includes('batch.journal'))!;
-    expect(row).toMatch(/incomplete.*\b800\b.*\b100\b.*\b512\b.*\b188\b/);
+    expect(row).toMatch(/incomplete.*\b800\b.*\b100\b.*\b1\b.*\b699\b/);
     expect(table.stdout.split('\n').every((l) => l.length <= 80)).toBe(true);
     const shown = await runTpa(['jobs', 'show', 'batch.journal'], { home, env, tty: true, columns: 80 });
-    expect(shown.stdout).toMatch(/Not sent\s+188/);
+    expect(shown.stdout).toMatch(/Not sent\s+699/);
+    expect(shown.stdout).toMatch(/Pending\s+1\n/);
     expect(shown.stdout).toMatch(/Updated \(UTC\)\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\s/);
     expect(shown.stdout).not.toMatch(/\d\d:\d\d:\d\d\.\d{3}/);
 
