@@ -48,6 +48,8 @@ export interface JobSummary {
   history: string | null;
   /** A payment run's confirmed total, in cents; null for claims. */
   total_cents: number | null;
+  /** A payment run's approvals still to settle (not sent, or sent unanswered), in cents; null for claims. */
+  amount_left_cents: number | null;
   /** The process writing it, when running. */
   pid: number | null;
   path: string;
@@ -323,6 +325,7 @@ export function readJob(path: string): Job {
       not_sent: notSent,
       history,
       total_cents: totalCents,
+      amount_left_cents: kind === 'payment run' ? items.filter((i) => i.status === 'PENDING').reduce((sum, i) => sum + (i.amount_cents ?? 0), 0) : null,
       pid: holder?.pid ?? null,
       path,
       problem,

@@ -2,7 +2,7 @@
 // this machine with what each holds; `tpa jobs show` details one and writes its invalid and refused
 // claims with --failed-to, ready to fix and send again. Read only: a journal is never changed, and
 // reading one while its job holds it is safe.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { JournalLock } from '../../src/client/journal-lock.js';
@@ -201,6 +201,46 @@ describe('tpa jobs', () => {
     );
     const refusedFailedTo = await run(['jobs', 'show', runJob!.id, '--failed-to', join(home, 'x.ndjson')]);
     expect(refusedFailedTo.code).toBe(2);
+  });
+});
+
+describe('tpa jobs at 80 and 120 columns', () => {
+  it('is a table whatever jobs there are, payment runs included, named so that tpa jobs show finds them; the profile shown when several', async () => {
+    writeFileSync(join(home, 'c.ndjson'), `${[0, 1, 2].map((i) => JSON.stringify(distinctClaim(i))).join('\n')}\n`);
+    expect((await run(['claim', 'submit', 'c.ndjson'])).code).toBe(0);
+    const review = (await run(['fund', 'run', '--dry-run', '-o', 'json'])).json<Row>();
+    const prefix = 'AUTH-20260630-ACME';
+    const r = await run(['fund', 'run', '--auth-code-prefix', prefix, '--expect-total', String(review.total), '--yes', '-o', 'json']);
+    expect(r.code, r.stderr).toBe(0);
+    const header = /│ Job\s+│ State\s+│ Total │ Done │ Pending │ Not sent │/;
+    const tableAt = async (columns: number) => {
+      const out = await runTpa(['jobs', '--no-color'], { home, env, tty: true, columns });
+      expect(out.code, out.stderr).toBe(0);
+      for (const line of out.stdout.split('\n')) expect(line.length, line).toBeLessThanOrEqual(columns);
+      return out.stdout;
+    };
+    const narrow = await tableAt(80);
+    expect(narrow).toMatch(header);
+    expect(narrow).toMatch(new RegExp(`│ ${prefix}\\s+│ finished\\s+│\\s+${review.count} │\\s+${review.count} │\\s+0 │\\s+0 │`));
+    expect(narrow).not.toMatch(/Profile/);
+    // The name shown finds the run.
+    const shown = await run(['jobs', 'show', prefix, '-o', 'json']);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.json<Row>()).toMatchObject({ kind: 'payment run', total: review.count });
+    const wide = await tableAt(120);
+    expect(wide).toMatch(/│ Job\s+│ Kind\s+│ Profile │ State\s+│ Total │ Sent │ Done │ Pending │ Failed │ Invalid │ Not sent │/);
+    expect(wide).toMatch(/payment run\s+│ local\s+│ finished/);
+
+    // A job of another profile: at 80 columns each profile's jobs are a table under its name.
+    const batchJournal = readdirSync(join(home, 'journals')).find((f) => f.startsWith('claims-'))!;
+    const [first, ...rest] = readFileSync(join(home, 'journals', batchJournal), 'utf8').split('\n');
+    writeFileSync(join(home, 'journals', 'claims-0123456789abcdef.ndjson'), [JSON.stringify({ ...JSON.parse(first!), profile: 'prod' }), ...rest].join('\n'));
+    const two = await tableAt(80);
+    expect(two).toMatch(/^Profile (local|prod)$/m);
+    expect(two.match(new RegExp(header.source, 'g'))).toHaveLength(2);
+    const prodPart = two.slice(two.indexOf('Profile prod'));
+    expect(prodPart.split('\n').slice(1).join('\n').split('Profile local')[0]).toMatch(/│ claims-01234567/);
+    expect((await tableAt(120)).match(/│ prod\s+│/g)).toHaveLength(1);
   });
 });
 
