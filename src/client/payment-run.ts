@@ -500,6 +500,8 @@ export async function executeRun(
     const limit = gauge.limitFor(left() - 1);
     if (limit) options.onLimit(limit);
   };
+  // The line from the start: a wait for the first answer (a window a stopped run spent) is drawn in it.
+  report();
   // Approvals of earlier commands left UNKNOWN in this machine's history, read once.
   const pending = options.history ? FundHistory.read(options.history.dataDir) : [];
   for (const e of plan.encounters) {

@@ -56,6 +56,8 @@ describe('tpa fund run under the funding route limit', () => {
     expect(r.stderr).toMatch(new RegExp(`approving: .*\\d+ of ${count} approvals · 10/s limit`));
     expect(r.stderr).toMatch(new RegExp(`10 of ${count} approvals · 10/s limit · rate limited, resuming in \\ds · about \\ds left`));
     expect(r.stderr).toContain(`${count} of ${count} approvals`);
+    // Drawn before the first answer, so that a wait for it (a 429's retry) is drawn in the line, not a note.
+    expect(r.stderr).toContain(`approving: [....................] 0 of ${count} approvals`);
     expect(r.stderr).not.toMatch(/\/min|a minute/);
   });
 
