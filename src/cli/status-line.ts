@@ -3,7 +3,9 @@
 // on screen until the job ends. A message while it is shown goes above it (cleared, printed, drawn
 // again); anything else written to the terminal clears it until the next update. A countdown (a
 // rate-limit wait, "checking again in") is redrawn every second. Not a terminal: nothing is drawn.
-import { progressLine, type ProgressState } from '../render/progress-line.js';
+import type { Pace, PaceLimit } from '../client/throughput.js';
+import { count, counted } from '../render/format.js';
+import { duration, progressLine, type ProgressState } from '../render/progress-line.js';
 import { CLEAR_LINE } from '../render/screen.js';
 import type { Stream } from './io.js';
 
@@ -114,4 +116,36 @@ export function counter(
     const rate = seconds > 0 && done > 0 ? done / seconds : undefined;
     line.show({ label, done, total, unit, rate, leftMs: rate ? ((total - done) / rate) * 1000 : undefined, ...extra }, done >= total);
   };
+}
+
+/**
+ * A paced job's line (a claim batch, a payment run): the count, the rate (the limit once it paces
+ * the job), a wait for the rate limit's window with its countdown, and the time left, counted down
+ * with the wait.
+ */
+export function pacedState(p: Pace & { done: number; total?: number }, unit: string, nowMs: number, detail?: string): ProgressState {
+  return {
+    done: p.done,
+    total: p.total,
+    unit,
+    detail,
+    rate: p.rate,
+    limit: p.limit,
+    leftMs: p.leftMs,
+    ...(p.waitingMs !== undefined && p.waitingMs > 0
+      ? { wait: { untilMs: nowMs + p.waitingMs, text: 'rate limited, resuming in', thenLeftMs: p.leftAfterWaitMs } }
+      : {}),
+  };
+}
+
+/**
+ * "this key allows 100 requests a minute: about 20 minutes for 2,000 claims", "this key allows 10
+ * approvals a minute: about 30 minutes for 300 approvals": said once, when a job's limit is known
+ * and the job needs more than one window of it.
+ */
+export function limitNote(l: PaceLimit, what: { requests: string; unit: string } = { requests: 'requests', unit: 'claim' }): string {
+  const per = l.windowMs === 60_000 ? 'a minute' : l.windowMs === 1000 ? 'a second' : `every ${duration(l.windowMs)}`;
+  const minutes = Math.round(l.leftMs / 60_000);
+  const takes = minutes >= 2 ? `${count(minutes)} minutes` : duration(l.leftMs);
+  return `this key allows ${count(l.limit)} ${what.requests} ${per}: about ${takes} for ${counted(l.toSend, what.unit)}`;
 }

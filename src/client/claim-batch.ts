@@ -24,7 +24,7 @@ import { JournalLock } from './journal-lock.js';
 import { pages } from './pages.js';
 import { rateLimitWaitOf, stopsTheJob } from './retry.js';
 import { nextPollDelay } from './polling.js';
-import { estimateLeftMs, Pacer, Throughput } from './throughput.js';
+import { PaceGauge, type PaceLimit, Pacer, Throughput } from './throughput.js';
 import { hostname, uptime } from 'node:os';
 import type { AdjudicationSummary, ClaimResponseBody, LedgerItem } from './types.js';
 
@@ -91,14 +91,7 @@ export interface BatchProgress {
 }
 
 /** The service's rate limit, as its first answer's headers say, when the batch needs more than one window. */
-export interface BatchLimit {
-  /** Requests a window allows, and its length. */
-  limit: number;
-  windowMs: number;
-  /** Claims still to send, and the time that takes under the limit. */
-  toSend: number;
-  leftMs: number;
-}
+export type BatchLimit = PaceLimit;
 
 /**
  * Where a claim of the batch stands at the end, one for each claim (docs/design.md "Claim batches"):
@@ -468,8 +461,6 @@ export async function runClaimBatch(client: TpaClient, claims: AsyncIterable<Bat
   let skipped = 0;
   // Only the claims sent count in the rate: those a resume skips cost no time (docs/design.md "Long jobs").
   const pace = new Throughput(now);
-  /** Whether the rate limit paces the batch: once it does, the rate shown is the limit (docs/design.md "Long jobs"). */
-  let paced = false;
   const pacer = new Pacer({
     concurrency: options.concurrency,
     now,
@@ -480,44 +471,21 @@ export async function runClaimBatch(client: TpaClient, claims: AsyncIterable<Bat
     },
     onResume: () => pace.resume(),
   });
-  const window = pacer.window;
+  // The rate, the time left and the limit once it paces the batch (docs/design.md "Long jobs"), as every long job has them.
+  const gauge = new PaceGauge(pace, pacer.window, now);
   const progress = (stage: BatchProgress['stage'], waitingMs?: number) => {
     if (!options.onProgress) return;
-    const rate = pace.rate();
     const total = options.total;
-    const w = window.state();
-    const left = total !== undefined ? toSend(total) : undefined;
-    if (w && left !== undefined && left > w.remaining && (rate === undefined || (rate * w.windowMs) / 1000 > w.limit)) paced = true;
-    let leftMs = left !== undefined ? estimateLeftMs(left, rate, w, now()) : undefined;
-    let leftAfterWaitMs: number | undefined;
-    if (waitingMs !== undefined && waitingMs > 0 && left !== undefined && stage === 'submitting') {
-      // After the wait the window is a fresh one (as the pacer's window.reset() makes it).
-      const endMs = now() + waitingMs;
-      const fresh = w && { ...w, remaining: w.limit, resetAtMs: w.resetAtMs + w.windowMs };
-      leftAfterWaitMs = estimateLeftMs(left, rate, fresh, endMs);
-      if (leftAfterWaitMs !== undefined) leftMs = waitingMs + leftAfterWaitMs;
-    }
-    options.onProgress({
-      done,
-      total,
-      skipped,
-      rate,
-      stage,
-      waitingMs,
-      leftMs,
-      leftAfterWaitMs,
-      limit: paced && w ? { count: w.limit, windowMs: w.windowMs } : undefined,
-    });
+    const p = gauge.pace(total !== undefined ? toSend(total) : undefined, stage === 'submitting' ? waitingMs : undefined);
+    options.onProgress({ done, total, skipped, stage, ...p, waitingMs });
   };
   /** Claims still to send: the service has counted those in flight against its window already. */
   const toSend = (total: number) => Math.max(0, total - done - pacer.inFlightCount);
   /** The limit headers of an answer: the window's budget, and the first time, the batch's length under it. */
   const observe = (headers: Record<string, string>) => {
     if (!pacer.observe(headers) || !options.onLimit || options.total === undefined) return;
-    const w = window.state();
-    const left = toSend(options.total);
-    if (!w || left <= w.remaining) return;
-    options.onLimit({ limit: w.limit, windowMs: w.windowMs, toSend: options.total - done, leftMs: estimateLeftMs(left, undefined, w, now()) ?? 0 });
+    const limit = gauge.limitFor(toSend(options.total));
+    if (limit) options.onLimit({ ...limit, toSend: options.total - done });
   };
   /** Acknowledged (or skipped) claims whose adjudication --wait still has to report. */
   const toWait: ClaimOutcome[] = [];

@@ -35,16 +35,21 @@ export interface JobSummary {
   /** Of those, the ones whose request went out (done, failed, or sent with no answer recorded). */
   sent: number;
   done: number;
-  /** Sent or announced, with no answer recorded: settled when the same command runs again. */
+  /** Sent (or, in a journal of version 1, announced) with no answer recorded: settled when the same command runs again. */
   pending: number;
   failed: number;
   invalid: number;
-  /** Never sent: the total less every claim the journal holds (a run stopped before reaching them); null without a total. */
+  /**
+   * Never sent: the total less every claim sent, refused as invalid or done (a run stopped before
+   * reaching them, or after announcing them only); without a total, the claims only announced, or null.
+   */
   not_sent: number | null;
   /** Why records before the job's latest start are history (sent to another database), or null. */
   history: string | null;
   /** A payment run's confirmed total, in cents; null for claims. */
   total_cents: number | null;
+  /** A payment run's approvals still to settle (not sent, or sent unanswered), in cents; null for claims. */
+  amount_left_cents: number | null;
   /** The process writing it, when running. */
   pid: number | null;
   path: string;
@@ -287,12 +292,14 @@ export function readJob(path: string): Job {
   }
   for (const item of items) item.at = toSecond(item.at);
   const count = (s: ItemStatus) => items.filter((i) => i.status === s).length;
-  // An approval of the plan never sent, or a claim only announced: neither went out.
-  const unsent = items.filter((i) => i.status === 'PENDING' && (i.detail === 'NOT SENT' || i.detail === 'ANNOUNCED')).length;
-  const notSentApprovals = items.filter((i) => i.status === 'PENDING' && i.detail === 'NOT SENT').length;
-  const pending = count('PENDING') - notSentApprovals;
+  // An approval of the plan never sent, or a claim only announced (its `sent` mark never written):
+  // neither went out, so both are not sent, never pending. A journal of version 1 wrote no `sent`
+  // marks: there a claim announced may have gone out, and is pending.
+  const marksSent = !(first?.type === 'batch' && first.version === 1);
+  const unsent = items.filter((i) => i.status === 'PENDING' && (i.detail === 'NOT SENT' || (i.detail === 'ANNOUNCED' && marksSent))).length;
+  const pending = count('PENDING') - unsent;
   const held = count('DONE') + pending + count('FAILED') + count('INVALID');
-  const notSent = total === null ? null : Math.max(0, total - held);
+  const notSent = total === null ? (unsent > 0 ? unsent : null) : Math.max(0, total - held);
   const problem = unreadable
     ? unreadable
     : damagedAt !== undefined
@@ -310,7 +317,7 @@ export function readJob(path: string): Job {
       started_at: toSecond(startedAt),
       updated_at: toSecond(updatedAt) ?? '',
       total,
-      sent: count('DONE') + count('FAILED') + count('PENDING') - unsent,
+      sent: count('DONE') + count('FAILED') + pending,
       done: count('DONE'),
       pending,
       failed: count('FAILED'),
@@ -318,6 +325,7 @@ export function readJob(path: string): Job {
       not_sent: notSent,
       history,
       total_cents: totalCents,
+      amount_left_cents: kind === 'payment run' ? items.filter((i) => i.status === 'PENDING').reduce((sum, i) => sum + (i.amount_cents ?? 0), 0) : null,
       pid: holder?.pid ?? null,
       path,
       problem,

@@ -29,8 +29,8 @@ import { databaseOf, type DatabaseIdentity, Journal, journalsDir, type JournalRe
 
 export { databaseOf, journalsDir };
 import { JournalLock } from './journal-lock.js';
-import { pacingWaitMs } from './pages.js';
 import { stopsTheJob } from './retry.js';
+import { type Pace, PaceGauge, type PaceLimit, Pacer, Throughput } from './throughput.js';
 import type { LedgerDetail, LedgerFilters, LedgerItem } from './types.js';
 
 export interface RunEncounter {
@@ -413,6 +413,15 @@ function closedBy(profile: string): string {
   return `${user}@${hostname()} (profile ${profile})`;
 }
 
+/** How far a run is, for its progress line. */
+export interface RunProgress extends Pace {
+  /** Outcomes of the whole run so far, the ones before a resume included. */
+  done: number;
+  total: number;
+  /** Of `done`, the outcomes an earlier command recorded (they took this one no time). */
+  before: number;
+}
+
 export interface RunResult {
   outcomes: ApprovalOutcome[];
   approvedCents: number;
@@ -437,6 +446,15 @@ export async function executeRun(
     sleep?: (ms: number) => Promise<void>;
     /** This machine's record of approvals (`tpa fund history`), with the profile they go to. */
     history?: { log: FundHistory; dataDir: string; profile: string; environment: string };
+    /**
+     * How far the run is (docs/design.md "Long jobs"), on each outcome and when a wait for the rate
+     * limit's window begins: `done` counts the whole run (the approvals before a resume included,
+     * `before` of them), the rate only the approvals this command sends.
+     */
+    onProgress?: (p: RunProgress) => void;
+    /** Once, when the service's limit makes the approvals left take more than one window. */
+    onLimit?: (l: PaceLimit) => void;
+    now?: () => number;
   },
 ): Promise<RunResult> {
   const plan = journal.plan!;
@@ -450,15 +468,49 @@ export async function executeRun(
     if (o.status === 'APPROVED') result.approvedCents += jsonNumberToCents(o.amount)!;
     if (o.status === 'OWED') result.owedCents += jsonNumberToCents(o.amount)!;
     options.onOutcome(o);
+    report();
   };
-  let pausedUntil = 0;
+  // Paced by the rate-limit headers of the approvals' answers, one approval at a time (throughput.ts).
+  const now = options.now ?? Date.now;
+  const pace = new Throughput(now);
+  // The approvals an earlier command recorded count from the start (a resume goes on from them); read again below, they are not counted twice.
+  const before = plan.encounters.filter((e) => journal.outcomes.has(e.encounter_id)).length;
+  let replayed = 0;
+  const doneCount = () => before + result.outcomes.length - replayed;
+  const report = (waitingMs?: number) =>
+    options.onProgress?.({ done: doneCount(), total: plan.encounters.length, before, ...gauge.pace(left(), waitingMs), waitingMs });
+  const pacer = new Pacer({
+    concurrency: 1,
+    now,
+    sleep,
+    onPause: (ms) => {
+      pace.pause();
+      report(ms);
+    },
+    onResume: () => pace.resume(),
+  });
+  const gauge = new PaceGauge(pace, pacer.window, now);
+  const left = () => plan.encounters.length - doneCount();
+  let limitSaid = false;
+  const observe = (headers: Record<string, string>) => {
+    pacer.observe(headers);
+    if (limitSaid || !options.onLimit) return;
+    limitSaid = pacer.window.limit !== undefined;
+    // The approval just answered is not yet counted among the outcomes.
+    const limit = gauge.limitFor(left() - 1);
+    if (limit) options.onLimit(limit);
+  };
+  // The line from the start: a wait for the first answer (a window a stopped run spent) is drawn in it.
+  report();
   // Approvals of earlier commands left UNKNOWN in this machine's history, read once.
   const pending = options.history ? FundHistory.read(options.history.dataDir) : [];
   for (const e of plan.encounters) {
     const done = journal.outcomes.get(e.encounter_id);
     if (done) {
       try {
-        record(await asTheLedgerHasIt(client, done), false);
+        const asNow = await asTheLedgerHasIt(client, done);
+        replayed++;
+        record(asNow, false);
       } catch (err) {
         if (!(err instanceof TpaError)) throw err;
         if (stopsTheJob(err)) {
@@ -492,8 +544,8 @@ export async function executeRun(
           `${e.encounter_id}: the ledger has no fund release from the interrupted attempt; sending it again with its key and authorization code`,
         );
       }
-      const wait = pausedUntil - Date.now();
-      if (wait > 0) await sleep(wait);
+      await pacer.slot();
+      pace.started();
       journal.sending(e.encounter_id);
       const send = async (): Promise<ApprovalOutcome> => {
         let approved;
@@ -512,13 +564,14 @@ export async function executeRun(
           // Not found, or not known: the run stops; resumed, it asks the ledger again before sending.
           throw err;
         }
-        const pace = pacingWaitMs(approved.headers, Date.now());
-        if (pace > 0) pausedUntil = Date.now() + pace;
+        observe(approved.headers);
         const head = parseAuditHead(approved.headers[AUDIT_HEAD_HEADER]);
         if (head) result.auditHead = head;
         return { ...base, status: 'APPROVED', processor_transfer_id: approved.body.processor_transfer_id, ...(head ? { audit_head: head } : {}) };
       };
-      record(await sendRecorded(options.history, base, send, (r) => recordEnd('answer' in r ? r.answer : outcomeOfError(base, r.error))), true);
+      const sent = await sendRecorded(options.history, base, send, (r) => recordEnd('answer' in r ? r.answer : outcomeOfError(base, r.error)));
+      pace.add();
+      record(sent, true);
     } catch (err) {
       if (!(err instanceof TpaError)) throw err;
       if (stopsTheJob(err)) {
@@ -527,6 +580,7 @@ export async function executeRun(
       }
       const o = outcomeOfError(base, err)!;
       if (o.status === 'FAILED') firstFailure ??= err;
+      pace.add();
       record(o, true);
     }
   }

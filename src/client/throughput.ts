@@ -230,3 +230,67 @@ export function estimateLeftMs(left: number, rate: number | undefined, window: W
   total += at(rest - full * limit) ?? 0;
   return total;
 }
+
+/** The pace of a job as its progress line shows it (docs/design.md "Long jobs"). */
+export interface Pace {
+  /** Pieces a second of working time, undefined before the first is done. */
+  rate?: number;
+  /** Time left: the pieces still to send at that rate, within the rate limit's windows. */
+  leftMs?: number;
+  /** While a spent window is waited out: milliseconds until it ends. */
+  waitingMs?: number;
+  /** During that wait: the time left once it is over (the time left counts down with the wait). */
+  leftAfterWaitMs?: number;
+  /** The rate limit, once it paces the job: its effective rate, shown instead of the burst rate. */
+  limit?: { count: number; windowMs: number };
+}
+
+/** The service's rate limit, as an answer's headers say, when a job needs more than one window. */
+export interface PaceLimit {
+  /** Requests a window allows, and its length. */
+  limit: number;
+  windowMs: number;
+  /** Pieces still to send, and the time that takes under the limit. */
+  toSend: number;
+  leftMs: number;
+}
+
+/**
+ * The rate and time left of a job paced by a rate window, for every long job (a claim batch, a
+ * payment run): the rate of the work that costs time, the time left within the windows to come, a
+ * wait's countdown, and the limit as the rate once it paces the job (more to send than the window
+ * allows, faster than it allows).
+ */
+export class PaceGauge {
+  private paced = false;
+
+  constructor(
+    private readonly throughput: Throughput,
+    private readonly window: RateWindow,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** The pace with `left` pieces still to send (undefined: the total is not known), during a wait of `waitingMs`. */
+  pace(left: number | undefined, waitingMs?: number): Pace {
+    const rate = this.throughput.rate();
+    const w = this.window.state();
+    if (w && left !== undefined && left > w.remaining && (rate === undefined || (rate * w.windowMs) / 1000 > w.limit)) this.paced = true;
+    let leftMs = left !== undefined ? estimateLeftMs(left, rate, w, this.now()) : undefined;
+    let leftAfterWaitMs: number | undefined;
+    if (waitingMs !== undefined && waitingMs > 0 && left !== undefined) {
+      // After the wait the window is a fresh one (as the pacer's window.reset() makes it).
+      const endMs = this.now() + waitingMs;
+      const fresh = w && { ...w, remaining: w.limit, resetAtMs: w.resetAtMs + w.windowMs };
+      leftAfterWaitMs = estimateLeftMs(left, rate, fresh, endMs);
+      if (leftAfterWaitMs !== undefined) leftMs = waitingMs + leftAfterWaitMs;
+    }
+    return { rate, leftMs, waitingMs, leftAfterWaitMs, limit: this.paced && w ? { count: w.limit, windowMs: w.windowMs } : undefined };
+  }
+
+  /** The limit and the time `left` pieces take under it, when they need more than the window has left; else undefined. */
+  limitFor(left: number): PaceLimit | undefined {
+    const w = this.window.state();
+    if (!w || left <= w.remaining) return undefined;
+    return { limit: w.limit, windowMs: w.windowMs, toSend: left, leftMs: estimateLeftMs(left, undefined, w, this.now()) ?? 0 };
+  }
+}

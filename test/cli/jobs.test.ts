@@ -2,7 +2,7 @@
 // this machine with what each holds; `tpa jobs show` details one and writes its invalid and refused
 // claims with --failed-to, ready to fix and send again. Read only: a journal is never changed, and
 // reading one while its job holds it is safe.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { JournalLock } from '../../src/client/journal-lock.js';
@@ -159,10 +159,10 @@ describe('tpa jobs', () => {
 
   it('never changes a journal, and reads one while its job holds it (running, with its pid)', async () => {
     const { journal } = await batch();
-    // An interrupted run: a claim announced, its answer never recorded, and a line half-written.
+    // An interrupted run: a claim sent, its answer never recorded, and a line half-written.
     writeFileSync(
       journal,
-      `${readFileSync(journal, 'utf8')}${JSON.stringify({ type: 'sending', claim: 'abc', source: 'late.json', sha256: 'abc', idempotency_key: 'k', at: '2026-06-30T12:00:00Z' })}\n{"type":"sen`,
+      `${readFileSync(journal, 'utf8')}${JSON.stringify({ type: 'sending', claim: 'abc', source: 'late.json', sha256: 'abc', idempotency_key: 'k', at: '2026-06-30T12:00:00Z' })}\n${JSON.stringify({ type: 'sent', claim: 'abc' })}\n{"type":"sen`,
     );
     const before = readFileSync(journal);
     const lock = await JournalLock.take(journal, 'claim batch');
@@ -204,6 +204,46 @@ describe('tpa jobs', () => {
   });
 });
 
+describe('tpa jobs at 80 and 120 columns', () => {
+  it('is a table whatever jobs there are, payment runs included, named so that tpa jobs show finds them; the profile shown when several', async () => {
+    writeFileSync(join(home, 'c.ndjson'), `${[0, 1, 2].map((i) => JSON.stringify(distinctClaim(i))).join('\n')}\n`);
+    expect((await run(['claim', 'submit', 'c.ndjson'])).code).toBe(0);
+    const review = (await run(['fund', 'run', '--dry-run', '-o', 'json'])).json<Row>();
+    const prefix = 'AUTH-20260630-ACME';
+    const r = await run(['fund', 'run', '--auth-code-prefix', prefix, '--expect-total', String(review.total), '--yes', '-o', 'json']);
+    expect(r.code, r.stderr).toBe(0);
+    const header = /│ Job\s+│ State\s+│ Total │ Done │ Pending │ Not sent │/;
+    const tableAt = async (columns: number) => {
+      const out = await runTpa(['jobs', '--no-color'], { home, env, tty: true, columns });
+      expect(out.code, out.stderr).toBe(0);
+      for (const line of out.stdout.split('\n')) expect(line.length, line).toBeLessThanOrEqual(columns);
+      return out.stdout;
+    };
+    const narrow = await tableAt(80);
+    expect(narrow).toMatch(header);
+    expect(narrow).toMatch(new RegExp(`│ ${prefix}\\s+│ finished\\s+│\\s+${review.count} │\\s+${review.count} │\\s+0 │\\s+0 │`));
+    expect(narrow).not.toMatch(/Profile/);
+    // The name shown finds the run.
+    const shown = await run(['jobs', 'show', prefix, '-o', 'json']);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.json<Row>()).toMatchObject({ kind: 'payment run', total: review.count });
+    const wide = await tableAt(120);
+    expect(wide).toMatch(/│ Job\s+│ Kind\s+│ Profile │ State\s+│ Total │ Sent │ Done │ Pending │ Failed │ Invalid │ Not sent │/);
+    expect(wide).toMatch(/payment run\s+│ local\s+│ finished/);
+
+    // A job of another profile: at 80 columns each profile's jobs are a table under its name.
+    const batchJournal = readdirSync(join(home, 'journals')).find((f) => f.startsWith('claims-'))!;
+    const [first, ...rest] = readFileSync(join(home, 'journals', batchJournal), 'utf8').split('\n');
+    writeFileSync(join(home, 'journals', 'claims-0123456789abcdef.ndjson'), [JSON.stringify({ ...JSON.parse(first!), profile: 'prod' }), ...rest].join('\n'));
+    const two = await tableAt(80);
+    expect(two).toMatch(/^Profile (local|prod)$/m);
+    expect(two.match(new RegExp(header.source, 'g'))).toHaveLength(2);
+    const prodPart = two.slice(two.indexOf('Profile prod'));
+    expect(prodPart.split('\n').slice(1).join('\n').split('Profile local')[0]).toMatch(/│ claims-01234567/);
+    expect((await tableAt(120)).match(/│ prod\s+│/g)).toHaveLength(1);
+  });
+});
+
 describe('how far a batch got, and what a resumed run did', () => {
   it('an interrupted batch shows its total, and how many were sent, done, pending and never sent; resumed, the summary speaks of the whole batch and apart of this run', async () => {
     const N = 800;
@@ -220,15 +260,18 @@ describe('how far a batch got, and what a resumed run did', () => {
     });
     expect(stopped.code, stopped.stderr).toBe(8);
     const job = (await run(['jobs', '-o', 'json'])).json<Row[]>().find((j) => j.id === 'batch.journal')!;
-    expect(job).toMatchObject({ state: 'incomplete', total: N, sent: 101, done: 100, pending: 512, failed: 0, invalid: 0, not_sent: 188 });
+    // Of the 512 announced, one went out (its `sent` mark) and was never answered: pending. The 511
+    // only announced never went out: not sent, with the 188 never reached.
+    expect(job).toMatchObject({ state: 'incomplete', total: N, sent: 101, done: 100, pending: 1, failed: 0, invalid: 0, not_sent: 699 });
     expect(job.done + job.pending + job.failed + job.invalid + job.not_sent).toBe(N);
     expect(job.updated_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
     const table = await runTpa(['jobs', '--no-color'], { home, env, tty: true, columns: 80 });
     const row = table.stdout.split('\n').find((l) => l.includes('batch.journal'))!;
-    expect(row).toMatch(/incomplete.*\b800\b.*\b100\b.*\b512\b.*\b188\b/);
+    expect(row).toMatch(/incomplete.*\b800\b.*\b100\b.*\b1\b.*\b699\b/);
     expect(table.stdout.split('\n').every((l) => l.length <= 80)).toBe(true);
     const shown = await runTpa(['jobs', 'show', 'batch.journal'], { home, env, tty: true, columns: 80 });
-    expect(shown.stdout).toMatch(/Not sent\s+188/);
+    expect(shown.stdout).toMatch(/Not sent\s+699/);
+    expect(shown.stdout).toMatch(/Pending\s+1\n/);
     expect(shown.stdout).toMatch(/Updated \(UTC\)\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\s/);
     expect(shown.stdout).not.toMatch(/\d\d:\d\d:\d\d\.\d{3}/);
 

@@ -3,17 +3,18 @@
 // output and the progress line (docs/design.md "Claim batches").
 import { createHash } from 'node:crypto';
 import { resolve, join } from 'node:path';
-import { BatchJournal, runClaimBatch, type BatchLimit, type BatchProgress, type BatchSummary, type ClaimOutcome } from '../../../client/claim-batch.js';
+import { BatchJournal, runClaimBatch, type BatchProgress, type BatchSummary, type ClaimOutcome } from '../../../client/claim-batch.js';
 import { DEFAULT_POLL_TIMEOUT_MS } from '../../../client/polling.js';
 import { databaseOf, journalsDir } from '../../../client/journal.js';
 import { formatCentsGrouped } from '../../../domain/money.js';
 import { UsageError } from '../../../errors.js';
-import { count, counted } from '../../../render/format.js';
+import { count } from '../../../render/format.js';
 import { tableTools, type CommandOutput } from '../../../render/output.js';
 import { duration, type ProgressState } from '../../../render/progress-line.js';
 import { rowWriter } from '../../../render/stream.js';
 import type { Context } from '../../context.js';
 import { keepHeapFlat } from '../../heap.js';
+import { limitNote } from '../../status-line.js';
 import { terminalWidth } from '../../io.js';
 import { suggestCommand, timeoutOption } from '../../options.js';
 import type { ClaimText } from './submit-sources.js';
@@ -92,13 +93,7 @@ export function progressState(p: BatchProgress, nowMs: number): ProgressState {
   };
 }
 
-/** "this key allows 100 requests a minute: about 20 minutes for 2,000 claims" */
-export function limitNote(l: BatchLimit): string {
-  const per = l.windowMs === 60_000 ? 'a minute' : l.windowMs === 1000 ? 'a second' : `every ${duration(l.windowMs)}`;
-  const minutes = Math.round(l.leftMs / 60_000);
-  const takes = minutes >= 2 ? `${count(minutes)} minutes` : duration(l.leftMs);
-  return `this key allows ${count(l.limit)} requests ${per}: about ${takes} for ${counted(l.toSend, 'claim')}`;
-}
+export { limitNote };
 
 /** The rows of the batch's final states in this order; dispositions (APPROVED, DENIED…) first, by name. */
 const STATE_ORDER = ['STILL PROCESSING', 'NOT POLLED', 'ACKNOWLEDGED', 'INVALID', 'FAILED', 'UNKNOWN'];

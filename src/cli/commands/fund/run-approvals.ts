@@ -7,7 +7,8 @@ import { formatCentsGrouped } from '../../../domain/money.js';
 import { tableTools, type CommandOutput } from '../../../render/output.js';
 import { rowWriter } from '../../../render/stream.js';
 import type { Context } from '../../context.js';
-import { counter } from '../../status-line.js';
+import { limitNote, pacedState } from '../../status-line.js';
+import { count } from '../../../render/format.js';
 import { terminalWidth } from '../../io.js';
 import { periodArgs, suggestCommand } from '../../options.js';
 
@@ -29,15 +30,24 @@ export async function approveRun(ctx: Context, journal: RunJournal, plan: RunPla
   let history: FundHistory | undefined;
   try {
     history = FundHistory.open(ctx.paths.dataDir);
-    const approving = counter(ctx.status, 'approving', 'approvals');
+    // The line of a paced job, as a batch's (status-line.ts pacedState): redrawn on each approval and
+    // while a rate-limit window is waited out, the count of the whole run, the rate and time left by the limit.
+    const live = ctx.io.stderr.isTTY;
     result = await executeRun(client, journal, {
+      onProgress: live
+        ? (p) =>
+            ctx.status.show(
+              { ...pacedState(p, 'approvals', Date.now(), p.before > 0 ? `${count(p.before)} before` : undefined), label: 'approving' },
+              p.waitingMs !== undefined || p.done === p.total,
+            )
+        : undefined,
+      onLimit: live ? (l) => ctx.note(limitNote(l, { requests: 'approvals', unit: 'approval' })) : undefined,
       history: { log: history, dataDir: ctx.paths.dataDir, profile: ctx.profileName, environment: ctx.profile().env },
       onOutcome: (o) => {
         done++;
         writer?.write([o]);
         if (o.status === 'FAILED') ctx.note(`${o.encounter_id}: failed: ${o.message ?? ''}`);
         if (o.status === 'OWED') ctx.note(`${o.encounter_id}: ${o.message ?? 'owed again'}`);
-        approving(done, plan.encounters.length);
       },
       onNote: (text) => ctx.note(text),
     });

@@ -28,6 +28,9 @@ export async function findJournal(ctx: Context, name: string): Promise<string> {
   const wanted = name.replace(/\.ndjson$/, '');
   const exact = paths.filter((p) => id(p) === wanted);
   if (exact.length === 1) return exact[0]!;
+  // A payment run by its authorization prefix, as a narrow `tpa jobs` names it (one prefix, one run).
+  const run = paths.filter((p) => runPrefixOf(id(p)) === wanted.replace(/[^A-Za-z0-9-]/g, '_'));
+  if (run.length === 1) return run[0]!;
   const starts = paths.filter((p) => id(p).startsWith(wanted));
   if (starts.length === 1) return starts[0]!;
   if (starts.length > 1)
@@ -100,4 +103,31 @@ export function stateText(s: JobSummary): string {
   if (s.state === 'running') return `running (pid ${s.pid})`;
   if (s.state === 'closed') return `closed by ${s.closed_by ?? '(not recorded)'} at ${s.closed_at ?? '(not recorded)'}: the approvals left were not sent`;
   return s.state;
+}
+
+/** The authorization prefix in a payment run's journal id (fund-run-<prefix>-<12 hex>), or undefined. */
+function runPrefixOf(id: string): string | undefined {
+  return /^fund-run-(.+)-[0-9a-f]{12}$/.exec(id)?.[1];
+}
+
+/**
+ * The shortest name of each job that `tpa jobs show` and `tpa jobs close` still find (findJournal),
+ * for a narrow terminal: a payment run's authorization prefix, a default batch journal's id cut to
+ * the shortest start no other id has (claims-3f2a9c01 at least); any other id whole.
+ */
+export function shortIds(ids: readonly string[]): Map<string, string> {
+  const names = new Map<string, string>();
+  const prefixes = ids.map(runPrefixOf);
+  for (const [i, id] of ids.entries()) {
+    const prefix = prefixes[i];
+    if (prefix !== undefined && prefixes.filter((p) => p === prefix).length === 1 && !ids.some((other) => other.startsWith(prefix))) {
+      names.set(id, prefix);
+      continue;
+    }
+    const hashed = /^(claims|single)-[0-9a-f]{16}$/.exec(id);
+    let n = hashed ? hashed[1]!.length + 9 : id.length;
+    while (n < id.length && ids.some((other) => other !== id && other.startsWith(id.slice(0, n)))) n++;
+    names.set(id, id.slice(0, n));
+  }
+  return names;
 }
