@@ -109,13 +109,13 @@ describe.each(SIZES)('fund approve on the local profile at $cols×$rows', ({ col
     expect(await fundedCodes(home.dir, e.id)).toEqual([code]);
   });
 
-  it('--amount other than the benefit is refused before the review is drawn (exit 4), naming both amounts; nothing sent', async () => {
+  it('--amount other than the benefit is refused before the review is drawn (exit 4), naming both amounts as tpa writes them; nothing sent', async () => {
     const e = await adjudicated();
     const r = await ptyRun(['fund', 'approve', e.id, '--amount', '999'], [], { home: home.dir, cols, rows });
     expectCompleted(r);
     expect(r.exit_code, r.output).toBe(4);
     const said = r.output.replace(/\s+/g, ' ');
-    expect(said).toMatch(/--amount 999 differs from the benefit of 2,460\.00: only the adjudicated benefit can be released; nothing was sent/);
+    expect(said).toMatch(/--amount 999\.00 differs from the benefit of 2,460\.00: only the adjudicated benefit can be released; nothing was sent/);
     expect(r.output).not.toMatch(/Fund release for encounter|Profile local|Benefit amount|Authorization code|to confirm/);
     expect((await run(['settlement', 'show', e.id])).code).toBe(7);
   });

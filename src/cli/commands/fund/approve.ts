@@ -146,7 +146,7 @@ function amountMismatch(amountText: string, benefitCents: number): ConflictError
     message: `The amount must equal the adjudicated benefit amount ${formatCentsGrouped(benefitCents)}`,
   };
   return new ConflictError(
-    `--amount ${amountText.trim()} differs from the benefit of ${formatCentsGrouped(benefitCents)}: only the adjudicated benefit can be released; nothing was sent`,
+    `--amount ${formatCentsGrouped(centsOf(amountText))} differs from the benefit of ${formatCentsGrouped(benefitCents)}: only the adjudicated benefit can be released; nothing was sent`,
     { code: 'amount_mismatch', body, details: body, hint: `approve the benefit: --amount ${formatCentsGrouped(benefitCents)}, or no --amount to be asked` },
   );
 }
