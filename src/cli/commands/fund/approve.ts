@@ -6,7 +6,7 @@ import type { TpaClient } from '../../../client/client.js';
 import type { FundHistory } from '../../../client/fund-history.js';
 import type { FundingApproved, LedgerDetail, SettlementRecord } from '../../../client/types.js';
 import { AUDIT_HEAD_HEADER, parseAuditHead, type AuditHead } from '../../../domain/audit.js';
-import { authorizationCodeProblem, authorizationCodesOf, authorizationPrefix, nextAuthorizationCode, resolveLostAnswer } from '../../../domain/funding.js';
+import { authorizationCodeProblem, authorizationCodesOf, resolveLostAnswer } from '../../../domain/funding.js';
 import { centsToAmount, formatCentsGrouped, parseTypedAmount } from '../../../domain/money.js';
 import { MAX_FUNDING_NOTES, type PayoutShare } from '../../../domain/settlement.js';
 import { characterCount } from '../../../domain/validation.js';
@@ -19,7 +19,7 @@ import { suggestCommand } from '../../options.js';
 import { ask } from '../../prompt.js';
 import { moneyTarget, promptTag, targetLine } from '../../where.js';
 import { argument, option, verb } from '../../verb.js';
-import { codeReferenceLine, engineDay, shapeWarning, typeToConfirm } from './confirm.js';
+import { codeReferenceLine, offeredAuthorizationCode, shapeWarning, typeToConfirm } from './confirm.js';
 import { benefitOf, reviewPayouts } from './review.js';
 import { needsWithoutTerminal } from './without-terminal.js';
 
@@ -278,7 +278,7 @@ async function approveOne(
     // machine's history, whatever became of those approvals. The next free one is offered, dated by
     // the engine's clock, and a used one is refused before the review, typed or given as --auth-code.
     const used = usedCodes(ctx, FundHistory, detail, id);
-    const offered = nextAuthorizationCode(authorizationPrefix(detail.encounter.payer.id, await engineDay(client)), used.keys());
+    const offered = await offeredAuthorizationCode(ctx, client, detail);
     const usedProblem = (code: string) =>
       used.has(codeKey(code)) ? `${code} is used already (${used.get(codeKey(code))}): each approval has its own code; ${offered} is free` : undefined;
     if (authCode !== undefined && usedProblem(authCode.trim()))
