@@ -290,6 +290,18 @@ describe('an open payment run over local serve', () => {
       expect(again.code, again.stderr).toBe(4);
       expect(again.stderr).toContain(`tpa fund run --journal ${join(home, 'journals', `${id}.ndjson`)} --yes -p sandbox`);
       expect(again.stderr).toContain(`tpa jobs close ${id} -p sandbox`);
+      // On a terminal the offer names the environment first, and its question carries the tag.
+      const offered = await ptyRun(['fund', 'run', '-p', 'sandbox'], [{ expect: 'Quit: send nothing', send: CTRL_C }], {
+        home,
+        env,
+        cols: 80,
+        rows: 24,
+      });
+      expect(offered.error, offered.output).toBeNull();
+      const offer = await screenAtStep(offered, 0, 80, 24);
+      expect(offer.find((l) => l.trim() !== '')).toBe(`Profile sandbox · sandbox · ${server.url}`);
+      expect(offer.join('\n')).toContain('[sandbox] A new run would leave it open');
+      expect(offered.exit_code, offered.output).not.toBe(0);
       // Another profile's run is not this profile's to offer, nor to close.
       const local = await runTpa(['fund', 'run', '--dry-run', '-o', 'json', '-p', 'local'], { home, env });
       expect(local.code, local.stderr).toBe(0);
@@ -315,7 +327,8 @@ describe('an open payment run, on a terminal', () => {
     const r = await ptyRun(
       ['fund', 'run'],
       [
-        { expect: question, send: ENTER },
+        // The whole offer drawn (its last choice), then Enter.
+        { expect: 'Quit: send nothing', send: ENTER },
         { expect: 'resuming the payment run AUTH-20260630-A', send: CTRL_C },
       ],
       {
@@ -326,11 +339,15 @@ describe('an open payment run, on a terminal', () => {
       },
     );
     expect(r.error, r.output).toBeNull();
-    const screen = (await screenAtStep(r, 0, 80, 24)).join('\n');
+    const lines = await screenAtStep(r, 0, 80, 24);
+    const screen = lines.join('\n');
+    // A money screen: where the money moves is its first line.
+    expect(lines.find((l) => l.trim() !== '')).toMatch(/^Profile local · local engine \(no real money\) · /);
     expect(screen.replace(/\s+/g, ' ')).toContain(
       `open payment run AUTH-20260630-A: ${open.left} of ${open.count} approvals left (${formatCentsGrouped(open.leftCents)}`,
     );
     expect(screen).toContain(`❯ Continue AUTH-20260630-A: ${open.left} approvals left`);
+    expect(screen).toContain(question);
     expect(screen).toContain('Close AUTH-20260630-A');
     expect(screen).toContain('Quit: send nothing');
     // Ctrl-C at the confirmation that follows: nothing sent, the run still open.
