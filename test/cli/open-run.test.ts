@@ -290,6 +290,15 @@ describe('an open payment run over local serve', () => {
       expect(again.code, again.stderr).toBe(4);
       expect(again.stderr).toContain(`tpa fund run --journal ${join(home, 'journals', `${id}.ndjson`)} --yes -p sandbox`);
       expect(again.stderr).toContain(`tpa jobs close ${id} -p sandbox`);
+      // Continued on another profile (the local one), it is refused first naming the profile it
+      // was confirmed on and the command with it: never "another database", never "a new run".
+      const journal = join(home, 'journals', `${id}.ndjson`);
+      const elsewhere = await runTpa(['fund', 'run', '--journal', journal, '--yes', '-p', 'local'], { home, env });
+      expect(elsewhere.code, elsewhere.stderr).toBe(2);
+      expect(elsewhere.stderr).toContain(`was confirmed on the profile sandbox (${server.url}), not on local`);
+      expect(elsewhere.stderr).toContain(`tpa fund run --journal ${journal} -p sandbox`);
+      expect(elsewhere.stderr).toContain('Nothing was sent');
+      expect(elsewhere.stderr).not.toMatch(/another database|--auth-code-prefix/);
       // On a terminal the offer names the environment first, and its question carries the tag.
       const offered = await ptyRun(['fund', 'run', '-p', 'sandbox'], [{ expect: 'Quit: send nothing', send: CTRL_C }], {
         home,

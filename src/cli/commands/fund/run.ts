@@ -68,6 +68,9 @@ export const run = verb({
       const runs = await import('../../../client/payment-run.js');
       const { databaseOf, freePrefix, planRun, prefixInHistory, prefixTaken, RunJournal, selectEncounters, withPrefix } = runs;
       const named = opts.journal ?? (prefix !== undefined ? defaultJournal(ctx, prefix, runs) : undefined);
+      // A run is continued on the profile it was confirmed on, whose service its approvals went to:
+      // on another profile it is refused first (it was not sent to this database), naming the command.
+      if (!dryRun && named !== undefined && existsSync(named)) await refuseOtherProfile(ctx, named);
       // A dry run only reviews: it opens no journal, so it can never resume (and send) a run.
       let journal =
         !dryRun && named !== undefined && existsSync(named)
@@ -213,6 +216,29 @@ export const run = verb({
     }
   },
 });
+
+/**
+ * Refuses (exit 2, nothing sent) to continue the run in `path` on another profile than the one it
+ * was confirmed on (or the same name with another base URL): its approvals went to that profile's
+ * service, whose ledger says what became of them. The command names the right profile.
+ */
+async function refuseOtherProfile(ctx: Context, path: string): Promise<void> {
+  const { readJob } = await import('../../../client/job-journals.js');
+  const s = readJob(path).summary;
+  if (s.kind !== 'payment run' || s.profile === null) return;
+  const baseUrl = ctx.profile().base_url ?? null;
+  if (s.profile === ctx.profileName && (s.base_url ?? null) === baseUrl) return;
+  const { screen } = await import('../../../render/screen.js');
+  const where = s.base_url ? ` (${screen(s.base_url)})` : '';
+  const same = s.profile === ctx.profileName ? `, with another base URL than the profile has now (${screen(baseUrl ?? 'none')})` : '';
+  throw new UsageError(
+    `the payment run in ${screen(path)} was confirmed on the profile ${screen(s.profile)}${where}${same}, not on ${screen(ctx.profileName)}: its approvals went there, so it is continued there. Nothing was sent`,
+    {
+      code: 'payment_run_other_profile',
+      hint: `continue it: ${suggestCommand({ profileName: s.profile, profileExplicit: true }, ['fund', 'run', '--journal', path])}`,
+    },
+  );
+}
 
 function limitOf(limit: string | undefined): number | undefined {
   if (limit === undefined) return undefined;
