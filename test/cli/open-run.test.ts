@@ -271,6 +271,40 @@ describe('an open payment run, without a terminal', () => {
   });
 });
 
+describe('an open payment run continued after another approver funded one of its encounters', () => {
+  it('the encounter is SKIPPED: the summary says how much and names the approval that funded it; fund history records it SKIPPED with the reason', async () => {
+    const open = await interruptedRun('AUTH-20260630-A');
+    const plan = JSON.parse(readFileSync(open.journal, 'utf8').split('\n')[0]!).plan as {
+      total_cents: number;
+      encounters: { encounter_id: string; amount_cents: number; authorization_code: string }[];
+    };
+    const last = plan.encounters.at(-1)!;
+    const amount = formatCentsGrouped(last.amount_cents);
+    const desk = await runTpa(['fund', 'approve', last.encounter_id, '--amount', amount, '--auth-code', 'AUTH-20260630-DESK-0001', '--yes', '-o', 'json'], {
+      home,
+      env,
+    });
+    expect(desk.code, desk.stderr).toBe(0);
+    const transfer = desk.json<{ processor_transfer_id: string }>().processor_transfer_id;
+    const r = await runTpa(['fund', 'run', '--journal', open.journal, '--yes', '-o', 'ndjson'], { home, env });
+    expect(r.code, r.stderr).toBe(0);
+    const said = r.stderr.replace(/\s+/g, ' ');
+    expect(said).toMatch(
+      new RegExp(
+        `Payment run AUTH-20260630-A: [\\d,.]+ approved of ${formatCentsGrouped(plan.total_cents)}; ${amount} skipped: funded meanwhile by another approval \\(AUTH-20260630-DESK-0001, transfer ${transfer}\\)`,
+      ),
+    );
+    const history = (await runTpa(['fund', 'history', '-o', 'json'], { home, env })).json<Record<string, any>[]>();
+    expect(history.filter((h) => h.authorization_code === last.authorization_code)).toEqual([
+      expect.objectContaining({
+        outcome: 'SKIPPED',
+        processor_transfer_id: transfer,
+        message: `funded meanwhile by another approval (authorization AUTH-20260630-DESK-0001, transfer ${transfer})`,
+      }),
+    ]);
+  });
+});
+
 describe('an open payment run over local serve', () => {
   it('is its profile’s: a new run on that profile is refused naming both commands with -p; closed with that profile only; the local profile is not held up', async () => {
     const { total } = await review();
