@@ -305,6 +305,33 @@ describe('an open payment run continued after another approver funded one of its
   });
 });
 
+describe('fund history of an interrupted run', () => {
+  const historyOf = async () => (await runTpa(['fund', 'history', '-o', 'json'], { home, env })).json<Record<string, any>[]>();
+
+  it('continued: one line per code, its final outcome; the attempt cut off is never shown FAILED', async () => {
+    const open = await interruptedRun('AUTH-20260630-A');
+    expect((await historyOf()).map((h) => h.outcome)).toContain('UNKNOWN');
+    const r = await runTpa(['fund', 'run', '--journal', open.journal, '--yes', '-o', 'ndjson'], { home, env });
+    expect(r.code, r.stderr).toBe(0);
+    const history = await historyOf();
+    const codes = history.map((h) => h.authorization_code);
+    expect(new Set(codes).size).toBe(codes.length);
+    expect(codes).toHaveLength(open.count);
+    expect(history.every((h) => h.outcome === 'APPROVED')).toBe(true);
+  });
+
+  it('closed: the attempt cut off is NOT_SENT, never FAILED', async () => {
+    const open = await interruptedRun('AUTH-20260630-A');
+    const closed = await runTpa(['jobs', 'close', open.id], { home, env });
+    expect(closed.code, closed.stderr).toBe(0);
+    const history = await historyOf();
+    expect(history.map((h) => h.outcome)).not.toContain('FAILED');
+    expect(history.filter((h) => h.outcome === 'NOT_SENT')).toEqual([
+      expect.objectContaining({ message: expect.stringMatching(/never answered, and the ledger shows no fund release from it/) }),
+    ]);
+  });
+});
+
 describe('an open payment run over local serve', () => {
   it('is its profile’s: a new run on that profile is refused naming both commands with -p; closed with that profile only; the local profile is not held up', async () => {
     const { total } = await review();
