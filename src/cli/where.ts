@@ -5,6 +5,7 @@
 import { homedir } from 'node:os';
 import type { ProfileEnv } from '../auth/config.js';
 import { own } from '../render/screen.js';
+import { wrapProse } from '../render/text.js';
 import type { Context } from './context.js';
 
 export interface MoneyTarget {
@@ -37,9 +38,56 @@ function envLabel(env: ProfileEnv, color: boolean): string {
   return env;
 }
 
-/** The first line of a review or a confirmation that moves money: `Profile prod · PRODUCTION · https://api.tpa.example`. */
-export function targetLine(target: MoneyTarget, color: boolean): string {
-  return `Profile ${target.profile} · ${envLabel(target.env, color)} · ${target.host}`;
+/**
+ * The first line of a review or a confirmation that moves money: `Profile prod · PRODUCTION ·
+ * https://api.tpa.example`. Within `width` columns it is one line: the local engine's database path
+ * (already ~/… under the home folder) is cut in the middle with … when it would not fit; the
+ * environment and the host of a service are never cut.
+ */
+export function targetLine(target: MoneyTarget, color: boolean, width: number = Number.POSITIVE_INFINITY): string {
+  const head = (c: boolean) => `Profile ${target.profile} · ${envLabel(target.env, c)} · `;
+  const room = width - [...head(false)].length;
+  const host = target.env === 'local' ? cutMiddle(target.host, room) : target.host;
+  return `${head(color)}${host}`;
+}
+
+/** `text` within `room` characters (at least 9 kept), its middle replaced by …: both ends of a path stay. */
+function cutMiddle(text: string, room: number): string {
+  const chars = [...text];
+  if (chars.length <= room) return text;
+  const keep = Math.max(8, room - 1);
+  const left = Math.floor(keep / 2);
+  return `${chars.slice(0, left).join('')}…${chars.slice(chars.length - (keep - left)).join('')}`;
+}
+
+const held = new WeakMap<object, () => void>();
+
+/**
+ * Holds the notes said while a money screen is prepared (a keychain note when the credentials are
+ * first read, a transfer REFUNDED before this approval, …), so that the line naming where the money
+ * moves is the screen's first line and the notes come after it (writeTargetLine says them). The
+ * function returned says the notes still held (on a refusal before the screen is drawn); it is
+ * safe to call more than once.
+ */
+export function holdNotes(ctx: Pick<Context, 'note'>): () => void {
+  const say = ctx.note;
+  const notes: string[] = [];
+  let holding = true;
+  ctx.note = (text: string) => (holding ? void notes.push(text) : say(text));
+  const release = () => {
+    if (!holding) return;
+    holding = false;
+    held.delete(ctx);
+    for (const n of notes.splice(0)) say(n);
+  };
+  held.set(ctx, release);
+  return release;
+}
+
+/** Writes the line naming where the money moves, within the terminal's width, then the notes held until it (holdNotes). */
+export function writeTargetLine(ctx: Pick<Context, 'note' | 'io' | 'colorErr'>, target: MoneyTarget, width: number | undefined): void {
+  ctx.io.stderr.write(`${wrapProse(targetLine(target, ctx.colorErr, width ?? Number.POSITIVE_INFINITY), width)}\n`);
+  held.get(ctx)?.();
 }
 
 /**

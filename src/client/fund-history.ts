@@ -16,9 +16,11 @@ import type { LedgerDetail, SettlementRecord } from './types.js';
  * its `error_code` and `message` say why. FAILED: it did not happen for another reason (no answer and
  * the ledger shows none, a credential refused, a rate limit). SKIPPED: (a payment run) not sent again
  * because another approval funds the encounter, its transfer named. UNKNOWN: the answer was lost and
- * nobody could tell yet.
+ * nobody could tell yet. NOT_SENT: never answered, and the ledger proves it never happened (an
+ * approval announced when a run was interrupted): no failure happened; when the same code is sent
+ * again later, that later outcome replaces it (one line per code).
  */
-export type HistoryOutcome = 'APPROVED' | 'REFUSED' | 'SKIPPED' | 'FAILED' | 'UNKNOWN';
+export type HistoryOutcome = 'APPROVED' | 'REFUSED' | 'SKIPPED' | 'FAILED' | 'NOT_SENT' | 'UNKNOWN';
 
 export interface ApprovalRecord {
   id: string;
@@ -68,7 +70,9 @@ export class FundHistory {
       }
     });
     journal.close();
-    return [...byId.values()];
+    // One line per code: an attempt NOT_SENT gives way to a later attempt of the same code.
+    const all = [...byId.values()];
+    return all.filter((a, i) => a.outcome !== 'NOT_SENT' || !all.slice(i + 1).some((b) => sameCode(b, a)));
   }
 
   /**
@@ -113,7 +117,9 @@ export class FundHistory {
         continue;
       }
       const fundedBy = found.approval === 'did-not-happen' ? (found.fundedBy?.reference ?? null) : null;
-      this.end(a.id, 'FAILED', null, fundedBy ? `not this approval: the ledger shows ${fundedBy}` : 'the ledger shows no fund release from it');
+      // Never answered and not in the ledger: it never happened, which is no failure (NOT_SENT).
+      if (fundedBy) this.end(a.id, 'FAILED', null, `not this approval: the ledger shows ${fundedBy}`);
+      else this.end(a.id, 'NOT_SENT', null, 'never answered, and the ledger shows no fund release from it: it did not happen');
     }
     return notes;
   }
@@ -121,6 +127,11 @@ export class FundHistory {
   close(): void {
     this.journal.close();
   }
+}
+
+/** Two attempts of one approval: the same encounter and authorization code (told apart without regard to case or spaces). */
+function sameCode(a: ApprovalRecord, b: ApprovalRecord): boolean {
+  return a.encounter_id === b.encounter_id && a.authorization_code.trim().toUpperCase() === b.authorization_code.trim().toUpperCase();
 }
 
 /**

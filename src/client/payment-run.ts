@@ -67,6 +67,8 @@ export interface ApprovalOutcome {
   message?: string;
   /** The engine's audit head right after this approval, when the service sends it (docs/design.md "The audit chain"). */
   audit_head?: AuditHead;
+  /** SKIPPED: the authorization code of the approval that funds the encounter, when the ledger names it. */
+  funded_by?: string | null;
 }
 
 /** The encounters a run may fund: adjudicated, not funded, a benefit above 0.00, in ledger order. */
@@ -552,6 +554,17 @@ export async function executeRun(
         try {
           approved = await client.approveFunding(base, e.idempotency_key);
         } catch (err) {
+          // Funded meanwhile by another approval (another approver, after this run was confirmed):
+          // SKIPPED, naming that approval from the ledger, not a refusal of this one.
+          const previous = previousTransfer(err);
+          if (previous !== undefined) {
+            const read = await client.ledgerDetail(e.encounter_id).then(
+              (r) => r.body,
+              () => undefined,
+            );
+            const found = read ? fundingOf(read) : undefined;
+            return fundedByAnother(base, found ?? { reference: null, transfer: previous }, 'meanwhile');
+          }
           // A lost answer or a 5xx: never resent blind; the ledger says whether it happened.
           if (!(err instanceof NetworkError)) throw err;
           const read = await client.ledgerDetail(e.encounter_id).then(
@@ -605,6 +618,7 @@ async function asTheLedgerHasIt(client: TpaClient, done: ApprovalOutcome, read?:
       ...done,
       status: 'SKIPPED',
       processor_transfer_id: found.transfer,
+      funded_by: found.reference ?? null,
       message: `transfer ${done.processor_transfer_id ?? ''} ended; funded since by another approval (authorization ${found.reference ?? 'unknown'})`,
     };
   }
@@ -617,14 +631,27 @@ async function asTheLedgerHasIt(client: TpaClient, done: ApprovalOutcome, read?:
   };
 }
 
-/** An encounter that another approval funds: skipped, with the transfer that funds it. */
-function fundedByAnother(base: Omit<ApprovalOutcome, 'status' | 'processor_transfer_id'>, found: Funding): ApprovalOutcome {
+/**
+ * An encounter that another approval funds: skipped, naming that approval (its authorization code)
+ * and the transfer that funds it; `meanwhile`, when it was funded after this run was confirmed (the
+ * service refused this run's approval as a duplicate).
+ */
+function fundedByAnother(base: Omit<ApprovalOutcome, 'status' | 'processor_transfer_id'>, found: Funding, when?: 'meanwhile'): ApprovalOutcome {
+  const transfer = found.transfer ? `, transfer ${found.transfer}` : '';
   return {
     ...base,
     status: 'SKIPPED',
     processor_transfer_id: found.transfer,
-    message: `funded by another approval (authorization ${found.reference ?? 'unknown'})`,
+    funded_by: found.reference ?? null,
+    message: `funded ${when ? 'meanwhile ' : ''}by another approval (authorization ${found.reference ?? 'unknown'}${transfer})`,
   };
+}
+
+/** The transfer that already funds the encounter, when `err` is the service's refusal of a second approval (409 naming it). */
+function previousTransfer(err: unknown): string | undefined {
+  if (!(err instanceof ConflictError)) return undefined;
+  const previous = (err.body as { previous_processor_transfer_id?: unknown } | undefined)?.previous_processor_transfer_id;
+  return typeof previous === 'string' ? previous : undefined;
 }
 
 /**

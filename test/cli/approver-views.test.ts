@@ -130,6 +130,12 @@ describe('settlement show after a failed or refunded transfer', () => {
     const refunded = await runTpa(['settlement', 'show', b.id], { home: home.dir, tty: true, columns: 80 });
     expect(refunded.stdout + refunded.stderr).toMatch(/REFUNDED[\s\S]*owed again/);
     expect(refunded.stdout + refunded.stderr).toContain(`tpa fund approve ${b.id} --auth-code AUTH-`);
+    // Dated by the engine's clock (two days past the machine's here), as fund approve offers it.
+    const engineDay = String((await run(['api', 'GET', '/tpa-api/v1/health'])).json<Body>().time)
+      .slice(0, 10)
+      .replace(/-/g, '');
+    expect(engineDay).not.toBe(new Date().toISOString().slice(0, 10).replace(/-/g, ''));
+    expect(refunded.stdout + refunded.stderr).toContain(`tpa fund approve ${b.id} --auth-code AUTH-${engineDay}-ACME-0001`);
     // In json, the body stays the service's; the next step goes to stderr.
     const json = await run(['settlement', 'show', b.id, '-o', 'json']);
     expect(json.json()).toMatchObject({ status: 'REFUNDED' });

@@ -10,7 +10,7 @@ import { runTpa, useTpaHome } from '../helpers/cli.js';
 import { mtlsLoginArgs, TestCa } from '../helpers/certs.js';
 import { tempDir } from '../helpers/engine.js';
 import { adjudicatedEncounter } from '../helpers/encounters.js';
-import { BACKSPACE, ENTER, type PtyResult, ptyRun, screenAtStep, type Step } from '../helpers/pty.js';
+import { BACKSPACE, CTRL_C, ENTER, type PtyResult, ptyRun, screenAtStep, type Step } from '../helpers/pty.js';
 import { login, serve, type Served } from '../helpers/server.js';
 
 /** The sizes of these screens: the smallest terminal an approver works in, and a roomy one. */
@@ -52,13 +52,13 @@ function expectApprovalScreen(screen: string[], cols: number, firstLine: RegExp,
 }
 
 /**
- * The review's first line: the one above its heading. (A note may stand above the review: the
- * keychain's, said once per config dir, the first time a profile's key is read.)
+ * The screen's first line, which names where the money moves: a note (the keychain's, said once per
+ * config dir, the first time a profile's key is read) comes after it, above the review's heading.
  */
 function reviewStart(screen: string[]): string | undefined {
   const heading = screen.findIndex((l) => l.startsWith('Fund release for encounter'));
   expect(heading, screen.join('\n')).toBeGreaterThan(0);
-  return screen[heading - 1];
+  return screen[0];
 }
 
 const fundedCodes = async (home: string, id: string) =>
@@ -109,13 +109,31 @@ describe.each(SIZES)('fund approve on the local profile at $cols×$rows', ({ col
     expect(await fundedCodes(home.dir, e.id)).toEqual([code]);
   });
 
-  it('--amount other than the benefit is refused before the review is drawn (exit 4), naming both amounts; nothing sent', async () => {
+  it('the line naming where the money moves is first: a transfer REFUNDED and a code of another shape are said after it, the benefit and the question on screen', async () => {
+    const e = await adjudicated();
+    expect((await run(['fund', 'approve', e.id, '--amount', e.amount, '--auth-code', 'AUTH-20260630-ACME-0001', '--yes'])).code).toBe(0);
+    expect((await run(['local', 'clock', 'advance', '2d'])).code).toBe(0);
+    expect((await run(['local', 'simulate', 'refund', e.id])).code).toBe(0);
+    const r = await ptyRun(['fund', 'approve', e.id, '--auth-code', 'my-ref-8'], [{ expect: 'to confirm', send: CTRL_C }], { home: home.dir, cols, rows });
+    expectCompleted(r);
+    expect(r.exit_code, r.output).toBe(2);
+    const screen = await screenAtStep(r, 0, cols, rows);
+    const why = screen.join('\n');
+    expect(screen[0], why).toMatch(/^Profile local · local engine \(no real money\) · /);
+    expect(oneLine(screen), why).toMatch(/is REFUNDED; this approval starts a new transfer/);
+    expect(oneLine(screen), why).toContain('warning: my-ref-8 is not in the recommended format');
+    expect(why).toMatch(/Benefit amount\s+2,460\.00/);
+    expect(oneLine(screen), why).toContain('type the amount to release (2,460.00) to confirm');
+    expect(await fundedCodes(home.dir, e.id)).toEqual(['AUTH-20260630-ACME-0001']);
+  });
+
+  it('--amount other than the benefit is refused before the review is drawn (exit 4), naming both amounts as tpa writes them; nothing sent', async () => {
     const e = await adjudicated();
     const r = await ptyRun(['fund', 'approve', e.id, '--amount', '999'], [], { home: home.dir, cols, rows });
     expectCompleted(r);
     expect(r.exit_code, r.output).toBe(4);
     const said = r.output.replace(/\s+/g, ' ');
-    expect(said).toMatch(/--amount 999 differs from the benefit of 2,460\.00: only the adjudicated benefit can be released; nothing was sent/);
+    expect(said).toMatch(/--amount 999\.00 differs from the benefit of 2,460\.00: only the adjudicated benefit can be released; nothing was sent/);
     expect(r.output).not.toMatch(/Fund release for encounter|Profile local|Benefit amount|Authorization code|to confirm/);
     expect((await run(['settlement', 'show', e.id])).code).toBe(7);
   });

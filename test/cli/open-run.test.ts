@@ -271,6 +271,67 @@ describe('an open payment run, without a terminal', () => {
   });
 });
 
+describe('an open payment run continued after another approver funded one of its encounters', () => {
+  it('the encounter is SKIPPED: the summary says how much and names the approval that funded it; fund history records it SKIPPED with the reason', async () => {
+    const open = await interruptedRun('AUTH-20260630-A');
+    const plan = JSON.parse(readFileSync(open.journal, 'utf8').split('\n')[0]!).plan as {
+      total_cents: number;
+      encounters: { encounter_id: string; amount_cents: number; authorization_code: string }[];
+    };
+    const last = plan.encounters.at(-1)!;
+    const amount = formatCentsGrouped(last.amount_cents);
+    const desk = await runTpa(['fund', 'approve', last.encounter_id, '--amount', amount, '--auth-code', 'AUTH-20260630-DESK-0001', '--yes', '-o', 'json'], {
+      home,
+      env,
+    });
+    expect(desk.code, desk.stderr).toBe(0);
+    const transfer = desk.json<{ processor_transfer_id: string }>().processor_transfer_id;
+    const r = await runTpa(['fund', 'run', '--journal', open.journal, '--yes', '-o', 'ndjson'], { home, env });
+    expect(r.code, r.stderr).toBe(0);
+    const said = r.stderr.replace(/\s+/g, ' ');
+    expect(said).toMatch(
+      new RegExp(
+        `Payment run AUTH-20260630-A: [\\d,.]+ approved of ${formatCentsGrouped(plan.total_cents)}; ${amount} skipped: funded meanwhile by another approval \\(AUTH-20260630-DESK-0001, transfer ${transfer}\\)`,
+      ),
+    );
+    const history = (await runTpa(['fund', 'history', '-o', 'json'], { home, env })).json<Record<string, any>[]>();
+    expect(history.filter((h) => h.authorization_code === last.authorization_code)).toEqual([
+      expect.objectContaining({
+        outcome: 'SKIPPED',
+        processor_transfer_id: transfer,
+        message: `funded meanwhile by another approval (authorization AUTH-20260630-DESK-0001, transfer ${transfer})`,
+      }),
+    ]);
+  });
+});
+
+describe('fund history of an interrupted run', () => {
+  const historyOf = async () => (await runTpa(['fund', 'history', '-o', 'json'], { home, env })).json<Record<string, any>[]>();
+
+  it('continued: one line per code, its final outcome; the attempt cut off is never shown FAILED', async () => {
+    const open = await interruptedRun('AUTH-20260630-A');
+    expect((await historyOf()).map((h) => h.outcome)).toContain('UNKNOWN');
+    const r = await runTpa(['fund', 'run', '--journal', open.journal, '--yes', '-o', 'ndjson'], { home, env });
+    expect(r.code, r.stderr).toBe(0);
+    const history = await historyOf();
+    const codes = history.map((h) => h.authorization_code);
+    expect(new Set(codes).size).toBe(codes.length);
+    expect(codes).toHaveLength(open.count);
+    expect(history.every((h) => h.outcome === 'APPROVED')).toBe(true);
+  });
+
+  it('closed: the attempt cut off is NOT_SENT, never FAILED', async () => {
+    const open = await interruptedRun('AUTH-20260630-A');
+    const closed = await runTpa(['jobs', 'close', open.id], { home, env });
+    expect(closed.code, closed.stderr).toBe(0);
+    const history = await historyOf();
+    expect(history.map((h) => h.outcome)).not.toContain('FAILED');
+    expect(history.filter((h) => h.outcome === 'NOT_SENT')).toEqual([
+      expect.objectContaining({ message: expect.stringMatching(/never answered, and the ledger shows no fund release from it/) }),
+    ]);
+  });
+});
+
 describe('an open payment run over local serve', () => {
   it('is its profile’s: a new run on that profile is refused naming both commands with -p; closed with that profile only; the local profile is not held up', async () => {
     const { total } = await review();
@@ -290,6 +351,27 @@ describe('an open payment run over local serve', () => {
       expect(again.code, again.stderr).toBe(4);
       expect(again.stderr).toContain(`tpa fund run --journal ${join(home, 'journals', `${id}.ndjson`)} --yes -p sandbox`);
       expect(again.stderr).toContain(`tpa jobs close ${id} -p sandbox`);
+      // Continued on another profile (the local one), it is refused first naming the profile it
+      // was confirmed on and the command with it: never "another database", never "a new run".
+      const journal = join(home, 'journals', `${id}.ndjson`);
+      const elsewhere = await runTpa(['fund', 'run', '--journal', journal, '--yes', '-p', 'local'], { home, env });
+      expect(elsewhere.code, elsewhere.stderr).toBe(2);
+      expect(elsewhere.stderr).toContain(`was confirmed on the profile sandbox (${server.url}), not on local`);
+      expect(elsewhere.stderr).toContain(`tpa fund run --journal ${journal} -p sandbox`);
+      expect(elsewhere.stderr).toContain('Nothing was sent');
+      expect(elsewhere.stderr).not.toMatch(/another database|--auth-code-prefix/);
+      // On a terminal the offer names the environment first, and its question carries the tag.
+      const offered = await ptyRun(['fund', 'run', '-p', 'sandbox'], [{ expect: 'Quit: send nothing', send: CTRL_C }], {
+        home,
+        env,
+        cols: 80,
+        rows: 24,
+      });
+      expect(offered.error, offered.output).toBeNull();
+      const offer = await screenAtStep(offered, 0, 80, 24);
+      expect(offer.find((l) => l.trim() !== '')).toBe(`Profile sandbox · sandbox · ${server.url}`);
+      expect(offer.join('\n')).toContain('[sandbox] A new run would leave it open');
+      expect(offered.exit_code, offered.output).not.toBe(0);
       // Another profile's run is not this profile's to offer, nor to close.
       const local = await runTpa(['fund', 'run', '--dry-run', '-o', 'json', '-p', 'local'], { home, env });
       expect(local.code, local.stderr).toBe(0);
@@ -315,7 +397,8 @@ describe('an open payment run, on a terminal', () => {
     const r = await ptyRun(
       ['fund', 'run'],
       [
-        { expect: question, send: ENTER },
+        // The whole offer drawn (its last choice), then Enter.
+        { expect: 'Quit: send nothing', send: ENTER },
         { expect: 'resuming the payment run AUTH-20260630-A', send: CTRL_C },
       ],
       {
@@ -326,11 +409,15 @@ describe('an open payment run, on a terminal', () => {
       },
     );
     expect(r.error, r.output).toBeNull();
-    const screen = (await screenAtStep(r, 0, 80, 24)).join('\n');
+    const lines = await screenAtStep(r, 0, 80, 24);
+    const screen = lines.join('\n');
+    // A money screen: where the money moves is its first line.
+    expect(lines.find((l) => l.trim() !== '')).toMatch(/^Profile local · local engine \(no real money\) · /);
     expect(screen.replace(/\s+/g, ' ')).toContain(
       `open payment run AUTH-20260630-A: ${open.left} of ${open.count} approvals left (${formatCentsGrouped(open.leftCents)}`,
     );
     expect(screen).toContain(`❯ Continue AUTH-20260630-A: ${open.left} approvals left`);
+    expect(screen).toContain(question);
     expect(screen).toContain('Close AUTH-20260630-A');
     expect(screen).toContain('Quit: send nothing');
     // Ctrl-C at the confirmation that follows: nothing sent, the run still open.

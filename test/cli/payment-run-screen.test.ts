@@ -91,10 +91,8 @@ describe('fund run on a terminal: the summary above the total to type', () => {
       const lines = await screenAtStep(r, 1, cols, rows);
       const screen = lines.join('\n');
       const why = `the screen at ${cols}×${rows}:\n${screen}`;
-      // The review begins with where the money moves; a note about the keychain (said once) may stand above it.
-      const first = lines.findIndex((l) => l.startsWith('Profile '));
-      expect(lines[first], why).toMatch(/^Profile local · local engine \(no real money\) · /);
-      expect(lines.slice(0, first).join('\n'), why).not.toMatch(/Payment run|encounters/);
+      // The screen begins with where the money moves: a note (the keychain's, said once) comes after it.
+      expect(lines[0], why).toMatch(/^Profile local · local engine \(no real money\) · /);
       for (const line of lines) expect(line.length, why).toBeLessThanOrEqual(cols);
       expect(screen, why).toContain(`Payment run: ${r0.count} encounters, ${formatCentsGrouped(cents(r0.total))} in all`);
       for (const p of r0.providers) {
@@ -137,9 +135,9 @@ describe('fund run on a sandbox profile over tpa local serve', () => {
         completed(r);
         const atTotal = await screenAtStep(r, 1, cols, rows);
         const why = atTotal.join('\n');
-        const first = atTotal.findIndex((l) => l.startsWith('Profile '));
-        expect(atTotal[first], why).toBe(where);
-        expect(atTotal.slice(first).join('\n'), why).toMatch(/Payment run: \d+ encounters/);
+        // The first line of the screen, always; notes (the keychain's) come after it.
+        expect(atTotal[0], why).toBe(where);
+        expect(why).toMatch(/Payment run: \d+ encounters/);
         expect(oneLine(atTotal.join('\n')), why).toContain('[sandbox] Release to');
         const journal = /--journal (\S+)/.exec(oneLine(r.output))![1]!;
         const resumed = await ptyRun(['fund', 'run', '--journal', journal, '-p', 'sandbox'], [{ expect: 'to confirm', send: CTRL_C }], {
@@ -152,7 +150,9 @@ describe('fund run on a sandbox profile over tpa local serve', () => {
         const atResume = await screenAtStep(resumed, 0, cols, rows);
         const prompt = atResume.findIndex((l) => l.startsWith('? [sandbox] Resume'));
         expect(prompt, atResume.join('\n')).toBeGreaterThan(0);
-        expect(atResume[prompt - 1], atResume.join('\n')).toBe(where);
+        // Where the money moves first, then the note saying what is resumed, then the question.
+        expect(atResume[0], atResume.join('\n')).toBe(where);
+        expect(atResume.slice(1, prompt).join(' '), atResume.join('\n')).toContain('resuming the payment run');
       } finally {
         await server.stop();
       }
@@ -161,7 +161,7 @@ describe('fund run on a sandbox profile over tpa local serve', () => {
 });
 
 describe('fund run on a terminal: the keychain note', () => {
-  it('without a keychain (no D-Bus here), the fallback is said once, in one short line, above the review: never between the confirmation and the approvals', async () => {
+  it('without a keychain (no D-Bus here), the fallback is said once, in one short line, under the first line and above the review: never between the confirmation and the approvals', async () => {
     await ledgerOf(0, 3);
     const { total } = await review();
     const r = await ptyRun(
@@ -175,7 +175,8 @@ describe('fund run on a terminal: the keychain note', () => {
     expect(notes, r.output).toEqual([`no keychain here: credentials are kept in ${join(home, 'credentials.json')} (mode 0600)`]);
     expect(r.output).not.toMatch(/Platform failure|DBus|D-Bus/);
     expect(r.output.indexOf('no keychain here')).toBeLessThan(r.output.indexOf('Payment run:'));
-    expect(r.output.indexOf('no keychain here')).toBeLessThan(r.output.indexOf('Profile local'));
+    // The first line is first: the note comes after it.
+    expect(r.output.indexOf('no keychain here')).toBeGreaterThan(r.output.indexOf('Profile local'));
   });
 });
 

@@ -6,7 +6,7 @@ import type { TpaClient } from '../../../client/client.js';
 import type { FundHistory } from '../../../client/fund-history.js';
 import type { FundingApproved, LedgerDetail, SettlementRecord } from '../../../client/types.js';
 import { AUDIT_HEAD_HEADER, parseAuditHead, type AuditHead } from '../../../domain/audit.js';
-import { authorizationCodeProblem, authorizationCodesOf, authorizationPrefix, nextAuthorizationCode, resolveLostAnswer } from '../../../domain/funding.js';
+import { authorizationCodeProblem, authorizationCodesOf, resolveLostAnswer } from '../../../domain/funding.js';
 import { centsToAmount, formatCentsGrouped, parseTypedAmount } from '../../../domain/money.js';
 import { MAX_FUNDING_NOTES, type PayoutShare } from '../../../domain/settlement.js';
 import { characterCount } from '../../../domain/validation.js';
@@ -17,9 +17,9 @@ import { wrapProse } from '../../../render/text.js';
 import { terminalWidth } from '../../io.js';
 import { suggestCommand } from '../../options.js';
 import { ask } from '../../prompt.js';
-import { moneyTarget, promptTag, targetLine } from '../../where.js';
+import { holdNotes, moneyTarget, promptTag, writeTargetLine } from '../../where.js';
 import { argument, option, verb } from '../../verb.js';
-import { codeReferenceLine, engineDay, shapeWarning, typeToConfirm } from './confirm.js';
+import { codeReferenceLine, offeredAuthorizationCode, shapeWarning, typeToConfirm } from './confirm.js';
 import { benefitOf, reviewPayouts } from './review.js';
 import { needsWithoutTerminal } from './without-terminal.js';
 
@@ -50,15 +50,22 @@ export const approve = verb({
       if ('problem' in parsed) throw new ValidationFailed(`--amount: ${parsed.problem}; nothing was sent`);
     }
     needsWithoutTerminal(ctx, 'fund approve', { '--amount': amountText, '--auth-code': authCode });
-    const client = await ctx.client();
-    const { resolveEncounter } = await import('../../../client/encounter-ref.js');
-    const encounterId = await resolveEncounter(client, given);
-    const { FundHistory } = await import('../../../client/fund-history.js');
-    const history = FundHistory.open(ctx.paths.dataDir);
+    // On a terminal the review's first line names where the money moves: the notes said before it
+    // (the keychain's, a transfer that ended) are held until it is drawn (where.ts holdNotes).
+    const release = ctx.canPrompt ? holdNotes(ctx) : undefined;
     try {
-      return await approveOne(ctx, client, history, encounterId, opts);
+      const client = await ctx.client();
+      const { resolveEncounter } = await import('../../../client/encounter-ref.js');
+      const encounterId = await resolveEncounter(client, given);
+      const { FundHistory } = await import('../../../client/fund-history.js');
+      const history = FundHistory.open(ctx.paths.dataDir);
+      try {
+        return await approveOne(ctx, client, history, encounterId, opts);
+      } finally {
+        history.close();
+      }
     } finally {
-      history.close();
+      release?.();
     }
   },
 });
@@ -71,12 +78,11 @@ class OutcomeUnknown extends NetworkError {}
  * payout. Every amount is written one way (2,460.00), and each payout is one line at 80 columns: a
  * provider's name is cut with … before an NPI or an amount is touched (docs/design.md "Approval screens").
  */
-function reviewScreen(t: TableTools, where: string, detail: LedgerDetail, payouts: PayoutShare[], codeLine: string): string {
+function reviewScreen(t: TableTools, detail: LedgerDetail, payouts: PayoutShare[], codeLine: string): string {
   const e = detail.encounter;
   const f = detail.financial_summary;
   const money = (c: number) => formatCentsGrouped(c);
   return [
-    where,
     t.c.bold(`Fund release for encounter ${e.encounter_number} (${e.id})`),
     t.keyValues([
       ['Patient', `${e.patient.name ?? '—'} (${e.patient.member_id})`],
@@ -146,7 +152,7 @@ function amountMismatch(amountText: string, benefitCents: number): ConflictError
     message: `The amount must equal the adjudicated benefit amount ${formatCentsGrouped(benefitCents)}`,
   };
   return new ConflictError(
-    `--amount ${amountText.trim()} differs from the benefit of ${formatCentsGrouped(benefitCents)}: only the adjudicated benefit can be released; nothing was sent`,
+    `--amount ${formatCentsGrouped(centsOf(amountText))} differs from the benefit of ${formatCentsGrouped(benefitCents)}: only the adjudicated benefit can be released; nothing was sent`,
     { code: 'amount_mismatch', body, details: body, hint: `approve the benefit: --amount ${formatCentsGrouped(benefitCents)}, or no --amount to be asked` },
   );
 }
@@ -278,7 +284,7 @@ async function approveOne(
     // machine's history, whatever became of those approvals. The next free one is offered, dated by
     // the engine's clock, and a used one is refused before the review, typed or given as --auth-code.
     const used = usedCodes(ctx, FundHistory, detail, id);
-    const offered = nextAuthorizationCode(authorizationPrefix(detail.encounter.payer.id, await engineDay(client)), used.keys());
+    const offered = await offeredAuthorizationCode(ctx, client, detail);
     const usedProblem = (code: string) =>
       used.has(codeKey(code)) ? `${code} is used already (${used.get(codeKey(code))}): each approval has its own code; ${offered} is free` : undefined;
     if (authCode !== undefined && usedProblem(authCode.trim()))
@@ -287,14 +293,19 @@ async function approveOne(
     const target = await moneyTarget(ctx);
     const { tableTools } = await import('../../../render/output.js');
     const t = await tableTools(ctx.colorErr, terminalWidth(ctx.io.stderr));
-    const where = wrapProse(targetLine(target, ctx.colorErr), t.width);
     const codeLine = authCode === undefined ? wrapProse(codeReferenceLine('code'), t.width) : '';
-    ctx.io.stderr.write(`${reviewScreen(t, where, detail, payouts, codeLine).replace(/\n$/, '')}\n`);
+    // Where the money moves first, then the notes held until it; a code given of another shape is
+    // warned about there, above the review, so that the first line stays on an 80×24 screen.
+    writeTargetLine(ctx, target, t.width);
+    const givenWarning = authCode === undefined ? undefined : shapeWarning(authCode, offered, 'code');
+    if (givenWarning) ctx.note(givenWarning);
+    ctx.io.stderr.write(`${reviewScreen(t, detail, payouts, codeLine).replace(/\n$/, '')}\n`);
+    const typedCode = authCode === undefined;
     authCode ??= await ask('Authorization code', {
       default: offered,
       validate: (v) => authorizationCodeProblem(v) ?? usedProblem(v.trim()) ?? true,
     });
-    const warning = shapeWarning(authCode, offered, 'code');
+    const warning = typedCode ? shapeWarning(authCode, offered, 'code') : undefined;
     if (warning) ctx.note(warning);
     // The one confirmation: the amount typed, never pre-filled (docs/design.md "Approval screens").
     // With --yes and --amount, nothing is asked.

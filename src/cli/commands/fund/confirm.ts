@@ -3,6 +3,7 @@
 // the authorization code is the approver's reference, offered in the recommended format dated by the
 // engine's clock, and a code of another shape is warned about, not refused.
 import type { TpaClient } from '../../../client/client.js';
+import type { LedgerDetail } from '../../../client/types.js';
 import { AUTHORIZATION_CODE_FORMAT, hasRecommendedShape, isRecommendedPrefix } from '../../../domain/funding.js';
 import { formatCentsGrouped, parseTypedAmount } from '../../../domain/money.js';
 import { UsageError } from '../../../errors.js';
@@ -41,6 +42,16 @@ export async function engineDay(client: TpaClient): Promise<string> {
     // The date only shapes the code offered: the machine's day will do.
   }
   return new Date().toISOString().slice(0, 10);
+}
+
+/**
+ * The authorization code tpa offers for a new approval of the encounter `detail` shows, wherever it
+ * offers one (fund approve's prompt, settlement show's next step): dated by the engine's clock, the
+ * next free one past every code the encounter's ledger and this machine's history hold.
+ */
+export async function offeredAuthorizationCode(ctx: { paths: { dataDir: string } }, client: TpaClient, detail: LedgerDetail): Promise<string> {
+  const { nextFreeAuthorizationCode } = await import('../../../client/fund-history.js');
+  return nextFreeAuthorizationCode(ctx.paths.dataDir, detail, await engineDay(client));
 }
 
 /** The review's line about the code: whose it is, what it is for, and its recommended format (the code offered at the prompt follows it). */

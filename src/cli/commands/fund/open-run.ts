@@ -8,8 +8,10 @@ import type { RunJournal } from '../../../client/payment-run.js';
 import { formatCentsGrouped } from '../../../domain/money.js';
 import { ConflictError } from '../../../errors.js';
 import type { Context } from '../../context.js';
+import { terminalWidth } from '../../io.js';
 import { suggestCommand } from '../../options.js';
 import { choose, DeclinedError } from '../../prompt.js';
+import { moneyTarget, promptTag, writeTargetLine } from '../../where.js';
 
 /**
  * The journal of the open run to continue, or undefined when a new run is to be selected (none is
@@ -32,8 +34,12 @@ export async function offerOpenRun(ctx: Context, dryRun: boolean, sealKey: () =>
         [`${what}, and a new run would leave it open: nothing was sent.`, ...open.flatMap((r) => [`${describe(r)}:`, ...commands(ctx, r)])].join('\n'),
         { code: 'payment_run_open' },
       );
+    // A money screen: where the money moves is its first line, and the question carries the
+    // environment's tag, as fund approve's and fund run's do (docs/design.md "Approval screens").
+    const target = await moneyTarget(ctx);
+    writeTargetLine(ctx, target, terminalWidth(ctx.io.stderr));
     for (const r of open) ctx.note(`open payment run ${describe(r)}; journal ${r.summary.path}`);
-    const choice = await choose('A new run would leave it open. Continue it, close it, or quit?', [
+    const choice = await choose(`${promptTag(target)}A new run would leave it open. Continue it, close it, or quit?`, [
       ...open.map((r) => ({ name: `Continue ${r.prefix}: ${r.left} approvals left, ${formatCentsGrouped(r.leftCents)}`, value: `continue:${r.summary.path}` })),
       ...open.map((r) => ({ name: `Close ${r.prefix}: its ${r.left} left never sent; then a new run`, value: `close:${r.summary.path}` })),
       { name: 'Quit: send nothing', value: 'quit' },

@@ -3,7 +3,8 @@
 // The runner (client/payment-run.ts) sends them, each exactly once, from the run's journal.
 import { FundHistory } from '../../../client/fund-history.js';
 import { executeRun, type ApprovalOutcome, type RunJournal, type RunPlan } from '../../../client/payment-run.js';
-import { formatCentsGrouped } from '../../../domain/money.js';
+import { formatCentsGrouped, jsonNumberToCents } from '../../../domain/money.js';
+import { wrapProse } from '../../../render/text.js';
 import { tableTools, type CommandOutput } from '../../../render/output.js';
 import { rowWriter } from '../../../render/stream.js';
 import type { Context } from '../../context.js';
@@ -60,8 +61,9 @@ export async function approveRun(ctx: Context, journal: RunJournal, plan: RunPla
   for (const o of result.outcomes) counts[o.status]++;
   const t = await tableTools(table ? ctx.color : ctx.colorErr, terminalWidth(table ? ctx.io.stdout : ctx.io.stderr));
   const owed = result.owedCents > 0 ? `; ${formatCentsGrouped(result.owedCents)} owed again (transfers FAILED or REFUNDED since approval)` : '';
+  const headline = `Payment run ${plan.prefix}: ${formatCentsGrouped(result.approvedCents)} approved of ${formatCentsGrouped(plan.total_cents)}${skippedText(result.outcomes)}${owed}`;
   const summary = [
-    t.c.bold(`Payment run ${plan.prefix}: ${formatCentsGrouped(result.approvedCents)} approved of ${formatCentsGrouped(plan.total_cents)}${owed}`),
+    t.c.bold(wrapProse(headline, t.width)),
     t.keyValues([
       ['Approved', String(counts.APPROVED)],
       ['Skipped', String(counts.SKIPPED)],
@@ -84,6 +86,24 @@ export async function approveRun(ctx: Context, journal: RunJournal, plan: RunPla
       `${counts.OWED} encounter(s) owed again: this run never sends an approval twice. Fund them anew after a review and a confirmation: a new run (${suggestCommand(ctx, ['fund', 'run', ...periodArgs(plan.filters)])}, with a new prefix) selects them again, or ${suggestCommand(ctx, ['fund', 'approve', { placeholder: 'encounter_id' }])}`,
     );
   return { exitCode: result.exitCode };
+}
+
+/**
+ * What the summary says of the encounters skipped, which another approval funds: how much, and
+ * which approvals (authorization code, transfer), so that a skip never reads as a shortfall:
+ * "; 2,052.00 skipped: funded meanwhile by another approval (AUTH-20261208-DESK-0001, transfer tr_…)".
+ */
+function skippedText(outcomes: readonly ApprovalOutcome[]): string {
+  const skipped = outcomes.filter((o) => o.status === 'SKIPPED');
+  if (skipped.length === 0) return '';
+  const cents = skipped.reduce((n, o) => n + (jsonNumberToCents(o.amount) ?? 0), 0);
+  const by = [
+    ...new Set(skipped.map((o) => `${o.funded_by ?? 'authorization unknown'}${o.processor_transfer_id ? `, transfer ${o.processor_transfer_id}` : ''}`)),
+  ];
+  const shown = by.slice(0, 3).join('; ');
+  const more = by.length > 3 ? `; and ${by.length - 3} more: tpa fund history` : '';
+  const when = skipped.every((o) => o.message?.startsWith('funded meanwhile')) ? 'meanwhile ' : '';
+  return `; ${formatCentsGrouped(cents)} skipped: funded ${when}by ${by.length === 1 ? 'another approval' : 'other approvals'} (${shown}${more})`;
 }
 
 /**

@@ -7,15 +7,15 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { authorizationPrefix } from '../../../domain/funding.js';
 import { formatCentsGrouped, parseTypedAmount } from '../../../domain/money.js';
-import { wrapProse } from '../../../render/text.js';
 import { ConflictError, UsageError, ValidationFailed } from '../../../errors.js';
+import type { CommandOutput } from '../../../render/output.js';
 import type { Context } from '../../context.js';
 import { terminalWidth } from '../../io.js';
 import { checkedPeriodFilters, givenArgs, periodSpec, suggestCommand } from '../../options.js';
 import { ask } from '../../prompt.js';
 import { counter } from '../../status-line.js';
 import { option, verb } from '../../verb.js';
-import { moneyTarget, promptTag, targetLine } from '../../where.js';
+import { holdNotes, moneyTarget, promptTag, writeTargetLine } from '../../where.js';
 import { codeReferenceLine, engineDay, shapeWarning, typeToConfirm } from './confirm.js';
 import { encounterColumns, encounterRow, reviewData, reviewOf, reviewText } from './run-review.js';
 import { needsWithoutTerminal } from './without-terminal.js';
@@ -49,161 +49,196 @@ export const run = verb({
     'tpa fund run --journal run.journal --yes   # continues the run it holds: the approvals left',
   ],
   async run(ctx, _args, opts, cmd) {
-    const expect = expectTotalOf(opts.expectTotal);
-    const filters = await checkedPeriodFilters(ctx, opts);
-    const limit = limitOf(opts.limit);
-    const dryRun = opts.dryRun === true;
-    let prefix = opts.authCodePrefix?.trim();
-    if (prefix !== undefined && !PREFIX.test(prefix)) throw new ValidationFailed('--auth-code-prefix: letters, digits and dashes, e.g. AUTH-20261123-ACME');
-    // A journal that holds a confirmed plan resumes its run: --journal, or the one the prefix names.
-    const runs = await import('../../../client/payment-run.js');
-    const { databaseOf, freePrefix, planRun, prefixInHistory, prefixTaken, RunJournal, selectEncounters, withPrefix } = runs;
-    const named = opts.journal ?? (prefix !== undefined ? defaultJournal(ctx, prefix, runs) : undefined);
-    // A dry run only reviews: it opens no journal, so it can never resume (and send) a run.
-    let journal =
-      !dryRun && named !== undefined && existsSync(named)
-        ? await RunJournal.open(named, await sealKey(ctx, false), { database: await databaseOf(await ctx.client()) })
-        : undefined;
-    if (journal && !journal.plan) {
-      journal.close();
-      journal = undefined;
-    }
-    if (journal?.closed) {
-      journal.close();
-      runs.refuseClosed(journal);
-    }
-    // An open run of this profile is offered (continue, close or quit) before a new one, never shadowed by it.
-    journal ??= await (await import('./open-run.js')).offerOpenRun(ctx, dryRun, () => sealKey(ctx, false));
-    const resuming = journal !== undefined;
-    // A prefix given for a new run must be free: its codes would repeat approvals already made.
-    const usedBefore = prefix !== undefined && !resuming && !dryRun ? prefixInHistory(ctx.paths.dataDir, prefix) : undefined;
-    if (usedBefore)
-      throw new ConflictError(`--auth-code-prefix ${prefix} was used already: ${usedBefore}; each run has its own prefix. Nothing was sent`, {
-        code: 'authorization_code_used',
-        hint: `a free one: --auth-code-prefix ${freePrefix(ctx.paths.dataDir, prefix!)}`,
-      });
-    if (!dryRun && !resuming) needsWithoutTerminal(ctx, 'fund run', { '--auth-code-prefix': prefix, '--expect-total': expect });
-    const client = await ctx.client();
-    // The selection as the user gave it (--from, --to, --npi, --limit, …), for the commands suggested.
-    const selection = givenArgs(cmd, ['dryRun', 'authCodePrefix', 'expectTotal', 'journal']);
+    // On a terminal the review's first line names where the money moves: the notes said before it
+    // (the keychain's on a first run, an open run's) are held until it is drawn (where.ts holdNotes).
+    const release = opts.dryRun !== true && ctx.canPrompt ? holdNotes(ctx) : undefined;
     try {
-      let plan = journal?.plan;
-      const { tableTools } = await import('../../../render/output.js');
-      const t = await tableTools(ctx.colorErr, terminalWidth(ctx.io.stderr));
-      if (plan) {
-        // Resumed: the selection is the one confirmed then, never widened.
-        const left = plan.encounters.filter((e) => !journal!.outcomes.has(e.encounter_id));
-        const leftCents = left.reduce((s, e) => s + e.amount_cents, 0);
-        ctx.note(
-          `resuming the payment run ${plan.prefix} from ${journal!.path}: ${left.length} of ${plan.encounters.length} approvals left (${formatCentsGrouped(leftCents)} of ${formatCentsGrouped(plan.total_cents)})`,
-        );
-        if (Object.keys(filters).length > 0 || limit !== undefined)
-          ctx.note('the selection is the one confirmed when the run began: --from, --to, --period, --npi and --limit are not applied again');
-        if (expect !== undefined && expect !== plan.total_cents) {
-          throw new ConflictError(
-            `the run in ${journal!.path} totals ${formatCentsGrouped(plan.total_cents)}, not ${formatCentsGrouped(expect)}: nothing was sent`,
-          );
-        }
-        if (left.length > 0 && !ctx.yes) {
-          if (!ctx.canPrompt)
-            throw new UsageError('resuming a payment run moves money: pass --yes (stdin is not a terminal, so tpa cannot ask). Nothing was sent.');
-          await confirmTotal(ctx, leftCents, `Resume ${plan.prefix}: ${left.length} approvals left`, true);
-        }
-      } else {
-        const selecting = counter(ctx.status, 'selecting', 'adjudicated encounters read');
-        const items = await selectEncounters(client, filters, limit, (seen, total) => selecting(seen, total));
-        ctx.status.clear();
-        let draft = planRun(items, filters, prefix ?? '<prefix>');
-        if (dryRun) {
-          const review = await reviewOf(ctx, draft, filters.provider_npi);
-          const rows = draft.encounters.map((x) => encounterRow(review, x));
-          // In CSV an amount has two decimals, as a spreadsheet shows money (domain/csv.ts csvAmount).
-          const csvRows = () => rows.map((r) => withCsvAmounts(r, ['amount', 'npi_amount', 'other_providers_amount']));
-          return {
-            data: reviewData(review),
-            items: ctx.format === 'csv' ? csvRows() : rows,
-            columns: encounterColumns(filters.provider_npi),
-            table: (tt) => reviewText(tt, review, 'Payment run (dry run: nothing is sent)', true),
-          };
-        }
-        // Nothing to fund: said once (on stdout as the table, else on stderr beside the empty data), nothing asked, exit 0.
-        if (draft.encounters.length === 0) {
-          const nothing = 'nothing to fund: no adjudicated, unfunded encounter with a benefit above 0.00 matches';
-          if (ctx.format !== 'table') ctx.note(nothing);
-          return { data: { count: 0, total: 0, results: [] }, items: [], table: () => `${nothing[0]!.toUpperCase()}${nothing.slice(1)}.` };
-        }
-        // The secret store is opened before the review, so that a note about it (no keychain here)
-        // is said above the review, never between the confirmation and the approvals.
-        await sealKey(ctx, false);
-        const review = await reviewOf(ctx, draft, filters.provider_npi);
-        // Where the money moves is the first line; the summary is the last thing above the
-        // questions, whatever the number of encounters; the list of them is one command away
-        // (docs/design.md "Payment runs", "Approval screens").
-        const target = await moneyTarget(ctx);
-        ctx.io.stderr.write(`${wrapProse(targetLine(target, ctx.colorErr), t.width)}\n`);
-        const count = draft.encounters.length;
-        const listAll = suggestCommand(ctx, ['fund', 'run', '--dry-run', ...selection]);
-        // Through note: wrapped at spaces to the terminal, its command kept whole.
-        ctx.note(`${count} encounter${count === 1 ? '' : 's'}; the list of them: ${listAll}`);
-        ctx.io.stderr.write(`${reviewText(t, review, 'Payment run', false, listAll)}\n`);
-        if (expect !== undefined && expect !== draft.total_cents) {
-          throw new ConflictError(
-            `the selection totals ${formatCentsGrouped(draft.total_cents)}, not the expected ${formatCentsGrouped(expect)}: nothing was sent`,
-            {
-              hint: `review it with ${suggestCommand(ctx, ['fund', 'run', '--dry-run', ...selection])}, then give --expect-total the total it shows`,
-            },
-          );
-        }
-        // The prefix is offered in the recommended format (AUTH-<date>-<organization>, dated by the
-        // engine's clock), one no approval has used; another shape is warned about, not refused.
-        const offered = freePrefix(ctx.paths.dataDir, authorizationPrefix(review.payer ?? 'ORG', await engineDay(client)));
-        if (prefix === undefined) {
-          ctx.note(codeReferenceLine('prefix'));
-          prefix = (
-            await ask('Authorization code prefix (<prefix>-0001, -0002, …)', {
-              default: offered,
-              validate: (v) => {
-                if (!PREFIX.test(v.trim())) return 'letters, digits and dashes';
-                const taken = prefixTaken(ctx.paths.dataDir, v.trim());
-                return taken === undefined ? true : `taken: give another prefix, e.g. ${offered} (${taken})`;
-              },
-            })
-          ).trim();
-        }
-        const warning = shapeWarning(prefix, offered, 'prefix');
-        if (warning) ctx.note(warning);
-        draft = withPrefix(draft, prefix);
-        if (!ctx.yes || expect === undefined) {
-          if (!ctx.canPrompt) throw new UsageError('fund run needs --yes and --expect-total without a terminal. Nothing was sent.');
-          // Short enough for one line at 80 columns: the summary above says the rest.
-          await confirmTotal(
-            ctx,
-            draft.total_cents,
-            `Release to ${review.providers.length} provider${review.providers.length === 1 ? '' : 's'}${
-              review.npi !== undefined && review.providers.some((p) => p.npi !== review.npi) ? ` (${review.npi} and the others on its encounters)` : ''
-            }, which cannot be undone`,
-            false,
-          );
-        }
-        // Confirmed: the plan, every approval's key and authorization code, on the disk before anything is sent.
-        journal = await RunJournal.open(opts.journal ?? defaultJournal(ctx, prefix, runs), await sealKey(ctx, true), {
-          database: await databaseOf(await ctx.client()),
-        });
-        // Another run confirmed a plan in this journal meanwhile (it held the lock while we reviewed).
-        if (journal.plan)
-          throw new ConflictError(
-            `another payment run under ${journal.plan.prefix} was confirmed in ${journal.path} meanwhile: nothing was sent by this one. ${suggestCommand(ctx, ['jobs'])} shows it; a new run (another prefix) selects what is still unfunded`,
-          );
-        journal.confirm(draft, { profile: ctx.profileName, base_url: ctx.profile().base_url ?? null });
-        plan = draft;
-        ctx.note(`journal: ${journal!.path} (if interrupted, run: ${suggestCommand(ctx, ['fund', 'run', '--journal', journal!.path])})`);
-      }
-      return await (await import('./run-approvals.js')).approveRun(ctx, journal!, plan);
+      return await fundRun();
     } finally {
-      journal?.close();
+      release?.();
+    }
+    async function fundRun(): Promise<CommandOutput> {
+      const expect = expectTotalOf(opts.expectTotal);
+      const filters = await checkedPeriodFilters(ctx, opts);
+      const limit = limitOf(opts.limit);
+      const dryRun = opts.dryRun === true;
+      let prefix = opts.authCodePrefix?.trim();
+      if (prefix !== undefined && !PREFIX.test(prefix)) throw new ValidationFailed('--auth-code-prefix: letters, digits and dashes, e.g. AUTH-20261123-ACME');
+      // A journal that holds a confirmed plan resumes its run: --journal, or the one the prefix names.
+      const runs = await import('../../../client/payment-run.js');
+      const { databaseOf, freePrefix, planRun, prefixInHistory, prefixTaken, RunJournal, selectEncounters, withPrefix } = runs;
+      const named = opts.journal ?? (prefix !== undefined ? defaultJournal(ctx, prefix, runs) : undefined);
+      // A run is continued on the profile it was confirmed on, whose service its approvals went to:
+      // on another profile it is refused first (it was not sent to this database), naming the command.
+      if (!dryRun && named !== undefined && existsSync(named)) await refuseOtherProfile(ctx, named);
+      // A dry run only reviews: it opens no journal, so it can never resume (and send) a run.
+      let journal =
+        !dryRun && named !== undefined && existsSync(named)
+          ? await RunJournal.open(named, await sealKey(ctx, false), { database: await databaseOf(await ctx.client()) })
+          : undefined;
+      if (journal && !journal.plan) {
+        journal.close();
+        journal = undefined;
+      }
+      if (journal?.closed) {
+        journal.close();
+        runs.refuseClosed(journal);
+      }
+      // An open run of this profile is offered (continue, close or quit) before a new one, never shadowed by it.
+      journal ??= await (await import('./open-run.js')).offerOpenRun(ctx, dryRun, () => sealKey(ctx, false));
+      const resuming = journal !== undefined;
+      // A prefix given for a new run must be free: its codes would repeat approvals already made.
+      const usedBefore = prefix !== undefined && !resuming && !dryRun ? prefixInHistory(ctx.paths.dataDir, prefix) : undefined;
+      if (usedBefore)
+        throw new ConflictError(`--auth-code-prefix ${prefix} was used already: ${usedBefore}; each run has its own prefix. Nothing was sent`, {
+          code: 'authorization_code_used',
+          hint: `a free one: --auth-code-prefix ${freePrefix(ctx.paths.dataDir, prefix!)}`,
+        });
+      if (!dryRun && !resuming) needsWithoutTerminal(ctx, 'fund run', { '--auth-code-prefix': prefix, '--expect-total': expect });
+      const client = await ctx.client();
+      // The selection as the user gave it (--from, --to, --npi, --limit, …), for the commands suggested.
+      const selection = givenArgs(cmd, ['dryRun', 'authCodePrefix', 'expectTotal', 'journal']);
+      try {
+        let plan = journal?.plan;
+        const { tableTools } = await import('../../../render/output.js');
+        const t = await tableTools(ctx.colorErr, terminalWidth(ctx.io.stderr));
+        if (plan) {
+          // Resumed: the selection is the one confirmed then, never widened.
+          const left = plan.encounters.filter((e) => !journal!.outcomes.has(e.encounter_id));
+          const leftCents = left.reduce((s, e) => s + e.amount_cents, 0);
+          ctx.note(
+            `resuming the payment run ${plan.prefix} from ${journal!.path}: ${left.length} of ${plan.encounters.length} approvals left (${formatCentsGrouped(leftCents)} of ${formatCentsGrouped(plan.total_cents)})`,
+          );
+          if (Object.keys(filters).length > 0 || limit !== undefined)
+            ctx.note('the selection is the one confirmed when the run began: --from, --to, --period, --npi and --limit are not applied again');
+          if (expect !== undefined && expect !== plan.total_cents) {
+            throw new ConflictError(
+              `the run in ${journal!.path} totals ${formatCentsGrouped(plan.total_cents)}, not ${formatCentsGrouped(expect)}: nothing was sent`,
+            );
+          }
+          if (left.length > 0 && !ctx.yes) {
+            if (!ctx.canPrompt)
+              throw new UsageError('resuming a payment run moves money: pass --yes (stdin is not a terminal, so tpa cannot ask). Nothing was sent.');
+            await confirmTotal(ctx, leftCents, `Resume ${plan.prefix}: ${left.length} approvals left`, true);
+          }
+        } else {
+          const selecting = counter(ctx.status, 'selecting', 'adjudicated encounters read');
+          const items = await selectEncounters(client, filters, limit, (seen, total) => selecting(seen, total));
+          ctx.status.clear();
+          let draft = planRun(items, filters, prefix ?? '<prefix>');
+          if (dryRun) {
+            const review = await reviewOf(ctx, draft, filters.provider_npi);
+            const rows = draft.encounters.map((x) => encounterRow(review, x));
+            // In CSV an amount has two decimals, as a spreadsheet shows money (domain/csv.ts csvAmount).
+            const csvRows = () => rows.map((r) => withCsvAmounts(r, ['amount', 'npi_amount', 'other_providers_amount']));
+            return {
+              data: reviewData(review),
+              items: ctx.format === 'csv' ? csvRows() : rows,
+              columns: encounterColumns(filters.provider_npi),
+              table: (tt) => reviewText(tt, review, 'Payment run (dry run: nothing is sent)', true),
+            };
+          }
+          // Nothing to fund: said once (on stdout as the table, else on stderr beside the empty data), nothing asked, exit 0.
+          if (draft.encounters.length === 0) {
+            const nothing = 'nothing to fund: no adjudicated, unfunded encounter with a benefit above 0.00 matches';
+            if (ctx.format !== 'table') ctx.note(nothing);
+            return { data: { count: 0, total: 0, results: [] }, items: [], table: () => `${nothing[0]!.toUpperCase()}${nothing.slice(1)}.` };
+          }
+          // The secret store is opened before the review, so that a note about it (no keychain here)
+          // is said above the review, never between the confirmation and the approvals.
+          await sealKey(ctx, false);
+          const review = await reviewOf(ctx, draft, filters.provider_npi);
+          // Where the money moves is the first line; the summary is the last thing above the
+          // questions, whatever the number of encounters; the list of them is one command away
+          // (docs/design.md "Payment runs", "Approval screens").
+          writeTargetLine(ctx, await moneyTarget(ctx), t.width);
+          const count = draft.encounters.length;
+          const listAll = suggestCommand(ctx, ['fund', 'run', '--dry-run', ...selection]);
+          // Through note: wrapped at spaces to the terminal, its command kept whole.
+          ctx.note(`${count} encounter${count === 1 ? '' : 's'}; the list of them: ${listAll}`);
+          ctx.io.stderr.write(`${reviewText(t, review, 'Payment run', false, listAll)}\n`);
+          if (expect !== undefined && expect !== draft.total_cents) {
+            throw new ConflictError(
+              `the selection totals ${formatCentsGrouped(draft.total_cents)}, not the expected ${formatCentsGrouped(expect)}: nothing was sent`,
+              {
+                hint: `review it with ${suggestCommand(ctx, ['fund', 'run', '--dry-run', ...selection])}, then give --expect-total the total it shows`,
+              },
+            );
+          }
+          // The prefix is offered in the recommended format (AUTH-<date>-<organization>, dated by the
+          // engine's clock), one no approval has used; another shape is warned about, not refused.
+          const offered = freePrefix(ctx.paths.dataDir, authorizationPrefix(review.payer ?? 'ORG', await engineDay(client)));
+          if (prefix === undefined) {
+            ctx.note(codeReferenceLine('prefix'));
+            prefix = (
+              await ask('Authorization code prefix (<prefix>-0001, -0002, …)', {
+                default: offered,
+                validate: (v) => {
+                  if (!PREFIX.test(v.trim())) return 'letters, digits and dashes';
+                  const taken = prefixTaken(ctx.paths.dataDir, v.trim());
+                  return taken === undefined ? true : `taken: give another prefix, e.g. ${offered} (${taken})`;
+                },
+              })
+            ).trim();
+          }
+          const warning = shapeWarning(prefix, offered, 'prefix');
+          if (warning) ctx.note(warning);
+          draft = withPrefix(draft, prefix);
+          if (!ctx.yes || expect === undefined) {
+            if (!ctx.canPrompt) throw new UsageError('fund run needs --yes and --expect-total without a terminal. Nothing was sent.');
+            // Short enough for one line at 80 columns: the summary above says the rest.
+            await confirmTotal(
+              ctx,
+              draft.total_cents,
+              `Release to ${review.providers.length} provider${review.providers.length === 1 ? '' : 's'}${
+                review.npi !== undefined && review.providers.some((p) => p.npi !== review.npi) ? ` (${review.npi} and the others on its encounters)` : ''
+              }, which cannot be undone`,
+              false,
+            );
+          }
+          // Confirmed: the plan, every approval's key and authorization code, on the disk before anything is sent.
+          journal = await RunJournal.open(opts.journal ?? defaultJournal(ctx, prefix, runs), await sealKey(ctx, true), {
+            database: await databaseOf(await ctx.client()),
+          });
+          // Another run confirmed a plan in this journal meanwhile (it held the lock while we reviewed).
+          if (journal.plan)
+            throw new ConflictError(
+              `another payment run under ${journal.plan.prefix} was confirmed in ${journal.path} meanwhile: nothing was sent by this one. ${suggestCommand(ctx, ['jobs'])} shows it; a new run (another prefix) selects what is still unfunded`,
+            );
+          journal.confirm(draft, { profile: ctx.profileName, base_url: ctx.profile().base_url ?? null });
+          plan = draft;
+          ctx.note(`journal: ${journal!.path} (if interrupted, run: ${suggestCommand(ctx, ['fund', 'run', '--journal', journal!.path])})`);
+        }
+        return await (await import('./run-approvals.js')).approveRun(ctx, journal!, plan);
+      } finally {
+        journal?.close();
+      }
     }
   },
 });
+
+/**
+ * Refuses (exit 2, nothing sent) to continue the run in `path` on another profile than the one it
+ * was confirmed on (or the same name with another base URL): its approvals went to that profile's
+ * service, whose ledger says what became of them. The command names the right profile.
+ */
+async function refuseOtherProfile(ctx: Context, path: string): Promise<void> {
+  const { readJob } = await import('../../../client/job-journals.js');
+  const s = readJob(path).summary;
+  if (s.kind !== 'payment run' || s.profile === null) return;
+  const baseUrl = ctx.profile().base_url ?? null;
+  if (s.profile === ctx.profileName && (s.base_url ?? null) === baseUrl) return;
+  const { screen } = await import('../../../render/screen.js');
+  const where = s.base_url ? ` (${screen(s.base_url)})` : '';
+  const same = s.profile === ctx.profileName ? `, with another base URL than the profile has now (${screen(baseUrl ?? 'none')})` : '';
+  throw new UsageError(
+    `the payment run in ${screen(path)} was confirmed on the profile ${screen(s.profile)}${where}${same}, not on ${screen(ctx.profileName)}: its approvals went there, so it is continued there. Nothing was sent`,
+    {
+      code: 'payment_run_other_profile',
+      hint: `continue it: ${suggestCommand({ profileName: s.profile, profileExplicit: true }, ['fund', 'run', '--journal', path])}`,
+    },
+  );
+}
 
 function limitOf(limit: string | undefined): number | undefined {
   if (limit === undefined) return undefined;
@@ -238,7 +273,7 @@ async function sealKey(ctx: Context, create: boolean): Promise<Buffer | undefine
  */
 async function confirmTotal(ctx: Context, totalCents: number, what: string, targetFirst: boolean): Promise<void> {
   const target = await moneyTarget(ctx);
-  if (targetFirst) ctx.io.stderr.write(`${wrapProse(targetLine(target, ctx.colorErr), terminalWidth(ctx.io.stderr))}\n`);
+  if (targetFirst) writeTargetLine(ctx, target, terminalWidth(ctx.io.stderr));
   await typeToConfirm(totalCents, `${promptTag(target)}${what}`, 'total');
 }
 

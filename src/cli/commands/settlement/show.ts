@@ -86,11 +86,11 @@ export const show = verb({
 async function owedAgain(ctx: Context, client: TpaClient, s: SettlementRecord): Promise<{ what: string; command: string; next: string }> {
   const cents = jsonNumberToCents(s.total_amount);
   const amount = cents === undefined ? String(s.total_amount) : formatCentsGrouped(cents);
-  const day = new Date().toISOString().slice(0, 10);
   let code: string | undefined;
   try {
-    const { nextFreeAuthorizationCode } = await import('../../../client/fund-history.js');
-    code = nextFreeAuthorizationCode(ctx.paths.dataDir, (await client.ledgerDetail(s.encounter_id)).body, day);
+    // The code tpa fund approve would offer: dated by the engine's clock, the next free one.
+    const { offeredAuthorizationCode } = await import('../fund/confirm.js');
+    code = await offeredAuthorizationCode(ctx, client, (await client.ledgerDetail(s.encounter_id)).body);
   } catch {
     // A placeholder then says what goes there.
   }
