@@ -7,7 +7,7 @@ import { option, verb } from '../../verb.js';
 export const history = verb({
   name: 'history',
   description:
-    'the approvals made from this machine (any profile): when, where, encounter, amount, authorization code, outcome, transfer and its status now (read from the settlement: OWED or ENDED once it failed or was refunded); REFUSED with the reason the service gave; UNKNOWN while an answer lost is not yet found out',
+    'the approvals made from this machine (any profile): when, where, encounter, amount, authorization code, outcome, transfer and its status now (read from the settlement: OWED or ENDED once it failed or was refunded); REFUSED with the reason the service gave; UNKNOWN while an answer lost is not yet found out; SKIPPED when another approval funded it meanwhile; NOT_SENT when an interrupted run never sent it',
   options: {
     from: option.text('--from <date>', 'made on or after (YYYY-MM-DD)'),
     to: option.text('--to <date>', 'made on or before (YYYY-MM-DD)'),
