@@ -232,7 +232,8 @@ ${section(
   'A claim batch at its midpoint',
   `Two hundred claims over HTTP to \`tpa local serve\`, whose sandbox key allows 100 claims a minute: the
 batch says so when it starts, sends the first hundred, and waits for the next window inside its one
-progress line (the count, the rate, the wait, the time left), refused by the service not once.`,
+progress line (the count, the wait, the time left, and the rate where it fits), refused by the
+service not once.`,
   batch,
 )}
 ${section(
