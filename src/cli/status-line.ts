@@ -143,9 +143,9 @@ export function pacedState(p: Pace & { done: number; total?: number }, unit: str
  * approvals a minute: about 30 minutes for 300 approvals": said once, when a job's limit is known
  * and the job needs more than one window of it.
  */
-export function limitNote(l: PaceLimit, what: { requests: string; unit: string } = { requests: 'requests', unit: 'claim' }): string {
+export function limitNote(l: PaceLimit, what: { requests: string; unit: string; left?: boolean } = { requests: 'requests', unit: 'claim' }): string {
   const per = l.windowMs === 60_000 ? 'a minute' : l.windowMs === 1000 ? 'a second' : `every ${duration(l.windowMs)}`;
   const minutes = Math.round(l.leftMs / 60_000);
   const takes = minutes >= 2 ? `${count(minutes)} minutes` : duration(l.leftMs);
-  return `this key allows ${count(l.limit)} ${what.requests} ${per}: about ${takes} for ${counted(l.toSend, what.unit)}`;
+  return `this key allows ${count(l.limit)} ${what.requests} ${per}: about ${takes} for ${what.left ? 'the ' : ''}${counted(l.toSend, what.unit)}${what.left ? ' left' : ''}`;
 }

@@ -353,14 +353,33 @@ export interface OpenRun {
  * `database` is given, not confirmed against another database (after a reset it is history).
  */
 export function openRuns(dir: string, profile: string, baseUrl: string | null, database?: string): OpenRun[] {
+  return openRunsWhere(dir, (job) => {
+    const s = job.summary;
+    if (s.profile !== profile || (s.base_url ?? null) !== baseUrl) return false;
+    // Confirmed against another database (a reset): history, never resumed, so never offered (journal.ts otherDatabase).
+    return database === undefined || job.database == null || job.database === database;
+  });
+}
+
+/**
+ * The open payment runs of other profiles confirmed against the same database (`database`): the
+ * local profile and `tpa local serve` on the same data directory move the same money, so a new run
+ * of one would shadow a run left open by the other.
+ */
+export function openRunsOfOtherProfiles(dir: string, profile: string, baseUrl: string | null, database: string): OpenRun[] {
+  return openRunsWhere(dir, (job) => {
+    const s = job.summary;
+    return job.database === database && s.profile !== null && (s.profile !== profile || (s.base_url ?? null) !== baseUrl);
+  });
+}
+
+function openRunsWhere(dir: string, keep: (job: Job) => boolean): OpenRun[] {
   const open: OpenRun[] = [];
   for (const path of journalPaths(dir)) {
     if (!basename(path).startsWith('fund-run-')) continue;
     const job = readJob(path);
     const s = job.summary;
-    if (s.kind !== 'payment run' || s.state !== 'incomplete' || s.profile !== profile || (s.base_url ?? null) !== baseUrl) continue;
-    // Confirmed against another database (a reset): history, never resumed, so never offered (journal.ts otherDatabase).
-    if (database !== undefined && job.database != null && job.database !== database) continue;
+    if (s.kind !== 'payment run' || s.state !== 'incomplete' || !keep(job)) continue;
     const left = job.items.filter((i) => i.status === 'PENDING');
     const prefix = job.items[0]?.authorization_code?.replace(/-\d+$/, '') ?? s.id;
     open.push({ summary: s, prefix, left: left.length, leftCents: left.reduce((n, i) => n + (i.amount_cents ?? 0), 0), count: job.items.length });

@@ -547,6 +547,10 @@ export async function executeRun(
         );
       }
       await pacer.slot();
+      // A turn of the event loop before the approval is announced: a Ctrl-C pressed while the
+      // embedded engine answered the one before (it answers synchronously) stops the run here,
+      // with nothing announced that was never sent.
+      await new Promise<void>((resolve) => setImmediate(resolve));
       pace.started();
       journal.sending(e.encounter_id);
       const send = async (): Promise<ApprovalOutcome> => {

@@ -172,9 +172,11 @@ describe.each(SIZES)('fund approve on the local profile at $cols×$rows', ({ col
     );
     expectCompleted(own);
     expect(own.exit_code, own.output).toBe(0);
-    expect(own.output.replace(/\s+/g, ' ')).toContain(
-      'warning: my-ref-7 is not in the recommended format AUTH-<date>-<organization>-<sequence> (e.g. AUTH-20260630-ACME-0001); it is sent as given',
-    );
+    // Typed under a review that states the format: one short line, the line naming where the money
+    // moves still the screen's first at the amount to type.
+    expect(own.output.replace(/\s+/g, ' ')).toContain('warning: my-ref-7 is not in the recommended format above; it is sent as given');
+    const atAmount = await screenAtStep(own, 1, cols, rows);
+    expect(atAmount[0], atAmount.join('\n')).toMatch(/^Profile local · /);
     expect(await fundedCodes(home.dir, first.id)).toEqual(['my-ref-7']);
     const again = await ptyRun(
       ['fund', 'approve', second.id],

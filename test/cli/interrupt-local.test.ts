@@ -63,11 +63,15 @@ function runJournal(): string {
 
 /** A stopped run's journal agrees with the ledger: what it records approved is funded, nothing else is. */
 async function consistent(journal: string): Promise<number> {
-  const outcomes = readFileSync(journal, 'utf8')
+  const records = readFileSync(journal, 'utf8')
     .split('\n')
     .filter(Boolean)
-    .map((l) => JSON.parse(l))
-    .filter((r) => r.type === 'outcome');
+    .map((l) => JSON.parse(l));
+  const outcomes = records.filter((r) => r.type === 'outcome');
+  // Stopped between approvals: none announced as sending and left unanswered (the signal is acted on
+  // before the next approval is announced, not after).
+  const answered = new Set(outcomes.map((r) => r.encounter_id));
+  expect(records.filter((r) => r.type === 'sending' && !answered.has(r.encounter_id))).toEqual([]);
   expect(outcomes.every((r) => r.outcome.status === 'APPROVED')).toBe(true);
   const funded = (await ledger('FUNDED')).map((e) => e.encounter_id).sort();
   expect(funded).toEqual(outcomes.map((r) => r.encounter_id).sort());

@@ -77,10 +77,20 @@ async function interrupt(run: Started): Promise<void> {
   expect(await run.exited, run.stderr()).toBe(130);
 }
 
-/** A run under `prefix` interrupted after some of its approvals: its journal, id, and how many are left. */
-async function interruptedRun(prefix: string): Promise<{ journal: string; id: string; left: number; count: number; leftCents: number }> {
+/**
+ * A run under `prefix` interrupted after some of its approvals: its journal, id, and how many are
+ * left. `kill`: killed (SIGKILL) while the engine writes an approval, so that one is left announced
+ * and never answered, as a crash or a lost connection leaves it (Ctrl-C stops between approvals).
+ */
+async function interruptedRun(
+  prefix: string,
+  how: 'ctrl-c' | 'kill' = 'ctrl-c',
+): Promise<{ journal: string; id: string; left: number; count: number; leftCents: number }> {
   const run = await startHeld(prefix);
-  await interrupt(run);
+  if (how === 'kill') {
+    process.kill(run.pid, 'SIGKILL');
+    await run.exited;
+  } else await interrupt(run);
   const name = readdirSync(join(home, 'journals')).find((f) => f.startsWith(`fund-run-${prefix}-`))!;
   const journal = join(home, 'journals', name);
   const records = readFileSync(journal, 'utf8')
@@ -309,7 +319,7 @@ describe('fund history of an interrupted run', () => {
   const historyOf = async () => (await runTpa(['fund', 'history', '-o', 'json'], { home, env })).json<Record<string, any>[]>();
 
   it('continued: one line per code, its final outcome; the attempt cut off is never shown FAILED', async () => {
-    const open = await interruptedRun('AUTH-20260630-A');
+    const open = await interruptedRun('AUTH-20260630-A', 'kill');
     expect((await historyOf()).map((h) => h.outcome)).toContain('UNKNOWN');
     const r = await runTpa(['fund', 'run', '--journal', open.journal, '--yes', '-o', 'ndjson'], { home, env });
     expect(r.code, r.stderr).toBe(0);
@@ -321,7 +331,7 @@ describe('fund history of an interrupted run', () => {
   });
 
   it('closed: the attempt cut off is NOT_SENT, never FAILED', async () => {
-    const open = await interruptedRun('AUTH-20260630-A');
+    const open = await interruptedRun('AUTH-20260630-A', 'kill');
     const closed = await runTpa(['jobs', 'close', open.id], { home, env });
     expect(closed.code, closed.stderr).toBe(0);
     const history = await historyOf();
@@ -333,7 +343,7 @@ describe('fund history of an interrupted run', () => {
 });
 
 describe('an open payment run over local serve', () => {
-  it('is its profile’s: a new run on that profile is refused naming both commands with -p; closed with that profile only; the local profile is not held up', async () => {
+  it('is its profile’s: a new run on that profile, or on another profile of the same database, is refused naming both commands with -p; closed with that profile only', async () => {
     const { total } = await review();
     // Every approval's connection drops before the server sees it: the run stops at its first (exit 8), open.
     const server = await serve(home, ['--no-rate-limit'], { ...env, TPA_FAULT: 'drop:/funding/approve/' });
@@ -372,10 +382,20 @@ describe('an open payment run over local serve', () => {
       expect(offer.find((l) => l.trim() !== '')).toBe(`Profile sandbox · sandbox · ${server.url}`);
       expect(offer.join('\n')).toContain('[sandbox] A new run would leave it open');
       expect(offered.exit_code, offered.output).not.toBe(0);
-      // Another profile's run is not this profile's to offer, nor to close.
+      // Another profile's run on the same database (local serve serves this data directory): not
+      // this profile's to continue or close, but never shadowed by a new run of it either, which
+      // would skip, as funded meanwhile, what the open run still owes. A dry run mentions it.
       const local = await runTpa(['fund', 'run', '--dry-run', '-o', 'json', '-p', 'local'], { home, env });
       expect(local.code, local.stderr).toBe(0);
-      expect(local.stderr).not.toContain('is open');
+      expect(local.stderr).toContain(`a payment run of the profile sandbox (${server.url}) is open on this same database`);
+      const shadow = await runTpa(['fund', 'run', '--auth-code-prefix', 'AUTH-20260630-L', '--expect-total', String(total), '--yes', '-p', 'local'], {
+        home,
+        env,
+      });
+      expect(shadow.code, shadow.stderr).toBe(4);
+      expect(shadow.stderr).toContain('a payment run of another profile is open on this same database');
+      expect(shadow.stderr).toContain(`tpa fund run --journal ${journal} --yes -p sandbox`);
+      expect(shadow.stderr).toContain(`tpa jobs close ${id} -p sandbox`);
       const wrong = await runTpa(['jobs', 'close', id, '-p', 'local'], { home, env });
       expect(wrong.code).toBe(2);
       expect(wrong.stderr).toContain('was confirmed on the profile sandbox: close it with -p sandbox');

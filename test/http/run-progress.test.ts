@@ -52,7 +52,7 @@ describe('tpa fund run under the funding route limit', () => {
       columns: 120,
     });
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr.match(/this key allows 10 approvals a second: about \d+s for \d+ approvals/g)).toHaveLength(1);
+    expect(r.stderr.match(/this key allows 10 approvals a second: about \d+s for the \d+ approvals left/g)).toHaveLength(1);
     expect(r.stderr).toMatch(new RegExp(`approving: .*\\d+ of ${count} approvals · 10/s limit`));
     expect(r.stderr).toMatch(new RegExp(`10 of ${count} approvals · 10/s limit · rate limited, resuming in \\ds · about \\ds left`));
     expect(r.stderr).toContain(`${count} of ${count} approvals`);
@@ -73,7 +73,7 @@ describe('tpa fund run under the funding route limit', () => {
     );
     expect(r.exit_code, r.output).toBe(130);
     // Before the wait, the limit and how long the run takes under it were said.
-    expect(r.output).toMatch(/this key allows 10 approvals a minute: about \S+ for \d+ approvals/);
+    expect(r.output).toMatch(/this key allows 10 approvals a minute: about \S+ for the \d+ approvals left/);
     // The line at 80 columns keeps the count and the countdown (the limit and the time left give way).
     expect(r.raw).toMatch(new RegExp(`approving: 10 of ${count} approvals · rate limited, resuming in 1m0\\ds`));
     const journal = join(home.dir, 'journals', readdirSync(join(home.dir, 'journals')).find((f) => f.startsWith('fund-run-'))!);

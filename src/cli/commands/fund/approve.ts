@@ -305,7 +305,7 @@ async function approveOne(
       default: offered,
       validate: (v) => authorizationCodeProblem(v) ?? usedProblem(v.trim()) ?? true,
     });
-    const warning = typedCode ? shapeWarning(authCode, offered, 'code') : undefined;
+    const warning = typedCode ? shapeWarning(authCode, offered, 'code', true) : undefined;
     if (warning) ctx.note(warning);
     // The one confirmation: the amount typed, never pre-filled (docs/design.md "Approval screens").
     // With --yes and --amount, nothing is asked.

@@ -61,9 +61,12 @@ export function codeReferenceLine(what: 'code' | 'prefix'): string {
     : `The authorization codes are your reference for the audit trail: <prefix>-0001, -0002, … (${AUTHORIZATION_CODE_FORMAT}).`;
 }
 
-/** A warning for a code (or a run's codes) of another shape than the recommended one, or undefined; `offered`, when known, is given as the example. */
-export function shapeWarning(code: string, offered: string | undefined, what: 'code' | 'prefix'): string | undefined {
+/** A warning for a code (or a run's codes) of another shape than the recommended one, or undefined; `offered`, when known, is given as the example; `brief` under a review that states the format. */
+export function shapeWarning(code: string, offered: string | undefined, what: 'code' | 'prefix', brief = false): string | undefined {
   if (what === 'code' ? hasRecommendedShape(code) : isRecommendedPrefix(code)) return undefined;
+  // Typed at the prompt, under a review that states the format: one short line, so that the line
+  // naming where the money moves stays on an 80×24 screen.
+  if (brief) return `warning: ${code.trim()} is not in the recommended format above; it is sent as given`;
   const example = offered === undefined ? '' : ` (e.g. ${what === 'code' ? offered : `${offered}-0001`})`;
   return what === 'code'
     ? `warning: ${code.trim()} is not in the recommended format ${AUTHORIZATION_CODE_FORMAT}${example}; it is sent as given`

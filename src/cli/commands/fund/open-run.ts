@@ -21,6 +21,7 @@ export async function offerOpenRun(ctx: Context, dryRun: boolean, sealKey: () =>
   const { openRuns } = await import('../../../client/job-journals.js');
   const runs = await import('../../../client/payment-run.js');
   const database = await runs.databaseOf(await ctx.client());
+  if (database) await refuseOthersOpen(ctx, dryRun, database.id);
   for (;;) {
     const open = openRuns(journalsDir(ctx.paths.dataDir), ctx.profileName, ctx.profile().base_url ?? null, database?.id);
     if (open.length === 0) return undefined;
@@ -81,4 +82,35 @@ function commands(ctx: Context, r: OpenRun): string[] {
     `  continue it: ${suggestCommand(ctx, ['fund', 'run', '--journal', r.summary.path, '--yes'])}`,
     `  close it (nothing is sent; its approvals left are recorded as not sent): ${suggestCommand(ctx, ['jobs', 'close', r.summary.id])}`,
   ];
+}
+
+/**
+ * An open run of another profile on the same database (the local profile and `tpa local serve` on
+ * one data directory): a new run here would shadow it and skip, as funded meanwhile, the encounters
+ * it still owes. It is continued or closed on its own profile first (a dry run only mentions it).
+ */
+async function refuseOthersOpen(ctx: Context, dryRun: boolean, database: string): Promise<void> {
+  const { openRunsOfOtherProfiles } = await import('../../../client/job-journals.js');
+  const others = openRunsOfOtherProfiles(journalsDir(ctx.paths.dataDir), ctx.profileName, ctx.profile().base_url ?? null, database);
+  if (others.length === 0) return;
+  const where = (r: OpenRun) => `the profile ${r.summary.profile}${r.summary.base_url ? ` (${r.summary.base_url})` : ''}`;
+  if (dryRun) {
+    for (const r of others) ctx.note(`a payment run of ${where(r)} is open on this same database: ${describe(r)}`);
+    return;
+  }
+  throw new ConflictError(
+    [
+      `a payment run of another profile is open on this same database, and a new run would leave it open: nothing was sent.`,
+      ...others.flatMap((r) => {
+        // The commands on the run's own profile, whatever this one is.
+        const theirs = { profileName: r.summary.profile!, profileExplicit: true };
+        return [
+          `${describe(r)}, confirmed on ${where(r)}:`,
+          `  continue it: ${suggestCommand(theirs, ['fund', 'run', '--journal', r.summary.path, '--yes'])}`,
+          `  close it (nothing is sent): ${suggestCommand(theirs, ['jobs', 'close', r.summary.id])}`,
+        ];
+      }),
+    ].join('\n'),
+    { code: 'payment_run_open' },
+  );
 }

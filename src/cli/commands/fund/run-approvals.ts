@@ -42,7 +42,7 @@ export async function approveRun(ctx: Context, journal: RunJournal, plan: RunPla
               p.waitingMs !== undefined || p.done === p.total,
             )
         : undefined,
-      onLimit: live ? (l) => ctx.note(limitNote(l, { requests: 'approvals', unit: 'approval' })) : undefined,
+      onLimit: live ? (l) => ctx.note(limitNote(l, { requests: 'approvals', unit: 'approval', left: true })) : undefined,
       history: { log: history, dataDir: ctx.paths.dataDir, profile: ctx.profileName, environment: ctx.profile().env },
       onOutcome: (o) => {
         done++;
