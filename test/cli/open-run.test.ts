@@ -399,7 +399,7 @@ describe('an open payment run, on a terminal', () => {
       [
         // The whole offer drawn (its last choice), then Enter.
         { expect: 'Quit: send nothing', send: ENTER },
-        { expect: 'resuming the payment run AUTH-20260630-A', send: CTRL_C },
+        { expect: 'Resume AUTH-20260630-A', send: CTRL_C },
       ],
       {
         home,
@@ -423,6 +423,9 @@ describe('an open payment run, on a terminal', () => {
     // Ctrl-C at the confirmation that follows: nothing sent, the run still open.
     expect(r.exit_code, r.output).toBe(2);
     expect(r.output).toContain(`${open.left} of ${open.count} approvals left`);
+    // The line naming where the money moves is drawn once: the resume that follows the offer does not repeat it.
+    expect(r.output.split('Profile local · local engine').length - 1, r.output).toBe(1);
+    expect(r.output).toContain('resuming the payment run AUTH-20260630-A');
   });
 
   it('at 120×40, close: the run is recorded closed, nothing sent, and the new run is reviewed', async () => {
