@@ -302,6 +302,17 @@ describe('an open payment run continued after another approver funded one of its
         message: `funded meanwhile by another approval (authorization AUTH-20260630-DESK-0001, transfer ${transfer})`,
       }),
     ]);
+    // tpa jobs show: the plan's amount beside what the run approved and what it skipped, and the
+    // skipped approval listed with who funded it (done, yet none of this run's money).
+    const shown = await runTpa(['--no-pager', 'jobs', 'show', open.journal], { home, env, tty: true, columns: 120 });
+    expect(shown.code, shown.stderr).toBe(0);
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: colour codes are what this takes off
+    const screen = shown.stdout.replace(/\x1b\[[0-9;]*m/g, '').replace(/\s+/g, ' ');
+    const approved = formatCentsGrouped(plan.total_cents - last.amount_cents);
+    expect(screen).toContain(`Amount ${formatCentsGrouped(plan.total_cents)} planned; ${approved} approved; 1 skipped (${amount}, funded by other approvals)`);
+    expect(screen, screen).toMatch(new RegExp(`${last.encounter_id}[│ ]+DONE[│ ]+SKIPPED[│ ]+funded by AUTH-20260630-DESK-0001, transfer ${transfer}`));
+    const json = (await runTpa(['jobs', 'show', open.journal, '-o', 'json'], { home, env })).json<Record<string, unknown>>();
+    expect(json).toMatchObject({ skipped: 1, done: open.count });
   });
 });
 
