@@ -50,6 +50,14 @@ export interface JobSummary {
   total_cents: number | null;
   /** A payment run's approvals still to settle (not sent, or sent unanswered), in cents; null for claims. */
   amount_left_cents: number | null;
+  /** A payment run's approvals made by it (APPROVED), in cents; null for claims. */
+  approved_cents: number | null;
+  /**
+   * A payment run's approvals SKIPPED (their encounter funded by another approval): done, yet none of
+   * its money; their count and amount in cents, null for claims.
+   */
+  skipped: number | null;
+  skipped_cents: number | null;
   /** The process writing it, when running. */
   pid: number | null;
   path: string;
@@ -76,6 +84,8 @@ export interface JobItem {
   /** A payment run's approval: its amount in cents and its authorization code. */
   amount_cents: number | null;
   authorization_code: string | null;
+  /** A payment run's SKIPPED approval: the authorization code of the approval that funded the encounter, when recorded. */
+  funded_by?: string | null;
   message: string | null;
   errors: FieldError[];
   at: string | null;
@@ -227,13 +237,14 @@ function approvalItems(records: readonly JournalRecord[]): {
     if (!item) continue;
     if (r.type === 'sending') Object.assign(item, { detail: 'SENT, NO ANSWER RECORDED', at: str(r.at) });
     if (r.type === 'outcome') {
-      const o = r.outcome as { status?: string; message?: string; processor_transfer_id?: string | null };
+      const o = r.outcome as { status?: string; message?: string; processor_transfer_id?: string | null; funded_by?: string | null };
       const status = o.status ?? 'UNKNOWN';
       Object.assign(item, {
         status: status === 'APPROVED' || status === 'SKIPPED' ? 'DONE' : 'FAILED',
         detail: status,
         message: o.message ?? null,
         submission_id: o.processor_transfer_id ?? null,
+        ...(status === 'SKIPPED' ? { funded_by: o.funded_by ?? null } : {}),
       });
     }
   }
@@ -251,6 +262,11 @@ function approvalItems(records: readonly JournalRecord[]): {
     closed,
     database: typeof plan?.database?.id === 'string' ? plan.database.id : null,
   };
+}
+
+/** The amount of a payment run's approvals that `which` takes, in cents. */
+function centsOf(items: readonly JobItem[], which: (i: JobItem) => boolean): number {
+  return items.filter(which).reduce((sum, i) => sum + (i.amount_cents ?? 0), 0);
 }
 
 /** Reads one journal: its summary and its items. Never changes it. */
@@ -325,7 +341,10 @@ export function readJob(path: string): Job {
       not_sent: notSent,
       history,
       total_cents: totalCents,
-      amount_left_cents: kind === 'payment run' ? items.filter((i) => i.status === 'PENDING').reduce((sum, i) => sum + (i.amount_cents ?? 0), 0) : null,
+      amount_left_cents: kind === 'payment run' ? centsOf(items, (i) => i.status === 'PENDING') : null,
+      approved_cents: kind === 'payment run' ? centsOf(items, (i) => i.detail === 'APPROVED') : null,
+      skipped: kind === 'payment run' ? items.filter((i) => i.detail === 'SKIPPED').length : null,
+      skipped_cents: kind === 'payment run' ? centsOf(items, (i) => i.detail === 'SKIPPED') : null,
       pid: holder?.pid ?? null,
       path,
       problem,

@@ -312,6 +312,17 @@ describe('an open payment run continued after another approver funded one of its
         message: `funded meanwhile by another approval (authorization AUTH-20260630-DESK-0001, transfer ${transfer})`,
       }),
     ]);
+    // tpa jobs show: the plan's amount beside what the run approved and what it skipped, and the
+    // skipped approval listed with who funded it (done, yet none of this run's money).
+    const shown = await runTpa(['--no-pager', 'jobs', 'show', open.journal], { home, env, tty: true, columns: 120 });
+    expect(shown.code, shown.stderr).toBe(0);
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: colour codes are what this takes off
+    const screen = shown.stdout.replace(/\x1b\[[0-9;]*m/g, '').replace(/\s+/g, ' ');
+    const approved = formatCentsGrouped(plan.total_cents - last.amount_cents);
+    expect(screen).toContain(`Amount ${formatCentsGrouped(plan.total_cents)} planned; ${approved} approved; 1 skipped (${amount}, funded by other approvals)`);
+    expect(screen, screen).toMatch(new RegExp(`${last.encounter_id}[│ ]+DONE[│ ]+SKIPPED[│ ]+funded by AUTH-20260630-DESK-0001, transfer ${transfer}`));
+    const json = (await runTpa(['jobs', 'show', open.journal, '-o', 'json'], { home, env })).json<Record<string, unknown>>();
+    expect(json).toMatchObject({ skipped: 1, done: open.count });
   });
 });
 
@@ -419,7 +430,7 @@ describe('an open payment run, on a terminal', () => {
       [
         // The whole offer drawn (its last choice), then Enter.
         { expect: 'Quit: send nothing', send: ENTER },
-        { expect: 'resuming the payment run AUTH-20260630-A', send: CTRL_C },
+        { expect: 'Resume AUTH-20260630-A', send: CTRL_C },
       ],
       {
         home,
@@ -443,6 +454,9 @@ describe('an open payment run, on a terminal', () => {
     // Ctrl-C at the confirmation that follows: nothing sent, the run still open.
     expect(r.exit_code, r.output).toBe(2);
     expect(r.output).toContain(`${open.left} of ${open.count} approvals left`);
+    // The line naming where the money moves is drawn once: the resume that follows the offer does not repeat it.
+    expect(r.output.split('Profile local · local engine').length - 1, r.output).toBe(1);
+    expect(r.output).toContain('resuming the payment run AUTH-20260630-A');
   });
 
   it('at 120×40, close: the run is recorded closed, nothing sent, and the new run is reviewed', async () => {

@@ -128,3 +128,28 @@ describe('one amount format on a screen', () => {
     expect(full).not.toContain('$');
   });
 });
+
+describe('a settlement refunded, at 80 columns', () => {
+  // A home of its own: the encounters of the other screens stay as they are.
+  const own = useTpaHome(beforeAll, afterAll);
+  it('says what came back in lines within the width, broken at spaces, never mid-word', async () => {
+    const e = await adjudicatedEncounter(own.run, own.dir, { template: ['--type', 'institutional'] });
+    const ok = await own.run(['fund', 'approve', e.id, '--amount', e.amount, '--auth-code', 'AUTH-20261207-REFUND-0001', '--yes']);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect((await own.run(['local', 'clock', 'advance', '3d'])).code).toBe(0);
+    const refunded = await own.run(['local', 'simulate', 'refund', e.id]);
+    expect(refunded.code, refunded.stderr).toBe(0);
+    const r = await runTpa(['--no-pager', 'settlement', 'show', e.id], { home: own.dir, tty: true, columns: 80 });
+    expect(r.code, r.stderr).toBe(0);
+    const lines = plain(r.stdout).trimEnd().split('\n');
+    for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(80);
+    // The sentence read across its lines: every word whole.
+    const start = lines.findIndex((l) => l.startsWith('Refund '));
+    expect(start, r.stdout).toBeGreaterThanOrEqual(0);
+    const sentence = lines
+      .slice(start)
+      .map((l) => l.trim())
+      .join(' ');
+    expect(sentence).toMatch(/came back of [\d,]+\.\d\d sent, processor fees of [\d,]+\.\d\d not returned, on /);
+  });
+});

@@ -85,7 +85,10 @@ export const run = verb({
         runs.refuseClosed(journal);
       }
       // An open run of this profile is offered (continue, close or quit) before a new one, never shadowed by it.
+      // An open run offered drew the line naming where the money moves: a resume then does not draw it again.
+      const givenJournal = journal !== undefined;
       journal ??= await (await import('./open-run.js')).offerOpenRun(ctx, dryRun, () => sealKey(ctx, false));
+      const targetShown = !givenJournal && journal !== undefined;
       const resuming = journal !== undefined;
       // A prefix given for a new run must be free: its codes would repeat approvals already made.
       const usedBefore = prefix !== undefined && !resuming && !dryRun ? prefixInHistory(ctx.paths.dataDir, prefix) : undefined;
@@ -119,7 +122,7 @@ export const run = verb({
           if (left.length > 0 && !ctx.yes) {
             if (!ctx.canPrompt)
               throw new UsageError('resuming a payment run moves money: pass --yes (stdin is not a terminal, so tpa cannot ask). Nothing was sent.');
-            await confirmTotal(ctx, leftCents, `Resume ${plan.prefix}: ${left.length} approvals left`, true);
+            await confirmTotal(ctx, leftCents, `Resume ${plan.prefix}: ${left.length} approvals left`, !targetShown);
           }
         } else {
           const selecting = counter(ctx.status, 'selecting', 'adjudicated encounters read');

@@ -81,6 +81,13 @@ export function summaryRecord(s: JobSummary): Record<(typeof SUMMARY_COLUMNS)[nu
     invalid: s.invalid,
     not_sent: s.not_sent,
     total_amount: s.total_cents === null ? null : centsToAmount(s.total_cents),
+    ...(s.kind === 'payment run'
+      ? {
+          approved_amount: centsToAmount(s.approved_cents ?? 0),
+          skipped: s.skipped ?? 0,
+          skipped_amount: centsToAmount(s.skipped_cents ?? 0),
+        }
+      : {}),
     pid: s.pid,
     path: s.path,
     problem: s.problem,

@@ -4,7 +4,19 @@ import { UsageError } from '../../../errors.js';
 import { centsToAmount, formatCentsGrouped } from '../../../domain/money.js';
 import { screen } from '../../../render/screen.js';
 import { argument, option, verb } from '../../verb.js';
+import type { JobSummary } from '../../../client/job-journals.js';
 import { count, findJournal, jobTime, stateText, summaryRecord } from './journals.js';
+
+/**
+ * A payment run's amount: the plan's, beside what it approved and what it skipped (funded by other
+ * approvals), so that "Done" is never read as all of the plan's money sent by this run.
+ */
+function amountText(s: JobSummary): string {
+  const planned = formatCentsGrouped(s.total_cents ?? 0);
+  if (s.kind !== 'payment run' || s.approved_cents === null) return planned;
+  const skipped = s.skipped ? `; ${count(s.skipped)} skipped (${formatCentsGrouped(s.skipped_cents ?? 0)}, funded by other approvals)` : '';
+  return `${planned} planned; ${formatCentsGrouped(s.approved_cents)} approved${skipped}`;
+}
 
 export const show = verb({
   name: 'show',
@@ -56,16 +68,19 @@ export const show = verb({
           ['Not sent', s.not_sent === null ? '(not known: no total recorded)' : count(s.not_sent)],
         ];
         if (s.history) pairs.push(['History', screen(s.history)]);
-        if (s.total_cents !== null) pairs.push(['Amount', formatCentsGrouped(s.total_cents)]);
+        if (s.total_cents !== null) pairs.push(['Amount', amountText(s)]);
         if (s.problem) pairs.push(['Problem', screen(s.problem)]);
         let text = t.keyValues(pairs);
-        const open = job.items.filter((i) => i.status !== 'DONE');
+        // What is not done, and a payment run's SKIPPED approvals: done, yet another approval funded them.
+        const open = job.items.filter((i) => i.status !== 'DONE' || i.detail === 'SKIPPED');
         if (open.length > 0) {
           const why = (i: (typeof open)[number]) =>
-            screen(i.errors.length > 0 ? i.errors.map((e) => (e.field ? `${e.field}: ${e.message}` : e.message)).join('; ') : (i.message ?? ''));
+            i.funded_by
+              ? screen(`funded by ${i.funded_by}${i.submission_id ? `, transfer ${i.submission_id}` : ''}`)
+              : screen(i.errors.length > 0 ? i.errors.map((e) => (e.field ? `${e.field}: ${e.message}` : e.message)).join('; ') : (i.message ?? ''));
           text += `\n\n${t.table(
             [s.kind === 'payment run' ? 'Encounter' : 'Source', 'Status', 'Detail', 'Why'],
-            open.map((i) => [screen(i.source), i.status === 'PENDING' ? i.status : t.c.red(i.status), i.detail, why(i)]),
+            open.map((i) => [screen(i.source), i.status === 'PENDING' || i.status === 'DONE' ? i.status : t.c.red(i.status), i.detail, why(i)]),
             { list: true },
           )}`;
         }

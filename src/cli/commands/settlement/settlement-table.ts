@@ -1,6 +1,7 @@
 // One settlement record as a table: `settlement show` prints it, and so does `local simulate`.
 import type { SettlementRecord, SettlementTransfer } from '../../../client/types.js';
 import type { TableTools } from '../../../render/output.js';
+import { wrapProse } from '../../../render/text.js';
 
 export function settlementTable(t: TableTools, s: SettlementRecord): string {
   const parts = [
@@ -41,16 +42,20 @@ export function settlementTable(t: TableTools, s: SettlementRecord): string {
   if (s.aeob_match) {
     const m = s.aeob_match;
     // No AEOB from the payer: said in words, with no reference or amount of an AEOB that is not there.
+    // Sentences, wrapped at spaces to the terminal's width: never a word cut in two.
     parts.push(
-      m.match_status === 'MISSING_AEOB' || m.aeob_reference === null
-        ? `AEOB missing: the payer has no AEOB for this claim (${t.status(m.match_status)}); the ${t.amount(m.settlement_amount)} settled is matched against nothing`
-        : `AEOB ${m.aeob_reference}: ${t.status(m.match_status)}, AEOB ${t.amount(m.aeob_amount)} vs settled ${t.amount(m.settlement_amount)}, variance ${t.amount(m.variance)}`,
+      wrapProse(
+        m.match_status === 'MISSING_AEOB' || m.aeob_reference === null
+          ? `AEOB missing: the payer has no AEOB for this claim (${t.status(m.match_status)}); the ${t.amount(m.settlement_amount)} settled is matched against nothing`
+          : `AEOB ${m.aeob_reference}: ${t.status(m.match_status)}, AEOB ${t.amount(m.aeob_amount)} vs settled ${t.amount(m.settlement_amount)}, variance ${t.amount(m.variance)}`,
+        t.width,
+      ),
     );
   }
   if (s.refund_details) {
     const r = s.refund_details;
     const gross = r.gross_amount === undefined ? '' : ` of ${t.amount(r.gross_amount)} sent, processor fees of ${t.amount(r.fees_not_returned)} not returned`;
-    parts.push(`Refund ${r.refund_id}: ${t.amount(r.amount)} came back${gross}, on ${r.refunded_at} (${r.reason})`);
+    parts.push(wrapProse(`Refund ${r.refund_id}: ${t.amount(r.amount)} came back${gross}, on ${r.refunded_at} (${r.reason})`, t.width));
   }
   const previous = s.previous_transfers ?? [];
   if (previous.length > 0) {
