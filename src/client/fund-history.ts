@@ -285,6 +285,9 @@ export async function withTransfers(
  * next free one of AUTH-<day>-<payer> (docs/design.md "Interactive fund approval"), past every code
  * the encounter's ledger shows and every code of this machine's history, whatever their outcome.
  */
-export function nextFreeAuthorizationCode(dataDir: string, detail: LedgerDetail, day: string): string {
-  return nextAuthorizationCode(authorizationPrefix(detail.encounter.payer.id, day), [...authorizationCodesOf(detail), ...usedAuthorizationCodes(dataDir)]);
+export function nextFreeAuthorizationCode(dataDir: string, detail: LedgerDetail, day: string, taken?: Iterable<string>): string {
+  return nextAuthorizationCode(
+    authorizationPrefix(detail.encounter.payer.id, day),
+    taken ?? [...authorizationCodesOf(detail), ...usedAuthorizationCodes(dataDir)],
+  );
 }

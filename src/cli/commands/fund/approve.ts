@@ -3,7 +3,7 @@
 // explicit confirmation, and after an ambiguous failure the request is never resent blindly: the
 // settlement tells whether it happened.
 import type { TpaClient } from '../../../client/client.js';
-import type { FundHistory } from '../../../client/fund-history.js';
+import type { ApprovalRecord, FundHistory } from '../../../client/fund-history.js';
 import type { FundingApproved, LedgerDetail, SettlementRecord } from '../../../client/types.js';
 import { AUDIT_HEAD_HEADER, parseAuditHead, type AuditHead } from '../../../domain/audit.js';
 import { authorizationCodeProblem, authorizationCodesOf, resolveLostAnswer } from '../../../domain/funding.js';
@@ -110,9 +110,9 @@ function reviewScreen(t: TableTools, detail: LedgerDetail, payouts: PayoutShare[
 }
 
 /** The authorization codes taken for an approval of `id`: this machine's fund history (any outcome) and the encounter's own releases in the ledger, each with where it was used. */
-function usedCodes(ctx: Context, history: typeof FundHistory, detail: LedgerDetail, id: string): Map<string, string> {
+function usedCodes(records: readonly ApprovalRecord[], detail: LedgerDetail, id: string): Map<string, string> {
   const used = new Map<string, string>();
-  for (const a of history.read(ctx.paths.dataDir)) used.set(codeKey(a.authorization_code), usedBy(a));
+  for (const a of records) used.set(codeKey(a.authorization_code), usedBy(a));
   for (const c of authorizationCodesOf(detail)) used.set(codeKey(c), `by a fund release of ${id}`);
   return used;
 }
@@ -283,8 +283,8 @@ async function approveOne(
     // Every code used is taken: this encounter's in the ledger (a failed transfer's too) and this
     // machine's history, whatever became of those approvals. The next free one is offered, dated by
     // the engine's clock, and a used one is refused before the review, typed or given as --auth-code.
-    const used = usedCodes(ctx, FundHistory, detail, id);
-    const offered = await offeredAuthorizationCode(ctx, client, detail);
+    const used = usedCodes(records, detail, id);
+    const offered = await offeredAuthorizationCode(ctx, client, detail, used.keys());
     const usedProblem = (code: string) =>
       used.has(codeKey(code)) ? `${code} is used already (${used.get(codeKey(code))}): each approval has its own code; ${offered} is free` : undefined;
     if (authCode !== undefined && usedProblem(authCode.trim()))
@@ -320,7 +320,7 @@ async function approveOne(
       amountText = formatCentsGrouped(benefitCents);
     }
     // Another approver on this machine may have taken the code while the prompts were open.
-    const taken = usedCodes(ctx, FundHistory, detail, id).get(codeKey(authCode));
+    const taken = usedCodes(FundHistory.read(ctx.paths.dataDir), detail, id).get(codeKey(authCode));
     if (taken)
       throw new ConflictError(`${authCode.trim()} was taken meanwhile (${taken}): nothing was sent; run the command again for a free code`, {
         code: 'authorization_code_used',

@@ -47,11 +47,17 @@ export async function engineDay(client: TpaClient): Promise<string> {
 /**
  * The authorization code tpa offers for a new approval of the encounter `detail` shows, wherever it
  * offers one (fund approve's prompt, settlement show's next step): dated by the engine's clock, the
- * next free one past every code the encounter's ledger and this machine's history hold.
+ * next free one past every code the encounter's ledger and this machine's history hold (`taken`,
+ * when the caller has read them already).
  */
-export async function offeredAuthorizationCode(ctx: { paths: { dataDir: string } }, client: TpaClient, detail: LedgerDetail): Promise<string> {
+export async function offeredAuthorizationCode(
+  ctx: { paths: { dataDir: string } },
+  client: TpaClient,
+  detail: LedgerDetail,
+  taken?: Iterable<string>,
+): Promise<string> {
   const { nextFreeAuthorizationCode } = await import('../../../client/fund-history.js');
-  return nextFreeAuthorizationCode(ctx.paths.dataDir, detail, await engineDay(client));
+  return nextFreeAuthorizationCode(ctx.paths.dataDir, detail, await engineDay(client), taken);
 }
 
 /** The review's line about the code: whose it is, what it is for, and its recommended format (the code offered at the prompt follows it). */

@@ -3,7 +3,7 @@
 // offered: continue it (the default), close it, or quit; without one (or with --yes) the new run is
 // refused (exit 4, nothing sent), naming the command that continues it and the one that closes it.
 import type { OpenRun } from '../../../client/job-journals.js';
-import { journalsDir } from '../../../client/journal.js';
+import { type DatabaseIdentity, journalsDir } from '../../../client/journal.js';
 import type { RunJournal } from '../../../client/payment-run.js';
 import { formatCentsGrouped } from '../../../domain/money.js';
 import { ConflictError } from '../../../errors.js';
@@ -17,10 +17,14 @@ import { moneyTarget, promptTag, writeTargetLine } from '../../where.js';
  * The journal of the open run to continue, or undefined when a new run is to be selected (none is
  * open, every open one was closed here, or this is a dry run, which only mentions them).
  */
-export async function offerOpenRun(ctx: Context, dryRun: boolean, sealKey: () => Promise<Buffer | undefined>): Promise<RunJournal | undefined> {
+export async function offerOpenRun(
+  ctx: Context,
+  dryRun: boolean,
+  sealKey: () => Promise<Buffer | undefined>,
+  database: DatabaseIdentity | undefined,
+): Promise<RunJournal | undefined> {
   const { openRuns } = await import('../../../client/job-journals.js');
   const runs = await import('../../../client/payment-run.js');
-  const database = await runs.databaseOf(await ctx.client());
   if (database) await refuseOthersOpen(ctx, dryRun, database.id);
   for (;;) {
     const open = openRuns(journalsDir(ctx.paths.dataDir), ctx.profileName, ctx.profile().base_url ?? null, database?.id);
@@ -77,7 +81,7 @@ export function describe(r: OpenRun): string {
 }
 
 /** The two ways on from an open run, each a command that runs as printed. */
-function commands(ctx: Context, r: OpenRun): string[] {
+function commands(ctx: Pick<Context, 'profileName' | 'profileExplicit'>, r: OpenRun): string[] {
   return [
     `  continue it: ${suggestCommand(ctx, ['fund', 'run', '--journal', r.summary.path, '--yes'])}`,
     `  close it (nothing is sent; its approvals left are recorded as not sent): ${suggestCommand(ctx, ['jobs', 'close', r.summary.id])}`,
@@ -101,15 +105,8 @@ async function refuseOthersOpen(ctx: Context, dryRun: boolean, database: string)
   throw new ConflictError(
     [
       `a payment run of another profile is open on this same database, and a new run would leave it open: nothing was sent.`,
-      ...others.flatMap((r) => {
-        // The commands on the run's own profile, whatever this one is.
-        const theirs = { profileName: r.summary.profile!, profileExplicit: true };
-        return [
-          `${describe(r)}, confirmed on ${where(r)}:`,
-          `  continue it: ${suggestCommand(theirs, ['fund', 'run', '--journal', r.summary.path, '--yes'])}`,
-          `  close it (nothing is sent): ${suggestCommand(theirs, ['jobs', 'close', r.summary.id])}`,
-        ];
-      }),
+      // The commands on the run's own profile, whatever this one is.
+      ...others.flatMap((r) => [`${describe(r)}, confirmed on ${where(r)}:`, ...commands({ profileName: r.summary.profile!, profileExplicit: true }, r)]),
     ].join('\n'),
     { code: 'payment_run_open' },
   );

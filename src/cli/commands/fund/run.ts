@@ -71,11 +71,10 @@ export const run = verb({
       // A run is continued on the profile it was confirmed on, whose service its approvals went to:
       // on another profile it is refused first (it was not sent to this database), naming the command.
       if (!dryRun && named !== undefined && existsSync(named)) await refuseOtherProfile(ctx, named);
+      // The database the approvals go to (its identity, from health): read once, for the journal and the open runs.
+      const database = await databaseOf(await ctx.client());
       // A dry run only reviews: it opens no journal, so it can never resume (and send) a run.
-      let journal =
-        !dryRun && named !== undefined && existsSync(named)
-          ? await RunJournal.open(named, await sealKey(ctx, false), { database: await databaseOf(await ctx.client()) })
-          : undefined;
+      let journal = !dryRun && named !== undefined && existsSync(named) ? await RunJournal.open(named, await sealKey(ctx, false), { database }) : undefined;
       if (journal && !journal.plan) {
         journal.close();
         journal = undefined;
@@ -87,7 +86,7 @@ export const run = verb({
       // An open run of this profile is offered (continue, close or quit) before a new one, never shadowed by it.
       // An open run offered drew the line naming where the money moves: a resume then does not draw it again.
       const givenJournal = journal !== undefined;
-      journal ??= await (await import('./open-run.js')).offerOpenRun(ctx, dryRun, () => sealKey(ctx, false));
+      journal ??= await (await import('./open-run.js')).offerOpenRun(ctx, dryRun, () => sealKey(ctx, false), database);
       const targetShown = !givenJournal && journal !== undefined;
       const resuming = journal !== undefined;
       // A prefix given for a new run must be free: its codes would repeat approvals already made.
@@ -200,9 +199,7 @@ export const run = verb({
             );
           }
           // Confirmed: the plan, every approval's key and authorization code, on the disk before anything is sent.
-          journal = await RunJournal.open(opts.journal ?? defaultJournal(ctx, prefix, runs), await sealKey(ctx, true), {
-            database: await databaseOf(await ctx.client()),
-          });
+          journal = await RunJournal.open(opts.journal ?? defaultJournal(ctx, prefix, runs), await sealKey(ctx, true), { database });
           // Another run confirmed a plan in this journal meanwhile (it held the lock while we reviewed).
           if (journal.plan)
             throw new ConflictError(
