@@ -1,11 +1,12 @@
 // docs/security.md says, for each boundary, which test shows that it holds. This keeps it honest:
 // every boundary bullet names a test file that exists, and every test name it quotes is in that file.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const doc = readFileSync(`${ROOT}docs/security.md`, 'utf8');
+const DOC = `${ROOT}docs/security.md`;
+const doc = readFileSync(DOC, 'utf8');
 
 /** The sections after "From whom", each with its top-level bullets (a bullet runs until the next). */
 function boundaries(): { section: string; bullets: string[] }[] {
@@ -23,7 +24,67 @@ function boundaries(): { section: string; bullets: string[] }[] {
   });
 }
 
+/** A boundary's claim: the bold words its bullet opens with. */
+function claimOf(bullet: string): string | undefined {
+  return /^\*\*(.+?)\*\*/.exec(bullet)?.[1];
+}
+
+/** The table of every claim: one line per boundary bullet, with the test files that back it, derived from the bullets. */
+function claimTable(): string {
+  const rows = boundaries().flatMap(({ section, bullets }) =>
+    bullets.map((b) => {
+      const files = [...new Set([...b.matchAll(/test\/[\w./-]+\.test\.ts/g)].map((m) => `\`${m[0]}\``))];
+      return `| ${claimOf(b) ?? ''} | ${section} | ${files.join(', ')} |`;
+    }),
+  );
+  return ['| Claim | Section | Backed by |', '| --- | --- | --- |', ...rows].join('\n');
+}
+
+/** A table as its cells: the formatter pads cells and separators to the widest. */
+function cells(text: string): string {
+  return text
+    .split('\n')
+    .map((l) =>
+      l.startsWith('|')
+        ? l
+            .split('|')
+            .map((c) => c.trim().replace(/^-+$/, '---'))
+            .join('|')
+        : l,
+    )
+    .join('\n');
+}
+
+const TABLE_START = '<!-- claims: derived from the bullets below by test/unit/security-doc.test.ts -->';
+const TABLE_END = '<!-- end of claims -->';
+
 describe('docs/security.md', () => {
+  it('every boundary opens with its claim in bold, and no claim is made twice', () => {
+    const claims = boundaries().flatMap(({ section, bullets }) =>
+      bullets.map((b) => {
+        const claim = claimOf(b);
+        expect(claim, `${section}: ${b.slice(0, 80)}`).toBeTruthy();
+        return claim;
+      }),
+    );
+    expect(new Set(claims).size).toBe(claims.length);
+  });
+
+  it('the table at the top has one line per claim, with the tests that back it', () => {
+    const start = doc.indexOf(TABLE_START);
+    const end = doc.indexOf(TABLE_END);
+    expect(start, 'the table markers').toBeGreaterThan(-1);
+    expect(end).toBeGreaterThan(start);
+    const expected = `${TABLE_START}\n\n${claimTable()}\n\n${TABLE_END}`;
+    // After adding or changing a boundary: TPA_WRITE_SECURITY_TABLE=1 rewrites the table (then `npm run
+    // format` pads it), to be reviewed in the diff.
+    if (process.env.TPA_WRITE_SECURITY_TABLE === '1') writeFileSync(DOC, `${doc.slice(0, start)}${expected}${doc.slice(end + TABLE_END.length)}`);
+    else
+      expect(cells(doc.slice(start, end + TABLE_END.length)), 'run TPA_WRITE_SECURITY_TABLE=1 npx vitest run test/unit/security-doc.test.ts').toBe(
+        cells(expected),
+      );
+  });
+
   it('every section names at least one boundary', () => {
     for (const { section, bullets } of boundaries()) expect(bullets.length, section).toBeGreaterThan(0);
   });
