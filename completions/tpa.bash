@@ -561,7 +561,7 @@ _tpa() {
         __never__) ;;
       esac
       valued=''
-      words='register list'
+      words='register list revoke'
       flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'local clients register')
@@ -573,6 +573,14 @@ _tpa() {
       flags='--scopes -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'local clients list')
+      case "$prev" in
+        __never__) ;;
+      esac
+      valued=''
+      words=''
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      ;;
+    'local clients revoke')
       case "$prev" in
         __never__) ;;
       esac
@@ -614,7 +622,7 @@ _tpa() {
       ;;
     'local audit list')
       case "$prev" in
-        --type) COMPREPLY=($(compgen -W 'SUBMISSION FUNDING_APPROVED SETTLEMENT_INITIATED PAYOUT SETTLEMENT_COMPLETED SETTLEMENT_FAILED SETTLEMENT_REFUNDED RECONCILIATION AEOB_VARIANCE AEOB_MISSING SCHEDULE_FINALIZED KEY_CREATED KEY_ROTATED KEY_REVOKED CLIENT_REGISTERED' -- "$cur")); return ;;
+        --type) COMPREPLY=($(compgen -W 'SUBMISSION FUNDING_APPROVED SETTLEMENT_INITIATED PAYOUT SETTLEMENT_COMPLETED SETTLEMENT_FAILED SETTLEMENT_REFUNDED RECONCILIATION AEOB_VARIANCE AEOB_MISSING SCHEDULE_FINALIZED KEY_CREATED KEY_ROTATED KEY_REVOKED CLIENT_REGISTERED CLIENT_REVOKED' -- "$cur")); return ;;
       esac
       valued='--from --to --type'
       words=''
@@ -678,7 +686,7 @@ _tpa_files() {
 }
 _tpa_is_command() {
   case "$1" in
-    'lookup'|'lookup blind'|'lookup full'|'lookup rates'|'claim'|'claim template'|'claim validate'|'claim convert'|'claim submit'|'claim poll'|'fund'|'fund approve'|'fund run'|'fund history'|'settlement'|'settlement show'|'settlement report'|'settlement remit'|'ledger'|'ledger list'|'ledger show'|'activity'|'jobs'|'jobs list'|'jobs show'|'jobs close'|'ratesheet'|'ratesheet catalog'|'ratesheet init'|'ratesheet show'|'ratesheet config'|'ratesheet add'|'ratesheet remove'|'ratesheet load-catalog'|'ratesheet preview'|'ratesheet finalize'|'ratesheet import'|'ratesheet export'|'auth'|'auth login'|'auth status'|'auth logout'|'auth keys'|'auth rotate'|'config'|'config list'|'config get'|'config set'|'local'|'local fixtures'|'local init'|'local encrypt'|'local reset'|'local clock'|'local clock show'|'local clock advance'|'local clock set'|'local clock real'|'local serve'|'local keys'|'local keys create'|'local keys list'|'local keys revoke'|'local clients'|'local clients register'|'local clients list'|'local simulate'|'local audit'|'local audit verify'|'local audit head'|'local audit list'|'api'|'health'|'demo'|'completion'|'help') return 0 ;;
+    'lookup'|'lookup blind'|'lookup full'|'lookup rates'|'claim'|'claim template'|'claim validate'|'claim convert'|'claim submit'|'claim poll'|'fund'|'fund approve'|'fund run'|'fund history'|'settlement'|'settlement show'|'settlement report'|'settlement remit'|'ledger'|'ledger list'|'ledger show'|'activity'|'jobs'|'jobs list'|'jobs show'|'jobs close'|'ratesheet'|'ratesheet catalog'|'ratesheet init'|'ratesheet show'|'ratesheet config'|'ratesheet add'|'ratesheet remove'|'ratesheet load-catalog'|'ratesheet preview'|'ratesheet finalize'|'ratesheet import'|'ratesheet export'|'auth'|'auth login'|'auth status'|'auth logout'|'auth keys'|'auth rotate'|'config'|'config list'|'config get'|'config set'|'local'|'local fixtures'|'local init'|'local encrypt'|'local reset'|'local clock'|'local clock show'|'local clock advance'|'local clock set'|'local clock real'|'local serve'|'local keys'|'local keys create'|'local keys list'|'local keys revoke'|'local clients'|'local clients register'|'local clients list'|'local clients revoke'|'local simulate'|'local audit'|'local audit verify'|'local audit head'|'local audit list'|'api'|'health'|'demo'|'completion'|'help') return 0 ;;
   esac
   return 1
 }

@@ -33,7 +33,7 @@ import {
   type KeyRecord,
   type Scope,
 } from './services/keys.js';
-import { authenticateToken, issueToken, listClients, registerClient, type ClientCertificate, type ClientRegistration } from './services/oauth.js';
+import { authenticateToken, issueToken, listClients, registerClient, revokeClient, type ClientCertificate, type ClientRegistration } from './services/oauth.js';
 import { advanceEncounters, anythingDue } from './services/progress.js';
 import { asActor, auditHead, listAudit, verifyAudit, verifyAuditDeep, type AuditFilter, type DeepVerdict } from './services/audit.js';
 import { AUDIT_HEAD_HEADER, formatAuditHead, type AuditActor, type AuditHead, type ChainVerdict, type StoredAudit } from '../domain/audit.js';
@@ -187,6 +187,7 @@ export class Engine {
     const refuse = (error: string, message: string) => ({ response: respond(401, { error, message, documentation: AUTH_DOCS }) });
     if (credentials.bearer) {
       const key = authenticateToken(this.db, credentials.bearer, now, credentials.certificate);
+      if (key === 'revoked') return refuse('invalid_token', 'The access token was revoked: its client was revoked');
       return key ? { key } : refuse('invalid_token', 'The access token is invalid or expired, or was issued to another client certificate');
     }
     if (credentials.oauthOnly) {
@@ -459,7 +460,14 @@ export class Engine {
     return asActor(this.db, this.actor, () => this.db.transaction(() => registerClient(this.db, this.context().clock.now(), clientId, scopes)).immediate());
   }
 
-  /** The registered OAuth clients (`tpa local clients list`). */
+  /** Revokes an OAuth client and its live tokens at once (`tpa local clients revoke`); undefined for an unknown client. */
+  revokeClient(clientId: string): { client_id: string; revoked: boolean; revoked_at: string; tokens: number } | undefined {
+    return asActor(this.db, this.actor, () =>
+      this.db.transaction(() => revokeClient(this.db, this.context().clock.now(), clientId, 'revoked by the operator')).immediate(),
+    );
+  }
+
+  /** The registered OAuth clients, with their status (`tpa local clients list`). */
   listClients(): ClientRegistration[] {
     return listClients(this.db);
   }

@@ -71,6 +71,7 @@ const EXPECTED: Record<string, [number, RegExp]> = {
   'tpa ratesheet finalize BLD-1001': [2, /without a terminal|--yes/],
   'tpa local reset': [2, /--yes/],
   'tpa local keys revoke key_3b302036a412ed8b': [2, /--yes|terminal/],
+  'tpa local clients revoke reports-only': [2, /--yes|terminal/],
   // The claim of the example before it (the same template, the same day), refused as sent before
   // and nothing sent; --again sends it as a new claim.
   'tpa claim submit claim.json --wait -o json': [4, /the same claim was submitted before/],

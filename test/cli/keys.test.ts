@@ -109,6 +109,8 @@ describe('tpa local clients', () => {
     expect(ok.code, ok.stderr).toBe(0);
     expect(ok.json()).toMatchObject({ client_id: 'acme-tpa', scopes: ['ledger_access', 'claim_pricing'] });
     const list = await run(['local', 'clients', 'list', '-o', 'json']);
-    expect(list.json()).toEqual([{ client_id: 'acme-tpa', scopes: ['ledger_access', 'claim_pricing'], registered_at: expect.any(String) }]);
+    expect(list.json()).toEqual([
+      { client_id: 'acme-tpa', scopes: ['ledger_access', 'claim_pricing'], status: 'active', registered_at: expect.any(String), revoked_at: null },
+    ]);
   });
 });

@@ -234,7 +234,7 @@ describe('CSV always has its header', () => {
     ['fund run --dry-run', ['fund', 'run', '--dry-run', ...empty, '-o', 'csv'], 'encounter_id,encounter_number,service_date,'],
     ['config list', ['config', 'list', '-o', 'csv'], 'key,value'],
     ['local keys list', ['local', 'keys', 'list', '-o', 'csv'], 'id,environment,prefix,last4,scopes,status,'],
-    ['local clients list', ['local', 'clients', 'list', '-o', 'csv'], 'client_id,scopes,registered_at'],
+    ['local clients list', ['local', 'clients', 'list', '-o', 'csv'], 'client_id,scopes,status,registered_at,revoked_at'],
     ['ratesheet show (no items yet)', ['ratesheet', 'show', 'BLD-1001', '-o', 'csv'], 'id,ssp_id,ssp_code,ssp_name,rate_type,rate_value,'],
   ])('%s with no rows writes the header, and it is the header a list with rows has', async (name, args, start) => {
     if (name.startsWith('ratesheet show')) expect((await run(['ratesheet', 'init', 'BLD-1001'])).code).toBe(0);

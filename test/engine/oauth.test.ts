@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { afterEach, beforeEach } from 'vitest';
+import { Engine } from '../../src/engine/engine.js';
 import { useEngineHome } from '../helpers/engine.js';
 
 const home = useEngineHome(beforeEach, afterEach);
@@ -113,7 +114,72 @@ describe('registered clients (docs/security.md "Who may do what")', () => {
     expect(scopes()).toEqual(['ledger_access', 'fund_release']);
     engine.registerClient('acme-tpa', ['ledger_access']);
     expect(scopes()).toEqual(['ledger_access']);
-    expect(engine.listClients()).toEqual([{ client_id: 'acme-tpa', scopes: ['ledger_access'], registered_at: T0 }]);
+    expect(engine.listClients()).toEqual([{ client_id: 'acme-tpa', scopes: ['ledger_access'], status: 'active', registered_at: T0, revoked_at: null }]);
+  });
+
+  it('revoking a client ends it and its live tokens at once; it is never registered again, and the chain records CLIENT_REVOKED with who did it', () => {
+    const engine = home.track(Engine.open({ dataDir: home.dir, env: { TPA_CLOCK: T0 }, actor: 'local:ops' }));
+    engine.registerClient('acme-tpa', ['ledger_access', 'fund_release']);
+    engine.registerClient('other-tpa', ['ledger_access']);
+    const other = { fingerprint: 'EE:FF', commonName: 'other-tpa' };
+    const tokens = [ask(engine), ask(engine, ['ledger_access'])].map((r) => (r.body as { access_token: string }).access_token);
+    const otherToken = (ask(engine, undefined, other).body as { access_token: string }).access_token;
+    const caller = (token: string, who = cert) => {
+      const r = engine.authenticate({ bearer: token, certificate: who });
+      return 'key' in r ? r.key.scopes : r.response;
+    };
+    expect(tokens.map((t) => caller(t))).toEqual([['ledger_access', 'fund_release'], ['ledger_access']]);
+
+    expect(engine.revokeClient('acme-tpa')).toEqual({ client_id: 'acme-tpa', revoked: true, revoked_at: T0, tokens: 2 });
+    // Its tokens: 401 at their next request, saying so.
+    for (const t of tokens) {
+      expect(caller(t)).toMatchObject({
+        status: 401,
+        body: { error: 'invalid_token', message: 'The access token was revoked: its client was revoked', documentation: expect.any(String) },
+      });
+      expect(engine.authorize('GET', '/tpa-api/v1/ledger/entries/', { bearer: t, certificate: cert })).toMatchObject({ response: { status: 401 } });
+    }
+    // Its certificate (a stolen one too): no token, 401 invalid_client saying it was revoked, and none stored.
+    const count = () => engine.db.prepare('SELECT COUNT(*) FROM oauth_tokens').pluck().get();
+    const before = count();
+    expect(ask(engine)).toMatchObject({
+      status: 401,
+      body: { error: 'invalid_client', error_description: expect.stringMatching(/acme-tpa was revoked at 2026-03-02T10:00:00Z/) },
+    });
+    expect(ask(engine, ['ledger_access'])).toMatchObject({ status: 401, body: { error: 'invalid_client' } });
+    expect(count()).toBe(before);
+    // Another client is untouched.
+    expect(caller(otherToken, other)).toEqual(['ledger_access']);
+    // Registered again: refused, a conflict naming the revocation; the client stays revoked, its tokens dead.
+    expect(() => engine.registerClient('acme-tpa', ['ledger_access'])).toThrow(expect.objectContaining({ kind: 'conflict', code: 'client_revoked' }));
+    expect(() => engine.registerClient('acme-tpa', ['ledger_access'])).toThrow(/acme-tpa was revoked at 2026-03-02T10:00:00Z and is not registered again/);
+    expect(caller(tokens[0]!)).toMatchObject({ status: 401 });
+    expect(ask(engine)).toMatchObject({ status: 401 });
+    // Again: nothing more (no second record); an unknown client: undefined.
+    expect(engine.revokeClient('acme-tpa')).toEqual({ client_id: 'acme-tpa', revoked: false, revoked_at: T0, tokens: 0 });
+    expect(engine.revokeClient('nobody')).toBeUndefined();
+    expect(engine.listClients()).toEqual([
+      { client_id: 'acme-tpa', scopes: ['ledger_access', 'fund_release'], status: 'revoked', registered_at: T0, revoked_at: T0 },
+      { client_id: 'other-tpa', scopes: ['ledger_access'], status: 'active', registered_at: T0, revoked_at: null },
+    ]);
+    const records = [...engine.auditList({ type: 'CLIENT_REVOKED' })];
+    expect(records.map((r) => [r.subject, r.actor, JSON.parse(r.data_json)])).toEqual([
+      ['acme-tpa', 'local:ops', { tokens: 2, reason: 'revoked by the operator' }],
+    ]);
+    expect(engine.auditVerify()).toMatchObject({ whole: true });
+    // Each token live at the revocation records it too: a client row edited back to active revives none of them.
+    engine.db.prepare('UPDATE oauth_clients SET revoked_at = NULL').run();
+    for (const t of tokens) expect(caller(t)).toMatchObject({ status: 401, body: { message: 'The access token was revoked: its client was revoked' } });
+  });
+
+  it('a token already expired when its client was revoked is not counted, and stays refused', () => {
+    const engine = home.at(T0);
+    engine.registerClient('acme-tpa', ['ledger_access']);
+    const old = (ask(engine).body as { access_token: string }).access_token;
+    const later = home.at('2026-03-02T11:30:00Z');
+    const live = (ask(later).body as { access_token: string }).access_token;
+    expect(later.revokeClient('acme-tpa')).toMatchObject({ revoked: true, tokens: 1 });
+    for (const t of [old, live]) expect('response' in later.authenticate({ bearer: t, certificate: cert })).toBe(true);
   });
 
   it('the production (mutual-TLS) server takes no API key, valid or not: 401 saying to use OAuth', () => {

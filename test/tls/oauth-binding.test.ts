@@ -132,8 +132,14 @@ describe('the production server (docs/security.md "Who may do what")', () => {
     const listed = await runTpa(['local', 'clients', 'list', '-o', 'json'], { home: home.dir });
     expect(listed.json()).toEqual(
       expect.arrayContaining([
-        { client_id: 'acme-tpa', scopes: ['contract_lookup', 'claim_pricing', 'fund_release', 'ledger_access'], registered_at: expect.any(String) },
-        { client_id: 'stranger-tpa', scopes: ['ledger_access'], registered_at: expect.any(String) },
+        {
+          client_id: 'acme-tpa',
+          scopes: ['contract_lookup', 'claim_pricing', 'fund_release', 'ledger_access'],
+          status: 'active',
+          registered_at: expect.any(String),
+          revoked_at: null,
+        },
+        { client_id: 'stranger-tpa', scopes: ['ledger_access'], status: 'active', registered_at: expect.any(String), revoked_at: null },
       ]),
     );
   });

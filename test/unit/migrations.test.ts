@@ -31,6 +31,7 @@ const LANDED = [
   '317f42fdd69bc72a',
   '3d01fe1ef71b7976',
   'a0cbef55474ef8ff',
+  'fa78828f9153b1df',
 ];
 
 describe('migrations', () => {

@@ -81,6 +81,8 @@ export interface TokenRow {
   scopes: string;
   issued_at: string;
   expires_at: string;
+  /** When its client was revoked, if the token was live then. */
+  revoked_at?: string | null;
 }
 
 export function insertToken(db: Db, tokenHash: string, t: TokenRow): void {
@@ -104,10 +106,18 @@ export interface ClientRow {
   /** JSON array of scope names. */
   scopes: string;
   registered_at: string;
+  revoked_at: string | null;
 }
 
 export function clientById(db: Db, clientId: string): ClientRow | undefined {
-  return db.prepare('SELECT client_id, scopes, registered_at FROM oauth_clients WHERE client_id = ?').get(clientId) as ClientRow | undefined;
+  return db.prepare('SELECT client_id, scopes, registered_at, revoked_at FROM oauth_clients WHERE client_id = ?').get(clientId) as ClientRow | undefined;
+}
+
+/** Revokes a client at `at`, and every token of it still live then; returns how many tokens that was. */
+export function revokeClientAndTokens(db: Db, clientId: string, at: string): number {
+  db.prepare('UPDATE oauth_clients SET revoked_at = ? WHERE client_id = ? AND revoked_at IS NULL').run(at, clientId);
+  return db.prepare('UPDATE oauth_tokens SET revoked_at = @at WHERE client_id = @clientId AND revoked_at IS NULL AND expires_at > @at').run({ at, clientId })
+    .changes;
 }
 
 /** Registers a client, or changes its scopes. */
@@ -118,5 +128,5 @@ export function upsertClient(db: Db, clientId: string, scopesJson: string, at: s
 }
 
 export function allClients(db: Db): ClientRow[] {
-  return db.prepare('SELECT client_id, scopes, registered_at FROM oauth_clients ORDER BY client_id').all() as ClientRow[];
+  return db.prepare('SELECT client_id, scopes, registered_at, revoked_at FROM oauth_clients ORDER BY client_id').all() as ClientRow[];
 }

@@ -784,4 +784,10 @@ export const MIGRATIONS: readonly string[] = [
     'id', 'db_' || lower(hex(randomblob(10))),
     'created_at', strftime('%Y-%m-%dT%H:%M:%SZ', 'now')));
   `,
+  // 24: an OAuth client of the mutual-TLS server can be revoked (`tpa local clients revoke`): the
+  // client records when, and so does each token that was live then, so that neither comes back.
+  `
+  ALTER TABLE oauth_clients ADD COLUMN revoked_at TEXT;
+  ALTER TABLE oauth_tokens ADD COLUMN revoked_at TEXT;
+  `,
 ];

@@ -1,21 +1,23 @@
-// tpa local clients list: the registered OAuth clients and their scopes.
+// tpa local clients list: the registered OAuth clients, their scopes and whether they were revoked.
+import type { TableTools } from '../../../../render/output.js';
 import { verb } from '../../../verb.js';
 import { withEngine } from '../engine.js';
 
 export const list = verb({
   name: 'list',
-  description: 'the registered clients and their scopes',
+  description: 'the registered clients: scopes, status (active, revoked)',
   examples: ['tpa local clients list'],
   async run(ctx) {
     const clients = await withEngine(ctx, (e) => e.listClients());
+    const status = (t: TableTools, c: (typeof clients)[number]) => (c.status === 'active' ? t.c.green('active') : t.c.red(`revoked ${c.revoked_at}`));
     return {
       data: clients,
       items: clients,
-      columns: ['client_id', 'scopes', 'registered_at'],
+      columns: ['client_id', 'scopes', 'status', 'registered_at', 'revoked_at'],
       table: (t) =>
         t.table(
-          ['Client', 'Scopes', 'Registered'],
-          clients.map((c) => [c.client_id, c.scopes.join(', '), c.registered_at]),
+          ['Client', 'Scopes', 'Status', 'Registered'],
+          clients.map((c) => [c.client_id, c.scopes.join(', '), status(t, c), c.registered_at]),
         ),
     };
   },

@@ -6,7 +6,8 @@ import { SCOPES_HELP, scopesOption } from '../scopes.js';
 
 export const register = verb({
   name: 'register',
-  description: 'register a client (the common name of its certificates) with the scopes its tokens may have, or change them',
+  description:
+    'register a client (the common name of its certificates) with the scopes its tokens may have, or change them; a revoked client is never registered again (exit 4)',
   args: { clientId: argument.required('<client_id>', "the client id: its certificates' common name") },
   options: { scopes: option.requiredList('--scopes <scope...>', SCOPES_HELP, { values: SCOPES_HELP.split(' ') }) },
   examples: [
