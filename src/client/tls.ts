@@ -38,7 +38,8 @@ export function tlsAgent(tls: TlsMaterial, url: string, env: NodeJS.ProcessEnv =
 
 /** Whether Node's proxy support is on for this process, as Node itself decides it at start-up. */
 export function envProxyOn(env: NodeJS.ProcessEnv, execArgv: readonly string[]): boolean {
-  const flags = [...execArgv, ...(env.NODE_OPTIONS ?? '').split(/\s+/)];
+  // NODE_OPTIONS first: the command line's own flags come after it, and the last one holds.
+  const flags = [...(env.NODE_OPTIONS ?? '').split(/\s+/), ...execArgv];
   const last = flags.filter((f) => f === '--use-env-proxy' || f === '--no-use-env-proxy').at(-1);
   if (last) return last === '--use-env-proxy';
   return env.NODE_USE_ENV_PROXY === '1';

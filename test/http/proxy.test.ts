@@ -11,6 +11,7 @@ import { connect, type Socket } from 'node:net';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { mtlsLoginArgs, TestCa } from '../helpers/certs.js';
 import { tpa } from '../helpers/cli.js';
 import { tempDir } from '../helpers/engine.js';
 import { createKey, type Served, serve, type ServedHome, useServedHome } from '../helpers/server.js';
@@ -202,6 +203,33 @@ describe('https and a proxy', () => {
       expect(proxy.connects).toEqual([`tpa.test:${port}`]);
     } finally {
       proxy.tunnelTo = undefined;
+    }
+  });
+});
+
+describe('OAuth token requests and a proxy', () => {
+  it('a production login and its calls to the mutual-TLS local serve ask for the token and send it directly, the proxy receiving nothing', async () => {
+    const certs = tempDir();
+    const h = tempDir();
+    const ca = new TestCa(certs.dir);
+    ca.server();
+    ca.client('client');
+    const s = await serve(h.dir, ['--tls-cert', ca.file('server.pem'), '--tls-key', ca.file('server-key.pem'), '--client-ca', ca.file('ca.pem')]);
+    try {
+      const env = { NODE_USE_ENV_PROXY: '1', HTTPS_PROXY: proxyUrl, HTTP_PROXY: proxyUrl };
+      const login = await tpa(mtlsLoginArgs({ url: s.url, dir: certs.dir }), { home: h.dir, env });
+      expect(login.code, login.stderr).toBe(0);
+      const health = await tpa(['health', '-o', 'json'], { home: h.dir, env });
+      expect(health.code, health.stderr).toBe(0);
+      expect(proxy.requests).toEqual([]);
+      expect(proxy.connects).toEqual([]);
+      await s.settled({ cert: ca.file('client.pem'), key: ca.file('client-key.pem'), ca: ca.file('ca.pem') });
+      expect(s.stderr()).toMatch(/POST \/oauth2\/token 200/);
+      expect(s.stderr()).toMatch(/GET \/tpa-api\/v1\/health 200/);
+    } finally {
+      await s.stop();
+      h.remove();
+      certs.remove();
     }
   });
 });
