@@ -115,6 +115,7 @@ describe('which requests release money', () => {
   });
 
   it('the retry rules never resend one, however it is spelt', () => {
-    for (const t of TARGETS.slice(0, 9)) expect(safeToRepeat({ method: 'POST', path: t, headers: { 'idempotency-key': 'k' } }), t).toBe(false);
+    for (const t of [...TARGETS.slice(0, 9), '/tpa-api/v1/funding/approve;x/', '/tpa-api/v1/funding;x/approve.json', '/tpa-api/v1/x/..;/funding/approve/'])
+      expect(safeToRepeat({ method: 'POST', path: t, headers: { 'idempotency-key': 'k' } }), t).toBe(false);
   });
 });
