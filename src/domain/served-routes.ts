@@ -115,8 +115,8 @@ function reaches(routes: readonly CompiledPath[], method: string, target: string
  * backslashes read as slashes and doubled slashes as one; path parameters dropped from every segment
  * (`/funding;x/approve;y/`, a trailing `;`), then dot segments resolved again (`/x/..;/funding/`);
  * a suffix dropped from every segment (`approve.json`, `approve.JSON`: suffix pattern matching); and
- * letters folded as a case-insensitive match folds them (`ı` is `i`, `ſ` is `s`, the Kelvin sign is
- * `k`, and compatibility forms such as full-width letters are the letters).
+ * letters folded as a case-insensitive match folds them (`ı` and `İ` are `i`, `ſ` is `s`, the Kelvin
+ * sign is `k`, and compatibility forms such as full-width letters are the letters).
  */
 export function lenientPaths(path: string): string[] {
   const forms: string[] = [];
@@ -140,9 +140,15 @@ export function lenientPaths(path: string): string[] {
   return [...new Set(forms.flatMap((f) => [fold(f), fold(f.normalize('NFKC'))]))];
 }
 
-/** Case folded as a case-insensitive comparison (Java's, for one) folds it: upper case, then lower. */
+/**
+ * Case folded as a case-insensitive comparison (Java's, for one) folds it: upper case, then lower,
+ * and the dot that lower-casing `İ` leaves (Java compares it equal to `i`, letter by letter) dropped.
+ */
 function fold(text: string): string {
-  return text.toUpperCase().toLowerCase();
+  return text
+    .toUpperCase()
+    .toLowerCase()
+    .replace(/\u0307/g, '');
 }
 
 /** Percent-escapes decoded: each run of escapes as UTF-8, or byte by byte where it is not UTF-8. */

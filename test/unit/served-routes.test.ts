@@ -81,6 +81,8 @@ describe('which requests release money', () => {
       '/tpa-api/v1/FUNDING;X/APPROVE.Json/',
       '/tpa-api/v1/fund\u0131ng/approve/',
       '/tpa-api/v1/fund%C4%B1ng/approve/',
+      '/tpa-api/v1/fund\u0130ng/approve/',
+      '/tpa-api/v1/fund%C4%B0ng/approve/',
       '/tpa-api/v1/\uff46unding/approve/',
       '/tpa-api/v1/funding/approve/?x=1;y',
       '/tpa-api/v1/funding/;/approve/',
