@@ -56,7 +56,7 @@ export class TokenSource {
         headers: { 'content-type': 'application/json', accept: 'application/json', 'user-agent': 'tpa-cli' },
         body: json,
         timeoutMs: 30_000,
-        agent: tlsAgent(this.o.tls),
+        agent: tlsAgent(this.o.tls, url),
         tls: tlsOptions(this.o.tls),
       });
     } catch (err) {

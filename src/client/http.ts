@@ -24,7 +24,7 @@ export class HttpTransport implements Transport {
 
   constructor(private readonly options: HttpOptions) {
     this.base = options.baseUrl.replace(/\/+$/, '');
-    this.agent = this.base.startsWith('https:') ? tlsAgent(options.tls ?? {}) : undefined;
+    this.agent = this.base.startsWith('https:') ? tlsAgent(options.tls ?? {}, this.base) : undefined;
   }
 
   async send(request: TransportRequest): Promise<TransportResponse> {

@@ -3,8 +3,9 @@
 // nothing else. No retries (retry.ts decides those), no redirects, no cookies; every status is an
 // answer, not an error. Errors keep Node's codes (ECONNREFUSED, ENOTFOUND, ETIMEDOUT, TLS codes) and
 // say whether the TLS handshake had finished, which tlsError needs to tell a refused certificate.
+// Plain http never goes through a proxy (below: DIRECT), whatever Node's proxy support is told.
 import dns, { type LookupAddress } from 'node:dns';
-import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest, type Agent, type RequestOptions } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import type { TLSSocket } from 'node:tls';
@@ -40,6 +41,15 @@ export type ExchangeError = Error & { code?: string; handshakeDone?: boolean; se
  */
 export const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
 
+/**
+ * The agent of every plain http request: one of tpa's own, so never Node's global agent, which a
+ * proxy takes over when Node's proxy support is on (NODE_USE_ENV_PROXY=1, --use-env-proxy, also in
+ * NODE_OPTIONS, with HTTP_PROXY or http_proxy): plain http carries a key in clear and goes only to
+ * this machine, which no proxy is. An agent made without `proxyEnv` connects directly whatever the
+ * environment says. Kept alive as the global agent is, with the same settings.
+ */
+const DIRECT = new HttpAgent({ keepAlive: true, scheduling: 'lifo', timeout: 5000 });
+
 /** The TLS sockets whose handshake has finished (kept alive by an agent, they carry further requests). */
 const secured = new WeakSet<object>();
 
@@ -61,8 +71,18 @@ export function exchange(url: string, o: Exchange): Promise<Answer> {
         target.protocol === 'https:'
           ? httpsRequest(target, { ...options, ...o.tls, ...(o.agent ? { agent: o.agent } : {}) })
           : target.protocol === 'http:'
-            ? httpRequest(target, isIP(target.hostname.replace(/^\[(.*)\]$/, '$1')) ? options : { ...options, lookup: loopbackOnly })
+            ? httpRequest(target, { ...options, agent: DIRECT, ...(isIP(target.hostname.replace(/^\[(.*)\]$/, '$1')) ? {} : { lookup: loopbackOnly }) })
             : fail(`unsupported protocol ${target.protocol}`);
+      // A request bound for a proxy names its whole URL as its target (absolute form); one bound for
+      // the service names its path. Checked before anything is written, so that a proxy taking
+      // over plain http some other way than the agent gets nothing, the key least of all.
+      if (target.protocol === 'http:' && !req.path.startsWith('/')) {
+        req.on('error', () => {});
+        req.destroy();
+        throw Object.assign(new Error(`plain http to ${target.host} would go through a proxy; it goes only directly to this machine`), {
+          code: 'ERR_PROXIED',
+        });
+      }
     } catch (err) {
       reject(Object.assign(err as Error, { setup: true }));
       return;

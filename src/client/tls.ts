@@ -1,9 +1,11 @@
 // TLS for the HTTP transport: the CAs trusted (a profile's `ca`, and --ca-file added to the store),
 // the client certificate and key of mutual TLS, TLS 1.3 minimum unless the profile says legacy_tls.
 // One agent per credential set, without keep-alive: a reused connection must not hide a wrong key
-// passphrase.
-import { Agent, type RequestOptions } from 'node:https';
+// passphrase. A proxy (Node's own proxy support, when it is on) carries https to another host through
+// a CONNECT tunnel, TLS from end to end; https to this machine goes directly.
+import { Agent, type AgentOptions, type RequestOptions } from 'node:https';
 import tlsModule from 'node:tls';
+import { isLoopbackHost } from '../domain/loopback.js';
 import { AuthError, NetworkError, UsageError } from '../errors.js';
 
 export interface TlsMaterial {
@@ -20,8 +22,35 @@ export interface TlsMaterial {
   legacyTls?: boolean;
 }
 
-export function tlsAgent(tls: TlsMaterial): Agent {
-  return new Agent({ keepAlive: false, minVersion: tls.legacyTls ? 'TLSv1.2' : 'TLSv1.3' });
+/**
+ * The agent for https to `url`. Where Node's proxy support is on (NODE_USE_ENV_PROXY=1 or
+ * --use-env-proxy, also in NODE_OPTIONS), a host other than this machine is reached through
+ * HTTPS_PROXY (or https_proxy) unless NO_PROXY (or no_proxy) names it, as Node does for its own
+ * agents: the proxy sees the host and port asked for in CONNECT, and nothing else, since TLS runs
+ * from tpa to the service through the tunnel and the service's certificate is checked against its
+ * name. A loopback host goes directly: a proxy's loopback is not this machine's.
+ */
+export function tlsAgent(tls: TlsMaterial, url: string, env: NodeJS.ProcessEnv = process.env, execArgv: readonly string[] = process.execArgv): Agent {
+  const options: AgentOptions & { proxyEnv?: NodeJS.ProcessEnv } = { keepAlive: false, minVersion: tls.legacyTls ? 'TLSv1.2' : 'TLSv1.3' };
+  if (envProxyOn(env, execArgv) && !isLoopbackHost(hostOf(url))) options.proxyEnv = env;
+  return new Agent(options);
+}
+
+/** Whether Node's proxy support is on for this process, as Node itself decides it at start-up. */
+export function envProxyOn(env: NodeJS.ProcessEnv, execArgv: readonly string[]): boolean {
+  // NODE_OPTIONS first: the command line's own flags come after it, and the last one holds.
+  const flags = [...(env.NODE_OPTIONS ?? '').split(/\s+/), ...execArgv];
+  const last = flags.filter((f) => f === '--use-env-proxy' || f === '--no-use-env-proxy').at(-1);
+  if (last) return last === '--use-env-proxy';
+  return env.NODE_USE_ENV_PROXY === '1';
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return '';
+  }
 }
 
 /**

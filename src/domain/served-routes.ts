@@ -92,8 +92,9 @@ export function changesRates(method: string, target: string): boolean {
 
 /**
  * Whether a request reaches one of `routes`: the router would match it, or a more lenient service
- * might (a path in another case, with doubled, missing or escaped slashes, or escaped letters),
- * since a remote service need not read paths as strictly as the engine does.
+ * might, since a remote service need not read paths as strictly as the engine does. Every reading
+ * such a service may make counts (`lenientPaths`), so that a fund release or a finalize is asked
+ * for however it is spelt.
  */
 function reaches(routes: readonly CompiledPath[], method: string, target: string): boolean {
   const m = method.toUpperCase();
@@ -101,14 +102,62 @@ function reaches(routes: readonly CompiledPath[], method: string, target: string
   if (!served) return false;
   const exact = matchPath(routes, m, served.path);
   if (exact && 'route' in exact) return true;
-  let loose: string;
-  try {
-    loose = decodeURIComponent(served.path);
-  } catch {
-    loose = served.path;
+  const candidates = routes.filter((r) => r.method === m).map((r) => new RegExp(r.pattern.source, 'i'));
+  return lenientPaths(served.path).some((p) => {
+    const spellings = [p, p.replace(/\/?$/, '/'), p.replace(/\/$/, '')];
+    return candidates.some((pattern) => spellings.some((s) => pattern.test(s)));
+  });
+}
+
+/**
+ * The paths a lenient service may route a request path to (Tomcat, Spring, and servers like them):
+ * percent-escapes decoded, once or more (`%3B`, `%2F`, `%252F`), a malformed one left as it is;
+ * backslashes read as slashes and doubled slashes as one; path parameters dropped from every segment
+ * (`/funding;x/approve;y/`, a trailing `;`), then dot segments resolved again (`/x/..;/funding/`);
+ * a suffix dropped from every segment (`approve.json`, `approve.JSON`: suffix pattern matching); and
+ * letters folded as a case-insensitive match folds them (`ı` and `İ` are `i`, `ſ` is `s`, the Kelvin
+ * sign is `k`, and compatibility forms such as full-width letters are the letters).
+ */
+export function lenientPaths(path: string): string[] {
+  const forms: string[] = [];
+  let p = path;
+  // Each round decodes one level of escapes; a path escaped deeper than this is escaped on purpose.
+  for (let round = 0; round < 4; round++) {
+    const slashes = decodeEscapes(p).replace(/[\\/]+/g, '/');
+    const bare = slashes
+      .split('/')
+      .map((segment) => segment.replace(/;.*$/s, ''))
+      .join('/');
+    const resolved = servedTarget(bare.startsWith('/') ? bare : `/${bare}`)?.path ?? bare;
+    const unsuffixed = resolved
+      .split('/')
+      .map((segment) => segment.replace(/\..*$/s, ''))
+      .join('/');
+    forms.push(slashes, resolved, unsuffixed);
+    if (resolved === p) break;
+    p = resolved;
   }
-  const lenient = servedTarget(loose.replace(/[\\/]+/g, '/'))?.path;
-  if (lenient === undefined) return false;
-  const spellings = [lenient, lenient.replace(/\/?$/, '/'), lenient.replace(/\/$/, '')];
-  return routes.some((r) => r.method === m && spellings.some((p) => new RegExp(r.pattern.source, 'i').test(p)));
+  return [...new Set(forms.flatMap((f) => [fold(f), fold(f.normalize('NFKC'))]))];
+}
+
+/**
+ * Case folded as a case-insensitive comparison (Java's, for one) folds it: upper case, then lower,
+ * and the dot that lower-casing `İ` leaves (Java compares it equal to `i`, letter by letter) dropped.
+ */
+function fold(text: string): string {
+  return text
+    .toUpperCase()
+    .toLowerCase()
+    .replace(/\u0307/g, '');
+}
+
+/** Percent-escapes decoded: each run of escapes as UTF-8, or byte by byte where it is not UTF-8. */
+function decodeEscapes(text: string): string {
+  return text.replace(/(?:%[0-9a-f]{2})+/gi, (run) => {
+    try {
+      return decodeURIComponent(run);
+    } catch {
+      return run.replace(/%([0-9a-f]{2})/gi, (_m, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
+    }
+  });
 }

@@ -26,6 +26,22 @@ export const TIERS: Record<CallerEnvironment, Tier> = {
 };
 
 /**
+ * The X-RateLimit-* headers of a server that enforces no limit (`tpa local serve --no-rate-limit`),
+ * which the contract puts on every answer all the same: the nominal "unlimited" of the sandbox tier
+ * (SANDBOX_PER_MINUTE) as the limit, and as what remains, since nothing is counted and so nothing is
+ * used up (a client pacing itself on X-RateLimit-Remaining never waits); the reset at the end of the
+ * current minute, the contract's window, which RateLimit-Policy states.
+ */
+export function unlimitedHeaders(now: number): Record<string, string> {
+  return {
+    'x-ratelimit-limit': String(SANDBOX_PER_MINUTE),
+    'x-ratelimit-remaining': String(SANDBOX_PER_MINUTE),
+    'x-ratelimit-reset': String((Math.floor(now / 60_000) + 1) * 60),
+    'ratelimit-policy': `${SANDBOX_PER_MINUTE};w=60`,
+  };
+}
+
+/**
  * Requests per minute per address for callers without a valid key (no key, a wrong or expired one):
  * ample for a person or a script that lost its key, and slow for anyone guessing keys.
  */

@@ -10,7 +10,7 @@ import type { Engine } from '../engine/engine.js';
 import { bodyText, type EngineResponse } from '../engine/exchange.js';
 import { newId } from '../engine/ids.js';
 import { withFault, type Faults } from './faults.js';
-import { type RateLimiter, TIERS, type LimitVerdict } from './limits.js';
+import { type RateLimiter, TIERS, type LimitVerdict, unlimitedHeaders } from './limits.js';
 import { JsonDepthGauge } from '../domain/json-depth.js';
 
 /** Claims may be up to 5 MiB (fhir-claim.ts); a little room for whitespace around them. */
@@ -175,7 +175,7 @@ export function startServer(engine: Engine, options: ServeOptions): Promise<Runn
       const verdict = options.limiter?.admit(`oauth:${certificate?.fingerprint ?? 'none'}`, TIERS.production, 'POST /oauth2/token', 60);
       if (verdict && !verdict.allowed) return refuse(verdict);
       if (verdict) options.limiter?.release(`oauth:${certificate?.fingerprint ?? 'none'}`);
-      limitHeaders = verdict?.headers ?? {};
+      limitHeaders = verdict?.headers ?? unlimitedHeaders(Date.now());
       const { pathname: path, searchParams: query } = url;
       readBody(req, 64 * 1024)
         .then((body) => reply(engine.issueToken({ method, path, query, headers: {}, body: 'text' in body ? body.text : undefined }, certificate)))
@@ -201,7 +201,8 @@ export function startServer(engine: Engine, options: ServeOptions): Promise<Runn
       : options.limiter?.admitAnonymous(req.socket.remoteAddress ?? 'unknown');
     if (verdict && !verdict.allowed) return refuse(verdict);
     if (verdict && key) res.on('close', () => options.limiter?.release(key.lineage));
-    limitHeaders = verdict?.headers ?? {};
+    // Without limits (--no-rate-limit) the headers still go out, with the nominal unlimited figure.
+    limitHeaders = verdict?.headers ?? unlimitedHeaders(Date.now());
 
     if (!url) {
       req.resume();
@@ -376,7 +377,7 @@ function answerUnparsed(engine: Engine, options: ServeOptions, err: ParserError,
     ...response.headers,
     'content-type': 'application/json; charset=utf-8',
     'x-request-id': newId('req_'),
-    ...(verdict?.headers ?? {}),
+    ...(verdict?.headers ?? unlimitedHeaders(Date.now())),
     ...(verdict && !verdict.allowed ? { 'retry-after': String(verdict.retryAfter) } : {}),
     'content-length': String(Buffer.byteLength(body)),
     connection: 'close',

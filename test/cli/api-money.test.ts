@@ -27,6 +27,22 @@ const SPELLINGS = [
   '//elsewhere.example/tpa-api/v1/funding/approve/',
 ];
 
+/**
+ * Spellings a Tomcat or Spring service reads as the fund release (path parameters stripped, suffixes
+ * ignored, escapes decoded, case ignored); the engine itself does not route them (404).
+ */
+const LENIENT = [
+  '/tpa-api/v1/funding/approve;x/',
+  '/tpa-api/v1/funding;x/approve/',
+  '/tpa-api/v1;b/funding;c/approve;d/',
+  '/tpa-api/v1/funding/approve/;',
+  '/tpa-api/v1/funding/approve%3Bx/',
+  '/tpa-api/v1/funding/approve.json',
+  '/tpa-api/v1/funding/approve.JSON/',
+  '/tpa-api/v1/x/..;/funding/approve/',
+  '/tpa-api/v1/FUNDING;X/Approve.json',
+];
+
 let encounters: { encounter_id: string; amount: string }[];
 let next = 0;
 /** A fund release body for an encounter not funded yet. */
@@ -43,13 +59,13 @@ const history = async () => ndjson((await run(['fund', 'history', '-o', 'ndjson'
 
 beforeAll(async () => {
   const file = join(home.dir, 'claims.ndjson');
-  writeFileSync(file, `${Array.from({ length: 30 }, (_, i) => JSON.stringify(distinctClaim(i))).join('\n')}\n`);
+  writeFileSync(file, `${Array.from({ length: 50 }, (_, i) => JSON.stringify(distinctClaim(i))).join('\n')}\n`);
   const submitted = await run(['claim', 'submit', file, '-o', 'ndjson']);
   expect(submitted.code, submitted.stderr).toBe(0);
   const review = await run(['fund', 'run', '--dry-run', '-o', 'json']);
   expect(review.code, review.stderr).toBe(0);
   encounters = review.json<{ encounters: { encounter_id: string; amount: string }[] }>().encounters;
-  expect(encounters.length).toBeGreaterThan(2 * SPELLINGS.length + 4);
+  expect(encounters.length).toBeGreaterThan(2 * SPELLINGS.length + LENIENT.length + 6);
 });
 
 describe('tpa api and the fund release', () => {
@@ -96,8 +112,40 @@ describe('tpa api and the fund release', () => {
     }
   });
 
+  it('path parameters, suffixes and escapes a lenient service strips: asked (exit 2 and nothing sent without --yes), then sent with an Idempotency-Key and recorded in fund history', async () => {
+    for (const path of LENIENT) {
+      const { id, body } = release();
+      const asked = await run(['api', 'POST', path, '-d', body]);
+      expect(asked.code, path).toBe(2);
+      expect(asked.stderr, path).toMatch(/needs confirmation: pass --yes/);
+      expect(
+        (await history()).filter((h) => h.encounter_id === id),
+        path,
+      ).toEqual([]);
+      const sent = await run(['api', 'POST', path, '-d', body, '--yes', '--debug']);
+      expect(sent.stderr, path).toMatch(/→ POST \S+ \(Idempotency-Key: [0-9a-f-]{36}\)/);
+      // The engine routes none of these spellings: it answers 404 and funds nothing; a remote service might have.
+      expect(sent.code, `${path}: ${sent.stderr}`).toBe(3);
+      expect(await fundingsOf(id), path).toBe(0);
+      expect(
+        (await history()).filter((h) => h.encounter_id === id).map((h) => [h.outcome, h.error_code]),
+        path,
+      ).toEqual([['REFUSED', 'not_found']]);
+    }
+    // A first segment other than the service's own is refused before anything is asked or sent.
+    const { id, body } = release();
+    const outside = await run(['api', 'POST', '/tpa-api;a/v1/funding/approve/', '-d', body, '--yes']);
+    expect(outside.code).toBe(2);
+    expect(outside.stderr).toMatch(/path must be as served/);
+    expect((await history()).filter((h) => h.encounter_id === id)).toEqual([]);
+  });
+
   it('finalizing a rate schedule asks too, in any spelling: without --yes exit 2 and nothing sent', async () => {
     for (const path of [
+      '/api/v1/computable-contracts/builder/BLD-1002/finalize;x',
+      '/api/v1/computable-contracts/builder/BLD-1002;x/finalize/',
+      '/api/v1/computable-contracts/builder/BLD-1002/finalize.json',
+      '/api/v1/computable-contracts/builder/BLD-1002/finalize%3B',
       '/api/v1/computable-contracts/builder/BLD-1002/finalize',
       '/api/v1/computable-contracts/builder/BLD-1002/./finalize/',
       '/api/v1/computable-contracts/builder/BLD-1002//FINALIZE',
@@ -144,5 +192,23 @@ describe('over HTTP (tpa local serve)', () => {
     await server.settled();
     expect(server.stderr().match(/POST \/tpa-api\/v1\/funding\/[^ ]* \d+/g)).toEqual([expect.stringMatching(/^POST \/tpa-api\/v1\/funding\/approve\/ 200$/)]);
     expect((await history()).filter((h) => h.encounter_id === id)).toEqual([expect.objectContaining({ outcome: 'APPROVED', profile: 'sandbox' })]);
+  });
+
+  it('a path parameter or a suffix a lenient service strips is asked too: nothing reaches the server without --yes; with it, sent once with an Idempotency-Key and recorded', async () => {
+    for (const path of ['/tpa-api/v1/funding/approve;x/', '/tpa-api/v1/funding;x/approve.json']) {
+      const { id, body } = release();
+      const refused = await runTpa(['api', 'POST', path, '-d', body, '-p', 'sandbox'], { home: home.dir, env });
+      expect(refused.code, path).toBe(2);
+      await server.settled();
+      expect(server.stderr(), path).not.toContain(`POST ${path} `);
+      const sent = await runTpa(['api', 'POST', path, '-d', body, '-p', 'sandbox', '--yes', '--debug'], { home: home.dir, env });
+      expect(sent.stderr, path).toMatch(/Idempotency-Key: [0-9a-f-]{36}/);
+      await server.settled();
+      expect(server.stderr().split(`POST ${path} 404`).length - 1, path).toBe(1);
+      expect(
+        (await history()).filter((h) => h.encounter_id === id).map((h) => [h.outcome, h.profile]),
+        path,
+      ).toEqual([['REFUSED', 'sandbox']]);
+    }
   });
 });

@@ -1,5 +1,6 @@
 // Contract conformance (docs/api.md) over HTTP, against a real `tpa local serve` on 127.0.0.1:
 // the limit headers on every answer, text limits counted in characters, HEAD as GET.
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/engine.js';
 import { tpa } from '../helpers/cli.js';
@@ -102,13 +103,36 @@ describe('the X-RateLimit headers are on every answer (docs/api.md "Limits")', (
     }
   });
 
-  it('with --no-rate-limit nothing is counted and no limit headers are sent', async () => {
+  it('with --no-rate-limit every answer still carries the limit headers: the nominal 1,000,000 a minute, never counted down', async () => {
     const other = tempDir();
     const s = await serve(other.dir, ['--no-rate-limit']);
     try {
-      const res = await call(s.url, '/tpa-api/v1/health', { key: null });
-      expect(res.status).toBe(401);
-      expect(res.headers.get('x-ratelimit-limit')).toBeNull();
+      const own = await createKey(other.dir, '--env', 'staging');
+      const answers = [
+        await call(s.url, '/tpa-api/v1/health', { key: null }),
+        await call(s.url, '/tpa-api/v1/nowhere/', { key: own }),
+        ...(await Promise.all(Array.from({ length: 12 }, () => call(s.url, '/tpa-api/v1/health', { key: own })))),
+        await call(s.url, '/tpa-api/v1/funding/approve/', { key: own, method: 'POST', body: {} }),
+      ];
+      expect(answers.map((r) => r.status)).toEqual([401, 404, ...Array(12).fill(200), 400]);
+      for (const res of answers) {
+        expect(limits(res)).toMatchObject({ limit: '1000000', remaining: '1000000' });
+        expect(limits(res).reset).toBeGreaterThan(Date.now() / 1000);
+        expect(limits(res).reset).toBeLessThanOrEqual(Math.ceil(Date.now() / 1000) + 60);
+        expect(res.headers.get('ratelimit-policy')).toBe('1000000;w=60');
+      }
+      // A request Node's HTTP parser refuses is answered with them too.
+      const raw = await new Promise<string>((resolve, reject) => {
+        const socket = connect(Number(new URL(s.url).port), '127.0.0.1', () => socket.end('BREW /tpa-api/v1/health HTTP/1.1\r\nHost: x\r\n\r\n'));
+        let text = '';
+        socket.setEncoding('utf8').on('data', (d: string) => (text += d));
+        socket.on('end', () => resolve(text));
+        socket.on('error', reject);
+      });
+      expect(raw).toMatch(/^HTTP\/1\.1 4\d\d /);
+      expect(raw).toMatch(/\r\nx-ratelimit-limit: 1000000\r\n/i);
+      expect(raw).toMatch(/\r\nx-ratelimit-remaining: 1000000\r\n/i);
+      expect(raw).toMatch(/\r\nx-ratelimit-reset: \d+\r\n/i);
     } finally {
       await s.stop();
       other.remove();

@@ -2,6 +2,7 @@
 // name that merely starts like one (127.0.0.1.example.com resolves wherever its owner likes).
 import { describe, expect, it } from 'vitest';
 import { httpsUnlessLoopback } from '../../src/auth/config.js';
+import { envProxyOn } from '../../src/client/tls.js';
 import { isLoopbackAddress } from '../../src/domain/loopback.js';
 import { UsageError } from '../../src/errors.js';
 
@@ -50,5 +51,20 @@ describe('a loopback address', () => {
   it('is nothing else: no name, no other address, no malformed literal', () => {
     for (const a of ['localhost', '127.attacker.example', '127.0.0.1.nip.io', '0.0.0.0', '10.0.0.1', '127.0.0.256', '::', '::2', '::ffff:10.0.0.1', ':::1', ''])
       expect(isLoopbackAddress(a), a).toBe(false);
+  });
+});
+
+describe('a proxy', () => {
+  it('Node proxy support is on as Node decides it: the last of --use-env-proxy and --no-use-env-proxy, else NODE_USE_ENV_PROXY=1', () => {
+    expect(envProxyOn({ NODE_USE_ENV_PROXY: '1' }, [])).toBe(true);
+    expect(envProxyOn({ NODE_USE_ENV_PROXY: 'true' }, [])).toBe(false);
+    expect(envProxyOn({}, ['--use-env-proxy'])).toBe(true);
+    expect(envProxyOn({ NODE_OPTIONS: '--max-old-space-size=512 --use-env-proxy' }, [])).toBe(true);
+    expect(envProxyOn({ NODE_USE_ENV_PROXY: '1' }, ['--no-use-env-proxy'])).toBe(false);
+    expect(envProxyOn({ NODE_USE_ENV_PROXY: '0' }, ['--use-env-proxy'])).toBe(true);
+    expect(envProxyOn({ NODE_OPTIONS: '--use-env-proxy --no-use-env-proxy' }, [])).toBe(false);
+    expect(envProxyOn({ NODE_OPTIONS: '--no-use-env-proxy' }, ['--use-env-proxy'])).toBe(true);
+    expect(envProxyOn({ NODE_OPTIONS: '--use-env-proxy' }, ['--no-use-env-proxy'])).toBe(false);
+    expect(envProxyOn({ HTTPS_PROXY: 'http://proxy.example:3128' }, [])).toBe(false);
   });
 });

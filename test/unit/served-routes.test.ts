@@ -2,7 +2,7 @@
 // router's own: the same compiled paths, the same first match, the same resolution of the target.
 import { describe, expect, it } from 'vitest';
 import { safeToRepeat } from '../../src/client/retry.js';
-import { MONEY_ROUTES, releasesMoney, servedTarget } from '../../src/domain/served-routes.js';
+import { changesRates, lenientPaths, MONEY_ROUTES, releasesMoney, servedTarget } from '../../src/domain/served-routes.js';
 import { matchRoute, ROUTES } from '../../src/engine/routes.js';
 
 /** Whether the engine, given this request target as a client would send it, runs a money route. */
@@ -56,7 +56,68 @@ describe('which requests release money', () => {
       expect(releasesMoney(m, t), `${m} ${t}`).toBe(false);
   });
 
+  it('path parameters, suffixes, escapes and case a Tomcat or Spring service strips or ignores count as the money route they name', () => {
+    for (const t of [
+      '/tpa-api/v1/funding/approve;x/',
+      '/tpa-api/v1/funding;x/approve/',
+      '/tpa-api;a/v1;b/funding;c/approve;d/',
+      '/tpa-api/v1/funding/approve/;',
+      '/tpa-api/v1/funding/approve;',
+      '/tpa-api/v1/funding/approve;jsessionid=1/',
+      '/tpa-api/v1/funding/approve%3Bx/',
+      '/tpa-api/v1/funding%3bx/approve/',
+      '/tpa-api/v1/funding/approve%253Bx/',
+      '/tpa-api/v1/funding/approve.json',
+      '/tpa-api/v1/funding/approve.json/',
+      '/tpa-api/v1/funding/approve.JSON',
+      '/tpa-api/v1/funding/approve.json;x',
+      '/tpa-api/v1/funding/approve;x.json',
+      '/tpa-api/v1/funding/approve%2Ejson',
+      '/tpa-api/v1/funding.xml/approve/',
+      '/tpa-api/v1/x/..;/funding/approve/',
+      '/tpa-api/v1/x/%2e%2e;/funding/approve/',
+      '/tpa-api/v1/funding%2Fapprove/',
+      '/tpa-api/v1/funding%252Fapprove/',
+      '/tpa-api/v1/FUNDING;X/APPROVE.Json/',
+      '/tpa-api/v1/fund\u0131ng/approve/',
+      '/tpa-api/v1/fund%C4%B1ng/approve/',
+      '/tpa-api/v1/fund\u0130ng/approve/',
+      '/tpa-api/v1/fund%C4%B0ng/approve/',
+      '/tpa-api/v1/\uff46unding/approve/',
+      '/tpa-api/v1/funding/approve/?x=1;y',
+      '/tpa-api/v1/funding/;/approve/',
+    ])
+      expect(releasesMoney('POST', t), t).toBe(true);
+    for (const t of [
+      '/api/v1/computable-contracts/builder/BLD-1002/finalize;x',
+      '/api/v1/computable-contracts/builder/BLD-1002/finalize;',
+      '/api/v1/computable-contracts/builder/BLD-1002;x/finalize/',
+      '/api/v1/computable-contracts/builder/BLD-1002/finalize.json',
+      '/api/v1/computable-contracts/builder/BLD-1002/finalize%3Bx',
+      '/api;x/v1/computable-contracts/builder/BLD-1002/FINALIZE.JSON;y',
+    ])
+      expect(changesRates('POST', t), t).toBe(true);
+    // What no reading of these routes: another route, another method, a segment more, a malformed escape.
+    for (const [m, t] of [
+      ['GET', '/tpa-api/v1/funding/approve;x/'],
+      ['PUT', '/tpa-api/v1/funding/approve.json'],
+      ['POST', '/tpa-api/v1/claims/submit;x/'],
+      ['POST', '/tpa-api/v1/funding/approve/x;y/'],
+      ['POST', '/tpa-api/v1/funding/approvex.json'],
+      ['POST', '/tpa-api/v1/funding/approve%ZZ/'],
+    ] as const)
+      expect(releasesMoney(m, t), `${m} ${t}`).toBe(false);
+    expect(changesRates('POST', '/api/v1/computable-contracts/builder/BLD-1002/finalize/x;y')).toBe(false);
+  });
+
+  it('the lenient readings of a path: escapes decoded, path parameters dropped and dots resolved again, suffixes dropped, case folded', () => {
+    expect(lenientPaths('/A/x/..;/B.Json;y')).toEqual(['/a/x/..;/b.json;y', '/a/b.json', '/a/b']);
+    expect(lenientPaths('/a%253Bx/b')).toEqual(['/a%3bx/b', '/a;x/b', '/a/b']);
+    expect(lenientPaths('/\uff21\u0131')).toEqual(['/\uff41i', '/ai', '/%ef%bc%a1%c4%b1']);
+  });
+
   it('the retry rules never resend one, however it is spelt', () => {
-    for (const t of TARGETS.slice(0, 9)) expect(safeToRepeat({ method: 'POST', path: t, headers: { 'idempotency-key': 'k' } }), t).toBe(false);
+    for (const t of [...TARGETS.slice(0, 9), '/tpa-api/v1/funding/approve;x/', '/tpa-api/v1/funding;x/approve.json', '/tpa-api/v1/x/..;/funding/approve/'])
+      expect(safeToRepeat({ method: 'POST', path: t, headers: { 'idempotency-key': 'k' } }), t).toBe(false);
   });
 });
