@@ -81,6 +81,34 @@ export function notUtf8Line(bytes: Uint8Array): number | undefined {
   }
 }
 
+/**
+ * The offset of the first byte of `bytes` that is not part of a UTF-8 character (a character cut
+ * off at the end included), or -1 when every byte is.
+ */
+export function notUtf8Offset(bytes: Uint8Array): number {
+  if (isUtf8(bytes)) return -1;
+  let i = 0;
+  while (i < bytes.length) {
+    const b = bytes[i]!;
+    const n = b < 0x80 ? 1 : b >= 0xc2 && b <= 0xdf ? 2 : b >= 0xe0 && b <= 0xef ? 3 : b >= 0xf0 && b <= 0xf4 ? 4 : 0;
+    // The sequence's own check refuses overlong forms and the surrogates' code points.
+    if (n === 0 || i + n > bytes.length || !isUtf8(bytes.subarray(i, i + n))) return i;
+    i += n;
+  }
+  return -1;
+}
+
+/** How many bytes of `bytes` end with a whole character: a character cut off by a chunk's end is left for the next. */
+export function wholeUtf8Length(bytes: Uint8Array): number {
+  for (let back = 1; back <= 4 && back <= bytes.length; back++) {
+    const b = bytes[bytes.length - back]!;
+    if ((b & 0xc0) === 0x80) continue;
+    const n = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc0 ? 2 : 1;
+    return n > back ? bytes.length - back : bytes.length;
+  }
+  return bytes.length;
+}
+
 /** The message of a file, line or body whose bytes are not UTF-8. */
 export const NOT_UTF8 = 'is not UTF-8 text (a byte sequence that is not UTF-8; tpa reads UTF-8 only and never replaces a byte)';
 

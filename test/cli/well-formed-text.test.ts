@@ -9,6 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { distinctClaim } from '../helpers/claims.js';
 import { TPA_BIN, testEnv, useTpaHome } from '../helpers/cli.js';
 import { adjudicatedEncounter } from '../helpers/encounters.js';
+import { interchange, professionalClaim, transaction } from '../helpers/x12.js';
 import { ndjson } from '../helpers/values.js';
 
 type Row = Record<string, any>;
@@ -86,6 +87,28 @@ describe('text that is not well-formed, on the command line', () => {
       ['stdin:1', 'ACKNOWLEDGED'],
       ['stdin:2', 'INVALID'],
     ]);
+  });
+
+  it('an 837 with bytes that are not UTF-8 is refused whole, naming the segment and byte; nothing of it is read', async () => {
+    const text = interchange([
+      transaction({
+        st02: '0001',
+        type: 'professional',
+        claims: [professionalClaim({ clm01: 'PATIENT123', lines: [{ cpt: '45378', charge: '1800', date: '20250110' }] })],
+      }),
+    ]);
+    const at = text.indexOf('DOE*JANE') + 'DOE*JA'.length;
+    const terminator = text[105]!;
+    const segment = text.slice(0, at).split(terminator).length;
+    const bytes = Buffer.concat([Buffer.from(text.slice(0, at)), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from(text.slice(at))]);
+    writeFileSync(join(home.dir, 'bad.837'), bytes);
+    const r = await run(['claim', 'convert', 'bad.837']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain(`bad.837: segment ${segment}: byte ${Buffer.byteLength(text.slice(0, at))} is not UTF-8 text`);
+    // The same file in UTF-8 converts.
+    writeFileSync(join(home.dir, 'good.837'), text.replace('DOE*JANE', 'DOE*JAÑE'));
+    expect((await run(['claim', 'convert', 'good.837'])).code).toBe(0);
   });
 
   it('ratesheet import and api -d @file of bytes that are not UTF-8 exit 2 naming the file and line; nothing is sent or written', async () => {
