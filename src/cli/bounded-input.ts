@@ -9,7 +9,7 @@ import { NOT_UTF8, notUtf8Line } from '../domain/well-formed.js';
 /** Thrown by the readers of whole texts when the bytes are not UTF-8: the line of the first that is not. */
 export class NotUtf8Text extends Error {
   constructor(readonly line: number) {
-    super(`line ${line} ${NOT_UTF8}`);
+    super(`line ${line} is ${NOT_UTF8}`);
     this.name = 'NotUtf8Text';
   }
 }

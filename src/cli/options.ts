@@ -55,7 +55,8 @@ export const MAX_INPUT_BYTES = 64 * 1024 * 1024;
 export async function readInput(ctx: Context, source: string, what: string, maxBytes = MAX_INPUT_BYTES): Promise<string> {
   const { NotUtf8Text, readFileBounded, readStreamBounded } = await import('./bounded-input.js');
   // Bytes that are not UTF-8 are refused with their line, never read as U+FFFD (docs/api.md "Text").
-  const notUtf8 = (where: string, err: unknown) => (err instanceof NotUtf8Text ? new ValidationFailed(`${where}:${err.line}: the ${what} ${NOT_UTF8}`) : err);
+  const notUtf8 = (where: string, err: unknown) =>
+    err instanceof NotUtf8Text ? new ValidationFailed(`${where}:${err.line}: the ${what} is ${NOT_UTF8}`) : err;
   const tooLarge = (where: string) => new ValidationFailed(`${where}: ${what}${where === 'stdin' ? '' : ' file'} is larger than ${maxBytes / 1024 / 1024} MiB`);
   if (source === '-') {
     if (ctx.io.stdinIsTTY) throw new UsageError(`reading the ${what} from stdin, but stdin is a terminal: pipe a file in or name it`);

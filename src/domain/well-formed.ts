@@ -110,7 +110,7 @@ export function wholeUtf8Length(bytes: Uint8Array): number {
 }
 
 /** The message of a file, line or body whose bytes are not UTF-8. */
-export const NOT_UTF8 = 'is not UTF-8 text (a byte sequence that is not UTF-8; tpa reads UTF-8 only and never replaces a byte)';
+export const NOT_UTF8 = 'not UTF-8 text (a byte sequence that is not UTF-8; tpa reads UTF-8 only and never replaces a byte)';
 
 /**
  * The name of the first parameter of a raw query string (`?a=1&b=%ED%A0%80`) whose percent-escapes

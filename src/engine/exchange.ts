@@ -63,7 +63,7 @@ export function respond(status: number, body: unknown, headers: Record<string, s
  * nothing of it is written.
  */
 export function illFormedText(req: EngineRequest): EngineResponse | undefined {
-  const refuse = (field: string) => respond(400, { errors: [{ field, message: `${field === '' ? 'the request body' : field} ${ILL_FORMED}` }] });
+  const refuse = (field: string) => respond(400, { errors: [{ field, message: field === '' ? `the request body ${ILL_FORMED}` : ILL_FORMED }] });
   if (!isWellFormedText(req.path)) return refuse('path');
   for (const [name, value] of req.query) if (!isWellFormedText(name) || !isWellFormedText(value)) return refuse(shownText(name));
   for (const [name, value] of Object.entries(req.headers))

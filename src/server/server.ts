@@ -76,7 +76,7 @@ const error = (status: number, body: Record<string, unknown>): EngineResponse =>
 type Body = { text: string } | { tooLarge: true } | { tooDeep: string } | { tooMany: true } | { notUtf8: number };
 
 /** The 400 of a body whose bytes are not UTF-8 (docs/api.md "Text"): never read as U+FFFD. */
-const notUtf8Body = (line: number): EngineResponse => error(400, { errors: [{ field: '', message: `the request body ${NOT_UTF8}, at line ${line}` }] });
+const notUtf8Body = (line: number): EngineResponse => error(400, { errors: [{ field: '', message: `the request body is ${NOT_UTF8}, at line ${line}` }] });
 
 /**
  * A body larger than this is "large": parsing and checking one takes the event loop for a while (a
@@ -235,7 +235,7 @@ export function startServer(engine: Engine, options: ServeOptions): Promise<Runn
     const notUtf8Parameter = notUtf8QueryParameter(url.search);
     if (notUtf8Parameter !== undefined) {
       req.resume();
-      return reply(error(400, { errors: [{ field: notUtf8Parameter, message: `${notUtf8Parameter} ${NOT_UTF8}` }] }));
+      return reply(error(400, { errors: [{ field: notUtf8Parameter, message: `is ${NOT_UTF8}` }] }));
     }
     // A request with neither Content-Length nor Transfer-Encoding has no body (RFC 9112 section 6.3):
     // it is answered at once, without waiting for its end (most are GETs).

@@ -77,7 +77,7 @@ describe('text that is not well-formed, on the command line', () => {
       });
     const document = stdin(Buffer.concat([Buffer.from('{\n'), claimBytes(5, [0xff]).subarray(1)]));
     expect(document.status, document.stderr).toBe(2);
-    expect(document.stderr).toContain('stdin:2: is not UTF-8 text');
+    expect(document.stderr).toContain('stdin:2: not UTF-8 text');
     const lines = stdin(Buffer.concat([Buffer.from(`${JSON.stringify(distinctClaim(6))}\n`), claimBytes(7, [0xff]), Buffer.from('\n')]));
     expect(
       ndjson(lines.stdout)

@@ -62,7 +62,7 @@ async function scan(path: string): Promise<EnvelopeReport> {
   let offset = 0;
   const notUtf8 = (at: number): EnvelopeReport => ({
     ...scanner.end(),
-    fatal: { place: `segment ${countByte(path, head.charCodeAt(105), at) + 1}`, message: `byte ${at} ${NOT_UTF8} (nothing of the file is read)` },
+    fatal: { place: `segment ${countByte(path, head.charCodeAt(105), at) + 1}`, message: `byte ${at} is ${NOT_UTF8}: nothing of the file is read` },
   });
   for await (const chunk of createReadStream(path, { highWaterMark: 256 * 1024 })) {
     const data: Buffer = carry.length > 0 ? Buffer.concat([carry, chunk as Buffer]) : (chunk as Buffer);
