@@ -33,7 +33,7 @@ async function adjudicated(patient: string): Promise<{ id: string; amount: numbe
 }
 
 describe('text that is not well-formed Unicode, over local serve', () => {
-  it('a fund release with \\ud800 in its authorization code, or with bytes that are not UTF-8, is refused 400 naming it; nothing is written', async () => {
+  it('a fund release with an escaped lone surrogate in its authorization code, or with bytes that are not UTF-8, is refused 400 naming it; nothing is written', async () => {
     const { id, amount } = await adjudicated('MBR-1002');
     const escaped = await send('POST', '/tpa-api/v1/funding/approve/', `{"encounter_id":"${id}","amount":${amount},"authorization_code":"AUTH-\\ud800-0001"}`);
     expect(escaped.status).toBe(400);
