@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { parseDuration } from '../domain/duration.js';
 import { addDays, isRelativePeriod, periodProblem, periodRange, rangeInstants, RELATIVE_PERIODS } from '../domain/period.js';
 import { isoDateProblem, npiProblem, wholeNumberProblem } from '../domain/validation.js';
+import { NOT_UTF8 } from '../domain/well-formed.js';
 import { fieldsInvalid, UsageError, ValidationFailed } from '../errors.js';
 import { count, counted } from '../render/format.js';
 import { shellQuote } from '../render/shell.js';
@@ -52,11 +53,16 @@ export const MAX_INPUT_BYTES = 64 * 1024 * 1024;
  * The bound is kept while reading: a device, a FIFO or a pipe has no size to trust.
  */
 export async function readInput(ctx: Context, source: string, what: string, maxBytes = MAX_INPUT_BYTES): Promise<string> {
-  const { readFileBounded, readStreamBounded } = await import('./bounded-input.js');
+  const { NotUtf8Text, readFileBounded, readStreamBounded } = await import('./bounded-input.js');
+  // Bytes that are not UTF-8 are refused with their line, never read as U+FFFD (docs/api.md "Text").
+  const notUtf8 = (where: string, err: unknown) =>
+    err instanceof NotUtf8Text ? new ValidationFailed(`${where}:${err.line}: the ${what} is ${NOT_UTF8}`) : err;
   const tooLarge = (where: string) => new ValidationFailed(`${where}: ${what}${where === 'stdin' ? '' : ' file'} is larger than ${maxBytes / 1024 / 1024} MiB`);
   if (source === '-') {
     if (ctx.io.stdinIsTTY) throw new UsageError(`reading the ${what} from stdin, but stdin is a terminal: pipe a file in or name it`);
-    const text = await readStreamBounded(ctx.io.stdinStream(), maxBytes);
+    const text = await readStreamBounded(ctx.io.stdinStream(), maxBytes).catch((err: unknown) => {
+      throw notUtf8('stdin', err);
+    });
     if (text === undefined) throw tooLarge('stdin');
     return text;
   }
@@ -68,6 +74,7 @@ export async function readInput(ctx: Context, source: string, what: string, maxB
     return text;
   } catch (err) {
     if (err instanceof UsageError || err instanceof ValidationFailed) throw err;
+    if (err instanceof NotUtf8Text) throw notUtf8(source, err);
     const code = (err as NodeJS.ErrnoException).code;
     throw new UsageError(`cannot read ${source}: ${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (err as Error).message}`);
   }

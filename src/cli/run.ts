@@ -3,7 +3,8 @@
 // No stack trace unless --debug.
 import { CommanderError } from 'commander';
 import { EngineError } from '../engine/errors.js';
-import { EXIT, fromEngineError, TpaError } from '../errors.js';
+import { EXIT, fromEngineError, TpaError, UsageError } from '../errors.js';
+import { ILL_FORMED, isWellFormedText, shownText } from '../domain/well-formed.js';
 import { own } from '../render/screen.js';
 import type { RunState } from './action.js';
 import { wrapProse } from '../render/text.js';
@@ -15,12 +16,28 @@ export async function runProgram(args: string[], given: IO, word: string | undef
   const io = withStreams(given, { stderr: screenedStream(given.stderr, true) });
   const state: RunState = { exitCode: 0 };
   try {
+    illFormedArgument(args);
     const program = await buildProgram(io, state, word);
     await program.parseAsync(args, { from: 'user' });
     return state.exitCode;
   } catch (err) {
     return report(err, io, state, args);
   }
+}
+
+/**
+ * An argument that is not well-formed Unicode (a lone surrogate) is refused before any command runs
+ * (docs/api.md "Text"), naming its option: `--opt value`, `--opt=value`, or its place.
+ */
+function illFormedArgument(args: readonly string[]): void {
+  const i = args.findIndex((a) => !isWellFormedText(a));
+  if (i === -1) return;
+  const arg = args[i]!;
+  const shown = `"${shownText(arg)}"`;
+  const before = args[i - 1];
+  const where =
+    arg.startsWith('-') || before === undefined || !before.startsWith('-') || before === '--' ? `argument ${i + 1}, ${shown}` : `${before} ${shown}`;
+  throw new UsageError(`${where}: ${ILL_FORMED}; nothing was done`);
 }
 
 function report(thrown: unknown, io: IO, state: RunState, args: string[]): number {

@@ -1,5 +1,5 @@
 // `tpa local audit verify --deep`: what the money tables must hold, recomputed from the
-// audit chain alone, and the first row that holds something else. The chain says what was decided
+// audit chain alone, and every row and column that holds something else. The chain says what was decided
 // (each claim's amounts, each transfer, each payout's payee, amount and fee, each settlement
 // transition, each reconciliation's outcome, each AEOB change); a row edited behind the engine's
 // back, with the chain left whole, disagrees with it. Pure: the engine reads the rows and the chain.
@@ -180,6 +180,9 @@ export function expectedMoney(records: Iterable<StoredAudit>, deepFromSeq: numbe
   return { encounters, settlements };
 }
 
+/** How many disagreements `--deep` names; it counts them all. */
+export const DISAGREEMENTS_SHOWN = 10;
+
 /** A row that disagrees with the chain: where, what the chain says (and in which record), what the row holds. */
 export interface Disagreement {
   table: 'encounters' | 'settlements' | 'payouts';
@@ -214,9 +217,11 @@ export interface EncounterFacts {
   aeob_missing: number;
 }
 
-function differs(table: Disagreement['table'], row: string, pairs: [string, unknown, unknown, number][]): Disagreement | null {
-  for (const [column, expected, found, seq] of pairs) if (expected !== found) return { table, row, column, expected, found, seq };
-  return null;
+/** Every column of a row that holds something else than the chain says. */
+function differs(table: Disagreement['table'], row: string, pairs: [string, unknown, unknown, number][]): Disagreement[] {
+  const found: Disagreement[] = [];
+  for (const [column, expected, value, seq] of pairs) if (expected !== value) found.push({ table, row, column, expected, found: value, seq });
+  return found;
 }
 
 /** Not yet due, a claim is SUBMITTED or PROCESSING; once due, its outcome's status; then its money's. */
@@ -226,9 +231,10 @@ function statusesFor(x: ExpectedEncounter, completed: number): string[] {
   return [x.disposition === 'DENIED' ? 'DENIED' : x.disposition === 'PENDING_REVIEW' ? 'PENDED' : 'ADJUDICATED'];
 }
 
-export function checkEncounter(row: EncounterFacts, x: ExpectedEncounter | undefined): Disagreement | null {
-  if (!x) return row.covered ? { table: 'encounters', row: row.id, column: 'id', expected: 'SUBMISSION', found: row.id, seq: null } : null;
-  const amounts = differs('encounters', row.id, [
+/** Every way an encounter row disagrees with the chain (none: an empty list). */
+export function checkEncounter(row: EncounterFacts, x: ExpectedEncounter | undefined): Disagreement[] {
+  if (!x) return row.covered ? [{ table: 'encounters', row: row.id, column: 'id', expected: 'SUBMISSION', found: row.id, seq: null }] : [];
+  const found = differs('encounters', row.id, [
     ['disposition', x.disposition, row.disposition, x.seq],
     ['charge_cents', x.chargeCents, row.charge_cents, x.seq],
     ['allowed_cents', x.allowedCents, row.allowed_cents, x.seq],
@@ -239,20 +245,29 @@ export function checkEncounter(row: EncounterFacts, x: ExpectedEncounter | undef
     ['outcome_json totals.patientResponsibilityCents', x.patientCents, row.outcome_patient_cents, x.seq],
     ['outcome_json totals.benefitCents', x.benefitCents, row.outcome_benefit_cents, x.seq],
   ]);
-  if (amounts) return amounts;
   if (x.linesDigest !== null) {
-    const found = linesDigest(JSON.parse(row.outcome_lines) as AuditedLine[]);
-    if (found !== x.linesDigest)
-      return { table: 'encounters', row: row.id, column: 'outcome_json lines (payee, status, allowed, benefit)', expected: x.linesDigest, found, seq: x.seq };
+    const digest = linesDigest(JSON.parse(row.outcome_lines) as AuditedLine[]);
+    if (digest !== x.linesDigest)
+      found.push({
+        table: 'encounters',
+        row: row.id,
+        column: 'outcome_json lines (payee, status, allowed, benefit)',
+        expected: x.linesDigest,
+        found: digest,
+        seq: x.seq,
+      });
   }
   const statuses = statusesFor(x, row.completed);
   if (!statuses.includes(row.status))
-    return { table: 'encounters', row: row.id, column: 'status', expected: statuses.join(' or '), found: row.status, seq: x.moneySeq };
-  if (!x.aeobTracked) return null;
-  return differs('encounters', row.id, [
-    ['aeob_adjustment_cents', x.aeobAdjustmentCents, row.aeob_adjustment_cents, x.aeobSeq],
-    ['aeob_missing', x.aeobMissing ? 1 : 0, row.aeob_missing, x.aeobSeq],
-  ]);
+    found.push({ table: 'encounters', row: row.id, column: 'status', expected: statuses.join(' or '), found: row.status, seq: x.moneySeq });
+  if (!x.aeobTracked) return found;
+  return [
+    ...found,
+    ...differs('encounters', row.id, [
+      ['aeob_adjustment_cents', x.aeobAdjustmentCents, row.aeob_adjustment_cents, x.aeobSeq],
+      ['aeob_missing', x.aeobMissing ? 1 : 0, row.aeob_missing, x.aeobSeq],
+    ]),
+  ];
 }
 
 export interface SettlementFacts {
@@ -269,8 +284,9 @@ export interface SettlementFacts {
   aeob_amount_cents: number | null;
 }
 
-export function checkSettlement(row: SettlementFacts, x: ExpectedSettlement | undefined): Disagreement | null {
-  if (!x) return row.covered ? { table: 'settlements', row: row.id, column: 'id', expected: 'SETTLEMENT_INITIATED', found: row.id, seq: null } : null;
+/** Every way a settlement row disagrees with the chain (none: an empty list). */
+export function checkSettlement(row: SettlementFacts, x: ExpectedSettlement | undefined): Disagreement[] {
+  if (!x) return row.covered ? [{ table: 'settlements', row: row.id, column: 'id', expected: 'SETTLEMENT_INITIATED', found: row.id, seq: null }] : [];
   return differs('settlements', row.id, [
     ['encounter_id', x.encounterId, row.encounter_id, x.seq],
     ['attempt', x.attempt, row.attempt, x.seq],
@@ -295,13 +311,16 @@ export interface PayoutFacts {
   payout_status: string;
 }
 
-/** `settlement` undefined: the payout's transfer is not in the chain (made before it recorded payouts). */
-export function checkPayout(row: PayoutFacts, settlement: ExpectedSettlement | undefined): Disagreement | null {
-  if (!settlement) return null;
+/**
+ * Every way a payout row disagrees with the chain (none: an empty list). `settlement` undefined: the
+ * payout's transfer is not in the chain (made before it recorded payouts).
+ */
+export function checkPayout(row: PayoutFacts, settlement: ExpectedSettlement | undefined): Disagreement[] {
+  if (!settlement) return [];
   const key = `${row.settlement_id} #${row.sequence}`;
   const x = settlement.payouts.get(row.sequence);
   if (!x)
-    return { table: 'payouts', row: key, column: 'sequence', expected: `payouts 1 to ${settlement.payouts.size}`, found: row.sequence, seq: settlement.seq };
+    return [{ table: 'payouts', row: key, column: 'sequence', expected: `payouts 1 to ${settlement.payouts.size}`, found: row.sequence, seq: settlement.seq }];
   return differs('payouts', key, [
     ['provider_npi', x.providerNpi, row.provider_npi, x.seq],
     ['provider_role', x.providerRole, row.provider_role, x.seq],

@@ -17,7 +17,7 @@ import {
   type ClockSource,
 } from './clock.js';
 import type { EngineContext } from './context.js';
-import { bodyText, HttpError, respond, type EngineRequest, type EngineResponse } from './exchange.js';
+import { bodyText, HttpError, illFormedText, respond, type EngineRequest, type EngineResponse } from './exchange.js';
 import { newId } from './ids.js';
 import { PageBody } from './page-body.js';
 import { ReadCache } from './read-cache.js';
@@ -206,6 +206,8 @@ export class Engine {
 
   /** POST {auth_url}/oauth2/token over mutual TLS (the HTTPS server passes the client certificate). */
   issueToken(req: EngineRequest, certificate: ClientCertificate | undefined): EngineResponse {
+    const illFormed = illFormedText(req);
+    if (illFormed) return illFormed;
     try {
       return this.db.transaction(() => issueToken(this.context(), req, certificate)).immediate();
     } catch (err) {
@@ -249,6 +251,9 @@ export class Engine {
   }
 
   private answer(req: EngineRequest, options: { key?: KeyRecord }): EngineResponse {
+    // Text that is not well-formed Unicode reaches no route (docs/api.md "Text"), in-process as over HTTP.
+    const illFormed = illFormedText(req);
+    if (illFormed) return illFormed;
     const match = this.route(req.method, req.path);
     if ('response' in match) return match.response;
     // Every audit record the request appends names who sent it (what the clock made due: the engine's).
@@ -341,7 +346,7 @@ export class Engine {
   /** The seeded reference data (`tpa local fixtures`). */
   /** What submitting this claim would do, nothing kept (claims.ts checkClaim): `claim validate` on the embedded engine. */
   checkClaim(text: string): EngineResponse {
-    return checkClaim(this.context(), text);
+    return illFormedText({ method: 'POST', path: '', query: new URLSearchParams(), headers: {}, body: text }) ?? checkClaim(this.context(), text);
   }
 
   fixtures(): Record<string, unknown> {

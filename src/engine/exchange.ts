@@ -2,6 +2,7 @@
 import type { FieldError } from '../domain/errors.js';
 import { jsonDepthProblem } from '../domain/json-depth.js';
 import { wholeNumberProblem } from '../domain/validation.js';
+import { ILL_FORMED, illFormedJsonField, isWellFormedText, shownText } from '../domain/well-formed.js';
 
 export interface EngineRequest {
   method: string;
@@ -53,6 +54,23 @@ export class HttpError extends Error {
 
 export function respond(status: number, body: unknown, headers: Record<string, string> = {}): EngineResponse {
   return { status, headers: { 'content-type': 'application/json', ...headers }, body };
+}
+
+/**
+ * The 400 of a request that holds text that is not well-formed Unicode (docs/api.md "Text"): its
+ * path, a query parameter, a header or any string or key of its body, at any depth, named as the
+ * field; undefined when all of it is well-formed. Checked before any route reads the request, so
+ * nothing of it is written.
+ */
+export function illFormedText(req: EngineRequest): EngineResponse | undefined {
+  const refuse = (field: string) => respond(400, { errors: [{ field, message: field === '' ? `the request body ${ILL_FORMED}` : ILL_FORMED }] });
+  if (!isWellFormedText(req.path)) return refuse('path');
+  for (const [name, value] of req.query) if (!isWellFormedText(name) || !isWellFormedText(value)) return refuse(shownText(name));
+  for (const [name, value] of Object.entries(req.headers))
+    if (!isWellFormedText(name) || (value !== undefined && !isWellFormedText(value))) return refuse(shownText(name));
+  if (req.body === undefined) return undefined;
+  const field = illFormedJsonField(req.body);
+  return field === undefined ? undefined : refuse(field);
 }
 
 /** The JSON body of a request as an object, or a 400 naming what is wrong. */

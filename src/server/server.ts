@@ -12,6 +12,7 @@ import { newId } from '../engine/ids.js';
 import { withFault, type Faults } from './faults.js';
 import { type RateLimiter, TIERS, type LimitVerdict, unlimitedHeaders } from './limits.js';
 import { JsonDepthGauge } from '../domain/json-depth.js';
+import { NOT_UTF8, notUtf8Line, notUtf8QueryParameter } from '../domain/well-formed.js';
 
 /** Claims may be up to 5 MiB (fhir-claim.ts); a little room for whitespace around them. */
 export const MAX_BODY_BYTES = 6 * 1024 * 1024;
@@ -72,7 +73,10 @@ function send(res: ServerResponse, response: EngineResponse, extra: Record<strin
 
 const error = (status: number, body: Record<string, unknown>): EngineResponse => ({ status, headers: {}, body });
 
-type Body = { text: string } | { tooLarge: true } | { tooDeep: string } | { tooMany: true };
+type Body = { text: string } | { tooLarge: true } | { tooDeep: string } | { tooMany: true } | { notUtf8: number };
+
+/** The 400 of a body whose bytes are not UTF-8 (docs/api.md "Text"): never read as U+FFFD. */
+const notUtf8Body = (line: number): EngineResponse => error(400, { errors: [{ field: '', message: `the request body is ${NOT_UTF8}, at line ${line}` }] });
 
 /**
  * A body larger than this is "large": parsing and checking one takes the event loop for a while (a
@@ -121,7 +125,12 @@ function readBody(req: IncomingMessage, limit: number, checks: BodyChecks = {}):
       if (checks.gauge && !checks.gauge.feed(chunk)) return refuse({ tooDeep: checks.gauge.problem()! });
       chunks.push(chunk);
     });
-    req.on('end', () => refused || resolve({ text: Buffer.concat(chunks).toString('utf8') }));
+    req.on('end', () => {
+      if (refused) return;
+      const bytes = Buffer.concat(chunks);
+      const line = notUtf8Line(bytes);
+      resolve(line === undefined ? { text: bytes.toString('utf8') } : { notUtf8: line });
+    });
     req.on('error', reject);
   });
 }
@@ -178,7 +187,13 @@ export function startServer(engine: Engine, options: ServeOptions): Promise<Runn
       limitHeaders = verdict?.headers ?? unlimitedHeaders(Date.now());
       const { pathname: path, searchParams: query } = url;
       readBody(req, 64 * 1024)
-        .then((body) => reply(engine.issueToken({ method, path, query, headers: {}, body: 'text' in body ? body.text : undefined }, certificate)))
+        .then((body) =>
+          reply(
+            'notUtf8' in body
+              ? notUtf8Body(body.notUtf8)
+              : engine.issueToken({ method, path, query, headers: {}, body: 'text' in body ? body.text : undefined }, certificate),
+          ),
+        )
         .catch(() => reply(error(500, { error: 'internal_error', message: 'The server failed to issue a token', request_id: requestId })));
       return;
     }
@@ -217,6 +232,12 @@ export function startServer(engine: Engine, options: ServeOptions): Promise<Runn
       return reply(caller.response);
     }
     const { pathname: path, searchParams: query } = url;
+    // Percent-escapes that are not UTF-8 would reach the engine as U+FFFD (docs/api.md "Text").
+    const notUtf8Parameter = notUtf8QueryParameter(url.search);
+    if (notUtf8Parameter !== undefined) {
+      req.resume();
+      return reply(error(400, { errors: [{ field: notUtf8Parameter, message: `is ${NOT_UTF8}` }] }));
+    }
     // A request with neither Content-Length nor Transfer-Encoding has no body (RFC 9112 section 6.3):
     // it is answered at once, without waiting for its end (most are GETs).
     const bodyless = req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined;
@@ -254,6 +275,7 @@ export function startServer(engine: Engine, options: ServeOptions): Promise<Runn
           return reply(error(413, { error: 'payload_too_large', message: `The request body is larger than ${limit / 1024 / 1024} MiB` }));
         }
         if ('tooDeep' in read) return reply(error(400, { errors: [{ field: '', message: read.tooDeep }] }));
+        if ('notUtf8' in read) return reply(notUtf8Body(read.notUtf8));
         const body = read.text;
         if (body !== '' && !json) {
           return reply(

@@ -5,7 +5,7 @@ import { Readable } from 'node:stream';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { boundedLines, LINE_TOO_LONG, readStreamBounded } from '../../src/cli/bounded-input.js';
+import { boundedLines, type LINE_NOT_UTF8, LINE_TOO_LONG, readStreamBounded } from '../../src/cli/bounded-input.js';
 import { useTpaHome } from '../helpers/cli.js';
 
 const home = useTpaHome(beforeAll, afterAll, { TPA_CLOCK: '2026-06-30T12:00:00Z' });
@@ -34,7 +34,7 @@ describe('files with no size to trust', () => {
 
 describe('boundedLines', () => {
   const lines = async (chunks: string[], max: number, giveUp?: number) => {
-    const out: (string | typeof LINE_TOO_LONG)[] = [];
+    const out: (string | typeof LINE_TOO_LONG | typeof LINE_NOT_UTF8)[] = [];
     for await (const l of boundedLines(Readable.from(chunks.map((c) => Buffer.from(c))), max, giveUp)) out.push(l);
     return out;
   };

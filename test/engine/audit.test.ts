@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { claimTemplate } from '../../src/domain/claim-template.js';
 import { databaseFile, Engine } from '../../src/engine/engine.js';
 import { sspUuid } from '../../src/engine/store/catalog-seed.js';
-import { tpa } from '../helpers/cli.js';
+import { runTpa, tpa } from '../helpers/cli.js';
 import { call, tempDir, useEngineHome } from '../helpers/engine.js';
 
 const MON = '2026-03-02T10:00:00Z';
@@ -170,7 +170,7 @@ describe('the audit chain', () => {
     expect(reconciliations.map((r) => r.match_status)).toEqual(['EXACT', 'EXACT', 'MISSING_AEOB', 'VARIANCE']);
     expect(reconciliations[3]).toMatchObject({ variance_cents: 1234, reconciliation_status: 'UNMATCHED' });
     const deep = wed.auditVerifyDeep();
-    expect(deep).toMatchObject({ whole: true, disagreement: null, checked: { encounters: 4, settlements: 4, payouts: 16 } });
+    expect(deep).toMatchObject({ whole: true, disagreementCount: 0, disagreements: [], checked: { encounters: 4, settlements: 4, payouts: 16 } });
     expect(ids).toHaveLength(2);
   });
 
@@ -226,5 +226,45 @@ describe('the audit chain', () => {
     const whole = await tpa(['local', 'audit', 'verify', '--deep', '-o', 'json'], { home: home.dir, env: { TPA_CLOCK: WED } });
     expect(whole.code, whole.stderr).toBe(0);
     expect(whole.json()).toMatchObject({ whole: true, count: 13, tables_agree: true, checked: { encounters: 2, settlements: 1, payouts: 4 } });
+  });
+
+  it('--deep names every disagreement, not only the first: two forged amounts are both reported, with their count (exit 4)', async () => {
+    const ids = buildChain();
+    // A first row that disagrees (an encounter's benefit ×100) used to hide every later one: here a payout ×100.
+    const dir = tampered(
+      `UPDATE encounters SET benefit_cents = benefit_cents * 100 WHERE id = '${ids[1]}'; UPDATE payouts SET amount_cents = amount_cents * 100 WHERE sequence = 3`,
+    );
+    const deep = await runTpa(['local', 'audit', 'verify', '--deep', '-o', 'json'], { home: dir, env: { TPA_CLOCK: WED } });
+    expect(deep.code, deep.stderr).toBe(4);
+    const body = deep.json<Body>();
+    expect(body).toMatchObject({ whole: true, tables_agree: false, disagreement_count: 2 });
+    expect(body.disagreements.map((d: Body) => [d.table, d.column, d.audit_record])).toEqual([
+      ['encounters', 'benefit_cents', 2],
+      ['payouts', 'amount_cents', 7],
+    ]);
+    expect(body.disagreements[1].found).toBe(body.disagreements[1].expected * 100);
+    const table = await runTpa(['local', 'audit', 'verify', '--deep', '-o', 'table'], { home: dir, env: { TPA_CLOCK: WED } });
+    expect(table.code).toBe(4);
+    expect(table.stderr).toMatch(
+      /disagree with it in 2 places:\n {2}encounters \S+: benefit_cents is \d+, audit record 2 says \d+\n {2}payouts \S+ #3: amount_cents is/,
+    );
+  });
+
+  it('--deep counts every disagreement and names the first ten', async () => {
+    buildChain();
+    // Three columns of each of four payouts, and the transfer's total: 13 in all.
+    const dir = tampered(
+      `UPDATE payouts SET amount_cents = amount_cents * 100, fee_cents = fee_cents + 1, provider_role = 'FORGED'; UPDATE settlements SET total_amount_cents = total_amount_cents * 100`,
+    );
+    const deep = await runTpa(['local', 'audit', 'verify', '--deep', '-o', 'json'], { home: dir, env: { TPA_CLOCK: WED } });
+    expect(deep.code, deep.stderr).toBe(4);
+    const body = deep.json<Body>();
+    expect(body.disagreement_count).toBe(13);
+    expect(body.disagreements).toHaveLength(10);
+    // In the order the rows were made: the transfer first, then its payouts.
+    expect(body.disagreements[0]).toMatchObject({ table: 'settlements', column: 'total_amount_cents' });
+    expect(body.disagreement).toEqual(body.disagreements[0]);
+    const table = await runTpa(['local', 'audit', 'verify', '--deep', '-o', 'table'], { home: dir, env: { TPA_CLOCK: WED } });
+    expect(table.stderr).toMatch(/in 13 places:(\n {2}(settlements|payouts) [^\n]+){10}\n {2}and 3 more \(the first 10 are named\)\n/);
   });
 });

@@ -1,7 +1,7 @@
 // The engine's audit log (migration 12, domain/audit.ts): appended in the transaction of each
 // money-moving or irreversible action, walked by `tpa local audit verify` and `list`.
 import { auditHash, GENESIS_HASH, verifyChain, type AuditActor, type AuditHead, type ChainVerdict, type StoredAudit } from '../../domain/audit.js';
-import { checkEncounter, checkPayout, checkSettlement, expectedMoney, missingRow, type Disagreement } from '../../domain/audit-deep.js';
+import { checkEncounter, checkPayout, checkSettlement, DISAGREEMENTS_SHOWN, expectedMoney, missingRow, type Disagreement } from '../../domain/audit-deep.js';
 import { auditDeepFrom, auditRecordsWhere, insertAuditRecord, lastAuditRecord, type AuditFilter } from '../store/audit.js';
 import type { Db } from '../store/db.js';
 import { encounterAuditFacts } from '../store/encounters.js';
@@ -54,72 +54,87 @@ export function auditHead(db: Db): AuditHead {
 
 export type DeepVerdict =
   | (ChainVerdict & { whole: false })
-  | { whole: true; count: number; head: string; checked: { encounters: number; settlements: number; payouts: number }; disagreement: Disagreement | null };
+  | {
+      whole: true;
+      count: number;
+      head: string;
+      checked: { encounters: number; settlements: number; payouts: number };
+      /** How many rows and columns disagree with the chain, all of them counted. */
+      disagreementCount: number;
+      /** The first DISAGREEMENTS_SHOWN of them, in the order the rows were made. */
+      disagreements: Disagreement[];
+    };
 
 /**
  * The chain verified, then the money tables checked against what it says (`audit verify --deep`):
- * encounters, settlements and payouts in the order they were made; the first row that disagrees.
+ * encounters, settlements and payouts in the order they were made. Every disagreement is counted and
+ * the first ten kept: one found first must not hide a later one (a forged amount after a row that
+ * disagrees for another reason).
  */
 export function verifyAuditDeep(db: Db, expectHead?: string): DeepVerdict {
   const chain = verifyAudit(db, expectHead);
   if (!chain.whole) return chain;
   const from = auditDeepFrom(db);
   const expected = expectedMoney(listAudit(db, {}), from.seq);
-  const checked = { encounters: 0, settlements: 0, payouts: 0 };
-  const done = (disagreement: Disagreement | null): DeepVerdict => ({ ...chain, checked, disagreement });
-  const byEncounter = compareRows(
+  const found = { count: 0, shown: [] as Disagreement[] };
+  const note = (ds: readonly Disagreement[]) => {
+    for (const d of ds) {
+      found.count++;
+      if (found.shown.length < DISAGREEMENTS_SHOWN) found.shown.push(d);
+    }
+  };
+  const encounters = compareRows(
     'encounters',
     encounterAuditFacts(db, from.encounter_rowid),
     (row) => {
       const x = expected.encounters.get(row.id);
-      return { key: row.id, known: x !== undefined, disagreement: checkEncounter(row, x) };
+      return { key: row.id, known: x !== undefined, disagreements: checkEncounter(row, x) };
     },
     [...expected.encounters].map(([id, x]) => [id, x.seq]),
+    note,
   );
-  checked.encounters = byEncounter.count;
-  if (byEncounter.disagreement) return done(byEncounter.disagreement);
-  const bySettlement = compareRows(
+  const settlements = compareRows(
     'settlements',
     settlementAuditFacts(db, from.settlement_rowid),
     (row) => {
       const x = expected.settlements.get(row.id);
-      return { key: row.id, known: x !== undefined, disagreement: checkSettlement(row, x) };
+      return { key: row.id, known: x !== undefined, disagreements: checkSettlement(row, x) };
     },
     [...expected.settlements].map(([id, x]) => [id, x.seq]),
+    note,
   );
-  checked.settlements = bySettlement.count;
-  if (bySettlement.disagreement) return done(bySettlement.disagreement);
-  const byPayout = compareRows(
+  const payouts = compareRows(
     'payouts',
     payoutAuditFacts(db),
     (row) => {
       const x = expected.settlements.get(row.settlement_id);
-      return { key: `${row.settlement_id} #${row.sequence}`, known: x !== undefined, disagreement: checkPayout(row, x) };
+      return { key: `${row.settlement_id} #${row.sequence}`, known: x !== undefined, disagreements: checkPayout(row, x) };
     },
     [...expected.settlements].flatMap(([id, s]) => [...s.payouts].map(([sequence, p]): [string, number] => [`${id} #${sequence}`, p.seq])),
+    note,
   );
-  checked.payouts = byPayout.count;
-  return done(byPayout.disagreement);
+  return { ...chain, checked: { encounters, settlements, payouts }, disagreementCount: found.count, disagreements: found.shown };
 }
 
 /**
  * Each row of a table against what the chain says of it, then each row the chain made that the
- * table no longer has: the first disagreement, and how many rows the chain knew were checked.
+ * table no longer has: every disagreement goes to `note`; the count of rows the chain knew that were checked.
  */
 function compareRows<R>(
   table: Disagreement['table'],
   rows: Iterable<R>,
-  check: (row: R) => { key: string; known: boolean; disagreement: Disagreement | null },
+  check: (row: R) => { key: string; known: boolean; disagreements: Disagreement[] },
   expected: readonly [key: string, seq: number][],
-): { count: number; disagreement: Disagreement | null } {
+  note: (ds: readonly Disagreement[]) => void,
+): number {
   const seen = new Set<string>();
   for (const row of rows) {
-    const { key, known, disagreement } = check(row);
-    if (disagreement) return { count: seen.size, disagreement };
+    const { key, known, disagreements } = check(row);
+    note(disagreements);
     if (known) seen.add(key);
   }
-  for (const [key, seq] of expected) if (!seen.has(key)) return { count: seen.size, disagreement: missingRow(table, key, seq) };
-  return { count: seen.size, disagreement: null };
+  for (const [key, seq] of expected) if (!seen.has(key)) note([missingRow(table, key, seq)]);
+  return seen.size;
 }
 
 /** The records in order, filtered by time (`at` on or after `from`, on or before `to`'s day) and type. */

@@ -11,7 +11,8 @@ import { MAX_CLAIM_BYTES } from '../../../domain/fhir-claim.js';
 import { jsonDepthProblem } from '../../../domain/json-depth.js';
 import { bundleResourceOffsets, jsonSyntaxMessage, locateField, type Position, syntaxErrorPosition } from '../../../domain/json-position.js';
 import { UsageError } from '../../../errors.js';
-import { boundedLines, LINE_TOO_LONG, readFileBounded } from '../../bounded-input.js';
+import { boundedLines, LINE_NOT_UTF8, LINE_TOO_LONG, NotUtf8Text, readFileBounded } from '../../bounded-input.js';
+import { NOT_UTF8 } from '../../../domain/well-formed.js';
 import type { FieldError } from '../../../domain/errors.js';
 import { skippedNote } from './skipped.js';
 import { isX12Path, looksLikeX12 } from './x12-files.js';
@@ -118,16 +119,18 @@ function* bundleClaims(name: string, text: string, value: Record<string, unknown
 /** The lines of an NDJSON input as claims, `head` being lines already read from it. */
 async function* ndjsonClaims(
   name: string,
-  lines: AsyncIterable<string | typeof LINE_TOO_LONG>,
+  lines: AsyncIterable<string | typeof LINE_TOO_LONG | typeof LINE_NOT_UTF8>,
   note: (message: string) => void,
   head: readonly string[] = [],
 ): AsyncGenerator<ClaimText> {
   let n = 0;
-  const one = (line: string | typeof LINE_TOO_LONG): ClaimText | ClaimText[] | undefined => {
+  const one = (line: string | typeof LINE_TOO_LONG | typeof LINE_NOT_UTF8): ClaimText | ClaimText[] | undefined => {
     n++;
     // Never kept: a line over the bound of one claim is read past, and is one INVALID claim.
     if (line === LINE_TOO_LONG)
       return { source: `${name}:${n}`, text: '', problem: `larger than ${MAX_CLAIM_BYTES / 1024 / 1024} MiB, the most one claim may be` };
+    // Never read with U+FFFD in place of its bytes (docs/api.md "Text"): one INVALID claim.
+    if (line === LINE_NOT_UTF8) return { source: `${name}:${n}`, text: '', problem: NOT_UTF8 };
     if (line.trim() === '') return undefined;
     const at = n;
     const parsed = parseJson(line, at);
@@ -149,7 +152,7 @@ async function* ndjsonClaims(
 }
 
 /** An NDJSON file's lines; one longer than a claim may be is read past, not kept (a device or a pipe has no size to trust). */
-function fileLines(path: string): AsyncIterable<string | typeof LINE_TOO_LONG> {
+function fileLines(path: string): AsyncIterable<string | typeof LINE_TOO_LONG | typeof LINE_NOT_UTF8> {
   return boundedLines(createReadStream(path), MAX_CLAIM_BYTES, MAX_DOCUMENT_BYTES);
 }
 
@@ -158,7 +161,14 @@ function fileLines(path: string): AsyncIterable<string | typeof LINE_TOO_LONG> {
  * to trust): a larger one is one claim that is not sent, and the batch goes on.
  */
 function* fileDocumentClaims(path: string, size: number, note: (message: string) => void): Generator<ClaimText> {
-  const text = size > MAX_DOCUMENT_BYTES ? undefined : readFileBounded(path, MAX_DOCUMENT_BYTES);
+  let text: string | undefined;
+  try {
+    text = size > MAX_DOCUMENT_BYTES ? undefined : readFileBounded(path, MAX_DOCUMENT_BYTES);
+  } catch (err) {
+    if (!(err instanceof NotUtf8Text)) throw err;
+    yield { source: `${path}:${err.line}`, text: '', problem: NOT_UTF8 };
+    return;
+  }
   if (text === undefined) {
     yield {
       source: path,
@@ -183,35 +193,46 @@ async function* stdinClaims(stdin: Readable, note: (message: string) => void): A
   const bounded = boundedLines(stdin, MAX_DOCUMENT_BYTES);
   const tooLarge = () =>
     new UsageError(`stdin holds more than ${MAX_DOCUMENT_BYTES / 1024 / 1024} MiB of JSON: give the claims as NDJSON (one Claim a line), which streams`);
-  const lines: AsyncIterator<string> = {
+  const lines: AsyncIterator<string | typeof LINE_NOT_UTF8> = {
     next: async () => {
       const next = await bounded.next();
       if (next.value === LINE_TOO_LONG) throw tooLarge();
-      return next as IteratorResult<string>;
+      return next as IteratorResult<string | typeof LINE_NOT_UTF8>;
     },
   };
-  const head: string[] = [];
+  const head: (string | typeof LINE_NOT_UTF8)[] = [];
   for (;;) {
     const next = await lines.next();
     if (next.done) break;
     head.push(next.value);
-    if (next.value.trim() !== '') break;
+    if (next.value === LINE_NOT_UTF8 || next.value.trim() !== '') break;
   }
   const first = head.at(-1) ?? '';
+  // A first line that is not UTF-8 is one INVALID claim, whatever follows.
+  if (first === LINE_NOT_UTF8) {
+    yield { source: `stdin:${head.length}`, text: '', problem: NOT_UTF8 };
+    return;
+  }
+  const texts = head as string[];
   // An 837 is read twice (its envelopes are checked before any of its claims is sent): a file, not a pipe.
   if (first.startsWith('ISA'))
     throw new UsageError('stdin holds X12 (it starts with ISA): save it to a file and name the file (an 837 is read twice: its envelopes first)');
   // A line nested too deep is a claim line too (refused as one), not the start of a document.
   if (first.trim() !== '' && (parseJson(first).value !== undefined || jsonDepthProblem(first) !== undefined)) {
-    yield* ndjsonClaims('stdin', { [Symbol.asyncIterator]: () => lines }, note, head);
+    yield* ndjsonClaims('stdin', { [Symbol.asyncIterator]: () => lines }, note, texts);
     return;
   }
   let size = 0;
-  const parts = head;
-  for (const line of head) size += line.length + 1;
+  const parts = texts;
+  for (const line of texts) size += line.length + 1;
   for (;;) {
     const next = await lines.next();
     if (next.done) break;
+    // A document with a line that is not UTF-8 is one INVALID claim, named by that line.
+    if (next.value === LINE_NOT_UTF8) {
+      yield { source: `stdin:${parts.length + 1}`, text: '', problem: NOT_UTF8 };
+      return;
+    }
     size += next.value.length + 1;
     if (size > MAX_DOCUMENT_BYTES) throw tooLarge();
     parts.push(next.value);

@@ -4,11 +4,12 @@
 // checked (control numbers and counts, to the last IEA), then its claims are converted and given one
 // at a time, each with the envelope problems of its transaction set, so that no claim of a broken
 // transaction is sent and memory stays flat whatever the size.
-import { createReadStream, statSync } from 'node:fs';
+import { closeSync, createReadStream, openSync, readSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { FieldError } from '../../../domain/errors.js';
 import { screen } from '../../../render/screen.js';
 import { readHead } from './x12-files.js';
+import { NOT_UTF8, notUtf8Offset, wholeUtf8Length } from '../../../domain/well-formed.js';
 import { type EnvelopeReport, EnvelopeScanner, ISA_LENGTH, isaProblem, type X12Event, X12ClaimReader, type X12Segment } from '../../../domain/x12-837.js';
 
 /** One claim of an 837 (or a problem of the file), in the shape the readers give (ClaimText). */
@@ -49,10 +50,49 @@ export function envelopeReport(path: string): Promise<EnvelopeReport> {
   return report;
 }
 
+/**
+ * The first reading, which also holds the file to UTF-8 (docs/api.md "Text"): bytes that are not
+ * stop it, as a problem of the whole file naming the segment and byte, so that no claim of it is
+ * read with U+FFFD in place of a byte.
+ */
 async function scan(path: string): Promise<EnvelopeReport> {
-  const scanner = new EnvelopeScanner(readHead(path, ISA_LENGTH));
-  for await (const chunk of createReadStream(path, { encoding: 'utf8', highWaterMark: 256 * 1024 })) scanner.push(chunk as string);
+  const head = readHead(path, ISA_LENGTH);
+  const scanner = new EnvelopeScanner(head);
+  let carry: Buffer = Buffer.alloc(0);
+  let offset = 0;
+  const notUtf8 = (at: number): EnvelopeReport => ({
+    ...scanner.end(),
+    fatal: { place: `segment ${countByte(path, head.charCodeAt(105), at) + 1}`, message: `byte ${at} is ${NOT_UTF8}: nothing of the file is read` },
+  });
+  for await (const chunk of createReadStream(path, { highWaterMark: 256 * 1024 })) {
+    const data: Buffer = carry.length > 0 ? Buffer.concat([carry, chunk as Buffer]) : (chunk as Buffer);
+    const whole = data.subarray(0, wholeUtf8Length(data));
+    const bad = notUtf8Offset(whole);
+    if (bad !== -1) return notUtf8(offset + bad);
+    scanner.push(whole.toString('utf8'));
+    offset += whole.length;
+    carry = data.subarray(whole.length);
+  }
+  if (carry.length > 0) return notUtf8(offset);
   return scanner.end();
+}
+
+/** How many times `byte` occurs in the first `upTo` bytes of a file (the segments before a place, on the rare path). */
+function countByte(path: string, byte: number, upTo: number): number {
+  const fd = openSync(path, 'r');
+  try {
+    const buffer = Buffer.allocUnsafe(1 << 20);
+    let count = 0;
+    for (let read = 0; read < upTo; ) {
+      const n = readSync(fd, buffer, 0, Math.min(buffer.length, upTo - read), read);
+      if (n === 0) break;
+      for (let i = buffer.indexOf(byte); i !== -1 && i < n; i = buffer.indexOf(byte, i + 1)) count++;
+      read += n;
+    }
+    return count;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** The problem of a file that is not X12 at all (its head is no ISA), or undefined. */

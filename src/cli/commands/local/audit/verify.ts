@@ -1,5 +1,6 @@
 // tpa local audit verify: walk the audit chain (and with --deep, the money tables against it);
-// whole is exit 0, the first record or row that does not agree is exit 4.
+// whole is exit 0; the first record that does not verify, or every row that does not agree (a
+// count and the first ten), is exit 4.
 import type { ChainVerdict } from '../../../../domain/audit.js';
 import type { DeepVerdict } from '../../../../engine/services/audit.js';
 import { ConflictError, UsageError } from '../../../../errors.js';
@@ -11,7 +12,10 @@ export const verify = verb({
   name: 'verify',
   description: 'walk the chain: whole (count, head hash) with exit 0, or the first record that does not verify, and why, with exit 4',
   options: {
-    deep: option.flag('--deep', 'also check the money tables (encounters, settlements, payouts) against the chain: the first row that disagrees, exit 4'),
+    deep: option.flag(
+      '--deep',
+      'also check the money tables (encounters, settlements, payouts) against the chain: how many rows and columns disagree and the first ten, exit 4',
+    ),
     expectHead: option.text(
       '--expect-head <hash>',
       'a head kept outside the database (tpa local audit head): the chain must still hold it and extend it, else exit 4 (a rewrite with every hash recomputed)',
@@ -46,18 +50,36 @@ export const verify = verb({
         },
       );
     }
-    if ('disagreement' in verdict && verdict.disagreement) {
-      const d = verdict.disagreement;
+    if ('disagreements' in verdict && verdict.disagreementCount > 0) {
       const { describeDisagreement } = await import('../../../../domain/audit-deep.js');
-      throw new ConflictError(`the audit chain is whole, but the money tables disagree with it: ${describeDisagreement(d)}`, {
-        code: 'audit_tables_disagree',
-        body: {
-          whole: true,
-          tables_agree: false,
-          head: verdict.head,
-          disagreement: { table: d.table, row: d.row, column: d.column, expected: d.expected, found: d.found, audit_record: d.seq },
-        },
+      const n = verdict.disagreementCount;
+      const shown = verdict.disagreements;
+      const asJson = (d: (typeof shown)[number]) => ({
+        table: d.table,
+        row: d.row,
+        column: d.column,
+        expected: d.expected,
+        found: d.found,
+        audit_record: d.seq,
       });
+      const more = n - shown.length;
+      throw new ConflictError(
+        `the audit chain is whole, but the money tables disagree with it in ${n} place${n === 1 ? '' : 's'}:\n${shown
+          .map((d) => `  ${describeDisagreement(d)}`)
+          .join('\n')}${more > 0 ? `\n  and ${more} more (the first ${shown.length} are named)` : ''}`,
+        {
+          code: 'audit_tables_disagree',
+          body: {
+            whole: true,
+            tables_agree: false,
+            head: verdict.head,
+            disagreement_count: n,
+            disagreements: shown.map(asJson),
+            // The first of them, as --deep named it before it named them all.
+            disagreement: asJson(shown[0]!),
+          },
+        },
+      );
     }
     const checked = 'checked' in verdict ? verdict.checked : undefined;
     return {
