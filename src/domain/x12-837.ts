@@ -704,6 +704,26 @@ export class X12ClaimReader {
           else d.problems.push({ segment, message });
           return;
         }
+        // A provider loop (2310x, 2420A) names one provider: a second NM1 of it naming another NPI is
+        // two answers to who it is, and neither is taken; naming the same NPI again adds nothing.
+        const before =
+          entity === '77'
+            ? line
+              ? undefined
+              : d.facility
+            : line
+              ? entity === '82'
+                ? line.rendering
+                : undefined
+              : d.careTeam.find((p) => p.qualifier === entity);
+        if (before) {
+          if (before.npi !== party.npi)
+            d.problems.push({
+              segment,
+              message: `a second ${known?.what ?? 'service facility'} provider (NM1*${entity}) ${line ? `on service line ${line.n}` : 'on the claim'}: NPI ${clip(party.npi)}, but the first names NPI ${clip(before.npi)}; which provider is meant is not for tpa to guess`,
+            });
+          return;
+        }
         if (entity === '77') {
           if (!line) d.facility = party;
           return;
@@ -891,10 +911,10 @@ export class X12ClaimReader {
     this.loopSeen.set(level, new Set());
   }
 
-  /** A segment the billing provider or subscriber loop has once (NM1*85, NM1*IL, SBR), given twice: a problem of the claims below. */
+  /** A segment the billing provider or subscriber loop has once (NM1*85; NM1*IL, NM1*PR, SBR), given twice: a problem of the claims below. */
   private repeatedInLoop(s: X12Segment): void {
     const key = s.name === 'NM1' ? `NM1*${element(s, 1)}` : s.name;
-    const once = this.level === '20' ? ['NM1*85'] : this.level === '22' ? ['NM1*IL', 'SBR'] : [];
+    const once = this.level === '20' ? ['NM1*85'] : this.level === '22' ? ['NM1*IL', 'NM1*PR', 'SBR'] : [];
     if (!once.includes(key)) return;
     const seen = this.loopSeen.get(this.level) ?? new Set<string>();
     this.loopSeen.set(this.level, seen);
