@@ -272,7 +272,8 @@ export class X12ClaimReader {
   private level = '';
   private billing: Party | undefined;
   private billingProblem: string | undefined;
-  private subscriber: { memberId: string; name: string | null; sbr01: string } | undefined;
+  /** The subscriber loop's member (NM1*IL), its payer sequence (SBR01) and, once its SBR is read, its relationship to the patient (SBR02: 18 is self). */
+  private subscriber: { memberId: string; name: string | null; sbr01: string; sbr02?: string } | undefined;
   private subscriberProblem: string | undefined;
   private payer: { id: string; name: string | null } | undefined;
   private patientName: string | null = null;
@@ -602,7 +603,12 @@ export class X12ClaimReader {
         const id = element(s, 9);
         if (id === '') this.subscriberProblem = `the subscriber (NM1*IL) has no member id (NM109; NM108 "${clip(qualifier)}")`;
         else {
-          this.subscriber = { memberId: id, name: personName(s), sbr01: this.subscriber?.sbr01 ?? '' };
+          this.subscriber = {
+            memberId: id,
+            name: personName(s),
+            sbr01: this.subscriber?.sbr01 ?? '',
+            ...(this.subscriber?.sbr02 !== undefined ? { sbr02: this.subscriber.sbr02 } : {}),
+          };
           this.subscriberProblem = undefined;
         }
       } else if (entity === 'PR' && this.level === '22') {
@@ -613,7 +619,7 @@ export class X12ClaimReader {
       return;
     }
     if (s.name === 'SBR' && this.level === '22') {
-      this.subscriber = { memberId: this.subscriber?.memberId ?? '', name: this.subscriber?.name ?? null, sbr01: element(s, 1) };
+      this.subscriber = { memberId: this.subscriber?.memberId ?? '', name: this.subscriber?.name ?? null, sbr01: element(s, 1), sbr02: element(s, 2) };
     }
   }
 
@@ -954,6 +960,15 @@ export class X12ClaimReader {
         message: `${who} is a dependent (loop 2000C)${of}: tpa pays each member under their own member id, and this claim would be paid as the subscriber's; send the patient as the subscriber (loop 2000B, SBR02 18, NM1*IL with the patient's own member id)`,
       });
     }
+    // SBR02 18 says the subscriber is the patient; without it (and without the patient loop, said
+    // above) the 837 says the patient is someone else and names no one: the claim would be paid
+    // as the subscriber's, a person it says is not the patient.
+    const sbr02 = this.subscriber?.sbr02;
+    if (!this.inPatientLoop && sbr02 !== undefined && sbr02 !== '18')
+      problems.push({
+        segment: 'SBR',
+        message: `SBR02 is ${sbr02 === '' ? 'empty' : `"${clip(sbr02)}"`}, not 18 (self): the subscriber${this.subscriber?.memberId ? ` ${clip(this.subscriber.memberId)}` : ''} is not the patient, and no patient loop (2000C) names who is; tpa pays a claim under the patient's own member id, sent as the subscriber (SBR02 18)`,
+      });
     const sbr01 = this.subscriber?.sbr01 ?? '';
     if (sbr01 !== '' && sbr01 !== 'P')
       problems.push({

@@ -357,6 +357,19 @@ describe('an 837 that names a party twice', () => {
     expect(f!.problems).toEqual([{ segment: 'NM1*77', message: expect.stringMatching(/second service facility provider.*1196382455.*1234567893/) }]);
   });
 
+  it('a subscriber loop that says the subscriber is not the patient (SBR02 not 18) and names no patient is refused: the member would be another person', async () => {
+    for (const sbr02 of ['', '01']) {
+      const segments = professionalClaim({ clm01: 'S1' }).map((s) => (s.startsWith('SBR*P*18*') ? s.replace('SBR*P*18*', `SBR*P*${sbr02}*`) : s));
+      const [c] = await convert(file(segments));
+      expect(c!.problems).toEqual([
+        { segment: 'SBR', message: expect.stringMatching(/^SBR02 is .*not 18 \(self\): the subscriber MBR-1001 is not the patient/) },
+      ]);
+    }
+    // The subscriber who is the patient (SBR02 18), as every claim above: read.
+    const [self] = await convert(file(professionalClaim({ clm01: 'S2' })));
+    expect(self!.problems).toEqual([]);
+  });
+
   it('the FHIR Claim of an 837 names its member and providers once each, in agreement: the parser reads them as the 837 does', async () => {
     for (const member of ['MBR-1003', 'JS00111223333', 'A B/7']) {
       const [c] = await convert(file(professionalClaim({ clm01: 'M1', member })));
