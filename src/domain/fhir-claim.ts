@@ -286,6 +286,8 @@ class ClaimReader {
    */
   private providerNpi(ref: unknown, path: string): { npi: string; name: string | null } | undefined {
     if (!isObject(ref)) return this.fail(path, 'is required: a reference with an NPI identifier');
+    const shape = referenceIdentifierProblem(ref.identifier);
+    if (shape) return this.fail(shape.value ? `${path}.identifier.value` : `${path}.identifier`, shape.message);
     const reference = typeof ref.reference === 'string' ? ref.reference : undefined;
     const target = this.containedTarget(ref);
     if (reference?.startsWith('#') && !target) {
@@ -372,6 +374,12 @@ class ClaimReader {
     if (!isObject(ref)) return this.fail('patient.reference', 'is missing: a reference to the member, e.g. Patient/MBR-1001');
     const reference = typeof ref.reference === 'string' ? ref.reference : undefined;
     if (reference && severalIdentifiers(reference)) return this.fail('patient.reference', SEVERAL_IDENTIFIERS);
+    // A Reference holds one identifier: a list, or a value that is not text, is not set aside for the reference.
+    const shape = referenceIdentifierProblem(ref.identifier);
+    if (shape) return this.fail(shape.value ? 'patient.identifier.value' : 'patient.identifier', shape.message);
+    // A reference to a contained resource the claim does not hold names no one, whatever else is given.
+    if (reference?.startsWith('#') && !this.containedTarget(ref))
+      return this.fail('patient.reference', `points to contained resource "${clip(reference)}", which the claim does not contain`);
     if (isObject(ref.identifier)) {
       const value = ref.identifier.value;
       if (typeof value === 'string' && value.trim() !== '') return this.sameMember(value, reference, ref);
@@ -440,6 +448,8 @@ class ClaimReader {
    */
   private sameInsurer(): void {
     const ref = this.claim.insurer;
+    const shape = isObject(ref) ? referenceIdentifierProblem(ref.identifier) : undefined;
+    if (shape) return void this.fail(shape.value ? 'insurer.identifier.value' : 'insurer.identifier', shape.message);
     if (!isObject(ref) || !isObject(ref.identifier) || typeof ref.identifier.value !== 'string' || ref.identifier.value.trim() === '') return;
     const own = ref.identifier.value;
     const reference = typeof ref.reference === 'string' ? ref.reference : undefined;
@@ -969,6 +979,24 @@ export function literalPatientId(reference: string): string | undefined {
 export function literalProviderNpi(reference: string): string | undefined {
   const id = /^(?:Organization|Practitioner|PractitionerRole)\/(\d{10})$/.exec(reference)?.[1];
   return id !== undefined && !npiProblem(id) ? id : undefined;
+}
+
+/**
+ * Why a Reference's `identifier` cannot be read, when it is given: FHIR gives a Reference one
+ * Identifier (an object), whose value is text. A list, or a value of another type, would be read one
+ * way by one reader and another way (or not at all) by another, so it is refused, never set aside.
+ */
+function referenceIdentifierProblem(identifier: unknown): { value: boolean; message: string } | undefined {
+  if (identifier === undefined) return undefined;
+  if (!isObject(identifier))
+    return {
+      value: false,
+      message: `must be one Identifier, an object with system and value (got ${Array.isArray(identifier) ? 'a list' : clip(JSON.stringify(identifier) ?? String(identifier))})`,
+    };
+  const value = identifier.value;
+  if (value !== undefined && typeof value !== 'string')
+    return { value: true, message: `must be text, the identifier's value as a string (got ${clip(JSON.stringify(value) ?? String(value))})` };
+  return undefined;
 }
 
 /** Two spellings of one id agree when they are the same once the spaces around them are set aside. */

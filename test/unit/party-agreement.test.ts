@@ -215,6 +215,22 @@ describe('every place a FHIR Claim names a party twice', () => {
     expect(parseClaim(c).providerNpi).toBe('1045782368');
   });
 
+  it('an identifier no reader can take as one (a list, a number) or a reference to nothing is refused, never set aside for the other name', () => {
+    const c = claim();
+    c.patient = { reference: 'Patient/MBR-1002', identifier: [{ value: 'MBR-1001' }] };
+    expect(errors(c)).toEqual([{ field: 'patient.identifier', message: expect.stringMatching(/must be one Identifier.*a list/) }]);
+    c.patient = { reference: 'Patient/MBR-1002', identifier: { value: 1001 } };
+    expect(errors(c)).toEqual([{ field: 'patient.identifier.value', message: expect.stringMatching(/must be text.*1001/) }]);
+    c.patient = { reference: '#gone', identifier: { value: 'MBR-1001' } };
+    expect(errors(c)).toEqual([{ field: 'patient.reference', message: expect.stringContaining('"#gone", which the claim does not contain') }]);
+    c.patient = { reference: 'Patient/MBR-1001' };
+    c.provider = { reference: 'Organization/1045782368', identifier: [{ system: NPI, value: '1196382455' }] };
+    expect(errors(c)).toEqual([{ field: 'provider.identifier', message: expect.stringMatching(/must be one Identifier/) }]);
+    c.provider = { reference: 'Organization/1045782368' };
+    c.insurer = { reference: 'Organization/PAYER-ACME', identifier: [{ value: 'PAYER-OTHER' }] };
+    expect(errors(c)).toEqual([{ field: 'insurer.identifier', message: expect.stringMatching(/must be one Identifier/) }]);
+  });
+
   // Every way the claim can spell its member, one to three at once: read when they all name one
   // member, refused (naming the field) when any two differ, never read as one of them.
   it('property: any set of spellings of the member is read only when all name one member', () => {
