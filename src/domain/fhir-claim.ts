@@ -3,6 +3,7 @@
 // (references, identifiers, contained resources, codings in any order, extra elements) and names
 // the exact path of anything it cannot use.
 import { jsonDepthProblem } from './json-depth.js';
+import { duplicateKeyPath } from './json-keys.js';
 import { jsonSyntaxMessage } from './json-position.js';
 import { type FieldError, ValidationError } from './errors.js';
 import { formatCentsGrouped, jsonNumberToCents, jsonNumberToRatio, MAX_AMOUNT_CENTS, mulDivRound, type Ratio } from './money.js';
@@ -148,7 +149,23 @@ export function parseClaimText(text: string, options: ParseOptions = {}): Parsed
     // Where, as a line and a column: an offset means nothing to a person with an editor.
     throw new ValidationError([{ field: '', message: `claim file is not valid JSON (${jsonSyntaxMessage((err as Error).message, json)})` }]);
   }
+  sameKeyOnce(json);
   return parseClaim(value, options);
+}
+
+/**
+ * A key given twice in one object of the claim's text (two `patient`s, two `net`s) is refused: JSON.parse
+ * keeps the last, another reader the first, and the claim would be one claim to one and another to the other.
+ */
+function sameKeyOnce(text: string): void {
+  const twice = duplicateKeyPath(text);
+  if (twice !== undefined)
+    throw new ValidationError([
+      {
+        field: twice,
+        message: `is given twice in one object: one reader takes the first, another the last (JSON.parse keeps the last), so which one is meant is not for tpa to guess`,
+      },
+    ]);
 }
 
 /**
@@ -160,6 +177,7 @@ export function parseReadClaim(text: string, value: unknown, options: ParseOptio
   if (Buffer.byteLength(text, 'utf8') > MAX_CLAIM_BYTES) {
     throw new ValidationError([{ field: '', message: `claim file is larger than ${MAX_CLAIM_BYTES / 1024 / 1024} MiB` }]);
   }
+  sameKeyOnce(text);
   return parseClaim(value, options);
 }
 

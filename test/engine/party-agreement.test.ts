@@ -44,6 +44,19 @@ describe('the engine refuses a claim whose parties disagree', () => {
     expect((call(engine, 'GET', '/tpa-api/v1/ledger/entries/').body as Body).count).toBe(0);
   });
 
+  it('a body naming its patient twice as two keys: 400 naming the key, nothing recorded (JSON.parse alone would read the last)', () => {
+    const engine = home.at(T0);
+    const text = JSON.stringify(claim()).replace(
+      '"patient":{"reference":"Patient/MBR-1001"}',
+      '"patient":{"reference":"Patient/MBR-1001"},"patient":{"reference":"Patient/MBR-1002"}',
+    );
+    expect(text).toContain('MBR-1002');
+    const refused = call(engine, 'POST', SUBMIT, text);
+    expect(refused.status).toBe(400);
+    expect((refused.body as Body).errors).toEqual([{ field: 'patient', message: expect.stringContaining('is given twice in one object') }]);
+    expect((call(engine, 'GET', '/tpa-api/v1/ledger/entries/').body as Body).count).toBe(0);
+  });
+
   it('a claim addressed to one payer by its reference and another by its identifier: 400 naming both', () => {
     const engine = home.at(T0);
     const c = claim();

@@ -63,6 +63,32 @@ describe('a party named twice in disagreement is refused naming both, on both tr
     });
   }
 
+  it('a claim or a Bundle naming its patient twice as two keys: refused naming the key on both transports, nothing recorded', async () => {
+    const file = await claimFile(local, home.dir, { template: TEMPLATE });
+    const { readFileSync } = await import('node:fs');
+    const text = readFileSync(file, 'utf8');
+    const twice = text.replace(/"patient": \{\s*"reference": "Patient\/MBR-1001"\s*\}/, (m) => `${m}, "patient": { "reference": "Patient/MBR-1002" }`);
+    expect(twice).toContain('MBR-1002');
+    writeFileSync(file, twice);
+    const bundle = join(home.dir, 'twice-bundle.json');
+    writeFileSync(bundle, `{"resourceType":"Bundle","type":"collection","entry":[{"resource":${twice}}]}`);
+    for (const side of [local, remote]) {
+      for (const command of ['validate', 'submit']) {
+        const r = await side(['claim', command, file]);
+        expect(r.code, r.stdout + r.stderr).toBe(2);
+        const details = (JSON.parse(r.stderr) as Body).error.details as { field: string; message: string }[];
+        expect(details.map((d) => [d.field, d.message.slice(0, 32)])).toEqual([['patient', 'is given twice in one object: on']]);
+      }
+      const b = await side(['claim', 'submit', bundle]);
+      expect(b.code, b.stdout + b.stderr).toBe(2);
+      expect(b.stderr).toContain('entry[0].resource.patient is given twice in one object of the Bundle');
+      const sent = await side(['api', 'POST', '/tpa-api/v1/claims/submit/', '-d', `@${file}`]);
+      expect(sent.code, sent.stdout + sent.stderr).not.toBe(0);
+      expect(sent.stdout + sent.stderr).toMatch(/"field": ?"patient"/);
+    }
+    expect(await count(local)).toBe(0);
+  });
+
   it('a Bundle whose Organization/<NPI> names an entry holding another NPI: refused naming both; agreeing, it is sent', async () => {
     const file = await claimFile(local, home.dir, { template: TEMPLATE, edit: (c) => (c.provider = { reference: 'Organization/1045782368' }) });
     const { readFileSync } = await import('node:fs');

@@ -7,7 +7,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { claimTemplate } from '../../src/domain/claim-template.js';
 import { selfContainedClaim } from '../../src/domain/fhir-bundle.js';
-import { parseClaim } from '../../src/domain/fhir-claim.js';
+import { parseClaim, parseClaimText, parseReadClaim } from '../../src/domain/fhir-claim.js';
+import { duplicateKeyPath } from '../../src/domain/json-keys.js';
 import { EnvelopeScanner, X12ClaimReader, type X12Claim, type X12Event } from '../../src/domain/x12-837.js';
 import { interchange, professionalClaim, tokens, transaction } from '../helpers/x12.js';
 
@@ -303,6 +304,49 @@ describe('every place a FHIR Claim names a party twice', () => {
         },
       ),
     );
+  });
+});
+
+describe('a key given twice in one object of the claim’s text', () => {
+  it('the path of the first key given twice, wherever it is; keys of other objects, and keys’ text inside strings, are not repeats', () => {
+    expect(duplicateKeyPath('{"a":1,"b":2}')).toBeUndefined();
+    expect(duplicateKeyPath('{"a":1,"a":2}')).toBe('a');
+    expect(duplicateKeyPath('{"p":{"r":"x","r":"y"}}')).toBe('p.r');
+    expect(duplicateKeyPath('{"item":[{"net":1},{"net":2,"q":{"v":1},"net":3}]}')).toBe('item[1].net');
+    // The same key written two ways is one key to JSON.parse.
+    expect(duplicateKeyPath('{"a":1,"\\u0061":2}')).toBe('a');
+    // Quotes, braces and commas inside strings are text.
+    expect(duplicateKeyPath('{"a":"\\",\\"a\\":{,[","b":["a","a"],"c":{"a":1}}')).toBeUndefined();
+    expect(duplicateKeyPath('[{"a":1},{"a":2}]')).toBeUndefined();
+    // An object of many keys (kept in a set past the first few), its repeat found at the end.
+    const many = Array.from({ length: 50_000 }, (_, i) => `"k${i}":${i}`);
+    expect(duplicateKeyPath(`{"x":{${many.join(',')}}}`)).toBeUndefined();
+    expect(duplicateKeyPath(`{"x":{${many.join(',')},"k7":0}}`)).toBe('x.k7');
+    expect(duplicateKeyPath(`{"x":{"k1":0,${many.slice(0, 3).join(',')}}}`)).toBe('x.k1');
+  });
+
+  it('a claim naming its patient twice as two keys is refused at that key, by the text the service and the CLI read', () => {
+    const c = claim();
+    const text = JSON.stringify(c).replace(
+      '"patient":{"reference":"Patient/MBR-1001"}',
+      '"patient":{"reference":"Patient/MBR-1001"},"patient":{"reference":"Patient/MBR-1002"}',
+    );
+    expect(text).toContain('MBR-1002');
+    // JSON.parse alone would read MBR-1002, the last.
+    expect(parseClaim(JSON.parse(text)).memberId).toBe('MBR-1002');
+    const refused = (read: () => unknown) => {
+      try {
+        read();
+      } catch (e) {
+        return (e as { errors: unknown }).errors;
+      }
+      return [];
+    };
+    const expected = [{ field: 'patient', message: expect.stringMatching(/^is given twice in one object: one reader takes the first, another the last/) }];
+    expect(refused(() => parseClaimText(text))).toEqual(expected);
+    expect(refused(() => parseReadClaim(text, JSON.parse(text)))).toEqual(expected);
+    const twoNets = JSON.stringify(c).replace('"net":{', '"net":{"value":1,"currency":"USD"},"net":{');
+    expect(refused(() => parseClaimText(twoNets))).toEqual([{ field: 'item[0].net', message: expect.any(String) }]);
   });
 });
 
