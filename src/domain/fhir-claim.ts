@@ -440,6 +440,8 @@ class ClaimReader {
   private sameMember(value: string, reference: string | undefined, ref: Json): string | undefined {
     const target = this.containedTarget(ref);
     const pointed = target ? patientMemberId(target) : undefined;
+    // A Patient of several member ids is not made one by the identifier beside the reference.
+    if (typeof pointed === 'object') return this.fail(`contained[${this.containedIndex(target!)}].identifier`, pointed.ambiguous);
     const conditional = reference ? conditionalIdentifier(reference) : undefined;
     const literal = reference ? literalPatientId(reference) : undefined;
     const other =
@@ -518,6 +520,7 @@ class ClaimReader {
           : pointed
             ? (() => {
                 const id = patientMemberId(pointed);
+                if (typeof id === 'object') this.fail(`contained[${this.containedIndex(pointed)}].identifier`, id.ambiguous);
                 return typeof id === 'string' ? { id, field: `${at}.reference` } : undefined;
               })()
             : conditional?.type === 'Patient'

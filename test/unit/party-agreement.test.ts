@@ -232,6 +232,17 @@ describe('every place a FHIR Claim names a party twice', () => {
     expect(errors(c)).toEqual([{ field: 'insurer.identifier', message: expect.stringMatching(/must be one Identifier/) }]);
   });
 
+  it('a Patient of two member ids is refused even beside an identifier naming one of them, and as a Coverage’s beneficiary', () => {
+    const c = claim();
+    c.contained = [{ resourceType: 'Patient', id: 'p', identifier: [typed('MB', 'MBR-1001'), typed('MB', 'MBR-1002')] }];
+    c.patient = { reference: '#p', identifier: { value: 'MBR-1001' } };
+    expect(errors(c)).toEqual([{ field: 'contained[0].identifier', message: expect.stringMatching(/several member ids \("MBR-1001", "MBR-1002"\)/) }]);
+    c.patient = { reference: 'Patient/MBR-1001' };
+    c.contained.push({ resourceType: 'Coverage', id: 'cov', status: 'active', beneficiary: { reference: '#p' } });
+    c.insurance = [{ sequence: 1, focal: true, coverage: { reference: '#cov' } }];
+    expect(errors(c)).toEqual([{ field: 'contained[0].identifier', message: expect.stringMatching(/several member ids/) }]);
+  });
+
   // Every way the claim can spell its member, one to three at once: read when they all name one
   // member, refused (naming the field) when any two differ, never read as one of them.
   it('property: any set of spellings of the member is read only when all name one member', () => {
