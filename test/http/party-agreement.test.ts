@@ -2,8 +2,8 @@
 // local serve` on the same data: `claim validate` and `claim submit` show both fields and both values
 // and send nothing; sent anyway (`tpa api` sends what it is given), the service answers 400 naming
 // both; nothing is recorded on either side. A Bundle whose Organization/<NPI> names an entry holding
-// another NPI is refused the same way.
-import { writeFileSync } from 'node:fs';
+// another NPI, and a claim or Bundle giving a key twice in one object, are refused the same way.
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { claimFile } from '../helpers/encounters.js';
@@ -65,7 +65,6 @@ describe('a party named twice in disagreement is refused naming both, on both tr
 
   it('a claim or a Bundle naming its patient twice as two keys: refused naming the key on both transports, nothing recorded', async () => {
     const file = await claimFile(local, home.dir, { template: TEMPLATE });
-    const { readFileSync } = await import('node:fs');
     const text = readFileSync(file, 'utf8');
     const twice = text.replace(/"patient": \{\s*"reference": "Patient\/MBR-1001"\s*\}/, (m) => `${m}, "patient": { "reference": "Patient/MBR-1002" }`);
     expect(twice).toContain('MBR-1002');
@@ -91,7 +90,6 @@ describe('a party named twice in disagreement is refused naming both, on both tr
 
   it('a Bundle whose Organization/<NPI> names an entry holding another NPI: refused naming both; agreeing, it is sent', async () => {
     const file = await claimFile(local, home.dir, { template: TEMPLATE, edit: (c) => (c.provider = { reference: 'Organization/1045782368' }) });
-    const { readFileSync } = await import('node:fs');
     const c = JSON.parse(readFileSync(file, 'utf8')) as Body;
     const bundle = (npi: string) => ({
       resourceType: 'Bundle',

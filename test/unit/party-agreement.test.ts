@@ -1,8 +1,9 @@
 // One reading of a claim's parties: wherever a FHIR Claim or an 837 names one party twice (a
 // reference and an identifier, a literal id, a conditional reference, a contained resource and its
-// identifiers, a Bundle entry, a Coverage, a second NM1 of one loop), the two agree or the claim is
-// refused naming both, never one side chosen. The parser (domain/fhir-claim.ts), the Bundle reader
-// (domain/fhir-bundle.ts) and the 837 mapper (domain/x12-837.ts).
+// identifiers, a Bundle entry, a Coverage, a second NM1 of one loop, a key given twice in one JSON
+// object), the two agree or the claim is refused naming both, never one side chosen. The parser
+// (domain/fhir-claim.ts, domain/json-keys.ts), the Bundle reader (domain/fhir-bundle.ts) and the
+// 837 mapper (domain/x12-837.ts).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { claimTemplate } from '../../src/domain/claim-template.js';
