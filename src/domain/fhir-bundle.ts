@@ -161,9 +161,10 @@ export function selfContainedClaim(
     // A provider's literal id that is itself an NPI names the provider too: when the entry holds
     // another NPI, the reference as sent goes with the claim, so that the parser refuses it naming both.
     const npi = provider && literal ? literalProviderNpi(sent) : undefined;
-    const held = (Array.isArray(target.identifier) ? target.identifier : [])
-      .filter((id): id is Json => isObject(id) && id.system === NPI_SYSTEM)
-      .map((id) => id.value);
+    // The entry's NPIs as the parser reads them: of the NPI system, else those without a system.
+    const ids = (Array.isArray(target.identifier) ? target.identifier : []).filter(isObject);
+    const typed = ids.filter((id) => id.system === NPI_SYSTEM);
+    const held = (typed.length > 0 ? typed : ids.filter((id) => id.system === undefined)).map((id) => id.value);
     if (npi !== undefined && held.length > 0 && !held.includes(npi))
       ref.extension = [...(Array.isArray(ref.extension) ? ref.extension : []), { url: BUNDLE_REFERENCE_URL, valueString: sent }];
   };

@@ -336,10 +336,15 @@ class ClaimReader {
     // The reference as its Bundle wrote it (Organization/<NPI>), when the entry it named holds another NPI.
     const asSent = (asArray(ref.extension) ?? []).find((e): e is Json => isObject(e) && e.url === BUNDLE_REFERENCE_URL && typeof e.valueString === 'string');
     const sentNpi = asSent ? literalProviderNpi(asSent.valueString as string) : undefined;
-    if (sentNpi !== undefined && !pointedNpis.includes(sentNpi))
+    // The entry's NPIs as they are read: of the NPI system, else those without a system.
+    const readNpis =
+      pointedNpis.length > 0
+        ? pointedNpis
+        : targetIds.filter((id): id is Json => isObject(id) && id.system === undefined && typeof id.value === 'string').map((id) => id.value as string);
+    if (sentNpi !== undefined && !readNpis.includes(sentNpi))
       return this.fail(
         `${path}.reference`,
-        `is "${clip(asSent!.valueString as string, 80)}" in its Bundle, naming NPI ${sentNpi}, but the entry it names (copied to ${targetPath ?? 'contained'}) has NPI ${pointedNpis.map((v) => clip(v)).join(', ') || 'none'}: which provider is meant is not for tpa to guess`,
+        `is "${clip(asSent!.valueString as string, 80)}" in its Bundle, naming NPI ${sentNpi}, but the entry it names (copied to ${targetPath ?? 'contained'}) has NPI ${readNpis.map((v) => clip(v)).join(', ') || 'none'}: which provider is meant is not for tpa to guess`,
       );
     // A literal reference whose id is itself an NPI (Organization/1234567893) names the provider too.
     const literal = reference ? literalProviderNpi(reference) : undefined;

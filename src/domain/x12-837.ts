@@ -712,16 +712,8 @@ export class X12ClaimReader {
         }
         // A provider loop (2310x, 2420A) names one provider: a second NM1 of it naming another NPI is
         // two answers to who it is, and neither is taken; naming the same NPI again adds nothing.
-        const before =
-          entity === '77'
-            ? line
-              ? undefined
-              : d.facility
-            : line
-              ? entity === '82'
-                ? line.rendering
-                : undefined
-              : d.careTeam.find((p) => p.qualifier === entity);
+        const claimLevel = entity === '77' ? d.facility : d.careTeam.find((p) => p.qualifier === entity);
+        const before = line ? (entity === '82' ? line.rendering : undefined) : claimLevel;
         if (before) {
           if (before.npi !== party.npi)
             d.problems.push({

@@ -382,6 +382,9 @@ describe('a Claim inside a Bundle', () => {
     const entry = { resourceType: 'Organization', id: '1045782368', identifier: [{ system: NPI, value: '1196382455' }] };
     const sent = selfContainedClaim(bundle(c, entry), 1);
     expect(errors(sent)).toEqual([{ field: 'provider.reference', message: expect.stringMatching(/Organization\/1045782368.*1045782368.*1196382455/) }]);
+    // An entry whose NPI has no system is read as the parser reads it: the same refusal.
+    const untyped = { ...entry, identifier: [{ value: '1196382455' }] };
+    expect(errors(selfContainedClaim(bundle(c, untyped), 1))).toEqual([{ field: 'provider.reference', message: expect.stringContaining('1196382455') }]);
     // The entry holding that NPI, it is read.
     entry.identifier[0]!.value = '1045782368';
     expect(parseClaim(selfContainedClaim(bundle(c, entry), 1)).providerNpi).toBe('1045782368');
