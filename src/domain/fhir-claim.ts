@@ -1084,9 +1084,12 @@ function npiConflict(ref: Json, conditional: { system: string | undefined; value
   if (typeof own !== 'string' || own === '') return undefined;
   if (conditional && (conditional.system === NPI_SYSTEM || conditional.system === undefined) && conditional.value !== own)
     return `is NPI ${clip(own)}, but the conditional reference names NPI ${clip(conditional.value)}: which provider is meant is not for tpa to guess`;
-  const pointed = targetIds
-    .filter((id): id is Json => isObject(id) && id.system === NPI_SYSTEM && typeof id.value === 'string')
-    .map((id) => id.value as string);
+  const typed = targetIds.filter((id): id is Json => isObject(id) && id.system === NPI_SYSTEM && typeof id.value === 'string').map((id) => id.value as string);
+  // With none of the NPI system, an identifier without a system that is a valid NPI is one.
+  const pointed =
+    typed.length > 0
+      ? typed
+      : targetIds.filter((id): id is Json => isObject(id) && id.system === undefined && !npiProblem(id.value)).map((id) => id.value as string);
   if (pointed.length > 0 && !pointed.includes(own))
     return `is NPI ${clip(own)}, but the resource the reference points to has NPI ${pointed.map((v) => clip(v)).join(', ')}: which provider is meant is not for tpa to guess`;
   return undefined;

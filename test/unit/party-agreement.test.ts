@@ -233,6 +233,16 @@ describe('every place a FHIR Claim names a party twice', () => {
     expect(errors(c)).toEqual([{ field: 'insurer.identifier', message: expect.stringMatching(/must be one Identifier/) }]);
   });
 
+  it('a provider identifier beside a contained resource whose identifier without a system is another valid NPI: refused naming both', () => {
+    const c = claim();
+    c.contained = [{ resourceType: 'Organization', id: 'o', identifier: [{ value: 'org-17' }, { value: '1196382455' }] }];
+    c.provider = { reference: '#o', identifier: { system: NPI, value: '1045782368' } };
+    expect(errors(c)).toEqual([{ field: 'provider.identifier.value', message: expect.stringMatching(/1045782368.*has NPI 1196382455/) }]);
+    // An id without a system that is no NPI (a server's own) is not a second NPI.
+    c.contained[0].identifier = [{ value: 'org-17' }];
+    expect(parseClaim(c).providerNpi).toBe('1045782368');
+  });
+
   it('a Patient of two member ids is refused even beside an identifier naming one of them, and as a Coverage’s beneficiary', () => {
     const c = claim();
     c.contained = [{ resourceType: 'Patient', id: 'p', identifier: [typed('MB', 'MBR-1001'), typed('MB', 'MBR-1002')] }];
