@@ -7,7 +7,7 @@
 // by `fullUrl` (`urn:uuid:…`, an absolute URL), by `Type/id` relative to the Claim's base, by the
 // resource's type and id, and, for a conditional reference (`Practitioner?identifier=system|value`),
 // by the entry of that type holding the identifier.
-import { conditionalIdentifier } from './fhir-claim.js';
+import { BUNDLE_REFERENCE_URL, conditionalIdentifier, literalProviderNpi, NPI_SYSTEM } from './fhir-claim.js';
 
 type Json = Record<string, unknown>;
 
@@ -148,20 +148,30 @@ export function selfContainedClaim(
     return id;
   };
 
-  const rewrite = (ref: unknown) => {
+  const rewrite = (ref: unknown, provider: boolean) => {
     if (!isObject(ref) || typeof ref.reference !== 'string' || ref.reference.startsWith('#')) return;
-    const target = entries.resolve(ref.reference, base, original);
+    const sent = ref.reference;
+    const target = entries.resolve(sent, base, original);
     if (!target) return;
-    const literal = !/^urn:/.test(ref.reference) && conditionalIdentifier(ref.reference) === undefined;
+    const literal = !/^urn:/.test(sent) && conditionalIdentifier(sent) === undefined;
     // A literal reference (Patient/MBR-1001, Organization/1234567893) to an entry without identifiers
     // is read by its id, as it always was; an entry with identifiers says who it is (its member id, its NPI).
     if (literal && !(Array.isArray(target.identifier) && target.identifier.length > 0)) return;
     ref.reference = `#${containedId(target)}`;
+    // A provider's literal id that is itself an NPI names the provider too: when the entry holds
+    // another NPI, the reference as sent goes with the claim, so that the parser refuses it naming both.
+    const npi = provider && literal ? literalProviderNpi(sent) : undefined;
+    // The entry's NPIs as the parser reads them: of the NPI system, else those without a system.
+    const ids = (Array.isArray(target.identifier) ? target.identifier : []).filter(isObject);
+    const typed = ids.filter((id) => id.system === NPI_SYSTEM);
+    const held = (typed.length > 0 ? typed : ids.filter((id) => id.system === undefined)).map((id) => id.value);
+    if (npi !== undefined && held.length > 0 && !held.includes(npi))
+      ref.extension = [...(Array.isArray(ref.extension) ? ref.extension : []), { url: BUNDLE_REFERENCE_URL, valueString: sent }];
   };
 
-  rewrite(claim.patient);
-  rewrite(claim.provider);
-  if (Array.isArray(claim.careTeam)) for (const member of claim.careTeam) if (isObject(member)) rewrite(member.provider);
+  rewrite(claim.patient, false);
+  rewrite(claim.provider, true);
+  if (Array.isArray(claim.careTeam)) for (const member of claim.careTeam) if (isObject(member)) rewrite(member.provider, true);
   if (contained.length > 0) claim.contained = contained;
   return claim;
 }

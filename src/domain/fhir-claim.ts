@@ -3,6 +3,7 @@
 // (references, identifiers, contained resources, codings in any order, extra elements) and names
 // the exact path of anything it cannot use.
 import { jsonDepthProblem } from './json-depth.js';
+import { duplicateKeyPath } from './json-keys.js';
 import { jsonSyntaxMessage } from './json-position.js';
 import { type FieldError, ValidationError } from './errors.js';
 import { formatCentsGrouped, jsonNumberToCents, jsonNumberToRatio, MAX_AMOUNT_CENTS, mulDivRound, type Ratio } from './money.js';
@@ -93,6 +94,12 @@ export const CLM01_SYSTEM = 'urn:tpa:x12:clm01';
  * loop 2400), as `valueString`: FHIR R4's Claim.item has no identifier of its own. The 835 gives it back.
  */
 export const LINE_CONTROL_NUMBER_URL = 'urn:tpa:x12:ref6r';
+/**
+ * The extension of a provider Reference that carries the reference as its Bundle wrote it, when tpa
+ * made the Claim self-contained (domain/fhir-bundle.ts) and that reference (`Organization/<NPI>`)
+ * named another NPI than the entry it resolved to: the parser refuses the claim naming both.
+ */
+export const BUNDLE_REFERENCE_URL = 'urn:tpa:fhir:bundle-reference';
 /** UCUM, the system of a Quantity's unit codes. */
 const UCUM_SYSTEM = 'http://unitsofmeasure.org';
 /** A Quantity's `unit` text read as minutes when it has no code. */
@@ -142,7 +149,23 @@ export function parseClaimText(text: string, options: ParseOptions = {}): Parsed
     // Where, as a line and a column: an offset means nothing to a person with an editor.
     throw new ValidationError([{ field: '', message: `claim file is not valid JSON (${jsonSyntaxMessage((err as Error).message, json)})` }]);
   }
+  sameKeyOnce(json);
   return parseClaim(value, options);
+}
+
+/**
+ * A key given twice in one object of the claim's text (two `patient`s, two `net`s) is refused: JSON.parse
+ * keeps the last, another reader the first, and the claim would be one claim to one and another to the other.
+ */
+function sameKeyOnce(text: string): void {
+  const twice = duplicateKeyPath(text);
+  if (twice !== undefined)
+    throw new ValidationError([
+      {
+        field: twice,
+        message: `is given twice in one object: one reader takes the first, another the last (JSON.parse keeps the last), so which one is meant is not for tpa to guess`,
+      },
+    ]);
 }
 
 /**
@@ -154,6 +177,7 @@ export function parseReadClaim(text: string, value: unknown, options: ParseOptio
   if (Buffer.byteLength(text, 'utf8') > MAX_CLAIM_BYTES) {
     throw new ValidationError([{ field: '', message: `claim file is larger than ${MAX_CLAIM_BYTES / 1024 / 1024} MiB` }]);
   }
+  sameKeyOnce(text);
   return parseClaim(value, options);
 }
 
@@ -214,6 +238,8 @@ class ClaimReader {
     const diagnosisCodes = this.diagnoses(lines, billablePeriod, created ?? null);
     const preauthorizations = this.preauthorizations();
     const insurer = isObject(c.insurer) && typeof c.insurer.reference === 'string' ? c.insurer.reference : null;
+    this.sameInsurer();
+    if (memberId !== undefined) this.sameBeneficiary(memberId);
     const clm01 = (asArray(c.identifier) ?? []).find(
       (id): id is Json => isObject(id) && id.system === CLM01_SYSTEM && typeof id.value === 'string' && id.value.trim() !== '',
     );
@@ -278,6 +304,8 @@ class ClaimReader {
    */
   private providerNpi(ref: unknown, path: string): { npi: string; name: string | null } | undefined {
     if (!isObject(ref)) return this.fail(path, 'is required: a reference with an NPI identifier');
+    const shape = referenceIdentifierProblem(ref.identifier);
+    if (shape) return this.fail(shape.value ? `${path}.identifier.value` : `${path}.identifier`, shape.message);
     const reference = typeof ref.reference === 'string' ? ref.reference : undefined;
     const target = this.containedTarget(ref);
     if (reference?.startsWith('#') && !target) {
@@ -294,6 +322,32 @@ class ClaimReader {
     if (reference && severalIdentifiers(reference)) return this.fail(`${path}.reference`, SEVERAL_IDENTIFIERS);
     const conflict = npiConflict(ref, conditional, targetIds);
     if (conflict) return this.fail(`${path}.identifier.value`, conflict);
+    // The resource pointed to names one provider: two NPIs on it are two answers to one question.
+    const pointedNpis = [
+      ...new Set(
+        targetIds.filter((id): id is Json => isObject(id) && id.system === NPI_SYSTEM && typeof id.value === 'string').map((id) => id.value as string),
+      ),
+    ];
+    if (pointedNpis.length > 1)
+      return this.fail(
+        `${targetPath}.identifier`,
+        `holds several NPIs (${pointedNpis.map((v) => clip(v)).join(', ')}): the ${clip(String(target!.resourceType ?? 'resource'))} ${path} points to is one provider, and which one is meant is not for tpa to guess`,
+      );
+    // The reference as its Bundle wrote it (Organization/<NPI>), when the entry it named holds another NPI.
+    const asSent = (asArray(ref.extension) ?? []).find((e): e is Json => isObject(e) && e.url === BUNDLE_REFERENCE_URL && typeof e.valueString === 'string');
+    const sentNpi = asSent ? literalProviderNpi(asSent.valueString as string) : undefined;
+    // The entry's NPIs as they are read: of the NPI system, else those without a system.
+    const readNpis =
+      pointedNpis.length > 0
+        ? pointedNpis
+        : targetIds.filter((id): id is Json => isObject(id) && id.system === undefined && typeof id.value === 'string').map((id) => id.value as string);
+    if (sentNpi !== undefined && !readNpis.includes(sentNpi))
+      return this.fail(
+        `${path}.reference`,
+        `is "${clip(asSent!.valueString as string, 80)}" in its Bundle, naming NPI ${sentNpi}, but the entry it names (copied to ${targetPath ?? 'contained'}) has NPI ${readNpis.map((v) => clip(v)).join(', ') || 'none'}: which provider is meant is not for tpa to guess`,
+      );
+    // A literal reference whose id is itself an NPI (Organization/1234567893) names the provider too.
+    const literal = reference ? literalProviderNpi(reference) : undefined;
     const npiIdentifier =
       candidates.find((c) => isObject(c.value) && c.value.system === NPI_SYSTEM) ?? candidates.find((c) => isObject(c.value) && c.value.system === undefined);
     if (npiIdentifier && isObject(npiIdentifier.value)) {
@@ -302,10 +356,14 @@ class ClaimReader {
         return this.fail(`${npiIdentifier.path}${npiIdentifier.path.endsWith('.reference') ? '' : '.value'}`, 'is missing: the 10-digit NPI');
       const problem = npiProblem(value);
       if (problem) return this.fail(npiIdentifier.path.endsWith('.reference') ? npiIdentifier.path : `${npiIdentifier.path}.value`, problem);
+      if (literal !== undefined && literal !== value)
+        return this.fail(
+          `${npiIdentifier.path}.value`,
+          `is NPI ${clip(value as string)}, but ${path}.reference "${clip(reference!, 80)}" names NPI ${literal}: which provider is meant is not for tpa to guess`,
+        );
       return { npi: value as string, name };
     }
-    const literal = reference ? /^(?:Organization|Practitioner|PractitionerRole)\/(\d{10})$/.exec(reference) : null;
-    if (literal && !npiProblem(literal[1])) return { npi: literal[1]!, name };
+    if (literal !== undefined) return { npi: literal, name };
     if (target) {
       const what = typeof target.resourceType === 'string' ? `${clip(target.resourceType)} "${clip(String(target.id))}"` : `"${clip(String(target.id))}"`;
       return this.fail(`${path}.identifier`, `is missing: an NPI identifier (system ${NPI_SYSTEM}), on the reference or on the contained ${what} it points to`);
@@ -339,6 +397,12 @@ class ClaimReader {
     if (!isObject(ref)) return this.fail('patient.reference', 'is missing: a reference to the member, e.g. Patient/MBR-1001');
     const reference = typeof ref.reference === 'string' ? ref.reference : undefined;
     if (reference && severalIdentifiers(reference)) return this.fail('patient.reference', SEVERAL_IDENTIFIERS);
+    // A Reference holds one identifier: a list, or a value that is not text, is not set aside for the reference.
+    const shape = referenceIdentifierProblem(ref.identifier);
+    if (shape) return this.fail(shape.value ? 'patient.identifier.value' : 'patient.identifier', shape.message);
+    // A reference to a contained resource the claim does not hold names no one, whatever else is given.
+    if (reference?.startsWith('#') && !this.containedTarget(ref))
+      return this.fail('patient.reference', `points to contained resource "${clip(reference)}", which the claim does not contain`);
     if (isObject(ref.identifier)) {
       const value = ref.identifier.value;
       if (typeof value === 'string' && value.trim() !== '') return this.sameMember(value, reference, ref);
@@ -360,8 +424,8 @@ class ClaimReader {
     if (reference) {
       const conditional = conditionalIdentifier(reference);
       if (conditional?.type === 'Patient') return conditional.value;
-      const m = /^(?:.*\/)?Patient\/([A-Za-z0-9\-.]{1,64})(?:\/_history\/[A-Za-z0-9\-.]{1,64})?$/.exec(reference);
-      if (m) return m[1];
+      const literal = literalPatientId(reference);
+      if (literal !== undefined) return literal;
       if (/^urn:(uuid|oid):/.test(reference)) {
         return this.fail(
           'patient.reference',
@@ -373,23 +437,108 @@ class ClaimReader {
     return this.fail('patient.reference', 'is missing: a reference to the member, e.g. Patient/MBR-1001');
   }
 
-  /** The member id on the patient reference, unless what the reference points to names another member (then both are said). */
+  /**
+   * The member id on the patient reference, unless the reference itself names another member: the
+   * resource it points to, its conditional reference, or its literal id (Patient/<member id>, the
+   * member as the service reads it). Then both are said, and neither is chosen.
+   */
   private sameMember(value: string, reference: string | undefined, ref: Json): string | undefined {
     const target = this.containedTarget(ref);
     const pointed = target ? patientMemberId(target) : undefined;
+    // A Patient of several member ids is not made one by the identifier beside the reference.
+    if (typeof pointed === 'object') return this.fail(`contained[${this.containedIndex(target!)}].identifier`, pointed.ambiguous);
     const conditional = reference ? conditionalIdentifier(reference) : undefined;
+    const literal = reference ? literalPatientId(reference) : undefined;
     const other =
       typeof pointed === 'string'
         ? { id: pointed, what: `the ${clip(String(target!.resourceType ?? 'resource'))} it points to (contained[${this.containedIndex(target!)}])` }
         : conditional?.type === 'Patient'
-          ? { id: conditional.value, what: 'the conditional reference' }
-          : undefined;
-    if (other && other.id !== value)
+          ? { id: conditional.value, what: `the conditional reference (patient.reference "${clip(reference!, 80)}")` }
+          : literal !== undefined
+            ? { id: literal, what: `patient.reference "${clip(reference!, 80)}"` }
+            : undefined;
+    if (other && !sameId(other.id, value))
       return this.fail(
         'patient.identifier.value',
         `is "${clip(value)}", but ${other.what} names member "${clip(other.id)}": which member the claim is for is not for tpa to guess`,
       );
     return value;
+  }
+
+  /**
+   * The payer the claim is addressed to, when both its reference and its identifier name it: they
+   * agree, or the claim is refused naming both. The reference names it by its id
+   * (Organization/PAYER-ACME, as the claim's answer gives it back), by a conditional reference, or by
+   * the identifiers of the contained Organization it points to.
+   */
+  private sameInsurer(): void {
+    const ref = this.claim.insurer;
+    const shape = isObject(ref) ? referenceIdentifierProblem(ref.identifier) : undefined;
+    if (shape) return void this.fail(shape.value ? 'insurer.identifier.value' : 'insurer.identifier', shape.message);
+    if (!isObject(ref) || !isObject(ref.identifier) || typeof ref.identifier.value !== 'string' || ref.identifier.value.trim() === '') return;
+    const own = ref.identifier.value;
+    const reference = typeof ref.reference === 'string' ? ref.reference : undefined;
+    if (!reference) return;
+    const say = (what: string, other: string) =>
+      this.fail(
+        'insurer.identifier.value',
+        `is "${clip(own)}", but ${what} names payer "${clip(other)}": which payer the claim is addressed to is not for tpa to guess`,
+      );
+    const target = this.containedTarget(ref);
+    if (target) {
+      const pointed = (asArray(target.identifier) ?? [])
+        .filter((id): id is Json => isObject(id) && typeof id.value === 'string' && id.value.trim() !== '')
+        .map((id) => id.value as string);
+      if (pointed.length > 0 && !pointed.some((v) => sameId(v, own)))
+        say(
+          `the ${clip(String(target.resourceType ?? 'resource'))} insurer.reference points to (contained[${this.containedIndex(target)}])`,
+          pointed.join('", "'),
+        );
+      return;
+    }
+    const conditional = conditionalIdentifier(reference);
+    if (conditional) {
+      if (!sameId(conditional.value, own)) say(`the conditional reference (insurer.reference "${clip(reference, 80)}")`, conditional.value);
+      return;
+    }
+    const literal = /^(?:.*\/)?Organization\/([A-Za-z0-9\-.]{1,64})(?:\/_history\/[A-Za-z0-9\-.]{1,64})?$/.exec(reference)?.[1];
+    if (literal !== undefined && !sameId(literal, own)) say(`insurer.reference "${clip(reference, 80)}"`, literal);
+  }
+
+  /**
+   * The member a contained Coverage of the claim's insurance covers (its `beneficiary`), read as the
+   * claim's own patient reference is read: the claim's member, or the claim is refused naming both.
+   */
+  private sameBeneficiary(memberId: string): void {
+    for (const [i, insurance] of (asArray(this.claim.insurance) ?? []).entries()) {
+      if (!isObject(insurance) || !isObject(insurance.coverage)) continue;
+      const coverage = this.containedTarget(insurance.coverage);
+      if (!coverage || !isObject(coverage.beneficiary)) continue;
+      const at = `contained[${this.containedIndex(coverage)}].beneficiary`;
+      const beneficiary = coverage.beneficiary;
+      const reference = typeof beneficiary.reference === 'string' ? beneficiary.reference : undefined;
+      const pointed = this.containedTarget(beneficiary);
+      const conditional = reference ? conditionalIdentifier(reference) : undefined;
+      const named =
+        isObject(beneficiary.identifier) && typeof beneficiary.identifier.value === 'string' && beneficiary.identifier.value.trim() !== ''
+          ? { id: beneficiary.identifier.value, field: `${at}.identifier.value` }
+          : pointed
+            ? (() => {
+                const id = patientMemberId(pointed);
+                if (typeof id === 'object') this.fail(`contained[${this.containedIndex(pointed)}].identifier`, id.ambiguous);
+                return typeof id === 'string' ? { id, field: `${at}.reference` } : undefined;
+              })()
+            : conditional?.type === 'Patient'
+              ? { id: conditional.value, field: `${at}.reference` }
+              : reference && literalPatientId(reference) !== undefined
+                ? { id: literalPatientId(reference)!, field: `${at}.reference` }
+                : undefined;
+      if (named && !sameId(named.id, memberId))
+        this.fail(
+          named.field,
+          `names member "${clip(named.id)}", but the claim's patient is member "${clip(memberId)}" (the Coverage of insurance[${i}] covers another member): which member the claim is for is not for tpa to guess`,
+        );
+    }
   }
 
   private billablePeriod(): { start: string | null; end: string | null } {
@@ -840,6 +989,47 @@ function resourceName(resource: Json): string | null {
   return [given, typeof first.family === 'string' ? first.family : ''].filter(Boolean).join(' ') || null;
 }
 
+/**
+ * The member id a literal patient reference names (`Patient/<member id>`, also as an absolute URL or
+ * with a version), as the service reads `patient.reference`; undefined for any other reference.
+ */
+export function literalPatientId(reference: string): string | undefined {
+  return /^(?:.*\/)?Patient\/([A-Za-z0-9\-.]{1,64})(?:\/_history\/[A-Za-z0-9\-.]{1,64})?$/.exec(reference)?.[1];
+}
+
+/**
+ * The NPI a literal provider reference names when its id is itself a valid NPI
+ * (`Organization/1234567893`, `Practitioner/…`, `PractitionerRole/…`); undefined otherwise (an id
+ * that is not an NPI names the resource, not the provider's NPI).
+ */
+export function literalProviderNpi(reference: string): string | undefined {
+  const id = /^(?:Organization|Practitioner|PractitionerRole)\/(\d{10})$/.exec(reference)?.[1];
+  return id !== undefined && !npiProblem(id) ? id : undefined;
+}
+
+/**
+ * Why a Reference's `identifier` cannot be read, when it is given: FHIR gives a Reference one
+ * Identifier (an object), whose value is text. A list, or a value of another type, would be read one
+ * way by one reader and another way (or not at all) by another, so it is refused, never set aside.
+ */
+function referenceIdentifierProblem(identifier: unknown): { value: boolean; message: string } | undefined {
+  if (identifier === undefined) return undefined;
+  if (!isObject(identifier))
+    return {
+      value: false,
+      message: `must be one Identifier, an object with system and value (got ${Array.isArray(identifier) ? 'a list' : clip(JSON.stringify(identifier) ?? String(identifier))})`,
+    };
+  const value = identifier.value;
+  if (value !== undefined && typeof value !== 'string')
+    return { value: true, message: `must be text, the identifier's value as a string (got ${clip(JSON.stringify(value) ?? String(value))})` };
+  return undefined;
+}
+
+/** Two spellings of one id agree when they are the same once the spaces around them are set aside. */
+function sameId(a: string, b: string): boolean {
+  return a.trim() === b.trim();
+}
+
 const SEVERAL_IDENTIFIERS =
   'names several identifiers (a comma is "or" in a FHIR search): which one is meant is not for tpa to guess; name one (a comma inside a value is written \\,)';
 
@@ -871,12 +1061,20 @@ export function patientMemberId(target: Json): string | { ambiguous: string } | 
   const typeOf = (id: Json): string | undefined =>
     isObject(id.type) ? (asArray(id.type.coding) ?? []).map((c) => (isObject(c) ? String(c.code) : '')).find((code) => MEMBER_ID_TYPES.has(code)) : undefined;
   const typed = ids.find((id) => typeOf(id) !== undefined);
-  const group = typed ? ids.filter((id) => typeOf(id) === typeOf(typed)) : ids.filter((id) => id.type === undefined);
-  const values = [...new Set(group.map((id) => id.value as string))];
-  if (values.length > 1)
+  const group = typed ? ids.filter((id) => typeOf(id) !== undefined) : ids.filter((id) => id.type === undefined);
+  const values = [...new Set(group.map((id) => (id.value as string).trim()))];
+  if (values.length > 1) {
+    const types = [...new Set(group.map(typeOf))];
+    // Each member is their own subscriber at tpa: a member number (MB) beside another subscriber
+    // number (SN) is a dependent of someone else, or one of the two is wrong; neither is chosen.
+    const listed =
+      types.length > 1
+        ? `${[...new Set(group.map((id) => `"${clip(id.value as string)}" (${typeOf(id)})`))].join(', ')}`
+        : values.map((v) => `"${clip(v)}"`).join(', ');
     return {
-      ambiguous: `holds several member ids (${values.map((v) => `"${clip(v)}"`).join(', ')}), ${typed ? `each typed ${typeOf(typed)}` : 'none typed member number (MB)'}: which member the claim is for is not for tpa to guess`,
+      ambiguous: `holds several member ids (${listed}), ${typed ? (types.length > 1 ? 'each typed a member or subscriber number' : `each typed ${typeOf(typed)}`) : 'none typed member number (MB)'}: which member the claim is for is not for tpa to guess`,
     };
+  }
   return (typed ?? ids[0])?.value as string | undefined;
 }
 
@@ -886,9 +1084,12 @@ function npiConflict(ref: Json, conditional: { system: string | undefined; value
   if (typeof own !== 'string' || own === '') return undefined;
   if (conditional && (conditional.system === NPI_SYSTEM || conditional.system === undefined) && conditional.value !== own)
     return `is NPI ${clip(own)}, but the conditional reference names NPI ${clip(conditional.value)}: which provider is meant is not for tpa to guess`;
-  const pointed = targetIds
-    .filter((id): id is Json => isObject(id) && id.system === NPI_SYSTEM && typeof id.value === 'string')
-    .map((id) => id.value as string);
+  const typed = targetIds.filter((id): id is Json => isObject(id) && id.system === NPI_SYSTEM && typeof id.value === 'string').map((id) => id.value as string);
+  // With none of the NPI system, an identifier without a system that is a valid NPI is one.
+  const pointed =
+    typed.length > 0
+      ? typed
+      : targetIds.filter((id): id is Json => isObject(id) && id.system === undefined && !npiProblem(id.value)).map((id) => id.value as string);
   if (pointed.length > 0 && !pointed.includes(own))
     return `is NPI ${clip(own)}, but the resource the reference points to has NPI ${pointed.map((v) => clip(v)).join(', ')}: which provider is meant is not for tpa to guess`;
   return undefined;

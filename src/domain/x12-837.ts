@@ -272,7 +272,8 @@ export class X12ClaimReader {
   private level = '';
   private billing: Party | undefined;
   private billingProblem: string | undefined;
-  private subscriber: { memberId: string; name: string | null; sbr01: string } | undefined;
+  /** The subscriber loop's member (NM1*IL), its payer sequence (SBR01) and, once its SBR is read, its relationship to the patient (SBR02: 18 is self). */
+  private subscriber: { memberId: string; name: string | null; sbr01: string; sbr02?: string } | undefined;
   private subscriberProblem: string | undefined;
   private payer: { id: string; name: string | null } | undefined;
   private patientName: string | null = null;
@@ -602,7 +603,12 @@ export class X12ClaimReader {
         const id = element(s, 9);
         if (id === '') this.subscriberProblem = `the subscriber (NM1*IL) has no member id (NM109; NM108 "${clip(qualifier)}")`;
         else {
-          this.subscriber = { memberId: id, name: personName(s), sbr01: this.subscriber?.sbr01 ?? '' };
+          this.subscriber = {
+            memberId: id,
+            name: personName(s),
+            sbr01: this.subscriber?.sbr01 ?? '',
+            ...(this.subscriber?.sbr02 !== undefined ? { sbr02: this.subscriber.sbr02 } : {}),
+          };
           this.subscriberProblem = undefined;
         }
       } else if (entity === 'PR' && this.level === '22') {
@@ -613,7 +619,7 @@ export class X12ClaimReader {
       return;
     }
     if (s.name === 'SBR' && this.level === '22') {
-      this.subscriber = { memberId: this.subscriber?.memberId ?? '', name: this.subscriber?.name ?? null, sbr01: element(s, 1) };
+      this.subscriber = { memberId: this.subscriber?.memberId ?? '', name: this.subscriber?.name ?? null, sbr01: element(s, 1), sbr02: element(s, 2) };
     }
   }
 
@@ -702,6 +708,18 @@ export class X12ClaimReader {
           // not paid and has no NPI (an attending physician known by a legacy id) is left out.
           if (NOT_PAID.has(entity)) d.notes.push({ segment, message: `${message}: left out of the care team (tpa pays the billing and rendering providers)` });
           else d.problems.push({ segment, message });
+          return;
+        }
+        // A provider loop (2310x, 2420A) names one provider: a second NM1 of it naming another NPI is
+        // two answers to who it is, and neither is taken; naming the same NPI again adds nothing.
+        const claimLevel = entity === '77' ? d.facility : d.careTeam.find((p) => p.qualifier === entity);
+        const before = line ? (entity === '82' ? line.rendering : undefined) : claimLevel;
+        if (before) {
+          if (before.npi !== party.npi)
+            d.problems.push({
+              segment,
+              message: `a second ${known?.what ?? 'service facility'} provider (NM1*${entity}) ${line ? `on service line ${line.n}` : 'on the claim'}: NPI ${clip(party.npi)}, but the first names NPI ${clip(before.npi)}; which provider is meant is not for tpa to guess`,
+            });
           return;
         }
         if (entity === '77') {
@@ -891,10 +909,10 @@ export class X12ClaimReader {
     this.loopSeen.set(level, new Set());
   }
 
-  /** A segment the billing provider or subscriber loop has once (NM1*85, NM1*IL, SBR), given twice: a problem of the claims below. */
+  /** A segment the billing provider or subscriber loop has once (NM1*85; NM1*IL, NM1*PR, SBR), given twice: a problem of the claims below. */
   private repeatedInLoop(s: X12Segment): void {
     const key = s.name === 'NM1' ? `NM1*${element(s, 1)}` : s.name;
-    const once = this.level === '20' ? ['NM1*85'] : this.level === '22' ? ['NM1*IL', 'SBR'] : [];
+    const once = this.level === '20' ? ['NM1*85'] : this.level === '22' ? ['NM1*IL', 'NM1*PR', 'SBR'] : [];
     if (!once.includes(key)) return;
     const seen = this.loopSeen.get(this.level) ?? new Set<string>();
     this.loopSeen.set(this.level, seen);
@@ -934,6 +952,15 @@ export class X12ClaimReader {
         message: `${who} is a dependent (loop 2000C)${of}: tpa pays each member under their own member id, and this claim would be paid as the subscriber's; send the patient as the subscriber (loop 2000B, SBR02 18, NM1*IL with the patient's own member id)`,
       });
     }
+    // SBR02 18 says the subscriber is the patient; without it (and without the patient loop, said
+    // above) the 837 says the patient is someone else and names no one: the claim would be paid
+    // as the subscriber's, a person it says is not the patient.
+    const sbr02 = this.subscriber?.sbr02;
+    if (!this.inPatientLoop && sbr02 !== undefined && sbr02 !== '18')
+      problems.push({
+        segment: 'SBR',
+        message: `SBR02 is ${sbr02 === '' ? 'empty' : `"${clip(sbr02)}"`}, not 18 (self): the subscriber${this.subscriber?.memberId ? ` ${clip(this.subscriber.memberId)}` : ''} is not the patient, and no patient loop (2000C) names who is; tpa pays a claim under the patient's own member id, sent as the subscriber (SBR02 18)`,
+      });
     const sbr01 = this.subscriber?.sbr01 ?? '';
     if (sbr01 !== '' && sbr01 !== 'P')
       problems.push({

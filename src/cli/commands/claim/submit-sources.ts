@@ -9,6 +9,7 @@ import type { Readable } from 'node:stream';
 import { BundleIndex, duplicateFullUrlProblem, selfContainedClaim } from '../../../domain/fhir-bundle.js';
 import { MAX_CLAIM_BYTES } from '../../../domain/fhir-claim.js';
 import { jsonDepthProblem } from '../../../domain/json-depth.js';
+import { duplicateKeyPath } from '../../../domain/json-keys.js';
 import { bundleResourceOffsets, jsonSyntaxMessage, locateField, type Position, syntaxErrorPosition } from '../../../domain/json-position.js';
 import { UsageError } from '../../../errors.js';
 import { boundedLines, LINE_NOT_UTF8, LINE_TOO_LONG, NotUtf8Text, readFileBounded } from '../../bounded-input.js';
@@ -86,7 +87,13 @@ function* bundleClaims(name: string, text: string, value: Record<string, unknown
   let index: BundleIndex | undefined;
   const entries = Array.isArray(value.entry) ? value.entry : [];
   const ignored = new Map<string, number>();
-  const duplicated = duplicateFullUrlProblem(value);
+  const twice = duplicateKeyPath(text);
+  // A key given twice in one object of the Bundle (two `patient`s): JSON.parse kept the last; no Claim of it is read as either.
+  const duplicated =
+    duplicateFullUrlProblem(value) ??
+    (twice === undefined
+      ? undefined
+      : `${twice} is given twice in one object of the Bundle: one reader takes the first, another the last, so no Claim of it is read`);
   for (const [i, entry] of entries.entries()) {
     const resource = isObject(entry) ? entry.resource : undefined;
     const type = isObject(resource) && typeof resource.resourceType === 'string' ? resource.resourceType : '(no resource)';

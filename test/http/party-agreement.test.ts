@@ -1,0 +1,121 @@
+// A claim naming one party twice in disagreement, through the CLI in-process and over a real `tpa
+// local serve` on the same data: `claim validate` and `claim submit` show both fields and both values
+// and send nothing; sent anyway (`tpa api` sends what it is given), the service answers 400 naming
+// both; nothing is recorded on either side. A Bundle whose Organization/<NPI> names an entry holding
+// another NPI, and a claim or Bundle giving a key twice in one object, are refused the same way.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { claimFile } from '../helpers/encounters.js';
+import { useServedSides } from '../helpers/server.js';
+
+type Body = Record<string, any>;
+const home = useServedSides(beforeEach, afterEach, '2026-04-06T10:00:00Z');
+const { local, remote } = home;
+const NPI = 'http://hl7.org/fhir/sid/us-npi';
+const TEMPLATE = ['--type', 'professional', '--npi', '1045782368', '--cpt', '45378', '--patient', 'MBR-1001', '--service-date', '2026-04-06'];
+
+const ATTACKS: { name: string; edit: (c: Body) => void; field: string; both: string[] }[] = [
+  {
+    name: 'patient.reference Patient/MBR-1002 with identifier MBR-1001',
+    edit: (c) => (c.patient = { reference: 'Patient/MBR-1002', identifier: { value: 'MBR-1001' } }),
+    field: 'patient.identifier.value',
+    both: ['"MBR-1001"', 'patient.reference "Patient/MBR-1002"', 'member "MBR-1002"'],
+  },
+  {
+    name: 'provider.reference Organization/1045782368 with NPI identifier 1196382455',
+    edit: (c) => (c.provider = { reference: 'Organization/1045782368', identifier: { system: NPI, value: '1196382455' } }),
+    field: 'provider.identifier.value',
+    both: ['NPI 1196382455', 'provider.reference "Organization/1045782368"', 'NPI 1045782368'],
+  },
+];
+
+const count = async (side: typeof local) => {
+  const r = await side(['ledger', 'list', '-o', 'json']);
+  expect(r.code, r.stderr).toBe(0);
+  return r.json<Body>().count as number;
+};
+
+describe('a party named twice in disagreement is refused naming both, on both transports', () => {
+  for (const attack of ATTACKS) {
+    it(`${attack.name}: claim validate and claim submit show both, tpa api gets 400 naming both, nothing recorded`, async () => {
+      const file = await claimFile(local, home.dir, { template: TEMPLATE, edit: attack.edit });
+      for (const [name, side] of [
+        ['in-process', local],
+        ['over local serve', remote],
+      ] as const) {
+        for (const command of ['validate', 'submit']) {
+          const r = await side(['claim', command, file]);
+          expect(r.code, `${name} ${command}: ${r.stdout}${r.stderr}`).toBe(2);
+          // The error as a program reads it (stderr is not a terminal): the field, and a message naming both.
+          const details = (JSON.parse(r.stderr) as Body).error.details as { field: string; message: string }[];
+          expect(details.map((d) => d.field)).toEqual([attack.field]);
+          for (const part of attack.both) expect(details[0]!.message, `${name} ${command}`).toContain(part);
+        }
+        // Sent as it is, past the CLI's own check: the service refuses it.
+        const sent = await side(['api', 'POST', '/tpa-api/v1/claims/submit/', '-d', `@${file}`]);
+        expect(sent.code, `${name}: ${sent.stdout}${sent.stderr}`).not.toBe(0);
+        const said = sent.stdout + sent.stderr;
+        expect(said).toMatch(new RegExp(`"field": ?"${attack.field.replace(/\./g, '\\.')}"`));
+        for (const part of attack.both) expect(said, name).toContain(part.replace(/"/g, '\\"'));
+        expect(await count(side)).toBe(0);
+      }
+    });
+  }
+
+  it('a claim or a Bundle naming its patient twice as two keys: refused naming the key on both transports, nothing recorded', async () => {
+    const file = await claimFile(local, home.dir, { template: TEMPLATE });
+    const text = readFileSync(file, 'utf8');
+    const twice = text.replace(/"patient": \{\s*"reference": "Patient\/MBR-1001"\s*\}/, (m) => `${m}, "patient": { "reference": "Patient/MBR-1002" }`);
+    expect(twice).toContain('MBR-1002');
+    writeFileSync(file, twice);
+    const bundle = join(home.dir, 'twice-bundle.json');
+    writeFileSync(bundle, `{"resourceType":"Bundle","type":"collection","entry":[{"resource":${twice}}]}`);
+    for (const side of [local, remote]) {
+      for (const command of ['validate', 'submit']) {
+        const r = await side(['claim', command, file]);
+        expect(r.code, r.stdout + r.stderr).toBe(2);
+        const details = (JSON.parse(r.stderr) as Body).error.details as { field: string; message: string }[];
+        expect(details.map((d) => [d.field, d.message.slice(0, 32)])).toEqual([['patient', 'is given twice in one object: on']]);
+      }
+      const b = await side(['claim', 'submit', bundle]);
+      expect(b.code, b.stdout + b.stderr).toBe(2);
+      expect(b.stderr).toContain('entry[0].resource.patient is given twice in one object of the Bundle');
+      const sent = await side(['api', 'POST', '/tpa-api/v1/claims/submit/', '-d', `@${file}`]);
+      expect(sent.code, sent.stdout + sent.stderr).not.toBe(0);
+      expect(sent.stdout + sent.stderr).toMatch(/"field": ?"patient"/);
+    }
+    expect(await count(local)).toBe(0);
+  });
+
+  it('a Bundle whose Organization/<NPI> names an entry holding another NPI: refused naming both; agreeing, it is sent', async () => {
+    const file = await claimFile(local, home.dir, { template: TEMPLATE, edit: (c) => (c.provider = { reference: 'Organization/1045782368' }) });
+    const c = JSON.parse(readFileSync(file, 'utf8')) as Body;
+    const bundle = (npi: string) => ({
+      resourceType: 'Bundle',
+      type: 'collection',
+      entry: [{ resource: { resourceType: 'Organization', id: '1045782368', identifier: [{ system: NPI, value: npi }] } }, { resource: c }],
+    });
+    const path = join(home.dir, 'bundle.json');
+    writeFileSync(path, JSON.stringify(bundle('1196382455')));
+    for (const side of [local, remote]) {
+      const r = await side(['claim', 'submit', path]);
+      expect(r.code, r.stdout + r.stderr).toBe(2);
+      // A note of the entries not submitted, then the error.
+      const details = (JSON.parse(r.stderr.trim().split('\n').at(-1)!) as Body).error.details as { field: string; message: string }[];
+      expect(details).toEqual([
+        {
+          field: 'provider.reference',
+          message: expect.stringMatching(/Organization\/1045782368.*NPI 1045782368.*NPI 1196382455/),
+          line: expect.any(Number),
+          column: expect.any(Number),
+        },
+      ]);
+    }
+    expect(await count(remote)).toBe(0);
+    writeFileSync(path, JSON.stringify(bundle('1045782368')));
+    const sent = await remote(['claim', 'submit', path, '-o', 'json']);
+    expect(sent.code, sent.stdout + sent.stderr).toBe(0);
+    expect(await count(local)).toBe(1);
+  });
+});
