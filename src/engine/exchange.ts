@@ -1,4 +1,5 @@
 // The engine's request and response shapes: what both transports hand to the route table.
+import { duplicateKeyPath } from '../domain/json-keys.js';
 import type { FieldError } from '../domain/errors.js';
 import { jsonDepthProblem } from '../domain/json-depth.js';
 import { wholeNumberProblem } from '../domain/validation.js';
@@ -89,6 +90,11 @@ export function jsonBody(req: EngineRequest): Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new HttpError(400, { errors: [{ field: '', message: 'request body must be a JSON object' }] });
   }
+  // Two `amount`s in one body are one release to JSON.parse (the last) and another to a reader that
+  // keeps the first: refused, never read as either.
+  const twice = duplicateKeyPath(req.body);
+  if (twice !== undefined)
+    throw new HttpError(400, { errors: [{ field: twice, message: 'is given twice in one object: which one is meant is not for the service to guess' }] });
   return value as Record<string, unknown>;
 }
 

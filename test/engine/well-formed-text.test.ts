@@ -42,6 +42,19 @@ describe('text that is not well-formed Unicode, in-process', () => {
     expect((call(e, 'GET', `/tpa-api/v1/ledger/entries/${id}/`).body as Body).encounter.status).toBe('ADJUDICATED');
   });
 
+  it('a fund release naming its amount twice as two keys is refused 400 naming the key; nothing is written', () => {
+    const e = home.at(MON, '0');
+    const { id, amount } = adjudicated(e);
+    const head = e.auditHead();
+    // JSON.parse alone keeps the last amount; a reader before the service may have checked the first.
+    const body = `{"encounter_id":${JSON.stringify(id)},"amount":${amount},"authorization_code":"AUTH-20260302-ACME-0001","amount":${amount * 100}}`;
+    const r = call(e, 'POST', '/tpa-api/v1/funding/approve/', body);
+    expect(r.status).toBe(400);
+    expect(r.body).toEqual({ errors: [{ field: 'amount', message: expect.stringMatching(/given twice/) }] });
+    expect(e.auditHead()).toEqual(head);
+    expect(settlements()).toBe(0);
+  });
+
   it('well-formed text beyond the BMP (emoji, a CJK extension character) is released as it is, and --deep agrees', () => {
     const e = home.at(MON, '0');
     const { id, amount } = adjudicated(e);
