@@ -5,6 +5,7 @@
 import { appendFileSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type { FieldError } from '../domain/errors.js';
+import { TpaError } from '../errors.js';
 import { isRefusal } from './claim-batch.js';
 import { type JournalRecord, readJournal } from './journal.js';
 import { currentHolder } from './journal-lock.js';
@@ -279,6 +280,8 @@ export function readJob(path: string): Job {
     ({ damagedAt } = readJournal(path, (r) => records.push(r)));
     updatedAt = statSync(path).mtime.toISOString();
   } catch (err) {
+    // A sealed journal of an encrypted data directory whose key was not found: nothing can be read (exit 5).
+    if (err instanceof TpaError) throw err;
     // Removed meanwhile, or not ours to read: said in its row, the others are still listed.
     const code = (err as NodeJS.ErrnoException).code;
     unreadable = `cannot be read: ${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (err as Error).message}`;

@@ -7,7 +7,8 @@ import { closeSync, fdatasyncSync, mkdirSync, openSync, readSync, fstatSync, ftr
 import { dirname, join } from 'node:path';
 import { TpaError, UsageError } from '../errors.js';
 import type { TpaClient } from './client.js';
-import type { JournalLock, LockHolder } from './journal-lock.js';
+import { type JournalLock, type LockHolder, openJournalFile } from './journal-lock.js';
+import { type JournalSeal, journalSealing, type JournalSealing } from './journal-seal.js';
 import { stopsTheJob } from './retry.js';
 
 export type JournalRecord = Record<string, unknown> & { type: string };
@@ -19,6 +20,8 @@ export class Journal {
     readonly path: string,
     private readonly fd: number,
     private readonly lock: JournalLock | undefined,
+    /** The data directory's journal key (journal-seal.ts): each line written is sealed with it. */
+    private readonly seal: JournalSeal | undefined,
   ) {}
 
   /**
@@ -26,9 +29,17 @@ export class Journal {
    * to `onRecord`, in order, reading it a chunk at a time. A last line cut short (the process died
    * inside a write) is cut off: the record it began was never acted on. A `lock` taken on the path
    * (journal-lock.ts: one journal, one writer) is held until `close`, and let go if opening fails.
+   * Never through a symbolic link (one at `path`, dangling or not, is refused: its target is not
+   * created or written), and only a regular file. In an encrypted data directory (journal-seal.ts)
+   * the records are read and written sealed; without its key nothing is opened.
    */
   static open(path: string, onRecord: (record: JournalRecord) => void, options: { lock?: JournalLock } = {}): Journal {
     const lock = options.lock;
+    const sealing = journalSealing();
+    if (sealing.kind === 'locked') {
+      lock?.release();
+      throw sealing.problem();
+    }
     try {
       mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
     } catch (err) {
@@ -37,14 +48,14 @@ export class Journal {
     }
     let fd: number;
     try {
-      fd = openSync(path, 'a+', 0o600);
+      fd = openJournalFile(path);
     } catch (err) {
       lock?.release();
-      throw new UsageError(`cannot open the journal ${path}: ${(err as Error).message}`);
+      throw err;
     }
     try {
       const size = fstatSync(fd).size;
-      const read = readRecords(fd, size, onRecord);
+      const read = readRecords(fd, size, onRecord, sealing);
       if (read.damaged) throw new UsageError(`the journal ${path} is damaged at line ${read.damaged.line}: ${read.damaged.why}`);
       if (read.complete < size) ftruncateSync(fd, read.complete);
     } catch (err) {
@@ -52,7 +63,7 @@ export class Journal {
       lock?.release();
       throw err;
     }
-    return new Journal(path, fd, lock);
+    return new Journal(path, fd, lock, sealing.kind === 'sealed' ? sealing.seal : undefined);
   }
 
   /** Who held this journal before and never let it go (journal-lock.ts), when it was opened with a lock. */
@@ -72,7 +83,8 @@ export class Journal {
    */
   write(...records: JournalRecord[]): void {
     if (records.length === 0) return;
-    writeSync(this.fd, records.map((r) => `${JSON.stringify(r)}\n`).join(''));
+    const seal = this.seal;
+    writeSync(this.fd, records.map((r) => `${seal ? seal.seal(JSON.stringify(r)) : JSON.stringify(r)}\n`).join(''));
   }
 
   /** Makes every record written so far durable (those `write` left to the kernel). */
@@ -98,19 +110,27 @@ export class Journal {
 export function readJournal(path: string, onRecord: (record: JournalRecord) => void): { damagedAt?: number } {
   const fd = openSync(path, 'r');
   try {
-    const { damaged } = readRecords(fd, fstatSync(fd).size, onRecord);
+    const { damaged } = readRecords(fd, fstatSync(fd).size, onRecord, journalSealing());
     return damaged ? { damagedAt: damaged.line } : {};
   } finally {
     closeSync(fd);
   }
 }
 
+const SEALED = '{"sealed":';
+
 /**
  * The records of the first `size` bytes of a journal, a chunk at a time, handed to `onRecord` in
  * order: up to the first line that is not a record (`damaged`), and without a last line not yet
- * whole. `complete` is how many bytes the whole lines take.
+ * whole. `complete` is how many bytes the whole lines take. A sealed line (journal-seal.ts) is
+ * opened with the data directory's key; one that key does not open is damaged.
  */
-function readRecords(fd: number, size: number, onRecord: (record: JournalRecord) => void): { complete: number; damaged?: { line: number; why: string } } {
+function readRecords(
+  fd: number,
+  size: number,
+  onRecord: (record: JournalRecord) => void,
+  sealing: JournalSealing,
+): { complete: number; damaged?: { line: number; why: string } } {
   const buffer = Buffer.alloc(CHUNK);
   let carry = '';
   let offset = 0;
@@ -132,6 +152,26 @@ function readRecords(fd: number, size: number, onRecord: (record: JournalRecord)
         record = JSON.parse(line);
       } catch {
         return { complete, damaged: { line: lineNumber, why: 'not a JSON record. It was not written by tpa, or was edited' } };
+      }
+      if (line.startsWith(SEALED) && typeof (record as { sealed?: unknown }).sealed === 'string') {
+        if (sealing.kind === 'locked') throw sealing.problem();
+        const json = sealing.kind === 'sealed' ? sealing.seal.open((record as { sealed: string }).sealed) : undefined;
+        if (json === undefined)
+          return {
+            complete,
+            damaged: {
+              line: lineNumber,
+              why:
+                sealing.kind === 'sealed'
+                  ? "a sealed record that the data directory's key does not open (sealed with another key, or changed)"
+                  : 'a sealed record (written in an encrypted data directory), and this data directory has no key',
+            },
+          };
+        try {
+          record = JSON.parse(json);
+        } catch {
+          return { complete, damaged: { line: lineNumber, why: 'a sealed record that is not JSON' } };
+        }
       }
       if (typeof record !== 'object' || record === null || typeof (record as JournalRecord).type !== 'string')
         return { complete, damaged: { line: lineNumber, why: 'a record without a type' } };
