@@ -74,6 +74,12 @@ export class JournalLock {
     return new JournalLock(db, infoPath, crashed);
   }
 
+  /** Whether this is the lock of the open journal file `fd` (not of a file since put in its place: tpa local encrypt seals a journal whole). */
+  isOf(fd: number): boolean {
+    const { dev, ino } = fstatSync(fd, { bigint: true });
+    return this.infoPath.endsWith(`/.tpa-journal-${dev}-${ino}.lock.json`);
+  }
+
   /** Lets the lock go. The lock file stays: removing it would let two runs lock two files of one name. */
   release(): void {
     rmSync(this.infoPath, { force: true });

@@ -5,10 +5,11 @@
 // without sending anything twice or losing anything.
 import { closeSync, fdatasyncSync, mkdirSync, openSync, readSync, fstatSync, ftruncateSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { TpaError, UsageError } from '../errors.js';
+import { ConflictError, TpaError, UsageError } from '../errors.js';
 import type { TpaClient } from './client.js';
 import { type JournalLock, type LockHolder, openJournalFile } from './journal-lock.js';
 import { type JournalSeal, journalSealing, type JournalSealing } from './journal-seal.js';
+import { replaceWhole } from './write-whole.js';
 import { stopsTheJob } from './retry.js';
 
 export type JournalRecord = Record<string, unknown> & { type: string };
@@ -54,6 +55,13 @@ export class Journal {
       throw err;
     }
     try {
+      // Replaced since its lock was taken (tpa local encrypt seals a journal whole, as a new file):
+      // this lock is the old file's, and another run may hold the new one's.
+      if (lock && !lock.isOf(fd))
+        throw new ConflictError(`the journal ${path} was replaced while this run waited for it; nothing was sent`, {
+          code: 'journal_busy',
+          hint: 'run the same command again',
+        });
       const size = fstatSync(fd).size;
       const read = readRecords(fd, size, onRecord, sealing);
       if (read.damaged) throw new UsageError(`the journal ${path} is damaged at line ${read.damaged.line}: ${read.damaged.why}`);
@@ -117,6 +125,37 @@ export function readJournal(path: string, onRecord: (record: JournalRecord) => v
   }
 }
 
+/**
+ * Seals every line of the journal at `path` (tpa local encrypt: a journal written before the
+ * database was encrypted), whole or not at all: its records, read plain or sealed, written sealed to
+ * a new file put in its place. The caller holds the journal's lock (taken before anything changed),
+ * and lets it go after; a run that waited for it finds the file replaced and stops (Journal.open).
+ * False when there was nothing plain to seal.
+ */
+export function sealJournalFile(path: string, seal: JournalSeal): boolean {
+  const fd = openSync(path, 'r');
+  const records: JournalRecord[] = [];
+  let plain = false;
+  try {
+    const size = fstatSync(fd).size;
+    const { damaged } = readRecords(
+      fd,
+      size,
+      (r) => records.push(r),
+      { kind: 'sealed', seal },
+      () => {
+        plain = true;
+      },
+    );
+    if (damaged) throw new UsageError(`the journal ${path} is damaged at line ${damaged.line}: ${damaged.why}; it was not sealed`);
+  } finally {
+    closeSync(fd);
+  }
+  if (!plain) return false;
+  replaceWhole(path, records.map((r) => `${seal.seal(JSON.stringify(r))}\n`).join(''));
+  return true;
+}
+
 const SEALED = '{"sealed":';
 
 /**
@@ -130,6 +169,7 @@ function readRecords(
   size: number,
   onRecord: (record: JournalRecord) => void,
   sealing: JournalSealing,
+  onPlain?: () => void,
 ): { complete: number; damaged?: { line: number; why: string } } {
   const buffer = Buffer.alloc(CHUNK);
   let carry = '';
@@ -172,7 +212,7 @@ function readRecords(
         } catch {
           return { complete, damaged: { line: lineNumber, why: 'a sealed record that is not JSON' } };
         }
-      }
+      } else onPlain?.();
       if (typeof record !== 'object' || record === null || typeof (record as JournalRecord).type !== 'string')
         return { complete, damaged: { line: lineNumber, why: 'a record without a type' } };
       onRecord(record as JournalRecord);

@@ -5,11 +5,13 @@
 // a member's name, id or diagnosis code that the day's claims held. The journals are still read back
 // by tpa: `tpa jobs show` lists the invalid claims and `--failed-to` writes them out (the user's
 // export, outside the data directory). Without the key no journal is read or written.
-import { lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { claimTemplate } from '../../src/domain/claim-template.js';
+import { Journal } from '../../src/client/journal.js';
+import { JournalLock } from '../../src/client/journal-lock.js';
 import { openDatabase } from '../../src/engine/store/db.js';
 import { runTpa } from '../helpers/cli.js';
 import { tempDir } from '../helpers/engine.js';
@@ -212,6 +214,59 @@ describe('the journals of an encrypted data directory', () => {
     writeFileSync(journal, `${lines.join('\n')}\n`);
     const changed = (await runTpa(['jobs', '-o', 'json'], { home: home.dir, env })).json<Row[]>();
     expect(changed.find((j) => j.id === 'b')!.problem).toMatch(/damaged at line 2/);
+  });
+
+  it('local encrypt seals the journals written before with the database, and refuses (exit 4, nothing changed) while a job holds one', async () => {
+    const env = { TPA_CLOCK: '2026-03-02T10:00:00Z' };
+    expect((await runTpa(['local', 'init'], { home: home.dir, env })).code).toBe(0);
+    expect(ndjson((await batchWithInvalidClaim(env)).stdout)).toHaveLength(2);
+    const review = (await runTpa(['fund', 'run', '--dry-run', '-o', 'json'], { home: home.dir, env })).json<Row>();
+    const args = ['fund', 'run', '--auth-code-prefix', 'AUTH-20260302-ENC', '--expect-total', String(review.total), '--yes'];
+    expect((await runTpa(args, { home: home.dir, env })).code).toBe(0);
+    expect(filesHolding(home.dir, ['Jane Doe']).length).toBeGreaterThan(0);
+    const key = newKey();
+    // A job holding a journal: refused, the database still plain.
+    const held = await JournalLock.take(join(home.dir, 'journals', 'b.ndjson'), 'claim batch');
+    try {
+      const busy = await runTpa(['local', 'encrypt'], { home: home.dir, env: { ...env, TPA_DB_KEY: key } });
+      expect(busy.code, busy.stderr).toBe(4);
+      expect(busy.stderr).toContain('local encrypt seals every journal with the database: the journal');
+      expect(busy.stderr).toContain('nothing was changed');
+      expect(readFileSync(join(home.dir, 'local.sqlite')).subarray(0, 15).toString('latin1')).toBe('SQLite format 3');
+    } finally {
+      held.release();
+    }
+    const encrypted = await runTpa(['local', 'encrypt', '-o', 'json'], { home: home.dir, env: { ...env, TPA_DB_KEY: key } });
+    expect(encrypted.code, encrypted.stderr).toBe(0);
+    expect(encrypted.json<Row>().journals_sealed).toBeGreaterThanOrEqual(1);
+    expect(filesHolding(home.dir, MEMBER_DATA)).toEqual([]);
+    const shown = (await runTpa(['jobs', 'show', 'b', '-o', 'json'], { home: home.dir, env: { ...env, TPA_DB_KEY: key } })).json<Row>();
+    expect(shown).toMatchObject({ kind: 'claim batch', done: 1, invalid: 1, problem: null });
+    // Resumed after: the acknowledgment read back sealed, the claim not sent twice.
+    expect(
+      ndjson((await batchWithInvalidClaim({ ...env, TPA_DB_KEY: key })).stdout)
+        .map((o) => o.status)
+        .sort(),
+    ).toEqual(['INVALID', 'SKIPPED']);
+  });
+
+  it('a run that took the lock of a journal since replaced whole (sealed by local encrypt) stops before reading or writing it (exit 4)', async () => {
+    const path = join(home.dir, 'j.ndjson');
+    writeFileSync(path, `${JSON.stringify({ type: 'batch', version: 2 })}\n`);
+    const lock = await JournalLock.take(path, 'claim batch');
+    writeFileSync(`${path}.new`, `${JSON.stringify({ type: 'batch', version: 2 })}\n`);
+    renameSync(`${path}.new`, path);
+    const before = readFileSync(path, 'utf8');
+    let thrown: unknown;
+    try {
+      Journal.open(path, () => undefined, { lock }).close();
+    } catch (err) {
+      thrown = err;
+    }
+    expect(thrown).toMatchObject({ exitCode: 4, message: expect.stringContaining('was replaced while this run waited for it; nothing was sent') });
+    expect(readFileSync(path, 'utf8')).toBe(before);
+    // The lock was let go: the journal's own lock is taken at once.
+    (await JournalLock.take(path, 'claim batch')).release();
   });
 
   it("SQLite's temporary files (sorts, temporary tables) stay in memory for an encrypted database, never on the disk in plain text", () => {

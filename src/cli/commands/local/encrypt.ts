@@ -1,4 +1,5 @@
 // tpa local encrypt: the existing local database, encrypted in place (AES-256).
+import { existsSync } from 'node:fs';
 import { ConflictError, UsageError } from '../../../errors.js';
 import { verb } from '../../verb.js';
 import { localDatabase, newDatabaseKeyFor, openOnce } from './database.js';
@@ -17,6 +18,13 @@ export const encrypt = verb({
     const [{ DataDirLock }, { encryptDatabase }] = await Promise.all([import('../../../client/serve-lock.js'), import('../../../engine/store/db.js')]);
     const lock = await DataDirLock.take(ctx.paths.dataDir, 'local encrypt');
     let keptIn: string;
+    let sealed = 0;
+    // The journals are sealed too (client/journal-seal.ts), each under its lock, taken before anything
+    // changes: a job running now refuses the conversion (exit 4), and none starts meanwhile.
+    const journals = await lockedJournals(ctx.paths.dataDir).catch((err) => {
+      lock.release();
+      throw err;
+    });
     try {
       // Opened first as it is: a database from a newer tpa, or not a database, is refused before any key is made.
       await openOnce(ctx);
@@ -24,10 +32,38 @@ export const encrypt = verb({
       keptIn = made.keptIn;
       encryptDatabase(file, made.key);
       await openOnce(ctx, { databaseKey: made.key, note: ctx.note });
+      const [{ JournalSeal }, { sealJournalFile }] = await Promise.all([import('../../../client/journal-seal.js'), import('../../../client/journal.js')]);
+      const seal = new JournalSeal(made.key);
+      for (const { path } of journals) if (sealJournalFile(path, seal)) sealed++;
     } finally {
+      for (const j of journals) j.lock.release();
       lock.release();
     }
     ctx.note(`encrypt: ${file} is encrypted (AES-256); its key is in ${keptIn}`);
-    return { data: { database: file, encrypted: true } };
+    if (sealed > 0) ctx.note(`encrypt: ${sealed} journal(s) sealed with it`);
+    return { data: { database: file, encrypted: true, journals_sealed: sealed } };
   },
 });
+
+/** The data directory's journals (those it lists as kept elsewhere, and the fund history, too), each locked; the locks taken are let go if one is in use. */
+async function lockedJournals(dataDir: string) {
+  const [{ journalPaths }, { historyPath }, { journalsDir }, { JournalLock }] = await Promise.all([
+    import('../../../client/job-journals.js'),
+    import('../../../client/fund-history.js'),
+    import('../../../client/journal.js'),
+    import('../../../client/journal-lock.js'),
+  ]);
+  const paths = [...journalPaths(journalsDir(dataDir)), historyPath(dataDir)].filter((p) => existsSync(p));
+  const locked: { path: string; lock: Awaited<ReturnType<typeof JournalLock.take>> }[] = [];
+  try {
+    for (const path of paths) locked.push({ path, lock: await JournalLock.take(path, 'job') });
+  } catch (err) {
+    for (const j of locked) j.lock.release();
+    if (!(err instanceof ConflictError)) throw err;
+    throw new ConflictError(`local encrypt seals every journal with the database: ${err.message.replace(/ Nothing was sent\.$/, '')}; nothing was changed`, {
+      code: err.code,
+      hint: 'let that job end (or stop it), then run tpa local encrypt again',
+    });
+  }
+  return locked;
+}
