@@ -126,34 +126,28 @@ export function readJournal(path: string, onRecord: (record: JournalRecord) => v
 }
 
 /**
- * Seals every line of the journal at `path` (tpa local encrypt: a journal written before the
- * database was encrypted), whole or not at all: its records, read plain or sealed, written sealed to
- * a new file put in its place. The caller holds the journal's lock (taken before anything changed),
- * and lets it go after; a run that waited for it finds the file replaced and stops (Journal.open).
- * False when there was nothing plain to seal.
+ * Reads the journal at `path` to seal it (tpa local encrypt: a journal written before the database
+ * was encrypted), and returns what writes it sealed, whole or not at all (its records, read plain or
+ * sealed, written sealed to a new file put in its place), or undefined when it holds no plain line.
+ * Read first, before anything changes: a journal that is damaged is refused here. The caller holds
+ * the journal's lock from before the read until after the write; a run that waited for that lock
+ * finds the file replaced and stops (Journal.open).
  */
-export function sealJournalFile(path: string, seal: JournalSeal): boolean {
+export function sealingOf(path: string, seal: JournalSeal): (() => void) | undefined {
   const fd = openSync(path, 'r');
   const records: JournalRecord[] = [];
   let plain = false;
   try {
-    const size = fstatSync(fd).size;
-    const { damaged } = readRecords(
-      fd,
-      size,
-      (r) => records.push(r),
-      { kind: 'sealed', seal },
-      () => {
-        plain = true;
-      },
-    );
-    if (damaged) throw new UsageError(`the journal ${path} is damaged at line ${damaged.line}: ${damaged.why}; it was not sealed`);
+    const onPlain = () => {
+      plain = true;
+    };
+    const { damaged } = readRecords(fd, fstatSync(fd).size, (r) => records.push(r), { kind: 'sealed', seal }, onPlain);
+    if (damaged) throw new UsageError(`the journal ${path} is damaged at line ${damaged.line} (${damaged.why}), so it cannot be sealed`);
   } finally {
     closeSync(fd);
   }
-  if (!plain) return false;
-  replaceWhole(path, records.map((r) => `${seal.seal(JSON.stringify(r))}\n`).join(''));
-  return true;
+  if (!plain) return undefined;
+  return () => replaceWhole(path, records.map((r) => `${seal.seal(JSON.stringify(r))}\n`).join(''));
 }
 
 const SEALED = '{"sealed":';

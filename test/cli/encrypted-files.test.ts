@@ -5,7 +5,7 @@
 // a member's name, id or diagnosis code that the day's claims held. The journals are still read back
 // by tpa: `tpa jobs show` lists the invalid claims and `--failed-to` writes them out (the user's
 // export, outside the data directory). Without the key no journal is read or written.
-import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -216,7 +216,7 @@ describe('the journals of an encrypted data directory', () => {
     expect(changed.find((j) => j.id === 'b')!.problem).toMatch(/damaged at line 2/);
   });
 
-  it('local encrypt seals the journals written before with the database, and refuses (exit 4, nothing changed) while a job holds one', async () => {
+  it('local encrypt seals the journals written before with the database, and refuses (exit 4, nothing changed) while a job holds one, or (exit 2) when one is damaged', async () => {
     const env = { TPA_CLOCK: '2026-03-02T10:00:00Z' };
     expect((await runTpa(['local', 'init'], { home: home.dir, env })).code).toBe(0);
     expect(ndjson((await batchWithInvalidClaim(env)).stdout)).toHaveLength(2);
@@ -236,6 +236,14 @@ describe('the journals of an encrypted data directory', () => {
     } finally {
       held.release();
     }
+    // A damaged journal: refused before anything changes (exit 2), the database still plain.
+    const damaged = join(home.dir, 'journals', 'damaged.ndjson');
+    writeFileSync(damaged, 'not a record\n');
+    const refused = await runTpa(['local', 'encrypt'], { home: home.dir, env: { ...env, TPA_DB_KEY: key } });
+    expect(refused.code, refused.stderr).toBe(2);
+    expect(refused.stderr).toContain(`the journal ${damaged} is damaged at line 1`);
+    expect(readFileSync(join(home.dir, 'local.sqlite')).subarray(0, 15).toString('latin1')).toBe('SQLite format 3');
+    rmSync(damaged);
     const encrypted = await runTpa(['local', 'encrypt', '-o', 'json'], { home: home.dir, env: { ...env, TPA_DB_KEY: key } });
     expect(encrypted.code, encrypted.stderr).toBe(0);
     expect(encrypted.json<Row>().journals_sealed).toBeGreaterThanOrEqual(1);

@@ -30,11 +30,25 @@ export const encrypt = verb({
       await openOnce(ctx);
       const made = await newDatabaseKeyFor(ctx);
       keptIn = made.keptIn;
+      // Every journal read before anything changes: a damaged one is refused with the database still plain.
+      const [{ JournalSeal }, { sealingOf }] = await Promise.all([import('../../../client/journal-seal.js'), import('../../../client/journal.js')]);
+      const seal = new JournalSeal(made.key);
+      const writes = journals.map(({ path }) => {
+        try {
+          return sealingOf(path, seal);
+        } catch (err) {
+          throw new UsageError(`${(err as Error).message}; nothing was changed`, {
+            hint: 'move that journal out of the data directory, then run tpa local encrypt again',
+          });
+        }
+      });
       encryptDatabase(file, made.key);
       await openOnce(ctx, { databaseKey: made.key, note: ctx.note });
-      const [{ JournalSeal }, { sealJournalFile }] = await Promise.all([import('../../../client/journal-seal.js'), import('../../../client/journal.js')]);
-      const seal = new JournalSeal(made.key);
-      for (const { path } of journals) if (sealJournalFile(path, seal)) sealed++;
+      for (const write of writes)
+        if (write) {
+          write();
+          sealed++;
+        }
     } finally {
       for (const j of journals) j.lock.release();
       lock.release();
