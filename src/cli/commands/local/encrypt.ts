@@ -7,7 +7,7 @@ import { localOnly } from './engine.js';
 
 export const encrypt = verb({
   name: 'encrypt',
-  description: 'encrypt the existing local database (AES-256); its key goes to the OS keychain, or comes from TPA_DB_KEY',
+  description: 'encrypt the existing local database (AES-256) and seal its journals; its key goes to the OS keychain, or comes from TPA_DB_KEY',
   examples: ['tpa local encrypt'],
   async run(ctx) {
     localOnly(ctx);
