@@ -277,6 +277,12 @@ describe('the journals of an encrypted data directory', () => {
     (await JournalLock.take(path, 'claim batch')).release();
   });
 
+  it('tpa demo, on its scratch engine, needs no key of the encrypted data directory', async () => {
+    expect((await runTpa(['local', 'init', '--encrypt'], { home: home.dir, env: { TPA_DB_KEY: newKey() } })).code).toBe(0);
+    const r = await runTpa(['demo', '-o', 'json'], { home: home.dir });
+    expect(r.code, r.stderr).toBe(0);
+  });
+
   it("SQLite's temporary files (sorts, temporary tables) stay in memory for an encrypted database, never on the disk in plain text", () => {
     const encrypted = openDatabase(join(home.dir, 'e.sqlite'), { key: randomBytes(32), createEncrypted: true });
     const plain = openDatabase(join(work.dir, 'p.sqlite'));
