@@ -2,7 +2,7 @@
 // jobs"): claim batches, the journal of single claims, payment runs. Read only: a journal is never
 // opened for writing, never locked, never changed, so reading one while its job runs is safe (a
 // last line still being written is left out).
-import { appendFileSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, constants, mkdirSync, openSync, readdirSync, readFileSync, statSync, writeSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type { FieldError } from '../domain/errors.js';
 import { TpaError } from '../errors.js';
@@ -458,7 +458,13 @@ export function rememberJournal(dir: string, path: string): void {
     }
     if (known.split('\n').includes(full)) return;
     mkdirSync(dir, { recursive: true, mode: 0o700 });
-    appendFileSync(file, `${full}\n`, { mode: 0o600 });
+    // Never through a symbolic link planted at its name (it would append a path to another file).
+    const fd = openSync(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, 0o600);
+    try {
+      writeSync(fd, `${full}\n`);
+    } finally {
+      closeSync(fd);
+    }
   } catch {
     // only the listing is lost
   }

@@ -150,6 +150,24 @@ describe('one journal, one writer', () => {
     expect(ndjson((await runTpa(['ledger', 'list', '--all', '--status', 'FUNDED', '-o', 'ndjson'], { home, env })).stdout)).toHaveLength(0);
   });
 
+  it('a symbolic link planted at journals/elsewhere.txt is not written through: its target untouched, the batch done', async () => {
+    writeFileSync(join(home, 'a.json'), JSON.stringify(claim(0)));
+    mkdirSync(join(home, 'journals'));
+    const victim = join(home, 'victim');
+    writeFileSync(victim, 'x');
+    symlinkSync(victim, join(home, 'journals', 'elsewhere.txt'));
+    mkdirSync(join(home, 'kept'));
+    const r = await runTpa(['claim', 'submit', 'a.json', '--journal', join(home, 'kept', 'j.ndjson')], { home, env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(readFileSync(victim, 'utf8')).toBe('x');
+    // Without the link, the journal kept elsewhere is noted there and listed.
+    rmSync(join(home, 'journals', 'elsewhere.txt'));
+    writeFileSync(join(home, 'b.json'), JSON.stringify(claim(1)));
+    expect((await runTpa(['claim', 'submit', 'b.json', '--journal', join(home, 'kept', 'k.ndjson')], { home, env })).code).toBe(0);
+    const jobs = (await runTpa(['jobs', '-o', 'json'], { home, env })).json<Row[]>();
+    expect(jobs.map((j) => j.path)).toContain(join(home, 'kept', 'k.ndjson'));
+  });
+
   it("a symbolic link planted at a journal's lock name, or a file tpa did not make there, is refused (exit 2): its target untouched", async () => {
     writeFileSync(join(home, 'a.json'), JSON.stringify(claim(0)));
     const journal = join(home, 'j.ndjson');
