@@ -15,6 +15,7 @@ import { JournalLock } from '../../src/client/journal-lock.js';
 import { openDatabase } from '../../src/engine/store/db.js';
 import { runTpa } from '../helpers/cli.js';
 import { tempDir } from '../helpers/engine.js';
+import { serve } from '../helpers/server.js';
 import { ndjson } from '../helpers/values.js';
 
 type Row = Record<string, any>;
@@ -145,6 +146,29 @@ describe('an encrypted data directory after a day of work', () => {
     expect(filesHolding(home.dir, MEMBER_DATA)).toEqual([]);
     // And the test's own check finds member data where it is: the claims folder and the export.
     expect(filesHolding(work.dir, MEMBER_DATA).length).toBeGreaterThan(0);
+
+    // While local serve holds the database (its WAL written), claims sent to it over HTTP: the same.
+    const server = await serve(home.dir, [], { TPA_DB_KEY: env.TPA_DB_KEY, TPA_CLOCK: later.TPA_CLOCK });
+    try {
+      const apiKey = (await runTpa(['local', 'keys', 'create'], { home: home.dir, env: later })).stdout.trim();
+      const login = await runTpa(['auth', 'login', '--env', 'sandbox', '--base-url', server.url, '--with-key-stdin'], {
+        home: home.dir,
+        env: later,
+        input: apiKey,
+      });
+      expect(login.code, login.stderr).toBe(0);
+      writeFileSync(join(work.dir, 'http.ndjson'), `${JSON.stringify(claimFor('2026-02-11', '45380'))}\n${JSON.stringify(invalid)}\n`);
+      const overHttp = await runTpa(['claim', 'submit', 'http.ndjson', '-p', 'sandbox', '-o', 'ndjson'], { home: home.dir, env: later, cwd: work.dir });
+      expect(
+        ndjson(overHttp.stdout)
+          .map((o) => o.status)
+          .sort(),
+      ).toEqual(['ACKNOWLEDGED', 'INVALID']);
+      expect(readdirSync(home.dir)).toContain('local.sqlite-wal');
+      expect(filesHolding(home.dir, MEMBER_DATA)).toEqual([]);
+    } finally {
+      await server.stop();
+    }
   });
 });
 
