@@ -181,7 +181,7 @@ describe('the journals of an encrypted data directory', () => {
     return runTpa(['claim', 'submit', 'b.ndjson', '--journal', join(home.dir, 'journals', 'b.ndjson'), '-o', 'ndjson'], { home: home.dir, env, cwd: work.dir });
   }
 
-  it('a journal written before (plain lines) is still read, and what is appended to it is sealed', async () => {
+  it('a journal written before (plain lines) is still read, what is appended to it is sealed, and local encrypt seals the rest', async () => {
     const key = newKey();
     const env = { TPA_DB_KEY: key, TPA_CLOCK: '2026-03-02T10:00:00Z' };
     expect((await runTpa(['local', 'init', '--encrypt'], { home: home.dir, env })).code).toBe(0);
@@ -209,6 +209,18 @@ describe('the journals of an encrypted data directory', () => {
         .map((o) => o.status)
         .sort(),
     ).toEqual(['INVALID', 'SKIPPED']);
+    // A data directory encrypted by an earlier tpa: local encrypt seals the plain lines left, once.
+    const plainInvalid = { type: 'invalid', source: 'old.json', errors: [], text: JSON.stringify({ patient: { display: 'Jane Doe' } }) };
+    writeFileSync(journal, `${readFileSync(journal, 'utf8')}${JSON.stringify(plainInvalid)}\n`);
+    expect(filesHolding(home.dir, ['Jane Doe'])).toEqual(['journals/b.ndjson: Jane Doe']);
+    const sealed = await runTpa(['local', 'encrypt', '-o', 'json'], { home: home.dir, env });
+    expect(sealed.code, sealed.stderr).toBe(0);
+    expect(sealed.json<Row>()).toMatchObject({ encrypted: true, journals_sealed: 1 });
+    expect(filesHolding(home.dir, MEMBER_DATA)).toEqual([]);
+    expect((await runTpa(['jobs', 'show', 'b', '-o', 'json'], { home: home.dir, env })).json<Row>()).toMatchObject({ done: 1, invalid: 2, problem: null });
+    const again = await runTpa(['local', 'encrypt'], { home: home.dir, env });
+    expect(again.code).toBe(4);
+    expect(again.stderr).toMatch(/is encrypted already; nothing was changed \(its journals are sealed too\)/);
   });
 
   it('without the key, or with another, no journal is read or written: exit 5, or the line named as not opened', async () => {

@@ -1,6 +1,7 @@
 // tpa local encrypt: the existing local database, encrypted in place (AES-256).
 import { existsSync } from 'node:fs';
 import { ConflictError, UsageError } from '../../../errors.js';
+import type { Context } from '../../context.js';
 import { verb } from '../../verb.js';
 import { localDatabase, newDatabaseKeyFor, openOnce } from './database.js';
 import { localOnly } from './engine.js';
@@ -13,7 +14,7 @@ export const encrypt = verb({
     localOnly(ctx);
     const { file, state } = await localDatabase(ctx);
     if (state.kind === 'absent') throw new UsageError(`there is no local database at ${file} yet`, { hint: 'try: tpa local init --encrypt' });
-    if (state.kind === 'encrypted') throw new ConflictError(`the local database ${file} is encrypted already; nothing was changed`);
+    if (state.kind === 'encrypted') return sealLeftJournals(ctx, file);
     // Refused while `local serve` holds the data directory, and held while converting so that none starts meanwhile.
     const [{ DataDirLock }, { encryptDatabase }] = await Promise.all([import('../../../client/serve-lock.js'), import('../../../engine/store/db.js')]);
     const lock = await DataDirLock.take(ctx.paths.dataDir, 'local encrypt');
@@ -80,4 +81,35 @@ async function lockedJournals(dataDir: string) {
     });
   }
   return locked;
+}
+
+/**
+ * An encrypted database: the journals still holding plain lines (written by a tpa that did not seal
+ * them) are sealed with its key, each under its lock; with none, nothing to do (exit 4, as before).
+ */
+async function sealLeftJournals(ctx: Context, file: string) {
+  const [{ findDatabaseKey }, { JournalSeal }, { sealingOf }, { keyProblem }] = await Promise.all([
+    import('../../../auth/database-key.js'),
+    import('../../../client/journal-seal.js'),
+    import('../../../client/journal.js'),
+    import('../../../engine/store/cipher.js'),
+  ]);
+  const key = await findDatabaseKey(ctx.paths.dataDir, ctx.io.env);
+  if (!key) throw keyProblem(file, false);
+  const seal = new JournalSeal(key);
+  const journals = await lockedJournals(ctx.paths.dataDir);
+  let sealed = 0;
+  try {
+    const writes = journals.map(({ path }) => sealingOf(path, seal));
+    for (const write of writes)
+      if (write) {
+        write();
+        sealed++;
+      }
+  } finally {
+    for (const j of journals) j.lock.release();
+  }
+  if (sealed === 0) throw new ConflictError(`the local database ${file} is encrypted already; nothing was changed (its journals are sealed too)`);
+  ctx.note(`encrypt: ${file} was encrypted already; ${sealed} journal(s) still holding plain lines sealed with its key`);
+  return { data: { database: file, encrypted: true, journals_sealed: sealed } };
 }
