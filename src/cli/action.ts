@@ -78,7 +78,10 @@ function action(verb: AnyVerb, io: IO, state: RunState) {
     try {
       const names = Object.keys(verb.args ?? {});
       const args = Object.fromEntries(names.map((name, i) => [name, cmd.processedArgs[i]]));
-      const output = await verb.run(ctx, args, cmd.opts(), cmd);
+      // The journals of an encrypted data directory are sealed with its key (client/journal-seal.ts).
+      const { journalSealingOf, withJournalSealing } = await import('../client/journal-seal.js');
+      const sealing = await journalSealingOf(ctx.paths.dataDir, ctx.io.env);
+      const output = await withJournalSealing(sealing, () => verb.run(ctx, args, cmd.opts(), cmd));
       if (output) {
         if (output.data !== undefined) {
           const { emit } = await import('../render/output.js');

@@ -2,9 +2,10 @@
 // jobs"): claim batches, the journal of single claims, payment runs. Read only: a journal is never
 // opened for writing, never locked, never changed, so reading one while its job runs is safe (a
 // last line still being written is left out).
-import { appendFileSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, constants, mkdirSync, openSync, readdirSync, readFileSync, statSync, writeSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type { FieldError } from '../domain/errors.js';
+import { TpaError } from '../errors.js';
 import { isRefusal } from './claim-batch.js';
 import { type JournalRecord, readJournal } from './journal.js';
 import { currentHolder } from './journal-lock.js';
@@ -279,6 +280,8 @@ export function readJob(path: string): Job {
     ({ damagedAt } = readJournal(path, (r) => records.push(r)));
     updatedAt = statSync(path).mtime.toISOString();
   } catch (err) {
+    // A sealed journal of an encrypted data directory whose key was not found: nothing can be read (exit 5).
+    if (err instanceof TpaError) throw err;
     // Removed meanwhile, or not ours to read: said in its row, the others are still listed.
     const code = (err as NodeJS.ErrnoException).code;
     unreadable = `cannot be read: ${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (err as Error).message}`;
@@ -455,7 +458,13 @@ export function rememberJournal(dir: string, path: string): void {
     }
     if (known.split('\n').includes(full)) return;
     mkdirSync(dir, { recursive: true, mode: 0o700 });
-    appendFileSync(file, `${full}\n`, { mode: 0o600 });
+    // Never through a symbolic link planted at its name (it would append a path to another file).
+    const fd = openSync(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, 0o600);
+    try {
+      writeSync(fd, `${full}\n`);
+    } finally {
+      closeSync(fd);
+    }
   } catch {
     // only the listing is lost
   }

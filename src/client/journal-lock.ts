@@ -4,9 +4,10 @@
 // however it ends (kill -9, a power cut), so a crashed run never leaves a lock behind and no pid
 // is ever guessed dead. The lock belongs to the journal file, not to the name it was given: its
 // file is named after the journal's device and inode and lies in the journal's real folder
-// (symlinks resolved), so a symlink, a symlinked folder or a hard link in the same folder all
-// reach the same lock. Beside it, `<lock>.json` says who holds it (pid, host, since) so that a
-// second run can name the first; it is only ever read as information.
+// (symlinks resolved), so a path through a symlinked folder or a hard link in the same folder
+// reaches the same lock; a symbolic link at the journal's own name is refused (openJournalFile:
+// a journal is never written through one). Beside it, `<lock>.json` says who holds it (pid, host,
+// since) so that a second run can name the first; it is only ever read as information.
 import { hostname } from 'node:os';
 import { closeSync, constants, fchmodSync, fstatSync, mkdirSync, openSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -44,6 +45,7 @@ export class JournalLock {
     try {
       file = lockPath(journalPath);
     } catch (err) {
+      if (err instanceof UsageError) throw err;
       throw new UsageError(`cannot open the lock of the journal ${journalPath}: ${(err as Error).message}`);
     }
     const infoPath = `${file}.json`;
@@ -72,6 +74,12 @@ export class JournalLock {
     return new JournalLock(db, infoPath, crashed);
   }
 
+  /** Whether this is the lock of the open journal file `fd` (not of a file since put in its place: tpa local encrypt seals a journal whole). */
+  isOf(fd: number): boolean {
+    const { dev, ino } = fstatSync(fd, { bigint: true });
+    return this.infoPath.endsWith(`/.tpa-journal-${dev}-${ino}.lock.json`);
+  }
+
   /** Lets the lock go. The lock file stays: removing it would let two runs lock two files of one name. */
   release(): void {
     rmSync(this.infoPath, { force: true });
@@ -86,10 +94,38 @@ export class JournalLock {
  */
 export function lockPath(journalPath: string): string {
   mkdirSync(dirname(journalPath), { recursive: true, mode: 0o700 });
-  closeSync(openSync(journalPath, 'a', 0o600));
+  closeSync(openJournalFile(journalPath));
   const real = realpathSync(journalPath);
   const { dev, ino } = statSync(real, { bigint: true });
   return join(dirname(real), `.tpa-journal-${dev}-${ino}.lock`);
+}
+
+/**
+ * Opens a journal to append and read (created 0600 when absent): never through a symbolic link
+ * at its name, which is refused (exit 2) naming it, its target neither created nor written (as
+ * remit --out is written), and only a regular file.
+ */
+export function openJournalFile(path: string): number {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, 0o600);
+  } catch (err) {
+    throw journalOpenProblem(path, err as NodeJS.ErrnoException);
+  }
+  if (!fstatSync(fd).isFile()) {
+    closeSync(fd);
+    throw new UsageError(`cannot open the journal ${path}: it is not a regular file`);
+  }
+  return fd;
+}
+
+/** Why a journal could not be opened, in words of its name. */
+export function journalOpenProblem(path: string, err: NodeJS.ErrnoException): UsageError {
+  if (err.code === 'ELOOP')
+    return new UsageError(`cannot open the journal ${path}: it is a symbolic link, and tpa never writes a journal through one; nothing was written`, {
+      hint: 'name the journal file itself (or a new name) with --journal',
+    });
+  return new UsageError(`cannot open the journal ${path}: ${err.message}`);
 }
 
 /**

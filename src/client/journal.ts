@@ -5,9 +5,11 @@
 // without sending anything twice or losing anything.
 import { closeSync, fdatasyncSync, mkdirSync, openSync, readSync, fstatSync, ftruncateSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { TpaError, UsageError } from '../errors.js';
+import { ConflictError, TpaError, UsageError } from '../errors.js';
 import type { TpaClient } from './client.js';
-import type { JournalLock, LockHolder } from './journal-lock.js';
+import { type JournalLock, type LockHolder, openJournalFile } from './journal-lock.js';
+import { type JournalSeal, journalSealing, type JournalSealing } from './journal-seal.js';
+import { replaceWhole } from './write-whole.js';
 import { stopsTheJob } from './retry.js';
 
 export type JournalRecord = Record<string, unknown> & { type: string };
@@ -19,6 +21,8 @@ export class Journal {
     readonly path: string,
     private readonly fd: number,
     private readonly lock: JournalLock | undefined,
+    /** The data directory's journal key (journal-seal.ts): each line written is sealed with it. */
+    private readonly seal: JournalSeal | undefined,
   ) {}
 
   /**
@@ -26,9 +30,17 @@ export class Journal {
    * to `onRecord`, in order, reading it a chunk at a time. A last line cut short (the process died
    * inside a write) is cut off: the record it began was never acted on. A `lock` taken on the path
    * (journal-lock.ts: one journal, one writer) is held until `close`, and let go if opening fails.
+   * Never through a symbolic link (one at `path`, dangling or not, is refused: its target is not
+   * created or written), and only a regular file. In an encrypted data directory (journal-seal.ts)
+   * the records are read and written sealed; without its key nothing is opened.
    */
   static open(path: string, onRecord: (record: JournalRecord) => void, options: { lock?: JournalLock } = {}): Journal {
     const lock = options.lock;
+    const sealing = journalSealing();
+    if (sealing.kind === 'locked') {
+      lock?.release();
+      throw sealing.problem();
+    }
     try {
       mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
     } catch (err) {
@@ -37,14 +49,21 @@ export class Journal {
     }
     let fd: number;
     try {
-      fd = openSync(path, 'a+', 0o600);
+      fd = openJournalFile(path);
     } catch (err) {
       lock?.release();
-      throw new UsageError(`cannot open the journal ${path}: ${(err as Error).message}`);
+      throw err;
     }
     try {
+      // Replaced since its lock was taken (tpa local encrypt seals a journal whole, as a new file):
+      // this lock is the old file's, and another run may hold the new one's.
+      if (lock && !lock.isOf(fd))
+        throw new ConflictError(`the journal ${path} was replaced while this run waited for it; nothing was sent`, {
+          code: 'journal_busy',
+          hint: 'run the same command again',
+        });
       const size = fstatSync(fd).size;
-      const read = readRecords(fd, size, onRecord);
+      const read = readRecords(fd, size, onRecord, sealing);
       if (read.damaged) throw new UsageError(`the journal ${path} is damaged at line ${read.damaged.line}: ${read.damaged.why}`);
       if (read.complete < size) ftruncateSync(fd, read.complete);
     } catch (err) {
@@ -52,7 +71,7 @@ export class Journal {
       lock?.release();
       throw err;
     }
-    return new Journal(path, fd, lock);
+    return new Journal(path, fd, lock, sealing.kind === 'sealed' ? sealing.seal : undefined);
   }
 
   /** Who held this journal before and never let it go (journal-lock.ts), when it was opened with a lock. */
@@ -72,7 +91,8 @@ export class Journal {
    */
   write(...records: JournalRecord[]): void {
     if (records.length === 0) return;
-    writeSync(this.fd, records.map((r) => `${JSON.stringify(r)}\n`).join(''));
+    const seal = this.seal;
+    writeSync(this.fd, records.map((r) => `${seal ? seal.seal(JSON.stringify(r)) : JSON.stringify(r)}\n`).join(''));
   }
 
   /** Makes every record written so far durable (those `write` left to the kernel). */
@@ -98,7 +118,7 @@ export class Journal {
 export function readJournal(path: string, onRecord: (record: JournalRecord) => void): { damagedAt?: number } {
   const fd = openSync(path, 'r');
   try {
-    const { damaged } = readRecords(fd, fstatSync(fd).size, onRecord);
+    const { damaged } = readRecords(fd, fstatSync(fd).size, onRecord, journalSealing());
     return damaged ? { damagedAt: damaged.line } : {};
   } finally {
     closeSync(fd);
@@ -106,11 +126,45 @@ export function readJournal(path: string, onRecord: (record: JournalRecord) => v
 }
 
 /**
+ * Reads the journal at `path` to seal it (tpa local encrypt: a journal written before the database
+ * was encrypted), and returns what writes it sealed, whole or not at all (its records, read plain or
+ * sealed, written sealed to a new file put in its place), or undefined when it holds no plain line.
+ * Read first, before anything changes: a journal that is damaged is refused here. The caller holds
+ * the journal's lock from before the read until after the write; a run that waited for that lock
+ * finds the file replaced and stops (Journal.open).
+ */
+export function sealingOf(path: string, seal: JournalSeal): (() => void) | undefined {
+  const fd = openSync(path, 'r');
+  const records: JournalRecord[] = [];
+  let plain = false;
+  try {
+    const onPlain = () => {
+      plain = true;
+    };
+    const { damaged } = readRecords(fd, fstatSync(fd).size, (r) => records.push(r), { kind: 'sealed', seal }, onPlain);
+    if (damaged) throw new UsageError(`the journal ${path} is damaged at line ${damaged.line} (${damaged.why}), so it cannot be sealed`);
+  } finally {
+    closeSync(fd);
+  }
+  if (!plain) return undefined;
+  return () => replaceWhole(path, records.map((r) => `${seal.seal(JSON.stringify(r))}\n`).join(''));
+}
+
+const SEALED = '{"sealed":';
+
+/**
  * The records of the first `size` bytes of a journal, a chunk at a time, handed to `onRecord` in
  * order: up to the first line that is not a record (`damaged`), and without a last line not yet
- * whole. `complete` is how many bytes the whole lines take.
+ * whole. `complete` is how many bytes the whole lines take. A sealed line (journal-seal.ts) is
+ * opened with the data directory's key; one that key does not open is damaged.
  */
-function readRecords(fd: number, size: number, onRecord: (record: JournalRecord) => void): { complete: number; damaged?: { line: number; why: string } } {
+function readRecords(
+  fd: number,
+  size: number,
+  onRecord: (record: JournalRecord) => void,
+  sealing: JournalSealing,
+  onPlain?: () => void,
+): { complete: number; damaged?: { line: number; why: string } } {
   const buffer = Buffer.alloc(CHUNK);
   let carry = '';
   let offset = 0;
@@ -133,6 +187,26 @@ function readRecords(fd: number, size: number, onRecord: (record: JournalRecord)
       } catch {
         return { complete, damaged: { line: lineNumber, why: 'not a JSON record. It was not written by tpa, or was edited' } };
       }
+      if (line.startsWith(SEALED) && typeof (record as { sealed?: unknown }).sealed === 'string') {
+        if (sealing.kind === 'locked') throw sealing.problem();
+        const json = sealing.kind === 'sealed' ? sealing.seal.open((record as { sealed: string }).sealed) : undefined;
+        if (json === undefined)
+          return {
+            complete,
+            damaged: {
+              line: lineNumber,
+              why:
+                sealing.kind === 'sealed'
+                  ? "a sealed record that the data directory's key does not open (sealed with another key, or changed)"
+                  : 'a sealed record (written in an encrypted data directory), and this data directory has no key',
+            },
+          };
+        try {
+          record = JSON.parse(json);
+        } catch {
+          return { complete, damaged: { line: lineNumber, why: 'a sealed record that is not JSON' } };
+        }
+      } else onPlain?.();
       if (typeof record !== 'object' || record === null || typeof (record as JournalRecord).type !== 'string')
         return { complete, damaged: { line: lineNumber, why: 'a record without a type' } };
       onRecord(record as JournalRecord);

@@ -1,7 +1,6 @@
 // The embedded engine: opens the SQLite store, owns the clock, and answers requests through the
 // route table. Every answer is a status and a JSON body; nothing here throws at a caller except
 // a broken setup (unreadable data dir, bad TPA_CLOCK).
-import { join } from 'node:path';
 import { parseDuration } from '../domain/duration.js';
 import { InvalidInput } from './errors.js';
 import {
@@ -40,7 +39,7 @@ import { AUDIT_HEAD_HEADER, formatAuditHead, type AuditActor, type AuditHead, ty
 import { fixtures } from './services/fixtures.js';
 import { checkClaim } from './services/claims.js';
 import { simulate, type Scenario } from './services/sandbox.js';
-import { parseDatabaseKey } from './store/cipher.js';
+import { databaseFile, parseDatabaseKey } from './store/cipher.js';
 import { openDatabase, PAGE_CACHE_KB, storageProblem, type Db } from './store/db.js';
 
 export const DEFAULT_ADJUDICATION_DELAY_MS = 3000;
@@ -99,9 +98,7 @@ export function actorOf(key: KeyRecord): AuditActor {
   return key.lineage.startsWith('oauth:') ? key.lineage : `api_key:${key.id}`;
 }
 
-export function databaseFile(dataDir: string): string {
-  return join(dataDir, 'local.sqlite');
-}
+export { databaseFile };
 
 export interface ClockStatus {
   /** The engine's time: the clock's, or the latest time recorded when the clock is earlier. */

@@ -84,7 +84,7 @@ describe('one journal, one writer', () => {
     expect(ndjson(again.stdout).map((o) => o.status)).toEqual(['SKIPPED', 'SKIPPED', 'SKIPPED']);
   });
 
-  it("the lock is the journal file's: a second batch through a symlink or a hard link to it refuses (exit 4) naming the first", async () => {
+  it("the lock is the journal file's: a second batch through a hard link to it refuses (exit 4) naming the first; through a symbolic link, exit 2", async () => {
     const journal = join(home, 'real.ndjson');
     const first = spawn(process.execPath, [TPA_BIN, 'claim', 'submit', '-', '--journal', journal, '-o', 'ndjson'], {
       env: testEnv({ home, env }),
@@ -101,12 +101,17 @@ describe('one journal, one writer', () => {
     symlinkSync(journal, join(home, 'link.ndjson'));
     linkSync(journal, join(home, 'hard.ndjson'));
 
-    for (const other of [join(home, 'link.ndjson'), join(home, 'hard.ndjson')]) {
-      const second = await tpa(['claim', 'submit', '-', '--journal', other, '-o', 'ndjson'], { home, env, input: lines([claim(1)]) });
-      expect(second.code, second.stderr).toBe(4);
-      expect(second.stderr).toContain(`the journal ${other} is in use by another claim batch (pid ${first.pid}, running since 20`);
-      expect(second.stdout).toBe('');
-    }
+    const hard = join(home, 'hard.ndjson');
+    const second = await tpa(['claim', 'submit', '-', '--journal', hard, '-o', 'ndjson'], { home, env, input: lines([claim(1)]) });
+    expect(second.code, second.stderr).toBe(4);
+    expect(second.stderr).toContain(`the journal ${hard} is in use by another claim batch (pid ${first.pid}, running since 20`);
+    expect(second.stdout).toBe('');
+    // A journal is never opened through a symbolic link (as remit --out never writes through one).
+    const link = join(home, 'link.ndjson');
+    const third = await tpa(['claim', 'submit', '-', '--journal', link, '-o', 'ndjson'], { home, env, input: lines([claim(1)]) });
+    expect(third.code, third.stderr).toBe(2);
+    expect(third.stderr).toContain(`cannot open the journal ${link}: it is a symbolic link, and tpa never writes a journal through one`);
+    expect(third.stdout).toBe('');
 
     first.stdin.end(lines([claim(2)]));
     expect(await exited, err).toBe(0);
@@ -115,6 +120,52 @@ describe('one journal, one writer', () => {
     // Nothing but the first run wrote to the journal: one batch header, two claims.
     expect(journalRecords(journal, 'batch')).toBe(1);
     expect(journalRecords(journal, 'acknowledged')).toBe(2);
+  });
+
+  it('fund run --journal through a symbolic link, dangling or not, is refused (exit 2) naming it: its target is not created, nothing is funded', async () => {
+    writeFileSync(join(home, 'c.ndjson'), lines([claim(0), claim(1), claim(2)]));
+    expect((await runTpa(['claim', 'submit', 'c.ndjson', '-o', 'ndjson'], { home, env })).code).toBe(0);
+    const review = (await runTpa(['fund', 'run', '--dry-run', '-o', 'json'], { home, env })).json<{ total: string; count: number }>();
+    expect(review.count).toBeGreaterThan(0);
+    const target = join(home, 'elsewhere', 'planted.ndjson');
+    mkdirSync(join(home, 'elsewhere'));
+    const dangling = join(home, 'run.journal');
+    symlinkSync(target, dangling);
+    const run = await runTpa(['fund', 'run', '--auth-code-prefix', 'AUTH-LINK', '--expect-total', String(review.total), '--yes', '--journal', dangling], {
+      home,
+      env,
+    });
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stderr).toContain(`cannot open the journal ${dangling}: it is a symbolic link, and tpa never writes a journal through one`);
+    expect(run.stderr).not.toMatch(/internal error|\n\s+at /);
+    expect(existsSync(target)).toBe(false);
+    // A link to a journal that exists: refused the same, the file untouched.
+    writeFileSync(target, '');
+    const again = await runTpa(['fund', 'run', '--auth-code-prefix', 'AUTH-LINK', '--expect-total', String(review.total), '--yes', '--journal', dangling], {
+      home,
+      env,
+    });
+    expect(again.code, again.stderr).toBe(2);
+    expect(readFileSync(target, 'utf8')).toBe('');
+    expect(ndjson((await runTpa(['ledger', 'list', '--all', '--status', 'FUNDED', '-o', 'ndjson'], { home, env })).stdout)).toHaveLength(0);
+  });
+
+  it('a symbolic link planted at journals/elsewhere.txt is not written through: its target untouched, the batch done', async () => {
+    writeFileSync(join(home, 'a.json'), JSON.stringify(claim(0)));
+    mkdirSync(join(home, 'journals'));
+    const victim = join(home, 'victim');
+    writeFileSync(victim, 'x');
+    symlinkSync(victim, join(home, 'journals', 'elsewhere.txt'));
+    mkdirSync(join(home, 'kept'));
+    const r = await runTpa(['claim', 'submit', 'a.json', '--journal', join(home, 'kept', 'j.ndjson')], { home, env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(readFileSync(victim, 'utf8')).toBe('x');
+    // Without the link, the journal kept elsewhere is noted there and listed.
+    rmSync(join(home, 'journals', 'elsewhere.txt'));
+    writeFileSync(join(home, 'b.json'), JSON.stringify(claim(1)));
+    expect((await runTpa(['claim', 'submit', 'b.json', '--journal', join(home, 'kept', 'k.ndjson')], { home, env })).code).toBe(0);
+    const jobs = (await runTpa(['jobs', '-o', 'json'], { home, env })).json<Row[]>();
+    expect(jobs.map((j) => j.path)).toContain(join(home, 'kept', 'k.ndjson'));
   });
 
   it("a symbolic link planted at a journal's lock name, or a file tpa did not make there, is refused (exit 2): its target untouched", async () => {

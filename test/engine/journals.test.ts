@@ -94,14 +94,14 @@ describe('one journal, one writer', () => {
     after.close();
   });
 
-  it("the lock is the file's, not its name's: a symlink, a path through a symlinked folder and a hard link to a journal in use are refused", async () => {
+  it("the lock is the file's, not its name's: a path through a symlinked folder and a hard link to a journal in use are refused; a symbolic link at its name, always", async () => {
     mkdirSync(join(home.dir, 'real'));
     const path = join(home.dir, 'real', 'b.journal');
     const first = await BatchJournal.open(path);
     symlinkSync(path, join(home.dir, 'link.journal'));
     symlinkSync(join(home.dir, 'real'), join(home.dir, 'folder'));
     linkSync(path, join(home.dir, 'real', 'hard.journal'));
-    for (const other of ['link.journal', join('folder', 'b.journal'), join('real', 'hard.journal')]) {
+    for (const other of [join('folder', 'b.journal'), join('real', 'hard.journal')]) {
       await expect(BatchJournal.open(join(home.dir, other)), other).rejects.toMatchObject({
         exitCode: 4,
         code: 'journal_busy',
@@ -109,7 +109,12 @@ describe('one journal, one writer', () => {
       });
     }
     first.close();
-    (await BatchJournal.open(join(home.dir, 'link.journal'))).close();
+    (await BatchJournal.open(join(home.dir, 'folder', 'b.journal'))).close();
+    // A journal is never opened through a symbolic link at its name, in use or not.
+    await expect(BatchJournal.open(join(home.dir, 'link.journal'))).rejects.toMatchObject({
+      exitCode: 2,
+      message: expect.stringContaining('it is a symbolic link, and tpa never writes a journal through one'),
+    });
   });
 });
 

@@ -1,7 +1,7 @@
 // Runs inside a D-Bus session with an unlocked Secret Service (scripts/test.mjs): the key goes to
 // the real keyring, and to no file under the test's home.
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/engine.js';
@@ -95,7 +95,7 @@ describe('API keys in the Secret Service', () => {
 });
 
 describe('the local database key in the Secret Service', () => {
-  it('local init --encrypt keeps a new key in the keyring and in no file; later commands and local serve open the database with it', async () => {
+  it('local init --encrypt keeps a new key in the keyring and in no file; later commands, local serve and the journals (sealed) open with it', async () => {
     const data = tempDir();
     const account = `database-key:${data.dir}`;
     const env = { TPA_KEYRING: 'required' };
@@ -121,6 +121,21 @@ describe('the local database key in the Secret Service', () => {
       } finally {
         await server.stop();
       }
+      // The journals are sealed with a key derived from the keyring's: a claim kept for --failed-to
+      // (invalid) is in no file in plain text, and tpa reads it back with the keyring's key.
+      writeFileSync(
+        join(data.dir, 'bad.ndjson'),
+        `${JSON.stringify({ resourceType: 'Claim', patient: { reference: 'Patient/MBR-1001', display: 'Jane Doe' } })}\n`,
+      );
+      const batch = await tpa(['claim', 'submit', join(data.dir, 'bad.ndjson'), '--journal', join(data.dir, 'journals', 'bad.ndjson'), '-o', 'ndjson'], {
+        home: data.dir,
+        env,
+      });
+      expect(batch.stdout).toContain('"status":"INVALID"');
+      expect(readFileSync(join(data.dir, 'journals', 'bad.ndjson')).includes(Buffer.from('Jane Doe'))).toBe(false);
+      const shown = await tpa(['jobs', 'show', 'bad', '-o', 'json'], { home: data.dir, env });
+      expect(shown.code, shown.stderr).toBe(0);
+      expect(JSON.parse(shown.stdout)).toMatchObject({ invalid: 1, problem: null });
     } finally {
       spawnSync('secret-tool', ['clear', 'service', 'tpa', 'username', account]);
       data.remove();

@@ -6,11 +6,17 @@
 // given in TPA_DB_KEY as 64 hexadecimal digits.
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { DatabaseKeyError, InvalidInput, UnusableDatabase } from '../errors.js';
 
 export const CIPHER_PACKAGE = 'better-sqlite3-multiple-ciphers';
 export const DATABASE_KEY_BYTES = 32;
+
+/** The engine's database file in a data directory. */
+export function databaseFile(dataDir: string): string {
+  return join(dataDir, 'local.sqlite');
+}
 
 /** What is in the database file, read from its first 100 bytes without SQLite. */
 export type DatabaseFileState = { kind: 'absent' } | { kind: 'plain'; userVersion: number; wal: boolean } | { kind: 'encrypted' } | { kind: 'unknown' };
@@ -91,13 +97,18 @@ export function encryptInPlace(db: Database.Database, key: Buffer): void {
  * without SQLCipher's per-page HMAC-SHA512: on 1 KiB pages the HMAC cost a claim far more CPU than
  * tpa allows encryption, where AES alone costs little (docs/numbers.md "Encryption"). What the
  * HMAC would add, detecting a page changed in the file, the audit chain already does for the money
- * (tpa local audit verify --deep); SQLCipher opens the file with cipher_use_hmac = OFF.
+ * (tpa local audit verify --deep); SQLCipher opens the file with cipher_use_hmac = OFF. Temporary
+ * files in memory (temp_store), never on the disk in plain text.
  */
 function cipherSettings(db: Database.Database): void {
   db.pragma(`cipher = 'sqlcipher'`);
   db.pragma('legacy = 4');
   db.pragma('legacy_page_size = 1024');
   db.pragma('hmac_use = 0');
+  // The cipher encrypts the database and its WAL, not SQLite's temporary files (a sort, an index
+  // built for a query, a temporary table): those hold rows in plain text, in the temporary folder, by
+  // default (this build's SQLITE_TEMP_STORE=1). An encrypted database keeps them in memory.
+  db.pragma('temp_store = MEMORY');
 }
 
 /** The message for an encrypted database that no key, or a wrong one, opens. */

@@ -20,7 +20,12 @@ export const demo = verb({
   name: 'demo',
   description: 'the whole lifecycle on a scratch embedded engine, narrated step by step',
   examples: ['tpa demo', 'tpa demo -o json | jq .adjudication'],
-  run: (ctx) => lifecycle(ctx),
+  // The scratch engine's journals are its own, in its scratch folder, removed at the end: plain,
+  // whatever the user's data directory is (an encrypted one's key is not needed).
+  run: async (ctx) => {
+    const { withJournalSealing } = await import('../../../client/journal-seal.js');
+    return withJournalSealing({ kind: 'plain' }, () => lifecycle(ctx));
+  },
 });
 
 export const verbs: readonly Entry[] = [demo];

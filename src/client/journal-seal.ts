@@ -1,0 +1,109 @@
+// The journals of an encrypted data directory are encrypted too (docs/security.md "Member data and
+// the data directory"): an invalid or refused claim's journal record holds the claim's whole text
+// (member name and id, diagnoses), a payment run's plan its encounters, the fund history what the
+// service answered. Each record is then written as one line `{"sealed":"<base64>"}`: AES-256-GCM
+// of the record's JSON, with a random 96-bit IV per line, under a key derived (HKDF-SHA256) from the
+// database's key, so that whoever copies the data directory without that key reads none of it, and
+// a line changed in the file is found (the tag) instead of read. One format, this module.
+//
+// Whether a command's journals are sealed is decided once for the command (cli/action.ts), from
+// its data directory: encrypted database, sealed journals, wherever they are written (--journal
+// included); a plain one, plain journals as before. A journal holding plain lines (written before,
+// or before the database was encrypted) is still read; what is appended to it is sealed.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { databaseFile, databaseFileState } from '../engine/store/cipher.js';
+import { AuthError } from '../errors.js';
+
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+const INFO = 'tpa journal records v1';
+
+/** Seals and opens journal lines with the journal key of one data directory. */
+export class JournalSeal {
+  private readonly key: Buffer;
+
+  /** `databaseKey`: the 32-byte key of the data directory's database; the journals' key is derived from it. */
+  constructor(databaseKey: Buffer) {
+    this.key = Buffer.from(hkdfSync('sha256', databaseKey, Buffer.alloc(0), INFO, 32));
+  }
+
+  /** Random IVs drawn a thousand at a time: one draw a line cost a batch more than the cipher did. */
+  private ivs = Buffer.alloc(0);
+  private nextIv = 0;
+
+  /** One record's line (without its newline), sealed. */
+  seal(json: string): string {
+    if (this.nextIv + IV_BYTES > this.ivs.length) {
+      this.ivs = randomBytes(IV_BYTES * 1024);
+      this.nextIv = 0;
+    }
+    const iv = this.ivs.subarray(this.nextIv, this.nextIv + IV_BYTES);
+    this.nextIv += IV_BYTES;
+    const cipher = createCipheriv('aes-256-gcm', this.key, iv);
+    const body = Buffer.concat([cipher.update(json, 'utf8'), cipher.final()]);
+    return `{"sealed":"${Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64')}"}`;
+  }
+
+  /** The JSON a sealed line holds, or undefined when this key does not open it (another key, or changed). */
+  open(sealed: string): string | undefined {
+    const bytes = Buffer.from(sealed, 'base64');
+    if (bytes.length < IV_BYTES + TAG_BYTES) return undefined;
+    try {
+      const decipher = createDecipheriv('aes-256-gcm', this.key, bytes.subarray(0, IV_BYTES));
+      decipher.setAuthTag(bytes.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
+      return Buffer.concat([decipher.update(bytes.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+/**
+ * What a command's journals are: plain (a plain data directory, or none), sealed with a key, or
+ * sealed with a key that was not found (an encrypted data directory whose key is missing): then
+ * opening a journal to write, or reading a sealed line, is refused with `problem`, never written plain.
+ */
+export type JournalSealing = { kind: 'plain' } | { kind: 'sealed'; seal: JournalSeal } | { kind: 'locked'; problem: () => Error };
+
+const PLAIN: JournalSealing = { kind: 'plain' };
+const scope = new AsyncLocalStorage<JournalSealing>();
+
+/** Runs `fn` with its journals sealed as `sealing` says (cli/action.ts, once per command). */
+export function withJournalSealing<T>(sealing: JournalSealing, fn: () => T): T {
+  return scope.run(sealing, fn);
+}
+
+/** How the journals of the command running now are sealed (plain outside a command: the engine's tests, the demo's own). */
+export function journalSealing(): JournalSealing {
+  return scope.getStore() ?? PLAIN;
+}
+
+/** The error for a journal of an encrypted data directory whose key was not found. */
+export function journalKeyMissing(why?: string): AuthError {
+  return new AuthError(
+    `the data directory's database is encrypted, so its journals are too, and its key was not found${why ? ` (${why})` : ''}: no journal is read or written without it`,
+    {
+      code: 'database_key_missing',
+      hint: 'set TPA_DB_KEY to its key (64 hexadecimal digits), or use the account whose keychain holds it',
+    },
+  );
+}
+
+/**
+ * How the journals of a command on `dataDir` are written: sealed with a key derived from the
+ * database's when the database is encrypted, plain when it is not (or there is none). An encrypted
+ * database whose key cannot be found (or whose keychain does not answer) seals them shut: a journal
+ * is then neither read nor written, never written plain. A plain database costs a read of its
+ * first 100 bytes; only an encrypted one a look for its key (TPA_DB_KEY, else the keychain).
+ */
+export async function journalSealingOf(dataDir: string, env: NodeJS.ProcessEnv): Promise<JournalSealing> {
+  if (databaseFileState(databaseFile(dataDir)).kind !== 'encrypted') return PLAIN;
+  try {
+    const { findDatabaseKey } = await import('../auth/database-key.js');
+    const key = await findDatabaseKey(dataDir, env);
+    return key ? { kind: 'sealed', seal: new JournalSeal(key) } : { kind: 'locked', problem: () => journalKeyMissing() };
+  } catch (err) {
+    return { kind: 'locked', problem: () => err as Error };
+  }
+}
