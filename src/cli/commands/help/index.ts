@@ -79,6 +79,11 @@ export const HELP_TOPICS: readonly HelpTopic[] = [
         'TPA_FAULT',
         'sandbox trigger, in-process and for tpa local serve: <fault>[*<count>]:<path part>[,...] injects lose-response, drop, approved-elsewhere, error-5xx, slow-<ms> or late-<ms> into the requests whose path contains the part',
       ],
+      [
+        'NODE_USE_ENV_PROXY',
+        "Node's proxy support (1, or --use-env-proxy in NODE_OPTIONS): https to another host then goes through HTTPS_PROXY's CONNECT tunnel unless NO_PROXY names it (TLS end to end); plain http, and https to this machine, never go through a proxy",
+      ],
+      ['NODE_OPTIONS', "read for --use-env-proxy and --no-use-env-proxy, as Node reads them (the command line's own flags win)"],
       ['TPA_DEBUG_ENGINE', 'the embedded engine writes the stack of an internal error (its 500 answers) to stderr'],
       ['TPA_NO_STATIC_HELP', 'tpa --help renders the help from the command tree instead of the copy made at build time (the build sets it)'],
     ],
