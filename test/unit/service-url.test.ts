@@ -52,6 +52,7 @@ describe('a base URL', () => {
 
   it("its path is what comes before every request's path, without trailing slashes", () => {
     expect(basePath('http://127.0.0.1:4010')).toBe('');
+    expect(basePath('not a url')).toBe('');
     expect(basePath('http://127.0.0.1:4010/')).toBe('');
     expect(basePath('https://gw.example/tpa/v2//')).toBe('/tpa/v2');
     expect(basePath('HTTPS://gw.example/tpa')).toBe('/tpa');
