@@ -2,6 +2,7 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { isLoopbackHost } from '../domain/loopback.js';
+import { baseUrlProblem, shownUrl } from '../domain/service-url.js';
 import { UsageError } from '../errors.js';
 import { readJson, writePrivateJson } from './store.js';
 
@@ -113,14 +114,17 @@ export function resolveProfile(paths: Paths, name: string): Profile {
   throw new UsageError(`no profile named "${name}"`, { hint: 'profiles are created by `tpa auth login`; `local` always works' });
 }
 
-/** Credentials travel only over HTTPS, except to this machine (tpa local serve on loopback). */
+/**
+ * A service URL (a profile's base_url or auth_url) as tpa sends credentials to it: a base URL and
+ * nothing more (domain/service-url.ts: no query, fragment, user name or password, and a plain path),
+ * over HTTPS, or plain http to this machine only (tpa local serve on loopback). Checked at login, by
+ * config set, and whenever a saved profile is used, before anything is sent: whoever edits
+ * config.json gets no further than whoever types the URL.
+ */
 export function httpsUnlessLoopback(baseUrl: string): void {
-  let u: URL;
-  try {
-    u = new URL(baseUrl);
-  } catch {
-    throw new UsageError(`"${baseUrl}" is not a URL`);
-  }
+  const problem = baseUrlProblem(baseUrl);
+  if (problem) throw new UsageError(`"${shownUrl(baseUrl)}" is not a base URL tpa accepts: ${problem}`, { hint: 'a base URL is scheme://host[:port][/path]' });
+  const u = new URL(baseUrl);
   // A loopback address itself, not a name that starts like one: 127.0.0.1.example.com is anyone's.
   // (The URL parser writes every IPv4 form, 127.1 or 0x7f000001, as four decimal numbers.) The
   // connection to `localhost` goes only to what it resolves to on this machine (client/request.ts).

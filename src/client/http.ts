@@ -2,6 +2,8 @@
 // the API key header, timeouts. It moves requests and reports what came back; retries live in
 // retry.ts. The key never reaches a log: --debug shows it redacted.
 import type { Agent } from 'node:https';
+import { prefixProblem } from '../domain/served-routes.js';
+import { basePath, baseUrlProblem, shownUrl } from '../domain/service-url.js';
 import { NetworkError, UsageError } from '../errors.js';
 import { exchange, MAX_ANSWER_BYTES, type ExchangeError } from './request.js';
 import { tlsAgent, tlsError, tlsOptions, type TlsMaterial } from './tls.js';
@@ -22,8 +24,19 @@ export class HttpTransport implements Transport {
   private readonly base: string;
   private readonly agent: Agent | undefined;
 
+  /** The base URL's own path, put before every request's path ("" for none). */
+  private readonly prefix: string;
+
   constructor(private readonly options: HttpOptions) {
+    // A base URL and nothing more (domain/service-url.ts): a query or a fragment would swallow the
+    // request's path, so that what is sent is not the route the request names.
+    const problem = baseUrlProblem(options.baseUrl);
+    if (problem)
+      throw new UsageError(`"${shownUrl(options.baseUrl)}" is not a base URL tpa accepts: ${problem}; nothing was sent`, {
+        hint: "check the profile's base_url",
+      });
     this.base = options.baseUrl.replace(/\/+$/, '');
+    this.prefix = basePath(this.base);
     this.agent = this.base.startsWith('https:') ? tlsAgent(options.tls ?? {}, this.base) : undefined;
   }
 
@@ -35,6 +48,10 @@ export class HttpTransport implements Transport {
   }
 
   private async sendOnce(request: TransportRequest, renewToken: boolean): Promise<TransportResponse> {
+    // What is sent is the base URL's path followed by the request's: judged whole, before a credential
+    // is attached, so that no base URL makes a lookup or a read a fund release or a finalize.
+    const turned = prefixProblem(request.method, this.prefix, request.path);
+    if (turned) throw new UsageError(`${turned}; nothing was sent`, { hint: "a base URL's path is only a prefix: check the profile's base_url" });
     const headers: Record<string, string> = { 'user-agent': 'tpa-cli', ...request.headers };
     if (this.options.apiKey) headers['x-api-key'] = this.options.apiKey;
     if (this.options.bearer) headers.authorization = `Bearer ${await this.options.bearer.token(renewToken)}`;

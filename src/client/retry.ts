@@ -22,7 +22,8 @@ const FUNDING = /\/funding\/approve\/?$/i;
 /** Safe to send twice: reads, read-only lookups, and writes that carry an Idempotency-Key (not funding). */
 export function safeToRepeat(req: TransportRequest): boolean {
   if (['GET', 'HEAD', 'OPTIONS'].includes(req.method)) return true;
-  // A fund release however its path is spelt: the route the service will match, not the string.
+  // A fund release however its path is spelt: the route the service will match, not the string. (A
+  // request that a base URL's path would make one is never sent at all: client/http.ts.)
   if (releasesMoney(req.method, req.path) || FUNDING.test(servedTarget(req.path)?.path ?? req.path)) return false;
   if (/\/contract-lookup\/(blind|full)\/$/.test(req.path)) return true;
   return req.headers['idempotency-key'] !== undefined;

@@ -2,7 +2,8 @@
 // what a request will do: the request target resolved as a URL is (dot segments, `%2e`, backslashes,
 // a fragment dropped), then matched exactly against path templates, first match first. The engine's
 // route table (engine/routes.ts) compiles and matches its paths with these functions; `tpa api` and
-// the retry rules ask `releasesMoney` whether a request is a fund release.
+// the retry rules ask `releasesMoney` whether a request is a fund release, and `tpa api` and the HTTP
+// transport ask `prefixProblem` whether a base URL's path makes one of what is not.
 
 /** A path template compiled: `{name}` matches one path segment. */
 export interface CompiledPath {
@@ -88,6 +89,25 @@ export function releasesMoney(method: string, target: string): boolean {
 /** Whether a request finalizes a rate schedule into live contract rates (see `reaches`). */
 export function changesRates(method: string, target: string): boolean {
   return reaches(RATE_ROUTES, method, target);
+}
+
+/**
+ * What a base URL's path does to a request, when it does what the request's own path does not: the
+ * path sent is the base URL's path (`prefix`, domain/service-url.ts) followed by the request's, and
+ * if that reaches a fund release or a finalize (in any reading `reaches` counts) while the request's
+ * own path does not, a base URL has turned an innocuous request into one that moves money or rates,
+ * and it is not sent. Undefined when the prefix changes nothing of the kind. `tpa api` and the HTTP
+ * transport (every command) ask this before anything is sent.
+ */
+export function prefixProblem(method: string, prefix: string, target: string): string | undefined {
+  // Stryker disable next-line ConditionalExpression,BlockStatement: a shortcut; with no prefix the path sent is the request's own, and nothing below can differ
+  if (prefix === '') return undefined;
+  const sent = `${prefix}${target}`;
+  const m = method.toUpperCase();
+  if (releasesMoney(m, sent) && !releasesMoney(m, target)) return `the base URL's path "${prefix}" turns ${m} ${target} into a fund release (${m} ${sent})`;
+  if (changesRates(m, sent) && !changesRates(m, target))
+    return `the base URL's path "${prefix}" turns ${m} ${target} into finalizing a rate schedule (${m} ${sent})`;
+  return undefined;
 }
 
 /**

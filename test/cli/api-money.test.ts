@@ -3,10 +3,10 @@
 // fragment, a query, a host prefix, the method's case), and what is checked is what is sent. A fund
 // release through `tpa api` then asks for confirmation (--yes without a terminal), carries an
 // Idempotency-Key and is recorded in `tpa fund history`, as `tpa fund approve` does.
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runTpa, useTpaHome } from '../helpers/cli.js';
+import { runTpa, tpa, useTpaHome } from '../helpers/cli.js';
 import { distinctClaim } from '../helpers/claims.js';
 import { login, serve, type Served } from '../helpers/server.js';
 import { ndjson } from '../helpers/values.js';
@@ -59,13 +59,13 @@ const history = async () => ndjson((await run(['fund', 'history', '-o', 'ndjson'
 
 beforeAll(async () => {
   const file = join(home.dir, 'claims.ndjson');
-  writeFileSync(file, `${Array.from({ length: 50 }, (_, i) => JSON.stringify(distinctClaim(i))).join('\n')}\n`);
+  writeFileSync(file, `${Array.from({ length: 70 }, (_, i) => JSON.stringify(distinctClaim(i))).join('\n')}\n`);
   const submitted = await run(['claim', 'submit', file, '-o', 'ndjson']);
   expect(submitted.code, submitted.stderr).toBe(0);
   const review = await run(['fund', 'run', '--dry-run', '-o', 'json']);
   expect(review.code, review.stderr).toBe(0);
   encounters = review.json<{ encounters: { encounter_id: string; amount: string }[] }>().encounters;
-  expect(encounters.length).toBeGreaterThan(2 * SPELLINGS.length + LENIENT.length + 6);
+  expect(encounters.length).toBeGreaterThan(2 * SPELLINGS.length + LENIENT.length + 6 + 20);
 });
 
 describe('tpa api and the fund release', () => {
@@ -173,10 +173,32 @@ describe('tpa api and the fund release', () => {
 
 describe('over HTTP (tpa local serve)', () => {
   let server: Served;
+  let key: string;
   beforeAll(async () => {
     server = await serve(home.dir, [], env);
-    await login(home.dir, server.url);
+    key = await login(home.dir, server.url);
   });
+
+  /** A profile `edited` written into config.json by hand (whoever edits the file), beside the others. */
+  const editProfile = (baseUrl: string) => {
+    const file = join(home.dir, 'config.json');
+    const config = JSON.parse(readFileSync(file, 'utf8'));
+    writeFileSync(file, JSON.stringify({ ...config, profiles: { ...config.profiles, edited: { env: 'sandbox', base_url: baseUrl } } }));
+  };
+  /** What the server was asked, from its access log, between `from` (a length of the log) and now; the test's own reads (fundingsOf, fund history) left out. */
+  const askedSince = async (from: number) => {
+    await server.settled();
+    return server
+      .stderr()
+      .slice(from)
+      .split('\n')
+      .map((l) => /\b(GET|HEAD|POST|PUT|PATCH|DELETE) \/\S* \d{3}/.exec(l)?.[0])
+      .filter((l): l is string => l !== undefined && !l.startsWith('GET /settled-') && !/^GET \/tpa-api\/v1\/(ledger|settlement)\//.test(l));
+  };
+  const logLength = async () => {
+    await server.settled();
+    return server.stderr().length;
+  };
   afterAll(async () => {
     await server.stop();
   });
@@ -210,5 +232,82 @@ describe('over HTTP (tpa local serve)', () => {
         path,
       ).toEqual([['REFUSED', 'sandbox']]);
     }
+  });
+
+  it('a base URL holding a query, a fragment, a user name, a dot segment or an escape is refused when its profile is used: exit 2, nothing reaches the server, --yes or not', async () => {
+    const from = await logLength();
+    for (const suffix of [
+      '/tpa-api/v1/funding/approve/?',
+      '/tpa-api/v1/funding/approve/#',
+      '/tpa-api/v1/funding/approve/?x=1',
+      '/tpa-api/v1/funding/approve/..',
+      '/tpa-api/v1/funding/approve/%2e%2e',
+      '/tpa-api/v1/funding/approve;x',
+    ]) {
+      editProfile(`${server.url}${suffix}`);
+      for (const yes of [[], ['--yes']]) {
+        const { id, body } = release();
+        const r = await runTpa(['api', 'POST', '/tpa-api/v1/contract-lookup/blind/', '-d', body, '-p', 'edited', ...yes], {
+          home: home.dir,
+          env: { ...env, TPA_API_KEY: key },
+        });
+        expect(r.code, `${suffix} ${yes}`).toBe(2);
+        expect(r.stderr, suffix).toMatch(/is not a base URL tpa accepts: (it holds a (query|fragment)|its path holds the segment)/);
+        expect(await fundingsOf(id), suffix).toBe(0);
+      }
+    }
+    editProfile(server.url.replace('http://', `http://user:${key}@`));
+    const userinfo = await runTpa(['api', 'GET', '/tpa-api/v1/health/', '-p', 'edited'], { home: home.dir, env: { ...env, TPA_API_KEY: key } });
+    expect(userinfo.code).toBe(2);
+    expect(userinfo.stderr).toMatch(/it holds a user name or password/);
+    expect(userinfo.stderr).not.toContain(key);
+    expect(await askedSince(from)).toEqual([]);
+    expect(await history()).toEqual(expect.not.arrayContaining([expect.objectContaining({ profile: 'edited' })]));
+  });
+
+  it('the attack as a process: config set of a base URL ending in ? is refused, and a config.json edited to hold one sends nothing', async () => {
+    const from = await logLength();
+    const { id, body } = release();
+    const set = await tpa(['config', 'set', 'profiles.sandbox.base_url', `${server.url}/tpa-api/v1/funding/approve/?`], { home: home.dir, env });
+    expect(set.code).toBe(2);
+    expect(set.stderr).toMatch(/it holds a query/);
+    editProfile(`${server.url}/tpa-api/v1/funding/approve/?`);
+    const r = await tpa(['api', 'POST', '/tpa-api/v1/contract-lookup/blind/', '-d', body, '-p', 'edited', '--debug'], {
+      home: home.dir,
+      env: { ...env, TPA_API_KEY: key },
+    });
+    expect(r.code).toBe(2);
+    expect(r.stderr).not.toMatch(/APPROVED|→ POST/);
+    expect(await fundingsOf(id)).toBe(0);
+    expect(await askedSince(from)).toEqual([]);
+  });
+
+  it("a base URL's path that turns a request into a fund release is refused before anything is asked or sent, on tpa api and on every other command", async () => {
+    editProfile(`${server.url}/tpa-api/v1/funding/approve`);
+    const from = await logLength();
+    const run = (args: string[]) => runTpa([...args, '-p', 'edited'], { home: home.dir, env: { ...env, TPA_API_KEY: key } });
+    // A lenient service decodes %252e%252e twice into "..", which climbs back into the base URL's path: the fund release.
+    for (const yes of [[], ['--yes']]) {
+      const { id, body } = release();
+      const r = await run(['api', 'POST', '/tpa-api/%252e%252e/', '-d', body, ...yes]);
+      expect(r.code, `${yes}`).toBe(2);
+      expect(r.stderr).toMatch(/the base URL's path \\"\/tpa-api\/v1\/funding\/approve\\" turns POST \/tpa-api\/%252e%252e\/ into a fund release/);
+      expect(r.stderr).not.toMatch(/needs confirmation/);
+      expect(await fundingsOf(id)).toBe(0);
+    }
+    // Not only tpa api: an instance id that climbs out of the builder's path, after that base path, is the fund release too.
+    const init = await run(['ratesheet', 'init', '../../../../?']);
+    expect(init.code, init.stderr).toBe(2);
+    expect(init.stderr).toMatch(
+      /turns POST \/api\/v1\/computable-contracts\/builder\/\.\.%2F\.\.%2F\.\.%2F\.\.%2F%3F\/rate-schedule\/init\/ into a fund release/,
+    );
+    expect(await askedSince(from)).toEqual([]);
+    expect(await history()).toEqual(expect.not.arrayContaining([expect.objectContaining({ profile: 'edited' })]));
+    // A plain prefix is only a prefix: the request goes under it (the engine serves nothing there: 404).
+    editProfile(`${server.url}/gw/tpa-api-v1.x`);
+    const beforeLookup = await logLength();
+    const lookup = await run(['lookup', 'blind', '--npi', '1045782368', '--group', 'GRP-1001', '--cpt', '45378']);
+    expect(lookup.code, lookup.stderr).toBe(3);
+    expect(await askedSince(beforeLookup)).toEqual([expect.stringMatching(/^POST \/gw\/tpa-api-v1\.x\/tpa-api\/v1\/contract-lookup\/blind\/ 404/)]);
   });
 });

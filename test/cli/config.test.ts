@@ -40,6 +40,88 @@ describe('tpa config', () => {
     expect((await run(['config', 'set', 'profiles.t2.base_url', 'http://127.0.0.1:4010'])).code).toBe(0);
   });
 
+  it('a base URL is scheme://host[:port][/path]: a query, a fragment, a user name, a dot segment, an escape or a path parameter is refused at config set and at auth login, exit 2, nothing saved', async () => {
+    const REFUSED: [string, RegExp][] = [
+      ['http://127.0.0.1:4311/tpa-api/v1/funding/approve/?', /it holds a query \(\\"\?\\"\)/],
+      ['http://127.0.0.1:4311?x=1', /it holds a query/],
+      ['http://127.0.0.1:4311/tpa-api/v1/funding/approve/#', /it holds a fragment/],
+      ['https://tpa.example/#top', /it holds a fragment/],
+      ['https://user:secret@tpa.example', /it holds a user name or password/],
+      ['http://x@127.0.0.1:4311', /it holds a user name or password/],
+      ['http://127.0.0.1:4311/tpa-api/v1/funding/approve/..', /its path holds the segment \\"\.\.\\"/],
+      ['http://127.0.0.1:4311/a/./b', /its path holds the segment \\"\.\\"/],
+      ['http://127.0.0.1:4311/a/%2e%2e', /its path holds the segment \\"%2e%2e\\"/],
+      ['http://127.0.0.1:4311/funding;x', /its path holds the segment/],
+      ['http://127.0.0.1:4311/a//b', /its path holds the segment \\"\\"/],
+      ['http://127.0.0.1:4311\\tpa', /a backslash/],
+      ['http://127.0.0.1:4311/appr\tove', /a control character/],
+      ['http:///127.0.0.1:4311', /it names no host/],
+      ['HTTP://127.0.0.1:4311', /does not start with http:\/\/ or https:\/\//],
+      ['ftp://x', /does not start with http:\/\/ or https:\/\//],
+    ];
+    for (const [url, reason] of REFUSED) {
+      for (const setting of ['profiles.t3.base_url', 'profiles.t3.auth_url']) {
+        const r = await run(['config', 'set', setting, url]);
+        expect(r.code, `${setting} ${url}`).toBe(2);
+        expect(r.stderr, url).toMatch(/is not a base URL tpa accepts/);
+        expect(r.stderr, url).toMatch(reason);
+        expect(r.stderr, url).not.toContain('secret');
+      }
+      // auth login refuses it before asking for a key: nothing is read, sent or saved.
+      const login = await run(['auth', 'login', '--env', 'sandbox', '-p', 't3', '--base-url', url, '--with-key-stdin'], {}, 'sk_sand_x');
+      expect(login.code, url).toBe(2);
+      expect(login.stderr, url).toMatch(reason);
+    }
+    const prod = await run([
+      'auth',
+      'login',
+      '--env',
+      'production',
+      '-p',
+      't3',
+      '--base-url',
+      'https://tpa.example/?',
+      '--client-id',
+      'c',
+      '--cert',
+      'c.pem',
+      '--key',
+      'k.pem',
+    ]);
+    expect(prod.code).toBe(2);
+    expect(prod.stderr).toMatch(/it holds a query/);
+    const prodAuth = await run([
+      'auth',
+      'login',
+      '--env',
+      'production',
+      '-p',
+      't3',
+      '--base-url',
+      'https://tpa.example',
+      '--auth-url',
+      'https://tpa.example/oauth#',
+      '--client-id',
+      'c',
+      '--cert',
+      'c.pem',
+      '--key',
+      'k.pem',
+    ]);
+    expect(prodAuth.code).toBe(2);
+    expect(prodAuth.stderr).toMatch(/it holds a fragment/);
+    expect(existsSync(join(home.dir, 'config.json'))).toBe(false);
+    // A plain path is a prefix, with trailing slashes dropped.
+    for (const [url, saved] of [
+      ['https://gw.example/tpa/v2/', 'https://gw.example/tpa/v2'],
+      ['http://[::1]:4010/a-b.c_d~e', 'http://[::1]:4010/a-b.c_d~e'],
+      ['https://tpa.example:8443', 'https://tpa.example:8443'],
+    ]) {
+      expect((await run(['config', 'set', 'profiles.t4.base_url', url!])).code, url).toBe(0);
+      expect((await run(['config', 'get', 'profiles.t4.base_url', '-o', 'table'])).stdout.trim()).toBe(saved);
+    }
+  });
+
   it('default_profile picks the profile when neither --profile nor TPA_PROFILE does', async () => {
     expect((await run(['config', 'set', 'profiles.stg.base_url', 'https://stg.tpa.example/'])).code).toBe(0);
     expect((await run(['config', 'set', 'profiles.stg.env', 'staging'])).code).toBe(0);

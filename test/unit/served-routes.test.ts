@@ -2,7 +2,7 @@
 // router's own: the same compiled paths, the same first match, the same resolution of the target.
 import { describe, expect, it } from 'vitest';
 import { safeToRepeat } from '../../src/client/retry.js';
-import { changesRates, lenientPaths, MONEY_ROUTES, releasesMoney, servedTarget } from '../../src/domain/served-routes.js';
+import { changesRates, lenientPaths, MONEY_ROUTES, prefixProblem, releasesMoney, servedTarget } from '../../src/domain/served-routes.js';
 import { matchRoute, ROUTES } from '../../src/engine/routes.js';
 
 /** Whether the engine, given this request target as a client would send it, runs a money route. */
@@ -119,5 +119,23 @@ describe('which requests release money', () => {
   it('the retry rules never resend one, however it is spelt', () => {
     for (const t of [...TARGETS.slice(0, 9), '/tpa-api/v1/funding/approve;x/', '/tpa-api/v1/funding;x/approve.json', '/tpa-api/v1/x/..;/funding/approve/'])
       expect(safeToRepeat({ method: 'POST', path: t, headers: { 'idempotency-key': 'k' } }), t).toBe(false);
+  });
+
+  it("a base URL's path that makes a request a fund release or a finalize its own path is not is a problem; a plain prefix is not", () => {
+    const approve = '/tpa-api/v1/funding/approve';
+    // Climbing back into the base URL's path once a lenient service decodes twice; a decoded "?" ending the path.
+    expect(prefixProblem('POST', approve, '/tpa-api/%252e%252e/')).toMatch(
+      /^the base URL's path "\/tpa-api\/v1\/funding\/approve" turns POST \/tpa-api\/%252e%252e\/ into a fund release/,
+    );
+    expect(prefixProblem('post', approve, '/api/v1/computable-contracts/builder/..%2F..%2F..%2F..%2F%3F/rate-schedule/init/')).toMatch(
+      /^the base URL's path "\/tpa-api\/v1\/funding\/approve" turns POST \/api\/v1\/computable-contracts\/builder\/\.\.%2F\.\.%2F\.\.%2F\.\.%2F%3F\/rate-schedule\/init\/ into a fund release \(POST \/tpa-api\/v1\/funding\/approve\/api\/v1\/computable-contracts\/builder\/[^ ]+\)$/,
+    );
+    expect(prefixProblem('POST', '/api/v1/computable-contracts/builder/BLD-1', '/tpa-api/%252e%252e/finalize%3F')).toMatch(/into finalizing a rate schedule/);
+    // Nothing of the kind: no prefix, a prefix that changes no route's kind, a method that releases nothing, a request that already is one.
+    expect(prefixProblem('POST', '', '/tpa-api/%252e%252e/')).toBeUndefined();
+    expect(prefixProblem('POST', approve, '/tpa-api/v1/contract-lookup/blind/')).toBeUndefined();
+    expect(prefixProblem('GET', approve, '/tpa-api/%252e%252e/')).toBeUndefined();
+    expect(prefixProblem('POST', '/gw', '/tpa-api/v1/funding/approve/')).toBeUndefined();
+    expect(prefixProblem('POST', '/gw', '/api/v1/computable-contracts/builder/BLD-1/finalize')).toBeUndefined();
   });
 });

@@ -1,7 +1,8 @@
 // tpa api: a raw request through the active profile, path as served (like `gh api`); the exit code
 // follows the status code. A request that moves money or finalizes rates is asked first.
 import type { TransportResponse } from '../../../client/transport.js';
-import { changesRates, releasesMoney, servedTarget } from '../../../domain/served-routes.js';
+import { changesRates, prefixProblem, releasesMoney, servedTarget } from '../../../domain/served-routes.js';
+import { basePath } from '../../../domain/service-url.js';
 import { EXIT, UsageError, errorFromResponse } from '../../../errors.js';
 import type { Context } from '../../context.js';
 import { readInput } from '../../options.js';
@@ -47,6 +48,13 @@ export const api = verb({
         throw new UsageError('--data is not valid JSON');
       }
     }
+    // The profile first (its base URL is checked there: a query, a fragment or a user name is
+    // refused, exit 2), then the URL actually sent, its base URL's path followed by the target: a
+    // base URL that makes this request a fund release or a finalize is refused before anything is asked.
+    const client = await ctx.client();
+    const profile = ctx.profile();
+    const turned = prefixProblem(method, profile.env === 'local' ? '' : basePath(profile.base_url ?? ''), target);
+    if (turned) throw new UsageError(`${turned}; nothing was sent`, { hint: "a base URL's path is only a prefix: check the profile's base_url" });
     const submit = method === 'POST' && /\/claims\/submit\/$/.test(served.path);
     // A raw request may move money too: decided by the route it reaches, not by how its path is spelt;
     // then the same confirmation, Idempotency-Key and fund history as `tpa fund approve`.
@@ -60,7 +68,6 @@ export const api = verb({
     } else if (money) await confirm(ctx, `${method} ${target} releases money and cannot be undone. Send it?`);
     // Finalizing a rate schedule changes what every later claim is paid: asked, as `tpa ratesheet finalize` asks.
     else if (changesRates(method, target)) await confirm(ctx, `${method} ${target} finalizes a rate schedule into live contract rates. Send it?`);
-    const client = await ctx.client();
     const { randomUUID } = await import('node:crypto');
     // Writes that move claims or money always carry a key (docs/design.md "Client behaviour").
     const idempotencyKey = submit || money ? randomUUID() : undefined;

@@ -48,12 +48,8 @@ export const login = verb({
     const stored = (await import('../../../auth/config.js')).readConfig(ctx.paths).profiles?.[name];
     const baseUrl = opts.baseUrl ?? stored?.base_url;
     if (!baseUrl) throw new UsageError('--base-url is required: where the service is, e.g. http://127.0.0.1:4010');
-    try {
-      const u = new URL(baseUrl);
-      if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error();
-    } catch {
-      throw new UsageError(`--base-url: "${baseUrl}" is not an http(s) URL`);
-    }
+    // Before the key is read: a URL that could never be used asks for nothing.
+    httpsUnlessLoopback(baseUrl);
     let key: string;
     if (opts.withKeyStdin) key = (await ctx.io.readStdin()).trim();
     else if (ctx.canPrompt) {
@@ -62,7 +58,6 @@ export const login = verb({
     } else throw new UsageError('no terminal to ask for the key on: pipe it in with --with-key-stdin (a key is never an argument)');
     const problem = keyFormatProblem(key, env);
     if (problem) throw new UsageError(`that is not a ${env} API key: ${problem}`);
-    httpsUnlessLoopback(baseUrl);
     const [{ TpaClient }, { saveProfile }, { saveApiKey }] = await Promise.all([
       import('../../../client/client.js'),
       import('../../../auth/config.js'),
@@ -124,6 +119,9 @@ async function loginProduction(ctx: Context, opts: LoginOptions) {
   const baseUrl = need('--base-url', opts.baseUrl).replace(/\/+$/, '');
   if (!/^https:\/\//.test(baseUrl)) throw new UsageError('production is served over HTTPS: --base-url must start with https://');
   if (opts.authUrl !== undefined && !/^https:\/\//.test(opts.authUrl)) throw new UsageError('--auth-url must start with https:// (tokens are credentials)');
+  // The same rule as every base URL (no query, fragment or user name; a plain path), for both.
+  httpsUnlessLoopback(baseUrl);
+  if (opts.authUrl !== undefined) httpsUnlessLoopback(opts.authUrl);
   const profile: Profile = {
     name,
     env: 'production',

@@ -54,15 +54,8 @@ export const set = verb({
   },
 });
 
-/** A service URL as saved: http(s), and plain http only to this machine (the rule every request meets), so no profile is saved that could never be used. */
+/** A service URL as saved: a base URL (no query, fragment or user name), and plain http only to this machine (the rule every request meets), so no profile is saved that could never be used. */
 function url(v: string): string {
-  let u: URL | undefined;
-  try {
-    u = new URL(v);
-  } catch {
-    // refused below
-  }
-  if (u?.protocol !== 'http:' && u?.protocol !== 'https:') throw new UsageError(`"${v}" is not an http(s) URL`);
   httpsUnlessLoopback(v);
   return v.replace(/\/+$/, '');
 }

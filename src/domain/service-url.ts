@@ -1,0 +1,52 @@
+// A service's base URL (a profile's base_url, a production profile's auth_url): where requests go,
+// with the request's own path put after it. It is scheme://host[:port][/path] and nothing more: no
+// query or fragment (the request's path would land in them: `…/funding/approve/?` + a lookup's path
+// is the fund release), no user name or password, and a path of plain segments, with no dot segment,
+// escape or path parameter that a service could read as climbing out of it or as another route.
+// One rule, read wherever a base URL is accepted (auth login, config set, a profile read from
+// config.json) and by the HTTP transport before it sends anything.
+
+/** What a base URL's path is made of: plain segments between single slashes. */
+const SEGMENT = /^[A-Za-z0-9._~-]+$/;
+
+/**
+ * Why `url` cannot be a base URL, if it cannot: one sentence, naming the part at fault. Whether the
+ * host may be spoken to over plain http is another rule (auth/config.ts, with domain/loopback.ts).
+ */
+export function baseUrlProblem(url: string): string | undefined {
+  // Read as written, not as a URL parser would tidy it: a parser drops tabs and newlines, reads
+  // backslashes as slashes and resolves dot segments, and the transport sends what is written.
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what is refused
+  if (/[\u0000-\u0020\u007f-\u009f\\]/.test(url)) return 'it holds a space, a control character or a backslash';
+  const m = /^https?:\/\/([^/?#]*)[^?#]*(.*)$/s.exec(url);
+  if (!m) return 'it does not start with http:// or https://';
+  const [, authority = '', rest = ''] = m;
+  if (rest.startsWith('?')) return `it holds a query ("${rest}"), where the request's path would land`;
+  if (rest !== '') return `it holds a fragment ("${rest}"), where the request's path would land`;
+  if (authority.includes('@')) return 'it holds a user name or password ("user:pass@"), which are never sent';
+  if (authority === '') return 'it names no host';
+  try {
+    new URL(url);
+  } catch {
+    return 'it is not a URL';
+  }
+  for (const segment of basePath(url).split('/').slice(1)) {
+    if (!SEGMENT.test(segment) || segment === '.' || segment === '..')
+      return `its path holds the segment "${segment}": a base URL's path is letters, digits, ".", "-", "_" and "~" between single slashes, with no "." or ".." segment, escape or ";"`;
+  }
+  return undefined;
+}
+
+/**
+ * The path a base URL puts before every request's path: its own path without trailing slashes
+ * ("" for none). Read from a URL `baseUrlProblem` accepts.
+ */
+export function basePath(url: string): string {
+  const m = /^[a-z]+:\/\/[^/?#]*([^?#]*)/is.exec(url);
+  return (m?.[1] ?? '').replace(/\/+$/, '');
+}
+
+/** A URL as it may be shown: a user name or password in it (never sent, and refused) replaced by "…". */
+export function shownUrl(url: string): string {
+  return url.replace(/^([a-z]+:\/\/)[^/?#]*@/is, '$1…@');
+}
