@@ -30,6 +30,8 @@ export const HCPCS_SYSTEM = 'https://www.cms.gov/Medicare/Coding/HCPCSReleaseCod
 
 /** Identifier type codes of a member id: v2-0203 member number and subscriber number, CARIN's unique member id. */
 const MEMBER_ID_TYPES = new Set(['MB', 'SN', 'um']);
+/** The type of an identifier that is a member number (v2-0203 MB), as `claim convert` marks the coverage's identifier. */
+export const MEMBER_NUMBER_TYPE = { coding: [{ system: 'http://terminology.hl7.org/CodeSystem/v2-0203', code: 'MB' }] } as const;
 
 /** Larger claim files are refused before parsing: no real claim is anywhere near this. */
 export const MAX_CLAIM_BYTES = 5 * 1024 * 1024;
@@ -553,6 +555,20 @@ class ClaimReader {
   private sameBeneficiary(memberId: string): void {
     for (const [i, insurance] of (asArray(this.claim.insurance) ?? []).entries()) {
       if (!isObject(insurance) || !isObject(insurance.coverage)) continue;
+      // The coverage's own identifier, when its type says it is a member id (MB, SN, um, as `claim
+      // convert` writes it): the claim's member. Untyped, it is the policy's number, not read.
+      const covered = insurance.coverage.identifier;
+      if (
+        isObject(covered) &&
+        typeof covered.value === 'string' &&
+        covered.value.trim() !== '' &&
+        memberIdType(covered) !== undefined &&
+        !sameId(covered.value, memberId)
+      )
+        this.fail(
+          `insurance[${i}].coverage.identifier.value`,
+          `names member "${clip(covered.value)}" (typed ${memberIdType(covered)}), but the claim's patient is member "${clip(memberId)}": which member the claim is for is not for tpa to guess`,
+        );
       const coverage = this.containedTarget(insurance.coverage);
       if (!coverage || !isObject(coverage.beneficiary)) continue;
       const at = `contained[${this.containedIndex(coverage)}].beneficiary`;
@@ -1149,6 +1165,13 @@ function identifierToken(reference: string): { type: string; token: string } | u
   }
 }
 
+/** The member-id type code an identifier's type carries (MB, SN, um), or undefined. */
+function memberIdType(id: Json): string | undefined {
+  return isObject(id.type)
+    ? (asArray(id.type.coding) ?? []).map((c) => (isObject(c) ? String(c.code) : '')).find((code) => MEMBER_ID_TYPES.has(code))
+    : undefined;
+}
+
 /**
  * The member id of a Patient (or other resource a patient reference points to): its identifier typed
  * member number (v2-0203 MB, the subscriber's SN; CARIN's um), else its first identifier with a
@@ -1157,8 +1180,7 @@ function identifierToken(reference: string): { type: string; token: string } | u
  */
 export function patientMemberId(target: Json): string | { ambiguous: string } | undefined {
   const ids = (asArray(target.identifier) ?? []).filter((id): id is Json => isObject(id) && typeof id.value === 'string' && id.value.trim() !== '');
-  const typeOf = (id: Json): string | undefined =>
-    isObject(id.type) ? (asArray(id.type.coding) ?? []).map((c) => (isObject(c) ? String(c.code) : '')).find((code) => MEMBER_ID_TYPES.has(code)) : undefined;
+  const typeOf = memberIdType;
   const typed = ids.find((id) => typeOf(id) !== undefined);
   const group = typed ? ids.filter((id) => typeOf(id) !== undefined) : ids.filter((id) => id.type === undefined);
   const values = [...new Set(group.map((id) => (id.value as string).trim()))];

@@ -598,6 +598,36 @@ describe('an 837 that names a party twice', () => {
     expect(self!.problems).toEqual([]);
   });
 
+  it('a patient (NM1*QC) named beside the subscriber outside a patient loop, or inside the claim, is refused naming both', async () => {
+    const segments = professionalClaim({ clm01: 'Q1', member: 'MBR-1003' });
+    segments.splice(segments.indexOf('NM1*IL*1*DOE*JANE****MI*MBR-1003') + 1, 0, 'NM1*QC*1*DOE*JANE****MI*MBR-1001');
+    const [c] = await convert(file(segments));
+    expect(c!.problems).toEqual([
+      { segment: 'NM1*QC', message: expect.stringMatching(/NM1\*QC: JANE DOE, NM109 MBR-1001.*beside the subscriber MBR-1003.*not for tpa to guess/) },
+    ]);
+    const [inside] = await convert(file(professionalClaim({ clm01: 'Q2', member: 'MBR-1003', extra: ['NM1*QC*1*DOE*JANE****MI*MBR-1001'] })));
+    expect(inside!.problems).toEqual([{ segment: 'NM1*QC', message: expect.stringMatching(/NM1\*QC inside the claim.*a patient begins its own loop/) }]);
+  });
+
+  it('a coverage identifier typed as a member id names the claim’s member or the claim is refused naming both; claim convert writes it so typed', async () => {
+    const c = claim();
+    c.insurance = [{ sequence: 1, focal: true, coverage: { identifier: { type: { coding: [{ system: V2, code: 'MB' }] }, value: 'MBR-1002' } } }];
+    expect(errors(c)).toEqual([
+      { field: 'insurance[0].coverage.identifier.value', message: expect.stringMatching(/"MBR-1002" \(typed MB\).*member "MBR-1001"/) },
+    ]);
+    c.insurance[0].coverage.identifier.value = 'MBR-1001';
+    expect(parseClaim(c).memberId).toBe('MBR-1001');
+    // Untyped, a coverage's identifier is its policy's number, not a member id: not compared.
+    c.insurance[0].coverage.identifier = { value: 'POL-77' };
+    expect(parseClaim(c).memberId).toBe('MBR-1001');
+    // claim convert marks the coverage's identifier a member number: an edit of it is caught.
+    const [x] = await convert(file(professionalClaim({ clm01: 'C1', member: 'MBR-1003' })));
+    const converted = x!.claim as Json;
+    expect(converted.insurance[0].coverage.identifier).toEqual({ type: { coding: [{ system: V2, code: 'MB' }] }, value: 'MBR-1003' });
+    converted.insurance[0].coverage.identifier.value = 'MBR-1002';
+    expect(errors(converted)).toEqual([{ field: 'insurance[0].coverage.identifier.value', message: expect.stringContaining('"MBR-1002"') }]);
+  });
+
   it('the FHIR Claim of an 837 names its member and providers once each, in agreement: the parser reads them as the 837 does', async () => {
     for (const member of ['MBR-1003', 'JS00111223333', 'A B/7']) {
       const [c] = await convert(file(professionalClaim({ clm01: 'M1', member })));
