@@ -7,7 +7,7 @@
 // by `fullUrl` (`urn:uuid:…`, an absolute URL), by `Type/id` relative to the Claim's base, by the
 // resource's type and id, and, for a conditional reference (`Practitioner?identifier=system|value`),
 // by the entry of that type holding the identifier.
-import { BUNDLE_REFERENCE_URL, conditionalIdentifier, literalProviderNpi, NPI_SYSTEM } from './fhir-claim.js';
+import { BUNDLE_REFERENCE_URL, conditionalIdentifier, conditionalProviderNpi, literalProviderNpi, NPI_SYSTEM, patientMemberId } from './fhir-claim.js';
 
 type Json = Record<string, unknown>;
 
@@ -158,15 +158,23 @@ export function selfContainedClaim(
     // is read by its id, as it always was; an entry with identifiers says who it is (its member id, its NPI).
     if (literal && !(Array.isArray(target.identifier) && target.identifier.length > 0)) return;
     ref.reference = `#${containedId(target)}`;
-    // A provider's literal id that is itself an NPI names the provider too: when the entry holds
-    // another NPI, the reference as sent goes with the claim, so that the parser refuses it naming both.
-    const npi = provider && literal ? literalProviderNpi(sent) : undefined;
+    // A provider's literal id that is itself an NPI (in any form: relative, absolute, with a version)
+    // or a conditional reference by NPI names the provider too, and a conditional patient reference
+    // names the member by its value: when the entry found is another, the reference as sent goes
+    // with the claim, so that the parser refuses it naming both (never the entry's party chosen).
+    const keep = () => (ref.extension = [...(Array.isArray(ref.extension) ? ref.extension : []), { url: BUNDLE_REFERENCE_URL, valueString: sent }]);
+    if (!provider) {
+      const named = conditionalIdentifier(sent);
+      const member = patientMemberId(target);
+      if (named !== undefined && typeof member === 'string' && member.trim() !== named.value.trim()) keep();
+      return;
+    }
+    const npi = literal ? literalProviderNpi(sent) : conditionalProviderNpi(sent);
     // The entry's NPIs as the parser reads them: of the NPI system, else those without a system.
     const ids = (Array.isArray(target.identifier) ? target.identifier : []).filter(isObject);
     const typed = ids.filter((id) => id.system === NPI_SYSTEM);
     const held = (typed.length > 0 ? typed : ids.filter((id) => id.system === undefined)).map((id) => id.value);
-    if (npi !== undefined && held.length > 0 && !held.includes(npi))
-      ref.extension = [...(Array.isArray(ref.extension) ? ref.extension : []), { url: BUNDLE_REFERENCE_URL, valueString: sent }];
+    if (npi !== undefined && held.length > 0 && !held.includes(npi)) keep();
   };
 
   rewrite(claim.patient, false);

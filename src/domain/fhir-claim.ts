@@ -30,6 +30,8 @@ export const HCPCS_SYSTEM = 'https://www.cms.gov/Medicare/Coding/HCPCSReleaseCod
 
 /** Identifier type codes of a member id: v2-0203 member number and subscriber number, CARIN's unique member id. */
 const MEMBER_ID_TYPES = new Set(['MB', 'SN', 'um']);
+/** The type of an identifier that is a member number (v2-0203 MB), as `claim convert` marks the coverage's identifier. */
+export const MEMBER_NUMBER_TYPE = { coding: [{ system: 'http://terminology.hl7.org/CodeSystem/v2-0203', code: 'MB' }] } as const;
 
 /** Larger claim files are refused before parsing: no real claim is anywhere near this. */
 export const MAX_CLAIM_BYTES = 5 * 1024 * 1024;
@@ -297,6 +299,12 @@ class ClaimReader {
     return typeof ref.reference === 'string' && ref.reference.startsWith('#') ? this.contained.get(ref.reference.slice(1)) : undefined;
   }
 
+  /** The reference as its Bundle wrote it, when the Bundle reader replaced it by a contained copy of the entry it names (BUNDLE_REFERENCE_URL). */
+  private asSent(ref: Json): (ReferenceReading & { text: string }) | undefined {
+    const ext = (asArray(ref.extension) ?? []).find((e): e is Json => isObject(e) && e.url === BUNDLE_REFERENCE_URL && typeof e.valueString === 'string');
+    return ext ? { ...readReference(ext.valueString as string), text: ext.valueString as string } : undefined;
+  }
+
   /**
    * The NPI behind a provider Reference: its identifier, the identifiers of the contained resource it
    * points to, a conditional reference by NPI (Practitioner?identifier=http://hl7.org/fhir/sid/us-npi|…),
@@ -320,6 +328,14 @@ class ClaimReader {
     const conditional = reference ? conditionalIdentifier(reference) : undefined;
     if (conditional) candidates.push({ value: { system: conditional.system, value: conditional.value }, path: `${path}.reference` });
     if (reference && severalIdentifiers(reference)) return this.fail(`${path}.reference`, SEVERAL_IDENTIFIERS);
+    // The reference is read as it would be alone, whatever stands beside it (memberId says why).
+    const read = reference !== undefined ? readReference(reference) : undefined;
+    if (read?.form === 'unreadable') return this.fail(`${path}.reference`, `is not a reference tpa can read (got "${clip(reference!)}"): it ${read.why}`);
+    if (read?.form === 'entry' && !target)
+      return this.fail(
+        `${path}.reference`,
+        `points to "${clip(reference!, 60)}", which is neither contained in the claim nor an entry of its Bundle: the NPI is missing`,
+      );
     const conflict = npiConflict(ref, conditional, targetIds);
     if (conflict) return this.fail(`${path}.identifier.value`, conflict);
     // The resource pointed to names one provider: two NPIs on it are two answers to one question.
@@ -333,9 +349,10 @@ class ClaimReader {
         `${targetPath}.identifier`,
         `holds several NPIs (${pointedNpis.map((v) => clip(v)).join(', ')}): the ${clip(String(target!.resourceType ?? 'resource'))} ${path} points to is one provider, and which one is meant is not for tpa to guess`,
       );
-    // The reference as its Bundle wrote it (Organization/<NPI>), when the entry it named holds another NPI.
-    const asSent = (asArray(ref.extension) ?? []).find((e): e is Json => isObject(e) && e.url === BUNDLE_REFERENCE_URL && typeof e.valueString === 'string');
-    const sentNpi = asSent ? literalProviderNpi(asSent.valueString as string) : undefined;
+    // The reference as its Bundle wrote it (Organization/<NPI> in any form, or a conditional
+    // reference by NPI), when the entry it named holds another NPI.
+    const asSent = this.asSent(ref);
+    const sentNpi = asSent ? (literalProviderNpi(asSent.text) ?? conditionalProviderNpi(asSent.text)) : undefined;
     // The entry's NPIs as they are read: of the NPI system, else those without a system.
     const readNpis =
       pointedNpis.length > 0
@@ -344,7 +361,7 @@ class ClaimReader {
     if (sentNpi !== undefined && !readNpis.includes(sentNpi))
       return this.fail(
         `${path}.reference`,
-        `is "${clip(asSent!.valueString as string, 80)}" in its Bundle, naming NPI ${sentNpi}, but the entry it names (copied to ${targetPath ?? 'contained'}) has NPI ${readNpis.map((v) => clip(v)).join(', ') || 'none'}: which provider is meant is not for tpa to guess`,
+        `is "${clip(asSent!.text, 80)}" in its Bundle, naming NPI ${sentNpi}, but the entry it names (copied to ${targetPath ?? 'contained'}) has NPI ${readNpis.map((v) => clip(v)).join(', ') || 'none'}: which provider is meant is not for tpa to guess`,
       );
     // A literal reference whose id is itself an NPI (Organization/1234567893) names the provider too.
     const literal = reference ? literalProviderNpi(reference) : undefined;
@@ -397,6 +414,28 @@ class ClaimReader {
     if (!isObject(ref)) return this.fail('patient.reference', 'is missing: a reference to the member, e.g. Patient/MBR-1001');
     const reference = typeof ref.reference === 'string' ? ref.reference : undefined;
     if (reference && severalIdentifiers(reference)) return this.fail('patient.reference', SEVERAL_IDENTIFIERS);
+    // The reference is read as it would be alone, whatever stands beside it: what it cannot name
+    // (unreadable, another type, a Bundle entry outside a Bundle) is refused, never set aside.
+    const read = reference !== undefined ? readReference(reference) : undefined;
+    if (read?.form === 'unreadable') return this.fail('patient.reference', `must be Patient/<member id> (got "${clip(reference!)}"): it ${read.why}`);
+    if ((read?.form === 'literal' || read?.form === 'conditional') && read.type !== 'Patient')
+      return this.fail('patient.reference', `must be Patient/<member id> (got "${clip(reference!)}")`);
+    if (read?.form === 'entry')
+      return this.fail(
+        'patient.reference',
+        `points to "${clip(reference!, 60)}", which is neither contained in the claim nor an entry of its Bundle: the member id is missing`,
+      );
+    const sent = this.asSent(ref);
+    // In a Bundle: the conditional reference as its Bundle wrote it names the member the entry it found must be.
+    if (sent?.form === 'conditional') {
+      const target = this.containedTarget(ref);
+      const pointed = target ? patientMemberId(target) : undefined;
+      if (typeof pointed === 'string' && !sameId(pointed, sent.value))
+        return this.fail(
+          'patient.reference',
+          `is "${clip(sent.text, 80)}" in its Bundle, naming member "${clip(sent.value)}", but the Patient it finds (copied to contained[${this.containedIndex(target!)}]) is member "${clip(pointed)}": which member the claim is for is not for tpa to guess`,
+        );
+    }
     // A Reference holds one identifier: a list, or a value that is not text, is not set aside for the reference.
     const shape = referenceIdentifierProblem(ref.identifier);
     if (shape) return this.fail(shape.value ? 'patient.identifier.value' : 'patient.identifier', shape.message);
@@ -475,6 +514,10 @@ class ClaimReader {
     const ref = this.claim.insurer;
     const shape = isObject(ref) ? referenceIdentifierProblem(ref.identifier) : undefined;
     if (shape) return void this.fail(shape.value ? 'insurer.identifier.value' : 'insurer.identifier', shape.message);
+    // The payer's reference is given back in the claim's answer: one tpa cannot read is refused, alone or beside an identifier.
+    const written = isObject(ref) && typeof ref.reference === 'string' ? ref.reference : undefined;
+    const read = written !== undefined ? readReference(written) : undefined;
+    if (read?.form === 'unreadable') return void this.fail('insurer.reference', `is not a reference tpa can read (got "${clip(written!)}"): it ${read.why}`);
     if (!isObject(ref) || !isObject(ref.identifier) || typeof ref.identifier.value !== 'string' || ref.identifier.value.trim() === '') return;
     const own = ref.identifier.value;
     const reference = typeof ref.reference === 'string' ? ref.reference : undefined;
@@ -501,7 +544,7 @@ class ClaimReader {
       if (!sameId(conditional.value, own)) say(`the conditional reference (insurer.reference "${clip(reference, 80)}")`, conditional.value);
       return;
     }
-    const literal = /^(?:.*\/)?Organization\/([A-Za-z0-9\-.]{1,64})(?:\/_history\/[A-Za-z0-9\-.]{1,64})?$/.exec(reference)?.[1];
+    const literal = read?.form === 'literal' && read.type === 'Organization' ? read.id : undefined;
     if (literal !== undefined && !sameId(literal, own)) say(`insurer.reference "${clip(reference, 80)}"`, literal);
   }
 
@@ -512,11 +555,30 @@ class ClaimReader {
   private sameBeneficiary(memberId: string): void {
     for (const [i, insurance] of (asArray(this.claim.insurance) ?? []).entries()) {
       if (!isObject(insurance) || !isObject(insurance.coverage)) continue;
+      // The coverage's own identifier, when its type says it is a member id (MB, SN, um, as `claim
+      // convert` writes it): the claim's member. Untyped, it is the policy's number, not read.
+      const covered = insurance.coverage.identifier;
+      if (
+        isObject(covered) &&
+        typeof covered.value === 'string' &&
+        covered.value.trim() !== '' &&
+        memberIdType(covered) !== undefined &&
+        !sameId(covered.value, memberId)
+      )
+        this.fail(
+          `insurance[${i}].coverage.identifier.value`,
+          `names member "${clip(covered.value)}" (typed ${memberIdType(covered)}), but the claim's patient is member "${clip(memberId)}": which member the claim is for is not for tpa to guess`,
+        );
       const coverage = this.containedTarget(insurance.coverage);
       if (!coverage || !isObject(coverage.beneficiary)) continue;
       const at = `contained[${this.containedIndex(coverage)}].beneficiary`;
       const beneficiary = coverage.beneficiary;
       const reference = typeof beneficiary.reference === 'string' ? beneficiary.reference : undefined;
+      const read = reference !== undefined ? readReference(reference) : undefined;
+      if (read?.form === 'unreadable') {
+        this.fail(`${at}.reference`, `is not a reference tpa can read (got "${clip(reference!)}"): it ${read.why}`);
+        continue;
+      }
       const pointed = this.containedTarget(beneficiary);
       const conditional = reference ? conditionalIdentifier(reference) : undefined;
       const named =
@@ -990,21 +1052,74 @@ function resourceName(resource: Json): string | null {
 }
 
 /**
+ * How a Reference's `reference` text reads: the one reading of it, whether it stands alone or beside
+ * an identifier (docs/design.md "Claims inside a Bundle"). `#id` (a contained resource), `Type/id`
+ * (also as an absolute `http(s)://…/Type/id` and with `/_history/<version>`: one resource, one
+ * party), a conditional reference by one identifier (`Type?identifier=system|value`), or
+ * `urn:uuid:`/`urn:oid:` (an entry of a Bundle, nothing in a lone Claim). Anything else is a
+ * reference tpa cannot read and is refused, never set aside for an identifier beside it: a trailing
+ * or doubled slash, a dot segment, a query or fragment, a percent-encoding, a list, a search by
+ * anything but one identifier, and white space anywhere in it (a space, a tab, a no-break space: a
+ * reference is a URL, and none holds one).
+ */
+export type ReferenceReading =
+  | { form: 'contained'; id: string }
+  | { form: 'literal'; type: string; id: string }
+  | { form: 'conditional'; type: string; system: string | undefined; value: string }
+  | { form: 'entry' }
+  | { form: 'unreadable'; why: string };
+
+const FHIR_ID = '[A-Za-z0-9\\-.]{1,64}';
+const LITERAL_REFERENCE = new RegExp(`^(?:https?://[^/?#]+(?:/[^/?#]+)*/)?([A-Z][A-Za-z]{1,63})/(${FHIR_ID})(?:/_history/${FHIR_ID})?$`);
+
+export function readReference(reference: string): ReferenceReading {
+  const unreadable = (why: string): ReferenceReading => ({ form: 'unreadable', why });
+  if (reference === '') return unreadable('is empty');
+  // \s is every Unicode white space (no-break space included); the rest are controls and zero-width spaces.
+  if (/[\s\p{Cc}\p{Cf}]/u.test(reference)) return unreadable('holds white space or an invisible character, which no reference holds');
+  if (reference.startsWith('#')) return { form: 'contained', id: reference.slice(1) };
+  if (/^urn:(uuid|oid):/.test(reference)) return { form: 'entry' };
+  if (reference.includes('?')) {
+    if (severalIdentifiers(reference)) return unreadable(SEVERAL_IDENTIFIERS);
+    const conditional = conditionalIdentifier(reference);
+    return conditional
+      ? { form: 'conditional', ...conditional }
+      : unreadable('is a search tpa does not read: a conditional reference names one identifier, Type?identifier=system|value, and nothing else');
+  }
+  const m = LITERAL_REFERENCE.exec(reference);
+  // A dot segment (/./, /../) or an id of dots alone names a resource only once a reader resolves it.
+  if (!m || /\/\.{1,2}(\/|$)|^\.{1,2}\//.test(reference.replace(/^https?:\/\//, '')) || /^\.+$/.test(m[2]!))
+    return unreadable('is not Type/id (nor an absolute URL ending in Type/id, with or without /_history/<version>)');
+  return { form: 'literal', type: m[1]!, id: m[2]! };
+}
+
+/**
  * The member id a literal patient reference names (`Patient/<member id>`, also as an absolute URL or
  * with a version), as the service reads `patient.reference`; undefined for any other reference.
  */
 export function literalPatientId(reference: string): string | undefined {
-  return /^(?:.*\/)?Patient\/([A-Za-z0-9\-.]{1,64})(?:\/_history\/[A-Za-z0-9\-.]{1,64})?$/.exec(reference)?.[1];
+  const read = readReference(reference);
+  return read.form === 'literal' && read.type === 'Patient' ? read.id : undefined;
 }
 
 /**
  * The NPI a literal provider reference names when its id is itself a valid NPI
- * (`Organization/1234567893`, `Practitioner/…`, `PractitionerRole/…`); undefined otherwise (an id
- * that is not an NPI names the resource, not the provider's NPI).
+ * (`Organization/1234567893`, `Practitioner/…`, `PractitionerRole/…`, also as an absolute URL or
+ * with a version); undefined otherwise (an id that is not an NPI names the resource, not the
+ * provider's NPI).
  */
 export function literalProviderNpi(reference: string): string | undefined {
-  const id = /^(?:Organization|Practitioner|PractitionerRole)\/(\d{10})$/.exec(reference)?.[1];
-  return id !== undefined && !npiProblem(id) ? id : undefined;
+  const read = readReference(reference);
+  if (read.form !== 'literal' || !['Organization', 'Practitioner', 'PractitionerRole'].includes(read.type)) return undefined;
+  return /^\d{10}$/.test(read.id) && !npiProblem(read.id) ? read.id : undefined;
+}
+
+/** The NPI a conditional provider reference names: by the NPI system, or by no system when its value is a valid NPI. */
+export function conditionalProviderNpi(reference: string): string | undefined {
+  const read = readReference(reference);
+  if (read.form !== 'conditional') return undefined;
+  if (read.system === NPI_SYSTEM) return read.value;
+  return read.system === undefined && !npiProblem(read.value) ? read.value : undefined;
 }
 
 /**
@@ -1050,6 +1165,13 @@ function identifierToken(reference: string): { type: string; token: string } | u
   }
 }
 
+/** The member-id type code an identifier's type carries (MB, SN, um), or undefined. */
+function memberIdType(id: Json): string | undefined {
+  return isObject(id.type)
+    ? (asArray(id.type.coding) ?? []).map((c) => (isObject(c) ? String(c.code) : '')).find((code) => MEMBER_ID_TYPES.has(code))
+    : undefined;
+}
+
 /**
  * The member id of a Patient (or other resource a patient reference points to): its identifier typed
  * member number (v2-0203 MB, the subscriber's SN; CARIN's um), else its first identifier with a
@@ -1058,8 +1180,7 @@ function identifierToken(reference: string): { type: string; token: string } | u
  */
 export function patientMemberId(target: Json): string | { ambiguous: string } | undefined {
   const ids = (asArray(target.identifier) ?? []).filter((id): id is Json => isObject(id) && typeof id.value === 'string' && id.value.trim() !== '');
-  const typeOf = (id: Json): string | undefined =>
-    isObject(id.type) ? (asArray(id.type.coding) ?? []).map((c) => (isObject(c) ? String(c.code) : '')).find((code) => MEMBER_ID_TYPES.has(code)) : undefined;
+  const typeOf = memberIdType;
   const typed = ids.find((id) => typeOf(id) !== undefined);
   const group = typed ? ids.filter((id) => typeOf(id) !== undefined) : ids.filter((id) => id.type === undefined);
   const values = [...new Set(group.map((id) => (id.value as string).trim()))];

@@ -10,6 +10,7 @@ import {
   HCPCS_SYSTEM,
   ICD10_SYSTEM,
   LINE_CONTROL_NUMBER_URL,
+  MEMBER_NUMBER_TYPE,
   NPI_SYSTEM,
   nonX12IdCharacters,
   REVENUE_SYSTEM,
@@ -278,6 +279,8 @@ export class X12ClaimReader {
   private payer: { id: string; name: string | null } | undefined;
   private patientName: string | null = null;
   private inPatientLoop = false;
+  /** A patient (NM1*QC) named outside a patient loop (2000C): a second person beside the subscriber, said at the claim. */
+  private strayPatient: string | undefined;
   private draft: ClaimDraft | undefined;
   private line: Line | undefined;
   private afterClm = false;
@@ -523,6 +526,7 @@ export class X12ClaimReader {
     if (name === 'HL') {
       this.flushClaim(out);
       this.level = element(s, 3);
+      this.strayPatient = undefined;
       if (this.mapping) this.hierarchy(s);
       if (this.level === '20') {
         this.billing = undefined;
@@ -615,6 +619,13 @@ export class X12ClaimReader {
         this.payer = { id: element(s, 9), name: element(s, 3) || null };
       } else if (entity === 'QC' && this.inPatientLoop) {
         this.patientName = personName(s);
+      } else if (entity === 'QC') {
+        // The subscriber loop names its member once (NM1*IL, SBR02 18: the patient); a patient named
+        // beside it is a second answer to "who is the patient", and neither is chosen.
+        const id = element(s, 9);
+        const name = personName(s);
+        const who = [name ? clip(name) : '', id ? `NM109 ${clip(id)}` : ''].filter(Boolean).join(', ');
+        this.strayPatient = `a patient (NM1*QC${who ? `: ${who}` : ''}) is named outside a patient loop (HL 23), beside the subscriber${this.subscriber?.memberId ? ` ${clip(this.subscriber.memberId)}` : ''} (NM1*IL): which person the claim is for is not for tpa to guess; send the patient as the subscriber (SBR02 18, NM1*IL) alone`;
       }
       return;
     }
@@ -691,10 +702,10 @@ export class X12ClaimReader {
         const entity = element(s, 1);
         // A subscriber, billing provider or payer begins a loop of its own (a new HL): inside a claim
         // (not another payer's loop 2320/2330) it would say the claim is someone else's.
-        if ((entity === 'IL' || entity === '85' || entity === 'PR') && !this.otherPayer) {
+        if ((entity === 'IL' || entity === 'QC' || entity === '85' || entity === 'PR') && !this.otherPayer) {
           d.problems.push({
             segment: line ? `${here}, NM1*${entity}` : `NM1*${entity}`,
-            message: `NM1*${entity} inside the claim, with no HL before it: a ${entity === 'IL' ? 'subscriber' : entity === '85' ? 'billing provider' : 'payer'} begins its own loop; the claim is not read as anyone's`,
+            message: `NM1*${entity} inside the claim, with no HL before it: a ${entity === 'IL' ? 'subscriber' : entity === 'QC' ? 'patient' : entity === '85' ? 'billing provider' : 'payer'} begins its own loop; the claim is not read as anyone's`,
           });
           return;
         }
@@ -941,6 +952,7 @@ export class X12ClaimReader {
     const problems = [...(report ?? []).map((p) => ({ segment: '', message: `not sent: ${p.place}: ${p.message}` })), ...d.problems];
     if (this.billingProblem) problems.unshift({ segment: 'NM1*85', message: this.billingProblem });
     if (this.subscriberProblem) problems.unshift({ segment: 'NM1*IL', message: this.subscriberProblem });
+    if (this.strayPatient) problems.push({ segment: 'NM1*QC', message: this.strayPatient });
     // In 5010 a patient with a member id of their own is sent as the subscriber (2000B); loop 2000C is
     // for a dependent who has none, and tpa's members each have their own: paid under the
     // subscriber's id, the dependent's claim would count against the subscriber's benefits.
@@ -1112,7 +1124,10 @@ export class X12ClaimReader {
         {
           sequence: 1,
           focal: true,
-          coverage: { identifier: { value: member }, ...(this.payer?.name ? { display: `${this.payer.name}, member ${member}` } : {}) },
+          coverage: {
+            identifier: { type: structuredClone(MEMBER_NUMBER_TYPE), value: member },
+            ...(this.payer?.name ? { display: `${this.payer.name}, member ${member}` } : {}),
+          },
           ...(preauth.length > 0 ? { preAuthRef: preauth } : {}),
         },
       ],

@@ -44,6 +44,22 @@ describe('the engine refuses a claim whose parties disagree', () => {
     expect((call(engine, 'GET', '/tpa-api/v1/ledger/entries/').body as Body).count).toBe(0);
   });
 
+  it('a reference tpa cannot read beside an identifier (Patient/MBR-1002/, Organization/ 1196382455): 400 at the reference, nothing priced for either party', () => {
+    const engine = home.at(T0);
+    for (const [edit, field] of [
+      [(c: Body) => (c.patient = { reference: 'Patient/MBR-1002/', identifier: { value: 'MBR-1001' } }), 'patient.reference'],
+      [(c: Body) => (c.provider = { reference: 'Organization/ 1196382455', identifier: { system: NPI, value: '1045782368' } }), 'provider.reference'],
+      [(c: Body) => (c.insurer = { reference: 'Organization/PAYER-OTHER/', identifier: { value: 'PAYER-ACME' } }), 'insurer.reference'],
+    ] as const) {
+      const c = claim();
+      edit(c);
+      const refused = call(engine, 'POST', SUBMIT, c);
+      expect(refused.status, field).toBe(400);
+      expect((refused.body as Body).errors).toEqual([{ field, message: expect.any(String) }]);
+    }
+    expect((call(engine, 'GET', '/tpa-api/v1/ledger/entries/').body as Body).count).toBe(0);
+  });
+
   it('a body naming its patient twice as two keys: 400 naming the key, nothing recorded (JSON.parse alone would read the last)', () => {
     const engine = home.at(T0);
     const text = JSON.stringify(claim()).replace(

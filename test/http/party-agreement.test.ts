@@ -28,6 +28,18 @@ const ATTACKS: { name: string; edit: (c: Body) => void; field: string; both: str
     field: 'provider.identifier.value',
     both: ['NPI 1196382455', 'provider.reference "Organization/1045782368"', 'NPI 1045782368'],
   },
+  {
+    name: 'patient.reference Patient/MBR-1002/ (a trailing slash: unreadable) with identifier MBR-1001',
+    edit: (c) => (c.patient = { reference: 'Patient/MBR-1002/', identifier: { value: 'MBR-1001' } }),
+    field: 'patient.reference',
+    both: ['must be Patient/<member id>', '"Patient/MBR-1002/"'],
+  },
+  {
+    name: 'provider.reference https://fhir.example/Organization/1196382455 with NPI identifier 1045782368',
+    edit: (c) => (c.provider = { reference: 'https://fhir.example/Organization/1196382455', identifier: { system: NPI, value: '1045782368' } }),
+    field: 'provider.identifier.value',
+    both: ['NPI 1045782368', 'provider.reference "https://fhir.example/Organization/1196382455"', 'NPI 1196382455'],
+  },
 ];
 
 const count = async (side: typeof local) => {
@@ -114,6 +126,74 @@ describe('a party named twice in disagreement is refused naming both, on both tr
     }
     expect(await count(remote)).toBe(0);
     writeFileSync(path, JSON.stringify(bundle('1045782368')));
+    const sent = await remote(['claim', 'submit', path, '-o', 'json']);
+    expect(sent.code, sent.stdout + sent.stderr).toBe(0);
+    expect(await count(local)).toBe(1);
+  });
+
+  it('a Bundle whose conditional patient reference, or absolute Organization/<NPI>, names an entry of another party: refused naming both on both transports, nothing recorded', async () => {
+    const file = await claimFile(local, home.dir, {
+      template: TEMPLATE,
+      edit: (c) => {
+        c.patient = { reference: 'Patient?identifier=urn:x|MBR-1001' };
+        c.provider = { reference: 'Organization/1045782368' };
+      },
+    });
+    const c = JSON.parse(readFileSync(file, 'utf8')) as Body;
+    const V2 = 'http://terminology.hl7.org/CodeSystem/v2-0203';
+    const patient = (mb: string) => ({
+      fullUrl: 'http://x/Patient/p',
+      resource: {
+        resourceType: 'Patient',
+        id: 'p',
+        identifier: [
+          { system: 'urn:x', value: 'MBR-1001' },
+          { type: { coding: [{ system: V2, code: 'MB' }] }, value: mb },
+        ],
+      },
+    });
+    const organization = (npi: string) => ({
+      fullUrl: 'http://x/Organization/1045782368',
+      resource: { resourceType: 'Organization', id: '1045782368', identifier: [{ system: NPI, value: npi }] },
+    });
+    const path = join(home.dir, 'parties-bundle.json');
+    const cases: { entries: Body[]; reference: [string, string]; field: string; message: RegExp }[] = [
+      {
+        entries: [patient('MBR-1002'), organization('1045782368')],
+        reference: ['patient', 'Patient?identifier=urn:x|MBR-1001'],
+        field: 'patient.reference',
+        message: /naming member "MBR-1001".*is member "MBR-1002"/,
+      },
+      {
+        entries: [patient('MBR-1001'), organization('1196382455')],
+        reference: ['provider', 'http://x/Organization/1045782368'],
+        field: 'provider.reference',
+        message: /"http:\/\/x\/Organization\/1045782368" in its Bundle, naming NPI 1045782368.*NPI 1196382455/,
+      },
+    ];
+    for (const t of cases) {
+      const claim = structuredClone(c);
+      claim[t.reference[0]].reference = t.reference[1];
+      writeFileSync(path, JSON.stringify({ resourceType: 'Bundle', type: 'collection', entry: [...t.entries, { resource: claim }] }));
+      for (const [name, side] of [
+        ['in-process', local],
+        ['over local serve', remote],
+      ] as const) {
+        for (const command of ['validate', 'submit']) {
+          const r = await side(['claim', command, path]);
+          expect(r.code, `${name} ${command}: ${r.stdout}${r.stderr}`).toBe(2);
+          const details = (JSON.parse(r.stderr.trim().split('\n').at(-1)!) as Body).error.details as { field: string; message: string }[];
+          expect(details.map((d) => d.field)).toEqual([t.field]);
+          expect(details[0]!.message, `${name} ${command}`).toMatch(t.message);
+        }
+      }
+      expect(await count(local)).toBe(0);
+    }
+    // Every party agreeing, the same Bundle is sent, for the member and the provider both name.
+    writeFileSync(
+      path,
+      JSON.stringify({ resourceType: 'Bundle', type: 'collection', entry: [patient('MBR-1001'), organization('1045782368'), { resource: c }] }),
+    );
     const sent = await remote(['claim', 'submit', path, '-o', 'json']);
     expect(sent.code, sent.stdout + sent.stderr).toBe(0);
     expect(await count(local)).toBe(1);

@@ -213,13 +213,19 @@ describe('a Claim inside a Bundle is made self-contained', () => {
 
   it('a conditional reference resolves to the entry holding the identifier; one to nothing is left for the parser', () => {
     const c = claim();
-    c.patient = { reference: 'Patient?identifier=https://github.com/synthetichealth/synthea|e1f3' };
+    c.patient = { reference: 'Patient?identifier=https://plan.example|MBR-1002' };
     c.careTeam[0].provider = { reference: `Practitioner?identifier=${NPI}|1045782368` };
     const b = bundle(c);
     const out = selfContainedClaim(b, b.entry.length - 1) as Json;
     expect(out.patient.reference).toBe('#0b7c3e5e-6d1a-4c8e-9f3e-000000000001');
     expect(out.careTeam[0].provider.reference).toBe(`Practitioner?identifier=${NPI}|1045782368`);
-    expect(parseClaim(out).careTeam[0]!.npi).toBe('1045782368');
+    const parsed = parseClaim(out);
+    expect([parsed.memberId, parsed.careTeam[0]!.npi]).toEqual(['MBR-1002', '1045782368']);
+    // By another of the Patient's identifiers (Synthea's id): the reference names member "e1f3", as
+    // it does in a lone Claim, and the entry it finds member MBR-1002; neither is chosen.
+    c.patient = { reference: 'Patient?identifier=https://github.com/synthetichealth/synthea|e1f3' };
+    const b2 = bundle(c);
+    expect(() => parseClaim(selfContainedClaim(b2, b2.entry.length - 1))).toThrow(/patient\.reference: .*naming member "e1f3".*is member "MBR-1002"/);
   });
 
   it('Patient/<id> naming a Patient entry is that entry: its identifier is the member id, its id when it has none', () => {

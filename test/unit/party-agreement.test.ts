@@ -329,6 +329,113 @@ describe('every place a FHIR Claim names a party twice', () => {
   });
 });
 
+describe('a reference beside an identifier is read exactly as it would be alone', () => {
+  // Each spelling tpa cannot read as a patient reference: alone it is refused, and beside an
+  // identifier naming another member it is refused the same way, never set aside for the identifier.
+  const MALFORMED_PATIENT = [
+    'Patient/MBR-1002/',
+    'Patient//MBR-1002',
+    'Patient/./MBR-1002',
+    'Patient/MBR-1002?',
+    'Patient/MBR-1002#x',
+    'Patient/MBR-1002\t',
+    'Patient/MBR-1002 ',
+    '\u00a0Patient/MBR-1002',
+    'Patient/MBR%2D1002',
+    'urn:uuid:MBR-1002',
+    'Patient/MBR-1002,MBR-1001',
+    'Patient?identifier=x|MBR-1002&active=true',
+    'Patient?_id=MBR-1002',
+    'Patient?identifier:exact=x|MBR-1002',
+    'Organization/MBR-1002',
+  ];
+
+  it('a malformed patient reference is refused at patient.reference, alone and beside an identifier naming another member', () => {
+    for (const reference of MALFORMED_PATIENT) {
+      for (const patient of [{ reference }, { reference, identifier: { value: 'MBR-1001' } }]) {
+        const c = claim();
+        c.patient = patient;
+        const found = errors(c);
+        expect(found, JSON.stringify(patient)).toEqual([{ field: 'patient.reference', message: expect.any(String) }]);
+        // What it is refused for, never a member read from the identifier beside it.
+        expect(found[0]!.message, reference).toMatch(
+          /^must be Patient\/<member id> \(got "|neither contained in the claim nor an entry of its Bundle|names several identifiers/,
+        );
+      }
+    }
+  });
+
+  const MALFORMED_PROVIDER = [
+    'Organization/1196382455/',
+    'Organization/ 1196382455',
+    'Practitioner/1196382455/',
+    'Organization/1196382455?x=1',
+    'Organization?npi=1196382455',
+  ];
+
+  it('a malformed provider or care-team reference beside an NPI identifier is refused at its reference, never set aside', () => {
+    for (const reference of MALFORMED_PROVIDER) {
+      const c = claim();
+      c.provider = { reference, identifier: { system: NPI, value: '1045782368' } };
+      expect(errors(c), reference).toEqual([{ field: 'provider.reference', message: expect.stringContaining('is not a reference tpa can read') }]);
+      const d = claim();
+      d.careTeam[0].provider = { reference, identifier: { system: NPI, value: '1045782368' } };
+      expect(errors(d), reference).toEqual([{ field: 'careTeam[0].provider.reference', message: expect.stringContaining('is not a reference tpa can read') }]);
+    }
+  });
+
+  it('an absolute or versioned Organization/<NPI> names that NPI alone and beside an identifier: another NPI is refused naming both', () => {
+    for (const reference of [
+      'https://fhir.example/Organization/1196382455',
+      'Organization/1196382455/_history/2',
+      'https://fhir.example/fhir/Practitioner/1196382455/_history/1',
+    ]) {
+      const c = claim();
+      c.provider = { reference };
+      expect(parseClaim(c).providerNpi, reference).toBe('1196382455');
+      c.provider.identifier = { system: NPI, value: '1045782368' };
+      expect(errors(c), reference).toEqual([{ field: 'provider.identifier.value', message: expect.stringMatching(/is NPI 1045782368.*names NPI 1196382455/) }]);
+      c.provider.identifier.value = '1196382455';
+      expect(parseClaim(c).providerNpi).toBe('1196382455');
+    }
+  });
+
+  it('a urn:uuid patient or provider reference in a lone Claim is refused beside an identifier too: it names an entry that is not there', () => {
+    const c = claim();
+    c.patient = { reference: 'urn:uuid:MBR-1002', identifier: { value: 'MBR-1001' } };
+    expect(errors(c)).toEqual([{ field: 'patient.reference', message: expect.stringContaining('neither contained in the claim nor an entry of its Bundle') }]);
+    const d = claim();
+    d.provider = { reference: 'urn:uuid:0b6e', identifier: { system: NPI, value: '1045782368' } };
+    expect(errors(d)).toEqual([{ field: 'provider.reference', message: expect.stringContaining('neither contained in the claim nor an entry of its Bundle') }]);
+  });
+
+  it('a malformed insurer reference, or a contained Coverage’s malformed beneficiary reference, is refused beside its identifier', () => {
+    const c = claim();
+    c.insurer = { reference: 'Organization/PAYER-OTHER/', identifier: { value: 'PAYER-ACME' } };
+    expect(errors(c)).toEqual([{ field: 'insurer.reference', message: expect.stringContaining('"Organization/PAYER-OTHER/"') }]);
+    c.insurer = { reference: 'Organization/PAYER-ACME', identifier: { value: 'PAYER-ACME' } };
+    c.contained = [{ resourceType: 'Coverage', id: 'cov', status: 'active', beneficiary: { reference: 'Patient/MBR-1002/' } }];
+    c.insurance = [{ sequence: 1, focal: true, coverage: { reference: '#cov' } }];
+    expect(errors(c)).toEqual([{ field: 'contained[0].beneficiary.reference', message: expect.stringContaining('"Patient/MBR-1002/"') }]);
+    c.contained[0].beneficiary.reference = 'Patient/MBR-1001';
+    expect(parseClaim(c).memberId).toBe('MBR-1001');
+  });
+
+  it('the readable forms still read: relative, absolute, versioned, conditional, contained; white space around an identifier’s value is set aside', () => {
+    for (const reference of [
+      'Patient/MBR-1001',
+      'https://ehr.example/fhir/Patient/MBR-1001',
+      'Patient/MBR-1001/_history/7',
+      'Patient?identifier=urn:plan|MBR-1001',
+    ]) {
+      const c = claim();
+      c.patient = { reference, identifier: { value: ' MBR-1001 ' } };
+      expect(errors(c), reference).toEqual([]);
+      expect(parseClaim({ ...c, patient: { reference } }).memberId).toBe('MBR-1001');
+    }
+  });
+});
+
 describe('a key given twice in one object of the claim’s text', () => {
   it('the path of the first key given twice, wherever it is; keys of other objects, and keys’ text inside strings, are not repeats', () => {
     expect(duplicateKeyPath('{"a":1,"b":2}')).toBeUndefined();
@@ -399,6 +506,42 @@ describe('a Claim inside a Bundle', () => {
     entry.identifier[0]!.value = '1045782368';
     expect(parseClaim(selfContainedClaim(bundle(c, entry), 1)).providerNpi).toBe('1045782368');
   });
+
+  it('the absolute or versioned form of Organization/<NPI>, or a conditional reference by NPI, naming an entry of another NPI is refused naming both', () => {
+    const entry = { resourceType: 'Organization', id: '1045782368', identifier: [{ system: NPI, value: '1196382455' }] };
+    for (const reference of ['http://x/Organization/1045782368', 'Organization/1045782368/_history/1', `Organization?identifier=1045782368`]) {
+      const c = claim();
+      c.provider = { reference };
+      const held = reference.startsWith('Organization?') ? { ...entry, identifier: [...entry.identifier, { value: '1045782368' }] } : entry;
+      const sent = selfContainedClaim(bundle(c, held, 'http://x/Organization/1045782368'), 1);
+      expect(errors(sent), reference).toEqual([
+        { field: 'provider.reference', message: expect.stringMatching(/in its Bundle, naming NPI 1045782368.*has NPI 1196382455.*not for tpa to guess/) },
+      ]);
+    }
+    // The entry holding the NPI the reference names: read.
+    const c = claim();
+    c.provider = { reference: 'http://x/Organization/1045782368' };
+    const same = { ...entry, identifier: [{ system: NPI, value: '1045782368' }] };
+    expect(parseClaim(selfContainedClaim(bundle(c, same, 'http://x/Organization/1045782368'), 1)).providerNpi).toBe('1045782368');
+  });
+
+  it('a conditional patient reference naming a Patient entry whose member id is another is refused naming both, not rewritten to the entry’s member', () => {
+    const c = claim();
+    c.patient = { reference: 'Patient?identifier=urn:x|MBR-1001' };
+    // Alone, the reference names MBR-1001.
+    expect(parseClaim(c).memberId).toBe('MBR-1001');
+    const patient = { resourceType: 'Patient', id: 'p', identifier: [{ system: 'urn:x', value: 'MBR-1001' }, typed('MB', 'MBR-1002')] };
+    const sent = selfContainedClaim(bundle(c, patient), 1);
+    expect(errors(sent)).toEqual([
+      {
+        field: 'patient.reference',
+        message: expect.stringMatching(/"Patient\?identifier=urn:x\|MBR-1001" in its Bundle, naming member "MBR-1001".*is member "MBR-1002"/),
+      },
+    ]);
+    // The Patient whose member id is the one the reference names: read, as that member.
+    patient.identifier[1] = typed('MB', 'MBR-1001');
+    expect(parseClaim(selfContainedClaim(bundle(c, patient), 1)).memberId).toBe('MBR-1001');
+  });
 });
 
 /** An 837's claims, read as the CLI reads them. */
@@ -453,6 +596,36 @@ describe('an 837 that names a party twice', () => {
     // The subscriber who is the patient (SBR02 18), as every claim above: read.
     const [self] = await convert(file(professionalClaim({ clm01: 'S2' })));
     expect(self!.problems).toEqual([]);
+  });
+
+  it('a patient (NM1*QC) named beside the subscriber outside a patient loop, or inside the claim, is refused naming both', async () => {
+    const segments = professionalClaim({ clm01: 'Q1', member: 'MBR-1003' });
+    segments.splice(segments.indexOf('NM1*IL*1*DOE*JANE****MI*MBR-1003') + 1, 0, 'NM1*QC*1*DOE*JANE****MI*MBR-1001');
+    const [c] = await convert(file(segments));
+    expect(c!.problems).toEqual([
+      { segment: 'NM1*QC', message: expect.stringMatching(/NM1\*QC: JANE DOE, NM109 MBR-1001.*beside the subscriber MBR-1003.*not for tpa to guess/) },
+    ]);
+    const [inside] = await convert(file(professionalClaim({ clm01: 'Q2', member: 'MBR-1003', extra: ['NM1*QC*1*DOE*JANE****MI*MBR-1001'] })));
+    expect(inside!.problems).toEqual([{ segment: 'NM1*QC', message: expect.stringMatching(/NM1\*QC inside the claim.*a patient begins its own loop/) }]);
+  });
+
+  it('a coverage identifier typed as a member id names the claim’s member or the claim is refused naming both; claim convert writes it so typed', async () => {
+    const c = claim();
+    c.insurance = [{ sequence: 1, focal: true, coverage: { identifier: { type: { coding: [{ system: V2, code: 'MB' }] }, value: 'MBR-1002' } } }];
+    expect(errors(c)).toEqual([
+      { field: 'insurance[0].coverage.identifier.value', message: expect.stringMatching(/"MBR-1002" \(typed MB\).*member "MBR-1001"/) },
+    ]);
+    c.insurance[0].coverage.identifier.value = 'MBR-1001';
+    expect(parseClaim(c).memberId).toBe('MBR-1001');
+    // Untyped, a coverage's identifier is its policy's number, not a member id: not compared.
+    c.insurance[0].coverage.identifier = { value: 'POL-77' };
+    expect(parseClaim(c).memberId).toBe('MBR-1001');
+    // claim convert marks the coverage's identifier a member number: an edit of it is caught.
+    const [x] = await convert(file(professionalClaim({ clm01: 'C1', member: 'MBR-1003' })));
+    const converted = x!.claim as Json;
+    expect(converted.insurance[0].coverage.identifier).toEqual({ type: { coding: [{ system: V2, code: 'MB' }] }, value: 'MBR-1003' });
+    converted.insurance[0].coverage.identifier.value = 'MBR-1002';
+    expect(errors(converted)).toEqual([{ field: 'insurance[0].coverage.identifier.value', message: expect.stringContaining('"MBR-1002"') }]);
   });
 
   it('the FHIR Claim of an 837 names its member and providers once each, in agreement: the parser reads them as the 837 does', async () => {
