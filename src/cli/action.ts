@@ -3,7 +3,7 @@
 // the renderers load when a command actually runs. Errors propagate to the entry point, which maps
 // them once.
 import { Argument, InvalidArgumentError, Option, type Command } from 'commander';
-import { UsageError } from '../errors.js';
+import { NetworkError, UsageError } from '../errors.js';
 import type { Context } from './context.js';
 import { terminalWidth, type IO, type Stream } from './io.js';
 import { isGroup, type AnyVerb, type ArgSpec, type Entry, type OptionSpec } from './verb.js';
@@ -75,6 +75,8 @@ function action(verb: AnyVerb, io: IO, state: RunState) {
     const paging = await pagerFor(cmd, io, globals.pager !== false);
     const ctx = createContext(paging?.io ?? io, globals);
     state.ctx = ctx;
+    const { forgetAnswers } = await import('../client/answers.js');
+    forgetAnswers();
     try {
       const names = Object.keys(verb.args ?? {});
       const args = Object.fromEntries(names.map((name, i) => [name, cmd.processedArgs[i]]));
@@ -90,11 +92,33 @@ function action(verb: AnyVerb, io: IO, state: RunState) {
         for (const note of output.after ?? []) ctx.note(note);
         state.exitCode = output.exitCode ?? 0;
       }
+    } catch (err) {
+      throw await unusableAnswer(err);
     } finally {
       ctx.close();
       await paging?.finish();
     }
   };
+}
+
+/**
+ * A TypeError thrown while a command read or rendered what a remote service answered (a field
+ * missing, a value not of its kind) is the answer's fault as far as the user can act: an answer
+ * tpa cannot use (exit 8), naming the route, never "internal error". Only after an HTTP answer
+ * (client/answers.ts): with the embedded engine, it stays tpa's own bug.
+ */
+async function unusableAnswer(err: unknown): Promise<unknown> {
+  if (!(err instanceof TypeError)) return err;
+  const { lastRemoteAnswer } = await import('../client/answers.js');
+  const last = lastRemoteAnswer();
+  if (!last) return err;
+  const unusable = new NetworkError(
+    `${last.base} answered ${last.method} ${last.path} with something tpa cannot use (${err.message}): it is not an answer of the TPA service`,
+    { code: 'answer_unusable', hint: "check the profile's base_url names the TPA service; --debug shows where it failed" },
+  );
+  // --debug prints the stack: where reading the answer failed.
+  unusable.stack = `${unusable.stack}\ncaused by: ${err.stack}`;
+  return unusable;
 }
 
 /** The pager of a command that pages (pager.ts PAGED_COMMANDS), when one is to run; else undefined. It opens only for output taller than the screen. */

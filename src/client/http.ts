@@ -4,6 +4,8 @@
 import type { Agent } from 'node:https';
 import { prefixProblem } from '../domain/served-routes.js';
 import { basePath, baseUrlProblem, shownUrl } from '../domain/service-url.js';
+import { jsonDepthProblem } from '../domain/json-depth.js';
+import { answered } from './answers.js';
 import { NetworkError, UsageError } from '../errors.js';
 import { exchange, MAX_ANSWER_BYTES, type ExchangeError } from './request.js';
 import { tlsAgent, tlsError, tlsOptions, type TlsMaterial } from './tls.js';
@@ -80,6 +82,14 @@ export class HttpTransport implements Transport {
           },
         );
       }
+      // Nested deeper than any answer of the service (the one depth rule, domain/json-depth.ts):
+      // never parsed, so nothing that reads or renders it can run out of stack.
+      const tooDeep = jsonDepthProblem(response.text);
+      if (tooDeep)
+        throw new NetworkError(`${this.base} answered ${response.status} with ${tooDeep}: an answer tpa cannot use`, {
+          status: response.status,
+          code: 'answer_too_deep',
+        });
       let body: unknown;
       try {
         body = response.text === '' ? undefined : JSON.parse(response.text);
@@ -89,6 +99,7 @@ export class HttpTransport implements Transport {
           throw new NetworkError(`${this.base} answered ${response.status} with a body that is not JSON`, { status: response.status, code: 'answer_not_json' });
         body = { error: 'invalid_response', message: `the server answered ${response.status} with a body that is not JSON` };
       }
+      answered({ base: this.base, method: request.method, path: request.path.split('?')[0]! });
       return { status: response.status, headers: response.headers, body };
     } catch (err) {
       if (err instanceof NetworkError) throw err; // an answer that came but cannot be used (above)

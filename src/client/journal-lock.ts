@@ -9,7 +9,7 @@
 // a journal is never written through one). Beside it, `<lock>.json` says who holds it (pid, host,
 // since) so that a second run can name the first; it is only ever read as information.
 import { hostname } from 'node:os';
-import { closeSync, constants, fchmodSync, fstatSync, mkdirSync, openSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { closeSync, constants, fchmodSync, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ConflictError, UsageError } from '../errors.js';
 import { replaceWhole } from './write-whole.js';
@@ -108,16 +108,36 @@ export function lockPath(journalPath: string): string {
 export function openJournalFile(path: string): number {
   let fd: number;
   try {
-    fd = openSync(path, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, 0o600);
+    // Non-blocking: a FIFO or a device at the name is refused below, never waited on.
+    fd = openSync(path, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK, 0o600);
   } catch (err) {
     throw journalOpenProblem(path, err as NodeJS.ErrnoException);
   }
   if (!fstatSync(fd).isFile()) {
     closeSync(fd);
-    throw new UsageError(`cannot open the journal ${path}: it is not a regular file`);
+    throw notRegular(path);
   }
   return fd;
 }
+
+/**
+ * Opens a journal only to read it (tpa jobs, a run's profile, sealing): a FIFO or a device at its
+ * name is refused without waiting on it or reading it.
+ */
+export function openJournalToRead(path: string): number {
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  if (!fstatSync(fd).isFile()) {
+    closeSync(fd);
+    // As an error of the file system (ENOENT, EACCES): tpa jobs lists it as one it cannot read.
+    throw Object.assign(new Error(`cannot open the journal ${path}: it is not a regular file`), { code: 'ENOTREG' });
+  }
+  return fd;
+}
+
+const notRegular = (path: string) =>
+  new UsageError(`cannot open the journal ${path}: it is not a regular file (a device, a pipe or a folder); nothing was sent`, {
+    hint: 'name a file with --journal',
+  });
 
 /** Why a journal could not be opened, in words of its name. */
 export function journalOpenProblem(path: string, err: NodeJS.ErrnoException): UsageError {
@@ -172,15 +192,26 @@ export async function holdExclusively(file: string, what: string): Promise<LockD
     // Made 0600 before SQLite opens it (SQLite would make it by the umask): every file in the data
     // folder is private. Never through a symbolic link: one planted at a lock's name would have tpa
     // change the mode of, and open as its lock, whatever file it points at.
-    const fd = openSync(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, 0o600);
+    // Nor through a hard link (another name of a file, maybe not this user's): every check is made
+    // before anything changes, so a file refused keeps its mode. Non-blocking: a FIFO is refused, never waited on.
+    const fd = openSync(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK, 0o600);
     try {
-      if (!fstatSync(fd).isFile()) throw new Error('it is not a regular file');
-      fchmodSync(fd, 0o600);
+      const st = fstatSync(fd);
+      const problem = lockFileProblem(st);
+      if (problem) throw new LockRefused(problem);
+      if ((st.mode & 0o777) !== 0o600) fchmodSync(fd, 0o600);
+      db = new Database(file, { timeout: 0 });
+      // SQLite opened the lock by its name: still the file checked (nothing was put in its place meanwhile).
+      const now = lstatSync(file);
+      if (now.dev !== st.dev || now.ino !== st.ino) {
+        db.close();
+        throw new LockRefused('it was replaced while tpa opened it');
+      }
     } finally {
       closeSync(fd);
     }
-    db = new Database(file, { timeout: 0 });
   } catch (err) {
+    if (err instanceof LockRefused) throw new UsageError(`cannot open ${what} (${file}): ${err.message}; it is not a lock tpa made (remove it)`);
     const why = (err as NodeJS.ErrnoException).code === 'ELOOP' ? "it is a symbolic link, which tpa's locks never are (remove it)" : (err as Error).message;
     throw new UsageError(`cannot open ${what} (${file}): ${why}`);
   }
@@ -194,6 +225,21 @@ export async function holdExclusively(file: string, what: string): Promise<LockD
     // Something else stands at the lock's name (a file tpa did not make): said, not a crash.
     throw new UsageError(`cannot use ${what} (${file}): ${(err as Error).message}; it is not a lock tpa made (remove it)`);
   }
+}
+
+class LockRefused extends Error {}
+
+/**
+ * What makes the file at a lock's name one tpa will not use as its lock: anything but a regular file
+ * of this user with one name. A hard link planted there is the name of another file (one whose mode
+ * tpa would narrow, whose lock tpa would take), and a file of another user is not one tpa made.
+ */
+export function lockFileProblem(st: { isFile(): boolean; nlink: number; uid: number }): string | undefined {
+  if (!st.isFile()) return 'it is not a regular file';
+  if (st.nlink !== 1) return `it has ${st.nlink} names (a hard link to another file)`;
+  const uid = process.getuid?.();
+  if (uid !== undefined && st.uid !== uid) return `it belongs to another user (uid ${st.uid})`;
+  return undefined;
 }
 
 /** Lets a lock of holdExclusively go. */

@@ -3,11 +3,11 @@
 // after it, what came back. Every append reaches the disk (fsync) before the request it announces
 // goes out, so a job killed at any instant (kill -9, a power cut) is resumed from its journal
 // without sending anything twice or losing anything.
-import { closeSync, fdatasyncSync, mkdirSync, openSync, readSync, fstatSync, ftruncateSync, writeSync } from 'node:fs';
+import { closeSync, fdatasyncSync, mkdirSync, readSync, fstatSync, ftruncateSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ConflictError, TpaError, UsageError } from '../errors.js';
 import type { TpaClient } from './client.js';
-import { type JournalLock, type LockHolder, openJournalFile } from './journal-lock.js';
+import { type JournalLock, type LockHolder, openJournalFile, openJournalToRead } from './journal-lock.js';
 import { type JournalSeal, journalSealing, type JournalSealing } from './journal-seal.js';
 import { replaceWhole } from './write-whole.js';
 import { stopsTheJob } from './retry.js';
@@ -116,7 +116,7 @@ export class Journal {
  * that is not a record stops the read, and its number is returned.
  */
 export function readJournal(path: string, onRecord: (record: JournalRecord) => void): { damagedAt?: number } {
-  const fd = openSync(path, 'r');
+  const fd = openJournalToRead(path);
   try {
     const { damaged } = readRecords(fd, fstatSync(fd).size, onRecord, journalSealing());
     return damaged ? { damagedAt: damaged.line } : {};
@@ -134,7 +134,7 @@ export function readJournal(path: string, onRecord: (record: JournalRecord) => v
  * finds the file replaced and stops (Journal.open).
  */
 export function sealingOf(path: string, seal: JournalSeal): (() => void) | undefined {
-  const fd = openSync(path, 'r');
+  const fd = openJournalToRead(path);
   const records: JournalRecord[] = [];
   let plain = false;
   try {

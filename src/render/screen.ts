@@ -49,6 +49,16 @@ export function screen(text: string, tabs = true): string {
 }
 
 /**
+ * Outside text that is one value on one line (a file name, a claim's source, a path): as `screen`,
+ * and its line breaks too become `\u000a` escapes, so that a name cannot begin a line of its own
+ * (a forged "26 claims: 26 valid" under the real diagnostics). Only text that is a multi-line value
+ * under a label keeps its newlines (`screen`).
+ */
+export function oneLine(text: string): string {
+  return screen(text, false).replace(/\n/g, escaped);
+}
+
+/**
  * A CSV cell a spreadsheet never runs (OWASP "CSV injection"): a leading =, +, -, @, tab or CR gets
  * a quote first; a number stays a number. A text that already starts with quotes before such a
  * character gets one more, so that `csvCellValue` gives back exactly what was written.

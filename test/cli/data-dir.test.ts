@@ -164,6 +164,32 @@ describe('a database encrypted at rest (AES-256)', () => {
     expect(again.stderr).toMatch(/is encrypted already; nothing was changed/);
   });
 
+  it('local encrypt while another process holds a write on the database is refused (exit 4, busy) naming what to do: the file unchanged', async () => {
+    expect((await runTpa(['local', 'init'], { home: home.dir })).code).toBe(0);
+    // Another process's write transaction, as a slow claim submit --wait holds one (this test's own
+    // connection: the tpa below is a process of its own).
+    const holder = new Database(file());
+    holder.exec('BEGIN IMMEDIATE');
+    let before: string;
+    try {
+      before = digest(file());
+      const r = await tpa(['local', 'encrypt'], { home: home.dir, env: { TPA_DB_KEY: newKey() } });
+      expect(r.code, r.stderr).toBe(4);
+      expect(r.stderr).toContain(`the local database ${file()} is busy: another tpa process is writing to it; nothing was changed`);
+      expect(r.stderr).toMatch(/then run tpa local encrypt again/);
+      expect(r.stderr).not.toMatch(/internal error|this is a bug/);
+      noStack(r.stderr);
+      expect(digest(file())).toBe(before);
+    } finally {
+      holder.exec('ROLLBACK');
+      holder.close();
+    }
+    // Once it is let go, the same command encrypts it.
+    const done = await runTpa(['local', 'encrypt', '-o', 'json'], { home: home.dir, env: { TPA_DB_KEY: newKey() } });
+    expect(done.code, done.stderr).toBe(0);
+    expect(readFileSync(file()).includes(memberName)).toBe(false);
+  }, 60_000);
+
   it('local init --encrypt on a plain database is refused (exit 4) and points to local encrypt; TPA_KEYRING=off without TPA_DB_KEY makes no key', async () => {
     expect((await runTpa(['local', 'init'], { home: home.dir })).code).toBe(0);
     const r = await runTpa(['local', 'init', '--encrypt'], { home: home.dir, env: { TPA_DB_KEY: newKey() } });

@@ -2,8 +2,8 @@
 // journal has one writer (a second run refuses at once naming the first), a batch resumed past the
 // 24-hour Idempotency-Key window never makes a second encounter for a claim it sent, and a payment
 // run resumed after a transfer FAILED reports that encounter owed again, never approved.
-import { spawn } from 'node:child_process';
-import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { chmodSync, chownSync, existsSync, linkSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -190,6 +190,75 @@ describe('one journal, one writer', () => {
     expect(other.stderr).not.toMatch(/internal error/);
     expect(await ledger()).toHaveLength(0);
   });
+
+  it("a hard link planted at a journal's lock name, or a file of another user there, is refused (exit 2): the file's mode and content left as they were, nothing sent", async () => {
+    writeFileSync(join(home, 'a.json'), JSON.stringify(claim(0)));
+    const journal = join(home, 'j.ndjson');
+    writeFileSync(journal, '');
+    const lock = lockPath(journal);
+    mkdirSync(join(home, 'v'));
+    for (const content of ['data\n', '']) {
+      rmSync(lock, { force: true });
+      const victim = join(home, 'v', 'app.conf');
+      rmSync(victim, { force: true });
+      writeFileSync(victim, content, { mode: 0o644 });
+      chmodSync(victim, 0o644);
+      linkSync(victim, lock);
+      const r = await runTpa(['claim', 'submit', 'a.json', '--journal', journal], { home, env });
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toContain('it has 2 names (a hard link to another file); it is not a lock tpa made');
+      expect(statSync(victim).mode & 0o777).toBe(0o644);
+      expect(readFileSync(victim, 'utf8')).toBe(content);
+    }
+    rmSync(lock);
+    // An empty file of another user (only root can make one here), readable by all: not taken, not narrowed.
+    if (process.getuid?.() === 0) {
+      writeFileSync(lock, '', { mode: 0o644 });
+      chmodSync(lock, 0o644);
+      chownSync(lock, 65534, 65534);
+      const r = await runTpa(['claim', 'submit', 'a.json', '--journal', journal], { home, env });
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toContain('it belongs to another user (uid 65534)');
+      expect(statSync(lock).mode & 0o777).toBe(0o644);
+      rmSync(lock);
+    }
+    expect(await ledger()).toHaveLength(0);
+    // The lock tpa makes itself is taken as before.
+    expect((await runTpa(['claim', 'submit', 'a.json', '--journal', journal], { home, env })).code).toBe(0);
+    expect(statSync(lock).mode & 0o777).toBe(0o600);
+  });
+
+  it('a journal that is not a regular file (a FIFO, /dev/zero) is refused at once (exit 2) naming it: nothing waited on, nothing sent', async () => {
+    writeFileSync(join(home, 'c.ndjson'), lines([claim(0), claim(1)]));
+    expect((await runTpa(['claim', 'submit', 'c.ndjson', '-o', 'ndjson'], { home, env })).code).toBe(0);
+    const review = (await runTpa(['fund', 'run', '--dry-run', '-o', 'json'], { home, env })).json<{ total: string; count: number }>();
+    expect(review.count).toBeGreaterThan(0);
+    const fifo = join(home, 'run.fifo');
+    execFileSync('mkfifo', [fifo]);
+    // A FIFO no one writes: opening it to read or write would wait for ever, so each run is a real
+    // process (killed, should it hang: then its exit code is not 2).
+    const runs = [
+      ['fund', 'run', '--auth-code-prefix', 'AUTH-FIFO', '--expect-total', String(review.total), '--yes', '--journal', fifo],
+      ['fund', 'run', '--yes', '--journal', fifo],
+      ['claim', 'submit', 'c.ndjson', '--journal', fifo],
+    ];
+    for (const args of runs) {
+      const r = await tpa(args, { home, env, timeoutMs: 20_000 });
+      expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(2);
+      expect(r.stderr).toContain(`cannot open the journal ${fifo}: it is not a regular file`);
+      expect(r.stderr).not.toMatch(/internal error|\n\s+at /);
+    }
+    for (const args of [
+      ['fund', 'run', '--auth-code-prefix', 'AUTH-ZERO', '--expect-total', String(review.total), '--yes', '--journal', '/dev/zero'],
+      ['fund', 'run', '--yes', '--journal', '/dev/zero'],
+    ]) {
+      const r = await runTpa(args, { home, env });
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toContain('cannot open the journal /dev/zero: it is not a regular file');
+    }
+    expect(ndjson((await runTpa(['ledger', 'list', '--all', '--status', 'FUNDED', '-o', 'ndjson'], { home, env })).stdout)).toHaveLength(0);
+    expect(await ledger()).toHaveLength(2);
+  }, 90_000);
 
   it('a killed batch leaves no lock behind: the next run takes the journal at once', async () => {
     writeFileSync(join(home, 'k.ndjson'), lines(Array.from({ length: 40 }, (_, i) => claim(i))));

@@ -1,7 +1,7 @@
 // Text from outside is data: notes, authorization codes and claim fields reach a spreadsheet and a
 // terminal shown, never obeyed, and reach scripts (-o json) exactly as they were typed.
 import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -106,6 +106,37 @@ describe('text from outside', () => {
       expect(r.stderr).toContain('Patient/\\u001b[5mX\\u001b]0;PWN\\u0007');
       expect(obeyed(r.stderr)).not.toMatch(OBEYED);
     }
+  });
+
+  it('a line feed in a file name is shown as an escape on stderr and in tables: the name cannot forge a line of its own', async () => {
+    const file = await claimFile(run, home.dir);
+    const folder = join(home.dir, 'hostile');
+    mkdirSync(folder);
+    copyFileSync(file, join(folder, 'a.json'));
+    const name = 'z.json\n26 claims: 26 valid, 0 invalid\nx.json';
+    writeFileSync(join(folder, name), '{"resourceType":"Claim"}');
+    const forged = /^26 claims: 26 valid, 0 invalid/m;
+    const shown = 'z.json\\u000a26 claims: 26 valid, 0 invalid\\u000ax.json';
+    for (const args of [
+      ['claim', 'validate', `${folder}/`],
+      ['claim', 'validate', join(folder, name)],
+      ['claim', 'submit', `${folder}/`],
+    ]) {
+      const r = await onTerminal(args);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr, args.join(' ')).toContain(shown);
+      expect(r.stderr, args.join(' ')).not.toMatch(forged);
+      expect(r.stdout, args.join(' ')).not.toMatch(forged);
+    }
+    // The batch's journal, shown as a table: the name on its one row.
+    const [job] = (await run(['jobs', '-o', 'json'])).json<{ id: string }[]>();
+    const show = await onTerminal(['jobs', 'show', job!.id]);
+    expect(show.code, show.stderr).toBe(0);
+    expect(show.stdout).toContain(shown);
+    expect(show.stdout).not.toMatch(/│ 26 claims: 26 valid/);
+    // -o json keeps the name exact.
+    const json = (await run(['claim', 'validate', `${folder}/`, '-o', 'json'])).json<{ source: string }[]>();
+    expect(json.map((c) => c.source)).toContain(join(folder, name));
   });
 
   it('claim submit -o csv puts a quote before a formula-like file name in its source column', async () => {

@@ -109,3 +109,77 @@ describe('an answer larger than any the service sends', () => {
     });
   }
 });
+
+describe('an answer the CLI cannot read (a hostile or broken server)', () => {
+  let fake: Server;
+  let fakeBase: string;
+  let answer = '';
+  const routes: string[] = [];
+  beforeAll(async () => {
+    fake = createServer((req, res) => {
+      routes.push(`${req.method} ${req.url}`);
+      res.writeHead(200, { 'content-type': 'application/json' }).end(answer);
+    });
+    await new Promise<void>((resolve) => fake.listen(0, '127.0.0.1', resolve));
+    fakeBase = `http://127.0.0.1:${(fake.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    fake.closeAllConnections();
+    await new Promise((resolve) => fake.close(resolve));
+  });
+
+  /** A home whose profile `d` (sandbox) names the fake server, with a key of the right form. */
+  async function profileHome() {
+    const home = tempDir();
+    const env = { TPA_API_KEY: await createKey(home.dir) };
+    for (const [k, v] of [
+      ['profiles.d.base_url', fakeBase],
+      ['profiles.d.env', 'sandbox'],
+    ] as const)
+      expect((await runTpa(['config', 'set', k, v], { home: home.dir })).code).toBe(0);
+    return { home, env };
+  }
+
+  it('nested 200,000 deep is refused before it is parsed: exit 8 naming the depth, nothing rendered (ledger, lookup, api)', async () => {
+    const depth = 200_000;
+    answer = `{"a":${'['.repeat(depth)}${']'.repeat(depth)}}`;
+    const { home, env } = await profileHome();
+    try {
+      for (const args of [
+        ['ledger', 'list', '-p', 'd'],
+        ['ledger', 'list', '-p', 'd', '-o', 'table'],
+        ['lookup', 'blind', '--npi', '1045782368', '--group', 'GRP-1001', '--cpt', '45378', '-p', 'd'],
+        ['api', 'GET', '/tpa-api/v1/ledger/', '-p', 'd'],
+      ]) {
+        routes.length = 0;
+        const r = await runTpa(args, { home: home.dir, env });
+        expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(8);
+        expect(r.stderr).toContain(`${fakeBase} answered 200 with JSON nested more than 64 levels deep`);
+        expect(r.stderr).not.toMatch(/internal error|call stack/);
+        expect(r.stdout).toBe('');
+        expect(routes.length).toBeGreaterThan(0);
+      }
+    } finally {
+      home.remove();
+    }
+  });
+
+  it('fields missing from a listing: exit 8 naming the route, not an internal error (ledger, activity, settlement report)', async () => {
+    answer = JSON.stringify({ count: 1, next: null, previous: null, results: [{ encounter_id: 'enc_1' }] });
+    const { home, env } = await profileHome();
+    try {
+      for (const args of [
+        ['ledger', 'list', '-p', 'd', '-o', 'table'],
+        ['activity', '-p', 'd'],
+        ['settlement', 'report', '--period', 'this-month', '-p', 'd'],
+      ]) {
+        const r = await runTpa(args, { home: home.dir, env });
+        expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(8);
+        expect(r.stderr).toMatch(new RegExp(`${fakeBase.replace(/\./g, '\\.')} answered GET /tpa-api/v1/\\S+ with something tpa cannot use \\(`));
+        expect(r.stderr).not.toMatch(/internal error|this is a bug in tpa/);
+      }
+    } finally {
+      home.remove();
+    }
+  });
+});

@@ -7,7 +7,7 @@ import { formatCentsGrouped } from '../../../domain/money.js';
 import { EXIT } from '../../../errors.js';
 import { count } from '../../../render/format.js';
 import { tableTools, type CommandOutput } from '../../../render/output.js';
-import { screen } from '../../../render/screen.js';
+import { oneLine, screen } from '../../../render/screen.js';
 import { rowWriter } from '../../../render/stream.js';
 import type { Context } from '../../context.js';
 import { terminalWidth } from '../../io.js';
@@ -61,7 +61,7 @@ export async function checkClaims(ctx: Context, items: AsyncIterable<ClaimText>,
           checked = { ...first, engine_check: engine };
           if (engine.checked && engine.disposition !== 'APPROVED') {
             notInFull++;
-            ctx.note(screen(`${item.source}: ${engine.says}`));
+            ctx.note(screen(`${oneLine(item.source)}: ${engine.says}`));
           }
         }
         if (!engine.checked) notChecked = engine.not_checked;

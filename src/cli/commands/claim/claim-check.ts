@@ -8,6 +8,7 @@ import { type PlacedError, type Position, placeErrors } from '../../../domain/js
 
 export type { PlacedError };
 import { ValidationFailed } from '../../../errors.js';
+import { oneLine } from '../../../render/screen.js';
 import { sameIdentityMessage } from '../../../domain/x12-identity.js';
 import type { Context } from '../../context.js';
 import type { ClaimText } from './submit-sources.js';
@@ -16,7 +17,9 @@ import type { ClaimText } from './submit-sources.js';
  * Where an error is, as an editor and a terminal take it: `file:line:column`, the Bundle entry after
  * it (`bundle.json:1:212 (entry[1])`); the source alone when its place is unknown.
  */
-export function placeOf(source: string, e: PlacedError): string {
+export function placeOf(name: string, e: PlacedError): string {
+  // A file name is outside text on one line: its line breaks shown as escapes (render/screen.ts).
+  const source = oneLine(name);
   // A claim from X12: its place in the file, then the segment (`file.837: ST 0001, CLM P1, SV1 #2`).
   if (e.segment !== undefined) return `${source}, ${e.segment}`;
   if (e.line === undefined) return source;
@@ -43,7 +46,7 @@ export function sameIdentitySaid(): (item: ClaimText) => ClaimText {
     if (!item.identity) return item;
     const firstOf = first.get(item.identity.claim);
     if (firstOf === undefined) {
-      first.set(item.identity.claim, item.source);
+      first.set(item.identity.claim, oneLine(item.source));
       return item;
     }
     return { ...item, errors: [...(item.errors ?? []), { field: '', message: sameIdentityMessage(item.identity.claim, firstOf) }] };
@@ -54,13 +57,13 @@ export function sameIdentitySaid(): (item: ClaimText) => ClaimText {
 export function validateOneClaim(item: ClaimText): ParsedClaim {
   // An empty file or bad JSON is the parser's to say.
   if (item.problem !== undefined && item.text.trim() === '' && !item.problem.startsWith('not valid JSON'))
-    throw new ValidationFailed(`${item.source}: ${item.problem}`);
+    throw new ValidationFailed(`${oneLine(item.source)}: ${item.problem}`);
   return validateClaim(item.text, item.source, item.locate, item.problem, item.value);
 }
 
 /** Local validation with the engine's own rules; exits 2 naming every bad field (and where), nothing sent. */
 export function validateClaim(text: string, source: string, locate?: (field: string) => Position | undefined, problem?: string, value?: unknown): ParsedClaim {
-  const where = source === '-' ? 'stdin' : source;
+  const where = source === '-' ? 'stdin' : oneLine(source);
   const refuse = (placed: PlacedError[]): never => {
     const lines = placed
       .map((e) => `  ${e.line !== undefined ? `${placeOf(where, e)}: ${e.field ? `${e.field}: ` : ''}` : `${e.field || '(file)'}: `}${e.message}`)

@@ -11,6 +11,7 @@ import { UsageError } from '../../../errors.js';
 import { count } from '../../../render/format.js';
 import { tableTools, type CommandOutput } from '../../../render/output.js';
 import { duration, type ProgressState } from '../../../render/progress-line.js';
+import { oneLine } from '../../../render/screen.js';
 import { rowWriter } from '../../../render/stream.js';
 import type { Context } from '../../context.js';
 import { keepHeapFlat } from '../../heap.js';
@@ -171,9 +172,9 @@ export async function submitBatch(
         if (writer) writer.write([ctx.format === 'csv' ? csvRow(o) : o]);
         if (o.status === 'INVALID' || o.status === 'FAILED' || o.status === 'UNKNOWN') {
           const errors = o.errors.map(errorText).join('; ');
-          ctx.note(`${o.source}: ${o.status === 'INVALID' ? 'invalid, not sent' : o.status === 'FAILED' ? 'failed' : 'UNKNOWN, not sent'}: ${errors}`);
+          ctx.note(`${oneLine(o.source)}: ${o.status === 'INVALID' ? 'invalid, not sent' : o.status === 'FAILED' ? 'failed' : 'UNKNOWN, not sent'}: ${errors}`);
         }
-        if (o.note) ctx.note(`${o.source}: ${o.note} (${o.external_claim_id})`);
+        if (o.note) ctx.note(`${oneLine(o.source)}: ${o.note} (${o.external_claim_id})`);
       },
       onProgress: live
         ? (p) => {

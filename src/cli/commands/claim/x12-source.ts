@@ -7,7 +7,7 @@
 import { closeSync, createReadStream, openSync, readSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { FieldError } from '../../../domain/errors.js';
-import { screen } from '../../../render/screen.js';
+import { oneLine, screen } from '../../../render/screen.js';
 import { readHead } from './x12-files.js';
 import { NOT_UTF8, notUtf8Offset, wholeUtf8Length } from '../../../domain/well-formed.js';
 import { type EnvelopeReport, EnvelopeScanner, ISA_LENGTH, isaProblem, type X12Event, X12ClaimReader, type X12Segment } from '../../../domain/x12-837.js';
@@ -122,7 +122,7 @@ export async function* x12Claims(path: string, note: (message: string) => void):
   const item = (e: X12Event): X12ClaimText | undefined => {
     if (e.kind !== 'claim') return undefined;
     const c = e.claim;
-    for (const n of c.notes) note(screen(`${path}: ${c.place}, ${n.segment}: ${n.message}`));
+    for (const n of c.notes) note(screen(`${oneLine(path)}: ${c.place}, ${n.segment}: ${n.message}`));
     return {
       source: `${path}: ${c.place}`,
       text: JSON.stringify(c.claim),

@@ -228,11 +228,11 @@ async function refuseOtherProfile(ctx: Context, path: string): Promise<void> {
   if (s.kind !== 'payment run' || s.profile === null) return;
   const baseUrl = ctx.profile().base_url ?? null;
   if (s.profile === ctx.profileName && (s.base_url ?? null) === baseUrl) return;
-  const { screen } = await import('../../../render/screen.js');
+  const { oneLine, screen } = await import('../../../render/screen.js');
   const where = s.base_url ? ` (${screen(s.base_url)})` : '';
   const same = s.profile === ctx.profileName ? `, with another base URL than the profile has now (${screen(baseUrl ?? 'none')})` : '';
   throw new UsageError(
-    `the payment run in ${screen(path)} was confirmed on the profile ${screen(s.profile)}${where}${same}, not on ${screen(ctx.profileName)}: its approvals went there, so it is continued there. Nothing was sent`,
+    `the payment run in ${oneLine(path)} was confirmed on the profile ${screen(s.profile)}${where}${same}, not on ${screen(ctx.profileName)}: its approvals went there, so it is continued there. Nothing was sent`,
     {
       code: 'payment_run_other_profile',
       hint: `continue it: ${suggestCommand({ profileName: s.profile, profileExplicit: true }, ['fund', 'run', '--journal', path])}`,

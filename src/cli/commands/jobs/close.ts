@@ -3,7 +3,7 @@
 // is never continued (docs/design.md "Payment runs"). A new run selects what is still unfunded.
 import { formatCentsGrouped } from '../../../domain/money.js';
 import { ConflictError, UsageError } from '../../../errors.js';
-import { screen } from '../../../render/screen.js';
+import { oneLine, screen } from '../../../render/screen.js';
 import { suggestCommand } from '../../options.js';
 import { argument, verb } from '../../verb.js';
 import { findJournal } from './journals.js';
@@ -33,11 +33,11 @@ export const close = verb({
     const { runSealKey } = await import('../../../auth/seal-key.js');
     const run = await runs.RunJournal.open(path, (await runSealKey(ctx.paths, ctx.io.env, ctx.note, false)).key, { toClose: true });
     if (run.unsealed)
-      ctx.note(`the plan in ${screen(path)} cannot be checked against its seal (${run.unsealed}): it is closed all the same, since closing sends nothing`);
+      ctx.note(`the plan in ${oneLine(path)} cannot be checked against its seal (${run.unsealed}): it is closed all the same, since closing sends nothing`);
     const { FundHistory } = await import('../../../client/fund-history.js');
     let history: import('../../../client/fund-history.js').FundHistory | undefined;
     try {
-      if (!run.plan) throw new UsageError(`${screen(path)} holds no confirmed plan: there is nothing to close`);
+      if (!run.plan) throw new UsageError(`${oneLine(path)} holds no confirmed plan: there is nothing to close`);
       history = FundHistory.open(ctx.paths.dataDir);
       const { notSent } = await runs.closeRun(await ctx.client(), run, ctx.profileName, { log: history, dataDir: ctx.paths.dataDir });
       const left = notSent.reduce((n, e) => n + e.amount_cents, 0);

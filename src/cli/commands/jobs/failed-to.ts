@@ -3,7 +3,7 @@
 import type { JobItem } from '../../../client/job-journals.js';
 import { writeNewWhole } from '../../../client/write-whole.js';
 import { UsageError } from '../../../errors.js';
-import { screen } from '../../../render/screen.js';
+import { oneLine, screen } from '../../../render/screen.js';
 import type { Context } from '../../context.js';
 
 export function writeFailedClaims(ctx: Context, items: readonly JobItem[], file: string, force: boolean): void {
@@ -45,8 +45,8 @@ export function writeFailedClaims(ctx: Context, items: readonly JobItem[], file:
   if (done === 'exists') throw new UsageError(`${file} exists: not replaced`, { hint: 'name another file, or add --force to replace it' });
   const named = /\.(ndjson|jsonl)$/i.test(file) ? '' : ` (name it *.ndjson for claim submit to read it a line at a time)`;
   ctx.note(
-    `wrote ${lines.length} claim(s) to ${screen(file)}: ${invalid} invalid, ${refused} refused${named}; fix them, then: tpa claim submit ${screen(file)}`,
+    `wrote ${lines.length} claim(s) to ${oneLine(file)}: ${invalid} invalid, ${refused} refused${named}; fix them, then: tpa claim submit ${oneLine(file)}`,
   );
   for (const source of missing)
-    ctx.note(screen(`${source}: its text is not in the journal (too large, not one line, or written by an older tpa): fix it in its own file`));
+    ctx.note(screen(`${oneLine(source)}: its text is not in the journal (too large, not one line, or written by an older tpa): fix it in its own file`));
 }

@@ -1,5 +1,5 @@
 // tpa jobs (list): every journal of a long job on this machine, newest first, with what it holds.
-import { screen } from '../../../render/screen.js';
+import { oneLine, screen } from '../../../render/screen.js';
 import { verb } from '../../verb.js';
 import type { JobSummary } from '../../../client/job-journals.js';
 import { formatCentsGrouped } from '../../../domain/money.js';
@@ -52,7 +52,7 @@ export const list = verb({
           ...(withUpdated ? [{ header: 'Updated (UTC)', whole: true, drop: 1 }] : []),
         ];
         const row = (names: Map<string, string> | undefined) => (s: JobSummary) => [
-          screen(names?.get(s.id) ?? s.id),
+          oneLine(names?.get(s.id) ?? s.id),
           ...(withKind ? [s.kind] : []),
           ...(withProfile ? [screen(s.profile ?? '-')] : []),
           s.state === 'running' ? t.c.bold(s.state) : s.state === 'incomplete' || s.state === 'damaged' ? t.c.yellow(s.state) : s.state,
@@ -81,7 +81,7 @@ export const list = verb({
         const troubled = withFailed ? [] : summaries.filter((s) => s.failed + s.invalid > 0);
         const note =
           troubled.length > 0
-            ? `\nWith failed or invalid claims: ${troubled.map((s) => `${screen(names?.get(s.id) ?? s.id)} (${count(s.failed)} failed, ${count(s.invalid)} invalid)`).join(', ')}`
+            ? `\nWith failed or invalid claims: ${troubled.map((s) => `${oneLine(names?.get(s.id) ?? s.id)} (${count(s.failed)} failed, ${count(s.invalid)} invalid)`).join(', ')}`
             : '';
         return `${tables}${note}\nDetails of one: tpa jobs show <job>`;
       },

@@ -2,7 +2,7 @@
 // with why; --failed-to writes the claims that were invalid or refused as NDJSON, to fix and send again.
 import { UsageError } from '../../../errors.js';
 import { centsToAmount, formatCentsGrouped } from '../../../domain/money.js';
-import { screen } from '../../../render/screen.js';
+import { oneLine, screen } from '../../../render/screen.js';
 import { argument, option, verb } from '../../verb.js';
 import type { JobSummary } from '../../../client/job-journals.js';
 import { count, findJournal, jobTime, stateText, summaryRecord } from './journals.js';
@@ -55,7 +55,7 @@ export const show = verb({
           ['Job', screen(s.id)],
           ['Kind', s.kind],
           ['State', stateText(s)],
-          ['Journal', screen(s.path)],
+          ['Journal', oneLine(s.path)],
           ['Profile', screen(`${s.profile ?? '(not recorded)'}${s.base_url ? ` (${s.base_url})` : ''}`)],
           ['Started (UTC)', s.started_at ? jobTime(s.started_at) : '(not recorded)'],
           ['Updated (UTC)', jobTime(s.updated_at)],
@@ -80,7 +80,7 @@ export const show = verb({
               : screen(i.errors.length > 0 ? i.errors.map((e) => (e.field ? `${e.field}: ${e.message}` : e.message)).join('; ') : (i.message ?? ''));
           text += `\n\n${t.table(
             [s.kind === 'payment run' ? 'Encounter' : 'Source', 'Status', 'Detail', 'Why'],
-            open.map((i) => [screen(i.source), i.status === 'PENDING' || i.status === 'DONE' ? i.status : t.c.red(i.status), i.detail, why(i)]),
+            open.map((i) => [oneLine(i.source), i.status === 'PENDING' || i.status === 'DONE' ? i.status : t.c.red(i.status), i.detail, why(i)]),
             { list: true },
           )}`;
         }

@@ -28,7 +28,7 @@ export const encrypt = verb({
     });
     try {
       // Opened first as it is: a database from a newer tpa, or not a database, is refused before any key is made.
-      await openOnce(ctx);
+      await openOnce(ctx).catch(busy(file));
       const made = await newDatabaseKeyFor(ctx);
       keptIn = made.keptIn;
       // Every journal read before anything changes: a damaged one is refused with the database still plain.
@@ -43,7 +43,11 @@ export const encrypt = verb({
           });
         }
       });
-      encryptDatabase(file, made.key);
+      try {
+        encryptDatabase(file, made.key);
+      } catch (err) {
+        busy(file)(err);
+      }
       await openOnce(ctx, { databaseKey: made.key, note: ctx.note });
       for (const write of writes)
         if (write) {
@@ -59,6 +63,23 @@ export const encrypt = verb({
     return { data: { database: file, encrypted: true, journals_sealed: sealed } };
   },
 });
+
+/**
+ * Another process writing to the database (a claim batch, a payment run) holds it past the busy
+ * timeout: exit 4, as with `local serve` running, the file unchanged
+ * (SQLite changes nothing it cannot lock). Anything else is thrown as it is.
+ */
+function busy(file: string) {
+  return (err: unknown): never => {
+    const code = (err as { code?: unknown }).code;
+    if (typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')))
+      throw new ConflictError(`the local database ${file} is busy: another tpa process is writing to it; nothing was changed`, {
+        code: 'database_busy',
+        hint: 'let that command end (a claim batch, a payment run, tpa local serve), then run tpa local encrypt again',
+      });
+    throw err;
+  };
+}
 
 /** The data directory's journals (those it lists as kept elsewhere, and the fund history, too), each locked; the locks taken are let go if one is in use. */
 async function lockedJournals(dataDir: string) {
