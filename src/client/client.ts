@@ -2,7 +2,8 @@
 // headers and statuses, not the terminal. Answers of status ≥ 400 become TpaErrors with the
 // exit code docs/design.md "Exit codes" assigns; 2xx (including 202) are returned with their status.
 import { randomUUID } from 'node:crypto';
-import { errorFromResponse } from '../errors.js';
+import { changesRates, releasesMoney } from '../domain/served-routes.js';
+import { errorFromResponse, UsageError } from '../errors.js';
 import type { Transport, TransportResponse } from './transport.js';
 import type {
   ApiKeyInfo,
@@ -49,6 +50,8 @@ export interface RequestOptions {
   body?: string;
   contentType?: string;
   idempotencyKey?: string;
+  /** The route this request is made for, when it is a fund release or a finalize (see `call`). */
+  route?: 'money' | 'rates';
 }
 
 export interface ClientOptions {
@@ -76,6 +79,17 @@ export class TpaClient {
   }
 
   private async call<T>(method: string, path: string, options: RequestOptions = {}): Promise<ApiResult<T>> {
+    // A typed request reaches a fund release or a finalize only from the method made for it, which its
+    // command confirmed: an id from outside (`..%2F..%2F…`) that a lenient service would read into
+    // one of those routes sends nothing (tpa api, which asks for any spelling, uses raw).
+    if (method !== 'GET' && method !== 'HEAD') {
+      const reached = releasesMoney(method, path) ? 'money' : changesRates(method, path) ? 'rates' : undefined;
+      if (reached && reached !== options.route)
+        throw new UsageError(
+          `${method} ${path} would reach ${reached === 'money' ? 'a fund release' : "a rate schedule's finalize"} on a service that reads paths leniently; nothing was sent`,
+          { hint: 'check the ids given: one holds a path of its own' },
+        );
+    }
     const response = await this.raw(method, path, options);
     if (response.status >= 400) throw errorFromResponse(response.status, response.body);
     return { status: response.status, headers: response.headers, body: response.body as T };
@@ -108,7 +122,7 @@ export class TpaClient {
 
   /** Approves a fund release. Never retried blindly (docs/design.md "Client behaviour"): the caller decides. */
   approveFunding(input: FundingApproval, idempotencyKey: string = randomUUID()): Promise<ApiResult<FundingApproved>> {
-    return this.call('POST', `${TPA_PREFIX}/funding/approve/`, { body: JSON.stringify(input), idempotencyKey });
+    return this.call('POST', `${TPA_PREFIX}/funding/approve/`, { body: JSON.stringify(input), idempotencyKey, route: 'money' });
   }
 
   /** 200 with the settlement record, or 202 PENDING before funding. */
@@ -192,7 +206,7 @@ export class TpaClient {
       message: string;
     }>
   > {
-    return this.call('POST', this.builder(instanceId, 'finalize'), { body: JSON.stringify(options) });
+    return this.call('POST', this.builder(instanceId, 'finalize'), { body: JSON.stringify(options), route: 'rates' });
   }
 
   health(): Promise<ApiResult<Health>> {

@@ -265,6 +265,23 @@ describe('over HTTP (tpa local serve)', () => {
     expect(await history()).toEqual(expect.not.arrayContaining([expect.objectContaining({ profile: 'edited' })]));
   });
 
+  it('an id from outside that a lenient service would read into a fund release or a finalize sends nothing, from any command but the one made for it', async () => {
+    const from = await logLength();
+    const climb = '../../../../tpa-api/v1/funding/approve/?';
+    for (const args of [
+      ['ratesheet', 'init', climb],
+      ['ratesheet', 'finalize', climb, '--yes'],
+      ['ratesheet', 'init', '../../../../api/v1/computable-contracts/builder/BLD-1001/finalize/?'],
+    ]) {
+      const r = await runTpa([...args, '-p', 'sandbox'], { home: home.dir, env });
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr, args.join(' ')).toMatch(
+        /would reach (a fund release|a rate schedule's finalize) on a service that reads paths leniently; nothing was sent/,
+      );
+    }
+    expect(await askedSince(from)).toEqual([]);
+  });
+
   it('the attack as a process: config set of a base URL ending in ? is refused, and a config.json edited to hold one sends nothing', async () => {
     const from = await logLength();
     const { id, body } = release();
