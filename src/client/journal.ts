@@ -6,6 +6,7 @@
 import { closeSync, fdatasyncSync, mkdirSync, openSync, readSync, fstatSync, ftruncateSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ConflictError, TpaError, UsageError } from '../errors.js';
+import { privateDataDirProblem } from '../engine/private-dir.js';
 import type { TpaClient } from './client.js';
 import { type JournalLock, type LockHolder, openJournalFile } from './journal-lock.js';
 import { type JournalSeal, journalSealing, type JournalSealing } from './journal-seal.js';
@@ -217,6 +218,10 @@ function readRecords(
 
 /** The folder of the data directory that holds the journals of long jobs (batches, single claims, payment runs) and the fund history. */
 export function journalsDir(dataDir: string): string {
+  // The data folder and its journals folder are the user's alone: another user's is refused
+  // (exit 2) before a journal there is read or written, as the database's is (private-dir.ts).
+  const problem = privateDataDirProblem(dataDir, (text) => process.stderr.write(`${text}\n`), false);
+  if (problem !== undefined) throw new UsageError(problem, { code: 'data_dir_not_private' });
   return join(dataDir, 'journals');
 }
 
