@@ -5,6 +5,7 @@
 // back, with the chain left whole, disagrees with it. Pure: the engine reads the rows and the chain.
 import { canonicalJson, sha256Hex } from './canonical.js';
 import type { StoredAudit } from './audit.js';
+import { jsonNumberToCents } from './money.js';
 
 export interface ExpectedPayout {
   seq: number;
@@ -30,7 +31,19 @@ export interface ExpectedSettlement {
   matchStatus: string | null;
   aeobAmountCents: number | null;
   reconciliationSeq: number;
+  /** The refund the chain recorded (SETTLEMENT_REFUNDED), or null: none. */
+  refund: ExpectedRefund | null;
   payouts: Map<number, ExpectedPayout>;
+}
+
+/** What a SETTLEMENT_REFUNDED record says came back: the row's refund_json must say the same. */
+export interface ExpectedRefund {
+  seq: number;
+  refundId: string;
+  /** What came back (the payouts' amounts less the fees kept): refund_json.amount. */
+  netCents: number;
+  grossCents: number;
+  feesKeptCents: number;
 }
 
 export interface ExpectedEncounter {
@@ -130,6 +143,7 @@ export function expectedMoney(records: Iterable<StoredAudit>, deepFromSeq: numbe
         matchStatus: null,
         aeobAmountCents: null,
         reconciliationSeq: r.seq,
+        refund: null,
         payouts: new Map(),
       });
       continue;
@@ -169,6 +183,13 @@ export function expectedMoney(records: Iterable<StoredAudit>, deepFromSeq: numbe
       s.matchStatus = str(d.match_status) || s.matchStatus;
       s.reconciliationStatus = str(d.reconciliation_status) || s.reconciliationStatus;
       s.reconciliationSeq = r.seq;
+      s.refund = {
+        seq: r.seq,
+        refundId: str(d.refund_id),
+        netCents: num(d.refunded_amount_cents),
+        grossCents: num(d.gross_cents),
+        feesKeptCents: num(d.fees_kept_cents),
+      };
       payoutsTo('RETURNED');
     } else if (r.type === 'RECONCILIATION') {
       s.matchStatus = str(d.match_status);
@@ -282,11 +303,43 @@ export interface SettlementFacts {
   reconciliation_status: string;
   match_status: string | null;
   aeob_amount_cents: number | null;
+  /** The refund's details as stored (JSON), or null: none. */
+  refund_json: string | null;
+}
+
+/**
+ * A stored refund against the chain's: one present where the chain recorded one and absent where it
+ * did not, and its id, amount, gross and fees kept those of the record (amounts compared in cents).
+ */
+function checkRefund(row: SettlementFacts, x: ExpectedSettlement): Disagreement[] {
+  const expected = x.refund;
+  if (row.refund_json === null) {
+    return expected === null ? [] : [{ table: 'settlements', row: row.id, column: 'refund_json', expected: 'a refund', found: null, seq: expected.seq }];
+  }
+  if (expected === null) return [{ table: 'settlements', row: row.id, column: 'refund_json', expected: null, found: 'a refund', seq: x.statusSeq }];
+  let stored: Record<string, unknown>;
+  try {
+    const parsed = JSON.parse(row.refund_json) as unknown;
+    stored = typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : {};
+  } catch {
+    return [{ table: 'settlements', row: row.id, column: 'refund_json', expected: 'a refund', found: 'unreadable JSON', seq: expected.seq }];
+  }
+  const cents = (v: unknown) => jsonNumberToCents(v) ?? null;
+  return differs('settlements', row.id, [
+    ['refund_json refund_id', expected.refundId, stored.refund_id ?? null, expected.seq],
+    ['refund_json amount (cents)', expected.netCents, cents(stored.amount), expected.seq],
+    ['refund_json gross_amount (cents)', expected.grossCents, cents(stored.gross_amount), expected.seq],
+    ['refund_json fees_not_returned (cents)', expected.feesKeptCents, cents(stored.fees_not_returned), expected.seq],
+  ]);
 }
 
 /** Every way a settlement row disagrees with the chain (none: an empty list). */
 export function checkSettlement(row: SettlementFacts, x: ExpectedSettlement | undefined): Disagreement[] {
   if (!x) return row.covered ? [{ table: 'settlements', row: row.id, column: 'id', expected: 'SETTLEMENT_INITIATED', found: row.id, seq: null }] : [];
+  return [...settlementColumns(row, x), ...checkRefund(row, x)];
+}
+
+function settlementColumns(row: SettlementFacts, x: ExpectedSettlement): Disagreement[] {
   return differs('settlements', row.id, [
     ['encounter_id', x.encounterId, row.encounter_id, x.seq],
     ['attempt', x.attempt, row.attempt, x.seq],

@@ -228,6 +228,33 @@ describe('the audit chain', () => {
     expect(whole.json()).toMatchObject({ whole: true, count: 13, tables_agree: true, checked: { encounters: 2, settlements: 1, payouts: 4 } });
   });
 
+  it('--deep checks refunds as the chain recorded them: a forged refund amount and a deleted refund are each reported (exit 4)', async () => {
+    buildChain();
+    const stl = new Database(databaseFile(home.dir), { readonly: true }).prepare('SELECT id FROM settlements').pluck().get() as string;
+    const refunded = [...home.at(WED, '0').auditList({})].find((r) => r.type === 'SETTLEMENT_REFUNDED')!;
+    const net = (JSON.parse(refunded.data_json) as Body).refunded_amount_cents as number;
+    expect(net).toBeGreaterThan(300);
+    const cases: [string, RegExp][] = [
+      [
+        `UPDATE settlements SET refund_json = json_set(refund_json, '$.amount', 3.0)`,
+        new RegExp(`settlements ${stl}: refund_json amount \\(cents\\) is 300, audit record ${refunded.seq} says ${net}`),
+      ],
+      ['UPDATE settlements SET refund_json = NULL', new RegExp(`settlements ${stl}: refund_json is null, audit record ${refunded.seq} says a refund`)],
+      [
+        `UPDATE settlements SET refund_json = json_set(refund_json, '$.gross_amount', 1.0)`,
+        new RegExp(`settlements ${stl}: refund_json gross_amount \\(cents\\) is 100, audit record ${refunded.seq} says`),
+      ],
+    ];
+    for (const [sql, named] of cases) {
+      const deep = await runTpa(['local', 'audit', 'verify', '--deep', '-o', 'json'], { home: tampered(sql), env: { TPA_CLOCK: WED } });
+      expect(deep.code, sql).toBe(4);
+      expect(deep.stderr, sql).toMatch(named);
+      expect(deep.json<Body>(), sql).toMatchObject({ whole: true, tables_agree: false, disagreement_count: 1 });
+    }
+    const whole = await runTpa(['local', 'audit', 'verify', '--deep', '-o', 'json'], { home: home.dir, env: { TPA_CLOCK: WED } });
+    expect(whole.code, whole.stderr).toBe(0);
+  });
+
   it('--deep names every disagreement, not only the first: two forged amounts are both reported, with their count (exit 4)', async () => {
     const ids = buildChain();
     // A first row that disagrees (an encounter's benefit ×100) used to hide every later one: here a payout ×100.

@@ -5,6 +5,16 @@ import { describe, expect, it } from 'vitest';
 import { auditHash, GENESIS_HASH, type StoredAudit } from '../../src/domain/audit.js';
 import { checkEncounter, checkPayout, checkSettlement, describeDisagreement, expectedMoney, type EncounterFacts } from '../../src/domain/audit-deep.js';
 
+/** A refund's details as the engine stores them (refund_json), for the SETTLEMENT_REFUNDED record of stl_2 below. */
+const REFUND = JSON.stringify({
+  refund_id: 're_1',
+  amount: 590,
+  gross_amount: 600,
+  fees_not_returned: 10,
+  reason: 'returned',
+  refunded_at: '2026-03-10T12:00:00Z',
+});
+
 function chain(records: [type: string, subject: string, data: Record<string, unknown>][]): StoredAudit[] {
   let prev = GENESIS_HASH;
   return records.map(([type, subject, data], i) => {
@@ -78,7 +88,19 @@ describe('the money tables as the chain says they must be', () => {
       'enc_1',
       { settlement_id: 'stl_2', match_status: 'VARIANCE', aeob_amount_cents: 58766, variance_cents: 1234, reconciliation_status: 'UNMATCHED' },
     ],
-    ['SETTLEMENT_REFUNDED', 'enc_1', { settlement_id: 'stl_2', match_status: 'VARIANCE', reconciliation_status: 'UNMATCHED' }],
+    [
+      'SETTLEMENT_REFUNDED',
+      'enc_1',
+      {
+        settlement_id: 'stl_2',
+        refund_id: 're_1',
+        refunded_amount_cents: 59000,
+        gross_cents: 60000,
+        fees_kept_cents: 1000,
+        match_status: 'VARIANCE',
+        reconciliation_status: 'UNMATCHED',
+      },
+    ],
   ]);
 
   it('a failed transfer keeps no fee; a refunded one returns its payouts; the encounter is owed again', () => {
@@ -126,10 +148,41 @@ describe('the money tables as the chain says they must be', () => {
         reconciliation_status: 'UNMATCHED',
         match_status: 'VARIANCE',
         aeob_amount_cents: 58766,
+        refund_json: REFUND,
       },
       x.settlements.get('stl_2'),
     );
     expect(s).toMatchObject([{ column: 'status', expected: 'REFUNDED', found: 'COMPLETED', seq: 14 }]);
+  });
+
+  it('a refund is checked as the chain recorded it: a forged amount, a deleted refund and one the chain never made are each named', () => {
+    const x = expectedMoney(records, 0);
+    const stl = (refund_json: string | null, id = 'stl_2') =>
+      checkSettlement(
+        {
+          id,
+          covered: 1,
+          encounter_id: 'enc_1',
+          attempt: id === 'stl_2' ? 2 : 1,
+          processor_transfer_id: id === 'stl_2' ? 'tr_2' : 'tr_1',
+          status: id === 'stl_2' ? 'REFUNDED' : 'FAILED',
+          total_amount_cents: 60000,
+          authorization_code: id === 'stl_2' ? 'AUTH-2' : 'AUTH-1',
+          reconciliation_status: id === 'stl_2' ? 'UNMATCHED' : 'PENDING',
+          match_status: id === 'stl_2' ? 'VARIANCE' : null,
+          aeob_amount_cents: id === 'stl_2' ? 58766 : null,
+          refund_json,
+        },
+        x.settlements.get(id),
+      );
+    expect(stl(REFUND)).toEqual([]);
+    const forged = stl(REFUND.replace('"amount":590', '"amount":3'));
+    expect(forged).toMatchObject([{ column: 'refund_json amount (cents)', expected: 59000, found: 300, seq: 14 }]);
+    expect(describeDisagreement(forged[0]!)).toBe('settlements stl_2: refund_json amount (cents) is 300, audit record 14 says 59000');
+    expect(stl(null)).toMatchObject([{ column: 'refund_json', expected: 'a refund', found: null, seq: 14 }]);
+    expect(stl(REFUND.replace('"fees_not_returned":10', '"fees_not_returned":0'))).toMatchObject([{ column: 'refund_json fees_not_returned (cents)' }]);
+    expect(stl('{not json')).toMatchObject([{ column: 'refund_json', found: 'unreadable JSON' }]);
+    expect(stl(REFUND, 'stl_1')).toMatchObject([{ column: 'refund_json', expected: null, found: 'a refund' }]);
   });
 
   it('rows made before the chain recorded them are let be; one made since without a record is named', () => {
