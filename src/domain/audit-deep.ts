@@ -63,6 +63,17 @@ export interface ExpectedEncounter {
   aeobAdjustmentCents: number;
   aeobMissing: boolean;
   aeobSeq: number;
+  /** The chain's records of it, with their amounts in cents: what its history entries' amounts are checked against. */
+  events: ExpectedEvent[];
+}
+
+/** A record of an encounter's money: when, its type and reference, and every amount it holds (`*_cents`). */
+export interface ExpectedEvent {
+  seq: number;
+  type: string;
+  at: string;
+  reference: unknown;
+  cents: Record<string, number>;
 }
 
 export interface ExpectedMoney {
@@ -107,10 +118,12 @@ export function expectedMoney(records: Iterable<StoredAudit>, deepFromSeq: numbe
         aeobAdjustmentCents: 0,
         aeobMissing: false,
         aeobSeq: r.seq,
+        events: [],
       });
       continue;
     }
     const e = encounters.get(r.subject);
+    if (e) e.events.push(eventOf(r, d));
     if (e && MONEY_STATUS[r.type]) {
       e.moneyStatuses = [MONEY_STATUS[r.type]!];
       // A reconciliation that did not match leaves the ledger FUNDED (docs/money-rules.md
@@ -201,12 +214,18 @@ export function expectedMoney(records: Iterable<StoredAudit>, deepFromSeq: numbe
   return { encounters, settlements };
 }
 
+function eventOf(r: StoredAudit, d: Record<string, unknown>): ExpectedEvent {
+  const cents: Record<string, number> = {};
+  for (const [k, v] of Object.entries(d)) if (k.endsWith('_cents') && typeof v === 'number') cents[k] = v;
+  return { seq: r.seq, type: r.type, at: r.at, reference: d.reference ?? null, cents };
+}
+
 /** How many disagreements `--deep` names; it counts them all. */
 export const DISAGREEMENTS_SHOWN = 10;
 
 /** A row that disagrees with the chain: where, what the chain says (and in which record), what the row holds. */
 export interface Disagreement {
-  table: 'encounters' | 'settlements' | 'payouts';
+  table: 'encounters' | 'settlements' | 'payouts' | 'history_entries';
   row: string;
   column: string;
   expected: unknown;
@@ -382,6 +401,56 @@ export function checkPayout(row: PayoutFacts, settlement: ExpectedSettlement | u
     ['fee_cents', x.feeCents, row.fee_cents, x.statusSeq > x.seq && x.feeCents === 0 ? x.statusSeq : x.seq],
     ['payout_status', x.payoutStatus, row.payout_status, x.statusSeq],
   ]);
+}
+
+export interface HistoryFacts {
+  encounter_id: string;
+  seq: number;
+  type: string;
+  timestamp: string;
+  reference: string | null;
+  financial_impact_json: string | null;
+}
+
+/**
+ * The amounts of a ledger history entry (what `ledger show` and `settlement show` list) against the
+ * chain: an entry of a money event (a fund release, a transfer settled, failed or refunded) holds
+ * the amounts its record holds (`transfer_amount` is the record's `transfer_amount_cents`), and a
+ * claim's adjudication entry the benefit its SUBMISSION recorded. An entry the chain has no record
+ * of (made before it, or a step it does not record) is let be.
+ */
+export function checkHistoryEntry(row: HistoryFacts, x: ExpectedEncounter | undefined): Disagreement[] {
+  if (!x || row.financial_impact_json === null) return [];
+  const key = `${row.encounter_id} #${row.seq}`;
+  let impact: Record<string, unknown>;
+  try {
+    const parsed = JSON.parse(row.financial_impact_json) as unknown;
+    impact = typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : {};
+  } catch {
+    return [{ table: 'history_entries', row: key, column: 'financial_impact_json', expected: 'amounts', found: 'unreadable JSON', seq: x.seq }];
+  }
+  if (row.type === 'ADJUDICATION') {
+    return 'benefit_amount' in impact
+      ? differs('history_entries', key, [['financial_impact benefit_amount (cents)', x.benefitCents, jsonNumberToCents(impact.benefit_amount) ?? null, x.seq]])
+      : [];
+  }
+  const event = x.events.find(
+    (e) =>
+      e.at === row.timestamp &&
+      e.reference === row.reference &&
+      (e.type === row.type || (e.type === 'RECONCILIATION' && row.type.startsWith('RECONCILIATION'))),
+  );
+  if (!event) return [];
+  return differs(
+    'history_entries',
+    key,
+    Object.entries(impact).map(([k, v]): [string, unknown, unknown, number] => [
+      `financial_impact ${k} (cents)`,
+      event.cents[`${k}_cents`] ?? null,
+      jsonNumberToCents(v) ?? null,
+      event.seq,
+    ]),
+  );
 }
 
 /** A row the chain made that the table no longer has. */

@@ -255,6 +255,30 @@ describe('the audit chain', () => {
     expect(whole.code, whole.stderr).toBe(0);
   });
 
+  it("--deep checks the amounts the ledger's history shows: a forged release, refund or benefit amount in an entry is reported (exit 4)", async () => {
+    const ids = buildChain();
+    const cases: [string, RegExp][] = [
+      [
+        `UPDATE history_entries SET financial_impact_json = json_set(financial_impact_json, '$.transfer_amount', 1.0) WHERE type = 'FUNDING_APPROVED'`,
+        new RegExp(`history_entries ${ids[0]} #\\d+: financial_impact transfer_amount \\(cents\\) is 100, audit record \\d+ says \\d+`),
+      ],
+      [
+        `UPDATE history_entries SET financial_impact_json = json_set(financial_impact_json, '$.refunded_amount', 3.0) WHERE type = 'SETTLEMENT_REFUNDED'`,
+        new RegExp(`history_entries ${ids[0]} #\\d+: financial_impact refunded_amount \\(cents\\) is 300, audit record \\d+ says \\d+`),
+      ],
+      [
+        `UPDATE history_entries SET financial_impact_json = json_set(financial_impact_json, '$.benefit_amount', 9999999.0) WHERE type = 'ADJUDICATION' AND encounter_id = '${ids[1]}'`,
+        new RegExp(`history_entries ${ids[1]} #\\d+: financial_impact benefit_amount \\(cents\\) is 999999900, audit record 2 says \\d+`),
+      ],
+    ];
+    for (const [sql, named] of cases) {
+      const deep = await runTpa(['local', 'audit', 'verify', '--deep', '-o', 'json'], { home: tampered(sql), env: { TPA_CLOCK: WED } });
+      expect(deep.code, sql).toBe(4);
+      expect(deep.stderr, sql).toMatch(named);
+      expect(deep.json<Body>(), sql).toMatchObject({ whole: true, tables_agree: false, disagreement_count: 1 });
+    }
+  });
+
   it('--deep names every disagreement, not only the first: two forged amounts are both reported, with their count (exit 4)', async () => {
     const ids = buildChain();
     // A first row that disagrees (an encounter's benefit ×100) used to hide every later one: here a payout ×100.

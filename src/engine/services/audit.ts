@@ -1,10 +1,19 @@
 // The engine's audit log (migration 12, domain/audit.ts): appended in the transaction of each
 // money-moving or irreversible action, walked by `tpa local audit verify` and `list`.
 import { auditHash, GENESIS_HASH, verifyChain, type AuditActor, type AuditHead, type ChainVerdict, type StoredAudit } from '../../domain/audit.js';
-import { checkEncounter, checkPayout, checkSettlement, DISAGREEMENTS_SHOWN, expectedMoney, missingRow, type Disagreement } from '../../domain/audit-deep.js';
+import {
+  checkEncounter,
+  checkHistoryEntry,
+  checkPayout,
+  checkSettlement,
+  DISAGREEMENTS_SHOWN,
+  expectedMoney,
+  missingRow,
+  type Disagreement,
+} from '../../domain/audit-deep.js';
 import { auditDeepFrom, auditRecordsWhere, insertAuditRecord, lastAuditRecord, type AuditFilter } from '../store/audit.js';
 import type { Db } from '../store/db.js';
-import { encounterAuditFacts } from '../store/encounters.js';
+import { encounterAuditFacts, historyAuditFacts } from '../store/encounters.js';
 import { payoutAuditFacts, settlementAuditFacts } from '../store/settlements.js';
 
 export type { AuditFilter } from '../store/audit.js';
@@ -113,6 +122,9 @@ export function verifyAuditDeep(db: Db, expectHead?: string): DeepVerdict {
     [...expected.settlements].flatMap(([id, s]) => [...s.payouts].map(([sequence, p]): [string, number] => [`${id} #${sequence}`, p.seq])),
     note,
   );
+  // The amounts the ledger's history shows, against the records that hold them (no count of its own:
+  // an entry the chain has no record of is let be).
+  for (const row of historyAuditFacts(db)) note(checkHistoryEntry(row, expected.encounters.get(row.encounter_id)));
   return { ...chain, checked: { encounters, settlements, payouts }, disagreementCount: found.count, disagreements: found.shown };
 }
 
