@@ -218,11 +218,18 @@ function readRecords(
 
 /** The folder of the data directory that holds the journals of long jobs (batches, single claims, payment runs) and the fund history. */
 export function journalsDir(dataDir: string): string {
-  // The data folder and its journals folder are the user's alone: another user's is refused
-  // (exit 2) before a journal there is read or written, as the database's is (private-dir.ts).
-  const problem = privateDataDirProblem(dataDir, (text) => process.stderr.write(`${text}\n`), false);
-  if (problem !== undefined) throw new UsageError(problem, { code: 'data_dir_not_private' });
+  ownDataDir(dataDir, false);
   return join(dataDir, 'journals');
+}
+
+/**
+ * The data folder and its journals folder are the user's alone: another user's, or one that cannot
+ * be narrowed, is refused (exit 2) before anything there is read or written, as the database's is
+ * (private-dir.ts). `create`: make the data folder (0700) when it is not there.
+ */
+export function ownDataDir(dataDir: string, create: boolean): void {
+  const problem = privateDataDirProblem(dataDir, (text) => process.stderr.write(`${text}\n`), create);
+  if (problem !== undefined) throw new UsageError(problem, { code: 'data_dir_not_private' });
 }
 
 /** The identity of a database (docs/api.md "GET /v1/health": `database`, tpa's). */

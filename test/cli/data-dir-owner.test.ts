@@ -69,6 +69,16 @@ describe.skipIf(!root)('a data directory another user owns (real uids)', () => {
     expect(readdirSync(data).sort()).toEqual(['local.sqlite']);
   });
 
+  it('local serve on a data folder another user owns is refused (exit 2) before its lock is written there', async () => {
+    chmodSync(home.dir, 0o755);
+    const data = othersFolder('theirs', OTHER);
+    othersFile(join(data, 'local.sqlite'), OTHER);
+    const r = await runTpa(['local', 'serve', '--port', '0'], { home: data });
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/the data folder .*theirs belongs to uid 65534/);
+    expect(readdirSync(data).sort()).toEqual(['local.sqlite']);
+  });
+
   it("a database file another user planted in one's own folder is refused (exit 2) before SQLite opens it", async () => {
     const data = join(home.dir, 'mine');
     mkdirSync(data, { mode: 0o700 });
