@@ -5,6 +5,7 @@
 // back, with the chain left whole, disagrees with it. Pure: the engine reads the rows and the chain.
 import { canonicalJson, sha256Hex } from './canonical.js';
 import type { StoredAudit } from './audit.js';
+import { shiftDate } from './adjudication.js';
 import { jsonNumberToCents } from './money.js';
 
 export interface ExpectedPayout {
@@ -79,6 +80,14 @@ export interface ExpectedEvent {
 export interface ExpectedMoney {
   encounters: Map<string, ExpectedEncounter>;
   settlements: Map<string, ExpectedSettlement>;
+  /** Each contract's rates since its first finalized schedule, replayed from SCHEDULE_FINALIZED records. */
+  rates: Map<string, ExpectedRates>;
+}
+
+/** A contract's rates from `from` on, as the schedules it finalized made them (key: cpt and effective_from). */
+export interface ExpectedRates {
+  from: string;
+  rows: Map<string, { cents: number; to: string | null; seq: number }>;
 }
 
 const num = (v: unknown): number => (typeof v === 'number' ? v : 0);
@@ -101,8 +110,13 @@ const MONEY_STATUS: Record<string, string> = {
 export function expectedMoney(records: Iterable<StoredAudit>, deepFromSeq: number): ExpectedMoney {
   const encounters = new Map<string, ExpectedEncounter>();
   const settlements = new Map<string, ExpectedSettlement>();
+  const rates = new Map<string, ExpectedRates>();
   for (const r of records) {
     const d = JSON.parse(r.data_json) as Record<string, unknown>;
+    if (r.type === 'SCHEDULE_FINALIZED') {
+      finalizedSchedule(rates, r, d);
+      continue;
+    }
     if (r.type === 'SUBMISSION') {
       encounters.set(r.subject, {
         seq: r.seq,
@@ -211,7 +225,62 @@ export function expectedMoney(records: Iterable<StoredAudit>, deepFromSeq: numbe
       s.reconciliationSeq = r.seq;
     }
   }
-  return { encounters, settlements };
+  return { encounters, settlements, rates };
+}
+
+/**
+ * A finalized schedule as the builder applies it to the contract's rates: those starting on its
+ * effective date or later go, those still in force then end the day before, and the first rate of
+ * each CPT code in schedule order is in force from that date.
+ */
+function finalizedSchedule(rates: Map<string, ExpectedRates>, r: StoredAudit, d: Record<string, unknown>): void {
+  const effective = str(d.effective_date);
+  if (effective === '' || !Array.isArray(d.rates)) return;
+  const contract = rates.get(r.subject) ?? { from: effective, rows: new Map() };
+  if (effective < contract.from) contract.from = effective;
+  const dayBefore = shiftDate(effective, -1);
+  for (const [key, row] of contract.rows) {
+    if (key.split('|')[1]! >= effective) contract.rows.delete(key);
+    else if (row.to === null || row.to >= effective) row.to = dayBefore;
+  }
+  const seen = new Set<string>();
+  for (const item of d.rates as Record<string, unknown>[]) {
+    const cpt = str(item.cpt);
+    if (seen.has(cpt)) continue;
+    seen.add(cpt);
+    contract.rows.set(`${cpt}|${effective}`, { cents: num(item.allowed_cents), to: null, seq: r.seq });
+  }
+  rates.set(r.subject, contract);
+}
+
+export interface RateFacts {
+  contract_id: string;
+  cpt_code: string;
+  effective_from: string;
+  effective_to: string | null;
+  negotiated_rate_cents: number;
+}
+
+/**
+ * A contract rate against the schedules the chain finalized: a rate of a contract that finalized
+ * one, in force from the first schedule's date or later, is one a schedule made, with its amount
+ * and its end. Rates before (the contract's own, from the seed) are let be.
+ */
+export function checkRate(row: RateFacts, x: ExpectedRates | undefined): Disagreement[] {
+  if (!x || row.effective_from < x.from) return [];
+  const key = `${row.contract_id} ${row.cpt_code} from ${row.effective_from}`;
+  const expected = x.rows.get(`${row.cpt_code}|${row.effective_from}`);
+  if (!expected) return [{ table: 'contract_rates', row: key, column: 'id', expected: 'SCHEDULE_FINALIZED', found: 'a rate', seq: null }];
+  return differs('contract_rates', key, [
+    ['negotiated_rate_cents', expected.cents, row.negotiated_rate_cents, expected.seq],
+    ['effective_to', expected.to, row.effective_to, expected.seq],
+  ]);
+}
+
+/** The key checkRate names a rate by, for one the chain made that the table no longer has. */
+export function rateKey(contractId: string, rowKey: string): string {
+  const [cpt, from] = rowKey.split('|');
+  return `${contractId} ${cpt} from ${from}`;
 }
 
 function eventOf(r: StoredAudit, d: Record<string, unknown>): ExpectedEvent {
@@ -225,7 +294,7 @@ export const DISAGREEMENTS_SHOWN = 10;
 
 /** A row that disagrees with the chain: where, what the chain says (and in which record), what the row holds. */
 export interface Disagreement {
-  table: 'encounters' | 'settlements' | 'payouts' | 'history_entries';
+  table: 'encounters' | 'settlements' | 'payouts' | 'history_entries' | 'contract_rates';
   row: string;
   column: string;
   expected: unknown;

@@ -279,6 +279,33 @@ describe('the audit chain', () => {
     }
   });
 
+  it('--deep checks the rates a finalized schedule made: a forged amount or end, a deleted rate and one no schedule made are each reported (exit 4)', async () => {
+    buildChain();
+    // The rate the finalized schedule made (the seed holds others, some later).
+    const latest = `contract_id = (SELECT subject FROM audit_log WHERE type = 'SCHEDULE_FINALIZED') AND effective_from = (SELECT MAX(effective_from) FROM contract_rates r WHERE r.contract_id = contract_rates.contract_id)`;
+    const cases: [string, RegExp][] = [
+      [
+        `UPDATE contract_rates SET negotiated_rate_cents = 1 WHERE ${latest}`,
+        /contract_rates \S+ \S+ from \S+: negotiated_rate_cents is 1, audit record \d+ says \d+/,
+      ],
+      [
+        `UPDATE contract_rates SET effective_to = '2026-03-31' WHERE ${latest}`,
+        /contract_rates \S+ \S+ from \S+: effective_to is 2026-03-31, audit record \d+ says null/,
+      ],
+      [`DELETE FROM contract_rates WHERE ${latest}`, /contract_rates \S+ \S+ from \S+: the row is missing; audit record \d+ made it/],
+      [
+        `INSERT INTO contract_rates SELECT contract_id, '99999', effective_from, effective_to, 1, requires_preauth FROM contract_rates WHERE ${latest} LIMIT 1`,
+        /contract_rates \S+ 99999 from \S+: the audit chain has no SCHEDULE_FINALIZED record of it/,
+      ],
+    ];
+    for (const [sql, named] of cases) {
+      const deep = await runTpa(['local', 'audit', 'verify', '--deep', '-o', 'json'], { home: tampered(sql), env: { TPA_CLOCK: WED } });
+      expect(deep.code, sql).toBe(4);
+      expect(deep.stderr, sql).toMatch(named);
+      expect(deep.json<Body>(), sql).toMatchObject({ whole: true, tables_agree: false });
+    }
+  });
+
   it('--deep names every disagreement, not only the first: two forged amounts are both reported, with their count (exit 4)', async () => {
     const ids = buildChain();
     // A first row that disagrees (an encounter's benefit ×100) used to hide every later one: here a payout ×100.

@@ -3,7 +3,15 @@
 // the encounter's status and AEOB; and the rows made before the chain recorded them are let be.
 import { describe, expect, it } from 'vitest';
 import { auditHash, GENESIS_HASH, type StoredAudit } from '../../src/domain/audit.js';
-import { checkEncounter, checkPayout, checkSettlement, describeDisagreement, expectedMoney, type EncounterFacts } from '../../src/domain/audit-deep.js';
+import {
+  checkEncounter,
+  checkPayout,
+  checkRate,
+  checkSettlement,
+  describeDisagreement,
+  expectedMoney,
+  type EncounterFacts,
+} from '../../src/domain/audit-deep.js';
 
 /** A refund's details as the engine stores them (refund_json), for the SETTLEMENT_REFUNDED record of stl_2 below. */
 const REFUND = JSON.stringify({
@@ -116,6 +124,39 @@ describe('the money tables as the chain says they must be', () => {
     expect(checkEncounter(row({ status: 'RECONCILED', aeob_adjustment_cents: -1234 }), x.encounters.get('enc_1'))).toMatchObject([
       { column: 'status', seq: 14 },
     ]);
+  });
+
+  it('two finalized schedules: the later ends every rate still in force the day before and rates its own codes from its date', () => {
+    const rates = (effective_date: string, list: [string, number][]) => ({
+      effective_date,
+      rates: list.map(([cpt, allowed_cents]) => ({ cpt, allowed_cents })),
+    });
+    const x = expectedMoney(
+      chain([
+        [
+          'SCHEDULE_FINALIZED',
+          'ctr_1',
+          rates('2026-03-05', [
+            ['A', 100],
+            ['B', 200],
+            ['A', 999],
+          ]),
+        ],
+        ['SCHEDULE_FINALIZED', 'ctr_1', rates('2026-04-01', [['A', 150]])],
+      ]),
+      0,
+    ).rates.get('ctr_1')!;
+    expect(x.from).toBe('2026-03-05');
+    expect(Object.fromEntries([...x.rows].map(([k, r]) => [k, [r.cents, r.to, r.seq]]))).toEqual({
+      'A|2026-03-05': [100, '2026-03-31', 1],
+      'B|2026-03-05': [200, '2026-03-31', 1],
+      'A|2026-04-01': [150, null, 2],
+    });
+    const rate = (cpt: string, effective_from: string, effective_to: string | null, negotiated_rate_cents: number) =>
+      checkRate({ contract_id: 'ctr_1', cpt_code: cpt, effective_from, effective_to, negotiated_rate_cents }, x);
+    expect(rate('A', '2026-04-01', null, 150)).toEqual([]);
+    expect(rate('B', '2026-03-05', null, 200)).toMatchObject([{ column: 'effective_to', expected: '2026-03-31', found: null, seq: 1 }]);
+    expect(rate('A', '2025-01-01', '2026-03-04', 1)).toEqual([]);
   });
 
   it('names the column, what the row holds and the record that says otherwise', () => {

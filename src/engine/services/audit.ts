@@ -4,15 +4,18 @@ import { auditHash, GENESIS_HASH, verifyChain, type AuditActor, type AuditHead, 
 import {
   checkEncounter,
   checkHistoryEntry,
+  checkRate,
   checkPayout,
   checkSettlement,
   DISAGREEMENTS_SHOWN,
   expectedMoney,
   missingRow,
+  rateKey,
   type Disagreement,
 } from '../../domain/audit-deep.js';
 import { auditDeepFrom, auditRecordsWhere, insertAuditRecord, lastAuditRecord, type AuditFilter } from '../store/audit.js';
 import type { Db } from '../store/db.js';
+import { rateAuditFacts } from '../store/contracts.js';
 import { encounterAuditFacts, historyAuditFacts } from '../store/encounters.js';
 import { payoutAuditFacts, settlementAuditFacts } from '../store/settlements.js';
 
@@ -125,6 +128,18 @@ export function verifyAuditDeep(db: Db, expectHead?: string): DeepVerdict {
   // The amounts the ledger's history shows, against the records that hold them (no count of its own:
   // an entry the chain has no record of is let be).
   for (const row of historyAuditFacts(db)) note(checkHistoryEntry(row, expected.encounters.get(row.encounter_id)));
+  // The rates finalized schedules made (no count of their own either).
+  compareRows(
+    'contract_rates',
+    rateAuditFacts(db),
+    (row) => {
+      const x = expected.rates.get(row.contract_id);
+      const key = `${row.contract_id} ${row.cpt_code} from ${row.effective_from}`;
+      return { key, known: x?.rows.has(`${row.cpt_code}|${row.effective_from}`) === true, disagreements: checkRate(row, x) };
+    },
+    [...expected.rates].flatMap(([contract, x]) => [...x.rows].map(([k, r]): [string, number] => [rateKey(contract, k), r.seq])),
+    note,
+  );
   return { ...chain, checked: { encounters, settlements, payouts }, disagreementCount: found.count, disagreements: found.shown };
 }
 
