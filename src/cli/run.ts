@@ -27,18 +27,25 @@ export async function runProgram(args: string[], given: IO, word: string | undef
 
 /**
  * An argument that is not well-formed Unicode (a lone surrogate) is refused before any command runs
- * (docs/api.md "Text"), naming its option: `--opt value`, `--opt=value`, or its place.
+ * (docs/api.md "Text"), naming its option: `--opt value`, `--opt=value`, or its place. So is one
+ * holding U+FFFD: Node decodes the bytes of an argument that are not UTF-8 to U+FFFD before tpa sees
+ * them, so that character is the only trace of bytes that would otherwise be stored and sent
+ * replaced (a U+FFFD typed on purpose is refused too: the two cannot be told apart).
  */
 function illFormedArgument(args: readonly string[]): void {
-  const i = args.findIndex((a) => !isWellFormedText(a));
+  const i = args.findIndex((a) => !isWellFormedText(a) || a.includes(REPLACEMENT));
   if (i === -1) return;
   const arg = args[i]!;
   const shown = `"${shownText(arg)}"`;
   const before = args[i - 1];
   const where =
     arg.startsWith('-') || before === undefined || !before.startsWith('-') || before === '--' ? `argument ${i + 1}, ${shown}` : `${before} ${shown}`;
-  throw new UsageError(`${where}: ${ILL_FORMED}; nothing was done`);
+  if (!isWellFormedText(arg)) throw new UsageError(`${where}: ${ILL_FORMED}; nothing was done`);
+  throw new UsageError(`${where}: holds U+FFFD, which is what bytes that are not UTF-8 become; nothing was sent`);
 }
+
+/** U+FFFD REPLACEMENT CHARACTER: what Node makes of argument bytes that are not UTF-8. */
+const REPLACEMENT = '\ufffd';
 
 function report(thrown: unknown, io: IO, state: RunState, args: string[]): number {
   // What the embedded engine refused, when a command called it directly, as the CLI's error of its kind.

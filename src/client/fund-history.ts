@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { authorizationCodesOf, authorizationPrefix, nextAuthorizationCode, resolveLostAnswer } from '../domain/funding.js';
 import { TpaError } from '../errors.js';
 import type { TpaClient } from './client.js';
-import { Journal, type JournalRecord } from './journal.js';
+import { Journal, type JournalRecord, journalsDir } from './journal.js';
 import type { LedgerDetail, SettlementRecord } from './types.js';
 
 /**
@@ -39,7 +39,7 @@ export interface ApprovalRecord {
 }
 
 export function historyPath(dataDir: string): string {
-  return join(dataDir, 'journals', 'fund-history.ndjson');
+  return join(journalsDir(dataDir), 'fund-history.ndjson');
 }
 
 export class FundHistory {

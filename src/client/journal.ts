@@ -6,6 +6,7 @@
 import { closeSync, fdatasyncSync, mkdirSync, readSync, fstatSync, ftruncateSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ConflictError, TpaError, UsageError } from '../errors.js';
+import { privateDataDirProblem } from '../engine/private-dir.js';
 import type { TpaClient } from './client.js';
 import { type JournalLock, type LockHolder, openJournalFile, openJournalToRead } from './journal-lock.js';
 import { type JournalSeal, journalSealing, type JournalSealing } from './journal-seal.js';
@@ -217,7 +218,18 @@ function readRecords(
 
 /** The folder of the data directory that holds the journals of long jobs (batches, single claims, payment runs) and the fund history. */
 export function journalsDir(dataDir: string): string {
+  ownDataDir(dataDir, false);
   return join(dataDir, 'journals');
+}
+
+/**
+ * The data folder and its journals folder are the user's alone: another user's, or one that cannot
+ * be narrowed, is refused (exit 2) before anything there is read or written, as the database's is
+ * (private-dir.ts). `create`: make the data folder (0700) when it is not there.
+ */
+export function ownDataDir(dataDir: string, create: boolean): void {
+  const problem = privateDataDirProblem(dataDir, (text) => process.stderr.write(`${text}\n`), create);
+  if (problem !== undefined) throw new UsageError(problem, { code: 'data_dir_not_private' });
 }
 
 /** The identity of a database (docs/api.md "GET /v1/health": `database`, tpa's). */

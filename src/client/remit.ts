@@ -2,7 +2,7 @@
 // record and the ledger detail of its encounter, read through the client so that the embedded engine
 // and a remote service serve alike; the CLM01 of claims that came in an 837, from the claim journals
 // of this machine; the interchange control number, one more each file.
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { formatCentsGrouped, jsonNumberToCents } from '../domain/money.js';
 import type { RemitLine, RemitTransaction } from '../domain/x12-835.js';
@@ -493,7 +493,8 @@ export async function nextControlNumber(dataDir: string): Promise<number> {
   const { holdExclusively, letGo } = await import('./journal-lock.js');
   const { replaceWhole } = await import('./write-whole.js');
   const path = join(dataDir, CONTROL_FILE);
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  // Another user's data folder is refused before the number is read or written there.
+  (await import('./journal.js')).ownDataDir(dataDir, true);
   const what = 'the lock of the X12 control number';
   const deadline = Date.now() + 10_000;
   let lock = await holdExclusively(`${path}.lock`, what);

@@ -7,9 +7,10 @@
 // who holds it (pid, port, since), to name the holder; it is only ever read as information.
 // `local reset` takes the same lock while it deletes, so that no server starts meanwhile.
 import { hostname } from 'node:os';
-import { mkdirSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConflictError } from '../errors.js';
+import { ownDataDir } from './journal.js';
 import { holdExclusively, letGo, type LockDb, readLockInfo, writeLockInfo } from './journal-lock.js';
 
 type Command = 'local serve' | 'local reset' | 'local encrypt';
@@ -37,7 +38,8 @@ export class DataDirLock {
    * wrong state) naming the server (pid, port) or the reset that holds it.
    */
   static async take(dataDir: string, command: Command): Promise<DataDirLock> {
-    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    // Another user's data folder is refused before a lock is written in it.
+    ownDataDir(dataDir, true);
     const file = join(dataDir, 'serve.lock');
     const infoPath = `${file}.json`;
     const db = await holdExclusively(file, `the lock of the data directory ${dataDir}`);

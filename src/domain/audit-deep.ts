@@ -5,6 +5,8 @@
 // back, with the chain left whole, disagrees with it. Pure: the engine reads the rows and the chain.
 import { canonicalJson, sha256Hex } from './canonical.js';
 import type { StoredAudit } from './audit.js';
+import { shiftDate } from './adjudication.js';
+import { jsonNumberToCents } from './money.js';
 
 export interface ExpectedPayout {
   seq: number;
@@ -30,7 +32,19 @@ export interface ExpectedSettlement {
   matchStatus: string | null;
   aeobAmountCents: number | null;
   reconciliationSeq: number;
+  /** The refund the chain recorded (SETTLEMENT_REFUNDED), or null: none. */
+  refund: ExpectedRefund | null;
   payouts: Map<number, ExpectedPayout>;
+}
+
+/** What a SETTLEMENT_REFUNDED record says came back: the row's refund_json must say the same. */
+export interface ExpectedRefund {
+  seq: number;
+  refundId: string;
+  /** What came back (the payouts' amounts less the fees kept): refund_json.amount. */
+  netCents: number;
+  grossCents: number;
+  feesKeptCents: number;
 }
 
 export interface ExpectedEncounter {
@@ -50,11 +64,30 @@ export interface ExpectedEncounter {
   aeobAdjustmentCents: number;
   aeobMissing: boolean;
   aeobSeq: number;
+  /** The chain's records of it, with their amounts in cents: what its history entries' amounts are checked against. */
+  events: ExpectedEvent[];
+}
+
+/** A record of an encounter's money: when, its type and reference, and every amount it holds (`*_cents`). */
+export interface ExpectedEvent {
+  seq: number;
+  type: string;
+  at: string;
+  reference: unknown;
+  cents: Record<string, number>;
 }
 
 export interface ExpectedMoney {
   encounters: Map<string, ExpectedEncounter>;
   settlements: Map<string, ExpectedSettlement>;
+  /** Each contract's rates since its first finalized schedule, replayed from SCHEDULE_FINALIZED records. */
+  rates: Map<string, ExpectedRates>;
+}
+
+/** A contract's rates from `from` on, as the schedules it finalized made them (key: cpt and effective_from). */
+export interface ExpectedRates {
+  from: string;
+  rows: Map<string, { cents: number; to: string | null; seq: number }>;
 }
 
 const num = (v: unknown): number => (typeof v === 'number' ? v : 0);
@@ -77,8 +110,13 @@ const MONEY_STATUS: Record<string, string> = {
 export function expectedMoney(records: Iterable<StoredAudit>, deepFromSeq: number): ExpectedMoney {
   const encounters = new Map<string, ExpectedEncounter>();
   const settlements = new Map<string, ExpectedSettlement>();
+  const rates = new Map<string, ExpectedRates>();
   for (const r of records) {
     const d = JSON.parse(r.data_json) as Record<string, unknown>;
+    if (r.type === 'SCHEDULE_FINALIZED') {
+      finalizedSchedule(rates, r, d);
+      continue;
+    }
     if (r.type === 'SUBMISSION') {
       encounters.set(r.subject, {
         seq: r.seq,
@@ -94,10 +132,12 @@ export function expectedMoney(records: Iterable<StoredAudit>, deepFromSeq: numbe
         aeobAdjustmentCents: 0,
         aeobMissing: false,
         aeobSeq: r.seq,
+        events: [],
       });
       continue;
     }
     const e = encounters.get(r.subject);
+    if (e) e.events.push(eventOf(r, d));
     if (e && MONEY_STATUS[r.type]) {
       e.moneyStatuses = [MONEY_STATUS[r.type]!];
       // A reconciliation that did not match leaves the ledger FUNDED (docs/money-rules.md
@@ -130,6 +170,7 @@ export function expectedMoney(records: Iterable<StoredAudit>, deepFromSeq: numbe
         matchStatus: null,
         aeobAmountCents: null,
         reconciliationSeq: r.seq,
+        refund: null,
         payouts: new Map(),
       });
       continue;
@@ -169,6 +210,13 @@ export function expectedMoney(records: Iterable<StoredAudit>, deepFromSeq: numbe
       s.matchStatus = str(d.match_status) || s.matchStatus;
       s.reconciliationStatus = str(d.reconciliation_status) || s.reconciliationStatus;
       s.reconciliationSeq = r.seq;
+      s.refund = {
+        seq: r.seq,
+        refundId: str(d.refund_id),
+        netCents: num(d.refunded_amount_cents),
+        grossCents: num(d.gross_cents),
+        feesKeptCents: num(d.fees_kept_cents),
+      };
       payoutsTo('RETURNED');
     } else if (r.type === 'RECONCILIATION') {
       s.matchStatus = str(d.match_status);
@@ -177,7 +225,68 @@ export function expectedMoney(records: Iterable<StoredAudit>, deepFromSeq: numbe
       s.reconciliationSeq = r.seq;
     }
   }
-  return { encounters, settlements };
+  return { encounters, settlements, rates };
+}
+
+/**
+ * A finalized schedule as the builder applies it to the contract's rates: those starting on its
+ * effective date or later go, those still in force then end the day before, and the first rate of
+ * each CPT code in schedule order is in force from that date.
+ */
+function finalizedSchedule(rates: Map<string, ExpectedRates>, r: StoredAudit, d: Record<string, unknown>): void {
+  const effective = str(d.effective_date);
+  if (effective === '' || !Array.isArray(d.rates)) return;
+  const contract = rates.get(r.subject) ?? { from: effective, rows: new Map() };
+  if (effective < contract.from) contract.from = effective;
+  const dayBefore = shiftDate(effective, -1);
+  for (const [key, row] of contract.rows) {
+    if (key.split('|')[1]! >= effective) contract.rows.delete(key);
+    else if (row.to === null || row.to >= effective) row.to = dayBefore;
+  }
+  const seen = new Set<string>();
+  for (const item of d.rates as Record<string, unknown>[]) {
+    const cpt = str(item.cpt);
+    if (seen.has(cpt)) continue;
+    seen.add(cpt);
+    contract.rows.set(`${cpt}|${effective}`, { cents: num(item.allowed_cents), to: null, seq: r.seq });
+  }
+  rates.set(r.subject, contract);
+}
+
+export interface RateFacts {
+  contract_id: string;
+  cpt_code: string;
+  effective_from: string;
+  effective_to: string | null;
+  negotiated_rate_cents: number;
+}
+
+/**
+ * A contract rate against the schedules the chain finalized: a rate of a contract that finalized
+ * one, in force from the first schedule's date or later, is one a schedule made, with its amount
+ * and its end. Rates before (the contract's own, from the seed) are let be.
+ */
+export function checkRate(row: RateFacts, x: ExpectedRates | undefined): Disagreement[] {
+  if (!x || row.effective_from < x.from) return [];
+  const key = `${row.contract_id} ${row.cpt_code} from ${row.effective_from}`;
+  const expected = x.rows.get(`${row.cpt_code}|${row.effective_from}`);
+  if (!expected) return [{ table: 'contract_rates', row: key, column: 'id', expected: 'SCHEDULE_FINALIZED', found: 'a rate', seq: null }];
+  return differs('contract_rates', key, [
+    ['negotiated_rate_cents', expected.cents, row.negotiated_rate_cents, expected.seq],
+    ['effective_to', expected.to, row.effective_to, expected.seq],
+  ]);
+}
+
+/** The key checkRate names a rate by, for one the chain made that the table no longer has. */
+export function rateKey(contractId: string, rowKey: string): string {
+  const [cpt, from] = rowKey.split('|');
+  return `${contractId} ${cpt} from ${from}`;
+}
+
+function eventOf(r: StoredAudit, d: Record<string, unknown>): ExpectedEvent {
+  const cents: Record<string, number> = {};
+  for (const [k, v] of Object.entries(d)) if (k.endsWith('_cents') && typeof v === 'number') cents[k] = v;
+  return { seq: r.seq, type: r.type, at: r.at, reference: d.reference ?? null, cents };
 }
 
 /** How many disagreements `--deep` names; it counts them all. */
@@ -185,7 +294,7 @@ export const DISAGREEMENTS_SHOWN = 10;
 
 /** A row that disagrees with the chain: where, what the chain says (and in which record), what the row holds. */
 export interface Disagreement {
-  table: 'encounters' | 'settlements' | 'payouts';
+  table: 'encounters' | 'settlements' | 'payouts' | 'history_entries' | 'contract_rates';
   row: string;
   column: string;
   expected: unknown;
@@ -282,11 +391,43 @@ export interface SettlementFacts {
   reconciliation_status: string;
   match_status: string | null;
   aeob_amount_cents: number | null;
+  /** The refund's details as stored (JSON), or null: none. */
+  refund_json: string | null;
+}
+
+/**
+ * A stored refund against the chain's: one present where the chain recorded one and absent where it
+ * did not, and its id, amount, gross and fees kept those of the record (amounts compared in cents).
+ */
+function checkRefund(row: SettlementFacts, x: ExpectedSettlement): Disagreement[] {
+  const expected = x.refund;
+  if (row.refund_json === null) {
+    return expected === null ? [] : [{ table: 'settlements', row: row.id, column: 'refund_json', expected: 'a refund', found: null, seq: expected.seq }];
+  }
+  if (expected === null) return [{ table: 'settlements', row: row.id, column: 'refund_json', expected: null, found: 'a refund', seq: x.statusSeq }];
+  let stored: Record<string, unknown>;
+  try {
+    const parsed = JSON.parse(row.refund_json) as unknown;
+    stored = typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : {};
+  } catch {
+    return [{ table: 'settlements', row: row.id, column: 'refund_json', expected: 'a refund', found: 'unreadable JSON', seq: expected.seq }];
+  }
+  const cents = (v: unknown) => jsonNumberToCents(v) ?? null;
+  return differs('settlements', row.id, [
+    ['refund_json refund_id', expected.refundId, stored.refund_id ?? null, expected.seq],
+    ['refund_json amount (cents)', expected.netCents, cents(stored.amount), expected.seq],
+    ['refund_json gross_amount (cents)', expected.grossCents, cents(stored.gross_amount), expected.seq],
+    ['refund_json fees_not_returned (cents)', expected.feesKeptCents, cents(stored.fees_not_returned), expected.seq],
+  ]);
 }
 
 /** Every way a settlement row disagrees with the chain (none: an empty list). */
 export function checkSettlement(row: SettlementFacts, x: ExpectedSettlement | undefined): Disagreement[] {
   if (!x) return row.covered ? [{ table: 'settlements', row: row.id, column: 'id', expected: 'SETTLEMENT_INITIATED', found: row.id, seq: null }] : [];
+  return [...settlementColumns(row, x), ...checkRefund(row, x)];
+}
+
+function settlementColumns(row: SettlementFacts, x: ExpectedSettlement): Disagreement[] {
   return differs('settlements', row.id, [
     ['encounter_id', x.encounterId, row.encounter_id, x.seq],
     ['attempt', x.attempt, row.attempt, x.seq],
@@ -329,6 +470,56 @@ export function checkPayout(row: PayoutFacts, settlement: ExpectedSettlement | u
     ['fee_cents', x.feeCents, row.fee_cents, x.statusSeq > x.seq && x.feeCents === 0 ? x.statusSeq : x.seq],
     ['payout_status', x.payoutStatus, row.payout_status, x.statusSeq],
   ]);
+}
+
+export interface HistoryFacts {
+  encounter_id: string;
+  seq: number;
+  type: string;
+  timestamp: string;
+  reference: string | null;
+  financial_impact_json: string | null;
+}
+
+/**
+ * The amounts of a ledger history entry (what `ledger show` and `settlement show` list) against the
+ * chain: an entry of a money event (a fund release, a transfer settled, failed or refunded) holds
+ * the amounts its record holds (`transfer_amount` is the record's `transfer_amount_cents`), and a
+ * claim's adjudication entry the benefit its SUBMISSION recorded. An entry the chain has no record
+ * of (made before it, or a step it does not record) is let be.
+ */
+export function checkHistoryEntry(row: HistoryFacts, x: ExpectedEncounter | undefined): Disagreement[] {
+  if (!x || row.financial_impact_json === null) return [];
+  const key = `${row.encounter_id} #${row.seq}`;
+  let impact: Record<string, unknown>;
+  try {
+    const parsed = JSON.parse(row.financial_impact_json) as unknown;
+    impact = typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : {};
+  } catch {
+    return [{ table: 'history_entries', row: key, column: 'financial_impact_json', expected: 'amounts', found: 'unreadable JSON', seq: x.seq }];
+  }
+  if (row.type === 'ADJUDICATION') {
+    return 'benefit_amount' in impact
+      ? differs('history_entries', key, [['financial_impact benefit_amount (cents)', x.benefitCents, jsonNumberToCents(impact.benefit_amount) ?? null, x.seq]])
+      : [];
+  }
+  const event = x.events.find(
+    (e) =>
+      e.at === row.timestamp &&
+      e.reference === row.reference &&
+      (e.type === row.type || (e.type === 'RECONCILIATION' && row.type.startsWith('RECONCILIATION'))),
+  );
+  if (!event) return [];
+  return differs(
+    'history_entries',
+    key,
+    Object.entries(impact).map(([k, v]): [string, unknown, unknown, number] => [
+      `financial_impact ${k} (cents)`,
+      event.cents[`${k}_cents`] ?? null,
+      jsonNumberToCents(v) ?? null,
+      event.seq,
+    ]),
+  );
 }
 
 /** A row the chain made that the table no longer has. */

@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { distinctClaim } from '../helpers/claims.js';
 import { runTpa } from '../helpers/cli.js';
 import { tempDir } from '../helpers/engine.js';
+import { interchange, professionalClaim, transaction } from '../helpers/x12.js';
 import { journalRecords, killRepeatedly } from '../helpers/kill.js';
 import { serve } from '../helpers/server.js';
 import { cents, ndjson } from '../helpers/values.js';
@@ -147,6 +148,51 @@ describe('tpa claim submit, a batch', () => {
     expect(by.get('a.json')!.status).toBe('ACKNOWLEDGED');
     expect(by.get('long.ndjson:2')!.status).toBe('ACKNOWLEDGED');
     expect(await ledger()).toHaveLength(2);
+  });
+
+  it('a dangling or looping symbolic link in a claims folder is skipped with a note; the batch goes on (submit, validate, convert)', async () => {
+    const folder = join(home, 'b');
+    mkdirSync(folder);
+    writeFileSync(join(folder, 'ok.json'), JSON.stringify(claim(0)));
+    writeFileSync(join(folder, 'ok2.json'), JSON.stringify(claim(1)));
+    symlinkSync('/nonexistent/claim.json', join(folder, 'dang.json'));
+    symlinkSync(join(folder, 'loop.json'), join(folder, 'loop.json'));
+    const dangling = /b\/dang\.json: a symbolic link that leads nowhere \(its target does not exist\), skipped/;
+    const looping = /b\/loop\.json: a symbolic link that leads nowhere \(a loop of links\), skipped/;
+    const validate = await runTpa(['claim', 'validate', 'b', '-o', 'ndjson'], { home, env });
+    expect(validate.code, validate.stderr).toBe(0);
+    expect(validate.stderr).toMatch(dangling);
+    expect(validate.stderr).toMatch(looping);
+    expect(ndjson(validate.stdout).map((o) => o.valid)).toEqual([true, true]);
+    const submit = await runTpa(['claim', 'submit', 'b', '-o', 'ndjson'], { home, env });
+    expect(submit.code, submit.stderr).toBe(0);
+    expect(submit.stderr).toMatch(dangling);
+    expect(submit.stderr).toMatch(looping);
+    expect(ndjson(submit.stdout).map((o) => [o.source, o.status])).toEqual([
+      ['b/ok.json', 'ACKNOWLEDGED'],
+      ['b/ok2.json', 'ACKNOWLEDGED'],
+    ]);
+    expect(await ledger()).toHaveLength(2);
+    // claim convert of an 837 folder skips them the same way.
+    const x12 = join(home, 'x');
+    mkdirSync(x12);
+    writeFileSync(
+      join(x12, 'ok.837'),
+      interchange([
+        transaction({
+          st02: '0001',
+          type: 'professional',
+          claims: [professionalClaim({ clm01: 'PATIENT123', lines: [{ cpt: '45378', charge: '1800', date: '20250110' }] })],
+        }),
+      ]),
+    );
+    symlinkSync('/nonexistent/claims.837', join(x12, 'dang.837'));
+    symlinkSync(join(x12, 'loop.837'), join(x12, 'loop.837'));
+    const convert = await runTpa(['claim', 'convert', 'x', '-o', 'ndjson'], { home, env });
+    expect(convert.code, convert.stderr).toBe(0);
+    expect(convert.stderr).toMatch(/x\/dang\.837: a symbolic link that leads nowhere \(its target does not exist\), skipped/);
+    expect(convert.stderr).toMatch(/x\/loop\.837: a symbolic link that leads nowhere \(a loop of links\), skipped/);
+    expect(ndjson(convert.stdout)).toHaveLength(1);
   });
 
   it("--wait adds each claim's disposition and adjudication; a timeout first exits 7 with the claims still processing", async () => {

@@ -49,6 +49,39 @@ describe('text that is not well-formed, on the command line', () => {
     expect(deep.code, deep.stderr).toBe(0);
   });
 
+  it('an argument whose bytes are not UTF-8 (U+FFFD once Node decodes it) exits 2 naming its option; nothing is sent or stored', async () => {
+    const e = await adjudicatedEncounter(run, home.dir);
+    const head = await auditHead();
+    // bash hands tpa the raw bytes ($'\\xff'); Node decodes them to U+FFFD before tpa runs.
+    const cases: [string, RegExp][] = [
+      [
+        `--auth-code $'AUTH-20261207-ACME-\\xed\\xa0\\x80'`,
+        /--auth-code "AUTH-20261207-ACME-\ufffd+": holds U\+FFFD, which is what bytes that are not UTF-8 become; nothing was sent/,
+      ],
+      [
+        `--auth-code AUTH-NOTE-0001 --notes $'member \\xff note'`,
+        /--notes "member \ufffd note": holds U\+FFFD, which is what bytes that are not UTF-8 become; nothing was sent/,
+      ],
+    ];
+    for (const [options, named] of cases) {
+      const r = spawnSync('bash', ['-c', `exec "$TPA_TEST_NODE" "$TPA_TEST_BIN" fund approve "$TPA_TEST_ID" --amount "$TPA_TEST_AMOUNT" ${options} --yes`], {
+        env: testEnv({
+          home: home.dir,
+          env: { ...CLOCK, TPA_TEST_NODE: process.execPath, TPA_TEST_BIN: TPA_BIN, TPA_TEST_ID: e.id, TPA_TEST_AMOUNT: e.amount },
+        }),
+        cwd: home.dir,
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+      expect(r.status, r.stderr).toBe(2);
+      expect(r.stderr).toMatch(named);
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+    }
+    expect(await auditHead()).toEqual(head);
+    expect((await run(['fund', 'history', '-o', 'json'])).json()).toEqual([]);
+    expect((await run(['ledger', 'show', e.id, '-o', 'json'])).json<Row>().encounter.status).toBe('ADJUDICATED');
+  });
+
   it('a claim file, an NDJSON line or stdin that is not UTF-8 is one INVALID claim naming its file and line; the batch goes on', async () => {
     writeFileSync(join(home.dir, 'a.json'), JSON.stringify(distinctClaim(0)));
     // A lone 0xFF, and the CESU-8 bytes of U+D800: neither is UTF-8.

@@ -228,6 +228,84 @@ describe('the audit chain', () => {
     expect(whole.json()).toMatchObject({ whole: true, count: 13, tables_agree: true, checked: { encounters: 2, settlements: 1, payouts: 4 } });
   });
 
+  it('--deep checks refunds as the chain recorded them: a forged refund amount and a deleted refund are each reported (exit 4)', async () => {
+    buildChain();
+    const stl = new Database(databaseFile(home.dir), { readonly: true }).prepare('SELECT id FROM settlements').pluck().get() as string;
+    const refunded = [...home.at(WED, '0').auditList({})].find((r) => r.type === 'SETTLEMENT_REFUNDED')!;
+    const net = (JSON.parse(refunded.data_json) as Body).refunded_amount_cents as number;
+    expect(net).toBeGreaterThan(300);
+    const cases: [string, RegExp][] = [
+      [
+        `UPDATE settlements SET refund_json = json_set(refund_json, '$.amount', 3.0)`,
+        new RegExp(`settlements ${stl}: refund_json amount \\(cents\\) is 300, audit record ${refunded.seq} says ${net}`),
+      ],
+      ['UPDATE settlements SET refund_json = NULL', new RegExp(`settlements ${stl}: refund_json is null, audit record ${refunded.seq} says a refund`)],
+      [
+        `UPDATE settlements SET refund_json = json_set(refund_json, '$.gross_amount', 1.0)`,
+        new RegExp(`settlements ${stl}: refund_json gross_amount \\(cents\\) is 100, audit record ${refunded.seq} says`),
+      ],
+    ];
+    for (const [sql, named] of cases) {
+      const deep = await runTpa(['local', 'audit', 'verify', '--deep', '-o', 'json'], { home: tampered(sql), env: { TPA_CLOCK: WED } });
+      expect(deep.code, sql).toBe(4);
+      expect(deep.stderr, sql).toMatch(named);
+      expect(deep.json<Body>(), sql).toMatchObject({ whole: true, tables_agree: false, disagreement_count: 1 });
+    }
+    const whole = await runTpa(['local', 'audit', 'verify', '--deep', '-o', 'json'], { home: home.dir, env: { TPA_CLOCK: WED } });
+    expect(whole.code, whole.stderr).toBe(0);
+  });
+
+  it("--deep checks the amounts the ledger's history shows: a forged release, refund or benefit amount in an entry is reported (exit 4)", async () => {
+    const ids = buildChain();
+    const cases: [string, RegExp][] = [
+      [
+        `UPDATE history_entries SET financial_impact_json = json_set(financial_impact_json, '$.transfer_amount', 1.0) WHERE type = 'FUNDING_APPROVED'`,
+        new RegExp(`history_entries ${ids[0]} #\\d+: financial_impact transfer_amount \\(cents\\) is 100, audit record \\d+ says \\d+`),
+      ],
+      [
+        `UPDATE history_entries SET financial_impact_json = json_set(financial_impact_json, '$.refunded_amount', 3.0) WHERE type = 'SETTLEMENT_REFUNDED'`,
+        new RegExp(`history_entries ${ids[0]} #\\d+: financial_impact refunded_amount \\(cents\\) is 300, audit record \\d+ says \\d+`),
+      ],
+      [
+        `UPDATE history_entries SET financial_impact_json = json_set(financial_impact_json, '$.benefit_amount', 9999999.0) WHERE type = 'ADJUDICATION' AND encounter_id = '${ids[1]}'`,
+        new RegExp(`history_entries ${ids[1]} #\\d+: financial_impact benefit_amount \\(cents\\) is 999999900, audit record 2 says \\d+`),
+      ],
+    ];
+    for (const [sql, named] of cases) {
+      const deep = await runTpa(['local', 'audit', 'verify', '--deep', '-o', 'json'], { home: tampered(sql), env: { TPA_CLOCK: WED } });
+      expect(deep.code, sql).toBe(4);
+      expect(deep.stderr, sql).toMatch(named);
+      expect(deep.json<Body>(), sql).toMatchObject({ whole: true, tables_agree: false, disagreement_count: 1 });
+    }
+  });
+
+  it('--deep checks the rates a finalized schedule made: a forged amount or end, a deleted rate and one no schedule made are each reported (exit 4)', async () => {
+    buildChain();
+    // The rate the finalized schedule made (the seed holds others, some later).
+    const latest = `contract_id = (SELECT subject FROM audit_log WHERE type = 'SCHEDULE_FINALIZED') AND effective_from = (SELECT MAX(effective_from) FROM contract_rates r WHERE r.contract_id = contract_rates.contract_id)`;
+    const cases: [string, RegExp][] = [
+      [
+        `UPDATE contract_rates SET negotiated_rate_cents = 1 WHERE ${latest}`,
+        /contract_rates \S+ \S+ from \S+: negotiated_rate_cents is 1, audit record \d+ says \d+/,
+      ],
+      [
+        `UPDATE contract_rates SET effective_to = '2026-03-31' WHERE ${latest}`,
+        /contract_rates \S+ \S+ from \S+: effective_to is 2026-03-31, audit record \d+ says null/,
+      ],
+      [`DELETE FROM contract_rates WHERE ${latest}`, /contract_rates \S+ \S+ from \S+: the row is missing; audit record \d+ made it/],
+      [
+        `INSERT INTO contract_rates SELECT contract_id, '99999', effective_from, effective_to, 1, requires_preauth FROM contract_rates WHERE ${latest} LIMIT 1`,
+        /contract_rates \S+ 99999 from \S+: the audit chain has no SCHEDULE_FINALIZED record of it/,
+      ],
+    ];
+    for (const [sql, named] of cases) {
+      const deep = await runTpa(['local', 'audit', 'verify', '--deep', '-o', 'json'], { home: tampered(sql), env: { TPA_CLOCK: WED } });
+      expect(deep.code, sql).toBe(4);
+      expect(deep.stderr, sql).toMatch(named);
+      expect(deep.json<Body>(), sql).toMatchObject({ whole: true, tables_agree: false });
+    }
+  });
+
   it('--deep names every disagreement, not only the first: two forged amounts are both reported, with their count (exit 4)', async () => {
     const ids = buildChain();
     // A first row that disagrees (an encounter's benefit ×100) used to hide every later one: here a payout ×100.

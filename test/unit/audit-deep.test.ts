@@ -3,7 +3,25 @@
 // the encounter's status and AEOB; and the rows made before the chain recorded them are let be.
 import { describe, expect, it } from 'vitest';
 import { auditHash, GENESIS_HASH, type StoredAudit } from '../../src/domain/audit.js';
-import { checkEncounter, checkPayout, checkSettlement, describeDisagreement, expectedMoney, type EncounterFacts } from '../../src/domain/audit-deep.js';
+import {
+  checkEncounter,
+  checkPayout,
+  checkRate,
+  checkSettlement,
+  describeDisagreement,
+  expectedMoney,
+  type EncounterFacts,
+} from '../../src/domain/audit-deep.js';
+
+/** A refund's details as the engine stores them (refund_json), for the SETTLEMENT_REFUNDED record of stl_2 below. */
+const REFUND = JSON.stringify({
+  refund_id: 're_1',
+  amount: 590,
+  gross_amount: 600,
+  fees_not_returned: 10,
+  reason: 'returned',
+  refunded_at: '2026-03-10T12:00:00Z',
+});
 
 function chain(records: [type: string, subject: string, data: Record<string, unknown>][]): StoredAudit[] {
   let prev = GENESIS_HASH;
@@ -78,7 +96,19 @@ describe('the money tables as the chain says they must be', () => {
       'enc_1',
       { settlement_id: 'stl_2', match_status: 'VARIANCE', aeob_amount_cents: 58766, variance_cents: 1234, reconciliation_status: 'UNMATCHED' },
     ],
-    ['SETTLEMENT_REFUNDED', 'enc_1', { settlement_id: 'stl_2', match_status: 'VARIANCE', reconciliation_status: 'UNMATCHED' }],
+    [
+      'SETTLEMENT_REFUNDED',
+      'enc_1',
+      {
+        settlement_id: 'stl_2',
+        refund_id: 're_1',
+        refunded_amount_cents: 59000,
+        gross_cents: 60000,
+        fees_kept_cents: 1000,
+        match_status: 'VARIANCE',
+        reconciliation_status: 'UNMATCHED',
+      },
+    ],
   ]);
 
   it('a failed transfer keeps no fee; a refunded one returns its payouts; the encounter is owed again', () => {
@@ -94,6 +124,39 @@ describe('the money tables as the chain says they must be', () => {
     expect(checkEncounter(row({ status: 'RECONCILED', aeob_adjustment_cents: -1234 }), x.encounters.get('enc_1'))).toMatchObject([
       { column: 'status', seq: 14 },
     ]);
+  });
+
+  it('two finalized schedules: the later ends every rate still in force the day before and rates its own codes from its date', () => {
+    const rates = (effective_date: string, list: [string, number][]) => ({
+      effective_date,
+      rates: list.map(([cpt, allowed_cents]) => ({ cpt, allowed_cents })),
+    });
+    const x = expectedMoney(
+      chain([
+        [
+          'SCHEDULE_FINALIZED',
+          'ctr_1',
+          rates('2026-03-05', [
+            ['A', 100],
+            ['B', 200],
+            ['A', 999],
+          ]),
+        ],
+        ['SCHEDULE_FINALIZED', 'ctr_1', rates('2026-04-01', [['A', 150]])],
+      ]),
+      0,
+    ).rates.get('ctr_1')!;
+    expect(x.from).toBe('2026-03-05');
+    expect(Object.fromEntries([...x.rows].map(([k, r]) => [k, [r.cents, r.to, r.seq]]))).toEqual({
+      'A|2026-03-05': [100, '2026-03-31', 1],
+      'B|2026-03-05': [200, '2026-03-31', 1],
+      'A|2026-04-01': [150, null, 2],
+    });
+    const rate = (cpt: string, effective_from: string, effective_to: string | null, negotiated_rate_cents: number) =>
+      checkRate({ contract_id: 'ctr_1', cpt_code: cpt, effective_from, effective_to, negotiated_rate_cents }, x);
+    expect(rate('A', '2026-04-01', null, 150)).toEqual([]);
+    expect(rate('B', '2026-03-05', null, 200)).toMatchObject([{ column: 'effective_to', expected: '2026-03-31', found: null, seq: 1 }]);
+    expect(rate('A', '2025-01-01', '2026-03-04', 1)).toEqual([]);
   });
 
   it('names the column, what the row holds and the record that says otherwise', () => {
@@ -126,10 +189,41 @@ describe('the money tables as the chain says they must be', () => {
         reconciliation_status: 'UNMATCHED',
         match_status: 'VARIANCE',
         aeob_amount_cents: 58766,
+        refund_json: REFUND,
       },
       x.settlements.get('stl_2'),
     );
     expect(s).toMatchObject([{ column: 'status', expected: 'REFUNDED', found: 'COMPLETED', seq: 14 }]);
+  });
+
+  it('a refund is checked as the chain recorded it: a forged amount, a deleted refund and one the chain never made are each named', () => {
+    const x = expectedMoney(records, 0);
+    const stl = (refund_json: string | null, id = 'stl_2') =>
+      checkSettlement(
+        {
+          id,
+          covered: 1,
+          encounter_id: 'enc_1',
+          attempt: id === 'stl_2' ? 2 : 1,
+          processor_transfer_id: id === 'stl_2' ? 'tr_2' : 'tr_1',
+          status: id === 'stl_2' ? 'REFUNDED' : 'FAILED',
+          total_amount_cents: 60000,
+          authorization_code: id === 'stl_2' ? 'AUTH-2' : 'AUTH-1',
+          reconciliation_status: id === 'stl_2' ? 'UNMATCHED' : 'PENDING',
+          match_status: id === 'stl_2' ? 'VARIANCE' : null,
+          aeob_amount_cents: id === 'stl_2' ? 58766 : null,
+          refund_json,
+        },
+        x.settlements.get(id),
+      );
+    expect(stl(REFUND)).toEqual([]);
+    const forged = stl(REFUND.replace('"amount":590', '"amount":3'));
+    expect(forged).toMatchObject([{ column: 'refund_json amount (cents)', expected: 59000, found: 300, seq: 14 }]);
+    expect(describeDisagreement(forged[0]!)).toBe('settlements stl_2: refund_json amount (cents) is 300, audit record 14 says 59000');
+    expect(stl(null)).toMatchObject([{ column: 'refund_json', expected: 'a refund', found: null, seq: 14 }]);
+    expect(stl(REFUND.replace('"fees_not_returned":10', '"fees_not_returned":0'))).toMatchObject([{ column: 'refund_json fees_not_returned (cents)' }]);
+    expect(stl('{not json')).toMatchObject([{ column: 'refund_json', found: 'unreadable JSON' }]);
+    expect(stl(REFUND, 'stl_1')).toMatchObject([{ column: 'refund_json', expected: null, found: 'a refund' }]);
   });
 
   it('rows made before the chain recorded them are let be; one made since without a record is named', () => {

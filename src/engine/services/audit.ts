@@ -1,10 +1,22 @@
 // The engine's audit log (migration 12, domain/audit.ts): appended in the transaction of each
 // money-moving or irreversible action, walked by `tpa local audit verify` and `list`.
 import { auditHash, GENESIS_HASH, verifyChain, type AuditActor, type AuditHead, type ChainVerdict, type StoredAudit } from '../../domain/audit.js';
-import { checkEncounter, checkPayout, checkSettlement, DISAGREEMENTS_SHOWN, expectedMoney, missingRow, type Disagreement } from '../../domain/audit-deep.js';
+import {
+  checkEncounter,
+  checkHistoryEntry,
+  checkRate,
+  checkPayout,
+  checkSettlement,
+  DISAGREEMENTS_SHOWN,
+  expectedMoney,
+  missingRow,
+  rateKey,
+  type Disagreement,
+} from '../../domain/audit-deep.js';
 import { auditDeepFrom, auditRecordsWhere, insertAuditRecord, lastAuditRecord, type AuditFilter } from '../store/audit.js';
 import type { Db } from '../store/db.js';
-import { encounterAuditFacts } from '../store/encounters.js';
+import { rateAuditFacts } from '../store/contracts.js';
+import { encounterAuditFacts, historyAuditFacts } from '../store/encounters.js';
 import { payoutAuditFacts, settlementAuditFacts } from '../store/settlements.js';
 
 export type { AuditFilter } from '../store/audit.js';
@@ -111,6 +123,21 @@ export function verifyAuditDeep(db: Db, expectHead?: string): DeepVerdict {
       return { key: `${row.settlement_id} #${row.sequence}`, known: x !== undefined, disagreements: checkPayout(row, x) };
     },
     [...expected.settlements].flatMap(([id, s]) => [...s.payouts].map(([sequence, p]): [string, number] => [`${id} #${sequence}`, p.seq])),
+    note,
+  );
+  // The amounts the ledger's history shows, against the records that hold them (no count of its own:
+  // an entry the chain has no record of is let be).
+  for (const row of historyAuditFacts(db)) note(checkHistoryEntry(row, expected.encounters.get(row.encounter_id)));
+  // The rates finalized schedules made (no count of their own either).
+  compareRows(
+    'contract_rates',
+    rateAuditFacts(db),
+    (row) => {
+      const x = expected.rates.get(row.contract_id);
+      const key = `${row.contract_id} ${row.cpt_code} from ${row.effective_from}`;
+      return { key, known: x?.rows.has(`${row.cpt_code}|${row.effective_from}`) === true, disagreements: checkRate(row, x) };
+    },
+    [...expected.rates].flatMap(([contract, x]) => [...x.rows].map(([k, r]): [string, number] => [rateKey(contract, k), r.seq])),
     note,
   );
   return { ...chain, checked: { encounters, settlements, payouts }, disagreementCount: found.count, disagreements: found.shown };

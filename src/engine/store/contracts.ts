@@ -1,6 +1,7 @@
 // Contract queries shared by the lookups and claim adjudication.
 import { type BundleType, type ContractTerms, type RateType, shiftDate } from '../../domain/adjudication.js';
 import { parseRatio } from '../../domain/money.js';
+import type { RateFacts } from '../../domain/audit-deep.js';
 import type { Db } from './db.js';
 
 export interface ContractRow {
@@ -190,6 +191,15 @@ export function codesRatedFrom(db: Db, contractId: string, date: string): string
     .prepare('SELECT DISTINCT cpt_code FROM contract_rates WHERE contract_id = ? AND (effective_to IS NULL OR effective_to >= ?) ORDER BY cpt_code')
     .pluck()
     .all(contractId, date) as string[];
+}
+
+/** Every contract rate, to compare with the schedules the audit chain finalized. */
+export function rateAuditFacts(db: Db): Iterable<RateFacts> {
+  return db
+    .prepare(
+      'SELECT contract_id, cpt_code, effective_from, effective_to, negotiated_rate_cents FROM contract_rates ORDER BY contract_id, cpt_code, effective_from',
+    )
+    .iterate() as Iterable<RateFacts>;
 }
 
 /** Removes the contract's rates that would start on `date` or later. */

@@ -1,10 +1,11 @@
 // Opens the engine's SQLite file, applying migrations and the seed on first use.
 import Database from 'better-sqlite3';
-import { chmodSync, closeSync, existsSync, fchmodSync, mkdirSync, openSync, rmSync, statSync } from 'node:fs';
+import { closeSync, existsSync, fchmodSync, openSync, rmSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Conflict, UnusableDatabase } from '../errors.js';
 import { applyDatabaseKey, cipherSqlite, databaseFileState, encryptInPlace, keyProblem } from './cipher.js';
 import { engineNow } from '../clock.js';
+import { privateDataDirProblem, privatePathProblem } from '../private-dir.js';
 import { MIGRATIONS } from './migrations.js';
 import { SEEDS } from './seed.js';
 import type { Db } from './transactions.js';
@@ -63,39 +64,25 @@ export interface OpenOptions {
 /**
  * The data folder is the user's alone (0700), whatever the umask: it holds member names and dates
  * of birth. A folder that was there, wider, is narrowed, and the user told (once: it stays narrowed).
+ * A folder (or its journals folder) that another user owns, or that cannot be narrowed, is refused
+ * (exit 2) before anything in it is read or written (private-dir.ts).
  */
 export function privateDataDir(dir: string, note: (text: string) => void = (text) => process.stderr.write(`${text}\n`)): void {
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const mode = statSync(dir).mode & 0o777;
-  if ((mode & 0o077) !== 0) {
-    // Only the others' bits go: a folder its owner made read-only stays so.
-    const narrowed = mode & 0o700;
-    try {
-      chmodSync(dir, narrowed);
-    } catch (err) {
-      note(
-        `tpa: the data folder ${dir} is readable by others (mode ${mode.toString(8).padStart(4, '0')}) and could not be narrowed to ${narrowed.toString(8).padStart(4, '0')}: ${(err as Error).message}`,
-      );
-      return;
-    }
-    note(
-      `tpa: the data folder ${dir} was readable by others (mode ${mode.toString(8).padStart(4, '0')}); it is now ${narrowed.toString(8).padStart(4, '0')}, the owner's alone`,
-    );
-  }
+  const problem = privateDataDirProblem(dir, note);
+  if (problem !== undefined) throw new UnusableDatabase(problem, { code: 'data_dir_not_private' });
 }
 
 /**
  * Every file of the database (the file, its WAL and shared memory, a journal) is the owner's alone:
  * made 0600, and an older one readable by others narrowed (a file its owner made read-only stays so).
+ * One that another user owns (planted while the folder was open to others), or that cannot be
+ * narrowed, is refused before SQLite opens it. With `narrow` false only the owners are checked
+ * (before the header is read: a database from a newer tpa keeps its mode).
  */
-function privateDatabaseFiles(file: string): void {
+function privateDatabaseFiles(file: string, narrow = true): void {
   for (const suffix of ['', '-wal', '-shm', '-journal']) {
-    try {
-      const mode = statSync(`${file}${suffix}`).mode & 0o777;
-      if ((mode & 0o077) !== 0) chmodSync(`${file}${suffix}`, mode & 0o600);
-    } catch {
-      // Absent, or not ours to change (a read-only folder): SQLite says what it cannot do when it opens the file.
-    }
+    const problem = privatePathProblem(`${file}${suffix}`, 'the database file', 0o600, undefined, narrow);
+    if (problem !== undefined) throw new UnusableDatabase(problem, { code: 'data_dir_not_private' });
   }
 }
 
@@ -107,6 +94,7 @@ function newerDatabase(file: string, version: number): UnusableDatabase {
 
 export function openDatabase(file: string, options: OpenOptions = {}): Db {
   privateDataDir(dirname(file), options.note);
+  privateDatabaseFiles(file, false);
   // What the file is, read before SQLite opens it: a database from a newer tpa is refused with
   // nothing changed (no switch to WAL, no new mode), and an encrypted one needs its key.
   const state = databaseFileState(file);

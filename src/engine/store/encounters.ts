@@ -2,7 +2,7 @@
 // and the providers it names (the ledger's provider filter). Named queries; the rules that decide
 // what to write are the services'.
 import type { Adjudication, Disposition, PlanBenefits } from '../../domain/adjudication.js';
-import type { EncounterFacts } from '../../domain/audit-deep.js';
+import type { EncounterFacts, HistoryFacts } from '../../domain/audit-deep.js';
 import type { ParsedClaim } from '../../domain/fhir-claim.js';
 import type { LedgerStatus } from '../../domain/ledger.js';
 import type { Db } from './db.js';
@@ -223,6 +223,16 @@ export function historyOf(db: Db, encounterId: string): HistoryRow[] {
  * Every encounter in the order it was made, with what the audit chain recorded of it to compare
  * (`audit verify --deep`); `covered` when made after the chain began to record it (rowid above `fromRowid`).
  */
+/** Every ledger history entry that holds amounts, to compare with the audit chain. */
+export function historyAuditFacts(db: Db): Iterable<HistoryFacts> {
+  return db
+    .prepare(
+      `SELECT encounter_id, seq, type, timestamp, reference, financial_impact_json FROM history_entries
+     WHERE financial_impact_json IS NOT NULL ORDER BY encounter_id, seq`,
+    )
+    .iterate() as Iterable<HistoryFacts>;
+}
+
 export function encounterAuditFacts(db: Db, fromRowid: number): Iterable<EncounterFacts> {
   return db
     .prepare(

@@ -162,7 +162,7 @@ export function setTransferRefunded(
 export function settlementAuditFacts(db: Db, fromRowid: number): Iterable<SettlementFacts> {
   return db
     .prepare(
-      `SELECT id, rowid > @rowid AS covered, encounter_id, attempt, processor_transfer_id, status, total_amount_cents, authorization_code, reconciliation_status, match_status, aeob_amount_cents
+      `SELECT id, rowid > @rowid AS covered, encounter_id, attempt, processor_transfer_id, status, total_amount_cents, authorization_code, reconciliation_status, match_status, aeob_amount_cents, refund_json
      FROM settlements ORDER BY rowid`,
     )
     .iterate({ rowid: fromRowid }) as Iterable<SettlementFacts>;

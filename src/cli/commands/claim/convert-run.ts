@@ -12,6 +12,7 @@ import type { Context } from '../../context.js';
 import { keepHeapFlat } from '../../heap.js';
 import { checkClaim, sameIdentitySaid, errorLine } from './claim-check.js';
 import { skippedNote } from './skipped.js';
+import { folderEntry } from './submit-sources.js';
 import { isX12Path } from './x12-files.js';
 import { x12Claims } from './x12-source.js';
 
@@ -32,7 +33,8 @@ function x12Files(paths: readonly string[], note: (m: string) => void): string[]
       'claim convert reads X12 files (*.837, *.x12, *.edi)',
     );
     if (skipped) note(skipped);
-    files.push(...names.map((n) => join(path, n)));
+    // A symbolic link that leads nowhere is skipped with a note, as claim submit skips it.
+    files.push(...names.map((n) => join(path, n)).filter((file) => folderEntry(file, note) !== undefined));
   }
   return files;
 }

@@ -3,7 +3,7 @@
 // (its Claim entries, each made self-contained: docs/design.md "Claims inside a Bundle"), an NDJSON file (one Claim a line, FHIR Bulk Data), a directory (its *.json
 // and *.ndjson files by name, not recursive) or `-` for stdin (JSON or NDJSON). NDJSON is read a
 // line at a time, so a file of any size streams; a JSON document is read whole, up to a bound.
-import { createReadStream, readdirSync, statSync } from 'node:fs';
+import { createReadStream, lstatSync, readdirSync, type Stats, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { BundleIndex, duplicateFullUrlProblem, selfContainedClaim } from '../../../domain/fhir-bundle.js';
@@ -267,6 +267,32 @@ function statOf(path: string) {
   }
 }
 
+/**
+ * What a folder's entry is, or undefined (with a note) for a symbolic link that leads nowhere: one
+ * dangling or looping is skipped, as a device or a FIFO is, and the batch goes on. Anything else
+ * that cannot be read (no permission) stops the command, as a named file does.
+ */
+export function folderEntry(file: string, note: (message: string) => void): Stats | undefined {
+  try {
+    return statSync(file);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if ((code === 'ENOENT' || code === 'ELOOP') && isSymbolicLink(file)) {
+      note(`${file}: a symbolic link that leads nowhere (${code === 'ELOOP' ? 'a loop of links' : 'its target does not exist'}), skipped`);
+      return undefined;
+    }
+    return statOf(file);
+  }
+}
+
+function isSymbolicLink(file: string): boolean {
+  try {
+    return lstatSync(file).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
+
 /** Checks every path before anything is read or sent: a typo fails the command at once. */
 export function checkPaths(paths: readonly string[], stdinIsTTY: boolean): void {
   if (paths.filter((p) => p === '-').length > 1) throw new UsageError('stdin (-) can be named only once');
@@ -357,7 +383,8 @@ export async function* claimTexts(
       if (skipped) note(skipped);
       for (const name of names) {
         const file = join(path, name);
-        const stat = statOf(file);
+        const stat = folderEntry(file, note);
+        if (stat === undefined) continue;
         if (!stat.isFile()) {
           note(`${file}: not a regular file (a device, a FIFO or a folder), skipped`);
           continue;
