@@ -43,7 +43,7 @@ export const encrypt = verb({
           });
         }
       });
-      encryptDatabase(file, made.key);
+      await encryptDatabase(file, made.key);
       await openOnce(ctx, { databaseKey: made.key, note: ctx.note });
       for (const write of writes)
         if (write) {
