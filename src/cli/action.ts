@@ -82,7 +82,7 @@ function action(verb: AnyVerb, io: IO, state: RunState) {
       const args = Object.fromEntries(names.map((name, i) => [name, cmd.processedArgs[i]]));
       // The journals of an encrypted data directory are sealed with its key (client/journal-seal.ts).
       const { journalSealingOf, withJournalSealing } = await import('../client/journal-seal.js');
-      const sealing = await journalSealingOf(ctx.paths.dataDir, ctx.io.env);
+      const sealing = await journalSealingOf(ctx.paths.dataDir, ctx.io.env, ctx.note);
       const output = await withJournalSealing(sealing, () => verb.run(ctx, args, cmd.opts(), cmd));
       if (output) {
         if (output.data !== undefined) {

@@ -12,7 +12,8 @@
 // or before the database was encrypted) is still read; what is appended to it is sealed.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
-import { databaseFile, databaseFileState } from '../engine/store/cipher.js';
+import { existsSync } from 'node:fs';
+import { databaseFile, databaseFileState, keyOpensDatabase, knownEncrypted } from '../engine/store/cipher.js';
 import { AuthError } from '../errors.js';
 
 const IV_BYTES = 12;
@@ -97,13 +98,35 @@ export function journalKeyMissing(why?: string): AuthError {
  * is then neither read nor written, never written plain. A plain database costs a read of its
  * first 100 bytes; only an encrypted one a look for its key (TPA_DB_KEY, else the keychain).
  */
-export async function journalSealingOf(dataDir: string, env: NodeJS.ProcessEnv): Promise<JournalSealing> {
-  if (databaseFileState(databaseFile(dataDir)).kind !== 'encrypted') return PLAIN;
+export async function journalSealingOf(dataDir: string, env: NodeJS.ProcessEnv, note?: (text: string) => void): Promise<JournalSealing> {
+  const file = databaseFile(dataDir);
+  // An encrypt stopped midway is undone first (db.ts): the journals follow the database as it then is.
+  const interrupted = existsSync(`${file}-journal`) || existsSync(`${file}.encrypting`);
+  if (interrupted) (await import('../engine/store/db.js')).recoverInterruptedEncryption(file, note);
+  const state = databaseFileState(file).kind;
+  // A data directory known to be encrypted whose database is missing (a reset) is encrypted still.
+  if (state !== 'encrypted' && !(state === 'absent' && knownEncrypted(file))) return PLAIN;
   try {
     const { findDatabaseKey } = await import('../auth/database-key.js');
     const key = await findDatabaseKey(dataDir, env);
-    return key ? { kind: 'sealed', seal: new JournalSeal(key) } : { kind: 'locked', problem: () => journalKeyMissing() };
+    if (!key) return { kind: 'locked', problem: () => journalKeyMissing() };
+    // A key that does not open the database seals nothing and opens nothing: a journal sealed with
+    // it could never be read with the right one.
+    if (!keyOpensDatabase(file, key)) return { kind: 'locked', problem: () => journalKeyWrong(file) };
+    if (interrupted) (await import('../engine/store/db.js')).finishEncryption(file, key, note);
+    return { kind: 'sealed', seal: new JournalSeal(key) };
   } catch (err) {
     return { kind: 'locked', problem: () => err as Error };
   }
+}
+
+/** The error for a key (TPA_DB_KEY, or the keychain's) that does not open the data directory's database. */
+export function journalKeyWrong(file: string): AuthError {
+  return new AuthError(
+    `the key given does not open the local database ${file} (it is encrypted with another key), so no journal is read or written with it and nothing is sent`,
+    {
+      code: 'database_key_wrong',
+      hint: 'check TPA_DB_KEY, or unset it to use the key kept in the keychain',
+    },
+  );
 }

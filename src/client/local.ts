@@ -50,8 +50,11 @@ export class LocalTransport implements Transport {
       // An encrypted database is opened with its key: TPA_DB_KEY (read by the engine), else the keychain's.
       let databaseKey = this.storage.databaseKey;
       if (!databaseKey && !this.env.TPA_DB_KEY) {
-        const { databaseFileState } = await import('../engine/store/cipher.js');
-        if (databaseFileState(databaseFile(this.dataDir)).kind === 'encrypted') {
+        const { databaseFileState, knownEncrypted } = await import('../engine/store/cipher.js');
+        const file = databaseFile(this.dataDir);
+        const state = databaseFileState(file).kind;
+        // A data directory known to be encrypted whose database is missing is made anew with its key.
+        if (state === 'encrypted' || (state === 'absent' && knownEncrypted(file))) {
           const { findDatabaseKey } = await import('../auth/database-key.js');
           databaseKey = await findDatabaseKey(this.dataDir, this.env);
         }

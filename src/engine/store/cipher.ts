@@ -4,9 +4,10 @@
 // so that a plain one opens with better-sqlite3 as fast as before. The key is 32 random bytes used
 // as they are (no passphrase stretching: it is a key, not a password), kept in the OS keychain or
 // given in TPA_DB_KEY as 64 hexadecimal digits.
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { hkdfSync, timingSafeEqual } from 'node:crypto';
+import { closeSync, fstatSync, fsyncSync, openSync, readFileSync, readSync, renameSync, writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { DatabaseKeyError, InvalidInput, UnusableDatabase } from '../errors.js';
 
@@ -122,4 +123,104 @@ export function keyProblem(file: string, given: boolean): DatabaseKeyError {
         code: 'database_key_missing',
         hint: 'set TPA_DB_KEY to its key (64 hexadecimal digits), or use the account whose keychain holds it',
       });
+}
+
+/**
+ * The file that says a data directory is encrypted (`local.sqlite.encrypted`, beside the database):
+ * written when a database is created encrypted or encrypted (and by the first open, with its key,
+ * of one encrypted before tpa wrote it), and kept by `tpa local reset`, so that a data directory
+ * once encrypted never gets a plain database made in it silently (db.ts openDatabase). It names no
+ * secret: a key-check value, 16 bytes derived from the key (HKDF-SHA256) that tell a wrong key at
+ * once and reveal nothing of it.
+ */
+export function encryptedMarkerFile(file: string): string {
+  return `${file}.encrypted`;
+}
+
+const KEY_CHECK_INFO = 'tpa database key check v1';
+
+function keyCheckOf(key: Buffer): Buffer {
+  return Buffer.from(hkdfSync('sha256', key, Buffer.alloc(0), KEY_CHECK_INFO, 16));
+}
+
+/** What the marker says: undefined when there is none (a plain data directory, or one encrypted before tpa wrote it). */
+export function knownEncrypted(file: string): { keyCheck?: Buffer } | undefined {
+  let text: string;
+  try {
+    text = readFileSync(encryptedMarkerFile(file), 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    return {};
+  }
+  try {
+    const check = (JSON.parse(text) as { key_check?: unknown }).key_check;
+    return typeof check === 'string' && /^[0-9a-f]{32}$/.test(check) ? { keyCheck: Buffer.from(check, 'hex') } : {};
+  } catch {
+    // Damaged: still an encrypted data directory, with no check value to compare a key with.
+    return {};
+  }
+}
+
+/** Whether `key` is the data directory's (its check value); undefined when the marker holds none. */
+export function keyFits(file: string, key: Buffer): boolean | undefined {
+  const check = knownEncrypted(file)?.keyCheck;
+  return check ? timingSafeEqual(check, keyCheckOf(key)) : undefined;
+}
+
+/** Writes the marker with `key`'s check value, whole (a new file renamed over), 0600, and on the disk. */
+export function recordEncrypted(file: string, key: Buffer): void {
+  const marker = encryptedMarkerFile(file);
+  const text = `${JSON.stringify({ encrypted: true, cipher: 'sqlcipher 4, AES-256', key_check: keyCheckOf(key).toString('hex') })}\n`;
+  writeDurably(`${marker}.new`, text);
+  renameSync(`${marker}.new`, marker);
+  syncFolder(dirname(file));
+}
+
+/** Writes `text` to a new file (0600) and waits for it to reach the disk. */
+export function writeDurably(path: string, text: string): void {
+  const fd = openSync(path, 'w', 0o600);
+  try {
+    writeSync(fd, text);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Makes a file created or renamed in `dir` durable (best effort: some systems cannot open a folder). */
+export function syncFolder(dir: string): void {
+  try {
+    const fd = openSync(dir, 'r');
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    // Not supported here: the file itself was synced.
+  }
+}
+
+/**
+ * Whether `key` opens the encrypted database `file`: by the marker's check value, else (a database
+ * encrypted before tpa wrote one, or one restored from a copy made with another key) by opening it
+ * read-only with the key and reading its header; with no database, by the check value alone.
+ * Errors other than "not a database" (busy, say) leave the answer to the real open: true.
+ */
+export function keyOpensDatabase(file: string, key: Buffer): boolean {
+  const fits = keyFits(file, key);
+  if (fits === true) return true;
+  // No database: the check value alone says (none: nothing to check the key against).
+  if (databaseFileState(file).kind !== 'encrypted') return fits !== false;
+  let db: Database.Database | undefined;
+  try {
+    db = new (cipherSqlite())(file, { readonly: true, fileMustExist: true });
+    applyDatabaseKey(db, key);
+    db.pragma('user_version', { simple: true });
+    return true;
+  } catch (err) {
+    return (err as { code?: string }).code !== 'SQLITE_NOTADB';
+  } finally {
+    db?.close();
+  }
 }

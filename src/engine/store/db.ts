@@ -1,9 +1,21 @@
 // Opens the engine's SQLite file, applying migrations and the seed on first use.
 import Database from 'better-sqlite3';
-import { closeSync, existsSync, fchmodSync, openSync, rmSync, statSync } from 'node:fs';
+import { closeSync, existsSync, fchmodSync, openSync, readFileSync, rmSync, statSync, truncateSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { Conflict, UnusableDatabase } from '../errors.js';
-import { applyDatabaseKey, cipherSqlite, databaseFileState, encryptInPlace, keyProblem } from './cipher.js';
+import { Conflict, DatabaseKeyError, UnusableDatabase } from '../errors.js';
+import {
+  applyDatabaseKey,
+  cipherSqlite,
+  databaseFileState,
+  encryptedMarkerFile,
+  encryptInPlace,
+  keyFits,
+  keyProblem,
+  knownEncrypted,
+  recordEncrypted,
+  syncFolder,
+  writeDurably,
+} from './cipher.js';
 import { engineNow } from '../clock.js';
 import { privateDataDirProblem, privatePathProblem } from '../private-dir.js';
 import { MIGRATIONS } from './migrations.js';
@@ -95,15 +107,26 @@ function newerDatabase(file: string, version: number): UnusableDatabase {
 export function openDatabase(file: string, options: OpenOptions = {}): Db {
   privateDataDir(dirname(file), options.note);
   privateDatabaseFiles(file, false);
+  recoverInterruptedEncryption(file, options.note);
+  if (options.key) finishEncryption(file, options.key, options.note);
   // What the file is, read before SQLite opens it: a database from a newer tpa is refused with
   // nothing changed (no switch to WAL, no new mode), and an encrypted one needs its key.
   const state = databaseFileState(file);
+  // A data directory known to be encrypted (cipher.ts encryptedMarkerFile) stays so: a database
+  // missing from it (reset, deleted, moved) is made anew encrypted with its key, never plain, and
+  // not with another key (the marker's check value). An existing encrypted file is judged by SQLite.
+  const known = knownEncrypted(file);
+  if (known && state.kind === 'absent') {
+    if (!options.key) throw encryptedDataDirWithoutKey(file);
+    if (keyFits(file, options.key) === false) throw keyProblem(file, true);
+  }
+  const createEncrypted = options.createEncrypted === true || known !== undefined;
   // A WAL database whose WAL is not empty may hold a newer user_version than its header: SQLite reads it below.
   if (state.kind === 'plain' && state.userVersion > SCHEMA_VERSION && !(state.wal && nonEmpty(`${file}-wal`))) {
     throw newerDatabase(file, state.userVersion);
   }
   if (state.kind === 'encrypted' && !options.key) throw keyProblem(file, false);
-  const encrypted = state.kind === 'encrypted' || (state.kind === 'absent' && options.createEncrypted === true && options.key !== undefined);
+  const encrypted = state.kind === 'encrypted' || (state.kind === 'absent' && createEncrypted && options.key !== undefined);
   if (state.kind === 'absent') {
     // SQLite gives the WAL and shared-memory files the mode of the database file: made 0600 first,
     // they are too, whatever the umask.
@@ -156,9 +179,136 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
   if (options.mmapBytes) db.pragma(`mmap_size = ${options.mmapBytes}`);
   db.pragma(`wal_autocheckpoint = ${Math.round(WAL_CHECKPOINT_BYTES / (db.pragma('page_size', { simple: true }) as number))}`);
   migrate(db, options, file);
+  // Opened with its key: the data directory is known to be encrypted from now on, with this key's check value.
+  if (encrypted && keyFits(file, options.key!) !== true) recordEncrypted(file, options.key!);
   privateDatabaseFiles(file);
   cacheStatements(db);
   return db;
+}
+
+function encryptedDataDirWithoutKey(file: string): DatabaseKeyError {
+  return new DatabaseKeyError(
+    `the data directory ${dirname(file)} is encrypted (${encryptedMarkerFile(file)} says so) and has no database now; no key for it was found, and tpa does not create a plain database in an encrypted data directory`,
+    {
+      code: 'database_key_missing',
+      hint: `set TPA_DB_KEY to its key (64 hexadecimal digits), or use the account whose keychain holds it: the new database is made encrypted with it (to start plain instead, remove ${encryptedMarkerFile(file)})`,
+    },
+  );
+}
+
+/** The file that says `tpa local encrypt` is converting the database (written before, removed after). */
+export function encryptingMarkerFile(file: string): string {
+  return `${file}.encrypting`;
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * After `tpa local encrypt` was stopped before it finished (kill -9, a power cut; Ctrl-C and
+ * SIGTERM wait for the conversion, encryptDatabase). The conversion rewrites every page in one
+ * transaction whose rollback journal holds the pages as they were, in plain text, while the pages
+ * already rewritten are encrypted. SQLite rolls a hot journal back at the first read, through the
+ * connection's cipher: opened with the key, those plain pages would be "decrypted" into the file and
+ * the database lost. So a journal of plain pages (its copy of page 1 is a plain header) is rolled
+ * back here first, by the plain driver, which writes the pages back as they were: the database is
+ * plain again, whole, and the user is told to encrypt it again. A journal of encrypted pages (a
+ * later step of the conversion) is the cipher's own, rolled back by the open with the key, and an
+ * encryption that had committed is finished there (finishEncryption: the file's tail cut off).
+ * Left alone while the process that wrote the marker still runs (its encrypt is under way). A
+ * database tpa keeps encrypted is in WAL mode, with no rollback journal: a journal of plain pages
+ * beside it is one left by an encrypt, marker or not (a tpa that wrote none).
+ */
+export function recoverInterruptedEncryption(file: string, note: (text: string) => void = (text) => process.stderr.write(`${text}\n`)): void {
+  const marker = encryptingMarkerFile(file);
+  const journal = `${file}-journal`;
+  const hasMarker = existsSync(marker);
+  if (!hasMarker && !nonEmpty(journal)) return;
+  if (hasMarker) {
+    let pid: number | undefined;
+    try {
+      pid = (JSON.parse(readFileSync(marker, 'utf8')) as { pid?: number }).pid;
+    } catch {
+      // Cut short while written: the encrypt had not begun to change the database.
+    }
+    if (typeof pid === 'number' && pid !== process.pid && processAlive(pid)) return;
+  }
+  if (nonEmpty(journal) && existsSync(file) && (databaseFileState(file).kind === 'plain' || journalOfPlainPages(journal))) {
+    const plain = new Database(file, { fileMustExist: true });
+    try {
+      plain.pragma('busy_timeout = 5000');
+      // The first read rolls a hot journal back (what another connection holds open is not hot).
+      plain.pragma('schema_version', { simple: true });
+    } catch {
+      // Not a plain database after all: the open with the key decides.
+    } finally {
+      plain.close();
+    }
+  }
+  if (!hasMarker || databaseFileState(file).kind !== 'plain') return;
+  // A journal still there was not hot (SQLite ignores it): it holds plain pages, and goes.
+  rmSync(journal, { force: true });
+  rmSync(marker, { force: true });
+  syncFolder(dirname(file));
+  note(`tpa: tpa local encrypt was stopped before it finished; the database ${file} is as it was before, whole and NOT encrypted: run tpa local encrypt again`);
+}
+
+/** Whether a rollback journal's copy of page 1 is a plain SQLite header (sqlite.org/fileformat.html "The Rollback Journal"). */
+function journalOfPlainPages(journal: string): boolean {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(journal);
+  } catch {
+    return false;
+  }
+  if (bytes.length < 28) return false;
+  const sector = bytes.readUInt32BE(20);
+  const pageSize = bytes.readUInt32BE(24);
+  if (sector < 32 || pageSize < 512 || pageSize > 65536) return false;
+  for (let at = sector; at + 4 + 16 <= bytes.length; at += pageSize + 8) {
+    if (bytes.readUInt32BE(at) === 1) return bytes.subarray(at + 4, at + 20).toString('latin1') === 'SQLite format 3\0';
+  }
+  return false;
+}
+
+/**
+ * An encrypt that committed but was stopped before its last steps: the file may still hold, past
+ * its last page, the tail of the plain file it was (SQLite cuts it off after the commit), and the
+ * marker is still there. With the key: the tail is cut off, a journal SQLite did not roll back (not
+ * hot) removed, the data directory marked encrypted, and the marker removed.
+ */
+export function finishEncryption(file: string, key: Buffer, note: (text: string) => void = (text) => process.stderr.write(`${text}\n`)): void {
+  const marker = encryptingMarkerFile(file);
+  if (!existsSync(marker) || databaseFileState(file).kind !== 'encrypted') return;
+  const db = new (cipherSqlite())(file, { fileMustExist: true });
+  let bytes: number;
+  try {
+    applyDatabaseKey(db, key);
+    db.pragma('busy_timeout = 5000');
+    try {
+      bytes = (db.pragma('page_count', { simple: true }) as number) * (db.pragma('page_size', { simple: true }) as number);
+    } catch (err) {
+      if ((err as { code?: string }).code === 'SQLITE_NOTADB') throw keyProblem(file, true);
+      throw err;
+    }
+    // The journal (if any) was rolled back, or found not hot, by that read; the WAL (if any) is empty after a conversion.
+    if (!nonEmpty(`${file}-wal`) && statSync(file).size > bytes) truncateSync(file, bytes);
+  } finally {
+    db.close();
+  }
+  rmSync(`${file}-journal`, { force: true });
+  recordEncrypted(file, key);
+  rmSync(marker, { force: true });
+  syncFolder(dirname(file));
+  note(
+    `tpa: tpa local encrypt was stopped after the database ${file} was encrypted; it is now finished: run tpa local encrypt again to seal the journals it had not sealed yet`,
+  );
 }
 
 function nonEmpty(file: string): boolean {
@@ -252,21 +402,66 @@ export function storageProblem(err: unknown, file: string): string | undefined {
  * journaled transaction, which needs the rollback journal instead of WAL and no other connection:
  * a database another process holds (tpa local serve) is refused, unchanged.
  */
-export function encryptDatabase(file: string, key: Buffer): void {
+export async function encryptDatabase(file: string, key: Buffer): Promise<void> {
   const Driver = cipherSqlite();
-  const db = new Driver(file, { fileMustExist: true });
+  const marker = encryptingMarkerFile(file);
+  // Ctrl-C, SIGTERM or SIGHUP while the pages are rewritten: the rewrite is synchronous, so the
+  // signal is only seen once it is over, whole (deferredSignals); kill -9 or a power cut leave the
+  // marker and the journal for the next open (recoverInterruptedEncryption).
+  const signals = deferredSignals(() =>
+    process.stderr.write(
+      `tpa: interrupted: the database ${file} was encrypted whole first (the conversion does not stop midway); run tpa local encrypt again to seal the journals\n`,
+    ),
+  );
   try {
-    db.pragma('busy_timeout = 5000');
-    db.pragma('wal_checkpoint(TRUNCATE)');
-    if (db.pragma('journal_mode = DELETE', { simple: true }) !== 'delete') {
-      throw new Conflict(`the local database ${file} is in use by another process (tpa local serve?): stop it, then encrypt; nothing was changed`);
+    const db = new Driver(file, { fileMustExist: true });
+    try {
+      db.pragma('busy_timeout = 5000');
+      db.pragma('wal_checkpoint(TRUNCATE)');
+      if (db.pragma('journal_mode = DELETE', { simple: true }) !== 'delete') {
+        throw new Conflict(`the local database ${file} is in use by another process (tpa local serve?): stop it, then encrypt; nothing was changed`);
+      }
+      // On the disk before the first page changes, gone once the database is encrypted whole.
+      writeDurably(marker, `${JSON.stringify({ pid: process.pid, since: new Date().toISOString() })}\n`);
+      syncFolder(dirname(file));
+      encryptInPlace(db, key);
+      db.pragma('journal_mode = WAL');
+    } finally {
+      db.close();
     }
-    encryptInPlace(db, key);
-    db.pragma('journal_mode = WAL');
+    if (databaseFileState(file).kind === 'encrypted') recordEncrypted(file, key);
+    rmSync(marker, { force: true });
+    syncFolder(dirname(file));
+    privateDatabaseFiles(file);
   } finally {
-    db.close();
+    await signals.end();
   }
-  privateDatabaseFiles(file);
+}
+
+/**
+ * Holds SIGINT, SIGTERM and SIGHUP while synchronous work runs: none can stop it midway (no handler
+ * runs inside synchronous code), and one that came is acted on right after: `said` tells the user,
+ * and the process ends by that signal as it would have.
+ */
+function deferredSignals(said: () => void): { end: () => Promise<void> } {
+  const names = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+  const onSignal = (signal: NodeJS.Signals) => {
+    for (const name of names) process.removeListener(name, onSignal);
+    said();
+    process.kill(process.pid, signal);
+  };
+  for (const name of names) process.on(name, onSignal);
+  return {
+    // A signal that came during the work waits in the event loop's signal pipe, read at its next
+    // poll: the handlers stay until the loop has polled once (two immediates from now; a handler
+    // removed before would drop the signal, and a command that went on without a turn of the loop
+    // would never see it).
+    end: async () => {
+      await new Promise((resolve) => setImmediate(resolve));
+      await new Promise((resolve) => setImmediate(resolve));
+      for (const name of names) process.removeListener(name, onSignal);
+    },
+  };
 }
 
 /** Deletes the database file and its WAL companions; the next use creates and seeds a new one. */

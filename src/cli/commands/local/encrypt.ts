@@ -44,7 +44,7 @@ export const encrypt = verb({
         }
       });
       try {
-        encryptDatabase(file, made.key);
+        await encryptDatabase(file, made.key);
       } catch (err) {
         busy(file)(err);
       }

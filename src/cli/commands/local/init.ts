@@ -20,6 +20,14 @@ export const init = verb({
       ctx.note(`init: ${file} exists already${state.kind === 'encrypted' ? ' (encrypted)' : ''}; nothing was changed`);
       return { data: { database: file, created: false, encrypted: state.kind === 'encrypted' } };
     }
+    // A data directory encrypted before (a reset kept its local.sqlite.encrypted): its new database
+    // is made with the key it had (db.ts openDatabase), never with a new one that would replace it.
+    const { knownEncrypted } = await import('../../../engine/store/cipher.js');
+    if (knownEncrypted(file)) {
+      await openOnce(ctx);
+      ctx.note(`init: created ${file}, encrypted (AES-256) with the data directory's key, as before`);
+      return { data: { database: file, created: true, encrypted: true } };
+    }
     const made = opts.encrypt ? await newDatabaseKeyFor(ctx) : undefined;
     await openOnce(ctx, made ? { note: ctx.note, databaseKey: made.key, createEncrypted: true } : undefined);
     ctx.note(`init: created ${file}${made ? `, encrypted (AES-256); its key is in ${made.keptIn}` : ''}`);

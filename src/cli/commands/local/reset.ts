@@ -9,9 +9,10 @@ export const reset = verb({
   examples: ['tpa local reset', 'tpa local reset --yes'],
   async run(ctx) {
     localOnly(ctx);
-    const [{ databaseFile }, { removeDatabase }, { DataDirLock }, { singleJournalPath }, { rmSync }] = await Promise.all([
+    const [{ databaseFile }, { removeDatabase }, { knownEncrypted }, { DataDirLock }, { singleJournalPath }, { rmSync }] = await Promise.all([
       import('../../../engine/engine.js'),
       import('../../../engine/store/db.js'),
+      import('../../../engine/store/cipher.js'),
       import('../../../client/serve-lock.js'),
       import('../claim/submit-one.js'),
       import('node:fs'),
@@ -26,12 +27,16 @@ export const reset = verb({
       // deleted one is new to the next, so it goes with it (batch journals name their own files).
       rmSync(singleJournalPath(ctx), { force: true });
       // Batch and payment-run journals know the database they were sent to (client/journal.ts otherDatabase): the next run says so.
+      // An encrypted data directory stays encrypted: its marker is kept, and the next use makes the
+      // new database encrypted with the same key (db.ts openDatabase), never plain.
+      const encrypted = knownEncrypted(file) !== undefined;
+      const anew = encrypted ? 're-created encrypted with the same key (TPA_DB_KEY or the keychain) and re-seeded' : 're-seeded';
       ctx.note(
         existed
-          ? `reset: deleted ${file}; it will be re-seeded on next use (a claim batch run again sends anew, saying its journal is history; a payment run of it is not resumed)`
-          : `reset: nothing to delete at ${file}`,
+          ? `reset: deleted ${file}; it will be ${anew} on next use (a claim batch run again sends anew, saying its journal is history; a payment run of it is not resumed)`
+          : `reset: nothing to delete at ${file}${encrypted ? ' (the data directory stays encrypted: a new database is made with its key)' : ''}`,
       );
-      return { data: { reset: true, database: file, existed } };
+      return { data: { reset: true, database: file, existed, encrypted } };
     } finally {
       lock.release();
     }
