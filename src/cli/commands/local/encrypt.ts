@@ -49,11 +49,7 @@ export const encrypt = verb({
         busy(file)(err);
       }
       await openOnce(ctx, { databaseKey: made.key, note: ctx.note });
-      for (const write of writes)
-        if (write) {
-          write();
-          sealed++;
-        }
+      sealed = sealEach(writes);
     } finally {
       for (const j of journals) j.lock.release();
       lock.release();
@@ -121,16 +117,22 @@ async function sealLeftJournals(ctx: Context, file: string) {
   const journals = await lockedJournals(ctx.paths.dataDir);
   let sealed = 0;
   try {
-    const writes = journals.map(({ path }) => sealingOf(path, seal));
-    for (const write of writes)
-      if (write) {
-        write();
-        sealed++;
-      }
+    sealed = sealEach(journals.map(({ path }) => sealingOf(path, seal)));
   } finally {
     for (const j of journals) j.lock.release();
   }
   if (sealed === 0) throw new ConflictError(`the local database ${file} is encrypted already; nothing was changed (its journals are sealed too)`);
   ctx.note(`encrypt: ${file} was encrypted already; ${sealed} journal(s) still holding plain lines sealed with its key`);
   return { data: { database: file, encrypted: true, journals_sealed: sealed } };
+}
+
+/** Writes each journal's sealed text (a journal with nothing plain has none); how many were sealed. */
+function sealEach(writes: readonly ((() => void) | undefined)[]): number {
+  let sealed = 0;
+  for (const write of writes)
+    if (write) {
+      write();
+      sealed++;
+    }
+  return sealed;
 }
