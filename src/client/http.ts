@@ -3,7 +3,7 @@
 // retry.ts. The key never reaches a log: --debug shows it redacted.
 import type { Agent } from 'node:https';
 import { prefixProblem } from '../domain/served-routes.js';
-import { basePath, baseUrlProblem, shownUrl } from '../domain/service-url.js';
+import { basePath, baseUrlProblem, serviceUrl, shownUrl } from '../domain/service-url.js';
 import { jsonDepthProblem } from '../domain/json-depth.js';
 import { answered } from './answers.js';
 import { NetworkError, UsageError } from '../errors.js';
@@ -37,7 +37,7 @@ export class HttpTransport implements Transport {
       throw new UsageError(`"${shownUrl(options.baseUrl)}" is not a base URL tpa accepts: ${problem}; nothing was sent`, {
         hint: "check the profile's base_url",
       });
-    this.base = options.baseUrl.replace(/\/+$/, '');
+    this.base = serviceUrl(options.baseUrl).replace(/\/+$/, '');
     this.prefix = basePath(this.base);
     this.agent = this.base.startsWith('https:') ? tlsAgent(options.tls ?? {}, this.base) : undefined;
   }

@@ -6,8 +6,12 @@
 // One rule, read wherever a base URL is accepted (auth login, config set, a profile read from
 // config.json) and by the HTTP transport before it sends anything.
 
-/** What a base URL's path is made of: plain segments between single slashes. */
-const SEGMENT = /^[A-Za-z0-9._~-]+$/;
+/**
+ * What a base URL's path is made of: plain segments between single slashes, of RFC 3986's path
+ * characters without the escape (`%`) and the path parameter (`;`), which a service may decode or
+ * strip into another route.
+ */
+const SEGMENT = /^[A-Za-z0-9._~!$&'()*+,=:@-]+$/;
 
 /**
  * Why `url` cannot be a base URL, if it cannot: one sentence, naming the part at fault. Whether the
@@ -18,7 +22,8 @@ export function baseUrlProblem(url: string): string | undefined {
   // backslashes as slashes and resolves dot segments, and the transport sends what is written.
   // biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what is refused
   if (/[\u0000-\u0020\u007f-\u009f\\]/.test(url)) return 'it holds a space, a control character or a backslash';
-  const m = /^https?:\/\/([^/?#]*)[^?#]*(.*)$/s.exec(url);
+  // The scheme in any case, as URLs have it (the transport reads it lower-cased: serviceUrl).
+  const m = /^https?:\/\/([^/?#]*)[^?#]*(.*)$/is.exec(url);
   if (!m) return 'it does not start with http:// or https://';
   const [, authority = '', rest = ''] = m;
   if (rest.startsWith('?')) return `it holds a query ("${rest}"), where the request's path would land`;
@@ -32,7 +37,7 @@ export function baseUrlProblem(url: string): string | undefined {
   }
   for (const segment of basePath(url).split('/').slice(1)) {
     if (!SEGMENT.test(segment) || segment === '.' || segment === '..')
-      return `its path holds the segment "${segment}": a base URL's path is letters, digits, ".", "-", "_" and "~" between single slashes, with no "." or ".." segment, escape or ";"`;
+      return `its path holds the segment "${segment}": a base URL's path is plain segments between single slashes, with no "." or ".." segment, escape ("%") or ";"`;
   }
   return undefined;
 }
@@ -49,4 +54,9 @@ export function basePath(url: string): string {
 /** A URL as it may be shown: a user name or password in it (never sent, and refused) replaced by "…". */
 export function shownUrl(url: string): string {
   return url.replace(/^([a-z]+:\/\/)[^/?#]*@/is, '$1…@');
+}
+
+/** A base URL as the transport uses it: its scheme lower-cased (HTTPS://… is https://…). */
+export function serviceUrl(url: string): string {
+  return url.replace(/^[a-z]+:/i, (scheme) => scheme.toLowerCase());
 }

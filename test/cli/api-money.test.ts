@@ -140,6 +140,18 @@ describe('tpa api and the fund release', () => {
     expect((await history()).filter((h) => h.encounter_id === id)).toEqual([]);
   });
 
+  it('a body giving a key twice is refused before anything is asked or sent: what is confirmed and recorded is what the service reads', async () => {
+    const { id, body } = release();
+    // JSON.parse (the confirmation, the fund history) keeps the last amount; a service may keep the first.
+    const twice = body.replace(/^\{/, '{"amount":0.01,');
+    const before = (await history()).length;
+    const r = await run(['api', 'POST', '/tpa-api/v1/funding/approve/', '-d', twice, '--yes']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--data gives the key amount twice in one object.*nothing was sent/);
+    expect(await fundingsOf(id)).toBe(0);
+    expect(await history()).toHaveLength(before);
+  });
+
   it('finalizing a rate schedule asks too, in any spelling: without --yes exit 2 and nothing sent', async () => {
     for (const path of [
       '/api/v1/computable-contracts/builder/BLD-1002/finalize;x',

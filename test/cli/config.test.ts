@@ -56,7 +56,6 @@ describe('tpa config', () => {
       ['http://127.0.0.1:4311\\tpa', /a backslash/],
       ['http://127.0.0.1:4311/appr\tove', /a control character/],
       ['http:///127.0.0.1:4311', /it names no host/],
-      ['HTTP://127.0.0.1:4311', /does not start with http:\/\/ or https:\/\//],
       ['ftp://x', /does not start with http:\/\/ or https:\/\//],
     ];
     for (const [url, reason] of REFUSED) {

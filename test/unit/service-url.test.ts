@@ -2,7 +2,7 @@
 // query or a fragment would swallow that path, a user name would travel with it, and a dot segment,
 // an escape or a path parameter could be read by a service as another route.
 import { describe, expect, it } from 'vitest';
-import { basePath, baseUrlProblem, shownUrl } from '../../src/domain/service-url.js';
+import { basePath, baseUrlProblem, serviceUrl, shownUrl } from '../../src/domain/service-url.js';
 
 describe('a base URL', () => {
   it('is http(s), a host, a port if any, and a path of plain segments', () => {
@@ -14,6 +14,10 @@ describe('a base URL', () => {
       'http://[::1]:4010/a-b.c_d~e',
       'http://0x7f000001/',
       'https://tpa.example/v1.2/x...y',
+      // A scheme in any case; RFC 3986's other path characters (a gateway's `v1:beta`, `@`, `+`, `=`).
+      'HTTP://127.0.0.1',
+      'Https://tpa.example/tpa',
+      "https://gw.example/v1:beta/a@b/x+y=z/(1)!$&*,'",
     ])
       expect(baseUrlProblem(url), url).toBeUndefined();
   });
@@ -42,7 +46,6 @@ describe('a base URL', () => {
       ['http:///x', /^it names no host/],
       ['http://', /^it names no host/],
       ['http://[::1', /^it is not a URL/],
-      ['HTTP://127.0.0.1', /^it does not start with http:\/\/ or https:\/\//],
       ['ftp://127.0.0.1', /^it does not start with/],
       ['127.0.0.1:4010', /^it does not start with/],
       ['', /^it does not start with/],
@@ -57,6 +60,11 @@ describe('a base URL', () => {
     expect(basePath('https://gw.example/tpa/v2//')).toBe('/tpa/v2');
     expect(basePath('HTTPS://gw.example/tpa')).toBe('/tpa');
     expect(basePath('https://gw.example/tpa?x#y')).toBe('/tpa');
+  });
+
+  it('is used with its scheme lower-cased, the rest as written', () => {
+    expect(serviceUrl('HTTPS://Tpa.Example/V1')).toBe('https://Tpa.Example/V1');
+    expect(serviceUrl('http://127.0.0.1:4010')).toBe('http://127.0.0.1:4010');
   });
 
   it('is shown without a user name or password', () => {

@@ -1,6 +1,7 @@
 // tpa api: a raw request through the active profile, path as served (like `gh api`); the exit code
 // follows the status code. A request that moves money or finalizes rates is asked first.
 import type { TransportResponse } from '../../../client/transport.js';
+import { duplicateKeyPath } from '../../../domain/json-keys.js';
 import { changesRates, prefixProblem, releasesMoney, servedTarget } from '../../../domain/served-routes.js';
 import { basePath } from '../../../domain/service-url.js';
 import { EXIT, UsageError, errorFromResponse } from '../../../errors.js';
@@ -47,6 +48,11 @@ export const api = verb({
       } catch {
         throw new UsageError('--data is not valid JSON');
       }
+      // What is confirmed and recorded is what JSON.parse read (the last of two keys); a service may
+      // read the first: one body, one reading, as the service itself requires.
+      const twice = duplicateKeyPath(body);
+      if (twice !== undefined)
+        throw new UsageError(`--data gives the key ${twice} twice in one object: which one is meant is not for tpa to guess; nothing was sent`);
     }
     // The profile first (its base URL is checked there: a query, a fragment or a user name is
     // refused, exit 2), then the URL actually sent, its base URL's path followed by the target: a
