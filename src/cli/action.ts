@@ -108,7 +108,8 @@ function action(verb: AnyVerb, io: IO, state: RunState) {
  * (client/answers.ts): with the embedded engine, it stays tpa's own bug.
  */
 async function unusableAnswer(err: unknown): Promise<unknown> {
-  if (!(err instanceof TypeError)) return err;
+  // Node's own TypeErrors (ERR_INVALID_ARG_TYPE, ERR_INVALID_URL…) carry a code: tpa's calls, not an answer read.
+  if (!(err instanceof TypeError) || (err as { code?: unknown }).code !== undefined) return err;
   const { lastRemoteAnswer } = await import('../client/answers.js');
   const last = lastRemoteAnswer();
   if (!last) return err;
