@@ -54,6 +54,8 @@ export interface ExpectedEncounter {
   allowedCents: number;
   patientCents: number;
   benefitCents: number;
+  /** Its member, billing provider and contract as recorded; null in a record made before they were kept. */
+  parties: { memberId: string; providerNpi: string; contractId: string } | null;
   /** The digest of who each line pays and how much (linesDigest); null in a record made before it was kept. */
   linesDigest: string | null;
   /** The statuses the last money event may have left (null: none yet, the claim's own outcome decides). */
@@ -128,6 +130,10 @@ export function expectedMoney(records: Iterable<StoredAudit>, deepFromSeq: numbe
         patientCents: num(d.patient_cents),
         benefitCents: num(d.benefit_cents),
         linesDigest: typeof d.lines_sha256 === 'string' ? d.lines_sha256 : null,
+        parties:
+          typeof d.member_id === 'string' && typeof d.provider_npi === 'string' && typeof d.contract_id === 'string'
+            ? { memberId: d.member_id, providerNpi: d.provider_npi, contractId: d.contract_id }
+            : null,
         moneyStatuses: null,
         moneySeq: r.seq,
         aeobTracked: r.seq > deepFromSeq,
@@ -325,6 +331,9 @@ export interface EncounterFacts {
   outcome_benefit_cents: number;
   /** The adjudication's lines (outcome_json), which funding pays from. */
   outcome_lines: string;
+  member_id: string;
+  provider_npi: string;
+  contract_id: string;
   aeob_adjustment_cents: number;
   aeob_missing: number;
 }
@@ -357,6 +366,14 @@ export function checkEncounter(row: EncounterFacts, x: ExpectedEncounter | undef
     ['outcome_json totals.patientResponsibilityCents', x.patientCents, row.outcome_patient_cents, x.seq],
     ['outcome_json totals.benefitCents', x.benefitCents, row.outcome_benefit_cents, x.seq],
   ]);
+  if (x.parties !== null)
+    found.push(
+      ...differs('encounters', row.id, [
+        ['member_id', x.parties.memberId, row.member_id, x.seq],
+        ['provider_npi', x.parties.providerNpi, row.provider_npi, x.seq],
+        ['contract_id', x.parties.contractId, row.contract_id, x.seq],
+      ]),
+    );
   if (x.linesDigest !== null) {
     const digest = linesDigest(JSON.parse(row.outcome_lines) as AuditedLine[]);
     if (digest !== x.linesDigest)

@@ -305,12 +305,43 @@ describe('the audit chain', () => {
       expect(deep.json<Body>(), sql).toMatchObject({ whole: true, tables_agree: false, disagreement_count: n });
     }
     // All three of the attack at once: each reported, with their count.
-    const all = tampered(cases.map(([sql]) => sql).slice(0, 1).concat(cases.slice(3).map(([sql]) => sql)).join('; '));
+    const all = tampered(
+      cases
+        .map(([sql]) => sql)
+        .slice(0, 1)
+        .concat(cases.slice(3).map(([sql]) => sql))
+        .join('; '),
+    );
     const deep = await runTpa(['local', 'audit', 'verify', '--deep', '-o', 'json'], { home: all, env: { TPA_CLOCK: WED } });
     expect(deep.code).toBe(4);
     expect(deep.json<Body>()).toMatchObject({ tables_agree: false, disagreement_count: 3 });
     const whole = await runTpa(['local', 'audit', 'verify', '--deep', '-o', 'json'], { home: home.dir, env: { TPA_CLOCK: WED } });
     expect(whole.code, whole.stderr).toBe(0);
+  });
+
+  it('--deep reports an encounter moved to another member, billing provider or contract (exit 4)', async () => {
+    const ids = buildChain();
+    const e = ids[0]!;
+    const cases: [string, RegExp][] = [
+      [`UPDATE encounters SET member_id = 'MBR-1003' WHERE id = '${e}'`, new RegExp(`encounters ${e}: member_id is MBR-1003, audit record 1 says MBR-1002`)],
+      [
+        `UPDATE encounters SET provider_npi = '1999999984' WHERE id = '${e}'`,
+        new RegExp(`encounters ${e}: provider_npi is 1999999984, audit record 1 says \\d{10}`),
+      ],
+      [
+        `UPDATE encounters SET contract_id = 'CTR-FORGED' WHERE id = '${e}'`,
+        new RegExp(`encounters ${e}: contract_id is CTR-FORGED, audit record 1 says \\S+`),
+      ],
+    ];
+    for (const [sql, named] of cases) {
+      const deep = await runTpa(['local', 'audit', 'verify', '--deep', '-o', 'json'], {
+        home: tampered(`PRAGMA foreign_keys = OFF; ${sql}`),
+        env: { TPA_CLOCK: WED },
+      });
+      expect(deep.code, sql).toBe(4);
+      expect(deep.stderr, sql).toMatch(named);
+      expect(deep.json<Body>(), sql).toMatchObject({ whole: true, tables_agree: false, disagreement_count: 1 });
+    }
   });
 
   it('--deep checks the rates a finalized schedule made: a forged amount or end, a deleted rate and one no schedule made are each reported (exit 4)', async () => {
