@@ -17,6 +17,7 @@ export async function runProgram(args: string[], given: IO, word: string | undef
   const state: RunState = { exitCode: 0 };
   try {
     illFormedArgument(args);
+    illFormedPathVariable(io.env);
     const program = await buildProgram(io, state, word);
     await program.parseAsync(args, { from: 'user' });
     return state.exitCode;
@@ -42,6 +43,26 @@ function illFormedArgument(args: readonly string[]): void {
     arg.startsWith('-') || before === undefined || !before.startsWith('-') || before === '--' ? `argument ${i + 1}, ${shown}` : `${before} ${shown}`;
   if (!isWellFormedText(arg)) throw new UsageError(`${where}: ${ILL_FORMED}; nothing was done`);
   throw new UsageError(`${where}: holds U+FFFD, which is what bytes that are not UTF-8 become; nothing was sent`);
+}
+
+/**
+ * The variables that name where tpa reads and writes are held to the argument rule: Node decodes an
+ * environment value's bytes that are not UTF-8 to U+FFFD, so `TPA_HOME=$'/tmp/x\xff'` would make
+ * and use `/tmp/x\ufffd`, another directory than the one named. Refused before any command runs.
+ */
+export const PATH_VARIABLES = ['TPA_HOME', 'XDG_CONFIG_HOME', 'XDG_DATA_HOME', 'TPA_CA_FILE'] as const;
+
+function illFormedPathVariable(env: NodeJS.ProcessEnv): void {
+  for (const name of PATH_VARIABLES) {
+    const value = env[name];
+    if (value === undefined) continue;
+    const shown = `${name}="${shownText(value)}"`;
+    if (!isWellFormedText(value)) throw new UsageError(`${shown}: ${ILL_FORMED}; nothing was done`);
+    if (value.includes(REPLACEMENT))
+      throw new UsageError(
+        `${shown}: holds U+FFFD, which is what bytes that are not UTF-8 become; it would name another path than the one set, so nothing was done`,
+      );
+  }
 }
 
 /** U+FFFD REPLACEMENT CHARACTER: what Node makes of argument bytes that are not UTF-8. */

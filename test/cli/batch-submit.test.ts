@@ -195,6 +195,51 @@ describe('tpa claim submit, a batch', () => {
     expect(ndjson(convert.stdout)).toHaveLength(1);
   });
 
+  it('a file name that is not UTF-8 in a claims folder is skipped with a note naming its bytes; every other claim is sent exactly once (submit, validate, convert)', async () => {
+    const folder = join(home, 'u');
+    mkdirSync(folder);
+    const named = (...parts: (string | number[])[]) => Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p) : Buffer.from(p))));
+    // c\ufffd.json (its name is U+FFFD, well-formed UTF-8) and c\xff.json (a byte that is not UTF-8,
+    // which Node would decode to the same U+FFFD): the first is read once, the second is not opened.
+    writeFileSync(named(folder, '/c\ufffd.json'), JSON.stringify(claim(0)));
+    writeFileSync(named(folder, '/c', [0xff], '.json'), JSON.stringify(claim(1)));
+    writeFileSync(join(folder, 'd.json'), JSON.stringify(claim(2)));
+    const skipped = /u\/c\\xff\.json: a file name that is not UTF-8, skipped/;
+    const validate = await runTpa(['claim', 'validate', 'u', '-o', 'ndjson'], { home, env });
+    expect(validate.code, validate.stderr).toBe(0);
+    expect(validate.stderr).toMatch(skipped);
+    expect(ndjson(validate.stdout).map((o) => o.source)).toEqual(['u/c\ufffd.json', 'u/d.json']);
+    const submit = await runTpa(['claim', 'submit', 'u', '-o', 'ndjson'], { home, env });
+    expect(submit.code, submit.stderr).toBe(0);
+    expect(submit.stderr).toMatch(skipped);
+    expect(ndjson(submit.stdout).map((o) => o.source)).toEqual(['u/c\ufffd.json', 'u/d.json']);
+    onceEach(await ledger(), 2);
+    // Alone in its folder, it stops nothing: the batch is empty, said, and exits 0.
+    const lone = join(home, 'lone');
+    mkdirSync(lone);
+    writeFileSync(named(lone, '/c', [0xff], '.json'), JSON.stringify(claim(3)));
+    const alone = await runTpa(['claim', 'submit', 'lone', '-o', 'ndjson'], { home, env });
+    expect(alone.stderr).toMatch(/lone\/c\\xff\.json: a file name that is not UTF-8, skipped/);
+    expect(alone.stderr).not.toMatch(/no such file/);
+    expect(await ledger()).toHaveLength(2);
+    // claim convert of an 837 folder skips it the same way.
+    const x12 = join(home, 'x');
+    mkdirSync(x12);
+    const text = interchange([
+      transaction({
+        st02: '0001',
+        type: 'professional',
+        claims: [professionalClaim({ clm01: 'PATIENT123', lines: [{ cpt: '45378', charge: '1800', date: '20250110' }] })],
+      }),
+    ]);
+    writeFileSync(named(x12, '/a\ufffd.837'), text);
+    writeFileSync(named(x12, '/a', [0xfe], '.837'), text.replace('PATIENT123', 'PATIENT456'));
+    const convert = await runTpa(['claim', 'convert', 'x', '-o', 'ndjson'], { home, env });
+    expect(convert.code, convert.stderr).toBe(0);
+    expect(convert.stderr).toMatch(/x\/a\\xfe\.837: a file name that is not UTF-8, skipped/);
+    expect(ndjson(convert.stdout)).toHaveLength(1);
+  });
+
   it("--wait adds each claim's disposition and adjudication; a timeout first exits 7 with the claims still processing", async () => {
     writeFileSync(join(home, 'w.ndjson'), lines(0, 3));
     const r = await runTpa(['claim', 'submit', 'w.ndjson', '--wait', '-o', 'ndjson'], { home, env });

@@ -3,7 +3,7 @@
 // files the CLI reads are UTF-8 or refused with their line, never read with U+FFFD in place of
 // their bytes: a claim is one INVALID claim and the batch goes on; any other file is exit 2.
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { distinctClaim } from '../helpers/claims.js';
@@ -80,6 +80,35 @@ describe('text that is not well-formed, on the command line', () => {
     expect(await auditHead()).toEqual(head);
     expect((await run(['fund', 'history', '-o', 'json'])).json()).toEqual([]);
     expect((await run(['ledger', 'show', e.id, '-o', 'json'])).json<Row>().encounter.status).toBe('ADJUDICATED');
+  });
+
+  it('TPA_HOME, XDG_CONFIG_HOME, XDG_DATA_HOME or TPA_CA_FILE whose bytes are not UTF-8 exits 2 naming the variable; no other directory is made', () => {
+    const base = home.dir;
+    for (const name of ['TPA_HOME', 'XDG_CONFIG_HOME', 'XDG_DATA_HOME', 'TPA_CA_FILE']) {
+      // bash hands tpa the raw byte; Node decodes it to U+FFFD, which names another path.
+      const r = spawnSync('bash', ['-c', `export ${name}=$'${base}/x\\xff'; exec "$TPA_TEST_NODE" "$TPA_TEST_BIN" local init`], {
+        env: {
+          ...testEnv({ home: base, env: { ...CLOCK, TPA_TEST_NODE: process.execPath, TPA_TEST_BIN: TPA_BIN } }),
+          // The XDG variables count only without TPA_HOME.
+          ...(name === 'TPA_HOME' ? {} : { TPA_HOME: '' }),
+        },
+        cwd: base,
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+      expect(r.status, `${name}: ${r.stderr}`).toBe(2);
+      expect(r.stderr).toMatch(new RegExp(`${name}="${base}/x\ufffd": holds U\\+FFFD, which is what bytes that are not UTF-8 become`));
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+      expect(
+        readdirSync(base).filter((n) => n.startsWith('x')),
+        name,
+      ).toEqual([]);
+    }
+    // A lone surrogate handed by a caller of run() is refused the same way.
+    return run(['local', 'init'], { TPA_HOME: `${base}/y\ud800` }).then((r) => {
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/TPA_HOME=".*\/y\\ud800": is not well-formed Unicode text/);
+    });
   });
 
   it('a claim file, an NDJSON line or stdin that is not UTF-8 is one INVALID claim naming its file and line; the batch goes on', async () => {

@@ -279,6 +279,71 @@ describe('the audit chain', () => {
     }
   });
 
+  it('--deep reports a history entry with amounts that no audit record made, and a second entry for one record (exit 4)', async () => {
+    const ids = buildChain();
+    const e = ids[0]!;
+    const copy = `INSERT INTO history_entries SELECT encounter_id, 90, type, timestamp, reference, description, financial_impact_json FROM history_entries WHERE encounter_id = '${e}'`;
+    const cases: [string, RegExp, number][] = [
+      [`${copy} AND type = 'FUNDING_APPROVED'`, new RegExp(`history_entries ${e} #90: a second entry for audit record \\d+, which made one`), 1],
+      [`${copy} AND type = 'SETTLEMENT_REFUNDED'`, new RegExp(`history_entries ${e} #90: a second entry for audit record \\d+, which made one`), 1],
+      [`${copy} AND type = 'ADJUDICATION'`, new RegExp(`history_entries ${e} #90: a second entry for audit record 1, which made one`), 1],
+      [
+        `INSERT INTO history_entries VALUES ('${e}', 91, 'FUNDING_APPROVED', '2026-03-05T12:00:00Z', 'AUTH-AUDIT-0002', 'Fund release of 320.00 approved', '{"transfer_amount":320}')`,
+        new RegExp(`history_entries ${e} #91: the audit chain has no FUNDING_APPROVED \\(2026-03-05T12:00:00Z, AUTH-AUDIT-0002\\) record of it`),
+        1,
+      ],
+      [
+        `INSERT INTO history_entries VALUES ('${e}', 92, 'SETTLEMENT_REFUNDED', '2026-03-05T12:01:00Z', 'rf_forged', 'Refund', '{"refunded_amount":320}')`,
+        new RegExp(`history_entries ${e} #92: the audit chain has no SETTLEMENT_REFUNDED`),
+        1,
+      ],
+    ];
+    for (const [sql, named, n] of cases) {
+      const deep = await runTpa(['local', 'audit', 'verify', '--deep', '-o', 'json'], { home: tampered(sql), env: { TPA_CLOCK: WED } });
+      expect(deep.code, sql).toBe(4);
+      expect(deep.stderr, sql).toMatch(named);
+      expect(deep.json<Body>(), sql).toMatchObject({ whole: true, tables_agree: false, disagreement_count: n });
+    }
+    // All three of the attack at once: each reported, with their count.
+    const all = tampered(
+      cases
+        .map(([sql]) => sql)
+        .slice(0, 1)
+        .concat(cases.slice(3).map(([sql]) => sql))
+        .join('; '),
+    );
+    const deep = await runTpa(['local', 'audit', 'verify', '--deep', '-o', 'json'], { home: all, env: { TPA_CLOCK: WED } });
+    expect(deep.code).toBe(4);
+    expect(deep.json<Body>()).toMatchObject({ tables_agree: false, disagreement_count: 3 });
+    const whole = await runTpa(['local', 'audit', 'verify', '--deep', '-o', 'json'], { home: home.dir, env: { TPA_CLOCK: WED } });
+    expect(whole.code, whole.stderr).toBe(0);
+  });
+
+  it('--deep reports an encounter moved to another member, billing provider or contract (exit 4)', async () => {
+    const ids = buildChain();
+    const e = ids[0]!;
+    const cases: [string, RegExp][] = [
+      [`UPDATE encounters SET member_id = 'MBR-1003' WHERE id = '${e}'`, new RegExp(`encounters ${e}: member_id is MBR-1003, audit record 1 says MBR-1002`)],
+      [
+        `UPDATE encounters SET provider_npi = '1999999984' WHERE id = '${e}'`,
+        new RegExp(`encounters ${e}: provider_npi is 1999999984, audit record 1 says \\d{10}`),
+      ],
+      [
+        `UPDATE encounters SET contract_id = 'CTR-FORGED' WHERE id = '${e}'`,
+        new RegExp(`encounters ${e}: contract_id is CTR-FORGED, audit record 1 says \\S+`),
+      ],
+    ];
+    for (const [sql, named] of cases) {
+      const deep = await runTpa(['local', 'audit', 'verify', '--deep', '-o', 'json'], {
+        home: tampered(`PRAGMA foreign_keys = OFF; ${sql}`),
+        env: { TPA_CLOCK: WED },
+      });
+      expect(deep.code, sql).toBe(4);
+      expect(deep.stderr, sql).toMatch(named);
+      expect(deep.json<Body>(), sql).toMatchObject({ whole: true, tables_agree: false, disagreement_count: 1 });
+    }
+  });
+
   it('--deep checks the rates a finalized schedule made: a forged amount or end, a deleted rate and one no schedule made are each reported (exit 4)', async () => {
     buildChain();
     // The rate the finalized schedule made (the seed holds others, some later).

@@ -70,6 +70,9 @@ const row = (over: Partial<EncounterFacts> = {}): EncounterFacts => ({
   outcome_lines: '[]',
   aeob_adjustment_cents: 0,
   aeob_missing: 0,
+  member_id: 'MBR-1002',
+  provider_npi: '1234567893',
+  contract_id: 'CTR-1',
   ...over,
 });
 
@@ -236,5 +239,24 @@ describe('the money tables as the chain says they must be', () => {
     const before = expectedMoney(records, 5);
     expect(checkEncounter(row({ aeob_adjustment_cents: 7 }), before.encounters.get('enc_1'))).toEqual([]);
     expect(checkEncounter(row({ aeob_adjustment_cents: 7 }), x.encounters.get('enc_1'))).toMatchObject([{ column: 'aeob_adjustment_cents', found: 7 }]);
+  });
+});
+
+describe("an encounter's parties as its SUBMISSION recorded them", () => {
+  const parties = { member_id: 'MBR-1002', provider_npi: '1234567893', contract_id: 'CTR-1' };
+  it('a member, billing provider or contract changed in the row is a disagreement naming the record', () => {
+    const x = expectedMoney(chain([['SUBMISSION', 'enc_1', { ...submission, ...parties }]]), 0).encounters.get('enc_1');
+    expect(checkEncounter(row(), x)).toEqual([]);
+    const moved = checkEncounter(row({ member_id: 'MBR-1003', provider_npi: '1045782368', contract_id: 'CTR-2' }), x);
+    expect(moved.map(describeDisagreement)).toEqual([
+      'encounters enc_1: member_id is MBR-1003, audit record 1 says MBR-1002',
+      'encounters enc_1: provider_npi is 1045782368, audit record 1 says 1234567893',
+      'encounters enc_1: contract_id is CTR-2, audit record 1 says CTR-1',
+    ]);
+  });
+
+  it('a SUBMISSION recorded before the parties were kept leaves them unchecked', () => {
+    const x = expectedMoney(chain([['SUBMISSION', 'enc_1', submission]]), 0).encounters.get('enc_1');
+    expect(checkEncounter(row({ member_id: 'MBR-1003' }), x)).toEqual([]);
   });
 });

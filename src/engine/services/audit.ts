@@ -125,9 +125,10 @@ export function verifyAuditDeep(db: Db, expectHead?: string): DeepVerdict {
     [...expected.settlements].flatMap(([id, s]) => [...s.payouts].map(([sequence, p]): [string, number] => [`${id} #${sequence}`, p.seq])),
     note,
   );
-  // The amounts the ledger's history shows, against the records that hold them (no count of its own:
-  // an entry the chain has no record of is let be).
-  for (const row of historyAuditFacts(db)) note(checkHistoryEntry(row, expected.encounters.get(row.encounter_id)));
+  // The amounts the ledger's history shows, against the records that hold them: each entry of a
+  // claim the chain records whole answers one record, and no record is answered twice.
+  const matched = new Set<number>();
+  for (const row of historyAuditFacts(db)) note(checkHistoryEntry(row, expected.encounters.get(row.encounter_id), matched));
   // The rates finalized schedules made (no count of their own either).
   compareRows(
     'contract_rates',

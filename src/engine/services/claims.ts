@@ -363,6 +363,11 @@ function acceptanceEntries(
         patient_cents: t.patientResponsibilityCents,
         benefit_cents: t.benefitCents,
         lines_sha256: linesDigest(adjudication.lines),
+        // Whose claim it is, who is paid and under which contract: an encounter moved to another
+        // member, provider or contract behind the engine's back disagrees with its record.
+        member_id: at.member.member_id,
+        provider_npi: claim.providerNpi,
+        contract_id: at.contract.id,
       },
       description: `${claim.type === 'institutional' ? 'Institutional' : 'Professional'} claim submitted via the API: ${claim.lines.length} line${claim.lines.length === 1 ? '' : 's'}, charges ${formatCentsGrouped(claim.totalChargeCents)}`,
     },

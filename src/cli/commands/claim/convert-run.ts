@@ -2,7 +2,7 @@
 // claim at a time (x12-source.ts), each checked with the engine's rules; the claims that would be
 // sent are written as they come (ndjson: one a line; json: one FHIR Bundle written as it grows), the
 // others said on stderr with their places. Memory does not grow with the number of claims.
-import { readdirSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { EXIT, ValidationFailed } from '../../../errors.js';
 import { count } from '../../../render/format.js';
@@ -12,7 +12,7 @@ import type { Context } from '../../context.js';
 import { keepHeapFlat } from '../../heap.js';
 import { checkClaim, sameIdentitySaid, errorLine } from './claim-check.js';
 import { skippedNote } from './skipped.js';
-import { folderEntry } from './submit-sources.js';
+import { folderEntry, folderNames } from './submit-sources.js';
 import { isX12Path } from './x12-files.js';
 import { x12Claims } from './x12-source.js';
 
@@ -24,7 +24,7 @@ function x12Files(paths: readonly string[], note: (m: string) => void): string[]
       files.push(path);
       continue;
     }
-    const all = readdirSync(path);
+    const all = folderNames(path, note);
     const names = all.filter(isX12Path).sort();
     if (names.length === 0) note(`${path}: no X12 files (*.837, *.x12, *.edi)`);
     const skipped = skippedNote(

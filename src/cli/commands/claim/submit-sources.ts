@@ -15,6 +15,7 @@ import { UsageError } from '../../../errors.js';
 import { boundedLines, LINE_NOT_UTF8, LINE_TOO_LONG, NotUtf8Text, readFileBounded } from '../../bounded-input.js';
 import { NOT_UTF8 } from '../../../domain/well-formed.js';
 import type { FieldError } from '../../../domain/errors.js';
+import { oneLine, screen } from '../../../render/screen.js';
 import { skippedNote } from './skipped.js';
 import { isX12Path, looksLikeX12 } from './x12-files.js';
 
@@ -267,6 +268,31 @@ function statOf(path: string) {
   }
 }
 
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * The names of a folder's entries, read as bytes: an entry whose name is not UTF-8 is skipped with a
+ * note naming its bytes escaped (\xff), and the batch goes on. Read as text, Node would decode such
+ * a name to U+FFFD, and opening that name reads another file (one whose name is U+FFFD itself, sent
+ * twice) or none: the entry is never opened under a name that is not its own.
+ */
+export function folderNames(folder: string, note: (message: string) => void): string[] {
+  const names: string[] = [];
+  for (const raw of readdirSync(folder, { encoding: 'buffer' })) {
+    try {
+      names.push(strictUtf8.decode(raw));
+    } catch {
+      note(screen(`${oneLine(join(folder, escapedBytes(raw)))}: a file name that is not UTF-8, skipped (rename it to read it)`));
+    }
+  }
+  return names;
+}
+
+/** A name's bytes as text: printable ASCII as is, every other byte (and the backslash) as \xHH. */
+function escapedBytes(raw: Buffer): string {
+  return [...raw].map((b) => (b >= 0x20 && b < 0x7f && b !== 0x5c ? String.fromCharCode(b) : `\\x${b.toString(16).padStart(2, '0')}`)).join('');
+}
+
 /**
  * What a folder's entry is, or undefined (with a note) for a symbolic link that leads nowhere: one
  * dangling or looping is skipped, as a device or a FIFO is, and the batch goes on. Anything else
@@ -371,7 +397,7 @@ export async function* claimTexts(
     }
     const info = statOf(path);
     if (info.isDirectory()) {
-      const all = readdirSync(path);
+      const all = folderNames(path, note);
       const read = (n: string) => /\.(json|ndjson|jsonl)$/i.test(n) || isX12Path(n);
       const names = all.filter(read).sort();
       if (names.length === 0) note(`${path}: no *.json, *.ndjson or X12 (*.837, *.x12, *.edi) files`);
