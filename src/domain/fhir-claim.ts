@@ -97,9 +97,13 @@ export const CLM01_SYSTEM = 'urn:tpa:x12:clm01';
  */
 export const LINE_CONTROL_NUMBER_URL = 'urn:tpa:x12:ref6r';
 /**
- * The extension of a provider Reference that carries the reference as its Bundle wrote it, when tpa
- * made the Claim self-contained (domain/fhir-bundle.ts) and that reference (`Organization/<NPI>`)
- * named another NPI than the entry it resolved to: the parser refuses the claim naming both.
+ * The extension of a Reference that carries the reference as its Bundle wrote it, when tpa made the
+ * Claim self-contained (domain/fhir-bundle.ts) and that reference (`Organization/<NPI>`, a
+ * conditional reference by NPI or by member id) named another party than the entry it resolved to:
+ * the parser refuses the claim naming both. It is tpa's own mark: the Bundle reader refuses a Claim
+ * that already carries it, and the parser reads every one on a Reference, refusing the claim when
+ * any names another party than the one read (so one sent straight to the service can only add
+ * refusals, never stand in for tpa's).
  */
 export const BUNDLE_REFERENCE_URL = 'urn:tpa:fhir:bundle-reference';
 /** UCUM, the system of a Quantity's unit codes. */
@@ -299,10 +303,26 @@ class ClaimReader {
     return typeof ref.reference === 'string' && ref.reference.startsWith('#') ? this.contained.get(ref.reference.slice(1)) : undefined;
   }
 
-  /** The reference as its Bundle wrote it, when the Bundle reader replaced it by a contained copy of the entry it names (BUNDLE_REFERENCE_URL). */
-  private asSent(ref: Json): (ReferenceReading & { text: string }) | undefined {
-    const ext = (asArray(ref.extension) ?? []).find((e): e is Json => isObject(e) && e.url === BUNDLE_REFERENCE_URL && typeof e.valueString === 'string');
-    return ext ? { ...readReference(ext.valueString as string), text: ext.valueString as string } : undefined;
+  /**
+   * Every reference as its Bundle wrote it, when the Bundle reader replaced it by a contained copy of
+   * the entry it names (BUNDLE_REFERENCE_URL): all of them, never the first alone, as each must
+   * agree with what the claim reads.
+   */
+  private asSent(ref: Json): (ReferenceReading & { text: string })[] {
+    return (asArray(ref.extension) ?? [])
+      .filter((e): e is Json => isObject(e) && e.url === BUNDLE_REFERENCE_URL && typeof e.valueString === 'string')
+      .map((e) => ({ ...readReference(e.valueString as string), text: e.valueString as string }));
+  }
+
+  /** The member each reference as its Bundle wrote it names (a conditional or literal Patient reference), with its text. */
+  private sentMembers(ref: Json): { id: string; text: string }[] {
+    return this.asSent(ref).flatMap((sent) =>
+      sent.form === 'conditional' && sent.type === 'Patient'
+        ? [{ id: sent.value, text: sent.text }]
+        : sent.form === 'literal' && sent.type === 'Patient'
+          ? [{ id: sent.id, text: sent.text }]
+          : [],
+    );
   }
 
   /**
@@ -311,6 +331,21 @@ class ClaimReader {
    * or a literal reference whose id is itself an NPI (Organization/1234567893).
    */
   private providerNpi(ref: unknown, path: string): { npi: string; name: string | null } | undefined {
+    const read = this.providerNpiRead(ref, path);
+    // A reference as a Bundle wrote it on a Reference that points to nothing contained names the NPI read, or the claim is refused.
+    if (!read || !isObject(ref) || this.containedTarget(ref)) return read;
+    for (const sent of this.asSent(ref)) {
+      const npi = literalProviderNpi(sent.text) ?? conditionalProviderNpi(sent.text);
+      if (npi !== undefined && npi !== read.npi)
+        return this.fail(
+          `${path}.reference`,
+          `is "${clip(sent.text, 80)}" in its Bundle, naming NPI ${npi}, but the claim's ${path} is NPI ${clip(read.npi)}: which provider is meant is not for tpa to guess`,
+        );
+    }
+    return read;
+  }
+
+  private providerNpiRead(ref: unknown, path: string): { npi: string; name: string | null } | undefined {
     if (!isObject(ref)) return this.fail(path, 'is required: a reference with an NPI identifier');
     const shape = referenceIdentifierProblem(ref.identifier);
     if (shape) return this.fail(shape.value ? `${path}.identifier.value` : `${path}.identifier`, shape.message);
@@ -351,18 +386,20 @@ class ClaimReader {
       );
     // The reference as its Bundle wrote it (Organization/<NPI> in any form, or a conditional
     // reference by NPI), when the entry it named holds another NPI.
-    const asSent = this.asSent(ref);
-    const sentNpi = asSent ? (literalProviderNpi(asSent.text) ?? conditionalProviderNpi(asSent.text)) : undefined;
+    // Every one of them, never the first alone: one that agrees does not stand in for one that does not.
     // The entry's NPIs as they are read: of the NPI system, else those without a system.
     const readNpis =
       pointedNpis.length > 0
         ? pointedNpis
         : targetIds.filter((id): id is Json => isObject(id) && id.system === undefined && typeof id.value === 'string').map((id) => id.value as string);
-    if (sentNpi !== undefined && !readNpis.includes(sentNpi))
-      return this.fail(
-        `${path}.reference`,
-        `is "${clip(asSent!.text, 80)}" in its Bundle, naming NPI ${sentNpi}, but the entry it names (copied to ${targetPath ?? 'contained'}) has NPI ${readNpis.map((v) => clip(v)).join(', ') || 'none'}: which provider is meant is not for tpa to guess`,
-      );
+    for (const asSent of target ? this.asSent(ref) : []) {
+      const sentNpi = literalProviderNpi(asSent.text) ?? conditionalProviderNpi(asSent.text);
+      if (sentNpi !== undefined && !readNpis.includes(sentNpi))
+        return this.fail(
+          `${path}.reference`,
+          `is "${clip(asSent.text, 80)}" in its Bundle, naming NPI ${sentNpi}, but the entry it names (copied to ${targetPath ?? 'contained'}) has NPI ${readNpis.map((v) => clip(v)).join(', ') || 'none'}: which provider is meant is not for tpa to guess`,
+        );
+    }
     // A literal reference whose id is itself an NPI (Organization/1234567893) names the provider too.
     const literal = reference ? literalProviderNpi(reference) : undefined;
     const npiIdentifier =
@@ -425,17 +462,21 @@ class ClaimReader {
         'patient.reference',
         `points to "${clip(reference!, 60)}", which is neither contained in the claim nor an entry of its Bundle: the member id is missing`,
       );
-    const sent = this.asSent(ref);
-    // In a Bundle: the conditional reference as its Bundle wrote it names the member the entry it found must be.
-    if (sent?.form === 'conditional') {
-      const target = this.containedTarget(ref);
-      const pointed = target ? patientMemberId(target) : undefined;
-      if (typeof pointed === 'string' && !sameId(pointed, sent.value))
+    // In a Bundle: each reference as its Bundle wrote it names the member the entry it found must be.
+    const member = this.memberIdRead(ref, reference);
+    if (member === undefined) return undefined;
+    const target = this.containedTarget(ref);
+    for (const sent of this.sentMembers(ref))
+      if (!sameId(sent.id, member))
         return this.fail(
           'patient.reference',
-          `is "${clip(sent.text, 80)}" in its Bundle, naming member "${clip(sent.value)}", but the Patient it finds (copied to contained[${this.containedIndex(target!)}]) is member "${clip(pointed)}": which member the claim is for is not for tpa to guess`,
+          `is "${clip(sent.text, 80)}" in its Bundle, naming member "${clip(sent.id)}", but ${target ? `the Patient it finds (copied to contained[${this.containedIndex(target)}])` : "the claim's patient"} is member "${clip(member)}": which member the claim is for is not for tpa to guess`,
         );
-    }
+    return member;
+  }
+
+  /** The member id memberId reads, before what the Bundle wrote is compared with it. */
+  private memberIdRead(ref: Json, reference: string | undefined): string | undefined {
     // A Reference holds one identifier: a list, or a value that is not text, is not set aside for the reference.
     const shape = referenceIdentifierProblem(ref.identifier);
     if (shape) return this.fail(shape.value ? 'patient.identifier.value' : 'patient.identifier', shape.message);
@@ -505,6 +546,20 @@ class ClaimReader {
   }
 
   /**
+   * Why a Reference names nothing (`#id` of a resource the claim does not contain, or a Bundle entry's
+   * `urn:uuid:`/`urn:oid:` in a claim that is not in its Bundle any more), or undefined.
+   */
+  private referenceToNothing(ref: Json, what: string): string | undefined {
+    const reference = typeof ref.reference === 'string' ? ref.reference : undefined;
+    if (reference === undefined) return undefined;
+    const read = readReference(reference);
+    if (read.form === 'contained' && !this.containedTarget(ref)) return `points to contained resource "${clip(reference)}", which the claim does not contain`;
+    if (read.form === 'entry')
+      return `points to "${clip(reference, 60)}", which is neither contained in the claim nor an entry of its Bundle: ${what} is missing`;
+    return undefined;
+  }
+
+  /**
    * The payer the claim is addressed to, when both its reference and its identifier name it: they
    * agree, or the claim is refused naming both. The reference names it by its id
    * (Organization/PAYER-ACME, as the claim's answer gives it back), by a conditional reference, or by
@@ -518,6 +573,11 @@ class ClaimReader {
     const written = isObject(ref) && typeof ref.reference === 'string' ? ref.reference : undefined;
     const read = written !== undefined ? readReference(written) : undefined;
     if (read?.form === 'unreadable') return void this.fail('insurer.reference', `is not a reference tpa can read (got "${clip(written!)}"): it ${read.why}`);
+    // Read as a patient or provider reference is read: one that names nothing, or names another kind of resource, is refused.
+    const nothing = this.referenceToNothing(isObject(ref) ? ref : {}, 'the payer');
+    if (nothing) return void this.fail('insurer.reference', nothing);
+    if ((read?.form === 'literal' || read?.form === 'conditional') && read.type !== 'Organization')
+      return void this.fail('insurer.reference', `must be Organization/<payer id> (got "${clip(written!)}"): the insurer is an Organization`);
     if (!isObject(ref) || !isObject(ref.identifier) || typeof ref.identifier.value !== 'string' || ref.identifier.value.trim() === '') return;
     const own = ref.identifier.value;
     const reference = typeof ref.reference === 'string' ? ref.reference : undefined;
@@ -579,23 +639,40 @@ class ClaimReader {
         this.fail(`${at}.reference`, `is not a reference tpa can read (got "${clip(reference!)}"): it ${read.why}`);
         continue;
       }
+      const shape = referenceIdentifierProblem(beneficiary.identifier);
+      if (shape) {
+        this.fail(shape.value ? `${at}.identifier.value` : `${at}.identifier`, shape.message);
+        continue;
+      }
+      // Read as the claim's patient reference is read: one that names nothing, or another kind of resource, is refused.
+      const nothing = this.referenceToNothing(beneficiary, 'the member id');
+      if (nothing) {
+        this.fail(`${at}.reference`, nothing);
+        continue;
+      }
+      if ((read?.form === 'literal' || read?.form === 'conditional') && read.type !== 'Patient') {
+        this.fail(`${at}.reference`, `must be Patient/<member id> (got "${clip(reference!)}"): a Coverage's beneficiary is a Patient`);
+        continue;
+      }
+      // Every name the beneficiary is given (its identifier, the Patient it points to, its conditional
+      // or literal reference, the reference as its Bundle wrote it) is the claim's member.
+      const names: { id: string; field: string }[] = [];
+      if (isObject(beneficiary.identifier) && typeof beneficiary.identifier.value === 'string' && beneficiary.identifier.value.trim() !== '')
+        names.push({ id: beneficiary.identifier.value, field: `${at}.identifier.value` });
       const pointed = this.containedTarget(beneficiary);
-      const conditional = reference ? conditionalIdentifier(reference) : undefined;
-      const named =
-        isObject(beneficiary.identifier) && typeof beneficiary.identifier.value === 'string' && beneficiary.identifier.value.trim() !== ''
-          ? { id: beneficiary.identifier.value, field: `${at}.identifier.value` }
-          : pointed
-            ? (() => {
-                const id = patientMemberId(pointed);
-                if (typeof id === 'object') this.fail(`contained[${this.containedIndex(pointed)}].identifier`, id.ambiguous);
-                return typeof id === 'string' ? { id, field: `${at}.reference` } : undefined;
-              })()
-            : conditional?.type === 'Patient'
-              ? { id: conditional.value, field: `${at}.reference` }
-              : reference && literalPatientId(reference) !== undefined
-                ? { id: literalPatientId(reference)!, field: `${at}.reference` }
-                : undefined;
-      if (named && !sameId(named.id, memberId))
+      if (pointed) {
+        const id = patientMemberId(pointed);
+        if (typeof id === 'object') {
+          this.fail(`contained[${this.containedIndex(pointed)}].identifier`, id.ambiguous);
+          continue;
+        }
+        if (typeof id === 'string') names.push({ id, field: `${at}.reference` });
+      }
+      if (read?.form === 'conditional') names.push({ id: read.value, field: `${at}.reference` });
+      if (read?.form === 'literal') names.push({ id: read.id, field: `${at}.reference` });
+      for (const sent of this.sentMembers(beneficiary)) names.push({ id: sent.id, field: `${at}.reference` });
+      const named = names.find((n) => !sameId(n.id, memberId));
+      if (named)
         this.fail(
           named.field,
           `names member "${clip(named.id)}", but the claim's patient is member "${clip(memberId)}" (the Coverage of insurance[${i}] covers another member): which member the claim is for is not for tpa to guess`,
