@@ -7,7 +7,7 @@
 // by `fullUrl` (`urn:uuid:…`, an absolute URL), by `Type/id` relative to the Claim's base, by the
 // resource's type and id, and, for a conditional reference (`Practitioner?identifier=system|value`),
 // by the entry of that type holding the identifier.
-import { BUNDLE_REFERENCE_URL, conditionalIdentifier, conditionalProviderNpi, literalProviderNpi, NPI_SYSTEM, patientMemberId } from './fhir-claim.js';
+import { BUNDLE_REFERENCE_URL, conditionalIdentifier, conditionalProviderNpi, isNpiSystem, literalProviderNpi, patientMemberId } from './fhir-claim.js';
 
 type Json = Record<string, unknown>;
 
@@ -202,7 +202,7 @@ export function selfContainedClaim(
     const npi = literal ? literalProviderNpi(sent) : conditionalProviderNpi(sent);
     // The entry's NPIs as the parser reads them: of the NPI system, else those without a system.
     const ids = (Array.isArray(target.identifier) ? target.identifier : []).filter(isObject);
-    const typed = ids.filter((id) => id.system === NPI_SYSTEM);
+    const typed = ids.filter((id) => isNpiSystem(id.system));
     const held = (typed.length > 0 ? typed : ids.filter((id) => id.system === undefined)).map((id) => id.value);
     if (npi !== undefined && held.length > 0 && !held.includes(npi)) keep();
   };

@@ -15,6 +15,13 @@ export const PROVIDER_ROLES = ['FACILITY', 'SURGEON', 'ANESTHESIA', 'PATHOLOGY']
 export type ProviderRole = (typeof PROVIDER_ROLES)[number];
 
 export const NPI_SYSTEM = 'http://hl7.org/fhir/sid/us-npi';
+/** The NPI's OID (HL7's identifier of the NPI system, http://hl7.org/fhir/sid/us-npi's other name): an identifier of either system is an NPI. */
+export const NPI_OID = 'urn:oid:2.16.840.1.113883.4.6';
+
+/** Whether an identifier's system is the NPI's: its URL, or its OID (then both name the NPI, and must agree). */
+export function isNpiSystem(system: unknown): boolean {
+  return system === NPI_SYSTEM || system === NPI_OID;
+}
 export const CPT_SYSTEM = 'http://www.ama-assn.org/go/cpt';
 export const CLAIM_TYPE_SYSTEM = 'http://terminology.hl7.org/CodeSystem/claim-type';
 export const ICD10_SYSTEM = 'http://hl7.org/fhir/sid/icd-10-cm';
@@ -332,8 +339,29 @@ class ClaimReader {
    */
   private providerNpi(ref: unknown, path: string): { npi: string; name: string | null } | undefined {
     const read = this.providerNpiRead(ref, path);
+    if (!read || !isObject(ref)) return read;
+    const target = this.containedTarget(ref);
+    // A PractitionerRole names its practitioner: by a literal Practitioner/<NPI> or an NPI identifier, that is the provider read.
+    if (target?.resourceType === 'PractitionerRole' && isObject(target.practitioner)) {
+      const at = `contained[${this.containedIndex(target)}].practitioner`;
+      const practitioner = target.practitioner;
+      const names: { npi: string; field: string }[] = [];
+      if (typeof practitioner.reference === 'string') {
+        const npi = literalProviderNpi(practitioner.reference) ?? conditionalProviderNpi(practitioner.reference);
+        if (npi !== undefined) names.push({ npi, field: `${at}.reference` });
+      }
+      const id = practitioner.identifier;
+      if (isObject(id) && typeof id.value === 'string' && (isNpiSystem(id.system) || (id.system === undefined && !npiProblem(id.value))))
+        names.push({ npi: id.value.trim(), field: `${at}.identifier.value` });
+      const other = names.find((n) => n.npi !== read.npi);
+      if (other)
+        return this.fail(
+          other.field,
+          `names NPI ${clip(other.npi)}, but ${path} is NPI ${clip(read.npi)}: the PractitionerRole ${path} points to is that practitioner's, and which provider is meant is not for tpa to guess`,
+        );
+    }
     // A reference as a Bundle wrote it on a Reference that points to nothing contained names the NPI read, or the claim is refused.
-    if (!read || !isObject(ref) || this.containedTarget(ref)) return read;
+    if (target) return read;
     for (const sent of this.asSent(ref)) {
       const npi = literalProviderNpi(sent.text) ?? conditionalProviderNpi(sent.text);
       if (npi !== undefined && npi !== read.npi)
@@ -375,9 +403,7 @@ class ClaimReader {
     if (conflict) return this.fail(`${path}.identifier.value`, conflict);
     // The resource pointed to names one provider: two NPIs on it are two answers to one question.
     const pointedNpis = [
-      ...new Set(
-        targetIds.filter((id): id is Json => isObject(id) && id.system === NPI_SYSTEM && typeof id.value === 'string').map((id) => id.value as string),
-      ),
+      ...new Set(targetIds.filter((id): id is Json => isObject(id) && isNpiSystem(id.system) && typeof id.value === 'string').map((id) => id.value as string)),
     ];
     if (pointedNpis.length > 1)
       return this.fail(
@@ -403,7 +429,7 @@ class ClaimReader {
     // A literal reference whose id is itself an NPI (Organization/1234567893) names the provider too.
     const literal = reference ? literalProviderNpi(reference) : undefined;
     const npiIdentifier =
-      candidates.find((c) => isObject(c.value) && c.value.system === NPI_SYSTEM) ?? candidates.find((c) => isObject(c.value) && c.value.system === undefined);
+      candidates.find((c) => isObject(c.value) && isNpiSystem(c.value.system)) ?? candidates.find((c) => isObject(c.value) && c.value.system === undefined);
     if (npiIdentifier && isObject(npiIdentifier.value)) {
       const value = npiIdentifier.value.value;
       if (value === undefined || value === '')
@@ -1195,7 +1221,7 @@ export function literalProviderNpi(reference: string): string | undefined {
 export function conditionalProviderNpi(reference: string): string | undefined {
   const read = readReference(reference);
   if (read.form !== 'conditional') return undefined;
-  if (read.system === NPI_SYSTEM) return read.value;
+  if (isNpiSystem(read.system)) return read.value;
   return read.system === undefined && !npiProblem(read.value) ? read.value : undefined;
 }
 
@@ -1251,8 +1277,8 @@ function memberIdType(id: Json): string | undefined {
 
 /**
  * The member id of a Patient (or other resource a patient reference points to): its identifier typed
- * member number (v2-0203 MB, the subscriber's SN; CARIN's um), else its first identifier with a
- * value. Two different values of the chosen type (two MBs), or, with none typed, two untyped
+ * member number (v2-0203 MB, the subscriber's SN; CARIN's um), else its first untyped identifier,
+ * else its first that is not a medical record number (MR), with a value. Two different values of the chosen type (two MBs), or, with none typed, two untyped
  * identifiers of different values, are ambiguous: which member is meant is not for tpa to guess.
  */
 export function patientMemberId(target: Json): string | { ambiguous: string } | undefined {
@@ -1273,16 +1299,19 @@ export function patientMemberId(target: Json): string | { ambiguous: string } | 
       ambiguous: `holds several member ids (${listed}), ${typed ? (types.length > 1 ? 'each typed a member or subscriber number' : `each typed ${typeOf(typed)}`) : 'none typed member number (MB)'}: which member the claim is for is not for tpa to guess`,
     };
   }
-  return (typed ?? ids[0])?.value as string | undefined;
+  // With none typed a member number: an untyped identifier, else the first that is not a medical
+  // record number (v2-0203 MR: the provider's chart number, never the plan's member id).
+  const medicalRecord = (id: Json) => isObject(id.type) && (asArray(id.type.coding) ?? []).some((c) => isObject(c) && c.code === 'MR');
+  return (typed ?? group[0] ?? ids.find((id) => !medicalRecord(id)))?.value as string | undefined;
 }
 
 /** A provider reference whose own NPI identifier names another NPI than its conditional reference or the resource it points to. */
 function npiConflict(ref: Json, conditional: { system: string | undefined; value: string } | undefined, targetIds: readonly unknown[]): string | undefined {
-  const own = isObject(ref.identifier) && (ref.identifier.system === NPI_SYSTEM || ref.identifier.system === undefined) ? ref.identifier.value : undefined;
+  const own = isObject(ref.identifier) && (isNpiSystem(ref.identifier.system) || ref.identifier.system === undefined) ? ref.identifier.value : undefined;
   if (typeof own !== 'string' || own === '') return undefined;
-  if (conditional && (conditional.system === NPI_SYSTEM || conditional.system === undefined) && conditional.value !== own)
+  if (conditional && (isNpiSystem(conditional.system) || conditional.system === undefined) && conditional.value !== own)
     return `is NPI ${clip(own)}, but the conditional reference names NPI ${clip(conditional.value)}: which provider is meant is not for tpa to guess`;
-  const typed = targetIds.filter((id): id is Json => isObject(id) && id.system === NPI_SYSTEM && typeof id.value === 'string').map((id) => id.value as string);
+  const typed = targetIds.filter((id): id is Json => isObject(id) && isNpiSystem(id.system) && typeof id.value === 'string').map((id) => id.value as string);
   // With none of the NPI system, an identifier without a system that is a valid NPI is one.
   const pointed =
     typed.length > 0

@@ -731,6 +731,59 @@ describe('tpa’s own mark (urn:tpa:fhir:bundle-reference) and the parties a Bun
   });
 });
 
+describe('a practitioner’s role, the NPI’s OID and a medical record number name a party too', () => {
+  it('a care-team PractitionerRole (contained or a Bundle entry) whose practitioner is another NPI than the identifier beside it: refused naming both', () => {
+    const role = (practitioner: Json) => ({ resourceType: 'PractitionerRole', id: 'r', practitioner });
+    for (const practitioner of [{ reference: 'Practitioner/1196382455' }, { identifier: { system: NPI, value: '1196382455' } }]) {
+      const c = claim();
+      c.contained = [role(practitioner)];
+      c.careTeam[0].provider = { reference: '#r', identifier: { system: NPI, value: '1045782368' } };
+      expect(errors(c), JSON.stringify(practitioner)).toEqual([
+        {
+          field: expect.stringMatching(/^contained\[0\]\.practitioner\.(reference|identifier\.value)$/),
+          message: expect.stringMatching(/names NPI 1196382455, but careTeam\[0\]\.provider is NPI 1045782368/),
+        },
+      ]);
+      // As a Bundle entry, brought in and refused the same way.
+      const b = claim();
+      b.careTeam[0].provider = { reference: 'urn:uuid:66666666-2222-4222-8222-222222222222', identifier: { system: NPI, value: '1045782368' } };
+      const bundle = {
+        resourceType: 'Bundle',
+        type: 'collection',
+        entry: [{ resource: b }, { fullUrl: 'urn:uuid:66666666-2222-4222-8222-222222222222', resource: role(practitioner) }],
+      };
+      expect(errors(selfContainedClaim(bundle, 0)).map((e) => e.message)).toEqual([expect.stringContaining('names NPI 1196382455')]);
+    }
+    const c = claim();
+    c.contained = [role({ reference: 'Practitioner/1045782368' })];
+    c.careTeam[0].provider = { reference: '#r', identifier: { system: NPI, value: '1045782368' } };
+    expect(parseClaim(c).careTeam[0]!.npi).toBe('1045782368');
+  });
+
+  it('a provider identifier of the NPI’s OID (urn:oid:2.16.840.1.113883.4.6) is an NPI: beside Organization/<another NPI> it is refused naming both', () => {
+    const c = claim();
+    c.provider = { reference: 'Organization/1045782368', identifier: { system: 'urn:oid:2.16.840.1.113883.4.6', value: '1196382455' } };
+    expect(errors(c)).toEqual([
+      {
+        field: 'provider.identifier.value',
+        message: expect.stringMatching(/is NPI 1196382455, but provider.reference "Organization\/1045782368" names NPI 1045782368/),
+      },
+    ]);
+    c.provider.identifier.value = '1045782368';
+    expect(parseClaim(c).providerNpi).toBe('1045782368');
+  });
+
+  it('a Patient’s medical record number (MR) is never its member id: [MR MBR-1002, untyped MBR-1003] reads as MBR-1003', () => {
+    const c = claim();
+    c.contained = [{ resourceType: 'Patient', id: 'p', identifier: [typed('MR', 'MBR-1002'), { value: 'MBR-1003' }] }];
+    c.patient = { reference: '#p' };
+    expect(parseClaim(c).memberId).toBe('MBR-1003');
+    // Beside an identifier naming the medical record number, it is refused naming both.
+    c.patient.identifier = { value: 'MBR-1002' };
+    expect(errors(c)).toEqual([{ field: 'patient.identifier.value', message: expect.stringMatching(/"MBR-1002".*names member "MBR-1003"/) }]);
+  });
+});
+
 /** An 837's claims, read as the CLI reads them. */
 async function convert(text: string): Promise<X12Claim[]> {
   const scanner = new EnvelopeScanner(text.slice(0, 106));
@@ -745,6 +798,28 @@ async function convert(text: string): Promise<X12Claim[]> {
 const file = (segments: string[]) => interchange([transaction({ st02: '0001', type: 'professional', claims: [segments] })]);
 
 describe('an 837 that names a party twice', () => {
+  it('a component separator inside NM109 (a member id, an NPI, a payer id) is refused naming its parts, never cut to its first', async () => {
+    const member = await convert(file(professionalClaim({ clm01: 'C1', member: 'MBR-1003:MBR-1002' })));
+    expect(member[0]!.problems).toContainEqual({
+      segment: 'NM1*IL',
+      message: expect.stringMatching(/member id \(NM109\) holds a component separator.*"MBR-1003", "MBR-1002"/),
+    });
+    const payer = await convert(file(professionalClaim({ clm01: 'C2', payer: 'PAYER-ACME:PAYER-OTHER' })));
+    expect(payer[0]!.problems).toContainEqual({
+      segment: 'NM1*PR',
+      message: expect.stringMatching(/payer's id \(NM109\) holds a component separator.*"PAYER-ACME", "PAYER-OTHER"/),
+    });
+    const segments = professionalClaim({ clm01: 'C3' });
+    segments[segments.indexOf('NM1*82*1*MORGAN*ALICE****XX*1045782368')] = 'NM1*82*1*MORGAN*ALICE****XX*1045782368:1196382455';
+    const [rendering] = await convert(file(segments));
+    expect(rendering!.problems).toContainEqual({
+      segment: 'NM1*82',
+      message: expect.stringMatching(/NPI \(NM109\) holds a component separator.*"1045782368", "1196382455"/),
+    });
+    // One part, it is read.
+    expect((await convert(file(professionalClaim({ clm01: 'C4' }))))[0]!.problems).toEqual([]);
+  });
+
   it('a second payer (NM1*PR) in the subscriber loop is refused, whatever it names', async () => {
     const segments = professionalClaim({ clm01: 'P1' });
     segments.splice(segments.indexOf('NM1*PR*2*ACME HEALTH PLAN*****PI*PAYER-ACME') + 1, 0, 'NM1*PR*2*OTHER PLAN*****PI*PAYER-OTHER');
