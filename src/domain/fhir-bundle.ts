@@ -7,7 +7,7 @@
 // by `fullUrl` (`urn:uuid:…`, an absolute URL), by `Type/id` relative to the Claim's base, by the
 // resource's type and id, and, for a conditional reference (`Practitioner?identifier=system|value`),
 // by the entry of that type holding the identifier.
-import { BUNDLE_REFERENCE_URL, conditionalIdentifier, conditionalProviderNpi, literalProviderNpi, NPI_SYSTEM, patientMemberId } from './fhir-claim.js';
+import { BUNDLE_REFERENCE_URL, conditionalIdentifier, conditionalProviderNpi, isNpiSystem, literalProviderNpi, patientMemberId } from './fhir-claim.js';
 
 type Json = Record<string, unknown>;
 
@@ -100,6 +100,30 @@ export function duplicateFullUrlProblem(bundle: Json): string | undefined {
   return undefined;
 }
 
+/** Whether a value holds, at any depth, an object whose `url` is tpa's own mark (BUNDLE_REFERENCE_URL). */
+function carriesOwnMark(value: unknown): boolean {
+  if (Array.isArray(value)) return value.some(carriesOwnMark);
+  if (!isObject(value)) return false;
+  return value.url === BUNDLE_REFERENCE_URL || Object.values(value).some(carriesOwnMark);
+}
+
+/**
+ * Why the Claim of entry `index` cannot be read: it, or an entry copied into it (`origins`, filled by
+ * selfContainedClaim), already carries the extension `urn:tpa:fhir:bundle-reference`. That extension is tpa's
+ * own mark, set by the Bundle reader on a reference that named another party than its entry, for the
+ * parser to refuse; a sender's would be read beside tpa's, so a Claim that carries one is refused
+ * before it is read, never trusted. Undefined when it carries none.
+ */
+export function ownMarkProblem(bundle: Json, index: number, origins: ReadonlyMap<number, number> = new Map()): string | undefined {
+  const entries = Array.isArray(bundle.entry) ? bundle.entry : [];
+  for (const at of [index, ...origins.values()]) {
+    const entry = entries[at];
+    if (isObject(entry) && carriesOwnMark(entry.resource))
+      return `entry[${at}] carries an extension ${BUNDLE_REFERENCE_URL}: that is tpa's own mark (the reference as a Bundle wrote it, set when tpa reads the Bundle), never a sender's, so the Claim is not read`;
+  }
+  return undefined;
+}
+
 function push<T>(map: Map<string, T[]>, key: string, value: T): void {
   const list = map.get(key);
   if (list) list.push(value);
@@ -148,16 +172,22 @@ export function selfContainedClaim(
     return id;
   };
 
-  const rewrite = (ref: unknown, provider: boolean) => {
+  const rewrite = (ref: unknown, kind: 'patient' | 'provider' | 'insurer' | 'coverage') => {
     if (!isObject(ref) || typeof ref.reference !== 'string' || ref.reference.startsWith('#')) return;
     const sent = ref.reference;
     const target = entries.resolve(sent, base, original);
     if (!target) return;
     const literal = !/^urn:/.test(sent) && conditionalIdentifier(sent) === undefined;
+    // A Coverage says whom it covers by its beneficiary, not by identifiers: it is always brought in,
+    // so that its beneficiary is read as a contained Coverage's is. A literal insurer reference
+    // (Organization/PAYER-ACME) is the payer's id, given back in the claim's answer: read as it is.
+    if (kind === 'insurer' && literal) return;
     // A literal reference (Patient/MBR-1001, Organization/1234567893) to an entry without identifiers
     // is read by its id, as it always was; an entry with identifiers says who it is (its member id, its NPI).
-    if (literal && !(Array.isArray(target.identifier) && target.identifier.length > 0)) return;
+    if (kind !== 'coverage' && literal && !(Array.isArray(target.identifier) && target.identifier.length > 0)) return;
     ref.reference = `#${containedId(target)}`;
+    if (kind === 'coverage' || kind === 'insurer') return;
+    const provider = kind === 'provider';
     // A provider's literal id that is itself an NPI (in any form: relative, absolute, with a version)
     // or a conditional reference by NPI names the provider too, and a conditional patient reference
     // names the member by its value: when the entry found is another, the reference as sent goes
@@ -172,14 +202,19 @@ export function selfContainedClaim(
     const npi = literal ? literalProviderNpi(sent) : conditionalProviderNpi(sent);
     // The entry's NPIs as the parser reads them: of the NPI system, else those without a system.
     const ids = (Array.isArray(target.identifier) ? target.identifier : []).filter(isObject);
-    const typed = ids.filter((id) => id.system === NPI_SYSTEM);
+    const typed = ids.filter((id) => isNpiSystem(id.system));
     const held = (typed.length > 0 ? typed : ids.filter((id) => id.system === undefined)).map((id) => id.value);
     if (npi !== undefined && held.length > 0 && !held.includes(npi)) keep();
   };
 
-  rewrite(claim.patient, false);
-  rewrite(claim.provider, true);
-  if (Array.isArray(claim.careTeam)) for (const member of claim.careTeam) if (isObject(member)) rewrite(member.provider, true);
+  rewrite(claim.patient, 'patient');
+  rewrite(claim.provider, 'provider');
+  if (Array.isArray(claim.careTeam)) for (const member of claim.careTeam) if (isObject(member)) rewrite(member.provider, 'provider');
+  rewrite(claim.insurer, 'insurer');
+  if (Array.isArray(claim.insurance)) for (const insurance of claim.insurance) if (isObject(insurance)) rewrite(insurance.coverage, 'coverage');
+  // Each Coverage the claim holds (its own, or one brought in from the Bundle) names its member as
+  // the claim's patient does: its beneficiary's entry is brought in the same way, and compared.
+  for (const resource of [...contained]) if (isObject(resource) && resource.resourceType === 'Coverage') rewrite(resource.beneficiary, 'patient');
   if (contained.length > 0) claim.contained = contained;
   return claim;
 }

@@ -15,6 +15,13 @@ export const PROVIDER_ROLES = ['FACILITY', 'SURGEON', 'ANESTHESIA', 'PATHOLOGY']
 export type ProviderRole = (typeof PROVIDER_ROLES)[number];
 
 export const NPI_SYSTEM = 'http://hl7.org/fhir/sid/us-npi';
+/** The NPI's OID (HL7's identifier of the NPI system, http://hl7.org/fhir/sid/us-npi's other name): an identifier of either system is an NPI. */
+export const NPI_OID = 'urn:oid:2.16.840.1.113883.4.6';
+
+/** Whether an identifier's system is the NPI's: its URL, or its OID (then both name the NPI, and must agree). */
+export function isNpiSystem(system: unknown): boolean {
+  return system === NPI_SYSTEM || system === NPI_OID;
+}
 export const CPT_SYSTEM = 'http://www.ama-assn.org/go/cpt';
 export const CLAIM_TYPE_SYSTEM = 'http://terminology.hl7.org/CodeSystem/claim-type';
 export const ICD10_SYSTEM = 'http://hl7.org/fhir/sid/icd-10-cm';
@@ -97,9 +104,13 @@ export const CLM01_SYSTEM = 'urn:tpa:x12:clm01';
  */
 export const LINE_CONTROL_NUMBER_URL = 'urn:tpa:x12:ref6r';
 /**
- * The extension of a provider Reference that carries the reference as its Bundle wrote it, when tpa
- * made the Claim self-contained (domain/fhir-bundle.ts) and that reference (`Organization/<NPI>`)
- * named another NPI than the entry it resolved to: the parser refuses the claim naming both.
+ * The extension of a Reference that carries the reference as its Bundle wrote it, when tpa made the
+ * Claim self-contained (domain/fhir-bundle.ts) and that reference (`Organization/<NPI>`, a
+ * conditional reference by NPI or by member id) named another party than the entry it resolved to:
+ * the parser refuses the claim naming both. It is tpa's own mark: the Bundle reader refuses a Claim
+ * that already carries it, and the parser reads every one on a Reference, refusing the claim when
+ * any names another party than the one read (so one sent straight to the service can only add
+ * refusals, never stand in for tpa's).
  */
 export const BUNDLE_REFERENCE_URL = 'urn:tpa:fhir:bundle-reference';
 /** UCUM, the system of a Quantity's unit codes. */
@@ -299,10 +310,26 @@ class ClaimReader {
     return typeof ref.reference === 'string' && ref.reference.startsWith('#') ? this.contained.get(ref.reference.slice(1)) : undefined;
   }
 
-  /** The reference as its Bundle wrote it, when the Bundle reader replaced it by a contained copy of the entry it names (BUNDLE_REFERENCE_URL). */
-  private asSent(ref: Json): (ReferenceReading & { text: string }) | undefined {
-    const ext = (asArray(ref.extension) ?? []).find((e): e is Json => isObject(e) && e.url === BUNDLE_REFERENCE_URL && typeof e.valueString === 'string');
-    return ext ? { ...readReference(ext.valueString as string), text: ext.valueString as string } : undefined;
+  /**
+   * Every reference as its Bundle wrote it, when the Bundle reader replaced it by a contained copy of
+   * the entry it names (BUNDLE_REFERENCE_URL): all of them, never the first alone, as each must
+   * agree with what the claim reads.
+   */
+  private asSent(ref: Json): (ReferenceReading & { text: string })[] {
+    return (asArray(ref.extension) ?? [])
+      .filter((e): e is Json => isObject(e) && e.url === BUNDLE_REFERENCE_URL && typeof e.valueString === 'string')
+      .map((e) => ({ ...readReference(e.valueString as string), text: e.valueString as string }));
+  }
+
+  /** The member each reference as its Bundle wrote it names (a conditional or literal Patient reference), with its text. */
+  private sentMembers(ref: Json): { id: string; text: string }[] {
+    return this.asSent(ref).flatMap((sent) =>
+      sent.form === 'conditional' && sent.type === 'Patient'
+        ? [{ id: sent.value, text: sent.text }]
+        : sent.form === 'literal' && sent.type === 'Patient'
+          ? [{ id: sent.id, text: sent.text }]
+          : [],
+    );
   }
 
   /**
@@ -311,6 +338,42 @@ class ClaimReader {
    * or a literal reference whose id is itself an NPI (Organization/1234567893).
    */
   private providerNpi(ref: unknown, path: string): { npi: string; name: string | null } | undefined {
+    const read = this.providerNpiRead(ref, path);
+    if (!read || !isObject(ref)) return read;
+    const target = this.containedTarget(ref);
+    // A PractitionerRole names its practitioner: by a literal Practitioner/<NPI> or an NPI identifier, that is the provider read.
+    if (target?.resourceType === 'PractitionerRole' && isObject(target.practitioner)) {
+      const at = `contained[${this.containedIndex(target)}].practitioner`;
+      const practitioner = target.practitioner;
+      const names: { npi: string; field: string }[] = [];
+      if (typeof practitioner.reference === 'string') {
+        const npi = literalProviderNpi(practitioner.reference) ?? conditionalProviderNpi(practitioner.reference);
+        if (npi !== undefined) names.push({ npi, field: `${at}.reference` });
+      }
+      const id = practitioner.identifier;
+      if (isObject(id) && typeof id.value === 'string' && (isNpiSystem(id.system) || (id.system === undefined && !npiProblem(id.value))))
+        names.push({ npi: id.value.trim(), field: `${at}.identifier.value` });
+      const other = names.find((n) => n.npi !== read.npi);
+      if (other)
+        return this.fail(
+          other.field,
+          `names NPI ${clip(other.npi)}, but ${path} is NPI ${clip(read.npi)}: the PractitionerRole ${path} points to is that practitioner's, and which provider is meant is not for tpa to guess`,
+        );
+    }
+    // A reference as a Bundle wrote it on a Reference that points to nothing contained names the NPI read, or the claim is refused.
+    if (target) return read;
+    for (const sent of this.asSent(ref)) {
+      const npi = literalProviderNpi(sent.text) ?? conditionalProviderNpi(sent.text);
+      if (npi !== undefined && npi !== read.npi)
+        return this.fail(
+          `${path}.reference`,
+          `is "${clip(sent.text, 80)}" in its Bundle, naming NPI ${npi}, but the claim's ${path} is NPI ${clip(read.npi)}: which provider is meant is not for tpa to guess`,
+        );
+    }
+    return read;
+  }
+
+  private providerNpiRead(ref: unknown, path: string): { npi: string; name: string | null } | undefined {
     if (!isObject(ref)) return this.fail(path, 'is required: a reference with an NPI identifier');
     const shape = referenceIdentifierProblem(ref.identifier);
     if (shape) return this.fail(shape.value ? `${path}.identifier.value` : `${path}.identifier`, shape.message);
@@ -340,9 +403,7 @@ class ClaimReader {
     if (conflict) return this.fail(`${path}.identifier.value`, conflict);
     // The resource pointed to names one provider: two NPIs on it are two answers to one question.
     const pointedNpis = [
-      ...new Set(
-        targetIds.filter((id): id is Json => isObject(id) && id.system === NPI_SYSTEM && typeof id.value === 'string').map((id) => id.value as string),
-      ),
+      ...new Set(targetIds.filter((id): id is Json => isObject(id) && isNpiSystem(id.system) && typeof id.value === 'string').map((id) => id.value as string)),
     ];
     if (pointedNpis.length > 1)
       return this.fail(
@@ -351,22 +412,24 @@ class ClaimReader {
       );
     // The reference as its Bundle wrote it (Organization/<NPI> in any form, or a conditional
     // reference by NPI), when the entry it named holds another NPI.
-    const asSent = this.asSent(ref);
-    const sentNpi = asSent ? (literalProviderNpi(asSent.text) ?? conditionalProviderNpi(asSent.text)) : undefined;
+    // Every one of them, never the first alone: one that agrees does not stand in for one that does not.
     // The entry's NPIs as they are read: of the NPI system, else those without a system.
     const readNpis =
       pointedNpis.length > 0
         ? pointedNpis
         : targetIds.filter((id): id is Json => isObject(id) && id.system === undefined && typeof id.value === 'string').map((id) => id.value as string);
-    if (sentNpi !== undefined && !readNpis.includes(sentNpi))
-      return this.fail(
-        `${path}.reference`,
-        `is "${clip(asSent!.text, 80)}" in its Bundle, naming NPI ${sentNpi}, but the entry it names (copied to ${targetPath ?? 'contained'}) has NPI ${readNpis.map((v) => clip(v)).join(', ') || 'none'}: which provider is meant is not for tpa to guess`,
-      );
+    for (const asSent of target ? this.asSent(ref) : []) {
+      const sentNpi = literalProviderNpi(asSent.text) ?? conditionalProviderNpi(asSent.text);
+      if (sentNpi !== undefined && !readNpis.includes(sentNpi))
+        return this.fail(
+          `${path}.reference`,
+          `is "${clip(asSent.text, 80)}" in its Bundle, naming NPI ${sentNpi}, but the entry it names (copied to ${targetPath ?? 'contained'}) has NPI ${readNpis.map((v) => clip(v)).join(', ') || 'none'}: which provider is meant is not for tpa to guess`,
+        );
+    }
     // A literal reference whose id is itself an NPI (Organization/1234567893) names the provider too.
     const literal = reference ? literalProviderNpi(reference) : undefined;
     const npiIdentifier =
-      candidates.find((c) => isObject(c.value) && c.value.system === NPI_SYSTEM) ?? candidates.find((c) => isObject(c.value) && c.value.system === undefined);
+      candidates.find((c) => isObject(c.value) && isNpiSystem(c.value.system)) ?? candidates.find((c) => isObject(c.value) && c.value.system === undefined);
     if (npiIdentifier && isObject(npiIdentifier.value)) {
       const value = npiIdentifier.value.value;
       if (value === undefined || value === '')
@@ -425,17 +488,21 @@ class ClaimReader {
         'patient.reference',
         `points to "${clip(reference!, 60)}", which is neither contained in the claim nor an entry of its Bundle: the member id is missing`,
       );
-    const sent = this.asSent(ref);
-    // In a Bundle: the conditional reference as its Bundle wrote it names the member the entry it found must be.
-    if (sent?.form === 'conditional') {
-      const target = this.containedTarget(ref);
-      const pointed = target ? patientMemberId(target) : undefined;
-      if (typeof pointed === 'string' && !sameId(pointed, sent.value))
+    // In a Bundle: each reference as its Bundle wrote it names the member the entry it found must be.
+    const member = this.memberIdRead(ref, reference);
+    if (member === undefined) return undefined;
+    const target = this.containedTarget(ref);
+    for (const sent of this.sentMembers(ref))
+      if (!sameId(sent.id, member))
         return this.fail(
           'patient.reference',
-          `is "${clip(sent.text, 80)}" in its Bundle, naming member "${clip(sent.value)}", but the Patient it finds (copied to contained[${this.containedIndex(target!)}]) is member "${clip(pointed)}": which member the claim is for is not for tpa to guess`,
+          `is "${clip(sent.text, 80)}" in its Bundle, naming member "${clip(sent.id)}", but ${target ? `the Patient it finds (copied to contained[${this.containedIndex(target)}])` : "the claim's patient"} is member "${clip(member)}": which member the claim is for is not for tpa to guess`,
         );
-    }
+    return member;
+  }
+
+  /** The member id memberId reads, before what the Bundle wrote is compared with it. */
+  private memberIdRead(ref: Json, reference: string | undefined): string | undefined {
     // A Reference holds one identifier: a list, or a value that is not text, is not set aside for the reference.
     const shape = referenceIdentifierProblem(ref.identifier);
     if (shape) return this.fail(shape.value ? 'patient.identifier.value' : 'patient.identifier', shape.message);
@@ -505,6 +572,20 @@ class ClaimReader {
   }
 
   /**
+   * Why a Reference names nothing (`#id` of a resource the claim does not contain, or a Bundle entry's
+   * `urn:uuid:`/`urn:oid:` in a claim that is not in its Bundle any more), or undefined.
+   */
+  private referenceToNothing(ref: Json, what: string): string | undefined {
+    const reference = typeof ref.reference === 'string' ? ref.reference : undefined;
+    if (reference === undefined) return undefined;
+    const read = readReference(reference);
+    if (read.form === 'contained' && !this.containedTarget(ref)) return `points to contained resource "${clip(reference)}", which the claim does not contain`;
+    if (read.form === 'entry')
+      return `points to "${clip(reference, 60)}", which is neither contained in the claim nor an entry of its Bundle: ${what} is missing`;
+    return undefined;
+  }
+
+  /**
    * The payer the claim is addressed to, when both its reference and its identifier name it: they
    * agree, or the claim is refused naming both. The reference names it by its id
    * (Organization/PAYER-ACME, as the claim's answer gives it back), by a conditional reference, or by
@@ -518,6 +599,11 @@ class ClaimReader {
     const written = isObject(ref) && typeof ref.reference === 'string' ? ref.reference : undefined;
     const read = written !== undefined ? readReference(written) : undefined;
     if (read?.form === 'unreadable') return void this.fail('insurer.reference', `is not a reference tpa can read (got "${clip(written!)}"): it ${read.why}`);
+    // Read as a patient or provider reference is read: one that names nothing, or names another kind of resource, is refused.
+    const nothing = this.referenceToNothing(isObject(ref) ? ref : {}, 'the payer');
+    if (nothing) return void this.fail('insurer.reference', nothing);
+    if ((read?.form === 'literal' || read?.form === 'conditional') && read.type !== 'Organization')
+      return void this.fail('insurer.reference', `must be Organization/<payer id> (got "${clip(written!)}"): the insurer is an Organization`);
     if (!isObject(ref) || !isObject(ref.identifier) || typeof ref.identifier.value !== 'string' || ref.identifier.value.trim() === '') return;
     const own = ref.identifier.value;
     const reference = typeof ref.reference === 'string' ? ref.reference : undefined;
@@ -579,23 +665,40 @@ class ClaimReader {
         this.fail(`${at}.reference`, `is not a reference tpa can read (got "${clip(reference!)}"): it ${read.why}`);
         continue;
       }
+      const shape = referenceIdentifierProblem(beneficiary.identifier);
+      if (shape) {
+        this.fail(shape.value ? `${at}.identifier.value` : `${at}.identifier`, shape.message);
+        continue;
+      }
+      // Read as the claim's patient reference is read: one that names nothing, or another kind of resource, is refused.
+      const nothing = this.referenceToNothing(beneficiary, 'the member id');
+      if (nothing) {
+        this.fail(`${at}.reference`, nothing);
+        continue;
+      }
+      if ((read?.form === 'literal' || read?.form === 'conditional') && read.type !== 'Patient') {
+        this.fail(`${at}.reference`, `must be Patient/<member id> (got "${clip(reference!)}"): a Coverage's beneficiary is a Patient`);
+        continue;
+      }
+      // Every name the beneficiary is given (its identifier, the Patient it points to, its conditional
+      // or literal reference, the reference as its Bundle wrote it) is the claim's member.
+      const names: { id: string; field: string }[] = [];
+      if (isObject(beneficiary.identifier) && typeof beneficiary.identifier.value === 'string' && beneficiary.identifier.value.trim() !== '')
+        names.push({ id: beneficiary.identifier.value, field: `${at}.identifier.value` });
       const pointed = this.containedTarget(beneficiary);
-      const conditional = reference ? conditionalIdentifier(reference) : undefined;
-      const named =
-        isObject(beneficiary.identifier) && typeof beneficiary.identifier.value === 'string' && beneficiary.identifier.value.trim() !== ''
-          ? { id: beneficiary.identifier.value, field: `${at}.identifier.value` }
-          : pointed
-            ? (() => {
-                const id = patientMemberId(pointed);
-                if (typeof id === 'object') this.fail(`contained[${this.containedIndex(pointed)}].identifier`, id.ambiguous);
-                return typeof id === 'string' ? { id, field: `${at}.reference` } : undefined;
-              })()
-            : conditional?.type === 'Patient'
-              ? { id: conditional.value, field: `${at}.reference` }
-              : reference && literalPatientId(reference) !== undefined
-                ? { id: literalPatientId(reference)!, field: `${at}.reference` }
-                : undefined;
-      if (named && !sameId(named.id, memberId))
+      if (pointed) {
+        const id = patientMemberId(pointed);
+        if (typeof id === 'object') {
+          this.fail(`contained[${this.containedIndex(pointed)}].identifier`, id.ambiguous);
+          continue;
+        }
+        if (typeof id === 'string') names.push({ id, field: `${at}.reference` });
+      }
+      if (read?.form === 'conditional') names.push({ id: read.value, field: `${at}.reference` });
+      if (read?.form === 'literal') names.push({ id: read.id, field: `${at}.reference` });
+      for (const sent of this.sentMembers(beneficiary)) names.push({ id: sent.id, field: `${at}.reference` });
+      const named = names.find((n) => !sameId(n.id, memberId));
+      if (named)
         this.fail(
           named.field,
           `names member "${clip(named.id)}", but the claim's patient is member "${clip(memberId)}" (the Coverage of insurance[${i}] covers another member): which member the claim is for is not for tpa to guess`,
@@ -1118,7 +1221,7 @@ export function literalProviderNpi(reference: string): string | undefined {
 export function conditionalProviderNpi(reference: string): string | undefined {
   const read = readReference(reference);
   if (read.form !== 'conditional') return undefined;
-  if (read.system === NPI_SYSTEM) return read.value;
+  if (isNpiSystem(read.system)) return read.value;
   return read.system === undefined && !npiProblem(read.value) ? read.value : undefined;
 }
 
@@ -1174,8 +1277,8 @@ function memberIdType(id: Json): string | undefined {
 
 /**
  * The member id of a Patient (or other resource a patient reference points to): its identifier typed
- * member number (v2-0203 MB, the subscriber's SN; CARIN's um), else its first identifier with a
- * value. Two different values of the chosen type (two MBs), or, with none typed, two untyped
+ * member number (v2-0203 MB, the subscriber's SN; CARIN's um), else its first untyped identifier,
+ * else its first that is not a medical record number (MR), with a value. Two different values of the chosen type (two MBs), or, with none typed, two untyped
  * identifiers of different values, are ambiguous: which member is meant is not for tpa to guess.
  */
 export function patientMemberId(target: Json): string | { ambiguous: string } | undefined {
@@ -1196,16 +1299,19 @@ export function patientMemberId(target: Json): string | { ambiguous: string } | 
       ambiguous: `holds several member ids (${listed}), ${typed ? (types.length > 1 ? 'each typed a member or subscriber number' : `each typed ${typeOf(typed)}`) : 'none typed member number (MB)'}: which member the claim is for is not for tpa to guess`,
     };
   }
-  return (typed ?? ids[0])?.value as string | undefined;
+  // With none typed a member number: an untyped identifier, else the first that is not a medical
+  // record number (v2-0203 MR: the provider's chart number, never the plan's member id).
+  const medicalRecord = (id: Json) => isObject(id.type) && (asArray(id.type.coding) ?? []).some((c) => isObject(c) && c.code === 'MR');
+  return (typed ?? group[0] ?? ids.find((id) => !medicalRecord(id)))?.value as string | undefined;
 }
 
 /** A provider reference whose own NPI identifier names another NPI than its conditional reference or the resource it points to. */
 function npiConflict(ref: Json, conditional: { system: string | undefined; value: string } | undefined, targetIds: readonly unknown[]): string | undefined {
-  const own = isObject(ref.identifier) && (ref.identifier.system === NPI_SYSTEM || ref.identifier.system === undefined) ? ref.identifier.value : undefined;
+  const own = isObject(ref.identifier) && (isNpiSystem(ref.identifier.system) || ref.identifier.system === undefined) ? ref.identifier.value : undefined;
   if (typeof own !== 'string' || own === '') return undefined;
-  if (conditional && (conditional.system === NPI_SYSTEM || conditional.system === undefined) && conditional.value !== own)
+  if (conditional && (isNpiSystem(conditional.system) || conditional.system === undefined) && conditional.value !== own)
     return `is NPI ${clip(own)}, but the conditional reference names NPI ${clip(conditional.value)}: which provider is meant is not for tpa to guess`;
-  const typed = targetIds.filter((id): id is Json => isObject(id) && id.system === NPI_SYSTEM && typeof id.value === 'string').map((id) => id.value as string);
+  const typed = targetIds.filter((id): id is Json => isObject(id) && isNpiSystem(id.system) && typeof id.value === 'string').map((id) => id.value as string);
   // With none of the NPI system, an identifier without a system that is a valid NPI is one.
   const pointed =
     typed.length > 0

@@ -28,6 +28,19 @@ export interface X12Segment {
   readonly [key: string]: string | undefined;
 }
 
+/**
+ * Why element `i` of a segment, an identifier naming a party (NM109: a member id, an NPI, a payer
+ * id), cannot be read: it holds a component separator, so it is several parts where the 837 has one
+ * simple element; reading its first part alone would name the party by half of what was sent.
+ * Undefined when it is one part.
+ */
+export function componentsInSimpleElement(s: X12Segment, i: number, what: string): string | undefined {
+  if (s[`${i}-1`] === undefined) return undefined;
+  const parts: string[] = [];
+  for (let c = 1; s[c === 1 ? String(i) : `${i}-${c - 1}`] !== undefined && c <= 8; c++) parts.push(element(s, i, c));
+  return `${what} (NM1${String(i).padStart(2, '0')}) holds a component separator, so it is several parts (${parts.map((v) => `"${clip(v)}"`).join(', ')}) where the 837 has one simple element: which one names the party is not for tpa to guess`;
+}
+
 /** Element `i` (1-based) of a segment, component `c` (1-based) of it; '' when absent. */
 export function element(s: X12Segment, i: number, c = 1): string {
   return (c === 1 ? s[String(i)] : s[`${i}-${c - 1}`]) ?? '';
@@ -276,6 +289,8 @@ export class X12ClaimReader {
   /** The subscriber loop's member (NM1*IL), its payer sequence (SBR01) and, once its SBR is read, its relationship to the patient (SBR02: 18 is self). */
   private subscriber: { memberId: string; name: string | null; sbr01: string; sbr02?: string } | undefined;
   private subscriberProblem: string | undefined;
+  /** The payer's id (NM1*PR NM109) cannot be read as one. */
+  private payerProblem: string | undefined;
   private payer: { id: string; name: string | null } | undefined;
   private patientName: string | null = null;
   private inPatientLoop = false;
@@ -490,7 +505,7 @@ export class X12ClaimReader {
     this.created = '';
     this.level = '';
     this.billing = this.subscriber = this.payer = this.draft = this.line = undefined;
-    this.billingProblem = this.subscriberProblem = undefined;
+    this.billingProblem = this.subscriberProblem = this.payerProblem = undefined;
     this.resetHierarchy();
     const version = element(s, 3) || this.gs08;
     this.type = version.includes('X222') ? 'professional' : version.includes('X223') ? 'institutional' : undefined;
@@ -532,13 +547,13 @@ export class X12ClaimReader {
         this.billing = undefined;
         this.billingProblem = 'no billing provider (loop 2010AA, NM1*85)';
         // A claim belongs to a subscriber of this billing provider: never to the one before it.
-        this.subscriber = this.payer = undefined;
+        this.subscriber = this.payer = this.payerProblem = undefined;
         this.patientName = null;
         this.inPatientLoop = false;
         this.subscriberProblem = 'no subscriber loop (HL 22, NM1*IL) under its billing provider (HL 20): the claim would be another member’s';
       } else if (this.level === '22') {
         this.subscriber = undefined;
-        this.payer = undefined;
+        this.payer = this.payerProblem = undefined;
         this.patientName = null;
         this.inPatientLoop = false;
         this.subscriberProblem = 'no subscriber (loop 2010BA, NM1*IL)';
@@ -605,7 +620,9 @@ export class X12ClaimReader {
       } else if (entity === 'IL' && this.level === '22') {
         const qualifier = element(s, 8);
         const id = element(s, 9);
-        if (id === '') this.subscriberProblem = `the subscriber (NM1*IL) has no member id (NM109; NM108 "${clip(qualifier)}")`;
+        const parts = componentsInSimpleElement(s, 9, "the subscriber's member id");
+        if (parts) this.subscriberProblem = `the subscriber (NM1*IL): ${parts}`;
+        else if (id === '') this.subscriberProblem = `the subscriber (NM1*IL) has no member id (NM109; NM108 "${clip(qualifier)}")`;
         else {
           this.subscriber = {
             memberId: id,
@@ -617,6 +634,7 @@ export class X12ClaimReader {
         }
       } else if (entity === 'PR' && this.level === '22') {
         this.payer = { id: element(s, 9), name: element(s, 3) || null };
+        this.payerProblem = componentsInSimpleElement(s, 9, "the payer's id");
       } else if (entity === 'QC' && this.inPatientLoop) {
         this.patientName = personName(s);
       } else if (entity === 'QC') {
@@ -638,6 +656,8 @@ export class X12ClaimReader {
   private party(s: X12Segment, segment: string): Party | string {
     const qualifier = element(s, 8);
     const id = element(s, 9);
+    const parts = componentsInSimpleElement(s, 9, 'the NPI');
+    if (parts) return parts;
     if (qualifier !== 'XX' || id === '') return `has no NPI (NM108 must be XX, with the NPI in NM109; got "${clip(qualifier)}")`;
     return { npi: id, name: element(s, 2) === '2' ? element(s, 3) || null : personName(s), qualifier: element(s, 1), segment };
   }
@@ -952,6 +972,7 @@ export class X12ClaimReader {
     const problems = [...(report ?? []).map((p) => ({ segment: '', message: `not sent: ${p.place}: ${p.message}` })), ...d.problems];
     if (this.billingProblem) problems.unshift({ segment: 'NM1*85', message: this.billingProblem });
     if (this.subscriberProblem) problems.unshift({ segment: 'NM1*IL', message: this.subscriberProblem });
+    if (this.payerProblem) problems.push({ segment: 'NM1*PR', message: `the payer (NM1*PR): ${this.payerProblem}` });
     if (this.strayPatient) problems.push({ segment: 'NM1*QC', message: this.strayPatient });
     // In 5010 a patient with a member id of their own is sent as the subscriber (2000B); loop 2000C is
     // for a dependent who has none, and tpa's members each have their own: paid under the

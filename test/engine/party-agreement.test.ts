@@ -81,4 +81,59 @@ describe('the engine refuses a claim whose parties disagree', () => {
     expect(refused.status).toBe(400);
     expect((refused.body as Body).errors).toEqual([{ field: 'insurer.identifier.value', message: expect.stringMatching(/"PAYER-ACME".*"PAYER-OTHER"/) }]);
   });
+
+  it('a claim sent straight with tpa’s own mark (urn:tpa:fhir:bundle-reference): every mark is read, one naming another member refuses it, nothing priced', () => {
+    const engine = home.at(T0);
+    const MARK = 'urn:tpa:fhir:bundle-reference';
+    const c = claim();
+    c.contained = [{ resourceType: 'Patient', id: 'p', identifier: [{ type: { coding: [{ code: 'MB' }] }, value: 'MBR-1002' }] }];
+    // The first mark agrees with the Patient, the second does not: the second is read too.
+    c.patient = {
+      reference: '#p',
+      extension: [
+        { url: MARK, valueString: 'Patient/MBR-1002' },
+        { url: MARK, valueString: 'Patient?identifier=urn:x|MBR-1003' },
+      ],
+    };
+    const refused = call(engine, 'POST', SUBMIT, c);
+    expect(refused.status).toBe(400);
+    expect((refused.body as Body).errors).toEqual([
+      { field: 'patient.reference', message: expect.stringMatching(/naming member "MBR-1003".*is member "MBR-1002"/) },
+    ]);
+    c.provider = { reference: 'Organization/1045782368', extension: [{ url: MARK, valueString: 'Organization/1196382455' }] };
+    c.patient = { reference: 'Patient/MBR-1001' };
+    const provider = call(engine, 'POST', SUBMIT, c);
+    expect(provider.status).toBe(400);
+    expect((provider.body as Body).errors).toEqual([
+      { field: 'provider.reference', message: expect.stringMatching(/naming NPI 1196382455.*is NPI 1045782368/) },
+    ]);
+    expect((call(engine, 'GET', '/tpa-api/v1/ledger/entries/').body as Body).count).toBe(0);
+  });
+
+  it('an insurer or a Coverage’s beneficiary referring to nothing or to another kind of resource: 400 at its reference, nothing priced', () => {
+    const engine = home.at(T0);
+    const cases: [(c: Body) => void, string][] = [
+      [(c) => (c.insurer = { reference: 'urn:uuid:55555555-2222-4222-8222-222222222222', identifier: { value: 'PAYER-ACME' } }), 'insurer.reference'],
+      [(c) => (c.insurer = { reference: '#nothing', identifier: { value: 'PAYER-ACME' } }), 'insurer.reference'],
+      [(c) => (c.insurer = { reference: 'Patient/PAYER-OTHER', identifier: { value: 'PAYER-ACME' } }), 'insurer.reference'],
+      ...['urn:uuid:55555555-2222-4222-8222-222222222222', '#nothing', 'Organization/MBR-1001', 'urn:oid:2.16.840.1'].map(
+        (reference) =>
+          [
+            (c: Body) => {
+              c.contained = [{ resourceType: 'Coverage', id: 'cv', status: 'active', beneficiary: { reference, identifier: { value: 'MBR-1001' } } }];
+              c.insurance[0].coverage = { reference: '#cv' };
+            },
+            'contained[0].beneficiary.reference',
+          ] as [(c: Body) => void, string],
+      ),
+    ];
+    for (const [edit, field] of cases) {
+      const c = claim();
+      edit(c);
+      const refused = call(engine, 'POST', SUBMIT, c);
+      expect(refused.status, JSON.stringify(c.insurer ?? c.contained)).toBe(400);
+      expect((refused.body as Body).errors).toEqual([{ field, message: expect.any(String) }]);
+    }
+    expect((call(engine, 'GET', '/tpa-api/v1/ledger/entries/').body as Body).count).toBe(0);
+  });
 });

@@ -198,4 +198,94 @@ describe('a party named twice in disagreement is refused naming both, on both tr
     expect(sent.code, sent.stdout + sent.stderr).toBe(0);
     expect(await count(local)).toBe(1);
   });
+
+  it('a Bundle whose Claim carries a sender’s urn:tpa:fhir:bundle-reference, or reaches another member or payer through its Coverage or insurer entry: refused on both transports, nothing recorded', async () => {
+    const file = await claimFile(local, home.dir, { template: TEMPLATE });
+    const c = JSON.parse(readFileSync(file, 'utf8')) as Body;
+    const V2 = 'http://terminology.hl7.org/CodeSystem/v2-0203';
+    const MB = (value: string) => ({ type: { coding: [{ system: V2, code: 'MB' }] }, value });
+    const P2 = { fullUrl: 'urn:uuid:77777777-2222-4222-8222-222222222222', resource: { resourceType: 'Patient', id: 'p2', identifier: [MB('MBR-1002')] } };
+    const bundle = (claim: Body, ...entries: Body[]) => ({
+      resourceType: 'Bundle',
+      type: 'collection',
+      entry: [{ fullUrl: 'urn:uuid:11111111-1111-4111-8111-111111111111', resource: claim }, ...entries],
+    });
+    const planted = structuredClone(c);
+    planted.patient = {
+      reference: 'Patient?identifier=urn:x|MBR-1003',
+      extension: [{ url: 'urn:tpa:fhir:bundle-reference', valueString: 'Patient/MBR-1002' }],
+    };
+    const beneficiary = structuredClone(c);
+    beneficiary.contained = [{ resourceType: 'Coverage', id: 'cv', status: 'active', beneficiary: { reference: P2.fullUrl } }];
+    beneficiary.insurance[0].coverage = { reference: '#cv' };
+    const coverage = structuredClone(c);
+    coverage.insurance[0].coverage = { reference: 'urn:uuid:44444444-2222-4222-8222-222222222222' };
+    const insurer = structuredClone(c);
+    insurer.insurer = { reference: 'urn:uuid:55555555-2222-4222-8222-222222222222', identifier: { value: 'PAYER-ACME' } };
+    const cases: { name: string; bundle: Body; field: string; message: RegExp }[] = [
+      {
+        name: 'a sender’s mark',
+        bundle: bundle(planted, { resource: { resourceType: 'Patient', id: 'p', identifier: [{ system: 'urn:x', value: 'MBR-1003' }, MB('MBR-1002')] } }),
+        field: '',
+        message: /entry\[0\] carries an extension urn:tpa:fhir:bundle-reference: that is tpa's own mark/,
+      },
+      {
+        name: 'a contained Coverage whose beneficiary is the Patient entry of MBR-1002',
+        bundle: bundle(beneficiary, P2),
+        field: 'contained[0].beneficiary.reference',
+        message: /names member "MBR-1002", but the claim's patient is member "MBR-1001"/,
+      },
+      {
+        name: 'a Coverage entry for MBR-1002',
+        bundle: bundle(coverage, {
+          fullUrl: 'urn:uuid:44444444-2222-4222-8222-222222222222',
+          resource: {
+            resourceType: 'Coverage',
+            id: 'cov1',
+            status: 'active',
+            identifier: [MB('MBR-1002')],
+            subscriberId: 'MBR-1002',
+            beneficiary: { reference: 'Patient/MBR-1002' },
+          },
+        }),
+        field: 'contained[0].beneficiary.reference',
+        message: /names member "MBR-1002", but the claim's patient is member "MBR-1001"/,
+      },
+      {
+        name: 'an insurer entry of PAYER-OTHER beside identifier PAYER-ACME',
+        bundle: bundle(insurer, {
+          fullUrl: 'urn:uuid:55555555-2222-4222-8222-222222222222',
+          resource: { resourceType: 'Organization', id: 'payer', identifier: [{ value: 'PAYER-OTHER' }] },
+        }),
+        field: 'insurer.identifier.value',
+        message: /is "PAYER-ACME", but the Organization insurer.reference points to .* names payer "PAYER-OTHER"/,
+      },
+    ];
+    const path = join(home.dir, 'reach-bundle.json');
+    for (const t of cases) {
+      writeFileSync(path, JSON.stringify(t.bundle));
+      for (const [name, side] of [
+        ['in-process', local],
+        ['over local serve', remote],
+      ] as const) {
+        for (const command of ['validate', 'submit']) {
+          const r = await side(['claim', command, path]);
+          expect(r.code, `${t.name} ${name} ${command}: ${r.stdout}${r.stderr}`).toBe(2);
+          const details = (JSON.parse(r.stderr.trim().split('\n').at(-1)!) as Body).error.details as { field: string; message: string }[];
+          expect(
+            details.map((d) => d.field),
+            `${t.name} ${name} ${command}`,
+          ).toEqual([t.field]);
+          expect(details[0]!.message, `${t.name} ${name} ${command}`).toMatch(t.message);
+        }
+      }
+    }
+    expect(await count(local)).toBe(0);
+    // The same Bundles naming one member and one payer throughout are sent.
+    P2.resource.identifier = [MB('MBR-1001')];
+    writeFileSync(path, JSON.stringify(bundle(beneficiary, P2)));
+    const sent = await remote(['claim', 'submit', path, '-o', 'json']);
+    expect(sent.code, sent.stdout + sent.stderr).toBe(0);
+    expect(await count(local)).toBe(1);
+  });
 });

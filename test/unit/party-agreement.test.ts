@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { claimTemplate } from '../../src/domain/claim-template.js';
-import { selfContainedClaim } from '../../src/domain/fhir-bundle.js';
+import { ownMarkProblem, selfContainedClaim } from '../../src/domain/fhir-bundle.js';
 import { parseClaim, parseClaimText, parseReadClaim } from '../../src/domain/fhir-claim.js';
 import { duplicateKeyPath } from '../../src/domain/json-keys.js';
 import { EnvelopeScanner, X12ClaimReader, type X12Claim, type X12Event } from '../../src/domain/x12-837.js';
@@ -544,6 +544,246 @@ describe('a Claim inside a Bundle', () => {
   });
 });
 
+describe('tpa’s own mark (urn:tpa:fhir:bundle-reference) and the parties a Bundle’s Claim reaches through its Coverage and insurer', () => {
+  const MARK = 'urn:tpa:fhir:bundle-reference';
+  const P2 = {
+    fullUrl: 'urn:uuid:77777777-2222-4222-8222-222222222222',
+    resource: { resourceType: 'Patient', id: 'p2', identifier: [typed('MB', 'MBR-1002')] },
+  };
+  const inBundle = (c: Json, ...entries: Json[]) => ({
+    resourceType: 'Bundle',
+    type: 'collection',
+    entry: [{ fullUrl: 'urn:uuid:11111111-1111-4111-8111-111111111111', resource: c }, ...entries],
+  });
+
+  it('a sender’s mark on a Bundle Claim does not get it past the check: the Bundle reader refuses it, and the parser reads every mark', () => {
+    const c = claim();
+    c.patient = { reference: 'Patient?identifier=urn:x|MBR-1003', extension: [{ url: MARK, valueString: 'Patient/MBR-1002' }] };
+    const patient = { resource: { resourceType: 'Patient', id: 'p', identifier: [{ system: 'urn:x', value: 'MBR-1003' }, typed('MB', 'MBR-1002')] } };
+    const b = inBundle(c, patient);
+    const origins = new Map<number, number>();
+    const sent = selfContainedClaim(b, 0, undefined, origins);
+    // The Bundle reader: the Claim carries tpa's own mark, so it is not read.
+    expect(ownMarkProblem(b, 0, origins)).toMatch(/entry\[0\] carries an extension urn:tpa:fhir:bundle-reference: that is tpa's own mark/);
+    // The parser, given the claim anyway: tpa's mark (the conditional reference) is read beside the sender's, and refused.
+    expect(errors(sent)).toEqual([
+      {
+        field: 'patient.reference',
+        message: expect.stringMatching(/"Patient\?identifier=urn:x\|MBR-1003" in its Bundle, naming member "MBR-1003".*is member "MBR-1002"/),
+      },
+    ]);
+    // Without the sender's mark: no problem with the Bundle, and the same refusal.
+    delete c.patient.extension;
+    expect(ownMarkProblem(inBundle(c, patient), 0)).toBeUndefined();
+    expect(errors(selfContainedClaim(inBundle(c, patient), 0)).map((e) => e.field)).toEqual(['patient.reference']);
+    // A mark on an entry the Claim brings in is a mark too.
+    const marked = { resource: { ...patient.resource, extension: [{ url: MARK, valueString: 'x' }] } };
+    const from = new Map<number, number>();
+    selfContainedClaim(inBundle(c, marked), 0, undefined, from);
+    expect(ownMarkProblem(inBundle(c, marked), 0, from)).toMatch(/^entry\[1\] carries/);
+  });
+
+  it('Organization/<NPI> naming an entry of another NPI, with a sender’s agreeing mark first: the Bundle reader refuses it, the parser refuses tpa’s mark', () => {
+    const c = claim();
+    c.provider = { reference: 'Organization/1196382455', extension: [{ url: MARK, valueString: 'Organization/1045782368' }] };
+    const org = {
+      fullUrl: 'http://x/Organization/1196382455',
+      resource: { resourceType: 'Organization', id: '1196382455', identifier: [{ system: NPI, value: '1045782368' }] },
+    };
+    expect(ownMarkProblem(inBundle(c, org), 0)).toContain("tpa's own mark");
+    expect(errors(selfContainedClaim(inBundle(c, org), 0))).toEqual([
+      { field: 'provider.reference', message: expect.stringMatching(/"Organization\/1196382455" in its Bundle, naming NPI 1196382455.*has NPI 1045782368/) },
+    ]);
+  });
+
+  it('a claim sent straight with marks: every mark is read, one that disagrees refuses it; marks that agree change nothing', () => {
+    const c = claim();
+    c.contained = [{ resourceType: 'Patient', id: 'p', identifier: [typed('MB', 'MBR-1002')] }];
+    c.patient = {
+      reference: '#p',
+      extension: [
+        { url: MARK, valueString: 'Patient/MBR-1002' },
+        { url: MARK, valueString: 'Patient?identifier=urn:x|MBR-1003' },
+      ],
+    };
+    expect(errors(c)).toEqual([
+      { field: 'patient.reference', message: expect.stringMatching(/naming member "MBR-1003".*contained\[0\].*is member "MBR-1002"/) },
+    ]);
+    c.patient.extension.pop();
+    expect(parseClaim(c).memberId).toBe('MBR-1002');
+    // On a lone reference, a mark naming another member than the claim's is refused too.
+    const lone = claim();
+    lone.patient = { reference: 'Patient/MBR-1001', extension: [{ url: MARK, valueString: 'Patient/MBR-1002' }] };
+    expect(errors(lone)).toEqual([
+      { field: 'patient.reference', message: expect.stringMatching(/naming member "MBR-1002".*the claim's patient is member "MBR-1001"/) },
+    ]);
+    // A provider: the second mark names another NPI than the contained Organization's.
+    const p = claim();
+    p.contained = [{ resourceType: 'Organization', id: 'o', identifier: [{ system: NPI, value: '1045782368' }] }];
+    p.provider = {
+      reference: '#o',
+      extension: [
+        { url: MARK, valueString: 'Organization/1045782368' },
+        { url: MARK, valueString: 'Organization/1196382455' },
+      ],
+    };
+    expect(errors(p)).toEqual([{ field: 'provider.reference', message: expect.stringMatching(/naming NPI 1196382455.*has NPI 1045782368/) }]);
+    p.provider = { reference: 'Organization/1045782368', extension: [{ url: MARK, valueString: 'Organization/1196382455' }] };
+    expect(errors(p)).toEqual([{ field: 'provider.reference', message: expect.stringMatching(/naming NPI 1196382455.*is NPI 1045782368/) }]);
+    p.provider.extension[0].valueString = 'Organization/1045782368';
+    expect(parseClaim(p).providerNpi).toBe('1045782368');
+  });
+
+  it('a contained Coverage whose beneficiary is the Bundle’s Patient entry of another member: refused naming both', () => {
+    const c = claim();
+    c.contained = [
+      { resourceType: 'Coverage', id: 'cv', status: 'active', beneficiary: { reference: P2.fullUrl }, payor: [{ reference: 'Organization/PAYER-ACME' }] },
+    ];
+    c.insurance[0].coverage = { reference: '#cv' };
+    expect(errors(selfContainedClaim(inBundle(c, P2), 0))).toEqual([
+      { field: 'contained[0].beneficiary.reference', message: expect.stringMatching(/names member "MBR-1002", but the claim's patient is member "MBR-1001"/) },
+    ]);
+    // The Patient entry of the claim's member: read.
+    const p1 = { fullUrl: P2.fullUrl, resource: { ...P2.resource, identifier: [typed('MB', 'MBR-1001')] } };
+    expect(parseClaim(selfContainedClaim(inBundle(c, p1), 0)).memberId).toBe('MBR-1001');
+  });
+
+  it('a Coverage entry of the Bundle (by urn:uuid or Coverage/<id>) covering another member: brought in and refused naming both', () => {
+    const coverage = (beneficiary: Json) => ({
+      fullUrl: 'urn:uuid:44444444-2222-4222-8222-222222222222',
+      resource: {
+        resourceType: 'Coverage',
+        id: 'cov1',
+        status: 'active',
+        identifier: [typed('MB', 'MBR-1002')],
+        subscriberId: 'MBR-1002',
+        beneficiary,
+        payor: [{ reference: 'Organization/PAYER-ACME' }],
+      },
+    });
+    for (const reference of ['urn:uuid:44444444-2222-4222-8222-222222222222', 'Coverage/cov1']) {
+      const c = claim();
+      c.insurance[0].coverage = { reference };
+      expect(errors(selfContainedClaim(inBundle(c, coverage({ reference: 'Patient/MBR-1002' })), 0)), reference).toEqual([
+        {
+          field: 'contained[0].beneficiary.reference',
+          message: expect.stringMatching(/names member "MBR-1002", but the claim's patient is member "MBR-1001"/),
+        },
+      ]);
+      // Its beneficiary an entry of the Bundle: brought in too, and compared.
+      expect(
+        errors(selfContainedClaim(inBundle(c, coverage({ reference: P2.fullUrl }), P2), 0)).map((e) => e.field),
+        reference,
+      ).toEqual(['contained[0].beneficiary.reference']);
+      expect(parseClaim(selfContainedClaim(inBundle(c, coverage({ reference: 'Patient/MBR-1001' })), 0)).memberId).toBe('MBR-1001');
+    }
+  });
+
+  it('the Bundle’s insurer entry naming another payer than the identifier beside it: refused naming both, as the contained one is', () => {
+    const c = claim();
+    c.insurer = { reference: 'urn:uuid:55555555-2222-4222-8222-222222222222', identifier: { value: 'PAYER-ACME' } };
+    const payer = (id: string) => ({
+      fullUrl: 'urn:uuid:55555555-2222-4222-8222-222222222222',
+      resource: { resourceType: 'Organization', id: 'payer', identifier: [{ value: id }], name: 'A plan' },
+    });
+    expect(errors(selfContainedClaim(inBundle(c, payer('PAYER-OTHER')), 0))).toEqual([
+      {
+        field: 'insurer.identifier.value',
+        message: expect.stringMatching(/is "PAYER-ACME", but the Organization insurer.reference points to \(contained\[0\]\) names payer "PAYER-OTHER"/),
+      },
+    ]);
+    expect(parseClaim(selfContainedClaim(inBundle(c, payer('PAYER-ACME')), 0)).insurerIdentifier).toBe('PAYER-ACME');
+  });
+
+  it('an insurer or a Coverage’s beneficiary referring to nothing, or to another kind of resource, is refused at its reference, as a patient’s is', () => {
+    for (const reference of [
+      'urn:uuid:55555555-2222-4222-8222-222222222222',
+      'urn:oid:2.16.840.1',
+      '#nothing',
+      'Patient/PAYER-OTHER',
+      'Practitioner?identifier=urn:x|PAYER-ACME',
+    ]) {
+      for (const identifier of [{ identifier: { value: 'PAYER-ACME' } }, {}]) {
+        const c = claim();
+        c.insurer = { reference, ...identifier };
+        expect(errors(c), reference).toEqual([{ field: 'insurer.reference', message: expect.stringMatching(/points to|must be Organization\/<payer id>/) }]);
+      }
+    }
+    for (const reference of ['urn:uuid:55555555-2222-4222-8222-222222222222', 'urn:oid:2.16.840.1', '#nothing', 'Organization/MBR-1001']) {
+      for (const identifier of [{ identifier: { value: 'MBR-1001' } }, {}]) {
+        const c = claim();
+        c.contained = [{ resourceType: 'Coverage', id: 'cv', status: 'active', beneficiary: { reference, ...identifier } }];
+        c.insurance[0].coverage = { reference: '#cv' };
+        expect(errors(c), reference).toEqual([
+          { field: 'contained[0].beneficiary.reference', message: expect.stringMatching(/points to|must be Patient\/<member id>/) },
+        ]);
+      }
+    }
+    // A beneficiary's reference and identifier naming two members: refused naming the one that is not the claim's.
+    const c = claim();
+    c.contained = [{ resourceType: 'Coverage', id: 'cv', status: 'active', beneficiary: { reference: 'Patient/MBR-1002', identifier: { value: 'MBR-1001' } } }];
+    c.insurance[0].coverage = { reference: '#cv' };
+    expect(errors(c)).toEqual([{ field: 'contained[0].beneficiary.reference', message: expect.stringContaining('names member "MBR-1002"') }]);
+    // What reads still reads: Organization/PAYER-ACME, a beneficiary Patient/<the member> or #<contained Patient>.
+    c.contained[0].beneficiary.reference = 'Patient/MBR-1001';
+    c.insurer = { reference: 'Organization/PAYER-ACME', identifier: { value: 'PAYER-ACME' } };
+    expect(parseClaim(c).memberId).toBe('MBR-1001');
+  });
+});
+
+describe('a practitioner’s role, the NPI’s OID and a medical record number name a party too', () => {
+  it('a care-team PractitionerRole (contained or a Bundle entry) whose practitioner is another NPI than the identifier beside it: refused naming both', () => {
+    const role = (practitioner: Json) => ({ resourceType: 'PractitionerRole', id: 'r', practitioner });
+    for (const practitioner of [{ reference: 'Practitioner/1196382455' }, { identifier: { system: NPI, value: '1196382455' } }]) {
+      const c = claim();
+      c.contained = [role(practitioner)];
+      c.careTeam[0].provider = { reference: '#r', identifier: { system: NPI, value: '1045782368' } };
+      expect(errors(c), JSON.stringify(practitioner)).toEqual([
+        {
+          field: expect.stringMatching(/^contained\[0\]\.practitioner\.(reference|identifier\.value)$/),
+          message: expect.stringMatching(/names NPI 1196382455, but careTeam\[0\]\.provider is NPI 1045782368/),
+        },
+      ]);
+      // As a Bundle entry, brought in and refused the same way.
+      const b = claim();
+      b.careTeam[0].provider = { reference: 'urn:uuid:66666666-2222-4222-8222-222222222222', identifier: { system: NPI, value: '1045782368' } };
+      const bundle = {
+        resourceType: 'Bundle',
+        type: 'collection',
+        entry: [{ resource: b }, { fullUrl: 'urn:uuid:66666666-2222-4222-8222-222222222222', resource: role(practitioner) }],
+      };
+      expect(errors(selfContainedClaim(bundle, 0)).map((e) => e.message)).toEqual([expect.stringContaining('names NPI 1196382455')]);
+    }
+    const c = claim();
+    c.contained = [role({ reference: 'Practitioner/1045782368' })];
+    c.careTeam[0].provider = { reference: '#r', identifier: { system: NPI, value: '1045782368' } };
+    expect(parseClaim(c).careTeam[0]!.npi).toBe('1045782368');
+  });
+
+  it('a provider identifier of the NPI’s OID (urn:oid:2.16.840.1.113883.4.6) is an NPI: beside Organization/<another NPI> it is refused naming both', () => {
+    const c = claim();
+    c.provider = { reference: 'Organization/1045782368', identifier: { system: 'urn:oid:2.16.840.1.113883.4.6', value: '1196382455' } };
+    expect(errors(c)).toEqual([
+      {
+        field: 'provider.identifier.value',
+        message: expect.stringMatching(/is NPI 1196382455, but provider.reference "Organization\/1045782368" names NPI 1045782368/),
+      },
+    ]);
+    c.provider.identifier.value = '1045782368';
+    expect(parseClaim(c).providerNpi).toBe('1045782368');
+  });
+
+  it('a Patient’s medical record number (MR) is never its member id: [MR MBR-1002, untyped MBR-1003] reads as MBR-1003', () => {
+    const c = claim();
+    c.contained = [{ resourceType: 'Patient', id: 'p', identifier: [typed('MR', 'MBR-1002'), { value: 'MBR-1003' }] }];
+    c.patient = { reference: '#p' };
+    expect(parseClaim(c).memberId).toBe('MBR-1003');
+    // Beside an identifier naming the medical record number, it is refused naming both.
+    c.patient.identifier = { value: 'MBR-1002' };
+    expect(errors(c)).toEqual([{ field: 'patient.identifier.value', message: expect.stringMatching(/"MBR-1002".*names member "MBR-1003"/) }]);
+  });
+});
+
 /** An 837's claims, read as the CLI reads them. */
 async function convert(text: string): Promise<X12Claim[]> {
   const scanner = new EnvelopeScanner(text.slice(0, 106));
@@ -558,6 +798,28 @@ async function convert(text: string): Promise<X12Claim[]> {
 const file = (segments: string[]) => interchange([transaction({ st02: '0001', type: 'professional', claims: [segments] })]);
 
 describe('an 837 that names a party twice', () => {
+  it('a component separator inside NM109 (a member id, an NPI, a payer id) is refused naming its parts, never cut to its first', async () => {
+    const member = await convert(file(professionalClaim({ clm01: 'C1', member: 'MBR-1003:MBR-1002' })));
+    expect(member[0]!.problems).toContainEqual({
+      segment: 'NM1*IL',
+      message: expect.stringMatching(/member id \(NM109\) holds a component separator.*"MBR-1003", "MBR-1002"/),
+    });
+    const payer = await convert(file(professionalClaim({ clm01: 'C2', payer: 'PAYER-ACME:PAYER-OTHER' })));
+    expect(payer[0]!.problems).toContainEqual({
+      segment: 'NM1*PR',
+      message: expect.stringMatching(/payer's id \(NM109\) holds a component separator.*"PAYER-ACME", "PAYER-OTHER"/),
+    });
+    const segments = professionalClaim({ clm01: 'C3' });
+    segments[segments.indexOf('NM1*82*1*MORGAN*ALICE****XX*1045782368')] = 'NM1*82*1*MORGAN*ALICE****XX*1045782368:1196382455';
+    const [rendering] = await convert(file(segments));
+    expect(rendering!.problems).toContainEqual({
+      segment: 'NM1*82',
+      message: expect.stringMatching(/NPI \(NM109\) holds a component separator.*"1045782368", "1196382455"/),
+    });
+    // One part, it is read.
+    expect((await convert(file(professionalClaim({ clm01: 'C4' }))))[0]!.problems).toEqual([]);
+  });
+
   it('a second payer (NM1*PR) in the subscriber loop is refused, whatever it names', async () => {
     const segments = professionalClaim({ clm01: 'P1' });
     segments.splice(segments.indexOf('NM1*PR*2*ACME HEALTH PLAN*****PI*PAYER-ACME') + 1, 0, 'NM1*PR*2*OTHER PLAN*****PI*PAYER-OTHER');

@@ -6,7 +6,7 @@
 import { createReadStream, lstatSync, readdirSync, type Stats, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { BundleIndex, duplicateFullUrlProblem, selfContainedClaim } from '../../../domain/fhir-bundle.js';
+import { BundleIndex, duplicateFullUrlProblem, ownMarkProblem, selfContainedClaim } from '../../../domain/fhir-bundle.js';
 import { MAX_CLAIM_BYTES } from '../../../domain/fhir-claim.js';
 import { jsonDepthProblem } from '../../../domain/json-depth.js';
 import { duplicateKeyPath } from '../../../domain/json-keys.js';
@@ -115,7 +115,8 @@ function* bundleClaims(name: string, text: string, value: Record<string, unknown
       const at = locateField(text, from === undefined ? field : copy![2]!, start);
       return { line: at.line + firstLine - 1, column: at.column };
     };
-    yield { source: `${name}#entry[${i}]`, text: JSON.stringify(claim), value: claim, locate, ...(duplicated ? { problem: duplicated } : {}) };
+    const problem = duplicated ?? ownMarkProblem(value, i, origins);
+    yield { source: `${name}#entry[${i}]`, text: JSON.stringify(claim), value: claim, locate, ...(problem ? { problem } : {}) };
   }
   if (ignored.size > 0) {
     const what = [...ignored].map(([type, n]) => `${n} ${type}`).join(', ');
