@@ -196,7 +196,13 @@ export function selfContainedClaim(
     if (!provider) {
       const named = conditionalIdentifier(sent);
       const member = patientMemberId(target);
-      if (named !== undefined && typeof member === 'string' && member.trim() !== named.value.trim()) keep();
+      // Found by its medical record number (v2-0203 MR, a hospital's chart number), the entry's member
+      // id is the member: the search named the patient, not a member id. Found by any other identifier,
+      // the value is read as the member id, as it is alone, and must be the entry's.
+      const byRecord = (Array.isArray(target.identifier) ? target.identifier : []).some(
+        (id) => isObject(id) && id.value === named?.value && id.system === named?.system && isMedicalRecord(id),
+      );
+      if (named !== undefined && typeof member === 'string' && member.trim() !== named.value.trim() && !byRecord) keep();
       return;
     }
     const npi = literal ? literalProviderNpi(sent) : conditionalProviderNpi(sent);
@@ -217,4 +223,11 @@ export function selfContainedClaim(
   for (const resource of [...contained]) if (isObject(resource) && resource.resourceType === 'Coverage') rewrite(resource.beneficiary, 'patient');
   if (contained.length > 0) claim.contained = contained;
   return claim;
+}
+
+/** Whether an identifier is typed a medical record number (v2-0203 MR). */
+function isMedicalRecord(id: Record<string, unknown>): boolean {
+  const type = id.type;
+  if (!isObject(type) || !Array.isArray(type.coding)) return false;
+  return type.coding.some((c) => isObject(c) && c.code === 'MR');
 }

@@ -1284,8 +1284,12 @@ function memberIdType(id: Json): string | undefined {
 export function patientMemberId(target: Json): string | { ambiguous: string } | undefined {
   const ids = (asArray(target.identifier) ?? []).filter((id): id is Json => isObject(id) && typeof id.value === 'string' && id.value.trim() !== '');
   const typeOf = memberIdType;
-  const typed = ids.find((id) => typeOf(id) !== undefined);
-  const group = typed ? ids.filter((id) => typeOf(id) !== undefined) : ids.filter((id) => id.type === undefined);
+  // The plan's member number (MB) and subscriber number (SN) first; CARIN's unique member id (um), a
+  // number of another system, only when neither is there (a CARIN Patient carries both, of other values).
+  const planTyped = ids.filter((id) => typeOf(id) === 'MB' || typeOf(id) === 'SN');
+  const typedIds = planTyped.length > 0 ? planTyped : ids.filter((id) => typeOf(id) !== undefined);
+  const typed = typedIds[0];
+  const group = typed ? typedIds : ids.filter((id) => id.type === undefined);
   const values = [...new Set(group.map((id) => (id.value as string).trim()))];
   if (values.length > 1) {
     const types = [...new Set(group.map(typeOf))];

@@ -542,6 +542,29 @@ describe('a Claim inside a Bundle', () => {
     patient.identifier[1] = typed('MB', 'MBR-1001');
     expect(parseClaim(selfContainedClaim(bundle(c, patient), 1)).memberId).toBe('MBR-1001');
   });
+
+  it('a conditional patient reference by the hospital’s medical record number (MR) finds the patient, whose member number is the member', () => {
+    const c = claim();
+    c.patient = { reference: 'Patient?identifier=http://hosp.example/mrn|MRN-55' };
+    const patient = {
+      resourceType: 'Patient',
+      id: 'p',
+      identifier: [{ ...typed('MR', 'MRN-55'), system: 'http://hosp.example/mrn' }, typed('MB', 'MBR-1003')],
+    };
+    expect(parseClaim(selfContainedClaim(bundle(c, patient), 1)).memberId).toBe('MBR-1003');
+    // Found by an identifier not typed a medical record number, its value is read as alone: refused.
+    patient.identifier[0] = { system: 'http://hosp.example/mrn', value: 'MRN-55' } as never;
+    expect(errors(selfContainedClaim(bundle(c, patient), 1))).toEqual([expect.objectContaining({ field: 'patient.reference' })]);
+  });
+
+  it('a Patient with a member number (MB) and CARIN’s unique member id (um) of another value is the member of its MB; two MBs still refused', () => {
+    const c = claim();
+    c.contained = [{ resourceType: 'Patient', id: 'p', identifier: [typed('MB', 'MBR-1003'), typed('um', 'U-99')] }];
+    c.patient = { reference: '#p' };
+    expect(parseClaim(c).memberId).toBe('MBR-1003');
+    c.contained[0].identifier.push(typed('MB', 'MBR-1002'));
+    expect(errors(c)).toEqual([expect.objectContaining({ message: expect.stringMatching(/holds several member ids/) })]);
+  });
 });
 
 describe('tpa’s own mark (urn:tpa:fhir:bundle-reference) and the parties a Bundle’s Claim reaches through its Coverage and insurer', () => {
