@@ -341,6 +341,29 @@ describe('the journals of an encrypted data directory', () => {
     expect(shown.stderr).not.toContain('plain text');
   });
 
+  it('claim submit of one claim without the key, or with another, creates nothing: no journal of single claims, no lock (exit 5)', async () => {
+    const key = newKey();
+    const env = { TPA_DB_KEY: key, TPA_CLOCK: '2026-03-02T10:00:00Z' };
+    expect((await runTpa(['local', 'init', '--encrypt'], { home: home.dir, env })).code).toBe(0);
+    writeFileSync(join(work.dir, 'one.json'), JSON.stringify(claimFor('2026-02-03', '45378')));
+    const server = await serve(home.dir, [], env);
+    try {
+      const apiKey = (await runTpa(['local', 'keys', 'create'], { home: home.dir, env })).stdout.trim();
+      const login = await runTpa(['auth', 'login', '--env', 'sandbox', '--base-url', server.url, '--with-key-stdin'], { home: home.dir, env, input: apiKey });
+      expect(login.code, login.stderr).toBe(0);
+      const before = filesUnder(home.dir).sort();
+      for (const profile of [[], ['-p', 'sandbox']])
+        for (const dbKey of [undefined, newKey()]) {
+          const r = await runTpa(['claim', 'submit', 'one.json', ...profile], { home: home.dir, env: { ...env, TPA_DB_KEY: dbKey }, cwd: work.dir });
+          expect(r.code, r.stderr).toBe(5);
+          expect(r.stderr).not.toMatch(/\n\s+at /);
+          expect(filesUnder(home.dir).sort()).toEqual(before);
+        }
+    } finally {
+      await server.stop();
+    }
+  });
+
   it('tpa demo, on its scratch engine, needs no key of the encrypted data directory', async () => {
     expect((await runTpa(['local', 'init', '--encrypt'], { home: home.dir, env: { TPA_DB_KEY: newKey() } })).code).toBe(0);
     const r = await runTpa(['demo', '-o', 'json'], { home: home.dir });
