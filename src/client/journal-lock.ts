@@ -12,6 +12,7 @@ import { hostname } from 'node:os';
 import { closeSync, constants, fchmodSync, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ConflictError, UsageError } from '../errors.js';
+import { journalSealing } from './journal-seal.js';
 import { replaceWhole } from './write-whole.js';
 
 /** Who holds a journal's lock, as its holder wrote it. */
@@ -38,9 +39,12 @@ export class JournalLock {
    * Takes the lock of the journal at `journalPath`, or refuses at once (exit 4, docs/design.md "Exit codes": a
    * conflict or wrong state) naming the run that holds it. `what` names the job for the message.
    * `waitMs`: wait that long for the holder to let it go first (for a journal each run holds for one
-   * request), trying again every 50 ms.
+   * request), trying again every 50 ms. In an encrypted data directory whose key was not found
+   * (journal-seal.ts), refused before anything is made: neither the journal nor its folder nor its lock.
    */
   static async take(journalPath: string, what: string, options: { waitMs?: number } = {}): Promise<JournalLock> {
+    const sealing = journalSealing();
+    if (sealing.kind === 'locked') throw sealing.problem();
     let file: string;
     try {
       file = lockPath(journalPath);

@@ -8,8 +8,11 @@
 //
 // Whether a command's journals are sealed is decided once for the command (cli/action.ts), from
 // its data directory: encrypted database, sealed journals, wherever they are written (--journal
-// included); a plain one, plain journals as before. A journal holding plain lines (written before,
-// or before the database was encrypted) is still read; what is appended to it is sealed.
+// included); a plain one, plain journals as before. A journal holding plain lines (written before
+// the database was encrypted, or left by a `local encrypt` killed before it sealed it) is read with
+// the key, and the command says once, on stderr, that it holds plain lines and names `tpa local
+// encrypt` to seal them; what is appended to it is sealed. Without the key it is not read at all
+// (exit 5), as sealed lines are not: a plain line does not open a door a sealed one keeps shut.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -65,7 +68,26 @@ export class JournalSeal {
  * sealed with a key that was not found (an encrypted data directory whose key is missing): then
  * opening a journal to write, or reading a sealed line, is refused with `problem`, never written plain.
  */
-export type JournalSealing = { kind: 'plain' } | { kind: 'sealed'; seal: JournalSeal } | { kind: 'locked'; problem: () => Error };
+export type JournalSealing = { kind: 'plain' } | { kind: 'sealed'; seal: JournalSeal; plainLines?: PlainLinesNote } | { kind: 'locked'; problem: () => Error };
+
+/** How a command says that a journal of its encrypted data directory holds plain lines: once. */
+interface PlainLinesNote {
+  note: (text: string) => void;
+  told: boolean;
+}
+
+/**
+ * A journal of an encrypted data directory was read holding `count` lines in plain text: said once
+ * a command (the first such journal named), naming the command that seals them. Nothing said for a
+ * plain data directory.
+ */
+export function plainLinesRead(sealing: JournalSealing, path: string, count: number): void {
+  if (sealing.kind !== 'sealed' || count === 0 || !sealing.plainLines || sealing.plainLines.told) return;
+  sealing.plainLines.told = true;
+  sealing.plainLines.note(
+    `tpa: the journal ${path} holds ${count} line(s) in plain text although the data directory is encrypted (written before it was, or left by a tpa local encrypt that was stopped): run tpa local encrypt to seal every journal still holding plain lines`,
+  );
+}
 
 const PLAIN: JournalSealing = { kind: 'plain' };
 const scope = new AsyncLocalStorage<JournalSealing>();
@@ -114,7 +136,7 @@ export async function journalSealingOf(dataDir: string, env: NodeJS.ProcessEnv, 
     // it could never be read with the right one.
     if (!keyOpensDatabase(file, key)) return { kind: 'locked', problem: () => journalKeyWrong(file) };
     if (interrupted) (await import('../engine/store/db.js')).finishEncryption(file, key, note);
-    return { kind: 'sealed', seal: new JournalSeal(key) };
+    return { kind: 'sealed', seal: new JournalSeal(key), plainLines: { note: note ?? ((text) => process.stderr.write(`${text}\n`)), told: false } };
   } catch (err) {
     return { kind: 'locked', problem: () => err as Error };
   }

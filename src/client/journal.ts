@@ -9,7 +9,7 @@ import { ConflictError, TpaError, UsageError } from '../errors.js';
 import { privateDataDirProblem } from '../engine/private-dir.js';
 import type { TpaClient } from './client.js';
 import { type JournalLock, type LockHolder, openJournalFile, openJournalToRead } from './journal-lock.js';
-import { type JournalSeal, journalSealing, type JournalSealing } from './journal-seal.js';
+import { type JournalSeal, journalSealing, type JournalSealing, plainLinesRead } from './journal-seal.js';
 import { replaceWhole } from './write-whole.js';
 import { stopsTheJob } from './retry.js';
 
@@ -65,6 +65,7 @@ export class Journal {
         });
       const size = fstatSync(fd).size;
       const read = readRecords(fd, size, onRecord, sealing);
+      plainLinesRead(sealing, path, read.plain);
       if (read.damaged) throw new UsageError(`the journal ${path} is damaged at line ${read.damaged.line}: ${read.damaged.why}`);
       if (read.complete < size) ftruncateSync(fd, read.complete);
     } catch (err) {
@@ -119,7 +120,9 @@ export class Journal {
 export function readJournal(path: string, onRecord: (record: JournalRecord) => void): { damagedAt?: number } {
   const fd = openJournalToRead(path);
   try {
-    const { damaged } = readRecords(fd, fstatSync(fd).size, onRecord, journalSealing());
+    const sealing = journalSealing();
+    const { damaged, plain } = readRecords(fd, fstatSync(fd).size, onRecord, sealing);
+    plainLinesRead(sealing, path, plain);
     return damaged ? { damagedAt: damaged.line } : {};
   } finally {
     closeSync(fd);
@@ -139,10 +142,9 @@ export function sealingOf(path: string, seal: JournalSeal): (() => void) | undef
   const records: JournalRecord[] = [];
   let plain = false;
   try {
-    const onPlain = () => {
-      plain = true;
-    };
-    const { damaged } = readRecords(fd, fstatSync(fd).size, (r) => records.push(r), { kind: 'sealed', seal }, onPlain);
+    const read = readRecords(fd, fstatSync(fd).size, (r) => records.push(r), { kind: 'sealed', seal });
+    plain = read.plain > 0;
+    const { damaged } = read;
     if (damaged) throw new UsageError(`the journal ${path} is damaged at line ${damaged.line} (${damaged.why}), so it cannot be sealed`);
   } finally {
     closeSync(fd);
@@ -156,21 +158,23 @@ const SEALED = '{"sealed":';
 /**
  * The records of the first `size` bytes of a journal, a chunk at a time, handed to `onRecord` in
  * order: up to the first line that is not a record (`damaged`), and without a last line not yet
- * whole. `complete` is how many bytes the whole lines take. A sealed line (journal-seal.ts) is
- * opened with the data directory's key; one that key does not open is damaged.
+ * whole. `complete` is how many bytes the whole lines take, `plain` how many records were read in
+ * plain text. A sealed line (journal-seal.ts) is opened with the data directory's key; one that key
+ * does not open is damaged. An encrypted data directory whose key was not found (`locked`) has no
+ * line read, sealed or plain: the first one refuses the read.
  */
 function readRecords(
   fd: number,
   size: number,
   onRecord: (record: JournalRecord) => void,
   sealing: JournalSealing,
-  onPlain?: () => void,
-): { complete: number; damaged?: { line: number; why: string } } {
+): { complete: number; plain: number; damaged?: { line: number; why: string } } {
   const buffer = Buffer.alloc(CHUNK);
   let carry = '';
   let offset = 0;
   let lineNumber = 0;
   let complete = 0;
+  let plain = 0;
   while (offset < size) {
     const n = readSync(fd, buffer, 0, Math.min(CHUNK, size - offset), offset);
     if (n <= 0) break;
@@ -182,18 +186,19 @@ function readRecords(
       lineNumber++;
       complete += Buffer.byteLength(line) + 1;
       if (line.trim() === '') continue;
+      if (sealing.kind === 'locked') throw sealing.problem();
       let record: unknown;
       try {
         record = JSON.parse(line);
       } catch {
-        return { complete, damaged: { line: lineNumber, why: 'not a JSON record. It was not written by tpa, or was edited' } };
+        return { complete, plain, damaged: { line: lineNumber, why: 'not a JSON record. It was not written by tpa, or was edited' } };
       }
       if (line.startsWith(SEALED) && typeof (record as { sealed?: unknown }).sealed === 'string') {
-        if (sealing.kind === 'locked') throw sealing.problem();
         const json = sealing.kind === 'sealed' ? sealing.seal.open((record as { sealed: string }).sealed) : undefined;
         if (json === undefined)
           return {
             complete,
+            plain,
             damaged: {
               line: lineNumber,
               why:
@@ -205,15 +210,15 @@ function readRecords(
         try {
           record = JSON.parse(json);
         } catch {
-          return { complete, damaged: { line: lineNumber, why: 'a sealed record that is not JSON' } };
+          return { complete, plain, damaged: { line: lineNumber, why: 'a sealed record that is not JSON' } };
         }
-      } else onPlain?.();
+      } else plain++;
       if (typeof record !== 'object' || record === null || typeof (record as JournalRecord).type !== 'string')
-        return { complete, damaged: { line: lineNumber, why: 'a record without a type' } };
+        return { complete, plain, damaged: { line: lineNumber, why: 'a record without a type' } };
       onRecord(record as JournalRecord);
     }
   }
-  return { complete };
+  return { complete, plain };
 }
 
 /** The folder of the data directory that holds the journals of long jobs (batches, single claims, payment runs) and the fund history. */

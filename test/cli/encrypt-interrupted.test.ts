@@ -5,7 +5,7 @@
 // and a key that is not the database's seals no journal and sends nothing.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { claimTemplate } from '../../src/domain/claim-template.js';
@@ -256,9 +256,8 @@ describe('a key that is not the database’s', () => {
     expect(local.stderr).toMatch(
       /the key given does not open the local database .* \(it is encrypted with another key\), so no journal is read or written with it and nothing is sent/,
     );
-    // Nothing written in any journal (the lock taken before the journal is opened leaves an empty file at most).
-    const journalsOf = () =>
-      existsSync(join(home.dir, 'journals')) ? readdirSync(join(home.dir, 'journals')).filter((f) => statSync(join(home.dir, 'journals', f)).size > 0) : [];
+    // Nothing written in any journal, nor created: the sealing is checked before a journal's lock is taken.
+    const journalsOf = () => (existsSync(join(home.dir, 'journals')) ? readdirSync(join(home.dir, 'journals')) : []);
     expect(journalsOf()).toEqual([]);
 
     const server = await serve(home.dir, [], env);
@@ -283,4 +282,133 @@ describe('a key that is not the database’s', () => {
       await server.stop();
     }
   });
+});
+
+describe('tpa local encrypt stopped while it seals the journals', () => {
+  const MEMBER = 'PLAINMEMBER-';
+
+  /** A journal of `n` invalid claims (each naming its own member) in the data directory; its path. */
+  async function journalOfInvalidClaims(n: number): Promise<string> {
+    const claim = claimTemplate({ type: 'professional', npi: '1045782368', cpt: ['45378'], patient: 'MBR-1001', serviceDate: '2026-09-01' }) as Row;
+    const lines: string[] = [];
+    for (let i = 0; i < n; i++) lines.push(JSON.stringify({ ...claim, billablePeriod: { start: 'bad' }, patient: { reference: `Patient/${MEMBER}${i}` } }));
+    writeFileSync(join(work.dir, 'invalid.ndjson'), `${lines.join('\n')}\n`);
+    const r = await runTpa(['claim', 'submit', 'invalid.ndjson', '-o', 'json'], { home: home.dir, env: { TPA_CLOCK: CLOCK }, cwd: work.dir });
+    expect(r.code, r.stderr.slice(-500)).toBe(2);
+    const journals = readdirSync(join(home.dir, 'journals')).filter((f) => f.startsWith('claims-') && f.endsWith('.ndjson'));
+    expect(journals).toHaveLength(1);
+    const path = join(home.dir, 'journals', journals[0]!);
+    expect(readFileSync(path, 'utf8')).toContain(`${MEMBER}${n - 1}`);
+    return path;
+  }
+
+  const tmpsBeside = (journal: string) =>
+    readdirSync(join(home.dir, 'journals')).filter((f) => f.startsWith(`${journal.split('/').pop()}.`) && f.endsWith('.tmp'));
+
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    it(`${signal} in the middle of local encrypt: every journal is sealed first, then the process stops by the signal and says so; no temporary file is left`, async () => {
+      plainDatabase(2000);
+      const journal = await journalOfInvalidClaims(20_000);
+      const key = newKey();
+      const run = startEncrypt(key);
+      let ended = false;
+      void run.exited.then(() => {
+        ended = true;
+      });
+      // Signalled inside the conversion (its marker on the disk): the journals are sealed after it.
+      await until(() => ended || existsSync(marker()), 1);
+      expect(ended).toBe(false);
+      run.child.kill(signal);
+      const exit = await run.exited;
+      expect(exit.signal, run.stderr()).toBe(signal);
+      expect(databaseFileState(db()).kind).toBe('encrypted');
+      expect(filesHolding(home.dir, [MEMBER, ...MEMBER_IDS])).toEqual([]);
+      expect(tmpsBeside(journal)).toEqual([]);
+      expect(run.stderr()).toMatch(
+        /interrupted: the database .* was encrypted whole first \(the conversion does not stop midway\), and 1 journal\(s\) sealed with it/,
+      );
+      // Read back with the key: every invalid claim still there.
+      const shown = await runTpa(
+        [
+          'jobs',
+          'show',
+          journal
+            .split('/')
+            .pop()!
+            .replace(/\.ndjson$/, ''),
+          '-o',
+          'json',
+        ],
+        {
+          home: home.dir,
+          env: { TPA_DB_KEY: key, TPA_CLOCK: CLOCK },
+        },
+      );
+      expect(shown.code, shown.stderr).toBe(0);
+      expect(shown.json<Row>()).toMatchObject({ invalid: 20_000 });
+      expect(shown.stderr).not.toContain('plain text');
+    }, 120_000);
+  }
+
+  it('killed (kill -9) while it seals a journal: the plain journal is never read without the key (exit 5), read with it and said once, and the next local encrypt seals it and removes what the killed sealing left', async () => {
+    const journal = await journalOfInvalidClaims(30_000);
+    const id = journal
+      .split('/')
+      .pop()!
+      .replace(/\.ndjson$/, '');
+    const key = newKey();
+    const run = startEncrypt(key);
+    let ended = false;
+    void run.exited.then(() => {
+      ended = true;
+    });
+    // Killed once its sealing of the journal has begun: the sealed text is being written beside it.
+    await until(() => ended || tmpsBeside(journal).length > 0, 1);
+    expect(ended, run.stderr()).toBe(false);
+    run.child.kill('SIGKILL');
+    expect((await run.exited).signal).toBe('SIGKILL');
+    expect(databaseFileState(db()).kind).toBe('encrypted');
+    expect(readFileSync(journal, 'utf8')).toContain(MEMBER);
+    // What a sealing stopped by kill -9 may leave, planted too so that each case is there: a
+    // temporary file of its name pattern (removed), a symbolic link of that pattern to a file
+    // outside (neither followed nor removed), a file of another pattern (left alone).
+    const outside = join(work.dir, 'outside.txt');
+    writeFileSync(outside, 'not tpa’s');
+    const journals = join(home.dir, 'journals');
+    writeFileSync(join(journals, `${id}.ndjson.4242.abc123.tmp`), `${JSON.stringify({ type: 'invalid', text: `${MEMBER}planted` })}\n`);
+    symlinkSync(outside, join(journals, `${id}.ndjson.4243.def456.tmp`));
+    writeFileSync(join(journals, 'notes.tmp'), 'mine');
+
+    // Without the key: nothing read from the plain journal, as from a sealed one (exit 5).
+    const failedTo = join(work.dir, 'failed.ndjson');
+    for (const args of [['jobs'], ['jobs', 'show', id, '--failed-to', failedTo]]) {
+      const r = await runTpa(args, { home: home.dir, env: { TPA_CLOCK: CLOCK } });
+      expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(5);
+      expect(r.stderr).toMatch(/its journals are too, and its key was not found/);
+      expect(r.stdout).not.toContain(MEMBER);
+    }
+    expect(existsSync(failedTo)).toBe(false);
+    // With the key: read, and said once that it holds plain lines, naming the command that seals them.
+    const listed = await runTpa(['jobs', '-o', 'json'], { home: home.dir, env: { TPA_DB_KEY: key, TPA_CLOCK: CLOCK } });
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.json<Row[]>().find((j) => j.id === id)).toMatchObject({ invalid: 30_000, problem: null });
+    expect(listed.stderr.match(/holds \d+ line\(s\) in plain text although the data directory is encrypted/g)).toHaveLength(1);
+    expect(listed.stderr).toContain(`the journal ${journal} holds`);
+    expect(listed.stderr).toContain('run tpa local encrypt to seal every journal still holding plain lines');
+
+    // local encrypt again: the journal sealed, the leftover removed, the link and the other file left alone.
+    const again = await runTpa(['local', 'encrypt', '-o', 'json'], { home: home.dir, env: { TPA_DB_KEY: key, TPA_CLOCK: CLOCK } });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.json<Row>()).toMatchObject({ encrypted: true, journals_sealed: 1 });
+    expect(again.stderr).toMatch(/encrypt: [1-9]\d* temporary file\(s\) left by a sealing that was stopped removed/);
+    expect(tmpsBeside(journal)).toEqual([`${id}.ndjson.4243.def456.tmp`]);
+    expect(lstatSync(join(journals, `${id}.ndjson.4243.def456.tmp`)).isSymbolicLink()).toBe(true);
+    expect(readFileSync(outside, 'utf8')).toBe('not tpa’s');
+    expect(readFileSync(join(journals, 'notes.tmp'), 'utf8')).toBe('mine');
+    rmSync(join(journals, 'notes.tmp'));
+    expect(filesHolding(home.dir, [MEMBER])).toEqual([]);
+    const after = await runTpa(['jobs', 'show', id, '-o', 'json'], { home: home.dir, env: { TPA_DB_KEY: key, TPA_CLOCK: CLOCK } });
+    expect(after.json<Row>()).toMatchObject({ invalid: 30_000, problem: null });
+    expect(after.stderr).not.toContain('plain text');
+  }, 180_000);
 });

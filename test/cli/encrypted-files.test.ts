@@ -314,6 +314,56 @@ describe('the journals of an encrypted data directory', () => {
     (await JournalLock.take(path, 'claim batch')).release();
   });
 
+  it('local init --encrypt after a reset seals the journals already in the data directory (those kept elsewhere too), as local encrypt does', async () => {
+    const env = { TPA_CLOCK: '2026-03-02T10:00:00Z' };
+    // A plain data directory's day: a batch with an invalid claim (its journal in the data
+    // directory), the same with its journal kept elsewhere (--journal), and a payment run.
+    expect(ndjson((await batchWithInvalidClaim(env)).stdout)).toHaveLength(2);
+    writeFileSync(join(work.dir, 'c.ndjson'), readFileSync(join(work.dir, 'b.ndjson')));
+    const kept = join(work.dir, 'kept', 'c.ndjson');
+    const elsewhere = await runTpa(['claim', 'submit', 'c.ndjson', '--journal', kept, '-o', 'ndjson'], { home: home.dir, env, cwd: work.dir });
+    expect(ndjson(elsewhere.stdout).map((o) => o.status)).toContain('INVALID');
+    expect(readFileSync(kept, 'utf8')).toContain('Jane Doe');
+    expect(filesHolding(home.dir, ['Jane Doe']).length).toBeGreaterThan(0);
+    // Reset, then a new database made encrypted: the journals left behind are sealed with it.
+    expect((await runTpa(['local', 'reset', '--yes'], { home: home.dir, env })).code).toBe(0);
+    const key = newKey();
+    const init = await runTpa(['local', 'init', '--encrypt', '-o', 'json'], { home: home.dir, env: { ...env, TPA_DB_KEY: key } });
+    expect(init.code, init.stderr).toBe(0);
+    expect(filesHolding(home.dir, MEMBER_DATA)).toEqual([]);
+    expect(filesHolding(join(work.dir, 'kept'), MEMBER_DATA)).toEqual([]);
+    expect(init.json<Row>()).toMatchObject({ created: true, encrypted: true, journals_sealed: 2 });
+    expect(init.stderr).toContain('init: 2 journal(s) already in the data directory sealed with it');
+    // Still read back with the key, and nothing said of plain lines.
+    const shown = await runTpa(['jobs', 'show', 'b', '-o', 'json'], { home: home.dir, env: { ...env, TPA_DB_KEY: key } });
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.json<Row>()).toMatchObject({ kind: 'claim batch', invalid: 1, problem: null });
+    expect(shown.stderr).not.toContain('plain text');
+  });
+
+  it('claim submit of one claim without the key, or with another, creates nothing: no journal of single claims, no lock (exit 5)', async () => {
+    const key = newKey();
+    const env = { TPA_DB_KEY: key, TPA_CLOCK: '2026-03-02T10:00:00Z' };
+    expect((await runTpa(['local', 'init', '--encrypt'], { home: home.dir, env })).code).toBe(0);
+    writeFileSync(join(work.dir, 'one.json'), JSON.stringify(claimFor('2026-02-03', '45378')));
+    const server = await serve(home.dir, [], env);
+    try {
+      const apiKey = (await runTpa(['local', 'keys', 'create'], { home: home.dir, env })).stdout.trim();
+      const login = await runTpa(['auth', 'login', '--env', 'sandbox', '--base-url', server.url, '--with-key-stdin'], { home: home.dir, env, input: apiKey });
+      expect(login.code, login.stderr).toBe(0);
+      const before = filesUnder(home.dir).sort();
+      for (const profile of [[], ['-p', 'sandbox']])
+        for (const dbKey of [undefined, newKey()]) {
+          const r = await runTpa(['claim', 'submit', 'one.json', ...profile], { home: home.dir, env: { ...env, TPA_DB_KEY: dbKey }, cwd: work.dir });
+          expect(r.code, r.stderr).toBe(5);
+          expect(r.stderr).not.toMatch(/\n\s+at /);
+          expect(filesUnder(home.dir).sort()).toEqual(before);
+        }
+    } finally {
+      await server.stop();
+    }
+  });
+
   it('tpa demo, on its scratch engine, needs no key of the encrypted data directory', async () => {
     expect((await runTpa(['local', 'init', '--encrypt'], { home: home.dir, env: { TPA_DB_KEY: newKey() } })).code).toBe(0);
     const r = await runTpa(['demo', '-o', 'json'], { home: home.dir });

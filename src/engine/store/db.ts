@@ -406,13 +406,9 @@ export async function encryptDatabase(file: string, key: Buffer): Promise<void> 
   const Driver = cipherSqlite();
   const marker = encryptingMarkerFile(file);
   // Ctrl-C, SIGTERM or SIGHUP while the pages are rewritten: the rewrite is synchronous, so the
-  // signal is only seen once it is over, whole (deferredSignals); kill -9 or a power cut leave the
+  // signal is only acted on once it is over, whole (holdSignals); kill -9 or a power cut leave the
   // marker and the journal for the next open (recoverInterruptedEncryption).
-  const signals = deferredSignals(() =>
-    process.stderr.write(
-      `tpa: interrupted: the database ${file} was encrypted whole first (the conversion does not stop midway); run tpa local encrypt again to seal the journals\n`,
-    ),
-  );
+  const signals = holdSignals();
   try {
     const db = new Driver(file, { fileMustExist: true });
     try {
@@ -434,32 +430,51 @@ export async function encryptDatabase(file: string, key: Buffer): Promise<void> 
     syncFolder(dirname(file));
     privateDatabaseFiles(file);
   } finally {
-    await signals.end();
+    await signals.release(
+      () =>
+        `tpa: interrupted: the database ${file} was encrypted whole first (the conversion does not stop midway); run tpa local encrypt again to seal the journals`,
+    );
   }
 }
 
+/** Signals held (holdSignals): the one that came, if any, acted on when they are let go. */
+export interface HeldSignals {
+  /** Lets the signals go: one that came meanwhile is acted on now, `said` (given it) first, and the process ends by it as it would have. */
+  release(said: (signal: NodeJS.Signals) => string): Promise<void>;
+}
+
+let holding = false;
+
 /**
- * Holds SIGINT, SIGTERM and SIGHUP while synchronous work runs: none can stop it midway (no handler
- * runs inside synchronous code), and one that came is acted on right after: `said` tells the user,
- * and the process ends by that signal as it would have.
+ * Holds SIGINT, SIGTERM and SIGHUP while work that must not stop midway runs, synchronous or not
+ * (the conversion of the database, then the sealing of the journals, tpa local encrypt): one that
+ * comes is only noted, and acted on at `release`, once the work is over whole. Held already (a
+ * caller holding them around a step that holds them too): the outer hold acts, the inner does nothing.
  */
-function deferredSignals(said: () => void): { end: () => Promise<void> } {
+export function holdSignals(): HeldSignals {
+  if (holding) return { release: async () => undefined };
+  holding = true;
   const names = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+  let came: NodeJS.Signals | undefined;
   const onSignal = (signal: NodeJS.Signals) => {
-    for (const name of names) process.removeListener(name, onSignal);
-    said();
-    process.kill(process.pid, signal);
+    came ??= signal;
   };
   for (const name of names) process.on(name, onSignal);
   return {
-    // A signal that came during the work waits in the event loop's signal pipe, read at its next
-    // poll: the handlers stay until the loop has polled once (two immediates from now; a handler
-    // removed before would drop the signal, and a command that went on without a turn of the loop
-    // would never see it).
-    end: async () => {
+    release: async (said) => {
+      // A signal that came during synchronous work waits in the event loop's signal pipe, read at its
+      // next poll: the handlers stay until the loop has polled once (two immediates from now; a
+      // handler removed before would drop the signal).
       await new Promise((resolve) => setImmediate(resolve));
       await new Promise((resolve) => setImmediate(resolve));
       for (const name of names) process.removeListener(name, onSignal);
+      holding = false;
+      if (came === undefined) return;
+      process.stderr.write(`${said(came)}\n`);
+      const handled = process.listenerCount(came) > 0;
+      process.kill(process.pid, came);
+      // With no handler left the process ends by the signal: nothing after this runs meanwhile.
+      if (!handled) await new Promise(() => undefined);
     },
   };
 }

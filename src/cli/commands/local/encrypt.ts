@@ -1,5 +1,6 @@
 // tpa local encrypt: the existing local database, encrypted in place (AES-256).
-import { existsSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, unlinkSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { ConflictError, UsageError } from '../../../errors.js';
 import type { Context } from '../../context.js';
 import { verb } from '../../verb.js';
@@ -18,47 +19,94 @@ export const encrypt = verb({
     // Refused while `local serve` holds the data directory, and held while converting so that none starts meanwhile.
     const [{ DataDirLock }, { encryptDatabase }] = await Promise.all([import('../../../client/serve-lock.js'), import('../../../engine/store/db.js')]);
     const lock = await DataDirLock.take(ctx.paths.dataDir, 'local encrypt');
-    let keptIn: string;
-    let sealed = 0;
-    // The journals are sealed too (client/journal-seal.ts), each under its lock, taken before anything
-    // changes: a job running now refuses the conversion (exit 4), and none starts meanwhile.
-    const journals = await lockedJournals(ctx.paths.dataDir).catch((err) => {
-      lock.release();
-      throw err;
-    });
+    let keptIn = '';
+    let done: SealedJournals;
     try {
-      // Opened first as it is: a database from a newer tpa, or not a database, is refused before any key is made.
-      await openOnce(ctx).catch(busy(file));
-      const made = await newDatabaseKeyFor(ctx);
-      keptIn = made.keptIn;
-      // Every journal read before anything changes: a damaged one is refused with the database still plain.
-      const [{ JournalSeal }, { sealingOf }] = await Promise.all([import('../../../client/journal-seal.js'), import('../../../client/journal.js')]);
-      const seal = new JournalSeal(made.key);
-      const writes = journals.map(({ path }) => {
-        try {
-          return sealingOf(path, seal);
-        } catch (err) {
-          throw new UsageError(`${(err as Error).message}; nothing was changed`, {
-            hint: 'move that journal out of the data directory, then run tpa local encrypt again',
-          });
-        }
+      done = await encryptWithJournals(ctx, {
+        key: async () => {
+          // Opened first as it is: a database from a newer tpa, or not a database, is refused before any key is made.
+          await openOnce(ctx).catch(busy(file));
+          const made = await newDatabaseKeyFor(ctx);
+          keptIn = made.keptIn;
+          return made.key;
+        },
+        change: async (key) => {
+          try {
+            await encryptDatabase(file, key);
+          } catch (err) {
+            busy(file)(err);
+          }
+          await openOnce(ctx, { databaseKey: key, note: ctx.note });
+        },
+        interrupted: (sealed) =>
+          `tpa: interrupted: the database ${file} was encrypted whole first (the conversion does not stop midway), and ${sealed} journal(s) sealed with it (nor does the sealing); stopping now`,
       });
-      try {
-        await encryptDatabase(file, made.key);
-      } catch (err) {
-        busy(file)(err);
-      }
-      await openOnce(ctx, { databaseKey: made.key, note: ctx.note });
-      sealed = sealEach(writes);
     } finally {
-      for (const j of journals) j.lock.release();
       lock.release();
     }
     ctx.note(`encrypt: ${file} is encrypted (AES-256); its key is in ${keptIn}`);
-    if (sealed > 0) ctx.note(`encrypt: ${sealed} journal(s) sealed with it`);
-    return { data: { database: file, encrypted: true, journals_sealed: sealed } };
+    if (done.sealed > 0) ctx.note(`encrypt: ${done.sealed} journal(s) sealed with it`);
+    leftoversNote(ctx, done.leftovers);
+    return { data: { database: file, encrypted: true, journals_sealed: done.sealed } };
   },
 });
+
+/** What sealing the journals of a data directory did: journals sealed, leftovers of an earlier sealing removed. */
+export interface SealedJournals {
+  sealed: number;
+  leftovers: number;
+}
+
+/**
+ * The one way a data directory's journals are sealed with its database (tpa local encrypt, tpa
+ * local init --encrypt, and tpa local encrypt again after one was stopped): every journal (the fund
+ * history, and those kept elsewhere, too) locked, then read, before anything changes (a job running
+ * now refuses it, exit 4; a damaged journal, exit 2; nothing changed); then, with SIGINT, SIGTERM
+ * and SIGHUP held (one that comes is acted on once every journal is sealed, `interrupted` saying
+ * so), `change` (the database encrypted or made) and each journal replaced whole by its sealed text;
+ * last, the temporary files an earlier sealing stopped by kill -9 left beside them are removed.
+ */
+export async function encryptWithJournals(
+  ctx: Context,
+  steps: { key: () => Promise<Buffer>; change: (key: Buffer) => Promise<void>; interrupted: (sealed: number) => string },
+): Promise<SealedJournals> {
+  const [{ JournalSeal }, { sealingOf }, { holdSignals }] = await Promise.all([
+    import('../../../client/journal-seal.js'),
+    import('../../../client/journal.js'),
+    import('../../../engine/store/db.js'),
+  ]);
+  const journals = await lockedJournals(ctx.paths.dataDir);
+  let held: Awaited<ReturnType<typeof holdSignals>> | undefined;
+  let sealed = 0;
+  let finished = false;
+  try {
+    const key = await steps.key();
+    const seal = new JournalSeal(key);
+    // Every journal read before anything changes: a damaged one is refused with the database as it was.
+    const writes = journals.map(({ path }) => {
+      try {
+        return sealingOf(path, seal);
+      } catch (err) {
+        throw new UsageError(`${(err as Error).message}; nothing was changed`, {
+          hint: 'move that journal out of the data directory, then run tpa local encrypt again',
+        });
+      }
+    });
+    held = holdSignals();
+    await steps.change(key);
+    for (const write of writes)
+      if (write) {
+        write();
+        sealed++;
+      }
+    const leftovers = removeSealingLeftovers(journals.map((j) => j.path));
+    finished = true;
+    return { sealed, leftovers };
+  } finally {
+    for (const j of journals) j.lock.release();
+    await held?.release(() => (finished ? steps.interrupted(sealed) : 'tpa: interrupted'));
+  }
+}
 
 /**
  * Another process writing to the database (a claim batch, a payment run) holds it past the busy
@@ -102,37 +150,66 @@ async function lockedJournals(dataDir: string) {
 
 /**
  * An encrypted database: the journals still holding plain lines (written by a tpa that did not seal
- * them) are sealed with its key, each under its lock; with none, nothing to do (exit 4, as before).
+ * them, or left by a local encrypt that was stopped) are sealed with its key, each under its lock,
+ * and the temporary files of a sealing that was stopped removed; with none, nothing to do (exit 4, as before).
  */
 async function sealLeftJournals(ctx: Context, file: string) {
-  const [{ findDatabaseKey }, { JournalSeal }, { sealingOf }, { keyProblem }] = await Promise.all([
-    import('../../../auth/database-key.js'),
-    import('../../../client/journal-seal.js'),
-    import('../../../client/journal.js'),
-    import('../../../engine/store/cipher.js'),
-  ]);
+  const [{ findDatabaseKey }, { keyProblem }] = await Promise.all([import('../../../auth/database-key.js'), import('../../../engine/store/cipher.js')]);
   const key = await findDatabaseKey(ctx.paths.dataDir, ctx.io.env);
   if (!key) throw keyProblem(file, false);
-  const seal = new JournalSeal(key);
-  const journals = await lockedJournals(ctx.paths.dataDir);
-  let sealed = 0;
-  try {
-    sealed = sealEach(journals.map(({ path }) => sealingOf(path, seal)));
-  } finally {
-    for (const j of journals) j.lock.release();
-  }
-  if (sealed === 0) throw new ConflictError(`the local database ${file} is encrypted already; nothing was changed (its journals are sealed too)`);
-  ctx.note(`encrypt: ${file} was encrypted already; ${sealed} journal(s) still holding plain lines sealed with its key`);
-  return { data: { database: file, encrypted: true, journals_sealed: sealed } };
+  const done = await encryptWithJournals(ctx, {
+    key: async () => key,
+    change: async () => undefined,
+    interrupted: (sealed) => `tpa: interrupted: ${sealed} journal(s) sealed with the key of ${file} first (the sealing does not stop midway); stopping now`,
+  });
+  if (done.sealed === 0 && done.leftovers === 0)
+    throw new ConflictError(`the local database ${file} is encrypted already; nothing was changed (its journals are sealed too)`);
+  if (done.sealed > 0) ctx.note(`encrypt: ${file} was encrypted already; ${done.sealed} journal(s) still holding plain lines sealed with its key`);
+  leftoversNote(ctx, done.leftovers);
+  return { data: { database: file, encrypted: true, journals_sealed: done.sealed } };
 }
 
-/** Writes each journal's sealed text (a journal with nothing plain has none); how many were sealed. */
-function sealEach(writes: readonly ((() => void) | undefined)[]): number {
-  let sealed = 0;
-  for (const write of writes)
-    if (write) {
-      write();
-      sealed++;
-    }
-  return sealed;
+function leftoversNote(ctx: Context, leftovers: number): void {
+  if (leftovers > 0) ctx.note(`encrypt: ${leftovers} temporary file(s) left by a sealing that was stopped removed`);
 }
+
+/**
+ * Removes the temporary files that a sealing stopped midway (kill -9, a power cut) left beside the
+ * journals `paths` (write-whole.ts names them `<journal>.<pid>.<random>.tmp`; one may hold a
+ * journal's records partly sealed, partly not): only names of that pattern, beside a journal of the
+ * data directory, and only regular files (a symbolic link at such a name is left alone, never
+ * followed). How many were removed. The caller holds every journal's lock: no sealing runs now.
+ */
+function removeSealingLeftovers(paths: readonly string[]): number {
+  const byFolder = new Map<string, Set<string>>();
+  for (const path of paths) {
+    const folder = dirname(path);
+    if (!byFolder.has(folder)) byFolder.set(folder, new Set());
+    byFolder.get(folder)!.add(basename(path));
+  }
+  let removed = 0;
+  for (const [folder, names] of byFolder) {
+    let entries: string[];
+    try {
+      entries = readdirSync(folder);
+    } catch {
+      continue;
+    }
+    for (const entry of entries) {
+      const m = TEMP_NAME.exec(entry);
+      if (!m || !names.has(m[1]!)) continue;
+      const path = join(folder, entry);
+      try {
+        if (!lstatSync(path).isFile()) continue;
+        unlinkSync(path);
+        removed++;
+      } catch {
+        // gone meanwhile
+      }
+    }
+  }
+  return removed;
+}
+
+/** The temporary name write-whole.ts gives a file written beside `<name>`: `<name>.<pid>.<random>.tmp`. */
+const TEMP_NAME = /^(.+)\.\d+\.[0-9a-z]{1,8}\.tmp$/;

@@ -28,9 +28,26 @@ export const init = verb({
       ctx.note(`init: created ${file}, encrypted (AES-256) with the data directory's key, as before`);
       return { data: { database: file, created: true, encrypted: true } };
     }
-    const made = opts.encrypt ? await newDatabaseKeyFor(ctx) : undefined;
-    await openOnce(ctx, made ? { note: ctx.note, databaseKey: made.key, createEncrypted: true } : undefined);
-    ctx.note(`init: created ${file}${made ? `, encrypted (AES-256); its key is in ${made.keptIn}` : ''}`);
-    return { data: { database: file, created: true, encrypted: made !== undefined } };
+    if (!opts.encrypt) {
+      await openOnce(ctx);
+      ctx.note(`init: created ${file}`);
+      return { data: { database: file, created: true, encrypted: false } };
+    }
+    // Journals left in the data directory (a reset keeps them) are sealed with the new database, as
+    // tpa local encrypt seals them (one way for both): an encrypted data directory holds no plain journal.
+    let keptIn = '';
+    const { encryptWithJournals } = await import('./encrypt.js');
+    const done = await encryptWithJournals(ctx, {
+      key: async () => {
+        const made = await newDatabaseKeyFor(ctx);
+        keptIn = made.keptIn;
+        return made.key;
+      },
+      change: (key) => openOnce(ctx, { note: ctx.note, databaseKey: key, createEncrypted: true }),
+      interrupted: (sealed) => `tpa: interrupted: ${file} was created encrypted and ${sealed} journal(s) already there sealed with it first; stopping now`,
+    });
+    ctx.note(`init: created ${file}, encrypted (AES-256); its key is in ${keptIn}`);
+    if (done.sealed > 0) ctx.note(`init: ${done.sealed} journal(s) already in the data directory sealed with it`);
+    return { data: { database: file, created: true, encrypted: true, journals_sealed: done.sealed } };
   },
 });
