@@ -17,6 +17,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { databaseFile, databaseFileState, keyOpensDatabase, knownEncrypted } from '../engine/store/cipher.js';
+import { privateDataDirProblem, privatePathProblem } from '../engine/private-dir.js';
 import { AuthError } from '../errors.js';
 
 const IV_BYTES = 12;
@@ -123,7 +124,12 @@ export function journalKeyMissing(why?: string): AuthError {
 export async function journalSealingOf(dataDir: string, env: NodeJS.ProcessEnv, note?: (text: string) => void): Promise<JournalSealing> {
   const file = databaseFile(dataDir);
   // An encrypt stopped midway is undone first (db.ts): the journals follow the database as it then is.
-  const interrupted = existsSync(`${file}-journal`) || existsSync(`${file}.encrypting`);
+  // Only in a data directory that is this user's alone (private-dir.ts): another user's is refused
+  // when it is opened, before any of its files is rolled back or removed here.
+  const interrupted =
+    (existsSync(`${file}-journal`) || existsSync(`${file}.encrypting`)) &&
+    privateDataDirProblem(dataDir, undefined, false) === undefined &&
+    privatePathProblem(file, 'the database', 0o600, undefined, false) === undefined;
   if (interrupted) (await import('../engine/store/db.js')).recoverInterruptedEncryption(file, note);
   const state = databaseFileState(file).kind;
   // A data directory known to be encrypted whose database is missing (a reset) is encrypted still.

@@ -201,6 +201,17 @@ export function encryptingMarkerFile(file: string): string {
   return `${file}.encrypting`;
 }
 
+/** Whether the encrypt that wrote `marker` still runs (another process than this one): then its files are left alone. */
+function encryptRunning(marker: string): boolean {
+  let pid: number | undefined;
+  try {
+    pid = (JSON.parse(readFileSync(marker, 'utf8')) as { pid?: number }).pid;
+  } catch {
+    // Absent, or cut short while written: the encrypt had not begun to change the database.
+  }
+  return typeof pid === 'number' && pid !== process.pid && processAlive(pid);
+}
+
 function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -231,13 +242,7 @@ export function recoverInterruptedEncryption(file: string, note: (text: string) 
   const hasMarker = existsSync(marker);
   if (!hasMarker && !nonEmpty(journal)) return;
   if (hasMarker) {
-    let pid: number | undefined;
-    try {
-      pid = (JSON.parse(readFileSync(marker, 'utf8')) as { pid?: number }).pid;
-    } catch {
-      // Cut short while written: the encrypt had not begun to change the database.
-    }
-    if (typeof pid === 'number' && pid !== process.pid && processAlive(pid)) return;
+    if (encryptRunning(marker)) return;
   }
   if (nonEmpty(journal) && existsSync(file) && (databaseFileState(file).kind === 'plain' || journalOfPlainPages(journal))) {
     const plain = new Database(file, { fileMustExist: true });
@@ -285,7 +290,8 @@ function journalOfPlainPages(journal: string): boolean {
  */
 export function finishEncryption(file: string, key: Buffer, note: (text: string) => void = (text) => process.stderr.write(`${text}\n`)): void {
   const marker = encryptingMarkerFile(file);
-  if (!existsSync(marker) || databaseFileState(file).kind !== 'encrypted') return;
+  // Under way in another process (its commit may not have ended): nothing here is ours to finish.
+  if (!existsSync(marker) || encryptRunning(marker) || databaseFileState(file).kind !== 'encrypted') return;
   const db = new (cipherSqlite())(file, { fileMustExist: true });
   let bytes: number;
   try {
