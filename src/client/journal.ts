@@ -3,7 +3,7 @@
 // after it, what came back. Every append reaches the disk (fsync) before the request it announces
 // goes out, so a job killed at any instant (kill -9, a power cut) is resumed from its journal
 // without sending anything twice or losing anything.
-import { closeSync, fdatasyncSync, mkdirSync, readSync, fstatSync, ftruncateSync, writeSync } from 'node:fs';
+import { closeSync, fdatasyncSync, mkdirSync, readSync, fstatSync, ftruncateSync, statSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ConflictError, TpaError, UsageError } from '../errors.js';
 import { privateDataDirProblem } from '../engine/private-dir.js';
@@ -138,19 +138,34 @@ export function readJournal(path: string, onRecord: (record: JournalRecord) => v
  * finds the file replaced and stops (Journal.open).
  */
 export function sealingOf(path: string, seal: JournalSeal): (() => void) | undefined {
+  const first = plainRecords(path, seal);
+  if (!first.plain) return undefined;
+  return () => {
+    // The fund history takes no lock (an approval appends to it from any process): read again until
+    // nothing was appended since, so that no record written meanwhile is lost by the replacement.
+    let read = first;
+    for (let tries = 0; statSync(path).size !== read.size; tries++) {
+      if (tries === 5)
+        throw new ConflictError(`the journal ${path} is being written to (an approval in progress?), so it was not sealed: run tpa local encrypt again`);
+      read = plainRecords(path, seal);
+    }
+    replaceWhole(path, read.records.map((r) => `${seal.seal(JSON.stringify(r))}\n`).join(''));
+  };
+}
+
+/** Every record of a journal, whether any was plain, and the size read. A damaged journal is refused. */
+function plainRecords(path: string, seal: JournalSeal): { records: JournalRecord[]; plain: boolean; size: number } {
   const fd = openJournalToRead(path);
   const records: JournalRecord[] = [];
-  let plain = false;
   try {
-    const read = readRecords(fd, fstatSync(fd).size, (r) => records.push(r), { kind: 'sealed', seal });
-    plain = read.plain > 0;
+    const size = fstatSync(fd).size;
+    const read = readRecords(fd, size, (r) => records.push(r), { kind: 'sealed', seal });
     const { damaged } = read;
     if (damaged) throw new UsageError(`the journal ${path} is damaged at line ${damaged.line} (${damaged.why}), so it cannot be sealed`);
+    return { records, plain: read.plain > 0, size };
   } finally {
     closeSync(fd);
   }
-  if (!plain) return undefined;
-  return () => replaceWhole(path, records.map((r) => `${seal.seal(JSON.stringify(r))}\n`).join(''));
 }
 
 const SEALED = '{"sealed":';
