@@ -90,7 +90,9 @@ export function duplicateFullUrlProblem(bundle: Json): string | undefined {
   for (const [i, e] of (Array.isArray(bundle.entry) ? bundle.entry : []).entries()) {
     if (!isObject(e) || typeof e.fullUrl !== 'string') continue;
     const version = isObject(e.resource) && isObject(e.resource.meta) ? e.resource.meta.versionId : undefined;
-    push(seen, `${e.fullUrl}\u0000${typeof version === 'string' ? version : ''}`, i);
+    // A urn:uuid or urn:oid is one name in any case (RFC 4122, RFC 8141): `AAAA…` and `aaaa…` are one entry's.
+    const url = /^urn:(uuid|oid):/i.test(e.fullUrl) ? e.fullUrl.toLowerCase() : e.fullUrl;
+    push(seen, `${url}\u0000${typeof version === 'string' ? version : ''}`, i);
   }
   for (const [key, at] of seen) {
     if (at.length < 2) continue;

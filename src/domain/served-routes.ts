@@ -153,12 +153,24 @@ export function lenientPaths(path: string): string[] {
       .split('/')
       .map((segment) => segment.replace(/\..*$/s, ''))
       .join('/');
-    forms.push(slashes, resolved, unsuffixed);
+    // Each segment trimmed of white space and controls, as Spring's matcher with trimTokens (its
+    // default before 4.3) and other lenient routers do: `funding%20/approve%0B/` is the fund release.
+    const trimmed = [slashes, resolved, unsuffixed].map((f) =>
+      f
+        .split('/')
+        .map((segment) => segment.replace(EDGE_SPACE, ''))
+        .join('/'),
+    );
+    forms.push(slashes, resolved, unsuffixed, ...trimmed);
     if (resolved === p) break;
     p = resolved;
   }
   return [...new Set(forms.flatMap((f) => [fold(f), fold(f.normalize('NFKC'))]))];
 }
+
+/** White space and controls at a segment's ends, which a lenient router trims away. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the controls are what is trimmed
+const EDGE_SPACE = /^[\s\u0000-\u001f\u007f-\u009f\u200b\ufeff]+|[\s\u0000-\u001f\u007f-\u009f\u200b\ufeff]+$/g;
 
 /**
  * Case folded as a case-insensitive comparison (Java's, for one) folds it: upper case, then lower,

@@ -284,6 +284,8 @@ describe('over HTTP (tpa local serve)', () => {
       ['ratesheet', 'init', climb],
       ['ratesheet', 'finalize', climb, '--yes'],
       ['ratesheet', 'init', '../../../../api/v1/computable-contracts/builder/BLD-1001/finalize/?'],
+      // A segment padded with a space, which a router that trims segments (Spring's trimTokens) drops.
+      ['ratesheet', 'init', 'x/finalize /?'],
     ]) {
       const r = await runTpa([...args, '-p', 'sandbox'], { home: home.dir, env });
       expect(r.code, args.join(' ')).toBe(2);

@@ -156,4 +156,17 @@ describe('a Bundle whose entries share a fullUrl', () => {
       expect(r.stderr.replaceAll('\\"', '"')).toContain(`"${PATIENT_URN}" (entry[0], entry[1]): a fullUrl names one entry`);
     }
   });
+
+  it('a urn:uuid in another letter case is the same fullUrl: refused, never one of the two chosen', async () => {
+    const b = transaction([syntheaShaped(0)]);
+    const upper = PATIENT_URN.replace(/^urn:uuid:/, 'URN:UUID:')
+      .toUpperCase()
+      .replace('URN:UUID:', 'urn:uuid:');
+    expect(upper).not.toBe(PATIENT_URN);
+    b.entry.splice(1, 0, { fullUrl: upper, resource: { resourceType: 'Patient', identifier: [{ value: 'MBR-1003' }] } });
+    writeFileSync(join(home, 'dup-case.json'), JSON.stringify(b, null, 2));
+    const r = await run(['claim', 'validate', 'dup-case.json']);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toContain('2 entries have the fullUrl');
+  });
 });

@@ -86,6 +86,14 @@ describe('which requests release money', () => {
       '/tpa-api/v1/\uff46unding/approve/',
       '/tpa-api/v1/funding/approve/?x=1;y',
       '/tpa-api/v1/funding/;/approve/',
+      // White space and controls at a segment's ends, which Spring's trimTokens trims.
+      '/tpa-api/v1/funding/approve%20/',
+      '/tpa-api/v1/funding/%20approve/',
+      '/tpa-api/v1/funding%20/approve/',
+      '/tpa-api/v1/funding/approve%0B/',
+      '/tpa-api/v1/funding/approve%0C/',
+      '/tpa-api/v1/funding/approve%1F/',
+      '/tpa-api/v1/funding/approve%E2%80%83/',
     ])
       expect(releasesMoney('POST', t), t).toBe(true);
     for (const t of [
@@ -94,6 +102,7 @@ describe('which requests release money', () => {
       '/api/v1/computable-contracts/builder/BLD-1002;x/finalize/',
       '/api/v1/computable-contracts/builder/BLD-1002/finalize.json',
       '/api/v1/computable-contracts/builder/BLD-1002/finalize%3Bx',
+      '/api/v1/computable-contracts/builder/BLD-1002/finalize%20/',
       '/api;x/v1/computable-contracts/builder/BLD-1002/FINALIZE.JSON;y',
     ])
       expect(changesRates('POST', t), t).toBe(true);
