@@ -98,22 +98,6 @@ describe('a data directory another user owns (real uids)', () => {
     expect(readdirSync(data).sort()).toEqual(['local.sqlite']);
   });
 
-  it("what an interrupted encrypt left in another user's data folder is not rolled back or removed: refused first", async () => {
-    if (!root) return rootsFolderRefused();
-    chmodSync(home.dir, 0o755);
-    const data = othersFolder('theirs', OTHER);
-    othersFile(join(data, 'local.sqlite'), OTHER);
-    writeFileSync(join(data, 'local.sqlite-journal'), 'x'.repeat(2048));
-    writeFileSync(join(data, 'local.sqlite.encrypting'), JSON.stringify({ pid: 999999 }));
-    chownSync(join(data, 'local.sqlite-journal'), OTHER, OTHER);
-    chownSync(join(data, 'local.sqlite.encrypting'), OTHER, OTHER);
-    const r = await runTpa(['ledger', 'list'], { home: data });
-    expect(r.code, r.stderr).toBe(2);
-    expect(r.stderr).toMatch(/belongs to uid 65534/);
-    expect(readdirSync(data).sort()).toEqual(['local.sqlite', 'local.sqlite-journal', 'local.sqlite.encrypting']);
-    expect(statSync(join(data, 'local.sqlite-journal')).size).toBe(2048);
-  });
-
   it('local serve on a data folder another user owns is refused (exit 2) before its lock is written there', async () => {
     if (!root) return rootsFolderRefused();
     chmodSync(home.dir, 0o755);
@@ -123,22 +107,6 @@ describe('a data directory another user owns (real uids)', () => {
     expect(r.code, r.stderr).toBe(2);
     expect(r.stderr).toMatch(/the data folder .*theirs belongs to uid 65534/);
     expect(readdirSync(data).sort()).toEqual(['local.sqlite']);
-  });
-
-  it("what an interrupted encrypt left in another user's data folder is not rolled back or removed: refused first", async () => {
-    if (!root) return rootsFolderRefused();
-    chmodSync(home.dir, 0o755);
-    const data = othersFolder('theirs', OTHER);
-    othersFile(join(data, 'local.sqlite'), OTHER);
-    writeFileSync(join(data, 'local.sqlite-journal'), 'x'.repeat(2048));
-    writeFileSync(join(data, 'local.sqlite.encrypting'), JSON.stringify({ pid: 999999 }));
-    chownSync(join(data, 'local.sqlite-journal'), OTHER, OTHER);
-    chownSync(join(data, 'local.sqlite.encrypting'), OTHER, OTHER);
-    const r = await runTpa(['ledger', 'list'], { home: data });
-    expect(r.code, r.stderr).toBe(2);
-    expect(r.stderr).toMatch(/belongs to uid 65534/);
-    expect(readdirSync(data).sort()).toEqual(['local.sqlite', 'local.sqlite-journal', 'local.sqlite.encrypting']);
-    expect(statSync(join(data, 'local.sqlite-journal')).size).toBe(2048);
   });
 
   it("a database file another user planted in one's own folder is refused (exit 2) before SQLite opens it", async () => {
