@@ -517,16 +517,38 @@ export function checkHistoryEntry(row: HistoryFacts, x: ExpectedEncounter | unde
   let impact: Record<string, unknown>;
   try {
     const parsed = JSON.parse(row.financial_impact_json) as unknown;
-    impact = typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : {};
+    // The engine writes an object of amounts, or nothing: a list or a bare value in its place is not
+    // "no amounts" (`ledger show` gives it back as it is).
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+      return [
+        {
+          table: 'history_entries',
+          row: key,
+          column: 'financial_impact_json',
+          expected: 'an object of amounts',
+          found: Array.isArray(parsed) ? 'a list' : parsed === null ? 'null' : `a ${typeof parsed}`,
+          seq: x.seq,
+        },
+      ];
+    impact = parsed as Record<string, unknown>;
   } catch {
     return [{ table: 'history_entries', row: key, column: 'financial_impact_json', expected: 'amounts', found: 'unreadable JSON', seq: x.seq }];
   }
   if (row.type === 'ADJUDICATION') {
-    // One adjudication entry per claim: the SUBMISSION record holds its amounts.
+    // One adjudication entry per claim: the SUBMISSION record holds its amounts (the benefit; the
+    // copay and coinsurance split is not recorded). Any other amount is none the adjudication wrote.
     if (x.historyTracked && once(matched, x.seq)) return [secondEntry(key, x.seq)];
-    return 'benefit_amount' in impact
-      ? differs('history_entries', key, [['financial_impact benefit_amount (cents)', x.benefitCents, jsonNumberToCents(impact.benefit_amount) ?? null, x.seq]])
-      : [];
+    const foreign: Disagreement[] = Object.keys(impact)
+      .filter((k) => !ADJUDICATION_AMOUNTS.has(k))
+      .map((k) => ({ table: 'history_entries', row: key, column: `financial_impact ${k}`, expected: 'none on an adjudication', found: impact[k], seq: x.seq }));
+    return [
+      ...foreign,
+      ...('benefit_amount' in impact
+        ? differs('history_entries', key, [
+            ['financial_impact benefit_amount (cents)', x.benefitCents, jsonNumberToCents(impact.benefit_amount) ?? null, x.seq],
+          ])
+        : []),
+    ];
   }
   // Two records alike (a release failed and approved again within one second, one code) are two
   // entries: each entry takes the first record of its kind not yet answered.
@@ -562,6 +584,9 @@ export function checkHistoryEntry(row: HistoryFacts, x: ExpectedEncounter | unde
     ]),
   );
 }
+
+/** The amounts an adjudication's history entry holds (engine/services/reveal.ts). */
+const ADJUDICATION_AMOUNTS = new Set(['benefit_amount', 'copay_applied', 'coinsurance_applied']);
 
 /** Marks a record answered by an entry; true when one already was. */
 function once(matched: Set<number>, seq: number): boolean {

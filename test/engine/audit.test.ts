@@ -319,6 +319,29 @@ describe('the audit chain', () => {
     expect(whole.code, whole.stderr).toBe(0);
   });
 
+  it('--deep reports an amount an entry was never given, and amounts that are not an object (exit 4)', async () => {
+    const ids = buildChain();
+    const e = ids[0]!;
+    const set = (type: string, json: string) => `UPDATE history_entries SET financial_impact_json = '${json}' WHERE encounter_id = '${e}' AND type = '${type}'`;
+    const cases: [string, RegExp][] = [
+      // A release's amount added to the adjudication entry, beside its own amounts.
+      [
+        set('ADJUDICATION', '{"benefit_amount":320,"copay_applied":0,"coinsurance_applied":0,"transfer_amount":9999}'),
+        new RegExp(`history_entries ${e} #\\d+: financial_impact transfer_amount`),
+      ],
+      [set('ADJUDICATION', '{"transfer_amount":9999}'), new RegExp(`history_entries ${e} #\\d+: financial_impact transfer_amount`)],
+      // A list in place of the object, which ledger show gives back as it is.
+      [set('FUNDING_APPROVED', '[{"transfer_amount":9999}]'), new RegExp(`history_entries ${e} #\\d+: financial_impact_json`)],
+      [set('FUNDING_APPROVED', '"5000"'), new RegExp(`history_entries ${e} #\\d+: financial_impact_json`)],
+    ];
+    for (const [sql, named] of cases) {
+      const deep = await runTpa(['local', 'audit', 'verify', '--deep', '-o', 'json'], { home: tampered(sql), env: { TPA_CLOCK: WED } });
+      expect(deep.code, sql).toBe(4);
+      expect(deep.stderr, sql).toMatch(named);
+      expect(deep.json<Body>(), sql).toMatchObject({ whole: true, tables_agree: false });
+    }
+  });
+
   it('--deep reports an encounter moved to another member, billing provider or contract (exit 4)', async () => {
     const ids = buildChain();
     const e = ids[0]!;
