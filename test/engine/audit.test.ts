@@ -342,6 +342,17 @@ describe('the audit chain', () => {
     }
   });
 
+  it('--deep on a damaged record of where the chain begins says so (exit 4), never an internal error', async () => {
+    buildChain();
+    for (const value of ["'junk'", "'null'", `'{"seq":-1,"encounter_rowid":0,"settlement_rowid":0}'`]) {
+      const sql = `UPDATE settings SET value = ${value} WHERE key = 'audit_deep_from'; INSERT OR IGNORE INTO settings (key, value) VALUES ('audit_deep_from', ${value})`;
+      const deep = await runTpa(['local', 'audit', 'verify', '--deep'], { home: tampered(sql), env: { TPA_CLOCK: WED } });
+      expect(deep.code, value).toBe(4);
+      expect(deep.stderr, value).toMatch(/setting audit_deep_from\) is damaged/);
+      expect(deep.stderr, value).not.toMatch(/internal error|\n\s+at /);
+    }
+  });
+
   it('--deep reports an encounter moved to another member, billing provider or contract (exit 4)', async () => {
     const ids = buildChain();
     const e = ids[0]!;

@@ -1,6 +1,7 @@
 // The audit log (migration 12): a hash chain of records, appended in the transaction of each
 // money-moving or irreversible action. Named queries; hashing and verifying are domain/audit.ts's.
 import type { StoredAudit } from '../../domain/audit.js';
+import { Conflict } from '../errors.js';
 import type { Db } from './db.js';
 
 /** The last record's number and hash, if any. */
@@ -47,5 +48,19 @@ export function auditRecordsWhere(db: Db, f: AuditFilter): Iterable<StoredAudit>
 /** Where the chain began to record payouts, reconciliations and AEOB changes (migration 16). */
 export function auditDeepFrom(db: Db): { seq: number; encounter_rowid: number; settlement_rowid: number } {
   const v = db.prepare(`SELECT value FROM settings WHERE key = 'audit_deep_from'`).pluck().get() as string | undefined;
-  return v === undefined ? { seq: 0, encounter_rowid: 0, settlement_rowid: 0 } : JSON.parse(v);
+  if (v === undefined) return { seq: 0, encounter_rowid: 0, settlement_rowid: 0 };
+  let from: unknown;
+  try {
+    from = JSON.parse(v);
+  } catch {
+    from = undefined;
+  }
+  const whole = (n: unknown) => Number.isSafeInteger(n) && (n as number) >= 0;
+  const f = from as Record<string, unknown> | undefined;
+  if (typeof f !== 'object' || f === null || !whole(f.seq) || !whole(f.encounter_rowid) || !whole(f.settlement_rowid))
+    throw new Conflict(
+      "the database's record of where the audit chain begins (setting audit_deep_from) is damaged: it was changed outside tpa, and which rows the chain covers cannot be said",
+      { code: 'audit_boundary_damaged' },
+    );
+  return f as { seq: number; encounter_rowid: number; settlement_rowid: number };
 }
