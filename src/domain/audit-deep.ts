@@ -58,6 +58,8 @@ export interface ExpectedEncounter {
   parties: { memberId: string; providerNpi: string; contractId: string } | null;
   /** The digest of who each line pays and how much (linesDigest); null in a record made before it was kept. */
   linesDigest: string | null;
+  /** The digest of the whole adjudication (outcomeDigest): every line's charge, code, quantity and share; null before it was kept. */
+  outcomeDigest: string | null;
   /** The statuses the last money event may have left (null: none yet, the claim's own outcome decides). */
   moneyStatuses: string[] | null;
   moneySeq: number;
@@ -130,6 +132,7 @@ export function expectedMoney(records: Iterable<StoredAudit>, deepFromSeq: numbe
         patientCents: num(d.patient_cents),
         benefitCents: num(d.benefit_cents),
         linesDigest: typeof d.lines_sha256 === 'string' ? d.lines_sha256 : null,
+        outcomeDigest: typeof d.outcome_sha256 === 'string' ? d.outcome_sha256 : null,
         parties:
           typeof d.member_id === 'string' && typeof d.provider_npi === 'string' && typeof d.contract_id === 'string'
             ? { memberId: d.member_id, providerNpi: d.provider_npi, contractId: d.contract_id }
@@ -331,6 +334,8 @@ export interface EncounterFacts {
   outcome_benefit_cents: number;
   /** The adjudication's lines (outcome_json), which funding pays from. */
   outcome_lines: string;
+  /** The whole adjudication as stored (outcome_json). */
+  outcome_json: string;
   member_id: string;
   provider_npi: string;
   contract_id: string;
@@ -382,6 +387,23 @@ export function checkEncounter(row: EncounterFacts, x: ExpectedEncounter | undef
         row: row.id,
         column: 'outcome_json lines (payee, status, allowed, benefit)',
         expected: x.linesDigest,
+        found: digest,
+        seq: x.seq,
+      });
+  }
+  if (x.outcomeDigest !== null) {
+    let digest: string;
+    try {
+      digest = outcomeDigest(JSON.parse(row.outcome_json));
+    } catch {
+      digest = 'unreadable JSON';
+    }
+    if (digest !== x.outcomeDigest)
+      found.push({
+        table: 'encounters',
+        row: row.id,
+        column: 'outcome_json (every line: charge, code, quantity, share and its split; the totals; the disposition)',
+        expected: x.outcomeDigest,
         found: digest,
         seq: x.seq,
       });
@@ -621,6 +643,15 @@ export interface AuditedLine {
   status: string;
   allowedCents: number;
   benefitCents: number;
+}
+
+/**
+ * The SHA-256 of a claim's whole adjudication as the engine stores it (outcome_json, written once):
+ * what the 835 and `ledger show` read of each line (charge, code, quantity, the patient's share and
+ * its split, reason) and of the totals, recorded with the claim.
+ */
+export function outcomeDigest(adjudication: unknown): string {
+  return sha256Hex(canonicalJson(adjudication));
 }
 
 /**

@@ -353,6 +353,23 @@ describe('the audit chain', () => {
     }
   });
 
+  it("--deep reports a line's charge, quantity or share split changed in the stored adjudication (exit 4)", async () => {
+    const ids = buildChain();
+    const e = ids[0]!;
+    for (const edit of [
+      `json_set(outcome_json, '$.lines[0].chargeCents', 500000)`,
+      `json_set(outcome_json, '$.lines[0].quantity', 9)`,
+      `json_set(outcome_json, '$.totals.copayCents', 1)`,
+    ]) {
+      const deep = await runTpa(['local', 'audit', 'verify', '--deep', '-o', 'json'], {
+        home: tampered(`UPDATE encounters SET outcome_json = ${edit} WHERE id = '${e}'`),
+        env: { TPA_CLOCK: WED },
+      });
+      expect(deep.code, edit).toBe(4);
+      expect(deep.stderr, edit).toMatch(new RegExp(`encounters ${e}: outcome_json \\(every line`));
+    }
+  });
+
   it('--deep reports an encounter moved to another member, billing provider or contract (exit 4)', async () => {
     const ids = buildChain();
     const e = ids[0]!;

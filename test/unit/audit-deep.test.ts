@@ -68,6 +68,7 @@ const row = (over: Partial<EncounterFacts> = {}): EncounterFacts => ({
   outcome_patient_cents: 20000,
   outcome_benefit_cents: 60000,
   outcome_lines: '[]',
+  outcome_json: '{}',
   aeob_adjustment_cents: 0,
   aeob_missing: 0,
   member_id: 'MBR-1002',

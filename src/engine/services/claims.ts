@@ -17,7 +17,7 @@ import {
   type PlanBenefits,
   type PriorLine,
 } from '../../domain/adjudication.js';
-import { linesDigest } from '../../domain/audit-deep.js';
+import { linesDigest, outcomeDigest } from '../../domain/audit-deep.js';
 import { ValidationError, type FieldError } from '../../domain/errors.js';
 import { clip } from '../../domain/validation.js';
 import { parseClaimText, type ParsedClaim } from '../../domain/fhir-claim.js';
@@ -363,6 +363,8 @@ function acceptanceEntries(
         patient_cents: t.patientResponsibilityCents,
         benefit_cents: t.benefitCents,
         lines_sha256: linesDigest(adjudication.lines),
+        // The whole adjudication as stored: a line's charge or share split edited in the file disagrees.
+        outcome_sha256: outcomeDigest(adjudication),
         // Whose claim it is, who is paid and under which contract: an encounter moved to another
         // member, provider or contract behind the engine's back disagrees with its record.
         member_id: at.member.member_id,

@@ -239,7 +239,7 @@ export function encounterAuditFacts(db: Db, fromRowid: number): Iterable<Encount
       `SELECT id, rowid > @rowid AS covered, status, completed_at IS NOT NULL AS completed, disposition, charge_cents, allowed_cents, patient_cents, benefit_cents,
        json_extract(outcome_json, '$.totals.chargeCents') AS outcome_charge_cents, json_extract(outcome_json, '$.totals.allowedCents') AS outcome_allowed_cents,
        json_extract(outcome_json, '$.totals.patientResponsibilityCents') AS outcome_patient_cents, json_extract(outcome_json, '$.totals.benefitCents') AS outcome_benefit_cents,
-       json_extract(outcome_json, '$.lines') AS outcome_lines, aeob_adjustment_cents, aeob_missing, member_id, provider_npi, contract_id
+       json_extract(outcome_json, '$.lines') AS outcome_lines, outcome_json, aeob_adjustment_cents, aeob_missing, member_id, provider_npi, contract_id
      FROM encounters ORDER BY rowid`,
     )
     .iterate({ rowid: fromRowid }) as Iterable<EncounterFacts>;
