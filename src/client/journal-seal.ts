@@ -17,7 +17,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { databaseFile, databaseFileState, keyOpensDatabase, knownEncrypted } from '../engine/store/cipher.js';
-import { privateDataDirProblem, privatePathProblem } from '../engine/private-dir.js';
+import { privateDataDirProblem, privatePathProblem, stderrNote } from '../engine/private-dir.js';
 import { AuthError } from '../errors.js';
 
 const IV_BYTES = 12;
@@ -142,7 +142,7 @@ export async function journalSealingOf(dataDir: string, env: NodeJS.ProcessEnv, 
     // it could never be read with the right one.
     if (!keyOpensDatabase(file, key)) return { kind: 'locked', problem: () => journalKeyWrong(file) };
     if (interrupted) (await import('../engine/store/db.js')).finishEncryption(file, key, note);
-    return { kind: 'sealed', seal: new JournalSeal(key), plainLines: { note: note ?? ((text) => process.stderr.write(`${text}\n`)), told: false } };
+    return { kind: 'sealed', seal: new JournalSeal(key), plainLines: { note: note ?? stderrNote, told: false } };
   } catch (err) {
     return { kind: 'locked', problem: () => err as Error };
   }

@@ -6,7 +6,7 @@
 import { closeSync, fdatasyncSync, mkdirSync, readSync, fstatSync, ftruncateSync, statSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ConflictError, TpaError, UsageError } from '../errors.js';
-import { privateDataDirProblem } from '../engine/private-dir.js';
+import { privateDataDirProblem, stderrNote } from '../engine/private-dir.js';
 import type { TpaClient } from './client.js';
 import { type JournalLock, type LockHolder, openJournalFile, openJournalToRead } from './journal-lock.js';
 import { type JournalSeal, journalSealing, type JournalSealing, plainLinesRead } from './journal-seal.js';
@@ -248,7 +248,7 @@ export function journalsDir(dataDir: string): string {
  * (private-dir.ts). `create`: make the data folder (0700) when it is not there.
  */
 export function ownDataDir(dataDir: string, create: boolean): void {
-  const problem = privateDataDirProblem(dataDir, (text) => process.stderr.write(`${text}\n`), create);
+  const problem = privateDataDirProblem(dataDir, stderrNote, create);
   if (problem !== undefined) throw new UsageError(problem, { code: 'data_dir_not_private' });
 }
 

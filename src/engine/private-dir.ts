@@ -68,3 +68,8 @@ export function privateDataDirProblem(dir: string, note?: (text: string) => void
   }
   return privatePathProblem(dir, 'the data folder', 0o700, note) ?? privatePathProblem(`${dir}/journals`, 'the journals folder', 0o700, note);
 }
+
+/** A note on stderr, the default of what tells the user (the CLI passes its own). */
+export function stderrNote(text: string): void {
+  process.stderr.write(`${text}\n`);
+}

@@ -17,7 +17,7 @@ import {
   writeDurably,
 } from './cipher.js';
 import { engineNow } from '../clock.js';
-import { privateDataDirProblem, privatePathProblem } from '../private-dir.js';
+import { privateDataDirProblem, privatePathProblem, stderrNote } from '../private-dir.js';
 import { MIGRATIONS } from './migrations.js';
 import { SEEDS } from './seed.js';
 import type { Db } from './transactions.js';
@@ -79,7 +79,7 @@ export interface OpenOptions {
  * A folder (or its journals folder) that another user owns, or that cannot be narrowed, is refused
  * (exit 2) before anything in it is read or written (private-dir.ts).
  */
-export function privateDataDir(dir: string, note: (text: string) => void = (text) => process.stderr.write(`${text}\n`)): void {
+export function privateDataDir(dir: string, note: (text: string) => void = stderrNote): void {
   const problem = privateDataDirProblem(dir, note);
   if (problem !== undefined) throw new UnusableDatabase(problem, { code: 'data_dir_not_private' });
 }
@@ -236,14 +236,12 @@ function processAlive(pid: number): boolean {
  * database tpa keeps encrypted is in WAL mode, with no rollback journal: a journal of plain pages
  * beside it is one left by an encrypt, marker or not (a tpa that wrote none).
  */
-export function recoverInterruptedEncryption(file: string, note: (text: string) => void = (text) => process.stderr.write(`${text}\n`)): void {
+export function recoverInterruptedEncryption(file: string, note: (text: string) => void = stderrNote): void {
   const marker = encryptingMarkerFile(file);
   const journal = `${file}-journal`;
   const hasMarker = existsSync(marker);
   if (!hasMarker && !nonEmpty(journal)) return;
-  if (hasMarker) {
-    if (encryptRunning(marker)) return;
-  }
+  if (hasMarker && encryptRunning(marker)) return;
   if (nonEmpty(journal) && existsSync(file) && (databaseFileState(file).kind === 'plain' || journalOfPlainPages(journal))) {
     const plain = new Database(file, { fileMustExist: true });
     try {
@@ -288,7 +286,7 @@ function journalOfPlainPages(journal: string): boolean {
  * marker is still there. With the key: the tail is cut off, a journal SQLite did not roll back (not
  * hot) removed, the data directory marked encrypted, and the marker removed.
  */
-export function finishEncryption(file: string, key: Buffer, note: (text: string) => void = (text) => process.stderr.write(`${text}\n`)): void {
+export function finishEncryption(file: string, key: Buffer, note: (text: string) => void = stderrNote): void {
   const marker = encryptingMarkerFile(file);
   // Under way in another process (its commit may not have ended): nothing here is ours to finish.
   if (!existsSync(marker) || encryptRunning(marker) || databaseFileState(file).kind !== 'encrypted') return;

@@ -94,8 +94,6 @@ export function progressState(p: BatchProgress, nowMs: number): ProgressState {
   };
 }
 
-export { limitNote };
-
 /** The rows of the batch's final states in this order; dispositions (APPROVED, DENIED…) first, by name. */
 const STATE_ORDER = ['STILL PROCESSING', 'NOT POLLED', 'ACKNOWLEDGED', 'INVALID', 'FAILED', 'UNKNOWN'];
 const STATE_LABEL: Record<string, string> = { UNKNOWN: 'UNKNOWN (check before resending)' };
