@@ -251,6 +251,9 @@ export function ledgerDetail(ctx: EngineContext, _req: EngineRequest, params: Re
   const linked = {
     supersededBy: entries.find((e) => e.type === 'SUPERSEDED')?.reference ?? null,
     supersedes: entries.find((e) => e.type === 'SUPERSEDES')?.reference ?? null,
+    // A corrected claim and the claim it replaced (REPLACES and REPLACED entries).
+    replaces: entries.find((e) => e.type === 'REPLACES')?.reference ?? null,
+    replacedBy: entries.find((e) => e.type === 'REPLACED')?.reference ?? null,
   };
   const providers = lineProviders(db, data);
   // Money on its way is not settled yet; a FAILED or REFUNDED transfer settles nothing.
@@ -270,6 +273,9 @@ export function ledgerDetail(ctx: EngineContext, _req: EngineRequest, params: Re
       // tpa's: a pended claim sent again and the claim that sent it (docs/money-rules.md "The finance desk's report").
       ...(linked.supersededBy ? { superseded_by: linked.supersededBy } : {}),
       ...(linked.supersedes ? { supersedes: linked.supersedes } : {}),
+      // tpa's: a corrected claim (CLM05-3 7) and the claim it replaced (docs/money-rules.md "Corrected and void claims").
+      ...(linked.replaces ? { replaces: linked.replaces } : {}),
+      ...(linked.replacedBy ? { replaced_by: linked.replacedBy } : {}),
     },
     entries: entries.map((e, i) => ({
       sequence: i + 1,
