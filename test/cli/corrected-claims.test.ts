@@ -74,6 +74,24 @@ describe.each([
     const superseded = await tpa(['ledger', 'list', '--status', 'SUPERSEDED', '-o', 'json']);
     expect(superseded.json<Row>().results.map((r: Row) => r.encounter_id)).toEqual([original.external_claim_id]);
 
+    // The views agree: the original has no settlement and no 835; the report counts the service
+    // once (the replacement), the original under `corrected`, the report of the period being the
+    // sum of its days' (the activity's events: test/unit/corrected-views.test.ts).
+    const remit = await tpa(['settlement', 'remit', original.external_claim_id]);
+    expect(remit.code).toBe(3);
+    expect(remit.stderr).toContain('replaced by a corrected claim before funding: it has no transfer and no 835');
+    const reportOf = async (from: string, to: string) => {
+      const r = await tpa(['settlement', 'report', '--from', from, '--to', to, '-o', 'json']);
+      expect(r.code, r.stderr).toBe(0);
+      return r.json<Row>().encounters;
+    };
+    const whole = await reportOf('2025-01-01', '2025-01-31');
+    expect(whole).toMatchObject({ count: 1, charges: 3600, corrected: { count: 1, charges: 3600 } });
+    expect(whole.by_status.map((l: Row) => l.status)).toEqual(['ADJUDICATED']);
+    const days = [await reportOf('2025-01-01', '2025-01-10'), await reportOf('2025-01-11', '2025-01-31')];
+    expect(days.reduce((n, d) => n + d.count, 0)).toBe(whole.count);
+    expect(days.reduce((n, d) => n + d.corrected.count, 0)).toBe(whole.corrected.count);
+
     // The payment run selects the replacement alone and pays it once.
     const review = await tpa(['fund', 'run', '--dry-run', '-o', 'json']);
     expect(review.code, review.stderr).toBe(0);

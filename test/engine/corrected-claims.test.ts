@@ -56,6 +56,10 @@ describe('a replacement before funding', () => {
     const old = detailOf(mon, original.external_claim_id);
     expect(old.encounter).toMatchObject({ status: 'SUPERSEDED', replaced_by: ack.external_claim_id });
     expect(old.entries.at(-1)).toMatchObject({ type: 'REPLACED', reference: ack.external_claim_id });
+    // Nothing is owed on it, and it has no settlement, nor ever will.
+    expect(old.financial_summary.balance).toMatchObject({ running_balance: 0, status: 'SUPERSEDED' });
+    const settlement = call(mon, 'GET', `/tpa-api/v1/settlement/${original.external_claim_id}/`);
+    expect(settlement).toMatchObject({ status: 404, body: { error: 'no_settlement', message: expect.stringContaining('replaced by a corrected claim') } });
     expect(replacement.entries.map((e: Body) => e.type)).toContain('REPLACES');
     // The original's claim response says it is closed; its submission is answered, not pending.
     const answer = call(mon, 'GET', `/tpa-api/v1/claims/${original.submission_id}/response/`);

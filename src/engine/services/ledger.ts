@@ -305,7 +305,11 @@ export function ledgerDetail(ctx: EngineContext, _req: EngineRequest, params: Re
         non_covered: amount(t.nonCoveredCents),
       },
       payer_responsibility: { total: amount(t.benefitCents), benefit_amount: amount(t.benefitCents) },
-      balance: { running_balance: amount(t.benefitCents - settled), status: balanceStatus(row, settlement, t.benefitCents) },
+      // A claim closed by a corrected claim owes nothing (its replacement owes what is owed).
+      balance: {
+        running_balance: amount(row.status === 'SUPERSEDED' || row.status === 'VOIDED' ? 0 : t.benefitCents - settled),
+        status: balanceStatus(row, settlement, t.benefitCents),
+      },
     },
     service_lines: a.lines.map((line) => serviceLine(ref, data, line, providers.find((x) => x.sequence === line.sequence)!, amount)),
     // As the claim response carries them: none before adjudication or for a pended claim, the AEOB
@@ -323,7 +327,8 @@ export function ledgerDetail(ctx: EngineContext, _req: EngineRequest, params: Re
 /** Where the benefit stands: FAILED and REFUNDED (the latest transfer's) mean it is owed again and can be funded anew. */
 function balanceStatus(row: EncounterRow, settlement: SettlementRow | undefined, benefitCents: number): string {
   if (row.completed_at === null) return 'PENDING_ADJUDICATION';
-  if (row.status === 'DENIED' || row.status === 'PENDED') return row.status;
+  // Closed by a corrected claim: nothing is owed on it, whatever its adjudication said.
+  if (row.status === 'DENIED' || row.status === 'PENDED' || row.status === 'SUPERSEDED' || row.status === 'VOIDED') return row.status;
   if (!settlement) return benefitCents === 0 ? 'SETTLED' : 'OPEN';
   if (settlement.status === 'INITIATED') return 'IN_TRANSIT';
   return settlement.status === 'COMPLETED' ? 'SETTLED' : settlement.status;
