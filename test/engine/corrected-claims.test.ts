@@ -6,11 +6,14 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { claimTemplate } from '../../src/domain/claim-template.js';
 import { RELATED_CLAIM_RELATIONSHIP_SYSTEM } from '../../src/domain/fhir-claim.js';
+import { claimOf } from '../helpers/claims.js';
 import { call, useEngineHome } from '../helpers/engine.js';
 
 const MON = '2026-03-02T10:00:00Z';
 const TUE = '2026-03-03T10:00:00Z';
 const SUBMIT = '/tpa-api/v1/claims/submit/';
+/** Lakeside Orthopedic: its 27447 needs a preauthorization. */
+const LAKESIDE = '1450827369';
 const APPROVE = '/tpa-api/v1/funding/approve/';
 type Body = Record<string, any>;
 
@@ -90,6 +93,22 @@ describe('a replacement before funding', () => {
     expect(detailOf(later, original.external_claim_id).encounter.status).toBe('SUPERSEDED');
     expect(detailOf(later, ack.external_claim_id).encounter.status).toBe('ADJUDICATED');
     expect(later.auditVerifyDeep()).toMatchObject({ whole: true, disagreementCount: 0 });
+  });
+
+  it('replaces a pended claim (the replacement with its preauthorization): the original is SUPERSEDED, not a pended claim sent again', () => {
+    const mon = home.at('2026-12-01T10:00:00Z', '0');
+    const knee = (preauthorization?: string) =>
+      claimOf({ npi: LAKESIDE, patient: 'MBR-1003', preauthorization, lines: [{ code: '27447', date: '2026-11-02', charge: '100.00' }] });
+    const original = submitted(mon, knee());
+    expect(detailOf(mon, original.external_claim_id).encounter.status).toBe('PENDED');
+    const ack = submitted(mon, correcting(original.external_claim_id, 'replacement', knee('PA-2026-1102')));
+    const old = detailOf(mon, original.external_claim_id);
+    expect(old.encounter).toMatchObject({ status: 'SUPERSEDED', replaced_by: ack.external_claim_id });
+    expect(old.encounter.superseded_by).toBeUndefined();
+    const replacement = detailOf(mon, ack.external_claim_id);
+    expect(replacement.encounter.status).toBe('ADJUDICATED');
+    expect(replacement.encounter.supersedes).toBeUndefined();
+    expect(mon.auditVerifyDeep()).toMatchObject({ whole: true, disagreementCount: 0 });
   });
 
   it('refuses a replacement of a claim already superseded, of an unknown claim and of another member’s claim, naming it; nothing is written', () => {

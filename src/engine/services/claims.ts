@@ -313,14 +313,8 @@ function recordClaim(ctx: EngineContext, claim: ParsedClaim): EngineResponse {
 
   const history = acceptanceEntries(claim, adjudication, { submissionId, submittedAt, contract: chosen, member });
   if (dueNow) history.push(revealEntry(adjudication, claimResponseId, readyAt));
-  const superseded = mayResend && supersedePended(db, claim, { encounterId, encounterNumber, memberId: member.member_id, serviceDate, at: submittedAt });
-  if (superseded)
-    history.push({
-      type: 'SUPERSEDES',
-      timestamp: submittedAt,
-      reference: superseded.id,
-      description: `Sends again pended claim ${superseded.encounter_number}, which it supersedes`,
-    });
+  // The claim a replacement names is closed first: it is SUPERSEDED, no pended claim this one
+  // could send again (a pended original replaced is replaced, not sent again).
   if (prior) {
     history.push({
       type: 'REPLACES',
@@ -337,6 +331,14 @@ function recordClaim(ctx: EngineContext, claim: ParsedClaim): EngineResponse {
       audit: { replaced_by: encounterId, status: 'SUPERSEDED' },
     });
   }
+  const superseded = mayResend && supersedePended(db, claim, { encounterId, encounterNumber, memberId: member.member_id, serviceDate, at: submittedAt });
+  if (superseded)
+    history.push({
+      type: 'SUPERSEDES',
+      timestamp: submittedAt,
+      reference: superseded.id,
+      description: `Sends again pended claim ${superseded.encounter_number}, which it supersedes`,
+    });
   addFirstHistory(db, encounterId, history);
 
   return respond(201, {
