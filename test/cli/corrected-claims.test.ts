@@ -71,6 +71,10 @@ describe.each([
     expect(replacement.external_claim_id).not.toBe(original.external_claim_id);
     expect((await show(original.external_claim_id)).encounter).toMatchObject({ status: 'SUPERSEDED', replaced_by: replacement.external_claim_id });
     expect((await show(replacement.external_claim_id)).encounter).toMatchObject({ status: 'ADJUDICATED', replaces: original.external_claim_id });
+    const text = await tpa(['ledger', 'show', original.external_claim_id, '-o', 'table']);
+    expect(text.stdout).toMatch(new RegExp(`Replaced by +${replacement.external_claim_id} \\(this claim is superseded and will not be paid\\)`));
+    expect(text.stdout).toContain('(SUPERSEDED)');
+    expect((await tpa(['ledger', 'show', replacement.external_claim_id, '-o', 'table'])).stdout).toMatch(new RegExp(`Replaces +${original.external_claim_id}`));
     const superseded = await tpa(['ledger', 'list', '--status', 'SUPERSEDED', '-o', 'json']);
     expect(superseded.json<Row>().results.map((r: Row) => r.encounter_id)).toEqual([original.external_claim_id]);
 
