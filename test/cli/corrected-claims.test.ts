@@ -117,3 +117,23 @@ describe.each([
     expect(deep.code, deep.stderr).toBe(0);
   });
 });
+
+describe('claim validate of corrected claims (the embedded engine’s rules, nothing kept)', () => {
+  it('a replacement naming a claim tpa does not know is refused naming it (exit 2); a void of a known claim would void it, and nothing changes', async () => {
+    const unknown = await tpa(['claim', 'validate', file('unknown.837', '000000001', '7', 'ENC-2025-000099')]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('related[0].claim.identifier.value: is ENC-2025-000099: no claim of that number is known to the plan');
+
+    const original = await submitted(file('original.837', '000000002'));
+    const check = await tpa(['claim', 'validate', file('void.837', '000000003', '8', original.external_claim_id), '-o', 'json']);
+    expect(check.code, check.stderr).toBe(0);
+    const body = check.json<Row[]>()[0]!;
+    expect(body.engine_check).toMatchObject({
+      accepted: true,
+      disposition: 'VOIDED',
+      says: expect.stringMatching(/^would be VOIDED: Claim ENC-2025-\d+ was voided and will not be paid$/),
+      lines: [],
+    });
+    expect((await show(original.external_claim_id)).encounter.status).toBe('ADJUDICATED');
+  });
+});

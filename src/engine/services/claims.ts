@@ -100,7 +100,8 @@ export function checkClaim(ctx: EngineContext, text: string): EngineResponse {
     const read: EngineRequest = { method: 'GET', path: '', query: new URLSearchParams(), headers: {}, body: undefined };
     const answer = claimResponse(now, read, { submission_id: submissionId });
     // Each line's outcome, with its reason, as the claim response's items say it.
-    const row = encounterBySubmission(ctx.db, submissionId);
+    // A void makes no encounter: the answer is the voided claim's, whose lines it does not judge.
+    const row = (ack.body as { status: string }).status === 'VOIDED' ? undefined : encounterBySubmission(ctx.db, submissionId);
     const lines = row
       ? (JSON.parse(row.outcome_json) as Adjudication).lines.map((l) => ({
           sequence: l.sequence,
