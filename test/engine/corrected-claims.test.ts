@@ -166,6 +166,31 @@ describe('a void before funding', () => {
   });
 });
 
+describe('a correction after a transfer that moved nothing that stays', () => {
+  it('a claim whose transfer failed, or came back refunded, is owed again and may be replaced; the chain replays to SUPERSEDED', () => {
+    const mon = home.at(MON, '0');
+    const failed = submitted(mon, claim());
+    const refunded = submitted(mon, claim({ patient: 'MBR-1003' }));
+    for (const [i, c] of [failed, refunded].entries()) {
+      const amount = benefitOf(detailOf(mon, c.external_claim_id));
+      expect(call(mon, 'POST', APPROVE, { encounter_id: c.external_claim_id, amount, authorization_code: `AUTH-AGAIN-000${i}` }).status).toBe(200);
+    }
+    mon.simulate('settlement-failure', failed.external_claim_id);
+    const wed = home.at('2026-03-04T12:00:00Z', '0');
+    call(wed, 'GET', `/tpa-api/v1/settlement/${refunded.external_claim_id}/`);
+    wed.simulate('refund', refunded.external_claim_id);
+    for (const [c, patient] of [
+      [failed, 'MBR-1002'],
+      [refunded, 'MBR-1003'],
+    ] as const) {
+      expect(detailOf(wed, c.external_claim_id).encounter.status).toBe('ADJUDICATED');
+      const ack = submitted(wed, correcting(c.external_claim_id, 'replacement', claim({ patient })));
+      expect(detailOf(wed, c.external_claim_id).encounter).toMatchObject({ status: 'SUPERSEDED', replaced_by: ack.external_claim_id });
+    }
+    expect(wed.auditVerifyDeep()).toMatchObject({ whole: true, disagreementCount: 0 });
+  });
+});
+
 describe('a correction after funding', () => {
   it('is refused, naming the funded transfer and that recovery of paid money is not done by tpa yet; the claim stays funded', () => {
     const mon = home.at(MON, '0');
