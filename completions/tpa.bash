@@ -185,7 +185,7 @@ _tpa() {
       case "$prev" in
         --period) COMPREPLY=($(compgen -W 'today yesterday this-week last-week this-month last-month this-quarter last-quarter this-year last-year' -- "$cur")); return ;;
         --by) COMPREPLY=($(compgen -W 'service funded settled' -- "$cur")); return ;;
-        --status) COMPREPLY=($(compgen -W 'SUBMITTED PROCESSING ADJUDICATED PENDED FUNDED DENIED RECONCILED' -- "$cur")); return ;;
+        --status) COMPREPLY=($(compgen -W 'SUBMITTED PROCESSING ADJUDICATED PENDED FUNDED DENIED RECONCILED SUPERSEDED VOIDED' -- "$cur")); return ;;
       esac
       valued='--from --to --period --by --lookback --npi --status --limit --offset'
       words=''
@@ -203,7 +203,7 @@ _tpa() {
       case "$prev" in
         --since) COMPREPLY=($(compgen -W 'yesterday today this-week this-month' -- "$cur")); return ;;
         --period) COMPREPLY=($(compgen -W 'today yesterday this-week last-week this-month last-month this-quarter last-quarter this-year last-year' -- "$cur")); return ;;
-        --kind) COMPREPLY=($(compgen -W 'submitted adjudicated pended denied funded settled failed refunded' -- "$cur")); return ;;
+        --kind) COMPREPLY=($(compgen -W 'submitted adjudicated pended denied funded settled failed refunded superseded voided' -- "$cur")); return ;;
       esac
       valued='--since --period --from --to --npi --kind --lookback'
       words=''

@@ -97,6 +97,19 @@ export async function findTransfer(
         () => undefined,
       );
       if (detail && paysNothing(detail)) return { notice: detail };
+      // Closed by a corrected claim before funding: nothing was paid, and nothing will be.
+      const status = detail?.encounter.status;
+      if (status === 'SUPERSEDED' || status === 'VOIDED')
+        throw new NotFoundError(
+          `encounter ${encounterId} was ${status === 'SUPERSEDED' ? 'replaced by a corrected claim' : 'voided'} before funding: it has no transfer and no 835`,
+          {
+            code: 'no_settlement',
+            hint:
+              status === 'SUPERSEDED'
+                ? 'its replacement’s 835 is written once the replacement is funded (tpa ledger show names it)'
+                : 'a voided claim is never paid',
+          },
+        );
     }
     if (encounterNumber(ref)) throw err;
   }

@@ -190,6 +190,9 @@ export interface LedgerDetail {
     payer: { name: string; id: string };
     /** tpa's engine adds it: the claim's own id from its sender (an 837's CLM01); null or absent when it had none. */
     patient_control_number?: string | null;
+    /** tpa's: a corrected claim names the claim it replaced; the replaced claim (SUPERSEDED) its replacement. */
+    replaces?: string;
+    replaced_by?: string;
   };
   entries: {
     sequence: number;

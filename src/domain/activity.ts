@@ -3,7 +3,7 @@
 // timestamp. Pure: the entries and the span are given.
 import { jsonNumberToCents } from './money.js';
 
-export const ACTIVITY_KINDS = ['submitted', 'adjudicated', 'pended', 'denied', 'funded', 'settled', 'failed', 'refunded'] as const;
+export const ACTIVITY_KINDS = ['submitted', 'adjudicated', 'pended', 'denied', 'funded', 'settled', 'failed', 'refunded', 'superseded', 'voided'] as const;
 export type ActivityKind = (typeof ACTIVITY_KINDS)[number];
 
 /** Which amount of the entry an event of each kind carries. */
@@ -16,6 +16,9 @@ export const KIND_AMOUNT: Record<ActivityKind, 'charges' | 'benefit_amount'> = {
   settled: 'benefit_amount',
   failed: 'benefit_amount',
   refunded: 'benefit_amount',
+  // A claim a corrected claim replaced or voided: its charges withdrawn, as a denial's are refused.
+  superseded: 'charges',
+  voided: 'charges',
 };
 
 /** The fields of a ledger entry (list item) that events are read from. */
@@ -89,6 +92,10 @@ export function stepKinds(progression: readonly { status: string }[]): (Activity
         if (arrived) return undefined;
         arrived = true;
         return 'settled';
+      case 'SUPERSEDED':
+        return 'superseded';
+      case 'VOIDED':
+        return 'voided';
       default:
         return undefined;
     }

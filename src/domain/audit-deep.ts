@@ -107,6 +107,9 @@ const MONEY_STATUS: Record<string, string> = {
   RECONCILIATION: 'RECONCILED',
   SETTLEMENT_FAILED: 'ADJUDICATED',
   SETTLEMENT_REFUNDED: 'ADJUDICATED',
+  // A corrected claim closed it before funding (docs/money-rules.md "Corrected and void claims").
+  REPLACED: 'SUPERSEDED',
+  VOIDED: 'VOIDED',
 };
 
 /**

@@ -94,7 +94,24 @@ export interface ParsedClaim {
   totalChargeCents: number;
   /** The claim's own id from its sender: Claim.identifier of system urn:tpa:x12:clm01 (an 837's CLM01), when it has one. */
   patientControlNumber?: string;
+  /**
+   * A corrected claim (docs/money-rules.md "Corrected and void claims"): a replacement of an earlier
+   * claim, or its void, naming it by the payer's claim number (an encounter id or ENC number tpa
+   * returned): `Claim.related[]` of relationship `prior` (an 837's CLM05-3 7 or 8 with REF*F8); a
+   * void is `Claim.status` `cancelled` with that prior. Absent: an original claim.
+   */
+  correction?: ClaimCorrection;
 }
+
+/** What a corrected claim changes: `replacement` supersedes the prior claim, `void` closes it. */
+export interface ClaimCorrection {
+  kind: 'replacement' | 'void';
+  /** The payer's claim number of the claim it changes, as sent. */
+  priorClaim: string;
+}
+
+/** The code system of Claim.related[].relationship, whose `prior` names the claim a correction changes. */
+export const RELATED_CLAIM_RELATIONSHIP_SYSTEM = 'http://terminology.hl7.org/CodeSystem/ex-relatedclaimrelationship';
 
 /** The system of the Claim.identifier that carries an 837's CLM01, the patient control number. */
 export const CLM01_SYSTEM = 'urn:tpa:x12:clm01';
@@ -233,7 +250,7 @@ class ClaimReader {
   read(): ParsedClaim {
     const c = this.claim;
     const type = this.claimType();
-    this.status();
+    const correction = this.correction();
     if (c.use !== undefined && c.use !== 'claim') {
       this.fail('use', `must be "claim" for a claim to adjudicate (got "${clip(String(c.use))}")`);
     }
@@ -276,7 +293,48 @@ class ClaimReader {
       preauthorizations,
       totalChargeCents: lines.reduce((sum, line) => sum + line.chargeCents, 0),
       ...(clm01 ? { patientControlNumber: (clm01.value as string).trim().slice(0, 80) } : {}),
+      ...(correction ? { correction } : {}),
     };
+  }
+
+  /**
+   * Claim.related[] of relationship `prior` with Claim.status: the claim a correction changes, by
+   * the payer's claim number (`related.claim.identifier.value`). An active claim naming a prior one
+   * replaces it; a cancelled claim naming one voids it; a cancelled claim naming none is no claim
+   * for payment (status, below). Related claims of another relationship (associated) are not read.
+   */
+  private correction(): ClaimCorrection | undefined {
+    const priors: { i: number; value: unknown }[] = [];
+    for (const [i, related] of (asArray(this.claim.related) ?? []).entries()) {
+      if (!isObject(related) || !isObject(related.relationship)) continue;
+      const prior = (asArray(related.relationship.coding) ?? []).some(
+        (c) => isObject(c) && c.system === RELATED_CLAIM_RELATIONSHIP_SYSTEM && c.code === 'prior',
+      );
+      if (!prior) continue;
+      const identifier = isObject(related.claim) && isObject(related.claim.identifier) ? related.claim.identifier.value : undefined;
+      priors.push({ i, value: identifier });
+    }
+    const cancelled = this.claim.status === 'cancelled';
+    if (priors.length === 0) {
+      this.status();
+      return undefined;
+    }
+    if (!cancelled) this.status();
+    if (priors.length > 1) {
+      this.fail(`related[${priors[1]!.i}]`, 'is a second prior claim: a corrected claim replaces or voids one claim');
+      return undefined;
+    }
+    const { i, value } = priors[0]!;
+    if (typeof value !== 'string' || value.trim() === '') {
+      this.fail(`related[${i}].claim.identifier.value`, 'is required: the payer’s claim number of the claim this one replaces or voids');
+      return undefined;
+    }
+    const priorClaim = value.trim();
+    if (priorClaim.length > 64 || !/^[A-Za-z0-9_\-.]+$/.test(priorClaim)) {
+      this.fail(`related[${i}].claim.identifier.value`, `is "${clip(priorClaim)}": the payer’s claim number is an encounter id or ENC number tpa returned`);
+      return undefined;
+    }
+    return { kind: cancelled ? 'void' : 'replacement', priorClaim };
   }
 
   /**

@@ -113,6 +113,11 @@ export interface PeriodReport {
    */
   superseded: { count: number; chargesCents: number };
   /**
+   * Claims a corrected claim replaced or voided (SUPERSEDED, VOIDED): closed and never paid, so no
+   * exception, and left out of the statuses and totals, where a replacement counts the service once.
+   */
+  corrected: { count: number; chargesCents: number };
+  /**
    * What the plan's money did (docs/money-rules.md "The finance desk's report"). Every amount is the sum of the
    * payouts it summarizes (with --npi, that provider's payouts only):
    * released = in transit + settled + released then refunded (a failed transfer moved nothing);
@@ -303,12 +308,18 @@ export function periodReport(
   const perDay = new Map<string, number>();
   const nowMs = Date.parse(now);
   const superseded = { count: 0, chargesCents: 0 };
+  const corrected = { count: 0, chargesCents: 0 };
 
   for (const e of entries) {
     const f = e.financial_summary;
     if (supersededBy(e) !== null) {
       superseded.count++;
       superseded.chargesCents += cents(f.charges);
+      continue;
+    }
+    if (e.status === 'SUPERSEDED' || e.status === 'VOIDED') {
+      corrected.count++;
+      corrected.chargesCents += cents(f.charges);
       continue;
     }
     const line = byStatus.get(e.status) ?? { status: e.status, count: 0, chargesCents: 0, allowedCents: 0, patientCents: 0, benefitCents: 0 };
@@ -433,6 +444,7 @@ export function periodReport(
     byStatus: [...byStatus.values()].sort((a, b) => a.status.localeCompare(b.status)),
     totals,
     superseded,
+    corrected,
     money,
     providers: [...providers.values()].sort((a, b) => b.amountCents - a.amountCents || a.npi.localeCompare(b.npi)),
     reconciliation,

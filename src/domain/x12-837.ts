@@ -13,6 +13,7 @@ import {
   MEMBER_NUMBER_TYPE,
   NPI_SYSTEM,
   nonX12IdCharacters,
+  RELATED_CLAIM_RELATIONSHIP_SYSTEM,
   REVENUE_SYSTEM,
   X12_ID_CHARACTERS,
 } from './fhir-claim.js';
@@ -188,6 +189,10 @@ interface ClaimDraft {
   lines: Line[];
   problems: { segment: string; message: string }[];
   notes: { segment: string; message: string }[];
+  /** CLM05-3 7 (replacement) or 8 (void); undefined for an original claim. */
+  frequency?: '7' | '8';
+  /** The payer's claim control number of the claim a replacement or void changes (2300 REF*F8). */
+  priorClaim?: string;
 }
 
 /** Providers of a claim that are not paid (attending, operating, supervising, other operating): one without an NPI is left out, not refused. */
@@ -590,11 +595,14 @@ export class X12ClaimReader {
       if (d.clm01 === '') d.problems.push({ segment: 'CLM', message: 'CLM01 (the patient control number, the claim’s id) is missing' });
       const clm01 = clm01Problem(d.clm01);
       if (clm01) d.problems.push({ segment: 'CLM', message: clm01 });
+      // CLM05-3: 1 an original claim, 7 a replacement and 8 a void of the claim REF*F8 names
+      // (docs/x12.md "Corrected and void claims"); another frequency is refused.
       const frequency = element(s, 5, 3);
-      if (frequency !== '' && frequency !== '1')
+      if (frequency === '7' || frequency === '8') d.frequency = frequency;
+      else if (frequency !== '' && frequency !== '1')
         d.problems.push({
           segment: 'CLM',
-          message: `CLM05-3 is ${clip(frequency)} (${frequency === '7' ? 'a replacement of' : frequency === '8' ? 'a void of' : 'a change to'} an earlier claim): tpa takes original claims (1) only`,
+          message: `CLM05-3 is ${clip(frequency)} (a change to an earlier claim): tpa takes original claims (1), replacements (7) and voids (8) only`,
         });
       return;
     }
@@ -707,7 +715,8 @@ export class X12ClaimReader {
         return;
       }
       case 'REF':
-        if (element(s, 1) === 'G1' && element(s, 2) !== '') (line ? line.preauth : d.preauth).push(element(s, 2));
+        if (element(s, 1) === 'F8' && !line && element(s, 2).trim() !== '') d.priorClaim = element(s, 2).trim();
+        else if (element(s, 1) === 'G1' && element(s, 2) !== '') (line ? line.preauth : d.preauth).push(element(s, 2));
         else if (element(s, 1) === '6R' && line && repeatedOnLine(line, 'REF*6R'))
           d.problems.push({
             segment: `${here}, REF*6R`,
@@ -970,6 +979,11 @@ export class X12ClaimReader {
     const place = `${this.transactionPlace()}, CLM ${d.clm01}`;
     const report = this.options.report?.byTransaction.get(this.transactionNo);
     const problems = [...(report ?? []).map((p) => ({ segment: '', message: `not sent: ${p.place}: ${p.message}` })), ...d.problems];
+    if (d.frequency && d.priorClaim === undefined)
+      problems.push({
+        segment: 'CLM',
+        message: `CLM05-3 is ${d.frequency} (${d.frequency === '7' ? 'a replacement of' : 'a void of'} an earlier claim) with no REF*F8: the payer's claim control number of the claim it changes is required`,
+      });
     if (this.billingProblem) problems.unshift({ segment: 'NM1*85', message: this.billingProblem });
     if (this.subscriberProblem) problems.unshift({ segment: 'NM1*IL', message: this.subscriberProblem });
     if (this.payerProblem) problems.push({ segment: 'NM1*PR', message: `the payer (NM1*PR): ${this.payerProblem}` });
@@ -1092,7 +1106,8 @@ export class X12ClaimReader {
     return {
       resourceType: 'Claim',
       identifier: [{ system: CLM01_SYSTEM, value: d.clm01 }],
-      status: 'active',
+      // A void (CLM05-3 8) is a cancelled Claim naming the claim it voids as its prior.
+      status: d.frequency === '8' ? 'cancelled' : 'active',
       type: { coding: [{ system: CLAIM_TYPE_SYSTEM, code: type }] },
       use: 'claim',
       patient: {
@@ -1110,6 +1125,17 @@ export class X12ClaimReader {
         ...(this.billing?.name ? { display: this.billing.name } : {}),
       },
       priority: { coding: [{ system: PRIORITY_SYSTEM, code: 'normal' }] },
+      // A replacement or void names the claim it changes by the payer's claim number (REF*F8).
+      ...(d.frequency && d.priorClaim !== undefined
+        ? {
+            related: [
+              {
+                claim: { identifier: { value: d.priorClaim } },
+                relationship: { coding: [{ system: RELATED_CLAIM_RELATIONSHIP_SYSTEM, code: 'prior' }] },
+              },
+            ],
+          }
+        : {}),
       ...(d.facility
         ? { facility: { identifier: { system: NPI_SYSTEM, value: d.facility.npi }, ...(d.facility.name ? { display: d.facility.name } : {}) } }
         : {}),

@@ -29,7 +29,7 @@ describe('tpa activity', () => {
     expect(r.code, r.stderr).toBe(0);
     const a = r.json<Row>();
     expect(a.span).toEqual({ from: '2026-03-04T00:00:00Z', to: '2026-03-05T00:00:00Z', as_of: THU });
-    expect(counts(a)).toEqual({ submitted: 0, adjudicated: 0, pended: 0, denied: 0, funded: 2, settled: 0, failed: 0, refunded: 1 });
+    expect(counts(a)).toEqual({ submitted: 0, adjudicated: 0, pended: 0, denied: 0, funded: 2, settled: 0, failed: 0, refunded: 1, superseded: 0, voided: 0 });
     const funded = a.events
       .filter((e: Row) => e.kind === 'funded')
       .map((e: Row) => e.encounter_id)
@@ -50,10 +50,32 @@ describe('tpa activity', () => {
     expect(counts(since).funded).toBe(2);
     // The claim for a service of 2025-11-20, sent on Monday, is read too: the read is complete by default.
     const all = (await at(THU, ['activity', '--since', '2026-03-02', '-o', 'json'])).json<Row>();
-    expect(counts(all)).toEqual({ submitted: 6, adjudicated: 4, pended: 1, denied: 1, funded: 4, settled: 1, failed: 1, refunded: 1 });
+    expect(counts(all)).toEqual({
+      submitted: 6,
+      adjudicated: 4,
+      pended: 1,
+      denied: 1,
+      funded: 4,
+      settled: 1,
+      failed: 1,
+      refunded: 1,
+      superseded: 0,
+      voided: 0,
+    });
     // Tuesday alone: the failure, and the arrival of Monday's first transfer.
     const tue = (await at(THU, ['activity', '--from', '2026-03-03', '--to', '2026-03-03', '-o', 'json'])).json<Row>();
-    expect(counts(tue)).toEqual({ submitted: 0, adjudicated: 0, pended: 0, denied: 0, funded: 0, settled: 1, failed: 1, refunded: 0 });
+    expect(counts(tue)).toEqual({
+      submitted: 0,
+      adjudicated: 0,
+      pended: 0,
+      denied: 0,
+      funded: 0,
+      settled: 1,
+      failed: 1,
+      refunded: 0,
+      superseded: 0,
+      voided: 0,
+    });
     expect(tue.events.find((e: Row) => e.kind === 'failed').encounter_id).toBe(week.b);
     expect(tue.events.find((e: Row) => e.kind === 'settled').encounter_id).toBe(week.a);
     // The last 24 hours before Thursday 09:00 start Wednesday 09:00: the same as yesterday's.
@@ -138,7 +160,7 @@ describe('tpa activity', () => {
     expect(csv).toHaveLength(4);
     const totals = (await at(THU, ['activity', '--period', 'yesterday', '--totals', '-o', 'csv'])).stdout.trim().split('\n');
     expect(totals[0]).toBe('kind,count,amount,amount_of');
-    expect(totals).toHaveLength(9);
+    expect(totals).toHaveLength(11);
     // Amounts with two decimals, as a spreadsheet shows money (0.00 for a kind with none).
     for (const line of [...csv.slice(1), ...totals.slice(1)]) expect(line, line).toMatch(/,-?\d+\.\d\d,(charges|benefit)$/);
     const denied = (await at(THU, ['activity', '--since', '2026-03-02', '--kind', 'denied', 'pended', '-o', 'json'])).json<Row>();

@@ -146,7 +146,7 @@ describe('ValidationError', () => {
 });
 
 describe('ledger statuses', () => {
-  it('are the seven of the contract, in order', () => {
-    expect(LEDGER_STATUSES).toEqual(['SUBMITTED', 'PROCESSING', 'ADJUDICATED', 'PENDED', 'FUNDED', 'DENIED', 'RECONCILED']);
+  it('are the seven of the contract, in order, then tpa’s two of corrected claims', () => {
+    expect(LEDGER_STATUSES).toEqual(['SUBMITTED', 'PROCESSING', 'ADJUDICATED', 'PENDED', 'FUNDED', 'DENIED', 'RECONCILED', 'SUPERSEDED', 'VOIDED']);
   });
 });

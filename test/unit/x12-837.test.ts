@@ -149,7 +149,7 @@ describe('837P to FHIR Claims', () => {
     expect(claims[1]!.problems).toEqual([{ segment: 'AMT*D', message: expect.stringContaining('another payer has paid on this claim') }]);
   });
 
-  it('a secondary payer’s claim (SBR01 S) and a replacement (CLM05-3 7) are refused, not sent as primary originals', async () => {
+  it('a secondary payer’s claim (SBR01 S) and a replacement (CLM05-3 7) without REF*F8 are refused, not sent as primary originals', async () => {
     const secondary = professionalClaim({ clm01: 'SEC' }).map((s) => (s.startsWith('SBR*P') ? s.replace('SBR*P', 'SBR*S') : s));
     const replacement = professionalClaim({ clm01: 'REP' }).map((s) => (s.startsWith('CLM*') ? s.replace('11:B:1', '11:B:7') : s));
     const { claims } = await convert(interchange([professional([secondary, replacement])]));

@@ -33,7 +33,11 @@ import { activeContractsFor, contractById, contractTerms, type ContractRow } fro
 import { inDiscardedTransaction, inWriteTransaction, type Db } from '../store/db.js';
 import {
   addEncounterProviders,
+  closeEncounter,
+  encounterById,
+  encounterByNumber,
   encounterBySubmission,
+  historyOf,
   insertEncounter,
   nextEncounterSequence,
   pendedNotSuperseded,
@@ -41,12 +45,14 @@ import {
 } from '../store/encounters.js';
 import { anyPendedOn } from '../store/ledger.js';
 import { addDeductibleMet, memberWithBenefits, type MemberRow } from '../store/members.js';
-import { episodeLines, insertIncludedDay, insertPaidLine, paidLinesOfCodes, visitCopaysTaken } from '../store/paid-lines.js';
+import { deletePaidLines, episodeLines, insertIncludedDay, insertPaidLine, paidLinesOfCodes, visitCopaysTaken } from '../store/paid-lines.js';
 import { providerRegistry } from '../store/providers.js';
+import { settlementsOf } from '../store/settlements.js';
 import { adjudicationBody, claimResponseResource } from './claim-response.js';
 import { addFirstHistory, addHistory, finalLedgerStatus, type HistoryEntry } from './encounters.js';
 import { advanceDue } from './progress.js';
 import { revealEntry } from './reveal.js';
+import { transferStands } from './settlement.js';
 
 export function submitClaim(ctx: EngineContext, req: EngineRequest): EngineResponse {
   return inWriteTransaction(ctx.db, () => {
@@ -94,7 +100,8 @@ export function checkClaim(ctx: EngineContext, text: string): EngineResponse {
     const read: EngineRequest = { method: 'GET', path: '', query: new URLSearchParams(), headers: {}, body: undefined };
     const answer = claimResponse(now, read, { submission_id: submissionId });
     // Each line's outcome, with its reason, as the claim response's items say it.
-    const row = encounterBySubmission(ctx.db, submissionId);
+    // A void makes no encounter: the answer is the voided claim's, whose lines it does not judge.
+    const row = (ack.body as { status: string }).status === 'VOIDED' ? undefined : encounterBySubmission(ctx.db, submissionId);
     const lines = row
       ? (JSON.parse(row.outcome_json) as Adjudication).lines.map((l) => ({
           sequence: l.sequence,
@@ -204,7 +211,7 @@ function contractsPerLine(claim: ParsedClaim, p: ClaimPayees): { rows: (Contract
 
 function recordClaim(ctx: EngineContext, claim: ParsedClaim): EngineResponse {
   const { db } = ctx;
-  const member = memberWithBenefits(db, claim.memberId);
+  let member = memberWithBenefits(db, claim.memberId);
   if (!member) {
     throw new HttpError(400, { errors: [{ field: 'patient.reference', message: `no member "${claim.memberId}" is enrolled with the plan` }] });
   }
@@ -220,6 +227,10 @@ function recordClaim(ctx: EngineContext, claim: ParsedClaim): EngineResponse {
       ],
     });
   }
+  // A corrected claim names the claim it changes: found, the same member's and billing provider's,
+  // still open and not funded (refused otherwise). A void closes it and makes no encounter.
+  const prior = claim.correction ? correctedClaim(db, claim, member) : undefined;
+  if (prior && claim.correction?.kind === 'void') return voidClaim(ctx, prior, member);
   const payees = linePayees(db, claim);
   const serviceDate = claimServiceDate(claim);
   const lineContracts = contractsPerLine(claim, payees);
@@ -241,6 +252,12 @@ function recordClaim(ctx: EngineContext, claim: ParsedClaim): EngineResponse {
       provider_npi: claim.providerNpi,
       cpt_codes: codes,
     });
+  }
+  // A replacement is adjudicated as if the claim it replaces had never been paid: its lines leave
+  // the paid lines (no duplicate of them) and its deductible leaves the member's (read again).
+  if (prior) {
+    releasePaidLines(db, prior, member);
+    member = memberWithBenefits(db, member.member_id)!;
   }
   const benefits = planBenefits(member, claim, serviceDate);
   const adjudication = adjudicate({
@@ -297,6 +314,24 @@ function recordClaim(ctx: EngineContext, claim: ParsedClaim): EngineResponse {
 
   const history = acceptanceEntries(claim, adjudication, { submissionId, submittedAt, contract: chosen, member });
   if (dueNow) history.push(revealEntry(adjudication, claimResponseId, readyAt));
+  // The claim a replacement names is closed first: it is SUPERSEDED, no pended claim this one
+  // could send again (a pended original replaced is replaced, not sent again).
+  if (prior) {
+    history.push({
+      type: 'REPLACES',
+      timestamp: submittedAt,
+      reference: prior.id,
+      description: `Corrected claim: replaces claim ${prior.encounter_number}, which is superseded and will not be paid`,
+    });
+    closeEncounter(db, prior.id, 'SUPERSEDED', submittedAt);
+    addHistory(db, prior.id, {
+      type: 'REPLACED',
+      timestamp: submittedAt,
+      reference: encounterId,
+      description: `Replaced by corrected claim ${encounterNumber}: this claim is superseded and will not be paid`,
+      audit: { replaced_by: encounterId, status: 'SUPERSEDED' },
+    });
+  }
   const superseded = mayResend && supersedePended(db, claim, { encounterId, encounterNumber, memberId: member.member_id, serviceDate, at: submittedAt });
   if (superseded)
     history.push({
@@ -312,6 +347,82 @@ function recordClaim(ctx: EngineContext, claim: ParsedClaim): EngineResponse {
     external_claim_id: encounterId,
     status: 'ACKNOWLEDGED',
     message: `Claim received for asynchronous adjudication; poll GET /tpa-api/v1/claims/${submissionId}/response/`,
+  });
+}
+
+/**
+ * The claim a corrected claim replaces or voids (docs/money-rules.md "Corrected and void claims"),
+ * by the payer's claim number tpa returned: its encounter id or its ENC number. Refused (400,
+ * naming it) when no encounter has that number, when it is another member's or billing
+ * provider's, when a corrected claim already replaced or voided it, and once money moved or may
+ * move for it (a transfer initiated or completed): recovering paid money is not done by tpa yet.
+ */
+function correctedClaim(db: Db, claim: ParsedClaim, member: MemberRow): EncounterRow {
+  const { kind, priorClaim } = claim.correction!;
+  const field = 'related[0].claim.identifier.value';
+  const what = kind === 'void' ? 'void' : 'replacement';
+  const refuse = (message: string): never => {
+    throw new HttpError(400, { errors: [{ field, message }] });
+  };
+  const prior = priorClaim.startsWith('enc_') ? encounterById(db, priorClaim) : encounterByNumber(db, priorClaim);
+  if (!prior)
+    return refuse(`is ${clip(priorClaim)}: no claim of that number is known to the plan (a ${what} names the encounter id or ENC number tpa returned)`);
+  const name = `claim ${prior.encounter_number} (${prior.id})`;
+  if (prior.member_id !== member.member_id || prior.provider_npi !== claim.providerNpi)
+    return refuse(
+      `names ${name}, which is not member ${member.member_id}’s claim from provider ${claim.providerNpi}: a ${what} changes the sender’s own claim for the same member`,
+    );
+  if (prior.status === 'SUPERSEDED' || prior.status === 'VOIDED') {
+    const by = prior.status === 'SUPERSEDED' ? historyReference(db, prior.id, 'REPLACED') : null;
+    return refuse(
+      `names ${name}, which is already ${prior.status === 'SUPERSEDED' ? `superseded${by ? ` by ${by}` : ''}` : 'voided'}: ${prior.status === 'SUPERSEDED' ? 'send the correction against the claim that replaced it' : 'a voided claim is closed'}`,
+    );
+  }
+  const funded = settlementsOf(db, prior.id).find(transferStands);
+  if (funded)
+    return refuse(
+      `names ${name}, which is funded (transfer ${funded.processor_transfer_id}, ${funded.status}): a ${what} after funding is not taken, as recovery of paid money is not done by tpa yet`,
+    );
+  return prior;
+}
+
+/** The reference of an encounter's first history entry of a type (the other encounter of a link). */
+function historyReference(db: Db, encounterId: string, type: string): string | null {
+  return historyOf(db, encounterId).find((e) => e.type === type)?.reference ?? null;
+}
+
+/**
+ * The lines of a claim a corrected claim replaces or voids no longer count as paid, and the
+ * deductible it applied leaves the member's, by plan year (countAsPaid undone).
+ */
+function releasePaidLines(db: Db, prior: EncounterRow, member: MemberRow): void {
+  deletePaidLines(db, prior.member_id, prior.id);
+  for (const [year, cents] of deductibleByPlanYear(JSON.parse(prior.outcome_json) as Adjudication, member.plan_year_start))
+    if (cents > 0) addDeductibleMet(db, member.member_id, year, -cents);
+}
+
+/**
+ * A void (docs/money-rules.md "Corrected and void claims"): the claim it names is closed (VOIDED,
+ * never payable), its lines and deductible released; no encounter is made. The answer names the
+ * voided encounter and its submission, whose claim response then says VOIDED.
+ */
+function voidClaim(ctx: EngineContext, prior: EncounterRow, member: MemberRow): EngineResponse {
+  const { db } = ctx;
+  const at = isoSeconds(ctx.clock.now());
+  releasePaidLines(db, prior, member);
+  closeEncounter(db, prior.id, 'VOIDED', at);
+  addHistory(db, prior.id, {
+    type: 'VOIDED',
+    timestamp: at,
+    reference: null,
+    description: `Voided by the provider: claim ${prior.encounter_number} is closed and will not be paid`,
+    audit: { status: 'VOIDED' },
+  });
+  return respond(201, {
+    submission_id: prior.submission_id,
+    external_claim_id: prior.id,
+    status: 'VOIDED',
+    message: `Claim ${prior.encounter_number} (${prior.id}) voided: it is closed and will not be paid`,
   });
 }
 
@@ -434,7 +545,6 @@ function priorLines(
  */
 function countAsPaid(db: Db, encounterId: string, member: MemberRow, claim: ParsedClaim, adjudication: Adjudication, payees: readonly LinePayee[]): void {
   // mutation: no survivors (the duplicate rule: the paid lines written)
-  const deductibleByYear = new Map<string, number>();
   const paid = linesPaid(adjudication.lines);
   // Which line of which claim: the adjudication's lines are the claim's, in its order.
   const lineRow = (i: number, line: Adjudication['lines'][number]) => ({
@@ -459,8 +569,6 @@ function countAsPaid(db: Db, encounterId: string, member: MemberRow, claim: Pars
         anesthesiaDeductedCents: line.anesthesiaDeductedCents ?? 0,
       });
     }
-    const year = planYearOf(line.serviceDate, member.plan_year_start);
-    deductibleByYear.set(year, (deductibleByYear.get(year) ?? 0) + line.deductibleCents);
   }
   // A bundle part included in an episode already paid: the episode holds its day (after this
   // claim's paid lines, so that an episode this claim paid is recorded).
@@ -469,7 +577,18 @@ function countAsPaid(db: Db, encounterId: string, member: MemberRow, claim: Pars
     insertIncludedDay(db, { ...lineRow(i, line), includesAnesthesia: line.includesAnesthesia === true });
   }
   // mutation: end
-  for (const [year, cents] of deductibleByYear) if (cents > 0) addDeductibleMet(db, member.member_id, year, cents);
+  for (const [year, cents] of deductibleByPlanYear(adjudication, member.plan_year_start)) if (cents > 0) addDeductibleMet(db, member.member_id, year, cents);
+}
+
+/** The deductible a claim's allowed lines applied, by plan year: what it adds to the member's met, and a correction takes back. */
+function deductibleByPlanYear(adjudication: Adjudication, planYearStart: string): Map<string, number> {
+  const byYear = new Map<string, number>();
+  for (const line of adjudication.lines) {
+    if (line.status !== 'ALLOWED') continue;
+    const year = planYearOf(line.serviceDate, planYearStart);
+    byYear.set(year, (byYear.get(year) ?? 0) + line.deductibleCents);
+  }
+  return byYear;
 }
 
 function validationText(contractNumber: string, member: MemberRow, adjudication: Adjudication): string {
@@ -492,6 +611,22 @@ export function claimResponse(ctx: EngineContext, req: EngineRequest, params: Re
   const row = encounterBySubmission(ctx.db, submissionId);
   if (!row) {
     return respond(404, { error: 'submission_not_found', submission_id: submissionId, message: `No claim submission ${submissionId}` });
+  }
+  // A claim a corrected claim replaced or voided: closed, whatever its adjudication said.
+  if (row.status === 'SUPERSEDED' || row.status === 'VOIDED') {
+    const by = row.status === 'SUPERSEDED' ? historyReference(ctx.db, row.id, 'REPLACED') : null;
+    return respond(200, {
+      submission_id: submissionId,
+      external_claim_id: row.id,
+      status: row.status,
+      disposition: row.status,
+      ...(by ? { replaced_by: by } : {}),
+      message:
+        row.status === 'SUPERSEDED'
+          ? `Claim ${row.encounter_number} was replaced by a corrected claim${by ? ` (${by})` : ''} and will not be paid`
+          : `Claim ${row.encounter_number} was voided and will not be paid`,
+      completed_at: row.completed_at,
+    });
   }
   if (row.completed_at === null) {
     return respond(202, {

@@ -41,6 +41,9 @@ const AUDITED = new Set([
   'SETTLEMENT_FAILED',
   'SETTLEMENT_REFUNDED',
   'RECONCILIATION',
+  // A claim closed by a corrected claim: replaced (SUPERSEDED) or voided.
+  'REPLACED',
+  'VOIDED',
 ]);
 
 /** An entry's columns after its encounter and number. */

@@ -251,6 +251,9 @@ export function ledgerDetail(ctx: EngineContext, _req: EngineRequest, params: Re
   const linked = {
     supersededBy: entries.find((e) => e.type === 'SUPERSEDED')?.reference ?? null,
     supersedes: entries.find((e) => e.type === 'SUPERSEDES')?.reference ?? null,
+    // A corrected claim and the claim it replaced (REPLACES and REPLACED entries).
+    replaces: entries.find((e) => e.type === 'REPLACES')?.reference ?? null,
+    replacedBy: entries.find((e) => e.type === 'REPLACED')?.reference ?? null,
   };
   const providers = lineProviders(db, data);
   // Money on its way is not settled yet; a FAILED or REFUNDED transfer settles nothing.
@@ -270,6 +273,9 @@ export function ledgerDetail(ctx: EngineContext, _req: EngineRequest, params: Re
       // tpa's: a pended claim sent again and the claim that sent it (docs/money-rules.md "The finance desk's report").
       ...(linked.supersededBy ? { superseded_by: linked.supersededBy } : {}),
       ...(linked.supersedes ? { supersedes: linked.supersedes } : {}),
+      // tpa's: a corrected claim (CLM05-3 7) and the claim it replaced (docs/money-rules.md "Corrected and void claims").
+      ...(linked.replaces ? { replaces: linked.replaces } : {}),
+      ...(linked.replacedBy ? { replaced_by: linked.replacedBy } : {}),
     },
     entries: entries.map((e, i) => ({
       sequence: i + 1,
@@ -299,7 +305,11 @@ export function ledgerDetail(ctx: EngineContext, _req: EngineRequest, params: Re
         non_covered: amount(t.nonCoveredCents),
       },
       payer_responsibility: { total: amount(t.benefitCents), benefit_amount: amount(t.benefitCents) },
-      balance: { running_balance: amount(t.benefitCents - settled), status: balanceStatus(row, settlement, t.benefitCents) },
+      // A claim closed by a corrected claim owes nothing (its replacement owes what is owed).
+      balance: {
+        running_balance: amount(row.status === 'SUPERSEDED' || row.status === 'VOIDED' ? 0 : t.benefitCents - settled),
+        status: balanceStatus(row, settlement, t.benefitCents),
+      },
     },
     service_lines: a.lines.map((line) => serviceLine(ref, data, line, providers.find((x) => x.sequence === line.sequence)!, amount)),
     // As the claim response carries them: none before adjudication or for a pended claim, the AEOB
@@ -317,7 +327,8 @@ export function ledgerDetail(ctx: EngineContext, _req: EngineRequest, params: Re
 /** Where the benefit stands: FAILED and REFUNDED (the latest transfer's) mean it is owed again and can be funded anew. */
 function balanceStatus(row: EncounterRow, settlement: SettlementRow | undefined, benefitCents: number): string {
   if (row.completed_at === null) return 'PENDING_ADJUDICATION';
-  if (row.status === 'DENIED' || row.status === 'PENDED') return row.status;
+  // Closed by a corrected claim: nothing is owed on it, whatever its adjudication said.
+  if (row.status === 'DENIED' || row.status === 'PENDED' || row.status === 'SUPERSEDED' || row.status === 'VOIDED') return row.status;
   if (!settlement) return benefitCents === 0 ? 'SETTLED' : 'OPEN';
   if (settlement.status === 'INITIATED') return 'IN_TRANSIT';
   return settlement.status === 'COMPLETED' ? 'SETTLED' : settlement.status;

@@ -89,6 +89,13 @@ export function getSettlement(ctx: EngineContext, _req: EngineRequest, params: R
       message: `Encounter ${encounterId} was denied; it has no settlement and never will`,
     });
   }
+  if (encounter.status === 'SUPERSEDED' || encounter.status === 'VOIDED') {
+    return respond(404, {
+      error: 'no_settlement',
+      encounter_id: encounterId,
+      message: `Encounter ${encounterId} was ${encounter.status === 'SUPERSEDED' ? 'replaced by a corrected claim' : 'voided'} before funding; it has no settlement and never will`,
+    });
+  }
   const adjudicated = encounter.status === 'ADJUDICATED';
   const nothingToFund = adjudicated && encounterData(encounter).adjudication.totals.benefitCents === 0;
   return respond(202, {

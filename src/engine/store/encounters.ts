@@ -43,6 +43,25 @@ export function encounterBySubmission(db: Db, submissionId: string): EncounterRo
   return db.prepare('SELECT * FROM encounters WHERE submission_id = ?').get(submissionId) as EncounterRow | undefined;
 }
 
+/**
+ * The encounter of an ENC number (`ENC-<year>-<n>`): its number is its rowid, so the row is read by
+ * rowid and kept only when its number is the one asked for (no index on the number is needed).
+ */
+export function encounterByNumber(db: Db, encounterNumber: string): EncounterRow | undefined {
+  const m = /^ENC-\d{4}-(\d{1,15})$/.exec(encounterNumber);
+  if (!m) return undefined;
+  return db.prepare('SELECT * FROM encounters WHERE rowid = ? AND encounter_number = ?').get(Number(m[1]), encounterNumber) as EncounterRow | undefined;
+}
+
+/**
+ * Closes an encounter a corrected claim replaced or voided: its status, appended to its progression;
+ * an adjudication not revealed yet is completed now, so that it is never revealed over the new status.
+ */
+export function closeEncounter(db: Db, encounterId: string, status: LedgerStatus, timestamp: string): void {
+  db.prepare('UPDATE encounters SET completed_at = COALESCE(completed_at, ?) WHERE id = ?').run(timestamp, encounterId);
+  addStatus(db, encounterId, status, timestamp);
+}
+
 /** The number of the next encounter: encounters are never deleted, so the next rowid (COUNT(*) would scan the ledger). */
 export function nextEncounterSequence(db: Db): number {
   return db.prepare('SELECT COALESCE(MAX(rowid), 0) + 1 FROM encounters').pluck().get() as number;

@@ -127,3 +127,11 @@ export function insertPaidLine(db: Db, p: NewPaidLine): void {
        allowed_cents, includes_anesthesia, anesthesia_deducted_cents, modifiers) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   ).run(...lineKey(p), p.allowedCents, p.includesAnesthesia ? 1 : 0, p.anesthesiaDeductedCents, p.modifiers.join(MODIFIER_SEPARATOR));
 }
+
+/**
+ * An encounter's lines no longer count as paid (a corrected claim replaced or voided it): no later
+ * line is its duplicate, its visit copay is no longer taken, and its days leave their episodes.
+ */
+export function deletePaidLines(db: Db, memberId: string, encounterId: string): void {
+  db.prepare('DELETE FROM paid_lines WHERE member_id = ? AND encounter_id = ?').run(memberId, encounterId);
+}

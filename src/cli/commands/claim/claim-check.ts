@@ -191,13 +191,15 @@ export function engineCheckOf(answer: Answer): EngineCheck {
       ? `${b.denial_code ?? ''} ${b.denial_reason ?? ''}`.trim()
       : disposition === 'PENDING_REVIEW'
         ? String(b.pend_reason ?? 'a preauthorization is needed')
-        : `benefit ${formatCentsGrouped(jsonNumberToCents(b.adjudication?.benefit_amount) ?? 0)}`;
+        : disposition === 'VOIDED'
+          ? String(b.message ?? 'the claim it names is voided')
+          : `benefit ${formatCentsGrouped(jsonNumberToCents(b.adjudication?.benefit_amount) ?? 0)}`;
   const unpaid = lines.map((l) => `line ${l.sequence} (${l.cpt_code}) ${l.status}${l.reason_code ? ` ${l.reason_code}` : ''}${l.reason ? ` ${l.reason}` : ''}`);
   return {
     checked: true,
     accepted: true,
     disposition,
-    says: `would be ${disposition}: ${said}${unpaid.length > 0 && disposition !== 'DENIED' ? `; ${unpaid.join('; ')}` : ''}`,
+    says: `would be ${disposition}: ${said}${unpaid.length > 0 && disposition !== 'DENIED' && disposition !== 'VOIDED' ? `; ${unpaid.join('; ')}` : ''}`,
     errors: [],
     lines,
   };

@@ -105,6 +105,8 @@ function reportData(r: PeriodReport, f: LedgerFilters, now: string, by: string):
       by_status: r.byStatus.map((s) => ({ status: s.status, ...line(s) })),
       // Pended claims sent again: counted once, as their resubmission (docs/money-rules.md "The finance desk's report").
       superseded_pended: { count: r.superseded.count, charges: money(r.superseded.chargesCents) },
+      // Claims replaced or voided by corrected claims: closed, never paid (docs/money-rules.md "Corrected and void claims").
+      corrected: { count: r.corrected.count, charges: money(r.corrected.chargesCents) },
     },
     money: {
       released: money(r.money.releasedCents),
@@ -260,6 +262,10 @@ export function reportTable(t: TableTools, r: PeriodReport, f: LedgerFilters, no
   if (r.superseded.count > 0)
     parts.push(
       `Not counted: ${count(r.superseded.count)} pended claim${r.superseded.count === 1 ? '' : 's'} sent again (${m(r.superseded.chargesCents)} charges), counted as ${r.superseded.count === 1 ? 'its resubmission' : 'their resubmissions'}`,
+    );
+  if (r.corrected.count > 0)
+    parts.push(
+      `Not counted: ${count(r.corrected.count)} claim${r.corrected.count === 1 ? '' : 's'} replaced or voided by a corrected claim (${m(r.corrected.chargesCents)} charges), never paid`,
     );
   parts.push(
     t.c.bold('Money'),

@@ -1,0 +1,139 @@
+// Corrected and void claims from the command line, in-process and over `tpa local serve`: an 837
+// replacement (CLM05-3 7, REF*F8 the ENC number tpa returned) in a new interchange is a new claim
+// that supersedes the original; a payment run then pays the replacement once and never the
+// original; a void of a funded claim is refused naming its transfer; the audit chain stays whole.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runTpa } from '../helpers/cli.js';
+import { tempDir } from '../helpers/engine.js';
+import { login, serve, type Served } from '../helpers/server.js';
+import { ndjson } from '../helpers/values.js';
+import { interchange, professionalClaim, transaction } from '../helpers/x12.js';
+
+const env = { TPA_CLOCK: '2026-06-30T12:00:00Z', TPA_ADJUDICATION_DELAY: '0' };
+type Row = Record<string, any>;
+
+let home: string;
+let cleanup: () => void;
+let server: Served | undefined;
+beforeEach(() => {
+  ({ dir: home, remove: cleanup } = tempDir());
+});
+afterEach(() => {
+  server?.child.kill();
+  server = undefined;
+  cleanup();
+});
+
+/**
+ * An 837P of one claim PATIENT123 in interchange `isa13`, of frequency `frequency` naming `f8`: two
+ * visits, so that the plan pays a part once the deductible is met (a payment run pays only that).
+ */
+function file(name: string, isa13: string, frequency = '1', f8?: string): string {
+  const lines = [
+    { cpt: '45378', charge: '1800', date: '20250110' },
+    { cpt: '45378', charge: '1800', date: '20250111' },
+  ];
+  const claim = professionalClaim({ clm01: 'PATIENT123', lines }).flatMap((s) =>
+    s.startsWith('CLM*') ? [s.replace('11:B:1', `11:B:${frequency}`), ...(f8 ? [`REF*F8*${f8}`] : [])] : [s],
+  );
+  writeFileSync(join(home, name), interchange([transaction({ st02: '0001', type: 'professional', claims: [claim] })], { isa13 }));
+  return name;
+}
+
+const tpa = (args: string[]) => runTpa(args, { home, env });
+
+async function submitted(name: string): Promise<Row> {
+  const r = await tpa(['claim', 'submit', name, '-o', 'ndjson']);
+  const rows = ndjson(r.stdout);
+  expect(rows, r.stderr).toHaveLength(1);
+  return rows[0]!;
+}
+
+const show = async (id: string) => (await tpa(['ledger', 'show', id, '-o', 'json'])).json<Row>();
+
+describe.each([
+  ['in-process', false],
+  ['over tpa local serve', true],
+])('an 837 replacement and void, %s', (_, served) => {
+  it('a replacement supersedes the original; a payment run pays the replacement once; a void after funding is refused naming the transfer', async () => {
+    if (served) {
+      server = await serve(home, ['--no-rate-limit'], env);
+      await login(home, server.url);
+    }
+    const original = await submitted(file('original.837', '000000001'));
+    expect(original.status).toBe('ACKNOWLEDGED');
+    const number = (await show(original.external_claim_id)).encounter.encounter_number as string;
+
+    const replacement = await submitted(file('replacement.837', '000000002', '7', number));
+    expect(replacement.status, JSON.stringify(replacement)).toBe('ACKNOWLEDGED');
+    expect(replacement.external_claim_id).not.toBe(original.external_claim_id);
+    expect((await show(original.external_claim_id)).encounter).toMatchObject({ status: 'SUPERSEDED', replaced_by: replacement.external_claim_id });
+    expect((await show(replacement.external_claim_id)).encounter).toMatchObject({ status: 'ADJUDICATED', replaces: original.external_claim_id });
+    const text = await tpa(['ledger', 'show', original.external_claim_id, '-o', 'table']);
+    expect(text.stdout).toMatch(new RegExp(`Replaced by +${replacement.external_claim_id} \\(this claim is superseded and will not be paid\\)`));
+    expect(text.stdout).toContain('(SUPERSEDED)');
+    expect((await tpa(['ledger', 'show', replacement.external_claim_id, '-o', 'table'])).stdout).toMatch(new RegExp(`Replaces +${original.external_claim_id}`));
+    const superseded = await tpa(['ledger', 'list', '--status', 'SUPERSEDED', '-o', 'json']);
+    expect(superseded.json<Row>().results.map((r: Row) => r.encounter_id)).toEqual([original.external_claim_id]);
+
+    // The views agree: the original has no settlement and no 835; the report counts the service
+    // once (the replacement), the original under `corrected`, the report of the period being the
+    // sum of its days' (the activity's events: test/unit/corrected-views.test.ts).
+    const remit = await tpa(['settlement', 'remit', original.external_claim_id]);
+    expect(remit.code).toBe(3);
+    expect(remit.stderr).toContain('replaced by a corrected claim before funding: it has no transfer and no 835');
+    const reportOf = async (from: string, to: string) => {
+      const r = await tpa(['settlement', 'report', '--from', from, '--to', to, '-o', 'json']);
+      expect(r.code, r.stderr).toBe(0);
+      return r.json<Row>().encounters;
+    };
+    const whole = await reportOf('2025-01-01', '2025-01-31');
+    expect(whole).toMatchObject({ count: 1, charges: 3600, corrected: { count: 1, charges: 3600 } });
+    expect(whole.by_status.map((l: Row) => l.status)).toEqual(['ADJUDICATED']);
+    const days = [await reportOf('2025-01-01', '2025-01-10'), await reportOf('2025-01-11', '2025-01-31')];
+    expect(days.reduce((n, d) => n + d.count, 0)).toBe(whole.count);
+    expect(days.reduce((n, d) => n + d.corrected.count, 0)).toBe(whole.corrected.count);
+
+    // The payment run selects the replacement alone and pays it once.
+    const review = await tpa(['fund', 'run', '--dry-run', '-o', 'json']);
+    expect(review.code, review.stderr).toBe(0);
+    const plan = review.json<Row>();
+    expect(plan.encounters.map((e: Row) => e.encounter_id)).toEqual([replacement.external_claim_id]);
+    const run = await tpa(['fund', 'run', '--auth-code-prefix', 'AUTH-CORR', '--expect-total', String(plan.total), '--yes', '-o', 'ndjson']);
+    expect(run.code, run.stderr).toBe(0);
+    const approvals = ndjson(run.stdout);
+    expect(approvals.map((a) => [a.encounter_id, a.status])).toEqual([[replacement.external_claim_id, 'APPROVED']]);
+
+    // A void of the funded replacement is refused, naming its transfer; nothing changes.
+    const voided = await submitted(file('void.837', '000000003', '8', replacement.external_claim_id));
+    expect(voided.status, JSON.stringify(voided)).toBe('FAILED');
+    expect(JSON.stringify(voided.errors)).toContain(`transfer ${approvals[0]!.processor_transfer_id}`);
+    expect(JSON.stringify(voided.errors)).toContain('recovery of paid money is not done by tpa yet');
+    expect((await show(replacement.external_claim_id)).encounter.status).toBe('FUNDED');
+
+    const deep = await tpa(['local', 'audit', 'verify', '--deep', '-o', 'json']);
+    expect(deep.code, deep.stderr).toBe(0);
+  });
+});
+
+describe('claim validate of corrected claims (the embedded engine’s rules, nothing kept)', () => {
+  it('a replacement naming a claim tpa does not know is refused naming it (exit 2); a void of a known claim would void it, and nothing changes', async () => {
+    const unknown = await tpa(['claim', 'validate', file('unknown.837', '000000001', '7', 'ENC-2025-000099')]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('related[0].claim.identifier.value: is ENC-2025-000099: no claim of that number is known to the plan');
+
+    const original = await submitted(file('original.837', '000000002'));
+    const check = await tpa(['claim', 'validate', file('void.837', '000000003', '8', original.external_claim_id), '-o', 'json']);
+    expect(check.code, check.stderr).toBe(0);
+    const body = check.json<Row[]>()[0]!;
+    expect(body.engine_check).toMatchObject({
+      accepted: true,
+      disposition: 'VOIDED',
+      says: expect.stringMatching(/^would be VOIDED: Claim ENC-2025-\d+ was voided and will not be paid$/),
+      lines: [],
+    });
+    expect((await show(original.external_claim_id)).encounter.status).toBe('ADJUDICATED');
+  });
+});
