@@ -56,11 +56,25 @@ export function deductibleMetIn(db: Db, memberId: string, planYear: string): num
   return db.prepare('SELECT met_cents FROM member_deductibles WHERE member_id = ? AND plan_year = ?').pluck().get(memberId, planYear) as number | undefined;
 }
 
-/** The patient as the ledger shows them. */
-export function memberIdentity(db: Db, memberId: string): { member_id: string; name: string; dob: string } | undefined {
-  return db.prepare('SELECT member_id, name, dob FROM members WHERE member_id = ?').get(memberId) as
-    | { member_id: string; name: string; dob: string }
+/** The patient as the ledger shows them, with their subscriber when they are a dependent (NULL otherwise). */
+export function memberIdentity(db: Db, memberId: string): { member_id: string; name: string; dob: string; subscriber_id: string | null } | undefined {
+  return db.prepare('SELECT member_id, name, dob, subscriber_id FROM members WHERE member_id = ?').get(memberId) as
+    | { member_id: string; name: string; dob: string; subscriber_id: string | null }
     | undefined;
+}
+
+/** Whether a member of this id is enrolled. */
+export function memberExists(db: Db, memberId: string): boolean {
+  return db.prepare('SELECT 1 FROM members WHERE member_id = ?').get(memberId) !== undefined;
+}
+
+/** The members enrolled as dependents of a subscriber, by member id. */
+export function dependentsOf(db: Db, subscriberId: string): { member_id: string; name: string; dob: string }[] {
+  return db.prepare('SELECT member_id, name, dob FROM members WHERE subscriber_id = ? ORDER BY member_id').all(subscriberId) as {
+    member_id: string;
+    name: string;
+    dob: string;
+  }[];
 }
 
 export interface MemberFixtureRow {
