@@ -36,7 +36,7 @@ export function nameWords(text: string): string[] {
     .normalize('NFKD')
     .replace(/\p{M}/gu, '')
     .toLowerCase()
-    .replace(/[.,']/g, '')
+    .replace(/[.,'’]/g, '')
     .split(/\s+/)
     .filter((w) => w !== '');
   while (words.length > 1 && SUFFIXES.has(words.at(-1)!)) words.pop();

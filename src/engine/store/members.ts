@@ -81,6 +81,8 @@ export interface MemberFixtureRow {
   member_id: string;
   name: string;
   dob: string;
+  /** The member's subscriber when they are a dependent, else null. */
+  subscriber_id: string | null;
   coverage_start: string;
   coverage_end: string | null;
   plan_year_start: string;
@@ -96,7 +98,7 @@ export interface MemberFixtureRow {
 export function membersWithPlans(db: Db): MemberFixtureRow[] {
   return db
     .prepare(
-      `SELECT m.member_id, m.name, m.dob, m.coverage_start, m.coverage_end, m.deductible_met_cents, p.plan_year_start, p.id AS plan_id, p.name AS plan_name,
+      `SELECT m.member_id, m.name, m.dob, m.subscriber_id, m.coverage_start, m.coverage_end, m.deductible_met_cents, p.plan_year_start, p.id AS plan_id, p.name AS plan_name,
                 p.deductible_cents, p.copay_cents, p.coinsurance_percent
          FROM members m JOIN plans p ON p.id = m.plan_id ORDER BY m.member_id`,
     )
