@@ -526,7 +526,7 @@ class ClaimReader {
     for (const insurance of asArray(this.claim.insurance) ?? []) {
       if (!isObject(insurance) || !isObject(insurance.coverage)) continue;
       const coverage = this.containedTarget(insurance.coverage);
-      if (!coverage || coverage.resourceType !== 'Coverage' || !isObject(coverage.beneficiary)) continue;
+      if (coverage?.resourceType !== 'Coverage' || !isObject(coverage.beneficiary)) continue;
       if (coverage.beneficiary.reference !== `#${String(patient.id)}`) continue;
       const codings = isObject(coverage.relationship) ? (asArray(coverage.relationship.coding) ?? []) : [];
       const relationship = codings.find((c): c is Json => isObject(c) && c.system === SUBSCRIBER_RELATIONSHIP_SYSTEM && typeof c.code === 'string');
