@@ -66,6 +66,13 @@ export function matchDependent(sent: DependentSent, dependents: readonly Enrolle
   return { kind: 'several', members };
 }
 
+/** The member a claim names, as a person reads it: the member id, or the dependent as sent under their subscriber. */
+export function patientSaid(claim: { memberId: string; dependent?: DependentSent }): string {
+  if (!claim.dependent) return claim.memberId;
+  const who = `${describeSent(claim.dependent)}, dependent of ${claim.dependent.subscriberId}`;
+  return claim.memberId === '' ? who : `${claim.memberId} (${who})`;
+}
+
 /** The patient as sent, for a message: "SMITH, TED, born 1973-05-01". */
 export function describeSent(sent: DependentSent): string {
   return `${[sent.family, ...sent.given].filter((w) => w !== '').join(', ')}, born ${sent.birthDate}`;

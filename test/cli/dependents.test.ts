@@ -73,6 +73,25 @@ function cases(transport: string, setUp: (home: TpaHome) => Promise<Served | und
       expect(his.json<Row>().financial_summary.deductible).toEqual(hers);
     });
 
+    it('claim validate says the dependent as sent (no member id until the engine finds them)', async () => {
+      const file = join(home.dir, 'validate.837');
+      writeFileSync(file, dependent837({ clm01: 'DEP-VAL', isa13: '000000008', name: ['RIVERA', 'SOFIA'], dob: '20120618' }));
+      const json = await home.run(['claim', 'validate', file, '-o', 'json']);
+      expect(json.code, json.stderr).toBe(0);
+      expect(json.json<Row[]>()[0]).toMatchObject({
+        valid: true,
+        member_id: null,
+        dependent: { subscriber_id: 'MBR-1006', family: 'RIVERA', given: ['SOFIA'], birth_date: '2012-06-18' },
+      });
+      // Its FHIR form (claim convert), one claim: the table names the member as sent.
+      const converted = await home.run(['claim', 'convert', file]);
+      expect(converted.code, converted.stderr).toBe(0);
+      writeFileSync(join(home.dir, 'validate.json'), converted.stdout);
+      const table = await home.run(['claim', 'validate', join(home.dir, 'validate.json'), '-o', 'table']);
+      expect(table.code, table.stderr).toBe(0);
+      expect(table.stdout).toMatch(/Member\s+RIVERA, SOFIA, born 2012-06-18, dependent of MBR-1006/);
+    });
+
     it('none enrolled under the subscriber matching: refused, naming the subscriber and the patient as sent; nothing recorded', async () => {
       const r = await submit('none.837', dependent837({ clm01: 'DEP-NONE', isa13: '000000002', name: ['RIVERA', 'SOFIA'], dob: '20120619' }));
       expect(r.code).toBe(2);
