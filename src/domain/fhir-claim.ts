@@ -266,7 +266,8 @@ class ClaimReader {
     const preauthorizations = this.preauthorizations();
     const insurer = isObject(c.insurer) && typeof c.insurer.reference === 'string' ? c.insurer.reference : null;
     this.sameInsurer();
-    if (memberId !== undefined && !this.dependent) this.sameBeneficiary(memberId);
+    // A dependent named by name and birth date alone names no member id to compare (the engine finds it).
+    if (memberId !== undefined && memberId !== '') this.sameBeneficiary(memberId);
     const clm01 = (asArray(c.identifier) ?? []).find(
       (id): id is Json => isObject(id) && id.system === CLM01_SYSTEM && typeof id.value === 'string' && id.value.trim() !== '',
     );

@@ -95,6 +95,19 @@ describe('a FHIR Claim’s dependent (contained Patient without a member id, ben
     });
   });
 
+  it('a member id named beside the dependent is compared as any second name of the member is: the coverage’s typed identifier must agree', () => {
+    const named = claim({ identifier: [{ value: 'MBR-1007' }], name: [{ family: 'Rivera', given: ['Elena'] }], birthDate: '1982-09-03' }) as Record<
+      string,
+      any
+    >;
+    expect(parseClaim(named)).toMatchObject({ memberId: 'MBR-1007', dependent: { subscriberId: 'MBR-1006' } });
+    named.insurance[0].coverage.identifier = {
+      type: { coding: [{ system: 'http://terminology.hl7.org/CodeSystem/v2-0203', code: 'MB' }] },
+      value: 'MBR-1001',
+    };
+    expect(() => parseClaim(named)).toThrow(/names member "MBR-1001" \(typed MB\), but the claim's patient is member "MBR-1007"/);
+  });
+
   it('without a name or a birth date names no one: refused at each, both at once', () => {
     let errors: unknown;
     try {
