@@ -13,6 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { canonicalHash } from '../domain/canonical.js';
 import { ValidationError, type FieldError } from '../domain/errors.js';
 import { claimServiceDate } from '../domain/adjudication.js';
+import { sameName } from '../domain/dependent.js';
 import { type ParsedClaim, parseReadClaim } from '../domain/fhir-claim.js';
 import { placeErrors } from '../domain/json-position.js';
 import { sameIdentityMessage, X12_CORRECTION } from '../domain/x12-identity.js';
@@ -376,7 +377,7 @@ export async function findInLedger(
       if (taken.has(item.encounter_id) || item.provider.npi !== claim.providerNpi || item.service_date !== date) continue;
       if (item.ssp_code !== claim.lines[0]!.cptCode || jsonNumberToCents(item.financial_summary.charges) !== claim.totalChargeCents) continue;
       const detail = (await client.ledgerDetail(item.encounter_id)).body;
-      if (detail.encounter.patient.member_id !== claim.memberId || taken.has(item.encounter_id)) continue;
+      if (!samePatient(detail.encounter.patient, claim) || taken.has(item.encounter_id)) continue;
       const submission = detail.entries.find((e) => e.type === 'SUBMISSION')?.reference;
       if (!submission) continue;
       taken.add(item.encounter_id);
@@ -384,6 +385,18 @@ export async function findInLedger(
     }
   }
   return undefined;
+}
+
+/**
+ * Whether a ledger entry's patient is the claim's: its member id, or for a dependent named by name
+ * and birth date, a dependent of that subscriber with that name and date of birth (and the member
+ * id the claim names as well, if any).
+ */
+function samePatient(patient: { member_id: string; name: string | null; dob: string | null; subscriber_id?: string }, claim: ParsedClaim): boolean {
+  const d = claim.dependent;
+  if (!d) return patient.member_id === claim.memberId;
+  if (claim.memberId !== '' && patient.member_id !== claim.memberId) return false;
+  return patient.subscriber_id === d.subscriberId && patient.dob === d.birthDate && patient.name !== null && sameName(patient.name, d.family, d.given);
 }
 
 /** The longest claim text (in characters) a journal keeps for an invalid or refused claim: a claim's own bound. */

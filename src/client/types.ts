@@ -185,7 +185,12 @@ export interface LedgerDetail {
     status: string;
     service_date: string;
     submission_date: string;
-    patient: { member_id: string; name: string | null; dob: string | null };
+    patient: {
+      member_id: string;
+      name: string | null;
+      dob: string | null /** A dependent's subscriber (their member id); absent for a subscriber or a member enrolled alone. */;
+      subscriber_id?: string;
+    };
     provider: { npi: string; name: string; role: string | null; facility_npi: string | null; facility_name: string | null };
     payer: { name: string; id: string };
     /** tpa's engine adds it: the claim's own id from its sender (an 837's CLM01); null or absent when it had none. */

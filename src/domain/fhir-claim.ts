@@ -5,6 +5,7 @@
 import { jsonDepthProblem } from './json-depth.js';
 import { duplicateKeyPath } from './json-keys.js';
 import { jsonSyntaxMessage } from './json-position.js';
+import type { DependentSent } from './dependent.js';
 import { type FieldError, ValidationError } from './errors.js';
 import { formatCentsGrouped, jsonNumberToCents, jsonNumberToRatio, MAX_AMOUNT_CENTS, mulDivRound, type Ratio } from './money.js';
 import { MAX_LINE_MODIFIERS, modifierProblem } from './modifiers.js';
@@ -101,6 +102,14 @@ export interface ParsedClaim {
    * void is `Claim.status` `cancelled` with that prior. Absent: an original claim.
    */
   correction?: ClaimCorrection;
+  /**
+   * A dependent patient named by name and birth date under their subscriber's member id (an 837's
+   * loop 2000C; a contained Patient without an identifier, the beneficiary of a contained Coverage
+   * with a subscriberId and a relationship other than self): the engine resolves it to the member
+   * enrolled under that subscriber. memberId is then '' until resolved, or the member id the Patient
+   * names as well, which must be the same member.
+   */
+  dependent?: DependentSent;
 }
 
 /** What a corrected claim changes: `replacement` supersedes the prior claim, `void` closes it. */
@@ -112,6 +121,9 @@ export interface ClaimCorrection {
 
 /** The code system of Claim.related[].relationship, whose `prior` names the claim a correction changes. */
 export const RELATED_CLAIM_RELATIONSHIP_SYSTEM = 'http://terminology.hl7.org/CodeSystem/ex-relatedclaimrelationship';
+
+/** The system of Coverage.relationship (self, spouse, child, other…). */
+export const SUBSCRIBER_RELATIONSHIP_SYSTEM = 'http://terminology.hl7.org/CodeSystem/subscriber-relationship';
 
 /** The system of the Claim.identifier that carries an 837's CLM01, the patient control number. */
 export const CLM01_SYSTEM = 'urn:tpa:x12:clm01';
@@ -223,6 +235,8 @@ export function parseClaim(value: unknown, options: ParseOptions = {}): ParsedCl
 class ClaimReader {
   private readonly errors: FieldError[] = [];
   private readonly contained = new Map<string, Json>();
+  /** The dependent the claim's patient is, when it is one (dependentOf). */
+  private dependent: DependentSent | undefined;
   /** Sequences of every careTeam entry, valid provider or not, so lines are not blamed for it. */
   private readonly careTeamSequenceNumbers = new Set<number>();
 
@@ -269,13 +283,14 @@ class ClaimReader {
     const preauthorizations = this.preauthorizations();
     const insurer = isObject(c.insurer) && typeof c.insurer.reference === 'string' ? c.insurer.reference : null;
     this.sameInsurer();
-    if (memberId !== undefined) this.sameBeneficiary(memberId);
+    // A dependent named by name and birth date alone names no member id to compare (the engine finds it).
+    if (memberId !== undefined && memberId !== '') this.sameBeneficiary(memberId);
     const clm01 = (asArray(c.identifier) ?? []).find(
       (id): id is Json => isObject(id) && id.system === CLM01_SYSTEM && typeof id.value === 'string' && id.value.trim() !== '',
     );
     const insurerId = isObject(c.insurer) && isObject(c.insurer.identifier) ? c.insurer.identifier.value : undefined;
 
-    if (this.errors.length > 0 || !type || !provider || !memberId || !created || !lines) {
+    if (this.errors.length > 0 || !type || !provider || (!memberId && !this.dependent) || memberId === undefined || !created || !lines) {
       throw new ValidationError(this.errors.length > 0 ? this.errors : [{ field: '', message: 'claim is incomplete' }]);
     }
     return {
@@ -294,6 +309,7 @@ class ClaimReader {
       totalChargeCents: lines.reduce((sum, line) => sum + line.chargeCents, 0),
       ...(clm01 ? { patientControlNumber: (clm01.value as string).trim().slice(0, 80) } : {}),
       ...(correction ? { correction } : {}),
+      ...(this.dependent ? { dependent: this.dependent } : {}),
     };
   }
 
@@ -559,6 +575,49 @@ class ClaimReader {
     return member;
   }
 
+  /**
+   * The dependent a contained Patient is (DependentSent), when a contained Coverage of the claim's
+   * insurance names it as its beneficiary, with the subscriber's member id (subscriberId) and a
+   * relationship other than self; null when it is one but its name or birth date cannot be read
+   * (refused); undefined when it is not one.
+   */
+  private dependentOf(patient: Json, at: string): DependentSent | null | undefined {
+    for (const insurance of asArray(this.claim.insurance) ?? []) {
+      if (!isObject(insurance) || !isObject(insurance.coverage)) continue;
+      const coverage = this.containedTarget(insurance.coverage);
+      if (coverage?.resourceType !== 'Coverage' || !isObject(coverage.beneficiary)) continue;
+      if (coverage.beneficiary.reference !== `#${String(patient.id)}`) continue;
+      const codings = isObject(coverage.relationship) ? (asArray(coverage.relationship.coding) ?? []) : [];
+      const relationship = codings.find((c): c is Json => isObject(c) && c.system === SUBSCRIBER_RELATIONSHIP_SYSTEM && typeof c.code === 'string');
+      const subscriberId = typeof coverage.subscriberId === 'string' ? coverage.subscriberId.trim() : '';
+      if (!relationship || relationship.code === 'self' || subscriberId === '') continue;
+      const cov = `contained[${this.containedIndex(coverage)}]`;
+      if (subscriberId.length > 64) {
+        this.fail(`${cov}.subscriberId`, `is ${subscriberId.length} characters: a member id has at most 64`);
+        return null;
+      }
+      const name = (asArray(patient.name) ?? [])[0];
+      const family = isObject(name) && typeof name.family === 'string' ? name.family.trim() : '';
+      const given = isObject(name) ? (asArray(name.given) ?? []).filter((g): g is string => typeof g === 'string' && g.trim() !== '').map((g) => g.trim()) : [];
+      const birthDate = typeof patient.birthDate === 'string' ? patient.birthDate : '';
+      const problems: [string, string][] = [];
+      if (family === '' || given.length === 0)
+        problems.push([
+          `${at}.name`,
+          `is missing: a dependent of subscriber ${clip(subscriberId)} is found by last and first name (name[0].family, name[0].given) and birth date`,
+        ]);
+      if (!/^\d{4}-\d{2}-\d{2}$/.test(birthDate) || datePart(birthDate) !== birthDate)
+        problems.push([
+          `${at}.birthDate`,
+          `is ${birthDate === '' ? 'missing' : `"${clip(birthDate)}"`}: a dependent of subscriber ${clip(subscriberId)} is found by name and birth date (YYYY-MM-DD)`,
+        ]);
+      for (const [field, message] of problems) this.fail(field, message);
+      if (problems.length > 0) return null;
+      return { subscriberId, family, given, birthDate, relationship: String(relationship.code) };
+    }
+    return undefined;
+  }
+
   /** The member id memberId reads, before what the Bundle wrote is compared with it. */
   private memberIdRead(ref: Json, reference: string | undefined): string | undefined {
     // A Reference holds one identifier: a list, or a value that is not text, is not set aside for the reference.
@@ -579,7 +638,12 @@ class ClaimReader {
       const at = `contained[${this.containedIndex(target)}]`;
       const member = patientMemberId(target);
       if (typeof member === 'object') return this.fail(`${at}.identifier`, member.ambiguous);
+      // A dependent named by name and birth date under a subscriber's coverage: resolved by the engine.
+      const dependent = this.dependentOf(target, at);
+      if (dependent === null) return undefined;
+      if (dependent) this.dependent = dependent;
       if (member !== undefined) return member;
+      if (dependent) return '';
       return this.fail(
         `${at}.identifier`,
         `is missing: the member id (the ${clip(String(target.resourceType ?? 'resource'))} "${clip(String(target.id))}" the claim's patient points to has no identifier)`,

@@ -15,6 +15,7 @@ import {
   nonX12IdCharacters,
   RELATED_CLAIM_RELATIONSHIP_SYSTEM,
   REVENUE_SYSTEM,
+  SUBSCRIBER_RELATIONSHIP_SYSTEM,
   X12_ID_CHARACTERS,
 } from './fhir-claim.js';
 import { clip, isoDateProblem } from './validation.js';
@@ -299,6 +300,8 @@ export class X12ClaimReader {
   private payer: { id: string; name: string | null } | undefined;
   private patientName: string | null = null;
   private inPatientLoop = false;
+  /** The patient loop's (2000C) dependent: PAT01, NM1*QC's names (and an NM109, which 5010 does not use), DMG's birth date and gender. */
+  private dependent: DependentLoop | undefined;
   /** A patient (NM1*QC) named outside a patient loop (2000C): a second person beside the subscriber, said at the claim. */
   private strayPatient: string | undefined;
   private draft: ClaimDraft | undefined;
@@ -552,12 +555,12 @@ export class X12ClaimReader {
         this.billing = undefined;
         this.billingProblem = 'no billing provider (loop 2010AA, NM1*85)';
         // A claim belongs to a subscriber of this billing provider: never to the one before it.
-        this.subscriber = this.payer = this.payerProblem = undefined;
+        this.subscriber = this.payer = this.payerProblem = this.dependent = undefined;
         this.patientName = null;
         this.inPatientLoop = false;
         this.subscriberProblem = 'no subscriber loop (HL 22, NM1*IL) under its billing provider (HL 20): the claim would be another member’s';
       } else if (this.level === '22') {
-        this.subscriber = undefined;
+        this.subscriber = this.dependent = undefined;
         this.payer = this.payerProblem = undefined;
         this.patientName = null;
         this.inPatientLoop = false;
@@ -565,6 +568,7 @@ export class X12ClaimReader {
       } else if (this.level === '23') {
         this.inPatientLoop = true;
         this.patientName = null;
+        this.dependent = { relationship: '', family: '', given: [], id: '', birthDate: undefined, gender: '', named: false, dmg: undefined };
       }
       return;
     }
@@ -645,6 +649,12 @@ export class X12ClaimReader {
         this.payerProblem = componentsInSimpleElement(s, 9, "the payer's id");
       } else if (entity === 'QC' && this.inPatientLoop) {
         this.patientName = personName(s);
+        if (this.dependent) {
+          this.dependent.named = true;
+          this.dependent.family = element(s, 3);
+          this.dependent.given = [element(s, 4), element(s, 5)].filter((g) => g !== '');
+          this.dependent.id = element(s, 9);
+        }
       } else if (entity === 'QC') {
         // The subscriber loop names its member once (NM1*IL, SBR02 18: the patient); a patient named
         // beside it is a second answer to "who is the patient", and neither is chosen.
@@ -654,6 +664,17 @@ export class X12ClaimReader {
         this.strayPatient = `a patient (NM1*QC${who ? `: ${who}` : ''}) is named outside a patient loop (HL 23), beside the subscriber${this.subscriber?.memberId ? ` ${clip(this.subscriber.memberId)}` : ''} (NM1*IL): which person the claim is for is not for tpa to guess; send the patient as the subscriber (SBR02 18, NM1*IL) alone`;
       }
       return;
+    }
+    if (s.name === 'PAT' && this.dependent) this.dependent.relationship = element(s, 1);
+    if (s.name === 'DMG' && this.dependent && this.inPatientLoop) {
+      const format = element(s, 1);
+      const date = element(s, 2);
+      const birth = format === 'D8' ? x12Date(date) : undefined;
+      this.dependent.dmg = birth
+        ? undefined
+        : `DMG02 ${date === '' ? 'is missing' : `"${clip(date)}"`}${format === 'D8' ? '' : ` (DMG01 "${clip(format)}", not D8)`}: the dependent's date of birth (CCYYMMDD)`;
+      this.dependent.birthDate = birth;
+      this.dependent.gender = element(s, 3);
     }
     if (s.name === 'SBR' && this.level === '22') {
       this.subscriber = { memberId: this.subscriber?.memberId ?? '', name: this.subscriber?.name ?? null, sbr01: element(s, 1), sbr02: element(s, 2) };
@@ -988,16 +1009,27 @@ export class X12ClaimReader {
     if (this.subscriberProblem) problems.unshift({ segment: 'NM1*IL', message: this.subscriberProblem });
     if (this.payerProblem) problems.push({ segment: 'NM1*PR', message: `the payer (NM1*PR): ${this.payerProblem}` });
     if (this.strayPatient) problems.push({ segment: 'NM1*QC', message: this.strayPatient });
-    // In 5010 a patient with a member id of their own is sent as the subscriber (2000B); loop 2000C is
-    // for a dependent who has none, and tpa's members each have their own: paid under the
-    // subscriber's id, the dependent's claim would count against the subscriber's benefits.
+    // A dependent (loop 2000C) is found by the engine among the members enrolled under the subscriber,
+    // by name and date of birth (docs/x12.md "A dependent patient"): both are needed to find them.
     if (this.inPatientLoop) {
-      const who = this.patientName ? `the patient ${clip(this.patientName)}` : 'the patient';
-      const of = this.subscriber?.memberId ? ` of subscriber ${clip(this.subscriber.memberId)}` : '';
-      problems.push({
-        segment: 'HL*23',
-        message: `${who} is a dependent (loop 2000C)${of}: tpa pays each member under their own member id, and this claim would be paid as the subscriber's; send the patient as the subscriber (loop 2000B, SBR02 18, NM1*IL with the patient's own member id)`,
-      });
+      const dep = this.dependent;
+      if (!dep?.named || dep.family === '' || dep.given.length === 0)
+        problems.push({
+          segment: 'NM1*QC',
+          message: `the patient loop (2000C) ${dep?.named ? 'names no last and first name (NM103, NM104)' : 'has no patient (NM1*QC)'}: a dependent of subscriber${this.subscriber?.memberId ? ` ${clip(this.subscriber.memberId)}` : ''} is found by name and date of birth`,
+        });
+      if (dep?.birthDate === undefined)
+        problems.push({
+          segment: 'DMG',
+          message:
+            dep?.dmg ??
+            `the patient loop (2000C) has no DMG: a dependent of subscriber${this.subscriber?.memberId ? ` ${clip(this.subscriber.memberId)}` : ''} is found by name and date of birth (DMG*D8)`,
+        });
+      if (this.subscriber?.sbr02 === '18')
+        problems.push({
+          segment: 'SBR',
+          message: `SBR02 is 18 (the subscriber is the patient), and a patient loop (2000C) names another patient${this.patientName ? `, ${clip(this.patientName)}` : ''}: which person the claim is for is not for tpa to guess`,
+        });
     }
     // SBR02 18 says the subscriber is the patient; without it (and without the patient loop, said
     // above) the 837 says the patient is someone else and names no one: the claim would be paid
@@ -1041,6 +1073,42 @@ export class X12ClaimReader {
         },
       },
     });
+  }
+
+  /**
+   * A dependent (loop 2000C) as contained resources: the Patient by name and birth date (with the
+   * member id NM1*QC NM109 gives, which 5010 does not use, when sent), and the subscriber's Coverage
+   * (subscriberId NM1*IL NM109, relationship PAT01, the payer NM1*PR) whose beneficiary it is. The
+   * engine resolves the patient to the member enrolled under the subscriber.
+   */
+  private dependentResources(subscriberId: string): { contained: Record<string, unknown>[] } {
+    const dep = this.dependent;
+    const gender = GENDER[dep?.gender ?? ''];
+    const patient = {
+      resourceType: 'Patient',
+      id: 'patient',
+      ...(dep?.id ? { identifier: [{ type: structuredClone(MEMBER_NUMBER_TYPE), value: dep.id }] } : {}),
+      ...(dep?.family || dep?.given.length
+        ? { name: [{ ...(dep.family ? { family: dep.family } : {}), ...(dep.given.length > 0 ? { given: [...dep.given] } : {}) }] }
+        : {}),
+      ...(gender ? { gender } : {}),
+      ...(dep?.birthDate ? { birthDate: dep.birthDate } : {}),
+    };
+    const coverage = {
+      resourceType: 'Coverage',
+      id: 'coverage',
+      status: 'active',
+      subscriberId,
+      beneficiary: { reference: '#patient' },
+      relationship: { coding: [{ system: SUBSCRIBER_RELATIONSHIP_SYSTEM, code: RELATIONSHIP[dep?.relationship ?? ''] ?? 'other' }] },
+      payor: [
+        {
+          ...(this.payer?.id ? { identifier: { value: this.payer.id } } : {}),
+          display: this.payer?.name ?? 'the payer (NM1*PR)',
+        },
+      ],
+    };
+    return { contained: [patient, coverage] };
   }
 
   /** The FHIR R4 Claim of a draft; `segments` gets where each part came from. */
@@ -1094,7 +1162,12 @@ export class X12ClaimReader {
       };
     });
     const preauth = [...d.preauth, ...d.lines.flatMap((l) => l.preauth)];
-    segments.set('patient', 'NM1*IL');
+    segments.set('patient', this.inPatientLoop ? 'NM1*QC' : 'NM1*IL');
+    if (this.inPatientLoop) {
+      segments.set('contained[0].name', 'NM1*QC');
+      segments.set('contained[0].birthDate', 'DMG');
+      segments.set('contained[1]', 'SBR');
+    }
     segments.set('provider', 'NM1*85');
     segments.set('created', 'BHT');
     segments.set('total', 'CLM');
@@ -1103,18 +1176,22 @@ export class X12ClaimReader {
     d.diagnoses.forEach((_, i) => segments.set(`diagnosis[${i}]`, 'HI'));
     const patientName = this.patientName ?? this.subscriber?.name ?? null;
     const charge = decimal(d.charge);
+    const dependent = this.inPatientLoop ? this.dependentResources(member) : undefined;
     return {
       resourceType: 'Claim',
+      ...(dependent ? { contained: dependent.contained } : {}),
       identifier: [{ system: CLM01_SYSTEM, value: d.clm01 }],
       // A void (CLM05-3 8) is a cancelled Claim naming the claim it voids as its prior.
       status: d.frequency === '8' ? 'cancelled' : 'active',
       type: { coding: [{ system: CLAIM_TYPE_SYSTEM, code: type }] },
       use: 'claim',
-      patient: {
-        ...(/^[A-Za-z0-9\-.]{1,64}$/.test(member) ? { reference: `Patient/${member}` } : {}),
-        identifier: { value: member },
-        ...(patientName ? { display: patientName } : {}),
-      },
+      patient: dependent
+        ? { reference: '#patient', ...(patientName ? { display: patientName } : {}) }
+        : {
+            ...(/^[A-Za-z0-9\-.]{1,64}$/.test(member) ? { reference: `Patient/${member}` } : {}),
+            identifier: { value: member },
+            ...(patientName ? { display: patientName } : {}),
+          },
       ...(d.statement ? { billablePeriod: { start: d.statement.start, end: d.statement.end } } : {}),
       ...(this.created ? { created: this.created } : {}),
       ...(this.payer
@@ -1171,10 +1248,12 @@ export class X12ClaimReader {
         {
           sequence: 1,
           focal: true,
-          coverage: {
-            identifier: { type: structuredClone(MEMBER_NUMBER_TYPE), value: member },
-            ...(this.payer?.name ? { display: `${this.payer.name}, member ${member}` } : {}),
-          },
+          coverage: dependent
+            ? { reference: '#coverage', ...(this.payer?.name ? { display: `${this.payer.name}, subscriber ${member}` } : {}) }
+            : {
+                identifier: { type: structuredClone(MEMBER_NUMBER_TYPE), value: member },
+                ...(this.payer?.name ? { display: `${this.payer.name}, member ${member}` } : {}),
+              },
           ...(preauth.length > 0 ? { preAuthRef: preauth } : {}),
         },
       ],
@@ -1183,6 +1262,25 @@ export class X12ClaimReader {
     };
   }
 }
+
+/** A dependent's loop 2000C as read: PAT01, NM1*QC, DMG. */
+interface DependentLoop {
+  relationship: string;
+  family: string;
+  given: string[];
+  /** NM1*QC NM109: not used in 5010; when sent, the member id the patient is said to be (the engine compares it with the dependent found). */
+  id: string;
+  birthDate: string | undefined;
+  gender: string;
+  named: boolean;
+  /** Why DMG's birth date cannot be read, when it cannot. */
+  dmg: string | undefined;
+}
+
+/** PAT01 (the patient's relationship to the insured) as FHIR's subscriber-relationship. */
+const RELATIONSHIP: Record<string, string> = { '01': 'spouse', '19': 'child', '53': 'common' };
+/** DMG03 as FHIR's administrative gender. */
+const GENDER: Record<string, string> = { M: 'male', F: 'female', U: 'unknown' };
 
 /** Whether a line already had this segment (marks it as had). */
 function repeatedOnLine(line: Line, key: string): boolean {

@@ -108,7 +108,7 @@ describe('the FHIR claims written for X12 published 837 examples', () => {
     });
   }
 
-  it('the published interchanges are kept byte for byte; the mapped copy changes the billing NPI, the payer, the 837P’s dependent and ISA15 (T, test data, to P) alone', () => {
+  it('the published interchanges are kept byte for byte; the mapped copy changes the billing NPI, the payer, the 837P’s subscriber id and ISA15 (T, test data, to P) alone', () => {
     /** Segments of `a` that `b` does not hold (as many times as `a` holds them more). */
     const minus = (a: string[], b: string[]) => {
       const left = [...b];
@@ -138,27 +138,16 @@ describe('the FHIR claims written for X12 published 837 examples', () => {
       changes[example.kind] = { removed: minus(published.slice(1), mapped.slice(1)).sort(), added: minus(mapped.slice(1), published.slice(1)).sort() };
       expect(example.npi.seeded.slice(0, 9)).toBe(example.npi.published.slice(0, 9));
     }
+    // The dependent (loop 2000C) is read as published: only the subscriber's member id is mapped.
     expect(changes.professional).toEqual({
       removed: [
-        'HL*2*1*22*1',
-        'SBR*P**2222-SJ******CI',
         'NM1*IL*1*SMITH*JANE****MI*JS00111223333',
         'NM1*PR*2*KEY INSURANCE COMPANY*****PI*999996666',
-        'HL*3*2*23*0',
-        'PAT*19',
-        'NM1*QC*1*SMITH*TED',
-        'N3*236 N MAIN  ST',
-        'N4*MIAMI*FL*33413',
-        'DMG*D8*19730501*M',
-        'SE*42*0021',
         'NM1*85*2*BEN KILDARE SERVICE*****XX*9876543210',
       ].sort(),
       added: [
-        'HL*2*1*22*0',
-        'SBR*P*18*2222-SJ******CI',
-        'NM1*IL*1*SMITH*TED****MI*JS00111223333',
+        'NM1*IL*1*SMITH*JANE****MI*JS00111223300',
         'NM1*PR*2*KEY INSURANCE COMPANY*****PI*PAYER-ACME',
-        'SE*36*0021',
         'NM1*85*2*BEN KILDARE SERVICE*****XX*9876543213',
       ].sort(),
     });
@@ -168,14 +157,31 @@ describe('the FHIR claims written for X12 published 837 examples', () => {
     });
   });
 
-  it('the published 837P as published (but its NPI) is refused: its patient is a dependent (2000C)', async () => {
+  it('the published 837P as published (but its NPI, and ISA15 P) reads its patient as a dependent (2000C): by name and birth date, under the subscriber’s coverage', async () => {
     const example = IG_EXAMPLES[0]!;
-    const text = igText(example.x12).replace(`*XX*${example.npi.published}~`, `*XX*${example.npi.seeded}~`);
+    const published = igText(example.x12).replace(`*XX*${example.npi.published}~`, `*XX*${example.npi.seeded}~`);
+    const text = `${published.slice(0, 102)}P${published.slice(103)}`;
     const file = join(home.dir, 'published.837');
     writeFileSync(file, text);
     const r = await run(['claim', 'convert', file]);
-    expect(r.code).toBe(2);
-    expect(r.stderr).toContain('CLM 26463774, HL*23: the patient TED SMITH is a dependent (loop 2000C) of subscriber JS00111223333');
+    expect(r.code, r.stderr).toBe(0);
+    const claim = JSON.parse(r.stdout) as Body;
+    expect(new JSONSchemaValidator().validate(claim, true)).toEqual([]);
+    expect(claim.patient).toEqual({ reference: '#patient', display: 'TED SMITH' });
+    expect(contained(claim, 'patient')).toEqual({
+      resourceType: 'Patient',
+      id: 'patient',
+      name: [{ family: 'SMITH', given: ['TED'] }],
+      gender: 'male',
+      birthDate: '1973-05-01',
+    });
+    expect(contained(claim, 'coverage')).toMatchObject({
+      resourceType: 'Coverage',
+      subscriberId: 'JS00111223333',
+      beneficiary: { reference: '#patient' },
+      relationship: { coding: [{ system: 'http://terminology.hl7.org/CodeSystem/subscriber-relationship', code: 'child' }] },
+    });
+    expect(claim.insurance[0].coverage.reference).toBe('#coverage');
   });
 });
 
@@ -355,6 +361,14 @@ describe('the published 837P and 837I as operators get them', () => {
       expect(x12Cents(clp[5]!)).toBe(cents(expected.patient));
       // What the provider's bank receives: the payout net of the processor's fee.
       expect(x12Cents(t.bpr[2]!)).toBe(cents(payout.net_to_provider));
+      // Paid under the patient's own member id; a dependent's ledger entry names their subscriber.
+      const ledger = await run(['ledger', 'show', outcome.external_claim_id, '-o', 'json']);
+      expect(ledger.json<Body>().encounter.patient).toEqual({
+        member_id: example.memberId,
+        name: expected.name,
+        dob: example.kind === 'professional' ? '1973-05-01' : '1926-11-11',
+        ...(example.subscriber ? { subscriber_id: example.subscriber.seeded } : {}),
+      });
     }
   });
 });

@@ -3,8 +3,9 @@
 // published (test/fixtures/public/x12/README.md says how tpa takes them): the billing provider's NPI
 // (the examples' NPIs are illustrative and fail the NPI check digit; the seed holds each provider
 // under the same first nine digits with the right check digit, docs/design.md "The local engine's
-// fixtures"), the payer (NM1*PR: the seed's payer instead), and the 837P's dependent patient (loop
-// 2000C), sent as the subscriber under the member id the seed holds him under.
+// fixtures"), the payer (NM1*PR: the seed's payer instead), and the 837P's subscriber's member id
+// (the seed held her dependent, the patient, under the id the example gives her, before tpa read
+// dependents; she is enrolled under another, and the dependent is read as the dependent, loop 2000C).
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
@@ -22,12 +23,13 @@ export interface IgExample {
   npi: { published: string; seeded: string };
   /** The payer's id (NM1*PR NM109) as published, and the seed's payer it is mapped onto. */
   payer: { published: string; seeded: string };
+  /** The member the claim is paid under: the patient's member id (the dependent's, for a 2000C patient). */
   memberId: string;
   /**
-   * A patient published as a dependent (loop 2000C) of the subscriber: moved into the subscriber
-   * loop (NM1*IL with the patient's name and `memberId`, SBR02 18), the 2000C loop's segments dropped.
+   * The subscriber's member id (NM1*IL NM109) as published and as the seed holds the subscriber, when
+   * the patient is a dependent (loop 2000C), read as published and resolved by name and birth date.
    */
-  dependent?: { last: string; first: string };
+  subscriber?: { published: string; seeded: string };
 }
 
 /** The local engine's payer (src/engine/store/seed.ts, every plan's). */
@@ -42,7 +44,7 @@ export const IG_EXAMPLES: readonly IgExample[] = [
     npi: { published: '9876543210', seeded: '9876543213' },
     payer: { published: '999996666', seeded: SEED_PAYER },
     memberId: 'JS00111223333',
-    dependent: { last: 'SMITH', first: 'TED' },
+    subscriber: { published: 'JS00111223333', seeded: 'JS00111223300' },
   },
   {
     kind: 'institutional',
@@ -60,9 +62,8 @@ export const igText = (file: string): string => readFileSync(`${IG_DIR}${file}`,
 /**
  * The published interchange mapped onto the local engine's seed, every other byte as published:
  * what `claim submit` is given. The billing provider's NPI (NM1*85 …*XX*<npi>) and the payer's id
- * (NM1*PR …*PI*<id>) as the seed holds them; a dependent patient (loop 2000C: HL*23, PAT, NM1*QC,
- * N3, N4, DMG) moved into the subscriber loop (NM1*IL with the patient's name and the member id,
- * SBR02 18, the subscriber HL without a child), SE01 counted again; and marked production data
+ * (NM1*PR …*PI*<id>) as the seed holds them; the subscriber's member id (NM1*IL …*MI*<id>) of a
+ * dependent patient (loop 2000C, read as published) as the seed holds the subscriber; and marked production data
  * (ISA15 P, where the example says T: tpa does not pay test data).
  */
 export function igX12Mapped(example: IgExample): string {
@@ -90,30 +91,12 @@ export function igX12Mapped(example: IgExample): string {
     `${e}PI${e}${example.payer.published}`,
     `${e}PI${e}${example.payer.seeded}`,
   );
-  if (example.dependent) {
-    const d = example.dependent;
-    const hl = once('HL*22', (s) => s.startsWith(`HL${e}`) && s.split(e)[3] === '22');
-    // The subscriber's HL has no child once its patient loop is gone (HL04 0).
-    replaceEnd(hl, `${e}22${e}1`, `${e}22${e}0`);
-    const sbr = segments[hl + 1]!.split(e);
-    if (sbr[0] !== 'SBR') throw new Error(`${example.x12}: no SBR after the subscriber's HL`);
-    sbr[2] = '18';
-    segments[hl + 1] = sbr.join(e);
-    const il = once('NM1*IL', (s) => s.startsWith(`NM1${e}IL${e}`));
-    const nm1 = segments[il]!.split(e);
-    nm1[3] = d.last;
-    nm1[4] = d.first;
-    if (nm1[9] !== example.memberId) throw new Error(`${example.x12}: NM1*IL names ${nm1[9]}`);
-    segments[il] = nm1.join(e);
-    const patient = once('HL*23', (s) => s.startsWith(`HL${e}`) && s.split(e)[3] === '23');
-    let end = patient + 1;
-    for (; !segments[end]!.startsWith(`CLM${e}`); end++)
-      if (!/^(PAT|NM1\*QC|N3|N4|DMG)\*/.test(segments[end]!.replaceAll(e, '*'))) throw new Error(`${example.x12}: ${segments[end]} in the patient loop`);
-    const dropped = end - patient;
-    segments.splice(patient, dropped);
-    const se = once('SE', (s) => s.startsWith(`SE${e}`));
-    const [, count, control] = segments[se]!.split(e);
-    segments[se] = ['SE', String(Number(count) - dropped), control].join(e);
+  if (example.subscriber) {
+    replaceEnd(
+      once('NM1*IL', (s) => s.startsWith(`NM1${e}IL${e}`)),
+      `${e}MI${e}${example.subscriber.published}`,
+      `${e}MI${e}${example.subscriber.seeded}`,
+    );
   }
   const out = segments.join(t);
   // The published examples are test data (ISA15 T), which tpa does not pay: as production sends them (P).

@@ -222,6 +222,10 @@ export const MEMBERS: readonly Member[] = [
   { id: 'MBR-1003', deductibleCents: 50000, metCents: 50000, copayCents: 2500, coinsurancePercent: 20, coverageStart: '2025-01-01', coverageEnd: null },
   { id: 'MBR-1004', deductibleCents: 300000, metCents: 0, copayCents: 0, coinsurancePercent: 10, coverageStart: '2025-01-01', coverageEnd: null },
   { id: 'MBR-1005', deductibleCents: 200000, metCents: 0, copayCents: 4000, coinsurancePercent: 30, coverageStart: '2025-01-01', coverageEnd: '2026-06-30' },
+  // A family on Acme Gold: a subscriber and two dependents, each a member with a deductible of their own.
+  { id: 'MBR-1006', deductibleCents: 50000, metCents: 0, copayCents: 2500, coinsurancePercent: 20, coverageStart: '2025-01-01', coverageEnd: null },
+  { id: 'MBR-1007', deductibleCents: 50000, metCents: 0, copayCents: 2500, coinsurancePercent: 20, coverageStart: '2025-01-01', coverageEnd: null },
+  { id: 'MBR-1008', deductibleCents: 50000, metCents: 0, copayCents: 2500, coinsurancePercent: 20, coverageStart: '2025-01-01', coverageEnd: null },
 ];
 
 /** Codes no contract rates (a line of one is NOT_COVERED, or makes the claim 404 alone). */

@@ -32,6 +32,8 @@ const LANDED = [
   '3d01fe1ef71b7976',
   'a0cbef55474ef8ff',
   'fa78828f9153b1df',
+  // 25 (families).
+  'a2165492216d4ebb',
 ];
 
 describe('migrations', () => {

@@ -163,11 +163,12 @@ describe('837P to FHIR Claims', () => {
     expect(claims[0]!.problems).toEqual([{ segment: 'CLM', message: expect.stringContaining('CLM01 (the patient control number') }]);
   });
 
-  it('a patient loop (2000C) is refused (the dependent would be paid as the subscriber); a line’s own rendering provider', async () => {
+  it('a patient loop (2000C) is read as the dependent, by name and birth date under the subscriber; a line’s own rendering provider', async () => {
     const claim = professionalClaim({ clm01: 'DEP1' });
-    const subscriber = claim.slice(0, 4).map((s) => (s.startsWith('HL*') ? s.replace('*22*0', '*22*1') : s));
+    // SBR02 empty: the subscriber is not the patient (a 2000C names who is).
+    const subscriber = claim.slice(0, 4).map((s) => (s.startsWith('HL*') ? s.replace('*22*0', '*22*1') : s.startsWith('SBR*') ? 'SBR*P**GRP-1001******CI' : s));
     // HL 1 the billing provider, 2 SUB2's subscriber, 3 DEP1's subscriber, 4 its patient.
-    const patient = ['HL*4*{HL}*23*0', 'PAT*19', 'NM1*QC*1*DOE*TED'];
+    const patient = ['HL*4*{HL}*23*0', 'PAT*19', 'NM1*QC*1*DOE*TED', 'DMG*D8*20150302*M'];
     const rest = claim.slice(4);
     rest.splice(rest.length - 1, 0, 'NM1*82*1*HADDAD*OMAR****XX*1582736496');
     const lines = [...subscriber, ...patient, ...rest];
@@ -175,14 +176,13 @@ describe('837P to FHIR Claims', () => {
     const { claims: read } = await convert(interchange([professional([professionalClaim({ clm01: 'SUB2', member: 'MBR-1003' }), lines])]));
     expect(read.map((c) => c.clm01)).toEqual(['SUB2', 'DEP1']);
     const claims = [read[1]!, read[0]!];
-    expect(claims[0]!.problems).toEqual([
-      {
-        segment: 'HL*23',
-        message: expect.stringMatching(
-          /^the patient TED DOE is a dependent \(loop 2000C\) of subscriber MBR-1001: tpa pays each member under their own member id, and this claim would be paid as the subscriber's; send the patient as the subscriber \(loop 2000B, SBR02 18, NM1\*IL with the patient's own member id\)/,
-        ),
-      },
-    ]);
+    expect(claims[0]!.problems).toEqual([]);
+    const dependent = claims[0]!.claim as Record<string, any>;
+    expect(dependent.patient).toEqual({ reference: '#patient', display: 'TED DOE' });
+    expect(parseClaim(dependent)).toMatchObject({
+      memberId: '',
+      dependent: { subscriberId: 'MBR-1001', family: 'DOE', given: ['TED'], birthDate: '2015-03-02', relationship: 'child' },
+    });
     expect(claims[1]!.problems).toEqual([]);
     const c = claims[0]!.claim as Record<string, any>;
     // The claim's rendering provider first, the line's own after it: the line names its own.

@@ -49,6 +49,7 @@ import { deletePaidLines, episodeLines, insertIncludedDay, insertPaidLine, paidL
 import { providerRegistry } from '../store/providers.js';
 import { settlementsOf } from '../store/settlements.js';
 import { adjudicationBody, claimResponseResource } from './claim-response.js';
+import { resolvePatient } from './dependents.js';
 import { addFirstHistory, addHistory, finalLedgerStatus, type HistoryEntry } from './encounters.js';
 import { advanceDue } from './progress.js';
 import { revealEntry } from './reveal.js';
@@ -209,8 +210,10 @@ function contractsPerLine(claim: ParsedClaim, p: ClaimPayees): { rows: (Contract
   };
 }
 
-function recordClaim(ctx: EngineContext, claim: ParsedClaim): EngineResponse {
+function recordClaim(ctx: EngineContext, sent: ParsedClaim): EngineResponse {
   const { db } = ctx;
+  // A dependent named by name and birth date is paid under their own member id (docs/x12.md "A dependent patient").
+  const claim = resolvePatient(db, sent);
   let member = memberWithBenefits(db, claim.memberId);
   if (!member) {
     throw new HttpError(400, { errors: [{ field: 'patient.reference', message: `no member "${claim.memberId}" is enrolled with the plan` }] });

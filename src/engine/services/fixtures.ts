@@ -45,6 +45,8 @@ export function fixtures(db: Db, today: string): Record<string, unknown> {
       member_id: m.member_id,
       name: m.name,
       dob: m.dob,
+      // A dependent's subscriber: a 2000C patient of this subscriber is found among their dependents.
+      subscriber_id: m.subscriber_id,
       plan_id: m.plan_id,
       plan_name: m.plan_name,
       deductible: centsToAmount(m.deductible_cents),

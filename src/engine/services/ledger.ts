@@ -265,7 +265,13 @@ export function ledgerDetail(ctx: EngineContext, _req: EngineRequest, params: Re
       status: row.status,
       service_date: row.service_date,
       submission_date: row.submitted_at.slice(0, 10),
-      patient: { member_id: row.member_id, name: member?.name ?? null, dob: member?.dob ?? null },
+      // A dependent's subscriber is named: the claim was paid under the dependent's own member id.
+      patient: {
+        member_id: row.member_id,
+        name: member?.name ?? null,
+        dob: member?.dob ?? null,
+        ...(member?.subscriber_id ? { subscriber_id: member.subscriber_id } : {}),
+      },
       provider: { npi: provider.npi, name: provider.name, role: provider.role, facility_npi: provider.facility_npi, facility_name: facility?.name ?? null },
       payer: payerOf(ref, row.member_id),
       // tpa's addition (docs/api.md): the claim's own id from its sender (an 837's CLM01).

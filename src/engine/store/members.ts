@@ -56,17 +56,33 @@ export function deductibleMetIn(db: Db, memberId: string, planYear: string): num
   return db.prepare('SELECT met_cents FROM member_deductibles WHERE member_id = ? AND plan_year = ?').pluck().get(memberId, planYear) as number | undefined;
 }
 
-/** The patient as the ledger shows them. */
-export function memberIdentity(db: Db, memberId: string): { member_id: string; name: string; dob: string } | undefined {
-  return db.prepare('SELECT member_id, name, dob FROM members WHERE member_id = ?').get(memberId) as
-    | { member_id: string; name: string; dob: string }
+/** The patient as the ledger shows them, with their subscriber when they are a dependent (NULL otherwise). */
+export function memberIdentity(db: Db, memberId: string): { member_id: string; name: string; dob: string; subscriber_id: string | null } | undefined {
+  return db.prepare('SELECT member_id, name, dob, subscriber_id FROM members WHERE member_id = ?').get(memberId) as
+    | { member_id: string; name: string; dob: string; subscriber_id: string | null }
     | undefined;
+}
+
+/** Whether a member of this id is enrolled. */
+export function memberExists(db: Db, memberId: string): boolean {
+  return db.prepare('SELECT 1 FROM members WHERE member_id = ?').get(memberId) !== undefined;
+}
+
+/** The members enrolled as dependents of a subscriber, by member id. */
+export function dependentsOf(db: Db, subscriberId: string): { member_id: string; name: string; dob: string }[] {
+  return db.prepare('SELECT member_id, name, dob FROM members WHERE subscriber_id = ? ORDER BY member_id').all(subscriberId) as {
+    member_id: string;
+    name: string;
+    dob: string;
+  }[];
 }
 
 export interface MemberFixtureRow {
   member_id: string;
   name: string;
   dob: string;
+  /** The member's subscriber when they are a dependent, else null. */
+  subscriber_id: string | null;
   coverage_start: string;
   coverage_end: string | null;
   plan_year_start: string;
@@ -82,7 +98,7 @@ export interface MemberFixtureRow {
 export function membersWithPlans(db: Db): MemberFixtureRow[] {
   return db
     .prepare(
-      `SELECT m.member_id, m.name, m.dob, m.coverage_start, m.coverage_end, m.deductible_met_cents, p.plan_year_start, p.id AS plan_id, p.name AS plan_name,
+      `SELECT m.member_id, m.name, m.dob, m.subscriber_id, m.coverage_start, m.coverage_end, m.deductible_met_cents, p.plan_year_start, p.id AS plan_id, p.name AS plan_name,
                 p.deductible_cents, p.copay_cents, p.coinsurance_percent
          FROM members m JOIN plans p ON p.id = m.plan_id ORDER BY m.member_id`,
     )

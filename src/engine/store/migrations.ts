@@ -72,6 +72,18 @@ export const IG_EXAMPLES = `
 `;
 
 /**
+ * Families: a member may be a dependent of another member, their subscriber (`members.subscriber_id`,
+ * NULL for a subscriber or a member enrolled alone). An 837's patient loop (2000C) is resolved to the
+ * dependent enrolled under its subscriber (docs/x12.md "A dependent patient"). The seed's family and
+ * the published 837P example's subscriber are written by this migration's data hook (seed.ts
+ * seedFamilies), found by its text whatever number it ends up with.
+ */
+export const FAMILIES = `
+  ALTER TABLE members ADD COLUMN subscriber_id TEXT REFERENCES members(member_id);
+  CREATE INDEX members_by_subscriber ON members(subscriber_id) WHERE subscriber_id IS NOT NULL;
+`;
+
+/**
  * A landed migration's text is frozen (test/unit/migrations.test.ts holds its digest), and one SQL
  * comment of migration 1 names, with a section number, the design notes that once lived outside the
  * repository. The name is spliced in so that the text stays byte for byte what databases ran; what
@@ -790,4 +802,6 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE oauth_clients ADD COLUMN revoked_at TEXT;
   ALTER TABLE oauth_tokens ADD COLUMN revoked_at TEXT;
   `,
+  // 25: families (FAMILIES above).
+  FAMILIES,
 ];

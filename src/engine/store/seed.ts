@@ -5,7 +5,7 @@ import type Database from 'better-sqlite3';
 import { planYearOf, type Adjudication } from '../../domain/adjudication.js';
 import type { ParsedClaim } from '../../domain/fhir-claim.js';
 import { linePayeeNpi } from '../../domain/payee.js';
-import { IG_EXAMPLES, MIGRATIONS, MONEY_IN_TIME } from './migrations.js';
+import { FAMILIES, IG_EXAMPLES, MIGRATIONS, MONEY_IN_TIME } from './migrations.js';
 import { CATALOG_VERSIONS, sspUuid } from './catalog-seed.js';
 
 export const SEED_PLANS = [
@@ -407,6 +407,71 @@ function seedIgExamples(db: Database.Database): void {
   );
 }
 
+/**
+ * A family: a subscriber and their dependents (a spouse and a child), each a member of their own,
+ * with their own member id, deductible and benefits, on the subscriber's plan; `subscriberId` names
+ * the subscriber (docs/design.md "The local engine's fixtures"). An 837 names a dependent as the
+ * patient (loop 2000C) of the subscriber's member id, by name and date of birth (docs/x12.md "A
+ * dependent patient").
+ */
+export const SEED_FAMILY_MEMBERS = [
+  {
+    memberId: 'MBR-1006',
+    name: 'Daniel Rivera',
+    dob: '1980-02-14',
+    planId: 'PLAN-GOLD',
+    coverageStart: '2025-01-01',
+    coverageEnd: null,
+    deductibleMetCents: 0,
+    subscriberId: null,
+  },
+  {
+    memberId: 'MBR-1007',
+    name: 'Elena M. Rivera',
+    dob: '1982-09-03',
+    planId: 'PLAN-GOLD',
+    coverageStart: '2025-01-01',
+    coverageEnd: null,
+    deductibleMetCents: 0,
+    subscriberId: 'MBR-1006',
+  },
+  {
+    memberId: 'MBR-1008',
+    name: 'Sofia Rivera',
+    dob: '2012-06-18',
+    planId: 'PLAN-GOLD',
+    coverageStart: '2025-01-01',
+    coverageEnd: null,
+    deductibleMetCents: 0,
+    subscriberId: 'MBR-1006',
+  },
+] as const;
+
+/**
+ * The published 837P example's subscriber, Jane Smith (NM1*IL of loop 2010BA), whose dependent Ted
+ * Smith (loop 2000C) the seed held, before tpa read dependents, under the member id the example
+ * gives her: a member's id is never changed, so she is enrolled under another id (the tests map the
+ * example's NM1*IL NM109 onto it) and Ted Smith, JS00111223333, becomes her dependent.
+ */
+export const IG_EXAMPLE_SUBSCRIBER = {
+  memberId: 'JS00111223300',
+  name: 'Jane Smith',
+  dob: '1943-05-01',
+  planId: 'PLAN-GOLD',
+  coverageStart: '2006-01-01',
+  coverageEnd: null,
+  deductibleMetCents: 0,
+  dependents: ['JS00111223333'],
+} as const;
+
+function seedFamilies(db: Database.Database): void {
+  // OR IGNORE: an upgraded database keeps what it holds; each dependent is named under its subscriber.
+  insertReference(db, { members: [...SEED_FAMILY_MEMBERS, IG_EXAMPLE_SUBSCRIBER], providers: [], cpt: [], contracts: [] }, { orIgnore: true });
+  const under = db.prepare('UPDATE members SET subscriber_id = ? WHERE member_id = ? AND subscriber_id IS NULL');
+  for (const m of SEED_FAMILY_MEMBERS) if (m.subscriberId !== null) under.run(m.subscriberId, m.memberId);
+  for (const d of IG_EXAMPLE_SUBSCRIBER.dependents) under.run(IG_EXAMPLE_SUBSCRIBER.memberId, d);
+}
+
 export const SEED_BUILDER_INSTANCES = [
   { id: 'BLD-1001', name: 'Summit Ambulatory Surgery Center: 2027 direct contract', contractId: 'ctr_6e2d9b4f1a7c3058' },
   { id: 'BLD-1002', name: 'Riverside GI: surgeon case rates renewal', contractId: 'ctr_8d21b5e09f4c7a13' },
@@ -532,4 +597,5 @@ export const SEEDS: Record<number, (db: Database.Database, now: () => Date) => v
   6: carryOverLineRules,
   [MIGRATIONS.indexOf(MONEY_IN_TIME)]: countDeductiblesFromAdjudications,
   [MIGRATIONS.indexOf(IG_EXAMPLES)]: seedIgExamples,
+  [MIGRATIONS.indexOf(FAMILIES)]: seedFamilies,
 };

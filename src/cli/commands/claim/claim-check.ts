@@ -128,7 +128,18 @@ export function claimSummary(parsed: ParsedClaim) {
   return {
     type: parsed.type,
     provider_npi: parsed.providerNpi,
-    member_id: parsed.memberId,
+    // A dependent named by name and birth date has no member id until the engine finds them.
+    member_id: parsed.memberId === '' ? null : parsed.memberId,
+    ...(parsed.dependent
+      ? {
+          dependent: {
+            subscriber_id: parsed.dependent.subscriberId,
+            family: parsed.dependent.family,
+            given: parsed.dependent.given,
+            birth_date: parsed.dependent.birthDate,
+          },
+        }
+      : {}),
     lines: parsed.lines.length,
     cpt_codes: parsed.lines.map((l) => l.cptCode),
     total_charges: centsToAmount(parsed.totalChargeCents),

@@ -1,6 +1,7 @@
 // tpa claim validate: claims checked offline with the service's own rules; nothing is sent. It reads
 // what `claim submit` reads (the same readers): one claim is said valid or refused as it always was,
 // many are checked each (check-batch.ts).
+import { patientSaid } from '../../../domain/dependent.js';
 import { ValidationFailed } from '../../../errors.js';
 import { argument, verb } from '../../verb.js';
 import { claimSummary, type EngineCheck, engineChecker, validateOneClaim } from './claim-check.js';
@@ -55,7 +56,7 @@ export const validate = verb({
           : `${t.c.green('✓')} ${item.source} is a valid ${parsed.type} claim\n`) +
         t.keyValues([
           ['Provider NPI', parsed.providerNpi],
-          ['Member', parsed.memberId],
+          ['Member', patientSaid(parsed)],
           ['Lines', `${parsed.lines.length} (${summary.cpt_codes.join(', ')})`],
           ['Charges', t.amount(summary.total_charges)],
           engine.checked ? ['Engine (local)', engine.says] : ['Not checked', engine.not_checked.replace(/^not checked here: /, '')],

@@ -33,7 +33,10 @@ function detailTable(t: TableTools, d: LedgerDetail, missingAeob: boolean): stri
   return [
     t.c.bold(`${e.encounter_number} (${e.id})  ${t.status(e.status)}`),
     t.keyValues([
-      ['Patient', `${e.patient.name ?? '—'} (${e.patient.member_id}, born ${e.patient.dob ?? '—'})`],
+      [
+        'Patient',
+        `${e.patient.name ?? '—'} (${e.patient.member_id}, born ${e.patient.dob ?? '—'}${e.patient.subscriber_id ? `; dependent of ${e.patient.subscriber_id}` : ''})`,
+      ],
       ['Provider', `${e.provider.name} (NPI ${e.provider.npi}${e.provider.role ? `, ${e.provider.role}` : ''})`],
       ...(e.provider.facility_name ? [['Facility', `${e.provider.facility_name} (NPI ${e.provider.facility_npi})`] as [string, string]] : []),
       ['Payer', `${e.payer.name} (${e.payer.id})`],

@@ -74,7 +74,7 @@ function fixturesTable(t: TableTools, f: Record<string, Row[]>): string {
       ],
       f.members!.map((m) => [
         s(m.member_id),
-        s(m.name),
+        m.subscriber_id ? `${s(m.name)} (dependent of ${s(m.subscriber_id)})` : s(m.name),
         s(m.plan_id),
         t.amount(m.deductible),
         t.amount(m.deductible_met),
