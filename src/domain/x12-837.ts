@@ -14,6 +14,8 @@ import {
   NPI_SYSTEM,
   nonX12IdCharacters,
   REVENUE_SYSTEM,
+  SUPPORTING_INFO_TYPE_SYSTEM,
+  TYPE_OF_BILL_SYSTEM,
   X12_ID_CHARACTERS,
 } from './fhir-claim.js';
 import { clip, isoDateProblem } from './validation.js';
@@ -176,6 +178,8 @@ interface ClaimDraft {
   clm01: string;
   charge: string;
   placeOfService: string;
+  /** CLM05-3, the claim frequency code ('' when not sent). */
+  frequency: string;
   statement: { start: string; end: string } | undefined;
   preauth: string[];
   diagnoses: Diagnosis[];
@@ -572,6 +576,7 @@ export class X12ClaimReader {
         clm01: element(s, 1),
         charge: element(s, 2),
         placeOfService: element(s, 5),
+        frequency: element(s, 5, 3),
         statement: undefined,
         preauth: [],
         diagnoses: [],
@@ -1089,6 +1094,9 @@ export class X12ClaimReader {
     d.diagnoses.forEach((_, i) => segments.set(`diagnosis[${i}]`, 'HI'));
     const patientName = this.patientName ?? this.subscriber?.name ?? null;
     const charge = decimal(d.charge);
+    const typeOfBill =
+      type === 'institutional' && /^\d{2}$/.test(d.placeOfService) && /^[0-9A-Z]$/.test(d.frequency) ? `0${d.placeOfService}${d.frequency}` : undefined;
+    if (typeOfBill) segments.set(`supportingInfo[${d.info.length}]`, 'CLM');
     return {
       resourceType: 'Claim',
       identifier: [{ system: CLM01_SYSTEM, value: d.clm01 }],
@@ -1114,13 +1122,25 @@ export class X12ClaimReader {
         ? { facility: { identifier: { system: NPI_SYSTEM, value: d.facility.npi }, ...(d.facility.name ? { display: d.facility.name } : {}) } }
         : {}),
       ...(careTeam.length > 0 ? { careTeam } : {}),
-      ...(d.info.length > 0
+      ...(d.info.length > 0 || typeOfBill
         ? {
-            supportingInfo: d.info.map((info, i) => ({
-              sequence: i + 1,
-              category: { coding: [{ system: INFO_CATEGORY_SYSTEM, code: 'info' }] },
-              code: { coding: [{ system: `urn:tpa:x12:hi:${info.qualifier}`, code: info.code }] },
-            })),
+            supportingInfo: [
+              ...d.info.map((info, i) => ({
+                sequence: i + 1,
+                category: { coding: [{ system: INFO_CATEGORY_SYSTEM, code: 'info' }] },
+                code: { coding: [{ system: `urn:tpa:x12:hi:${info.qualifier}`, code: info.code }] },
+              })),
+              // An 837I's CLM05-1 and CLM05-3, its type of bill (CARIN's category): the 835 gives them back as CLP08 and CLP09.
+              ...(typeOfBill
+                ? [
+                    {
+                      sequence: d.info.length + 1,
+                      category: { coding: [{ system: SUPPORTING_INFO_TYPE_SYSTEM, code: 'typeofbill' }] },
+                      code: { coding: [{ system: TYPE_OF_BILL_SYSTEM, code: typeOfBill }] },
+                    },
+                  ]
+                : []),
+            ],
           }
         : {}),
       ...(d.diagnoses.length > 0

@@ -54,6 +54,7 @@ function published(example: IgExample) {
     lines,
     diagnoses,
     revenueCodes: segments.filter((s) => s[0] === 'SV2').map((s) => s[1]),
+    clm05: find('CLM')[5],
     statement: segments
       .find((s) => s[0] === 'DTP' && s[1] === '434')?.[3]
       ?.split('-')
@@ -355,6 +356,22 @@ describe('the published 837P and 837I as operators get them', () => {
       expect(x12Cents(clp[5]!)).toBe(cents(expected.patient));
       // What the provider's bank receives: the payout net of the processor's fee.
       expect(x12Cents(t.bpr[2]!)).toBe(cents(payout.net_to_provider));
+      // The lines come back with their control numbers (REF*6R, else the LX number) and codes as sent.
+      const sent = published(example);
+      expect(t.claims[0]!.lines.map((l) => l.svc[1]!.split(':')[1])).toEqual(sent.lines.map((l) => l.code));
+      const detail = (await run(['ledger', 'show', outcome.external_claim_id, '-o', 'json'])).json<Body>();
+      expect(detail.encounter.payer).toMatchObject({ id: 'PAYER-ACME', tax_id: '990000001', address: { state: 'IL', postal_code: '62701' } });
+      if (example.kind === 'institutional') {
+        // CLM05-1 and CLM05-3 (14:A:1) come back as CLP08 and CLP09, each SV201 as SVC04.
+        const [facility, , frequency] = sent.clm05!.split(':');
+        expect(clp.slice(8, 10)).toEqual([facility, frequency]);
+        expect(t.claims[0]!.lines.map((l) => l.svc[4])).toEqual(sent.revenueCodes);
+        expect(detail.encounter).toMatchObject({ facility_type_code: facility, claim_frequency_code: frequency });
+        expect((detail.service_lines as Body[]).map((l) => l.revenue_code)).toEqual(sent.revenueCodes);
+      } else {
+        expect(clp).toHaveLength(8);
+        expect(t.claims[0]!.lines.every((l) => (l.svc[4] ?? '') === '')).toBe(true);
+      }
     }
   });
 });
