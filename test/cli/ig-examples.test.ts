@@ -358,7 +358,9 @@ describe('the published 837P and 837I as operators get them', () => {
       expect(x12Cents(t.bpr[2]!)).toBe(cents(payout.net_to_provider));
       // The lines come back with their control numbers (REF*6R, else the LX number) and codes as sent.
       const sent = published(example);
-      expect(t.claims[0]!.lines.map((l) => l.svc[1]!.split(':')[1])).toEqual(sent.lines.map((l) => l.code));
+      expect(t.claims[0]!.lines.map((l) => l.svc[1])).toEqual(sent.lines.map((l) => `HC:${l.code}`));
+      // The examples send no REF*6R: each line is known by its LX number.
+      expect(t.segments.filter((x) => x[0] === 'REF' && x[1] === '6R').map((x) => x[2])).toEqual(sent.lines.map((_, n) => String(n + 1)));
       const detail = (await run(['ledger', 'show', outcome.external_claim_id, '-o', 'json'])).json<Body>();
       expect(detail.encounter.payer).toMatchObject({ id: 'PAYER-ACME', tax_id: '990000001', address: { state: 'IL', postal_code: '62701' } });
       if (example.kind === 'institutional') {

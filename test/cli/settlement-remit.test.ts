@@ -491,3 +491,25 @@ describe('settlement remit: the billing provider of a claim whose lines were pai
     }
   });
 });
+
+describe('settlement remit: a payer without a profile', () => {
+  it('still writes the 835, TRN03 the payer id, without N3/N4/PER*BL, and says on stderr what the guide requires and the file lacks', async () => {
+    const e = await funded(['--type', 'professional', '--npi', '1045782368', '--patient', 'MBR-1003']);
+    await settle();
+    const db = new Database(databaseFile(home.dir));
+    try {
+      db.prepare("DELETE FROM payer_profiles WHERE payer_id = 'PAYER-ACME'").run();
+    } finally {
+      db.close();
+    }
+    const detail = (await run(['ledger', 'show', e.id, '-o', 'json'])).json<Body>();
+    expect(detail.encounter.payer).toEqual({ name: 'Acme Health Plan', id: 'PAYER-ACME', tax_id: null, address: null, technical_contact: null });
+    const r = await run(['settlement', 'remit', e.id]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain(`TRN*1*${e.transfer}*PAYER-ACME~`);
+    expect(r.stdout).not.toMatch(/^(N3|N4|PER)\*/m);
+    expect(r.stderr).toContain(
+      'the service gives no address (N3, N4), technical contact (PER*BL), tax id (TRN03 is its id instead) of payer PAYER-ACME: the 835 lacks what the guide requires there',
+    );
+  });
+});
