@@ -287,7 +287,8 @@ function remitLine(l: LedgerServiceLine, encounterDate: string, payee?: string):
     remarkCodes: Array.isArray(l.remark_codes) ? l.remark_codes.filter((c): c is string => typeof c === 'string' && c !== '') : [],
     payeeNpi: payee ?? l.provider_npi ?? null,
     serviceDate: l.service_date ?? encounterDate,
-    units: Number.isInteger(l.quantity) && l.quantity > 0 ? l.quantity : 1,
+    // As sent, whole or decimal (drug and time units); a service that gives none: 1.
+    units: typeof l.quantity === 'number' && Number.isFinite(l.quantity) && l.quantity > 0 ? l.quantity : 1,
     chargeCents: cents(l.submitted_charge, `${what}: submitted_charge`),
     allowedCents: cents(l.allowed_amount, `${what}: allowed_amount`),
     deductibleCents,

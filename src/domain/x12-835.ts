@@ -31,6 +31,7 @@ export interface RemitLine {
   remarkCodes?: readonly string[];
   /** YYYY-MM-DD. */
   serviceDate: string;
+  /** SVC05: the line's quantity as sent (whole, or decimal: drug and time units). */
   units: number;
   chargeCents: number;
   allowedCents: number;
@@ -192,7 +193,18 @@ function ymd(date: unknown, what: string): string {
   return out;
 }
 
-/** A count (a line's sequence, its units) as X12 text: a safe non-negative integer, else refused. */
+/**
+ * A line's units as SVC05 (a decimal, R): as sent, whole (2) or decimal (drug and time units, 1.5),
+ * written without exponent or trailing zeros; anything else (not a number, negative, more than four
+ * decimals) refused, never rounded.
+ */
+function quantity(value: unknown, what: string): string {
+  const text = typeof value === 'number' && Number.isFinite(value) && value >= 0 ? String(value) : '';
+  if (!/^\d{1,11}(\.\d{1,4})?$/.test(text)) throw new RemitError('unusable', `${what} is not a quantity: ${JSON.stringify(value)}`);
+  return text;
+}
+
+/** A count (a line's sequence) as X12 text: a safe non-negative integer, else refused. */
 function count(value: unknown, what: string): string {
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0)
     throw new RemitError('unusable', `${what} is not a whole number: ${JSON.stringify(value)}`);
@@ -368,7 +380,7 @@ function transactionBody(t: RemitTransaction): string[][] {
       x12Amount(sign * line.chargeCents),
       x12Amount(sign * line.paidCents),
       svc01[0] === 'HC' && revenue !== null ? revenue : '',
-      count(line.units, `the units of line ${line.sequence}`),
+      quantity(line.units, `the units of line ${line.sequence}`),
     ]);
     segments.push(['DTM', '472', ymd(line.serviceDate, `the service date of line ${line.sequence}`)]);
     segments.push(...casSegments(lineAdjustments(line), sign));

@@ -301,7 +301,12 @@ describe('review of the 835', () => {
     const r2 = remitTransactions(body, new Map());
     const e2 = thrown(() => write835(r2.transactions, ENVELOPE));
     expect(e2.message).toMatch(/sequence is not a whole number: "1~X"/);
-    expect(thrown(() => write835([payment({ lines: [allowedLine({ units: 1.5 })] })], ENVELOPE)).message).toMatch(/units of line 1 is not a whole number/);
+    expect(thrown(() => write835([payment({ lines: [allowedLine({ units: -1 })] })], ENVELOPE)).message).toMatch(/units of line 1 is not a quantity: -1/);
+    expect(thrown(() => write835([payment({ lines: [allowedLine({ units: 1e21 })] })], ENVELOPE)).kind).toBe('unusable');
+    expect(thrown(() => write835([payment({ lines: [allowedLine({ units: 0.000001 })] })], ENVELOPE)).kind).toBe('unusable');
+    // Decimal units (drug and time units) are written as sent, SVC05 being a decimal.
+    const decimal = checked835(write835([payment({ lines: [allowedLine({ units: 1.5 })] })], ENVELOPE)).transactions[0]!;
+    expect(decimal.claims[0]!.lines[0]!.svc[5]).toBe('1.5');
     expect(thrown(() => write835([payment({ lines: [allowedLine({ serviceDate: '2026-03-02T00:00:00Z' })] })], ENVELOPE)).kind).toBe('unusable');
   });
 
@@ -496,5 +501,13 @@ describe('the billing provider of a claim its lines were paid to others for', ()
     const own = billedElsewhere();
     own.detail.encounter.provider.npi = '1234567893';
     expect(remitTransactions(own, new Map()).transactions.map((t) => t.kind)).toEqual(['payment', 'payment']);
+  });
+});
+
+describe('units as sent', () => {
+  it("a ledger line's decimal quantity (drug or time units) is SVC05 as sent, never rounded or taken as 1", () => {
+    const r = remitTransactions(found([line({ quantity: 2.5 })], [payout({})]), new Map());
+    const t = checked835(write835(r.transactions, ENVELOPE)).transactions[0]!;
+    expect(t.claims[0]!.lines.map((l) => l.svc[5])).toEqual(['2.5']);
   });
 });
