@@ -285,8 +285,8 @@ const cents = (value: unknown, what: string): number => {
 
 const day = (iso: string | null | undefined, fallback: string): string => (iso && /^\d{4}-\d{2}-\d{2}/.test(iso) ? iso.slice(0, 10) : fallback);
 
-/** A line as the 835 takes it; its date its own (the service's `service_date`), else the encounter's. */
-function remitLine(l: LedgerServiceLine, encounterDate: string): RemitLine {
+/** A line as the 835 takes it; its date its own (the service's `service_date`), else the encounter's; `payee` the provider it is paid to. */
+function remitLine(l: LedgerServiceLine, encounterDate: string, payee?: string): RemitLine {
   const what = `line ${l.sequence}`;
   const deductibleCents = cents(l.deductible_applied, `${what}: deductible_applied`);
   const coinsuranceCents = cents(l.coinsurance_applied, `${what}: coinsurance_applied`);
@@ -296,8 +296,12 @@ function remitLine(l: LedgerServiceLine, encounterDate: string): RemitLine {
     cptCode: l.cpt_code,
     modifiers: Array.isArray(l.modifiers) ? l.modifiers : [],
     controlNumber: typeof l.line_control_number === 'string' && l.line_control_number !== '' ? l.line_control_number : null,
+    revenueCode: typeof l.revenue_code === 'string' && l.revenue_code !== '' ? l.revenue_code : null,
+    remarkCodes: Array.isArray(l.remark_codes) ? l.remark_codes.filter((c): c is string => typeof c === 'string' && c !== '') : [],
+    payeeNpi: payee ?? l.provider_npi ?? null,
     serviceDate: l.service_date ?? encounterDate,
-    units: Number.isInteger(l.quantity) && l.quantity > 0 ? l.quantity : 1,
+    // As sent, whole or decimal (drug and time units); a service that gives none: 1.
+    units: typeof l.quantity === 'number' && Number.isFinite(l.quantity) && l.quantity > 0 ? l.quantity : 1,
     chargeCents: cents(l.submitted_charge, `${what}: submitted_charge`),
     allowedCents: cents(l.allowed_amount, `${what}: allowed_amount`),
     deductibleCents,
@@ -416,8 +420,47 @@ export function remitTransactions(
         }),
       );
     }
+    const copy = billingCopy(detail, common, byNpi, npi, {
+      production: day(t.initiated_at, enc.service_date),
+      effective: day(t.completed_at, day(t.initiated_at, enc.service_date)),
+    });
+    if (copy) transactions.push(copy);
   }
   return { transactions };
+}
+
+/**
+ * The billing provider's copy of a claim whose lines are all paid to other providers (rendering
+ * providers with contracts of their own, under the direct-payee rule): the provider whose CLM01 it
+ * is would otherwise get no 835 of it. Information only (BPR H, 0.00): every line of the claim, each
+ * with `REF*HPI` naming the provider it was paid to, and a PLB `CS:<NPI>` for each payee's part, so
+ * that it moves no money. None when the billing provider is a payee of a line (it gets its own
+ * transaction, which names its lines only), or when `npi` names another provider.
+ */
+function billingCopy(
+  detail: LedgerDetail,
+  common: ReturnType<typeof claimCommon>,
+  byNpi: Map<string, { name: string; lines: RemitLine[] }>,
+  npi: string | undefined,
+  dates: { production: string; effective: string },
+): RemitTransaction | undefined {
+  const billing = detail.encounter.provider;
+  if (byNpi.has(billing.npi) || (npi !== undefined && npi !== billing.npi) || byNpi.size === 0) return undefined;
+  const lines = [...byNpi.values()].flatMap((e) => e.lines).sort((a, b) => a.sequence - b.sequence);
+  const paidToOthers = [...byNpi].map(([who, e]) => ({ npi: who, cents: e.lines.reduce((s, l) => s + l.paidCents, 0) }));
+  return {
+    ...common,
+    kind: 'copy',
+    payee: { npi: billing.npi, name: billing.name },
+    lines,
+    paidToOthers,
+    paymentCents: 0,
+    feeCents: 0,
+    payoutId: null,
+    refundId: null,
+    productionDate: dates.production,
+    effectiveDate: dates.effective,
+  };
 }
 
 /** The service lines of an encounter by the provider each is for (`lineNpi`), in their order. */
@@ -431,7 +474,7 @@ function linesByPayee(
   for (const l of [...detail.service_lines].sort((a, b) => a.sequence - b.sequence)) {
     const who = lineNpi(l);
     const entry = byNpi.get(who) ?? { name: l.provider_name ?? payoutName(who) ?? enc.provider.name, lines: [] };
-    entry.lines.push(remitLine(l, enc.service_date));
+    entry.lines.push(remitLine(l, enc.service_date, who));
     byNpi.set(who, entry);
   }
   return byNpi;
@@ -442,11 +485,22 @@ function claimCommon(detail: LedgerDetail, transferId: string, claimIds: Pick<Re
   const enc = detail.encounter;
   // The CLM01 the service keeps with the claim; else the journals of this machine (asked only then).
   const pcn = typeof enc.patient_control_number === 'string' && enc.patient_control_number.trim() !== '' ? enc.patient_control_number : undefined;
+  const p = enc.payer;
+  const a = p.address;
+  const c = p.technical_contact;
   return {
     transferId,
-    payer: enc.payer,
+    payer: {
+      name: p.name,
+      id: p.id,
+      taxId: typeof p.tax_id === 'string' ? p.tax_id : null,
+      address: a ? { line1: a.line1, line2: a.line2 ?? null, city: a.city, state: a.state, postalCode: a.postal_code } : null,
+      contact: c ? { name: c.name ?? null, phone: c.phone ?? null, email: c.email ?? null, url: c.url ?? null } : null,
+    },
     claimId: pcn ?? claimIds.get(enc.id) ?? enc.encounter_number,
     encounterId: enc.id,
+    facilityTypeCode: typeof enc.facility_type_code === 'string' ? enc.facility_type_code : null,
+    claimFrequencyCode: typeof enc.claim_frequency_code === 'string' ? enc.claim_frequency_code : null,
     patient: { memberId: enc.patient.member_id, name: enc.patient.name },
     // As the service sent it: the writer refuses a date that is not one rather than cut it.
     receivedDate: enc.submission_date ?? null,
@@ -491,6 +545,8 @@ export function noticeTransactions(detail: LedgerDetail, claimIds: Pick<Readonly
     if (npi !== undefined && who !== npi) continue;
     out.push(noticeTo(common, who, entry, { production: date, effective: date }));
   }
+  const copy = billingCopy(detail, common, byNpi, npi, { production: date, effective: date });
+  if (copy) out.push(copy);
   return out;
 }
 

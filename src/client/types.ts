@@ -176,6 +176,17 @@ export interface LedgerServiceLine {
   provider_role?: string;
   /** tpa's: the anesthesia paid on another claim and taken off the line's price (absent when none). */
   anesthesia_deducted?: number;
+  /** tpa's: an institutional line's revenue code (an 837I's SV201; absent when none): the 835's SVC04. */
+  revenue_code?: string;
+  /** tpa's: the remark codes (RARC) of a line the engine denied: the 835's LQ*HE. */
+  remark_codes?: string[];
+}
+
+/** tpa's engine adds these to the payer of a ledger detail (docs/api.md): null when the payer has no profile. */
+export interface PayerProfileFields {
+  tax_id?: string | null;
+  address?: { line1: string; line2?: string | null; city: string; state: string; postal_code: string } | null;
+  technical_contact?: { name?: string | null; phone?: string | null; email?: string | null; url?: string | null } | null;
 }
 
 export interface LedgerDetail {
@@ -192,12 +203,15 @@ export interface LedgerDetail {
       subscriber_id?: string;
     };
     provider: { npi: string; name: string; role: string | null; facility_npi: string | null; facility_name: string | null };
-    payer: { name: string; id: string };
+    payer: { name: string; id: string } & PayerProfileFields;
     /** tpa's engine adds it: the claim's own id from its sender (an 837's CLM01); null or absent when it had none. */
     patient_control_number?: string | null;
     /** tpa's: a corrected claim names the claim it replaced; the replaced claim (SUPERSEDED) its replacement. */
     replaces?: string;
     replaced_by?: string;
+    /** tpa's: an institutional claim's facility type code (CLM05-1) and claim frequency code (CLM05-3), when sent. */
+    facility_type_code?: string;
+    claim_frequency_code?: string;
   };
   entries: {
     sequence: number;

@@ -110,6 +110,13 @@ export interface ParsedClaim {
    * names as well, which must be the same member.
    */
   dependent?: DependentSent;
+  /**
+   * An institutional claim's type of bill (supportingInfo `typeofbill`, an 837I's CLM05): its facility
+   * type code (two digits, CLM05-1) and claim frequency code (one, CLM05-3), when it sent one; absent on
+   * claims stored before they were kept.
+   */
+  facilityTypeCode?: string;
+  claimFrequencyCode?: string;
 }
 
 /** What a corrected claim changes: `replacement` supersedes the prior claim, `void` closes it. */
@@ -124,6 +131,11 @@ export const RELATED_CLAIM_RELATIONSHIP_SYSTEM = 'http://terminology.hl7.org/Cod
 
 /** The system of Coverage.relationship (self, spouse, child, other…). */
 export const SUBSCRIBER_RELATIONSHIP_SYSTEM = 'http://terminology.hl7.org/CodeSystem/subscriber-relationship';
+
+/** CARIN Blue Button's supporting-information category of an institutional claim's type of bill. */
+export const SUPPORTING_INFO_TYPE_SYSTEM = 'http://hl7.org/fhir/us/carin-bb/CodeSystem/C4BBSupportingInfoType';
+/** NUBC's type of bill: a leading 0, the facility type code (two digits) and the claim frequency code. */
+export const TYPE_OF_BILL_SYSTEM = 'https://www.nubc.org/CodeSystem/TypeOfBill';
 
 /** The system of the Claim.identifier that carries an 837's CLM01, the patient control number. */
 export const CLM01_SYSTEM = 'urn:tpa:x12:clm01';
@@ -289,6 +301,7 @@ class ClaimReader {
       (id): id is Json => isObject(id) && id.system === CLM01_SYSTEM && typeof id.value === 'string' && id.value.trim() !== '',
     );
     const insurerId = isObject(c.insurer) && isObject(c.insurer.identifier) ? c.insurer.identifier.value : undefined;
+    const typeOfBill = this.typeOfBill(type);
 
     if (this.errors.length > 0 || !type || !provider || (!memberId && !this.dependent) || memberId === undefined || !created || !lines) {
       throw new ValidationError(this.errors.length > 0 ? this.errors : [{ field: '', message: 'claim is incomplete' }]);
@@ -310,6 +323,7 @@ class ClaimReader {
       ...(clm01 ? { patientControlNumber: (clm01.value as string).trim().slice(0, 80) } : {}),
       ...(correction ? { correction } : {}),
       ...(this.dependent ? { dependent: this.dependent } : {}),
+      ...(typeOfBill ?? {}),
     };
   }
 
@@ -351,6 +365,32 @@ class ClaimReader {
       return undefined;
     }
     return { kind: cancelled ? 'void' : 'replacement', priorClaim };
+  }
+
+  /**
+   * The type of bill of an institutional claim (supportingInfo of category `typeofbill`, a code of
+   * NUBC's type of bill: `0` or nothing, then the facility type code and the frequency code, `0131`
+   * or `131`): its two codes, or a field error; none sent, undefined. A professional claim's is not read.
+   */
+  private typeOfBill(type: ClaimType | undefined): { facilityTypeCode: string; claimFrequencyCode: string } | undefined {
+    if (type !== 'institutional') return undefined;
+    for (const [index, info] of (asArray(this.claim.supportingInfo) ?? []).entries()) {
+      if (!isObject(info) || !isObject(info.category)) continue;
+      const category = (asArray(info.category.coding) ?? []).some((c) => isObject(c) && c.code === 'typeofbill');
+      if (!category) continue;
+      const coding = isObject(info.code) ? (asArray(info.code.coding) ?? []).find(isObject) : undefined;
+      const code = coding?.code;
+      const m = typeof code === 'string' ? /^0?(\d{2})([0-9A-Z])$/.exec(code) : null;
+      if (!m) {
+        this.fail(
+          `supportingInfo[${index}].code.coding[0].code`,
+          `must be a type of bill: its facility type and frequency codes such as 0131${typeof code === 'string' ? ` (got "${clip(code)}")` : ''}`,
+        );
+        return undefined;
+      }
+      return { facilityTypeCode: m[1]!, claimFrequencyCode: m[2]! };
+    }
+    return undefined;
   }
 
   /**

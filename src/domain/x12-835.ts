@@ -25,8 +25,13 @@ export interface RemitLine {
   modifiers?: readonly string[];
   /** The sender's line control number (REF*6R); null or absent: the line's sequence is written. */
   controlNumber?: string | null;
+  /** An institutional line's revenue code (the 837I's SV201): SVC04, or SVC01 `NU:<code>` when the line has no procedure code. */
+  revenueCode?: string | null;
+  /** The line's remark codes (RARC: N130, M15…), each an `LQ*HE` of the line; absent: none. */
+  remarkCodes?: readonly string[];
   /** YYYY-MM-DD. */
   serviceDate: string;
+  /** SVC05: the line's quantity as sent (whole, or decimal: drug and time units). */
   units: number;
   chargeCents: number;
   allowedCents: number;
@@ -41,6 +46,8 @@ export interface RemitLine {
   status: string;
   /** tpa's denial code (CARC-96, …), when the line is not paid. */
   denialCode: string | null;
+  /** The provider the line is paid to (its payee's NPI): a copy names it with `REF*HPI` when it is not the copy's receiver. */
+  payeeNpi?: string | null;
   /**
    * Of the charge over the allowed amount, what was taken off the line's price because another
    * payment includes it (the anesthesia paid on another claim): CO-97, not the contract's CO-45.
@@ -48,17 +55,58 @@ export interface RemitLine {
   includedElsewhereCents?: number;
 }
 
+/** The payer's address (loop 1000A N3/N4). */
+export interface PayerAddress {
+  line1: string;
+  line2?: string | null;
+  city: string;
+  /** Two letters (N402). */
+  state: string;
+  /** Five or nine digits (N403). */
+  postalCode: string;
+}
+
+/** The payer's technical contact (loop 1000A PER*BL): a name and at least one of phone, email, web address. */
+export interface PayerContact {
+  name?: string | null;
+  phone?: string | null;
+  email?: string | null;
+  url?: string | null;
+}
+
+/** The payer of the claim: its name and id, and what loop 1000A and TRN03 need when the service gives it. */
+export interface RemitPayer {
+  name: string;
+  id: string;
+  /** The payer's federal tax id (EIN, nine digits): TRN03 and BPR10 are `1` and it. Absent: its id, cut to ten. */
+  taxId?: string | null;
+  address?: PayerAddress | null;
+  contact?: PayerContact | null;
+}
+
 /** One transaction set: one payee's part of one transfer. */
 export interface RemitTransaction {
-  /** payment: money sent (BPR01 I); notice: the payee's lines paid nothing (BPR01 H); reversal: a refunded transfer (CLP02 22). */
-  kind: 'payment' | 'notice' | 'reversal';
+  /**
+   * payment: money sent (BPR01 I); notice: the payee's lines paid nothing (BPR01 H); reversal: a
+   * refunded transfer (CLP02 22); copy: the billing provider's information (BPR01 H) of a claim whose
+   * lines were paid to other providers, each payee's part a PLB `CS` so that it moves no money.
+   */
+  kind: 'payment' | 'notice' | 'reversal' | 'copy';
   transferId: string;
-  payer: { name: string; id: string };
+  payer: RemitPayer;
   payee: { npi: string; name: string };
   /** CLP01: the claim's CLM01 when it came in an 837, else the encounter number. */
   claimId: string;
   /** CLP07: the encounter id, the payer's claim control number. */
   encounterId: string;
+  /** CLP08 and CLP09: an institutional claim's facility type code (CLM05-1) and claim frequency code (CLM05-3), when it sent them. */
+  facilityTypeCode?: string | null;
+  claimFrequencyCode?: string | null;
+  /**
+   * A copy's lines paid to other providers: each payee's NPI and the benefit of its lines, a PLB `CS`
+   * (`CS:<NPI>`) of the copy; the copy's lines carry `REF*HPI` with the NPI of their payee.
+   */
+  paidToOthers?: readonly { npi: string; cents: number }[];
   patient: { memberId: string; name: string | null };
   /** YYYY-MM-DD the claim was received (DTM*050). */
   receivedDate: string | null;
@@ -145,7 +193,18 @@ function ymd(date: unknown, what: string): string {
   return out;
 }
 
-/** A count (a line's sequence, its units) as X12 text: a safe non-negative integer, else refused. */
+/**
+ * A line's units as SVC05 (a decimal, R): as sent, whole (2) or decimal (drug and time units, 1.5),
+ * written without exponent or trailing zeros; anything else (not a number, negative, more than four
+ * decimals) refused, never rounded.
+ */
+function quantity(value: unknown, what: string): string {
+  const text = typeof value === 'number' && Number.isFinite(value) && value >= 0 ? String(value) : '';
+  if (!/^\d{1,11}(\.\d{1,4})?$/.test(text)) throw new RemitError('unusable', `${what} is not a quantity: ${JSON.stringify(value)}`);
+  return text;
+}
+
+/** A count (a line's sequence) as X12 text: a safe non-negative integer, else refused. */
 function count(value: unknown, what: string): string {
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0)
     throw new RemitError('unusable', `${what} is not a whole number: ${JSON.stringify(value)}`);
@@ -234,7 +293,7 @@ function balanceOf(t: RemitTransaction): {
 } {
   const sign: 1 | -1 = t.kind === 'reversal' ? -1 : 1;
   const claim = claimFigures(t);
-  if (t.kind !== 'notice' && claim.paidCents !== t.paymentCents)
+  if (t.kind !== 'notice' && t.kind !== 'copy' && claim.paidCents !== t.paymentCents)
     throw new RemitError('unbalanced', `the lines of ${t.payee.npi} pay ${claim.paidCents} cents, its payout is ${t.paymentCents}: the 835 would not balance`);
   // The guide's balancing, per line and for the claim, checked on what is written: each SVC02 less
   // its adjustments is SVC03; the claim's PR adjustments are CLP05; CLP03 less every CAS is CLP04.
@@ -267,6 +326,8 @@ function balanceOf(t: RemitTransaction): {
     plb.push({ reason: '72', ref: t.refundId, cents: -(t.paymentCents - t.feeCents) });
     if (t.feeCents !== 0) plb.push({ reason: 'CS', ref: t.payoutId, cents: -t.feeCents });
   }
+  // A copy: what each other payee was paid of the claim's lines, so that the copy moves no money.
+  if (t.kind === 'copy') for (const p of t.paidToOthers ?? []) if (p.cents !== 0) plb.push({ reason: 'CS', ref: p.npi, cents: p.cents });
   const bpr = sign * claim.paidCents - plb.reduce((s, a) => s + a.cents, 0);
   if (bpr < 0) throw new RemitError('unbalanced', `the payment to ${t.payee.npi} would be negative (${bpr} cents)`);
   if (t.kind !== 'payment' && bpr !== 0) throw new RemitError('unbalanced', `the ${t.kind} to ${t.payee.npi} would move money (${bpr} cents)`);
@@ -277,15 +338,16 @@ function transactionBody(t: RemitTransaction): string[][] {
   const { sign, claim, plb, bpr } = balanceOf(t);
   const paying = t.kind === 'payment' && bpr > 0;
   const segments: string[][] = [];
+  const originator = originatorOf(t.payer);
   segments.push(
     paying
-      ? ['BPR', 'I', x12Amount(bpr), 'C', 'ACH', 'CCP', '', '', '', '', x12Text(t.payer.id, 10), '', '', '', '', '', ymd(t.effectiveDate, 'the effective date')]
+      ? ['BPR', 'I', x12Amount(bpr), 'C', 'ACH', 'CCP', '', '', '', '', originator, '', '', '', '', '', ymd(t.effectiveDate, 'the effective date')]
       : ['BPR', 'H', x12Amount(bpr), 'C', 'NON', '', '', '', '', '', '', '', '', '', '', '', ymd(t.effectiveDate, 'the effective date')],
   );
-  segments.push(['TRN', '1', x12Text(t.transferId, 50), x12Text(t.payer.id, 10)]);
+  segments.push(['TRN', '1', x12Text(t.transferId, 50), originator]);
   segments.push(['DTM', '405', ymd(t.productionDate, 'the production date')]);
   segments.push(['N1', 'PR', x12Text(t.payer.name, 60)]);
-  segments.push(['REF', '2U', x12Text(t.payer.id, 50)]);
+  segments.push(...payerLoop(t.payer));
   segments.push(['N1', 'PE', x12Text(t.payee.name, 60), 'XX', x12Text(t.payee.npi, 10)]);
   segments.push(['LX', '1']);
   segments.push([
@@ -297,25 +359,38 @@ function transactionBody(t: RemitTransaction): string[][] {
     x12Amount(sign * claim.patientCents),
     'CI',
     x12Text(t.encounterId, 50),
+    ...institutional(t),
   ]);
   const [last, ...first] = patientName(t.patient.name);
   segments.push(['NM1', 'QC', '1', last ?? '', first.join(' '), '', '', '', 'MI', x12Text(t.patient.memberId, 80)]);
   if (t.receivedDate) segments.push(['DTM', '050', ymd(t.receivedDate, "the claim's submission date")]);
   for (const line of t.lines) {
+    const revenue = revenueOf(line);
+    const procedure = x12Text(line.cptCode, 48);
+    // A line with a procedure code is HC:<code>[:modifiers], its revenue code (an 837I's SV201) in
+    // SVC04; a revenue-code-only line is NU:<revenue code>. tpa adjudicates the code sent, so the
+    // adjudicated code is never another than the submitted one and SVC06 is never written.
+    const svc01 =
+      procedure === '' || (revenue !== null && procedure === revenue)
+        ? ['NU', revenue ?? procedure]
+        : ['HC', procedure, ...(line.modifiers ?? []).slice(0, MAX_LINE_MODIFIERS).map((m) => x12Text(m, 2))];
     segments.push([
       'SVC',
-      ['HC', x12Text(line.cptCode, 48), ...(line.modifiers ?? []).slice(0, MAX_LINE_MODIFIERS).map((m) => x12Text(m, 2))].join(COMP),
+      svc01.join(COMP),
       x12Amount(sign * line.chargeCents),
       x12Amount(sign * line.paidCents),
-      '',
-      count(line.units, `the units of line ${line.sequence}`),
+      svc01[0] === 'HC' && revenue !== null ? revenue : '',
+      quantity(line.units, `the units of line ${line.sequence}`),
     ]);
     segments.push(['DTM', '472', ymd(line.serviceDate, `the service date of line ${line.sequence}`)]);
     segments.push(...casSegments(lineAdjustments(line), sign));
     // The sender's line control number when it sent one (an 837's REF*6R), else the line's sequence.
     const control = x12Text(line.controlNumber ?? '', MAX_LINE_CONTROL_NUMBER);
     segments.push(['REF', '6R', control !== '' ? control : count(line.sequence, "a service line's sequence")]);
+    // A line paid to another provider than the transaction's payee (a copy's): its rendering provider.
+    if (line.payeeNpi && line.payeeNpi !== t.payee.npi) segments.push(['REF', 'HPI', x12Text(line.payeeNpi, 50)]);
     if (!UNPAID.has(line.status)) segments.push(['AMT', 'B6', x12Amount(sign * line.allowedCents)]);
+    for (const code of line.remarkCodes ?? []) segments.push(['LQ', 'HE', remarkCode(code, line.sequence)]);
   }
   if (plb.length > 0) {
     const elements = ['PLB', x12Text(t.payee.npi, 50), `${ymd(t.productionDate, 'the production date').slice(0, 4)}1231`];
@@ -323,6 +398,72 @@ function transactionBody(t: RemitTransaction): string[][] {
     segments.push(elements);
   }
   return segments;
+}
+
+/**
+ * TRN03 and BPR10, the payer as originator of the payment: `1` and its nine-digit federal tax id
+ * (the guide's form); a payer whose tax id the service does not give is named by its id, cut to ten.
+ */
+export function originatorOf(payer: RemitPayer): string {
+  const ein = (payer.taxId ?? '').replace(/-/g, '');
+  if (payer.taxId !== undefined && payer.taxId !== null && payer.taxId !== '') {
+    if (!/^\d{9}$/.test(ein)) throw new RemitError('unusable', `the payer's tax id is not nine digits: ${JSON.stringify(payer.taxId)}`);
+    return `1${ein}`;
+  }
+  return x12Text(payer.id, 10);
+}
+
+/**
+ * Loop 1000A after its N1: the payer's address (N3, N4), its id (REF*2U) and its technical contact
+ * (PER*BL), each when the service gives it; the guide requires N3, N4 and PER*BL, so an answer
+ * without them makes an 835 a strict validator refuses (remit says so on stderr).
+ */
+function payerLoop(payer: RemitPayer): string[][] {
+  const out: string[][] = [];
+  const a = payer.address;
+  if (a) {
+    const line2 = x12Text(a.line2 ?? '', 55);
+    out.push(['N3', x12Text(a.line1, 55), ...(line2 !== '' ? [line2] : [])]);
+    const state = x12Text(a.state, 2).toUpperCase();
+    const zip = a.postalCode.replace(/-/g, '');
+    if (!/^[A-Z]{2}$/.test(state)) throw new RemitError('unusable', `the payer's state is not two letters: ${JSON.stringify(a.state)}`);
+    if (!/^(\d{5}|\d{9})$/.test(zip)) throw new RemitError('unusable', `the payer's postal code is not five or nine digits: ${JSON.stringify(a.postalCode)}`);
+    out.push(['N4', x12Text(a.city, 30), state, zip]);
+  }
+  out.push(['REF', '2U', x12Text(payer.id, 50)]);
+  const c = payer.contact;
+  const means: [string, string][] = [];
+  if (c?.phone) means.push(['TE', c.phone.replace(/\D/g, '').slice(0, 256)]);
+  if (c?.email) means.push(['EM', x12Text(c.email, 256)]);
+  if (c?.url) means.push(['UR', x12Text(c.url, 256)]);
+  const usable = means.filter(([, v]) => v !== '');
+  if (usable.length > 0) out.push(['PER', 'BL', x12Text(c?.name ?? '', 60), ...usable.slice(0, 3).flat()]);
+  return out;
+}
+
+/** CLP08 (facility type code) and CLP09 (claim frequency code) of an institutional claim, when it sent them; else nothing. */
+function institutional(t: RemitTransaction): string[] {
+  const facility = t.facilityTypeCode ?? '';
+  const frequency = t.claimFrequencyCode ?? '';
+  if (facility === '' && frequency === '') return [];
+  if (facility !== '' && !/^\d{2}$/.test(facility)) throw new RemitError('unusable', `the facility type code is not two digits: ${JSON.stringify(facility)}`);
+  if (frequency !== '' && !/^[0-9A-Z]$/.test(frequency))
+    throw new RemitError('unusable', `the claim frequency code is not one character: ${JSON.stringify(frequency)}`);
+  return [facility, frequency];
+}
+
+/** A line's revenue code as the 835 takes it (four digits), null when it has none. */
+function revenueOf(line: RemitLine): string | null {
+  const code = line.revenueCode ?? '';
+  if (code === '') return null;
+  if (!/^\d{4}$/.test(code)) throw new RemitError('unusable', `the revenue code of line ${line.sequence} is not four digits: ${JSON.stringify(code)}`);
+  return code;
+}
+
+/** A remark code (RARC: a letter or two and digits, N130, MA01) as LQ02; anything else refused. */
+function remarkCode(code: string, sequence: number): string {
+  if (!/^[A-Z]{1,2}\d{1,4}$/.test(code)) throw new RemitError('unusable', `a remark code of line ${sequence} is not one: ${JSON.stringify(code)}`);
+  return code;
 }
 
 /** The patient's name as NM103 (last) and NM104 (first and middle): the last word is the last name. */

@@ -16,6 +16,8 @@ import {
   RELATED_CLAIM_RELATIONSHIP_SYSTEM,
   REVENUE_SYSTEM,
   SUBSCRIBER_RELATIONSHIP_SYSTEM,
+  SUPPORTING_INFO_TYPE_SYSTEM,
+  TYPE_OF_BILL_SYSTEM,
   X12_ID_CHARACTERS,
 } from './fhir-claim.js';
 import { clip, isoDateProblem } from './validation.js';
@@ -178,6 +180,8 @@ interface ClaimDraft {
   clm01: string;
   charge: string;
   placeOfService: string;
+  /** CLM05-3, the claim frequency code ('' when not sent). */
+  frequency: string;
   statement: { start: string; end: string } | undefined;
   preauth: string[];
   diagnoses: Diagnosis[];
@@ -191,7 +195,7 @@ interface ClaimDraft {
   problems: { segment: string; message: string }[];
   notes: { segment: string; message: string }[];
   /** CLM05-3 7 (replacement) or 8 (void); undefined for an original claim. */
-  frequency?: '7' | '8';
+  correction?: '7' | '8';
   /** The payer's claim control number of the claim a replacement or void changes (2300 REF*F8). */
   priorClaim?: string;
 }
@@ -581,6 +585,7 @@ export class X12ClaimReader {
         clm01: element(s, 1),
         charge: element(s, 2),
         placeOfService: element(s, 5),
+        frequency: element(s, 5, 3),
         statement: undefined,
         preauth: [],
         diagnoses: [],
@@ -602,7 +607,7 @@ export class X12ClaimReader {
       // CLM05-3: 1 an original claim, 7 a replacement and 8 a void of the claim REF*F8 names
       // (docs/x12.md "Corrected and void claims"); another frequency is refused.
       const frequency = element(s, 5, 3);
-      if (frequency === '7' || frequency === '8') d.frequency = frequency;
+      if (frequency === '7' || frequency === '8') d.correction = frequency;
       else if (frequency !== '' && frequency !== '1')
         d.problems.push({
           segment: 'CLM',
@@ -1000,10 +1005,10 @@ export class X12ClaimReader {
     const place = `${this.transactionPlace()}, CLM ${d.clm01}`;
     const report = this.options.report?.byTransaction.get(this.transactionNo);
     const problems = [...(report ?? []).map((p) => ({ segment: '', message: `not sent: ${p.place}: ${p.message}` })), ...d.problems];
-    if (d.frequency && d.priorClaim === undefined)
+    if (d.correction && d.priorClaim === undefined)
       problems.push({
         segment: 'CLM',
-        message: `CLM05-3 is ${d.frequency} (${d.frequency === '7' ? 'a replacement of' : 'a void of'} an earlier claim) with no REF*F8: the payer's claim control number of the claim it changes is required`,
+        message: `CLM05-3 is ${d.correction} (${d.correction === '7' ? 'a replacement of' : 'a void of'} an earlier claim) with no REF*F8: the payer's claim control number of the claim it changes is required`,
       });
     if (this.billingProblem) problems.unshift({ segment: 'NM1*85', message: this.billingProblem });
     if (this.subscriberProblem) problems.unshift({ segment: 'NM1*IL', message: this.subscriberProblem });
@@ -1177,12 +1182,15 @@ export class X12ClaimReader {
     const patientName = this.patientName ?? this.subscriber?.name ?? null;
     const charge = decimal(d.charge);
     const dependent = this.inPatientLoop ? this.dependentResources(member) : undefined;
+    const typeOfBill =
+      type === 'institutional' && /^\d{2}$/.test(d.placeOfService) && /^[0-9A-Z]$/.test(d.frequency) ? `0${d.placeOfService}${d.frequency}` : undefined;
+    if (typeOfBill) segments.set(`supportingInfo[${d.info.length}]`, 'CLM');
     return {
       resourceType: 'Claim',
       ...(dependent ? { contained: dependent.contained } : {}),
       identifier: [{ system: CLM01_SYSTEM, value: d.clm01 }],
       // A void (CLM05-3 8) is a cancelled Claim naming the claim it voids as its prior.
-      status: d.frequency === '8' ? 'cancelled' : 'active',
+      status: d.correction === '8' ? 'cancelled' : 'active',
       type: { coding: [{ system: CLAIM_TYPE_SYSTEM, code: type }] },
       use: 'claim',
       patient: dependent
@@ -1203,7 +1211,7 @@ export class X12ClaimReader {
       },
       priority: { coding: [{ system: PRIORITY_SYSTEM, code: 'normal' }] },
       // A replacement or void names the claim it changes by the payer's claim number (REF*F8).
-      ...(d.frequency && d.priorClaim !== undefined
+      ...(d.correction && d.priorClaim !== undefined
         ? {
             related: [
               {
@@ -1217,13 +1225,25 @@ export class X12ClaimReader {
         ? { facility: { identifier: { system: NPI_SYSTEM, value: d.facility.npi }, ...(d.facility.name ? { display: d.facility.name } : {}) } }
         : {}),
       ...(careTeam.length > 0 ? { careTeam } : {}),
-      ...(d.info.length > 0
+      ...(d.info.length > 0 || typeOfBill
         ? {
-            supportingInfo: d.info.map((info, i) => ({
-              sequence: i + 1,
-              category: { coding: [{ system: INFO_CATEGORY_SYSTEM, code: 'info' }] },
-              code: { coding: [{ system: `urn:tpa:x12:hi:${info.qualifier}`, code: info.code }] },
-            })),
+            supportingInfo: [
+              ...d.info.map((info, i) => ({
+                sequence: i + 1,
+                category: { coding: [{ system: INFO_CATEGORY_SYSTEM, code: 'info' }] },
+                code: { coding: [{ system: `urn:tpa:x12:hi:${info.qualifier}`, code: info.code }] },
+              })),
+              // An 837I's CLM05-1 and CLM05-3, its type of bill (CARIN's category): the 835 gives them back as CLP08 and CLP09.
+              ...(typeOfBill
+                ? [
+                    {
+                      sequence: d.info.length + 1,
+                      category: { coding: [{ system: SUPPORTING_INFO_TYPE_SYSTEM, code: 'typeofbill' }] },
+                      code: { coding: [{ system: TYPE_OF_BILL_SYSTEM, code: typeOfBill }] },
+                    },
+                  ]
+                : []),
+            ],
           }
         : {}),
       ...(d.diagnoses.length > 0

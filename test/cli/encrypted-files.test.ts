@@ -17,6 +17,7 @@ import { runTpa } from '../helpers/cli.js';
 import { tempDir } from '../helpers/engine.js';
 import { serve } from '../helpers/server.js';
 import { ndjson } from '../helpers/values.js';
+import { checked835 } from '../helpers/x12-835-check.js';
 
 type Row = Record<string, any>;
 
@@ -120,6 +121,7 @@ describe('an encrypted data directory after a day of work', () => {
     const remit = await runTpa(['settlement', 'remit', funded[0]!.encounter_id], { home: home.dir, env: later, cwd: work.dir });
     expect(remit.code, remit.stderr).toBe(0);
     expect(remit.stdout).toMatch(/^ISA\*/);
+    checked835(remit.stdout);
     expect((await runTpa(['fund', 'history', '-o', 'ndjson'], { home: home.dir, env: later, cwd: work.dir })).stdout).toContain('AUTH-20260302-DAY-0001');
 
     // tpa reads its journals back: the jobs, the invalid claims, and the claims written out to fix.

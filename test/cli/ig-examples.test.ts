@@ -54,6 +54,7 @@ function published(example: IgExample) {
     lines,
     diagnoses,
     revenueCodes: segments.filter((s) => s[0] === 'SV2').map((s) => s[1]),
+    clm05: find('CLM')[5],
     statement: segments
       .find((s) => s[0] === 'DTP' && s[1] === '434')?.[3]
       ?.split('-')
@@ -369,6 +370,24 @@ describe('the published 837P and 837I as operators get them', () => {
         dob: example.kind === 'professional' ? '1973-05-01' : '1926-11-11',
         ...(example.subscriber ? { subscriber_id: example.subscriber.seeded } : {}),
       });
+      // The lines come back with their control numbers (REF*6R, else the LX number) and codes as sent.
+      const sent = published(example);
+      expect(t.claims[0]!.lines.map((l) => l.svc[1])).toEqual(sent.lines.map((l) => `HC:${l.code}`));
+      // The examples send no REF*6R: each line is known by its LX number.
+      expect(t.segments.filter((x) => x[0] === 'REF' && x[1] === '6R').map((x) => x[2])).toEqual(sent.lines.map((_, n) => String(n + 1)));
+      const detail = (await run(['ledger', 'show', outcome.external_claim_id, '-o', 'json'])).json<Body>();
+      expect(detail.encounter.payer).toMatchObject({ id: 'PAYER-ACME', tax_id: '990000001', address: { state: 'IL', postal_code: '62701' } });
+      if (example.kind === 'institutional') {
+        // CLM05-1 and CLM05-3 (14:A:1) come back as CLP08 and CLP09, each SV201 as SVC04.
+        const [facility, , frequency] = sent.clm05!.split(':');
+        expect(clp.slice(8, 10)).toEqual([facility, frequency]);
+        expect(t.claims[0]!.lines.map((l) => l.svc[4])).toEqual(sent.revenueCodes);
+        expect(detail.encounter).toMatchObject({ facility_type_code: facility, claim_frequency_code: frequency });
+        expect((detail.service_lines as Body[]).map((l) => l.revenue_code)).toEqual(sent.revenueCodes);
+      } else {
+        expect(clp).toHaveLength(8);
+        expect(t.claims[0]!.lines.every((l) => (l.svc[4] ?? '') === '')).toBe(true);
+      }
     }
   });
 });

@@ -141,11 +141,16 @@ describe.each(TRANSPORTS)('every line comes back (%s)', (transport) => {
     expect(table).toContain('45378-PT');
     expect(table).toContain('45380-59-76');
     const { text: remit, settlement } = await fundAndRemit(row.external_claim_id, response.adjudication.benefit_amount, 'AUTH-RT-837');
-    expect(remitted(remit).flatMap((t) => t.lines)).toEqual([
+    const sent = [
       { svc01: 'HC:45378:PT', units: '1', ref6r: 'LCN-0001' },
       { svc01: 'HC:45380:59:76', units: '1', ref6r: 'LCN-0002' },
       { svc01: 'HC:43235', units: '2', ref6r: 'LCN-0003' },
-    ]);
+    ];
+    // Each line once among the payees' payments; the billing provider (Riverside), whose lines were
+    // all its surgeon's, gets an informational copy (BPR H) holding them all.
+    const byPayee = remitted(remit);
+    expect(byPayee.filter((t) => t.paying).flatMap((t) => t.lines)).toEqual(sent);
+    expect(byPayee.filter((t) => !t.paying).map((t) => [t.npi, t.bprCents, t.lines])).toEqual([['1234567893', 0, sent]]);
     paymentsAreTransfers(remit, settlement);
   });
 

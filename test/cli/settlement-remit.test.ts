@@ -56,7 +56,7 @@ describe('settlement remit: a COMPLETED transfer', () => {
       expect(t.plbCents).toBe(cents(p.processor_fee));
       expect(t.segments.find((x) => x[0] === 'PLB')).toEqual(['PLB', p.provider_npi, '20261231', `CS:${p.processor_payout_id}`, expect.any(String)]);
       expect(t.bpr[16]).toBe('20260303');
-      expect(t.trn).toEqual(['TRN', '1', e.transfer, 'PAYER-ACME']);
+      expect(t.trn).toEqual(['TRN', '1', e.transfer, '1990000001']);
       expect(t.claims).toHaveLength(1);
       expect(t.claims[0]!.clp.slice(1, 3)).toEqual([e.number, '1']);
       expect(t.claims[0]!.clp[7]).toBe(e.id);
@@ -67,7 +67,7 @@ describe('settlement remit: a COMPLETED transfer', () => {
     // The facility's line carries the deductible, the copay and its coinsurance, each under PR.
     const facility = transactions[0]!.segments;
     const line1 = e.detail.service_lines[0];
-    expect(facility).toContainEqual(['SVC', `HC:${line1.cpt_code}`, String(line1.submitted_charge), String(line1.benefit_amount), '', '1']);
+    expect(facility).toContainEqual(['SVC', `HC:${line1.cpt_code}`, String(line1.submitted_charge), String(line1.benefit_amount), line1.revenue_code, '1']);
     expect(facility).toContainEqual(['CAS', 'CO', '45', String(line1.submitted_charge - line1.allowed_amount)]);
     expect(facility).toContainEqual([
       'CAS',
@@ -211,7 +211,7 @@ describe('settlement remit: an encounter that pays nothing', () => {
     const [t] = transactions as [(typeof transactions)[number]];
     expect(t.bpr.slice(1, 5)).toEqual(['H', '0', 'C', 'NON']);
     const detail = (await run(['ledger', 'show', again.id, '-o', 'json'])).json<Body>();
-    expect(t.trn).toEqual(['TRN', '1', detail.reconciliation.aeob_reference, 'PAYER-ACME']);
+    expect(t.trn).toEqual(['TRN', '1', detail.reconciliation.aeob_reference, '1990000001']);
     expect(t.claims).toHaveLength(1);
     const clp = t.claims[0]!.clp;
     expect(clp[2]).toBe('4');
@@ -432,5 +432,84 @@ describe('settlement remit: anesthesia included in another payment', () => {
     } finally {
       await server.stop();
     }
+  });
+});
+
+describe('settlement remit: the billing provider of a claim whose lines were paid to others', () => {
+  /** Riverside Surgery Center bills a colonoscopy its surgeon rendered: the surgeon, contracted, is paid directly. */
+  const billedForSurgeon = (claim: Body) => {
+    claim.careTeam = [
+      {
+        sequence: 1,
+        provider: { identifier: { system: 'http://hl7.org/fhir/sid/us-npi', value: '1045782368' } },
+        role: { coding: [{ system: 'http://terminology.hl7.org/CodeSystem/claimcareteamrole', code: 'primary' }] },
+      },
+    ];
+    for (const item of claim.item as Body[]) item.careTeamSequence = [1];
+  };
+
+  const copyOf = (text: string) => {
+    const { transactions } = checked835(text);
+    return transactions;
+  };
+
+  it('gets an informational copy (BPR H 0.00) with every line, each REF*HPI its payee, and a PLB CS for what the payee was paid; --npi <billing> selects it; in-process and over local serve', async () => {
+    const e = await adjudicatedEncounter(run, home.dir, {
+      template: ['--type', 'professional', '--npi', '1234567893', '--cpt', '45380', '--patient', 'MBR-1003', '--service-date', '2026-03-02'],
+      edit: billedForSurgeon,
+    });
+    const f = await run(['fund', 'approve', e.id, '--amount', e.amount, '--auth-code', 'AUTH-COPY', '--yes']);
+    expect(f.code, f.stderr).toBe(0);
+    await settle();
+    const s = await settlement(e.id);
+    expect(s.payouts.map((p: Body) => p.provider_npi)).toEqual(['1045782368']);
+    const check = (text: string) => {
+      const [payment, copy] = copyOf(text) as [ReturnType<typeof copyOf>[number], ReturnType<typeof copyOf>[number]];
+      expect(payment.payee[4]).toBe('1045782368');
+      expect(payment.bpr[1]).toBe('I');
+      expect(copy.payee).toEqual(['N1', 'PE', 'Riverside Surgery Center', 'XX', '1234567893']);
+      expect(copy.bpr.slice(1, 5)).toEqual(['H', '0', 'C', 'NON']);
+      expect(copy.trn[2]).toBe(s.processor_transfer_id);
+      expect(copy.claims[0]!.clp.slice(3, 5)).toEqual(payment.claims[0]!.clp.slice(3, 5));
+      expect(copy.segments).toContainEqual(['REF', 'HPI', '1045782368']);
+      expect(copy.segments.find((x) => x[0] === 'PLB')).toEqual(['PLB', '1234567893', '20261231', 'CS:1045782368', payment.claims[0]!.clp[4]]);
+    };
+    const local = await run(['settlement', 'remit', e.id]);
+    expect(local.code, local.stderr).toBe(0);
+    check(local.stdout);
+    const billing = await run(['settlement', 'remit', e.id, '--npi', '1234567893']);
+    expect(copyOf(billing.stdout).map((t) => [t.payee[4], t.bpr[1]])).toEqual([['1234567893', 'H']]);
+
+    const server = await serve(home.dir);
+    try {
+      await login(home.dir, server.url);
+      const r = await run(['settlement', 'remit', e.id, '-p', 'sandbox']);
+      expect(r.code, r.stderr).toBe(0);
+      check(r.stdout);
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
+describe('settlement remit: a payer without a profile', () => {
+  it('still writes the 835, TRN03 the payer id, without N3/N4/PER*BL, and says on stderr what the guide requires and the file lacks', async () => {
+    const e = await funded(['--type', 'professional', '--npi', '1045782368', '--patient', 'MBR-1003']);
+    await settle();
+    const db = new Database(databaseFile(home.dir));
+    try {
+      db.prepare("DELETE FROM payer_profiles WHERE payer_id = 'PAYER-ACME'").run();
+    } finally {
+      db.close();
+    }
+    const detail = (await run(['ledger', 'show', e.id, '-o', 'json'])).json<Body>();
+    expect(detail.encounter.payer).toEqual({ name: 'Acme Health Plan', id: 'PAYER-ACME', tax_id: null, address: null, technical_contact: null });
+    const r = await run(['settlement', 'remit', e.id]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain(`TRN*1*${e.transfer}*PAYER-ACME~`);
+    expect(r.stdout).not.toMatch(/^(N3|N4|PER)\*/m);
+    expect(r.stderr).toContain(
+      'the service gives no address (N3, N4), technical contact (PER*BL), tax id (TRN03 is its id instead) of payer PAYER-ACME: the 835 lacks what the guide requires there',
+    );
   });
 });

@@ -1,8 +1,11 @@
 // An 835 re-read by a parser that is not tpa's (node-x12, strict: it refuses an SE01, GE01 or IEA01
-// that does not count right), and its balancing checked as the 005010X221A1 guide asks.
+// that does not count right), checked against the 005010X221A1 guide's required segments, elements
+// and code values (x12-835-tr3.ts, tpa's one known deviation allowed: no bank accounts with ACH), and
+// its balancing checked as the guide asks.
 import { type X12Interchange, X12Parser, type X12Segment } from 'node-x12';
 import { expect } from 'vitest';
 import { parseCents } from '../../src/domain/money.js';
+import { tr3Problems } from './x12-835-tr3.js';
 
 /** X12 decimal text as integer cents, sign kept; fails the test on anything else. */
 export function x12Cents(text: string): number {
@@ -44,6 +47,7 @@ function casSum(cas: string[]): number {
  */
 export function checked835(text: string): { interchange: X12Interchange; transactions: Parsed835[] } {
   const interchange = new X12Parser(true).parse(text) as X12Interchange;
+  expect(tr3Problems(text, { allowMissingBankAccounts: true }), 'the 835 as the 005010X221A1 guide reads it').toEqual([]);
   expect(values(interchange.header)[12]).toBe('00501');
   expect(interchange.functionalGroups).toHaveLength(1);
   expect(Number(values(interchange.trailer)[1])).toBe(interchange.functionalGroups.length);

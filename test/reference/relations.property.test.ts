@@ -132,7 +132,7 @@ async function remit(run: TimelineRun, p: Period, npi?: string): Promise<RemitTx
 }
 
 const txKey = (t: RemitTx) => `${t.transfer}|${t.npi}|${t.kind}`;
-const money = (txs: readonly RemitTx[]) => txs.filter((t) => t.kind !== 'notice');
+const money = (txs: readonly RemitTx[]) => txs.filter((t) => t.kind !== 'notice' && t.kind !== 'copy');
 
 function addInto(sum: Record<string, number>, add: Record<string, number>): void {
   for (const [k, v] of Object.entries(add)) sum[k] = (sum[k] ?? 0) + v;
@@ -386,8 +386,25 @@ describe('metamorphic relations over a year and a half of claims, payments, fail
             const byEncounter = new Map(run.sent.filter((s) => s.encounterId).map((s) => [s.encounterId!, s]));
             const payouts = new Map(transfers.flatMap((t) => (t.payouts as Body[]).map((p) => [`${t.processor_transfer_id}|${p.provider_npi}`, p] as const)));
             const seen = new Map<string, number>();
-            for (const t of await remit(run, whole)) {
+            const all = await remit(run, whole);
+            for (const t of all) {
               if (t.kind === 'reversal') continue;
+              if (t.kind === 'copy') {
+                // The billing provider's copy: no line of the claim is its own, every line is in it,
+                // and it says what the claim's payments to the others paid.
+                const lines = details.get(t.encounter)!.service_lines as Body[];
+                expect(t.npi, `835 ${t.transfer}: a copy to the claim's billing provider`).toBe(details.get(t.encounter)!.encounter.provider.npi);
+                expect(
+                  lines.some((x) => x.provider_npi === t.npi),
+                  `835 ${t.transfer}: a copy to a provider paid for none of the lines`,
+                ).toBe(false);
+                expect(t.lines.length, `835 ${t.transfer}: the copy holds every line`).toBe(lines.length);
+                const paid = all
+                  .filter((x) => x.kind === 'payment' && x.transfer === t.transfer && x.encounter === t.encounter)
+                  .reduce((sum, x) => sum + x.paidCents, 0);
+                expect(t.paidCents, `835 ${t.transfer}: the copy's CLP04 is what the payments paid`).toBe(paid);
+                continue;
+              }
               if (t.kind === 'payment') {
                 const p = payouts.get(`${t.transfer}|${t.npi}`);
                 expect(p, `835 ${t.transfer}: a payout of its transfer to ${t.npi}`).toBeDefined();

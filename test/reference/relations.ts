@@ -316,7 +316,8 @@ export function cutsOf(cuts: readonly Cut[], t: Timeline): string[] {
 export interface RemitTx {
   transfer: string;
   npi: string;
-  kind: 'payment' | 'notice' | 'reversal';
+  /** copy: the billing provider's information (BPR H) of a claim whose lines were all paid to others. */
+  kind: 'payment' | 'notice' | 'reversal' | 'copy';
   /** BPR02: what reaches the payee's bank (signed as written). */
   bprCents: number;
   /** CLP04: the claim's payment (negative for a reversal). */
@@ -343,8 +344,9 @@ export function remitTransactions(text: string): RemitTx[] {
     return {
       transfer: t.trn[2]!,
       npi: t.payee[4]!,
-      // A payee whose lines paid nothing on this transfer gets a notice (CLP04 0.00) beside the payments.
-      kind: reversal ? 'reversal' : x12Cents(clp[4]!) !== 0 ? 'payment' : 'notice',
+      // A payee whose lines paid nothing on this transfer gets a notice (CLP04 0.00) beside the payments;
+      // a claim paid (CLP04) in a notification only (BPR H) is the billing provider's copy.
+      kind: reversal ? 'reversal' : x12Cents(clp[4]!) === 0 ? 'notice' : t.bpr[1] === 'H' ? 'copy' : 'payment',
       bprCents: x12Cents(t.bpr[2]!),
       paidCents: x12Cents(clp[4]!),
       encounter: clp[7]!,

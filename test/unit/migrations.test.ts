@@ -34,6 +34,8 @@ const LANDED = [
   'fa78828f9153b1df',
   // 25 (families).
   'a2165492216d4ebb',
+  // 26: the payer's profile.
+  'e18589f2cf7b2215',
 ];
 
 describe('migrations', () => {

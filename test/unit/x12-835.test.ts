@@ -8,6 +8,23 @@ import { carcOf, type RemitLine, type RemitTransaction, write835, x12Amount, x12
 import type { TpaError } from '../../src/errors.js';
 import { centsToJson } from '../../src/domain/money.js';
 import { checked835 } from '../helpers/x12-835-check.js';
+import { tr3Problems } from '../helpers/x12-835-tr3.js';
+
+/** The sandbox payer's profile (migration 26), as the writer and the ledger detail carry it. */
+const PAYER = {
+  name: 'Acme Health Plan',
+  id: 'PAYER-ACME',
+  taxId: '990000001',
+  address: { line1: '100 Sandbox Way', line2: 'Suite 400', city: 'Springfield', state: 'IL', postalCode: '62701' },
+  contact: { name: 'Acme Health Plan EDI Support', phone: '8005550100', email: 'edi@acme-health.example', url: null },
+};
+const DETAIL_PAYER = {
+  name: 'Acme Health Plan',
+  id: 'PAYER-ACME',
+  tax_id: '990000001',
+  address: { line1: '100 Sandbox Way', line2: 'Suite 400', city: 'Springfield', state: 'IL', postal_code: '62701' },
+  technical_contact: { name: 'Acme Health Plan EDI Support', phone: '8005550100', email: 'edi@acme-health.example', url: null },
+};
 
 const ENVELOPE = { controlNumber: 42, sender: 'PAYER-ACME', receiver: '1234567893', createdAt: '2026-03-04T10:00:00Z' };
 
@@ -31,7 +48,7 @@ const allowedLine = (over: Partial<RemitLine> = {}): RemitLine => ({
 const payment = (over: Partial<RemitTransaction> = {}): RemitTransaction => ({
   kind: 'payment',
   transferId: 'tr_1',
-  payer: { name: 'Acme Health Plan', id: 'PAYER-ACME' },
+  payer: PAYER,
   payee: { npi: '1234567893', name: 'Riverside Surgery Center' },
   claimId: 'ENC-2026-000001',
   encounterId: 'enc_1',
@@ -68,7 +85,7 @@ describe('x12-835 writer', () => {
       [
         payment({
           payee: { npi: '1234567893', name: 'Riverside~Surgery*Center:^ LLC' },
-          payer: { name: 'Acme*Health~Plan', id: 'PAYER^ACME' },
+          payer: { ...PAYER, name: 'Acme*Health~Plan', id: 'PAYER^ACME' },
           patient: { memberId: 'MBR:1001', name: 'Jane~Doe*Smith' },
           claimId: 'PAT*1~2',
         }),
@@ -82,7 +99,7 @@ describe('x12-835 writer', () => {
     expect(t.segments).toContainEqual(['NM1', 'QC', '1', 'Smith', 'Jane Doe', '', '', '', 'MI', 'MBR 1001']);
     expect(t.claims[0]!.clp[1]).toBe('PAT 1 2');
     // Every segment of the transaction, no more: nothing split a segment or an element.
-    expect(t.segments.map((s) => s[0]).join(' ')).toBe('BPR TRN DTM N1 REF N1 LX CLP NM1 DTM SVC DTM CAS CAS REF AMT PLB');
+    expect(t.segments.map((s) => s[0]).join(' ')).toBe('BPR TRN DTM N1 N3 N4 REF PER N1 LX CLP NM1 DTM SVC DTM CAS CAS REF AMT PLB');
     expect(text.split('\n')[0]).toHaveLength(106);
   });
 
@@ -184,7 +201,7 @@ function found(lines: LedgerServiceLine[], payouts: Payout[], status = 'COMPLETE
       submission_date: '2026-03-02',
       patient: { member_id: 'MBR-1001', name: 'Jane Doe', dob: null },
       provider: { npi: '1234567893', name: 'Riverside Surgery Center', role: 'FACILITY', facility_npi: null, facility_name: null },
-      payer: { name: 'Acme Health Plan', id: 'PAYER-ACME' },
+      payer: DETAIL_PAYER,
     },
     entries: [],
     financial_summary: {},
@@ -284,7 +301,12 @@ describe('review of the 835', () => {
     const r2 = remitTransactions(body, new Map());
     const e2 = thrown(() => write835(r2.transactions, ENVELOPE));
     expect(e2.message).toMatch(/sequence is not a whole number: "1~X"/);
-    expect(thrown(() => write835([payment({ lines: [allowedLine({ units: 1.5 })] })], ENVELOPE)).message).toMatch(/units of line 1 is not a whole number/);
+    expect(thrown(() => write835([payment({ lines: [allowedLine({ units: -1 })] })], ENVELOPE)).message).toMatch(/units of line 1 is not a quantity: -1/);
+    expect(thrown(() => write835([payment({ lines: [allowedLine({ units: 1e21 })] })], ENVELOPE)).kind).toBe('unusable');
+    expect(thrown(() => write835([payment({ lines: [allowedLine({ units: 0.000001 })] })], ENVELOPE)).kind).toBe('unusable');
+    // Decimal units (drug and time units) are written as sent, SVC05 being a decimal.
+    const decimal = checked835(write835([payment({ lines: [allowedLine({ units: 1.5 })] })], ENVELOPE)).transactions[0]!;
+    expect(decimal.claims[0]!.lines[0]!.svc[5]).toBe('1.5');
     expect(thrown(() => write835([payment({ lines: [allowedLine({ serviceDate: '2026-03-02T00:00:00Z' })] })], ENVELOPE)).kind).toBe('unusable');
   });
 
@@ -349,5 +371,143 @@ describe('a line whose price had anesthesia paid elsewhere taken off', () => {
     expect(text).toContain('CAS*CO*97*765**45*500~');
     expect(text).not.toContain('CAS*CO*45*1265');
     checked835(text);
+  });
+});
+
+describe('the 835 a posting system expects', () => {
+  it("loop 1000A holds the payer's address (N3, N4) and technical contact (PER*BL); TRN03 and BPR10 are 1 and its EIN", () => {
+    const t = checked835(write835([payment()], ENVELOPE)).transactions[0]!;
+    expect(t.trn).toEqual(['TRN', '1', 'tr_1', '1990000001']);
+    expect(t.bpr[10]).toBe('1990000001');
+    const payer = t.segments.slice(
+      t.segments.findIndex((s) => s[0] === 'N1' && s[1] === 'PR'),
+      t.segments.findIndex((s) => s[0] === 'N1' && s[1] === 'PE'),
+    );
+    expect(payer).toEqual([
+      ['N1', 'PR', 'Acme Health Plan'],
+      ['N3', '100 Sandbox Way', 'Suite 400'],
+      ['N4', 'Springfield', 'IL', '62701'],
+      ['REF', '2U', 'PAYER-ACME'],
+      ['PER', 'BL', 'Acme Health Plan EDI Support', 'TE', '8005550100', 'EM', 'edi@acme-health.example'],
+    ]);
+  });
+
+  it('a payer the service gives no profile of: no N3/N4/PER*BL and TRN03 its id, which the TR3 check names; a tax id that is not nine digits is refused', () => {
+    const text = write835([payment({ payer: { name: 'Other Plan', id: 'PAYER-OTHER' } })], ENVELOPE);
+    expect(text).toContain('TRN*1*tr_1*PAYER-OTHE~');
+    expect(text).not.toMatch(/^N3\*/m);
+    expect(tr3Problems(text, { allowMissingBankAccounts: true })).toEqual([
+      'ST 0001: TRN*1 (segment 3) TRN03 must be 1 and the payer\'s nine-digit EIN, is "PAYER-OTHE"',
+      "ST 0001: the payer's address (loop 1000A) (N3) is missing before segment 6 (REF)",
+      "ST 0001: the payer's city, state and ZIP (loop 1000A) (N4) is missing before segment 6 (REF)",
+      "ST 0001: the payer's technical contact (loop 1000A PER*BL) is missing",
+    ]);
+    expect(() => write835([payment({ payer: { ...PAYER, taxId: '12-34' } })], ENVELOPE)).toThrow(/tax id is not nine digits/);
+  });
+
+  it('an institutional claim: CLP08/CLP09 its type of bill, SVC04 the revenue code, NU:<revenue> for a line without a procedure code, LQ*HE its remark codes', () => {
+    const lines = [
+      allowedLine({ revenueCode: '0305' }),
+      allowedLine({
+        sequence: 2,
+        cptCode: '',
+        revenueCode: '0250',
+        chargeCents: 4_000,
+        allowedCents: 0,
+        deductibleCents: 0,
+        coinsuranceCents: 0,
+        copayCents: 0,
+        patientCents: 0,
+        paidCents: 0,
+        status: 'DENIED',
+        denialCode: 'CARC-96',
+        remarkCodes: ['N130', 'M15'],
+      }),
+    ];
+    const text = write835([payment({ lines, facilityTypeCode: '14', claimFrequencyCode: '1' })], ENVELOPE);
+    const t = checked835(text).transactions[0]!;
+    expect(t.claims[0]!.clp.slice(6)).toEqual(['CI', 'enc_1', '14', '1']);
+    expect(t.claims[0]!.lines.map((l) => l.svc.slice(1))).toEqual([
+      ['HC:45380', '2400', '900', '0305', '1'],
+      ['NU:0250', '40', '0', '', '1'],
+    ]);
+    // LQ*HE after the line's CAS, REF and AMT, as loop 2110 orders them.
+    const second = t.segments.slice(t.segments.findIndex((s) => s[0] === 'SVC' && s[1] === 'NU:0250'));
+    expect(second.map((s) => s.slice(0, 2).join('*'))).toEqual(['SVC*NU:0250', 'DTM*472', 'CAS*CO', 'REF*6R', 'LQ*HE', 'LQ*HE', 'PLB*1234567893']);
+    expect(second.filter((s) => s[0] === 'LQ')).toEqual([
+      ['LQ', 'HE', 'N130'],
+      ['LQ', 'HE', 'M15'],
+    ]);
+    // A professional claim has neither: CLP ends at CLP07.
+    expect(checked835(write835([payment()], ENVELOPE)).transactions[0]!.claims[0]!.clp).toHaveLength(8);
+    expect(() => write835([payment({ lines: [allowedLine({ remarkCodes: ['N1~X'] })] })], ENVELOPE)).toThrow(/remark code of line 1 is not one/);
+  });
+});
+
+describe('the billing provider of a claim its lines were paid to others for', () => {
+  const BILLING = '1003000126';
+  const surgeon = (over: Partial<LedgerServiceLine>) =>
+    line({ provider_npi: '1045782368', provider_name: 'Dr. Alice Morgan', line_control_number: 'A1', ...over });
+  const billedElsewhere = () => {
+    const f = found(
+      [
+        surgeon({}),
+        line({
+          sequence: 2,
+          cpt_code: '99213',
+          submitted_charge: 180,
+          allowed_amount: 100,
+          deductible_applied: 0,
+          copay_applied: 0,
+          coinsurance_applied: 0,
+          patient_responsibility: 0,
+          benefit_amount: 100,
+          line_control_number: 'A2',
+        }),
+      ],
+      [
+        payout({ provider_npi: '1045782368', provider_name: 'Dr. Alice Morgan' }),
+        payout({ sequence: 2, amount: 100, processor_fee: 2.2, net_to_provider: 97.8 }),
+      ],
+    );
+    f.transfer.total_amount = 1000;
+    f.detail.encounter.provider = { npi: BILLING, name: 'Valley Billing Group', role: 'GROUP', facility_npi: null, facility_name: null };
+    f.detail.encounter.patient_control_number = 'CLM-77';
+    return f;
+  };
+
+  it('gets an informational copy (BPR H, 0.00) of the whole claim: its CLM01, every line with REF*HPI naming its payee, a PLB CS per payee; the payees their own', () => {
+    const r = remitTransactions(billedElsewhere(), new Map());
+    expect(r.transactions.map((t) => [t.kind, t.payee.npi])).toEqual([
+      ['payment', '1045782368'],
+      ['payment', '1234567893'],
+      ['copy', BILLING],
+    ]);
+    const copy = checked835(write835(r.transactions, ENVELOPE)).transactions[2]!;
+    expect(copy.bpr.slice(1, 5)).toEqual(['H', '0', 'C', 'NON']);
+    expect(copy.payee).toEqual(['N1', 'PE', 'Valley Billing Group', 'XX', BILLING]);
+    expect(copy.claims[0]!.clp.slice(1, 5)).toEqual(['CLM-77', '1', '2580', '1000']);
+    expect(copy.segments.filter((s) => s[0] === 'REF' && (s[1] === '6R' || s[1] === 'HPI'))).toEqual([
+      ['REF', '6R', 'A1'],
+      ['REF', 'HPI', '1045782368'],
+      ['REF', '6R', 'A2'],
+      ['REF', 'HPI', '1234567893'],
+    ]);
+    expect(copy.segments.find((s) => s[0] === 'PLB')).toEqual(['PLB', BILLING, '20261231', 'CS:1045782368', '900', 'CS:1234567893', '100']);
+  });
+
+  it('--npi <billing> selects the copy alone; a billing provider that is a payee of a line gets its own transaction and no copy', () => {
+    expect(remitTransactions(billedElsewhere(), new Map(), BILLING).transactions.map((t) => t.kind)).toEqual(['copy']);
+    const own = billedElsewhere();
+    own.detail.encounter.provider.npi = '1234567893';
+    expect(remitTransactions(own, new Map()).transactions.map((t) => t.kind)).toEqual(['payment', 'payment']);
+  });
+});
+
+describe('units as sent', () => {
+  it("a ledger line's decimal quantity (drug or time units) is SVC05 as sent, never rounded or taken as 1", () => {
+    const r = remitTransactions(found([line({ quantity: 2.5 })], [payout({})]), new Map());
+    const t = checked835(write835(r.transactions, ENVELOPE)).transactions[0]!;
+    expect(t.claims[0]!.lines.map((l) => l.svc[5])).toEqual(['2.5']);
   });
 });

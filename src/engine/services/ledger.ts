@@ -155,10 +155,20 @@ function pageRows(db: Db, f: LedgerQuery, months: Span[], count: number): PageRo
   return pageRowsOf(db, pageRowids(db, f, last.day, first.day, first.before));
 }
 
-/** The member's payer as a page names it (store/reference.ts keeps it per connection). */
-function payerOf(ref: Reference, memberId: string): { name: string; id: string } {
+/**
+ * The member's payer as the detail names it (store/reference.ts keeps it per connection), with its
+ * profile (tpa's addition, docs/api.md): tax id, address and technical contact, null when not configured.
+ */
+function payerOf(ref: Reference, memberId: string): Record<string, unknown> {
   const p = ref.payers.get(memberId);
-  return { name: p?.name ?? 'Unknown payer', id: p?.id ?? 'UNKNOWN' };
+  const profile = p ? ref.payerProfiles.get(p.id) : undefined;
+  return {
+    name: p?.name ?? 'Unknown payer',
+    id: p?.id ?? 'UNKNOWN',
+    tax_id: profile?.tax_id ?? null,
+    address: profile?.address ?? null,
+    technical_contact: profile?.technical_contact ?? null,
+  };
 }
 
 function providerOf(db: Db, npi: string, fallbackName: string | null) {
@@ -276,6 +286,9 @@ export function ledgerDetail(ctx: EngineContext, _req: EngineRequest, params: Re
       payer: payerOf(ref, row.member_id),
       // tpa's addition (docs/api.md): the claim's own id from its sender (an 837's CLM01).
       patient_control_number: claim.patientControlNumber ?? null,
+      // tpa's (docs/api.md): an institutional claim's type of bill as sent (CLM05-1, CLM05-3), for the 835's CLP08/CLP09.
+      ...(claim.facilityTypeCode ? { facility_type_code: claim.facilityTypeCode } : {}),
+      ...(claim.claimFrequencyCode ? { claim_frequency_code: claim.claimFrequencyCode } : {}),
       // tpa's: a pended claim sent again and the claim that sent it (docs/money-rules.md "The finance desk's report").
       ...(linked.supersededBy ? { superseded_by: linked.supersededBy } : {}),
       ...(linked.supersedes ? { supersedes: linked.supersedes } : {}),
@@ -357,6 +370,8 @@ function serviceLine(
     // The line as sent: its modifiers and the sender's line control number (null when it sent none).
     modifiers: sent?.modifiers ?? [],
     line_control_number: sent?.lineControlNumber ?? null,
+    // tpa's (docs/api.md): an institutional line's revenue code (the 837I's SV201), for the 835's SVC04.
+    ...(sent?.revenueCode ? { revenue_code: sent.revenueCode } : {}),
     quantity: line.quantity,
     // The line's own date: a claim's lines may be on several days (docs/api.md, tpa's addition).
     service_date: line.serviceDate,

@@ -804,4 +804,25 @@ export const MIGRATIONS: readonly string[] = [
   `,
   // 25: families (FAMILIES above).
   FAMILIES,
+  // 26: the payer's profile, plan configuration the 835 needs (docs/x12.md "835 out"): its federal
+  // tax id (TRN03 and BPR10 are 1 and the EIN), its address (loop 1000A N3/N4) and its technical
+  // contact (PER*BL), per payer id (plans.payer_id). The sandbox's payer is seeded; a payer without
+  // a profile is remitted without them, which the 835 guide does not allow (remit says so).
+  `
+  CREATE TABLE payer_profiles (
+    payer_id TEXT PRIMARY KEY,
+    tax_id TEXT,
+    address_line1 TEXT,
+    address_line2 TEXT,
+    city TEXT,
+    state TEXT,
+    postal_code TEXT,
+    contact_name TEXT,
+    contact_phone TEXT,
+    contact_email TEXT,
+    contact_url TEXT
+  );
+  INSERT INTO payer_profiles (payer_id, tax_id, address_line1, address_line2, city, state, postal_code, contact_name, contact_phone, contact_email, contact_url)
+    VALUES ('PAYER-ACME', '990000001', '100 Sandbox Way', 'Suite 400', 'Springfield', 'IL', '62701', 'Acme Health Plan EDI Support', '8005550100', 'edi@acme-health.example', NULL);
+  `,
 ];

@@ -13,6 +13,42 @@ export interface Reference {
   providers: ReadonlyMap<string, { name: string; role: string | null; nameJson: string; roleJson: string }>;
   payers: ReadonlyMap<string, { name: string; id: string; nameJson: string; idJson: string }>;
   cptDescriptions: ReadonlyMap<string, { description: string; json: string }>;
+  /** Each payer's profile by payer id (migration 26): what the 835's loop 1000A and TRN03 need. */
+  payerProfiles: ReadonlyMap<string, PayerProfile>;
+}
+
+/** A payer's profile: its tax id, address and technical contact, each null when not configured. */
+export interface PayerProfile {
+  tax_id: string | null;
+  address: { line1: string; line2: string | null; city: string; state: string; postal_code: string } | null;
+  technical_contact: { name: string | null; phone: string | null; email: string | null; url: string | null } | null;
+}
+
+interface PayerProfileRow {
+  payer_id: string;
+  tax_id: string | null;
+  address_line1: string | null;
+  address_line2: string | null;
+  city: string | null;
+  state: string | null;
+  postal_code: string | null;
+  contact_name: string | null;
+  contact_phone: string | null;
+  contact_email: string | null;
+  contact_url: string | null;
+}
+
+/** A profile row as the ledger detail gives it: an address only when it is whole, a contact only with a way to reach it. */
+function payerProfile(r: PayerProfileRow): PayerProfile {
+  return {
+    tax_id: r.tax_id,
+    address:
+      r.address_line1 && r.city && r.state && r.postal_code
+        ? { line1: r.address_line1, line2: r.address_line2, city: r.city, state: r.state, postal_code: r.postal_code }
+        : null,
+    technical_contact:
+      r.contact_phone || r.contact_email || r.contact_url ? { name: r.contact_name, phone: r.contact_phone, email: r.contact_email, url: r.contact_url } : null,
+  };
 }
 
 /**
@@ -39,6 +75,7 @@ export const reference = perSchemaVersion((db): Reference => {
     payer_name: string | null;
   }[];
   const codes = db.prepare('SELECT code, description FROM cpt_codes').all() as { code: string; description: string }[];
+  const profiles = db.prepare('SELECT * FROM payer_profiles').all() as PayerProfileRow[];
   const reference: Reference = {
     providers: new Map(providers.map((p) => [p.npi, { name: p.name, role: p.role, nameJson: JSON.stringify(p.name), roleJson: JSON.stringify(p.role) }])),
     payers: new Map(
@@ -49,6 +86,7 @@ export const reference = perSchemaVersion((db): Reference => {
       }),
     ),
     cptDescriptions: new Map(codes.map((c) => [c.code, { description: c.description, json: JSON.stringify(c.description) }])),
+    payerProfiles: new Map(profiles.map((r) => [r.payer_id, payerProfile(r)])),
   };
   return reference;
 });

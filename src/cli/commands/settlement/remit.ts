@@ -123,6 +123,16 @@ async function settlementRemit(ctx: Context, ref: string | undefined, opts: Opti
       return { exitCode: worst };
     }
   }
+  // A payer the service gives no profile of: the file is written (the money in it is right), and
+  // what the guide requires of loop 1000A that it lacks is said, once a payer.
+  for (const payer of new Map(transactions.map((t) => [t.payer.id, t.payer])).values()) {
+    const lacking = [
+      ...(payer.address ? [] : ['address (N3, N4)']),
+      ...(payer.contact ? [] : ['technical contact (PER*BL)']),
+      ...(payer.taxId ? [] : ['tax id (TRN03 is its id instead)']),
+    ];
+    if (lacking.length > 0) ctx.note(`the service gives no ${lacking.join(', ')} of payer ${payer.id}: the 835 lacks what the guide requires there`);
+  }
   const { write835 } = x12;
   const { serviceNow } = await import('../../../client/activity.js');
   const payees = new Set(transactions.map((t) => t.payee.npi));
