@@ -280,7 +280,8 @@ function remitLine(l: LedgerServiceLine, encounterDate: string): RemitLine {
   const copayCents = cents(l.copay_applied, `${what}: copay_applied`);
   return {
     sequence: l.sequence,
-    cptCode: l.cpt_code,
+    // A revenue-code-only line has no procedure code (null).
+    cptCode: l.cpt_code ?? '',
     modifiers: Array.isArray(l.modifiers) ? l.modifiers : [],
     controlNumber: typeof l.line_control_number === 'string' && l.line_control_number !== '' ? l.line_control_number : null,
     serviceDate: l.service_date ?? encounterDate,

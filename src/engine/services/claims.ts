@@ -98,10 +98,11 @@ export function checkClaim(ctx: EngineContext, text: string): EngineResponse {
     const lines = row
       ? (JSON.parse(row.outcome_json) as Adjudication).lines.map((l) => ({
           sequence: l.sequence,
-          cpt_code: l.cptCode,
+          cpt_code: l.cptCode === '' ? null : l.cptCode,
           status: l.status,
           reason_code: l.reasonCode,
           reason: l.reason ?? Object.values(DENIAL).find((d) => d.code === l.reasonCode)?.reason ?? null,
+          ...(l.remarkCodes ? { remark_codes: l.remarkCodes } : {}),
           benefit_amount: centsToAmount(l.benefitCents),
         }))
       : [];
@@ -149,7 +150,8 @@ function linePayees(db: Db, claim: ParsedClaim): ClaimPayees {
   const codesOf = new Map<string, string[]>();
   claim.lines.forEach((line, i) => {
     const codes = codesOf.get(npis[i]!) ?? [];
-    if (!codes.includes(line.cptCode)) codes.push(line.cptCode);
+    // A line tpa does not price (HCPCS Level II, a revenue code alone) chooses no contract.
+    if (line.unpriced === undefined && !codes.includes(line.cptCode)) codes.push(line.cptCode);
     codesOf.set(npis[i]!, codes);
   });
   const inForce = new Map<string, readonly ActiveContract[]>();
@@ -186,7 +188,9 @@ function linePayees(db: Db, claim: ParsedClaim): ClaimPayees {
  */
 function contractsPerLine(claim: ParsedClaim, p: ClaimPayees): { rows: (ContractRow | null)[]; terms: (ContractTerms | null)[] } {
   const terms = new Map<string, ContractTerms>();
-  const picked = claim.lines.map((line, i) => (p.payees[i]!.eligible ? (p.candidates[i]!.find((c) => c.covered.includes(line.cptCode)) ?? null) : null));
+  const picked = claim.lines.map((line, i) =>
+    p.payees[i]!.eligible && line.unpriced === undefined ? (p.candidates[i]!.find((c) => c.covered.includes(line.cptCode)) ?? null) : null,
+  );
   const termsOf = (c: ActiveContract, date: string) => {
     const key = `${c.contract.id}|${date}`;
     let t = terms.get(key);
@@ -200,6 +204,12 @@ function contractsPerLine(claim: ParsedClaim, p: ClaimPayees): { rows: (Contract
     rows: picked.map((c) => c?.contract ?? null),
     terms: picked.map((c, i) => (c === null ? null : termsOf(c, claim.lines[i]!.serviceDate))),
   };
+}
+
+/** The billing provider's contract in force on `date` in the claim's network group (its lines' candidates), if any. */
+function billingContractOn(p: ClaimPayees, claim: ParsedClaim, date: string): ContractRow | undefined {
+  const i = claim.lines.findIndex((l, k) => l.serviceDate === date && p.payees[k]!.npi === claim.providerNpi);
+  return i < 0 ? undefined : p.candidates[i]![0]?.contract;
 }
 
 function recordClaim(ctx: EngineContext, claim: ParsedClaim): EngineResponse {
@@ -223,10 +233,16 @@ function recordClaim(ctx: EngineContext, claim: ParsedClaim): EngineResponse {
   const payees = linePayees(db, claim);
   const serviceDate = claimServiceDate(claim);
   const lineContracts = contractsPerLine(claim, payees);
-  // The encounter's contract: the billing provider's that prices a line, else the first line's.
-  const chosen = lineContracts.rows.find((row) => row !== null && row.npi === claim.providerNpi) ?? lineContracts.rows.find((row) => row !== null);
+  // The encounter's contract: the billing provider's that prices a line, else the first line's;
+  // a claim of lines tpa does not price alone (every one HCPCS Level II or a revenue code without
+  // a procedure code) is adjudicated and denied under the billing provider's contract in force on
+  // its service date (docs/money-rules.md "Lines tpa does not price").
+  const chosen =
+    lineContracts.rows.find((row) => row !== null && row.npi === claim.providerNpi) ??
+    lineContracts.rows.find((row) => row !== null) ??
+    (claim.lines.every((l) => l.unpriced !== undefined) ? billingContractOn(payees, claim, serviceDate) : undefined);
   if (!chosen) {
-    const codes = [...new Set(claim.lines.map((l) => l.cptCode))];
+    const codes = [...new Set(claim.lines.map((l) => l.cptCode || `revenue ${l.revenueCode}`))];
     const dates = [...new Set(claim.lines.map((l) => l.serviceDate))].sort();
     // Each line is priced under its payee's contract (the rendering provider's when it names one):
     // the message names whose contracts were looked for, not only the billing provider.
@@ -410,7 +426,8 @@ function priorLines(
   claim: ParsedClaim,
   terms: readonly (ContractTerms | null)[],
 ): { paidLines: PriorLine[]; bundleLines: PriorLine[] } {
-  const codes = [...new Set(claim.lines.map((l) => l.cptCode))];
+  // Lines tpa does not price are never paid: no paid line of their codes can make them a duplicate.
+  const codes = [...new Set(claim.lines.filter((l) => l.unpriced === undefined).map((l) => l.cptCode))];
   const dates = claim.lines.map((l) => l.serviceDate).sort();
   const first = dates[0]!;
   const last = dates.at(-1)!;

@@ -3,6 +3,7 @@ import type { LineAdjudication } from '../../domain/adjudication.js';
 import type { FieldError } from '../../domain/errors.js';
 import { LEDGER_STATUSES } from '../../domain/ledger.js';
 import { centsToAmount, centsToJson } from '../../domain/money.js';
+import type { ClaimLine } from '../../domain/fhir-claim.js';
 import { isoDateProblem, npiProblem } from '../../domain/validation.js';
 import type { EngineContext } from '../context.js';
 import { HttpError, queryWholeNumber, respond, servedLink, type EngineRequest, type EngineResponse } from '../exchange.js';
@@ -335,12 +336,16 @@ function serviceLine(
   const sent = claim.lines.find((l) => l.sequence === line.sequence);
   return {
     sequence: line.sequence,
-    cpt_code: line.cptCode,
-    cpt_description: ref.cptDescriptions.get(line.cptCode)?.description ?? `CPT ${line.cptCode}`,
+    // A revenue-code-only line has no procedure code (null); a HCPCS Level II code is given as sent.
+    cpt_code: line.cptCode === '' ? null : line.cptCode,
+    cpt_description: lineDescription(ref, line.cptCode, sent),
     // The line as sent: its modifiers and the sender's line control number (null when it sent none).
     modifiers: sent?.modifiers ?? [],
     line_control_number: sent?.lineControlNumber ?? null,
+    // The quantity as sent (units, to three decimals, or minutes: unit_of_measure MJ).
     quantity: line.quantity,
+    ...(sent?.unitOfMeasure === 'MJ' ? { unit_of_measure: 'MJ' } : {}),
+    ...(sent?.revenueCode ? { revenue_code: sent.revenueCode } : {}),
     // The line's own date: a claim's lines may be on several days (docs/api.md, tpa's addition).
     service_date: line.serviceDate,
     submitted_charge: centsToAmount(line.chargeCents),
@@ -354,6 +359,8 @@ function serviceLine(
     // before line-level outcomes existed take the claim's.
     status: !done ? 'PENDING' : a.disposition === 'PENDING_REVIEW' ? 'PENDED' : a.disposition === 'DENIED' && !line.reasonCode ? 'DENIED' : line.status,
     denial_code: done && a.disposition !== 'PENDING_REVIEW' ? (line.reasonCode ?? (a.disposition === 'DENIED' ? a.denialCode : null)) : null,
+    // The remark codes (RARC) of a line denied because tpa does not price its code (the 835's LQ*HE).
+    ...(done && line.remarkCodes ? { remark_codes: line.remarkCodes } : {}),
     provider_npi: payee.providerNpi,
     provider_name: payee.providerName,
     provider_role: payee.providerRole,
@@ -363,4 +370,13 @@ function serviceLine(
       ? { anesthesia_deducted: centsToAmount(line.anesthesiaDeductedCents!) }
       : {}),
   };
+}
+
+/** A line's description: the CPT code's, else what the line is (a HCPCS Level II code, a revenue code alone). */
+function lineDescription(ref: Reference, code: string, sent: ClaimLine | undefined): string {
+  const known = ref.cptDescriptions.get(code)?.description;
+  if (known) return known;
+  if (sent?.unpriced === 'REVENUE_CODE_ONLY') return `Revenue code ${sent.revenueCode ?? ''}`.trim();
+  if (sent?.unpriced === 'HCPCS_LEVEL_II') return `HCPCS ${code}`;
+  return `CPT ${code}`;
 }

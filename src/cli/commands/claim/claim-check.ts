@@ -141,10 +141,13 @@ export const NOT_CHECKED_REMOTELY =
 
 interface CheckedLine {
   sequence: number;
-  cpt_code: string;
+  /** Null on a revenue-code-only line. */
+  cpt_code: string | null;
   status: string;
   reason_code: string | null;
   reason: string | null;
+  /** Remark codes of a line denied because tpa does not price its code. */
+  remark_codes?: string[];
 }
 
 /**
@@ -192,7 +195,10 @@ export function engineCheckOf(answer: Answer): EngineCheck {
       : disposition === 'PENDING_REVIEW'
         ? String(b.pend_reason ?? 'a preauthorization is needed')
         : `benefit ${formatCentsGrouped(jsonNumberToCents(b.adjudication?.benefit_amount) ?? 0)}`;
-  const unpaid = lines.map((l) => `line ${l.sequence} (${l.cpt_code}) ${l.status}${l.reason_code ? ` ${l.reason_code}` : ''}${l.reason ? ` ${l.reason}` : ''}`);
+  const unpaid = lines.map(
+    (l) =>
+      `line ${l.sequence}${l.cpt_code ? ` (${l.cpt_code})` : ''} ${l.status}${l.reason_code ? ` ${l.reason_code}` : ''}${l.remark_codes?.length ? ` ${l.remark_codes.join(' ')}` : ''}${l.reason ? ` ${l.reason}` : ''}`,
+  );
   return {
     checked: true,
     accepted: true,
