@@ -120,6 +120,17 @@ describe('a line tpa cannot price is denied, and the claim adjudicated', () => {
     expect(fund.body).toMatchObject({ reason: 'CLAIM_DENIED' });
   });
 
+  it('a claim of HCPCS lines alone from a billing provider without a contract in force that day is still the 404 no_active_contract', () => {
+    // Northgate's contract ended on 2025-12-31.
+    const claim = withCodings(
+      { npi: '1673904821', careTeam: [{ npi: '1673904821', role: 'primary' }], lines: [{ code: '45378', date: '2026-03-02', charge: '20.00' }] },
+      { 0: { system: HCPCS, code: 'J3490' } },
+    );
+    const a = adjudicate(claim);
+    expect(a.status).toBe(404);
+    expect(a.response.error).toBe('no_active_contract');
+  });
+
   it('funding the partial claim releases the contracted line’s benefit alone', () => {
     const engine = home.at(CLOCK, '0');
     const claim = withCodings(

@@ -113,6 +113,8 @@ export function checkClaim(ctx: EngineContext, text: string): EngineResponse {
 type ActiveContract = ReturnType<typeof activeContractsFor>[number];
 
 interface ClaimPayees {
+  /** The claim's network group: the billing provider's, when it is in the network. */
+  groupId: string | undefined;
   payees: LinePayee[];
   /** The contracts of each line's payee in force on its date in the claim's network group, best first. */
   candidates: (readonly ActiveContract[])[];
@@ -177,7 +179,7 @@ function linePayees(db: Db, claim: ParsedClaim): ClaimPayees {
     const role = facts.get(npi)?.role;
     return { npi, feeKind, ...(role !== undefined && role !== feeKind ? { payeeRole: role } : {}), eligible: npi === billing || candidates[i]!.length > 0 };
   });
-  return { payees, candidates };
+  return { groupId, payees, candidates };
 }
 
 /**
@@ -206,12 +208,6 @@ function contractsPerLine(claim: ParsedClaim, p: ClaimPayees): { rows: (Contract
   };
 }
 
-/** The billing provider's contract in force on `date` in the claim's network group (its lines' candidates), if any. */
-function billingContractOn(p: ClaimPayees, claim: ParsedClaim, date: string): ContractRow | undefined {
-  const i = claim.lines.findIndex((l, k) => l.serviceDate === date && p.payees[k]!.npi === claim.providerNpi);
-  return i < 0 ? undefined : p.candidates[i]![0]?.contract;
-}
-
 function recordClaim(ctx: EngineContext, claim: ParsedClaim): EngineResponse {
   const { db } = ctx;
   const member = memberWithBenefits(db, claim.memberId);
@@ -235,12 +231,14 @@ function recordClaim(ctx: EngineContext, claim: ParsedClaim): EngineResponse {
   const lineContracts = contractsPerLine(claim, payees);
   // The encounter's contract: the billing provider's that prices a line, else the first line's;
   // a claim of lines tpa does not price alone (every one HCPCS Level II or a revenue code without
-  // a procedure code) is adjudicated and denied under the billing provider's contract in force on
-  // its service date (docs/money-rules.md "Lines tpa does not price").
+  // a procedure code) is adjudicated and denied under the billing provider's contract in force in
+  // its group on the claim's service date, its earliest (docs/money-rules.md "Lines tpa does not price").
   const chosen =
     lineContracts.rows.find((row) => row !== null && row.npi === claim.providerNpi) ??
     lineContracts.rows.find((row) => row !== null) ??
-    (claim.lines.every((l) => l.unpriced !== undefined) ? billingContractOn(payees, claim, serviceDate) : undefined);
+    (claim.lines.every((l) => l.unpriced !== undefined) && payees.groupId !== undefined
+      ? activeContractsFor(db, claim.providerNpi, serviceDate, [], payees.groupId)[0]?.contract
+      : undefined);
   if (!chosen) {
     const codes = [...new Set(claim.lines.map((l) => l.cptCode || `revenue ${l.revenueCode}`))];
     const dates = [...new Set(claim.lines.map((l) => l.serviceDate))].sort();
