@@ -73,7 +73,16 @@ describe.each(['in-process', 'over local serve'] as const)('lines tpa does not p
       ['J3490', 'DENIED', 'CARC-96', ['N130']],
     ]);
     const benefit = detail.service_lines[0].benefit_amount as number;
-    await ok(['fund', 'approve', detail.encounter.id, '--amount', formatCents(cents(benefit)), '--auth-code', `AUTH-20260302-ACME-${transport.length}`, '--yes']);
+    await ok([
+      'fund',
+      'approve',
+      detail.encounter.id,
+      '--amount',
+      formatCents(cents(benefit)),
+      '--auth-code',
+      `AUTH-20260302-ACME-${transport.length}`,
+      '--yes',
+    ]);
     expect((await runTpa(['local', 'clock', 'advance', '2d'], { home: home.dir })).code).toBe(0);
     const remit = (await ok(['settlement', 'remit', detail.encounter.id])).stdout;
     const { transactions } = checked835(remit);
@@ -105,6 +114,14 @@ describe.each(['in-process', 'over local serve'] as const)('lines tpa does not p
       ],
       { gs08: '005010X223A2' },
     );
+    // claim validate calls it valid and says what the engine would do with the room line.
+    writeFileSync(join(home.dir, 'room-check.837'), text);
+    const check = await run(['claim', 'validate', join(home.dir, 'room-check.837'), '-o', 'json']);
+    expect(check.code, check.stderr).toBe(0);
+    const checked = check.json<Body[]>()[0]!;
+    expect(checked).toMatchObject({ valid: true, cpt_codes: ['45380', 'rev 0120'] });
+    // On the local profile the engine is asked too (over local serve, the service judges it when sent).
+    if (transport === 'in-process') expect(checked.engine_check.says).toContain('line 2 DENIED CARC-96 M51');
     const detail = await submitted('room.837', text);
     expect(detail.encounter.status).toBe('ADJUDICATED');
     expect(detail.service_lines.map((l: Body) => [l.cpt_code, l.revenue_code, l.status, l.denial_code, l.remark_codes ?? null])).toEqual([

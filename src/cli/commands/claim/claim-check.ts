@@ -130,7 +130,8 @@ export function claimSummary(parsed: ParsedClaim) {
     provider_npi: parsed.providerNpi,
     member_id: parsed.memberId,
     lines: parsed.lines.length,
-    cpt_codes: parsed.lines.map((l) => l.cptCode),
+    // A revenue-code-only line has no procedure code: its revenue code stands for it.
+    cpt_codes: parsed.lines.map((l) => l.cptCode || `rev ${l.revenueCode ?? ''}`),
     total_charges: centsToAmount(parsed.totalChargeCents),
   };
 }
