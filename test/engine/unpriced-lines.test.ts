@@ -109,7 +109,11 @@ describe('a line tpa cannot price is denied, and the claim adjudicated', () => {
     const claim = withCodings({ npi: RIVERSIDE, lines: [{ code: '45378', date: '2026-03-02', charge: '20.00' }] }, { 0: { system: HCPCS, code: 'J3490' } });
     const a = adjudicateOn(engine, claim);
     expect(a.status).toBe(201);
-    expect(a.response).toMatchObject({ disposition: 'DENIED', denial_code: 'CARC-96' });
+    expect(a.response).toMatchObject({
+      disposition: 'DENIED',
+      denial_code: 'CARC-96',
+      denial_reason: 'Non-covered charge: the plan’s contracts rate CPT codes, not HCPCS Level II codes (drugs, supplies)',
+    });
     expect(a.detail.service_lines[0]).toMatchObject({ status: 'DENIED', denial_code: 'CARC-96', remark_codes: ['N130'] });
     const fund = call(engine, 'POST', '/tpa-api/v1/funding/approve/', {
       encounter_id: a.encounterId,
