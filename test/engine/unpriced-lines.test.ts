@@ -172,6 +172,33 @@ describe('a line tpa cannot price is denied, and the claim adjudicated', () => {
     expect(again.detail.service_lines[0]).toMatchObject({ status: 'DENIED', denial_code: 'CARC-96' });
   });
 
+  it('beside a bundle: the HCPCS line is no part of the episode, the bundle part is paid its share once', () => {
+    const engine = home.at(CLOCK, '0');
+    const LAKESIDE = '1450827369';
+    const spec: ClaimSpec = {
+      npi: LAKESIDE,
+      careTeam: [{ npi: LAKESIDE, role: 'facility' }],
+      lines: [
+        { code: '97161', date: '2026-03-02', charge: '12000.00' },
+        { code: '97161', date: '2026-03-02', charge: '20.00' },
+      ],
+    };
+    const first = adjudicateOn(engine, withCodings(spec, { 1: { system: HCPCS, code: 'A4550' } }));
+    // 28,500.00 over three parts: 9,500.00 for 97161.
+    expect((first.detail.service_lines as Body[]).map((l) => [l.cpt_code, l.status, l.denial_code, l.allowed_amount])).toEqual([
+      ['97161', 'ALLOWED', null, 9500],
+      ['A4550', 'DENIED', 'CARC-96', 0],
+    ]);
+    const again = adjudicateOn(
+      engine,
+      withCodings({ ...spec, lines: [{ code: '97161', date: '2026-03-03', charge: '12000.00' }, spec.lines[1]!] }, { 1: { system: HCPCS, code: 'A4550' } }),
+    );
+    expect((again.detail.service_lines as Body[]).map((l) => [l.status, l.denial_code])).toEqual([
+      ['BUNDLED', 'CARC-97'],
+      ['DENIED', 'CARC-96'],
+    ]);
+  });
+
   it('coverage comes first: a HCPCS line after the member’s coverage ended is CARC-27', () => {
     const claim = withCodings(
       { patient: 'MBR-1005', lines: [{ code: '45378', date: '2026-07-20', charge: '20.00' }] },
