@@ -94,6 +94,27 @@ describe.each(['in-process', 'over local serve'] as const)('lines tpa does not p
     expect(afterDrug.find((s) => s[0] === 'CAS')).toEqual(expect.arrayContaining(['CAS', 'CO', '96', '20']));
   });
 
+  it('an 837P line of decimal units (SV104 1.003) is kept as sent and priced by Riverside’s flat rate, half up to the cent', async () => {
+    const text = interchange([
+      transaction({
+        st02: '0003',
+        type: 'professional',
+        claims: [
+          professionalClaim({ clm01: 'UNITS-1', member: 'MBR-1003', lines: [{ cpt: '88305', charge: '200', units: '1.003' }] }).filter(
+            (seg) => !seg.startsWith('NM1*82'),
+          ),
+        ],
+      }),
+    ]);
+    const detail = await submitted('units.837', text);
+    // 95.00 × 1.003 = 95.285: 95.29.
+    expect(detail.service_lines.map((l: Body) => [l.cpt_code, l.quantity, l.unit_of_measure ?? null, l.allowed_amount])).toEqual([
+      ['88305', 1.003, null, 95.29],
+    ]);
+    const line = detail.service_lines[0] as Body;
+    expect(cents(line.allowed_amount)).toBe(cents(line.benefit_amount) + cents(line.patient_responsibility));
+  });
+
   it('an 837I room-and-board line without a procedure code (0120) is DENIED CARC-96 M51; the facility’s other lines are paid', async () => {
     const text = interchange(
       [
