@@ -124,6 +124,28 @@ describe('a line tpa cannot price is denied, and the claim adjudicated', () => {
     expect(fund.body).toMatchObject({ reason: 'CLAIM_DENIED' });
   });
 
+  it('the ledger list names an encounter by its first procedure code: past a room-and-board first line, a HCPCS code as HCPCS', () => {
+    const engine = home.at(CLOCK, '0');
+    const room = claimTemplate({ type: 'institutional', serviceDate: '2026-03-02' }) as Body;
+    room.item.unshift({
+      sequence: 9,
+      revenue: { coding: [{ system: REVENUE, code: '0120' }] },
+      servicedDate: '2026-03-02',
+      quantity: { value: 1 },
+      net: { value: 800, currency: 'USD' },
+    });
+    room.total.value += 800;
+    const a = adjudicateOn(engine, room);
+    const drug = adjudicateOn(
+      engine,
+      withCodings({ npi: RIVERSIDE, lines: [{ code: '45378', date: '2026-03-02', charge: '20.00' }] }, { 0: { system: HCPCS, code: 'J3490' } }),
+    );
+    const list = (call(engine, 'GET', '/tpa-api/v1/ledger/entries/').body as Body).results as Body[];
+    const item = (id: string) => list.find((r) => r.encounter_id === id)!;
+    expect(item(a.encounterId)).toMatchObject({ ssp_code: '45380' });
+    expect(item(drug.encounterId)).toMatchObject({ ssp_code: 'J3490', ssp_name: 'HCPCS J3490' });
+  });
+
   it('a claim of HCPCS lines alone from a billing provider without a contract in force that day is still the 404 no_active_contract', () => {
     // Northgate's contract ended on 2025-12-31.
     const claim = withCodings(

@@ -3,7 +3,7 @@ import type { LineAdjudication } from '../../domain/adjudication.js';
 import type { FieldError } from '../../domain/errors.js';
 import { LEDGER_STATUSES } from '../../domain/ledger.js';
 import { centsToAmount, centsToJson } from '../../domain/money.js';
-import type { ClaimLine } from '../../domain/fhir-claim.js';
+import { type ClaimLine, HCPCS_LEVEL_II } from '../../domain/fhir-claim.js';
 import { isoDateProblem, npiProblem } from '../../domain/validation.js';
 import type { EngineContext } from '../context.js';
 import { HttpError, queryWholeNumber, respond, servedLink, type EngineRequest, type EngineResponse } from '../exchange.js';
@@ -175,6 +175,12 @@ function adjudicated(completedAt: string | null, disposition: string): boolean {
   return completedAt !== null && disposition !== 'PENDING_REVIEW' && disposition !== 'DENIED';
 }
 
+/** The name of a list item's code the reference does not know: a HCPCS Level II code's, or none (revenue codes only). */
+function listCodeName(code: string): string {
+  if (code === '') return 'Revenue codes only, no procedure code';
+  return HCPCS_LEVEL_II.test(code) ? `HCPCS ${code}` : `CPT ${code}`;
+}
+
 /** A ledger list item as JSON text. */
 function listItemJson(row: PageRow, ref: Reference, claimNames: PageParts['claimNames']): string {
   const [id, ledgerId, encounterNumber, npi, memberId, serviceDate, status, completedAt, disposition, cpt, ...amounts] = row;
@@ -186,7 +192,7 @@ function listItemJson(row: PageRow, ref: Reference, claimNames: PageParts['claim
   const payer = ref.payers.get(memberId);
   return (
     `{"id":${q(ledgerId)},"encounter_id":${q(id)},"encounter_number":${q(encounterNumber)},` +
-    `"ssp_code":${q(cpt)},"ssp_name":${ref.cptDescriptions.get(cpt)?.json ?? q(`CPT ${cpt}`)},` +
+    `"ssp_code":${q(cpt)},"ssp_name":${ref.cptDescriptions.get(cpt)?.json ?? q(listCodeName(cpt))},` +
     `"provider":{"npi":${q(npi)},"name":${provider?.nameJson ?? q(claimNames.get(id) ?? `NPI ${npi}`)},"role":${provider?.roleJson ?? 'null'}},` +
     `"payer":{"name":${payer?.nameJson ?? '"Unknown payer"'},"id":${payer?.idJson ?? '"UNKNOWN"'}},` +
     `"service_date":${q(serviceDate)},"status":${q(status)},"status_progression":${progressionJson},` +
@@ -211,7 +217,7 @@ function listItem(row: PageRow, ref: Reference, claimNames: PageParts['claimName
     encounter_id: id,
     encounter_number: encounterNumber,
     ssp_code: cpt,
-    ssp_name: ref.cptDescriptions.get(cpt)?.description ?? `CPT ${cpt}`,
+    ssp_name: ref.cptDescriptions.get(cpt)?.description ?? listCodeName(cpt),
     provider: { npi, name: provider?.name ?? claimNames.get(id) ?? `NPI ${npi}`, role: provider?.role ?? null },
     payer: { name: payer?.name ?? 'Unknown payer', id: payer?.id ?? 'UNKNOWN' },
     service_date: serviceDate,
