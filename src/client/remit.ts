@@ -293,7 +293,8 @@ function remitLine(l: LedgerServiceLine, encounterDate: string, payee?: string):
   const copayCents = cents(l.copay_applied, `${what}: copay_applied`);
   return {
     sequence: l.sequence,
-    cptCode: l.cpt_code,
+    // A revenue-code-only line has no procedure code (null).
+    cptCode: l.cpt_code ?? '',
     modifiers: Array.isArray(l.modifiers) ? l.modifiers : [],
     controlNumber: typeof l.line_control_number === 'string' && l.line_control_number !== '' ? l.line_control_number : null,
     revenueCode: typeof l.revenue_code === 'string' && l.revenue_code !== '' ? l.revenue_code : null,

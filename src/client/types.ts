@@ -153,9 +153,17 @@ export interface LedgerPage {
 
 export interface LedgerServiceLine {
   sequence: number;
-  cpt_code: string;
+  /** The procedure code (CPT, or a HCPCS Level II code tpa does not price); null on an institutional revenue-code-only line. */
+  cpt_code: string | null;
   cpt_description: string;
+  /** As sent: units (at most three decimals), or minutes when `unit_of_measure` is MJ. */
   quantity: number;
+  /** tpa's: MJ when `quantity` is minutes (absent: units, UN). */
+  unit_of_measure?: 'UN' | 'MJ';
+  /** tpa's: the line's revenue code (an 837I's SV201), when it has one. */
+  revenue_code?: string;
+  /** tpa's: remark codes (RARC) of a line denied because tpa does not price its code (N130, M51). */
+  remark_codes?: string[];
   /** tpa's engine adds these: the line's procedure modifiers, and the sender's line control number (an 837's REF*6R; null when none). */
   modifiers?: string[];
   line_control_number?: string | null;
@@ -176,10 +184,6 @@ export interface LedgerServiceLine {
   provider_role?: string;
   /** tpa's: the anesthesia paid on another claim and taken off the line's price (absent when none). */
   anesthesia_deducted?: number;
-  /** tpa's: an institutional line's revenue code (an 837I's SV201; absent when none): the 835's SVC04. */
-  revenue_code?: string;
-  /** tpa's: the remark codes (RARC) of a line the engine denied: the 835's LQ*HE. */
-  remark_codes?: string[];
 }
 
 /** tpa's engine adds these to the payer of a ledger detail (docs/api.md): null when the payer has no profile. */

@@ -5,8 +5,8 @@
 // coinsurance on the rest. Percentages are taken on the totals and the cents allocated to lines by
 // largest remainder, so lines add up to the totals exactly; benefit = allowed − patient
 // responsibility, so allowed = benefit + patient responsibility holds on every line and in total.
-import { allocate, mulDivRound, type Ratio } from './money.js';
-import type { ClaimLine, ParsedClaim, ProviderRole } from './fhir-claim.js';
+import { allocate, mulDivRound, mulRatiosRound, type Ratio } from './money.js';
+import type { ClaimLine, ParsedClaim, ProviderRole, UnpricedCode } from './fhir-claim.js';
 import { distinctServiceKey } from './modifiers.js';
 
 export const RATE_TYPES = ['FLAT_RATE', 'CASE_RATE', 'PERCENT_OF_CHARGES', 'BUNDLE'] as const;
@@ -36,7 +36,26 @@ export const DENIAL = {
     code: 'CARC-97',
     reason: 'The benefit for this service is included in the payment for another service: that day’s rate includes the anesthesia',
   },
+  HCPCS_NOT_PRICED: {
+    code: 'CARC-96',
+    reason: 'Non-covered charge: the plan’s contracts rate CPT codes, not HCPCS Level II codes (drugs, supplies)',
+  },
+  REVENUE_CODE_ONLY: {
+    code: 'CARC-96',
+    reason: 'Non-covered charge: a revenue code without a procedure code; the plan’s contracts rate CPT codes',
+  },
 } as const;
+
+/**
+ * The remark codes (RARC, the 835's LQ*HE) the engine gives a line it denies because it cannot
+ * price it (docs/money-rules.md "Lines tpa does not price"): N130 "Consult plan benefit
+ * documents/guidelines for information about restrictions for this service" on a HCPCS Level II
+ * code; M51 "Missing/incomplete/invalid procedure code(s)" on a revenue code without one.
+ */
+export const UNPRICED_REMARKS: Record<UnpricedCode, { denial: { code: string; reason: string }; remarkCodes: readonly string[] }> = {
+  HCPCS_LEVEL_II: { denial: DENIAL.HCPCS_NOT_PRICED, remarkCodes: ['N130'] },
+  REVENUE_CODE_ONLY: { denial: DENIAL.REVENUE_CODE_ONLY, remarkCodes: ['M51'] },
+};
 
 /**
  * The kind of fee a line is: the role, in the providers registry, of the provider who rendered it,
@@ -153,6 +172,7 @@ export interface LineAdjudication {
   sequence: number;
   cptCode: string;
   serviceDate: string;
+  /** As sent: units, or minutes when the claim's line says MJ (priced as one service: `pricedUnits`). */
   quantity: number;
   chargeCents: number;
   allowedCents: number;
@@ -172,6 +192,8 @@ export interface LineAdjudication {
   careTeamSequences: number[];
   /** The reason's text, with reasonCode (absent on lines stored before it was recorded). */
   reason?: string;
+  /** Remark codes (RARC, e.g. N130) on a line denied because tpa cannot price it (UNPRICED_REMARKS); absent otherwise. */
+  remarkCodes?: string[];
   /**
    * Set on a line that includes the anesthesia of its member and day (its contract's rate does): an
    * ALLOWED line priced above 0.00, or a bundle part BUNDLED into an episode already paid.
@@ -281,6 +303,7 @@ interface LineVerdict {
   status: LineStatus;
   reasonCode: string | null;
   reason: string | null;
+  remarkCodes?: readonly string[];
   includesAnesthesia: boolean;
   anesthesiaDeductedCents: number;
   /** The earlier encounter a duplicate line repeats. */
@@ -378,6 +401,12 @@ function judgeLines(input: AdjudicationInput): LineVerdict[] {
     if (line.serviceDate < benefits.coverageStart) return verdict('DENIED', DENIAL.COVERAGE_NOT_STARTED);
     if (line.serviceDate > (benefits.coverageEnd ?? '9999-12-31')) return verdict('DENIED', DENIAL.COVERAGE_TERMINATED);
     if (!payee.eligible) return verdict('DENIED', DENIAL.PAYEE_NOT_ELIGIBLE);
+    // A code tpa reads but no contract can rate (HCPCS Level II, a revenue code alone): denied, with
+    // its remark code; never paid, so never a duplicate's original nor a bundle part.
+    if (line.unpriced !== undefined) {
+      const { denial, remarkCodes } = UNPRICED_REMARKS[line.unpriced];
+      return { ...verdict('DENIED', denial), remarkCodes };
+    }
     if (contract === null || !contract.codes.has(line.cptCode)) return verdict('NOT_COVERED', DENIAL.NOT_CONTRACTED);
     // The same fee for one code and date twice is one service paid twice: quantity counts units; a
     // distinct-service modifier (59, 76…) says the line is another service of that code and date.
@@ -478,10 +507,25 @@ function priceLines(verdicts: LineVerdict[], bundleHistory: readonly PriorLine[]
         const { line, contract: terms } = verdicts[i]!;
         // A line's own terms: the rate in force on its date.
         const rate = terms!.codes.get(line.cptCode)!.negotiatedRateCents ?? 0;
-        allowed[i] = Math.min(line.chargeCents, units ? rate * line.quantity : rate);
+        allowed[i] = Math.min(line.chargeCents, units ? flatRatePrice(rate, line) : rate);
       }
     }
   }
+}
+
+/**
+ * The units a FLAT_RATE multiplies (docs/money-rules.md "Quantity"): the quantity as sent, to three
+ * decimals; a line in minutes (MJ) is one service, the charge covering its minutes.
+ */
+export function pricedUnits(line: Pick<ClaimLine, 'quantity' | 'unitOfMeasure'>): Ratio {
+  if (line.unitOfMeasure === 'MJ') return { numerator: 1, denominator: 1 };
+  // Stored quantities have at most three decimals (fhir-claim.ts): thousandths are exact.
+  return { numerator: Math.round(line.quantity * 1000), denominator: 1000 };
+}
+
+/** A FLAT_RATE line's price: the rate × its units, rounded once, half up, to the cent (1.005 × 100.01 = 100.51). */
+export function flatRatePrice(rateCents: number, line: Pick<ClaimLine, 'quantity' | 'unitOfMeasure'>): number {
+  return mulRatiosRound(rateCents, [pricedUnits(line)]);
 }
 
 /**
@@ -659,6 +703,7 @@ function lineOf(
     episodeStart: v.episodeStart,
     careTeamSequences: v.line.careTeamSequences,
     ...(v.reason === null ? {} : { reason: v.reason }),
+    ...(v.remarkCodes === undefined ? {} : { remarkCodes: [...v.remarkCodes] }),
     ...(v.includesAnesthesia && (status === 'ALLOWED' || status === 'BUNDLED') ? { includesAnesthesia: true as const } : {}),
     ...(v.anesthesiaDeductedCents > 0 && status === 'ALLOWED' ? { anesthesiaDeductedCents: v.anesthesiaDeductedCents } : {}),
   };

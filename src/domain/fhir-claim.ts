@@ -7,9 +7,9 @@ import { duplicateKeyPath } from './json-keys.js';
 import { jsonSyntaxMessage } from './json-position.js';
 import type { DependentSent } from './dependent.js';
 import { type FieldError, ValidationError } from './errors.js';
-import { formatCentsGrouped, jsonNumberToCents, jsonNumberToRatio, MAX_AMOUNT_CENTS, mulDivRound, type Ratio } from './money.js';
+import { formatCentsGrouped, jsonNumberToCents, jsonNumberToRatio, MAX_AMOUNT_CENTS, mulRatiosRound, type Ratio, ratioText } from './money.js';
 import { MAX_LINE_MODIFIERS, modifierProblem } from './modifiers.js';
-import { clip, cptProblem, datePart, npiProblem } from './validation.js';
+import { clip, cptProblem, datePart, MAX_QUANTITY, npiProblem, quantityRatio } from './validation.js';
 
 export type ClaimType = 'professional' | 'institutional';
 export const PROVIDER_ROLES = ['FACILITY', 'SURGEON', 'ANESTHESIA', 'PATHOLOGY'] as const;
@@ -35,6 +35,10 @@ export const CARE_TEAM_ROLE_SYSTEM = 'http://terminology.hl7.org/CodeSystem/clai
 export const REVENUE_SYSTEM = 'https://www.nubc.org/CodeSystem/RevenueCodes';
 /** HCPCS Level II, whose modifiers (XS, TC…) stand beside CPT's. */
 export const HCPCS_SYSTEM = 'https://www.cms.gov/Medicare/Coding/HCPCSReleaseCodeSets';
+/** A HCPCS Level II code: a letter A to V and four digits (J3490 a drug, A4550 a supply, G0008…). */
+export const HCPCS_LEVEL_II = /^[A-V]\d{4}$/;
+/** HL7's data-absent-reason: an 837I revenue-code-only line's productOrService (`not-applicable`), which FHIR requires. */
+export const DATA_ABSENT_REASON_SYSTEM = 'http://terminology.hl7.org/CodeSystem/data-absent-reason';
 
 /** Identifier type codes of a member id: v2-0203 member number and subscriber number, CARIN's unique member id. */
 const MEMBER_ID_TYPES = new Set(['MB', 'SN', 'um']);
@@ -60,12 +64,28 @@ export interface CareTeamMember {
   role: ProviderRole | null;
 }
 
+/**
+ * Why tpa cannot price a line it reads (docs/money-rules.md "Lines tpa does not price"): its code
+ * is HCPCS Level II (a drug, a supply: J3490, A4550), or it has a revenue code and no procedure code
+ * (an 837I's room and board, 0120). The claim is adjudicated and the line DENIED.
+ */
+export type UnpricedCode = 'HCPCS_LEVEL_II' | 'REVENUE_CODE_ONLY';
+
+/** A line's unit of measure: units (UN, absent) or minutes (MJ, an 837's SV103; FHIR UCUM `min`). */
+export type UnitOfMeasure = 'UN' | 'MJ';
+
 export interface ClaimLine {
   sequence: number;
+  /** The procedure code: CPT, or HCPCS Level II when `unpriced` says so; '' on a revenue-code-only line. */
   cptCode: string;
   revenueCode: string | null;
   serviceDate: string;
+  /** The quantity as sent: units (at most three decimals), or minutes when `unitOfMeasure` is MJ. */
   quantity: number;
+  /** MJ: `quantity` is minutes (absent: units; rows stored before it counted minutes as 1 unit). */
+  unitOfMeasure?: 'MJ';
+  /** Set on a line tpa reads but does not price: the engine denies it (absent: a CPT code, priced). */
+  unpriced?: UnpricedCode;
   chargeCents: number;
   careTeamSequences: number[];
   /** The line's procedure modifiers (`item[].modifier`), upper case, in the order sent; absent on claims stored before they were kept. */
@@ -922,18 +942,19 @@ class ClaimReader {
       if (sequence === undefined) this.fail(`${path}.sequence`, 'must be a positive integer');
       else if (seen.has(sequence)) this.fail(`${path}.sequence`, `repeats sequence ${sequence}`);
       else seen.add(sequence);
-      const cptCode = this.cptCode(item.productOrService, `${path}.productOrService`);
+      const code = this.procedureCode(item.productOrService, `${path}.productOrService`, item.revenue !== undefined);
+      const cptCode = code?.code;
       const revenueCode = this.revenueCode(item.revenue, `${path}.revenue`, type === 'institutional');
       const serviceDate = this.serviceDate(item, path, defaultDate, created);
       const counted = this.quantity(item.quantity, `${path}.quantity`);
-      const quantity = counted?.units;
-      const chargeCents = this.charge(item, path, counted?.sent);
+      const quantity = counted?.value;
+      const chargeCents = this.charge(item, path, counted?.ratio);
       const careTeamSequences = this.careTeamSequences(item.careTeamSequence, `${path}.careTeamSequence`, sequences);
       const modifiers = this.modifiers(item.modifier, `${path}.modifier`);
       const control = this.lineControlNumber(item.extension, `${path}.extension`);
       if (
         sequence !== undefined &&
-        cptCode &&
+        cptCode !== undefined &&
         revenueCode !== undefined &&
         serviceDate &&
         quantity !== undefined &&
@@ -948,6 +969,8 @@ class ClaimReader {
           revenueCode,
           serviceDate,
           quantity,
+          ...(counted?.unit === 'MJ' ? { unitOfMeasure: 'MJ' as const } : {}),
+          ...(code?.unpriced ? { unpriced: code.unpriced } : {}),
           chargeCents,
           careTeamSequences,
           ...(modifiers.length > 0 ? { modifiers } : {}),
@@ -1008,21 +1031,39 @@ class ClaimReader {
     return date;
   }
 
-  /** The CPT code: the coding with the CPT system, else one without a system, wherever it stands. */
-  private cptCode(concept: unknown, path: string): string | undefined {
+  /**
+   * The procedure code (docs/money-rules.md "Lines tpa does not price"): the coding with the CPT
+   * system, else the HCPCS system, else one without a system, wherever it stands. A CPT code (5
+   * digits) is priced; a HCPCS Level II code (a letter A to V and 4 digits: J3490, A4550), under
+   * either system, is read and left unpriced (the engine denies the line). An item with a revenue
+   * code and no procedure code (productOrService absent, without a coding, or coded only with
+   * data-absent-reason, as `claim convert` writes an 837I revenue-code-only line) is a
+   * revenue-code-only line, unpriced too. Anything else is refused: a code tpa cannot read.
+   */
+  private procedureCode(concept: unknown, path: string, hasRevenue: boolean): { code: string; unpriced?: UnpricedCode } | undefined {
     const codings = isObject(concept) ? asArray(concept.coding) : undefined;
+    const absent = (c: unknown) => isObject(c) && c.system === DATA_ABSENT_REASON_SYSTEM;
+    if (hasRevenue && (concept === undefined || (isObject(concept) && (!codings || codings.length === 0 || codings.every(absent)))))
+      return { code: '', unpriced: 'REVENUE_CODE_ONLY' };
     if (!codings || codings.length === 0) return this.fail(`${path}.coding`, 'is required: a CPT coding');
     let index = codings.findIndex((c) => isObject(c) && c.system === CPT_SYSTEM);
+    if (index < 0) index = codings.findIndex((c) => isObject(c) && c.system === HCPCS_SYSTEM);
     if (index < 0) index = codings.findIndex((c) => isObject(c) && c.system === undefined);
     if (index < 0) {
-      // What it has instead (a SNOMED CT procedure, a HCPCS code…), so the person reading knows why.
+      // What it has instead (a SNOMED CT procedure…), so the person reading knows why.
       const other = codings.find((c): c is Json => isObject(c) && typeof c.system === 'string');
       const has = other ? `; it has ${clip(String(other.system), 60)}${typeof other.code === 'string' ? ` "${clip(other.code)}"` : ''}` : '';
       return this.fail(`${path}.coding`, `has no CPT coding (system ${CPT_SYSTEM})${has}`);
     }
     const code = (codings[index] as Json).code;
+    if (typeof code === 'string' && HCPCS_LEVEL_II.test(code)) return { code, unpriced: 'HCPCS_LEVEL_II' };
     const problem = cptProblem(code);
-    return problem ? this.fail(`${path}.coding[${index}].code`, problem) : (code as string);
+    if (problem && (codings[index] as Json).system === HCPCS_SYSTEM)
+      return this.fail(
+        `${path}.coding[${index}].code`,
+        `must be a HCPCS code: Level I (CPT, 5 digits) or Level II (a letter A to V and 4 digits)${typeof code === 'string' ? ` (got "${clip(code)}")` : ''}`,
+      );
+    return problem ? this.fail(`${path}.coding[${index}].code`, problem) : { code: code as string };
   }
 
   private revenueCode(concept: unknown, path: string, required: boolean): string | null | undefined {
@@ -1041,24 +1082,26 @@ class ClaimReader {
   }
 
   /**
-   * The line's quantity: `sent` is the value as sent (net = quantity × unitPrice is checked on it),
-   * `units` the services priced. A quantity in minutes (UCUM `min`, or unit "min"/"minute(s)" with
-   * no code) is one service, the charge covering the minutes, as an 837's SV103 `MJ` is: one
-   * service prices the same whatever the format. Another UCUM unit that is not a count (`h`, `d`,
-   * `mg`…) is refused: no rate is per hour or per milligram, and reading it as a count would price
-   * 2 hours as 2 units. A count is UCUM `1` or an annotation (`{visit}`), or no code.
+   * The line's quantity as sent (docs/money-rules.md "Quantity"): a number above 0 and at most
+   * 9999, with at most three decimals (1.5 units of a drug), as an exact `ratio` (net = quantity ×
+   * unitPrice is checked on it). A quantity in minutes (UCUM `min`, or unit "min"/"minute(s)" with
+   * no code) is minutes of anesthesia, unit MJ as an 837's SV103 says it: kept as sent, priced as
+   * one service. Another UCUM unit that is not a count (`h`, `d`, `mg`…) is refused: no rate is per
+   * hour or per milligram, and reading it as a count would price 2 hours as 2 units. A count is
+   * UCUM `1` or an annotation (`{visit}`), or no code.
    */
-  private quantity(value: unknown, path: string): { sent: number; units: number } | undefined {
-    if (value === undefined) return { sent: 1, units: 1 };
+  private quantity(value: unknown, path: string): { value: number; ratio: Ratio; unit: UnitOfMeasure } | undefined {
+    if (value === undefined) return { value: 1, ratio: { numerator: 1, denominator: 1 }, unit: 'UN' };
     const q = isObject(value) ? value.value : undefined;
-    if (!Number.isInteger(q) || (q as number) < 1 || (q as number) > 9999) {
-      return this.fail(`${path}.value`, 'must be a whole number from 1 to 9999');
-    }
+    const ratio = quantityRatio(q);
+    if (ratio === undefined) return this.fail(`${path}.value`, `must be a number above 0 and at most ${MAX_QUANTITY}, with at most three decimals`);
     const sent = q as number;
     const quantity = value as Json;
     const code = quantity.code;
     const ucum = quantity.system === undefined || quantity.system === UCUM_SYSTEM;
     const saysMinutes = typeof quantity.unit === 'string' && MINUTE_WORDS.has(quantity.unit.trim().toLowerCase());
+    const minutes = { value: sent, ratio, unit: 'MJ' as const };
+    const units = { value: sent, ratio, unit: 'UN' as const };
     // A unit in minutes with a code that says otherwise is two answers to one question: never priced on either.
     const minutesOtherwise = () =>
       this.fail(
@@ -1067,16 +1110,16 @@ class ClaimReader {
       );
     if (code !== undefined && ucum) {
       if (typeof code !== 'string') return this.fail(`${path}.code`, 'must be a UCUM code (min, or 1 for a count)');
-      if (code === 'min') return { sent, units: 1 };
+      if (code === 'min') return minutes;
       if (saysMinutes) return minutesOtherwise();
-      if (code === '1' || /^\{[^{}]*\}$/.test(code)) return { sent, units: sent };
+      if (code === '1' || /^\{[^{}]*\}$/.test(code)) return units;
       return this.fail(
         `${path}.code`,
         `is UCUM "${clip(code)}": a quantity is a count of services (1) or minutes of anesthesia (min, one service), not another unit`,
       );
     }
-    if (saysMinutes) return code === undefined ? { sent, units: 1 } : minutesOtherwise();
-    return { sent, units: sent };
+    if (saysMinutes) return code === undefined ? minutes : minutesOtherwise();
+    return units;
   }
 
   /**
@@ -1084,7 +1127,7 @@ class ClaimReader {
    * when both are given they must agree to the cent (a mismatch is refused, never priced on one
    * of them); `unitPrice` alone gives quantity × unitPrice × factor, rounded half away from zero.
    */
-  private charge(item: Json, path: string, quantity: number | undefined): number | undefined {
+  private charge(item: Json, path: string, quantity: Ratio | undefined): number | undefined {
     const money = (v: unknown, field: string): number | undefined => {
       if (!isObject(v)) return this.fail(field, 'must be a Money object with value and currency');
       if (v.currency !== undefined && v.currency !== 'USD') return this.fail(`${field}.currency`, `must be USD (got "${clip(String(v.currency))}")`);
@@ -1108,13 +1151,13 @@ class ClaimReader {
     // A unit price above the most one line may charge is refused as itself, before quantity × it is computed.
     const unit = limit(money(item.unitPrice, `${path}.unitPrice`), `${path}.unitPrice.value`);
     if (unit === undefined || quantity === undefined) return undefined;
-    const computed = mulDivRound(unit * quantity, factor.numerator, factor.denominator);
+    const computed = mulRatiosRound(unit, [quantity, factor]);
     if (item.net === undefined) return limit(computed, `${path}.unitPrice.value`);
     if (net !== undefined && net !== computed) {
       const factorText = item.factor === undefined ? '' : ` × factor ${String(item.factor)}`;
       return this.fail(
         `${path}.net.value`,
-        `is ${formatCentsGrouped(net)}, but quantity ${quantity} × unitPrice ${formatCentsGrouped(unit)}${factorText} is ${formatCentsGrouped(computed)}`,
+        `is ${formatCentsGrouped(net)}, but quantity ${ratioText(quantity)} × unitPrice ${formatCentsGrouped(unit)}${factorText} is ${formatCentsGrouped(computed)}`,
       );
     }
     return net;

@@ -106,6 +106,35 @@ export function mulDivRound(value: number, numerator: number, denominator: numbe
 }
 
 /**
+ * `value` × each ratio, rounded once at the end half away from zero (as mulDivRound): exact in
+ * BigInt, so a decimal quantity times a unit price times a factor is rounded to the cent once.
+ */
+export function mulRatiosRound(value: number, ratios: readonly Ratio[]): number {
+  let n = BigInt(value);
+  let d = 1n;
+  for (const r of ratios) {
+    n *= BigInt(r.numerator);
+    d *= BigInt(r.denominator);
+  }
+  // Stryker disable next-line EqualityOperator: -0n is 0n
+  const negative = n < 0n;
+  const an = negative ? -n : n;
+  const q = (an * 2n + d) / (d * 2n);
+  return Number(negative ? -q : q);
+}
+
+/** A ratio as the decimal it was written as (3/2 → "1.5", 1005/1000 → "1.005"). */
+export function ratioText(r: Ratio): string {
+  if (r.denominator === 1) return String(r.numerator);
+  const places = String(r.denominator).length - 1;
+  const whole = Math.floor(r.numerator / r.denominator);
+  const frac = String(r.numerator % r.denominator)
+    .padStart(places, '0')
+    .replace(/0+$/, '');
+  return frac === '' ? String(whole) : `${whole}.${frac}`;
+}
+
+/**
  * The most one amount may be: 99,999,999.99 USD (a line's charge, a rate, a computed contract rate,
  * a fund release). Far above any real one, and it keeps every sum of them a safe integer of cents.
  */

@@ -1,5 +1,6 @@
 // Field rules shared by the engine (400 errors[]) and the CLI (local validation before sending).
 // Each check returns a message for the caller to pair with its field path, or undefined when valid.
+import { jsonNumberToRatio, type Ratio } from './money.js';
 
 /** Luhn check digit of an NPI's first nine digits, with the card-issuer prefix 80840 (CMS NPI rule). */
 export function npiCheckDigit(firstNine: string): number {
@@ -29,6 +30,21 @@ export function cptProblem(value: unknown): string | undefined {
   if (typeof value !== 'string' || value === '') return 'is required: a 5-digit CPT code';
   if (!/^\d{5}$/.test(value)) return `must be a 5-digit CPT code (got "${clip(value)}")`;
   return undefined;
+}
+
+/** The most units (or minutes) one line may carry: as many as an 837's SV104 holds in practice, and sums stay exact. */
+export const MAX_QUANTITY = 9999;
+/** A line's quantity places: thousandths (1.005 units of a drug), as payers read an 837's SV104/SV205. */
+export const MAX_QUANTITY_DECIMALS = 3;
+
+/**
+ * A line's quantity (FHIR `item[].quantity.value`, an 837's SV104/SV205) as an exact fraction:
+ * a JSON number above 0 and at most MAX_QUANTITY with at most three decimals; undefined otherwise.
+ */
+export function quantityRatio(value: unknown): Ratio | undefined {
+  const r = jsonNumberToRatio(value);
+  if (r === undefined || r.numerator === 0 || r.denominator > 10 ** MAX_QUANTITY_DECIMALS || r.numerator > MAX_QUANTITY * r.denominator) return undefined;
+  return r;
 }
 
 export function groupIdProblem(value: unknown): string | undefined {

@@ -7,6 +7,8 @@ import {
   CLAIM_TYPE_SYSTEM,
   CPT_SYSTEM,
   type ClaimType,
+  DATA_ABSENT_REASON_SYSTEM,
+  HCPCS_LEVEL_II,
   HCPCS_SYSTEM,
   ICD10_SYSTEM,
   LINE_CONTROL_NUMBER_URL,
@@ -867,17 +869,18 @@ export class X12ClaimReader {
       line.charge = element(s, 3);
       line.unitBasis = element(s, 4);
       line.units = element(s, 5);
-      if (line.code === '' && qualifier === '')
-        return void problem(
-          `revenue code ${clip(revenue)} without a procedure code (SV202): tpa prices each line by its CPT code, and a line without one has no price`,
-        );
+      // The code set tpa does not price: a revenue code without a procedure code (room and board
+      // 0120) is read, and the engine denies the line (CARC-96, M51), as it does a HCPCS Level II code.
+      if (line.code === '' && qualifier === '') return;
     }
+    // What stays refused is what tpa cannot read: a code set other than HCPCS (HC), or a code that
+    // is neither CPT (5 digits) nor HCPCS Level II (a letter A to V and 4 digits).
     if (qualifier !== 'HC')
       return void problem(
-        `${kind}0${composite}-1 is "${clip(qualifier)}": tpa prices HCPCS/CPT codes (HC) only, not ${qualifier === 'ER' ? 'jurisdiction-specific codes' : qualifier === 'IV' ? 'home infusion EDI codes' : qualifier === 'WK' ? 'advanced billing concepts codes' : 'that code set'}`,
+        `${kind}0${composite}-1 is "${clip(qualifier)}": tpa reads HCPCS/CPT codes (HC) only, not ${qualifier === 'ER' ? 'jurisdiction-specific codes' : qualifier === 'IV' ? 'home infusion EDI codes' : qualifier === 'WK' ? 'advanced billing concepts codes' : 'that code set'}`,
       );
-    if (!/^\d{5}$/.test(line.code))
-      problem(`procedure ${JSON.stringify(clip(line.code))} is not a CPT code (5 digits): tpa has no price for HCPCS Level II or other codes`);
+    if (!/^\d{5}$/.test(line.code) && !HCPCS_LEVEL_II.test(line.code))
+      problem(`procedure ${JSON.stringify(clip(line.code))} is neither a CPT code (5 digits) nor a HCPCS Level II code (a letter A to V and 4 digits)`);
   }
 
   private hi(s: X12Segment, d: ClaimDraft): void {
@@ -1145,7 +1148,7 @@ export class X12ClaimReader {
           careTeamSequence = [careTeam.length];
         }
       } else if (rendering >= 0 && type === 'professional') careTeamSequence = [rendering + 1];
-      const units = line.unitBasis === 'MJ' ? 1 : decimal(line.units);
+      const units = decimal(line.units);
       const charge = decimal(line.charge);
       const place = line.place ?? (type === 'professional' ? d.placeOfService : '');
       return {
@@ -1153,7 +1156,11 @@ export class X12ClaimReader {
         ...(careTeamSequence ? { careTeamSequence } : {}),
         ...(line.pointers.length > 0 ? { diagnosisSequence: line.pointers.map((p) => d.pointable[p - 1]).filter((n): n is number => n !== undefined) } : {}),
         ...(line.revenue !== null ? { revenue: { coding: [{ system: REVENUE_SYSTEM, code: line.revenue }] } } : {}),
-        productOrService: { coding: [{ system: /^\d{5}$/.test(line.code) ? CPT_SYSTEM : HCPCS_SYSTEM, code: line.code }] },
+        // A revenue-code-only line has no procedure code: FHIR requires productOrService, so it says so.
+        productOrService:
+          line.code === ''
+            ? { coding: [{ system: DATA_ABSENT_REASON_SYSTEM, code: 'not-applicable' }] }
+            : { coding: [{ system: /^\d{5}$/.test(line.code) ? CPT_SYSTEM : HCPCS_SYSTEM, code: line.code }] },
         ...(line.modifiers.length > 0 ? { modifier: line.modifiers.map((m) => ({ coding: [{ system: CPT_SYSTEM, code: m }] })) } : {}),
         ...(line.controlNumber !== null ? { extension: [{ url: LINE_CONTROL_NUMBER_URL, valueString: line.controlNumber }] } : {}),
         ...(line.date
@@ -1162,7 +1169,11 @@ export class X12ClaimReader {
             : { servicedPeriod: { start: line.date.start, end: line.date.end } }
           : {}),
         ...(place ? { locationCodeableConcept: { coding: [{ system: PLACE_OF_SERVICE_SYSTEM, code: place }] } } : {}),
-        quantity: { value: units ?? line.units },
+        // Minutes (SV103/SV204 MJ) are kept as minutes, in UCUM's min, which the claim parser reads as MJ.
+        quantity:
+          line.unitBasis === 'MJ'
+            ? { value: units ?? line.units, unit: 'min', system: 'http://unitsofmeasure.org', code: 'min' }
+            : { value: units ?? line.units },
         net: { value: charge ?? line.charge, currency: 'USD' },
       };
     });

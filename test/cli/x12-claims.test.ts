@@ -79,7 +79,7 @@ describe('tpa claim convert', () => {
       clm01: 'HCPCS1',
       lines: [
         { cpt: '45378', charge: '1800' },
-        { cpt: 'J3490', charge: '20' },
+        { cpt: 'J349', charge: '20' },
       ],
     });
     const good = professionalClaim({ clm01: 'GOOD1' });
@@ -88,7 +88,7 @@ describe('tpa claim convert', () => {
     expect(r.code).toBe(2);
     expect(ndjson(r.stdout).map((c) => c.identifier[0].value)).toEqual(['GOOD1']);
     expect(r.stderr).toContain('mixed.837: ST 0001, CLM COB1, SBR: another payer (loop 2320, SBR01 P)');
-    expect(r.stderr).toContain('mixed.837: ST 0001, CLM HCPCS1, SV1 #2: procedure "J3490" is not a CPT code');
+    expect(r.stderr).toContain('mixed.837: ST 0001, CLM HCPCS1, SV1 #2: procedure "J349" is neither a CPT code (5 digits) nor a HCPCS Level II code');
     expect(r.stderr).toContain('3 claims: 1 converted, 2 not');
   });
 

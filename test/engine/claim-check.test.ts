@@ -55,4 +55,14 @@ describe('engine checkClaim', () => {
     expect((none.body as Body).error).toBe('no_active_contract');
     expect(ledgerCount()).toBe(0);
   });
+
+  it('says which line would be denied because tpa does not price it, with its reason and remark code', async () => {
+    const c = claimTemplate({ type: 'professional', cpt: ['45378', '45378'], patient: 'MBR-1002', serviceDate: '2026-03-02' }) as Body;
+    c.item[1].productOrService = { coding: [{ system: 'https://www.cms.gov/Medicare/Coding/HCPCSReleaseCodeSets', code: 'J3490' }] };
+    const checked = engine.checkClaim(JSON.stringify(c));
+    expect(checked.status).toBe(200);
+    expect(checked.body).toMatchObject({ disposition: 'PARTIAL_APPROVAL' });
+    expect((checked.body as Body).lines[1]).toMatchObject({ cpt_code: 'J3490', status: 'DENIED', reason_code: 'CARC-96', remark_codes: ['N130'] });
+    expect(ledgerCount()).toBe(0);
+  });
 });

@@ -54,11 +54,14 @@ export class EngineBase {
   }
 }
 
+/** A line's net: unit price × quantity (up to three decimals), half a cent rounded up, as FHIR's net = quantity × unitPrice is checked. */
+const netCents = (l: { unitCents: number; quantity: number }): number => Math.floor((2 * l.unitCents * Math.round(l.quantity * 1000) + 1000) / 2000);
+
 /** The FHIR R4 Claim for a claim event, dated by the engine clock's day. */
 export function fhirClaim(event: Extract<Event, { kind: 'claim' }>, today: string): Body {
   const team = [...new Set(event.lines.map((l) => l.careTeam).filter((x): x is string => x !== undefined))];
   const dates = event.lines.map((l) => l.date).sort();
-  const total = event.lines.reduce((s, l) => s + l.unitCents * l.quantity, 0);
+  const total = event.lines.reduce((s, l) => s + netCents(l), 0);
   const claim: Body = {
     resourceType: 'Claim',
     status: 'active',
@@ -75,13 +78,18 @@ export function fhirClaim(event: Extract<Event, { kind: 'claim' }>, today: strin
     item: event.lines.map((l, i) => ({
       sequence: i + 1,
       ...(l.careTeam ? { careTeamSequence: [team.indexOf(l.careTeam) + 1] } : {}),
-      productOrService: { coding: [{ system: 'http://www.ama-assn.org/go/cpt', code: l.code }] },
+      // A CPT code under CPT's system, a HCPCS Level II code (J3490) under HCPCS's.
+      productOrService: {
+        coding: [
+          { system: /^\d{5}$/.test(l.code) ? 'http://www.ama-assn.org/go/cpt' : 'https://www.cms.gov/Medicare/Coding/HCPCSReleaseCodeSets', code: l.code },
+        ],
+      },
       ...(l.modifiers ? { modifier: l.modifiers.map((code) => ({ coding: [{ code }] })) } : {}),
       ...(l.control !== undefined ? { extension: [{ url: 'urn:tpa:x12:ref6r', valueString: l.control }] } : {}),
       servicedDate: l.date,
       quantity: { value: l.quantity },
       unitPrice: { value: usd(l.unitCents), currency: 'USD' },
-      net: { value: usd(l.unitCents * l.quantity), currency: 'USD' },
+      net: { value: usd(netCents(l)), currency: 'USD' },
     })),
     total: { value: usd(total), currency: 'USD' },
   };

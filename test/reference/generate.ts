@@ -43,6 +43,8 @@ const contracts = seededContracts();
 const codesOf = (npi: string) => contracts.filter((c) => c.npi === npi).flatMap((c) => c.rates.map((r) => r.code));
 const ALL_CODES = [...new Set([...contracts.flatMap((c) => c.rates.map((r) => r.code)), ...UNCONTRACTED])];
 const CASE_RATE_BILLING = new Set([MORGAN, HARBOR, SUMMIT_ASC]);
+/** Codes the engine reads and never prices (docs/money-rules.md "Lines tpa does not price"). */
+const HCPCS_LEVEL_II = ['J3490', 'A4550'];
 
 // Weighted by repetition; the last four price nothing on most dates (404 no_active_contract).
 const BILLING_FULL = [
@@ -87,7 +89,15 @@ function line(features: Features, billing: string, dates: readonly string[]): fc
       careTeam: fc.option(team, { nil: undefined, freq: 2 }),
       date: fc.constantFrom(...dates),
       unitCents: charge(features),
-      quantity: fc.oneof({ weight: 5, arbitrary: fc.constant(1) }, { weight: 1, arbitrary: fc.integer({ min: 2, max: 3 }) }),
+      // Whole units mostly; with FULL now and then units with decimals (a drug's 1.5, the
+      // thousandths that round a half cent: 1.005, 0.001).
+      quantity: fc.oneof(
+        { weight: 5, arbitrary: fc.constant(1) },
+        { weight: 1, arbitrary: fc.integer({ min: 2, max: 3 }) },
+        ...(features === 'FULL' ? [{ weight: 1, arbitrary: fc.constantFrom(1.5, 0.25, 1.005, 2.333, 0.001, 1.003) }] : []),
+      ),
+      // Now and then (FULL) a HCPCS Level II drug or supply, which no contract prices: the line is denied.
+      hcpcs: fc.nat({ max: 11 }),
       pick: fc.nat(),
       wild: fc.nat({ max: 9 }),
       // Mostly none; distinct-service modifiers (a service of its own), a pricing one (no effect), both.
@@ -99,9 +109,9 @@ function line(features: Features, billing: string, dates: readonly string[]): fc
             )
           : fc.constant(undefined),
     })
-    .map(({ careTeam, date, unitCents, quantity, pick, wild, modifiers }) => {
+    .map(({ careTeam, date, unitCents, quantity, pick, wild, hcpcs, modifiers }) => {
       const own = codesOf(careTeam && careTeam !== VALLEY ? careTeam : billing);
-      const pool = own.length === 0 || wild === 0 ? ALL_CODES : own;
+      const pool = features === 'FULL' && hcpcs === 0 ? HCPCS_LEVEL_II : own.length === 0 || wild === 0 ? ALL_CODES : own;
       const code = pool[pick % pool.length]!;
       const q = features === 'UNCHANGED' && CASE_RATE_BILLING.has(billing) ? 1 : quantity;
       return { code, date, unitCents, quantity: q, ...(careTeam ? { careTeam } : {}), ...(modifiers ? { modifiers } : {}) };

@@ -94,6 +94,32 @@ describe('the reference model, by hand', () => {
     expect(claims.map((c) => line(c, 0).allowed)).toEqual([42500, 15000, 27000]);
   });
 
+  it('prices decimal units: the flat rate × the units rounded half up once; the charge is the unit price × the units, rounded the same way', () => {
+    const { claims } = run(MARCH, [
+      // 95.00 × 1.003 = 95.285: 95.29; the charge 200.00 × 1.003 = 200.60.
+      claim(RIVERSIDE, 'MBR-1003', [{ code: '88305', unitCents: 20000, quantity: 1.003 }]),
+      // 95.00 × 1.5 = 142.50, under its charge 0.03 × 1.5 = 0.045: 0.05, so 0.05.
+      claim(RIVERSIDE, 'MBR-1003', [{ code: '88305', unitCents: 3, quantity: 1.5, date: '2026-03-03' }]),
+    ]);
+    expect(claims.map((c) => line(c, 0).allowed)).toEqual([9529, 5]);
+    expect(claims.map((c) => line(c, 0).allowed)).toEqual(claims.map((c) => line(c, 0).benefit! + line(c, 0).patient!));
+  });
+
+  it('denies a HCPCS Level II line CARC-96 beside the paid line; alone, the claim is DENIED when the billing provider has a contract that day, else 404', () => {
+    const { claims } = run(MARCH, [
+      claim(MORGAN, 'MBR-1003', [{ code: '45378' }, { code: 'J3490', unitCents: 2000 }]),
+      claim(MORGAN, 'MBR-1003', [{ code: 'A4550', unitCents: 1500, date: '2026-03-03' }]),
+      claim(NORTHGATE, 'MBR-1003', [{ code: 'J3490', unitCents: 2000 }]),
+    ]);
+    expect(claims[0]!.disposition).toBe('PARTIAL_APPROVAL');
+    expect(claims[0]!.lines!.map((l) => [l.status, l.denial_code, l.allowed])).toEqual([
+      ['ALLOWED', null, 42500],
+      ['DENIED', 'CARC-96', 0],
+    ]);
+    expect(claims[1]).toMatchObject({ http: 201, disposition: 'DENIED', denial_code: 'CARC-96' });
+    expect(claims[2]).toEqual({ http: 404 });
+  });
+
   it('pays anesthesia once for a day whose facility rate includes it, whichever claim comes first', () => {
     const anesthesia = (code: string) => claim(RIVERSIDE, 'MBR-1003', [{ code, unitCents: 100000, careTeam: SUMMIT_ANESTHESIA }]);
     const knee = claim(LAKESIDE, 'MBR-1003', [{ code: '27447', unitCents: 2000000 }]);

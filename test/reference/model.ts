@@ -51,6 +51,15 @@ export function allocate(total: number, weights: readonly number[]): number[] {
   return shares;
 }
 
+/** A quantity sent with up to three decimals, in thousandths of a unit (1.005 → 1005). */
+export const thousandths = (quantity: number): number => Math.round(quantity * 1000);
+
+/** A line's charge: its unit price × its quantity, rounded half away from zero to the cent (FHIR's net). */
+export const chargeOf = (l: { unitCents: number; quantity: number }): number => divRound(l.unitCents * thousandths(l.quantity), 1000);
+
+/** A HCPCS Level II code: a letter, then four digits (J3490, A4550); the engine reads it and no contract rates it. */
+export const isHcpcsLevelII = (code: string): boolean => /^[A-V][0-9]{4}$/.test(code);
+
 const addDays = (date: string, days: number) => new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
 const daysBetween = (a: string, b: string) => Math.round((Date.parse(`${b}T00:00:00Z`) - Date.parse(`${a}T00:00:00Z`)) / DAY_MS);
 const inForce = (from: string, to: string | null, date: string) => from <= date && (to === null || date <= to);
@@ -237,7 +246,7 @@ export class Model {
       return {
         ...l,
         index,
-        chargeCents: l.unitCents * l.quantity,
+        chargeCents: chargeOf(l),
         payee,
         feeKind: providerOf(provider).role,
         isAnesthesia: providerOf(provider).role === 'ANESTHESIA' || providerOf(payee).role === 'ANESTHESIA',
@@ -249,9 +258,13 @@ export class Model {
         coinsurance: 0,
       };
     });
-    // The contract's 404 no_active_contract: no line has a payee contract covering its code on its date.
+    // The contract's 404 no_active_contract: no line has a payee contract covering its code on its
+    // date; but a claim of codes no contract can rate alone (HCPCS Level II) is denied line by line
+    // when the billing provider holds a contract in force in its group on the claim's first date.
     for (const line of lines) line.contract = this.pricingContract(line, lines, group);
-    if (lines.every((l) => !l.contract || (l.payee !== event.billing && this.contractsInForce(l.payee, group, l.date).length === 0))) {
+    const firstDate = lines.map((l) => l.date).sort()[0]!;
+    const onlyUnpriced = lines.every((l) => isHcpcsLevelII(l.code)) && this.contractsInForce(event.billing, group, firstDate).length > 0;
+    if (!onlyUnpriced && lines.every((l) => !l.contract || (l.payee !== event.billing && this.contractsInForce(l.payee, group, l.date).length === 0))) {
       return { http: 404 };
     }
 
@@ -260,6 +273,8 @@ export class Model {
       if (line.date < member.coverageStart) this.deny(line, 'DENIED', 'CARC-26');
       else if (member.coverageEnd !== null && line.date > member.coverageEnd) this.deny(line, 'DENIED', 'CARC-27');
       else if (line.payee !== event.billing && this.contractsInForce(line.payee, group, line.date).length === 0) this.deny(line, 'DENIED', 'CARC-B7');
+      // A drug or supply code (HCPCS Level II): no contract rates one, so the plan does not cover it.
+      else if (isHcpcsLevelII(line.code)) this.deny(line, 'DENIED', 'CARC-96');
       else if (!line.contract) this.deny(line, 'NOT_COVERED', 'CARC-96');
     }
 
@@ -521,7 +536,8 @@ export class Model {
     for (const line of live) {
       const c = line.contract!;
       const rate = this.rateOn(c, line.code, line.date);
-      if (c.rateType === 'FLAT_RATE') allowed.set(line.index, Math.min(rate!.cents! * line.quantity, line.chargeCents));
+      // The rate times the units (to the thousandth), rounded half away from zero to the cent once.
+      if (c.rateType === 'FLAT_RATE') allowed.set(line.index, Math.min(divRound(rate!.cents! * thousandths(line.quantity), 1000), line.chargeCents));
       if (c.rateType === 'CASE_RATE') allowed.set(line.index, Math.min(rate!.cents!, line.chargeCents));
     }
 

@@ -10,7 +10,7 @@ import { EngineBase, runEngine } from './driver.js';
 import { type ClaimFigures, emptyReport, type Outcome, type ReportFigures, type Sequence } from './events.js';
 import { provider, seededContracts } from './fixtures.js';
 import { type Features, sequences } from './generate.js';
-import { DISTINCT_SERVICE, Model } from './model.js';
+import { chargeOf, DISTINCT_SERVICE, Model } from './model.js';
 
 const DEFAULT_FEATURES: Features = 'FULL';
 const FEATURES = (process.env.TPA_MODEL_FEATURES as Features | undefined) ?? DEFAULT_FEATURES;
@@ -77,7 +77,7 @@ function reportOfRecords(s: Sequence, o: Outcome): ReportFigures {
     if (e.superseded) return;
     const b = (r.by_status[e.ledger_status] ??= { count: 0, charges: 0, allowed: 0, patient: 0, benefit: 0 });
     b.count++;
-    b.charges += event.lines.reduce((sum, l) => sum + l.unitCents * l.quantity, 0);
+    b.charges += event.lines.reduce((sum, l) => sum + chargeOf(l), 0);
     b.allowed += figures.allowed ?? 0;
     b.patient += figures.patient ?? 0;
     b.benefit += figures.benefit ?? 0;

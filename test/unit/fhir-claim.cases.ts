@@ -109,7 +109,12 @@ export const CASES: [string, (c: Json) => unknown][] = [
   ['item servicedPeriod still running', (c) => (delete item(c).servicedDate, (item(c).servicedPeriod = { start: '2026-03-01', end: '2026-03-09' }), c)],
   ['item no date, billablePeriod start', (c) => (delete item(c).servicedDate, (c.billablePeriod = { start: '2026-02-27', end: '2026-03-02' }), c)],
   ['item quantity zero', (c) => ((item(c).quantity = { value: 0 }), c)],
-  ['item quantity fractional', (c) => ((item(c).quantity = { value: 1.5 }), c)],
+  ['item quantity of four decimals', (c) => ((item(c).quantity = { value: 1.0005 }), c)],
+  ['item quantity of 1.5 units', (c) => ((item(c).quantity = { value: 1.5 }), (item(c).net = { value: item(c).unitPrice.value * 1.5, currency: 'USD' }), c)],
+  [
+    'item HCPCS Level II code',
+    (c) => ((item(c).productOrService = { coding: [{ system: 'https://www.cms.gov/Medicare/Coding/HCPCSReleaseCodeSets', code: 'J3490' }] }), c),
+  ],
   ['item quantity two', (c) => ((item(c).quantity = { value: 2 }), (item(c).net = { value: item(c).unitPrice.value * 2, currency: 'USD' }), c)],
   ['item net missing', (c) => (delete item(c).net, c)],
   ['item net three decimals', (c) => ((item(c).net = { value: 1.005, currency: 'USD' }), c)],
@@ -142,4 +147,5 @@ export const INSTITUTIONAL_CASES: [string, (c: Json) => unknown][] = [
   ['revenue code missing', (c) => (delete item(c).revenue, c)],
   ['revenue code of three digits', (c) => ((item(c).revenue = { coding: [{ code: '360' }] }), c)],
   ['as given', (c) => c],
+  ['revenue code only, no procedure code', (c) => (delete item(c).productOrService, c)],
 ];

@@ -280,7 +280,7 @@ describe('shapes other systems send are accepted', () => {
     expect(errorsOf(() => parseClaim(delimited))).toEqual([{ field: 'item[0].extension[0].valueString', message: expect.stringContaining('"*", ":"') }]);
   });
 
-  it('a quantity in minutes is one service (net still checked on the minutes sent); another UCUM unit that is not a count is refused', () => {
+  it('a quantity in minutes is kept as sent, unit MJ (net checked on the minutes sent); another UCUM unit that is not a count is refused', () => {
     const minutes = (quantity: Record<string, unknown>) => {
       const claim = fixture('professional');
       claim.item = [
@@ -290,10 +290,12 @@ describe('shapes other systems send are accepted', () => {
       return claim;
     };
     for (const q of [{ system: 'http://unitsofmeasure.org', code: 'min', unit: 'min' }, { code: 'min' }, { unit: 'minutes' }, { unit: 'Min' }]) {
-      expect(parseClaim(minutes(q)).lines[0]).toMatchObject({ quantity: 1, chargeCents: 180000 });
+      expect(parseClaim(minutes(q)).lines[0]).toMatchObject({ quantity: 60, unitOfMeasure: 'MJ', chargeCents: 180000 });
     }
     for (const q of [{ system: 'http://unitsofmeasure.org', code: '1' }, { code: '{visit}' }, { unit: 'each' }, { system: 'urn:other', code: 'h' }]) {
-      expect(parseClaim(minutes(q)).lines[0]).toMatchObject({ quantity: 60, chargeCents: 180000 });
+      const line = parseClaim(minutes(q)).lines[0]!;
+      expect(line).toMatchObject({ quantity: 60, chargeCents: 180000 });
+      expect(line.unitOfMeasure).toBeUndefined();
     }
     expect(errorsOf(() => parseClaim(minutes({ system: 'http://unitsofmeasure.org', code: 'h' })))).toEqual([
       { field: 'item[0].quantity.code', message: expect.stringContaining('is UCUM "h"') },
@@ -500,10 +502,47 @@ describe('what is rejected, with the field named', () => {
     expect(rejectFields(claim)).toEqual(['item[0].productOrService.coding[1].code']);
   });
 
-  it('a line with only an HCPCS coding is rejected at item[i].productOrService.coding', () => {
+  it('a line with only an HCPCS Level II coding is read, unpriced (the engine denies it); a HCPCS coding that is no code is rejected', () => {
     const claim = fixture('other-system');
     claim.item[0].productOrService.coding = [{ system: 'https://www.cms.gov/Medicare/Coding/HCPCSReleaseCodeSets', code: 'G0121' }];
-    expect(rejectFields(claim)).toEqual(['item[0].productOrService.coding']);
+    expect(parseClaim(claim).lines[0]).toMatchObject({ cptCode: 'G0121', unpriced: 'HCPCS_LEVEL_II' });
+    // HCPCS Level I is CPT: priced as CPT.
+    claim.item[0].productOrService.coding = [{ system: 'https://www.cms.gov/Medicare/Coding/HCPCSReleaseCodeSets', code: '45378' }];
+    expect(parseClaim(claim).lines[0]!.unpriced).toBeUndefined();
+    for (const code of ['W1234', 'J349', 'j3490', 'J34900', '']) {
+      claim.item[0].productOrService.coding = [{ system: 'https://www.cms.gov/Medicare/Coding/HCPCSReleaseCodeSets', code }];
+      expect(rejectFields(claim)).toEqual(['item[0].productOrService.coding[0].code']);
+    }
+  });
+
+  it('a HCPCS Level II code under the CPT system, or with no system, is read unpriced; other non-CPT codes stay refused', () => {
+    const claim = fixture('professional');
+    claim.item[0].productOrService.coding = [{ system: 'http://www.ama-assn.org/go/cpt', code: 'J3490' }];
+    expect(parseClaim(claim).lines[0]).toMatchObject({ cptCode: 'J3490', unpriced: 'HCPCS_LEVEL_II' });
+    claim.item[0].productOrService.coding = [{ code: 'A4550' }];
+    expect(parseClaim(claim).lines[0]).toMatchObject({ cptCode: 'A4550', unpriced: 'HCPCS_LEVEL_II' });
+    claim.item[0].productOrService.coding = [{ system: 'http://www.ama-assn.org/go/cpt', code: '0075T' }];
+    expect(rejectFields(claim)).toEqual(['item[0].productOrService.coding[0].code']);
+  });
+
+  it('an institutional item with a revenue code and no procedure code is a revenue-code-only line, unpriced', () => {
+    const base = fixture('institutional');
+    for (const productOrService of [
+      undefined,
+      { text: 'Room and board' },
+      { coding: [{ system: 'http://terminology.hl7.org/CodeSystem/data-absent-reason', code: 'not-applicable' }] },
+    ]) {
+      const claim = structuredClone(base);
+      if (productOrService === undefined) delete claim.item[0].productOrService;
+      else claim.item[0].productOrService = productOrService;
+      claim.item[0].revenue = { coding: [{ system: 'https://www.nubc.org/CodeSystem/RevenueCodes', code: '0120' }] };
+      expect(parseClaim(claim).lines[0]).toMatchObject({ cptCode: '', revenueCode: '0120', unpriced: 'REVENUE_CODE_ONLY' });
+    }
+    // Without a revenue code, a procedure code is required.
+    const claim = structuredClone(base);
+    delete claim.item[0].productOrService;
+    delete claim.item[0].revenue;
+    expect(rejectFields(claim)).toContain('item[0].productOrService.coding');
   });
 
   it.each(['2024-02-30', '03/05/2024', '2024-3-5', '2024-03-05T25:00:00Z', '2024-03-05 10:00', ''])(
@@ -562,10 +601,32 @@ describe('what is rejected, with the field named', () => {
     expect(rejectFields(claim)).toEqual(['item[0].net']);
   });
 
-  it.each([0, 1.5, 10000, -1])('a quantity of %s is rejected at item[i].quantity.value', (q) => {
+  it.each([0, 1.0005, 0.0001, 9999.001, 10000, -1, '2', Number.NaN])('a quantity of %s is rejected at item[i].quantity.value', (q) => {
     const claim = fixture('professional');
     claim.item[0].quantity.value = q;
     expect(rejectFields(claim)).toEqual(['item[0].quantity.value']);
+  });
+
+  it.each([1.5, 1.005, 0.001, 9999, 2])('a quantity of %s is kept as sent (at most three decimals)', (q) => {
+    const claim = fixture('professional');
+    claim.item[0].quantity = { value: q };
+    delete claim.item[0].unitPrice;
+    expect(parseClaim(claim).lines[0]!.quantity).toBe(q);
+  });
+
+  it('net = quantity × unitPrice is checked on a decimal quantity, rounded once half up to the cent', () => {
+    const claim = fixture('professional');
+    delete claim.total;
+    claim.item = [{ ...claim.item[0], quantity: { value: 1.005 }, unitPrice: { value: 100.01, currency: 'USD' } }];
+    delete claim.item[0].net;
+    // 1.005 × 100.01 = 100.51005: 100.51.
+    expect(parseClaim(claim).lines[0]!.chargeCents).toBe(10051);
+    claim.item[0].quantity = { value: 1.5 };
+    claim.item[0].unitPrice = { value: 0.03, currency: 'USD' };
+    // 1.5 × 0.03 = 0.045: half up, 0.05.
+    expect(parseClaim(claim).lines[0]!.chargeCents).toBe(5);
+    claim.item[0].net = { value: 0.04, currency: 'USD' };
+    expect(errorsOf(() => parseClaim(claim))).toEqual([{ field: 'item[0].net.value', message: expect.stringContaining('quantity 1.5 × unitPrice') }]);
   });
 
   it('an empty item list is rejected at item', () => {

@@ -120,15 +120,43 @@ describe('837P to FHIR Claims', () => {
               { cpt: '45378', charge: '1800' },
               { cpt: 'A1234', charge: '10', qualifier: 'ER' },
               { cpt: 'J3490', charge: '20' },
+              { cpt: 'J34', charge: '20' },
             ],
           }),
         ]),
       ]),
     );
+    // A HCPCS Level II code (J3490) is read (the engine denies the line); a code set or a code tpa cannot read is not.
     expect(claims[0]!.problems).toEqual([
       { segment: 'SBR', message: expect.stringMatching(/another payer \(loop 2320, SBR01 P\).*coordinate benefits/) },
-      { segment: 'SV1 #2', message: expect.stringContaining('SV101-1 is "ER": tpa prices HCPCS/CPT codes (HC) only') },
-      { segment: 'SV1 #3', message: expect.stringContaining('procedure "J3490" is not a CPT code') },
+      { segment: 'SV1 #2', message: expect.stringContaining('SV101-1 is "ER": tpa reads HCPCS/CPT codes (HC) only') },
+      { segment: 'SV1 #4', message: expect.stringContaining('procedure "J34" is neither a CPT code (5 digits) nor a HCPCS Level II code') },
+    ]);
+  });
+
+  it('a HCPCS Level II line (a drug, a supply) is converted under the HCPCS system and read unpriced', async () => {
+    const { claims } = await convert(
+      interchange([
+        professional([
+          professionalClaim({
+            clm01: 'DRUG1',
+            lines: [
+              { cpt: '45378', charge: '1800' },
+              { cpt: 'J3490', charge: '20' },
+              { cpt: 'A4550', charge: '15' },
+            ],
+          }),
+        ]),
+      ]),
+    );
+    expect(claims[0]!.problems).toEqual([]);
+    const items = (claims[0]!.claim as any).item;
+    expect(items[1].productOrService.coding).toEqual([{ system: 'https://www.cms.gov/Medicare/Coding/HCPCSReleaseCodeSets', code: 'J3490' }]);
+    const lines = parseClaim(claims[0]!.claim).lines;
+    expect(lines.map((l) => [l.cptCode, l.unpriced ?? null])).toEqual([
+      ['45378', null],
+      ['J3490', 'HCPCS_LEVEL_II'],
+      ['A4550', 'HCPCS_LEVEL_II'],
     ]);
   });
 
@@ -313,13 +341,17 @@ describe('837I to FHIR Claims', () => {
     ]);
   });
 
-  it('an SV2 line without a HCPCS code is reported with its place', async () => {
+  it('an SV2 line without a HCPCS code (room and board) is read as a revenue-code-only line, unpriced; its productOrService says not-applicable', async () => {
     const text = interchange(
       [transaction({ st02: '0001', type: 'institutional', claims: [institutionalClaim({ clm01: 'ROOM', lines: [{ revenue: '0120', charge: '800' }] })] })],
       { gs08: '005010X223A2' },
     );
     const { claims } = await convert(text);
-    expect(claims[0]!.problems).toEqual([{ segment: 'SV2 #1', message: expect.stringContaining('revenue code 0120 without a procedure code (SV202)') }]);
+    expect(claims[0]!.problems).toEqual([]);
+    expect((claims[0]!.claim as any).item[0].productOrService).toEqual({
+      coding: [{ system: 'http://terminology.hl7.org/CodeSystem/data-absent-reason', code: 'not-applicable' }],
+    });
+    expect(parseClaim(claims[0]!.claim).lines[0]).toMatchObject({ cptCode: '', revenueCode: '0120', unpriced: 'REVENUE_CODE_ONLY' });
   });
 });
 

@@ -106,10 +106,11 @@ export function checkClaim(ctx: EngineContext, text: string): EngineResponse {
     const lines = row
       ? (JSON.parse(row.outcome_json) as Adjudication).lines.map((l) => ({
           sequence: l.sequence,
-          cpt_code: l.cptCode,
+          cpt_code: l.cptCode === '' ? null : l.cptCode,
           status: l.status,
           reason_code: l.reasonCode,
           reason: l.reason ?? Object.values(DENIAL).find((d) => d.code === l.reasonCode)?.reason ?? null,
+          ...(l.remarkCodes ? { remark_codes: l.remarkCodes } : {}),
           benefit_amount: centsToAmount(l.benefitCents),
         }))
       : [];
@@ -120,6 +121,8 @@ export function checkClaim(ctx: EngineContext, text: string): EngineResponse {
 type ActiveContract = ReturnType<typeof activeContractsFor>[number];
 
 interface ClaimPayees {
+  /** The claim's network group: the billing provider's, when it is in the network. */
+  groupId: string | undefined;
   payees: LinePayee[];
   /** The contracts of each line's payee in force on its date in the claim's network group, best first. */
   candidates: (readonly ActiveContract[])[];
@@ -157,7 +160,8 @@ function linePayees(db: Db, claim: ParsedClaim): ClaimPayees {
   const codesOf = new Map<string, string[]>();
   claim.lines.forEach((line, i) => {
     const codes = codesOf.get(npis[i]!) ?? [];
-    if (!codes.includes(line.cptCode)) codes.push(line.cptCode);
+    // A line tpa does not price (HCPCS Level II, a revenue code alone) chooses no contract.
+    if (line.unpriced === undefined && !codes.includes(line.cptCode)) codes.push(line.cptCode);
     codesOf.set(npis[i]!, codes);
   });
   const inForce = new Map<string, readonly ActiveContract[]>();
@@ -183,7 +187,7 @@ function linePayees(db: Db, claim: ParsedClaim): ClaimPayees {
     const role = facts.get(npi)?.role;
     return { npi, feeKind, ...(role !== undefined && role !== feeKind ? { payeeRole: role } : {}), eligible: npi === billing || candidates[i]!.length > 0 };
   });
-  return { payees, candidates };
+  return { groupId, payees, candidates };
 }
 
 /**
@@ -194,7 +198,9 @@ function linePayees(db: Db, claim: ParsedClaim): ClaimPayees {
  */
 function contractsPerLine(claim: ParsedClaim, p: ClaimPayees): { rows: (ContractRow | null)[]; terms: (ContractTerms | null)[] } {
   const terms = new Map<string, ContractTerms>();
-  const picked = claim.lines.map((line, i) => (p.payees[i]!.eligible ? (p.candidates[i]!.find((c) => c.covered.includes(line.cptCode)) ?? null) : null));
+  const picked = claim.lines.map((line, i) =>
+    p.payees[i]!.eligible && line.unpriced === undefined ? (p.candidates[i]!.find((c) => c.covered.includes(line.cptCode)) ?? null) : null,
+  );
   const termsOf = (c: ActiveContract, date: string) => {
     const key = `${c.contract.id}|${date}`;
     let t = terms.get(key);
@@ -237,10 +243,18 @@ function recordClaim(ctx: EngineContext, sent: ParsedClaim): EngineResponse {
   const payees = linePayees(db, claim);
   const serviceDate = claimServiceDate(claim);
   const lineContracts = contractsPerLine(claim, payees);
-  // The encounter's contract: the billing provider's that prices a line, else the first line's.
-  const chosen = lineContracts.rows.find((row) => row !== null && row.npi === claim.providerNpi) ?? lineContracts.rows.find((row) => row !== null);
+  // The encounter's contract: the billing provider's that prices a line, else the first line's;
+  // a claim of lines tpa does not price alone (every one HCPCS Level II or a revenue code without
+  // a procedure code) is adjudicated and denied under the billing provider's contract in force in
+  // its group on the claim's service date, its earliest (docs/money-rules.md "Lines tpa does not price").
+  const chosen =
+    lineContracts.rows.find((row) => row !== null && row.npi === claim.providerNpi) ??
+    lineContracts.rows.find((row) => row !== null) ??
+    (claim.lines.every((l) => l.unpriced !== undefined) && payees.groupId !== undefined
+      ? activeContractsFor(db, claim.providerNpi, serviceDate, [], payees.groupId)[0]?.contract
+      : undefined);
   if (!chosen) {
-    const codes = [...new Set(claim.lines.map((l) => l.cptCode))];
+    const codes = [...new Set(claim.lines.map((l) => l.cptCode || `revenue ${l.revenueCode}`))];
     const dates = [...new Set(claim.lines.map((l) => l.serviceDate))].sort();
     // Each line is priced under its payee's contract (the rendering provider's when it names one):
     // the message names whose contracts were looked for, not only the billing provider.
@@ -524,7 +538,8 @@ function priorLines(
   claim: ParsedClaim,
   terms: readonly (ContractTerms | null)[],
 ): { paidLines: PriorLine[]; bundleLines: PriorLine[] } {
-  const codes = [...new Set(claim.lines.map((l) => l.cptCode))];
+  // Lines tpa does not price are never paid: no paid line of their codes can make them a duplicate.
+  const codes = [...new Set(claim.lines.filter((l) => l.unpriced === undefined).map((l) => l.cptCode))];
   const dates = claim.lines.map((l) => l.serviceDate).sort();
   const first = dates[0]!;
   const last = dates.at(-1)!;

@@ -3,6 +3,7 @@ import type { LineAdjudication } from '../../domain/adjudication.js';
 import type { FieldError } from '../../domain/errors.js';
 import { LEDGER_STATUSES } from '../../domain/ledger.js';
 import { centsToAmount, centsToJson } from '../../domain/money.js';
+import { type ClaimLine, HCPCS_LEVEL_II } from '../../domain/fhir-claim.js';
 import { isoDateProblem, npiProblem } from '../../domain/validation.js';
 import type { EngineContext } from '../context.js';
 import { HttpError, queryWholeNumber, respond, servedLink, type EngineRequest, type EngineResponse } from '../exchange.js';
@@ -184,6 +185,12 @@ function adjudicated(completedAt: string | null, disposition: string): boolean {
   return completedAt !== null && disposition !== 'PENDING_REVIEW' && disposition !== 'DENIED';
 }
 
+/** The name of a list item's code the reference does not know: a HCPCS Level II code's, or none (revenue codes only). */
+function listCodeName(code: string): string {
+  if (code === '') return 'Revenue codes only, no procedure code';
+  return HCPCS_LEVEL_II.test(code) ? `HCPCS ${code}` : `CPT ${code}`;
+}
+
 /** A ledger list item as JSON text. */
 function listItemJson(row: PageRow, ref: Reference, claimNames: PageParts['claimNames']): string {
   const [id, ledgerId, encounterNumber, npi, memberId, serviceDate, status, completedAt, disposition, cpt, ...amounts] = row;
@@ -195,7 +202,7 @@ function listItemJson(row: PageRow, ref: Reference, claimNames: PageParts['claim
   const payer = ref.payers.get(memberId);
   return (
     `{"id":${q(ledgerId)},"encounter_id":${q(id)},"encounter_number":${q(encounterNumber)},` +
-    `"ssp_code":${q(cpt)},"ssp_name":${ref.cptDescriptions.get(cpt)?.json ?? q(`CPT ${cpt}`)},` +
+    `"ssp_code":${q(cpt)},"ssp_name":${ref.cptDescriptions.get(cpt)?.json ?? q(listCodeName(cpt))},` +
     `"provider":{"npi":${q(npi)},"name":${provider?.nameJson ?? q(claimNames.get(id) ?? `NPI ${npi}`)},"role":${provider?.roleJson ?? 'null'}},` +
     `"payer":{"name":${payer?.nameJson ?? '"Unknown payer"'},"id":${payer?.idJson ?? '"UNKNOWN"'}},` +
     `"service_date":${q(serviceDate)},"status":${q(status)},"status_progression":${progressionJson},` +
@@ -220,7 +227,7 @@ function listItem(row: PageRow, ref: Reference, claimNames: PageParts['claimName
     encounter_id: id,
     encounter_number: encounterNumber,
     ssp_code: cpt,
-    ssp_name: ref.cptDescriptions.get(cpt)?.description ?? `CPT ${cpt}`,
+    ssp_name: ref.cptDescriptions.get(cpt)?.description ?? listCodeName(cpt),
     provider: { npi, name: provider?.name ?? claimNames.get(id) ?? `NPI ${npi}`, role: provider?.role ?? null },
     payer: { name: payer?.name ?? 'Unknown payer', id: payer?.id ?? 'UNKNOWN' },
     service_date: serviceDate,
@@ -365,14 +372,16 @@ function serviceLine(
   const sent = claim.lines.find((l) => l.sequence === line.sequence);
   return {
     sequence: line.sequence,
-    cpt_code: line.cptCode,
-    cpt_description: ref.cptDescriptions.get(line.cptCode)?.description ?? `CPT ${line.cptCode}`,
+    // A revenue-code-only line has no procedure code (null); a HCPCS Level II code is given as sent.
+    cpt_code: line.cptCode === '' ? null : line.cptCode,
+    cpt_description: lineDescription(ref, line.cptCode, sent),
     // The line as sent: its modifiers and the sender's line control number (null when it sent none).
     modifiers: sent?.modifiers ?? [],
     line_control_number: sent?.lineControlNumber ?? null,
-    // tpa's (docs/api.md): an institutional line's revenue code (the 837I's SV201), for the 835's SVC04.
-    ...(sent?.revenueCode ? { revenue_code: sent.revenueCode } : {}),
+    // The quantity as sent (units, to three decimals, or minutes: unit_of_measure MJ).
     quantity: line.quantity,
+    ...(sent?.unitOfMeasure === 'MJ' ? { unit_of_measure: 'MJ' } : {}),
+    ...(sent?.revenueCode ? { revenue_code: sent.revenueCode } : {}),
     // The line's own date: a claim's lines may be on several days (docs/api.md, tpa's addition).
     service_date: line.serviceDate,
     submitted_charge: centsToAmount(line.chargeCents),
@@ -386,6 +395,8 @@ function serviceLine(
     // before line-level outcomes existed take the claim's.
     status: !done ? 'PENDING' : a.disposition === 'PENDING_REVIEW' ? 'PENDED' : a.disposition === 'DENIED' && !line.reasonCode ? 'DENIED' : line.status,
     denial_code: done && a.disposition !== 'PENDING_REVIEW' ? (line.reasonCode ?? (a.disposition === 'DENIED' ? a.denialCode : null)) : null,
+    // The remark codes (RARC) of a line denied because tpa does not price its code (the 835's LQ*HE).
+    ...(done && line.remarkCodes ? { remark_codes: line.remarkCodes } : {}),
     provider_npi: payee.providerNpi,
     provider_name: payee.providerName,
     provider_role: payee.providerRole,
@@ -395,4 +406,13 @@ function serviceLine(
       ? { anesthesia_deducted: centsToAmount(line.anesthesiaDeductedCents!) }
       : {}),
   };
+}
+
+/** A line's description: the CPT code's, else what the line is (a HCPCS Level II code, a revenue code alone). */
+function lineDescription(ref: Reference, code: string, sent: ClaimLine | undefined): string {
+  const known = ref.cptDescriptions.get(code)?.description;
+  if (known) return known;
+  if (sent?.unpriced === 'REVENUE_CODE_ONLY') return `Revenue code ${sent.revenueCode ?? ''}`.trim();
+  if (sent?.unpriced === 'HCPCS_LEVEL_II') return `HCPCS ${code}`;
+  return `CPT ${code}`;
 }

@@ -122,7 +122,9 @@ export function insertEncounter(db: Db, e: NewEncounter): void {
     JSON.stringify(e.claim), // claim_json
     JSON.stringify(e.adjudication), // outcome_json
     JSON.stringify(e.benefits), // benefits_json
-    e.claim.lines[0]!.cptCode, // first_cpt_code
+    // first_cpt_code: the first line's procedure code (an 837I room-and-board line, first as it
+    // often is, has none: the first line that has one; '' when none has).
+    e.claim.lines.find((l) => l.cptCode !== '')?.cptCode ?? '',
     t.chargeCents, // charge_cents
     t.allowedCents, // allowed_cents
     t.deductibleCents, // deductible_cents

@@ -141,7 +141,8 @@ export function claimSummary(parsed: ParsedClaim) {
         }
       : {}),
     lines: parsed.lines.length,
-    cpt_codes: parsed.lines.map((l) => l.cptCode),
+    // A revenue-code-only line has no procedure code: its revenue code stands for it.
+    cpt_codes: parsed.lines.map((l) => l.cptCode || `rev ${l.revenueCode ?? ''}`),
     total_charges: centsToAmount(parsed.totalChargeCents),
   };
 }
@@ -152,10 +153,13 @@ export const NOT_CHECKED_REMOTELY =
 
 interface CheckedLine {
   sequence: number;
-  cpt_code: string;
+  /** Null on a revenue-code-only line. */
+  cpt_code: string | null;
   status: string;
   reason_code: string | null;
   reason: string | null;
+  /** Remark codes of a line denied because tpa does not price its code. */
+  remark_codes?: string[];
 }
 
 /**
@@ -205,7 +209,10 @@ export function engineCheckOf(answer: Answer): EngineCheck {
         : disposition === 'VOIDED'
           ? String(b.message ?? 'the claim it names is voided')
           : `benefit ${formatCentsGrouped(jsonNumberToCents(b.adjudication?.benefit_amount) ?? 0)}`;
-  const unpaid = lines.map((l) => `line ${l.sequence} (${l.cpt_code}) ${l.status}${l.reason_code ? ` ${l.reason_code}` : ''}${l.reason ? ` ${l.reason}` : ''}`);
+  const unpaid = lines.map(
+    (l) =>
+      `line ${l.sequence}${l.cpt_code ? ` (${l.cpt_code})` : ''} ${l.status}${l.reason_code ? ` ${l.reason_code}` : ''}${l.remark_codes?.length ? ` ${l.remark_codes.join(' ')}` : ''}${l.reason ? ` ${l.reason}` : ''}`,
+  );
   return {
     checked: true,
     accepted: true,

@@ -80,14 +80,15 @@ function detailTable(t: TableTools, d: LedgerDetail, missingAeob: boolean): stri
       d.service_lines.map((l) => [
         String(l.sequence),
         // With its modifiers as they are written on a claim form: 88305-59.
-        [l.cpt_code, ...(l.modifiers ?? [])].join('-'),
+        // A revenue-code-only line has no procedure code: its revenue code instead.
+        [l.cpt_code ?? `rev ${l.revenue_code ?? ''}`, ...(l.modifiers ?? [])].join('-'),
         l.cpt_description,
         `${l.provider_role ?? '—'} ${l.provider_npi ?? ''}`,
         t.amount(l.submitted_charge),
         t.amount(l.allowed_amount),
         t.amount(l.patient_responsibility),
         t.amount(l.benefit_amount),
-        l.denial_code ? `${t.status(l.status)} ${l.denial_code}` : t.status(l.status),
+        l.denial_code ? `${t.status(l.status)} ${[l.denial_code, ...(l.remark_codes ?? [])].join(' ')}` : t.status(l.status),
       ]),
     ),
     h('Reconciliation'),
