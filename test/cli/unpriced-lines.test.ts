@@ -86,7 +86,9 @@ describe.each(['in-process', 'over local serve'] as const)('lines tpa does not p
     expect((await runTpa(['local', 'clock', 'advance', '2d'], { home: home.dir })).code).toBe(0);
     const remit = (await ok(['settlement', 'remit', detail.encounter.id])).stdout;
     const { transactions } = checked835(remit);
-    const segments = transactions.flatMap((t) => t.segments);
+    // The payee's payment first; the billing provider, paid for no line here, gets its informational copy (BPR*H).
+    expect(transactions.map((t) => t.segments.find((s) => s[0] === 'BPR')![1])).toEqual(['I', 'H']);
+    const segments = transactions[0]!.segments;
     const svc = segments.filter((s) => s[0] === 'SVC').map((s) => s[1]);
     expect(svc).toEqual(['HC:45378', 'HC:J3490']);
     // The drug line's adjustment: contractual, 96, its whole charge.

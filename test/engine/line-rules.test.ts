@@ -283,6 +283,7 @@ describe('a database from before line-level rules keeps its meaning (migration 7
       DROP TRIGGER contract_rates_generation_insert; DROP TRIGGER contract_rates_generation_update; DROP TRIGGER contract_rates_generation_delete;
       DROP INDEX api_keys_by_lineage; ALTER TABLE api_keys DROP COLUMN parent_id; ALTER TABLE api_keys DROP COLUMN revoked_at; DROP TABLE oauth_clients;
       ALTER TABLE oauth_tokens DROP COLUMN revoked_at;
+      DROP INDEX members_by_subscriber; ALTER TABLE members DROP COLUMN subscriber_id; DROP TABLE payer_profiles;
       UPDATE members SET deductible_met_cents = 40000 WHERE member_id = 'MBR-1001'; PRAGMA user_version = 6;`);
     db.close();
     const again = adjudicate(at, { patient: 'MBR-1001', lines: [{ code: '45378', date: '2026-03-02' }] });
