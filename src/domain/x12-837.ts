@@ -190,8 +190,12 @@ interface ClaimDraft {
   notes: { segment: string; message: string }[];
 }
 
-/** Providers of a claim that are not paid (attending, operating, supervising, other operating): one without an NPI is left out, not refused. */
-const NOT_PAID = new Set(['71', '72', 'DQ', 'ZZ']);
+/**
+ * Providers of a claim that are no line's payee (attending, operating, other operating,
+ * supervising, referring, primary care): noted and left out of the care team, with an NPI or
+ * without one, valid or not, so that a physician from outside the plan never refuses the claim.
+ */
+const NOT_PAID = new Set(['71', '72', 'ZZ', 'DQ', 'DN', 'P3']);
 
 const FRIENDLY_ROLE: Record<string, { role: string; what: string }> = {
   '82': { role: 'primary', what: 'rendering' },
@@ -199,7 +203,12 @@ const FRIENDLY_ROLE: Record<string, { role: string; what: string }> = {
   '71': { role: 'supervisor', what: 'attending' },
   DQ: { role: 'supervisor', what: 'supervising' },
   ZZ: { role: 'assist', what: 'other operating' },
+  DN: { role: 'other', what: 'referring' },
+  P3: { role: 'other', what: 'primary care' },
 };
+
+/** What a note says of a provider that is no line's payee, left out of the care team. */
+const LEFT_OUT = 'left out of the care team: tpa pays the billing provider and each line’s rendering provider, and no one else of the claim';
 
 /** HI qualifiers of diagnoses: ICD-10-CM (AB…) and ICD-9-CM, principal, other, admitting, reason for visit, external cause. */
 const DIAGNOSIS_QUALIFIERS: Record<string, { system: string; type?: string; pointable: boolean }> = {
@@ -733,12 +742,15 @@ export class X12ClaimReader {
         if ((!known && entity !== '77') || this.otherPayer) return;
         const segment = line ? `${here}, NM1*${entity}` : `NM1*${entity}`;
         const party = this.party(s, segment);
+        // Only the rendering provider is paid (and the billing one, read elsewhere): one that is not
+        // (an attending physician from outside the plan, one known by a legacy id) is said and left out.
+        if (NOT_PAID.has(entity)) {
+          const who = typeof party === 'string' ? party : `NPI ${clip(party.npi)}${party.name ? ` (${clip(party.name)})` : ''}`;
+          d.notes.push({ segment, message: `the ${known!.what} provider ${typeof party === 'string' ? who : `is ${who}`}: ${LEFT_OUT}` });
+          return;
+        }
         if (typeof party === 'string') {
-          const message = `the ${known?.what ?? 'service facility'} provider ${party}`;
-          // Only the rendering provider is paid (and the billing one, read elsewhere): one that is
-          // not paid and has no NPI (an attending physician known by a legacy id) is left out.
-          if (NOT_PAID.has(entity)) d.notes.push({ segment, message: `${message}: left out of the care team (tpa pays the billing and rendering providers)` });
-          else d.problems.push({ segment, message });
+          d.problems.push({ segment, message: `the ${known?.what ?? 'service facility'} provider ${party}` });
           return;
         }
         // A provider loop (2310x, 2420A) names one provider: a second NM1 of it naming another NPI is
@@ -1033,7 +1045,14 @@ export class X12ClaimReader {
   private fhir(d: ClaimDraft, segments: Map<string, string>): Record<string, unknown> {
     const type = this.type ?? 'professional';
     const member = this.subscriber?.memberId ?? '';
-    const careTeam = d.careTeam.map((p, i) => {
+    // The claim's rendering provider (2310B) is the payee of each line without its own (837P); one
+    // that is no line's payee (every line names its own, or an 837I's lines are the facility's) is
+    // said and left out, as an attending is.
+    const claimRendering = d.careTeam.find((p) => p.qualifier === '82');
+    const payee = claimRendering !== undefined && d.lines.some((l) => (l.rendering ? l.rendering.npi === claimRendering.npi : type === 'professional'));
+    if (claimRendering && !payee)
+      d.notes.push({ segment: claimRendering.segment, message: `the rendering provider is NPI ${clip(claimRendering.npi)}, no line's payee: ${LEFT_OUT}` });
+    const careTeam = (payee ? [claimRendering!] : []).map((p, i) => {
       segments.set(`careTeam[${i}]`, p.segment);
       return {
         sequence: i + 1,
@@ -1041,7 +1060,7 @@ export class X12ClaimReader {
         role: { coding: [{ system: CARE_TEAM_ROLE_SYSTEM, code: FRIENDLY_ROLE[p.qualifier]!.role }] },
       };
     });
-    const rendering = d.careTeam.findIndex((p) => p.qualifier === '82');
+    const rendering = payee ? 0 : -1;
     const items = d.lines.map((line, i) => {
       segments.set(`item[${i}]`, `${line.kind} #${line.n}`);
       let careTeamSequence: number[] | undefined;

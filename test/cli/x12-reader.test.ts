@@ -7,7 +7,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runTpa } from '../helpers/cli.js';
 import { tempDir } from '../helpers/engine.js';
 import { ndjson } from '../helpers/values.js';
+import { IG_EXAMPLES, igX12Mapped } from '../helpers/ig-examples.js';
 import { interchange, professionalClaim, transaction } from '../helpers/x12.js';
+import { npiCheckDigit } from '../../src/domain/validation.js';
 
 const env = { TPA_CLOCK: '2026-06-30T12:00:00Z' };
 
@@ -71,5 +73,66 @@ describe("a folder's X12 files are told by their content", () => {
     expect(convert.code, convert.stderr).toBe(0);
     expect(ndjson(convert.stdout).map((c) => c.identifier[0].value)).toEqual(['PA']);
     expect(convert.stderr).toMatch(/^in: 1 other entry skipped \(pipe\.dat\)/m);
+  });
+});
+
+describe("a care-team member who is no line's payee is said and left out", () => {
+  /** The published 837I, its attending physician given an NPI: `npi` of no provider the plan knows. */
+  const outsideAttending = (npi: string) => {
+    const text = igX12Mapped(IG_EXAMPLES.find((e) => e.kind === 'institutional')!);
+    const at = 'NM1*71*1*JONES*JOHN*J~';
+    if (!text.includes(at)) throw new Error('the published 837I has changed');
+    return text.replace(at, `NM1*71*1*JONES*JOHN*J***XX*${npi}~`);
+  };
+  const valid = `199999999${npiCheckDigit('199999999')}`;
+  const badCheckDigit = `199999999${(npiCheckDigit('199999999') + 1) % 10}`;
+
+  for (const [what, npi] of [
+    ['a valid NPI the plan does not know', valid],
+    ['an NPI whose check digit is wrong', badCheckDigit],
+  ] as const)
+    it(`the published 837I with an outside attending (${what}): validate and submit agree, the claim is paid, the attending noted`, async () => {
+      write('in.837', outsideAttending(npi));
+      const validate = await runTpa(['claim', 'validate', 'in.837', '-o', 'ndjson'], { home, env });
+      expect(validate.code, validate.stderr).toBe(0);
+      expect(ndjson(validate.stdout).map((c) => c.valid)).toEqual([true]);
+      expect(validate.stderr).toMatch(new RegExp(`CLM 756048Q, NM1\\*71: the attending provider is NPI ${npi} \\(JOHN JONES\\): left out of the care team`));
+      const convert = await runTpa(['claim', 'convert', 'in.837'], { home, env });
+      expect(convert.code, convert.stderr).toBe(0);
+      expect(ndjson(convert.stdout)[0].careTeam).toBeUndefined();
+      const submit = await runTpa(['claim', 'submit', 'in.837', '-p', 'local', '--wait', '-o', 'ndjson'], { home, env });
+      expect(submit.code, submit.stderr).toBe(0);
+      expect(ndjson(submit.stdout).map((o) => [o.status, o.disposition])).toEqual([['ACKNOWLEDGED', 'APPROVED']]);
+    });
+
+  it('an 837P claim-level rendering provider that every line replaces with its own is noted, not sent', async () => {
+    write(
+      'in.837',
+      interchange([
+        transaction({
+          st02: '0001',
+          type: 'professional',
+          claims: [
+            professionalClaim({
+              clm01: 'R1',
+              lines: [{ cpt: '45378', charge: '1800' }],
+              extra: [],
+            }).flatMap((seg) =>
+              seg.startsWith('DTP*472')
+                ? [seg, 'NM1*82*1*MORGAN*ALICE****XX*1045782368']
+                : seg.startsWith('NM1*82')
+                  ? ['NM1*82*1*ELSE*WHO****XX*' + valid]
+                  : [seg],
+            ),
+          ],
+        }),
+      ]),
+    );
+    const convert = await runTpa(['claim', 'convert', 'in.837'], { home, env });
+    expect(convert.code, convert.stderr).toBe(0);
+    const claim = ndjson(convert.stdout)[0];
+    expect(claim.careTeam.map((m: any) => m.provider.identifier.value)).toEqual(['1045782368']);
+    expect(claim.item[0].careTeamSequence).toEqual([1]);
+    expect(convert.stderr).toMatch(new RegExp(`CLM R1, NM1\\*82: the rendering provider is NPI ${valid}, no line's payee: left out of the care team`));
   });
 });
