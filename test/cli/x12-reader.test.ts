@@ -99,7 +99,7 @@ describe("a care-team member who is no line's payee is said and left out", () =>
       expect(validate.stderr).toMatch(new RegExp(`CLM 756048Q, NM1\\*71: the attending provider is NPI ${npi} \\(JOHN JONES\\): left out of the care team`));
       const convert = await runTpa(['claim', 'convert', 'in.837'], { home, env });
       expect(convert.code, convert.stderr).toBe(0);
-      expect(ndjson(convert.stdout)[0].careTeam).toBeUndefined();
+      expect(ndjson(convert.stdout)[0]!.careTeam).toBeUndefined();
       const submit = await runTpa(['claim', 'submit', 'in.837', '-p', 'local', '--wait', '-o', 'ndjson'], { home, env });
       expect(submit.code, submit.stderr).toBe(0);
       expect(ndjson(submit.stdout).map((o) => [o.status, o.disposition])).toEqual([['ACKNOWLEDGED', 'APPROVED']]);
@@ -121,7 +121,7 @@ describe("a care-team member who is no line's payee is said and left out", () =>
               seg.startsWith('DTP*472')
                 ? [seg, 'NM1*82*1*MORGAN*ALICE****XX*1045782368']
                 : seg.startsWith('NM1*82')
-                  ? ['NM1*82*1*ELSE*WHO****XX*' + valid]
+                  ? [`NM1*82*1*ELSE*WHO****XX*${valid}`]
                   : [seg],
             ),
           ],
@@ -130,7 +130,7 @@ describe("a care-team member who is no line's payee is said and left out", () =>
     );
     const convert = await runTpa(['claim', 'convert', 'in.837'], { home, env });
     expect(convert.code, convert.stderr).toBe(0);
-    const claim = ndjson(convert.stdout)[0];
+    const claim = ndjson(convert.stdout)[0]!;
     expect(claim.careTeam.map((m: any) => m.provider.identifier.value)).toEqual(['1045782368']);
     expect(claim.item[0].careTeamSequence).toEqual([1]);
     expect(convert.stderr).toMatch(new RegExp(`CLM R1, NM1\\*82: the rendering provider is NPI ${valid}, no line's payee: left out of the care team`));
