@@ -170,6 +170,20 @@ interface Diagnosis {
   system: string;
   code: string;
   type: string | undefined;
+  /** A diagnosis's present-on-admission indicator (837I HI0x-9): FHIR's onAdmission code. */
+  onAdmission?: string;
+  /** A procedure's date (837I HI0x-3 D8, HI0x-4). */
+  date?: string;
+}
+
+/** An HI code kept as supporting information (condition, occurrence, occurrence span, value codes…), with what its composite carries. */
+interface Info {
+  qualifier: string;
+  code: string;
+  /** HI0x-3 D8 or RD8, HI0x-4: an occurrence's date or span. */
+  date?: { start: string; end: string };
+  /** HI0x-5: a value code's amount. */
+  amount?: number;
 }
 
 interface ClaimDraft {
@@ -182,7 +196,9 @@ interface ClaimDraft {
   /** Diagnoses an SV107 pointer counts (principal and other). */
   pointable: number[];
   procedures: Diagnosis[];
-  info: { qualifier: string; code: string }[];
+  info: Info[];
+  /** HI segments of the claim so far: a problem of one names it `HI #n`. */
+  hiSegments: number;
   careTeam: Party[];
   facility: Party | undefined;
   lines: Line[];
@@ -223,6 +239,21 @@ const DIAGNOSIS_QUALIFIERS: Record<string, { system: string; type?: string; poin
   PR: { system: ICD9_SYSTEM, pointable: false },
   BN: { system: ICD9_SYSTEM, pointable: false },
 };
+/** An HI composite's parts after its code, by number: what a refusal names. */
+const HI_PART: Record<number, string> = {
+  3: 'a date format',
+  4: 'a date',
+  5: 'an amount',
+  6: 'a quantity',
+  7: 'a code list version',
+  8: 'an industry code',
+  9: 'a present-on-admission indicator',
+  10: 'a part the 837 does not define',
+};
+/** HI0x-9 present on admission (837I) as FHIR's ex-diagnosis-on-admission codes. */
+const POA: Record<string, string> = { Y: 'y', N: 'n', U: 'u', W: 'w' };
+const ON_ADMISSION_SYSTEM = 'http://terminology.hl7.org/CodeSystem/ex-diagnosis-on-admission';
+
 /** ICD procedure codes of an 837I: ICD-10-PCS (BBR principal, BBQ other). ICD-9 procedures (BR, BQ) are refused. */
 const PROCEDURE_QUALIFIERS: Record<string, string | undefined> = { BBR: 'principal', BBQ: undefined };
 
@@ -587,6 +618,7 @@ export class X12ClaimReader {
         pointable: [],
         procedures: [],
         info: [],
+        hiSegments: 0,
         careTeam: [],
         facility: undefined,
         lines: [],
@@ -725,7 +757,10 @@ export class X12ClaimReader {
         else if (element(s, 1) === '6R' && line && element(s, 2).trim() !== '') line.controlNumber = element(s, 2).trim();
         return;
       case 'HI':
-        if (!line) this.hi(s, d);
+        if (!line) {
+          d.hiSegments++;
+          this.hi(s, d);
+        }
         return;
       case 'NM1': {
         const entity = element(s, 1);
@@ -857,23 +892,88 @@ export class X12ClaimReader {
       problem(`procedure ${JSON.stringify(clip(line.code))} is not a CPT code (5 digits): tpa has no price for HCPCS Level II or other codes`);
   }
 
+  /**
+   * An HI segment: each composite's qualifier and code, and what else it carries, kept or refused,
+   * never dropped: a diagnosis's present-on-admission indicator (HI0x-9), a procedure's date, an
+   * occurrence's date or span (HI0x-3 D8/RD8, HI0x-4), a value code's amount (HI0x-5). A 13th code
+   * (HI13…) is refused: an HI holds 12.
+   */
   private hi(s: X12Segment, d: ClaimDraft): void {
-    for (let i = 1; i <= 12; i++) {
+    const last = Math.max(
+      0,
+      ...Object.keys(s)
+        .map((k) => Number.parseInt(k, 10))
+        .filter((n) => Number.isInteger(n)),
+    );
+    for (let i = 1; i <= last; i++) {
       const qualifier = element(s, i, 1);
       const code = element(s, i, 2);
-      if (qualifier === '') continue;
+      if (qualifier === '' && code === '') continue;
+      const at = `HI${String(i).padStart(2, '0')}`;
+      const problem = (message: string) => void d.problems.push({ segment: `HI #${d.hiSegments}`, message });
+      if (i > 12)
+        return void problem(
+          `${at} (${clip(qualifier)} ${clip(code)}): a code beyond the 12th of one HI segment: an HI holds at most 12 codes; it is not read, and the claim is not sent without it`,
+        );
+      if (qualifier === '') return void problem(`${at}-1 is empty: code ${clip(code)} has no qualifier, and what kind of code it is is not for tpa to guess`);
+      // The parts of the composite after the code, by number (3 date format, 4 date, 5 amount, 6 quantity, 7 version, 8 industry code, 9 present on admission).
+      const parts = new Map<number, string>();
+      for (let c = 3; c <= 10; c++) if (element(s, i, c) !== '') parts.set(c, element(s, i, c));
+      const take = (c: number): string | undefined => {
+        const v = parts.get(c);
+        parts.delete(c);
+        return v;
+      };
+      const dated = (): { start: string; end: string } | undefined | string => {
+        const format = take(3);
+        const value = take(4);
+        if (format === undefined && value === undefined) return undefined;
+        return dtpPeriod({ name: 'HI', '2': format ?? '', '3': value ?? '' }) as { start: string; end: string } | string;
+      };
       const diagnosis = DIAGNOSIS_QUALIFIERS[qualifier];
+      let kept: (() => void) | undefined;
       if (diagnosis) {
-        d.diagnoses.push({ system: diagnosis.system, code: icdWithDot(code, diagnosis.system), type: diagnosis.type });
-        if (diagnosis.pointable) d.pointable.push(d.diagnoses.length);
+        const poa = take(9);
+        const onAdmission = poa === undefined ? undefined : POA[poa];
+        if (poa !== undefined && onAdmission === undefined) problem(`present-on-admission indicator (${at}-9) "${clip(poa)}" is not one of Y, N, U, W`);
+        kept = () => {
+          d.diagnoses.push({
+            system: diagnosis.system,
+            code: icdWithDot(code, diagnosis.system),
+            type: diagnosis.type,
+            ...(onAdmission ? { onAdmission } : {}),
+          });
+          if (diagnosis.pointable) d.pointable.push(d.diagnoses.length);
+        };
       } else if (qualifier in PROCEDURE_QUALIFIERS) {
-        d.procedures.push({ system: ICD10_PCS_SYSTEM, code, type: PROCEDURE_QUALIFIERS[qualifier] });
+        const date = dated();
+        if (typeof date === 'string') problem(date.replace('DTP02', `${at}-3`).replace('DTP03', `${at}-4`));
+        else if (date && date.start !== date.end) problem(`${at}-3: a procedure's date is one day (D8), not a range`);
+        kept = () =>
+          d.procedures.push({
+            system: ICD10_PCS_SYSTEM,
+            code,
+            type: PROCEDURE_QUALIFIERS[qualifier],
+            ...(date && typeof date !== 'string' ? { date: date.start } : {}),
+          });
       } else if (qualifier === 'BR' || qualifier === 'BQ') {
-        d.problems.push({ segment: 'HI', message: `ICD-9-CM procedure ${clip(code)} (${qualifier}): claims after 2015-10-01 carry ICD-10-PCS (BBR, BBQ)` });
+        problem(`${at}: ICD-9-CM procedure ${clip(code)} (${qualifier}): claims after 2015-10-01 carry ICD-10-PCS (BBR, BBQ)`);
+        continue;
       } else {
-        // Condition, occurrence, value, treatment codes and DRGs: kept as supporting information.
-        d.info.push({ qualifier, code });
+        // Condition, occurrence, occurrence span, value, treatment codes and DRGs: kept as supporting
+        // information, with the date or span of an occurrence and the amount of a value code.
+        const date = dated();
+        if (typeof date === 'string') problem(date.replace('DTP02', `${at}-3`).replace('DTP03', `${at}-4`));
+        const amountText = take(5);
+        const amount = amountText === undefined ? undefined : decimal(amountText);
+        if (amountText !== undefined && amount === undefined) problem(`amount (${at}-5) "${clip(amountText)}" is not an amount`);
+        kept = () => d.info.push({ qualifier, code, ...(date && typeof date !== 'string' ? { date } : {}), ...(amount !== undefined ? { amount } : {}) });
       }
+      for (const [c, v] of parts)
+        problem(
+          `${at}-${c} "${clip(v)}" (${HI_PART[c] ?? 'a part'}) is not something tpa reads for a ${clip(qualifier)} code: not kept, so the claim is not sent`,
+        );
+      kept();
     }
   }
 
@@ -1139,6 +1239,12 @@ export class X12ClaimReader {
               sequence: i + 1,
               category: { coding: [{ system: INFO_CATEGORY_SYSTEM, code: 'info' }] },
               code: { coding: [{ system: `urn:tpa:x12:hi:${info.qualifier}`, code: info.code }] },
+              ...(info.date
+                ? info.date.start === info.date.end
+                  ? { timingDate: info.date.start }
+                  : { timingPeriod: { start: info.date.start, end: info.date.end } }
+                : {}),
+              ...(info.amount !== undefined ? { valueQuantity: { value: info.amount, unit: 'USD', system: 'urn:iso:std:iso:4217', code: 'USD' } } : {}),
             })),
           }
         : {}),
@@ -1148,6 +1254,7 @@ export class X12ClaimReader {
               sequence: i + 1,
               diagnosisCodeableConcept: { coding: [{ system: dx.system, code: dx.code }] },
               ...(dx.type ? { type: [{ coding: [{ system: DIAGNOSIS_TYPE_SYSTEM, code: dx.type }] }] } : {}),
+              ...(dx.onAdmission ? { onAdmission: { coding: [{ system: ON_ADMISSION_SYSTEM, code: dx.onAdmission }] } } : {}),
             })),
           }
         : {}),
@@ -1156,6 +1263,7 @@ export class X12ClaimReader {
             procedure: d.procedures.map((p, i) => ({
               sequence: i + 1,
               ...(p.type ? { type: [{ coding: [{ system: 'http://terminology.hl7.org/CodeSystem/ex-procedure-type', code: 'primary' }] }] } : {}),
+              ...(p.date ? { date: p.date } : {}),
               procedureCodeableConcept: { coding: [{ system: p.system, code: p.code }] },
             })),
           }

