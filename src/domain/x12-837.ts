@@ -105,7 +105,8 @@ export interface X12Claim {
   claim: Record<string, unknown>;
   /**
    * The claim's identity in a batch journal: `x12:<ISA06 trimmed>:<ISA13>:<GS06>:<ST02>:<CLM01>` (ST02
-   * is unique only within its functional group, GS06 within its interchange).
+   * is unique only within its functional group, GS06 within its interchange), with `#<n>`, the
+   * claim's place among its transaction set's CLMs, when an earlier claim of the set has its CLM01.
    */
   identity: string;
   clm01: string;
@@ -188,6 +189,8 @@ interface Info {
 
 interface ClaimDraft {
   clm01: string;
+  /** The claim's place among the CLMs of its transaction set, from 1. */
+  ordinal: number;
   charge: string;
   placeOfService: string;
   statement: { start: string; end: string } | undefined;
@@ -356,6 +359,8 @@ export class X12ClaimReader {
   private firstIsa16: string | undefined;
   private readonly byTransaction = new Map<number, X12Problem[]>();
   private readonly claimsOfTransaction = new Map<number, number>();
+  /** The CLM01s of the transaction set being read: a repeated one makes the claim's place part of its identity. */
+  private readonly clm01sOfTransaction = new Set<string>();
 
   constructor(private readonly options: { report?: EnvelopeReport; mapping?: boolean } = {}) {}
 
@@ -542,6 +547,7 @@ export class X12ClaimReader {
     this.st02 = element(s, 2);
     this.segmentsInTransaction = 1;
     this.claimsInTransaction = 0;
+    this.clm01sOfTransaction.clear();
     this.created = '';
     this.level = '';
     this.billing = this.subscriber = this.payer = this.draft = this.line = undefined;
@@ -610,6 +616,7 @@ export class X12ClaimReader {
       this.afterClm = true;
       this.draft = {
         clm01: element(s, 1),
+        ordinal: this.claimsInTransaction,
         charge: element(s, 2),
         placeOfService: element(s, 5),
         statement: undefined,
@@ -1079,7 +1086,13 @@ export class X12ClaimReader {
     this.afterClm = false;
     this.otherPayer = false;
     if (!d || !this.mapping) return;
-    const place = `${this.transactionPlace()}, CLM ${d.clm01}`;
+    // CLM01 is the sender's account number and need not be unique: a CLM01 the transaction set has
+    // already had is told apart by the claim's place in it (`#3`: its third CLM), in its identity and
+    // its place. The first keeps the identity it always had, so a journal of files without repeats matches.
+    const repeated = this.clm01sOfTransaction.has(d.clm01);
+    this.clm01sOfTransaction.add(d.clm01);
+    const nth = repeated ? ` #${d.ordinal}` : '';
+    const place = `${this.transactionPlace()}, CLM ${d.clm01}${nth}`;
     const report = this.options.report?.byTransaction.get(this.transactionNo);
     const problems = [...(report ?? []).map((p) => ({ segment: '', message: `not sent: ${p.place}: ${p.message}` })), ...d.problems];
     if (this.billingProblem) problems.unshift({ segment: 'NM1*85', message: this.billingProblem });
@@ -1116,7 +1129,7 @@ export class X12ClaimReader {
     problems.push(...this.notForPayment(), ...this.hierarchyProblems(), ...pointerProblems(d));
     const segments = new Map<string, string>();
     const claim = this.fhir(d, segments);
-    const identity = `x12:${this.isa06}:${this.isa13}:${this.gs06}:${this.st02}:${d.clm01}`;
+    const identity = `x12:${this.isa06}:${this.isa13}:${this.gs06}:${this.st02}:${d.clm01}${repeated ? `#${d.ordinal}` : ''}`;
     out.push({
       kind: 'claim',
       claim: {
