@@ -478,10 +478,20 @@ function priceLines(verdicts: LineVerdict[], bundleHistory: readonly PriorLine[]
         const { line, contract: terms } = verdicts[i]!;
         // A line's own terms: the rate in force on its date.
         const rate = terms!.codes.get(line.cptCode)!.negotiatedRateCents ?? 0;
-        allowed[i] = Math.min(line.chargeCents, units ? rate * line.quantity : rate);
+        allowed[i] = Math.min(line.chargeCents, units ? flatRateCents(rate, line) : rate);
       }
     }
   }
+}
+
+/**
+ * A FLAT_RATE line's price (docs/money-rules.md "Quantity"): the rate × the quantity as sent, a
+ * decimal quantity (1.5 units) rounded to the cent, halves away from zero; minutes of anesthesia
+ * (MJ) are one service, the charge covering the minutes.
+ */
+export function flatRateCents(rateCents: number, line: Pick<ClaimLine, 'quantity' | 'unitOfMeasure'>): number {
+  if (line.unitOfMeasure === 'MJ') return rateCents;
+  return mulDivRound(rateCents, Math.round(line.quantity * 1000), 1000);
 }
 
 /**

@@ -64,7 +64,10 @@ export interface ClaimLine {
   cptCode: string;
   revenueCode: string | null;
   serviceDate: string;
+  /** The quantity as sent: units (a decimal of at most 3 places, drug and time units) or, with `unitOfMeasure` MJ, minutes. */
   quantity: number;
+  /** `MJ` when the quantity is minutes of anesthesia (an 837's SV103 MJ, a FHIR quantity in UCUM `min`); absent: units (UN). */
+  unitOfMeasure?: 'MJ';
   chargeCents: number;
   careTeamSequences: number[];
   /** The line's procedure modifiers (`item[].modifier`), upper case, in the order sent; absent on claims stored before they were kept. */
@@ -764,7 +767,7 @@ class ClaimReader {
       const revenueCode = this.revenueCode(item.revenue, `${path}.revenue`, type === 'institutional');
       const serviceDate = this.serviceDate(item, path, defaultDate, created);
       const counted = this.quantity(item.quantity, `${path}.quantity`);
-      const quantity = counted?.units;
+      const quantity = counted?.sent;
       const chargeCents = this.charge(item, path, counted?.sent);
       const careTeamSequences = this.careTeamSequences(item.careTeamSequence, `${path}.careTeamSequence`, sequences);
       const modifiers = this.modifiers(item.modifier, `${path}.modifier`);
@@ -786,6 +789,7 @@ class ClaimReader {
           revenueCode,
           serviceDate,
           quantity,
+          ...(counted?.minutes ? { unitOfMeasure: 'MJ' as const } : {}),
           chargeCents,
           careTeamSequences,
           ...(modifiers.length > 0 ? { modifiers } : {}),
@@ -879,42 +883,37 @@ class ClaimReader {
   }
 
   /**
-   * The line's quantity: `sent` is the value as sent (net = quantity × unitPrice is checked on it),
-   * `units` the services priced. A quantity in minutes (UCUM `min`, or unit "min"/"minute(s)" with
-   * no code) is one service, the charge covering the minutes, as an 837's SV103 `MJ` is: one
-   * service prices the same whatever the format. Another UCUM unit that is not a count (`h`, `d`,
-   * `mg`…) is refused: no rate is per hour or per milligram, and reading it as a count would price
-   * 2 hours as 2 units. A count is UCUM `1` or an annotation (`{visit}`), or no code.
+   * The line's quantity as sent (net = quantity × unitPrice is checked on it): a number above 0 with
+   * at most 3 decimals (drug and time units, `1.5`), up to 9999, and whether it counts minutes. A
+   * quantity in minutes (UCUM `min`, or unit "min"/"minute(s)" with no code) is minutes of
+   * anesthesia, as an 837's SV103 `MJ` is (how each rate type prices minutes and decimals:
+   * adjudication.ts, docs/money-rules.md "Quantity"). Another UCUM unit that is not a count (`h`,
+   * `d`, `mg`…) is refused: no rate is per hour or per milligram, and reading it as a count would
+   * price 2 hours as 2 units. A count is UCUM `1` or an annotation (`{visit}`), or no code.
    */
-  private quantity(value: unknown, path: string): { sent: number; units: number } | undefined {
-    if (value === undefined) return { sent: 1, units: 1 };
+  private quantity(value: unknown, path: string): { sent: number; minutes: boolean } | undefined {
+    if (value === undefined) return { sent: 1, minutes: false };
     const q = isObject(value) ? value.value : undefined;
-    if (!Number.isInteger(q) || (q as number) < 1 || (q as number) > 9999) {
-      return this.fail(`${path}.value`, 'must be a whole number from 1 to 9999');
+    if (typeof q !== 'number' || !Number.isFinite(q) || q <= 0 || q > 9999 || Math.round(q * 1000) / 1000 !== q) {
+      return this.fail(`${path}.value`, 'must be a number above 0 with at most 3 decimals, up to 9999');
     }
-    const sent = q as number;
+    const sent = q;
     const quantity = value as Json;
     const code = quantity.code;
     const ucum = quantity.system === undefined || quantity.system === UCUM_SYSTEM;
     const saysMinutes = typeof quantity.unit === 'string' && MINUTE_WORDS.has(quantity.unit.trim().toLowerCase());
     // A unit in minutes with a code that says otherwise is two answers to one question: never priced on either.
     const minutesOtherwise = () =>
-      this.fail(
-        `${path}.unit`,
-        `is "${clip(String(quantity.unit))}" (minutes), but code "${clip(String(code))}" is not: minutes of anesthesia are code min (one service)`,
-      );
+      this.fail(`${path}.unit`, `is "${clip(String(quantity.unit))}" (minutes), but code "${clip(String(code))}" is not: minutes of anesthesia are code min`);
     if (code !== undefined && ucum) {
       if (typeof code !== 'string') return this.fail(`${path}.code`, 'must be a UCUM code (min, or 1 for a count)');
-      if (code === 'min') return { sent, units: 1 };
+      if (code === 'min') return { sent, minutes: true };
       if (saysMinutes) return minutesOtherwise();
-      if (code === '1' || /^\{[^{}]*\}$/.test(code)) return { sent, units: sent };
-      return this.fail(
-        `${path}.code`,
-        `is UCUM "${clip(code)}": a quantity is a count of services (1) or minutes of anesthesia (min, one service), not another unit`,
-      );
+      if (code === '1' || /^\{[^{}]*\}$/.test(code)) return { sent, minutes: false };
+      return this.fail(`${path}.code`, `is UCUM "${clip(code)}": a quantity is a count of services (1) or minutes of anesthesia (min), not another unit`);
     }
-    if (saysMinutes) return code === undefined ? { sent, units: 1 } : minutesOtherwise();
-    return { sent, units: sent };
+    if (saysMinutes) return code === undefined ? { sent, minutes: true } : minutesOtherwise();
+    return { sent, minutes: false };
   }
 
   /**
@@ -946,7 +945,8 @@ class ClaimReader {
     // A unit price above the most one line may charge is refused as itself, before quantity × it is computed.
     const unit = limit(money(item.unitPrice, `${path}.unitPrice`), `${path}.unitPrice.value`);
     if (unit === undefined || quantity === undefined) return undefined;
-    const computed = mulDivRound(unit * quantity, factor.numerator, factor.denominator);
+    // The quantity has at most 3 decimals: counted in thousandths, so that the product stays whole.
+    const computed = mulDivRound(unit * Math.round(quantity * 1000), factor.numerator, factor.denominator * 1000);
     if (item.net === undefined) return limit(computed, `${path}.unitPrice.value`);
     if (net !== undefined && net !== computed) {
       const factorText = item.factor === undefined ? '' : ` × factor ${String(item.factor)}`;

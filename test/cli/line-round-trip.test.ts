@@ -182,7 +182,7 @@ describe.each(TRANSPORTS)('every line comes back (%s)', (transport) => {
     paymentsAreTransfers(remit, settlement);
   });
 
-  it('minutes of anesthesia price as one service whether sent as an 837 (SV103 MJ) or as FHIR (UCUM min), and show 1 unit', async () => {
+  it('minutes of anesthesia price as one service whether sent as an 837 (SV103 MJ) or as FHIR (UCUM min), and show the minutes as sent, MJ', async () => {
     // One service on two dates (else the second is the first's duplicate): 60 minutes, charge 1,800.00.
     const text = interchange([
       transaction({
@@ -225,7 +225,7 @@ describe.each(TRANSPORTS)('every line comes back (%s)', (transport) => {
     }
     for (const id of [row.external_claim_id, ack.external_claim_id]) {
       const detail = (await ok(['ledger', 'show', id, '-o', 'json'])).json<Body>();
-      expect(detail.service_lines.map((l: Body) => [l.cpt_code, l.quantity, l.allowed_amount])).toEqual([['00811', 1, 480]]);
+      expect(detail.service_lines.map((l: Body) => [l.cpt_code, l.quantity, l.unit_of_measure, l.allowed_amount])).toEqual([['00811', 60, 'MJ', 480]]);
     }
   });
 

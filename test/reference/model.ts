@@ -521,7 +521,8 @@ export class Model {
     for (const line of live) {
       const c = line.contract!;
       const rate = this.rateOn(c, line.code, line.date);
-      if (c.rateType === 'FLAT_RATE') allowed.set(line.index, Math.min(rate!.cents! * line.quantity, line.chargeCents));
+      // A FLAT_RATE is the rate × the quantity; a quantity with decimals (1.5 units) gives the nearest cent, a half up.
+      if (c.rateType === 'FLAT_RATE') allowed.set(line.index, Math.min(Math.round(rate!.cents! * line.quantity), line.chargeCents));
       if (c.rateType === 'CASE_RATE') allowed.set(line.index, Math.min(rate!.cents!, line.chargeCents));
     }
 

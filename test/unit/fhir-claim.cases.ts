@@ -109,7 +109,7 @@ export const CASES: [string, (c: Json) => unknown][] = [
   ['item servicedPeriod still running', (c) => (delete item(c).servicedDate, (item(c).servicedPeriod = { start: '2026-03-01', end: '2026-03-09' }), c)],
   ['item no date, billablePeriod start', (c) => (delete item(c).servicedDate, (c.billablePeriod = { start: '2026-02-27', end: '2026-03-02' }), c)],
   ['item quantity zero', (c) => ((item(c).quantity = { value: 0 }), c)],
-  ['item quantity fractional', (c) => ((item(c).quantity = { value: 1.5 }), c)],
+  ['item quantity fractional', (c) => ((item(c).quantity = { value: 1.2345 }), c)],
   ['item quantity two', (c) => ((item(c).quantity = { value: 2 }), (item(c).net = { value: item(c).unitPrice.value * 2, currency: 'USD' }), c)],
   ['item net missing', (c) => (delete item(c).net, c)],
   ['item net three decimals', (c) => ((item(c).net = { value: 1.005, currency: 'USD' }), c)],

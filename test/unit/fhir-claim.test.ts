@@ -280,7 +280,19 @@ describe('shapes other systems send are accepted', () => {
     expect(errorsOf(() => parseClaim(delimited))).toEqual([{ field: 'item[0].extension[0].valueString', message: expect.stringContaining('"*", ":"') }]);
   });
 
-  it('a quantity in minutes is one service (net still checked on the minutes sent); another UCUM unit that is not a count is refused', () => {
+  it('a decimal quantity (at most 3 decimals) is kept as sent, and net = quantity × unitPrice is checked on it to the cent', () => {
+    const claim = fixture('professional');
+    claim.item = [{ ...claim.item[0], quantity: { value: 1.5 }, unitPrice: { value: 100.01, currency: 'USD' } }];
+    delete claim.item[0].net;
+    delete claim.total;
+    // 1.5 × 100.01 = 150.015: rounded half away from zero to 150.02.
+    expect(parseClaim(claim).lines[0]).toMatchObject({ quantity: 1.5, chargeCents: 15002 });
+    expect(parseClaim(claim).lines[0]!.unitOfMeasure).toBeUndefined();
+    claim.item[0].quantity = { value: 0.125 };
+    expect(parseClaim(claim).lines[0]).toMatchObject({ quantity: 0.125, chargeCents: 1250 });
+  });
+
+  it('a quantity in minutes is kept as sent, marked MJ (net still checked on the minutes sent); another UCUM unit that is not a count is refused', () => {
     const minutes = (quantity: Record<string, unknown>) => {
       const claim = fixture('professional');
       claim.item = [
@@ -290,10 +302,11 @@ describe('shapes other systems send are accepted', () => {
       return claim;
     };
     for (const q of [{ system: 'http://unitsofmeasure.org', code: 'min', unit: 'min' }, { code: 'min' }, { unit: 'minutes' }, { unit: 'Min' }]) {
-      expect(parseClaim(minutes(q)).lines[0]).toMatchObject({ quantity: 1, chargeCents: 180000 });
+      expect(parseClaim(minutes(q)).lines[0]).toMatchObject({ quantity: 60, unitOfMeasure: 'MJ', chargeCents: 180000 });
     }
     for (const q of [{ system: 'http://unitsofmeasure.org', code: '1' }, { code: '{visit}' }, { unit: 'each' }, { system: 'urn:other', code: 'h' }]) {
       expect(parseClaim(minutes(q)).lines[0]).toMatchObject({ quantity: 60, chargeCents: 180000 });
+      expect(parseClaim(minutes(q)).lines[0]!.unitOfMeasure).toBeUndefined();
     }
     expect(errorsOf(() => parseClaim(minutes({ system: 'http://unitsofmeasure.org', code: 'h' })))).toEqual([
       { field: 'item[0].quantity.code', message: expect.stringContaining('is UCUM "h"') },
@@ -562,7 +575,7 @@ describe('what is rejected, with the field named', () => {
     expect(rejectFields(claim)).toEqual(['item[0].net']);
   });
 
-  it.each([0, 1.5, 10000, -1])('a quantity of %s is rejected at item[i].quantity.value', (q) => {
+  it.each([0, 1.2345, 0.0001, 10000, -1])('a quantity of %s is rejected at item[i].quantity.value', (q) => {
     const claim = fixture('professional');
     claim.item[0].quantity.value = q;
     expect(rejectFields(claim)).toEqual(['item[0].quantity.value']);

@@ -341,6 +341,8 @@ function serviceLine(
     modifiers: sent?.modifiers ?? [],
     line_control_number: sent?.lineControlNumber ?? null,
     quantity: line.quantity,
+    // Minutes of anesthesia as sent (an 837's MJ, FHIR UCUM min); absent: units (UN).
+    ...(sent?.unitOfMeasure === 'MJ' ? { unit_of_measure: 'MJ' } : {}),
     // The line's own date: a claim's lines may be on several days (docs/api.md, tpa's addition).
     service_date: line.serviceDate,
     submitted_charge: centsToAmount(line.chargeCents),
