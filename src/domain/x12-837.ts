@@ -55,6 +55,7 @@ export const PLACE_OF_SERVICE_SYSTEM = 'https://www.cms.gov/Medicare/Coding/plac
 const DIAGNOSIS_TYPE_SYSTEM = 'http://terminology.hl7.org/CodeSystem/ex-diagnosistype';
 const PRIORITY_SYSTEM = 'http://terminology.hl7.org/CodeSystem/processpriority';
 const INFO_CATEGORY_SYSTEM = 'http://terminology.hl7.org/CodeSystem/claiminformationcategory';
+const UCUM_SYSTEM = 'http://unitsofmeasure.org';
 
 /** The ISA is fixed-width: each element's width, ISA01 to ISA16. */
 const ISA_WIDTHS = [2, 10, 2, 10, 2, 15, 2, 15, 6, 4, 1, 5, 9, 1, 1, 1];
@@ -638,6 +639,12 @@ export class X12ClaimReader {
       if (d.clm01 === '') d.problems.push({ segment: 'CLM', message: 'CLM01 (the patient control number, the claim’s id) is missing' });
       const clm01 = clm01Problem(d.clm01);
       if (clm01) d.problems.push({ segment: 'CLM', message: clm01 });
+      const other = this.otherComponentSeparator(s, 5);
+      if (other)
+        d.problems.push({
+          segment: 'CLM',
+          message: `CLM05 ${JSON.stringify(clip(element(s, 5)))} holds ${JSON.stringify(other)} where the ISA declares ${JSON.stringify(this.firstIsa16 ?? '')} as the component separator (ISA16): the file uses another component separator than its ISA says; write the ISA16 it uses`,
+        });
       const frequency = element(s, 5, 3);
       if (frequency !== '' && frequency !== '1')
         d.problems.push({
@@ -868,6 +875,7 @@ export class X12ClaimReader {
     const qualifier = element(s, composite, 1);
     line.code = element(s, composite, 2);
     for (let c = 3; c <= 6; c++) if (element(s, composite, c) !== '') line.modifiers.push(element(s, composite, c));
+    if (this.lineParts(s, kind, problem)) return;
     if (kind === 'SV1') {
       line.charge = element(s, 2);
       line.unitBasis = element(s, 3);
@@ -900,6 +908,46 @@ export class X12ClaimReader {
   }
 
   /**
+   * What a service line says of its procedure, charge and units, checked so that each fault is said
+   * as itself: a composite written with another component separator than ISA16 (not blamed on the
+   * code set), a charge or quantity that is missing (not a range error), a unit that is neither UN
+   * nor MJ (837P) / UN nor DA (837I). True when the line cannot be read further.
+   */
+  private lineParts(s: X12Segment, kind: 'SV1' | 'SV2', problem: (message: string) => void): boolean {
+    const composite = kind === 'SV1' ? 1 : 2;
+    const name = `${kind}0${composite}`;
+    const other = this.otherComponentSeparator(s, composite);
+    if (other) {
+      problem(
+        `${name} ${JSON.stringify(clip(element(s, composite)))} holds ${JSON.stringify(other)} where the ISA declares ${JSON.stringify(this.firstIsa16 ?? '')} as the component separator (ISA16): the file uses another component separator than its ISA says; write the ISA16 it uses`,
+      );
+      return true;
+    }
+    const [chargeAt, unitAt, quantityAt] = kind === 'SV1' ? [2, 3, 4] : [3, 4, 5];
+    const id = (i: number) => `${kind}${String(i).padStart(2, '0')}`;
+    const units = kind === 'SV1' ? ['UN', 'MJ'] : ['UN', 'DA'];
+    const unitWords = kind === 'SV1' ? 'UN (units) or MJ (minutes of anesthesia)' : 'UN (units) or DA (days)';
+    if (element(s, chargeAt) === '') problem(`${id(chargeAt)} (the line's charge) is missing`);
+    const unit = element(s, unitAt);
+    if (unit === '') problem(`${id(unitAt)} (the unit of measure) is missing: ${unitWords}`);
+    else if (!units.includes(unit)) problem(`${id(unitAt)} "${clip(unit)}" is not a unit tpa reads: ${unitWords}`);
+    const quantity = element(s, quantityAt);
+    if (quantity === '') problem(`${id(quantityAt)} (the quantity) is missing: how many ${unit === 'MJ' ? 'minutes' : 'units'} the charge is for`);
+    else if (quantityProblem(quantity)) problem(`${id(quantityAt)} "${clip(quantity)}" ${quantityProblem(quantity)}`);
+    return false;
+  }
+
+  /**
+   * The character a composite element of the segment holds where ISA16 should be, when it has no
+   * component separator of the ISA's but one of another (`HC>99213` in a file whose ISA16 is `:`).
+   */
+  private otherComponentSeparator(s: X12Segment, i: number): string | undefined {
+    if (s[`${i}-1`] !== undefined) return undefined;
+    const m = /^[A-Z0-9]{1,3}([^A-Za-z0-9 .-])[A-Za-z0-9]/.exec(element(s, i));
+    return m?.[1];
+  }
+
+  /**
    * An HI segment: each composite's qualifier and code, and what else it carries, kept or refused,
    * never dropped: a diagnosis's present-on-admission indicator (HI0x-9), a procedure's date, an
    * occurrence's date or span (HI0x-3 D8/RD8, HI0x-4), a value code's amount (HI0x-5). A 13th code
@@ -923,6 +971,13 @@ export class X12ClaimReader {
           `${at} (${clip(qualifier)} ${clip(code)}): a code beyond the 12th of one HI segment: an HI holds at most 12 codes; it is not read, and the claim is not sent without it`,
         );
       if (qualifier === '') return void problem(`${at}-1 is empty: code ${clip(code)} has no qualifier, and what kind of code it is is not for tpa to guess`);
+      const other = this.otherComponentSeparator(s, i);
+      if (other) {
+        problem(
+          `${at} ${JSON.stringify(clip(qualifier))} holds ${JSON.stringify(other)} where the ISA declares ${JSON.stringify(this.firstIsa16 ?? '')} as the component separator (ISA16): the file uses another component separator than its ISA says; write the ISA16 it uses`,
+        );
+        continue;
+      }
       // The parts of the composite after the code, by number (3 date format, 4 date, 5 amount, 6 quantity, 7 version, 8 industry code, 9 present on admission).
       const parts = new Map<number, string>();
       for (let c = 3; c <= 10; c++) if (element(s, i, c) !== '') parts.set(c, element(s, i, c));
@@ -1190,7 +1245,8 @@ export class X12ClaimReader {
           careTeamSequence = [careTeam.length];
         }
       } else if (rendering >= 0 && type === 'professional') careTeamSequence = [rendering + 1];
-      const units = line.unitBasis === 'MJ' ? 1 : decimal(line.units);
+      // The quantity as sent, decimals and minutes alike: minutes of anesthesia (SV103 MJ) in UCUM `min`.
+      const units = decimal(line.units);
       const charge = decimal(line.charge);
       const place = line.place ?? (type === 'professional' ? d.placeOfService : '');
       return {
@@ -1207,7 +1263,7 @@ export class X12ClaimReader {
             : { servicedPeriod: { start: line.date.start, end: line.date.end } }
           : {}),
         ...(place ? { locationCodeableConcept: { coding: [{ system: PLACE_OF_SERVICE_SYSTEM, code: place }] } } : {}),
-        quantity: { value: units ?? line.units },
+        quantity: { value: units ?? line.units, ...(line.unitBasis === 'MJ' ? { unit: 'min', system: UCUM_SYSTEM, code: 'min' } : {}) },
         net: { value: charge ?? line.charge, currency: 'USD' },
       };
     });
@@ -1296,6 +1352,18 @@ export class X12ClaimReader {
       total: { value: charge ?? d.charge, currency: 'USD' },
     };
   }
+}
+
+/** The most decimals a line's quantity may have (drug units such as 0.125 mg vials, time units). */
+export const QUANTITY_DECIMALS = 3;
+
+/** Why a quantity as an 837 writes it (SV104, SV205) is none tpa reads, or undefined: a number above 0 with at most 3 decimals, up to 9999. */
+export function quantityProblem(text: string): string | undefined {
+  const n = decimal(text);
+  if (n === undefined || !/^\d*(\.\d{0,3})?$/.test(text)) return `is not a quantity: a number above 0 with at most ${QUANTITY_DECIMALS} decimals`;
+  if (n <= 0) return 'is not above 0: a line is for some units (or minutes)';
+  if (n > 9999) return 'is more than 9999';
+  return undefined;
 }
 
 /** Whether a line already had this segment (marks it as had). */

@@ -4,6 +4,7 @@
 // 837s (test/helpers/x12.ts), both readings as the CLI does them.
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
+import { parseClaim } from '../../src/domain/fhir-claim.js';
 import { EnvelopeScanner, X12ClaimReader, type X12Claim, type X12Event } from '../../src/domain/x12-837.js';
 import { IG_EXAMPLES, igText } from '../helpers/ig-examples.js';
 import { institutionalClaim, interchange, professionalClaim, tokens, transaction } from '../helpers/x12.js';
@@ -81,5 +82,67 @@ describe('HI: what a composite carries is kept or refused', () => {
       'HI #3: amount (HI01-5) "1.2.3" is not an amount',
       'HI #4: present-on-admission indicator (HI01-9) "Q" is not one of Y, N, U, W',
     ]);
+  });
+});
+
+describe('a service line says each fault as itself', () => {
+  it('a missing SV104 is said missing, not a range error; SV103 must be UN or MJ; a bad quantity is named', async () => {
+    const line = (sv1: string) =>
+      professionalClaim({ clm01: 'U1', lines: [{ cpt: '45378', charge: '1800' }] }).map((seg) => (seg.startsWith('SV1*') ? sv1 : seg));
+    const [missing] = await convert(professional([line('SV1*HC:45378*1800*UN****1')]));
+    expect(missing!.problems).toEqual([{ segment: 'SV1 #1', message: 'SV104 (the quantity) is missing: how many units the charge is for' }]);
+    const [noUnit] = await convert(professional([line('SV1*HC:45378*1800**1***1')]));
+    expect(noUnit!.problems).toEqual([{ segment: 'SV1 #1', message: 'SV103 (the unit of measure) is missing: UN (units) or MJ (minutes of anesthesia)' }]);
+    const [f2] = await convert(professional([line('SV1*HC:45378*1800*F2*1***1')]));
+    expect(f2!.problems).toEqual([{ segment: 'SV1 #1', message: 'SV103 "F2" is not a unit tpa reads: UN (units) or MJ (minutes of anesthesia)' }]);
+    const [four] = await convert(professional([line('SV1*HC:45378*1800*UN*1.2345***1')]));
+    expect(four!.problems).toEqual([{ segment: 'SV1 #1', message: 'SV104 "1.2345" is not a quantity: a number above 0 with at most 3 decimals' }]);
+    const [zero] = await convert(professional([line('SV1*HC:45378*1800*UN*0***1')]));
+    expect(zero!.problems).toEqual([{ segment: 'SV1 #1', message: 'SV104 "0" is not above 0: a line is for some units (or minutes)' }]);
+  });
+
+  it('units as sent: SV104 1.5 and SV103 MJ 60 are kept, the minutes in UCUM min; the parsed line carries MJ', async () => {
+    const claim = professionalClaim({
+      clm01: 'U2',
+      lines: [
+        { cpt: '45378', charge: '1800', units: '1.5' },
+        { cpt: '00811', charge: '900', units: '60' },
+      ],
+    }).map((seg) => (seg.startsWith('SV1*HC:00811') ? seg.replace('*UN*60', '*MJ*60') : seg));
+    const [c] = await convert(professional([claim]));
+    expect(c!.problems).toEqual([]);
+    const items = (c!.claim as Body).item as Body[];
+    expect(items.map((i) => i.quantity)).toEqual([{ value: 1.5 }, { value: 60, unit: 'min', system: 'http://unitsofmeasure.org', code: 'min' }]);
+    const parsed = parseClaim(c!.claim);
+    expect(parsed.lines.map((l) => [l.quantity, l.unitOfMeasure ?? 'UN'])).toEqual([
+      [1.5, 'UN'],
+      [60, 'MJ'],
+    ]);
+    expect(schema.validate(c!.claim)).toEqual([]);
+  });
+
+  it('a body written with another component separator than ISA16 says so, not blamed on the code set', async () => {
+    const claim = professionalClaim({ clm01: 'SEP1' }).map((seg) =>
+      seg.startsWith('SV1*') ? seg.replace('HC:45378', 'HC>45378') : seg.startsWith('HI*') ? seg.replaceAll(':', '>') : seg,
+    );
+    const [c] = await convert(professional([claim]));
+    expect(c!.problems).toEqual([
+      {
+        segment: 'HI #1',
+        message:
+          'HI01 "ABK>K635" holds ">" where the ISA declares ":" as the component separator (ISA16): the file uses another component separator than its ISA says; write the ISA16 it uses',
+      },
+      {
+        segment: 'HI #1',
+        message:
+          'HI02 "ABF>Z1211" holds ">" where the ISA declares ":" as the component separator (ISA16): the file uses another component separator than its ISA says; write the ISA16 it uses',
+      },
+      {
+        segment: 'SV1 #1',
+        message:
+          'SV101 "HC>45378" holds ">" where the ISA declares ":" as the component separator (ISA16): the file uses another component separator than its ISA says; write the ISA16 it uses',
+      },
+    ]);
+    expect(JSON.stringify(c!.problems)).not.toMatch(/code set/);
   });
 });
