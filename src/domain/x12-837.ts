@@ -1274,6 +1274,10 @@ export class X12ClaimReader {
     segments.set('total', 'CLM');
     segments.set('billablePeriod', 'DTP*434');
     segments.set('insurance', 'SBR');
+    segments.set('insurer', 'NM1*PR');
+    segments.set('facility', 'NM1*77');
+    d.procedures.forEach((_, i) => segments.set(`procedure[${i}]`, 'HI'));
+    d.info.forEach((_, i) => segments.set(`supportingInfo[${i}]`, 'HI'));
     d.diagnoses.forEach((_, i) => segments.set(`diagnosis[${i}]`, 'HI'));
     const patientName = this.patientName ?? this.subscriber?.name ?? null;
     const charge = decimal(d.charge);

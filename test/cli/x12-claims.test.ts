@@ -441,12 +441,12 @@ describe('what a folder or a file holds that is not read', () => {
     const convert = await runTpa(['claim', 'convert', 'in'], { home, env });
     expect(convert.code, convert.stderr).toBe(0);
     expect(convert.stderr).toMatch(
-      /^in: 2 other entries skipped \(notes\.txt, scan\.pdf\): claim convert reads X12 files \(any file starting with ISA, or named \*\.837, \*\.x12, \*\.edi\)$/m,
+      /^note: in: 2 other entries skipped \(notes\.txt, scan\.pdf\): claim convert reads X12 files \(any file starting with ISA, or named \*\.837, \*\.x12, \*\.edi\)$/m,
     );
     const validate = await runTpa(['claim', 'validate', 'in'], { home, env });
     expect(validate.code, validate.stderr).toBe(0);
     expect(validate.stderr).toMatch(
-      /^in: 2 other entries skipped \(notes\.txt, scan\.pdf\): claims are read from \*\.json, \*\.ndjson, \*\.jsonl files and X12 files \(any file starting with ISA, or named \*\.837, \*\.x12, \*\.edi\)$/m,
+      /^note: in: 2 other entries skipped \(notes\.txt, scan\.pdf\): claims are read from \*\.json, \*\.ndjson, \*\.jsonl files and X12 files \(any file starting with ISA, or named \*\.837, \*\.x12, \*\.edi\)$/m,
     );
 
     mkdirSync(join(home, 'none'));

@@ -48,7 +48,7 @@ describe("a folder's X12 files are told by their content", () => {
     const convert = await runTpa(['claim', 'convert', 'in'], { home, env });
     expect(convert.code, convert.stderr).toBe(0);
     expect(ndjson(convert.stdout).map((c) => c.identifier[0].value)).toEqual(['PA', 'PB', 'PC', 'PD']);
-    expect(convert.stderr).toMatch(/^in: 1 other entry skipped \(notes\.txt\): claim convert reads X12 files \(any file starting with ISA/m);
+    expect(convert.stderr).toMatch(/^note: in: 1 other entry skipped \(notes\.txt\): claim convert reads X12 files \(any file starting with ISA/m);
     const validate = await runTpa(['claim', 'validate', 'in', '-o', 'ndjson'], { home, env });
     expect(validate.code, validate.stderr).toBe(0);
     expect(ndjson(validate.stdout).map((c) => [c.source, c.valid])).toEqual([
@@ -57,7 +57,7 @@ describe("a folder's X12 files are told by their content", () => {
       ['in/c.txt: ST 0001, CLM PC', true],
       ['in/d.dat: ST 0001, CLM PD', true],
     ]);
-    expect(validate.stderr).toMatch(/^in: 1 other entry skipped \(notes\.txt\)/m);
+    expect(validate.stderr).toMatch(/^note: in: 1 other entry skipped \(notes\.txt\)/m);
     const submit = await runTpa(['claim', 'submit', 'in', '-p', 'local', '--wait', '-o', 'ndjson'], { home, env });
     expect(submit.code, submit.stderr).toBe(0);
     const ledger = await runTpa(['ledger', 'list', '-o', 'json'], { home, env });
@@ -72,7 +72,7 @@ describe("a folder's X12 files are told by their content", () => {
     const convert = await runTpa(['claim', 'convert', 'in'], { home, env });
     expect(convert.code, convert.stderr).toBe(0);
     expect(ndjson(convert.stdout).map((c) => c.identifier[0].value)).toEqual(['PA']);
-    expect(convert.stderr).toMatch(/^in: 1 other entry skipped \(pipe\.dat\)/m);
+    expect(convert.stderr).toMatch(/^note: in: 1 other entry skipped \(pipe\.dat\)/m);
   });
 });
 

@@ -4,6 +4,7 @@
 // 837s (test/helpers/x12.ts), both readings as the CLI does them.
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
+import { flatRateCents } from '../../src/domain/adjudication.js';
 import { parseClaim } from '../../src/domain/fhir-claim.js';
 import { EnvelopeScanner, X12ClaimReader, type X12Claim, type X12Event } from '../../src/domain/x12-837.js';
 import { IG_EXAMPLES, igText } from '../helpers/ig-examples.js';
@@ -144,5 +145,15 @@ describe('a service line says each fault as itself', () => {
       },
     ]);
     expect(JSON.stringify(c!.problems)).not.toMatch(/code set/);
+  });
+});
+
+describe('how a FLAT_RATE prices the quantity as sent', () => {
+  it('a decimal quantity rounds to the cent, halves away from zero; minutes of anesthesia are one service', () => {
+    expect(flatRateCents(48000, { quantity: 1.5 })).toBe(72000);
+    expect(flatRateCents(10001, { quantity: 1.5 })).toBe(15002);
+    expect(flatRateCents(333, { quantity: 0.125 })).toBe(42);
+    expect(flatRateCents(48000, { quantity: 2 })).toBe(96000);
+    expect(flatRateCents(48000, { quantity: 60, unitOfMeasure: 'MJ' })).toBe(48000);
   });
 });

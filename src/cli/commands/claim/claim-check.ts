@@ -2,7 +2,8 @@
 // submit --dry-run` and `claim submit` (one claim) refuse a bad one alike, exit 2 naming every bad
 // field with where it is (file:line:column) (docs/design.md "Checking claims before sending them").
 import { ValidationError } from '../../../domain/errors.js';
-import { parseClaimText, type ParsedClaim, parseReadClaim } from '../../../domain/fhir-claim.js';
+import { everyProblem } from '../../../domain/claim-problems.js';
+import { type ParseOptions, parseClaimText, type ParsedClaim, parseReadClaim } from '../../../domain/fhir-claim.js';
 import { centsToAmount, formatCentsGrouped, jsonNumberToCents } from '../../../domain/money.js';
 import { type PlacedError, type Position, placeErrors } from '../../../domain/json-position.js';
 
@@ -97,30 +98,31 @@ export interface CheckedClaim {
   total_charges: number | null;
 }
 
-/** One claim of the readers checked: its summary when valid, its placed errors when not. */
-export function checkClaim(item: ClaimText): { checked: CheckedClaim; parsed?: ParsedClaim } {
+/**
+ * One claim of the readers checked: its summary when valid, its placed errors when not. A claim read
+ * from X12 gets every problem at once: the reader's (each with its segment) and the field rules' on
+ * the converted claim (domain/claim-problems.ts). `options.today`: the date after which a claim's
+ * dates are refused, as the service refuses them.
+ */
+export function checkClaim(item: ClaimText, options: ParseOptions = {}): { checked: CheckedClaim; parsed?: ParsedClaim } {
   const none = { type: null, provider_npi: null, member_id: null, lines: null, cpt_codes: null, total_charges: null };
   if (item.problem !== undefined || item.value === undefined) {
     const errors = placeErrors([{ field: '', message: item.problem ?? 'not a claim' }], item.locate);
     return { checked: { source: item.source, valid: false, errors, ...none } };
   }
-  // Read from X12, with what the service cannot take: each with its segment.
-  if (item.errors && item.errors.length > 0) return { checked: { source: item.source, valid: false, errors: placeErrors(item.errors, undefined), ...none } };
-  try {
-    const parsed = parseReadClaim(item.text, item.value);
-    return {
-      parsed,
-      checked: {
-        source: item.source,
-        valid: true,
-        errors: [],
-        ...claimSummary(parsed),
-      },
-    };
-  } catch (err) {
-    if (!(err instanceof ValidationError)) throw err;
-    return { checked: { source: item.source, valid: false, errors: placeErrors(err.errors, item.locate, item.segmentOf), ...none } };
-  }
+  const result = everyProblem(item.text, item.value, item.errors, item.segmentOf, options);
+  if (result.errors) return { checked: { source: item.source, valid: false, errors: placeErrors(result.errors, item.locate, item.segmentOf), ...none } };
+  return { parsed: result.parsed, checked: { source: item.source, valid: true, errors: [], ...claimSummary(result.parsed) } };
+}
+
+/**
+ * Today on this machine's clock (TPA_CLOCK when set, as the local engine reads it), YYYY-MM-DD UTC:
+ * the claim check's today where the service's own clock cannot be asked (another profile).
+ */
+export function machineToday(env: NodeJS.ProcessEnv): string {
+  const frozen = env.TPA_CLOCK ? new Date(env.TPA_CLOCK) : undefined;
+  const now = frozen && !Number.isNaN(frozen.getTime()) ? frozen : new Date();
+  return now.toISOString().slice(0, 10);
 }
 
 /** What a valid claim is, in a line: its type, billing provider, member, lines, codes and charges. */

@@ -11,7 +11,7 @@ import { screen } from '../../../render/screen.js';
 import type { Context } from '../../context.js';
 import { keepHeapFlat } from '../../heap.js';
 import { checkClaim, sameIdentitySaid, errorLine } from './claim-check.js';
-import { skippedNote } from './skipped.js';
+import { noteText, skippedNote } from './skipped.js';
 import { folderEntry, folderNames } from './submit-sources.js';
 import { isX12Entry, X12_BY_CONTENT } from './x12-files.js';
 import { x12Claims } from './x12-source.js';
@@ -74,8 +74,10 @@ export async function convertX12(ctx: Context, paths: readonly string[], format:
   const bundle = format === 'json' ? bundleWriter(emit) : undefined;
   try {
     const sameIdentity = sameIdentitySaid();
-    for (const file of x12Files(paths, (m) => ctx.note(m))) {
-      for await (const item of x12Claims(file, (m) => ctx.note(m))) {
+    // What the readers say is a note (`note: …`), told from the refusals of claims.
+    const note = (m: string) => ctx.note(noteText(m));
+    for (const file of x12Files(paths, note)) {
+      for await (const item of x12Claims(file, note)) {
         const { checked } = checkClaim(sameIdentity(item));
         if (!checked.valid) {
           invalid++;

@@ -16,7 +16,7 @@ import { boundedLines, LINE_NOT_UTF8, LINE_TOO_LONG, NotUtf8Text, readFileBounde
 import { NOT_UTF8 } from '../../../domain/well-formed.js';
 import type { FieldError } from '../../../domain/errors.js';
 import { oneLine, screen } from '../../../render/screen.js';
-import { skippedNote } from './skipped.js';
+import { noteText, skippedNote } from './skipped.js';
 import { isJsonName, isX12Entry, isX12Path, looksLikeX12, X12_BY_CONTENT } from './x12-files.js';
 
 export interface ClaimText {
@@ -388,9 +388,11 @@ export async function peekClaims(
 export async function* claimTexts(
   paths: readonly string[],
   stdin: () => Readable,
-  note: (message: string) => void,
+  sayNote: (message: string) => void,
   options: { count?: boolean } = {},
 ): AsyncGenerator<ClaimText> {
+  // What the readers say is a note (`note: …`), told from the refusals of claims.
+  const note = (message: string) => sayNote(noteText(message));
   for (const path of paths) {
     if (path === '-') {
       yield* stdinClaims(stdin(), note);
