@@ -28,6 +28,15 @@ function csvRow(c: CheckedClaim & { engine_check?: EngineCheck }): Record<string
   };
 }
 
+/** Whether the command's profile is the local engine; a dry run names no profile it needs, so one it cannot find is not local. */
+function onLocalProfile(ctx: Context): boolean {
+  try {
+    return ctx.profile().env === 'local';
+  } catch {
+    return false;
+  }
+}
+
 const claims = (n: number) => `${count(n)} claim${n === 1 ? '' : 's'}`;
 
 /**
@@ -48,7 +57,7 @@ export async function checkClaims(ctx: Context, items: AsyncIterable<ClaimText>,
   // Dates after today are refused as the service refuses them: on the local profile by the engine's
   // own clock (validate asks the engine; `local clock set` may have moved it), elsewhere by this
   // machine's (the service's cannot be asked).
-  const today = ctx.profile().env === 'local' ? undefined : machineToday(ctx.io.env);
+  const today = onLocalProfile(ctx) ? undefined : machineToday(ctx.io.env);
   let notChecked: string | undefined;
   // Valid claims the engine would deny, pend or pay in part: counted, and each said on stderr.
   let notInFull = 0;
