@@ -121,6 +121,14 @@ describe('claim validate runs the clock rules claim submit runs', () => {
       ]);
       const submit = await runTpa(['claim', 'submit', 'in.837', '-o', 'ndjson'], { home });
       expect(ndjson(submit.stdout)[0]).toMatchObject({ status: 'FAILED', errors: [expect.objectContaining({ field: 'created', segment: 'BHT' })] });
+      // One JSON claim the same: refused naming created, exit 2.
+      const template = await runTpa(['claim', 'template'], { home });
+      const claim = JSON.parse(template.stdout);
+      claim.created = later;
+      write('one.json', JSON.stringify(claim, null, 2));
+      const one = await runTpa(['claim', 'validate', 'one.json'], { home });
+      expect(one.code).toBe(2);
+      expect(one.stderr).toMatch(new RegExp(`created: is ${later}, after today`));
     } finally {
       await server.stop();
     }

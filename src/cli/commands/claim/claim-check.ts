@@ -55,15 +55,22 @@ export function sameIdentitySaid(): (item: ClaimText) => ClaimText {
 }
 
 /** The one claim a command was given, validated (exit 2 otherwise): too large, or an empty stdin, said as its reader says it. */
-export function validateOneClaim(item: ClaimText): ParsedClaim {
+export function validateOneClaim(item: ClaimText, options: ParseOptions = {}): ParsedClaim {
   // An empty file or bad JSON is the parser's to say.
   if (item.problem !== undefined && item.text.trim() === '' && !item.problem.startsWith('not valid JSON'))
     throw new ValidationFailed(`${oneLine(item.source)}: ${item.problem}`);
-  return validateClaim(item.text, item.source, item.locate, item.problem, item.value);
+  return validateClaim(item.text, item.source, item.locate, item.problem, item.value, options);
 }
 
 /** Local validation with the engine's own rules; exits 2 naming every bad field (and where), nothing sent. */
-export function validateClaim(text: string, source: string, locate?: (field: string) => Position | undefined, problem?: string, value?: unknown): ParsedClaim {
+export function validateClaim(
+  text: string,
+  source: string,
+  locate?: (field: string) => Position | undefined,
+  problem?: string,
+  value?: unknown,
+  options: ParseOptions = {},
+): ParsedClaim {
   const where = source === '-' ? 'stdin' : oneLine(source);
   const refuse = (placed: PlacedError[]): never => {
     const lines = placed
@@ -77,7 +84,7 @@ export function validateClaim(text: string, source: string, locate?: (field: str
   if (problem !== undefined && (value !== undefined || problem.startsWith('is X12'))) refuse([{ field: '', message: problem }]);
   try {
     // What the reader parsed is checked as a batch's claims are (parseReadClaim); an empty or broken text is the parser's to say.
-    return value !== undefined && problem === undefined ? parseReadClaim(text, value) : parseClaimText(text);
+    return value !== undefined && problem === undefined ? parseReadClaim(text, value, options) : parseClaimText(text, options);
   } catch (err) {
     if (!(err instanceof ValidationError)) throw err;
     // A field is located in the file.
