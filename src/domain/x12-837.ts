@@ -176,6 +176,8 @@ interface Diagnosis {
   onAdmission?: string;
   /** A procedure's date (837I HI0x-3 D8, HI0x-4). */
   date?: string;
+  /** Where it was read: `HI #2, HI03`. */
+  from?: string;
 }
 
 /** An HI code kept as supporting information (condition, occurrence, occurrence span, value codes…), with what its composite carries. */
@@ -186,6 +188,8 @@ interface Info {
   date?: { start: string; end: string };
   /** HI0x-5: a value code's amount. */
   amount?: number;
+  /** Where it was read: `HI #2, HI03`. */
+  from?: string;
 }
 
 interface ClaimDraft {
@@ -1004,6 +1008,7 @@ export class X12ClaimReader {
             code: icdWithDot(code, diagnosis.system),
             type: diagnosis.type,
             ...(onAdmission ? { onAdmission } : {}),
+            from: `HI #${d.hiSegments}, ${at}`,
           });
           if (diagnosis.pointable) d.pointable.push(d.diagnoses.length);
         };
@@ -1017,6 +1022,7 @@ export class X12ClaimReader {
             code,
             type: PROCEDURE_QUALIFIERS[qualifier],
             ...(date && typeof date !== 'string' ? { date: date.start } : {}),
+            from: `HI #${d.hiSegments}, ${at}`,
           });
       } else if (qualifier === 'BR' || qualifier === 'BQ') {
         problem(`${at}: ICD-9-CM procedure ${clip(code)} (${qualifier}): claims after 2015-10-01 carry ICD-10-PCS (BBR, BBQ)`);
@@ -1029,7 +1035,14 @@ export class X12ClaimReader {
         const amountText = take(5);
         const amount = amountText === undefined ? undefined : decimal(amountText);
         if (amountText !== undefined && amount === undefined) problem(`amount (${at}-5) "${clip(amountText)}" is not an amount`);
-        kept = () => d.info.push({ qualifier, code, ...(date && typeof date !== 'string' ? { date } : {}), ...(amount !== undefined ? { amount } : {}) });
+        kept = () =>
+          d.info.push({
+            qualifier,
+            code,
+            ...(date && typeof date !== 'string' ? { date } : {}),
+            ...(amount !== undefined ? { amount } : {}),
+            from: `HI #${d.hiSegments}, ${at}`,
+          });
       }
       for (const [c, v] of parts)
         problem(
@@ -1276,9 +1289,10 @@ export class X12ClaimReader {
     segments.set('insurance', 'SBR');
     segments.set('insurer', 'NM1*PR');
     segments.set('facility', 'NM1*77');
-    d.procedures.forEach((_, i) => segments.set(`procedure[${i}]`, 'HI'));
-    d.info.forEach((_, i) => segments.set(`supportingInfo[${i}]`, 'HI'));
-    d.diagnoses.forEach((_, i) => segments.set(`diagnosis[${i}]`, 'HI'));
+    // Each HI code by its segment and element (`HI #2, HI03`).
+    d.procedures.forEach((p, i) => segments.set(`procedure[${i}]`, p.from ?? 'HI'));
+    d.info.forEach((info, i) => segments.set(`supportingInfo[${i}]`, info.from ?? 'HI'));
+    d.diagnoses.forEach((dx, i) => segments.set(`diagnosis[${i}]`, dx.from ?? 'HI'));
     const patientName = this.patientName ?? this.subscriber?.name ?? null;
     const charge = decimal(d.charge);
     return {

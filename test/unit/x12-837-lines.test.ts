@@ -157,3 +157,29 @@ describe('how a FLAT_RATE prices the quantity as sent', () => {
     expect(flatRateCents(48000, { quantity: 60, unitOfMeasure: 'MJ' })).toBe(48000);
   });
 });
+
+describe("a claim's place and its fields' segments", () => {
+  it('a CLM01 repeated in a transaction set is known by its place (#n); the first keeps the identity it always had', async () => {
+    const claims = await convert(
+      professional([
+        professionalClaim({ clm01: 'P1' }),
+        professionalClaim({ clm01: 'P2', member: 'MBR-1003' }),
+        professionalClaim({ clm01: 'P1', member: 'MBR-1003' }),
+      ]),
+    );
+    expect(claims.map((c) => [c.identity, c.place])).toEqual([
+      ['x12:SUBMITTER:000000001:1:0001:P1', 'ST 0001, CLM P1'],
+      ['x12:SUBMITTER:000000001:1:0001:P2', 'ST 0001, CLM P2'],
+      ['x12:SUBMITTER:000000001:1:0001:P1#3', 'ST 0001, CLM P1 #3'],
+    ]);
+  });
+
+  it('an HI code is placed by its segment and element: HI #2, HI03', async () => {
+    const claim = professionalClaim({ clm01: 'DXS', hi: 'HI*ABK:K635*ABF:Z1211' }).flatMap((s) =>
+      s.startsWith('HI*') ? [s, 'HI*ABF:R05*ABF:R060*ABF:Q999'] : [s],
+    );
+    const [c] = await convert(professional([claim]));
+    expect(c!.segmentOf('diagnosis[4].diagnosisCodeableConcept.coding[0].code')).toBe('HI #2, HI03');
+    expect(c!.segmentOf('diagnosis[0]')).toBe('HI #1, HI01');
+  });
+});
