@@ -339,7 +339,7 @@ describe('tpa claim validate and submit of an 837', () => {
     const other = bySource['payers.837: ST 0001, CLM OTHER']!;
     expect(other.status).toBe('FAILED');
     const reason = 'is 999996666, not the payer of member MBR-1001’s plan (PAYER-ACME): tpa adjudicates claims addressed to PAYER-ACME only';
-    expect(other.errors).toEqual([{ field: 'insurer.identifier', message: expect.stringContaining(reason) }]);
+    expect(other.errors).toEqual([{ segment: 'NM1*PR', field: 'insurer.identifier', message: expect.stringContaining(reason) }]);
     expect(r.stderr).toContain(reason);
     // The same exit code as a claim refused for an unknown member.
     const unknown = professionalClaim({ clm01: 'NOBODY', member: 'MBR-9999' });
