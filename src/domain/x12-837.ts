@@ -974,7 +974,10 @@ export class X12ClaimReader {
         return void problem(
           `${at} (${clip(qualifier)} ${clip(code)}): a code beyond the 12th of one HI segment: an HI holds at most 12 codes; it is not read, and the claim is not sent without it`,
         );
-      if (qualifier === '') return void problem(`${at}-1 is empty: code ${clip(code)} has no qualifier, and what kind of code it is is not for tpa to guess`);
+      if (qualifier === '') {
+        problem(`${at}-1 is empty: code ${clip(code)} has no qualifier, and what kind of code it is is not for tpa to guess`);
+        continue;
+      }
       const other = this.otherComponentSeparator(s, i);
       if (other) {
         problem(
