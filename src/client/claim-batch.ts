@@ -11,10 +11,11 @@
 // not have is sent again, and one it cannot tell about is reported UNKNOWN and not sent.
 import { randomUUID } from 'node:crypto';
 import { canonicalHash } from '../domain/canonical.js';
-import { ValidationError, type FieldError } from '../domain/errors.js';
+import type { FieldError } from '../domain/errors.js';
 import { claimServiceDate } from '../domain/adjudication.js';
+import { everyProblem } from '../domain/claim-problems.js';
 import { sameName } from '../domain/dependent.js';
-import { type ParsedClaim, parseReadClaim } from '../domain/fhir-claim.js';
+import type { ParsedClaim } from '../domain/fhir-claim.js';
 import { placeErrors } from '../domain/json-position.js';
 import { sameIdentityMessage, X12_CORRECTION } from '../domain/x12-identity.js';
 import { jsonNumberToCents } from '../domain/money.js';
@@ -67,6 +68,9 @@ export interface ClaimOutcome {
   /** With --wait: the adjudication's disposition (null while still processing at the timeout). */
   disposition?: string | null;
   adjudication?: AdjudicationSummary | null;
+  /** With --wait, a DENIED claim: the engine's denial code (`CARC-96`) and reason. */
+  denial_code?: string | null;
+  denial_reason?: string | null;
 }
 
 export interface BatchProgress {
@@ -415,6 +419,8 @@ interface Ready {
   text: string;
   key: string;
   parsed: ParsedClaim;
+  /** A claim read from X12: the segment a field came from, to place the service's refusals. */
+  segmentOf?: (field: string) => string | undefined;
   /** An earlier run may have sent it: the ledger is asked first. */
   lookFirst: boolean;
   /** When it was announced before (for the UNKNOWN report). */
@@ -541,14 +547,10 @@ export async function runClaimBatch(client: TpaClient, claims: AsyncIterable<Bat
       return undefined;
     };
     if (item.problem !== undefined || item.value === undefined) return refuse([{ field: '', message: item.problem ?? 'not a claim' }]);
-    if (item.errors && item.errors.length > 0) return refuse(item.errors);
-    let parsed: ParsedClaim;
-    try {
-      parsed = parseReadClaim(item.text, item.value);
-    } catch (err) {
-      if (!(err instanceof ValidationError)) throw err;
-      return refuse(err.errors);
-    }
+    // Every problem at once: the X12 reader's and the field rules' (domain/claim-problems.ts).
+    const checked = everyProblem(item.text, item.value, item.errors, item.segmentOf);
+    if (checked.errors) return refuse(checked.errors);
+    const parsed: ParsedClaim = checked.parsed;
     const sha256 = canonicalHash(item.value);
     let claim = item.identity?.claim;
     if (claim === undefined) {
@@ -575,6 +577,7 @@ export async function runClaimBatch(client: TpaClient, claims: AsyncIterable<Bat
       text: item.text,
       key: known?.key ?? randomUUID(),
       parsed,
+      ...(item.segmentOf ? { segmentOf: item.segmentOf } : {}),
       lookFirst: journal.mayHaveBeenSent(known),
       announcedAt: known?.at,
     };
@@ -644,7 +647,8 @@ export async function runClaimBatch(client: TpaClient, claims: AsyncIterable<Bat
       else firstFailure ??= err;
       journal.answered(failedRecord(r.claim, r.text, err));
       const errors = Array.isArray(err.details) ? (err.details as FieldError[]) : [{ field: '', message: err.message }];
-      finish(outcome(r.source, 'FAILED', { idempotency_key: r.key, errors }));
+      // A claim from X12: each refusal names the segment its field came from (NM1*71, not only careTeam[0].provider).
+      finish(outcome(r.source, 'FAILED', { idempotency_key: r.key, errors: r.segmentOf ? placeErrors(errors, undefined, r.segmentOf) : errors }));
     }
   };
 
@@ -745,7 +749,13 @@ async function waitForAll(
           if (eta && (!soonest || eta < soonest)) soonest = eta;
           return;
         }
-        tools.settle({ ...o, disposition: result.body.disposition ?? null, adjudication: result.body.adjudication ?? null });
+        tools.settle({
+          ...o,
+          disposition: result.body.disposition ?? null,
+          adjudication: result.body.adjudication ?? null,
+          // A denied claim says why (its code and reason), in the outcome and on stderr.
+          ...(result.body.disposition === 'DENIED' ? { denial_code: result.body.denial_code ?? null, denial_reason: result.body.denial_reason ?? null } : {}),
+        });
       });
     }
     await pacer.drain();

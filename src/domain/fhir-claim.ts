@@ -1104,10 +1104,7 @@ class ClaimReader {
     const units = { value: sent, ratio, unit: 'UN' as const };
     // A unit in minutes with a code that says otherwise is two answers to one question: never priced on either.
     const minutesOtherwise = () =>
-      this.fail(
-        `${path}.unit`,
-        `is "${clip(String(quantity.unit))}" (minutes), but code "${clip(String(code))}" is not: minutes of anesthesia are code min (one service)`,
-      );
+      this.fail(`${path}.unit`, `is "${clip(String(quantity.unit))}" (minutes), but code "${clip(String(code))}" is not: minutes of anesthesia are code min`);
     if (code !== undefined && ucum) {
       if (typeof code !== 'string') return this.fail(`${path}.code`, 'must be a UCUM code (min, or 1 for a count)');
       if (code === 'min') return minutes;

@@ -61,6 +61,7 @@ export const PLACE_OF_SERVICE_SYSTEM = 'https://www.cms.gov/Medicare/Coding/plac
 const DIAGNOSIS_TYPE_SYSTEM = 'http://terminology.hl7.org/CodeSystem/ex-diagnosistype';
 const PRIORITY_SYSTEM = 'http://terminology.hl7.org/CodeSystem/processpriority';
 const INFO_CATEGORY_SYSTEM = 'http://terminology.hl7.org/CodeSystem/claiminformationcategory';
+const UCUM_SYSTEM = 'http://unitsofmeasure.org';
 
 /** The ISA is fixed-width: each element's width, ISA01 to ISA16. */
 const ISA_WIDTHS = [2, 10, 2, 10, 2, 15, 2, 15, 6, 4, 1, 5, 9, 1, 1, 1];
@@ -111,7 +112,8 @@ export interface X12Claim {
   claim: Record<string, unknown>;
   /**
    * The claim's identity in a batch journal: `x12:<ISA06 trimmed>:<ISA13>:<GS06>:<ST02>:<CLM01>` (ST02
-   * is unique only within its functional group, GS06 within its interchange).
+   * is unique only within its functional group, GS06 within its interchange), with `#<n>`, the
+   * claim's place among its transaction set's CLMs, when an earlier claim of the set has its CLM01.
    */
   identity: string;
   clm01: string;
@@ -176,10 +178,30 @@ interface Diagnosis {
   system: string;
   code: string;
   type: string | undefined;
+  /** A diagnosis's present-on-admission indicator (837I HI0x-9): FHIR's onAdmission code. */
+  onAdmission?: string;
+  /** A procedure's date (837I HI0x-3 D8, HI0x-4). */
+  date?: string;
+  /** Where it was read: `HI #2, HI03`. */
+  from?: string;
+}
+
+/** An HI code kept as supporting information (condition, occurrence, occurrence span, value codes…), with what its composite carries. */
+interface Info {
+  qualifier: string;
+  code: string;
+  /** HI0x-3 D8 or RD8, HI0x-4: an occurrence's date or span. */
+  date?: { start: string; end: string };
+  /** HI0x-5: a value code's amount. */
+  amount?: number;
+  /** Where it was read: `HI #2, HI03`. */
+  from?: string;
 }
 
 interface ClaimDraft {
   clm01: string;
+  /** The claim's place among the CLMs of its transaction set, from 1. */
+  ordinal: number;
   charge: string;
   placeOfService: string;
   /** CLM05-3, the claim frequency code ('' when not sent). */
@@ -190,7 +212,9 @@ interface ClaimDraft {
   /** Diagnoses an SV107 pointer counts (principal and other). */
   pointable: number[];
   procedures: Diagnosis[];
-  info: { qualifier: string; code: string }[];
+  info: Info[];
+  /** HI segments of the claim so far: a problem of one names it `HI #n`. */
+  hiSegments: number;
   careTeam: Party[];
   facility: Party | undefined;
   lines: Line[];
@@ -202,8 +226,12 @@ interface ClaimDraft {
   priorClaim?: string;
 }
 
-/** Providers of a claim that are not paid (attending, operating, supervising, other operating): one without an NPI is left out, not refused. */
-const NOT_PAID = new Set(['71', '72', 'DQ', 'ZZ']);
+/**
+ * Providers of a claim that are no line's payee (attending, operating, other operating,
+ * supervising, referring, primary care): noted and left out of the care team, with an NPI or
+ * without one, valid or not, so that a physician from outside the plan never refuses the claim.
+ */
+const NOT_PAID = new Set(['71', '72', 'ZZ', 'DQ', 'DN', 'P3']);
 
 const FRIENDLY_ROLE: Record<string, { role: string; what: string }> = {
   '82': { role: 'primary', what: 'rendering' },
@@ -211,7 +239,12 @@ const FRIENDLY_ROLE: Record<string, { role: string; what: string }> = {
   '71': { role: 'supervisor', what: 'attending' },
   DQ: { role: 'supervisor', what: 'supervising' },
   ZZ: { role: 'assist', what: 'other operating' },
+  DN: { role: 'other', what: 'referring' },
+  P3: { role: 'other', what: 'primary care' },
 };
+
+/** What a note says of a provider that is no line's payee, left out of the care team. */
+const LEFT_OUT = 'left out of the care team: tpa pays the billing provider and each line’s rendering provider, and no one else of the claim';
 
 /** HI qualifiers of diagnoses: ICD-10-CM (AB…) and ICD-9-CM, principal, other, admitting, reason for visit, external cause. */
 const DIAGNOSIS_QUALIFIERS: Record<string, { system: string; type?: string; pointable: boolean }> = {
@@ -226,6 +259,21 @@ const DIAGNOSIS_QUALIFIERS: Record<string, { system: string; type?: string; poin
   PR: { system: ICD9_SYSTEM, pointable: false },
   BN: { system: ICD9_SYSTEM, pointable: false },
 };
+/** An HI composite's parts after its code, by number: what a refusal names. */
+const HI_PART: Record<number, string> = {
+  3: 'a date format',
+  4: 'a date',
+  5: 'an amount',
+  6: 'a quantity',
+  7: 'a code list version',
+  8: 'an industry code',
+  9: 'a present-on-admission indicator',
+  10: 'a part the 837 does not define',
+};
+/** HI0x-9 present on admission (837I) as FHIR's ex-diagnosis-on-admission codes. */
+const POA: Record<string, string> = { Y: 'y', N: 'n', U: 'u', W: 'w' };
+const ON_ADMISSION_SYSTEM = 'http://terminology.hl7.org/CodeSystem/ex-diagnosis-on-admission';
+
 /** ICD procedure codes of an 837I: ICD-10-PCS (BBR principal, BBQ other). ICD-9 procedures (BR, BQ) are refused. */
 const PROCEDURE_QUALIFIERS: Record<string, string | undefined> = { BBR: 'principal', BBQ: undefined };
 
@@ -330,6 +378,8 @@ export class X12ClaimReader {
   private firstIsa16: string | undefined;
   private readonly byTransaction = new Map<number, X12Problem[]>();
   private readonly claimsOfTransaction = new Map<number, number>();
+  /** The CLM01s of the transaction set being read: a repeated one makes the claim's place part of its identity. */
+  private readonly clm01sOfTransaction = new Set<string>();
 
   constructor(private readonly options: { report?: EnvelopeReport; mapping?: boolean } = {}) {}
 
@@ -516,6 +566,7 @@ export class X12ClaimReader {
     this.st02 = element(s, 2);
     this.segmentsInTransaction = 1;
     this.claimsInTransaction = 0;
+    this.clm01sOfTransaction.clear();
     this.created = '';
     this.level = '';
     this.billing = this.subscriber = this.payer = this.draft = this.line = undefined;
@@ -585,6 +636,7 @@ export class X12ClaimReader {
       this.afterClm = true;
       this.draft = {
         clm01: element(s, 1),
+        ordinal: this.claimsInTransaction,
         charge: element(s, 2),
         placeOfService: element(s, 5),
         frequency: element(s, 5, 3),
@@ -594,6 +646,7 @@ export class X12ClaimReader {
         pointable: [],
         procedures: [],
         info: [],
+        hiSegments: 0,
         careTeam: [],
         facility: undefined,
         lines: [],
@@ -606,6 +659,12 @@ export class X12ClaimReader {
       if (d.clm01 === '') d.problems.push({ segment: 'CLM', message: 'CLM01 (the patient control number, the claim’s id) is missing' });
       const clm01 = clm01Problem(d.clm01);
       if (clm01) d.problems.push({ segment: 'CLM', message: clm01 });
+      const other = this.otherComponentSeparator(s, 5);
+      if (other)
+        d.problems.push({
+          segment: 'CLM',
+          message: `CLM05 ${JSON.stringify(clip(element(s, 5)))} holds ${JSON.stringify(other)} where the ISA declares ${JSON.stringify(this.firstIsa16 ?? '')} as the component separator (ISA16): the file uses another component separator than its ISA says; write the ISA16 it uses`,
+        });
       // CLM05-3: 1 an original claim, 7 a replacement and 8 a void of the claim REF*F8 names
       // (docs/x12.md "Corrected and void claims"); another frequency is refused.
       const frequency = element(s, 5, 3);
@@ -753,7 +812,10 @@ export class X12ClaimReader {
         else if (element(s, 1) === '6R' && line && element(s, 2).trim() !== '') line.controlNumber = element(s, 2).trim();
         return;
       case 'HI':
-        if (!line) this.hi(s, d);
+        if (!line) {
+          d.hiSegments++;
+          this.hi(s, d);
+        }
         return;
       case 'NM1': {
         const entity = element(s, 1);
@@ -770,12 +832,15 @@ export class X12ClaimReader {
         if ((!known && entity !== '77') || this.otherPayer) return;
         const segment = line ? `${here}, NM1*${entity}` : `NM1*${entity}`;
         const party = this.party(s, segment);
+        // Only the rendering provider is paid (and the billing one, read elsewhere): one that is not
+        // (an attending physician from outside the plan, one known by a legacy id) is said and left out.
+        if (NOT_PAID.has(entity)) {
+          const who = typeof party === 'string' ? party : `NPI ${clip(party.npi)}${party.name ? ` (${clip(party.name)})` : ''}`;
+          d.notes.push({ segment, message: `the ${known!.what} provider ${typeof party === 'string' ? who : `is ${who}`}: ${LEFT_OUT}` });
+          return;
+        }
         if (typeof party === 'string') {
-          const message = `the ${known?.what ?? 'service facility'} provider ${party}`;
-          // Only the rendering provider is paid (and the billing one, read elsewhere): one that is
-          // not paid and has no NPI (an attending physician known by a legacy id) is left out.
-          if (NOT_PAID.has(entity)) d.notes.push({ segment, message: `${message}: left out of the care team (tpa pays the billing and rendering providers)` });
-          else d.problems.push({ segment, message });
+          d.problems.push({ segment, message: `the ${known?.what ?? 'service facility'} provider ${party}` });
           return;
         }
         // A provider loop (2310x, 2420A) names one provider: a second NM1 of it naming another NPI is
@@ -851,6 +916,7 @@ export class X12ClaimReader {
     const qualifier = element(s, composite, 1);
     line.code = element(s, composite, 2);
     for (let c = 3; c <= 6; c++) if (element(s, composite, c) !== '') line.modifiers.push(element(s, composite, c));
+    if (this.lineParts(s, kind, problem)) return;
     if (kind === 'SV1') {
       line.charge = element(s, 2);
       line.unitBasis = element(s, 3);
@@ -883,23 +949,147 @@ export class X12ClaimReader {
       problem(`procedure ${JSON.stringify(clip(line.code))} is neither a CPT code (5 digits) nor a HCPCS Level II code (a letter A to V and 4 digits)`);
   }
 
+  /**
+   * What a service line says of its procedure, charge and units, checked so that each fault is said
+   * as itself: a composite written with another component separator than ISA16 (not blamed on the
+   * code set), a charge or quantity that is missing (not a range error), a unit that is neither UN
+   * nor MJ (837P) / UN nor DA (837I). True when the line cannot be read further.
+   */
+  private lineParts(s: X12Segment, kind: 'SV1' | 'SV2', problem: (message: string) => void): boolean {
+    const composite = kind === 'SV1' ? 1 : 2;
+    const name = `${kind}0${composite}`;
+    const other = this.otherComponentSeparator(s, composite);
+    if (other) {
+      problem(
+        `${name} ${JSON.stringify(clip(element(s, composite)))} holds ${JSON.stringify(other)} where the ISA declares ${JSON.stringify(this.firstIsa16 ?? '')} as the component separator (ISA16): the file uses another component separator than its ISA says; write the ISA16 it uses`,
+      );
+      return true;
+    }
+    const [chargeAt, unitAt, quantityAt] = kind === 'SV1' ? [2, 3, 4] : [3, 4, 5];
+    const id = (i: number) => `${kind}${String(i).padStart(2, '0')}`;
+    const units = kind === 'SV1' ? ['UN', 'MJ'] : ['UN', 'DA'];
+    const unitWords = kind === 'SV1' ? 'UN (units) or MJ (minutes of anesthesia)' : 'UN (units) or DA (days)';
+    if (element(s, chargeAt) === '') problem(`${id(chargeAt)} (the line's charge) is missing`);
+    const unit = element(s, unitAt);
+    if (unit === '') problem(`${id(unitAt)} (the unit of measure) is missing: ${unitWords}`);
+    else if (!units.includes(unit)) problem(`${id(unitAt)} "${clip(unit)}" is not a unit tpa reads: ${unitWords}`);
+    const quantity = element(s, quantityAt);
+    if (quantity === '') problem(`${id(quantityAt)} (the quantity) is missing: how many ${unit === 'MJ' ? 'minutes' : 'units'} the charge is for`);
+    else if (quantityProblem(quantity)) problem(`${id(quantityAt)} "${clip(quantity)}" ${quantityProblem(quantity)}`);
+    return false;
+  }
+
+  /**
+   * The character a composite element of the segment holds where ISA16 should be, when it has no
+   * component separator of the ISA's but one of another (`HC>99213` in a file whose ISA16 is `:`).
+   */
+  private otherComponentSeparator(s: X12Segment, i: number): string | undefined {
+    if (s[`${i}-1`] !== undefined) return undefined;
+    const m = /^[A-Z0-9]{1,3}([^A-Za-z0-9 .-])[A-Za-z0-9]/.exec(element(s, i));
+    return m?.[1];
+  }
+
+  /**
+   * An HI segment: each composite's qualifier and code, and what else it carries, kept or refused,
+   * never dropped: a diagnosis's present-on-admission indicator (HI0x-9), a procedure's date, an
+   * occurrence's date or span (HI0x-3 D8/RD8, HI0x-4), a value code's amount (HI0x-5). A 13th code
+   * (HI13…) is refused: an HI holds 12.
+   */
   private hi(s: X12Segment, d: ClaimDraft): void {
-    for (let i = 1; i <= 12; i++) {
+    const last = Math.max(
+      0,
+      ...Object.keys(s)
+        .map((k) => Number.parseInt(k, 10))
+        .filter((n) => Number.isInteger(n)),
+    );
+    for (let i = 1; i <= last; i++) {
       const qualifier = element(s, i, 1);
       const code = element(s, i, 2);
-      if (qualifier === '') continue;
-      const diagnosis = DIAGNOSIS_QUALIFIERS[qualifier];
-      if (diagnosis) {
-        d.diagnoses.push({ system: diagnosis.system, code: icdWithDot(code, diagnosis.system), type: diagnosis.type });
-        if (diagnosis.pointable) d.pointable.push(d.diagnoses.length);
-      } else if (qualifier in PROCEDURE_QUALIFIERS) {
-        d.procedures.push({ system: ICD10_PCS_SYSTEM, code, type: PROCEDURE_QUALIFIERS[qualifier] });
-      } else if (qualifier === 'BR' || qualifier === 'BQ') {
-        d.problems.push({ segment: 'HI', message: `ICD-9-CM procedure ${clip(code)} (${qualifier}): claims after 2015-10-01 carry ICD-10-PCS (BBR, BBQ)` });
-      } else {
-        // Condition, occurrence, value, treatment codes and DRGs: kept as supporting information.
-        d.info.push({ qualifier, code });
+      if (qualifier === '' && code === '') continue;
+      const at = `HI${String(i).padStart(2, '0')}`;
+      const problem = (message: string) => void d.problems.push({ segment: `HI #${d.hiSegments}`, message });
+      if (i > 12)
+        return void problem(
+          `${at} (${clip(qualifier)} ${clip(code)}): a code beyond the 12th of one HI segment: an HI holds at most 12 codes; it is not read, and the claim is not sent without it`,
+        );
+      if (qualifier === '') {
+        problem(`${at}-1 is empty: code ${clip(code)} has no qualifier, and what kind of code it is is not for tpa to guess`);
+        continue;
       }
+      const other = this.otherComponentSeparator(s, i);
+      if (other) {
+        problem(
+          `${at} ${JSON.stringify(clip(qualifier))} holds ${JSON.stringify(other)} where the ISA declares ${JSON.stringify(this.firstIsa16 ?? '')} as the component separator (ISA16): the file uses another component separator than its ISA says; write the ISA16 it uses`,
+        );
+        continue;
+      }
+      // The parts of the composite after the code, by number (3 date format, 4 date, 5 amount, 6 quantity, 7 version, 8 industry code, 9 present on admission).
+      const parts = new Map<number, string>();
+      for (let c = 3; c <= 10; c++) if (element(s, i, c) !== '') parts.set(c, element(s, i, c));
+      const take = (c: number): string | undefined => {
+        const v = parts.get(c);
+        parts.delete(c);
+        return v;
+      };
+      const dated = (): { start: string; end: string } | undefined | string => {
+        const format = take(3);
+        const value = take(4);
+        if (format === undefined && value === undefined) return undefined;
+        return dtpPeriod({ name: 'HI', '2': format ?? '', '3': value ?? '' }) as { start: string; end: string } | string;
+      };
+      const diagnosis = DIAGNOSIS_QUALIFIERS[qualifier];
+      let kept: (() => void) | undefined;
+      if (diagnosis) {
+        const poa = take(9);
+        const onAdmission = poa === undefined ? undefined : POA[poa];
+        if (poa !== undefined && onAdmission === undefined) problem(`present-on-admission indicator (${at}-9) "${clip(poa)}" is not one of Y, N, U, W`);
+        kept = () => {
+          d.diagnoses.push({
+            system: diagnosis.system,
+            code: icdWithDot(code, diagnosis.system),
+            type: diagnosis.type,
+            ...(onAdmission ? { onAdmission } : {}),
+            from: `HI #${d.hiSegments}, ${at}`,
+          });
+          if (diagnosis.pointable) d.pointable.push(d.diagnoses.length);
+        };
+      } else if (qualifier in PROCEDURE_QUALIFIERS) {
+        const date = dated();
+        if (typeof date === 'string') problem(date.replace('DTP02', `${at}-3`).replace('DTP03', `${at}-4`));
+        else if (date && date.start !== date.end) problem(`${at}-3: a procedure's date is one day (D8), not a range`);
+        kept = () =>
+          d.procedures.push({
+            system: ICD10_PCS_SYSTEM,
+            code,
+            type: PROCEDURE_QUALIFIERS[qualifier],
+            ...(date && typeof date !== 'string' ? { date: date.start } : {}),
+            from: `HI #${d.hiSegments}, ${at}`,
+          });
+      } else if (qualifier === 'BR' || qualifier === 'BQ') {
+        problem(`${at}: ICD-9-CM procedure ${clip(code)} (${qualifier}): claims after 2015-10-01 carry ICD-10-PCS (BBR, BBQ)`);
+        continue;
+      } else {
+        // Condition, occurrence, occurrence span, value, treatment codes and DRGs: kept as supporting
+        // information, with the date or span of an occurrence and the amount of a value code.
+        const date = dated();
+        if (typeof date === 'string') problem(date.replace('DTP02', `${at}-3`).replace('DTP03', `${at}-4`));
+        const amountText = take(5);
+        const amount = amountText === undefined ? undefined : decimal(amountText);
+        if (amountText !== undefined && amount === undefined) problem(`amount (${at}-5) "${clip(amountText)}" is not an amount`);
+        kept = () =>
+          d.info.push({
+            qualifier,
+            code,
+            ...(date && typeof date !== 'string' ? { date } : {}),
+            ...(amount !== undefined ? { amount } : {}),
+            from: `HI #${d.hiSegments}, ${at}`,
+          });
+      }
+      for (const [c, v] of parts)
+        problem(
+          `${at}-${c} "${clip(v)}" (${HI_PART[c] ?? 'a part'}) is not something tpa reads for a ${clip(qualifier)} code: not kept, so the claim is not sent`,
+        );
+      kept();
     }
   }
 
@@ -1005,7 +1195,13 @@ export class X12ClaimReader {
     this.afterClm = false;
     this.otherPayer = false;
     if (!d || !this.mapping) return;
-    const place = `${this.transactionPlace()}, CLM ${d.clm01}`;
+    // CLM01 is the sender's account number and need not be unique: a CLM01 the transaction set has
+    // already had is told apart by the claim's place in it (`#3`: its third CLM), in its identity and
+    // its place. The first keeps the identity it always had, so a journal of files without repeats matches.
+    const repeated = this.clm01sOfTransaction.has(d.clm01);
+    this.clm01sOfTransaction.add(d.clm01);
+    const nth = repeated ? ` #${d.ordinal}` : '';
+    const place = `${this.transactionPlace()}, CLM ${d.clm01}${nth}`;
     const report = this.options.report?.byTransaction.get(this.transactionNo);
     const problems = [...(report ?? []).map((p) => ({ segment: '', message: `not sent: ${p.place}: ${p.message}` })), ...d.problems];
     if (d.correction && d.priorClaim === undefined)
@@ -1058,7 +1254,7 @@ export class X12ClaimReader {
     problems.push(...this.notForPayment(), ...this.hierarchyProblems(), ...pointerProblems(d));
     const segments = new Map<string, string>();
     const claim = this.fhir(d, segments);
-    const identity = `x12:${this.isa06}:${this.isa13}:${this.gs06}:${this.st02}:${d.clm01}`;
+    const identity = `x12:${this.isa06}:${this.isa13}:${this.gs06}:${this.st02}:${d.clm01}${repeated ? `#${d.ordinal}` : ''}`;
     out.push({
       kind: 'claim',
       claim: {
@@ -1123,7 +1319,14 @@ export class X12ClaimReader {
   private fhir(d: ClaimDraft, segments: Map<string, string>): Record<string, unknown> {
     const type = this.type ?? 'professional';
     const member = this.subscriber?.memberId ?? '';
-    const careTeam = d.careTeam.map((p, i) => {
+    // The claim's rendering provider (2310B) is the payee of each line without its own (837P); one
+    // that is no line's payee (every line names its own, or an 837I's lines are the facility's) is
+    // said and left out, as an attending is.
+    const claimRendering = d.careTeam.find((p) => p.qualifier === '82');
+    const payee = claimRendering !== undefined && d.lines.some((l) => (l.rendering ? l.rendering.npi === claimRendering.npi : type === 'professional'));
+    if (claimRendering && !payee)
+      d.notes.push({ segment: claimRendering.segment, message: `the rendering provider is NPI ${clip(claimRendering.npi)}, no line's payee: ${LEFT_OUT}` });
+    const careTeam = (payee ? [claimRendering!] : []).map((p, i) => {
       segments.set(`careTeam[${i}]`, p.segment);
       return {
         sequence: i + 1,
@@ -1131,7 +1334,7 @@ export class X12ClaimReader {
         role: { coding: [{ system: CARE_TEAM_ROLE_SYSTEM, code: FRIENDLY_ROLE[p.qualifier]!.role }] },
       };
     });
-    const rendering = d.careTeam.findIndex((p) => p.qualifier === '82');
+    const rendering = payee ? 0 : -1;
     const items = d.lines.map((line, i) => {
       segments.set(`item[${i}]`, `${line.kind} #${line.n}`);
       let careTeamSequence: number[] | undefined;
@@ -1148,6 +1351,7 @@ export class X12ClaimReader {
           careTeamSequence = [careTeam.length];
         }
       } else if (rendering >= 0 && type === 'professional') careTeamSequence = [rendering + 1];
+      // The quantity as sent, decimals and minutes alike: minutes of anesthesia (SV103 MJ) in UCUM `min`.
       const units = decimal(line.units);
       const charge = decimal(line.charge);
       const place = line.place ?? (type === 'professional' ? d.placeOfService : '');
@@ -1169,11 +1373,7 @@ export class X12ClaimReader {
             : { servicedPeriod: { start: line.date.start, end: line.date.end } }
           : {}),
         ...(place ? { locationCodeableConcept: { coding: [{ system: PLACE_OF_SERVICE_SYSTEM, code: place }] } } : {}),
-        // Minutes (SV103/SV204 MJ) are kept as minutes, in UCUM's min, which the claim parser reads as MJ.
-        quantity:
-          line.unitBasis === 'MJ'
-            ? { value: units ?? line.units, unit: 'min', system: 'http://unitsofmeasure.org', code: 'min' }
-            : { value: units ?? line.units },
+        quantity: { value: units ?? line.units, ...(line.unitBasis === 'MJ' ? { unit: 'min', system: UCUM_SYSTEM, code: 'min' } : {}) },
         net: { value: charge ?? line.charge, currency: 'USD' },
       };
     });
@@ -1189,7 +1389,12 @@ export class X12ClaimReader {
     segments.set('total', 'CLM');
     segments.set('billablePeriod', 'DTP*434');
     segments.set('insurance', 'SBR');
-    d.diagnoses.forEach((_, i) => segments.set(`diagnosis[${i}]`, 'HI'));
+    segments.set('insurer', 'NM1*PR');
+    segments.set('facility', 'NM1*77');
+    // Each HI code by its segment and element (`HI #2, HI03`).
+    d.procedures.forEach((p, i) => segments.set(`procedure[${i}]`, p.from ?? 'HI'));
+    d.info.forEach((info, i) => segments.set(`supportingInfo[${i}]`, info.from ?? 'HI'));
+    d.diagnoses.forEach((dx, i) => segments.set(`diagnosis[${i}]`, dx.from ?? 'HI'));
     const patientName = this.patientName ?? this.subscriber?.name ?? null;
     const charge = decimal(d.charge);
     const dependent = this.inPatientLoop ? this.dependentResources(member) : undefined;
@@ -1243,6 +1448,12 @@ export class X12ClaimReader {
                 sequence: i + 1,
                 category: { coding: [{ system: INFO_CATEGORY_SYSTEM, code: 'info' }] },
                 code: { coding: [{ system: `urn:tpa:x12:hi:${info.qualifier}`, code: info.code }] },
+                ...(info.date
+                  ? info.date.start === info.date.end
+                    ? { timingDate: info.date.start }
+                    : { timingPeriod: { start: info.date.start, end: info.date.end } }
+                  : {}),
+                ...(info.amount !== undefined ? { valueQuantity: { value: info.amount, unit: 'USD', system: 'urn:iso:std:iso:4217', code: 'USD' } } : {}),
               })),
               // An 837I's CLM05-1 and CLM05-3, its type of bill (CARIN's category): the 835 gives them back as CLP08 and CLP09.
               ...(typeOfBill
@@ -1263,6 +1474,7 @@ export class X12ClaimReader {
               sequence: i + 1,
               diagnosisCodeableConcept: { coding: [{ system: dx.system, code: dx.code }] },
               ...(dx.type ? { type: [{ coding: [{ system: DIAGNOSIS_TYPE_SYSTEM, code: dx.type }] }] } : {}),
+              ...(dx.onAdmission ? { onAdmission: { coding: [{ system: ON_ADMISSION_SYSTEM, code: dx.onAdmission }] } } : {}),
             })),
           }
         : {}),
@@ -1271,6 +1483,7 @@ export class X12ClaimReader {
             procedure: d.procedures.map((p, i) => ({
               sequence: i + 1,
               ...(p.type ? { type: [{ coding: [{ system: 'http://terminology.hl7.org/CodeSystem/ex-procedure-type', code: 'primary' }] }] } : {}),
+              ...(p.date ? { date: p.date } : {}),
               procedureCodeableConcept: { coding: [{ system: p.system, code: p.code }] },
             })),
           }
@@ -1312,6 +1525,18 @@ interface DependentLoop {
 const RELATIONSHIP: Record<string, string> = { '01': 'spouse', '19': 'child', '53': 'common' };
 /** DMG03 as FHIR's administrative gender. */
 const GENDER: Record<string, string> = { M: 'male', F: 'female', U: 'unknown' };
+
+/** The most decimals a line's quantity may have (drug units such as 0.125 mg vials, time units). */
+export const QUANTITY_DECIMALS = 3;
+
+/** Why a quantity as an 837 writes it (SV104, SV205) is none tpa reads, or undefined: a number above 0 with at most 3 decimals, up to 9999. */
+export function quantityProblem(text: string): string | undefined {
+  const n = decimal(text);
+  if (n === undefined || !/^\d*(\.\d{0,3})?$/.test(text)) return `is not a quantity: a number above 0 with at most ${QUANTITY_DECIMALS} decimals`;
+  if (n <= 0) return 'is not above 0: a line is for some units (or minutes)';
+  if (n > 9999) return 'is more than 9999';
+  return undefined;
+}
 
 /** Whether a line already had this segment (marks it as had). */
 function repeatedOnLine(line: Line, key: string): boolean {

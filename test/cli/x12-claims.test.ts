@@ -176,7 +176,7 @@ describe('tpa claim validate and submit of an 837', () => {
     expect(ledger.json<Row>().count).toBe(4);
   });
 
-  it('twins (one identity twice in a file) are one claim: the second is refused as the sender’s duplicate, never numbered into a claim of its own', async () => {
+  it('one CLM01 twice in a transaction set is two claims, the second known by its place (#2): each sent once, the file again skips both', async () => {
     // Both CLM TWIN in ST 0001: the first (A) is invalid at first (served after it was created).
     const twins = (dateA: string) =>
       interchange([
@@ -192,21 +192,20 @@ describe('tpa claim validate and submit of an 837', () => {
     write('twins.837', twins('20250120'));
     const args = ['claim', 'submit', 'twins.837', '--journal', 'twins.journal', '-o', 'ndjson'];
     const first = await runTpa(args, { home, env });
-    expect(ndjson(first.stdout).map((o) => o.status)).toEqual(['INVALID', 'INVALID']);
-    expect(ndjson(first.stdout)[1]!.errors[0].message).toMatch(/the same interchange, group, transaction set and CLM01 as twins\.837: ST 0001, CLM TWIN/);
+    const bySource = (out: string) => Object.fromEntries(ndjson(out).map((o) => [o.source, o.status]));
+    expect(bySource(first.stdout)).toEqual({ 'twins.837: ST 0001, CLM TWIN': 'INVALID', 'twins.837: ST 0001, CLM TWIN #2': 'ACKNOWLEDGED' });
+    const journal = readFileSync(join(home, 'twins.journal'), 'utf8');
+    expect(journal).toContain('"x12:SUBMITTER:000000001:1:0001:TWIN#2"');
+    // The first fixed: sent under the identity it always had; the second, acknowledged, is skipped.
     write('twins.837', twins('20250110'));
     const fixed = await runTpa(args, { home, env });
-    const outcomes = ndjson(fixed.stdout);
-    expect(outcomes.map((o) => o.status).sort()).toEqual(['ACKNOWLEDGED', 'INVALID']);
-    // What was sent is A, the first of the identity (MBR-1001); B is never sent.
-    const sent = outcomes.find((o) => o.status === 'ACKNOWLEDGED')!;
+    expect(bySource(fixed.stdout)).toEqual({ 'twins.837: ST 0001, CLM TWIN': 'ACKNOWLEDGED', 'twins.837: ST 0001, CLM TWIN #2': 'SKIPPED' });
+    const sent = ndjson(fixed.stdout).find((o) => o.status === 'ACKNOWLEDGED')!;
     expect((await runTpa(['ledger', 'show', sent.external_claim_id, '-o', 'json'], { home, env })).json<Row>().encounter.patient.member_id).toBe('MBR-1001');
     const again = await runTpa(args, { home, env });
-    expect(
-      ndjson(again.stdout)
-        .map((o) => o.status)
-        .sort(),
-    ).toEqual(['INVALID', 'SKIPPED']);
+    expect(bySource(again.stdout)).toEqual({ 'twins.837: ST 0001, CLM TWIN': 'SKIPPED', 'twins.837: ST 0001, CLM TWIN #2': 'SKIPPED' });
+    const ledger = await runTpa(['ledger', 'list', '-o', 'json'], { home, env });
+    expect(ledger.json<Row>().count).toBe(2);
   });
 
   it('validate and convert say of a second claim of an identity what submit says: the same refusal, the first taken', async () => {
@@ -340,7 +339,7 @@ describe('tpa claim validate and submit of an 837', () => {
     const other = bySource['payers.837: ST 0001, CLM OTHER']!;
     expect(other.status).toBe('FAILED');
     const reason = 'is 999996666, not the payer of member MBR-1001’s plan (PAYER-ACME): tpa adjudicates claims addressed to PAYER-ACME only';
-    expect(other.errors).toEqual([{ field: 'insurer.identifier', message: expect.stringContaining(reason) }]);
+    expect(other.errors).toEqual([{ segment: 'NM1*PR', field: 'insurer.identifier', message: expect.stringContaining(reason) }]);
     expect(r.stderr).toContain(reason);
     // The same exit code as a claim refused for an unknown member.
     const unknown = professionalClaim({ clm01: 'NOBODY', member: 'MBR-9999' });
@@ -441,11 +440,13 @@ describe('what a folder or a file holds that is not read', () => {
     write('in/scan.pdf', 'x');
     const convert = await runTpa(['claim', 'convert', 'in'], { home, env });
     expect(convert.code, convert.stderr).toBe(0);
-    expect(convert.stderr).toMatch(/^in: 2 other entries skipped \(notes\.txt, scan\.pdf\): claim convert reads X12 files \(\*\.837, \*\.x12, \*\.edi\)$/m);
+    expect(convert.stderr).toMatch(
+      /^note: in: 2 other entries skipped \(notes\.txt, scan\.pdf\): claim convert reads X12 files \(any file starting with ISA, or named \*\.837, \*\.x12, \*\.edi\)$/m,
+    );
     const validate = await runTpa(['claim', 'validate', 'in'], { home, env });
     expect(validate.code, validate.stderr).toBe(0);
     expect(validate.stderr).toMatch(
-      /^in: 2 other entries skipped \(notes\.txt, scan\.pdf\): claims are read from \*\.json, \*\.ndjson, \*\.jsonl and X12 \(\*\.837, \*\.x12, \*\.edi\) files$/m,
+      /^note: in: 2 other entries skipped \(notes\.txt, scan\.pdf\): claims are read from \*\.json, \*\.ndjson, \*\.jsonl files and X12 files \(any file starting with ISA, or named \*\.837, \*\.x12, \*\.edi\)$/m,
     );
 
     mkdirSync(join(home, 'none'));

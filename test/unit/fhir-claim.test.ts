@@ -280,6 +280,18 @@ describe('shapes other systems send are accepted', () => {
     expect(errorsOf(() => parseClaim(delimited))).toEqual([{ field: 'item[0].extension[0].valueString', message: expect.stringContaining('"*", ":"') }]);
   });
 
+  it('a decimal quantity (at most 3 decimals) is kept as sent, and net = quantity × unitPrice is checked on it to the cent', () => {
+    const claim = fixture('professional');
+    claim.item = [{ ...claim.item[0], quantity: { value: 1.5 }, unitPrice: { value: 100.01, currency: 'USD' } }];
+    delete claim.item[0].net;
+    delete claim.total;
+    // 1.5 × 100.01 = 150.015: rounded half away from zero to 150.02.
+    expect(parseClaim(claim).lines[0]).toMatchObject({ quantity: 1.5, chargeCents: 15002 });
+    expect(parseClaim(claim).lines[0]!.unitOfMeasure).toBeUndefined();
+    claim.item[0].quantity = { value: 0.125 };
+    expect(parseClaim(claim).lines[0]).toMatchObject({ quantity: 0.125, chargeCents: 1250 });
+  });
+
   it('a quantity in minutes is kept as sent, unit MJ (net checked on the minutes sent); another UCUM unit that is not a count is refused', () => {
     const minutes = (quantity: Record<string, unknown>) => {
       const claim = fixture('professional');

@@ -213,9 +213,12 @@ describe('837P to FHIR Claims', () => {
     });
     expect(claims[1]!.problems).toEqual([]);
     const c = claims[0]!.claim as Record<string, any>;
-    // The claim's rendering provider first, the line's own after it: the line names its own.
-    expect(c.careTeam.map((m: any) => m.provider.identifier.value)).toEqual(['1045782368', '1582736496']);
-    expect(c.item[0].careTeamSequence).toEqual([2]);
+    // The line names its own rendering provider: the claim's (2310B), no line's payee, is left out with a note.
+    expect(c.careTeam.map((m: any) => m.provider.identifier.value)).toEqual(['1582736496']);
+    expect(c.item[0].careTeamSequence).toEqual([1]);
+    expect(claims[0]!.notes).toEqual([
+      { segment: 'NM1*82', message: expect.stringMatching(/^the rendering provider is NPI 1045782368, no line's payee: left out of the care team/) },
+    ]);
   });
 
   it('care-team sequences are one per provider, never repeated, however many lines name a rendering provider; REF*6R and modifiers ride on each item', async () => {
@@ -302,7 +305,7 @@ describe('837P to FHIR Claims', () => {
 });
 
 describe('837I to FHIR Claims', () => {
-  it('SV2 lines with revenue codes, statement dates (DTP*434) as the billable period, the attending provider', async () => {
+  it('SV2 lines with revenue codes, statement dates (DTP*434) as the billable period, the attending provider noted and left out', async () => {
     const text = interchange(
       [
         transaction({
@@ -328,7 +331,11 @@ describe('837I to FHIR Claims', () => {
     const claim = c.claim as Record<string, any>;
     expect(claim.type.coding[0].code).toBe('institutional');
     expect(claim.billablePeriod).toEqual({ start: '2025-01-10', end: '2025-01-10' });
-    expect(claim.careTeam[0]).toMatchObject({ provider: { identifier: { value: '1045782368' } }, role: { coding: [{ code: 'supervisor' }] } });
+    // The attending physician (NM1*71) is no line's payee: said, and left out of the care team.
+    expect(claim.careTeam).toBeUndefined();
+    expect(c.notes).toEqual([
+      { segment: 'NM1*71', message: expect.stringMatching(/^the attending provider is NPI 1045782368 \(ALICE MORGAN\): left out of the care team/) },
+    ]);
     expect(claim.item.map((i: any) => [i.revenue.coding[0].code, i.productOrService.coding[0].code, i.net.value, i.careTeamSequence])).toEqual([
       ['0750', '45380', 2400, undefined],
       ['0370', '00811', 900, undefined],

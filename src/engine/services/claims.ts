@@ -141,7 +141,11 @@ interface ClaimPayees {
 function linePayees(db: Db, claim: ParsedClaim): ClaimPayees {
   const facts = providerRegistry(db);
   const errors: FieldError[] = [];
+  // Only a line's payee (the care-team member its careTeamSequence names first) is ever paid: one no
+  // line names (an attending physician from outside the plan) is not refused (docs/x12.md).
+  const named = new Set(claim.lines.map((l) => l.careTeamSequences[0]));
   claim.careTeam.forEach((member, i) => {
+    if (!named.has(member.sequence)) return;
     // The billing provider is paid through its own contract (without one the claim is a 404).
     if (member.npi !== claim.providerNpi && !facts.has(member.npi))
       errors.push({ field: `careTeam[${i}].provider`, message: `NPI ${member.npi} is not a provider known to the plan; it cannot be paid` });

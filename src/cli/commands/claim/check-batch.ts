@@ -12,7 +12,8 @@ import { rowWriter } from '../../../render/stream.js';
 import type { Context } from '../../context.js';
 import { terminalWidth } from '../../io.js';
 import { placeErrors } from '../../../domain/json-position.js';
-import { type CheckedClaim, checkClaim, type EngineCheck, engineChecker, errorLine, sameIdentitySaid } from './claim-check.js';
+import { type CheckedClaim, checkClaim, type EngineCheck, engineChecker, errorLine, machineToday, sameIdentitySaid } from './claim-check.js';
+import { noteText } from './skipped.js';
 import type { ClaimText } from './submit-sources.js';
 
 /** A flat row for csv: the errors and the codes as text. */
@@ -25,6 +26,15 @@ function csvRow(c: CheckedClaim & { engine_check?: EngineCheck }): Record<string
     // What the engine would do, in its words (the same column on every row, empty when not asked).
     engine: engine === undefined ? null : engine.checked ? engine.says : engine.not_checked,
   };
+}
+
+/** Whether the command's profile is the local engine; a dry run names no profile it needs, so one it cannot find is not local. */
+function onLocalProfile(ctx: Context): boolean {
+  try {
+    return ctx.profile().env === 'local';
+  } catch {
+    return false;
+  }
 }
 
 const claims = (n: number) => `${count(n)} claim${n === 1 ? '' : 's'}`;
@@ -44,12 +54,16 @@ export async function checkClaims(ctx: Context, items: AsyncIterable<ClaimText>,
   // validate: each valid claim is then put to the engine's rules on the local profile (what it would
   // refuse is invalid here too; what it would deny or pend is said on its row), each alone.
   const checker = mode === 'validate' ? await engineChecker(ctx) : undefined;
+  // Dates after today are refused as the service refuses them: on the local profile by the engine's
+  // own clock (validate asks the engine; `local clock set` may have moved it), elsewhere by this
+  // machine's (the service's cannot be asked).
+  const today = onLocalProfile(ctx) ? undefined : machineToday(ctx.io.env);
   let notChecked: string | undefined;
   // Valid claims the engine would deny, pend or pay in part: counted, and each said on stderr.
   let notInFull = 0;
   try {
     for await (const item of items) {
-      const { checked: first, parsed: firstParsed } = checkClaim(sameIdentity(item));
+      const { checked: first, parsed: firstParsed } = checkClaim(sameIdentity(item), today ? { today } : {});
       let checked: CheckedClaim & { engine_check?: EngineCheck } = first;
       let parsed = firstParsed;
       if (parsed && checker) {
@@ -61,7 +75,7 @@ export async function checkClaims(ctx: Context, items: AsyncIterable<ClaimText>,
           checked = { ...first, engine_check: engine };
           if (engine.checked && engine.disposition !== 'APPROVED') {
             notInFull++;
-            ctx.note(screen(`${oneLine(item.source)}: ${engine.says}`));
+            ctx.note(noteText(screen(`${oneLine(item.source)}: ${engine.says}`)));
           }
         }
         if (!engine.checked) notChecked = engine.not_checked;

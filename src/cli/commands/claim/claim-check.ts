@@ -2,7 +2,8 @@
 // submit --dry-run` and `claim submit` (one claim) refuse a bad one alike, exit 2 naming every bad
 // field with where it is (file:line:column) (docs/design.md "Checking claims before sending them").
 import { ValidationError } from '../../../domain/errors.js';
-import { parseClaimText, type ParsedClaim, parseReadClaim } from '../../../domain/fhir-claim.js';
+import { everyProblem } from '../../../domain/claim-problems.js';
+import { type ParseOptions, parseClaimText, type ParsedClaim, parseReadClaim } from '../../../domain/fhir-claim.js';
 import { centsToAmount, formatCentsGrouped, jsonNumberToCents } from '../../../domain/money.js';
 import { type PlacedError, type Position, placeErrors } from '../../../domain/json-position.js';
 
@@ -54,15 +55,22 @@ export function sameIdentitySaid(): (item: ClaimText) => ClaimText {
 }
 
 /** The one claim a command was given, validated (exit 2 otherwise): too large, or an empty stdin, said as its reader says it. */
-export function validateOneClaim(item: ClaimText): ParsedClaim {
+export function validateOneClaim(item: ClaimText, options: ParseOptions = {}): ParsedClaim {
   // An empty file or bad JSON is the parser's to say.
   if (item.problem !== undefined && item.text.trim() === '' && !item.problem.startsWith('not valid JSON'))
     throw new ValidationFailed(`${oneLine(item.source)}: ${item.problem}`);
-  return validateClaim(item.text, item.source, item.locate, item.problem, item.value);
+  return validateClaim(item.text, item.source, item.locate, item.problem, item.value, options);
 }
 
 /** Local validation with the engine's own rules; exits 2 naming every bad field (and where), nothing sent. */
-export function validateClaim(text: string, source: string, locate?: (field: string) => Position | undefined, problem?: string, value?: unknown): ParsedClaim {
+export function validateClaim(
+  text: string,
+  source: string,
+  locate?: (field: string) => Position | undefined,
+  problem?: string,
+  value?: unknown,
+  options: ParseOptions = {},
+): ParsedClaim {
   const where = source === '-' ? 'stdin' : oneLine(source);
   const refuse = (placed: PlacedError[]): never => {
     const lines = placed
@@ -76,7 +84,7 @@ export function validateClaim(text: string, source: string, locate?: (field: str
   if (problem !== undefined && (value !== undefined || problem.startsWith('is X12'))) refuse([{ field: '', message: problem }]);
   try {
     // What the reader parsed is checked as a batch's claims are (parseReadClaim); an empty or broken text is the parser's to say.
-    return value !== undefined && problem === undefined ? parseReadClaim(text, value) : parseClaimText(text);
+    return value !== undefined && problem === undefined ? parseReadClaim(text, value, options) : parseClaimText(text, options);
   } catch (err) {
     if (!(err instanceof ValidationError)) throw err;
     // A field is located in the file.
@@ -97,30 +105,31 @@ export interface CheckedClaim {
   total_charges: number | null;
 }
 
-/** One claim of the readers checked: its summary when valid, its placed errors when not. */
-export function checkClaim(item: ClaimText): { checked: CheckedClaim; parsed?: ParsedClaim } {
+/**
+ * One claim of the readers checked: its summary when valid, its placed errors when not. A claim read
+ * from X12 gets every problem at once: the reader's (each with its segment) and the field rules' on
+ * the converted claim (domain/claim-problems.ts). `options.today`: the date after which a claim's
+ * dates are refused, as the service refuses them.
+ */
+export function checkClaim(item: ClaimText, options: ParseOptions = {}): { checked: CheckedClaim; parsed?: ParsedClaim } {
   const none = { type: null, provider_npi: null, member_id: null, lines: null, cpt_codes: null, total_charges: null };
   if (item.problem !== undefined || item.value === undefined) {
     const errors = placeErrors([{ field: '', message: item.problem ?? 'not a claim' }], item.locate);
     return { checked: { source: item.source, valid: false, errors, ...none } };
   }
-  // Read from X12, with what the service cannot take: each with its segment.
-  if (item.errors && item.errors.length > 0) return { checked: { source: item.source, valid: false, errors: placeErrors(item.errors, undefined), ...none } };
-  try {
-    const parsed = parseReadClaim(item.text, item.value);
-    return {
-      parsed,
-      checked: {
-        source: item.source,
-        valid: true,
-        errors: [],
-        ...claimSummary(parsed),
-      },
-    };
-  } catch (err) {
-    if (!(err instanceof ValidationError)) throw err;
-    return { checked: { source: item.source, valid: false, errors: placeErrors(err.errors, item.locate, item.segmentOf), ...none } };
-  }
+  const result = everyProblem(item.text, item.value, item.errors, item.segmentOf, options);
+  if (result.errors) return { checked: { source: item.source, valid: false, errors: placeErrors(result.errors, item.locate, item.segmentOf), ...none } };
+  return { parsed: result.parsed, checked: { source: item.source, valid: true, errors: [], ...claimSummary(result.parsed) } };
+}
+
+/**
+ * Today on this machine's clock (TPA_CLOCK when set, as the local engine reads it), YYYY-MM-DD UTC:
+ * the claim check's today where the service's own clock cannot be asked (another profile).
+ */
+export function machineToday(env: NodeJS.ProcessEnv): string {
+  const frozen = env.TPA_CLOCK ? new Date(env.TPA_CLOCK) : undefined;
+  const now = frozen && !Number.isNaN(frozen.getTime()) ? frozen : new Date();
+  return now.toISOString().slice(0, 10);
 }
 
 /** What a valid claim is, in a line: its type, billing provider, member, lines, codes and charges. */

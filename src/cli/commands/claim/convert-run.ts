@@ -1,4 +1,4 @@
-// `tpa claim convert`'s work: the X12 files of the paths (folders: their *.837, *.x12, *.edi) read a
+// `tpa claim convert`'s work: the X12 files of the paths (folders: their files starting with ISA) read a
 // claim at a time (x12-source.ts), each checked with the engine's rules; the claims that would be
 // sent are written as they come (ndjson: one a line; json: one FHIR Bundle written as it grows), the
 // others said on stderr with their places. Memory does not grow with the number of claims.
@@ -11,12 +11,12 @@ import { screen } from '../../../render/screen.js';
 import type { Context } from '../../context.js';
 import { keepHeapFlat } from '../../heap.js';
 import { checkClaim, sameIdentitySaid, errorLine } from './claim-check.js';
-import { skippedNote } from './skipped.js';
+import { noteText, skippedNote } from './skipped.js';
 import { folderEntry, folderNames } from './submit-sources.js';
-import { isX12Path } from './x12-files.js';
+import { isX12Entry, X12_BY_CONTENT } from './x12-files.js';
 import { x12Claims } from './x12-source.js';
 
-/** The X12 files of the paths: a file as named, a folder's X12 files by name (not recursive). */
+/** The X12 files of the paths: a file as named, a folder's X12 files by content (not recursive). */
 function x12Files(paths: readonly string[], note: (m: string) => void): string[] {
   const files: string[] = [];
   for (const path of paths) {
@@ -25,12 +25,14 @@ function x12Files(paths: readonly string[], note: (m: string) => void): string[]
       continue;
     }
     const all = folderNames(path, note);
-    const names = all.filter(isX12Path).sort();
-    if (names.length === 0) note(`${path}: no X12 files (*.837, *.x12, *.edi)`);
+    // X12 by its content (a regular file starting with ISA), whatever its name.
+    const x12 = new Set(all.filter((n) => isX12Entry(path, n)));
+    const names = all.filter((n) => x12.has(n)).sort();
+    if (names.length === 0) note(`${path}: no X12 files (${X12_BY_CONTENT})`);
     const skipped = skippedNote(
       path,
-      all.filter((n) => !isX12Path(n)),
-      'claim convert reads X12 files (*.837, *.x12, *.edi)',
+      all.filter((n) => !x12.has(n)),
+      `claim convert reads X12 files (${X12_BY_CONTENT})`,
     );
     if (skipped) note(skipped);
     // A symbolic link that leads nowhere is skipped with a note, as claim submit skips it.
@@ -72,8 +74,10 @@ export async function convertX12(ctx: Context, paths: readonly string[], format:
   const bundle = format === 'json' ? bundleWriter(emit) : undefined;
   try {
     const sameIdentity = sameIdentitySaid();
-    for (const file of x12Files(paths, (m) => ctx.note(m))) {
-      for await (const item of x12Claims(file, (m) => ctx.note(m))) {
+    // What the readers say is a note (`note: …`), told from the refusals of claims.
+    const note = (m: string) => ctx.note(noteText(m));
+    for (const file of x12Files(paths, note)) {
+      for await (const item of x12Claims(file, note)) {
         const { checked } = checkClaim(sameIdentity(item));
         if (!checked.valid) {
           invalid++;

@@ -11,3 +11,12 @@ export function skippedNote(folder: string, names: readonly string[], why: strin
   // File names are data: screened before they reach a terminal, each on the line it is named on.
   return screen(`${oneLine(folder)}: ${count(names.length)} other ${names.length === 1 ? 'entry' : 'entries'} skipped (${shown}): ${why}`);
 }
+
+/**
+ * A note of the claim commands on stderr, told from a refusal at a glance: `note: <file>: …` (a
+ * refusal is `<file>: …`, with no prefix). What is said, and sent (an attending left out, a folder's
+ * skipped entries, a claim the engine would deny), never what stops a claim.
+ */
+export function noteText(message: string): string {
+  return message.startsWith('note: ') ? message : `note: ${message}`;
+}

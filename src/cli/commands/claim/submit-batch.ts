@@ -18,6 +18,7 @@ import { keepHeapFlat } from '../../heap.js';
 import { limitNote } from '../../status-line.js';
 import { terminalWidth } from '../../io.js';
 import { suggestCommand, timeoutOption } from '../../options.js';
+import { noteText } from './skipped.js';
 import type { ClaimText } from './submit-sources.js';
 
 export const DEFAULT_CONCURRENCY = 10;
@@ -54,6 +55,13 @@ function errorText(e: ClaimOutcome['errors'][number] & { segment?: string }): st
   return `${e.segment ? `${e.segment}: ` : ''}${e.field ? `${e.field}: ` : ''}${e.message}`;
 }
 
+/** A denied claim's code and reason, as the engine gives them (` CARC-96: No contract…`). */
+function denialText(o: ClaimOutcome): string {
+  const code = o.denial_code ? ` ${oneLine(o.denial_code)}` : '';
+  const reason = o.denial_reason ? `${code ? ':' : ''} ${oneLine(o.denial_reason)}` : '';
+  return `${code}${reason}`;
+}
+
 /** A flat row for csv: the same fields as ndjson, the errors and the amounts as text. */
 function csvRow(o: ClaimOutcome): Record<string, unknown> {
   return {
@@ -64,7 +72,13 @@ function csvRow(o: ClaimOutcome): Record<string, unknown> {
     idempotency_key: o.idempotency_key,
     errors: o.errors.map(errorText).join('; '),
     ...(o.disposition !== undefined
-      ? { disposition: o.disposition, allowed_amount: o.adjudication?.allowed_amount ?? null, benefit_amount: o.adjudication?.benefit_amount ?? null }
+      ? {
+          disposition: o.disposition,
+          allowed_amount: o.adjudication?.allowed_amount ?? null,
+          benefit_amount: o.adjudication?.benefit_amount ?? null,
+          denial_code: o.denial_code ?? null,
+          denial_reason: o.denial_reason ?? null,
+        }
       : {}),
   };
 }
@@ -172,7 +186,9 @@ export async function submitBatch(
           const errors = o.errors.map(errorText).join('; ');
           ctx.note(`${oneLine(o.source)}: ${o.status === 'INVALID' ? 'invalid, not sent' : o.status === 'FAILED' ? 'failed' : 'UNKNOWN, not sent'}: ${errors}`);
         }
-        if (o.note) ctx.note(`${oneLine(o.source)}: ${o.note} (${o.external_claim_id})`);
+        if (o.note) ctx.note(noteText(`${oneLine(o.source)}: ${o.note} (${o.external_claim_id})`));
+        // A denied claim says why: its denial code and reason.
+        if (o.disposition === 'DENIED') ctx.note(noteText(`${oneLine(o.source)}: DENIED${denialText(o)}`));
       },
       onProgress: live
         ? (p) => {

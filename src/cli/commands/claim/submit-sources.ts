@@ -1,7 +1,7 @@
 // The claims named on `tpa claim submit <path>...`, one at a time and in order (
 // docs/design.md "Long jobs": the readers that touch files live here). A path is a Claim JSON file, a FHIR Bundle
 // (its Claim entries, each made self-contained: docs/design.md "Claims inside a Bundle"), an NDJSON file (one Claim a line, FHIR Bulk Data), a directory (its *.json
-// and *.ndjson files by name, not recursive) or `-` for stdin (JSON or NDJSON). NDJSON is read a
+// and *.ndjson files by name, its X12 files by content, not recursive) or `-` for stdin (JSON or NDJSON). NDJSON is read a
 // line at a time, so a file of any size streams; a JSON document is read whole, up to a bound.
 import { createReadStream, lstatSync, readdirSync, type Stats, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,8 +16,8 @@ import { boundedLines, LINE_NOT_UTF8, LINE_TOO_LONG, NotUtf8Text, readFileBounde
 import { NOT_UTF8 } from '../../../domain/well-formed.js';
 import type { FieldError } from '../../../domain/errors.js';
 import { oneLine, screen } from '../../../render/screen.js';
-import { skippedNote } from './skipped.js';
-import { isX12Path, looksLikeX12 } from './x12-files.js';
+import { noteText, skippedNote } from './skipped.js';
+import { isJsonName, isX12Entry, isX12Path, looksLikeX12, X12_BY_CONTENT } from './x12-files.js';
 
 export interface ClaimText {
   /** Where the claim is: `file`, `file:line` (NDJSON), `file#entry[i]` (Bundle), `stdin`… */
@@ -388,9 +388,11 @@ export async function peekClaims(
 export async function* claimTexts(
   paths: readonly string[],
   stdin: () => Readable,
-  note: (message: string) => void,
+  sayNote: (message: string) => void,
   options: { count?: boolean } = {},
 ): AsyncGenerator<ClaimText> {
+  // What the readers say is a note (`note: …`), told from the refusals of claims.
+  const note = (message: string) => sayNote(noteText(message));
   for (const path of paths) {
     if (path === '-') {
       yield* stdinClaims(stdin(), note);
@@ -399,13 +401,14 @@ export async function* claimTexts(
     const info = statOf(path);
     if (info.isDirectory()) {
       const all = folderNames(path, note);
-      const read = (n: string) => /\.(json|ndjson|jsonl)$/i.test(n) || isX12Path(n);
-      const names = all.filter(read).sort();
-      if (names.length === 0) note(`${path}: no *.json, *.ndjson or X12 (*.837, *.x12, *.edi) files`);
+      // JSON by its name; X12 by its content (a regular file starting with ISA), whatever its name.
+      const x12 = new Set(all.filter((n) => !isJsonName(n) && isX12Entry(path, n)));
+      const names = all.filter((n) => isJsonName(n) || x12.has(n)).sort();
+      if (names.length === 0) note(`${path}: no *.json, *.ndjson or X12 files (a file starting with ISA, or named *.837, *.x12, *.edi)`);
       const skipped = skippedNote(
         path,
-        all.filter((n) => !read(n)),
-        'claims are read from *.json, *.ndjson, *.jsonl and X12 (*.837, *.x12, *.edi) files',
+        all.filter((n) => !isJsonName(n) && !x12.has(n)),
+        `claims are read from *.json, *.ndjson, *.jsonl files and X12 files (${X12_BY_CONTENT})`,
       );
       if (skipped) note(skipped);
       for (const name of names) {
@@ -416,7 +419,7 @@ export async function* claimTexts(
           note(`${file}: not a regular file (a device, a FIFO or a folder), skipped`);
           continue;
         }
-        if (isX12Path(file)) yield* x12Items(file, note, options);
+        if (x12.has(name)) yield* x12Items(file, note, options);
         else if (isNdjson(file)) yield* ndjsonClaims(file, fileLines(file), note);
         else yield* fileDocumentClaims(file, stat.size, note);
       }

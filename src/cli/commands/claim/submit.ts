@@ -14,7 +14,7 @@ export const submit = verb({
   args: {
     paths: argument.variadic(
       '<paths...>',
-      'Claim JSON files, FHIR Bundles, NDJSON files (one Claim a line), X12 837 files (*.837, *.x12, *.edi), folders of them, or - for stdin',
+      'Claim JSON files, FHIR Bundles, NDJSON files (one Claim a line), X12 837 files (*.837, *.x12, *.edi, or any file starting with ISA), folders of them, or - for stdin',
     ),
   },
   options: {

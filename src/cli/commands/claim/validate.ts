@@ -4,7 +4,7 @@
 import { patientSaid } from '../../../domain/dependent.js';
 import { ValidationFailed } from '../../../errors.js';
 import { argument, verb } from '../../verb.js';
-import { claimSummary, type EngineCheck, engineChecker, validateOneClaim } from './claim-check.js';
+import { claimSummary, type EngineCheck, engineChecker, machineToday, validateOneClaim } from './claim-check.js';
 
 export const validate = verb({
   name: 'validate',
@@ -13,7 +13,7 @@ export const validate = verb({
   args: {
     paths: argument.variadic(
       '<paths...>',
-      'Claim JSON files, FHIR Bundles, NDJSON files (one Claim a line), X12 837 files (*.837, *.x12, *.edi), folders of them, or - for stdin',
+      'Claim JSON files, FHIR Bundles, NDJSON files (one Claim a line), X12 837 files (*.837, *.x12, *.edi, or any file starting with ISA), folders of them, or - for stdin',
     ),
   },
   examples: [
@@ -34,7 +34,8 @@ export const validate = verb({
     }
     // One claim: valid (its summary) or refused (exit 2, every bad field and where it is).
     const item = first;
-    const parsed = validateOneClaim(item);
+    // The rules that need only the clock: by the engine's (asked below) on the local profile, else by this machine's.
+    const parsed = validateOneClaim(item, ctx.profile().env === 'local' ? {} : { today: machineToday(ctx.io.env) });
     // Then what the engine would do with it (local profile): contract, rates, member, duplicates.
     const checker = await engineChecker(ctx);
     let engine: EngineCheck;
