@@ -190,6 +190,8 @@ export interface LedgerDetail {
     payer: { name: string; id: string };
     /** tpa's engine adds it: the claim's own id from its sender (an 837's CLM01); null or absent when it had none. */
     patient_control_number?: string | null;
+    /** tpa's engine adds it: true when the claim came from test data (an 837 of ISA15 T, a Claim tagged HTEST); absent otherwise. */
+    test_data?: boolean;
   };
   entries: {
     sequence: number;
