@@ -46,7 +46,7 @@ export const submit = verb({
     'tpa claim submit claims.837 --wait   # an X12 837P or 837I: each CLM a claim (tpa claim convert shows them)',
     'tpa claim submit claims/ --dry-run -o ndjson   # the claims that would be sent; nothing is',
     'tpa claim submit claim.json --again   # the same claim once more, on purpose: a new claim',
-    'tpa claim submit claims.837 --ack acks/   # and its 999 and 277CA (acks/claims.837.999, .277ca, and .json forms)',
+    'tpa claim submit claims.837 --ack .   # and its 999 and 277CA (claims.837.999, claims.837.277ca, and .json forms)',
   ],
   async run(ctx, { paths }, opts) {
     const { checkPaths, countClaims, peekClaims } = await import('./submit-sources.js');
