@@ -101,7 +101,7 @@ export interface ParsedClaim {
 /**
  * Test data (an 837 of ISA15 T): a Claim's `meta.tag` of this system and code. The embedded engine
  * adjudicates such a claim and keeps the mark (ParsedClaim.testData, the ledger's
- * `encounter.test_data`); `claim submit` sends it to no other service (docs/x12.md "Not for payment").
+ * `encounter.test_data`); `claim submit` sends it to no other service (docs/x12.md "Test data").
  */
 export const TEST_DATA_TAG = { system: 'http://terminology.hl7.org/CodeSystem/v3-ActReason', code: 'HTEST' } as const;
 

@@ -870,7 +870,7 @@ export class X12ClaimReader {
    * Data that is not a claim for payment (BHT06 other than CH) and an interchange that is neither
    * production nor test (ISA15 other than P or T): refused on every claim they cover. Test data (ISA15
    * T) is read as test: each claim carries the HTEST tag (testDataTagged), which the embedded engine
-   * adjudicates and keeps, and which only a service where real money moves refuses (docs/x12.md "Not for payment").
+   * adjudicates and keeps, and which only a service where real money moves refuses (docs/x12.md "Test data").
    */
   private notForPayment(): { segment: string; message: string }[] {
     const out: { segment: string; message: string }[] = [];

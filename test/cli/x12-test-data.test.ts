@@ -1,4 +1,4 @@
-// Test data (docs/x12.md "Not for payment"): an 837 of ISA15 T, or a FHIR Claim tagged HTEST, is
+// Test data (docs/x12.md "Test data"): an 837 of ISA15 T, or a FHIR Claim tagged HTEST, is
 // validated and converted as test, adjudicated by the embedded engine (in-process and over `tpa local
 // serve`) with the mark kept (the ledger's encounter.test_data), acknowledged and remitted with ISA15 T,
 // and refused (INVALID, nothing sent) where it would go to a service that is not tpa's engine.

@@ -1,4 +1,4 @@
-// Test data where real money could move (docs/x12.md "Not for payment"): an 837 of ISA15 T, or a
+// Test data where real money could move (docs/x12.md "Test data"): an 837 of ISA15 T, or a
 // FHIR Claim tagged HTEST, is adjudicated by tpa's embedded engine (the local profile in-process, or
 // `tpa local serve`, which names its database in GET /v1/health) and sent to no other service: there
 // each such claim is INVALID, naming the mark and the host, and nothing of it is sent.

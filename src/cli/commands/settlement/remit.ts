@@ -79,7 +79,7 @@ async function settlementRemit(ctx: Context, ref: string | undefined, opts: Opti
   const transactions: RemitTransaction[] = [];
   const none: NoRemittance[] = [];
   let worst: number = EXIT.OK;
-  // ISA15: T when every encounter of the 835 is test data (docs/x12.md "Not for payment").
+  // ISA15: T when every encounter of the 835 is test data (docs/x12.md "Test data").
   let usage: 'P' | 'T' = 'P';
   if (ref !== undefined) {
     const reading = counter(ctx.status, 'looking for the transfer in the ledger', 'entries');
