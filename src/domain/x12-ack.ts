@@ -2,7 +2,7 @@
 // interchange whose envelope cannot be read, a 999 (005010X231A1) for each functional group and a
 // 277CA (005010X214) for each claim. Pure: what was received and what tpa made of it in, the X12
 // text and its JSON form (the same content) out. The CLI gathers the facts (cli/commands/claim/acks.ts).
-import { x12Text } from './x12-835.js';
+import { x12Amount, x12Text } from './x12-835.js';
 
 /** One element problem of a segment (IK4): its position, component, the IK403 code, the bad value. */
 export interface AckElementError {
@@ -115,13 +115,8 @@ const seg = (elements: readonly string[]): string => {
   return copy.join(EL) + SEG;
 };
 const fixed = (text: string, width: number) => x12Text(text, width).padEnd(width, ' ');
-const amount = (cents: number) => {
-  const sign = cents < 0 ? '-' : '';
-  const a = Math.abs(cents);
-  const whole = Math.floor(a / 100);
-  const rest = a % 100;
-  return `${sign}${whole}${rest === 0 ? '' : `.${String(rest).padStart(2, '0')}`}`;
-};
+/** X12 decimals as the 835 writes them: no trailing zeros (`1500.7`, `1800`): one rule for every amount tpa writes. */
+const amount = (cents: number) => x12Amount(cents);
 const ymd = (iso: string) => iso.replace(/-/g, '');
 
 /** The usage of acknowledgments of a file: T when any interchange of it is test data (ISA15 T), else P. */
