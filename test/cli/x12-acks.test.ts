@@ -61,7 +61,7 @@ describe('claim submit --ack', () => {
     const ik3 = s999.find((s) => s[0] === 'IK3')!;
     const lines = mixed().split('~\n');
     const st = lines.findIndex((l) => l.startsWith('ST*'));
-    const dtp = lines.findIndex((l) => l === 'DTP*472*D8*2025011');
+    const dtp = lines.indexOf('DTP*472*D8*2025011');
     expect(ik3).toEqual(['IK3', 'DTP', String(dtp - st + 1), '2400', '8']);
     expect(s999[s999.indexOf(ik3) + 1]).toEqual(['IK4', '3', '', '8']);
     expect(s999.find((s) => s[0] === 'IK5')).toEqual(['IK5', 'E', 'I5']);
@@ -124,6 +124,37 @@ describe('claim submit --ack', () => {
     expect(parts).toHaveLength(2);
     expect(readAck(parts[0]!, '005010X231A1').sets[0]!.find((s) => s[0] === 'IK5')).toEqual(['IK5', 'A']);
     expect(readAck(parts[1]!, '005010X214').sets[0]!.find((s) => s[0] === 'REF')![1]).toBe('1K');
+  });
+
+  it('--ack - with -o json prints their JSON forms; a file of JSON claims gets none, said', async () => {
+    const path = write('one.837', interchange([transaction({ st02: '0001', type: 'professional', claims: [professionalClaim({ clm01: 'ONE' })] })]));
+    const r = await run(['claim', 'validate', path, '--ack', '-', '-o', 'json']);
+    expect(r.code, r.stderr).toBe(0);
+    const acks = JSON.parse(r.stdout) as Row[];
+    expect(acks.map((a) => a.kind)).toEqual(['999', '277CA']);
+    expect(acks[1]!.transactions[0].claims[0]).toMatchObject({
+      patient_control_number: 'ONE',
+      status: 'received',
+      category: 'A1',
+      payer_claim_control_number: null,
+    });
+    const template = await run(['claim', 'template']);
+    const json = write('claim.json', template.stdout);
+    const none = await run(['claim', 'validate', json, '--ack', acksDir(), '-o', 'json']);
+    expect(none.stderr).toMatch(/--ack: no X12 837 among the claims read/);
+    expect(readdirSync(join(home.dir, 'acks'))).toEqual([]);
+  });
+
+  it('an interchange whose IEA02 is not its ISA13 gets a TA1 (R, 001), and its claims are rejected', async () => {
+    const text = interchange([transaction({ st02: '0001', type: 'professional', claims: [professionalClaim({ clm01: 'ONE' })] })], {
+      isa13: '000000005',
+    }).replace('IEA*1*000000005', 'IEA*1*000000006');
+    const dir = acksDir();
+    const r = await run(['claim', 'submit', write('iea.837', text), '--ack', dir, '-o', 'ndjson']);
+    expect(r.code).toBe(2);
+    expect(readAck(read('acks/iea.837.ta1')).loose).toEqual([['TA1', '000000005', '250115', '1200', 'R', '001']]);
+    const set = readAck(read('acks/iea.837.277ca')).sets[0]!;
+    expect(set.filter((s) => s[0] === 'STC').at(-1)![1]).toBe('A7:21:85');
   });
 
   it('--ack names a folder; a file or two 837s with - are refused (exit 2), nothing sent', async () => {

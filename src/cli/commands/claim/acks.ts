@@ -400,6 +400,7 @@ export class AckRecorder {
   async finish(createdAt: string): Promise<void> {
     const { nextControlNumber } = await import('../../../client/remit.js');
     const { replaceWhole } = await import('../../../client/write-whole.js');
+    if (this.files.length === 0) this.ctx.note('--ack: no X12 837 among the claims read, so no acknowledgments were written (they answer 837s)');
     for (const path of this.files) {
       const { file, claims } = await outline(path);
       const mine = this.noted.filter((n) => n.path === path);
