@@ -86,6 +86,7 @@ export const submit = verb({
     if (opts.again && (opts.journal !== undefined || several))
       throw new UsageError('--again is for one claim: a batch sends what its journal has not sent, and the same content twice in it is two claims');
     const item = first;
+    if (target) ctx.note('--ack: no X12 837 among the claims read, so no acknowledgments were written (they answer 837s)');
     const parsed = validateOneClaim(item);
     const testData = await gate(item);
     if (testData !== undefined) throw new ValidationFailed(`${item.source === '-' ? 'stdin' : item.source}: ${testData}`);
