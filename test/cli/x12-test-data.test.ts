@@ -203,6 +203,16 @@ describe('test data to a service that is not tpa’s engine', () => {
     expect(requests.filter((q) => q.startsWith('POST'))).toEqual([]);
   });
 
+  it('--dry-run says the same of it, and sends nothing', async () => {
+    const path = join(home.dir, 'test.837');
+    writeFileSync(path, testData());
+    const r = await runTpa(['claim', 'submit', path, '--dry-run', '-o', 'ndjson'], { home: home.dir });
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/ISA15: ISA15 is "T" \(test data\).*not sent/);
+    expect(requests.filter((q) => q.startsWith('POST'))).toEqual([]);
+  });
+
   it('a FHIR Claim tagged HTEST is refused (exit 2) naming the tag and the host; nothing is sent', async () => {
     const local = tempDir();
     try {

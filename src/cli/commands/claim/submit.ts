@@ -59,14 +59,14 @@ export const submit = verb({
     // One claim behaves as it always has; more than one (or a --journal) is a batch.
     const peekSecond = !opts.dryRun && opts.journal === undefined;
     const { first, several, all } = await peekClaims(paths, () => ctx.io.stdinStream(), ctx.note, peekSecond);
-    if (opts.dryRun) {
-      const { checkClaims } = await import('./check-batch.js');
-      return checkClaims(ctx, all(), 'dry-run');
-    }
-    if (!first) throw new ValidationFailed(`no claim in ${paths.join(', ')}`);
-    // Test data goes to tpa's embedded engine only (test-data.ts).
+    // Test data goes to tpa's embedded engine only (test-data.ts); a dry run says so as the run would.
     const { gated, testDataGate } = await import('./test-data.js');
     const gate = testDataGate(ctx, () => ctx.client());
+    if (opts.dryRun) {
+      const { checkClaims } = await import('./check-batch.js');
+      return checkClaims(ctx, gated(all(), gate), 'dry-run');
+    }
+    if (!first) throw new ValidationFailed(`no claim in ${paths.join(', ')}`);
     // An 837 goes through the batch path whatever its number of claims: its claims are known in the
     // journal by interchange, transaction and CLM01.
     if (opts.journal !== undefined || several || first.identity !== undefined || first.errors !== undefined || (target && first.x12)) {
