@@ -311,11 +311,16 @@ export function write999(file: ReceivedFile, env: AckEnvelope): string {
 
 // ---- 277CA ----
 
-/** STC01 of a claim: A1:19 received (validate), A2:20 accepted into adjudication, A7:21 rejected for invalid information (A3:21 when the 837 itself could not be read so). */
+/** How the 837 reader begins the refusal of a claim whose envelope (ST/SE, GS/GE, ISA/IEA) is wrong. */
+export const ENVELOPE_REFUSAL = 'not sent: ';
+
+/** STC01 of a claim: A1:19 received (validate), A2:20 accepted into adjudication, A7:21 rejected for invalid information, A3:21 returned as unprocessable (its envelope was wrong). */
 function stc01(c: AckClaim): { category: string; code: string; entity: string; action: string } {
   if (c.verdict.status === 'received') return { category: 'A1', code: '19', entity: 'PR', action: 'WQ' };
   if (c.verdict.status === 'accepted') return { category: 'A2', code: '20', entity: 'PR', action: 'WQ' };
-  return { category: 'A7', code: '21', entity: c.verdict.reasons[0]?.entity ?? '85', action: 'U' };
+  // A claim of an envelope that is wrong was never read as a claim: returned as unprocessable (A3).
+  const category = c.verdict.reasons.some((r) => r.message.startsWith(ENVELOPE_REFUSAL)) ? 'A3' : 'A7';
+  return { category, code: '21', entity: c.verdict.reasons[0]?.entity ?? '85', action: 'U' };
 }
 
 export function ack277Json(file: ReceivedFile, env: AckEnvelope): Record<string, unknown> {

@@ -154,7 +154,10 @@ describe('claim submit --ack', () => {
     expect(r.code).toBe(2);
     expect(readAck(read('acks/iea.837.ta1')).loose).toEqual([['TA1', '000000005', '250115', '1200', 'R', '001']]);
     const set = readAck(read('acks/iea.837.277ca')).sets[0]!;
-    expect(set.filter((s) => s[0] === 'STC').at(-1)![1]).toBe('A7:21:85');
+    // Never read as a claim: returned as unprocessable (A3), the envelope's fault in STC12.
+    const stc = set.filter((s) => s[0] === 'STC').at(-1)!;
+    expect(stc[1]).toBe('A3:21:85');
+    expect(stc[12]).toMatch(/IEA02 "000000006" is not the ISA13 control number "000000005"/);
   });
 
   it('--ack names a folder; a file or two 837s with - are refused (exit 2), nothing sent', async () => {
