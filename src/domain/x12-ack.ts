@@ -43,6 +43,8 @@ export interface AckClaim {
   patient: { memberId: string; name: string | null };
   /** YYYY-MM-DD, the claim's first and last dates of service, when it has them. */
   service: { start: string; end: string } | null;
+  /** The payer the claim names (NM1*PR of loop 2010BB), when it names one: the 277CA's 2100A. */
+  payer?: { id: string; name: string | null };
   verdict: AckVerdict;
 }
 
@@ -386,10 +388,12 @@ export function write277ca(file: ReceivedFile, env: AckEnvelope): string {
           const tot = totals(t.claims);
           const body: string[][] = [['BHT', '0085', '08', x12Text(`${g.control}-${t.control}`, 50), date8, time4, 'TH']];
           let hl = 0;
-          // 2000A: the payer (tpa, the 837's receiver).
+          // 2000A: the payer the claims name (NM1*PR), else the 837's receiver.
           const payer = ++hl;
           body.push(['HL', String(payer), '', '20', '1']);
-          body.push(['NM1', 'PR', '2', x12Text(i.receiver, 60) || 'TPA', '', '', '', '', 'PI', x12Text(i.receiver, 80) || 'TPA']);
+          const named = t.claims.find((c) => c.payer?.id)?.payer;
+          const payerId = x12Text(named?.id ?? i.receiver, 80) || 'TPA';
+          body.push(['NM1', 'PR', '2', x12Text(named?.name ?? named?.id ?? i.receiver, 60) || payerId, '', '', '', '', 'PI', payerId]);
           body.push(['TRN', '1', x12Text(`${i.control}${g.control}${t.control}`, 50)]);
           body.push(['DTP', '050', 'D8', day]);
           body.push(['DTP', '009', 'D8', day]);

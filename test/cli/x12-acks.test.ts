@@ -70,6 +70,8 @@ describe('claim submit --ack', () => {
     const ack277 = readAck(read('acks/claims.837.277ca'), '005010X214');
     expect(ack277.isa[13]).not.toBe(ack999.isa[13]);
     const set = ack277.sets[0]!;
+    // The payer the claims name (NM1*PR) is the 277CA's 2100A.
+    expect(set.find((s) => s[0] === 'NM1' && s[1] === 'PR')).toEqual(['NM1', 'PR', '2', 'ACME HEALTH PLAN', '', '', '', '', 'PI', 'PAYER-ACME']);
     // The 837's BHT03 comes back as the information receiver's trace (TRN*2 of 2200B).
     expect(set.filter((s) => s[0] === 'TRN' && s[1] === '2').map((s) => s[2])).toEqual(['0123', 'P1', 'P2', 'P3', 'P4']);
     const stc = set.filter((s) => s[0] === 'STC').slice(1);

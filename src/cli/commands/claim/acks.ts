@@ -276,6 +276,7 @@ interface ClaimShape {
   total?: { value?: unknown };
   provider?: { identifier?: { value?: unknown }; display?: unknown };
   patient?: { identifier?: { value?: unknown }; display?: unknown };
+  insurer?: { identifier?: { value?: unknown }; display?: unknown };
 }
 
 /** The facts of a claim for its 277CA, from the FHIR Claim the reader made. */
@@ -297,6 +298,9 @@ function claimFacts(item: ClaimText): Omit<AckClaim, 'verdict'> {
     billing: { npi: text(c.provider?.identifier?.value), name: typeof c.provider?.display === 'string' ? c.provider.display : null },
     patient: { memberId: text(c.patient?.identifier?.value), name: typeof c.patient?.display === 'string' ? c.patient.display : null },
     service: dates.length > 0 ? { start: dates[0]!, end: dates.at(-1)! } : null,
+    ...(text(c.insurer?.identifier?.value) !== ''
+      ? { payer: { id: text(c.insurer?.identifier?.value), name: typeof c.insurer?.display === 'string' ? c.insurer.display : null } }
+      : {}),
   };
 }
 
