@@ -101,6 +101,72 @@ describe('claim submit --ack', () => {
     expect(j999.acknowledgments[0].transaction_sets[0].segment_errors[0]).toMatchObject({ segment: 'DTP', position: dtp - st + 1, loop: '2400', code: '8' });
   });
 
+  it('a generated 837 of two transaction sets, 60 claims sent 10 at a time: each claim of the 277CA has its own outcome, in the file’s order', async () => {
+    const claims = (from: number) =>
+      Array.from({ length: 30 }, (_, k) => {
+        const n = from + k;
+        return professionalClaim({
+          clm01: n % 13 === 0 ? `G${n - 1}` : `G${n}`,
+          member: n % 7 === 0 ? 'MBR-9999' : n % 2 === 0 ? 'MBR-1003' : 'MBR-1001',
+          lines: [
+            {
+              cpt: n % 2 === 0 ? '43235' : '45378',
+              charge: String(100 + n),
+              date: n % 11 === 0 ? '2025011' : `202501${String(1 + (n % 28)).padStart(2, '0')}`,
+            },
+          ],
+        });
+      });
+    const text = interchange([
+      transaction({ st02: '0001', type: 'professional', claims: claims(1) }),
+      transaction({ st02: '0002', type: 'professional', claims: claims(31) }),
+    ]);
+    const path = write('many.837', text);
+    const dir = acksDir();
+    const r = await run(['claim', 'submit', path, '--ack', dir, '-o', 'ndjson']);
+    expect(r.code).toBe(2);
+    const outcomes = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Row);
+    expect(outcomes).toHaveLength(60);
+    const ack = readAck(read('acks/many.837.277ca'), '005010X214');
+    expect(ack.sets).toHaveLength(2);
+    const acked = ack.sets.flatMap((set) => {
+      const out: { clm01: string; category: string; ref: string | null }[] = [];
+      // Each claim is a patient loop (HL…PT), then its TRN*2 (CLM01), STC and REF*1K.
+      for (const s of set) {
+        if (s[0] === 'HL' && s[3] === 'PT') out.push({ clm01: '', category: '', ref: null });
+        const claim = out.at(-1);
+        if (!claim) continue;
+        if (s[0] === 'TRN' && s[1] === '2') claim.clm01 = s[2]!;
+        if (s[0] === 'STC') claim.category = s[1]!.slice(0, 2);
+        if (s[0] === 'REF' && s[1] === '1K') claim.ref = s[2]!;
+      }
+      return out;
+    });
+    expect(acked).toHaveLength(60);
+    // Every acknowledged encounter id is in the 277CA once, on a claim accepted; the others are rejected.
+    const sent = outcomes.filter((o) => o.status === 'ACKNOWLEDGED').map((o) => o.external_claim_id as string);
+    expect(
+      acked
+        .filter((a) => a.category === 'A2')
+        .map((a) => a.ref)
+        .sort(),
+    ).toEqual([...sent].sort());
+    expect(acked.filter((a) => a.category === 'A7')).toHaveLength(60 - sent.length);
+    // Each claim's own outcome: the claim of each source, in the file's order.
+    for (const a of acked.filter((x) => x.ref !== null)) {
+      const o = outcomes.find((x) => x.external_claim_id === a.ref)!;
+      expect(o.source).toMatch(new RegExp(`CLM ${a.clm01}$`));
+    }
+    const a999 = readAck(read('acks/many.837.999'), '005010X231A1');
+    expect(a999.sets[0]!.filter((s) => s[0] === 'IK5')).toEqual([
+      ['IK5', 'E', 'I5'],
+      ['IK5', 'E', 'I5'],
+    ]);
+  });
+
   it('a claim whose identity repeats is rejected in the 277CA; the first is accepted', async () => {
     const text = interchange([
       transaction({ st02: '0001', type: 'professional', claims: [professionalClaim({ clm01: 'SAME' }), professionalClaim({ clm01: 'SAME' })] }),
