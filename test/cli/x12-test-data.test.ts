@@ -105,56 +105,58 @@ describe('test data on the embedded engine, in-process and over tpa local serve'
       }
     });
 
-  it('fund approve of a test encounter moves sandbox money; its 835 is ISA15 T, and a period 835 leaves test data out beside production', async () => {
-    const run = sides.local;
-    const r = await run(['claim', 'submit', write('test.837', testData()), '--wait', '-o', 'ndjson']);
-    expect(r.code, r.stderr).toBe(0);
-    // T2 pays (T1 goes to the deductible).
-    const test = JSON.parse(r.stdout.trim().split('\n')[1]!) as Row;
-    expect(test.adjudication.benefit_amount, r.stdout).toBeGreaterThan(0);
-    const productionFile = interchange(
-      [
-        transaction({
-          st02: '0001',
-          type: 'professional',
-          claims: [professionalClaim({ clm01: 'P9', member: 'MBR-1003', lines: [{ cpt: '45378', charge: '1800', date: '20260628' }] })],
-        }),
-      ],
-      { isa13: '000000008' },
-    ).replace('20250115*1200*CH', '20260629*1200*CH');
-    const prod = await run(['claim', 'submit', write('prod.837', productionFile), '--wait', '-o', 'ndjson']);
-    expect(prod.code, prod.stderr).toBe(0);
-    const production = JSON.parse(prod.stdout.trim().split('\n')[0]!) as Row;
-    expect(production.adjudication.benefit_amount, prod.stdout).toBeGreaterThan(0);
-    for (const o of [test, production]) {
-      const funded = await run([
-        'fund',
-        'approve',
-        o.external_claim_id,
-        '--amount',
-        o.adjudication.benefit_amount.toFixed(2),
-        '--auth-code',
-        `AUTH-20260630-ACME-${o.external_claim_id.slice(-6)}`,
-        '--yes',
-        '-o',
-        'json',
-      ]);
-      expect(funded.code, funded.stderr).toBe(0);
-    }
-    expect((await run(['local', 'clock', 'advance', '3d'])).code).toBe(0);
-    const out = join(sides.dir, 'test.835');
-    const remit = await run(['settlement', 'remit', test.external_claim_id, '--out', out]);
-    expect(remit.code, remit.stderr).toBe(0);
-    const text = readFileSync(out, 'utf8');
-    checked835(text);
-    expect(text.split('*')[15]).toBe('T');
-    const period = await run(['settlement', 'remit', '--from', '2026-06-30', '--to', '2026-07-03']);
-    expect(period.code, period.stderr).toBe(0);
-    expect(period.stdout.split('*')[15]).toBe('P');
-    expect(period.stderr).toMatch(/skipped: transfer .* is test data: not in a production 835/);
-    const { transactions } = checked835(period.stdout);
-    expect(transactions.flatMap((t) => t.claims.map((c) => c.clp[1]))).toEqual(['P9']);
-  });
+  for (const side of ['local', 'remote'] as const)
+    it(`fund approve of a test encounter moves sandbox money; its 835 is ISA15 T, and a period 835 leaves test data out beside production (${side === 'local' ? 'in-process' : 'over tpa local serve'})`, async () => {
+      const run = side === 'local' ? sides.local : sides.remote;
+      const r = await run(['claim', 'submit', write('test.837', testData()), '--wait', '-o', 'ndjson']);
+      expect(r.code, r.stderr).toBe(0);
+      // T2 pays (T1 goes to the deductible).
+      const test = JSON.parse(r.stdout.trim().split('\n')[1]!) as Row;
+      expect(test.adjudication.benefit_amount, r.stdout).toBeGreaterThan(0);
+      const productionFile = interchange(
+        [
+          transaction({
+            st02: '0001',
+            type: 'professional',
+            claims: [professionalClaim({ clm01: 'P9', member: 'MBR-1003', lines: [{ cpt: '45378', charge: '1800', date: '20260628' }] })],
+          }),
+        ],
+        { isa13: '000000008' },
+      ).replace('20250115*1200*CH', '20260629*1200*CH');
+      const prod = await run(['claim', 'submit', write('prod.837', productionFile), '--wait', '-o', 'ndjson']);
+      expect(prod.code, prod.stderr).toBe(0);
+      const production = JSON.parse(prod.stdout.trim().split('\n')[0]!) as Row;
+      expect(production.adjudication.benefit_amount, prod.stdout).toBeGreaterThan(0);
+      for (const o of [test, production]) {
+        const funded = await run([
+          'fund',
+          'approve',
+          o.external_claim_id,
+          '--amount',
+          o.adjudication.benefit_amount.toFixed(2),
+          '--auth-code',
+          `AUTH-20260630-ACME-${o.external_claim_id.slice(-6)}`,
+          '--yes',
+          '-o',
+          'json',
+        ]);
+        expect(funded.code, funded.stderr).toBe(0);
+      }
+      // The engine's clock is the operator's (in-process), whichever side funds.
+      expect((await sides.local(['local', 'clock', 'advance', '3d'])).code).toBe(0);
+      const out = join(sides.dir, 'test.835');
+      const remit = await run(['settlement', 'remit', test.external_claim_id, '--out', out]);
+      expect(remit.code, remit.stderr).toBe(0);
+      const text = readFileSync(out, 'utf8');
+      checked835(text);
+      expect(text.split('*')[15]).toBe('T');
+      const period = await run(['settlement', 'remit', '--from', '2026-06-30', '--to', '2026-07-03']);
+      expect(period.code, period.stderr).toBe(0);
+      expect(period.stdout.split('*')[15]).toBe('P');
+      expect(period.stderr).toMatch(/skipped: transfer .* is test data: not in a production 835/);
+      const { transactions } = checked835(period.stdout);
+      expect(transactions.flatMap((t) => t.claims.map((c) => c.clp[1]))).toEqual(['P9']);
+    });
 });
 
 describe('test data to a service that is not tpa’s engine', () => {
