@@ -75,9 +75,9 @@ _tpa() {
       case "$prev" in
         __never__) ;;
       esac
-      valued=''
+      valued='--ack'
       words=''
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      flags='--ack -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
       files=1
       ;;
     'claim convert')
@@ -93,9 +93,9 @@ _tpa() {
       case "$prev" in
         --journal) _tpa_files; return ;;
       esac
-      valued='--timeout --idempotency-key --journal --concurrency'
+      valued='--timeout --idempotency-key --journal --concurrency --ack'
       words=''
-      flags='--wait --timeout --raw --idempotency-key --journal --concurrency --dry-run --again -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      flags='--wait --timeout --raw --idempotency-key --journal --concurrency --dry-run --again --ack -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
       files=1
       ;;
     'claim poll')

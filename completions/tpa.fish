@@ -63,6 +63,7 @@ complete -c tpa -n '__fish_seen_subcommand_from claim; and __fish_seen_subcomman
 complete -c tpa -n '__fish_seen_subcommand_from claim; and __fish_seen_subcommand_from template' -l role -x -a 'FACILITY SURGEON ANESTHESIA PATHOLOGY' -d 'professional: the billing provider\'s role on the care team (default: its role in the embedded engine\'s registry, else SURGEON)'
 complete -c tpa -n '__fish_seen_subcommand_from claim; and __fish_seen_subcommand_from template' -s h -l help -d 'show help'
 complete -c tpa -n '__fish_seen_subcommand_from claim; and __fish_seen_subcommand_from validate' -F
+complete -c tpa -n '__fish_seen_subcommand_from claim; and __fish_seen_subcommand_from validate' -l ack -r -d 'write each 837\'s acknowledgments into this folder: TA1, 999 and 277CA, X12 and JSON (<file>.999, .999.json, …); - prints them on stdout (one 837)'
 complete -c tpa -n '__fish_seen_subcommand_from claim; and __fish_seen_subcommand_from validate' -s h -l help -d 'show help'
 complete -c tpa -n '__fish_seen_subcommand_from claim; and __fish_seen_subcommand_from convert' -F
 complete -c tpa -n '__fish_seen_subcommand_from claim; and __fish_seen_subcommand_from convert' -s h -l help -d 'show help'
@@ -75,6 +76,7 @@ complete -c tpa -n '__fish_seen_subcommand_from claim; and __fish_seen_subcomman
 complete -c tpa -n '__fish_seen_subcommand_from claim; and __fish_seen_subcommand_from submit' -l concurrency -r -d 'a batch\'s requests in flight at most (default 10, the sandbox tier\'s limit)'
 complete -c tpa -n '__fish_seen_subcommand_from claim; and __fish_seen_subcommand_from submit' -l dry-run -d 'check every claim and print what would be sent (-o json/ndjson: the claims); send and journal nothing'
 complete -c tpa -n '__fish_seen_subcommand_from claim; and __fish_seen_subcommand_from submit' -l again -d 'send a claim whose same content was submitted before from this machine, as a new claim (else refused, exit 4, or asked on a terminal)'
+complete -c tpa -n '__fish_seen_subcommand_from claim; and __fish_seen_subcommand_from submit' -l ack -r -d 'write each 837\'s acknowledgments into this folder: TA1, 999 and 277CA, X12 and JSON (<file>.999, .999.json, …); - prints them on stdout (one 837)'
 complete -c tpa -n '__fish_seen_subcommand_from claim; and __fish_seen_subcommand_from submit' -s h -l help -d 'show help'
 complete -c tpa -n '__fish_seen_subcommand_from claim; and __fish_seen_subcommand_from poll' -l wait -d 'poll until adjudicated'
 complete -c tpa -n '__fish_seen_subcommand_from claim; and __fish_seen_subcommand_from poll' -l timeout -r -d 'give up waiting after this long (default 10m); exit 7'

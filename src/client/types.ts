@@ -216,6 +216,8 @@ export interface LedgerDetail {
     /** tpa's: an institutional claim's facility type code (CLM05-1) and claim frequency code (CLM05-3), when sent. */
     facility_type_code?: string;
     claim_frequency_code?: string;
+    /** tpa's engine adds it: true when the claim came from test data (an 837 of ISA15 T, a Claim tagged HTEST); absent otherwise. */
+    test_data?: boolean;
   };
   entries: {
     sequence: number;

@@ -137,6 +137,27 @@ export interface ParsedClaim {
    */
   facilityTypeCode?: string;
   claimFrequencyCode?: string;
+  /** Test data (the Claim's meta.tag HTEST, an 837 of ISA15 T); absent for production data and in claims stored before it was read. */
+  testData?: true;
+}
+
+/**
+ * Test data (an 837 of ISA15 T): a Claim's `meta.tag` of this system and code. The embedded engine
+ * adjudicates such a claim and keeps the mark (ParsedClaim.testData, the ledger's
+ * `encounter.test_data`); `claim submit` sends it to no other service (docs/x12.md "Test data").
+ */
+export const TEST_DATA_TAG = { system: 'http://terminology.hl7.org/CodeSystem/v3-ActReason', code: 'HTEST' } as const;
+
+/** Whether a Claim (its JSON value) carries the test-data tag in `meta.tag`. */
+export function isTestData(claim: unknown): boolean {
+  if (!isObject(claim) || !isObject(claim.meta) || !Array.isArray(claim.meta.tag)) return false;
+  return claim.meta.tag.some((t) => isObject(t) && t.system === TEST_DATA_TAG.system && t.code === TEST_DATA_TAG.code);
+}
+
+/** The Claim with the test-data tag in its `meta.tag` (after `resourceType`). */
+export function testDataTagged(claim: Record<string, unknown>): Record<string, unknown> {
+  const { resourceType, ...rest } = claim;
+  return { resourceType, meta: { tag: [{ ...TEST_DATA_TAG, display: 'test health data' }] }, ...rest };
 }
 
 /** What a corrected claim changes: `replacement` supersedes the prior claim, `void` closes it. */
@@ -344,6 +365,7 @@ class ClaimReader {
       ...(correction ? { correction } : {}),
       ...(this.dependent ? { dependent: this.dependent } : {}),
       ...(typeOfBill ?? {}),
+      ...(isTestData(c) ? { testData: true as const } : {}),
     };
   }
 

@@ -13,6 +13,7 @@ import {
   ICD10_SYSTEM,
   LINE_CONTROL_NUMBER_URL,
   MEMBER_NUMBER_TYPE,
+  testDataTagged,
   NPI_SYSTEM,
   nonX12IdCharacters,
   RELATED_CLAIM_RELATIONSHIP_SYSTEM,
@@ -1093,13 +1094,18 @@ export class X12ClaimReader {
     }
   }
 
-  /** Test data (ISA15 T) and data that is not a claim for payment (BHT06 other than CH): refused on every claim they cover. */
+  /**
+   * Data that is not a claim for payment (BHT06 other than CH) and an interchange that is neither
+   * production nor test (ISA15 other than P or T): refused on every claim they cover. Test data (ISA15
+   * T) is read as test: each claim carries the HTEST tag (testDataTagged), which the embedded engine
+   * adjudicates and keeps, and which only a service where real money moves refuses (docs/x12.md "Test data").
+   */
   private notForPayment(): { segment: string; message: string }[] {
     const out: { segment: string; message: string }[] = [];
-    if (this.isa15 !== 'P')
+    if (this.isa15 !== 'P' && this.isa15 !== 'T')
       out.push({
         segment: 'ISA15',
-        message: `ISA15 is ${JSON.stringify(clip(this.isa15))}${this.isa15 === 'T' ? ' (test data)' : ''}: only production data (P) is paid; test data is not paid`,
+        message: `ISA15 is ${JSON.stringify(clip(this.isa15))}: an interchange is production data (P) or test data (T)`,
       });
     const bht06 = this.bht06 ?? '';
     if (bht06 !== 'CH') {
@@ -1253,7 +1259,7 @@ export class X12ClaimReader {
     if (d.lines.length === 0) problems.push({ segment: 'CLM', message: 'has no service line (LX with SV1 or SV2)' });
     problems.push(...this.notForPayment(), ...this.hierarchyProblems(), ...pointerProblems(d));
     const segments = new Map<string, string>();
-    const claim = this.fhir(d, segments);
+    const claim = this.isa15 === 'T' ? testDataTagged(this.fhir(d, segments)) : this.fhir(d, segments);
     const identity = `x12:${this.isa06}:${this.isa13}:${this.gs06}:${this.st02}:${d.clm01}${repeated ? `#${d.ordinal}` : ''}`;
     out.push({
       kind: 'claim',

@@ -440,20 +440,22 @@ describe('837: what is not for payment, repeated and broken', () => {
   const one = (claim: string[]) => interchange([professional([claim])]);
   const messages = (c: X12Claim) => c.problems.map((p) => `${p.segment}: ${p.message}`);
 
-  it('test data (ISA15 T) and reporting or subrogation data (BHT06 RP, 31) are refused on every claim they cover', async () => {
+  it('test data (ISA15 T) is read as test, each claim tagged HTEST; another ISA15 and reporting or subrogation data (BHT06 RP, 31) are refused on every claim they cover', async () => {
     const test = await convert(
       interchange([professional([professionalClaim({ clm01: 'A1' }), professionalClaim({ clm01: 'A2' })])]).replace('*0*P*:', '*0*T*:'),
     );
-    expect(test.claims.map(messages)).toEqual([
-      [expect.stringMatching(/^ISA15: .*T.*test data.*not paid/)],
-      [expect.stringMatching(/^ISA15: .*T.*test data.*not paid/)],
-    ]);
+    expect(test.claims.map(messages)).toEqual([[], []]);
+    for (const c of test.claims)
+      expect(c.claim.meta).toEqual({ tag: [{ system: 'http://terminology.hl7.org/CodeSystem/v3-ActReason', code: 'HTEST', display: 'test health data' }] });
+    const other = await convert(one(professionalClaim({ clm01: 'A1' })).replace('*0*P*:', '*0*X*:'));
+    expect(messages(other.claims[0]!)).toEqual([expect.stringMatching(/^ISA15: ISA15 is "X": an interchange is production data \(P\) or test data \(T\)/)]);
     for (const code of ['RP', '31']) {
       const { claims } = await convert(one(professionalClaim({ clm01: 'A1' })).replace('1200*CH', `1200*${code}`));
       expect(messages(claims[0]!)).toEqual([expect.stringMatching(new RegExp(`^BHT06: BHT06 is ${code} .*not a claim for payment \\(CH\\)`))]);
     }
     const paid = await convert(one(professionalClaim({ clm01: 'A1' })));
     expect(paid.claims[0]!.problems).toEqual([]);
+    expect(paid.claims[0]!.claim.meta).toBeUndefined();
   });
 
   it('a segment repeated where the loop has one is a problem with its segment, never a silent replacement', async () => {

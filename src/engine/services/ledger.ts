@@ -296,6 +296,8 @@ export function ledgerDetail(ctx: EngineContext, _req: EngineRequest, params: Re
       // tpa's (docs/api.md): an institutional claim's type of bill as sent (CLM05-1, CLM05-3), for the 835's CLP08/CLP09.
       ...(claim.facilityTypeCode ? { facility_type_code: claim.facilityTypeCode } : {}),
       ...(claim.claimFrequencyCode ? { claim_frequency_code: claim.claimFrequencyCode } : {}),
+      // tpa's: the claim came from test data (docs/api.md); absent for production data.
+      ...(claim.testData ? { test_data: true } : {}),
       // tpa's: a pended claim sent again and the claim that sent it (docs/money-rules.md "The finance desk's report").
       ...(linked.supersededBy ? { superseded_by: linked.supersededBy } : {}),
       ...(linked.supersedes ? { supersedes: linked.supersedes } : {}),

@@ -44,7 +44,12 @@ const claims = (n: number) => `${count(n)} claim${n === 1 ? '' : 's'}`;
  * be sent, as they would be sent (json, ndjson), or their summary rows (csv). On a terminal, a
  * summary on stdout; elsewhere, the counts on stderr. Exit 2 when any claim is invalid.
  */
-export async function checkClaims(ctx: Context, items: AsyncIterable<ClaimText>, mode: 'validate' | 'dry-run'): Promise<CommandOutput> {
+export async function checkClaims(
+  ctx: Context,
+  items: AsyncIterable<ClaimText>,
+  mode: 'validate' | 'dry-run',
+  onChecked?: (item: ClaimText, valid: boolean, errors: CheckedClaim['errors']) => void,
+): Promise<CommandOutput> {
   const table = ctx.format === 'table';
   const writer = table ? undefined : rowWriter<unknown>(ctx.format, ctx.io.stdout);
   let valid = 0;
@@ -80,6 +85,7 @@ export async function checkClaims(ctx: Context, items: AsyncIterable<ClaimText>,
         }
         if (!engine.checked) notChecked = engine.not_checked;
       }
+      onChecked?.(item, parsed !== undefined, checked.errors);
       if (parsed) {
         valid++;
         chargesCents += parsed.totalChargeCents;

@@ -41,6 +41,8 @@ export interface BatchOptions {
   idempotencyKey?: string;
   journal?: string;
   concurrency?: string;
+  /** Each claim's outcome as it comes (the acknowledgments, acks.ts). */
+  onOutcome?: (o: ClaimOutcome) => void;
 }
 
 function concurrencyOption(concurrency: string | undefined): number {
@@ -181,6 +183,7 @@ export async function submitBatch(
       database,
       onHistory: (why) => ctx.note(`${why}: its records are history; starting anew, every claim is sent to this database`),
       onOutcome: (o) => {
+        opts.onOutcome?.(o);
         if (writer) writer.write([ctx.format === 'csv' ? csvRow(o) : o]);
         if (o.status === 'INVALID' || o.status === 'FAILED' || o.status === 'UNKNOWN') {
           const errors = o.errors.map(errorText).join('; ');

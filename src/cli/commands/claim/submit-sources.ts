@@ -36,6 +36,8 @@ export interface ClaimText {
   errors?: (FieldError & { segment?: string })[];
   /** A claim converted from X12: the segment a field of the claim came from. */
   segmentOf?: (field: string) => string | undefined;
+  /** A claim (or a problem) of an 837: its file and its place among the file's claims, for the acknowledgments (acks.ts). */
+  x12?: { path: string; claim?: number };
 }
 
 /** A JSON document (a Claim or a Bundle of them) larger than this is refused: NDJSON streams instead. */

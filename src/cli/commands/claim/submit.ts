@@ -32,6 +32,10 @@ export const submit = verb({
       '--again',
       'send a claim whose same content was submitted before from this machine, as a new claim (else refused, exit 4, or asked on a terminal)',
     ),
+    ack: option.text(
+      '--ack <dir>',
+      "write each 837's acknowledgments into this folder: TA1, 999 and 277CA, X12 and JSON (<file>.999, .999.json, …); - prints them on stdout (one 837)",
+    ),
   },
   examples: [
     'tpa claim submit claim.json',
@@ -42,31 +46,50 @@ export const submit = verb({
     'tpa claim submit claims.837 --wait   # an X12 837P or 837I: each CLM a claim (tpa claim convert shows them)',
     'tpa claim submit claims/ --dry-run -o ndjson   # the claims that would be sent; nothing is',
     'tpa claim submit claim.json --again   # the same claim once more, on purpose: a new claim',
+    'tpa claim submit claims.837 --ack .   # and its 999 and 277CA (claims.837.999, claims.837.277ca, and .json forms)',
   ],
   async run(ctx, { paths }, opts) {
     const { checkPaths, countClaims, peekClaims } = await import('./submit-sources.js');
     checkPaths(paths, ctx.io.stdinIsTTY);
     if (opts.dryRun && opts.wait) throw new UsageError('--dry-run sends nothing, so there is nothing to --wait for');
+    if (opts.dryRun && opts.ack !== undefined)
+      throw new UsageError('--ack acknowledges what was sent: --dry-run sends nothing (tpa claim validate --ack writes what a check finds)');
+    const { ackTarget } = await import('./acks.js');
+    const target = ackTarget(opts.ack, paths);
     // One claim behaves as it always has; more than one (or a --journal) is a batch.
     const peekSecond = !opts.dryRun && opts.journal === undefined;
     const { first, several, all } = await peekClaims(paths, () => ctx.io.stdinStream(), ctx.note, peekSecond);
+    // Test data goes to tpa's embedded engine only (test-data.ts); a dry run says so as the run would.
+    const { gated, testDataGate } = await import('./test-data.js');
+    const gate = testDataGate(ctx, () => ctx.client());
     if (opts.dryRun) {
       const { checkClaims } = await import('./check-batch.js');
-      return checkClaims(ctx, all(), 'dry-run');
+      return checkClaims(ctx, gated(all(), gate), 'dry-run');
     }
     if (!first) throw new ValidationFailed(`no claim in ${paths.join(', ')}`);
     // An 837 goes through the batch path whatever its number of claims: its claims are known in the
     // journal by interchange, transaction and CLM01.
-    if (opts.journal !== undefined || several || first.identity !== undefined || first.errors !== undefined) {
+    if (opts.journal !== undefined || several || first.identity !== undefined || first.errors !== undefined || (target && first.x12)) {
       const { submitBatch } = await import('./submit-batch.js');
+      const acks = target ? new (await import('./acks.js')).AckRecorder(ctx, target, 'submit') : undefined;
+      const items = gated(all(), gate);
       // Counted first (a second read, a line at a time) for the progress line and for the journal: `tpa
       // jobs` says how many of the batch were never sent.
-      return submitBatch(ctx, paths, all(), opts, await countClaims(paths));
+      const total = await countClaims(paths);
+      if (!acks) return submitBatch(ctx, paths, items, opts, total);
+      const batchCtx = target?.kind === 'stdout' ? (await import('./acks.js')).withoutStdout(ctx) : ctx;
+      const out = await submitBatch(batchCtx, paths, acks.pass(items), { ...opts, onOutcome: (o) => acks.outcome(o) }, total);
+      const { serviceNow } = await import('../../../client/activity.js');
+      await acks.finish(await serviceNow(await ctx.client()));
+      return out;
     }
     if (opts.again && (opts.journal !== undefined || several))
       throw new UsageError('--again is for one claim: a batch sends what its journal has not sent, and the same content twice in it is two claims');
     const item = first;
+    if (target) ctx.note('--ack: no X12 837 among the claims read, so no acknowledgments were written (they answer 837s)');
     const parsed = validateOneClaim(item);
+    const testData = await gate(item);
+    if (testData !== undefined) throw new ValidationFailed(`${item.source === '-' ? 'stdin' : item.source}: ${testData}`);
     const client = await ctx.client();
     const { sendOneClaim } = await import('./submit-one.js');
     const result = await sendOneClaim(ctx, client, { source: item.source, text: item.text, value: item.value, parsed }, opts);

@@ -3,7 +3,7 @@
 // many are checked each (check-batch.ts).
 import { patientSaid } from '../../../domain/dependent.js';
 import { ValidationFailed } from '../../../errors.js';
-import { argument, verb } from '../../verb.js';
+import { argument, option, verb } from '../../verb.js';
 import { claimSummary, type EngineCheck, engineChecker, machineToday, validateOneClaim } from './claim-check.js';
 
 export const validate = verb({
@@ -16,17 +16,36 @@ export const validate = verb({
       'Claim JSON files, FHIR Bundles, NDJSON files (one Claim a line), X12 837 files (*.837, *.x12, *.edi, or any file starting with ISA), folders of them, or - for stdin',
     ),
   },
+  options: {
+    ack: option.text(
+      '--ack <dir>',
+      "write each 837's acknowledgments into this folder: TA1, 999 and 277CA, X12 and JSON (<file>.999, .999.json, …); - prints them on stdout (one 837)",
+    ),
+  },
   examples: [
     'tpa claim validate claim.json',
     'cat claim.json | tpa claim validate -',
     'tpa claim validate claims.837   # an X12 837: each claim with its place (ST, CLM, segment)',
     'tpa claim validate claims/ batch.ndjson -o ndjson   # one line per claim; invalid ones on stderr as file:line:column',
+    'tpa claim validate claims.837 --ack .   # and its 999 and 277CA (claims.837.999, claims.837.277ca, and .json forms)',
   ],
-  async run(ctx, { paths }) {
+  async run(ctx, { paths }, opts) {
     const { checkPaths, peekClaims } = await import('./submit-sources.js');
     checkPaths(paths, ctx.io.stdinIsTTY);
     const { first, several, all } = await peekClaims(paths, () => ctx.io.stdinStream(), ctx.note);
     if (!first) throw new ValidationFailed(`no claim in ${paths.join(', ')}`);
+    if (opts.ack !== undefined) {
+      // The acknowledgments of each 837: its claims checked as many are, each verdict noted.
+      const { AckRecorder, ackTarget, withoutStdout } = await import('./acks.js');
+      const target = ackTarget(opts.ack, paths)!;
+      const acks = new AckRecorder(ctx, target, 'validate');
+      const { checkClaims } = await import('./check-batch.js');
+      const out = await checkClaims(target.kind === 'stdout' ? withoutStdout(ctx) : ctx, acks.pass(all()), 'validate', (item, valid, errors) =>
+        acks.checked(item, valid, errors),
+      );
+      await acks.finish(new Date().toISOString());
+      return out;
+    }
     // An 837's claims are checked as many are, one row each with their X12 places, whatever their number.
     if (several || first.identity !== undefined || first.errors !== undefined) {
       const { checkClaims } = await import('./check-batch.js');

@@ -21,9 +21,13 @@ export interface X12ClaimText {
   identity?: { claim: string; clm01: string };
   errors?: (FieldError & { segment?: string })[];
   segmentOf?: (field: string) => string | undefined;
+  /** The 837 it came from, and its place among the file's claims (1, 2, …; none for a problem of the file), for the acknowledgments. */
+  x12?: { path: string; claim?: number };
 }
 
 /** The segments of a file, as x12-parser gives them (delimiters from its ISA). */
+export const fileSegments = (path: string): AsyncGenerator<X12Segment> => segments(path);
+
 async function* segments(path: string): AsyncGenerator<X12Segment> {
   const { X12parser } = await import('x12-parser');
   // Small chunks: the tokenizer makes every segment of a chunk at once, and they all wait to be read.
@@ -107,17 +111,18 @@ export function fileProblem(path: string): string | undefined {
 export async function* x12Claims(path: string, note: (message: string) => void): AsyncGenerator<X12ClaimText> {
   const problem = fileProblem(path);
   if (problem) {
-    yield { source: path, text: '', problem };
+    yield { source: path, text: '', problem, x12: { path } };
     return;
   }
   const report = await envelopeReport(path);
   // Its claims are read once: the report is not kept past them.
   reports.delete(resolve(path));
   if (report.fatal) {
-    yield { source: `${path}: ${report.fatal.place}`, text: '', problem: report.fatal.message };
+    yield { source: `${path}: ${report.fatal.place}`, text: '', problem: report.fatal.message, x12: { path } };
     return;
   }
-  for (const p of report.loose) yield { source: `${path}: ${p.place}`, text: '', problem: p.message };
+  for (const p of report.loose) yield { source: `${path}: ${p.place}`, text: '', problem: p.message, x12: { path } };
+  let claims = 0;
   const reader = new X12ClaimReader({ report });
   const item = (e: X12Event): X12ClaimText | undefined => {
     if (e.kind !== 'claim') return undefined;
@@ -130,6 +135,7 @@ export async function* x12Claims(path: string, note: (message: string) => void):
       identity: { claim: c.identity, clm01: c.clm01 },
       ...(c.problems.length > 0 ? { errors: c.problems.map((p) => ({ field: '', message: p.message, ...(p.segment ? { segment: p.segment } : {}) })) } : {}),
       segmentOf: c.segmentOf,
+      x12: { path, claim: ++claims },
     };
   };
   for await (const s of segments(path)) {

@@ -79,11 +79,14 @@ async function settlementRemit(ctx: Context, ref: string | undefined, opts: Opti
   const transactions: RemitTransaction[] = [];
   const none: NoRemittance[] = [];
   let worst: number = EXIT.OK;
+  // ISA15: T when every encounter of the 835 is test data (docs/x12.md "Test data").
+  let usage: 'P' | 'T' = 'P';
   if (ref !== undefined) {
     const reading = counter(ctx.status, 'looking for the transfer in the ledger', 'entries');
     const found = await remit.findTransfer(client, ref, (p) => reading(p.read, p.total), ctx.paths.dataDir);
     ctx.status.clear();
     transactions.push(...singleTransactions(ctx, found, claimIds, opts.npi, remit, x12.checkTransaction, refusal));
+    if (('notice' in found ? found.notice : found.detail).encounter.test_data === true) usage = 'T';
   } else {
     const counted = countedPeriod('settled', opts.lookback, f)!;
     const reading = counter(ctx.status, 'reading the ledger', 'entries');
@@ -93,7 +96,17 @@ async function settlementRemit(ctx: Context, ref: string | undefined, opts: Opti
     ctx.status.clear();
     // A partial read (--lookback) is said on stderr: an 835 has no room for it.
     await scanOf(ctx, counted.filters.start_date, counted.filters.end_date, lookbackDays(opts.lookback), entriesRead, { provider_npi: opts.npi });
+    // Test and production data are never in one 835: with any production encounter in the period,
+    // the test ones are left out, each named (their 835 is the transfer's own, ISA15 T).
+    const production = found.some((one) => one.detail.encounter.test_data !== true);
+    if (!production) usage = 'T';
     for (const one of found) {
+      if (production && one.detail.encounter.test_data === true) {
+        ctx.note(
+          `skipped: transfer ${one.transfer.processor_transfer_id} (encounter ${one.detail.encounter.encounter_number}) is test data: not in a production 835 (its own: tpa settlement remit ${one.detail.encounter.encounter_number})`,
+        );
+        continue;
+      }
       try {
         const r = remit.remitTransactions(one, claimIds, opts.npi);
         if (r.none) none.push(r.none);
@@ -141,6 +154,7 @@ async function settlementRemit(ctx: Context, ref: string | undefined, opts: Opti
     sender: transactions[0]!.payer.id,
     receiver: payees.size === 1 ? [...payees][0]! : 'PAYEES',
     createdAt: await serviceNow(client),
+    usage,
   });
   if (opts.out === undefined) {
     ctx.io.stdout.write(text);

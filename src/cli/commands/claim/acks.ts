@@ -1,0 +1,483 @@
+// The acknowledgments of `claim submit --ack` and `claim validate --ack` (docs/x12.md
+// "Acknowledgments"): each X12 claim the readers give is noted as it passes, with what the command
+// made of it (valid, sent and acknowledged, refused); at the end each 837 file is read once more for
+// its envelopes and the places of its segments, and its TA1, 999 and 277CA are written (X12 and
+// JSON) beside each other in the folder asked for, or on stdout. The writers are src/domain/x12-ack.ts.
+import { lstatSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { jsonNumberToCents } from '../../../domain/money.js';
+import {
+  type AckClaim,
+  type AckEnvelope,
+  type AckGroup,
+  type AckInterchange,
+  type AckSegmentError,
+  type AckTransactionSet,
+  type AckVerdict,
+  ack277Json,
+  ack999Json,
+  ackUsage,
+  type ReceivedFile,
+  ta1Json,
+  write277ca,
+  write999,
+  writeTa1,
+} from '../../../domain/x12-ack.js';
+import { element } from '../../../domain/x12-837.js';
+import { UsageError } from '../../../errors.js';
+import { oneLine } from '../../../render/screen.js';
+import type { Context } from '../../context.js';
+import { withStreams } from '../../io.js';
+import type { ClaimText } from './submit-sources.js';
+
+/** Where each claim's segments are in its transaction set, for the 999's IK3 (ST is 1). */
+interface ClaimPlaces {
+  clm: number;
+  /** The header's segments before the claim (NM1*85, NM1*IL, SBR…), last position of each. */
+  header: Record<string, number>;
+  /** The claim's own segments, in order: [key (CLM, LX, SV1, NM1*82, DTP*472…), position]. */
+  segments: [string, number][];
+}
+
+interface Outline {
+  file: ReceivedFile;
+  /** Each claim the reader gives, in order: its set and places. */
+  claims: { set: AckTransactionSet; places: ClaimPlaces }[];
+}
+
+const QUALIFIED = new Set(['NM1', 'REF', 'DTP', 'HL', 'HI', 'AMT', 'PRV', 'CN1']);
+const HEADER_LOOPS: Record<string, string> = {
+  'HL*20': '2000A',
+  'NM1*85': '2010AA',
+  'HL*22': '2000B',
+  SBR: '2000B',
+  'NM1*IL': '2010BA',
+  'NM1*PR': '2010BB',
+  'HL*23': '2000C',
+  'NM1*QC': '2010CA',
+  BHT: '',
+};
+
+/**
+ * The second reading for the acknowledgments: the interchanges, groups and transaction sets with
+ * their control numbers, BHT03, and the places of each claim's segments. It counts claims as the
+ * claim reader does (a CLM inside an ST of an 837P or 837I), so that the n-th claim given is the n-th here.
+ */
+async function outline(path: string): Promise<Outline> {
+  const { envelopeReport, fileSegments, fileProblem } = await import('./x12-source.js');
+  const problem = fileProblem(path);
+  if (problem) {
+    const { readHead } = await import('./x12-files.js');
+    const head = readHead(path, 106);
+    const control = head.startsWith('ISA') && head.length >= 106 ? head.slice(90, 99) : '000000000';
+    return { file: { interchanges: [], unreadable: { message: problem, control: /^\d{9}$/.test(control) ? control : '000000000' } }, claims: [] };
+  }
+  const report = await envelopeReport(path);
+  const file: ReceivedFile = { interchanges: [] };
+  const claims: Outline['claims'] = [];
+  const setsByOrdinal = new Map<number, { set: AckTransactionSet; group: AckGroup | undefined; interchange: AckInterchange | undefined }>();
+  let isa: AckInterchange | undefined;
+  let gs: AckGroup | undefined;
+  let st: AckTransactionSet | undefined;
+  let ordinal = 0;
+  let position = 0;
+  let readable = false;
+  let header: Record<string, number> = {};
+  let claim: ClaimPlaces | undefined;
+  if (!report.fatal)
+    for await (const s of fileSegments(path)) {
+      const name = s.name;
+      if (name === '' && s['1'] === undefined) continue;
+      if (name === 'ISA') {
+        isa = {
+          senderQualifier: element(s, 5),
+          sender: element(s, 6).trim(),
+          receiverQualifier: element(s, 7),
+          receiver: element(s, 8).trim(),
+          date: element(s, 9),
+          time: element(s, 10),
+          control: element(s, 13),
+          ackRequested: element(s, 14) === '1',
+          usage: element(s, 15),
+          problems: [],
+          groups: [],
+        };
+        file.interchanges.push(isa);
+        gs = st = claim = undefined;
+        continue;
+      }
+      if (name === 'GS') {
+        gs = {
+          functionalId: element(s, 1),
+          sender: element(s, 2),
+          receiver: element(s, 3),
+          control: element(s, 6),
+          version: element(s, 8),
+          problems: [],
+          sets: [],
+        };
+        isa?.groups.push(gs);
+        continue;
+      }
+      if (name === 'ST') {
+        ordinal++;
+        const version = element(s, 3) || gs?.version || '';
+        st = { id: element(s, 1), control: element(s, 2), version, bht03: '', problems: [], segmentErrors: [], claims: [] };
+        gs?.sets.push(st);
+        setsByOrdinal.set(ordinal, { set: st, group: gs, interchange: isa });
+        readable = element(s, 1) === '837' && (version.includes('X222') || version.includes('X223'));
+        position = 1;
+        header = {};
+        claim = undefined;
+        continue;
+      }
+      if (name === 'SE') {
+        st = claim = undefined;
+        continue;
+      }
+      if (name === 'GE' || name === 'IEA' || !st) continue;
+      position++;
+      if (!readable) continue;
+      const key = QUALIFIED.has(name) ? `${name}*${element(s, 1)}` : name;
+      if (name === 'BHT') st.bht03 = element(s, 3);
+      if (name === 'HL') claim = undefined;
+      if (name === 'CLM') {
+        claim = { clm: position, header: { ...header }, segments: [['CLM', position]] };
+        claims.push({ set: st, places: claim });
+        continue;
+      }
+      if (claim) claim.segments.push([key, position]);
+      else header[key] = position;
+    }
+  // The envelope's problems (the first reading's), on the interchange, group or set they concern.
+  const attach = (place: string, message: string, t: number | undefined) => {
+    const at = t === undefined ? undefined : setsByOrdinal.get(t);
+    const isaAt = /^ISA (\S+)/.exec(place)?.[1];
+    const interchange = (isaAt !== undefined ? file.interchanges.find((i) => i.control === isaAt) : undefined) ?? at?.interchange ?? file.interchanges[0];
+    if (/ST \S+$/.test(place)) {
+      const control = /ST (\S+)$/.exec(place)![1]!;
+      const set = at?.set ?? interchange?.groups.flatMap((g) => g.sets).find((x) => x.control === control);
+      if (set && !set.problems.some((p) => p.message === message)) return void set.problems.push({ code: setCode(message), message });
+    }
+    if (/^GS /.test(place)) {
+      const control = place.slice(3);
+      const group = at?.group ?? interchange?.groups.find((g) => g.control === control);
+      if (group && !group.problems.some((p) => p.message === message)) return void group.problems.push({ code: groupCode(message), message });
+      if (group) return;
+    }
+    if (interchange && !interchange.problems.some((p) => p.message === message)) interchange.problems.push({ code: interchangeCode(message), message });
+  };
+  if (report.fatal) {
+    if (file.interchanges.length === 0) file.unreadable = { message: `${report.fatal.place}: ${report.fatal.message}`, control: '000000000' };
+  }
+  for (const [t, problems] of report.byTransaction) for (const p of problems) attach(p.place, p.message, t);
+  for (const p of report.loose) attach(p.place, p.message, undefined);
+  if (file.interchanges.length === 0 && !file.unreadable) file.unreadable = { message: 'holds no interchange (ISA)', control: '000000000' };
+  return { file, claims };
+}
+
+/** IK502 of a transaction set's envelope problem. */
+function setCode(message: string): string {
+  if (/^SE01/.test(message)) return '4';
+  if (/^SE02/.test(message)) return '3';
+  if (/no SE/.test(message)) return '2';
+  if (/not an 837|is not one tpa reads/.test(message)) return '1';
+  return '5';
+}
+
+/** AK905 of a group's envelope problem. */
+function groupCode(message: string): string {
+  if (/^GE01/.test(message)) return '5';
+  if (/^GE02/.test(message)) return '4';
+  if (/no GE/.test(message)) return '3';
+  return '5';
+}
+
+/** TA105 of an interchange's envelope problem. */
+function interchangeCode(message: string): string {
+  if (/^IEA01/.test(message)) return '021';
+  if (/^IEA02/.test(message)) return '001';
+  if (/no IEA/.test(message)) return '023';
+  if (/delimiters/.test(message)) return '026';
+  return '024';
+}
+
+/** STC01-3, the entity a refusal is about, from the segment or field it names. */
+function entityOf(segment: string | undefined, field: string | undefined): string {
+  const s = segment ?? '';
+  if (/NM1\*IL|SBR|HL\*2[23]|NM1\*QC/.test(s) || /^patient|^insurance/.test(field ?? '')) return 'IL';
+  if (/NM1\*PR/.test(s) || /^insurer/.test(field ?? '')) return 'PR';
+  if (/NM1\*82|NM1\*7[12]|NM1\*DQ|NM1\*ZZ/.test(s) || /^careTeam/.test(field ?? '')) return '82';
+  return '85';
+}
+
+/** A reader's problem of a claim as a 999 segment error, placed by what its segment names (`SV1 #2, DTP*472`, `NM1*85`, `CLM`). */
+export function segmentError(places: ClaimPlaces, segment: string, message: string): AckSegmentError | undefined {
+  if (segment === '' || /^ISA|^GS|^ST|^IEA|^GE|^SE/.test(segment)) return undefined;
+  const parts = segment.split(', ');
+  let from = 0;
+  let inLine = false;
+  let found: [string, number] | undefined;
+  let id = '';
+  for (const part of parts) {
+    const m = /^([A-Z][A-Z0-9]{1,2})(?:\*([A-Z0-9]+))?(?: #(\d+))?$/.exec(part);
+    if (!m) return undefined;
+    id = m[1]!;
+    const key = m[2] !== undefined ? `${id}*${m[2]}` : id;
+    if (m[3] !== undefined) {
+      // The n-th service line: its LX, then its SV1/SV2.
+      let n = 0;
+      const lx = places.segments.findIndex(([k]) => k === 'LX' && ++n === Number(m[3]));
+      if (lx < 0) break;
+      inLine = true;
+      from = lx;
+      found = places.segments.slice(lx).find(([k]) => k === key) ?? places.segments[lx];
+      continue;
+    }
+    const inClaim = places.segments.slice(from).find(([k]) => k === key);
+    const inHeader = places.header[key];
+    found = inClaim ?? (inHeader !== undefined ? [key, inHeader] : undefined);
+  }
+  const loopOf = (key: string, position: number): string | undefined => {
+    if (HEADER_LOOPS[key] !== undefined) return HEADER_LOOPS[key] || undefined;
+    if (position < places.clm) return undefined;
+    const lx = places.segments.find(([k]) => k === 'LX');
+    return inLine || (lx && position >= lx[1]) ? '2400' : '2300';
+  };
+  const elementError = elementOf(id, message);
+  if (!found) {
+    // A segment the claim lacks: said at the claim (its CLM), as a required segment missing.
+    return { segment: id, position: places.clm, loop: HEADER_LOOPS[parts.at(-1)!] || '2300', code: '3', message };
+  }
+  const [key, position] = found;
+  const loop = loopOf(key, position);
+  return {
+    segment: key.split('*')[0]!,
+    position,
+    ...(loop ? { loop } : {}),
+    code: elementError ? '8' : 'I9',
+    ...(elementError ? { element: elementError } : {}),
+    message,
+  };
+}
+
+/** The element a problem's words name (`CLM05-3`, `SV107-1`, `NM108`), with an IK403 code from what they say of it. */
+function elementOf(id: string, message: string): AckSegmentError['element'] {
+  const m = new RegExp(`\\b${id}(\\d{2})(?:-(\\d+))?\\b`).exec(message);
+  if (!m) return undefined;
+  const code = /missing|is empty|has no|no [a-z]/.test(message) ? '1' : /not a date/.test(message) ? '8' : '7';
+  return { position: Number(m[1]), ...(m[2] ? { component: Number(m[2]) } : {}), code };
+}
+
+/** The parts of a FHIR Claim (as the X12 reader makes it) a 277CA names; each checked where read. */
+interface ClaimShape {
+  item?: unknown;
+  billablePeriod?: { start?: unknown; end?: unknown };
+  total?: { value?: unknown };
+  provider?: { identifier?: { value?: unknown }; display?: unknown };
+  patient?: { identifier?: { value?: unknown }; display?: unknown };
+  insurer?: { identifier?: { value?: unknown }; display?: unknown };
+}
+
+/** The facts of a claim for its 277CA, from the FHIR Claim the reader made. */
+function claimFacts(item: ClaimText): Omit<AckClaim, 'verdict'> {
+  const c = (item.value ?? {}) as ClaimShape;
+  const dates: string[] = [];
+  for (const i of (Array.isArray(c.item) ? c.item : []) as { servicedDate?: unknown; servicedPeriod?: { start?: unknown; end?: unknown } }[]) {
+    if (typeof i?.servicedDate === 'string') dates.push(i.servicedDate);
+    if (typeof i?.servicedPeriod?.start === 'string') dates.push(i.servicedPeriod.start);
+    if (typeof i?.servicedPeriod?.end === 'string') dates.push(i.servicedPeriod.end);
+  }
+  if (typeof c.billablePeriod?.start === 'string') dates.push(c.billablePeriod.start);
+  if (typeof c.billablePeriod?.end === 'string') dates.push(c.billablePeriod.end);
+  dates.sort();
+  const text = (v: unknown) => (typeof v === 'string' ? v : '');
+  return {
+    clm01: item.identity?.clm01 ?? '',
+    chargeCents: jsonNumberToCents(c.total?.value) ?? 0,
+    billing: { npi: text(c.provider?.identifier?.value), name: typeof c.provider?.display === 'string' ? c.provider.display : null },
+    patient: { memberId: text(c.patient?.identifier?.value), name: typeof c.patient?.display === 'string' ? c.patient.display : null },
+    service: dates.length > 0 ? { start: dates[0]!, end: dates.at(-1)! } : null,
+    ...(text(c.insurer?.identifier?.value) !== ''
+      ? { payer: { id: text(c.insurer?.identifier?.value), name: typeof c.insurer?.display === 'string' ? c.insurer.display : null } }
+      : {}),
+  };
+}
+
+interface Noted {
+  path: string;
+  facts: Omit<AckClaim, 'verdict'> | undefined;
+  item: ClaimText;
+  verdict?: AckVerdict;
+}
+
+export type AckTarget = { kind: 'dir'; dir: string } | { kind: 'stdout' };
+
+/** The --ack option's value checked: a folder that exists (not a symlink to one is fine, the files are never written through one), or - with one path. */
+export function ackTarget(value: string | undefined, paths: readonly string[]): AckTarget | undefined {
+  if (value === undefined) return undefined;
+  if (value === '-') {
+    if (paths.length !== 1 || paths[0] === '-')
+      throw new UsageError('--ack - prints the acknowledgments of one 837 on stdout: name exactly one 837 file (or give --ack a folder)');
+    return { kind: 'stdout' };
+  }
+  let dir = false;
+  try {
+    dir = lstatSync(value).isDirectory() || lstatSync(value).isSymbolicLink();
+  } catch {
+    dir = false;
+  }
+  if (!dir) throw new UsageError(`--ack ${oneLine(value)}: not a folder; the acknowledgments are written into a folder (or - for stdout)`);
+  return { kind: 'dir', dir: value };
+}
+
+/**
+ * Notes each X12 claim given, takes each verdict, and writes the acknowledgments at the end. Items
+ * of JSON claims pass untouched.
+ */
+export class AckRecorder {
+  private readonly noted: Noted[] = [];
+  private readonly bySource = new Map<string, Noted[]>();
+  private readonly files: string[] = [];
+
+  constructor(
+    private readonly ctx: Context,
+    private readonly target: AckTarget,
+    private readonly mode: 'validate' | 'submit',
+  ) {}
+
+  /** The items, each X12 one noted as it passes. */
+  async *pass(items: AsyncIterable<ClaimText>): AsyncGenerator<ClaimText> {
+    for await (const item of items) {
+      this.note(item);
+      yield item;
+    }
+  }
+
+  private note(item: ClaimText): void {
+    const x = item.x12;
+    if (!x) return;
+    if (!this.files.includes(x.path)) this.files.push(x.path);
+    if (x.claim === undefined) return;
+    const n: Noted = { path: x.path, facts: claimFacts(item), item };
+    this.noted.push(n);
+    const list = this.bySource.get(item.source) ?? [];
+    list.push(n);
+    this.bySource.set(item.source, list);
+  }
+
+  /** `claim validate`: a claim valid (received, nothing sent) or not (its errors). */
+  checked(item: ClaimText, valid: boolean, errors: readonly { field?: string; message: string; segment?: string }[]): void {
+    const n = this.take(item.source);
+    if (!n) return;
+    n.verdict = valid ? { status: 'received', reasons: [] } : rejected(errors);
+  }
+
+  /**
+   * `claim submit`: a claim's outcome in the batch. An UNKNOWN one has no acknowledgment yet (the run
+   * that settles it says it). Claims of one source (the same CLM01 twice in a transaction set) are
+   * told apart as the batch tells them: the first of them is the one sent, a refused one is the one
+   * whose own problems the refusal names, else the last.
+   */
+  outcome(o: {
+    source: string;
+    status: string;
+    external_claim_id: string | null;
+    errors: readonly { field?: string; message: string; segment?: string }[];
+  }): void {
+    const open = (this.bySource.get(o.source) ?? []).filter((x) => x.verdict === undefined);
+    if (open.length === 0) return;
+    if ((o.status === 'ACKNOWLEDGED' || o.status === 'SKIPPED') && o.external_claim_id)
+      open[0]!.verdict = { status: 'accepted', encounterId: o.external_claim_id, reasons: [] };
+    else if (o.status === 'INVALID' || o.status === 'FAILED') {
+      const said = new Set(o.errors.map((e) => e.message));
+      const own = open.find((x) => (x.item.errors ?? []).length > 0 && (x.item.errors ?? []).every((e) => said.has(e.message)));
+      (own ?? open.at(-1)!).verdict = rejected(o.errors);
+    }
+  }
+
+  private take(source: string): Noted | undefined {
+    return this.bySource.get(source)?.find((x) => x.verdict === undefined);
+  }
+
+  /** Writes each file's acknowledgments; returns how many were written. */
+  async finish(createdAt: string): Promise<void> {
+    const { nextControlNumber } = await import('../../../client/remit.js');
+    const { replaceWhole } = await import('../../../client/write-whole.js');
+    if (this.files.length === 0) this.ctx.note('--ack: no X12 837 among the claims read, so no acknowledgments were written (they answer 837s)');
+    for (const path of this.files) {
+      const { file, claims } = await outline(path);
+      const mine = this.noted.filter((n) => n.path === path);
+      // The n-th claim given is the n-th CLM of the outline.
+      mine.forEach((n, i) => {
+        const at = claims[i];
+        if (!at || !n.facts || !n.verdict) return;
+        at.set.claims.push({ ...n.facts, verdict: n.verdict });
+        for (const e of n.item.errors ?? []) {
+          const se = e.segment ? segmentError(at.places, e.segment, e.message) : undefined;
+          if (se && !at.set.segmentErrors.some((x) => x.position === se.position && x.message === se.message)) at.set.segmentErrors.push(se);
+        }
+      });
+      const usage = ackUsage(file);
+      const made: { suffix: string; text: string; json: Record<string, unknown> }[] = [];
+      const envelope = async (): Promise<AckEnvelope> => ({ controlNumber: await nextControlNumber(this.ctx.paths.dataDir), createdAt, usage });
+      const ta1Env = await envelope();
+      const ta1 = writeTa1(file, ta1Env);
+      if (ta1) made.push({ suffix: 'ta1', text: ta1, json: ta1Json(file, ta1Env)! });
+      if (file.interchanges.some((i) => i.groups.length > 0)) {
+        const e999 = await envelope();
+        made.push({ suffix: '999', text: write999(file, e999), json: ack999Json(file, e999) });
+        const e277 = await envelope();
+        made.push({ suffix: '277ca', text: write277ca(file, e277), json: ack277Json(file, e277) });
+      }
+      if (this.target.kind === 'stdout') {
+        if (this.ctx.format === 'json' && this.ctx.formatChosen)
+          this.ctx.io.stdout.write(
+            `${JSON.stringify(
+              made.map((m) => m.json),
+              null,
+              2,
+            )}\n`,
+          );
+        else for (const m of made) this.ctx.io.stdout.write(m.text);
+        continue;
+      }
+      const written: string[] = [];
+      for (const m of made) {
+        const name = join(this.target.dir, `${basename(path)}.${m.suffix}`);
+        try {
+          replaceWhole(name, m.text);
+          replaceWhole(`${name}.json`, `${JSON.stringify(m.json, null, 2)}\n`);
+        } catch (err) {
+          throw new UsageError(`cannot write ${name}: ${(err as Error).message}; the acknowledgments of ${oneLine(path)} are not all written`);
+        }
+        written.push(`${basename(name)}`);
+      }
+      this.ctx.note(
+        `acknowledgments of ${oneLine(path)}${this.mode === 'validate' ? ' (validate: nothing was sent)' : ''}: ${written.join(', ')} (and .json) in ${oneLine(this.target.dir)}`,
+      );
+    }
+  }
+}
+
+function rejected(errors: readonly { field?: string; message: string; segment?: string }[]): AckVerdict {
+  return {
+    status: 'rejected',
+    reasons: errors.map((e) => ({
+      message: `${e.segment ? `${e.segment}: ` : ''}${e.field ? `${e.field}: ` : ''}${e.message}`,
+      entity: entityOf(e.segment, e.field),
+    })),
+  };
+}
+
+/**
+ * The context of a command whose stdout carries the acknowledgments (--ack -): its own rows go
+ * nowhere, its counts to stderr (as when stdout is not a terminal).
+ */
+export function withoutStdout(ctx: Context): Context {
+  const sink = { write: () => undefined, isTTY: false, columns: 80 };
+  return Object.create(ctx, {
+    io: { value: withStreams(ctx.io, { stdout: sink }), enumerable: true },
+    format: { value: 'ndjson', enumerable: true },
+  }) as Context;
+}

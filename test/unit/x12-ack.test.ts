@@ -1,0 +1,247 @@
+// The acknowledgment writers (src/domain/x12-ack.ts): a 999 per functional group, a 277CA per claim,
+// a TA1 per interchange that needs one, each re-read by node-x12 (test/helpers/x12-ack-check.ts), and
+// the places of an 837 reader's problems as IK3/IK4 (cli/commands/claim/acks.ts segmentError).
+import { describe, expect, it } from 'vitest';
+import { segmentError } from '../../src/cli/commands/claim/acks.js';
+import {
+  type AckClaim,
+  type AckInterchange,
+  type AckTransactionSet,
+  ack277Json,
+  ack999Json,
+  ackUsage,
+  type ReceivedFile,
+  write277ca,
+  write999,
+  writeTa1,
+} from '../../src/domain/x12-ack.js';
+import { readAck } from '../helpers/x12-ack-check.js';
+
+const env = { controlNumber: 41, createdAt: '2026-06-30T12:34:56Z', usage: 'P' as const };
+
+const claim = (clm01: string, verdict: AckClaim['verdict'], chargeCents = 180000): AckClaim => ({
+  clm01,
+  chargeCents,
+  billing: { npi: '1234567893', name: 'RIVERSIDE SURGERY CENTER' },
+  patient: { memberId: 'MBR-1001', name: 'Jane Doe' },
+  service: { start: '2026-06-01', end: '2026-06-03' },
+  verdict,
+});
+
+const set = (control: string, claims: AckClaim[], more: Partial<AckTransactionSet> = {}): AckTransactionSet => ({
+  id: '837',
+  control,
+  version: '005010X222A1',
+  bht03: `REF-${control}`,
+  problems: [],
+  segmentErrors: [],
+  claims,
+  ...more,
+});
+
+const isa = (more: Partial<AckInterchange> = {}): AckInterchange => ({
+  senderQualifier: 'ZZ',
+  sender: 'SUBMITTER',
+  receiverQualifier: '30',
+  receiver: 'RECEIVER',
+  date: '250115',
+  time: '1200',
+  control: '000000007',
+  ackRequested: false,
+  usage: 'P',
+  problems: [],
+  groups: [],
+  ...more,
+});
+
+describe('999', () => {
+  it('one ST per functional group, AK1/AK2 echoing GS06 and ST02, IK3/IK4 with the element component, AK9 partly accepted', () => {
+    const bad = set('0002', [claim('B1', { status: 'rejected', reasons: [{ message: 'no' }] })], {
+      segmentErrors: [{ segment: 'CLM', position: 14, loop: '2300', code: '8', element: { position: 5, component: 3, code: '7' }, message: 'CLM05-3 is 7' }],
+    });
+    const file: ReceivedFile = {
+      interchanges: [
+        isa({
+          groups: [
+            {
+              functionalId: 'HC',
+              sender: 'S',
+              receiver: 'R',
+              control: '11',
+              version: '005010X222A1',
+              problems: [],
+              sets: [set('0001', [claim('A1', { status: 'accepted', encounterId: 'enc_1', reasons: [] })]), bad],
+            },
+            {
+              functionalId: 'HC',
+              sender: 'S',
+              receiver: 'R',
+              control: '12',
+              version: '005010X222A1',
+              problems: [],
+              sets: [set('0001', [claim('C1', { status: 'accepted', encounterId: 'enc_2', reasons: [] })])],
+            },
+          ],
+        }),
+      ],
+    };
+    const read = readAck(write999(file, env), '005010X231A1');
+    expect(read.isa[6]!.trim()).toBe('RECEIVER');
+    expect(read.isa[5]).toBe('30');
+    expect(read.isa[8]!.trim()).toBe('SUBMITTER');
+    expect(read.gs!.slice(1, 4)).toEqual(['FA', 'RECEIVER', 'SUBMITTER']);
+    expect(read.sets).toHaveLength(2);
+    const [first, second] = read.sets as [string[][], string[][]];
+    expect(first.filter((s) => s[0] === 'AK1' || s[0] === 'AK2' || s[0] === 'IK3' || s[0] === 'IK4' || s[0] === 'IK5' || s[0] === 'AK9')).toEqual([
+      ['AK1', 'HC', '11', '005010X222A1'],
+      ['AK2', '837', '0001', '005010X222A1'],
+      ['IK5', 'A'],
+      ['AK2', '837', '0002', '005010X222A1'],
+      ['IK3', 'CLM', '14', '2300', '8'],
+      ['IK4', '5:3', '', '7'],
+      ['IK5', 'R', 'I5'],
+      ['AK9', 'P', '2', '2', '1'],
+    ]);
+    expect(second.find((s) => s[0] === 'AK9')).toEqual(['AK9', 'A', '1', '1', '1']);
+    const json = ack999Json(file, env) as { acknowledgments: { status: string; transaction_sets: { status: string }[] }[] };
+    expect(json.acknowledgments.map((a) => [a.status, a.transaction_sets.map((t) => t.status)])).toEqual([
+      ['P', ['A', 'R']],
+      ['A', ['A']],
+    ]);
+  });
+
+  it("a set whose envelope is wrong is rejected with its IK502, and the group's own problem is its AK905", () => {
+    const file: ReceivedFile = {
+      interchanges: [
+        isa({
+          groups: [
+            {
+              functionalId: 'HC',
+              sender: 'S',
+              receiver: 'R',
+              control: '1',
+              version: '005010X222A1',
+              problems: [{ code: '5', message: 'GE01 says 3' }],
+              sets: [set('0001', [claim('A1', { status: 'rejected', reasons: [] })], { problems: [{ code: '4', message: 'SE01 says 99' }] })],
+            },
+          ],
+        }),
+      ],
+    };
+    const s = readAck(write999(file, env)).sets[0]!;
+    expect(s.find((x) => x[0] === 'IK5')).toEqual(['IK5', 'R', '4']);
+    expect(s.find((x) => x[0] === 'AK9')).toEqual(['AK9', 'R', '1', '1', '0', '5']);
+  });
+});
+
+describe('277CA', () => {
+  it('accepted claims carry the encounter id (REF*1K); a rejection its reasons, whose delimiters cannot break the file', () => {
+    const hostile = 'member "X~IEA*1*000000001~ISA*00" is unknown: * : ^';
+    const file: ReceivedFile = {
+      interchanges: [
+        isa({
+          groups: [
+            {
+              functionalId: 'HC',
+              sender: 'S',
+              receiver: 'R',
+              control: '1',
+              version: '005010X222A1',
+              problems: [],
+              sets: [
+                set('0001', [
+                  claim('A1', { status: 'accepted', encounterId: 'enc_01a2', reasons: [] }, 150070),
+                  claim('A2', { status: 'rejected', reasons: [{ message: hostile, entity: 'IL' }] }),
+                  claim('A3', { status: 'received', reasons: [] }),
+                ]),
+              ],
+            },
+          ],
+        }),
+      ],
+    };
+    const text = write277ca(file, env);
+    const s = readAck(text, '005010X214').sets[0]!;
+    expect(text.match(/^ISA/gm)).toHaveLength(1);
+    expect(s.filter((x) => x[0] === 'TRN').map((x) => x.slice(1))).toEqual([
+      ['1', '00000000710001'],
+      ['2', 'REF-0001'],
+      ['1', '1234567893'],
+      ['2', 'A1'],
+      ['2', 'A2'],
+      ['2', 'A3'],
+    ]);
+    const stc = s.filter((x) => x[0] === 'STC');
+    expect(stc.map((x) => [x[1], x[3], x[4]])).toEqual([
+      ['A1:19:PR', 'WQ', '5100.7'],
+      ['A2:20:PR', 'WQ', '1500.7'],
+      ['A7:21:IL', 'U', '1800'],
+      ['A1:19:PR', 'WQ', '1800'],
+    ]);
+    expect(stc[2]![12]).toBe('member "X IEA 1 000000001 ISA 00" is unknown');
+    expect(s.filter((x) => x[0] === 'REF')).toEqual([['REF', '1K', 'enc_01a2']]);
+    expect(s.filter((x) => x[0] === 'DTP' && x[1] === '472')[0]).toEqual(['DTP', '472', 'RD8', '20260601-20260603']);
+    expect(s.filter((x) => x[0] === 'QTY').slice(0, 2)).toEqual([
+      ['QTY', '90', '2'],
+      ['QTY', 'AA', '1'],
+    ]);
+    const json = ack277Json(file, env) as { transactions: { claims: { status: string; reasons: { message: string }[] }[] }[] };
+    expect(json.transactions[0]!.claims[1]!.reasons[0]!.message).toBe(hostile);
+  });
+});
+
+describe('TA1 and usage', () => {
+  it('a TA1 for an interchange whose envelope is wrong (R) or that asked for one (A); none otherwise; T when any interchange is test data', () => {
+    const file: ReceivedFile = {
+      interchanges: [
+        isa({ control: '000000001', problems: [{ code: '001', message: 'IEA02 is not ISA13' }] }),
+        isa({ control: '000000002', ackRequested: true, usage: 'T' }),
+      ],
+    };
+    const read = readAck(writeTa1(file, env)!);
+    expect(read.loose).toEqual([
+      ['TA1', '000000001', '250115', '1200', 'R', '001'],
+      ['TA1', '000000002', '250115', '1200', 'A', '000'],
+    ]);
+    expect(writeTa1({ interchanges: [isa()] }, env)).toBeUndefined();
+    expect(ackUsage(file)).toBe('T');
+    expect(ackUsage({ interchanges: [isa()] })).toBe('P');
+    expect(readAck(writeTa1(file, { ...env, usage: 'T' })!).isa[15]).toBe('T');
+  });
+});
+
+describe('the place of a problem', () => {
+  const places = {
+    clm: 10,
+    header: { 'NM1*85': 4, 'NM1*IL': 8 },
+    segments: [
+      ['CLM', 10],
+      ['HI', 11],
+      ['LX', 12],
+      ['SV1', 13],
+      ['DTP*472', 14],
+      ['LX', 15],
+      ['SV1', 16],
+      ['DTP*472', 17],
+    ] as [string, number][],
+  };
+  it('a line segment by its line, a header segment by its loop, a segment the claim lacks at its CLM', () => {
+    expect(segmentError(places, 'SV1 #2, DTP*472', 'DTP03 "2025011" is not a date (CCYYMMDD)')).toEqual({
+      segment: 'DTP',
+      position: 17,
+      loop: '2400',
+      code: '8',
+      element: { position: 3, code: '8' },
+      message: 'DTP03 "2025011" is not a date (CCYYMMDD)',
+    });
+    expect(segmentError(places, 'SV1 #1', 'SV107-2, diagnosis pointer 5, names no diagnosis')).toMatchObject({
+      segment: 'SV1',
+      position: 13,
+      element: { position: 7, component: 2 },
+    });
+    expect(segmentError(places, 'NM1*85', 'billing provider (NM1*85): has no NPI')).toMatchObject({ segment: 'NM1', position: 4, loop: '2010AA', code: 'I9' });
+    expect(segmentError(places, 'NM1*PR', 'the payer (NM1*PR): no')).toMatchObject({ segment: 'NM1', position: 10, code: '3' });
+    expect(segmentError(places, 'ISA15', 'ISA15 is "X"')).toBeUndefined();
+    expect(segmentError(places, '', 'not sent: ST 0001: SE01 says 3')).toBeUndefined();
+  });
+});
