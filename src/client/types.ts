@@ -190,6 +190,9 @@ export interface LedgerDetail {
     payer: { name: string; id: string };
     /** tpa's engine adds it: the claim's own id from its sender (an 837's CLM01); null or absent when it had none. */
     patient_control_number?: string | null;
+    /** tpa's engine adds these: professional or institutional, and the claim's ICD-10 diagnoses in the order sent. */
+    claim_type?: string;
+    diagnosis_codes?: string[];
   };
   entries: {
     sequence: number;

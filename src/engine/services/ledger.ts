@@ -267,6 +267,10 @@ export function ledgerDetail(ctx: EngineContext, _req: EngineRequest, params: Re
       payer: payerOf(ref, row.member_id),
       // tpa's addition (docs/api.md): the claim's own id from its sender (an 837's CLM01).
       patient_control_number: claim.patientControlNumber ?? null,
+      // tpa's (docs/api.md): the claim's type and its diagnoses in the order sent, for the member's
+      // explanation of benefits (its CARIN profile and diagnosis list).
+      claim_type: claim.type,
+      diagnosis_codes: claim.diagnosisCodes ?? [],
       // tpa's: a pended claim sent again and the claim that sent it (docs/money-rules.md "The finance desk's report").
       ...(linked.supersededBy ? { superseded_by: linked.supersededBy } : {}),
       ...(linked.supersedes ? { supersedes: linked.supersedes } : {}),
