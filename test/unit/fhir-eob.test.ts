@@ -93,7 +93,7 @@ describe('explanationOfBenefit', () => {
     );
     const r = explanationOfBenefit(d, null) as Body;
     expect(validator.validate(r, true)).toEqual([]);
-    expect(r.meta.profile).toEqual(['http://hl7.org/fhir/us/carin-bb/StructureDefinition/C4BB-ExplanationOfBenefit-Inpatient-Institutional']);
+    expect(r.meta.profile).toEqual(['http://hl7.org/fhir/us/carin-bb/StructureDefinition/C4BB-ExplanationOfBenefit-Inpatient-Institutional|2.0.0']);
     expect(r.subType.coding[0].code).toBe('inpatient');
     expect(r.meta.tag[0]).toMatchObject({ system: 'http://terminology.hl7.org/CodeSystem/v3-ActReason', code: 'HTEST' });
     expect(r.related[0]).toMatchObject({ relationship: { coding: [{ code: 'prior' }] }, reference: { value: 'enc_00000000000000000001' } });
