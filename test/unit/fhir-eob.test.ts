@@ -141,4 +141,538 @@ describe('explanationOfBenefit', () => {
     for (const status of ['SUBMITTED', 'PROCESSING', 'PENDED'])
       expect(() => explanationOfBenefit(detail([line({})], { status }), null)).toThrow(expect.objectContaining({ kind: 'undecided' }));
   });
+
+  it('the whole resource of a paid professional claim, as reviewed: every code, display and amount', () => {
+    const d = detail([line({ provider_npi: '1045782368', provider_name: 'Dr. Alice Morgan', modifiers: ['59'] })], {
+      claim_type: 'professional',
+      provider: { npi: '1045782368', name: 'Dr. Alice Morgan' },
+      patient_control_number: 'PATIENT123',
+      replaced_by: 'enc_00000000000000000002',
+    });
+    const r = explanationOfBenefit(d, { processor_transfer_id: 'tr_0001', status: 'COMPLETED', completed_at: '2026-03-03T09:00:00Z' });
+    expect(validator.validate(r, true)).toEqual([]);
+    expect(r).toMatchInlineSnapshot(`
+      {
+        "billablePeriod": {
+          "end": "2026-03-02",
+          "start": "2026-03-02",
+        },
+        "careTeam": [
+          {
+            "provider": {
+              "display": "Dr. Alice Morgan",
+              "identifier": {
+                "system": "http://hl7.org/fhir/sid/us-npi",
+                "value": "1045782368",
+              },
+            },
+            "role": {
+              "coding": [
+                {
+                  "code": "rendering",
+                  "display": "Rendering provider",
+                  "system": "http://hl7.org/fhir/us/carin-bb/CodeSystem/C4BBClaimCareTeamRole",
+                },
+              ],
+            },
+            "sequence": 1,
+          },
+        ],
+        "created": "2026-03-02T10:00:03Z",
+        "diagnosis": [
+          {
+            "diagnosisCodeableConcept": {
+              "coding": [
+                {
+                  "code": "Z12.11",
+                  "system": "http://hl7.org/fhir/sid/icd-10-cm",
+                },
+              ],
+            },
+            "sequence": 1,
+            "type": [
+              {
+                "coding": [
+                  {
+                    "code": "principal",
+                    "display": "Principal Diagnosis",
+                    "system": "http://terminology.hl7.org/CodeSystem/ex-diagnosistype",
+                  },
+                ],
+              },
+            ],
+          },
+          {
+            "diagnosisCodeableConcept": {
+              "coding": [
+                {
+                  "code": "K63.5",
+                  "system": "http://hl7.org/fhir/sid/icd-10-cm",
+                },
+              ],
+            },
+            "sequence": 2,
+            "type": [
+              {
+                "coding": [
+                  {
+                    "code": "secondary",
+                    "system": "http://hl7.org/fhir/us/carin-bb/CodeSystem/C4BBClaimDiagnosisType",
+                  },
+                ],
+              },
+            ],
+          },
+        ],
+        "disposition": "Claim adjudicated: APPROVED",
+        "id": "ENC-2026-000042",
+        "identifier": [
+          {
+            "system": "urn:tpa:encounter",
+            "type": {
+              "coding": [
+                {
+                  "code": "uc",
+                  "display": "Unique Claim ID",
+                  "system": "http://hl7.org/fhir/us/carin-bb/CodeSystem/C4BBIdentifierType",
+                },
+              ],
+            },
+            "value": "enc_0123456789abcdef0123",
+          },
+        ],
+        "insurance": [
+          {
+            "coverage": {
+              "display": "Acme Health Plan coverage",
+              "identifier": {
+                "system": "urn:tpa:member",
+                "value": "MBR-1001",
+              },
+            },
+            "focal": true,
+          },
+        ],
+        "insurer": {
+          "display": "Acme Health Plan",
+          "identifier": {
+            "system": "urn:tpa:payer",
+            "value": "PAYER-ACME",
+          },
+        },
+        "item": [
+          {
+            "adjudication": [
+              {
+                "category": {
+                  "coding": [
+                    {
+                      "code": "benefitpaymentstatus",
+                      "system": "http://hl7.org/fhir/us/carin-bb/CodeSystem/C4BBAdjudicationDiscriminator",
+                    },
+                  ],
+                },
+                "reason": {
+                  "coding": [
+                    {
+                      "code": "innetwork",
+                      "display": "In Network",
+                      "system": "http://hl7.org/fhir/us/carin-bb/CodeSystem/C4BBPayerAdjudicationStatus",
+                    },
+                  ],
+                },
+              },
+              {
+                "amount": {
+                  "currency": "USD",
+                  "value": 1000,
+                },
+                "category": {
+                  "coding": [
+                    {
+                      "code": "submitted",
+                      "system": "http://terminology.hl7.org/CodeSystem/adjudication",
+                    },
+                  ],
+                },
+              },
+              {
+                "amount": {
+                  "currency": "USD",
+                  "value": 800,
+                },
+                "category": {
+                  "coding": [
+                    {
+                      "code": "eligible",
+                      "system": "http://terminology.hl7.org/CodeSystem/adjudication",
+                    },
+                  ],
+                },
+              },
+              {
+                "amount": {
+                  "currency": "USD",
+                  "value": 100,
+                },
+                "category": {
+                  "coding": [
+                    {
+                      "code": "deductible",
+                      "system": "http://terminology.hl7.org/CodeSystem/adjudication",
+                    },
+                  ],
+                },
+              },
+              {
+                "amount": {
+                  "currency": "USD",
+                  "value": 25,
+                },
+                "category": {
+                  "coding": [
+                    {
+                      "code": "copay",
+                      "system": "http://terminology.hl7.org/CodeSystem/adjudication",
+                    },
+                  ],
+                },
+              },
+              {
+                "amount": {
+                  "currency": "USD",
+                  "value": 135,
+                },
+                "category": {
+                  "coding": [
+                    {
+                      "code": "coinsurance",
+                      "system": "http://hl7.org/fhir/us/carin-bb/CodeSystem/C4BBAdjudication",
+                    },
+                  ],
+                },
+              },
+              {
+                "amount": {
+                  "currency": "USD",
+                  "value": 0,
+                },
+                "category": {
+                  "coding": [
+                    {
+                      "code": "noncovered",
+                      "system": "http://hl7.org/fhir/us/carin-bb/CodeSystem/C4BBAdjudication",
+                    },
+                  ],
+                },
+              },
+              {
+                "amount": {
+                  "currency": "USD",
+                  "value": 260,
+                },
+                "category": {
+                  "coding": [
+                    {
+                      "code": "memberliability",
+                      "system": "http://hl7.org/fhir/us/carin-bb/CodeSystem/C4BBAdjudication",
+                    },
+                  ],
+                },
+              },
+              {
+                "amount": {
+                  "currency": "USD",
+                  "value": 540,
+                },
+                "category": {
+                  "coding": [
+                    {
+                      "code": "benefit",
+                      "system": "http://terminology.hl7.org/CodeSystem/adjudication",
+                    },
+                  ],
+                },
+              },
+              {
+                "amount": {
+                  "currency": "USD",
+                  "value": 540,
+                },
+                "category": {
+                  "coding": [
+                    {
+                      "code": "paidtoprovider",
+                      "system": "http://hl7.org/fhir/us/carin-bb/CodeSystem/C4BBAdjudication",
+                    },
+                  ],
+                },
+              },
+            ],
+            "careTeamSequence": [
+              1,
+            ],
+            "modifier": [
+              {
+                "coding": [
+                  {
+                    "code": "59",
+                    "system": "http://www.ama-assn.org/go/cpt",
+                  },
+                ],
+              },
+            ],
+            "productOrService": {
+              "coding": [
+                {
+                  "code": "45378",
+                  "display": "Colonoscopy, diagnostic",
+                  "system": "http://www.ama-assn.org/go/cpt",
+                },
+              ],
+            },
+            "quantity": {
+              "value": 1,
+            },
+            "sequence": 1,
+            "servicedDate": "2026-03-02",
+          },
+        ],
+        "meta": {
+          "lastUpdated": "2026-03-02T10:00:03Z",
+          "profile": [
+            "http://hl7.org/fhir/us/carin-bb/StructureDefinition/C4BB-ExplanationOfBenefit-Professional-NonClinician|2.0.0",
+          ],
+        },
+        "outcome": "complete",
+        "patient": {
+          "display": "Jane Doe",
+          "identifier": {
+            "system": "urn:tpa:member",
+            "value": "MBR-1001",
+          },
+        },
+        "payee": {
+          "type": {
+            "coding": [
+              {
+                "code": "provider",
+                "display": "Provider",
+                "system": "http://terminology.hl7.org/CodeSystem/payeetype",
+              },
+            ],
+          },
+        },
+        "payment": {
+          "amount": {
+            "currency": "USD",
+            "value": 540,
+          },
+          "date": "2026-03-03",
+          "identifier": {
+            "system": "urn:tpa:processor-transfer",
+            "value": "tr_0001",
+          },
+          "type": {
+            "coding": [
+              {
+                "code": "paid",
+                "system": "http://hl7.org/fhir/us/carin-bb/CodeSystem/C4BBPayerAdjudicationStatus",
+              },
+            ],
+          },
+        },
+        "provider": {
+          "display": "Dr. Alice Morgan",
+          "identifier": {
+            "system": "http://hl7.org/fhir/sid/us-npi",
+            "value": "1045782368",
+          },
+        },
+        "related": [
+          {
+            "reference": {
+              "system": "urn:tpa:encounter",
+              "value": "enc_00000000000000000002",
+            },
+            "relationship": {
+              "coding": [
+                {
+                  "code": "replacedby",
+                  "system": "http://hl7.org/fhir/us/carin-bb/CodeSystem/C4BBRelatedClaimRelationshipCodes",
+                },
+              ],
+            },
+          },
+        ],
+        "resourceType": "ExplanationOfBenefit",
+        "status": "active",
+        "supportingInfo": [
+          {
+            "category": {
+              "coding": [
+                {
+                  "code": "clmrecvddate",
+                  "display": "Claim Received Date",
+                  "system": "http://hl7.org/fhir/us/carin-bb/CodeSystem/C4BBSupportingInfoType",
+                },
+              ],
+            },
+            "sequence": 1,
+            "timingDate": "2026-03-02",
+          },
+          {
+            "category": {
+              "coding": [
+                {
+                  "code": "patientaccountnumber",
+                  "display": "Patient Account Number",
+                  "system": "http://hl7.org/fhir/us/carin-bb/CodeSystem/C4BBSupportingInfoType",
+                },
+              ],
+            },
+            "sequence": 2,
+            "valueString": "PATIENT123",
+          },
+        ],
+        "total": [
+          {
+            "amount": {
+              "currency": "USD",
+              "value": 1000,
+            },
+            "category": {
+              "coding": [
+                {
+                  "code": "submitted",
+                  "system": "http://terminology.hl7.org/CodeSystem/adjudication",
+                },
+              ],
+            },
+          },
+          {
+            "amount": {
+              "currency": "USD",
+              "value": 800,
+            },
+            "category": {
+              "coding": [
+                {
+                  "code": "eligible",
+                  "system": "http://terminology.hl7.org/CodeSystem/adjudication",
+                },
+              ],
+            },
+          },
+          {
+            "amount": {
+              "currency": "USD",
+              "value": 100,
+            },
+            "category": {
+              "coding": [
+                {
+                  "code": "deductible",
+                  "system": "http://terminology.hl7.org/CodeSystem/adjudication",
+                },
+              ],
+            },
+          },
+          {
+            "amount": {
+              "currency": "USD",
+              "value": 25,
+            },
+            "category": {
+              "coding": [
+                {
+                  "code": "copay",
+                  "system": "http://terminology.hl7.org/CodeSystem/adjudication",
+                },
+              ],
+            },
+          },
+          {
+            "amount": {
+              "currency": "USD",
+              "value": 135,
+            },
+            "category": {
+              "coding": [
+                {
+                  "code": "coinsurance",
+                  "system": "http://hl7.org/fhir/us/carin-bb/CodeSystem/C4BBAdjudication",
+                },
+              ],
+            },
+          },
+          {
+            "amount": {
+              "currency": "USD",
+              "value": 0,
+            },
+            "category": {
+              "coding": [
+                {
+                  "code": "noncovered",
+                  "system": "http://hl7.org/fhir/us/carin-bb/CodeSystem/C4BBAdjudication",
+                },
+              ],
+            },
+          },
+          {
+            "amount": {
+              "currency": "USD",
+              "value": 260,
+            },
+            "category": {
+              "coding": [
+                {
+                  "code": "memberliability",
+                  "system": "http://hl7.org/fhir/us/carin-bb/CodeSystem/C4BBAdjudication",
+                },
+              ],
+            },
+          },
+          {
+            "amount": {
+              "currency": "USD",
+              "value": 540,
+            },
+            "category": {
+              "coding": [
+                {
+                  "code": "benefit",
+                  "system": "http://terminology.hl7.org/CodeSystem/adjudication",
+                },
+              ],
+            },
+          },
+          {
+            "amount": {
+              "currency": "USD",
+              "value": 540,
+            },
+            "category": {
+              "coding": [
+                {
+                  "code": "paidtoprovider",
+                  "system": "http://hl7.org/fhir/us/carin-bb/CodeSystem/C4BBAdjudication",
+                },
+              ],
+            },
+          },
+        ],
+        "type": {
+          "coding": [
+            {
+              "code": "professional",
+              "system": "http://terminology.hl7.org/CodeSystem/claim-type",
+            },
+          ],
+        },
+        "use": "claim",
+      }
+    `);
+  });
 });
