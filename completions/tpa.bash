@@ -178,7 +178,7 @@ _tpa() {
         __never__) ;;
       esac
       valued=''
-      words='list show'
+      words='list show eob'
       flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'ledger list')
@@ -198,6 +198,14 @@ _tpa() {
       valued=''
       words=''
       flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      ;;
+    'ledger eob')
+      case "$prev" in
+        --out) _tpa_files; return ;;
+      esac
+      valued='--out'
+      words=''
+      flags='--out --force -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'activity')
       case "$prev" in
@@ -686,7 +694,7 @@ _tpa_files() {
 }
 _tpa_is_command() {
   case "$1" in
-    'lookup'|'lookup blind'|'lookup full'|'lookup rates'|'claim'|'claim template'|'claim validate'|'claim convert'|'claim submit'|'claim poll'|'fund'|'fund approve'|'fund run'|'fund history'|'settlement'|'settlement show'|'settlement report'|'settlement remit'|'ledger'|'ledger list'|'ledger show'|'activity'|'jobs'|'jobs list'|'jobs show'|'jobs close'|'ratesheet'|'ratesheet catalog'|'ratesheet init'|'ratesheet show'|'ratesheet config'|'ratesheet add'|'ratesheet remove'|'ratesheet load-catalog'|'ratesheet preview'|'ratesheet finalize'|'ratesheet import'|'ratesheet export'|'auth'|'auth login'|'auth status'|'auth logout'|'auth keys'|'auth rotate'|'config'|'config list'|'config get'|'config set'|'local'|'local fixtures'|'local init'|'local encrypt'|'local reset'|'local clock'|'local clock show'|'local clock advance'|'local clock set'|'local clock real'|'local serve'|'local keys'|'local keys create'|'local keys list'|'local keys revoke'|'local clients'|'local clients register'|'local clients list'|'local clients revoke'|'local simulate'|'local audit'|'local audit verify'|'local audit head'|'local audit list'|'api'|'health'|'demo'|'completion'|'help') return 0 ;;
+    'lookup'|'lookup blind'|'lookup full'|'lookup rates'|'claim'|'claim template'|'claim validate'|'claim convert'|'claim submit'|'claim poll'|'fund'|'fund approve'|'fund run'|'fund history'|'settlement'|'settlement show'|'settlement report'|'settlement remit'|'ledger'|'ledger list'|'ledger show'|'ledger eob'|'activity'|'jobs'|'jobs list'|'jobs show'|'jobs close'|'ratesheet'|'ratesheet catalog'|'ratesheet init'|'ratesheet show'|'ratesheet config'|'ratesheet add'|'ratesheet remove'|'ratesheet load-catalog'|'ratesheet preview'|'ratesheet finalize'|'ratesheet import'|'ratesheet export'|'auth'|'auth login'|'auth status'|'auth logout'|'auth keys'|'auth rotate'|'config'|'config list'|'config get'|'config set'|'local'|'local fixtures'|'local init'|'local encrypt'|'local reset'|'local clock'|'local clock show'|'local clock advance'|'local clock set'|'local clock real'|'local serve'|'local keys'|'local keys create'|'local keys list'|'local keys revoke'|'local clients'|'local clients register'|'local clients list'|'local clients revoke'|'local simulate'|'local audit'|'local audit verify'|'local audit head'|'local audit list'|'api'|'health'|'demo'|'completion'|'help') return 0 ;;
   esac
   return 1
 }

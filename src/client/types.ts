@@ -218,6 +218,9 @@ export interface LedgerDetail {
     claim_frequency_code?: string;
     /** tpa's engine adds it: true when the claim came from test data (an 837 of ISA15 T, a Claim tagged HTEST); absent otherwise. */
     test_data?: boolean;
+    /** tpa's engine adds these: professional or institutional, and the claim's ICD-10 diagnoses in the order sent. */
+    claim_type?: string;
+    diagnosis_codes?: string[];
   };
   entries: {
     sequence: number;

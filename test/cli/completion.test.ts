@@ -32,7 +32,8 @@ describe('shell completions', () => {
 
   it('bash completes commands, subcommands, options and their values', () => {
     expect(complete('tpa led')).toEqual(['ledger']);
-    expect(complete('tpa ledger ')).toEqual(['list', 'show']);
+    expect(complete('tpa ledger ')).toEqual(['list', 'show', 'eob']);
+    expect(complete('tpa ledger eob --f')).toEqual(['--force']);
     expect(complete('tpa ledger list --status ')).toEqual([...LEDGER_STATUSES]);
     expect(complete('tpa ledger list --status FU')).toEqual(['FUNDED']);
     expect(complete('tpa ledger list --st')).toEqual(['--status']);

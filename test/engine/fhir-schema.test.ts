@@ -3,6 +3,7 @@
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claimTemplate } from '../../src/domain/claim-template.js';
+import { type EobLedgerDetail, explanationOfBenefit } from '../../src/domain/fhir-eob.js';
 import type { Engine } from '../../src/engine/engine.js';
 import { call, engineAt, tempDir } from '../helpers/engine.js';
 
@@ -27,6 +28,16 @@ function adjudicated(claim: Record<string, unknown>): Record<string, unknown> {
   const ack = call(submitAt, 'POST', '/tpa-api/v1/claims/submit/', claim).body as { submission_id: string };
   const res = call(readAt, 'GET', `/tpa-api/v1/claims/${ack.submission_id}/response/?include_raw_response=true`).body as Record<string, unknown>;
   return res.claim_response as Record<string, unknown>;
+}
+
+/** The member's ExplanationOfBenefit of a claim adjudicated by the engine, made from its ledger detail as `tpa ledger eob` makes it. */
+function explained(claim: Record<string, unknown>): Record<string, unknown> {
+  const at = engineAt(home.dir, '2026-03-02T10:00:00Z');
+  const readAt = engineAt(home.dir, '2026-03-02T10:01:00Z');
+  engines.push(at, readAt);
+  const ack = call(at, 'POST', '/tpa-api/v1/claims/submit/', claim).body as { external_claim_id: string };
+  const detail = call(readAt, 'GET', `/tpa-api/v1/ledger/entries/${ack.external_claim_id}/`).body as EobLedgerDetail;
+  return explanationOfBenefit(detail, null);
 }
 
 describe('FHIR R4 schema', () => {
@@ -60,5 +71,27 @@ describe('FHIR R4 schema', () => {
     expect(validator.validate(valid, true)).toEqual([]);
     const broken = { ...valid, id: 'sub_has_underscores', use: 'bogus' };
     expect(validator.validate(broken, true)).not.toEqual([]);
+  });
+
+  it('the ExplanationOfBenefit of an approved, a partly denied and a denied claim validates against the schema', () => {
+    const approved = explained(claimTemplate({ type: 'institutional', serviceDate: '2026-02-20' }));
+    expect(approved.resourceType).toBe('ExplanationOfBenefit');
+    expect(validator.validate(approved, true)).toEqual([]);
+    const partial = explained(claimTemplate({ type: 'professional', cpt: ['45378', '99213'], serviceDate: '2026-02-19' }));
+    expect((partial.payment as Record<string, any>).type.coding[0].code).toBe('partiallypaid');
+    expect(validator.validate(partial, true)).toEqual([]);
+    const first = claimTemplate({ type: 'professional', serviceDate: '2026-02-18' });
+    explained(first);
+    const denied = explained(first);
+    expect((denied.payment as Record<string, any>).type.coding[0].code).toBe('denied');
+    expect(validator.validate(denied, true)).toEqual([]);
+  });
+
+  it('the validator does catch a broken ExplanationOfBenefit', () => {
+    const valid = explained(claimTemplate({ type: 'professional', serviceDate: '2026-02-17' }));
+    expect(validator.validate(valid, true)).toEqual([]);
+    // A FHIR id has no underscore (the encounter id enc_… is not one), and a status is one of four codes.
+    expect(validator.validate({ ...valid, id: 'enc_has_underscores' }, true)).not.toEqual([]);
+    expect(validator.validate({ ...valid, status: 'paid' }, true)).not.toEqual([]);
   });
 });

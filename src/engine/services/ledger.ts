@@ -298,6 +298,10 @@ export function ledgerDetail(ctx: EngineContext, _req: EngineRequest, params: Re
       ...(claim.claimFrequencyCode ? { claim_frequency_code: claim.claimFrequencyCode } : {}),
       // tpa's: the claim came from test data (docs/api.md); absent for production data.
       ...(claim.testData ? { test_data: true } : {}),
+      // tpa's (docs/api.md): the claim's type and its diagnoses in the order sent, for the member's
+      // explanation of benefits (its CARIN profile and diagnosis list).
+      claim_type: claim.type,
+      diagnosis_codes: claim.diagnosisCodes ?? [],
       // tpa's: a pended claim sent again and the claim that sent it (docs/money-rules.md "The finance desk's report").
       ...(linked.supersededBy ? { superseded_by: linked.supersededBy } : {}),
       ...(linked.supersedes ? { supersedes: linked.supersedes } : {}),

@@ -1,13 +1,13 @@
 // tpa settlement remit: the ASC X12 835 remittance advice of a transfer, or of the transfers
 // paid or refunded in a period: one transaction per payee and transfer (docs/x12.md "835 out"). On stdout,
 // or into --out, written whole or not at all.
-import { existsSync, statSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { existsSync } from 'node:fs';
 import type { FoundNotice, FoundTransfer, NoRemittance } from '../../../client/remit.js';
 import type { RemitTransaction } from '../../../domain/x12-835.js';
 import { ConflictError, EXIT, fieldsInvalid, NetworkError, NotFoundError, PendingError, TpaError, UsageError, ValidationFailed } from '../../../errors.js';
 import type { CommandOutput } from '../../../render/output.js';
 import type { Context } from '../../context.js';
+import { folderProblem, writeWhole } from '../../out-file.js';
 import { countedPeriod, lookbackDays, lookbackSpec, periodFilters, readWait, scanOf } from '../../options.js';
 import { counter } from '../../status-line.js';
 import { argument, option, verb, type OptionValues } from '../../verb.js';
@@ -207,44 +207,4 @@ function singleTransactions(
       `transfer ${found.transfer.processor_transfer_id} was refunded${found.transfer.refund_details?.refunded_at ? ` on ${found.transfer.refund_details.refunded_at.slice(0, 10)}` : ''}: this is its reversal; its payment is in the 835 of the period it was paid in (tpa settlement remit --from … --to …)`,
     );
   return transactions;
-}
-
-/** The file written whole or not at all (client/write-whole.ts); an existing one kept unless --force. */
-async function writeWhole(path: string, text: string, force: boolean): Promise<void> {
-  const { writeNewWhole } = await import('../../../client/write-whole.js');
-  let done: 'written' | 'exists';
-  try {
-    done = writeNewWhole(path, text, force);
-  } catch (err) {
-    // Said in words of the file named, never of the temporary file it is written through.
-    throw new UsageError(`cannot write ${path}: ${writeProblem(path, err as NodeJS.ErrnoException)}; nothing was written`);
-  }
-  if (done === 'exists') throw new UsageError(`${path} exists: tpa does not write over it`, { hint: 'add --force to replace it' });
-}
-
-/** Why `path` cannot be written into its folder, or undefined when the folder is there. */
-function folderProblem(path: string): string | undefined {
-  const folder = dirname(path);
-  if (!existsSync(folder)) return `the folder ${folder} does not exist`;
-  if (!statSync(folder).isDirectory()) return `${folder} is not a folder`;
-  return undefined;
-}
-
-/** An error of writing `path` in words of that path (its code), not of the temporary file's name. */
-function writeProblem(path: string, err: NodeJS.ErrnoException): string {
-  switch (err.code) {
-    case 'ENOENT':
-      return folderProblem(path) ?? 'its folder went away while it was written';
-    case 'EACCES':
-    case 'EPERM':
-      return `permission denied in the folder ${dirname(path)}`;
-    case 'ENOSPC':
-      return 'the disk is full';
-    case 'EISDIR':
-      return 'it is a folder';
-    case 'ENOTDIR':
-      return `${dirname(path)} is not a folder`;
-    default:
-      return err.code ?? 'it could not be written';
-  }
 }
