@@ -62,6 +62,8 @@ describe('HI: what a composite carries is kept or refused', () => {
         valueQuantity: { value: 15.31, unit: 'USD', system: 'urn:iso:std:iso:4217', code: 'USD' },
       },
       { code: { coding: [{ system: 'urn:tpa:x12:hi:BG', code: '09' }] } },
+      // CLM05 14:A:1, the type of bill, after the HI codes (the 835's CLP08/CLP09).
+      { code: { coding: [{ system: 'https://www.nubc.org/CodeSystem/TypeOfBill', code: '0141' }] } },
     ]);
     expect(schema.validate(claim)).toEqual([]);
   });
