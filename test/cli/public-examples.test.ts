@@ -84,7 +84,7 @@ const claims: Record<string, { why: string; errors: string[] }> = {
       `provider.identifier: ${NPI_MISSING}`,
       `careTeam[0].provider.identifier: ${NPI_MISSING}`,
       'item[0].productOrService.coding: has no CPT coding (system http://www.ama-assn.org/go/cpt); it has http://www.nlm.nih.gov/research/umls/rxnorm "562721"',
-      'item[0].quantity.code: is UCUM "TAB": a quantity is a count of services (1) or minutes of anesthesia (min), not another unit',
+      'item[0].quantity.code: is UCUM "TAB": a quantity is a count of services (1) or minutes of anesthesia (min, one service), not another unit',
       'diagnosis[0].diagnosisCodeableConcept.coding[0].code: must be an ICD-10 code such as K63.5 (got "654456")',
     ],
   },
