@@ -9,7 +9,7 @@ import {
   type AckTransactionSet,
   ack277Json,
   ack999Json,
-  ackUsage,
+  byUsage,
   type ReceivedFile,
   write277ca,
   write999,
@@ -204,8 +204,12 @@ describe('TA1 and usage', () => {
       ['TA1', '000000002', '250115', '1200', 'A', '000'],
     ]);
     expect(writeTa1({ interchanges: [isa()] }, env)).toBeUndefined();
-    expect(ackUsage(file)).toBe('T');
-    expect(ackUsage({ interchanges: [isa()] })).toBe('P');
+    // One acknowledgment interchange per usage: the production interchange's apart from the test one's.
+    expect(byUsage(file).map((p) => [p.usage, p.file.interchanges.map((i) => i.control)])).toEqual([
+      ['P', ['000000001']],
+      ['T', ['000000002']],
+    ]);
+    expect(byUsage({ interchanges: [isa()] }).map((p) => p.usage)).toEqual(['P']);
     expect(readAck(writeTa1(file, { ...env, usage: 'T' })!).isa[15]).toBe('T');
   });
 });
