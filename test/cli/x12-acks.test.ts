@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { useTpaHome } from '../helpers/cli.js';
 import { IG_EXAMPLES, igX12Mapped } from '../helpers/ig-examples.js';
 import { type Delimiters, interchange, professionalClaim, transaction } from '../helpers/x12.js';
+import { login, serve } from '../helpers/server.js';
 import { readAck, readAcks } from '../helpers/x12-ack-check.js';
 
 type Row = Record<string, any>;
@@ -342,6 +343,18 @@ describe('acknowledgments say only what is known', () => {
     ]);
   });
 
+  it('a claim whose send failed with a 503 (the batch stopped, the next never reached) is not rejected: no 277CA yet, then A2 when sent', async () => {
+    const path = write('busy.837', one('', { claims: [professionalClaim({ clm01: 'BUSY1' }), professionalClaim({ clm01: 'BUSY2' })] }));
+    const dir = acksDir();
+    const busy = await run(['claim', 'submit', path, '--ack', dir, '-o', 'ndjson'], { TPA_FAULT: 'error-503:/claims/submit' });
+    expect(busy.code).not.toBe(0);
+    expect(busy.stderr).toMatch(/claims BUSY1, BUSY2 not in the 277CA/);
+    expect(readdirSync(dir).filter((f) => f.includes('277ca'))).toEqual([]);
+    const again = await run(['claim', 'submit', path, '--ack', dir, '-o', 'ndjson']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(patients(readAck(read('acks/busy.837.277ca')).sets[0]!).map((p) => p.stc[1])).toEqual(['A2:20:PR', 'A2:20:PR']);
+  });
+
   it('a file of a production and a test interchange: one acknowledgment interchange of each usage, each answering its own', async () => {
     const prod = one('PROD1', { isa13: '000000011' });
     const test = one('TEST1', { isa13: '000000012' }).replace('*0*P*', '*0*T*');
@@ -485,5 +498,32 @@ describe('acknowledgments say only what is known', () => {
     expect(stc[12]).not.toContain(home.dir);
     expect(stc[12]).not.toMatch(/\/|a\.837/);
     expect(read('acks/b.837.277ca.json')).not.toContain(home.dir);
+  });
+});
+
+describe('acknowledgments over tpa local serve (HTTP)', () => {
+  it('a claim whose answer the server lost is not rejected: left out of the 277CA, then acknowledged (A2) by the run that settles it', async () => {
+    const path = write('lost.837', one('LOSTH'));
+    const dir = acksDir();
+    const lossy = await serve(home.dir, [], { TPA_FAULT: 'lose-response:/claims/submit' });
+    try {
+      await login(home.dir, lossy.url);
+      const lost = await run(['claim', 'submit', path, '--ack', dir, '-o', 'ndjson']);
+      expect(lost.code).not.toBe(0);
+      expect(lost.stderr).toMatch(/claim LOSTH not in the 277CA/);
+      expect(readdirSync(dir).filter((f) => f.includes('277ca'))).toEqual([]);
+    } finally {
+      await lossy.stop();
+    }
+    const server = await serve(home.dir);
+    try {
+      await login(home.dir, server.url);
+      const again = await run(['claim', 'submit', path, '--ack', dir, '-o', 'ndjson']);
+      expect(again.code, again.stderr).toBe(0);
+      const claim = (JSON.parse(read('acks/lost.837.277ca.json')) as Row).transactions[0].claims[0];
+      expect(claim).toMatchObject({ patient_control_number: 'LOSTH', category: 'A2', payer_claim_control_number: expect.stringMatching(/^enc_/) });
+    } finally {
+      await server.stop();
+    }
   });
 });
