@@ -442,6 +442,14 @@ function failedRecord(claim: string, text: string, err: TpaError): JournalRecord
   };
 }
 
+/** The FAILED outcomes the service refused (a 4xx, isRefusal), told from those the transport lost (no answer, a 5xx). */
+const refusals = new WeakSet<ClaimOutcome>();
+
+/** A FAILED outcome the service refused (it answered, and recorded nothing), not one whose send failed. */
+export function refusedByService(o: ClaimOutcome): boolean {
+  return refusals.has(o);
+}
+
 /** A 4xx other than a timeout or a limit: the service refused the claim and recorded nothing. */
 export function isRefusal(status: unknown): boolean {
   // 401 and 403 say who may send, not what was sent: the same claim goes once the key is right, so
@@ -648,7 +656,9 @@ export async function runClaimBatch(client: TpaClient, claims: AsyncIterable<Bat
       journal.answered(failedRecord(r.claim, r.text, err));
       const errors = Array.isArray(err.details) ? (err.details as FieldError[]) : [{ field: '', message: err.message }];
       // A claim from X12: each refusal names the segment its field came from (NM1*71, not only careTeam[0].provider).
-      finish(outcome(r.source, 'FAILED', { idempotency_key: r.key, errors: r.segmentOf ? placeErrors(errors, undefined, r.segmentOf) : errors }));
+      const failed = outcome(r.source, 'FAILED', { idempotency_key: r.key, errors: r.segmentOf ? placeErrors(errors, undefined, r.segmentOf) : errors });
+      if (isRefusal(err.status)) refusals.add(failed);
+      finish(failed);
     }
   };
 

@@ -40,7 +40,11 @@ export interface AckClaim {
   clm01: string;
   chargeCents: number;
   billing: { npi: string; name: string | null };
-  patient: { memberId: string; name: string | null };
+  /**
+   * The patient: the member id the engine resolved (or the 837 sent), null when neither is known (the
+   * 277CA then leaves NM108/NM109 out); the name as the 837's NM103/NM104/NM105 sent it, when known.
+   */
+  patient: { memberId: string | null; name: string | null; last?: string; first?: string; middle?: string };
   /** YYYY-MM-DD, the claim's first and last dates of service, when it has them. */
   service: { start: string; end: string } | null;
   /** The payer the claim names (NM1*PR of loop 2010BB), when it names one: the 277CA's 2100A. */
@@ -57,6 +61,8 @@ export interface AckTransactionSet {
   bht03: string;
   /** IK5 codes (IK502…): 2 trailer missing, 3 control numbers differ, 4 segment count wrong, 5 segments in error… with tpa's words. */
   problems: { code: string; message: string }[];
+  /** Its group's or interchange's envelope problem that refused its claims (the set is then rejected, IK5 R). */
+  refusedBy?: string;
   segmentErrors: AckSegmentError[];
   claims: AckClaim[];
 }
@@ -121,9 +127,26 @@ const fixed = (text: string, width: number) => x12Text(text, width).padEnd(width
 const amount = (cents: number) => x12Amount(cents);
 const ymd = (iso: string) => iso.replace(/-/g, '');
 
-/** The usage of acknowledgments of a file: T when any interchange of it is test data (ISA15 T), else P. */
-export function ackUsage(file: ReceivedFile): 'P' | 'T' {
-  return file.interchanges.some((i) => i.usage === 'T') ? 'T' : 'P';
+/** The usage of an 837 interchange's acknowledgments: T when it is test data (ISA15 T), else P. */
+export function interchangeUsage(i: AckInterchange): 'P' | 'T' {
+  return i.usage === 'T' ? 'T' : 'P';
+}
+
+/**
+ * A file's interchanges by usage: one acknowledgment interchange holds one usage (its ISA15), so a
+ * file of production and test interchanges is answered by one acknowledgment interchange of each,
+ * in the order their first interchange comes. An unreadable file is one part, production.
+ */
+export function byUsage(file: ReceivedFile): { usage: 'P' | 'T'; file: ReceivedFile }[] {
+  if (file.unreadable || file.interchanges.length === 0) return [{ usage: 'P', file }];
+  const parts: { usage: 'P' | 'T'; file: ReceivedFile }[] = [];
+  for (const i of file.interchanges) {
+    const usage = interchangeUsage(i);
+    const part = parts.find((p) => p.usage === usage);
+    if (part) part.file.interchanges.push(i);
+    else parts.push({ usage, file: { interchanges: [i] } });
+  }
+  return parts;
 }
 
 /** ISA … IEA around groups of one kind; a TA1-only interchange has no group. */
@@ -229,9 +252,9 @@ export function writeTa1(file: ReceivedFile, env: AckEnvelope): string | undefin
 
 // ---- 999 ----
 
-/** A transaction set's IK5: A accepted, E accepted with errors (some claims refused), R rejected (none of its claims can be taken). */
+/** A transaction set's IK5: A accepted, E accepted with errors (some claims refused), R rejected (none of its claims can be taken, or its envelope refused them). */
 function setStatus(t: AckTransactionSet): 'A' | 'E' | 'R' {
-  if (t.problems.length > 0) return 'R';
+  if (t.problems.length > 0 || t.refusedBy !== undefined) return 'R';
   if (t.segmentErrors.length === 0) return 'A';
   return t.claims.some((c) => c.verdict.status !== 'rejected') ? 'E' : 'R';
 }
@@ -266,7 +289,7 @@ export function ack999Json(file: ReceivedFile, env: AckEnvelope): Record<string,
             control_number: t.control,
             version: t.version,
             status: setStatus(t),
-            problems: t.problems,
+            problems: setProblems(t),
             segment_errors: t.segmentErrors.map((e) => ({
               segment: e.segment,
               position: e.position,
@@ -280,6 +303,12 @@ export function ack999Json(file: ReceivedFile, env: AckEnvelope): Record<string,
       }),
     ),
   };
+}
+
+/** A set's IK5 problems: its own, else the envelope's refusal of its claims (IK502 5). */
+function setProblems(t: AckTransactionSet): { code: string; message: string }[] {
+  if (t.problems.length > 0 || t.refusedBy === undefined) return t.problems;
+  return [{ code: '5', message: t.refusedBy }];
 }
 
 export function write999(file: ReceivedFile, env: AckEnvelope): string {
@@ -297,7 +326,7 @@ export function write999(file: ReceivedFile, env: AckEnvelope): string {
               body.push(['IK4', e.element.component ? `${e.element.position}${COMP}${e.element.component}` : String(e.element.position), '', e.element.code]);
           }
           const status = setStatus(t);
-          const codes = t.problems.map((p) => p.code);
+          const codes = setProblems(t).map((p) => p.code);
           if (status !== 'A' && codes.length === 0) codes.push(t.segmentErrors.length > 0 ? 'I5' : '5');
           body.push(['IK5', status, ...codes.slice(0, 5)]);
         }
@@ -325,6 +354,20 @@ function stc01(c: AckClaim): { category: string; code: string; entity: string; a
   return { category, code: '21', entity: c.verdict.reasons[0]?.entity ?? '85', action: 'U' };
 }
 
+/**
+ * The transaction sets a 277CA tells: an 837's, with a claim whose outcome is known. A set that is not
+ * an 837 has no claims (the 999 rejects it), and one whose claims all wait for their answer has
+ * nothing to say yet: neither gets a 2000B (whose HL04 1 says it has claims under it).
+ */
+function told(g: AckGroup): AckTransactionSet[] {
+  return g.sets.filter((t) => t.id === '837' && t.claims.length > 0);
+}
+
+/** Whether a file's 277CA has anything to tell (else none is written). */
+export function has277ca(file: ReceivedFile): boolean {
+  return file.interchanges.some((i) => i.groups.some((g) => told(g).length > 0));
+}
+
 export function ack277Json(file: ReceivedFile, env: AckEnvelope): Record<string, unknown> {
   return {
     kind: '277CA',
@@ -332,7 +375,7 @@ export function ack277Json(file: ReceivedFile, env: AckEnvelope): Record<string,
     ...envelopeJson(file, env),
     transactions: file.interchanges.flatMap((i) =>
       i.groups.flatMap((g) =>
-        g.sets.map((t) => ({
+        told(g).map((t) => ({
           interchange_control_number: i.control,
           group_control_number: g.control,
           transaction_set_control_number: t.control,
@@ -384,7 +427,7 @@ export function write277ca(file: ReceivedFile, env: AckEnvelope): string {
     const sets: string[][][] = [];
     for (const i of file.interchanges)
       for (const g of i.groups)
-        for (const t of g.sets) {
+        for (const t of told(g)) {
           const tot = totals(t.claims);
           const body: string[][] = [['BHT', '0085', '08', x12Text(`${g.control}-${t.control}`, 50), date8, time4, 'TH']];
           let hl = 0;
@@ -422,9 +465,14 @@ export function write277ca(file: ReceivedFile, env: AckEnvelope): string {
             body.push(['AMT', 'YU', pt.accepted_charges], ['AMT', 'YY', pt.rejected_charges]);
             for (const c of claims) {
               const s = stc01(c);
-              const [last, rest] = nameParts(c.patient.name);
+              const [last, first, middle] =
+                c.patient.last !== undefined
+                  ? [x12Text(c.patient.last, 60), x12Text(c.patient.first ?? '', 35), x12Text(c.patient.middle ?? '', 25)]
+                  : [...nameParts(c.patient.name), ''];
+              const memberId = x12Text(c.patient.memberId ?? '', 80);
               body.push(['HL', String(++hl), String(provider), 'PT']);
-              body.push(['NM1', 'QC', '1', last || 'UNKNOWN', rest, '', '', '', 'MI', x12Text(c.patient.memberId, 80) || 'UNKNOWN']);
+              // No member id known (a dependent the engine has not resolved): NM108/NM109 are left out, never made up.
+              body.push(['NM1', 'QC', '1', last || 'UNKNOWN', first, middle, '', '', ...(memberId ? ['MI', memberId] : [])]);
               body.push(['TRN', '2', x12Text(c.clm01, 50) || '0']);
               const reason = c.verdict.reasons.map((r) => r.message).join('; ');
               body.push([

@@ -6,8 +6,9 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { useTpaHome } from '../helpers/cli.js';
 import { IG_EXAMPLES, igX12Mapped } from '../helpers/ig-examples.js';
-import { interchange, professionalClaim, transaction } from '../helpers/x12.js';
-import { readAck } from '../helpers/x12-ack-check.js';
+import { type Delimiters, interchange, professionalClaim, transaction } from '../helpers/x12.js';
+import { login, serve } from '../helpers/server.js';
+import { readAck, readAcks } from '../helpers/x12-ack-check.js';
 
 type Row = Record<string, any>;
 const env = { TPA_CLOCK: '2026-06-30T12:00:00Z' };
@@ -158,30 +159,13 @@ describe('claim submit --ack', () => {
     // Each claim's own outcome: the claim of each source, in the file's order.
     for (const a of acked.filter((x) => x.ref !== null)) {
       const o = outcomes.find((x) => x.external_claim_id === a.ref)!;
-      expect(o.source).toMatch(new RegExp(`CLM ${a.clm01}$`));
+      expect(o.source).toMatch(new RegExp(`CLM ${a.clm01}( #\\d+)?$`));
     }
     const a999 = readAck(read('acks/many.837.999'), '005010X231A1');
     expect(a999.sets[0]!.filter((s) => s[0] === 'IK5')).toEqual([
       ['IK5', 'E', 'I5'],
       ['IK5', 'E', 'I5'],
     ]);
-  });
-
-  it('a claim whose identity repeats is rejected in the 277CA; the first is accepted', async () => {
-    const text = interchange([
-      transaction({ st02: '0001', type: 'professional', claims: [professionalClaim({ clm01: 'SAME' }), professionalClaim({ clm01: 'SAME' })] }),
-    ]);
-    const path = write('dup.837', text);
-    const dir = acksDir();
-    const r = await run(['claim', 'submit', path, '--ack', dir, '-o', 'ndjson']);
-    expect(r.code, r.stderr).toBe(2);
-    const set = readAck(read('acks/dup.837.277ca')).sets[0]!;
-    expect(
-      set
-        .filter((s) => s[0] === 'STC')
-        .slice(1)
-        .map((s) => s[1]!.slice(0, 2)),
-    ).toEqual(['A2', 'A7']);
   });
 
   it('--ack - prints the acknowledgments on stdout (X12), the counts on stderr', async () => {
@@ -267,6 +251,9 @@ describe('claim validate --ack', () => {
         .map((s) => s[1]),
     ).toEqual(['A1:19:PR', 'A7:21:IL', 'A7:21:85', 'A1:19:PR']);
     expect(set.some((s) => s[0] === 'REF' && s[1] === '1K')).toBe(false);
+    // The 999 says the 837's syntax as claim submit's does: the bad date, not the member the plan lacks.
+    const a999 = readAck(read('acks/claims.837.999')).sets[0]!;
+    expect(a999.filter((s) => s[0] === 'IK3').map((s) => s[1])).toEqual(['DTP']);
     const ledger = await run(['ledger', 'list', '-o', 'json']);
     expect(ledger.json<Row>().count).toBe(0);
   });
@@ -300,6 +287,243 @@ describe('claim validate --ack', () => {
       const set = readAck(read(`acks/${example.x12}.277ca`), '005010X214').sets[0]!;
       expect(set.filter((s) => s[0] === 'TRN' && s[1] === '2').at(-1)![2]).toBe(example.clm01);
       expect(set.filter((s) => s[0] === 'STC').at(-1)![1]).toBe('A2:20:PR');
+    }
+  });
+});
+
+/** The one claim of a transaction set: a dependent (loop 2000C, HL 3) of MBR-1006, the engine's Sofia Rivera; no member id of her own. */
+const dependentClaim = (clm01: string, name: [string, string, string] = ['RIVERA', 'SOFIA', '']) => {
+  const [, , , pr, ...rest] = professionalClaim({ clm01 });
+  return [
+    'HL*2*1*22*1',
+    'SBR*P**GRP-1001******CI',
+    'NM1*IL*1*RIVERA*DANIEL****MI*MBR-1006',
+    pr!,
+    'HL*3*2*23*0',
+    'PAT*19',
+    `NM1*QC*1*${name[0]}*${name[1]}${name[2] ? `*${name[2]}` : ''}`,
+    'DMG*D8*20120618*F',
+    ...rest,
+  ];
+};
+const one = (clm01: string, o: { isa13?: string; claims?: string[][] } = {}) =>
+  interchange([transaction({ st02: '0001', type: 'professional', claims: o.claims ?? [professionalClaim({ clm01 })] })], { isa13: o.isa13 ?? '000000001' });
+/** The 277CA's claims: each patient loop's NM1*QC, TRN*2 and STC. */
+const patients = (set: string[][]) => {
+  const out: { nm1: string[]; clm01: string; stc: string[] }[] = [];
+  for (const s of set) {
+    if (s[0] === 'HL' && s[3] === 'PT') out.push({ nm1: [], clm01: '', stc: [] });
+    const p = out.at(-1);
+    if (!p) continue;
+    if (s[0] === 'NM1' && s[1] === 'QC') p.nm1 = s;
+    if (s[0] === 'TRN' && s[1] === '2') p.clm01 = s[2]!;
+    if (s[0] === 'STC') p.stc = s;
+  }
+  return out;
+};
+
+describe('acknowledgments say only what is known', () => {
+  it('a claim whose answer was lost is not rejected: it is left out of the 277CA, said on stderr, and acknowledged (A2) by the run that settles it', async () => {
+    const path = write('lost.837', one('', { claims: [professionalClaim({ clm01: 'LOST1' }), professionalClaim({ clm01: 'LOST2' })] }));
+    const dir = acksDir();
+    const lost = await run(['claim', 'submit', path, '--ack', dir, '-o', 'ndjson'], { TPA_FAULT: 'lose-response:/claims/submit' });
+    expect(lost.code).not.toBe(0);
+    // The service has the first claim (the ledger shows it), though its answer never came.
+    const ledger = await run(['ledger', 'list', '-o', 'json']);
+    expect(ledger.json<Row>().count).toBeGreaterThan(0);
+    expect(lost.stderr).toMatch(/LOST1.* not in the 277CA: .*answer is not known.*run the same command again/);
+    // Nothing known to say of any claim: no 277CA at all; the 999 (the file's syntax) is written.
+    expect(readdirSync(dir).sort()).toEqual(['lost.837.999', 'lost.837.999.json']);
+    const again = await run(['claim', 'submit', path, '--ack', dir, '-o', 'ndjson']);
+    expect(again.code, again.stderr).toBe(0);
+    const set = readAck(read('acks/lost.837.277ca'), '005010X214').sets[0]!;
+    expect(patients(set).map((p) => [p.clm01, p.stc[1]])).toEqual([
+      ['LOST1', 'A2:20:PR'],
+      ['LOST2', 'A2:20:PR'],
+    ]);
+  });
+
+  it('a claim whose send failed with a 503 (the batch stopped, the next never reached) is not rejected: no 277CA yet, then A2 when sent', async () => {
+    const path = write('busy.837', one('', { claims: [professionalClaim({ clm01: 'BUSY1' }), professionalClaim({ clm01: 'BUSY2' })] }));
+    const dir = acksDir();
+    const busy = await run(['claim', 'submit', path, '--ack', dir, '-o', 'ndjson'], { TPA_FAULT: 'error-503:/claims/submit' });
+    expect(busy.code).not.toBe(0);
+    expect(busy.stderr).toMatch(/claims BUSY1, BUSY2 not in the 277CA/);
+    expect(readdirSync(dir).filter((f) => f.includes('277ca'))).toEqual([]);
+    const again = await run(['claim', 'submit', path, '--ack', dir, '-o', 'ndjson']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(patients(readAck(read('acks/busy.837.277ca')).sets[0]!).map((p) => p.stc[1])).toEqual(['A2:20:PR', 'A2:20:PR']);
+  });
+
+  it('a file of a production and a test interchange: one acknowledgment interchange of each usage, each answering its own', async () => {
+    const prod = one('PROD1', { isa13: '000000011' });
+    const test = one('TEST1', { isa13: '000000012' }).replace('*0*P*', '*0*T*');
+    const path = write('mixed-usage.837', prod + test);
+    const dir = acksDir();
+    const r = await run(['claim', 'validate', path, '--ack', dir, '-o', 'ndjson']);
+    expect(r.code, r.stderr).toBe(0);
+    for (const [kind, version] of [
+      ['999', '005010X231A1'],
+      ['277ca', '005010X214'],
+    ] as const) {
+      const acks = readAcks(read(`acks/mixed-usage.837.${kind}`), version);
+      expect(acks.map((a) => a.isa[15])).toEqual(['P', 'T']);
+      expect(acks[0]!.isa[13]).not.toBe(acks[1]!.isa[13]);
+      const json = JSON.parse(read(`acks/mixed-usage.837.${kind}.json`)) as Row[];
+      expect(json.map((j) => [j.usage, Number(j.interchange_control_number)])).toEqual(acks.map((a) => [a.isa[15], Number(a.isa[13])]));
+    }
+    const [p277, t277] = readAcks(read('acks/mixed-usage.837.277ca'));
+    expect(patients(p277!.sets[0]!).map((p) => p.clm01)).toEqual(['PROD1']);
+    expect(patients(t277!.sets[0]!).map((p) => p.clm01)).toEqual(['TEST1']);
+    const [p999, t999] = readAcks(read('acks/mixed-usage.837.999'));
+    expect(p999!.sets).toHaveLength(1);
+    expect(t999!.sets).toHaveLength(1);
+  });
+
+  it('an interchange of other delimiters after the first: its TA1 (R 026) names its own ISA13, not the first’s', async () => {
+    const pipes: Delimiters = { element: '|', component: '>', segment: '~' };
+    const first = one('FIRST', { isa13: '000000021' });
+    const other = interchange([transaction({ st02: '0001', type: 'professional', claims: [professionalClaim({ clm01: 'OTHER' })] })], {
+      isa13: '000000022',
+      d: pipes,
+    });
+    const dir = acksDir();
+    await run(['claim', 'validate', write('delims.837', first + other), '--ack', dir, '-o', 'ndjson']);
+    expect(readAck(read('acks/delims.837.ta1')).loose).toEqual([['TA1', '000000022', '250115', '1200', 'R', '026']]);
+    // The first interchange is read as ever: its claim received.
+    const set = readAck(read('acks/delims.837.277ca')).sets[0]!;
+    expect(patients(set).map((p) => [p.clm01, p.stc[1]])).toEqual([['FIRST', 'A1:19:PR']]);
+  });
+
+  it('a set whose claims its group or interchange envelope refused is rejected in the 999 (IK5 R, AK9 R), as the TA1 and the 277CA say', async () => {
+    const dir = acksDir();
+    const ge = one('GE1').replace('GE*1*1', 'GE*2*1');
+    await run(['claim', 'validate', write('ge.837', ge), '--ack', dir, '-o', 'ndjson']);
+    const g = readAck(read('acks/ge.837.999')).sets[0]!;
+    expect(g.find((s) => s[0] === 'IK5')).toEqual(['IK5', 'R', '5']);
+    expect(g.find((s) => s[0] === 'AK9')).toEqual(['AK9', 'R', '1', '1', '0', '5']);
+    expect(patients(readAck(read('acks/ge.837.277ca')).sets[0]!)[0]!.stc[1]).toBe('A3:21:85');
+    const iea = one('IEA1', { isa13: '000000005' }).replace('IEA*1*000000005', 'IEA*1*000000006');
+    await run(['claim', 'validate', write('iea.837', iea), '--ack', dir, '-o', 'ndjson']);
+    expect(readAck(read('acks/iea.837.ta1')).loose[0]![4]).toBe('R');
+    const i = readAck(read('acks/iea.837.999')).sets[0]!;
+    expect(i.find((s) => s[0] === 'IK5')).toEqual(['IK5', 'R', '5']);
+    expect(i.find((s) => s[0] === 'AK9')).toEqual(['AK9', 'R', '1', '1', '0']);
+    const j999 = JSON.parse(read('acks/iea.837.999.json')) as Row;
+    expect(j999.acknowledgments[0].transaction_sets[0]).toMatchObject({ status: 'R', problems: [{ code: '5', message: expect.stringMatching(/IEA02/) }] });
+  });
+
+  it('a transaction set that is not an 837 gets no 277CA entry (the 999 rejects it); a file of only such a set gets no 277CA', async () => {
+    const t270 = ['ST*270*0002*005010X279A1', 'BHT*0022*13*X*20250115*1200', 'SE*3*0002'];
+    const both = interchange([transaction({ st02: '0001', type: 'professional', claims: [professionalClaim({ clm01: 'REAL' })] }), t270]);
+    const dir = acksDir();
+    await run(['claim', 'validate', write('both.837', both), '--ack', dir, '-o', 'ndjson']);
+    const a999 = readAck(read('acks/both.837.999')).sets[0]!;
+    expect(a999.filter((s) => s[0] === 'IK5').map((s) => s.slice(0, 2))).toEqual([
+      ['IK5', 'A'],
+      ['IK5', 'R'],
+    ]);
+    const a277 = readAck(read('acks/both.837.277ca'));
+    expect(a277.sets).toHaveLength(1);
+    expect(a277.sets[0]!.filter((s) => s[0] === 'TRN' && s[1] === '2').map((s) => s[2])).toEqual(['0123', 'REAL']);
+    expect((JSON.parse(read('acks/both.837.277ca.json')) as Row).transactions).toHaveLength(1);
+    await run(['claim', 'validate', write('only270.837', interchange([t270])), '--ack', dir, '-o', 'ndjson']);
+    expect(readdirSync(dir).filter((f) => f.startsWith('only270'))).toEqual(['only270.837.999', 'only270.837.999.json']);
+  });
+
+  it('a dependent: the member id the engine resolved (submit), none at all before it has (validate), never UNKNOWN; X12 and JSON agree', async () => {
+    const dir = acksDir();
+    const path = write('dep.837', one('', { claims: [dependentClaim('DEP1')] }));
+    const v = await run(['claim', 'validate', path, '--ack', dir, '-o', 'ndjson']);
+    expect(v.code, v.stderr).toBe(0);
+    expect(patients(readAck(read('acks/dep.837.277ca')).sets[0]!)[0]!.nm1).toEqual(['NM1', 'QC', '1', 'RIVERA', 'SOFIA']);
+    expect((JSON.parse(read('acks/dep.837.277ca.json')) as Row).transactions[0].claims[0].patient.memberId).toBeNull();
+    const s = await run(['claim', 'submit', path, '--ack', dir, '-o', 'ndjson']);
+    expect(s.code, s.stderr).toBe(0);
+    expect(patients(readAck(read('acks/dep.837.277ca')).sets[0]!)[0]!.nm1).toEqual(['NM1', 'QC', '1', 'RIVERA', 'SOFIA', '', '', '', 'MI', 'MBR-1008']);
+    expect((JSON.parse(read('acks/dep.837.277ca.json')) as Row).transactions[0].claims[0].patient.memberId).toBe('MBR-1008');
+  });
+
+  it('the patient’s name is NM103/NM104/NM105 as the 837 sent them, never split again from a display name', async () => {
+    const claim = professionalClaim({ clm01: 'NAME1' }).map((s) => (s.startsWith('NM1*IL') ? 'NM1*IL*1*DE LA CRUZ*MARIA*J***MI*MBR-1001' : s));
+    const dir = acksDir();
+    await run(['claim', 'validate', write('name.837', one('', { claims: [claim] })), '--ack', dir, '-o', 'ndjson']);
+    expect(patients(readAck(read('acks/name.837.277ca')).sets[0]!)[0]!.nm1.slice(0, 6)).toEqual(['NM1', 'QC', '1', 'DE LA CRUZ', 'MARIA', 'J']);
+    expect((JSON.parse(read('acks/name.837.277ca.json')) as Row).transactions[0].claims[0].patient).toMatchObject({
+      last: 'DE LA CRUZ',
+      first: 'MARIA',
+      middle: 'J',
+    });
+  });
+
+  it('a diagnosis pointer present but naming no diagnosis is IK403 7, not 1 (missing)', async () => {
+    const claim = professionalClaim({ clm01: 'PTR1', hi: 'HI*ABK:K635' }).map((s) => (s.startsWith('SV1*') ? s.replace(/\*1$/, '*3') : s));
+    const dir = acksDir();
+    await run(['claim', 'validate', write('ptr.837', one('', { claims: [claim] })), '--ack', dir, '-o', 'ndjson']);
+    const set = readAck(read('acks/ptr.837.999')).sets[0]!;
+    const ik3 = set.find((s) => s[0] === 'IK3')!;
+    expect(ik3.slice(0, 2)).toEqual(['IK3', 'SV1']);
+    expect(set[set.indexOf(ik3) + 1]).toEqual(['IK4', '7:1', '', '7']);
+  });
+
+  it('every claim the reader refuses has an IK3: a care-team NPI failing its check digit, a line without DTP*472', async () => {
+    const badNpi = professionalClaim({ clm01: 'NPI1' }).map((s) => (s.startsWith('NM1*82') ? 'NM1*82*1*MORGAN*ALICE****XX*1045782369' : s));
+    const noDate = professionalClaim({ clm01: 'DTP1' }).filter((s) => !s.startsWith('DTP*472'));
+    const dir = acksDir();
+    const r = await run(['claim', 'validate', write('ik3.837', one('', { claims: [badNpi, noDate] })), '--ack', dir, '-o', 'ndjson']);
+    expect(r.code).toBe(2);
+    const set = readAck(read('acks/ik3.837.999')).sets[0]!;
+    expect(set.find((s) => s[0] === 'IK5')![1]).toBe('R');
+    const lines = one('', { claims: [badNpi, noDate] }).split('~\n');
+    const st = lines.findIndex((l) => l.startsWith('ST*'));
+    const at = (prefix: string) => String(lines.findIndex((l) => l.startsWith(prefix)) - st + 1);
+    const ik3s = set.filter((s) => s[0] === 'IK3').map((s) => s.slice(1, 3));
+    // The NPI at its NM1*82; the missing date at the second claim (its CLM, or its line).
+    expect(ik3s).toContainEqual(['NM1', at('NM1*82*1*MORGAN*ALICE****XX*1045782369')]);
+    expect(ik3s.some(([, p]) => Number(p) >= Number(at('CLM*DTP1')))).toBe(true);
+  });
+
+  it('a rejection names the claim by its place in the interchange, never by a path of this machine', async () => {
+    const text = one('TWICE', { isa13: '000000031' });
+    const a = write('a.837', text);
+    const b = write('b.837', text);
+    const dir = acksDir();
+    const r = await run(['claim', 'submit', a, b, '--ack', dir, '-o', 'ndjson']);
+    expect(r.code).toBe(2);
+    // One identity is one claim: the first file's is accepted, the second's rejected.
+    expect(patients(readAck(read('acks/a.837.277ca')).sets[0]!)[0]!.stc[1]).toBe('A2:20:PR');
+    const stc = patients(readAck(read('acks/b.837.277ca')).sets[0]!)[0]!.stc;
+    expect(stc[1]).toMatch(/^A7:21/);
+    expect(stc[12]).toMatch(/as ST 0001, CLM TWICE \(x12 SUBMITTER 000000031 1 0001 TWICE\)/);
+    expect(stc[12]).not.toContain(home.dir);
+    expect(stc[12]).not.toMatch(/\/|a\.837/);
+    expect(read('acks/b.837.277ca.json')).not.toContain(home.dir);
+  });
+});
+
+describe('acknowledgments over tpa local serve (HTTP)', () => {
+  it('a claim whose answer the server lost is not rejected: left out of the 277CA, then acknowledged (A2) by the run that settles it', async () => {
+    const path = write('lost.837', one('LOSTH'));
+    const dir = acksDir();
+    const lossy = await serve(home.dir, [], { TPA_FAULT: 'lose-response:/claims/submit' });
+    try {
+      await login(home.dir, lossy.url);
+      const lost = await run(['claim', 'submit', path, '--ack', dir, '-o', 'ndjson']);
+      expect(lost.code).not.toBe(0);
+      expect(lost.stderr).toMatch(/claim LOSTH not in the 277CA/);
+      expect(readdirSync(dir).filter((f) => f.includes('277ca'))).toEqual([]);
+    } finally {
+      await lossy.stop();
+    }
+    const server = await serve(home.dir);
+    try {
+      await login(home.dir, server.url);
+      const again = await run(['claim', 'submit', path, '--ack', dir, '-o', 'ndjson']);
+      expect(again.code, again.stderr).toBe(0);
+      const claim = (JSON.parse(read('acks/lost.837.277ca.json')) as Row).transactions[0].claims[0];
+      expect(claim).toMatchObject({ patient_control_number: 'LOSTH', category: 'A2', payer_claim_control_number: expect.stringMatching(/^enc_/) });
+    } finally {
+      await server.stop();
     }
   });
 });

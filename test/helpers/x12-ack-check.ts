@@ -15,7 +15,7 @@ export interface ReadAck {
   loose: string[][];
 }
 
-/** Parses an acknowledgment with node-x12 (strict) and checks IEA01, GE01, SE01 and the control numbers' echoes. */
+/** Parses an acknowledgment with node-x12 (strict) and checks IEA01, GE01, SE01, the control numbers' echoes and each HL04 1 has a child. */
 export function readAck(text: string, version?: string): ReadAck {
   // node-x12's strict mode refuses a TA1 (it sits outside any group, as X12 has it): a TA1 interchange is read leniently, its counts checked all the same.
   const ta1 = /(^|\n)TA1\*/.test(text);
@@ -41,7 +41,14 @@ export function readAck(text: string, version?: string): ReadAck {
       if (version) expect(st[3]).toBe(version);
       // SE01 counts ST and SE and every segment between them.
       expect(Number(se[1])).toBe(t.segments.length + 2);
-      sets.push([st, ...t.segments.map(values), se]);
+      const segments = t.segments.map(values);
+      // An HL whose HL04 says it has children (1) has one: an HL whose HL02 is its HL01.
+      for (const hl of segments.filter((s) => s[0] === 'HL' && s[4] === '1'))
+        expect(
+          segments.some((s) => s[0] === 'HL' && s[2] === hl[1]),
+          `HL ${hl[1]} says it has children`,
+        ).toBe(true);
+      sets.push([st, ...segments, se]);
     }
   }
   // A TA1 sits between the ISA and the IEA, outside any group: node-x12 does not give it, so it is read from the text.
@@ -52,4 +59,12 @@ export function readAck(text: string, version?: string): ReadAck {
     .filter((s) => s.startsWith('TA1'))
     .map((s) => s.split(text[3]!));
   return { isa, sets, ...(gs ? { gs } : {}), loose };
+}
+
+/** A file of several acknowledgment interchanges (one per usage), each read and checked as readAck does. */
+export function readAcks(text: string, version?: string): ReadAck[] {
+  return text
+    .split(/(?=^ISA\*)/m)
+    .filter((part) => part.trim() !== '')
+    .map((part) => readAck(part, version));
 }

@@ -2,14 +2,14 @@
 // a TA1 per interchange that needs one, each re-read by node-x12 (test/helpers/x12-ack-check.ts), and
 // the places of an 837 reader's problems as IK3/IK4 (cli/commands/claim/acks.ts segmentError).
 import { describe, expect, it } from 'vitest';
-import { segmentError } from '../../src/cli/commands/claim/acks.js';
+import { segmentError, withoutPaths } from '../../src/cli/commands/claim/acks.js';
 import {
   type AckClaim,
   type AckInterchange,
   type AckTransactionSet,
   ack277Json,
   ack999Json,
-  ackUsage,
+  byUsage,
   type ReceivedFile,
   write277ca,
   write999,
@@ -204,8 +204,12 @@ describe('TA1 and usage', () => {
       ['TA1', '000000002', '250115', '1200', 'A', '000'],
     ]);
     expect(writeTa1({ interchanges: [isa()] }, env)).toBeUndefined();
-    expect(ackUsage(file)).toBe('T');
-    expect(ackUsage({ interchanges: [isa()] })).toBe('P');
+    // One acknowledgment interchange per usage: the production interchange's apart from the test one's.
+    expect(byUsage(file).map((p) => [p.usage, p.file.interchanges.map((i) => i.control)])).toEqual([
+      ['P', ['000000001']],
+      ['T', ['000000002']],
+    ]);
+    expect(byUsage({ interchanges: [isa()] }).map((p) => p.usage)).toEqual(['P']);
     expect(readAck(writeTa1(file, { ...env, usage: 'T' })!).isa[15]).toBe('T');
   });
 });
@@ -243,5 +247,30 @@ describe('the place of a problem', () => {
     expect(segmentError(places, 'NM1*PR', 'the payer (NM1*PR): no')).toMatchObject({ segment: 'NM1', position: 10, code: '3' });
     expect(segmentError(places, 'ISA15', 'ISA15 is "X"')).toBeUndefined();
     expect(segmentError(places, '', 'not sent: ST 0001: SE01 says 3')).toBeUndefined();
+  });
+
+  it('IK403 1 (missing) only for an element the words say is missing; present but wrong is 7, not a date 8', () => {
+    const code = (segment: string, message: string) => segmentError(places, segment, message)?.element?.code;
+    expect(code('SV1 #1', 'SV107-1, diagnosis pointer 3, names no diagnosis: the claim has 1 that a line can point to (HI)')).toBe('7');
+    expect(code('NM1*IL', 'the subscriber (NM1*IL) has no member id (NM109; NM108 "MI")')).toBe('1');
+    expect(code('NM1*IL', 'DMG02 is missing')).toBeUndefined();
+    expect(code('CLM', 'CLM05-3 is 7 (a replacement of an earlier claim) with no REF*F8: the payer’s claim control number is required')).toBe('7');
+    expect(code('CLM', 'CLM05-3 is missing')).toBe('1');
+    expect(code('SV1 #2, DTP*472', 'DTP03 "2025011" is not a date (CCYYMMDD)')).toBe('8');
+  });
+});
+
+describe('the words of a rejection', () => {
+  it('name no path of this machine: the claim by its place in its interchange', () => {
+    const said = 'the same interchange, group, transaction set and CLM01 as /tmp/w3/dup/a.837: ST 0001, CLM X (x12:S:000000031:1:0001:X): not sent';
+    expect(withoutPaths(said, ['/tmp/w3/dup/a.837', '/tmp/w3/dup/b.837'])).toBe(
+      'the same interchange, group, transaction set and CLM01 as ST 0001, CLM X (x12:S:000000031:1:0001:X): not sent',
+    );
+    // A path it was not told of is taken out all the same; a URL and a date range are not paths.
+    expect(withoutPaths('as /home/someone/claims/x.837: ST 0001, CLM Y', [])).toBe('as ST 0001, CLM Y');
+    expect(withoutPaths('read C:\\claims\\x.837 and ./in/y.837', [])).toBe('read a file and a file');
+    expect(withoutPaths('see http://terminology.hl7.org/CodeSystem/x, 20250101-20250131, 1/2', [])).toBe(
+      'see http://terminology.hl7.org/CodeSystem/x, 20250101-20250131, 1/2',
+    );
   });
 });

@@ -5,6 +5,7 @@
 // JSON) beside each other in the folder asked for, or on stdout. The writers are src/domain/x12-ack.ts.
 import { lstatSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import { refusedByService } from '../../../client/claim-batch.js';
 import { jsonNumberToCents } from '../../../domain/money.js';
 import {
   type AckClaim,
@@ -15,8 +16,10 @@ import {
   type AckTransactionSet,
   type AckVerdict,
   ack277Json,
+  ENVELOPE_REFUSAL,
   ack999Json,
-  ackUsage,
+  byUsage,
+  has277ca,
   type ReceivedFile,
   ta1Json,
   write277ca,
@@ -28,6 +31,7 @@ import { UsageError } from '../../../errors.js';
 import { oneLine } from '../../../render/screen.js';
 import type { Context } from '../../context.js';
 import { withStreams } from '../../io.js';
+import type { ClaimOutcome } from '../../../client/claim-batch.js';
 import type { ClaimText } from './submit-sources.js';
 
 /** Where each claim's segments are in its transaction set, for the 999's IK3 (ST is 1). */
@@ -37,6 +41,8 @@ interface ClaimPlaces {
   header: Record<string, number>;
   /** The claim's own segments, in order: [key (CLM, LX, SV1, NM1*82, DTP*472…), position]. */
   segments: [string, number][];
+  /** The patient's name as sent: NM103, NM104, NM105 of its NM1*QC (a dependent), else of its NM1*IL. */
+  patientName?: { last: string; first: string; middle: string };
 }
 
 interface Outline {
@@ -83,12 +89,38 @@ async function outline(path: string): Promise<Outline> {
   let position = 0;
   let readable = false;
   let header: Record<string, number> = {};
+  let names: Record<string, ClaimPlaces['patientName']> = {};
   let claim: ClaimPlaces | undefined;
+  // An interchange of other delimiters than the first is not read (the readers say why): its ISA is
+  // kept for its TA1, its segments skipped up to the next ISA.
+  let foreign = false;
   if (!report.fatal)
     for await (const s of fileSegments(path)) {
       const name = s.name;
       if (name === '' && s['1'] === undefined) continue;
+      if (name.startsWith('ISA') && name.length >= 105 && !/[A-Za-z0-9 ]/.test(name[3]!)) {
+        const e = name.split(name[3]!);
+        isa = {
+          senderQualifier: e[5] ?? '',
+          sender: (e[6] ?? '').trim(),
+          receiverQualifier: e[7] ?? '',
+          receiver: (e[8] ?? '').trim(),
+          date: e[9] ?? '',
+          time: e[10] ?? '',
+          control: e[13] ?? '',
+          ackRequested: e[14] === '1',
+          usage: e[15] ?? '',
+          problems: [],
+          groups: [],
+        };
+        file.interchanges.push(isa);
+        gs = st = claim = undefined;
+        foreign = true;
+        continue;
+      }
+      if (name !== 'ISA' && foreign) continue;
       if (name === 'ISA') {
+        foreign = false;
         isa = {
           senderQualifier: element(s, 5),
           sender: element(s, 6).trim(),
@@ -128,6 +160,7 @@ async function outline(path: string): Promise<Outline> {
         readable = element(s, 1) === '837' && (version.includes('X222') || version.includes('X223'));
         position = 1;
         header = {};
+        names = {};
         claim = undefined;
         continue;
       }
@@ -141,8 +174,12 @@ async function outline(path: string): Promise<Outline> {
       const key = QUALIFIED.has(name) ? `${name}*${element(s, 1)}` : name;
       if (name === 'BHT') st.bht03 = element(s, 3);
       if (name === 'HL') claim = undefined;
+      // A subscriber's HL begins another patient: a dependent's name of the one before is not theirs.
+      if (name === 'HL' && element(s, 3) === '22') delete names['NM1*QC'];
+      if (key === 'NM1*IL' || key === 'NM1*QC') names[key] = { last: element(s, 3), first: element(s, 4), middle: element(s, 5) };
       if (name === 'CLM') {
-        claim = { clm: position, header: { ...header }, segments: [['CLM', position]] };
+        const patientName = names['NM1*QC'] ?? names['NM1*IL'];
+        claim = { clm: position, header: { ...header }, segments: [['CLM', position]], ...(patientName ? { patientName } : {}) };
         claims.push({ set: st, places: claim });
         continue;
       }
@@ -159,6 +196,8 @@ async function outline(path: string): Promise<Outline> {
       const set = at?.set ?? interchange?.groups.flatMap((g) => g.sets).find((x) => x.control === control);
       if (set && !set.problems.some((p) => p.message === message)) return void set.problems.push({ code: setCode(message), message });
     }
+    // A problem of the group or interchange the reader gave a transaction set refused its claims: the set is rejected too.
+    if (at && at.set.problems.length === 0) at.set.refusedBy ??= `${place}: ${message}`;
     if (/^GS /.test(place)) {
       const control = place.slice(3);
       const group = at?.group ?? interchange?.groups.find((g) => g.control === control);
@@ -265,7 +304,12 @@ export function segmentError(places: ClaimPlaces, segment: string, message: stri
 function elementOf(id: string, message: string): AckSegmentError['element'] {
   const m = new RegExp(`\\b${id}(\\d{2})(?:-(\\d+))?\\b`).exec(message);
   if (!m) return undefined;
-  const code = /missing|is empty|has no|no [a-z]/.test(message) ? '1' : /not a date/.test(message) ? '8' : '7';
+  // Missing (1) only when the words say this element is: `DMG02 is missing`, `has no member id (NM109`;
+  // an element present but wrong (`SV107-1, diagnosis pointer 3, names no diagnosis`) is 8 or 7.
+  const after = message.slice(m.index + m[0].length);
+  const before = message.slice(0, m.index);
+  const missing = /^\s*(?:is |was )?(?:missing|empty|absent)\b/.test(after) || /\b(?:has|names) no [^:;(]*\($/.test(before);
+  const code = missing ? '1' : /not a date/.test(after) ? '8' : '7';
   return { position: Number(m[1]), ...(m[2] ? { component: Number(m[2]) } : {}), code };
 }
 
@@ -296,7 +340,7 @@ function claimFacts(item: ClaimText): Omit<AckClaim, 'verdict'> {
     clm01: item.identity?.clm01 ?? '',
     chargeCents: jsonNumberToCents(c.total?.value) ?? 0,
     billing: { npi: text(c.provider?.identifier?.value), name: typeof c.provider?.display === 'string' ? c.provider.display : null },
-    patient: { memberId: text(c.patient?.identifier?.value), name: typeof c.patient?.display === 'string' ? c.patient.display : null },
+    patient: { memberId: text(c.patient?.identifier?.value) || null, name: typeof c.patient?.display === 'string' ? c.patient.display : null },
     service: dates.length > 0 ? { start: dates[0]!, end: dates.at(-1)! } : null,
     ...(text(c.insurer?.identifier?.value) !== ''
       ? { payer: { id: text(c.insurer?.identifier?.value), name: typeof c.insurer?.display === 'string' ? c.insurer.display : null } }
@@ -309,7 +353,11 @@ interface Noted {
   facts: Omit<AckClaim, 'verdict'> | undefined;
   item: ClaimText;
   verdict?: AckVerdict;
+  /** The problems tpa itself found with the claim (INVALID: the reader's and the claim's checks), each an IK3 of the 999. */
+  own?: readonly PlacedProblem[];
 }
+
+type PlacedProblem = { field?: string; message: string; segment?: string };
 
 export type AckTarget = { kind: 'dir'; dir: string } | { kind: 'stdout' };
 
@@ -366,11 +414,13 @@ export class AckRecorder {
     this.bySource.set(item.source, list);
   }
 
-  /** `claim validate`: a claim valid (received, nothing sent) or not (its errors). */
-  checked(item: ClaimText, valid: boolean, errors: readonly { field?: string; message: string; segment?: string }[]): void {
+  /** `claim validate`: a claim valid (received, nothing sent) or not (its errors, and whether the engine's rules or tpa's reading refused it). */
+  checked(item: ClaimText, valid: boolean, errors: readonly PlacedProblem[], byEngine = false): void {
     const n = this.take(item.source);
     if (!n) return;
-    n.verdict = valid ? { status: 'received', reasons: [] } : rejected(errors);
+    n.verdict = valid ? { status: 'received', reasons: [] } : rejected(errors, this.files);
+    // What the engine's rules refuse (a member the plan lacks) is not the 837's syntax: the 277CA says it, as claim submit's does.
+    if (!valid && !byEngine) n.own = errors;
   }
 
   /**
@@ -379,20 +429,30 @@ export class AckRecorder {
    * told apart as the batch tells them: the first of them is the one sent, a refused one is the one
    * whose own problems the refusal names, else the last.
    */
-  outcome(o: {
-    source: string;
-    status: string;
-    external_claim_id: string | null;
-    errors: readonly { field?: string; message: string; segment?: string }[];
-  }): void {
+  outcome(o: ClaimOutcome): void {
     const open = (this.bySource.get(o.source) ?? []).filter((x) => x.verdict === undefined);
     if (open.length === 0) return;
     if ((o.status === 'ACKNOWLEDGED' || o.status === 'SKIPPED') && o.external_claim_id)
       open[0]!.verdict = { status: 'accepted', encounterId: o.external_claim_id, reasons: [] };
-    else if (o.status === 'INVALID' || o.status === 'FAILED') {
+    // Rejected only when refused: INVALID here, or the service's own refusal. A send that failed (no
+    // answer, a 5xx, a stopped batch) may have been adjudicated: it waits for the run that settles it.
+    else if (o.status === 'INVALID' || (o.status === 'FAILED' && refusedByService(o))) {
       const said = new Set(o.errors.map((e) => e.message));
       const own = open.find((x) => (x.item.errors ?? []).length > 0 && (x.item.errors ?? []).every((e) => said.has(e.message)));
-      (own ?? open.at(-1)!).verdict = rejected(o.errors);
+      const n = own ?? open.at(-1)!;
+      n.verdict = rejected(o.errors, this.files);
+      // The service's refusals are not the 837's syntax: the 277CA says them, the 999 does not.
+      if (o.status === 'INVALID') n.own = o.errors as PlacedProblem[];
+    }
+  }
+
+  /** The member id the engine resolved for an encounter (its ledger entry), or null when it cannot be read. */
+  private async memberOf(encounterId: string): Promise<string | null> {
+    try {
+      const detail = (await (await this.ctx.client()).ledgerDetail(encounterId)).body;
+      return typeof detail?.encounter?.patient?.member_id === 'string' && detail.encounter.patient.member_id !== '' ? detail.encounter.patient.member_id : null;
+    } catch {
+      return null;
     }
   }
 
@@ -409,32 +469,63 @@ export class AckRecorder {
       const { file, claims } = await outline(path);
       const mine = this.noted.filter((n) => n.path === path);
       // The n-th claim given is the n-th CLM of the outline.
-      mine.forEach((n, i) => {
+      const waiting: string[] = [];
+      for (const [i, n] of mine.entries()) {
         const at = claims[i];
-        if (!at || !n.facts || !n.verdict) return;
-        at.set.claims.push({ ...n.facts, verdict: n.verdict });
-        for (const e of n.item.errors ?? []) {
-          const se = e.segment ? segmentError(at.places, e.segment, e.message) : undefined;
-          if (se && !at.set.segmentErrors.some((x) => x.position === se.position && x.message === se.message)) at.set.segmentErrors.push(se);
+        if (!at || !n.facts) continue;
+        if (!n.verdict) {
+          if (this.mode === 'submit') waiting.push(n.facts.clm01);
+          continue;
         }
-      });
-      const usage = ackUsage(file);
-      const made: { suffix: string; text: string; json: Record<string, unknown> }[] = [];
-      const envelope = async (): Promise<AckEnvelope> => ({ controlNumber: await nextControlNumber(this.ctx.paths.dataDir), createdAt, usage });
-      const ta1Env = await envelope();
-      const ta1 = writeTa1(file, ta1Env);
-      if (ta1) made.push({ suffix: 'ta1', text: ta1, json: ta1Json(file, ta1Env)! });
-      if (file.interchanges.some((i) => i.groups.length > 0)) {
-        const e999 = await envelope();
-        made.push({ suffix: '999', text: write999(file, e999), json: ack999Json(file, e999) });
-        const e277 = await envelope();
-        made.push({ suffix: '277ca', text: write277ca(file, e277), json: ack277Json(file, e277) });
+        const patient = { ...n.facts.patient, ...(at.places.patientName ?? {}) };
+        // A patient the 837 names without a member id (a dependent): the one the engine resolved.
+        if (patient.memberId === null && n.verdict.encounterId) patient.memberId = await this.memberOf(n.verdict.encounterId);
+        at.set.claims.push({ ...n.facts, patient, verdict: n.verdict });
+        for (const e of [...(n.item.errors ?? []), ...(n.own ?? [])]) {
+          // The envelope's refusal is the set's (IK5), and one of the batch's (the same identity twice,
+          // no field and no segment) no segment's: every other problem tpa found is an IK3, at its segment, else the claim's CLM.
+          if (e.message.startsWith(ENVELOPE_REFUSAL) || (!e.segment && !e.field)) continue;
+          const se = (e.segment ? segmentError(at.places, e.segment, e.message) : undefined) ?? {
+            segment: 'CLM',
+            position: at.places.clm,
+            loop: '2300',
+            code: 'I9',
+            message: e.message,
+          };
+          if (!at.set.segmentErrors.some((x) => x.position === se.position && x.message === se.message)) at.set.segmentErrors.push(se);
+        }
       }
+      if (waiting.length > 0)
+        this.ctx.note(
+          `acknowledgments of ${oneLine(path)}: ${waiting.length === 1 ? 'claim' : 'claims'} ${waiting.map(oneLine).join(', ')} not in the 277CA: ${waiting.length === 1 ? 'its' : 'their'} answer is not known (not answered, failed or not reached); run the same command again and its acknowledgment comes with it`,
+        );
+      const made: { suffix: string; text: string; json: Record<string, unknown> | Record<string, unknown>[] }[] = [];
+      const parts = byUsage(file);
+      const add = async (suffix: string, write: (part: ReceivedFile, env: AckEnvelope) => { text: string; json: Record<string, unknown> } | undefined) => {
+        const texts: string[] = [];
+        const jsons: Record<string, unknown>[] = [];
+        for (const part of parts) {
+          const env: AckEnvelope = { controlNumber: 0, createdAt, usage: part.usage };
+          if (!write(part.file, env)) continue;
+          env.controlNumber = await nextControlNumber(this.ctx.paths.dataDir);
+          const out = write(part.file, env)!;
+          texts.push(out.text);
+          jsons.push(out.json);
+        }
+        // One acknowledgment interchange per usage (ISA15): its JSON one object, several an array.
+        if (texts.length > 0) made.push({ suffix, text: texts.join(''), json: jsons.length === 1 ? jsons[0]! : jsons });
+      };
+      await add('ta1', (f, env) => {
+        const text = writeTa1(f, env);
+        return text === undefined ? undefined : { text, json: ta1Json(f, env)! };
+      });
+      await add('999', (f, env) => (f.interchanges.some((i) => i.groups.length > 0) ? { text: write999(f, env), json: ack999Json(f, env) } : undefined));
+      await add('277ca', (f, env) => (has277ca(f) ? { text: write277ca(f, env), json: ack277Json(f, env) } : undefined));
       if (this.target.kind === 'stdout') {
         if (this.ctx.format === 'json' && this.ctx.formatChosen)
           this.ctx.io.stdout.write(
             `${JSON.stringify(
-              made.map((m) => m.json),
+              made.flatMap((m) => (Array.isArray(m.json) ? m.json : [m.json])),
               null,
               2,
             )}\n`,
@@ -460,11 +551,21 @@ export class AckRecorder {
   }
 }
 
-function rejected(errors: readonly { field?: string; message: string; segment?: string }[]): AckVerdict {
+/**
+ * A refusal's words without this machine's file names: an acknowledgment goes to a partner, so a claim
+ * is named by its place in its interchange (`ISA 000000001, GS 1, ST 0001, CLM P1`), never by a path.
+ */
+export function withoutPaths(text: string, paths: readonly string[]): string {
+  let out = text;
+  for (const p of [...paths].sort((a, b) => b.length - a.length)) if (p !== '') out = out.split(`${p}: `).join('').split(p).join('a file');
+  return out.replace(/(?<![\w.:/])(?:~\/|\.{1,2}\/|\/|[A-Za-z]:\\)[^\s:;,"'()]+(?:: )?/g, (m) => (m.endsWith(': ') ? '' : 'a file'));
+}
+
+function rejected(errors: readonly { field?: string; message: string; segment?: string }[], paths: readonly string[]): AckVerdict {
   return {
     status: 'rejected',
     reasons: errors.map((e) => ({
-      message: `${e.segment ? `${e.segment}: ` : ''}${e.field ? `${e.field}: ` : ''}${e.message}`,
+      message: withoutPaths(`${e.segment ? `${e.segment}: ` : ''}${e.field ? `${e.field}: ` : ''}${e.message}`, paths),
       entity: entityOf(e.segment, e.field),
     })),
   };

@@ -48,7 +48,8 @@ export async function checkClaims(
   ctx: Context,
   items: AsyncIterable<ClaimText>,
   mode: 'validate' | 'dry-run',
-  onChecked?: (item: ClaimText, valid: boolean, errors: CheckedClaim['errors']) => void,
+  /** Each claim's verdict; `byEngine`: valid as read, refused by the engine's rules (the member, the contract). */
+  onChecked?: (item: ClaimText, valid: boolean, errors: CheckedClaim['errors'], byEngine: boolean) => void,
 ): Promise<CommandOutput> {
   const table = ctx.format === 'table';
   const writer = table ? undefined : rowWriter<unknown>(ctx.format, ctx.io.stdout);
@@ -85,7 +86,7 @@ export async function checkClaims(
         }
         if (!engine.checked) notChecked = engine.not_checked;
       }
-      onChecked?.(item, parsed !== undefined, checked.errors);
+      onChecked?.(item, parsed !== undefined, checked.errors, firstParsed !== undefined && parsed === undefined);
       if (parsed) {
         valid++;
         chargesCents += parsed.totalChargeCents;

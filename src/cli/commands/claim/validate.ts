@@ -40,8 +40,8 @@ export const validate = verb({
       const target = ackTarget(opts.ack, paths)!;
       const acks = new AckRecorder(ctx, target, 'validate');
       const { checkClaims } = await import('./check-batch.js');
-      const out = await checkClaims(target.kind === 'stdout' ? withoutStdout(ctx) : ctx, acks.pass(all()), 'validate', (item, valid, errors) =>
-        acks.checked(item, valid, errors),
+      const out = await checkClaims(target.kind === 'stdout' ? withoutStdout(ctx) : ctx, acks.pass(all()), 'validate', (item, valid, errors, byEngine) =>
+        acks.checked(item, valid, errors, byEngine),
       );
       await acks.finish(new Date().toISOString());
       return out;
