@@ -321,12 +321,12 @@ function dtpPeriod(s: X12Segment): { start: string; end: string } | string {
   return `DTP02 "${clip(format)}" is not a date format tpa reads (D8 or RD8)`;
 }
 
-/** An X12 decimal (R) as a JSON number, or undefined when it is not a plain non-negative decimal. */
 /** A period as a message says it: `2026-01-05` or `2026-01-05 to 2026-01-09`. */
 function periodText(p: { start: string; end: string }): string {
   return p.start === p.end ? p.start : `${p.start} to ${p.end}`;
 }
 
+/** An X12 decimal (R) as a JSON number, or undefined when it is not a plain non-negative decimal. */
 function decimal(text: string): number | undefined {
   return /^\d{1,12}(\.\d*)?$|^\.\d+$/.test(text) ? Number(text) : undefined;
 }
@@ -772,7 +772,20 @@ export class X12ClaimReader {
       }
       return;
     }
-    if (s.name === 'PAT' && this.dependent) this.dependent.relationship = element(s, 1);
+    if (s.name === 'PAT' && this.dependent) {
+      this.dependent.relationship = element(s, 1);
+      // A patient loop names a dependent: PAT01 18 (self) says the patient is the subscriber, whom the
+      // subscriber loop names.
+      if (element(s, 1) === '18' && this.inPatientLoop) {
+        const list = this.loopProblems.get(this.level) ?? [];
+        list.push({
+          segment: 'PAT',
+          message:
+            'PAT01 is 18 (self) in a patient loop (2000C): a patient loop names a dependent, not the subscriber; send the subscriber’s own claim as the subscriber (SBR02 18) with no patient loop',
+        });
+        this.loopProblems.set(this.level, list);
+      }
+    }
     if (s.name === 'DMG' && this.dependent && this.inPatientLoop) {
       const format = element(s, 1);
       const date = element(s, 2);
@@ -1100,6 +1113,14 @@ export class X12ClaimReader {
       const diagnosis = DIAGNOSIS_QUALIFIERS[qualifier];
       let kept: (() => void) | undefined;
       if (diagnosis) {
+        // A claim has one principal diagnosis (ABK or BK): a second is two answers.
+        const principal = diagnosis.type === 'principal' ? d.diagnoses.find((x) => x.type === 'principal') : undefined;
+        if (principal) {
+          problem(
+            `${at}: a second principal diagnosis (${clip(qualifier)} ${clip(code)}), but ${principal.from ?? 'an earlier HI'} is ${principal.code}: a claim has one principal diagnosis`,
+          );
+          continue;
+        }
         const poa = take(9);
         const onAdmission = poa === undefined ? undefined : POA[poa];
         if (poa !== undefined && onAdmission === undefined) problem(`present-on-admission indicator (${at}-9) "${clip(poa)}" is not one of Y, N, U, W`);
@@ -1114,6 +1135,12 @@ export class X12ClaimReader {
           if (diagnosis.pointable) d.pointable.push(d.diagnoses.length);
         };
       } else if (qualifier in PROCEDURE_QUALIFIERS) {
+        if (this.type !== 'institutional') {
+          problem(
+            `${at}: ICD-10-PCS procedure ${clip(code)} (${qualifier}) in an 837P: an inpatient procedure code is an 837I’s; an 837P’s procedures are its service lines`,
+          );
+          continue;
+        }
         const date = dated();
         if (typeof date === 'string') problem(date.replace('DTP02', `${at}-3`).replace('DTP03', `${at}-4`));
         else if (date && date.start !== date.end) problem(`${at}-3: a procedure's date is one day (D8), not a range`);
@@ -1138,12 +1165,24 @@ export class X12ClaimReader {
         continue;
       } else {
         // Condition, occurrence, occurrence span, value, treatment codes and DRGs: kept as supporting
-        // information, with the date or span of an occurrence and the amount of a value code.
-        const date = dated();
+        // information, with the date or span of an occurrence (BH, BI: required) and the amount of a
+        // value code (BE: required, in cents at most). A part the code's kind does not have is refused below.
+        const timed = qualifier === 'BH' || qualifier === 'BI';
+        const date = timed ? dated() : undefined;
         if (typeof date === 'string') problem(date.replace('DTP02', `${at}-3`).replace('DTP03', `${at}-4`));
-        const amountText = take(5);
+        else if (timed && date === undefined)
+          problem(
+            `${at} (${qualifier} ${clip(code)}) has no date (${at}-3 D8 or RD8, ${at}-4): an occurrence${qualifier === 'BI' ? ' span' : ''} code carries its date`,
+          );
+        else if (date && date.start > date.end) problem(`${at}-4: the span ${date.start} to ${date.end} ends before it starts`);
+        else if (date && qualifier === 'BH' && date.start !== date.end)
+          problem(`${at}-3: an occurrence's date is one day (D8), not a range (an occurrence span is BI)`);
+        const amountText = qualifier === 'BE' ? take(5) : undefined;
         const amount = amountText === undefined ? undefined : decimal(amountText);
         if (amountText !== undefined && amount === undefined) problem(`amount (${at}-5) "${clip(amountText)}" is not an amount`);
+        else if (amountText !== undefined && !/^\d*(\.\d{0,2})?$/.test(amountText))
+          problem(`amount (${at}-5) "${clip(amountText)}" has more than two decimals: an amount is in dollars and cents`);
+        else if (qualifier === 'BE' && amountText === undefined) problem(`${at} (BE ${clip(code)}) has no amount (${at}-5): a value code carries its amount`);
         kept = () =>
           d.info.push({
             qualifier,

@@ -167,4 +167,41 @@ describe('837 segments a loop holds once', () => {
     ]);
     expect(claims.map((c) => c.place)).toEqual(['ST 0001, CLM P1', 'ST 0001, CLM P1 #2', 'ST 0001, CLM "P1#2"', 'ST 0001, CLM "P1 #2"']);
   });
+
+  it('two principal diagnoses are refused naming the second; so is ICD-10-PCS in an 837P', async () => {
+    const [two] = await one([professionalClaim({ clm01: 'D1', hi: 'HI*ABK:K635*ABK:Z1211' })]);
+    expect(two!.problems).toEqual([
+      { segment: 'HI #1', message: 'HI02: a second principal diagnosis (ABK Z1211), but HI #1, HI01 is K63.5: a claim has one principal diagnosis' },
+    ]);
+    const [pcs] = await one([professionalClaim({ clm01: 'D2', hi: 'HI*ABK:K635*BBR:0DTJ4ZZ:D8:20250110' })]);
+    expect(pcs!.problems.map((p) => p.message)).toEqual([
+      'HI02: ICD-10-PCS procedure 0DTJ4ZZ (BBR) in an 837P: an inpatient procedure code is an 837I’s; an 837P’s procedures are its service lines',
+    ]);
+  });
+
+  it('an occurrence without its date, a span ending before it starts, a value code without its amount or with a third decimal, a condition code with an amount: refused', async () => {
+    const cases: [string, string][] = [
+      ['HI*BH:11', 'HI01 (BH 11) has no date (HI01-3 D8 or RD8, HI01-4): an occurrence code carries its date'],
+      ['HI*BI:70:RD8:20250110-20250101', 'HI01-4: the span 2025-01-10 to 2025-01-01 ends before it starts'],
+      ['HI*BE:80', 'HI01 (BE 80) has no amount (HI01-5): a value code carries its amount'],
+      ['HI*BE:80:::1.005', 'amount (HI01-5) "1.005" has more than two decimals: an amount is in dollars and cents'],
+      ['HI*BG:09:::15', 'HI01-5 "15" (an amount) is not something tpa reads for a BG code: not kept, so the claim is not sent'],
+    ];
+    for (const [hi, message] of cases) {
+      const claim = institutionalClaim({ clm01: 'V1' }).flatMap((s) => (s === 'HI*ABK:K635' ? [s, hi] : [s]));
+      const [read] = await one([claim], 'institutional');
+      expect(read!.problems, hi).toEqual([{ segment: 'HI #2', message }]);
+    }
+    const fine = institutionalClaim({ clm01: 'V2' }).flatMap((s) =>
+      s === 'HI*ABK:K635' ? [s, 'HI*BH:11:D8:20250110*BI:70:RD8:20250101-20250110*BE:80:::1.25*BG:09'] : [s],
+    );
+    const [ok] = await one([fine], 'institutional');
+    expect(ok!.problems).toEqual([]);
+  });
+
+  it('PAT01 18 (self) in a patient loop is refused: a patient loop names a dependent', async () => {
+    const [self] = await one([dependentClaim(['PAT*18', 'NM1*QC*1*RIVERA*SOFIA*A', 'DMG*D8*20120618*F'])]);
+    expect(self!.problems.map((p) => p.segment)).toEqual(['PAT']);
+    expect(self!.problems[0]!.message).toMatch(/^PAT01 is 18 \(self\) in a patient loop \(2000C\)/);
+  });
 });
