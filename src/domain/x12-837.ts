@@ -876,6 +876,14 @@ export class X12ClaimReader {
               segment: 'REF*F8',
               message: `a second REF*F8 names claim ${clip(prior)}, but the first names ${clip(d.priorClaim)}: a replacement or void changes one claim, and which one is not for tpa to guess`,
             });
+        } else if (element(s, 1) === 'G1' && element(s, 2) !== '' && !line && d.preauth.length > 0) {
+          // Loop 2300 has one prior authorization (a line may have its own): a second naming another
+          // is two answers; the same one again is one.
+          if (!d.preauth.includes(element(s, 2)))
+            d.problems.push({
+              segment: 'REF*G1',
+              message: `a second REF*G1 on the claim names authorization ${clip(element(s, 2))}, but the first names ${clip(d.preauth[0]!)}: a claim has one prior authorization (a line may carry its own), and which is meant is not for tpa to guess`,
+            });
         } else if (element(s, 1) === 'G1' && element(s, 2) !== '') (line ? line.preauth : d.preauth).push(element(s, 2));
         else if (element(s, 1) === '6R' && line && repeatedOnLine(line, 'REF*6R'))
           d.problems.push({

@@ -204,4 +204,17 @@ describe('837 segments a loop holds once', () => {
     expect(self!.problems.map((p) => p.segment)).toEqual(['PAT']);
     expect(self!.problems[0]!.message).toMatch(/^PAT01 is 18 \(self\) in a patient loop \(2000C\)/);
   });
+
+  it('a second claim REF*G1 (prior authorization) naming another is refused naming both; the same one again is one', async () => {
+    const [two, same] = await one([withAfterClm('G1', ['REF*G1*AUTH-78']), withAfterClm('G2', ['REF*G1*AUTH-77'])]);
+    expect(two!.problems).toEqual([
+      {
+        segment: 'REF*G1',
+        message:
+          'a second REF*G1 on the claim names authorization AUTH-77, but the first names AUTH-78: a claim has one prior authorization (a line may carry its own), and which is meant is not for tpa to guess',
+      },
+    ]);
+    expect(same!.problems).toEqual([]);
+    expect((same!.claim as any).insurance[0].preAuthRef).toEqual(['AUTH-77']);
+  });
 });
