@@ -24,6 +24,7 @@ import {
   X12_ID_CHARACTERS,
 } from './fhir-claim.js';
 import { clip, isoDateProblem } from './validation.js';
+import { x12Identity } from './x12-identity.js';
 
 /**
  * One segment as the x12-parser tokenizer gives it: `name`, then each element by its number, the
@@ -105,6 +106,8 @@ function amountDelimiterProblem(...delimiters: string[]): string | undefined {
 export interface X12Problem {
   place: string;
   message: string;
+  /** The segment a claim's refusal names, when the problem is of one (`BHT`). */
+  segment?: string;
 }
 
 /** One CLM as a FHIR R4 Claim. */
@@ -113,7 +116,8 @@ export interface X12Claim {
   claim: Record<string, unknown>;
   /**
    * The claim's identity in a batch journal: `x12:<ISA06 trimmed>:<ISA13>:<GS06>:<ST02>:<CLM01>` (ST02
-   * is unique only within its functional group, GS06 within its interchange), with `#<n>`, the
+   * is unique only within its functional group, GS06 within its interchange), each part escaped
+   * (x12-identity.ts identityPart), with `#<n>`, the
    * claim's place among its transaction set's CLMs, when an earlier claim of the set has its CLM01.
    */
   identity: string;
@@ -223,6 +227,8 @@ interface ClaimDraft {
   notes: { segment: string; message: string }[];
   /** CLM05-3 7 (replacement) or 8 (void); undefined for an original claim. */
   correction?: '7' | '8';
+  /** The claim's own DTPs read so far (434, 472), by qualifier: a loop 2300 has each once. */
+  dates: Map<string, { start: string; end: string }>;
   /** The payer's claim control number of the claim a replacement or void changes (2300 REF*F8). */
   priorClaim?: string;
 }
@@ -260,6 +266,12 @@ const DIAGNOSIS_QUALIFIERS: Record<string, { system: string; type?: string; poin
   PR: { system: ICD9_SYSTEM, pointable: false },
   BN: { system: ICD9_SYSTEM, pointable: false },
 };
+/**
+ * HI qualifiers kept as supporting information: condition (BG), occurrence (BH), occurrence span
+ * (BI), value (BE), treatment (TC) codes, the DRG (DR), and an anesthesia-related procedure (BP, BO).
+ */
+const INFO_QUALIFIERS = new Set(['BG', 'BH', 'BI', 'BE', 'TC', 'DR', 'BP', 'BO']);
+
 /** An HI composite's parts after its code, by number: what a refusal names. */
 const HI_PART: Record<number, string> = {
   3: 'a date format',
@@ -307,6 +319,11 @@ function dtpPeriod(s: X12Segment): { start: string; end: string } | string {
     return start && end ? { start, end } : `DTP03 "${clip(value)}" is not a date range (CCYYMMDD-CCYYMMDD)`;
   }
   return `DTP02 "${clip(format)}" is not a date format tpa reads (D8 or RD8)`;
+}
+
+/** A period as a message says it: `2026-01-05` or `2026-01-05 to 2026-01-09`. */
+function periodText(p: { start: string; end: string }): string {
+  return p.start === p.end ? p.start : `${p.start} to ${p.end}`;
 }
 
 /** An X12 decimal (R) as a JSON number, or undefined when it is not a plain non-negative decimal. */
@@ -368,12 +385,15 @@ export class X12ClaimReader {
   /** What the interchange and transaction say of their purpose: ISA15 (P production, T test) and BHT06 (CH a claim for payment). */
   private isa15 = '';
   private bht06: string | undefined;
+  private bhtSeen = false;
   /** The hierarchy: each HL01 of the transaction by its level, the one being read of each level, and the problems of each level's loop. */
   private readonly hlLevels = new Map<string, string>();
   private hlCount = 0;
   private readonly currentHl = new Map<string, string>();
   private readonly loopProblems = new Map<string, { segment: string; message: string }[]>();
   private readonly loopSeen = new Map<string, Set<string>>();
+  /** What the first of each once-only segment of a loop said, by level and segment. */
+  private readonly loopFirsts = new Map<string, Map<string, string>>();
   /** Inside an interchange whose ISA declares another element separator than the first: not read, up to the next ISA. */
   private foreign = false;
   private firstIsa16: string | undefined;
@@ -394,8 +414,8 @@ export class X12ClaimReader {
   }
 
   /** An envelope problem falling on the given transactions (the current one when none are named). */
-  private envelope(place: string, message: string, transactions: readonly number[] = this.inTransaction ? [this.transactionNo] : []): void {
-    const problem = { place, message };
+  private envelope(place: string, message: string, transactions: readonly number[] = this.inTransaction ? [this.transactionNo] : [], segment?: string): void {
+    const problem: X12Problem = segment ? { place, message, segment } : { place, message };
     this.found.push(problem);
     for (const t of transactions) {
       const list = this.byTransaction.get(t) ?? [];
@@ -600,6 +620,16 @@ export class X12ClaimReader {
   private body(s: X12Segment, out: X12Event[]): void {
     const name = s.name;
     if (name === 'BHT') {
+      // A transaction set begins once: a second BHT would say again what its claims are (BHT06), and
+      // neither is taken; every claim of the set is refused (the first reading tells them all).
+      if (this.bhtSeen)
+        return void this.envelope(
+          this.transactionPlace(),
+          'a second BHT in the transaction set: a transaction set has one beginning (BHT), which says what its claims are (BHT06); tpa does not choose between them',
+          undefined,
+          'BHT',
+        );
+      this.bhtSeen = true;
       this.created = x12Date(element(s, 4)) ?? '';
       this.bht06 = element(s, 6);
       return;
@@ -653,6 +683,7 @@ export class X12ClaimReader {
         lines: [],
         problems: [],
         notes: [],
+        dates: new Map(),
       };
       this.line = undefined;
       if (!this.mapping) return;
@@ -722,6 +753,15 @@ export class X12ClaimReader {
           this.dependent.given = [element(s, 4), element(s, 5)].filter((g) => g !== '');
           this.dependent.id = element(s, 9);
         }
+      } else if (entity === '82' && this.level !== '') {
+        // A rendering provider is the claim's (2310B, after CLM) or a line's (2420A): one before the
+        // CLM is of no claim, and reading on would pay its lines to the billing provider instead.
+        const list = this.loopProblems.get(this.level) ?? [];
+        list.push({
+          segment: 'NM1*82',
+          message: `a rendering provider (NM1*82${element(s, 9) ? `, NPI ${clip(element(s, 9))}` : ''}) in the ${X12ClaimReader.LEVEL_NAME[this.level] ?? 'header'} loop${this.level === '20' ? ' (2000A)' : this.level === '22' ? ' (2000B)' : this.level === '23' ? ' (2000C)' : ''}, before the CLM: it belongs in the claim (loop 2310B, after CLM) or a service line (loop 2420A); the claim is not paid to the billing provider in its stead`,
+        });
+        this.loopProblems.set(this.level, list);
       } else if (entity === 'QC') {
         // The subscriber loop names its member once (NM1*IL, SBR02 18: the patient); a patient named
         // beside it is a second answer to "who is the patient", and neither is chosen.
@@ -732,7 +772,20 @@ export class X12ClaimReader {
       }
       return;
     }
-    if (s.name === 'PAT' && this.dependent) this.dependent.relationship = element(s, 1);
+    if (s.name === 'PAT' && this.dependent) {
+      this.dependent.relationship = element(s, 1);
+      // A patient loop names a dependent: PAT01 18 (self) says the patient is the subscriber, whom the
+      // subscriber loop names.
+      if (element(s, 1) === '18' && this.inPatientLoop) {
+        const list = this.loopProblems.get(this.level) ?? [];
+        list.push({
+          segment: 'PAT',
+          message:
+            'PAT01 is 18 (self) in a patient loop (2000C): a patient loop names a dependent, not the subscriber; send the subscriber’s own claim as the subscriber (SBR02 18) with no patient loop',
+        });
+        this.loopProblems.set(this.level, list);
+      }
+    }
     if (s.name === 'DMG' && this.dependent && this.inPatientLoop) {
       const format = element(s, 1);
       const date = element(s, 2);
@@ -795,6 +848,16 @@ export class X12ClaimReader {
         const period = dtpPeriod(s);
         const segment = line ? `${here}, DTP*${qualifier}` : `DTP*${qualifier}`;
         if (typeof period === 'string') return void d.problems.push({ segment, message: period });
+        if (!line && d.dates.has(qualifier)) {
+          const first = d.dates.get(qualifier)!;
+          if (first.start !== period.start || first.end !== period.end)
+            d.problems.push({
+              segment,
+              message: `a second DTP*${qualifier} (${periodText(period)}), but the first says ${periodText(first)}: the claim has one ${qualifier === '434' ? 'statement period' : 'date of service'}, and which is not for tpa to guess`,
+            });
+          return;
+        }
+        if (!line) d.dates.set(qualifier, period);
         if (qualifier === '434' && !line) d.statement = period;
         else if (qualifier === '472' && line && repeatedOnLine(line, 'DTP*472'))
           d.problems.push({ segment, message: `a second DTP*472 on service line ${line.n}: a line has one date of service; this one is not read` });
@@ -803,8 +866,25 @@ export class X12ClaimReader {
         return;
       }
       case 'REF':
-        if (element(s, 1) === 'F8' && !line && element(s, 2).trim() !== '') d.priorClaim = element(s, 2).trim();
-        else if (element(s, 1) === 'G1' && element(s, 2) !== '') (line ? line.preauth : d.preauth).push(element(s, 2));
+        if (element(s, 1) === 'F8' && !line && element(s, 2).trim() !== '') {
+          // A claim changes one earlier claim: a second REF*F8 naming another is two answers, and neither
+          // is taken (the same one twice is one).
+          const prior = element(s, 2).trim();
+          if (d.priorClaim === undefined) d.priorClaim = prior;
+          else if (d.correction && d.priorClaim !== prior)
+            d.problems.push({
+              segment: 'REF*F8',
+              message: `a second REF*F8 names claim ${clip(prior)}, but the first names ${clip(d.priorClaim)}: a replacement or void changes one claim, and which one is not for tpa to guess`,
+            });
+        } else if (element(s, 1) === 'G1' && element(s, 2) !== '' && !line && d.preauth.length > 0) {
+          // Loop 2300 has one prior authorization (a line may have its own): a second naming another
+          // is two answers; the same one again is one.
+          if (!d.preauth.includes(element(s, 2)))
+            d.problems.push({
+              segment: 'REF*G1',
+              message: `a second REF*G1 on the claim names authorization ${clip(element(s, 2))}, but the first names ${clip(d.preauth[0]!)}: a claim has one prior authorization (a line may carry its own), and which is meant is not for tpa to guess`,
+            });
+        } else if (element(s, 1) === 'G1' && element(s, 2) !== '') (line ? line.preauth : d.preauth).push(element(s, 2));
         else if (element(s, 1) === '6R' && line && repeatedOnLine(line, 'REF*6R'))
           d.problems.push({
             segment: `${here}, REF*6R`,
@@ -1041,6 +1121,14 @@ export class X12ClaimReader {
       const diagnosis = DIAGNOSIS_QUALIFIERS[qualifier];
       let kept: (() => void) | undefined;
       if (diagnosis) {
+        // A claim has one principal diagnosis (ABK or BK): a second is two answers.
+        const principal = diagnosis.type === 'principal' ? d.diagnoses.find((x) => x.type === 'principal') : undefined;
+        if (principal) {
+          problem(
+            `${at}: a second principal diagnosis (${clip(qualifier)} ${clip(code)}), but ${principal.from ?? 'an earlier HI'} is ${principal.code}: a claim has one principal diagnosis`,
+          );
+          continue;
+        }
         const poa = take(9);
         const onAdmission = poa === undefined ? undefined : POA[poa];
         if (poa !== undefined && onAdmission === undefined) problem(`present-on-admission indicator (${at}-9) "${clip(poa)}" is not one of Y, N, U, W`);
@@ -1055,6 +1143,12 @@ export class X12ClaimReader {
           if (diagnosis.pointable) d.pointable.push(d.diagnoses.length);
         };
       } else if (qualifier in PROCEDURE_QUALIFIERS) {
+        if (this.type !== 'institutional') {
+          problem(
+            `${at}: ICD-10-PCS procedure ${clip(code)} (${qualifier}) in an 837P: an inpatient procedure code is an 837I’s; an 837P’s procedures are its service lines`,
+          );
+          continue;
+        }
         const date = dated();
         if (typeof date === 'string') problem(date.replace('DTP02', `${at}-3`).replace('DTP03', `${at}-4`));
         else if (date && date.start !== date.end) problem(`${at}-3: a procedure's date is one day (D8), not a range`);
@@ -1069,14 +1163,34 @@ export class X12ClaimReader {
       } else if (qualifier === 'BR' || qualifier === 'BQ') {
         problem(`${at}: ICD-9-CM procedure ${clip(code)} (${qualifier}): claims after 2015-10-01 carry ICD-10-PCS (BBR, BBQ)`);
         continue;
+      } else if (!INFO_QUALIFIERS.has(qualifier)) {
+        // Only the qualifiers of the guides' code lists, as they write them (upper case): any other
+        // (`abk`, `XYZ`) would be a code of a kind tpa does not know, kept as if it meant nothing.
+        d.problems.push({
+          segment: `HI #${d.hiSegments}, ${at}-1`,
+          message: `${at}-1 ${JSON.stringify(clip(qualifier))} is not a qualifier of the 837's HI code lists (diagnoses ${Object.keys(DIAGNOSIS_QUALIFIERS).join(', ')}; procedures BBR, BBQ; ${[...INFO_QUALIFIERS].join(', ')}), written as the guide writes it: what kind of code ${clip(code)} is is not for tpa to guess`,
+        });
+        continue;
       } else {
         // Condition, occurrence, occurrence span, value, treatment codes and DRGs: kept as supporting
-        // information, with the date or span of an occurrence and the amount of a value code.
-        const date = dated();
+        // information, with the date or span of an occurrence (BH, BI: required) and the amount of a
+        // value code (BE: required, in cents at most). A part the code's kind does not have is refused below.
+        const timed = qualifier === 'BH' || qualifier === 'BI';
+        const date = timed ? dated() : undefined;
         if (typeof date === 'string') problem(date.replace('DTP02', `${at}-3`).replace('DTP03', `${at}-4`));
-        const amountText = take(5);
+        else if (timed && date === undefined)
+          problem(
+            `${at} (${qualifier} ${clip(code)}) has no date (${at}-3 D8 or RD8, ${at}-4): an occurrence${qualifier === 'BI' ? ' span' : ''} code carries its date`,
+          );
+        else if (date && date.start > date.end) problem(`${at}-4: the span ${date.start} to ${date.end} ends before it starts`);
+        else if (date && qualifier === 'BH' && date.start !== date.end)
+          problem(`${at}-3: an occurrence's date is one day (D8), not a range (an occurrence span is BI)`);
+        const amountText = qualifier === 'BE' ? take(5) : undefined;
         const amount = amountText === undefined ? undefined : decimal(amountText);
         if (amountText !== undefined && amount === undefined) problem(`amount (${at}-5) "${clip(amountText)}" is not an amount`);
+        else if (amountText !== undefined && !/^\d*(\.\d{0,2})?$/.test(amountText))
+          problem(`amount (${at}-5) "${clip(amountText)}" has more than two decimals: an amount is in dollars and cents`);
+        else if (qualifier === 'BE' && amountText === undefined) problem(`${at} (BE ${clip(code)}) has no amount (${at}-5): a value code carries its amount`);
         kept = () =>
           d.info.push({
             qualifier,
@@ -1119,11 +1233,13 @@ export class X12ClaimReader {
   /** A new transaction set: its hierarchy starts again. */
   private resetHierarchy(): void {
     this.bht06 = undefined;
+    this.bhtSeen = false;
     this.hlLevels.clear();
     this.hlCount = 0;
     this.currentHl.clear();
     this.loopProblems.clear();
     this.loopSeen.clear();
+    this.loopFirsts.clear();
   }
 
   /** The levels a claim hangs from: billing provider (20), subscriber (22), patient (23), each below the one before. */
@@ -1139,6 +1255,7 @@ export class X12ClaimReader {
     for (const l of level === '20' ? ['20', '22', '23'] : level === '22' ? ['22', '23'] : [level]) {
       this.loopProblems.delete(l);
       this.loopSeen.delete(l);
+      this.loopFirsts.delete(l);
       this.currentHl.delete(l);
     }
     const problems: { segment: string; message: string }[] = [];
@@ -1172,19 +1289,33 @@ export class X12ClaimReader {
     this.currentHl.set(level, id);
     this.loopProblems.set(level, problems);
     this.loopSeen.set(level, new Set());
+    this.loopFirsts.set(level, new Map());
   }
 
   /** A segment the billing provider or subscriber loop has once (NM1*85; NM1*IL, NM1*PR, SBR), given twice: a problem of the claims below. */
   private repeatedInLoop(s: X12Segment): void {
     const key = s.name === 'NM1' ? `NM1*${element(s, 1)}` : s.name;
-    const once = this.level === '20' ? ['NM1*85'] : this.level === '22' ? ['NM1*IL', 'NM1*PR', 'SBR'] : [];
+    const once = this.level === '20' ? ['NM1*85'] : this.level === '22' ? ['NM1*IL', 'NM1*PR', 'SBR'] : this.level === '23' ? ['NM1*QC', 'DMG', 'PAT'] : [];
     if (!once.includes(key)) return;
     const seen = this.loopSeen.get(this.level) ?? new Set<string>();
     this.loopSeen.set(this.level, seen);
-    if (!seen.has(key)) return void seen.add(key);
-    const what = this.level === '20' ? 'billing provider loop (2010AA)' : 'subscriber loop (2000B)';
+    // What the first of each said, to name both when a second says otherwise (the segment's elements as sent).
+    const said = Object.entries(s)
+      .filter(([k]) => k !== 'name' && /^\d+$/.test(k))
+      .map(([, v]) => v)
+      .join('*')
+      .replace(/\*+$/, '');
+    const firsts = this.loopFirsts.get(this.level) ?? new Map<string, string>();
+    this.loopFirsts.set(this.level, firsts);
+    if (!seen.has(key)) {
+      firsts.set(key, said);
+      return void seen.add(key);
+    }
+    const what = this.level === '20' ? 'billing provider loop (2010AA)' : this.level === '22' ? 'subscriber loop (2000B)' : 'patient loop (2000C)';
+    const first = firsts.get(key) ?? '';
+    const both = first === said ? '' : ` (${clip(`${s.name}*${said}`)}, but the first is ${clip(`${s.name}*${first}`)})`;
     const list = this.loopProblems.get(this.level) ?? [];
-    list.push({ segment: key, message: `a second ${key} in the ${what}: the loop has one, and tpa does not choose between them` });
+    list.push({ segment: key, message: `a second ${key} in the ${what}${both}: the loop has one, and tpa does not choose between them` });
     this.loopProblems.set(this.level, list);
   }
 
@@ -1207,9 +1338,9 @@ export class X12ClaimReader {
     const repeated = this.clm01sOfTransaction.has(d.clm01);
     this.clm01sOfTransaction.add(d.clm01);
     const nth = repeated ? ` #${d.ordinal}` : '';
-    const place = `${this.transactionPlace()}, CLM ${d.clm01}${nth}`;
+    const place = `${this.transactionPlace()}, CLM ${placeClm01(d.clm01)}${nth}`;
     const report = this.options.report?.byTransaction.get(this.transactionNo);
-    const problems = [...(report ?? []).map((p) => ({ segment: '', message: `not sent: ${p.place}: ${p.message}` })), ...d.problems];
+    const problems = [...(report ?? []).map((p) => ({ segment: p.segment ?? '', message: `not sent: ${p.place}: ${p.message}` })), ...d.problems];
     if (d.correction && d.priorClaim === undefined)
       problems.push({
         segment: 'CLM',
@@ -1260,7 +1391,7 @@ export class X12ClaimReader {
     problems.push(...this.notForPayment(), ...this.hierarchyProblems(), ...pointerProblems(d));
     const segments = new Map<string, string>();
     const claim = this.isa15 === 'T' ? testDataTagged(this.fhir(d, segments)) : this.fhir(d, segments);
-    const identity = `x12:${this.isa06}:${this.isa13}:${this.gs06}:${this.st02}:${d.clm01}${repeated ? `#${d.ordinal}` : ''}`;
+    const identity = x12Identity({ isa06: this.isa06, isa13: this.isa13, gs06: this.gs06, st02: this.st02, clm01: d.clm01 }, repeated ? d.ordinal : undefined);
     out.push({
       kind: 'claim',
       claim: {
@@ -1394,6 +1525,11 @@ export class X12ClaimReader {
     segments.set('created', 'BHT');
     segments.set('total', 'CLM');
     segments.set('billablePeriod', 'DTP*434');
+    // A replacement or void: the claim it changes (REF*F8) and what it is (CLM05-3, in CLM).
+    if (d.correction) {
+      segments.set('related', 'REF*F8');
+      segments.set('status', 'CLM');
+    }
     segments.set('insurance', 'SBR');
     segments.set('insurer', 'NM1*PR');
     segments.set('facility', 'NM1*77');
@@ -1556,6 +1692,14 @@ function repeatedOnLine(line: Line, key: string): boolean {
 const CLM01_MAX = 38;
 
 /** Why a CLM01 cannot be the claim's id (tpa writes it back as the 835's CLP01), or undefined. */
+/**
+ * CLM01 as a claim's place gives it: as sent, or quoted (JSON) when it holds a space, `#`, `,` or `"`,
+ * so that a CLM01 `P1 #2` is never read as the second CLM `P1` of its transaction set.
+ */
+export function placeClm01(clm01: string): string {
+  return /[\s#,"]/.test(clm01) ? JSON.stringify(clm01) : clm01;
+}
+
 function clm01Problem(clm01: string): string | undefined {
   if (clm01.length > CLM01_MAX) return `CLM01 is ${clm01.length} characters: at most ${CLM01_MAX} (the patient control number, 837 IG)`;
   if (X12_ID_CHARACTERS.test(clm01)) return undefined;

@@ -136,3 +136,32 @@ describe("a care-team member who is no line's payee is said and left out", () =>
     expect(convert.stderr).toMatch(new RegExp(`CLM R1, NM1\\*82: the rendering provider is NPI ${valid}, no line's payee: left out of the care team`));
   });
 });
+
+describe('content decides what a file is, and refusals of a correction name REF*F8', () => {
+  it('a *.json or *.ndjson starting with ISA is X12, in a folder as on the command line', async () => {
+    mkdirSync(join(home, 'in'));
+    write('in/claims.json', oneClaim('J1', '000000021'));
+    write('in/more.ndjson', oneClaim('J2', '000000022'));
+    const folder = await runTpa(['claim', 'validate', 'in', '-o', 'ndjson'], { home, env });
+    expect(folder.code, folder.stderr).toBe(0);
+    expect(ndjson(folder.stdout).map((c) => [c.source, c.valid])).toEqual([
+      ['in/claims.json: ST 0001, CLM J1', true],
+      ['in/more.ndjson: ST 0001, CLM J2', true],
+    ]);
+    const file = await runTpa(['claim', 'validate', 'in/claims.json', '-o', 'ndjson'], { home, env });
+    expect(file.code, file.stderr).toBe(0);
+    expect(ndjson(file.stdout).map((c) => c.source)).toEqual(['in/claims.json: ST 0001, CLM J1']);
+  });
+
+  it("the service's refusal of a replacement's prior claim names REF*F8, in -o ndjson and on stderr", async () => {
+    const replacement = professionalClaim({ clm01: 'REP' }).flatMap((s) => (s.startsWith('CLM*') ? [s.replace('11:B:1', '11:B:7'), 'REF*F8*ENC-NOPE'] : [s]));
+    write('r.837', interchange([transaction({ st02: '0001', type: 'professional', claims: [replacement] })]));
+    const r = await runTpa(['claim', 'submit', 'r.837', '-o', 'ndjson'], { home, env });
+    expect(r.code).toBe(2);
+    expect(ndjson(r.stdout)[0]).toMatchObject({
+      source: 'r.837: ST 0001, CLM REP',
+      errors: [{ field: 'related[0].claim.identifier.value', segment: 'REF*F8' }],
+    });
+    expect(r.stderr).toContain('r.837: ST 0001, CLM REP: failed: REF*F8: related[0].claim.identifier.value: is ENC-NOPE');
+  });
+});

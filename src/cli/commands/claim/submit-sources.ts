@@ -403,8 +403,8 @@ export async function* claimTexts(
     const info = statOf(path);
     if (info.isDirectory()) {
       const all = folderNames(path, note);
-      // JSON by its name; X12 by its content (a regular file starting with ISA), whatever its name.
-      const x12 = new Set(all.filter((n) => !isJsonName(n) && isX12Entry(path, n)));
+      // X12 by its content (a regular file starting with ISA), whatever its name (a *.json too); JSON by its name.
+      const x12 = new Set(all.filter((n) => isX12Entry(path, n)));
       const names = all.filter((n) => isJsonName(n) || x12.has(n)).sort();
       if (names.length === 0) note(`${path}: no *.json, *.ndjson or X12 files (a file starting with ISA, or named *.837, *.x12, *.edi)`);
       const skipped = skippedNote(
