@@ -249,6 +249,21 @@ describe('the place of a problem', () => {
     expect(segmentError(places, '', 'not sent: ST 0001: SE01 says 3')).toBeUndefined();
   });
 
+  it('an HI refusal (`HI #n, HI0x-y`) is placed at that HI segment of the claim, not at a service line', () => {
+    const twoHi = {
+      ...places,
+      segments: [
+        ['CLM', 10],
+        ['HI', 11],
+        ['HI', 12],
+        ['LX', 13],
+        ['SV1', 14],
+      ] as [string, number][],
+    };
+    expect(segmentError(twoHi, 'HI #2, HI02-1', 'HI02-1 "abf" is no qualifier of the guides')).toMatchObject({ segment: 'HI', position: 12, loop: '2300' });
+    expect(segmentError(twoHi, 'HI #1', 'HI13 (a 13th code)')).toMatchObject({ segment: 'HI', position: 11, loop: '2300' });
+  });
+
   it('IK403 1 (missing) only for an element the words say is missing; present but wrong is 7, not a date 8', () => {
     const code = (segment: string, message: string) => segmentError(places, segment, message)?.element?.code;
     expect(code('SV1 #1', 'SV107-1, diagnosis pointer 3, names no diagnosis: the claim has 1 that a line can point to (HI)')).toBe('7');

@@ -259,10 +259,18 @@ export function segmentError(places: ClaimPlaces, segment: string, message: stri
   let found: [string, number] | undefined;
   let id = '';
   for (const part of parts) {
+    // An element of the segment named before it (`HI #2, HI02-1`): the element is read from the message.
+    if (/^[A-Z][A-Z0-9]{1,2}\d{2}(?:-\d+)?$/.test(part) && id !== '') continue;
     const m = /^([A-Z][A-Z0-9]{1,2})(?:\*([A-Z0-9]+))?(?: #(\d+))?$/.exec(part);
     if (!m) return undefined;
     id = m[1]!;
     const key = m[2] !== undefined ? `${id}*${m[2]}` : id;
+    if (m[3] !== undefined && id !== 'SV1' && id !== 'SV2') {
+      // The n-th segment of its kind in the claim (`HI #2`).
+      let n = 0;
+      found = places.segments.slice(from).find(([k]) => k === key && ++n === Number(m[3]));
+      continue;
+    }
     if (m[3] !== undefined) {
       // The n-th service line: its LX, then its SV1/SV2.
       let n = 0;
