@@ -746,6 +746,21 @@ class ClaimReader {
     }
   }
 
+  /**
+   * Said when the claim's patient is a contained Patient without a member id that no Coverage names
+   * as its beneficiary, while a Coverage of the claim is in the dependent form for someone else.
+   */
+  private dependentElsewhere(): string {
+    for (const [i, insurance] of (asArray(this.claim.insurance) ?? []).entries()) {
+      if (!isObject(insurance) || !isObject(insurance.coverage)) continue;
+      const coverage = this.containedTarget(insurance.coverage);
+      if (coverage?.resourceType !== 'Coverage' || typeof coverage.subscriberId !== 'string' || coverage.subscriberId.trim() === '') continue;
+      const beneficiary = isObject(coverage.beneficiary) && typeof coverage.beneficiary.reference === 'string' ? coverage.beneficiary.reference : undefined;
+      return `: the Coverage of insurance[${i}] (subscriber ${clip(coverage.subscriberId.trim())}) covers ${beneficiary ? `"${clip(beneficiary, 80)}"` : 'no one it names'}, not this Patient, so it is no dependent of that subscriber either`;
+    }
+    return '';
+  }
+
   /** The member id memberId reads, before what the Bundle wrote is compared with it. */
   private memberIdRead(ref: Json, reference: string | undefined): string | undefined {
     // A Reference holds one identifier: a list, or a value that is not text, is not set aside for the reference.
@@ -774,7 +789,7 @@ class ClaimReader {
       if (dependent) return '';
       return this.fail(
         `${at}.identifier`,
-        `is missing: the member id (the ${clip(String(target.resourceType ?? 'resource'))} "${clip(String(target.id))}" the claim's patient points to has no identifier)`,
+        `is missing: the member id (the ${clip(String(target.resourceType ?? 'resource'))} "${clip(String(target.id))}" the claim's patient points to has no identifier)${this.dependentElsewhere()}`,
       );
     }
     if (reference) {

@@ -318,7 +318,13 @@ describe('a FHIR claim whose patient is a dependent, every spelling of another m
     const claim = dependentClaim();
     claim.contained[1].beneficiary = { reference: 'Patient/MBR-1003' };
     const errors = await refused('beneficiary-elsewhere', claim);
-    expect(errors).toEqual([{ field: 'contained[0].identifier', message: expect.stringContaining('is missing: the member id') }]);
+    expect(errors).toEqual([
+      {
+        field: 'contained[0].identifier',
+        message:
+          'is missing: the member id (the Patient "patient" the claim\'s patient points to has no identifier): the Coverage of insurance[0] (subscriber MBR-1006) covers "Patient/MBR-1003", not this Patient, so it is no dependent of that subscriber either',
+      },
+    ]);
   });
 
   it('a Bundle whose Claim names a Patient entry (MBR-1003) and whose Coverage entry covers the dependent: refused naming both', async () => {
