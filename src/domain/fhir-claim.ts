@@ -5,7 +5,7 @@
 import { jsonDepthProblem } from './json-depth.js';
 import { duplicateKeyPath } from './json-keys.js';
 import { jsonSyntaxMessage } from './json-position.js';
-import type { DependentSent } from './dependent.js';
+import { type DependentSent, describeSent } from './dependent.js';
 import { type FieldError, ValidationError } from './errors.js';
 import { formatCentsGrouped, jsonNumberToCents, jsonNumberToRatio, MAX_AMOUNT_CENTS, mulRatiosRound, type Ratio, ratioText } from './money.js';
 import { MAX_LINE_MODIFIERS, modifierProblem } from './modifiers.js';
@@ -290,6 +290,8 @@ class ClaimReader {
   private readonly contained = new Map<string, Json>();
   /** The dependent the claim's patient is, when it is one (dependentOf). */
   private dependent: DependentSent | undefined;
+  /** The Coverages already read as naming a dependent (dependentOf), each read once. */
+  private readonly dependentCoverages = new Set<Json>();
   /** Sequences of every careTeam entry, valid provider or not, so lines are not blamed for it. */
   private readonly careTeamSequenceNumbers = new Set<number>();
 
@@ -336,22 +338,32 @@ class ClaimReader {
     const preauthorizations = this.preauthorizations();
     const insurer = isObject(c.insurer) && typeof c.insurer.reference === 'string' ? c.insurer.reference : null;
     this.sameInsurer();
-    // A dependent named by name and birth date alone names no member id to compare (the engine finds it).
-    if (memberId !== undefined && memberId !== '') this.sameBeneficiary(memberId);
+    // A dependent anywhere among the claim's coverages is the claim's patient, whatever `patient`
+    // names: the engine pays the claim only when every member named is the dependent it finds.
+    if (memberId !== undefined) this.coverageDependents();
+    // A dependent named by name and birth date alone names no member id: the first member another
+    // party field names is then the claim's (the engine compares it with the dependent it finds).
+    const member = memberId === undefined ? undefined : this.sameBeneficiary(memberId);
+    // A dependent is never their own subscriber: a claim that names the subscriber beside their dependent is refused here.
+    if (this.dependent && member && sameId(member, this.dependent.subscriberId))
+      this.fail(
+        'patient',
+        `names member "${clip(member)}", the subscriber of the dependent it names (${clip(describeSent(this.dependent), 80)}, ${clip(this.dependent.relationship ?? 'dependent')} of ${clip(this.dependent.subscriberId)}): which member the claim is for is not for tpa to guess`,
+      );
     const clm01 = (asArray(c.identifier) ?? []).find(
       (id): id is Json => isObject(id) && id.system === CLM01_SYSTEM && typeof id.value === 'string' && id.value.trim() !== '',
     );
     const insurerId = isObject(c.insurer) && isObject(c.insurer.identifier) ? c.insurer.identifier.value : undefined;
     const typeOfBill = this.typeOfBill(type);
 
-    if (this.errors.length > 0 || !type || !provider || (!memberId && !this.dependent) || memberId === undefined || !created || !lines) {
+    if (this.errors.length > 0 || !type || !provider || (!member && !this.dependent) || member === undefined || !created || !lines) {
       throw new ValidationError(this.errors.length > 0 ? this.errors : [{ field: '', message: 'claim is incomplete' }]);
     }
     return {
       type,
       providerNpi: provider.npi,
       providerName: provider.name,
-      memberId,
+      memberId: member,
       created,
       billablePeriod,
       insurerReference: insurer,
@@ -663,16 +675,18 @@ class ClaimReader {
    * relationship other than self; null when it is one but its name or birth date cannot be read
    * (refused); undefined when it is not one.
    */
-  private dependentOf(patient: Json, at: string): DependentSent | null | undefined {
+  private dependentOf(patient: Json, at: string, only?: Json): DependentSent | null | undefined {
     for (const insurance of asArray(this.claim.insurance) ?? []) {
       if (!isObject(insurance) || !isObject(insurance.coverage)) continue;
       const coverage = this.containedTarget(insurance.coverage);
       if (coverage?.resourceType !== 'Coverage' || !isObject(coverage.beneficiary)) continue;
+      if (only !== undefined && coverage !== only) continue;
       if (coverage.beneficiary.reference !== `#${String(patient.id)}`) continue;
       const codings = isObject(coverage.relationship) ? (asArray(coverage.relationship.coding) ?? []) : [];
       const relationship = codings.find((c): c is Json => isObject(c) && c.system === SUBSCRIBER_RELATIONSHIP_SYSTEM && typeof c.code === 'string');
       const subscriberId = typeof coverage.subscriberId === 'string' ? coverage.subscriberId.trim() : '';
       if (!relationship || relationship.code === 'self' || subscriberId === '') continue;
+      this.dependentCoverages.add(coverage);
       const cov = `contained[${this.containedIndex(coverage)}]`;
       if (subscriberId.length > 64) {
         this.fail(`${cov}.subscriberId`, `is ${subscriberId.length} characters: a member id has at most 64`);
@@ -698,6 +712,53 @@ class ClaimReader {
       return { subscriberId, family, given, birthDate, relationship: String(relationship.code) };
     }
     return undefined;
+  }
+
+  /**
+   * The dependent form wherever the claim's coverages hold it (a contained Coverage whose beneficiary
+   * is a contained Patient, with subscriberId and a relationship other than self), not only where
+   * `patient` points: a claim whose `patient` names a member (Patient/<id>, an identifier, another
+   * contained Patient) beside a dependent is read as naming both, and the engine refuses it unless
+   * that member is the dependent it finds. Two dependents (two contained Patients, or one under two
+   * subscribers) are refused: which one is the patient is not for tpa to guess.
+   */
+  private coverageDependents(): void {
+    for (const [i, insurance] of (asArray(this.claim.insurance) ?? []).entries()) {
+      if (!isObject(insurance) || !isObject(insurance.coverage)) continue;
+      const coverage = this.containedTarget(insurance.coverage);
+      if (coverage?.resourceType !== 'Coverage' || !isObject(coverage.beneficiary) || this.dependentCoverages.has(coverage)) continue;
+      const patient = this.containedTarget(coverage.beneficiary);
+      if (patient?.resourceType !== 'Patient') continue;
+      const at = `contained[${this.containedIndex(patient)}]`;
+      const found = this.dependentOf(patient, at, coverage);
+      if (found === null) return;
+      if (!found) continue;
+      const first = this.dependent;
+      if (!first) {
+        this.dependent = found;
+        continue;
+      }
+      if (first.subscriberId !== found.subscriberId || describeSent(first) !== describeSent(found))
+        return void this.fail(
+          `contained[${this.containedIndex(coverage)}].beneficiary.reference`,
+          `names the dependent ${clip(describeSent(found), 80)} of subscriber ${clip(found.subscriberId)} (the Coverage of insurance[${i}]), but the claim's patient is the dependent ${clip(describeSent(first), 80)} of subscriber ${clip(first.subscriberId)}: which patient the claim is for is not for tpa to guess`,
+        );
+    }
+  }
+
+  /**
+   * Said when the claim's patient is a contained Patient without a member id that no Coverage names
+   * as its beneficiary, while a Coverage of the claim is in the dependent form for someone else.
+   */
+  private dependentElsewhere(): string {
+    for (const [i, insurance] of (asArray(this.claim.insurance) ?? []).entries()) {
+      if (!isObject(insurance) || !isObject(insurance.coverage)) continue;
+      const coverage = this.containedTarget(insurance.coverage);
+      if (coverage?.resourceType !== 'Coverage' || typeof coverage.subscriberId !== 'string' || coverage.subscriberId.trim() === '') continue;
+      const beneficiary = isObject(coverage.beneficiary) && typeof coverage.beneficiary.reference === 'string' ? coverage.beneficiary.reference : undefined;
+      return `: the Coverage of insurance[${i}] (subscriber ${clip(coverage.subscriberId.trim())}) covers ${beneficiary ? `"${clip(beneficiary, 80)}"` : 'no one it names'}, not this Patient, so it is no dependent of that subscriber either`;
+    }
+    return '';
   }
 
   /** The member id memberId reads, before what the Bundle wrote is compared with it. */
@@ -728,7 +789,7 @@ class ClaimReader {
       if (dependent) return '';
       return this.fail(
         `${at}.identifier`,
-        `is missing: the member id (the ${clip(String(target.resourceType ?? 'resource'))} "${clip(String(target.id))}" the claim's patient points to has no identifier)`,
+        `is missing: the member id (the ${clip(String(target.resourceType ?? 'resource'))} "${clip(String(target.id))}" the claim's patient points to has no identifier)${this.dependentElsewhere()}`,
       );
     }
     if (reference) {
@@ -841,8 +902,19 @@ class ClaimReader {
   /**
    * The member a contained Coverage of the claim's insurance covers (its `beneficiary`), read as the
    * claim's own patient reference is read: the claim's member, or the claim is refused naming both.
+   * A dependent named by name and birth date alone ('') takes the first member another field names,
+   * which every later one must be too; the member id the claim names is returned ('' when none).
    */
-  private sameBeneficiary(memberId: string): void {
+  private sameBeneficiary(patientMember: string): string {
+    let memberId = patientMember;
+    let said = `the claim's patient is member "${clip(memberId)}"`;
+    /** Whether a member named at field is the claim's: the first one named is, when the patient names none. */
+    const agrees = (id: string, field: string): boolean => {
+      if (memberId !== '') return sameId(id, memberId);
+      memberId = id.trim();
+      said = `${field} names member "${clip(memberId)}" for the claim's dependent patient`;
+      return true;
+    };
     for (const [i, insurance] of (asArray(this.claim.insurance) ?? []).entries()) {
       if (!isObject(insurance) || !isObject(insurance.coverage)) continue;
       // The coverage's own identifier, when its type says it is a member id (MB, SN, um, as `claim
@@ -853,11 +925,11 @@ class ClaimReader {
         typeof covered.value === 'string' &&
         covered.value.trim() !== '' &&
         memberIdType(covered) !== undefined &&
-        !sameId(covered.value, memberId)
+        !agrees(covered.value, `insurance[${i}].coverage.identifier.value`)
       )
         this.fail(
           `insurance[${i}].coverage.identifier.value`,
-          `names member "${clip(covered.value)}" (typed ${memberIdType(covered)}), but the claim's patient is member "${clip(memberId)}": which member the claim is for is not for tpa to guess`,
+          `names member "${clip(covered.value)}" (typed ${memberIdType(covered)}), but ${said}: which member the claim is for is not for tpa to guess`,
         );
       const coverage = this.containedTarget(insurance.coverage);
       if (!coverage || !isObject(coverage.beneficiary)) continue;
@@ -901,13 +973,14 @@ class ClaimReader {
       if (read?.form === 'conditional') names.push({ id: read.value, field: `${at}.reference` });
       if (read?.form === 'literal') names.push({ id: read.id, field: `${at}.reference` });
       for (const sent of this.sentMembers(beneficiary)) names.push({ id: sent.id, field: `${at}.reference` });
-      const named = names.find((n) => !sameId(n.id, memberId));
+      const named = names.find((n) => !agrees(n.id, n.field));
       if (named)
         this.fail(
           named.field,
-          `names member "${clip(named.id)}", but the claim's patient is member "${clip(memberId)}" (the Coverage of insurance[${i}] covers another member): which member the claim is for is not for tpa to guess`,
+          `names member "${clip(named.id)}", but ${said} (the Coverage of insurance[${i}] covers another member): which member the claim is for is not for tpa to guess`,
         );
     }
+    return memberId;
   }
 
   private billablePeriod(): { start: string | null; end: string | null } {

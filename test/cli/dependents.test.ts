@@ -29,6 +29,59 @@ function dependent837(o: { clm01: string; isa13: string; subscriber?: string; na
   return interchange([transaction({ st02: '0001', type: 'professional', claims: [claim] })], { isa13: o.isa13 });
 }
 
+/**
+ * A FHIR Claim whose patient is a dependent: the contained Patient RIVERA, SOFIA, born 2012-06-18 (member
+ * MBR-1008 under subscriber MBR-1006), beneficiary of the focal contained Coverage; `patient` as given.
+ */
+function dependentClaim(patient: Row = { reference: '#patient' }): Row {
+  return {
+    resourceType: 'Claim',
+    contained: [
+      { resourceType: 'Patient', id: 'patient', name: [{ family: 'RIVERA', given: ['SOFIA'] }], birthDate: '2012-06-18' },
+      {
+        resourceType: 'Coverage',
+        id: 'coverage',
+        status: 'active',
+        subscriberId: 'MBR-1006',
+        beneficiary: { reference: '#patient' },
+        relationship: { coding: [{ system: 'http://terminology.hl7.org/CodeSystem/subscriber-relationship', code: 'child' }] },
+        payor: [{ reference: 'Organization/PAYER-ACME' }],
+      },
+    ],
+    status: 'active',
+    type: { coding: [{ system: 'http://terminology.hl7.org/CodeSystem/claim-type', code: 'professional' }] },
+    use: 'claim',
+    patient,
+    created: '2026-12-02',
+    insurer: { reference: 'Organization/PAYER-ACME' },
+    provider: { identifier: { system: 'http://hl7.org/fhir/sid/us-npi', value: '1045782368' } },
+    insurance: [{ sequence: 1, focal: true, coverage: { reference: '#coverage' } }],
+    item: [
+      {
+        sequence: 1,
+        productOrService: { coding: [{ system: 'http://www.ama-assn.org/go/cpt', code: '43235' }] },
+        servicedDate: '2026-12-02',
+        net: { value: 1200, currency: 'USD' },
+      },
+    ],
+    total: { value: 1200, currency: 'USD' },
+  };
+}
+
+/** The engine's refusal of a claim that names `member` beside the dependent MBR-1008. */
+const namesBoth = (member: string) =>
+  `names member "${member}", but the dependent it names (RIVERA, SOFIA, born 2012-06-18, of subscriber MBR-1006) is member MBR-1008: which member the claim is for is not for tpa to guess`;
+
+/** The errors of a refused claim, as field and message: the engine's (on stdout) or the reader's (on stderr). */
+function errorsOf(r: { stdout: string; stderr: string }): Row[] {
+  const errors: Row[] = r.stdout.trim() !== '' ? JSON.parse(r.stdout.trim()).errors : JSON.parse(r.stderr).error.details;
+  return errors.map((e) => ({ field: e.field, message: e.message }));
+}
+
+/** The reader's refusal of a claim that names the subscriber MBR-1006 beside his dependent. */
+const namesSubscriber =
+  'names member "MBR-1006", the subscriber of the dependent it names (RIVERA, SOFIA, born 2012-06-18, child of MBR-1006): which member the claim is for is not for tpa to guess';
+
 function cases(transport: string, setUp: (home: TpaHome) => Promise<Served | undefined>) {
   describe(`a dependent patient (loop 2000C), ${transport}`, () => {
     const home = useTpaHome(beforeAll, afterAll);
@@ -129,12 +182,42 @@ function cases(transport: string, setUp: (home: TpaHome) => Promise<Served | und
       expect(JSON.parse(r.stdout.trim()).errors).toEqual([
         {
           field: 'patient',
+          segment: 'NM1*QC',
           message:
             'names member "MBR-1007", but the dependent it names (RIVERA, SOFIA, born 2012-06-18, of subscriber MBR-1006) is member MBR-1008: which member the claim is for is not for tpa to guess',
           // The service's refusal of an X12 claim names its segment: the patient loop's NM1*QC.
           segment: 'NM1*QC',
         },
       ]);
+    });
+
+    it('a FHIR claim whose patient names another member than its dependent (the unrelated MBR-1003, the subscriber MBR-1006): refused by claim validate and claim submit, naming both; nothing recorded', async () => {
+      const before = (await home.run(['ledger', 'list', '--all', '-o', 'json'])).json<Row[]>().length;
+      // The subscriber is never his own dependent: refused by the reader, on any profile. Another member
+      // is refused by the engine: claim validate asks it on the local profile (over HTTP the server refuses it).
+      for (const [member, message, engine] of [
+        ['MBR-1003', namesBoth('MBR-1003'), true],
+        ['MBR-1006', namesSubscriber, false],
+      ] as const) {
+        const file = join(home.dir, `names-${member}.json`);
+        writeFileSync(file, JSON.stringify(dependentClaim({ reference: `Patient/${member}` })));
+        if (!engine || !server) {
+          const checked = await home.run(['claim', 'validate', file, '-o', 'json']);
+          expect(checked.code).toBe(2);
+          expect(checked.stderr).toContain(JSON.stringify(message).slice(1, -1));
+        }
+        const r = await home.run(['claim', 'submit', file, '--wait', '-o', 'ndjson']);
+        expect(r.code).toBe(2);
+        expect(errorsOf(r)).toEqual([{ field: 'patient', message }]);
+      }
+      expect((await home.run(['ledger', 'list', '--all', '-o', 'json'])).json<Row[]>()).toHaveLength(before);
+      // Naming the dependent both ways (her member id and her name and birth date) is one reading: paid as hers.
+      const both = join(home.dir, 'names-both.json');
+      writeFileSync(both, JSON.stringify(dependentClaim({ reference: 'Patient/MBR-1008' })));
+      const r = await home.run(['claim', 'submit', both, '--wait', '-o', 'ndjson']);
+      expect(r.code, r.stderr).toBe(0);
+      const ledger = await home.run(['ledger', 'show', (JSON.parse(r.stdout.trim()) as Row).external_claim_id, '-o', 'json']);
+      expect(ledger.json<Row>().encounter.patient).toMatchObject({ member_id: 'MBR-1008', subscriber_id: 'MBR-1006' });
     });
 
     it('several dependents of that name and date of birth: refused, naming their member ids', async () => {
@@ -161,4 +244,114 @@ cases('over tpa local serve (HTTP)', async (home) => {
   const server = await serve(home.dir);
   await login(home.dir, server.url);
   return server;
+});
+
+describe('a FHIR claim whose patient is a dependent, every spelling of another member beside her, in-process on the local engine', () => {
+  const home = useTpaHome(beforeAll, afterAll);
+  const MB = { coding: [{ system: 'http://terminology.hl7.org/CodeSystem/v2-0203', code: 'MB' }] };
+
+  /** claim validate and claim submit of one claim (or Bundle): both refuse it, with the same errors. */
+  const refused = async (name: string, claim: Row) => {
+    const file = join(home.dir, `${name}.json`);
+    writeFileSync(file, JSON.stringify(claim));
+    const checked = await home.run(['claim', 'validate', file, '-o', 'json']);
+    expect(checked.code, checked.stdout).toBe(2);
+    const r = await home.run(['claim', 'submit', file, '--wait', '-o', 'ndjson']);
+    expect(r.code, r.stdout).toBe(2);
+    const errors = errorsOf(r);
+    for (const e of errors) expect(checked.stderr).toContain(JSON.stringify(e.message).slice(1, -1));
+    return errors;
+  };
+
+  it.each([
+    ['an identifier alone', { identifier: { value: 'MBR-1003' } }],
+    ['an identifier beside the reference to the contained dependent', { reference: '#patient', identifier: { value: 'MBR-1003' } }],
+    ['an absolute URL', { reference: 'https://fhir.example.org/r4/Patient/MBR-1003' }],
+    ['a conditional reference', { reference: 'Patient?identifier=http://example.org/member|MBR-1003' }],
+  ])('patient names MBR-1003 by %s: refused naming both', async (_how, patient) => {
+    expect(await refused(`spelling-${_how.replaceAll(' ', '-')}`, dependentClaim(patient))).toEqual([{ field: 'patient', message: namesBoth('MBR-1003') }]);
+  });
+
+  it('another contained Patient (MBR-1003) as patient, the dependent as the Coverage’s beneficiary: refused naming both', async () => {
+    const claim = dependentClaim({ reference: '#other' });
+    claim.contained.push({ resourceType: 'Patient', id: 'other', identifier: [{ value: 'MBR-1003' }], name: [{ family: 'CHEN', given: ['ROBERT'] }] });
+    expect(await refused('two-patients', claim)).toEqual([{ field: 'patient', message: namesBoth('MBR-1003') }]);
+  });
+
+  it('two contained dependents, each the beneficiary of a Coverage: refused by the reader, naming both', async () => {
+    const claim = dependentClaim();
+    claim.contained.push(
+      { resourceType: 'Patient', id: 'wife', name: [{ family: 'RIVERA', given: ['ELENA'] }], birthDate: '1982-09-03' },
+      { ...claim.contained[1], id: 'coverage2', beneficiary: { reference: '#wife' } },
+    );
+    claim.insurance.push({ sequence: 2, focal: false, coverage: { reference: '#coverage2' } });
+    expect(await refused('two-dependents', claim)).toEqual([
+      {
+        field: 'contained[3].beneficiary.reference',
+        message:
+          "names the dependent RIVERA, ELENA, born 1982-09-03 of subscriber MBR-1006 (the Coverage of insurance[1]), but the claim's patient is the dependent RIVERA, SOFIA, born 2012-06-18 of subscriber MBR-1006: which patient the claim is for is not for tpa to guess",
+      },
+    ]);
+  });
+
+  it('the patient is the contained dependent, and a Coverage names another member (beneficiary identifier, a second Coverage, a typed coverage identifier): refused naming both', async () => {
+    const byIdentifier = dependentClaim();
+    byIdentifier.contained[1].beneficiary = { reference: '#patient', identifier: { value: 'MBR-1003' } };
+    expect(await refused('beneficiary-identifier', byIdentifier)).toEqual([{ field: 'patient', message: namesBoth('MBR-1003') }]);
+    const second = dependentClaim();
+    second.contained.push({
+      resourceType: 'Coverage',
+      id: 'other',
+      status: 'active',
+      beneficiary: { reference: 'Patient/MBR-1003' },
+      payor: [{ display: 'Acme' }],
+    });
+    second.insurance.push({ sequence: 2, focal: false, coverage: { reference: '#other' } });
+    expect(await refused('second-coverage', second)).toEqual([{ field: 'patient', message: namesBoth('MBR-1003') }]);
+    const typed = dependentClaim();
+    typed.insurance[0].coverage.identifier = { type: MB, value: 'MBR-1003' };
+    expect(await refused('typed-coverage-identifier', typed)).toEqual([{ field: 'patient', message: namesBoth('MBR-1003') }]);
+    // The subscriber named there instead is refused by the reader: he is never his own dependent.
+    typed.insurance[0].coverage.identifier = { type: MB, value: 'MBR-1006' };
+    expect(await refused('typed-coverage-subscriber', typed)).toEqual([{ field: 'patient', message: namesSubscriber }]);
+  });
+
+  it('the patient is the contained dependent, and the Coverage’s beneficiary is another member: refused', async () => {
+    const claim = dependentClaim();
+    claim.contained[1].beneficiary = { reference: 'Patient/MBR-1003' };
+    const errors = await refused('beneficiary-elsewhere', claim);
+    expect(errors).toEqual([
+      {
+        field: 'contained[0].identifier',
+        message:
+          'is missing: the member id (the Patient "patient" the claim\'s patient points to has no identifier): the Coverage of insurance[0] (subscriber MBR-1006) covers "Patient/MBR-1003", not this Patient, so it is no dependent of that subscriber either',
+      },
+    ]);
+  });
+
+  it('a Bundle whose Claim names a Patient entry (MBR-1003) and whose Coverage entry covers the dependent: refused naming both', async () => {
+    const claim = dependentClaim({ reference: 'urn:uuid:00000000-0000-4000-8000-0000000000a1' });
+    const [dependent, coverage] = claim.contained;
+    claim.contained = undefined;
+    claim.insurance[0].coverage = { reference: 'urn:uuid:00000000-0000-4000-8000-0000000000c1' };
+    const bundle = {
+      resourceType: 'Bundle',
+      type: 'collection',
+      entry: [
+        {
+          fullUrl: 'urn:uuid:00000000-0000-4000-8000-0000000000a1',
+          resource: { resourceType: 'Patient', id: 'a1', identifier: [{ value: 'MBR-1003' }], name: [{ family: 'CHEN', given: ['ROBERT'] }] },
+        },
+        { fullUrl: 'urn:uuid:00000000-0000-4000-8000-0000000000b1', resource: { ...dependent, id: 'b1' } },
+        {
+          fullUrl: 'urn:uuid:00000000-0000-4000-8000-0000000000c1',
+          resource: { ...coverage, id: 'c1', beneficiary: { reference: 'urn:uuid:00000000-0000-4000-8000-0000000000b1' } },
+        },
+        { fullUrl: 'urn:uuid:00000000-0000-4000-8000-0000000000d1', resource: claim },
+      ],
+    };
+    expect(await refused('bundle', bundle)).toEqual([{ field: 'patient', message: namesBoth('MBR-1003') }]);
+    // Nothing recorded by any of these.
+    expect((await home.run(['ledger', 'list', '--all', '-o', 'json'])).json<Row[]>()).toHaveLength(0);
+  });
 });

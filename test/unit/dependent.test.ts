@@ -108,6 +108,46 @@ describe('a FHIR Claim’s dependent (contained Patient without a member id, ben
     expect(() => parseClaim(named)).toThrow(/names member "MBR-1001" \(typed MB\), but the claim's patient is member "MBR-1007"/);
   });
 
+  it('is read wherever a Coverage holds it, whatever `patient` names: the member named beside her is kept for the engine to compare', () => {
+    const dep = { name: [{ family: 'Rivera', given: ['Elena'] }], birthDate: '1982-09-03' };
+    for (const patient of [
+      { reference: 'Patient/MBR-1003' },
+      { reference: 'https://fhir.example.org/r4/Patient/MBR-1003/_history/2' },
+      { identifier: { value: 'MBR-1003' } },
+      { reference: '#patient', identifier: { value: 'MBR-1003' } },
+    ]) {
+      const named = { ...claim(dep), patient };
+      expect(parseClaim(named)).toMatchObject({ memberId: 'MBR-1003', dependent: { subscriberId: 'MBR-1006', family: 'Rivera' } });
+    }
+    // A member a second Coverage covers is the member named beside a dependent `patient` points to.
+    const second = claim(dep) as Record<string, any>;
+    second.contained.push({
+      resourceType: 'Coverage',
+      id: 'c2',
+      status: 'active',
+      beneficiary: { reference: 'Patient/MBR-1003' },
+      payor: [{ display: 'Acme' }],
+    });
+    second.insurance.push({ sequence: 2, coverage: { reference: '#c2' } });
+    expect(parseClaim(second)).toMatchObject({ memberId: 'MBR-1003', dependent: { subscriberId: 'MBR-1006' } });
+  });
+
+  it('naming the subscriber beside his dependent, or two dependents, is refused by the reader', () => {
+    const dep = { name: [{ family: 'Rivera', given: ['Elena'] }], birthDate: '1982-09-03' };
+    expect(() => parseClaim({ ...claim(dep), patient: { reference: 'Patient/MBR-1006' } })).toThrow(
+      /patient: names member "MBR-1006", the subscriber of the dependent it names \(Rivera, Elena, born 1982-09-03, spouse of MBR-1006\)/,
+    );
+    const two = claim(dep) as Record<string, any>;
+    two.contained.push(
+      { resourceType: 'Patient', id: 'kid', name: [{ family: 'Rivera', given: ['Sofia'] }], birthDate: '2012-06-18' },
+      { ...two.contained[1], id: 'c2', beneficiary: { reference: '#kid' } },
+    );
+    two.insurance.push({ sequence: 2, coverage: { reference: '#c2' } });
+    expect(() => parseClaim(two)).toThrow(
+      /names the dependent Rivera, Sofia, born 2012-06-18 of subscriber MBR-1006 \(the Coverage of insurance\[1\]\), but the claim's patient is the dependent Rivera, Elena/,
+    );
+  });
+
   it('without a name or a birth date names no one: refused at each, both at once', () => {
     let errors: unknown;
     try {
