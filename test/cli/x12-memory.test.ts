@@ -6,7 +6,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { tpa } from '../helpers/cli.js';
+import { runTpa, tpa } from '../helpers/cli.js';
 import { tempDir } from '../helpers/engine.js';
 import { interchange, professionalClaim, transaction } from '../helpers/x12.js';
 
@@ -59,4 +59,23 @@ describe('an 837 read by a long job', () => {
       expect(Number(readFileSync(out, 'utf8'))).toBeLessThanOrEqual(4 * 1024 * 1024);
     }, 300_000);
   }
+});
+
+describe('the first reading, one buffer read again and again', () => {
+  it('takes characters cut at the end of a read whole, and names a byte that is not UTF-8 far into the file by its offset', async () => {
+    // Two-, three- and four-byte characters in every claim: some fall across the reads' edges.
+    const text = bigFile().replaceAll('DOE*JANE', 'DOÉ*JAÑE☃𝄞');
+    writeFileSync(join(home, 'wide.837'), text);
+    const good = await runTpa(['claim', 'convert', 'wide.837'], { home, env: { TPA_CLOCK: '2026-06-30T12:00:00Z' } });
+    expect(good.code, good.stderr.slice(0, 500)).toBe(0);
+    expect(good.stdout.trim().split('\n')).toHaveLength(5000);
+    const bytes = Buffer.from(text);
+    const at = bytes.indexOf('JAÑE', 1_000_000) + 2;
+    bytes[at] = 0xff;
+    writeFileSync(join(home, 'bad.837'), bytes);
+    const bad = await runTpa(['claim', 'convert', 'bad.837'], { home, env: { TPA_CLOCK: '2026-06-30T12:00:00Z' } });
+    expect(bad.code).toBe(2);
+    expect(bad.stdout).toBe('');
+    expect(bad.stderr).toContain(`byte ${at} is not UTF-8 text`);
+  }, 120_000);
 });
