@@ -21,6 +21,18 @@ export function keepHeapFlat(growingPercent = 10): void {
 let flatPercent = Number.POSITIVE_INFINITY;
 
 /**
+ * Before a long X12 job (claim submit, validate and convert of an 837): no optimizing compiler
+ * (TurboFan) from here on; Maglev, V8's faster-compiling tier, compiles what is hot. TurboFan's
+ * compilations of the X12 reader's and the claim path's large functions took 10 to 15 MB of
+ * compiler memory, outside the heap, that stayed resident to the end of the run (docs/numbers.md
+ * "After the X12 pass"); the code Maglev makes costs these jobs little time. Read at each decision
+ * to optimize, so it can be set once the process runs.
+ */
+export function keepCompilerSmall(): void {
+  setFlagsFromString('--no-turbofan');
+}
+
+/**
  * For a long-lived server (`local serve`): the young generation grows as its load needs, up to
  * `semiSpaceMb` a semi-space and no further, and the old one 10% at a time. Left alone, under many
  * connections at once V8 grows the young generation far beyond what throughput needs, most of it for

@@ -10,7 +10,7 @@ import { resolve } from 'node:path';
 import type { FieldError } from '../../../domain/errors.js';
 import { oneLine, screen } from '../../../render/screen.js';
 import { readHead } from './x12-files.js';
-import { keepHeapFlat } from '../../heap.js';
+import { keepCompilerSmall, keepHeapFlat } from '../../heap.js';
 import { NOT_UTF8, notUtf8Offset, wholeUtf8Length } from '../../../domain/well-formed.js';
 import { type EnvelopeReport, EnvelopeScanner, ISA_LENGTH, isaProblem, type X12Event, X12ClaimReader, type X12Segment } from '../../../domain/x12-837.js';
 
@@ -61,6 +61,7 @@ async function scan(path: string): Promise<EnvelopeReport> {
   // The first reading of a large file is the first long job of claim submit, validate and convert:
   // left to grow here, the young generation stays at 16 MB for the rest of the run (heap.ts).
   keepHeapFlat();
+  keepCompilerSmall();
   const head = readHead(path, ISA_LENGTH);
   const scanner = new EnvelopeScanner(head);
   const notUtf8 = (at: number): EnvelopeReport => ({
