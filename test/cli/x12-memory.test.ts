@@ -2,7 +2,8 @@
 // reading (its envelopes) keeps V8's young generation at its first size, as the rest of the job
 // does (src/cli/heap.ts keepHeapFlat), for claim validate and claim submit --dry-run as for
 // claim convert. Left to grow there, it stayed at 16 to 32 MB for the rest of the run, which was
-// most of what a 10,000-claim 837 submit peaked above its target (docs/numbers.md "After the X12 pass").
+// most of what a 10,000-claim 837 submit peaked above its target; and from then on V8's optimizing
+// compiler (TurboFan) is off, its compilations having stayed resident (docs/numbers.md "After the X12 pass").
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -78,4 +79,24 @@ describe('the first reading, one buffer read again and again', () => {
     expect(bad.stdout).toBe('');
     expect(bad.stderr).toContain(`byte ${at} is not UTF-8 text`);
   }, 120_000);
+});
+
+describe('the compiler of a long X12 job', () => {
+  it('claim convert of 5,000 claims optimizes nothing with TurboFan once the 837 is being read (its compilations stayed resident)', async () => {
+    writeFileSync(join(home, 'big.837'), bigFile());
+    // V8 says on stdout each function it compiles, and with which compiler.
+    const trace = join(home, 'trace.mjs');
+    writeFileSync(trace, "import { setFlagsFromString } from 'node:v8';\nsetFlagsFromString('--trace-opt');\n");
+    const r = await tpa(['claim', 'convert', 'big.837'], {
+      home,
+      env: { TPA_CLOCK: '2026-06-30T12:00:00Z', NODE_OPTIONS: `--import ${trace}` },
+      timeoutMs: 300_000,
+    });
+    expect(r.code, r.stderr).toBe(0);
+    // V8's lines and the claims' share stdout, and may cut into each other: each is looked for as text.
+    expect(r.stdout.match(/TURBOFAN[^\n]*/g) ?? []).toEqual([]);
+    // Maglev compiles what is hot (the trace says so); TurboFan nothing (it did 40 functions and more).
+    expect(r.stdout).toContain('(target MAGLEV)');
+    expect(r.stdout.split('{"resourceType":"Claim"').length - 1).toBe(5000);
+  }, 300_000);
 });
