@@ -1,8 +1,8 @@
 // The memory of long X12 jobs, in a real process (a process's heap is the point): an 837's first
 // reading (its envelopes) keeps V8's young generation at its first size, as the rest of the job
 // does (src/cli/heap.ts keepHeapFlat), for claim validate and claim submit --dry-run as for
-// claim convert. Left to grow there, it stayed at 16 to 32 MB for the rest of the run, which was
-// most of what a 10,000-claim 837 submit peaked above its target; and from then on V8's optimizing
+// claim convert. Left to grow there, it stayed at 16 to 32 MB for the rest of the run, a large part
+// of what a 10,000-claim 837 submit peaked above its target; and from then on V8's optimizing
 // compiler (TurboFan) is off, its compilations having stayed resident (docs/numbers.md "After the X12 pass").
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
