@@ -14,7 +14,22 @@ import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
  */
 export function keepHeapFlat(growingPercent = 10): void {
   setFlagsFromString('--semi-space-growth-factor=1');
-  setFlagsFromString(`--heap-growing-percent=${growingPercent}`);
+  // Asked twice in one job (an 837's first reading, then the batch), the smaller step holds.
+  flatPercent = Math.min(flatPercent, growingPercent);
+  setFlagsFromString(`--heap-growing-percent=${flatPercent}`);
+}
+let flatPercent = Number.POSITIVE_INFINITY;
+
+/**
+ * Before a long X12 job (claim submit, validate and convert of an 837): no optimizing compiler
+ * (TurboFan) from here on; Maglev, V8's faster-compiling tier, compiles what is hot. TurboFan's
+ * compilations of the X12 reader's and the claim path's large functions took 10 to 15 MB of
+ * compiler memory, outside the heap, that stayed resident to the end of the run (docs/numbers.md
+ * "After the X12 pass"); the code Maglev makes costs these jobs little time. Read at each decision
+ * to optimize, so it can be set once the process runs.
+ */
+export function keepCompilerSmall(): void {
+  setFlagsFromString('--no-turbofan');
 }
 
 /**

@@ -22,6 +22,7 @@ import { jsonNumberToCents } from '../domain/money.js';
 import { EXIT, RateLimitedError, TpaError } from '../errors.js';
 import type { TpaClient } from './client.js';
 import { type DatabaseIdentity, Journal, type JournalRecord, otherDatabase } from './journal.js';
+import { FirstSeen } from './first-seen.js';
 import { JournalLock } from './journal-lock.js';
 import { pages } from './pages.js';
 import { rateLimitWaitOf, stopsTheJob } from './retry.js';
@@ -539,15 +540,14 @@ export async function runClaimBatch(client: TpaClient, claims: AsyncIterable<Bat
   };
   const occurrences = new Map<string, number>();
   /** The X12 identities met in this batch, each with the source of its first claim. */
-  const identitiesSeen = new Map<string, string>();
+  const identitiesSeen = new FirstSeen();
 
   // Validation and the journal's verdict, before anything is sent.
   const prepare = (item: BatchClaim): Ready | undefined => {
     // A claim from X12 is known by its interchange, group, transaction and CLM01, and one identity is
     // one claim: a second item of it in the batch (valid or not) is the sender's duplicate, never
     // numbered into a claim of its own (a file added or fixed would shift the numbers).
-    const firstOf = item.identity ? identitiesSeen.get(item.identity.claim) : undefined;
-    if (item.identity && firstOf === undefined) identitiesSeen.set(item.identity.claim, item.source);
+    const firstOf = item.identity ? identitiesSeen.firstOf(item.identity.claim, item.source) : undefined;
     const refuse = (errors: FieldError[]) => {
       const placed = placeErrors(errors, item.locate, item.segmentOf);
       journal.invalid(item.source, item.text, item.segmentOf || item.errors ? placed : errors);

@@ -11,6 +11,7 @@ export type { PlacedError };
 import { ValidationFailed } from '../../../errors.js';
 import { oneLine } from '../../../render/screen.js';
 import { sameIdentityMessage } from '../../../domain/x12-identity.js';
+import { FirstSeen } from '../../../client/first-seen.js';
 import type { Context } from '../../context.js';
 import type { ClaimText } from './submit-sources.js';
 
@@ -42,14 +43,12 @@ export function errorLine(source: string, e: PlacedError): string {
  * function that gives back each claim, the second of an identity with the refusal `claim submit` gives it.
  */
 export function sameIdentitySaid(): (item: ClaimText) => ClaimText {
-  const first = new Map<string, string>();
+  // Every identity of the run is kept: as digests, so that 100,000 claims stay within bounds (first-seen.ts).
+  const first = new FirstSeen();
   return (item) => {
     if (!item.identity) return item;
-    const firstOf = first.get(item.identity.claim);
-    if (firstOf === undefined) {
-      first.set(item.identity.claim, oneLine(item.source));
-      return item;
-    }
+    const firstOf = first.firstOf(item.identity.claim, oneLine(item.source));
+    if (firstOf === undefined) return item;
     return { ...item, errors: [...(item.errors ?? []), { field: '', message: sameIdentityMessage(item.identity.claim, firstOf) }] };
   };
 }

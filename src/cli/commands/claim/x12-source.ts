@@ -5,10 +5,12 @@
 // at a time, each with the envelope problems of its transaction set, so that no claim of a broken
 // transaction is sent and memory stays flat whatever the size.
 import { closeSync, createReadStream, openSync, readSync, statSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { FieldError } from '../../../domain/errors.js';
 import { oneLine, screen } from '../../../render/screen.js';
 import { readHead } from './x12-files.js';
+import { keepCompilerSmall, keepHeapFlat } from '../../heap.js';
 import { NOT_UTF8, notUtf8Offset, wholeUtf8Length } from '../../../domain/well-formed.js';
 import { type EnvelopeReport, EnvelopeScanner, ISA_LENGTH, isaProblem, type X12Event, X12ClaimReader, type X12Segment } from '../../../domain/x12-837.js';
 
@@ -60,25 +62,43 @@ export function envelopeReport(path: string): Promise<EnvelopeReport> {
  * read with U+FFFD in place of a byte.
  */
 async function scan(path: string): Promise<EnvelopeReport> {
+  // The first reading of a large file is the first long job of claim submit, validate and convert:
+  // left to grow here, the young generation stays at 16 MB for the rest of the run (heap.ts).
+  keepHeapFlat();
+  keepCompilerSmall();
   const head = readHead(path, ISA_LENGTH);
   const scanner = new EnvelopeScanner(head);
-  let carry: Buffer = Buffer.alloc(0);
-  let offset = 0;
   const notUtf8 = (at: number): EnvelopeReport => ({
     ...scanner.end(),
     fatal: { place: `segment ${countByte(path, head.charCodeAt(105), at) + 1}`, message: `byte ${at} is ${NOT_UTF8}: nothing of the file is read` },
   });
-  for await (const chunk of createReadStream(path, { highWaterMark: 256 * 1024 })) {
-    const data: Buffer = carry.length > 0 ? Buffer.concat([carry, chunk as Buffer]) : (chunk as Buffer);
-    const whole = data.subarray(0, wholeUtf8Length(data));
-    const bad = notUtf8Offset(whole);
-    if (bad !== -1) return notUtf8(offset + bad);
-    scanner.push(whole.toString('utf8'));
-    offset += whole.length;
-    carry = data.subarray(whole.length);
+  // One buffer read into again and again (the bytes of a character cut at its end carried to its
+  // start), under V8's large-object size (128 KiB): the reading allocates only each chunk's text,
+  // which is collected young. A new buffer a chunk, freed by the collector, cost more resident memory
+  // than the heap it took.
+  const buffer = Buffer.allocUnsafeSlow(64 * 1024);
+  const file = await open(path, 'r');
+  try {
+    let carried = 0;
+    let offset = 0;
+    for (;;) {
+      const { bytesRead } = await file.read(buffer, carried, buffer.length - carried, null);
+      if (bytesRead === 0) {
+        if (carried > 0) return notUtf8(offset);
+        return scanner.end();
+      }
+      const filled = carried + bytesRead;
+      const whole = buffer.subarray(0, wholeUtf8Length(buffer.subarray(0, filled)));
+      const bad = notUtf8Offset(whole);
+      if (bad !== -1) return notUtf8(offset + bad);
+      scanner.push(whole.toString('utf8'));
+      offset += whole.length;
+      buffer.copyWithin(0, whole.length, filled);
+      carried = filled - whole.length;
+    }
+  } finally {
+    await file.close();
   }
-  if (carry.length > 0) return notUtf8(offset);
-  return scanner.end();
 }
 
 /** How many times `byte` occurs in the first `upTo` bytes of a file (the segments before a place, on the rare path). */
