@@ -1,4 +1,4 @@
-// An X12 claim's identity (docs/x12.md "Journal"): its parts joined by `:`, each with `%`, `:` and `#`
+// An X12 claim's identity (docs/x12.md "837 in", its "Journal"): its parts joined by `:`, each with `%`, `:` and `#`
 // escaped, so that an ordinary identity is what it always was and no two claims share one.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
