@@ -2,7 +2,7 @@
 // providers (src/engine/store/seed.ts), envelopes and counts computed, any delimiters.
 import { Readable } from 'node:stream';
 import { X12parser } from 'x12-parser';
-import type { X12Segment } from '../../src/domain/x12-837.js';
+import { EnvelopeScanner, type X12Claim, X12ClaimReader, type X12Event, type X12Segment } from '../../src/domain/x12-837.js';
 
 export interface Delimiters {
   element: string;
@@ -105,4 +105,15 @@ export async function tokens(text: string): Promise<X12Segment[]> {
   const out: X12Segment[] = [];
   for await (const s of Readable.from([Buffer.from(text)]).pipe(new X12parser('utf8'))) out.push(s as X12Segment);
   return out;
+}
+
+/** The claims an 837 converts to, read as the CLI reads it: its envelopes first, then its claims. */
+export async function convert(text: string): Promise<X12Claim[]> {
+  const scanner = new EnvelopeScanner(text.slice(0, 106));
+  scanner.push(text);
+  const reader = new X12ClaimReader({ report: scanner.end() });
+  const events: X12Event[] = [];
+  for (const s of await tokens(text)) events.push(...reader.push(s));
+  events.push(...reader.end());
+  return events.flatMap((e) => (e.kind === 'claim' ? [e.claim] : []));
 }

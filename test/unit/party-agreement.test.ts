@@ -10,8 +10,7 @@ import { claimTemplate } from '../../src/domain/claim-template.js';
 import { ownMarkProblem, selfContainedClaim } from '../../src/domain/fhir-bundle.js';
 import { parseClaim, parseClaimText, parseReadClaim } from '../../src/domain/fhir-claim.js';
 import { duplicateKeyPath } from '../../src/domain/json-keys.js';
-import { EnvelopeScanner, X12ClaimReader, type X12Claim, type X12Event } from '../../src/domain/x12-837.js';
-import { interchange, professionalClaim, tokens, transaction } from '../helpers/x12.js';
+import { interchange, professionalClaim, convert, transaction } from '../helpers/x12.js';
 
 type Json = Record<string, any>;
 const NPI = 'http://hl7.org/fhir/sid/us-npi';
@@ -808,16 +807,6 @@ describe('a practitioner’s role, the NPI’s OID and a medical record number n
 });
 
 /** An 837's claims, read as the CLI reads them. */
-async function convert(text: string): Promise<X12Claim[]> {
-  const scanner = new EnvelopeScanner(text.slice(0, 106));
-  scanner.push(text);
-  const reader = new X12ClaimReader({ report: scanner.end() });
-  const events: X12Event[] = [];
-  for (const s of await tokens(text)) events.push(...reader.push(s));
-  events.push(...reader.end());
-  return events.flatMap((e) => (e.kind === 'claim' ? [e.claim] : []));
-}
-
 const file = (segments: string[]) => interchange([transaction({ st02: '0001', type: 'professional', claims: [segments] })]);
 
 describe('an 837 that names a party twice', () => {

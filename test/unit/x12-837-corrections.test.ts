@@ -5,18 +5,7 @@
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import { parseClaim, RELATED_CLAIM_RELATIONSHIP_SYSTEM } from '../../src/domain/fhir-claim.js';
-import { EnvelopeScanner, X12ClaimReader, type X12Claim, type X12Event } from '../../src/domain/x12-837.js';
-import { interchange, professionalClaim, tokens, transaction } from '../helpers/x12.js';
-
-async function convert(text: string): Promise<X12Claim[]> {
-  const scanner = new EnvelopeScanner(text.slice(0, 106));
-  scanner.push(text);
-  const reader = new X12ClaimReader({ report: scanner.end() });
-  const events: X12Event[] = [];
-  for (const s of await tokens(text)) events.push(...reader.push(s));
-  events.push(...reader.end());
-  return events.flatMap((e) => (e.kind === 'claim' ? [e.claim] : []));
-}
+import { interchange, professionalClaim, convert, transaction } from '../helpers/x12.js';
 
 const require = createRequire(import.meta.url);
 const JSONSchemaValidator = require('@asymmetrik/fhir-json-schema-validator') as new () => { validate(resource: unknown, verbose?: boolean): unknown[] };

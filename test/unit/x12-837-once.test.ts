@@ -2,18 +2,7 @@
 // NM1*QC/DMG/PAT of a patient loop, claim DTP*434 is refused, never read as replacing the first; an
 // HI qualifier the guides do not list, and a rendering provider before the CLM, are refused as well.
 import { describe, expect, it } from 'vitest';
-import { EnvelopeScanner, type X12Claim, X12ClaimReader, type X12Event } from '../../src/domain/x12-837.js';
-import { institutionalClaim, interchange, professionalClaim, tokens, transaction } from '../helpers/x12.js';
-
-async function convert(text: string): Promise<X12Claim[]> {
-  const scanner = new EnvelopeScanner(text.slice(0, 106));
-  scanner.push(text);
-  const reader = new X12ClaimReader({ report: scanner.end() });
-  const events: X12Event[] = [];
-  for (const s of await tokens(text)) events.push(...reader.push(s));
-  events.push(...reader.end());
-  return events.flatMap((e) => (e.kind === 'claim' ? [e.claim] : []));
-}
+import { institutionalClaim, interchange, professionalClaim, convert, transaction } from '../helpers/x12.js';
 
 const one = async (claims: string[][], type: 'professional' | 'institutional' = 'professional') =>
   convert(interchange([transaction({ st02: '0001', type, claims })], type === 'institutional' ? { gs08: '005010X223A2' } : {}));
