@@ -5,10 +5,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { parseClaim } from '../../src/domain/fhir-claim.js';
-import { EnvelopeScanner, X12ClaimReader, type X12Event } from '../../src/domain/x12-837.js';
 import { claimOf } from '../helpers/claims.js';
 import { call, useEngineHome } from '../helpers/engine.js';
-import { interchange, professionalClaim, tokens, transaction } from '../helpers/x12.js';
+import { convert, interchange, professionalClaim, transaction } from '../helpers/x12.js';
 
 const home = useEngineHome(beforeEach, afterEach);
 const SUBMIT = '/tpa-api/v1/claims/submit/';
@@ -102,13 +101,7 @@ describe('every line comes back, for any lines', () => {
           })),
         });
         const text = interchange([transaction({ st02: '0001', type: 'professional', claims: [segments] })]);
-        const scanner = new EnvelopeScanner(text.slice(0, 106));
-        scanner.push(text);
-        const reader = new X12ClaimReader({ report: scanner.end() });
-        const events: X12Event[] = [];
-        for (const s of await tokens(text)) events.push(...reader.push(s));
-        events.push(...reader.end());
-        const converted = events.flatMap((e) => (e.kind === 'claim' ? [e.claim] : []));
+        const converted = await convert(text);
         expect(converted[0]!.problems).toEqual([]);
         const parsed = parseClaim(converted[0]!.claim);
         expect(

