@@ -90,6 +90,9 @@ export async function findTransfer(
     record = s.body as SettlementRecord;
   } catch (err) {
     if (!(err instanceof NotFoundError)) throw err;
+    // A claim closed after its transfer FAILED or was REFUNDED: that transfer is history, and its 835 is still its own.
+    const history = (err.body as { history?: SettlementRecord } | undefined)?.history;
+    if (history && encounterId) return { transfer: history, detail: (await client.ledgerDetail(encounterId)).body };
     // A denied encounter has no settlement and never will: its 835 is a notice of the denial.
     if (encounterId) {
       const detail = await client.ledgerDetail(encounterId).then(
