@@ -156,8 +156,8 @@ describe.each([
 
     // The report by the money's dates: the failed transfer is history (a FAILED transfer, its
     // amount failed), but no exception says money is owed on the closed claim; the month is the sum of its days.
-    const report = async (from: string, to: string, by: string) => {
-      const r = await tpa(['settlement', 'report', '--from', from, '--to', to, '--by', by, '-o', 'json']);
+    const report = async (from: string, to: string, by: string, npi?: string) => {
+      const r = await tpa(['settlement', 'report', '--from', from, '--to', to, '--by', by, ...(npi ? ['--npi', npi] : []), '-o', 'json']);
       expect(r.code, r.stderr).toBe(0);
       return r.json<Row>();
     };
@@ -166,10 +166,15 @@ describe.each([
     expect(closed).toMatchObject({ error: 'no_settlement', status: 'SUPERSEDED', history: { status: 'FAILED' } });
     const day = (closed.history.initiated_at as string).slice(0, 10);
     const before = new Date(Date.parse(day) - 86_400_000).toISOString().slice(0, 10);
-    for (const by of ['funded', 'settled']) {
-      const whole = await report(before, day, by);
+    const payee = detail.encounter.provider.npi as string;
+    for (const [by, npi] of [
+      ['funded', undefined],
+      ['settled', undefined],
+      ['funded', payee],
+    ] as const) {
+      const whole = await report(before, day, by, npi);
       expect(whole.exceptions.filter((x: Row) => x.encounter_id === original.external_claim_id)).toEqual([]);
-      const days = [await report(before, before, by), await report(day, day, by)];
+      const days = [await report(before, before, by, npi), await report(day, day, by, npi)];
       expect(days.reduce((n, d) => n + d.exceptions.length, 0)).toBe(whole.exceptions.length);
       expect(days.reduce((n, d) => n + d.money.failed, 0)).toBe(whole.money.failed);
     }
