@@ -90,6 +90,9 @@ export async function findTransfer(
     record = s.body as SettlementRecord;
   } catch (err) {
     if (!(err instanceof NotFoundError)) throw err;
+    // A claim closed after its transfer FAILED or was REFUNDED: that transfer is history, and its 835 is still its own.
+    const history = (err.body as { history?: SettlementRecord } | undefined)?.history;
+    if (history && encounterId) return { transfer: history, detail: (await client.ledgerDetail(encounterId)).body };
     // A denied encounter has no settlement and never will: its 835 is a notice of the denial.
     if (encounterId) {
       const detail = await client.ledgerDetail(encounterId).then(
@@ -404,6 +407,19 @@ export function remitTransactions(
       effectiveDate: refunded ? refundDay : day(t.completed_at, day(p.expected_arrival, day(t.initiated_at, enc.service_date))),
     });
   }
+  // The billing provider's copy of the reversal, when it had the copy of the payment: its books
+  // took the claim as paid, and are told it came back.
+  if (refunded) {
+    const copy = billingCopy(
+      detail,
+      common,
+      byNpi,
+      npi,
+      { production: refundDay, effective: refundDay },
+      t.refund_details?.refund_id ?? `${t.processor_transfer_id}-REV`,
+    );
+    if (copy) transactions.push({ ...copy, reverses: true });
+  }
   // A provider of the lines whom the transfer pays nothing (its lines denied, or its benefit 0.00) is told so, once, with the payment.
   if (!refunded) {
     for (const [who, entry] of byNpi) {
@@ -444,6 +460,7 @@ function billingCopy(
   byNpi: Map<string, { name: string; lines: RemitLine[] }>,
   npi: string | undefined,
   dates: { production: string; effective: string },
+  trace: string = common.transferId,
 ): RemitTransaction | undefined {
   const billing = detail.encounter.provider;
   if (byNpi.has(billing.npi) || (npi !== undefined && npi !== billing.npi) || byNpi.size === 0) return undefined;
@@ -451,6 +468,8 @@ function billingCopy(
   const paidToOthers = [...byNpi].map(([who, e]) => ({ npi: who, cents: e.lines.reduce((s, l) => s + l.paidCents, 0) }));
   return {
     ...common,
+    // A trace of its own: it is information, not the payment (or the reversal) its payees post.
+    transferId: `${trace}-INFO`,
     kind: 'copy',
     payee: { npi: billing.npi, name: billing.name },
     lines,

@@ -2,6 +2,7 @@
 // settlement remit need them: a few requests in flight at once, all paced by the service's rate
 // limit headers (X-RateLimit-Remaining 0: every worker waits until the window resets).
 import type { ApiResult, TpaClient } from './client.js';
+import { NotFoundError } from '../errors.js';
 import { pacingWaitMs } from './pages.js';
 import type { LedgerDetail, SettlementRecord } from './types.js';
 
@@ -25,7 +26,20 @@ export async function readSettlements(
   ids: readonly string[],
   options: { keepErrors?: boolean; inFlight?: number; onProgress?: (p: SettlementReadProgress) => void } = {},
 ): Promise<Map<string, SettlementRecord | null | Error>> {
-  return readPaced(ids, (id) => client.settlement(id) as Promise<ApiResult<SettlementRecord>>, options);
+  return readPaced(ids, (id) => client.settlement(id).catch(closedHistory) as Promise<ApiResult<SettlementRecord>>, options);
+}
+
+/**
+ * A claim a corrected claim closed answers 404 no_settlement; one whose transfer FAILED or was
+ * REFUNDED before it was closed sends that record as `history`: the money moved and came back (or
+ * never moved), which the books keep (docs/api.md "Settlement"). Read as that record; else rethrown.
+ */
+function closedHistory(err: unknown): ApiResult<SettlementRecord | null> {
+  if (err instanceof NotFoundError && err.code === 'no_settlement') {
+    const history = (err.body as { history?: SettlementRecord } | undefined)?.history;
+    return { status: history ? 200 : 404, headers: {}, body: history ?? null };
+  }
+  throw err;
 }
 
 /** The ledger detail of each encounter (null: none), read as readSettlements reads settlement records. */

@@ -4,6 +4,32 @@ export const LEDGER_STATUSES = ['SUBMITTED', 'PROCESSING', 'ADJUDICATED', 'PENDE
 export type LedgerStatus = (typeof LEDGER_STATUSES)[number];
 
 /**
+ * A claim a corrected claim closed: replaced (SUPERSEDED, by the encounter that replaced it) or
+ * voided. Closed is final: nothing is owed on it, it has no settlement and nothing funds it
+ * (docs/money-rules.md "Corrected and void claims"); a transfer it had before (FAILED or REFUNDED)
+ * is history.
+ */
+export interface ClosedClaim {
+  status: 'SUPERSEDED' | 'VOIDED';
+  /** The encounter that replaced it (SUPERSEDED), when known. */
+  replacedBy: string | null;
+}
+
+export const isClosedStatus = (status: string): status is ClosedClaim['status'] => status === 'SUPERSEDED' || status === 'VOIDED';
+
+/** What closed the claim, in words: "SUPERSEDED (replaced by a corrected claim, enc_…)" or "VOIDED (voided by a corrected claim)". */
+export function closedClaimWords(c: ClosedClaim): string {
+  return c.status === 'SUPERSEDED'
+    ? `SUPERSEDED (replaced by a corrected claim${c.replacedBy ? `, ${c.replacedBy}` : ''})`
+    : 'VOIDED (voided by a corrected claim)';
+}
+
+/** The one refusal for a closed claim, wherever something would fund, settle or explain it as open. */
+export function closedClaimMessage(encounterId: string, c: ClosedClaim): string {
+  return `Encounter ${encounterId} is closed: ${closedClaimWords(c)}; there is nothing to fund and it has no settlement${c.status === 'SUPERSEDED' && c.replacedBy ? ` (the claim to fund is ${c.replacedBy})` : ''}`;
+}
+
+/**
  * The statuses a ledger filter value stands for. A claim goes SUBMITTED → PROCESSING in the same
  * instant, so SUBMITTED (one of the contract's filter values) finds every claim not yet adjudicated;
  * PROCESSING alone still filters as itself. Undefined: no status filter.

@@ -365,7 +365,13 @@ export function periodReport(
   // own time (ReportDating), and so its reconciliation, its exception and its transfer line.
   const undatedIds = new Set(entries.map((e) => e.encounter_id));
   const numbers = new Map<string, string>();
-  for (const e of [...(dating?.moneyEntries ?? []), ...entries]) numbers.set(e.encounter_id, e.encounter_number);
+  // Claims a corrected claim closed: a transfer they had (FAILED, REFUNDED) is history and stays in
+  // the money and the transfer lines, but no exception says anything is owed on them.
+  const closed = new Set<string>();
+  for (const e of [...(dating?.moneyEntries ?? []), ...entries]) {
+    numbers.set(e.encounter_id, e.encounter_number);
+    if (e.status === 'SUPERSEDED' || e.status === 'VOIDED' || supersededBy(e) !== null) closed.add(e.encounter_id);
+  }
   const transferLines: TransferLine[] = [];
   for (const [id, s] of settlements) {
     if (!dating && !undatedIds.has(id)) continue;
@@ -407,7 +413,7 @@ export function periodReport(
         // the failure, a refund with what came back, a variance or a missing AEOB with the release.
         const kind = transferException(t);
         const here = kind === 'FAILED_TRANSFER' ? failedHere : kind === 'REFUNDED_TRANSFER' ? refundedHere : released;
-        if (kind && here) exceptions.push(exceptionOf(kind, { encounter_id: id, encounter_number: numbers.get(id) ?? '' }, t, npi));
+        if (kind && here && !closed.has(id)) exceptions.push(exceptionOf(kind, { encounter_id: id, encounter_number: numbers.get(id) ?? '' }, t, npi));
       }
       if (released) {
         money.releasedCents += amount;

@@ -92,6 +92,12 @@ export interface RemitTransaction {
    * lines were paid to other providers, each payee's part a PLB `CS` so that it moves no money.
    */
   kind: 'payment' | 'notice' | 'reversal' | 'copy';
+  /**
+   * A copy of a reversal: the billing provider's copy of a refunded transfer, its claim CLP02 22
+   * with the amounts negated and each payee's part a negative PLB `CS`, moving no money.
+   */
+  reverses?: boolean;
+  /** TRN02. A copy's is its own (`<transfer or refund>-INFO`), never a payment's, so that no posting system takes it for one. */
   transferId: string;
   payer: RemitPayer;
   payee: { npi: string; name: string };
@@ -276,11 +282,13 @@ export function claimFigures(t: RemitTransaction): { chargeCents: number; paidCe
     patientCents += l.patientCents;
   }
   const allDenied = t.lines.every((l) => UNPAID.has(l.status));
-  const status = t.kind === 'reversal' ? '22' : paidCents === 0 && allDenied ? '4' : '1';
+  const status = reversing(t) ? '22' : paidCents === 0 && allDenied ? '4' : '1';
   return { chargeCents, paidCents, patientCents, status };
 }
 
-/** The segments of one transaction set, without its ST and SE. */
+/** A reversal, or the billing provider's copy of one: its claim is CLP02 22, its amounts negated. */
+const reversing = (t: RemitTransaction): boolean => t.kind === 'reversal' || (t.kind === 'copy' && t.reverses === true);
+
 /**
  * What a transaction's 835 says in money, checked as the guide balances it (RemitError otherwise):
  * its claim's figures, the provider-level adjustments (PLB) and the payment (BPR02).
@@ -291,7 +299,7 @@ function balanceOf(t: RemitTransaction): {
   plb: { reason: string; ref: string | null; cents: number }[];
   bpr: number;
 } {
-  const sign: 1 | -1 = t.kind === 'reversal' ? -1 : 1;
+  const sign: 1 | -1 = reversing(t) ? -1 : 1;
   const claim = claimFigures(t);
   if (t.kind !== 'notice' && t.kind !== 'copy' && claim.paidCents !== t.paymentCents)
     throw new RemitError('unbalanced', `the lines of ${t.payee.npi} pay ${claim.paidCents} cents, its payout is ${t.paymentCents}: the 835 would not balance`);
@@ -327,7 +335,8 @@ function balanceOf(t: RemitTransaction): {
     if (t.feeCents !== 0) plb.push({ reason: 'CS', ref: t.payoutId, cents: -t.feeCents });
   }
   // A copy: what each other payee was paid of the claim's lines, so that the copy moves no money.
-  if (t.kind === 'copy') for (const p of t.paidToOthers ?? []) if (p.cents !== 0) plb.push({ reason: 'CS', ref: p.npi, cents: p.cents });
+  // A copy of a reversal: each payee's part given back, negative.
+  if (t.kind === 'copy') for (const p of t.paidToOthers ?? []) if (p.cents !== 0) plb.push({ reason: 'CS', ref: p.npi, cents: sign * p.cents });
   const bpr = sign * claim.paidCents - plb.reduce((s, a) => s + a.cents, 0);
   if (bpr < 0) throw new RemitError('unbalanced', `the payment to ${t.payee.npi} would be negative (${bpr} cents)`);
   if (t.kind !== 'payment' && bpr !== 0) throw new RemitError('unbalanced', `the ${t.kind} to ${t.payee.npi} would move money (${bpr} cents)`);

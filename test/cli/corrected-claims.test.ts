@@ -118,6 +118,78 @@ describe.each([
   });
 });
 
+describe.each([
+  ['in-process', false],
+  ['over tpa local serve', true],
+])('a claim replaced after its transfer failed, %s', (_, served) => {
+  it('is closed: no settlement, no exception, no approval, no explanation of benefits; its failed transfer stays in the money as history', async () => {
+    if (served) {
+      server = await serve(home, ['--no-rate-limit'], env);
+      await login(home, server.url);
+    }
+    const original = await submitted(file('original.837', '000000001'));
+    const detail = await show(original.external_claim_id);
+    const amount = String(detail.financial_summary.payer_responsibility.total);
+    const approved = await tpa(['fund', 'approve', original.external_claim_id, '--amount', amount, '--auth-code', 'AUTH-FAIL-0001', '--yes', '-o', 'json']);
+    expect(approved.code, approved.stderr).toBe(0);
+    expect((await tpa(['local', 'simulate', 'settlement-failure', original.external_claim_id])).code).toBe(0);
+    const replacement = await submitted(file('replacement.837', '000000002', '7', detail.encounter.encounter_number));
+    expect((await show(original.external_claim_id)).encounter).toMatchObject({ status: 'SUPERSEDED', replaced_by: replacement.external_claim_id });
+
+    // No settlement, and no screen says the benefit is owed again.
+    const settlement = await tpa(['settlement', 'show', original.external_claim_id]);
+    expect(settlement.code).toBe(3);
+    expect(settlement.stderr).toContain(`SUPERSEDED (replaced by a corrected claim, ${replacement.external_claim_id}); there is nothing to fund`);
+    expect(settlement.stderr).not.toMatch(/owed again|anew/);
+
+    // Funding it is refused as closed (exit 4), not as denied nor as not adjudicated yet.
+    const again = await tpa(['fund', 'approve', original.external_claim_id, '--amount', amount, '--auth-code', 'AUTH-FAIL-0002', '--yes']);
+    expect(again.code).toBe(4);
+    expect(again.stderr).toMatch(/SUPERSEDED .*nothing to fund/);
+    expect(again.stderr).not.toMatch(/denied|not adjudicated yet/);
+
+    // Its explanation of benefits: closed, not pending (exit 4, not 7), naming the replacement.
+    const eob = await tpa(['ledger', 'eob', original.external_claim_id]);
+    expect(eob.code).toBe(4);
+    expect(eob.stderr).toContain(`SUPERSEDED (replaced by a corrected claim, ${replacement.external_claim_id})`);
+    expect(eob.stdout).toBe('');
+
+    // The report by the money's dates: the failed transfer is history (a FAILED transfer, its
+    // amount failed), but no exception says money is owed on the closed claim; the month is the sum of its days.
+    const report = async (from: string, to: string, by: string, npi?: string) => {
+      const r = await tpa(['settlement', 'report', '--from', from, '--to', to, '--by', by, ...(npi ? ['--npi', npi] : []), '-o', 'json']);
+      expect(r.code, r.stderr).toBe(0);
+      return r.json<Row>();
+    };
+    // The day the transfer was made and failed (the served engine keeps its own clock), and the day before.
+    const closed = JSON.parse((await tpa(['api', 'GET', `/tpa-api/v1/settlement/${original.external_claim_id}/`])).stdout);
+    expect(closed).toMatchObject({ error: 'no_settlement', status: 'SUPERSEDED', history: { status: 'FAILED' } });
+    const day = (closed.history.initiated_at as string).slice(0, 10);
+    const before = new Date(Date.parse(day) - 86_400_000).toISOString().slice(0, 10);
+    const payee = detail.encounter.provider.npi as string;
+    for (const [by, npi] of [
+      ['funded', undefined],
+      ['settled', undefined],
+      ['funded', payee],
+    ] as const) {
+      const whole = await report(before, day, by, npi);
+      expect(whole.exceptions.filter((x: Row) => x.encounter_id === original.external_claim_id)).toEqual([]);
+      const days = [await report(before, before, by, npi), await report(day, day, by, npi)];
+      expect(days.reduce((n, d) => n + d.exceptions.length, 0)).toBe(whole.exceptions.length);
+      expect(days.reduce((n, d) => n + d.money.failed, 0)).toBe(whole.money.failed);
+    }
+    const funded = await report(before, day, 'funded');
+    expect(funded.money.transfers).toMatchObject({ FAILED: 1 });
+    expect(funded.money.failed).toBeGreaterThan(0);
+    // By service: the replacement is the service's one claim; the original is under `corrected`, owing nothing.
+    const service = await tpa(['settlement', 'report', '--from', '2025-01-01', '--to', '2025-01-31', '-o', 'json']);
+    expect(service.code, service.stderr).toBe(0);
+    const byService = service.json<Row>();
+    expect(byService.encounters).toMatchObject({ count: 1, corrected: { count: 1 } });
+    expect(byService.exceptions.filter((x: Row) => x.encounter_id === original.external_claim_id)).toEqual([]);
+  });
+});
+
 describe('claim validate of corrected claims (the embedded engine’s rules, nothing kept)', () => {
   it('a replacement naming a claim tpa does not know is refused naming it (exit 2); a void of a known claim would void it, and nothing changes', async () => {
     const unknown = await tpa(['claim', 'validate', file('unknown.837', '000000001', '7', 'ENC-2025-000099')]);

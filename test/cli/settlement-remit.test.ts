@@ -469,7 +469,9 @@ describe('settlement remit: the billing provider of a claim whose lines were pai
       expect(payment.bpr[1]).toBe('I');
       expect(copy.payee).toEqual(['N1', 'PE', 'Riverside Surgery Center', 'XX', '1234567893']);
       expect(copy.bpr.slice(1, 5)).toEqual(['H', '0', 'C', 'NON']);
-      expect(copy.trn[2]).toBe(s.processor_transfer_id);
+      // A trace of its own: information, never taken for the payee's payment.
+      expect(payment.trn[2]).toBe(s.processor_transfer_id);
+      expect(copy.trn[2]).toBe(`${s.processor_transfer_id}-INFO`);
       expect(copy.claims[0]!.clp.slice(3, 5)).toEqual(payment.claims[0]!.clp.slice(3, 5));
       expect(copy.segments).toContainEqual(['REF', 'HPI', '1045782368']);
       expect(copy.segments.find((x) => x[0] === 'PLB')).toEqual(['PLB', '1234567893', '20261231', 'CS:1045782368', payment.claims[0]!.clp[4]]);
@@ -479,6 +481,54 @@ describe('settlement remit: the billing provider of a claim whose lines were pai
     check(local.stdout);
     const billing = await run(['settlement', 'remit', e.id, '--npi', '1234567893']);
     expect(copyOf(billing.stdout).map((t) => [t.payee[4], t.bpr[1]])).toEqual([['1234567893', 'H']]);
+
+    const server = await serve(home.dir);
+    try {
+      await login(home.dir, server.url);
+      const r = await run(['settlement', 'remit', e.id, '-p', 'sandbox']);
+      expect(r.code, r.stderr).toBe(0);
+      check(r.stdout);
+    } finally {
+      await server.stop();
+    }
+  });
+  it('a refund reverses the copy too: CLP02 22 negated, PLB CS given back, BPR H 0.00, its own trace; the period file never shares a trace between copy and payment; in-process and over local serve', async () => {
+    const e = await adjudicatedEncounter(run, home.dir, {
+      template: ['--type', 'professional', '--npi', '1234567893', '--cpt', '45380', '--patient', 'MBR-1003', '--service-date', '2026-03-02'],
+      edit: billedForSurgeon,
+    });
+    const f = await run(['fund', 'approve', e.id, '--amount', e.amount, '--auth-code', 'AUTH-COPY-REV', '--yes']);
+    expect(f.code, f.stderr).toBe(0);
+    await settle();
+    const paid = copyOf((await run(['settlement', 'remit', e.id])).stdout);
+    expect((await run(['local', 'simulate', 'refund', e.id])).code).toBe(0);
+    const s = await settlement(e.id);
+    expect(s.status).toBe('REFUNDED');
+    const check = (text: string) => {
+      const [reversal, copy] = copyOf(text) as [ReturnType<typeof copyOf>[number], ReturnType<typeof copyOf>[number]];
+      expect(reversal.payee[4]).toBe('1045782368');
+      expect(reversal.claims[0]!.clp[2]).toBe('22');
+      expect(copy.payee[4]).toBe('1234567893');
+      expect(copy.bpr.slice(1, 5)).toEqual(['H', '0', 'C', 'NON']);
+      expect(copy.trn[2]).toBe(`${s.refund_details.refund_id}-INFO`);
+      expect(copy.trn[2]).not.toBe(reversal.trn[2]);
+      const clp = copy.claims[0]!.clp;
+      expect(clp[2]).toBe('22');
+      for (const k of [3, 4, 5]) expect(x12Cents(clp[k]!)).toBe(-x12Cents(paid[1]!.claims[0]!.clp[k]!));
+      expect(copy.segments.find((x) => x[0] === 'PLB')).toEqual(['PLB', '1234567893', '20261231', 'CS:1045782368', `-${paid[0]!.claims[0]!.clp[4]}`]);
+    };
+    const local = await run(['settlement', 'remit', e.id]);
+    expect(local.code, local.stderr).toBe(0);
+    check(local.stdout);
+    const billing = await run(['settlement', 'remit', e.id, '--npi', '1234567893']);
+    expect(billing.code, billing.stderr).toBe(0);
+    expect(copyOf(billing.stdout).map((t) => [t.payee[4], t.claims[0]!.clp[2]])).toEqual([['1234567893', '22']]);
+    // The month's file, addressed to the payees: every transaction's trace is its own.
+    const month = await run(['settlement', 'remit', '--from', '2026-03-01', '--to', '2026-03-31']);
+    expect(month.code, month.stderr).toBe(0);
+    const traces = copyOf(month.stdout).map((t) => t.trn[2]);
+    expect(traces.length).toBeGreaterThanOrEqual(4);
+    expect(new Set(traces).size).toBe(traces.length);
 
     const server = await serve(home.dir);
     try {

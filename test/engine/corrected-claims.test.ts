@@ -208,3 +208,51 @@ describe('a correction after funding', () => {
     expect((call(mon, 'GET', '/tpa-api/v1/ledger/entries/').body as Body).results).toHaveLength(1);
   });
 });
+
+describe('a claim closed after a transfer that moved nothing that stays', () => {
+  it('has no settlement (404 no_settlement naming SUPERSEDED and its replacement, the transfer kept as history), and funding it is refused as closed, not as denied or not yet adjudicated', () => {
+    const mon = home.at(MON, '0');
+    const refunded = submitted(mon, claim({ patient: 'MBR-1003' }));
+    const never = submitted(mon, claim());
+    const amount = benefitOf(detailOf(mon, refunded.external_claim_id));
+    expect(call(mon, 'POST', APPROVE, { encounter_id: refunded.external_claim_id, amount, authorization_code: 'AUTH-CLOSED-0001' }).status).toBe(200);
+    const wed = home.at('2026-03-04T12:00:00Z', '0');
+    call(wed, 'GET', `/tpa-api/v1/settlement/${refunded.external_claim_id}/`);
+    wed.simulate('refund', refunded.external_claim_id);
+    const replacement = submitted(wed, correcting(refunded.external_claim_id, 'replacement', claim({ patient: 'MBR-1003' })));
+    submitted(wed, correcting(never.external_claim_id, 'void'));
+
+    const s = call(wed, 'GET', `/tpa-api/v1/settlement/${refunded.external_claim_id}/`);
+    expect(s.status).toBe(404);
+    expect(s.body).toMatchObject({ error: 'no_settlement', status: 'SUPERSEDED', replaced_by: replacement.external_claim_id, history: { status: 'REFUNDED' } });
+    expect((s.body as Body).message).toMatch(new RegExp(`SUPERSEDED \\(replaced by a corrected claim, ${replacement.external_claim_id}\\).*nothing to fund`));
+    expect((s.body as Body).message).not.toMatch(/owed again|anew/);
+
+    for (const [c, closed] of [
+      [refunded, 'SUPERSEDED'],
+      [never, 'VOIDED'],
+    ] as const) {
+      const r = call(wed, 'POST', APPROVE, { encounter_id: c.external_claim_id, amount, authorization_code: 'AUTH-CLOSED-0002' });
+      expect(r.status).toBe(400);
+      expect(r.body).toMatchObject({ error: 'invalid_state', reason: 'CLAIM_NOT_ADJUDICATED', status: closed });
+      expect((r.body as Body).message).toMatch(new RegExp(`${closed}.*nothing to fund`));
+      expect((r.body as Body).message).not.toMatch(/denied|not adjudicated yet|not yet/);
+    }
+    expect(wed.auditVerifyDeep()).toMatchObject({ whole: true, disagreementCount: 0 });
+  });
+});
+
+describe('a replacement of a pended claim already sent again', () => {
+  it('is refused naming the claim that sent it again; nothing is written', () => {
+    const mon = home.at('2026-12-01T10:00:00Z', '0');
+    const knee = (preauthorization?: string) =>
+      claimOf({ npi: LAKESIDE, patient: 'MBR-1003', preauthorization, lines: [{ code: '27447', date: '2026-11-02', charge: '100.00' }] });
+    const original = submitted(mon, knee());
+    const resent = submitted(mon, knee('PA-2026-1102'));
+    expect(detailOf(mon, original.external_claim_id).encounter).toMatchObject({ status: 'PENDED', superseded_by: resent.external_claim_id });
+    const r = call(mon, 'POST', SUBMIT, correcting(original.external_claim_id, 'replacement', knee('PA-2026-1102')));
+    expect(r.status).toBe(400);
+    expect((r.body as Body).errors[0].message).toMatch(new RegExp(`already superseded by claim ENC-\\d{4}-\\d{6} \\(${resent.external_claim_id}\\)`));
+    expect((call(mon, 'GET', '/tpa-api/v1/ledger/entries/').body as Body).results).toHaveLength(2);
+  });
+});

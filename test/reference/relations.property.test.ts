@@ -399,8 +399,9 @@ describe('metamorphic relations over a year and a half of claims, payments, fail
                   `835 ${t.transfer}: a copy to a provider paid for none of the lines`,
                 ).toBe(false);
                 expect(t.lines.length, `835 ${t.transfer}: the copy holds every line`).toBe(lines.length);
+                // A copy of a reversal: what the reversals gave back (negative).
                 const paid = all
-                  .filter((x) => x.kind === 'payment' && x.transfer === t.transfer && x.encounter === t.encounter)
+                  .filter((x) => x.kind === (t.reversal ? 'reversal' : 'payment') && x.transfer === t.transfer && x.encounter === t.encounter)
                   .reduce((sum, x) => sum + x.paidCents, 0);
                 expect(t.paidCents, `835 ${t.transfer}: the copy's CLP04 is what the payments paid`).toBe(paid);
                 continue;

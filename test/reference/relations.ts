@@ -320,6 +320,8 @@ export interface RemitTx {
   kind: 'payment' | 'notice' | 'reversal' | 'copy';
   /** BPR02: what reaches the payee's bank (signed as written). */
   bprCents: number;
+  /** CLP02 22: a reversal, or the copy of one. */
+  reversal: boolean;
   /** CLP04: the claim's payment (negative for a reversal). */
   paidCents: number;
   encounter: string;
@@ -341,12 +343,16 @@ export function remitTransactions(text: string): RemitTx[] {
     }
     const clp = t.segments.find((s) => s[0] === 'CLP')!;
     const reversal = clp[2] === '22';
+    // The billing provider's copy has a trace of its own: the payment's (or the refund's) with -INFO.
+    const trace = t.trn[2]!;
+    const copy = trace.endsWith('-INFO');
     return {
-      transfer: t.trn[2]!,
+      transfer: copy ? trace.slice(0, -'-INFO'.length) : trace,
       npi: t.payee[4]!,
       // A payee whose lines paid nothing on this transfer gets a notice (CLP04 0.00) beside the payments;
-      // a claim paid (CLP04) in a notification only (BPR H) is the billing provider's copy.
-      kind: reversal ? 'reversal' : x12Cents(clp[4]!) === 0 ? 'notice' : t.bpr[1] === 'H' ? 'copy' : 'payment',
+      // a copy (of a payment, or of its reversal) is the billing provider's information.
+      kind: copy ? 'copy' : reversal ? 'reversal' : x12Cents(clp[4]!) === 0 ? 'notice' : 'payment',
+      reversal,
       bprCents: x12Cents(t.bpr[2]!),
       paidCents: x12Cents(clp[4]!),
       encounter: clp[7]!,

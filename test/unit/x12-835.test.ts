@@ -496,6 +496,26 @@ describe('the billing provider of a claim its lines were paid to others for', ()
     expect(copy.segments.find((s) => s[0] === 'PLB')).toEqual(['PLB', BILLING, '20261231', 'CS:1045782368', '900', 'CS:1234567893', '100']);
   });
 
+  it('has a trace of its own (TRN02 <transfer>-INFO), and a refund reverses it: CLP02 22, every amount negated, each PLB CS given back, balanced at 0', () => {
+    const paid = checked835(write835(remitTransactions(billedElsewhere(), new Map()).transactions, ENVELOPE)).transactions;
+    expect(paid.map((t) => t.trn[2])).toEqual(['tr_1', 'tr_1', 'tr_1-INFO']);
+    const f = billedElsewhere();
+    f.transfer.status = 'REFUNDED';
+    f.transfer.refund_details = { refund_id: 're_9', amount: 977.7, reason: 'returned', refunded_at: '2026-04-06T10:00:00Z' };
+    const r = remitTransactions(f, new Map());
+    expect(r.transactions.map((t) => [t.kind, t.payee.npi])).toEqual([
+      ['reversal', '1045782368'],
+      ['reversal', '1234567893'],
+      ['copy', BILLING],
+    ]);
+    const [, , copy] = checked835(write835(r.transactions, ENVELOPE)).transactions;
+    expect(copy!.trn[2]).toBe('re_9-INFO');
+    expect(copy!.bpr.slice(1, 3)).toEqual(['H', '0']);
+    expect(copy!.claims[0]!.clp.slice(1, 5)).toEqual(['CLM-77', '22', '-2580', '-1000']);
+    expect(copy!.segments.find((s) => s[0] === 'PLB')).toEqual(['PLB', BILLING, '20261231', 'CS:1045782368', '-900', 'CS:1234567893', '-100']);
+    expect(remitTransactions(f, new Map(), BILLING).transactions.map((t) => [t.kind, t.productionDate])).toEqual([['copy', '2026-04-06']]);
+  });
+
   it('--npi <billing> selects the copy alone; a billing provider that is a payee of a line gets its own transaction and no copy', () => {
     expect(remitTransactions(billedElsewhere(), new Map(), BILLING).transactions.map((t) => t.kind)).toEqual(['copy']);
     const own = billedElsewhere();

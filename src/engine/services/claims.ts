@@ -399,6 +399,15 @@ function correctedClaim(db: Db, claim: ParsedClaim, member: MemberRow): Encounte
       `names ${name}, which is already ${prior.status === 'SUPERSEDED' ? `superseded${by ? ` by ${by}` : ''}` : 'voided'}: ${prior.status === 'SUPERSEDED' ? 'send the correction against the claim that replaced it' : 'a voided claim is closed'}`,
     );
   }
+  // A pended claim already sent again (the pended-resend rule) is as good as replaced: the
+  // correction goes against the claim that sent it again.
+  const resentBy = prior.status === 'PENDED' ? historyReference(db, prior.id, 'SUPERSEDED') : null;
+  if (resentBy) {
+    const resent = encounterById(db, resentBy);
+    return refuse(
+      `names ${name}, which is already superseded by ${resent ? `claim ${resent.encounter_number} (${resentBy})` : resentBy}, which sent the pended claim again: send the correction against that claim`,
+    );
+  }
   const funded = settlementsOf(db, prior.id).find(transferStands);
   if (funded)
     return refuse(

@@ -2,12 +2,12 @@
 // "Ledger entry detail"), written as the encounter moves.
 import { claimFeeKind, type Adjudication, type Disposition, type PlanBenefits } from '../../domain/adjudication.js';
 import type { ParsedClaim, ProviderRole } from '../../domain/fhir-claim.js';
-import type { LedgerStatus } from '../../domain/ledger.js';
+import { isClosedStatus, type ClosedClaim, type LedgerStatus } from '../../domain/ledger.js';
 import { jsonNumberToCents } from '../../domain/money.js';
 import { linePayeeNpi } from '../../domain/payee.js';
 import type { BenefitLine } from '../../domain/settlement.js';
 import type { Db } from '../store/db.js';
-import { insertFirstHistoryEntries, insertHistoryEntry, type EncounterRow, type HistoryValues } from '../store/encounters.js';
+import { historyOf, insertFirstHistoryEntries, insertHistoryEntry, type EncounterRow, type HistoryValues } from '../store/encounters.js';
 import { holdsContract, providerByNpi } from '../store/providers.js';
 import { appendAudit } from './audit.js';
 
@@ -105,4 +105,11 @@ export function lineProviders(db: Db, data: EncounterData): (BenefitLine & { seq
     const name = payee?.name ?? (npi === claim.providerNpi ? claim.providerName : null) ?? `NPI ${npi}`;
     return { sequence: line.sequence, providerNpi: npi, providerName: name, providerRole: role, benefitCents: line.benefitCents };
   });
+}
+
+/** The claim as closed by a corrected claim (SUPERSEDED, naming its replacement, or VOIDED), else null. */
+export function closedClaim(db: Db, row: Pick<EncounterRow, 'id' | 'status'>): ClosedClaim | null {
+  if (!isClosedStatus(row.status)) return null;
+  const replacedBy = row.status === 'SUPERSEDED' ? (historyOf(db, row.id).find((e) => e.type === 'REPLACED')?.reference ?? null) : null;
+  return { status: row.status, replacedBy };
 }

@@ -2,6 +2,7 @@
 // preconditions"). Irreversible: the decision and its writes happen in one IMMEDIATE transaction,
 // so concurrent approvals of one encounter, from any number of processes, fund it exactly once.
 import type { FieldError } from '../../domain/errors.js';
+import { closedClaimMessage } from '../../domain/ledger.js';
 import { centsToAmount, formatCentsGrouped, jsonNumberToCents, MAX_AMOUNT_CENTS } from '../../domain/money.js';
 import { addBusinessDays, MAX_FUNDING_NOTES, splitPayouts } from '../../domain/settlement.js';
 import { characterCount } from '../../domain/validation.js';
@@ -13,7 +14,7 @@ import { newId } from '../ids.js';
 import { addStatus, encounterById } from '../store/encounters.js';
 import { insertPayout, insertSettlement, settlementsOf } from '../store/settlements.js';
 import { appendAudit } from './audit.js';
-import { addHistory, encounterData, lineProviders } from './encounters.js';
+import { addHistory, closedClaim, encounterData, lineProviders } from './encounters.js';
 import { transferStands } from './settlement.js';
 
 interface Approval {
@@ -90,6 +91,17 @@ function decide(ctx: EngineContext, a: Approval): EngineResponse {
     });
   }
   // mutation: end
+  const closed = closedClaim(db, encounter);
+  if (closed) {
+    return respond(400, {
+      error: 'invalid_state',
+      reason: 'CLAIM_NOT_ADJUDICATED',
+      encounter_id: a.encounterId,
+      status: closed.status,
+      ...(closed.replacedBy ? { replaced_by: closed.replacedBy } : {}),
+      message: closedClaimMessage(a.encounterId, closed),
+    });
+  }
   if (encounter.status === 'DENIED') {
     return respond(400, {
       error: 'invalid_state',

@@ -3,6 +3,7 @@
 // reconciled against the AEOB: the ledger moves to RECONCILED when it matches. A transfer that FAILED or was
 // REFUNDED is kept, and the encounter can be funded again: each funding is a new record (`attempt`
 // 1, 2, ...); the latest is the encounter's settlement, the earlier ones its `previous_transfers`.
+import { closedClaimMessage } from '../../domain/ledger.js';
 import { centsToAmount, formatCentsGrouped } from '../../domain/money.js';
 import { payoutNetCents, reconcile, settledCents } from '../../domain/settlement.js';
 import { isoSeconds } from '../clock.js';
@@ -22,7 +23,7 @@ import {
   settlementsOf,
   type SettlementRow,
 } from '../store/settlements.js';
-import { addHistory, encounterData } from './encounters.js';
+import { addHistory, closedClaim, encounterData } from './encounters.js';
 
 /** A transfer still counts as the encounter's funding unless it FAILED or was REFUNDED. */
 export function transferStands(s: SettlementRow): boolean {
@@ -80,20 +81,28 @@ export function getSettlement(ctx: EngineContext, _req: EngineRequest, params: R
   const encounterId = params.encounter_id!;
   const encounter = encounterById(ctx.db, encounterId);
   if (!encounter) return respond(404, { error: 'encounter_not_found', encounter_id: encounterId, message: `No encounter ${encounterId}` });
+  // A closed claim has no settlement, even one whose transfer FAILED or was REFUNDED before it was
+  // replaced or voided: that transfer is history (the ledger and the report's money keep it), and
+  // nothing is owed on the claim.
+  const closed = closedClaim(ctx.db, encounter);
   const settlement = settlementFor(ctx.db, encounterId);
+  if (closed) {
+    return respond(404, {
+      error: 'no_settlement',
+      encounter_id: encounterId,
+      status: closed.status,
+      ...(closed.replacedBy ? { replaced_by: closed.replacedBy } : {}),
+      message: closedClaimMessage(encounterId, closed),
+      // The transfers it had (FAILED or REFUNDED, nothing stays paid): history, for the books.
+      ...(settlement ? { history: settlementBody(ctx.db, settlement, encounter) } : {}),
+    });
+  }
   if (settlement) return respond(200, settlementBody(ctx.db, settlement, encounter));
   if (encounter.status === 'DENIED') {
     return respond(404, {
       error: 'no_settlement',
       encounter_id: encounterId,
       message: `Encounter ${encounterId} was denied; it has no settlement and never will`,
-    });
-  }
-  if (encounter.status === 'SUPERSEDED' || encounter.status === 'VOIDED') {
-    return respond(404, {
-      error: 'no_settlement',
-      encounter_id: encounterId,
-      message: `Encounter ${encounterId} was ${encounter.status === 'SUPERSEDED' ? 'replaced by a corrected claim' : 'voided'} before funding; it has no settlement and never will`,
     });
   }
   const adjudicated = encounter.status === 'ADJUDICATED';

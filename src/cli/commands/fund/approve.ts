@@ -7,6 +7,7 @@ import type { ApprovalRecord, FundHistory } from '../../../client/fund-history.j
 import type { FundingApproved, LedgerDetail, SettlementRecord } from '../../../client/types.js';
 import { AUDIT_HEAD_HEADER, parseAuditHead, type AuditHead } from '../../../domain/audit.js';
 import { authorizationCodeProblem, authorizationCodesOf, resolveLostAnswer } from '../../../domain/funding.js';
+import { closedClaimMessage } from '../../../domain/ledger.js';
 import { centsToAmount, formatCentsGrouped, parseTypedAmount } from '../../../domain/money.js';
 import { MAX_FUNDING_NOTES, type PayoutShare } from '../../../domain/settlement.js';
 import { characterCount } from '../../../domain/validation.js';
@@ -222,6 +223,25 @@ async function ensureNotFunded(ctx: Context, client: TpaClient, encounterId: str
     // A denied encounter has no settlement and never will: refused as the service refuses its
     // approval (400 reason CLAIM_DENIED, exit 4), without sending it.
     if (err instanceof NotFoundError && err.code === 'no_settlement') {
+      // A claim a corrected claim closed: refused as the service refuses it (CLAIM_NOT_ADJUDICATED
+      // naming SUPERSEDED or VOIDED), not as denied.
+      const said = (err.body ?? {}) as { status?: unknown; replaced_by?: unknown; message?: unknown };
+      if (said.status === 'SUPERSEDED' || said.status === 'VOIDED') {
+        const closed = { status: said.status, replacedBy: typeof said.replaced_by === 'string' ? said.replaced_by : null } as const;
+        const body = {
+          error: 'invalid_state',
+          reason: 'CLAIM_NOT_ADJUDICATED',
+          encounter_id: encounterId,
+          status: closed.status,
+          message: closedClaimMessage(encounterId, closed),
+        };
+        throw new ConflictError(`${closedClaimMessage(encounterId, closed)}; nothing was sent`, {
+          code: 'CLAIM_NOT_ADJUDICATED',
+          body,
+          details: body,
+          hint: `see why: ${suggestCommand(ctx, ['ledger', 'show', closed.replacedBy ?? encounterId])}`,
+        });
+      }
       const body = { error: 'invalid_state', reason: 'CLAIM_DENIED', encounter_id: encounterId, message: 'The claim was denied; there is nothing to fund' };
       throw new ConflictError(`encounter ${encounterId} was denied (CLAIM_DENIED): there is nothing to fund; nothing was sent`, {
         code: 'CLAIM_DENIED',

@@ -3,6 +3,7 @@
 // made here from the ledger detail and the settlement record, over either transport. On stdout, or
 // into --out, written whole or not at all, 0600 (it names the member).
 import type { EobTransfer } from '../../../domain/fhir-eob.js';
+import { closedClaimWords, isClosedStatus } from '../../../domain/ledger.js';
 import { ConflictError, NetworkError, NotFoundError, PendingError, UsageError } from '../../../errors.js';
 import { folderProblem, writeWhole } from '../../out-file.js';
 import { argument, option, verb } from '../../verb.js';
@@ -32,6 +33,15 @@ export const eob = verb({
     const { EobError, explanationOfBenefit } = await import('../../../domain/fhir-eob.js');
     const id = await resolveEncounter(client, encounterId);
     const detail = (await client.ledgerDetail(id)).body;
+    // A claim a corrected claim closed is final, not pending: exit 4 (wrong state), naming what closed it.
+    const status = detail.encounter.status;
+    if (isClosedStatus(status)) {
+      const replacedBy = (detail.encounter as { replaced_by?: string | null }).replaced_by ?? null;
+      throw new ConflictError(
+        `encounter ${id} is closed: ${closedClaimWords({ status, replacedBy })}; it has no explanation of benefits${replacedBy ? ` (its replacement ${replacedBy} has one once decided)` : ''}; nothing written`,
+        { code: 'claim_closed', ...(replacedBy ? { hint: `its replacement: tpa ledger eob ${replacedBy}` } : {}) },
+      );
+    }
     // The latest transfer, when one was made: its arrival is the payment's date.
     const transfer = detail.reconciliation.settlement_record_id
       ? await client.settlement(id).then(
