@@ -256,3 +256,27 @@ describe('a replacement of a pended claim already sent again', () => {
     expect((call(mon, 'GET', '/tpa-api/v1/ledger/entries/').body as Body).results).toHaveLength(2);
   });
 });
+
+describe('a replacement of a claim that opened a bundle episode', () => {
+  it('is priced as the episode’s first part again: the parts later claims had included in the episode it opened leave with it, and a void frees it alike', () => {
+    // Lakeside's PACKAGE bundle: 97161 on 2 November opens the episode, on 9 November is included in it.
+    const at = '2026-12-05T10:00:00Z';
+    const e = home.at(at, '0');
+    const first = claimOf({ npi: LAKESIDE, patient: 'MBR-1003', lines: [{ code: '97161', date: '2026-11-02', charge: '500.00' }] });
+    const a = submitted(e, first);
+    const part = (id: string) => (detailOf(e, id).service_lines as Body[]).map((l) => [l.status, l.allowed_amount]);
+    expect(part(a.external_claim_id)).toEqual([['ALLOWED', 500]]);
+    const c = submitted(e, claimOf({ npi: LAKESIDE, patient: 'MBR-1003', lines: [{ code: '97161', date: '2026-11-09', charge: '200.00' }] }));
+    expect(part(c.external_claim_id)[0]![0]).toBe('BUNDLED');
+    // The replacement is judged as if the original had never been paid: it opens the episode again
+    // and is allowed the bundle's share, never 0.00 against a part included only because of the original.
+    const r = submitted(e, correcting(a.external_claim_id, 'replacement', first));
+    expect(part(r.external_claim_id)).toEqual([['ALLOWED', 500]]);
+    // The later claim keeps its adjudication (not readjudicated).
+    expect(part(c.external_claim_id)[0]![0]).toBe('BUNDLED');
+    // A void of the replacement frees the episode the same way: the claim sent anew opens it.
+    submitted(e, correcting(r.external_claim_id, 'void', first));
+    const again = submitted(e, first);
+    expect(part(again.external_claim_id)).toEqual([['ALLOWED', 500]]);
+  });
+});

@@ -130,8 +130,19 @@ export function insertPaidLine(db: Db, p: NewPaidLine): void {
 
 /**
  * An encounter's lines no longer count as paid (a corrected claim replaced or voided it): no later
- * line is its duplicate, its visit copay is no longer taken, and its days leave their episodes.
+ * line is its duplicate, its visit copay is no longer taken, and its days leave their episodes. A
+ * day other claims had included in an episode only its paid part opened (`insertIncludedDay`) leaves
+ * too, once no paid part of that episode is left: an episode nobody paid is no episode, and the claim
+ * that replaces it opens it again at the bundle's share (those claims keep their adjudication).
  */
 export function deletePaidLines(db: Db, memberId: string, encounterId: string): void {
+  const episodes = db
+    .prepare('SELECT DISTINCT contract_id, episode_start FROM paid_lines WHERE member_id = ? AND encounter_id = ? AND episode_start IS NOT NULL AND included = 0')
+    .all(memberId, encounterId) as { contract_id: string; episode_start: string }[];
   db.prepare('DELETE FROM paid_lines WHERE member_id = ? AND encounter_id = ?').run(memberId, encounterId);
+  const orphaned = db.prepare(
+    `DELETE FROM paid_lines WHERE member_id = ? AND contract_id = ? AND episode_start = ? AND included = 1
+       AND NOT EXISTS (SELECT 1 FROM paid_lines WHERE member_id = ? AND contract_id = ? AND episode_start = ? AND included = 0)`,
+  );
+  for (const e of episodes) orphaned.run(memberId, e.contract_id, e.episode_start, memberId, e.contract_id, e.episode_start);
 }
