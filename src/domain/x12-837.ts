@@ -1209,7 +1209,10 @@ export class X12ClaimReader {
       }
       // The parts of the composite after the code, by number (3 date format, 4 date, 5 amount, 6 quantity, 7 version, 8 industry code, 9 present on admission).
       const parts = new Map<number, string>();
-      for (let c = 3; c <= 10; c++) if (element(s, i, c) !== '') parts.set(c, element(s, i, c));
+      // Every component sent is read or named, however many there are (a composite has 9).
+      let components = 10;
+      while (s[`${i}-${components}`] !== undefined) components++;
+      for (let c = 3; c <= components; c++) if (element(s, i, c) !== '') parts.set(c, element(s, i, c));
       const take = (c: number): string | undefined => {
         const v = parts.get(c);
         parts.delete(c);

@@ -79,6 +79,15 @@ describe('a simple element holding the component separator is refused, never cut
   });
 });
 
+describe("an HI composite's components beyond the 10th", () => {
+  it('are named and refused, never dropped (HI01-12)', async () => {
+    const found = await problems(professionalClaim({ clm01: 'HI12', hi: `HI*ABK:K635${':'.repeat(10)}X` }));
+    expect(found).toEqual([
+      { segment: 'HI #1', message: 'HI01-12 "X" (a part) is not something tpa reads for a ABK code: not kept, so the claim is not sent' },
+    ]);
+  });
+});
+
 describe('a service line without SV1 or SV2', () => {
   it('LX*1 then LX*2 with its SV1: "LX 1 has no SV1" once, at LX #1, and nothing else', async () => {
     const found = await problems(edited((s) => (s === 'LX*1' ? ['LX*1', 'LX*2'] : s)));
