@@ -1100,6 +1100,15 @@ export class X12ClaimReader {
     const qualifier = element(s, composite, 1);
     line.code = element(s, composite, 2);
     for (let c = 3; c <= 6; c++) if (element(s, composite, c) !== '') line.modifiers.push(element(s, composite, c));
+    // After the four modifiers come a description (-7) and a product id (-8), which tpa does not
+    // price by: one sent (a fifth modifier written there too) is said and left out, never dropped
+    // without a word (a not-otherwise-classified code's description is no reason to refuse its claim).
+    for (const c of [7, 8])
+      if (element(s, composite, c) !== '')
+        d.notes.push({
+          segment,
+          message: `${kind}0${composite}-${c} "${clip(element(s, composite, c))}" (${c === 7 ? 'a description of the procedure' : 'a product or service id'}, after the four modifiers ${kind}0${composite}-3 to -6; a fifth modifier has no place in the 837) is not read: the line is priced by its code and four modifiers`,
+        });
     if (this.lineParts(s, kind, problem)) return;
     if (kind === 'SV1') {
       line.charge = element(s, 2);

@@ -88,6 +88,22 @@ describe("an HI composite's components beyond the 10th", () => {
   });
 });
 
+describe('SV101 after its four modifiers', () => {
+  it('a fifth modifier (SV101-7, the description) is said and left out, never dropped without a word; the claim is read', async () => {
+    const [five] = await convert(professional([professionalClaim({ clm01: 'M5', lines: [{ cpt: '45378:25:59:XS:XU:XP', charge: '1800' }] })]));
+    expect(five!.problems).toEqual([]);
+    expect(five!.notes).toEqual([
+      {
+        segment: 'SV1 #1',
+        message:
+          'SV101-7 "XP" (a description of the procedure, after the four modifiers SV101-3 to -6; a fifth modifier has no place in the 837) is not read: the line is priced by its code and four modifiers',
+      },
+    ]);
+    const [four] = await convert(professional([professionalClaim({ clm01: 'M4', lines: [{ cpt: '45378:25:59:XS:XU', charge: '1800' }] })]));
+    expect([four!.problems, four!.notes]).toEqual([[], []]);
+  });
+});
+
 describe('a service line without SV1 or SV2', () => {
   it('LX*1 then LX*2 with its SV1: "LX 1 has no SV1" once, at LX #1, and nothing else', async () => {
     const found = await problems(edited((s) => (s === 'LX*1' ? ['LX*1', 'LX*2'] : s)));
