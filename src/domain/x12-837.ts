@@ -1047,8 +1047,9 @@ export class X12ClaimReader {
 
   /**
    * The elements of a claim segment tpa reads (LX, SV1, SV2, DTP*472/434, REF*F8/G1/6R, the NM1 of
-   * a provider, SBR) that hold what cannot be read as sent (componentProblems), as the claim's
-   * problems. A provider's NPI (NM109) is checked where it is read (party).
+   * a provider who is paid or is the facility, SBR) that hold what cannot be read as sent
+   * (componentProblems), as the claim's problems. A provider's NPI (NM109) is checked where it is
+   * read (party); a provider who is not paid (an attending) is said and left out, whatever it holds.
    */
   private claimComponents(s: X12Segment, d: ClaimDraft, here: string): void {
     const name = s.name;
@@ -1058,7 +1059,7 @@ export class X12ClaimReader {
     else if (name === 'SV1' || name === 'SV2') segment = this.line ? `${name} #${this.line.n}` : name;
     else if ((name === 'DTP' && (first === '472' || first === '434')) || (name === 'REF' && (first === 'F8' || first === 'G1' || first === '6R')))
       segment = this.line ? `${here}, ${name}*${first}` : `${name}*${first}`;
-    else if (name === 'NM1' && !this.otherPayer && (FRIENDLY_ROLE[first] !== undefined || first === '77'))
+    else if (name === 'NM1' && !this.otherPayer && !NOT_PAID.has(first) && (FRIENDLY_ROLE[first] !== undefined || first === '77'))
       segment = this.line ? `${here}, NM1*${first}` : `NM1*${first}`;
     else if (name === 'SBR') segment = 'SBR';
     if (segment === undefined) return;

@@ -53,6 +53,11 @@ describe('a simple element holding the component separator is refused, never cut
     for (const w of words) expect(text).toContain(w);
   });
 
+  it('an attending provider (not paid) holding one is said and left out as before: the claim is read', async () => {
+    const found = await problems(edited((s) => (s.startsWith('NM1*82') ? [s, 'NM1*71*1*JONES:X*JOHN'] : s)));
+    expect(found).toEqual([]);
+  });
+
   it('BHT03 holding a component separator refuses the claims of its transaction set', async () => {
     const text = professional([professionalClaim({ clm01: 'BHT' })]).replace('BHT*0019*00*0123', 'BHT*0019*00*0123:4');
     const [c] = await convert(text);
