@@ -49,6 +49,57 @@ export function componentsInSimpleElement(s: X12Segment, i: number, what: string
   return `${what} (NM1${String(i).padStart(2, '0')}) holds a component separator, so it is several parts (${parts.map((v) => `"${clip(v)}"`).join(', ')}) where the 837 has one simple element: which one names the party is not for tpa to guess`;
 }
 
+/**
+ * The composite elements of the segments the reader reads (BHT, HL, NM1, PAT, DMG, SBR, CLM, LX,
+ * SV1, SV2, DTP, REF): element number → how many components the 837 gives it. Every other element
+ * of these segments is simple: one value.
+ */
+const COMPOSITES: Readonly<Record<string, Readonly<Record<number, number>>>> = {
+  CLM: { 5: 3, 11: 5 },
+  DMG: { 5: 3 },
+  REF: { 4: 6 },
+  SV1: { 1: 8, 7: 4 },
+  SV2: { 2: 8 },
+};
+
+/**
+ * Why the elements of a segment cannot be read as sent, by element (`CLM01`, `CLM05`): a simple
+ * element holding the component separator is several parts where the 837 has one value, and a
+ * composite with more components than the 837 gives it carries what tpa would drop. Reading the
+ * first part alone would take half of what was sent (a REF*F8 naming two claims would change the
+ * first), so each is refused, naming its parts. `skip`: elements checked elsewhere (NM109).
+ */
+export function componentProblems(s: X12Segment, skip: readonly number[] = []): { element: string; message: string }[] {
+  const counts = new Map<number, number>();
+  for (const key of Object.keys(s)) {
+    const m = /^(\d+)-(\d+)$/.exec(key);
+    if (m) counts.set(Number(m[1]), Math.max(counts.get(Number(m[1])) ?? 1, Number(m[2]) + 1));
+  }
+  const out: { element: string; message: string }[] = [];
+  for (const [i, count] of [...counts].sort(([a], [b]) => a - b)) {
+    if (skip.includes(i)) continue;
+    const at = `${s.name}${String(i).padStart(2, '0')}`;
+    const parts: string[] = [];
+    for (let c = 1; c <= count; c++) parts.push(element(s, i, c));
+    const shown = parts
+      .slice(0, 8)
+      .map((v) => `"${clip(v)}"`)
+      .join(', ');
+    const allowed = COMPOSITES[s.name]?.[i];
+    if (allowed === undefined)
+      out.push({
+        element: at,
+        message: `${at} holds a component separator, so it is several parts (${shown}${count > 8 ? ', …' : ''}) where the 837 has one simple element: which one is meant is not for tpa to guess, and the claim is not read from its first part`,
+      });
+    else if (count > allowed)
+      out.push({
+        element: at,
+        message: `${at} has ${count} components (${shown}${count > 8 ? ', …' : ''}) where the 837 has ${allowed}: what follows the ${allowed === 3 ? '3rd' : `${allowed}th`} (${at}-${allowed + 1} "${clip(element(s, i, allowed + 1))}") is not for tpa to drop, and the claim is not read without it`,
+      });
+  }
+  return out;
+}
+
 /** Element `i` (1-based) of a segment, component `c` (1-based) of it; '' when absent. */
 export function element(s: X12Segment, i: number, c = 1): string {
   return (c === 1 ? s[String(i)] : s[`${i}-${c - 1}`]) ?? '';
@@ -177,6 +228,8 @@ interface Line {
   controlNumber: string | null;
   /** Segments the line has already had once (SV1/SV2, DTP*472): a second is a problem. */
   seen?: Set<string>;
+  /** True when the line has no SV1 or SV2 (said at its LX, and left out of the claim). */
+  empty?: boolean;
 }
 
 interface Diagnosis {
@@ -386,6 +439,8 @@ export class X12ClaimReader {
   private isa15 = '';
   private bht06: string | undefined;
   private bhtSeen = false;
+  /** The BHT's elements that cannot be read as sent (componentProblems): problems of each claim of the transaction set. */
+  private bhtProblems: { segment: string; message: string }[] = [];
   /** The hierarchy: each HL01 of the transaction by its level, the one being read of each level, and the problems of each level's loop. */
   private readonly hlLevels = new Map<string, string>();
   private hlCount = 0;
@@ -630,6 +685,7 @@ export class X12ClaimReader {
           'BHT',
         );
       this.bhtSeen = true;
+      this.bhtProblems = componentProblems(s).map((p) => ({ segment: 'BHT', message: p.message }));
       this.created = x12Date(element(s, 4)) ?? '';
       this.bht06 = element(s, 6);
       return;
@@ -638,7 +694,10 @@ export class X12ClaimReader {
       this.flushClaim(out);
       this.level = element(s, 3);
       this.strayPatient = undefined;
-      if (this.mapping) this.hierarchy(s);
+      if (this.mapping) {
+        this.hierarchy(s);
+        this.loopComponents(s, `HL*${clip(element(s, 1))}`);
+      }
       if (this.level === '20') {
         this.billing = undefined;
         this.billingProblem = 'no billing provider (loop 2010AA, NM1*85)';
@@ -691,6 +750,7 @@ export class X12ClaimReader {
       if (d.clm01 === '') d.problems.push({ segment: 'CLM', message: 'CLM01 (the patient control number, the claim’s id) is missing' });
       const clm01 = clm01Problem(d.clm01);
       if (clm01) d.problems.push({ segment: 'CLM', message: clm01 });
+      for (const p of componentProblems(s)) d.problems.push({ segment: 'CLM', message: p.message });
       const other = this.otherComponentSeparator(s, 5);
       if (other)
         d.problems.push({
@@ -717,7 +777,12 @@ export class X12ClaimReader {
 
   /** A segment of the billing provider, subscriber or patient loops. */
   private header(s: X12Segment): void {
-    if (this.mapping) this.repeatedInLoop(s);
+    if (this.mapping) {
+      // A second of a segment the loop has once is refused (repeatedInLoop): the loop is judged from
+      // the first alone, never from the one refused.
+      if (this.repeatedInLoop(s)) return;
+      this.headerComponents(s);
+    }
     if (s.name === 'NM1') {
       const entity = element(s, 1);
       if (entity === '85' && this.level === '20') {
@@ -817,9 +882,11 @@ export class X12ClaimReader {
     const name = s.name;
     const line = this.line;
     const here = line ? `${line.kind} #${line.n}` : name;
+    this.claimComponents(s, d, here);
     switch (name) {
       case 'LX': {
         this.otherPayer = false;
+        this.lineWithoutService(d);
         this.line = {
           n: d.lines.length + 1,
           kind: this.type === 'institutional' ? 'SV2' : 'SV1',
@@ -978,6 +1045,43 @@ export class X12ClaimReader {
     }
   }
 
+  /**
+   * The elements of a claim segment tpa reads (LX, SV1, SV2, DTP*472/434, REF*F8/G1/6R, the NM1 of
+   * a provider who is paid or is the facility, SBR) that hold what cannot be read as sent
+   * (componentProblems), as the claim's problems. A provider's NPI (NM109) is checked where it is
+   * read (party); a provider who is not paid (an attending) is said and left out, whatever it holds.
+   */
+  private claimComponents(s: X12Segment, d: ClaimDraft, here: string): void {
+    const name = s.name;
+    const first = element(s, 1);
+    let segment: string | undefined;
+    if (name === 'LX') segment = `LX #${d.lines.length + 1}`;
+    else if (name === 'SV1' || name === 'SV2') segment = this.line ? `${name} #${this.line.n}` : name;
+    else if ((name === 'DTP' && (first === '472' || first === '434')) || (name === 'REF' && (first === 'F8' || first === 'G1' || first === '6R')))
+      segment = this.line ? `${here}, ${name}*${first}` : `${name}*${first}`;
+    else if (name === 'NM1' && !this.otherPayer && !NOT_PAID.has(first) && (FRIENDLY_ROLE[first] !== undefined || first === '77'))
+      segment = this.line ? `${here}, NM1*${first}` : `NM1*${first}`;
+    else if (name === 'SBR') segment = 'SBR';
+    if (segment === undefined) return;
+    for (const p of componentProblems(s, name === 'NM1' ? [9] : [])) d.problems.push({ segment, message: p.message });
+  }
+
+  /**
+   * The service line being read, when it has no SV1 or SV2 (an LX followed by another LX, or by
+   * the end of the claim): said once, at its LX, and left out of the claim, so that what it lacks
+   * (a procedure, a charge, a date) is not said again of an empty line.
+   */
+  private lineWithoutService(d: ClaimDraft): void {
+    const line = this.line;
+    if (!line || line.seen?.has('SV') || line.empty) return;
+    line.empty = true;
+    const kinds = this.type === 'institutional' ? 'SV2' : this.type === 'professional' ? 'SV1' : 'SV1 or SV2';
+    d.problems.push({
+      segment: `LX #${line.n}`,
+      message: `LX ${line.n} has no ${kinds}: a service line (LX) has one ${kinds}, which says what was done, for what charge and on what date; the claim is not read without it`,
+    });
+  }
+
   private serviceLine(s: X12Segment, d: ClaimDraft): void {
     const line = this.line;
     const kind = s.name as 'SV1' | 'SV2';
@@ -997,6 +1101,15 @@ export class X12ClaimReader {
     const qualifier = element(s, composite, 1);
     line.code = element(s, composite, 2);
     for (let c = 3; c <= 6; c++) if (element(s, composite, c) !== '') line.modifiers.push(element(s, composite, c));
+    // After the four modifiers come a description (-7) and a product id (-8), which tpa does not
+    // price by: one sent (a fifth modifier written there too) is said and left out, never dropped
+    // without a word (a not-otherwise-classified code's description is no reason to refuse its claim).
+    for (const c of [7, 8])
+      if (element(s, composite, c) !== '')
+        d.notes.push({
+          segment,
+          message: `${kind}0${composite}-${c} "${clip(element(s, composite, c))}" (${c === 7 ? 'a description of the procedure' : 'a product or service id'}, after the four modifiers ${kind}0${composite}-3 to -6; a fifth modifier has no place in the 837) is not read: the line is priced by its code and four modifiers`,
+        });
     if (this.lineParts(s, kind, problem)) return;
     if (kind === 'SV1') {
       line.charge = element(s, 2);
@@ -1106,7 +1219,10 @@ export class X12ClaimReader {
       }
       // The parts of the composite after the code, by number (3 date format, 4 date, 5 amount, 6 quantity, 7 version, 8 industry code, 9 present on admission).
       const parts = new Map<number, string>();
-      for (let c = 3; c <= 10; c++) if (element(s, i, c) !== '') parts.set(c, element(s, i, c));
+      // Every component sent is read or named, however many there are (a composite has 9).
+      let components = 10;
+      while (s[`${i}-${components}`] !== undefined) components++;
+      for (let c = 3; c <= components; c++) if (element(s, i, c) !== '') parts.set(c, element(s, i, c));
       const take = (c: number): string | undefined => {
         const v = parts.get(c);
         parts.delete(c);
@@ -1234,6 +1350,7 @@ export class X12ClaimReader {
   private resetHierarchy(): void {
     this.bht06 = undefined;
     this.bhtSeen = false;
+    this.bhtProblems = [];
     this.hlLevels.clear();
     this.hlCount = 0;
     this.currentHl.clear();
@@ -1292,11 +1409,39 @@ export class X12ClaimReader {
     this.loopFirsts.set(level, new Map());
   }
 
-  /** A segment the billing provider or subscriber loop has once (NM1*85; NM1*IL, NM1*PR, SBR), given twice: a problem of the claims below. */
-  private repeatedInLoop(s: X12Segment): void {
+  /**
+   * The elements of a header segment tpa reads (NM1*85, NM1*IL, NM1*PR, NM1*QC, SBR, PAT, DMG) that
+   * hold what cannot be read as sent (componentProblems): problems of the claims below. NM109 of a
+   * party is checked where it is read (componentsInSimpleElement), a patient's here.
+   */
+  private headerComponents(s: X12Segment): void {
+    const entity = s.name === 'NM1' ? element(s, 1) : '';
+    const read =
+      s.name === 'NM1'
+        ? (entity === '85' && this.level === '20') || ((entity === 'IL' || entity === 'PR') && this.level === '22') || entity === 'QC'
+        : s.name === 'SBR'
+          ? this.level === '22'
+          : (s.name === 'PAT' || s.name === 'DMG') && this.dependent !== undefined;
+    if (read) this.loopComponents(s, s.name === 'NM1' ? `NM1*${entity}` : s.name, entity === 'QC' ? [] : [9]);
+  }
+
+  /** The component problems (componentProblems) of a segment of the loop being read: problems of the claims below it. */
+  private loopComponents(s: X12Segment, segment: string, skip: readonly number[] = []): void {
+    const found = componentProblems(s, s.name === 'NM1' ? skip : []);
+    if (found.length === 0) return;
+    const list = this.loopProblems.get(this.level) ?? [];
+    for (const p of found) list.push({ segment, message: p.message });
+    this.loopProblems.set(this.level, list);
+  }
+
+  /**
+   * A segment the billing provider or subscriber loop has once (NM1*85; NM1*IL, NM1*PR, SBR), given
+   * twice: a problem of the claims below. True when it is such a second.
+   */
+  private repeatedInLoop(s: X12Segment): boolean {
     const key = s.name === 'NM1' ? `NM1*${element(s, 1)}` : s.name;
     const once = this.level === '20' ? ['NM1*85'] : this.level === '22' ? ['NM1*IL', 'NM1*PR', 'SBR'] : this.level === '23' ? ['NM1*QC', 'DMG', 'PAT'] : [];
-    if (!once.includes(key)) return;
+    if (!once.includes(key)) return false;
     const seen = this.loopSeen.get(this.level) ?? new Set<string>();
     this.loopSeen.set(this.level, seen);
     // What the first of each said, to name both when a second says otherwise (the segment's elements as sent).
@@ -1309,7 +1454,8 @@ export class X12ClaimReader {
     this.loopFirsts.set(this.level, firsts);
     if (!seen.has(key)) {
       firsts.set(key, said);
-      return void seen.add(key);
+      seen.add(key);
+      return false;
     }
     const what = this.level === '20' ? 'billing provider loop (2010AA)' : this.level === '22' ? 'subscriber loop (2000B)' : 'patient loop (2000C)';
     const first = firsts.get(key) ?? '';
@@ -1317,6 +1463,7 @@ export class X12ClaimReader {
     const list = this.loopProblems.get(this.level) ?? [];
     list.push({ segment: key, message: `a second ${key} in the ${what}${both}: the loop has one, and tpa does not choose between them` });
     this.loopProblems.set(this.level, list);
+    return true;
   }
 
   /** The problems of the loops the claim hangs from (its HLs, their repeated segments). */
@@ -1327,6 +1474,7 @@ export class X12ClaimReader {
   /** The claim being read, as a FHIR Claim, when it is complete (at the next CLM, HL, SE or the end). */
   private flushClaim(out: X12Event[]): void {
     const d = this.draft;
+    if (d && this.mapping) this.lineWithoutService(d);
     this.draft = undefined;
     this.line = undefined;
     this.afterClm = false;
@@ -1388,7 +1536,7 @@ export class X12ClaimReader {
         message: `SBR01 is ${clip(sbr01)}: tpa pays as the primary payer (P); a claim where another payer is primary needs coordination of benefits, which tpa does not do`,
       });
     if (d.lines.length === 0) problems.push({ segment: 'CLM', message: 'has no service line (LX with SV1 or SV2)' });
-    problems.push(...this.notForPayment(), ...this.hierarchyProblems(), ...pointerProblems(d));
+    problems.push(...this.bhtProblems, ...this.notForPayment(), ...this.hierarchyProblems(), ...pointerProblems(d));
     const segments = new Map<string, string>();
     const claim = this.isa15 === 'T' ? testDataTagged(this.fhir(d, segments)) : this.fhir(d, segments);
     const identity = x12Identity({ isa06: this.isa06, isa13: this.isa13, gs06: this.gs06, st02: this.st02, clm01: d.clm01 }, repeated ? d.ordinal : undefined);
@@ -1472,48 +1620,50 @@ export class X12ClaimReader {
       };
     });
     const rendering = payee ? 0 : -1;
-    const items = d.lines.map((line, i) => {
-      segments.set(`item[${i}]`, `${line.kind} #${line.n}`);
-      let careTeamSequence: number[] | undefined;
-      if (line.rendering) {
-        const existing = careTeam.findIndex((m) => m.provider.identifier.value === line.rendering!.npi);
-        if (existing >= 0) careTeamSequence = [existing + 1];
-        else {
-          segments.set(`careTeam[${careTeam.length}]`, line.rendering.segment);
-          careTeam.push({
-            sequence: careTeam.length + 1,
-            provider: { identifier: { system: NPI_SYSTEM, value: line.rendering.npi }, ...(line.rendering.name ? { display: line.rendering.name } : {}) },
-            role: { coding: [{ system: CARE_TEAM_ROLE_SYSTEM, code: 'primary' }] },
-          });
-          careTeamSequence = [careTeam.length];
-        }
-      } else if (rendering >= 0 && type === 'professional') careTeamSequence = [rendering + 1];
-      // The quantity as sent, decimals and minutes alike: minutes of anesthesia (SV103 MJ) in UCUM `min`.
-      const units = decimal(line.units);
-      const charge = decimal(line.charge);
-      const place = line.place ?? (type === 'professional' ? d.placeOfService : '');
-      return {
-        sequence: i + 1,
-        ...(careTeamSequence ? { careTeamSequence } : {}),
-        ...(line.pointers.length > 0 ? { diagnosisSequence: line.pointers.map((p) => d.pointable[p - 1]).filter((n): n is number => n !== undefined) } : {}),
-        ...(line.revenue !== null ? { revenue: { coding: [{ system: REVENUE_SYSTEM, code: line.revenue }] } } : {}),
-        // A revenue-code-only line has no procedure code: FHIR requires productOrService, so it says so.
-        productOrService:
-          line.code === ''
-            ? { coding: [{ system: DATA_ABSENT_REASON_SYSTEM, code: 'not-applicable' }] }
-            : { coding: [{ system: /^\d{5}$/.test(line.code) ? CPT_SYSTEM : HCPCS_SYSTEM, code: line.code }] },
-        ...(line.modifiers.length > 0 ? { modifier: line.modifiers.map((m) => ({ coding: [{ system: CPT_SYSTEM, code: m }] })) } : {}),
-        ...(line.controlNumber !== null ? { extension: [{ url: LINE_CONTROL_NUMBER_URL, valueString: line.controlNumber }] } : {}),
-        ...(line.date
-          ? line.date.start === line.date.end
-            ? { servicedDate: line.date.start }
-            : { servicedPeriod: { start: line.date.start, end: line.date.end } }
-          : {}),
-        ...(place ? { locationCodeableConcept: { coding: [{ system: PLACE_OF_SERVICE_SYSTEM, code: place }] } } : {}),
-        quantity: { value: units ?? line.units, ...(line.unitBasis === 'MJ' ? { unit: 'min', system: UCUM_SYSTEM, code: 'min' } : {}) },
-        net: { value: charge ?? line.charge, currency: 'USD' },
-      };
-    });
+    const items = d.lines
+      .filter((line) => !line.empty)
+      .map((line, i) => {
+        segments.set(`item[${i}]`, `${line.kind} #${line.n}`);
+        let careTeamSequence: number[] | undefined;
+        if (line.rendering) {
+          const existing = careTeam.findIndex((m) => m.provider.identifier.value === line.rendering!.npi);
+          if (existing >= 0) careTeamSequence = [existing + 1];
+          else {
+            segments.set(`careTeam[${careTeam.length}]`, line.rendering.segment);
+            careTeam.push({
+              sequence: careTeam.length + 1,
+              provider: { identifier: { system: NPI_SYSTEM, value: line.rendering.npi }, ...(line.rendering.name ? { display: line.rendering.name } : {}) },
+              role: { coding: [{ system: CARE_TEAM_ROLE_SYSTEM, code: 'primary' }] },
+            });
+            careTeamSequence = [careTeam.length];
+          }
+        } else if (rendering >= 0 && type === 'professional') careTeamSequence = [rendering + 1];
+        // The quantity as sent, decimals and minutes alike: minutes of anesthesia (SV103 MJ) in UCUM `min`.
+        const units = decimal(line.units);
+        const charge = decimal(line.charge);
+        const place = line.place ?? (type === 'professional' ? d.placeOfService : '');
+        return {
+          sequence: i + 1,
+          ...(careTeamSequence ? { careTeamSequence } : {}),
+          ...(line.pointers.length > 0 ? { diagnosisSequence: line.pointers.map((p) => d.pointable[p - 1]).filter((n): n is number => n !== undefined) } : {}),
+          ...(line.revenue !== null ? { revenue: { coding: [{ system: REVENUE_SYSTEM, code: line.revenue }] } } : {}),
+          // A revenue-code-only line has no procedure code: FHIR requires productOrService, so it says so.
+          productOrService:
+            line.code === ''
+              ? { coding: [{ system: DATA_ABSENT_REASON_SYSTEM, code: 'not-applicable' }] }
+              : { coding: [{ system: /^\d{5}$/.test(line.code) ? CPT_SYSTEM : HCPCS_SYSTEM, code: line.code }] },
+          ...(line.modifiers.length > 0 ? { modifier: line.modifiers.map((m) => ({ coding: [{ system: CPT_SYSTEM, code: m }] })) } : {}),
+          ...(line.controlNumber !== null ? { extension: [{ url: LINE_CONTROL_NUMBER_URL, valueString: line.controlNumber }] } : {}),
+          ...(line.date
+            ? line.date.start === line.date.end
+              ? { servicedDate: line.date.start }
+              : { servicedPeriod: { start: line.date.start, end: line.date.end } }
+            : {}),
+          ...(place ? { locationCodeableConcept: { coding: [{ system: PLACE_OF_SERVICE_SYSTEM, code: place }] } } : {}),
+          quantity: { value: units ?? line.units, ...(line.unitBasis === 'MJ' ? { unit: 'min', system: UCUM_SYSTEM, code: 'min' } : {}) },
+          net: { value: charge ?? line.charge, currency: 'USD' },
+        };
+      });
     const preauth = [...d.preauth, ...d.lines.flatMap((l) => l.preauth)];
     segments.set('patient', this.inPatientLoop ? 'NM1*QC' : 'NM1*IL');
     if (this.inPatientLoop) {

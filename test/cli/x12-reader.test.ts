@@ -165,3 +165,55 @@ describe('content decides what a file is, and refusals of a correction name REF*
     expect(r.stderr).toContain('r.837: ST 0001, CLM REP: failed: REF*F8: related[0].claim.identifier.value: is ENC-NOPE');
   });
 });
+
+describe('a REF*F8 naming two claims, and X12 that does not start at its first byte', () => {
+  it('a replacement whose REF*F8 holds the component separator (N1:N2) is refused naming both parts, and neither claim is superseded', async () => {
+    const originals = interchange(
+      [
+        transaction({
+          st02: '0001',
+          type: 'professional',
+          claims: [
+            professionalClaim({ clm01: 'O1', lines: [{ cpt: '45378', charge: '1800', date: '20250110' }] }),
+            professionalClaim({ clm01: 'O2', lines: [{ cpt: '45378', charge: '1800', date: '20250111' }] }),
+          ],
+        }),
+      ],
+      { isa13: '000000031' },
+    );
+    write('o.837', originals);
+    const sent = await runTpa(['claim', 'submit', 'o.837', '-o', 'ndjson'], { home, env });
+    expect(sent.code, sent.stderr).toBe(0);
+    const ids = ndjson(sent.stdout).map((o) => o.external_claim_id as string);
+    expect(ids).toHaveLength(2);
+    const numbers: string[] = [];
+    for (const id of ids)
+      numbers.push((await runTpa(['ledger', 'show', id, '-o', 'json'], { home, env })).json<Record<string, any>>().encounter.encounter_number);
+    const replacement = professionalClaim({ clm01: 'O1R' }).flatMap((s) =>
+      s.startsWith('CLM*') ? [s.replace('11:B:1', '11:B:7'), `REF*F8*${numbers[0]}:${numbers[1]}`] : [s],
+    );
+    write('r.837', interchange([transaction({ st02: '0001', type: 'professional', claims: [replacement] })], { isa13: '000000032' }));
+    const r = await runTpa(['claim', 'submit', 'r.837', '-o', 'ndjson'], { home, env });
+    expect(r.code).toBe(2);
+    expect(ndjson(r.stdout)[0]).toMatchObject({ source: 'r.837: ST 0001, CLM O1R', errors: [{ segment: 'REF*F8' }] });
+    expect(r.stderr).toContain(`REF02 holds a component separator, so it is several parts ("${numbers[0]}", "${numbers[1]}")`);
+    for (const id of ids) {
+      const e = (await runTpa(['ledger', 'show', id, '-o', 'json'], { home, env })).json<Record<string, any>>().encounter;
+      expect(e.status).not.toBe('SUPERSEDED');
+      expect(e.replaced_by).toBeUndefined();
+    }
+  });
+
+  it('a *.json in a folder holding X12 after a blank line or a byte order mark is said to be X12 not at its first byte, not a pipe', async () => {
+    mkdirSync(join(home, 'in'));
+    write('in/blank.json', `\n${oneClaim('J1', '000000041')}`);
+    write('in/bom.json', `\uFEFF${oneClaim('J2', '000000042')}`);
+    const r = await runTpa(['claim', 'validate', 'in'], { home, env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('in/blank.json:2:1: is X12 that does not start at its first byte ("\\n" comes before ISA), not JSON');
+    expect(r.stderr).toMatch(
+      /in\/bom\.json.*: is X12 that does not start at its first byte \("\\uFEFF" comes before ISA\), not JSON: an X12 file must start with ISA/,
+    );
+    expect(r.stderr).not.toContain('not a pipe or a device');
+  });
+});

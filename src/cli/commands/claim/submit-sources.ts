@@ -15,6 +15,7 @@ import { UsageError } from '../../../errors.js';
 import { boundedLines, LINE_NOT_UTF8, LINE_TOO_LONG, NotUtf8Text, readFileBounded } from '../../bounded-input.js';
 import { NOT_UTF8 } from '../../../domain/well-formed.js';
 import type { FieldError } from '../../../domain/errors.js';
+import { clip } from '../../../domain/validation.js';
 import { oneLine, screen } from '../../../render/screen.js';
 import { noteText, skippedNote } from './skipped.js';
 import { isJsonName, isX12Entry, isX12Path, looksLikeX12, X12_BY_CONTENT } from './x12-files.js';
@@ -67,10 +68,21 @@ function parseJson(text: string, firstLine = 1): { value?: unknown; problem?: st
 const X12_NOT_A_FILE =
   'is X12 (it starts with ISA), not JSON: an 837 is read twice, its envelopes first, so it must be a regular file, not a pipe or a device; save it to a file and name the file';
 
+/**
+ * Why X12 is read as JSON: text starting with ISA at its first byte came through a pipe or a device
+ * (a regular file starting so is read as X12); text with something before ISA (a blank line, a
+ * byte order mark) is X12 that does not start at its first byte, in a file or not.
+ */
+function x12AsJson(text: string): string {
+  if (text.startsWith('ISA')) return X12_NOT_A_FILE;
+  const before = JSON.stringify(clip(text.slice(0, text.indexOf('ISA')))).replace(/\uFEFF/g, '\\uFEFF');
+  return `is X12 that does not start at its first byte (${before} comes before ISA), not JSON: an X12 file must start with ISA; remove what comes before it`;
+}
+
 function* documentClaims(name: string, text: string, note: (message: string) => void): Generator<ClaimText> {
   const parsed = parseJson(text);
   const { value, at } = parsed;
-  const problem = parsed.problem && /^\uFEFF?\s*ISA/.test(text) ? X12_NOT_A_FILE : parsed.problem;
+  const problem = parsed.problem && /^\uFEFF?\s*ISA/.test(text) ? x12AsJson(text) : parsed.problem;
   if (problem || !isObject(value) || value.resourceType !== 'Bundle') {
     yield { source: name, text, value, problem, locate: (field) => (problem ? at : locateField(text, field)) };
     return;
