@@ -137,7 +137,9 @@ export function insertPaidLine(db: Db, p: NewPaidLine): void {
  */
 export function deletePaidLines(db: Db, memberId: string, encounterId: string): void {
   const episodes = db
-    .prepare('SELECT DISTINCT contract_id, episode_start FROM paid_lines WHERE member_id = ? AND encounter_id = ? AND episode_start IS NOT NULL AND included = 0')
+    .prepare(
+      'SELECT DISTINCT contract_id, episode_start FROM paid_lines WHERE member_id = ? AND encounter_id = ? AND episode_start IS NOT NULL AND included = 0',
+    )
     .all(memberId, encounterId) as { contract_id: string; episode_start: string }[];
   db.prepare('DELETE FROM paid_lines WHERE member_id = ? AND encounter_id = ?').run(memberId, encounterId);
   const orphaned = db.prepare(
