@@ -293,6 +293,13 @@ describe('the loops of the guide and one IK3 per segment', () => {
     expect(loops(['CLM*X', 'NM1*71', 'NM1*82', 'LX*1', 'SV2*0450', 'NM1*82'], true)).toEqual(['2300', '2310A', '2310D', '2400', '2400', '2420C']);
   });
 
+  it('"a second" places at the second only where the segment is there twice: in the header, within its HL', () => {
+    const places = { clm: 10, header: { 'NM1*IL': 8 }, segments: [['CLM', 10]] as [string, number][] };
+    const second = 'a second NM1*IL in the subscriber loop (2000B): the loop has one';
+    expect(segmentError({ ...places, twice: { 'NM1*IL': true } }, 'NM1*IL', second)).toMatchObject({ position: 8, code: '4' });
+    expect(segmentError({ ...places, twice: {} }, 'NM1*IL', second)).toMatchObject({ position: 8, code: 'I9' });
+  });
+
   it('two problems of one segment are one IK3 (8) with an IK4 each, the same IK4 once', () => {
     const e = (element: { position: number; component?: number; code: string } | undefined, message: string) => ({
       segment: 'HI',

@@ -43,6 +43,8 @@ interface ClaimPlaces {
   segments: [string, number][];
   /** The patient's name as sent: NM103, NM104, NM105 of its NM1*QC (a dependent), else of its NM1*IL. */
   patientName?: { last: string; first: string; middle: string };
+  /** The header's segments said more than once in their HL (the last of them is in `header`). */
+  twice?: Record<string, true>;
   /** The loop of the implementation guide each segment of the set is in, by position (none for the header: BHT). */
   loops?: Record<number, string>;
 }
@@ -145,6 +147,9 @@ async function outline(path: string): Promise<Outline> {
   let position = 0;
   let readable = false;
   let header: Record<string, number> = {};
+  // The header's segments said twice in one HL (a second NM1*IL, SBR, DMG…), and where the last HL is.
+  let twice: Record<string, true> = {};
+  let hlAt = 0;
   let names: Record<string, ClaimPlaces['patientName']> = {};
   let claim: ClaimPlaces | undefined;
   let loop = '';
@@ -220,6 +225,8 @@ async function outline(path: string): Promise<Outline> {
         readable = element(s, 1) === '837' && (version.includes('X222') || version.includes('X223'));
         position = 1;
         header = {};
+        twice = {};
+        hlAt = 0;
         names = {};
         claim = undefined;
         loop = '';
@@ -247,12 +254,17 @@ async function outline(path: string): Promise<Outline> {
       if (key === 'NM1*IL' || key === 'NM1*QC') names[key] = { last: element(s, 3), first: element(s, 4), middle: element(s, 5) };
       if (name === 'CLM') {
         const patientName = names['NM1*QC'] ?? names['NM1*IL'];
-        claim = { clm: position, header: { ...header }, segments: [['CLM', position]], loops, ...(patientName ? { patientName } : {}) };
+        claim = { clm: position, header: { ...header }, twice: { ...twice }, segments: [['CLM', position]], loops, ...(patientName ? { patientName } : {}) };
         claims.push({ set: st, places: claim });
         continue;
       }
       if (claim) claim.segments.push([key, position]);
-      else header[key] = position;
+      else {
+        if (name === 'HL') hlAt = position;
+        else if (header[key] !== undefined && header[key] > hlAt) twice[key] = true;
+        else delete twice[key];
+        header[key] = position;
+      }
     }
   // The envelope's problems (the first reading's), on the interchange, group or set they concern.
   const attach = (place: string, message: string, t: number | undefined) => {
@@ -336,7 +348,7 @@ export function segmentError(places: ClaimPlaces, segment: string, message: stri
   let id = '';
   let named: string | undefined;
   let numbered = false;
-  const twice = /\ba second\b/.test(message);
+  const saysSecond = /\ba second\b/.test(message);
   let repeated = false;
   for (const part of parts) {
     // An element of the segment named before it (`HI #2, HI02-1`).
@@ -365,16 +377,17 @@ export function segmentError(places: ClaimPlaces, segment: string, message: stri
       const end = lxs.find((i) => i > lx) ?? places.segments.length;
       scope = whole = places.segments.slice(lx, end);
       const own = scope.filter(([k]) => is(k));
-      found = (twice && own[1]) || own[0] || scope[0];
-      repeated = twice && own[1] !== undefined;
+      found = (saysSecond && own[1]) || own[0] || scope[0];
+      repeated = saysSecond && own[1] !== undefined;
       continue;
     }
     const own = scope.filter(([k]) => is(k));
     const all = own.length > 0 ? own : whole.filter(([k]) => is(k));
     const inHeader = places.header[key];
     // In the header the claim's loop is the last of its kind: a second there is the last one.
-    found = (twice && all[1]) || all[0] || (inHeader !== undefined ? [key, inHeader] : undefined);
-    repeated = twice && (all[1] !== undefined || (all.length === 0 && inHeader !== undefined));
+    found = (saysSecond && all[1]) || all[0] || (inHeader !== undefined ? [key, inHeader] : undefined);
+    repeated =
+      saysSecond && (all[1] !== undefined || (all.length === 0 && inHeader !== undefined && (places.twice === undefined || places.twice[key] === true)));
   }
   const inLine = (position: number) => lxs.length > 0 && position >= places.segments[lxs[0]!]![1];
   const loopOf = (key: string, position: number): string | undefined => {
