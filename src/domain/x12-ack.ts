@@ -18,7 +18,7 @@ export interface AckSegmentError {
   segment: string;
   /** IK302: its position in the transaction set, ST being 1. */
   position: number;
-  /** IK303: the loop it is in (2300, 2400…), when known. */
+  /** IK303: the loop of the 837 guide it is in (2010AA, 2010BA, 2300, 2310B, 2400, 2420A…), when known; none in the header (BHT). */
   loop?: string;
   /** IK304: 3 required segment missing, 8 segment has data element errors, I6 implementation dependent segment missing… */
   code: string;
@@ -311,6 +311,27 @@ function setProblems(t: AckTransactionSet): { code: string; message: string }[] 
   return [{ code: '5', message: t.refusedBy }];
 }
 
+/**
+ * The segments in error of a set, each once (one IK3 per segment, in the order first named) with the
+ * elements each problem of it names (its IK4s, each once): `8` when one is named, else the first problem's code.
+ */
+export function inError(errors: readonly AckSegmentError[]): (Omit<AckSegmentError, 'element'> & { elements: AckElementError[] })[] {
+  const out: (Omit<AckSegmentError, 'element'> & { elements: AckElementError[] })[] = [];
+  for (const e of errors) {
+    const { element, ...rest } = e;
+    let at = out.find((x) => x.position === e.position && x.segment === e.segment);
+    if (!at) {
+      at = { ...rest, elements: [] };
+      out.push(at);
+    }
+    if (element && !at.elements.some((x) => x.position === element.position && x.component === element.component && x.code === element.code)) {
+      at.elements.push(element);
+      at.code = '8';
+    }
+  }
+  return out;
+}
+
 export function write999(file: ReceivedFile, env: AckEnvelope): string {
   const first = file.interchanges[0];
   return interchange(file, env, (control, date8, time4) => {
@@ -320,10 +341,10 @@ export function write999(file: ReceivedFile, env: AckEnvelope): string {
         const body: string[][] = [['AK1', x12Text(g.functionalId, 2), x12Text(g.control, 9), x12Text(g.version, 12)]];
         for (const t of g.sets) {
           body.push(['AK2', x12Text(t.id, 3), x12Text(t.control, 9), x12Text(t.version, 35)]);
-          for (const e of t.segmentErrors.slice(0, 999)) {
-            body.push(['IK3', x12Text(e.segment, 3), String(e.position), x12Text(e.loop ?? '', 4), e.code]);
-            if (e.element)
-              body.push(['IK4', e.element.component ? `${e.element.position}${COMP}${e.element.component}` : String(e.element.position), '', e.element.code]);
+          for (const e of inError(t.segmentErrors).slice(0, 999)) {
+            body.push(['IK3', x12Text(e.segment, 3), String(e.position), x12Text(e.loop ?? '', 6), e.code]);
+            for (const el of e.elements.slice(0, 99))
+              body.push(['IK4', el.component ? `${el.position}${COMP}${el.component}` : String(el.position), '', el.code]);
           }
           const status = setStatus(t);
           const codes = setProblems(t).map((p) => p.code);

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { useTpaHome } from '../helpers/cli.js';
 import { IG_EXAMPLES, igX12Mapped } from '../helpers/ig-examples.js';
-import { type Delimiters, interchange, professionalClaim, transaction } from '../helpers/x12.js';
+import { type Delimiters, institutionalClaim, interchange, professionalClaim, transaction } from '../helpers/x12.js';
 import { login, serve } from '../helpers/server.js';
 import { readAck, readAcks } from '../helpers/x12-ack-check.js';
 
@@ -498,6 +498,144 @@ describe('acknowledgments say only what is known', () => {
     expect(stc[12]).not.toContain(home.dir);
     expect(stc[12]).not.toMatch(/\/|a\.837/);
     expect(read('acks/b.837.277ca.json')).not.toContain(home.dir);
+  });
+});
+
+describe('the 999 places a refusal at the segment refused', () => {
+  /** A transaction set of one claim, with `add` inserted after the first segment that is `after` (SE counted again). */
+  const setWith = (claim: string[], after?: string, ...add: string[]) => {
+    const set = transaction({ st02: '0001', type: claim.some((s) => s.startsWith('SV2*')) ? 'institutional' : 'professional', claims: [claim] });
+    if (after !== undefined) {
+      const i = set.indexOf(after);
+      expect(i, after).toBeGreaterThan(0);
+      set.splice(i + 1, 0, ...add);
+    }
+    set[set.length - 1] = `SE*${set.length}*0001`;
+    return set;
+  };
+  /** The position (ST 1) of the n-th segment of the set that is `segment`. */
+  const at = (set: string[], segment: string, nth = 1) => {
+    let n = 0;
+    return String(set.findIndex((s) => s === segment && ++n === nth) + 1);
+  };
+  /** The 999's IK3, IK4 and IK5 of the set (claim validate --ack), and the 277CA's segments when there is one. */
+  const ack = async (name: string, set: string[]) => {
+    const dir = acksDir();
+    const gs08 = set[0]!.split('*')[3];
+    await run(['claim', 'validate', write(name, interchange([set], { gs08 })), '--ack', dir, '-o', 'ndjson']);
+    const ik = readAck(read(`acks/${name}.999`)).sets[0]!.filter((s) => /^IK[345]$/.test(s[0]!));
+    return { ik, json: JSON.parse(read(`acks/${name}.999.json`)) as Row };
+  };
+
+  it('an HI refusal at its own HI (IK304 8) with the element named (IK4; IK403 1 only for a missing one), one IK3 for two problems of one HI', async () => {
+    const hi = 'HI*ABK:K635';
+    const cases: [string, string[], string, string[][]][] = [
+      ['qualifier', [hi, 'HI*ABF:Z0000*abf:Z0001'], 'HI*ABF:Z0000*abf:Z0001', [['IK4', '2:1', '', '7']]],
+      ['principal', ['HI*ABK:K635*ABK:Z0000'], 'HI*ABK:K635*ABK:Z0000', [['IK4', '2', '', '7']]],
+      ['bbr', [hi, 'HI*BBR:0DTJ4ZZ'], 'HI*BBR:0DTJ4ZZ', [['IK4', '1', '', '7']]],
+      ['bh', [hi, 'HI*BH:11'], 'HI*BH:11', [['IK4', '1:3', '', '1']]],
+      ['poa', ['HI*ABK:K635:::::::X'], 'HI*ABK:K635:::::::X', [['IK4', '1:9', '', '7']]],
+      [
+        'dated',
+        ['HI*ABK:K635:D8:20250110'],
+        'HI*ABK:K635:D8:20250110',
+        [
+          ['IK4', '1:3', '', '7'],
+          ['IK4', '1:4', '', '7'],
+        ],
+      ],
+    ];
+    for (const [name, his, refused, ik4] of cases) {
+      const claim = professionalClaim({ clm01: name.toUpperCase(), hi: his[0] });
+      const set = setWith(claim, his[0], ...his.slice(1));
+      const { ik } = await ack(`${name}.837`, set);
+      expect(ik, name).toEqual([['IK3', 'HI', at(set, refused), '2300', '8'], ...ik4, ['IK5', 'R', 'I5']]);
+    }
+  });
+
+  it('a segment said twice is placed at the second (the one refused), IK304 5 (a loop begun twice 4), with the loop of the guide', async () => {
+    const claim = professionalClaim({ clm01: 'TWO', lines: [{ cpt: '45378', charge: '1800', ref6r: 'L1' }] });
+    const clm = claim.find((s) => s.startsWith('CLM*'))!;
+    const sv1 = claim.find((s) => s.startsWith('SV1*'))!;
+    const dependent = [
+      // The one claim of the set: its subscriber is HL 2, the patient HL 3.
+      'HL*2*1*22*1',
+      'SBR*P********CI',
+      'NM1*IL*1*RIVERA*DANIEL****MI*MBR-1006',
+      'NM1*PR*2*ACME HEALTH PLAN*****PI*PAYER-ACME',
+      'HL*3*2*23*0',
+      'PAT*19',
+      'NM1*QC*1*RIVERA*ANA',
+      'DMG*D8*20150101*F',
+      ...claim.slice(4),
+    ];
+    const cases: [string, string[], string, string, string, string][] = [
+      // name, set, the segment refused (its second occurrence), its ID, loop, IK304
+      [
+        'nm182',
+        setWith(claim, 'NM1*82*1*MORGAN*ALICE****XX*1045782368', 'NM1*82*2*SUMMIT*****XX*1196382455'),
+        'NM1*82*2*SUMMIT*****XX*1196382455',
+        'NM1',
+        '2310B',
+        '4',
+      ],
+      ['g1', setWith(claim, 'REF*G1*AUTH-77', 'REF*G1*AUTH-78'), 'REF*G1*AUTH-78', 'REF', '2300', '5'],
+      ['d472', setWith(claim, clm, 'DTP*472*D8*20250110', 'DTP*472*D8*20250111'), 'DTP*472*D8*20250111', 'DTP', '2300', '5'],
+      ['r6', setWith(claim, 'REF*6R*L1', 'REF*6R*L2'), 'REF*6R*L2', 'REF', '2400', '5'],
+      ['sv1', setWith(claim, sv1, 'SV1*HC:43235*1800*UN*1***1'), 'SV1*HC:43235*1800*UN*1***1', 'SV1', '2400', '5'],
+      [
+        'f8',
+        setWith(
+          claim.map((s) => (s === clm ? s.replace('11:B:1', '11:B:7') : s)),
+          'REF*G1*AUTH-77',
+          'REF*F8*enc_AAA',
+          'REF*F8*enc_BBB',
+        ),
+        'REF*F8*enc_BBB',
+        'REF',
+        '2300',
+        '5',
+      ],
+      ['il', setWith(claim, 'NM1*IL*1*DOE*JANE****MI*MBR-1001', 'NM1*IL*1*ROE*JOHN****MI*MBR-1003'), 'NM1*IL*1*ROE*JOHN****MI*MBR-1003', 'NM1', '2010BA', '4'],
+      [
+        'n85',
+        setWith(claim, 'NM1*85*2*RIVERSIDE SURGERY CENTER*****XX*1234567893', 'NM1*85*2*SUMMIT*****XX*1196382455'),
+        'NM1*85*2*SUMMIT*****XX*1196382455',
+        'NM1',
+        '2010AA',
+        '4',
+      ],
+      ['sbr', setWith(claim, 'SBR*P*18*GRP-1001******CI', 'SBR*P*18*GRP-1002******CI'), 'SBR*P*18*GRP-1002******CI', 'SBR', '2000B', '5'],
+      ['qc', setWith(dependent, 'NM1*QC*1*RIVERA*ANA', 'NM1*QC*1*RIVERA*BOB'), 'NM1*QC*1*RIVERA*BOB', 'NM1', '2010CA', '4'],
+      ['dmg', setWith(dependent, 'DMG*D8*20150101*F', 'DMG*D8*20150102*F'), 'DMG*D8*20150102*F', 'DMG', '2010CA', '5'],
+    ];
+    const inst = institutionalClaim({ clm01: 'TWOI' });
+    cases.push(['d434', setWith(inst, 'DTP*434*RD8*20250110-20250110', 'DTP*434*RD8*20250111-20250111'), 'DTP*434*RD8*20250111-20250111', 'DTP', '2300', '5']);
+    for (const [name, set, refused, id, loop, code] of cases) {
+      const { ik, json } = await ack(`${name}.837`, set);
+      expect(ik, name).toEqual([
+        ['IK3', id, at(set, refused), loop, code],
+        ['IK5', 'R', 'I5'],
+      ]);
+      expect(json.acknowledgments[0].transaction_sets[0].segment_errors[0], name).toMatchObject({
+        position: Number(at(set, refused)),
+        loop,
+        code,
+        element: null,
+      });
+    }
+  });
+
+  it('a second BHT: the set is rejected with an IK3 at the second BHT, and the 277CA echoes the first BHT03', async () => {
+    const set = setWith(professionalClaim({ clm01: 'BHT2' }), 'BHT*0019*00*0123*20250115*1200*CH', 'BHT*0019*00*SECOND*20250115*1200*CH');
+    const { ik } = await ack('bht.837', set);
+    expect(ik).toEqual([
+      ['IK3', 'BHT', '3', '', '5'],
+      ['IK5', 'R', '5'],
+    ]);
+    const trn = readAck(read('acks/bht.837.277ca')).sets[0]!.filter((s) => s[0] === 'TRN' && s[1] === '2');
+    expect(trn[0]).toEqual(['TRN', '2', '0123']);
+    expect((JSON.parse(read('acks/bht.837.277ca.json')) as Row).transactions[0].trace).toBe('0123');
   });
 });
 

@@ -2,7 +2,7 @@
 // a TA1 per interchange that needs one, each re-read by node-x12 (test/helpers/x12-ack-check.ts), and
 // the places of an 837 reader's problems as IK3/IK4 (cli/commands/claim/acks.ts segmentError).
 import { describe, expect, it } from 'vitest';
-import { segmentError, withoutPaths } from '../../src/cli/commands/claim/acks.js';
+import { nextLoop, segmentError, withoutPaths } from '../../src/cli/commands/claim/acks.js';
 import {
   type AckClaim,
   type AckInterchange,
@@ -10,6 +10,7 @@ import {
   ack277Json,
   ack999Json,
   byUsage,
+  inError,
   type ReceivedFile,
   write277ca,
   write999,
@@ -272,6 +273,62 @@ describe('the place of a problem', () => {
     expect(code('CLM', 'CLM05-3 is 7 (a replacement of an earlier claim) with no REF*F8: the payer’s claim control number is required')).toBe('7');
     expect(code('CLM', 'CLM05-3 is missing')).toBe('1');
     expect(code('SV1 #2, DTP*472', 'DTP03 "2025011" is not a date (CCYYMMDD)')).toBe('8');
+  });
+});
+
+describe('the loops of the guide and one IK3 per segment', () => {
+  const loops = (segments: string[], institutional: boolean) => {
+    let loop = '';
+    return segments.map((s) => {
+      const e = s.split('*');
+      loop = nextLoop(loop, e[0]!, e[1] ?? '', e[3] ?? '', institutional);
+      return loop;
+    });
+  };
+  it('each segment in the loop an HL, SBR, CLM, LX or NM1 begins: 837P and 837I name their provider loops apart', () => {
+    const head = ['BHT*0019', 'NM1*41', 'HL*1**20*1', 'NM1*85', 'N3', 'HL*2*1*22*1', 'SBR*P', 'NM1*IL', 'NM1*PR', 'HL*3*2*23*0', 'PAT*19', 'NM1*QC', 'DMG*D8'];
+    expect(loops(head, false)).toEqual(['', '1000A', '2000A', '2010AA', '2010AA', '2000B', '2000B', '2010BA', '2010BB', '2000C', '2000C', '2010CA', '2010CA']);
+    const claim = ['CLM*X', 'HI*ABK:K635', 'NM1*82', 'PRV*PE', 'SBR*S', 'NM1*IL', 'NM1*PR', 'LX*1', 'SV1*HC:1', 'DTP*472', 'NM1*82', 'LX*2', 'NM1*DK'];
+    expect(loops(claim, false)).toEqual(['2300', '2300', '2310B', '2310B', '2320', '2330A', '2330B', '2400', '2400', '2400', '2420A', '2400', '2420E']);
+    expect(loops(['CLM*X', 'NM1*71', 'NM1*82', 'LX*1', 'SV2*0450', 'NM1*82'], true)).toEqual(['2300', '2310A', '2310D', '2400', '2400', '2420C']);
+  });
+
+  it('"a second" places at the second only where the segment is there twice: in the header, within its HL', () => {
+    const places = { clm: 10, header: { 'NM1*IL': 8 }, segments: [['CLM', 10]] as [string, number][] };
+    const second = 'a second NM1*IL in the subscriber loop (2000B): the loop has one';
+    expect(segmentError({ ...places, twice: { 'NM1*IL': true } }, 'NM1*IL', second)).toMatchObject({ position: 8, code: '4' });
+    expect(segmentError({ ...places, twice: {} }, 'NM1*IL', second)).toMatchObject({ position: 8, code: 'I9' });
+  });
+
+  it('two problems of one segment are one IK3 (8) with an IK4 each, the same IK4 once', () => {
+    const e = (element: { position: number; component?: number; code: string } | undefined, message: string) => ({
+      segment: 'HI',
+      position: 12,
+      loop: '2300',
+      code: element ? '8' : 'I9',
+      ...(element ? { element } : {}),
+      message,
+    });
+    expect(
+      inError([
+        e({ position: 1, component: 3, code: '7' }, 'a'),
+        e(undefined, 'b'),
+        e({ position: 1, component: 4, code: '7' }, 'c'),
+        e({ position: 1, component: 4, code: '7' }, 'd'),
+      ]),
+    ).toEqual([
+      {
+        segment: 'HI',
+        position: 12,
+        loop: '2300',
+        code: '8',
+        message: 'a',
+        elements: [
+          { position: 1, component: 3, code: '7' },
+          { position: 1, component: 4, code: '7' },
+        ],
+      },
+    ]);
   });
 });
 

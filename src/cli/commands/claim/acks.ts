@@ -43,6 +43,10 @@ interface ClaimPlaces {
   segments: [string, number][];
   /** The patient's name as sent: NM103, NM104, NM105 of its NM1*QC (a dependent), else of its NM1*IL. */
   patientName?: { last: string; first: string; middle: string };
+  /** The header's segments said more than once in their HL (the last of them is in `header`). */
+  twice?: Record<string, true>;
+  /** The loop of the implementation guide each segment of the set is in, by position (none for the header: BHT). */
+  loops?: Record<number, string>;
 }
 
 interface Outline {
@@ -51,7 +55,8 @@ interface Outline {
   claims: { set: AckTransactionSet; places: ClaimPlaces }[];
 }
 
-const QUALIFIED = new Set(['NM1', 'REF', 'DTP', 'HL', 'HI', 'AMT', 'PRV', 'CN1']);
+// HI is not among them: its first element is a composite (qualifier and code), and a problem names it by its place (`HI #2`).
+const QUALIFIED = new Set(['NM1', 'REF', 'DTP', 'HL', 'AMT', 'PRV', 'CN1']);
 const HEADER_LOOPS: Record<string, string> = {
   'HL*20': '2000A',
   'NM1*85': '2010AA',
@@ -63,6 +68,59 @@ const HEADER_LOOPS: Record<string, string> = {
   'NM1*QC': '2010CA',
   BHT: '',
 };
+
+/** The 837's loops an NM1 begins, by its entity (NM101), in the header, the claim (2310), another payer's (2330) and a line (2420). */
+const NM1_LOOPS = {
+  header: { '41': '1000A', '40': '1000B', '85': '2010AA', '87': '2010AB', PE: '2010AC', IL: '2010BA', PR: '2010BB', QC: '2010CA' } as Record<string, string>,
+  professional: {
+    claim: { DN: '2310A', P3: '2310A', '82': '2310B', '77': '2310C', DQ: '2310D', PW: '2310E', '45': '2310F' } as Record<string, string>,
+    other: { IL: '2330A', PR: '2330B', DN: '2330C', P3: '2330C', '82': '2330D', '77': '2330E', DQ: '2330F', '85': '2330G' } as Record<string, string>,
+    line: { '82': '2420A', QB: '2420B', '77': '2420C', DQ: '2420D', DK: '2420E', DN: '2420F', P3: '2420F', PW: '2420G', '45': '2420H' } as Record<
+      string,
+      string
+    >,
+  },
+  institutional: {
+    claim: { '71': '2310A', '72': '2310B', ZZ: '2310C', '82': '2310D', '77': '2310E', DN: '2310F' } as Record<string, string>,
+    other: { IL: '2330A', PR: '2330B', '71': '2330C', '72': '2330D', ZZ: '2330E', '77': '2330F', '82': '2330G', DN: '2330H', '85': '2330I' } as Record<
+      string,
+      string
+    >,
+    line: { '72': '2420A', ZZ: '2420B', '82': '2420C', DN: '2420D' } as Record<string, string>,
+  },
+};
+
+/**
+ * The loop (of the 837P or 837I guide) a segment is in, from the loop of the segment before it: an HL,
+ * SBR, CLM, LX, LIN, SVD, LQ or NM1 begins one, any other segment stays in the loop it comes in.
+ */
+export function nextLoop(current: string, name: string, e1: string, e3: string, institutional: boolean): string {
+  const at = current.slice(0, 4);
+  const guide = institutional ? NM1_LOOPS.institutional : NM1_LOOPS.professional;
+  switch (name) {
+    case 'HL':
+      return ({ '20': '2000A', '22': '2000B', '23': '2000C' } as Record<string, string>)[e3] ?? current;
+    case 'SBR':
+      return at >= '2300' ? '2320' : '2000B';
+    case 'CLM':
+      return '2300';
+    case 'LX':
+      return '2400';
+    case 'LIN':
+      return '2410';
+    case 'SVD':
+      return '2430';
+    case 'LQ':
+      return '2440';
+    case 'NM1':
+      if (at < '2300') return NM1_LOOPS.header[e1] ?? current;
+      if (at === '2320' || at === '2330') return guide.other[e1] ?? current;
+      if (at < '2400') return guide.claim[e1] ?? current;
+      return guide.line[e1] ?? current;
+    default:
+      return current;
+  }
+}
 
 /**
  * The second reading for the acknowledgments: the interchanges, groups and transaction sets with
@@ -89,8 +147,15 @@ async function outline(path: string): Promise<Outline> {
   let position = 0;
   let readable = false;
   let header: Record<string, number> = {};
+  // The header's segments said twice in one HL (a second NM1*IL, SBR, DMG…), and where the last HL is.
+  let twice: Record<string, true> = {};
+  let hlAt = 0;
   let names: Record<string, ClaimPlaces['patientName']> = {};
   let claim: ClaimPlaces | undefined;
+  let loop = '';
+  let loops: Record<number, string> = {};
+  let institutional = false;
+  let bhtSeen = false;
   // An interchange of other delimiters than the first is not read (the readers say why): its ISA is
   // kept for its TA1, its segments skipped up to the next ISA.
   let foreign = false;
@@ -160,8 +225,14 @@ async function outline(path: string): Promise<Outline> {
         readable = element(s, 1) === '837' && (version.includes('X222') || version.includes('X223'));
         position = 1;
         header = {};
+        twice = {};
+        hlAt = 0;
         names = {};
         claim = undefined;
+        loop = '';
+        loops = {};
+        institutional = version.includes('X223');
+        bhtSeen = false;
         continue;
       }
       if (name === 'SE') {
@@ -172,19 +243,28 @@ async function outline(path: string): Promise<Outline> {
       position++;
       if (!readable) continue;
       const key = QUALIFIED.has(name) ? `${name}*${element(s, 1)}` : name;
-      if (name === 'BHT') st.bht03 = element(s, 3);
+      loop = nextLoop(loop, name, element(s, 1), element(s, 3), institutional);
+      if (loop !== '') loops[position] = loop;
+      // The set's reference is its first BHT's: a second one (refused) changes nothing the 277CA echoes.
+      if (name === 'BHT' && !bhtSeen) st.bht03 = element(s, 3);
+      if (name === 'BHT') bhtSeen = true;
       if (name === 'HL') claim = undefined;
       // A subscriber's HL begins another patient: a dependent's name of the one before is not theirs.
       if (name === 'HL' && element(s, 3) === '22') delete names['NM1*QC'];
       if (key === 'NM1*IL' || key === 'NM1*QC') names[key] = { last: element(s, 3), first: element(s, 4), middle: element(s, 5) };
       if (name === 'CLM') {
         const patientName = names['NM1*QC'] ?? names['NM1*IL'];
-        claim = { clm: position, header: { ...header }, segments: [['CLM', position]], ...(patientName ? { patientName } : {}) };
+        claim = { clm: position, header: { ...header }, twice: { ...twice }, segments: [['CLM', position]], loops, ...(patientName ? { patientName } : {}) };
         claims.push({ set: st, places: claim });
         continue;
       }
       if (claim) claim.segments.push([key, position]);
-      else header[key] = position;
+      else {
+        if (name === 'HL') hlAt = position;
+        else if (header[key] !== undefined && header[key] > hlAt) twice[key] = true;
+        else delete twice[key];
+        header[key] = position;
+      }
     }
   // The envelope's problems (the first reading's), on the interchange, group or set they concern.
   const attach = (place: string, message: string, t: number | undefined) => {
@@ -250,75 +330,119 @@ function entityOf(segment: string | undefined, field: string | undefined): strin
   return '85';
 }
 
-/** A reader's problem of a claim as a 999 segment error, placed by what its segment names (`SV1 #2, DTP*472`, `NM1*85`, `CLM`). */
+/**
+ * A reader's problem of a claim as a 999 segment error, placed by what its segment names (`SV1 #2,
+ * DTP*472`, `HI #2, HI02-1`, `NM1*85`, `CLM`): the n-th HI of the claim, a line's segment within its
+ * line, a claim's segment in the claim (2300) before its lines. A problem that says "a second" is
+ * placed at the second occurrence (the one refused), as a segment over its maximum use (IK304 5),
+ * or a loop over its maximum (4) when the segment begins one (NM1).
+ */
 export function segmentError(places: ClaimPlaces, segment: string, message: string): AckSegmentError | undefined {
   if (segment === '' || /^ISA|^GS|^ST|^IEA|^GE|^SE/.test(segment)) return undefined;
   const parts = segment.split(', ');
-  let from = 0;
-  let inLine = false;
+  const lxs = places.segments.flatMap(([k], i) => (k === 'LX' ? [i] : []));
+  // The claim's own segments (2300 and its loops) come before its first line.
+  let scope = places.segments.slice(0, lxs[0] ?? places.segments.length);
+  let whole = places.segments;
   let found: [string, number] | undefined;
   let id = '';
+  let named: string | undefined;
+  let numbered = false;
+  const saysSecond = /\ba second\b/.test(message);
+  let repeated = false;
   for (const part of parts) {
-    // An element of the segment named before it (`HI #2, HI02-1`): the element is read from the message.
-    if (/^[A-Z][A-Z0-9]{1,2}\d{2}(?:-\d+)?$/.test(part) && id !== '') continue;
+    // An element of the segment named before it (`HI #2, HI02-1`).
+    if (/^[A-Z][A-Z0-9]{1,2}\d{2}(?:-\d+)?$/.test(part) && id !== '') {
+      named = part;
+      continue;
+    }
     const m = /^([A-Z][A-Z0-9]{1,2})(?:\*([A-Z0-9]+))?(?: #(\d+))?$/.exec(part);
     if (!m) return undefined;
     id = m[1]!;
     const key = m[2] !== undefined ? `${id}*${m[2]}` : id;
+    const is = (k: string) => k === key || (m[2] === undefined && k.split('*')[0] === id);
+    repeated = false;
+    numbered = false;
     if (m[3] !== undefined && id !== 'SV1' && id !== 'SV2') {
       // The n-th segment of its kind in the claim (`HI #2`).
       let n = 0;
-      found = places.segments.slice(from).find(([k]) => k === key && ++n === Number(m[3]));
+      found = whole.find(([k]) => is(k) && ++n === Number(m[3]));
+      numbered = true;
       continue;
     }
     if (m[3] !== undefined) {
-      // The n-th service line: its LX, then its SV1/SV2.
-      let n = 0;
-      const lx = places.segments.findIndex(([k]) => k === 'LX' && ++n === Number(m[3]));
-      if (lx < 0) break;
-      inLine = true;
-      from = lx;
-      found = places.segments.slice(lx).find(([k]) => k === key) ?? places.segments[lx];
+      // The n-th service line: its LX, then its SV1/SV2; what follows is looked for in that line only.
+      const lx = lxs[Number(m[3]) - 1];
+      if (lx === undefined) break;
+      const end = lxs.find((i) => i > lx) ?? places.segments.length;
+      scope = whole = places.segments.slice(lx, end);
+      const own = scope.filter(([k]) => is(k));
+      found = (saysSecond && own[1]) || own[0] || scope[0];
+      repeated = saysSecond && own[1] !== undefined;
       continue;
     }
-    const inClaim = places.segments.slice(from).find(([k]) => k === key);
+    const own = scope.filter(([k]) => is(k));
+    const all = own.length > 0 ? own : whole.filter(([k]) => is(k));
     const inHeader = places.header[key];
-    found = inClaim ?? (inHeader !== undefined ? [key, inHeader] : undefined);
+    // In the header the claim's loop is the last of its kind: a second there is the last one.
+    found = (saysSecond && all[1]) || all[0] || (inHeader !== undefined ? [key, inHeader] : undefined);
+    repeated =
+      saysSecond && (all[1] !== undefined || (all.length === 0 && inHeader !== undefined && (places.twice === undefined || places.twice[key] === true)));
   }
+  const inLine = (position: number) => lxs.length > 0 && position >= places.segments[lxs[0]!]![1];
   const loopOf = (key: string, position: number): string | undefined => {
+    if (places.loops) return places.loops[position];
     if (HEADER_LOOPS[key] !== undefined) return HEADER_LOOPS[key] || undefined;
     if (position < places.clm) return undefined;
-    const lx = places.segments.find(([k]) => k === 'LX');
-    return inLine || (lx && position >= lx[1]) ? '2400' : '2300';
+    return inLine(position) ? '2400' : '2300';
   };
-  const elementError = elementOf(id, message);
   if (!found) {
     // A segment the claim lacks: said at the claim (its CLM), as a required segment missing.
     return { segment: id, position: places.clm, loop: HEADER_LOOPS[parts.at(-1)!] || '2300', code: '3', message };
   }
   const [key, position] = found;
   const loop = loopOf(key, position);
+  // A segment said twice is wrong for being there, not for an element it holds (its words may name one to say what it is).
+  const elementError = repeated && !numbered ? undefined : elementOf(id, message, named);
+  const segmentId = key.split('*')[0]!;
+  const code = elementError ? '8' : repeated && !numbered ? (segmentId === 'NM1' ? '4' : '5') : 'I9';
   return {
-    segment: key.split('*')[0]!,
+    segment: segmentId,
     position,
     ...(loop ? { loop } : {}),
-    code: elementError ? '8' : 'I9',
+    code,
     ...(elementError ? { element: elementError } : {}),
     message,
   };
 }
 
-/** The element a problem's words name (`CLM05-3`, `SV107-1`, `NM108`), with an IK403 code from what they say of it. */
-function elementOf(id: string, message: string): AckSegmentError['element'] {
-  const m = new RegExp(`\\b${id}(\\d{2})(?:-(\\d+))?\\b`).exec(message);
-  if (!m) return undefined;
-  // Missing (1) only when the words say this element is: `DMG02 is missing`, `has no member id (NM109`;
-  // an element present but wrong (`SV107-1, diagnosis pointer 3, names no diagnosis`) is 8 or 7.
-  const after = message.slice(m.index + m[0].length);
-  const before = message.slice(0, m.index);
-  const missing = /^\s*(?:is |was )?(?:missing|empty|absent)\b/.test(after) || /\b(?:has|names) no [^:;(]*\($/.test(before);
-  const code = missing ? '1' : /not a date/.test(after) ? '8' : '7';
-  return { position: Number(m[1]), ...(m[2] ? { component: Number(m[2]) } : {}), code };
+/**
+ * The element a problem names (`HI02-1` after its segment, else in its words: `CLM05-3`, `SV107-1`,
+ * `NM108`), with an IK403 code from what the words say of it. When the words name several, the one
+ * they say is missing, else the first.
+ */
+function elementOf(id: string, message: string, named?: string): AckSegmentError['element'] {
+  const said = [...message.matchAll(new RegExp(`\\b${id}(\\d{2})(?:-(\\d+))?\\b`, 'g'))].map((m) => {
+    // Missing (1) only when the words say this element is: `DMG02 is missing`, `has no member id (NM109`,
+    // `has no date (HI02-3`; an element present but wrong (`SV107-1, diagnosis pointer 3, names no diagnosis`) is 8 or 7.
+    const after = message.slice(m.index + m[0].length);
+    const before = message.slice(0, m.index);
+    const missing = /^\s*(?:is |was )?(?:missing|empty|absent)\b/.test(after) || /\b(?:has|names) no [^:;(]*\($/.test(before);
+    const code = missing ? '1' : /not a date/.test(after) ? '8' : '7';
+    return { text: m[0], position: Number(m[1]), ...(m[2] ? { component: Number(m[2]) } : {}), code };
+  });
+  const named_ = named === undefined ? undefined : /^[A-Z][A-Z0-9]{1,2}(\d{2})(?:-(\d+))?$/.exec(named);
+  const pick = named_
+    ? (said.find((x) => x.text === named) ?? {
+        text: named,
+        position: Number(named_[1]),
+        ...(named_[2] ? { component: Number(named_[2]) } : {}),
+        code: '7',
+      })
+    : (said.find((x) => x.code === '1') ?? said[0]);
+  if (!pick) return undefined;
+  const { text: _text, ...element } = pick;
+  return element;
 }
 
 /** The parts of a FHIR Claim (as the X12 reader makes it) a 277CA names; each checked where read. */
@@ -492,7 +616,13 @@ export class AckRecorder {
         for (const e of [...(n.item.errors ?? []), ...(n.own ?? [])]) {
           // The envelope's refusal is the set's (IK5), and one of the batch's (the same identity twice,
           // no field and no segment) no segment's: every other problem tpa found is an IK3, at its segment, else the claim's CLM.
-          if (e.message.startsWith(ENVELOPE_REFUSAL) || (!e.segment && !e.field)) continue;
+          // A refusal of the set by a segment within it (a second BHT) is that segment's IK3 as well.
+          if (e.message.startsWith(ENVELOPE_REFUSAL)) {
+            const se = e.segment ? segmentError(at.places, e.segment, e.message) : undefined;
+            if (se && !at.set.segmentErrors.some((x) => x.position === se.position && x.message === se.message)) at.set.segmentErrors.push(se);
+            continue;
+          }
+          if (!e.segment && !e.field) continue;
           const se = (e.segment ? segmentError(at.places, e.segment, e.message) : undefined) ?? {
             segment: 'CLM',
             position: at.places.clm,
