@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { authorizationCodesOf, authorizationPrefix, nextAuthorizationCode, resolveLostAnswer } from '../domain/funding.js';
-import { closedClaimWords } from '../domain/ledger.js';
+import { closedClaimWords, isClosedStatus } from '../domain/ledger.js';
 import { TpaError } from '../errors.js';
 import type { TpaClient } from './client.js';
 import { Journal, type JournalRecord, journalsDir } from './journal.js';
@@ -113,7 +113,7 @@ export class FundHistory {
         this.end(a.id, 'APPROVED', found.transfer, 'found in the ledger after the answer was lost');
         notes.push(
           `the earlier approval ${a.authorization_code} of ${encounterId}, whose answer was lost, did happen (transfer ${found.transfer ?? 'unknown'})` +
-            (found.ended ? '; that transfer has since failed or been refunded: the encounter is owed again' : ''),
+            (found.ended ? `; that transfer has since failed or been refunded: ${endedSince(detail)}` : ''),
         );
         continue;
       }
@@ -128,6 +128,13 @@ export class FundHistory {
   close(): void {
     this.journal.close();
   }
+}
+
+/** What a transfer that ended leaves of the encounter: owed again, unless a corrected claim closed the claim since. */
+function endedSince(detail: LedgerDetail): string {
+  const { status, replaced_by } = detail.encounter;
+  if (!isClosedStatus(status)) return 'the encounter is owed again';
+  return `the claim is closed since, ${closedClaimWords({ status, replacedBy: replaced_by ?? null })}: nothing is owed on it`;
 }
 
 /** Two attempts of one approval: the same encounter and authorization code (told apart without regard to case or spaces). */
@@ -261,7 +268,7 @@ export async function withTransfers(
     for (const [id, d] of await readLedgerDetails(client, endedIds).catch(() => new Map<string, null>())) {
       if (!d || d instanceof Error) continue;
       const status = d.encounter.status;
-      if (status === 'SUPERSEDED' || status === 'VOIDED') closedBy.set(id, { status, replacedBy: d.encounter.replaced_by ?? null });
+      if (isClosedStatus(status)) closedBy.set(id, { status, replacedBy: d.encounter.replaced_by ?? null });
     }
   }
   const unread = new Set<string>();

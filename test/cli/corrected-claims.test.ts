@@ -295,3 +295,33 @@ describe.each([
     },
   );
 });
+
+describe('an approval whose answer was lost, of a claim closed since its transfer failed', () => {
+  it('is found out as happened when the claim is next approved, and said closed, owing nothing, never owed again', async () => {
+    const original = await submitted(file('original.837', '000000001'));
+    const id = original.external_claim_id as string;
+    const detail = await show(id);
+    const amount = String(detail.financial_summary.payer_responsibility.total);
+    // The answer is lost, and the ledger cannot be read to find out: exit 8, UNKNOWN.
+    const lost = await runTpa(['fund', 'approve', id, '--amount', amount, '--auth-code', 'AUTH-LOST-0001', '--yes'], {
+      home,
+      env: { ...env, TPA_FAULT: 'lose-response*1:/funding/approve/,error-503:/ledger/entries/' },
+    });
+    expect(lost.code, lost.stderr).toBe(8);
+    expect((await tpa(['local', 'simulate', 'settlement-failure', id])).code).toBe(0);
+    const replacement = await submitted(file('replacement.837', '000000002', '7', detail.encounter.encounter_number));
+    const again = await tpa(['fund', 'approve', id, '--amount', amount, '--auth-code', 'AUTH-LOST-0002', '--yes']);
+    expect(again.code).toBe(4);
+    expect(again.stderr).toContain(`the earlier approval AUTH-LOST-0001 of ${id}, whose answer was lost, did happen (transfer tr_`);
+    expect(again.stderr).toContain(
+      `the claim is closed since, SUPERSEDED (replaced by a corrected claim, ${replacement.external_claim_id}): nothing is owed on it`,
+    );
+    expect(again.stderr).not.toMatch(/owed again/);
+    const history = (await tpa(['fund', 'history', '-o', 'json'])).json<Row[]>();
+    expect(history.find((h) => h.authorization_code === 'AUTH-LOST-0001')).toMatchObject({
+      outcome: 'CLOSED',
+      closed_as: 'SUPERSEDED',
+      replaced_by: replacement.external_claim_id,
+    });
+  });
+});
