@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { authorizationCodesOf, authorizationPrefix, nextAuthorizationCode, resolveLostAnswer } from '../domain/funding.js';
+import { closedClaimWords, isClosedStatus } from '../domain/ledger.js';
 import { TpaError } from '../errors.js';
 import type { TpaClient } from './client.js';
 import { Journal, type JournalRecord, journalsDir } from './journal.js';
@@ -112,7 +113,7 @@ export class FundHistory {
         this.end(a.id, 'APPROVED', found.transfer, 'found in the ledger after the answer was lost');
         notes.push(
           `the earlier approval ${a.authorization_code} of ${encounterId}, whose answer was lost, did happen (transfer ${found.transfer ?? 'unknown'})` +
-            (found.ended ? '; that transfer has since failed or been refunded: the encounter is owed again' : ''),
+            (found.ended ? `; that transfer has since failed or been refunded: ${endedSince(detail)}` : ''),
         );
         continue;
       }
@@ -127,6 +128,13 @@ export class FundHistory {
   close(): void {
     this.journal.close();
   }
+}
+
+/** What a transfer that ended leaves of the encounter: owed again, unless a corrected claim closed the claim since. */
+function endedSince(detail: LedgerDetail): string {
+  const { status, replaced_by } = detail.encounter;
+  if (!isClosedStatus(status)) return 'the encounter is owed again';
+  return `the claim is closed since, ${closedClaimWords({ status, replacedBy: replaced_by ?? null })}: nothing is owed on it`;
 }
 
 /** Two attempts of one approval: the same encounter and authorization code (told apart without regard to case or spaces). */
@@ -205,12 +213,18 @@ export async function sendRecorded<T>(
 /**
  * An approval as `tpa fund history` shows it: what became of its transfer since. OWED: approved,
  * then its transfer FAILED or was REFUNDED and nothing funds the encounter now (as a payment run
- * reports it); ENDED: likewise ended, but another approval funds the encounter since.
+ * reports it); ENDED: likewise ended, but another approval funds the encounter since; CLOSED:
+ * likewise ended, and a corrected claim closed the claim since (SUPERSEDED by its replacement, or
+ * VOIDED): nothing is owed on it, whatever became of the replacement.
  */
 export interface HistoryRow extends Omit<ApprovalRecord, 'outcome'> {
-  outcome: HistoryOutcome | 'OWED' | 'ENDED';
+  outcome: HistoryOutcome | 'OWED' | 'ENDED' | 'CLOSED';
   /** The transfer's status now (INITIATED, COMPLETED, FAILED, REFUNDED), or null when not read. */
   transfer_status: string | null;
+  /** CLOSED: what closed the claim (SUPERSEDED or VOIDED); else null. */
+  closed_as: 'SUPERSEDED' | 'VOIDED' | null;
+  /** CLOSED as SUPERSEDED: the replacement's encounter id (null when not known); else null. */
+  replaced_by: string | null;
 }
 
 /**
@@ -227,7 +241,7 @@ export async function withTransfers(
   profile: string,
   onNote: (text: string) => void,
 ): Promise<HistoryRow[]> {
-  const rows: HistoryRow[] = records.map((a) => ({ ...a, transfer_status: null }));
+  const rows: HistoryRow[] = records.map((a) => ({ ...a, transfer_status: null, closed_as: null, replaced_by: null }));
   const toRead = [...new Set(rows.filter((r) => r.outcome === 'APPROVED' && r.profile === profile && r.processor_transfer_id).map((r) => r.encounter_id))];
   const settlements = new Map<string, SettlementRecord | null | Error>();
   let client: TpaClient | Error | undefined;
@@ -243,6 +257,18 @@ export async function withTransfers(
     else {
       const { readSettlements } = await import('./settlement-reads.js');
       for (const [id, s] of await readSettlements(client!, toRead, { keepErrors: true })) settlements.set(id, s);
+    }
+  }
+  // A settlement whose latest transfer ended may belong to a claim a corrected claim closed (its
+  // settlement read gives the transfers as history): its ledger says so (one read per such encounter).
+  const endedIds = [...settlements].filter(([, s]) => s && !(s instanceof Error) && (s.status === 'FAILED' || s.status === 'REFUNDED')).map(([id]) => id);
+  const closedBy = new Map<string, { status: 'SUPERSEDED' | 'VOIDED'; replacedBy: string | null }>();
+  if (endedIds.length > 0 && client && !(client instanceof Error)) {
+    const { readLedgerDetails } = await import('./settlement-reads.js');
+    for (const [id, d] of await readLedgerDetails(client, endedIds).catch(() => new Map<string, null>())) {
+      if (!d || d instanceof Error) continue;
+      const status = d.encounter.status;
+      if (isClosedStatus(status)) closedBy.set(id, { status, replacedBy: d.encounter.replaced_by ?? null });
     }
   }
   const unread = new Set<string>();
@@ -272,6 +298,14 @@ export async function withTransfers(
     if (transfer.status !== 'FAILED' && transfer.status !== 'REFUNDED') continue;
     const when = transfer.status === 'REFUNDED' ? transfer.refund_details?.refunded_at : transfer.failed_at;
     const ended = `approved, then the transfer ${transfer.processor_transfer_id} ${transfer.status === 'REFUNDED' ? 'was REFUNDED' : 'FAILED'}${when ? ` (${when})` : ''}`;
+    const closed = closedBy.get(row.encounter_id);
+    if (closed) {
+      row.outcome = 'CLOSED';
+      row.closed_as = closed.status;
+      row.replaced_by = closed.replacedBy;
+      row.message = `${ended}; the claim is closed since: ${closedClaimWords(closed)}, nothing is owed on it`;
+      continue;
+    }
     const standing = s.status !== 'FAILED' && s.status !== 'REFUNDED';
     row.outcome = standing ? 'ENDED' : 'OWED';
     row.message = standing ? `${ended}; funded since by transfer ${s.processor_transfer_id} (${s.status})` : `${ended}: owed again`;

@@ -209,3 +209,119 @@ describe('claim validate of corrected claims (the embedded engine’s rules, not
     expect((await show(original.external_claim_id)).encounter.status).toBe('ADJUDICATED');
   });
 });
+
+describe.each([
+  ['in-process', false],
+  ['over tpa local serve', true],
+])('an approval of a claim closed after its transfer ended, %s', (_, served) => {
+  // The engine clock stored in the data dir (not TPA_CLOCK), so that a refund can follow a completed transfer.
+  const live = { TPA_ADJUDICATION_DELAY: '0' };
+  const cli = (args: string[]) => runTpa(args, { home, env: live });
+  const ok = async (args: string[]) => {
+    const r = await cli(args);
+    expect(r.code, r.stderr).toBe(0);
+    return r;
+  };
+
+  it.each([
+    ['FAILED', 'replaced', '7'],
+    ['REFUNDED', 'replaced', '7'],
+    ['FAILED', 'voided', '8'],
+  ] as const)(
+    'a transfer %s, the claim then %s: fund history shows it CLOSED, owing nothing, and fund approve -o json names the replacement as the service does',
+    async (ended, _how, frequency) => {
+      await ok(['local', 'clock', 'set', '2026-06-30T12:00:00Z']);
+      if (served) {
+        server = await serve(home, ['--no-rate-limit'], live);
+        await login(home, server.url);
+      }
+      const submit = async (name: string) => {
+        const rows = ndjson((await ok(['claim', 'submit', name, '-o', 'ndjson'])).stdout);
+        expect(rows).toHaveLength(1);
+        return rows[0]!.external_claim_id as string;
+      };
+      const detailOf = async (id: string) => (await ok(['ledger', 'show', id, '-o', 'json'])).json<Row>();
+      const a = await submit(file('original.837', '000000001'));
+      const detail = await detailOf(a);
+      const amount = String(detail.financial_summary.payer_responsibility.total);
+      await ok(['fund', 'approve', a, '--amount', amount, '--auth-code', 'AUTH-CLOSED-0001', '--yes']);
+      if (ended === 'FAILED') await ok(['local', 'simulate', 'settlement-failure', a]);
+      else {
+        await ok(['local', 'clock', 'advance', '3d']);
+        await ok(['local', 'simulate', 'refund', a]);
+      }
+      const b = await submit(file('correction.837', '000000002', frequency, detail.encounter.encounter_number));
+      const closedAs = frequency === '7' ? 'SUPERSEDED' : 'VOIDED';
+      expect((await detailOf(a)).encounter.status).toBe(closedAs);
+
+      // Funding the closed claim: refused (exit 4) with the service's whole refusal, the replacement named.
+      const refused = await cli(['fund', 'approve', a, '--amount', amount, '--auth-code', 'AUTH-CLOSED-0002', '--yes', '-o', 'json']);
+      expect(refused.code).toBe(4);
+      const said = {
+        error: 'invalid_state',
+        reason: 'CLAIM_NOT_ADJUDICATED',
+        encounter_id: a,
+        status: closedAs,
+        ...(closedAs === 'SUPERSEDED' ? { replaced_by: b } : {}),
+      };
+      expect(JSON.parse(refused.stderr).error.details).toMatchObject(said);
+      expect(JSON.parse(refused.stdout)).toMatchObject(said);
+      if (closedAs === 'SUPERSEDED') {
+        const plain = await cli(['fund', 'approve', a, '--amount', amount, '--auth-code', 'AUTH-CLOSED-0003', '--yes']);
+        expect(plain.stderr).toContain(`the claim to fund is ${b}`);
+        // The replacement is funded: the closed claim is no more owed for it.
+        const benefit = String((await detailOf(b)).financial_summary.payer_responsibility.total);
+        await ok(['fund', 'approve', b, '--amount', benefit, '--auth-code', 'AUTH-CLOSED-0004', '--yes']);
+      }
+
+      const history = (await ok(['fund', 'history', '-o', 'json'])).json<Row[]>();
+      const first = history.find((h) => h.authorization_code === 'AUTH-CLOSED-0001');
+      expect(first).toMatchObject({
+        encounter_id: a,
+        outcome: 'CLOSED',
+        transfer_status: ended,
+        closed_as: closedAs,
+        replaced_by: closedAs === 'SUPERSEDED' ? b : null,
+      });
+      expect(first!.message).toContain('nothing is owed on it');
+      expect(first!.message).not.toMatch(/owed again/);
+      if (closedAs === 'SUPERSEDED')
+        expect(history.find((h) => h.authorization_code === 'AUTH-CLOSED-0004')).toMatchObject({ encounter_id: b, outcome: 'APPROVED' });
+      const table = (await ok(['fund', 'history', '-o', 'table'])).stdout;
+      expect(table).toContain(closedAs === 'SUPERSEDED' ? `CLOSED (SUPERSEDED by ${b}: nothing owed)` : 'CLOSED (VOIDED: nothing owed)');
+      expect(table).not.toMatch(/OWED|owed again/);
+      const csv = (await ok(['fund', 'history', '-o', 'csv'])).stdout;
+      expect(csv.split('\n')[0]).toContain('closed_as,replaced_by');
+    },
+  );
+});
+
+describe('an approval whose answer was lost, of a claim closed since its transfer failed', () => {
+  it('is found out as happened when the claim is next approved, and said closed, owing nothing, never owed again', async () => {
+    const original = await submitted(file('original.837', '000000001'));
+    const id = original.external_claim_id as string;
+    const detail = await show(id);
+    const amount = String(detail.financial_summary.payer_responsibility.total);
+    // The answer is lost, and the ledger cannot be read to find out: exit 8, UNKNOWN.
+    const lost = await runTpa(['fund', 'approve', id, '--amount', amount, '--auth-code', 'AUTH-LOST-0001', '--yes'], {
+      home,
+      env: { ...env, TPA_FAULT: 'lose-response*1:/funding/approve/,error-503:/ledger/entries/' },
+    });
+    expect(lost.code, lost.stderr).toBe(8);
+    expect((await tpa(['local', 'simulate', 'settlement-failure', id])).code).toBe(0);
+    const replacement = await submitted(file('replacement.837', '000000002', '7', detail.encounter.encounter_number));
+    const again = await tpa(['fund', 'approve', id, '--amount', amount, '--auth-code', 'AUTH-LOST-0002', '--yes']);
+    expect(again.code).toBe(4);
+    expect(again.stderr).toContain(`the earlier approval AUTH-LOST-0001 of ${id}, whose answer was lost, did happen (transfer tr_`);
+    expect(again.stderr).toContain(
+      `the claim is closed since, SUPERSEDED (replaced by a corrected claim, ${replacement.external_claim_id}): nothing is owed on it`,
+    );
+    expect(again.stderr).not.toMatch(/owed again/);
+    const history = (await tpa(['fund', 'history', '-o', 'json'])).json<Row[]>();
+    expect(history.find((h) => h.authorization_code === 'AUTH-LOST-0001')).toMatchObject({
+      outcome: 'CLOSED',
+      closed_as: 'SUPERSEDED',
+      replaced_by: replacement.external_claim_id,
+    });
+  });
+});

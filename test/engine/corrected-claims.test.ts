@@ -95,6 +95,25 @@ describe('a replacement before funding', () => {
     expect(later.auditVerifyDeep()).toMatchObject({ whole: true, disagreementCount: 0 });
   });
 
+  it('a closed claim owes nothing whatever it was before: a denied claim replaced, one never adjudicated replaced and one voided have a running balance of 0.00, not null', () => {
+    const at = home.at('2026-07-20T10:00:00Z', '0');
+    const lapsed = claim({ patient: 'MBR-1005', serviceDate: '2026-07-15' });
+    const denied = submitted(at, lapsed);
+    expect(detailOf(at, denied.external_claim_id).encounter.status).toBe('DENIED');
+    expect(detailOf(at, denied.external_claim_id).financial_summary.balance.running_balance).toBeNull();
+    submitted(at, correcting(denied.external_claim_id, 'replacement', claim({ patient: 'MBR-1005', serviceDate: '2026-06-01' })));
+    expect(detailOf(at, denied.external_claim_id).financial_summary.balance).toEqual({ running_balance: 0, status: 'SUPERSEDED' });
+    const deniedAgain = submitted(at, claim({ patient: 'MBR-1005', serviceDate: '2026-07-16' }));
+    submitted(at, correcting(deniedAgain.external_claim_id, 'void', claim({ patient: 'MBR-1005', serviceDate: '2026-07-16' })));
+    expect(detailOf(at, deniedAgain.external_claim_id).financial_summary.balance).toEqual({ running_balance: 0, status: 'VOIDED' });
+    // Replaced before its adjudication is revealed (SUBMITTED): closed, owing nothing, then and after.
+    const slow = home.at(MON, '3s');
+    const original = submitted(slow, claim());
+    submitted(slow, correcting(original.external_claim_id, 'replacement'));
+    expect(detailOf(slow, original.external_claim_id).financial_summary.balance).toEqual({ running_balance: 0, status: 'SUPERSEDED' });
+    expect(detailOf(home.at(TUE, '3s'), original.external_claim_id).financial_summary.balance).toEqual({ running_balance: 0, status: 'SUPERSEDED' });
+  });
+
   it('replaces a pended claim (the replacement with its preauthorization): the original is SUPERSEDED, not a pended claim sent again', () => {
     const mon = home.at('2026-12-01T10:00:00Z', '0');
     const knee = (preauthorization?: string) =>

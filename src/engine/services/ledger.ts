@@ -1,7 +1,7 @@
 // The encounter ledger (docs/api.md "GET /v1/ledger/entries/" and ".../{encounter_id}/").
 import type { LineAdjudication } from '../../domain/adjudication.js';
 import type { FieldError } from '../../domain/errors.js';
-import { LEDGER_STATUSES } from '../../domain/ledger.js';
+import { isClosedStatus, LEDGER_STATUSES } from '../../domain/ledger.js';
 import { centsToAmount, centsToJson } from '../../domain/money.js';
 import { type ClaimLine, HCPCS_LEVEL_II } from '../../domain/fhir-claim.js';
 import { isoDateProblem, npiProblem } from '../../domain/validation.js';
@@ -337,9 +337,10 @@ export function ledgerDetail(ctx: EngineContext, _req: EngineRequest, params: Re
         non_covered: amount(t.nonCoveredCents),
       },
       payer_responsibility: { total: amount(t.benefitCents), benefit_amount: amount(t.benefitCents) },
-      // A claim closed by a corrected claim owes nothing (its replacement owes what is owed).
+      // A claim closed by a corrected claim owes nothing (its replacement owes what is owed): 0.00,
+      // whatever it was before (denied or never adjudicated too, whose amounts are otherwise null).
       balance: {
-        running_balance: amount(row.status === 'SUPERSEDED' || row.status === 'VOIDED' ? 0 : t.benefitCents - settled),
+        running_balance: isClosedStatus(row.status) ? centsToAmount(0) : amount(t.benefitCents - settled),
         status: balanceStatus(row, settlement, t.benefitCents),
       },
     },
@@ -358,9 +359,10 @@ export function ledgerDetail(ctx: EngineContext, _req: EngineRequest, params: Re
 
 /** Where the benefit stands: FAILED and REFUNDED (the latest transfer's) mean it is owed again and can be funded anew. */
 function balanceStatus(row: EncounterRow, settlement: SettlementRow | undefined, benefitCents: number): string {
+  // Closed by a corrected claim: nothing is owed on it, whatever its adjudication said (or before any).
+  if (isClosedStatus(row.status)) return row.status;
   if (row.completed_at === null) return 'PENDING_ADJUDICATION';
-  // Closed by a corrected claim: nothing is owed on it, whatever its adjudication said.
-  if (row.status === 'DENIED' || row.status === 'PENDED' || row.status === 'SUPERSEDED' || row.status === 'VOIDED') return row.status;
+  if (row.status === 'DENIED' || row.status === 'PENDED') return row.status;
   if (!settlement) return benefitCents === 0 ? 'SETTLED' : 'OPEN';
   if (settlement.status === 'INITIATED') return 'IN_TRANSIT';
   return settlement.status === 'COMPLETED' ? 'SETTLED' : settlement.status;

@@ -224,7 +224,7 @@ async function ensureNotFunded(ctx: Context, client: TpaClient, encounterId: str
     // approval (400 reason CLAIM_DENIED, exit 4), without sending it.
     if (err instanceof NotFoundError && err.code === 'no_settlement') {
       // A claim a corrected claim closed: refused as the service refuses it (CLAIM_NOT_ADJUDICATED
-      // naming SUPERSEDED or VOIDED), not as denied.
+      // naming SUPERSEDED or VOIDED, and the replacement), with the body the service would answer, not as denied.
       const said = (err.body ?? {}) as { status?: unknown; replaced_by?: unknown; message?: unknown };
       if (said.status === 'SUPERSEDED' || said.status === 'VOIDED') {
         const closed = { status: said.status, replacedBy: typeof said.replaced_by === 'string' ? said.replaced_by : null } as const;
@@ -233,6 +233,7 @@ async function ensureNotFunded(ctx: Context, client: TpaClient, encounterId: str
           reason: 'CLAIM_NOT_ADJUDICATED',
           encounter_id: encounterId,
           status: closed.status,
+          ...(closed.replacedBy ? { replaced_by: closed.replacedBy } : {}),
           message: closedClaimMessage(encounterId, closed),
         };
         throw new ConflictError(`${closedClaimMessage(encounterId, closed)}; nothing was sent`, {

@@ -1,13 +1,14 @@
 // tpa fund history: the approvals made from this machine, newest last, with their outcomes and
 // what became of each approved transfer (one settlement read per encounter of the active profile).
 import { withCsvAmounts } from '../../../domain/csv.js';
+import type { HistoryRow } from '../../../client/fund-history.js';
 import type { TableTools } from '../../../render/output.js';
 import { option, verb } from '../../verb.js';
 
 export const history = verb({
   name: 'history',
   description:
-    'the approvals made from this machine (any profile): when, where, encounter, amount, authorization code, outcome, transfer and its status now (read from the settlement: OWED or ENDED once it failed or was refunded); REFUSED with the reason the service gave; UNKNOWN while an answer lost is not yet found out; SKIPPED when another approval funded it meanwhile; NOT_SENT when an interrupted run never sent it',
+    'the approvals made from this machine (any profile): when, where, encounter, amount, authorization code, outcome, transfer and its status now (read from the settlement: once it failed or was refunded, OWED, ENDED when another approval funds it since, or CLOSED when a corrected claim closed the claim since, SUPERSEDED by its replacement or VOIDED: nothing is owed on it); REFUSED with the reason the service gave; UNKNOWN while an answer lost is not yet found out; SKIPPED when another approval funded it meanwhile; NOT_SENT when an interrupted run never sent it',
   options: {
     from: option.text('--from <date>', 'made on or after (YYYY-MM-DD)'),
     to: option.text('--to <date>', 'made on or before (YYYY-MM-DD)'),
@@ -38,6 +39,8 @@ export const history = verb({
         'error_code',
         'message',
         'transfer_status',
+        'closed_as',
+        'replaced_by',
       ],
       table: (t: TableTools) =>
         rows.length === 0
@@ -62,7 +65,7 @@ export const history = verb({
                 a.encounter_id,
                 t.amount(a.amount),
                 a.authorization_code,
-                a.outcome === 'OWED' ? `${t.status('OWED')} (owed again)` : a.outcome === 'ENDED' ? `${t.status('ENDED')} (funded since)` : t.status(a.outcome),
+                outcomeText(t, a),
                 a.processor_transfer_id ?? '—',
                 a.transfer_status === null ? (a.outcome === 'APPROVED' ? 'not checked' : '—') : t.status(a.transfer_status),
                 ...(withReasons ? [reason(a)] : []),
@@ -72,3 +75,12 @@ export const history = verb({
     };
   },
 });
+
+/** The outcome as the table says it: OWED, ENDED and CLOSED say what they mean. */
+function outcomeText(t: TableTools, a: HistoryRow): string {
+  if (a.outcome === 'OWED') return `${t.status('OWED')} (owed again)`;
+  if (a.outcome === 'ENDED') return `${t.status('ENDED')} (funded since)`;
+  if (a.outcome === 'CLOSED')
+    return `${t.status('CLOSED')} (${a.closed_as === 'SUPERSEDED' ? `SUPERSEDED${a.replaced_by ? ` by ${a.replaced_by}` : ''}` : 'VOIDED'}: nothing owed)`;
+  return t.status(a.outcome);
+}
