@@ -628,6 +628,17 @@ async function asTheLedgerHasIt(client: TpaClient, done: ApprovalOutcome, read?:
   }
   const ended = [...detail.entries].reverse().find((x) => x.type === 'SETTLEMENT_FAILED' || x.type === 'SETTLEMENT_REFUNDED');
   const how = ended?.type === 'SETTLEMENT_REFUNDED' ? 'was REFUNDED' : 'FAILED';
+  // A claim a correction closed since (docs/money-rules.md "Corrected and void claims") owes nothing:
+  // skipped, saying what closed it, never counted as owed again.
+  const closed = detail.encounter.status;
+  if (closed === 'SUPERSEDED' || closed === 'VOIDED') {
+    const by = closed === 'SUPERSEDED' && detail.encounter.replaced_by ? ` by ${detail.encounter.replaced_by}` : '';
+    return {
+      ...done,
+      status: 'SKIPPED',
+      message: `${done.status === 'APPROVED' ? 'approved' : 'funded'}, then the transfer ${done.processor_transfer_id ?? ''} ${how}${ended ? ` (${ended.timestamp})` : ''}; the claim is ${closed}${by} since: nothing is owed on it`,
+    };
+  }
   return {
     ...done,
     status: 'OWED',

@@ -5,7 +5,8 @@ import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { distinctClaim } from '../helpers/claims.js';
+import { claimOf, distinctClaim } from '../helpers/claims.js';
+import { RELATED_CLAIM_RELATIONSHIP_SYSTEM } from '../../src/domain/fhir-claim.js';
 import { formatCents, formatCentsGrouped } from '../../src/domain/money.js';
 import { runTpa, TPA_BIN, testEnv } from '../helpers/cli.js';
 import { tempDir } from '../helpers/engine.js';
@@ -234,5 +235,24 @@ describe('tpa fund run', () => {
     expect(ndjson(again.stdout)[0]).toMatchObject({ status: 'OWED' });
     const history = ndjson((await runTpa(['fund', 'history', '-o', 'ndjson'], { home, env })).stdout);
     expect(history.find((h) => h.authorization_code === 'AUTH-20260630-OWED-0001')).toMatchObject({ outcome: 'OWED' });
+    // The claim voided since (a correction before funding anew): nothing is owed on it, and the same
+    // command says so instead of counting it owed again (exit 0: every other encounter is approved).
+    const line = detail.service_lines[0] as Row;
+    const voiding = {
+      ...claimOf({
+        npi: detail.encounter.provider.npi,
+        patient: detail.encounter.patient.member_id,
+        lines: [{ code: line.cpt_code, date: line.service_date }],
+      }),
+      status: 'cancelled',
+      related: [{ claim: { identifier: { value: first } }, relationship: { coding: [{ system: RELATED_CLAIM_RELATIONSHIP_SYSTEM, code: 'prior' }] } }],
+    };
+    writeFileSync(join(home, 'void.json'), JSON.stringify(voiding));
+    const voided = await runTpa(['claim', 'submit', join(home, 'void.json'), '-o', 'ndjson'], { home, env });
+    expect(voided.code, voided.stderr + voided.stdout).toBe(0);
+    const closed = await runTpa(args, { home, env });
+    expect(closed.code, closed.stderr).toBe(0);
+    expect(ndjson(closed.stdout)[0]).toMatchObject({ encounter_id: first, status: 'SKIPPED' });
+    expect(ndjson(closed.stdout)[0]!.message).toMatch(/VOIDED since: nothing is owed on it/);
   });
 });
