@@ -407,42 +407,29 @@ export function remitTransactions(
       effectiveDate: refunded ? refundDay : day(t.completed_at, day(p.expected_arrival, day(t.initiated_at, enc.service_date))),
     });
   }
-  // The billing provider's copy of the reversal, when it had the copy of the payment: its books
-  // took the claim as paid, and are told it came back.
-  if (refunded) {
-    const copy = billingCopy(
-      detail,
-      common,
-      byNpi,
-      npi,
-      { production: refundDay, effective: refundDay },
-      t.refund_details?.refund_id ?? `${t.processor_transfer_id}-REV`,
-    );
-    if (copy) transactions.push({ ...copy, reverses: true });
-  }
-  // A provider of the lines whom the transfer pays nothing (its lines denied, or its benefit 0.00) is told so, once, with the payment.
-  if (!refunded) {
-    for (const [who, entry] of byNpi) {
-      if (payoutNpis.has(who) || (npi !== undefined && who !== npi)) continue;
-      const owed = entry.lines.reduce((s, l) => s + l.paidCents, 0);
-      // An 835 that leaves out money the lines say is owed would mislead the payee: refused.
-      if (entry.lines.some((l) => l.paidCents !== 0))
-        throw new ConflictError(
-          `transfer ${t.processor_transfer_id} of ${enc.encounter_number} pays nothing to ${who}, whose lines have a benefit of ${formatCentsGrouped(owed)}: the 835 would leave that money out, so none is written`,
-        );
-      transactions.push(
-        noticeTo(common, who, entry, {
-          production: day(t.initiated_at, enc.service_date),
-          effective: day(t.completed_at, day(t.initiated_at, enc.service_date)),
-        }),
+  // What a notice and the billing provider's copy say alike: the payment's dates and trace, or the refund's.
+  const trace = refunded ? (t.refund_details?.refund_id ?? `${t.processor_transfer_id}-REV`) : t.processor_transfer_id;
+  const dates = refunded
+    ? { production: refundDay, effective: refundDay }
+    : { production: day(t.initiated_at, enc.service_date), effective: day(t.completed_at, day(t.initiated_at, enc.service_date)) };
+  // A provider of the lines whom the transfer pays nothing (its lines denied, or its benefit 0.00) is
+  // told so, once, with the payment; and told of the reversal with the refund, as every payee and the
+  // billing provider's copy are: a payer reversing a claim reverses it for every payee it told.
+  for (const [who, entry] of byNpi) {
+    if (payoutNpis.has(who) || (npi !== undefined && who !== npi)) continue;
+    const owed = entry.lines.reduce((s, l) => s + l.paidCents, 0);
+    // An 835 that leaves out money the lines say is owed would mislead the payee: refused.
+    if (entry.lines.some((l) => l.paidCents !== 0))
+      throw new ConflictError(
+        `transfer ${t.processor_transfer_id} of ${enc.encounter_number} pays nothing to ${who}, whose lines have a benefit of ${formatCentsGrouped(owed)}: the 835 would leave that money out, so none is written`,
       );
-    }
-    const copy = billingCopy(detail, common, byNpi, npi, {
-      production: day(t.initiated_at, enc.service_date),
-      effective: day(t.completed_at, day(t.initiated_at, enc.service_date)),
-    });
-    if (copy) transactions.push(copy);
+    const notice = noticeTo(common, who, entry, dates, trace);
+    transactions.push(refunded ? { ...notice, reverses: true } : notice);
   }
+  // The billing provider's copy (of the payment, or of its reversal when it had the copy of the
+  // payment: its books took the claim as paid, and are told it came back).
+  const copy = billingCopy(detail, common, byNpi, npi, dates, trace);
+  if (copy) transactions.push(refunded ? { ...copy, reverses: true } : copy);
   return { transactions };
 }
 
@@ -527,15 +514,21 @@ function claimCommon(detail: LedgerDetail, transferId: string, claimIds: Pick<Re
   };
 }
 
-/** A notice (BPR H, 0.00) to one provider of the claim's lines, dated as given. */
+/**
+ * A notice (BPR H, 0.00) to one provider of the claim's lines, dated as given. With a transfer's
+ * `trace` (the payment's or the refund's), its own: `<trace>-NOTICE`, since it moves none of that
+ * transfer's money; without, the claim's (a claim paid nothing has no transfer to be taken for).
+ */
 function noticeTo(
   common: ReturnType<typeof claimCommon>,
   npi: string,
   entry: { name: string; lines: RemitLine[] },
   dates: { production: string; effective: string },
+  trace?: string,
 ): RemitTransaction {
   return {
     ...common,
+    ...(trace !== undefined ? { transferId: `${trace}-NOTICE` } : {}),
     kind: 'notice',
     payee: { npi, name: entry.name },
     lines: entry.lines,

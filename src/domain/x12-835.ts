@@ -93,11 +93,15 @@ export interface RemitTransaction {
    */
   kind: 'payment' | 'notice' | 'reversal' | 'copy';
   /**
-   * A copy of a reversal: the billing provider's copy of a refunded transfer, its claim CLP02 22
-   * with the amounts negated and each payee's part a negative PLB `CS`, moving no money.
+   * A copy or a notice of a reversal: the billing provider's copy of a refunded transfer, its claim
+   * CLP02 22 with the amounts negated and each payee's part a negative PLB `CS`, moving no money; or
+   * the notice of a payee the transfer paid nothing, reversed with it (CLP02 22, amounts negated, BPR H 0.00).
    */
   reverses?: boolean;
-  /** TRN02. A copy's is its own (`<transfer or refund>-INFO`), never a payment's, so that no posting system takes it for one. */
+  /**
+   * TRN02. A copy's is its own (`<transfer or refund>-INFO`), and so is a notice sent with a transfer
+   * (`<transfer or refund>-NOTICE`), never a payment's, so that no posting system takes it for one.
+   */
   transferId: string;
   payer: RemitPayer;
   payee: { npi: string; name: string };
@@ -286,8 +290,8 @@ export function claimFigures(t: RemitTransaction): { chargeCents: number; paidCe
   return { chargeCents, paidCents, patientCents, status };
 }
 
-/** A reversal, or the billing provider's copy of one: its claim is CLP02 22, its amounts negated. */
-const reversing = (t: RemitTransaction): boolean => t.kind === 'reversal' || (t.kind === 'copy' && t.reverses === true);
+/** A reversal, or the billing provider's copy or a notice of one: its claim is CLP02 22, its amounts negated. */
+const reversing = (t: RemitTransaction): boolean => t.kind === 'reversal' || ((t.kind === 'copy' || t.kind === 'notice') && t.reverses === true);
 
 /**
  * What a transaction's 835 says in money, checked as the guide balances it (RemitError otherwise):

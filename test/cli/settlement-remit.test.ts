@@ -563,3 +563,113 @@ describe('settlement remit: a payer without a profile', () => {
     );
   });
 });
+
+describe('settlement remit: a payee paid nothing on a claim paid to others', () => {
+  /** Riverside bills a colonoscopy (Dr. Morgan, paid nothing: the deductible) with pathology (Clearview, paid). */
+  const claim837 = () =>
+    [
+      'ISA*00*          *00*          *ZZ*SUBMITTER1     *ZZ*PAYER-ACME     *260302*1000*^*00501*400000001*0*P*:',
+      'GS*HC*SUBMITTER1*PAYER-ACME*20260302*1000*41*X*005010X222A1',
+      'ST*837*0001*005010X222A1',
+      'BHT*0019*00*NOTICE1*20260302*1000*CH',
+      'NM1*41*2*SUBMITTER ONE*****46*SUBMITTER1',
+      'NM1*40*2*ACME HEALTH PLAN*****46*PAYER-ACME',
+      'HL*1**20*1',
+      'NM1*85*2*RIVERSIDE SURGERY CENTER*****XX*1234567893',
+      'N3*1 RIVER RD',
+      'N4*SPRINGFIELD*IL*62701',
+      'REF*EI*123456789',
+      'HL*2*1*22*0',
+      'SBR*P*18*******CI',
+      'NM1*IL*1*PARK*LINDA****MI*MBR-1001',
+      'NM1*PR*2*ACME HEALTH PLAN*****PI*PAYER-ACME',
+      'CLM*CP1*900***11:B:1*Y*A*Y*Y',
+      'HI*ABK:Z1211',
+      'NM1*82*1*MORGAN*ALICE****XX*1045782368',
+      'LX*1',
+      'SV1*HC:45380*650*UN*1***1',
+      'DTP*472*D8*20260302',
+      'LX*2',
+      'SV1*HC:88305*250*UN*1***1',
+      'DTP*472*D8*20260302',
+      'NM1*82*2*CLEARVIEW PATHOLOGY LAB*****XX*1329475804',
+      'SE*24*0001',
+      'GE*1*41',
+      'IEA*1*400000001',
+    ]
+      .map((segment) => `${segment}~\n`)
+      .join('');
+
+  it('a refund reverses the notice too (CLP02 22, amounts negated, BPR H 0.00), each notice with a trace of its own; per encounter and in a period with --npi; in-process and over local serve', async () => {
+    const file = join(home.dir, 'notice.837');
+    writeFileSync(file, claim837());
+    const sub = await run(['claim', 'submit', file, '--wait', '-o', 'json']);
+    expect(sub.code, sub.stderr).toBe(0);
+    const id = (sub.json<Body[]>()[0]!.external_claim_id as string) ?? '';
+    expect(id).toMatch(/^enc_/);
+    const detail = (await run(['ledger', 'show', id, '-o', 'json'])).json<Body>();
+    const benefit = (detail.service_lines as Body[]).reduce((sum, l) => sum + cents(l.benefit_amount), 0);
+    const f = await run(['fund', 'approve', id, '--amount', (benefit / 100).toFixed(2), '--auth-code', 'AUTH-NOTICE', '--yes', '-o', 'json']);
+    expect(f.code, f.stderr).toBe(0);
+    await settle();
+    const s0 = await settlement(id);
+    expect(s0.payouts.map((p: Body) => p.provider_npi)).toEqual(['1329475804']);
+    const MORGAN = '1045782368';
+    const paid = checked835((await run(['settlement', 'remit', id])).stdout).transactions;
+    const notice = paid.find((t) => t.payee[4] === MORGAN)!;
+    expect(notice.bpr.slice(1, 3)).toEqual(['H', '0']);
+    // A trace of its own: the payment's TRN02 belongs to the money sent to Clearview.
+    expect(notice.trn.slice(1, 3)).toEqual(['1', `${s0.processor_transfer_id}-NOTICE`]);
+    expect(paid.map((t) => t.trn[2])).toContain(s0.processor_transfer_id);
+    const told = notice.claims[0]!.clp;
+    expect(x12Cents(told[5]!)).toBeGreaterThan(0);
+
+    expect((await run(['local', 'simulate', 'refund', id])).code).toBe(0);
+    expect((await run(['local', 'clock', 'advance', '1d'])).code).toBe(0);
+    const s = await settlement(id);
+    expect(s.status).toBe('REFUNDED');
+    const checkReversed = (text: string) => {
+      const txs = checked835(text).transactions;
+      const reversed = txs.filter((t) => t.payee[4] === MORGAN);
+      expect(reversed.length).toBe(1);
+      const r = reversed[0]!;
+      expect(r.bpr.slice(1, 3)).toEqual(['H', '0']);
+      expect(r.trn.slice(1, 3)).toEqual(['1', `${s.refund_details.refund_id}-NOTICE`]);
+      const clp = r.claims[0]!.clp;
+      expect(clp[2]).toBe('22');
+      for (const k of [3, 4, 5]) expect(x12Cents(clp[k]!) + x12Cents(told[k]!), `CLP0${k} negated`).toBe(0);
+      // Every trace in the file its own.
+      const traces = txs.map((t) => t.trn[2]);
+      expect(new Set(traces).size).toBe(traces.length);
+      return txs;
+    };
+    const all = await run(['settlement', 'remit', id]);
+    expect(all.code, all.stderr).toBe(0);
+    // The paid payee's reversal, the notice's and the billing provider's copy: all three told alike.
+    expect(checkReversed(all.stdout).map((t) => [t.payee[4], t.claims[0]!.clp[2]])).toEqual([
+      ['1329475804', '22'],
+      [MORGAN, '22'],
+      ['1234567893', '22'],
+    ]);
+    const one = await run(['settlement', 'remit', id, '--npi', MORGAN]);
+    expect(one.code, one.stderr).toBe(0);
+    expect(checkReversed(one.stdout).length).toBe(1);
+    const month = ['settlement', 'remit', '--from', '2026-03-04', '--to', '2026-03-31', '--npi', MORGAN];
+    const period = await run(month);
+    expect(period.code, period.stderr).toBe(0);
+    expect(checkReversed(period.stdout).map((t) => t.claims[0]!.clp[2])).toEqual(['22']);
+
+    const server = await serve(home.dir);
+    try {
+      await login(home.dir, server.url);
+      const r = await run(['settlement', 'remit', id, '--npi', MORGAN, '-p', 'sandbox']);
+      expect(r.code, r.stderr).toBe(0);
+      checkReversed(r.stdout);
+      const p = await run([...month, '-p', 'sandbox']);
+      expect(p.code, p.stderr).toBe(0);
+      expect(checkReversed(p.stdout).map((t) => t.claims[0]!.clp[2])).toEqual(['22']);
+    } finally {
+      await server.stop();
+    }
+  });
+});

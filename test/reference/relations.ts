@@ -320,7 +320,7 @@ export interface RemitTx {
   kind: 'payment' | 'notice' | 'reversal' | 'copy';
   /** BPR02: what reaches the payee's bank (signed as written). */
   bprCents: number;
-  /** CLP02 22: a reversal, or the copy of one. */
+  /** CLP02 22: a reversal, or the copy or notice of one. */
   reversal: boolean;
   /** CLP04: the claim's payment (negative for a reversal). */
   paidCents: number;
@@ -343,15 +343,18 @@ export function remitTransactions(text: string): RemitTx[] {
     }
     const clp = t.segments.find((s) => s[0] === 'CLP')!;
     const reversal = clp[2] === '22';
-    // The billing provider's copy has a trace of its own: the payment's (or the refund's) with -INFO.
+    // The billing provider's copy has a trace of its own: the payment's (or the refund's) with -INFO;
+    // so has the notice to a payee the transfer paid nothing: with -NOTICE.
     const trace = t.trn[2]!;
     const copy = trace.endsWith('-INFO');
+    const notice = trace.endsWith('-NOTICE');
     return {
-      transfer: copy ? trace.slice(0, -'-INFO'.length) : trace,
+      transfer: copy ? trace.slice(0, -'-INFO'.length) : notice ? trace.slice(0, -'-NOTICE'.length) : trace,
       npi: t.payee[4]!,
-      // A payee whose lines paid nothing on this transfer gets a notice (CLP04 0.00) beside the payments;
-      // a copy (of a payment, or of its reversal) is the billing provider's information.
-      kind: copy ? 'copy' : reversal ? 'reversal' : x12Cents(clp[4]!) === 0 ? 'notice' : 'payment',
+      // A payee whose lines paid nothing on this transfer gets a notice (CLP04 0.00) beside the payments,
+      // and its reversal (CLP02 22) beside theirs; a claim paid nothing at all, a notice under the
+      // claim's trace; a copy (of a payment, or of its reversal) is the billing provider's information.
+      kind: copy ? 'copy' : notice ? 'notice' : reversal ? 'reversal' : x12Cents(clp[4]!) === 0 ? 'notice' : 'payment',
       reversal,
       bprCents: x12Cents(t.bpr[2]!),
       paidCents: x12Cents(clp[4]!),

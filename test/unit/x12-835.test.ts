@@ -244,6 +244,44 @@ describe('remitTransactions', () => {
     expect(transactions[1]!.claims[0]!.clp[2]).toBe('4');
   });
 
+  it('a notice has a trace of its own (TRN02 <transfer>-NOTICE), and a refund reverses it with the payment: CLP02 22, every amount negated, BPR H 0.00, TRN02 <refund>-NOTICE', () => {
+    // Dr. Morgan's line paid nothing: the deductible took it all (patient responsibility 510.00).
+    const deductible = line({
+      sequence: 2,
+      submitted_charge: 650,
+      allowed_amount: 510,
+      deductible_applied: 510,
+      copay_applied: 0,
+      coinsurance_applied: 0,
+      patient_responsibility: 510,
+      benefit_amount: 0,
+      provider_npi: '1045782368',
+      provider_name: 'Dr. Alice Morgan',
+    });
+    const paid = checked835(write835(remitTransactions(found([line({}), deductible], [payout({})]), new Map()).transactions, ENVELOPE)).transactions;
+    expect(paid.map((t) => [t.payee[4], t.bpr[1], t.trn[1], t.trn[2]])).toEqual([
+      ['1234567893', 'I', '1', 'tr_1'],
+      ['1045782368', 'H', '1', 'tr_1-NOTICE'],
+    ]);
+    expect(paid[1]!.claims[0]!.clp.slice(2, 6)).toEqual(['1', '650', '0', '510']);
+    const f = found([line({}), deductible], [payout({})], 'REFUNDED');
+    f.transfer.refund_details = { refund_id: 're_9', amount: 879.9, reason: 'returned', refunded_at: '2026-04-06T10:00:00Z' };
+    const r = remitTransactions(f, new Map());
+    expect(r.transactions.map((t) => [t.kind, t.payee.npi, t.transferId])).toEqual([
+      ['reversal', '1234567893', 're_9'],
+      ['notice', '1045782368', 're_9-NOTICE'],
+    ]);
+    const [, notice] = checked835(write835(r.transactions, ENVELOPE)).transactions;
+    expect(notice!.bpr.slice(1, 3)).toEqual(['H', '0']);
+    expect(notice!.claims[0]!.clp.slice(2, 6)).toEqual(['22', '-650', '0', '-510']);
+    expect(notice!.segments).toContainEqual(['CAS', 'PR', '1', '-510']);
+    expect(notice!.segments.find((s) => s[0] === 'PLB')).toBeUndefined();
+    // --npi <the notice's payee>: its reversal alone, dated the refund's day.
+    expect(remitTransactions(f, new Map(), '1045782368').transactions.map((t) => [t.kind, t.reverses, t.productionDate])).toEqual([
+      ['notice', true, '2026-04-06'],
+    ]);
+  });
+
   it('takes CLP01 from the CLM01 map, and the one payee for lines that do not name their provider', () => {
     const r = remitTransactions(found([line({ provider_npi: undefined })], [payout({})]), new Map([['enc_1', 'PATIENT123']]));
     expect(r.transactions[0]).toMatchObject({ claimId: 'PATIENT123', payee: { npi: '1234567893' }, feeCents: 2010, paymentCents: 90_000 });
