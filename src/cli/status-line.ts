@@ -130,6 +130,7 @@ export function pacedState(p: Pace & { done: number; total?: number }, unit: str
     unit,
     detail,
     rate: p.rate,
+    ...(p.windowMs !== undefined ? { rateWindowMs: p.windowMs } : {}),
     limit: p.limit,
     leftMs: p.leftMs,
     ...(p.waitingMs !== undefined && p.waitingMs > 0

@@ -93,6 +93,8 @@ export interface BatchProgress {
    * it allows them): the batch's effective rate, to show instead of the burst rate.
    */
   limit?: { count: number; windowMs: number };
+  /** The length of the service's rate window, once an answer said it: the rate is said per it. */
+  windowMs?: number;
   stage: 'submitting' | 'waiting';
 }
 

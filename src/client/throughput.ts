@@ -243,6 +243,8 @@ export interface Pace {
   leftAfterWaitMs?: number;
   /** The rate limit, once it paces the job: its effective rate, shown instead of the burst rate. */
   limit?: { count: number; windowMs: number };
+  /** The length of the service's rate window, once an answer said it: the rate is said per it. */
+  windowMs?: number;
 }
 
 /** The service's rate limit, as an answer's headers say, when a job needs more than one window. */
@@ -284,7 +286,14 @@ export class PaceGauge {
       leftAfterWaitMs = estimateLeftMs(left, rate, fresh, endMs);
       if (leftAfterWaitMs !== undefined) leftMs = waitingMs + leftAfterWaitMs;
     }
-    return { rate, leftMs, waitingMs, leftAfterWaitMs, limit: this.paced && w ? { count: w.limit, windowMs: w.windowMs } : undefined };
+    return {
+      rate,
+      leftMs,
+      waitingMs,
+      leftAfterWaitMs,
+      limit: this.paced && w ? { count: w.limit, windowMs: w.windowMs } : undefined,
+      ...(w ? { windowMs: w.windowMs } : {}),
+    };
   }
 
   /** The limit and the time `left` pieces take under it, when they need more than the window has left; else undefined. */

@@ -14,6 +14,8 @@ export interface ProgressState {
   detail?: string;
   /** Pieces a second of the work that costs time. */
   rate?: number;
+  /** The length of the service's rate window, when known: the rate is said per that window (10/s under a limit a second, never 558/min). */
+  rateWindowMs?: number;
   /** The rate limit that paces the job: then the rate shown is the limit ("100/min limit"), not the burst rate. */
   limit?: { count: number; windowMs: number };
   leftMs?: number;
@@ -41,8 +43,13 @@ export function duration(ms: number): string {
   return `${Math.floor(m / 60)}h${String(m % 60).padStart(2, '0')}m`;
 }
 
-/** A rate per second, or per minute when it is slow (1.7 a second reads better as 100/min). */
-export function rateText(perSecond: number): string {
+/**
+ * A rate per second, or per minute when it is slow (1.7 a second reads better as 100/min); per the
+ * service's rate window when it is a second or a minute, so that the rate and the limit read alike.
+ */
+export function rateText(perSecond: number, windowMs?: number): string {
+  if (windowMs === 1000) return `${whole(perSecond)}/s`;
+  if (windowMs === 60_000) return `${whole(perSecond * 60)}/min`;
   return perSecond < 10 ? `${whole(perSecond * 60)}/min` : `${whole(perSecond)}/s`;
 }
 
@@ -72,7 +79,7 @@ export function progressLine(p: ProgressState, width: number, nowMs: number): st
   if (head !== undefined) parts.push({ text: head, keep: 10 });
   if (p.detail) parts.push({ text: `(${p.detail})`, keep: 2 });
   if (p.limit !== undefined && p.end === undefined) parts.push({ text: `${limitText(p.limit)} limit`, keep: 3, short: limitText(p.limit) });
-  else if (p.rate !== undefined && p.rate > 0 && p.end === undefined) parts.push({ text: rateText(p.rate), keep: 3 });
+  else if (p.rate !== undefined && p.rate > 0 && p.end === undefined) parts.push({ text: rateText(p.rate, p.rateWindowMs), keep: 3 });
   if (p.wait && p.wait.untilMs > nowMs) parts.push({ text: `${p.wait.text} ${duration(p.wait.untilMs - nowMs)}`, keep: 8 });
   if (p.sinceMs !== undefined && p.end === undefined) parts.push({ text: `${duration(nowMs - p.sinceMs)} so far`, keep: 4 });
   const leftMs = leftAt(p, nowMs);

@@ -3,8 +3,9 @@
 // leaves, the line's drawing at a width, and the line redrawn in place on a terminal.
 import { describe, expect, it } from 'vitest';
 import { estimateLeftMs, RateWindow, Throughput } from '../../src/client/throughput.js';
-import { StatusLine } from '../../src/cli/status-line.js';
+import { pacedState, StatusLine } from '../../src/cli/status-line.js';
 import { progressLine } from '../../src/render/progress-line.js';
+import { progressState as batchState } from '../../src/cli/commands/claim/submit-batch.js';
 import { screen } from '../../src/render/screen.js';
 import { screenOf } from '../helpers/pty.js';
 
@@ -191,6 +192,18 @@ describe("progressLine under a rate limit: the limit as the rate, the time left 
 
   it('says "limit" where there is room', () => {
     expect(progressLine(state, 120, 0)).toContain('100/min limit');
+  });
+
+  it("before the limit paces the job, says the rate per the service's window: 9.3 a second under a limit a second is 9/s, never 558/min", () => {
+    const burst = { done: 2, total: 24, unit: 'approvals', rate: 9.3 };
+    expect(progressLine({ ...burst, rateWindowMs: 1000 }, 120, 0)).toContain('9/s');
+    expect(progressLine({ ...burst, rateWindowMs: 1000 }, 120, 0)).not.toContain('/min');
+    expect(progressLine({ ...burst, rateWindowMs: 60_000 }, 120, 0)).toContain('558/min');
+    // No window said yet: slow rates read per minute.
+    expect(progressLine(burst, 120, 0)).toContain('558/min');
+    // Both long jobs hand the window on: the payment run's line and the claim batch's.
+    expect(pacedState({ done: 2, total: 24, rate: 9.3, windowMs: 1000 }, 'approvals', 0).rateWindowMs).toBe(1000);
+    expect(batchState({ done: 2, total: 24, skipped: 0, stage: 'submitting', rate: 9.3, windowMs: 1000 }, 0).rateWindowMs).toBe(1000);
   });
 });
 

@@ -94,6 +94,7 @@ export function progressState(p: BatchProgress, nowMs: number): ProgressState {
     unit: 'claims',
     detail: p.skipped > 0 ? `${count(p.skipped)} skipped` : undefined,
     rate: waiting ? undefined : p.rate,
+    ...(p.windowMs !== undefined ? { rateWindowMs: p.windowMs } : {}),
     limit: waiting ? undefined : p.limit,
     leftMs: waiting ? undefined : p.leftMs,
     ...(p.waitingMs !== undefined && p.waitingMs > 0
