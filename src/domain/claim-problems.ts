@@ -5,7 +5,7 @@
 // same fault said twice, and is left out.
 import type { FieldError } from './errors.js';
 import { ValidationError } from './errors.js';
-import { type ParseOptions, type ParsedClaim, parseReadClaim } from './fhir-claim.js';
+import { type ParseOptions, type ParsedClaim, parseReadClaim, parseWrittenClaim } from './fhir-claim.js';
 
 export type SegmentError = FieldError & { segment?: string };
 
@@ -23,7 +23,8 @@ export function everyProblem(
   let parsed: ParsedClaim | undefined;
   let parserErrors: SegmentError[] = [];
   try {
-    parsed = parseReadClaim(text, value, options);
+    // A claim of an 837 (it has segments) is text tpa wrote: no key can be there twice.
+    parsed = segmentOf ? parseWrittenClaim(text, value, options) : parseReadClaim(text, value, options);
   } catch (err) {
     if (!(err instanceof ValidationError)) throw err;
     parserErrors = err.errors.map((e) => {

@@ -12,7 +12,7 @@ import {
   HCPCS_SYSTEM,
   ICD10_SYSTEM,
   LINE_CONTROL_NUMBER_URL,
-  MEMBER_NUMBER_TYPE,
+  memberNumberType,
   testDataTagged,
   NPI_SYSTEM,
   nonX12IdCharacters,
@@ -70,14 +70,24 @@ const COMPOSITES: Readonly<Record<string, Readonly<Record<number, number>>>> = {
  * first), so each is refused, naming its parts. `skip`: elements checked elsewhere (NM109).
  */
 export function componentProblems(s: X12Segment, skip: readonly number[] = []): { element: string; message: string }[] {
-  const counts = new Map<number, number>();
-  for (const key of Object.keys(s)) {
-    const m = /^(\d+)-(\d+)$/.exec(key);
-    if (m) counts.set(Number(m[1]), Math.max(counts.get(Number(m[1])) ?? 1, Number(m[2]) + 1));
+  // x12-parser names an element's second and later components `<i>-<c>`: only those keys matter, and
+  // most segments have none (this runs on every segment read).
+  let counts: Map<number, number> | undefined;
+  for (const key in s) {
+    const dash = key.indexOf('-');
+    if (dash <= 0) continue;
+    const i = Number(key.slice(0, dash));
+    const c = Number(key.slice(dash + 1));
+    if (!Number.isInteger(i) || !Number.isInteger(c)) continue;
+    counts ??= new Map();
+    counts.set(i, Math.max(counts.get(i) ?? 1, c + 1));
   }
+  if (counts === undefined) return [];
   const out: { element: string; message: string }[] = [];
   for (const [i, count] of [...counts].sort(([a], [b]) => a - b)) {
     if (skip.includes(i)) continue;
+    const allowed = COMPOSITES[s.name]?.[i];
+    if (allowed !== undefined && count <= allowed) continue;
     const at = `${s.name}${String(i).padStart(2, '0')}`;
     const parts: string[] = [];
     for (let c = 1; c <= count; c++) parts.push(element(s, i, c));
@@ -85,13 +95,12 @@ export function componentProblems(s: X12Segment, skip: readonly number[] = []): 
       .slice(0, 8)
       .map((v) => `"${clip(v)}"`)
       .join(', ');
-    const allowed = COMPOSITES[s.name]?.[i];
     if (allowed === undefined)
       out.push({
         element: at,
         message: `${at} holds a component separator, so it is several parts (${shown}${count > 8 ? ', …' : ''}) where the 837 has one simple element: which one is meant is not for tpa to guess, and the claim is not read from its first part`,
       });
-    else if (count > allowed)
+    else
       out.push({
         element: at,
         message: `${at} has ${count} components (${shown}${count > 8 ? ', …' : ''}) where the 837 has ${allowed}: what follows the ${allowed === 3 ? '3rd' : `${allowed}th`} (${at}-${allowed + 1} "${clip(element(s, i, allowed + 1))}") is not for tpa to drop, and the claim is not read without it`,
@@ -1576,7 +1585,7 @@ export class X12ClaimReader {
     const patient = {
       resourceType: 'Patient',
       id: 'patient',
-      ...(dep?.id ? { identifier: [{ type: structuredClone(MEMBER_NUMBER_TYPE), value: dep.id }] } : {}),
+      ...(dep?.id ? { identifier: [{ type: memberNumberType(), value: dep.id }] } : {}),
       ...(dep?.family || dep?.given.length
         ? { name: [{ ...(dep.family ? { family: dep.family } : {}), ...(dep.given.length > 0 ? { given: [...dep.given] } : {}) }] }
         : {}),
@@ -1787,7 +1796,7 @@ export class X12ClaimReader {
           coverage: dependent
             ? { reference: '#coverage', ...(this.payer?.name ? { display: `${this.payer.name}, subscriber ${member}` } : {}) }
             : {
-                identifier: { type: structuredClone(MEMBER_NUMBER_TYPE), value: member },
+                identifier: { type: memberNumberType(), value: member },
                 ...(this.payer?.name ? { display: `${this.payer.name}, member ${member}` } : {}),
               },
           ...(preauth.length > 0 ? { preAuthRef: preauth } : {}),
