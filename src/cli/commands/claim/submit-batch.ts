@@ -15,7 +15,7 @@ import { oneLine } from '../../../render/screen.js';
 import { rowWriter } from '../../../render/stream.js';
 import type { Context } from '../../context.js';
 import { keepHeapFlat } from '../../heap.js';
-import { limitNote } from '../../status-line.js';
+import { limitNote, pacedState } from '../../status-line.js';
 import { terminalWidth } from '../../io.js';
 import { suggestCommand, timeoutOption } from '../../options.js';
 import { noteText } from './skipped.js';
@@ -85,29 +85,22 @@ function csvRow(o: ClaimOutcome): Record<string, unknown> {
   };
 }
 
-/** The batch's progress line: the count (with the skipped), the sending rate (the limit, once it paces the batch), a wait, the time left. */
+/**
+ * The batch's progress line: while sending, every paced job's (the count with the skipped, the rate
+ * or the limit once it paces the batch, a wait, the time left); while waiting for adjudications, the
+ * count and the next check.
+ */
 export function progressState(p: BatchProgress, nowMs: number): ProgressState {
-  const waiting = p.stage === 'waiting';
+  const detail = p.skipped > 0 ? `${count(p.skipped)} skipped` : undefined;
+  if (p.stage !== 'waiting') return pacedState(p, 'claims', nowMs, detail);
   return {
     done: p.done,
     total: p.total,
     unit: 'claims',
-    detail: p.skipped > 0 ? `${count(p.skipped)} skipped` : undefined,
-    rate: waiting ? undefined : p.rate,
-    ...(p.windowMs !== undefined ? { rateWindowMs: p.windowMs } : {}),
-    limit: waiting ? undefined : p.limit,
-    leftMs: waiting ? undefined : p.leftMs,
+    detail,
     ...(p.waitingMs !== undefined && p.waitingMs > 0
-      ? {
-          wait: {
-            untilMs: nowMs + p.waitingMs,
-            text: waiting ? 'waiting for adjudications, next check in' : 'rate limited, resuming in',
-            thenLeftMs: waiting ? undefined : p.leftAfterWaitMs,
-          },
-        }
-      : waiting
-        ? { label: 'waiting for adjudications' }
-        : {}),
+      ? { wait: { untilMs: nowMs + p.waitingMs, text: 'waiting for adjudications, next check in' } }
+      : { label: 'waiting for adjudications' }),
   };
 }
 
