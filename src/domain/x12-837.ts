@@ -114,6 +114,9 @@ export function element(s: X12Segment, i: number, c = 1): string {
   return (c === 1 ? s[String(i)] : s[`${i}-${c - 1}`]) ?? '';
 }
 
+/** How the reader begins the refusal of a claim whose envelope (ST/SE, GS/GE, ISA/IEA) is wrong: the acknowledgments tell it by this. */
+export const ENVELOPE_REFUSAL = 'not sent: ';
+
 export const CLM01_SYSTEM = 'urn:tpa:x12:clm01';
 export const ICD9_SYSTEM = 'http://hl7.org/fhir/sid/icd-9-cm';
 export const ICD10_PCS_SYSTEM = 'http://www.cms.gov/Medicare/Coding/ICD10';
@@ -1497,7 +1500,7 @@ export class X12ClaimReader {
     const nth = repeated ? ` #${d.ordinal}` : '';
     const place = `${this.transactionPlace()}, CLM ${placeClm01(d.clm01)}${nth}`;
     const report = this.options.report?.byTransaction.get(this.transactionNo);
-    const problems = [...(report ?? []).map((p) => ({ segment: p.segment ?? '', message: `not sent: ${p.place}: ${p.message}` })), ...d.problems];
+    const problems = [...(report ?? []).map((p) => ({ segment: p.segment ?? '', message: `${ENVELOPE_REFUSAL}${p.place}: ${p.message}` })), ...d.problems];
     if (d.correction && d.priorClaim === undefined)
       problems.push({
         segment: 'CLM',

@@ -3,6 +3,7 @@
 // 277CA (005010X214) for each claim. Pure: what was received and what tpa made of it in, the X12
 // text and its JSON form (the same content) out. The CLI gathers the facts (cli/commands/claim/acks.ts).
 import { x12Amount, x12Text } from './x12-835.js';
+import { ENVELOPE_REFUSAL } from './x12-837.js';
 
 /** One element problem of a segment (IK4): its position, component, the IK403 code, the bad value. */
 export interface AckElementError {
@@ -362,9 +363,6 @@ export function write999(file: ReceivedFile, env: AckEnvelope): string {
 }
 
 // ---- 277CA ----
-
-/** How the 837 reader begins the refusal of a claim whose envelope (ST/SE, GS/GE, ISA/IEA) is wrong. */
-export const ENVELOPE_REFUSAL = 'not sent: ';
 
 /** STC01 of a claim: A1:19 received (validate), A2:20 accepted into adjudication, A7:21 rejected for invalid information, A3:21 returned as unprocessable (its envelope was wrong). */
 function stc01(c: AckClaim): { category: string; code: string; entity: string; action: string } {

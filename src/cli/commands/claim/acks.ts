@@ -16,7 +16,6 @@ import {
   type AckTransactionSet,
   type AckVerdict,
   ack277Json,
-  ENVELOPE_REFUSAL,
   ack999Json,
   byUsage,
   has277ca,
@@ -26,7 +25,7 @@ import {
   write999,
   writeTa1,
 } from '../../../domain/x12-ack.js';
-import { element } from '../../../domain/x12-837.js';
+import { ENVELOPE_REFUSAL, element } from '../../../domain/x12-837.js';
 import { UsageError } from '../../../errors.js';
 import { oneLine } from '../../../render/screen.js';
 import type { Context } from '../../context.js';
