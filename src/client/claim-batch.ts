@@ -14,7 +14,7 @@ import { canonicalHash } from '../domain/canonical.js';
 import type { FieldError } from '../domain/errors.js';
 import { claimServiceDate } from '../domain/adjudication.js';
 import { everyProblem } from '../domain/claim-problems.js';
-import { sameName } from '../domain/dependent.js';
+import { isTheDependent } from '../domain/dependent.js';
 import type { ParsedClaim } from '../domain/fhir-claim.js';
 import { placeErrors } from '../domain/json-position.js';
 import { sameIdentityMessage, X12_CORRECTION } from '../domain/x12-identity.js';
@@ -403,7 +403,7 @@ function samePatient(patient: { member_id: string; name: string | null; dob: str
   const d = claim.dependent;
   if (!d) return patient.member_id === claim.memberId;
   if (claim.memberId !== '' && patient.member_id !== claim.memberId) return false;
-  return patient.subscriber_id === d.subscriberId && patient.dob === d.birthDate && patient.name !== null && sameName(patient.name, d.family, d.given);
+  return patient.subscriber_id === d.subscriberId && patient.name !== null && isTheDependent(d, { name: patient.name, dob: patient.dob });
 }
 
 /** The longest claim text (in characters) a journal keeps for an invalid or refused claim: a claim's own bound. */

@@ -21,6 +21,7 @@ import { join } from 'node:path';
 import { AUDIT_HEAD_HEADER, parseAuditHead, type AuditHead } from '../domain/audit.js';
 import { canonicalJson } from '../domain/canonical.js';
 import { fundingOf, resolveLostAnswer, type Funding } from '../domain/funding.js';
+import { isClosedStatus } from '../domain/ledger.js';
 import { centsToAmount, jsonNumberToCents } from '../domain/money.js';
 import { ConflictError, EXIT, NetworkError, NotFoundError, TpaError } from '../errors.js';
 import type { TpaClient } from './client.js';
@@ -631,7 +632,7 @@ async function asTheLedgerHasIt(client: TpaClient, done: ApprovalOutcome, read?:
   // A claim a correction closed since (docs/money-rules.md "Corrected and void claims") owes nothing:
   // skipped, saying what closed it, never counted as owed again.
   const closed = detail.encounter.status;
-  if (closed === 'SUPERSEDED' || closed === 'VOIDED') {
+  if (isClosedStatus(closed)) {
     const by = closed === 'SUPERSEDED' && detail.encounter.replaced_by ? ` by ${detail.encounter.replaced_by}` : '';
     return {
       ...done,

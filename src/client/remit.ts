@@ -4,6 +4,7 @@
 // of this machine; the interchange control number, one more each file.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { isClosedStatus } from '../domain/ledger.js';
 import { formatCentsGrouped, jsonNumberToCents } from '../domain/money.js';
 import type { RemitLine, RemitTransaction } from '../domain/x12-835.js';
 import { ConflictError, NetworkError, NotFoundError, PendingError } from '../errors.js';
@@ -102,7 +103,7 @@ export async function findTransfer(
       if (detail && paysNothing(detail)) return { notice: detail };
       // Closed by a corrected claim before funding: nothing was paid, and nothing will be.
       const status = detail?.encounter.status;
-      if (status === 'SUPERSEDED' || status === 'VOIDED')
+      if (status !== undefined && isClosedStatus(status))
         throw new NotFoundError(
           `encounter ${encounterId} was ${status === 'SUPERSEDED' ? 'replaced by a corrected claim' : 'voided'} before funding: it has no transfer and no 835`,
           {
@@ -453,21 +454,9 @@ function billingCopy(
   if (byNpi.has(billing.npi) || (npi !== undefined && npi !== billing.npi) || byNpi.size === 0) return undefined;
   const lines = [...byNpi.values()].flatMap((e) => e.lines).sort((a, b) => a.sequence - b.sequence);
   const paidToOthers = [...byNpi].map(([who, e]) => ({ npi: who, cents: e.lines.reduce((s, l) => s + l.paidCents, 0) }));
-  return {
-    ...common,
-    // A trace of its own: it is information, not the payment (or the reversal) its payees post.
-    transferId: `${trace}-INFO`,
-    kind: 'copy',
-    payee: { npi: billing.npi, name: billing.name },
-    lines,
-    paidToOthers,
-    paymentCents: 0,
-    feeCents: 0,
-    payoutId: null,
-    refundId: null,
-    productionDate: dates.production,
-    effectiveDate: dates.effective,
-  };
+  // A notice (BPR H, 0.00) of every line, with a trace of its own: it is information, not the
+  // payment (or the reversal) its payees post.
+  return { ...noticeTo(common, billing.npi, { name: billing.name, lines }, dates), transferId: `${trace}-INFO`, kind: 'copy', paidToOthers };
 }
 
 /** The service lines of an encounter by the provider each is for (`lineNpi`), in their order. */

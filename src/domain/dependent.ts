@@ -58,9 +58,14 @@ export function sameName(enrolled: string, family: string, given: readonly strin
   return tail.every((w, i) => w === last[i]);
 }
 
+/** Whether an enrolled member is the dependent as sent: the same date of birth and name (sameName). */
+export function isTheDependent(sent: DependentSent, enrolled: { name: string; dob: string | null }): boolean {
+  return enrolled.dob === sent.birthDate && sameName(enrolled.name, sent.family, sent.given);
+}
+
 /** The dependents of the subscriber whose name and date of birth are the patient's: one, none or several. */
 export function matchDependent(sent: DependentSent, dependents: readonly EnrolledDependent[]): DependentMatch {
-  const members = dependents.filter((d) => d.dob === sent.birthDate && sameName(d.name, sent.family, sent.given));
+  const members = dependents.filter((d) => isTheDependent(sent, d));
   if (members.length === 1) return { kind: 'one', member: members[0]! };
   if (members.length === 0) return { kind: 'none' };
   return { kind: 'several', members };

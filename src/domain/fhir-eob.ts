@@ -5,6 +5,7 @@
 // member liability, and the totals are the sums of the items and the ledger's own totals, or no EOB
 // is made (an EobError says which amount disagrees).
 import { DENIAL } from './adjudication.js';
+import { CPT_SYSTEM, HCPCS_SYSTEM, ICD10_SYSTEM, NPI_SYSTEM, TEST_DATA_TAG } from './fhir-claim.js';
 import { centsToAmount, jsonNumberToCents } from './money.js';
 
 const HL7_ADJUDICATION = 'http://terminology.hl7.org/CodeSystem/adjudication';
@@ -14,10 +15,6 @@ const C4BB_DISCRIMINATOR = `${C4BB}/CodeSystem/C4BBAdjudicationDiscriminator`;
 const C4BB_STATUS = `${C4BB}/CodeSystem/C4BBPayerAdjudicationStatus`;
 const CARC_SYSTEM = 'https://x12.org/codes/claim-adjustment-reason-codes';
 const RARC_SYSTEM = 'https://x12.org/codes/remittance-advice-remark-codes';
-const CPT_SYSTEM = 'http://www.ama-assn.org/go/cpt';
-const HCPCS_SYSTEM = 'https://www.cms.gov/Medicare/Coding/HCPCSReleaseCodeSets';
-const NPI_SYSTEM = 'http://hl7.org/fhir/sid/us-npi';
-const ICD10_SYSTEM = 'http://hl7.org/fhir/sid/icd-10-cm';
 /** tpa's own identifier systems: the member id, the payer id and the encounter id are tpa's (or its service's). */
 export const MEMBER_SYSTEM = 'urn:tpa:member';
 export const PAYER_SYSTEM = 'urn:tpa:payer';
@@ -298,7 +295,7 @@ export function explanationOfBenefit(detail: EobLedgerDetail, transfer: EobTrans
     meta: {
       lastUpdated: detail.entries.at(-1)?.timestamp ?? `${e.submission_date}T00:00:00Z`,
       profile: [institutional ? EOB_PROFILES[setting!] : EOB_PROFILES.professional],
-      ...(e.test_data ? { tag: [coding('http://terminology.hl7.org/CodeSystem/v3-ActReason', 'HTEST', 'test health data')] } : {}),
+      ...(e.test_data ? { tag: [coding(TEST_DATA_TAG.system, TEST_DATA_TAG.code, 'test health data')] } : {}),
     },
     identifier: [{ type: concept(`${C4BB}/CodeSystem/C4BBIdentifierType`, 'uc', 'Unique Claim ID'), system: ENCOUNTER_SYSTEM, value: e.id }],
     status: 'active',

@@ -1,6 +1,7 @@
 // The finance desk's period report (`tpa settlement report`), computed from the ledger entries and
 // settlement records a client read, so that either transport gives the same report (
 // docs/design.md "Where each rule lives"). Pure: no I/O; every sum in integer cents.
+import { isClosedStatus } from './ledger.js';
 import { jsonNumberToCents } from './money.js';
 
 /** What the report needs of a ledger list entry. */
@@ -317,7 +318,7 @@ export function periodReport(
       superseded.chargesCents += cents(f.charges);
       continue;
     }
-    if (e.status === 'SUPERSEDED' || e.status === 'VOIDED') {
+    if (isClosedStatus(e.status)) {
       corrected.count++;
       corrected.chargesCents += cents(f.charges);
       continue;
@@ -370,7 +371,7 @@ export function periodReport(
   const closed = new Set<string>();
   for (const e of [...(dating?.moneyEntries ?? []), ...entries]) {
     numbers.set(e.encounter_id, e.encounter_number);
-    if (e.status === 'SUPERSEDED' || e.status === 'VOIDED' || supersededBy(e) !== null) closed.add(e.encounter_id);
+    if (isClosedStatus(e.status) || supersededBy(e) !== null) closed.add(e.encounter_id);
   }
   const transferLines: TransferLine[] = [];
   for (const [id, s] of settlements) {

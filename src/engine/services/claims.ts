@@ -21,7 +21,7 @@ import { linesDigest, outcomeDigest } from '../../domain/audit-deep.js';
 import { ValidationError, type FieldError } from '../../domain/errors.js';
 import { clip } from '../../domain/validation.js';
 import { parseClaimText, type ParsedClaim } from '../../domain/fhir-claim.js';
-import { sentAgain, type ClaimIdentity, type LedgerStatus } from '../../domain/ledger.js';
+import { isClosedStatus, sentAgain, type ClaimIdentity, type LedgerStatus } from '../../domain/ledger.js';
 import { centsToAmount, formatCentsGrouped } from '../../domain/money.js';
 import { lineFeeKind, linePayeeNpi } from '../../domain/payee.js';
 import { isoDate, isoSeconds } from '../clock.js';
@@ -393,7 +393,7 @@ function correctedClaim(db: Db, claim: ParsedClaim, member: MemberRow): Encounte
     return refuse(
       `names ${name}, which is not member ${member.member_id}’s claim from provider ${claim.providerNpi}: a ${what} changes the sender’s own claim for the same member`,
     );
-  if (prior.status === 'SUPERSEDED' || prior.status === 'VOIDED') {
+  if (isClosedStatus(prior.status)) {
     const by = prior.status === 'SUPERSEDED' ? historyReference(db, prior.id, 'REPLACED') : null;
     return refuse(
       `names ${name}, which is already ${prior.status === 'SUPERSEDED' ? `superseded${by ? ` by ${by}` : ''}` : 'voided'}: ${prior.status === 'SUPERSEDED' ? 'send the correction against the claim that replaced it' : 'a voided claim is closed'}`,
@@ -644,7 +644,7 @@ export function claimResponse(ctx: EngineContext, req: EngineRequest, params: Re
     return respond(404, { error: 'submission_not_found', submission_id: submissionId, message: `No claim submission ${submissionId}` });
   }
   // A claim a corrected claim replaced or voided: closed, whatever its adjudication said.
-  if (row.status === 'SUPERSEDED' || row.status === 'VOIDED') {
+  if (isClosedStatus(row.status)) {
     const by = row.status === 'SUPERSEDED' ? historyReference(ctx.db, row.id, 'REPLACED') : null;
     return respond(200, {
       submission_id: submissionId,

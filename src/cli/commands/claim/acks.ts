@@ -25,7 +25,7 @@ import {
   write999,
   writeTa1,
 } from '../../../domain/x12-ack.js';
-import { ENVELOPE_REFUSAL, element } from '../../../domain/x12-837.js';
+import { ENVELOPE_REFUSAL, element, ISA_LENGTH } from '../../../domain/x12-837.js';
 import { UsageError } from '../../../errors.js';
 import { oneLine } from '../../../render/screen.js';
 import type { Context } from '../../context.js';
@@ -131,8 +131,9 @@ async function outline(path: string): Promise<Outline> {
   const problem = fileProblem(path);
   if (problem) {
     const { readHead } = await import('./x12-files.js');
-    const head = readHead(path, 106);
-    const control = head.startsWith('ISA') && head.length >= 106 ? head.slice(90, 99) : '000000000';
+    const head = readHead(path, ISA_LENGTH);
+    // ISA13, the interchange control number: nine characters at the ISA's fixed offset 90.
+    const control = head.startsWith('ISA') && head.length >= ISA_LENGTH ? head.slice(90, 99) : '000000000';
     return { file: { interchanges: [], unreadable: { message: problem, control: /^\d{9}$/.test(control) ? control : '000000000' } }, claims: [] };
   }
   const report = await envelopeReport(path);
@@ -502,7 +503,8 @@ export function ackTarget(value: string | undefined, paths: readonly string[]): 
   }
   let dir = false;
   try {
-    dir = lstatSync(value).isDirectory() || lstatSync(value).isSymbolicLink();
+    const st = lstatSync(value);
+    dir = st.isDirectory() || st.isSymbolicLink();
   } catch {
     dir = false;
   }

@@ -54,8 +54,8 @@ export const submit = verb({
     if (opts.dryRun && opts.wait) throw new UsageError('--dry-run sends nothing, so there is nothing to --wait for');
     if (opts.dryRun && opts.ack !== undefined)
       throw new UsageError('--ack acknowledges what was sent: --dry-run sends nothing (tpa claim validate --ack writes what a check finds)');
-    const { ackTarget } = await import('./acks.js');
-    const target = ackTarget(opts.ack, paths);
+    // The acknowledgments' code (the X12 reader and writers) is loaded only when asked for.
+    const target = opts.ack === undefined ? undefined : (await import('./acks.js')).ackTarget(opts.ack, paths);
     // One claim behaves as it always has; more than one (or a --journal) is a batch.
     const peekSecond = !opts.dryRun && opts.journal === undefined;
     const { first, several, all } = await peekClaims(paths, () => ctx.io.stdinStream(), ctx.note, peekSecond);

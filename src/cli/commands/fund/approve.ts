@@ -7,7 +7,7 @@ import type { ApprovalRecord, FundHistory } from '../../../client/fund-history.j
 import type { FundingApproved, LedgerDetail, SettlementRecord } from '../../../client/types.js';
 import { AUDIT_HEAD_HEADER, parseAuditHead, type AuditHead } from '../../../domain/audit.js';
 import { authorizationCodeProblem, authorizationCodesOf, resolveLostAnswer } from '../../../domain/funding.js';
-import { closedClaimMessage } from '../../../domain/ledger.js';
+import { closedClaimMessage, isClosedStatus } from '../../../domain/ledger.js';
 import { centsToAmount, formatCentsGrouped, parseTypedAmount } from '../../../domain/money.js';
 import { MAX_FUNDING_NOTES, type PayoutShare } from '../../../domain/settlement.js';
 import { characterCount } from '../../../domain/validation.js';
@@ -226,8 +226,8 @@ async function ensureNotFunded(ctx: Context, client: TpaClient, encounterId: str
       // A claim a corrected claim closed: refused as the service refuses it (CLAIM_NOT_ADJUDICATED
       // naming SUPERSEDED or VOIDED, and the replacement), with the body the service would answer, not as denied.
       const said = (err.body ?? {}) as { status?: unknown; replaced_by?: unknown; message?: unknown };
-      if (said.status === 'SUPERSEDED' || said.status === 'VOIDED') {
-        const closed = { status: said.status, replacedBy: typeof said.replaced_by === 'string' ? said.replaced_by : null } as const;
+      if (typeof said.status === 'string' && isClosedStatus(said.status)) {
+        const closed = { status: said.status, replacedBy: typeof said.replaced_by === 'string' ? said.replaced_by : null };
         const body = {
           error: 'invalid_state',
           reason: 'CLAIM_NOT_ADJUDICATED',
