@@ -224,6 +224,14 @@ function group(
 // ---- TA1 ----
 
 /** The TA1s of a file: one per interchange whose envelope has problems or that asked for one (ISA14 1); none when neither. */
+/** Whether a file gets a TA1: an envelope tpa cannot read, an interchange with a problem, or one that asks for it (ISA14 1). */
+export function hasTa1(file: ReceivedFile): boolean {
+  return file.unreadable !== undefined || file.interchanges.some((i) => i.problems.length > 0 || i.ackRequested);
+}
+
+/** Whether a file gets a 999: it has a functional group. */
+export const has999 = (file: ReceivedFile): boolean => file.interchanges.some((i) => i.groups.length > 0);
+
 export function ta1Json(file: ReceivedFile, env: AckEnvelope): Record<string, unknown> | undefined {
   const acks = file.unreadable
     ? [{ control_number: file.unreadable.control, date: '', time: '', status: 'R', note_code: '024', message: file.unreadable.message }]

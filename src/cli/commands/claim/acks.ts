@@ -19,6 +19,8 @@ import {
   ack999Json,
   byUsage,
   has277ca,
+  has999,
+  hasTa1,
   type ReceivedFile,
   ta1Json,
   write277ca,
@@ -640,26 +642,26 @@ export class AckRecorder {
         );
       const made: { suffix: string; text: string; json: Record<string, unknown> | Record<string, unknown>[] }[] = [];
       const parts = byUsage(file);
-      const add = async (suffix: string, write: (part: ReceivedFile, env: AckEnvelope) => { text: string; json: Record<string, unknown> } | undefined) => {
+      // Each acknowledgment a part of the file gets takes a control number, and is written once.
+      const add = async (
+        suffix: string,
+        applies: (part: ReceivedFile) => boolean,
+        write: (part: ReceivedFile, env: AckEnvelope) => { text: string; json: Record<string, unknown> },
+      ) => {
         const texts: string[] = [];
         const jsons: Record<string, unknown>[] = [];
         for (const part of parts) {
-          const env: AckEnvelope = { controlNumber: 0, createdAt, usage: part.usage };
-          if (!write(part.file, env)) continue;
-          env.controlNumber = await nextControlNumber(this.ctx.paths.dataDir);
-          const out = write(part.file, env)!;
+          if (!applies(part.file)) continue;
+          const out = write(part.file, { controlNumber: await nextControlNumber(this.ctx.paths.dataDir), createdAt, usage: part.usage });
           texts.push(out.text);
           jsons.push(out.json);
         }
         // One acknowledgment interchange per usage (ISA15): its JSON one object, several an array.
         if (texts.length > 0) made.push({ suffix, text: texts.join(''), json: jsons.length === 1 ? jsons[0]! : jsons });
       };
-      await add('ta1', (f, env) => {
-        const text = writeTa1(f, env);
-        return text === undefined ? undefined : { text, json: ta1Json(f, env)! };
-      });
-      await add('999', (f, env) => (f.interchanges.some((i) => i.groups.length > 0) ? { text: write999(f, env), json: ack999Json(f, env) } : undefined));
-      await add('277ca', (f, env) => (has277ca(f) ? { text: write277ca(f, env), json: ack277Json(f, env) } : undefined));
+      await add('ta1', hasTa1, (f, env) => ({ text: writeTa1(f, env)!, json: ta1Json(f, env)! }));
+      await add('999', has999, (f, env) => ({ text: write999(f, env), json: ack999Json(f, env) }));
+      await add('277ca', has277ca, (f, env) => ({ text: write277ca(f, env), json: ack277Json(f, env) }));
       if (this.target.kind === 'stdout') {
         if (this.ctx.format === 'json' && this.ctx.formatChosen)
           this.ctx.io.stdout.write(
