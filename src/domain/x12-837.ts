@@ -764,11 +764,7 @@ export class X12ClaimReader {
       if (clm01) d.problems.push({ segment: 'CLM', message: clm01 });
       for (const p of componentProblems(s)) d.problems.push({ segment: 'CLM', message: p.message });
       const other = this.otherComponentSeparator(s, 5);
-      if (other)
-        d.problems.push({
-          segment: 'CLM',
-          message: `CLM05 ${JSON.stringify(clip(element(s, 5)))} holds ${JSON.stringify(other)} where the ISA declares ${JSON.stringify(this.firstIsa16 ?? '')} as the component separator (ISA16): the file uses another component separator than its ISA says; write the ISA16 it uses`,
-        });
+      if (other) d.problems.push({ segment: 'CLM', message: other });
       // CLM05-3: 1 an original claim, 7 a replacement and 8 a void of the claim REF*F8 names
       // (docs/x12.md "Corrected and void claims"); another frequency is refused.
       const frequency = element(s, 5, 3);
@@ -1163,12 +1159,9 @@ export class X12ClaimReader {
    */
   private lineParts(s: X12Segment, kind: 'SV1' | 'SV2', problem: (message: string) => void): boolean {
     const composite = kind === 'SV1' ? 1 : 2;
-    const name = `${kind}0${composite}`;
     const other = this.otherComponentSeparator(s, composite);
     if (other) {
-      problem(
-        `${name} ${JSON.stringify(clip(element(s, composite)))} holds ${JSON.stringify(other)} where the ISA declares ${JSON.stringify(this.firstIsa16 ?? '')} as the component separator (ISA16): the file uses another component separator than its ISA says; write the ISA16 it uses`,
-      );
+      problem(other);
       return true;
     }
     const [chargeAt, unitAt, quantityAt] = kind === 'SV1' ? [2, 3, 4] : [3, 4, 5];
@@ -1186,13 +1179,15 @@ export class X12ClaimReader {
   }
 
   /**
-   * The character a composite element of the segment holds where ISA16 should be, when it has no
-   * component separator of the ISA's but one of another (`HC>99213` in a file whose ISA16 is `:`).
+   * The problem of a composite element of the segment that holds another character where ISA16
+   * should be, when it has no component separator of the ISA's but one of another (`HC>99213` in a
+   * file whose ISA16 is `:`): said as such, never blamed on the code set.
    */
   private otherComponentSeparator(s: X12Segment, i: number): string | undefined {
     if (s[`${i}-1`] !== undefined) return undefined;
-    const m = /^[A-Z0-9]{1,3}([^A-Za-z0-9 .-])[A-Za-z0-9]/.exec(element(s, i));
-    return m?.[1];
+    const other = /^[A-Z0-9]{1,3}([^A-Za-z0-9 .-])[A-Za-z0-9]/.exec(element(s, i))?.[1];
+    if (other === undefined) return undefined;
+    return `${s.name}${String(i).padStart(2, '0')} ${JSON.stringify(clip(element(s, i)))} holds ${JSON.stringify(other)} where the ISA declares ${JSON.stringify(this.firstIsa16 ?? '')} as the component separator (ISA16): the file uses another component separator than its ISA says; write the ISA16 it uses`;
   }
 
   /**
@@ -1224,9 +1219,7 @@ export class X12ClaimReader {
       }
       const other = this.otherComponentSeparator(s, i);
       if (other) {
-        problem(
-          `${at} ${JSON.stringify(clip(qualifier))} holds ${JSON.stringify(other)} where the ISA declares ${JSON.stringify(this.firstIsa16 ?? '')} as the component separator (ISA16): the file uses another component separator than its ISA says; write the ISA16 it uses`,
-        );
+        problem(other);
         continue;
       }
       // The parts of the composite after the code, by number (3 date format, 4 date, 5 amount, 6 quantity, 7 version, 8 industry code, 9 present on admission).
