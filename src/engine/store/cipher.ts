@@ -163,7 +163,12 @@ export function knownEncrypted(file: string): { keyCheck?: Buffer } | undefined 
 
 /** Whether `key` is the data directory's (its check value); undefined when the marker holds none. */
 export function keyFits(file: string, key: Buffer): boolean | undefined {
-  const check = knownEncrypted(file)?.keyCheck;
+  return markerFits(knownEncrypted(file), key);
+}
+
+/** keyFits of a marker already read (knownEncrypted): true or false by its check value, undefined when it has none. */
+export function markerFits(known: { keyCheck?: Buffer } | undefined, key: Buffer): boolean | undefined {
+  const check = known?.keyCheck;
   return check ? timingSafeEqual(check, keyCheckOf(key)) : undefined;
 }
 

@@ -9,7 +9,7 @@ import {
   databaseFileState,
   encryptedMarkerFile,
   encryptInPlace,
-  keyFits,
+  markerFits,
   keyProblem,
   knownEncrypted,
   recordEncrypted,
@@ -118,7 +118,7 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
   const known = knownEncrypted(file);
   if (known && state.kind === 'absent') {
     if (!options.key) throw encryptedDataDirWithoutKey(file);
-    if (keyFits(file, options.key) === false) throw keyProblem(file, true);
+    if (markerFits(known, options.key) === false) throw keyProblem(file, true);
   }
   const createEncrypted = options.createEncrypted === true || known !== undefined;
   // A WAL database whose WAL is not empty may hold a newer user_version than its header: SQLite reads it below.
@@ -180,7 +180,8 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
   db.pragma(`wal_autocheckpoint = ${Math.round(WAL_CHECKPOINT_BYTES / (db.pragma('page_size', { simple: true }) as number))}`);
   migrate(db, options, file);
   // Opened with its key: the data directory is known to be encrypted from now on, with this key's check value.
-  if (encrypted && keyFits(file, options.key!) !== true) recordEncrypted(file, options.key!);
+  // (The marker read above: nothing in between writes it.)
+  if (encrypted && markerFits(known, options.key!) !== true) recordEncrypted(file, options.key!);
   privateDatabaseFiles(file);
   cacheStatements(db);
   return db;
