@@ -1,12 +1,13 @@
 // The package as a user gets it (docs/development.md "Package"): from a fresh clone of the
 // repository's HEAD (what is committed, not the work tree), the Quick start's first line leaves the
-// clone clean; `npm pack` gives the built program, its man pages and completions; the tarball
-// installs into an empty prefix on the oldest Node of "engines" without a warning and without the
-// encryption package, runs the demo, `man` and the completions; and the command its message names
-// installs the encryption package where tpa finds it. Real npm, the real registry, real processes:
+// clone clean; the README's "Install" lines, as printed: `npm pack` gives the built program, its
+// man pages and completions; the tarball installs into an empty prefix (npm_config_prefix) on the
+// oldest Node of "engines" without a warning and without the encryption package, and runs the
+// demo, `man` and the completions; the command its message names installs the encryption package
+// where tpa finds it. Real npm, the real registry, real processes:
 // a suite apart from `npm test` (vitest.package.config.ts, `npm run test:package`).
 import { type SpawnSyncReturns, spawnSync } from 'node:child_process';
-import { closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,11 +26,11 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 /**
  * The environment of a user's shell: none of the variables `npm run` sets (npm_config_* would
  * carry this project's settings into every npm below), and no node_modules/.bin on the PATH (the
- * project's own Node and tools).
+ * project's own Node and tools), no MANPATH (man finds pages from the PATH).
  */
 function userEnv(extra: Record<string, string> = {}, pathFirst: string[] = []): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!/^npm_/i.test(k) && k !== 'INIT_CWD' && k !== 'NODE') env[k] = v;
+  for (const [k, v] of Object.entries(process.env)) if (!/^npm_/i.test(k) && !['INIT_CWD', 'NODE', 'MANPATH'].includes(k)) env[k] = v;
   const path = (process.env.PATH ?? '').split(delimiter).filter((p) => p && !p.includes('node_modules/.bin'));
   env.PATH = [...pathFirst, ...path].join(delimiter);
   env.XDG_CACHE_HOME = join(work, 'cache');
@@ -69,16 +70,27 @@ const quickStart = once(() => {
   return run('sh', ['-c', 'npm install && npx tpa demo'], { cwd: clone, env: userEnv({ TPA_HOME: join(work, 'quick-start-home') }) });
 });
 
-/** `npm pack` in the clone: the tarball's path and what it holds. */
+/** The commands of the README's "Install" block, as printed (their comments left out). */
+function readmeInstall(): string[] {
+  const readme = readFileSync(join(repo, 'README.md'), 'utf8');
+  const block = /\n## Install\n[\s\S]*?```sh\n([\s\S]*?)```/.exec(readme);
+  expect(block, 'README.md has an "Install" section with a sh block').not.toBeNull();
+  return block![1]!
+    .split('\n')
+    .map((line) => line.replace(/\s+#.*$/, '').trim())
+    .filter(Boolean);
+}
+
+/** The README's `npm pack`, in the clone: the tarball's path and what it holds. */
 const packed = once(() => {
   expect(quickStart().status, said(quickStart())).toBe(0);
-  const out = join(work, 'packed');
-  mkdirSync(out);
-  const r = run('npm', ['pack', '--pack-destination', out, '--loglevel=warn'], { cwd: clone });
+  const [pack] = readmeInstall();
+  expect(pack).toBe('npm pack');
+  const r = run('sh', ['-c', pack!], { cwd: clone, env: userEnv({ npm_config_loglevel: 'warn' }) });
   expect(r.status, said(r)).toBe(0);
-  const tgz = readdirSync(out).filter((f) => f.endsWith('.tgz'));
+  const tgz = readdirSync(clone).filter((f) => f.endsWith('.tgz'));
   expect(tgz).toEqual([`tpa-${pkg.version}.tgz`]);
-  const file = join(out, tgz[0]!);
+  const file = join(clone, tgz[0]!);
   const listed = run('tar', ['tzf', file]);
   return { file, entries: listed.stdout.split('\n').filter(Boolean), pack: r };
 });
@@ -102,12 +114,18 @@ const prefix = join(work, 'prefix');
 /** The environment of a machine with the oldest supported Node and the package's prefix on its PATH. */
 const installedEnv = (extra: Record<string, string> = {}) => userEnv({ TPA_HOME: join(work, 'home'), ...extra }, [join(prefix, 'bin'), oldestNode().bin]);
 
-/** npm install -g of the tarball into an empty prefix, npm itself running on the oldest Node. */
+/**
+ * The README's `npm install -g` of the tarball, as printed, into an empty prefix (npm's own
+ * variable for it), npm itself running on the oldest Node.
+ */
 const installed = once(() => {
   const { file } = packed();
+  const install = readmeInstall()[1]!;
+  expect(install).toBe(`npm install -g ./${file.split('/').pop()}`);
   mkdirSync(prefix);
-  const r = run('npm', ['install', '-g', file, '--prefix', prefix, '--no-audit', '--no-fund', '--loglevel=warn'], { env: installedEnv() });
-  console.log(`npm install -g of ${file.split('/').pop()} on Node ${oldestNode().version}: ${r.seconds.toFixed(1)} s, the prefix ${megabytes(prefix)} MB`);
+  const env = installedEnv({ npm_config_prefix: prefix, npm_config_loglevel: 'warn', npm_config_audit: 'false', npm_config_fund: 'false' });
+  const r = run('sh', ['-c', install], { cwd: clone, env });
+  console.log(`${install} on Node ${oldestNode().version}: ${r.seconds.toFixed(1)} s, the prefix ${megabytes(prefix)} MB`);
   return r;
 });
 const tpa = (args: string[], extra: Record<string, string> = {}) => run(join(prefix, 'bin', 'tpa'), args, { env: installedEnv(extra) });
@@ -162,13 +180,16 @@ describe('the tarball installed into an empty prefix on the oldest supported Nod
     expect(r.stdout).toContain('ENC-');
   });
 
-  it('puts the man pages where man finds them', () => {
+  it('puts the man pages where man finds them from the PATH alone', () => {
     installed();
-    const r = run('man', ['-P', 'cat', 'tpa-fund-approve'], { env: installedEnv({ MANPATH: join(prefix, 'share', 'man'), MANWIDTH: '80' }) });
+    // man-db reads <prefix>/share/man from <prefix>/bin on the PATH; npm links the pages there.
+    const r = run('man', ['-P', 'cat', 'tpa-fund-approve'], { env: installedEnv({ MANWIDTH: '80' }) });
     expect(r.status, said(r)).toBe(0);
     expect(r.stdout).toMatch(/NAME\s+tpa-fund-approve - release the adjudicated benefit/);
-    const where = run('man', ['-w', 'tpa'], { env: installedEnv({ MANPATH: join(prefix, 'share', 'man') }) });
-    expect(where.stdout.trim()).toBe(join(prefix, 'share', 'man', 'man1', 'tpa.1'));
+    const where = run('man', ['-w', 'tpa'], { env: installedEnv() });
+    expect(where.status, said(where)).toBe(0);
+    expect(realpathSync(where.stdout.trim())).toBe(realpathSync(join(prefix, 'share', 'man', 'man1', 'tpa.1')));
+    expect(realpathSync(where.stdout.trim())).toBe(join(realpathSync(prefix), 'lib', 'node_modules', 'tpa', 'man', 'tpa.1'));
   });
 
   it('completes in bash, with the shipped script and the one tpa completion bash prints', () => {
@@ -188,8 +209,10 @@ describe('the tarball installed into an empty prefix on the oldest supported Nod
     const home = join(work, 'encrypted-home');
     const missing = tpa(['local', 'init', '--encrypt'], { TPA_HOME: home, TPA_DB_KEY: key });
     expect(missing.status, said(missing)).toBe(2);
-    const command = `npm install -g --prefix ${prefix} better-sqlite3-multiple-ciphers@${pkg.devDependencies['better-sqlite3-multiple-ciphers']}`;
+    const spec = `better-sqlite3-multiple-ciphers@${pkg.devDependencies['better-sqlite3-multiple-ciphers']}`;
+    const command = `npm install -g --prefix ${prefix} ${spec}`;
     expect(missing.stderr).toContain(`install it with: ${command}`);
+    expect(readmeInstall()[2]).toBe(`npm install -g ${spec}`);
     expect(missing.stderr).not.toMatch(/\n\s+at /);
 
     const before = megabytes(prefix);
