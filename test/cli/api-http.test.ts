@@ -100,7 +100,19 @@ describe('tpa api over HTTP', () => {
 
   it('-f/-F are a POST JSON body (typed by -F), and with -X GET the query, with no body', async () => {
     fake.seen.length = 0;
-    const post = await onFake(['/tpa-api/v1/contract-lookup/blind/', '-f', 'npi=1045782368', '-F', 'n=2', '-F', 'ok=true', '-F', 'codes[]=45378', '-f', 'o[k]=v']);
+    const post = await onFake([
+      '/tpa-api/v1/contract-lookup/blind/',
+      '-f',
+      'npi=1045782368',
+      '-F',
+      'n=2',
+      '-F',
+      'ok=true',
+      '-F',
+      'codes[]=45378',
+      '-f',
+      'o[k]=v',
+    ]);
     expect(post.code, post.stderr).toBe(0);
     const sent = fake.seen[0]!;
     expect([sent.method, sent.url, sent.headers['content-type']]).toEqual(['POST', '/tpa-api/v1/contract-lookup/blind/', 'application/json']);
@@ -117,7 +129,12 @@ describe('tpa api over HTTP', () => {
     expect(array.code, array.stderr).toBe(0);
     expect(array.json<{ encounter_id: string }[]>().map((r) => r.encounter_id)).toEqual(rows.map((r) => r.encounter_id));
     await server.settled();
-    expect(server.stderr().slice(from).match(/GET \/tpa-api\/v1\/ledger\/entries\/ 200/g)).toHaveLength(4);
+    expect(
+      server
+        .stderr()
+        .slice(from)
+        .match(/GET \/tpa-api\/v1\/ledger\/entries\/ 200/g),
+    ).toHaveLength(4);
     const lines = await home.run(['api', 'GET', '/tpa-api/v1/ledger/entries/?limit=3', '--paginate', '-o', 'ndjson']);
     expect(lines.code, lines.stderr).toBe(0);
     expect(ndjson<{ encounter_id: string }>(lines.stdout).map((r) => r.encounter_id)).toEqual(rows.map((r) => r.encounter_id));
