@@ -12,6 +12,7 @@ import { confirm } from '../../prompt.js';
 import { argument, type OptionValues, option, verb } from '../../verb.js';
 import { buildFields, type Fields, queryOf, splitField, typedValue } from './fields.js';
 import { extraHeaders, shownHeader } from './headers.js';
+import type { ApiOutput } from './paginate.js';
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
@@ -82,7 +83,7 @@ export const api = verb({
     if (opts.paginate) {
       const { paginate } = await import('./paginate.js');
       const base = profile.env === 'local' ? undefined : profile.base_url;
-      return { exitCode: await paginate(ctx, client, { target, headers, base }, (b) => printBody(ctx, b)) };
+      return { exitCode: await paginate(ctx, client, { target, headers, base }, apiOutput(ctx)) };
     }
     const contentType = submit ? 'application/fhir+json' : 'application/json';
     const request = () => client.raw(method, target, { body, contentType, idempotencyKey, headers });
@@ -93,7 +94,7 @@ export const api = verb({
       ctx.io.stdout.write('\n');
     }
     // A HEAD answer (or a 204) has no body to print.
-    if (response.body !== undefined) printBody(ctx, response.body);
+    if (response.body !== undefined) await apiOutput(ctx).body(response.body);
     const exitCode = response.status >= 400 ? errorFromResponse(response.status, response.body).exitCode : response.status === 202 ? EXIT.PENDING : EXIT.OK;
     if (exitCode !== EXIT.OK) ctx.note(`HTTP ${response.status}`);
     return { exitCode };
@@ -101,11 +102,21 @@ export const api = verb({
 });
 
 /**
- * Where every answer's body is printed, a page's rows aside (paginate.ts writes them as they come):
- * the one place a filter of the output (--jq) applies to `tpa api`.
+ * The one place `tpa api` prints what the service answered: a body as pretty JSON (whatever -o
+ * says, as ever), and a paged list's rows as they come, one JSON array written as it grows or, with
+ * -o ndjson, one row a line (render/stream.ts). An output filter (--jq) of `tpa api` applies here.
  */
-function printBody(ctx: Context, body: unknown): void {
-  ctx.io.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
+function apiOutput(ctx: Context): ApiOutput {
+  return {
+    body: async (body) => {
+      ctx.io.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
+    },
+    rows: async () => {
+      const { rowWriter } = await import('../../../render/stream.js');
+      const writer = rowWriter<unknown>(ctx.format === 'ndjson' ? 'ndjson' : 'json', ctx.io.stdout);
+      return { write: async (rows) => writer.write(rows), end: async () => writer.end() };
+    },
+  };
 }
 
 /**

@@ -10,6 +10,12 @@ import { basePath } from '../../../domain/service-url.js';
 import { EXIT, NetworkError, TpaError, errorFromResponse } from '../../../errors.js';
 import type { Context } from '../../context.js';
 
+/** Where `tpa api` prints (api.ts apiOutput): an answer's body, and a paged list's rows as they come. */
+export interface ApiOutput {
+  body(body: unknown): Promise<void>;
+  rows(): Promise<{ write(rows: readonly unknown[]): Promise<void>; end(): Promise<void> }>;
+}
+
 export interface PagedRequest {
   /** The first page's target as sent: its served path, and its query. */
   target: string;
@@ -53,21 +59,17 @@ export function nextTarget(link: string, request: Pick<PagedRequest, 'target' | 
  * that fails, or a link refused, stops the listing with its error: the JSON array is then left
  * unclosed, so that no reader takes the rows so far for the whole list.
  */
-export async function paginate(ctx: Context, client: TpaClient, request: PagedRequest, print: (body: unknown) => void): Promise<number> {
-  const [{ pages }, { rowWriter }, { keepHeapFlat }] = await Promise.all([
-    import('../../../client/pages.js'),
-    import('../../../render/stream.js'),
-    import('../../heap.js'),
-  ]);
+export async function paginate(ctx: Context, client: TpaClient, request: PagedRequest, out: ApiOutput): Promise<number> {
+  const [{ pages }, { keepHeapFlat }] = await Promise.all([import('../../../client/pages.js'), import('../../heap.js')]);
   return client.snapshot(async () => {
     const first = await client.raw('GET', request.target, { headers: request.headers });
     if (first.status >= 300 || !isPage(first.body)) {
       if (first.status < 300) ctx.note('the answer is not a page of a list (no results and next): printed as it came');
-      if (first.body !== undefined) print(first.body);
+      if (first.body !== undefined) await out.body(first.body);
       return exitOf(first);
     }
     keepHeapFlat();
-    const writer = rowWriter<unknown>(ctx.format === 'ndjson' ? 'ndjson' : 'json', ctx.io.stdout);
+    const writer = await out.rows();
     let pageNumber = 1;
     const fetchNext = async (link: string): Promise<ApiResult<PageOf<unknown>>> => {
       pageNumber++;
@@ -98,10 +100,10 @@ export async function paginate(ctx: Context, client: TpaClient, request: PagedRe
     });
     let step: IteratorResult<unknown[]> | undefined;
     while (!(step = await pager.next()).done) {
-      writer.write(step.value);
+      await writer.write(step.value);
       step = undefined;
     }
-    writer.end();
+    await writer.end();
     return EXIT.OK;
   });
 }
