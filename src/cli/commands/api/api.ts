@@ -12,7 +12,7 @@ import { confirm } from '../../prompt.js';
 import { argument, type OptionValues, option, verb } from '../../verb.js';
 import { buildFields, type Fields, queryOf, splitField, typedValue } from './fields.js';
 import { extraHeaders, shownHeader } from './headers.js';
-import type { ApiOutput } from './paginate.js';
+import { type ApiOutput, exitOf, paginate } from './paginate.js';
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
@@ -81,7 +81,6 @@ export const api = verb({
     if (idempotencyKey && ctx.debug) ctx.note(`[debug] Idempotency-Key: ${idempotencyKey}`);
     if (ctx.debug) for (const [k, v] of Object.entries(headers)) ctx.note(`[debug] -H ${shownHeader(k, v)}`);
     if (opts.paginate) {
-      const { paginate } = await import('./paginate.js');
       const base = profile.env === 'local' ? undefined : profile.base_url;
       return { exitCode: await paginate(ctx, client, { target, headers, base }, apiOutput(ctx)) };
     }
@@ -95,7 +94,7 @@ export const api = verb({
     }
     // A HEAD answer (or a 204) has no body to print.
     if (response.body !== undefined) await apiOutput(ctx).body(response.body);
-    const exitCode = response.status >= 400 ? errorFromResponse(response.status, response.body).exitCode : response.status === 202 ? EXIT.PENDING : EXIT.OK;
+    const exitCode = exitOf(response);
     if (exitCode !== EXIT.OK) ctx.note(`HTTP ${response.status}`);
     return { exitCode };
   },
