@@ -75,6 +75,20 @@ describe('tpa api <path>', () => {
     expect(typed.stdout).toMatch(/npi/);
   });
 
+  it('-F key=@file and key=@- take the text of a file or of stdin, as text; -f takes @ as it is', async () => {
+    const file = join(home.dir, 'group.txt');
+    writeFileSync(file, 'GRP-1001');
+    const fromFile = await run(['api', LOOKUP, '-f', 'npi=1045782368', '-F', `group_id=@${file}`, '-f', 'cpt_codes[]=45378']);
+    expect(fromFile.code, fromFile.stderr).toBe(0);
+    expect(fromFile.json()).toMatchObject({ match_found: true });
+    const fromStdin = await run(['api', LOOKUP, '-f', 'npi=1045782368', '-F', 'group_id=@-', '-f', 'cpt_codes[]=45378'], {}, 'GRP-1001');
+    expect(fromStdin.json()).toEqual(fromFile.json());
+    const literal = await run(['api', LOOKUP, '-f', 'npi=1045782368', '-f', `group_id=@${file}`, '-f', 'cpt_codes[]=45378']);
+    // "@/…/group.txt" sent as the group id, which the service refuses.
+    expect(literal.code).toBe(2);
+    expect(literal.stdout).toMatch(/group_id/);
+  });
+
   it('with -X GET (or HEAD) the fields are the query, added to one the path has; without -X a field makes a POST', async () => {
     const get = await run(['api', `${LEDGER}?offset=1`, '-X', 'GET', '-F', 'limit=2', '-f', 'status=ADJUDICATED', '--debug']);
     expect(get.code, get.stderr).toBe(0);
