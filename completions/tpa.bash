@@ -638,11 +638,12 @@ _tpa() {
       ;;
     'api')
       case "$prev" in
-        __never__) ;;
+        -X|--method) COMPREPLY=($(compgen -W 'GET HEAD POST PUT PATCH DELETE' -- "$cur")); return ;;
+        --input) _tpa_files; return ;;
       esac
-      valued='-d --data'
+      valued='-X --method -f --raw-field -F --field -H --header --input -d --data'
       words=''
-      flags='-d --data -i --include -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      flags='-X --method -f --raw-field -F --field -H --header --input -d --data --paginate -i --include -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'health')
       case "$prev" in

@@ -43,6 +43,7 @@ function commanderOption(key: string, spec: OptionSpec<unknown>, verb: AnyVerb):
   if (spec.choices) option.choices(spec.choices);
   if (spec.env) option.env(spec.env);
   if (spec.values) (option as Option & { completionValues?: readonly string[] }).completionValues = spec.values;
+  if (spec.repeatable) return option.argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]);
   // A list takes every value; any other option takes one, and a second is refused below.
   return option.variadic || !option.required ? option : once(option);
 }

@@ -17,6 +17,8 @@ export interface OptionSpec<T> {
   /** Values commander itself enforces (a usage error listing them). */
   readonly choices?: readonly string[];
   readonly env?: string;
+  /** Given once per value, any number of times (`-H a -H b`): the values in order. */
+  readonly repeatable?: boolean;
   /** Never read: carries the value's type. */
   readonly type?: T;
 }
@@ -46,6 +48,11 @@ export const option = {
   required: (flags: string, description: string, extra: Extra = {}): OptionSpec<string> => ({ flags, description, required: true, ...extra }),
   /** `--name <value...>`: repeatable or variadic; undefined when not given. */
   list: (flags: string, description: string, extra: Extra = {}): OptionSpec<string[] | undefined> => ({ flags, description, ...extra }),
+  /**
+   * `--name <value>` given again for each value (`-H 'A: 1' -H 'B: 2'`): a list, undefined when not
+   * given. Unlike `list`, a later word is never taken for one of its values.
+   */
+  repeatable: (flags: string, description: string, extra: Extra = {}): OptionSpec<string[] | undefined> => ({ flags, description, repeatable: true, ...extra }),
   /** `--name <value...>` that must be given. */
   requiredList: (flags: string, description: string, extra: Extra = {}): OptionSpec<string[]> => ({ flags, description, required: true, ...extra }),
   /** `--name`: true when given. */

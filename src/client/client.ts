@@ -52,6 +52,8 @@ export interface RequestOptions {
   idempotencyKey?: string;
   /** The route this request is made for, when it is a fund release or a finalize (see `call`). */
   route?: 'money' | 'rates';
+  /** Further headers (tpa api -H, lower-case names, checked there); tpa's Idempotency-Key comes after them. */
+  headers?: Record<string, string>;
 }
 
 export interface ClientOptions {
@@ -69,6 +71,7 @@ export class TpaClient {
   async raw(method: string, path: string, options: RequestOptions = {}): Promise<TransportResponse> {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (options.body !== undefined) headers['content-type'] = options.contentType ?? 'application/json';
+    Object.assign(headers, options.headers);
     if (options.idempotencyKey) headers['idempotency-key'] = options.idempotencyKey;
     this.options.debug?.(`→ ${method} ${path}${options.idempotencyKey ? ` (Idempotency-Key: ${options.idempotencyKey})` : ''}`);
     // Timed for --debug only: the global performance loads node:perf_hooks on first use.

@@ -5,6 +5,7 @@ import type { Agent } from 'node:https';
 import { prefixProblem } from '../domain/served-routes.js';
 import { basePath, baseUrlProblem, serviceUrl, shownUrl } from '../domain/service-url.js';
 import { jsonDepthProblem } from '../domain/json-depth.js';
+import { isSecretHeader } from '../domain/secret-headers.js';
 import { answered } from './answers.js';
 import { NetworkError, UsageError } from '../errors.js';
 import { exchange, MAX_ANSWER_BYTES, type ExchangeError } from './request.js';
@@ -59,7 +60,7 @@ export class HttpTransport implements Transport {
     if (this.options.bearer) headers.authorization = `Bearer ${await this.options.bearer.token(renewToken)}`;
     const url = `${this.base}${request.path}`;
     if (this.options.debug) {
-      const shown = Object.entries(headers).map(([k, v]) => `${k}: ${k === 'x-api-key' || k === 'authorization' ? '[redacted]' : v}`);
+      const shown = Object.entries(headers).map(([k, v]) => `${k}: ${isSecretHeader(k) ? '[redacted]' : v}`);
       this.options.debug(`${request.method} ${url} {${shown.join(', ')}}`);
     }
     try {

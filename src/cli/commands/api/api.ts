@@ -1,5 +1,6 @@
-// tpa api: a raw request through the active profile, path as served (like `gh api`); the exit code
-// follows the status code. A request that moves money or finalizes rates is asked first.
+// tpa api: a raw request through the active profile, path as served, as `gh api` makes one (-X,
+// -f/-F fields, -H headers, --input, --paginate); the exit code follows the status code. A request
+// that moves money or finalizes rates is asked first (docs/design.md "tpa api").
 import type { TransportResponse } from '../../../client/transport.js';
 import { duplicateKeyPath } from '../../../domain/json-keys.js';
 import { changesRates, prefixProblem, releasesMoney, servedTarget } from '../../../domain/served-routes.js';
@@ -8,52 +9,63 @@ import { EXIT, UsageError, errorFromResponse } from '../../../errors.js';
 import type { Context } from '../../context.js';
 import { readInput } from '../../options.js';
 import { confirm } from '../../prompt.js';
-import { argument, option, verb } from '../../verb.js';
+import { argument, type OptionValues, option, verb } from '../../verb.js';
+import { buildFields, type Fields, queryOf, splitField, typedValue } from './fields.js';
+import { extraHeaders, shownHeader } from './headers.js';
+import { type ApiOutput, exitOf, paginate } from './paginate.js';
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
+
+const options = {
+  method: option.text('-X, --method <method>', 'GET, HEAD, POST, PUT, PATCH or DELETE (default GET; POST with fields or a body)', { values: METHODS }),
+  rawField: option.repeatable('-f, --raw-field <key=value>', 'a text field, repeatable: the JSON body, or the query of a GET'),
+  field: option.repeatable(
+    '-F, --field <key=value>',
+    'a typed field, repeatable: true, false, null and plain numbers as JSON, @file or @- for its text; key[]=v a list, key[sub]=v an object',
+  ),
+  header: option.repeatable('-H, --header <name:value>', 'an extra request header, repeatable'),
+  input: option.text('--input <file>', 'the request body (JSON) from a file, or - for stdin; fields then go in the query'),
+  data: option.text('-d, --data <json>', 'the request body: JSON text, @file, or - for stdin'),
+  paginate: option.flag('--paginate', 'GET every page of a list, following next: one JSON array, or one row a line with -o ndjson'),
+  include: option.flag('-i, --include', 'print the status line and headers before the body'),
+};
+type Options = OptionValues<typeof options>;
 
 export const api = verb({
   name: 'api',
   description: 'send a raw request to a path as served and print the response body; exits by the status code',
   args: {
-    methodArg: argument.required('<method>', METHODS.join(' | ')),
-    path: argument.required('<path>', 'path as served: /tpa-api/v1/... or /api/v1/...'),
+    methodOrPath: argument.required('<method-or-path>', 'path as served (/tpa-api/v1/... or /api/v1/...), or a method followed by the path'),
+    path: argument.optional('[path]', 'the path, after a method: tpa api POST <path>'),
   },
-  options: {
-    data: option.text('-d, --data <json>', 'request body: JSON text, @file, or - for stdin'),
-    include: option.flag('-i, --include', 'print the status line and headers before the body'),
-  },
+  options,
   examples: [
-    'tpa api GET /tpa-api/v1/claims/sub_4f1c9a0b2e7d6c35a8e1/response/',
+    'tpa api /tpa-api/v1/claims/sub_4f1c9a0b2e7d6c35a8e1/response/',
+    'tpa api /tpa-api/v1/contract-lookup/blind/ -f npi=1045782368 -f group_id=GRP-1001 -f "cpt_codes[]=45378"',
+    'tpa api /tpa-api/v1/ledger/entries/ -X GET -f status=ADJUDICATED -F limit=2 --paginate -o ndjson',
     `tpa api POST /tpa-api/v1/contract-lookup/blind/ -d '{"npi":"1045782368","group_id":"GRP-1001","cpt_codes":["45378"]}'`,
-    'tpa api POST /tpa-api/v1/claims/submit/ -d @claim.json --include',
+    'tpa api /tpa-api/v1/claims/submit/ --input claim.json -H "Idempotency-Key: claim-0042" --include',
   ],
-  async run(ctx, { methodArg, path }, opts) {
-    const method = methodArg.toUpperCase();
-    if (!METHODS.includes(method)) throw new UsageError(`unknown method "${methodArg}": use ${METHODS.join(', ')}`);
+  async run(ctx, { methodOrPath, path: second }, opts) {
+    const method = methodOf(methodOrPath, second, opts);
+    const path = second ?? methodOrPath;
     // The path as the service's router reads it, which is also what is sent: what is checked below is
     // what goes out (a fragment is never sent, /./ and /x/../ are resolved, as an HTTP client would).
     const served = path.startsWith('/') ? servedTarget(path) : undefined;
     if (!served || (!served.path.startsWith('/tpa-api/') && !served.path.startsWith('/api/'))) {
       throw new UsageError(`path must be as served, starting with /tpa-api/v1/ or /api/v1/ (got "${path}")`);
     }
-    const target = `${served.path}${served.search}`;
-    if (target !== path.replace(/#.*$/s, '')) ctx.note(`sending ${method} ${target} (the path as the service reads it)`);
-    const data = opts.data;
-    const body = data === '-' || data?.startsWith('@') ? await readInput(ctx, data === '-' ? '-' : data.slice(1), 'request body') : data;
-    let parsed: unknown;
-    if (body !== undefined) {
-      try {
-        parsed = JSON.parse(body);
-      } catch {
-        throw new UsageError('--data is not valid JSON');
-      }
-      // What is confirmed and recorded is what JSON.parse read (the last of two keys); a service may
-      // read the first: one body, one reading, as the service itself requires.
-      const twice = duplicateKeyPath(body);
-      if (twice !== undefined)
-        throw new UsageError(`--data gives the key ${twice} twice in one object: which one is meant is not for tpa to guess; nothing was sent`);
-    }
+    if (opts.paginate && method !== 'GET') throw new UsageError(`--paginate follows a list's pages with GET, not ${method}; nothing was sent`);
+    if (opts.paginate && opts.include) throw new UsageError('--paginate and --include: the headers of every page would break the JSON; give one');
+    const { body, parsed, query } = await bodyAndQuery(ctx, method, opts);
+    const target = withQuery(`${served.path}${served.search}`, query);
+    if (`${served.path}${served.search}` !== path.replace(/#.*$/s, '')) ctx.note(`sending ${method} ${target} (the path as the service reads it)`);
+    const submit = method === 'POST' && /\/claims\/submit\/$/.test(served.path);
+    // A raw request may move money too: decided by the route it reaches, not by how its path is spelt;
+    // then the same confirmation, Idempotency-Key and fund history as `tpa fund approve`.
+    const money = releasesMoney(method, target);
+    const headers = extraHeaders(opts.header ?? [], { method, money, submit });
+    if (typeof headers === 'string') throw new UsageError(`${headers}; nothing was sent`);
     // The profile first (its base URL is checked there: a query, a fragment or a user name is
     // refused, exit 2), then the URL actually sent, its base URL's path followed by the target: a
     // base URL that makes this request a fund release or a finalize is refused before anything is asked.
@@ -61,24 +73,19 @@ export const api = verb({
     const profile = ctx.profile();
     const turned = prefixProblem(method, profile.env === 'local' ? '' : basePath(profile.base_url ?? ''), target);
     if (turned) throw new UsageError(`${turned}; nothing was sent`, { hint: "a base URL's path is only a prefix: check the profile's base_url" });
-    const submit = method === 'POST' && /\/claims\/submit\/$/.test(served.path);
-    // A raw request may move money too: decided by the route it reaches, not by how its path is spelt;
-    // then the same confirmation, Idempotency-Key and fund history as `tpa fund approve`.
-    const money = releasesMoney(method, target);
-    if (money && !ctx.yes && ctx.canPrompt) {
-      // The first line names where the money moves, and the question its environment (docs/design.md "Approval screens").
-      const { moneyTarget, promptTag, targetLine } = await import('../../where.js');
-      const where = await moneyTarget(ctx);
-      ctx.io.stderr.write(`${targetLine(where, ctx.colorErr)}\n`);
-      await confirm(ctx, `${promptTag(where)}${method} ${target} releases money and cannot be undone. Send it?`);
-    } else if (money) await confirm(ctx, `${method} ${target} releases money and cannot be undone. Send it?`);
-    // Finalizing a rate schedule changes what every later claim is paid: asked, as `tpa ratesheet finalize` asks.
-    else if (changesRates(method, target)) await confirm(ctx, `${method} ${target} finalizes a rate schedule into live contract rates. Send it?`);
+    await confirmed(ctx, method, target, money);
     const { randomUUID } = await import('node:crypto');
-    // Writes that move claims or money always carry a key (docs/design.md "Client behaviour").
-    const idempotencyKey = submit || money ? randomUUID() : undefined;
+    // Writes that move claims or money always carry a key (docs/design.md "Client behaviour"); a
+    // claim submission may carry the user's own (-H), which the service keeps as it keeps tpa's.
+    const idempotencyKey = (submit && headers['idempotency-key'] === undefined) || money ? randomUUID() : undefined;
     if (idempotencyKey && ctx.debug) ctx.note(`[debug] Idempotency-Key: ${idempotencyKey}`);
-    const request = () => client.raw(method, target, { body, contentType: submit ? 'application/fhir+json' : 'application/json', idempotencyKey });
+    if (ctx.debug) for (const [k, v] of Object.entries(headers)) ctx.note(`[debug] -H ${shownHeader(k, v)}`);
+    if (opts.paginate) {
+      const base = profile.env === 'local' ? undefined : profile.base_url;
+      return { exitCode: await paginate(ctx, client, { target, headers, base }, apiOutput(ctx)) };
+    }
+    const contentType = submit ? 'application/fhir+json' : 'application/json';
+    const request = () => client.raw(method, target, { body, contentType, idempotencyKey, headers });
     const response = money ? await withHistory(ctx, parsed, request) : await request();
     if (opts.include) {
       ctx.io.stdout.write(`HTTP/1.1 ${response.status}\n`);
@@ -86,12 +93,120 @@ export const api = verb({
       ctx.io.stdout.write('\n');
     }
     // A HEAD answer (or a 204) has no body to print.
-    if (response.body !== undefined) ctx.io.stdout.write(`${JSON.stringify(response.body, null, 2)}\n`);
-    const exitCode = response.status >= 400 ? errorFromResponse(response.status, response.body).exitCode : response.status === 202 ? EXIT.PENDING : EXIT.OK;
+    if (response.body !== undefined) await apiOutput(ctx).body(response.body);
+    const exitCode = exitOf(response);
     if (exitCode !== EXIT.OK) ctx.note(`HTTP ${response.status}`);
     return { exitCode };
   },
 });
+
+/**
+ * The one place `tpa api` prints what the service answered: a body as pretty JSON (whatever -o
+ * says, as ever), and a paged list's rows as they come, one JSON array written as it grows or, with
+ * -o ndjson, one row a line (render/stream.ts). An output filter (--jq) of `tpa api` applies here.
+ */
+function apiOutput(ctx: Context): ApiOutput {
+  return {
+    body: async (body) => {
+      ctx.io.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
+    },
+    rows: async () => {
+      const { rowWriter } = await import('../../../render/stream.js');
+      const writer = rowWriter<unknown>(ctx.format === 'ndjson' ? 'ndjson' : 'json', ctx.io.stdout);
+      return { write: async (rows) => writer.write(rows), end: async () => writer.end() };
+    },
+  };
+}
+
+/**
+ * The method: `tpa api <method> <path>` (two arguments, the first a method's name, as tpa api has
+ * always read them), else -X, else gh's default: POST when fields or a body are given, GET otherwise
+ * (and with --paginate, which only GETs).
+ */
+function methodOf(first: string, second: string | undefined, opts: Options): string {
+  const x = opts.method?.toUpperCase();
+  if (x !== undefined && !METHODS.includes(x)) throw new UsageError(`unknown method "${opts.method}": use ${METHODS.join(', ')}`);
+  if (second !== undefined) {
+    const given = first.toUpperCase();
+    if (!METHODS.includes(given))
+      throw new UsageError(`unknown method "${first}": use ${METHODS.join(', ')}`, { hint: 'or give the path alone: tpa api <path> [-X <method>]' });
+    if (x !== undefined && x !== given) throw new UsageError(`the method is given twice, ${given} and -X ${x}: give it once`);
+    return given;
+  }
+  if (x !== undefined) return x;
+  const sends = (opts.field?.length ?? 0) + (opts.rawField?.length ?? 0) > 0 || opts.input !== undefined || opts.data !== undefined;
+  return sends && !opts.paginate ? 'POST' : 'GET';
+}
+
+/**
+ * The body and the query: -d or --input as the body (JSON, a key given twice refused), the fields
+ * as the body of a write without one, or as the query of a GET or HEAD, or beside a body given whole.
+ */
+async function bodyAndQuery(ctx: Context, method: string, opts: Options): Promise<{ body?: string; parsed?: unknown; query: string }> {
+  if (opts.data !== undefined && opts.input !== undefined) throw new UsageError('--input and -d both give the body: give one');
+  const fields = await fieldsOf(ctx, opts);
+  const data = opts.data;
+  const source = opts.input ?? (data === '-' ? '-' : data?.startsWith('@') ? data.slice(1) : undefined);
+  const body = source !== undefined ? await readInput(ctx, source, 'request body') : data;
+  if (body === undefined) {
+    if (method === 'GET' || method === 'HEAD') return { query: queryOf(fields) };
+    return Object.keys(fields).length === 0 ? { query: '' } : { body: JSON.stringify(fields), parsed: fields, query: '' };
+  }
+  const flag = opts.input !== undefined ? '--input' : '--data';
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    throw new UsageError(`${flag} is not valid JSON`);
+  }
+  // What is confirmed and recorded is what JSON.parse read (the last of two keys); a service may
+  // read the first: one body, one reading, as the service itself requires.
+  const twice = duplicateKeyPath(body);
+  if (twice !== undefined)
+    throw new UsageError(`${flag} gives the key ${twice} twice in one object: which one is meant is not for tpa to guess; nothing was sent`);
+  return { body, parsed, query: queryOf(fields) };
+}
+
+/** The -f and -F fields as one object (fields.ts), -F's @file and @- read. */
+async function fieldsOf(ctx: Context, opts: Options): Promise<Fields> {
+  const given = [...(opts.rawField ?? []).map((t) => ['-f', t] as const), ...(opts.field ?? []).map((t) => ['-F', t] as const)];
+  const values: { key: string; value: unknown }[] = [];
+  const stdin = [opts.data === '-', opts.input === '-'].filter(Boolean).length;
+  let fromStdin = 0;
+  for (const [flag, text] of given) {
+    const field = splitField(text, flag);
+    if (typeof field === 'string') throw new UsageError(`${field}; nothing was sent`);
+    const { key, value } = field;
+    if (flag === '-f' || value === undefined || !value.startsWith('@')) {
+      values.push({ key, value: flag === '-F' && value !== undefined ? typedValue(value) : value });
+      continue;
+    }
+    if (value === '@-' && stdin + ++fromStdin > 1) throw new UsageError('stdin is read once: only one of -d -, --input - and -F key=@- may read it');
+    values.push({ key, value: await readInput(ctx, value === '@-' ? '-' : value.slice(1), `value of ${key}`) });
+  }
+  const fields = buildFields(values);
+  if (typeof fields === 'string') throw new UsageError(`${fields}; nothing was sent`);
+  return fields;
+}
+
+/** A target with a query added: after `?`, or after the query it has with `&`. */
+function withQuery(pathAndSearch: string, query: string): string {
+  if (query === '') return pathAndSearch;
+  return `${pathAndSearch}${pathAndSearch.endsWith('?') ? '' : pathAndSearch.includes('?') ? '&' : '?'}${query}`;
+}
+
+/** A fund release or a finalize is asked first (exit 2 without a terminal and without --yes). */
+async function confirmed(ctx: Context, method: string, target: string, money: boolean): Promise<void> {
+  if (money && !ctx.yes && ctx.canPrompt) {
+    // The first line names where the money moves, and the question its environment (docs/design.md "Approval screens").
+    const { moneyTarget, promptTag, targetLine } = await import('../../where.js');
+    const where = await moneyTarget(ctx);
+    ctx.io.stderr.write(`${targetLine(where, ctx.colorErr)}\n`);
+    await confirm(ctx, `${promptTag(where)}${method} ${target} releases money and cannot be undone. Send it?`);
+  } else if (money) await confirm(ctx, `${method} ${target} releases money and cannot be undone. Send it?`);
+  // Finalizing a rate schedule changes what every later claim is paid: asked, as `tpa ratesheet finalize` asks.
+  else if (changesRates(method, target)) await confirm(ctx, `${method} ${target} finalizes a rate schedule into live contract rates. Send it?`);
+}
 
 /**
  * A raw fund release, recorded in this machine's fund history (`tpa fund history`) before it is sent

@@ -1,0 +1,77 @@
+// The extra headers of `tpa api -H 'Name: value'` (docs/design.md "tpa api"): which ones tpa keeps
+// for itself, and why. Pure: the route a request reaches is decided by the caller.
+import { isSecretHeader } from '../../../domain/secret-headers.js';
+
+/** Headers tpa sets itself, or that would make a service read another request than the one confirmed. */
+const REFUSED: Record<string, string> = {
+  authorization: 'credentials come from the profile (tpa auth login), never from the command line',
+  'proxy-authorization': 'credentials come from the profile (tpa auth login), never from the command line',
+  'x-api-key': 'credentials come from the profile (tpa auth login), never from the command line',
+  host: "the host is the profile's base URL",
+  'content-length': "the body's framing is tpa's",
+  'transfer-encoding': "the body's framing is tpa's",
+  connection: "the connection is tpa's",
+  'keep-alive': "the connection is tpa's",
+  te: "the connection is tpa's",
+  trailer: "the body's framing is tpa's",
+  upgrade: "the connection is tpa's",
+  expect: "the connection is tpa's",
+  // A lenient service (or a proxy before it) reads these as another method or another path: a GET
+  // that is a fund release there, never confirmed here.
+  'x-http-method-override': 'the method is the one -X or the command line gives, which tpa checks',
+  'x-http-method': 'the method is the one -X or the command line gives, which tpa checks',
+  'x-method-override': 'the method is the one -X or the command line gives, which tpa checks',
+  'x-original-url': 'the path is the one the command line gives, which tpa checks',
+  'x-rewrite-url': 'the path is the one the command line gives, which tpa checks',
+};
+
+/** What the request is, for the headers that depend on it. */
+export interface HeaderContext {
+  method: string;
+  /** The request reaches a fund release (served-routes.ts releasesMoney). */
+  money: boolean;
+  /** The request is a claim submission, where the service honours a key. */
+  submit: boolean;
+}
+
+/**
+ * `-H` values as headers (names lower-cased), or the sentence that refuses one: a malformed one, a
+ * name given twice, one of REFUSED, and the two that depend on the route. An Idempotency-Key is
+ * tpa's on a fund release (one release, one key, made here and recorded with it: a key of the
+ * user's could send one release twice under two keys, or two bodies under one); it passes on a
+ * claim submission, where the service answers a replay with the first answer, and on a read; on any
+ * other write it is refused, since the service keeps no key there and tpa would take the request for
+ * safe to resend after a 5xx. Content-Type is tpa's on a fund release: the body confirmed is read
+ * as JSON, and sent as JSON.
+ */
+export function extraHeaders(given: readonly string[], request: HeaderContext): Record<string, string> | string {
+  const headers: Record<string, string> = Object.create(null);
+  for (const text of given) {
+    const colon = text.indexOf(':');
+    const name = (colon > 0 ? text.slice(0, colon) : '').trim().toLowerCase();
+    if (!/^[!#$%&'*+.^_`|~0-9a-z-]+$/.test(name)) return '-H takes Name: value, the name a token (letters, digits, -)'; // the text itself not echoed: it may be a credential
+    const value = text.slice(colon + 1).trim();
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the controls are what is refused
+    if (/[\u0000-\u0008\u000a-\u001f\u007f]/.test(value)) return `-H ${name}: the value holds a line break or a control character`;
+    if (name in headers) return `-H ${name} is given twice; give it once`;
+    const refused = REFUSED[name] ?? routeRule(name, request);
+    if (refused) return `-H ${name} is not accepted: ${refused}`;
+    headers[name] = value;
+  }
+  return { ...headers };
+}
+
+function routeRule(name: string, r: HeaderContext): string | undefined {
+  if (name === 'idempotency-key') {
+    if (r.money) return 'a fund release carries the key tpa makes and records with it, one key for one release';
+    if (!r.submit && r.method !== 'GET' && r.method !== 'HEAD')
+      return 'the service keeps keys only for a claim submission and a fund release; here tpa would resend the request after a 5xx as if the service answered it once';
+  }
+  if (name === 'content-type' && r.money) return 'a fund release is sent as the JSON that was confirmed';
+  return undefined;
+}
+
+/** A header as --debug shows it: a credential's value never. */
+export function shownHeader(name: string, value: string): string {
+  return `${name}: ${isSecretHeader(name) ? '[redacted]' : value}`;
+}
