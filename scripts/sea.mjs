@@ -80,7 +80,7 @@ const NO_ENCRYPTION = [
   'this tpa is the single executable, which has no encryption: an encrypted database needs the npm package of tpa',
   '(Node 22.14 or newer, with better-sqlite3-multiple-ciphers); a plain database works here (tpa local init)',
 ].join(' ');
-const NO_ENCRYPTION_HINT = 'install tpa from its npm package (README "Install") and run this command with that tpa';
+const NO_ENCRYPTION_HINT = 'install the npm package (npm pack in the project, then npm install -g ./tpa-<version>.tgz) and run this command with that tpa';
 const noEncryptionInside = {
   name: 'no-encryption-inside',
   setup(b) {
