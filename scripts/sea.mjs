@@ -6,8 +6,8 @@
 // is loaded through better-sqlite3's own factory, as its per-platform entries load theirs, from the
 // file src/cli/single-executable.ts writes once to the user's cache. Not inside: the encryption
 // addon (better-sqlite3-multiple-ciphers: `local init --encrypt` says to use the npm package), the
-// keychain binding (secrets go to the 0600 file), and the man pages (`tpa help <command>` prints the
-// same).
+// keychain binding (secrets go to the 0600 file, as where no keychain answers), and the man pages
+// (`tpa help <command>` prints the same).
 import { build } from 'esbuild';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -93,6 +93,22 @@ const noEncryptionInside = {
   },
 };
 
+// No keychain inside: its binding is a native addon the executable does not carry, and the helper
+// process the npm build asks it through is `node -e`, which the executable does not run. Asked, it
+// answers at once that there is none (TPA_KEYRING=auto then keeps credentials in the 0600 file).
+const KEYCHAIN_CALL = /async function keychainCall\([^)]*\)[^{]*\{/;
+const NO_KEYCHAIN = 'the single executable of tpa has no keychain (the npm package has it)';
+const noKeychainInside = {
+  name: 'no-keychain-inside',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]src[\\/]auth[\\/]credentials\.ts$/ }, (args) => {
+      const code = readFileSync(args.path, 'utf8');
+      if (!KEYCHAIN_CALL.test(code)) fail(`${args.path} no longer has ${KEYCHAIN_CALL}: see noKeychainInside`);
+      return { contents: code.replace(KEYCHAIN_CALL, (head) => `${head} throw new Error(${JSON.stringify(NO_KEYCHAIN)});`), loader: 'ts' };
+    });
+  },
+};
+
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
 const bundle = join(out, 'tpa-sea.cjs');
@@ -106,7 +122,7 @@ await build({
   // In CommonJS import.meta is empty: the few places that ask for their own URL get the executable's.
   define: { ...define, __TPA_SEA_ADDON__: JSON.stringify(addonName), 'import.meta': '__tpaImportMeta' },
   banner: { js: 'var __tpaImportMeta = { get url() { return require("node:url").pathToFileURL(process.execPath).href; } };' },
-  plugins: [sqliteFromTheExecutable, helpFromTheExecutable, noEncryptionInside],
+  plugins: [sqliteFromTheExecutable, helpFromTheExecutable, noEncryptionInside, noKeychainInside],
   minifySyntax: true,
   minifyWhitespace: true,
   legalComments: 'none',

@@ -2,7 +2,7 @@
 // Node: built from this checkout, copied out of it, and run with a PATH that holds nothing and no
 // Node variable, so that neither a node nor the project's node_modules is within its reach. For
 // linux-x64, the one platform it is built for (this machine and CI).
-import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -145,6 +145,47 @@ describe('the single executable', () => {
     const completion = tpa(['completion', 'bash']);
     expect(completion.status).toBe(0);
     expect(completion.stdout).toBe(readFileSync(join(ROOT, 'completions/tpa.bash'), 'utf8'));
+  });
+
+  it('has no keychain: a login keeps its key in the 0600 file, and TPA_KEYRING=required says why it cannot', async () => {
+    const home = join(dir, 'login');
+    mkdirSync(home, { mode: 0o700 });
+    // The executable's own server, on a free port of 127.0.0.1 (printed on its first line).
+    const server = spawn(exe, ['local', 'serve', '--port', '0'], { cwd: dir, env: bare(home), stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        server.stdout.setEncoding('utf8').on('data', (d: string) => {
+          out += d;
+          const m = /^(http:\/\/127\.0\.0\.1:\d+)\n/.exec(out);
+          if (m) resolve(m[1]!);
+        });
+        server.on('exit', (code) => reject(new Error(`local serve exited ${code}`)));
+      });
+      const key = tpa(['local', 'keys', 'create'], home).stdout;
+      const login = (env: NodeJS.ProcessEnv) =>
+        spawnSync(exe, ['auth', 'login', '--env', 'sandbox', '--base-url', url, '--with-key-stdin'], {
+          cwd: dir,
+          env: { ...bare(home), ...env },
+          input: key,
+          encoding: 'utf8',
+        });
+      const required = login({ TPA_KEYRING: 'required' });
+      expect(required.status).toBe(5);
+      expect(required.stderr).toContain('TPA_KEYRING=required, but no keychain answered: the single executable of tpa has no keychain');
+      expect(existsSync(join(home, 'credentials.json'))).toBe(false);
+      const auto = login({});
+      expect(auto.status, auto.stderr).toBe(0);
+      expect(auto.stderr).toContain(`no keychain here: credentials are kept in ${join(home, 'credentials.json')} (mode 0600)`);
+      expect(statSync(join(home, 'credentials.json')).mode & 0o777).toBe(0o600);
+      const lookup = tpa(['-p', 'sandbox', 'lookup', 'blind', '--npi', '1234567893', '--group', 'GRP-1001', '--cpt', '45380', '-o', 'json'], home);
+      expect(lookup.status, lookup.stderr).toBe(0);
+      expect(JSON.parse(lookup.stdout)).toMatchObject({ match_found: true });
+    } finally {
+      const exited = new Promise((resolve) => (server.exitCode !== null || server.signalCode !== null ? resolve(null) : server.once('exit', resolve)));
+      server.kill('SIGINT');
+      await exited;
+    }
   });
 
   it('refuses an encrypted database, saying to use the npm package, and writes nothing', () => {
