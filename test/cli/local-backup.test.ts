@@ -340,6 +340,25 @@ describe('tpa local restore refuses what is not a whole tpa database, replacing 
     });
   }
 
+  it('while another process has the database open (a claim batch, a payment run), exit 4 and nothing replaced', async () => {
+    const good = await sandboxAndBackup();
+    const live = join(home.dir, 'local.sqlite');
+    const bytes = digest(live);
+    const other = new Database(live);
+    try {
+      other.pragma('journal_mode = WAL');
+      other.prepare('SELECT count(*) FROM encounters').pluck().get();
+      const r = await home.run(['local', 'restore', good, '--yes']);
+      expect(r.code).toBe(4);
+      expect(r.stderr).toContain('is in use by another tpa process');
+      expect(r.stderr).toContain('nothing was changed');
+    } finally {
+      other.close();
+    }
+    expect(digest(live)).toBe(bytes);
+    expect(readdirSync(home.dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+  });
+
   it('without --yes and without a terminal it asks for nothing and replaces nothing (exit 2)', async () => {
     const good = await sandboxAndBackup();
     const live = join(home.dir, 'local.sqlite');

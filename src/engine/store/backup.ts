@@ -76,6 +76,10 @@ export function liveToSingleFile(file: string, key: Buffer | undefined): boolean
   try {
     db.pragma('wal_checkpoint(TRUNCATE)');
     return db.pragma('journal_mode = DELETE', { simple: true }) === 'delete';
+  } catch (err) {
+    const code = (err as { code?: unknown }).code;
+    if (typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'))) return false;
+    throw err;
   } finally {
     db.close();
   }
