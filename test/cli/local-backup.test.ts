@@ -3,19 +3,22 @@
 // a restore is refused while the data directory is served, puts the backup in place once stopped,
 // and refuses any file that is not a whole tpa database with nothing replaced.
 import Database from 'better-sqlite3';
+import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { copyFileSync, existsSync, readdirSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type StoredAudit, verifyChain } from '../../src/domain/audit.js';
 import { SCHEMA_VERSION } from '../../src/engine/store/db.js';
 import { until } from '../helpers/barrier.js';
 import { distinctClaim } from '../helpers/claims.js';
-import { runTpa, tpa, useTpaHome } from '../helpers/cli.js';
+import { runTpa, TPA_BIN, testEnv, tpa, useTpaHome } from '../helpers/cli.js';
 import { tempDir } from '../helpers/engine.js';
 import { createKey, serve } from '../helpers/server.js';
 
 const CLOCK = { TPA_CLOCK: '2026-12-05T10:00:00Z' };
+const RENAME_HOLD = fileURLToPath(new URL('../helpers/rename-hold.mjs', import.meta.url));
 const digest = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
 const mode = (path: string) => statSync(path).mode & 0o777;
 const noStack = (stderr: string) => expect(stderr).not.toMatch(/\n\s+at /);
@@ -384,5 +387,101 @@ describe('tpa local restore refuses what is not a whole tpa database, replacing 
     } finally {
       encrypted.remove();
     }
+  });
+});
+
+describe('a restore killed at any instant (kill -9)', () => {
+  const home = useTpaHome(beforeEach, afterEach, CLOCK);
+  const out = useTpaHome(beforeEach, afterEach);
+
+  /** The audit records the data directory's database holds, opened as every command opens it (exit 0, chain whole). */
+  async function records(): Promise<number> {
+    const r = await home.run(['local', 'audit', 'verify', '-o', 'json']);
+    expect(r.code, r.stderr).toBe(0);
+    return r.json<{ count: number }>().count;
+  }
+
+  for (const when of ['before', 'after'] as const)
+    it(`killed just ${when} the rename that puts the backup in place, the database is the ${when === 'before' ? 'old' : 'new'} one, whole`, async () => {
+      const claim = join(out.dir, 'claim.json');
+      writeFileSync(claim, JSON.stringify(distinctClaim(0)));
+      const backup = join(out.dir, 'backup.sqlite');
+      expect((await home.run(['local', 'init'])).code).toBe(0);
+      expect((await home.run(['local', 'backup', backup])).code).toBe(0);
+      expect((await home.run(['claim', 'submit', claim, '--wait'])).code).toBe(0);
+      const old = await records();
+      // As a process killed mid-use leaves it: a commit still in the WAL beside the database, which
+      // must never be applied to the backup put in its place.
+      const live = join(home.dir, 'local.sqlite');
+      const db = new Database(live);
+      db.pragma('wal_autocheckpoint = 0');
+      db.prepare(`INSERT INTO settings (key, value) VALUES ('left-in-wal', '1')`).run();
+      const wal = readFileSync(`${live}-wal`);
+      db.close();
+      writeFileSync(`${live}-wal`, wal, { mode: 0o600 });
+      const markers = tempDir();
+      try {
+        const env = { ...testEnv({ home: home.dir, env: CLOCK }), TPA_TEST_RENAME_HOLD_DIR: markers.dir, TPA_TEST_RENAME_HOLD: when };
+        const child = spawn(process.execPath, ['--import', RENAME_HOLD, TPA_BIN, 'local', 'restore', backup, '--yes'], { env, cwd: home.dir, stdio: 'ignore' });
+        const exited = new Promise((resolve) => child.on('exit', resolve));
+        await until(() => readdirSync(markers.dir).some((f) => f.startsWith('held-')) || child.exitCode !== null);
+        expect(child.exitCode).toBe(null);
+        child.kill('SIGKILL');
+        await exited;
+      } finally {
+        markers.remove();
+      }
+      expect(await records()).toBe(when === 'before' ? old : 0);
+      expect(readCopy(live).integrity).toBe('ok');
+      const leftInWal = () => {
+        const copy = new Database(live, { readonly: true });
+        try {
+          return copy.prepare(`SELECT count(*) FROM settings WHERE key = 'left-in-wal'`).pluck().get();
+        } finally {
+          copy.close();
+        }
+      };
+      expect(leftInWal()).toBe(when === 'before' ? 1 : 0);
+    });
+
+  it('leaves the old database or the new one, whole, and the next restore removes what it left', async () => {
+    const claim = (i: number) => {
+      const path = join(out.dir, `claim-${i}.json`);
+      writeFileSync(path, JSON.stringify(distinctClaim(i)));
+      return path;
+    };
+    expect((await home.run(['claim', 'submit', claim(0), '--wait'])).code).toBe(0);
+    const small = join(out.dir, 'small.sqlite');
+    expect((await home.run(['local', 'backup', small])).code).toBe(0);
+    for (const i of [1, 2, 3]) expect((await home.run(['claim', 'submit', claim(i), '--wait'])).code).toBe(0);
+    const large = join(out.dir, 'large.sqlite');
+    expect((await home.run(['local', 'backup', large])).code).toBe(0);
+    const held: Record<string, number> = { [small]: 1, [large]: 4 };
+    expect(await records()).toBe(held[large]);
+    // How long a whole restore takes here, as a process: the kills are drawn from that span.
+    const started = performance.now();
+    const whole = await tpa(['local', 'restore', small, '--yes'], { home: home.dir, env: CLOCK });
+    const spanMs = performance.now() - started;
+    expect(whole.code, whole.stderr).toBe(0);
+    expect(await records()).toBe(held[small]);
+
+    const env = testEnv({ home: home.dir, env: CLOCK });
+    const instants: number[] = [];
+    for (let k = 0; k < 8; k++) {
+      const before = await records();
+      const target = before === held[small] ? large : small;
+      const child = spawn(process.execPath, [TPA_BIN, 'local', 'restore', target, '--yes'], { env, cwd: home.dir, stdio: 'ignore' });
+      const at = Math.floor(Math.random() * spanMs);
+      instants.push(at);
+      const timer = setTimeout(() => child.kill('SIGKILL'), at);
+      await new Promise((resolve) => child.on('exit', resolve));
+      clearTimeout(timer);
+      // Whole, and one of the two: the one there before, or the one restored.
+      expect([before, held[target]], `killed at ${instants.join(', ')} ms`).toContain(await records());
+    }
+    const last = await home.run(['local', 'restore', large, '--yes']);
+    expect(last.code, last.stderr).toBe(0);
+    expect(await records()).toBe(held[large]);
+    expect(readdirSync(home.dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
 // Backups of the local database (docs/design.md "Backups"): written whole beside their target,
 // checked before they are named, and checked again before a restore puts one in place.
-import { closeSync, copyFileSync, fsyncSync, linkSync, openSync, renameSync, unlinkSync } from 'node:fs';
+import { closeSync, copyFileSync, fsyncSync, linkSync, lstatSync, openSync, readdirSync, renameSync, unlinkSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { AuditHead } from '../../domain/audit.js';
 import { Conflict, DatabaseKeyError, InvalidInput, UnusableDatabase } from '../errors.js';
@@ -129,6 +129,7 @@ export async function writeBackup(db: Db, source: string, target: string, key: B
  * the old database or the new one, whole; at most a temporary file.
  */
 export function replaceDatabase(file: string, backup: string, key: Buffer | undefined): CopyFacts {
+  removeRestoreLeftovers(file);
   const tmp = tempBeside(file, 'restore');
   try {
     copyFileSync(backup, tmp);
@@ -150,6 +151,24 @@ export function replaceDatabase(file: string, backup: string, key: Buffer | unde
       unlinkSync(tmp);
     } catch {
       // renamed
+    }
+  }
+}
+
+/**
+ * The temporary copies a restore stopped by kill -9 left beside the database (tempBeside's names,
+ * tagged restore): the caller holds the data directory's lock, so no restore runs now. Regular files
+ * only, never through a symbolic link.
+ */
+function removeRestoreLeftovers(file: string): void {
+  const name = new RegExp(`^\\.${basename(file).replace(/\./g, '\\.')}\\.\\d+\\.[0-9a-z]{1,8}\\.restore\\.tmp$`);
+  for (const entry of readdirSync(dirname(file))) {
+    if (!name.test(entry)) continue;
+    const path = join(dirname(file), entry);
+    try {
+      if (lstatSync(path).isFile()) unlinkSync(path);
+    } catch {
+      // gone meanwhile
     }
   }
 }
