@@ -1,6 +1,6 @@
 // Backups of the local database (docs/design.md "Backups"): written whole beside their target,
 // checked before they are named, and checked again before a restore puts one in place.
-import { closeSync, copyFileSync, fsyncSync, linkSync, lstatSync, openSync, readdirSync, renameSync, unlinkSync } from 'node:fs';
+import { closeSync, copyFileSync, existsSync, fsyncSync, linkSync, lstatSync, openSync, readdirSync, renameSync, unlinkSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { AuditHead } from '../../domain/audit.js';
 import { Conflict, DatabaseKeyError, InvalidInput, UnusableDatabase } from '../errors.js';
@@ -110,7 +110,7 @@ export async function writeBackup(db: Db, source: string, target: string, key: B
     const facts = checkCopy(tmp, key);
     fsyncFile(tmp);
     if (replace) renameSync(tmp, target);
-    else linkSync(tmp, target);
+    else nameWithout(tmp, target);
     syncFolder(dirname(target));
     return facts;
   } finally {
@@ -119,6 +119,20 @@ export async function writeBackup(db: Db, source: string, target: string, key: B
     } catch {
       // renamed
     }
+  }
+}
+
+/**
+ * Gives `tmp` the name `target` unless a file took that name meanwhile (a link fails then). A file
+ * system without hard links (FAT, some network shares) is renamed onto after a last look instead.
+ */
+function nameWithout(tmp: string, target: string): void {
+  const exists = () => new InvalidInput(`${target} exists: tpa does not write over it (it appeared while the backup was written)`);
+  try {
+    linkSync(tmp, target);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST' || existsSync(target)) throw exists();
+    renameSync(tmp, target);
   }
 }
 
