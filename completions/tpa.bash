@@ -443,7 +443,7 @@ _tpa() {
         __never__) ;;
       esac
       valued=''
-      words='fixtures init encrypt reset clock serve keys clients simulate audit'
+      words='fixtures init encrypt reset backup restore clock serve keys clients simulate audit'
       flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'local fixtures')
@@ -477,6 +477,24 @@ _tpa() {
       valued=''
       words=''
       flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      ;;
+    'local backup')
+      case "$prev" in
+        __never__) ;;
+      esac
+      valued=''
+      words=''
+      flags='--force -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      files=1
+      ;;
+    'local restore')
+      case "$prev" in
+        __never__) ;;
+      esac
+      valued=''
+      words=''
+      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      files=1
       ;;
     'local clock')
       case "$prev" in
@@ -695,7 +713,7 @@ _tpa_files() {
 }
 _tpa_is_command() {
   case "$1" in
-    'lookup'|'lookup blind'|'lookup full'|'lookup rates'|'claim'|'claim template'|'claim validate'|'claim convert'|'claim submit'|'claim poll'|'fund'|'fund approve'|'fund run'|'fund history'|'settlement'|'settlement show'|'settlement report'|'settlement remit'|'ledger'|'ledger list'|'ledger show'|'ledger eob'|'activity'|'jobs'|'jobs list'|'jobs show'|'jobs close'|'ratesheet'|'ratesheet catalog'|'ratesheet init'|'ratesheet show'|'ratesheet config'|'ratesheet add'|'ratesheet remove'|'ratesheet load-catalog'|'ratesheet preview'|'ratesheet finalize'|'ratesheet import'|'ratesheet export'|'auth'|'auth login'|'auth status'|'auth logout'|'auth keys'|'auth rotate'|'config'|'config list'|'config get'|'config set'|'local'|'local fixtures'|'local init'|'local encrypt'|'local reset'|'local clock'|'local clock show'|'local clock advance'|'local clock set'|'local clock real'|'local serve'|'local keys'|'local keys create'|'local keys list'|'local keys revoke'|'local clients'|'local clients register'|'local clients list'|'local clients revoke'|'local simulate'|'local audit'|'local audit verify'|'local audit head'|'local audit list'|'api'|'health'|'demo'|'completion'|'help') return 0 ;;
+    'lookup'|'lookup blind'|'lookup full'|'lookup rates'|'claim'|'claim template'|'claim validate'|'claim convert'|'claim submit'|'claim poll'|'fund'|'fund approve'|'fund run'|'fund history'|'settlement'|'settlement show'|'settlement report'|'settlement remit'|'ledger'|'ledger list'|'ledger show'|'ledger eob'|'activity'|'jobs'|'jobs list'|'jobs show'|'jobs close'|'ratesheet'|'ratesheet catalog'|'ratesheet init'|'ratesheet show'|'ratesheet config'|'ratesheet add'|'ratesheet remove'|'ratesheet load-catalog'|'ratesheet preview'|'ratesheet finalize'|'ratesheet import'|'ratesheet export'|'auth'|'auth login'|'auth status'|'auth logout'|'auth keys'|'auth rotate'|'config'|'config list'|'config get'|'config set'|'local'|'local fixtures'|'local init'|'local encrypt'|'local reset'|'local backup'|'local restore'|'local clock'|'local clock show'|'local clock advance'|'local clock set'|'local clock real'|'local serve'|'local keys'|'local keys create'|'local keys list'|'local keys revoke'|'local clients'|'local clients register'|'local clients list'|'local clients revoke'|'local simulate'|'local audit'|'local audit verify'|'local audit head'|'local audit list'|'api'|'health'|'demo'|'completion'|'help') return 0 ;;
   esac
   return 1
 }

@@ -12,6 +12,7 @@ export type EngineStorage = Pick<EngineOptions, 'pageCacheKb' | 'mmapBytes' | 'd
 export class LocalTransport implements Transport {
   readonly name = 'local';
   private engine: Engine | undefined;
+  private opening: Promise<Engine> | undefined;
   /** Sandbox triggers (docs/design.md "Sandbox triggers"): TPA_FAULT, counted over this process. */
   private readonly faults: Faults;
 
@@ -34,11 +35,13 @@ export class LocalTransport implements Transport {
   }
 
   async open(): Promise<Engine> {
-    try {
-      return await this.opened();
-    } catch (err) {
+    // One opening for all: requests sent at once (a few reads in flight) before the engine is open
+    // would otherwise each open a connection, and close() would close only the last of them.
+    this.opening ??= this.opened().catch((err) => {
+      this.opening = undefined;
       throw asServiceError(err);
-    }
+    });
+    return this.opening;
   }
 
   private async opened(): Promise<Engine> {
@@ -100,6 +103,7 @@ export class LocalTransport implements Transport {
   close(): void {
     this.engine?.close();
     this.engine = undefined;
+    this.opening = undefined;
   }
 }
 

@@ -5,7 +5,7 @@
 // directory, which the kernel lets go when its holder exits however it ends, so a server that was
 // killed leaves no lock behind and no pid is ever guessed dead. `serve.lock.json` beside it says
 // who holds it (pid, port, since), to name the holder; it is only ever read as information.
-// `local reset` takes the same lock while it deletes, so that no server starts meanwhile.
+// `local reset` takes the same lock while it deletes, and `local restore` while it replaces, so that no server starts meanwhile.
 import { hostname } from 'node:os';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,7 +13,7 @@ import { ConflictError } from '../errors.js';
 import { ownDataDir } from './journal.js';
 import { holdExclusively, letGo, type LockDb, readLockInfo, writeLockInfo } from './journal-lock.js';
 
-type Command = 'local serve' | 'local reset' | 'local encrypt';
+type Command = 'local serve' | 'local reset' | 'local encrypt' | 'local restore';
 
 /** Who holds a data directory, as its holder wrote it. */
 export interface DataDirHolder {
@@ -80,6 +80,8 @@ function refusal(dataDir: string, command: Command, holder: DataDirHolder | unde
       ? `\`tpa ${holder.command}\` (pid ${holder.pid}${elsewhere})`
       : `a running \`tpa local serve\` (pid ${holder.pid}${elsewhere}, ${holder.port === undefined ? 'starting' : `port ${holder.port}, ${holder.url}`}, since ${holder.since})`;
   if (command === 'local reset') return `the data directory ${dataDir} is held by ${who}: resetting would delete the database under it. Nothing was deleted.`;
+  if (command === 'local restore')
+    return `the data directory ${dataDir} is held by ${who}: restoring would replace the database under it. Nothing was changed.`;
   if (command === 'local encrypt')
     return `the data directory ${dataDir} is held by ${who}: encrypting would rewrite the database under it. Nothing was changed.`;
   return `the data directory ${dataDir} is held by ${who}: one server per data directory.`;

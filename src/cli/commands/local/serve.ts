@@ -84,6 +84,7 @@ export const serve = verb({
             ...(opts.clientCa ? { clientCa: readPem('--client-ca', opts.clientCa) } : {}),
             ...versions,
           };
+    await refuseNetworkDataDir(ctx.paths.dataDir);
     // One server per data directory, and no reset under it: the lock is held until the server stops.
     const { DataDirLock } = await import('../../../client/serve-lock.js');
     const lock = await DataDirLock.take(ctx.paths.dataDir, 'local serve');
@@ -147,6 +148,30 @@ export const serve = verb({
     }
   },
 });
+
+/**
+ * A data directory on a network file system is not served (src/domain/network-fs.ts): exit 2,
+ * before the lock or the database is opened there. One not made yet is judged by the folder it will be made in.
+ */
+async function refuseNetworkDataDir(dataDir: string): Promise<void> {
+  const [{ statfsSync }, { dirname }, { networkFileSystem, networkDataDirRefusal }] = await Promise.all([
+    import('node:fs'),
+    import('node:path'),
+    import('../../../domain/network-fs.js'),
+  ]);
+  let dir = dataDir;
+  for (;;) {
+    try {
+      const name = networkFileSystem(statfsSync(dir).type, process.platform);
+      if (name === undefined) return;
+      const { message, hint } = networkDataDirRefusal(dataDir, name);
+      throw new UsageError(message, { code: 'data_dir_on_network_fs', hint });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || dirname(dir) === dir) throw err;
+      dir = dirname(dir);
+    }
+  }
+}
 
 /** `--tls-min` and `--tls-max-version` as Node's names: 1.3 at least unless a legacy client needs 1.2 (docs/api.md). */
 function tlsVersions(opts: { tlsMin?: string; tlsMaxVersion?: string }): { minVersion: TlsVersion; maxVersion?: TlsVersion } {

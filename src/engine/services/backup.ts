@@ -1,0 +1,188 @@
+// Backups of the local database (docs/design.md "Backups"): written whole beside their target,
+// checked before they are named, and checked again before a restore puts one in place.
+import { closeSync, copyFileSync, existsSync, fsyncSync, linkSync, lstatSync, openSync, readdirSync, renameSync, unlinkSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import type { AuditHead } from '../../domain/audit.js';
+import { Conflict, DatabaseKeyError, InvalidInput, UnusableDatabase } from '../errors.js';
+import { copyCounts, copyLiveDatabase, copyStructure, liveToSingleFile, makeSingleFile, openCopy } from '../store/backup.js';
+import { databaseFileState, syncFolder } from '../store/cipher.js';
+import { SCHEMA_VERSION, type Db } from '../store/db.js';
+import { auditHead, verifyAudit } from './audit.js';
+
+/** What a checked copy holds. */
+export interface CopyFacts {
+  schemaVersion: number;
+  encrypted: boolean;
+  encounters: number;
+  entries: number;
+  audit: AuditHead & { records: number };
+}
+
+/** The tables every tpa database has, from its first schema on. */
+const TPA_TABLES = ['settings', 'encounters', 'history_entries', 'settlements'];
+
+/**
+ * Whether `file` is a whole tpa database this tpa can use, opened with `key` when it is encrypted:
+ * a SQLite file whose schema version this tpa knows, with tpa's tables, SQLite's integrity check
+ * ok, and its audit chain whole. Anything else is refused naming what is wrong (InvalidInput; a
+ * newer schema UnusableDatabase, a key that does not open it SQLite's own error for the caller).
+ */
+export function checkCopy(file: string, key: Buffer | undefined): CopyFacts {
+  const state = databaseFileState(file);
+  if (state.kind === 'absent') throw new InvalidInput(`${file} is empty: it is not a tpa backup`);
+  if (state.kind === 'unknown') throw new InvalidInput(`${file} is not a SQLite database: it is not a tpa backup`);
+  const encrypted = state.kind === 'encrypted';
+  let db: Db;
+  try {
+    db = openCopy(file, encrypted ? key : undefined);
+  } catch (err) {
+    throw notADatabase(file, err, encrypted);
+  }
+  try {
+    const structure = (() => {
+      try {
+        return copyStructure(db);
+      } catch (err) {
+        throw notADatabase(file, err, encrypted);
+      }
+    })();
+    const { userVersion, tables, integrity } = structure;
+    if (userVersion > SCHEMA_VERSION)
+      throw new UnusableDatabase(
+        `${file} was written by a newer tpa (schema version ${userVersion}; this tpa knows ${SCHEMA_VERSION}): upgrade tpa to restore it; nothing was changed`,
+      );
+    const missing = TPA_TABLES.filter((t) => !tables.has(t));
+    if (userVersion < 1 || missing.length > 0)
+      throw new InvalidInput(
+        `${file} is a SQLite database but not a tpa one (${missing.length > 0 ? `no table ${missing.join(', ')}` : 'no tpa schema version'}); nothing was changed`,
+      );
+    if (integrity.length !== 1 || integrity[0] !== 'ok')
+      throw new InvalidInput(`${file} is damaged: SQLite's integrity check says ${integrity.slice(0, 3).join('; ')}; nothing was changed`);
+    const chain = tables.has('audit_log') ? verifyAudit(db) : { whole: true as const, count: 0, head: '' };
+    if (!chain.whole) throw new InvalidInput(`${file} does not hold a whole audit chain: record ${chain.seq ?? '?'}: ${chain.reason}; nothing was changed`);
+    const head = tables.has('audit_log') ? auditHead(db) : { seq: 0, hash: '' };
+    return { schemaVersion: userVersion, encrypted, ...copyCounts(db), audit: { ...head, records: chain.count } };
+  } finally {
+    db.close();
+  }
+}
+
+function notADatabase(file: string, err: unknown, encrypted: boolean): Error {
+  const code = (err as { code?: unknown }).code;
+  if (encrypted && code === 'SQLITE_NOTADB')
+    return new DatabaseKeyError(`${file} is encrypted (or it is not a database), and the data directory's key does not open it; nothing was changed`, {
+      code: 'database_key_wrong',
+      hint: 'set TPA_DB_KEY to the key of the database it was taken from',
+    });
+  if (code === 'SQLITE_NOTADB' || (typeof code === 'string' && code.startsWith('SQLITE_CORRUPT')))
+    return new InvalidInput(`${file} is not a whole SQLite database (cut short or damaged): it is not a usable tpa backup; nothing was changed`);
+  return err as Error;
+}
+
+/** A new private (0600) empty file beside `target`, never one already there. */
+function tempBeside(target: string, tag: string): string {
+  const tmp = join(dirname(target), `.${basename(target)}.${process.pid}.${Math.random().toString(36).slice(2, 10)}.${tag}.tmp`);
+  closeSync(openSync(tmp, 'wx', 0o600));
+  return tmp;
+}
+
+function fsyncFile(file: string): void {
+  const fd = openSync(file, 'r+');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Writes a backup of the live database `db` (file `source`, `key` when encrypted) to `target`:
+ * copied into a temporary file beside it (0600), made one file, checked (checkCopy), on the disk,
+ * then named: renamed over `target` when `replace`, else linked to its name, which fails if a file
+ * appeared there meanwhile (never overwritten unasked). A failure leaves no temporary file.
+ */
+export async function writeBackup(db: Db, source: string, target: string, key: Buffer | undefined, replace: boolean): Promise<CopyFacts> {
+  const encrypted = databaseFileState(source).kind === 'encrypted';
+  const tmp = tempBeside(target, 'backup');
+  try {
+    await copyLiveDatabase(db, tmp, encrypted);
+    makeSingleFile(tmp, encrypted ? key : undefined);
+    const facts = checkCopy(tmp, key);
+    fsyncFile(tmp);
+    if (replace) renameSync(tmp, target);
+    else nameWithout(tmp, target);
+    syncFolder(dirname(target));
+    return facts;
+  } finally {
+    try {
+      unlinkSync(tmp);
+    } catch {
+      // renamed
+    }
+  }
+}
+
+/**
+ * Gives `tmp` the name `target` unless a file took that name meanwhile (a link fails then). A file
+ * system without hard links (FAT, some network shares) is renamed onto after a last look instead.
+ */
+function nameWithout(tmp: string, target: string): void {
+  const exists = () => new InvalidInput(`${target} exists: tpa does not write over it (it appeared while the backup was written)`);
+  try {
+    linkSync(tmp, target);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST' || existsSync(target)) throw exists();
+    renameSync(tmp, target);
+  }
+}
+
+/**
+ * Puts the checked backup `backup` in place of the database `file`: the backup copied beside it
+ * (0600) and checked again there, the live database made one file (its WAL emptied into it, so
+ * that no WAL of it can be applied to the new one), then one rename. A kill at any instant leaves
+ * the old database or the new one, whole; at most a temporary file.
+ */
+export function replaceDatabase(file: string, backup: string, key: Buffer | undefined): CopyFacts {
+  removeRestoreLeftovers(file);
+  const tmp = tempBeside(file, 'restore');
+  try {
+    copyFileSync(backup, tmp);
+    fsyncFile(tmp);
+    const facts = checkCopy(tmp, key);
+    const live = databaseFileState(file).kind;
+    if (live !== 'absent' && !liveToSingleFile(file, live === 'encrypted' ? key : undefined))
+      throw new Conflict(
+        `the local database ${file} is in use by another tpa process (a claim batch, a payment run): let it end, then restore; nothing was changed`,
+        {
+          code: 'database_busy',
+        },
+      );
+    renameSync(tmp, file);
+    syncFolder(dirname(file));
+    return facts;
+  } finally {
+    try {
+      unlinkSync(tmp);
+    } catch {
+      // renamed
+    }
+  }
+}
+
+/**
+ * The temporary copies a restore stopped by kill -9 left beside the database (tempBeside's names,
+ * tagged restore): the caller holds the data directory's lock, so no restore runs now. Regular files
+ * only, never through a symbolic link.
+ */
+function removeRestoreLeftovers(file: string): void {
+  const name = new RegExp(`^\\.${basename(file).replace(/\./g, '\\.')}\\.\\d+\\.[0-9a-z]{1,8}\\.restore\\.tmp$`);
+  for (const entry of readdirSync(dirname(file))) {
+    if (!name.test(entry)) continue;
+    const path = join(dirname(file), entry);
+    try {
+      if (lstatSync(path).isFile()) unlinkSync(path);
+    } catch {
+      // gone meanwhile
+    }
+  }
+}
