@@ -123,9 +123,10 @@ export class Contract {
       const schemaPointer = header.$ref ? `${header.$ref}/schema` : `${pointer}/headers/${pointerPart(name)}/schema`;
       problems.push(...this.checkValue(schemaPointer, value, `header ${name}`));
     }
-    if (exchange.method === 'HEAD' || exchange.responseBody === '') return problems;
-    const type = mediaType(exchange.responseHeaders['content-type']);
     const content = response.content as Json | undefined;
+    if (exchange.method === 'HEAD') return problems;
+    if (exchange.responseBody === '') return content ? [...problems, 'the body is empty'] : problems;
+    const type = mediaType(exchange.responseHeaders['content-type']);
     if (!content?.[type]) return [...problems, `the content type ${type || '(none)'} is not documented`];
     const body = type === 'application/yaml' ? exchange.responseBody : parseJson(exchange.responseBody);
     if (body === NOT_JSON) return [...problems, 'the body is not JSON'];
