@@ -375,7 +375,7 @@ export function startServer(engine: Engine, options: ServeOptions): Promise<Runn
         listener,
       )
     : createServer(listener);
-  server.on('clientError', (err: ParserError, socket: Duplex) => answerUnparsed(engine, options, err, socket));
+  server.on('clientError', (err: ParserError, socket: Duplex) => answerUnparsed(engine, options, err, socket, observe));
   // CONNECT (a proxy's tunnel) is handed to a listener of its own, never to the request handler:
   // answered as a method the service does not serve, with the body and headers of every answer.
   server.on('connect', (req: IncomingMessage, socket: Duplex) => {
@@ -383,7 +383,7 @@ export function startServer(engine: Engine, options: ServeOptions): Promise<Runn
       code: 'CONNECT_METHOD',
       rawPacket: Buffer.from(`CONNECT ${req.url ?? ''} HTTP/1.1\r\n`, 'latin1'),
     });
-    answerUnparsed(engine, options, err, socket);
+    answerUnparsed(engine, options, err, socket, observe);
   });
   // Slow or abandoned clients must not hold connections forever.
   server.headersTimeout = 20_000;
@@ -456,7 +456,7 @@ function unparsedAnswer(engine: Engine, err: ParserError): { response: EngineRes
  * request line or header): answered as every other request is, with the JSON error body, a request
  * id and the X-RateLimit-* headers of its address (docs/api.md "Limits": on every answer), then closed.
  */
-function answerUnparsed(engine: Engine, options: ServeOptions, err: ParserError, socket: Duplex): void {
+function answerUnparsed(engine: Engine, options: ServeOptions, err: ParserError, socket: Duplex, observe: ServeOptions['observe']): void {
   const net = socket as Socket;
   // Nothing can be written to a connection that is gone, or in the middle of another answer.
   if (err.code === 'ECONNRESET' || !net.writable || net.bytesWritten > 0) {
@@ -486,6 +486,18 @@ function answerUnparsed(engine: Engine, options: ServeOptions, err: ParserError,
     .join('\r\n');
   net.end(`HTTP/1.1 ${response.status} ${STATUS_CODES[response.status] ?? 'Error'}\r\n${head}\r\n\r\n${body}`);
   options.log(`${line} ${response.status} (refused by the HTTP parser: ${err.code ?? err.message})`);
+  // No request was read: the answer alone, with no route.
+  const [method = '', target = line] = line.startsWith('(') ? [] : line.split(' ');
+  observe?.({
+    method,
+    target,
+    route: undefined,
+    requestHeaders: {},
+    requestBody: undefined,
+    status: response.status,
+    responseHeaders: headers,
+    responseBody: body,
+  });
 }
 
 function header(req: IncomingMessage, name: string): string | undefined {
