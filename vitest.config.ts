@@ -34,6 +34,8 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     // The keychain suite runs apart, inside its own D-Bus session (scripts/test.mjs).
     exclude: ['test/keychain/**', 'test/package/**', 'node_modules/**'],
+    // Every exchange with a server a test starts is checked against docs/openapi.yaml.
+    setupFiles: ['test/helpers/openapi-setup.ts'],
     // Time limits are for a test that hangs, never for a slow machine: generous, so that a loaded
     // 2-core machine passes what a quiet one does.
     testTimeout: 300_000,

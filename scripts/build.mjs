@@ -14,7 +14,7 @@
 // compiled code kept").
 import { build } from 'esbuild';
 import { createHash } from 'node:crypto';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -200,6 +200,8 @@ await Promise.all([
   }),
 ]);
 writeFileSync('dist/main.cjs', ascii(readFileSync('dist/main.cjs', 'utf8')));
+// The OpenAPI document `tpa local serve` answers (src/server/document.ts), beside the bundle that reads it.
+copyFileSync('docs/openapi.yaml', 'dist/openapi.yaml');
 // The command tree is written as the function a CommonJS module's code runs in, which its loader
 // compiles as it is (src/cli/tree-cache.ts): wrapping a copy of it at each start made V8 collect the
 // young generation once more.

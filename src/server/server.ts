@@ -1,7 +1,7 @@
 // `tpa local serve`: node:http in front of the one route table (docs/design.md "Architecture"). This file only
 // adapts HTTP: authentication, limits and answers come from the engine; the server reads bodies
 // within a size limit, applies the rate limiter, logs one line per request and never a key.
-import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type RequestListener, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import type { TLSSocket } from 'node:tls';
 import type { AddressInfo, Socket } from 'node:net';
@@ -9,6 +9,7 @@ import type { Duplex } from 'node:stream';
 import type { Engine } from '../engine/engine.js';
 import { bodyText, type EngineResponse } from '../engine/exchange.js';
 import { newId } from '../engine/ids.js';
+import { OPENAPI_PATH, OPENAPI_TYPE, openapiDocument } from './document.js';
 import { withFault, type Faults } from './faults.js';
 import { type RateLimiter, TIERS, type LimitVerdict, unlimitedHeaders } from './limits.js';
 import { JsonDepthGauge } from '../domain/json-depth.js';
@@ -55,6 +56,26 @@ export interface ServeOptions {
   maxBodyBytes?: number;
   /** Sandbox triggers (TPA_FAULT): faults injected into requests whose path matches. */
   faults?: Faults;
+  /**
+   * Called with every request answered and its answer (the tests check both against docs/openapi.yaml:
+   * docs/development.md "The contract checked"). Absent, nothing is kept or copied.
+   */
+  observe?: (exchange: Exchange) => void;
+}
+
+/** One request and the answer sent to it, as the server saw them. */
+export interface Exchange {
+  method: string;
+  /** The path and query as received. */
+  target: string;
+  /** The route's path template that answered ('/tpa-api/v1/settlement/{encounter_id}/'), when one did. */
+  route: string | undefined;
+  requestHeaders: IncomingHttpHeaders;
+  /** The body as read, when it was read whole. */
+  requestBody: string | undefined;
+  status: number;
+  responseHeaders: Record<string, string>;
+  responseBody: string;
 }
 
 export interface RunningServer {
@@ -63,12 +84,28 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/** Sends an answer; to a HEAD request, its headers only (the engine gives the GET body's length). */
-function send(res: ServerResponse, response: EngineResponse, extra: Record<string, string> = {}, head = false): void {
-  const body = bodyText(response.body);
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/**
+ * Sends an answer; to a HEAD request, its headers only (the engine gives the GET body's length).
+ * Returns what was sent, for an observer.
+ */
+function send(res: ServerResponse, response: EngineResponse, extra: Record<string, string> = {}, head = false, type = JSON_TYPE) {
+  const body = typeof response.body === 'string' ? response.body : bodyText(response.body);
   const length = response.headers['content-length'] ?? String(Buffer.byteLength(body));
-  res.writeHead(response.status, { ...response.headers, ...extra, 'content-type': 'application/json; charset=utf-8', 'content-length': length });
+  const headers = { ...response.headers, ...extra, 'content-type': type, 'content-length': length };
+  res.writeHead(response.status, headers);
   res.end(head ? undefined : body);
+  return { headers, body: head ? '' : body };
+}
+
+/** The OpenAPI document, to GET or HEAD /openapi.yaml (docs/api.md "The OpenAPI document"); undefined for any other request. */
+function documentAnswer(method: string, url: URL | undefined): { response: EngineResponse; type: string } | undefined {
+  const document = url?.pathname === OPENAPI_PATH ? openapiDocument() : null;
+  if (document === null) return undefined;
+  if (method === 'GET' || method === 'HEAD') return { response: { status: 200, headers: {}, body: document }, type: OPENAPI_TYPE };
+  const refused = error(405, { error: 'method_not_allowed', message: `${OPENAPI_PATH} accepts GET, HEAD` });
+  return { response: { ...refused, headers: { allow: 'GET, HEAD' } }, type: JSON_TYPE };
 }
 
 const error = (status: number, body: Record<string, unknown>): EngineResponse => ({ status, headers: {}, body });
@@ -137,8 +174,15 @@ function readBody(req: IncomingMessage, limit: number, checks: BodyChecks = {}):
 
 const JSON_TYPES = /^application\/(fhir\+)?json\s*(;|$)/i;
 
+/**
+ * Where a process may install an observer of every server it starts, before it starts them: the
+ * tests' preload does (docs/development.md "The contract checked"); tpa itself never does.
+ */
+export const PROCESS_OBSERVER = Symbol.for('tpa.server.observe');
+
 export function startServer(engine: Engine, options: ServeOptions): Promise<RunningServer> {
   const limit = options.maxBodyBytes ?? MAX_BODY_BYTES;
+  const observe = options.observe ?? (globalThis as { [PROCESS_OBSERVER]?: ServeOptions['observe'] })[PROCESS_OBSERVER];
   /** Large bodies in flight per key lineage (LARGE_BODIES_PER_KEY). */
   const largeBodies = new Map<string, number>();
   const tls = options.tls;
@@ -164,9 +208,12 @@ export function startServer(engine: Engine, options: ServeOptions): Promise<Runn
     let status = 500;
     // docs/api.md "Limits": the X-RateLimit-* headers go on every answer, whatever it is.
     let limitHeaders: Record<string, string> = {};
-    const reply = (response: EngineResponse, extra: Record<string, string> = {}) => {
+    /** For an observer: the route that answered, and the body as read. */
+    const seen: { route?: string; body?: string } = {};
+    const reply = (response: EngineResponse, extra: Record<string, string> = {}, type = JSON_TYPE) => {
       status = response.status;
-      send(res, response, { 'x-request-id': requestId, ...limitHeaders, ...extra }, method === 'HEAD');
+      const sent = send(res, response, { 'x-request-id': requestId, ...limitHeaders, ...extra }, method === 'HEAD', type);
+      observe?.(exchangeOf(req, method, seen, response.status, sent));
     };
     /** 429 (docs/api.md "Errors"), with the limit headers and Retry-After. */
     const refuse = (verdict: LimitVerdict) => {
@@ -180,6 +227,7 @@ export function startServer(engine: Engine, options: ServeOptions): Promise<Runn
 
     const certificate = clientCertificate(req);
     if (url && method === 'POST' && url.pathname.replace(/\/+$/, '') === '/oauth2/token' && options.tls?.clientCa) {
+      seen.route = '/oauth2/token';
       // Token requests are limited per client certificate, like any other endpoint per key.
       const verdict = options.limiter?.admit(`oauth:${certificate?.fingerprint ?? 'none'}`, TIERS.production, 'POST /oauth2/token', 60);
       if (verdict && !verdict.allowed) return refuse(verdict);
@@ -187,13 +235,14 @@ export function startServer(engine: Engine, options: ServeOptions): Promise<Runn
       limitHeaders = verdict?.headers ?? unlimitedHeaders(Date.now());
       const { pathname: path, searchParams: query } = url;
       readBody(req, 64 * 1024)
-        .then((body) =>
-          reply(
+        .then((body) => {
+          seen.body = 'text' in body ? body.text : undefined;
+          return reply(
             'notUtf8' in body
               ? notUtf8Body(body.notUtf8)
               : engine.issueToken({ method, path, query, headers: {}, body: 'text' in body ? body.text : undefined }, certificate),
-          ),
-        )
+          );
+        })
         .catch(() => reply(error(500, { error: 'internal_error', message: 'The server failed to issue a token', request_id: requestId })));
       return;
     }
@@ -208,6 +257,7 @@ export function startServer(engine: Engine, options: ServeOptions): Promise<Runn
     const caller = engine.authenticate(bearer ? { bearer, certificate } : { apiKey: header(req, 'x-api-key'), certificate, oauthOnly });
     const match = url && engine.route(method, url.pathname);
     const route = match && 'route' in match ? match.route : undefined;
+    seen.route = route?.path;
     const key = 'key' in caller ? caller.key : undefined;
     // Limits follow the credential's lineage: a rotated key, or another token of the same client,
     // does not start with fresh windows.
@@ -222,6 +272,12 @@ export function startServer(engine: Engine, options: ServeOptions): Promise<Runn
     if (!url) {
       req.resume();
       return reply(error(400, { error: 'bad_request', message: 'The request target is not a valid path' }));
+    }
+    const document = documentAnswer(method, url);
+    if (document) {
+      req.resume();
+      seen.route = OPENAPI_PATH;
+      return reply(document.response, {}, document.type);
     }
     if (match && 'response' in match) {
       req.resume();
@@ -277,6 +333,7 @@ export function startServer(engine: Engine, options: ServeOptions): Promise<Runn
         if ('tooDeep' in read) return reply(error(400, { errors: [{ field: '', message: read.tooDeep }] }));
         if ('notUtf8' in read) return reply(notUtf8Body(read.notUtf8));
         const body = read.text;
+        seen.body = body === '' ? undefined : body;
         if (body !== '' && !json) {
           return reply(
             error(415, { error: 'unsupported_media_type', message: `Send JSON (application/json, or application/fhir+json for claims), not ${type}` }),
@@ -318,7 +375,7 @@ export function startServer(engine: Engine, options: ServeOptions): Promise<Runn
         listener,
       )
     : createServer(listener);
-  server.on('clientError', (err: ParserError, socket: Duplex) => answerUnparsed(engine, options, err, socket));
+  server.on('clientError', (err: ParserError, socket: Duplex) => answerUnparsed(engine, options, err, socket, observe));
   // CONNECT (a proxy's tunnel) is handed to a listener of its own, never to the request handler:
   // answered as a method the service does not serve, with the body and headers of every answer.
   server.on('connect', (req: IncomingMessage, socket: Duplex) => {
@@ -326,7 +383,7 @@ export function startServer(engine: Engine, options: ServeOptions): Promise<Runn
       code: 'CONNECT_METHOD',
       rawPacket: Buffer.from(`CONNECT ${req.url ?? ''} HTTP/1.1\r\n`, 'latin1'),
     });
-    answerUnparsed(engine, options, err, socket);
+    answerUnparsed(engine, options, err, socket, observe);
   });
   // Slow or abandoned clients must not hold connections forever.
   server.headersTimeout = 20_000;
@@ -349,6 +406,26 @@ export function startServer(engine: Engine, options: ServeOptions): Promise<Runn
       });
     });
   });
+}
+
+/** What an observer is given of one exchange. */
+function exchangeOf(
+  req: IncomingMessage,
+  method: string,
+  seen: { route?: string; body?: string },
+  status: number,
+  sent: { headers: Record<string, string>; body: string },
+): Exchange {
+  return {
+    method,
+    target: req.url ?? '',
+    route: seen.route,
+    requestHeaders: req.headers,
+    requestBody: seen.body,
+    status,
+    responseHeaders: sent.headers,
+    responseBody: sent.body,
+  };
 }
 
 type ParserError = Error & { code?: string; rawPacket?: Buffer };
@@ -379,7 +456,7 @@ function unparsedAnswer(engine: Engine, err: ParserError): { response: EngineRes
  * request line or header): answered as every other request is, with the JSON error body, a request
  * id and the X-RateLimit-* headers of its address (docs/api.md "Limits": on every answer), then closed.
  */
-function answerUnparsed(engine: Engine, options: ServeOptions, err: ParserError, socket: Duplex): void {
+function answerUnparsed(engine: Engine, options: ServeOptions, err: ParserError, socket: Duplex, observe: ServeOptions['observe']): void {
   const net = socket as Socket;
   // Nothing can be written to a connection that is gone, or in the middle of another answer.
   if (err.code === 'ECONNRESET' || !net.writable || net.bytesWritten > 0) {
@@ -409,6 +486,18 @@ function answerUnparsed(engine: Engine, options: ServeOptions, err: ParserError,
     .join('\r\n');
   net.end(`HTTP/1.1 ${response.status} ${STATUS_CODES[response.status] ?? 'Error'}\r\n${head}\r\n\r\n${body}`);
   options.log(`${line} ${response.status} (refused by the HTTP parser: ${err.code ?? err.message})`);
+  // No request was read: the answer alone, with no route.
+  const [method = '', target = line] = line.startsWith('(') ? [] : line.split(' ');
+  observe?.({
+    method,
+    target,
+    route: undefined,
+    requestHeaders: {},
+    requestBody: undefined,
+    status: response.status,
+    responseHeaders: headers,
+    responseBody: body,
+  });
 }
 
 function header(req: IncomingMessage, name: string): string | undefined {

@@ -6,6 +6,10 @@ import { request as httpsRequest } from 'node:https';
 import { until } from './barrier.js';
 import { type RunResult, runTpa, TPA_BIN, testEnv } from './cli.js';
 import { tempDir } from './engine.js';
+import { collectMismatches } from './openapi.js';
+
+/** The preload that checks every exchange of the server against docs/openapi.yaml (test/helpers/openapi-hook.mjs). */
+const OPENAPI_HOOK = new URL('./openapi-hook.mjs', import.meta.url).pathname;
 
 export interface Served {
   url: string;
@@ -32,13 +36,16 @@ export async function serve(home: string, args: string[] = [], env: Record<strin
   const childEnv = testEnv({ home, env });
   // A port and a host of the test's own replace these (an option is given once).
   const defaults = [...(args.includes('--port') ? [] : ['--port', '0']), ...(args.includes('--host') ? [] : ['--host', '127.0.0.1'])];
-  const child = spawn(process.execPath, [TPA_BIN, 'local', 'serve', ...defaults, ...args], {
+  const child = spawn(process.execPath, ['--import', OPENAPI_HOOK, TPA_BIN, 'local', 'serve', ...defaults, ...args], {
     env: childEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
   let stderr = '';
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => {
+    stderr += d;
+    collectMismatches(d);
+  });
   // However long it takes to start: the test's own timeout is the bound.
   const url = await new Promise<string>((resolve, reject) => {
     child.stdout!.setEncoding('utf8').on('data', (d: string) => {
