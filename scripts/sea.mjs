@@ -139,6 +139,8 @@ const assets = join(out, 'assets');
 mkdirSync(assets);
 writeFileSync(join(assets, addonName), addonBytes);
 copyFileSync(join(root, 'dist/help.txt'), join(assets, 'help.txt'));
+// The OpenAPI document `local serve` answers at /openapi.yaml (src/server/document.ts).
+copyFileSync(join(root, 'dist/openapi.yaml'), join(assets, 'openapi.yaml'));
 const config = join(out, 'sea-config.json');
 writeFileSync(
   config,
@@ -148,7 +150,7 @@ writeFileSync(
       output: executable,
       disableExperimentalSEAWarning: true,
       useCodeCache: true,
-      assets: { [addonName]: join(assets, addonName), 'help.txt': join(assets, 'help.txt') },
+      assets: { [addonName]: join(assets, addonName), 'help.txt': join(assets, 'help.txt'), 'openapi.yaml': join(assets, 'openapi.yaml') },
     },
     null,
     2,

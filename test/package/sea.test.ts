@@ -147,7 +147,7 @@ describe('the single executable', () => {
     expect(completion.stdout).toBe(readFileSync(join(ROOT, 'completions/tpa.bash'), 'utf8'));
   });
 
-  it('has no keychain: a login keeps its key in the 0600 file, and TPA_KEYRING=required says why it cannot', async () => {
+  it('has no keychain: a login keeps its key in the 0600 file, and TPA_KEYRING=required says why it cannot; its server answers the OpenAPI document', async () => {
     const home = join(dir, 'login');
     mkdirSync(home, { mode: 0o700 });
     // The executable's own server, on a free port of 127.0.0.1 (printed on its first line).
@@ -178,6 +178,10 @@ describe('the single executable', () => {
       expect(auto.status, auto.stderr).toBe(0);
       expect(auto.stderr).toContain(`no keychain here: credentials are kept in ${join(home, 'credentials.json')} (mode 0600)`);
       expect(statSync(join(home, 'credentials.json')).mode & 0o777).toBe(0o600);
+      // The service's OpenAPI document is inside too, served as the npm build serves it.
+      const document = await fetch(`${url}/openapi.yaml`);
+      expect(document.status).toBe(200);
+      expect(await document.text()).toBe(readFileSync(join(ROOT, 'docs/openapi.yaml'), 'utf8'));
       const lookup = tpa(['-p', 'sandbox', 'lookup', 'blind', '--npi', '1234567893', '--group', 'GRP-1001', '--cpt', '45380', '-o', 'json'], home);
       expect(lookup.status, lookup.stderr).toBe(0);
       expect(JSON.parse(lookup.stdout)).toMatchObject({ match_found: true });
