@@ -33,7 +33,7 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     // The keychain suite runs apart, inside its own D-Bus session (scripts/test.mjs).
-    exclude: ['test/keychain/**', 'node_modules/**'],
+    exclude: ['test/keychain/**', 'test/package/**', 'node_modules/**'],
     // Time limits are for a test that hangs, never for a slow machine: generous, so that a loaded
     // 2-core machine passes what a quiet one does.
     testTimeout: 300_000,
