@@ -7,9 +7,6 @@ export default defineConfig({
   define,
   test: {
     include: ['test/unit/**/*.test.ts', 'test/engine/**/*.test.ts'],
-    // Stryker's runner runs the tests in worker threads, where process.chdir (runTpa's) throws: a
-    // file that runs the CLI in-process cannot pass there.
-    exclude: ['test/engine/audit.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
