@@ -3,7 +3,12 @@
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
   testRunner: 'vitest',
-  vitest: { configFile: 'vitest.mutate.config.ts' },
+  // Forks, as in the main suite: runTpa changes the working directory, which a worker thread cannot.
+  vitest: { configFile: 'vitest.mutate.config.ts', pool: 'forks' },
+  // Stryker rewrites the named tsconfig's `extends` and `references` for its sandbox through
+  // TypeScript's JavaScript API, which TypeScript 7 (a native compiler) does not have. Ours has
+  // neither to rewrite, so it names no file: the sandbox keeps tsconfig.json as it is.
+  tsconfigFile: 'none',
   plugins: ['@stryker-mutator/vitest-runner'],
   mutate: [
     'src/domain/**/*.ts',

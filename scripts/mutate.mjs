@@ -16,8 +16,15 @@ const started = Date.now();
 // StrykerJS is not a dependency of the project: a large part of the install (docs/numbers.md "Install"), for a run
 // made by hand before a release. These pinned versions are added to node_modules the first time
 // (without touching package.json or the lockfile; the next npm ci takes them away again).
-const STRYKER = ['@stryker-mutator/core@9.6.1', '@stryker-mutator/vitest-runner@9.6.1'];
-if (!existsSync('node_modules/@stryker-mutator/core/package.json') || !existsSync('node_modules/@stryker-mutator/vitest-runner/package.json')) {
+// 10 or later: the runner before it filtered a mutant's tests by names joined as Vitest 4 joined
+// them, which Vitest 5 does not match, so a mutant ran no test nested in a describe and survived.
+const STRYKER = ['@stryker-mutator/core@10.1.1', '@stryker-mutator/vitest-runner@10.1.1'];
+const installed = (spec) => {
+  const at = spec.lastIndexOf('@');
+  const file = `node_modules/${spec.slice(0, at)}/package.json`;
+  return existsSync(file) && JSON.parse(readFileSync(file, 'utf8')).version === spec.slice(at + 1);
+};
+if (!STRYKER.every(installed)) {
   console.log(`installing ${STRYKER.join(' and ')} for this run (not saved)…`);
   const install = spawnSync('npm', ['install', '--no-save', '--no-audit', '--no-fund', ...STRYKER], { stdio: 'inherit' });
   if (install.status !== 0) {
