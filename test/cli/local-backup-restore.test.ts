@@ -120,6 +120,36 @@ describe('a restored database is a new one for the journals of jobs', () => {
     expect(digest(backup)).toBe(taken);
     expect((await home.run(['local', 'audit', 'verify'])).code).toBe(0);
   });
+  it('a payment run confirmed before the restore is not resumed as if its releases were there: nothing sent; a new run funds each encounter once', async () => {
+    const claims = join(out.dir, 'claims.ndjson');
+    writeFileSync(claims, `${[0, 1, 2, 3, 4, 5].map((i) => JSON.stringify(distinctClaim(i))).join('\n')}\n`);
+    expect((await home.run(['claim', 'submit', claims])).code).toBe(0);
+    const backup = join(out.dir, 'backup.sqlite');
+    expect((await home.run(['local', 'backup', backup])).code).toBe(0);
+    const funded = async () => {
+      const r = await home.run(['ledger', 'list', '--all', '--status', 'FUNDED', '-o', 'json']);
+      expect(r.code, r.stderr).toBe(0);
+      return r.json<unknown[]>().length;
+    };
+    const review = await home.run(['fund', 'run', '--dry-run', '-o', 'json']);
+    const { count, total } = review.json<{ count: number; total: number }>();
+    expect(count).toBeGreaterThan(0);
+    const run = (prefix: string) => ['fund', 'run', '--auth-code-prefix', prefix, '--expect-total', String(total), '--yes', '-o', 'ndjson'];
+    const first = await home.run(run('AUTH-20261205-A'));
+    expect(first.code, first.stderr).toBe(0);
+    expect(await funded()).toBe(count);
+
+    expect((await home.run(['local', 'restore', backup, '--yes'])).code).toBe(0);
+    expect(await funded()).toBe(0);
+    // The same command again: its journal says every release was made, but not in this database.
+    const again = await home.run(run('AUTH-20261205-A'));
+    expect(await funded()).toBe(0);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain('was sent to another database');
+    const fresh = await home.run(run('AUTH-20261205-B'));
+    expect(fresh.code, fresh.stderr).toBe(0);
+    expect(await funded()).toBe(count);
+  });
 });
 
 describe('a command that opens the database while a restore replaces it', () => {
