@@ -4,7 +4,18 @@ import { closeSync, copyFileSync, existsSync, fsyncSync, linkSync, lstatSync, op
 import { basename, dirname, join } from 'node:path';
 import type { AuditHead } from '../../domain/audit.js';
 import { Conflict, DatabaseKeyError, InvalidInput, UnusableDatabase } from '../errors.js';
-import { copyCounts, copyLiveDatabase, copyStructure, liveToSingleFile, makeSingleFile, openCopy } from '../store/backup.js';
+import {
+  copyCounts,
+  copyIntegrity,
+  copyLiveDatabase,
+  copyStructure,
+  holdLiveDatabase,
+  makeRestoredDatabase,
+  makeSingleFile,
+  migratedSchema,
+  openCopy,
+  type SchemaObject,
+} from '../store/backup.js';
 import { databaseFileState, syncFolder } from '../store/cipher.js';
 import { SCHEMA_VERSION, type Db } from '../store/db.js';
 import { auditHead, verifyAudit } from './audit.js';
@@ -23,9 +34,11 @@ const TPA_TABLES = ['settings', 'encounters', 'history_entries', 'settlements'];
 
 /**
  * Whether `file` is a whole tpa database this tpa can use, opened with `key` when it is encrypted:
- * a SQLite file whose schema version this tpa knows, with tpa's tables, SQLite's integrity check
- * ok, and its audit chain whole. Anything else is refused naming what is wrong (InvalidInput; a
- * newer schema UnusableDatabase, a key that does not open it SQLite's own error for the caller).
+ * a SQLite file whose schema version this tpa knows, holding exactly the schema tpa's migrations give
+ * at that version (no trigger, view, index or table more, none other), SQLite's integrity check ok,
+ * and its audit chain whole. The file is data from outside: nothing of its schema runs before it is
+ * found to be tpa's. Anything else is refused naming what is wrong (InvalidInput; a newer schema
+ * UnusableDatabase, a key that does not open it SQLite's own error for the caller).
  */
 export function checkCopy(file: string, key: Buffer | undefined): CopyFacts {
   const state = databaseFileState(file);
@@ -39,23 +52,30 @@ export function checkCopy(file: string, key: Buffer | undefined): CopyFacts {
     throw notADatabase(file, err, encrypted);
   }
   try {
-    const structure = (() => {
+    const read = <T>(step: () => T): T => {
       try {
-        return copyStructure(db);
+        return step();
       } catch (err) {
         throw notADatabase(file, err, encrypted);
       }
-    })();
-    const { userVersion, tables, integrity } = structure;
+    };
+    const { userVersion, schema } = read(() => copyStructure(db));
     if (userVersion > SCHEMA_VERSION)
       throw new UnusableDatabase(
         `${file} was written by a newer tpa (schema version ${userVersion}; this tpa knows ${SCHEMA_VERSION}): upgrade tpa to restore it; nothing was changed`,
       );
+    const tables = new Set(schema.filter((o) => o.type === 'table').map((o) => o.name));
     const missing = TPA_TABLES.filter((t) => !tables.has(t));
     if (userVersion < 1 || missing.length > 0)
       throw new InvalidInput(
         `${file} is a SQLite database but not a tpa one (${missing.length > 0 ? `no table ${missing.join(', ')}` : 'no tpa schema version'}); nothing was changed`,
       );
+    const differs = schemaDifference(schema, migratedSchema(userVersion));
+    if (differs)
+      throw new InvalidInput(
+        `${file} does not hold tpa's schema at its version ${userVersion}: ${differs}; tpa restores only a database its own migrations made; nothing was changed`,
+      );
+    const integrity = read(() => copyIntegrity(db));
     if (integrity.length !== 1 || integrity[0] !== 'ok')
       throw new InvalidInput(`${file} is damaged: SQLite's integrity check says ${integrity.slice(0, 3).join('; ')}; nothing was changed`);
     const chain = tables.has('audit_log') ? verifyAudit(db) : { whole: true as const, count: 0, head: '' };
@@ -65,6 +85,28 @@ export function checkCopy(file: string, key: Buffer | undefined): CopyFacts {
   } finally {
     db.close();
   }
+}
+
+/**
+ * The first object (by type, then name) where a copy's schema is not `expected`: one tpa's
+ * migrations do not make, one whose definition differs (compared with runs of white space made one
+ * space), or one missing. Undefined when they are the same. Names are the file's: quoted as JSON, cut short.
+ */
+export function schemaDifference(copy: readonly SchemaObject[], expected: readonly SchemaObject[]): string | undefined {
+  const id = (o: SchemaObject) => `${o.type}\u0000${o.name}`;
+  const sql = (o: SchemaObject) => (o.sql === null ? null : o.sql.replace(/\s+/g, ' ').trim());
+  const theirs = new Map(copy.map((o) => [id(o), o]));
+  const ours = new Map(expected.map((o) => [id(o), o]));
+  const named = (o: SchemaObject) => `${o.type} ${JSON.stringify(o.name.length > 80 ? `${o.name.slice(0, 80)}…` : o.name)}`;
+  const all = [...new Map([...theirs, ...ours]).keys()].sort();
+  for (const key of all) {
+    const c = theirs.get(key);
+    const e = ours.get(key);
+    if (!e) return `${named(c!)} is not one tpa makes`;
+    if (!c) return `${named(e)} is missing`;
+    if (c.tbl_name !== e.tbl_name || sql(c) !== sql(e)) return `${named(c)} is not defined as tpa defines it`;
+  }
+  return undefined;
 }
 
 function notADatabase(file: string, err: unknown, encrypted: boolean): Error {
@@ -138,27 +180,38 @@ function nameWithout(tmp: string, target: string): void {
 
 /**
  * Puts the checked backup `backup` in place of the database `file`: the backup copied beside it
- * (0600) and checked again there, the live database made one file (its WAL emptied into it, so
- * that no WAL of it can be applied to the new one), then one rename. A kill at any instant leaves
- * the old database or the new one, whole; at most a temporary file.
+ * (0600), checked again there, made one file with a new identity (a restored database is a new one
+ * for the journals of jobs: docs/design.md "Backups"), the live database made one file (its WAL
+ * emptied into it, so that no WAL of it can be applied to the new one) and held exclusively, then
+ * one rename. A kill at any instant leaves the old database or the new one, whole; at most a
+ * temporary file.
  */
 export function replaceDatabase(file: string, backup: string, key: Buffer | undefined): CopyFacts {
   removeRestoreLeftovers(file);
   const tmp = tempBeside(file, 'restore');
   try {
     copyFileSync(backup, tmp);
-    fsyncFile(tmp);
     const facts = checkCopy(tmp, key);
+    makeRestoredDatabase(tmp, key);
+    fsyncFile(tmp);
     const live = databaseFileState(file).kind;
-    if (live !== 'absent' && !liveToSingleFile(file, live === 'encrypted' ? key : undefined))
+    // No database yet: an empty file (one, to SQLite and to tpa) is made to be held too, or a command
+    // could make one meanwhile and write into the file the rename replaces.
+    if (live === 'absent') closeSync(openSync(file, 'a', 0o600));
+    const hold = holdLiveDatabase(file, live === 'encrypted' ? key : undefined);
+    if (!hold)
       throw new Conflict(
         `the local database ${file} is in use by another tpa process (a claim batch, a payment run): let it end, then restore; nothing was changed`,
         {
           code: 'database_busy',
         },
       );
-    renameSync(tmp, file);
-    syncFolder(dirname(file));
+    try {
+      renameSync(tmp, file);
+      syncFolder(dirname(file));
+    } finally {
+      hold?.release();
+    }
     return facts;
   } finally {
     try {

@@ -3,6 +3,8 @@
 // file before a restore replaces it.
 import Database from 'better-sqlite3';
 import { applyDatabaseKey, cipherSqlite } from './cipher.js';
+import { renewDatabaseIdentity } from './identity.js';
+import { MIGRATIONS } from './migrations.js';
 import type { Db } from './transactions.js';
 
 /**
@@ -26,12 +28,19 @@ export async function copyLiveDatabase(db: Db, target: string, encrypted: boolea
   else await db.backup(target, { progress: () => ALL_PAGES });
 }
 
-/** Opens a copy (a backup, or one about to be restored): read-only unless `writable`, with `key` if it is encrypted. */
+/**
+ * Opens a copy (a backup, or one about to be restored): read-only unless `writable`, with `key` if it
+ * is encrypted. A file from outside until its schema is found to be tpa's: its schema is not trusted
+ * (functions with side effects are refused in its views, triggers, defaults and indexes), and the
+ * driver's defensive mode (better-sqlite3 opens every connection with it, as the engine's) forbids
+ * writing the schema itself.
+ */
 export function openCopy(file: string, key: Buffer | undefined, writable = false): Db {
   const Driver = key ? cipherSqlite() : Database;
   const db = new Driver(file, { readonly: !writable, fileMustExist: true });
   try {
     if (key) applyDatabaseKey(db, key);
+    db.pragma('trusted_schema = OFF');
     db.pragma('busy_timeout = 5000');
   } catch (err) {
     db.close();
@@ -50,12 +59,41 @@ export function makeSingleFile(file: string, key: Buffer | undefined): void {
   }
 }
 
-/** What a copy says of itself: its schema version, its tables, SQLite's integrity check ("ok" alone when whole). */
-export function copyStructure(db: Db): { userVersion: number; tables: Set<string>; integrity: string[] } {
+/** One object of a database's schema, as sqlite_master holds it (`sql` null for SQLite's own indexes). */
+export interface SchemaObject {
+  type: string;
+  name: string;
+  tbl_name: string;
+  sql: string | null;
+}
+
+/** What a copy says of itself: its schema version and every object of its schema. */
+export function copyStructure(db: Db): { userVersion: number; schema: SchemaObject[] } {
   const userVersion = db.pragma('user_version', { simple: true }) as number;
-  const tables = new Set(db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).pluck().all() as string[]);
-  const integrity = db.pragma('integrity_check(10)', { simple: false }) as { integrity_check: string }[];
-  return { userVersion, tables, integrity: integrity.map((r) => r.integrity_check) };
+  return { userVersion, schema: schemaObjects(db) };
+}
+
+function schemaObjects(db: Db): SchemaObject[] {
+  return db.prepare('SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name').all() as SchemaObject[];
+}
+
+/** SQLite's integrity check of a copy: "ok" alone when whole. Run once its schema is known to be tpa's. */
+export function copyIntegrity(db: Db): string[] {
+  return (db.pragma('integrity_check(10)', { simple: false }) as { integrity_check: string }[]).map((r) => r.integrity_check);
+}
+
+/**
+ * The schema tpa's migrations give at `version`: the first `version` migrations run on an empty
+ * database in memory (their data hooks write rows, never schema). About 10 ms for all of them.
+ */
+export function migratedSchema(version: number): SchemaObject[] {
+  const db = new Database(':memory:');
+  try {
+    for (const migration of MIGRATIONS.slice(0, version)) db.exec(migration);
+    return schemaObjects(db);
+  } finally {
+    db.close();
+  }
 }
 
 /** How many encounters and ledger history entries a copy holds. */
@@ -67,20 +105,55 @@ export function copyCounts(db: Db): { encounters: number; entries: number } {
 }
 
 /**
- * Before the live database is replaced: its WAL copied into it and the journal made a rollback
- * journal, so that the file alone is the database and no WAL of the old one is left to be applied
- * to the new. False when another connection holds it (a command running now): nothing then changes.
+ * A checked copy made the database a restore puts in place: one file (a rollback journal, not WAL),
+ * with a new identity (identity.ts renewDatabaseIdentity). The backup itself is never written.
  */
-export function liveToSingleFile(file: string, key: Buffer | undefined): boolean {
+export function makeRestoredDatabase(file: string, key: Buffer | undefined): void {
   const db = openCopy(file, key, true);
   try {
-    db.pragma('wal_checkpoint(TRUNCATE)');
-    return db.pragma('journal_mode = DELETE', { simple: true }) === 'delete';
-  } catch (err) {
-    const code = (err as { code?: unknown }).code;
-    if (typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'))) return false;
-    throw err;
+    db.pragma('journal_mode = DELETE');
+    renewDatabaseIdentity(db);
   } finally {
     db.close();
   }
+}
+
+/** The live database held by a restore until it is replaced (holdLiveDatabase). */
+export interface LiveHold {
+  release(): void;
+}
+
+/**
+ * Before the live database is replaced: its WAL copied into it and the journal made a rollback
+ * journal, so that the file alone is the database and no WAL of the old one is left to be applied
+ * to the new; then held with an exclusive lock until `release`, after the rename. A command that
+ * opens it meanwhile waits for the lock, then finds the file it opened replaced: SQLite refuses it
+ * any write (SQLITE_READONLY_DBMOVED), so nothing is written into the database replaced, nor into a
+ * WAL beside the new one. Undefined when another connection holds it (a command running now):
+ * nothing then changes.
+ */
+export function holdLiveDatabase(file: string, key: Buffer | undefined): LiveHold | undefined {
+  const db = openCopy(file, key, true);
+  try {
+    db.pragma('wal_checkpoint(TRUNCATE)');
+    if (db.pragma('journal_mode = DELETE', { simple: true }) !== 'delete') {
+      db.close();
+      return undefined;
+    }
+    db.exec('BEGIN EXCLUSIVE');
+  } catch (err) {
+    db.close();
+    const code = (err as { code?: unknown }).code;
+    if (typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'))) return undefined;
+    throw err;
+  }
+  return {
+    release: () => {
+      try {
+        db.exec('ROLLBACK');
+      } finally {
+        db.close();
+      }
+    },
+  };
 }

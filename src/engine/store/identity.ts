@@ -1,4 +1,5 @@
-// The database's identity (migration 23): made once with the file, never changed.
+// The database's identity (migration 23): made with the file, and made anew only by a restore,
+// which makes the database a new one (docs/design.md "Backups").
 import type { Db } from './db.js';
 
 export interface DatabaseIdentity {
@@ -9,4 +10,17 @@ export interface DatabaseIdentity {
 export function databaseIdentity(db: Db): DatabaseIdentity | null {
   const value = db.prepare(`SELECT value FROM settings WHERE key = 'database'`).pluck().get() as string | undefined;
   return value === undefined ? null : (JSON.parse(value) as DatabaseIdentity);
+}
+
+/**
+ * A new identity for a database that a restore puts in place: the journals of jobs sent to the
+ * database it was copied from (claims, releases it may not hold any more) are then history for it
+ * (client/journal.ts otherDatabase), never continued as if their sends had reached it. The audit
+ * chain does not cover it. A database without one (older than migration 23) gains one when migrated.
+ */
+export function renewDatabaseIdentity(db: Db): void {
+  db.prepare(
+    `UPDATE settings SET value = json_object('id', 'db_' || lower(hex(randomblob(10))), 'created_at', strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
+     WHERE key = 'database'`,
+  ).run();
 }
