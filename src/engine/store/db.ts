@@ -384,6 +384,10 @@ export function storageProblem(err: unknown, file: string): string | undefined {
   if (code === 'SQLITE_BUSY' || code.startsWith('SQLITE_BUSY_') || code === 'SQLITE_LOCKED') {
     return `the local database ${file} is busy: another process (tpa local serve, or another tpa command) held it for more than 5 seconds; try again when it is done`;
   }
+  // The file was renamed over while this connection held it (tpa local restore): its writes would be lost.
+  if (code === 'SQLITE_READONLY_DBMOVED') {
+    return `the local database ${file} was replaced while this command ran (tpa local restore); nothing was changed: run the command again`;
+  }
   if (
     code === 'SQLITE_READONLY' ||
     code.startsWith('SQLITE_READONLY_') ||
