@@ -39,6 +39,7 @@ export const activity = verb({
   name: 'activity',
   description: 'what happened: claims, approvals and transfers, counted by kind and listed',
   options,
+  fields: ['time', 'kind', 'encounter_id', 'encounter_number', 'service_date', 'provider_npi', 'provider_name', 'amount', 'amount_of'],
   examples: [
     'tpa activity --since yesterday',
     'tpa activity --period yesterday --kind denied pended',
