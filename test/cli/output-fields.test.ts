@@ -182,6 +182,30 @@ describe('--template', () => {
   });
 });
 
+describe('commands that send or move something', () => {
+  it('fund approve --json lists its fields without running: nothing is released', async () => {
+    const r = await run('fund', 'approve', 'ENC-2026-000001', '--amount', '1.00', '--auth-code', 'AUTH-1', '--yes', '--json');
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('\n  processor_transfer_id\n');
+    const ledger = await run('ledger', 'list', '--json', 'encounter_number,status');
+    expect(ledger.json<{ status: string }[]>().map((e) => e.status)).toEqual(['ADJUDICATED', 'ADJUDICATED', 'ADJUDICATED']);
+  });
+
+  it('claim submit: one claim is one record; a batch goes through --jq an outcome at a time, as each is written', async () => {
+    const one = await run('claim', 'template', '--cpt', '45378', '--service-date', '2026-11-02');
+    const file = join(home.dir, 'one.json');
+    writeFileSync(file, one.stdout);
+    const single = await run('claim', 'submit', file, '--json', 'status,submission_id');
+    expect(single.code).toBe(0);
+    expect(Object.keys(single.json())).toEqual(['status', 'submission_id']);
+    const batch = await run('claim', 'submit', join(home.dir, '45378.json'), join(home.dir, '43235.json'), '--jq', '.[] | [.source, .status] | @tsv');
+    expect(batch.code).toBe(0);
+    const lines = batch.stdout.trim().split('\n').sort();
+    expect(lines.map((l) => l.split('\t')[0])).toEqual([join(home.dir, '43235.json'), join(home.dir, '45378.json')]);
+    for (const line of lines) expect(line).toMatch(/\t[A-Z_]+$/);
+  });
+});
+
 describe('commands that print no records', () => {
   it('refuse --json, --jq and --template rather than ignore them', async () => {
     for (const args of [

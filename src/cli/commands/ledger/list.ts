@@ -59,6 +59,9 @@ export const list = verb({
     superseded_by: true,
   }),
   examples: [
+    'tpa ledger list --json encounter_number,status   # these fields of each entry; --json alone lists them',
+    `tpa ledger list --all --jq '.[] | select(.status == "RECONCILED") | .encounter_number'`,
+    "tpa ledger list --template '{{range .}}{{tablerow .encounter_number .status}}{{end}}'",
     'tpa ledger list --status FUNDED',
     'tpa ledger list --from 2026-03-01 --to 2026-03-31 --npi 1234567893 --all -o csv > march.csv',
     'tpa ledger list --period last-month --by funded -o csv > funded.csv',
