@@ -182,6 +182,38 @@ describe('--template', () => {
   });
 });
 
+describe('the fields a command declares', () => {
+  it('hold every key of every record it prints', async () => {
+    const commands = [
+      ['ledger', 'list'],
+      ['ledger', 'list', '--all'],
+      ['ledger', 'show', 'ENC-2026-000001'],
+      ['lookup', 'blind', ...SURGEON, '--cpt', '45378'],
+      ['lookup', 'full', 'ctr_8d21b5e09f4c7a13', ...SURGEON, '--cpt', '45378'],
+      ['lookup', 'rates', ...SURGEON, '--cpt', '45378', '43235'],
+      ['health'],
+      ['auth', 'status'],
+      ['jobs', 'list'],
+      ['local', 'audit', 'list'],
+      ['local', 'keys', 'list'],
+      ['ratesheet', 'catalog'],
+      ['activity', '--since', '2026-01-01'],
+      ['settlement', 'show', 'ENC-2026-000001'],
+    ];
+    // A key, so that local keys list has a record.
+    expect((await run('local', 'keys', 'create')).code).toBe(0);
+    for (const args of commands) {
+      const listed = await run(...args, '--json');
+      expect(listed.code, args.join(' ')).toBe(2);
+      const fields = listed.stderr.split('\n').slice(1).map((l) => l.trim()).filter(Boolean);
+      const printed = await run(...args, '-o', 'ndjson');
+      const keys = new Set(printed.stdout.split('\n').filter(Boolean).flatMap((l) => Object.keys(JSON.parse(l))));
+      expect(keys.size, args.join(' ')).toBeGreaterThan(0);
+      expect([...keys].filter((k) => !fields.includes(k)), args.join(' ')).toEqual([]);
+    }
+  });
+});
+
 describe('commands that send or move something', () => {
   it('fund approve --json lists its fields without running: nothing is released', async () => {
     const r = await run('fund', 'approve', 'ENC-2026-000001', '--amount', '1.00', '--auth-code', 'AUTH-1', '--yes', '--json');
