@@ -199,17 +199,35 @@ describe('the fields a command declares', () => {
       ['ratesheet', 'catalog'],
       ['activity', '--since', '2026-01-01'],
       ['settlement', 'show', 'ENC-2026-000001'],
+      ['local', 'fixtures'],
+      ['local', 'audit', 'head'],
+      ['local', 'audit', 'verify'],
+      ['local', 'clock', 'show'],
+      ['claim', 'validate', join(home.dir, '45378.json')],
+      ['claim', 'validate', join(home.dir, '45378.json'), join(home.dir, '43235.json')],
     ];
     // A key, so that local keys list has a record.
     expect((await run('local', 'keys', 'create')).code).toBe(0);
     for (const args of commands) {
       const listed = await run(...args, '--json');
       expect(listed.code, args.join(' ')).toBe(2);
-      const fields = listed.stderr.split('\n').slice(1).map((l) => l.trim()).filter(Boolean);
+      const fields = listed.stderr
+        .split('\n')
+        .slice(1)
+        .map((l) => l.trim())
+        .filter(Boolean);
       const printed = await run(...args, '-o', 'ndjson');
-      const keys = new Set(printed.stdout.split('\n').filter(Boolean).flatMap((l) => Object.keys(JSON.parse(l))));
+      const keys = new Set(
+        printed.stdout
+          .split('\n')
+          .filter(Boolean)
+          .flatMap((l) => Object.keys(JSON.parse(l))),
+      );
       expect(keys.size, args.join(' ')).toBeGreaterThan(0);
-      expect([...keys].filter((k) => !fields.includes(k)), args.join(' ')).toEqual([]);
+      expect(
+        [...keys].filter((k) => !fields.includes(k)),
+        args.join(' '),
+      ).toEqual([]);
     }
   });
 });
