@@ -37,7 +37,8 @@ export async function jqProgram(expression: string): Promise<JqProgram> {
   if (probe.exitCode === COMPILE_ERROR) throw jqError(expression, probe.stderr);
   return (input) => {
     try {
-      return handle.json(input === undefined ? null : input, expression);
+      // As JSON text always: jq-wasm would take a string input as JSON text itself, not as a string.
+      return handle.json(JSON.stringify(input === undefined ? null : input), expression);
     } catch (err) {
       throw jqError(expression, (err as { stderr?: string }).stderr ?? (err as Error).message);
     }
