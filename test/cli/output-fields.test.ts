@@ -198,7 +198,9 @@ describe('the fields a command declares', () => {
       ['local', 'keys', 'list'],
       ['ratesheet', 'catalog'],
       ['activity', '--since', '2026-01-01'],
+      ['activity', '--since', '2026-01-01', '--totals'],
       ['settlement', 'show', 'ENC-2026-000001'],
+      ['ledger', 'eob', 'ENC-2026-000001'],
       ['local', 'fixtures'],
       ['local', 'audit', 'head'],
       ['local', 'audit', 'verify'],
@@ -253,6 +255,17 @@ describe('commands that send or move something', () => {
     const lines = batch.stdout.trim().split('\n').sort();
     expect(lines.map((l) => l.split('\t')[0])).toEqual([join(home.dir, '43235.json'), join(home.dir, '45378.json')]);
     for (const line of lines) expect(line).toMatch(/\t[A-Z_]+$/);
+  });
+});
+
+describe('a document of its own: ledger eob', () => {
+  it('is one record to --jq; with --out, which writes the whole document, it is refused before anything is read', async () => {
+    const r = await run('ledger', 'eob', 'ENC-2026-000001', '--jq', '.resourceType');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('ExplanationOfBenefit\n');
+    const out = await run('ledger', 'eob', 'ENC-2026-000001', '--jq', '.', '--out', join(home.dir, 'eob.json'), '-p', 'nowhere');
+    expect(out.code).toBe(2);
+    expect(JSON.parse(out.stderr).error.message).toContain('--out writes the whole document');
   });
 });
 
