@@ -258,6 +258,20 @@ describe('commands that send or move something', () => {
   });
 });
 
+describe('fund run', () => {
+  it('--dry-run is shaped as a list; the run goes through --jq an approval at a time, as each is sent', async () => {
+    const dry = await run('fund', 'run', '--dry-run', '--json', 'encounter_number,amount');
+    expect(dry.code).toBe(0);
+    const planned = dry.json<{ encounter_number: string; amount: number }[]>();
+    expect(planned.length).toBeGreaterThan(0);
+    for (const p of planned) expect(Object.keys(p)).toEqual(['encounter_number', 'amount']);
+    const total = await run('fund', 'run', '--dry-run', '--jq', 'map(.amount) | add');
+    const sent = await run('fund', 'run', '--auth-code-prefix', 'AUTH-20261126-JQ', '--expect-total', total.stdout.trim(), '--yes', '--jq', '.[] | .status');
+    expect(sent.code, sent.stderr).toBe(0);
+    expect(sent.stdout.trim().split('\n')).toEqual(planned.map(() => 'APPROVED'));
+  });
+});
+
 describe('a document of its own: ledger eob', () => {
   it('is one record to --jq; with --out, which writes the whole document, it is refused before anything is read', async () => {
     const r = await run('ledger', 'eob', 'ENC-2026-000001', '--jq', '.resourceType');
