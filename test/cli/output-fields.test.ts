@@ -210,29 +210,32 @@ describe('the fields a command declares', () => {
     ];
     // A key, so that local keys list has a record.
     expect((await run('local', 'keys', 'create')).code).toBe(0);
-    for (const args of commands) {
-      const listed = await run(...args, '--json');
-      expect(listed.code, args.join(' ')).toBe(2);
-      const fields = listed.stderr
-        .split('\n')
-        .slice(1)
-        .map((l) => l.trim())
-        .filter(Boolean);
-      const printed = await run(...args, '-o', 'ndjson');
-      const keys = new Set(
-        printed.stdout
-          .split('\n')
-          .filter(Boolean)
-          .flatMap((l) => Object.keys(JSON.parse(l))),
-      );
-      expect(keys.size, args.join(' ')).toBeGreaterThan(0);
-      expect(
-        [...keys].filter((k) => !fields.includes(k)),
-        args.join(' '),
-      ).toEqual([]);
-    }
+    for (const args of commands) await expectFieldsDeclared(args);
   });
 });
+
+/** The keys of the records `args` prints (-o ndjson) that its field list (--json) does not name: none. */
+async function expectFieldsDeclared(args: string[]): Promise<void> {
+  const listed = await run(...args, '--json');
+  expect(listed.code, args.join(' ')).toBe(2);
+  const fields = listed.stderr
+    .split('\n')
+    .slice(1)
+    .map((l) => l.trim())
+    .filter(Boolean);
+  const printed = await run(...args, '-o', 'ndjson');
+  const keys = new Set(
+    printed.stdout
+      .split('\n')
+      .filter(Boolean)
+      .flatMap((l) => Object.keys(JSON.parse(l))),
+  );
+  expect(keys.size, args.join(' ')).toBeGreaterThan(0);
+  expect(
+    [...keys].filter((k) => !fields.includes(k)),
+    args.join(' '),
+  ).toEqual([]);
+}
 
 describe('commands that send or move something', () => {
   it('fund approve --json lists its fields without running: nothing is released', async () => {
@@ -255,6 +258,8 @@ describe('commands that send or move something', () => {
     const lines = batch.stdout.trim().split('\n').sort();
     expect(lines.map((l) => l.split('\t')[0])).toEqual([join(home.dir, '43235.json'), join(home.dir, '45378.json')]);
     for (const line of lines) expect(line).toMatch(/\t[A-Z_]+$/);
+    // The batch's journal: jobs show prints its claims.
+    await expectFieldsDeclared(['jobs', 'show', 'claims']);
   });
 });
 
