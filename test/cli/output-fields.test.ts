@@ -200,6 +200,7 @@ describe('the fields a command declares', () => {
       ['activity', '--since', '2026-01-01'],
       ['activity', '--since', '2026-01-01', '--totals'],
       ['settlement', 'show', 'ENC-2026-000001'],
+      ['settlement', 'report', '--from', '2026-01-01', '--to', '2027-12-31'],
       ['ledger', 'eob', 'ENC-2026-000001'],
       ['local', 'fixtures'],
       ['local', 'audit', 'head'],
@@ -260,6 +261,25 @@ describe('commands that send or move something', () => {
     for (const line of lines) expect(line).toMatch(/\t[A-Z_]+$/);
     // The batch's journal: jobs show prints its claims.
     await expectFieldsDeclared(['jobs', 'show', 'claims']);
+  });
+});
+
+describe('settlement report', () => {
+  it('its records are its encounters, as -o ndjson writes them: --jq adds them up', async () => {
+    const period = ['settlement', 'report', '--from', '2026-01-01', '--to', '2027-12-31'];
+    const lines = await run(...period, '-o', 'ndjson');
+    const benefits = lines.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l).benefit as number);
+    const sum = await run(...period, '--jq', 'map(.benefit) | add');
+    expect(sum.code).toBe(0);
+    expect(Number(sum.stdout)).toBeCloseTo(
+      benefits.reduce((a, b) => a + b, 0),
+      2,
+    );
+    const numbers = await run(...period, '--template', '{{range .}}{{.encounter_number}} {{end}}');
+    expect(numbers.stdout.trim().split(' ')).toHaveLength(benefits.length);
   });
 });
 
