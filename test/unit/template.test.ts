@@ -24,7 +24,7 @@ describe('--template', () => {
 
   it('pipes into functions and formats with printf, join, truncate, len, index and json', () => {
     expect(render('{{.n | printf "%05d"}}', { n: 42 })).toBe('00042');
-    expect(render('{{printf "%-4s|%6.2f" .id .v}}', { id: 'a', v: 3.14159 })).toBe('a   |  3.14');
+    expect(render('{{printf "%-4s|%6.2f" .id .v}}', { id: 'a', v: 12.3456 })).toBe('a   | 12.35');
     expect(render('{{join ", " .tags}}', rows[0])).toBe('x, y');
     expect(render('{{truncate 6 .t}}', { t: 'abcdefghij' })).toBe('abc...');
     expect(render('{{len .}} {{index . 1 "id"}}', rows)).toBe('2 bb');
