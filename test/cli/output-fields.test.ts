@@ -203,14 +203,18 @@ describe('the fields a command declares', () => {
       ['settlement', 'report', '--from', '2026-01-01', '--to', '2027-12-31'],
       ['ledger', 'eob', 'ENC-2026-000001'],
       ['local', 'fixtures'],
+      ['ratesheet', 'show', 'BLD-1001'],
+      ['ratesheet', 'preview', 'BLD-1001'],
       ['local', 'audit', 'head'],
       ['local', 'audit', 'verify'],
       ['local', 'clock', 'show'],
       ['claim', 'validate', join(home.dir, '45378.json')],
       ['claim', 'validate', join(home.dir, '45378.json'), join(home.dir, '43235.json')],
     ];
-    // A key, so that local keys list has a record.
+    // A key, so that local keys list has a record; a rate schedule with an item.
     expect((await run('local', 'keys', 'create')).code).toBe(0);
+    expect((await run('ratesheet', 'init', 'BLD-1001')).code).toBe(0);
+    expect((await run('ratesheet', 'add', 'BLD-1001', '--ssp', 'HD-0401', '--rate-type', 'CASE_RATE', '--rate', '2100')).code).toBe(0);
     for (const args of commands) await expectFieldsDeclared(args);
   });
 });
