@@ -7,7 +7,7 @@ _tpa() {
   for ((i = 1; i < COMP_CWORD; i++)); do
     w="${COMP_WORDS[i]}"
     if ((skip)); then skip=0; continue; fi
-    case " -p --profile -o --output --ca-file " in *" $w "*) skip=1; continue ;; esac
+    case " -p --profile -o --output --json --jq --template --ca-file " in *" $w "*) skip=1; continue ;; esac
     case "$w" in -*) continue ;; esac
     if _tpa_is_command "${path:+$path }$w"; then path="${path:+$path }$w"; fi
   done
@@ -17,9 +17,9 @@ _tpa() {
         -o|--output) COMPREPLY=($(compgen -W 'table json ndjson csv' -- "$cur")); return ;;
         --ca-file) _tpa_files; return ;;
       esac
-      valued='-p --profile -o --output --ca-file'
+      valued='-p --profile -o --output --json --jq --template --ca-file'
       words='lookup claim fund settlement ledger activity jobs ratesheet auth config local api health demo completion help'
-      flags='-p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -h --help -V --version'
+      flags='-p --profile -o --output --json --jq --template --no-color --debug --ca-file -y --yes --no-pager -h --help -V --version'
       ;;
     'lookup')
       case "$prev" in
@@ -27,7 +27,7 @@ _tpa() {
       esac
       valued=''
       words='blind full rates'
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      flags='-h --help -p --profile -o --output --json --jq --template --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'lookup blind')
       case "$prev" in
@@ -35,7 +35,7 @@ _tpa() {
       esac
       valued='--npi --group --cpt --date'
       words=''
-      flags='--npi --group --cpt --date -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      flags='--npi --group --cpt --date -h --help -p --profile -o --output --json --jq --template --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'lookup full')
       case "$prev" in
@@ -43,7 +43,7 @@ _tpa() {
       esac
       valued='--npi --group --cpt --admit-type --date'
       words=''
-      flags='--npi --group --cpt --admit-type --date -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      flags='--npi --group --cpt --admit-type --date -h --help -p --profile -o --output --json --jq --template --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'lookup rates')
       case "$prev" in
@@ -51,7 +51,7 @@ _tpa() {
       esac
       valued='--npi --group --cpt --admit-type --date'
       words=''
-      flags='--npi --group --cpt --admit-type --date -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      flags='--npi --group --cpt --admit-type --date -h --help -p --profile -o --output --json --jq --template --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'claim')
       case "$prev" in
@@ -59,7 +59,7 @@ _tpa() {
       esac
       valued=''
       words='template validate convert submit poll'
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      flags='-h --help -p --profile -o --output --json --jq --template --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'claim template')
       case "$prev" in
@@ -69,7 +69,7 @@ _tpa() {
       esac
       valued='--format --type --npi --cpt --patient --service-date --charge --role'
       words=''
-      flags='--format --type --npi --cpt --patient --service-date --charge --role -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      flags='--format --type --npi --cpt --patient --service-date --charge --role -h --help -p --profile -o --output --json --jq --template --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'claim validate')
       case "$prev" in
@@ -77,7 +77,7 @@ _tpa() {
       esac
       valued='--ack'
       words=''
-      flags='--ack -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      flags='--ack -h --help -p --profile -o --output --json --jq --template --no-color --debug --ca-file -y --yes --no-pager -V --version'
       files=1
       ;;
     'claim convert')
@@ -86,7 +86,7 @@ _tpa() {
       esac
       valued=''
       words=''
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      flags='-h --help -p --profile -o --output --json --jq --template --no-color --debug --ca-file -y --yes --no-pager -V --version'
       files=1
       ;;
     'claim submit')
@@ -95,7 +95,7 @@ _tpa() {
       esac
       valued='--timeout --idempotency-key --journal --concurrency --ack'
       words=''
-      flags='--wait --timeout --raw --idempotency-key --journal --concurrency --dry-run --again --ack -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      flags='--wait --timeout --raw --idempotency-key --journal --concurrency --dry-run --again --ack -h --help -p --profile -o --output --json --jq --template --no-color --debug --ca-file -y --yes --no-pager -V --version'
       files=1
       ;;
     'claim poll')
@@ -104,7 +104,7 @@ _tpa() {
       esac
       valued='--timeout'
       words=''
-      flags='--wait --timeout --raw -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      flags='--wait --timeout --raw -h --help -p --profile -o --output --json --jq --template --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'fund')
       case "$prev" in
@@ -112,7 +112,7 @@ _tpa() {
       esac
       valued=''
       words='approve run history'
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      flags='-h --help -p --profile -o --output --json --jq --template --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'fund approve')
       case "$prev" in
@@ -120,7 +120,7 @@ _tpa() {
       esac
       valued='--amount --auth-code --notes --idempotency-key'
       words=''
-      flags='--amount --auth-code --notes --idempotency-key -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      flags='--amount --auth-code --notes --idempotency-key -h --help -p --profile -o --output --json --jq --template --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'fund run')
       case "$prev" in
@@ -129,7 +129,7 @@ _tpa() {
       esac
       valued='--from --to --period --npi --limit --auth-code-prefix --expect-total --journal'
       words=''
-      flags='--from --to --period --npi --limit --auth-code-prefix --expect-total --journal --dry-run -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      flags='--from --to --period --npi --limit --auth-code-prefix --expect-total --journal --dry-run -h --help -p --profile -o --output --json --jq --template --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'fund history')
       case "$prev" in
@@ -137,7 +137,7 @@ _tpa() {
       esac
       valued='--from --to'
       words=''
-      flags='--from --to -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      flags='--from --to -h --help -p --profile -o --output --json --jq --template --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'settlement')
       case "$prev" in
@@ -145,7 +145,7 @@ _tpa() {
       esac
       valued=''
       words='show report remit'
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      flags='-h --help -p --profile -o --output --json --jq --template --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'settlement show')
       case "$prev" in
@@ -153,7 +153,7 @@ _tpa() {
       esac
       valued='--timeout'
       words=''
-      flags='--wait --timeout -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      flags='--wait --timeout -h --help -p --profile -o --output --json --jq --template --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'settlement report')
       case "$prev" in
@@ -163,7 +163,7 @@ _tpa() {
       esac
       valued='--from --to --period --by --lookback --npi --section'
       words=''
-      flags='--from --to --period --by --lookback --npi --section -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      flags='--from --to --period --by --lookback --npi --section -h --help -p --profile -o --output --json --jq --template --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'settlement remit')
       case "$prev" in
@@ -171,7 +171,7 @@ _tpa() {
       esac
       valued='--out --from --to --npi --lookback'
       words=''
-      flags='--out --force --from --to --npi --lookback -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      flags='--out --force --from --to --npi --lookback -h --help -p --profile -o --output --json --jq --template --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'ledger')
       case "$prev" in
@@ -179,7 +179,7 @@ _tpa() {
       esac
       valued=''
       words='list show eob'
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      flags='-h --help -p --profile -o --output --json --jq --template --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'ledger list')
       case "$prev" in
@@ -189,7 +189,7 @@ _tpa() {
       esac
       valued='--from --to --period --by --lookback --npi --status --limit --offset'
       words=''
-      flags='--from --to --period --by --lookback --npi --status --limit --offset --all -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      flags='--from --to --period --by --lookback --npi --status --limit --offset --all -h --help -p --profile -o --output --json --jq --template --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'ledger show')
       case "$prev" in
@@ -197,7 +197,7 @@ _tpa() {
       esac
       valued=''
       words=''
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      flags='-h --help -p --profile -o --output --json --jq --template --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'ledger eob')
       case "$prev" in
@@ -205,7 +205,7 @@ _tpa() {
       esac
       valued='--out'
       words=''
-      flags='--out --force -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      flags='--out --force -h --help -p --profile -o --output --json --jq --template --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'activity')
       case "$prev" in
@@ -215,7 +215,7 @@ _tpa() {
       esac
       valued='--since --period --from --to --npi --kind --lookback'
       words=''
-      flags='--since --period --from --to --npi --kind --totals --lookback -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      flags='--since --period --from --to --npi --kind --totals --lookback -h --help -p --profile -o --output --json --jq --template --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'jobs')
       case "$prev" in
@@ -223,7 +223,7 @@ _tpa() {
       esac
       valued=''
       words='list show close'
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      flags='-h --help -p --profile -o --output --json --jq --template --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'jobs list')
       case "$prev" in
@@ -231,7 +231,7 @@ _tpa() {
       esac
       valued=''
       words=''
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      flags='-h --help -p --profile -o --output --json --jq --template --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'jobs show')
       case "$prev" in
@@ -239,7 +239,7 @@ _tpa() {
       esac
       valued='--failed-to'
       words=''
-      flags='--failed-to --force -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      flags='--failed-to --force -h --help -p --profile -o --output --json --jq --template --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'jobs close')
       case "$prev" in
@@ -247,7 +247,7 @@ _tpa() {
       esac
       valued=''
       words=''
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      flags='-h --help -p --profile -o --output --json --jq --template --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'ratesheet')
       case "$prev" in
@@ -255,7 +255,7 @@ _tpa() {
       esac
       valued=''
       words='catalog init show config add remove load-catalog preview finalize import export'
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      flags='-h --help -p --profile -o --output --json --jq --template --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'ratesheet catalog')
       case "$prev" in
@@ -263,7 +263,7 @@ _tpa() {
       esac
       valued='--search --page --page-size --version'
       words=''
-      flags='--search --page --page-size --version --all -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V'
+      flags='--search --page --page-size --version --all -h --help -p --profile -o --output --json --jq --template --no-color --debug --ca-file -y --yes --no-pager -V'
       ;;
     'ratesheet init')
       case "$prev" in
@@ -275,7 +275,7 @@ _tpa() {
       esac
       valued='--reference-type --scope --service-logic --elective-hours --fallback --fallback-percent --default-rate-type --default-rate'
       words=''
-      flags='--reference-type --scope --service-logic --elective-hours --fallback --fallback-percent --default-rate-type --default-rate -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      flags='--reference-type --scope --service-logic --elective-hours --fallback --fallback-percent --default-rate-type --default-rate -h --help -p --profile -o --output --json --jq --template --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'ratesheet show')
       case "$prev" in
@@ -283,7 +283,7 @@ _tpa() {
       esac
       valued=''
       words=''
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      flags='-h --help -p --profile -o --output --json --jq --template --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'ratesheet config')
       case "$prev" in
@@ -295,7 +295,7 @@ _tpa() {
       esac
       valued='--reference-type --scope --service-logic --elective-hours --fallback --fallback-percent --default-rate-type --default-rate'
       words=''
-      flags='--reference-type --scope --service-logic --elective-hours --fallback --fallback-percent --default-rate-type --default-rate -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      flags='--reference-type --scope --service-logic --elective-hours --fallback --fallback-percent --default-rate-type --default-rate -h --help -p --profile -o --output --json --jq --template --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'ratesheet add')
       case "$prev" in
@@ -304,7 +304,7 @@ _tpa() {
       esac
       valued='--ssp --rate-type --rate --bundle-type --notes'
       words=''
-      flags='--ssp --rate-type --rate --bundle-eligible --bundle-type --notes -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      flags='--ssp --rate-type --rate --bundle-eligible --bundle-type --notes -h --help -p --profile -o --output --json --jq --template --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'ratesheet remove')
       case "$prev" in
@@ -312,7 +312,7 @@ _tpa() {
       esac
       valued='--ssp'
       words=''
-      flags='--ssp -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      flags='--ssp -h --help -p --profile -o --output --json --jq --template --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'ratesheet load-catalog')
       case "$prev" in
@@ -320,7 +320,7 @@ _tpa() {
       esac
       valued='--version'
       words=''
-      flags='--version -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V'
+      flags='--version -h --help -p --profile -o --output --json --jq --template --no-color --debug --ca-file -y --yes --no-pager -V'
       ;;
     'ratesheet preview')
       case "$prev" in
@@ -328,7 +328,7 @@ _tpa() {
       esac
       valued=''
       words=''
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      flags='-h --help -p --profile -o --output --json --jq --template --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'ratesheet finalize')
       case "$prev" in
@@ -336,7 +336,7 @@ _tpa() {
       esac
       valued='--effective-date'
       words=''
-      flags='--effective-date --retroactive --dry-run -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      flags='--effective-date --retroactive --dry-run -h --help -p --profile -o --output --json --jq --template --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'ratesheet import')
       case "$prev" in
@@ -344,7 +344,7 @@ _tpa() {
       esac
       valued=''
       words=''
-      flags='--dry-run -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      flags='--dry-run -h --help -p --profile -o --output --json --jq --template --no-color --debug --ca-file -y --yes --no-pager -V --version'
       files=1
       ;;
     'ratesheet export')
@@ -353,7 +353,7 @@ _tpa() {
       esac
       valued=''
       words=''
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      flags='-h --help -p --profile -o --output --json --jq --template --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'auth')
       case "$prev" in
@@ -361,7 +361,7 @@ _tpa() {
       esac
       valued=''
       words='login status logout keys rotate'
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      flags='-h --help -p --profile -o --output --json --jq --template --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'auth login')
       case "$prev" in
@@ -372,7 +372,7 @@ _tpa() {
       esac
       valued='--env --base-url --auth-url --client-id --cert --key --ca --scopes'
       words=''
-      flags='--env --base-url --with-key-stdin --auth-url --client-id --cert --key --ca --scopes --legacy-tls --passphrase-stdin --set-default -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      flags='--env --base-url --with-key-stdin --auth-url --client-id --cert --key --ca --scopes --legacy-tls --passphrase-stdin --set-default -h --help -p --profile -o --output --json --jq --template --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'auth status')
       case "$prev" in
@@ -380,7 +380,7 @@ _tpa() {
       esac
       valued=''
       words=''
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      flags='-h --help -p --profile -o --output --json --jq --template --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'auth logout')
       case "$prev" in
@@ -388,7 +388,7 @@ _tpa() {
       esac
       valued=''
       words=''
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      flags='-h --help -p --profile -o --output --json --jq --template --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'auth keys')
       case "$prev" in
@@ -396,7 +396,7 @@ _tpa() {
       esac
       valued=''
       words=''
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      flags='-h --help -p --profile -o --output --json --jq --template --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'auth rotate')
       case "$prev" in
@@ -404,7 +404,7 @@ _tpa() {
       esac
       valued=''
       words=''
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      flags='-h --help -p --profile -o --output --json --jq --template --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'config')
       case "$prev" in
@@ -412,7 +412,7 @@ _tpa() {
       esac
       valued=''
       words='list get set'
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      flags='-h --help -p --profile -o --output --json --jq --template --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'config list')
       case "$prev" in
@@ -420,7 +420,7 @@ _tpa() {
       esac
       valued=''
       words=''
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      flags='-h --help -p --profile -o --output --json --jq --template --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'config get')
       case "$prev" in
@@ -428,7 +428,7 @@ _tpa() {
       esac
       valued=''
       words=''
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      flags='-h --help -p --profile -o --output --json --jq --template --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'config set')
       case "$prev" in
@@ -436,7 +436,7 @@ _tpa() {
       esac
       valued=''
       words=''
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      flags='-h --help -p --profile -o --output --json --jq --template --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'local')
       case "$prev" in
@@ -444,7 +444,7 @@ _tpa() {
       esac
       valued=''
       words='fixtures init encrypt reset backup restore clock serve keys clients simulate audit'
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      flags='-h --help -p --profile -o --output --json --jq --template --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'local fixtures')
       case "$prev" in
@@ -452,7 +452,7 @@ _tpa() {
       esac
       valued=''
       words=''
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      flags='-h --help -p --profile -o --output --json --jq --template --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'local init')
       case "$prev" in
@@ -460,7 +460,7 @@ _tpa() {
       esac
       valued=''
       words=''
-      flags='--encrypt -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      flags='--encrypt -h --help -p --profile -o --output --json --jq --template --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'local encrypt')
       case "$prev" in
@@ -468,7 +468,7 @@ _tpa() {
       esac
       valued=''
       words=''
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      flags='-h --help -p --profile -o --output --json --jq --template --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'local reset')
       case "$prev" in
@@ -476,7 +476,7 @@ _tpa() {
       esac
       valued=''
       words=''
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      flags='-h --help -p --profile -o --output --json --jq --template --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'local backup')
       case "$prev" in
@@ -484,7 +484,7 @@ _tpa() {
       esac
       valued=''
       words=''
-      flags='--force -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      flags='--force -h --help -p --profile -o --output --json --jq --template --no-color --debug --ca-file -y --yes --no-pager -V --version'
       files=1
       ;;
     'local restore')
@@ -493,7 +493,7 @@ _tpa() {
       esac
       valued=''
       words=''
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      flags='-h --help -p --profile -o --output --json --jq --template --no-color --debug --ca-file -y --yes --no-pager -V --version'
       files=1
       ;;
     'local clock')
@@ -502,7 +502,7 @@ _tpa() {
       esac
       valued=''
       words='show advance set real'
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      flags='-h --help -p --profile -o --output --json --jq --template --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'local clock show')
       case "$prev" in
@@ -510,7 +510,7 @@ _tpa() {
       esac
       valued=''
       words=''
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      flags='-h --help -p --profile -o --output --json --jq --template --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'local clock advance')
       case "$prev" in
@@ -518,7 +518,7 @@ _tpa() {
       esac
       valued=''
       words=''
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      flags='-h --help -p --profile -o --output --json --jq --template --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'local clock set')
       case "$prev" in
@@ -526,7 +526,7 @@ _tpa() {
       esac
       valued=''
       words=''
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      flags='-h --help -p --profile -o --output --json --jq --template --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'local clock real')
       case "$prev" in
@@ -534,7 +534,7 @@ _tpa() {
       esac
       valued=''
       words=''
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      flags='-h --help -p --profile -o --output --json --jq --template --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'local serve')
       case "$prev" in
@@ -547,7 +547,7 @@ _tpa() {
       esac
       valued='--host --port --rate-window --rate-clock --tls-cert --tls-key --client-ca --tls-min --tls-max-version'
       words=''
-      flags='--host --port --no-rate-limit --rate-window --rate-clock --tls-cert --tls-key --client-ca --tls-min --tls-max-version --insecure-http -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      flags='--host --port --no-rate-limit --rate-window --rate-clock --tls-cert --tls-key --client-ca --tls-min --tls-max-version --insecure-http -h --help -p --profile -o --output --json --jq --template --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'local keys')
       case "$prev" in
@@ -555,7 +555,7 @@ _tpa() {
       esac
       valued=''
       words='create list revoke'
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      flags='-h --help -p --profile -o --output --json --jq --template --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'local keys create')
       case "$prev" in
@@ -564,7 +564,7 @@ _tpa() {
       esac
       valued='--env --scopes'
       words=''
-      flags='--env --scopes -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      flags='--env --scopes -h --help -p --profile -o --output --json --jq --template --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'local keys list')
       case "$prev" in
@@ -572,7 +572,7 @@ _tpa() {
       esac
       valued=''
       words=''
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      flags='-h --help -p --profile -o --output --json --jq --template --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'local keys revoke')
       case "$prev" in
@@ -580,7 +580,7 @@ _tpa() {
       esac
       valued=''
       words=''
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      flags='-h --help -p --profile -o --output --json --jq --template --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'local clients')
       case "$prev" in
@@ -588,7 +588,7 @@ _tpa() {
       esac
       valued=''
       words='register list revoke'
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      flags='-h --help -p --profile -o --output --json --jq --template --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'local clients register')
       case "$prev" in
@@ -596,7 +596,7 @@ _tpa() {
       esac
       valued='--scopes'
       words=''
-      flags='--scopes -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      flags='--scopes -h --help -p --profile -o --output --json --jq --template --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'local clients list')
       case "$prev" in
@@ -604,7 +604,7 @@ _tpa() {
       esac
       valued=''
       words=''
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      flags='-h --help -p --profile -o --output --json --jq --template --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'local clients revoke')
       case "$prev" in
@@ -612,7 +612,7 @@ _tpa() {
       esac
       valued=''
       words=''
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      flags='-h --help -p --profile -o --output --json --jq --template --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'local simulate')
       case "$prev" in
@@ -620,7 +620,7 @@ _tpa() {
       esac
       valued=''
       words='settlement-failure refund aeob-variance missing-aeob'
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      flags='-h --help -p --profile -o --output --json --jq --template --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'local audit')
       case "$prev" in
@@ -628,7 +628,7 @@ _tpa() {
       esac
       valued=''
       words='verify head list'
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      flags='-h --help -p --profile -o --output --json --jq --template --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'local audit verify')
       case "$prev" in
@@ -636,7 +636,7 @@ _tpa() {
       esac
       valued='--expect-head'
       words=''
-      flags='--deep --expect-head -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      flags='--deep --expect-head -h --help -p --profile -o --output --json --jq --template --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'local audit head')
       case "$prev" in
@@ -644,7 +644,7 @@ _tpa() {
       esac
       valued=''
       words=''
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      flags='-h --help -p --profile -o --output --json --jq --template --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'local audit list')
       case "$prev" in
@@ -652,7 +652,7 @@ _tpa() {
       esac
       valued='--from --to --type'
       words=''
-      flags='--from --to --type -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      flags='--from --to --type -h --help -p --profile -o --output --json --jq --template --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'api')
       case "$prev" in
@@ -661,7 +661,7 @@ _tpa() {
       esac
       valued='-X --method -f --raw-field -F --field -H --header --input -d --data'
       words=''
-      flags='-X --method -f --raw-field -F --field -H --header --input -d --data --paginate -i --include -h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      flags='-X --method -f --raw-field -F --field -H --header --input -d --data --paginate -i --include -h --help -p --profile -o --output --json --jq --template --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'health')
       case "$prev" in
@@ -669,7 +669,7 @@ _tpa() {
       esac
       valued=''
       words=''
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      flags='-h --help -p --profile -o --output --json --jq --template --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'demo')
       case "$prev" in
@@ -677,7 +677,7 @@ _tpa() {
       esac
       valued=''
       words=''
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      flags='-h --help -p --profile -o --output --json --jq --template --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'completion')
       case "$prev" in
@@ -685,7 +685,7 @@ _tpa() {
       esac
       valued=''
       words='bash zsh fish'
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      flags='-h --help -p --profile -o --output --json --jq --template --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
     'help')
       case "$prev" in
@@ -693,11 +693,11 @@ _tpa() {
       esac
       valued=''
       words='exit-codes environment formats global-options lookup claim fund settlement ledger activity jobs ratesheet auth config local api health demo completion'
-      flags='-h --help -p --profile -o --output --json --no-color --debug --ca-file -y --yes --no-pager -V --version'
+      flags='-h --help -p --profile -o --output --json --jq --template --no-color --debug --ca-file -y --yes --no-pager -V --version'
       ;;
   esac
   case " $valued " in *" $prev "*) COMPREPLY=(); return ;; esac
-  case " -p --profile -o --output --ca-file " in *" $prev "*)
+  case " -p --profile -o --output --json --jq --template --ca-file " in *" $prev "*)
     case "$prev" in -o|--output) COMPREPLY=($(compgen -W 'table json ndjson csv' -- "$cur")) ;; --ca-file) _tpa_files ;; *) COMPREPLY=() ;; esac
     return ;;
   esac

@@ -162,8 +162,9 @@ const shared = {
   target: 'node22',
   // Dependencies are bundled (resolving and reading many small files from node_modules costs more
   // at start-up than one file); the keychain binding stays external, and better-sqlite3's addon (above),
-  // and the optional cipher build of it, loaded only for an encrypted database (engine/store/cipher.ts).
-  external: ['@napi-rs/keyring', 'better-sqlite3-multiple-ciphers'],
+  // and the optional cipher build of it, loaded only for an encrypted database (engine/store/cipher.ts),
+  // and jq-wasm, which reads its WebAssembly file from its own folder, loaded only for --jq.
+  external: ['@napi-rs/keyring', 'better-sqlite3-multiple-ciphers', 'jq-wasm'],
   sourcemap: 'linked',
   // Fewer bytes to read and parse at start-up; names stay, so errors remain readable.
   minifySyntax: true,

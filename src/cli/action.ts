@@ -3,7 +3,7 @@
 // the renderers load when a command actually runs. Errors propagate to the entry point, which maps
 // them once.
 import { Argument, InvalidArgumentError, Option, type Command } from 'commander';
-import { NetworkError, UsageError } from '../errors.js';
+import { EXIT, NetworkError, UsageError } from '../errors.js';
 import type { Context } from './context.js';
 import { terminalWidth, type IO, type Stream } from './io.js';
 import { isGroup, type AnyVerb, type ArgSpec, type Entry, type OptionSpec } from './verb.js';
@@ -72,9 +72,17 @@ function action(verb: AnyVerb, io: IO, state: RunState) {
     // `-p "$PROFILE"` with the variable unset would act on the default profile without a word.
     if (globals.profile === '' && cmd.getOptionValueSourceWithGlobals('profile') === 'cli')
       throw new UsageError('--profile is empty: name a profile, or leave the option out');
+    // --json <fields>, --jq, --template: checked before anything runs or is sent (shape.ts).
+    const shaping = await shapeOf(verb, cmd, io);
+    if (shaping.kind === 'list') {
+      io.stderr.write(shaping.text);
+      state.exitCode = EXIT.USAGE;
+      return;
+    }
     // A long listing on a terminal goes through a pager (pager.ts), started at its first line.
     const paging = await pagerFor(cmd, io, globals.pager !== false);
     const ctx = createContext(paging?.io ?? io, globals);
+    if (shaping.kind === 'shape') ctx.shape = shaping.shape;
     state.ctx = ctx;
     const { forgetAnswers } = await import('../client/answers.js');
     forgetAnswers();
@@ -88,7 +96,7 @@ function action(verb: AnyVerb, io: IO, state: RunState) {
       if (output) {
         if (output.data !== undefined) {
           const { emit } = await import('../render/output.js');
-          await emit({ out: ctx.io.stdout, format: ctx.format, color: ctx.color, columns: terminalWidth(ctx.io.stdout) }, output);
+          await emit({ out: ctx.io.stdout, format: ctx.format, color: ctx.color, columns: terminalWidth(ctx.io.stdout), shape: ctx.shape }, output);
         }
         for (const note of output.after ?? []) ctx.note(note);
         state.exitCode = output.exitCode ?? 0;
@@ -123,10 +131,28 @@ async function unusableAnswer(err: unknown): Promise<unknown> {
   return unusable;
 }
 
-/** The pager of a command that pages (pager.ts PAGED_COMMANDS), when one is to run; else undefined. It opens only for output taller than the screen. */
-async function pagerFor(cmd: Command, io: IO, enabled: boolean) {
+/** The command's --json, --jq and --template, checked against the fields it declares (verb.ts). */
+async function shapeOf(verb: AnyVerb, cmd: Command, io: IO) {
+  const { outputShape } = await import('./shape.js');
+  return outputShape({
+    command: commandPath(cmd).join(' '),
+    fields: verb.fields,
+    globals: cmd.optsWithGlobals(),
+    outputSource: cmd.getOptionValueSourceWithGlobals('output'),
+    terminal: io.stdout.isTTY,
+  });
+}
+
+/** The words of a command under tpa: ["ledger", "list"]. */
+function commandPath(cmd: Command): string[] {
   const path: string[] = [];
   for (let c: Command | null = cmd; c?.parent; c = c.parent) path.unshift(c.name());
+  return path;
+}
+
+/** The pager of a command that pages (pager.ts PAGED_COMMANDS), when one is to run; else undefined. It opens only for output taller than the screen. */
+async function pagerFor(cmd: Command, io: IO, enabled: boolean) {
+  const path = commandPath(cmd);
   const { isPaged, pagerCommand, screenRows, startPaging } = await import('./pager.js');
   if (!isPaged(path.join(' '), (flag) => cmd.getOptionValue(flag) === true)) return undefined;
   const argv = pagerCommand(io, enabled);

@@ -28,7 +28,9 @@ export function commandWord(args: readonly string[]): string | undefined {
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
     if (arg === '--') return undefined;
-    if (['-p', '--profile', '-o', '--output'].includes(arg)) i++;
+    // --json's fields come after the command (`tpa ledger list --json id`): before it, the next word
+    // is the command's (run.ts), not a field.
+    if (['-p', '--profile', '-o', '--output', '--jq', '--template'].includes(arg)) i++;
     else if (!arg.startsWith('-')) return arg === 'help' ? args[i + 1] : arg;
   }
   return undefined;

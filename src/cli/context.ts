@@ -11,6 +11,7 @@ import type { TlsMaterial } from '../client/tls.js';
 import { readFileSync } from 'node:fs';
 
 import type { OutputFormat } from './formats.js';
+import type { OutputShape } from '../render/shape.js';
 import { StatusLine } from './status-line.js';
 
 export type { OutputFormat };
@@ -18,7 +19,10 @@ export type { OutputFormat };
 export interface GlobalOptions {
   profile?: string;
   output?: string;
-  json?: boolean;
+  /** --json alone (true), or the fields of --json <fields> (program.ts jsonFields). */
+  json?: boolean | string[];
+  jq?: string;
+  template?: string;
   color?: boolean;
   debug?: boolean;
   yes?: boolean;
@@ -30,8 +34,10 @@ export interface GlobalOptions {
 export interface Context {
   io: IO;
   format: OutputFormat;
-  /** Whether -o, --json or TPA_OUTPUT chose the format (else it follows whether stdout is a terminal). */
+  /** Whether -o, --json, --jq, --template or TPA_OUTPUT chose the format (else it follows whether stdout is a terminal). */
   formatChosen: boolean;
+  /** --json <fields>, --jq or --template (cli/shape.ts): the records shaped for a script; set before the command runs. */
+  shape?: OutputShape;
   /** Colours on stdout: a terminal, no NO_COLOR, no --no-color. */
   color: boolean;
   /** Colours on stderr, by the same rules. */
@@ -59,10 +65,19 @@ export interface Context {
   close(): void;
 }
 
-/** --json, else --output (or TPA_OUTPUT, both checked by commander), else table on a terminal and json otherwise. */
+/**
+ * --json, --jq or --template: json (ndjson with -o ndjson: one record a line); else --output (or
+ * TPA_OUTPUT, both checked by commander), else table on a terminal and json otherwise.
+ */
 export function outputFormat(opts: GlobalOptions, io: IO): OutputFormat {
-  const chosen = opts.json ? 'json' : opts.output;
+  if (shaping(opts)) return opts.output === 'ndjson' ? 'ndjson' : 'json';
+  const chosen = opts.output;
   return chosen ? (chosen as OutputFormat) : io.stdout.isTTY ? 'table' : 'json';
+}
+
+/** Whether --json, --jq or --template is given. */
+export function shaping(opts: GlobalOptions): boolean {
+  return opts.json !== undefined || opts.jq !== undefined || opts.template !== undefined;
 }
 
 export function createContext(given: IO, opts: GlobalOptions): Context {
@@ -85,7 +100,7 @@ export function createContext(given: IO, opts: GlobalOptions): Context {
   const ctx: Context = {
     io,
     format,
-    formatChosen: Boolean(opts.json || opts.output),
+    formatChosen: Boolean(shaping(opts) || opts.output),
     color: io.stdout.isTTY && !noColor,
     colorErr: io.stderr.isTTY && !noColor,
     debug: opts.debug === true,

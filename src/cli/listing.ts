@@ -36,7 +36,7 @@ export async function streamAll<T>(
   // Memory flat in the number of rows (docs/design.md "Long listings").
   keepHeapFlat();
   const tools = ctx.format === 'table' ? await tableTools(ctx.color, terminalWidth(io.stdout)) : undefined;
-  const writer = rowWriter<T>(ctx.format, io.stdout, tools ? { tools, spec: table } : undefined, table.csv);
+  const writer = rowWriter<T>(ctx.format, io.stdout, tools ? { tools, spec: table } : undefined, table.csv, ctx.shape);
   const client = await ctx.client();
   // Not over a pager's screen (cli/pager.ts).
   const live = io.stderr.isTTY && !io.paging;

@@ -130,6 +130,18 @@ function profileDefault(env: NodeJS.ProcessEnv): string {
   return from === 'built-in' ? '(default "local")' : `(default "${name}", from ${from === 'config' ? 'config.json' : 'TPA_PROFILE'})`;
 }
 
+/** The value of --json as commander hands it over: the fields of every --json given, comma-separated (alone: true). */
+export function jsonFields(value: string, previous: unknown): string[] {
+  const before = Array.isArray(previous) ? (previous as string[]) : [];
+  return [
+    ...before,
+    ...value
+      .split(',')
+      .map((f) => f.trim())
+      .filter((f) => f !== ''),
+  ];
+}
+
 /** Builds the command tree: `full`, or only the subcommands of the noun named (see commandWord). */
 export async function buildProgram(io: IO, state: RunState, tree: 'full' | string | undefined = 'full'): Promise<Command> {
   // Help and errors go through io, and commander asks it (not process.stdout) about the terminal.
@@ -175,7 +187,9 @@ export async function buildProgram(io: IO, state: RunState, tree: 'full' | strin
     .addOption(
       once(new Option('-o, --output <format>', 'output format (default table on a terminal, json otherwise)').choices(OUTPUT_FORMATS).env('TPA_OUTPUT')),
     )
-    .option('--json', 'same as --output json')
+    .addOption(new Option('--json [fields]', 'print JSON of the fields given (comma-separated) of each record; alone, list the fields').argParser(jsonFields))
+    .addOption(once(new Option('--jq <expression>', "filter the records' JSON with a jq expression (strings printed raw)")))
+    .addOption(once(new Option('--template <string>', 'format the records with a Go template (tpa help formats)')))
     .option('--no-color', 'no colours (also NO_COLOR, and whenever stdout is not a terminal)')
     .option('--debug', 'log each request and response to stderr, credentials redacted')
     .addOption(once(new Option('--ca-file <file>', 'an extra CA certificate (PEM) to trust for HTTPS, for any profile').env('TPA_CA_FILE')))
@@ -198,6 +212,9 @@ Exit codes: 0 ok, 2 usage or validation, 3 not found, 4 conflict or wrong state,
       'tpa local fixtures',
       'tpa lookup blind --npi 1045782368 --group GRP-1001 --cpt 45378',
       'tpa claim template > claim.json && tpa claim submit claim.json --wait',
+      'tpa ledger list --json encounter_number,status',
+      `tpa ledger list --all --jq '.[] | select(.status == "RECONCILED") | .encounter_number'`,
+      "tpa ledger list --template '{{range .}}{{tablerow .encounter_number .status}}{{end}}'",
     ],
     io,
   );

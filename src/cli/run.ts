@@ -19,7 +19,7 @@ export async function runProgram(args: string[], given: IO, word: string | undef
     illFormedArgument(args);
     illFormedPathVariable(io.env);
     const program = await buildProgram(io, state, word);
-    await program.parseAsync(args, { from: 'user' });
+    await program.parseAsync(jsonBeforeCommand(args, word), { from: 'user' });
     return state.exitCode;
   } catch (err) {
     return report(err, io, state, args);
@@ -68,6 +68,22 @@ function illFormedPathVariable(env: NodeJS.ProcessEnv): void {
 /** U+FFFD REPLACEMENT CHARACTER: what Node makes of argument bytes that are not UTF-8. */
 const REPLACEMENT = '\ufffd';
 
+/**
+ * `tpa --json ledger list`: --json before the command takes no fields (they come after it: `tpa
+ * ledger list --json id`), so the command's word is not read as one; --json alone lists the fields.
+ */
+function jsonBeforeCommand(args: string[], word: string | undefined): string[] {
+  const i = word === undefined ? -1 : args.indexOf(word);
+  return i > 0 && args[i - 1] === '--json' ? [...args.slice(0, i - 1), '--json=', ...args.slice(i)] : args;
+}
+
+/** Whether the line asks for JSON (-o json aside): --json, --json=<fields>, --jq or --template. */
+function jsonAsked(args: string[]): boolean {
+  return args.some(
+    (a) => a === '--json' || a.startsWith('--json=') || a === '--jq' || a.startsWith('--jq=') || a === '--template' || a.startsWith('--template='),
+  );
+}
+
 function report(thrown: unknown, io: IO, state: RunState, args: string[]): number {
   // What the embedded engine refused, when a command called it directly, as the CLI's error of its kind.
   const err = thrown instanceof EngineError ? fromEngineError(thrown) : thrown;
@@ -80,14 +96,16 @@ function report(thrown: unknown, io: IO, state: RunState, args: string[]): numbe
   }
   const ctx = state.ctx;
   const debug = ctx?.debug ?? args.includes('--debug');
-  const json = ctx ? ctx.format !== 'table' : args.includes('--json');
+  const json = ctx ? ctx.format !== 'table' : jsonAsked(args);
   const colorErr = ctx?.colorErr ?? false;
   const red = (s: string) => (colorErr ? `${own('31m')}${s}${own('39m')}` : s);
   const dim = (s: string) => (colorErr ? `${own('2m')}${s}${own('22m')}` : s);
 
   if (err instanceof TpaError) {
     // JSON mode: whatever body the service answered goes to stdout, the summary to stderr (docs/design.md "Output").
-    if (json && err.body !== undefined && !ctx?.stdoutIsDocument) (ctx?.io ?? io).stdout.write(`${JSON.stringify(err.body, null, 2)}\n`);
+    // Not under --jq or --template: their stdout is the filter's results only.
+    if (json && err.body !== undefined && !ctx?.stdoutIsDocument && !ctx?.shape?.jq && !ctx?.shape?.template)
+      (ctx?.io ?? io).stdout.write(`${JSON.stringify(err.body, null, 2)}\n`);
     if (json) {
       const error = {
         exit_code: err.exitCode,

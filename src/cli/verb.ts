@@ -85,6 +85,12 @@ export interface Verb<A extends ArgSpecs = ArgSpecs, O extends OptionSpecs = Opt
   readonly options?: O;
   /** Command lines shown under "Examples:" in the help and the man page. */
   readonly examples: readonly string[];
+  /**
+   * The fields of the records it prints (the top-level keys of each record: `fieldsOf`), which
+   * `--json <fields>` selects from and `--json` lists. A verb without them prints no records, and
+   * refuses --json, --jq and --template (docs/design.md "Scripts: fields, jq and templates").
+   */
+  readonly fields?: readonly string[];
   /** Returns data for the shared renderers (or writes itself and returns nothing). */
   run(ctx: Context, args: ArgValues<A>, opts: OptionValues<O>, cmd: Command): Promise<CommandOutput | void>;
 }
@@ -107,4 +113,13 @@ export function verb<const A extends ArgSpecs = Record<never, never>, const O ex
 
 export function isGroup(entry: Entry): entry is Group {
   return 'verbs' in entry;
+}
+
+/**
+ * The fields of a record type, each named once: the object must name every key of `T` and no other
+ * (a field added to the type fails the type check until it is listed), in the order the field list
+ * shows them.
+ */
+export function fieldsOf<T>(keys: { readonly [K in keyof Required<T>]: true }): readonly string[] {
+  return Object.keys(keys);
 }

@@ -2,6 +2,7 @@
 // Renderers take the data and a description of the terminal, never the CLI's context.
 import type { Palette } from './format.js';
 import { csvCell } from './screen.js';
+import { filteredText, type OutputShape, shapedRecords } from './shape.js';
 
 export interface TableTools {
   c: Palette;
@@ -34,11 +35,24 @@ export interface Terminal {
   color: boolean;
   /** Columns of the terminal; none when the output is not one (tables are then as wide as they are). */
   columns?: number;
+  /** --json <fields>, --jq or --template: the records shaped for a script (shape.ts). */
+  shape?: OutputShape;
 }
 
 export async function emit(term: Terminal, output: CommandOutput): Promise<void> {
   const { out } = term;
   const items = output.items ?? (Array.isArray(output.data) ? output.data : [output.data]);
+  if (term.shape) {
+    // A list is its records as one array; anything else is one record.
+    const list = output.items !== undefined || Array.isArray(output.data);
+    const records = shapedRecords(term.shape, items);
+    const doc = list ? records : records[0];
+    const text = filteredText(term.shape, doc);
+    if (text !== undefined) out.write(text);
+    else if (term.format === 'ndjson') for (const record of records) out.write(`${JSON.stringify(record)}\n`);
+    else out.write(`${JSON.stringify(doc, null, 2)}\n`);
+    return;
+  }
   switch (term.format) {
     case 'json':
       out.write(`${JSON.stringify(output.data, null, 2)}\n`);

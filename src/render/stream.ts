@@ -3,6 +3,7 @@
 // ever held. They take a sink and the rendering they need, never the CLI's context.
 import { csvHeaders, csvLine, flatten, type TableTools } from './output.js';
 import { csvCell } from './screen.js';
+import { filteredText, type OutputShape, shapedRecords } from './shape.js';
 import { type Column, fitColumns, listColumns, minimumWidths, records as recordsOf, visibleLength } from './table.js';
 
 export interface Sink {
@@ -31,13 +32,18 @@ export interface CsvSpec<T> {
   row?: (item: T) => unknown;
 }
 
-/** A writer for `format`: json (one array, written as it grows), ndjson, csv (header once, even with no rows), or table. */
+/**
+ * A writer for `format`: json (one array, written as it grows), ndjson, csv (header once, even with
+ * no rows), or table; with a `shape` (--json <fields>, --jq, --template), the records shaped.
+ */
 export function rowWriter<T>(
   format: 'json' | 'ndjson' | 'csv' | 'table',
   out: Sink,
   table?: { tools: TableTools; spec: TableSpec<T> },
   csv?: CsvSpec<T>,
+  shape?: OutputShape,
 ): RowWriter<T> {
+  if (shape) return shapedWriter(shape, format, out);
   let count = 0;
   switch (format) {
     case 'ndjson':
@@ -127,4 +133,24 @@ export function rowWriter<T>(
       };
     }
   }
+}
+
+/**
+ * The records of a list printed as it arrives, shaped: each part as it comes (a page of `--all`, a
+ * claim of a batch) goes through jq or the template as an array of its records, so that a filter
+ * written for one page (`.[] | .id`) runs unchanged over all of them in flat memory; with fields
+ * alone, the records selected, in the json or ndjson of `format`.
+ */
+function shapedWriter<T>(shape: OutputShape, format: 'json' | 'ndjson' | 'csv' | 'table', out: Sink): RowWriter<T> {
+  const records = format === 'ndjson' || format === 'json' ? rowWriter<unknown>(format, out) : rowWriter<unknown>('json', out);
+  const filtered = shape.jq !== undefined || shape.template !== undefined;
+  return {
+    write(rows) {
+      if (rows.length === 0) return;
+      const selected = shapedRecords(shape, rows);
+      if (filtered) out.write(filteredText(shape, selected)!);
+      else records.write(selected);
+    },
+    end: () => (filtered ? undefined : records.end()),
+  };
 }

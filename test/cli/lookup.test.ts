@@ -47,7 +47,7 @@ describe('tpa lookup', () => {
     expect(table.code).toBe(0);
     expect(table.stdout).toMatch(/Rate type\s+CASE_RATE/);
     expect(table.stdout).toMatch(/Negotiated rate\s+425\.00\n/);
-    const json = await run('lookup', 'full', 'ctr_8d21b5e09f4c7a13', ...SURGEON, '--cpt', '45378', '--json');
+    const json = await run('lookup', 'full', 'ctr_8d21b5e09f4c7a13', ...SURGEON, '--cpt', '45378', '-o', 'json');
     expect(json.json()).toMatchObject({ contract_number: 'DC-2026-0002', negotiated_rate: 425 });
   });
 

@@ -39,6 +39,8 @@ export const activity = verb({
   name: 'activity',
   description: 'what happened: claims, approvals and transfers, counted by kind and listed',
   options,
+  // An event, or with --totals a kind's count.
+  fields: ['time', 'kind', 'encounter_id', 'encounter_number', 'service_date', 'provider_npi', 'provider_name', 'amount', 'amount_of', 'count'],
   examples: [
     'tpa activity --since yesterday',
     'tpa activity --period yesterday --kind denied pended',

@@ -1,11 +1,13 @@
 // tpa auth keys: the service's active API keys, each by prefix and last four only.
-import { verb } from '../../verb.js';
+import type { ApiKeyInfo } from '../../../client/types.js';
+import { fieldsOf, verb } from '../../verb.js';
 
 const masked = (id: string | null, prefix?: string, last4?: string) => (prefix && last4 ? `${prefix}…${last4}` : (id ?? '—'));
 
 export const keys = verb({
   name: 'keys',
   description: "the service's active API keys (prefix and last four only)",
+  fields: fieldsOf<ApiKeyInfo>({ id: true, prefix: true, last4: true, scopes: true, created_at: true, expires_at: true }),
   examples: ['tpa auth keys -p sandbox'],
   async run(ctx) {
     const body = (await (await ctx.client()).keys()).body;

@@ -16,6 +16,7 @@ import { loggedInProfiles } from './profiles.js';
 export const status = verb({
   name: 'status',
   description: 'the profile, where its key is kept (keychain or file), the key by prefix and last four, its scopes; exit 5 when not logged in',
+  fields: ['profile', 'environment', 'logged_in', 'credential'],
   examples: ['tpa auth status -p sandbox'],
   async run(ctx, _args, _opts, cmd) {
     if (ctx.profileExplicit) return profileStatus(ctx);

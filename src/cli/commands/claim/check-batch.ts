@@ -52,7 +52,7 @@ export async function checkClaims(
   onChecked?: (item: ClaimText, valid: boolean, errors: CheckedClaim['errors'], byEngine: boolean) => void,
 ): Promise<CommandOutput> {
   const table = ctx.format === 'table';
-  const writer = table ? undefined : rowWriter<unknown>(ctx.format, ctx.io.stdout);
+  const writer = table ? undefined : rowWriter<unknown>(ctx.format, ctx.io.stdout, undefined, undefined, ctx.shape);
   let valid = 0;
   let invalid = 0;
   let chargesCents = 0;

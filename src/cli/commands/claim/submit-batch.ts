@@ -157,7 +157,7 @@ export async function submitBatch(
   const database = await databaseOf(client);
   keepHeapFlat();
   const table = ctx.format === 'table';
-  const writer = table ? undefined : rowWriter<ClaimOutcome | Record<string, unknown>>(ctx.format, ctx.io.stdout);
+  const writer = table ? undefined : rowWriter<ClaimOutcome | Record<string, unknown>>(ctx.format, ctx.io.stdout, undefined, undefined, ctx.shape);
   const line = ctx.status;
   let last: BatchProgress | undefined;
   const started = Date.now();

@@ -2,9 +2,11 @@
 // (more than one claim, or a --journal), sent exactly once each and resumable (submit-batch.ts). One
 // claim is journaled as a batch's claims are (the journal of single claims): the same content sent
 // again is refused unless asked for (--again, or yes at the prompt). --dry-run checks and shows.
+import type { ClaimOutcome } from '../../../client/claim-batch.js';
+import type { ClaimResponseBody } from '../../../client/types.js';
 import { UsageError, ValidationFailed } from '../../../errors.js';
 import { suggestCommand, waitTimeoutSpec } from '../../options.js';
-import { argument, option, verb } from '../../verb.js';
+import { argument, option, fieldsOf, verb } from '../../verb.js';
 import { validateOneClaim } from './claim-check.js';
 import { responseOutput, waitForClaim } from './response.js';
 
@@ -37,6 +39,41 @@ export const submit = verb({
       "write each 837's acknowledgments into this folder: TA1, 999 and 277CA, X12 and JSON (<file>.999, .999.json, …); - prints them on stdout (one 837)",
     ),
   },
+  fields: [
+    ...new Set([
+      ...fieldsOf<ClaimResponseBody>({
+        submission_id: true,
+        external_claim_id: true,
+        status: true,
+        disposition: true,
+        adjudication: true,
+        claim_response: true,
+        aeob_reference: true,
+        processor_trace_id: true,
+        completed_at: true,
+        denial_reason: true,
+        denial_code: true,
+        pend_reason: true,
+        estimated_completion: true,
+        message: true,
+      }),
+      'found_in_ledger',
+      // A batch: one outcome a claim.
+      ...fieldsOf<ClaimOutcome>({
+        source: true,
+        status: true,
+        submission_id: true,
+        external_claim_id: true,
+        idempotency_key: true,
+        errors: true,
+        note: true,
+        disposition: true,
+        adjudication: true,
+        denial_code: true,
+        denial_reason: true,
+      }),
+    ]),
+  ],
   examples: [
     'tpa claim submit claim.json',
     'tpa claim submit claim.json --wait -o json',

@@ -22,6 +22,7 @@ export const validate = verb({
       "write each 837's acknowledgments into this folder: TA1, 999 and 277CA, X12 and JSON (<file>.999, .999.json, …); - prints them on stdout (one 837)",
     ),
   },
+  fields: ['source', 'valid', 'errors', 'type', 'provider_npi', 'member_id', 'lines', 'cpt_codes', 'total_charges', 'preauthorizations', 'engine_check'],
   examples: [
     'tpa claim validate claim.json',
     'cat claim.json | tpa claim validate -',

@@ -6,6 +6,7 @@ import { verb } from '../../verb.js';
 export const list = verb({
   name: 'list',
   description: 'every setting, one key=value a line',
+  fields: ['key', 'value'],
   examples: ['tpa config list'],
   async run(ctx) {
     const flat = flatten(readConfig(ctx.paths));

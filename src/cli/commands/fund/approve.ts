@@ -19,7 +19,7 @@ import { terminalWidth } from '../../io.js';
 import { suggestCommand } from '../../options.js';
 import { ask } from '../../prompt.js';
 import { holdNotes, moneyTarget, promptTag, writeTargetLine } from '../../where.js';
-import { argument, option, verb } from '../../verb.js';
+import { argument, option, fieldsOf, verb } from '../../verb.js';
 import { codeReferenceLine, offeredAuthorizationCode, shapeWarning, typeToConfirm } from './confirm.js';
 import { benefitOf, reviewPayouts } from './review.js';
 import { needsWithoutTerminal } from './without-terminal.js';
@@ -37,6 +37,7 @@ export const approve = verb({
     notes: option.text('--notes <text>', 'internal audit notes, at most 500 characters'),
     idempotencyKey: option.text('--idempotency-key <key>', 'reuse a key so that a retried approval is recognised (default: a new one)'),
   },
+  fields: [...fieldsOf<FundingApproved>({ status: true, processor_transfer_id: true, estimated_arrival: true, settlement_record_id: true }), 'audit_head'],
   examples: [
     'tpa fund approve enc_3b302036a412ed8b301f',
     'tpa fund approve ENC-2026-000002',

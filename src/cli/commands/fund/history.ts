@@ -3,7 +3,7 @@
 import { withCsvAmounts } from '../../../domain/csv.js';
 import type { HistoryRow } from '../../../client/fund-history.js';
 import type { TableTools } from '../../../render/output.js';
-import { option, verb } from '../../verb.js';
+import { option, fieldsOf, verb } from '../../verb.js';
 
 export const history = verb({
   name: 'history',
@@ -13,6 +13,22 @@ export const history = verb({
     from: option.text('--from <date>', 'made on or after (YYYY-MM-DD)'),
     to: option.text('--to <date>', 'made on or before (YYYY-MM-DD)'),
   },
+  fields: fieldsOf<HistoryRow>({
+    id: true,
+    at: true,
+    profile: true,
+    environment: true,
+    encounter_id: true,
+    amount: true,
+    authorization_code: true,
+    outcome: true,
+    processor_transfer_id: true,
+    error_code: true,
+    message: true,
+    transfer_status: true,
+    closed_as: true,
+    replaced_by: true,
+  }),
   examples: ['tpa fund history', 'tpa fund history --from 2026-11-23 -o csv'],
   async run(ctx, _args, { from, to }) {
     const { FundHistory, withTransfers } = await import('../../../client/fund-history.js');

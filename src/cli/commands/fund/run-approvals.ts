@@ -17,7 +17,7 @@ import { periodArgs, suggestCommand } from '../../options.js';
 export async function approveRun(ctx: Context, journal: RunJournal, plan: RunPlan): Promise<CommandOutput> {
   const client = await ctx.client();
   const table = ctx.format === 'table';
-  const writer = table ? undefined : rowWriter<ApprovalOutcome>(ctx.format, ctx.io.stdout);
+  const writer = table ? undefined : rowWriter<ApprovalOutcome>(ctx.format, ctx.io.stdout, undefined, undefined, ctx.shape);
   const resume = suggestCommand(ctx, ['fund', 'run', '--journal', journal.path]);
   let done = 0;
   // Ctrl-C: what was sent is in the journal. The progress line goes (its time left no longer holds); the note says how far the run got.

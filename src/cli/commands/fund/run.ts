@@ -1,6 +1,7 @@
 // tpa fund run: a payment run, every adjudicated, unfunded encounter the filters select, funded once
 // each after one review and one confirmation; resumable from its journal. This module selects,
 // reviews and confirms; the runner (client/payment-run.ts) does the approvals (docs/design.md "Payment runs").
+import type { ApprovalOutcome } from '../../../client/payment-run.js';
 import { withCsvAmounts } from '../../../domain/csv.js';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -14,7 +15,7 @@ import { terminalWidth } from '../../io.js';
 import { checkedPeriodFilters, givenArgs, periodSpec, suggestCommand } from '../../options.js';
 import { ask } from '../../prompt.js';
 import { counter } from '../../status-line.js';
-import { option, verb } from '../../verb.js';
+import { fieldsOf, option, verb } from '../../verb.js';
 import { holdNotes, moneyTarget, promptTag, writeTargetLine } from '../../where.js';
 import { codeReferenceLine, engineDay, shapeWarning, typeToConfirm } from './confirm.js';
 import { encounterColumns, encounterRow, reviewData, reviewOf, reviewText } from './run-review.js';
@@ -40,6 +41,24 @@ export const run = verb({
     journal: option.text('--journal <file>', "the run's journal; an existing one resumes its run (default: one in the data directory, named after the prefix)"),
     dryRun: option.flag('--dry-run', 'show the review (every encounter in json/csv) and send nothing'),
   },
+  fields: [
+    // --dry-run: each encounter the run would release.
+    'encounter_id',
+    'encounter_number',
+    'service_date',
+    'provider_npi',
+    'provider_name',
+    'amount',
+    'authorization_code',
+    // The run: each approval's outcome, as it happens.
+    ...fieldsOf<Omit<ApprovalOutcome, 'encounter_id' | 'amount' | 'authorization_code'>>({
+      status: true,
+      processor_transfer_id: true,
+      message: true,
+      audit_head: true,
+      funded_by: true,
+    }),
+  ],
   examples: [
     'tpa fund run --from 2026-11-01 --to 2026-11-30',
     'tpa fund run --dry-run -o csv > run.csv',

@@ -101,9 +101,21 @@ export const HELP_TOPICS: readonly HelpTopic[] = [
       ],
       [
         'json',
-        'one JSON document (--json is the same), amounts as numbers; one page of a list is {count, next, previous, results}, a listing with --all one array of every row, written as it grows',
+        'one JSON document, amounts as numbers; one page of a list is {count, next, previous, results}, a listing with --all one array of every row, written as it grows',
       ],
       ['ndjson', 'one JSON object a line, each row as it comes'],
+      [
+        '--json <fields>',
+        "the records a command prints (the rows -o ndjson writes a line each: a list's entries, or the one record), each with only these fields, as JSON (with -o ndjson, a line each); --json alone lists the fields, on stderr",
+      ],
+      [
+        '--jq <expression>',
+        "the records' JSON (a list as one array, a record as an object) through jq, in-process; a text result printed as it is, others as JSON. A list printed as it arrives (--all, a batch) goes through it a page at a time",
+      ],
+      [
+        '--template <string>',
+        'the same JSON through a Go template: {{.field}}, {{range .}}…{{end}}, {{if}}…{{else}}…{{end}}, pipes, and printf, join, pluck, truncate, tablerow, tablerender, json, len, index, eq, ne, lt, le, gt, ge, and, or, not',
+      ],
       [
         'csv',
         "a header (even when no row matches), then a row a line; the ledger's status_progression becomes status and status_at; a cell a spreadsheet would take for a formula gets a ' in front",

@@ -3,8 +3,8 @@
 import { UsageError } from '../../../errors.js';
 import { centsToAmount, formatCentsGrouped } from '../../../domain/money.js';
 import { oneLine, screen } from '../../../render/screen.js';
-import { argument, option, verb } from '../../verb.js';
-import type { JobSummary } from '../../../client/job-journals.js';
+import { argument, option, fieldsOf, verb } from '../../verb.js';
+import type { JobItem, JobSummary } from '../../../client/job-journals.js';
 import { count, findJournal, jobTime, stateText, summaryRecord } from './journals.js';
 
 /**
@@ -26,6 +26,23 @@ export const show = verb({
     failedTo: option.text('--failed-to <file>', 'write the claims that were invalid or refused to <file>, as NDJSON (one claim a line), to fix and send again'),
     force: option.flag('--force', 'with --failed-to: replace <file> when it exists'),
   },
+  fields: [
+    // Each claim (or approval) of the journal, as jobs show prints it: the amount in dollars, the claim's text left out.
+    ...fieldsOf<Omit<JobItem, 'amount_cents' | 'text'>>({
+      source: true,
+      status: true,
+      detail: true,
+      submission_id: true,
+      external_claim_id: true,
+      idempotency_key: true,
+      authorization_code: true,
+      funded_by: true,
+      message: true,
+      errors: true,
+      at: true,
+    }),
+    'amount',
+  ],
   examples: [
     'tpa jobs show claims-3f2a9c01d4e5b6a7',
     'tpa jobs show run1.journal -o ndjson   # every claim of it, one a line',

@@ -19,11 +19,38 @@ export const eob = verb({
     ),
     force: option.flag('--force', 'with --out: replace the file if it exists'),
   },
+  fields: [
+    'resourceType',
+    'id',
+    'meta',
+    'identifier',
+    'status',
+    'type',
+    'subType',
+    'use',
+    'patient',
+    'billablePeriod',
+    'created',
+    'insurer',
+    'provider',
+    'payee',
+    'outcome',
+    'disposition',
+    'careTeam',
+    'supportingInfo',
+    'diagnosis',
+    'insurance',
+    'item',
+    'adjudication',
+    'total',
+    'payment',
+  ],
   examples: ['tpa ledger eob ENC-2026-000002', 'tpa ledger eob enc_3b302036a412ed8b301f --out member-eob.json'],
   async run(ctx, { encounterId }, opts) {
     // stdout is a FHIR resource: a service's error body never goes there, whatever the output format.
     ctx.stdoutIsDocument = true;
     if (opts.force && opts.out === undefined) throw new UsageError('--force goes with --out: it replaces the file --out names');
+    if (ctx.shape && opts.out !== undefined) throw new UsageError('--out writes the whole document: --json, --jq and --template shape stdout; give one');
     if (opts.out !== undefined) {
       const problem = folderProblem(opts.out);
       if (problem) throw new UsageError(`cannot write ${opts.out}: ${problem}; nothing was written`);
@@ -60,6 +87,8 @@ export const eob = verb({
         code: 'answer_unusable',
       });
     }
+    // One record, for --json <fields>, --jq and --template (cli/shape.ts).
+    if (ctx.shape) return { data: resource };
     const text = ctx.format === 'ndjson' ? `${JSON.stringify(resource)}\n` : `${JSON.stringify(resource, null, 2)}\n`;
     if (opts.out === undefined) {
       ctx.io.stdout.write(text);

@@ -25,7 +25,7 @@ import {
   suggestCommand,
   withPeriodDates,
 } from '../../options.js';
-import { option, verb, type OptionValues } from '../../verb.js';
+import { fieldsOf, option, verb, type OptionValues } from '../../verb.js';
 
 const options = {
   from: option.text('--from <date>', 'service date on or after (YYYY-MM-DD)'),
@@ -44,7 +44,24 @@ export const list = verb({
   name: 'list',
   description: 'encounters, newest service date first; filters, pages, or --all of them',
   options,
+  fields: fieldsOf<LedgerItem>({
+    id: true,
+    encounter_id: true,
+    encounter_number: true,
+    ssp_code: true,
+    ssp_name: true,
+    provider: true,
+    payer: true,
+    service_date: true,
+    status: true,
+    status_progression: true,
+    financial_summary: true,
+    superseded_by: true,
+  }),
   examples: [
+    'tpa ledger list --json encounter_number,status   # these fields of each entry; --json alone lists them',
+    `tpa ledger list --all --jq '.[] | select(.status == "RECONCILED") | .encounter_number'`,
+    "tpa ledger list --template '{{range .}}{{tablerow .encounter_number .status}}{{end}}'",
     'tpa ledger list --status FUNDED',
     'tpa ledger list --from 2026-03-01 --to 2026-03-31 --npi 1234567893 --all -o csv > march.csv',
     'tpa ledger list --period last-month --by funded -o csv > funded.csv',

@@ -1,12 +1,20 @@
 // tpa ledger show: the full history of one encounter: entries, the money breakdown, service lines, reconciliation.
 import type { LedgerDetail, SettlementRecord } from '../../../client/types.js';
 import type { TableTools } from '../../../render/output.js';
-import { argument, verb } from '../../verb.js';
+import { argument, fieldsOf, verb } from '../../verb.js';
 
 export const show = verb({
   name: 'show',
   description: 'the full history of one encounter: entries, the money breakdown, service lines, reconciliation',
   args: { encounterId: argument.required('<encounter_id>', 'the encounter: its id (external_claim_id of the claim) or its number, ENC-2026-000002') },
+  fields: fieldsOf<LedgerDetail['entries'][number]>({
+    sequence: true,
+    type: true,
+    timestamp: true,
+    reference: true,
+    description: true,
+    financial_impact: true,
+  }),
   examples: ['tpa ledger show enc_3b302036a412ed8b301f', 'tpa ledger show ENC-2026-000002'],
   async run(ctx, { encounterId }) {
     const client = await ctx.client();

@@ -9,6 +9,21 @@ type Row = Record<string, unknown>;
 export const fixtures = verb({
   name: 'fixtures',
   description: 'the seeded reference data: providers, contracts, members, so you know what to try',
+  fields: [
+    'contract_id',
+    'contract_number',
+    'npi',
+    'group_id',
+    'effective_date',
+    'termination_date',
+    'network_tier',
+    'rate_type',
+    'bundle_type',
+    'negotiated_bundle_rate',
+    'medicare_multiplier',
+    'anesthesia_included',
+    'codes',
+  ],
   examples: ['tpa local fixtures', "tpa local fixtures -o json | jq '.contracts[] | {contract_id, npi, group_id}'"],
   async run(ctx) {
     const transport = await openEngine(ctx);

@@ -1,7 +1,8 @@
 // tpa lookup blind: does an active contract cover the codes? An opaque contract id, never pricing
 // (docs/api.md "POST /v1/contract-lookup/blind/").
+import type { BlindLookupResult } from '../../../client/types.js';
 import { listValue } from '../../options.js';
-import { option, verb } from '../../verb.js';
+import { option, fieldsOf, verb } from '../../verb.js';
 import { checkProvider, codesOption, providerOptions } from './provider.js';
 
 export const blind = verb({
@@ -12,6 +13,7 @@ export const blind = verb({
     cpt: codesOption,
     date: option.text('--date <date>', 'a contract active on this service date, YYYY-MM-DD (default today on the engine clock)'),
   },
+  fields: fieldsOf<BlindLookupResult>({ match_found: true, contract_id: true, message: true }),
   examples: [
     'tpa lookup blind --npi 1045782368 --group GRP-1001 --cpt 45378 43235',
     'tpa lookup blind --npi 1673904821 --group GRP-3003 --cpt 70553 --date 2025-06-01',

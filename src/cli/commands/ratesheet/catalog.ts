@@ -5,7 +5,7 @@ import { count } from '../../../render/format.js';
 import type { TableTools } from '../../../render/output.js';
 import type { TableSpec } from '../../../render/stream.js';
 import { ALL_HELP, givenArgs, pageHint, suggestCommand, wholeNumberOption } from '../../options.js';
-import { option, verb } from '../../verb.js';
+import { option, fieldsOf, verb } from '../../verb.js';
 
 const CATALOG_TABLE: TableSpec<Ssp> = {
   // A package a line: on a narrow terminal its id (--ssp takes the code too), then whether it needs anesthesia, then its CPT give way.
@@ -29,6 +29,16 @@ export const catalog = verb({
     version: option.text('--version <version>', 'catalog version (default: the current one)'),
     all: option.flag('--all', ALL_HELP),
   },
+  fields: fieldsOf<Ssp>({
+    id: true,
+    code: true,
+    name: true,
+    level: true,
+    medicare_rate: true,
+    base_weight: true,
+    primary_cpt_code: true,
+    requires_anesthesia: true,
+  }),
   examples: ['tpa ratesheet catalog --search knee', 'tpa ratesheet catalog --all -o csv > catalog.csv'],
   async run(ctx, _args, opts, cmd) {
     const client = await ctx.client();

@@ -1,13 +1,23 @@
 // tpa ratesheet preview: the allowed amount of every item, and their total; nothing is saved.
 import { instanceArgument } from './instance.js';
 import { formatCentsGrouped, jsonNumberToCents } from '../../../domain/money.js';
-import { verb } from '../../verb.js';
+import type { PreviewItem } from '../../../client/types.js';
+import { fieldsOf, verb } from '../../verb.js';
 import { rateOnScreen } from './rates.js';
 
 export const preview = verb({
   name: 'preview',
   description: 'the allowed amount of every item, without saving anything',
   args: { instanceId: instanceArgument() },
+  fields: fieldsOf<PreviewItem>({
+    ssp_code: true,
+    ssp_name: true,
+    rate_type: true,
+    rate_value: true,
+    calculated_allowed_amount: true,
+    medicare_rate: true,
+    bundle_type: true,
+  }),
   examples: ['tpa ratesheet preview BLD-1001'],
   async run(ctx, { instanceId }) {
     const { items } = (await (await ctx.client()).previewSchedule(instanceId)).body;

@@ -2,13 +2,25 @@
 import { instanceArgument } from './instance.js';
 import type { ScheduleItem, ScheduleSettings } from '../../../client/types.js';
 import type { TableTools } from '../../../render/output.js';
-import { verb } from '../../verb.js';
+import { fieldsOf, verb } from '../../verb.js';
 import { formatRate, rateOnScreen } from './rates.js';
 
 export const show = verb({
   name: 'show',
   description: 'the schedule settings and its items',
   args: { instanceId: instanceArgument() },
+  fields: fieldsOf<ScheduleItem>({
+    id: true,
+    ssp_id: true,
+    ssp_code: true,
+    ssp_name: true,
+    rate_type: true,
+    rate_value: true,
+    is_bundle_eligible: true,
+    bundle_type: true,
+    notes: true,
+    sort_order: true,
+  }),
   examples: ['tpa ratesheet show BLD-1001'],
   async run(ctx, { instanceId }) {
     const s = (await (await ctx.client()).schedule(instanceId)).body.rate_schedule;

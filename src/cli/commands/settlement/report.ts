@@ -50,6 +50,33 @@ export const report = verb({
   description:
     "the period's money for the finance desk: encounters by status, funded, in transit, settled, failed and refunded, fees and nets per provider, AEOB reconciliation, exceptions to act on, settled per day",
   options,
+  fields: [
+    // A line per encounter (-o ndjson), or with --by funded or settled per transfer (reportLines).
+    'encounter_id',
+    'encounter_number',
+    'service_date',
+    'status',
+    'superseded_by',
+    'provider_npi',
+    'charges',
+    'allowed',
+    'patient_responsibility',
+    'benefit',
+    'transfer_status',
+    'processor_transfer_id',
+    'initiated_at',
+    'completed_at',
+    'released',
+    'in_transit',
+    'settled',
+    'released_then_refunded',
+    'came_back',
+    'failed',
+    'fees_charged',
+    'reconciliation_status',
+    'match_status',
+    'variance',
+  ],
   examples: [
     'tpa settlement report --from 2026-11-01 --to 2026-11-30',
     'tpa settlement report --from 2026-11-01 --to 2026-11-30 -o csv > november.csv   # every section, a section column first',
@@ -390,68 +417,12 @@ async function settlementReport(ctx: Context, opts: OptionValues<typeof options>
     counted ? { by: counted.kind, startMs: counted.span.startMs, endMs: counted.span.endMs, moneyEntries } : undefined,
   );
   const data = { ...reportData(report, f, now, by), ...(scan ? { scan } : {}) };
-  if (ctx.format === 'ndjson') {
-    if (counted) {
-      // By the money's own times: one line per transfer with a figure in the period, its amounts
-      // those the money section counts here, so the lines add up to it (docs/money-rules.md "The finance desk's report").
-      const byId = new Map<string, LedgerItem>();
-      for (const e of [...moneyEntries, ...entries]) byId.set(e.encounter_id, e);
-      for (const l of report.transferLines) {
-        const e = byId.get(l.encounter_id);
-        const t = l.transfer;
-        ctx.io.stdout.write(
-          `${JSON.stringify({
-            encounter_id: l.encounter_id,
-            encounter_number: e?.encounter_number ?? null,
-            service_date: e?.service_date ?? null,
-            status: e?.status ?? null,
-            provider_npi: e?.provider.npi ?? null,
-            processor_transfer_id: t.processor_transfer_id,
-            transfer_status: t.status,
-            initiated_at: t.initiated_at ?? null,
-            completed_at: t.completed_at,
-            released: money(l.releasedCents),
-            in_transit: money(l.inTransitCents),
-            settled: money(l.settledCents),
-            released_then_refunded: money(l.refundedCents),
-            came_back: money(l.cameBackCents),
-            failed: money(l.failedCents),
-            fees_charged: money(l.feeCents),
-            reconciliation_status: t.reconciliation_status ?? null,
-            match_status: t.aeob_match?.match_status ?? null,
-            variance: t.aeob_match?.variance ?? null,
-          })}\n`,
-        );
-      }
-      return { exitCode: 0 };
-    }
-    // One object per encounter with its settlement state, for scripts that build their own.
-    for (const e of entries) {
-      const s = settlements.get(e.encounter_id);
-      ctx.io.stdout.write(
-        `${JSON.stringify({
-          encounter_id: e.encounter_id,
-          encounter_number: e.encounter_number,
-          service_date: e.service_date,
-          status: e.status,
-          // A pended claim sent again: the report counts it under superseded_pended, not in its
-          // statuses or totals; the lines whose superseded_by is null sum to the report's figures.
-          superseded_by: supersededBy(e),
-          provider_npi: e.provider.npi,
-          charges: e.financial_summary.charges,
-          allowed: e.financial_summary.allowed_amount,
-          patient_responsibility: e.financial_summary.patient_responsibility,
-          benefit: e.financial_summary.benefit_amount,
-          transfer_status: s?.status ?? null,
-          processor_transfer_id: s?.processor_transfer_id ?? null,
-          // With --npi, that provider's payouts in the transfer (docs/money-rules.md "The finance desk's report").
-          settled: s?.status === 'COMPLETED' ? settledOf(s, f.provider_npi) : 0,
-          reconciliation_status: s?.reconciliation_status ?? null,
-          match_status: s?.aeob_match?.match_status ?? null,
-          variance: s?.aeob_match?.variance ?? null,
-        })}\n`,
-      );
-    }
+  // The report's records: a line per encounter, or per transfer by the money's own times. -o ndjson
+  // writes them a line each; --json <fields>, --jq and --template shape them (cli/shape.ts).
+  if (ctx.format === 'ndjson' || ctx.shape) {
+    const lines = reportLines(report, entries, moneyEntries, settlements, f.provider_npi, counted !== undefined, supersededBy);
+    if (ctx.shape) return { data: lines };
+    for (const line of lines) ctx.io.stdout.write(`${JSON.stringify(line)}\n`);
     return { exitCode: 0 };
   }
   const csv = ctx.format === 'csv' ? csvOf(data, section) : undefined;
@@ -461,6 +432,74 @@ async function settlementReport(ctx: Context, opts: OptionValues<typeof options>
     columns: csv?.columns,
     table: (t: TableTools) => reportTable(t, report, f, now, by, scan),
   };
+}
+
+/** The records of a report, as -o ndjson writes them a line each. */
+function reportLines(
+  report: PeriodReport,
+  entries: readonly LedgerItem[],
+  moneyEntries: readonly LedgerItem[],
+  settlements: ReadonlyMap<string, ReportSettlement>,
+  npi: string | undefined,
+  counted: boolean,
+  supersededBy: (e: LedgerItem) => string | null,
+): Record<string, unknown>[] {
+  if (counted) {
+    // By the money's own times: one line per transfer with a figure in the period, its amounts
+    // those the money section counts here, so the lines add up to it (docs/money-rules.md "The finance desk's report").
+    const byId = new Map<string, LedgerItem>();
+    for (const e of [...moneyEntries, ...entries]) byId.set(e.encounter_id, e);
+    return report.transferLines.map((l) => {
+      const e = byId.get(l.encounter_id);
+      const t = l.transfer;
+      return {
+        encounter_id: l.encounter_id,
+        encounter_number: e?.encounter_number ?? null,
+        service_date: e?.service_date ?? null,
+        status: e?.status ?? null,
+        provider_npi: e?.provider.npi ?? null,
+        processor_transfer_id: t.processor_transfer_id,
+        transfer_status: t.status,
+        initiated_at: t.initiated_at ?? null,
+        completed_at: t.completed_at,
+        released: money(l.releasedCents),
+        in_transit: money(l.inTransitCents),
+        settled: money(l.settledCents),
+        released_then_refunded: money(l.refundedCents),
+        came_back: money(l.cameBackCents),
+        failed: money(l.failedCents),
+        fees_charged: money(l.feeCents),
+        reconciliation_status: t.reconciliation_status ?? null,
+        match_status: t.aeob_match?.match_status ?? null,
+        variance: t.aeob_match?.variance ?? null,
+      };
+    });
+  }
+  // One object per encounter with its settlement state, for scripts that build their own.
+  return entries.map((e) => {
+    const s = settlements.get(e.encounter_id);
+    return {
+      encounter_id: e.encounter_id,
+      encounter_number: e.encounter_number,
+      service_date: e.service_date,
+      status: e.status,
+      // A pended claim sent again: the report counts it under superseded_pended, not in its
+      // statuses or totals; the lines whose superseded_by is null sum to the report's figures.
+      superseded_by: supersededBy(e),
+      provider_npi: e.provider.npi,
+      charges: e.financial_summary.charges,
+      allowed: e.financial_summary.allowed_amount,
+      patient_responsibility: e.financial_summary.patient_responsibility,
+      benefit: e.financial_summary.benefit_amount,
+      transfer_status: s?.status ?? null,
+      processor_transfer_id: s?.processor_transfer_id ?? null,
+      // With --npi, that provider's payouts in the transfer (docs/money-rules.md "The finance desk's report").
+      settled: s?.status === 'COMPLETED' ? settledOf(s, npi) : 0,
+      reconciliation_status: s?.reconciliation_status ?? null,
+      match_status: s?.aeob_match?.match_status ?? null,
+      variance: s?.aeob_match?.variance ?? null,
+    };
+  });
 }
 
 const isSection = (name: string): name is Section => (SECTIONS as readonly string[]).includes(name);

@@ -1,11 +1,11 @@
 // tpa settlement show: the settlement of an encounter: status, payouts with fees and nets, AEOB
 // reconciliation; exit 7 while pending.
 import type { ApiResult, TpaClient } from '../../../client/client.js';
-import type { SettlementPending, SettlementRecord } from '../../../client/types.js';
+import type { SettlementPending, SettlementRecord, Payout } from '../../../client/types.js';
 import { formatCentsGrouped, jsonNumberToCents } from '../../../domain/money.js';
 import { EXIT, PendingError } from '../../../errors.js';
 import type { Context } from '../../context.js';
-import { argument, option, verb } from '../../verb.js';
+import { argument, option, fieldsOf, verb } from '../../verb.js';
 import { suggestCommand, timeoutOption, waitTimeoutSpec } from '../../options.js';
 import { settlementTable } from './settlement-table.js';
 
@@ -19,6 +19,28 @@ export const show = verb({
     wait: option.flag('--wait', 'poll until the transfer is final (COMPLETED, FAILED or REFUNDED)'),
     timeout: waitTimeoutSpec,
   },
+  fields: [
+    'settlement_id',
+    'encounter_id',
+    'status',
+    ...fieldsOf<Payout>({
+      sequence: true,
+      provider_npi: true,
+      provider_name: true,
+      provider_role: true,
+      processor_payout_id: true,
+      amount: true,
+      payout_status: true,
+      payout_date: true,
+      expected_arrival: true,
+      processor_fee: true,
+      net_to_provider: true,
+    }),
+    // Not adjudicated or not funded yet: the service's answer of a pending settlement.
+    'message',
+    'adjudication_complete',
+    'funding_approved',
+  ],
   examples: ['tpa settlement show enc_3b302036a412ed8b301f', 'tpa settlement show ENC-2026-000001 --wait --timeout 2m -o json'],
   async run(ctx, { encounterId: given }, opts) {
     const timeoutMs = timeoutOption(opts.timeout) ?? (await import('../../../client/polling.js')).DEFAULT_POLL_TIMEOUT_MS;

@@ -6,6 +6,7 @@ import { withEngine } from '../engine.js';
 export const head = verb({
   name: 'head',
   description: 'the last record: its number and hash, to keep outside the database (a ticket, another machine, a printed log)',
+  fields: ['seq', 'hash'],
   examples: ['tpa local audit head', 'tpa local audit head -o json'],
   async run(ctx) {
     const head = await withEngine(ctx, (e) => e.auditHead());

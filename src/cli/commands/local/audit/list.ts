@@ -23,6 +23,7 @@ export const list = verb({
       },
     ),
   },
+  fields: ['seq', 'at', 'type', 'subject', 'actor', 'data', 'hash'],
   examples: ['tpa local audit list --type FUNDING_APPROVED -o csv'],
   async run(ctx, _args, opts) {
     for (const name of ['from', 'to'] as const) {

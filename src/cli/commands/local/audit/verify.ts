@@ -21,6 +21,7 @@ export const verify = verb({
       'a head kept outside the database (tpa local audit head): the chain must still hold it and extend it, else exit 4 (a rewrite with every hash recomputed)',
     ),
   },
+  fields: ['whole', 'count', 'head'],
   examples: [
     'tpa local audit verify',
     'tpa local audit verify --deep',

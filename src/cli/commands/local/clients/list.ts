@@ -1,11 +1,13 @@
 // tpa local clients list: the registered OAuth clients, their scopes and whether they were revoked.
 import type { TableTools } from '../../../../render/output.js';
-import { verb } from '../../../verb.js';
+import type { ClientRegistration } from '../../../../engine/services/oauth.js';
+import { fieldsOf, verb } from '../../../verb.js';
 import { withEngine } from '../engine.js';
 
 export const list = verb({
   name: 'list',
   description: 'the registered clients: scopes, status (active, revoked)',
+  fields: fieldsOf<ClientRegistration>({ client_id: true, scopes: true, status: true, registered_at: true, revoked_at: true }),
   examples: ['tpa local clients list'],
   async run(ctx) {
     const clients = await withEngine(ctx, (e) => e.listClients());

@@ -7,6 +7,7 @@ export const show = verb({
   name: 'show',
   description: 'the engine time now, and whether it is real, frozen or shifted',
   isDefault: true,
+  fields: ['now', 'source', 'stored', 'clock', 'held', 'recorded_until'],
   examples: ['tpa local clock'],
   async run(ctx) {
     return clockOutput(await withEngine(ctx, (e) => e.clock()));

@@ -20,7 +20,7 @@ export const create = verb({
     const scopes = (await scopesOption(opts.scopes)) ?? [...SCOPES];
     const created = await withEngine(ctx, (e) => e.createKey(env, scopes));
     ctx.note(`created key ${created.record.id} (${created.record.scopes.join(', ')}); it is shown only this once`);
-    // Asked for a format (-o json, ndjson, csv, --json, TPA_OUTPUT): an object, as every command gives. Otherwise, on a
+    // Asked for a format (-o json, ndjson, csv, TPA_OUTPUT): an object, as every command gives. Otherwise, on a
     // terminal or piped, the key alone on stdout, so that `tpa local keys create | tpa auth login
     // --with-key-stdin` and `KEY=$(tpa local keys create)` work.
     if (ctx.formatChosen && ctx.format !== 'table') {

@@ -6,6 +6,7 @@ import { withEngine } from '../engine.js';
 export const list = verb({
   name: 'list',
   description: 'every key: id, prefix and last four, scopes, status (active, rotated, expired, revoked), the key it was rotated from',
+  fields: ['id', 'environment', 'prefix', 'last4', 'scopes', 'status', 'lineage', 'rotated_from', 'created_at', 'expires_at', 'revoked_at'],
   examples: ['tpa local keys list', 'tpa local keys list -o json | jq \'.[] | select(.status == "active")\''],
   async run(ctx) {
     const keys = await withEngine(ctx, (e) => e.listKeys());

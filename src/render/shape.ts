@@ -1,0 +1,52 @@
+// `--json <fields>`, `--jq` and `--template` (docs/design.md "Scripts: fields, jq and templates"):
+// what a command prints as records, shaped for a script. A list is its records as one array, one
+// record an object; a list printed as its pages arrive is shaped a part at a time (a page of
+// `--all`, a claim of a batch), so that memory stays flat however long it is.
+import type { JqProgram } from './jq.js';
+import type { Template } from './template.js';
+
+export interface OutputShape {
+  /** --json <fields>: the fields each record keeps, in the order given; a field a record lacks is null. */
+  fields?: readonly string[];
+  jq?: JqProgram;
+  template?: Template;
+  /** jq's results other than text are indented (stdout is a terminal), as gh does. */
+  indent: boolean;
+}
+
+/** The record with only `fields`, in their order. */
+export function selectFields(record: unknown, fields: readonly string[]): Record<string, unknown> {
+  const source = record !== null && typeof record === 'object' ? (record as Record<string, unknown>) : {};
+  const kept: Record<string, unknown> = {};
+  for (const field of fields) {
+    const value = Object.hasOwn(source, field) ? source[field] : null;
+    // A field named __proto__ is a key like any other, not the object's prototype.
+    Object.defineProperty(kept, field, { value: value === undefined ? null : value, enumerable: true, writable: true, configurable: true });
+  }
+  return kept;
+}
+
+/** The records a list holds, each with the fields asked for. */
+export function shapedRecords(shape: OutputShape, records: readonly unknown[]): unknown[] {
+  return shape.fields ? records.map((r) => selectFields(r, shape.fields!)) : [...records];
+}
+
+/**
+ * The text of `doc` (the records as an array, or one record) through jq or the template; with
+ * neither, undefined (the records are written as JSON by the caller).
+ */
+export function filteredText(shape: OutputShape, doc: unknown): string | undefined {
+  if (shape.jq)
+    return shape
+      .jq(doc)
+      .map((value) => jqResultText(value, shape.indent))
+      .join('');
+  if (shape.template) return shape.template(doc);
+  return undefined;
+}
+
+/** How --jq prints a result, as gh does: a string as it is (jq -r), anything else as JSON, indented on a terminal. */
+export function jqResultText(value: unknown, indent: boolean): string {
+  if (typeof value === 'string') return `${value}\n`;
+  return `${JSON.stringify(value, null, indent ? 2 : undefined)}\n`;
+}

@@ -1,0 +1,69 @@
+// The Go-template subset of --template (src/render/template.ts).
+import { describe, expect, it } from 'vitest';
+import { UsageError } from '../../src/errors.js';
+import { parseTemplate, sprintf } from '../../src/render/template.js';
+
+const render = (source: string, data: unknown) => parseTemplate(source)(data);
+
+describe('--template', () => {
+  const rows = [
+    { id: 'a', n: 3, tags: ['x', 'y'], who: { name: 'Ann' } },
+    { id: 'bb', n: 0, tags: [], who: null },
+  ];
+
+  it('prints fields, nested fields, and ranges over a list with else', () => {
+    expect(render('{{range .}}{{.id}}:{{.who.name}};{{end}}', rows)).toBe('a:Ann;bb:;');
+    expect(render('{{range .}}x{{else}}none{{end}}', [])).toBe('none');
+  });
+
+  it('branches with if, else if and else, by Go truth (0, empty text and an empty list are false)', () => {
+    const t = '{{range .}}{{if .tags}}tagged{{else if .n}}counted{{else}}neither{{end}} {{end}}';
+    expect(render(t, rows)).toBe('tagged neither ');
+    expect(render('{{if and .a (not .b)}}yes{{end}}', { a: 1, b: '' })).toBe('yes');
+  });
+
+  it('pipes into functions and formats with printf, join, truncate, len, index and json', () => {
+    expect(render('{{.n | printf "%05d"}}', { n: 42 })).toBe('00042');
+    expect(render('{{printf "%-4s|%6.2f" .id .v}}', { id: 'a', v: 12.3456 })).toBe('a   | 12.35');
+    expect(render('{{join ", " .tags}}', rows[0])).toBe('x, y');
+    expect(render('{{truncate 6 .t}}', { t: 'abcdefghij' })).toBe('abc...');
+    expect(render('{{len .}} {{index . 1 "id"}}', rows)).toBe('2 bb');
+    expect(render('{{json .who}}', rows[0])).toBe('{"name":"Ann"}');
+  });
+
+  it('keeps variables, range variables and $ for the whole input', () => {
+    expect(render('{{range $i, $r := .}}{{$i}}={{$r.id}} {{end}}', rows)).toBe('0=a 1=bb ');
+    expect(render('{{$first := index . 0}}{{range .}}{{$first.id}}{{end}}', rows)).toBe('aa');
+    expect(render('{{range .}}{{len $}}{{end}}', rows)).toBe('22');
+  });
+
+  it('trims white space beside {{- and -}} and skips comments', () => {
+    expect(render('a  {{- /* note */ -}}  b\n{{- .x}}', { x: 'c' })).toBe('abc');
+  });
+
+  it('aligns tablerow columns, rendered at tablerender or at the end', () => {
+    expect(render('{{range .}}{{tablerow .id .n}}{{end}}', rows)).toBe('a   3\nbb  0\n');
+    expect(render('{{tablerow "x" "y"}}{{tablerender}}after', null)).toBe('x  y\nafter');
+  });
+
+  it('refuses an unknown function, an unclosed action and a missing end, naming line and column', () => {
+    expect(() => parseTemplate('{{.a}}\n  {{upper .a}}')).toThrow(/line 2, column 5: unknown function "upper"/);
+    expect(() => parseTemplate('{{.a')).toThrow(/line 1, column 1: unclosed action/);
+    expect(() => parseTemplate('{{if .a}}x')).toThrow(/{{if}} has no {{end}}/);
+    expect(() => parseTemplate('{{end}}')).toThrow(UsageError);
+  });
+
+  it('an error while it runs is a usage error: a range over text, a field of a number', () => {
+    expect(() => render('{{range .}}{{end}}', 'text')).toThrow(/range cannot go over string/);
+    expect(() => render('{{.a.b}}', { a: 3 })).toThrow(/cannot read field b of number 3/);
+  });
+
+  it('text from the data is printed, never run as a template', () => {
+    expect(render('{{.}}', '{{printf "%d" 1}}')).toBe('{{printf "%d" 1}}');
+  });
+
+  it('printf says what is missing as Go does', () => {
+    expect(sprintf('%s and %s', ['one'])).toBe('one and %!s(MISSING)');
+    expect(sprintf('100%%', [])).toBe('100%');
+  });
+});
