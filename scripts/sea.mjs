@@ -109,6 +109,20 @@ const noKeychainInside = {
   },
 };
 
+// jq (`--jq`) inside: the npm build loads jq-wasm's module beside it, which reads its .wasm file from
+// node_modules; the executable carries jq-wasm's build with the WebAssembly inlined instead.
+const JQ_LOAD = "createRequire(import.meta.url)('jq-wasm')";
+const jqInside = {
+  name: 'jq-inside',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]src[\\/]render[\\/]jq\.ts$/ }, (args) => {
+      const code = readFileSync(args.path, 'utf8');
+      if (!code.includes(JQ_LOAD)) fail(`${args.path} no longer has ${JQ_LOAD}: see jqInside`);
+      return { contents: code.replace(JQ_LOAD, "require('jq-wasm/inline')"), loader: 'ts' };
+    });
+  },
+};
+
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
 const bundle = join(out, 'tpa-sea.cjs');
@@ -122,7 +136,7 @@ await build({
   // In CommonJS import.meta is empty: the few places that ask for their own URL get the executable's.
   define: { ...define, __TPA_SEA_ADDON__: JSON.stringify(addonName), 'import.meta': '__tpaImportMeta' },
   banner: { js: 'var __tpaImportMeta = { get url() { return require("node:url").pathToFileURL(process.execPath).href; } };' },
-  plugins: [sqliteFromTheExecutable, helpFromTheExecutable, noEncryptionInside, noKeychainInside],
+  plugins: [sqliteFromTheExecutable, helpFromTheExecutable, noEncryptionInside, noKeychainInside, jqInside],
   minifySyntax: true,
   minifyWhitespace: true,
   legalComments: 'none',

@@ -93,6 +93,12 @@ describe('the single executable', () => {
     expect(existsSync(join(home, 'local.sqlite'))).toBe(true);
   });
 
+  it('filters with --jq, jq carried inside (no node_modules beside it)', () => {
+    const r = tpa(['lookup', 'blind', '--npi', '1234567893', '--group', 'GRP-1001', '--cpt', '45380', '--jq', '.match_found'], join(dir, 'lookup'));
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toBe('true\n');
+  });
+
   it('keeps its SQLite addon in a folder of the user (0700), a file of the user (0600) named by its digest, the bytes of better-sqlite3', () => {
     expect(tpa(['lookup', 'blind', '--npi', '1234567893', '--group', 'GRP-1001', '--cpt', '45380']).status).toBe(0);
     const folder = join(dir, 'cache', 'tpa', 'sea');
