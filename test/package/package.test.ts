@@ -141,15 +141,25 @@ describe('a fresh clone', () => {
 });
 
 describe('npm pack', () => {
-  it('gives a tarball of the built program, LICENSE, README, man pages and completions, and nothing of the sources, tests or maps', () => {
+  it('gives a tarball of the built program and the OpenAPI document it serves, LICENSE, README, man pages and completions, and nothing of the sources, tests or maps', () => {
     const { entries } = packed();
     const files = entries.map((e) => e.replace(/^package\//, ''));
-    for (const f of ['package.json', 'LICENSE', 'README.md', 'bin/tpa', 'dist/main.cjs', 'dist/tpa.cjs', 'dist/prompts.js', 'dist/help.txt'])
+    for (const f of [
+      'package.json',
+      'LICENSE',
+      'README.md',
+      'bin/tpa',
+      'dist/main.cjs',
+      'dist/tpa.cjs',
+      'dist/prompts.js',
+      'dist/help.txt',
+      'dist/openapi.yaml',
+    ])
       expect(files).toContain(f);
     for (const f of ['completions/tpa.bash', 'completions/_tpa', 'completions/tpa.fish']) expect(files).toContain(f);
     for (const page of pkg.man) expect(files).toContain(page.replace(/^\.\//, ''));
     const runtime =
-      /^(package\.json|LICENSE|README\.md|bin\/tpa|dist\/[\w.-]+\.(cjs|js|txt)|man\/[\w.-]+\.1|completions\/(tpa\.bash|_tpa|tpa\.fish)|docs\/openapi\.yaml)$/;
+      /^(package\.json|LICENSE|README\.md|bin\/tpa|dist\/[\w.-]+\.(cjs|js|txt)|man\/[\w.-]+\.1|completions\/(tpa\.bash|_tpa|tpa\.fish)|dist\/openapi\.yaml)$/;
     expect(files.filter((f) => !runtime.test(f))).toEqual([]);
   });
 
