@@ -137,6 +137,7 @@ async function shapeOf(verb: AnyVerb, cmd: Command, io: IO) {
   return outputShape({
     command: commandPath(cmd).join(' '),
     fields: verb.fields,
+    undeclaredJson: verb.undeclaredJson === true,
     globals: cmd.optsWithGlobals(),
     outputSource: cmd.getOptionValueSourceWithGlobals('output'),
     terminal: io.stdout.isTTY,

@@ -11,6 +11,8 @@ export interface ShapeRequest {
   command: string;
   /** The fields the command's records have (verb.ts `fields`); undefined when it prints no records. */
   fields: readonly string[] | undefined;
+  /** The command prints JSON whose fields it does not declare (verb.ts `undeclaredJson`): --jq and --template only. */
+  undeclaredJson?: boolean;
   globals: GlobalOptions;
   /** Where --output came from: "cli" when typed, "env" for TPA_OUTPUT. */
   outputSource: string | undefined;
@@ -33,7 +35,11 @@ export async function outputShape(request: ShapeRequest): Promise<ShapeDecision>
     Boolean,
   );
   if (given.length === 0) return { kind: 'none' };
-  if (fields === undefined)
+  if (request.undeclaredJson && globals.json !== undefined)
+    throw new UsageError(`tpa ${command} prints the answer as the service gave it, whose fields tpa does not declare: --json cannot select them`, {
+      hint: `--jq picks fields from it, as with gh's api: --jq '{id, status}', --jq '.results[] | .id'`,
+    });
+  if (fields === undefined && !request.undeclaredJson)
     throw new UsageError(`tpa ${command} prints no records: ${given.join(', ')} cannot shape its output`, {
       hint: 'they apply to the commands that print records (lists, a record, results); tpa help formats',
     });
@@ -41,9 +47,8 @@ export async function outputShape(request: ShapeRequest): Promise<ShapeDecision>
   if (request.outputSource === 'cli' && (globals.output === 'table' || globals.output === 'csv'))
     throw new UsageError(`-o ${globals.output} cannot be given with ${given.join(', ')}, which print JSON or text of their own: give one`);
   const selected = Array.isArray(globals.json) ? globals.json : undefined;
-  if (globals.json === true) return { kind: 'list', text: fieldList(fields) };
-  if (selected) {
-    if (selected.length === 0) return { kind: 'list', text: fieldList(fields) };
+  if (fields !== undefined && (globals.json === true || selected?.length === 0)) return { kind: 'list', text: fieldList(fields) };
+  if (fields !== undefined && selected) {
     const unknown = selected.filter((f) => !fields.includes(f));
     if (unknown.length > 0)
       throw new UsageError(

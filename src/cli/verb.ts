@@ -91,6 +91,11 @@ export interface Verb<A extends ArgSpecs = ArgSpecs, O extends OptionSpecs = Opt
    * refuses --json, --jq and --template (docs/design.md "Scripts: fields, jq and templates").
    */
   readonly fields?: readonly string[];
+  /**
+   * Prints JSON whose fields it cannot declare, a service's answer as it came (`tpa api`): --jq and
+   * --template apply to it, and --json <fields> is refused, as gh's api has no --json.
+   */
+  readonly undeclaredJson?: true;
   /** Returns data for the shared renderers (or writes itself and returns nothing). */
   run(ctx: Context, args: ArgValues<A>, opts: OptionValues<O>, cmd: Command): Promise<CommandOutput | void>;
 }

@@ -173,6 +173,36 @@ export interface X12Problem {
   segment?: string;
 }
 
+type Json = Record<string, unknown>;
+
+/**
+ * The FHIR R4 Claim one CLM becomes (what `claim convert` prints): its top-level elements, those an
+ * 837 may lack optional. `claim convert`'s `--json <fields>` lists these keys.
+ */
+export type X12FhirClaim = {
+  resourceType: 'Claim';
+  contained?: Json[];
+  identifier: { system: string; value: string }[];
+  status: 'active' | 'cancelled';
+  type: Json;
+  use: 'claim';
+  patient: Json;
+  billablePeriod?: { start: string; end: string };
+  created?: string;
+  insurer?: Json;
+  provider: Json;
+  priority: Json;
+  related?: Json[];
+  facility?: Json;
+  careTeam?: Json[];
+  supportingInfo?: Json[];
+  diagnosis?: Json[];
+  procedure?: Json[];
+  insurance: Json[];
+  item: Json[];
+  total: { value: number | string; currency: 'USD' };
+};
+
 /** One CLM as a FHIR R4 Claim. */
 export interface X12Claim {
   /** The FHIR R4 Claim. */
@@ -1606,7 +1636,7 @@ export class X12ClaimReader {
   }
 
   /** The FHIR R4 Claim of a draft; `segments` gets where each part came from. */
-  private fhir(d: ClaimDraft, segments: Map<string, string>): Record<string, unknown> {
+  private fhir(d: ClaimDraft, segments: Map<string, string>): X12FhirClaim {
     const type = this.type ?? 'professional';
     const member = this.subscriber?.memberId ?? '';
     // The claim's rendering provider (2310B) is the payee of each line without its own (837P); one

@@ -4,6 +4,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useTpaHome } from '../helpers/cli.js';
+import { IG_EXAMPLES, igX12Mapped } from '../helpers/ig-examples.js';
+import { institutionalClaim, interchange, professionalClaim, transaction } from '../helpers/x12.js';
 
 const home = useTpaHome(beforeAll, afterAll);
 const run = (...args: string[]) => home.run(args);
@@ -326,3 +328,130 @@ describe('commands that print no records', () => {
     }
   });
 });
+
+describe('claim convert: its records are the FHIR Claims', () => {
+  /** Two 837s: a professional replacement (REF*F8) with a facility, an institutional claim, and one claim convert refuses. */
+  const files = () => {
+    const replacement = professionalClaim({ clm01: 'CNV-P1', extra: ['NM1*77*2*RIVERSIDE SURGERY CENTER*****XX*1234567893'] }).flatMap((s) =>
+      s.startsWith('CLM*') ? [s.replace('11:B:1', '11:B:7'), 'REF*F8*ENC-2026-000001'] : [s],
+    );
+    const professional = join(home.dir, 'convert-p.837');
+    writeFileSync(
+      professional,
+      interchange([transaction({ st02: '0001', type: 'professional', claims: [replacement, professionalClaim({ clm01: 'CNV-P2' })] })], {
+        isa13: '000000101',
+      }),
+    );
+    const institutional = join(home.dir, 'convert-i.837');
+    writeFileSync(
+      institutional,
+      interchange(
+        [transaction({ st02: '0001', type: 'institutional', claims: [institutionalClaim({ clm01: 'CNV-I1', hi: 'HI*ABK:K635*BBR:0DJ08ZZ:D8:20250110' })] })],
+        {
+          isa13: '000000102',
+          gs08: '005010X223A2',
+        },
+      ),
+    );
+    // The published 837P: its patient a dependent (loop 2000C), a contained Patient and Coverage.
+    const dependent = join(home.dir, 'convert-dep.837');
+    writeFileSync(dependent, igX12Mapped(IG_EXAMPLES[0]!));
+    return [professional, institutional, dependent];
+  };
+
+  it('declares the FHIR Claim’s top-level keys: every key printed is one, and each one is printed by some claim', async () => {
+    const paths = files();
+    await expectFieldsDeclared(['claim', 'convert', ...paths]);
+    const listed = await run('claim', 'convert', ...paths, '--json');
+    expect(listed.code).toBe(2);
+    expect(listed.stdout).toBe('');
+    const fields = listed.stderr
+      .split('\n')
+      .slice(1)
+      .map((l) => l.trim())
+      .filter(Boolean);
+    const printed = await run('claim', 'convert', ...paths, '-o', 'ndjson');
+    const keys = new Set(
+      printed.stdout
+        .trim()
+        .split('\n')
+        .flatMap((l) => Object.keys(JSON.parse(l))),
+    );
+    expect([...keys].sort()).toEqual(fields);
+    expect(fields).toContain('supportingInfo');
+  });
+
+  it('--json <fields> keeps those of each Claim (a JSON array, or a Claim a line with -o ndjson), not a Bundle', async () => {
+    const paths = files();
+    const array = await run('claim', 'convert', ...paths, '--json', 'identifier,total');
+    expect(array.code, array.stderr).toBe(0);
+    const claims = array.json<{ identifier: { value: string }[]; total: { value: number } }[]>();
+    expect(claims.map((c) => c.identifier[0]!.value)).toEqual(['CNV-P1', 'CNV-P2', 'CNV-I1', IG_EXAMPLES[0]!.clm01]);
+    for (const c of claims) expect(Object.keys(c)).toEqual(['identifier', 'total']);
+    expect(claims[0]!.total).toEqual({ value: 1800, currency: 'USD' });
+    const lines = await run('claim', 'convert', paths[0]!, '--json', 'status,related', '-o', 'ndjson');
+    expect(lines.code, lines.stderr).toBe(0);
+    expect(
+      lines.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l)),
+    ).toEqual([
+      { status: 'active', related: [expect.objectContaining({ claim: { identifier: { value: 'ENC-2026-000001' } } })] },
+      { status: 'active', related: null },
+    ]);
+    expect(lines.stderr).toMatch(/2 claims: 2 converted; nothing was sent/);
+  });
+
+  it('--jq and --template go through a claim at a time, as each is converted; a claim refused is not printed, exit 2', async () => {
+    const paths = files();
+    const totals = await run('claim', 'convert', ...paths, '--jq', '.[] | "\\(.identifier[0].value) \\(.total.value)"');
+    expect(totals.code, totals.stderr).toBe(0);
+    expect(totals.stdout).toBe(`CNV-P1 1800\nCNV-P2 1800\nCNV-I1 2400\n${IG_EXAMPLES[0]!.clm01} ${await convertedTotal(paths[2]!)}\n`);
+    // Each part jq sees is one claim's array: an aggregate is per claim.
+    const lengths = await run('claim', 'convert', ...paths, '--jq', 'length');
+    expect(lengths.stdout).toBe('1\n1\n1\n1\n');
+    const template = await run(
+      'claim',
+      'convert',
+      paths[1]!,
+      '--template',
+      '{{range .}}{{.resourceType}} {{.type.coding | pluck "code" | join ","}}{{"\\n"}}{{end}}',
+    );
+    expect(template.code, template.stderr).toBe(0);
+    expect(template.stdout).toBe('Claim institutional\n');
+    // A CPT code of four digits: that claim is refused on stderr, not printed; the other is.
+    const bad = join(home.dir, 'convert-bad.837');
+    writeFileSync(
+      bad,
+      interchange(
+        [
+          transaction({
+            st02: '0001',
+            type: 'professional',
+            claims: [professionalClaim({ clm01: 'CNV-OK' }), professionalClaim({ clm01: 'CNV-BAD', lines: [{ cpt: '4537', charge: '10' }] })],
+          }),
+        ],
+        { isa13: '000000103' },
+      ),
+    );
+    const mixed = await run('claim', 'convert', bad, '--jq', '.[] | .identifier[0].value');
+    expect(mixed.code).toBe(2);
+    expect(mixed.stdout).toBe('CNV-OK\n');
+    expect(mixed.stderr).toMatch(/CNV-BAD/);
+  });
+
+  it('a jq syntax error is refused before any file is read', async () => {
+    const r = await run('claim', 'convert', join(home.dir, 'no-such.837'), '--jq', '.[');
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('syntax error');
+    expect(r.stderr).not.toContain('no-such.837');
+  });
+});
+
+/** The total charge of the one claim a file converts to. */
+async function convertedTotal(path: string): Promise<number> {
+  const r = await run('claim', 'convert', path, '-o', 'ndjson');
+  expect(r.code, r.stderr).toBe(0);
+  return JSON.parse(r.stdout).total.value;
+}

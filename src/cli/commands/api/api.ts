@@ -9,6 +9,7 @@ import { EXIT, UsageError, errorFromResponse } from '../../../errors.js';
 import type { Context } from '../../context.js';
 import { readInput } from '../../options.js';
 import { confirm } from '../../prompt.js';
+import { screen } from '../../../render/screen.js';
 import { argument, type OptionValues, option, verb } from '../../verb.js';
 import { buildFields, type Fields, queryOf, splitField, typedValue } from './fields.js';
 import { extraHeaders, shownHeader } from './headers.js';
@@ -39,10 +40,13 @@ export const api = verb({
     path: argument.optional('[path]', 'the path, after a method: tpa api POST <path>'),
   },
   options,
+  // The answer as the service gave it: --jq and --template filter it, --json <fields> is refused.
+  undeclaredJson: true,
   examples: [
     'tpa api /tpa-api/v1/claims/sub_4f1c9a0b2e7d6c35a8e1/response/',
     'tpa api /tpa-api/v1/contract-lookup/blind/ -f npi=1045782368 -f group_id=GRP-1001 -f "cpt_codes[]=45378"',
     'tpa api /tpa-api/v1/ledger/entries/ -X GET -f status=ADJUDICATED -F limit=2 --paginate -o ndjson',
+    `tpa api /tpa-api/v1/ledger/entries/ --paginate --jq '.[] | [.encounter_number, .status] | @tsv'`,
     `tpa api POST /tpa-api/v1/contract-lookup/blind/ -d '{"npi":"1045782368","group_id":"GRP-1001","cpt_codes":["45378"]}'`,
     'tpa api /tpa-api/v1/claims/submit/ --input claim.json -H "Idempotency-Key: claim-0042" --include',
   ],
@@ -93,7 +97,7 @@ export const api = verb({
       ctx.io.stdout.write('\n');
     }
     // A HEAD answer (or a 204) has no body to print.
-    if (response.body !== undefined) await apiOutput(ctx).body(response.body);
+    if (response.body !== undefined) await apiOutput(ctx).body(response.body, response.status);
     const exitCode = exitOf(response);
     if (exitCode !== EXIT.OK) ctx.note(`HTTP ${response.status}`);
     return { exitCode };
@@ -103,19 +107,55 @@ export const api = verb({
 /**
  * The one place `tpa api` prints what the service answered: a body as pretty JSON (whatever -o
  * says, as ever), and a paged list's rows as they come, one JSON array written as it grows or, with
- * -o ndjson, one row a line (render/stream.ts). An output filter (--jq) of `tpa api` applies here.
+ * -o ndjson, one row a line (render/stream.ts). --jq and --template (compiled before anything was
+ * sent) apply here: to the body, or to each page's rows as the page arrives, as gh's api does.
  */
 function apiOutput(ctx: Context): ApiOutput {
+  const shape = ctx.shape;
   return {
-    body: async (body) => {
-      ctx.io.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
+    body: async (body, status) => {
+      if (!shape) {
+        ctx.io.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
+        return;
+      }
+      const { filteredText } = await import('../../../render/shape.js');
+      let text: string | undefined;
+      try {
+        text = filteredText(shape, body);
+      } catch (err) {
+        throw unfiltered(ctx, err, body, status);
+      }
+      if (text !== undefined) ctx.io.stdout.write(text);
     },
     rows: async () => {
-      const { rowWriter } = await import('../../../render/stream.js');
-      const writer = rowWriter<unknown>(ctx.format === 'ndjson' ? 'ndjson' : 'json', ctx.io.stdout);
-      return { write: async (rows) => writer.write(rows), end: async () => writer.end() };
+      const [{ rowWriter }, { filteredText }] = await Promise.all([import('../../../render/stream.js'), import('../../../render/shape.js')]);
+      const writer = rowWriter<unknown>(ctx.format === 'ndjson' ? 'ndjson' : 'json', ctx.io.stdout, undefined, undefined, shape);
+      let rowsSeen = false;
+      return {
+        write: async (rows) => {
+          rowsSeen ||= rows.length > 0;
+          writer.write(rows);
+        },
+        end: async () => {
+          // A list with no rows is one empty page, which the filter still sees (`--jq length` prints 0), as gh's does.
+          const none = shape && !rowsSeen ? filteredText(shape, []) : undefined;
+          if (none !== undefined) ctx.io.stdout.write(none);
+          writer.end();
+        },
+      };
     },
   };
+}
+
+/**
+ * A filter that failed on an answer (jq's error while it runs, a template's `range` over a number):
+ * the request was sent, perhaps a fund release, so its answer is never lost: it goes to stderr as it
+ * came (stdout holds the filter's results only), and the error says the request was sent.
+ */
+function unfiltered(ctx: Context, err: unknown, body: unknown, status: number): unknown {
+  if (!(err instanceof UsageError)) return err;
+  ctx.io.stderr.write(`${screen(JSON.stringify(body, null, 2))}\n`);
+  return new UsageError(`${err.message}; the request was sent (HTTP ${status}): its answer, unfiltered, is above on stderr`);
 }
 
 /**

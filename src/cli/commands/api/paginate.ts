@@ -12,7 +12,8 @@ import type { Context } from '../../context.js';
 
 /** Where `tpa api` prints (api.ts apiOutput): an answer's body, and a paged list's rows as they come. */
 export interface ApiOutput {
-  body(body: unknown): Promise<void>;
+  /** The answer's body, and its status (a filter that fails on it says the request was sent). */
+  body(body: unknown, status: number): Promise<void>;
   rows(): Promise<{ write(rows: readonly unknown[]): Promise<void>; end(): Promise<void> }>;
 }
 
@@ -65,7 +66,7 @@ export async function paginate(ctx: Context, client: TpaClient, request: PagedRe
     const first = await client.raw('GET', request.target, { headers: request.headers });
     if (first.status >= 300 || !isPage(first.body)) {
       if (first.status < 300) ctx.note('the answer is not a page of a list (no results and next): printed as it came');
-      if (first.body !== undefined) await out.body(first.body);
+      if (first.body !== undefined) await out.body(first.body, first.status);
       return exitOf(first);
     }
     keepHeapFlat();

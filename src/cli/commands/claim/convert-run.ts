@@ -1,13 +1,14 @@
 // `tpa claim convert`'s work: the X12 files of the paths (folders: their files starting with ISA) read a
 // claim at a time (x12-source.ts), each checked with the engine's rules; the claims that would be
-// sent are written as they come (ndjson: one a line; json: one FHIR Bundle written as it grows), the
-// others said on stderr with their places. Memory does not grow with the number of claims.
+// sent are written as they come (ndjson: one a line; json: one FHIR Bundle written as it grows; shaped
+// by --json <fields>, --jq or --template a claim at a time), the others said on stderr with their places. Memory does not grow with the number of claims.
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { EXIT, ValidationFailed } from '../../../errors.js';
 import { count } from '../../../render/format.js';
 import type { CommandOutput } from '../../../render/output.js';
 import { screen } from '../../../render/screen.js';
+import { rowWriter } from '../../../render/stream.js';
 import type { Context } from '../../context.js';
 import { keepHeapFlat } from '../../heap.js';
 import { checkClaim, sameIdentitySaid, errorLine } from './claim-check.js';
@@ -71,7 +72,10 @@ export async function convertX12(ctx: Context, paths: readonly string[], format:
     pending += text;
     if (pending.length >= 64 * 1024) flush();
   };
-  const bundle = format === 'json' ? bundleWriter(emit) : undefined;
+  // --json <fields>, --jq or --template: the Claims as records, shaped a claim at a time (a JSON
+  // array or a Claim a line with -o ndjson), not a Bundle.
+  const shaped = ctx.shape ? rowWriter<unknown>(format, { write: emit }, undefined, undefined, ctx.shape) : undefined;
+  const bundle = format === 'json' && !shaped ? bundleWriter(emit) : undefined;
   try {
     const sameIdentity = sameIdentitySaid();
     // What the readers say is a note (`note: …`), told from the refusals of claims.
@@ -85,11 +89,13 @@ export async function convertX12(ctx: Context, paths: readonly string[], format:
           continue;
         }
         valid++;
-        if (bundle) bundle.add(item.value);
+        if (shaped) shaped.write([item.value]);
+        else if (bundle) bundle.add(item.value);
         else emit(`${item.text}\n`);
       }
     }
   } finally {
+    shaped?.end();
     bundle?.end();
     flush();
   }

@@ -3,15 +3,41 @@
 // would check it; one that would not be sent is not printed, its problems go to stderr with their
 // places (`file.837: ST 0001, CLM P1, SV1 #2: …`), and the exit code is 2.
 import { UsageError } from '../../../errors.js';
-import { argument, verb } from '../../verb.js';
+import type { X12FhirClaim } from '../../../domain/x12-837.js';
+import { argument, fieldsOf, verb } from '../../verb.js';
 
 export const convert = verb({
   name: 'convert',
   description: 'print the FHIR R4 Claims of X12 837 files (837P, 837I) without sending them; problems on stderr with their segments',
   args: { paths: argument.variadic('<paths...>', 'X12 837 files (*.837, *.x12, *.edi, or any file starting with ISA), or folders of them') },
+  // Each FHIR Claim is a record: --json <fields>, --jq and --template shape them a claim at a time.
+  fields: fieldsOf<X12FhirClaim>({
+    resourceType: true,
+    contained: true,
+    identifier: true,
+    status: true,
+    type: true,
+    use: true,
+    patient: true,
+    billablePeriod: true,
+    created: true,
+    insurer: true,
+    provider: true,
+    priority: true,
+    related: true,
+    facility: true,
+    careTeam: true,
+    supportingInfo: true,
+    diagnosis: true,
+    procedure: true,
+    insurance: true,
+    item: true,
+    total: true,
+  }),
   examples: [
     'tpa claim convert claims.837   # one FHIR Claim a line (ndjson)',
     'tpa claim convert claims.837 -o json > bundle.json   # one FHIR Bundle (collection)',
+    `tpa claim convert claims.837 --jq '.[] | [.identifier[0].value, .total.value] | @tsv'   # each claim's CLM01 and charge`,
     'tpa claim convert claims.837 > export.ndjson && tpa claim submit export.ndjson --wait   # the same claims, sent',
   ],
   async run(ctx, { paths }) {
