@@ -55,6 +55,7 @@ export const HELP_TOPICS: readonly HelpTopic[] = [
         'XDG_DATA_HOME',
         "the parent of tpa's data directory (default ~/.local/share): the embedded engine's database, the journals of batches and payment runs",
       ],
+      ['XDG_CACHE_HOME', "the parent of the single executable's cache (default ~/.cache): the SQLite addon it carries, written once to tpa/sea there (0700)"],
       ['TPA_PROFILE', 'the profile to use, as -p/--profile'],
       ['TPA_OUTPUT', 'the output format, as -o/--output'],
       ['TPA_CA_FILE', 'an extra CA certificate (PEM) to trust for HTTPS, as --ca-file'],
