@@ -215,6 +215,7 @@ describe.each(SIZES)('fund approve on the local profile at $cols×$rows', ({ col
     for (const word of [e.id, code, '/tpa-api/v1/funding/approve/', 'type the amount to release (2,460.00) to confirm']) expect(asked).toContain(word);
     expect(screen.every((l) => l.length <= cols)).toBe(true);
     // --no-color: no colour or bold anywhere (cursor movements aside).
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: an escape sequence is what is looked for
     expect(r.raw).not.toMatch(/\x1b\[[0-9;]*m/);
     expect((await run(['settlement', 'show', e.id])).code).toBe(7);
     // Typed back, it is sent.
