@@ -1,6 +1,6 @@
 // A fund release sent as a raw request (`tpa api`): the body must be the release itself, one JSON
 // object of exactly encounter_id (text), amount (a plain JSON number of at most two decimals) and
-// authorization_code (text), so that what is confirmed, sent and recorded in the fund history is one
+// authorization_code (text), and the contract's optional notes (text), so that what is confirmed, sent and recorded in the fund history is one
 // and the same release. Anything else is refused before sending: the service refuses it too.
 import { MAX_AMOUNT_CENTS, parseCents } from './money.js';
 
@@ -14,7 +14,9 @@ export interface RawRelease {
 }
 
 const KEYS = ['encounter_id', 'amount', 'authorization_code'];
-const SHAPE = 'a fund release is one JSON object of encounter_id (text), amount (a number) and authorization_code (text)';
+/** The contract's optional field of a release, text too. */
+const OPTIONAL = ['notes'];
+const SHAPE = 'a fund release is one JSON object of encounter_id (text), amount (a number) and authorization_code (text), notes (text) optional';
 
 /** The release a body holds, or why it is not one (a sentence). `text` is the body as sent. */
 export function rawRelease(text: string | undefined): RawRelease | string {
@@ -22,11 +24,12 @@ export function rawRelease(text: string | undefined): RawRelease | string {
   const members = topLevelMembers(text);
   if (typeof members === 'string') return `${SHAPE}: ${members}`;
   const keys = members.map((m) => m.key);
-  const extra = keys.filter((k) => !KEYS.includes(k));
+  const extra = keys.filter((k) => !KEYS.includes(k) && !OPTIONAL.includes(k));
   if (extra.length > 0) return `${SHAPE}, nothing else (it holds ${extra.map((k) => JSON.stringify(k)).join(', ')})`;
   const missing = KEYS.filter((k) => !keys.includes(k));
   if (missing.length > 0) return `${SHAPE}: ${missing.join(', ')} missing`;
   const value = (key: string) => members.find((m) => m.key === key)!;
+  if (keys.includes('notes') && value('notes').kind !== 'string') return `${SHAPE}: notes must be text`;
   for (const key of ['encounter_id', 'authorization_code']) {
     const v = value(key);
     if (v.kind !== 'string' || (JSON.parse(v.raw) as string).trim() === '') return `${SHAPE}: ${key} must be non-empty text`;

@@ -91,7 +91,9 @@ describe('tpa api: the fund release is POST only, and the release alone', () => 
       [['POST', `${RELEASE}?dry_run=true`, '-d', bodyOf(r)], /carries no query string/],
       [['POST', RELEASE, '-d', '{}', '-f', f[0]!, '-F', `amount=${r.amount}`, '-f', f[1]!], /carries no query string/],
       [['POST', RELEASE, '-d', `[${bodyOf(r)}]`], /one JSON object/],
-      [['POST', RELEASE, '-d', bodyOf(r).replace(/}$/, ',"notes":"x"}')], /nothing else \(it holds/],
+      [['POST', RELEASE, '-d', bodyOf(r).replace(/}$/, ',"dry_run":true}')], /nothing else \(it holds/],
+      [['POST', RELEASE, '-d', bodyOf(r).replace(/}$/, ',"notes":["x"]}')], /plain/],
+      [['POST', RELEASE, '-d', bodyOf(r).replace(/}$/, ',"notes":1}')], /notes must be text/],
       [['POST', RELEASE, '-f', `encounter_id[]=${r.id}`, '-F', `amount=${r.amount}`, '-f', f[1]!], /plain/],
       [['POST', RELEASE, '-f', f[0]!, '-F', `amount[value]=${r.amount}`, '-f', f[1]!], /plain/],
       [['POST', RELEASE, '-f', f[0]!, '-F', `amount=${r.amount}`], /authorization_code missing/],
@@ -110,7 +112,8 @@ describe('tpa api: the fund release is POST only, and the release alone', () => 
     await refused(['api', 'POST', RELEASE, '-f', `encounter_id=${r.id}`, '-F', 'amount=0x11C', '-f', `authorization_code=${r.code}`], r.id, /amount must be/);
     // The amount sent is the amount recorded: 2 decimals written out are the same cents.
     expect(r.text).toMatch(/^\d+\.\d\d$/);
-    const ok = await run(['api', 'POST', RELEASE, '-d', withAmount(r.text), '--yes']);
+    // The contract's optional notes (text) go along.
+    const ok = await run(['api', 'POST', RELEASE, '-d', withAmount(r.text).replace(/}$/, ',"notes":"raw release"}'), '--yes']);
     expect(ok.code, ok.stderr).toBe(0);
     expect((await history()).filter((h) => h.encounter_id === r.id).map((h) => [h.amount, h.outcome])).toEqual([[Number(r.amount), 'APPROVED']]);
   });
