@@ -13,6 +13,7 @@ import { readFileSync } from 'node:fs';
 import type { OutputFormat } from './formats.js';
 import type { OutputShape } from '../render/shape.js';
 import { StatusLine } from './status-line.js';
+import { setPlainPrompts } from './prompt-color.js';
 
 export type { OutputFormat };
 
@@ -97,6 +98,8 @@ export function createContext(given: IO, opts: GlobalOptions): Context {
   if (reserved) throw new UsageError(explicit ? `--profile: ${reserved}` : `default_profile: ${reserved}`);
   let client: TpaClient | undefined;
   let profile: Profile | undefined;
+  // The prompts (cli/prompt.ts) follow --no-color and NO_COLOR as the rest of stderr does.
+  setPlainPrompts(!(io.stderr.isTTY && !noColor));
   const ctx: Context = {
     io,
     format,

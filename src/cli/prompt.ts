@@ -5,6 +5,7 @@ import { EXIT, TpaError, UsageError } from '../errors.js';
 import { screen } from '../render/screen.js';
 import { displayWidth, wrapProse } from '../render/text.js';
 import type { Context } from './context.js';
+import { plainPrompts } from './prompt-color.js';
 
 export class DeclinedError extends TpaError {
   constructor(message = 'not confirmed: nothing was done') {
@@ -56,15 +57,22 @@ function hung(text: string): string {
  * below, wrapped the same way, so that a typed amount or a chosen run's code is never cut.
  */
 function theme(message: string) {
+  const plain = plainPrompts();
+  const paint = (color: Parameters<typeof styleText>[0], text: string) => (plain ? text : styleText(color, text));
   return {
+    // Without colour (--no-color, NO_COLOR, stderr not a terminal): the prompt's marks and its question plain too.
+    ...(plain ? { prefix: { idle: '?', done: '✔' } } : {}),
     style: {
-      error: (text: string) => styleText('red', `> ${hung(text)}`),
+      ...(plain
+        ? { message: (text: string) => text, help: (text: string) => text, highlight: (text: string) => text, defaultAnswer: (text: string) => `(${text})` }
+        : {}),
+      error: (text: string) => paint('red', `> ${hung(text)}`),
       answer: (text: string) => {
         const width = columns();
         // The echo is "✔ <question's last line> <answer>".
         const last = message.split('\n').at(-1)!;
-        if (width === undefined || 2 + displayWidth(last) + 1 + displayWidth(text) <= width) return styleText('cyan', text);
-        return `\n  ${styleText('cyan', hung(text))}`;
+        if (width === undefined || 2 + displayWidth(last) + 1 + displayWidth(text) <= width) return paint('cyan', text);
+        return `\n  ${paint('cyan', hung(text))}`;
       },
     },
   };

@@ -37,12 +37,23 @@ function illFormedArgument(args: readonly string[]): void {
   const i = args.findIndex((a) => !isWellFormedText(a) || a.includes(REPLACEMENT));
   if (i === -1) return;
   const arg = args[i]!;
-  const shown = `"${shownText(arg)}"`;
   const before = args[i - 1];
+  const shown = `"${shownText(headerNameOnly(arg, before))}"`;
   const where =
     arg.startsWith('-') || before === undefined || !before.startsWith('-') || before === '--' ? `argument ${i + 1}, ${shown}` : `${before} ${shown}`;
   if (!isWellFormedText(arg)) throw new UsageError(`${where}: ${ILL_FORMED}; nothing was done`);
   throw new UsageError(`${where}: holds U+FFFD, which is what bytes that are not UTF-8 become; nothing was sent`);
+}
+
+/**
+ * A `-H name: value` argument (`-H`, `--header`, or the value after one) as an error may show it:
+ * the name, never the value, which may be a credential.
+ */
+function headerNameOnly(arg: string, before: string | undefined): string {
+  const glued = /^(-H|--header=)(.*)$/s.exec(arg);
+  const text = glued ? glued[2]! : before === '-H' || before === '--header' ? arg : undefined;
+  if (text === undefined) return arg;
+  return `${glued ? glued[1] : ''}${text.split(':')[0]!.trim()}: …`;
 }
 
 /**

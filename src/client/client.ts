@@ -2,6 +2,7 @@
 // headers and statuses, not the terminal. Answers of status ≥ 400 become TpaErrors with the
 // exit code docs/design.md "Exit codes" assigns; 2xx (including 202) are returned with their status.
 import { randomUUID } from 'node:crypto';
+import { redactedQuery } from '../domain/secret-headers.js';
 import { changesRates, releasesMoney } from '../domain/served-routes.js';
 import { errorFromResponse, UsageError } from '../errors.js';
 import type { Transport, TransportResponse } from './transport.js';
@@ -73,11 +74,11 @@ export class TpaClient {
     if (options.body !== undefined) headers['content-type'] = options.contentType ?? 'application/json';
     Object.assign(headers, options.headers);
     if (options.idempotencyKey) headers['idempotency-key'] = options.idempotencyKey;
-    this.options.debug?.(`→ ${method} ${path}${options.idempotencyKey ? ` (Idempotency-Key: ${options.idempotencyKey})` : ''}`);
+    this.options.debug?.(`→ ${method} ${redactedQuery(path)}${options.idempotencyKey ? ` (Idempotency-Key: ${options.idempotencyKey})` : ''}`);
     // Timed for --debug only: the global performance loads node:perf_hooks on first use.
     const started = this.options.debug ? performance.now() : 0;
     const response = await this.transport.send({ method, path, headers, body: options.body });
-    this.options.debug?.(`← ${response.status} ${method} ${path} (${Math.round(performance.now() - started)} ms, ${this.transport.name})`);
+    this.options.debug?.(`← ${response.status} ${method} ${redactedQuery(path)} (${Math.round(performance.now() - started)} ms, ${this.transport.name})`);
     return response;
   }
 

@@ -5,7 +5,7 @@ import type { Agent } from 'node:https';
 import { prefixProblem } from '../domain/served-routes.js';
 import { basePath, baseUrlProblem, serviceUrl, shownUrl } from '../domain/service-url.js';
 import { jsonDepthProblem } from '../domain/json-depth.js';
-import { isSecretHeader } from '../domain/secret-headers.js';
+import { isSecretHeader, redactedQuery } from '../domain/secret-headers.js';
 import { answered } from './answers.js';
 import { NetworkError, UsageError } from '../errors.js';
 import { exchange, MAX_ANSWER_BYTES, type ExchangeError } from './request.js';
@@ -61,7 +61,7 @@ export class HttpTransport implements Transport {
     const url = `${this.base}${request.path}`;
     if (this.options.debug) {
       const shown = Object.entries(headers).map(([k, v]) => `${k}: ${isSecretHeader(k) ? '[redacted]' : v}`);
-      this.options.debug(`${request.method} ${url} {${shown.join(', ')}}`);
+      this.options.debug(`${request.method} ${redactedQuery(url)} {${shown.join(', ')}}`);
     }
     try {
       const response = await exchange(url, {

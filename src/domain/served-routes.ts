@@ -92,6 +92,30 @@ export function changesRates(method: string, target: string): boolean {
 }
 
 /**
+ * A request to the path of a fund release or a finalize by another method than the one served
+ * there, as a sentence; undefined otherwise. A lenient service may answer any method on that path
+ * as the route's own (a PUT or a GET carrying a release body), and such a request would escape the
+ * confirmation, the Idempotency-Key and the fund history: `tpa api` refuses it before sending.
+ */
+export function wrongMethodProblem(method: string, target: string): string | undefined {
+  const wrong = wrongMethod(method, target);
+  return wrong && `${wrong.what} is ${wrong.served} only (${method.toUpperCase()} ${target})`;
+}
+
+/** The route of the fund release or of a finalize a request reaches by another method than its own. */
+function wrongMethod(method: string, target: string): { what: string; path: string; served: string } | undefined {
+  const m = method.toUpperCase();
+  for (const [routes, what, path] of [
+    [MONEY_ROUTES, 'the fund release', "the fund release's path"],
+    [RATE_ROUTES, 'finalizing a rate schedule', "a rate schedule's finalize path"],
+  ] as const) {
+    const served = routes.find((r) => reaches([r], r.method, target));
+    if (served && served.method !== m) return { what, path, served: served.method };
+  }
+  return undefined;
+}
+
+/**
  * What a base URL's path does to a request, when it does what the request's own path does not: the
  * path sent is the base URL's path (`prefix`, domain/service-url.ts) followed by the request's, and
  * if that reaches a fund release or a finalize (in any reading `reaches` counts) while the request's
@@ -107,6 +131,9 @@ export function prefixProblem(method: string, prefix: string, target: string): s
   if (releasesMoney(m, sent) && !releasesMoney(m, target)) return `the base URL's path "${prefix}" turns ${m} ${target} into a fund release (${m} ${sent})`;
   if (changesRates(m, sent) && !changesRates(m, target))
     return `the base URL's path "${prefix}" turns ${m} ${target} into finalizing a rate schedule (${m} ${sent})`;
+  const wrong = wrongMethod(m, sent);
+  if (wrong && !wrongMethod(m, target))
+    return `the base URL's path "${prefix}" turns ${m} ${target} into ${m} on ${wrong.path} (${m} ${sent}), which is ${wrong.served} only`;
   return undefined;
 }
 

@@ -226,7 +226,7 @@ describe('a fund release built from fields', () => {
     expect((await history()).filter((h) => h.encounter_id === e.encounter_id)).toEqual([]);
   });
 
-  it('an amount -F cannot hold exactly goes as text, never rounded, and the service refuses it', async () => {
+  it('an amount -F cannot hold exactly goes as text, never rounded, and is refused before sending', async () => {
     const e = encounters[next++]!;
     const r = await run(['api', '/tpa-api/v1/funding/approve/', ...fields(e, 'AUTH-F-3'), '-F', 'amount=100.0000000000000000001', '--yes']);
     // amount given twice (the fields' own amount, then this one): refused before anything is sent.
@@ -243,8 +243,9 @@ describe('a fund release built from fields', () => {
       'authorization_code=AUTH-F-3',
       '--yes',
     ]);
+    // Refused by tpa before sending, as the service would refuse it: nothing sent, nothing recorded.
     expect(inexact.code).toBe(2);
-    expect(inexact.stdout).toMatch(/amount/);
+    expect(inexact.stderr).toMatch(/amount must be a plain JSON number of dollars with at most two decimals.*nothing was sent/);
     expect(await fundingsOf(e.encounter_id)).toBe(0);
   });
 });

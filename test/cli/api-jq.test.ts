@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useTpaHome } from '../helpers/cli.js';
 import { distinctClaim } from '../helpers/claims.js';
-import { ENTER, ptyRun } from '../helpers/pty.js';
+import { CTRL_C, ptyRun } from '../helpers/pty.js';
 import { login, serve, type Served } from '../helpers/server.js';
 import { ndjson } from '../helpers/values.js';
 
@@ -166,10 +166,10 @@ describe('tpa api --jq over HTTP', () => {
 
   it('on a terminal, a valid filter on a fund release asks first; a bad one is refused before the question', async () => {
     const { id, body } = release();
-    const question = 'releases money and cannot be undone. Send it?';
+    const question = 'type the amount to release';
     // The key auth login stored, in the file store the in-process runs use.
     const onTerminal = { home: home.dir, env: { ...env, TPA_KEYRING: 'off' } };
-    const asked = await ptyRun(['api', 'POST', RELEASE, '-d', body, '--jq', '.status'], [{ expect: question, send: ENTER }], onTerminal);
+    const asked = await ptyRun(['api', 'POST', RELEASE, '-d', body, '--jq', '.status'], [{ expect: question, send: CTRL_C }], onTerminal);
     expect(asked.error, asked.output).toBeNull();
     expect(asked.exit_code).not.toBe(0);
     const bad = await ptyRun(['api', 'POST', RELEASE, '-d', body, '--jq', '.status |'], [], onTerminal);

@@ -23,7 +23,6 @@ const SPELLINGS = [
   '/tpa-api/v1/funding/%2E/approve/',
   '/tpa-api/v1/claims/../funding/approve/',
   '/api/../tpa-api/v1/funding/approve/',
-  '/tpa-api/v1/funding/approve/?dry_run=true',
   '//elsewhere.example/tpa-api/v1/funding/approve/',
 ];
 
@@ -86,7 +85,7 @@ describe('tpa api and the fund release', () => {
       const { id, body } = release();
       const r = await run(['api', 'POST', path, '-d', body, '--yes', '--debug']);
       expect(r.code, `${path}: ${r.stderr}`).toBe(0);
-      expect(r.stderr).toMatch(/→ POST \/tpa-api\/v1\/funding\/approve\/(\?dry_run=true)? \(Idempotency-Key: [0-9a-f-]{36}\)/);
+      expect(r.stderr).toMatch(/→ POST \/tpa-api\/v1\/funding\/approve\/ \(Idempotency-Key: [0-9a-f-]{36}\)/);
       const approved = r.json<{ status: string; processor_transfer_id: string }>();
       expect(approved.status).toBe('APPROVED');
       expect(await fundingsOf(id)).toBe(1);
@@ -172,9 +171,10 @@ describe('tpa api and the fund release', () => {
     expect(sent.stdout).toMatch(/has no rate schedule yet/);
   });
 
-  it('other requests are not fund releases: a GET of the same path, a lookup, a path outside the service', async () => {
+  it('other requests are not fund releases: a lookup, a path outside the service; another method on its path is refused', async () => {
     const get = await run(['api', 'GET', '/tpa-api/v1/funding/./approve/']);
-    expect(get.stderr).not.toMatch(/confirmation/);
+    expect(get.code).toBe(2);
+    expect(get.stderr).toMatch(/the fund release is POST only \(GET \/tpa-api\/v1\/funding\/approve\/\); nothing was sent/);
     const lookup = await run(['api', 'POST', '/tpa-api/v1/./contract-lookup/blind/', '-d', '{"npi":"1045782368","group_id":"GRP-1001","cpt_codes":["45378"]}']);
     expect(lookup.code, lookup.stderr).toBe(0);
     const outside = await run(['api', 'POST', '/tpa-api/../elsewhere/funding/approve/', '-d', '{}', '--yes']);

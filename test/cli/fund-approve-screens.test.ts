@@ -195,10 +195,11 @@ describe.each(SIZES)('fund approve on the local profile at $cols×$rows', ({ col
     expect(await fundedCodes(home.dir, second.id)).toEqual(['AUTH-20260630-ACME-0001']);
   });
 
-  it('tpa api to the fund release asks under the line naming where the money moves; declined, nothing is sent', async () => {
+  it('tpa api to the fund release asks under the line naming where the money moves, naming the encounter, amount and code, the amount typed back; declined, nothing is sent; no colour with --no-color', async () => {
     const e = await adjudicated();
-    const body = JSON.stringify({ encounter_id: e.id, amount: 2460, authorization_code: 'AUTH-20260630-ACME-0009' });
-    const r = await ptyRun(['api', 'POST', '/tpa-api/v1/funding/approve/', '-d', body], [{ expect: '(y/N)', send: ENTER }], {
+    const code = 'AUTH-20260630-ACME-0009';
+    const body = JSON.stringify({ encounter_id: e.id, amount: 2460, authorization_code: code });
+    const r = await ptyRun(['api', 'POST', '/tpa-api/v1/funding/approve/', '-d', body, '--no-color'], [{ expect: 'to confirm', send: CTRL_C }], {
       home: home.dir,
       cols,
       rows,
@@ -206,10 +207,26 @@ describe.each(SIZES)('fund approve on the local profile at $cols×$rows', ({ col
     expectCompleted(r);
     expect(r.exit_code, r.output).toBe(2);
     const screen = await screenAtStep(r, 0, cols, rows);
-    const question = screen.findIndex((l) => l.startsWith('? POST /tpa-api/v1/funding/approve/'));
-    expect(question, screen.join('\n')).toBeGreaterThan(0);
+    const question = screen.findIndex((l) => l.startsWith('? Release 2,460.00'));
+    expect(question, `${screen.join('\n')}\n---\n${JSON.stringify(r.raw)}`).toBeGreaterThan(0);
     expect(screen[question - 1]).toMatch(/^Profile local · local engine \(no real money\) · /);
+    // Wrapped at spaces: the encounter, the code and the path are whole on screen.
+    const asked = oneLine(screen.slice(question));
+    for (const word of [e.id, code, '/tpa-api/v1/funding/approve/', 'type the amount to release (2,460.00) to confirm']) expect(asked).toContain(word);
+    expect(screen.every((l) => l.length <= cols)).toBe(true);
+    // --no-color: no colour or bold anywhere (cursor movements aside).
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: an escape sequence is what is looked for
+    expect(r.raw).not.toMatch(/\x1b\[[0-9;]*m/);
     expect((await run(['settlement', 'show', e.id])).code).toBe(7);
+    // Typed back, it is sent.
+    const sent = await ptyRun(['api', 'POST', '/tpa-api/v1/funding/approve/', '-d', body], [{ expect: 'to confirm', send: `2460${ENTER}` }], {
+      home: home.dir,
+      cols,
+      rows,
+    });
+    expectCompleted(sent);
+    expect(sent.exit_code, sent.output).toBe(0);
+    expect(await fundedCodes(home.dir, e.id)).toEqual([code]);
   });
 
   it('--auth-code already used is refused before the review, as a typed one is; nothing sent', async () => {

@@ -197,12 +197,23 @@ describe('the same commands over HTTP as in-process', () => {
     const raw = await remote.run([
       'api',
       'POST',
-      '/tpa-api/v1/funding/approve/?x=1',
+      '/tpa-api/v1/funding/./approve/',
       '-d',
       JSON.stringify({ encounter_id: 'enc_none', amount: 1, authorization_code: 'A' }),
     ]);
     expect(raw.code).toBe(2);
     expect(raw.stderr).toMatch(/--yes/);
+    // With a query string it is no fund release tpa sends, --yes or not.
+    const query = await remote.run([
+      'api',
+      'POST',
+      '/tpa-api/v1/funding/approve/?x=1',
+      '-d',
+      JSON.stringify({ encounter_id: 'enc_none', amount: 1, authorization_code: 'A' }),
+      '--yes',
+    ]);
+    expect(query.code).toBe(2);
+    expect(query.stderr).toMatch(/carries no query string/);
   });
 
   it('a config file that is not an object is a clear usage error', async () => {

@@ -2,7 +2,7 @@
 // router's own: the same compiled paths, the same first match, the same resolution of the target.
 import { describe, expect, it } from 'vitest';
 import { safeToRepeat } from '../../src/client/retry.js';
-import { changesRates, lenientPaths, MONEY_ROUTES, prefixProblem, releasesMoney, servedTarget } from '../../src/domain/served-routes.js';
+import { changesRates, lenientPaths, MONEY_ROUTES, prefixProblem, releasesMoney, servedTarget, wrongMethodProblem } from '../../src/domain/served-routes.js';
 import { matchRoute, ROUTES } from '../../src/engine/routes.js';
 
 /** Whether the engine, given this request target as a client would send it, runs a money route. */
@@ -143,7 +143,15 @@ describe('which requests release money', () => {
     // Nothing of the kind: no prefix, a prefix that changes no route's kind, a method that releases nothing, a request that already is one.
     expect(prefixProblem('POST', '', '/tpa-api/%252e%252e/')).toBeUndefined();
     expect(prefixProblem('POST', approve, '/tpa-api/v1/contract-lookup/blind/')).toBeUndefined();
-    expect(prefixProblem('GET', approve, '/tpa-api/%252e%252e/')).toBeUndefined();
+    expect(prefixProblem('GET', approve, '/tpa-api/v1/health/')).toBeUndefined();
+    // Another method on the fund release's path: a lenient service may take it for the release itself.
+    expect(prefixProblem('GET', approve, '/tpa-api/%252e%252e/')).toMatch(
+      /^the base URL's path "\/tpa-api\/v1\/funding\/approve" turns GET \/tpa-api\/%252e%252e\/ into GET on the fund release's path \(GET \/tpa-api\/v1\/funding\/approve\/tpa-api\/%252e%252e\/\), which is POST only$/,
+    );
+    expect(wrongMethodProblem('put', '/tpa-api/v1/funding/approve;x/')).toBe('the fund release is POST only (PUT /tpa-api/v1/funding/approve;x/)');
+    expect(wrongMethodProblem('GET', '/api/v1/computable-contracts/builder/B-1/finalize.json')).toMatch(/^finalizing a rate schedule is POST only/);
+    expect(wrongMethodProblem('POST', '/tpa-api/v1/funding/approve/')).toBeUndefined();
+    expect(wrongMethodProblem('GET', '/tpa-api/v1/funding/')).toBeUndefined();
     expect(prefixProblem('POST', '/gw', '/tpa-api/v1/funding/approve/')).toBeUndefined();
     expect(prefixProblem('POST', '/gw', '/api/v1/computable-contracts/builder/BLD-1/finalize')).toBeUndefined();
   });

@@ -1,11 +1,16 @@
 // tpa api: a raw request through the active profile, path as served, as `gh api` makes one (-X,
 // -f/-F fields, -H headers, --input, --paginate); the exit code follows the status code. A request
 // that moves money or finalizes rates is asked first (docs/design.md "tpa api").
+import type { TpaClient } from '../../../client/client.js';
 import type { TransportResponse } from '../../../client/transport.js';
 import { duplicateKeyPath } from '../../../domain/json-keys.js';
-import { changesRates, prefixProblem, releasesMoney, servedTarget } from '../../../domain/served-routes.js';
+import type { RawRelease } from '../../../domain/raw-release.js';
+import { changesRates, prefixProblem, releasesMoney, servedTarget, wrongMethodProblem } from '../../../domain/served-routes.js';
+import { formatCentsGrouped } from '../../../domain/money.js';
+import { rawRelease } from '../../../domain/raw-release.js';
+import { redactedQuery } from '../../../domain/secret-headers.js';
 import { basePath } from '../../../domain/service-url.js';
-import { EXIT, UsageError, errorFromResponse } from '../../../errors.js';
+import { ConflictError, EXIT, UsageError, errorFromResponse } from '../../../errors.js';
 import type { Context } from '../../context.js';
 import { readInput } from '../../options.js';
 import { confirm } from '../../prompt.js';
@@ -59,15 +64,21 @@ export const api = verb({
     if (!served || (!served.path.startsWith('/tpa-api/') && !served.path.startsWith('/api/'))) {
       throw new UsageError(`path must be as served, starting with /tpa-api/v1/ or /api/v1/ (got "${path}")`);
     }
+    // The fund release and a finalize are served for POST only: any other method there is refused,
+    // since a lenient service may take it for the route's own, unconfirmed and unrecorded.
+    const wrongMethod = wrongMethodProblem(method, served.path);
+    if (wrongMethod) throw new UsageError(`${wrongMethod}; nothing was sent`);
     if (opts.paginate && method !== 'GET') throw new UsageError(`--paginate follows a list's pages with GET, not ${method}; nothing was sent`);
     if (opts.paginate && opts.include) throw new UsageError('--paginate and --include: the headers of every page would break the JSON; give one');
-    const { body, parsed, query } = await bodyAndQuery(ctx, method, opts);
+    const { body, query } = await bodyAndQuery(ctx, method, opts);
     const target = withQuery(`${served.path}${served.search}`, query);
-    if (`${served.path}${served.search}` !== path.replace(/#.*$/s, '')) ctx.note(`sending ${method} ${target} (the path as the service reads it)`);
+    if (`${served.path}${served.search}` !== path.replace(/#.*$/s, ''))
+      ctx.note(`sending ${method} ${redactedQuery(target)} (the path as the service reads it)`);
     const submit = method === 'POST' && /\/claims\/submit\/$/.test(served.path);
     // A raw request may move money too: decided by the route it reaches, not by how its path is spelt;
     // then the same confirmation, Idempotency-Key and fund history as `tpa fund approve`.
     const money = releasesMoney(method, target);
+    const release = money ? releaseOf(body, target) : undefined;
     const headers = extraHeaders(opts.header ?? [], { method, money, submit });
     if (typeof headers === 'string') throw new UsageError(`${headers}; nothing was sent`);
     // The profile first (its base URL is checked there: a query, a fragment or a user name is
@@ -77,7 +88,8 @@ export const api = verb({
     const profile = ctx.profile();
     const turned = prefixProblem(method, profile.env === 'local' ? '' : basePath(profile.base_url ?? ''), target);
     if (turned) throw new UsageError(`${turned}; nothing was sent`, { hint: "a base URL's path is only a prefix: check the profile's base_url" });
-    await confirmed(ctx, method, target, money);
+    if (release) await settleEarlier(ctx, client, release);
+    await confirmed(ctx, method, target, release);
     const { randomUUID } = await import('node:crypto');
     // Writes that move claims or money always carry a key (docs/design.md "Client behaviour"); a
     // claim submission may carry the user's own (-H), which the service keeps as it keeps tpa's.
@@ -90,7 +102,7 @@ export const api = verb({
     }
     const contentType = submit ? 'application/fhir+json' : 'application/json';
     const request = () => client.raw(method, target, { body, contentType, idempotencyKey, headers });
-    const response = money ? await withHistory(ctx, parsed, request) : await request();
+    const response = release ? await withHistory(ctx, release, request) : await request();
     if (opts.include) {
       ctx.io.stdout.write(`HTTP/1.1 ${response.status}\n`);
       for (const [k, v] of Object.entries(response.headers)) ctx.io.stdout.write(`${k}: ${v}\n`);
@@ -182,7 +194,7 @@ function methodOf(first: string, second: string | undefined, opts: Options): str
  * The body and the query: -d or --input as the body (JSON, a key given twice refused), the fields
  * as the body of a write without one, or as the query of a GET or HEAD, or beside a body given whole.
  */
-async function bodyAndQuery(ctx: Context, method: string, opts: Options): Promise<{ body?: string; parsed?: unknown; query: string }> {
+async function bodyAndQuery(ctx: Context, method: string, opts: Options): Promise<{ body?: string; query: string }> {
   if (opts.data !== undefined && opts.input !== undefined) throw new UsageError('--input and -d both give the body: give one');
   const fields = await fieldsOf(ctx, opts);
   const data = opts.data;
@@ -190,12 +202,14 @@ async function bodyAndQuery(ctx: Context, method: string, opts: Options): Promis
   const body = source !== undefined ? await readInput(ctx, source, 'request body') : data;
   if (body === undefined) {
     if (method === 'GET' || method === 'HEAD') return { query: queryOf(fields) };
-    return Object.keys(fields).length === 0 ? { query: '' } : { body: JSON.stringify(fields), parsed: fields, query: '' };
+    return Object.keys(fields).length === 0 ? { query: '' } : { body: JSON.stringify(fields), query: '' };
   }
   const flag = opts.input !== undefined ? '--input' : '--data';
-  let parsed: unknown;
+  // A GET or HEAD carries no body (its fields go in the query, as gh sends them): one given is refused.
+  if (method === 'GET' || method === 'HEAD')
+    throw new UsageError(`${flag} gives a body, which a ${method} does not carry: nothing was sent`, { hint: 'use -X POST, or -f/-F for the query' });
   try {
-    parsed = JSON.parse(body);
+    JSON.parse(body);
   } catch {
     throw new UsageError(`${flag} is not valid JSON`);
   }
@@ -204,7 +218,7 @@ async function bodyAndQuery(ctx: Context, method: string, opts: Options): Promis
   const twice = duplicateKeyPath(body);
   if (twice !== undefined)
     throw new UsageError(`${flag} gives the key ${twice} twice in one object: which one is meant is not for tpa to guess; nothing was sent`);
-  return { body, parsed, query: queryOf(fields) };
+  return { body, query: queryOf(fields) };
 }
 
 /** The -f and -F fields as one object (fields.ts), -F's @file and @- read. */
@@ -235,15 +249,65 @@ function withQuery(pathAndSearch: string, query: string): string {
   return `${pathAndSearch}${pathAndSearch.endsWith('?') ? '' : pathAndSearch.includes('?') ? '&' : '?'}${query}`;
 }
 
-/** A fund release or a finalize is asked first (exit 2 without a terminal and without --yes). */
-async function confirmed(ctx: Context, method: string, target: string, money: boolean): Promise<void> {
-  if (money && !ctx.yes && ctx.canPrompt) {
-    // The first line names where the money moves, and the question its environment (docs/design.md "Approval screens").
-    const { moneyTarget, promptTag, targetLine } = await import('../../where.js');
+/**
+ * A fund release through `tpa api` is the release alone: no query string, and a body of exactly
+ * encounter_id, amount and authorization_code (domain/raw-release.ts); else refused, nothing sent
+ * or recorded.
+ */
+function releaseOf(body: string | undefined, target: string): RawRelease {
+  if (target.includes('?')) throw new UsageError('a fund release carries no query string (fields go in its body): nothing was sent');
+  const release = rawRelease(body);
+  if (typeof release === 'string') throw new UsageError(`${release}; nothing was sent`);
+  return release;
+}
+
+/**
+ * An earlier release of this encounter from this machine whose answer was lost is settled from the
+ * ledger first, as `tpa fund approve` settles it (FundHistory.resolve); if that release was of this
+ * very code and happened, the retry is refused before sending (exit 4), as fund approve refuses an
+ * encounter funded already: one line for the code in the fund history, its outcome updated, never a
+ * second one the service would refuse as a duplicate. A release not lost is the service's to judge.
+ */
+async function settleEarlier(ctx: Context, client: TpaClient, release: RawRelease): Promise<void> {
+  const { FundHistory } = await import('../../../client/fund-history.js');
+  const id = release.encounter_id;
+  const lost = FundHistory.read(ctx.paths.dataDir).filter((a) => a.encounter_id === id && a.outcome === 'UNKNOWN');
+  if (lost.length === 0) return;
+  const history = FundHistory.open(ctx.paths.dataDir);
+  try {
+    for (const note of history.resolve(lost, id, (await client.ledgerDetail(id)).body)) ctx.note(note);
+  } finally {
+    history.close();
+  }
+  const code = release.authorization_code.trim().toUpperCase();
+  const sameCode = new Set(lost.filter((a) => a.authorization_code.trim().toUpperCase() === code).map((a) => a.id));
+  const done = FundHistory.read(ctx.paths.dataDir).find((a) => sameCode.has(a.id) && a.outcome === 'APPROVED');
+  if (done)
+    throw new ConflictError(
+      `the release ${release.authorization_code} of ${id} was approved already (transfer ${done.processor_transfer_id ?? 'unknown'}): nothing was sent`,
+      {
+        code: 'duplicate_approval',
+      },
+    );
+}
+
+/**
+ * A fund release is asked as `tpa fund approve` asks one (docs/design.md "Approval screens"): the
+ * line naming where the money moves, then the release (encounter, amount, code), confirmed by typing
+ * the amount back; a finalize is asked yes or no. Exit 2 without a terminal and without --yes.
+ */
+async function confirmed(ctx: Context, method: string, target: string, release: RawRelease | undefined): Promise<void> {
+  if (release && !ctx.yes && ctx.canPrompt) {
+    const [{ moneyTarget, promptTag, writeTargetLine }, { typeToConfirm }, { terminalWidth }] = await Promise.all([
+      import('../../where.js'),
+      import('../fund/confirm.js'),
+      import('../../io.js'),
+    ]);
     const where = await moneyTarget(ctx);
-    ctx.io.stderr.write(`${targetLine(where, ctx.colorErr)}\n`);
-    await confirm(ctx, `${promptTag(where)}${method} ${target} releases money and cannot be undone. Send it?`);
-  } else if (money) await confirm(ctx, `${method} ${target} releases money and cannot be undone. Send it?`);
+    writeTargetLine(ctx, where, terminalWidth(ctx.io.stderr));
+    const what = `Release ${formatCentsGrouped(release.cents)} for encounter ${release.encounter_id} under authorization code ${release.authorization_code} (${method} ${target}), which cannot be undone`;
+    await typeToConfirm(release.cents, `${promptTag(where)}${what}`, 'amount');
+  } else if (release) await confirm(ctx, `${method} ${target} releases money and cannot be undone. Send it?`);
   // Finalizing a rate schedule changes what every later claim is paid: asked, as `tpa ratesheet finalize` asks.
   else if (changesRates(method, target)) await confirm(ctx, `${method} ${target} finalizes a rate schedule into live contract rates. Send it?`);
 }
@@ -253,16 +317,12 @@ async function confirmed(ctx: Context, method: string, target: string, money: bo
  * and with its outcome after, as `tpa fund approve` records one (sendRecorded). A lost answer leaves
  * it UNKNOWN, for the next `fund approve` or payment run of that encounter to settle from the ledger.
  */
-async function withHistory(ctx: Context, body: unknown, send: () => Promise<TransportResponse>): Promise<TransportResponse> {
+async function withHistory(ctx: Context, release: RawRelease, send: () => Promise<TransportResponse>): Promise<TransportResponse> {
   const { FundHistory, refusalOf, sendRecorded } = await import('../../../client/fund-history.js');
-  const b = (typeof body === 'object' && body !== null && !Array.isArray(body) ? body : {}) as Record<string, unknown>;
   const history = FundHistory.open(ctx.paths.dataDir);
   try {
-    const approval = {
-      encounter_id: typeof b.encounter_id === 'string' ? b.encounter_id : String(b.encounter_id ?? ''),
-      amount: typeof b.amount === 'number' ? b.amount : Number(b.amount ?? 0) || 0,
-      authorization_code: typeof b.authorization_code === 'string' ? b.authorization_code.trim() : String(b.authorization_code ?? ''),
-    };
+    // What was sent, exactly: the amount is the JSON number of the body (checked to be plain cents).
+    const approval = { encounter_id: release.encounter_id, amount: release.amount, authorization_code: release.authorization_code.trim() };
     return await sendRecorded({ log: history, profile: ctx.profileName, environment: ctx.profile().env }, approval, send, (r) => {
       // Thrown (no answer): the record stays UNKNOWN.
       if (!('answer' in r)) return undefined;

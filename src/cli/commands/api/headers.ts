@@ -49,10 +49,16 @@ export function extraHeaders(given: readonly string[], request: HeaderContext): 
   for (const text of given) {
     const colon = text.indexOf(':');
     const name = (colon > 0 ? text.slice(0, colon) : '').trim().toLowerCase();
-    if (!/^[!#$%&'*+.^_`|~0-9a-z-]+$/.test(name)) return '-H takes Name: value, the name a token (letters, digits, -)'; // the text itself not echoed: it may be a credential
+    // Letters, digits and '-' only: a name holding '_' (X_HTTP_Method_Override, Idempotency_Key) is
+    // read as its hyphenated twin by many servers and proxies, and would slip past the refusals below.
+    // The text itself is never echoed, the value least of all: it may be a credential.
+    if (!/^[0-9a-z-]+$/.test(name)) return "-H takes Name: value, the name letters, digits and '-' only";
     const value = text.slice(colon + 1).trim();
     // biome-ignore lint/suspicious/noControlCharactersInRegex: the controls are what is refused
     if (/[\u0000-\u0008\u000a-\u001f\u007f]/.test(value)) return `-H ${name}: the value holds a line break or a control character`;
+    // A header value is bytes: a character that is not one byte (a stray non-UTF-8 byte read as U+FFFD)
+    // would make the HTTP layer refuse it, with the value in its message.
+    if (/[^\t\u0020-\u00ff]/.test(value)) return `-H ${name}: the value holds a character a header cannot carry (only printable ASCII and Latin-1)`;
     if (name in headers) return `-H ${name} is given twice; give it once`;
     const refused = REFUSED[name] ?? routeRule(name, request);
     if (refused) return `-H ${name} is not accepted: ${refused}`;
