@@ -5,6 +5,7 @@ import { dirname, relative, resolve, sep } from 'node:path';
 import type { CopyFacts } from '../../../engine/services/backup.js';
 import { UsageError } from '../../../errors.js';
 import type { Context } from '../../context.js';
+import { existsRefusal, folderProblem } from '../../out-file.js';
 
 /** Whether `path` (its folder resolved through links) is the data directory or inside it. */
 export function insideDataDir(ctx: Context, path: string): boolean {
@@ -25,12 +26,13 @@ export function insideDataDir(ctx: Context, path: string): boolean {
  */
 export function backupTarget(ctx: Context, file: string, force: boolean): string {
   const target = resolve(file);
-  if (!existsSync(dirname(target))) throw new UsageError(`the folder ${dirname(target)} does not exist: nothing was written`);
+  const folder = folderProblem(target);
+  if (folder) throw new UsageError(`${folder}: nothing was written`);
   if (insideDataDir(ctx, target))
     throw new UsageError(`${target} is inside the data directory ${ctx.paths.dataDir}: a backup there is lost with it; write it elsewhere`);
   if (existsSync(target)) {
     if (statSync(target).isDirectory()) throw new UsageError(`${target} is a folder: name the backup file`);
-    if (!force) throw new UsageError(`${target} exists: tpa does not write over it`, { hint: 'add --force to replace it, or name another file' });
+    if (!force) throw existsRefusal(target, 'add --force to replace it, or name another file');
   }
   return target;
 }
