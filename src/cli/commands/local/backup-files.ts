@@ -39,12 +39,8 @@ export function backupTarget(ctx: Context, file: string, force: boolean): string
 
 /** The key of the database `file` when it is encrypted (TPA_DB_KEY, else the keychain's entry of the data directory), else undefined. */
 export async function databaseKeyOf(ctx: Context, file: string): Promise<Buffer | undefined> {
-  const [{ databaseFileState, keyProblem, knownEncrypted }, { findDatabaseKey }] = await Promise.all([
-    import('../../../engine/store/cipher.js'),
-    import('../../../auth/database-key.js'),
-  ]);
-  if (databaseFileState(file).kind !== 'encrypted' && !knownEncrypted(file)) return undefined;
-  const key = await findDatabaseKey(ctx.paths.dataDir, ctx.io.env);
+  const [{ databaseFileState, keyProblem }, keys] = await Promise.all([import('../../../engine/store/cipher.js'), import('../../../auth/database-key.js')]);
+  const { key } = await keys.databaseKeyOf(ctx.paths.dataDir, file, ctx.io.env);
   if (!key && databaseFileState(file).kind === 'encrypted') throw keyProblem(file, false);
   return key;
 }
