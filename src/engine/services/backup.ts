@@ -11,7 +11,6 @@ import {
   copyLiveDatabase,
   copyStructure,
   holdLiveDatabase,
-  makeRestoredDatabase,
   makeSingleFile,
   migratedSchema,
   openCopy,
@@ -177,7 +176,7 @@ export function replaceDatabase(file: string, backup: string, key: Buffer | unde
   try {
     copyFileSync(backup, tmp);
     const facts = checkCopy(tmp, key);
-    makeRestoredDatabase(tmp, key);
+    makeSingleFile(tmp, key, true);
     fsyncFile(tmp);
     const live = databaseFileState(file).kind;
     // No database yet: an empty file (one, to SQLite and to tpa) is made to be held too, or a command
