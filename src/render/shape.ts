@@ -16,7 +16,7 @@ export interface OutputShape {
 }
 
 /** The record with only `fields`, in their order. */
-export function selectFields(record: unknown, fields: readonly string[]): Record<string, unknown> {
+function selectFields(record: unknown, fields: readonly string[]): Record<string, unknown> {
   const source = record !== null && typeof record === 'object' ? (record as Record<string, unknown>) : {};
   const kept: Record<string, unknown> = {};
   for (const field of fields) {
@@ -47,7 +47,7 @@ export function filteredText(shape: OutputShape, doc: unknown): string | undefin
 }
 
 /** How --jq prints a result, as gh does: a string as it is (jq -r), anything else as JSON, indented on a terminal. */
-export function jqResultText(value: unknown, indent: boolean): string {
+function jqResultText(value: unknown, indent: boolean): string {
   if (typeof value === 'string') return `${value}\n`;
   return `${JSON.stringify(value, null, indent ? 2 : undefined)}\n`;
 }

@@ -8,7 +8,7 @@ import type { Context } from '../../context.js';
 import { existsRefusal, folderProblem } from '../../out-file.js';
 
 /** Whether `path` (its folder resolved through links) is the data directory or inside it. */
-export function insideDataDir(ctx: Context, path: string): boolean {
+function insideDataDir(ctx: Context, path: string): boolean {
   const real = (p: string) => {
     try {
       return realpathSync(p);
