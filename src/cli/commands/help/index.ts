@@ -56,6 +56,7 @@ export const HELP_TOPICS: readonly HelpTopic[] = [
         'XDG_DATA_HOME',
         "the parent of tpa's data directory (default ~/.local/share): the embedded engine's database, the journals of batches and payment runs",
       ],
+      ['XDG_CACHE_HOME', "the parent of tpa's cache (default ~/.cache): the single executable keeps its SQLite addon in tpa/sea there"],
       ['TPA_PROFILE', 'the profile to use, as -p/--profile'],
       ['TPA_OUTPUT', 'the output format, as -o/--output'],
       ['TPA_CA_FILE', 'an extra CA certificate (PEM) to trust for HTTPS, as --ca-file'],
