@@ -19,6 +19,7 @@ import { builtinModules } from 'node:module';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { define } from './define.mjs';
+import { patchSource } from './patch-source.mjs';
 
 // commander requires node:child_process at load time, for executable subcommands tpa never uses;
 // loading it (with net, dgram, streams) is a measurable share of `tpa --help`. This stub loads the
@@ -53,18 +54,13 @@ const commanderDefaultImports = {
 // Before an ASCII character the property is \w, so only flags with another character before "..."
 // are tested against it.
 const COMMANDER_VARIADIC = '/\\p{ID_Continue}\\.\\.\\.[>\\]]$/u.test(flags)';
-const commanderVariadicTest = {
-  name: 'commander-variadic-test',
-  setup(b) {
-    b.onLoad({ filter: /[\\/]node_modules[\\/]commander[\\/]lib[\\/]option\.js$/ }, (args) => {
-      const code = readFileSync(args.path, 'utf8');
-      if (!code.includes(COMMANDER_VARIADIC)) throw new Error(`${args.path} no longer has ${COMMANDER_VARIADIC}: see commanderVariadicTest`);
-      const ascii = '/\\w\\.\\.\\.[>\\]]$/.test(flags)';
-      const other = '/[^\\x00-\\x7f]\\.\\.\\.[>\\]]$/.test(flags)';
-      return { contents: code.replace(COMMANDER_VARIADIC, `(${ascii} || (${other} && ${COMMANDER_VARIADIC}))`), loader: 'js' };
-    });
-  },
-};
+const commanderVariadicTest = patchSource(
+  'commander-variadic-test',
+  /[\\/]node_modules[\\/]commander[\\/]lib[\\/]option\.js$/,
+  COMMANDER_VARIADIC,
+  `(/\\w\\.\\.\\.[>\\]]$/.test(flags) || (/[^\\x00-\\x7f]\\.\\.\\.[>\\]]$/.test(flags) && ${COMMANDER_VARIADIC}))`,
+  { loader: 'js' },
+);
 
 // better-sqlite3's JavaScript is bundled: resolving its bare name walks node_modules and reads the
 // package's exports map through URL objects, and its dozen files are each resolved, read and

@@ -15,6 +15,7 @@ import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, s
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { define } from './define.mjs';
+import { patchSource } from './patch-source.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const out = join(root, 'build');
@@ -62,16 +63,12 @@ const sqliteFromTheExecutable = {
 
 // The root help the build rendered (src/cli/main.ts reads it beside itself), from the executable's assets.
 const HELP_READ = "readFileSync(new URL('./help.txt', import.meta.url), 'utf8')";
-const helpFromTheExecutable = {
-  name: 'help-from-the-executable',
-  setup(b) {
-    b.onLoad({ filter: /[\\/]src[\\/]cli[\\/]main\.ts$/ }, (args) => {
-      const code = readFileSync(args.path, 'utf8');
-      if (!code.includes(HELP_READ)) fail(`${args.path} no longer has ${HELP_READ}: see helpFromTheExecutable`);
-      return { contents: code.replace(HELP_READ, "process.getBuiltinModule('node:sea').getAsset('help.txt', 'utf8')"), loader: 'ts' };
-    });
-  },
-};
+const helpFromTheExecutable = patchSource(
+  'help-from-the-executable',
+  /[\\/]src[\\/]cli[\\/]main\.ts$/,
+  HELP_READ,
+  "process.getBuiltinModule('node:sea').getAsset('help.txt', 'utf8')",
+);
 
 // No encryption inside: an encrypted database is refused with what to use instead, before anything
 // looks for the cipher addon (which a node_modules near the executable could otherwise supply).
@@ -81,47 +78,30 @@ const NO_ENCRYPTION = [
   '(Node 22.14 or newer, with better-sqlite3-multiple-ciphers); a plain database works here (tpa local init)',
 ].join(' ');
 const NO_ENCRYPTION_HINT = 'install the npm package (npm pack in the project, then npm install -g ./tpa-<version>.tgz) and run this command with that tpa';
-const noEncryptionInside = {
-  name: 'no-encryption-inside',
-  setup(b) {
-    b.onLoad({ filter: /[\\/]src[\\/]engine[\\/]store[\\/]cipher\.ts$/ }, (args) => {
-      const code = readFileSync(args.path, 'utf8');
-      if (!code.includes(CIPHER_LOADER)) fail(`${args.path} no longer has ${CIPHER_LOADER}: see noEncryptionInside`);
-      const refusal = `throw new UnusableDatabase(${JSON.stringify(NO_ENCRYPTION)}, { hint: ${JSON.stringify(NO_ENCRYPTION_HINT)} });`;
-      return { contents: code.replace(CIPHER_LOADER, `${CIPHER_LOADER} ${refusal}`), loader: 'ts' };
-    });
-  },
-};
+const noEncryptionInside = patchSource(
+  'no-encryption-inside',
+  /[\\/]src[\\/]engine[\\/]store[\\/]cipher\.ts$/,
+  CIPHER_LOADER,
+  `${CIPHER_LOADER} throw new SeaRefusal(${JSON.stringify(NO_ENCRYPTION)}, { hint: ${JSON.stringify(NO_ENCRYPTION_HINT)} });`,
+  { prelude: "import { UnusableDatabase as SeaRefusal } from '../errors.js';\n" },
+);
 
 // No keychain inside: its binding is a native addon the executable does not carry, and the helper
 // process the npm build asks it through is `node -e`, which the executable does not run. Asked, it
 // answers at once that there is none (TPA_KEYRING=auto then keeps credentials in the 0600 file).
 const KEYCHAIN_CALL = /async function keychainCall\([^)]*\)[^{]*\{/;
 const NO_KEYCHAIN = 'the single executable of tpa has no keychain (the npm package has it)';
-const noKeychainInside = {
-  name: 'no-keychain-inside',
-  setup(b) {
-    b.onLoad({ filter: /[\\/]src[\\/]auth[\\/]credentials\.ts$/ }, (args) => {
-      const code = readFileSync(args.path, 'utf8');
-      if (!KEYCHAIN_CALL.test(code)) fail(`${args.path} no longer has ${KEYCHAIN_CALL}: see noKeychainInside`);
-      return { contents: code.replace(KEYCHAIN_CALL, (head) => `${head} throw new Error(${JSON.stringify(NO_KEYCHAIN)});`), loader: 'ts' };
-    });
-  },
-};
+const noKeychainInside = patchSource(
+  'no-keychain-inside',
+  /[\\/]src[\\/]auth[\\/]credentials\.ts$/,
+  KEYCHAIN_CALL,
+  (head) => `${head} throw new Error(${JSON.stringify(NO_KEYCHAIN)});`,
+);
 
 // jq (`--jq`) inside: the npm build loads jq-wasm's module beside it, which reads its .wasm file from
 // node_modules; the executable carries jq-wasm's build with the WebAssembly inlined instead.
 const JQ_LOAD = "createRequire(import.meta.url)('jq-wasm')";
-const jqInside = {
-  name: 'jq-inside',
-  setup(b) {
-    b.onLoad({ filter: /[\\/]src[\\/]render[\\/]jq\.ts$/ }, (args) => {
-      const code = readFileSync(args.path, 'utf8');
-      if (!code.includes(JQ_LOAD)) fail(`${args.path} no longer has ${JQ_LOAD}: see jqInside`);
-      return { contents: code.replace(JQ_LOAD, "require('jq-wasm/inline')"), loader: 'ts' };
-    });
-  },
-};
+const jqInside = patchSource('jq-inside', /[\\/]src[\\/]render[\\/]jq\.ts$/, JQ_LOAD, "require('jq-wasm/inline')");
 
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });

@@ -2,7 +2,8 @@
 // The CLI entry point maps them once; the client raises them from service responses, and turns the
 // embedded engine's own errors into them with fromEngineError (the one place an engine error gets
 // an exit code).
-import type { EngineError } from './engine/errors.js';
+import { cipherInstallHint } from './cli/cipher-install.js';
+import { CipherPackageMissing, type EngineError } from './engine/errors.js';
 
 export const EXIT = {
   OK: 0,
@@ -99,7 +100,9 @@ export function fieldsInvalid(errors: readonly { field: string; message: string 
  * code of that kind. Keeps where the engine threw it, for --debug.
  */
 export function fromEngineError(err: EngineError): TpaError {
-  const options: ErrorOptions = { code: err.code, hint: err.hint };
+  // The engine names the package missing; how a person installs it is the CLI's to say.
+  const hint = err instanceof CipherPackageMissing ? cipherInstallHint(err.packageName) : err.hint;
+  const options: ErrorOptions = { code: err.code, hint };
   const mapped = ((): TpaError => {
     switch (err.kind) {
       case 'invalid':

@@ -3,7 +3,7 @@
 // Never on the command line, never in a file beside the database it opens.
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
-import { DATABASE_KEY_BYTES, parseDatabaseKey } from '../engine/store/cipher.js';
+import { DATABASE_KEY_BYTES, databaseFileState, knownEncrypted, parseDatabaseKey } from '../engine/store/cipher.js';
 import { AuthError } from '../errors.js';
 import { keychainStore, keyringPolicy } from './credentials.js';
 
@@ -29,6 +29,22 @@ export async function findDatabaseKey(dataDir: string, env: NodeJS.ProcessEnv): 
     throw keychainProblem(err);
   }
   return text ? parseDatabaseKey(text, `the keychain's entry ${databaseKeyAccount(dataDir)}`) : undefined;
+}
+
+/**
+ * Whether the database `file` of the data folder `dataDir` is encrypted, or known to be (missing
+ * after a reset, it is made anew with its key), and then its key (findDatabaseKey's; undefined when
+ * none is found).
+ */
+export async function databaseKeyOf(dataDir: string, file: string, env: NodeJS.ProcessEnv): Promise<{ encrypted: boolean; key?: Buffer }> {
+  if (!databaseEncrypted(file)) return { encrypted: false };
+  return { encrypted: true, key: await findDatabaseKey(dataDir, env) };
+}
+
+/** Whether the database `file` is encrypted, or known to be: missing after a reset, it is made anew with its key. */
+export function databaseEncrypted(file: string): boolean {
+  const state = databaseFileState(file).kind;
+  return state === 'encrypted' || (state === 'absent' && Boolean(knownEncrypted(file)));
 }
 
 /**

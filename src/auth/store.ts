@@ -2,7 +2,7 @@
 // crash never leaves half a file and no other user can read them.
 import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { replaceWhole } from '../client/write-whole.js';
+import { replaceWhole } from '../files/write-whole.js';
 import { UsageError } from '../errors.js';
 
 export function writePrivateJson(file: string, value: unknown): void {

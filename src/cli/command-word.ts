@@ -20,6 +20,9 @@ export function unsupportedNode(version: string = process.versions.node): string
   return undefined;
 }
 
+/** The options that shape the output for a script (docs/design.md "Scripts: fields, jq and templates"). */
+export const SHAPE_OPTIONS = ['--json', '--jq', '--template'] as const;
+
 /**
  * The command word of an argument list (skipping global options and their values), i.e. the noun
  * whose subcommands must be registered; `help <noun>` names it too.
@@ -30,7 +33,7 @@ export function commandWord(args: readonly string[]): string | undefined {
     if (arg === '--') return undefined;
     // --json's fields come after the command (`tpa ledger list --json id`): before it, the next word
     // is the command's (run.ts), not a field.
-    if (['-p', '--profile', '-o', '--output', '--jq', '--template'].includes(arg)) i++;
+    if (['-p', '--profile', '-o', '--output', ...SHAPE_OPTIONS.filter((o) => o !== '--json')].includes(arg)) i++;
     else if (!arg.startsWith('-')) return arg === 'help' ? args[i + 1] : arg;
   }
   return undefined;

@@ -12,6 +12,7 @@ import { readFileSync } from 'node:fs';
 
 import type { OutputFormat } from './formats.js';
 import type { OutputShape } from '../render/shape.js';
+import { SHAPE_OPTIONS } from './command-word.js';
 import { StatusLine } from './status-line.js';
 import { setPlainPrompts } from './prompt-color.js';
 
@@ -78,7 +79,7 @@ export function outputFormat(opts: GlobalOptions, io: IO): OutputFormat {
 
 /** Whether --json, --jq or --template is given. */
 export function shaping(opts: GlobalOptions): boolean {
-  return opts.json !== undefined || opts.jq !== undefined || opts.template !== undefined;
+  return SHAPE_OPTIONS.some((o) => opts[o.slice(2) as 'json' | 'jq' | 'template'] !== undefined);
 }
 
 export function createContext(given: IO, opts: GlobalOptions): Context {

@@ -6,6 +6,7 @@ import type { ApiResult } from '../client/client.js';
 import { pages, type PageOf, type PagingProgress } from '../client/pages.js';
 import { tableTools } from '../render/output.js';
 import type { ProgressState } from '../render/progress-line.js';
+import type { RowWriter } from '../render/json-writer.js';
 import { rowWriter, type TableSpec } from '../render/stream.js';
 import type { Context } from './context.js';
 import { terminalWidth } from './io.js';
@@ -60,4 +61,9 @@ export async function streamAll<T>(
   });
   ctx.status.clear();
   writer.end();
+}
+
+/** A writer of records as they come (a batch's outcomes, a run's approvals), in the output chosen: json, ndjson, csv, or shaped (--json, --jq, --template). Not a table. */
+export function recordWriter<T>(ctx: Context): RowWriter<T> {
+  return rowWriter<T>(ctx.format, ctx.io.stdout, undefined, undefined, ctx.shape);
 }

@@ -1,13 +1,13 @@
 // A command's --out file: its folder checked before anything is read, then the file written whole
-// or not at all (client/write-whole.ts), 0600, an existing one kept unless --force; every problem
+// or not at all (files/write-whole.ts), 0600, an existing one kept unless --force; every problem
 // said in words of the file named, never of the temporary file it is written through.
 import { existsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { UsageError } from '../errors.js';
 
-/** The file written whole or not at all (client/write-whole.ts); an existing one kept unless --force. */
+/** The file written whole or not at all (files/write-whole.ts); an existing one kept unless --force. */
 export async function writeWhole(path: string, text: string, force: boolean): Promise<void> {
-  const { writeNewWhole } = await import('../client/write-whole.js');
+  const { writeNewWhole } = await import('../files/write-whole.js');
   let done: 'written' | 'exists';
   try {
     done = writeNewWhole(path, text, force);
@@ -15,7 +15,12 @@ export async function writeWhole(path: string, text: string, force: boolean): Pr
     // Said in words of the file named, never of the temporary file it is written through.
     throw new UsageError(`cannot write ${path}: ${writeProblem(path, err as NodeJS.ErrnoException)}; nothing was written`);
   }
-  if (done === 'exists') throw new UsageError(`${path} exists: tpa does not write over it`, { hint: 'add --force to replace it' });
+  if (done === 'exists') throw existsRefusal(path);
+}
+
+/** The refusal to write over the file `path` already there, unasked. */
+export function existsRefusal(path: string, hint = 'add --force to replace it'): UsageError {
+  return new UsageError(`${path} exists: tpa does not write over it`, { hint });
 }
 
 /** Why `path` cannot be written into its folder, or undefined when the folder is there. */

@@ -9,6 +9,7 @@ import { own } from '../render/screen.js';
 import type { RunState } from './action.js';
 import { wrapProse } from '../render/text.js';
 import { screenedStream, terminalWidth, withStreams, type IO } from './io.js';
+import { SHAPE_OPTIONS } from './command-word.js';
 import { buildProgram } from './program.js';
 
 export async function runProgram(args: string[], given: IO, word: string | undefined): Promise<number> {
@@ -90,9 +91,7 @@ function jsonBeforeCommand(args: string[], word: string | undefined): string[] {
 
 /** Whether the line asks for JSON (-o json aside): --json, --json=<fields>, --jq or --template. */
 function jsonAsked(args: string[]): boolean {
-  return args.some(
-    (a) => a === '--json' || a.startsWith('--json=') || a === '--jq' || a.startsWith('--jq=') || a === '--template' || a.startsWith('--template='),
-  );
+  return args.some((a) => SHAPE_OPTIONS.some((o) => a === o || a.startsWith(`${o}=`)));
 }
 
 function report(thrown: unknown, io: IO, state: RunState, args: string[]): number {

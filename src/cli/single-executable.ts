@@ -6,6 +6,7 @@
 import { lstatSync, mkdirSync, mkdtempSync, renameSync, rmSync, type Stats, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { removeTemp, tempBeside } from '../files/write-whole.js';
 
 /** The addon's asset key and file name, better_sqlite3-<sha-256, 16 digits>.node (scripts/sea.mjs defines it). */
 declare const __TPA_SEA_ADDON__: string;
@@ -51,9 +52,13 @@ export function keptAddon(dir: string, name: string, bytes: Uint8Array): string 
     const file = join(dir, name);
     const st = lstatOrUndefined(file);
     if (st?.isFile() && ownPrivate(file, 0o077) && st.size === bytes.length) return file;
-    const temp = `${file}.${process.pid}.tmp`;
-    writeFileSync(temp, bytes, { mode: 0o600, flag: 'wx' });
-    renameSync(temp, file);
+    const temp = tempBeside(file);
+    try {
+      writeFileSync(temp, bytes, { mode: 0o600, flag: 'wx' });
+      renameSync(temp, file);
+    } finally {
+      removeTemp(temp);
+    }
     return file;
   } catch {
     return undefined;

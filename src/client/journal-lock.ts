@@ -13,7 +13,7 @@ import { closeSync, constants, fchmodSync, fstatSync, lstatSync, mkdirSync, open
 import { dirname, join } from 'node:path';
 import { ConflictError, UsageError } from '../errors.js';
 import { journalSealing } from './journal-seal.js';
-import { replaceWhole } from './write-whole.js';
+import { replaceWhole } from '../files/write-whole.js';
 
 /** Who holds a journal's lock, as its holder wrote it. */
 export interface LockHolder {

@@ -16,7 +16,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { databaseFile, databaseFileState, keyOpensDatabase, knownEncrypted } from '../engine/store/cipher.js';
+import { databaseFile, keyOpensDatabase } from '../engine/store/cipher.js';
 import { privateDataDirProblem, privatePathProblem, stderrNote } from '../engine/private-dir.js';
 import { AuthError } from '../errors.js';
 
@@ -131,11 +131,10 @@ export async function journalSealingOf(dataDir: string, env: NodeJS.ProcessEnv, 
     privateDataDirProblem(dataDir, undefined, false) === undefined &&
     privatePathProblem(file, 'the database', 0o600, undefined, false) === undefined;
   if (interrupted) (await import('../engine/store/db.js')).recoverInterruptedEncryption(file, note);
-  const state = databaseFileState(file).kind;
+  const { databaseEncrypted, findDatabaseKey } = await import('../auth/database-key.js');
   // A data directory known to be encrypted whose database is missing (a reset) is encrypted still.
-  if (state !== 'encrypted' && !(state === 'absent' && knownEncrypted(file))) return PLAIN;
+  if (!databaseEncrypted(file)) return PLAIN;
   try {
-    const { findDatabaseKey } = await import('../auth/database-key.js');
     const key = await findDatabaseKey(dataDir, env);
     if (!key) return { kind: 'locked', problem: () => journalKeyMissing() };
     // A key that does not open the database seals nothing and opens nothing: a journal sealed with

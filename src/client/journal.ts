@@ -10,7 +10,7 @@ import { privateDataDirProblem, stderrNote } from '../engine/private-dir.js';
 import type { TpaClient } from './client.js';
 import { type JournalLock, type LockHolder, openJournalFile, openJournalToRead } from './journal-lock.js';
 import { type JournalSeal, journalSealing, type JournalSealing, plainLinesRead } from './journal-seal.js';
-import { replaceWhole } from './write-whole.js';
+import { replaceWhole } from '../files/write-whole.js';
 import { stopsTheJob } from './retry.js';
 
 export type JournalRecord = Record<string, unknown> & { type: string };

@@ -53,14 +53,8 @@ export class LocalTransport implements Transport {
       // An encrypted database is opened with its key: TPA_DB_KEY (read by the engine), else the keychain's.
       let databaseKey = this.storage.databaseKey;
       if (!databaseKey && !this.env.TPA_DB_KEY) {
-        const { databaseFileState, knownEncrypted } = await import('../engine/store/cipher.js');
-        const file = databaseFile(this.dataDir);
-        const state = databaseFileState(file).kind;
-        // A data directory known to be encrypted whose database is missing is made anew with its key.
-        if (state === 'encrypted' || (state === 'absent' && knownEncrypted(file))) {
-          const { findDatabaseKey } = await import('../auth/database-key.js');
-          databaseKey = await findDatabaseKey(this.dataDir, this.env);
-        }
+        const { databaseKeyOf } = await import('../auth/database-key.js');
+        databaseKey = (await databaseKeyOf(this.dataDir, databaseFile(this.dataDir), this.env)).key;
       }
       try {
         this.engine = Engine.open({ dataDir: this.dataDir, env: this.env, pageCacheKb: CLI_PAGE_CACHE_KB, ...this.storage, databaseKey, actor: this.actor });

@@ -562,7 +562,7 @@ const CONTROL_FILE = 'x12-control-number';
  */
 export async function nextControlNumber(dataDir: string): Promise<number> {
   const { holdExclusively, letGo } = await import('./journal-lock.js');
-  const { replaceWhole } = await import('./write-whole.js');
+  const { replaceWhole } = await import('../files/write-whole.js');
   const path = join(dataDir, CONTROL_FILE);
   // Another user's data folder is refused before the number is read or written there.
   (await import('./journal.js')).ownDataDir(dataDir, true);

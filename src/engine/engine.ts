@@ -34,6 +34,7 @@ import {
 } from './services/keys.js';
 import { authenticateToken, issueToken, listClients, registerClient, revokeClient, type ClientCertificate, type ClientRegistration } from './services/oauth.js';
 import { advanceEncounters, anythingDue } from './services/progress.js';
+import { type CopyFacts, writeBackup } from './services/backup.js';
 import { asActor, auditHead, listAudit, verifyAudit, verifyAuditDeep, type AuditFilter, type DeepVerdict } from './services/audit.js';
 import { AUDIT_HEAD_HEADER, formatAuditHead, type AuditActor, type AuditHead, type ChainVerdict, type StoredAudit } from '../domain/audit.js';
 import { fixtures } from './services/fixtures.js';
@@ -421,6 +422,14 @@ export class Engine {
   /** The chain, then the money tables against it (`tpa local audit verify --deep`). */
   auditVerifyDeep(expectHead?: string): DeepVerdict {
     return verifyAuditDeep(this.db, expectHead);
+  }
+
+  /**
+   * A backup of this database written whole to `target` (`tpa local backup`; services/backup.ts
+   * writeBackup): one snapshot of it, checked, encrypted under `key` when the database is.
+   */
+  backup(target: string, key: Buffer | undefined, replace: boolean): Promise<CopyFacts> {
+    return writeBackup(this.db, this.db.name, target, key, replace);
   }
 
   /** The last record's number and hash (`tpa local audit head`), to be kept outside the database. */

@@ -47,3 +47,13 @@ export class DatabaseKeyError extends EngineError {
 export class UnusableDatabase extends EngineError {
   readonly kind = 'unusable_database';
 }
+
+/** The database is encrypted and the cipher package `packageName` is not installed: the CLI says how to install it (cli/cipher-install.ts). */
+export class CipherPackageMissing extends UnusableDatabase {
+  constructor(
+    message: string,
+    readonly packageName: string,
+  ) {
+    super(message);
+  }
+}

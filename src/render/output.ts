@@ -2,7 +2,7 @@
 // Renderers take the data and a description of the terminal, never the CLI's context.
 import type { Palette } from './format.js';
 import { csvCell } from './screen.js';
-import { filteredText, type OutputShape, shapedRecords } from './shape.js';
+import { type OutputShape, shapedRecordText, shapedWriter } from './shape.js';
 
 export interface TableTools {
   c: Palette;
@@ -43,14 +43,13 @@ export async function emit(term: Terminal, output: CommandOutput): Promise<void>
   const { out } = term;
   const items = output.items ?? (Array.isArray(output.data) ? output.data : [output.data]);
   if (term.shape) {
-    // A list is its records as one array; anything else is one record.
-    const list = output.items !== undefined || Array.isArray(output.data);
-    const records = shapedRecords(term.shape, items);
-    const doc = list ? records : records[0];
-    const text = filteredText(term.shape, doc);
-    if (text !== undefined) out.write(text);
-    else if (term.format === 'ndjson') for (const record of records) out.write(`${JSON.stringify(record)}\n`);
-    else out.write(`${JSON.stringify(doc, null, 2)}\n`);
+    // A list is its records as one array, written as a list printed as it arrives is; anything else is one record.
+    if (output.items === undefined && !Array.isArray(output.data)) out.write(shapedRecordText(term.shape, term.format, output.data));
+    else {
+      const writer = shapedWriter(term.shape, term.format, out);
+      writer.write(items);
+      writer.end();
+    }
     return;
   }
   switch (term.format) {

@@ -3,6 +3,7 @@
 // record an object; a list printed as its pages arrive is shaped a part at a time (a page of
 // `--all`, a claim of a batch), so that memory stays flat however long it is.
 import type { JqProgram } from './jq.js';
+import { jsonWriter, ndjsonWriter, type RowWriter, type Sink } from './json-writer.js';
 import type { Template } from './template.js';
 
 export interface OutputShape {
@@ -15,7 +16,7 @@ export interface OutputShape {
 }
 
 /** The record with only `fields`, in their order. */
-export function selectFields(record: unknown, fields: readonly string[]): Record<string, unknown> {
+function selectFields(record: unknown, fields: readonly string[]): Record<string, unknown> {
   const source = record !== null && typeof record === 'object' ? (record as Record<string, unknown>) : {};
   const kept: Record<string, unknown> = {};
   for (const field of fields) {
@@ -46,7 +47,37 @@ export function filteredText(shape: OutputShape, doc: unknown): string | undefin
 }
 
 /** How --jq prints a result, as gh does: a string as it is (jq -r), anything else as JSON, indented on a terminal. */
-export function jqResultText(value: unknown, indent: boolean): string {
+function jqResultText(value: unknown, indent: boolean): string {
   if (typeof value === 'string') return `${value}\n`;
   return `${JSON.stringify(value, null, indent ? 2 : undefined)}\n`;
+}
+
+/**
+ * The records of a list, shaped, written as they arrive: each part as it comes (a page of `--all`, a
+ * claim of a batch, or the whole list at once) goes through jq or the template as an array of its
+ * records, so that a filter written for one page (`.[] | .id`) runs unchanged over all of them in
+ * flat memory; an empty list goes through it once, as `[]`. With fields alone, the records selected,
+ * as ndjson with -o ndjson, else as one JSON array (a shape is never given with csv or a table).
+ */
+export function shapedWriter<T>(shape: OutputShape, format: string, out: Sink): RowWriter<T> {
+  const filtered = shape.jq !== undefined || shape.template !== undefined;
+  if (!filtered) {
+    const records = format === 'ndjson' ? ndjsonWriter<unknown>(out) : jsonWriter<unknown>(out);
+    return { write: (rows) => records.write(shapedRecords(shape, rows)), end: () => records.end() };
+  }
+  let written = false;
+  return {
+    write(rows) {
+      if (rows.length === 0) return;
+      written = true;
+      out.write(filteredText(shape, shapedRecords(shape, rows))!);
+    },
+    end: () => (written ? undefined : out.write(filteredText(shape, [])!)),
+  };
+}
+
+/** One record (not a list), shaped: through jq or the template, else the fields selected as JSON. */
+export function shapedRecordText(shape: OutputShape, format: string, record: unknown): string {
+  const [doc] = shapedRecords(shape, [record]);
+  return filteredText(shape, doc) ?? (format === 'ndjson' ? `${JSON.stringify(doc)}\n` : `${JSON.stringify(doc, null, 2)}\n`);
 }

@@ -2,18 +2,10 @@
 // output is the same as printing the whole list at once, for every format, but only one page is
 // ever held. They take a sink and the rendering they need, never the CLI's context.
 import { csvHeaders, csvLine, flatten, type TableTools } from './output.js';
+import { jsonWriter, ndjsonWriter, type RowWriter, type Sink } from './json-writer.js';
 import { csvCell } from './screen.js';
-import { filteredText, type OutputShape, shapedRecords } from './shape.js';
+import { type OutputShape, shapedWriter } from './shape.js';
 import { type Column, fitColumns, listColumns, minimumWidths, records as recordsOf, visibleLength } from './table.js';
-
-export interface Sink {
-  write(text: string): void;
-}
-
-export interface RowWriter<T> {
-  write(rows: readonly T[]): void;
-  end(): void;
-}
 
 export interface TableSpec<T> {
   columns: readonly (Column | string)[];
@@ -44,21 +36,11 @@ export function rowWriter<T>(
   shape?: OutputShape,
 ): RowWriter<T> {
   if (shape) return shapedWriter(shape, format, out);
-  let count = 0;
   switch (format) {
     case 'ndjson':
-      return { write: (rows) => out.write(rows.map((r) => `${JSON.stringify(r)}\n`).join('')), end: () => undefined };
+      return ndjsonWriter(out);
     case 'json':
-      // Exactly JSON.stringify(all, null, 2): "[", each item indented by two, ",", "]".
-      return {
-        write(rows) {
-          const text = rows.map((r) => `  ${JSON.stringify(r, null, 2).replace(/\n/g, '\n  ')}`).join(',\n');
-          if (text === '') return;
-          out.write(`${count === 0 ? '[\n' : ',\n'}${text}`);
-          count += rows.length;
-        },
-        end: () => out.write(count === 0 ? '[]\n' : '\n]\n'),
-      };
+      return jsonWriter(out);
     case 'csv': {
       let headers: string[] | undefined;
       const header = (names: readonly string[]) => `${names.map(csvCell).join(',')}\n`;
@@ -77,6 +59,7 @@ export function rowWriter<T>(
     }
     case 'table': {
       if (!table) throw new Error('a table writer needs its columns');
+      let count = 0;
       const { tools, spec } = table;
       // A list: each row one line (table.ts listColumns), whatever its pages hold.
       const cols = listColumns(spec.columns.map((c) => (typeof c === 'string' ? { header: c } : c)));
@@ -133,24 +116,4 @@ export function rowWriter<T>(
       };
     }
   }
-}
-
-/**
- * The records of a list printed as it arrives, shaped: each part as it comes (a page of `--all`, a
- * claim of a batch) goes through jq or the template as an array of its records, so that a filter
- * written for one page (`.[] | .id`) runs unchanged over all of them in flat memory; with fields
- * alone, the records selected, in the json or ndjson of `format`.
- */
-function shapedWriter<T>(shape: OutputShape, format: 'json' | 'ndjson' | 'csv' | 'table', out: Sink): RowWriter<T> {
-  const records = format === 'ndjson' || format === 'json' ? rowWriter<unknown>(format, out) : rowWriter<unknown>('json', out);
-  const filtered = shape.jq !== undefined || shape.template !== undefined;
-  return {
-    write(rows) {
-      if (rows.length === 0) return;
-      const selected = shapedRecords(shape, rows);
-      if (filtered) out.write(filteredText(shape, selected)!);
-      else records.write(selected);
-    },
-    end: () => (filtered ? undefined : records.end()),
-  };
 }

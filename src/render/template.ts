@@ -5,6 +5,8 @@
 // functions of FUNCTIONS. A template is parsed, its every function checked, before anything is sent;
 // a mistake is a usage error naming its line and column.
 import { UsageError } from '../errors.js';
+import { TEMPLATE_FUNCTIONS } from './template-functions.js';
+import { displayWidth, padEnd } from './text.js';
 
 type Value = unknown;
 
@@ -38,7 +40,7 @@ export type Template = (data: Value) => string;
 export function parseTemplate(source: string): Template {
   const items = split(source);
   const parser = { items, at: 0 };
-  const { nodes, end } = parseList(parser, source);
+  const { nodes, end } = parseList(parser);
   if (end) throw templateError(end.pos, `unexpected {{${end.word}}}`);
   return (data) => render(nodes, data);
 }
@@ -117,7 +119,7 @@ interface End {
   pos: Pos;
 }
 
-function parseList(p: Parser, source: string): { nodes: Node[]; end?: End } {
+function parseList(p: Parser): { nodes: Node[]; end?: End } {
   const nodes: Node[] = [];
   while (p.at < p.items.length) {
     const item = p.items[p.at++]!;
@@ -132,21 +134,21 @@ function parseList(p: Parser, source: string): { nodes: Node[]; end?: End } {
     }
     const word = /^(if|else|end|range|with)\b/.exec(text)?.[1];
     if (word === 'end' || word === 'else') return { nodes, end: { word, rest: text.slice(word.length).trim(), pos: item.pos } };
-    if (word === 'if' || word === 'with') nodes.push(parseBranches(p, source, word, text.slice(word.length), item.pos));
+    if (word === 'if' || word === 'with') nodes.push(parseBranches(p, word, text.slice(word.length), item.pos));
     else if (word === 'range') {
       const pipe = parsePipe(text.slice(5), item.pos, true);
-      const { body, otherwise } = parseBody(p, source, 'range', item.pos);
+      const { body, otherwise } = parseBody(p, 'range', item.pos);
       nodes.push({ kind: 'range', pipe, body, otherwise });
     } else nodes.push({ kind: 'print', pipe: parsePipe(text, item.pos, false) });
   }
   return { nodes };
 }
 
-function parseBranches(p: Parser, source: string, kind: 'if' | 'with', condition: string, pos: Pos): Node {
+function parseBranches(p: Parser, kind: 'if' | 'with', condition: string, pos: Pos): Node {
   const branches: { cond: Pipe; body: Node[] }[] = [];
   let cond = parsePipe(condition, pos, false);
   for (;;) {
-    const { nodes, end } = parseList(p, source);
+    const { nodes, end } = parseList(p);
     if (!end) throw templateError(pos, `{{${kind}}} has no {{end}}`);
     branches.push({ cond, body: nodes });
     if (end.word === 'end') return { kind, branches, otherwise: [] };
@@ -154,21 +156,23 @@ function parseBranches(p: Parser, source: string, kind: 'if' | 'with', condition
       cond = parsePipe(end.rest.slice(kind.length), end.pos, false);
       continue;
     }
-    if (end.rest !== '') throw templateError(end.pos, `unexpected "${end.rest}" after else`);
-    const last = parseList(p, source);
-    if (last.end?.word !== 'end') throw templateError(pos, `{{${kind}}} has no {{end}}`);
-    return { kind, branches, otherwise: last.nodes };
+    return { kind, branches, otherwise: parseElse(p, kind, end, pos) };
   }
 }
 
-function parseBody(p: Parser, source: string, kind: string, pos: Pos): { body: Node[]; otherwise: Node[] } {
-  const { nodes, end } = parseList(p, source);
+function parseBody(p: Parser, kind: string, pos: Pos): { body: Node[]; otherwise: Node[] } {
+  const { nodes, end } = parseList(p);
   if (!end) throw templateError(pos, `{{${kind}}} has no {{end}}`);
   if (end.word === 'end') return { body: nodes, otherwise: [] };
+  return { body: nodes, otherwise: parseElse(p, kind, end, pos) };
+}
+
+/** What follows a plain {{else}} up to the {{end}} of the {{kind}} at `pos`. */
+function parseElse(p: Parser, kind: string, end: End, pos: Pos): Node[] {
   if (end.rest !== '') throw templateError(end.pos, `unexpected "${end.rest}" after else`);
-  const last = parseList(p, source);
+  const last = parseList(p);
   if (last.end?.word !== 'end') throw templateError(pos, `{{${kind}}} has no {{end}}`);
-  return { body: nodes, otherwise: last.nodes };
+  return last.nodes;
 }
 
 const TOKEN =
@@ -269,7 +273,7 @@ function readArg(s: { toks: Token[]; at: number }, t: Token, pos: Pos): Arg {
     case 'ident':
       if (t.text === 'true' || t.text === 'false') return { kind: 'lit', value: t.text === 'true' };
       if (t.text === 'nil') return { kind: 'lit', value: null };
-      if (!(t.text in FUNCTIONS)) throw templateError(at(pos, t.offset), `unknown function "${t.text}" (known: ${Object.keys(FUNCTIONS).join(', ')})`);
+      if (!(t.text in FUNCTIONS)) throw templateError(at(pos, t.offset), `unknown function "${t.text}" (known: ${TEMPLATE_FUNCTIONS.join(', ')})`);
       return { kind: 'fn', name: t.text, pos: at(pos, t.offset) };
     case 'punct': {
       if (t.text !== '(') throw templateError(at(pos, t.offset), `unexpected "${t.text}"`);
@@ -461,7 +465,7 @@ function compare(a: Value, b: Value): number {
 }
 
 /** The functions a template may call: Go's own, and gh's (join, pluck, tablerow, tablerender, truncate); json is tpa's. */
-export const FUNCTIONS: Record<string, Fn> = {
+const FUNCTIONS: Record<(typeof TEMPLATE_FUNCTIONS)[number], Fn> & Record<string, Fn | undefined> = {
   and: (_s, ...args) => args.find((a) => !truthy(a)) ?? args[args.length - 1],
   or: (_s, ...args) => args.find((a) => truthy(a)) ?? args[args.length - 1],
   not: (_s, ...args) => (arity(args, 1), !truthy(args[0])),
@@ -532,10 +536,10 @@ export const FUNCTIONS: Record<string, Fn> = {
 /** The rows of tablerow, written as aligned columns two spaces apart (the last column not padded). */
 function flushTable(s: Scope): void {
   if (s.rows.length === 0) return;
+  // Columns as wide as their widest cell on screen (a wide character two columns, an accent none).
   const widths: number[] = [];
-  for (const row of s.rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, [...cell].length)));
-  for (const row of s.rows)
-    s.out.push(`${row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]! + cell.length - [...cell].length))).join('  ')}\n`);
+  for (const row of s.rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, displayWidth(cell))));
+  for (const row of s.rows) s.out.push(`${row.map((cell, i) => (i === row.length - 1 ? cell : padEnd(cell, widths[i]!))).join('  ')}\n`);
   s.rows = [];
 }
 

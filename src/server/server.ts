@@ -195,9 +195,9 @@ export function startServer(engine: Engine, options: ServeOptions): Promise<Runn
       if (!res.headersSent) send(res, error(500, { error: 'internal_error', message: 'The server failed to process the request', request_id: newId('req_') }));
     }
   };
-  const handle: RequestListener = (req, res) => {
+  /** One request: its id, what an observer is told of it, and how it is answered (limit headers on every answer). */
+  const callOf = (req: IncomingMessage, res: ServerResponse): Call => {
     const started = performance.now();
-    const requestId = newId('req_');
     const method = (req.method ?? 'GET').toUpperCase();
     let url: URL | undefined;
     try {
@@ -206,46 +206,166 @@ export function startServer(engine: Engine, options: ServeOptions): Promise<Runn
       url = undefined;
     }
     let status = 500;
-    // docs/api.md "Limits": the X-RateLimit-* headers go on every answer, whatever it is.
-    let limitHeaders: Record<string, string> = {};
-    /** For an observer: the route that answered, and the body as read. */
-    const seen: { route?: string; body?: string } = {};
-    const reply = (response: EngineResponse, extra: Record<string, string> = {}, type = JSON_TYPE) => {
-      status = response.status;
-      const sent = send(res, response, { 'x-request-id': requestId, ...limitHeaders, ...extra }, method === 'HEAD', type);
-      observe?.(exchangeOf(req, method, seen, response.status, sent));
-    };
-    /** 429 (docs/api.md "Errors"), with the limit headers and Retry-After. */
-    const refuse = (verdict: LimitVerdict) => {
-      req.resume();
-      reply(error(429, { error: 'rate_limit_exceeded', message: `Rate limit exceeded: ${verdict.reason}`, retry_after: verdict.retryAfter }), {
-        ...verdict.headers,
-        'retry-after': String(verdict.retryAfter),
-      });
+    const call: Call = {
+      req,
+      res,
+      method,
+      url,
+      requestId: newId('req_'),
+      seen: {},
+      // docs/api.md "Limits": the X-RateLimit-* headers go on every answer, whatever it is.
+      limitHeaders: {},
+      reply: (response, extra = {}, type = JSON_TYPE) => {
+        status = response.status;
+        const sent = send(res, response, { 'x-request-id': call.requestId, ...call.limitHeaders, ...extra }, method === 'HEAD', type);
+        observe?.(
+          exchangeOf(
+            { method, target: req.url ?? '', route: call.seen.route, requestHeaders: req.headers, requestBody: call.seen.body },
+            response.status,
+            sent,
+          ),
+        );
+      },
+      // 429 (docs/api.md "Errors"), with the limit headers and Retry-After.
+      refuse: (verdict) => {
+        req.resume();
+        call.reply(error(429, { error: 'rate_limit_exceeded', message: `Rate limit exceeded: ${verdict.reason}`, retry_after: verdict.retryAfter }), {
+          ...verdict.headers,
+          'retry-after': String(verdict.retryAfter),
+        });
+      },
     };
     res.on('finish', () => options.log(`${method} ${url?.pathname ?? '(not a path)'} ${status} ${(performance.now() - started).toFixed(1)}ms`));
+    return call;
+  };
 
-    const certificate = clientCertificate(req);
-    if (url && method === 'POST' && url.pathname.replace(/\/+$/, '') === '/oauth2/token' && options.tls?.clientCa) {
-      seen.route = '/oauth2/token';
-      // Token requests are limited per client certificate, like any other endpoint per key.
-      const verdict = options.limiter?.admit(`oauth:${certificate?.fingerprint ?? 'none'}`, TIERS.production, 'POST /oauth2/token', 60);
-      if (verdict && !verdict.allowed) return refuse(verdict);
-      if (verdict) options.limiter?.release(`oauth:${certificate?.fingerprint ?? 'none'}`);
-      limitHeaders = verdict?.headers ?? unlimitedHeaders(Date.now());
-      const { pathname: path, searchParams: query } = url;
-      readBody(req, 64 * 1024)
-        .then((body) => {
-          seen.body = 'text' in body ? body.text : undefined;
-          return reply(
-            'notUtf8' in body
-              ? notUtf8Body(body.notUtf8)
-              : engine.issueToken({ method, path, query, headers: {}, body: 'text' in body ? body.text : undefined }, certificate),
-          );
-        })
-        .catch(() => reply(error(500, { error: 'internal_error', message: 'The server failed to issue a token', request_id: requestId })));
-      return;
+  /** POST /oauth2/token on the production server: limited per client certificate, like any other endpoint per key. */
+  const tokenRequest = (call: Call, url: URL, certificate: ReturnType<typeof clientCertificate>) => {
+    call.seen.route = '/oauth2/token';
+    const verdict = options.limiter?.admit(`oauth:${certificate?.fingerprint ?? 'none'}`, TIERS.production, 'POST /oauth2/token', 60);
+    if (verdict && !verdict.allowed) return call.refuse(verdict);
+    if (verdict) options.limiter?.release(`oauth:${certificate?.fingerprint ?? 'none'}`);
+    call.limitHeaders = verdict?.headers ?? unlimitedHeaders(Date.now());
+    const { pathname: path, searchParams: query } = url;
+    readBody(call.req, 64 * 1024)
+      .then((body) => {
+        call.seen.body = 'text' in body ? body.text : undefined;
+        return call.reply(
+          'notUtf8' in body
+            ? notUtf8Body(body.notUtf8)
+            : engine.issueToken({ method: call.method, path, query, headers: {}, body: 'text' in body ? body.text : undefined }, certificate),
+        );
+      })
+      .catch(() => call.reply(error(500, { error: 'internal_error', message: 'The server failed to issue a token', request_id: call.requestId })));
+  };
+
+  /**
+   * What is answered before any body is read: a target that is not a path, the OpenAPI document, a
+   * route the table refuses (404, 405), a key refused (401), a query parameter that is not UTF-8.
+   * True when it answered.
+   */
+  const answeredAtOnce = (call: Call, match: ReturnType<Engine['route']> | undefined, caller: ReturnType<Engine['authenticate']>): boolean => {
+    const { req, url } = call;
+    const answer = (response: EngineResponse, type?: string) => {
+      req.resume();
+      call.reply(response, {}, type);
+      return true;
+    };
+    if (!url) return answer(error(400, { error: 'bad_request', message: 'The request target is not a valid path' }));
+    const document = documentAnswer(call.method, url);
+    if (document) {
+      call.seen.route = OPENAPI_PATH;
+      return answer(document.response, document.type);
     }
+    if (match && 'response' in match) return answer(match.response);
+    if ('response' in caller) return answer(caller.response);
+    // Percent-escapes that are not UTF-8 would reach the engine as U+FFFD (docs/api.md "Text").
+    const notUtf8Parameter = notUtf8QueryParameter(url.search);
+    if (notUtf8Parameter !== undefined) return answer(error(400, { errors: [{ field: notUtf8Parameter, message: `is ${NOT_UTF8}` }] }));
+    return false;
+  };
+
+  /** At most LARGE_BODIES_PER_KEY large bodies in flight per key lineage; none counted without limits (--no-rate-limit, load tests). */
+  const admitLarge = (res: ServerResponse, key: KeyOf | undefined) => (): boolean => {
+    if (!key || !options.limiter) return true;
+    const lineage = key.lineage;
+    const running = largeBodies.get(lineage) ?? 0;
+    if (running >= LARGE_BODIES_PER_KEY) return false;
+    largeBodies.set(lineage, running + 1);
+    res.on('close', () => {
+      const left = (largeBodies.get(lineage) ?? 1) - 1;
+      if (left > 0) largeBodies.set(lineage, left);
+      else largeBodies.delete(lineage);
+    });
+    return true;
+  };
+
+  /** A routed request of a caller with a key: its body read (413, 415, 429, not UTF-8), then the engine's answer (or a fault's). */
+  const routedRequest = (call: Call, url: URL, key: KeyOf) => {
+    const { req, res, method } = call;
+    const { pathname: path, searchParams: query } = url;
+    // A request with neither Content-Length nor Transfer-Encoding has no body (RFC 9112 section 6.3):
+    // it is answered at once, without waiting for its end (most are GETs).
+    const bodyless = req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined;
+    if (bodyless) req.resume();
+    const type = header(req, 'content-type');
+    const json = type === undefined || JSON_TYPES.test(type);
+    (bodyless
+      ? Promise.resolve<Body>({ text: '' })
+      : readBody(req, limit, { gauge: json ? new JsonDepthGauge() : undefined, admitLarge: admitLarge(res, key) })
+    )
+      .then((read) => {
+        if ('tooMany' in read) {
+          return call.reply(
+            error(429, {
+              error: 'rate_limit_exceeded',
+              message: `Rate limit exceeded: ${LARGE_BODIES_PER_KEY} request bodies over ${LARGE_BODY_BYTES / 1024 / 1024} MiB in flight`,
+              retry_after: 1,
+            }),
+            { 'retry-after': '1' },
+          );
+        }
+        if ('tooLarge' in read) {
+          res.setHeader('connection', 'close');
+          return call.reply(error(413, { error: 'payload_too_large', message: `The request body is larger than ${limit / 1024 / 1024} MiB` }));
+        }
+        if ('tooDeep' in read) return call.reply(error(400, { errors: [{ field: '', message: read.tooDeep }] }));
+        if ('notUtf8' in read) return call.reply(notUtf8Body(read.notUtf8));
+        const body = read.text;
+        call.seen.body = body === '' ? undefined : body;
+        if (body !== '' && !json) {
+          return call.reply(
+            error(415, { error: 'unsupported_media_type', message: `Send JSON (application/json, or application/fhir+json for claims), not ${type}` }),
+          );
+        }
+        const headers: Record<string, string | undefined> = {};
+        for (const [k, v] of Object.entries(req.headers)) headers[k] = Array.isArray(v) ? v.join(', ') : v;
+        // Links in answers use the scheme this server really serves, never one a client claims.
+        headers['x-forwarded-proto'] = tls ? 'https' : 'http';
+        // Every body that reaches here was counted for nesting as it arrived (a body that is not JSON was refused above).
+        const work = (text: string | undefined) =>
+          engine.handle({ method, path, query, headers, body: text === '' ? undefined : text, depthChecked: true }, { key, text: true });
+        const fault = options.faults?.take(path);
+        // Without a fault (every request but in a sandbox test), answered at once.
+        if (!fault) return call.reply(work(body));
+        return withFault(fault, body, work).then((outcome) => {
+          if ('response' in outcome) return call.reply(outcome.response);
+          // A dropped connection: the client sees a reset, before (drop) or after (lose-response) the work.
+          options.log(`${method} ${path} connection dropped (TPA_FAULT ${fault.kind})`);
+          res.socket?.destroy();
+        });
+      })
+      .catch(() => {
+        if (!res.headersSent)
+          call.reply(error(500, { error: 'internal_error', message: 'The server failed to process the request', request_id: call.requestId }));
+      });
+  };
+
+  const handle: RequestListener = (req, res) => {
+    const call = callOf(req, res);
+    const { method, url } = call;
+    const certificate = clientCertificate(req);
+    if (url && method === 'POST' && url.pathname.replace(/\/+$/, '') === '/oauth2/token' && options.tls?.clientCa) return tokenRequest(call, url, certificate);
     // The order (docs/design.md "Over the wire: choices"): who is calling, then count (429), then the route
     // (404, 405), the key (401), the body (413, 415) and the scope (403). A caller with a valid key
     // counts against its tier (and the endpoint's limit, for a route that exists), one without
@@ -257,108 +377,19 @@ export function startServer(engine: Engine, options: ServeOptions): Promise<Runn
     const caller = engine.authenticate(bearer ? { bearer, certificate } : { apiKey: header(req, 'x-api-key'), certificate, oauthOnly });
     const match = url && engine.route(method, url.pathname);
     const route = match && 'route' in match ? match.route : undefined;
-    seen.route = route?.path;
+    call.seen.route = route?.path;
     const key = 'key' in caller ? caller.key : undefined;
     // Limits follow the credential's lineage: a rotated key, or another token of the same client,
     // does not start with fresh windows.
     const verdict = key
       ? options.limiter?.admit(key.lineage, TIERS[key.environment], route ? `${route.method} ${route.path}` : '(no route)', route?.perMinute ?? null)
       : options.limiter?.admitAnonymous(req.socket.remoteAddress ?? 'unknown');
-    if (verdict && !verdict.allowed) return refuse(verdict);
+    if (verdict && !verdict.allowed) return call.refuse(verdict);
     if (verdict && key) res.on('close', () => options.limiter?.release(key.lineage));
     // Without limits (--no-rate-limit) the headers still go out, with the nominal unlimited figure.
-    limitHeaders = verdict?.headers ?? unlimitedHeaders(Date.now());
-
-    if (!url) {
-      req.resume();
-      return reply(error(400, { error: 'bad_request', message: 'The request target is not a valid path' }));
-    }
-    const document = documentAnswer(method, url);
-    if (document) {
-      req.resume();
-      seen.route = OPENAPI_PATH;
-      return reply(document.response, {}, document.type);
-    }
-    if (match && 'response' in match) {
-      req.resume();
-      return reply(match.response);
-    }
-    if ('response' in caller) {
-      req.resume();
-      return reply(caller.response);
-    }
-    const { pathname: path, searchParams: query } = url;
-    // Percent-escapes that are not UTF-8 would reach the engine as U+FFFD (docs/api.md "Text").
-    const notUtf8Parameter = notUtf8QueryParameter(url.search);
-    if (notUtf8Parameter !== undefined) {
-      req.resume();
-      return reply(error(400, { errors: [{ field: notUtf8Parameter, message: `is ${NOT_UTF8}` }] }));
-    }
-    // A request with neither Content-Length nor Transfer-Encoding has no body (RFC 9112 section 6.3):
-    // it is answered at once, without waiting for its end (most are GETs).
-    const bodyless = req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined;
-    if (bodyless) req.resume();
-    const type = header(req, 'content-type');
-    const json = type === undefined || JSON_TYPES.test(type);
-    const admitLarge = () => {
-      // Limits off (--no-rate-limit, load tests): no cap either.
-      if (!key || !options.limiter) return true;
-      const lineage = key.lineage;
-      const running = largeBodies.get(lineage) ?? 0;
-      if (running >= LARGE_BODIES_PER_KEY) return false;
-      largeBodies.set(lineage, running + 1);
-      res.on('close', () => {
-        const left = (largeBodies.get(lineage) ?? 1) - 1;
-        if (left > 0) largeBodies.set(lineage, left);
-        else largeBodies.delete(lineage);
-      });
-      return true;
-    };
-    (bodyless ? Promise.resolve<Body>({ text: '' }) : readBody(req, limit, { gauge: json ? new JsonDepthGauge() : undefined, admitLarge }))
-      .then((read) => {
-        if ('tooMany' in read) {
-          return reply(
-            error(429, {
-              error: 'rate_limit_exceeded',
-              message: `Rate limit exceeded: ${LARGE_BODIES_PER_KEY} request bodies over ${LARGE_BODY_BYTES / 1024 / 1024} MiB in flight`,
-              retry_after: 1,
-            }),
-            { 'retry-after': '1' },
-          );
-        }
-        if ('tooLarge' in read) {
-          res.setHeader('connection', 'close');
-          return reply(error(413, { error: 'payload_too_large', message: `The request body is larger than ${limit / 1024 / 1024} MiB` }));
-        }
-        if ('tooDeep' in read) return reply(error(400, { errors: [{ field: '', message: read.tooDeep }] }));
-        if ('notUtf8' in read) return reply(notUtf8Body(read.notUtf8));
-        const body = read.text;
-        seen.body = body === '' ? undefined : body;
-        if (body !== '' && !json) {
-          return reply(
-            error(415, { error: 'unsupported_media_type', message: `Send JSON (application/json, or application/fhir+json for claims), not ${type}` }),
-          );
-        }
-        const headers: Record<string, string | undefined> = {};
-        for (const [k, v] of Object.entries(req.headers)) headers[k] = Array.isArray(v) ? v.join(', ') : v;
-        // Links in answers use the scheme this server really serves, never one a client claims.
-        headers['x-forwarded-proto'] = tls ? 'https' : 'http';
-        // Every body that reaches here was counted for nesting as it arrived (a body that is not JSON was refused above).
-        const work = (text: string | undefined) =>
-          engine.handle({ method, path, query, headers, body: text === '' ? undefined : text, depthChecked: true }, { key: caller.key, text: true });
-        const fault = options.faults?.take(path);
-        // Without a fault (every request but in a sandbox test), answered at once.
-        if (!fault) return reply(work(body));
-        return withFault(fault, body, work).then((outcome) => {
-          if ('response' in outcome) return reply(outcome.response);
-          // A dropped connection: the client sees a reset, before (drop) or after (lose-response) the work.
-          options.log(`${method} ${path} connection dropped (TPA_FAULT ${fault.kind})`);
-          res.socket?.destroy();
-        });
-      })
-      .catch(() => {
-        if (!res.headersSent) reply(error(500, { error: 'internal_error', message: 'The server failed to process the request', request_id: requestId }));
-      });
+    call.limitHeaders = verdict?.headers ?? unlimitedHeaders(Date.now());
+    if (answeredAtOnce(call, match, caller) || !url || !key) return;
+    routedRequest(call, url, key);
   };
   const server: Server = tls
     ? createTlsServer(
@@ -408,27 +439,33 @@ export function startServer(engine: Engine, options: ServeOptions): Promise<Runn
   });
 }
 
-/** What an observer is given of one exchange. */
+/** What an observer is given of one exchange: the request as read (no route when none answered), and the answer as sent. */
 function exchangeOf(
-  req: IncomingMessage,
-  method: string,
-  seen: { route?: string; body?: string },
+  request: Pick<Exchange, 'method' | 'target' | 'route' | 'requestHeaders' | 'requestBody'>,
   status: number,
   sent: { headers: Record<string, string>; body: string },
 ): Exchange {
-  return {
-    method,
-    target: req.url ?? '',
-    route: seen.route,
-    requestHeaders: req.headers,
-    requestBody: seen.body,
-    status,
-    responseHeaders: sent.headers,
-    responseBody: sent.body,
-  };
+  return { ...request, status, responseHeaders: sent.headers, responseBody: sent.body };
 }
 
 type ParserError = Error & { code?: string; rawPacket?: Buffer };
+
+/** The key a request was made with. */
+type KeyOf = Extract<ReturnType<Engine['authenticate']>, { key: unknown }>['key'];
+
+/** One request being answered (startServer's callOf). */
+interface Call {
+  req: IncomingMessage;
+  res: ServerResponse;
+  method: string;
+  url: URL | undefined;
+  requestId: string;
+  /** For an observer: the route that answered, and the body as read. */
+  seen: { route?: string; body?: string };
+  limitHeaders: Record<string, string>;
+  reply(response: EngineResponse, extra?: Record<string, string>, type?: string): void;
+  refuse(verdict: LimitVerdict): void;
+}
 
 /** What Node's parser refused, as the service answers it: status, body and extra headers. */
 function unparsedAnswer(engine: Engine, err: ParserError): { response: EngineResponse; line: string } {
@@ -488,16 +525,7 @@ function answerUnparsed(engine: Engine, options: ServeOptions, err: ParserError,
   options.log(`${line} ${response.status} (refused by the HTTP parser: ${err.code ?? err.message})`);
   // No request was read: the answer alone, with no route.
   const [method = '', target = line] = line.startsWith('(') ? [] : line.split(' ');
-  observe?.({
-    method,
-    target,
-    route: undefined,
-    requestHeaders: {},
-    requestBody: undefined,
-    status: response.status,
-    responseHeaders: headers,
-    responseBody: body,
-  });
+  observe?.(exchangeOf({ method, target, route: undefined, requestHeaders: {}, requestBody: undefined }, response.status, { headers, body }));
 }
 
 function header(req: IncomingMessage, name: string): string | undefined {

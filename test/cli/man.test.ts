@@ -99,6 +99,13 @@ describe('tpa help', () => {
     const r = await run(['help', 'formats']);
     expect(r.code).toBe(0);
     for (const format of ['table', 'json', 'ndjson', 'csv']) expect(r.stdout).toMatch(new RegExp(`^  ${format} +\\S`, 'm'));
+    // --template: every function a template knows, print and println among them.
+    const { parseTemplate } = await import('../../src/render/template.js');
+    const said = r.stdout.replace(/\s+/g, ' ');
+    for (const name of ['printf', 'print', 'println', 'join', 'pluck', 'truncate', 'tablerow', 'tablerender', 'json', 'len', 'index', 'not']) {
+      expect(() => parseTemplate(`{{${name} 1}}`), name).not.toThrow(/unknown function/);
+      expect(said, name).toMatch(new RegExp(`[ ,]${name}[,\\s]`));
+    }
   });
 
   it('a word that is neither a command nor a topic is a usage error naming the topics', async () => {

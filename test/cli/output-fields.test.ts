@@ -150,6 +150,16 @@ describe('--jq', () => {
     const lengths = await run('ledger', 'list', '--all', '--limit', '2', '--jq', 'length');
     expect(lengths.stdout).toBe('2\n1\n');
   });
+
+  it('over an empty list runs once on [], with --all as without', async () => {
+    for (const all of [[], ['--all']]) {
+      const r = await run('ledger', 'list', ...all, '--from', '2099-01-01', '--jq', 'length');
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout, all.join(' ')).toBe('0\n');
+      const t = await run('ledger', 'list', ...all, '--from', '2099-01-01', '--template', '{{len .}} records\n');
+      expect(t.stdout, all.join(' ')).toBe('0 records\n');
+    }
+  });
 });
 
 describe('--template', () => {

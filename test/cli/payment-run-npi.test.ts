@@ -56,6 +56,14 @@ describe('tpa fund run --npi', () => {
     // Amounts with two decimals, as a spreadsheet shows money.
     for (const line of csv.stdout.trim().split('\n').slice(1)) expect(line, line).toMatch(/,\d+\.\d\d,\d+\.\d\d,\d+\.\d\d,[^,]*$/);
 
+    // --json names the fields the dry run prints: the split by provider among them.
+    const shaped = await runTpa(['fund', 'run', '--dry-run', '--npi', SURGEON, '--json', 'encounter_id,npi_amount,other_providers_amount'], { home, env });
+    expect(shaped.code, shaped.stderr).toBe(0);
+    const split = shaped.json<Row[]>();
+    expect(split.map((e) => e.encounter_id).sort()).toEqual(review.encounters.map((e: Row) => e.encounter_id).sort());
+    for (const e of split)
+      expect(cents(e.npi_amount) + cents(e.other_providers_amount)).toBe(cents(review.encounters.find((r: Row) => r.encounter_id === e.encounter_id).amount));
+
     // The review shown before confirmation says it; a wrong total then sends nothing.
     const run = await runTpa(['fund', 'run', '--npi', SURGEON, '--auth-code-prefix', 'AUTH-NPI', '--expect-total', '1.00', '--yes', '-o', 'ndjson'], {
       home,

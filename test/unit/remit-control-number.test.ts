@@ -1,12 +1,12 @@
 // The interchange control number (ISA13) of `settlement remit`: two remits at
 // once, in two real processes, never take the same number; files are written whole through
-// client/write-whole.ts, which removes only the temporary file it made.
+// files/write-whole.ts, which removes only the temporary file it made.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildSync } from 'esbuild';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { writeNewWhole } from '../../src/client/write-whole.js';
+import { writeNewWhole } from '../../src/files/write-whole.js';
 import { tempDir } from '../helpers/engine.js';
 
 let home: ReturnType<typeof tempDir>;

@@ -44,6 +44,14 @@ describe('--template', () => {
   it('aligns tablerow columns, rendered at tablerender or at the end', () => {
     expect(render('{{range .}}{{tablerow .id .n}}{{end}}', rows)).toBe('a   3\nbb  0\n');
     expect(render('{{tablerow "x" "y"}}{{tablerender}}after', null)).toBe('x  y\nafter');
+    // Aligned on screen: a wide character takes two columns, a combining accent none.
+    expect(
+      render('{{range .}}{{tablerow .id .n}}{{end}}', [
+        { id: '東京', n: 1 },
+        { id: 'Zoe\u0301', n: 2 },
+        { id: 'abcde', n: 3 },
+      ]),
+    ).toBe('東京   1\nZoe\u0301    2\nabcde  3\n');
   });
 
   it('refuses an unknown function, an unclosed action and a missing end, naming line and column', () => {

@@ -1,8 +1,9 @@
 // Backups of the local database (docs/design.md "Backups"): written whole beside their target,
 // checked before they are named, and checked again before a restore puts one in place.
-import { closeSync, copyFileSync, existsSync, fsyncSync, linkSync, lstatSync, openSync, readdirSync, renameSync, unlinkSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { closeSync, copyFileSync, existsSync, openSync, renameSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { AuditHead } from '../../domain/audit.js';
+import { emptyTempBeside, fsyncFile, linkNew, removeLeftovers, removeTemp } from '../../files/write-whole.js';
 import { Conflict, DatabaseKeyError, InvalidInput, UnusableDatabase } from '../errors.js';
 import {
   copyCounts,
@@ -10,7 +11,6 @@ import {
   copyLiveDatabase,
   copyStructure,
   holdLiveDatabase,
-  makeRestoredDatabase,
   makeSingleFile,
   migratedSchema,
   openCopy,
@@ -121,22 +121,6 @@ function notADatabase(file: string, err: unknown, encrypted: boolean): Error {
   return err as Error;
 }
 
-/** A new private (0600) empty file beside `target`, never one already there. */
-function tempBeside(target: string, tag: string): string {
-  const tmp = join(dirname(target), `.${basename(target)}.${process.pid}.${Math.random().toString(36).slice(2, 10)}.${tag}.tmp`);
-  closeSync(openSync(tmp, 'wx', 0o600));
-  return tmp;
-}
-
-function fsyncFile(file: string): void {
-  const fd = openSync(file, 'r+');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-}
-
 /**
  * Writes a backup of the live database `db` (file `source`, `key` when encrypted) to `target`:
  * copied into a temporary file beside it (0600), made one file, checked (checkCopy), on the disk,
@@ -145,7 +129,7 @@ function fsyncFile(file: string): void {
  */
 export async function writeBackup(db: Db, source: string, target: string, key: Buffer | undefined, replace: boolean): Promise<CopyFacts> {
   const encrypted = databaseFileState(source).kind === 'encrypted';
-  const tmp = tempBeside(target, 'backup');
+  const tmp = emptyTempBeside(target, 'backup');
   try {
     await copyLiveDatabase(db, tmp, encrypted);
     makeSingleFile(tmp, encrypted ? key : undefined);
@@ -156,11 +140,7 @@ export async function writeBackup(db: Db, source: string, target: string, key: B
     syncFolder(dirname(target));
     return facts;
   } finally {
-    try {
-      unlinkSync(tmp);
-    } catch {
-      // renamed
-    }
+    removeTemp(tmp);
   }
 }
 
@@ -170,12 +150,15 @@ export async function writeBackup(db: Db, source: string, target: string, key: B
  */
 function nameWithout(tmp: string, target: string): void {
   const exists = () => new InvalidInput(`${target} exists: tpa does not write over it (it appeared while the backup was written)`);
+  let named: 'written' | 'exists';
   try {
-    linkSync(tmp, target);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST' || existsSync(target)) throw exists();
+    named = linkNew(tmp, target);
+  } catch {
+    if (existsSync(target)) throw exists();
     renameSync(tmp, target);
+    return;
   }
+  if (named === 'exists') throw exists();
 }
 
 /**
@@ -187,12 +170,13 @@ function nameWithout(tmp: string, target: string): void {
  * temporary file.
  */
 export function replaceDatabase(file: string, backup: string, key: Buffer | undefined): CopyFacts {
-  removeRestoreLeftovers(file);
-  const tmp = tempBeside(file, 'restore');
+  // The temporary copies a restore stopped by kill -9 left: the caller holds the data directory's lock, so no restore runs now.
+  removeLeftovers([file], 'restore');
+  const tmp = emptyTempBeside(file, 'restore');
   try {
     copyFileSync(backup, tmp);
     const facts = checkCopy(tmp, key);
-    makeRestoredDatabase(tmp, key);
+    makeSingleFile(tmp, key, true);
     fsyncFile(tmp);
     const live = databaseFileState(file).kind;
     // No database yet: an empty file (one, to SQLite and to tpa) is made to be held too, or a command
@@ -214,28 +198,6 @@ export function replaceDatabase(file: string, backup: string, key: Buffer | unde
     }
     return facts;
   } finally {
-    try {
-      unlinkSync(tmp);
-    } catch {
-      // renamed
-    }
-  }
-}
-
-/**
- * The temporary copies a restore stopped by kill -9 left beside the database (tempBeside's names,
- * tagged restore): the caller holds the data directory's lock, so no restore runs now. Regular files
- * only, never through a symbolic link.
- */
-function removeRestoreLeftovers(file: string): void {
-  const name = new RegExp(`^\\.${basename(file).replace(/\./g, '\\.')}\\.\\d+\\.[0-9a-z]{1,8}\\.restore\\.tmp$`);
-  for (const entry of readdirSync(dirname(file))) {
-    if (!name.test(entry)) continue;
-    const path = join(dirname(file), entry);
-    try {
-      if (lstatSync(path).isFile()) unlinkSync(path);
-    } catch {
-      // gone meanwhile
-    }
+    removeTemp(tmp);
   }
 }

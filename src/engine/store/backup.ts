@@ -4,6 +4,7 @@
 import Database from 'better-sqlite3';
 import { applyDatabaseKey, cipherSqlite } from './cipher.js';
 import { renewDatabaseIdentity } from './identity.js';
+import { aloneInOneFile } from './db.js';
 import { MIGRATIONS } from './migrations.js';
 import type { Db } from './transactions.js';
 
@@ -49,11 +50,16 @@ export function openCopy(file: string, key: Buffer | undefined, writable = false
   return db;
 }
 
-/** Makes a copy one self-contained file (rollback journal, not WAL): nothing beside it is needed to open it. */
-export function makeSingleFile(file: string, key: Buffer | undefined): void {
+/**
+ * Makes a copy one self-contained file (rollback journal, not WAL): nothing beside it is needed to
+ * open it. `renew`: the database a restore puts in place, with a new identity (identity.ts
+ * renewDatabaseIdentity). The backup itself is never written.
+ */
+export function makeSingleFile(file: string, key: Buffer | undefined, renew = false): void {
   const db = openCopy(file, key, true);
   try {
     db.pragma('journal_mode = DELETE');
+    if (renew) renewDatabaseIdentity(db);
   } finally {
     db.close();
   }
@@ -104,22 +110,8 @@ export function copyCounts(db: Db): { encounters: number; entries: number } {
   };
 }
 
-/**
- * A checked copy made the database a restore puts in place: one file (a rollback journal, not WAL),
- * with a new identity (identity.ts renewDatabaseIdentity). The backup itself is never written.
- */
-export function makeRestoredDatabase(file: string, key: Buffer | undefined): void {
-  const db = openCopy(file, key, true);
-  try {
-    db.pragma('journal_mode = DELETE');
-    renewDatabaseIdentity(db);
-  } finally {
-    db.close();
-  }
-}
-
 /** The live database held by a restore until it is replaced (holdLiveDatabase). */
-export interface LiveHold {
+interface LiveHold {
   release(): void;
 }
 
@@ -135,8 +127,7 @@ export interface LiveHold {
 export function holdLiveDatabase(file: string, key: Buffer | undefined): LiveHold | undefined {
   const db = openCopy(file, key, true);
   try {
-    db.pragma('wal_checkpoint(TRUNCATE)');
-    if (db.pragma('journal_mode = DELETE', { simple: true }) !== 'delete') {
+    if (!aloneInOneFile(db)) {
       db.close();
       return undefined;
     }

@@ -5,13 +5,11 @@
 // as they are (no passphrase stretching: it is a key, not a password), kept in the OS keychain or
 // given in TPA_DB_KEY as 64 hexadecimal digits.
 import { hkdfSync, timingSafeEqual } from 'node:crypto';
-import { closeSync, existsSync, fstatSync, fsyncSync, openSync, readFileSync, readSync, renameSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, fsyncSync, openSync, readFileSync, readSync, renameSync, writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { basename, dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
 import type Database from 'better-sqlite3';
-import { shellQuote } from '../../render/shell.js';
-import { DatabaseKeyError, InvalidInput, UnusableDatabase } from '../errors.js';
+import { CipherPackageMissing, DatabaseKeyError, InvalidInput } from '../errors.js';
 
 export const CIPHER_PACKAGE = 'better-sqlite3-multiple-ciphers';
 export const DATABASE_KEY_BYTES = 32;
@@ -68,8 +66,8 @@ let cipherDriver: DatabaseConstructor | undefined;
 
 /**
  * better-sqlite3-multiple-ciphers, loaded on first use. An installed package of tpa comes without it
- * (docs/development.md "Package": 34 MB that only encryption uses); missing, an error naming the
- * one command that installs it where this tpa finds it.
+ * (docs/development.md "Package": 34 MB that only encryption uses); missing, CipherPackageMissing
+ * (the CLI names the one command that installs it where this tpa finds it).
  */
 export function cipherSqlite(): DatabaseConstructor {
   if (cipherDriver) return cipherDriver;
@@ -77,35 +75,12 @@ export function cipherSqlite(): DatabaseConstructor {
     cipherDriver = createRequire(import.meta.url)(CIPHER_PACKAGE) as DatabaseConstructor;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') throw err;
-    throw new UnusableDatabase(
+    throw new CipherPackageMissing(
       `an encrypted database needs the package ${CIPHER_PACKAGE}, which is not installed (an installed tpa gets it on request: it is only for encryption)`,
-      { hint: `install it with: ${cipherInstallCommand(packageRoot(fileURLToPath(import.meta.url)))}` },
+      CIPHER_PACKAGE,
     );
   }
   return cipherDriver;
-}
-
-declare const __TPA_CIPHER_VERSION__: string;
-
-/**
- * The command that puts the cipher package where tpa's folder `root` resolves it: beside tpa in a
- * global install (`<prefix>/lib/node_modules/tpa`), in the project of which tpa is a dependency
- * (`<project>/node_modules/tpa`), or, in a clone, the project's own install (a devDependency).
- */
-export function cipherInstallCommand(root: string, version: string = __TPA_CIPHER_VERSION__): string {
-  const modules = dirname(root);
-  if (basename(modules) !== 'node_modules') return `npm install --prefix ${shellQuote(root)}`;
-  const spec = `${CIPHER_PACKAGE}@${version}`;
-  const above = dirname(modules);
-  if (basename(above) === 'lib') return `npm install -g --prefix ${shellQuote(dirname(above))} ${spec}`;
-  return `npm install --prefix ${shellQuote(above)} ${spec}`;
-}
-
-/** The folder of tpa's package.json: the nearest above `file` (src/… in a clone, dist/… in a package). */
-function packageRoot(file: string): string {
-  let dir = dirname(file);
-  while (!existsSync(join(dir, 'package.json')) && dirname(dir) !== dir) dir = dirname(dir);
-  return dir;
 }
 
 /**

@@ -407,6 +407,15 @@ export function storageProblem(err: unknown, file: string): string | undefined {
 }
 
 /**
+ * The database's WAL copied into its file and its journal made the rollback journal, so that the
+ * file alone is the database; false when another connection holds it (the journal stays WAL).
+ */
+export function aloneInOneFile(db: Db): boolean {
+  db.pragma('wal_checkpoint(TRUNCATE)');
+  return db.pragma('journal_mode = DELETE', { simple: true }) === 'delete';
+}
+
+/**
  * Encrypts a plain database in place (tpa local encrypt). SQLite rewrites every page in one
  * journaled transaction, which needs the rollback journal instead of WAL and no other connection:
  * a database another process holds (tpa local serve) is refused, unchanged.
@@ -422,8 +431,7 @@ export async function encryptDatabase(file: string, key: Buffer): Promise<void> 
     const db = new Driver(file, { fileMustExist: true });
     try {
       db.pragma('busy_timeout = 5000');
-      db.pragma('wal_checkpoint(TRUNCATE)');
-      if (db.pragma('journal_mode = DELETE', { simple: true }) !== 'delete') {
+      if (!aloneInOneFile(db)) {
         throw new Conflict(`the local database ${file} is in use by another process (tpa local serve?): stop it, then encrypt; nothing was changed`);
       }
       // On the disk before the first page changes, gone once the database is encrypted whole.

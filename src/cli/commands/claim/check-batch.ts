@@ -8,7 +8,7 @@ import { EXIT } from '../../../errors.js';
 import { count } from '../../../render/format.js';
 import { tableTools, type CommandOutput } from '../../../render/output.js';
 import { oneLine, screen } from '../../../render/screen.js';
-import { rowWriter } from '../../../render/stream.js';
+import { recordWriter } from '../../listing.js';
 import type { Context } from '../../context.js';
 import { terminalWidth } from '../../io.js';
 import { placeErrors } from '../../../domain/json-position.js';
@@ -52,7 +52,7 @@ export async function checkClaims(
   onChecked?: (item: ClaimText, valid: boolean, errors: CheckedClaim['errors'], byEngine: boolean) => void,
 ): Promise<CommandOutput> {
   const table = ctx.format === 'table';
-  const writer = table ? undefined : rowWriter<unknown>(ctx.format, ctx.io.stdout, undefined, undefined, ctx.shape);
+  const writer = table ? undefined : recordWriter<unknown>(ctx);
   let valid = 0;
   let invalid = 0;
   let chargesCents = 0;

@@ -1,8 +1,7 @@
 // tpa claim poll: the adjudication of a submitted claim; exit 7 while it is still processing.
-import type { ClaimResponseBody } from '../../../client/types.js';
-import { argument, option, fieldsOf, verb } from '../../verb.js';
+import { argument, option, verb } from '../../verb.js';
 import { timeoutOption, waitTimeoutSpec } from '../../options.js';
-import { responseOutput, waitForClaim } from './response.js';
+import { RESPONSE_FIELDS, responseOutput, waitForClaim } from './response.js';
 
 export const poll = verb({
   name: 'poll',
@@ -13,22 +12,7 @@ export const poll = verb({
     timeout: waitTimeoutSpec,
     raw: option.flag('--raw', 'include the FHIR ClaimResponse (include_raw_response=true)'),
   },
-  fields: fieldsOf<ClaimResponseBody>({
-    submission_id: true,
-    external_claim_id: true,
-    status: true,
-    disposition: true,
-    adjudication: true,
-    claim_response: true,
-    aeob_reference: true,
-    processor_trace_id: true,
-    completed_at: true,
-    denial_reason: true,
-    denial_code: true,
-    pend_reason: true,
-    estimated_completion: true,
-    message: true,
-  }),
+  fields: RESPONSE_FIELDS,
   examples: ['tpa claim poll sub_4f1c9a0b2e7d6c35a8e1', 'tpa claim poll sub_4f1c9a0b2e7d6c35a8e1 --wait --raw -o json'],
   async run(ctx, { submissionId }, opts) {
     if (opts.wait) return responseOutput(ctx, await waitForClaim(ctx, submissionId, opts, 0));

@@ -6,6 +6,25 @@ import { EXIT, PendingError } from '../../../errors.js';
 import type { CommandOutput, TableTools } from '../../../render/output.js';
 import type { Context } from '../../context.js';
 import { suggestCommand, timeoutOption } from '../../options.js';
+import { fieldsOf } from '../../verb.js';
+
+/** The fields of an adjudication (the service's ClaimResponse body), as `claim submit` and `claim poll` print it. */
+export const RESPONSE_FIELDS = fieldsOf<ClaimResponseBody>({
+  submission_id: true,
+  external_claim_id: true,
+  status: true,
+  disposition: true,
+  adjudication: true,
+  claim_response: true,
+  aeob_reference: true,
+  processor_trace_id: true,
+  completed_at: true,
+  denial_reason: true,
+  denial_code: true,
+  pend_reason: true,
+  estimated_completion: true,
+  message: true,
+});
 
 /** The options of the wait, as `claim submit` and `claim poll` declare them. */
 export interface WaitOptions {

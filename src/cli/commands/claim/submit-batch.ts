@@ -12,7 +12,7 @@ import { count } from '../../../render/format.js';
 import { tableTools, type CommandOutput } from '../../../render/output.js';
 import { duration, type ProgressState } from '../../../render/progress-line.js';
 import { oneLine } from '../../../render/screen.js';
-import { rowWriter } from '../../../render/stream.js';
+import { recordWriter } from '../../listing.js';
 import type { Context } from '../../context.js';
 import { keepHeapFlat } from '../../heap.js';
 import { limitNote, pacedState } from '../../status-line.js';
@@ -157,7 +157,7 @@ export async function submitBatch(
   const database = await databaseOf(client);
   keepHeapFlat();
   const table = ctx.format === 'table';
-  const writer = table ? undefined : rowWriter<ClaimOutcome | Record<string, unknown>>(ctx.format, ctx.io.stdout, undefined, undefined, ctx.shape);
+  const writer = table ? undefined : recordWriter<ClaimOutcome | Record<string, unknown>>(ctx);
   const line = ctx.status;
   let last: BatchProgress | undefined;
   const started = Date.now();

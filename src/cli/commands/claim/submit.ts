@@ -3,12 +3,11 @@
 // claim is journaled as a batch's claims are (the journal of single claims): the same content sent
 // again is refused unless asked for (--again, or yes at the prompt). --dry-run checks and shows.
 import type { ClaimOutcome } from '../../../client/claim-batch.js';
-import type { ClaimResponseBody } from '../../../client/types.js';
 import { UsageError, ValidationFailed } from '../../../errors.js';
 import { suggestCommand, waitTimeoutSpec } from '../../options.js';
 import { argument, option, fieldsOf, verb } from '../../verb.js';
 import { validateOneClaim } from './claim-check.js';
-import { responseOutput, waitForClaim } from './response.js';
+import { RESPONSE_FIELDS, responseOutput, waitForClaim } from './response.js';
 
 export const submit = verb({
   name: 'submit',
@@ -41,22 +40,7 @@ export const submit = verb({
   },
   fields: [
     ...new Set([
-      ...fieldsOf<ClaimResponseBody>({
-        submission_id: true,
-        external_claim_id: true,
-        status: true,
-        disposition: true,
-        adjudication: true,
-        claim_response: true,
-        aeob_reference: true,
-        processor_trace_id: true,
-        completed_at: true,
-        denial_reason: true,
-        denial_code: true,
-        pend_reason: true,
-        estimated_completion: true,
-        message: true,
-      }),
+      ...RESPONSE_FIELDS,
       'found_in_ledger',
       // A batch: one outcome a claim.
       ...fieldsOf<ClaimOutcome>({

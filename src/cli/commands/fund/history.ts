@@ -5,6 +5,24 @@ import type { HistoryRow } from '../../../client/fund-history.js';
 import type { TableTools } from '../../../render/output.js';
 import { option, fieldsOf, verb } from '../../verb.js';
 
+/** An approval's fields: `--json` selects from them, and they are the CSV header, written even when there is none. */
+const HISTORY_FIELDS = fieldsOf<HistoryRow>({
+  id: true,
+  at: true,
+  profile: true,
+  environment: true,
+  encounter_id: true,
+  amount: true,
+  authorization_code: true,
+  outcome: true,
+  processor_transfer_id: true,
+  error_code: true,
+  message: true,
+  transfer_status: true,
+  closed_as: true,
+  replaced_by: true,
+});
+
 export const history = verb({
   name: 'history',
   description:
@@ -13,22 +31,7 @@ export const history = verb({
     from: option.text('--from <date>', 'made on or after (YYYY-MM-DD)'),
     to: option.text('--to <date>', 'made on or before (YYYY-MM-DD)'),
   },
-  fields: fieldsOf<HistoryRow>({
-    id: true,
-    at: true,
-    profile: true,
-    environment: true,
-    encounter_id: true,
-    amount: true,
-    authorization_code: true,
-    outcome: true,
-    processor_transfer_id: true,
-    error_code: true,
-    message: true,
-    transfer_status: true,
-    closed_as: true,
-    replaced_by: true,
-  }),
+  fields: HISTORY_FIELDS,
   examples: ['tpa fund history', 'tpa fund history --from 2026-11-23 -o csv'],
   async run(ctx, _args, { from, to }) {
     const { FundHistory, withTransfers } = await import('../../../client/fund-history.js');
@@ -42,22 +45,7 @@ export const history = verb({
       data: rows,
       // In CSV an amount has two decimals, as a spreadsheet shows money (domain/csv.ts csvAmount).
       items: ctx.format === 'csv' ? rows.map((r) => withCsvAmounts(r, ['amount'])) : rows,
-      columns: [
-        'id',
-        'at',
-        'profile',
-        'environment',
-        'encounter_id',
-        'amount',
-        'authorization_code',
-        'outcome',
-        'processor_transfer_id',
-        'error_code',
-        'message',
-        'transfer_status',
-        'closed_as',
-        'replaced_by',
-      ],
+      columns: HISTORY_FIELDS,
       table: (t: TableTools) =>
         rows.length === 0
           ? 'No approvals from this machine.'

@@ -6,7 +6,7 @@ import { executeRun, type ApprovalOutcome, type RunJournal, type RunPlan } from 
 import { formatCentsGrouped, jsonNumberToCents } from '../../../domain/money.js';
 import { wrapProse } from '../../../render/text.js';
 import { tableTools, type CommandOutput } from '../../../render/output.js';
-import { rowWriter } from '../../../render/stream.js';
+import { recordWriter } from '../../listing.js';
 import type { Context } from '../../context.js';
 import { limitNote, pacedState } from '../../status-line.js';
 import { count } from '../../../render/format.js';
@@ -17,7 +17,7 @@ import { periodArgs, suggestCommand } from '../../options.js';
 export async function approveRun(ctx: Context, journal: RunJournal, plan: RunPlan): Promise<CommandOutput> {
   const client = await ctx.client();
   const table = ctx.format === 'table';
-  const writer = table ? undefined : rowWriter<ApprovalOutcome>(ctx.format, ctx.io.stdout, undefined, undefined, ctx.shape);
+  const writer = table ? undefined : recordWriter<ApprovalOutcome>(ctx);
   const resume = suggestCommand(ctx, ['fund', 'run', '--journal', journal.path]);
   let done = 0;
   // Ctrl-C: what was sent is in the journal. The progress line goes (its time left no longer holds); the note says how far the run got.

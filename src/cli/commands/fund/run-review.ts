@@ -202,10 +202,22 @@ export function reviewData(r: Review): Record<string, unknown> {
   };
 }
 
+/** Every field of encounterRow, in its order: the split by provider is there with --npi. */
+export const ENCOUNTER_FIELDS = [
+  'encounter_id',
+  'encounter_number',
+  'service_date',
+  'provider_npi',
+  'provider_name',
+  'amount',
+  'npi_amount',
+  'other_providers_amount',
+  'authorization_code',
+] as const;
+
 /** The fields of encounterRow: the CSV header, written even when nothing is selected. */
 export function encounterColumns(npi: string | undefined): string[] {
-  const split = npi !== undefined ? ['npi_amount', 'other_providers_amount'] : [];
-  return ['encounter_id', 'encounter_number', 'service_date', 'provider_npi', 'provider_name', 'amount', ...split, 'authorization_code'];
+  return ENCOUNTER_FIELDS.filter((f) => npi !== undefined || (f !== 'npi_amount' && f !== 'other_providers_amount'));
 }
 
 /** An encounter of the review, flat (a csv row); with --npi, its amount to that provider and to the others. */

@@ -18,7 +18,7 @@ import { counter } from '../../status-line.js';
 import { fieldsOf, option, verb } from '../../verb.js';
 import { holdNotes, moneyTarget, promptTag, writeTargetLine } from '../../where.js';
 import { codeReferenceLine, engineDay, shapeWarning, typeToConfirm } from './confirm.js';
-import { encounterColumns, encounterRow, reviewData, reviewOf, reviewText } from './run-review.js';
+import { ENCOUNTER_FIELDS, encounterColumns, encounterRow, reviewData, reviewOf, reviewText } from './run-review.js';
 import { needsWithoutTerminal } from './without-terminal.js';
 
 /** An --auth-code-prefix, typed or asked for: each approval's code is <prefix>-0001, -0002, … */
@@ -43,13 +43,7 @@ export const run = verb({
   },
   fields: [
     // --dry-run: each encounter the run would release.
-    'encounter_id',
-    'encounter_number',
-    'service_date',
-    'provider_npi',
-    'provider_name',
-    'amount',
-    'authorization_code',
+    ...ENCOUNTER_FIELDS,
     // The run: each approval's outcome, as it happens.
     ...fieldsOf<Omit<ApprovalOutcome, 'encounter_id' | 'amount' | 'authorization_code'>>({
       status: true,

@@ -6,6 +6,7 @@ import { EXIT, UsageError } from '../../../errors.js';
 import { helpWidth } from '../../action.js';
 import type { IO } from '../../io.js';
 import { PAGED_COMMANDS } from '../../pager.js';
+import { TEMPLATE_FUNCTIONS } from '../../../render/template-functions.js';
 import { fill } from '../../../render/text.js';
 
 export interface HelpTopic {
@@ -115,7 +116,7 @@ export const HELP_TOPICS: readonly HelpTopic[] = [
       ],
       [
         '--template <string>',
-        'the same JSON through a Go template: {{.field}}, {{range .}}…{{end}}, {{if}}…{{else}}…{{end}}, pipes, and printf, join, pluck, truncate, tablerow, tablerender, json, len, index, eq, ne, lt, le, gt, ge, and, or, not',
+        `the same JSON through a Go template: {{.field}}, {{range .}}…{{end}}, {{if}}…{{else}}…{{end}}, pipes, and ${TEMPLATE_FUNCTIONS.join(', ')}`,
       ],
       [
         'csv',

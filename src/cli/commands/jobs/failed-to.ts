@@ -1,7 +1,7 @@
 // `tpa jobs show --failed-to <file>`: the claims of a journal that were invalid or refused, one
 // compact claim a line (the NDJSON that `claim submit` reads), to fix and send again.
 import type { JobItem } from '../../../client/job-journals.js';
-import { writeNewWhole } from '../../../client/write-whole.js';
+import { writeNewWhole } from '../../../files/write-whole.js';
 import { UsageError } from '../../../errors.js';
 import { oneLine, screen } from '../../../render/screen.js';
 import type { Context } from '../../context.js';

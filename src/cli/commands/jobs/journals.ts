@@ -40,8 +40,7 @@ export async function findJournal(ctx: Context, name: string): Promise<string> {
   throw new UsageError(`no journal "${name}" on this machine`, { hint: 'tpa jobs lists them; a path to a journal file works too' });
 }
 
-/** A summary as one flat record (json, ndjson, csv): the same fields in every format. */
-/** The fields of summaryRecord: the CSV header, written even when there is no job. */
+/** The fields of summaryRecord: `--json` selects from them, and they are the CSV header, written even when there is no job. */
 export const SUMMARY_COLUMNS = [
   'id',
   'kind',
@@ -64,6 +63,7 @@ export const SUMMARY_COLUMNS = [
   'history',
 ] as const;
 
+/** A summary as one flat record (json, ndjson, csv): the same fields in every format. */
 export function summaryRecord(s: JobSummary): Record<(typeof SUMMARY_COLUMNS)[number], unknown> {
   return {
     id: s.id,

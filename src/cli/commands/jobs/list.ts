@@ -10,27 +10,7 @@ export const list = verb({
   name: 'list',
   description: 'list the journals of claim batches, single claims and payment runs on this machine: total, done, pending, failed, invalid, not sent',
   isDefault: true,
-  fields: [
-    'id',
-    'kind',
-    'state',
-    'profile',
-    'base_url',
-    'started_at',
-    'updated_at',
-    'total',
-    'sent',
-    'done',
-    'pending',
-    'failed',
-    'invalid',
-    'not_sent',
-    'total_amount',
-    'pid',
-    'path',
-    'problem',
-    'history',
-  ],
+  fields: SUMMARY_COLUMNS,
   examples: ['tpa jobs', 'tpa jobs -o json', 'tpa jobs show fund-run-AUTH-20261127-ACME2-646cc129b701   # one in detail'],
   async run(ctx) {
     const { journalPaths, readJob } = await import('../../../client/job-journals.js');
@@ -41,7 +21,7 @@ export const list = verb({
     return {
       data: records,
       items: records,
-      columns: [...SUMMARY_COLUMNS],
+      columns: SUMMARY_COLUMNS,
       table: (t) => {
         if (summaries.length === 0) return `no jobs on this machine (the journals of claim batches and payment runs are kept in ${journalsDir(ctx)})`;
         // The columns that fit: the kind and the time go first on a narrow terminal (tpa jobs show says them).

@@ -5,9 +5,10 @@ import { dirname, relative, resolve, sep } from 'node:path';
 import type { CopyFacts } from '../../../engine/services/backup.js';
 import { UsageError } from '../../../errors.js';
 import type { Context } from '../../context.js';
+import { existsRefusal, folderProblem } from '../../out-file.js';
 
 /** Whether `path` (its folder resolved through links) is the data directory or inside it. */
-export function insideDataDir(ctx: Context, path: string): boolean {
+function insideDataDir(ctx: Context, path: string): boolean {
   const real = (p: string) => {
     try {
       return realpathSync(p);
@@ -25,24 +26,21 @@ export function insideDataDir(ctx: Context, path: string): boolean {
  */
 export function backupTarget(ctx: Context, file: string, force: boolean): string {
   const target = resolve(file);
-  if (!existsSync(dirname(target))) throw new UsageError(`the folder ${dirname(target)} does not exist: nothing was written`);
+  const folder = folderProblem(target);
+  if (folder) throw new UsageError(`${folder}: nothing was written`);
   if (insideDataDir(ctx, target))
     throw new UsageError(`${target} is inside the data directory ${ctx.paths.dataDir}: a backup there is lost with it; write it elsewhere`);
   if (existsSync(target)) {
     if (statSync(target).isDirectory()) throw new UsageError(`${target} is a folder: name the backup file`);
-    if (!force) throw new UsageError(`${target} exists: tpa does not write over it`, { hint: 'add --force to replace it, or name another file' });
+    if (!force) throw existsRefusal(target, 'add --force to replace it, or name another file');
   }
   return target;
 }
 
 /** The key of the database `file` when it is encrypted (TPA_DB_KEY, else the keychain's entry of the data directory), else undefined. */
 export async function databaseKeyOf(ctx: Context, file: string): Promise<Buffer | undefined> {
-  const [{ databaseFileState, keyProblem, knownEncrypted }, { findDatabaseKey }] = await Promise.all([
-    import('../../../engine/store/cipher.js'),
-    import('../../../auth/database-key.js'),
-  ]);
-  if (databaseFileState(file).kind !== 'encrypted' && !knownEncrypted(file)) return undefined;
-  const key = await findDatabaseKey(ctx.paths.dataDir, ctx.io.env);
+  const [{ databaseFileState, keyProblem }, keys] = await Promise.all([import('../../../engine/store/cipher.js'), import('../../../auth/database-key.js')]);
+  const { key } = await keys.databaseKeyOf(ctx.paths.dataDir, file, ctx.io.env);
   if (!key && databaseFileState(file).kind === 'encrypted') throw keyProblem(file, false);
   return key;
 }

@@ -2,7 +2,8 @@
 import { UsageError } from '../../../errors.js';
 import type { TableTools } from '../../../render/output.js';
 import { argument, option, verb } from '../../verb.js';
-import { localOnly, openEngine } from './engine.js';
+import { localDatabase } from './database.js';
+import { localOnly, withEngine } from './engine.js';
 import { backupTarget, copySummary, databaseKeyOf } from './backup-files.js';
 
 export const backup = verb({
@@ -14,23 +15,12 @@ export const backup = verb({
   examples: ['tpa local backup tpa-backup.sqlite', 'tpa local backup "tpa-$(date +%F).sqlite" --force'],
   async run(ctx, args, opts) {
     localOnly(ctx);
-    const [{ databaseFile }, { databaseFileState }, { writeBackup }] = await Promise.all([
-      import('../../../engine/engine.js'),
-      import('../../../engine/store/cipher.js'),
-      import('../../../engine/services/backup.js'),
-    ]);
-    const source = databaseFile(ctx.paths.dataDir);
-    if (databaseFileState(source).kind === 'absent') throw new UsageError(`there is no local database at ${source} yet: nothing to back up`);
+    const { file: source, state } = await localDatabase(ctx);
+    if (state.kind === 'absent') throw new UsageError(`there is no local database at ${source} yet: nothing to back up`);
     const target = backupTarget(ctx, args.file, opts.force === true);
     const key = await databaseKeyOf(ctx, source);
     // The engine opens the database as every command does (its key, its checks, an upgrade); the copy reads one snapshot of it.
-    const transport = await openEngine(ctx, { note: ctx.note, ...(key ? { databaseKey: key } : {}) });
-    let facts: Awaited<ReturnType<typeof writeBackup>>;
-    try {
-      facts = await writeBackup((await transport.open()).db, source, target, key, opts.force === true);
-    } finally {
-      transport.close();
-    }
+    const facts = await withEngine(ctx, (e) => e.backup(target, key, opts.force === true), { note: ctx.note, ...(key ? { databaseKey: key } : {}) });
     const { statSync } = await import('node:fs');
     const data = { backup: target, bytes: statSync(target).size, ...copySummary(facts) };
     ctx.note(`backup: ${target} written (${data.bytes} bytes${facts.encrypted ? ', encrypted with the database key' : ''})`);

@@ -1,4 +1,5 @@
-// What `local init` and `local encrypt` share: the database file, its state, and a new key for it.
+// What the verbs of `tpa local` share about its database: the file, its state, a new key for it, and
+// how it is replaced (reset, restore).
 import type { EngineStorage } from '../../../client/local.js';
 import type { Context } from '../../context.js';
 import { openEngine } from './engine.js';
@@ -22,4 +23,33 @@ export async function localDatabase(ctx: Context) {
   const [{ databaseFile }, { databaseFileState }] = await Promise.all([import('../../../engine/engine.js'), import('../../../engine/store/cipher.js')]);
   const file = databaseFile(ctx.paths.dataDir);
   return { file, state: databaseFileState(file) };
+}
+
+/**
+ * The local database replaced (`local reset`, `local restore`): refused while `local serve` holds
+ * the data directory, and held while `replace` runs so that none starts meanwhile. Once it has
+ * replaced the file, the journal of single claims goes: it remembers what was sent to the database
+ * replaced (batch and payment-run journals name the database they were sent to, and say so); then
+ * `after`, still holding the data directory.
+ */
+export async function replacingDatabase<R, T>(
+  ctx: Context,
+  by: 'local reset' | 'local restore',
+  replace: (file: string) => Promise<R>,
+  after: (replaced: R) => Promise<T>,
+): Promise<T> {
+  const [{ file }, { DataDirLock }, { singleJournalPath }, { rmSync }] = await Promise.all([
+    localDatabase(ctx),
+    import('../../../client/serve-lock.js'),
+    import('../claim/submit-one.js'),
+    import('node:fs'),
+  ]);
+  const lock = await DataDirLock.take(ctx.paths.dataDir, by);
+  try {
+    const replaced = await replace(file);
+    rmSync(singleJournalPath(ctx), { force: true });
+    return await after(replaced);
+  } finally {
+    lock.release();
+  }
 }

@@ -1,11 +1,11 @@
 // tpa local encrypt: the existing local database, encrypted in place (AES-256).
-import { existsSync, lstatSync, readdirSync, unlinkSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { existsSync } from 'node:fs';
 import { ConflictError, UsageError } from '../../../errors.js';
 import type { Context } from '../../context.js';
 import { verb } from '../../verb.js';
 import { localDatabase, newDatabaseKeyFor, openOnce } from './database.js';
 import { localOnly } from './engine.js';
+import { removeLeftovers } from '../../../files/write-whole.js';
 
 export const encrypt = verb({
   name: 'encrypt',
@@ -99,7 +99,8 @@ export async function encryptWithJournals(
         write();
         sealed++;
       }
-    const leftovers = removeSealingLeftovers(journals.map((j) => j.path));
+    // A sealing stopped midway (kill -9, a power cut) leaves a journal's temporary file, partly sealed, partly not.
+    const leftovers = removeLeftovers(journals.map((j) => j.path));
     finished = true;
     return { sealed, leftovers };
   } finally {
@@ -172,44 +173,3 @@ async function sealLeftJournals(ctx: Context, file: string) {
 function leftoversNote(ctx: Context, leftovers: number): void {
   if (leftovers > 0) ctx.note(`encrypt: ${leftovers} temporary file(s) left by a sealing that was stopped removed`);
 }
-
-/**
- * Removes the temporary files that a sealing stopped midway (kill -9, a power cut) left beside the
- * journals `paths` (write-whole.ts names them `<journal>.<pid>.<random>.tmp`; one may hold a
- * journal's records partly sealed, partly not): only names of that pattern, beside a journal of the
- * data directory, and only regular files (a symbolic link at such a name is left alone, never
- * followed). How many were removed. The caller holds every journal's lock: no sealing runs now.
- */
-function removeSealingLeftovers(paths: readonly string[]): number {
-  const byFolder = new Map<string, Set<string>>();
-  for (const path of paths) {
-    const folder = dirname(path);
-    if (!byFolder.has(folder)) byFolder.set(folder, new Set());
-    byFolder.get(folder)!.add(basename(path));
-  }
-  let removed = 0;
-  for (const [folder, names] of byFolder) {
-    let entries: string[];
-    try {
-      entries = readdirSync(folder);
-    } catch {
-      continue;
-    }
-    for (const entry of entries) {
-      const m = TEMP_NAME.exec(entry);
-      if (!m || !names.has(m[1]!)) continue;
-      const path = join(folder, entry);
-      try {
-        if (!lstatSync(path).isFile()) continue;
-        unlinkSync(path);
-        removed++;
-      } catch {
-        // gone meanwhile
-      }
-    }
-  }
-  return removed;
-}
-
-/** The temporary name write-whole.ts gives a file written beside `<name>`: `<name>.<pid>.<random>.tmp`. */
-const TEMP_NAME = /^(.+)\.\d+\.[0-9a-z]{1,8}\.tmp$/;

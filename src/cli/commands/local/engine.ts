@@ -20,10 +20,11 @@ export async function openEngine(ctx: Context, storage?: EngineStorage) {
   return new LocalTransport(ctx.paths.dataDir, ctx.io.env, storage, `local:${ctx.profileName}`);
 }
 
-export async function withEngine<T>(ctx: Context, use: (engine: Engine) => T): Promise<T> {
-  const transport = await openEngine(ctx);
+/** `use` on the engine of this data directory, opened as `storage` says, then closed (once `use`'s promise settles). */
+export async function withEngine<T>(ctx: Context, use: (engine: Engine) => T | Promise<T>, storage?: EngineStorage): Promise<T> {
+  const transport = await openEngine(ctx, storage);
   try {
-    return use(await transport.open());
+    return await use(await transport.open());
   } finally {
     transport.close();
   }

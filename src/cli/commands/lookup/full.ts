@@ -3,8 +3,8 @@ import type { FullLookupResult } from '../../../client/types.js';
 import { ValidationFailed } from '../../../errors.js';
 import type { TableTools } from '../../../render/output.js';
 import { listValue } from '../../options.js';
-import { argument, option, fieldsOf, verb } from '../../verb.js';
-import { ADMIT_TYPE_HELP, admitTypeOption, checkProvider } from './provider.js';
+import { argument, option, verb } from '../../verb.js';
+import { ADMIT_TYPE_HELP, admitTypeOption, checkProvider, FULL_LOOKUP_FIELDS } from './provider.js';
 
 export const full = verb({
   name: 'full',
@@ -17,21 +17,7 @@ export const full = verb({
     admitType: admitTypeOption(`${ADMIT_TYPE_HELP} (default OUTPATIENT)`),
     date: option.text('--date <date>', 'the rate in force on this service date, YYYY-MM-DD (default today on the engine clock)'),
   },
-  fields: fieldsOf<FullLookupResult>({
-    contract_id: true,
-    contract_number: true,
-    effective_date: true,
-    termination_date: true,
-    network_tier: true,
-    rate_type: true,
-    negotiated_rate: true,
-    medicare_multiplier: true,
-    bundle_type: true,
-    anesthesia_included: true,
-    service_date: true,
-    rate_effective_from: true,
-    rate_effective_to: true,
-  }),
+  fields: FULL_LOOKUP_FIELDS,
   examples: [
     'tpa lookup full ctr_8d21b5e09f4c7a13 --npi 1045782368 --group GRP-1001 --cpt 45378',
     'tpa lookup full ctr_8d21b5e09f4c7a13 --npi 1045782368 --group GRP-1001 --cpt 45378 --date 2026-03-02',

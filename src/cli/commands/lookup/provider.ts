@@ -1,9 +1,27 @@
 // What the three lookups share: the provider, group and codes options, and their checks before
 // anything is sent (bad input exits 2 naming the option).
+import type { FullLookupResult } from '../../../client/types.js';
 import type { FieldError } from '../../../domain/errors.js';
 import { ADMIT_TYPES, cptProblem, groupIdProblem, isoDateProblem, npiProblem } from '../../../domain/validation.js';
 import { fieldsInvalid } from '../../../errors.js';
-import { option } from '../../verb.js';
+import { fieldsOf, option } from '../../verb.js';
+
+/** The fields of a full lookup's result, as `lookup full` and `lookup rates` print it. */
+export const FULL_LOOKUP_FIELDS = fieldsOf<FullLookupResult>({
+  contract_id: true,
+  contract_number: true,
+  effective_date: true,
+  termination_date: true,
+  network_tier: true,
+  rate_type: true,
+  negotiated_rate: true,
+  medicare_multiplier: true,
+  bundle_type: true,
+  anesthesia_included: true,
+  service_date: true,
+  rate_effective_from: true,
+  rate_effective_to: true,
+});
 
 export const ADMIT_TYPE_HELP = 'INPATIENT, OUTPATIENT or EMERGENCY';
 

@@ -1,9 +1,8 @@
 // tpa lookup rates: both stages for each code, one result per code.
-import type { FullLookupResult } from '../../../client/types.js';
 import { NotFoundError, TpaError } from '../../../errors.js';
 import { listValue } from '../../options.js';
-import { option, fieldsOf, verb } from '../../verb.js';
-import { ADMIT_TYPE_HELP, admitTypeOption, checkProvider, codesOption, providerOptions } from './provider.js';
+import { option, verb } from '../../verb.js';
+import { ADMIT_TYPE_HELP, admitTypeOption, checkProvider, codesOption, FULL_LOOKUP_FIELDS, providerOptions } from './provider.js';
 
 export const rates = verb({
   name: 'rates',
@@ -14,26 +13,7 @@ export const rates = verb({
     admitType: admitTypeOption(ADMIT_TYPE_HELP),
     date: option.text('--date <date>', 'the rates in force on this service date, YYYY-MM-DD (default today on the engine clock)'),
   },
-  fields: [
-    'cpt_code',
-    'match_found',
-    ...fieldsOf<FullLookupResult>({
-      contract_id: true,
-      contract_number: true,
-      effective_date: true,
-      termination_date: true,
-      network_tier: true,
-      rate_type: true,
-      negotiated_rate: true,
-      medicare_multiplier: true,
-      bundle_type: true,
-      anesthesia_included: true,
-      service_date: true,
-      rate_effective_from: true,
-      rate_effective_to: true,
-    }),
-    'message',
-  ],
+  fields: ['cpt_code', 'match_found', ...FULL_LOOKUP_FIELDS, 'message'],
   examples: ['tpa lookup rates --npi 1234567893 --group GRP-1001 --cpt 45378 43235 99213'],
   async run(ctx, _args, opts) {
     const codes = [...new Set(listValue(opts.cpt))];

@@ -7,6 +7,18 @@ import type { TableSpec } from '../../../render/stream.js';
 import { ALL_HELP, givenArgs, pageHint, suggestCommand, wholeNumberOption } from '../../options.js';
 import { option, fieldsOf, verb } from '../../verb.js';
 
+/** An SSP's fields: `--json` selects from them, and they are the CSV header, written even when none matches. */
+const SSP_FIELDS = fieldsOf<Ssp>({
+  id: true,
+  code: true,
+  name: true,
+  level: true,
+  medicare_rate: true,
+  base_weight: true,
+  primary_cpt_code: true,
+  requires_anesthesia: true,
+});
+
 const CATALOG_TABLE: TableSpec<Ssp> = {
   // A package a line: on a narrow terminal its id (--ssp takes the code too), then whether it needs anesthesia, then its CPT give way.
   columns: ['Code', 'Name', { header: 'Medicare', align: 'right' }, { header: 'CPT', drop: 3 }, { header: 'Anesthesia', drop: 2 }, { header: 'Id', drop: 1 }],
@@ -14,7 +26,7 @@ const CATALOG_TABLE: TableSpec<Ssp> = {
   empty: 'No SSPs match.',
   // The Medicare rate is money: two decimals in CSV (domain/csv.ts csvAmount).
   csv: {
-    columns: ['id', 'code', 'name', 'level', 'medicare_rate', 'base_weight', 'primary_cpt_code', 'requires_anesthesia'],
+    columns: SSP_FIELDS,
     row: (s) => withCsvAmounts(s as unknown as Record<string, unknown>, ['medicare_rate']),
   },
 };
@@ -29,16 +41,7 @@ export const catalog = verb({
     version: option.text('--version <version>', 'catalog version (default: the current one)'),
     all: option.flag('--all', ALL_HELP),
   },
-  fields: fieldsOf<Ssp>({
-    id: true,
-    code: true,
-    name: true,
-    level: true,
-    medicare_rate: true,
-    base_weight: true,
-    primary_cpt_code: true,
-    requires_anesthesia: true,
-  }),
+  fields: SSP_FIELDS,
   examples: ['tpa ratesheet catalog --search knee', 'tpa ratesheet catalog --all -o csv > catalog.csv'],
   async run(ctx, _args, opts, cmd) {
     const client = await ctx.client();

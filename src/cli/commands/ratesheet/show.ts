@@ -5,22 +5,25 @@ import type { TableTools } from '../../../render/output.js';
 import { fieldsOf, verb } from '../../verb.js';
 import { formatRate, rateOnScreen } from './rates.js';
 
+/** A schedule item's fields: `--json` selects from them, and they are the CSV header, written even when there is none. */
+const ITEM_FIELDS = fieldsOf<ScheduleItem>({
+  id: true,
+  ssp_id: true,
+  ssp_code: true,
+  ssp_name: true,
+  rate_type: true,
+  rate_value: true,
+  is_bundle_eligible: true,
+  bundle_type: true,
+  notes: true,
+  sort_order: true,
+});
+
 export const show = verb({
   name: 'show',
   description: 'the schedule settings and its items',
   args: { instanceId: instanceArgument() },
-  fields: fieldsOf<ScheduleItem>({
-    id: true,
-    ssp_id: true,
-    ssp_code: true,
-    ssp_name: true,
-    rate_type: true,
-    rate_value: true,
-    is_bundle_eligible: true,
-    bundle_type: true,
-    notes: true,
-    sort_order: true,
-  }),
+  fields: ITEM_FIELDS,
   examples: ['tpa ratesheet show BLD-1001'],
   async run(ctx, { instanceId }) {
     const s = (await (await ctx.client()).schedule(instanceId)).body.rate_schedule;
@@ -28,7 +31,7 @@ export const show = verb({
       data: { rate_schedule: s },
       // In CSV a case rate is money, two decimals, as export writes it (formatRate); a multiplier stays as it is.
       items: ctx.format === 'csv' ? s.items.map((i) => ({ ...i, rate_value: formatRate(i.rate_type, i.rate_value) })) : s.items,
-      columns: ['id', 'ssp_id', 'ssp_code', 'ssp_name', 'rate_type', 'rate_value', 'is_bundle_eligible', 'bundle_type', 'notes', 'sort_order'],
+      columns: ITEM_FIELDS,
       table: (t) =>
         [
           t.keyValues([

@@ -4,10 +4,13 @@ import type { ClientRegistration } from '../../../../engine/services/oauth.js';
 import { fieldsOf, verb } from '../../../verb.js';
 import { withEngine } from '../engine.js';
 
+/** A client's fields: `--json` selects from them, and they are the CSV header, written even when there is none. */
+const CLIENT_FIELDS = fieldsOf<ClientRegistration>({ client_id: true, scopes: true, status: true, registered_at: true, revoked_at: true });
+
 export const list = verb({
   name: 'list',
   description: 'the registered clients: scopes, status (active, revoked)',
-  fields: fieldsOf<ClientRegistration>({ client_id: true, scopes: true, status: true, registered_at: true, revoked_at: true }),
+  fields: CLIENT_FIELDS,
   examples: ['tpa local clients list'],
   async run(ctx) {
     const clients = await withEngine(ctx, (e) => e.listClients());
@@ -15,7 +18,7 @@ export const list = verb({
     return {
       data: clients,
       items: clients,
-      columns: ['client_id', 'scopes', 'status', 'registered_at', 'revoked_at'],
+      columns: CLIENT_FIELDS,
       table: (t) =>
         t.table(
           ['Client', 'Scopes', 'Status', 'Registered'],

@@ -3,10 +3,13 @@ import type { TableTools } from '../../../../render/output.js';
 import { verb } from '../../../verb.js';
 import { withEngine } from '../engine.js';
 
+/** A key's fields: `--json` selects from them, and they are the CSV header, written even when there is none. */
+const KEY_FIELDS = ['id', 'environment', 'prefix', 'last4', 'scopes', 'status', 'lineage', 'rotated_from', 'created_at', 'expires_at', 'revoked_at'];
+
 export const list = verb({
   name: 'list',
   description: 'every key: id, prefix and last four, scopes, status (active, rotated, expired, revoked), the key it was rotated from',
-  fields: ['id', 'environment', 'prefix', 'last4', 'scopes', 'status', 'lineage', 'rotated_from', 'created_at', 'expires_at', 'revoked_at'],
+  fields: KEY_FIELDS,
   examples: ['tpa local keys list', 'tpa local keys list -o json | jq \'.[] | select(.status == "active")\''],
   async run(ctx) {
     const keys = await withEngine(ctx, (e) => e.listKeys());
@@ -21,7 +24,7 @@ export const list = verb({
     return {
       data: keys,
       items: keys,
-      columns: ['id', 'environment', 'prefix', 'last4', 'scopes', 'status', 'lineage', 'rotated_from', 'created_at', 'expires_at', 'revoked_at'],
+      columns: KEY_FIELDS,
       table: (t) =>
         t.table(
           ['Id', 'Env', 'Key', 'Scopes', 'Status', 'Rotated from', 'Created'],
