@@ -75,3 +75,25 @@ describe('events at now', () => {
     }
   });
 });
+
+describe('fund history dates by this machine', () => {
+  it("--from/--to select by this machine's day (the record's `at`), not the engine clock's; the ledger by funded has the service's day", async () => {
+    const all = (await tpa(['fund', 'history', '-o', 'json'])).json<Row[]>();
+    expect(all).toHaveLength(1);
+    const machineDay = (all[0]!.at as string).slice(0, 10);
+    const on = async (day: string) => (await tpa(['fund', 'history', '--from', day, '--to', day, '-o', 'json'])).json<Row[]>().length;
+    expect(await on(machineDay)).toBe(1);
+    // The engine's day of the release is 2026-03-02: the history holds it only when this machine's day is that too.
+    expect(await on('2026-03-02')).toBe(machineDay === '2026-03-02' ? 1 : 0);
+    expect((await tpa(['ledger', 'list', '--by', 'funded', '--period', '2026-03-02', '-o', 'json'])).json<Row[]>()).toHaveLength(1);
+    // The help says whose clock the dates are.
+    const help = (await tpa(['fund', 'history', '--help'])).stdout.replace(/\s+/g, ' ');
+    expect(help).toContain("--from <date> sent on or after this day (YYYY-MM-DD, UTC) of this machine's clock");
+    expect(help).toContain('`at` and --from/--to are the clock of this machine');
+    // A day that is none is refused, exit 2, nothing listed.
+    const bad = await runTpa(['fund', 'history', '--to', '2026-3-2'], { home: home.dir });
+    expect(bad.code).toBe(2);
+    expect(JSON.parse(bad.stderr).error.message).toBe('--to: "2026-3-2" is not a date (YYYY-MM-DD)');
+    expect(bad.stdout).toBe('');
+  });
+});
