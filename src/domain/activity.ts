@@ -2,6 +2,7 @@
 // "What the events are"): each change of an entry's status is an event of one kind, dated by its
 // timestamp. Pure: the entries and the span are given.
 import { jsonNumberToCents } from './money.js';
+import { type InstantSpan, spanHolds } from './period.js';
 
 export const ACTIVITY_KINDS = ['submitted', 'adjudicated', 'pended', 'denied', 'funded', 'settled', 'failed', 'refunded', 'superseded', 'voided'] as const;
 export type ActivityKind = (typeof ACTIVITY_KINDS)[number];
@@ -44,10 +45,7 @@ export interface ActivityEvent {
 }
 
 /** A span of time: from startMs, inclusive, to endMs, exclusive. */
-export interface Span {
-  startMs: number;
-  endMs: number;
-}
+export type Span = InstantSpan;
 
 /**
  * The kind of each step of a progression, or undefined for a step that is no event of its own
@@ -167,7 +165,7 @@ export function entryEvents(entry: ActivityEntry, span: Span, share?: ProviderSh
     const kind = kinds[i];
     if (kind === 'funded') transfer++;
     const ms = Date.parse(step.timestamp);
-    if (kind === undefined || !(ms >= span.startMs && ms < span.endMs)) return;
+    if (kind === undefined || !spanHolds(span, ms)) return;
     events.push({
       time: step.timestamp,
       kind,

@@ -156,6 +156,32 @@ export function rangeInstants(range: DateRange): { startMs: number; endMs: numbe
   return { startMs: dayNumber(range.from) * DAY_MS, endMs: (dayNumber(range.to) + 1) * DAY_MS };
 }
 
+/** A span of instants: from startMs, inclusive, to endMs, exclusive (docs/periods.md "Where a span ends"). */
+export interface InstantSpan {
+  startMs: number;
+  endMs: number;
+}
+
+/** Whether an instant is inside a span: at or after its start, before its end. The one test of every period figure. */
+export function spanHolds(span: InstantSpan, ms: number): boolean {
+  return ms >= span.startMs && ms < span.endMs;
+}
+
+/**
+ * Where a span read now ends, exclusive: its own end, or, when it runs until now or would end
+ * later, the instant after now (1 ms, the finest a timestamp is read to). An event stamped at now
+ * has happened, so it is inside; nothing later has. Never before the span's start.
+ */
+export function spanEnd(startMs: number, endMs: number | undefined, nowMs: number): number {
+  return Math.max(startMs, Math.min(endMs ?? Number.POSITIVE_INFINITY, nowMs + 1));
+}
+
+/** The last `durationMs` until now, now included, (now - duration, now]: runs that far apart share no instant. */
+export function lastSpan(durationMs: number, nowMs: number): InstantSpan {
+  const endMs = spanEnd(Number.NEGATIVE_INFINITY, undefined, nowMs);
+  return { startMs: endMs - durationMs, endMs };
+}
+
 /**
  * An instant named on the command line: a date is its midnight (UTC), or the midnight after it as
  * the end of a span (a day is counted whole); a date-time is itself. Undefined when it is neither.

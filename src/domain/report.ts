@@ -3,6 +3,7 @@
 // docs/design.md "Where each rule lives"). Pure: no I/O; every sum in integer cents.
 import { isClosedStatus } from './ledger.js';
 import { jsonNumberToCents } from './money.js';
+import { spanHolds } from './period.js';
 
 /** What the report needs of a ledger list entry. */
 export interface ReportEntry {
@@ -268,7 +269,7 @@ function reconcile(r: PeriodReport['reconciliation'], encounterId: string, t: Re
 /** Whether an instant falls in the span (its end exclusive); a missing or unreadable one falls in none. */
 export function inSpan(iso: string | null | undefined, span: { startMs: number; endMs: number }): boolean {
   const ms = Date.parse(iso ?? '');
-  return ms >= span.startMs && ms < span.endMs;
+  return spanHolds(span, ms);
 }
 
 /**

@@ -78,31 +78,34 @@ describe('tpa activity', () => {
     });
     expect(tue.events.find((e: Row) => e.kind === 'failed').encounter_id).toBe(week.b);
     expect(tue.events.find((e: Row) => e.kind === 'settled').encounter_id).toBe(week.a);
-    // The last 24 hours before Thursday 09:00 start Wednesday 09:00: the same as yesterday's.
+    // The last 24 hours until Thursday 09:00, now included, start just after Wednesday 09:00: the same as yesterday's.
     const day = (await at(THU, ['activity', '--since', '24h', '-o', 'json'])).json<Row>();
-    expect(day.span.from).toBe('2026-03-04T09:00:00Z');
+    expect(day.span).toEqual({ from: '2026-03-04T09:00:00.001Z', to: '2026-03-05T09:00:00.001Z', as_of: THU });
     expect(counts(day)).toEqual(counts(since));
     // A date-time: Monday's approvals at 11:00 and what followed, not the claims at 10:00.
     const later = (await at(THU, ['activity', '--since', '2026-03-02T10:30:00Z', '-o', 'json'])).json<Row>();
     expect(counts(later).submitted).toBe(0);
     expect(counts(later).funded).toBe(4);
     // Without an option: the last 24 hours.
-    expect((await at(THU, ['activity', '-o', 'json'])).json<Row>().span.from).toBe('2026-03-04T09:00:00Z');
+    expect((await at(THU, ['activity', '-o', 'json'])).json<Row>().span.from).toBe('2026-03-04T09:00:00.001Z');
   });
 
-  it('a span that would end after now ends at now: its end and its "as of" are one instant, in json and on the table', async () => {
+  it('a span that would end after now holds now: it ends at the instant after "as of", in json; "to now" on the table', async () => {
     for (const args of [
       ['--period', 'today'],
       ['--period', 'this-month'],
-      ['--from', '2026-03-05T00:00:00Z', '--to', THU],
       ['--from', '2026-03-05', '--to', '2026-03-05'],
+      ['--from', '2026-03-05T00:00:00Z', '--to', '2026-03-06T00:00:00Z'],
       ['--since', 'yesterday'],
     ]) {
       const a = (await at(THU, ['activity', ...args, '-o', 'json'])).json<Row>();
-      expect([a.span.to, a.span.as_of], args.join(' ')).toEqual([THU.replace('.000', ''), THU]);
+      expect([a.span.to, a.span.as_of], args.join(' ')).toEqual(['2026-03-05T09:00:00.001Z', THU]);
       const table = await at(THU, ['activity', ...args, '-o', 'table']);
-      expect(table.stdout, args.join(' ')).toContain(`to ${THU} (UTC), as of ${THU}`);
+      expect(table.stdout, args.join(' ')).toContain(`to now (UTC), as of ${THU}`);
     }
+    // A --to at now exactly is an end like any other, exclusive: the span stops before now.
+    const toNow = (await at(THU, ['activity', '--from', '2026-03-05T00:00:00Z', '--to', THU, '-o', 'json'])).json<Row>();
+    expect(toNow.span.to).toBe(THU);
     // Yesterday is over: it ends at its midnight, before now.
     expect((await at(THU, ['activity', '--period', 'yesterday', '-o', 'json'])).json<Row>().span.to).toBe('2026-03-05T00:00:00Z');
     // Counting is unchanged: today so far is the day to now.

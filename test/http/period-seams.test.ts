@@ -424,8 +424,8 @@ describe('the sections around the money split by period too', () => {
   });
 
   // activity --since: consecutive runs partition time.
-  it('two daily runs 24h apart count the events of the boundary second once, and the span ends at as_of (in-process and over local serve)', async () => {
-    // The claim submitted at END2: its events are in the boundary second of the run at END2 and the run a day later.
+  it('two daily runs 24h apart count the events of the boundary second once, by the run at that now, and the span ends just after as_of (in-process and over local serve)', async () => {
+    // The claim submitted at END2: its events are at the now of the run at END2, which holds them, and the run a day later does not.
     const runs = async () => {
       const out: Row[] = [];
       for (const [, run] of transports2) {
@@ -439,17 +439,18 @@ describe('the sections around the money split by period too', () => {
     expect((await local2(['local', 'clock', 'advance', '1d'])).code).toBe(0);
     const dayAfter = await runs();
     const next = new Date(Date.parse(END2) + 86_400_000).toISOString().replace(/\.000Z$/, 'Z');
+    const after1ms = (iso: string) => new Date(Date.parse(iso) + 1).toISOString();
     const key = (e: Row) => `${e.time} ${e.kind} ${e.encounter_id}`;
     for (const [i, before] of atEnd.entries()) {
       const after = dayAfter[i]!;
-      expect(before.span.to).toBe(END2);
+      expect(before.span.to).toBe(after1ms(END2));
       expect(before.span.as_of).toBe(END2);
-      expect(after.span).toEqual({ from: END2, to: next, as_of: next });
+      expect(after.span).toEqual({ from: after1ms(END2), to: after1ms(next), as_of: next });
       const first = (before.events as Row[]).map(key);
       const second = (after.events as Row[]).map(key);
       expect(first.filter((k) => second.includes(k))).toEqual([]);
-      expect(second).toContain(`${END2} submitted ${ids2.late}`);
-      expect(first).not.toContain(`${END2} submitted ${ids2.late}`);
+      expect(first).toContain(`${END2} submitted ${ids2.late}`);
+      expect(second).not.toContain(`${END2} submitted ${ids2.late}`);
     }
   });
 });

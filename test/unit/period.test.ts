@@ -1,7 +1,18 @@
 // Report periods (docs/periods.md "Periods"): each name's first and last day from a given today,
 // across month ends of 28 to 31 days, leap years, year ends and ISO weeks that straddle years.
 import { describe, expect, it } from 'vitest';
-import { addDays, instantOf, isoWeekOf, isRelativePeriod, periodProblem, periodRange, rangeInstants } from '../../src/domain/period.js';
+import {
+  addDays,
+  instantOf,
+  isoWeekOf,
+  isRelativePeriod,
+  lastSpan,
+  periodProblem,
+  periodRange,
+  rangeInstants,
+  spanEnd,
+  spanHolds,
+} from '../../src/domain/period.js';
 import { entryEvents, stepKinds } from '../../src/domain/activity.js';
 
 const range = (name: string, today: string) => periodRange(name, today);
@@ -125,5 +136,31 @@ describe('activity events from a status progression', () => {
       ['submitted', 120050],
       ['adjudicated', 98025],
     ]);
+  });
+
+  it('a span read now holds now: its end is the instant after now, unless it ends sooner; spans cut at an instant hold it once', () => {
+    const now = Date.parse('2026-03-02T10:00:00Z');
+    const day = rangeInstants({ from: '2026-03-02', to: '2026-03-02' });
+    const end = spanEnd(day.startMs, day.endMs, now);
+    expect(end).toBe(now + 1);
+    expect(spanHolds({ startMs: day.startMs, endMs: end }, now)).toBe(true);
+    // Until now (no end of its own), the same; an end before now is kept; a start after now is an empty span.
+    expect(spanEnd(day.startMs, undefined, now)).toBe(now + 1);
+    expect(spanEnd(day.startMs, now - 5, now)).toBe(now - 5);
+    expect(spanEnd(now + 10, undefined, now)).toBe(now + 10);
+    // The last minute is (now - 1m, now]: two consecutive minutes share no instant and leave none out.
+    const minute = lastSpan(60_000, now);
+    const next = lastSpan(60_000, now + 60_000);
+    expect(minute.endMs).toBe(next.startMs);
+    for (const t of [now - 60_000, now, now + 60_000]) {
+      const holders = [minute, next].filter((s) => spanHolds(s, t)).length;
+      expect(holders, new Date(t).toISOString()).toBe(t === now - 60_000 ? 0 : 1);
+    }
+    // A span cut at t: [a, t) and [t, b) hold t once.
+    const [a, b] = [
+      [day.startMs, now],
+      [now, day.endMs],
+    ].map(([s, e]) => ({ startMs: s!, endMs: e! }));
+    expect([a!, b!].filter((s) => spanHolds(s, now))).toEqual([b]);
   });
 });

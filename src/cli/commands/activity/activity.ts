@@ -5,7 +5,7 @@ import { withCsvAmounts } from '../../../domain/csv.js';
 import type { ActivityEvent, ActivityKind, KindTotal } from '../../../domain/activity.js';
 import { ACTIVITY_KINDS, KIND_AMOUNT } from '../../../domain/activity.js';
 import { centsToAmount, formatCentsGrouped } from '../../../domain/money.js';
-import { addDays, dateOfInstant, instantOf, isRelativePeriod, periodProblem, periodRange, rangeInstants } from '../../../domain/period.js';
+import { addDays, dateOfInstant, instantOf, isRelativePeriod, lastSpan, periodProblem, periodRange, rangeInstants, spanEnd } from '../../../domain/period.js';
 import { npiProblem } from '../../../domain/validation.js';
 import { UsageError, ValidationFailed } from '../../../errors.js';
 import { count } from '../../../render/format.js';
@@ -21,14 +21,14 @@ const DEFAULT_SINCE = '24h';
 const options = {
   since: option.text(
     '--since <when>',
-    'from then until now: yesterday, today, a period name, a date, a date-time, or a duration such as 24h or 7d (default 24h)',
+    'from then until now, now included: yesterday, today, a period name, a date, a date-time, or a duration such as 24h or 7d (default 24h)',
     {
       values: ['yesterday', 'today', 'this-week', 'this-month'],
     },
   ),
   period: periodSpec,
   from: option.text('--from <when>', 'events at or after this date (its whole day, UTC) or date-time'),
-  to: option.text('--to <when>', 'events until the end of this date (UTC), or until this date-time; default now'),
+  to: option.text('--to <when>', 'events until the end of this date (UTC), or before this date-time; default until now, now included'),
   npi: option.text('--npi <npi>', "only the encounters this provider is on, each amount its own share (its lines' charges and benefit, its payouts)"),
   kind: option.list('--kind <kind...>', `only these kinds: ${ACTIVITY_KINDS.join(', ')}`, { values: ACTIVITY_KINDS }),
   totals: option.flag('--totals', 'only the count and amount of each kind (csv and ndjson: one row a kind)'),
@@ -98,7 +98,7 @@ function spanOf(opts: Options, now: string): SpanChoice {
   const m = /^(\d+)(m|h|d|w)$/i.exec(since);
   if (!m) throw new ValidationFailed(`--since: "${since}" is not a period, a date, a date-time or a duration such as 24h or 7d`);
   const unit = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000 }[m[2]!.toLowerCase() as 'm' | 'h' | 'd' | 'w'];
-  return { label: `the last ${since}`, startMs: nowMs - Number(m[1]) * unit, endMs: undefined };
+  return { label: `the last ${since}`, startMs: lastSpan(Number(m[1]) * unit, nowMs).startMs, endMs: undefined };
 }
 
 function kindsOf(kind: string[] | undefined): ActivityKind[] {
@@ -150,11 +150,10 @@ async function activityOf(ctx: Context, opts: Options): Promise<CommandOutput> {
   const client = await ctx.client();
   const now = await serviceNow(client);
   const span = spanOf(opts, now);
-  // "Until now" ends at the service's time, exclusive: two runs 24h apart share no instant. A span
-  // that would end later (--period today, --to the current second, whose end is the next second)
-  // ends at it too: what is read and said is as of now, and its end and "as of" are one instant.
+  // A span holds now: an event stamped at the service's time has happened (domain/period.ts
+  // spanEnd). One that runs until now, or would end later, ends at the instant after now.
   const nowMs = Date.parse(now);
-  const endMs = Math.max(span.startMs, Math.min(span.endMs ?? nowMs, nowMs));
+  const endMs = spanEnd(span.startMs, span.endMs, nowMs);
   // A claim is sent once its service is rendered, so an event of the span concerns a service date
   // on or before the span's last day (and, with --lookback, on or after its first day minus it).
   const lastDay = dateOfInstant(endMs - 1);
@@ -197,7 +196,7 @@ async function activityOf(ctx: Context, opts: Options): Promise<CommandOutput> {
     data,
     // In CSV an amount has two decimals, as a spreadsheet shows money (domain/csv.ts csvAmount).
     items: ctx.format === 'csv' ? (rows as Record<string, unknown>[]).map((r) => withCsvAmounts(r, ['amount'])) : rows,
-    table: (t) => activityTable(t, span.label, data.span, scan, totals, opts.totals ? [] : events),
+    table: (t) => activityTable(t, span.label, { ...data.span, to: endMs > nowMs ? 'now' : data.span.to }, scan, totals, opts.totals ? [] : events),
   };
 }
 

@@ -1,6 +1,8 @@
 // tpa fund history: the approvals made from this machine, newest last, with their outcomes and
 // what became of each approved transfer (one settlement read per encounter of the active profile).
 import { withCsvAmounts } from '../../../domain/csv.js';
+import { instantOf } from '../../../domain/period.js';
+import { ValidationFailed } from '../../../errors.js';
 import type { HistoryRow } from '../../../client/fund-history.js';
 import type { TableTools } from '../../../render/output.js';
 import { option, fieldsOf, verb } from '../../verb.js';
@@ -26,14 +28,20 @@ const HISTORY_FIELDS = fieldsOf<HistoryRow>({
 export const history = verb({
   name: 'history',
   description:
-    'the approvals made from this machine (any profile): when, where, encounter, amount, authorization code, outcome, transfer and its status now (read from the settlement: once it failed or was refunded, OWED, ENDED when another approval funds it since, or CLOSED when a corrected claim closed the claim since, SUPERSEDED by its replacement or VOIDED: nothing is owed on it); REFUSED with the reason the service gave; UNKNOWN while an answer lost is not yet found out; SKIPPED when another approval funded it meanwhile; NOT_SENT when an interrupted run never sent it',
+    'the approvals made from this machine (any profile): when, where, encounter, amount, authorization code, outcome, transfer and its status now (read from the settlement: once it failed or was refunded, OWED, ENDED when another approval funds it since, or CLOSED when a corrected claim closed the claim since, SUPERSEDED by its replacement or VOIDED: nothing is owed on it); REFUSED with the reason the service gave; UNKNOWN while an answer lost is not yet found out; SKIPPED when another approval funded it meanwhile; NOT_SENT when an interrupted run never sent it. `at` and --from/--to are the clock of this machine, when the request was sent; the service dates a release by its own (an engine clock set by `tpa local clock`): for its days, `tpa ledger list --by funded --period <day>`',
   options: {
-    from: option.text('--from <date>', 'made on or after (YYYY-MM-DD)'),
-    to: option.text('--to <date>', 'made on or before (YYYY-MM-DD)'),
+    from: option.text('--from <date>', "sent on or after this day (YYYY-MM-DD, UTC) of this machine's clock, as `at` is"),
+    to: option.text('--to <date>', "sent on or before this day (YYYY-MM-DD, UTC) of this machine's clock, as `at` is"),
   },
   fields: HISTORY_FIELDS,
   examples: ['tpa fund history', 'tpa fund history --from 2026-11-23 -o csv'],
   async run(ctx, _args, { from, to }) {
+    for (const [name, day] of [
+      ['--from', from],
+      ['--to', to],
+    ] as const)
+      if (day !== undefined && !(/^\d{4}-\d{2}-\d{2}$/.test(day) && instantOf(day, 'start') !== undefined))
+        throw new ValidationFailed(`${name}: "${day}" is not a date (YYYY-MM-DD)`);
     const { FundHistory, withTransfers } = await import('../../../client/fund-history.js');
     const records = FundHistory.read(ctx.paths.dataDir).filter((a) => (!from || a.at >= from) && (!to || a.at.slice(0, 10) <= to));
     // error_code in every form, null but for a refusal (older records have none).
