@@ -140,20 +140,13 @@ function apiOutput(ctx: Context): ApiOutput {
       if (text !== undefined) ctx.io.stdout.write(text);
     },
     rows: async () => {
-      const [{ rowWriter }, { filteredText }] = await Promise.all([import('../../../render/stream.js'), import('../../../render/shape.js')]);
+      // The shared writer of shaped lists: a list with no rows is one empty page, which the filter
+      // still sees (`--jq length` prints 0), as gh's does.
+      const { rowWriter } = await import('../../../render/stream.js');
       const writer = rowWriter<unknown>(ctx.format === 'ndjson' ? 'ndjson' : 'json', ctx.io.stdout, undefined, undefined, shape);
-      let rowsSeen = false;
       return {
-        write: async (rows) => {
-          rowsSeen ||= rows.length > 0;
-          writer.write(rows);
-        },
-        end: async () => {
-          // A list with no rows is one empty page, which the filter still sees (`--jq length` prints 0), as gh's does.
-          const none = shape && !rowsSeen ? filteredText(shape, []) : undefined;
-          if (none !== undefined) ctx.io.stdout.write(none);
-          writer.end();
-        },
+        write: async (rows) => writer.write(rows),
+        end: async () => writer.end(),
       };
     },
   };
