@@ -40,6 +40,8 @@ export interface Context {
   formatChosen: boolean;
   /** --json <fields>, --jq or --template (cli/shape.ts): the records shaped for a script; set before the command runs. */
   shape?: OutputShape;
+  /** A filter that failed on records of what was done (listing.ts recordWriter): the error, and what was done. */
+  filterFailure?: { err: UsageError; done: string };
   /** Colours on stdout: a terminal, no NO_COLOR, no --no-color. */
   color: boolean;
   /** Colours on stderr, by the same rules. */

@@ -4,7 +4,7 @@
 import { csvHeaders, csvLine, flatten, type TableTools } from './output.js';
 import { jsonWriter, ndjsonWriter, type RowWriter, type Sink } from './json-writer.js';
 import { csvCell } from './screen.js';
-import { type OutputShape, shapedWriter } from './shape.js';
+import { type AfterAction, type OutputShape, shapedWriter } from './shape.js';
 import { type Column, fitColumns, listColumns, minimumWidths, records as recordsOf, visibleLength } from './table.js';
 
 export interface TableSpec<T> {
@@ -34,8 +34,9 @@ export function rowWriter<T>(
   table?: { tools: TableTools; spec: TableSpec<T> },
   csv?: CsvSpec<T>,
   shape?: OutputShape,
+  acted?: AfterAction,
 ): RowWriter<T> {
-  if (shape) return shapedWriter(shape, format, out);
+  if (shape) return shapedWriter(shape, format, out, acted);
   switch (format) {
     case 'ndjson':
       return ndjsonWriter(out);

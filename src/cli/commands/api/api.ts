@@ -14,7 +14,6 @@ import { ConflictError, EXIT, UsageError, errorFromResponse } from '../../../err
 import type { Context } from '../../context.js';
 import { readInput } from '../../options.js';
 import { confirm } from '../../prompt.js';
-import { screen } from '../../../render/screen.js';
 import { argument, type OptionValues, option, verb } from '../../verb.js';
 import { buildFields, type Fields, queryOf, splitField, typedValue } from './fields.js';
 import { extraHeaders, shownHeader } from './headers.js';
@@ -135,25 +134,17 @@ function apiOutput(ctx: Context): ApiOutput {
       try {
         text = filteredText(shape, body);
       } catch (err) {
-        throw unfiltered(ctx, err, body, status);
+        throw await unfiltered(err, body, status, ctx.io.stderr);
       }
       if (text !== undefined) ctx.io.stdout.write(text);
     },
     rows: async () => {
-      const [{ rowWriter }, { filteredText }] = await Promise.all([import('../../../render/stream.js'), import('../../../render/shape.js')]);
+      const { rowWriter } = await import('../../../render/stream.js');
+      // A list with no rows is one empty page, which the filter still sees (`--jq length` prints 0), as gh's does (shape.ts).
       const writer = rowWriter<unknown>(ctx.format === 'ndjson' ? 'ndjson' : 'json', ctx.io.stdout, undefined, undefined, shape);
-      let rowsSeen = false;
       return {
-        write: async (rows) => {
-          rowsSeen ||= rows.length > 0;
-          writer.write(rows);
-        },
-        end: async () => {
-          // A list with no rows is one empty page, which the filter still sees (`--jq length` prints 0), as gh's does.
-          const none = shape && !rowsSeen ? filteredText(shape, []) : undefined;
-          if (none !== undefined) ctx.io.stdout.write(none);
-          writer.end();
-        },
+        write: async (rows) => writer.write(rows),
+        end: async () => writer.end(),
       };
     },
   };
@@ -164,10 +155,11 @@ function apiOutput(ctx: Context): ApiOutput {
  * the request was sent, perhaps a fund release, so its answer is never lost: it goes to stderr as it
  * came (stdout holds the filter's results only), and the error says the request was sent.
  */
-function unfiltered(ctx: Context, err: unknown, body: unknown, status: number): unknown {
+async function unfiltered(err: unknown, body: unknown, status: number, stderr: Context['io']['stderr']): Promise<unknown> {
   if (!(err instanceof UsageError)) return err;
-  ctx.io.stderr.write(`${screen(JSON.stringify(body, null, 2))}\n`);
-  return new UsageError(`${err.message}; the request was sent (HTTP ${status}): its answer, unfiltered, is above on stderr`);
+  const { filterFailed, unshapedText } = await import('../../../render/shape.js');
+  stderr.write(unshapedText(body));
+  return filterFailed(err, `the request was sent (HTTP ${status})`);
 }
 
 /**
