@@ -77,3 +77,12 @@ describe('an empty filter', () => {
     expect(await history()).toEqual([]);
   });
 });
+
+describe('a jq expression that exhausts its memory', () => {
+  it('is a usage error naming the expression (exit 2), not an internal error', async () => {
+    const r = await run(['ledger', 'list', '--jq', '[range(1e9)]']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain('--jq \\"[range(1e9)]\\": jq stopped');
+  });
+});
