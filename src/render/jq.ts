@@ -45,10 +45,15 @@ export async function jqProgram(expression: string): Promise<JqProgram> {
       // As JSON text always: jq-wasm would take a string input as JSON text itself, not as a string.
       return handle.json(JSON.stringify(input === undefined ? null : input), expression);
     } catch (err) {
-      if (err instanceof WebAssembly.RuntimeError) throw aborted(expression, err);
+      if (isAbort(err)) throw aborted(expression, err);
       throw jqError(expression, (err as { stderr?: string }).stderr ?? (err as Error).message);
     }
   };
+}
+
+/** WebAssembly's RuntimeError (its type is not in the TypeScript library tpa compiles with). */
+function isAbort(err: unknown): err is Error {
+  return err instanceof Error && err.constructor.name === 'RuntimeError';
 }
 
 /**
@@ -56,11 +61,14 @@ export async function jqProgram(expression: string): Promise<JqProgram> {
  * expression's doing, a usage error naming it, never tpa's internal error. The next use loads jq anew.
  */
 function aborted(expression: string, err: unknown): unknown {
-  if (!(err instanceof WebAssembly.RuntimeError)) return err;
+  if (!isAbort(err)) return err;
   loading = undefined;
-  return new UsageError(`--jq ${JSON.stringify(expression)}: jq stopped (${err.message.replace(/\. Build with .*$/, '')}): the expression needs more memory than jq has`, {
-    hint: 'build smaller results: limit(n; …), first(…), or a stream instead of one array',
-  });
+  return new UsageError(
+    `--jq ${JSON.stringify(expression)}: jq stopped (${err.message.replace(/\. Build with .*$/, '')}): the expression needs more memory than jq has`,
+    {
+      hint: 'build smaller results: limit(n; …), first(…), or a stream instead of one array',
+    },
+  );
 }
 
 function jqError(expression: string, stderr: string): UsageError {
