@@ -26,7 +26,7 @@ describe('jq', () => {
     await expect(jq('.a', 'text')).rejects.toThrow(/Cannot index string/);
   });
 
-  it('an expression that exhausts jq\'s memory is a usage error naming it, and jq works again after', async () => {
+  it("an expression that exhausts jq's memory is a usage error naming it, and jq works again after", async () => {
     const failed = await jq('[range(1e9)]', null).then(
       () => undefined,
       (err: unknown) => err,
