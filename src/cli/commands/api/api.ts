@@ -9,7 +9,7 @@ import { changesRates, prefixProblem, releasesMoney, servedTarget, wrongMethodPr
 import { formatCentsGrouped } from '../../../domain/money.js';
 import { rawRelease } from '../../../domain/raw-release.js';
 import { redactedQuery } from '../../../domain/secret-headers.js';
-import { basePath } from '../../../domain/service-url.js';
+import { basePath, ownTarget, shownUrl } from '../../../domain/service-url.js';
 import { ConflictError, EXIT, UsageError, errorFromResponse } from '../../../errors.js';
 import type { Context } from '../../context.js';
 import { readInput } from '../../options.js';
@@ -40,7 +40,10 @@ export const api = verb({
   name: 'api',
   description: 'send a raw request to a path as served and print the response body; exits by the status code',
   args: {
-    methodOrPath: argument.required('<method-or-path>', 'path as served (/tpa-api/v1/... or /api/v1/...), or a method followed by the path'),
+    methodOrPath: argument.required(
+      '<method-or-path>',
+      "path as served (/tpa-api/v1/... or /api/v1/...) or a full URL on the profile's service, or a method followed by the path",
+    ),
     path: argument.optional('[path]', 'the path, after a method: tpa api POST <path>'),
   },
   options,
@@ -56,7 +59,7 @@ export const api = verb({
   ],
   async run(ctx, { methodOrPath, path: second }, opts) {
     const method = methodOf(methodOrPath, second, opts);
-    const path = second ?? methodOrPath;
+    const path = ownPath(ctx, second ?? methodOrPath);
     // The path as the service's router reads it, which is also what is sent: what is checked below is
     // what goes out (a fragment is never sent, /./ and /x/../ are resolved, as an HTTP client would).
     const served = path.startsWith('/') ? servedTarget(path) : undefined;
@@ -148,6 +151,18 @@ function apiOutput(ctx: Context): ApiOutput {
       };
     },
   };
+}
+
+/**
+ * The path given, or the served path of a full URL on the profile's own service (as gh takes one; a
+ * page's `next` over HTTP is one); a URL elsewhere is refused before anything is sent.
+ */
+function ownPath(ctx: Context, given: string): string {
+  if (!/^[a-z][a-z0-9+.-]*:/i.test(given)) return given;
+  const profile = ctx.profile();
+  const own = ownTarget(given, profile.env === 'local' ? undefined : profile.base_url);
+  if ('problem' in own) throw new UsageError(`"${shownUrl(given)}" is refused: ${own.problem}; nothing was sent`);
+  return own.target;
 }
 
 /**
