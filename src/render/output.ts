@@ -131,11 +131,20 @@ export function flatten(value: unknown, prefix = '', into: Record<string, unknow
   return into;
 }
 
-/** A header row, then a line per item; with no item, the header `columns` (one empty line when none is known). */
+/**
+ * A header row, then a line per item: the declared `columns`, in their order, whether or not these
+ * rows have them (one empty line when none is known and there is no item).
+ */
 export function toCsv(items: readonly unknown[], columns: readonly string[] = []): string {
   const rows = items.map((item) => flatten(item));
-  const headers = rows.length === 0 ? [...columns] : csvHeaders(rows);
+  const headers = declaredFirst(columns, rows);
   return `${[headers.map(csvCell).join(','), ...rows.map((r) => csvLine(headers, r))].join('\n')}\n`;
+}
+
+/** The CSV header: the declared columns, then any key of these rows outside them (none when the declaration is whole). */
+export function declaredFirst(columns: readonly string[], rows: readonly Record<string, unknown>[]): string[] {
+  const declared = new Set(columns);
+  return [...columns, ...csvHeaders(rows).filter((h) => !declared.has(h))];
 }
 
 /** The CSV columns of flattened rows: every key, in order of first appearance. */

@@ -116,3 +116,25 @@ describe("a later page's error", () => {
       }
   });
 });
+
+describe("a CSV's header", () => {
+  it("is the list's declared columns on every page and every list: a key only a later page has keeps its column", async () => {
+    answer = (offset) => ({
+      body: { count: 2, next: offset === 0 ? link(1) : null, results: [offset === 0 ? row(1) : row(2, { superseded_by: 'enc_9' })] },
+    });
+    const all = await run(['ledger', 'list', '--all', '--limit', '1', '-o', 'csv']);
+    expect(all.code, all.stderr).toBe(0);
+    const [header, first, second] = all.stdout.trim().split('\n');
+    const columns = header!.split(',');
+    expect(columns).toContain('superseded_by');
+    expect(first!.split(',')[columns.indexOf('superseded_by')]).toBe('');
+    expect(second!.split(',')[columns.indexOf('superseded_by')]).toBe('enc_9');
+    // One page alone, with or without the key: the same header.
+    for (const offset of [0, 1]) {
+      answer = () => ({ body: { count: 1, next: null, results: [offset === 0 ? row(1) : row(2, { superseded_by: 'enc_9' })] } });
+      const one = await run(['ledger', 'list', '-o', 'csv']);
+      expect(one.code, one.stderr).toBe(0);
+      expect(one.stdout.split('\n')[0]).toBe(header);
+    }
+  });
+});

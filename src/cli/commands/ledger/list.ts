@@ -224,6 +224,7 @@ const CSV_COLUMNS = [
   'financial_summary.patient_responsibility',
   'financial_summary.benefit_amount',
   'financial_summary.payer_responsibility',
+  'superseded_by',
 ];
 
 // An entry is one line at any width (docs/design.md "Output"): on a terminal too narrow for every
