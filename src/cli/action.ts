@@ -96,11 +96,15 @@ function action(verb: AnyVerb, io: IO, state: RunState) {
       if (output) {
         if (output.data !== undefined) {
           const { emit } = await import('../render/output.js');
-          await emit({ out: ctx.io.stdout, format: ctx.format, color: ctx.color, columns: terminalWidth(ctx.io.stdout), shape: ctx.shape }, output);
+          await emit(
+            { out: ctx.io.stdout, err: ctx.io.stderr, format: ctx.format, color: ctx.color, columns: terminalWidth(ctx.io.stdout), shape: ctx.shape },
+            output,
+          );
         }
         for (const note of output.after ?? []) ctx.note(note);
         state.exitCode = output.exitCode ?? 0;
       }
+      await filterFailedAfter(ctx, state);
     } catch (err) {
       throw await unusableAnswer(err);
     } finally {
@@ -108,6 +112,19 @@ function action(verb: AnyVerb, io: IO, state: RunState) {
       await paging?.finish();
     }
   };
+}
+
+/**
+ * A filter that failed on the records of what was done (a run's approvals, a batch's outcomes): what
+ * was done stands, recorded as the service answered, its records on stderr. The command's own
+ * failure code stands when it has one; else the filter's usage error (exit 2) saying what was done.
+ */
+async function filterFailedAfter(ctx: Context, state: RunState): Promise<void> {
+  if (!ctx.filterFailure) return;
+  const { filterFailed } = await import('../render/shape.js');
+  const err = filterFailed(ctx.filterFailure.err, ctx.filterFailure.done);
+  if (state.exitCode !== 0) ctx.note(err.message);
+  else throw err;
 }
 
 /**

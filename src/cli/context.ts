@@ -40,6 +40,10 @@ export interface Context {
   formatChosen: boolean;
   /** --json <fields>, --jq or --template (cli/shape.ts): the records shaped for a script; set before the command runs. */
   shape?: OutputShape;
+  /** --json <fields>, --jq, --template as given, as argv words: a suggested command repeats them (options.ts outputArgs). */
+  shapeArgs?: readonly string[];
+  /** A filter that failed on records of what was done (listing.ts recordWriter): the error, and what was done. */
+  filterFailure?: { err: UsageError; done: string };
   /** Colours on stdout: a terminal, no NO_COLOR, no --no-color. */
   color: boolean;
   /** Colours on stderr, by the same rules. */
@@ -105,6 +109,11 @@ export function createContext(given: IO, opts: GlobalOptions): Context {
     io,
     format,
     formatChosen: Boolean(shaping(opts) || opts.output),
+    shapeArgs: [
+      ...(Array.isArray(opts.json) && opts.json.length > 0 ? ['--json', opts.json.join(',')] : []),
+      ...(opts.jq !== undefined ? ['--jq', opts.jq] : []),
+      ...(opts.template !== undefined ? ['--template', opts.template] : []),
+    ],
     color: io.stdout.isTTY && !noColor,
     colorErr: io.stderr.isTTY && !noColor,
     debug: opts.debug === true,

@@ -3,6 +3,7 @@
 // stderr when stderr is a terminal (ctx.status): count, total, rate, time left, and the wait for the
 // rate-limit window. Nothing on stderr otherwise.
 import type { ApiResult } from '../client/client.js';
+import type { UsageError } from '../errors.js';
 import { pages, type PageOf, type PagingProgress } from '../client/pages.js';
 import { tableTools } from '../render/output.js';
 import type { ProgressState } from '../render/progress-line.js';
@@ -64,6 +65,8 @@ export async function streamAll<T>(
 }
 
 /** A writer of records as they come (a batch's outcomes, a run's approvals), in the output chosen: json, ndjson, csv, or shaped (--json, --jq, --template). Not a table. */
-export function recordWriter<T>(ctx: Context): RowWriter<T> {
-  return rowWriter<T>(ctx.format, ctx.io.stdout, undefined, undefined, ctx.shape);
+export function recordWriter<T>(ctx: Context, done: string): RowWriter<T> {
+  // A filter that fails on one of them stops only its printing (shape.ts AfterAction): the job goes on, recording what the service answers.
+  const acted = { stderr: ctx.io.stderr, failed: (err: UsageError) => (ctx.filterFailure ??= { err, done }) };
+  return rowWriter<T>(ctx.format, ctx.io.stdout, undefined, undefined, ctx.shape, acted);
 }

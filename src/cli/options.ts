@@ -316,6 +316,23 @@ export function suggestCommand(ctx: Pick<Context, 'profileName' | 'profileExplic
 }
 
 /**
+ * The output options a suggested command repeats (docs/design.md "Scripts: fields, jq and
+ * templates"): --json, --jq or --template as given (with -o ndjson when chosen), else -o when chosen.
+ */
+export function outputArgs(ctx: Pick<Context, 'format' | 'formatChosen' | 'shapeArgs'>): string[] {
+  const shaped = ctx.shapeArgs ?? [];
+  if (shaped.length > 0) return [...shaped, ...(ctx.format === 'ndjson' ? ['-o', 'ndjson'] : [])];
+  return ctx.formatChosen && ctx.format !== 'table' ? ['-o', ctx.format] : [];
+}
+
+/** What a page hint says was shown: on a terminal's table the rows, else that the others are not in this output. */
+export function pageShown(ctx: Pick<Context, 'format' | 'shapeArgs'>, shown: string, rows: string): string {
+  if (ctx.format === 'table' && (ctx.shapeArgs ?? []).length === 0) return shown;
+  const output = (ctx.shapeArgs ?? []).length > 0 ? 'output' : ctx.format.toUpperCase();
+  return `${shown} ${rows}: one page, the others are not in this ${output}`;
+}
+
+/**
  * The hint of a list with more pages, printed after it: what is shown, then the command for the next
  * page and the one for all of them, each on a line of its own (a command is never wrapped).
  */

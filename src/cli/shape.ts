@@ -43,6 +43,13 @@ export async function outputShape(request: ShapeRequest): Promise<ShapeDecision>
     throw new UsageError(`tpa ${command} prints no records: ${given.join(', ')} cannot shape its output`, {
       hint: 'they apply to the commands that print records (lists, a record, results); tpa help formats',
     });
+  // An empty filter would print nothing, and a command that acts would act in silence: refused before anything is sent.
+  for (const [flag, value] of [
+    ['--jq', globals.jq],
+    ['--template', globals.template],
+  ] as const)
+    if (value !== undefined && value.trim() === '')
+      throw new UsageError(`${flag} is empty: give an expression, or leave the option out; nothing was sent`, { hint: 'tpa help formats' });
   if (globals.jq !== undefined && globals.template !== undefined) throw new UsageError('--jq and --template cannot be given together: give one');
   if (request.outputSource === 'cli' && (globals.output === 'table' || globals.output === 'csv'))
     throw new UsageError(`-o ${globals.output} cannot be given with ${given.join(', ')}, which print JSON or text of their own: give one`);

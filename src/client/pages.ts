@@ -3,6 +3,7 @@
 // by the rate-limit headers, waiting for the window to reset before a request that would be
 // refused rather than after a 429, and never hands on a row twice (over HTTP an insert during the
 // listing shifts offset pages; a bounded window of recent ids absorbs the shift).
+import { NetworkError, TpaError } from '../errors.js';
 import type { ApiResult } from './client.js';
 
 export interface PageOf<T> {
@@ -76,9 +77,12 @@ export async function* pages<T>(
     const rate = seconds > 0 ? done / seconds : 0;
     options.onProgress({ done, total, rate, leftMs: rate > 0 ? (Math.max(0, total - done) / rate) * 1000 : undefined, waitingMs });
   };
-  let page: ApiResult<PageOf<T>> | undefined = first;
-  while (page) {
+  let page: ApiResult<PageOf<T>> = first;
+  const followed = new Set<string>();
+  let received = 0;
+  for (let number = 1; ; number++) {
     const fresh: T[] = [];
+    received += page.body.results.length;
     for (const row of page.body.results) {
       if (windowSize === 0) {
         fresh.push(row);
@@ -97,12 +101,54 @@ export async function* pages<T>(
     if (fresh.length > 0) yield fresh;
     progress();
     const next = page.body.next;
-    if (!next || options.stop?.()) return;
+    if (options.stop?.()) return;
+    if (!next) return endOfList(received, page.body.count, number);
+    nextFollowable(next, number, page.body.results.length, followed);
     const wait = pacingWaitMs(page.headers, now());
     if (wait > 0) {
       progress(wait);
       await sleep(wait);
     }
-    page = await fetchNext(next);
+    page = await laterPage(fetchNext, next, number + 1);
+  }
+}
+
+/**
+ * The rules of a `next` link (docs/design.md "Streaming lists"), for every listing that follows
+ * them (`--all`, `tpa api --paginate`, the runs' and batches' reads): a link already followed is a
+ * loop, and so is a page with no rows that still names a next one; either stops the listing, exit 8.
+ */
+function nextFollowable(next: string, number: number, rows: number, followed: Set<string>): void {
+  if (followed.has(next))
+    throw new NetworkError(`page ${number}'s next link names a page already read: the service's pages loop; the listing stops there`, {
+      code: 'pages_loop',
+    });
+  if (rows === 0)
+    throw new NetworkError(`page ${number} has no rows but names a next page: the service's pages do not end; the listing stops there`, {
+      code: 'pages_loop',
+    });
+  followed.add(next);
+}
+
+/**
+ * The last page (no `next`): the rows received must make up its `count`, the list's length as the
+ * service answered the last page (rows removed meanwhile are out of it). Fewer is a list cut short:
+ * exit 8 naming both, never a short list passed for whole.
+ */
+function endOfList(received: number, count: number, pagesRead: number): void {
+  if (Number.isInteger(count) && received < count)
+    throw new NetworkError(
+      `the list ended short: ${received} row${received === 1 ? '' : 's'} received in ${pagesRead} page${pagesRead === 1 ? '' : 's'}, but the service counts ${count}; what was printed is not the whole list`,
+      { code: 'list_short' },
+    );
+}
+
+/** A later page: an error answer says which page, without its body (stdout keeps the rows so far, and nothing else). */
+async function laterPage<T>(fetchNext: (link: string) => Promise<ApiResult<PageOf<T>>>, link: string, number: number): Promise<ApiResult<PageOf<T>>> {
+  try {
+    return await fetchNext(link);
+  } catch (err) {
+    if (!(err instanceof TpaError) || err.body === undefined) throw err;
+    throw new TpaError(err.exitCode, err.code, `page ${number}: ${err.message}`, { status: err.status, hint: err.hint });
   }
 }

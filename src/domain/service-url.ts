@@ -60,3 +60,26 @@ export function shownUrl(url: string): string {
 export function serviceUrl(url: string): string {
   return url.replace(/^[a-z]+:/i, (scheme) => scheme.toLowerCase());
 }
+
+/**
+ * A full URL given where a served path is expected (`tpa api`, as gh accepts one; a page's `next`
+ * over HTTP is one): the path and query it names on the profile's own service, or the sentence that
+ * refuses it. Only the profile's scheme, host and port, under its base URL's path, no user name: the
+ * key goes nowhere else, whatever URL is typed. `base` undefined: the embedded engine, which has none.
+ */
+export function ownTarget(url: string, base: string | undefined): { target: string } | { problem: string } {
+  if (base === undefined) return { problem: 'the local profile has no URL: give the path as served' };
+  let parsed: URL;
+  let own: URL;
+  try {
+    parsed = new URL(url);
+    own = new URL(base);
+  } catch {
+    return { problem: 'it is not a URL' };
+  }
+  if (parsed.origin !== own.origin) return { problem: `it is not on ${own.origin}, the profile's service: tpa sends the profile's key nowhere else` };
+  if (parsed.username !== '' || parsed.password !== '') return { problem: 'it holds a user name or password' };
+  const prefix = basePath(base);
+  if (!parsed.pathname.startsWith(`${prefix}/`)) return { problem: `it is not under the profile's base URL ${own.origin}${prefix}` };
+  return { target: `${parsed.pathname.slice(prefix.length)}${parsed.search}` };
+}

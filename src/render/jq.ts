@@ -33,16 +33,42 @@ export async function jqProgram(expression: string): Promise<JqProgram> {
   // require(), not import(): the built command tree is compiled by node:vm, which has no import() of its own (scripts/build.mjs).
   const handle = await (loading ??= (createRequire(import.meta.url)('jq-wasm') as typeof import('jq-wasm')).loadJq() as Promise<JqHandle>);
   // `null` as input: a compile error shows whatever the input; an error that needs data waits for it.
-  const probe = handle.raw(null, expression);
+  let probe: ReturnType<JqHandle['raw']>;
+  try {
+    probe = handle.raw(null, expression);
+  } catch (err) {
+    throw aborted(expression, err);
+  }
   if (probe.exitCode === COMPILE_ERROR) throw jqError(expression, probe.stderr);
   return (input) => {
     try {
       // As JSON text always: jq-wasm would take a string input as JSON text itself, not as a string.
       return handle.json(JSON.stringify(input === undefined ? null : input), expression);
     } catch (err) {
+      if (isAbort(err)) throw aborted(expression, err);
       throw jqError(expression, (err as { stderr?: string }).stderr ?? (err as Error).message);
     }
   };
+}
+
+/** WebAssembly's RuntimeError (its type is not in the TypeScript library tpa compiles with). */
+function isAbort(err: unknown): err is Error {
+  return err instanceof Error && err.constructor.name === 'RuntimeError';
+}
+
+/**
+ * jq's WebAssembly stopped (its memory exhausted by `[range(1e9)]`, an overflow of its stack): the
+ * expression's doing, a usage error naming it, never tpa's internal error. The next use loads jq anew.
+ */
+function aborted(expression: string, err: unknown): unknown {
+  if (!isAbort(err)) return err;
+  loading = undefined;
+  return new UsageError(
+    `--jq ${JSON.stringify(expression)}: jq stopped (${err.message.replace(/\. Build with .*$/, '')}): the expression needs more memory than jq has`,
+    {
+      hint: 'build smaller results: limit(n; …), first(…), or a stream instead of one array',
+    },
+  );
 }
 
 function jqError(expression: string, stderr: string): UsageError {

@@ -2,7 +2,8 @@
 // Renderers take the data and a description of the terminal, never the CLI's context.
 import type { Palette } from './format.js';
 import { csvCell } from './screen.js';
-import { type OutputShape, shapedRecordText, shapedWriter } from './shape.js';
+import { type AfterAction, filterFailed, type OutputShape, shapedRecordText, shapedWriter } from './shape.js';
+import type { UsageError } from '../errors.js';
 
 export interface TableTools {
   c: Palette;
@@ -26,6 +27,11 @@ export interface CommandOutput {
   /** Notes for stderr printed after the result, so that a long table does not scroll them away (a page hint). */
   after?: readonly string[];
   exitCode?: number;
+  /**
+   * What the command did, for a filter (--jq, --template) that fails on its result: "the release was
+   * sent and APPROVED (transfer tr_…)". The result then goes to stderr unshaped (shape.ts AfterAction).
+   */
+  done?: string;
 }
 
 /** Where and how a result is written: the stream, the format, colours, the width of a terminal. */
@@ -37,19 +43,25 @@ export interface Terminal {
   columns?: number;
   /** --json <fields>, --jq or --template: the records shaped for a script (shape.ts). */
   shape?: OutputShape;
+  /** Where a result a filter failed on goes, unshaped (stderr). */
+  err: { write(text: string): void };
 }
 
 export async function emit(term: Terminal, output: CommandOutput): Promise<void> {
   const { out } = term;
   const items = output.items ?? (Array.isArray(output.data) ? output.data : [output.data]);
   if (term.shape) {
+    // A filter that fails on the result: the result is not lost (on stderr, unshaped), and the error says what was done.
+    let failure: UsageError | undefined;
+    const acted: AfterAction = { stderr: term.err, failed: (err) => (failure ??= err) };
     // A list is its records as one array, written as a list printed as it arrives is; anything else is one record.
-    if (output.items === undefined && !Array.isArray(output.data)) out.write(shapedRecordText(term.shape, term.format, output.data));
+    if (output.items === undefined && !Array.isArray(output.data)) out.write(shapedRecordText(term.shape, term.format, output.data, acted));
     else {
-      const writer = shapedWriter(term.shape, term.format, out);
+      const writer = shapedWriter(term.shape, term.format, out, acted);
       writer.write(items);
       writer.end();
     }
+    if (failure) throw filterFailed(failure, output.done ?? 'the command ran');
     return;
   }
   switch (term.format) {
@@ -119,11 +131,20 @@ export function flatten(value: unknown, prefix = '', into: Record<string, unknow
   return into;
 }
 
-/** A header row, then a line per item; with no item, the header `columns` (one empty line when none is known). */
+/**
+ * A header row, then a line per item: the declared `columns`, in their order, whether or not these
+ * rows have them (one empty line when none is known and there is no item).
+ */
 export function toCsv(items: readonly unknown[], columns: readonly string[] = []): string {
   const rows = items.map((item) => flatten(item));
-  const headers = rows.length === 0 ? [...columns] : csvHeaders(rows);
+  const headers = declaredFirst(columns, rows);
   return `${[headers.map(csvCell).join(','), ...rows.map((r) => csvLine(headers, r))].join('\n')}\n`;
+}
+
+/** The CSV header: the declared columns, then any key of these rows outside them (none when the declaration is whole). */
+export function declaredFirst(columns: readonly string[], rows: readonly Record<string, unknown>[]): string[] {
+  const declared = new Set(columns);
+  return [...columns, ...csvHeaders(rows).filter((h) => !declared.has(h))];
 }
 
 /** The CSV columns of flattened rows: every key, in order of first appearance. */

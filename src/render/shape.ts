@@ -2,8 +2,10 @@
 // what a command prints as records, shaped for a script. A list is its records as one array, one
 // record an object; a list printed as its pages arrive is shaped a part at a time (a page of
 // `--all`, a claim of a batch), so that memory stays flat however long it is.
+import { UsageError } from '../errors.js';
 import type { JqProgram } from './jq.js';
 import { jsonWriter, ndjsonWriter, type RowWriter, type Sink } from './json-writer.js';
+import { screen } from './screen.js';
 import type { Template } from './template.js';
 
 export interface OutputShape {
@@ -59,25 +61,70 @@ function jqResultText(value: unknown, indent: boolean): string {
  * flat memory; an empty list goes through it once, as `[]`. With fields alone, the records selected,
  * as ndjson with -o ndjson, else as one JSON array (a shape is never given with csv or a table).
  */
-export function shapedWriter<T>(shape: OutputShape, format: string, out: Sink): RowWriter<T> {
+export function shapedWriter<T>(shape: OutputShape, format: string, out: Sink, acted?: AfterAction): RowWriter<T> {
   const filtered = shape.jq !== undefined || shape.template !== undefined;
   if (!filtered) {
     const records = format === 'ndjson' ? ndjsonWriter<unknown>(out) : jsonWriter<unknown>(out);
     return { write: (rows) => records.write(shapedRecords(shape, rows)), end: () => records.end() };
   }
   let written = false;
+  const part = (records: unknown[]) => {
+    let text: string;
+    try {
+      text = filteredText(shape, records)!;
+    } catch (err) {
+      // Records of what was done: never lost to a filter (unshapedRecords); elsewhere the error stops the listing.
+      if (!acted || !(err instanceof UsageError)) throw err;
+      acted.stderr.write(unshapedText(records));
+      acted.failed(err);
+      return;
+    }
+    out.write(text);
+  };
   return {
     write(rows) {
       if (rows.length === 0) return;
       written = true;
-      out.write(filteredText(shape, shapedRecords(shape, rows))!);
+      part(shapedRecords(shape, rows));
     },
-    end: () => (written ? undefined : out.write(filteredText(shape, [])!)),
+    end: () => (written ? undefined : part([])),
   };
 }
 
+/**
+ * Records of something done (a release sent, a claim submitted, a run's approvals): a filter that
+ * fails on them comes after the action, so it must neither hide them nor change what was recorded.
+ * The records it could not shape go to `stderr` as JSON, unshaped (stdout keeps the filter's
+ * results only), and `failed` hears the error; the caller ends with filterFailed's error.
+ */
+export interface AfterAction {
+  stderr: Sink;
+  failed(err: UsageError): void;
+}
+
+/** Records (or an answer) a filter failed on, as JSON for stderr. */
+export function unshapedText(records: unknown): string {
+  return `${screen(JSON.stringify(records, null, 2))}\n`;
+}
+
+/**
+ * The one error of a filter that failed on what was done (`tpa api`'s answer, a release, a run's
+ * approvals): a usage error (exit 2) with the filter's message, saying what happened (`done`: "the
+ * request was sent (HTTP 200)") and that the unshaped records are above on stderr.
+ */
+export function filterFailed(err: UsageError, done: string): UsageError {
+  return new UsageError(`${err.message}; ${done}: what the filter could not shape is above on stderr, unfiltered`);
+}
+
 /** One record (not a list), shaped: through jq or the template, else the fields selected as JSON. */
-export function shapedRecordText(shape: OutputShape, format: string, record: unknown): string {
+export function shapedRecordText(shape: OutputShape, format: string, record: unknown, acted?: AfterAction): string {
   const [doc] = shapedRecords(shape, [record]);
-  return filteredText(shape, doc) ?? (format === 'ndjson' ? `${JSON.stringify(doc)}\n` : `${JSON.stringify(doc, null, 2)}\n`);
+  try {
+    return filteredText(shape, doc) ?? (format === 'ndjson' ? `${JSON.stringify(doc)}\n` : `${JSON.stringify(doc, null, 2)}\n`);
+  } catch (err) {
+    if (!acted || !(err instanceof UsageError)) throw err;
+    acted.stderr.write(unshapedText(doc));
+    acted.failed(err);
+    return '';
+  }
 }

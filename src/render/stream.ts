@@ -1,10 +1,10 @@
 // Writers that print a list as its pages arrive (docs/design.md "Streaming lists"): the
 // output is the same as printing the whole list at once, for every format, but only one page is
 // ever held. They take a sink and the rendering they need, never the CLI's context.
-import { csvHeaders, csvLine, flatten, type TableTools } from './output.js';
+import { csvLine, declaredFirst, flatten, type TableTools } from './output.js';
 import { jsonWriter, ndjsonWriter, type RowWriter, type Sink } from './json-writer.js';
 import { csvCell } from './screen.js';
-import { type OutputShape, shapedWriter } from './shape.js';
+import { type AfterAction, type OutputShape, shapedWriter } from './shape.js';
 import { type Column, fitColumns, listColumns, minimumWidths, records as recordsOf, visibleLength } from './table.js';
 
 export interface TableSpec<T> {
@@ -34,8 +34,9 @@ export function rowWriter<T>(
   table?: { tools: TableTools; spec: TableSpec<T> },
   csv?: CsvSpec<T>,
   shape?: OutputShape,
+  acted?: AfterAction,
 ): RowWriter<T> {
-  if (shape) return shapedWriter(shape, format, out);
+  if (shape) return shapedWriter(shape, format, out, acted);
   switch (format) {
     case 'ndjson':
       return ndjsonWriter(out);
@@ -48,9 +49,10 @@ export function rowWriter<T>(
         write(rows) {
           if (rows.length === 0) return;
           const flat = rows.map((r) => flatten(csv?.row ? csv.row(r) : r));
-          // The first page names the columns (every page of one list has the same fields).
+          // The list's declared columns, the same for every page and every period (a key only a later
+          // page has keeps its column); a key outside them (a list with none declared) from the first page.
           const first = headers === undefined;
-          headers ??= csvHeaders(flat);
+          headers ??= declaredFirst(csv?.columns ?? [], flat);
           out.write(`${first ? header(headers) : ''}${flat.map((r) => csvLine(headers!, r)).join('\n')}\n`);
         },
         // No row: the header alone, when the list declares it (a file a spreadsheet or a script can still read).

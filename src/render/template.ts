@@ -495,7 +495,8 @@ const FUNCTIONS: Record<(typeof TEMPLATE_FUNCTIONS)[number], Fn> & Record<string
       if (typeof acc === 'object' && typeof k === 'string') return Object.hasOwn(acc, k) ? (acc as Record<string, Value>)[k] : undefined;
       throw new Error(`cannot index ${describe(acc)} with ${describe(k)}`);
     }, v),
-  print: (_s, ...args) => args.map(printed).join(''),
+  // Go's Sprint: a space between two operands when neither is a string.
+  print: (_s, ...args) => args.map((a, i) => (i > 0 && typeof a !== 'string' && typeof args[i - 1] !== 'string' ? ' ' : '') + printed(a)).join(''),
   println: (_s, ...args) => `${args.map(printed).join(' ')}\n`,
   printf: (_s, format, ...args) => {
     if (typeof format !== 'string') throw new Error('its first argument is the format, a string');
@@ -558,7 +559,9 @@ export function sprintf(format: string, args: readonly Value[]): string {
         if (precision !== undefined) text = [...text].slice(0, Number(precision)).join('');
         break;
       case 'd':
-        text = typeof value === 'number' ? Math.trunc(value).toString() : `%!d(${printed(value)})`;
+        // Never a silent truncation (money): a number with a fraction is Go's refusal, %!d(float64=6.55).
+        if (typeof value === 'number' && !Number.isInteger(value)) return `%!d(float64=${value})`;
+        text = typeof value === 'number' ? value.toString() : `%!d(${printed(value)})`;
         break;
       case 'f':
         text = typeof value === 'number' ? value.toFixed(precision === undefined ? 6 : Number(precision)) : `%!f(${printed(value)})`;
@@ -570,7 +573,8 @@ export function sprintf(format: string, args: readonly Value[]): string {
         text = String(truthy(value));
         break;
       case 'x':
-        text = typeof value === 'number' ? Math.trunc(value).toString(16) : Buffer.from(printed(value)).toString('hex');
+        if (typeof value === 'number' && !Number.isInteger(value)) return `%!x(float64=${value})`;
+        text = typeof value === 'number' ? value.toString(16) : Buffer.from(printed(value)).toString('hex');
         break;
       default:
         return `%!${verb}(${printed(value)})`;

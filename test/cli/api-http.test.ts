@@ -85,6 +85,28 @@ afterAll(async () => {
 });
 
 describe('tpa api over HTTP', () => {
+  it("takes a full URL on the profile's own service (a page's next, as gh takes one), and refuses any other: nothing sent there", async () => {
+    const first = await home.run(['api', '/tpa-api/v1/ledger/entries/?limit=4']);
+    expect(first.code, first.stderr).toBe(0);
+    const next = first.json<{ next: string }>().next;
+    expect(next).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/tpa-api\/v1\/ledger\/entries\/\?/);
+    const second = await home.run(['api', next]);
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.json<{ results: { encounter_id: string }[] }>().results.map((r) => r.encounter_id)).toEqual(rows.slice(4).map((r) => r.encounter_id));
+    fake.seen.length = 0;
+    const onOwn = await onFake([`${fake.url}/tpa-api/v1/health?x=1`]);
+    expect(onOwn.code, onOwn.stderr).toBe(0);
+    expect(fake.seen.map((q) => q.url)).toEqual(['/tpa-api/v1/health?x=1']);
+    for (const elsewhere of [`${foreign.url}/tpa-api/v1/health`, `http://user:pw@${fake.url.slice(7)}/tpa-api/v1/health`]) {
+      const r = await onFake([elsewhere]);
+      expect(r.code, elsewhere).toBe(2);
+      expect(r.stderr).toMatch(/is refused: .*nothing was sent/);
+      expect(r.stderr).not.toContain('pw@');
+    }
+    expect(foreign.seen).toEqual([]);
+    expect(fake.seen).toHaveLength(1);
+  });
+
   it('-H headers reach the service as given beside the profile key; --debug redacts a value that may be a credential', async () => {
     fake.seen.length = 0;
     fake.answer = (_req, res) => json(res, 200, { ok: true });

@@ -142,7 +142,7 @@ describe.each([
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr).toContain('Cannot index object with number');
-    expect(r.stderr).toMatch(/the request was sent \(HTTP 200\): its answer, unfiltered, is above on stderr/);
+    expect(r.stderr).toMatch(/the request was sent \(HTTP 200\): what the filter could not shape is above on stderr, unfiltered/);
     expect(await fundings(id)).toBe(1);
     const recorded = (await history()).filter((h) => h.encounter_id === id);
     expect(recorded.map((h) => h.outcome)).toEqual(['APPROVED']);

@@ -254,6 +254,26 @@ async function expectFieldsDeclared(args: string[]): Promise<void> {
   ).toEqual([]);
 }
 
+describe('the next-page hint of a shaped page', () => {
+  it('repeats --jq, --json or --template as given, quoted for the shell, never adding -o json', async () => {
+    const cases = [
+      { shape: ['--jq', '.[].encounter_number'], quoted: "--jq '.[].encounter_number'" },
+      { shape: ['--json', 'status,encounter_number'], quoted: '--json status,encounter_number' },
+      { shape: ['--template', '{{range .}}{{.status}} {{end}}'], quoted: "--template '{{range .}}{{.status}} {{end}}'" },
+    ];
+    for (const { shape, quoted } of cases) {
+      const r = await run('ledger', 'list', '--limit', '1', ...shape);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toContain(`next page:   tpa ledger list --limit 1 ${quoted} --offset 1\n`);
+      expect(r.stderr).toContain(`all of them: tpa ledger list --limit 1 ${quoted} --all\n`);
+      expect(r.stderr).toContain('entries: one page, the others are not in this output');
+      expect(r.stderr).not.toContain('-o json');
+    }
+    const nd = await run('ledger', 'list', '--limit', '1', '--json', 'status', '-o', 'ndjson');
+    expect(nd.stderr).toContain('next page:   tpa ledger list --limit 1 --json status -o ndjson --offset 1\n');
+  });
+});
+
 describe('commands that send or move something', () => {
   it('fund approve --json lists its fields without running: nothing is released', async () => {
     const r = await run('fund', 'approve', 'ENC-2026-000001', '--amount', '1.00', '--auth-code', 'AUTH-1', '--yes', '--json');

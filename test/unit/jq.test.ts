@@ -25,4 +25,14 @@ describe('jq', () => {
     await expect(jq('error("no way")', 1)).rejects.toThrow(/no way/);
     await expect(jq('.a', 'text')).rejects.toThrow(/Cannot index string/);
   });
+
+  it("an expression that exhausts jq's memory is a usage error naming it, and jq works again after", async () => {
+    const failed = await jq('[range(1e9)]', null).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(failed).toBeInstanceOf(UsageError);
+    expect((failed as Error).message).toMatch(/^--jq "\[range\(1e9\)\]": jq stopped \(Aborted\(\)\): the expression needs more memory than jq has/);
+    expect(await jq('.[0]', [7])).toEqual([7]);
+  });
 });

@@ -72,7 +72,7 @@ describe('pages', () => {
   });
 
   it('remembers no id when its pages come from one snapshot (window 0), where no row can come twice', async () => {
-    const next = { '/2': page(['c', 'd'], null) } as Record<string, ApiResult<PageOf<Row>>>;
+    const next = { '/2': page(['c', 'd'], null, {}, 4) } as Record<string, ApiResult<PageOf<Row>>>;
     const got: string[] = [];
     let asked = 0;
     const idOf = (r: Row) => (asked++, r.id);

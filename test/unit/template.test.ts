@@ -70,6 +70,20 @@ describe('--template', () => {
     expect(render('{{.}}', '{{printf "%d" 1}}')).toBe('{{printf "%d" 1}}');
   });
 
+  it("never truncates an amount: %d of a fraction is Go's %!d(float64=…), %f/%.2f/%s/%v the exact decimal", () => {
+    const a = { benefit: 6.55, big: 1234567.89, n: 42 };
+    expect(render('{{printf "%d" .benefit}}', a)).toBe('%!d(float64=6.55)');
+    expect(render('{{printf "%5d" .n}}|{{printf "%x" .benefit}}', a)).toBe('   42|%!x(float64=6.55)');
+    expect(render('{{printf "%.2f" .benefit}} {{printf "%f" .benefit}} {{printf "%s" .big}} {{printf "%v" .big}}', a)).toBe(
+      '6.55 6.550000 1234567.89 1234567.89',
+    );
+  });
+
+  it('print puts a space between two operands when neither is a string, as Go does', () => {
+    expect(render('{{print .a .b}}', { a: 6.55, b: 10 })).toBe('6.55 10');
+    expect(render('{{print .s .a "x" .b}}', { s: 'n=', a: 1, b: 2 })).toBe('n=1x2');
+  });
+
   it('printf says what is missing as Go does', () => {
     expect(sprintf('%s and %s', ['one'])).toBe('one and %!s(MISSING)');
     expect(sprintf('100%%', [])).toBe('100%');

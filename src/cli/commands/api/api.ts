@@ -9,12 +9,11 @@ import { changesRates, prefixProblem, releasesMoney, servedTarget, wrongMethodPr
 import { formatCentsGrouped } from '../../../domain/money.js';
 import { rawRelease } from '../../../domain/raw-release.js';
 import { redactedQuery } from '../../../domain/secret-headers.js';
-import { basePath } from '../../../domain/service-url.js';
+import { basePath, ownTarget, shownUrl } from '../../../domain/service-url.js';
 import { ConflictError, EXIT, UsageError, errorFromResponse } from '../../../errors.js';
 import type { Context } from '../../context.js';
 import { readInput } from '../../options.js';
 import { confirm } from '../../prompt.js';
-import { screen } from '../../../render/screen.js';
 import { argument, type OptionValues, option, verb } from '../../verb.js';
 import { buildFields, type Fields, queryOf, splitField, typedValue } from './fields.js';
 import { extraHeaders, shownHeader } from './headers.js';
@@ -41,7 +40,10 @@ export const api = verb({
   name: 'api',
   description: 'send a raw request to a path as served and print the response body; exits by the status code',
   args: {
-    methodOrPath: argument.required('<method-or-path>', 'path as served (/tpa-api/v1/... or /api/v1/...), or a method followed by the path'),
+    methodOrPath: argument.required(
+      '<method-or-path>',
+      "path as served (/tpa-api/v1/... or /api/v1/...) or a full URL on the profile's service, or a method followed by the path",
+    ),
     path: argument.optional('[path]', 'the path, after a method: tpa api POST <path>'),
   },
   options,
@@ -57,7 +59,7 @@ export const api = verb({
   ],
   async run(ctx, { methodOrPath, path: second }, opts) {
     const method = methodOf(methodOrPath, second, opts);
-    const path = second ?? methodOrPath;
+    const path = ownPath(ctx, second ?? methodOrPath);
     // The path as the service's router reads it, which is also what is sent: what is checked below is
     // what goes out (a fragment is never sent, /./ and /x/../ are resolved, as an HTTP client would).
     const served = path.startsWith('/') ? servedTarget(path) : undefined;
@@ -135,7 +137,7 @@ function apiOutput(ctx: Context): ApiOutput {
       try {
         text = filteredText(shape, body);
       } catch (err) {
-        throw unfiltered(ctx, err, body, status);
+        throw await unfiltered(err, body, status, ctx.io.stderr);
       }
       if (text !== undefined) ctx.io.stdout.write(text);
     },
@@ -153,14 +155,27 @@ function apiOutput(ctx: Context): ApiOutput {
 }
 
 /**
+ * The path given, or the served path of a full URL on the profile's own service (as gh takes one; a
+ * page's `next` over HTTP is one); a URL elsewhere is refused before anything is sent.
+ */
+function ownPath(ctx: Context, given: string): string {
+  if (!/^[a-z][a-z0-9+.-]*:/i.test(given)) return given;
+  const profile = ctx.profile();
+  const own = ownTarget(given, profile.env === 'local' ? undefined : profile.base_url);
+  if ('problem' in own) throw new UsageError(`"${shownUrl(given)}" is refused: ${own.problem}; nothing was sent`);
+  return own.target;
+}
+
+/**
  * A filter that failed on an answer (jq's error while it runs, a template's `range` over a number):
  * the request was sent, perhaps a fund release, so its answer is never lost: it goes to stderr as it
  * came (stdout holds the filter's results only), and the error says the request was sent.
  */
-function unfiltered(ctx: Context, err: unknown, body: unknown, status: number): unknown {
+async function unfiltered(err: unknown, body: unknown, status: number, stderr: Context['io']['stderr']): Promise<unknown> {
   if (!(err instanceof UsageError)) return err;
-  ctx.io.stderr.write(`${screen(JSON.stringify(body, null, 2))}\n`);
-  return new UsageError(`${err.message}; the request was sent (HTTP ${status}): its answer, unfiltered, is above on stderr`);
+  const { filterFailed, unshapedText } = await import('../../../render/shape.js');
+  stderr.write(unshapedText(body));
+  return filterFailed(err, `the request was sent (HTTP ${status})`);
 }
 
 /**

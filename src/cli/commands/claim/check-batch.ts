@@ -52,7 +52,7 @@ export async function checkClaims(
   onChecked?: (item: ClaimText, valid: boolean, errors: CheckedClaim['errors'], byEngine: boolean) => void,
 ): Promise<CommandOutput> {
   const table = ctx.format === 'table';
-  const writer = table ? undefined : recordWriter<unknown>(ctx);
+  const writer = table ? undefined : recordWriter<unknown>(ctx, 'every claim was checked');
   let valid = 0;
   let invalid = 0;
   let chargesCents = 0;

@@ -157,7 +157,9 @@ export async function submitBatch(
   const database = await databaseOf(client);
   keepHeapFlat();
   const table = ctx.format === 'table';
-  const writer = table ? undefined : recordWriter<ClaimOutcome | Record<string, unknown>>(ctx);
+  const writer = table
+    ? undefined
+    : recordWriter<ClaimOutcome | Record<string, unknown>>(ctx, 'the batch went on: each claim is recorded in its journal as the service answered it');
   const line = ctx.status;
   let last: BatchProgress | undefined;
   const started = Date.now();

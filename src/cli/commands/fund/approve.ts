@@ -391,6 +391,7 @@ async function approveOne(
   // The engine's audit head after this release (docs/design.md "The audit chain"): for the operator to keep elsewhere.
   return {
     data: head ? { ...approved, audit_head: head } : approved,
+    done: `the release was sent and APPROVED (transfer ${approved.processor_transfer_id})`,
     table: (t) =>
       `${t.c.green('✓')} Fund release approved\n` +
       t.keyValues([

@@ -17,7 +17,9 @@ import { periodArgs, suggestCommand } from '../../options.js';
 export async function approveRun(ctx: Context, journal: RunJournal, plan: RunPlan): Promise<CommandOutput> {
   const client = await ctx.client();
   const table = ctx.format === 'table';
-  const writer = table ? undefined : recordWriter<ApprovalOutcome>(ctx);
+  const writer = table
+    ? undefined
+    : recordWriter<ApprovalOutcome>(ctx, 'the run went on: each approval is recorded in its journal as the service answered it (the summary above)');
   const resume = suggestCommand(ctx, ['fund', 'run', '--journal', journal.path]);
   let done = 0;
   // Ctrl-C: what was sent is in the journal. The progress line goes (its time left no longer holds); the note says how far the run got.

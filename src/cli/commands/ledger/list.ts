@@ -18,6 +18,8 @@ import {
   lookbackDays,
   lookbackSpec,
   pageHint,
+  outputArgs,
+  pageShown,
   periodFilters,
   periodSpec,
   scanProgress,
@@ -122,18 +124,13 @@ export const list = verb({
     // pipes one page of several into a file is told, on stderr, that rows were left out
     // (docs/design.md "Output").
     const offset = f.offset ?? 0;
-    const same = [...givenArgs(cmd, ['offset', 'all']), ...(ctx.formatChosen && ctx.format !== 'table' ? ['-o', ctx.format] : [])];
+    const same = [...givenArgs(cmd, ['offset', 'all']), ...outputArgs(ctx)];
     const after = page.next
       ? [
-          pageHint(
-            `${count(offset + 1)}–${count(offset + page.results.length)} of ${count(page.count)}${
-              ctx.format === 'table' ? '' : ` entries: one page, the others are not in this ${ctx.format.toUpperCase()}`
-            }`,
-            {
-              next: suggestCommand(ctx, ['ledger', 'list', ...same, '--offset', String(offset + page.results.length)]),
-              all: suggestCommand(ctx, ['ledger', 'list', ...same, '--all']),
-            },
-          ),
+          pageHint(pageShown(ctx, `${count(offset + 1)}–${count(offset + page.results.length)} of ${count(page.count)}`, 'entries'), {
+            next: suggestCommand(ctx, ['ledger', 'list', ...same, '--offset', String(offset + page.results.length)]),
+            all: suggestCommand(ctx, ['ledger', 'list', ...same, '--all']),
+          }),
         ]
       : [];
     return {
@@ -227,6 +224,7 @@ const CSV_COLUMNS = [
   'financial_summary.patient_responsibility',
   'financial_summary.benefit_amount',
   'financial_summary.payer_responsibility',
+  'superseded_by',
 ];
 
 // An entry is one line at any width (docs/design.md "Output"): on a terminal too narrow for every

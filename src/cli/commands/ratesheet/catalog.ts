@@ -4,7 +4,7 @@ import type { Ssp } from '../../../client/types.js';
 import { count } from '../../../render/format.js';
 import type { TableTools } from '../../../render/output.js';
 import type { TableSpec } from '../../../render/stream.js';
-import { ALL_HELP, givenArgs, pageHint, suggestCommand, wholeNumberOption } from '../../options.js';
+import { ALL_HELP, givenArgs, outputArgs, pageHint, pageShown, suggestCommand, wholeNumberOption } from '../../options.js';
 import { option, fieldsOf, verb } from '../../verb.js';
 
 /** An SSP's fields: `--json` selects from them, and they are the CSV header, written even when none matches. */
@@ -67,18 +67,13 @@ export const catalog = verb({
     const first = (await client.catalog(query)).body;
     // The hint comes after the table, on stderr, where a page of rows does not scroll it away; in
     // every format, as ledger list's (docs/design.md "Output"): one page of several is never silent.
-    const same = [...givenArgs(cmd, ['page', 'all']), ...(ctx.formatChosen && ctx.format !== 'table' ? ['-o', ctx.format] : [])];
+    const same = [...givenArgs(cmd, ['page', 'all']), ...outputArgs(ctx)];
     const after = first.next
       ? [
-          pageHint(
-            `${count(first.results.length)} of ${count(first.count)}${
-              ctx.format === 'table' ? '' : ` SSPs: one page, the others are not in this ${ctx.format.toUpperCase()}`
-            }`,
-            {
-              next: suggestCommand(ctx, ['ratesheet', 'catalog', ...same, '--page', String((query.page ?? 1) + 1)]),
-              all: suggestCommand(ctx, ['ratesheet', 'catalog', ...same, '--all']),
-            },
-          ),
+          pageHint(pageShown(ctx, `${count(first.results.length)} of ${count(first.count)}`, 'SSPs'), {
+            next: suggestCommand(ctx, ['ratesheet', 'catalog', ...same, '--page', String((query.page ?? 1) + 1)]),
+            all: suggestCommand(ctx, ['ratesheet', 'catalog', ...same, '--all']),
+          }),
         ]
       : [];
     const table = (t: TableTools) =>
