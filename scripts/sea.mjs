@@ -104,7 +104,8 @@ const noKeychainInside = {
     b.onLoad({ filter: /[\\/]src[\\/]auth[\\/]credentials\.ts$/ }, (args) => {
       const code = readFileSync(args.path, 'utf8');
       if (!KEYCHAIN_CALL.test(code)) fail(`${args.path} no longer has ${KEYCHAIN_CALL}: see noKeychainInside`);
-      return { contents: code.replace(KEYCHAIN_CALL, (head) => `${head} throw new Error(${JSON.stringify(NO_KEYCHAIN)});`), loader: 'ts' };
+      if (!code.includes('class NoKeychainInThisBuild')) fail(`${args.path} no longer has NoKeychainInThisBuild: see noKeychainInside`);
+      return { contents: code.replace(KEYCHAIN_CALL, (head) => `${head} throw new NoKeychainInThisBuild(${JSON.stringify(NO_KEYCHAIN)});`), loader: 'ts' };
     });
   },
 };
