@@ -3,6 +3,7 @@
 import { withCsvAmounts } from '../../../domain/csv.js';
 import type { ApprovalRecord, HistoryRow } from '../../../client/fund-history.js';
 import type { Context } from '../../context.js';
+import { wrapProse } from '../../../render/text.js';
 import type { TableTools } from '../../../render/output.js';
 import { option, fieldsOf, verb } from '../../verb.js';
 
@@ -113,7 +114,8 @@ export const history = verb({
         const databases = [...new Set(past.map((r) => r.database))];
         const apart = databases.map((d) => {
           const list = past.filter((r) => r.database === d);
-          return `${t.c.bold('History')}: ${list.length} approval${list.length === 1 ? '' : 's'} sent to database ${d} (before a reset or restore), not held by the database answering now (${current?.id})\n${tableOf(list)}`;
+          const why = `History: ${list.length} approval${list.length === 1 ? '' : 's'} sent to database ${d} (before a reset or restore), not held by the database answering now (${current?.id})`;
+          return `${wrapProse(why, t.width)}\n${tableOf(list)}`;
         });
         return [...(now.length > 0 ? [tableOf(now)] : []), ...apart].join('\n');
       },

@@ -3,7 +3,7 @@ import { oneLine, screen } from '../../../render/screen.js';
 import { verb } from '../../verb.js';
 import type { JobSummary } from '../../../client/job-journals.js';
 import { formatCentsGrouped } from '../../../domain/money.js';
-import { displayWidth } from '../../../render/text.js';
+import { displayWidth, wrapProse } from '../../../render/text.js';
 import { asOfNow, count, jobTime, journalsDir, SUMMARY_COLUMNS, shortIds, summaryRecord } from './journals.js';
 
 export const list = verb({
@@ -108,7 +108,7 @@ export const list = verb({
         const past = summaries.filter((s) => s.history !== null);
         const history =
           past.length > 0
-            ? `\nHistory (sent to another database, before a reset or restore): ${past.map((s) => oneLine(names?.get(s.id) ?? s.id)).join(', ')}`
+            ? `\n${wrapProse(`History (sent to another database, before a reset or restore): ${past.map((s) => oneLine(names?.get(s.id) ?? s.id)).join(', ')}`, t.width)}`
             : '';
         return `${tables}${note}${history}\nDetails of one: tpa jobs show <job>`;
       },
