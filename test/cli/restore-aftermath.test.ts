@@ -103,4 +103,22 @@ describe("what a restore leaves of this machine's records", () => {
     expect((await home.run(['claim', 'submit', folder])).code).toBe(0);
     expect(await listed()).toMatchObject({ state: 'finished', sent: 3, done: 3 });
   });
+  it('tpa jobs and jobs show say a payment run made before the restore is history', async () => {
+    const claims = join(out.dir, 'claims.ndjson');
+    writeFileSync(claims, `${[0, 1, 2, 3, 4, 5].map((i) => JSON.stringify(distinctClaim(i))).join('\n')}\n`);
+    expect((await home.run(['claim', 'submit', claims])).code).toBe(0);
+    const backup = join(out.dir, 'backup.sqlite');
+    expect((await home.run(['local', 'backup', backup])).code).toBe(0);
+    const { total } = (await home.run(['fund', 'run', '--dry-run', '-o', 'json'])).json<{ total: number }>();
+    const run = await home.run(['fund', 'run', '--auth-code-prefix', 'AUTH-20261205-A', '--expect-total', String(total), '--yes', '-o', 'ndjson']);
+    expect(run.code, run.stderr).toBe(0);
+    const listed = async () => (await home.run(['jobs', '-o', 'json'])).json<Record<string, unknown>[]>().find((j) => j.kind === 'payment run')!;
+    expect((await listed()).history).toBeNull();
+
+    expect((await home.run(['local', 'restore', backup, '--yes'])).code).toBe(0);
+    const job = await listed();
+    expect(job.history).toMatch(/was sent to another database \(db_[0-9a-f]+\); the database answering now is db_/);
+    const shown = await runTpa(['jobs', 'show', String(job.id)], { home: home.dir, env: CLOCK, tty: true, columns: 120 });
+    expect(shown.stdout).toContain('History');
+  });
 });
