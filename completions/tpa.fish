@@ -235,7 +235,7 @@ complete -c tpa -n '__fish_seen_subcommand_from auth; and __fish_seen_subcommand
 complete -c tpa -n '__fish_seen_subcommand_from auth; and __fish_seen_subcommand_from login' -l client-id -r -d 'production: the OAuth client id (the client certificate names it)'
 complete -c tpa -n '__fish_seen_subcommand_from auth; and __fish_seen_subcommand_from login' -l cert -r -F -d 'production: the client certificate (PEM)'
 complete -c tpa -n '__fish_seen_subcommand_from auth; and __fish_seen_subcommand_from login' -l key -r -F -d 'production: its private key (PEM; the passphrase of an encrypted one is kept in the keychain)'
-complete -c tpa -n '__fish_seen_subcommand_from auth; and __fish_seen_subcommand_from login' -l ca -r -F -d 'production: the service\'s CA (PEM)'
+complete -c tpa -n '__fish_seen_subcommand_from auth; and __fish_seen_subcommand_from login' -l ca -r -F -d 'the service\'s CA (PEM), kept in the profile: a private CA\'s, as a shared sandbox\'s (every --env)'
 complete -c tpa -n '__fish_seen_subcommand_from auth; and __fish_seen_subcommand_from login' -l scopes -r -d 'production: the scopes to ask tokens for (default: all the client is registered for)'
 complete -c tpa -n '__fish_seen_subcommand_from auth; and __fish_seen_subcommand_from login' -l legacy-tls -d 'allow TLS 1.2 for a legacy service (TLS 1.3 otherwise)'
 complete -c tpa -n '__fish_seen_subcommand_from auth; and __fish_seen_subcommand_from login' -l passphrase-stdin -d 'production: read the client key passphrase from stdin'

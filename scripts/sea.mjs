@@ -95,7 +95,7 @@ const noKeychainInside = patchSource(
   'no-keychain-inside',
   /[\\/]src[\\/]auth[\\/]credentials\.ts$/,
   KEYCHAIN_CALL,
-  (head) => `${head} throw new Error(${JSON.stringify(NO_KEYCHAIN)});`,
+  (head) => `${head} throw new NoKeychainInThisBuild(${JSON.stringify(NO_KEYCHAIN)});`,
 );
 
 // jq (`--jq`) inside: the npm build loads jq-wasm's module beside it, which reads its .wasm file from

@@ -23,6 +23,12 @@ export const KEYCHAIN_SERVICE = 'tpa';
 export const KEYCHAIN_TIMEOUT_MS = 3000;
 
 /**
+ * A build of tpa that carries no keychain at all (the single executable: scripts/sea.mjs makes
+ * keychainCall throw it): no Secret Service to unlock or start, so TPA_KEYRING=required says so.
+ */
+export class NoKeychainInThisBuild extends Error {}
+
+/**
  * One keychain operation, in a child process: connecting to a Secret Service happens inside the
  * native binding and can block the calling thread for good (a hung D-Bus), so only a process that
  * can be killed is safe. The secret travels on the child's stdin, never in its arguments.
@@ -160,7 +166,10 @@ async function chooseStore(paths: Paths, env: NodeJS.ProcessEnv, note: (text: st
     const reason = (err as Error).message.split('\n')[0];
     if (policy === 'required') {
       throw new AuthError(`TPA_KEYRING=required, but no keychain answered: ${reason}`, {
-        hint: 'unlock or start the Secret Service (e.g. gnome-keyring-daemon), or set TPA_KEYRING=auto to allow the 0600 file',
+        hint:
+          err instanceof NoKeychainInThisBuild
+            ? 'for a keychain, use the npm package of tpa; with this one, set TPA_KEYRING=auto (or off) to keep credentials in the 0600 file'
+            : 'unlock or start the Secret Service (e.g. gnome-keyring-daemon), or set TPA_KEYRING=auto to allow the 0600 file',
       });
     }
     const marker = join(paths.configDir, '.keyring-fallback-noted');

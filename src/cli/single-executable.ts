@@ -3,7 +3,7 @@
 // is loaded from a file, so it is written once to a folder of the user's own and loaded from there,
 // by every later start. Its name carries its digest: another build's addon is another file, never a
 // stale one loaded in its place.
-import { lstatSync, mkdirSync, mkdtempSync, renameSync, rmSync, type Stats, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, type Stats, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { removeTemp, tempBeside } from '../files/write-whole.js';
@@ -42,8 +42,11 @@ export function addonFolder(env: NodeJS.ProcessEnv): string {
 /**
  * The addon's file in `dir`, written there first if it is not there whole: in a folder of this
  * user's own that no one else may write in (0700 when made here), a file of this user's (0600),
- * written to a temporary name and renamed, so that a start never sees it half written. Undefined when
- * the folder is not such a folder or cannot be written: code others could replace is never loaded.
+ * written to a temporary name and renamed, so that a start never sees it half written. A file kept
+ * there is loaded only when its bytes are the carried addon's, every one of them (its name is a
+ * digest, but nothing checks a name): one changed since, whatever its size and mode, is written
+ * again. Undefined when the folder is not such a folder or cannot be written: code others could
+ * replace is never loaded.
  */
 export function keptAddon(dir: string, name: string, bytes: Uint8Array): string | undefined {
   try {
@@ -51,7 +54,7 @@ export function keptAddon(dir: string, name: string, bytes: Uint8Array): string 
     if (!ownPrivate(dir, 0o022) || !ownPrivate(join(dir, '..'), 0o022)) return undefined;
     const file = join(dir, name);
     const st = lstatOrUndefined(file);
-    if (st?.isFile() && ownPrivate(file, 0o077) && st.size === bytes.length) return file;
+    if (st?.isFile() && ownPrivate(file, 0o077) && st.size === bytes.length && readFileSync(file).equals(bytes)) return file;
     const temp = tempBeside(file);
     try {
       writeFileSync(temp, bytes, { mode: 0o600, flag: 'wx' });

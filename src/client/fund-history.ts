@@ -8,7 +8,7 @@ import { authorizationCodesOf, authorizationPrefix, nextAuthorizationCode, resol
 import { closedClaimWords, isClosedStatus } from '../domain/ledger.js';
 import { TpaError } from '../errors.js';
 import type { TpaClient } from './client.js';
-import { Journal, type JournalRecord, journalsDir } from './journal.js';
+import { Journal, type JournalRecord, journalsDir, otherDatabaseId } from './journal.js';
 import type { LedgerDetail, SettlementRecord } from './types.js';
 
 /**
@@ -37,6 +37,12 @@ export interface ApprovalRecord {
   /** Why the service refused it (REFUSED): the service's reason or error code, e.g. amount_mismatch, CLAIM_DENIED. */
   error_code?: string | null;
   message: string | null;
+  /**
+   * The identity of the database it was sent to (health's `database`, journal.ts databaseOf), null
+   * when the service did not name one (or a record of an older tpa): after a reset or a restore,
+   * an approval of another database is history (historyOf).
+   */
+  database?: string | null;
 }
 
 export function historyPath(dataDir: string): string {
@@ -183,14 +189,14 @@ export type RecordEnd = { outcome: Exclude<HistoryOutcome, 'UNKNOWN'>; transfer:
  * run's SKIPPED (funded by another approval) stays SKIPPED. Without a history, only sends.
  */
 export async function sendRecorded<T>(
-  history: { log: FundHistory; profile: string; environment: string } | undefined,
-  approval: Omit<ApprovalSent, 'profile' | 'environment'>,
+  history: { log: FundHistory; profile: string; environment: string; database?: string | null | undefined } | undefined,
+  approval: Omit<ApprovalSent, 'profile' | 'environment' | 'database'>,
   send: () => Promise<T>,
   ended: (result: { answer: T } | { error: unknown }) => RecordEnd,
 ): Promise<T> {
   if (!history) return send();
   const log = history.log;
-  const id = log.begin({ profile: history.profile, environment: history.environment, ...approval });
+  const id = log.begin({ profile: history.profile, environment: history.environment, ...approval, database: history.database ?? null });
   const record = (result: { answer: T } | { error: unknown }) => {
     const end = ended(result);
     if (!end) return;
@@ -208,6 +214,18 @@ export async function sendRecorded<T>(
   }
   record({ answer });
   return answer;
+}
+
+/**
+ * Why an approval is history for the database answering now (`current`, journal.ts databaseOf), or
+ * undefined when it is not: it was sent to another database (before a reset or a restore, or to
+ * another data directory or server). What another database approved is not in this one: it is
+ * shown apart, never counted with this database's approvals, and its transfer is not read. The
+ * rule is journal.ts otherDatabase's (one side unknown: not history).
+ */
+export function historyOf(a: Pick<ApprovalRecord, 'database'>, current: { id: string } | undefined): string | undefined {
+  const other = otherDatabaseId(a.database, current);
+  return other === undefined ? undefined : `sent to database ${other} (before a reset or restore); the database answering now is ${current!.id}`;
 }
 
 /**

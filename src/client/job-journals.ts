@@ -7,7 +7,7 @@ import { basename, join, resolve } from 'node:path';
 import type { FieldError } from '../domain/errors.js';
 import { TpaError } from '../errors.js';
 import { isRefusal } from './claim-batch.js';
-import { type JournalRecord, readJournal } from './journal.js';
+import { type DatabaseIdentity, type JournalRecord, otherDatabase, readJournal } from './journal.js';
 import { currentHolder } from './journal-lock.js';
 
 export type JobKind = 'claim batch' | 'single claims' | 'payment run';
@@ -97,7 +97,10 @@ export interface JobItem {
 export interface Job {
   summary: JobSummary;
   items: JobItem[];
-  /** A payment run's: the id of the database its plan was confirmed against (recorded since this version). */
+  /**
+   * The id of the database the job's latest records were sent to: a payment run's plan was confirmed
+   * against it, a batch's latest run recorded it (recorded since this version).
+   */
   database?: string | null;
 }
 
@@ -303,7 +306,11 @@ export function readJob(path: string): Job {
     history = current.history;
     items = claimItems(current.records);
     startedAt = str(current.records[0]!.started_at);
-    for (const r of current.records) if (r.type === 'run' && typeof r.total === 'number') total = r.total;
+    for (const r of current.records) {
+      if (r.type === 'run' && typeof r.total === 'number') total = r.total;
+      const id = (r.database as { id?: unknown } | null | undefined)?.id;
+      if ((r.type === 'batch' || r.type === 'run') && typeof id === 'string') database = id;
+    }
   } else if (first?.type === 'payment_run') {
     kind = 'payment run';
     ({ items, totalCents, startedAt, closed, database } = approvalItems(records));
@@ -357,6 +364,23 @@ export function readJob(path: string): Job {
     items,
     ...(database !== null ? { database } : {}),
   };
+}
+
+/**
+ * A job as the database answering now sees it (`current`, journal.ts databaseOf): a journal whose
+ * latest records were sent to another database (before a reset or a restore) is history for it, by
+ * the one rule of otherDatabase, said in `history` when it is listed, not only once its job runs
+ * again. A claim batch then holds nothing of this database: none of its claims sent, done or
+ * refused here, every one not sent (run again, it sends them all). A payment run keeps what it
+ * sent (to that database), and is never resumed.
+ */
+export function asOfDatabase(job: Job, current: DatabaseIdentity | undefined): Job {
+  const history = otherDatabase(job.summary.path, job.database == null ? undefined : { id: job.database }, current);
+  if (history === undefined) return job;
+  if (job.summary.kind === 'payment run') return { ...job, summary: { ...job.summary, history } };
+  const s = job.summary;
+  const none = { sent: 0, done: 0, pending: 0, failed: 0, invalid: 0, not_sent: s.total };
+  return { ...job, items: [], summary: { ...s, ...none, history, state: s.state === 'running' || s.state === 'damaged' ? s.state : 'incomplete' } };
 }
 
 /** An open payment run: one `fund run` would continue, with what it has left. */

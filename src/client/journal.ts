@@ -281,8 +281,17 @@ export async function databaseOf(client: TpaClient): Promise<DatabaseIdentity | 
  * that does not name its database), where it is continued as before.
  */
 export function otherDatabase(path: string, recorded: unknown, current: DatabaseIdentity | undefined): string | undefined {
-  const r = recorded as { id?: unknown; created_at?: unknown } | null | undefined;
-  if (!current || !r || typeof r.id !== 'string' || r.id === current.id) return undefined;
+  const other = otherDatabaseId(recorded, current);
+  if (other === undefined || !current) return undefined;
   const made = current.created_at ? ` made on ${current.created_at.replace('T', ' ').replace('Z', ' UTC')}` : '';
-  return `the journal ${path} was sent to another database (${r.id}); the database answering now is ${current.id}${made} (after a reset, or another data directory or server)`;
+  return `the journal ${path} was sent to another database (${other}); the database answering now is ${current.id}${made} (after a reset, or another data directory or server)`;
+}
+
+/**
+ * The rule of otherDatabase alone: the id of the database `recorded` names (an identity, or its id
+ * alone) when it is another than `current`; undefined when it is the same or either is unknown.
+ */
+export function otherDatabaseId(recorded: unknown, current: { id: string } | undefined): string | undefined {
+  const id = typeof recorded === 'string' ? recorded : (recorded as { id?: unknown } | null | undefined)?.id;
+  return current && typeof id === 'string' && id !== current.id ? id : undefined;
 }

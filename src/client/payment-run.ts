@@ -587,7 +587,8 @@ export async function executeRun(
         if (head) result.auditHead = head;
         return { ...base, status: 'APPROVED', processor_transfer_id: approved.body.processor_transfer_id, ...(head ? { audit_head: head } : {}) };
       };
-      const sent = await sendRecorded(options.history, base, send, (r) => recordEnd('answer' in r ? r.answer : outcomeOfError(base, r.error)));
+      const history = options.history && { ...options.history, database: plan.database?.id ?? null };
+      const sent = await sendRecorded(history, base, send, (r) => recordEnd('answer' in r ? r.answer : outcomeOfError(base, r.error)));
       pace.add();
       record(sent, true);
     } catch (err) {

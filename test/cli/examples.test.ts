@@ -101,6 +101,8 @@ const EXCEPTED: Record<string, string> = {
   'tpa local keys create | tpa auth login --env sandbox --base-url http://127.0.0.1:4010 --with-key-stdin':
     'needs the local serve of the line before (test/http logs in)',
   'tpa health -p sandbox                        # then -p sandbox on any command': 'needs the sandbox profile of a running server',
+  'tpa local keys create | tpa auth login --env sandbox --base-url https://127.0.0.1:8443 --with-key-stdin --ca ca.pem   # a shared sandbox, its private CA kept':
+    'a TLS server and its private CA (test/cli/sharing-sandbox.test.ts logs in so)',
   'tpa auth login --env sandbox --base-url http://127.0.0.1:4010 --set-default': 'asks for a key at a prompt, of a running server',
   'tpa auth login --env production --base-url https://127.0.0.1:8443 --client-id acme-tpa --cert client.pem --key client-key.pem --ca ca.pem':
     'a mutual-TLS server and its certificates (test/tls)',

@@ -179,6 +179,9 @@ describe('the single executable', () => {
       const required = login({ TPA_KEYRING: 'required' });
       expect(required.status).toBe(5);
       expect(required.stderr).toContain('TPA_KEYRING=required, but no keychain answered: the single executable of tpa has no keychain');
+      // Its hint fits a build without a keychain: nothing to unlock or start.
+      expect(required.stderr).toContain('use the npm package of tpa');
+      expect(required.stderr).not.toContain('Secret Service');
       expect(existsSync(join(home, 'credentials.json'))).toBe(false);
       const auto = login({});
       expect(auto.status, auto.stderr).toBe(0);
@@ -196,6 +199,22 @@ describe('the single executable', () => {
       server.kill('SIGINT');
       await exited;
     }
+  });
+
+  it('in an encrypted data directory whose database a reset removed, refuses a command and makes no database file', () => {
+    const home = join(dir, 'encrypted-reset');
+    mkdirSync(home, { mode: 0o700 });
+    const env = { ...bare(home), TPA_DB_KEY: 'ab'.repeat(32), TPA_KEYRING: 'off' };
+    // The npm build (the one with encryption) makes the encrypted data directory, then resets it.
+    const npm = (args: string[]) => spawnSync(process.execPath, [join(ROOT, 'bin/tpa'), ...args], { cwd: dir, env, encoding: 'utf8' });
+    expect(npm(['local', 'init', '--encrypt']).status).toBe(0);
+    expect(npm(['local', 'reset', '--yes']).status).toBe(0);
+    expect(existsSync(join(home, 'local.sqlite'))).toBe(false);
+    expect(existsSync(join(home, 'local.sqlite.encrypted'))).toBe(true);
+    const r = spawnSync(exe, ['lookup', 'blind', '--npi', '1234567893', '--group', 'GRP-1001', '--cpt', '45380'], { cwd: dir, env, encoding: 'utf8' });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('this tpa is the single executable, which has no encryption');
+    expect(readdirSync(home).filter((f) => f.startsWith('local.sqlite') && f !== 'local.sqlite.encrypted')).toEqual([]);
   });
 
   it('refuses an encrypted database, saying to use the npm package, and writes nothing', () => {

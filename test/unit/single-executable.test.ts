@@ -79,3 +79,16 @@ it('does not take a kept addon that others may write, nor one behind a symbolic 
   expect(readFileSync(join(dir, NAME)).equals(Buffer.from(BYTES))).toBe(true);
   expect(readFileSync(elsewhere, 'utf8')).toBe('y'.repeat(BYTES.length));
 });
+
+it('writes again a kept addon whose bytes changed, its size and mode kept: only the carried bytes are loaded', () => {
+  const dir = join(root, 'sea');
+  const file = keptAddon(dir, NAME, BYTES)!;
+  const tampered = Buffer.from(BYTES);
+  tampered.write('XXXXXXXX', 3);
+  writeFileSync(file, tampered);
+  expect(statSync(file).size).toBe(BYTES.length);
+  expect(statSync(file).mode & 0o777).toBe(0o600);
+  expect(keptAddon(dir, NAME, BYTES)).toBe(file);
+  expect(readFileSync(file).equals(Buffer.from(BYTES))).toBe(true);
+  expect(readdirSync(dir)).toEqual([NAME]);
+});

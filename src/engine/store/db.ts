@@ -127,6 +127,9 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
   }
   if (state.kind === 'encrypted' && !options.key) throw keyProblem(file, false);
   const encrypted = state.kind === 'encrypted' || (state.kind === 'absent' && createEncrypted && options.key !== undefined);
+  // The driver first: one that cannot be had (no cipher package, or a build without encryption)
+  // refuses before the file is made, so that a refused command leaves no empty database behind.
+  const Driver = encrypted ? cipherSqlite() : Database;
   if (state.kind === 'absent') {
     // SQLite gives the WAL and shared-memory files the mode of the database file: made 0600 first,
     // they are too, whatever the umask.
@@ -142,7 +145,6 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
   } else {
     privateDatabaseFiles(file);
   }
-  const Driver = encrypted ? cipherSqlite() : Database;
   const db = new Driver(file);
   if (encrypted) applyDatabaseKey(db, options.key!);
   // Read before the journal is switched to WAL, for a file the header did not decide (encrypted, or a

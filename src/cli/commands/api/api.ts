@@ -104,7 +104,7 @@ export const api = verb({
     }
     const contentType = submit ? 'application/fhir+json' : 'application/json';
     const request = () => client.raw(method, target, { body, contentType, idempotencyKey, headers });
-    const response = release ? await withHistory(ctx, release, request) : await request();
+    const response = release ? await withHistory(ctx, client, release, request) : await request();
     if (opts.include) {
       ctx.io.stdout.write(`HTTP/1.1 ${response.status}\n`);
       for (const [k, v] of Object.entries(response.headers)) ctx.io.stdout.write(`${k}: ${v}\n`);
@@ -325,13 +325,16 @@ async function confirmed(ctx: Context, method: string, target: string, release: 
  * and with its outcome after, as `tpa fund approve` records one (sendRecorded). A lost answer leaves
  * it UNKNOWN, for the next `fund approve` or payment run of that encounter to settle from the ledger.
  */
-async function withHistory(ctx: Context, release: RawRelease, send: () => Promise<TransportResponse>): Promise<TransportResponse> {
+async function withHistory(ctx: Context, client: TpaClient, release: RawRelease, send: () => Promise<TransportResponse>): Promise<TransportResponse> {
   const { FundHistory, refusalOf, sendRecorded } = await import('../../../client/fund-history.js');
+  // The database it goes to, named in its record (docs/design.md "Fund history"); unknown when health says none.
+  const { databaseOf } = await import('../../../client/journal.js');
+  const database = (await databaseOf(client).catch(() => undefined))?.id;
   const history = FundHistory.open(ctx.paths.dataDir);
   try {
     // What was sent, exactly: the amount is the JSON number of the body (checked to be plain cents).
     const approval = { encounter_id: release.encounter_id, amount: release.amount, authorization_code: release.authorization_code.trim() };
-    return await sendRecorded({ log: history, profile: ctx.profileName, environment: ctx.profile().env }, approval, send, (r) => {
+    return await sendRecorded({ log: history, profile: ctx.profileName, environment: ctx.profile().env, database }, approval, send, (r) => {
       // Thrown (no answer): the record stays UNKNOWN.
       if (!('answer' in r)) return undefined;
       const response = r.answer;

@@ -21,7 +21,7 @@ const options = {
   clientId: option.text('--client-id <id>', 'production: the OAuth client id (the client certificate names it)'),
   cert: option.text('--cert <file>', 'production: the client certificate (PEM)'),
   key: option.text('--key <file>', 'production: its private key (PEM; the passphrase of an encrypted one is kept in the keychain)'),
-  ca: option.text('--ca <file>', "production: the service's CA (PEM)"),
+  ca: option.text('--ca <file>', "the service's CA (PEM), kept in the profile: a private CA's, as a shared sandbox's (every --env)"),
   scopes: option.list('--scopes <scope...>', 'production: the scopes to ask tokens for (default: all the client is registered for)'),
   legacyTls: option.flag('--legacy-tls', 'allow TLS 1.2 for a legacy service (TLS 1.3 otherwise)'),
   passphraseStdin: option.flag('--passphrase-stdin', 'production: read the client key passphrase from stdin'),
@@ -37,6 +37,7 @@ export const login = verb({
   examples: [
     'tpa auth login --env sandbox --base-url http://127.0.0.1:4010 --set-default',
     'tpa local keys create | tpa auth login --env sandbox --base-url http://127.0.0.1:4010 --with-key-stdin',
+    'tpa local keys create | tpa auth login --env sandbox --base-url https://127.0.0.1:8443 --with-key-stdin --ca ca.pem   # a shared sandbox, its private CA kept',
     'tpa auth login --env production --base-url https://127.0.0.1:8443 --client-id acme-tpa --cert client.pem --key client-key.pem --ca ca.pem',
   ],
   async run(ctx, _args, opts) {
@@ -63,9 +64,11 @@ export const login = verb({
       import('../../../auth/config.js'),
       import('../../../auth/credentials.js'),
     ]);
-    // What the profile says of TLS (its CA, legacy_tls) holds for sandbox and staging as for production.
+    // What the profile says of TLS (its CA, legacy_tls) holds for sandbox and staging as for production:
+    // --ca is kept in it, as production keeps it; --ca-file is for this run only (said below).
+    const ca = opts.ca ? (await import('node:path')).resolve(opts.ca) : stored?.ca;
     const tlsSettings = {
-      ...(stored?.ca ? { ca: stored.ca } : {}),
+      ...(ca ? { ca } : {}),
       ...(opts.legacyTls || stored?.legacy_tls === true ? { legacy_tls: true } : {}),
     };
     const client = new TpaClient(await remoteTransport(ctx, baseUrl, { apiKey: key, tls: profileTls(ctx, { name, ...tlsSettings }) }));
@@ -80,6 +83,10 @@ export const login = verb({
     const store = await saveApiKey(ctx.paths, name, key, ctx.io.env, ctx.note);
     saveProfile(ctx.paths, profile);
     ctx.note(`saved profile "${name}"; its key (${maskKey(key)}) is in ${store.location}`);
+    if (ctx.caFile && !ca)
+      ctx.note(
+        `--ca-file (or TPA_CA_FILE) is not kept in the profile: later commands of "${name}" trust its CA only with it again; keep it with --ca ${ctx.caFile} in place of --ca-file (or tpa config set profiles.${name}.ca FILE)`,
+      );
     sayDefault(ctx, name, opts.setDefault === true);
     return {
       data: { profile: name, environment: env, base_url: baseUrl, key_id: health.key_id, scopes: health.scopes },

@@ -375,8 +375,11 @@ async function approveOne(
       throw err;
     }
   };
+  // The database the release goes to, named in its record: after a reset or a restore, `fund history` shows it apart.
+  const { databaseOf } = await import('../../../client/journal.js');
+  const database = (await databaseOf(client).catch(() => undefined))?.id;
   const { approved, head } = await sendRecorded(
-    { log: history, profile: ctx.profileName, environment: ctx.profile().env },
+    { log: history, profile: ctx.profileName, environment: ctx.profile().env, database },
     { encounter_id: id, amount, authorization_code: authorizationCode },
     sent,
     (r) =>

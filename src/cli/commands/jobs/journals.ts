@@ -3,7 +3,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { journalsDir as journalsOf } from '../../../client/journal.js';
-import type { JobSummary } from '../../../client/job-journals.js';
+import type { Job, JobSummary } from '../../../client/job-journals.js';
 import { centsToAmount } from '../../../domain/money.js';
 import { UsageError } from '../../../errors.js';
 import type { Context } from '../../context.js';
@@ -40,6 +40,28 @@ export async function findJournal(ctx: Context, name: string): Promise<string> {
   throw new UsageError(`no journal "${name}" on this machine`, { hint: 'tpa jobs lists them; a path to a journal file works too' });
 }
 
+/**
+ * The jobs as the database the active profile answers with now sees them (job-journals.ts
+ * asOfDatabase): a journal of this profile (its name and base URL) sent to another database, before
+ * a reset or a restore, is history. The database is read (health) only when such a journal records
+ * one; unread (no answer), every job is listed as its journal says. Other profiles' jobs are not
+ * judged: their service is not this one.
+ */
+export async function asOfNow(ctx: Context, jobs: Job[]): Promise<Job[]> {
+  const baseUrl = ctx.profile().base_url ?? null;
+  const mine = (j: Job) => j.summary.profile === ctx.profileName && (j.summary.base_url ?? null) === baseUrl && typeof j.database === 'string';
+  if (!jobs.some(mine)) return jobs;
+  const [{ databaseOf }, { asOfDatabase }] = await Promise.all([import('../../../client/journal.js'), import('../../../client/job-journals.js')]);
+  let current: Awaited<ReturnType<typeof databaseOf>>;
+  try {
+    current = await databaseOf(await ctx.client());
+  } catch {
+    return jobs;
+  }
+  return jobs.map((j) => (mine(j) ? asOfDatabase(j, current) : j));
+}
+
+/** A summary as one flat record (json, ndjson, csv): the same fields in every format. */
 /** The fields of summaryRecord: `--json` selects from them, and they are the CSV header, written even when there is no job. */
 export const SUMMARY_COLUMNS = [
   'id',

@@ -3,8 +3,8 @@ import { oneLine, screen } from '../../../render/screen.js';
 import { verb } from '../../verb.js';
 import type { JobSummary } from '../../../client/job-journals.js';
 import { formatCentsGrouped } from '../../../domain/money.js';
-import { displayWidth } from '../../../render/text.js';
-import { count, jobTime, journalsDir, SUMMARY_COLUMNS, shortIds, summaryRecord } from './journals.js';
+import { displayWidth, wrapProse } from '../../../render/text.js';
+import { asOfNow, count, jobTime, journalsDir, SUMMARY_COLUMNS, shortIds, summaryRecord } from './journals.js';
 
 export const list = verb({
   name: 'list',
@@ -14,8 +14,8 @@ export const list = verb({
   examples: ['tpa jobs', 'tpa jobs -o json', 'tpa jobs show fund-run-AUTH-20261127-ACME2-646cc129b701   # one in detail'],
   async run(ctx) {
     const { journalPaths, readJob } = await import('../../../client/job-journals.js');
-    const summaries = journalPaths(journalsDir(ctx))
-      .map((p) => readJob(p).summary)
+    const summaries = (await asOfNow(ctx, journalPaths(journalsDir(ctx)).map(readJob)))
+      .map((j) => j.summary)
       .sort((a, b) => b.updated_at.localeCompare(a.updated_at));
     const records = summaries.map(summaryRecord);
     return {
@@ -84,7 +84,13 @@ export const list = verb({
           troubled.length > 0
             ? `\nWith failed or invalid claims: ${troubled.map((s) => `${oneLine(names?.get(s.id) ?? s.id)} (${count(s.failed)} failed, ${count(s.invalid)} invalid)`).join(', ')}`
             : '';
-        return `${tables}${note}\nDetails of one: tpa jobs show <job>`;
+        // A journal sent to another database (a reset, a restore): its counts are this database's, its history said here.
+        const past = summaries.filter((s) => s.history !== null);
+        const history =
+          past.length > 0
+            ? `\n${wrapProse(`History (sent to another database, before a reset or restore): ${past.map((s) => oneLine(names?.get(s.id) ?? s.id)).join(', ')}`, t.width)}`
+            : '';
+        return `${tables}${note}${history}\nDetails of one: tpa jobs show <job>`;
       },
     };
   },

@@ -5,7 +5,7 @@ import { centsToAmount, formatCentsGrouped } from '../../../domain/money.js';
 import { oneLine, screen } from '../../../render/screen.js';
 import { argument, option, fieldsOf, verb } from '../../verb.js';
 import type { JobItem, JobSummary } from '../../../client/job-journals.js';
-import { count, findJournal, jobTime, stateText, summaryRecord } from './journals.js';
+import { asOfNow, count, findJournal, jobTime, stateText, summaryRecord } from './journals.js';
 
 /**
  * A payment run's amount: the plan's, beside what it approved and what it skipped (funded by other
@@ -52,7 +52,7 @@ export const show = verb({
     if (opts.force && opts.failedTo === undefined) throw new UsageError('--force is for --failed-to: it replaces the file --failed-to names');
     const path = await findJournal(ctx, journal);
     const { readJob } = await import('../../../client/job-journals.js');
-    const job = readJob(path);
+    const [job] = (await asOfNow(ctx, [readJob(path)])) as [ReturnType<typeof readJob>];
     const s = job.summary;
     if (opts.failedTo !== undefined) {
       if (s.kind === 'payment run')
@@ -104,8 +104,10 @@ export const show = verb({
         const next: string[] = [];
         if (s.failed + s.invalid > 0 && s.kind !== 'payment run')
           next.push(`to fix and send again: tpa jobs show ${s.id} --failed-to fix.ndjson, then tpa claim submit fix.ndjson`);
-        if (s.state === 'incomplete') next.push('pending work: run the same command again with this journal, and it continues');
-        if (s.state === 'incomplete' && s.kind === 'payment run') next.push(`or close the run for good, sending nothing: tpa jobs close ${screen(s.id)}`);
+        // A payment run of another database is never resumed (its history says why).
+        const resumable = s.state === 'incomplete' && !(s.kind === 'payment run' && s.history);
+        if (resumable) next.push('pending work: run the same command again with this journal, and it continues');
+        if (resumable && s.kind === 'payment run') next.push(`or close the run for good, sending nothing: tpa jobs close ${screen(s.id)}`);
         return next.length > 0 ? `${text}\n\n${next.join('\n')}` : text;
       },
     };
