@@ -11,22 +11,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { until } from '../helpers/barrier.js';
 import { TPA_BIN, testEnv, useTpaHome } from '../helpers/cli.js';
 import { adjudicatedEncounter } from '../helpers/encounters.js';
-import { tempDir } from '../helpers/engine.js';
+import { databaseContent, tempDir } from '../helpers/engine.js';
 import { serve } from '../helpers/server.js';
 
 const CLOCK = { TPA_CLOCK: '2026-12-05T10:00:00Z' };
 const HOLD = fileURLToPath(new URL('../helpers/rename-hold.mjs', import.meta.url));
-
-/** Every row of every table of a database file, read without tpa: the same whatever its journal mode. */
-function content(file: string): string {
-  const db = new Database(file, { readonly: true, fileMustExist: true });
-  try {
-    const tables = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`).pluck().all() as string[];
-    return JSON.stringify(tables.map((t) => [t, (db.prepare(`SELECT * FROM "${t}"`).raw().all() as unknown[]).map((r) => JSON.stringify(r)).sort()]));
-  } finally {
-    db.close();
-  }
-}
 
 /** The temporary files of a restore (and what SQLite makes beside them) in a folder. */
 const temporaries = (dir: string) => readdirSync(dir).filter((f) => f.includes('.tmp'));
@@ -132,14 +121,14 @@ describe('tpa local restore refuses what it must not put in place, leaving nothi
     db.prepare('UPDATE encounters SET benefit_cents = 2460000').run();
     db.close();
     const live = join(home.dir, 'local.sqlite');
-    const before = content(live);
+    const before = databaseContent(live);
     const r = await home.run(['local', 'restore', bad, '--yes']);
     expect(r.code).toBe(2);
     const message = (JSON.parse(r.stderr) as { error: { message: string } }).error.message;
     expect(message).toContain(`${bad} holds money tables that disagree with its own audit chain`);
     expect(message).toContain(e.id);
     expect(message).toContain('nothing was changed');
-    expect(content(live)).toBe(before);
+    expect(databaseContent(live)).toBe(before);
     expect(temporaries(home.dir)).toEqual([]);
     expect((await home.run(['local', 'restore', good, '--yes'])).code).toBe(0);
   });
@@ -158,7 +147,7 @@ describe('tpa local restore refuses what it must not put in place, leaving nothi
     copyFileSync(`${backup}-wal`, `${copy}-wal`);
     db.close();
     const live = join(home.dir, 'local.sqlite');
-    const before = content(live);
+    const before = databaseContent(live);
     const r = await home.run(['local', 'restore', copy, '--yes']);
     expect(r.code).toBe(2);
     const message = (JSON.parse(r.stderr) as { error: { message: string } }).error.message;
@@ -166,7 +155,7 @@ describe('tpa local restore refuses what it must not put in place, leaving nothi
     expect(message).not.toContain('.tmp');
     expect(existsSync(`${copy}-shm`)).toBe(false);
     expect(temporaries(home.dir)).toEqual([]);
-    expect(content(live)).toBe(before);
+    expect(databaseContent(live)).toBe(before);
   });
 });
 
@@ -184,13 +173,13 @@ describe('an interrupted restore leaves nothing in the data directory', () => {
       expect((await home.run(['local', 'backup', backup])).code).toBe(0);
       await adjudicatedEncounter(home.run, out.dir);
       const live = join(home.dir, 'local.sqlite');
-      const before = content(live);
+      const before = databaseContent(live);
       const restore = await heldRestore(home.dir, backup);
       restore.child.kill(signal);
       expect(await restore.go()).toBe(code);
       expect(restore.stderr()).toContain('nothing was replaced');
       expect(temporaries(home.dir)).toEqual([]);
-      expect(content(live)).toBe(before);
+      expect(databaseContent(live)).toBe(before);
       // The database is let go: a command writes to it.
       expect((await home.run(['local', 'audit', 'verify'])).code).toBe(0);
     });
