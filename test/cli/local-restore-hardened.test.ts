@@ -159,6 +159,23 @@ describe('tpa local restore refuses what it must not put in place, leaving nothi
   });
 });
 
+describe('a restore over a database damaged past reading', () => {
+  const home = useTpaHome(beforeEach, afterEach, CLOCK);
+  const out = useTpaHome(beforeEach, afterEach);
+
+  it('puts the backup in place (nothing can open the damaged file, so nothing is held): exit 0, the backup whole', async () => {
+    await adjudicatedEncounter(home.run, out.dir);
+    const backup = join(out.dir, 'backup.sqlite');
+    expect((await home.run(['local', 'backup', backup])).code).toBe(0);
+    writeFileSync(join(home.dir, 'local.sqlite'), 'not a database at all, '.repeat(400));
+    const r = await home.run(['local', 'restore', backup, '--yes']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    expect(databaseContent(join(home.dir, 'local.sqlite'))).toContain('encounters');
+    expect((await home.run(['local', 'audit', 'verify', '--deep'])).code).toBe(0);
+  });
+});
+
 describe('an interrupted restore leaves nothing in the data directory', () => {
   const home = useTpaHome(beforeEach, afterEach, CLOCK);
   const out = useTpaHome(beforeEach, afterEach);

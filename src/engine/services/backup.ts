@@ -177,10 +177,13 @@ export function removeRestoreCopy(tmp: string): void {
  * copies a restore killed or interrupted left (the caller holds the data directory's lock: no
  * restore runs now). With no database yet, an empty file (one, to SQLite and to tpa) is made to be
  * held too, and removed again if nothing replaces it. Busy (a command has it open): Conflict.
+ * A file that is not a SQLite database at all (damaged past reading) is not held: nothing opens it.
  */
 export function holdForRestore(file: string, key: Buffer | undefined): LiveHold {
   removeLeftovers([file], 'restore');
   const live = databaseFileState(file).kind;
+  // A file that is not a database: no command can open it, so none writes meanwhile; it is replaced as it is.
+  if (live === 'unknown') return { release: () => undefined };
   const made = !existsSync(file);
   if (live === 'absent') closeSync(openSync(file, 'a', 0o600));
   const hold = holdLiveDatabase(file, live === 'encrypted' ? key : undefined);
@@ -255,8 +258,8 @@ export function checkRestorable(tmp: string, backup: string, key: Buffer | undef
  * docs/design.md "Backups"); on the disk. How many credentials it kept revoked.
  */
 export function prepareRestoreCopy(tmp: string, key: Buffer | undefined, live: LiveHold): { keys: number; clients: number } {
-  const keys = revokedKeys(live.db);
-  const clients = revokedClients(live.db);
+  const keys = live.db ? revokedKeys(live.db) : [];
+  const clients = live.db ? revokedClients(live.db) : [];
   const db = openCopy(tmp, key, true);
   let kept: { keys: number; clients: number };
   try {

@@ -112,8 +112,8 @@ export function copyCounts(db: Db): { encounters: number; entries: number } {
 
 /** The live database held by a restore until it is replaced, or not (holdLiveDatabase). */
 export interface LiveHold {
-  /** The connection that holds it: what it holds can be read through it meanwhile. */
-  db: Db;
+  /** The connection that holds it: what it holds can be read through it meanwhile (none: a file that is not a database). */
+  db?: Db;
   /** Lets it go; not `replaced` (a refusal, an interruption), it is made WAL again, as it was. */
   release(replaced: boolean): void;
 }
