@@ -3,7 +3,7 @@
 import type { Engine, EngineOptions } from '../engine/engine.js';
 import { Faults, withFault } from '../server/faults.js';
 import { EngineError } from '../engine/errors.js';
-import { fromEngineError, NetworkError } from '../errors.js';
+import { ConflictError, fromEngineError, NetworkError } from '../errors.js';
 import type { Transport, TransportRequest, TransportResponse } from './transport.js';
 
 /** How the engine keeps its file (EngineOptions): its page cache and memory map. */
@@ -61,6 +61,14 @@ export class LocalTransport implements Transport {
       } catch (err) {
         // The local database cannot be opened or upgraded: the storage's fault, said plainly (exit 8).
         const problem = storageProblem(err, databaseFile(this.dataDir));
+        const replacing = problem && /^SQLITE_(BUSY|LOCKED|READONLY_DBMOVED)/.test(String((err as { code?: unknown }).code));
+        const holder = replacing ? (await import('./serve-lock.js')).replacingHolder(this.dataDir) : undefined;
+        // Held by a restore (or a reset) that replaces it: a wrong state for now, not a failing disk (exit 4).
+        if (holder)
+          throw new ConflictError(
+            `the local database ${databaseFile(this.dataDir)} is being replaced by \`tpa ${holder.command}\` (pid ${holder.pid}): nothing was done; run the command again once it is over`,
+            { code: 'database_busy', details: holder },
+          );
         if (problem) throw new NetworkError(problem, { code: 'storage_unavailable' });
         throw err;
       }

@@ -72,6 +72,15 @@ export class DataDirLock {
   }
 }
 
+/**
+ * The command that holds `dataDir` to replace its database (a restore, a reset), as its holder
+ * wrote it, or undefined: what a command refused a busy database says it waits for.
+ */
+export function replacingHolder(dataDir: string): DataDirHolder | undefined {
+  const holder = readLockInfo<DataDirHolder>(join(dataDir, 'serve.lock.json'));
+  return holder && holder.command !== 'local serve' ? holder : undefined;
+}
+
 function refusal(dataDir: string, command: Command, holder: DataDirHolder | undefined): string {
   const elsewhere = holder && holder.host !== hostname() ? ` on ${holder.host}` : '';
   const who = !holder

@@ -55,12 +55,13 @@ export function linkNew(tmp: string, path: string): 'written' | 'exists' {
 
 /**
  * Removes the temporary files that a writer stopped midway (kill -9, a power cut) left beside the
- * files `paths` (tempBeside's names, with `tag` when given): only names of that pattern, beside one
+ * files `paths` (tempBeside's names, with `tag` when given, and the journal, WAL and shared memory
+ * SQLite makes beside a temporary database): only names of that pattern, beside one
  * of those files, and only regular files (a symbolic link at such a name is left alone, never
  * followed). How many were removed. The caller makes sure that no such writer runs now (a lock).
  */
 export function removeLeftovers(paths: readonly string[], tag?: string): number {
-  const pattern = new RegExp(`^(.+)\\.\\d+\\.[0-9a-z]{1,8}${tag === undefined ? '' : `\\.${tag}`}\\.tmp$`);
+  const pattern = new RegExp(`^(.+)\\.\\d+\\.[0-9a-z]{1,8}${tag === undefined ? '' : `\\.${tag}`}\\.tmp(?:-journal|-wal|-shm)?$`);
   const byFolder = new Map<string, Set<string>>();
   for (const path of paths) {
     const folder = dirname(path);

@@ -14,7 +14,7 @@ import { SCHEMA_VERSION } from '../../src/engine/store/db.js';
 import { until } from '../helpers/barrier.js';
 import { distinctClaim } from '../helpers/claims.js';
 import { runTpa, TPA_BIN, testEnv, tpa, useTpaHome } from '../helpers/cli.js';
-import { tempDir } from '../helpers/engine.js';
+import { databaseContent, tempDir } from '../helpers/engine.js';
 import { createKey, serve } from '../helpers/server.js';
 
 const CLOCK = { TPA_CLOCK: '2026-12-05T10:00:00Z' };
@@ -336,13 +336,13 @@ describe('tpa local restore refuses what is not a whole tpa database, replacing 
       make(good, bad);
       const live = join(home.dir, 'local.sqlite');
       const before = readCopy(live).encounters.length;
-      const bytes = digest(live);
+      const content = databaseContent(live);
       const r = await home.run(['local', 'restore', bad, '--yes']);
       expect(r.code).toBe(2);
       expect(r.stderr).toMatch(message);
       expect(r.stderr).toContain(bad);
       noStack(r.stderr);
-      expect(digest(live)).toBe(bytes);
+      expect(databaseContent(live)).toBe(content);
       expect(readCopy(live).encounters).toHaveLength(before);
       expect(readdirSync(home.dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
     });
@@ -351,7 +351,7 @@ describe('tpa local restore refuses what is not a whole tpa database, replacing 
   it('while another process has the database open (a claim batch, a payment run), exit 4 and nothing replaced', async () => {
     const good = await sandboxAndBackup();
     const live = join(home.dir, 'local.sqlite');
-    const bytes = digest(live);
+    const content = databaseContent(live);
     const other = new Database(live);
     try {
       other.pragma('journal_mode = WAL');
@@ -363,18 +363,18 @@ describe('tpa local restore refuses what is not a whole tpa database, replacing 
     } finally {
       other.close();
     }
-    expect(digest(live)).toBe(bytes);
+    expect(databaseContent(live)).toBe(content);
     expect(readdirSync(home.dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   });
 
   it('without --yes and without a terminal it asks for nothing and replaces nothing (exit 2)', async () => {
     const good = await sandboxAndBackup();
     const live = join(home.dir, 'local.sqlite');
-    const bytes = digest(live);
+    const content = databaseContent(live);
     const r = await home.run(['local', 'restore', good]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('pass --yes');
-    expect(digest(live)).toBe(bytes);
+    expect(databaseContent(live)).toBe(content);
   });
 
   it('a plain backup is not restored into an encrypted data directory (exit 4), which would keep member data in plain text', async () => {

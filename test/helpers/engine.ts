@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -75,4 +76,18 @@ export function adjudicateOn(engine: Engine, claim: unknown): Adjudicated {
   const response = call(engine, 'GET', `/tpa-api/v1/claims/${submissionId}/response/?include_raw_response=true`).body as Record<string, any>;
   const detail = call(engine, 'GET', `/tpa-api/v1/ledger/entries/${encounterId}/`).body as Record<string, any>;
   return { status: ack.status, response, detail, encounterId };
+}
+
+/**
+ * Every row of every table of a database file, read without tpa: what it holds, the same whatever
+ * its journal mode (a restore refused after it held the database made it one file: same rows, other bytes).
+ */
+export function databaseContent(file: string): string {
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  try {
+    const tables = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`).pluck().all() as string[];
+    return JSON.stringify(tables.map((t) => [t, (db.prepare(`SELECT * FROM "${t}"`).raw().all() as unknown[]).map((r) => JSON.stringify(r)).sort()]));
+  } finally {
+    db.close();
+  }
 }

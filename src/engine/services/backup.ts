@@ -1,6 +1,6 @@
 // Backups of the local database (docs/design.md "Backups"): written whole beside their target,
 // checked before they are named, and checked again before a restore puts one in place.
-import { closeSync, copyFileSync, existsSync, openSync, renameSync } from 'node:fs';
+import { closeSync, copyFileSync, existsSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { AuditHead } from '../../domain/audit.js';
 import { emptyTempBeside, fsyncFile, linkNew, removeLeftovers, removeTemp } from '../../files/write-whole.js';
@@ -11,14 +11,17 @@ import {
   copyLiveDatabase,
   copyStructure,
   holdLiveDatabase,
+  type LiveHold,
   makeSingleFile,
   migratedSchema,
   openCopy,
   type SchemaObject,
 } from '../store/backup.js';
 import { databaseFileState, syncFolder } from '../store/cipher.js';
-import { SCHEMA_VERSION, type Db } from '../store/db.js';
-import { auditHead, verifyAudit } from './audit.js';
+import { SCHEMA_VERSION, upgradeCopy, type Db } from '../store/db.js';
+import { clientById, revokeClientAndTokens, revokedClients, revokedKeys, revokeKeys, unrevokedKeysAmong } from '../store/keys.js';
+import { describeDisagreement } from '../../domain/audit-deep.js';
+import { appendAudit, asActor, auditHead, verifyAudit, verifyAuditDeep } from './audit.js';
 
 /** What a checked copy holds. */
 export interface CopyFacts {
@@ -33,21 +36,23 @@ export interface CopyFacts {
 const TPA_TABLES = ['settings', 'encounters', 'history_entries', 'settlements'];
 
 /**
- * Whether `file` is a whole tpa database this tpa can use, opened with `key` when it is encrypted:
+ * Whether `copy` is a whole tpa database this tpa can use, opened with `key` when it is encrypted:
  * a SQLite file whose schema version this tpa knows, holding exactly the schema tpa's migrations give
  * at that version (no trigger, view, index or table more, none other), SQLite's integrity check ok,
  * and its audit chain whole. The file is data from outside: nothing of its schema runs before it is
  * found to be tpa's. Anything else is refused naming what is wrong (InvalidInput; a newer schema
- * UnusableDatabase, a key that does not open it SQLite's own error for the caller).
+ * UnusableDatabase, a key that does not open it SQLite's own error for the caller), each message
+ * naming `file`: the user's file the copy was made of (a restore checks its own copy, never the
+ * user's file, which it does not open).
  */
-export function checkCopy(file: string, key: Buffer | undefined): CopyFacts {
-  const state = databaseFileState(file);
+export function checkCopy(copy: string, key: Buffer | undefined, file = copy): CopyFacts {
+  const state = databaseFileState(copy);
   if (state.kind === 'absent') throw new InvalidInput(`${file} is empty: it is not a tpa backup`);
   if (state.kind === 'unknown') throw new InvalidInput(`${file} is not a SQLite database: it is not a tpa backup`);
   const encrypted = state.kind === 'encrypted';
   let db: Db;
   try {
-    db = openCopy(file, encrypted ? key : undefined);
+    db = openCopy(copy, encrypted ? key : undefined);
   } catch (err) {
     throw notADatabase(file, err, encrypted);
   }
@@ -161,43 +166,149 @@ function nameWithout(tmp: string, target: string): void {
   if (named === 'exists') throw exists();
 }
 
+/** The temporary copy a restore makes (restoreCopy) removed, with what SQLite may have made beside it. */
+export function removeRestoreCopy(tmp: string): void {
+  for (const suffix of ['', '-journal', '-wal', '-shm']) removeTemp(`${tmp}${suffix}`);
+}
+
 /**
- * Puts the checked backup `backup` in place of the database `file`: the backup copied beside it
- * (0600), checked again there, made one file with a new identity (a restored database is a new one
- * for the journals of jobs: docs/design.md "Backups"), the live database made one file (its WAL
- * emptied into it, so that no WAL of it can be applied to the new one) and held exclusively, then
- * one rename. A kill at any instant leaves the old database or the new one, whole; at most a
- * temporary file.
+ * The live database `file` held for a restore (store holdLiveDatabase), from before the backup is
+ * read until the rename, so that nothing written meanwhile is confirmed and then lost; first the
+ * copies a restore killed or interrupted left (the caller holds the data directory's lock: no
+ * restore runs now). With no database yet, an empty file (one, to SQLite and to tpa) is made to be
+ * held too, and removed again if nothing replaces it. Busy (a command has it open): Conflict.
+ * A file that is not a SQLite database at all (damaged past reading) is not held: nothing opens it.
  */
-export function replaceDatabase(file: string, backup: string, key: Buffer | undefined): CopyFacts {
-  // The temporary copies a restore stopped by kill -9 left: the caller holds the data directory's lock, so no restore runs now.
+export function holdForRestore(file: string, key: Buffer | undefined): LiveHold {
   removeLeftovers([file], 'restore');
+  const live = databaseFileState(file).kind;
+  // A file that is not a database: no command can open it, so none writes meanwhile; it is replaced as it is.
+  if (live === 'unknown') return { release: () => undefined };
+  const made = !existsSync(file);
+  if (live === 'absent') closeSync(openSync(file, 'a', 0o600));
+  const hold = holdLiveDatabase(file, live === 'encrypted' ? key : undefined);
+  if (!hold) {
+    if (made) rmSync(file, { force: true });
+    throw new Conflict(
+      `the local database ${file} is in use by another tpa process (a claim batch, a payment run): let it end, then restore; nothing was changed`,
+      { code: 'database_busy' },
+    );
+  }
+  return {
+    db: hold.db,
+    release: (replaced) => {
+      hold.release(replaced);
+      if (made && !replaced) rmSync(file, { force: true });
+    },
+  };
+}
+
+/**
+ * The backup `backup` copied beside the database `file` (0600): the only file a restore opens;
+ * the user's file is read once, never opened by SQLite, so nothing is written beside it. A backup
+ * with a WAL beside it is the file of a database in use, not one of tpa local backup: refused.
+ */
+export function restoreCopy(backup: string, file: string): string {
+  const wal = `${backup}-wal`;
+  if (existsSync(wal) && statSync(wal).size > 0)
+    throw new InvalidInput(
+      `${backup} has a WAL beside it (${wal}): it is the file of a database in use, not a backup of tpa local backup (one file, whole); take one with tpa local backup; nothing was changed`,
+    );
   const tmp = emptyTempBeside(file, 'restore');
   try {
     copyFileSync(backup, tmp);
-    const facts = checkCopy(tmp, key);
-    makeSingleFile(tmp, key, true);
-    fsyncFile(tmp);
-    const live = databaseFileState(file).kind;
-    // No database yet: an empty file (one, to SQLite and to tpa) is made to be held too, or a command
-    // could make one meanwhile and write into the file the rename replaces.
-    if (live === 'absent') closeSync(openSync(file, 'a', 0o600));
-    const hold = holdLiveDatabase(file, live === 'encrypted' ? key : undefined);
-    if (!hold)
-      throw new Conflict(
-        `the local database ${file} is in use by another tpa process (a claim batch, a payment run): let it end, then restore; nothing was changed`,
-        {
-          code: 'database_busy',
-        },
-      );
-    try {
-      renameSync(tmp, file);
-      syncFolder(dirname(file));
-    } finally {
-      hold?.release();
-    }
-    return facts;
-  } finally {
-    removeTemp(tmp);
+  } catch (err) {
+    removeRestoreCopy(tmp);
+    throw err;
   }
+  return tmp;
+}
+
+/**
+ * The copy `tmp` of `backup` checked as a whole tpa database (checkCopy), then brought to this
+ * tpa's schema and its money tables checked against its audit chain (the verification of `tpa
+ * local audit verify --deep`): a doctored amount the chain does not say is refused, naming the
+ * first row that disagrees. Messages name `backup`.
+ */
+export function checkRestorable(tmp: string, backup: string, key: Buffer | undefined): CopyFacts {
+  const facts = checkCopy(tmp, key, backup);
+  const db = openCopy(tmp, facts.encrypted ? key : undefined, true);
+  try {
+    upgradeCopy(db, backup);
+    const verdict = verifyAuditDeep(db);
+    if (!verdict.whole)
+      throw new InvalidInput(`${backup} does not hold a whole audit chain: record ${verdict.seq ?? '?'}: ${verdict.reason}; nothing was changed`);
+    if (verdict.disagreementCount > 0) {
+      const n = verdict.disagreementCount;
+      throw new InvalidInput(
+        `${backup} holds money tables that disagree with its own audit chain in ${n} place${n === 1 ? '' : 's'} (tpa local audit verify --deep), the first: ${describeDisagreement(verdict.disagreements[0]!)}; nothing was changed`,
+      );
+    }
+  } finally {
+    db.close();
+  }
+  return facts;
+}
+
+/**
+ * Makes the checked copy `tmp` the database to put in place: every key and client the live
+ * database (`live`, held) has revoked is revoked in it too, recorded in its audit chain as the
+ * engine records a revocation (a restore never brings back a credential revoked since the backup);
+ * one file with a new identity (a restored database is a new one for the journals of jobs:
+ * docs/design.md "Backups"); on the disk. How many credentials it kept revoked.
+ */
+export function prepareRestoreCopy(tmp: string, key: Buffer | undefined, live: LiveHold): { keys: number; clients: number } {
+  const keys = live.db ? revokedKeys(live.db) : [];
+  const clients = live.db ? revokedClients(live.db) : [];
+  const db = openCopy(tmp, key, true);
+  let kept: { keys: number; clients: number };
+  try {
+    kept = asActor(db, RESTORE_ACTOR, () => db.transaction(() => carryRevocations(db, keys, clients)).immediate());
+  } finally {
+    db.close();
+  }
+  makeSingleFile(tmp, key, true);
+  fsyncFile(tmp);
+  return kept;
+}
+
+/** The actor of the revocations a restore carries into the database it puts in place. */
+const RESTORE_ACTOR = 'local restore';
+
+function carryRevocations(
+  db: Db,
+  keys: readonly { id: string; lineage: string; revoked_at: string }[],
+  clients: readonly { client_id: string; revoked_at: string }[],
+): { keys: number; clients: number } {
+  const reason = 'revoked in the database a restore replaced';
+  const when = new Map(keys.map((k) => [k.id, k.revoked_at]));
+  const byLineage = new Map<string, string[]>();
+  for (const k of unrevokedKeysAmong(
+    db,
+    keys.map((k) => k.id),
+  ))
+    byLineage.set(k.lineage, [...(byLineage.get(k.lineage) ?? []), k.id]);
+  for (const [lineage, ids] of byLineage) {
+    const at = when.get(ids[0]!)!;
+    revokeKeys(db, ids, at);
+    appendAudit(db, 'KEY_REVOKED', ids[0]!, at, { lineage, revoked: ids, reason });
+  }
+  let revokedClients = 0;
+  for (const c of clients) {
+    const row = clientById(db, c.client_id);
+    if (!row || row.revoked_at !== null) continue;
+    const tokens = revokeClientAndTokens(db, c.client_id, c.revoked_at);
+    appendAudit(db, 'CLIENT_REVOKED', c.client_id, c.revoked_at, { tokens, reason });
+    revokedClients++;
+  }
+  return { keys: [...byLineage.values()].reduce((n, ids) => n + ids.length, 0), clients: revokedClients };
+}
+
+/**
+ * The prepared copy `tmp` renamed over the database `file`, which `live` holds: a kill at any
+ * instant leaves the old database or the new one, whole.
+ */
+export function putInPlace(tmp: string, file: string): void {
+  renameSync(tmp, file);
+  syncFolder(dirname(file));
 }

@@ -110,23 +110,28 @@ export function copyCounts(db: Db): { encounters: number; entries: number } {
   };
 }
 
-/** The live database held by a restore until it is replaced (holdLiveDatabase). */
-interface LiveHold {
-  release(): void;
+/** The live database held by a restore until it is replaced, or not (holdLiveDatabase). */
+export interface LiveHold {
+  /** The connection that holds it: what it holds can be read through it meanwhile (none: a file that is not a database). */
+  db?: Db;
+  /** Lets it go; not `replaced` (a refusal, an interruption), it is made WAL again, as it was. */
+  release(replaced: boolean): void;
 }
 
 /**
- * Before the live database is replaced: its WAL copied into it and the journal made a rollback
- * journal, so that the file alone is the database and no WAL of the old one is left to be applied
- * to the new; then held with an exclusive lock until `release`, after the rename. A command that
- * opens it meanwhile waits for the lock, then finds the file it opened replaced: SQLite refuses it
- * any write (SQLITE_READONLY_DBMOVED), so nothing is written into the database replaced, nor into a
- * WAL beside the new one. Undefined when another connection holds it (a command running now):
- * nothing then changes.
+ * Before a restore reads the backup: the live database's WAL copied into it and the journal made
+ * a rollback journal, so that the file alone is the database and no WAL of the old one is left to
+ * be applied to the new; then held with an exclusive lock until `release`, after the rename (or the
+ * refusal). A command that opens it meanwhile waits for the lock and is refused as busy, or finds
+ * the file it opened replaced: SQLite refuses it any write (SQLITE_READONLY_DBMOVED), so nothing is
+ * written into the database replaced, nor into a WAL beside the new one. Undefined when another
+ * connection holds it (a command running now): nothing then changes.
  */
 export function holdLiveDatabase(file: string, key: Buffer | undefined): LiveHold | undefined {
   const db = openCopy(file, key, true);
+  let wal = false;
   try {
+    wal = db.pragma('journal_mode', { simple: true }) === 'wal';
     if (!aloneInOneFile(db)) {
       db.close();
       return undefined;
@@ -139,9 +144,11 @@ export function holdLiveDatabase(file: string, key: Buffer | undefined): LiveHol
     throw err;
   }
   return {
-    release: () => {
+    db,
+    release: (replaced) => {
       try {
         db.exec('ROLLBACK');
+        if (!replaced && wal) db.pragma('journal_mode = WAL');
       } finally {
         db.close();
       }

@@ -21,6 +21,7 @@ import { privateDataDirProblem, privatePathProblem, stderrNote } from '../privat
 import { MIGRATIONS } from './migrations.js';
 import { SEEDS } from './seed.js';
 import type { Db } from './transactions.js';
+import { removeLeftovers } from '../../files/write-whole.js';
 
 export type { Db } from './transactions.js';
 export { inDiscardedTransaction, inWriteTransaction, writeTransactionSerial } from './transactions.js';
@@ -375,6 +376,11 @@ function migrate(db: Db, options: OpenOptions, file: string): void {
   }
 }
 
+/** An older copy brought to this tpa's schema, as an open upgrades a database (the copy a restore puts in place, before it is named). */
+export function upgradeCopy(db: Db, file: string): void {
+  migrate(db, {}, file);
+}
+
 /**
  * What a SQLite failure of the local database means for its user, when it is the storage's and not
  * a bug: a read-only or full disk, a file that is not a tpa database, a writer that held it past the
@@ -498,9 +504,13 @@ export function holdSignals(): HeldSignals {
   };
 }
 
-/** Deletes the database file and its WAL companions; the next use creates and seeds a new one. */
+/**
+ * Deletes the database file and its WAL companions, and the copies a restore stopped midway left
+ * beside it (the caller holds the data directory's lock); the next use creates and seeds a new one.
+ */
 export function removeDatabase(file: string): boolean {
   const existed = existsSync(file);
+  removeLeftovers([file], 'restore');
   for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
   return existed;
 }

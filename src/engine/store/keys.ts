@@ -130,3 +130,41 @@ export function upsertClient(db: Db, clientId: string, scopesJson: string, at: s
 export function allClients(db: Db): ClientRow[] {
   return db.prepare('SELECT client_id, scopes, registered_at, revoked_at FROM oauth_clients ORDER BY client_id').all() as ClientRow[];
 }
+
+// ---- Revocations a restore carries into the copy it puts in place ----
+
+/** Whether `table` has `column` (a database with no tables yet, or one older than revocations, has none). */
+function hasColumn(db: Db, table: string, column: string): boolean {
+  return (db.prepare('SELECT count(*) FROM pragma_table_info(?) WHERE name = ?').pluck().get(table, column) as number) > 0;
+}
+
+/** The keys revoked, with their lineage and when (oldest revocation first). */
+export function revokedKeys(db: Db): { id: string; lineage: string; revoked_at: string }[] {
+  if (!hasColumn(db, 'api_keys', 'revoked_at')) return [];
+  return db.prepare('SELECT id, lineage, revoked_at FROM api_keys WHERE revoked_at IS NOT NULL ORDER BY revoked_at, id').all() as {
+    id: string;
+    lineage: string;
+    revoked_at: string;
+  }[];
+}
+
+/** Of `ids`, those this database holds and has not revoked. */
+export function unrevokedKeysAmong(db: Db, ids: readonly string[]): { id: string; lineage: string }[] {
+  const one = db.prepare('SELECT id, lineage FROM api_keys WHERE id = ? AND revoked_at IS NULL');
+  return ids.flatMap((id) => (one.get(id) as { id: string; lineage: string } | undefined) ?? []);
+}
+
+/** Revokes the keys `ids` at `at`. */
+export function revokeKeys(db: Db, ids: readonly string[], at: string): void {
+  const one = db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL');
+  for (const id of ids) one.run(at, id);
+}
+
+/** The clients revoked, and when. */
+export function revokedClients(db: Db): { client_id: string; revoked_at: string }[] {
+  if (!hasColumn(db, 'oauth_clients', 'revoked_at')) return [];
+  return db.prepare('SELECT client_id, revoked_at FROM oauth_clients WHERE revoked_at IS NOT NULL ORDER BY revoked_at, client_id').all() as {
+    client_id: string;
+    revoked_at: string;
+  }[];
+}
