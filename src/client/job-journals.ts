@@ -378,9 +378,12 @@ export function asOfDatabase(job: Job, current: DatabaseIdentity | undefined): J
   const history = otherDatabase(job.summary.path, job.database == null ? undefined : { id: job.database }, current);
   if (history === undefined) return job;
   if (job.summary.kind === 'payment run') return { ...job, summary: { ...job.summary, history } };
+  // What this database was sent is nothing; a claim invalid in its file stays invalid whatever the
+  // database (it was never to be sent), so it is kept, with its count.
   const s = job.summary;
-  const none = { sent: 0, done: 0, pending: 0, failed: 0, invalid: 0, not_sent: s.total };
-  return { ...job, items: [], summary: { ...s, ...none, history, state: s.state === 'running' || s.state === 'damaged' ? s.state : 'incomplete' } };
+  const invalid = job.items.filter((i) => i.status === 'INVALID');
+  const none = { sent: 0, done: 0, pending: 0, failed: 0, invalid: s.invalid, not_sent: s.total === null ? null : s.total - s.invalid };
+  return { ...job, items: invalid, summary: { ...s, ...none, history, state: s.state === 'running' || s.state === 'damaged' ? s.state : 'incomplete' } };
 }
 
 /** An open payment run: one `fund run` would continue, with what it has left. */
