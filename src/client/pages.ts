@@ -65,12 +65,7 @@ export async function* pages<T>(
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const now = options.now ?? Date.now;
   const windowSize = options.window ?? 10_000;
-  const seen = new Set<string>();
-  // A ring of the last `windowSize` ids: the oldest leaves the set as a new one comes in.
-  // Remembering ids costs memory that grows with the listing (each id outlives a young-generation
-  // collection, so it is promoted and only a full collection frees it): only where rows can repeat.
-  const ring: (string | undefined)[] = new Array(windowSize);
-  let at = 0;
+  const freshOf = recentIds(options.idOf, windowSize);
   const started = now();
   const total = first.body.count;
   let done = 0;
@@ -85,16 +80,15 @@ export async function* pages<T>(
   let followed = new Set<string>();
   let received = options.startsAt ?? 0;
   let lastCount = first.body.count;
-  // Rows that left the list while it was read (a count lower than the page before's).
+  // Rows that left the list while it was read (a count below the page before's), and how far it stepped back.
   let left = 0;
   let steppedBack = 0;
   for (let number = 1; ; number++) {
     const drop = dropOf(lastCount, page.body.count);
     lastCount = page.body.count;
     if (drop > 0 && link !== undefined) {
-      // Offset pages: the rows after the ones that left moved up, and those that moved past this
-      // page's start were never read. Read again from as many rows earlier (the rows already handed
-      // on are known by id and skipped); the steps back are bounded by the first count.
+      // Offset pages: rows after those that left moved up past this page's start, unread. Read again from
+      // as many rows earlier (rows handed on are skipped by id); steps back bounded by the first count.
       const back = windowSize > 0 && steppedBack + drop <= total ? stepBack(link, drop) : undefined;
       if (back !== undefined) {
         steppedBack += drop;
@@ -106,22 +100,8 @@ export async function* pages<T>(
       }
       left += drop;
     }
-    const fresh: T[] = [];
     received += page.body.results.length;
-    for (const row of page.body.results) {
-      if (windowSize === 0) {
-        fresh.push(row);
-        continue;
-      }
-      const id = options.idOf(row);
-      if (seen.has(id)) continue;
-      const oldest = ring[at];
-      if (oldest !== undefined) seen.delete(oldest);
-      ring[at] = id;
-      at = (at + 1) % windowSize;
-      seen.add(id);
-      fresh.push(row);
-    }
+    const fresh = freshOf(page.body.results);
     done += fresh.length;
     if (fresh.length > 0) yield fresh;
     progress();
@@ -137,6 +117,33 @@ export async function* pages<T>(
     link = next;
     page = await laterPage(fetchNext, next, number + 1);
   }
+}
+
+/**
+ * The rows of a page not handed on already: a ring of the last `windowSize` ids, the oldest leaving
+ * the set as a new one comes in. Remembering ids costs memory that grows with the listing (each id
+ * outlives a young-generation collection, so it is promoted and only a full collection frees it):
+ * only where rows can repeat (0: every row is fresh).
+ */
+function recentIds<T>(idOf: (row: T) => string, windowSize: number): (rows: readonly T[]) => T[] {
+  if (windowSize === 0) return (rows) => [...rows];
+  const seen = new Set<string>();
+  const ring: (string | undefined)[] = new Array(windowSize);
+  let at = 0;
+  return (rows) => {
+    const fresh: T[] = [];
+    for (const row of rows) {
+      const id = idOf(row);
+      if (seen.has(id)) continue;
+      const oldest = ring[at];
+      if (oldest !== undefined) seen.delete(oldest);
+      ring[at] = id;
+      at = (at + 1) % windowSize;
+      seen.add(id);
+      fresh.push(row);
+    }
+    return fresh;
+  };
 }
 
 /**
