@@ -33,6 +33,7 @@ export async function streamAll<T>(
   next: (link: string) => Promise<ApiResult<PageOf<T>>>,
   idOf: (row: T) => string,
   table: TableSpec<T>,
+  startsAt = 0,
 ): Promise<void> {
   const { io } = ctx;
   // Memory flat in the number of rows (docs/design.md "Long listings").
@@ -46,6 +47,7 @@ export async function streamAll<T>(
     const pager = pages(await first(), next, {
       idOf,
       window: consistent ? 0 : undefined,
+      startsAt,
       stop: () => io.stdout.closed === true,
       onProgress: live ? (p) => ctx.status.show(progressState(what, p, Date.now()), p.waitingMs !== undefined) : undefined,
     });

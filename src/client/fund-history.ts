@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { authorizationCodesOf, authorizationPrefix, nextAuthorizationCode, resolveLostAnswer } from '../domain/funding.js';
 import { closedClaimWords, isClosedStatus } from '../domain/ledger.js';
-import { TpaError } from '../errors.js';
+import { ConflictError, TpaError } from '../errors.js';
 import type { TpaClient } from './client.js';
 import { Journal, type JournalRecord, journalsDir, otherDatabaseId } from './journal.js';
 import type { LedgerDetail, SettlementRecord } from './types.js';
@@ -226,6 +226,27 @@ export async function sendRecorded<T>(
 export function historyOf(a: Pick<ApprovalRecord, 'database'>, current: { id: string } | undefined): string | undefined {
   const other = otherDatabaseId(a.database, current);
   return other === undefined ? undefined : `sent to database ${other} (before a reset or restore); the database answering now is ${current!.id}`;
+}
+
+/**
+ * Refuses, before it is sent, a release of `code` for the encounter that this machine's history
+ * holds as APPROVED by the database answering now (`database`; one side unknown counts as the same,
+ * historyOf): the service takes a code once per encounter, so sent again it could only be refused,
+ * and the history keeps one line per code. Exit 4, naming the code and its transfer; `tpa fund
+ * approve` and `tpa api` alike.
+ */
+export function refuseApprovedCode(records: readonly ApprovalRecord[], encounterId: string, code: string, database: string | undefined): void {
+  const key = code.trim().toUpperCase();
+  const current = database === undefined ? undefined : { id: database };
+  const done = records.find(
+    (a) =>
+      a.encounter_id === encounterId && a.outcome === 'APPROVED' && a.authorization_code.trim().toUpperCase() === key && historyOf(a, current) === undefined,
+  );
+  if (done)
+    throw new ConflictError(
+      `the release ${code.trim()} of ${encounterId} was approved already (transfer ${done.processor_transfer_id ?? 'unknown'}): nothing was sent`,
+      { code: 'duplicate_approval' },
+    );
 }
 
 /**

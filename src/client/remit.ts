@@ -561,6 +561,30 @@ const CONTROL_FILE = 'x12-control-number';
  * a crash leaves the old number or the new one. A lock held more than 10 s: exit 4.
  */
 export async function nextControlNumber(dataDir: string): Promise<number> {
+  return withControlNumber(dataDir, (last) => (last >= 999_999_999 ? 1 : last + 1));
+}
+
+/** The last interchange control number this data directory wrote (0: none yet); a backup carries it. */
+export function lastControlNumber(dataDir: string): number {
+  try {
+    const n = Number(readFileSync(join(dataDir, CONTROL_FILE), 'utf8').trim());
+    return Number.isSafeInteger(n) && n >= 0 ? n : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * After a restore: the data directory's counter set to the larger of its own and the backup's
+ * (`carried`), so that no ISA13 written before the backup was taken, here or where it was taken, is
+ * written again.
+ */
+export async function raiseControlNumber(dataDir: string, carried: number): Promise<number> {
+  return withControlNumber(dataDir, (last) => Math.max(last, carried));
+}
+
+/** The counter read, changed by `step` and written, under its lock; the value written. */
+async function withControlNumber(dataDir: string, step: (last: number) => number): Promise<number> {
   const { holdExclusively, letGo } = await import('./journal-lock.js');
   const { replaceWhole } = await import('../files/write-whole.js');
   const path = join(dataDir, CONTROL_FILE);
@@ -576,15 +600,9 @@ export async function nextControlNumber(dataDir: string): Promise<number> {
   if (!lock)
     throw new ConflictError(`${what} (${path}.lock) is held by another tpa: no 835 written`, { hint: 'run the command again once the other remit has ended' });
   try {
-    let last = 0;
-    try {
-      const n = Number(readFileSync(path, 'utf8').trim());
-      if (Number.isSafeInteger(n) && n >= 0) last = n;
-    } catch {
-      // none yet
-    }
-    const next = last >= 999_999_999 ? 1 : last + 1;
-    replaceWhole(path, `${next}\n`);
+    const last = lastControlNumber(dataDir);
+    const next = step(last);
+    if (next !== last) replaceWhole(path, `${next}\n`);
     return next;
   } finally {
     letGo(lock);

@@ -426,10 +426,11 @@ export class Engine {
 
   /**
    * A backup of this database written whole to `target` (`tpa local backup`; services/backup.ts
-   * writeBackup): one snapshot of it, checked, encrypted under `key` when the database is.
+   * writeBackup): one snapshot of it, checked, encrypted under `key` when the database is, carrying
+   * the data directory's last ISA13 (`controlNumber`).
    */
-  backup(target: string, key: Buffer | undefined, replace: boolean): Promise<CopyFacts> {
-    return writeBackup(this.db, this.db.name, target, key, replace);
+  backup(target: string, key: Buffer | undefined, replace: boolean, controlNumber = 0): Promise<CopyFacts> {
+    return writeBackup(this.db, this.db.name, target, key, replace, controlNumber);
   }
 
   /** The last record's number and hash (`tpa local audit head`), to be kept outside the database. */

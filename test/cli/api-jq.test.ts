@@ -147,8 +147,10 @@ describe.each([
     const recorded = (await history()).filter((h) => h.encounter_id === id);
     expect(recorded.map((h) => h.outcome)).toEqual(['APPROVED']);
     expect(r.stderr).toContain(`"processor_transfer_id": "${recorded[0]!.processor_transfer_id}"`);
-    // A duplicate release is the service's 409: the error body filtered, the exit code the status's.
-    const again = await run(['POST', RELEASE, '-d', body, '--yes', '--jq', '.error']);
+    // A duplicate release (under another code: the same one is refused before sending) is the
+    // service's 409: the error body filtered, the exit code the status's.
+    const other = JSON.stringify({ ...JSON.parse(body), authorization_code: `${JSON.parse(body).authorization_code}-B` });
+    const again = await run(['POST', RELEASE, '-d', other, '--yes', '--jq', '.error']);
     expect(again.code).toBe(4);
     expect(again.stdout).toBe('duplicate_approval\n');
     expect(await fundings(id)).toBe(1);

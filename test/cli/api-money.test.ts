@@ -97,12 +97,22 @@ describe('tpa api and the fund release', () => {
 
   it('a refused raw release is in fund history too (REFUSED with its reason for one already funded); a path a lenient service might take asks as well', async () => {
     const { id, body } = release();
-    expect((await run(['api', 'POST', '/tpa-api/v1/funding/approve/', '-d', body, '--yes'])).code).toBe(0);
+    const first = await run(['api', 'POST', '/tpa-api/v1/funding/approve/', '-d', body, '--yes']);
+    expect(first.code).toBe(0);
+    const transfer = first.json<{ processor_transfer_id: string }>().processor_transfer_id;
+    // The same code again: refused here, nothing sent, naming the code and its transfer; one line for the code.
+    const code = (JSON.parse(body) as { authorization_code: string }).authorization_code;
     const again = await run(['api', 'POST', '/tpa-api/v1/funding/./approve/', '-d', body, '--yes']);
     expect(again.code).toBe(4);
-    expect((await history()).filter((h) => h.encounter_id === id).map((h) => [h.outcome, h.error_code])).toEqual([
-      ['APPROVED', null],
-      ['REFUSED', 'duplicate_approval'],
+    expect(again.stderr).toContain(`the release ${code} of ${id} was approved already (transfer ${transfer}): nothing was sent`);
+    expect(await fundingsOf(id)).toBe(1);
+    expect((await history()).filter((h) => h.encounter_id === id).map((h) => [h.authorization_code, h.outcome])).toEqual([[code, 'APPROVED']]);
+    // Another code for the funded encounter is the service's to judge: refused there, its own line.
+    const other = body.replace(code, `${code}-B`);
+    expect((await run(['api', 'POST', '/tpa-api/v1/funding/approve/', '-d', other, '--yes'])).code).toBe(4);
+    expect((await history()).filter((h) => h.encounter_id === id).map((h) => [h.authorization_code, h.outcome, h.error_code])).toEqual([
+      [code, 'APPROVED', null],
+      [`${code}-B`, 'REFUSED', 'duplicate_approval'],
     ]);
     for (const path of ['/tpa-api/v1/FUNDING/approve/', '/tpa-api/v1//funding/approve', '/tpa-api/v1/funding/appro%76e/']) {
       const other = release();

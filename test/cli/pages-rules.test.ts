@@ -88,14 +88,69 @@ describe('a list that ends short of its count', () => {
       expect(r.stderr).toContain('2 rows received in 1 page, but the service counts 6');
     }
   });
+});
 
-  it('a list whose count fell while it was read (the last page counts what is left) ends well', async () => {
-    answer = (offset) => ({ body: { count: offset === 0 ? 6 : 4, next: offset === 0 ? link(2) : null, results: [row(offset + 1), row(offset + 2)] } });
-    for (const args of both) {
+describe('rows that leave the list while it is read', () => {
+  // Six rows; once the first page is answered, rows 1 and 2 (already printed) leave the list, as a
+  // release moves them out of ADJUDICATED: the offset pages shift, and rows 3 and 4 move before offset 2.
+  const leaving = () => {
+    let rows = [1, 2, 3, 4, 5, 6];
+    return (offset: number): Page => {
+      const body = { count: rows.length, next: offset + 2 < rows.length ? link(offset + 2) : null, results: rows.slice(offset, offset + 2).map((n) => row(n)) };
+      if (offset === 0) rows = rows.filter((n) => n > 2);
+      return { body };
+    };
+  };
+
+  it('ledger list --all reads again from as many rows earlier: every row that stayed is printed once, exit 0', async () => {
+    answer = leaving();
+    const r = await run(both[1]!);
+    expect(r.code, r.stderr).toBe(0);
+    expect(lines(r.stdout).map((l) => l.encounter_id)).toEqual(['enc_1', 'enc_2', 'enc_3', 'enc_4', 'enc_5', 'enc_6']);
+  });
+
+  it('tpa api --paginate prints the pages as answered, then exits 8 naming the rows that left', async () => {
+    answer = leaving();
+    const r = await run(both[0]!);
+    expect(r.code, r.stderr).toBe(8);
+    expect(lines(r.stdout).map((l) => l.encounter_id)).toEqual(['enc_1', 'enc_2', 'enc_5', 'enc_6']);
+    expect(r.stderr).toContain('the list changed while it was read: 2 rows left it after it began');
+  });
+});
+
+describe('a listing begun mid-list', () => {
+  it('counts from where it began: --offset and a link with an offset end well over HTTP', async () => {
+    answer = (offset) => ({
+      body: { count: 3, next: offset + 2 < 3 ? link(offset + 2) : null, results: [1, 2, 3].slice(offset, offset + 2).map((n) => row(n)) },
+    });
+    for (const args of [
+      ['api', `${LIST}?limit=2&offset=1`, '--paginate', '-o', 'ndjson'],
+      ['api', link(1), '--paginate', '-o', 'ndjson'],
+      ['ledger', 'list', '--all', '--limit', '2', '--offset', '1', '-o', 'ndjson'],
+    ]) {
       const r = await run(args);
       expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0);
-      expect(lines(r.stdout)).toHaveLength(4);
+      expect(lines(r.stdout).map((l) => l.encounter_id)).toEqual(['enc_2', 'enc_3']);
     }
+  });
+
+  it("counts from the page it began at: the catalog's page 2, in-process", async () => {
+    const local = (args: string[]) => runTpa([...args, '-p', 'local'], { home: home.dir });
+    const all = await local(['ratesheet', 'catalog', '--all', '-o', 'ndjson']);
+    expect(all.code, all.stderr).toBe(0);
+    const count = lines(all.stdout).length;
+    expect(count).toBeGreaterThan(4);
+    for (const args of [
+      ['api', '/api/v1/ssp/catalog/?page=2&page_size=3', '--paginate', '-o', 'ndjson'],
+      ['ratesheet', 'catalog', '--all', '--page', '2', '--page-size', '3', '-o', 'ndjson'],
+    ]) {
+      const r = await local(args);
+      expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+      expect(lines(r.stdout)).toHaveLength(count - 3);
+    }
+    const r = await local(['api', '/api/v1/ssp/catalog/?page=2', '--paginate', '-o', 'ndjson']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(lines(r.stdout)).toHaveLength(Math.max(0, count - 20));
   });
 });
 

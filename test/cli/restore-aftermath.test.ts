@@ -122,3 +122,38 @@ describe("what a restore leaves of this machine's records", () => {
     expect(shown.stdout).toContain('History');
   });
 });
+
+describe('X12 interchange control numbers across a backup and a restore', () => {
+  const home = useTpaHome(beforeEach, afterEach);
+  const elsewhere = useTpaHome(beforeEach, afterEach);
+
+  /** The ISA13 of the 835 `tpa settlement remit` prints for the encounter. */
+  const isa13 = async (run: typeof home.run, encounter: string) => {
+    const r = await run(['settlement', 'remit', encounter]);
+    expect(r.code, r.stderr).toBe(0);
+    return r.stdout.split('~')[0]!.split('*')[13];
+  };
+
+  it('a backup carries the last ISA13: restored into a fresh data directory, the next remit goes on from it, not from 000000001', async () => {
+    expect((await home.run(['local', 'clock', 'set', '2026-03-02T10:00:00Z'])).code).toBe(0);
+    const claim = join(home.dir, 'claim.json');
+    writeFileSync(claim, (await home.run(['claim', 'template', '--cpt', '45378'])).stdout);
+    const sub = await home.run(['claim', 'submit', claim, '--wait', '-o', 'json']);
+    expect(sub.code, sub.stderr).toBe(0);
+    const encounter = sub.json<{ external_claim_id: string }>().external_claim_id;
+    const ledger = (await home.run(['ledger', 'show', encounter, '-o', 'json'])).json<{ financial_summary: { payer_responsibility: { total: number } } }>();
+    const amount = ledger.financial_summary.payer_responsibility.total.toFixed(2);
+    const approve = await home.run(['fund', 'approve', encounter, '--amount', amount, '--auth-code', 'AUTH-20260302-ACME-0001', '--yes']);
+    expect(approve.code, approve.stderr).toBe(0);
+    expect((await home.run(['local', 'clock', 'advance', '3d'])).code).toBe(0);
+    const written = [await isa13(home.run, encounter), await isa13(home.run, encounter), await isa13(home.run, encounter)];
+    expect(written).toEqual(['000000001', '000000002', '000000003']);
+    const backup = join(elsewhere.dir, 'backup.sqlite');
+    expect((await home.run(['local', 'backup', backup])).code).toBe(0);
+    const restored = await elsewhere.run(['local', 'restore', backup, '--yes']);
+    expect(restored.code, restored.stderr).toBe(0);
+    expect(await isa13(elsewhere.run, encounter)).toBe('000000004');
+    // The data directory it was taken in goes on from its own, unchanged by the backup.
+    expect(await isa13(home.run, encounter)).toBe('000000004');
+  });
+});

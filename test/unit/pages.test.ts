@@ -76,9 +76,26 @@ describe('pages', () => {
     const got: string[] = [];
     let asked = 0;
     const idOf = (r: Row) => (asked++, r.id);
-    for await (const rows of pages(page(['a', 'b'], '/2'), async (l) => next[l]!, { idOf, window: 0 })) got.push(...rows.map((r) => r.id));
+    for await (const rows of pages(page(['a', 'b'], '/2', {}, 4), async (l) => next[l]!, { idOf, window: 0 })) got.push(...rows.map((r) => r.id));
     expect(got).toEqual(['a', 'b', 'c', 'd']);
     expect(asked).toBe(0);
+  });
+
+  it('steps back at most as many rows as the first page counted: a service whose count falls at every page still ends, exit 8', async () => {
+    let asked = 0;
+    const at = (link: string) => Number(/offset=(\d+)/.exec(link)![1]);
+    const answer = (offset: number) => {
+      asked++;
+      const p = page([`r${offset}`, `r${offset + 1}`], offset + 2 < 8 ? `/l?offset=${offset + 2}` : null, {}, 100 - asked);
+      return p;
+    };
+    const got: string[] = [];
+    const read = async () => {
+      for await (const rows of pages(answer(0), async (l) => answer(at(l)), { idOf: (r) => r.id })) got.push(...rows.map((r) => r.id));
+    };
+    await expect(read()).rejects.toMatchObject({ code: 'list_changed', exitCode: 8 });
+    expect(asked).toBeLessThan(120);
+    expect(new Set(got).size).toBe(got.length);
   });
 
   it('stops fetching when told to (the reader of stdout went away)', async () => {

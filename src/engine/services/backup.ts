@@ -8,10 +8,12 @@ import { Conflict, DatabaseKeyError, InvalidInput, UnusableDatabase } from '../e
 import {
   copyCounts,
   copyIntegrity,
+  carriedControlNumber,
   copyLiveDatabase,
   copyStructure,
   holdLiveDatabase,
   type LiveHold,
+  keepControlNumber,
   makeSingleFile,
   migratedSchema,
   openCopy,
@@ -30,6 +32,8 @@ export interface CopyFacts {
   encounters: number;
   entries: number;
   audit: AuditHead & { records: number };
+  /** The last X12 interchange control number (ISA13) of the data directory it was taken in (0: none carried). */
+  controlNumber: number;
 }
 
 /** The tables every tpa database has, from its first schema on. */
@@ -86,7 +90,7 @@ export function checkCopy(copy: string, key: Buffer | undefined, file = copy): C
     const chain = tables.has('audit_log') ? verifyAudit(db) : { whole: true as const, count: 0, head: '' };
     if (!chain.whole) throw new InvalidInput(`${file} does not hold a whole audit chain: record ${chain.seq ?? '?'}: ${chain.reason}; nothing was changed`);
     const head = tables.has('audit_log') ? auditHead(db) : { seq: 0, hash: '' };
-    return { schemaVersion: userVersion, encrypted, ...copyCounts(db), audit: { ...head, records: chain.count } };
+    return { schemaVersion: userVersion, encrypted, ...copyCounts(db), audit: { ...head, records: chain.count }, controlNumber: carriedControlNumber(db) };
   } finally {
     db.close();
   }
@@ -128,15 +132,30 @@ function notADatabase(file: string, err: unknown, encrypted: boolean): Error {
 
 /**
  * Writes a backup of the live database `db` (file `source`, `key` when encrypted) to `target`:
- * copied into a temporary file beside it (0600), made one file, checked (checkCopy), on the disk,
+ * copied into a temporary file beside it (0600), the data directory's last ISA13 (`controlNumber`)
+ * written into the copy's settings, made one file, checked (checkCopy), on the disk,
  * then named: renamed over `target` when `replace`, else linked to its name, which fails if a file
  * appeared there meanwhile (never overwritten unasked). A failure leaves no temporary file.
  */
-export async function writeBackup(db: Db, source: string, target: string, key: Buffer | undefined, replace: boolean): Promise<CopyFacts> {
+export async function writeBackup(
+  db: Db,
+  source: string,
+  target: string,
+  key: Buffer | undefined,
+  replace: boolean,
+  controlNumber: number,
+): Promise<CopyFacts> {
   const encrypted = databaseFileState(source).kind === 'encrypted';
   const tmp = emptyTempBeside(target, 'backup');
   try {
     await copyLiveDatabase(db, tmp, encrypted);
+    // The data directory's last ISA13 goes with the copy: a restore elsewhere never writes those numbers again.
+    const copy = openCopy(tmp, encrypted ? key : undefined, true);
+    try {
+      keepControlNumber(copy, controlNumber);
+    } finally {
+      copy.close();
+    }
     makeSingleFile(tmp, encrypted ? key : undefined);
     const facts = checkCopy(tmp, key);
     fsyncFile(tmp);

@@ -3,6 +3,7 @@
 // adjudication then use (docs/design.md "Rate schedules").
 import { shiftDate } from '../../domain/adjudication.js';
 import type { FieldError } from '../../domain/errors.js';
+import { CATALOG_DEFAULT_PAGE_SIZE } from '../../domain/page-size.js';
 import {
   centsToAmount,
   checkAmount,
@@ -57,7 +58,6 @@ import {
 import type { Db } from '../store/db.js';
 import { appendAudit } from './audit.js';
 
-export const CATALOG_DEFAULT_PAGE_SIZE = 20;
 export const CATALOG_MAX_PAGE_SIZE = 200;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 

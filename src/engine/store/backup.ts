@@ -102,6 +102,25 @@ export function migratedSchema(version: number): SchemaObject[] {
   }
 }
 
+/**
+ * The key of the settings row a backup carries the data directory's last X12 interchange control
+ * number (ISA13) in (docs/design.md "Backups"): the counter lives in a file of the data directory,
+ * outside the database, and a restore into another one must not write those numbers again.
+ */
+const CONTROL_NUMBER_SETTING = 'x12_control_number';
+
+/** Writes the data directory's last ISA13 into a backup's copy (open writable): a settings row, no schema change, outside the audit chain. */
+export function keepControlNumber(db: Db, last: number): void {
+  db.prepare('INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)').run(CONTROL_NUMBER_SETTING, String(last));
+}
+
+/** The last ISA13 a copy carries (keepControlNumber), 0 when none or not a whole number. */
+export function carriedControlNumber(db: Db): number {
+  const value = db.prepare('SELECT value FROM settings WHERE key = ?').pluck().get(CONTROL_NUMBER_SETTING);
+  const n = typeof value === 'string' && /^\d{1,9}$/.test(value) ? Number(value) : 0;
+  return n;
+}
+
 /** How many encounters and ledger history entries a copy holds. */
 export function copyCounts(db: Db): { encounters: number; entries: number } {
   return {

@@ -10,7 +10,7 @@ import { formatCentsGrouped } from '../../../domain/money.js';
 import { rawRelease } from '../../../domain/raw-release.js';
 import { redactedQuery } from '../../../domain/secret-headers.js';
 import { basePath, ownTarget, shownUrl } from '../../../domain/service-url.js';
-import { ConflictError, EXIT, UsageError, errorFromResponse } from '../../../errors.js';
+import { EXIT, UsageError, errorFromResponse } from '../../../errors.js';
 import type { Context } from '../../context.js';
 import { readInput } from '../../options.js';
 import { confirm } from '../../prompt.js';
@@ -271,34 +271,29 @@ function releaseOf(body: string | undefined, target: string): RawRelease {
 
 /**
  * An earlier release of this encounter from this machine whose answer was lost is settled from the
- * ledger first, as `tpa fund approve` settles it (FundHistory.resolve); if that release was of this
- * very code and happened, the retry is refused before sending (exit 4), as fund approve refuses an
- * encounter funded already: one line for the code in the fund history, its outcome updated, never a
- * second one the service would refuse as a duplicate. A release not lost is the service's to judge.
+ * ledger first, as `tpa fund approve` settles it (FundHistory.resolve); then a release of a code this
+ * machine's history holds as approved for the encounter is refused before anything is asked or sent
+ * (exit 4, refuseApprovedCode, as `tpa fund approve` refuses it): one line for the code in the fund
+ * history, never a second one the service would refuse as a duplicate.
  */
 async function settleEarlier(ctx: Context, client: TpaClient, release: RawRelease): Promise<void> {
-  const { FundHistory } = await import('../../../client/fund-history.js');
+  const [{ FundHistory, refuseApprovedCode }, { databaseOf }] = await Promise.all([
+    import('../../../client/fund-history.js'),
+    import('../../../client/journal.js'),
+  ]);
   const id = release.encounter_id;
   const lost = FundHistory.read(ctx.paths.dataDir).filter((a) => a.encounter_id === id && a.outcome === 'UNKNOWN');
-  if (lost.length === 0) return;
-  const history = FundHistory.open(ctx.paths.dataDir);
-  try {
-    for (const note of history.resolve(lost, id, (await client.ledgerDetail(id)).body)) ctx.note(note);
-  } finally {
-    history.close();
+  if (lost.length > 0) {
+    const history = FundHistory.open(ctx.paths.dataDir);
+    try {
+      for (const note of history.resolve(lost, id, (await client.ledgerDetail(id)).body)) ctx.note(note);
+    } finally {
+      history.close();
+    }
   }
-  const code = release.authorization_code.trim().toUpperCase();
-  const sameCode = new Set(lost.filter((a) => a.authorization_code.trim().toUpperCase() === code).map((a) => a.id));
-  const done = FundHistory.read(ctx.paths.dataDir).find((a) => sameCode.has(a.id) && a.outcome === 'APPROVED');
-  if (done)
-    throw new ConflictError(
-      `the release ${release.authorization_code} of ${id} was approved already (transfer ${done.processor_transfer_id ?? 'unknown'}): nothing was sent`,
-      {
-        code: 'duplicate_approval',
-      },
-    );
+  const database = (await databaseOf(client).catch(() => undefined))?.id;
+  refuseApprovedCode(FundHistory.read(ctx.paths.dataDir), id, release.authorization_code, database);
 }
-
 /**
  * A fund release is asked as `tpa fund approve` asks one (docs/design.md "Approval screens"): the
  * line naming where the money moves, then the release (encounter, amount, code), confirmed by typing

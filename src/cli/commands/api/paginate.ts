@@ -61,7 +61,7 @@ export function nextTarget(link: string, request: Pick<PagedRequest, 'target' | 
  * unclosed, so that no reader takes the rows so far for the whole list.
  */
 export async function paginate(ctx: Context, client: TpaClient, request: PagedRequest, out: ApiOutput): Promise<number> {
-  const [{ pages }, { keepHeapFlat }] = await Promise.all([import('../../../client/pages.js'), import('../../heap.js')]);
+  const [{ pages, rowsBefore }, { keepHeapFlat }] = await Promise.all([import('../../../client/pages.js'), import('../../heap.js')]);
   return client.snapshot(async () => {
     const first = await client.raw('GET', request.target, { headers: request.headers });
     if (first.status >= 300 || !isPage(first.body)) {
@@ -93,10 +93,12 @@ export async function paginate(ctx: Context, client: TpaClient, request: PagedRe
       return { status: answer.status, headers: answer.headers, body: answer.body };
     };
     // Every row as answered: in-process one snapshot (no row twice); over HTTP offset pages may
-    // shift under inserts, as the service answers them (`tpa ledger list --all` never repeats a row).
+    // shift under inserts, as the service answers them (`tpa ledger list --all` never repeats a row),
+    // and rows that leave the list meanwhile end it with exit 8 (`--all` reads their page again).
     const pager = pages<unknown>({ status: first.status, headers: first.headers, body: first.body }, fetchNext, {
       idOf: () => '',
       window: 0,
+      startsAt: rowsBefore(request.target),
       stop: () => ctx.io.stdout.closed === true,
     });
     let step: IteratorResult<unknown[]> | undefined;

@@ -115,6 +115,7 @@ export const list = verb({
         (link) => client.ledgerPage(link),
         (i: LedgerItem) => i.encounter_id,
         LIST_TABLE,
+        f.offset ?? 0,
       );
       return;
     }

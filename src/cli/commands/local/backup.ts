@@ -20,7 +20,13 @@ export const backup = verb({
     const target = backupTarget(ctx, args.file, opts.force === true);
     const key = await databaseKeyOf(ctx, source);
     // The engine opens the database as every command does (its key, its checks, an upgrade); the copy reads one snapshot of it.
-    const facts = await withEngine(ctx, (e) => e.backup(target, key, opts.force === true), { note: ctx.note, ...(key ? { databaseKey: key } : {}) });
+    // The data directory's last X12 control number goes with it (docs/design.md "Backups").
+    const { lastControlNumber } = await import('../../../client/remit.js');
+    const controlNumber = lastControlNumber(ctx.paths.dataDir);
+    const facts = await withEngine(ctx, (e) => e.backup(target, key, opts.force === true, controlNumber), {
+      note: ctx.note,
+      ...(key ? { databaseKey: key } : {}),
+    });
     const { statSync } = await import('node:fs');
     const data = { backup: target, bytes: statSync(target).size, ...copySummary(facts) };
     ctx.note(`backup: ${target} written (${data.bytes} bytes${facts.encrypted ? ', encrypted with the database key' : ''})`);

@@ -27,6 +27,9 @@ export const restore = verb({
       async ({ key, facts, kept }) => {
         // Opened once as every command opens it: the database made WAL again.
         await openOnce(ctx, { note: ctx.note, ...(key ? { databaseKey: key } : {}) });
+        // The backup's last X12 control number: no ISA13 it had written is written again (docs/design.md "Backups").
+        const { raiseControlNumber } = await import('../../../client/remit.js');
+        await raiseControlNumber(ctx.paths.dataDir, facts.controlNumber);
         const revoked = kept.keys + kept.clients;
         ctx.note(
           `restore: ${file} is now the backup ${backup} (${facts.encounters} encounters, ${facts.entries} ledger entries; ${revoked} credential${revoked === 1 ? '' : 's'} revoked since the backup kept revoked)`,

@@ -1,5 +1,6 @@
 // tpa ratesheet catalog: the SSP catalog, a page at a time or every page with --all.
 import { withCsvAmounts } from '../../../domain/csv.js';
+import { CATALOG_DEFAULT_PAGE_SIZE } from '../../../domain/page-size.js';
 import type { Ssp } from '../../../client/types.js';
 import { count } from '../../../render/format.js';
 import type { TableTools } from '../../../render/output.js';
@@ -61,6 +62,7 @@ export const catalog = verb({
         (link) => client.catalogPage(link),
         (s: Ssp) => s.id,
         CATALOG_TABLE,
+        ((query.page ?? 1) - 1) * (query.page_size ?? CATALOG_DEFAULT_PAGE_SIZE),
       );
       return;
     }
