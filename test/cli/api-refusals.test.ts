@@ -72,6 +72,33 @@ describe('tpa api: the fund release is POST only, and the release alone', () => 
     expect(fin.stderr).toMatch(/finalizing a rate schedule is POST only.*nothing was sent/);
   });
 
+  it('a path extending the fund release or a finalize, and the key rotation, are refused whatever the method: exit 2, nothing funded, nothing recorded, no key rotated', async () => {
+    for (const method of ['PUT', 'POST', 'GET']) {
+      const r = fresh();
+      const fields = ['-f', `encounter_id=${r.id}`, '-F', `amount=${r.amount}`, '-f', `authorization_code=${r.code}`];
+      for (const path of [`${RELEASE}x`, `${RELEASE}x/`, '/tpa-api/v1/funding/approve%2Fx', '/tpa-api/v1/FUNDING/approve.json/x']) {
+        const before = (await history()).length;
+        const sent = await run(['api', '-X', method, path, ...fields, '--yes', '--debug']);
+        expect(sent.code, `${method} ${path}: ${sent.stderr}`).toBe(2);
+        expect(sent.stderr).toMatch(/is not a route of the service; a service that routes by prefix would take it for the fund release: refused, nothing sent/);
+        expect(sent.stderr).not.toMatch(/→ /);
+        expect(await fundingsOf(r.id)).toBe(0);
+        expect(await history()).toHaveLength(before);
+      }
+    }
+    const fin = await run(['api', 'POST', '/api/v1/computable-contracts/builder/BLD-1002/finalize/x', '--yes', '--debug']);
+    expect(fin.code).toBe(2);
+    expect(fin.stderr).toMatch(/finalize\/x is not a route of the service; .* finalizing a rate schedule: refused, nothing sent/);
+    expect(fin.stderr).not.toMatch(/→ /);
+    for (const path of ['/tpa-api/v1/keys/rotate/', '/tpa-api/v1/keys/rotate', '/tpa-api/v1/keys/./ROTATE;x']) {
+      const rotate = await run(['api', 'POST', path, '--yes', '--debug']);
+      expect(rotate.code, path).toBe(2);
+      expect(rotate.stderr).toMatch(/use `tpa auth rotate`, which asks, saves the new key and never prints it; nothing was sent/);
+      expect(rotate.stderr).not.toMatch(/→ /);
+      expect(rotate.stdout).toBe('');
+    }
+  });
+
   it('a body on a GET or HEAD is refused anywhere; fields on a GET still go in its query', async () => {
     for (const method of ['GET', 'HEAD']) {
       const r = await run(['api', method, '/tpa-api/v1/ledger/entries/', '-d', '{"status":"ADJUDICATED"}', '--debug']);
