@@ -25,6 +25,24 @@ const REFUSED: Record<string, string> = {
   'x-rewrite-url': 'the path is the one the command line gives, which tpa checks',
 };
 
+/**
+ * Names that name another path or method than the request's, by their shape rather than one by one,
+ * since proxies and frameworks invent more of them: X-Original-URI, X-Forwarded-Url, X-Rewrite-Uri,
+ * X-Request-Uri, X-Original-Path, X-Method, X-Http-Verb, X-Forwarded-Method, X-Envoy-Original-*.
+ */
+const PATH_OVERRIDE = 'the path is the one the command line gives, which tpa checks';
+const METHOD_OVERRIDE = 'the method is the one -X or the command line gives, which tpa checks';
+const OVERRIDES: readonly [RegExp, string][] = [
+  [/(^|-)(original|rewrite|rewritten|forwarded|request|override|overridden)-(uri|url|path)$/, PATH_OVERRIDE],
+  [/(^|-)(original|rewrite|rewritten|forwarded|request|override|overridden)-(method|verb)$/, METHOD_OVERRIDE],
+  [/(^|-)(method|verb)(-override)?$/, METHOD_OVERRIDE],
+  [/^x-envoy-original-/, PATH_OVERRIDE],
+];
+
+function overrideRule(name: string): string | undefined {
+  return OVERRIDES.find(([pattern]) => pattern.test(name))?.[1];
+}
+
 /** What the request is, for the headers that depend on it. */
 export interface HeaderContext {
   method: string;
@@ -60,7 +78,7 @@ export function extraHeaders(given: readonly string[], request: HeaderContext): 
     // would make the HTTP layer refuse it, with the value in its message.
     if (/[^\t\u0020-\u00ff]/.test(value)) return `-H ${name}: the value holds a character a header cannot carry (only printable ASCII and Latin-1)`;
     if (name in headers) return `-H ${name} is given twice; give it once`;
-    const refused = REFUSED[name] ?? routeRule(name, request);
+    const refused = REFUSED[name] ?? overrideRule(name) ?? routeRule(name, request);
     if (refused) return `-H ${name} is not accepted: ${refused}`;
     headers[name] = value;
   }
