@@ -182,10 +182,10 @@ describe('tpa api: the fund release is POST only, and the release alone', () => 
     }
     // A value that is no header's (a non-UTF-8 byte read as U+FFFD, a character beyond Latin-1): refused by name only.
     for (const [args, message] of [
-      [['-H', 'X-Custom: s3cr3t\uFFFDv4lue'], /-H "X-Custom: …": holds U\+FFFD/],
-      [['--header', 'X-Custom:s3cr3t\uFFFDv4lue'], /--header "X-Custom: …": holds U\+FFFD/],
-      [['-HX-Custom: s3cr3t\uFFFDv4lue'], /"-HX-Custom: …": holds U\+FFFD/],
-      [['--header=X-Custom: s3cr3t\uFFFDv4lue'], /"--header=X-Custom: …": holds U\+FFFD/],
+      [['-H', 'X-Custom: s3cr3t\uFFFDv4lue'], /^error: argument 5 \(after -H\): holds U\+FFFD/],
+      [['--header', 'X-Custom:s3cr3t\uFFFDv4lue'], /^error: argument 5 \(after --header\): holds U\+FFFD/],
+      [['-HX-Custom: s3cr3t\uFFFDv4lue'], /^error: argument 4 \(-H\): holds U\+FFFD/],
+      [['--header=X-Custom: s3cr3t\uFFFDv4lue'], /^error: argument 4 \(--header\): holds U\+FFFD/],
       [['-H', 'X-Custom: s3cr3t\u20ACv4lue'], /-H x-custom: the value holds a character a header cannot carry/],
     ] as const) {
       const r = await run(['api', 'GET', '/tpa-api/v1/health/', ...args]);
@@ -194,6 +194,23 @@ describe('tpa api: the fund release is POST only, and the release alone', () => 
       expect(r.stderr, args.join(' ')).not.toContain('s3cr3t');
     }
   });
+  it('an argument holding U+FFFD (bytes that are not UTF-8) is named by its place and option, never echoed: a path, a query, a field', async () => {
+    for (const [args, where] of [
+      [['/tpa-api/v1/health/?token=s3cr3t\uFFFD'], 'argument 2'],
+      [['/tpa-api/v1/health/', '-f', 'token=s3cr3t\uFFFD'], 'argument 4 (after -f)'],
+      [['/tpa-api/v1/health/', '--raw-field=token=s3cr3t\uFFFD'], 'argument 3 (--raw-field)'],
+      [['/tpa-api/v1/health/', '-ftoken=s3cr3t\uFFFD'], 'argument 3 (-f)'],
+      [['/tpa-api/v1/health/', '-F', 'token=s3cr3t\ud800'], 'argument 4 (after -F)'],
+    ] as const) {
+      const r = await run(['api', ...args]);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr, args.join(' ')).toContain(`error: ${where}: `);
+      expect(r.stderr, args.join(' ')).not.toContain('s3cr3t');
+      expect(r.stderr, args.join(' ')).not.toContain('token');
+      expect(r.stdout).toBe('');
+    }
+  });
+
   it('--debug shows the value of no query parameter named like a credential, and prints no body', async () => {
     const secrets = ['q-4pi-k3y', 'q-t0k3n', 'q-p4ssw0rd', 'b-p4ssw0rd'];
     const query = await run([
