@@ -105,6 +105,8 @@ export function refusedPathProblem(target: string): string | undefined {
     [MONEY_ROUTES, 'the fund release'],
     [RATE_ROUTES, 'finalizing a rate schedule'],
   ] as const) {
+    // A path that is the route itself in some reading (`approve/;`) is that route, asked for as such.
+    if (routes.some((r) => reaches([r], r.method, target))) continue;
     if (forms.some((p) => routes.some((r) => extendsPath(r, p))))
       return `${served.path} is not a route of the service; a service that routes by prefix would take it for ${what}: refused, nothing sent`;
   }
