@@ -165,6 +165,31 @@ describe('tpa api over HTTP', () => {
     expect(r.stderr).not.toContain(key);
   });
 
+  it("--debug never shows the profile's key, wherever it appears (a header, the query, the path), nor a value that looks like a credential", async () => {
+    fake.seen.length = 0;
+    fake.answer = (_req, res) => json(res, 200, { ok: true });
+    const r = await onFake([
+      `/tpa-api/v1/health/${encodeURIComponent(key)}/?echo=${encodeURIComponent(key)}&otp=s3cr3t-otp`,
+      '-H',
+      `X-Forwarded-Key-Copy: ${key}`,
+      '-H',
+      `X-Trace: mine ${key}`,
+      '-H',
+      'X-Note: Bearer s3cr3t-bearer',
+      '-H',
+      'X-Dpop: s3cr3t-dpop',
+      '--debug',
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(fake.seen).toHaveLength(1);
+    expect(fake.seen[0]!.headers['x-trace']).toBe(`mine ${key}`);
+    expect(r.stderr).toMatch(/x-trace: \[redacted\]/);
+    expect(r.stderr).toMatch(/x-api-key: \[redacted\]/);
+    expect(r.stderr).not.toContain(key);
+    expect(r.stderr).not.toContain(encodeURIComponent(key));
+    expect(r.stderr).not.toContain('s3cr3t');
+  });
+
   it('-f/-F are a POST JSON body (typed by -F), and with -X GET the query, with no body', async () => {
     fake.seen.length = 0;
     const post = await onFake([

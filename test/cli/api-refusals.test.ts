@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isSecretHeader, redactedQuery } from '../../src/domain/secret-headers.js';
+import { isSecretHeader, redactedQuery, shownHeaderValue } from '../../src/domain/secret-headers.js';
 import { runTpa, useTpaHome } from '../helpers/cli.js';
 import { distinctClaim } from '../helpers/claims.js';
 import { login, serve, type Served } from '../helpers/server.js';
@@ -236,7 +236,7 @@ describe('tpa api: the fund release is POST only, and the release alone', () => 
     }
     // The rule itself, as the wire line of the HTTP transport applies it to the whole URL.
     expect(redactedQuery('https://h.example/tpa-api/v1/x/?API_KEY=a&limit=2&x%2Dauth%2Dtoken=b&sig=c&Pass_Word=d')).toBe(
-      'https://h.example/tpa-api/v1/x/?API_KEY=[redacted]&limit=2&x%2Dauth%2Dtoken=[redacted]&sig=c&Pass_Word=[redacted]',
+      'https://h.example/tpa-api/v1/x/?API_KEY=[redacted]&limit=2&x%2Dauth%2Dtoken=[redacted]&sig=[redacted]&Pass_Word=[redacted]',
     );
     expect(['X_Session_Id', 'x-csrf-token', 'Ocp-Apim-Subscription-Key', 'X-Signature', 'Idempotency-Key', 'Accept'].map(isSecretHeader)).toEqual([
       true,
@@ -246,6 +246,28 @@ describe('tpa api: the fund release is POST only, and the release alone', () => 
       false,
       false,
     ]);
+  });
+
+  it('--debug redacts by value too: a scheme credential, a tpa key, a JWT, the known key anywhere; and by more names and query parameters', async () => {
+    const jwt = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2ln';
+    for (const value of ['Bearer abc.def', 'basic dXNlcjpwdw==', 'Digest username="u"', 'sk_sand_0123456789abcdef', `x ${jwt}`, 'v=sk_live_1']) {
+      expect(shownHeaderValue('X-Trace', value), value).toBe('[redacted]');
+    }
+    expect(shownHeaderValue('X-Trace', 'pre-K3Y-post', ['K3Y'])).toBe('[redacted]');
+    expect(shownHeaderValue('X-Trace', 't-1', ['K3Y'])).toBe('t-1');
+    expect(shownHeaderValue('X-Trace', 'task_1 desk_2 eyJ')).toBe('task_1 desk_2 eyJ');
+    const names = ['X-Bearer', 'DPoP', 'X-Sig', 'X-Api-Sig', 'sig', 'X-HMAC', 'X-OTP', 'X-CSRF', 'X-XSRF-TOKEN', 'X-Tkn', 'X-Client-Cert', 'X_Sig_V2'];
+    expect(names.filter((n) => !isSecretHeader(n))).toEqual([]);
+    expect(['X-Signal', 'X-Design', 'X-Footprint', 'Accept', 'X-Trace'].filter(isSecretHeader)).toEqual([]);
+    expect(redactedQuery(`/tpa-api/v1/x/?sig=a&code=b&signature=c&OTP=d&limit=2&q=${jwt}&k=sk_sand_1&p=K3Y`, ['K3Y'])).toBe(
+      '/tpa-api/v1/x/?sig=[redacted]&code=[redacted]&signature=[redacted]&OTP=[redacted]&limit=2&q=[redacted]&k=[redacted]&p=[redacted]',
+    );
+    expect(redactedQuery('/tpa-api/v1/K3Y/x/', ['K3Y'])).toBe('/tpa-api/v1/[redacted]/x/');
+    // Over the CLI: a header holding a key or a JWT, a query's sig and code, never shown by --debug.
+    const r = await run(['api', 'GET', '/tpa-api/v1/health/?sig=s3cr3t-sig&code=s3cr3t-code', '-H', `X-Trace: ${jwt}`, '-H', 'X-Sig: s3cr3t-h', '--debug']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/-H x-trace: \[redacted\]/);
+    for (const secret of ['s3cr3t', jwt]) expect(r.stderr).not.toContain(secret);
   });
 
   it('a retry after a lost answer is settled from the ledger first: refused (exit 4), one line for the code, APPROVED', async () => {

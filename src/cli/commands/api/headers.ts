@@ -1,6 +1,6 @@
 // The extra headers of `tpa api -H 'Name: value'` (docs/design.md "tpa api"): which ones tpa keeps
 // for itself, and why. Pure: the route a request reaches is decided by the caller.
-import { isSecretHeader } from '../../../domain/secret-headers.js';
+import { shownHeaderValue } from '../../../domain/secret-headers.js';
 
 /** Headers tpa sets itself, or that would make a service read another request than the one confirmed. */
 const REFUSED: Record<string, string> = {
@@ -95,7 +95,7 @@ function routeRule(name: string, r: HeaderContext): string | undefined {
   return undefined;
 }
 
-/** A header as --debug shows it: a credential's value never. */
+/** A header as --debug shows it: a credential's value never (domain/secret-headers.ts). */
 export function shownHeader(name: string, value: string): string {
-  return `${name}: ${isSecretHeader(name) ? '[redacted]' : value}`;
+  return `${name}: ${shownHeaderValue(name, value)}`;
 }
