@@ -131,7 +131,10 @@ export function createContext(given: IO, opts: GlobalOptions): Context {
     async client() {
       if (client) return client;
       const p = ctx.profile();
-      const debug = ctx.debug ? (line: string) => io.stderr.write(`[debug] ${line}\n`) : undefined;
+      // The profile's key, once known, never shows in a --debug line, whatever carries it.
+      const known: string[] = [];
+      const { withoutKnown } = await import('../domain/secret-headers.js');
+      const debug = ctx.debug ? (line: string) => io.stderr.write(`[debug] ${withoutKnown(line, known)}\n`) : undefined;
       const { TpaClient } = await import('../client/client.js');
       if (p.env === 'local') {
         const [{ LocalTransport }, { RetryingTransport }] = await Promise.all([import('../client/local.js'), import('../client/retry.js')]);
@@ -154,6 +157,7 @@ export function createContext(given: IO, opts: GlobalOptions): Context {
         throw new AuthError(`not logged in to profile "${p.name}"`, {
           hint: `try: tpa auth login --profile ${p.name} --env ${p.env} --base-url ${p.base_url} --with-key-stdin`,
         });
+      known.push(credential.key);
       client = new TpaClient(await remoteTransport(ctx, p.base_url, { apiKey: credential.key, tls: profileTls(ctx, p) }), { debug });
       return client;
     },

@@ -29,32 +29,27 @@ export async function runProgram(args: string[], given: IO, word: string | undef
 
 /**
  * An argument that is not well-formed Unicode (a lone surrogate) is refused before any command runs
- * (docs/api.md "Text"), naming its option: `--opt value`, `--opt=value`, or its place. So is one
- * holding U+FFFD: Node decodes the bytes of an argument that are not UTF-8 to U+FFFD before tpa sees
- * them, so that character is the only trace of bytes that would otherwise be stored and sent
- * replaced (a U+FFFD typed on purpose is refused too: the two cannot be told apart).
+ * (docs/api.md "Text"), named by its place and the option it belongs to (`--opt value`,
+ * `--opt=value`, `-Xvalue`), never by its text: any argument may hold a credential (a query's
+ * token, a field, a header). So is one holding U+FFFD: Node decodes the bytes of an argument that are
+ * not UTF-8 to U+FFFD before tpa sees them, so that character is the only trace of bytes that would
+ * otherwise be stored and sent replaced (a U+FFFD typed on purpose is refused too: the two cannot be
+ * told apart).
  */
 function illFormedArgument(args: readonly string[]): void {
   const i = args.findIndex((a) => !isWellFormedText(a) || a.includes(REPLACEMENT));
   if (i === -1) return;
-  const arg = args[i]!;
-  const before = args[i - 1];
-  const shown = `"${shownText(headerNameOnly(arg, before))}"`;
-  const where =
-    arg.startsWith('-') || before === undefined || !before.startsWith('-') || before === '--' ? `argument ${i + 1}, ${shown}` : `${before} ${shown}`;
-  if (!isWellFormedText(arg)) throw new UsageError(`${where}: ${ILL_FORMED}; nothing was done`);
+  const where = `argument ${i + 1}${optionOf(args[i]!, args[i - 1])}`;
+  if (!isWellFormedText(args[i]!)) throw new UsageError(`${where}: ${ILL_FORMED}; nothing was done`);
   throw new UsageError(`${where}: holds U+FFFD, which is what bytes that are not UTF-8 become; nothing was sent`);
 }
 
-/**
- * A `-H name: value` argument (`-H`, `--header`, or the value after one) as an error may show it:
- * the name, never the value, which may be a credential.
- */
-function headerNameOnly(arg: string, before: string | undefined): string {
-  const glued = /^(-H|--header=)(.*)$/s.exec(arg);
-  const text = glued ? glued[2]! : before === '-H' || before === '--header' ? arg : undefined;
-  if (text === undefined) return arg;
-  return `${glued ? glued[1] : ''}${text.split(':')[0]!.trim()}: …`;
+/** The option an argument belongs to, as an error may name it: its name only, never a value. */
+function optionOf(arg: string, before: string | undefined): string {
+  const glued = /^(--[a-z0-9-]+)=|^(-[a-zA-Z])./.exec(arg);
+  if (glued) return ` (${glued[1] ?? glued[2]})`;
+  if (before !== undefined && /^--?[a-zA-Z][a-z0-9-]*$/.test(before)) return ` (after ${before})`;
+  return '';
 }
 
 /**

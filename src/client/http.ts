@@ -5,7 +5,7 @@ import type { Agent } from 'node:https';
 import { prefixProblem } from '../domain/served-routes.js';
 import { basePath, baseUrlProblem, serviceUrl, shownUrl } from '../domain/service-url.js';
 import { jsonDepthProblem } from '../domain/json-depth.js';
-import { isSecretHeader, redactedQuery } from '../domain/secret-headers.js';
+import { redactedQuery, shownHeaderValue } from '../domain/secret-headers.js';
 import { answered } from './answers.js';
 import { NetworkError, UsageError } from '../errors.js';
 import { exchange, MAX_ANSWER_BYTES, type ExchangeError } from './request.js';
@@ -60,8 +60,10 @@ export class HttpTransport implements Transport {
     if (this.options.bearer) headers.authorization = `Bearer ${await this.options.bearer.token(renewToken)}`;
     const url = `${this.base}${request.path}`;
     if (this.options.debug) {
-      const shown = Object.entries(headers).map(([k, v]) => `${k}: ${isSecretHeader(k) ? '[redacted]' : v}`);
-      this.options.debug(`${request.method} ${redactedQuery(url)} {${shown.join(', ')}}`);
+      // Redacted by name and by value, and the profile's key (or token) wherever it appears.
+      const known = [this.options.apiKey ?? '', headers.authorization?.replace(/^Bearer /, '') ?? ''];
+      const shown = Object.entries(headers).map(([k, v]) => `${k}: ${shownHeaderValue(k, v, known)}`);
+      this.options.debug(`${request.method} ${redactedQuery(url, known)} {${shown.join(', ')}}`);
     }
     try {
       const response = await exchange(url, {

@@ -81,6 +81,49 @@ export const RATE_ROUTES: readonly CompiledPath[] = [
   { method: 'POST', path: '/api/v1/computable-contracts/builder/{instance_id}/finalize/' },
 ].map(compilePath);
 
+/** The routes of the key rotation: the answer holds the new key, which `tpa auth rotate` alone receives (it saves it, never prints it). */
+export const KEY_ROUTES: readonly CompiledPath[] = [
+  { method: 'POST', path: '/tpa-api/v1/keys/rotate' },
+  { method: 'POST', path: '/tpa-api/v1/keys/rotate/' },
+].map(compilePath);
+
+/**
+ * A path that `tpa api` never sends, whatever the method, as a sentence; undefined otherwise. One
+ * that EXTENDS the fund release's or a finalize's path (`/funding/approve/x`, `/finalize/x/`, in any
+ * reading `lenientPaths` counts) is no route of the service, but a service that routes by prefix
+ * (Express `app.use`, an unanchored regular expression) would take it for the route it extends,
+ * unconfirmed, unkeyed and unrecorded. The key rotation (in any spelling, any method, extended or
+ * not) answers with the new key: the profile would keep the old one and the new one would be printed.
+ */
+export function refusedPathProblem(target: string): string | undefined {
+  const served = servedTarget(target);
+  if (!served) return undefined;
+  const forms = [served.path, ...lenientPaths(served.path)];
+  if (forms.some((p) => KEY_ROUTES.some((r) => samePath(r, p) || extendsPath(r, p))))
+    return `${served.path} rotates the profile's key: use \`tpa auth rotate\`, which asks, saves the new key and never prints it; nothing was sent`;
+  for (const [routes, what] of [
+    [MONEY_ROUTES, 'the fund release'],
+    [RATE_ROUTES, 'finalizing a rate schedule'],
+  ] as const) {
+    // A path that is the route itself in some reading (`approve/;`) is that route, asked for as such.
+    if (routes.some((r) => reaches([r], r.method, target))) continue;
+    if (forms.some((p) => routes.some((r) => extendsPath(r, p))))
+      return `${served.path} is not a route of the service; a service that routes by prefix would take it for ${what}: refused, nothing sent`;
+  }
+  return undefined;
+}
+
+/** Whether a path is a route's own, case folded, with or without its trailing slash. */
+function samePath(route: CompiledPath, path: string): boolean {
+  const pattern = new RegExp(route.pattern.source, 'i');
+  return [path, path.replace(/\/?$/, '/'), path.replace(/\/$/, '')].some((s) => pattern.test(s));
+}
+
+/** Whether a path is a route's path followed by one more segment or several. */
+function extendsPath(route: CompiledPath, path: string): boolean {
+  return new RegExp(`${route.pattern.source.replace(/\/?\$$/, '')}/[^/]`, 'i').test(path);
+}
+
 /** Whether a request releases money (see `reaches`). */
 export function releasesMoney(method: string, target: string): boolean {
   return reaches(MONEY_ROUTES, method, target);
@@ -134,6 +177,8 @@ export function prefixProblem(method: string, prefix: string, target: string): s
   const wrong = wrongMethod(m, sent);
   if (wrong && !wrongMethod(m, target))
     return `the base URL's path "${prefix}" turns ${m} ${target} into ${m} on ${wrong.path} (${m} ${sent}), which is ${wrong.served} only`;
+  const refused = refusedPathProblem(sent);
+  if (refused && !refusedPathProblem(target)) return `the base URL's path "${prefix}" turns ${m} ${target} into ${m} ${sent}: ${refused}`;
   return undefined;
 }
 

@@ -6,6 +6,7 @@
 // a mistake is a usage error naming its line and column.
 import { UsageError } from '../errors.js';
 import { TEMPLATE_FUNCTIONS } from './template-functions.js';
+import { goExponent, goFixed, goGeneral } from './go-float.js';
 import { displayWidth, padEnd } from './text.js';
 
 type Value = unknown;
@@ -544,7 +545,7 @@ function flushTable(s: Scope): void {
   s.rows = [];
 }
 
-/** Go's fmt verbs that scripts use: %v %s %d %f %q %t %x %%, with flags (-, 0, +), width and precision. */
+/** Go's fmt verbs that scripts use: %v %s %d %f %e %g %q %t %x %%, with flags (-, 0, +), width and precision. */
 export function sprintf(format: string, args: readonly Value[]): string {
   let next = 0;
   return format.replace(/%([-+0 ]*)(\d+)?(?:\.(\d+))?([a-zA-Z%])/g, (_whole, flags: string, width?: string, precision?: string, verb?: string) => {
@@ -563,8 +564,15 @@ export function sprintf(format: string, args: readonly Value[]): string {
         if (typeof value === 'number' && !Number.isInteger(value)) return `%!d(float64=${value})`;
         text = typeof value === 'number' ? value.toString() : `%!d(${printed(value)})`;
         break;
+      // Go's own digits: the double's exact value, an exact tie to even (render/go-float.ts).
       case 'f':
-        text = typeof value === 'number' ? value.toFixed(precision === undefined ? 6 : Number(precision)) : `%!f(${printed(value)})`;
+        text = typeof value === 'number' ? goFixed(value, precision === undefined ? 6 : Number(precision)) : `%!f(${printed(value)})`;
+        break;
+      case 'e':
+        text = typeof value === 'number' ? goExponent(value, precision === undefined ? 6 : Number(precision)) : `%!e(${printed(value)})`;
+        break;
+      case 'g':
+        text = typeof value === 'number' ? goGeneral(value, precision === undefined ? undefined : Number(precision)) : `%!g(${printed(value)})`;
         break;
       case 'q':
         text = JSON.stringify(printed(value));
@@ -579,7 +587,7 @@ export function sprintf(format: string, args: readonly Value[]): string {
       default:
         return `%!${verb}(${printed(value)})`;
     }
-    if (flags.includes('+') && typeof value === 'number' && value >= 0 && (verb === 'd' || verb === 'f')) text = `+${text}`;
+    if (flags.includes('+') && typeof value === 'number' && !text.startsWith('-') && !text.startsWith('+') && 'dfeg'.includes(verb!)) text = `+${text}`;
     const w = width === undefined ? 0 : Number(width);
     if ([...text].length >= w) return text;
     const pad = w - [...text].length;

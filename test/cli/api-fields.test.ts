@@ -165,6 +165,33 @@ describe('-H', () => {
     expect(fine.stderr).not.toContain('hush');
   });
 
+  it('refuses by their shape the names that carry another path or method (URI, URL, path, method, verb overrides); a look-alike that is none passes', async () => {
+    const paths = [
+      'X-Original-URI',
+      'X-Forwarded-Uri',
+      'X-Forwarded-Url',
+      'X-Rewrite-Uri',
+      'X-Request-Uri',
+      'X-Original-Path',
+      'X-Envoy-Original-Path',
+      'X-Override-Url',
+    ];
+    const methods = ['X-Method', 'X-Http-Verb', 'X-Forwarded-Method', 'X-Envoy-Original-Method', 'X-Verb-Override', 'Method'];
+    for (const [names, why] of [
+      [paths, /the path is the one the command line gives, which tpa checks/],
+      [methods, /the method is the one -X or the command line gives, which tpa checks/],
+    ] as const) {
+      for (const name of names) {
+        const r = await run(['api', '/tpa-api/v1/health', '-H', `${name}: /tpa-api/v1/funding/approve/`]);
+        expect(r.code, name).toBe(2);
+        expect(r.stderr, name).toMatch(new RegExp(`-H ${name.toLowerCase()} is not accepted: ${why.source}`));
+        expect(r.stdout, name).toBe('');
+      }
+    }
+    const fine = await run(['api', '/tpa-api/v1/health', '-H', 'X-Methodology: a', '-H', 'X-Forwarded-For: 127.0.0.1', '-H', 'X-Request-Id: r-1']);
+    expect(fine.code, fine.stderr).toBe(0);
+  });
+
   it("an Idempotency-Key of the user's passes on a read and a claim submission (replayed by the service), and is refused on any other write", async () => {
     const read = await run(['api', '/tpa-api/v1/health', '-H', 'Idempotency-Key: k-1']);
     expect(read.code, read.stderr).toBe(0);

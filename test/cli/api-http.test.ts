@@ -107,6 +107,51 @@ describe('tpa api over HTTP', () => {
     expect(fake.seen).toHaveLength(1);
   });
 
+  it('a path extending the fund release or a finalize, and the key rotation in any spelling, are refused before sending: exit 2, the stand-in asked nothing', async () => {
+    fake.seen.length = 0;
+    fake.answer = (_req, res) => json(res, 500, { error: 'internal' });
+    const release = ['-f', 'encounter_id=enc_1', '-F', 'amount=284', '-f', 'authorization_code=A'];
+    const extended: string[][] = [
+      ['-X', 'PUT', '/tpa-api/v1/funding/approve/x', ...release],
+      ['-X', 'PUT', '/tpa-api/v1/funding/approve/x/', ...release],
+      ['-X', 'POST', '/tpa-api/v1/funding/approve/x', ...release],
+      ['-X', 'GET', '/tpa-api/v1/funding/approve/x', ...release],
+      ['-X', 'PUT', `${fake.url}/tpa-api/v1/funding/approve/x`, ...release],
+      ['-X', 'PUT', '/tpa-api/v1/Funding/./approve;y/x%2Fz', ...release],
+      ['POST', '/api/v1/computable-contracts/builder/BLD-1002/finalize/x'],
+      ['POST', '/api/v1/computable-contracts/builder/BLD-1002/finalize/x/', '-d', '{}'],
+    ];
+    for (const args of extended) {
+      const r = await onFake([...args, '--yes']);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr, args.join(' ')).toMatch(
+        /is not a route of the service; a service that routes by prefix would take it for (the fund release|finalizing a rate schedule): refused, nothing sent/,
+      );
+    }
+    for (const args of [
+      ['POST', '/tpa-api/v1/keys/rotate/'],
+      ['POST', '/tpa-api/v1/keys/rotate'],
+      ['GET', '/tpa-api/v1/KEYS/rotate'],
+      ['PUT', '/tpa-api/v1/keys/%72otate/x'],
+    ]) {
+      const r = await onFake([...args, '--yes']);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr, args.join(' ')).toMatch(
+        /rotates the profile's key: use `tpa auth rotate`, which asks, saves the new key and never prints it; nothing was sent/,
+      );
+    }
+    expect(fake.seen).toEqual([]);
+    // The token endpoint is on the auth server, never a path of the service's: refused as any such path.
+    const token = await onFake(['POST', '/oauth2/token', '-f', 'grant_type=client_credentials', '--yes']);
+    expect(token.code).toBe(2);
+    expect(fake.seen).toEqual([]);
+    // The keys' list shows a prefix and last four only: it is sent.
+    fake.answer = (_req, res) => json(res, 200, { keys: [] });
+    const list = await onFake(['/tpa-api/v1/keys']);
+    expect(list.code, list.stderr).toBe(0);
+    expect(fake.seen.map((q) => q.url)).toEqual(['/tpa-api/v1/keys']);
+  });
+
   it('-H headers reach the service as given beside the profile key; --debug redacts a value that may be a credential', async () => {
     fake.seen.length = 0;
     fake.answer = (_req, res) => json(res, 200, { ok: true });
@@ -118,6 +163,31 @@ describe('tpa api over HTTP', () => {
     expect(r.stderr).toMatch(/x-session-token: \[redacted\]/);
     expect(r.stderr).not.toContain('hush');
     expect(r.stderr).not.toContain(key);
+  });
+
+  it("--debug never shows the profile's key, wherever it appears (a header, the query, the path), nor a value that looks like a credential", async () => {
+    fake.seen.length = 0;
+    fake.answer = (_req, res) => json(res, 200, { ok: true });
+    const r = await onFake([
+      `/tpa-api/v1/health/${encodeURIComponent(key)}/?echo=${encodeURIComponent(key)}&otp=s3cr3t-otp`,
+      '-H',
+      `X-Forwarded-Key-Copy: ${key}`,
+      '-H',
+      `X-Trace: mine ${key}`,
+      '-H',
+      'X-Note: Bearer s3cr3t-bearer',
+      '-H',
+      'X-Dpop: s3cr3t-dpop',
+      '--debug',
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(fake.seen).toHaveLength(1);
+    expect(fake.seen[0]!.headers['x-trace']).toBe(`mine ${key}`);
+    expect(r.stderr).toMatch(/x-trace: \[redacted\]/);
+    expect(r.stderr).toMatch(/x-api-key: \[redacted\]/);
+    expect(r.stderr).not.toContain(key);
+    expect(r.stderr).not.toContain(encodeURIComponent(key));
+    expect(r.stderr).not.toContain('s3cr3t');
   });
 
   it('-f/-F are a POST JSON body (typed by -F), and with -X GET the query, with no body', async () => {

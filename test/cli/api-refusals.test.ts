@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isSecretHeader, redactedQuery } from '../../src/domain/secret-headers.js';
+import { isSecretHeader, redactedQuery, shownHeaderValue } from '../../src/domain/secret-headers.js';
 import { runTpa, useTpaHome } from '../helpers/cli.js';
 import { distinctClaim } from '../helpers/claims.js';
 import { login, serve, type Served } from '../helpers/server.js';
@@ -70,6 +70,33 @@ describe('tpa api: the fund release is POST only, and the release alone', () => 
     const fin = await run(['api', 'PUT', '/api/v1/computable-contracts/builder/BLD-1002/finalize', '-d', '{}', '--yes']);
     expect(fin.code).toBe(2);
     expect(fin.stderr).toMatch(/finalizing a rate schedule is POST only.*nothing was sent/);
+  });
+
+  it('a path extending the fund release or a finalize, and the key rotation, are refused whatever the method: exit 2, nothing funded, nothing recorded, no key rotated', async () => {
+    for (const method of ['PUT', 'POST', 'GET']) {
+      const r = fresh();
+      const fields = ['-f', `encounter_id=${r.id}`, '-F', `amount=${r.amount}`, '-f', `authorization_code=${r.code}`];
+      for (const path of [`${RELEASE}x`, `${RELEASE}x/`, '/tpa-api/v1/funding/approve%2Fx', '/tpa-api/v1/FUNDING/approve.json/x']) {
+        const before = (await history()).length;
+        const sent = await run(['api', '-X', method, path, ...fields, '--yes', '--debug']);
+        expect(sent.code, `${method} ${path}: ${sent.stderr}`).toBe(2);
+        expect(sent.stderr).toMatch(/is not a route of the service; a service that routes by prefix would take it for the fund release: refused, nothing sent/);
+        expect(sent.stderr).not.toMatch(/→ /);
+        expect(await fundingsOf(r.id)).toBe(0);
+        expect(await history()).toHaveLength(before);
+      }
+    }
+    const fin = await run(['api', 'POST', '/api/v1/computable-contracts/builder/BLD-1002/finalize/x', '--yes', '--debug']);
+    expect(fin.code).toBe(2);
+    expect(fin.stderr).toMatch(/finalize\/x is not a route of the service; .* finalizing a rate schedule: refused, nothing sent/);
+    expect(fin.stderr).not.toMatch(/→ /);
+    for (const path of ['/tpa-api/v1/keys/rotate/', '/tpa-api/v1/keys/rotate', '/tpa-api/v1/keys/./ROTATE;x']) {
+      const rotate = await run(['api', 'POST', path, '--yes', '--debug']);
+      expect(rotate.code, path).toBe(2);
+      expect(rotate.stderr).toMatch(/use `tpa auth rotate`, which asks, saves the new key and never prints it; nothing was sent/);
+      expect(rotate.stderr).not.toMatch(/→ /);
+      expect(rotate.stdout).toBe('');
+    }
   });
 
   it('a body on a GET or HEAD is refused anywhere; fields on a GET still go in its query', async () => {
@@ -155,10 +182,10 @@ describe('tpa api: the fund release is POST only, and the release alone', () => 
     }
     // A value that is no header's (a non-UTF-8 byte read as U+FFFD, a character beyond Latin-1): refused by name only.
     for (const [args, message] of [
-      [['-H', 'X-Custom: s3cr3t\uFFFDv4lue'], /-H "X-Custom: …": holds U\+FFFD/],
-      [['--header', 'X-Custom:s3cr3t\uFFFDv4lue'], /--header "X-Custom: …": holds U\+FFFD/],
-      [['-HX-Custom: s3cr3t\uFFFDv4lue'], /"-HX-Custom: …": holds U\+FFFD/],
-      [['--header=X-Custom: s3cr3t\uFFFDv4lue'], /"--header=X-Custom: …": holds U\+FFFD/],
+      [['-H', 'X-Custom: s3cr3t\uFFFDv4lue'], /^error: argument 5 \(after -H\): holds U\+FFFD/],
+      [['--header', 'X-Custom:s3cr3t\uFFFDv4lue'], /^error: argument 5 \(after --header\): holds U\+FFFD/],
+      [['-HX-Custom: s3cr3t\uFFFDv4lue'], /^error: argument 4 \(-H\): holds U\+FFFD/],
+      [['--header=X-Custom: s3cr3t\uFFFDv4lue'], /^error: argument 4 \(--header\): holds U\+FFFD/],
       [['-H', 'X-Custom: s3cr3t\u20ACv4lue'], /-H x-custom: the value holds a character a header cannot carry/],
     ] as const) {
       const r = await run(['api', 'GET', '/tpa-api/v1/health/', ...args]);
@@ -167,6 +194,23 @@ describe('tpa api: the fund release is POST only, and the release alone', () => 
       expect(r.stderr, args.join(' ')).not.toContain('s3cr3t');
     }
   });
+  it('an argument holding U+FFFD (bytes that are not UTF-8) is named by its place and option, never echoed: a path, a query, a field', async () => {
+    for (const [args, where] of [
+      [['/tpa-api/v1/health/?token=s3cr3t\uFFFD'], 'argument 2'],
+      [['/tpa-api/v1/health/', '-f', 'token=s3cr3t\uFFFD'], 'argument 4 (after -f)'],
+      [['/tpa-api/v1/health/', '--raw-field=token=s3cr3t\uFFFD'], 'argument 3 (--raw-field)'],
+      [['/tpa-api/v1/health/', '-ftoken=s3cr3t\uFFFD'], 'argument 3 (-f)'],
+      [['/tpa-api/v1/health/', '-F', 'token=s3cr3t\ud800'], 'argument 4 (after -F)'],
+    ] as const) {
+      const r = await run(['api', ...args]);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr, args.join(' ')).toContain(`error: ${where}: `);
+      expect(r.stderr, args.join(' ')).not.toContain('s3cr3t');
+      expect(r.stderr, args.join(' ')).not.toContain('token');
+      expect(r.stdout).toBe('');
+    }
+  });
+
   it('--debug shows the value of no query parameter named like a credential, and prints no body', async () => {
     const secrets = ['q-4pi-k3y', 'q-t0k3n', 'q-p4ssw0rd', 'b-p4ssw0rd'];
     const query = await run([
@@ -192,7 +236,7 @@ describe('tpa api: the fund release is POST only, and the release alone', () => 
     }
     // The rule itself, as the wire line of the HTTP transport applies it to the whole URL.
     expect(redactedQuery('https://h.example/tpa-api/v1/x/?API_KEY=a&limit=2&x%2Dauth%2Dtoken=b&sig=c&Pass_Word=d')).toBe(
-      'https://h.example/tpa-api/v1/x/?API_KEY=[redacted]&limit=2&x%2Dauth%2Dtoken=[redacted]&sig=c&Pass_Word=[redacted]',
+      'https://h.example/tpa-api/v1/x/?API_KEY=[redacted]&limit=2&x%2Dauth%2Dtoken=[redacted]&sig=[redacted]&Pass_Word=[redacted]',
     );
     expect(['X_Session_Id', 'x-csrf-token', 'Ocp-Apim-Subscription-Key', 'X-Signature', 'Idempotency-Key', 'Accept'].map(isSecretHeader)).toEqual([
       true,
@@ -202,6 +246,28 @@ describe('tpa api: the fund release is POST only, and the release alone', () => 
       false,
       false,
     ]);
+  });
+
+  it('--debug redacts by value too: a scheme credential, a tpa key, a JWT, the known key anywhere; and by more names and query parameters', async () => {
+    const jwt = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2ln';
+    for (const value of ['Bearer abc.def', 'basic dXNlcjpwdw==', 'Digest username="u"', 'sk_sand_0123456789abcdef', `x ${jwt}`, 'v=sk_live_1']) {
+      expect(shownHeaderValue('X-Trace', value), value).toBe('[redacted]');
+    }
+    expect(shownHeaderValue('X-Trace', 'pre-K3Y-post', ['K3Y'])).toBe('[redacted]');
+    expect(shownHeaderValue('X-Trace', 't-1', ['K3Y'])).toBe('t-1');
+    expect(shownHeaderValue('X-Trace', 'task_1 desk_2 eyJ')).toBe('task_1 desk_2 eyJ');
+    const names = ['X-Bearer', 'DPoP', 'X-Sig', 'X-Api-Sig', 'sig', 'X-HMAC', 'X-OTP', 'X-CSRF', 'X-XSRF-TOKEN', 'X-Tkn', 'X-Client-Cert', 'X_Sig_V2'];
+    expect(names.filter((n) => !isSecretHeader(n))).toEqual([]);
+    expect(['X-Signal', 'X-Design', 'X-Footprint', 'Accept', 'X-Trace'].filter(isSecretHeader)).toEqual([]);
+    expect(redactedQuery(`/tpa-api/v1/x/?sig=a&code=b&signature=c&OTP=d&limit=2&q=${jwt}&k=sk_sand_1&p=K3Y`, ['K3Y'])).toBe(
+      '/tpa-api/v1/x/?sig=[redacted]&code=[redacted]&signature=[redacted]&OTP=[redacted]&limit=2&q=[redacted]&k=[redacted]&p=[redacted]',
+    );
+    expect(redactedQuery('/tpa-api/v1/K3Y/x/', ['K3Y'])).toBe('/tpa-api/v1/[redacted]/x/');
+    // Over the CLI: a header holding a key or a JWT, a query's sig and code, never shown by --debug.
+    const r = await run(['api', 'GET', '/tpa-api/v1/health/?sig=s3cr3t-sig&code=s3cr3t-code', '-H', `X-Trace: ${jwt}`, '-H', 'X-Sig: s3cr3t-h', '--debug']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/-H x-trace: \[redacted\]/);
+    for (const secret of ['s3cr3t', jwt]) expect(r.stderr).not.toContain(secret);
   });
 
   it('a retry after a lost answer is settled from the ledger first: refused (exit 4), one line for the code, APPROVED', async () => {

@@ -142,8 +142,16 @@ describe('which requests release money', () => {
     expect(prefixProblem('POST', '/api/v1/computable-contracts/builder/BLD-1', '/tpa-api/%252e%252e/finalize%3F')).toMatch(/into finalizing a rate schedule/);
     // Nothing of the kind: no prefix, a prefix that changes no route's kind, a method that releases nothing, a request that already is one.
     expect(prefixProblem('POST', '', '/tpa-api/%252e%252e/')).toBeUndefined();
-    expect(prefixProblem('POST', approve, '/tpa-api/v1/contract-lookup/blind/')).toBeUndefined();
-    expect(prefixProblem('GET', approve, '/tpa-api/v1/health/')).toBeUndefined();
+    expect(prefixProblem('POST', '/gw', '/tpa-api/v1/contract-lookup/blind/')).toBeUndefined();
+    expect(prefixProblem('GET', '/gw', '/tpa-api/v1/health/')).toBeUndefined();
+    // A prefix that puts the request's path after the fund release's, or makes it the key rotation: a
+    // service routing by prefix would take it for the release (or the rotation).
+    expect(prefixProblem('GET', approve, '/tpa-api/v1/health/')).toMatch(
+      /^the base URL's path "\/tpa-api\/v1\/funding\/approve" turns GET \/tpa-api\/v1\/health\/ into GET \/tpa-api\/v1\/funding\/approve\/tpa-api\/v1\/health\/: .* is not a route of the service; a service that routes by prefix would take it for the fund release/,
+    );
+    expect(prefixProblem('POST', '/tpa-api/v1/keys', '/rotate/')).toMatch(
+      /turns POST \/rotate\/ into POST \/tpa-api\/v1\/keys\/rotate\/: .*use `tpa auth rotate`/,
+    );
     // Another method on the fund release's path: a lenient service may take it for the release itself.
     expect(prefixProblem('GET', approve, '/tpa-api/%252e%252e/')).toMatch(
       /^the base URL's path "\/tpa-api\/v1\/funding\/approve" turns GET \/tpa-api\/%252e%252e\/ into GET on the fund release's path \(GET \/tpa-api\/v1\/funding\/approve\/tpa-api\/%252e%252e\/\), which is POST only$/,

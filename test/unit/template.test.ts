@@ -89,3 +89,25 @@ describe('--template', () => {
     expect(sprintf('100%%', [])).toBe('100%');
   });
 });
+
+describe('printf: floats as Go prints them', () => {
+  // Expected texts are Go's (fmt.Sprintf on float64): the double's exact value, an exact tie to even.
+  it('%f rounds the exact binary value, an exact half to even, where toFixed breaks it upward', () => {
+    expect(sprintf('%.0f|%.1f|%.2f|%.0f|%5.1f', [284.5, 6.25, 0.125, 0.5, 2.25])).toBe('284|6.2|0.12|0|  2.2');
+    expect(sprintf('%.2f|%.2f|%.1f|%.0f|%f', [2.675, 1.005, -6.25, -0.5, 0])).toBe('2.67|1.00|-6.2|-0|0.000000');
+    expect(sprintf('%.0f|%.0f|%.0f|%.0f|%.1f|%+.1f', [1.5, 2.5, -2.5, 3.5, 0.35, 0.25])).toBe('2|2|-2|4|0.3|+0.2');
+    expect(sprintf('%.0f|%.2f|%.3f', [1e22, 2 ** 53 + 2, 1 / 3])).toBe('10000000000000000000000|9007199254740994.00|0.333');
+    expect(sprintf('%08.2f|%-7.1f|', [-284.125, 0.05])).toBe('-0284.12|0.1    |');
+  });
+
+  it('%e and %g as Go prints them', () => {
+    expect(sprintf('%e|%.2e|%.0e|%e|%e|%.3e', [284.5, 6.255, 2.5, 0, -1234.5678, 1e-7])).toBe(
+      '2.845000e+02|6.25e+00|2e+00|0.000000e+00|-1.234568e+03|1.000e-07',
+    );
+    expect(sprintf('%g|%g|%g|%g|%g|%g|%g|%g', [284.5, 1e6, 1e-5, 0.0001, 100000, 123456789, 0, -0.1])).toBe(
+      '284.5|1e+06|1e-05|0.0001|100000|1.23456789e+08|0|-0.1',
+    );
+    expect(sprintf('%.3g|%.2g|%.0g|%.3g|%.1g|%.5g', [2.5, 2.25, 2.5, 1234.5, 0.000123, 1e21])).toBe('2.5|2.2|2|1.23e+03|0.0001|1e+21');
+    expect(sprintf('%e|%g', ['x', true])).toBe('%!e(x)|%!g(true)');
+  });
+});

@@ -5,7 +5,7 @@ import type { TpaClient } from '../../../client/client.js';
 import type { TransportResponse } from '../../../client/transport.js';
 import { duplicateKeyPath } from '../../../domain/json-keys.js';
 import type { RawRelease } from '../../../domain/raw-release.js';
-import { changesRates, prefixProblem, releasesMoney, servedTarget, wrongMethodProblem } from '../../../domain/served-routes.js';
+import { changesRates, prefixProblem, refusedPathProblem, releasesMoney, servedTarget, wrongMethodProblem } from '../../../domain/served-routes.js';
 import { formatCentsGrouped } from '../../../domain/money.js';
 import { rawRelease } from '../../../domain/raw-release.js';
 import { redactedQuery } from '../../../domain/secret-headers.js';
@@ -68,6 +68,10 @@ export const api = verb({
     }
     // The fund release and a finalize are served for POST only: any other method there is refused,
     // since a lenient service may take it for the route's own, unconfirmed and unrecorded.
+    // A path tpa api never sends (served-routes.ts refusedPathProblem): one extending the fund release
+    // or a finalize, the key rotation. Judged on the path alone: any method, with or without fields.
+    const refusedPath = refusedPathProblem(served.path);
+    if (refusedPath) throw new UsageError(refusedPath);
     const wrongMethod = wrongMethodProblem(method, served.path);
     if (wrongMethod) throw new UsageError(`${wrongMethod}; nothing was sent`);
     if (opts.paginate && method !== 'GET') throw new UsageError(`--paginate follows a list's pages with GET, not ${method}; nothing was sent`);

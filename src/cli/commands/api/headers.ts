@@ -1,6 +1,6 @@
 // The extra headers of `tpa api -H 'Name: value'` (docs/design.md "tpa api"): which ones tpa keeps
 // for itself, and why. Pure: the route a request reaches is decided by the caller.
-import { isSecretHeader } from '../../../domain/secret-headers.js';
+import { shownHeaderValue } from '../../../domain/secret-headers.js';
 
 /** Headers tpa sets itself, or that would make a service read another request than the one confirmed. */
 const REFUSED: Record<string, string> = {
@@ -24,6 +24,24 @@ const REFUSED: Record<string, string> = {
   'x-original-url': 'the path is the one the command line gives, which tpa checks',
   'x-rewrite-url': 'the path is the one the command line gives, which tpa checks',
 };
+
+/**
+ * Names that name another path or method than the request's, by their shape rather than one by one,
+ * since proxies and frameworks invent more of them: X-Original-URI, X-Forwarded-Url, X-Rewrite-Uri,
+ * X-Request-Uri, X-Original-Path, X-Method, X-Http-Verb, X-Forwarded-Method, X-Envoy-Original-*.
+ */
+const PATH_OVERRIDE = 'the path is the one the command line gives, which tpa checks';
+const METHOD_OVERRIDE = 'the method is the one -X or the command line gives, which tpa checks';
+const OVERRIDES: readonly [RegExp, string][] = [
+  [/(^|-)(original|rewrite|rewritten|forwarded|request|override|overridden)-(uri|url|path)$/, PATH_OVERRIDE],
+  [/(^|-)(original|rewrite|rewritten|forwarded|request|override|overridden)-(method|verb)$/, METHOD_OVERRIDE],
+  [/(^|-)(method|verb)(-override)?$/, METHOD_OVERRIDE],
+  [/^x-envoy-original-/, PATH_OVERRIDE],
+];
+
+function overrideRule(name: string): string | undefined {
+  return OVERRIDES.find(([pattern]) => pattern.test(name))?.[1];
+}
 
 /** What the request is, for the headers that depend on it. */
 export interface HeaderContext {
@@ -60,7 +78,7 @@ export function extraHeaders(given: readonly string[], request: HeaderContext): 
     // would make the HTTP layer refuse it, with the value in its message.
     if (/[^\t\u0020-\u00ff]/.test(value)) return `-H ${name}: the value holds a character a header cannot carry (only printable ASCII and Latin-1)`;
     if (name in headers) return `-H ${name} is given twice; give it once`;
-    const refused = REFUSED[name] ?? routeRule(name, request);
+    const refused = REFUSED[name] ?? overrideRule(name) ?? routeRule(name, request);
     if (refused) return `-H ${name} is not accepted: ${refused}`;
     headers[name] = value;
   }
@@ -77,7 +95,7 @@ function routeRule(name: string, r: HeaderContext): string | undefined {
   return undefined;
 }
 
-/** A header as --debug shows it: a credential's value never. */
+/** A header as --debug shows it: a credential's value never (domain/secret-headers.ts). */
 export function shownHeader(name: string, value: string): string {
-  return `${name}: ${isSecretHeader(name) ? '[redacted]' : value}`;
+  return `${name}: ${shownHeaderValue(name, value)}`;
 }
