@@ -19,9 +19,10 @@ import {
 } from '../store/backup.js';
 import { databaseFileState, syncFolder } from '../store/cipher.js';
 import { SCHEMA_VERSION, upgradeCopy, type Db } from '../store/db.js';
-import { clientById, revokeClientAndTokens, revokedClients, revokedKeys, revokeKeys, unrevokedKeysAmong } from '../store/keys.js';
+import { allApiKeys, allClients, clientById, revokeClientAndTokens, revokedClients, revokedKeys, revokeKeys, unrevokedKeysAmong } from '../store/keys.js';
 import { describeDisagreement } from '../../domain/audit-deep.js';
-import { appendAudit, asActor, auditHead, verifyAudit, verifyAuditDeep } from './audit.js';
+import { chainCredentials, foreignCredential } from '../../domain/credential-audit.js';
+import { appendAudit, asActor, auditHead, listAudit, verifyAudit, verifyAuditDeep } from './audit.js';
 
 /** What a checked copy holds. */
 export interface CopyFacts {
@@ -244,10 +245,24 @@ export function checkRestorable(tmp: string, backup: string, key: Buffer | undef
         `${backup} holds money tables that disagree with its own audit chain in ${n} place${n === 1 ? '' : 's'} (tpa local audit verify --deep), the first: ${describeDisagreement(verdict.disagreements[0]!)}; nothing was changed`,
       );
     }
+    refuseForeignCredentials(db, backup);
   } finally {
     db.close();
   }
   return facts;
+}
+
+/**
+ * A restore puts in place only the credentials the copy's own audit chain made (a key planted in a
+ * backup with sqlite3 would otherwise open the service): each API key and OAuth client must answer
+ * its KEY_CREATED (CLIENT_REGISTERED) record, and be revoked or rotated out where the chain says so.
+ */
+function refuseForeignCredentials(db: Db, backup: string): void {
+  const foreign = foreignCredential(chainCredentials(listAudit(db, {})), allApiKeys(db), allClients(db));
+  if (foreign)
+    throw new InvalidInput(
+      `${backup} holds a credential its own audit chain did not make: ${foreign}; a restore accepts only the keys and clients the chain records; nothing was changed`,
+    );
 }
 
 /**
