@@ -94,4 +94,32 @@ describe('a restore accepts only the credentials its backup audit chain made', (
     expect(listed.find((k) => k.id === rotated.key_id)?.status).toBe('active');
     expect(listed.filter((k) => k.status === 'rotated')).toHaveLength(1);
   });
+
+  it('a key rotated out after the backup expires in the restored database when it did in the live one, recorded; the summary counts it', async () => {
+    const old = (await home.run(['local', 'keys', 'create'])).stdout.trim();
+    const backup = join(out.dir, 'backup.sqlite');
+    expect((await home.run(['local', 'backup', backup])).code).toBe(0);
+    const server = await serve(home.dir, [], CLOCK);
+    try {
+      expect((await fetch(`${server.url}/tpa-api/v1/keys/rotate`, { method: 'POST', headers: { 'x-api-key': old } })).status).toBe(200);
+    } finally {
+      await server.stop();
+    }
+    type Listed = { id: string; status: string; expires_at: string | null };
+    const before = (await home.run(['local', 'keys', 'list', '-o', 'json'])).json<Listed[]>();
+    const rotatedOut = before.find((k) => k.status === 'rotated')!;
+    expect(rotatedOut.expires_at).not.toBe(null);
+
+    const r = await home.run(['local', 'restore', backup, '--yes', '-o', 'json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.json<{ kept_expiring: unknown }>().kept_expiring).toEqual({ keys: 1 });
+    expect(r.stderr).toContain('1 key rotated out since kept expiring');
+    const after = (await home.run(['local', 'keys', 'list', '-o', 'json'])).json<Listed[]>();
+    expect(after).toHaveLength(1);
+    expect(after[0]).toMatchObject({ id: rotatedOut.id, status: 'rotated', expires_at: rotatedOut.expires_at });
+    expect((await home.run(['local', 'audit', 'verify', '--deep'])).code).toBe(0);
+    const again = join(out.dir, 'again.sqlite');
+    expect((await home.run(['local', 'backup', again])).code).toBe(0);
+    expect((await home.run(['local', 'restore', again, '--yes'])).code).toBe(0);
+  });
 });

@@ -19,7 +19,19 @@ import {
 } from '../store/backup.js';
 import { databaseFileState, syncFolder } from '../store/cipher.js';
 import { SCHEMA_VERSION, upgradeCopy, type Db } from '../store/db.js';
-import { allApiKeys, allClients, clientById, revokeClientAndTokens, revokedClients, revokedKeys, revokeKeys, unrevokedKeysAmong } from '../store/keys.js';
+import {
+  allApiKeys,
+  allClients,
+  clientById,
+  expiringKeys,
+  keyOutlives,
+  revokeClientAndTokens,
+  setKeyExpiry,
+  revokedClients,
+  revokedKeys,
+  revokeKeys,
+  unrevokedKeysAmong,
+} from '../store/keys.js';
 import { describeDisagreement } from '../../domain/audit-deep.js';
 import { chainCredentials, foreignCredential } from '../../domain/credential-audit.js';
 import { appendAudit, asActor, auditHead, listAudit, verifyAudit, verifyAuditDeep } from './audit.js';
@@ -269,16 +281,20 @@ function refuseForeignCredentials(db: Db, backup: string): void {
  * Makes the checked copy `tmp` the database to put in place: every key and client the live
  * database (`live`, held) has revoked is revoked in it too, recorded in its audit chain as the
  * engine records a revocation (a restore never brings back a credential revoked since the backup);
+ * every key it rotated out expires in it no later (carryExpiries);
  * one file with a new identity (a restored database is a new one for the journals of jobs:
  * docs/design.md "Backups"); on the disk. How many credentials it kept revoked.
  */
-export function prepareRestoreCopy(tmp: string, key: Buffer | undefined, live: LiveHold): { keys: number; clients: number } {
+export function prepareRestoreCopy(tmp: string, key: Buffer | undefined, live: LiveHold): { keys: number; clients: number; expiring: number } {
   const keys = live.db ? revokedKeys(live.db) : [];
   const clients = live.db ? revokedClients(live.db) : [];
+  const expiring = live.db ? expiringKeys(live.db) : [];
   const db = openCopy(tmp, key, true);
-  let kept: { keys: number; clients: number };
+  let kept: { keys: number; clients: number; expiring: number };
   try {
-    kept = asActor(db, RESTORE_ACTOR, () => db.transaction(() => carryRevocations(db, keys, clients)).immediate());
+    kept = asActor(db, RESTORE_ACTOR, () =>
+      db.transaction(() => ({ ...carryRevocations(db, keys, clients), expiring: carryExpiries(db, expiring) })).immediate(),
+    );
   } finally {
     db.close();
   }
@@ -317,6 +333,26 @@ function carryRevocations(
     revokedClients++;
   }
   return { keys: [...byLineage.values()].reduce((n, ids) => n + ids.length, 0), clients: revokedClients };
+}
+
+/**
+ * Every key the live database rotated out (an expiry set) expires in the copy no later: a restore
+ * never brings back, active for good, a key replaced since the backup. Recorded as the rotation
+ * (KEY_ROTATED, at the instant of the rotation when the live database holds the new key).
+ */
+function carryExpiries(db: Db, keys: readonly { id: string; expires_at: string; new_key_id: string | null; rotated_at: string | null }[]): number {
+  let n = 0;
+  for (const k of keys) {
+    if (!keyOutlives(db, k.id, k.expires_at)) continue;
+    setKeyExpiry(db, k.id, k.expires_at);
+    appendAudit(db, 'KEY_ROTATED', k.id, k.rotated_at ?? k.expires_at, {
+      new_key_id: k.new_key_id,
+      expires_at: k.expires_at,
+      reason: 'rotated out in the database a restore replaced',
+    });
+    n++;
+  }
+  return n;
 }
 
 /**
