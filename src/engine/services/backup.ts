@@ -33,6 +33,7 @@ import {
   unrevokedKeysAmong,
 } from '../store/keys.js';
 import { describeDisagreement } from '../../domain/audit-deep.js';
+import { recordedTimes } from '../store/audit.js';
 import { chainCredentials, foreignCredential } from '../../domain/credential-audit.js';
 import { appendAudit, asActor, auditHead, listAudit, verifyAudit, verifyAuditDeep } from './audit.js';
 
@@ -258,10 +259,27 @@ export function checkRestorable(tmp: string, backup: string, key: Buffer | undef
       );
     }
     refuseForeignCredentials(db, backup);
+    refuseClockAhead(db, backup);
   } finally {
     db.close();
   }
   return facts;
+}
+
+/**
+ * The latest time a database has recorded (setting recorded_until) holds the engine's clock: it is
+ * never earlier (clock.ts engineNow). Kept by triggers from the times its rows record, it can never
+ * pass the latest of them, a sandbox clock set forward included (setting the clock records nothing);
+ * one that does was written outside tpa and would move the restored service's clock: refused.
+ */
+function refuseClockAhead(db: Db, backup: string): void {
+  const { setting, rows } = recordedTimes(db);
+  if (setting === undefined || setting === '') return;
+  const at = Date.parse(setting);
+  if (Number.isNaN(at) || rows === '' || at > Date.parse(rows))
+    throw new InvalidInput(
+      `${backup} holds a latest recorded time (setting recorded_until ${JSON.stringify(setting.slice(0, 40))}) later than any time its records hold (${rows === '' ? 'none' : rows}): it was written outside tpa and would move the service's clock; nothing was changed`,
+    );
 }
 
 /**
