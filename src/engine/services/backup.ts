@@ -200,7 +200,7 @@ export function holdForRestore(file: string, key: Buffer | undefined): LiveHold 
   if (live === 'unknown') return { release: () => undefined };
   const made = !existsSync(file);
   if (live === 'absent') closeSync(openSync(file, 'a', 0o600));
-  const hold = holdLiveDatabase(file, live === 'encrypted' ? key : undefined);
+  const hold = holdWithKey(file, live === 'encrypted' ? key : undefined, made);
   if (!hold) {
     if (made) rmSync(file, { force: true });
     throw new Conflict(
@@ -215,6 +215,24 @@ export function holdForRestore(file: string, key: Buffer | undefined): LiveHold 
       if (made && !replaced) rmSync(file, { force: true });
     },
   };
+}
+
+/**
+ * The live database held (holdLiveDatabase); one the key given does not open (a backup's key, the
+ * data directory's being another) is refused as such, never SQLite's "file is not a database".
+ */
+function holdWithKey(file: string, key: Buffer | undefined, made: boolean): ReturnType<typeof holdLiveDatabase> {
+  try {
+    return holdLiveDatabase(file, key);
+  } catch (err) {
+    if (made) rmSync(file, { force: true });
+    if (key && (err as { code?: unknown }).code === 'SQLITE_NOTADB')
+      throw new DatabaseKeyError(
+        `the local database ${file} is encrypted under another key than the one given (TPA_DB_KEY or the key store): a backup is restored only into a data directory encrypted with the key it was taken under; restore it into a new data directory (TPA_HOME) with that key, or reset this one first (tpa local reset); nothing was changed`,
+        { code: 'database_key_differs' },
+      );
+    throw err;
+  }
 }
 
 /**
