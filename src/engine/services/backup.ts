@@ -34,6 +34,8 @@ import {
 } from '../store/keys.js';
 import { describeDisagreement } from '../../domain/audit-deep.js';
 import { recordedTimes } from '../store/audit.js';
+import { deductibleSources } from '../store/members.js';
+import { deductibleDisagreement } from '../../domain/deductible-check.js';
 import { chainCredentials, foreignCredential } from '../../domain/credential-audit.js';
 import { appendAudit, asActor, auditHead, listAudit, verifyAudit, verifyAuditDeep } from './audit.js';
 
@@ -278,6 +280,7 @@ export function checkRestorable(tmp: string, backup: string, key: Buffer | undef
     }
     refuseForeignCredentials(db, backup);
     refuseClockAhead(db, backup);
+    refuseDerivedDeductibles(db, backup);
   } finally {
     db.close();
   }
@@ -297,6 +300,16 @@ function refuseClockAhead(db: Db, backup: string): void {
   if (Number.isNaN(at) || rows === '' || at > Date.parse(rows))
     throw new InvalidInput(
       `${backup} holds a latest recorded time (setting recorded_until ${JSON.stringify(setting.slice(0, 40))}) later than any time its records hold (${rows === '' ? 'none' : rows}): it was written outside tpa and would move the service's clock; nothing was changed`,
+    );
+}
+
+/** Each deductible accumulator of the copy is the sum its claims give (a changed one changes what the next claims pay). */
+function refuseDerivedDeductibles(db: Db, backup: string): void {
+  const { claims, held } = deductibleSources(db);
+  const wrong = deductibleDisagreement(claims, held);
+  if (wrong)
+    throw new InvalidInput(
+      `${backup} holds a deductible met that is not the sum of its claims: ${wrong}; it would change what the next claims pay; nothing was changed`,
     );
 }
 
