@@ -12,7 +12,8 @@ export function databaseKeyAccount(dataDir: string): string {
   return `database-key:${resolve(dataDir)}`;
 }
 
-function keychainProblem(err: unknown): AuthError {
+/** What a keychain failure while looking up the database key tells its user. */
+export function keychainProblem(err: unknown): AuthError {
   // The single executable carries neither a keychain nor encryption: no Secret Service would help.
   if (err instanceof NoKeychainInThisBuild)
     return new AuthError('the local database is encrypted, and this build of tpa (the single executable) has no encryption and no keychain', {
