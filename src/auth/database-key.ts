@@ -5,14 +5,20 @@ import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { DATABASE_KEY_BYTES, databaseFileState, knownEncrypted, parseDatabaseKey } from '../engine/store/cipher.js';
 import { AuthError } from '../errors.js';
-import { keychainStore, keyringPolicy } from './credentials.js';
+import { keychainStore, keyringPolicy, NoKeychainInThisBuild } from './credentials.js';
 
 /** The keychain account of a data folder's database key. */
 export function databaseKeyAccount(dataDir: string): string {
   return `database-key:${resolve(dataDir)}`;
 }
 
-function keychainProblem(err: unknown): AuthError {
+/** What a keychain failure while looking up the database key tells its user. */
+export function keychainProblem(err: unknown): AuthError {
+  // The single executable carries neither a keychain nor encryption: no Secret Service would help.
+  if (err instanceof NoKeychainInThisBuild)
+    return new AuthError('the local database is encrypted, and this build of tpa (the single executable) has no encryption and no keychain', {
+      hint: 'open an encrypted data directory with tpa installed from npm (with its encryption package), or use a data directory that is not encrypted',
+    });
   return new AuthError(`the keychain that holds the local database's key did not answer: ${(err as Error).message.split('\n')[0]}`, {
     hint: 'unlock or start the Secret Service (e.g. gnome-keyring-daemon), or set TPA_DB_KEY to the key',
   });

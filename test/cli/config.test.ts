@@ -19,6 +19,15 @@ describe('tpa config', () => {
     expect(statSync(join(home.dir, 'config.json')).mode & 0o777).toBe(0o600);
   });
 
+  it('stores a certificate, key or CA path given relative as the absolute path from the folder it was set in', async () => {
+    for (const field of ['ca', 'cert', 'key']) {
+      const set = await run(['config', 'set', `profiles.stg.${field}`, `tls/${field}.pem`, '-o', 'json']);
+      expect(set.code, set.stderr).toBe(0);
+      expect(set.json<{ value: string }>().value).toBe(join(home.dir, `tls/${field}.pem`));
+      expect((await run(['config', 'get', `profiles.stg.${field}`, '-o', 'table'])).stdout.trim()).toBe(join(home.dir, `tls/${field}.pem`));
+    }
+  });
+
   it('refuses unknown settings, bad values, and any attempt to keep a key in the config', async () => {
     expect((await run(['config', 'set', 'colour', 'blue'])).code).toBe(2);
     expect((await run(['config', 'set', 'profiles.stg.env', 'prod'])).code).toBe(2);

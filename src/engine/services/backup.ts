@@ -21,9 +21,25 @@ import {
 } from '../store/backup.js';
 import { databaseFileState, syncFolder } from '../store/cipher.js';
 import { SCHEMA_VERSION, upgradeCopy, type Db } from '../store/db.js';
-import { clientById, revokeClientAndTokens, revokedClients, revokedKeys, revokeKeys, unrevokedKeysAmong } from '../store/keys.js';
+import {
+  allApiKeys,
+  allClients,
+  clientById,
+  expiringKeys,
+  keyOutlives,
+  revokeClientAndTokens,
+  setKeyExpiry,
+  revokedClients,
+  revokedKeys,
+  revokeKeys,
+  unrevokedKeysAmong,
+} from '../store/keys.js';
 import { describeDisagreement } from '../../domain/audit-deep.js';
-import { appendAudit, asActor, auditHead, verifyAudit, verifyAuditDeep } from './audit.js';
+import { recordedTimes } from '../store/audit.js';
+import { deductibleSources } from '../store/members.js';
+import { deductibleDisagreement } from '../../domain/deductible-check.js';
+import { chainCredentials, foreignCredential } from '../../domain/credential-audit.js';
+import { appendAudit, asActor, auditHead, listAudit, verifyAudit, verifyAuditDeep } from './audit.js';
 
 /** What a checked copy holds. */
 export interface CopyFacts {
@@ -205,7 +221,7 @@ export function holdForRestore(file: string, key: Buffer | undefined): LiveHold 
   if (live === 'unknown') return { release: () => undefined };
   const made = !existsSync(file);
   if (live === 'absent') closeSync(openSync(file, 'a', 0o600));
-  const hold = holdLiveDatabase(file, live === 'encrypted' ? key : undefined);
+  const hold = holdWithKey(file, live === 'encrypted' ? key : undefined, made);
   if (!hold) {
     if (made) rmSync(file, { force: true });
     throw new Conflict(
@@ -220,6 +236,24 @@ export function holdForRestore(file: string, key: Buffer | undefined): LiveHold 
       if (made && !replaced) rmSync(file, { force: true });
     },
   };
+}
+
+/**
+ * The live database held (holdLiveDatabase); one the key given does not open (a backup's key, the
+ * data directory's being another) is refused as such, never SQLite's "file is not a database".
+ */
+function holdWithKey(file: string, key: Buffer | undefined, made: boolean): ReturnType<typeof holdLiveDatabase> {
+  try {
+    return holdLiveDatabase(file, key);
+  } catch (err) {
+    if (made) rmSync(file, { force: true });
+    if (key && (err as { code?: unknown }).code === 'SQLITE_NOTADB')
+      throw new DatabaseKeyError(
+        `the local database ${file} is encrypted under another key than the one given (TPA_DB_KEY or the key store): a backup is restored only into a data directory encrypted with the key it was taken under; restore it into a new data directory (TPA_HOME) with that key, or reset this one first (tpa local reset); nothing was changed`,
+        { code: 'database_key_differs' },
+      );
+    throw err;
+  }
 }
 
 /**
@@ -263,6 +297,9 @@ export function checkRestorable(tmp: string, backup: string, key: Buffer | undef
         `${backup} holds money tables that disagree with its own audit chain in ${n} place${n === 1 ? '' : 's'} (tpa local audit verify --deep), the first: ${describeDisagreement(verdict.disagreements[0]!)}; nothing was changed`,
       );
     }
+    refuseForeignCredentials(db, backup);
+    refuseClockAhead(db, backup);
+    refuseDerivedDeductibles(db, backup);
   } finally {
     db.close();
   }
@@ -270,19 +307,62 @@ export function checkRestorable(tmp: string, backup: string, key: Buffer | undef
 }
 
 /**
+ * The latest time a database has recorded (setting recorded_until) holds the engine's clock: it is
+ * never earlier (clock.ts engineNow). Kept by triggers from the times its rows record, it can never
+ * pass the latest of them, a sandbox clock set forward included (setting the clock records nothing);
+ * one that does was written outside tpa and would move the restored service's clock: refused.
+ */
+function refuseClockAhead(db: Db, backup: string): void {
+  const { setting, rows } = recordedTimes(db);
+  if (setting === undefined || setting === '') return;
+  const at = Date.parse(setting);
+  if (Number.isNaN(at) || rows === '' || at > Date.parse(rows))
+    throw new InvalidInput(
+      `${backup} holds a latest recorded time (setting recorded_until ${JSON.stringify(setting.slice(0, 40))}) later than any time its records hold (${rows === '' ? 'none' : rows}): it was written outside tpa and would move the service's clock; nothing was changed`,
+    );
+}
+
+/** Each deductible accumulator of the copy is the sum its claims give (a changed one changes what the next claims pay). */
+function refuseDerivedDeductibles(db: Db, backup: string): void {
+  const { claims, held } = deductibleSources(db);
+  const wrong = deductibleDisagreement(claims, held);
+  if (wrong)
+    throw new InvalidInput(
+      `${backup} holds a deductible met that is not the sum of its claims: ${wrong}; it would change what the next claims pay; nothing was changed`,
+    );
+}
+
+/**
+ * A restore puts in place only the credentials the copy's own audit chain made (a key planted in a
+ * backup with sqlite3 would otherwise open the service): each API key and OAuth client must answer
+ * its KEY_CREATED (CLIENT_REGISTERED) record, and be revoked or rotated out where the chain says so.
+ */
+function refuseForeignCredentials(db: Db, backup: string): void {
+  const foreign = foreignCredential(chainCredentials(listAudit(db, {})), allApiKeys(db), allClients(db));
+  if (foreign)
+    throw new InvalidInput(
+      `${backup} holds a credential its own audit chain did not make: ${foreign}; a restore accepts only the keys and clients the chain records; nothing was changed`,
+    );
+}
+
+/**
  * Makes the checked copy `tmp` the database to put in place: every key and client the live
  * database (`live`, held) has revoked is revoked in it too, recorded in its audit chain as the
  * engine records a revocation (a restore never brings back a credential revoked since the backup);
+ * every key it rotated out expires in it no later (carryExpiries);
  * one file with a new identity (a restored database is a new one for the journals of jobs:
  * docs/design.md "Backups"); on the disk. How many credentials it kept revoked.
  */
-export function prepareRestoreCopy(tmp: string, key: Buffer | undefined, live: LiveHold): { keys: number; clients: number } {
+export function prepareRestoreCopy(tmp: string, key: Buffer | undefined, live: LiveHold): { keys: number; clients: number; expiring: number } {
   const keys = live.db ? revokedKeys(live.db) : [];
   const clients = live.db ? revokedClients(live.db) : [];
+  const expiring = live.db ? expiringKeys(live.db) : [];
   const db = openCopy(tmp, key, true);
-  let kept: { keys: number; clients: number };
+  let kept: { keys: number; clients: number; expiring: number };
   try {
-    kept = asActor(db, RESTORE_ACTOR, () => db.transaction(() => carryRevocations(db, keys, clients)).immediate());
+    kept = asActor(db, RESTORE_ACTOR, () =>
+      db.transaction(() => ({ ...carryRevocations(db, keys, clients), expiring: carryExpiries(db, expiring) })).immediate(),
+    );
   } finally {
     db.close();
   }
@@ -321,6 +401,26 @@ function carryRevocations(
     revokedClients++;
   }
   return { keys: [...byLineage.values()].reduce((n, ids) => n + ids.length, 0), clients: revokedClients };
+}
+
+/**
+ * Every key the live database rotated out (an expiry set) expires in the copy no later: a restore
+ * never brings back, active for good, a key replaced since the backup. Recorded as the rotation
+ * (KEY_ROTATED, at the instant of the rotation when the live database holds the new key).
+ */
+function carryExpiries(db: Db, keys: readonly { id: string; expires_at: string; new_key_id: string | null; rotated_at: string | null }[]): number {
+  let n = 0;
+  for (const k of keys) {
+    if (!keyOutlives(db, k.id, k.expires_at)) continue;
+    setKeyExpiry(db, k.id, k.expires_at);
+    appendAudit(db, 'KEY_ROTATED', k.id, k.rotated_at ?? k.expires_at, {
+      new_key_id: k.new_key_id,
+      expires_at: k.expires_at,
+      reason: 'rotated out in the database a restore replaced',
+    });
+    n++;
+  }
+  return n;
 }
 
 /**

@@ -64,3 +64,28 @@ export function auditDeepFrom(db: Db): { seq: number; encounter_rowid: number; s
     );
   return f as { seq: number; encounter_rowid: number; settlement_rowid: number };
 }
+
+/**
+ * The setting recorded_until and the latest time the database's rows record (the times the
+ * triggers and migration 17 that keep it take it from): the first may never pass the second.
+ */
+export function recordedTimes(db: Db): { setting: string | undefined; rows: string } {
+  const setting = db.prepare(`SELECT value FROM settings WHERE key = 'recorded_until'`).pluck().get() as string | undefined;
+  const rows = db
+    .prepare(
+      `SELECT COALESCE(MAX(t), '') FROM (
+        SELECT MAX(at) AS t FROM audit_log
+        UNION ALL SELECT MAX(timestamp) FROM history_entries
+        UNION ALL SELECT MAX(submitted_at) FROM encounters
+        UNION ALL SELECT MAX(completed_at) FROM encounters
+        UNION ALL SELECT MAX(initiated_at) FROM settlements
+        UNION ALL SELECT MAX(completed_at) FROM settlements
+        UNION ALL SELECT MAX(failed_at) FROM settlements
+        UNION ALL SELECT MAX(reconciled_at) FROM settlements
+        UNION ALL SELECT MAX(created_at) FROM api_keys
+        UNION ALL SELECT MAX(finalized_at) FROM rate_schedules)`,
+    )
+    .pluck()
+    .get() as string;
+  return { setting, rows };
+}

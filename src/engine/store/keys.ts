@@ -160,6 +160,21 @@ export function revokeKeys(db: Db, ids: readonly string[], at: string): void {
   for (const id of ids) one.run(at, id);
 }
 
+/** The keys rotated out (an expiry set), with the key that replaced them and when, if this database holds it. */
+export function expiringKeys(db: Db): { id: string; expires_at: string; new_key_id: string | null; rotated_at: string | null }[] {
+  if (!hasColumn(db, 'api_keys', 'parent_id')) return [];
+  return db
+    .prepare(
+      'SELECT k.id, k.expires_at, c.id AS new_key_id, c.created_at AS rotated_at FROM api_keys k LEFT JOIN api_keys c ON c.parent_id = k.id WHERE k.expires_at IS NOT NULL ORDER BY k.expires_at, k.id',
+    )
+    .all() as { id: string; expires_at: string; new_key_id: string | null; rotated_at: string | null }[];
+}
+
+/** Whether this database holds key `id` with no expiry, or one later than `expiresAt`. */
+export function keyOutlives(db: Db, id: string, expiresAt: string): boolean {
+  return db.prepare('SELECT 1 FROM api_keys WHERE id = ? AND (expires_at IS NULL OR expires_at > ?)').get(id, expiresAt) !== undefined;
+}
+
 /** The clients revoked, and when. */
 export function revokedClients(db: Db): { client_id: string; revoked_at: string }[] {
   if (!hasColumn(db, 'oauth_clients', 'revoked_at')) return [];

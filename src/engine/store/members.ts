@@ -104,3 +104,26 @@ export function membersWithPlans(db: Db): MemberFixtureRow[] {
     )
     .all() as MemberFixtureRow[];
 }
+
+/**
+ * What the deductibles met are derived from: each claim neither replaced nor voided (its status
+ * SUPERSEDED or VOIDED), with its member's plan year start; and the accumulators held.
+ */
+export function deductibleSources(db: Db): {
+  claims: Iterable<{ member_id: string; outcome_json: string; plan_year_start: string }>;
+  held: { member_id: string; plan_year: string; met_cents: number }[];
+} {
+  const claims = db
+    .prepare(
+      `SELECT e.member_id, e.outcome_json, p.plan_year_start FROM encounters e
+       JOIN members m ON m.member_id = e.member_id JOIN plans p ON p.id = m.plan_id
+       WHERE e.status NOT IN ('SUPERSEDED', 'VOIDED')`,
+    )
+    .all() as { member_id: string; outcome_json: string; plan_year_start: string }[];
+  const held = db.prepare('SELECT member_id, plan_year, met_cents FROM member_deductibles ORDER BY member_id, plan_year').all() as {
+    member_id: string;
+    plan_year: string;
+    met_cents: number;
+  }[];
+  return { claims, held };
+}

@@ -1,5 +1,6 @@
 // tpa config set: change one setting of config.json (mode 0600, written atomically); a key or a
 // token is never one of them.
+import { resolve } from 'node:path';
 import { configFile, httpsUnlessLoopback, readConfig, reservedNameProblem } from '../../../auth/config.js';
 import { writePrivateJson } from '../../../auth/store.js';
 import { UsageError } from '../../../errors.js';
@@ -14,9 +15,11 @@ const PROFILE_FIELDS: Record<string, (value: string) => unknown> = {
   auth_url: url,
   client_id: (v) => v,
   scopes: (v) => v.split(/[\s,]+/).filter(Boolean),
-  cert: (v) => v,
-  key: (v) => v,
-  ca: (v) => v,
+  // Files, stored absolute as tpa auth login stores them: a relative path would name another file
+  // (a rogue ca.pem trusted) in each folder tpa runs from.
+  cert: (v) => resolve(v),
+  key: (v) => resolve(v),
+  ca: (v) => resolve(v),
   legacy_tls: (v) => {
     if (v !== 'true' && v !== 'false') throw new UsageError('legacy_tls is true or false');
     return v === 'true';
@@ -50,7 +53,9 @@ export const set = verb({
       config.profiles[m[1]!][m[2]!] = PROFILE_FIELDS[m[2]!]!(value);
     }
     writePrivateJson(configFile(ctx.paths), config);
-    return { data: { key, value }, table: () => `${key}=${value}` };
+    const stored = key === 'default_profile' ? value : config.profiles[key.split('.')[1]!][key.split('.')[2]!];
+    const shown = typeof stored === 'string' ? stored : value;
+    return { data: { key, value: shown }, table: () => `${key}=${shown}` };
   },
 });
 

@@ -32,9 +32,15 @@ export const restore = verb({
         await raiseControlNumber(ctx.paths.dataDir, facts.controlNumber);
         const revoked = kept.keys + kept.clients;
         ctx.note(
-          `restore: ${file} is now the backup ${backup} (${facts.encounters} encounters, ${facts.entries} ledger entries; ${revoked} credential${revoked === 1 ? '' : 's'} revoked since the backup kept revoked)`,
+          `restore: ${file} is now the backup ${backup} (${facts.encounters} encounters, ${facts.entries} ledger entries; ${revoked} credential${revoked === 1 ? '' : 's'} revoked since the backup kept revoked, ${kept.expiring} key${kept.expiring === 1 ? '' : 's'} rotated out since kept expiring)`,
         );
-        const data = { restored: backup, database: file, ...copySummary(facts), kept_revoked: { keys: kept.keys, clients: kept.clients } };
+        const data = {
+          restored: backup,
+          database: file,
+          ...copySummary(facts),
+          kept_revoked: { keys: kept.keys, clients: kept.clients },
+          kept_expiring: { keys: kept.expiring },
+        };
         return {
           data,
           table: (t: TableTools) =>
@@ -48,6 +54,7 @@ export const restore = verb({
                 'Kept revoked',
                 `${kept.keys} key${kept.keys === 1 ? '' : 's'}, ${kept.clients} client${kept.clients === 1 ? '' : 's'} (revoked since the backup)`,
               ],
+              ['Kept expiring', `${kept.expiring} key${kept.expiring === 1 ? '' : 's'} (rotated out since the backup)`],
             ]),
         };
       },
