@@ -56,8 +56,9 @@ describe('an 837 read by a long job', () => {
       });
       expect(r.code, r.stderr).toBe(0);
       expect(r.stdout.trim().split('\n')).toHaveLength(5000);
-      // Its first size is 1 to 4 MB as Node starts it; grown, 16 MB or more.
-      expect(Number(readFileSync(out, 'utf8'))).toBeLessThanOrEqual(4 * 1024 * 1024);
+      // Its first size is 1 to 4 MB as Node starts it (4.25 MB seen on a quiet machine: V8 rounds to
+      // its pages); grown, 16 MB or more: the line between them is drawn at 8 MB.
+      expect(Number(readFileSync(out, 'utf8'))).toBeLessThan(8 * 1024 * 1024);
     }, 300_000);
   }
 });
