@@ -308,18 +308,25 @@ export function checkRestorable(tmp: string, backup: string, key: Buffer | undef
 
 /**
  * The latest time a database has recorded (setting recorded_until) holds the engine's clock: it is
- * never earlier (clock.ts engineNow). Kept by triggers from the times its rows record, it can never
- * pass the latest of them, a sandbox clock set forward included (setting the clock records nothing);
- * one that does was written outside tpa and would move the restored service's clock: refused.
+ * never earlier (clock.ts engineNow). Kept by triggers from the times its rows record, it is the
+ * latest of them, a sandbox clock set forward included (setting the clock records nothing). One later
+ * than every row was written outside tpa and would move the restored service's clock forward; one
+ * earlier than a row (or none beside rows) would let the clock go back before what is recorded, so
+ * new claims would be numbered and dated before older ones: both refused.
  */
 function refuseClockAhead(db: Db, backup: string): void {
   const { setting, rows } = recordedTimes(db);
-  if (setting === undefined || setting === '') return;
+  const missing = setting === undefined || setting === '';
+  if (missing && rows === '') return;
+  const refuse = (what: string, effect: string) =>
+    new InvalidInput(`${backup} holds ${what}: it was written outside tpa and would ${effect}; nothing was changed`);
+  const back = "let the service's clock go back before what is recorded";
+  if (missing) throw refuse(`no latest recorded time (setting recorded_until) though its records hold times up to ${rows}`, back);
+  const stated = `a latest recorded time (setting recorded_until ${JSON.stringify(setting.slice(0, 40))})`;
   const at = Date.parse(setting);
   if (Number.isNaN(at) || rows === '' || at > Date.parse(rows))
-    throw new InvalidInput(
-      `${backup} holds a latest recorded time (setting recorded_until ${JSON.stringify(setting.slice(0, 40))}) later than any time its records hold (${rows === '' ? 'none' : rows}): it was written outside tpa and would move the service's clock; nothing was changed`,
-    );
+    throw refuse(`${stated} later than any time its records hold (${rows === '' ? 'none' : rows})`, "move the service's clock");
+  if (at < Date.parse(rows)) throw refuse(`${stated} earlier than a time its records hold (${rows})`, back);
 }
 
 /** Each deductible accumulator of the copy is the sum its claims give (a changed one changes what the next claims pay). */
