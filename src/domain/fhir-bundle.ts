@@ -1,4 +1,4 @@
-// A Claim inside a FHIR Bundle made self-contained before it is checked and sent (docs/design.md
+// A Claim inside a FHIR Bundle made self-contained before it is checked and sent (docs/claim-batches.md
 // "Claims inside a Bundle"). The service takes one Claim (docs/api.md "POST /v1/claims/submit/"), so
 // the references a Claim makes to other entries of its Bundle (its patient, its billing provider,
 // its care team) would mean nothing once the Claim is sent alone: each one that resolves to an entry

@@ -1469,7 +1469,7 @@ function resourceName(resource: Json): string | null {
 
 /**
  * How a Reference's `reference` text reads: the one reading of it, whether it stands alone or beside
- * an identifier (docs/design.md "Claims inside a Bundle"). `#id` (a contained resource), `Type/id`
+ * an identifier (docs/claim-batches.md "Claims inside a Bundle"). `#id` (a contained resource), `Type/id`
  * (also as an absolute `http(s)://…/Type/id` and with `/_history/<version>`: one resource, one
  * party), a conditional reference by one identifier (`Type?identifier=system|value`), or
  * `urn:uuid:`/`urn:oid:` (an entry of a Bundle, nothing in a lone Claim). Anything else is a

@@ -21,7 +21,7 @@ export function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
 
-/** FHIR ids allow only [A-Za-z0-9-.] (docs/design.md "The engine's decisions"): engine ids are mapped, not reused. */
+/** FHIR ids allow only [A-Za-z0-9-.] (docs/local.md "The engine's decisions"): engine ids are mapped, not reused. */
 export function fhirId(id: string): string {
   return id.replace(/[^A-Za-z0-9\-.]/g, '-');
 }

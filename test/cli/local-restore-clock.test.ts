@@ -1,4 +1,4 @@
-// tpa local restore and the engine clock (docs/design.md "Backups"): a backup whose latest recorded
+// tpa local restore and the engine clock (docs/local-data.md "Backups"): a backup whose latest recorded
 // time (the setting that holds the service's clock) passes every time its records hold was written
 // outside tpa: refused. A sandbox whose clock was set forward records its own later times: restored.
 import Database from 'better-sqlite3';

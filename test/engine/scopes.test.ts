@@ -18,7 +18,7 @@ const SPEC: { method: string; path: string; scope: Scope | null; perMinute: numb
   { method: 'GET', path: '/tpa-api/v1/settlement/enc_x/', scope: 'ledger_access', perMinute: 200 },
   { method: 'GET', path: '/tpa-api/v1/ledger/entries/', scope: 'ledger_access', perMinute: 100 },
   { method: 'GET', path: '/tpa-api/v1/ledger/entries/enc_x/', scope: 'ledger_access', perMinute: 200 },
-  // Any valid key: the key's own business (docs/design.md "Over the wire: choices").
+  // Any valid key: the key's own business (docs/client.md "Over the wire: choices").
   { method: 'GET', path: '/tpa-api/v1/health', scope: null, perMinute: null },
   { method: 'GET', path: '/tpa-api/v1/health/', scope: null, perMinute: null },
   { method: 'GET', path: '/tpa-api/v1/keys', scope: null, perMinute: null },

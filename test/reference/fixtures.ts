@@ -42,7 +42,7 @@ export interface Contract {
 export interface Member {
   id: string;
   deductibleCents: number;
-  /** What every plan year starts with (docs/design.md "The local engine's fixtures": the amounts met). */
+  /** What every plan year starts with (docs/local.md "The local engine's fixtures": the amounts met). */
   metCents: number;
   copayCents: number;
   coinsurancePercent: number;

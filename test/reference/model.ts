@@ -198,7 +198,7 @@ export class Model {
         this.settleDue();
         return { http: 200 };
       case 'clock-back': {
-        // The clock never goes back before the latest time the engine recorded (docs/design.md "The engine clock").
+        // The clock never goes back before the latest time the engine recorded (docs/local.md "The engine clock").
         const target = this.now - event.hours * 3_600_000;
         if (target < this.recordedUntil) return { http: 400 };
         this.now = target;

@@ -790,7 +790,7 @@ export const MIGRATIONS: readonly string[] = [
   // 23: the database's identity, made once when the file is created (or first opened by a tpa that
   // names databases): a journal of a long job records it, so that a job's journal from another
   // database (a reset, another data directory, another server) is never resumed against this one
-  // (docs/design.md "Claim batches"). Real time: it dates the file, not an event of the engine.
+  // (docs/claim-batches.md "Claim batches"). Real time: it dates the file, not an event of the engine.
   `
   INSERT OR IGNORE INTO settings (key, value) VALUES ('database', json_object(
     'id', 'db_' || lower(hex(randomblob(10))),

@@ -376,7 +376,7 @@ async function settlementReport(ctx: Context, opts: OptionValues<typeof options>
   const entries: LedgerItem[] = [];
   let moneyEntries: LedgerItem[] = [];
   let scan: ScanInfo | undefined;
-  // One progress line, redrawn, with its rate and time left (docs/design.md "Long jobs").
+  // One progress line, redrawn, with its rate and time left (docs/jobs.md "Long jobs").
   const reading = counter(ctx.status, 'reading the ledger', 'entries');
   if (counted) {
     // Funded or settled in the period: the service dates before it are read, the dates counted here (docs/periods.md "Which date a period counts").
