@@ -94,7 +94,7 @@ export function authenticate(db: Db, apiKey: string, now: Date): KeyRecord | 're
 
 /**
  * Revokes, at once, every key of the lineage of `keyId`: the keys it was rotated from and those
- * rotated from it are one credential's history, and a thief may hold any of them (docs/security.md
+ * rotated from it are one credential's history, and a thief may hold any of them (docs/security-access.md
  * "Who may do what"). Returns the ids revoked now (none when the lineage was revoked already).
  */
 export function revokeLineage(db: Db, now: Date, keyId: string, reason: string): { lineage: string; revoked: string[] } | undefined {
@@ -176,7 +176,7 @@ export function listKeys(ctx: EngineContext): EngineResponse {
  * already rotated cannot rotate again, and trying is taken as what it is, two holders of one
  * lineage (the owner and a thief who rotated first, or the other way round): the whole lineage is
  * revoked at once, as an OAuth server revokes a refresh token family on reuse, and the owner gets a
- * new key from the operator (docs/security.md "Who may do what").
+ * new key from the operator (docs/security-access.md "Who may do what").
  */
 export function rotateKey(ctx: EngineContext, _req: EngineRequest): EngineResponse {
   if (!ctx.key || ctx.key.environment === 'production') {

@@ -5,7 +5,7 @@
 // gets a token only once registered, and only scopes of its registration (`tpa local clients
 // register`): a certificate signed by the client CA proves who the client is, not what it may do.
 // The operator revokes a client (`tpa local clients revoke`): at once it gets no token, its tokens
-// are refused, and its id is never registered again (docs/security.md "Who may do what").
+// are refused, and its id is never registered again (docs/security-access.md "Who may do what").
 import { randomBytes } from 'node:crypto';
 import { isoSeconds } from '../clock.js';
 import type { EngineContext } from '../context.js';
