@@ -13,7 +13,7 @@
 export interface Tr3Options {
   /**
    * tpa writes `BPR04` ACH without the bank routing and account numbers (BPR06–BPR09, BPR12–BPR15),
-   * which the guide requires with ACH (docs/x12.md "The file": tpa holds no bank accounts). True: that
+   * which the guide requires with ACH (docs/x12-835.md "The file": tpa holds no bank accounts). True: that
    * one known deviation is not reported; everything else is.
    */
   allowMissingBankAccounts?: boolean;

@@ -804,7 +804,7 @@ export const MIGRATIONS: readonly string[] = [
   `,
   // 25: families (FAMILIES above).
   FAMILIES,
-  // 26: the payer's profile, plan configuration the 835 needs (docs/x12.md "835 out"): its federal
+  // 26: the payer's profile, plan configuration the 835 needs (docs/x12-835.md "835 out"): its federal
   // tax id (TRN03 and BPR10 are 1 and the EIN), its address (loop 1000A N3/N4) and its technical
   // contact (PER*BL), per payer id (plans.payer_id). The sandbox's payer is seeded; a payer without
   // a profile is remitted without them, which the 835 guide does not allow (remit says so).
