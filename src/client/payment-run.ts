@@ -630,7 +630,7 @@ async function asTheLedgerHasIt(client: TpaClient, done: ApprovalOutcome, read?:
   }
   const ended = [...detail.entries].reverse().find((x) => x.type === 'SETTLEMENT_FAILED' || x.type === 'SETTLEMENT_REFUNDED');
   const how = ended?.type === 'SETTLEMENT_REFUNDED' ? 'was REFUNDED' : 'FAILED';
-  // A claim a correction closed since (docs/money-rules.md "Corrected and void claims") owes nothing:
+  // A claim a correction closed since (docs/money-funding.md "Corrected and void claims") owes nothing:
   // skipped, saying what closed it, never counted as owed again.
   const closed = detail.encounter.status;
   if (isClosedStatus(closed)) {

@@ -119,7 +119,7 @@ export interface ParsedClaim {
   /** The claim's own id from its sender: Claim.identifier of system urn:tpa:x12:clm01 (an 837's CLM01), when it has one. */
   patientControlNumber?: string;
   /**
-   * A corrected claim (docs/money-rules.md "Corrected and void claims"): a replacement of an earlier
+   * A corrected claim (docs/money-funding.md "Corrected and void claims"): a replacement of an earlier
    * claim, or its void, naming it by the payer's claim number (an encounter id or ENC number tpa
    * returned): `Claim.related[]` of relationship `prior` (an 837's CLM05-3 7 or 8 with REF*F8); a
    * void is `Claim.status` `cancelled` with that prior. Absent: an original claim.

@@ -24,7 +24,7 @@ export interface Review {
   payer?: string;
 }
 
-/** The payouts the approvals will make (the engine's rule, docs/money-rules.md "Settlement"): per encounter, and the totals per provider. */
+/** The payouts the approvals will make (the engine's rule, docs/money-funding.md "Settlement"): per encounter, and the totals per provider. */
 export async function reviewOf(ctx: Context, plan: RunPlan, npi: string | undefined): Promise<Review> {
   const client = await ctx.client();
   const totals = new Map<string, ProviderLine>();

@@ -50,7 +50,7 @@ function detailTable(t: TableTools, d: LedgerDetail, missingAeob: boolean): stri
       ['Payer', `${e.payer.name} (${e.payer.id})`],
       ['Service date', e.service_date],
       ['Submitted', e.submission_date],
-      // A corrected claim and the claim it replaced (docs/money-rules.md "Corrected and void claims").
+      // A corrected claim and the claim it replaced (docs/money-funding.md "Corrected and void claims").
       ...(e.replaces ? [['Replaces', e.replaces] as [string, string]] : []),
       ...(e.replaced_by ? [['Replaced by', `${e.replaced_by} (this claim is superseded and will not be paid)`] as [string, string]] : []),
     ]),
