@@ -58,7 +58,7 @@ import { transferStands } from './settlement.js';
 export function submitClaim(ctx: EngineContext, req: EngineRequest): EngineResponse {
   return inWriteTransaction(ctx.db, () => {
     // Parsed inside the transaction, whose clock reads the latest time recorded once: a read of it
-    // outside would take a read snapshot of its own (docs/numbers.md "The claim path").
+    // outside would take a read snapshot of its own (docs/numbers-history.md "The claim path").
     let claim: ParsedClaim;
     try {
       claim = parseClaimText(req.body ?? '', { today: isoDate(ctx.clock.now()), depthChecked: req.depthChecked });

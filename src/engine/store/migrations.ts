@@ -15,7 +15,7 @@
  *   moved back is refused. Every event that moves money or cannot be undone is an audit record (a
  *   claim accepted, a funding, each settlement step, a reconciliation, a finalized schedule, a key);
  *   the one other dated step is an adjudication revealed at its ready time (completed_at). A
- *   trigger per history entry instead cost a claim more CPU (docs/numbers.md "Storage").
+ *   trigger per history entry instead cost a claim more CPU (docs/numbers-history.md "Storage").
  * - member_deductibles is counted again from the stored adjudications, line by line (seed.ts).
  */
 export const MONEY_IN_TIME = `
