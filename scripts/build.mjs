@@ -10,7 +10,7 @@
 // CommonJS, because a start-up is mostly module loading: a lookup loaded 33 ESM chunks, and each went
 // through the ESM loader's resolve, package scope lookup and link; one CommonJS file is one read and
 // one compile, and its built-ins are plain require() calls (no facade, no copy of their exports).
-// Chunks turned into CommonJS ran more instructions than the one file (docs/numbers.md "Start-up,
+// Chunks turned into CommonJS ran more instructions than the one file (docs/numbers-history.md "Start-up,
 // compiled code kept").
 import { build } from 'esbuild';
 import { createHash } from 'node:crypto';

@@ -252,7 +252,7 @@ export function ownDataDir(dataDir: string, create: boolean): void {
   if (problem !== undefined) throw new UsageError(problem, { code: 'data_dir_not_private' });
 }
 
-/** The identity of a database (docs/api.md "GET /v1/health": `database`, tpa's). */
+/** The identity of a database (docs/api-routes.md "GET /v1/health": `database`, tpa's). */
 export interface DatabaseIdentity {
   id: string;
   created_at: string;

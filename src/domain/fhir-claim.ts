@@ -1,4 +1,4 @@
-// FHIR R4 Claim parsing for both workflows (docs/api.md "POST /v1/claims/submit/"). Claims arrive
+// FHIR R4 Claim parsing for both workflows (docs/api-routes.md "POST /v1/claims/submit/"). Claims arrive
 // from other systems in every shape FHIR allows, so this accepts what the service can use
 // (references, identifiers, contained resources, codings in any order, extra elements) and names
 // the exact path of anything it cannot use.
@@ -466,7 +466,7 @@ class ClaimReader {
   /**
    * Claim.status: only an active claim is a claim for payment. A draft, a cancelled claim and one
    * entered in error are refused, never adjudicated, so they take no service's duplicate key. An
-   * absent status is read as active: the service's claim shape (docs/api.md "POST /v1/claims/submit/")
+   * absent status is read as active: the service's claim shape (docs/api-routes.md "POST /v1/claims/submit/")
    * does not list the element, and its clients send claims without it.
    */
   private status(): void {

@@ -1,4 +1,4 @@
-// Ledger statuses (docs/api.md "Ledger status"); the status filter takes all nine (docs/money-funding.md "The ledger").
+// Ledger statuses (docs/api-resources.md "Ledger status"); the status filter takes all nine (docs/money-funding.md "The ledger").
 // SUPERSEDED and VOIDED are tpa's own: a claim a corrected claim replaced or voided before funding.
 export const LEDGER_STATUSES = ['SUBMITTED', 'PROCESSING', 'ADJUDICATED', 'PENDED', 'FUNDED', 'DENIED', 'RECONCILED', 'SUPERSEDED', 'VOIDED'] as const;
 export type LedgerStatus = (typeof LEDGER_STATUSES)[number];

@@ -4,7 +4,7 @@
 // PER*BL, REF qualifiers per loop, CLP02/CLP06, CAS group codes and CARC shape, SVC01 qualifiers,
 // SVC04 revenue codes, DTM qualifiers, LQ remark codes, PLB reason codes), and the envelope's counts.
 // It reads the text itself and imports nothing of tpa's (src/), so that it is a second reading of the
-// guide, not the writer's own. No npm package checks the 835's situational rules (docs/x12.md "835
+// guide, not the writer's own. No npm package checks the 835's situational rules (docs/x12-835.md "835
 // out": node-x12, x12-parser and @stedi/x12-tools read syntax only), hence this one.
 //
 // Returns every problem found, each naming the transaction, the segment's position in it (ST = 1) and

@@ -20,7 +20,7 @@ import { emptyReport } from './events.js';
 import { type Contract, member as memberOf, provider as providerOf, type Rate, seededContracts } from './fixtures.js';
 
 const DAY_MS = 86_400_000;
-/** The processor's fee per payout (docs/api.md "Fee structure"): 2.2% of the amount + 0.30. */
+/** The processor's fee per payout (docs/api-resources.md "Fee structure"): 2.2% of the amount + 0.30. */
 const FEE_PER_MILLE = 22;
 const FEE_FLAT_CENTS = 30;
 /** The modifiers that make a line another service of its code and date (docs/money-rules.md "Duplicates"). */

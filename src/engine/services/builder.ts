@@ -1,4 +1,4 @@
-// The contract builder (docs/api.md "The contract builder" endpoints): the SSP catalog, a rate schedule per
+// The contract builder (docs/api-routes.md "The contract builder" endpoints): the SSP catalog, a rate schedule per
 // builder instance, its preview, and finalization into contract rate records that lookups and
 // adjudication then use (docs/local.md "Rate schedules").
 import { shiftDate } from '../../domain/adjudication.js';

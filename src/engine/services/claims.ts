@@ -1,4 +1,4 @@
-// Claim submission and the claim response (docs/api.md "POST /v1/claims/submit/" and
+// Claim submission and the claim response (docs/api-routes.md "POST /v1/claims/submit/" and
 // "GET /v1/claims/{submission_id}/response/"). One claim is one encounter and one ledger entry
 // (docs/money-rules.md "Adjudication"). Adjudication is decided at submission, in the same transaction that
 // records the claim, and revealed when the engine clock reaches its ready time.

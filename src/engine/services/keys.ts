@@ -1,4 +1,4 @@
-// API keys (docs/api.md "Authentication"; docs/api.md "GET /v1/keys"): the formats of the contract (docs/api.md), kept
+// API keys (docs/api.md "Authentication"; docs/api-routes.md "GET /v1/keys"): the formats of the contract (docs/api.md), kept
 // only as SHA-256 hashes, scopes per key, rotation with 24 hours of overlap on the engine clock.
 import { randomBytes } from 'node:crypto';
 import { isoSeconds } from '../clock.js';
@@ -153,7 +153,7 @@ export function health(ctx: EngineContext): EngineResponse {
     key_id: ctx.key?.id ?? null,
     scopes: ctx.key?.scopes ?? [...SCOPES],
     time: isoSeconds(ctx.clock.now()),
-    // tpa's: which database answers, so that a job's journal knows the database it was sent to (docs/api.md "GET /v1/health").
+    // tpa's: which database answers, so that a job's journal knows the database it was sent to (docs/api-routes.md "GET /v1/health").
     database: databaseIdentity(ctx.db),
   });
 }

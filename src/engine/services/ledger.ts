@@ -1,4 +1,4 @@
-// The encounter ledger (docs/api.md "GET /v1/ledger/entries/" and ".../{encounter_id}/").
+// The encounter ledger (docs/api-routes.md "GET /v1/ledger/entries/" and ".../{encounter_id}/").
 import type { LineAdjudication } from '../../domain/adjudication.js';
 import type { FieldError } from '../../domain/errors.js';
 import { isClosedStatus, LEDGER_STATUSES } from '../../domain/ledger.js';
@@ -129,7 +129,7 @@ interface PageParts {
 }
 
 /**
- * A ledger page (docs/api.md "Ledger entry"), keys in the order the service gives them; the stored
+ * A ledger page (docs/api-resources.md "Ledger entry"), keys in the order the service gives them; the stored
  * status progression is JSON already. Amounts are null until adjudicated. Written as JSON text for
  * the transports, built as values for an in-process caller (page-body.ts).
  */

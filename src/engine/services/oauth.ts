@@ -1,5 +1,5 @@
 // OAuth 2.0 client credentials over mutual TLS (docs/api.md "OAuth 2.0 with mutual TLS";
-// docs/api.md "POST {auth_url}/oauth2/token"): POST /oauth2/token presents the client certificate; tokens are valid one hour
+// docs/api-routes.md "POST {auth_url}/oauth2/token"): POST /oauth2/token presents the client certificate; tokens are valid one hour
 // on the engine clock, accepted as Bearer on every route with their scopes, and only together with
 // the certificate they were issued to (a rotated certificate leaves its tokens behind). A client
 // gets a token only once registered, and only scopes of its registration (`tpa local clients

@@ -1,4 +1,4 @@
-// Settlement records (docs/api.md "GET /v1/settlement/{encounter_id}/", docs/money-funding.md "Settlement"): created
+// Settlement records (docs/api-routes.md "GET /v1/settlement/{encounter_id}/", docs/money-funding.md "Settlement"): created
 // INITIATED by a funding approval, COMPLETED at the estimated arrival on the engine clock, then
 // reconciled against the AEOB: the ledger moves to RECONCILED when it matches. A transfer that FAILED or was
 // REFUNDED is kept, and the encounter can be funded again: each funding is a new record (`attempt`

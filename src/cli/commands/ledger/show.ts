@@ -106,7 +106,7 @@ function detailTable(t: TableTools, d: LedgerDetail, missingAeob: boolean): stri
         'AEOB',
         missingAeob ? `missing: the payer has no AEOB to match the settlement against (${t.status('MISSING_AEOB')})` : (d.reconciliation.aeob_reference ?? '—'),
       ],
-      // The processor's id (docs/api.md "Claim response"): a transfer's once funded, before that only the id it will take.
+      // The processor's id (docs/api-resources.md "Claim response"): a transfer's once funded, before that only the id it will take.
       e.status === 'FUNDED' || e.status === 'RECONCILED' || d.reconciliation.settlement_record_id
         ? ['Transfer', d.reconciliation.processor_trace_id ?? '—']
         : ['Trace', d.reconciliation.processor_trace_id ? `${d.reconciliation.processor_trace_id} (the transfer's id once funded)` : '—'],
