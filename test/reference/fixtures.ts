@@ -1,5 +1,5 @@
 // The local engine's seed, copied by hand from `tpa local fixtures -o json` and the fixtures table of
-// docs/design.md, so that the reference model owes nothing to the engine's code: providers with
+// docs/local.md, so that the reference model owes nothing to the engine's code: providers with
 // their registry role and group, contracts with their rate types and rates, members with their plan
 // benefits. Amounts in cents.
 
