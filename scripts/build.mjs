@@ -10,7 +10,7 @@
 // CommonJS, because a start-up is mostly module loading: a lookup loaded 33 ESM chunks, and each went
 // through the ESM loader's resolve, package scope lookup and link; one CommonJS file is one read and
 // one compile, and its built-ins are plain require() calls (no facade, no copy of their exports).
-// Chunks turned into CommonJS ran more instructions than the one file (docs/numbers.md "Start-up,
+// Chunks turned into CommonJS ran more instructions than the one file (docs/numbers-history.md "Start-up,
 // compiled code kept").
 import { build } from 'esbuild';
 import { createHash } from 'node:crypto';
@@ -50,7 +50,7 @@ const commanderDefaultImports = {
 };
 
 // commander tests each option's flags with /\p{ID_Continue}\.\.\.[>\]]$/u: the first such test makes
-// V8 build the Unicode property's set from ICU, 2% of a lookup (docs/numbers.md "Start-up pieces").
+// V8 build the Unicode property's set from ICU, 2% of a lookup (docs/numbers-history.md "Start-up pieces").
 // Before an ASCII character the property is \w, so only flags with another character before "..."
 // are tested against it.
 const COMMANDER_VARIADIC = '/\\p{ID_Continue}\\.\\.\\.[>\\]]$/u.test(flags)';
@@ -64,7 +64,7 @@ const commanderVariadicTest = patchSource(
 
 // better-sqlite3's JavaScript is bundled: resolving its bare name walks node_modules and reads the
 // package's exports map through URL objects, and its dozen files are each resolved, read and
-// compiled (docs/numbers.md "Start-up pieces"). Its addon stays in node_modules, found
+// compiled (docs/numbers-history.md "Start-up pieces"). Its addon stays in node_modules, found
 // by better-sqlite3's own code from its folder there. A copy already loaded (a test preloads one to
 // patch it) is the one used; where better-sqlite3 is not in tpa's own node_modules (hoisted), the
 // bare name is.
@@ -99,7 +99,7 @@ const bundledSqlite = {
   },
 };
 
-// node:crypto loads many internals (docs/numbers.md "Start-up pieces"), and a read (a lookup, a listing) neither hashes nor draws
+// node:crypto loads many internals (docs/numbers-history.md "Start-up pieces"), and a read (a lookup, a listing) neither hashes nor draws
 // an id: the functions tpa takes from it are stand-ins that load it on their first call. A name not
 // listed here fails the build ("No matching export"): add it.
 const LAZY_CRYPTO = ['createCipheriv', 'createDecipheriv', 'createHash', 'createHmac', 'hkdfSync', 'randomBytes', 'randomInt', 'randomUUID', 'timingSafeEqual'];

@@ -13,7 +13,7 @@ const TARGETS = { 'src/domain/money.ts': 95, 'src/domain/adjudication.ts': 95, '
 
 rmSync(REPORT, { force: true });
 const started = Date.now();
-// StrykerJS is not a dependency of the project: a large part of the install (docs/numbers.md "Install"), for a run
+// StrykerJS is not a dependency of the project: a large part of the install (docs/numbers-history.md "Install"), for a run
 // made by hand before a release. These pinned versions are added to node_modules the first time
 // (without touching package.json or the lockfile; the next npm ci takes them away again).
 // 10 or later: the runner before it filtered a mutant's tests by names joined as Vitest 4 joined

@@ -245,7 +245,7 @@ before anything is released.`,
 ## Approval screens at 80×24, local and production
 
 Every review and confirmation that moves money names where it moves in its first line: the profile,
-its environment and its host (docs/design.md "Approval screens"). Below, the same two questions on
+its environment and its host (docs/approval.md "Approval screens"). Below, the same two questions on
 the local profile and on a production one. The production profile here is real (OAuth 2.0 client
 credentials over mutual TLS, certificates of a private CA made for the run) but its service is
 \`tpa local serve --tls-cert … --client-ca …\` on 127.0.0.1, the same engine behind it: no service

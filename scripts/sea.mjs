@@ -1,5 +1,5 @@
 // `npm run sea`: tpa as a single executable for linux-x64 (Node's single executable applications),
-// build/tpa-linux-x64, which runs where there is no Node (docs/development.md "Single executable").
+// build/tpa-linux-x64, which runs where there is no Node (docs/packaging.md "Single executable").
 // Inside: the Node that runs this script (the project's, node_modules/node), stripped of its debug
 // symbols when `strip` is there; all of tpa in one CommonJS file (esbuild, every dynamic import
 // inlined); and, as assets, better-sqlite3's addon and the root help rendered by the build. The addon

@@ -130,7 +130,7 @@ export function errorFromResponse(status: number, body: unknown): TpaError {
   const options: ErrorOptions = { status, code, body, details: b.errors ?? (isBody(body) ? body : undefined) };
   const message = describe(status, b);
   if (status === 400 && Array.isArray(b.errors)) return new ValidationFailed(message, options);
-  // Funding refusals that are about state, not input (docs/api.md "Funding approval preconditions").
+  // Funding refusals that are about state, not input (docs/api-resources.md "Funding approval preconditions").
   if (status === 400 && (typeof b.reason === 'string' || 'previous_processor_transfer_id' in b)) return new ConflictError(message, options);
   if (status === 400 || status === 413 || status === 422) return new ValidationFailed(message, options);
   if (status === 401 || status === 403) return new AuthError(message, options);

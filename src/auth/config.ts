@@ -1,4 +1,4 @@
-// Where tpa keeps its files (docs/design.md "Credentials and config"), and its profiles.
+// Where tpa keeps its files (docs/config.md "Credentials and config"), and its profiles.
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { isLoopbackHost } from '../domain/loopback.js';

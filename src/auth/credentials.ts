@@ -1,4 +1,4 @@
-// Where secrets live (docs/design.md "Credentials and config"): the OS keychain (service
+// Where secrets live (docs/config.md "Credentials and config"): the OS keychain (service
 // `tpa`, account = profile name) through @napi-rs/keyring, or a file of mode 0600 in the config dir
 // where no keychain answers. One small interface, so that another backend can replace either.
 // TPA_KEYRING=required|auto|off chooses (default auto); TPA_API_KEY overrides every store.

@@ -20,7 +20,7 @@ export function unsupportedNode(version: string = process.versions.node): string
   return undefined;
 }
 
-/** The options that shape the output for a script (docs/design.md "Scripts: fields, jq and templates"). */
+/** The options that shape the output for a script (docs/scripting.md "Scripts: fields, jq and templates"). */
 export const SHAPE_OPTIONS = ['--json', '--jq', '--template'] as const;
 
 /**

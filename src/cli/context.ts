@@ -267,7 +267,7 @@ function clearing(stream: Stream, status: StatusLine, onlyOnTerminal: boolean): 
   });
 }
 
-/** Prompts only when stdin and stdout are terminals and TPA_PROMPT_DISABLED is unset (docs/design.md "Credentials and config"). */
+/** Prompts only when stdin and stdout are terminals and TPA_PROMPT_DISABLED is unset (docs/config.md "Credentials and config"). */
 export function canPrompt(io: IO): boolean {
   return io.stdinIsTTY && io.stdout.isTTY && !io.env.TPA_PROMPT_DISABLED;
 }

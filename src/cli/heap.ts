@@ -1,7 +1,7 @@
 // A job that goes through a whole ledger allocates page after page of short-lived rows. V8 sizes
 // its heap for throughput: left alone, the young generation doubles as objects survive its
 // collections and the old generation grows by a factor, so a long listing peaks well above a short
-// one although it holds no more at any time (docs/numbers.md "Memory"). These
+// one although it holds no more at any time (docs/numbers-history.md "Memory"). These
 // two heuristics are read at each collection, so they can be set once the process runs (a flag on
 // the command line would cost every command's start-up: V8 refuses its code cache then).
 import { PerformanceObserver } from 'node:perf_hooks';
@@ -36,7 +36,7 @@ export function keepCompilerSmall(): void {
  * For a long-lived server (`local serve`): the young generation grows as its load needs, up to
  * `semiSpaceMb` a semi-space and no further, and the old one 10% at a time. Left alone, under many
  * connections at once V8 grows the young generation far beyond what throughput needs, most of it for
- * a burst of malformed requests (docs/numbers.md "Memory"). `--max-semi-space-size` is read only when the heap
+ * a burst of malformed requests (docs/numbers-history.md "Memory"). `--max-semi-space-size` is read only when the heap
  * is set up, so the growth factor (read at each collection) is switched after each one: 2 while the
  * young generation is below its cap (V8 also shrinks it when the server idles), 1 once it is there.
  * Returns a function that stops watching.

@@ -54,7 +54,7 @@ export async function streamAll<T>(
     // Each page is let go once written, before the next is awaited (not `for await`: its binding
     // stays in this function's suspended frame). Held, a page lives through the next one's reading,
     // about a young generation's worth of allocation, so it is promoted, and the old generation
-    // grows with the rows until a full collection (docs/design.md "The ledger at volume").
+    // grows with the rows until a full collection (docs/local.md "The ledger at volume").
     let step: IteratorResult<T[]> | undefined;
     while (!(step = await pager.next()).done) {
       // Written to stdout: on the same terminal, the line is cleared first (context.ts), and drawn again at the next page.

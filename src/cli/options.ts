@@ -316,7 +316,7 @@ export function suggestCommand(ctx: Pick<Context, 'profileName' | 'profileExplic
 }
 
 /**
- * The output options a suggested command repeats (docs/design.md "Scripts: fields, jq and
+ * The output options a suggested command repeats (docs/scripting.md "Scripts: fields, jq and
  * templates"): --json, --jq or --template as given (with -o ndjson when chosen), else -o when chosen.
  */
 export function outputArgs(ctx: Pick<Context, 'format' | 'formatChosen' | 'shapeArgs'>): string[] {

@@ -1,4 +1,4 @@
-// `--json <fields>`, `--jq <expr>` and `--template <string>` of a command (docs/design.md "Scripts:
+// `--json <fields>`, `--jq <expr>` and `--template <string>` of a command (docs/scripting.md "Scripts:
 // fields, jq and templates"): checked against what the command declares it prints, all before the
 // command runs, so that a mistake sends nothing. jq and the template parser load only when given.
 import { UsageError } from '../errors.js';

@@ -1,4 +1,4 @@
-// Only in the single executable (scripts/sea.mjs, docs/development.md "Single executable"): its
+// Only in the single executable (scripts/sea.mjs, docs/packaging.md "Single executable"): its
 // SQLite addon. better-sqlite3's addon is carried inside the executable as an asset; a native addon
 // is loaded from a file, so it is written once to a folder of the user's own and loaded from there,
 // by every later start. Its name carries its digest: another build's addon is another file, never a

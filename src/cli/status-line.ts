@@ -1,4 +1,4 @@
-// The progress line of a long job on a terminal (docs/design.md "Long jobs"): one line on stderr,
+// The progress line of a long job on a terminal (docs/jobs.md "Long jobs"): one line on stderr,
 // redrawn in place (back to its start, erase, draw: tpa's own escapes of render/screen.ts), that stays
 // on screen until the job ends. A message while it is shown goes above it (cleared, printed, drawn
 // again); anything else written to the terminal clears it until the next update. A countdown (a

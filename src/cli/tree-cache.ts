@@ -2,7 +2,7 @@
 // has run (docs/design.md "Start-up"). Node's compile cache keeps only what V8 compiles before a file
 // runs: the bundle's top level. Every function a command then runs (commander's, the engine's, the
 // command's own) was compiled again at each start, a third of a lookup's work over bare Node
-// (docs/numbers.md "Start-up pieces"). V8 can serialise those too, after they ran: this keeps that
+// (docs/numbers-history.md "Start-up pieces"). V8 can serialise those too, after they ran: this keeps that
 // code per command (`lookup blind`, `ledger list`), so a command loads compiled code for what it runs
 // and no other command's. Only the build uses this module; the tests run the sources.
 import { lstatSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';

@@ -88,7 +88,7 @@ export interface Verb<A extends ArgSpecs = ArgSpecs, O extends OptionSpecs = Opt
   /**
    * The fields of the records it prints (the top-level keys of each record: `fieldsOf`), which
    * `--json <fields>` selects from and `--json` lists. A verb without them prints no records, and
-   * refuses --json, --jq and --template (docs/design.md "Scripts: fields, jq and templates").
+   * refuses --json, --jq and --template (docs/scripting.md "Scripts: fields, jq and templates").
    */
   readonly fields?: readonly string[];
   /**

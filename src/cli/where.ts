@@ -1,5 +1,5 @@
 // Where money moves: the profile, its environment and its host, named in the first line of every
-// review and confirmation that releases money (docs/design.md "Approval screens"), so that a sandbox
+// review and confirmation that releases money (docs/approval.md "Approval screens"), so that a sandbox
 // or production screen can never pass for a local one. Production is marked so it cannot be
 // mistaken: the word PRODUCTION in capitals, and inverse bold on a colour terminal.
 import { homedir } from 'node:os';

@@ -1,4 +1,4 @@
-// A batch of claims submitted exactly once across interruptions (docs/design.md "Long jobs").
+// A batch of claims submitted exactly once across interruptions (docs/jobs.md "Long jobs").
 // It works through any Transport: in-process and over HTTP alike.
 //
 // Each claim is validated locally first; an invalid one is reported and not sent. Before a claim is
@@ -33,7 +33,7 @@ import type { AdjudicationSummary, ClaimResponseBody, LedgerItem } from './types
 
 /**
  * UNKNOWN: sent by an earlier run whose answer was never recorded, and the ledger could not say
- * whether the service has it; not sent again (docs/design.md "Claim batches").
+ * whether the service has it; not sent again (docs/claim-batches.md "Claim batches").
  */
 export type ClaimStatus = 'ACKNOWLEDGED' | 'SKIPPED' | 'INVALID' | 'FAILED' | 'UNKNOWN';
 
@@ -102,7 +102,7 @@ export interface BatchProgress {
 export type BatchLimit = PaceLimit;
 
 /**
- * Where a claim of the batch stands at the end, one for each claim (docs/design.md "Claim batches"):
+ * Where a claim of the batch stands at the end, one for each claim (docs/claim-batches.md "Claim batches"):
  * its disposition once adjudicated, STILL PROCESSING when --wait ended before it was, ACKNOWLEDGED
  * without --wait (or when the batch stopped before polling), NOT POLLED when its poll failed, or
  * INVALID, FAILED, UNKNOWN. Claims never reached, the batch having stopped, are its total less these.
@@ -134,7 +134,7 @@ export interface BatchSummary {
   history?: string;
   /** Claims still being adjudicated when --wait timed out. */
   stillProcessing: number;
-  /** The exit code docs/design.md "Exit codes" gives this end (docs/design.md "Claim batches"). */
+  /** The exit code docs/design.md "Exit codes" gives this end (docs/claim-batches.md "Claim batches"). */
   exitCode: number;
 }
 
@@ -489,7 +489,7 @@ export async function runClaimBatch(client: TpaClient, claims: AsyncIterable<Bat
   }
   let done = 0;
   let skipped = 0;
-  // Only the claims sent count in the rate: those a resume skips cost no time (docs/design.md "Long jobs").
+  // Only the claims sent count in the rate: those a resume skips cost no time (docs/jobs.md "Long jobs").
   const pace = new Throughput(now);
   const pacer = new Pacer({
     concurrency: options.concurrency,
@@ -501,7 +501,7 @@ export async function runClaimBatch(client: TpaClient, claims: AsyncIterable<Bat
     },
     onResume: () => pace.resume(),
   });
-  // The rate, the time left and the limit once it paces the batch (docs/design.md "Long jobs"), as every long job has them.
+  // The rate, the time left and the limit once it paces the batch (docs/jobs.md "Long jobs"), as every long job has them.
   const gauge = new PaceGauge(pace, pacer.window, now);
   const progress = (stage: BatchProgress['stage'], waitingMs?: number) => {
     if (!options.onProgress) return;
@@ -800,7 +800,7 @@ export type SingleResult =
   | { found: { submission_id: string; external_claim_id: string; idempotency_key: string } };
 
 /**
- * What the journal says of a claim's content before it is sent (docs/design.md "Claim batches":
+ * What the journal says of a claim's content before it is sent (docs/claim-batches.md "Claim batches":
  * the same rules for one claim as for many). `resume`: an earlier attempt of it whose answer was
  * never recorded or that was refused, to settle with its key; `earlier`: its last acknowledged
  * submission, when every attempt was acknowledged (sending it again is a new claim, only on

@@ -124,7 +124,7 @@ export class TpaClient {
     return this.call('GET', `${TPA_PREFIX}/claims/${encodeURIComponent(submissionId)}/response/${query}`);
   }
 
-  /** Approves a fund release. Never retried blindly (docs/design.md "Client behaviour"): the caller decides. */
+  /** Approves a fund release. Never retried blindly (docs/client.md "Client behaviour"): the caller decides. */
   approveFunding(input: FundingApproval, idempotencyKey: string = randomUUID()): Promise<ApiResult<FundingApproved>> {
     return this.call('POST', `${TPA_PREFIX}/funding/approve/`, { body: JSON.stringify(input), idempotencyKey, route: 'money' });
   }

@@ -355,7 +355,7 @@ export async function withTransfers(
 
 /**
  * The authorization code to offer for a new approval of the encounter `detail` shows, on `day`: the
- * next free one of AUTH-<day>-<payer> (docs/design.md "Interactive fund approval"), past every code
+ * next free one of AUTH-<day>-<payer> (docs/approval.md "Interactive fund approval"), past every code
  * the encounter's ledger shows and every code of this machine's history, whatever their outcome.
  */
 export function nextFreeAuthorizationCode(dataDir: string, detail: LedgerDetail, day: string, taken?: Iterable<string>): string {

@@ -1,4 +1,4 @@
-// What the journals of long jobs hold, read for `tpa jobs` (docs/design.md "Reading a journal: tpa
+// What the journals of long jobs hold, read for `tpa jobs` (docs/jobs.md "Reading a journal: tpa
 // jobs"): claim batches, the journal of single claims, payment runs. Read only: a journal is never
 // opened for writing, never locked, never changed, so reading one while its job runs is safe (a
 // last line still being written is left out).

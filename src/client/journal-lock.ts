@@ -1,4 +1,4 @@
-// One journal, one writer (docs/design.md "Claim batches", "Payment runs"): a long job holds its journal's
+// One journal, one writer (docs/claim-batches.md "Claim batches", "Payment runs"): a long job holds its journal's
 // lock from the moment it opens the journal until it ends. The lock is the kernel's: an exclusive
 // SQLite transaction on a lock file, a POSIX lock the kernel releases when the holder exits,
 // however it ends (kill -9, a power cut), so a crashed run never leaves a lock behind and no pid

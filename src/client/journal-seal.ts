@@ -1,4 +1,4 @@
-// The journals of an encrypted data directory are encrypted too (docs/security.md "Member data and
+// The journals of an encrypted data directory are encrypted too (docs/security-data.md "Member data and
 // the data directory"): an invalid or refused claim's journal record holds the claim's whole text
 // (member name and id, diagnoses), a payment run's plan its encounters, the fund history what the
 // service answered. Each record is then written as one line `{"sealed":"<base64>"}`: AES-256-GCM

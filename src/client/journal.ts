@@ -1,4 +1,4 @@
-// The journal of a long job (docs/design.md "Long jobs"): an append-only file of JSON lines
+// The journal of a long job (docs/jobs.md "Long jobs"): an append-only file of JSON lines
 // that says, before each request, what is about to be sent and with which Idempotency-Key, and
 // after it, what came back. Every append reaches the disk (fsync) before the request it announces
 // goes out, so a job killed at any instant (kill -9, a power cut) is resumed from its journal
@@ -252,7 +252,7 @@ export function ownDataDir(dataDir: string, create: boolean): void {
   if (problem !== undefined) throw new UsageError(problem, { code: 'data_dir_not_private' });
 }
 
-/** The identity of a database (docs/api.md "GET /v1/health": `database`, tpa's). */
+/** The identity of a database (docs/api-routes.md "GET /v1/health": `database`, tpa's). */
 export interface DatabaseIdentity {
   id: string;
   created_at: string;
@@ -274,7 +274,7 @@ export async function databaseOf(client: TpaClient): Promise<DatabaseIdentity | 
 }
 
 /**
- * The one rule for every long job's journal (docs/design.md "Claim batches"): a journal belongs to
+ * The one rule for every long job's journal (docs/claim-batches.md "Claim batches"): a journal belongs to
  * the database it was sent to. Why the journal at `path`, which recorded `recorded`, is history for
  * the database `current` (a reset, another data directory, another server), or undefined when it
  * may be continued: the same database, or one side unknown (a journal of an older tpa, a service

@@ -13,7 +13,7 @@ export class LocalTransport implements Transport {
   readonly name = 'local';
   private engine: Engine | undefined;
   private opening: Promise<Engine> | undefined;
-  /** Sandbox triggers (docs/design.md "Sandbox triggers"): TPA_FAULT, counted over this process. */
+  /** Sandbox triggers (docs/local.md "Sandbox triggers"): TPA_FAULT, counted over this process. */
   private readonly faults: Faults;
 
   constructor(

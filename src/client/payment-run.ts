@@ -1,4 +1,4 @@
-// A payment run (docs/design.md "Long jobs"): fund releases for a confirmed selection of
+// A payment run (docs/jobs.md "Long jobs"): fund releases for a confirmed selection of
 // encounters, each exactly once, across interruptions, through any Transport.
 //
 // The selection, with each approval's amount, authorization code and Idempotency-Key, is journaled
@@ -66,7 +66,7 @@ export interface ApprovalOutcome {
   status: ApprovalStatus;
   processor_transfer_id: string | null;
   message?: string;
-  /** The engine's audit head right after this approval, when the service sends it (docs/design.md "The audit chain"). */
+  /** The engine's audit head right after this approval, when the service sends it (docs/local.md "The audit chain"). */
   audit_head?: AuditHead;
   /** SKIPPED: the authorization code of the approval that funds the encounter, when the ledger names it. */
   funded_by?: string | null;
@@ -370,7 +370,7 @@ export function refuseClosed(journal: RunJournal): void {
 }
 
 /**
- * Closes an open run (docs/design.md "Payment runs"): nothing is sent. An approval announced and
+ * Closes an open run (docs/jobs.md "Payment runs"): nothing is sent. An approval announced and
  * never answered is settled from the ledger first, by the rule after a lost answer (one that
  * happened is recorded APPROVED, one another approval made is SKIPPED); one the ledger cannot speak
  * for leaves the run open. Then the approvals left are recorded as not sent, with when and by whom.
@@ -450,7 +450,7 @@ export async function executeRun(
     /** This machine's record of approvals (`tpa fund history`), with the profile they go to. */
     history?: { log: FundHistory; dataDir: string; profile: string; environment: string };
     /**
-     * How far the run is (docs/design.md "Long jobs"), on each outcome and when a wait for the rate
+     * How far the run is (docs/jobs.md "Long jobs"), on each outcome and when a wait for the rate
      * limit's window begins: `done` counts the whole run (the approvals before a resume included,
      * `before` of them), the rate only the approvals this command sends.
      */
@@ -630,7 +630,7 @@ async function asTheLedgerHasIt(client: TpaClient, done: ApprovalOutcome, read?:
   }
   const ended = [...detail.entries].reverse().find((x) => x.type === 'SETTLEMENT_FAILED' || x.type === 'SETTLEMENT_REFUNDED');
   const how = ended?.type === 'SETTLEMENT_REFUNDED' ? 'was REFUNDED' : 'FAILED';
-  // A claim a correction closed since (docs/money-rules.md "Corrected and void claims") owes nothing:
+  // A claim a correction closed since (docs/money-funding.md "Corrected and void claims") owes nothing:
   // skipped, saying what closed it, never counted as owed again.
   const closed = detail.encounter.status;
   if (isClosedStatus(closed)) {

@@ -1,5 +1,5 @@
 // Claim polling as the contract (docs/api.md) advises: first poll 2–5 s after submission, then about every 10 s,
-// backing off to 30 s, within an overall timeout (10 minutes by default, docs/design.md "Client behaviour").
+// backing off to 30 s, within an overall timeout (10 minutes by default, docs/client.md "Client behaviour").
 // When the service gives an estimated completion sooner than the next scheduled poll, poll then.
 import { PendingError } from '../errors.js';
 import type { ApiResult, TpaClient } from './client.js';

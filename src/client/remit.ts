@@ -1,4 +1,4 @@
-// What `tpa settlement remit` writes an 835 from (docs/x12.md "835 out"): a transfer's settlement
+// What `tpa settlement remit` writes an 835 from (docs/x12-835.md "835 out"): a transfer's settlement
 // record and the ledger detail of its encounter, read through the client so that the embedded engine
 // and a remote service serve alike; the CLM01 of claims that came in an 837, from the claim journals
 // of this machine; the interchange control number, one more each file.
@@ -187,7 +187,7 @@ export function transfersOf(record: SettlementRecord): SettlementTransfer[] {
 }
 
 /**
- * What a period remits, chosen by event (docs/x12.md "835 out"): each transfer that **arrived**
+ * What a period remits, chosen by event (docs/x12-835.md "835 out"): each transfer that **arrived**
  * inside the span (its `completed_at`, the 835's BPR16 effective date) as its payment (a REFUNDED
  * one too: it was paid then), and each transfer refunded inside it (its
  * `refund_details.refunded_at`) as its reversal: every payment in exactly one period, whatever the

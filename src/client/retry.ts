@@ -1,4 +1,4 @@
-// The retry rules of docs/design.md "Client behaviour": a 429 waits `retry_after` (or X-RateLimit-Reset) plus
+// The retry rules of docs/client.md "Client behaviour": a 429 waits `retry_after` (or X-RateLimit-Reset) plus
 // jitter and tries again; a 5xx or a lost connection is retried with exponential backoff and jitter,
 // but only for requests that are safe to repeat. A fund release is never resent after a 5xx or a
 // lost connection (the CLI checks what happened instead); a 429 means it was refused unprocessed.

@@ -1,4 +1,4 @@
-// A running `tpa local serve` holds its data directory (docs/design.md "Over the wire"): `tpa local reset`
+// A running `tpa local serve` holds its data directory (docs/local.md "Over the wire"): `tpa local reset`
 // would otherwise delete the database under a server that goes on answering 201 into it, and a
 // second server would count rate limits apart from the first. The lock is the kernel's, as a
 // journal's is (journal-lock.ts): an exclusive SQLite transaction on `serve.lock` in the data

@@ -32,7 +32,7 @@ export async function readSettlements(
 /**
  * A claim a corrected claim closed answers 404 no_settlement; one whose transfer FAILED or was
  * REFUNDED before it was closed sends that record as `history`: the money moved and came back (or
- * never moved), which the books keep (docs/api.md "Settlement"). Read as that record; else rethrown.
+ * never moved), which the books keep (docs/api-resources.md "Settlement"). Read as that record; else rethrown.
  */
 function closedHistory(err: unknown): ApiResult<SettlementRecord | null> {
   if (err instanceof NotFoundError && err.code === 'no_settlement') {

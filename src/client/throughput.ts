@@ -1,4 +1,4 @@
-// The pace of a long job (docs/design.md "Long jobs"): how fast the work that costs time goes (claims
+// The pace of a long job (docs/jobs.md "Long jobs"): how fast the work that costs time goes (claims
 // sent, not those a resume skips), how many requests the service's rate-limit window still allows
 // (X-RateLimit-Limit, -Remaining and -Reset), and the time left, which under a limit follows the
 // limit rather than the sending rate. The clock is given.
@@ -149,7 +149,7 @@ export class RateWindow {
 }
 
 /**
- * The pace of a job's requests (docs/design.md "Claim batches"), for every phase that sends many: at
+ * The pace of a job's requests (docs/claim-batches.md "Claim batches"), for every phase that sends many: at
  * most `concurrency` in flight, fewer than the rate-limit window has left, a spent window waited out
  * with nothing in flight, and the wait an answer asks for (X-RateLimit-Remaining 0, or a 429 that
  * came anyway) kept before the next request.
@@ -231,7 +231,7 @@ export function estimateLeftMs(left: number, rate: number | undefined, window: W
   return total;
 }
 
-/** The pace of a job as its progress line shows it (docs/design.md "Long jobs"). */
+/** The pace of a job as its progress line shows it (docs/jobs.md "Long jobs"). */
 export interface Pace {
   /** Pieces a second of working time, undefined before the first is done. */
   rate?: number;

@@ -323,7 +323,7 @@ export interface Health {
   key_id: string | null;
   scopes: string[];
   time: string;
-  /** tpa's: the database that answers (docs/api.md "GET /v1/health"); absent from a service that does not say. */
+  /** tpa's: the database that answers (docs/api-routes.md "GET /v1/health"); absent from a service that does not say. */
   database?: { id: string; created_at: string } | null;
 }
 

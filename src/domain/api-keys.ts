@@ -7,7 +7,7 @@ export const KEY_LENGTH = 64;
 /**
  * The four scopes of the contract (docs/api.md), then `contract_build` ("change and finalize rate schedules"): the contract (docs/api.md)
  * leaves the builder's credentials open, and none of its four read or money scopes may change what
- * is paid (docs/security.md "Who may do what").
+ * is paid (docs/security-access.md "Who may do what").
  */
 export const SCOPES = ['contract_lookup', 'claim_pricing', 'fund_release', 'ledger_access', 'contract_build'] as const;
 export type Scope = (typeof SCOPES)[number];

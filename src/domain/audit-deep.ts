@@ -107,7 +107,7 @@ const MONEY_STATUS: Record<string, string> = {
   RECONCILIATION: 'RECONCILED',
   SETTLEMENT_FAILED: 'ADJUDICATED',
   SETTLEMENT_REFUNDED: 'ADJUDICATED',
-  // A corrected claim closed it before funding (docs/money-rules.md "Corrected and void claims").
+  // A corrected claim closed it before funding (docs/money-funding.md "Corrected and void claims").
   REPLACED: 'SUPERSEDED',
   VOIDED: 'VOIDED',
 };
@@ -155,7 +155,7 @@ export function expectedMoney(records: Iterable<StoredAudit>, deepFromSeq: numbe
     if (e) e.events.push(eventOf(r, d));
     if (e && MONEY_STATUS[r.type]) {
       e.moneyStatuses = [MONEY_STATUS[r.type]!];
-      // A reconciliation that did not match leaves the ledger FUNDED (docs/money-rules.md
+      // A reconciliation that did not match leaves the ledger FUNDED (docs/money-funding.md
       // "Settlement"); databases written before that rule show RECONCILED for it.
       if (r.type === 'RECONCILIATION' && str(d.reconciliation_status) === 'UNMATCHED') e.moneyStatuses = ['FUNDED', 'RECONCILED'];
       e.moneySeq = r.seq;

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
   // Written with loops into one string: a batch hashes every claim, and the map/filter/join form
-  // was slower (docs/numbers.md "The claim path").
+  // was slower (docs/numbers-history.md "The claim path").
   if (Array.isArray(value)) {
     let out = '[';
     for (let i = 0; i < value.length; i++) {

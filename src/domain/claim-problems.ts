@@ -1,4 +1,4 @@
-// Every problem of a claim read from X12 at once (docs/x12.md "What is refused, and why"): the
+// Every problem of a claim read from X12 at once (docs/x12-refusals.md "What is refused, and why"): the
 // reader's (what the 837 carries that the service cannot take, each with its segment) and the
 // parser's field rules on the converted claim, together, so that a sender fixes a claim in one
 // round, not one layer a round. A parser error about a segment the reader already named is the

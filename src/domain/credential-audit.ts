@@ -1,4 +1,4 @@
-// Which credentials of a database its own audit chain made (docs/design.md "Backups"): a key or an
+// Which credentials of a database its own audit chain made (docs/local-data.md "Backups"): a key or an
 // OAuth client is the chain's when a KEY_CREATED (CLIENT_REGISTERED) record names it with what the
 // row holds, and it is revoked or expiring where the chain says it was revoked or rotated out.
 import { SCOPES } from './api-keys.js';

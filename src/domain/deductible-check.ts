@@ -1,6 +1,6 @@
 // The deductible a member has met per plan year, derived from the claims that count
 // (docs/money-rules.md "Deductibles"): each allowed line's deductible in the plan year of its own
-// service date. A restore compares the accumulators a backup holds with it (docs/design.md "Backups").
+// service date. A restore compares the accumulators a backup holds with it (docs/local-data.md "Backups").
 import { planYearOf } from './adjudication.js';
 
 interface Line {

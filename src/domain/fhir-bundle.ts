@@ -1,5 +1,5 @@
-// A Claim inside a FHIR Bundle made self-contained before it is checked and sent (docs/design.md
-// "Claims inside a Bundle"). The service takes one Claim (docs/api.md "POST /v1/claims/submit/"), so
+// A Claim inside a FHIR Bundle made self-contained before it is checked and sent (docs/claim-batches.md
+// "Claims inside a Bundle"). The service takes one Claim (docs/api-routes.md "POST /v1/claims/submit/"), so
 // the references a Claim makes to other entries of its Bundle (its patient, its billing provider,
 // its care team) would mean nothing once the Claim is sent alone: each one that resolves to an entry
 // is replaced by a copy of that entry in the Claim's `contained`, pointed at as `#id`. References are

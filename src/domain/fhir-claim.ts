@@ -1,4 +1,4 @@
-// FHIR R4 Claim parsing for both workflows (docs/api.md "POST /v1/claims/submit/"). Claims arrive
+// FHIR R4 Claim parsing for both workflows (docs/api-routes.md "POST /v1/claims/submit/"). Claims arrive
 // from other systems in every shape FHIR allows, so this accepts what the service can use
 // (references, identifiers, contained resources, codings in any order, extra elements) and names
 // the exact path of anything it cannot use.
@@ -119,7 +119,7 @@ export interface ParsedClaim {
   /** The claim's own id from its sender: Claim.identifier of system urn:tpa:x12:clm01 (an 837's CLM01), when it has one. */
   patientControlNumber?: string;
   /**
-   * A corrected claim (docs/money-rules.md "Corrected and void claims"): a replacement of an earlier
+   * A corrected claim (docs/money-funding.md "Corrected and void claims"): a replacement of an earlier
    * claim, or its void, naming it by the payer's claim number (an encounter id or ENC number tpa
    * returned): `Claim.related[]` of relationship `prior` (an 837's CLM05-3 7 or 8 with REF*F8); a
    * void is `Claim.status` `cancelled` with that prior. Absent: an original claim.
@@ -466,7 +466,7 @@ class ClaimReader {
   /**
    * Claim.status: only an active claim is a claim for payment. A draft, a cancelled claim and one
    * entered in error are refused, never adjudicated, so they take no service's duplicate key. An
-   * absent status is read as active: the service's claim shape (docs/api.md "POST /v1/claims/submit/")
+   * absent status is read as active: the service's claim shape (docs/api-routes.md "POST /v1/claims/submit/")
    * does not list the element, and its clients send claims without it.
    */
   private status(): void {
@@ -1469,7 +1469,7 @@ function resourceName(resource: Json): string | null {
 
 /**
  * How a Reference's `reference` text reads: the one reading of it, whether it stands alone or beside
- * an identifier (docs/design.md "Claims inside a Bundle"). `#id` (a contained resource), `Type/id`
+ * an identifier (docs/claim-batches.md "Claims inside a Bundle"). `#id` (a contained resource), `Type/id`
  * (also as an absolute `http(s)://…/Type/id` and with `/_history/<version>`: one resource, one
  * party), a conditional reference by one identifier (`Type?identifier=system|value`), or
  * `urn:uuid:`/`urn:oid:` (an entry of a Bundle, nothing in a lone Claim). Anything else is a

@@ -1,5 +1,5 @@
 // The member's explanation of benefits: one FHIR R4 ExplanationOfBenefit per decided encounter, in
-// the CARIN Blue Button profiles (docs/api.md "Explanation of benefits"), made from what the ledger
+// the CARIN Blue Button profiles (docs/api-resources.md "Explanation of benefits"), made from what the ledger
 // detail and the settlement record say, so a remote service and the embedded engine answer alike.
 // Every amount is the ledger's to the cent; on each item and in the totals allowed = benefit +
 // member liability, and the totals are the sums of the items and the ledger's own totals, or no EOB
@@ -31,7 +31,7 @@ export const EOB_PROFILES = {
 /** The encounter statuses of a decided claim: an EOB is written for these, and only these. */
 export const DECIDED_STATUSES: ReadonlySet<string> = new Set(['ADJUDICATED', 'FUNDED', 'RECONCILED', 'DENIED']);
 
-/** One service line as the ledger detail gives it (docs/api.md "Ledger entry"); tpa's fields optional. */
+/** One service line as the ledger detail gives it (docs/api-resources.md "Ledger entry"); tpa's fields optional. */
 export interface EobLedgerLine {
   sequence: number;
   cpt_code: string | null;

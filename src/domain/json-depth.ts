@@ -1,7 +1,7 @@
 // How deeply JSON text nests objects and arrays, counted on the text before it is parsed: JSON.parse
 // of a body nested millions deep takes seconds, and code that walks a parsed value recursively
 // (validation, canonical hashing) runs out of stack long before that. One rule for the server, the
-// engine and the CLI's claim files (docs/security.md "Input that hurts").
+// engine and the CLI's claim files (docs/security-input.md "Input that hurts").
 
 /**
  * The deepest nesting accepted. The deepest resource the service takes is a FHIR Claim with

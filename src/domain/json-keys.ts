@@ -1,7 +1,7 @@
 // A key given twice in one JSON object. JSON.parse keeps the last; other parsers keep the first or
 // refuse: `{"patient": {"reference": "Patient/MBR-1001"}, "patient": {…MBR-1002}}` is one claim to one
 // reader and another claim to the next. A claim holding one is refused, naming the key, never read
-// as either (docs/design.md "Claims inside a Bundle").
+// as either (docs/claim-batches.md "Claims inside a Bundle").
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;

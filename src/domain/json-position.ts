@@ -1,6 +1,6 @@
 // Where something is in JSON text, as a person finds it in an editor: a line and a column (1-based),
 // never a character offset. Used to say where a syntax error is and where a claim's bad field is
-// (docs/design.md "Checking claims before sending them"). Only ever run on text already known to be
+// (docs/claim-batches.md "Checking claims before sending them"). Only ever run on text already known to be
 // JSON nested no deeper than the depth rule allows, or to rewrite a parser's message.
 import type { FieldError } from './errors.js';
 

@@ -1,4 +1,4 @@
-// Ledger statuses (docs/api.md "Ledger status"); the status filter takes all nine (docs/money-rules.md "The ledger").
+// Ledger statuses (docs/api-resources.md "Ledger status"); the status filter takes all nine (docs/money-funding.md "The ledger").
 // SUPERSEDED and VOIDED are tpa's own: a claim a corrected claim replaced or voided before funding.
 export const LEDGER_STATUSES = ['SUBMITTED', 'PROCESSING', 'ADJUDICATED', 'PENDED', 'FUNDED', 'DENIED', 'RECONCILED', 'SUPERSEDED', 'VOIDED'] as const;
 export type LedgerStatus = (typeof LEDGER_STATUSES)[number];
@@ -6,7 +6,7 @@ export type LedgerStatus = (typeof LEDGER_STATUSES)[number];
 /**
  * A claim a corrected claim closed: replaced (SUPERSEDED, by the encounter that replaced it) or
  * voided. Closed is final: nothing is owed on it, it has no settlement and nothing funds it
- * (docs/money-rules.md "Corrected and void claims"); a transfer it had before (FAILED or REFUNDED)
+ * (docs/money-funding.md "Corrected and void claims"); a transfer it had before (FAILED or REFUNDED)
  * is history.
  */
 export interface ClosedClaim {
@@ -50,7 +50,7 @@ export interface ClaimIdentity {
 }
 
 /**
- * Whether `claim` is `pended` sent again (docs/money-rules.md "The finance desk's report"): the
+ * Whether `claim` is `pended` sent again (docs/money-funding.md "The finance desk's report"): the
  * same member and billing provider, billing every service of `pended` that waited for a
  * preauthorization (`pended.waiting`: each code and date), and the same claim by its sender's
  * identifier (an 837's CLM01, a FHIR Claim.identifier of system urn:tpa:x12:clm01) when both carry

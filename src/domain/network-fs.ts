@@ -1,4 +1,4 @@
-// The file systems a served data directory may not be on (docs/design.md "Sharing a sandbox"):
+// The file systems a served data directory may not be on (docs/local.md "Sharing a sandbox"):
 // SQLite's locks, which keep two writers apart and a reader off a page being written, are not
 // reliable over a network file system (sqlite.org/faq.html#q5, "File Locking And Concurrency"),
 // and a database shared that way can be corrupted. Linux's statfs(2) names the file system by a

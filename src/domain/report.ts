@@ -120,7 +120,7 @@ export interface PeriodReport {
    */
   corrected: { count: number; chargesCents: number };
   /**
-   * What the plan's money did (docs/money-rules.md "The finance desk's report"). Every amount is the sum of the
+   * What the plan's money did (docs/money-funding.md "The finance desk's report"). Every amount is the sum of the
    * payouts it summarizes (with --npi, that provider's payouts only):
    * released = in transit + settled + released then refunded (a failed transfer moved nothing);
    * came back = what the refunds returned (each refunded payout's amount less its fee);

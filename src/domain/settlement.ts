@@ -1,4 +1,4 @@
-// Settlement rules (docs/api.md "Settlement", docs/money-rules.md "Settlement"): payouts per care-team provider in
+// Settlement rules (docs/api-resources.md "Settlement", docs/money-funding.md "Settlement"): payouts per care-team provider in
 // proportion to the benefit of their lines, the processor fee, T+1 business day, AEOB matching.
 import { allocate, mulDivRound } from './money.js';
 import type { ProviderRole } from './fhir-claim.js';

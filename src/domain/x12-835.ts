@@ -1,5 +1,5 @@
 // ASC X12 835 005010X221A1 remittance advice, written from a transfer's payouts and the lines of the
-// encounter it paid (docs/x12.md "835 out"): one transaction per payee and transfer, amounts in
+// encounter it paid (docs/x12-835.md "835 out"): one transaction per payee and transfer, amounts in
 // integer cents throughout, every text from outside screened of the delimiters. The writer checks
 // what it is given (dates, sequences, units, amounts) and the implementation guide's balancing
 // before it returns: what it cannot write as it should throws a RemitError, never a file.

@@ -1,4 +1,4 @@
-// The acknowledgments an 837's sender gets back (docs/x12.md "Acknowledgments"): a TA1 for an
+// The acknowledgments an 837's sender gets back (docs/x12-refusals.md "Acknowledgments"): a TA1 for an
 // interchange whose envelope cannot be read, a 999 (005010X231A1) for each functional group and a
 // 277CA (005010X214) for each claim. Pure: what was received and what tpa made of it in, the X12
 // text and its JSON form (the same content) out. The CLI gathers the facts (cli/commands/claim/acks.ts).

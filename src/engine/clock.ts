@@ -1,7 +1,7 @@
-// The engine clock (docs/design.md "The engine clock"): real time by default; `tpa local clock` stores a frozen
+// The engine clock (docs/local.md "The engine clock"): real time by default; `tpa local clock` stores a frozen
 // time or an offset in the database, shared by every command on that data dir; TPA_CLOCK freezes
 // it for one process and overrides the stored one. Every time-dependent state reads it. The
-// engine's "now" is never earlier than the latest time it has recorded (docs/design.md "The engine clock":
+// engine's "now" is never earlier than the latest time it has recorded (docs/local.md "The engine clock":
 // clock moves), so no event is ever recorded before an earlier one.
 import { InvalidInput } from './errors.js';
 import { type Db, writeTransactionSerial } from './store/transactions.js';

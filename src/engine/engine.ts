@@ -170,7 +170,7 @@ export class Engine {
   /**
    * Over HTTP, before the body is read: the route must exist and the X-API-Key be valid on the
    * engine clock (docs/api.md "Authentication"). The server applies its rate limits in between, as
-   * `route` and `authenticate` let it (docs/design.md "Over the wire: choices").
+   * `route` and `authenticate` let it (docs/client.md "Over the wire: choices").
    */
   authorize(method: string, path: string, credentials: Credentials): { route: Route; key: KeyRecord } | { response: EngineResponse } {
     const match = this.route(method, path);
@@ -294,7 +294,7 @@ export class Engine {
         if (!match.route.advancesItself && anythingDue(ctx)) advanceEncounters(ctx);
         const response = answer();
         // A fund release answers with the audit head after it, for the operator to keep elsewhere
-        // (docs/design.md "The audit chain"): one lookup by the primary key, on this route only.
+        // (docs/local.md "The audit chain"): one lookup by the primary key, on this route only.
         if (match.route.scope !== 'fund_release' || response.status !== 200) return response;
         return { ...response, headers: { ...response.headers, [AUDIT_HEAD_HEADER]: formatAuditHead(auditHead(this.db)) } };
       }
@@ -366,7 +366,7 @@ export class Engine {
   }
 
   /**
-   * A clock moved to before the latest time recorded is refused (docs/design.md "The engine clock"): events
+   * A clock moved to before the latest time recorded is refused (docs/local.md "The engine clock"): events
    * would then be recorded before earlier ones. The check and the move are one write transaction.
    */
   private moveClock(target: (realNow: number) => { at: number; stored: Parameters<typeof writeStoredClock>[1] }): ClockStatus {

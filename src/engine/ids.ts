@@ -4,7 +4,7 @@ import { createHash, randomInt } from 'node:crypto';
 // unique. Ids that grow with time land at the right end of every index keyed by them, so a claim
 // dirties a few pages of each index instead of a random page, and the ledger's ties sort by time.
 // The counter's start is drawn at the first id, not at load: a read makes no id, and loads no
-// node:crypto (docs/numbers.md "Start-up pieces").
+// node:crypto (docs/numbers-history.md "Start-up pieces").
 let counter: number | undefined;
 
 /**
@@ -21,7 +21,7 @@ export function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
 
-/** FHIR ids allow only [A-Za-z0-9-.] (docs/design.md "The engine's decisions"): engine ids are mapped, not reused. */
+/** FHIR ids allow only [A-Za-z0-9-.] (docs/local.md "The engine's decisions"): engine ids are mapped, not reused. */
 export function fhirId(id: string): string {
   return id.replace(/[^A-Za-z0-9\-.]/g, '-');
 }

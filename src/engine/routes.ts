@@ -72,7 +72,7 @@ export const ROUTES: readonly Route[] = [
   route('GET', `${TPA}/keys/`, listKeys),
   route('POST', `${TPA}/keys/rotate`, rotateKey),
   route('POST', `${TPA}/keys/rotate/`, rotateKey),
-  // The contract builder (the contract leaves its credentials open; docs/security.md "Who may do what"):
+  // The contract builder (the contract leaves its credentials open; docs/security-access.md "Who may do what"):
   // reading the catalog, a schedule and its preview takes the read scope contract_lookup; changing
   // or finalizing a schedule changes what is paid, and takes contract_build, which no read scope gives.
   route('GET', '/api/v1/ssp/catalog/', listCatalog, 'contract_lookup', null, true),

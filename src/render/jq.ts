@@ -1,4 +1,4 @@
-// jq expressions for `--jq` (docs/design.md "Scripts: fields, jq and templates"): real jq, the C
+// jq expressions for `--jq` (docs/scripting.md "Scripts: fields, jq and templates"): real jq, the C
 // program compiled to WebAssembly (jq-wasm), run in-process, no binary on the PATH. Loaded only when
 // an expression is given: `tpa --help` and every command without --jq never read it. It sees only
 // what it is given: its environment (`env`, `$ENV`) is WebAssembly's own, never tpa's, and its files

@@ -1,4 +1,4 @@
-// The progress line of a long job (docs/design.md "Long jobs"), as text that fits one terminal line:
+// The progress line of a long job (docs/jobs.md "Long jobs"), as text that fits one terminal line:
 // what is being done, how far (a bar where there is room), the rate, a wait and what it waits for,
 // and the time left. Pure: the terminal wiring (src/cli/status-line.ts) redraws it in place.
 import { count } from './format.js';

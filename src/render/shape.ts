@@ -1,4 +1,4 @@
-// `--json <fields>`, `--jq` and `--template` (docs/design.md "Scripts: fields, jq and templates"):
+// `--json <fields>`, `--jq` and `--template` (docs/scripting.md "Scripts: fields, jq and templates"):
 // what a command prints as records, shaped for a script. A list is its records as one array, one
 // record an object; a list printed as its pages arrive is shaped a part at a time (a page of
 // `--all`, a claim of a batch), so that memory stays flat however long it is.

@@ -1,4 +1,4 @@
-// `--template`: a subset of Go's text/template, as gh's --template takes it (docs/design.md "Scripts:
+// `--template`: a subset of Go's text/template, as gh's --template takes it (docs/scripting.md "Scripts:
 // fields, jq and templates"): `{{.field}}`, `{{.a.b}}`, `{{range .}}…{{else}}…{{end}}`,
 // `{{if}}…{{else if}}…{{else}}…{{end}}`, `{{with}}`, variables (`$`, `{{$x := …}}`, `{{range $i, $e
 // := .}}`), pipes (`{{.n | printf "%05d"}}`), `{{- trimming -}}`, `{{/* comments */}}`, and the

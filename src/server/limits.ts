@@ -1,7 +1,7 @@
-// Rate limits (docs/api.md "Limits"; docs/design.md "Over the wire: choices"): per key, the tier's requests per minute and
+// Rate limits (docs/api.md "Limits"; docs/client.md "Over the wire: choices"): per key, the tier's requests per minute and
 // concurrency, and each endpoint's requests per minute; the stricter answers. Every request with a
 // valid key counts, refused ones included; a request without one counts against its address
-// (docs/design.md "Over the wire: choices"), so every answer carries the X-RateLimit-* headers. Windows run
+// (docs/client.md "Over the wire: choices"), so every answer carries the X-RateLimit-* headers. Windows run
 // on real time: limits are about traffic.
 import type { CallerEnvironment } from '../engine/services/keys.js';
 

@@ -366,7 +366,7 @@ export function startServer(engine: Engine, options: ServeOptions): Promise<Runn
     const { method, url } = call;
     const certificate = clientCertificate(req);
     if (url && method === 'POST' && url.pathname.replace(/\/+$/, '') === '/oauth2/token' && options.tls?.clientCa) return tokenRequest(call, url, certificate);
-    // The order (docs/design.md "Over the wire: choices"): who is calling, then count (429), then the route
+    // The order (docs/client.md "Over the wire: choices"): who is calling, then count (429), then the route
     // (404, 405), the key (401), the body (413, 415) and the scope (403). A caller with a valid key
     // counts against its tier (and the endpoint's limit, for a route that exists), one without
     // against its address, so that unknown routes and key guessing are limited too.

@@ -1,4 +1,4 @@
-// A claim batch's journal belongs to the database it was sent to (docs/design.md "Claim
+// A claim batch's journal belongs to the database it was sent to (docs/claim-batches.md "Claim
 // batches"): after `tpa local reset --yes`, or against another database, the old journal is history,
 // the batch says so and sends every claim again, never SKIPPED in silence. In-process and over HTTP.
 import { writeFileSync } from 'node:fs';

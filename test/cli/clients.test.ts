@@ -1,4 +1,4 @@
-// `tpa local clients revoke` (docs/security.md "Who may do what"): as `tpa local keys revoke` does
+// `tpa local clients revoke` (docs/security-access.md "Who may do what"): as `tpa local keys revoke` does
 // for a key, it asks on a terminal and needs --yes without one (exit 2, nothing changed); an
 // unknown client is exit 3; the listing says which clients are active or revoked; a revoked client
 // is never registered again (exit 4). That a running mutual-TLS server refuses it at once is shown

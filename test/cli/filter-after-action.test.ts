@@ -1,6 +1,6 @@
 // A filter (--jq, --template) that fails on the result of something done: the action stands, recorded
 // as the service answered it, its result on stderr unshaped, and the usage error says what was done
-// (docs/design.md "Scripts: fields, jq and templates"). In-process on the embedded engine.
+// (docs/scripting.md "Scripts: fields, jq and templates"). In-process on the embedded engine.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { useTpaHome } from '../helpers/cli.js';
 import { adjudicatedEncounter, claimFile } from '../helpers/encounters.js';

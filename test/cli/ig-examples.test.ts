@@ -1,6 +1,6 @@
 // X12's published 837 examples (test/fixtures/public/x12/README.md): the claims they carry, written
 // as FHIR by hand, say what the interchanges say, and the local engine's seed holds their members,
-// billing providers, contracts and rates (docs/design.md "The local engine's fixtures"), so that each
+// billing providers, contracts and rates (docs/local.md "The local engine's fixtures"), so that each
 // is submitted, adjudicated with a benefit, funded and settled.
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';

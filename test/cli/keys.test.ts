@@ -1,4 +1,4 @@
-// `tpa local keys` and `tpa local clients` (docs/security.md "Who may do what"): the operator's
+// `tpa local keys` and `tpa local clients` (docs/security-access.md "Who may do what"): the operator's
 // key has every scope, contract_build included; a narrow key cannot change a rate schedule; the
 // listing says which keys are active, rotated or revoked; a revocation asks first and takes effect
 // on a running server at once.

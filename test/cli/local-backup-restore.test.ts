@@ -1,4 +1,4 @@
-// tpa local restore takes a backup as data from outside and makes it a new database (docs/design.md
+// tpa local restore takes a backup as data from outside and makes it a new database (docs/local-data.md
 // "Backups"): a file whose schema is not exactly tpa's is refused with nothing replaced; the
 // journals of jobs sent before the restore are history for the restored database, so a claim batch
 // run again sends what the restored database no longer holds; and a command that opens the database

@@ -1,4 +1,4 @@
-// tpa local backup and tpa local restore (docs/design.md "Backups"): a backup taken from a running
+// tpa local backup and tpa local restore (docs/local-data.md "Backups"): a backup taken from a running
 // `tpa local serve` while claims are written to it over HTTP is a whole, consistent prefix of them;
 // a restore is refused while the data directory is served, puts the backup in place once stopped,
 // and refuses any file that is not a whole tpa database with nothing replaced.

@@ -1,4 +1,4 @@
-// tpa local restore and the engine clock (docs/design.md "Backups"): a backup whose latest recorded
+// tpa local restore and the engine clock (docs/local-data.md "Backups"): a backup whose latest recorded
 // time (the setting that holds the service's clock) passes every time its records hold was written
 // outside tpa: refused; so is one earlier than a time its records hold, or none beside records (the
 // clock could then go back before what is recorded, and new claims be numbered and dated before

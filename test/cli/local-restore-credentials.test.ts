@@ -1,5 +1,5 @@
 // tpa local restore accepts only the credentials the backup's own audit chain made
-// (docs/design.md "Backups"): a key or client planted in a backup with sqlite3 is refused, naming
+// (docs/local-data.md "Backups"): a key or client planted in a backup with sqlite3 is refused, naming
 // it, and nothing is replaced; keys created, rotated and revoked by tpa restore.
 import Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';

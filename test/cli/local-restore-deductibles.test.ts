@@ -1,4 +1,4 @@
-// tpa local restore and the deductibles met (docs/design.md "Backups"): each accumulator a backup
+// tpa local restore and the deductibles met (docs/local-data.md "Backups"): each accumulator a backup
 // holds must be the sum its claims give; one changed with sqlite3 would change what the next claims pay.
 import Database from 'better-sqlite3';
 import { copyFileSync, writeFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// tpa local restore, hardened (docs/design.md "Backups"): nothing written while it runs is confirmed
+// tpa local restore, hardened (docs/local-data.md "Backups"): nothing written while it runs is confirmed
 // and then lost; a credential revoked since the backup stays revoked; a backup whose money disagrees
 // with its own audit chain is refused; a backup with a WAL beside it is refused naming it, with
 // nothing written beside it or left in the data directory; Ctrl-C removes the restore's copy.

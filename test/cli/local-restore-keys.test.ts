@@ -1,4 +1,4 @@
-// tpa local restore across database keys (docs/design.md "Backups"): a backup taken under one key,
+// tpa local restore across database keys (docs/local-data.md "Backups"): a backup taken under one key,
 // restored into a data directory encrypted under another with the backup's key given, is refused
 // as such (exit 5, nothing changed), never SQLite's "file is not a database" as an internal error.
 import { createHash, randomBytes } from 'node:crypto';

@@ -1,4 +1,4 @@
-// --json <fields>, --jq and --template on the commands that print records (docs/design.md "Scripts:
+// --json <fields>, --jq and --template on the commands that print records (docs/scripting.md "Scripts:
 // fields, jq and templates"), in-process on the embedded engine.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';

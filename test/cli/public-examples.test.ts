@@ -34,7 +34,7 @@ const NPI_MISSING = 'is missing: an NPI identifier (system http://hl7.org/fhir/s
 
 /**
  * Public Claims (HL7's R4 examples, a Da Vinci PAS request Bundle): each refused by `claim validate`
- * with exactly these reasons, a field and a message each, all of them things docs/api.md
+ * with exactly these reasons, a field and a message each, all of them things docs/api-routes.md
  * "POST /v1/claims/submit/" asks for and the file does not give.
  */
 const claims: Record<string, { why: string; errors: string[] }> = {

@@ -1,4 +1,4 @@
-// After `tpa local restore` the database is a new one (docs/design.md "Backups"): what this machine
+// After `tpa local restore` the database is a new one (docs/local-data.md "Backups"): what this machine
 // recorded of the database before it (fund history, the journals of batches) is history for it at
 // once, shown apart and never counted as this database's; and a release after the restore never
 // repeats a transfer id the database before it gave.

@@ -1,4 +1,4 @@
-// `tpa local serve` refuses a data directory on a network file system (docs/design.md "Sharing a
+// `tpa local serve` refuses a data directory on a network file system (docs/local.md "Sharing a
 // sandbox"). A real NFS mount cannot be made in a test: statfs answers a network file system's
 // type here (node:fs's statfsSync, as the kernel would), and everything else is real.
 import { existsSync, statfsSync as realStatfs } from 'node:fs';

@@ -1,4 +1,4 @@
-// docs/design.md "Sharing a sandbox", walked as written on 127.0.0.1: one host serves the sandbox
+// docs/local.md "Sharing a sandbox", walked as written on 127.0.0.1: one host serves the sandbox
 // over TLS with a private CA, its operator makes a key for each user, a second user (another home)
 // logs a profile in with the CA kept in it and reaches the server on every later command; the
 // operator backs up while it serves and revokes one user's key.

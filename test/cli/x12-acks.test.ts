@@ -1,4 +1,4 @@
-// Acknowledgments back to an 837's sender (docs/x12.md "Acknowledgments"): `claim submit --ack` and
+// Acknowledgments back to an 837's sender (docs/x12-refusals.md "Acknowledgments"): `claim submit --ack` and
 // `claim validate --ack` write a TA1 (an envelope that cannot be read), a 999 per functional group
 // and a 277CA per claim, in X12 and JSON, each re-read here by node-x12 (test/helpers/x12-ack-check.ts).
 import { lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';

@@ -64,7 +64,7 @@ describe('rate schedule', () => {
   const carpal = sspUuid('v1.1', 'HD-0401'); // Medicare 1,600.00, CPT 64721
   const cataract = sspUuid('v1.1', 'EY-0501'); // Medicare 1,950.00 in v1.1, CPT 66984
 
-  it('initializes once: a second init returns the same schedule id, with the defaults of docs/design.md "Rate schedules"', () => {
+  it('initializes once: a second init returns the same schedule id, with the defaults of docs/local.md "Rate schedules"', () => {
     const first = api('POST', `${B}/BLD-1001/rate-schedule/init/`, {});
     expect(first.status).toBe(200);
     const again = api('POST', `${B}/BLD-1001/rate-schedule/init/`, { scope_of_care: 'FACILITY_ONLY' });

@@ -1,4 +1,4 @@
-// Corrected and void claims (docs/money-rules.md "Corrected and void claims"): a replacement
+// Corrected and void claims (docs/money-funding.md "Corrected and void claims"): a replacement
 // (Claim.related prior; an 837's CLM05-3 7 with REF*F8) supersedes the claim it names before
 // funding and is adjudicated as a new claim, never as its duplicate; a void (Claim.status
 // cancelled with a prior) closes it and makes no encounter; after funding both are refused naming

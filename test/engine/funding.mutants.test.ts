@@ -1,4 +1,4 @@
-// The funding route's answers, word for word (docs/api.md "Funding approval preconditions"): what it
+// The funding route's answers, word for word (docs/api-resources.md "Funding approval preconditions"): what it
 // refuses in the body, the state refusals, and what an approval writes to the ledger.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { claimTemplate } from '../../src/domain/claim-template.js';

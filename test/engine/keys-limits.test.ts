@@ -135,7 +135,7 @@ describe('API keys', () => {
   });
 });
 
-describe('revoking keys (docs/security.md "Who may do what")', () => {
+describe('revoking keys (docs/security-access.md "Who may do what")', () => {
   const authenticates = (engine: ReturnType<typeof home.at>, apiKey: string) => 'key' in engine.authenticate({ apiKey });
 
   it('revocation takes effect at once, for the whole lineage: the key, what was rotated from it and to it', () => {

@@ -1,4 +1,4 @@
-// Keys of a database written before contract_build existed (docs/security.md "Who may do what"): a
+// Keys of a database written before contract_build existed (docs/security-access.md "Who may do what"): a
 // key that had every scope of the contract (docs/api.md) (the operator's, made without --scopes)
 // gains contract_build and keeps changing rate schedules; a narrower key does not; rotated keys
 // learn the key they came from.

@@ -38,7 +38,7 @@ function record(): Record<string, unknown> {
   const LATER = '2026-03-02T10:01:00Z';
   // Each claim four seconds after the last, so that lists sorted by time have no ties and each is
   // submitted after the last one's adjudication (3 s) is recorded: the engine never records a time
-  // before one it recorded (docs/design.md "The engine clock").
+  // before one it recorded (docs/local.md "The engine clock").
   let second = 0;
   const submit = (name: string, claim: unknown) =>
     say(name, at(`2026-03-02T10:00:${String(4 * second++).padStart(2, '0')}Z`), 'POST', '/tpa-api/v1/claims/submit/', claim);

@@ -55,7 +55,7 @@ describe('OAuth tokens (the engine side of mutual TLS)', () => {
   });
 });
 
-describe('registered clients (docs/security.md "Who may do what")', () => {
+describe('registered clients (docs/security-access.md "Who may do what")', () => {
   const T0 = '2026-03-02T10:00:00Z';
   const ask = (engine: ReturnType<typeof home.at>, scopes?: string[], who = cert) =>
     engine.issueToken(tokenRequest({ grant_type: 'client_credentials', client_id: who.commonName, ...(scopes ? { scopes } : {}) }), who);

@@ -1,6 +1,6 @@
 // A claim that names one party twice in disagreement, submitted to the engine through its route
 // table on a real SQLite file: 400 with errors[] naming both fields and both values, and nothing
-// recorded, priced or payable (docs/design.md "Claims inside a Bundle": what disagrees is refused).
+// recorded, priced or payable (docs/claim-batches.md "Claims inside a Bundle": what disagrees is refused).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { claimTemplate } from '../../src/domain/claim-template.js';
 import { call, useEngineHome } from '../helpers/engine.js';

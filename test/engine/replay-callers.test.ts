@@ -1,4 +1,4 @@
-// An Idempotency-Key replay belongs to its caller (docs/security.md "Who may do what"): the same
+// An Idempotency-Key replay belongs to its caller (docs/security-access.md "Who may do what"): the same
 // environment and key lineage, or the operator in-process. Another caller's request with the same
 // Idempotency-Key is a new request: it neither gets the first answer nor a 409 for its body.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';

@@ -18,14 +18,14 @@ const SPEC: { method: string; path: string; scope: Scope | null; perMinute: numb
   { method: 'GET', path: '/tpa-api/v1/settlement/enc_x/', scope: 'ledger_access', perMinute: 200 },
   { method: 'GET', path: '/tpa-api/v1/ledger/entries/', scope: 'ledger_access', perMinute: 100 },
   { method: 'GET', path: '/tpa-api/v1/ledger/entries/enc_x/', scope: 'ledger_access', perMinute: 200 },
-  // Any valid key: the key's own business (docs/design.md "Over the wire: choices").
+  // Any valid key: the key's own business (docs/client.md "Over the wire: choices").
   { method: 'GET', path: '/tpa-api/v1/health', scope: null, perMinute: null },
   { method: 'GET', path: '/tpa-api/v1/health/', scope: null, perMinute: null },
   { method: 'GET', path: '/tpa-api/v1/keys', scope: null, perMinute: null },
   { method: 'GET', path: '/tpa-api/v1/keys/', scope: null, perMinute: null },
   { method: 'POST', path: '/tpa-api/v1/keys/rotate', scope: null, perMinute: null },
   { method: 'POST', path: '/tpa-api/v1/keys/rotate/', scope: null, perMinute: null },
-  // The contract builder (the contract leaves its credentials open; docs/security.md "Who may do what"):
+  // The contract builder (the contract leaves its credentials open; docs/security-access.md "Who may do what"):
   // reads take contract_lookup, changes and finalizing take contract_build.
   { method: 'GET', path: '/api/v1/ssp/catalog/', scope: 'contract_lookup', perMinute: null },
   { method: 'POST', path: '/api/v1/computable-contracts/builder/b1/rate-schedule/init/', scope: 'contract_build', perMinute: null },
@@ -121,7 +121,7 @@ describe('scopes (docs/api.md "Authentication")', () => {
   });
 });
 
-describe('the contract builder (docs/security.md "Who may do what")', () => {
+describe('the contract builder (docs/security-access.md "Who may do what")', () => {
   const B = '/api/v1/computable-contracts/builder/BLD-1001';
   const as = (
     engine: ReturnType<typeof home.at>,

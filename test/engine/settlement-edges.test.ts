@@ -222,7 +222,7 @@ describe('the simulated AEOB variance', () => {
     expect(settlement(e, id)).toMatchObject({ aeob_match: { aeob_amount: 2460, match_status: 'VARIANCE' } });
 
     // A Monday service submitted on Wednesday, when the first one's refund is recorded: the engine
-    // never records a submission before that (docs/design.md "The engine clock").
+    // never records a submission before that (docs/local.md "The engine clock").
     const other = submit(MON, { cpt: ['45378'] }, e).encounterId;
     // The visit's copay was taken by the first claim: 1,875.00 × 80%.
     expect(approve(at(WED_LATER), other, 1500).status).toBe(200);

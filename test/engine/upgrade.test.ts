@@ -25,7 +25,7 @@ interface Fixture {
  * - b2b1b79 lists coinsurance as its own adjudication category in a ClaimResponse's lines (FHIR
  *   C4BB): the raw resource is left out, its amounts are compared through `adjudication`;
  * - 72c5649: a denied or pended claim has no adjudication, so its amounts, lines' amounts and
- *   processor trace are null (docs/money-rules.md "The ledger"), where the first release said 0 or a trace id.
+ *   processor trace are null (docs/money-funding.md "The ledger"), where the first release said 0 or a trace id.
  * Returns the answer to expect and how many of its fields became null.
  */
 function asToday(name: string, body: unknown): { expected: unknown; nulled: number } {

@@ -2,7 +2,7 @@
 // them: the claims they carry written as FHIR by hand, and what the local engine cannot take as
 // published (test/fixtures/public/x12/README.md says how tpa takes them): the billing provider's NPI
 // (the examples' NPIs are illustrative and fail the NPI check digit; the seed holds each provider
-// under the same first nine digits with the right check digit, docs/design.md "The local engine's
+// under the same first nine digits with the right check digit, docs/local.md "The local engine's
 // fixtures"), the payer (NM1*PR: the seed's payer instead), and the 837P's subscriber's member id
 // (the seed held her dependent, the patient, under the id the example gives her, before tpa read
 // dependents; she is enrolled under another, and the dependent is read as the dependent, loop 2000C).

@@ -4,7 +4,7 @@
 // PER*BL, REF qualifiers per loop, CLP02/CLP06, CAS group codes and CARC shape, SVC01 qualifiers,
 // SVC04 revenue codes, DTM qualifiers, LQ remark codes, PLB reason codes), and the envelope's counts.
 // It reads the text itself and imports nothing of tpa's (src/), so that it is a second reading of the
-// guide, not the writer's own. No npm package checks the 835's situational rules (docs/x12.md "835
+// guide, not the writer's own. No npm package checks the 835's situational rules (docs/x12-835.md "835
 // out": node-x12, x12-parser and @stedi/x12-tools read syntax only), hence this one.
 //
 // Returns every problem found, each naming the transaction, the segment's position in it (ST = 1) and
@@ -13,7 +13,7 @@
 export interface Tr3Options {
   /**
    * tpa writes `BPR04` ACH without the bank routing and account numbers (BPR06–BPR09, BPR12–BPR15),
-   * which the guide requires with ACH (docs/x12.md "The file": tpa holds no bank accounts). True: that
+   * which the guide requires with ACH (docs/x12-835.md "The file": tpa holds no bank accounts). True: that
    * one known deviation is not reported; everything else is.
    */
   allowMissingBankAccounts?: boolean;

@@ -1,4 +1,4 @@
-// A claim batch with --wait against a rate-limited `tpa local serve` (docs/design.md "Claim
+// A claim batch with --wait against a rate-limited `tpa local serve` (docs/claim-batches.md "Claim
 // batches"): the polls are paced by the poll route's own window as the submissions are by theirs, a
 // 429 that still comes while polling is waited out (never exit 6), each claim is reported and
 // counted once, the limit shown is the server's, and identical reruns move the same money.

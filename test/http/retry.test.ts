@@ -1,4 +1,4 @@
-// The retry rules over real HTTP (docs/design.md "Client behaviour"; docs/design.md "Sandbox triggers"): `tpa local serve`
+// The retry rules over real HTTP (docs/client.md "Client behaviour"; docs/local.md "Sandbox triggers"): `tpa local serve`
 // injects the faults TPA_FAULT names (a 5xx, a connection dropped before or after the work, a slow
 // answer), and the CLI resends what is safe to resend and nothing else.
 import { execFileSync } from 'node:child_process';

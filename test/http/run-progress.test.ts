@@ -1,4 +1,4 @@
-// A payment run against a rate-limited `tpa local serve` (docs/design.md "Long jobs"): its progress
+// A payment run against a rate-limited `tpa local serve` (docs/jobs.md "Long jobs"): its progress
 // line is the batch's, redrawn on each approval and while the funding route's window is waited out
 // (a countdown), with the rate and time left by the server's limit (its headers), said once with
 // its duration when the run starts sending; and a resumed run counts on from the approvals made

@@ -1,4 +1,4 @@
-// The package as a user gets it (docs/development.md "Package"): from a fresh clone of the
+// The package as a user gets it (docs/packaging.md "Package"): from a fresh clone of the
 // repository's HEAD (what is committed, not the work tree), the Quick start's first line leaves the
 // clone clean; the README's "Install" lines, as printed: `npm pack` gives the built program, its
 // man pages and completions; the tarball installs into an empty prefix (npm_config_prefix) on the

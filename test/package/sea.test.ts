@@ -1,4 +1,4 @@
-// The single executable (`npm run sea`, docs/development.md "Single executable") on a machine with no
+// The single executable (`npm run sea`, docs/packaging.md "Single executable") on a machine with no
 // Node: built from this checkout, copied out of it, and run with a PATH that holds nothing and no
 // Node variable, so that neither a node nor the project's node_modules is within its reach. For
 // linux-x64, the one platform it is built for (this machine and CI).

@@ -1,5 +1,5 @@
 // The local engine's seed, copied by hand from `tpa local fixtures -o json` and the fixtures table of
-// docs/design.md, so that the reference model owes nothing to the engine's code: providers with
+// docs/local.md, so that the reference model owes nothing to the engine's code: providers with
 // their registry role and group, contracts with their rate types and rates, members with their plan
 // benefits. Amounts in cents.
 
@@ -42,7 +42,7 @@ export interface Contract {
 export interface Member {
   id: string;
   deductibleCents: number;
-  /** What every plan year starts with (docs/design.md "The local engine's fixtures": the amounts met). */
+  /** What every plan year starts with (docs/local.md "The local engine's fixtures": the amounts met). */
   metCents: number;
   copayCents: number;
   coinsurancePercent: number;

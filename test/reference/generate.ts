@@ -167,7 +167,7 @@ export function sequences(features: Features, exclude: readonly string[] = []): 
       .map(([first, rest, again]) => {
         const events = [first, ...rest.filter((e) => !exclude.includes(e.kind))];
         // Now and then a claim sent without its preauthorization is sent again with it, last: the
-        // pended claim it supersedes leaves the report (docs/money-rules.md "The finance desk's report").
+        // pended claim it supersedes leaves the report (docs/money-funding.md "The finance desk's report").
         const unauthorized = events.filter((e) => e.kind === 'claim' && !e.preauthorization);
         if (again !== undefined && unauthorized.length > 0 && !exclude.includes('claim'))
           events.push({ ...(unauthorized[again % unauthorized.length] as Extract<Event, { kind: 'claim' }>), preauthorization: true });

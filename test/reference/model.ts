@@ -20,15 +20,15 @@ import { emptyReport } from './events.js';
 import { type Contract, member as memberOf, provider as providerOf, type Rate, seededContracts } from './fixtures.js';
 
 const DAY_MS = 86_400_000;
-/** The processor's fee per payout (docs/api.md "Fee structure"): 2.2% of the amount + 0.30. */
+/** The processor's fee per payout (docs/api-resources.md "Fee structure"): 2.2% of the amount + 0.30. */
 const FEE_PER_MILLE = 22;
 const FEE_FLAT_CENTS = 30;
 /** The modifiers that make a line another service of its code and date (docs/money-rules.md "Duplicates"). */
 export const DISTINCT_SERVICE = ['59', 'XE', 'XS', 'XP', 'XU', '76', '77', '91'];
-/** `local simulate aeob-variance` states the AEOB this much below the benefit (docs/money-rules.md "Settlement"). */
+/** `local simulate aeob-variance` states the AEOB this much below the benefit (docs/money-funding.md "Settlement"). */
 const AEOB_SHORT_CENTS = 1234;
 
-/** n / d rounded half away from zero, for n ≥ 0 and d > 0 (docs/money-rules.md "Settlement": fees round half away from zero). */
+/** n / d rounded half away from zero, for n ≥ 0 and d > 0 (docs/money-funding.md "Settlement": fees round half away from zero). */
 export function divRound(n: number, d: number): number {
   return Math.floor((2 * n + d) / (2 * d));
 }
@@ -198,7 +198,7 @@ export class Model {
         this.settleDue();
         return { http: 200 };
       case 'clock-back': {
-        // The clock never goes back before the latest time the engine recorded (docs/design.md "The engine clock").
+        // The clock never goes back before the latest time the engine recorded (docs/local.md "The engine clock").
         const target = this.now - event.hours * 3_600_000;
         if (target < this.recordedUntil) return { http: 400 };
         this.now = target;
@@ -365,7 +365,7 @@ export class Model {
   /**
    * A claim accepted for the same services (code and date of each line) of a member and billing
    * provider as a pended claim sends that claim again: the oldest such pended claim not yet sent
-   * again is superseded, and the report counts it no more (docs/money-rules.md "The finance desk's report").
+   * again is superseded, and the report counts it no more (docs/money-funding.md "The finance desk's report").
    */
   private supersedePended(member: string, billing: string, lines: Line[]): void {
     const services = (ls: Line[]) =>
@@ -788,7 +788,7 @@ export class Model {
     });
   }
 
-  /** The finance desk's report over every service date of the sequence (docs/money-rules.md "The finance desk's report"). */
+  /** The finance desk's report over every service date of the sequence (docs/money-funding.md "The finance desk's report"). */
   report(): ReportFigures {
     this.settleDue();
     const { report: r, add } = emptyReport();

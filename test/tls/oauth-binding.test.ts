@@ -101,7 +101,7 @@ describe('an access token over mutual TLS', () => {
   });
 });
 
-describe('the production server (docs/security.md "Who may do what")', () => {
+describe('the production server (docs/security-access.md "Who may do what")', () => {
   it('refuses an API key, even a valid one, with 401 saying production takes OAuth tokens only', async () => {
     const key = await createKey(home.dir);
     const r = await send('a', 'GET', '/tpa-api/v1/health', { 'x-api-key': key });

@@ -1,4 +1,4 @@
-// An installed tpa comes without the encryption package (docs/development.md "Package"): the
+// An installed tpa comes without the encryption package (docs/packaging.md "Package"): the
 // message for a missing one names the command that installs it where this tpa will find it.
 // test/package/package.test.ts runs that command for real, in an installed package.
 import { fileURLToPath } from 'node:url';

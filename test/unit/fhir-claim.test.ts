@@ -1,4 +1,4 @@
-// FHIR R4 Claim parsing (docs/api.md "POST /v1/claims/submit/"): what other systems send that must be
+// FHIR R4 Claim parsing (docs/api-routes.md "POST /v1/claims/submit/"): what other systems send that must be
 // accepted, what must be rejected with the exact path of the problem, and money as exact cents.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';

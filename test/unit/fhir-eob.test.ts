@@ -1,6 +1,6 @@
 // The member's ExplanationOfBenefit from a ledger detail (domain/fhir-eob.ts): what the engine does
 // not make in every claim (an inpatient bill, HCPCS codes and modifiers, anesthesia minutes,
-// remark codes, test data, a corrected claim) is written as docs/api.md "Explanation of benefits"
+// remark codes, test data, a corrected claim) is written as docs/api-resources.md "Explanation of benefits"
 // says and validates against the official FHIR R4 schema; amounts that disagree make no EOB.
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// The retry rules of docs/design.md "Client behaviour" (src/client/retry.ts), against a scripted transport: what
+// The retry rules of docs/client.md "Client behaviour" (src/client/retry.ts), against a scripted transport: what
 // is resent, how long each wait is, and what is never resent (a fund release after a 5xx or a lost
 // connection; anything after a TLS failure).
 import { describe, expect, it } from 'vitest';

@@ -1,6 +1,8 @@
 // docs/security.md says, for each boundary, which test shows that it holds. This keeps it honest:
 // every boundary bullet names a test file that exists, and every test name it quotes is in that file.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+// The boundaries sit on the security pages security.md links to (docs/security-*.md), in that order;
+// security.md itself holds the table of every claim.
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
@@ -8,20 +10,39 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const DOC = `${ROOT}docs/security.md`;
 const doc = readFileSync(DOC, 'utf8');
 
-/** The sections after "From whom", each with its top-level bullets (a bullet runs until the next). */
-function boundaries(): { section: string; bullets: string[] }[] {
-  const sections = doc.split(/^## /m).slice(1);
-  const start = sections.findIndex((s) => s.startsWith('From whom'));
-  return sections.slice(start + 1).map((s) => {
-    const [title = '', ...rest] = s.split('\n');
-    const body = rest.join('\n');
-    // Joined into one line: a quoted test name may be wrapped.
-    const bullets = body
-      .split(/^- /m)
-      .slice(1)
-      .map((b) => b.replace(/\s*\n\s*/g, ' '));
-    return { section: title.trim(), bullets };
-  });
+/** The security pages security.md links to, in the order it names them. */
+const PAGES = [...new Set([...doc.matchAll(/\]\((security-[\w-]+\.md)\)/g)].map((m) => m[1] ?? ''))];
+
+/** GitHub's anchor for a heading: lower case, punctuation dropped, spaces as hyphens. */
+function anchorOf(heading: string): string {
+  return heading
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .replace(/\s/g, '-');
+}
+
+/** A page's sections, each with its top-level bullets (a bullet runs until the next). */
+function sectionsOf(page: string, text: string): { section: string; page: string; bullets: string[] }[] {
+  return text
+    .split(/^## /m)
+    .slice(1)
+    .map((s) => {
+      const [title = '', ...rest] = s.split('\n');
+      const body = rest.join('\n');
+      // Joined into one line: a quoted test name may be wrapped.
+      const bullets = body
+        .split(/^- /m)
+        .slice(1)
+        .map((b) => b.replace(/\s*\n\s*/g, ' '));
+      return { section: title.trim(), page, bullets };
+    });
+}
+
+/** The boundaries: security.md's sections after "From whom", then every section of each page it links to. */
+function boundaries(): { section: string; page: string; bullets: string[] }[] {
+  const own = sectionsOf('security.md', doc);
+  const start = own.findIndex((s) => s.section.startsWith('From whom'));
+  return [...own.slice(start + 1), ...PAGES.flatMap((p) => sectionsOf(p, readFileSync(`${ROOT}docs/${p}`, 'utf8')))];
 }
 
 /** A boundary's claim: the bold words its bullet opens with. */
@@ -31,10 +52,11 @@ function claimOf(bullet: string): string | undefined {
 
 /** The table of every claim: one line per boundary bullet, with the test files that back it, derived from the bullets. */
 function claimTable(): string {
-  const rows = boundaries().flatMap(({ section, bullets }) =>
+  const rows = boundaries().flatMap(({ section, page, bullets }) =>
     bullets.map((b) => {
       const files = [...new Set([...b.matchAll(/test\/[\w./-]+\.test\.ts/g)].map((m) => `\`${m[0]}\``))];
-      return `| ${claimOf(b) ?? ''} | ${section} | ${files.join(', ')} |`;
+      const where = page === 'security.md' ? section : `[${section}](${page}#${anchorOf(section)})`;
+      return `| ${claimOf(b) ?? ''} | ${where} | ${files.join(', ')} |`;
     }),
   );
   return ['| Claim | Section | Backed by |', '| --- | --- | --- |', ...rows].join('\n');
@@ -59,6 +81,12 @@ const TABLE_START = '<!-- claims: derived from the bullets below by test/unit/se
 const TABLE_END = '<!-- end of claims -->';
 
 describe('docs/security.md', () => {
+  it('links every security page, and each exists', () => {
+    const onDisk = readdirSync(`${ROOT}docs`).filter((f) => /^security-[\w-]+\.md$/.test(f));
+    expect([...PAGES].sort()).toEqual(onDisk.sort());
+    expect(PAGES.length).toBeGreaterThan(0);
+  });
+
   it('every boundary opens with its claim in bold, and no claim is made twice', () => {
     const claims = boundaries().flatMap(({ section, bullets }) =>
       bullets.map((b) => {

@@ -1,4 +1,4 @@
-// Which pended claim a claim sends again (docs/money-rules.md "The finance desk's report"): by the
+// Which pended claim a claim sends again (docs/money-funding.md "The finance desk's report"): by the
 // sender's claim identifier when both carry one, else by the same services; never across members
 // or billing providers.
 import { describe, expect, it } from 'vitest';

@@ -1,6 +1,6 @@
 // An institutional claim's type of bill (CLM05-1 facility type code, CLM05-3 claim frequency code)
 // kept from the 837I to the FHIR Claim (supportingInfo `typeofbill`, as CARIN Blue Button carries it)
-// and read by the claim parser, for the 835's CLP08 and CLP09 (docs/x12.md "835 out").
+// and read by the claim parser, for the 835's CLP08 and CLP09 (docs/x12-835.md "835 out").
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import { parseClaim } from '../../src/domain/fhir-claim.js';

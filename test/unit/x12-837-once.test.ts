@@ -1,4 +1,4 @@
-// What a loop of an 837 holds once is read once (docs/x12.md "What is refused, and why", its "Said twice"): a second REF*F8, BHT,
+// What a loop of an 837 holds once is read once (docs/x12-refusals.md "What is refused, and why", its "Said twice"): a second REF*F8, BHT,
 // NM1*QC/DMG/PAT of a patient loop, claim DTP*434 is refused, never read as replacing the first; an
 // HI qualifier the guides do not list, and a rendering provider before the CLM, are refused as well.
 import { describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// Backups of the local database (docs/design.md "Backups"): written whole beside their target,
+// Backups of the local database (docs/local-data.md "Backups"): written whole beside their target,
 // checked before they are named, and checked again before a restore puts one in place.
 import { closeSync, copyFileSync, existsSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -358,7 +358,7 @@ function refuseForeignCredentials(db: Db, backup: string): void {
  * engine records a revocation (a restore never brings back a credential revoked since the backup);
  * every key it rotated out expires in it no later (carryExpiries);
  * one file with a new identity (a restored database is a new one for the journals of jobs:
- * docs/design.md "Backups"); on the disk. How many credentials it kept revoked.
+ * docs/local-data.md "Backups"); on the disk. How many credentials it kept revoked.
  */
 export function prepareRestoreCopy(tmp: string, key: Buffer | undefined, live: LiveHold): { keys: number; clients: number; expiring: number } {
   const keys = live.db ? revokedKeys(live.db) : [];

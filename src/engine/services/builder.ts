@@ -1,6 +1,6 @@
-// The contract builder (docs/api.md "The contract builder" endpoints): the SSP catalog, a rate schedule per
+// The contract builder (docs/api-routes.md "The contract builder" endpoints): the SSP catalog, a rate schedule per
 // builder instance, its preview, and finalization into contract rate records that lookups and
-// adjudication then use (docs/design.md "Rate schedules").
+// adjudication then use (docs/local.md "Rate schedules").
 import { shiftDate } from '../../domain/adjudication.js';
 import type { FieldError } from '../../domain/errors.js';
 import { CATALOG_DEFAULT_PAGE_SIZE } from '../../domain/page-size.js';
@@ -71,7 +71,7 @@ export const SCHEDULE_CHOICES = {
 export const ITEM_RATE_TYPES = ['CASE_RATE', 'PERCENT_MEDICARE'] as const;
 export const BUILDER_BUNDLE_TYPES = ['CONVENED', 'PROVIDER_ONLY'] as const;
 
-/** docs/design.md "Rate schedules": init defaults. */
+/** docs/local.md "Rate schedules": init defaults. */
 const SCHEDULE_DEFAULTS = {
   ssp_reference_type: 'INDIVIDUAL',
   scope_of_care: 'FACILITY_AND_PROFESSIONAL',
@@ -404,7 +404,7 @@ export function previewSchedule(ctx: EngineContext, _req: EngineRequest, params:
 }
 
 /**
- * Finalize (docs/design.md "Rate schedules"): each item becomes a contract rate record on the builder's direct
+ * Finalize (docs/local.md "Rate schedules"): each item becomes a contract rate record on the builder's direct
  * contract (by the SSP's primary CPT code), and the schedule becomes the contract's whole rate set
  * from its effective date E on (docs/money-rules.md "Rates in force on each date"): each code is
  * rated at the item's allowed amount from E, open; the rates in force at E close the day before

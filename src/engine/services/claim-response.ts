@@ -1,5 +1,5 @@
-// The adjudication summary and the FHIR R4 ClaimResponse of an adjudicated claim (docs/api.md
-// "Claim response"; docs/design.md "The engine's decisions" on FHIR ids and category codes).
+// The adjudication summary and the FHIR R4 ClaimResponse of an adjudicated claim (docs/api-resources.md
+// "Claim response"; docs/local.md "The engine's decisions" on FHIR ids and category codes).
 import { DENIAL, type Adjudication, type LineAdjudication } from '../../domain/adjudication.js';
 import { CLAIM_TYPE_SYSTEM, CPT_SYSTEM, type ParsedClaim } from '../../domain/fhir-claim.js';
 import { centsToAmount } from '../../domain/money.js';

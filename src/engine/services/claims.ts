@@ -1,4 +1,4 @@
-// Claim submission and the claim response (docs/api.md "POST /v1/claims/submit/" and
+// Claim submission and the claim response (docs/api-routes.md "POST /v1/claims/submit/" and
 // "GET /v1/claims/{submission_id}/response/"). One claim is one encounter and one ledger entry
 // (docs/money-rules.md "Adjudication"). Adjudication is decided at submission, in the same transaction that
 // records the claim, and revealed when the engine clock reaches its ready time.
@@ -58,7 +58,7 @@ import { transferStands } from './settlement.js';
 export function submitClaim(ctx: EngineContext, req: EngineRequest): EngineResponse {
   return inWriteTransaction(ctx.db, () => {
     // Parsed inside the transaction, whose clock reads the latest time recorded once: a read of it
-    // outside would take a read snapshot of its own (docs/numbers.md "The claim path").
+    // outside would take a read snapshot of its own (docs/numbers-history.md "The claim path").
     let claim: ParsedClaim;
     try {
       claim = parseClaimText(req.body ?? '', { today: isoDate(ctx.clock.now()), depthChecked: req.depthChecked });
@@ -298,7 +298,7 @@ function recordClaim(ctx: EngineContext, sent: ParsedClaim): EngineResponse {
   // once, as the next request would have completed it (one write of each page instead of two).
   const dueNow = readyAt <= submittedAt;
   const finalStatus = finalLedgerStatus(adjudication.disposition);
-  // Only a claim that goes on to adjudication passes through PROCESSING (docs/money-rules.md "The ledger":
+  // Only a claim that goes on to adjudication passes through PROCESSING (docs/money-funding.md "The ledger":
   // SUBMITTED → PENDED and SUBMITTED → DENIED are direct).
   const progression: { status: LedgerStatus; timestamp: string }[] = [{ status: 'SUBMITTED', timestamp: submittedAt }];
   if (finalStatus === 'ADJUDICATED') progression.push({ status: 'PROCESSING', timestamp: submittedAt });
@@ -372,7 +372,7 @@ function recordClaim(ctx: EngineContext, sent: ParsedClaim): EngineResponse {
 }
 
 /**
- * The claim a corrected claim replaces or voids (docs/money-rules.md "Corrected and void claims"),
+ * The claim a corrected claim replaces or voids (docs/money-funding.md "Corrected and void claims"),
  * by the payer's claim number tpa returned: its encounter id or its ENC number. Refused (400,
  * naming it) when no encounter has that number, when it is another member's or billing
  * provider's, when a corrected claim already replaced or voided it, and once money moved or may
@@ -432,7 +432,7 @@ function releasePaidLines(db: Db, prior: EncounterRow, member: MemberRow): void 
 }
 
 /**
- * A void (docs/money-rules.md "Corrected and void claims"): the claim it names is closed (VOIDED,
+ * A void (docs/money-funding.md "Corrected and void claims"): the claim it names is closed (VOIDED,
  * never payable), its lines and deductible released; no encounter is made. The answer names the
  * voided encounter and its submission, whose claim response then says VOIDED.
  */
@@ -457,7 +457,7 @@ function voidClaim(ctx: EngineContext, prior: EncounterRow, member: MemberRow): 
 }
 
 /**
- * A claim sent again for a pended one (docs/money-rules.md "The finance desk's report"): the
+ * A claim sent again for a pended one (docs/money-funding.md "The finance desk's report"): the
  * oldest pended encounter of the same member, billing provider and claim service date that it sends
  * again (domain/ledger.ts sentAgain) and that nothing superseded yet gets a SUPERSEDED entry naming
  * the new encounter; it stays PENDED, its pend acted on. Whatever the new claim's outcome: a claim

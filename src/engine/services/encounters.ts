@@ -1,4 +1,4 @@
-// Encounter rows and their history: the ledger's status progression and entries[] (docs/api.md
+// Encounter rows and their history: the ledger's status progression and entries[] (docs/api-resources.md
 // "Ledger entry detail"), written as the encounter moves.
 import { claimFeeKind, type Adjudication, type Disposition, type PlanBenefits } from '../../domain/adjudication.js';
 import type { ParsedClaim, ProviderRole } from '../../domain/fhir-claim.js';

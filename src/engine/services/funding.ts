@@ -1,4 +1,4 @@
-// Fund release approval (docs/api.md "POST /v1/funding/approve/" and "Funding approval
+// Fund release approval (docs/api-routes.md "POST /v1/funding/approve/" and "Funding approval
 // preconditions"). Irreversible: the decision and its writes happen in one IMMEDIATE transaction,
 // so concurrent approvals of one encounter, from any number of processes, fund it exactly once.
 import type { FieldError } from '../../domain/errors.js';

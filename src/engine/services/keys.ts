@@ -1,4 +1,4 @@
-// API keys (docs/api.md "Authentication"; docs/api.md "GET /v1/keys"): the formats of the contract (docs/api.md), kept
+// API keys (docs/api.md "Authentication"; docs/api-routes.md "GET /v1/keys"): the formats of the contract (docs/api.md), kept
 // only as SHA-256 hashes, scopes per key, rotation with 24 hours of overlap on the engine clock.
 import { randomBytes } from 'node:crypto';
 import { isoSeconds } from '../clock.js';
@@ -94,7 +94,7 @@ export function authenticate(db: Db, apiKey: string, now: Date): KeyRecord | 're
 
 /**
  * Revokes, at once, every key of the lineage of `keyId`: the keys it was rotated from and those
- * rotated from it are one credential's history, and a thief may hold any of them (docs/security.md
+ * rotated from it are one credential's history, and a thief may hold any of them (docs/security-access.md
  * "Who may do what"). Returns the ids revoked now (none when the lineage was revoked already).
  */
 export function revokeLineage(db: Db, now: Date, keyId: string, reason: string): { lineage: string; revoked: string[] } | undefined {
@@ -153,7 +153,7 @@ export function health(ctx: EngineContext): EngineResponse {
     key_id: ctx.key?.id ?? null,
     scopes: ctx.key?.scopes ?? [...SCOPES],
     time: isoSeconds(ctx.clock.now()),
-    // tpa's: which database answers, so that a job's journal knows the database it was sent to (docs/api.md "GET /v1/health").
+    // tpa's: which database answers, so that a job's journal knows the database it was sent to (docs/api-routes.md "GET /v1/health").
     database: databaseIdentity(ctx.db),
   });
 }
@@ -176,7 +176,7 @@ export function listKeys(ctx: EngineContext): EngineResponse {
  * already rotated cannot rotate again, and trying is taken as what it is, two holders of one
  * lineage (the owner and a thief who rotated first, or the other way round): the whole lineage is
  * revoked at once, as an OAuth server revokes a refresh token family on reuse, and the owner gets a
- * new key from the operator (docs/security.md "Who may do what").
+ * new key from the operator (docs/security-access.md "Who may do what").
  */
 export function rotateKey(ctx: EngineContext, _req: EngineRequest): EngineResponse {
   if (!ctx.key || ctx.key.environment === 'production') {

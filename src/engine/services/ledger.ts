@@ -1,4 +1,4 @@
-// The encounter ledger (docs/api.md "GET /v1/ledger/entries/" and ".../{encounter_id}/").
+// The encounter ledger (docs/api-routes.md "GET /v1/ledger/entries/" and ".../{encounter_id}/").
 import type { LineAdjudication } from '../../domain/adjudication.js';
 import type { FieldError } from '../../domain/errors.js';
 import { isClosedStatus, LEDGER_STATUSES } from '../../domain/ledger.js';
@@ -129,7 +129,7 @@ interface PageParts {
 }
 
 /**
- * A ledger page (docs/api.md "Ledger entry"), keys in the order the service gives them; the stored
+ * A ledger page (docs/api-resources.md "Ledger entry"), keys in the order the service gives them; the stored
  * status progression is JSON already. Amounts are null until adjudicated. Written as JSON text for
  * the transports, built as values for an in-process caller (page-body.ts).
  */
@@ -209,7 +209,7 @@ function listItemJson(row: PageRow, ref: Reference, claimNames: PageParts['claim
     `"financial_summary":{"charges":${centsToJson(chargeCents)},"allowed_amount":${amount(allowedCents)},` +
     `"deductible_applied":${amount(deductibleCents)},"copay_applied":${amount(copayCents)},"coinsurance_applied":${amount(coinsuranceCents)},` +
     `"patient_responsibility":${amount(patientCents)},"benefit_amount":${amount(benefitCents)},"payer_responsibility":${amount(benefitCents)}}` +
-    // tpa's, on a pended entry sent again (docs/money-rules.md "The finance desk's report").
+    // tpa's, on a pended entry sent again (docs/money-funding.md "The finance desk's report").
     `${supersededBy ? `,"superseded_by":${q(supersededBy)}` : ''}}`
   );
 }
@@ -302,10 +302,10 @@ export function ledgerDetail(ctx: EngineContext, _req: EngineRequest, params: Re
       // explanation of benefits (its CARIN profile and diagnosis list).
       claim_type: claim.type,
       diagnosis_codes: claim.diagnosisCodes ?? [],
-      // tpa's: a pended claim sent again and the claim that sent it (docs/money-rules.md "The finance desk's report").
+      // tpa's: a pended claim sent again and the claim that sent it (docs/money-funding.md "The finance desk's report").
       ...(linked.supersededBy ? { superseded_by: linked.supersededBy } : {}),
       ...(linked.supersedes ? { supersedes: linked.supersedes } : {}),
-      // tpa's: a corrected claim (CLM05-3 7) and the claim it replaced (docs/money-rules.md "Corrected and void claims").
+      // tpa's: a corrected claim (CLM05-3 7) and the claim it replaced (docs/money-funding.md "Corrected and void claims").
       ...(linked.replaces ? { replaces: linked.replaces } : {}),
       ...(linked.replacedBy ? { replaced_by: linked.replacedBy } : {}),
     },

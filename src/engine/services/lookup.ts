@@ -1,4 +1,4 @@
-// Contract lookup, blind and full (docs/api.md "POST /v1/contract-lookup/blind/" and ".../full/").
+// Contract lookup, blind and full (docs/api-routes.md "POST /v1/contract-lookup/blind/" and ".../full/").
 import type { FieldError } from '../../domain/errors.js';
 import { centsToAmount } from '../../domain/money.js';
 import { ADMIT_TYPES, cptProblem, groupIdProblem, isoDateProblem, npiProblem } from '../../domain/validation.js';

@@ -1,11 +1,11 @@
 // OAuth 2.0 client credentials over mutual TLS (docs/api.md "OAuth 2.0 with mutual TLS";
-// docs/api.md "POST {auth_url}/oauth2/token"): POST /oauth2/token presents the client certificate; tokens are valid one hour
+// docs/api-routes.md "POST {auth_url}/oauth2/token"): POST /oauth2/token presents the client certificate; tokens are valid one hour
 // on the engine clock, accepted as Bearer on every route with their scopes, and only together with
 // the certificate they were issued to (a rotated certificate leaves its tokens behind). A client
 // gets a token only once registered, and only scopes of its registration (`tpa local clients
 // register`): a certificate signed by the client CA proves who the client is, not what it may do.
 // The operator revokes a client (`tpa local clients revoke`): at once it gets no token, its tokens
-// are refused, and its id is never registered again (docs/security.md "Who may do what").
+// are refused, and its id is never registered again (docs/security-access.md "Who may do what").
 import { randomBytes } from 'node:crypto';
 import { isoSeconds } from '../clock.js';
 import type { EngineContext } from '../context.js';

@@ -1,4 +1,4 @@
-// Settlement records (docs/api.md "GET /v1/settlement/{encounter_id}/", docs/money-rules.md "Settlement"): created
+// Settlement records (docs/api-routes.md "GET /v1/settlement/{encounter_id}/", docs/money-funding.md "Settlement"): created
 // INITIATED by a funding approval, COMPLETED at the estimated arrival on the engine clock, then
 // reconciled against the AEOB: the ledger moves to RECONCILED when it matches. A transfer that FAILED or was
 // REFUNDED is kept, and the encounter can be funded again: each funding is a new record (`attempt`
@@ -145,7 +145,7 @@ export function completeDueSettlements(ctx: EngineContext): void {
 
 /**
  * Matches a completed settlement against the AEOB: EXACT → MATCHED, else UNMATCHED
- * (docs/money-rules.md "Settlement"). Matched, the ledger gets a RECONCILIATION entry ("claim
+ * (docs/money-funding.md "Settlement"). Matched, the ledger gets a RECONCILIATION entry ("claim
  * matched to payer systems") and goes to RECONCILED, fully settled and reconciled. Not matched, it
  * gets a RECONCILIATION_UNMATCHED entry saying why and is not RECONCILED: at the arrival it records
  * FUNDED again (the money arrived; the progression marks the arrival), and a settlement that was

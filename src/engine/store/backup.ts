@@ -1,4 +1,4 @@
-// The driver calls of `tpa local backup` and `tpa local restore` (docs/design.md "Backups"): a
+// The driver calls of `tpa local backup` and `tpa local restore` (docs/local-data.md "Backups"): a
 // consistent copy of the live database, a copy opened to be checked, and the live database made one
 // file before a restore replaces it.
 import Database from 'better-sqlite3';
@@ -104,7 +104,7 @@ export function migratedSchema(version: number): SchemaObject[] {
 
 /**
  * The key of the settings row a backup carries the data directory's last X12 interchange control
- * number (ISA13) in (docs/design.md "Backups"): the counter lives in a file of the data directory,
+ * number (ISA13) in (docs/local-data.md "Backups"): the counter lives in a file of the data directory,
  * outside the database, and a restore into another one must not write those numbers again.
  */
 const CONTROL_NUMBER_SETTING = 'x12_control_number';

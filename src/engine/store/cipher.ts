@@ -66,7 +66,7 @@ let cipherDriver: DatabaseConstructor | undefined;
 
 /**
  * better-sqlite3-multiple-ciphers, loaded on first use. An installed package of tpa comes without it
- * (docs/development.md "Package": 34 MB that only encryption uses); missing, CipherPackageMissing
+ * (docs/packaging.md "Package": 34 MB that only encryption uses); missing, CipherPackageMissing
  * (the CLI names the one command that installs it where this tpa finds it).
  */
 export function cipherSqlite(): DatabaseConstructor {

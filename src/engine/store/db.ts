@@ -34,20 +34,20 @@ export const SCHEMA_VERSION = MIGRATIONS.length;
  * SQLite parks one in the cache under the number of the page at the 1 GiB lock byte (balance_nonroot),
  * and the commit then walks the cache's whole hash table to drop it, a walk as long as the cache
  * holds pages. 8 MB of 1 KiB pages is the 8,192 pages that 32 MB held of 4 KiB ones; what the walk
- * cost with more: docs/numbers.md "Storage".
+ * cost with more: docs/numbers-history.md "Storage".
  */
 export const PAGE_CACHE_KB = 8 * 1024;
 /**
  * The page cache of a CLI command's connection: the pages a claim or an approval writes are few and
  * at the right edge of their indexes, so 4 MB (4,096 pages of 1 KiB) keeps them, and a batch's
- * memory stays down at no cost in speed (docs/numbers.md "Storage").
+ * memory stays down at no cost in speed (docs/numbers-history.md "Storage").
  */
 export const CLI_PAGE_CACHE_KB = 4 * 1024;
 
 /**
  * How much of the database file `tpa local serve` reads through a memory map (PRAGMA mmap_size):
  * each page it reads is then a memory access instead of a read system call into the page cache
- * (what that saves: docs/numbers.md "Storage"). The pages it
+ * (what that saves: docs/numbers-history.md "Storage"). The pages it
  * touches count in the server's resident memory as file cache the system can take back. A mapped
  * file that shrank under the server would stop it with SIGBUS; tpa never shrinks one (no VACUUM, no
  * auto_vacuum; `tpa local reset` removes the file, which leaves the mapped one whole).
@@ -164,7 +164,7 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
   }
   // Each page a claim changes is written whole to the WAL, and each checkpoint waits for the WAL to
   // reach the disk (fsync): smaller pages make a claim write far fewer bytes there
-  // (docs/numbers.md "Storage"). The size only takes effect on a new, empty file: an older
+  // (docs/numbers-history.md "Storage"). The size only takes effect on a new, empty file: an older
   // database keeps its own.
   db.pragma(`page_size = ${NEW_DATABASE_PAGE_SIZE}`);
   // Several CLI processes may share one data dir: WAL lets readers run beside a writer, and the

@@ -1,5 +1,5 @@
 // The database's identity (migration 23): made with the file, and made anew only by a restore,
-// which makes the database a new one (docs/design.md "Backups").
+// which makes the database a new one (docs/local-data.md "Backups").
 import type { Db } from './db.js';
 
 export interface DatabaseIdentity {
@@ -19,9 +19,9 @@ export function databaseIdentity(db: Db): DatabaseIdentity | null {
  * chain does not cover it. A database without one (older than migration 23) gains one when migrated.
  *
  * With it, each encounter not funded yet gets a new trace id: an encounter's first transfer takes
- * its trace id (docs/money-rules.md "Funding"), and the database the backup was taken from may have
+ * its trace id (docs/money-funding.md "Funding"), and the database the backup was taken from may have
  * funded it since under that id, so a release after the restore would repeat the id of another
- * release (docs/design.md "Backups"). Drawn at random, as long as the ids newId makes (tr_ and 20
+ * release (docs/local-data.md "Backups"). Drawn at random, as long as the ids newId makes (tr_ and 20
  * hex); not in the audit chain.
  */
 export function renewDatabaseIdentity(db: Db): void {

@@ -15,7 +15,7 @@
  *   moved back is refused. Every event that moves money or cannot be undone is an audit record (a
  *   claim accepted, a funding, each settlement step, a reconciliation, a finalized schedule, a key);
  *   the one other dated step is an adjudication revealed at its ready time (completed_at). A
- *   trigger per history entry instead cost a claim more CPU (docs/numbers.md "Storage").
+ *   trigger per history entry instead cost a claim more CPU (docs/numbers-history.md "Storage").
  * - member_deductibles is counted again from the stored adjudications, line by line (seed.ts).
  */
 export const MONEY_IN_TIME = `
@@ -790,7 +790,7 @@ export const MIGRATIONS: readonly string[] = [
   // 23: the database's identity, made once when the file is created (or first opened by a tpa that
   // names databases): a journal of a long job records it, so that a job's journal from another
   // database (a reset, another data directory, another server) is never resumed against this one
-  // (docs/design.md "Claim batches"). Real time: it dates the file, not an event of the engine.
+  // (docs/claim-batches.md "Claim batches"). Real time: it dates the file, not an event of the engine.
   `
   INSERT OR IGNORE INTO settings (key, value) VALUES ('database', json_object(
     'id', 'db_' || lower(hex(randomblob(10))),
@@ -804,7 +804,7 @@ export const MIGRATIONS: readonly string[] = [
   `,
   // 25: families (FAMILIES above).
   FAMILIES,
-  // 26: the payer's profile, plan configuration the 835 needs (docs/x12.md "835 out"): its federal
+  // 26: the payer's profile, plan configuration the 835 needs (docs/x12-835.md "835 out"): its federal
   // tax id (TRN03 and BPR10 are 1 and the EIN), its address (loop 1000A N3/N4) and its technical
   // contact (PER*BL), per payer id (plans.payer_id). The sandbox's payer is seeded; a payer without
   // a profile is remitted without them, which the 835 guide does not allow (remit says so).

@@ -1,7 +1,7 @@
 // The plan's reference data a ledger page names: each provider's name and role, each member's payer,
 // each code's description. They are a few dozen rows that only a migration's seed writes, so a
 // connection keeps them in memory: read through four joins they cost a page eight index seeks a
-// row (docs/numbers.md "Ledger pages"). They are read again when the schema
+// row (docs/numbers-history.md "Ledger pages"). They are read again when the schema
 // version moves (a newer tpa migrating the file under a running server brings its seeds with it).
 import type { Db } from './db.js';
 

@@ -1,6 +1,6 @@
-// The local engine's reference data (docs/design.md "The local engine's fixtures"): providers of every role with valid
+// The local engine's reference data (docs/local.md "The local engine's fixtures"): providers of every role with valid
 // NPIs, contracts of every rate type and bundle type, members with plan benefits. Documented by
-// `tpa local fixtures` and docs/design.md "The local engine's fixtures"; tests rely on these values, so change them with care.
+// `tpa local fixtures` and docs/local.md "The local engine's fixtures"; tests rely on these values, so change them with care.
 import type Database from 'better-sqlite3';
 import { planYearOf, type Adjudication } from '../../domain/adjudication.js';
 import type { ParsedClaim } from '../../domain/fhir-claim.js';
@@ -328,7 +328,7 @@ export function insertReference(db: Database.Database, data: ReferenceData, opti
  * enrolled as Acme Gold, their ids mapped onto PAYER-ACME by the tests; the deductible is met but for 10.00 (Ted
  * Smith) or in full (John Doe). The examples' NPIs are illustrative and fail the NPI check digit:
  * each provider is held under the same first nine digits with the right check digit
- * (docs/design.md "The local engine's fixtures"). Seeded by a migration of their own, so that a
+ * (docs/local.md "The local engine's fixtures"). Seeded by a migration of their own, so that a
  * database of an earlier release gains them too.
  */
 export const IG_EXAMPLE_MEMBERS = [
@@ -410,7 +410,7 @@ function seedIgExamples(db: Database.Database): void {
 /**
  * A family: a subscriber and their dependents (a spouse and a child), each a member of their own,
  * with their own member id, deductible and benefits, on the subscriber's plan; `subscriberId` names
- * the subscriber (docs/design.md "The local engine's fixtures"). An 837 names a dependent as the
+ * the subscriber (docs/local.md "The local engine's fixtures"). An 837 names a dependent as the
  * patient (loop 2000C) of the subscriber's member id, by name and date of birth (docs/x12.md "A
  * dependent patient").
  */

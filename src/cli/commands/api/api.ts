@@ -1,6 +1,6 @@
 // tpa api: a raw request through the active profile, path as served, as `gh api` makes one (-X,
 // -f/-F fields, -H headers, --input, --paginate); the exit code follows the status code. A request
-// that moves money or finalizes rates is asked first (docs/design.md "tpa api").
+// that moves money or finalizes rates is asked first (docs/scripting.md "tpa api").
 import type { TpaClient } from '../../../client/client.js';
 import type { TransportResponse } from '../../../client/transport.js';
 import { duplicateKeyPath } from '../../../domain/json-keys.js';
@@ -97,7 +97,7 @@ export const api = verb({
     if (release) await settleEarlier(ctx, client, release);
     await confirmed(ctx, method, target, release);
     const { randomUUID } = await import('node:crypto');
-    // Writes that move claims or money always carry a key (docs/design.md "Client behaviour"); a
+    // Writes that move claims or money always carry a key (docs/client.md "Client behaviour"); a
     // claim submission may carry the user's own (-H), which the service keeps as it keeps tpa's.
     const idempotencyKey = (submit && headers['idempotency-key'] === undefined) || money ? randomUUID() : undefined;
     if (idempotencyKey && ctx.debug) ctx.note(`[debug] Idempotency-Key: ${idempotencyKey}`);
@@ -299,7 +299,7 @@ async function settleEarlier(ctx: Context, client: TpaClient, release: RawReleas
   refuseApprovedCode(FundHistory.read(ctx.paths.dataDir), id, release.authorization_code, database);
 }
 /**
- * A fund release is asked as `tpa fund approve` asks one (docs/design.md "Approval screens"): the
+ * A fund release is asked as `tpa fund approve` asks one (docs/approval.md "Approval screens"): the
  * line naming where the money moves, then the release (encounter, amount, code), confirmed by typing
  * the amount back; a finalize is asked yes or no. Exit 2 without a terminal and without --yes.
  */
@@ -326,7 +326,7 @@ async function confirmed(ctx: Context, method: string, target: string, release: 
  */
 async function withHistory(ctx: Context, client: TpaClient, release: RawRelease, send: () => Promise<TransportResponse>): Promise<TransportResponse> {
   const { FundHistory, refusalOf, sendRecorded } = await import('../../../client/fund-history.js');
-  // The database it goes to, named in its record (docs/design.md "Fund history"); unknown when health says none.
+  // The database it goes to, named in its record (docs/jobs.md "Fund history"); unknown when health says none.
   const { databaseOf } = await import('../../../client/journal.js');
   const database = (await databaseOf(client).catch(() => undefined))?.id;
   const history = FundHistory.open(ctx.paths.dataDir);

@@ -1,4 +1,4 @@
-// The fields of `tpa api -f/-F` (docs/design.md "tpa api"), read as gh reads them: `key=value`,
+// The fields of `tpa api -f/-F` (docs/scripting.md "tpa api"), read as gh reads them: `key=value`,
 // `key[]=value` (a list), `key[sub]=value` (an object), `key[]` alone (an empty list). `-F` types
 // its value; `-f` keeps it text. They become a JSON body, or a query string (GET, HEAD, or a body
 // given whole). Pure: a value read from a file (`-F key=@file`) arrives read.

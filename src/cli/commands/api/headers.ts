@@ -1,4 +1,4 @@
-// The extra headers of `tpa api -H 'Name: value'` (docs/design.md "tpa api"): which ones tpa keeps
+// The extra headers of `tpa api -H 'Name: value'` (docs/scripting.md "tpa api"): which ones tpa keeps
 // for itself, and why. Pure: the route a request reaches is decided by the caller.
 import { shownHeaderValue } from '../../../domain/secret-headers.js';
 

@@ -1,4 +1,4 @@
-// `tpa api --paginate` (docs/design.md "tpa api"): a GET of a paged list (`{count, next, results}`),
+// `tpa api --paginate` (docs/scripting.md "tpa api"): a GET of a paged list (`{count, next, results}`),
 // its `next` links followed to the end, the rows written as each page arrives: one JSON array
 // (written as it grows, closed only at the end) or, with `-o ndjson`, one row a line. Either way one
 // page is held at a time. A link is followed only to the same list on the profile's own service.

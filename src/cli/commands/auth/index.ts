@@ -1,4 +1,4 @@
-// tpa auth login | status | logout | keys | rotate: credentials for the service (docs/design.md "Credentials and config").
+// tpa auth login | status | logout | keys | rotate: credentials for the service (docs/config.md "Credentials and config").
 import type { Entry } from '../../verb.js';
 import { keys } from './keys.js';
 import { login } from './login.js';

@@ -1,4 +1,4 @@
-// The acknowledgments of `claim submit --ack` and `claim validate --ack` (docs/x12.md
+// The acknowledgments of `claim submit --ack` and `claim validate --ack` (docs/x12-refusals.md
 // "Acknowledgments"): each X12 claim the readers give is noted as it passes, with what the command
 // made of it (valid, sent and acknowledged, refused); at the end each 837 file is read once more for
 // its envelopes and the places of its segments, and its TA1, 999 and 277CA are written (X12 and

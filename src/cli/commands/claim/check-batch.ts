@@ -1,7 +1,7 @@
 // `claim validate` of many claims and `claim submit --dry-run`: every claim the readers
 // (submit-sources.ts, the ones `claim submit` uses) find is checked with the engine's rules, each
 // invalid one named on stderr with file:line:column and field, nothing sent and nothing journaled
-// (docs/design.md "Checking claims before sending them"). Rows stream: memory does not grow with
+// (docs/claim-batches.md "Checking claims before sending them"). Rows stream: memory does not grow with
 // the number of claims.
 import { formatCentsGrouped } from '../../../domain/money.js';
 import { EXIT } from '../../../errors.js';

@@ -1,6 +1,6 @@
 // A claim checked before anything is sent, with the engine's own rules: `claim validate`, `claim
 // submit --dry-run` and `claim submit` (one claim) refuse a bad one alike, exit 2 naming every bad
-// field with where it is (file:line:column) (docs/design.md "Checking claims before sending them").
+// field with where it is (file:line:column) (docs/claim-batches.md "Checking claims before sending them").
 import { ValidationError } from '../../../domain/errors.js';
 import { everyProblem } from '../../../domain/claim-problems.js';
 import { type ParseOptions, parseClaimText, type ParsedClaim, parseReadClaim } from '../../../domain/fhir-claim.js';

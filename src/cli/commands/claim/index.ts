@@ -1,4 +1,4 @@
-// tpa claim template | validate | convert | submit | poll: FHIR R4 claims end to end (docs/api.md "Claim submission"),
+// tpa claim template | validate | convert | submit | poll: FHIR R4 claims end to end (docs/api-resources.md "Claim submission"),
 // and X12 837 files converted to them (docs/x12.md "837 in").
 import type { Entry } from '../../verb.js';
 import { convert } from './convert.js';

@@ -91,7 +91,7 @@ export function claimResponseTable(t: TableTools, b: ClaimResponseBody): string 
     );
   }
   if (b.aeob_reference) pairs.push(['AEOB', b.aeob_reference]);
-  // The processor's id for settlement tracking (docs/api.md "Claim response"): the id the transfer
+  // The processor's id for settlement tracking (docs/api-resources.md "Claim response"): the id the transfer
   // takes when the benefit is funded, not a transfer that exists at adjudication.
   if (b.processor_trace_id) pairs.push(['Trace', `${b.processor_trace_id} (the transfer's id once funded)`]);
   if (b.completed_at) pairs.push(['Completed', b.completed_at]);

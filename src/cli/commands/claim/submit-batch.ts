@@ -1,6 +1,6 @@
 // `tpa claim submit <path>...` with more than one claim: the readers (submit-sources.ts) feed the
 // batch runner (client/claim-batch.ts); this file only wires options, the journal's place, the
-// output and the progress line (docs/design.md "Claim batches").
+// output and the progress line (docs/claim-batches.md "Claim batches").
 import { createHash } from 'node:crypto';
 import { resolve, join } from 'node:path';
 import { BatchJournal, runClaimBatch, type BatchProgress, type BatchSummary, type ClaimOutcome } from '../../../client/claim-batch.js';
@@ -111,7 +111,7 @@ const STATE_LABEL: Record<string, string> = { UNKNOWN: 'UNKNOWN (check before re
 /**
  * The summary: the whole batch, each claim once in its final state (finalState), the rows adding up
  * to its total (those never reached, the batch having stopped, are NOT SENT); then what this run did,
- * apart (docs/design.md "Claim batches").
+ * apart (docs/claim-batches.md "Claim batches").
  */
 export function summaryTable(t: Awaited<ReturnType<typeof tableTools>>, s: BatchSummary, waited: boolean): string {
   const money = (c: number) => formatCentsGrouped(c);

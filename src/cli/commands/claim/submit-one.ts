@@ -2,7 +2,7 @@
 // every single claim of a profile is journaled in one journal of single claims, so that the same
 // content submitted twice (the same file, a copy of it, the template piped twice) is seen. Sent
 // before, it is sent again only on purpose: --again, or yes at a prompt on a terminal (default no);
-// otherwise exit 4 naming the earlier submission (docs/design.md "One claim, exactly once too").
+// otherwise exit 4 naming the earlier submission (docs/claim-batches.md "One claim, exactly once too").
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { type EarlierSubmission, type SingleResult, BatchJournal, journalVerdict, submitSingleClaim } from '../../../client/claim-batch.js';

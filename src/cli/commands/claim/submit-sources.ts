@@ -1,6 +1,6 @@
 // The claims named on `tpa claim submit <path>...`, one at a time and in order (
-// docs/design.md "Long jobs": the readers that touch files live here). A path is a Claim JSON file, a FHIR Bundle
-// (its Claim entries, each made self-contained: docs/design.md "Claims inside a Bundle"), an NDJSON file (one Claim a line, FHIR Bulk Data), a directory (its *.json
+// docs/jobs.md "Long jobs": the readers that touch files live here). A path is a Claim JSON file, a FHIR Bundle
+// (its Claim entries, each made self-contained: docs/claim-batches.md "Claims inside a Bundle"), an NDJSON file (one Claim a line, FHIR Bulk Data), a directory (its *.json
 // and *.ndjson files by name, its X12 files by content, not recursive) or `-` for stdin (JSON or NDJSON). NDJSON is read a
 // line at a time, so a file of any size streams; a JSON document is read whole, up to a bound.
 import { createReadStream, lstatSync, readdirSync, type Stats, statSync } from 'node:fs';

@@ -78,7 +78,7 @@ class OutcomeUnknown extends NetworkError {}
 /**
  * The review, under the line naming where the money moves: the encounter, its amounts and each
  * payout. Every amount is written one way (2,460.00), and each payout is one line at 80 columns: a
- * provider's name is cut with … before an NPI or an amount is touched (docs/design.md "Approval screens").
+ * provider's name is cut with … before an NPI or an amount is touched (docs/approval.md "Approval screens").
  */
 function reviewScreen(t: TableTools, detail: LedgerDetail, payouts: PayoutShare[], codeLine: string): string {
   const e = detail.encounter;
@@ -329,7 +329,7 @@ async function approveOne(
     });
     const warning = typedCode ? shapeWarning(authCode, offered, 'code', true) : undefined;
     if (warning) ctx.note(warning);
-    // The one confirmation: the amount typed, never pre-filled (docs/design.md "Approval screens").
+    // The one confirmation: the amount typed, never pre-filled (docs/approval.md "Approval screens").
     // With --yes and --amount, nothing is asked.
     if (!ctx.yes || amountText === undefined) {
       const e = detail.encounter;
@@ -391,7 +391,7 @@ async function approveOne(
           ? { outcome: 'FAILED', transfer: null, message: r.error.message }
           : undefined,
   );
-  // The engine's audit head after this release (docs/design.md "The audit chain"): for the operator to keep elsewhere.
+  // The engine's audit head after this release (docs/local.md "The audit chain"): for the operator to keep elsewhere.
   return {
     data: head ? { ...approved, audit_head: head } : approved,
     done: `the release was sent and APPROVED (transfer ${approved.processor_transfer_id})`,

@@ -1,4 +1,4 @@
-// The one confirmation grammar of `fund approve` and `fund run` (docs/design.md "Approval screens"):
+// The one confirmation grammar of `fund approve` and `fund run` (docs/approval.md "Approval screens"):
 // the approver types the amount shown, never pre-filled, and the amount typed is the confirmation;
 // the authorization code is the approver's reference, offered in the recommended format dated by the
 // engine's clock, and a code of another shape is warned about, not refused.

@@ -1,5 +1,5 @@
 // Before a new payment run is selected: an open run of the same profile (confirmed, approvals left,
-// not closed) is never silently shadowed by it (docs/design.md "Payment runs"). On a terminal it is
+// not closed) is never silently shadowed by it (docs/jobs.md "Payment runs"). On a terminal it is
 // offered: continue it (the default), close it, or quit; without one (or with --yes) the new run is
 // refused (exit 4, nothing sent), naming the command that continues it and the one that closes it.
 import type { OpenRun } from '../../../client/job-journals.js';
@@ -40,7 +40,7 @@ export async function offerOpenRun(
         { code: 'payment_run_open' },
       );
     // A money screen: where the money moves is its first line, and the question carries the
-    // environment's tag, as fund approve's and fund run's do (docs/design.md "Approval screens").
+    // environment's tag, as fund approve's and fund run's do (docs/approval.md "Approval screens").
     const target = await moneyTarget(ctx);
     writeTargetLine(ctx, target, terminalWidth(ctx.io.stderr));
     for (const r of open) ctx.note(`open payment run ${describe(r)}; journal ${r.summary.path}`);

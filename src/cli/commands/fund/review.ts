@@ -15,7 +15,7 @@ function cents(amount: unknown, what: string): number {
 }
 
 /**
- * The payouts the approval will make, by the same rule the engine applies (docs/money-rules.md "Settlement").
+ * The payouts the approval will make, by the same rule the engine applies (docs/money-funding.md "Settlement").
  * Service lines that do not name their provider (a service without tpa's extra fields) are all
  * counted as the billing provider's.
  */

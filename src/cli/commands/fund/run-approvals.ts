@@ -74,7 +74,7 @@ export async function approveRun(ctx: Context, journal: RunJournal, plan: RunPla
       ['Not yet sent', String(plan.encounters.length - result.outcomes.length)],
       ['Journal', journal.path],
       ['Next', nextStep(ctx, plan, result.stopped || result.outcomes.length < plan.encounters.length ? resume : undefined)],
-      // The engine's audit head after the last release, for the operator to keep elsewhere (docs/design.md "The audit chain").
+      // The engine's audit head after the last release, for the operator to keep elsewhere (docs/local.md "The audit chain").
       ...(result.auditHead ? ([['Audit head', `record ${result.auditHead.seq} ${result.auditHead.hash}`]] as [string, string][]) : []),
     ]),
   ].join('\n');

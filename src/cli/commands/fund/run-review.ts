@@ -24,7 +24,7 @@ export interface Review {
   payer?: string;
 }
 
-/** The payouts the approvals will make (the engine's rule, docs/money-rules.md "Settlement"): per encounter, and the totals per provider. */
+/** The payouts the approvals will make (the engine's rule, docs/money-funding.md "Settlement"): per encounter, and the totals per provider. */
 export async function reviewOf(ctx: Context, plan: RunPlan, npi: string | undefined): Promise<Review> {
   const client = await ctx.client();
   const totals = new Map<string, ProviderLine>();
@@ -57,7 +57,7 @@ export async function reviewOf(ctx: Context, plan: RunPlan, npi: string | undefi
 /**
  * With --npi: funding is per encounter (one approval for its whole benefit), so a run for one
  * provider releases whole encounters, the other providers' payouts with it. The review says so,
- * with those payouts, before anything is confirmed (docs/design.md "Payment runs").
+ * with those payouts, before anything is confirmed (docs/jobs.md "Payment runs").
  */
 function splitByNpi(r: Review, encounterId?: string): { mineCents: number; othersCents: number; others: ProviderLine[] } {
   const ids = encounterId === undefined ? [...r.payouts.keys()] : [encounterId];
@@ -74,7 +74,7 @@ function splitByNpi(r: Review, encounterId?: string): { mineCents: number; other
 
 /**
  * The providers the review above a confirmation shows at most: with the lines around them, the
- * total and the prompt stay on an 80×24 screen (docs/design.md "Approval screens"); the others are
+ * total and the prompt stay on an 80×24 screen (docs/approval.md "Approval screens"); the others are
  * counted, and listed by the command given.
  */
 export const MAX_REVIEW_PROVIDERS = 6;

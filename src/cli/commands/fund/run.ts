@@ -1,6 +1,6 @@
 // tpa fund run: a payment run, every adjudicated, unfunded encounter the filters select, funded once
 // each after one review and one confirmation; resumable from its journal. This module selects,
-// reviews and confirms; the runner (client/payment-run.ts) does the approvals (docs/design.md "Payment runs").
+// reviews and confirms; the runner (client/payment-run.ts) does the approvals (docs/jobs.md "Payment runs").
 import type { ApprovalOutcome } from '../../../client/payment-run.js';
 import { withCsvAmounts } from '../../../domain/csv.js';
 import { createHash } from 'node:crypto';
@@ -165,7 +165,7 @@ export const run = verb({
           const review = await reviewOf(ctx, draft, filters.provider_npi);
           // Where the money moves is the first line; the summary is the last thing above the
           // questions, whatever the number of encounters; the list of them is one command away
-          // (docs/design.md "Payment runs", "Approval screens").
+          // (docs/jobs.md "Payment runs", "Approval screens").
           writeTargetLine(ctx, await moneyTarget(ctx), t.width);
           const count = draft.encounters.length;
           const listAll = suggestCommand(ctx, ['fund', 'run', '--dry-run', ...selection]);

@@ -1,6 +1,6 @@
 // tpa jobs close <job>: closes a payment run that was interrupted with approvals left, for good.
 // Nothing is sent: the approvals left are recorded as not sent, with when and by whom, and the run
-// is never continued (docs/design.md "Payment runs"). A new run selects what is still unfunded.
+// is never continued (docs/jobs.md "Payment runs"). A new run selects what is still unfunded.
 import { formatCentsGrouped } from '../../../domain/money.js';
 import { ConflictError, UsageError } from '../../../errors.js';
 import { oneLine, screen } from '../../../render/screen.js';

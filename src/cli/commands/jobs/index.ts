@@ -1,5 +1,5 @@
 // tpa jobs: the journals of long jobs on this machine (claim batches, single claims, payment runs),
-// read only (docs/design.md "Reading a journal: tpa jobs"); `close` closes an interrupted payment run.
+// read only (docs/jobs.md "Reading a journal: tpa jobs"); `close` closes an interrupted payment run.
 import type { Entry } from '../../verb.js';
 import { close } from './close.js';
 import { list } from './list.js';

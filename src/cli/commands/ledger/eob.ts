@@ -1,5 +1,5 @@
 // tpa ledger eob: the member's explanation of benefits of one decided encounter, a FHIR R4
-// ExplanationOfBenefit in the CARIN Blue Button profiles (docs/api.md "Explanation of benefits"),
+// ExplanationOfBenefit in the CARIN Blue Button profiles (docs/api-resources.md "Explanation of benefits"),
 // made here from the ledger detail and the settlement record, over either transport. On stdout, or
 // into --out, written whole or not at all, 0600 (it names the member).
 import type { EobTransfer } from '../../../domain/fhir-eob.js';

@@ -1,5 +1,5 @@
-// tpa ledger list | show | eob: the encounter ledger (docs/api.md "Ledger entry") and a member's
-// explanation of benefits (docs/api.md "Explanation of benefits").
+// tpa ledger list | show | eob: the encounter ledger (docs/api-resources.md "Ledger entry") and a member's
+// explanation of benefits (docs/api-resources.md "Explanation of benefits").
 import type { Entry } from '../../verb.js';
 import { eob } from './eob.js';
 import { list } from './list.js';

@@ -169,7 +169,7 @@ function filters(opts: OptionValues<typeof options>): LedgerFilters {
  * goes back to ADJUDICATED after a transfer that failed (FUNDED, then ADJUDICATED) or came back
  * (RECONCILED, or FUNDED at the arrival when it was not reconciled, then ADJUDICATED), and the list must
  * not hide that money was sent and is owed again
- * (docs/money-rules.md "Failed and refunded transfers").
+ * (docs/money-funding.md "Failed and refunded transfers").
  */
 export function transferFlag(progression: readonly { status: string }[]): 'failed' | 'refunded' | undefined {
   // The latest step read as activity reads it (domain/activity.ts), which needs the whole progression

@@ -50,7 +50,7 @@ function detailTable(t: TableTools, d: LedgerDetail, missingAeob: boolean): stri
       ['Payer', `${e.payer.name} (${e.payer.id})`],
       ['Service date', e.service_date],
       ['Submitted', e.submission_date],
-      // A corrected claim and the claim it replaced (docs/money-rules.md "Corrected and void claims").
+      // A corrected claim and the claim it replaced (docs/money-funding.md "Corrected and void claims").
       ...(e.replaces ? [['Replaces', e.replaces] as [string, string]] : []),
       ...(e.replaced_by ? [['Replaced by', `${e.replaced_by} (this claim is superseded and will not be paid)`] as [string, string]] : []),
     ]),
@@ -106,7 +106,7 @@ function detailTable(t: TableTools, d: LedgerDetail, missingAeob: boolean): stri
         'AEOB',
         missingAeob ? `missing: the payer has no AEOB to match the settlement against (${t.status('MISSING_AEOB')})` : (d.reconciliation.aeob_reference ?? '—'),
       ],
-      // The processor's id (docs/api.md "Claim response"): a transfer's once funded, before that only the id it will take.
+      // The processor's id (docs/api-resources.md "Claim response"): a transfer's once funded, before that only the id it will take.
       e.status === 'FUNDED' || e.status === 'RECONCILED' || d.reconciliation.settlement_record_id
         ? ['Transfer', d.reconciliation.processor_trace_id ?? '—']
         : ['Trace', d.reconciliation.processor_trace_id ? `${d.reconciliation.processor_trace_id} (the transfer's id once funded)` : '—'],

@@ -11,7 +11,7 @@ export async function openOnce(ctx: Context, storage: EngineStorage = { note: ct
   transport.close();
 }
 
-/** A new key for an encrypted database, kept where docs/design.md "The data directory" says (after checking that the cipher package is there). */
+/** A new key for an encrypted database, kept where docs/local-data.md "The data directory" says (after checking that the cipher package is there). */
 export async function newDatabaseKeyFor(ctx: Context): Promise<{ key: Buffer; keptIn: string }> {
   const [{ cipherSqlite }, { newDatabaseKey }] = await Promise.all([import('../../../engine/store/cipher.js'), import('../../../auth/database-key.js')]);
   cipherSqlite(); // missing, said before a key is made

@@ -27,7 +27,7 @@ export const restore = verb({
       async ({ key, facts, kept }) => {
         // Opened once as every command opens it: the database made WAL again.
         await openOnce(ctx, { note: ctx.note, ...(key ? { databaseKey: key } : {}) });
-        // The backup's last X12 control number: no ISA13 it had written is written again (docs/design.md "Backups").
+        // The backup's last X12 control number: no ISA13 it had written is written again (docs/local-data.md "Backups").
         const { raiseControlNumber } = await import('../../../client/remit.js');
         await raiseControlNumber(ctx.paths.dataDir, facts.controlNumber);
         const revoked = kept.keys + kept.clients;

@@ -55,7 +55,7 @@ export const serve = verb({
         throw new UsageError(`${flag === 'tlsMin' ? '--tls-min' : '--tls-max-version'} needs --tls-cert and --tls-key (it is about TLS)`);
     if (opts.insecureHttp === true && opts.tlsCert !== undefined) throw new UsageError('--insecure-http is for plain HTTP: it means nothing with --tls-cert');
     const versions = tlsVersions(opts);
-    // Decided before anything is opened or bound (docs/design.md "Over the wire"): plain HTTP beyond loopback only when asked for.
+    // Decided before anything is opened or bound (docs/local.md "Over the wire"): plain HTTP beyond loopback only when asked for.
     let host = opts.host;
     const { listenVerdict, isLoopbackHost } = await import('../../../server/listen.js');
     const verdict = listenVerdict(host, { tls: opts.tlsCert !== undefined, insecureHttp: opts.insecureHttp === true });

@@ -1,5 +1,5 @@
 // tpa lookup blind: does an active contract cover the codes? An opaque contract id, never pricing
-// (docs/api.md "POST /v1/contract-lookup/blind/").
+// (docs/api-routes.md "POST /v1/contract-lookup/blind/").
 import type { BlindLookupResult } from '../../../client/types.js';
 import { listValue } from '../../options.js';
 import { option, fieldsOf, verb } from '../../verb.js';

@@ -1,4 +1,4 @@
-// tpa lookup full: pricing and terms of a contract for one CPT code (docs/api.md "POST /v1/contract-lookup/full/").
+// tpa lookup full: pricing and terms of a contract for one CPT code (docs/api-routes.md "POST /v1/contract-lookup/full/").
 import type { FullLookupResult } from '../../../client/types.js';
 import { ValidationFailed } from '../../../errors.js';
 import type { TableTools } from '../../../render/output.js';

@@ -1,4 +1,4 @@
-// tpa ratesheet: the contract builder's rate schedule (docs/api.md "The contract builder" endpoints): its settings,
+// tpa ratesheet: the contract builder's rate schedule (docs/api-routes.md "The contract builder" endpoints): its settings,
 // its items one by one or by CSV, a preview, and the finalize that makes them live contract rates.
 import type { Entry } from '../../verb.js';
 import { add } from './add.js';

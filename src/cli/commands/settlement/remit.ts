@@ -1,5 +1,5 @@
 // tpa settlement remit: the ASC X12 835 remittance advice of a transfer, or of the transfers
-// paid or refunded in a period: one transaction per payee and transfer (docs/x12.md "835 out"). On stdout,
+// paid or refunded in a period: one transaction per payee and transfer (docs/x12-835.md "835 out"). On stdout,
 // or into --out, written whole or not at all.
 import { existsSync } from 'node:fs';
 import type { FoundNotice, FoundTransfer, NoRemittance } from '../../../client/remit.js';
@@ -118,7 +118,7 @@ async function settlementRemit(ctx: Context, ref: string | undefined, opts: Opti
         transactions.push(...r.transactions);
       } catch (err) {
         // One transfer that cannot be remitted (its payouts and lines disagree) does not stop the
-        // others; the exit code says it (docs/x12.md "Failed and refunded transfers").
+        // others; the exit code says it (docs/x12-835.md "Failed and refunded transfers").
         if (!(err instanceof TpaError)) throw err;
         ctx.note(`skipped: transfer ${one.transfer.processor_transfer_id}: ${err.message}`);
         worst = Math.max(worst, err.exitCode);

@@ -130,9 +130,9 @@ function reportData(r: PeriodReport, f: LedgerFilters, now: string, by: string):
     encounters: {
       ...line(r.totals),
       by_status: r.byStatus.map((s) => ({ status: s.status, ...line(s) })),
-      // Pended claims sent again: counted once, as their resubmission (docs/money-rules.md "The finance desk's report").
+      // Pended claims sent again: counted once, as their resubmission (docs/money-funding.md "The finance desk's report").
       superseded_pended: { count: r.superseded.count, charges: money(r.superseded.chargesCents) },
-      // Claims replaced or voided by corrected claims: closed, never paid (docs/money-rules.md "Corrected and void claims").
+      // Claims replaced or voided by corrected claims: closed, never paid (docs/money-funding.md "Corrected and void claims").
       corrected: { count: r.corrected.count, charges: money(r.corrected.chargesCents) },
     },
     money: {
@@ -201,7 +201,7 @@ const AMOUNT_COLUMNS = ['amount', 'refunded', 'fees', 'net', 'charges', 'allowed
 /**
  * The CSV of `-o csv`: one section's own columns, or (all) every section in one table, a `section`
  * column first and the columns of every section after it, each row filling its own section's
- * (docs/money-rules.md "The finance desk's report").
+ * (docs/money-funding.md "The finance desk's report").
  */
 // biome-ignore lint/suspicious/noExplicitAny: the report as JSON, walked by section name
 function csvOf(data: Record<string, any>, section: Section | 'all'): { rows: Record<string, unknown>[]; columns: string[] } {
@@ -376,7 +376,7 @@ async function settlementReport(ctx: Context, opts: OptionValues<typeof options>
   const entries: LedgerItem[] = [];
   let moneyEntries: LedgerItem[] = [];
   let scan: ScanInfo | undefined;
-  // One progress line, redrawn, with its rate and time left (docs/design.md "Long jobs").
+  // One progress line, redrawn, with its rate and time left (docs/jobs.md "Long jobs").
   const reading = counter(ctx.status, 'reading the ledger', 'entries');
   if (counted) {
     // Funded or settled in the period: the service dates before it are read, the dates counted here (docs/periods.md "Which date a period counts").
@@ -446,7 +446,7 @@ function reportLines(
 ): Record<string, unknown>[] {
   if (counted) {
     // By the money's own times: one line per transfer with a figure in the period, its amounts
-    // those the money section counts here, so the lines add up to it (docs/money-rules.md "The finance desk's report").
+    // those the money section counts here, so the lines add up to it (docs/money-funding.md "The finance desk's report").
     const byId = new Map<string, LedgerItem>();
     for (const e of [...moneyEntries, ...entries]) byId.set(e.encounter_id, e);
     return report.transferLines.map((l) => {
@@ -493,7 +493,7 @@ function reportLines(
       benefit: e.financial_summary.benefit_amount,
       transfer_status: s?.status ?? null,
       processor_transfer_id: s?.processor_transfer_id ?? null,
-      // With --npi, that provider's payouts in the transfer (docs/money-rules.md "The finance desk's report").
+      // With --npi, that provider's payouts in the transfer (docs/money-funding.md "The finance desk's report").
       settled: s?.status === 'COMPLETED' ? settledOf(s, npi) : 0,
       reconciliation_status: s?.reconciliation_status ?? null,
       match_status: s?.aeob_match?.match_status ?? null,
