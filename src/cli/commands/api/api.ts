@@ -282,8 +282,8 @@ function releaseOf(body: string | undefined, target: string): RawRelease {
  */
 async function settleEarlier(ctx: Context, client: TpaClient, release: RawRelease): Promise<void> {
   const [{ FundHistory, refuseApprovedCode }, { databaseOf }] = await Promise.all([
-    import('../../../client/fund-history.js'),
-    import('../../../client/journal.js'),
+    import('../../../jobs/fund-history.js'),
+    import('../../../jobs/journal.js'),
   ]);
   const id = release.encounter_id;
   const lost = FundHistory.read(ctx.paths.dataDir).filter((a) => a.encounter_id === id && a.outcome === 'UNKNOWN');
@@ -325,9 +325,9 @@ async function confirmed(ctx: Context, method: string, target: string, release: 
  * it UNKNOWN, for the next `fund approve` or payment run of that encounter to settle from the ledger.
  */
 async function withHistory(ctx: Context, client: TpaClient, release: RawRelease, send: () => Promise<TransportResponse>): Promise<TransportResponse> {
-  const { FundHistory, refusalOf, sendRecorded } = await import('../../../client/fund-history.js');
+  const { FundHistory, refusalOf, sendRecorded } = await import('../../../jobs/fund-history.js');
   // The database it goes to, named in its record (docs/design.md "Fund history"); unknown when health says none.
-  const { databaseOf } = await import('../../../client/journal.js');
+  const { databaseOf } = await import('../../../jobs/journal.js');
   const database = (await databaseOf(client).catch(() => undefined))?.id;
   const history = FundHistory.open(ctx.paths.dataDir);
   try {

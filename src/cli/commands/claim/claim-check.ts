@@ -11,7 +11,7 @@ export type { PlacedError };
 import { ValidationFailed } from '../../../errors.js';
 import { oneLine } from '../../../render/screen.js';
 import { sameIdentityMessage } from '../../../domain/x12-identity.js';
-import { FirstSeen } from '../../../client/first-seen.js';
+import { FirstSeen } from '../../../jobs/first-seen.js';
 import type { Context } from '../../context.js';
 import type { ClaimText } from './submit-sources.js';
 

@@ -3,7 +3,7 @@
 // explicit confirmation, and after an ambiguous failure the request is never resent blindly: the
 // settlement tells whether it happened.
 import type { TpaClient } from '../../../client/client.js';
-import type { ApprovalRecord, FundHistory } from '../../../client/fund-history.js';
+import type { ApprovalRecord, FundHistory } from '../../../jobs/fund-history.js';
 import type { FundingApproved, LedgerDetail, SettlementRecord } from '../../../client/types.js';
 import { AUDIT_HEAD_HEADER, parseAuditHead, type AuditHead } from '../../../domain/audit.js';
 import { authorizationCodeProblem, authorizationCodesOf, resolveLostAnswer } from '../../../domain/funding.js';
@@ -59,7 +59,7 @@ export const approve = verb({
       const client = await ctx.client();
       const { resolveEncounter } = await import('../../../client/encounter-ref.js');
       const encounterId = await resolveEncounter(client, given);
-      const { FundHistory } = await import('../../../client/fund-history.js');
+      const { FundHistory } = await import('../../../jobs/fund-history.js');
       const history = FundHistory.open(ctx.paths.dataDir);
       try {
         return await approveOne(ctx, client, history, encounterId, opts);
@@ -281,7 +281,7 @@ async function approveOne(
 ): Promise<CommandOutput> {
   let { amount: amountText, authCode } = given;
   const { notes } = given;
-  const { FundHistory, sendRecorded } = await import('../../../client/fund-history.js');
+  const { FundHistory, sendRecorded } = await import('../../../jobs/fund-history.js');
   // An earlier approval of this encounter from this machine whose answer was lost: the ledger says now what became of it.
   const records = FundHistory.read(ctx.paths.dataDir);
   if (records.some((a) => a.encounter_id === id && a.outcome === 'UNKNOWN')) {
@@ -376,7 +376,7 @@ async function approveOne(
     }
   };
   // The database the release goes to, named in its record: after a reset or a restore, `fund history` shows it apart.
-  const { databaseOf } = await import('../../../client/journal.js');
+  const { databaseOf } = await import('../../../jobs/journal.js');
   const database = (await databaseOf(client).catch(() => undefined))?.id;
   const { approved, head } = await sendRecorded(
     { log: history, profile: ctx.profileName, environment: ctx.profile().env, database },

@@ -1,7 +1,7 @@
 // tpa fund run: a payment run, every adjudicated, unfunded encounter the filters select, funded once
 // each after one review and one confirmation; resumable from its journal. This module selects,
-// reviews and confirms; the runner (client/payment-run.ts) does the approvals (docs/design.md "Payment runs").
-import type { ApprovalOutcome } from '../../../client/payment-run.js';
+// reviews and confirms; the runner (jobs/payment-run.ts) does the approvals (docs/design.md "Payment runs").
+import type { ApprovalOutcome } from '../../../jobs/payment-run.js';
 import { withCsvAmounts } from '../../../domain/csv.js';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -78,7 +78,7 @@ export const run = verb({
       let prefix = opts.authCodePrefix?.trim();
       if (prefix !== undefined && !PREFIX.test(prefix)) throw new ValidationFailed('--auth-code-prefix: letters, digits and dashes, e.g. AUTH-20261123-ACME');
       // A journal that holds a confirmed plan resumes its run: --journal, or the one the prefix names.
-      const runs = await import('../../../client/payment-run.js');
+      const runs = await import('../../../jobs/payment-run.js');
       const { databaseOf, freePrefix, planRun, prefixInHistory, prefixTaken, RunJournal, selectEncounters, withPrefix } = runs;
       const named = opts.journal ?? (prefix !== undefined ? defaultJournal(ctx, prefix, runs) : undefined);
       // A run is continued on the profile it was confirmed on, whose service its approvals went to:
@@ -236,7 +236,7 @@ export const run = verb({
  * service, whose ledger says what became of them. The command names the right profile.
  */
 async function refuseOtherProfile(ctx: Context, path: string): Promise<void> {
-  const { readJob } = await import('../../../client/job-journals.js');
+  const { readJob } = await import('../../../jobs/job-journals.js');
   const s = readJob(path).summary;
   if (s.kind !== 'payment run' || s.profile === null) return;
   const baseUrl = ctx.profile().base_url ?? null;
@@ -261,7 +261,7 @@ function limitOf(limit: string | undefined): number | undefined {
 }
 
 /** A run's journal when --journal names none: in the data directory, named after the profile and the prefix (a prefix is one run's). */
-function defaultJournal(ctx: Context, prefix: string, { journalsDir, runJournalName }: typeof import('../../../client/payment-run.js')): string {
+function defaultJournal(ctx: Context, prefix: string, { journalsDir, runJournalName }: typeof import('../../../jobs/payment-run.js')): string {
   const profile = ctx.profile();
   const id = createHash('sha256')
     .update(JSON.stringify([profile.name, profile.base_url ?? '', prefix]))

@@ -24,15 +24,15 @@ import { fundingOf, resolveLostAnswer, type Funding } from '../domain/funding.js
 import { isClosedStatus } from '../domain/ledger.js';
 import { centsToAmount, jsonNumberToCents } from '../domain/money.js';
 import { ConflictError, EXIT, NetworkError, NotFoundError, TpaError } from '../errors.js';
-import type { TpaClient } from './client.js';
+import type { TpaClient } from '../client/client.js';
 import { FundHistory, sendRecorded, type RecordEnd } from './fund-history.js';
 import { databaseOf, type DatabaseIdentity, Journal, journalsDir, type JournalRecord, otherDatabase } from './journal.js';
 
 export { databaseOf, journalsDir };
 import { JournalLock } from './journal-lock.js';
-import { stopsTheJob } from './retry.js';
+import { stopsTheJob } from '../client/retry.js';
 import { type Pace, PaceGauge, type PaceLimit, Pacer, Throughput } from './throughput.js';
-import type { LedgerDetail, LedgerFilters, LedgerItem } from './types.js';
+import type { LedgerDetail, LedgerFilters, LedgerItem } from '../client/types.js';
 
 export interface RunEncounter {
   encounter_id: string;
@@ -80,7 +80,7 @@ export async function selectEncounters(
   onPage?: (seen: number, total: number) => void,
 ): Promise<LedgerItem[]> {
   const chosen: LedgerItem[] = [];
-  const { pages } = await import('./pages.js');
+  const { pages } = await import('../client/pages.js');
   await client.snapshot(async () => {
     const first = await client.ledgerList({ ...filters, status: 'ADJUDICATED', limit: 100 });
     let seen = 0;

@@ -7,9 +7,9 @@ import { join } from 'node:path';
 import { authorizationCodesOf, authorizationPrefix, nextAuthorizationCode, resolveLostAnswer } from '../domain/funding.js';
 import { closedClaimWords, isClosedStatus } from '../domain/ledger.js';
 import { ConflictError, TpaError } from '../errors.js';
-import type { TpaClient } from './client.js';
+import type { TpaClient } from '../client/client.js';
 import { Journal, type JournalRecord, journalsDir, otherDatabaseId } from './journal.js';
-import type { LedgerDetail, SettlementRecord } from './types.js';
+import type { LedgerDetail, SettlementRecord } from '../client/types.js';
 
 /**
  * APPROVED: the service approved it. REFUSED: the service answered with a refusal (a wrong amount, a
@@ -294,7 +294,7 @@ export async function withTransfers(
   if (toRead.length > 0) {
     if (client instanceof Error) for (const id of toRead) settlements.set(id, client);
     else {
-      const { readSettlements } = await import('./settlement-reads.js');
+      const { readSettlements } = await import('../client/settlement-reads.js');
       for (const [id, s] of await readSettlements(client!, toRead, { keepErrors: true })) settlements.set(id, s);
     }
   }
@@ -303,7 +303,7 @@ export async function withTransfers(
   const endedIds = [...settlements].filter(([, s]) => s && !(s instanceof Error) && (s.status === 'FAILED' || s.status === 'REFUNDED')).map(([id]) => id);
   const closedBy = new Map<string, { status: 'SUPERSEDED' | 'VOIDED'; replacedBy: string | null }>();
   if (endedIds.length > 0 && client && !(client instanceof Error)) {
-    const { readLedgerDetails } = await import('./settlement-reads.js');
+    const { readLedgerDetails } = await import('../client/settlement-reads.js');
     for (const [id, d] of await readLedgerDetails(client, endedIds).catch(() => new Map<string, null>())) {
       if (!d || d instanceof Error) continue;
       const status = d.encounter.status;
