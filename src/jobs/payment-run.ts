@@ -18,14 +18,15 @@ import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import { hostname, userInfo } from 'node:os';
 import { join } from 'node:path';
-import { AUDIT_HEAD_HEADER, parseAuditHead, type AuditHead } from '../domain/audit.js';
+import type { AuditHead } from '../domain/audit.js';
 import { canonicalJson } from '../domain/canonical.js';
 import { fundingOf, resolveLostAnswer, type Funding } from '../domain/funding.js';
 import { isClosedStatus } from '../domain/ledger.js';
 import { centsToAmount, jsonNumberToCents } from '../domain/money.js';
 import { ConflictError, EXIT, NetworkError, NotFoundError, TpaError } from '../errors.js';
 import type { TpaClient } from '../client/client.js';
-import { FundHistory, sendRecorded, type RecordEnd } from './fund-history.js';
+import { FundHistory } from './fund-history.js';
+import { fundedByWords, LostRelease, type Released, releaseFunds } from './fund-release.js';
 import { databaseOf, type DatabaseIdentity, Journal, journalsDir, type JournalRecord, otherDatabase } from './journal.js';
 
 export { databaseOf, journalsDir };
@@ -554,44 +555,14 @@ export async function executeRun(
       await new Promise<void>((resolve) => setImmediate(resolve));
       pace.started();
       journal.sending(e.encounter_id);
-      const send = async (): Promise<ApprovalOutcome> => {
-        let approved;
-        try {
-          approved = await client.approveFunding(base, e.idempotency_key);
-        } catch (err) {
-          // Funded meanwhile by another approval (another approver, after this run was confirmed):
-          // SKIPPED, naming that approval from the ledger, not a refusal of this one.
-          const previous = previousTransfer(err);
-          if (previous !== undefined) {
-            const read = await client.ledgerDetail(e.encounter_id).then(
-              (r) => r.body,
-              () => undefined,
-            );
-            const found = read ? fundingOf(read) : undefined;
-            return fundedByAnother(base, found ?? { reference: null, transfer: previous }, 'meanwhile');
-          }
-          // A lost answer or a 5xx: never resent blind; the ledger says whether it happened.
-          if (!(err instanceof NetworkError)) throw err;
-          const read = await client.ledgerDetail(e.encounter_id).then(
-            (r) => r.body,
-            () => 'unreadable' as const,
-          );
-          const found = resolveLostAnswer(read, e.authorization_code);
-          if (found.approval === 'happened') return { ...base, status: 'APPROVED', processor_transfer_id: found.transfer };
-          if (found.approval === 'did-not-happen' && found.fundedBy) return fundedByAnother(base, found.fundedBy);
-          // Not found, or not known: the run stops; resumed, it asks the ledger again before sending.
-          throw err;
-        }
-        observe(approved.headers);
-        const head = parseAuditHead(approved.headers[AUDIT_HEAD_HEADER]);
-        if (head) result.auditHead = head;
-        return { ...base, status: 'APPROVED', processor_transfer_id: approved.body.processor_transfer_id, ...(head ? { audit_head: head } : {}) };
-      };
       const history = options.history && { ...options.history, database: plan.database?.id ?? null };
-      const sent = await sendRecorded(history, base, send, (r) => recordEnd('answer' in r ? r.answer : outcomeOfError(base, r.error)));
+      const sent = outcomeOf(base, await releaseFunds(client, base, e.idempotency_key, { history, onAnswer: observe }));
+      if (sent.audit_head) result.auditHead = sent.audit_head;
       pace.add();
       record(sent, true);
-    } catch (err) {
+    } catch (thrown) {
+      // Not found in the ledger after a lost answer, or not known: the run stops; resumed, it asks the ledger again before sending.
+      const err = thrown instanceof LostRelease ? thrown.sent : thrown;
       if (!(err instanceof TpaError)) throw err;
       if (stopsTheJob(err)) {
         result.stopped = err;
@@ -654,21 +625,19 @@ async function asTheLedgerHasIt(client: TpaClient, done: ApprovalOutcome, read?:
  * service refused this run's approval as a duplicate).
  */
 function fundedByAnother(base: Omit<ApprovalOutcome, 'status' | 'processor_transfer_id'>, found: Funding, when?: 'meanwhile'): ApprovalOutcome {
-  const transfer = found.transfer ? `, transfer ${found.transfer}` : '';
   return {
     ...base,
     status: 'SKIPPED',
     processor_transfer_id: found.transfer,
     funded_by: found.reference ?? null,
-    message: `funded ${when ? 'meanwhile ' : ''}by another approval (authorization ${found.reference ?? 'unknown'}${transfer})`,
+    message: fundedByWords(found, when === 'meanwhile'),
   };
 }
 
-/** The transfer that already funds the encounter, when `err` is the service's refusal of a second approval (409 naming it). */
-function previousTransfer(err: unknown): string | undefined {
-  if (!(err instanceof ConflictError)) return undefined;
-  const previous = (err.body as { previous_processor_transfer_id?: unknown } | undefined)?.previous_processor_transfer_id;
-  return typeof previous === 'string' ? previous : undefined;
+/** A run's outcome of a release sent (fund-release.ts): APPROVED with its audit head, or SKIPPED naming the approval that funds the encounter. */
+function outcomeOf(base: Omit<ApprovalOutcome, 'status' | 'processor_transfer_id'>, released: Released): ApprovalOutcome {
+  if (released.status === 'FUNDED_BY_ANOTHER') return fundedByAnother(base, released.funding, released.refusal ? 'meanwhile' : undefined);
+  return { ...base, status: 'APPROVED', processor_transfer_id: released.transfer, ...(released.head ? { audit_head: released.head } : {}) };
 }
 
 /**
@@ -681,9 +650,4 @@ function outcomeOfError(base: Omit<ApprovalOutcome, 'status' | 'processor_transf
   const previous = (err.body as { previous_processor_transfer_id?: string } | undefined)?.previous_processor_transfer_id;
   if (err instanceof ConflictError && previous) return { ...base, status: 'SKIPPED', processor_transfer_id: previous, message: 'already funded' };
   return { ...base, status: 'FAILED', processor_transfer_id: null, message: err.message };
-}
-
-/** What the history of approvals records of an outcome (an OWED one was recorded when it was approved). */
-function recordEnd(o: ApprovalOutcome | undefined): RecordEnd {
-  return o && o.status !== 'OWED' ? { outcome: o.status, transfer: o.processor_transfer_id, ...(o.message ? { message: o.message } : {}) } : undefined;
 }
