@@ -12,7 +12,7 @@ import type { FundingApproved, LedgerDetail } from '../client/types.js';
 import { AUDIT_HEAD_HEADER, type AuditHead, parseAuditHead } from '../domain/audit.js';
 import { type Funding, fundingOf, resolveLostAnswer } from '../domain/funding.js';
 import { ConflictError, NetworkError, NotFoundError, TpaError } from '../errors.js';
-import { type ApprovalSent, FundHistory, type RecordEnd, refuseApprovedCode, sendRecorded } from './fund-history.js';
+import { type ApprovalRecord, type ApprovalSent, FundHistory, type RecordEnd, refuseApprovedCode, sendRecorded } from './fund-history.js';
 
 /** A fund release as sent: the contract's body. */
 export interface Release {
@@ -32,6 +32,8 @@ export interface ReleaseHistory {
   environment: string;
   /** The database the release goes to (journal.ts databaseOf); unknown: undefined or null. */
   database?: string | null | undefined;
+  /** The history as its caller read it (a payment run reads it once); read here when not given. */
+  records?: readonly ApprovalRecord[];
 }
 
 /** What became of a release that was sent. */
@@ -99,7 +101,7 @@ export async function recordedRelease<T>(
   ended: (result: { answer: T } | { error: unknown }) => RecordEnd,
 ): Promise<T> {
   if (!history) return send();
-  refuseApprovedCode(FundHistory.read(history.dataDir), release.encounter_id, release.authorization_code, history.database ?? undefined);
+  refuseApprovedCode(history.records ?? FundHistory.read(history.dataDir), release.encounter_id, release.authorization_code, history.database ?? undefined);
   return sendRecorded(history, release, send, ended);
 }
 
@@ -107,7 +109,7 @@ export async function recordedRelease<T>(
  * An earlier release of the encounter from this machine whose answer was lost (UNKNOWN in `records`)
  * is settled from the ledger before another is sent (FundHistory.resolve); returns what to tell.
  */
-export async function settleLostReleases(client: TpaClient, log: FundHistory, records: ReturnType<typeof FundHistory.read>, id: string): Promise<string[]> {
+export async function settleLostReleases(client: TpaClient, log: FundHistory, records: readonly ApprovalRecord[], id: string): Promise<string[]> {
   if (!records.some((a) => a.encounter_id === id && a.outcome === 'UNKNOWN')) return [];
   return log.resolve(records, id, (await client.ledgerDetail(id)).body);
 }
