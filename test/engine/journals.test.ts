@@ -10,7 +10,7 @@ import { BatchJournal, runClaimBatch, type BatchClaim, type ClaimOutcome } from 
 import { TpaClient } from '../../src/client/client.js';
 import { withTransfers, type ApprovalRecord } from '../../src/jobs/fund-history.js';
 import { lockHolderPath } from '../../src/jobs/journal-lock.js';
-import { LocalTransport } from '../../src/client/local.js';
+import { LocalTransport } from '../../src/local/transport.js';
 import { executeRun, planRun, RunJournal, selectEncounters, type ApprovalOutcome } from '../../src/jobs/payment-run.js';
 import { Engine } from '../../src/engine/engine.js';
 import { tempDir } from '../helpers/engine.js';

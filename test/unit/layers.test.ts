@@ -114,7 +114,7 @@ describe('the layers of docs/design.md "Layers"', () => {
   // The long jobs (payment run, journals, their locks and seal, fund history, the 835 remit) sit on
   // the typed API client in src/jobs/: the client, the engine, the server and the domain never
   // import them. The claim batch still lives in src/client/ until it moves to src/jobs/ with its rewrite.
-  const JOBS_IN_CLIENT = ['client/claim-batch.ts', 'client/serve-lock.ts'];
+  const JOBS_IN_CLIENT = ['client/claim-batch.ts'];
 
   it('the client, the engine, the server and the domain never import the long jobs (src/jobs/)', () => {
     const jobs = all.filter((f) => layerOf(f) === 'jobs');
@@ -122,6 +122,22 @@ describe('the layers of docs/design.md "Layers"', () => {
     for (const f of all.filter((f) => ['client', 'engine', 'server', 'domain', 'render', 'auth', 'files'].includes(layerOf(f)))) {
       if (JOBS_IN_CLIENT.includes(relative(SRC, f))) continue;
       const bad = importedLayers(f).filter((i) => i.layer === 'jobs');
+      expect(bad, relative(SRC, f)).toEqual([]);
+    }
+  });
+
+  it('the typed API client imports neither the server, nor the engine, nor the credentials (auth), nor what wires them (src/local/)', () => {
+    const client = all.filter((f) => layerOf(f) === 'client');
+    expect(client.length).toBeGreaterThan(0);
+    for (const f of client) {
+      const bad = importedLayers(f).filter((i) => ['server', 'engine', 'auth', 'local'].includes(i.layer));
+      expect(bad, relative(SRC, f)).toEqual([]);
+    }
+  });
+
+  it('only the CLI imports src/local/ (the in-process transport and the data directory lock, which wire the engine)', () => {
+    for (const f of all.filter((f) => !['cli', 'local'].includes(layerOf(f)))) {
+      const bad = importedLayers(f).filter((i) => i.layer === 'local');
       expect(bad, relative(SRC, f)).toEqual([]);
     }
   });

@@ -237,7 +237,7 @@ export function engineCheckOf(answer: Answer): EngineCheck {
  */
 export async function engineChecker(ctx: Context): Promise<{ check(text: string): EngineCheck; close(): void }> {
   if (ctx.profile().env !== 'local') return { check: () => ({ checked: false, not_checked: NOT_CHECKED_REMOTELY }), close: () => undefined };
-  const { LocalTransport } = await import('../../../client/local.js');
+  const { LocalTransport } = await import('../../../local/transport.js');
   const transport = new LocalTransport(ctx.paths.dataDir, ctx.io.env);
   const engine = await transport.open();
   return {

@@ -36,7 +36,7 @@ const cents = (v: number | null | undefined) => (v === null || v === undefined ?
 async function lifecycle(ctx: Context): Promise<CommandOutput | void> {
   const [{ TpaClient }, { LocalTransport }, { pollClaim }, tools] = await Promise.all([
     import('../../../client/client.js'),
-    import('../../../client/local.js'),
+    import('../../../local/transport.js'),
     import('../../../client/polling.js'),
     import('../../../render/output.js').then((m) => m.tableTools(ctx.color, terminalWidth(ctx.io.stdout))),
   ]);

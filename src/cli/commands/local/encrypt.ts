@@ -17,7 +17,7 @@ export const encrypt = verb({
     if (state.kind === 'absent') throw new UsageError(`there is no local database at ${file} yet`, { hint: 'try: tpa local init --encrypt' });
     if (state.kind === 'encrypted') return sealLeftJournals(ctx, file);
     // Refused while `local serve` holds the data directory, and held while converting so that none starts meanwhile.
-    const [{ DataDirLock }, { encryptDatabase }] = await Promise.all([import('../../../client/serve-lock.js'), import('../../../engine/store/db.js')]);
+    const [{ DataDirLock }, { encryptDatabase }] = await Promise.all([import('../../../local/serve-lock.js'), import('../../../engine/store/db.js')]);
     const lock = await DataDirLock.take(ctx.paths.dataDir, 'local encrypt');
     let keptIn = '';
     let done: SealedJournals;
