@@ -14,10 +14,10 @@ import type { LedgerDetail, SettlementRecord } from '../client/types.js';
 /**
  * APPROVED: the service approved it. REFUSED: the service answered with a refusal (a wrong amount, a
  * claim denied or not adjudicated, an encounter already funded, an authorization code used before…),
- * its `error_code` and `message` say why. FAILED: it did not happen for another reason (no answer and
- * the ledger shows none, a credential refused, a rate limit). SKIPPED: (a payment run) not sent again
- * because another approval funds the encounter, its transfer named. UNKNOWN: the answer was lost and
- * nobody could tell yet. NOT_SENT: never answered, and the ledger proves it never happened (an
+ * its `error_code` and `message` say why. FAILED: it did not happen for another reason (tpa refused the
+ * answer, or `tpa api` read a credential or a rate limit refused). SKIPPED: not this approval: another
+ * funds the encounter, its transfer named. UNKNOWN: the answer was lost (or a rate limit or a refused
+ * credential stopped `fund approve` or a run) and the ledger has not said yet. NOT_SENT: never answered, and the ledger proves it never happened (an
  * approval announced when a run was interrupted): no failure happened; when the same code is sent
  * again later, that later outcome replaces it (one line per code).
  */
