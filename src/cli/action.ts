@@ -89,8 +89,8 @@ function action(verb: AnyVerb, io: IO, state: RunState) {
     try {
       const names = Object.keys(verb.args ?? {});
       const args = Object.fromEntries(names.map((name, i) => [name, cmd.processedArgs[i]]));
-      // The journals of an encrypted data directory are sealed with its key (client/journal-seal.ts).
-      const { journalSealingOf, withJournalSealing } = await import('../client/journal-seal.js');
+      // The journals of an encrypted data directory are sealed with its key (jobs/journal-seal.ts).
+      const { journalSealingOf, withJournalSealing } = await import('../jobs/journal-seal.js');
       const sealing = await journalSealingOf(ctx.paths.dataDir, ctx.io.env, ctx.note);
       const output = await withJournalSealing(sealing, () => verb.run(ctx, args, cmd.opts(), cmd));
       if (output) {

@@ -137,7 +137,7 @@ export function createContext(given: IO, opts: GlobalOptions): Context {
       const debug = ctx.debug ? (line: string) => io.stderr.write(`[debug] ${withoutKnown(line, known)}\n`) : undefined;
       const { TpaClient } = await import('../client/client.js');
       if (p.env === 'local') {
-        const [{ LocalTransport }, { RetryingTransport }] = await Promise.all([import('../client/local.js'), import('../client/retry.js')]);
+        const [{ LocalTransport }, { RetryingTransport }] = await Promise.all([import('../local/transport.js'), import('../client/retry.js')]);
         // The same retry rules in-process as over HTTP (a TPA_FAULT shows them without a server).
         client = new TpaClient(new RetryingTransport(new LocalTransport(paths.dataDir, io.env, { note: ctx.note }, `local:${p.name}`), retryOptions(ctx)), {
           debug,

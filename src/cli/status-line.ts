@@ -3,7 +3,7 @@
 // on screen until the job ends. A message while it is shown goes above it (cleared, printed, drawn
 // again); anything else written to the terminal clears it until the next update. A countdown (a
 // rate-limit wait, "checking again in") is redrawn every second. Not a terminal: nothing is drawn.
-import type { Pace, PaceLimit } from '../client/throughput.js';
+import type { Pace, PaceLimit } from '../jobs/throughput.js';
 import { count, counted } from '../render/format.js';
 import { duration, progressLine, type ProgressState } from '../render/progress-line.js';
 import { CLEAR_LINE } from '../render/screen.js';

@@ -21,13 +21,13 @@ import { sameIdentityMessage, X12_CORRECTION } from '../domain/x12-identity.js';
 import { jsonNumberToCents } from '../domain/money.js';
 import { EXIT, RateLimitedError, TpaError } from '../errors.js';
 import type { TpaClient } from './client.js';
-import { type DatabaseIdentity, Journal, type JournalRecord, otherDatabase } from './journal.js';
-import { FirstSeen } from './first-seen.js';
-import { JournalLock } from './journal-lock.js';
+import { type DatabaseIdentity, Journal, type JournalRecord, otherDatabase } from '../jobs/journal.js';
+import { FirstSeen } from '../jobs/first-seen.js';
+import { JournalLock } from '../jobs/journal-lock.js';
 import { pages } from './pages.js';
 import { rateLimitWaitOf, stopsTheJob } from './retry.js';
 import { nextPollDelay } from './polling.js';
-import { PaceGauge, type PaceLimit, Pacer, Throughput } from './throughput.js';
+import { PaceGauge, type PaceLimit, Pacer, Throughput } from '../jobs/throughput.js';
 import { hostname, uptime } from 'node:os';
 import type { AdjudicationSummary, ClaimResponseBody, LedgerItem } from './types.js';
 

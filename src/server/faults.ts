@@ -1,7 +1,7 @@
 // Sandbox triggers for the unhappy paths of the wire (docs/local.md "Sandbox triggers"): TPA_FAULT names
 // faults for requests whose path contains a given part, so that scripts and tests see what a retry
 // or a recovery does. The same grammar in `tpa local serve` (server.ts) and in-process
-// (src/client/local.ts borrows it from here, so that a fault acts alike on both transports):
+// (src/local/transport.ts borrows it from here, so that a fault acts alike on both transports):
 //   TPA_FAULT=<fault>[*<count>]:<path part>[,<fault>...]
 //   lose-response   the request is processed, then the connection drops before the answer
 //   drop            the connection drops before the request is processed (nothing happens)

@@ -5,7 +5,7 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { JournalLock } from '../../src/client/journal-lock.js';
+import { JournalLock } from '../../src/jobs/journal-lock.js';
 import { claimOf, distinctClaim } from '../helpers/claims.js';
 import { runTpa } from '../helpers/cli.js';
 import { tempDir } from '../helpers/engine.js';

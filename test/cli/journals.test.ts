@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { claimTemplate } from '../../src/domain/claim-template.js';
 import { distinctClaim } from '../helpers/claims.js';
 import { until } from '../helpers/barrier.js';
-import { lockHolderPath, lockPath } from '../../src/client/journal-lock.js';
+import { lockHolderPath, lockPath } from '../../src/jobs/journal-lock.js';
 import { runTpa, TPA_BIN, testEnv, tpa } from '../helpers/cli.js';
 import { tempDir } from '../helpers/engine.js';
 import { journalRecords, killRepeatedly } from '../helpers/kill.js';

@@ -3,7 +3,7 @@
 // so that the total and the prompt stay on a 24-row screen; each provider is one line, its NPI and
 // amounts whole (a long name is cut with …).
 import { describe, expect, it } from 'vitest';
-import type { RunPlan } from '../../src/client/payment-run.js';
+import type { RunPlan } from '../../src/jobs/payment-run.js';
 import { MAX_REVIEW_PROVIDERS, type Review, reviewText } from '../../src/cli/commands/fund/run-review.js';
 import { formatCentsGrouped } from '../../src/domain/money.js';
 import { emptyProviderLine } from '../../src/domain/report.js';

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BatchJournal, type BatchClaim, type ClaimOutcome, runClaimBatch } from '../../src/client/claim-batch.js';
 import { TpaClient } from '../../src/client/client.js';
-import { LocalTransport } from '../../src/client/local.js';
+import { LocalTransport } from '../../src/local/transport.js';
 import { claimTemplate } from '../../src/domain/claim-template.js';
 import { tempDir } from '../helpers/engine.js';
 

@@ -8,10 +8,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { claimTemplate } from '../../src/domain/claim-template.js';
 import { BatchJournal, runClaimBatch, type BatchClaim, type ClaimOutcome } from '../../src/client/claim-batch.js';
 import { TpaClient } from '../../src/client/client.js';
-import { withTransfers, type ApprovalRecord } from '../../src/client/fund-history.js';
-import { lockHolderPath } from '../../src/client/journal-lock.js';
-import { LocalTransport } from '../../src/client/local.js';
-import { executeRun, planRun, RunJournal, selectEncounters, type ApprovalOutcome } from '../../src/client/payment-run.js';
+import { withTransfers, type ApprovalRecord } from '../../src/jobs/fund-history.js';
+import { lockHolderPath } from '../../src/jobs/journal-lock.js';
+import { LocalTransport } from '../../src/local/transport.js';
+import { executeRun, planRun, RunJournal, selectEncounters, type ApprovalOutcome } from '../../src/jobs/payment-run.js';
 import { Engine } from '../../src/engine/engine.js';
 import { tempDir } from '../helpers/engine.js';
 

@@ -2,7 +2,7 @@
 // (a few reads in flight at once): close() then closes the one connection there is, and none is
 // left holding the database (tpa local restore needs it alone).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LocalTransport } from '../../src/client/local.js';
+import { LocalTransport } from '../../src/local/transport.js';
 import { tempDir } from '../helpers/engine.js';
 
 let dir: ReturnType<typeof tempDir>;

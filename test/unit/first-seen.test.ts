@@ -1,11 +1,11 @@
 // FirstSeen: where each X12 identity of a run was first met, held as digests outside the collected
-// heap (src/client/first-seen.ts), and the one rule it serves: the second claim of an identity is
+// heap (src/jobs/first-seen.ts), and the one rule it serves: the second claim of an identity is
 // refused naming the first (sameIdentitySaid, the batch's own check).
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { sameIdentitySaid } from '../../src/cli/commands/claim/claim-check.js';
-import { FirstSeen } from '../../src/client/first-seen.js';
+import { FirstSeen } from '../../src/jobs/first-seen.js';
 
 describe('FirstSeen', () => {
   it('says nothing of an identity met first, and the first source of one met again, whatever the sources hold', () => {

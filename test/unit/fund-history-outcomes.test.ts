@@ -2,7 +2,7 @@
 // the approval itself is REFUSED with its reason; a payment run's SKIPPED (the encounter funded by
 // another approval: 409 naming its transfer) stays SKIPPED.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FundHistory, sendRecorded } from '../../src/client/fund-history.js';
+import { FundHistory, sendRecorded } from '../../src/jobs/fund-history.js';
 import { ConflictError } from '../../src/errors.js';
 import { tempDir } from '../helpers/engine.js';
 

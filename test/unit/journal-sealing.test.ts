@@ -4,8 +4,8 @@
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { readJournal, sealingOf } from '../../src/client/journal.js';
-import { JournalSeal, withJournalSealing } from '../../src/client/journal-seal.js';
+import { readJournal, sealingOf } from '../../src/jobs/journal.js';
+import { JournalSeal, withJournalSealing } from '../../src/jobs/journal-seal.js';
 import { tempDir } from '../helpers/engine.js';
 
 let home: ReturnType<typeof tempDir>;

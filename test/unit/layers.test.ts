@@ -111,6 +111,48 @@ describe('the layers of docs/design.md "Layers"', () => {
     }
   });
 
+  // The long jobs (payment run, journals, their locks and seal, fund history, the 835 remit) sit on
+  // the typed API client in src/jobs/: the client, the engine, the server and the domain never
+  // import them. The claim batch still lives in src/client/ until it moves to src/jobs/ with its rewrite.
+  const JOBS_IN_CLIENT = ['client/claim-batch.ts'];
+
+  it('the client, the engine, the server and the domain never import the long jobs (src/jobs/)', () => {
+    const jobs = all.filter((f) => layerOf(f) === 'jobs');
+    expect(jobs.map((f) => relative(SRC, f))).toContain('jobs/payment-run.ts');
+    for (const f of all.filter((f) => ['client', 'engine', 'server', 'domain', 'render', 'auth', 'files'].includes(layerOf(f)))) {
+      if (JOBS_IN_CLIENT.includes(relative(SRC, f))) continue;
+      const bad = importedLayers(f).filter((i) => i.layer === 'jobs');
+      expect(bad, relative(SRC, f)).toEqual([]);
+    }
+  });
+
+  it('the typed API client imports neither the server, nor the engine, nor the credentials (auth), nor what wires them (src/local/)', () => {
+    const client = all.filter((f) => layerOf(f) === 'client');
+    expect(client.length).toBeGreaterThan(0);
+    for (const f of client) {
+      const bad = importedLayers(f).filter((i) => ['server', 'engine', 'auth', 'local'].includes(i.layer));
+      expect(bad, relative(SRC, f)).toEqual([]);
+    }
+  });
+
+  it('only the CLI imports src/local/ (the in-process transport and the data directory lock, which wire the engine)', () => {
+    for (const f of all.filter((f) => !['cli', 'local'].includes(layerOf(f)))) {
+      const bad = importedLayers(f).filter((i) => i.layer === 'local');
+      expect(bad, relative(SRC, f)).toEqual([]);
+    }
+  });
+
+  it('the long jobs never import the CLI, the renderers, the server or src/local/; the engine and auth only for the journals beside the database', () => {
+    // The journals live in the data directory (its private-folder rule) and an encrypted data
+    // directory seals them with the database's key: journal.ts and journal-seal.ts reach for those.
+    const BESIDE_THE_DATABASE = ['jobs/journal.ts', 'jobs/journal-seal.ts'];
+    for (const f of all.filter((f) => layerOf(f) === 'jobs')) {
+      const never = ['cli', 'render', 'server', 'local', ...(BESIDE_THE_DATABASE.includes(relative(SRC, f)) ? [] : ['engine', 'auth'])];
+      const bad = importedLayers(f).filter((i) => never.includes(i.layer));
+      expect(bad, relative(SRC, f)).toEqual([]);
+    }
+  });
+
   it('the engine and the server throw their own errors, never the CLI exit codes of src/errors.ts', () => {
     const servers = all.filter((f) => ['engine', 'server'].includes(layerOf(f)));
     expect(servers.length).toBeGreaterThan(0);

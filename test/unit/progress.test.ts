@@ -2,7 +2,7 @@
 // counts; under a rate limit the estimate follows the limit), the request budget a rate-limit window
 // leaves, the line's drawing at a width, and the line redrawn in place on a terminal.
 import { describe, expect, it } from 'vitest';
-import { estimateLeftMs, RateWindow, Throughput } from '../../src/client/throughput.js';
+import { estimateLeftMs, RateWindow, Throughput } from '../../src/jobs/throughput.js';
 import { pacedState, StatusLine } from '../../src/cli/status-line.js';
 import { progressLine } from '../../src/render/progress-line.js';
 import { progressState as batchState } from '../../src/cli/commands/claim/submit-batch.js';

@@ -36,7 +36,7 @@ describe('the X12 control number', () => {
     const dir = mkdtempSync(join(process.cwd(), 'node_modules', '.tpa-test-'));
     const bundle = join(dir, 'remit.cjs');
     buildSync({
-      entryPoints: ['src/client/remit.ts'],
+      entryPoints: ['src/jobs/remit.ts'],
       bundle: true,
       platform: 'node',
       format: 'cjs',

@@ -3,8 +3,8 @@
 // a few in flight and wait out a rate limit (client/settlement-reads.ts).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { TpaClient } from '../../src/client/client.js';
-import { FundHistory } from '../../src/client/fund-history.js';
-import { findTransfer } from '../../src/client/remit.js';
+import { FundHistory } from '../../src/jobs/fund-history.js';
+import { findTransfer } from '../../src/jobs/remit.js';
 import { readSettlements } from '../../src/client/settlement-reads.js';
 import { NotFoundError } from '../../src/errors.js';
 import { tempDir } from '../helpers/engine.js';

@@ -1,8 +1,8 @@
-// The 835 writer (src/domain/x12-835.ts) and the transactions of a transfer (src/client/remit.ts),
+// The 835 writer (src/domain/x12-835.ts) and the transactions of a transfer (src/jobs/remit.ts),
 // re-read by node-x12: delimiters in names, denied lines with a patient share, a payee paid nothing,
 // the CARC mapping, amounts as X12 decimals from cents.
 import { describe, expect, it } from 'vitest';
-import { remitTransactions, type FoundTransfer } from '../../src/client/remit.js';
+import { remitTransactions, type FoundTransfer } from '../../src/jobs/remit.js';
 import type { LedgerDetail, LedgerServiceLine, Payout, SettlementTransfer } from '../../src/client/types.js';
 import { carcOf, type RemitLine, type RemitTransaction, write835, x12Amount, x12Text } from '../../src/domain/x12-835.js';
 import type { TpaError } from '../../src/errors.js';

@@ -15,7 +15,7 @@ export function databaseIdentity(db: Db): DatabaseIdentity | null {
 /**
  * A new identity for a database that a restore puts in place: the journals of jobs sent to the
  * database it was copied from (claims, releases it may not hold any more) are then history for it
- * (client/journal.ts otherDatabase), never continued as if their sends had reached it. The audit
+ * (jobs/journal.ts otherDatabase), never continued as if their sends had reached it. The audit
  * chain does not cover it. A database without one (older than migration 23) gains one when migrated.
  *
  * With it, each encounter not funded yet gets a new trace id: an encounter's first transfer takes

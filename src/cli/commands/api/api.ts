@@ -281,16 +281,17 @@ function releaseOf(body: string | undefined, target: string): RawRelease {
  * history, never a second one the service would refuse as a duplicate.
  */
 async function settleEarlier(ctx: Context, client: TpaClient, release: RawRelease): Promise<void> {
-  const [{ FundHistory, refuseApprovedCode }, { databaseOf }] = await Promise.all([
-    import('../../../client/fund-history.js'),
-    import('../../../client/journal.js'),
+  const [{ FundHistory, refuseApprovedCode }, { settleLostReleases }, { databaseOf }] = await Promise.all([
+    import('../../../jobs/fund-history.js'),
+    import('../../../jobs/fund-release.js'),
+    import('../../../jobs/journal.js'),
   ]);
   const id = release.encounter_id;
-  const lost = FundHistory.read(ctx.paths.dataDir).filter((a) => a.encounter_id === id && a.outcome === 'UNKNOWN');
-  if (lost.length > 0) {
+  const records = FundHistory.read(ctx.paths.dataDir);
+  if (records.some((a) => a.encounter_id === id && a.outcome === 'UNKNOWN')) {
     const history = FundHistory.open(ctx.paths.dataDir);
     try {
-      for (const note of history.resolve(lost, id, (await client.ledgerDetail(id)).body)) ctx.note(note);
+      for (const note of await settleLostReleases(client, history, records, id)) ctx.note(note);
     } finally {
       history.close();
     }
@@ -321,19 +322,24 @@ async function confirmed(ctx: Context, method: string, target: string, release: 
 
 /**
  * A raw fund release, recorded in this machine's fund history (`tpa fund history`) before it is sent
- * and with its outcome after, as `tpa fund approve` records one (sendRecorded). A lost answer leaves
+ * and with its outcome after, as `tpa fund approve` records one (fund-release.ts recordedRelease, which
+ * refuses first a code this machine has seen APPROVED for the encounter). A lost answer leaves
  * it UNKNOWN, for the next `fund approve` or payment run of that encounter to settle from the ledger.
  */
 async function withHistory(ctx: Context, client: TpaClient, release: RawRelease, send: () => Promise<TransportResponse>): Promise<TransportResponse> {
-  const { FundHistory, refusalOf, sendRecorded } = await import('../../../client/fund-history.js');
+  const [{ FundHistory, refusalOf }, { recordedRelease }] = await Promise.all([
+    import('../../../jobs/fund-history.js'),
+    import('../../../jobs/fund-release.js'),
+  ]);
   // The database it goes to, named in its record (docs/jobs.md "Fund history"); unknown when health says none.
-  const { databaseOf } = await import('../../../client/journal.js');
+  const { databaseOf } = await import('../../../jobs/journal.js');
   const database = (await databaseOf(client).catch(() => undefined))?.id;
   const history = FundHistory.open(ctx.paths.dataDir);
   try {
     // What was sent, exactly: the amount is the JSON number of the body (checked to be plain cents).
     const approval = { encounter_id: release.encounter_id, amount: release.amount, authorization_code: release.authorization_code.trim() };
-    return await sendRecorded({ log: history, profile: ctx.profileName, environment: ctx.profile().env, database }, approval, send, (r) => {
+    const where = { log: history, dataDir: ctx.paths.dataDir, profile: ctx.profileName, environment: ctx.profile().env, database };
+    return await recordedRelease(where, approval, send, (r) => {
       // Thrown (no answer): the record stays UNKNOWN.
       if (!('answer' in r)) return undefined;
       const response = r.answer;

@@ -597,7 +597,7 @@ export class AckRecorder {
 
   /** Writes each file's acknowledgments; returns how many were written. */
   async finish(createdAt: string): Promise<void> {
-    const { nextControlNumber } = await import('../../../client/remit.js');
+    const { nextControlNumber } = await import('../../../jobs/remit.js');
     const { replaceWhole } = await import('../../../files/write-whole.js');
     if (this.files.length === 0) this.ctx.note('--ack: no X12 837 among the claims read, so no acknowledgments were written (they answer 837s)');
     for (const path of this.files) {

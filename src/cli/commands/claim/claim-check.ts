@@ -11,7 +11,7 @@ export type { PlacedError };
 import { ValidationFailed } from '../../../errors.js';
 import { oneLine } from '../../../render/screen.js';
 import { sameIdentityMessage } from '../../../domain/x12-identity.js';
-import { FirstSeen } from '../../../client/first-seen.js';
+import { FirstSeen } from '../../../jobs/first-seen.js';
 import type { Context } from '../../context.js';
 import type { ClaimText } from './submit-sources.js';
 
@@ -237,7 +237,7 @@ export function engineCheckOf(answer: Answer): EngineCheck {
  */
 export async function engineChecker(ctx: Context): Promise<{ check(text: string): EngineCheck; close(): void }> {
   if (ctx.profile().env !== 'local') return { check: () => ({ checked: false, not_checked: NOT_CHECKED_REMOTELY }), close: () => undefined };
-  const { LocalTransport } = await import('../../../client/local.js');
+  const { LocalTransport } = await import('../../../local/transport.js');
   const transport = new LocalTransport(ctx.paths.dataDir, ctx.io.env);
   const engine = await transport.open();
   return {

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { resolve, join } from 'node:path';
 import { BatchJournal, runClaimBatch, type BatchProgress, type BatchSummary, type ClaimOutcome } from '../../../client/claim-batch.js';
 import { DEFAULT_POLL_TIMEOUT_MS } from '../../../client/polling.js';
-import { databaseOf, journalsDir } from '../../../client/journal.js';
+import { databaseOf, journalsDir } from '../../../jobs/journal.js';
 import { formatCentsGrouped } from '../../../domain/money.js';
 import { UsageError } from '../../../errors.js';
 import { count } from '../../../render/format.js';
@@ -149,7 +149,7 @@ export async function submitBatch(
   const journalPath = opts.journal ?? defaultJournalPath(ctx, paths);
   const profile = ctx.profile();
   const journal = await BatchJournal.open(journalPath, { header: { kind: 'batch', profile: profile.name, base_url: profile.base_url ?? null } });
-  if (opts.journal !== undefined) (await import('../../../client/job-journals.js')).rememberJournal(journalsDir(ctx.paths.dataDir), journalPath);
+  if (opts.journal !== undefined) (await import('../../../jobs/job-journals.js')).rememberJournal(journalsDir(ctx.paths.dataDir), journalPath);
   const live = ctx.io.stderr.isTTY;
   if (opts.journal === undefined) ctx.note(`journal: ${journal.path} (run the same command again to continue after an interruption)`);
   const client = await ctx.client();

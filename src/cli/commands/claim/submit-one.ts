@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { type EarlierSubmission, type SingleResult, BatchJournal, journalVerdict, submitSingleClaim } from '../../../client/claim-batch.js';
 import type { TpaClient } from '../../../client/client.js';
 import { canonicalHash } from '../../../domain/canonical.js';
-import { journalsDir } from '../../../client/journal.js';
+import { journalsDir } from '../../../jobs/journal.js';
 import type { ParsedClaim } from '../../../domain/fhir-claim.js';
 import { ConflictError, EXIT, TpaError } from '../../../errors.js';
 import { screen } from '../../../render/screen.js';

@@ -92,7 +92,7 @@ async function localFacts(
   withNames = false,
 ): Promise<{ today: string; role?: ProviderRole; names?: Record<string, string> }> {
   if (ctx.profile().env !== 'local') return { today: new Date().toISOString().slice(0, 10) };
-  const { LocalTransport } = await import('../../../client/local.js');
+  const { LocalTransport } = await import('../../../local/transport.js');
   const transport = new LocalTransport(ctx.paths.dataDir, ctx.io.env);
   try {
     const engine = await transport.open();

@@ -23,7 +23,7 @@ export const demo = verb({
   // The scratch engine's journals are its own, in its scratch folder, removed at the end: plain,
   // whatever the user's data directory is (an encrypted one's key is not needed).
   run: async (ctx) => {
-    const { withJournalSealing } = await import('../../../client/journal-seal.js');
+    const { withJournalSealing } = await import('../../../jobs/journal-seal.js');
     return withJournalSealing({ kind: 'plain' }, () => lifecycle(ctx));
   },
 });
@@ -36,7 +36,7 @@ const cents = (v: number | null | undefined) => (v === null || v === undefined ?
 async function lifecycle(ctx: Context): Promise<CommandOutput | void> {
   const [{ TpaClient }, { LocalTransport }, { pollClaim }, tools] = await Promise.all([
     import('../../../client/client.js'),
-    import('../../../client/local.js'),
+    import('../../../local/transport.js'),
     import('../../../client/polling.js'),
     import('../../../render/output.js').then((m) => m.tableTools(ctx.color, terminalWidth(ctx.io.stdout))),
   ]);
@@ -170,7 +170,7 @@ async function lifecycle(ctx: Context): Promise<CommandOutput | void> {
     const [{ BatchJournal, runClaimBatch }, { claimTexts }, { executeRun, planRun, RunJournal, selectEncounters }] = await Promise.all([
       import('../../../client/claim-batch.js'),
       import('../claim/submit-sources.js'),
-      import('../../../client/payment-run.js'),
+      import('../../../jobs/payment-run.js'),
     ]);
     const runBatch = async () => {
       const journal = await BatchJournal.open(join(dir, 'claims.journal'));

@@ -3,15 +3,16 @@
 // explicit confirmation, and after an ambiguous failure the request is never resent blindly: the
 // settlement tells whether it happened.
 import type { TpaClient } from '../../../client/client.js';
-import type { ApprovalRecord, FundHistory } from '../../../client/fund-history.js';
+import type { ApprovalRecord, FundHistory } from '../../../jobs/fund-history.js';
+import type { LostRelease, Released } from '../../../jobs/fund-release.js';
 import type { FundingApproved, LedgerDetail, SettlementRecord } from '../../../client/types.js';
-import { AUDIT_HEAD_HEADER, parseAuditHead, type AuditHead } from '../../../domain/audit.js';
-import { authorizationCodeProblem, authorizationCodesOf, resolveLostAnswer } from '../../../domain/funding.js';
+import type { AuditHead } from '../../../domain/audit.js';
+import { authorizationCodeProblem, authorizationCodesOf } from '../../../domain/funding.js';
 import { closedClaimMessage, isClosedStatus } from '../../../domain/ledger.js';
 import { centsToAmount, formatCentsGrouped, parseTypedAmount } from '../../../domain/money.js';
 import { MAX_FUNDING_NOTES, type PayoutShare } from '../../../domain/settlement.js';
 import { characterCount } from '../../../domain/validation.js';
-import { ConflictError, NetworkError, NotFoundError, TpaError, ValidationFailed } from '../../../errors.js';
+import { ConflictError, NetworkError, NotFoundError, type TpaError, ValidationFailed } from '../../../errors.js';
 import type { CommandOutput, TableTools } from '../../../render/output.js';
 import type { Context } from '../../context.js';
 import { wrapProse } from '../../../render/text.js';
@@ -59,7 +60,7 @@ export const approve = verb({
       const client = await ctx.client();
       const { resolveEncounter } = await import('../../../client/encounter-ref.js');
       const encounterId = await resolveEncounter(client, given);
-      const { FundHistory } = await import('../../../client/fund-history.js');
+      const { FundHistory } = await import('../../../jobs/fund-history.js');
       const history = FundHistory.open(ctx.paths.dataDir);
       try {
         return await approveOne(ctx, client, history, encounterId, opts);
@@ -71,9 +72,6 @@ export const approve = verb({
     }
   },
 });
-
-/** The answer was lost and the ledger could not be read: nobody can tell whether the approval happened. */
-class OutcomeUnknown extends NetworkError {}
 
 /**
  * The review, under the line naming where the money moves: the encounter, its amounts and each
@@ -167,47 +165,46 @@ function centsOf(text: string): number {
 }
 
 /**
- * After a failure that leaves it unknown whether this approval landed: never resend; read the
- * ledger, and settle it by the rule after a lost answer (resolveLostAnswer). The encounter was not
- * funded before this request (checked first), so a FUNDING_APPROVED entry with this request's
- * authorization code is this approval; another code means someone else's.
+ * What to say of a release whose answer was lost and that the ledger does not show (fund-release.ts
+ * LostRelease): nobody can tell when the ledger could not be read; else it did not happen.
  */
-async function afterAmbiguousFailure(ctx: Context, client: TpaClient, encounterId: string, authCode: string, cause: NetworkError): Promise<FundingApproved> {
-  ctx.note(`the approval request failed without an answer (${cause.message}); it is not resent. Checking whether it happened…`);
-  let detail: LedgerDetail | 'not-found' | 'unreadable';
-  let readError: Error | undefined;
-  try {
-    detail = (await client.ledgerDetail(encounterId)).body;
-  } catch (err) {
-    readError = err as Error;
-    detail = err instanceof NotFoundError ? 'not-found' : 'unreadable';
-  }
-  const found = resolveLostAnswer(detail, authCode);
-  if (found.approval === 'unknown') {
-    throw new OutcomeUnknown(`could not tell whether the approval of ${encounterId} happened (${readError!.message})`, {
+function lostReleaseError(ctx: Context, encounterId: string, lost: LostRelease): NetworkError {
+  if (lost.unknown)
+    return new NetworkError(`could not tell whether the approval of ${encounterId} happened (${lost.readError!.message})`, {
       hint: `check before trying again: ${suggestCommand(ctx, ['ledger', 'show', encounterId])}`,
     });
-  }
-  if (found.approval === 'did-not-happen') {
-    if (found.fundedBy) {
-      throw new ConflictError(
-        `encounter ${encounterId} was funded by another approval (authorization ${found.fundedBy.reference ?? 'unknown'}), not by this request`,
-        { hint: `see: ${suggestCommand(ctx, ['settlement', 'show', encounterId])}` },
-      );
-    }
-    if (detail === 'not-found')
-      throw new NetworkError(`the approval of ${encounterId} did not happen: ${readError!.message}`, { hint: 'check the encounter id; nothing was funded' });
-    throw new NetworkError(`the approval of ${encounterId} did not happen: the ledger has no fund release`, {
-      hint: 'it is safe to run the same command again',
+  if (lost.notFound)
+    return new NetworkError(`the approval of ${encounterId} did not happen: ${lost.readError!.message}`, {
+      hint: 'check the encounter id; nothing was funded',
     });
+  return new NetworkError(`the approval of ${encounterId} did not happen: the ledger has no fund release`, {
+    hint: 'it is safe to run the same command again',
+  });
+}
+
+/**
+ * The approval a release came to: the service's answer; or, its answer lost, the one the ledger
+ * shows (its settlement read for the transfer and arrival). Funded by another approval: refused
+ * (exit 4), with the service's own refusal when it answered one.
+ */
+async function approvalOf(ctx: Context, client: TpaClient, encounterId: string, released: Released): Promise<{ approved: FundingApproved; head?: AuditHead }> {
+  if (released.status === 'FUNDED_BY_ANOTHER') {
+    if (released.refusal) throw released.refusal;
+    throw new ConflictError(
+      `encounter ${encounterId} was funded by another approval (authorization ${released.funding.reference ?? 'unknown'}), not by this request`,
+      { hint: `see: ${suggestCommand(ctx, ['settlement', 'show', encounterId])}` },
+    );
   }
+  if (released.answer) return released.head ? { approved: released.answer.body, head: released.head } : { approved: released.answer.body };
   const settlement = (await client.settlement(encounterId)).body as SettlementRecord;
-  ctx.note(`the approval did happen: transfer ${found.transfer ?? settlement.processor_transfer_id}, settlement ${settlement.settlement_id}`);
+  ctx.note(`the approval did happen: transfer ${released.transfer ?? settlement.processor_transfer_id}, settlement ${settlement.settlement_id}`);
   return {
-    status: 'APPROVED',
-    processor_transfer_id: settlement.processor_transfer_id,
-    estimated_arrival: settlement.payouts[0]?.expected_arrival ?? '',
-    settlement_record_id: settlement.settlement_id,
+    approved: {
+      status: 'APPROVED',
+      processor_transfer_id: settlement.processor_transfer_id,
+      estimated_arrival: settlement.payouts[0]?.expected_arrival ?? '',
+      settlement_record_id: settlement.settlement_id,
+    },
   };
 }
 
@@ -272,125 +269,26 @@ async function ensureNotFunded(ctx: Context, client: TpaClient, encounterId: str
   return new Set();
 }
 
-async function approveOne(
-  ctx: Context,
-  client: TpaClient,
-  history: FundHistory,
-  id: string,
-  given: { amount?: string | undefined; authCode?: string | undefined; notes?: string | undefined; idempotencyKey?: string | undefined },
-): Promise<CommandOutput> {
-  let { amount: amountText, authCode } = given;
-  const { notes } = given;
-  const { FundHistory, sendRecorded } = await import('../../../client/fund-history.js');
+type Given = { amount?: string | undefined; authCode?: string | undefined; notes?: string | undefined; idempotencyKey?: string | undefined };
+
+async function approveOne(ctx: Context, client: TpaClient, history: FundHistory, id: string, given: Given): Promise<CommandOutput> {
+  const [{ FundHistory }, { settleLostReleases }] = await Promise.all([import('../../../jobs/fund-history.js'), import('../../../jobs/fund-release.js')]);
   // An earlier approval of this encounter from this machine whose answer was lost: the ledger says now what became of it.
   const records = FundHistory.read(ctx.paths.dataDir);
-  if (records.some((a) => a.encounter_id === id && a.outcome === 'UNKNOWN')) {
-    for (const note of history.resolve(records, id, (await client.ledgerDetail(id)).body)) ctx.note(note);
-  }
-  if (authCode !== undefined) {
-    const problem = givenCodeProblem(authCode, records, id);
+  for (const note of await settleLostReleases(client, history, records, id)) ctx.note(note);
+  if (given.authCode !== undefined) {
+    const problem = givenCodeProblem(given.authCode, records, id);
     if (problem) throw problem;
   }
   const ended = await ensureNotFunded(ctx, client, id);
-  if (ctx.canPrompt) {
-    const detail = (await client.ledgerDetail(id)).body;
-    if (detail.encounter.status !== 'ADJUDICATED') {
-      throw new ConflictError(`encounter ${id} is ${detail.encounter.status}: only an adjudicated claim can be funded; nothing was sent`);
-    }
-    const benefitCents = benefitOf(detail);
-    if (benefitCents === 0) throw new ConflictError(`encounter ${id} has a benefit of 0.00: there is nothing to fund; nothing was sent`);
-    // An amount other than the benefit never reaches the review: given on the command line it is
-    // refused first, as the service would refuse it (409 amount_mismatch, exit 4); typed, it is asked again.
-    if (amountText !== undefined && centsOf(amountText) !== benefitCents) throw amountMismatch(amountText, benefitCents);
-    // Every code used is taken: this encounter's in the ledger (a failed transfer's too) and this
-    // machine's history, whatever became of those approvals. The next free one is offered, dated by
-    // the engine's clock, and a used one is refused before the review, typed or given as --auth-code.
-    const used = usedCodes(records, detail, id);
-    const offered = await offeredAuthorizationCode(ctx, client, detail, used.keys());
-    const usedProblem = (code: string) =>
-      used.has(codeKey(code)) ? `${code} is used already (${used.get(codeKey(code))}): each approval has its own code; ${offered} is free` : undefined;
-    if (authCode !== undefined && usedProblem(authCode.trim()))
-      throw new ConflictError(`--auth-code ${usedProblem(authCode.trim())}. Nothing was sent`, { code: 'authorization_code_used' });
-    const payouts = reviewPayouts(detail);
-    const target = await moneyTarget(ctx);
-    const { tableTools } = await import('../../../render/output.js');
-    const t = await tableTools(ctx.colorErr, terminalWidth(ctx.io.stderr));
-    const codeLine = authCode === undefined ? wrapProse(codeReferenceLine('code'), t.width) : '';
-    // Where the money moves first, then the notes held until it; a code given of another shape is
-    // warned about there, above the review, so that the first line stays on an 80×24 screen.
-    writeTargetLine(ctx, target, t.width);
-    const givenWarning = authCode === undefined ? undefined : shapeWarning(authCode, offered, 'code');
-    if (givenWarning) ctx.note(givenWarning);
-    ctx.io.stderr.write(`${reviewScreen(t, detail, payouts, codeLine).replace(/\n$/, '')}\n`);
-    const typedCode = authCode === undefined;
-    authCode ??= await ask('Authorization code', {
-      default: offered,
-      validate: (v) => authorizationCodeProblem(v) ?? usedProblem(v.trim()) ?? true,
-    });
-    const warning = typedCode ? shapeWarning(authCode, offered, 'code', true) : undefined;
+  let chosen: { amountText: string; authCode: string };
+  if (ctx.canPrompt) chosen = await reviewed(ctx, client, id, records, given);
+  else {
+    const warning = shapeWarning(given.authCode!, undefined, 'code');
     if (warning) ctx.note(warning);
-    // The one confirmation: the amount typed, never pre-filled (docs/approval.md "Approval screens").
-    // With --yes and --amount, nothing is asked.
-    if (!ctx.yes || amountText === undefined) {
-      const e = detail.encounter;
-      const providers = `${payouts.length} provider${payouts.length === 1 ? '' : 's'}`;
-      await typeToConfirm(
-        benefitCents,
-        `${promptTag(target)}Release ${e.encounter_number} (${e.patient.name ?? e.patient.member_id}) to ${providers}, which cannot be undone`,
-        'amount',
-      );
-      amountText = formatCentsGrouped(benefitCents);
-    }
-    // Another approver on this machine may have taken the code while the prompts were open.
-    const taken = usedCodes(FundHistory.read(ctx.paths.dataDir), detail, id).get(codeKey(authCode));
-    if (taken)
-      throw new ConflictError(`${authCode.trim()} was taken meanwhile (${taken}): nothing was sent; run the command again for a free code`, {
-        code: 'authorization_code_used',
-      });
-  } else {
-    const warning = shapeWarning(authCode!, undefined, 'code');
-    if (warning) ctx.note(warning);
+    chosen = { amountText: given.amount!, authCode: given.authCode! };
   }
-  const { randomUUID } = await import('node:crypto');
-  const key = given.idempotencyKey ?? randomUUID();
-  if (ctx.debug) ctx.note(`[debug] Idempotency-Key: ${key}`);
-  const amount = centsToAmount(centsOf(amountText!));
-  const authorizationCode = authCode!.trim();
-  const sent = async (): Promise<{ approved: FundingApproved; head?: AuditHead }> => {
-    try {
-      const answer = await client.approveFunding({ encounter_id: id, amount, authorization_code: authorizationCode, ...(notes ? { notes } : {}) }, key);
-      // The service answered with a transfer that already ended: the replay of the earlier approval
-      // that used this Idempotency-Key (its answer is kept and sent again), not a new release.
-      if (ended.has(answer.body.processor_transfer_id)) {
-        throw new ConflictError(
-          `the service answered with transfer ${answer.body.processor_transfer_id}, which already ended (failed or refunded): the Idempotency-Key ${key} was used for that earlier approval, so this one was not sent and nothing moved. Encounter ${id} is still owed`,
-          { code: 'idempotency_key_replayed', hint: `approve it with a new --idempotency-key (or none) and a new --auth-code` },
-        );
-      }
-      const head = parseAuditHead(answer.headers[AUDIT_HEAD_HEADER]);
-      return head ? { approved: answer.body, head } : { approved: answer.body };
-    } catch (err) {
-      // A lost answer or a 5xx (a gateway may have passed the request on) leaves it unknown.
-      if (err instanceof NetworkError) return { approved: await afterAmbiguousFailure(ctx, client, id, authorizationCode, err) };
-      throw err;
-    }
-  };
-  // The database the release goes to, named in its record: after a reset or a restore, `fund history` shows it apart.
-  const { databaseOf } = await import('../../../client/journal.js');
-  const database = (await databaseOf(client).catch(() => undefined))?.id;
-  const { approved, head } = await sendRecorded(
-    { log: history, profile: ctx.profileName, environment: ctx.profile().env, database },
-    { encounter_id: id, amount, authorization_code: authorizationCode },
-    sent,
-    (r) =>
-      'answer' in r
-        ? { outcome: 'APPROVED', transfer: r.answer.approved.processor_transfer_id }
-        : // Still unknown (the ledger could not be read): the record stays UNKNOWN until a later run finds out.
-          // A refusal by the service is recorded REFUSED with its reason (sendRecorded); anything else did not happen.
-          r.error instanceof TpaError && !(r.error instanceof OutcomeUnknown)
-          ? { outcome: 'FAILED', transfer: null, message: r.error.message }
-          : undefined,
-  );
+  const { approved, head } = await sent(ctx, client, history, id, { ...chosen, notes: given.notes, idempotencyKey: given.idempotencyKey }, ended);
   // The engine's audit head after this release (docs/local.md "The audit chain"): for the operator to keep elsewhere.
   return {
     data: head ? { ...approved, audit_head: head } : approved,
@@ -405,4 +303,107 @@ async function approveOne(
         ['Next', suggestCommand(ctx, ['settlement', 'show', id])],
       ]),
   };
+}
+
+/**
+ * On a terminal: the review under the line naming where the money moves, the authorization code
+ * asked (the next free one offered) and the amount typed to confirm. Returns what was confirmed.
+ */
+async function reviewed(
+  ctx: Context,
+  client: TpaClient,
+  id: string,
+  records: readonly ApprovalRecord[],
+  given: Given,
+): Promise<{ amountText: string; authCode: string }> {
+  let { amount: amountText, authCode } = given;
+  const detail = (await client.ledgerDetail(id)).body;
+  if (detail.encounter.status !== 'ADJUDICATED') {
+    throw new ConflictError(`encounter ${id} is ${detail.encounter.status}: only an adjudicated claim can be funded; nothing was sent`);
+  }
+  const benefitCents = benefitOf(detail);
+  if (benefitCents === 0) throw new ConflictError(`encounter ${id} has a benefit of 0.00: there is nothing to fund; nothing was sent`);
+  // An amount other than the benefit never reaches the review: given on the command line it is
+  // refused first, as the service would refuse it (409 amount_mismatch, exit 4); typed, it is asked again.
+  if (amountText !== undefined && centsOf(amountText) !== benefitCents) throw amountMismatch(amountText, benefitCents);
+  // Every code used is taken: this encounter's in the ledger (a failed transfer's too) and this
+  // machine's history, whatever became of those approvals. The next free one is offered, dated by
+  // the engine's clock, and a used one is refused before the review, typed or given as --auth-code.
+  const used = usedCodes(records, detail, id);
+  const offered = await offeredAuthorizationCode(ctx, client, detail, used.keys());
+  const usedProblem = (code: string) =>
+    used.has(codeKey(code)) ? `${code} is used already (${used.get(codeKey(code))}): each approval has its own code; ${offered} is free` : undefined;
+  if (authCode !== undefined && usedProblem(authCode.trim()))
+    throw new ConflictError(`--auth-code ${usedProblem(authCode.trim())}. Nothing was sent`, { code: 'authorization_code_used' });
+  const payouts = reviewPayouts(detail);
+  const target = await moneyTarget(ctx);
+  const { tableTools } = await import('../../../render/output.js');
+  const t = await tableTools(ctx.colorErr, terminalWidth(ctx.io.stderr));
+  const codeLine = authCode === undefined ? wrapProse(codeReferenceLine('code'), t.width) : '';
+  // Where the money moves first, then the notes held until it; a code given of another shape is
+  // warned about there, above the review, so that the first line stays on an 80×24 screen.
+  writeTargetLine(ctx, target, t.width);
+  const givenWarning = authCode === undefined ? undefined : shapeWarning(authCode, offered, 'code');
+  if (givenWarning) ctx.note(givenWarning);
+  ctx.io.stderr.write(`${reviewScreen(t, detail, payouts, codeLine).replace(/\n$/, '')}\n`);
+  const typedCode = authCode === undefined;
+  authCode ??= await ask('Authorization code', {
+    default: offered,
+    validate: (v) => authorizationCodeProblem(v) ?? usedProblem(v.trim()) ?? true,
+  });
+  const warning = typedCode ? shapeWarning(authCode, offered, 'code', true) : undefined;
+  if (warning) ctx.note(warning);
+  // The one confirmation: the amount typed, never pre-filled (docs/approval.md "Approval screens").
+  // With --yes and --amount, nothing is asked.
+  if (!ctx.yes || amountText === undefined) {
+    const e = detail.encounter;
+    const providers = `${payouts.length} provider${payouts.length === 1 ? '' : 's'}`;
+    await typeToConfirm(
+      benefitCents,
+      `${promptTag(target)}Release ${e.encounter_number} (${e.patient.name ?? e.patient.member_id}) to ${providers}, which cannot be undone`,
+      'amount',
+    );
+    amountText = formatCentsGrouped(benefitCents);
+  }
+  // Another approver on this machine may have taken the code while the prompts were open.
+  const { FundHistory } = await import('../../../jobs/fund-history.js');
+  const taken = usedCodes(FundHistory.read(ctx.paths.dataDir), detail, id).get(codeKey(authCode));
+  if (taken)
+    throw new ConflictError(`${authCode.trim()} was taken meanwhile (${taken}): nothing was sent; run the command again for a free code`, {
+      code: 'authorization_code_used',
+    });
+  return { amountText, authCode };
+}
+
+/**
+ * The confirmed release sent, once, through the one fund release (jobs/fund-release.ts): recorded in
+ * this machine's history with the database it goes to, and a lost answer settled from the ledger.
+ */
+async function sent(
+  ctx: Context,
+  client: TpaClient,
+  history: FundHistory,
+  id: string,
+  chosen: { amountText: string; authCode: string; notes?: string | undefined; idempotencyKey?: string | undefined },
+  ended: ReadonlySet<string>,
+): Promise<{ approved: FundingApproved; head?: AuditHead }> {
+  const { randomUUID } = await import('node:crypto');
+  const key = chosen.idempotencyKey ?? randomUUID();
+  if (ctx.debug) ctx.note(`[debug] Idempotency-Key: ${key}`);
+  const amount = centsToAmount(centsOf(chosen.amountText));
+  // The database the release goes to, named in its record: after a reset or a restore, `fund history` shows it apart.
+  const [{ databaseOf }, { LostRelease, releaseFunds }] = await Promise.all([import('../../../jobs/journal.js'), import('../../../jobs/fund-release.js')]);
+  const database = (await databaseOf(client).catch(() => undefined))?.id;
+  const release = { encounter_id: id, amount, authorization_code: chosen.authCode.trim(), ...(chosen.notes ? { notes: chosen.notes } : {}) };
+  try {
+    const released = await releaseFunds(client, release, key, {
+      history: { log: history, dataDir: ctx.paths.dataDir, profile: ctx.profileName, environment: ctx.profile().env, database },
+      ended,
+      onLostAnswer: (cause) => ctx.note(`the approval request failed without an answer (${cause.message}); it is not resent. Checking whether it happened…`),
+    });
+    return await approvalOf(ctx, client, id, released);
+  } catch (err) {
+    if (err instanceof LostRelease) throw lostReleaseError(ctx, id, err);
+    throw err;
+  }
 }

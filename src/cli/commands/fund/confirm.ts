@@ -56,7 +56,7 @@ export async function offeredAuthorizationCode(
   detail: LedgerDetail,
   taken?: Iterable<string>,
 ): Promise<string> {
-  const { nextFreeAuthorizationCode } = await import('../../../client/fund-history.js');
+  const { nextFreeAuthorizationCode } = await import('../../../jobs/fund-history.js');
   return nextFreeAuthorizationCode(ctx.paths.dataDir, detail, await engineDay(client), taken);
 }
 

@@ -3,7 +3,7 @@
 import { withCsvAmounts } from '../../../domain/csv.js';
 import { instantOf } from '../../../domain/period.js';
 import { ValidationFailed } from '../../../errors.js';
-import type { ApprovalRecord, HistoryRow } from '../../../client/fund-history.js';
+import type { ApprovalRecord, HistoryRow } from '../../../jobs/fund-history.js';
 import type { Context } from '../../context.js';
 import { wrapProse } from '../../../render/text.js';
 import type { TableTools } from '../../../render/output.js';
@@ -46,7 +46,7 @@ export const history = verb({
     ] as const)
       if (day !== undefined && !(/^\d{4}-\d{2}-\d{2}$/.test(day) && instantOf(day, 'start') !== undefined))
         throw new ValidationFailed(`${name}: "${day}" is not a date (YYYY-MM-DD)`);
-    const { FundHistory, historyOf, withTransfers } = await import('../../../client/fund-history.js');
+    const { FundHistory, historyOf, withTransfers } = await import('../../../jobs/fund-history.js');
     const records = FundHistory.read(ctx.paths.dataDir).filter((a) => (!from || a.at >= from) && (!to || a.at.slice(0, 10) <= to));
     // An approval of this profile sent to another database than the one answering now (a reset, a
     // restore) is history: shown apart, its transfer not read (this database does not hold it).
@@ -124,7 +124,7 @@ export const history = verb({
  */
 async function answeringDatabase(ctx: Context, records: readonly ApprovalRecord[]): Promise<{ id: string } | undefined> {
   if (!records.some((a) => a.profile === ctx.profileName && typeof a.database === 'string')) return undefined;
-  const { databaseOf } = await import('../../../client/journal.js');
+  const { databaseOf } = await import('../../../jobs/journal.js');
   try {
     return await databaseOf(await ctx.client());
   } catch {

@@ -2,9 +2,9 @@
 // not closed) is never silently shadowed by it (docs/jobs.md "Payment runs"). On a terminal it is
 // offered: continue it (the default), close it, or quit; without one (or with --yes) the new run is
 // refused (exit 4, nothing sent), naming the command that continues it and the one that closes it.
-import type { OpenRun } from '../../../client/job-journals.js';
-import { type DatabaseIdentity, journalsDir } from '../../../client/journal.js';
-import type { RunJournal } from '../../../client/payment-run.js';
+import type { OpenRun } from '../../../jobs/job-journals.js';
+import { type DatabaseIdentity, journalsDir } from '../../../jobs/journal.js';
+import type { RunJournal } from '../../../jobs/payment-run.js';
 import { formatCentsGrouped } from '../../../domain/money.js';
 import { ConflictError } from '../../../errors.js';
 import type { Context } from '../../context.js';
@@ -23,8 +23,8 @@ export async function offerOpenRun(
   sealKey: () => Promise<Buffer | undefined>,
   database: DatabaseIdentity | undefined,
 ): Promise<RunJournal | undefined> {
-  const { openRuns } = await import('../../../client/job-journals.js');
-  const runs = await import('../../../client/payment-run.js');
+  const { openRuns } = await import('../../../jobs/job-journals.js');
+  const runs = await import('../../../jobs/payment-run.js');
   if (database) await refuseOthersOpen(ctx, dryRun, database.id);
   for (;;) {
     const open = openRuns(journalsDir(ctx.paths.dataDir), ctx.profileName, ctx.profile().base_url ?? null, database?.id);
@@ -60,7 +60,7 @@ export async function offerOpenRun(
       return journal;
     }
     try {
-      const { FundHistory } = await import('../../../client/fund-history.js');
+      const { FundHistory } = await import('../../../jobs/fund-history.js');
       const history = FundHistory.open(ctx.paths.dataDir);
       try {
         const { notSent } = await runs.closeRun(await ctx.client(), journal, ctx.profileName, { log: history, dataDir: ctx.paths.dataDir });
@@ -94,7 +94,7 @@ function commands(ctx: Pick<Context, 'profileName' | 'profileExplicit'>, r: Open
  * it still owes. It is continued or closed on its own profile first (a dry run only mentions it).
  */
 async function refuseOthersOpen(ctx: Context, dryRun: boolean, database: string): Promise<void> {
-  const { openRunsOfOtherProfiles } = await import('../../../client/job-journals.js');
+  const { openRunsOfOtherProfiles } = await import('../../../jobs/job-journals.js');
   const others = openRunsOfOtherProfiles(journalsDir(ctx.paths.dataDir), ctx.profileName, ctx.profile().base_url ?? null, database);
   if (others.length === 0) return;
   const where = (r: OpenRun) => `the profile ${r.summary.profile}${r.summary.base_url ? ` (${r.summary.base_url})` : ''}`;

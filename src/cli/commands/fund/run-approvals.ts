@@ -1,8 +1,8 @@
 // A confirmed payment run's approvals, as `tpa fund run` shows them: each outcome as it happens
 // (a row of -o ndjson/csv/json, a note on stderr when it failed or is owed again), then the summary.
-// The runner (client/payment-run.ts) sends them, each exactly once, from the run's journal.
-import { FundHistory } from '../../../client/fund-history.js';
-import { executeRun, type ApprovalOutcome, type RunJournal, type RunPlan } from '../../../client/payment-run.js';
+// The runner (jobs/payment-run.ts) sends them, each exactly once, from the run's journal.
+import { FundHistory } from '../../../jobs/fund-history.js';
+import { executeRun, type ApprovalOutcome, type RunJournal, type RunPlan } from '../../../jobs/payment-run.js';
 import { formatCentsGrouped, jsonNumberToCents } from '../../../domain/money.js';
 import { wrapProse } from '../../../render/text.js';
 import { tableTools, type CommandOutput } from '../../../render/output.js';

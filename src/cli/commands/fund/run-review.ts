@@ -2,7 +2,7 @@
 // the totals per provider, and with --npi what the same transfers carry to the other providers.
 // The summary is shown on stderr before the confirmation; every encounter by `fund run --dry-run`
 // (a table with the summary last, or data).
-import type { RunPlan } from '../../../client/payment-run.js';
+import type { RunPlan } from '../../../jobs/payment-run.js';
 import { centsToAmount, formatCentsGrouped } from '../../../domain/money.js';
 import { emptyProviderLine, type ProviderLine } from '../../../domain/report.js';
 import type { PayoutShare } from '../../../domain/settlement.js';

@@ -19,7 +19,7 @@ export const close = verb({
   ],
   async run(ctx, { journal }) {
     const path = await findJournal(ctx, journal);
-    const { readJob } = await import('../../../client/job-journals.js');
+    const { readJob } = await import('../../../jobs/job-journals.js');
     const s = readJob(path).summary;
     if (s.kind !== 'payment run') throw new UsageError(`${screen(s.id)} is a ${s.kind}, not a payment run: only a payment run is closed`);
     if (s.state === 'finished') throw new ConflictError(`the payment run ${screen(s.id)} has no approval left: there is nothing to close. Nothing was sent`);
@@ -29,13 +29,13 @@ export const close = verb({
       throw new UsageError(
         `the payment run ${screen(s.id)} was confirmed on the profile ${screen(s.profile)}: close it with -p ${screen(s.profile)}. Nothing was changed`,
       );
-    const runs = await import('../../../client/payment-run.js');
+    const runs = await import('../../../jobs/payment-run.js');
     const { runSealKey } = await import('../../../auth/seal-key.js');
     const run = await runs.RunJournal.open(path, (await runSealKey(ctx.paths, ctx.io.env, ctx.note, false)).key, { toClose: true });
     if (run.unsealed)
       ctx.note(`the plan in ${oneLine(path)} cannot be checked against its seal (${run.unsealed}): it is closed all the same, since closing sends nothing`);
-    const { FundHistory } = await import('../../../client/fund-history.js');
-    let history: import('../../../client/fund-history.js').FundHistory | undefined;
+    const { FundHistory } = await import('../../../jobs/fund-history.js');
+    let history: import('../../../jobs/fund-history.js').FundHistory | undefined;
     try {
       if (!run.plan) throw new UsageError(`${oneLine(path)} holds no confirmed plan: there is nothing to close`);
       history = FundHistory.open(ctx.paths.dataDir);

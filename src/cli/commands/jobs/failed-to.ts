@@ -1,6 +1,6 @@
 // `tpa jobs show --failed-to <file>`: the claims of a journal that were invalid or refused, one
 // compact claim a line (the NDJSON that `claim submit` reads), to fix and send again.
-import type { JobItem } from '../../../client/job-journals.js';
+import type { JobItem } from '../../../jobs/job-journals.js';
 import { writeNewWhole } from '../../../files/write-whole.js';
 import { UsageError } from '../../../errors.js';
 import { oneLine, screen } from '../../../render/screen.js';

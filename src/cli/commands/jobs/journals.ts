@@ -2,8 +2,8 @@
 // prints (or a path), and the summary's rows.
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { journalsDir as journalsOf } from '../../../client/journal.js';
-import type { Job, JobSummary } from '../../../client/job-journals.js';
+import { journalsDir as journalsOf } from '../../../jobs/journal.js';
+import type { Job, JobSummary } from '../../../jobs/job-journals.js';
 import { centsToAmount } from '../../../domain/money.js';
 import { UsageError } from '../../../errors.js';
 import type { Context } from '../../context.js';
@@ -22,7 +22,7 @@ export async function findJournal(ctx: Context, name: string): Promise<string> {
     if (existsSync(name)) return resolve(name);
     if (/[\\/]/.test(name)) throw new UsageError(`no journal at ${name}`);
   }
-  const { journalPaths } = await import('../../../client/job-journals.js');
+  const { journalPaths } = await import('../../../jobs/job-journals.js');
   const paths = journalPaths(journalsDir(ctx));
   const id = (p: string) => p.replace(/^.*[\\/]/, '').replace(/\.ndjson$/, '');
   const wanted = name.replace(/\.ndjson$/, '');
@@ -51,7 +51,7 @@ export async function asOfNow(ctx: Context, jobs: Job[]): Promise<Job[]> {
   const baseUrl = ctx.profile().base_url ?? null;
   const mine = (j: Job) => j.summary.profile === ctx.profileName && (j.summary.base_url ?? null) === baseUrl && typeof j.database === 'string';
   if (!jobs.some(mine)) return jobs;
-  const [{ databaseOf }, { asOfDatabase }] = await Promise.all([import('../../../client/journal.js'), import('../../../client/job-journals.js')]);
+  const [{ databaseOf }, { asOfDatabase }] = await Promise.all([import('../../../jobs/journal.js'), import('../../../jobs/job-journals.js')]);
   let current: Awaited<ReturnType<typeof databaseOf>>;
   try {
     current = await databaseOf(await ctx.client());

@@ -1,7 +1,7 @@
 // tpa jobs (list): every journal of a long job on this machine, newest first, with what it holds.
 import { oneLine, screen } from '../../../render/screen.js';
 import { verb } from '../../verb.js';
-import type { JobSummary } from '../../../client/job-journals.js';
+import type { JobSummary } from '../../../jobs/job-journals.js';
 import { formatCentsGrouped } from '../../../domain/money.js';
 import { displayWidth, wrapProse } from '../../../render/text.js';
 import { asOfNow, count, jobTime, journalsDir, SUMMARY_COLUMNS, shortIds, summaryRecord } from './journals.js';
@@ -13,7 +13,7 @@ export const list = verb({
   fields: SUMMARY_COLUMNS,
   examples: ['tpa jobs', 'tpa jobs -o json', 'tpa jobs show fund-run-AUTH-20261127-ACME2-646cc129b701   # one in detail'],
   async run(ctx) {
-    const { journalPaths, readJob } = await import('../../../client/job-journals.js');
+    const { journalPaths, readJob } = await import('../../../jobs/job-journals.js');
     const summaries = (await asOfNow(ctx, journalPaths(journalsDir(ctx)).map(readJob)))
       .map((j) => j.summary)
       .sort((a, b) => b.updated_at.localeCompare(a.updated_at));

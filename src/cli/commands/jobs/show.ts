@@ -4,7 +4,7 @@ import { UsageError } from '../../../errors.js';
 import { centsToAmount, formatCentsGrouped } from '../../../domain/money.js';
 import { oneLine, screen } from '../../../render/screen.js';
 import { argument, option, fieldsOf, verb } from '../../verb.js';
-import type { JobItem, JobSummary } from '../../../client/job-journals.js';
+import type { JobItem, JobSummary } from '../../../jobs/job-journals.js';
 import { asOfNow, count, findJournal, jobTime, stateText, summaryRecord } from './journals.js';
 
 /**
@@ -51,7 +51,7 @@ export const show = verb({
   async run(ctx, { journal }, opts) {
     if (opts.force && opts.failedTo === undefined) throw new UsageError('--force is for --failed-to: it replaces the file --failed-to names');
     const path = await findJournal(ctx, journal);
-    const { readJob } = await import('../../../client/job-journals.js');
+    const { readJob } = await import('../../../jobs/job-journals.js');
     const [job] = (await asOfNow(ctx, [readJob(path)])) as [ReturnType<typeof readJob>];
     const s = job.summary;
     if (opts.failedTo !== undefined) {

@@ -21,7 +21,7 @@ export const backup = verb({
     const key = await databaseKeyOf(ctx, source);
     // The engine opens the database as every command does (its key, its checks, an upgrade); the copy reads one snapshot of it.
     // The data directory's last X12 control number goes with it (docs/local-data.md "Backups").
-    const { lastControlNumber } = await import('../../../client/remit.js');
+    const { lastControlNumber } = await import('../../../jobs/remit.js');
     const controlNumber = lastControlNumber(ctx.paths.dataDir);
     const facts = await withEngine(ctx, (e) => e.backup(target, key, opts.force === true, controlNumber), {
       note: ctx.note,

@@ -1,6 +1,6 @@
 // What the verbs of `tpa local` share about its database: the file, its state, a new key for it, and
 // how it is replaced (reset, restore).
-import type { EngineStorage } from '../../../client/local.js';
+import type { EngineStorage } from '../../../local/transport.js';
 import type { Context } from '../../context.js';
 import { openEngine } from './engine.js';
 
@@ -40,7 +40,7 @@ export async function replacingDatabase<R, T>(
 ): Promise<T> {
   const [{ file }, { DataDirLock }, { singleJournalPath }, { rmSync }] = await Promise.all([
     localDatabase(ctx),
-    import('../../../client/serve-lock.js'),
+    import('../../../local/serve-lock.js'),
     import('../claim/submit-one.js'),
     import('node:fs'),
   ]);

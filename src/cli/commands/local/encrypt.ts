@@ -17,7 +17,7 @@ export const encrypt = verb({
     if (state.kind === 'absent') throw new UsageError(`there is no local database at ${file} yet`, { hint: 'try: tpa local init --encrypt' });
     if (state.kind === 'encrypted') return sealLeftJournals(ctx, file);
     // Refused while `local serve` holds the data directory, and held while converting so that none starts meanwhile.
-    const [{ DataDirLock }, { encryptDatabase }] = await Promise.all([import('../../../client/serve-lock.js'), import('../../../engine/store/db.js')]);
+    const [{ DataDirLock }, { encryptDatabase }] = await Promise.all([import('../../../local/serve-lock.js'), import('../../../engine/store/db.js')]);
     const lock = await DataDirLock.take(ctx.paths.dataDir, 'local encrypt');
     let keptIn = '';
     let done: SealedJournals;
@@ -71,8 +71,8 @@ export async function encryptWithJournals(
   steps: { key: () => Promise<Buffer>; change: (key: Buffer) => Promise<void>; interrupted: (sealed: number) => string },
 ): Promise<SealedJournals> {
   const [{ JournalSeal }, { sealingOf }, { holdSignals }] = await Promise.all([
-    import('../../../client/journal-seal.js'),
-    import('../../../client/journal.js'),
+    import('../../../jobs/journal-seal.js'),
+    import('../../../jobs/journal.js'),
     import('../../../engine/store/db.js'),
   ]);
   const journals = await lockedJournals(ctx.paths.dataDir);
@@ -129,10 +129,10 @@ function busy(file: string) {
 /** The data directory's journals (those it lists as kept elsewhere, and the fund history, too), each locked; the locks taken are let go if one is in use. */
 async function lockedJournals(dataDir: string) {
   const [{ journalPaths }, { historyPath }, { journalsDir }, { JournalLock }] = await Promise.all([
-    import('../../../client/job-journals.js'),
-    import('../../../client/fund-history.js'),
-    import('../../../client/journal.js'),
-    import('../../../client/journal-lock.js'),
+    import('../../../jobs/job-journals.js'),
+    import('../../../jobs/fund-history.js'),
+    import('../../../jobs/journal.js'),
+    import('../../../jobs/journal-lock.js'),
   ]);
   const paths = [...journalPaths(journalsDir(dataDir)), historyPath(dataDir)].filter((p) => existsSync(p));
   const locked: { path: string; lock: Awaited<ReturnType<typeof JournalLock.take>> }[] = [];

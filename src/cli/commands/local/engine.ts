@@ -1,6 +1,6 @@
 // How the verbs of `tpa local` reach the embedded engine: in-process, on this data directory,
 // whatever the default profile is.
-import type { EngineStorage } from '../../../client/local.js';
+import type { EngineStorage } from '../../../local/transport.js';
 import type { Engine } from '../../../engine/engine.js';
 import { UsageError } from '../../../errors.js';
 import type { Context } from '../../context.js';
@@ -16,7 +16,7 @@ export function localOnly(ctx: Context): void {
 
 export async function openEngine(ctx: Context, storage?: EngineStorage) {
   localOnly(ctx);
-  const { LocalTransport } = await import('../../../client/local.js');
+  const { LocalTransport } = await import('../../../local/transport.js');
   return new LocalTransport(ctx.paths.dataDir, ctx.io.env, storage, `local:${ctx.profileName}`);
 }
 

@@ -28,7 +28,7 @@ export const restore = verb({
         // Opened once as every command opens it: the database made WAL again.
         await openOnce(ctx, { note: ctx.note, ...(key ? { databaseKey: key } : {}) });
         // The backup's last X12 control number: no ISA13 it had written is written again (docs/local-data.md "Backups").
-        const { raiseControlNumber } = await import('../../../client/remit.js');
+        const { raiseControlNumber } = await import('../../../jobs/remit.js');
         await raiseControlNumber(ctx.paths.dataDir, facts.controlNumber);
         const revoked = kept.keys + kept.clients;
         ctx.note(

@@ -1,6 +1,6 @@
 // tpa local serve: the embedded engine over HTTP or HTTPS (API keys, scopes, rate limits, and with
 // --client-ca the OAuth token endpoint of mutual TLS), holding the data directory while it runs.
-import type { LocalTransport } from '../../../client/local.js';
+import type { LocalTransport } from '../../../local/transport.js';
 import { UsageError } from '../../../errors.js';
 import type { RunningServer } from '../../../server/server.js';
 import { readPem } from '../../context.js';
@@ -86,7 +86,7 @@ export const serve = verb({
           };
     await refuseNetworkDataDir(ctx.paths.dataDir);
     // One server per data directory, and no reset under it: the lock is held until the server stops.
-    const { DataDirLock } = await import('../../../client/serve-lock.js');
+    const { DataDirLock } = await import('../../../local/serve-lock.js');
     const lock = await DataDirLock.take(ctx.paths.dataDir, 'local serve');
     let running: RunningServer;
     let transport: LocalTransport | undefined;

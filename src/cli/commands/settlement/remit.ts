@@ -2,7 +2,7 @@
 // paid or refunded in a period: one transaction per payee and transfer (docs/x12-835.md "835 out"). On stdout,
 // or into --out, written whole or not at all.
 import { existsSync } from 'node:fs';
-import type { FoundNotice, FoundTransfer, NoRemittance } from '../../../client/remit.js';
+import type { FoundNotice, FoundTransfer, NoRemittance } from '../../../jobs/remit.js';
 import type { RemitTransaction } from '../../../domain/x12-835.js';
 import { ConflictError, EXIT, fieldsInvalid, NetworkError, NotFoundError, PendingError, TpaError, UsageError, ValidationFailed } from '../../../errors.js';
 import type { CommandOutput } from '../../../render/output.js';
@@ -65,7 +65,7 @@ async function settlementRemit(ctx: Context, ref: string | undefined, opts: Opti
       throw new UsageError(`${opts.out} exists: tpa does not write over it`, { hint: 'add --force to replace it, or name another file' });
   }
   const client = await ctx.client();
-  const remit = await import('../../../client/remit.js');
+  const remit = await import('../../../jobs/remit.js');
   const x12 = await import('../../../domain/x12-835.js');
   // What the writer refuses: a field of the service's answer an 835 cannot carry is an answer tpa
   // cannot use (exit 8); amounts that do not balance are a conflict (exit 4). Never a broken file.
@@ -176,7 +176,7 @@ function singleTransactions(
   found: FoundTransfer | FoundNotice,
   claimIds: Pick<ReadonlyMap<string, string>, 'get'>,
   npi: string | undefined,
-  remit: typeof import('../../../client/remit.js'),
+  remit: typeof import('../../../jobs/remit.js'),
   check: (t: RemitTransaction) => void,
   refusal: (err: unknown, of: string) => unknown,
 ): RemitTransaction[] {

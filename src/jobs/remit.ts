@@ -8,11 +8,11 @@ import { isClosedStatus } from '../domain/ledger.js';
 import { formatCentsGrouped, jsonNumberToCents } from '../domain/money.js';
 import type { RemitLine, RemitTransaction } from '../domain/x12-835.js';
 import { ConflictError, NetworkError, NotFoundError, PendingError } from '../errors.js';
-import type { TpaClient } from './client.js';
-import { encounterNumber, resolveEncounter } from './encounter-ref.js';
+import type { TpaClient } from '../client/client.js';
+import { encounterNumber, resolveEncounter } from '../client/encounter-ref.js';
 import { journalPaths } from './job-journals.js';
 import { journalsDir, readJournal } from './journal.js';
-import type { LedgerDetail, LedgerServiceLine, SettlementRecord, SettlementTransfer } from './types.js';
+import type { LedgerDetail, LedgerServiceLine, SettlementRecord, SettlementTransfer } from '../client/types.js';
 
 /**
  * The CLM01 of each encounter whose claim came in an 837 and was sent from this machine: the
@@ -131,7 +131,7 @@ export async function findTransfer(
     if (found) return found;
   }
   // Else every encounter ever funded, their settlement records read a few at a time, paced.
-  const [{ entriesWithEvent }, { readSettlements }] = await Promise.all([import('./activity.js'), import('./settlement-reads.js')]);
+  const [{ entriesWithEvent }, { readSettlements }] = await Promise.all([import('../client/activity.js'), import('../client/settlement-reads.js')]);
   const { entries } = await entriesWithEvent(client, {}, 'funded', { startMs: Number.NEGATIVE_INFINITY, endMs: Number.POSITIVE_INFINITY }, onProgress);
   const records = await readSettlements(
     client,
@@ -203,7 +203,7 @@ export async function transfersInPeriod(
   onProgress?: (p: { read: number; total: number; waitingMs?: number }) => void,
 ): Promise<{ found: FoundTransfer[]; entriesRead: number; inTransit: number }> {
   const [{ eachEntry }, { entryEvents, stepKinds }, { refundInstant, inSpan }] = await Promise.all([
-    import('./activity.js'),
+    import('../client/activity.js'),
     import('../domain/activity.js'),
     import('../domain/report.js'),
   ]);
@@ -238,7 +238,7 @@ export async function transfersInPeriod(
     if (picked.length > 0) pickedOf.set(id, picked);
   }
   // Each picked encounter's detail, a few at a time, paced (settlement-reads.ts), not one round trip after another.
-  const { readLedgerDetails } = await import('./settlement-reads.js');
+  const { readLedgerDetails } = await import('../client/settlement-reads.js');
   const details = await readLedgerDetails(client, [...pickedOf.keys()]);
   const found: { one: FoundTransfer; at: string }[] = [];
   for (const [id, picked] of pickedOf) {
@@ -261,7 +261,7 @@ export async function transfersInPeriod(
 
 /** The settlement records of these encounters (undefined: none yet), read a few at a time, paced (settlement-reads.ts). */
 async function settlementsOf(client: TpaClient, ids: readonly string[]): Promise<(SettlementRecord | undefined)[]> {
-  const { readSettlements } = await import('./settlement-reads.js');
+  const { readSettlements } = await import('../client/settlement-reads.js');
   const read = await readSettlements(client, ids);
   return ids.map((id) => {
     const s = read.get(id);

@@ -7,11 +7,11 @@ import { closeSync, fdatasyncSync, mkdirSync, readSync, fstatSync, ftruncateSync
 import { dirname, join } from 'node:path';
 import { ConflictError, TpaError, UsageError } from '../errors.js';
 import { privateDataDirProblem, stderrNote } from '../engine/private-dir.js';
-import type { TpaClient } from './client.js';
+import type { TpaClient } from '../client/client.js';
 import { type JournalLock, type LockHolder, openJournalFile, openJournalToRead } from './journal-lock.js';
 import { type JournalSeal, journalSealing, type JournalSealing, plainLinesRead } from './journal-seal.js';
 import { replaceWhole } from '../files/write-whole.js';
-import { stopsTheJob } from './retry.js';
+import { stopsTheJob } from '../client/retry.js';
 
 export type JournalRecord = Record<string, unknown> & { type: string };
 

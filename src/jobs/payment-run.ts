@@ -18,21 +18,22 @@ import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import { hostname, userInfo } from 'node:os';
 import { join } from 'node:path';
-import { AUDIT_HEAD_HEADER, parseAuditHead, type AuditHead } from '../domain/audit.js';
+import type { AuditHead } from '../domain/audit.js';
 import { canonicalJson } from '../domain/canonical.js';
 import { fundingOf, resolveLostAnswer, type Funding } from '../domain/funding.js';
 import { isClosedStatus } from '../domain/ledger.js';
 import { centsToAmount, jsonNumberToCents } from '../domain/money.js';
 import { ConflictError, EXIT, NetworkError, NotFoundError, TpaError } from '../errors.js';
-import type { TpaClient } from './client.js';
-import { FundHistory, sendRecorded, type RecordEnd } from './fund-history.js';
+import type { TpaClient } from '../client/client.js';
+import { type ApprovalRecord, FundHistory } from './fund-history.js';
+import { fundedByWords, LostRelease, type Released, releaseFunds } from './fund-release.js';
 import { databaseOf, type DatabaseIdentity, Journal, journalsDir, type JournalRecord, otherDatabase } from './journal.js';
 
 export { databaseOf, journalsDir };
 import { JournalLock } from './journal-lock.js';
-import { stopsTheJob } from './retry.js';
+import { stopsTheJob } from '../client/retry.js';
 import { type Pace, PaceGauge, type PaceLimit, Pacer, Throughput } from './throughput.js';
-import type { LedgerDetail, LedgerFilters, LedgerItem } from './types.js';
+import type { LedgerDetail, LedgerFilters, LedgerItem } from '../client/types.js';
 
 export interface RunEncounter {
   encounter_id: string;
@@ -80,7 +81,7 @@ export async function selectEncounters(
   onPage?: (seen: number, total: number) => void,
 ): Promise<LedgerItem[]> {
   const chosen: LedgerItem[] = [];
-  const { pages } = await import('./pages.js');
+  const { pages } = await import('../client/pages.js');
   await client.snapshot(async () => {
     const first = await client.ledgerList({ ...filters, status: 'ADJUDICATED', limit: 100 });
     let seen = 0;
@@ -436,176 +437,193 @@ export interface RunResult {
   exitCode: number;
 }
 
+/** How a run is executed: where its outcomes, notes and progress go, and its clock. */
+export interface RunOptions {
+  onOutcome: (o: ApprovalOutcome) => void;
+  onNote?: (text: string) => void;
+  sleep?: (ms: number) => Promise<void>;
+  /** This machine's record of approvals (`tpa fund history`), with the profile they go to. */
+  history?: { log: FundHistory; dataDir: string; profile: string; environment: string };
+  /**
+   * How far the run is (docs/jobs.md "Long jobs"), on each outcome and when a wait for the rate
+   * limit's window begins: `done` counts the whole run (the approvals before a resume included,
+   * `before` of them), the rate only the approvals this command sends.
+   */
+  onProgress?: (p: RunProgress) => void;
+  /** Once, when the service's limit makes the approvals left take more than one window. */
+  onLimit?: (l: PaceLimit) => void;
+  now?: () => number;
+}
+
 /**
  * Approves what the plan has left, one at a time, paced by the rate-limit headers. Each outcome is
  * handed to `onOutcome` as it happens, after the ones the journal already held.
  */
-export async function executeRun(
-  client: TpaClient,
-  journal: RunJournal,
-  options: {
-    onOutcome: (o: ApprovalOutcome) => void;
-    onNote?: (text: string) => void;
-    sleep?: (ms: number) => Promise<void>;
-    /** This machine's record of approvals (`tpa fund history`), with the profile they go to. */
-    history?: { log: FundHistory; dataDir: string; profile: string; environment: string };
-    /**
-     * How far the run is (docs/jobs.md "Long jobs"), on each outcome and when a wait for the rate
-     * limit's window begins: `done` counts the whole run (the approvals before a resume included,
-     * `before` of them), the rate only the approvals this command sends.
-     */
-    onProgress?: (p: RunProgress) => void;
-    /** Once, when the service's limit makes the approvals left take more than one window. */
-    onLimit?: (l: PaceLimit) => void;
-    now?: () => number;
-  },
-): Promise<RunResult> {
-  const plan = journal.plan!;
+export async function executeRun(client: TpaClient, journal: RunJournal, options: RunOptions): Promise<RunResult> {
   refuseClosed(journal);
-  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
-  const result: RunResult = { outcomes: [], approvedCents: 0, owedCents: 0, exitCode: EXIT.OK };
-  let firstFailure: TpaError | undefined;
-  const record = (o: ApprovalOutcome, fresh: boolean) => {
-    if (fresh) journal.outcome(o);
-    result.outcomes.push(o);
-    if (o.status === 'APPROVED') result.approvedCents += jsonNumberToCents(o.amount)!;
-    if (o.status === 'OWED') result.owedCents += jsonNumberToCents(o.amount)!;
-    options.onOutcome(o);
-    report();
-  };
-  // Paced by the rate-limit headers of the approvals' answers, one approval at a time (throughput.ts).
-  const now = options.now ?? Date.now;
-  const pace = new Throughput(now);
-  // The approvals an earlier command recorded count from the start (a resume goes on from them); read again below, they are not counted twice.
-  const before = plan.encounters.filter((e) => journal.outcomes.has(e.encounter_id)).length;
-  let replayed = 0;
-  const doneCount = () => before + result.outcomes.length - replayed;
-  const report = (waitingMs?: number) =>
-    options.onProgress?.({ done: doneCount(), total: plan.encounters.length, before, ...gauge.pace(left(), waitingMs), waitingMs });
-  const pacer = new Pacer({
-    concurrency: 1,
-    now,
-    sleep,
-    onPause: (ms) => {
-      pace.pause();
-      report(ms);
-    },
-    onResume: () => pace.resume(),
-  });
-  const gauge = new PaceGauge(pace, pacer.window, now);
-  const left = () => plan.encounters.length - doneCount();
-  let limitSaid = false;
-  const observe = (headers: Record<string, string>) => {
-    pacer.observe(headers);
-    if (limitSaid || !options.onLimit) return;
-    limitSaid = pacer.window.limit !== undefined;
-    // The approval just answered is not yet counted among the outcomes.
-    const limit = gauge.limitFor(left() - 1);
-    if (limit) options.onLimit(limit);
-  };
-  // The line from the start: a wait for the first answer (a window a stopped run spent) is drawn in it.
-  report();
-  // Approvals of earlier commands left UNKNOWN in this machine's history, read once.
-  const pending = options.history ? FundHistory.read(options.history.dataDir) : [];
-  for (const e of plan.encounters) {
-    const done = journal.outcomes.get(e.encounter_id);
-    if (done) {
-      try {
-        const asNow = await asTheLedgerHasIt(client, done);
-        replayed++;
-        record(asNow, false);
-      } catch (err) {
-        if (!(err instanceof TpaError)) throw err;
-        if (stopsTheJob(err)) {
-          result.stopped = err;
-          break;
-        }
-        throw err;
-      }
-      continue;
-    }
-    const base = { encounter_id: e.encounter_id, amount: centsToAmount(e.amount_cents), authorization_code: e.authorization_code };
-    try {
-      // An approval announced before and never answered: the ledger says whether it happened.
-      if (journal.unanswered.has(e.encounter_id)) {
-        const detail = (await client.ledgerDetail(e.encounter_id)).body;
-        if (options.history) options.history.log.resolve(pending, e.encounter_id, detail);
-        const found = resolveLostAnswer(detail, e.authorization_code);
-        // This run's approval, found even when its transfer has failed or been refunded since: it
-        // happened, so it is never sent again (owed again if it ended).
-        if (found.approval === 'happened') {
-          const approved: ApprovalOutcome = { ...base, status: 'APPROVED', processor_transfer_id: found.transfer };
-          journal.outcome(approved);
-          record(await asTheLedgerHasIt(client, approved, detail), false);
-          continue;
-        }
-        if (found.approval === 'did-not-happen' && found.fundedBy) {
-          record(fundedByAnother(base, found.fundedBy), true);
-          continue;
-        }
-        options.onNote?.(
-          `${e.encounter_id}: the ledger has no fund release from the interrupted attempt; sending it again with its key and authorization code`,
-        );
-      }
-      await pacer.slot();
-      // A turn of the event loop before the approval is announced: a Ctrl-C pressed while the
-      // embedded engine answered the one before (it answers synchronously) stops the run here,
-      // with nothing announced that was never sent.
-      await new Promise<void>((resolve) => setImmediate(resolve));
-      pace.started();
-      journal.sending(e.encounter_id);
-      const send = async (): Promise<ApprovalOutcome> => {
-        let approved;
-        try {
-          approved = await client.approveFunding(base, e.idempotency_key);
-        } catch (err) {
-          // Funded meanwhile by another approval (another approver, after this run was confirmed):
-          // SKIPPED, naming that approval from the ledger, not a refusal of this one.
-          const previous = previousTransfer(err);
-          if (previous !== undefined) {
-            const read = await client.ledgerDetail(e.encounter_id).then(
-              (r) => r.body,
-              () => undefined,
-            );
-            const found = read ? fundingOf(read) : undefined;
-            return fundedByAnother(base, found ?? { reference: null, transfer: previous }, 'meanwhile');
-          }
-          // A lost answer or a 5xx: never resent blind; the ledger says whether it happened.
-          if (!(err instanceof NetworkError)) throw err;
-          const read = await client.ledgerDetail(e.encounter_id).then(
-            (r) => r.body,
-            () => 'unreadable' as const,
-          );
-          const found = resolveLostAnswer(read, e.authorization_code);
-          if (found.approval === 'happened') return { ...base, status: 'APPROVED', processor_transfer_id: found.transfer };
-          if (found.approval === 'did-not-happen' && found.fundedBy) return fundedByAnother(base, found.fundedBy);
-          // Not found, or not known: the run stops; resumed, it asks the ledger again before sending.
-          throw err;
-        }
-        observe(approved.headers);
-        const head = parseAuditHead(approved.headers[AUDIT_HEAD_HEADER]);
-        if (head) result.auditHead = head;
-        return { ...base, status: 'APPROVED', processor_transfer_id: approved.body.processor_transfer_id, ...(head ? { audit_head: head } : {}) };
-      };
-      const history = options.history && { ...options.history, database: plan.database?.id ?? null };
-      const sent = await sendRecorded(history, base, send, (r) => recordEnd('answer' in r ? r.answer : outcomeOfError(base, r.error)));
-      pace.add();
-      record(sent, true);
-    } catch (err) {
-      if (!(err instanceof TpaError)) throw err;
-      if (stopsTheJob(err)) {
-        result.stopped = err;
+  return new PaymentRunner(client, journal, options).run();
+}
+
+type Base = Omit<ApprovalOutcome, 'status' | 'processor_transfer_id'>;
+
+/** One execution of a run's plan: its outcomes so far, its pace, and the steps of each approval. */
+class PaymentRunner {
+  private readonly result: RunResult = { outcomes: [], approvedCents: 0, owedCents: 0, exitCode: EXIT.OK };
+  private firstFailure: TpaError | undefined;
+  private readonly plan: RunPlan;
+  private readonly pace: Throughput;
+  private readonly pacer: Pacer;
+  private readonly gauge: PaceGauge;
+  /** The approvals an earlier command recorded count from the start (a resume goes on from them); read again, they are not counted twice. */
+  private readonly before: number;
+  private replayed = 0;
+  private limitSaid = false;
+  /** This machine's fund history, read once: the approvals of earlier commands left UNKNOWN, and the codes approved. */
+  private readonly pending: ApprovalRecord[];
+
+  constructor(
+    private readonly client: TpaClient,
+    private readonly journal: RunJournal,
+    private readonly options: RunOptions,
+  ) {
+    this.plan = journal.plan!;
+    const now = options.now ?? Date.now;
+    const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+    // Paced by the rate-limit headers of the approvals' answers, one approval at a time (throughput.ts).
+    this.pace = new Throughput(now);
+    this.before = this.plan.encounters.filter((e) => journal.outcomes.has(e.encounter_id)).length;
+    const onPause = (ms: number) => {
+      this.pace.pause();
+      this.report(ms);
+    };
+    this.pacer = new Pacer({ concurrency: 1, now, sleep, onPause, onResume: () => this.pace.resume() });
+    this.gauge = new PaceGauge(this.pace, this.pacer.window, now);
+    this.pending = options.history ? FundHistory.read(options.history.dataDir) : [];
+  }
+
+  async run(): Promise<RunResult> {
+    // The line from the start: a wait for the first answer (a window a stopped run spent) is drawn in it.
+    this.report();
+    for (const e of this.plan.encounters) {
+      const stopped = await this.step(e);
+      if (stopped) {
+        this.result.stopped = stopped;
         break;
       }
-      const o = outcomeOfError(base, err)!;
-      if (o.status === 'FAILED') firstFailure ??= err;
-      pace.add();
-      record(o, true);
     }
+    const r = this.result;
+    // Owed again: the run did not do what it was confirmed for (docs/design.md "Exit codes": a wrong state, exit 4).
+    r.exitCode = r.stopped ? r.stopped.exitCode : this.firstFailure ? this.firstFailure.exitCode : r.owedCents > 0 ? EXIT.CONFLICT : EXIT.OK;
+    return r;
   }
-  // Owed again: the run did not do what it was confirmed for (docs/design.md "Exit codes": a wrong state, exit 4).
-  result.exitCode = result.stopped ? result.stopped.exitCode : firstFailure ? firstFailure.exitCode : result.owedCents > 0 ? EXIT.CONFLICT : EXIT.OK;
-  return result;
+
+  /** One encounter of the plan: its journaled outcome as the ledger has it now, or its approval. Returns what stops the run. */
+  private async step(e: RunEncounter): Promise<TpaError | undefined> {
+    const done = this.journal.outcomes.get(e.encounter_id);
+    if (done) return this.replay(done);
+    const base = { encounter_id: e.encounter_id, amount: centsToAmount(e.amount_cents), authorization_code: e.authorization_code };
+    try {
+      if (this.journal.unanswered.has(e.encounter_id) && (await this.settledUnanswered(e, base))) return undefined;
+      await this.send(e, base);
+    } catch (thrown) {
+      // Not found in the ledger after a lost answer, or not known: the run stops; resumed, it asks the ledger again before sending.
+      const err = thrown instanceof LostRelease ? thrown.sent : thrown;
+      if (!(err instanceof TpaError)) throw err;
+      if (stopsTheJob(err)) return err;
+      const o = outcomeOfError(base, err)!;
+      if (o.status === 'FAILED') this.firstFailure ??= err;
+      this.pace.add();
+      this.record(o, true);
+    }
+    return undefined;
+  }
+
+  /** An outcome an earlier command recorded, as the ledger has it now. */
+  private async replay(done: ApprovalOutcome): Promise<TpaError | undefined> {
+    try {
+      const asNow = await asTheLedgerHasIt(this.client, done);
+      this.replayed++;
+      this.record(asNow, false);
+    } catch (err) {
+      if (err instanceof TpaError && stopsTheJob(err)) return err;
+      throw err;
+    }
+    return undefined;
+  }
+
+  /**
+   * An approval announced before and never answered: the ledger says whether it happened. True when
+   * that settles it (it is not sent); false when the ledger has none, and it is sent again.
+   */
+  private async settledUnanswered(e: RunEncounter, base: Base): Promise<boolean> {
+    const detail = (await this.client.ledgerDetail(e.encounter_id)).body;
+    this.options.history?.log.resolve(this.pending, e.encounter_id, detail);
+    const found = resolveLostAnswer(detail, e.authorization_code);
+    // This run's approval, found even when its transfer has failed or been refunded since: it
+    // happened, so it is never sent again (owed again if it ended).
+    if (found.approval === 'happened') {
+      const approved: ApprovalOutcome = { ...base, status: 'APPROVED', processor_transfer_id: found.transfer };
+      this.journal.outcome(approved);
+      this.record(await asTheLedgerHasIt(this.client, approved, detail), false);
+      return true;
+    }
+    if (found.approval === 'did-not-happen' && found.fundedBy) {
+      this.record(fundedByAnother(base, found.fundedBy), true);
+      return true;
+    }
+    this.options.onNote?.(
+      `${e.encounter_id}: the ledger has no fund release from the interrupted attempt; sending it again with its key and authorization code`,
+    );
+    return false;
+  }
+
+  /** The approval announced in the journal, then sent through the one fund release (fund-release.ts), paced. */
+  private async send(e: RunEncounter, base: Base): Promise<void> {
+    await this.pacer.slot();
+    // A turn of the event loop before the approval is announced: a Ctrl-C pressed while the
+    // embedded engine answered the one before (it answers synchronously) stops the run here,
+    // with nothing announced that was never sent.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    this.pace.started();
+    this.journal.sending(e.encounter_id);
+    const history = this.options.history && { ...this.options.history, database: this.plan.database?.id ?? null, records: this.pending };
+    const released = await releaseFunds(this.client, base, e.idempotency_key, { history, onAnswer: (headers) => this.observe(headers) });
+    const sent = outcomeOf(base, released);
+    if (sent.audit_head) this.result.auditHead = sent.audit_head;
+    this.pace.add();
+    this.record(sent, true);
+  }
+
+  private record(o: ApprovalOutcome, fresh: boolean): void {
+    if (fresh) this.journal.outcome(o);
+    this.result.outcomes.push(o);
+    if (o.status === 'APPROVED') this.result.approvedCents += jsonNumberToCents(o.amount)!;
+    if (o.status === 'OWED') this.result.owedCents += jsonNumberToCents(o.amount)!;
+    this.options.onOutcome(o);
+    this.report();
+  }
+
+  private doneCount(): number {
+    return this.before + this.result.outcomes.length - this.replayed;
+  }
+
+  private left(): number {
+    return this.plan.encounters.length - this.doneCount();
+  }
+
+  private report(waitingMs?: number): void {
+    const total = this.plan.encounters.length;
+    this.options.onProgress?.({ done: this.doneCount(), total, before: this.before, ...this.gauge.pace(this.left(), waitingMs), waitingMs });
+  }
+
+  private observe(headers: Record<string, string>): void {
+    this.pacer.observe(headers);
+    if (this.limitSaid || !this.options.onLimit) return;
+    this.limitSaid = this.pacer.window.limit !== undefined;
+    // The approval just answered is not yet counted among the outcomes.
+    const limit = this.gauge.limitFor(this.left() - 1);
+    if (limit) this.options.onLimit(limit);
+  }
 }
 
 /**
@@ -654,21 +672,19 @@ async function asTheLedgerHasIt(client: TpaClient, done: ApprovalOutcome, read?:
  * service refused this run's approval as a duplicate).
  */
 function fundedByAnother(base: Omit<ApprovalOutcome, 'status' | 'processor_transfer_id'>, found: Funding, when?: 'meanwhile'): ApprovalOutcome {
-  const transfer = found.transfer ? `, transfer ${found.transfer}` : '';
   return {
     ...base,
     status: 'SKIPPED',
     processor_transfer_id: found.transfer,
     funded_by: found.reference ?? null,
-    message: `funded ${when ? 'meanwhile ' : ''}by another approval (authorization ${found.reference ?? 'unknown'}${transfer})`,
+    message: fundedByWords(found, when === 'meanwhile'),
   };
 }
 
-/** The transfer that already funds the encounter, when `err` is the service's refusal of a second approval (409 naming it). */
-function previousTransfer(err: unknown): string | undefined {
-  if (!(err instanceof ConflictError)) return undefined;
-  const previous = (err.body as { previous_processor_transfer_id?: unknown } | undefined)?.previous_processor_transfer_id;
-  return typeof previous === 'string' ? previous : undefined;
+/** A run's outcome of a release sent (fund-release.ts): APPROVED with its audit head, or SKIPPED naming the approval that funds the encounter. */
+function outcomeOf(base: Base, released: Released): ApprovalOutcome {
+  if (released.status === 'FUNDED_BY_ANOTHER') return fundedByAnother(base, released.funding, released.refusal ? 'meanwhile' : undefined);
+  return { ...base, status: 'APPROVED', processor_transfer_id: released.transfer, ...(released.head ? { audit_head: released.head } : {}) };
 }
 
 /**
@@ -681,9 +697,4 @@ function outcomeOfError(base: Omit<ApprovalOutcome, 'status' | 'processor_transf
   const previous = (err.body as { previous_processor_transfer_id?: string } | undefined)?.previous_processor_transfer_id;
   if (err instanceof ConflictError && previous) return { ...base, status: 'SKIPPED', processor_transfer_id: previous, message: 'already funded' };
   return { ...base, status: 'FAILED', processor_transfer_id: null, message: err.message };
-}
-
-/** What the history of approvals records of an outcome (an OWED one was recorded when it was approved). */
-function recordEnd(o: ApprovalOutcome | undefined): RecordEnd {
-  return o && o.status !== 'OWED' ? { outcome: o.status, transfer: o.processor_transfer_id, ...(o.message ? { message: o.message } : {}) } : undefined;
 }

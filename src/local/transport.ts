@@ -4,7 +4,7 @@ import type { Engine, EngineOptions } from '../engine/engine.js';
 import { Faults, withFault } from '../server/faults.js';
 import { EngineError } from '../engine/errors.js';
 import { ConflictError, fromEngineError, NetworkError } from '../errors.js';
-import type { Transport, TransportRequest, TransportResponse } from './transport.js';
+import type { Transport, TransportRequest, TransportResponse } from '../client/transport.js';
 
 /** How the engine keeps its file (EngineOptions): its page cache and memory map. */
 export type EngineStorage = Pick<EngineOptions, 'pageCacheKb' | 'mmapBytes' | 'databaseKey' | 'createEncrypted' | 'note'>;

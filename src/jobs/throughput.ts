@@ -2,7 +2,7 @@
 // sent, not those a resume skips), how many requests the service's rate-limit window still allows
 // (X-RateLimit-Limit, -Remaining and -Reset), and the time left, which under a limit follows the
 // limit rather than the sending rate. The clock is given.
-import { pacingWaitMs } from './pages.js';
+import { pacingWaitMs } from '../client/pages.js';
 
 /** The rate of work done, in pieces per second of working time (waits for a rate-limit window left out). */
 export class Throughput {

@@ -6,7 +6,7 @@ import { closeSync, constants, mkdirSync, openSync, readdirSync, readFileSync, s
 import { basename, join, resolve } from 'node:path';
 import type { FieldError } from '../domain/errors.js';
 import { TpaError } from '../errors.js';
-import { isRefusal } from './claim-batch.js';
+import { isRefusal } from '../client/claim-batch.js';
 import { type DatabaseIdentity, type JournalRecord, otherDatabase, readJournal } from './journal.js';
 import { currentHolder } from './journal-lock.js';
 
@@ -273,49 +273,69 @@ function centsOf(items: readonly JobItem[], which: (i: JobItem) => boolean): num
   return items.filter(which).reduce((sum, i) => sum + (i.amount_cents ?? 0), 0);
 }
 
-/** Reads one journal: its summary and its items. Never changes it. */
-export function readJob(path: string): Job {
+/** A journal's records as read, or why it could not be read (its row says so; the others are still listed). */
+function journalRecords(path: string): { records: JournalRecord[]; damagedAt?: number; unreadable?: string; updatedAt: string } {
   const records: JournalRecord[] = [];
-  let damagedAt: number | undefined;
-  let unreadable: string | undefined;
-  let updatedAt = '';
   try {
-    ({ damagedAt } = readJournal(path, (r) => records.push(r)));
-    updatedAt = statSync(path).mtime.toISOString();
+    const { damagedAt } = readJournal(path, (r) => records.push(r));
+    const updatedAt = statSync(path).mtime.toISOString();
+    return damagedAt === undefined ? { records, updatedAt } : { records, damagedAt, updatedAt };
   } catch (err) {
     // A sealed journal of an encrypted data directory whose key was not found: nothing can be read (exit 5).
     if (err instanceof TpaError) throw err;
     // Removed meanwhile, or not ours to read: said in its row, the others are still listed.
     const code = (err as NodeJS.ErrnoException).code;
-    unreadable = `cannot be read: ${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (err as Error).message}`;
+    return {
+      records,
+      updatedAt: '',
+      unreadable: `cannot be read: ${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (err as Error).message}`,
+    };
   }
+}
+
+type JobContent = {
+  kind: JobSummary['kind'];
+  items: JobItem[];
+  totalCents: number | null;
+  startedAt: string | null;
+  closed: { at: string | null; by: string | null } | null;
+  database: string | null;
+  total: number | null;
+  history: string | null;
+};
+
+/** What a journal's records hold: a claim batch's claims or a payment run's approvals, with when it began and the database it went to. */
+function jobContent(records: JournalRecord[]): JobContent {
+  const first = records[0];
+  const none: JobContent = { kind: 'unknown', items: [], totalCents: null, startedAt: null, closed: null, database: null, total: null, history: null };
+  if (first?.type === 'payment_run') {
+    const { items, totalCents, startedAt, closed, database } = approvalItems(records);
+    return { ...none, kind: 'payment run', items, totalCents, startedAt, closed, database, total: items.length };
+  }
+  if (first?.type !== 'batch') return none;
+  const current = currentRecords(records);
+  const content: JobContent = {
+    ...none,
+    kind: first.kind === 'single' ? 'single claims' : 'claim batch',
+    history: current.history,
+    items: claimItems(current.records),
+    startedAt: str(current.records[0]!.started_at),
+  };
+  for (const r of current.records) {
+    if (r.type === 'run' && typeof r.total === 'number') content.total = r.total;
+    const id = (r.database as { id?: unknown } | null | undefined)?.id;
+    if ((r.type === 'batch' || r.type === 'run') && typeof id === 'string') content.database = id;
+  }
+  return content;
+}
+
+/** Reads one journal: its summary and its items. Never changes it. */
+export function readJob(path: string): Job {
+  const { records, damagedAt, unreadable, updatedAt } = journalRecords(path);
   const first = records[0];
   const id = basename(path).replace(/\.ndjson$/, '');
   const holder = currentHolder(path);
-  let kind: JobSummary['kind'] = 'unknown';
-  let items: JobItem[] = [];
-  let totalCents: number | null = null;
-  let startedAt: string | null = null;
-  let closed: { at: string | null; by: string | null } | null = null;
-  let database: string | null = null;
-  let total: number | null = null;
-  let history: string | null = null;
-  if (first?.type === 'batch') {
-    kind = first.kind === 'single' ? 'single claims' : 'claim batch';
-    const current = currentRecords(records);
-    history = current.history;
-    items = claimItems(current.records);
-    startedAt = str(current.records[0]!.started_at);
-    for (const r of current.records) {
-      if (r.type === 'run' && typeof r.total === 'number') total = r.total;
-      const id = (r.database as { id?: unknown } | null | undefined)?.id;
-      if ((r.type === 'batch' || r.type === 'run') && typeof id === 'string') database = id;
-    }
-  } else if (first?.type === 'payment_run') {
-    kind = 'payment run';
-    ({ items, totalCents, startedAt, closed, database } = approvalItems(records));
-    total = items.length;
-  }
+  const { kind, items, totalCents, startedAt, closed, database, total, history } = jobContent(records);
   for (const item of items) item.at = toSecond(item.at);
   const count = (s: ItemStatus) => items.filter((i) => i.status === s).length;
   // An approval of the plan never sent, or a claim only announced (its `sent` mark never written):

@@ -10,8 +10,8 @@ import { hostname } from 'node:os';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConflictError } from '../errors.js';
-import { ownDataDir } from './journal.js';
-import { holdExclusively, letGo, type LockDb, readLockInfo, writeLockInfo } from './journal-lock.js';
+import { ownDataDir } from '../jobs/journal.js';
+import { holdExclusively, letGo, type LockDb, readLockInfo, writeLockInfo } from '../jobs/journal-lock.js';
 
 type Command = 'local serve' | 'local reset' | 'local encrypt' | 'local restore';
 

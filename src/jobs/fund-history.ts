@@ -7,17 +7,17 @@ import { join } from 'node:path';
 import { authorizationCodesOf, authorizationPrefix, nextAuthorizationCode, resolveLostAnswer } from '../domain/funding.js';
 import { closedClaimWords, isClosedStatus } from '../domain/ledger.js';
 import { ConflictError, TpaError } from '../errors.js';
-import type { TpaClient } from './client.js';
+import type { TpaClient } from '../client/client.js';
 import { Journal, type JournalRecord, journalsDir, otherDatabaseId } from './journal.js';
-import type { LedgerDetail, SettlementRecord } from './types.js';
+import type { LedgerDetail, SettlementRecord } from '../client/types.js';
 
 /**
  * APPROVED: the service approved it. REFUSED: the service answered with a refusal (a wrong amount, a
  * claim denied or not adjudicated, an encounter already funded, an authorization code used before…),
- * its `error_code` and `message` say why. FAILED: it did not happen for another reason (no answer and
- * the ledger shows none, a credential refused, a rate limit). SKIPPED: (a payment run) not sent again
- * because another approval funds the encounter, its transfer named. UNKNOWN: the answer was lost and
- * nobody could tell yet. NOT_SENT: never answered, and the ledger proves it never happened (an
+ * its `error_code` and `message` say why. FAILED: it did not happen for another reason (tpa refused the
+ * answer, or `tpa api` read a credential or a rate limit refused). SKIPPED: not this approval: another
+ * funds the encounter, its transfer named. UNKNOWN: the answer was lost (or a rate limit or a refused
+ * credential stopped `fund approve` or a run) and the ledger has not said yet. NOT_SENT: never answered, and the ledger proves it never happened (an
  * approval announced when a run was interrupted): no failure happened; when the same code is sent
  * again later, that later outcome replaces it (one line per code).
  */
@@ -294,7 +294,7 @@ export async function withTransfers(
   if (toRead.length > 0) {
     if (client instanceof Error) for (const id of toRead) settlements.set(id, client);
     else {
-      const { readSettlements } = await import('./settlement-reads.js');
+      const { readSettlements } = await import('../client/settlement-reads.js');
       for (const [id, s] of await readSettlements(client!, toRead, { keepErrors: true })) settlements.set(id, s);
     }
   }
@@ -303,7 +303,7 @@ export async function withTransfers(
   const endedIds = [...settlements].filter(([, s]) => s && !(s instanceof Error) && (s.status === 'FAILED' || s.status === 'REFUNDED')).map(([id]) => id);
   const closedBy = new Map<string, { status: 'SUPERSEDED' | 'VOIDED'; replacedBy: string | null }>();
   if (endedIds.length > 0 && client && !(client instanceof Error)) {
-    const { readLedgerDetails } = await import('./settlement-reads.js');
+    const { readLedgerDetails } = await import('../client/settlement-reads.js');
     for (const [id, d] of await readLedgerDetails(client, endedIds).catch(() => new Map<string, null>())) {
       if (!d || d instanceof Error) continue;
       const status = d.encounter.status;
