@@ -10,8 +10,11 @@ import { describe, expect, it } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const MAX_LINES = 80;
-/** The folders checked; src/jobs/ as soon as it exists. */
-const FOLDERS = ['src/cli', 'src/client', 'src/server', 'src/jobs'];
+/**
+ * The folders checked; src/jobs/ (the long jobs) as soon as it exists, and src/local/ (where the
+ * in-process wiring of the engine may move out of the client), so that code leaving src/client/ stays checked.
+ */
+const FOLDERS = ['src/cli', 'src/client', 'src/server', 'src/jobs', 'src/local'];
 
 /**
  * Being split: other work is rewriting these files now; each leaves this list once its long
