@@ -129,36 +129,7 @@ export function createContext(given: IO, opts: GlobalOptions): Context {
     },
     profile: () => (profile ??= resolveProfile(paths, profileName)),
     async client() {
-      if (client) return client;
-      const p = ctx.profile();
-      // The profile's key, once known, never shows in a --debug line, whatever carries it.
-      const known: string[] = [];
-      const { withoutKnown } = await import('../domain/secret-headers.js');
-      const debug = ctx.debug ? (line: string) => io.stderr.write(`[debug] ${withoutKnown(line, known)}\n`) : undefined;
-      const { TpaClient } = await import('../client/client.js');
-      if (p.env === 'local') {
-        const [{ LocalTransport }, { RetryingTransport }] = await Promise.all([import('../local/transport.js'), import('../client/retry.js')]);
-        // The same retry rules in-process as over HTTP (a TPA_FAULT shows them without a server).
-        client = new TpaClient(new RetryingTransport(new LocalTransport(paths.dataDir, io.env, { note: ctx.note }, `local:${p.name}`), retryOptions(ctx)), {
-          debug,
-        });
-        return client;
-      }
-      if (!p.base_url)
-        throw new UsageError(`profile "${p.name}" has no base_url`, { hint: `try: tpa auth login --profile ${p.name} --env ${p.env} --base-url <url>` });
-      httpsUnlessLoopback(p.base_url);
-      if (p.env === 'production') {
-        client = new TpaClient(await productionTransport(ctx, p), { debug });
-        return client;
-      }
-      const { findApiKey } = await import('../auth/credentials.js');
-      const credential = await findApiKey(paths, p.name, p.env, io.env, ctx.note);
-      if (!credential)
-        throw new AuthError(`not logged in to profile "${p.name}"`, {
-          hint: `try: tpa auth login --profile ${p.name} --env ${p.env} --base-url ${p.base_url} --with-key-stdin`,
-        });
-      known.push(credential.key);
-      client = new TpaClient(await remoteTransport(ctx, p.base_url, { apiKey: credential.key, tls: profileTls(ctx, p) }), { debug });
+      client ??= await clientOf(ctx);
       return client;
     },
     status,
@@ -172,6 +143,36 @@ export function createContext(given: IO, opts: GlobalOptions): Context {
     },
   };
   return ctx;
+}
+
+/** The client of the context's profile: in-process for a local one, else over HTTPS with its credential. */
+async function clientOf(ctx: Context): Promise<TpaClient> {
+  const { io, paths } = ctx;
+  const p = ctx.profile();
+  // The profile's key, once known, never shows in a --debug line, whatever carries it.
+  const known: string[] = [];
+  const { withoutKnown } = await import('../domain/secret-headers.js');
+  const debug = ctx.debug ? (line: string) => io.stderr.write(`[debug] ${withoutKnown(line, known)}\n`) : undefined;
+  const { TpaClient } = await import('../client/client.js');
+  if (p.env === 'local') {
+    const [{ LocalTransport }, { RetryingTransport }] = await Promise.all([import('../local/transport.js'), import('../client/retry.js')]);
+    // The same retry rules in-process as over HTTP (a TPA_FAULT shows them without a server).
+    return new TpaClient(new RetryingTransport(new LocalTransport(paths.dataDir, io.env, { note: ctx.note }, `local:${p.name}`), retryOptions(ctx)), {
+      debug,
+    });
+  }
+  if (!p.base_url)
+    throw new UsageError(`profile "${p.name}" has no base_url`, { hint: `try: tpa auth login --profile ${p.name} --env ${p.env} --base-url <url>` });
+  httpsUnlessLoopback(p.base_url);
+  if (p.env === 'production') return new TpaClient(await productionTransport(ctx, p), { debug });
+  const { findApiKey } = await import('../auth/credentials.js');
+  const credential = await findApiKey(paths, p.name, p.env, io.env, ctx.note);
+  if (!credential)
+    throw new AuthError(`not logged in to profile "${p.name}"`, {
+      hint: `try: tpa auth login --profile ${p.name} --env ${p.env} --base-url ${p.base_url} --with-key-stdin`,
+    });
+  known.push(credential.key);
+  return new TpaClient(await remoteTransport(ctx, p.base_url, { apiKey: credential.key, tls: profileTls(ctx, p) }), { debug });
 }
 
 /** A PEM file named by a profile or an option; unreadable is a usage error naming it. */

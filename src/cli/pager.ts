@@ -66,75 +66,19 @@ export function screenRows(io: IO): number | undefined {
  * a short listing never opens a pager, whatever the pager (less -F, more, most).
  */
 export function startPaging(io: IO, argv: string[], rows?: number): Paging {
-  let child: ChildProcess | undefined;
-  let closed = false;
-  let held: { err: boolean; text: string }[] | undefined = rows === undefined ? undefined : [];
-  let heldLines = 0;
-  // The screen lines a text takes: a line wider than the terminal takes more than one.
-  const linesOf = (text: string) =>
-    text
-      .split('\n')
-      .reduce((n, line, i, all) => n + (i === all.length - 1 ? 0 : Math.max(1, Math.ceil(displayWidth(line) / Math.max(1, io.stdout.columns)))), 0);
-  let exited: Promise<void> = Promise.resolve();
-  // Ctrl-C while the pager shows the listing stops the listing, not tpa: it waits for the pager to be
-  // closed, so that the shell does not take the terminal back from under it.
-  const onSignal = () => {
-    closed = true;
-    child?.stdin?.end();
-  };
-  const start = () => {
-    const { spawn } = process.getBuiltinModule('node:child_process');
-    // As git and gh do: less quits when the text fits one screen, keeps colours, leaves it on screen.
-    const env = { ...io.env, LESS: io.env.LESS ?? 'FRX' };
-    const proc = spawn(argv[0]!, argv.slice(1), { stdio: ['pipe', 'inherit', 'inherit'], env });
-    exited = new Promise((resolve) => {
-      proc.on('close', () => resolve());
-      proc.on('error', () => resolve());
-    });
-    proc.on('close', () => (closed = true));
-    proc.on('error', () => (closed = true));
-    // A pager closed before the end (q in less) is a reader gone away, as `| head` is.
-    proc.stdin?.on('error', () => (closed = true));
-    process.on('SIGINT', onSignal);
-    child = proc;
-  };
-  // Held output, once taller than the screen, goes to the pager, in the order it was written.
-  const release = () => {
-    const waiting = held ?? [];
-    held = undefined;
-    start();
-    for (const w of waiting) (w.err ? intoPager : child!.stdin!).write(w.text);
-  };
+  const pager = new Pager(io, argv, rows);
   const stdout: Stream = {
-    write(text) {
-      if (closed || text === '') return;
-      if (held) {
-        held.push({ err: false, text });
-        heldLines += linesOf(text);
-        if (heldLines >= rows! - 1) release();
-        return;
-      }
-      if (!child) start();
-      child!.stdin!.write(text);
-    },
+    write: (text) => pager.write(text),
     isTTY: true,
     get columns() {
       return io.stdout.columns;
     },
     get closed() {
-      return closed;
+      return pager.closed;
     },
   };
-  // Once the pager shows the output, what goes to stderr (the page hint, a warning) goes there too,
-  // after the lines it follows: drawn beside the pager, it would be drawn over its screen.
-  const intoPager = screenedStream({ write: (text) => child?.stdin?.write(text), isTTY: true, columns: io.stderr.columns }, true);
   const stderr: Stream = {
-    write(text) {
-      // After held output, held with it, so that a note after a listing stays after it.
-      if (held && held.length > 0) held.push({ err: true, text });
-      else if (child && !closed) intoPager.write(text);
-      else io.stderr.write(text);
-    },
+    write: (text) => pager.writeErr(text),
     get isTTY() {
       return io.stderr.isTTY;
     },
@@ -147,16 +91,94 @@ export function startPaging(io: IO, argv: string[], rows?: number): Paging {
     stderr: { value: stderr, enumerable: true },
     paging: { value: true, enumerable: true },
   }) as IO;
-  return {
-    io: paged,
-    async finish() {
-      // Shorter than the screen: printed as it is, no pager.
-      if (held) for (const w of held.splice(0)) (w.err ? io.stderr : io.stdout).write(w.text);
-      held = undefined;
-      if (!child) return;
-      child.stdin?.end();
-      await exited;
-      process.removeListener('SIGINT', onSignal);
-    },
+  return { io: paged, finish: () => pager.finish() };
+}
+
+/** The pager of startPaging: held output until it is taller than the screen, then the pager process. */
+class Pager {
+  private child: ChildProcess | undefined;
+  closed = false;
+  private held: { err: boolean; text: string }[] | undefined;
+  private heldLines = 0;
+  private exited: Promise<void> = Promise.resolve();
+  // Once the pager shows the output, what goes to stderr (the page hint, a warning) goes there too,
+  // after the lines it follows: drawn beside the pager, it would be drawn over its screen.
+  private readonly intoPager: Stream;
+
+  constructor(
+    private readonly io: IO,
+    private readonly argv: string[],
+    private readonly rows: number | undefined,
+  ) {
+    this.held = rows === undefined ? undefined : [];
+    this.intoPager = screenedStream({ write: (text) => this.child?.stdin?.write(text), isTTY: true, columns: io.stderr.columns }, true);
+  }
+
+  // Ctrl-C while the pager shows the listing stops the listing, not tpa: it waits for the pager to be
+  // closed, so that the shell does not take the terminal back from under it.
+  private readonly onSignal = () => {
+    this.closed = true;
+    this.child?.stdin?.end();
   };
+
+  /** The screen lines a text takes: a line wider than the terminal takes more than one. */
+  private linesOf(text: string): number {
+    return text
+      .split('\n')
+      .reduce((n, line, i, all) => n + (i === all.length - 1 ? 0 : Math.max(1, Math.ceil(displayWidth(line) / Math.max(1, this.io.stdout.columns)))), 0);
+  }
+
+  private start(): void {
+    const { spawn } = process.getBuiltinModule('node:child_process');
+    // As git and gh do: less quits when the text fits one screen, keeps colours, leaves it on screen.
+    const env = { ...this.io.env, LESS: this.io.env.LESS ?? 'FRX' };
+    const proc = spawn(this.argv[0]!, this.argv.slice(1), { stdio: ['pipe', 'inherit', 'inherit'], env });
+    this.exited = new Promise((resolve) => {
+      proc.on('close', () => resolve());
+      proc.on('error', () => resolve());
+    });
+    proc.on('close', () => (this.closed = true));
+    proc.on('error', () => (this.closed = true));
+    // A pager closed before the end (q in less) is a reader gone away, as `| head` is.
+    proc.stdin?.on('error', () => (this.closed = true));
+    process.on('SIGINT', this.onSignal);
+    this.child = proc;
+  }
+
+  /** Held output, once taller than the screen, goes to the pager, in the order it was written. */
+  private release(): void {
+    const waiting = this.held ?? [];
+    this.held = undefined;
+    this.start();
+    for (const w of waiting) (w.err ? this.intoPager : this.child!.stdin!).write(w.text);
+  }
+
+  write(text: string): void {
+    if (this.closed || text === '') return;
+    if (this.held) {
+      this.held.push({ err: false, text });
+      this.heldLines += this.linesOf(text);
+      if (this.heldLines >= this.rows! - 1) this.release();
+      return;
+    }
+    if (!this.child) this.start();
+    this.child!.stdin!.write(text);
+  }
+
+  writeErr(text: string): void {
+    // After held output, held with it, so that a note after a listing stays after it.
+    if (this.held && this.held.length > 0) this.held.push({ err: true, text });
+    else if (this.child && !this.closed) this.intoPager.write(text);
+    else this.io.stderr.write(text);
+  }
+
+  /** Ends the pager's input and waits for it to exit; output shorter than the screen is printed as it is, no pager. */
+  async finish(): Promise<void> {
+    if (this.held) for (const w of this.held.splice(0)) (w.err ? this.io.stderr : this.io.stdout).write(w.text);
+    this.held = undefined;
+    if (!this.child) return;
+    this.child.stdin?.end();
+    await this.exited;
+    process.removeListener('SIGINT', this.onSignal);
+  }
 }

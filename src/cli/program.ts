@@ -1,5 +1,5 @@
 // The one place that assembles the command tree (docs/development.md "One command, one module"), so that help and completions derive from it.
-import { Command, Help, Option } from 'commander';
+import { Command, Help, Option, type OutputConfiguration } from 'commander';
 import { addEntry, examples, helpWidth, once, type RunState } from './action.js';
 import type { Entry } from './verb.js';
 import { OUTPUT_FORMATS } from './formats.js';
@@ -144,67 +144,8 @@ export function jsonFields(value: string, previous: unknown): string[] {
 
 /** Builds the command tree: `full`, or only the subcommands of the noun named (see commandWord). */
 export async function buildProgram(io: IO, state: RunState, tree: 'full' | string | undefined = 'full'): Promise<Command> {
-  // Help and errors go through io, and commander asks it (not process.stdout) about the terminal.
-  const output = {
-    writeOut: (s: string) => io.stdout.write(s),
-    writeErr: (s: string) => io.stderr.write(s),
-    getOutHelpWidth: () => helpWidth(io.stdout),
-    getErrHelpWidth: () => helpWidth(io.stderr),
-    getOutHasColors: () => false,
-    getErrHasColors: () => false,
-    // commander's own errors too are wrapped at spaces to the terminal (render/text.ts), as every message is.
-    outputError: (text: string, write: (text: string) => void) => write(wrapProse(text, terminalWidth(io.stderr))),
-  };
-  const program = new Command('tpa')
-    .description(
-      'Work with a health plan\'s direct contracts, claims, fund releases and ledger, from a terminal or a script.\nWith no setup, every command runs on the embedded engine (profile "local"); try `tpa demo`.',
-    )
-    // -V/--version is handled by main() before parsing, not as a commander option: a root option is
-    // recognised anywhere on the line, and `ratesheet load-catalog --version v1.0` needs the word.
-    .configureHelp({
-      visibleOptions: (cmd) => [...(cmd.parent ? [] : [VERSION_OPTION]), ...new Help().visibleOptions(cmd)],
-      // The options of tpa itself are typed after any command too (`tpa ledger list -o csv`): a
-      // command's help names them in a few lines at its end, as gh lists its inherited flags, and
-      // `tpa help global-options` (or `tpa --help`) describes each.
-      showGlobalOptions: false,
-      formatHelp(this: Help, cmd: Command, helper: Help) {
-        const own = Help.prototype.formatHelp.call(this, cmd, helper);
-        return cmd.parent ? `${own}\n${inheritedFlags(cmd, helper.helpWidth ?? 80, io.env)}` : own;
-      },
-      // A long term (`import [options] <instance_id> <file>`) leaves under 40 columns at 80: wrap there too.
-      minWidthToWrap: 20,
-      // Wrapped at spaces, never mid-word, as every text of tpa (render/text.ts).
-      boxWrap: (text: string, width: number) => wrapWords(text, width).join('\n'),
-      // -p names the default in force (TPA_PROFILE, the config's default_profile, or local), read when
-      // help is drawn; completions keep the option's own text.
-      optionDescription(this: Help, option: Option) {
-        const text = Help.prototype.optionDescription.call(this, option);
-        return option.long === '--profile' ? text.replace(PROFILE_HELP, profileHelp(io.env)) : text;
-      },
-    })
-    .helpOption('-h, --help', 'show help')
-    .addOption(once(new Option('-p, --profile <name>', PROFILE_HELP).env('TPA_PROFILE')))
-    .addOption(
-      once(new Option('-o, --output <format>', 'output format (default table on a terminal, json otherwise)').choices(OUTPUT_FORMATS).env('TPA_OUTPUT')),
-    )
-    .addOption(new Option('--json [fields]', 'print JSON of the fields given (comma-separated) of each record; alone, list the fields').argParser(jsonFields))
-    .addOption(once(new Option('--jq <expression>', "filter the records' JSON with a jq expression (strings printed raw)")))
-    .addOption(once(new Option('--template <string>', 'format the records with a Go template (tpa help formats)')))
-    .option('--no-color', 'no colours (also NO_COLOR, and whenever stdout is not a terminal)')
-    .option('--debug', 'log each request and response to stderr, credentials redacted')
-    .addOption(once(new Option('--ca-file <file>', 'an extra CA certificate (PEM) to trust for HTTPS, for any profile').env('TPA_CA_FILE')))
-    .option('-y, --yes', 'confirm without asking (required for irreversible actions when stdin is not a terminal)')
-    .option('--no-pager', 'print long listings straight to the terminal, not through $PAGER (also PAGER=cat)')
-    .showSuggestionAfterError(true)
-    .exitOverride()
-    .configureOutput(output)
-    .addHelpText(
-      'after',
-      `
-Exit codes: 0 ok, 2 usage or validation, 3 not found, 4 conflict or wrong state,
-            5 auth, 6 rate limited, 7 not finished yet, 8 network or server,
-            1 internal error (tpa help exit-codes)`,
-    );
+  const output = outputOf(io);
+  const program = rootCommand(io, output);
   examples(
     program,
     [
@@ -218,6 +159,94 @@ Exit codes: 0 ok, 2 usage or validation, 3 not found, 4 conflict or wrong state,
     ],
     io,
   );
+  await addRootCommands(program, io, state, tree);
+  registerHelp(program, io);
+  // Subcommands inherit exit override and output routing, so usage errors everywhere exit 2 on stderr,
+  // each followed by the command's usage line and where its help is.
+  program.showHelpAfterError(afterError(program));
+  const inherit = (cmd: Command): void => {
+    for (const sub of cmd.commands) {
+      sub.exitOverride().configureOutput(output).showSuggestionAfterError(true).showHelpAfterError(afterError(sub));
+      inherit(sub);
+    }
+  };
+  inherit(program);
+  return program;
+}
+
+/** Where commander writes: help and errors go through io, and commander asks it (not process.stdout) about the terminal. */
+function outputOf(io: IO): OutputConfiguration {
+  // Help and errors go through io, and commander asks it (not process.stdout) about the terminal.
+  return {
+    writeOut: (s: string) => io.stdout.write(s),
+    writeErr: (s: string) => io.stderr.write(s),
+    getOutHelpWidth: () => helpWidth(io.stdout),
+    getErrHelpWidth: () => helpWidth(io.stderr),
+    getOutHasColors: () => false,
+    getErrHasColors: () => false,
+    // commander's own errors too are wrapped at spaces to the terminal (render/text.ts), as every message is.
+    outputError: (text: string, write: (text: string) => void) => write(wrapProse(text, terminalWidth(io.stderr))),
+  };
+}
+
+/** tpa itself: its description, help layout, global options and exit codes. */
+function rootCommand(io: IO, output: OutputConfiguration): Command {
+  return (
+    new Command('tpa')
+      .description(
+        'Work with a health plan\'s direct contracts, claims, fund releases and ledger, from a terminal or a script.\nWith no setup, every command runs on the embedded engine (profile "local"); try `tpa demo`.',
+      )
+      // -V/--version is handled by main() before parsing, not as a commander option: a root option is
+      // recognised anywhere on the line, and `ratesheet load-catalog --version v1.0` needs the word.
+      .configureHelp({
+        visibleOptions: (cmd) => [...(cmd.parent ? [] : [VERSION_OPTION]), ...new Help().visibleOptions(cmd)],
+        // The options of tpa itself are typed after any command too (`tpa ledger list -o csv`): a
+        // command's help names them in a few lines at its end, as gh lists its inherited flags, and
+        // `tpa help global-options` (or `tpa --help`) describes each.
+        showGlobalOptions: false,
+        formatHelp(this: Help, cmd: Command, helper: Help) {
+          const own = Help.prototype.formatHelp.call(this, cmd, helper);
+          return cmd.parent ? `${own}\n${inheritedFlags(cmd, helper.helpWidth ?? 80, io.env)}` : own;
+        },
+        // A long term (`import [options] <instance_id> <file>`) leaves under 40 columns at 80: wrap there too.
+        minWidthToWrap: 20,
+        // Wrapped at spaces, never mid-word, as every text of tpa (render/text.ts).
+        boxWrap: (text: string, width: number) => wrapWords(text, width).join('\n'),
+        // -p names the default in force (TPA_PROFILE, the config's default_profile, or local), read when
+        // help is drawn; completions keep the option's own text.
+        optionDescription(this: Help, option: Option) {
+          const text = Help.prototype.optionDescription.call(this, option);
+          return option.long === '--profile' ? text.replace(PROFILE_HELP, profileHelp(io.env)) : text;
+        },
+      })
+      .helpOption('-h, --help', 'show help')
+      .addOption(once(new Option('-p, --profile <name>', PROFILE_HELP).env('TPA_PROFILE')))
+      .addOption(
+        once(new Option('-o, --output <format>', 'output format (default table on a terminal, json otherwise)').choices(OUTPUT_FORMATS).env('TPA_OUTPUT')),
+      )
+      .addOption(new Option('--json [fields]', 'print JSON of the fields given (comma-separated) of each record; alone, list the fields').argParser(jsonFields))
+      .addOption(once(new Option('--jq <expression>', "filter the records' JSON with a jq expression (strings printed raw)")))
+      .addOption(once(new Option('--template <string>', 'format the records with a Go template (tpa help formats)')))
+      .option('--no-color', 'no colours (also NO_COLOR, and whenever stdout is not a terminal)')
+      .option('--debug', 'log each request and response to stderr, credentials redacted')
+      .addOption(once(new Option('--ca-file <file>', 'an extra CA certificate (PEM) to trust for HTTPS, for any profile').env('TPA_CA_FILE')))
+      .option('-y, --yes', 'confirm without asking (required for irreversible actions when stdin is not a terminal)')
+      .option('--no-pager', 'print long listings straight to the terminal, not through $PAGER (also PAGER=cat)')
+      .showSuggestionAfterError(true)
+      .exitOverride()
+      .configureOutput(output)
+      .addHelpText(
+        'after',
+        `
+Exit codes: 0 ok, 2 usage or validation, 3 not found, 4 conflict or wrong state,
+            5 auth, 6 rate limited, 7 not finished yet, 8 network or server,
+            1 internal error (tpa help exit-codes)`,
+      )
+  );
+}
+
+/** The root commands of the table: each noun with its verbs, and each root verb, built when `tree` needs them. */
+async function addRootCommands(program: Command, io: IO, state: RunState, tree: string | undefined): Promise<void> {
   const named = ROOT.some((root) => root.name === tree);
   for (const root of ROOT) {
     // The root help lists a root verb with its arguments (`api [options] <method> <path>`): unless the
@@ -233,18 +262,6 @@ Exit codes: 0 ok, 2 usage or validation, 3 not found, 4 conflict or wrong state,
       addEntry(program, verb, io, state);
     } else program.command(root.name).description(root.description);
   }
-  registerHelp(program, io);
-  // Subcommands inherit exit override and output routing, so usage errors everywhere exit 2 on stderr,
-  // each followed by the command's usage line and where its help is.
-  program.showHelpAfterError(afterError(program));
-  const inherit = (cmd: Command): void => {
-    for (const sub of cmd.commands) {
-      sub.exitOverride().configureOutput(output).showSuggestionAfterError(true).showHelpAfterError(afterError(sub));
-      inherit(sub);
-    }
-  };
-  inherit(program);
-  return program;
 }
 
 /** The global options, by their flags alone: what a command's help says of them (`tpa help global-options` describes each). */

@@ -336,26 +336,59 @@ export function remitTransactions(
 ): { transactions: RemitTransaction[]; none?: NoRemittance } {
   const { transfer: t, detail } = found;
   const enc = detail.encounter;
+  const none = notRemitted(t, enc.encounter_number);
+  if (none) return { transactions: [], none };
+  const byNpi = linesByPayee(detail, lineOwner(t, enc), (who) => t.payouts.find((p) => p.provider_npi === who)?.provider_name);
+  const common = claimCommon(detail, t.processor_transfer_id, claimIds);
+  const refunded = found.as === undefined ? t.status === 'REFUNDED' : found.as === 'reversal';
+  if (refunded) checkReversal(t, enc.encounter_number);
+  const refundDay = day(t.refund_details?.refunded_at, day(t.completed_at, day(t.initiated_at, enc.service_date)));
+  const transactions = payoutTransactions(t, enc.service_date, { common, byNpi, npi, refunded, refundDay });
+  // What a notice and the billing provider's copy say alike: the payment's dates and trace, or the refund's.
+  const trace = refunded ? (t.refund_details?.refund_id ?? `${t.processor_transfer_id}-REV`) : t.processor_transfer_id;
+  const dates = refunded
+    ? { production: refundDay, effective: refundDay }
+    : { production: day(t.initiated_at, enc.service_date), effective: day(t.completed_at, day(t.initiated_at, enc.service_date)) };
+  // A provider of the lines whom the transfer pays nothing (its lines denied, or its benefit 0.00) is
+  // told so, once, with the payment; and told of the reversal with the refund, as every payee and the
+  // billing provider's copy are: a payer reversing a claim reverses it for every payee it told.
+  const payoutNpis = new Set(t.payouts.map((p) => p.provider_npi));
+  for (const [who, entry] of byNpi) {
+    if (payoutNpis.has(who) || (npi !== undefined && who !== npi)) continue;
+    const owed = entry.lines.reduce((s, l) => s + l.paidCents, 0);
+    // An 835 that leaves out money the lines say is owed would mislead the payee: refused.
+    if (entry.lines.some((l) => l.paidCents !== 0))
+      throw new ConflictError(
+        `transfer ${t.processor_transfer_id} of ${enc.encounter_number} pays nothing to ${who}, whose lines have a benefit of ${formatCentsGrouped(owed)}: the 835 would leave that money out, so none is written`,
+      );
+    const notice = noticeTo(common, who, entry, dates, trace);
+    transactions.push(refunded ? { ...notice, reverses: true } : notice);
+  }
+  // The billing provider's copy (of the payment, or of its reversal when it had the copy of the
+  // payment: its books took the claim as paid, and are told it came back).
+  const copy = billingCopy(detail, common, byNpi, npi, dates, trace);
+  if (copy) transactions.push(refunded ? { ...copy, reverses: true } : copy);
+  return { transactions };
+}
+
+type Transfer = FoundTransfer['transfer'];
+
+/** Why a transfer has no 835: FAILED (no money moved), or not final yet; undefined when it has one. */
+function notRemitted(t: Transfer, encounterNumber: string): NoRemittance | undefined {
   const base = { transferId: t.processor_transfer_id, encounterId: t.encounter_id, status: t.status };
   if (t.status === 'FAILED')
     return {
-      transactions: [],
-      none: {
-        ...base,
-        why: `transfer ${t.processor_transfer_id} of ${enc.encounter_number} FAILED${t.failed_at ? ` on ${t.failed_at.slice(0, 10)}` : ''}: no money moved, so there is nothing to remit`,
-      },
+      ...base,
+      why: `transfer ${t.processor_transfer_id} of ${encounterNumber} FAILED${t.failed_at ? ` on ${t.failed_at.slice(0, 10)}` : ''}: no money moved, so there is nothing to remit`,
     };
   if (t.status !== 'COMPLETED' && t.status !== 'REFUNDED')
-    return {
-      transactions: [],
-      none: {
-        ...base,
-        why: `transfer ${t.processor_transfer_id} of ${enc.encounter_number} is ${t.status}: its 835 is written once the transfer is COMPLETED`,
-      },
-    };
-  const payoutNpis = new Set(t.payouts.map((p) => p.provider_npi));
-  // Whose each line is: the service says (tpa's engine does); else the one payee, or the encounter's provider.
-  const lineNpi = (l: LedgerServiceLine): string => {
+    return { ...base, why: `transfer ${t.processor_transfer_id} of ${encounterNumber} is ${t.status}: its 835 is written once the transfer is COMPLETED` };
+  return undefined;
+}
+
+/** Whose each line is: the service says (tpa's engine does); else the one payee, or the encounter's provider. */
+function lineOwner(t: Transfer, enc: LedgerDetail['encounter']): (l: LedgerServiceLine) => string {
+  return (l) => {
     if (l.provider_npi) return l.provider_npi;
     if (t.payouts.length === 1) return t.payouts[0]!.provider_npi;
     if (t.payouts.length === 0) return enc.provider.npi;
@@ -363,25 +396,38 @@ export function remitTransactions(
       `the ledger of ${enc.encounter_number} does not say which provider each service line is for, and transfer ${t.processor_transfer_id} pays ${t.payouts.length}: the lines cannot be remitted to their payees`,
     );
   };
-  const byNpi = linesByPayee(detail, lineNpi, (who) => t.payouts.find((p) => p.provider_npi === who)?.provider_name);
-  const common = claimCommon(detail, t.processor_transfer_id, claimIds);
-  const transactions: RemitTransaction[] = [];
-  const refunded = found.as === undefined ? t.status === 'REFUNDED' : found.as === 'reversal';
-  if (refunded && t.status !== 'REFUNDED')
-    throw new ConflictError(`transfer ${t.processor_transfer_id} of ${enc.encounter_number} is ${t.status}, not REFUNDED: it has no reversal`);
-  if (refunded && t.refund_details?.amount !== undefined && t.refund_details.amount !== null) {
-    // PLB 72 gives back each payout's net: together they are what the refund says came back.
-    const back = t.payouts.reduce(
-      (sum, p) => sum + cents(p.amount, `payout ${p.sequence}: amount`) - cents(p.processor_fee, `payout ${p.sequence}: processor_fee`),
-      0,
+}
+
+/** A reversal is of a REFUNDED transfer, and PLB 72 gives back each payout's net: together they are what the refund says came back. */
+function checkReversal(t: Transfer, encounterNumber: string): void {
+  if (t.status !== 'REFUNDED')
+    throw new ConflictError(`transfer ${t.processor_transfer_id} of ${encounterNumber} is ${t.status}, not REFUNDED: it has no reversal`);
+  if (t.refund_details?.amount === undefined || t.refund_details.amount === null) return;
+  const back = t.payouts.reduce(
+    (sum, p) => sum + cents(p.amount, `payout ${p.sequence}: amount`) - cents(p.processor_fee, `payout ${p.sequence}: processor_fee`),
+    0,
+  );
+  const said = cents(t.refund_details.amount, 'refund_details.amount');
+  if (back !== said)
+    throw new ConflictError(
+      `transfer ${t.processor_transfer_id} of ${encounterNumber}: its refund is ${formatCentsGrouped(said)} but its payouts' net is ${formatCentsGrouped(back)}: the reversal would not say what came back, so none is written`,
     );
-    const said = cents(t.refund_details.amount, 'refund_details.amount');
-    if (back !== said)
-      throw new ConflictError(
-        `transfer ${t.processor_transfer_id} of ${enc.encounter_number}: its refund is ${formatCentsGrouped(said)} but its payouts' net is ${formatCentsGrouped(back)}: the reversal would not say what came back, so none is written`,
-      );
-  }
-  const refundDay = day(t.refund_details?.refunded_at, day(t.completed_at, day(t.initiated_at, enc.service_date)));
+}
+
+/** One transaction per payout (of the payee `npi` names, if it names one), its lines' benefit equal to the payout. */
+function payoutTransactions(
+  t: Transfer,
+  serviceDate: string,
+  of: {
+    common: ReturnType<typeof claimCommon>;
+    byNpi: ReturnType<typeof linesByPayee>;
+    npi: string | undefined;
+    refunded: boolean;
+    refundDay: string;
+  },
+): RemitTransaction[] {
+  const { common, byNpi, npi, refunded, refundDay } = of;
+  const transactions: RemitTransaction[] = [];
   for (const p of t.payouts) {
     if (npi !== undefined && p.provider_npi !== npi) continue;
     const lines = byNpi.get(p.provider_npi)?.lines ?? [];
@@ -404,34 +450,11 @@ export function remitTransactions(
       feeCents,
       payoutId: p.processor_payout_id ?? null,
       refundId: t.refund_details?.refund_id ?? null,
-      productionDate: refunded ? refundDay : day(p.payout_date, day(t.initiated_at, enc.service_date)),
-      effectiveDate: refunded ? refundDay : day(t.completed_at, day(p.expected_arrival, day(t.initiated_at, enc.service_date))),
+      productionDate: refunded ? refundDay : day(p.payout_date, day(t.initiated_at, serviceDate)),
+      effectiveDate: refunded ? refundDay : day(t.completed_at, day(p.expected_arrival, day(t.initiated_at, serviceDate))),
     });
   }
-  // What a notice and the billing provider's copy say alike: the payment's dates and trace, or the refund's.
-  const trace = refunded ? (t.refund_details?.refund_id ?? `${t.processor_transfer_id}-REV`) : t.processor_transfer_id;
-  const dates = refunded
-    ? { production: refundDay, effective: refundDay }
-    : { production: day(t.initiated_at, enc.service_date), effective: day(t.completed_at, day(t.initiated_at, enc.service_date)) };
-  // A provider of the lines whom the transfer pays nothing (its lines denied, or its benefit 0.00) is
-  // told so, once, with the payment; and told of the reversal with the refund, as every payee and the
-  // billing provider's copy are: a payer reversing a claim reverses it for every payee it told.
-  for (const [who, entry] of byNpi) {
-    if (payoutNpis.has(who) || (npi !== undefined && who !== npi)) continue;
-    const owed = entry.lines.reduce((s, l) => s + l.paidCents, 0);
-    // An 835 that leaves out money the lines say is owed would mislead the payee: refused.
-    if (entry.lines.some((l) => l.paidCents !== 0))
-      throw new ConflictError(
-        `transfer ${t.processor_transfer_id} of ${enc.encounter_number} pays nothing to ${who}, whose lines have a benefit of ${formatCentsGrouped(owed)}: the 835 would leave that money out, so none is written`,
-      );
-    const notice = noticeTo(common, who, entry, dates, trace);
-    transactions.push(refunded ? { ...notice, reverses: true } : notice);
-  }
-  // The billing provider's copy (of the payment, or of its reversal when it had the copy of the
-  // payment: its books took the claim as paid, and are told it came back).
-  const copy = billingCopy(detail, common, byNpi, npi, dates, trace);
-  if (copy) transactions.push(refunded ? { ...copy, reverses: true } : copy);
-  return { transactions };
+  return transactions;
 }
 
 /**

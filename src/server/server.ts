@@ -181,22 +181,91 @@ const JSON_TYPES = /^application\/(fhir\+)?json\s*(;|$)/i;
 export const PROCESS_OBSERVER = Symbol.for('tpa.server.observe');
 
 export function startServer(engine: Engine, options: ServeOptions): Promise<RunningServer> {
-  const limit = options.maxBodyBytes ?? MAX_BODY_BYTES;
-  const observe = options.observe ?? (globalThis as { [PROCESS_OBSERVER]?: ServeOptions['observe'] })[PROCESS_OBSERVER];
+  const requests = new Requests(engine, options);
+  const server = createHttpServer(options.tls, requests.listener);
+  server.on('clientError', (err: ParserError, socket: Duplex) => answerUnparsed(engine, options, err, socket, requests.observe));
+  // CONNECT (a proxy's tunnel) is handed to a listener of its own, never to the request handler:
+  // answered as a method the service does not serve, with the body and headers of every answer.
+  server.on('connect', (req: IncomingMessage, socket: Duplex) => {
+    const err: ParserError = Object.assign(new Error('CONNECT is not served'), {
+      code: 'CONNECT_METHOD',
+      rawPacket: Buffer.from(`CONNECT ${req.url ?? ''} HTTP/1.1\r\n`, 'latin1'),
+    });
+    answerUnparsed(engine, options, err, socket, requests.observe);
+  });
+  // Slow or abandoned clients must not hold connections forever.
+  server.headersTimeout = 20_000;
+  server.requestTimeout = 60_000;
+  server.keepAliveTimeout = 5_000;
+  return listenOn(server, options);
+}
+
+/** The HTTP server, or the HTTPS one (with client certificates required when there is a client CA). */
+function createHttpServer(tls: TlsOptions | undefined, listener: RequestListener): Server {
+  if (!tls) return createServer(listener);
+  return createTlsServer(
+    {
+      cert: tls.cert,
+      key: tls.key,
+      ...(tls.clientCa ? { ca: tls.clientCa, requestCert: true, rejectUnauthorized: true } : {}),
+      // The contract (docs/api.md): TLS 1.3; 1.2 only for a legacy system, and then only forward-secret AEAD suites.
+      minVersion: tls.minVersion ?? 'TLSv1.3',
+      ...(tls.maxVersion ? { maxVersion: tls.maxVersion } : {}),
+      ciphers: TLS_CIPHERS,
+      honorCipherOrder: true,
+    },
+    listener,
+  );
+}
+
+/** Listens on the host and port of the options; resolves once it does, with the URL served. */
+function listenOn(server: Server, options: ServeOptions): Promise<RunningServer> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => {
+      server.off('error', reject);
+      const address = server.address() as AddressInfo;
+      const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+      resolve({
+        server,
+        url: `${options.tls ? 'https' : 'http'}://${host}:${address.port}`,
+        close: () =>
+          new Promise((done) => {
+            server.close(() => done());
+            server.closeIdleConnections();
+          }),
+      });
+    });
+  });
+}
+
+/** How the server answers a request, in named steps: who calls and how often, what is answered at once, the body, the engine. */
+class Requests {
+  private readonly limit: number;
+  readonly observe: ServeOptions['observe'];
   /** Large bodies in flight per key lineage (LARGE_BODIES_PER_KEY). */
-  const largeBodies = new Map<string, number>();
-  const tls = options.tls;
+  private readonly largeBodies = new Map<string, number>();
+
+  constructor(
+    private readonly engine: Engine,
+    private readonly options: ServeOptions,
+  ) {
+    this.limit = options.maxBodyBytes ?? MAX_BODY_BYTES;
+    this.observe = options.observe ?? (globalThis as { [PROCESS_OBSERVER]?: ServeOptions['observe'] })[PROCESS_OBSERVER];
+  }
+
   // Nothing a client sends may stop the server: whatever escapes the handling is a 400 or a 500.
-  const listener: RequestListener = (req, res) => {
+  readonly listener: RequestListener = (req, res) => {
     try {
-      handle(req, res);
+      this.handle(req, res);
     } catch {
       req.resume();
       if (!res.headersSent) send(res, error(500, { error: 'internal_error', message: 'The server failed to process the request', request_id: newId('req_') }));
     }
   };
+
   /** One request: its id, what an observer is told of it, and how it is answered (limit headers on every answer). */
-  const callOf = (req: IncomingMessage, res: ServerResponse): Call => {
+  private callOf(req: IncomingMessage, res: ServerResponse): Call {
     const started = performance.now();
     const method = (req.method ?? 'GET').toUpperCase();
     let url: URL | undefined;
@@ -206,6 +275,7 @@ export function startServer(engine: Engine, options: ServeOptions): Promise<Runn
       url = undefined;
     }
     let status = 500;
+    const observe = this.observe;
     const call: Call = {
       req,
       res,
@@ -235,16 +305,60 @@ export function startServer(engine: Engine, options: ServeOptions): Promise<Runn
         });
       },
     };
-    res.on('finish', () => options.log(`${method} ${url?.pathname ?? '(not a path)'} ${status} ${(performance.now() - started).toFixed(1)}ms`));
+    res.on('finish', () => this.options.log(`${method} ${url?.pathname ?? '(not a path)'} ${status} ${(performance.now() - started).toFixed(1)}ms`));
     return call;
-  };
+  }
+
+  private handle(req: IncomingMessage, res: ServerResponse) {
+    const call = this.callOf(req, res);
+    const { method, url } = call;
+    const certificate = clientCertificate(req);
+    if (url && method === 'POST' && url.pathname.replace(/\/+$/, '') === '/oauth2/token' && this.options.tls?.clientCa)
+      return this.tokenRequest(call, url, certificate);
+    // The order (docs/client.md "Over the wire: choices"): who is calling, then count (429), then the route
+    // (404, 405), the key (401), the body (413, 415) and the scope (403). A caller with a valid key
+    // counts against its tier (and the endpoint's limit, for a route that exists), one without
+    // against its address, so that unknown routes and key guessing are limited too.
+    const authorization = header(req, 'authorization');
+    const bearer = authorization && /^Bearer\s+(\S+)$/i.exec(authorization)?.[1];
+    // With a client CA this is the production server: OAuth tokens only (docs/api.md "Authentication").
+    const oauthOnly = Boolean(this.options.tls?.clientCa);
+    const caller = this.engine.authenticate(bearer ? { bearer, certificate } : { apiKey: header(req, 'x-api-key'), certificate, oauthOnly });
+    const match = url && this.engine.route(method, url.pathname);
+    const route = match && 'route' in match ? match.route : undefined;
+    call.seen.route = route?.path;
+    const key = 'key' in caller ? caller.key : undefined;
+    if (!this.admitted(call, key, route)) return;
+    if (this.answeredAtOnce(call, match, caller) || !url || !key) return;
+    this.routedRequest(call, url, key);
+  }
+
+  /**
+   * The rate limits: false when the call was refused (429). Limits follow the credential's lineage:
+   * a rotated key, or another token of the same client, does not start with fresh windows.
+   */
+  private admitted(call: Call, key: KeyOf | undefined, route: { method: string; path: string; perMinute?: number | null } | undefined): boolean {
+    const { req, res } = call;
+    const limiter = this.options.limiter;
+    const verdict = key
+      ? limiter?.admit(key.lineage, TIERS[key.environment], route ? `${route.method} ${route.path}` : '(no route)', route?.perMinute ?? null)
+      : limiter?.admitAnonymous(req.socket.remoteAddress ?? 'unknown');
+    if (verdict && !verdict.allowed) {
+      call.refuse(verdict);
+      return false;
+    }
+    if (verdict && key) res.on('close', () => limiter?.release(key.lineage));
+    // Without limits (--no-rate-limit) the headers still go out, with the nominal unlimited figure.
+    call.limitHeaders = verdict?.headers ?? unlimitedHeaders(Date.now());
+    return true;
+  }
 
   /** POST /oauth2/token on the production server: limited per client certificate, like any other endpoint per key. */
-  const tokenRequest = (call: Call, url: URL, certificate: ReturnType<typeof clientCertificate>) => {
+  private tokenRequest(call: Call, url: URL, certificate: ReturnType<typeof clientCertificate>) {
     call.seen.route = '/oauth2/token';
-    const verdict = options.limiter?.admit(`oauth:${certificate?.fingerprint ?? 'none'}`, TIERS.production, 'POST /oauth2/token', 60);
+    const verdict = this.options.limiter?.admit(`oauth:${certificate?.fingerprint ?? 'none'}`, TIERS.production, 'POST /oauth2/token', 60);
     if (verdict && !verdict.allowed) return call.refuse(verdict);
-    if (verdict) options.limiter?.release(`oauth:${certificate?.fingerprint ?? 'none'}`);
+    if (verdict) this.options.limiter?.release(`oauth:${certificate?.fingerprint ?? 'none'}`);
     call.limitHeaders = verdict?.headers ?? unlimitedHeaders(Date.now());
     const { pathname: path, searchParams: query } = url;
     readBody(call.req, 64 * 1024)
@@ -253,18 +367,18 @@ export function startServer(engine: Engine, options: ServeOptions): Promise<Runn
         return call.reply(
           'notUtf8' in body
             ? notUtf8Body(body.notUtf8)
-            : engine.issueToken({ method: call.method, path, query, headers: {}, body: 'text' in body ? body.text : undefined }, certificate),
+            : this.engine.issueToken({ method: call.method, path, query, headers: {}, body: 'text' in body ? body.text : undefined }, certificate),
         );
       })
       .catch(() => call.reply(error(500, { error: 'internal_error', message: 'The server failed to issue a token', request_id: call.requestId })));
-  };
+  }
 
   /**
    * What is answered before any body is read: a target that is not a path, the OpenAPI document, a
    * route the table refuses (404, 405), a key refused (401), a query parameter that is not UTF-8.
    * True when it answered.
    */
-  const answeredAtOnce = (call: Call, match: ReturnType<Engine['route']> | undefined, caller: ReturnType<Engine['authenticate']>): boolean => {
+  private answeredAtOnce(call: Call, match: ReturnType<Engine['route']> | undefined, caller: ReturnType<Engine['authenticate']>): boolean {
     const { req, url } = call;
     const answer = (response: EngineResponse, type?: string) => {
       req.resume();
@@ -283,25 +397,27 @@ export function startServer(engine: Engine, options: ServeOptions): Promise<Runn
     const notUtf8Parameter = notUtf8QueryParameter(url.search);
     if (notUtf8Parameter !== undefined) return answer(error(400, { errors: [{ field: notUtf8Parameter, message: `is ${NOT_UTF8}` }] }));
     return false;
-  };
+  }
 
   /** At most LARGE_BODIES_PER_KEY large bodies in flight per key lineage; none counted without limits (--no-rate-limit, load tests). */
-  const admitLarge = (res: ServerResponse, key: KeyOf | undefined) => (): boolean => {
-    if (!key || !options.limiter) return true;
-    const lineage = key.lineage;
-    const running = largeBodies.get(lineage) ?? 0;
-    if (running >= LARGE_BODIES_PER_KEY) return false;
-    largeBodies.set(lineage, running + 1);
-    res.on('close', () => {
-      const left = (largeBodies.get(lineage) ?? 1) - 1;
-      if (left > 0) largeBodies.set(lineage, left);
-      else largeBodies.delete(lineage);
-    });
-    return true;
-  };
+  private admitLarge(res: ServerResponse, key: KeyOf | undefined): () => boolean {
+    return () => {
+      if (!key || !this.options.limiter) return true;
+      const lineage = key.lineage;
+      const running = this.largeBodies.get(lineage) ?? 0;
+      if (running >= LARGE_BODIES_PER_KEY) return false;
+      this.largeBodies.set(lineage, running + 1);
+      res.on('close', () => {
+        const left = (this.largeBodies.get(lineage) ?? 1) - 1;
+        if (left > 0) this.largeBodies.set(lineage, left);
+        else this.largeBodies.delete(lineage);
+      });
+      return true;
+    };
+  }
 
   /** A routed request of a caller with a key: its body read (413, 415, 429, not UTF-8), then the engine's answer (or a fault's). */
-  const routedRequest = (call: Call, url: URL, key: KeyOf) => {
+  private routedRequest(call: Call, url: URL, key: KeyOf) {
     const { req, res, method } = call;
     const { pathname: path, searchParams: query } = url;
     // A request with neither Content-Length nor Transfer-Encoding has no body (RFC 9112 section 6.3):
@@ -312,7 +428,7 @@ export function startServer(engine: Engine, options: ServeOptions): Promise<Runn
     const json = type === undefined || JSON_TYPES.test(type);
     (bodyless
       ? Promise.resolve<Body>({ text: '' })
-      : readBody(req, limit, { gauge: json ? new JsonDepthGauge() : undefined, admitLarge: admitLarge(res, key) })
+      : readBody(req, this.limit, { gauge: json ? new JsonDepthGauge() : undefined, admitLarge: this.admitLarge(res, key) })
     )
       .then((read) => {
         if ('tooMany' in read) {
@@ -327,7 +443,7 @@ export function startServer(engine: Engine, options: ServeOptions): Promise<Runn
         }
         if ('tooLarge' in read) {
           res.setHeader('connection', 'close');
-          return call.reply(error(413, { error: 'payload_too_large', message: `The request body is larger than ${limit / 1024 / 1024} MiB` }));
+          return call.reply(error(413, { error: 'payload_too_large', message: `The request body is larger than ${this.limit / 1024 / 1024} MiB` }));
         }
         if ('tooDeep' in read) return call.reply(error(400, { errors: [{ field: '', message: read.tooDeep }] }));
         if ('notUtf8' in read) return call.reply(notUtf8Body(read.notUtf8));
@@ -341,17 +457,17 @@ export function startServer(engine: Engine, options: ServeOptions): Promise<Runn
         const headers: Record<string, string | undefined> = {};
         for (const [k, v] of Object.entries(req.headers)) headers[k] = Array.isArray(v) ? v.join(', ') : v;
         // Links in answers use the scheme this server really serves, never one a client claims.
-        headers['x-forwarded-proto'] = tls ? 'https' : 'http';
+        headers['x-forwarded-proto'] = this.options.tls ? 'https' : 'http';
         // Every body that reaches here was counted for nesting as it arrived (a body that is not JSON was refused above).
         const work = (text: string | undefined) =>
-          engine.handle({ method, path, query, headers, body: text === '' ? undefined : text, depthChecked: true }, { key, text: true });
-        const fault = options.faults?.take(path);
+          this.engine.handle({ method, path, query, headers, body: text === '' ? undefined : text, depthChecked: true }, { key, text: true });
+        const fault = this.options.faults?.take(path);
         // Without a fault (every request but in a sandbox test), answered at once.
         if (!fault) return call.reply(work(body));
         return withFault(fault, body, work).then((outcome) => {
           if ('response' in outcome) return call.reply(outcome.response);
           // A dropped connection: the client sees a reset, before (drop) or after (lose-response) the work.
-          options.log(`${method} ${path} connection dropped (TPA_FAULT ${fault.kind})`);
+          this.options.log(`${method} ${path} connection dropped (TPA_FAULT ${fault.kind})`);
           res.socket?.destroy();
         });
       })
@@ -359,84 +475,7 @@ export function startServer(engine: Engine, options: ServeOptions): Promise<Runn
         if (!res.headersSent)
           call.reply(error(500, { error: 'internal_error', message: 'The server failed to process the request', request_id: call.requestId }));
       });
-  };
-
-  const handle: RequestListener = (req, res) => {
-    const call = callOf(req, res);
-    const { method, url } = call;
-    const certificate = clientCertificate(req);
-    if (url && method === 'POST' && url.pathname.replace(/\/+$/, '') === '/oauth2/token' && options.tls?.clientCa) return tokenRequest(call, url, certificate);
-    // The order (docs/client.md "Over the wire: choices"): who is calling, then count (429), then the route
-    // (404, 405), the key (401), the body (413, 415) and the scope (403). A caller with a valid key
-    // counts against its tier (and the endpoint's limit, for a route that exists), one without
-    // against its address, so that unknown routes and key guessing are limited too.
-    const authorization = header(req, 'authorization');
-    const bearer = authorization && /^Bearer\s+(\S+)$/i.exec(authorization)?.[1];
-    // With a client CA this is the production server: OAuth tokens only (docs/api.md "Authentication").
-    const oauthOnly = Boolean(tls?.clientCa);
-    const caller = engine.authenticate(bearer ? { bearer, certificate } : { apiKey: header(req, 'x-api-key'), certificate, oauthOnly });
-    const match = url && engine.route(method, url.pathname);
-    const route = match && 'route' in match ? match.route : undefined;
-    call.seen.route = route?.path;
-    const key = 'key' in caller ? caller.key : undefined;
-    // Limits follow the credential's lineage: a rotated key, or another token of the same client,
-    // does not start with fresh windows.
-    const verdict = key
-      ? options.limiter?.admit(key.lineage, TIERS[key.environment], route ? `${route.method} ${route.path}` : '(no route)', route?.perMinute ?? null)
-      : options.limiter?.admitAnonymous(req.socket.remoteAddress ?? 'unknown');
-    if (verdict && !verdict.allowed) return call.refuse(verdict);
-    if (verdict && key) res.on('close', () => options.limiter?.release(key.lineage));
-    // Without limits (--no-rate-limit) the headers still go out, with the nominal unlimited figure.
-    call.limitHeaders = verdict?.headers ?? unlimitedHeaders(Date.now());
-    if (answeredAtOnce(call, match, caller) || !url || !key) return;
-    routedRequest(call, url, key);
-  };
-  const server: Server = tls
-    ? createTlsServer(
-        {
-          cert: tls.cert,
-          key: tls.key,
-          ...(tls.clientCa ? { ca: tls.clientCa, requestCert: true, rejectUnauthorized: true } : {}),
-          // The contract (docs/api.md): TLS 1.3; 1.2 only for a legacy system, and then only forward-secret AEAD suites.
-          minVersion: tls.minVersion ?? 'TLSv1.3',
-          ...(tls.maxVersion ? { maxVersion: tls.maxVersion } : {}),
-          ciphers: TLS_CIPHERS,
-          honorCipherOrder: true,
-        },
-        listener,
-      )
-    : createServer(listener);
-  server.on('clientError', (err: ParserError, socket: Duplex) => answerUnparsed(engine, options, err, socket, observe));
-  // CONNECT (a proxy's tunnel) is handed to a listener of its own, never to the request handler:
-  // answered as a method the service does not serve, with the body and headers of every answer.
-  server.on('connect', (req: IncomingMessage, socket: Duplex) => {
-    const err: ParserError = Object.assign(new Error('CONNECT is not served'), {
-      code: 'CONNECT_METHOD',
-      rawPacket: Buffer.from(`CONNECT ${req.url ?? ''} HTTP/1.1\r\n`, 'latin1'),
-    });
-    answerUnparsed(engine, options, err, socket, observe);
-  });
-  // Slow or abandoned clients must not hold connections forever.
-  server.headersTimeout = 20_000;
-  server.requestTimeout = 60_000;
-  server.keepAliveTimeout = 5_000;
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host, () => {
-      server.off('error', reject);
-      const address = server.address() as AddressInfo;
-      const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-      resolve({
-        server,
-        url: `${tls ? 'https' : 'http'}://${host}:${address.port}`,
-        close: () =>
-          new Promise((done) => {
-            server.close(() => done());
-            server.closeIdleConnections();
-          }),
-      });
-    });
-  });
+  }
 }
 
 /** What an observer is given of one exchange: the request as read (no route when none answered), and the answer as sent. */
@@ -453,7 +492,7 @@ type ParserError = Error & { code?: string; rawPacket?: Buffer };
 /** The key a request was made with. */
 type KeyOf = Extract<ReturnType<Engine['authenticate']>, { key: unknown }>['key'];
 
-/** One request being answered (startServer's callOf). */
+/** One request being answered (Requests.callOf). */
 interface Call {
   req: IncomingMessage;
   res: ServerResponse;

@@ -1,6 +1,7 @@
 // docs/design.md "Layers": dependencies flow one way, cli → client → (server | engine) → domain, and
 // renderers take data and a description of the terminal, never the CLI's context. Read from the
 // imports of every source file (static and dynamic), not by eye.
+// The length of functions (none over 80 lines in cli/, client/, server/, jobs/): function-length.test.ts.
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve, dirname } from 'node:path';

@@ -27,7 +27,7 @@ import {
   write999,
   writeTa1,
 } from '../../../domain/x12-ack.js';
-import { ENVELOPE_REFUSAL, element, ISA_LENGTH } from '../../../domain/x12-837.js';
+import { ENVELOPE_REFUSAL, type EnvelopeReport, element, ISA_LENGTH, type X12Segment } from '../../../domain/x12-837.js';
 import { UsageError } from '../../../errors.js';
 import { oneLine } from '../../../render/screen.js';
 import type { Context } from '../../context.js';
@@ -139,138 +139,175 @@ async function outline(path: string): Promise<Outline> {
     return { file: { interchanges: [], unreadable: { message: problem, control: /^\d{9}$/.test(control) ? control : '000000000' } }, claims: [] };
   }
   const report = await envelopeReport(path);
-  const file: ReceivedFile = { interchanges: [] };
-  const claims: Outline['claims'] = [];
-  const setsByOrdinal = new Map<number, { set: AckTransactionSet; group: AckGroup | undefined; interchange: AckInterchange | undefined }>();
-  let isa: AckInterchange | undefined;
-  let gs: AckGroup | undefined;
-  let st: AckTransactionSet | undefined;
-  let ordinal = 0;
-  let position = 0;
-  let readable = false;
-  let header: Record<string, number> = {};
+  const reader = new OutlineReader();
+  if (!report.fatal) for await (const s of fileSegments(path)) reader.read(s);
+  return reader.finish(report);
+}
+
+/** The outline of one file, segment by segment (outline). */
+class OutlineReader {
+  readonly file: ReceivedFile = { interchanges: [] };
+  readonly claims: Outline['claims'] = [];
+  private readonly setsByOrdinal = new Map<number, { set: AckTransactionSet; group: AckGroup | undefined; interchange: AckInterchange | undefined }>();
+  private isa: AckInterchange | undefined;
+  private gs: AckGroup | undefined;
+  private st: AckTransactionSet | undefined;
+  private ordinal = 0;
+  private position = 0;
+  private readable = false;
+  private header: Record<string, number> = {};
   // The header's segments said twice in one HL (a second NM1*IL, SBR, DMG…), and where the last HL is.
-  let twice: Record<string, true> = {};
-  let hlAt = 0;
-  let names: Record<string, ClaimPlaces['patientName']> = {};
-  let claim: ClaimPlaces | undefined;
-  let loop = '';
-  let loops: Record<number, string> = {};
-  let institutional = false;
-  let bhtSeen = false;
+  private twice: Record<string, true> = {};
+  private hlAt = 0;
+  private names: Record<string, ClaimPlaces['patientName']> = {};
+  private claim: ClaimPlaces | undefined;
+  private loop = '';
+  private loops: Record<number, string> = {};
+  private institutional = false;
+  private bhtSeen = false;
   // An interchange of other delimiters than the first is not read (the readers say why): its ISA is
   // kept for its TA1, its segments skipped up to the next ISA.
-  let foreign = false;
-  if (!report.fatal)
-    for await (const s of fileSegments(path)) {
-      const name = s.name;
-      if (name === '' && s['1'] === undefined) continue;
-      if (name.startsWith('ISA') && name.length >= 105 && !/[A-Za-z0-9 ]/.test(name[3]!)) {
-        const e = name.split(name[3]!);
-        isa = {
-          senderQualifier: e[5] ?? '',
-          sender: (e[6] ?? '').trim(),
-          receiverQualifier: e[7] ?? '',
-          receiver: (e[8] ?? '').trim(),
-          date: e[9] ?? '',
-          time: e[10] ?? '',
-          control: e[13] ?? '',
-          ackRequested: e[14] === '1',
-          usage: e[15] ?? '',
-          problems: [],
-          groups: [],
-        };
-        file.interchanges.push(isa);
-        gs = st = claim = undefined;
-        foreign = true;
-        continue;
-      }
-      if (name !== 'ISA' && foreign) continue;
-      if (name === 'ISA') {
-        foreign = false;
-        isa = {
-          senderQualifier: element(s, 5),
-          sender: element(s, 6).trim(),
-          receiverQualifier: element(s, 7),
-          receiver: element(s, 8).trim(),
-          date: element(s, 9),
-          time: element(s, 10),
-          control: element(s, 13),
-          ackRequested: element(s, 14) === '1',
-          usage: element(s, 15),
-          problems: [],
-          groups: [],
-        };
-        file.interchanges.push(isa);
-        gs = st = claim = undefined;
-        continue;
-      }
-      if (name === 'GS') {
-        gs = {
-          functionalId: element(s, 1),
-          sender: element(s, 2),
-          receiver: element(s, 3),
-          control: element(s, 6),
-          version: element(s, 8),
-          problems: [],
-          sets: [],
-        };
-        isa?.groups.push(gs);
-        continue;
-      }
-      if (name === 'ST') {
-        ordinal++;
-        const version = element(s, 3) || gs?.version || '';
-        st = { id: element(s, 1), control: element(s, 2), version, bht03: '', problems: [], segmentErrors: [], claims: [] };
-        gs?.sets.push(st);
-        setsByOrdinal.set(ordinal, { set: st, group: gs, interchange: isa });
-        readable = element(s, 1) === '837' && (version.includes('X222') || version.includes('X223'));
-        position = 1;
-        header = {};
-        twice = {};
-        hlAt = 0;
-        names = {};
-        claim = undefined;
-        loop = '';
-        loops = {};
-        institutional = version.includes('X223');
-        bhtSeen = false;
-        continue;
-      }
-      if (name === 'SE') {
-        st = claim = undefined;
-        continue;
-      }
-      if (name === 'GE' || name === 'IEA' || !st) continue;
-      position++;
-      if (!readable) continue;
-      const key = QUALIFIED.has(name) ? `${name}*${element(s, 1)}` : name;
-      loop = nextLoop(loop, name, element(s, 1), element(s, 3), institutional);
-      if (loop !== '') loops[position] = loop;
-      // The set's reference is its first BHT's: a second one (refused) changes nothing the 277CA echoes.
-      if (name === 'BHT' && !bhtSeen) st.bht03 = element(s, 3);
-      if (name === 'BHT') bhtSeen = true;
-      if (name === 'HL') claim = undefined;
-      // A subscriber's HL begins another patient: a dependent's name of the one before is not theirs.
-      if (name === 'HL' && element(s, 3) === '22') delete names['NM1*QC'];
-      if (key === 'NM1*IL' || key === 'NM1*QC') names[key] = { last: element(s, 3), first: element(s, 4), middle: element(s, 5) };
-      if (name === 'CLM') {
-        const patientName = names['NM1*QC'] ?? names['NM1*IL'];
-        claim = { clm: position, header: { ...header }, twice: { ...twice }, segments: [['CLM', position]], loops, ...(patientName ? { patientName } : {}) };
-        claims.push({ set: st, places: claim });
-        continue;
-      }
-      if (claim) claim.segments.push([key, position]);
-      else {
-        if (name === 'HL') hlAt = position;
-        else if (header[key] !== undefined && header[key] > hlAt) twice[key] = true;
-        else delete twice[key];
-        header[key] = position;
-      }
+  private foreign = false;
+
+  read(s: X12Segment) {
+    const name = s.name;
+    if (name === '' && s['1'] === undefined) return;
+    if (name.startsWith('ISA') && name.length >= 105 && !/[A-Za-z0-9 ]/.test(name[3]!)) return this.foreignInterchange(name);
+    if (name !== 'ISA' && this.foreign) return;
+    if (name === 'ISA') return this.interchange(s);
+    if (name === 'GS') return this.group(s);
+    if (name === 'ST') return this.transactionSet(s);
+    if (name === 'SE') {
+      this.st = this.claim = undefined;
+      return;
     }
-  // The envelope's problems (the first reading's), on the interchange, group or set they concern.
-  const attach = (place: string, message: string, t: number | undefined) => {
-    const at = t === undefined ? undefined : setsByOrdinal.get(t);
+    if (name === 'GE' || name === 'IEA' || !this.st) return;
+    this.position++;
+    if (this.readable) this.inSet(s, this.st);
+  }
+
+  private foreignInterchange(name: string): void {
+    const e = name.split(name[3]!);
+    this.isa = {
+      senderQualifier: e[5] ?? '',
+      sender: (e[6] ?? '').trim(),
+      receiverQualifier: e[7] ?? '',
+      receiver: (e[8] ?? '').trim(),
+      date: e[9] ?? '',
+      time: e[10] ?? '',
+      control: e[13] ?? '',
+      ackRequested: e[14] === '1',
+      usage: e[15] ?? '',
+      problems: [],
+      groups: [],
+    };
+    this.file.interchanges.push(this.isa);
+    this.gs = this.st = this.claim = undefined;
+    this.foreign = true;
+  }
+
+  private interchange(s: X12Segment): void {
+    this.foreign = false;
+    this.isa = {
+      senderQualifier: element(s, 5),
+      sender: element(s, 6).trim(),
+      receiverQualifier: element(s, 7),
+      receiver: element(s, 8).trim(),
+      date: element(s, 9),
+      time: element(s, 10),
+      control: element(s, 13),
+      ackRequested: element(s, 14) === '1',
+      usage: element(s, 15),
+      problems: [],
+      groups: [],
+    };
+    this.file.interchanges.push(this.isa);
+    this.gs = this.st = this.claim = undefined;
+  }
+
+  private group(s: X12Segment): void {
+    this.gs = {
+      functionalId: element(s, 1),
+      sender: element(s, 2),
+      receiver: element(s, 3),
+      control: element(s, 6),
+      version: element(s, 8),
+      problems: [],
+      sets: [],
+    };
+    this.isa?.groups.push(this.gs);
+  }
+
+  private transactionSet(s: X12Segment): void {
+    this.ordinal++;
+    const version = element(s, 3) || this.gs?.version || '';
+    this.st = { id: element(s, 1), control: element(s, 2), version, bht03: '', problems: [], segmentErrors: [], claims: [] };
+    this.gs?.sets.push(this.st);
+    this.setsByOrdinal.set(this.ordinal, { set: this.st, group: this.gs, interchange: this.isa });
+    this.readable = element(s, 1) === '837' && (version.includes('X222') || version.includes('X223'));
+    this.position = 1;
+    this.header = {};
+    this.twice = {};
+    this.hlAt = 0;
+    this.names = {};
+    this.claim = undefined;
+    this.loop = '';
+    this.loops = {};
+    this.institutional = version.includes('X223');
+    this.bhtSeen = false;
+  }
+
+  /** A segment of a readable 837 set: its loop, the set's BHT03, a claim begun, or a place noted in the claim or the header. */
+  private inSet(s: X12Segment, st: AckTransactionSet): void {
+    const name = s.name;
+    const position = this.position;
+    const key = QUALIFIED.has(name) ? `${name}*${element(s, 1)}` : name;
+    this.loop = nextLoop(this.loop, name, element(s, 1), element(s, 3), this.institutional);
+    if (this.loop !== '') this.loops[position] = this.loop;
+    // The set's reference is its first BHT's: a second one (refused) changes nothing the 277CA echoes.
+    if (name === 'BHT' && !this.bhtSeen) st.bht03 = element(s, 3);
+    if (name === 'BHT') this.bhtSeen = true;
+    if (name === 'HL') this.claim = undefined;
+    // A subscriber's HL begins another patient: a dependent's name of the one before is not theirs.
+    if (name === 'HL' && element(s, 3) === '22') delete this.names['NM1*QC'];
+    if (key === 'NM1*IL' || key === 'NM1*QC') this.names[key] = { last: element(s, 3), first: element(s, 4), middle: element(s, 5) };
+    if (name === 'CLM') {
+      const patientName = this.names['NM1*QC'] ?? this.names['NM1*IL'];
+      this.claim = {
+        clm: position,
+        header: { ...this.header },
+        twice: { ...this.twice },
+        segments: [['CLM', position]],
+        loops: this.loops,
+        ...(patientName ? { patientName } : {}),
+      };
+      this.claims.push({ set: st, places: this.claim });
+      return;
+    }
+    if (this.claim) this.claim.segments.push([key, position]);
+    else {
+      if (name === 'HL') this.hlAt = position;
+      else if (this.header[key] !== undefined && this.header[key] > this.hlAt) this.twice[key] = true;
+      else delete this.twice[key];
+      this.header[key] = position;
+    }
+  }
+
+  /** The outline, with the envelope's problems (the first reading's) on the interchange, group or set they concern. */
+  finish(report: EnvelopeReport): Outline {
+    const file = this.file;
+    if (report.fatal) {
+      if (file.interchanges.length === 0) file.unreadable = { message: `${report.fatal.place}: ${report.fatal.message}`, control: '000000000' };
+    }
+    for (const [t, problems] of report.byTransaction) for (const p of problems) this.attach(p.place, p.message, t);
+    for (const p of report.loose) this.attach(p.place, p.message, undefined);
+    if (file.interchanges.length === 0 && !file.unreadable) file.unreadable = { message: 'holds no interchange (ISA)', control: '000000000' };
+    return { file, claims: this.claims };
+  }
+
+  private attach(place: string, message: string, t: number | undefined): void {
+    const file = this.file;
+    const at = t === undefined ? undefined : this.setsByOrdinal.get(t);
     const isaAt = /^ISA (\S+)/.exec(place)?.[1];
     const interchange = (isaAt !== undefined ? file.interchanges.find((i) => i.control === isaAt) : undefined) ?? at?.interchange ?? file.interchanges[0];
     if (/ST \S+$/.test(place)) {
@@ -287,14 +324,7 @@ async function outline(path: string): Promise<Outline> {
       if (group) return;
     }
     if (interchange && !interchange.problems.some((p) => p.message === message)) interchange.problems.push({ code: interchangeCode(message), message });
-  };
-  if (report.fatal) {
-    if (file.interchanges.length === 0) file.unreadable = { message: `${report.fatal.place}: ${report.fatal.message}`, control: '000000000' };
   }
-  for (const [t, problems] of report.byTransaction) for (const p of problems) attach(p.place, p.message, t);
-  for (const p of report.loose) attach(p.place, p.message, undefined);
-  if (file.interchanges.length === 0 && !file.unreadable) file.unreadable = { message: 'holds no interchange (ISA)', control: '000000000' };
-  return { file, claims };
 }
 
 /** IK502 of a transaction set's envelope problem. */
@@ -597,99 +627,126 @@ export class AckRecorder {
 
   /** Writes each file's acknowledgments; returns how many were written. */
   async finish(createdAt: string): Promise<void> {
-    const { nextControlNumber } = await import('../../../jobs/remit.js');
-    const { replaceWhole } = await import('../../../files/write-whole.js');
     if (this.files.length === 0) this.ctx.note('--ack: no X12 837 among the claims read, so no acknowledgments were written (they answer 837s)');
     for (const path of this.files) {
       const { file, claims } = await outline(path);
-      const mine = this.noted.filter((n) => n.path === path);
-      // The n-th claim given is the n-th CLM of the outline.
-      const waiting: string[] = [];
-      for (const [i, n] of mine.entries()) {
-        const at = claims[i];
-        if (!at || !n.facts) continue;
-        if (!n.verdict) {
-          if (this.mode === 'submit') waiting.push(n.facts.clm01);
-          continue;
-        }
-        const patient = { ...n.facts.patient, ...(at.places.patientName ?? {}) };
-        // A patient the 837 names without a member id (a dependent): the one the engine resolved.
-        if (patient.memberId === null && n.verdict.encounterId) patient.memberId = await this.memberOf(n.verdict.encounterId);
-        at.set.claims.push({ ...n.facts, patient, verdict: n.verdict });
-        for (const e of [...(n.item.errors ?? []), ...(n.own ?? [])]) {
-          // The envelope's refusal is the set's (IK5), and one of the batch's (the same identity twice,
-          // no field and no segment) no segment's: every other problem tpa found is an IK3, at its segment, else the claim's CLM.
-          // A refusal of the set by a segment within it (a second BHT) is that segment's IK3 as well.
-          if (e.message.startsWith(ENVELOPE_REFUSAL)) {
-            const se = e.segment ? segmentError(at.places, e.segment, e.message) : undefined;
-            if (se && !at.set.segmentErrors.some((x) => x.position === se.position && x.message === se.message)) at.set.segmentErrors.push(se);
-            continue;
-          }
-          if (!e.segment && !e.field) continue;
-          const se = (e.segment ? segmentError(at.places, e.segment, e.message) : undefined) ?? {
-            segment: 'CLM',
-            position: at.places.clm,
-            loop: '2300',
-            code: 'I9',
-            message: e.message,
-          };
-          if (!at.set.segmentErrors.some((x) => x.position === se.position && x.message === se.message)) at.set.segmentErrors.push(se);
-        }
-      }
+      const waiting = await this.placeVerdicts(path, claims);
       if (waiting.length > 0)
         this.ctx.note(
           `acknowledgments of ${oneLine(path)}: ${waiting.length === 1 ? 'claim' : 'claims'} ${waiting.map(oneLine).join(', ')} not in the 277CA: ${waiting.length === 1 ? 'its' : 'their'} answer is not known (not answered, failed or not reached); run the same command again and its acknowledgment comes with it`,
         );
-      const made: { suffix: string; text: string; json: Record<string, unknown> | Record<string, unknown>[] }[] = [];
-      const parts = byUsage(file);
-      // Each acknowledgment a part of the file gets takes a control number, and is written once.
-      const add = async (
-        suffix: string,
-        applies: (part: ReceivedFile) => boolean,
-        write: (part: ReceivedFile, env: AckEnvelope) => { text: string; json: Record<string, unknown> },
-      ) => {
-        const texts: string[] = [];
-        const jsons: Record<string, unknown>[] = [];
-        for (const part of parts) {
-          if (!applies(part.file)) continue;
-          const out = write(part.file, { controlNumber: await nextControlNumber(this.ctx.paths.dataDir), createdAt, usage: part.usage });
-          texts.push(out.text);
-          jsons.push(out.json);
-        }
-        // One acknowledgment interchange per usage (ISA15): its JSON one object, several an array.
-        if (texts.length > 0) made.push({ suffix, text: texts.join(''), json: jsons.length === 1 ? jsons[0]! : jsons });
-      };
-      await add('ta1', hasTa1, (f, env) => ({ text: writeTa1(f, env)!, json: ta1Json(f, env)! }));
-      await add('999', has999, (f, env) => ({ text: write999(f, env), json: ack999Json(f, env) }));
-      await add('277ca', has277ca, (f, env) => ({ text: write277ca(f, env), json: ack277Json(f, env) }));
-      if (this.target.kind === 'stdout') {
-        if (this.ctx.format === 'json' && this.ctx.formatChosen)
-          this.ctx.io.stdout.write(
-            `${JSON.stringify(
-              made.flatMap((m) => (Array.isArray(m.json) ? m.json : [m.json])),
-              null,
-              2,
-            )}\n`,
-          );
-        else for (const m of made) this.ctx.io.stdout.write(m.text);
-        continue;
-      }
-      const written: string[] = [];
-      for (const m of made) {
-        const name = join(this.target.dir, `${basename(path)}.${m.suffix}`);
-        try {
-          replaceWhole(name, m.text);
-          replaceWhole(`${name}.json`, `${JSON.stringify(m.json, null, 2)}\n`);
-        } catch (err) {
-          throw new UsageError(`cannot write ${name}: ${(err as Error).message}; the acknowledgments of ${oneLine(path)} are not all written`);
-        }
-        written.push(`${basename(name)}`);
-      }
-      this.ctx.note(
-        `acknowledgments of ${oneLine(path)}${this.mode === 'validate' ? ' (validate: nothing was sent)' : ''}: ${written.join(', ')} (and .json) in ${oneLine(this.target.dir)}`,
-      );
+      const made = await this.acknowledgments(file, createdAt);
+      if (this.target.kind === 'stdout') this.print(made);
+      else await this.write(path, this.target.dir, made);
     }
   }
+
+  /**
+   * Each claim noted in a file, with its verdict, into its transaction set of the outline (the n-th
+   * claim given is the n-th CLM of the outline); returns the CLM01s of the claims whose answer is not known.
+   */
+  private async placeVerdicts(path: string, claims: Outline['claims']): Promise<string[]> {
+    const mine = this.noted.filter((n) => n.path === path);
+    const waiting: string[] = [];
+    for (const [i, n] of mine.entries()) {
+      const at = claims[i];
+      if (!at || !n.facts) continue;
+      if (!n.verdict) {
+        if (this.mode === 'submit') waiting.push(n.facts.clm01);
+        continue;
+      }
+      const patient = { ...n.facts.patient, ...(at.places.patientName ?? {}) };
+      // A patient the 837 names without a member id (a dependent): the one the engine resolved.
+      if (patient.memberId === null && n.verdict.encounterId) patient.memberId = await this.memberOf(n.verdict.encounterId);
+      at.set.claims.push({ ...n.facts, patient, verdict: n.verdict });
+      for (const e of [...(n.item.errors ?? []), ...(n.own ?? [])]) placeProblem(at, e);
+    }
+    return waiting;
+  }
+
+  /** The TA1, 999 and 277CA of a file, each part (by usage) taking its control number. */
+  private async acknowledgments(file: ReceivedFile, createdAt: string): Promise<Made[]> {
+    const { nextControlNumber } = await import('../../../jobs/remit.js');
+    const made: Made[] = [];
+    const parts = byUsage(file);
+    // Each acknowledgment a part of the file gets takes a control number, and is written once.
+    const add = async (
+      suffix: string,
+      applies: (part: ReceivedFile) => boolean,
+      write: (part: ReceivedFile, env: AckEnvelope) => { text: string; json: Record<string, unknown> },
+    ) => {
+      const texts: string[] = [];
+      const jsons: Record<string, unknown>[] = [];
+      for (const part of parts) {
+        if (!applies(part.file)) continue;
+        const out = write(part.file, { controlNumber: await nextControlNumber(this.ctx.paths.dataDir), createdAt, usage: part.usage });
+        texts.push(out.text);
+        jsons.push(out.json);
+      }
+      // One acknowledgment interchange per usage (ISA15): its JSON one object, several an array.
+      if (texts.length > 0) made.push({ suffix, text: texts.join(''), json: jsons.length === 1 ? jsons[0]! : jsons });
+    };
+    await add('ta1', hasTa1, (f, env) => ({ text: writeTa1(f, env)!, json: ta1Json(f, env)! }));
+    await add('999', has999, (f, env) => ({ text: write999(f, env), json: ack999Json(f, env) }));
+    await add('277ca', has277ca, (f, env) => ({ text: write277ca(f, env), json: ack277Json(f, env) }));
+    return made;
+  }
+
+  private print(made: Made[]): void {
+    if (this.ctx.format === 'json' && this.ctx.formatChosen)
+      this.ctx.io.stdout.write(
+        `${JSON.stringify(
+          made.flatMap((m) => (Array.isArray(m.json) ? m.json : [m.json])),
+          null,
+          2,
+        )}\n`,
+      );
+    else for (const m of made) this.ctx.io.stdout.write(m.text);
+  }
+
+  private async write(path: string, dir: string, made: Made[]): Promise<void> {
+    const { replaceWhole } = await import('../../../files/write-whole.js');
+    const written: string[] = [];
+    for (const m of made) {
+      const name = join(dir, `${basename(path)}.${m.suffix}`);
+      try {
+        replaceWhole(name, m.text);
+        replaceWhole(`${name}.json`, `${JSON.stringify(m.json, null, 2)}\n`);
+      } catch (err) {
+        throw new UsageError(`cannot write ${name}: ${(err as Error).message}; the acknowledgments of ${oneLine(path)} are not all written`);
+      }
+      written.push(`${basename(name)}`);
+    }
+    this.ctx.note(
+      `acknowledgments of ${oneLine(path)}${this.mode === 'validate' ? ' (validate: nothing was sent)' : ''}: ${written.join(', ')} (and .json) in ${oneLine(dir)}`,
+    );
+  }
+}
+
+/** One acknowledgment of a file: its suffix (ta1, 999, 277ca), its X12 and its JSON. */
+type Made = { suffix: string; text: string; json: Record<string, unknown> | Record<string, unknown>[] };
+
+/**
+ * A problem tpa found in a claim, on its transaction set. The envelope's refusal is the set's (IK5),
+ * and one of the batch's (the same identity twice, no field and no segment) no segment's: every
+ * other problem is an IK3, at its segment, else the claim's CLM. A refusal of the set by a segment
+ * within it (a second BHT) is that segment's IK3 as well.
+ */
+function placeProblem(at: Outline['claims'][number], e: PlacedProblem): void {
+  if (e.message.startsWith(ENVELOPE_REFUSAL)) {
+    const se = e.segment ? segmentError(at.places, e.segment, e.message) : undefined;
+    if (se && !at.set.segmentErrors.some((x) => x.position === se.position && x.message === se.message)) at.set.segmentErrors.push(se);
+    return;
+  }
+  if (!e.segment && !e.field) return;
+  const se = (e.segment ? segmentError(at.places, e.segment, e.message) : undefined) ?? {
+    segment: 'CLM',
+    position: at.places.clm,
+    loop: '2300',
+    code: 'I9',
+    message: e.message,
+  };
+  if (!at.set.segmentErrors.some((x) => x.position === se.position && x.message === se.message)) at.set.segmentErrors.push(se);
 }
 
 /**

@@ -103,15 +103,28 @@ export async function checkClaims(
     checker?.close();
   }
   if (notChecked) ctx.note(notChecked);
-  const total = valid + invalid;
   const exitCode = invalid > 0 ? EXIT.USAGE : EXIT.OK;
-  if (!table) {
+  await summary(ctx, mode, { valid, invalid, chargesCents, notInFull: checker && !notChecked ? notInFull : undefined });
+  return { exitCode };
+}
+
+/**
+ * The counts of a check: on a terminal, a summary on stdout; elsewhere, on stderr. `notInFull`: the
+ * valid claims the engine would not pay in full, when the engine checked them all.
+ */
+async function summary(
+  ctx: Context,
+  mode: 'validate' | 'dry-run',
+  { valid, invalid, chargesCents, notInFull }: { valid: number; invalid: number; chargesCents: number; notInFull: number | undefined },
+): Promise<void> {
+  const total = valid + invalid;
+  if (ctx.format !== 'table') {
     ctx.note(
       mode === 'validate'
-        ? `${claims(total)}: ${count(valid)} valid, ${count(invalid)} invalid${checker && !notChecked ? `; ${count(notInFull)} the engine would not pay in full` : ''}`
+        ? `${claims(total)}: ${count(valid)} valid, ${count(invalid)} invalid${notInFull !== undefined ? `; ${count(notInFull)} the engine would not pay in full` : ''}`
         : `would send ${claims(valid)} (charges ${formatCentsGrouped(chargesCents)})${invalid > 0 ? `; ${count(invalid)} invalid, not sent` : ''}; nothing was sent`,
     );
-    return { exitCode };
+    return;
   }
   const t = await tableTools(ctx.color, terminalWidth(ctx.io.stdout));
   const counts = t.table(
@@ -119,10 +132,9 @@ export async function checkClaims(
     [
       [mode === 'validate' ? 'Valid' : 'Valid, would be sent', count(valid)],
       [mode === 'validate' ? 'Invalid' : 'Invalid, would not be sent', count(invalid)],
-      ...(checker && !notChecked ? [['Valid, not paid in full (engine)', count(notInFull)]] : []),
+      ...(notInFull !== undefined ? [['Valid, not paid in full (engine)', count(notInFull)]] : []),
     ],
   );
   const head = mode === 'validate' ? `${claims(total)} checked` : `Would send ${claims(valid)}; nothing was sent (-o ndjson prints them as they would be sent)`;
   ctx.io.stdout.write(`${head}\n${counts}\n${t.keyValues([['Charges', formatCentsGrouped(chargesCents)]])}\n`);
-  return { exitCode };
 }

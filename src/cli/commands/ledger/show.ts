@@ -73,32 +73,7 @@ function detailTable(t: TableTools, d: LedgerDetail, missingAeob: boolean): stri
       ['Balance', `${t.amount(f.balance?.running_balance)} (${f.balance?.status ?? '—'})`],
     ]),
     h('Service lines'),
-    t.table(
-      [
-        '#',
-        'CPT',
-        'Description',
-        'Provider',
-        { header: 'Charge', align: 'right' },
-        { header: 'Allowed', align: 'right' },
-        { header: 'Patient', align: 'right' },
-        { header: 'Benefit', align: 'right' },
-        'Status',
-      ],
-      d.service_lines.map((l) => [
-        String(l.sequence),
-        // With its modifiers as they are written on a claim form: 88305-59.
-        // A revenue-code-only line has no procedure code: its revenue code instead.
-        [l.cpt_code ?? `rev ${l.revenue_code ?? ''}`, ...(l.modifiers ?? [])].join('-'),
-        l.cpt_description,
-        `${l.provider_role ?? '—'} ${l.provider_npi ?? ''}`,
-        t.amount(l.submitted_charge),
-        t.amount(l.allowed_amount),
-        t.amount(l.patient_responsibility),
-        t.amount(l.benefit_amount),
-        l.denial_code ? `${t.status(l.status)} ${[l.denial_code, ...(l.remark_codes ?? [])].join(' ')}` : t.status(l.status),
-      ]),
-    ),
+    serviceLinesTable(t, d.service_lines),
     h('Reconciliation'),
     t.keyValues([
       ['Match', t.status(d.reconciliation.claim_match_status)],
@@ -113,4 +88,33 @@ function detailTable(t: TableTools, d: LedgerDetail, missingAeob: boolean): stri
       ['Settlement record', d.reconciliation.settlement_record_id ?? '—'],
     ]),
   ].join('\n');
+}
+
+function serviceLinesTable(t: TableTools, lines: LedgerDetail['service_lines']): string {
+  return t.table(
+    [
+      '#',
+      'CPT',
+      'Description',
+      'Provider',
+      { header: 'Charge', align: 'right' },
+      { header: 'Allowed', align: 'right' },
+      { header: 'Patient', align: 'right' },
+      { header: 'Benefit', align: 'right' },
+      'Status',
+    ],
+    lines.map((l) => [
+      String(l.sequence),
+      // With its modifiers as they are written on a claim form: 88305-59.
+      // A revenue-code-only line has no procedure code: its revenue code instead.
+      [l.cpt_code ?? `rev ${l.revenue_code ?? ''}`, ...(l.modifiers ?? [])].join('-'),
+      l.cpt_description,
+      `${l.provider_role ?? '—'} ${l.provider_npi ?? ''}`,
+      t.amount(l.submitted_charge),
+      t.amount(l.allowed_amount),
+      t.amount(l.patient_responsibility),
+      t.amount(l.benefit_amount),
+      l.denial_code ? `${t.status(l.status)} ${[l.denial_code, ...(l.remark_codes ?? [])].join(' ')}` : t.status(l.status),
+    ]),
+  );
 }

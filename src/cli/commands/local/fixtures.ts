@@ -36,8 +36,9 @@ export const fixtures = verb({
   },
 });
 
+const s = (v: unknown) => (v === null || v === undefined ? '—' : String(v));
+
 function fixturesTable(t: TableTools, f: Record<string, Row[]>): string {
-  const s = (v: unknown) => (v === null || v === undefined ? '—' : String(v));
   const h = (title: string) => t.c.bold(title);
   return [
     h('Providers'),
@@ -48,57 +49,11 @@ function fixturesTable(t: TableTools, f: Record<string, Row[]>): string {
     ),
     '',
     h('Contracts'),
-    t.table(
-      // A contract a line: on a narrow terminal its number, group, bundle, rate type and dates give way; its codes are never cut.
-      [
-        'Contract id',
-        { header: 'Number', drop: 1 },
-        'NPI',
-        { header: 'Group', drop: 2 },
-        { header: 'Rate type', drop: 4 },
-        { header: 'Bundle', drop: 3 },
-        { header: 'Effective', whole: true, drop: 5 },
-        { header: 'Codes', whole: true },
-      ],
-      f.contracts!.map((c) => [
-        s(c.contract_id),
-        s(c.contract_number),
-        s(c.npi),
-        s(c.group_id),
-        s(c.rate_type),
-        s(c.bundle_type),
-        `${s(c.effective_date)} → ${c.termination_date === null ? 'open' : s(c.termination_date)}`,
-        (c.codes as Row[]).map((r) => `${s(r.cpt_code)}${r.requires_preauthorization ? '*' : ''}`).join(' '),
-      ]),
-      { list: true },
-    ),
+    contractsTable(t, f.contracts!),
     wrapProse('  * needs a preauthorization reference in supportingInfo, else the claim is pended', t.width),
     '',
     h('Members'),
-    t.table(
-      [
-        // A member a line: on a narrow terminal the coinsurance, the deductible met, the copay, the plan and the coverage give way.
-        'Member',
-        'Name',
-        { header: 'Plan', drop: 4 },
-        { header: 'Deductible', align: 'right' },
-        { header: 'Met', align: 'right', drop: 2 },
-        { header: 'Copay', align: 'right', drop: 3 },
-        { header: 'Coins.', drop: 1 },
-        { header: 'Coverage', whole: true, drop: 5 },
-      ],
-      f.members!.map((m) => [
-        s(m.member_id),
-        m.subscriber_id ? `${s(m.name)} (dependent of ${s(m.subscriber_id)})` : s(m.name),
-        s(m.plan_id),
-        t.amount(m.deductible),
-        t.amount(m.deductible_met),
-        t.amount(m.copay),
-        `${s(m.coinsurance_percent)}%`,
-        `${s(m.coverage_start)} → ${m.coverage_end === null ? 'open' : s(m.coverage_end)}`,
-      ]),
-      { list: true },
-    ),
+    membersTable(t, f.members!),
     // The ids the ratesheet commands take: a builder instance (`tpa ratesheet init BLD-1001`) and a catalog version (--version).
     ...(f.builder_instances && f.builder_instances.length > 0
       ? [
@@ -122,4 +77,58 @@ function fixturesTable(t: TableTools, f: Record<string, Row[]>): string {
         ]
       : []),
   ].join('\n');
+}
+
+function contractsTable(t: TableTools, contracts: Row[]): string {
+  return t.table(
+    // A contract a line: on a narrow terminal its number, group, bundle, rate type and dates give way; its codes are never cut.
+    [
+      'Contract id',
+      { header: 'Number', drop: 1 },
+      'NPI',
+      { header: 'Group', drop: 2 },
+      { header: 'Rate type', drop: 4 },
+      { header: 'Bundle', drop: 3 },
+      { header: 'Effective', whole: true, drop: 5 },
+      { header: 'Codes', whole: true },
+    ],
+    contracts.map((c) => [
+      s(c.contract_id),
+      s(c.contract_number),
+      s(c.npi),
+      s(c.group_id),
+      s(c.rate_type),
+      s(c.bundle_type),
+      `${s(c.effective_date)} → ${c.termination_date === null ? 'open' : s(c.termination_date)}`,
+      (c.codes as Row[]).map((r) => `${s(r.cpt_code)}${r.requires_preauthorization ? '*' : ''}`).join(' '),
+    ]),
+    { list: true },
+  );
+}
+
+function membersTable(t: TableTools, members: Row[]): string {
+  return t.table(
+    [
+      // A member a line: on a narrow terminal the coinsurance, the deductible met, the copay, the plan and the coverage give way.
+      'Member',
+      'Name',
+      { header: 'Plan', drop: 4 },
+      { header: 'Deductible', align: 'right' },
+      { header: 'Met', align: 'right', drop: 2 },
+      { header: 'Copay', align: 'right', drop: 3 },
+      { header: 'Coins.', drop: 1 },
+      { header: 'Coverage', whole: true, drop: 5 },
+    ],
+    members.map((m) => [
+      s(m.member_id),
+      m.subscriber_id ? `${s(m.name)} (dependent of ${s(m.subscriber_id)})` : s(m.name),
+      s(m.plan_id),
+      t.amount(m.deductible),
+      t.amount(m.deductible_met),
+      t.amount(m.copay),
+      `${s(m.coinsurance_percent)}%`,
+      `${s(m.coverage_start)} → ${m.coverage_end === null ? 'open' : s(m.coverage_end)}`,
+    ]),
+    { list: true },
+  );
 }

@@ -112,6 +112,41 @@ function shortList(names: string[]): string {
   return `${cut.join(', ')}${names.length > 5 ? ` and ${names.length - 5} more` : ''}`;
 }
 
+/** The header's columns, lower case; a header that does not name exactly the CSV's columns is refused. */
+function columnsOf(header: { fields: string[] } | undefined): string[] {
+  const columns = header?.fields.map((f) => f.trim().toLowerCase()) ?? [];
+  const missing = CSV_COLUMNS.filter((c) => !columns.includes(c));
+  const extra = columns.filter((c) => !(CSV_COLUMNS as readonly string[]).includes(c));
+  if (!header || missing.length > 0 || extra.length > 0) {
+    throw new ValidationFailed(
+      `line 1: the header must name the columns ${CSV_COLUMNS.join(',')}${missing.length ? ` (missing ${missing.join(', ')})` : ''}${extra.length ? ` (unknown ${shortList(extra)})` : ''}; nothing was written`,
+    );
+  }
+  return columns;
+}
+
+/** The whole catalog of SSPs by code, read once (when a row needs it). */
+async function readWholeCatalog(client: TpaClient, catalog: Map<string, Ssp>): Promise<void> {
+  if (catalog.size > 0) return;
+  let page = (await client.catalog({ page_size: 200 })).body;
+  for (;;) {
+    for (const s of page.results) catalog.set(s.code, s);
+    if (!page.next) break;
+    page = (await client.catalogPage(page.next)).body;
+  }
+}
+
+/** What a row changes in an item the schedule has, as said in the plan. */
+function changesOf(existing: RateSchedule['items'][number], item: ScheduleItemInput): string[] {
+  return [
+    existing.rate_type !== item.rate_type && `rate_type ${existing.rate_type} → ${item.rate_type}`,
+    existing.rate_value !== item.rate_value &&
+      `rate_value ${rateOnScreen(existing.rate_type, existing.rate_value)} → ${rateOnScreen(item.rate_type, item.rate_value)}`,
+    (existing.bundle_type ?? null) !== item.bundle_type && `bundle_type ${existing.bundle_type ?? '—'} → ${item.bundle_type ?? '—'}`,
+    existing.notes !== item.notes && 'notes',
+  ].filter((c): c is string => typeof c === 'string');
+}
+
 /** Reads and checks every row before anything is written; the first problems are reported by line. */
 async function planImport(client: TpaClient, schedule: RateSchedule, text: string): Promise<PlannedRow[]> {
   let records;
@@ -121,14 +156,7 @@ async function planImport(client: TpaClient, schedule: RateSchedule, text: strin
     throw new ValidationFailed(`the CSV cannot be read: ${(err as Error).message}; nothing was written`);
   }
   const [header, ...rows] = records;
-  const columns = header?.fields.map((f) => f.trim().toLowerCase()) ?? [];
-  const missing = CSV_COLUMNS.filter((c) => !columns.includes(c));
-  const extra = columns.filter((c) => !(CSV_COLUMNS as readonly string[]).includes(c));
-  if (!header || missing.length > 0 || extra.length > 0) {
-    throw new ValidationFailed(
-      `line 1: the header must name the columns ${CSV_COLUMNS.join(',')}${missing.length ? ` (missing ${missing.join(', ')})` : ''}${extra.length ? ` (unknown ${shortList(extra)})` : ''}; nothing was written`,
-    );
-  }
+  const columns = columnsOf(header);
   const errors: FieldError[] = [];
   const seen = new Map<string, number>();
   const catalog = new Map<string, Ssp>();
@@ -157,15 +185,7 @@ async function planImport(client: TpaClient, schedule: RateSchedule, text: strin
       errors.push({ field: at, message: `bundle_type must be empty, ${BUNDLE_TYPES.join(' or ')} (got "${bundleType}")` });
     if (characterCount(notes) > 500) errors.push({ field: at, message: `notes are longer than 500 characters (got ${characterCount(notes)})` });
     if (code === '' || problem) continue;
-    const readCatalog = async () => {
-      if (catalog.size > 0) return;
-      let page = (await client.catalog({ page_size: 200 })).body;
-      for (;;) {
-        for (const s of page.results) catalog.set(s.code, s);
-        if (!page.next) break;
-        page = (await client.catalogPage(page.next)).body;
-      }
-    };
+    const readCatalog = () => readWholeCatalog(client, catalog);
     let sspId = schedule.items.find((i) => i.ssp_code === code)?.ssp_id;
     if (!sspId) {
       await readCatalog();
@@ -198,22 +218,17 @@ async function planImport(client: TpaClient, schedule: RateSchedule, text: strin
       notes,
     };
     const existing = schedule.items.find((i) => i.ssp_id === sspId);
-    const changes = existing
-      ? [
-          existing.rate_type !== item.rate_type && `rate_type ${existing.rate_type} → ${item.rate_type}`,
-          existing.rate_value !== item.rate_value &&
-            `rate_value ${rateOnScreen(existing.rate_type, existing.rate_value)} → ${rateOnScreen(item.rate_type, item.rate_value)}`,
-          (existing.bundle_type ?? null) !== item.bundle_type && `bundle_type ${existing.bundle_type ?? '—'} → ${item.bundle_type ?? '—'}`,
-          existing.notes !== item.notes && 'notes',
-        ].filter((c): c is string => typeof c === 'string')
-      : [];
+    const changes = existing ? changesOf(existing, item) : [];
     planned.push({ line: record.line, ssp_code: code, ssp_id: sspId, action: existing ? (changes.length > 0 ? 'change' : 'unchanged') : 'add', changes, item });
   }
-  if (errors.length > 0) {
-    throw new ValidationFailed(
-      `the CSV has ${errors.length} bad row${errors.length === 1 ? '' : 's'}; nothing was written:\n${errors.map((e) => `  ${e.field}: ${e.message}`).join('\n')}`,
-      { details: errors },
-    );
-  }
+  if (errors.length > 0) throw badRows(errors);
   return planned;
+}
+
+/** Every bad row, by line, in one refusal: nothing is written. */
+function badRows(errors: FieldError[]): ValidationFailed {
+  return new ValidationFailed(
+    `the CSV has ${errors.length} bad row${errors.length === 1 ? '' : 's'}; nothing was written:\n${errors.map((e) => `  ${e.field}: ${e.message}`).join('\n')}`,
+    { details: errors },
+  );
 }

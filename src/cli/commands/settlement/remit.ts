@@ -38,9 +38,57 @@ export const remit = verb({
   },
 });
 
-async function settlementRemit(ctx: Context, ref: string | undefined, opts: OptionValues<typeof options>): Promise<CommandOutput> {
+type Remit = typeof import('../../../jobs/remit.js');
+type Options = OptionValues<typeof options>;
+
+/** What the steps of a remittance share: the reader of CLM01s, and the writer's refusal as tpa's error. */
+interface RemitRun {
+  ctx: Context;
+  client: Awaited<ReturnType<Context['client']>>;
+  remit: Remit;
+  check: (t: RemitTransaction) => void;
+  refusal: (err: unknown, of: string) => unknown;
+  claimIds: ReturnType<Remit['lazyClm01']>;
+}
+
+/** What goes into the 835: its transactions, ISA15, and the worst exit code of a transfer left out. */
+interface Remitted {
+  transactions: RemitTransaction[];
+  usage: 'P' | 'T';
+  worst: number;
+}
+
+async function settlementRemit(ctx: Context, ref: string | undefined, opts: Options): Promise<CommandOutput> {
   // stdout is X12: a service's error body never goes there, whatever the output format.
   ctx.stdoutIsDocument = true;
+  const f = checkedOptions(ref, opts);
+  const client = await ctx.client();
+  const remit = await import('../../../jobs/remit.js');
+  const x12 = await import('../../../domain/x12-835.js');
+  const run: RemitRun = {
+    ctx,
+    client,
+    remit,
+    check: x12.checkTransaction,
+    // What the writer refuses: a field of the service's answer an 835 cannot carry is an answer tpa
+    // cannot use (exit 8); amounts that do not balance are a conflict (exit 4). Never a broken file.
+    refusal: (err, of) => {
+      if (!(err instanceof x12.RemitError)) return err;
+      return err.kind === 'unusable'
+        ? new NetworkError(`${of}: the service's answer cannot be written as an 835: ${err.message}; no 835 written`, { code: 'answer_unusable' })
+        : new ConflictError(`${of}: ${err.message}; no 835 written`, { code: 'remit_unbalanced' });
+    },
+    claimIds: remit.lazyClm01(ctx.paths.dataDir),
+  };
+  const remitted = ref !== undefined ? await namedTransfer(run, ref, opts) : await periodTransfers(run, opts, f);
+  if (remitted.transactions.length === 0) return { exitCode: remitted.worst };
+  noteLackingPayers(ctx, remitted.transactions);
+  await write(run, remitted, opts, x12.write835);
+  return { exitCode: remitted.worst };
+}
+
+/** The option combinations refused, and the period's filters; the --out folder checked before anything is read. */
+function checkedOptions(ref: string | undefined, opts: Options) {
   const period = opts.from !== undefined || opts.to !== undefined;
   if (ref !== undefined && period) throw new UsageError('name one transfer, or give --from and --to, not both');
   if (ref === undefined && !period) throw new UsageError('name a transfer (an encounter or a processor transfer id), or give --from and --to');
@@ -64,80 +112,82 @@ async function settlementRemit(ctx: Context, ref: string | undefined, opts: Opti
     if (existsSync(opts.out))
       throw new UsageError(`${opts.out} exists: tpa does not write over it`, { hint: 'add --force to replace it, or name another file' });
   }
-  const client = await ctx.client();
-  const remit = await import('../../../jobs/remit.js');
-  const x12 = await import('../../../domain/x12-835.js');
-  // What the writer refuses: a field of the service's answer an 835 cannot carry is an answer tpa
-  // cannot use (exit 8); amounts that do not balance are a conflict (exit 4). Never a broken file.
-  const refusal = (err: unknown, of: string): unknown => {
-    if (!(err instanceof x12.RemitError)) return err;
-    return err.kind === 'unusable'
-      ? new NetworkError(`${of}: the service's answer cannot be written as an 835: ${err.message}; no 835 written`, { code: 'answer_unusable' })
-      : new ConflictError(`${of}: ${err.message}; no 835 written`, { code: 'remit_unbalanced' });
-  };
-  const claimIds = remit.lazyClm01(ctx.paths.dataDir);
-  const transactions: RemitTransaction[] = [];
-  const none: NoRemittance[] = [];
-  let worst: number = EXIT.OK;
+  return f;
+}
+
+async function namedTransfer(run: RemitRun, ref: string, opts: Options): Promise<Remitted> {
+  const { ctx, remit } = run;
+  const reading = counter(ctx.status, 'looking for the transfer in the ledger', 'entries');
+  const found = await remit.findTransfer(run.client, ref, (p) => reading(p.read, p.total), ctx.paths.dataDir);
+  ctx.status.clear();
+  const transactions = singleTransactions(ctx, found, run.claimIds, opts.npi, remit, run.check, run.refusal);
   // ISA15: T when every encounter of the 835 is test data (docs/x12.md "Test data").
-  let usage: 'P' | 'T' = 'P';
-  if (ref !== undefined) {
-    const reading = counter(ctx.status, 'looking for the transfer in the ledger', 'entries');
-    const found = await remit.findTransfer(client, ref, (p) => reading(p.read, p.total), ctx.paths.dataDir);
-    ctx.status.clear();
-    transactions.push(...singleTransactions(ctx, found, claimIds, opts.npi, remit, x12.checkTransaction, refusal));
-    if (('notice' in found ? found.notice : found.detail).encounter.test_data === true) usage = 'T';
-  } else {
-    const counted = countedPeriod('settled', opts.lookback, f)!;
-    const reading = counter(ctx.status, 'reading the ledger', 'entries');
-    const { found, entriesRead, inTransit } = await remit.transfersInPeriod(client, counted.filters, counted.span, (p) =>
-      reading(p.read, p.total, readWait(p)),
-    );
-    ctx.status.clear();
-    // A partial read (--lookback) is said on stderr: an 835 has no room for it.
-    await scanOf(ctx, counted.filters.start_date, counted.filters.end_date, lookbackDays(opts.lookback), entriesRead, { provider_npi: opts.npi });
-    // Test and production data are never in one 835: with any production encounter in the period,
-    // the test ones are left out, each named (their 835 is the transfer's own, ISA15 T).
-    const production = found.some((one) => one.detail.encounter.test_data !== true);
-    if (!production) usage = 'T';
-    for (const one of found) {
-      if (production && one.detail.encounter.test_data === true) {
-        ctx.note(
-          `skipped: transfer ${one.transfer.processor_transfer_id} (encounter ${one.detail.encounter.encounter_number}) is test data: not in a production 835 (its own: tpa settlement remit ${one.detail.encounter.encounter_number})`,
-        );
-        continue;
-      }
-      try {
-        const r = remit.remitTransactions(one, claimIds, opts.npi);
-        if (r.none) none.push(r.none);
-        try {
-          for (const t of r.transactions) x12.checkTransaction(t);
-        } catch (e) {
-          throw refusal(e, `transfer ${one.transfer.processor_transfer_id}`);
-        }
-        transactions.push(...r.transactions);
-      } catch (err) {
-        // One transfer that cannot be remitted (its payouts and lines disagree) does not stop the
-        // others; the exit code says it (docs/x12-835.md "Failed and refunded transfers").
-        if (!(err instanceof TpaError)) throw err;
-        ctx.note(`skipped: transfer ${one.transfer.processor_transfer_id}: ${err.message}`);
-        worst = Math.max(worst, err.exitCode);
-      }
-    }
-    for (const n of none) ctx.note(`skipped: ${n.why}`);
-    if (inTransit > 0)
+  const usage = ('notice' in found ? found.notice : found.detail).encounter.test_data === true ? 'T' : 'P';
+  return { transactions, usage, worst: EXIT.OK };
+}
+
+async function periodTransfers(run: RemitRun, opts: Options, f: ReturnType<typeof periodFilters>): Promise<Remitted> {
+  const { ctx, remit } = run;
+  const counted = countedPeriod('settled', opts.lookback, f)!;
+  const reading = counter(ctx.status, 'reading the ledger', 'entries');
+  const { found, entriesRead, inTransit } = await remit.transfersInPeriod(run.client, counted.filters, counted.span, (p) =>
+    reading(p.read, p.total, readWait(p)),
+  );
+  ctx.status.clear();
+  // A partial read (--lookback) is said on stderr: an 835 has no room for it.
+  await scanOf(ctx, counted.filters.start_date, counted.filters.end_date, lookbackDays(opts.lookback), entriesRead, { provider_npi: opts.npi });
+  // Test and production data are never in one 835: with any production encounter in the period,
+  // the test ones are left out, each named (their 835 is the transfer's own, ISA15 T).
+  const production = found.some((one) => one.detail.encounter.test_data !== true);
+  const remitted: Remitted = { transactions: [], usage: production ? 'P' : 'T', worst: EXIT.OK };
+  const none: NoRemittance[] = [];
+  for (const one of found) {
+    if (production && one.detail.encounter.test_data === true) {
       ctx.note(
-        `${inTransit} transfer${inTransit === 1 ? '' : 's'} initiated from ${f.start_date} to ${f.end_date} had not arrived yet: each is in the 835 of the period it arrives in`,
+        `skipped: transfer ${one.transfer.processor_transfer_id} (encounter ${one.detail.encounter.encounter_number}) is test data: not in a production 835 (its own: tpa settlement remit ${one.detail.encounter.encounter_number})`,
       );
-    if (transactions.length === 0) {
-      ctx.note(
-        `no 835 written: ${found.length === 0 ? `no transfer arrived (was paid) or was refunded from ${f.start_date} to ${f.end_date}` : 'none of the transfers paid or refunded in the period has a remittance'}${opts.npi ? ` for NPI ${opts.npi}` : ''}`,
-      );
-      return { exitCode: worst };
+      continue;
     }
+    oneOfPeriod(run, one, opts.npi, remitted, none);
   }
-  // A payer the service gives no profile of: the file is written (the money in it is right), and
-  // what the guide requires of loop 1000A that it lacks is said, once a payer.
+  for (const n of none) ctx.note(`skipped: ${n.why}`);
+  if (inTransit > 0)
+    ctx.note(
+      `${inTransit} transfer${inTransit === 1 ? '' : 's'} initiated from ${f.start_date} to ${f.end_date} had not arrived yet: each is in the 835 of the period it arrives in`,
+    );
+  if (remitted.transactions.length === 0)
+    ctx.note(
+      `no 835 written: ${found.length === 0 ? `no transfer arrived (was paid) or was refunded from ${f.start_date} to ${f.end_date}` : 'none of the transfers paid or refunded in the period has a remittance'}${opts.npi ? ` for NPI ${opts.npi}` : ''}`,
+    );
+  return remitted;
+}
+
+/**
+ * One transfer of the period into the 835. One that cannot be remitted (its payouts and lines
+ * disagree) does not stop the others; the exit code says it (docs/x12-835.md "Failed and refunded transfers").
+ */
+function oneOfPeriod(run: RemitRun, one: FoundTransfer, npi: string | undefined, remitted: Remitted, none: NoRemittance[]): void {
+  try {
+    const r = run.remit.remitTransactions(one, run.claimIds, npi);
+    if (r.none) none.push(r.none);
+    try {
+      for (const t of r.transactions) run.check(t);
+    } catch (e) {
+      throw run.refusal(e, `transfer ${one.transfer.processor_transfer_id}`);
+    }
+    remitted.transactions.push(...r.transactions);
+  } catch (err) {
+    if (!(err instanceof TpaError)) throw err;
+    run.ctx.note(`skipped: transfer ${one.transfer.processor_transfer_id}: ${err.message}`);
+    remitted.worst = Math.max(remitted.worst, err.exitCode);
+  }
+}
+
+/**
+ * A payer the service gives no profile of: the file is written (the money in it is right), and
+ * what the guide requires of loop 1000A that it lacks is said, once a payer.
+ */
+function noteLackingPayers(ctx: Context, transactions: RemitTransaction[]): void {
   for (const payer of new Map(transactions.map((t) => [t.payer.id, t.payer])).values()) {
     const lacking = [
       ...(payer.address ? [] : ['address (N3, N4)']),
@@ -146,7 +196,15 @@ async function settlementRemit(ctx: Context, ref: string | undefined, opts: Opti
     ];
     if (lacking.length > 0) ctx.note(`the service gives no ${lacking.join(', ')} of payer ${payer.id}: the 835 lacks what the guide requires there`);
   }
-  const { write835 } = x12;
+}
+
+/** The 835, on stdout or into --out (whole or not at all). */
+async function write(
+  { ctx, client, remit }: RemitRun,
+  { transactions, usage }: Remitted,
+  opts: Options,
+  write835: typeof import('../../../domain/x12-835.js').write835,
+): Promise<void> {
   const { serviceNow } = await import('../../../client/activity.js');
   const payees = new Set(transactions.map((t) => t.payee.npi));
   const text = write835(transactions, {
@@ -164,7 +222,6 @@ async function settlementRemit(ctx: Context, ref: string | undefined, opts: Opti
       `wrote ${opts.out}: ${transactions.length} transaction${transactions.length === 1 ? '' : 's'} for ${payees.size} payee${payees.size === 1 ? '' : 's'}`,
     );
   }
-  return { exitCode: worst };
 }
 
 /**
