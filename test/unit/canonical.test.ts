@@ -31,6 +31,28 @@ describe('canonical JSON', () => {
     );
   });
 
+  it('writes every value as the plain recursive form does (JSON.stringify of each leaf and key, keys sorted)', () => {
+    const plain = (value: unknown): string => {
+      if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+      if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? 'null' : plain(v))).join(',')}]`;
+      const entries = Object.keys(value)
+        .sort()
+        .filter((k) => (value as Record<string, unknown>)[k] !== undefined);
+      return `{${entries.map((k) => `${JSON.stringify(k)}:${plain((value as Record<string, unknown>)[k])}`).join(',')}}`;
+    };
+    const leaves = fc.oneof(fc.double(), fc.integer(), fc.boolean(), fc.string({ unit: 'grapheme' }), fc.constant(undefined), fc.constant(null));
+    const doc = fc.letrec((tie) => ({
+      value: fc.oneof({ depthSize: 'small' }, leaves, fc.array(tie('value')), fc.dictionary(fc.string({ unit: 'binary' }), tie('value'))),
+    })).value;
+    fc.assert(
+      fc.property(doc, (value) => {
+        expect(canonicalJson(value)).toBe(plain(value));
+      }),
+      { numRuns: 300 },
+    );
+    for (const n of [0, -0, Number.NaN, Number.POSITIVE_INFINITY, 1e21, 1e-7, 0.1 + 0.2, -5e-324]) expect(canonicalJson({ n })).toBe(plain({ n }));
+  });
+
   it('leaves out undefined members, writes undefined array items as null, and hashes the canonical text', () => {
     expect(canonicalJson({ b: 1, a: undefined, c: [undefined, 'x'] })).toBe('{"b":1,"c":[null,"x"]}');
     expect(canonicalJson({ z: { y: 2, x: 1 }, a: [] })).toBe('{"a":[],"z":{"x":1,"y":2}}');
