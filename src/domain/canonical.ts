@@ -1,7 +1,7 @@
 // Canonical JSON (object keys sorted, no insignificant whitespace) and its SHA-256: the identity of
 // a document whatever its formatting, so that a batch journal recognises a claim it has already
 // sent even when the file was re-indented or its keys reordered.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /** Object keys as JSON strings, kept for the few keys documents repeat (a claim's, an audit record's). */
 const quotedKeys = new Map<string, string>();
@@ -57,7 +57,8 @@ export function canonicalJson(value: unknown): string {
 }
 
 export function sha256Hex(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex');
+  // One call, no Hash object (crypto.hash, Node 21.7 and later): the audit chain hashes three texts a claim.
+  return hash('sha256', text, 'hex');
 }
 
 /** The SHA-256 of a JSON value's canonical form. */

@@ -2,7 +2,8 @@
 // record, whatever the formatting and the order of keys.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canonicalHash, canonicalJson } from '../../src/domain/canonical.js';
+import { createHash } from 'node:crypto';
+import { canonicalHash, canonicalJson, sha256Hex } from '../../src/domain/canonical.js';
 
 /** The same value with every object's keys in reverse order. */
 function reordered(value: unknown): unknown {
@@ -60,5 +61,7 @@ describe('canonical JSON', () => {
     expect(canonicalJson({ 9: 'a', 10: 'b', b: null })).toBe('{"10":"b","9":"a","b":null}');
     expect(canonicalHash({ b: 2, a: 1 })).toBe(canonicalHash({ a: 1, b: 2 }));
     expect(canonicalHash({ a: 1 })).toBe('015abd7f5cc57a2dd94b7590f04ad8084273905ee33ec5cebeae62276a97f862');
+    // The SHA-256 of the text's UTF-8 bytes, as a Hash object gives it.
+    for (const text of ['', 'é☃ 𝄞', '{"a":"\u0000"}']) expect(sha256Hex(text)).toBe(createHash('sha256').update(Buffer.from(text, 'utf8')).digest('hex'));
   });
 });
