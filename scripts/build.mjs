@@ -102,7 +102,18 @@ const bundledSqlite = {
 // node:crypto loads many internals (docs/numbers-history.md "Start-up pieces"), and a read (a lookup, a listing) neither hashes nor draws
 // an id: the functions tpa takes from it are stand-ins that load it on their first call. A name not
 // listed here fails the build ("No matching export"): add it.
-const LAZY_CRYPTO = ['createCipheriv', 'createDecipheriv', 'createHash', 'createHmac', 'hkdfSync', 'randomBytes', 'randomInt', 'randomUUID', 'timingSafeEqual'];
+const LAZY_CRYPTO = [
+  'createCipheriv',
+  'createDecipheriv',
+  'createHash',
+  'createHmac',
+  'hash',
+  'hkdfSync',
+  'randomBytes',
+  'randomInt',
+  'randomUUID',
+  'timingSafeEqual',
+];
 const lazyCrypto = {
   name: 'lazy-crypto',
   setup(b) {

@@ -9,6 +9,7 @@ import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SCHEMA_VERSION } from '../../src/engine/store/db.js';
+import { claimOf } from '../helpers/claims.js';
 import { tpa } from '../helpers/cli.js';
 import { call, engineAt, tempDir } from '../helpers/engine.js';
 
@@ -112,6 +113,37 @@ describe.each(['first-release', 'second-release'])('a database written by an ear
       // Its rows from before the chain recorded payouts are checked as far as the chain knows them:
       // the tables agree, nothing made before is flagged for want of a record.
       expect(engine.auditVerifyDeep()).toMatchObject({ whole: true, disagreementCount: 0, disagreements: [] });
+    } finally {
+      engine.close();
+    }
+  });
+
+  it('a visit whose copay an old claim took costs no second copay on a claim sent after the upgrade', () => {
+    install(name);
+    // Both releases paid MBR-1003's 43235 from 1045782368 on 2026-08-05, copay 25.00 taken; the
+    // same visit's next line (45378, another code: no duplicate) takes none.
+    const engine = engineAt(home.dir, fixture.clock, '0');
+    try {
+      const claim = claimOf({ npi: '1045782368', patient: 'MBR-1003', lines: [{ code: '45378', date: '2026-08-05' }] });
+      const ack = call(engine, 'POST', '/tpa-api/v1/claims/submit/', claim);
+      expect(ack.status, JSON.stringify(ack.body)).toBe(201);
+      const detail = call(engine, 'GET', `/tpa-api/v1/ledger/entries/${(ack.body as { external_claim_id: string }).external_claim_id}/`).body as {
+        service_lines: { status: string; allowed_amount: number; copay_applied: number }[];
+      };
+      expect(detail.service_lines).toMatchObject([{ status: 'ALLOWED', copay_applied: 0 }]);
+      expect(detail.service_lines[0]!.allowed_amount).toBeGreaterThan(0);
+      // Another date of the same provider is another visit: its copay is taken.
+      const next = call(
+        engine,
+        'POST',
+        '/tpa-api/v1/claims/submit/',
+        claimOf({ npi: '1045782368', patient: 'MBR-1003', lines: [{ code: '45378', date: '2026-08-06' }] }),
+      );
+      expect(next.status).toBe(201);
+      const other = call(engine, 'GET', `/tpa-api/v1/ledger/entries/${(next.body as { external_claim_id: string }).external_claim_id}/`).body as {
+        service_lines: { copay_applied: number }[];
+      };
+      expect(other.service_lines).toMatchObject([{ copay_applied: 25 }]);
     } finally {
       engine.close();
     }

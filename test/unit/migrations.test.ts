@@ -36,6 +36,8 @@ const LANDED = [
   'a2165492216d4ebb',
   // 26: the payer's profile.
   'e18589f2cf7b2215',
+  // 27: a paid line's copay.
+  '5b62f9c83e5f75cd',
 ];
 
 describe('migrations', () => {

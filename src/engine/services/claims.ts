@@ -596,6 +596,7 @@ function countAsPaid(db: Db, encounterId: string, member: MemberRow, claim: Pars
       insertPaidLine(db, {
         ...lineRow(i, line),
         allowedCents: line.allowedCents,
+        copayCents: line.copayCents,
         includesAnesthesia: line.includesAnesthesia === true,
         anesthesiaDeductedCents: line.anesthesiaDeductedCents ?? 0,
       });

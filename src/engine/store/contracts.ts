@@ -143,8 +143,22 @@ export function rateOn(db: Db, contractId: string, cptCode: string, date: string
     .get(contractId, cptCode, date, date) as ContractRateRow | undefined;
 }
 
+/**
+ * The terms made from each array of rates in force (activeContractsFor gives the same array for the
+ * same contract and rates until a contract changes), so that a claim does not build them again.
+ */
+const termsOfRates = new WeakMap<readonly ContractRateRow[], { contract: ContractRow; terms: ContractTerms }>();
+
 /** A contract's terms with the rates given (the ones in force on a date: activeContractsFor). */
 export function contractTerms(contract: ContractRow, rates: readonly ContractRateRow[]): ContractTerms {
+  const known = termsOfRates.get(rates);
+  if (known?.contract === contract) return known.terms;
+  const terms = buildTerms(contract, rates);
+  termsOfRates.set(rates, { contract, terms });
+  return terms;
+}
+
+function buildTerms(contract: ContractRow, rates: readonly ContractRateRow[]): ContractTerms {
   const codes = new Map(rates.map((r) => [r.cpt_code, { negotiatedRateCents: r.negotiated_rate_cents, requiresPreauth: r.requires_preauth === 1 }]));
   return {
     id: contract.id,

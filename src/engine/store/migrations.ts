@@ -825,4 +825,16 @@ export const MIGRATIONS: readonly string[] = [
   INSERT INTO payer_profiles (payer_id, tax_id, address_line1, address_line2, city, state, postal_code, contact_name, contact_phone, contact_email, contact_url)
     VALUES ('PAYER-ACME', '990000001', '100 Sandbox Way', 'Suite 400', 'Springfield', 'IL', '62701', 'Acme Health Plan EDI Support', '8005550100', 'edi@acme-health.example', NULL);
   `,
+  // 27: a paid line records the copay it took, so that a claim reads the copay each visit took
+  // from the member's paid lines of its dates alone (store/paid-lines.ts visitCopaysTaken) instead of
+  // every encounter those lines belong to and its stored adjudication. A line that took a copay was
+  // allowed more than 0.00, so it is a paid line; the lines paid before take theirs from the
+  // adjudication stored with their encounter.
+  `
+  ALTER TABLE paid_lines ADD COLUMN copay_cents INTEGER NOT NULL DEFAULT 0;
+  UPDATE paid_lines SET copay_cents = COALESCE((
+      SELECT json_extract(l.value, '$.copayCents') FROM encounters e, json_each(e.outcome_json, '$.lines') l
+      WHERE e.id = paid_lines.encounter_id AND json_extract(l.value, '$.sequence') = paid_lines.sequence), 0)
+    WHERE included = 0;
+  `,
 ];
