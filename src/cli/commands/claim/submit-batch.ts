@@ -1,9 +1,9 @@
 // `tpa claim submit <path>...` with more than one claim: the readers (submit-sources.ts) feed the
-// batch runner (client/claim-batch.ts); this file only wires options, the journal's place, the
+// batch runner (jobs/claim-batch.ts); this file only wires options, the journal's place, the
 // output and the progress line (docs/design.md "Claim batches").
 import { createHash } from 'node:crypto';
 import { resolve, join } from 'node:path';
-import { BatchJournal, runClaimBatch, type BatchProgress, type BatchSummary, type ClaimOutcome } from '../../../client/claim-batch.js';
+import { BatchJournal, runClaimBatch, type BatchProgress, type BatchSummary, type ClaimOutcome } from '../../../jobs/claim-batch.js';
 import { DEFAULT_POLL_TIMEOUT_MS } from '../../../client/polling.js';
 import { databaseOf, journalsDir } from '../../../client/journal.js';
 import { formatCentsGrouped } from '../../../domain/money.js';

@@ -168,7 +168,7 @@ async function lifecycle(ctx: Context): Promise<CommandOutput | void> {
     batchClaims.forEach((c, i) => writeFileSync(join(folder, `claim-${i + 1}.json`), JSON.stringify(c, null, 2)));
     say(`$ tpa claim submit claims/ --wait        (${batchClaims.length} files; a journal makes a rerun skip what was sent)`);
     const [{ BatchJournal, runClaimBatch }, { claimTexts }, { executeRun, planRun, RunJournal, selectEncounters }] = await Promise.all([
-      import('../../../client/claim-batch.js'),
+      import('../../../jobs/claim-batch.js'),
       import('../claim/submit-sources.js'),
       import('../../../client/payment-run.js'),
     ]);

@@ -20,16 +20,16 @@ import { placeErrors } from '../domain/json-position.js';
 import { sameIdentityMessage, X12_CORRECTION } from '../domain/x12-identity.js';
 import { jsonNumberToCents } from '../domain/money.js';
 import { EXIT, RateLimitedError, TpaError } from '../errors.js';
-import type { TpaClient } from './client.js';
-import { type DatabaseIdentity, Journal, type JournalRecord, otherDatabase } from './journal.js';
-import { FirstSeen } from './first-seen.js';
-import { JournalLock } from './journal-lock.js';
-import { pages } from './pages.js';
-import { rateLimitWaitOf, stopsTheJob } from './retry.js';
-import { nextPollDelay } from './polling.js';
-import { PaceGauge, type PaceLimit, Pacer, Throughput } from './throughput.js';
+import type { TpaClient } from '../client/client.js';
+import { type DatabaseIdentity, Journal, type JournalRecord, otherDatabase } from '../client/journal.js';
+import { FirstSeen } from '../client/first-seen.js';
+import { JournalLock } from '../client/journal-lock.js';
+import { pages } from '../client/pages.js';
+import { rateLimitWaitOf, stopsTheJob } from '../client/retry.js';
+import { nextPollDelay } from '../client/polling.js';
+import { PaceGauge, type PaceLimit, Pacer, Throughput } from '../client/throughput.js';
 import { hostname, uptime } from 'node:os';
-import type { AdjudicationSummary, ClaimResponseBody, LedgerItem } from './types.js';
+import type { AdjudicationSummary, ClaimResponseBody, LedgerItem } from '../client/types.js';
 
 /**
  * UNKNOWN: sent by an earlier run whose answer was never recorded, and the ledger could not say
