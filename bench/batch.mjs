@@ -2,11 +2,14 @@
 // embedded engine (target ≥ 2,000 claims/s end to end, start-up included, peak RSS ≤ 100 MB) and to
 // `tpa local serve --no-rate-limit` with the default concurrency (≥ 1,000 claims/s); then a
 // payment run of 1,000 encounters in-process (≤ 5 s, start-up, selection and review included).
-// Read as ratios: the batch over HTTP against the in-process batch of the same run (≥ 75%:
+// Read as ratios: the batch over HTTP against the in-process batch of the same run (≥ 85%:
 // the in-process batch runs before and after the HTTP one, and the HTTP rate is read against their
-// mean), and the in-process rate against its floor (bench/lib/floor.mjs: better-sqlite3 alone
-// committing what one batch claim writes, its Idempotency-Key included, before and after). The CPU
-// each side spends per claim is printed beside (the client's and the server's from their own usage).
+// mean), and the in-process rate against its floor (≥ 35%; bench/lib/floor.mjs: better-sqlite3 alone
+// committing what one batch claim writes, its Idempotency-Key included, before and after, one
+// transaction a claim). Claims sent together share one commit on both sides (group commit,
+// src/engine/group-commit.ts). The CPU each side spends per claim is printed beside (the client's
+// and the server's from their own usage): a figure that moves neither with the disk nor with
+// SQLite's speed on another machine.
 // BENCH_CLAIMS changes the batch size. Prints the figures; exits 1 if a target is missed.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -17,7 +20,8 @@ import { targets } from './lib/targets.mjs';
 
 const N = Number(process.env.BENCH_CLAIMS ?? 10_000);
 const RUN = 1000;
-const HTTP_TARGET = 75; // % of the in-process batch in the same run
+const HTTP_TARGET = 85; // % of the in-process batch in the same run
+const FLOOR_TARGET = 35; // % of the floor, in-process
 const { Engine, claimTemplate, work } = await loadEngine();
 const { figure, finish } = targets(62, 30);
 
@@ -35,7 +39,16 @@ try {
     headers: (i) => ({ 'idempotency-key': `bench-${i}` }),
   });
   const floors = [];
-  const floor = () => floors.push(floorRate({ ...footprint, dir: work, transactions: Math.min(N, 5000) }).rate);
+  // The floor's CPU a transaction (this process's own usage): beside the wall-clock ratio, one that
+  // holds on a machine whose other work takes the cores (a batch's CPU a claim against it).
+  const floorCpu = [];
+  const floor = () => {
+    const transactions = Math.min(N, 5000);
+    const before = process.cpuUsage();
+    floors.push(floorRate({ ...footprint, dir: work, transactions }).rate);
+    const used = process.cpuUsage(before);
+    floorCpu.push((used.user + used.system) / transactions);
+  };
   floorRate({ ...footprint, dir: work, transactions: 1000 }); // warm-up
 
   // In-process, before and after the batch over HTTP (each on a new data dir), so that both see the load of the moment.
@@ -104,8 +117,16 @@ try {
     `  CPU a claim: in-process ${us((first.cpuSeconds + second.cpuSeconds) / 2)}; over HTTP client ${us(http.cpuSeconds)}${serverCpu === undefined ? '' : ` + server ${us(serverCpu)}`} (start-up included)`,
   );
   const inFloor = floorLine('claims/s', inProcessRate, { rate: floors.reduce((a, b) => a + b, 0) / floors.length });
+  figure(
+    `  in-process against floor (${floors.map(fmt).join(' and ')} tx/s before and after)`,
+    `${Math.floor(inFloor.percent)}% (${fmt(inProcessRate)} claims/s)`,
+    `≥ ${FLOOR_TARGET}%`,
+    inFloor.percent >= FLOOR_TARGET,
+  );
+  const claimCpuUs = (((first.cpuSeconds + second.cpuSeconds) / 2) * 1e6) / N;
+  const floorCpuUs = floorCpu.reduce((a, b) => a + b, 0) / floorCpu.length;
   console.log(
-    `  in-process against floor: ${inFloor.text} (${floors.map(fmt).join(' and ')} tx/s before and after; no target: start-up, validation and the journal are in the batch's time)`,
+    `    by CPU: ${Math.floor((floorCpuUs / claimCpuUs) * 100)}% (the floor's ${fmt(floorCpuUs)} µs a transaction against ${fmt(claimCpuUs)} µs a claim, start-up included; no target)`,
   );
 
   // A payment run of 1,000 encounters, in-process, on the ledger the first batch built.

@@ -87,7 +87,7 @@ export class TpaClient {
     // command confirmed: an id from outside (`..%2F..%2F…`) that a lenient service would read into
     // one of those routes sends nothing (tpa api, which asks for any spelling, uses raw).
     if (method !== 'GET' && method !== 'HEAD') {
-      const reached = releasesMoney(method, path) ? 'money' : changesRates(method, path) ? 'rates' : undefined;
+      const reached = reachedRoute(method, path);
       if (reached && reached !== options.route)
         throw new UsageError(
           `${method} ${path} would reach ${reached === 'money' ? 'a fund release' : "a rate schedule's finalize"} on a service that reads paths leniently; nothing was sent`,
@@ -238,3 +238,20 @@ export class TpaClient {
     this.transport.close?.();
   }
 }
+
+/**
+ * What a request's method and path reach (served-routes.ts `releasesMoney`, `changesRates`), kept
+ * for the paths asked again: a batch sends every claim to one path, and each reading costs tens of
+ * microseconds (its lenient spellings). A pure function of the two, so a kept verdict is the verdict.
+ */
+function reachedRoute(method: string, path: string): 'money' | 'rates' | undefined {
+  const key = `${method} ${path}`;
+  const kept = reached.get(key);
+  if (kept !== undefined) return kept === 'none' ? undefined : kept;
+  const verdict = releasesMoney(method, path) ? 'money' : changesRates(method, path) ? 'rates' : 'none';
+  // Paths with ids come once each: the memory stays bounded whatever the job.
+  if (reached.size >= 256) reached.clear();
+  reached.set(key, verdict);
+  return verdict === 'none' ? undefined : verdict;
+}
+const reached = new Map<string, 'money' | 'rates' | 'none'>();

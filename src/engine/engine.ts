@@ -19,6 +19,7 @@ import type { EngineContext } from './context.js';
 import { bodyText, HttpError, illFormedText, respond, type EngineRequest, type EngineResponse } from './exchange.js';
 import { newId } from './ids.js';
 import { PageBody } from './page-body.js';
+import { GroupCommit, type GroupStats } from './group-commit.js';
 import { ReadCache } from './read-cache.js';
 import { matchRoute, type Route } from './routes.js';
 import {
@@ -120,6 +121,8 @@ export class Engine {
   private readonly readTransaction: <T>(fn: () => T) => T;
   /** Inside readSnapshot: requests read one stored state and change nothing. */
   private snapshot = false;
+  /** Claim submissions arriving together, answered in one write transaction (group-commit.ts). */
+  private groups: GroupCommit<{ req: EngineRequest; options: { key?: KeyRecord; text?: boolean; json?: boolean } }> | undefined;
 
   private constructor(
     readonly db: Db,
@@ -246,6 +249,28 @@ export class Engine {
     if (options.json) return { ...response, body: jsonValues(body) };
     if (!(body instanceof PageBody)) return response;
     return { ...response, body: options.text ? sendable(body) : body.values() };
+  }
+
+  /**
+   * Answers a request as `handle` does; a request of a grouping route (claim submissions) is queued
+   * with the others that arrive in the same turn and answered once their one transaction committed
+   * (group-commit.ts). The in-process transport and `local serve` both send claims through here.
+   */
+  handleGrouped(req: EngineRequest, options: { key?: KeyRecord; text?: boolean; json?: boolean } = {}): Promise<EngineResponse> {
+    if (!this.groupsCommits(req.method, req.path)) return Promise.resolve(this.handle(req, options));
+    this.groups ??= new GroupCommit(this.db, (queued) => this.handle(queued.req, queued.options));
+    return this.groups.submit({ req, options });
+  }
+
+  /** Whether `handleGrouped` groups requests of this method and path (never inside a read snapshot). */
+  groupsCommits(method: string, path: string): boolean {
+    const match = matchRoute(method, path);
+    return !this.snapshot && match !== undefined && 'route' in match && match.route.groupCommit;
+  }
+
+  /** How many groups `handleGrouped` committed, and how many requests they held. */
+  get groupStats(): GroupStats {
+    return { ...(this.groups?.stats ?? { groups: 0, requests: 0, largest: 0 }) };
   }
 
   private answer(req: EngineRequest, options: { key?: KeyRecord }): EngineResponse {

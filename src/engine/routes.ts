@@ -37,6 +37,11 @@ export interface Route extends CompiledPath {
    * its own write transaction, instead of the engine doing it in a read transaction before.
    */
   advancesItself: boolean;
+  /**
+   * Requests of this route that arrive together may share one write transaction, each in its own
+   * savepoint (group-commit.ts): claim submissions, whose batches send many at once.
+   */
+  groupCommit: boolean;
 }
 
 function route(
@@ -47,9 +52,10 @@ function route(
   perMinute: number | null = null,
   cacheable = false,
   advancesItself = false,
+  groupCommit = false,
 ): Route {
   // Compiled as the router reads paths (domain/served-routes.ts), the reading `tpa api` relies on.
-  return compilePath({ method, path, handler, scope, perMinute, cacheable, advancesItself });
+  return compilePath({ method, path, handler, scope, perMinute, cacheable, advancesItself, groupCommit });
 }
 
 const TPA = '/tpa-api/v1';
@@ -59,7 +65,7 @@ const BUILDER = '/api/v1/computable-contracts/builder/{instance_id}';
 export const ROUTES: readonly Route[] = [
   route('POST', `${TPA}/contract-lookup/blind/`, blindLookup, 'contract_lookup', 1000),
   route('POST', `${TPA}/contract-lookup/full/`, fullLookup, 'contract_lookup', 500),
-  route('POST', `${TPA}/claims/submit/`, submitClaim, 'claim_pricing', 100, false, true),
+  route('POST', `${TPA}/claims/submit/`, submitClaim, 'claim_pricing', 100, false, true, true),
   route('GET', `${TPA}/claims/{submission_id}/response/`, claimResponse, 'claim_pricing', 100),
   route('POST', `${TPA}/funding/approve/`, approveFunding, 'fund_release', 10),
   route('GET', `${TPA}/settlement/{encounter_id}/`, getSettlement, 'ledger_access', 200),

@@ -6,7 +6,7 @@ import { closeSync, constants, mkdirSync, openSync, readdirSync, readFileSync, s
 import { basename, join, resolve } from 'node:path';
 import type { FieldError } from '../domain/errors.js';
 import { TpaError } from '../errors.js';
-import { isRefusal } from '../client/claim-batch.js';
+import { isRefusal } from './claim-batch.js';
 import { type DatabaseIdentity, type JournalRecord, otherDatabase, readJournal } from './journal.js';
 import { currentHolder } from './journal-lock.js';
 

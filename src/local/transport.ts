@@ -83,13 +83,19 @@ export class LocalTransport implements Transport {
     // run microtasks: a SIGINT (Ctrl-C) or a timer would wait until the whole job was done. Here,
     // before the engine has touched anything, a Ctrl-C stops the job at once (exit 130) and leaves
     // its journal as an interrupted request over HTTP does.
-    await new Promise<void>((resolve) => setImmediate(resolve));
+    // A claim submission waits that turn in the engine's group (Engine.handleGrouped): the claims a
+    // batch has in flight together share one commit, each answered once it committed.
     const url = new URL(request.path, 'http://local');
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(request.headers)) headers[k.toLowerCase()] = v;
-    const outcome = await withFault(this.faults.take(url.pathname), request.body, (body) =>
-      engine.handle({ method: request.method.toUpperCase(), path: url.pathname, query: url.searchParams, headers, body }, { json: true }),
-    );
+    const req = { method: request.method.toUpperCase(), path: url.pathname, query: url.searchParams, headers, body: request.body };
+    const fault = this.faults.take(url.pathname);
+    if (!fault && engine.groupsCommits(req.method, req.path)) {
+      const response = await engine.handleGrouped(req, { json: true });
+      return { status: response.status, headers: response.headers, body: response.body };
+    }
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    const outcome = await withFault(fault, request.body, (body) => engine.handle({ ...req, body }, { json: true }));
     if ('hangUp' in outcome)
       throw new NetworkError(`the connection was reset before the answer to ${request.method} ${url.pathname} arrived (simulated by TPA_FAULT)`);
     // The body as the JSON an HTTP client would read (Engine.handle `json`), so callers see exactly

@@ -462,7 +462,12 @@ class Requests {
         const work = (text: string | undefined) =>
           this.engine.handle({ method, path, query, headers, body: text === '' ? undefined : text, depthChecked: true }, { key, text: true });
         const fault = this.options.faults?.take(path);
-        // Without a fault (every request but in a sandbox test), answered at once.
+        // Without a fault (every request but in a sandbox test), answered at once; a claim with the
+        // others that arrived in the same turn, once their one transaction committed (Engine.handleGrouped).
+        if (!fault && this.engine.groupsCommits(method, path))
+          return this.engine
+            .handleGrouped({ method, path, query, headers, body: body === '' ? undefined : body, depthChecked: true }, { key, text: true })
+            .then((response) => call.reply(response));
         if (!fault) return call.reply(work(body));
         return withFault(fault, body, work).then((outcome) => {
           if ('response' in outcome) return call.reply(outcome.response);

@@ -5,7 +5,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BatchJournal, type BatchClaim, type ClaimOutcome, runClaimBatch } from '../../src/client/claim-batch.js';
+import { BatchJournal, type BatchClaim, type ClaimOutcome, runClaimBatch } from '../../src/jobs/claim-batch.js';
 import { TpaClient } from '../../src/client/client.js';
 import { LocalTransport } from '../../src/local/transport.js';
 import { claimTemplate } from '../../src/domain/claim-template.js';

@@ -6,7 +6,7 @@ import { linkSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { claimTemplate } from '../../src/domain/claim-template.js';
-import { BatchJournal, runClaimBatch, type BatchClaim, type ClaimOutcome } from '../../src/client/claim-batch.js';
+import { BatchJournal, runClaimBatch, type BatchClaim, type ClaimOutcome } from '../../src/jobs/claim-batch.js';
 import { TpaClient } from '../../src/client/client.js';
 import { withTransfers, type ApprovalRecord } from '../../src/jobs/fund-history.js';
 import { lockHolderPath } from '../../src/jobs/journal-lock.js';

@@ -242,7 +242,7 @@ describe('StatusLine: redrawn in place, messages above it', () => {
 describe('a claim batch under a rate limit: the line follows the limit, not the burst', () => {
   // A fake service of 100 requests a minute per key, fast between waits; the clock is the test's.
   async function limitedBatch(total: number) {
-    const { BatchJournal, runClaimBatch } = await import('../../src/client/claim-batch.js');
+    const { BatchJournal, runClaimBatch } = await import('../../src/jobs/claim-batch.js');
     const { progressState } = await import('../../src/cli/commands/claim/submit-batch.js');
     const { tempDir } = await import('../helpers/engine.js');
     const { claimTemplate } = await import('../../src/domain/claim-template.js');

@@ -5,7 +5,7 @@
 // JSON) beside each other in the folder asked for, or on stdout. The writers are src/domain/x12-ack.ts.
 import { lstatSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { refusedByService } from '../../../client/claim-batch.js';
+import { refusedByService } from '../../../jobs/claim-batch.js';
 import { jsonNumberToCents } from '../../../domain/money.js';
 import {
   type AckClaim,
@@ -32,7 +32,7 @@ import { UsageError } from '../../../errors.js';
 import { oneLine } from '../../../render/screen.js';
 import type { Context } from '../../context.js';
 import { withStreams } from '../../io.js';
-import type { ClaimOutcome } from '../../../client/claim-batch.js';
+import type { ClaimOutcome } from '../../../jobs/claim-batch.js';
 import type { ClaimText } from './submit-sources.js';
 
 /** Where each claim's segments are in its transaction set, for the 999's IK3 (ST is 1). */

@@ -1,9 +1,9 @@
 // `tpa claim submit <path>...` with more than one claim: the readers (submit-sources.ts) feed the
-// batch runner (client/claim-batch.ts); this file only wires options, the journal's place, the
+// batch runner (jobs/claim-batch.ts); this file only wires options, the journal's place, the
 // output and the progress line (docs/claim-batches.md "Claim batches").
 import { createHash } from 'node:crypto';
 import { resolve, join } from 'node:path';
-import { BatchJournal, runClaimBatch, type BatchProgress, type BatchSummary, type ClaimOutcome } from '../../../client/claim-batch.js';
+import { BatchJournal, runClaimBatch, type BatchProgress, type BatchSummary, type ClaimOutcome } from '../../../jobs/claim-batch.js';
 import { DEFAULT_POLL_TIMEOUT_MS } from '../../../client/polling.js';
 import { databaseOf, journalsDir } from '../../../jobs/journal.js';
 import { formatCentsGrouped } from '../../../domain/money.js';
@@ -130,6 +130,41 @@ export function summaryTable(t: Awaited<ReturnType<typeof tableTools>>, s: Batch
   return `${t.table(['Outcome', { header: 'Claims', align: 'right' }], rows)}\n${run}\n${t.keyValues(amounts)}`;
 }
 
+/** What each claim's outcome does as it completes: the caller's hook, the record on stdout, and a note for one not accepted. */
+function outcomeNoter(
+  ctx: Context,
+  opts: BatchOptions,
+  writer: { write(records: (ClaimOutcome | Record<string, unknown>)[]): void } | undefined,
+): (o: ClaimOutcome) => void {
+  return (o) => {
+    opts.onOutcome?.(o);
+    if (writer) writer.write([ctx.format === 'csv' ? csvRow(o) : o]);
+    if (o.status === 'INVALID' || o.status === 'FAILED' || o.status === 'UNKNOWN') {
+      const errors = o.errors.map(errorText).join('; ');
+      ctx.note(`${oneLine(o.source)}: ${o.status === 'INVALID' ? 'invalid, not sent' : o.status === 'FAILED' ? 'failed' : 'UNKNOWN, not sent'}: ${errors}`);
+    }
+    if (o.note) ctx.note(noteText(`${oneLine(o.source)}: ${o.note} (${o.external_claim_id})`));
+    // A denied claim says why: its denial code and reason.
+    if (o.disposition === 'DENIED') ctx.note(noteText(`${oneLine(o.source)}: DENIED${denialText(o)}`));
+  };
+}
+
+/** What the end of a batch says on stderr: why it stopped, the claims left UNKNOWN, or those still being adjudicated. */
+function endNotes(ctx: Context, summary: BatchSummary, journalPath: string): void {
+  if (summary.stopped) {
+    ctx.note(`stopped: ${summary.stopped.message}`);
+    ctx.note(`the journal ${journalPath} says what was sent; run the same command again to continue`);
+  } else if (summary.counts.UNKNOWN > 0) {
+    ctx.note(
+      `${summary.counts.UNKNOWN} claim(s) UNKNOWN: sent before without a recorded answer, and the ledger could not say whether the service has them. They were not sent again: look for them (${suggestCommand(ctx, ['ledger', 'list', '--npi', { placeholder: 'npi' }, '--from', { placeholder: 'date' }, '--to', { placeholder: 'date' }])}) before resending`,
+    );
+  } else if (summary.stillProcessing > 0) {
+    ctx.note(
+      `${summary.stillProcessing} claim(s) still being adjudicated when --wait timed out: follow them with ${suggestCommand(ctx, ['claim', 'poll', { placeholder: 'submission_id' }, '--wait'])}`,
+    );
+  }
+}
+
 /**
  * Runs the batch: outcomes on stdout as they complete (ndjson, csv rows, one json array), or a
  * summary table on a terminal; progress on stderr when it is a terminal.
@@ -178,17 +213,7 @@ export async function submitBatch(
       total,
       database,
       onHistory: (why) => ctx.note(`${why}: its records are history; starting anew, every claim is sent to this database`),
-      onOutcome: (o) => {
-        opts.onOutcome?.(o);
-        if (writer) writer.write([ctx.format === 'csv' ? csvRow(o) : o]);
-        if (o.status === 'INVALID' || o.status === 'FAILED' || o.status === 'UNKNOWN') {
-          const errors = o.errors.map(errorText).join('; ');
-          ctx.note(`${oneLine(o.source)}: ${o.status === 'INVALID' ? 'invalid, not sent' : o.status === 'FAILED' ? 'failed' : 'UNKNOWN, not sent'}: ${errors}`);
-        }
-        if (o.note) ctx.note(noteText(`${oneLine(o.source)}: ${o.note} (${o.external_claim_id})`));
-        // A denied claim says why: its denial code and reason.
-        if (o.disposition === 'DENIED') ctx.note(noteText(`${oneLine(o.source)}: DENIED${denialText(o)}`));
-      },
+      onOutcome: outcomeNoter(ctx, opts, writer),
       onProgress: live
         ? (p) => {
             last = p;
@@ -208,18 +233,7 @@ export async function submitBatch(
     writer?.end();
     journal.close();
   }
-  if (summary.stopped) {
-    ctx.note(`stopped: ${summary.stopped.message}`);
-    ctx.note(`the journal ${journal.path} says what was sent; run the same command again to continue`);
-  } else if (summary.counts.UNKNOWN > 0) {
-    ctx.note(
-      `${summary.counts.UNKNOWN} claim(s) UNKNOWN: sent before without a recorded answer, and the ledger could not say whether the service has them. They were not sent again: look for them (${suggestCommand(ctx, ['ledger', 'list', '--npi', { placeholder: 'npi' }, '--from', { placeholder: 'date' }, '--to', { placeholder: 'date' }])}) before resending`,
-    );
-  } else if (summary.stillProcessing > 0) {
-    ctx.note(
-      `${summary.stillProcessing} claim(s) still being adjudicated when --wait timed out: follow them with ${suggestCommand(ctx, ['claim', 'poll', { placeholder: 'submission_id' }, '--wait'])}`,
-    );
-  }
+  endNotes(ctx, summary, journal.path);
   const t = await tableTools(table ? ctx.color : ctx.colorErr, terminalWidth(table ? ctx.io.stdout : ctx.io.stderr));
   if (table) ctx.io.stdout.write(`${summaryTable(t, summary, opts.wait === true)}\n`);
   else if (live) ctx.io.stderr.write(`${summaryTable(t, summary, opts.wait === true)}\n`);

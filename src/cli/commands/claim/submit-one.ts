@@ -1,11 +1,11 @@
-// One claim of `tpa claim submit`, under the same journal rules as a batch's claims (client/claim-batch.ts):
+// One claim of `tpa claim submit`, under the same journal rules as a batch's claims (jobs/claim-batch.ts):
 // every single claim of a profile is journaled in one journal of single claims, so that the same
 // content submitted twice (the same file, a copy of it, the template piped twice) is seen. Sent
 // before, it is sent again only on purpose: --again, or yes at a prompt on a terminal (default no);
 // otherwise exit 4 naming the earlier submission (docs/claim-batches.md "One claim, exactly once too").
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import { type EarlierSubmission, type SingleResult, BatchJournal, journalVerdict, submitSingleClaim } from '../../../client/claim-batch.js';
+import { type EarlierSubmission, type SingleResult, BatchJournal, journalVerdict, submitSingleClaim } from '../../../jobs/claim-batch.js';
 import type { TpaClient } from '../../../client/client.js';
 import { canonicalHash } from '../../../domain/canonical.js';
 import { journalsDir } from '../../../jobs/journal.js';

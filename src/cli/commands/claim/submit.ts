@@ -2,7 +2,7 @@
 // (more than one claim, or a --journal), sent exactly once each and resumable (submit-batch.ts). One
 // claim is journaled as a batch's claims are (the journal of single claims): the same content sent
 // again is refused unless asked for (--again, or yes at the prompt). --dry-run checks and shows.
-import type { ClaimOutcome } from '../../../client/claim-batch.js';
+import type { ClaimOutcome } from '../../../jobs/claim-batch.js';
 import { UsageError, ValidationFailed } from '../../../errors.js';
 import { suggestCommand, waitTimeoutSpec } from '../../options.js';
 import { argument, option, fieldsOf, verb } from '../../verb.js';

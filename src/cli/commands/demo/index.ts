@@ -246,7 +246,7 @@ async function submitBatch(demo: Demo) {
   );
   batchClaims.forEach((c, i) => writeFileSync(join(folder, `claim-${i + 1}.json`), JSON.stringify(c, null, 2)));
   say(`$ tpa claim submit claims/ --wait        (${batchClaims.length} files; a journal makes a rerun skip what was sent)`);
-  const [{ BatchJournal, runClaimBatch }, { claimTexts }] = await Promise.all([import('../../../client/claim-batch.js'), import('../claim/submit-sources.js')]);
+  const [{ BatchJournal, runClaimBatch }, { claimTexts }] = await Promise.all([import('../../../jobs/claim-batch.js'), import('../claim/submit-sources.js')]);
   const runBatch = async () => {
     const journal = await BatchJournal.open(join(dir, 'claims.journal'));
     try {
@@ -286,7 +286,7 @@ async function submitBatch(demo: Demo) {
   };
 }
 
-type BatchResult = Awaited<ReturnType<typeof import('../../../client/claim-batch.js').runClaimBatch>>;
+type BatchResult = Awaited<ReturnType<typeof import('../../../jobs/claim-batch.js').runClaimBatch>>;
 
 function sayBatch({ say, tools }: Demo, batch: BatchResult): void {
   say(

@@ -20,16 +20,16 @@ import { placeErrors } from '../domain/json-position.js';
 import { sameIdentityMessage, X12_CORRECTION } from '../domain/x12-identity.js';
 import { jsonNumberToCents } from '../domain/money.js';
 import { EXIT, RateLimitedError, TpaError } from '../errors.js';
-import type { TpaClient } from './client.js';
-import { type DatabaseIdentity, Journal, type JournalRecord, otherDatabase } from '../jobs/journal.js';
-import { FirstSeen } from '../jobs/first-seen.js';
-import { JournalLock } from '../jobs/journal-lock.js';
-import { pages } from './pages.js';
-import { rateLimitWaitOf, stopsTheJob } from './retry.js';
-import { nextPollDelay } from './polling.js';
-import { PaceGauge, type PaceLimit, Pacer, Throughput } from '../jobs/throughput.js';
+import type { TpaClient } from '../client/client.js';
+import { type DatabaseIdentity, Journal, type JournalRecord, otherDatabase } from './journal.js';
+import { FirstSeen } from './first-seen.js';
+import { JournalLock } from './journal-lock.js';
+import { pages } from '../client/pages.js';
+import { rateLimitWaitOf, stopsTheJob } from '../client/retry.js';
+import { nextPollDelay } from '../client/polling.js';
+import { PaceGauge, type PaceLimit, Pacer, Throughput } from './throughput.js';
 import { hostname, uptime } from 'node:os';
-import type { AdjudicationSummary, ClaimResponseBody, LedgerItem } from './types.js';
+import type { AdjudicationSummary, ClaimResponseBody, LedgerItem } from '../client/types.js';
 
 /**
  * UNKNOWN: sent by an earlier run whose answer was never recorded, and the ledger could not say
@@ -467,61 +467,124 @@ export function isRefusal(status: unknown): boolean {
  * database is history and every claim goes to this one.
  */
 export async function runClaimBatch(client: TpaClient, claims: AsyncIterable<BatchClaim>, journal: BatchJournal, options: BatchOptions): Promise<BatchSummary> {
-  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
-  const now = options.now ?? Date.now;
-  const waiting = options.waitTimeoutMs !== undefined;
-  const summary: BatchSummary = {
-    counts: { ACKNOWLEDGED: 0, SKIPPED: 0, INVALID: 0, FAILED: 0, UNKNOWN: 0 },
-    states: {},
-    total: options.total,
-    sentThisRun: 0,
-    dispositions: {},
-    chargesCents: 0,
-    allowedCents: 0,
-    benefitCents: 0,
-    stillProcessing: 0,
-    exitCode: EXIT.OK,
-  };
-  const history = journal.begin({ database: options.database, total: options.total });
-  if (history) {
-    summary.history = history;
-    options.onHistory?.(history);
-  }
-  let done = 0;
-  let skipped = 0;
-  // Only the claims sent count in the rate: those a resume skips cost no time (docs/jobs.md "Long jobs").
-  const pace = new Throughput(now);
-  const pacer = new Pacer({
-    concurrency: options.concurrency,
-    now,
-    sleep,
-    onPause: (ms) => {
-      pace.pause();
-      progress('submitting', ms);
-    },
-    onResume: () => pace.resume(),
-  });
-  // The rate, the time left and the limit once it paces the batch (docs/jobs.md "Long jobs"), as every long job has them.
-  const gauge = new PaceGauge(pace, pacer.window, now);
-  const progress = (stage: BatchProgress['stage'], waitingMs?: number) => {
-    if (!options.onProgress) return;
-    const total = options.total;
-    const p = gauge.pace(total !== undefined ? toSend(total) : undefined, stage === 'submitting' ? waitingMs : undefined);
-    options.onProgress({ done, total, skipped, stage, ...p, waitingMs });
-  };
-  /** Claims still to send: the service has counted those in flight against its window already. */
-  const toSend = (total: number) => Math.max(0, total - done - pacer.inFlightCount);
-  /** The limit headers of an answer: the window's budget, and the first time, the batch's length under it. */
-  const observe = (headers: Record<string, string>) => {
-    if (!pacer.observe(headers) || !options.onLimit || options.total === undefined) return;
-    const limit = gauge.limitFor(toSend(options.total));
-    if (limit) options.onLimit({ ...limit, toSend: options.total - done });
-  };
+  return new ClaimBatchRun(client, journal, options).run(claims);
+}
+
+/** One run of a claim batch, its steps named: prepare each claim, announce a group, send, settle, and the exit code. */
+class ClaimBatchRun {
+  private readonly sleep: (ms: number) => Promise<void>;
+  private readonly now: () => number;
+  private readonly waiting: boolean;
+  private readonly summary: BatchSummary;
+  private done = 0;
+  private skipped = 0;
+  /** Only the claims sent count in the rate: those a resume skips cost no time (docs/jobs.md "Long jobs"). */
+  private readonly pace: Throughput;
+  private readonly pacer: Pacer;
+  /** The rate, the time left and the limit once it paces the batch (docs/jobs.md "Long jobs"), as every long job has them. */
+  private readonly gauge: PaceGauge;
   /** Acknowledged (or skipped) claims whose adjudication --wait still has to report. */
-  const toWait: ClaimOutcome[] = [];
-  let firstFailure: TpaError | undefined;
+  private readonly toWait: ClaimOutcome[] = [];
+  private firstFailure: TpaError | undefined;
+  private readonly occurrences = new Map<string, number>();
+  /** The X12 identities met in this batch, each with the source of its first claim. */
+  private readonly identitiesSeen = new FirstSeen();
+
+  constructor(
+    private readonly client: TpaClient,
+    private readonly journal: BatchJournal,
+    private readonly options: BatchOptions,
+  ) {
+    this.sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+    this.now = options.now ?? Date.now;
+    this.waiting = options.waitTimeoutMs !== undefined;
+    this.summary = {
+      counts: { ACKNOWLEDGED: 0, SKIPPED: 0, INVALID: 0, FAILED: 0, UNKNOWN: 0 },
+      states: {},
+      total: options.total,
+      sentThisRun: 0,
+      dispositions: {},
+      chargesCents: 0,
+      allowedCents: 0,
+      benefitCents: 0,
+      stillProcessing: 0,
+      exitCode: EXIT.OK,
+    };
+    this.pace = new Throughput(this.now);
+    this.pacer = new Pacer({
+      concurrency: options.concurrency,
+      now: this.now,
+      sleep: this.sleep,
+      onPause: (ms) => {
+        this.pace.pause();
+        this.progress('submitting', ms);
+      },
+      onResume: () => this.pace.resume(),
+    });
+    this.gauge = new PaceGauge(this.pace, this.pacer.window, this.now);
+  }
+
+  async run(claims: AsyncIterable<BatchClaim>): Promise<BatchSummary> {
+    const history = this.journal.begin({ database: this.options.database, total: this.options.total });
+    if (history) {
+      this.summary.history = history;
+      this.options.onHistory?.(history);
+    }
+    await this.submitAll(claims);
+    const settle = (o: ClaimOutcome) => this.settle(o);
+    if (this.waiting && !this.summary.stopped)
+      await waitForAll(this.client, this.toWait, this.options, this.summary, {
+        sleep: this.sleep,
+        now: this.now,
+        progress: (stage, waitingMs) => this.progress(stage, waitingMs),
+        settle,
+      });
+    else for (const o of this.toWait) settle(o);
+    this.summary.exitCode = this.exitCode();
+    return this.summary;
+  }
+
+  /** Claims go out in groups: one write to the disk announces a group before any of it is sent. */
+  private async submitAll(claims: AsyncIterable<BatchClaim>): Promise<void> {
+    const groupSize = Math.max(this.options.concurrency, 512);
+    let group: Ready[] = [];
+    for await (const item of claims) {
+      if (this.summary.stopped) break;
+      const ready = this.prepare(item);
+      if (!ready) continue;
+      group.push(ready);
+      if (group.length >= groupSize) {
+        await this.dispatch(group);
+        group = [];
+      }
+    }
+    if (!this.summary.stopped) await this.dispatch(group);
+    await this.pacer.drain();
+  }
+
+  private progress(stage: BatchProgress['stage'], waitingMs?: number): void {
+    if (!this.options.onProgress) return;
+    const total = this.options.total;
+    const p = this.gauge.pace(total !== undefined ? this.toSend(total) : undefined, stage === 'submitting' ? waitingMs : undefined);
+    this.options.onProgress({ done: this.done, total, skipped: this.skipped, stage, ...p, waitingMs });
+  }
+
+  /** Claims still to send: the service has counted those in flight against its window already. */
+  private toSend(total: number): number {
+    return Math.max(0, total - this.done - this.pacer.inFlightCount);
+  }
+
+  /** The limit headers of an answer: the window's budget, and the first time, the batch's length under it. */
+  private observe(headers: Record<string, string>): void {
+    const { onLimit, total } = this.options;
+    if (!this.pacer.observe(headers) || !onLimit || total === undefined) return;
+    const limit = this.gauge.limitFor(this.toSend(total));
+    if (limit) onLimit({ ...limit, toSend: total - this.done });
+  }
+
   /** A claim's last word: counted once, in its final state, and handed on. The one place the summary counts a claim. */
-  const settle = (o: ClaimOutcome) => {
+  private settle(o: ClaimOutcome): void {
+    const summary = this.summary;
     const state = finalState(o);
     summary.states[state] = (summary.states[state] ?? 0) + 1;
     if (state === 'STILL PROCESSING') summary.stillProcessing++;
@@ -530,53 +593,47 @@ export async function runClaimBatch(client: TpaClient, claims: AsyncIterable<Bat
       summary.allowedCents += amountCents(o.adjudication.allowed_amount);
       summary.benefitCents += amountCents(o.adjudication.benefit_amount);
     }
-    options.onOutcome(o);
-  };
-  const finish = (outcome: ClaimOutcome) => {
-    summary.counts[outcome.status]++;
-    done++;
-    if (outcome.status === 'SKIPPED') skipped++;
-    if (waiting && (outcome.status === 'ACKNOWLEDGED' || outcome.status === 'SKIPPED')) toWait.push(outcome);
-    else settle(outcome);
-    progress('submitting');
-  };
-  const occurrences = new Map<string, number>();
-  /** The X12 identities met in this batch, each with the source of its first claim. */
-  const identitiesSeen = new FirstSeen();
+    this.options.onOutcome(o);
+  }
 
-  // Validation and the journal's verdict, before anything is sent.
-  const prepare = (item: BatchClaim): Ready | undefined => {
+  private finish(outcome: ClaimOutcome): void {
+    this.summary.counts[outcome.status]++;
+    this.done++;
+    if (outcome.status === 'SKIPPED') this.skipped++;
+    if (this.waiting && (outcome.status === 'ACKNOWLEDGED' || outcome.status === 'SKIPPED')) this.toWait.push(outcome);
+    else this.settle(outcome);
+    this.progress('submitting');
+  }
+
+  /** A claim found invalid: journaled, reported, not sent. */
+  private refuse(item: BatchClaim, errors: FieldError[]): undefined {
+    const placed = placeErrors(errors, item.locate, item.segmentOf);
+    this.journal.invalid(item.source, item.text, item.segmentOf || item.errors ? placed : errors);
+    this.finish(outcome(item.source, 'INVALID', { errors: placed }));
+    return undefined;
+  }
+
+  /** Validation and the journal's verdict, before anything is sent. */
+  private prepare(item: BatchClaim): Ready | undefined {
     // A claim from X12 is known by its interchange, group, transaction and CLM01, and one identity is
     // one claim: a second item of it in the batch (valid or not) is the sender's duplicate, never
     // numbered into a claim of its own (a file added or fixed would shift the numbers).
-    const firstOf = item.identity ? identitiesSeen.firstOf(item.identity.claim, item.source) : undefined;
-    const refuse = (errors: FieldError[]) => {
-      const placed = placeErrors(errors, item.locate, item.segmentOf);
-      journal.invalid(item.source, item.text, item.segmentOf || item.errors ? placed : errors);
-      finish(outcome(item.source, 'INVALID', { errors: placed }));
-      return undefined;
-    };
-    if (item.problem !== undefined || item.value === undefined) return refuse([{ field: '', message: item.problem ?? 'not a claim' }]);
+    const firstOf = item.identity ? this.identitiesSeen.firstOf(item.identity.claim, item.source) : undefined;
+    if (item.problem !== undefined || item.value === undefined) return this.refuse(item, [{ field: '', message: item.problem ?? 'not a claim' }]);
     // Every problem at once: the X12 reader's and the field rules' (domain/claim-problems.ts).
     const checked = everyProblem(item.text, item.value, item.errors, item.segmentOf);
-    if (checked.errors) return refuse(checked.errors);
+    if (checked.errors) return this.refuse(item, checked.errors);
     const parsed: ParsedClaim = checked.parsed;
     const sha256 = canonicalHash(item.value);
-    let claim = item.identity?.claim;
-    if (claim === undefined) {
-      // The same content twice in a batch is two claims: the nth occurrence has its own journal entry.
-      const n = (occurrences.get(sha256) ?? 0) + 1;
-      occurrences.set(sha256, n);
-      claim = n === 1 ? sha256 : `${sha256}#${n}`;
-    }
-    const known = journal.lookup(claim);
+    const claim = item.identity?.claim ?? this.occurrence(sha256);
+    const known = this.journal.lookup(claim);
     if (item.identity) {
-      const problem = x12IdentityProblem(item.identity.claim, sha256, known, firstOf, journal.mayHaveBeenSent(known));
-      if (problem) return refuse([{ field: '', message: problem }]);
+      const problem = x12IdentityProblem(item.identity.claim, sha256, known, firstOf, this.journal.mayHaveBeenSent(known));
+      if (problem) return this.refuse(item, [{ field: '', message: problem }]);
     }
-    summary.chargesCents += parsed.totalChargeCents;
+    this.summary.chargesCents += parsed.totalChargeCents;
     if (known?.ack) {
-      finish(outcome(item.source, 'SKIPPED', { ...known.ack, idempotency_key: known.key }));
+      this.finish(outcome(item.source, 'SKIPPED', { ...known.ack, idempotency_key: known.key }));
       return undefined;
     }
     return {
@@ -588,29 +645,36 @@ export async function runClaimBatch(client: TpaClient, claims: AsyncIterable<Bat
       key: known?.key ?? randomUUID(),
       parsed,
       ...(item.segmentOf ? { segmentOf: item.segmentOf } : {}),
-      lookFirst: journal.mayHaveBeenSent(known),
+      lookFirst: this.journal.mayHaveBeenSent(known),
       announcedAt: known?.at,
     };
-  };
+  }
+
+  /** The same content twice in a batch is two claims: the nth occurrence has its own journal entry. */
+  private occurrence(sha256: string): string {
+    const n = (this.occurrences.get(sha256) ?? 0) + 1;
+    this.occurrences.set(sha256, n);
+    return n === 1 ? sha256 : `${sha256}#${n}`;
+  }
 
   /**
    * A claim an earlier run may have sent: found in the ledger, it is acknowledged from there (and
    * not sent); not found, it is sent. True when it is settled without sending.
    */
-  const settledFromLedger = async (r: Ready): Promise<boolean> => {
+  private async settledFromLedger(r: Ready): Promise<boolean> {
     let found: { submission_id: string; external_claim_id: string } | undefined;
     try {
-      found = await findInLedger(client, r.parsed, journal.acknowledged);
+      found = await findInLedger(this.client, r.parsed, this.journal.acknowledged);
     } catch (err) {
       if (!(err instanceof TpaError)) throw err;
       // A key that may submit claims but not read the ledger (403) cannot tell: this claim is
       // UNKNOWN, the others go on. Limits, the network or the credentials stop the batch.
       if (stopsTheJob(err) && err.status !== 403) {
-        summary.stopped ??= err;
+        this.summary.stopped ??= err;
         return true;
       }
       const when = r.announcedAt ? ` on ${r.announcedAt}` : '';
-      finish(
+      this.finish(
         outcome(r.source, 'UNKNOWN', {
           idempotency_key: r.key,
           errors: [
@@ -624,88 +688,63 @@ export async function runClaimBatch(client: TpaClient, claims: AsyncIterable<Bat
       return true;
     }
     if (!found) return false;
-    journal.answered({ type: 'acknowledged', claim: r.claim, ...found, found_in_ledger: true });
-    finish(outcome(r.source, 'SKIPPED', { ...found, idempotency_key: r.key, note: 'sent before, its answer lost: found in the ledger, not sent again' }));
+    this.journal.answered({ type: 'acknowledged', claim: r.claim, ...found, found_in_ledger: true });
+    this.finish(outcome(r.source, 'SKIPPED', { ...found, idempotency_key: r.key, note: 'sent before, its answer lost: found in the ledger, not sent again' }));
     return true;
-  };
+  }
 
-  const send = async (r: Ready): Promise<void> => {
-    if (r.lookFirst && (await settledFromLedger(r))) return;
+  private async send(r: Ready): Promise<void> {
+    if (r.lookFirst && (await this.settledFromLedger(r))) return;
     try {
-      journal.sent(r.claim);
-      summary.sentThisRun++;
-      pace.started();
-      const ack = await client.submitClaim(r.text, r.key);
-      pace.add(1);
-      observe(ack.headers);
-      journal.answered({
-        type: 'acknowledged',
-        claim: r.claim,
-        submission_id: ack.body.submission_id,
-        external_claim_id: ack.body.external_claim_id,
-        at: new Date().toISOString(),
-      });
-      finish(
-        outcome(r.source, 'ACKNOWLEDGED', { submission_id: ack.body.submission_id, external_claim_id: ack.body.external_claim_id, idempotency_key: r.key }),
-      );
+      this.journal.sent(r.claim);
+      this.summary.sentThisRun++;
+      this.pace.started();
+      const ack = await this.client.submitClaim(r.text, r.key);
+      this.pace.add(1);
+      this.observe(ack.headers);
+      const { submission_id, external_claim_id } = ack.body;
+      this.journal.answered({ type: 'acknowledged', claim: r.claim, submission_id, external_claim_id, at: new Date().toISOString() });
+      this.finish(outcome(r.source, 'ACKNOWLEDGED', { submission_id, external_claim_id, idempotency_key: r.key }));
     } catch (err) {
       if (!(err instanceof TpaError)) throw err;
-      pace.add(1);
-      // Limits, the network or the credentials stop the batch: what was not answered is resent, with
-      // its key, when the same command runs again.
-      if (stopsTheJob(err)) summary.stopped ??= err;
-      else firstFailure ??= err;
-      journal.answered(failedRecord(r.claim, r.text, err));
-      const errors = Array.isArray(err.details) ? (err.details as FieldError[]) : [{ field: '', message: err.message }];
-      // A claim from X12: each refusal names the segment its field came from (NM1*71, not only careTeam[0].provider).
-      const failed = outcome(r.source, 'FAILED', { idempotency_key: r.key, errors: r.segmentOf ? placeErrors(errors, undefined, r.segmentOf) : errors });
-      if (isRefusal(err.status)) refusals.add(failed);
-      finish(failed);
-    }
-  };
-
-  const dispatch = async (group: Ready[]) => {
-    if (group.length === 0) return;
-    journal.sending(group.map((r) => ({ claim: r.claim, source: r.source, sha256: r.sha256, key: r.key, clm01: r.clm01 })));
-    for (const r of group) {
-      // Fewer requests in flight than the rate-limit window has left: none is refused (a refusal counts too).
-      await pacer.slot();
-      if (summary.stopped) return;
-      pacer.start(() => send(r));
-    }
-  };
-
-  // Claims go out in groups: one write to the disk announces a group before any of it is sent.
-  const groupSize = Math.max(options.concurrency, 512);
-  let group: Ready[] = [];
-  for await (const item of claims) {
-    if (summary.stopped) break;
-    const ready = prepare(item);
-    if (!ready) continue;
-    group.push(ready);
-    if (group.length >= groupSize) {
-      await dispatch(group);
-      group = [];
+      this.failed(r, err);
     }
   }
-  if (!summary.stopped) await dispatch(group);
-  await pacer.drain();
 
-  if (waiting && !summary.stopped) await waitForAll(client, toWait, options, summary, { sleep, now, progress, settle });
-  else for (const o of toWait) settle(o);
+  private failed(r: Ready, err: TpaError): void {
+    this.pace.add(1);
+    // Limits, the network or the credentials stop the batch: what was not answered is resent, with
+    // its key, when the same command runs again.
+    if (stopsTheJob(err)) this.summary.stopped ??= err;
+    else this.firstFailure ??= err;
+    this.journal.answered(failedRecord(r.claim, r.text, err));
+    const errors = Array.isArray(err.details) ? (err.details as FieldError[]) : [{ field: '', message: err.message }];
+    // A claim from X12: each refusal names the segment its field came from (NM1*71, not only careTeam[0].provider).
+    const failed = outcome(r.source, 'FAILED', { idempotency_key: r.key, errors: r.segmentOf ? placeErrors(errors, undefined, r.segmentOf) : errors });
+    if (isRefusal(err.status)) refusals.add(failed);
+    this.finish(failed);
+  }
 
-  summary.exitCode = summary.stopped
-    ? summary.stopped.exitCode
-    : summary.counts.UNKNOWN > 0
-      ? EXIT.CONFLICT
-      : summary.stillProcessing > 0
-        ? EXIT.PENDING
-        : summary.counts.INVALID > 0
-          ? EXIT.USAGE
-          : firstFailure
-            ? firstFailure.exitCode
-            : EXIT.OK;
-  return summary;
+  private async dispatch(group: Ready[]): Promise<void> {
+    if (group.length === 0) return;
+    this.journal.sending(group.map((r) => ({ claim: r.claim, source: r.source, sha256: r.sha256, key: r.key, clm01: r.clm01 })));
+    for (const r of group) {
+      // Fewer requests in flight than the rate-limit window has left: none is refused (a refusal counts too).
+      await this.pacer.slot();
+      if (this.summary.stopped) return;
+      this.pacer.start(() => this.send(r));
+    }
+  }
+
+  /** The exit code docs/claim-batches.md "Claim batches" gives the batch's end. */
+  private exitCode(): number {
+    const summary = this.summary;
+    if (summary.stopped) return summary.stopped.exitCode;
+    if (summary.counts.UNKNOWN > 0) return EXIT.CONFLICT;
+    if (summary.stillProcessing > 0) return EXIT.PENDING;
+    if (summary.counts.INVALID > 0) return EXIT.USAGE;
+    return this.firstFailure ? this.firstFailure.exitCode : EXIT.OK;
+  }
 }
 
 /**
