@@ -1,7 +1,7 @@
 // tpa settlement report: the period's ledger entries (pages followed to the end) and the
 // settlement records of the encounters that were ever funded, paced by the rate-limit headers, each
 // page folded into the report by domain/report.ts as it is read, then written in the chosen format
-// (README "The finance desk's report").
+// (docs/money-rules.md "The finance desk's report").
 import type { ScanProgress } from '../../../client/activity.js';
 import type { TpaClient } from '../../../client/client.js';
 import type { LedgerFilters, LedgerItem } from '../../../client/types.js';
