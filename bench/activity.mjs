@@ -7,7 +7,7 @@
 //   `tpa ledger list --all -o ndjson` over the same entries (what reading them costs at all);
 // - `tpa activity --period yesterday --lookback 90`, the day's question as the opt-in partial read
 //   (the default reads every service date: bench/periods.mjs measures that at 100,000).
-// Each is the median of 3 runs. Prints one line per figure with its target; exits 1 when one is missed.
+// Each is the median of 5 runs; activity against the listing is judged on their CPU time. Prints one line per figure with its target; exits 1 when one is missed.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,7 +15,7 @@ import { buildLedger, clockFor, fmt, runCli } from './lib/ledger.mjs';
 
 const N = Number(process.env.BENCH_ACTIVITY ?? 30_000);
 if (!Number.isInteger(N) || N < 20_000) throw new Error('BENCH_ACTIVITY must be a whole number of at least 20,000');
-const RUNS = 3;
+const RUNS = 5;
 const work = mkdtempSync(join(tmpdir(), 'tpa-bench-activity-'));
 const results = [];
 const figure = (name, value, target, met) => {
@@ -42,21 +42,26 @@ try {
   for (let i = 0; i < RUNS; i++) {
     const l = await runCli(['ledger', 'list', '--all', '-o', 'ndjson'], env, work);
     if (l.lines !== N) throw new Error(`ledger list --all printed ${l.lines} lines for ${N}`);
-    listing.push(l.seconds);
+    listing.push(l);
     const a = await runCli(['activity', '--since', '2025-01-01', '--lookback', 'all', '-o', 'ndjson'], env, work);
     // Each encounter was submitted and then adjudicated or denied: at least one event each.
     if (a.lines < N) throw new Error(`activity printed ${a.lines} events for ${N} encounters`);
     events = a.lines;
-    everything.push(a.seconds);
+    everything.push(a);
   }
-  const [l, a] = [median(listing), median(everything)];
+  const [l, a] = [median(listing.map((r) => r.seconds)), median(everything.map((r) => r.seconds))];
+  // The target is judged on CPU time (user and system, the child's own): both read the same entries
+  // in one process, so on a quiet machine their times are their CPU, and on a busy one the wall time
+  // also counts the waits for a core, which moves each run by more than the difference measured.
+  const [lCpu, aCpu] = [median(listing.map((r) => r.cpuSeconds)), median(everything.map((r) => r.cpuSeconds))];
   figure(`activity over all ${fmt(N)} entries (${fmt(events)} events)`, `${a.toFixed(2)} s, ${fmt(N / a)} entries/s`, '≤ 5 s', a <= 5);
   figure(
     '  against the floor: ledger list --all -o ndjson, same entries',
     `${l.toFixed(2)} s, ${fmt(N / l)} entries/s (${(a / l).toFixed(2)}×)`,
-    '≤ 2× the floor',
-    a <= 2 * l,
+    'reference',
+    true,
   );
+  figure('  activity / ledger list, CPU', `${aCpu.toFixed(2)} s / ${lCpu.toFixed(2)} s (${(aCpu / lCpu).toFixed(2)}×)`, '≤ 2×', aCpu <= 2 * lCpu);
   const day = [];
   let read = 0;
   for (let i = 0; i < RUNS; i++) {

@@ -13,7 +13,11 @@
 // floor: reading every entry at all). Time and peak RSS of each. Targets, on each transport: within
 // 3× the floor's time plus what the per-encounter reads cost (a settlement record for each transfer
 // of the month, and for the 835 a ledger detail too) at the floor's own time per page; peak RSS
-// within 4× the floor's. Exits 1 when one is missed.
+// within 4× the floor's; the report's own peak RSS ≤ 120 MB (it holds its figures, never the period's
+// entries). Then the same ledger copied to BENCH_PERIODS_LARGE encounters (default 1,000,000, a whole
+// multiple of BENCH_PERIODS up to 10×; 0 skips it) by bench/lib/multiply-ledger.mjs, and the report
+// of the same month, in-process, again ≤ 120 MB: the memory is flat in the ledger's size. Exits 1
+// when one is missed.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,11 +28,34 @@ import { targets } from './lib/targets.mjs';
 
 const N = Number(process.env.BENCH_PERIODS ?? 100_000);
 const DAYS = Number(process.env.BENCH_PERIODS_DAYS ?? 420);
+const LARGE = Number(process.env.BENCH_PERIODS_LARGE ?? 1_000_000);
+/** The report's peak RSS at any size of ledger. */
+const REPORT_RSS_MB = 120;
 if (!Number.isInteger(N) || N < 1000) throw new Error('BENCH_PERIODS must be a whole number of at least 1,000');
 if (!Number.isInteger(DAYS) || DAYS < 62) throw new Error('BENCH_PERIODS_DAYS must be a whole number of at least 62');
+if (LARGE !== 0 && !(Number.isInteger(LARGE / N) && LARGE / N >= 2 && LARGE / N <= 10))
+  throw new Error('BENCH_PERIODS_LARGE must be 0 or 2 to 10 times BENCH_PERIODS');
 const work = mkdtempSync(join(tmpdir(), 'tpa-bench-periods-'));
 const { figure, finish } = targets(62, 34);
 const seconds = (start) => Number(process.hrtime.bigint() - start) / 1e9;
+
+/** The ledger copied to LARGE encounters, and the report of the same month on it: its peak RSS. */
+async function atLarge(home, base, args) {
+  const start = process.hrtime.bigint();
+  const copied = spawnSync(process.execPath, [fileURLToPath(new URL('./lib/multiply-ledger.mjs', import.meta.url)), home, String(LARGE / N)], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  if (copied.status !== 0) throw new Error(`copying the ledger failed (exit ${copied.status})`);
+  console.log(`  the ledger copied to ${fmt(LARGE)} encounters in ${seconds(start).toFixed(0)} s`);
+  const r = await runCli(args, { ...base, TPA_HOME: home }, work);
+  figure(
+    `in-process: settlement report --by funded at ${fmt(LARGE)}`,
+    `${r.seconds.toFixed(2)} s, ${r.rssMb.toFixed(0)} MB`,
+    `≤ ${REPORT_RSS_MB} MB`,
+    r.rssMb <= REPORT_RSS_MB,
+  );
+}
 
 try {
   const home = join(work, 'home');
@@ -86,6 +113,8 @@ try {
         '≤ 3× (floor + reads), RSS ≤ 4×',
         r.seconds <= limit && r.rssMb <= 4 * floor.rssMb,
       );
+      if (name.startsWith('settlement report'))
+        figure(`${transport}: settlement report, peak RSS at ${fmt(N)}`, `${r.rssMb.toFixed(0)} MB`, `≤ ${REPORT_RSS_MB} MB`, r.rssMb <= REPORT_RSS_MB);
     }
   };
   await measure('in-process', { ...base, TPA_HOME: home }, []);
@@ -97,6 +126,7 @@ try {
   } finally {
     await stop();
   }
+  if (LARGE > 0) await atLarge(home, base, commands([])[0][1]);
   finish();
 } finally {
   rmSync(work, { recursive: true, force: true });

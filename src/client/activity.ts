@@ -20,7 +20,7 @@ export const MONEY_KINDS: readonly ActivityKind[] = ['funded', 'settled', 'faile
 export async function eachEntry(
   client: TpaClient,
   filters: LedgerFilters,
-  onRows: (rows: LedgerItem[]) => void,
+  onRows: (rows: LedgerItem[]) => void | Promise<void>,
   onProgress?: (p: ScanProgress) => void,
 ): Promise<number> {
   const { pages } = await import('./pages.js');
@@ -33,7 +33,7 @@ export async function eachEntry(
       onProgress: (p) => p.waitingMs !== undefined && onProgress?.({ read, total: first.body.count, waitingMs: p.waitingMs }),
     })) {
       read += rows.length;
-      onRows(rows);
+      await onRows(rows);
       onProgress?.({ read, total: first.body.count });
     }
   });
@@ -104,19 +104,48 @@ export async function entriesWithEvent(
 ): Promise<{ entries: LedgerItem[]; moneyEntries: LedgerItem[]; entriesRead: number }> {
   const entries: LedgerItem[] = [];
   const moneyEntries: LedgerItem[] = [];
-  const entriesRead = await eachEntry(
+  const entriesRead = await eachPageWithEvent(
+    client,
+    filters,
+    kind,
+    span,
+    (found, money) => {
+      entries.push(...found);
+      moneyEntries.push(...money);
+    },
+    onProgress,
+  );
+  return { entries, moneyEntries, entriesRead };
+}
+
+/**
+ * entriesWithEvent a page at a time: each page's entries with an event of `kind` and those with a
+ * money event, handed on before the next page is read (a period's report folds them in and keeps
+ * none). Returns how many entries were read.
+ */
+export function eachPageWithEvent(
+  client: TpaClient,
+  filters: LedgerFilters,
+  kind: ActivityKind,
+  span: Span,
+  onPage: (entries: LedgerItem[], moneyEntries: LedgerItem[]) => void | Promise<void>,
+  onProgress?: (p: ScanProgress) => void,
+): Promise<number> {
+  return eachEntry(
     client,
     filters,
     (rows) => {
+      const entries: LedgerItem[] = [];
+      const moneyEntries: LedgerItem[] = [];
       for (const row of rows) {
         const kinds = entryEvents(row, span).map((e) => e.kind);
         if (kinds.includes(kind)) entries.push(row);
         if (kinds.some((k) => MONEY_KINDS.includes(k))) moneyEntries.push(row);
       }
+      return onPage(entries, moneyEntries);
     },
     onProgress,
   );
-  return { entries, moneyEntries, entriesRead };
 }
 
 /**

@@ -284,181 +284,265 @@ export function periodReport(
   npi?: string,
   dating?: ReportDating,
 ): PeriodReport {
-  const byStatus = new Map<string, StatusLine>();
-  const totals = { count: 0, chargesCents: 0, allowedCents: 0, patientCents: 0, benefitCents: 0 };
-  const money: PeriodReport['money'] = {
+  const report = reportAccumulator(now, npi, dating);
+  const transferLines = report.add(entries, settlements, dating?.moneyEntries);
+  return { ...report.result(), transferLines };
+}
+
+/**
+ * The report built page by page, as the ledger is read: every figure is a sum (by status, provider,
+ * day) or a list in ledger order, so the pages folded in turn give the report of them all, and a
+ * period's report holds its figures, never its entries. Each call of `add` is given a page's entries
+ * (in ledger order), the settlement records of its encounters, and (dated) the entries those records
+ * are of; it returns the page's transfer lines (dated). `result` has no transfer lines: they were
+ * given page by page.
+ */
+export interface ReportAccumulator {
+  add(entries: readonly ReportEntry[], settlements: ReadonlyMap<string, ReportSettlement>, moneyEntries?: readonly ReportEntry[]): TransferLine[];
+  result(): PeriodReport;
+}
+
+/** What a report holds while the pages are folded in. */
+interface Folding {
+  npi: string | undefined;
+  dating: ReportDating | undefined;
+  nowMs: number;
+  byStatus: Map<string, StatusLine>;
+  totals: Omit<StatusLine, 'status'>;
+  superseded: { count: number; chargesCents: number };
+  corrected: { count: number; chargesCents: number };
+  money: PeriodReport['money'];
+  providers: Map<string, ProviderLine>;
+  reconciliation: PeriodReport['reconciliation'];
+  exceptions: ReportException[];
+  perDay: Map<string, number>;
+}
+
+export function reportAccumulator(now: string, npi?: string, dating?: ReportDating): ReportAccumulator {
+  const r: Folding = {
+    npi,
+    dating,
+    nowMs: Date.parse(now),
+    byStatus: new Map(),
+    totals: { count: 0, chargesCents: 0, allowedCents: 0, patientCents: 0, benefitCents: 0 },
+    superseded: { count: 0, chargesCents: 0 },
+    corrected: { count: 0, chargesCents: 0 },
+    money: {
+      releasedCents: 0,
+      inTransitCents: 0,
+      settledCents: 0,
+      refundedCents: 0,
+      cameBackCents: 0,
+      failedCents: 0,
+      feesChargedCents: 0,
+      feesKeptCents: 0,
+      netCents: 0,
+      spentCents: 0,
+      transfers: {},
+    },
+    providers: new Map(),
+    reconciliation: {
+      matched: { count: 0, amountCents: 0 },
+      variance: { count: 0, amountCents: 0, items: [] },
+      missingAeob: { count: 0, amountCents: 0 },
+      notReconciled: { count: 0, amountCents: 0 },
+    },
+    exceptions: [],
+    perDay: new Map(),
+  };
+  return {
+    add(entries, settlements, moneyEntries) {
+      for (const e of entries) addEntry(r, e, settlements.get(e.encounter_id));
+      return addMoney(r, entries, settlements, moneyEntries ?? []);
+    },
+    result: () => resultOf(r),
+  };
+}
+
+/** An entry's part of the encounters section and, by service dates, its exceptions and reconciliation. */
+function addEntry(r: Folding, e: ReportEntry, s: ReportSettlement | undefined): void {
+  const f = e.financial_summary;
+  if (supersededBy(e) !== null) {
+    r.superseded.count++;
+    r.superseded.chargesCents += cents(f.charges);
+    return;
+  }
+  if (isClosedStatus(e.status)) {
+    r.corrected.count++;
+    r.corrected.chargesCents += cents(f.charges);
+    return;
+  }
+  const line = r.byStatus.get(e.status) ?? { status: e.status, count: 0, chargesCents: 0, allowedCents: 0, patientCents: 0, benefitCents: 0 };
+  const add = {
+    count: 1,
+    chargesCents: cents(f.charges),
+    allowedCents: cents(f.allowed_amount),
+    patientCents: cents(f.patient_responsibility),
+    benefitCents: cents(f.benefit_amount),
+  };
+  for (const k of ['count', 'chargesCents', 'allowedCents', 'patientCents', 'benefitCents'] as const) {
+    line[k] += add[k];
+    r.totals[k] += add[k];
+  }
+  r.byStatus.set(e.status, line);
+  // The facts of now (pended too long, not funded) belong to no period of the money's times: they
+  // are listed with --by service only (docs/periods.md "Which time puts money in a period").
+  if (r.dating) return;
+  const base = { encounter_id: e.encounter_id, encounter_number: e.encounter_number };
+  const pendedSince = e.status === 'PENDED' ? since(e, 'PENDED') : null;
+  if (pendedSince && r.nowMs - Date.parse(pendedSince) > 7 * DAY_MS)
+    r.exceptions.push({ ...base, kind: 'PENDED_OVER_7_DAYS', amountCents: add.chargesCents, since: pendedSince, reference: null });
+
+  const adjudicatedSince = e.status === 'ADJUDICATED' ? since(e, 'ADJUDICATED') : null;
+  const funding = s && (s.status === 'INITIATED' || s.status === 'COMPLETED');
+  if (adjudicatedSince && !funding && add.benefitCents > 0 && r.nowMs - Date.parse(adjudicatedSince) > 3 * DAY_MS) {
+    // With an NPI, an encounter that has payouts (its latest transfer was refunded or failed) is
+    // owed that provider's part of them; only one with no payouts yet stays whole.
+    const owed = r.npi !== undefined && s && s.payouts.length > 0 ? transferMoney(s, r.npi).amountCents : add.benefitCents;
+    r.exceptions.push({ ...base, kind: 'NOT_FUNDED_AFTER_3_DAYS', amountCents: owed, since: adjudicatedSince, reference: null });
+  }
+  if (!s) return;
+  // Only the encounter's latest transfer is an exception: one funded again has been acted on.
+  const kind = transferException(s);
+  if (kind) r.exceptions.push(exceptionOf(kind, base, s, r.npi));
+  // Reconciliation: the current transfer, when money stays with the providers.
+  reconcile(r.reconciliation, e.encounter_id, s, r.npi);
+}
+
+/**
+ * The money of a page: undated (a period of service dates), every transfer of the entries given,
+ * each under its status; dated, every transfer of the records given, each figure in the period of
+ * its own time (ReportDating), and so its reconciliation, its exception and its transfer line.
+ */
+function addMoney(
+  r: Folding,
+  entries: readonly ReportEntry[],
+  settlements: ReadonlyMap<string, ReportSettlement>,
+  moneyEntries: readonly ReportEntry[],
+): TransferLine[] {
+  const undatedIds = r.dating ? undefined : new Set(entries.map((e) => e.encounter_id));
+  const numbers = new Map<string, string>();
+  // Claims a corrected claim closed: a transfer they had (FAILED, REFUNDED) is history and stays in
+  // the money and the transfer lines, but no exception says anything is owed on them.
+  const closed = new Set<string>();
+  for (const list of [moneyEntries, entries])
+    for (const e of list) {
+      numbers.set(e.encounter_id, e.encounter_number);
+      if (isClosedStatus(e.status) || supersededBy(e) !== null) closed.add(e.encounter_id);
+    }
+  const transferLines: TransferLine[] = [];
+  for (const [id, s] of settlements) {
+    if (undatedIds && !undatedIds.has(id)) continue;
+    const owedOn = closed.has(id) ? undefined : { encounter_id: id, encounter_number: numbers.get(id) ?? '' };
+    for (const t of s.previous_transfers ?? []) addTransfer(r, id, t, undefined, transferLines);
+    addTransfer(r, id, s, owedOn, transferLines);
+  }
+  return transferLines;
+}
+
+/**
+ * One transfer's figures. `owedOn`: the transfer is its encounter's latest and the encounter is not
+ * closed, so (dated) its exception is listed in the period of the figure it is about.
+ */
+function addTransfer(
+  r: Folding,
+  id: string,
+  t: ReportTransfer,
+  owedOn: { encounter_id: string; encounter_number: string } | undefined,
+  transferLines: TransferLine[],
+): void {
+  const { money, dating, npi } = r;
+  const { amountCents: amount, feeCents: fee } = transferMoney(t, npi);
+  const failed = t.status === 'FAILED';
+  const released = !failed && (!dating || inSpan(releaseInstant(t, dating.by), dating));
+  const failedHere = failed && (!dating || inSpan(failureInstant(t), dating));
+  const refundedHere = t.status === 'REFUNDED' && (!dating || inSpan(refundInstant(t), dating));
+  const line: TransferLine = {
+    encounter_id: id,
+    transfer: t,
     releasedCents: 0,
     inTransitCents: 0,
     settledCents: 0,
     refundedCents: 0,
     cameBackCents: 0,
     failedCents: 0,
-    feesChargedCents: 0,
-    feesKeptCents: 0,
-    netCents: 0,
-    spentCents: 0,
-    transfers: {},
+    feeCents: 0,
   };
-  const providers = new Map<string, ProviderLine>();
-  const reconciliation: PeriodReport['reconciliation'] = {
-    matched: { count: 0, amountCents: 0 },
-    variance: { count: 0, amountCents: 0, items: [] },
-    missingAeob: { count: 0, amountCents: 0 },
-    notReconciled: { count: 0, amountCents: 0 },
-  };
-  const exceptions: ReportException[] = [];
-  const perDay = new Map<string, number>();
-  const nowMs = Date.parse(now);
-  const superseded = { count: 0, chargesCents: 0 };
-  const corrected = { count: 0, chargesCents: 0 };
-
-  for (const e of entries) {
-    const f = e.financial_summary;
-    if (supersededBy(e) !== null) {
-      superseded.count++;
-      superseded.chargesCents += cents(f.charges);
-      continue;
-    }
-    if (isClosedStatus(e.status)) {
-      corrected.count++;
-      corrected.chargesCents += cents(f.charges);
-      continue;
-    }
-    const line = byStatus.get(e.status) ?? { status: e.status, count: 0, chargesCents: 0, allowedCents: 0, patientCents: 0, benefitCents: 0 };
-    const add = {
-      count: 1,
-      chargesCents: cents(f.charges),
-      allowedCents: cents(f.allowed_amount),
-      patientCents: cents(f.patient_responsibility),
-      benefitCents: cents(f.benefit_amount),
-    };
-    for (const k of ['count', 'chargesCents', 'allowedCents', 'patientCents', 'benefitCents'] as const) {
-      line[k] += add[k];
-      totals[k] += add[k];
-    }
-    byStatus.set(e.status, line);
-    const base = { encounter_id: e.encounter_id, encounter_number: e.encounter_number };
-
-    // The facts of now (pended too long, not funded) belong to no period of the money's times: they
-    // are listed with --by service only (docs/periods.md "Which time puts money in a period").
-    if (dating) continue;
-    const pendedSince = e.status === 'PENDED' ? since(e, 'PENDED') : null;
-    if (pendedSince && nowMs - Date.parse(pendedSince) > 7 * DAY_MS)
-      exceptions.push({ ...base, kind: 'PENDED_OVER_7_DAYS', amountCents: add.chargesCents, since: pendedSince, reference: null });
-
-    const s = settlements.get(e.encounter_id);
-    const adjudicatedSince = e.status === 'ADJUDICATED' ? since(e, 'ADJUDICATED') : null;
-    const funding = s && (s.status === 'INITIATED' || s.status === 'COMPLETED');
-    if (adjudicatedSince && !funding && add.benefitCents > 0 && nowMs - Date.parse(adjudicatedSince) > 3 * DAY_MS) {
-      // With an NPI, an encounter that has payouts (its latest transfer was refunded or failed) is
-      // owed that provider's part of them; only one with no payouts yet stays whole.
-      const owed = npi !== undefined && s && s.payouts.length > 0 ? transferMoney(s, npi).amountCents : add.benefitCents;
-      exceptions.push({ ...base, kind: 'NOT_FUNDED_AFTER_3_DAYS', amountCents: owed, since: adjudicatedSince, reference: null });
-    }
-    if (!s) continue;
-    // Only the encounter's latest transfer is an exception: one funded again has been acted on.
-    const kind = transferException(s);
-    if (kind) exceptions.push(exceptionOf(kind, base, s, npi));
-    // Reconciliation: the current transfer, when money stays with the providers.
-    reconcile(reconciliation, e.encounter_id, s, npi);
+  if (released || failedHere) {
+    money.transfers[t.status] = (money.transfers[t.status] ?? 0) + 1;
+    money.feesChargedCents += fee;
+    line.feeCents = fee;
   }
-  // The money: undated (a period of service dates), every transfer of the encounters read, each
-  // under its status; dated, every transfer of the records given, each figure in the period of its
-  // own time (ReportDating), and so its reconciliation, its exception and its transfer line.
-  const undatedIds = new Set(entries.map((e) => e.encounter_id));
-  const numbers = new Map<string, string>();
-  // Claims a corrected claim closed: a transfer they had (FAILED, REFUNDED) is history and stays in
-  // the money and the transfer lines, but no exception says anything is owed on them.
-  const closed = new Set<string>();
-  for (const e of [...(dating?.moneyEntries ?? []), ...entries]) {
-    numbers.set(e.encounter_id, e.encounter_number);
-    if (isClosedStatus(e.status) || supersededBy(e) !== null) closed.add(e.encounter_id);
+  if (failedHere) {
+    // No money moved: nothing released; a fee, if the record shows one, was kept.
+    money.failedCents += amount;
+    money.feesKeptCents += fee;
+    line.failedCents = amount;
   }
-  const transferLines: TransferLine[] = [];
-  for (const [id, s] of settlements) {
-    if (!dating && !undatedIds.has(id)) continue;
-    for (const t of [...(s.previous_transfers ?? []), s]) {
-      const { amountCents: amount, feeCents: fee } = transferMoney(t, npi);
-      const failed = t.status === 'FAILED';
-      const released = !failed && (!dating || inSpan(releaseInstant(t, dating.by), dating));
-      const failedHere = failed && (!dating || inSpan(failureInstant(t), dating));
-      const refundedHere = t.status === 'REFUNDED' && (!dating || inSpan(refundInstant(t), dating));
-      const line: TransferLine = {
-        encounter_id: id,
-        transfer: t,
-        releasedCents: 0,
-        inTransitCents: 0,
-        settledCents: 0,
-        refundedCents: 0,
-        cameBackCents: 0,
-        failedCents: 0,
-        feeCents: 0,
-      };
-      if (released || failedHere) {
-        money.transfers[t.status] = (money.transfers[t.status] ?? 0) + 1;
-        money.feesChargedCents += fee;
-        line.feeCents = fee;
-      }
-      if (failedHere) {
-        // No money moved: nothing released; a fee, if the record shows one, was kept.
-        money.failedCents += amount;
-        money.feesKeptCents += fee;
-        line.failedCents = amount;
-      }
-      if (refundedHere) {
-        money.cameBackCents += amount - fee;
-        money.feesKeptCents += fee;
-        line.cameBackCents = amount - fee;
-      }
-      if (dating && t === s) {
-        // The latest transfer's exception, in the period of the figure it is about: a failure with
-        // the failure, a refund with what came back, a variance or a missing AEOB with the release.
-        const kind = transferException(t);
-        const here = kind === 'FAILED_TRANSFER' ? failedHere : kind === 'REFUNDED_TRANSFER' ? refundedHere : released;
-        if (kind && here && !closed.has(id)) exceptions.push(exceptionOf(kind, { encounter_id: id, encounter_number: numbers.get(id) ?? '' }, t, npi));
-      }
-      if (released) {
-        money.releasedCents += amount;
-        line.releasedCents = amount;
-        if (t.status === 'INITIATED') line.inTransitCents = amount;
-        else if (t.status === 'COMPLETED') line.settledCents = amount;
-        else if (t.status === 'REFUNDED') line.refundedCents = amount;
-        money.inTransitCents += line.inTransitCents;
-        money.settledCents += line.settledCents;
-        money.refundedCents += line.refundedCents;
-        const stays = t.status === 'INITIATED' || t.status === 'COMPLETED';
-        if (stays) money.netCents += amount - fee;
-        // Every released payout is its provider's row, refunded since or not: the rows add up to released.
-        for (const p of payoutsOf(t, npi)) {
-          const pFee = cents(p.processor_fee);
-          const pay = cents(p.amount);
-          const pl = providers.get(p.provider_npi) ?? emptyProviderLine(p.provider_npi, p.provider_name);
-          pl.payouts++;
-          pl.amountCents += pay;
-          pl.feeCents += pFee;
-          if (stays) pl.netCents += pay - pFee;
-          else pl.refundedCents += pay;
-          providers.set(p.provider_npi, pl);
-        }
-        if (t.status === 'COMPLETED' && t.completed_at) perDay.set(t.completed_at.slice(0, 10), (perDay.get(t.completed_at.slice(0, 10)) ?? 0) + amount);
-        // Dated: each transfer released in the period under its own reconciliation state.
-        if (dating) reconcile(reconciliation, id, t, npi);
-      }
-      if (dating && (released || failedHere || refundedHere)) transferLines.push(line);
-    }
+  if (refundedHere) {
+    money.cameBackCents += amount - fee;
+    money.feesKeptCents += fee;
+    line.cameBackCents = amount - fee;
   }
+  if (dating && owedOn) {
+    // The latest transfer's exception, in the period of the figure it is about: a failure with
+    // the failure, a refund with what came back, a variance or a missing AEOB with the release.
+    const kind = transferException(t);
+    const here = kind === 'FAILED_TRANSFER' ? failedHere : kind === 'REFUNDED_TRANSFER' ? refundedHere : released;
+    if (kind && here) r.exceptions.push(exceptionOf(kind, owedOn, t, npi));
+  }
+  if (released) addRelease(r, id, t, line, amount, fee);
+  if (dating && (released || failedHere || refundedHere)) transferLines.push(line);
+}
+
+/** A released transfer: its state's money, its providers' rows, its arrival day and (dated) its reconciliation. */
+function addRelease(r: Folding, id: string, t: ReportTransfer, line: TransferLine, amount: number, fee: number): void {
+  const { money } = r;
+  money.releasedCents += amount;
+  line.releasedCents = amount;
+  if (t.status === 'INITIATED') line.inTransitCents = amount;
+  else if (t.status === 'COMPLETED') line.settledCents = amount;
+  else if (t.status === 'REFUNDED') line.refundedCents = amount;
+  money.inTransitCents += line.inTransitCents;
+  money.settledCents += line.settledCents;
+  money.refundedCents += line.refundedCents;
+  const stays = t.status === 'INITIATED' || t.status === 'COMPLETED';
+  if (stays) money.netCents += amount - fee;
+  // Every released payout is its provider's row, refunded since or not: the rows add up to released.
+  for (const p of payoutsOf(t, r.npi)) {
+    const pFee = cents(p.processor_fee);
+    const pay = cents(p.amount);
+    const pl = r.providers.get(p.provider_npi) ?? emptyProviderLine(p.provider_npi, p.provider_name);
+    pl.payouts++;
+    pl.amountCents += pay;
+    pl.feeCents += pFee;
+    if (stays) pl.netCents += pay - pFee;
+    else pl.refundedCents += pay;
+    r.providers.set(p.provider_npi, pl);
+  }
+  if (t.status === 'COMPLETED' && t.completed_at) {
+    const day = t.completed_at.slice(0, 10);
+    r.perDay.set(day, (r.perDay.get(day) ?? 0) + amount);
+  }
+  // Dated: each transfer released in the period under its own reconciliation state.
+  if (r.dating) reconcile(r.reconciliation, id, t, r.npi);
+}
+
+/** The report of the pages folded so far; its sections sorted as they are shown. */
+function resultOf(r: Folding): PeriodReport {
+  const money = { ...r.money, transfers: { ...r.money.transfers } };
   money.spentCents = money.inTransitCents + money.settledCents + money.feesKeptCents;
   return {
-    byStatus: [...byStatus.values()].sort((a, b) => a.status.localeCompare(b.status)),
-    totals,
-    superseded,
-    corrected,
+    byStatus: [...r.byStatus.values()].sort((a, b) => a.status.localeCompare(b.status)),
+    totals: r.totals,
+    superseded: r.superseded,
+    corrected: r.corrected,
     money,
-    providers: [...providers.values()].sort((a, b) => b.amountCents - a.amountCents || a.npi.localeCompare(b.npi)),
-    reconciliation,
-    exceptions,
-    asOfNowExceptionsListed: !dating,
-    transferLines,
-    settledPerDay: [...perDay].sort(([a], [b]) => a.localeCompare(b)).map(([day, amountCents]) => ({ day, amountCents })),
+    providers: [...r.providers.values()].sort((a, b) => b.amountCents - a.amountCents || a.npi.localeCompare(b.npi)),
+    reconciliation: r.reconciliation,
+    exceptions: r.exceptions,
+    asOfNowExceptionsListed: !r.dating,
+    transferLines: [],
+    settledPerDay: [...r.perDay].sort(([a], [b]) => a.localeCompare(b)).map(([day, amountCents]) => ({ day, amountCents })),
   };
 }

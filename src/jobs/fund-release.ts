@@ -34,6 +34,12 @@ export interface ReleaseHistory {
   database?: string | null | undefined;
   /** The history as its caller read it (a payment run reads it once); read here when not given. */
   records?: readonly ApprovalRecord[];
+  /**
+   * Whether a code the history holds as APPROVED for the encounter is refused before sending
+   * (refuseApprovedCode): true but for `fund approve`, which lets the service judge a code given
+   * again for the same encounter (its own review refuses a used one on a terminal).
+   */
+  refuseApproved?: boolean;
 }
 
 /** What became of a release that was sent. */
@@ -101,7 +107,8 @@ export async function recordedRelease<T>(
   ended: (result: { answer: T } | { error: unknown }) => RecordEnd,
 ): Promise<T> {
   if (!history) return send();
-  refuseApprovedCode(history.records ?? FundHistory.read(history.dataDir), release.encounter_id, release.authorization_code, history.database ?? undefined);
+  if (history.refuseApproved !== false)
+    refuseApprovedCode(history.records ?? FundHistory.read(history.dataDir), release.encounter_id, release.authorization_code, history.database ?? undefined);
   return sendRecorded(history, release, send, ended);
 }
 

@@ -69,7 +69,7 @@ export async function emit(term: Terminal, output: CommandOutput): Promise<void>
       out.write(`${JSON.stringify(output.data, null, 2)}\n`);
       return;
     case 'ndjson':
-      for (const item of items) out.write(`${JSON.stringify(item)}\n`);
+      writeLines(out, items);
       return;
     case 'csv':
       out.write(toCsv(items, output.columns));
@@ -80,6 +80,19 @@ export async function emit(term: Terminal, output: CommandOutput): Promise<void>
       out.write(text.endsWith('\n') ? text : `${text}\n`);
       return;
     }
+  }
+}
+
+/**
+ * A line of JSON an item, written a few hundred lines at a time: one write a line made a long list
+ * (the events of `tpa activity`) spend as much time in writes to the pipe as in everything else.
+ */
+function writeLines(out: { write(text: string): unknown }, items: readonly unknown[]): void {
+  const LINES_A_WRITE = 512;
+  for (let i = 0; i < items.length; i += LINES_A_WRITE) {
+    let text = '';
+    for (const item of items.slice(i, i + LINES_A_WRITE)) text += `${JSON.stringify(item)}\n`;
+    out.write(text);
   }
 }
 

@@ -24,24 +24,6 @@ const releasesOf = async (id: string) =>
     .map((e) => e.reference);
 
 describe('the one fund release', () => {
-  it('fund approve refuses, before sending, a code this machine has APPROVED for the encounter (its transfer failed since): exit 4, one line for the code, one release', async () => {
-    const a = await adjudicated('MBR-1003');
-    const first = await run(['fund', 'approve', a.id, '--amount', a.benefit, '--auth-code', 'AUTH-REL-0001', '--yes', '-o', 'json']);
-    expect(first.code, first.stderr).toBe(0);
-    const transfer = first.json<{ processor_transfer_id: string }>().processor_transfer_id;
-    expect((await run(['local', 'simulate', 'settlement-failure', a.id])).code).toBe(0);
-    const again = await run(['fund', 'approve', a.id, '--amount', a.benefit, '--auth-code', 'AUTH-REL-0001', '--yes']);
-    expect(again.code, again.stderr).toBe(4);
-    expect(again.stderr).toContain(`the release AUTH-REL-0001 of ${a.id} was approved already (transfer ${transfer}): nothing was sent`);
-    const history = (await run(['fund', 'history', '-o', 'json'])).json<{ authorization_code: string }[]>();
-    expect(history.filter((h) => h.authorization_code === 'AUTH-REL-0001')).toHaveLength(1);
-    expect(await releasesOf(a.id)).toEqual(['AUTH-REL-0001']);
-    // A new code funds it again.
-    const owed = await run(['fund', 'approve', a.id, '--amount', a.benefit, '--auth-code', 'AUTH-REL-0002', '--yes']);
-    expect(owed.code, owed.stderr).toBe(0);
-    expect(await releasesOf(a.id)).toEqual(['AUTH-REL-0001', 'AUTH-REL-0002']);
-  });
-
   it('fund approve records a release whose answer was lost and that the ledger does not show UNKNOWN, as a run does (never FAILED); the next approval settles it NOT_SENT', async () => {
     const a = await adjudicated('MBR-1003');
     const lost = await run(['fund', 'approve', a.id, '--amount', '1.00', '--auth-code', 'AUTH-REL-0003', '--yes'], {

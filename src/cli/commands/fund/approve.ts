@@ -397,7 +397,7 @@ async function sent(
   const release = { encounter_id: id, amount, authorization_code: chosen.authCode.trim(), ...(chosen.notes ? { notes: chosen.notes } : {}) };
   try {
     const released = await releaseFunds(client, release, key, {
-      history: { log: history, dataDir: ctx.paths.dataDir, profile: ctx.profileName, environment: ctx.profile().env, database },
+      history: { log: history, dataDir: ctx.paths.dataDir, profile: ctx.profileName, environment: ctx.profile().env, database, refuseApproved: false },
       ended,
       onLostAnswer: (cause) => ctx.note(`the approval request failed without an answer (${cause.message}); it is not resent. Checking whether it happened…`),
     });

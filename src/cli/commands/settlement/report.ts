@@ -1,11 +1,13 @@
 // tpa settlement report: the period's ledger entries (pages followed to the end) and the
-// settlement records of the encounters that were ever funded, paced by the rate-limit headers, then
-// the report computed by domain/report.ts and written in the chosen format (README "The finance
-// desk's report").
+// settlement records of the encounters that were ever funded, paced by the rate-limit headers, each
+// page folded into the report by domain/report.ts as it is read, then written in the chosen format
+// (docs/money-funding.md "The finance desk's report").
+import type { ScanProgress } from '../../../client/activity.js';
+import type { TpaClient } from '../../../client/client.js';
 import type { LedgerFilters, LedgerItem } from '../../../client/types.js';
 import { withCsvAmounts } from '../../../domain/csv.js';
 import { centsToAmount, formatCentsGrouped, jsonNumberToCents } from '../../../domain/money.js';
-import { AS_OF_NOW_EXCEPTIONS, type PeriodReport, type ReportSettlement } from '../../../domain/report.js';
+import { AS_OF_NOW_EXCEPTIONS, type PeriodReport, type ReportSettlement, type TransferLine } from '../../../domain/report.js';
 import { fieldsInvalid, UsageError, ValidationFailed } from '../../../errors.js';
 import { count } from '../../../render/format.js';
 import type { CommandOutput, TableTools } from '../../../render/output.js';
@@ -369,62 +371,22 @@ async function settlementReport(ctx: Context, opts: OptionValues<typeof options>
   const by = counted?.kind ?? 'service';
   const section = opts.section ?? 'all';
   if (section !== 'all' && !isSection(section)) throw new UsageError(`--section must be one of all, ${SECTIONS.join(', ')}`);
-  const { periodReport, supersededBy } = await import('../../../domain/report.js');
   const client = await ctx.client();
-  const { serviceNow, eachEntry, entriesWithEvent } = await import('../../../client/activity.js');
+  const { serviceNow } = await import('../../../client/activity.js');
   const now = await serviceNow(client);
-  const entries: LedgerItem[] = [];
-  let moneyEntries: LedgerItem[] = [];
-  let scan: ScanInfo | undefined;
-  // One progress line, redrawn, with its rate and time left (docs/jobs.md "Long jobs").
-  const reading = counter(ctx.status, 'reading the ledger', 'entries');
-  if (counted) {
-    // Funded or settled in the period: the service dates before it are read, the dates counted here (docs/periods.md "Which date a period counts").
-    const found = await entriesWithEvent(client, counted.filters, counted.kind, counted.span, (p) => reading(p.read, p.total, readWait(p)));
-    entries.push(...found.entries);
-    moneyEntries = found.moneyEntries;
-    ctx.status.clear();
-    scan = await scanOf(ctx, counted.filters.start_date, counted.filters.end_date, lookbackDays(opts.lookback), found.entriesRead, {
-      provider_npi: f.provider_npi,
-    });
-  } else {
-    await eachEntry(
-      client,
-      f,
-      (rows) => entries.push(...rows),
-      (p) => reading(p.read, p.total, readWait(p)),
-    );
-  }
-  ctx.status.clear();
-  // Settlement records only for the encounters that were ever funded (--by funded or settled: that
-  // had money move in the period), paced by the rate limits.
-  const funded = counted
-    ? moneyEntries.map((e) => e.encounter_id)
-    : entries.filter((e) => e.status_progression.some((p) => p.status === 'FUNDED')).map((e) => e.encounter_id);
-  const settlements = new Map<string, ReportSettlement>();
-  const fetching = counter(ctx.status, 'settlement records', 'read');
-  const { readSettlements } = await import('../../../client/settlement-reads.js');
-  const read = await readSettlements(client, funded, {
-    onProgress: (p) => fetching(p.read, p.total, readWait(p)),
-  });
-  for (const [id, s] of read) if (s && !(s instanceof Error)) settlements.set(id, s);
-  ctx.status.clear();
-  const report = periodReport(
-    entries,
-    settlements,
-    now,
-    f.provider_npi,
-    counted ? { by: counted.kind, startMs: counted.span.startMs, endMs: counted.span.endMs, moneyEntries } : undefined,
-  );
-  const data = { ...reportData(report, f, now, by), ...(scan ? { scan } : {}) };
   // The report's records: a line per encounter, or per transfer by the money's own times. -o ndjson
-  // writes them a line each; --json <fields>, --jq and --template shape them (cli/shape.ts).
-  if (ctx.format === 'ndjson' || ctx.shape) {
-    const lines = reportLines(report, entries, moneyEntries, settlements, f.provider_npi, counted !== undefined, supersededBy);
-    if (ctx.shape) return { data: lines };
-    for (const line of lines) ctx.io.stdout.write(`${JSON.stringify(line)}\n`);
-    return { exitCode: 0 };
-  }
+  // writes them a line each as the pages are read; --json <fields>, --jq and --template shape them
+  // all (cli/shape.ts).
+  const shaped: Record<string, unknown>[] = [];
+  const onLines = ctx.shape
+    ? (lines: Record<string, unknown>[]) => shaped.push(...lines)
+    : ctx.format === 'ndjson'
+      ? (lines: Record<string, unknown>[]) => lines.length > 0 && ctx.io.stdout.write(lines.map((l) => `${JSON.stringify(l)}\n`).join(''))
+      : undefined;
+  const { report, scan } = await readReport(ctx, client, f, counted, now, opts.lookback, onLines);
+  if (ctx.shape) return { data: shaped };
+  if (ctx.format === 'ndjson') return { exitCode: 0 };
+  const data = { ...reportData(report, f, now, by), ...(scan ? { scan } : {}) };
   const csv = ctx.format === 'csv' ? csvOf(data, section) : undefined;
   return {
     data,
@@ -434,48 +396,108 @@ async function settlementReport(ctx: Context, opts: OptionValues<typeof options>
   };
 }
 
-/** The records of a report, as -o ndjson writes them a line each. */
-function reportLines(
-  report: PeriodReport,
+/**
+ * The period's ledger entries read page by page, and for each page the settlement records of its
+ * encounters that were ever funded (--by funded or settled: that had money move in the period),
+ * paced by the rate limits; each page folded into the report (domain/report.ts reportAccumulator)
+ * and its records handed to `onLines`, then let go: the report holds its figures, never the
+ * period's entries.
+ */
+async function readReport(
+  ctx: Context,
+  client: TpaClient,
+  f: LedgerFilters,
+  counted: CountedPeriod | undefined,
+  now: string,
+  lookback: string | undefined,
+  onLines: ((lines: Record<string, unknown>[]) => void) | undefined,
+): Promise<{ report: PeriodReport; scan: ScanInfo | undefined }> {
+  const [{ reportAccumulator, supersededBy }, { eachEntry, eachPageWithEvent }, { readSettlements }, { keepHeapFlat }] = await Promise.all([
+    import('../../../domain/report.js'),
+    import('../../../client/activity.js'),
+    import('../../../client/settlement-reads.js'),
+    import('../../heap.js'),
+  ]);
+  // Memory flat in the number of entries (docs/design.md "Long listings").
+  keepHeapFlat();
+  const npi = f.provider_npi;
+  const report = reportAccumulator(now, npi, counted ? { by: counted.kind, startMs: counted.span.startMs, endMs: counted.span.endMs } : undefined);
+  // One progress line, redrawn, with its rate and time left (docs/jobs.md "Long jobs"); the
+  // settlement reads' waits for the rate limit are shown on it too.
+  const reading = counter(ctx.status, 'reading the ledger', 'entries');
+  const at = { read: 0, total: 0 };
+  const onProgress = (p: ScanProgress) => {
+    at.read = p.read;
+    at.total = p.total;
+    reading(p.read, p.total, readWait(p));
+  };
+  const fold = async (entries: LedgerItem[], moneyEntries: LedgerItem[]) => {
+    const funded = (counted ? moneyEntries : entries.filter((e) => e.status_progression.some((p) => p.status === 'FUNDED'))).map((e) => e.encounter_id);
+    const settlements = new Map<string, ReportSettlement>();
+    const read = await readSettlements(client, funded, {
+      onProgress: (p) => p.waitingUntilMs !== undefined && at.total > 0 && reading(at.read, at.total, readWait(p)),
+    });
+    for (const [id, s] of read) if (s && !(s instanceof Error)) settlements.set(id, s);
+    const transferLines = report.add(entries, settlements, moneyEntries);
+    onLines?.(counted ? transferRecords(transferLines, entries, moneyEntries) : encounterRecords(entries, settlements, npi, supersededBy));
+  };
+  let scan: ScanInfo | undefined;
+  if (counted) {
+    // Funded or settled in the period: the service dates before it are read, the dates counted here (docs/periods.md "Which date a period counts").
+    const entriesRead = await eachPageWithEvent(client, counted.filters, counted.kind, counted.span, fold, onProgress);
+    ctx.status.clear();
+    scan = await scanOf(ctx, counted.filters.start_date, counted.filters.end_date, lookbackDays(lookback), entriesRead, { provider_npi: npi });
+  } else await eachEntry(client, f, (rows) => fold(rows, []), onProgress);
+  ctx.status.clear();
+  return { report: report.result(), scan };
+}
+
+/**
+ * By the money's own times: one record per transfer with a figure in the period, its amounts
+ * those the money section counts here, so the records add up to it (docs/money-funding.md "The finance desk's report").
+ */
+function transferRecords(
+  transferLines: readonly TransferLine[],
   entries: readonly LedgerItem[],
   moneyEntries: readonly LedgerItem[],
+): Record<string, unknown>[] {
+  if (transferLines.length === 0) return [];
+  const byId = new Map<string, LedgerItem>();
+  for (const list of [moneyEntries, entries]) for (const e of list) byId.set(e.encounter_id, e);
+  return transferLines.map((l) => {
+    const e = byId.get(l.encounter_id);
+    const t = l.transfer;
+    return {
+      encounter_id: l.encounter_id,
+      encounter_number: e?.encounter_number ?? null,
+      service_date: e?.service_date ?? null,
+      status: e?.status ?? null,
+      provider_npi: e?.provider.npi ?? null,
+      processor_transfer_id: t.processor_transfer_id,
+      transfer_status: t.status,
+      initiated_at: t.initiated_at ?? null,
+      completed_at: t.completed_at,
+      released: money(l.releasedCents),
+      in_transit: money(l.inTransitCents),
+      settled: money(l.settledCents),
+      released_then_refunded: money(l.refundedCents),
+      came_back: money(l.cameBackCents),
+      failed: money(l.failedCents),
+      fees_charged: money(l.feeCents),
+      reconciliation_status: t.reconciliation_status ?? null,
+      match_status: t.aeob_match?.match_status ?? null,
+      variance: t.aeob_match?.variance ?? null,
+    };
+  });
+}
+
+/** By service dates: one record per encounter with its settlement state, for scripts that build their own. */
+function encounterRecords(
+  entries: readonly LedgerItem[],
   settlements: ReadonlyMap<string, ReportSettlement>,
   npi: string | undefined,
-  counted: boolean,
   supersededBy: (e: LedgerItem) => string | null,
 ): Record<string, unknown>[] {
-  if (counted) {
-    // By the money's own times: one line per transfer with a figure in the period, its amounts
-    // those the money section counts here, so the lines add up to it (docs/money-funding.md "The finance desk's report").
-    const byId = new Map<string, LedgerItem>();
-    for (const e of [...moneyEntries, ...entries]) byId.set(e.encounter_id, e);
-    return report.transferLines.map((l) => {
-      const e = byId.get(l.encounter_id);
-      const t = l.transfer;
-      return {
-        encounter_id: l.encounter_id,
-        encounter_number: e?.encounter_number ?? null,
-        service_date: e?.service_date ?? null,
-        status: e?.status ?? null,
-        provider_npi: e?.provider.npi ?? null,
-        processor_transfer_id: t.processor_transfer_id,
-        transfer_status: t.status,
-        initiated_at: t.initiated_at ?? null,
-        completed_at: t.completed_at,
-        released: money(l.releasedCents),
-        in_transit: money(l.inTransitCents),
-        settled: money(l.settledCents),
-        released_then_refunded: money(l.refundedCents),
-        came_back: money(l.cameBackCents),
-        failed: money(l.failedCents),
-        fees_charged: money(l.feeCents),
-        reconciliation_status: t.reconciliation_status ?? null,
-        match_status: t.aeob_match?.match_status ?? null,
-        variance: t.aeob_match?.variance ?? null,
-      };
-    });
-  }
-  // One object per encounter with its settlement state, for scripts that build their own.
   return entries.map((e) => {
     const s = settlements.get(e.encounter_id);
     return {
