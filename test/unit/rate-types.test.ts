@@ -2,6 +2,7 @@
 // check, price, screen and CSV forms; a type neither table knows is refused by name, never read by
 // another type's rule. The examples are keyed by type, so a new type without its examples does not
 // type-check.
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { adjudicate, type ContractTerms } from '../../src/domain/adjudication.js';
 import {
@@ -217,5 +218,15 @@ describe('the contract rate types, one table', () => {
       bundleLines: [],
     };
     expect(() => adjudicate(input)).toThrow(/Unknown contract rate type: .*\(got "PER_DIEM"\)/);
+  });
+});
+
+describe('the wire', () => {
+  it('docs/openapi.yaml names every type of each table as a rate_type, and no other', () => {
+    const yaml = readFileSync(new URL('../../docs/openapi.yaml', import.meta.url), 'utf8');
+    const lists = [...yaml.matchAll(/^\s+rate_type: \{ type: string, enum: \[([^\]]*)\] \}$/gm)].map((m) => m[1]!.split(', ').sort().join(' '));
+    const contract = [...CONTRACT_RATE_TYPE_NAMES].sort().join(' ');
+    const schedule = [...SCHEDULE_RATE_TYPE_NAMES].sort().join(' ');
+    expect(new Set(lists)).toEqual(new Set([contract, schedule]));
   });
 });
