@@ -135,6 +135,18 @@ export function rateInCsv(type: string, value: number): string {
   return isScheduleRateType(type) ? SCHEDULE_RATE_TYPES[type].inCsv(value) : String(value);
 }
 
+/**
+ * The choices of a schedule's enumerated settings (docs/api-resources.md "Rate schedule"): the
+ * service refuses any other, and the CLI offers these.
+ */
+export const SCHEDULE_SETTING_CHOICES = {
+  ssp_reference_type: ['INDIVIDUAL'],
+  scope_of_care: ['FACILITY_AND_PROFESSIONAL', 'FACILITY_ONLY'],
+  service_logic: ['ELECTIVE_ONLY'],
+  non_elective_fallback: ['PERCENT_MEDICARE', 'WRAP_NETWORK'],
+  default_rate_type: SCHEDULE_RATE_TYPE_NAMES,
+} as const satisfies Record<string, readonly string[]>;
+
 /** How a schedule item may be bundled (is_bundle_eligible): not the contract's bundle types (SINGLE, DOUBLE_HEADER, PACKAGE). */
 export const SCHEDULE_BUNDLE_TYPES = ['CONVENED', 'PROVIDER_ONLY'] as const;
 export type ScheduleBundleType = (typeof SCHEDULE_BUNDLE_TYPES)[number];

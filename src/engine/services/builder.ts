@@ -12,6 +12,7 @@ import {
   rateOfNoTypeProblem,
   SCHEDULE_BUNDLE_TYPES,
   SCHEDULE_RATE_TYPE_NAMES,
+  SCHEDULE_SETTING_CHOICES,
   scheduleRate,
   type ScheduleRateType,
 } from '../../domain/schedule-rates.js';
@@ -60,14 +61,6 @@ import { appendAudit } from './audit.js';
 
 export const CATALOG_MAX_PAGE_SIZE = 200;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
-
-export const SCHEDULE_CHOICES = {
-  ssp_reference_type: ['INDIVIDUAL'],
-  scope_of_care: ['FACILITY_AND_PROFESSIONAL', 'FACILITY_ONLY'],
-  service_logic: ['ELECTIVE_ONLY'],
-  non_elective_fallback: ['PERCENT_MEDICARE', 'WRAP_NETWORK'],
-  default_rate_type: SCHEDULE_RATE_TYPE_NAMES,
-} as const;
 
 /** docs/local.md "Rate schedules": init defaults. */
 const SCHEDULE_DEFAULTS = {
@@ -157,7 +150,7 @@ function readSettings(body: Record<string, unknown>): Partial<ScheduleSettings> 
   for (const key of Object.keys(body)) {
     if (!(key in SCHEDULE_DEFAULTS)) errors.push({ field: key, message: 'is not a rate schedule setting' });
   }
-  for (const [key, choices] of Object.entries(SCHEDULE_CHOICES) as [keyof typeof SCHEDULE_CHOICES, readonly string[]][]) {
+  for (const [key, choices] of Object.entries(SCHEDULE_SETTING_CHOICES) as [keyof typeof SCHEDULE_SETTING_CHOICES, readonly string[]][]) {
     const v = body[key];
     if (v === undefined) continue;
     if (typeof v !== 'string' || !choices.includes(v)) errors.push({ field: key, message: `must be one of ${choices.join(', ')}` });
