@@ -168,7 +168,7 @@ export interface LineAdjudication {
   sequence: number;
   cptCode: string;
   serviceDate: string;
-  /** As sent: units, or minutes when the claim's line says MJ (priced as one service: `pricedUnits`). */
+  /** As sent: units, or minutes when the claim's line says MJ (priced as one service: contract-rates.ts `pricedUnits`). */
   quantity: number;
   chargeCents: number;
   allowedCents: number;
