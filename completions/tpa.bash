@@ -271,7 +271,7 @@ _tpa() {
         --scope) COMPREPLY=($(compgen -W 'FACILITY_AND_PROFESSIONAL FACILITY_ONLY' -- "$cur")); return ;;
         --service-logic) COMPREPLY=($(compgen -W 'ELECTIVE_ONLY' -- "$cur")); return ;;
         --fallback) COMPREPLY=($(compgen -W 'PERCENT_MEDICARE WRAP_NETWORK' -- "$cur")); return ;;
-        --default-rate-type) COMPREPLY=($(compgen -W 'PERCENT_MEDICARE CASE_RATE' -- "$cur")); return ;;
+        --default-rate-type) COMPREPLY=($(compgen -W 'CASE_RATE PERCENT_MEDICARE' -- "$cur")); return ;;
       esac
       valued='--reference-type --scope --service-logic --elective-hours --fallback --fallback-percent --default-rate-type --default-rate'
       words=''
@@ -291,7 +291,7 @@ _tpa() {
         --scope) COMPREPLY=($(compgen -W 'FACILITY_AND_PROFESSIONAL FACILITY_ONLY' -- "$cur")); return ;;
         --service-logic) COMPREPLY=($(compgen -W 'ELECTIVE_ONLY' -- "$cur")); return ;;
         --fallback) COMPREPLY=($(compgen -W 'PERCENT_MEDICARE WRAP_NETWORK' -- "$cur")); return ;;
-        --default-rate-type) COMPREPLY=($(compgen -W 'PERCENT_MEDICARE CASE_RATE' -- "$cur")); return ;;
+        --default-rate-type) COMPREPLY=($(compgen -W 'CASE_RATE PERCENT_MEDICARE' -- "$cur")); return ;;
       esac
       valued='--reference-type --scope --service-logic --elective-hours --fallback --fallback-percent --default-rate-type --default-rate'
       words=''

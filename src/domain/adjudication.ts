@@ -5,12 +5,11 @@
 // coinsurance on the rest. Percentages are taken on the totals and the cents allocated to lines by
 // largest remainder, so lines add up to the totals exactly; benefit = allowed − patient
 // responsibility, so allowed = benefit + patient responsibility holds on every line and in total.
-import { allocate, mulDivRound, mulRatiosRound, type Ratio } from './money.js';
+import { contractRate, type ContractPriceTerms, type ContractRateType } from './contract-rates.js';
 import type { ClaimLine, ParsedClaim, ProviderRole, UnpricedCode } from './fhir-claim.js';
+import { allocate, mulDivRound } from './money.js';
 import { distinctServiceKey } from './modifiers.js';
 
-export const RATE_TYPES = ['FLAT_RATE', 'CASE_RATE', 'PERCENT_OF_CHARGES', 'BUNDLE'] as const;
-export type RateType = (typeof RATE_TYPES)[number];
 export const BUNDLE_TYPES = ['SINGLE', 'DOUBLE_HEADER', 'PACKAGE'] as const;
 export type BundleType = (typeof BUNDLE_TYPES)[number];
 export type Disposition = 'APPROVED' | 'PARTIAL_APPROVAL' | 'DENIED' | 'PENDING_REVIEW';
@@ -91,16 +90,13 @@ export interface ContractCodeTerms {
   requiresPreauth: boolean;
 }
 
-export interface ContractTerms {
+export interface ContractTerms extends ContractPriceTerms {
   id: string;
-  rateType: RateType;
+  /** How the contract prices (contract-rates.ts). */
+  rateType: ContractRateType;
   /** The rate includes the anesthesia of the member's day (contracts.anesthesia_included). */
   anesthesiaIncluded?: boolean;
-  /** PERCENT_OF_CHARGES: the multiplier applied to submitted charges. */
-  multiplier: Ratio | null;
   bundleType: BundleType | null;
-  /** BUNDLE: one negotiated rate for the whole bundle. */
-  bundleRateCents: number | null;
   codes: ReadonlyMap<string, ContractCodeTerms>;
 }
 
@@ -172,7 +168,7 @@ export interface LineAdjudication {
   sequence: number;
   cptCode: string;
   serviceDate: string;
-  /** As sent: units, or minutes when the claim's line says MJ (priced as one service: `pricedUnits`). */
+  /** As sent: units, or minutes when the claim's line says MJ (priced as one service: contract-rates.ts `pricedUnits`). */
   quantity: number;
   chargeCents: number;
   allowedCents: number;
@@ -415,22 +411,15 @@ function judgeLines(input: AdjudicationInput): LineVerdict[] {
     if (earlier !== undefined) return verdict('DENIED', DENIAL.DUPLICATE, earlier);
     // A bundle line's repeat on the claim is judged with its episode (priceBundle): a part already
     // billed there is BUNDLED at 0.00, which is not paid, so it makes no later line a duplicate.
-    if (contract.rateType === 'BUNDLE') return verdict('ALLOWED', null);
+    const rules = contractRate(contract.rateType);
+    if (rules.byEpisode) return verdict('ALLOWED', null);
     const first = seen.get(key);
     if (first !== undefined) return { ...verdict('DENIED', DENIAL.DUPLICATE), repeats: first };
     // A line that can only be allowed 0.00 is not paid: no later line of the claim repeats it.
-    if (!surelyZero(line, contract)) seen.set(key, i);
+    if (line.chargeCents !== 0 && !rules.pricesZero(contract.codes.get(line.cptCode)!.negotiatedRateCents, contract)) seen.set(key, i);
     return verdict('ALLOWED', null);
   });
   // mutation: end
-}
-
-/** A line its contract can only allow 0.00, whatever else the claim holds. */
-function surelyZero(line: ClaimLine, contract: ContractTerms): boolean {
-  if (line.chargeCents === 0) return true;
-  if (contract.rateType === 'BUNDLE') return (contract.bundleRateCents ?? 0) === 0;
-  if (contract.rateType === 'PERCENT_OF_CHARGES') return (contract.multiplier?.numerator ?? 0) === 0;
-  return (contract.codes.get(line.cptCode)!.negotiatedRateCents ?? 0) === 0;
 }
 
 /**
@@ -477,12 +466,10 @@ function includeAnesthesia(verdicts: LineVerdict[], allowed: number[], prior: re
 }
 
 /**
- * Allowed amount of the ALLOWED lines `which` selects, into `allowed`, by contract: FLAT_RATE the
- * negotiated rate × quantity; CASE_RATE the negotiated rate once, whatever the quantity (a case is
- * one case); PERCENT_OF_CHARGES the multiplier on the contract's total charges of those lines
- * (charges include quantity), allocated by charge; BUNDLE by episode (`priceBundle`), per bundle.
- * Never more than the billed charge of a line. Marks bundle lines BUNDLED when their part was paid
- * before. Lines are grouped by contract id: the terms of one contract may be read for each date.
+ * Allowed amount of the ALLOWED lines `which` selects, into `allowed`, by contract, as its rate type
+ * prices them (contract-rates.ts): a bundle by episode (`priceBundle`), per bundle. Never more than
+ * the billed charge of a line. Marks bundle lines BUNDLED when their part was paid before. Lines are
+ * grouped by contract id: the terms of one contract may be read for each date.
  */
 function priceLines(verdicts: LineVerdict[], bundleHistory: readonly PriorLine[], allowed: number[], which: (v: LineVerdict) => boolean): void {
   const byContract = new Map<string, { contract: ContractTerms; indexes: number[] }>();
@@ -493,39 +480,16 @@ function priceLines(verdicts: LineVerdict[], bundleHistory: readonly PriorLine[]
     else byContract.set(v.contract!.id, { contract: v.contract!, indexes: [i] });
   });
   for (const { contract, indexes } of byContract.values()) {
-    if (contract.rateType === 'BUNDLE') {
+    const rules = contractRate(contract.rateType);
+    if (rules.byEpisode) {
       priceBundle(contract, indexes, verdicts, bundleHistory, allowed);
-    } else if (contract.rateType === 'PERCENT_OF_CHARGES') {
-      const charges = indexes.map((i) => verdicts[i]!.line.chargeCents);
-      const total = charges.reduce((a, b) => a + b, 0);
-      const m = contract.multiplier ?? { numerator: 0, denominator: 1 };
-      const shares = allocate(Math.min(total, mulDivRound(total, m.numerator, m.denominator)), charges);
-      indexes.forEach((i, k) => (allowed[i] = shares[k]!));
-    } else {
-      const units = contract.rateType === 'FLAT_RATE';
-      for (const i of indexes) {
-        const { line, contract: terms } = verdicts[i]!;
-        // A line's own terms: the rate in force on its date.
-        const rate = terms!.codes.get(line.cptCode)!.negotiatedRateCents ?? 0;
-        allowed[i] = Math.min(line.chargeCents, units ? flatRatePrice(rate, line) : rate);
-      }
+      continue;
     }
+    const lines = indexes.map((i) => verdicts[i]!.line);
+    // A line's own terms: the rate in force on its date.
+    const rates = indexes.map((i) => verdicts[i]!.contract!.codes.get(verdicts[i]!.line.cptCode)!.negotiatedRateCents ?? 0);
+    rules.price(lines, rates, contract).forEach((cents, k) => (allowed[indexes[k]!] = cents));
   }
-}
-
-/**
- * The units a FLAT_RATE multiplies (docs/money-rules.md "Quantity"): the quantity as sent, to three
- * decimals; a line in minutes (MJ) is one service, the charge covering its minutes.
- */
-export function pricedUnits(line: Pick<ClaimLine, 'quantity' | 'unitOfMeasure'>): Ratio {
-  if (line.unitOfMeasure === 'MJ') return { numerator: 1, denominator: 1 };
-  // Stored quantities have at most three decimals (fhir-claim.ts): thousandths are exact.
-  return { numerator: Math.round(line.quantity * 1000), denominator: 1000 };
-}
-
-/** A FLAT_RATE line's price: the rate × its units, rounded once, half up, to the cent (1.005 × 100.01 = 100.51). */
-export function flatRatePrice(rateCents: number, line: Pick<ClaimLine, 'quantity' | 'unitOfMeasure'>): number {
-  return mulRatiosRound(rateCents, [pricedUnits(line)]);
 }
 
 /**

@@ -6,6 +6,7 @@
 import { canonicalJson, sha256Hex } from './canonical.js';
 import type { StoredAudit } from './audit.js';
 import { shiftDate } from './adjudication.js';
+import { isDisposition, LEDGER_STATUS_OF_DISPOSITION } from './ledger.js';
 import { jsonNumberToCents } from './money.js';
 
 export interface ExpectedPayout {
@@ -353,11 +354,11 @@ function differs(table: Disagreement['table'], row: string, pairs: [string, unkn
   return found;
 }
 
-/** Not yet due, a claim is SUBMITTED or PROCESSING; once due, its outcome's status; then its money's. */
+/** Not yet due, a claim is SUBMITTED or PROCESSING; once due, its outcome's status (none for a disposition tpa never writes); then its money's. */
 function statusesFor(x: ExpectedEncounter, completed: number): string[] {
   if (x.moneyStatuses !== null) return x.moneyStatuses;
   if (!completed) return ['SUBMITTED', 'PROCESSING'];
-  return [x.disposition === 'DENIED' ? 'DENIED' : x.disposition === 'PENDING_REVIEW' ? 'PENDED' : 'ADJUDICATED'];
+  return isDisposition(x.disposition) ? [LEDGER_STATUS_OF_DISPOSITION[x.disposition]] : [];
 }
 
 /** Every way an encounter row disagrees with the chain (none: an empty list). */

@@ -1,7 +1,25 @@
 // Ledger statuses (docs/api-resources.md "Ledger status"); the status filter takes all nine (docs/money-funding.md "The ledger").
 // SUPERSEDED and VOIDED are tpa's own: a claim a corrected claim replaced or voided before funding.
+import type { Disposition } from './adjudication.js';
+
 export const LEDGER_STATUSES = ['SUBMITTED', 'PROCESSING', 'ADJUDICATED', 'PENDED', 'FUNDED', 'DENIED', 'RECONCILED', 'SUPERSEDED', 'VOIDED'] as const;
 export type LedgerStatus = (typeof LEDGER_STATUSES)[number];
+
+/**
+ * The status an adjudication leaves its encounter in once revealed, by disposition: one entry
+ * each, so a new disposition cannot fall into another's status. Only an ADJUDICATED encounter
+ * has an adjudication to show and to fund (docs/api-resources.md "Ledger status").
+ */
+export const LEDGER_STATUS_OF_DISPOSITION: Readonly<Record<Disposition, 'ADJUDICATED' | 'DENIED' | 'PENDED'>> = {
+  APPROVED: 'ADJUDICATED',
+  PARTIAL_APPROVAL: 'ADJUDICATED',
+  DENIED: 'DENIED',
+  PENDING_REVIEW: 'PENDED',
+};
+
+export function isDisposition(value: unknown): value is Disposition {
+  return typeof value === 'string' && Object.hasOwn(LEDGER_STATUS_OF_DISPOSITION, value);
+}
 
 /**
  * A claim a corrected claim closed: replaced (SUPERSEDED, by the encounter that replaced it) or

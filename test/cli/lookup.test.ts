@@ -51,6 +51,15 @@ describe('tpa lookup', () => {
     expect(json.json()).toMatchObject({ contract_number: 'DC-2026-0002', negotiated_rate: 425 });
   });
 
+  it("full lookup of a bundle answers the whole bundle's rate, and says so on a screen", async () => {
+    const bundle = ['ctr_5a0f9e3d6c2b7184', '--npi', '1450827369', '--group', 'GRP-2002', '--cpt', '27447'];
+    const table = await run('lookup', 'full', ...bundle, '-o', 'table');
+    expect(table.code).toBe(0);
+    expect(table.stdout).toMatch(/Rate type\s+BUNDLE\n/);
+    expect(table.stdout).toMatch(/Negotiated rate\s+28,500\.00 \(whole bundle\)\n/);
+    expect((await run('lookup', 'full', ...bundle, '-o', 'json')).json()).toMatchObject({ rate_type: 'BUNDLE', negotiated_rate: 28500 });
+  });
+
   it('full lookup of a malformed contract id exits 2 and of an unknown one exits 3', async () => {
     const malformed = await run('lookup', 'full', 'abc', ...SURGEON, '--cpt', '45378');
     expect(malformed.code).toBe(2);

@@ -156,6 +156,19 @@ describe('rate schedule', () => {
     ).toBe('rate_value');
   });
 
+  it('add-ssp reads a rate of a type it does not know by no type’s rule: 2100 is a case rate, so only the type is refused', () => {
+    api('POST', `${B}/BLD-1001/rate-schedule/init/`, {});
+    const bad = api('PUT', `${B}/BLD-1001/rate-schedule/add-ssp/`, { ssp_id: cataract, rate_type: 'PER_DIEM', rate_value: 2100 });
+    expect(bad.status).toBe(400);
+    expect((bad.body as { errors: unknown[] }).errors).toEqual([{ field: 'rate_type', message: 'is required: CASE_RATE or PERCENT_MEDICARE' }]);
+    // A value no type takes is refused with each type's reason.
+    const neither = api('PUT', `${B}/BLD-1001/rate-schedule/add-ssp/`, { ssp_id: cataract, rate_type: 'PER_DIEM', rate_value: 2100.001 });
+    expect((neither.body as { errors: { field: string; message: string }[] }).errors[1]).toEqual({
+      field: 'rate_value',
+      message: expect.stringMatching(/^a CASE_RATE rate has more than two decimals.*; a PERCENT_MEDICARE rate /),
+    });
+  });
+
   it('remove-ssp removes an item; removing one that is not there is 404', () => {
     api('POST', `${B}/BLD-1001/rate-schedule/init/`, {});
     api('PUT', `${B}/BLD-1001/rate-schedule/add-ssp/`, { ssp_id: carpal, rate_type: 'CASE_RATE', rate_value: 2100 });

@@ -9,7 +9,6 @@ import {
   adjudicate,
   BUNDLE_TYPES,
   DENIAL,
-  RATE_TYPES,
   type Adjudication,
   type AdjudicationInput,
   type BundleType,
@@ -18,8 +17,8 @@ import {
   type LineAdjudication,
   type PlanBenefits,
   type PriorLine,
-  type RateType,
 } from '../../src/domain/adjudication.js';
+import { CONTRACT_RATE_TYPE_NAMES, type ContractRateType } from '../../src/domain/contract-rates.js';
 import { MAX_LINE_CHARGE_CENTS, type CareTeamMember, type ClaimLine, type ParsedClaim } from '../../src/domain/fhir-claim.js';
 
 const DAY_MS = 86_400_000;
@@ -69,7 +68,7 @@ const arbCharge = fc.oneof(
 const arbRate = fc.oneof(fc.integer({ min: 0, max: 99 }), fc.integer({ min: 0, max: 3_000_000 }), fc.integer({ min: 0, max: MAX_LINE_CHARGE_CENTS }));
 
 const arbContract = fc.record({
-  rateType: fc.oneof(fc.constantFrom<RateType>(...RATE_TYPES), fc.constant<RateType>('BUNDLE')),
+  rateType: fc.oneof(fc.constantFrom<ContractRateType>(...CONTRACT_RATE_TYPE_NAMES), fc.constant<ContractRateType>('BUNDLE')),
   codes: fc.subarray(CODES, { minLength: 1 }),
   rates: fc.array(arbRate, { minLength: CODES.length, maxLength: CODES.length }),
   multiplier: fc.record({ numerator: fc.integer({ min: 0, max: 3_000_000 }), denominator: fc.constantFrom(1, 10, 100, 1000, 1_000_000) }),

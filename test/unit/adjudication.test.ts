@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { adjudicate, type AdjudicationInput, type ContractTerms, type PlanBenefits, type RateType } from '../../src/domain/adjudication.js';
+import { adjudicate, type AdjudicationInput, type ContractTerms, type PlanBenefits } from '../../src/domain/adjudication.js';
+import type { ContractRateType } from '../../src/domain/contract-rates.js';
 import type { ParsedClaim } from '../../src/domain/fhir-claim.js';
 import { parsedClaim } from '../helpers/parsed-claim.js';
 
@@ -19,7 +20,7 @@ const benefits: PlanBenefits = {
 /** Benefits with `met` already met in the 2026 plan year. */
 const met = (cents: number): Partial<PlanBenefits> => ({ deductibleMetCents: cents, deductibleMetByPlanYear: { '2026-01-01': cents } });
 
-function contract(rateType: RateType, codes: Record<string, number | null>, extra: Partial<ContractTerms> = {}): ContractTerms {
+function contract(rateType: ContractRateType, codes: Record<string, number | null>, extra: Partial<ContractTerms> = {}): ContractTerms {
   return {
     id: 'ctr_test',
     rateType,
@@ -171,7 +172,7 @@ describe('allowed = benefit + patient responsibility, to the cent', () => {
     quantity: fc.integer({ min: 1, max: 5 }),
   });
   const arbContract = fc.record({
-    rateType: fc.constantFrom<RateType>('FLAT_RATE', 'CASE_RATE', 'PERCENT_OF_CHARGES', 'BUNDLE'),
+    rateType: fc.constantFrom<ContractRateType>('FLAT_RATE', 'CASE_RATE', 'PERCENT_OF_CHARGES', 'BUNDLE'),
     rates: fc.array(fc.integer({ min: 0, max: 2_000_000 }), { minLength: 5, maxLength: 5 }),
     multiplier: fc.integer({ min: 1, max: 300 }),
     bundleRate: fc.integer({ min: 0, max: 10_000_000 }),

@@ -12,6 +12,7 @@ import {
   expectedMoney,
   type EncounterFacts,
 } from '../../src/domain/audit-deep.js';
+import { isDisposition, LEDGER_STATUS_OF_DISPOSITION } from '../../src/domain/ledger.js';
 
 /** A refund's details as the engine stores them (refund_json), for the SETTLEMENT_REFUNDED record of stl_2 below. */
 const REFUND = JSON.stringify({
@@ -259,5 +260,23 @@ describe("an encounter's parties as its SUBMISSION recorded them", () => {
   it('a SUBMISSION recorded before the parties were kept leaves them unchecked', () => {
     const x = expectedMoney(chain([['SUBMISSION', 'enc_1', submission]]), 0).encounters.get('enc_1');
     expect(checkEncounter(row({ member_id: 'MBR-1003' }), x)).toEqual([]);
+  });
+});
+
+describe('the status each disposition leaves, one table for the engine and the audit', () => {
+  it('APPROVED and PARTIAL_APPROVAL are ADJUDICATED, DENIED is DENIED, PENDING_REVIEW is PENDED', () => {
+    expect(LEDGER_STATUS_OF_DISPOSITION).toEqual({ APPROVED: 'ADJUDICATED', PARTIAL_APPROVAL: 'ADJUDICATED', DENIED: 'DENIED', PENDING_REVIEW: 'PENDED' });
+    for (const [disposition, status] of Object.entries(LEDGER_STATUS_OF_DISPOSITION)) {
+      const x = expectedMoney(chain([['SUBMISSION', 'enc_1', { ...submission, disposition }]]), 0).encounters.get('enc_1');
+      expect(checkEncounter(row({ disposition, status }), x)).toEqual([]);
+    }
+  });
+
+  it('a disposition tpa never writes leaves no status right, not the status of another', () => {
+    expect(isDisposition('toString')).toBe(false);
+    const x = expectedMoney(chain([['SUBMISSION', 'enc_1', { ...submission, disposition: 'WITHDRAWN' }]]), 0).encounters.get('enc_1');
+    expect(checkEncounter(row({ disposition: 'WITHDRAWN' }), x)).toEqual([
+      { table: 'encounters', row: 'enc_1', column: 'status', expected: '', found: 'ADJUDICATED', seq: expect.any(Number) },
+    ]);
   });
 });

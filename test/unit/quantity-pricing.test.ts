@@ -2,7 +2,8 @@
 // decimals, a FLAT_RATE's rate × units rounded once half up to the cent, minutes (MJ) one service;
 // and which remark codes a line tpa does not price carries ("Lines tpa does not price").
 import { describe, expect, it } from 'vitest';
-import { DENIAL, flatRatePrice, pricedUnits, UNPRICED_REMARKS } from '../../src/domain/adjudication.js';
+import { DENIAL, UNPRICED_REMARKS } from '../../src/domain/adjudication.js';
+import { flatRatePrice, pricedUnits } from '../../src/domain/contract-rates.js';
 import { mulRatiosRound, ratioText } from '../../src/domain/money.js';
 import { MAX_QUANTITY, quantityRatio } from '../../src/domain/validation.js';
 

@@ -4,7 +4,7 @@
 // 837s (test/helpers/x12.ts), both readings as the CLI does them.
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
-import { flatRatePrice } from '../../src/domain/adjudication.js';
+import { flatRatePrice } from '../../src/domain/contract-rates.js';
 import { parseClaim } from '../../src/domain/fhir-claim.js';
 import { IG_EXAMPLES, igText } from '../helpers/ig-examples.js';
 import { institutionalClaim, interchange, professionalClaim, convert, transaction } from '../helpers/x12.js';

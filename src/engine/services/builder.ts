@@ -4,17 +4,18 @@
 import { shiftDate } from '../../domain/adjudication.js';
 import type { FieldError } from '../../domain/errors.js';
 import { CATALOG_DEFAULT_PAGE_SIZE } from '../../domain/page-size.js';
+import { centsToAmount, checkRateRatio, formatCentsGrouped, MAX_AMOUNT_CENTS } from '../../domain/money.js';
 import {
-  centsToAmount,
-  checkAmount,
-  checkRateRatio,
-  formatCents,
-  formatCentsGrouped,
-  MAX_AMOUNT_CENTS,
-  mulDivRound,
-  parseCents,
-  parseRatio,
-} from '../../domain/money.js';
+  allowedOverMax,
+  isScheduleBundleType,
+  isScheduleRateType,
+  rateOfNoTypeProblem,
+  SCHEDULE_BUNDLE_TYPES,
+  SCHEDULE_RATE_TYPE_NAMES,
+  SCHEDULE_SETTING_CHOICES,
+  scheduleRate,
+  type ScheduleRateType,
+} from '../../domain/schedule-rates.js';
 import { characterCount, isoDateProblem } from '../../domain/validation.js';
 import { nounFor } from '../../domain/words.js';
 import { isoSeconds } from '../clock.js';
@@ -60,16 +61,6 @@ import { appendAudit } from './audit.js';
 
 export const CATALOG_MAX_PAGE_SIZE = 200;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
-
-export const SCHEDULE_CHOICES = {
-  ssp_reference_type: ['INDIVIDUAL'],
-  scope_of_care: ['FACILITY_AND_PROFESSIONAL', 'FACILITY_ONLY'],
-  service_logic: ['ELECTIVE_ONLY'],
-  non_elective_fallback: ['PERCENT_MEDICARE', 'WRAP_NETWORK'],
-  default_rate_type: ['PERCENT_MEDICARE', 'CASE_RATE'],
-} as const;
-export const ITEM_RATE_TYPES = ['CASE_RATE', 'PERCENT_MEDICARE'] as const;
-export const BUILDER_BUNDLE_TYPES = ['CONVENED', 'PROVIDER_ONLY'] as const;
 
 /** docs/local.md "Rate schedules": init defaults. */
 const SCHEDULE_DEFAULTS = {
@@ -159,7 +150,7 @@ function readSettings(body: Record<string, unknown>): Partial<ScheduleSettings> 
   for (const key of Object.keys(body)) {
     if (!(key in SCHEDULE_DEFAULTS)) errors.push({ field: key, message: 'is not a rate schedule setting' });
   }
-  for (const [key, choices] of Object.entries(SCHEDULE_CHOICES) as [keyof typeof SCHEDULE_CHOICES, readonly string[]][]) {
+  for (const [key, choices] of Object.entries(SCHEDULE_SETTING_CHOICES) as [keyof typeof SCHEDULE_SETTING_CHOICES, readonly string[]][]) {
     const v = body[key];
     if (v === undefined) continue;
     if (typeof v !== 'string' || !choices.includes(v)) errors.push({ field: key, message: `must be one of ${choices.join(', ')}` });
@@ -189,25 +180,19 @@ function readSettings(body: Record<string, unknown>): Partial<ScheduleSettings> 
 }
 
 /**
- * A rate as its type reads it (docs/money-rules.md "Money rules"): a CASE_RATE is money (two decimals, at most
- * MAX_AMOUNT_CENTS); a PERCENT_MEDICARE rate a ratio of at most four decimals and MAX_RATE_MULTIPLE.
- * Returns the text to store.
+ * A rate as its type reads it (schedule-rates.ts; docs/money-rules.md "Bounds"): the text to store.
+ * The type was checked before (a setting, an item's field) or stored so: an unknown one is an error.
  */
-function checkRate(rateType: unknown, value: unknown, field: string, errors: FieldError[]): string | undefined {
-  if (rateType === 'CASE_RATE') {
-    const checked = checkAmount(value);
-    if ('problem' in checked) return void errors.push({ field, message: `a CASE_RATE ${checked.problem}` });
-    return formatCents(checked.cents);
-  }
-  const checked = checkRateRatio(value);
-  if ('problem' in checked) return void errors.push({ field, message: `a PERCENT_MEDICARE rate ${checked.problem}` });
+function checkRate(rateType: string, value: unknown, field: string, errors: FieldError[]): string | undefined {
+  const checked = scheduleRate(rateType).check(value);
+  if ('problem' in checked) return void errors.push({ field, message: checked.problem });
   return checked.text;
 }
 
 /** The contract rate an item makes must be money too: the ratio times the Medicare rate, at most MAX_AMOUNT_CENTS. */
 function checkAllowed(rateType: string, rateValue: string, medicareCents: number, field: string, what: string, errors: FieldError[]): void {
-  const allowed = itemAllowedCents(rateType, rateValue, medicareCents);
-  if (allowed > MAX_AMOUNT_CENTS)
+  const allowed = allowedOverMax(scheduleRate(rateType), rateValue, medicareCents);
+  if (allowed !== undefined)
     errors.push({
       field,
       message: `${rateValue} × the Medicare rate ${formatCentsGrouped(medicareCents)} of ${what} is ${formatCentsGrouped(allowed)}, more than ${formatCentsGrouped(MAX_AMOUNT_CENTS)}, the most one contract rate may be`,
@@ -312,19 +297,24 @@ export function addSsp(ctx: EngineContext, req: EngineRequest, params: Record<st
   const sspId = readSspId(body);
   const errors: FieldError[] = [];
   const rateType = body.rate_type;
-  if (typeof rateType !== 'string' || !(ITEM_RATE_TYPES as readonly string[]).includes(rateType))
-    errors.push({ field: 'rate_type', message: `is required: ${ITEM_RATE_TYPES.join(' or ')}` });
+  const knownType = isScheduleRateType(rateType);
+  if (!knownType) errors.push({ field: 'rate_type', message: `is required: ${SCHEDULE_RATE_TYPE_NAMES.join(' or ')}` });
   let rateValue: string | undefined;
   if (body.rate_value === undefined) errors.push({ field: 'rate_value', message: 'is required: a number ≥ 0' });
   else if (typeof body.rate_value !== 'number') errors.push({ field: 'rate_value', message: 'must be a number ≥ 0' });
-  else rateValue = checkRate(rateType === 'CASE_RATE' ? 'CASE_RATE' : 'PERCENT_MEDICARE', body.rate_value, 'rate_value', errors);
+  // A rate is read by its own type's rule; with no type known, it is refused when no type takes it.
+  else if (knownType) rateValue = checkRate(rateType, body.rate_value, 'rate_value', errors);
+  else {
+    const problem = rateOfNoTypeProblem(body.rate_value);
+    if (problem !== undefined) errors.push({ field: 'rate_value', message: problem });
+  }
   const eligible = body.is_bundle_eligible ?? false;
   if (typeof eligible !== 'boolean') errors.push({ field: 'is_bundle_eligible', message: 'must be true or false' });
   const bundleType = body.bundle_type ?? null;
-  if (bundleType !== null && !(BUILDER_BUNDLE_TYPES as readonly unknown[]).includes(bundleType))
-    errors.push({ field: 'bundle_type', message: `must be ${BUILDER_BUNDLE_TYPES.join(' or ')}, or null` });
+  if (bundleType !== null && !isScheduleBundleType(bundleType))
+    errors.push({ field: 'bundle_type', message: `must be ${SCHEDULE_BUNDLE_TYPES.join(' or ')}, or null` });
   if (eligible === true && bundleType === null)
-    errors.push({ field: 'bundle_type', message: `is required when is_bundle_eligible is true: ${BUILDER_BUNDLE_TYPES.join(' or ')}` });
+    errors.push({ field: 'bundle_type', message: `is required when is_bundle_eligible is true: ${SCHEDULE_BUNDLE_TYPES.join(' or ')}` });
   const notes = body.notes ?? '';
   if (typeof notes !== 'string') errors.push({ field: 'notes', message: 'must be text of at most 500 characters' });
   else if (characterCount(notes) > 500) errors.push({ field: 'notes', message: `must be text of at most 500 characters (got ${characterCount(notes)})` });
@@ -334,10 +324,10 @@ export function addSsp(ctx: EngineContext, req: EngineRequest, params: Record<st
       const s = editable(ctx.db, params.instance_id!);
       const ssp = catalogEntry(ctx.db, sspId);
       const tooMuch: FieldError[] = [];
-      checkAllowed(rateType as string, rateValue!, ssp.medicare_rate_cents, 'rate_value', ssp.code, tooMuch);
+      checkAllowed(rateType as ScheduleRateType, rateValue!, ssp.medicare_rate_cents, 'rate_value', ssp.code, tooMuch);
       invalid(tooMuch);
       const existing = scheduleItemId(ctx.db, s.id, sspId);
-      const values = { rateType: rateType as string, rateValue: rateValue!, eligible: eligible ? 1 : 0, bundleType, notes: notes as string };
+      const values = { rateType: rateType as ScheduleRateType, rateValue: rateValue!, eligible: eligible ? 1 : 0, bundleType, notes: notes as string };
       if (existing) {
         updateScheduleItem(ctx.db, existing, values);
         return respond(200, { rate_schedule_item_id: existing, ssp_id: sspId, message: `Updated ${ssp.code} in the rate schedule` });
@@ -381,11 +371,9 @@ export function loadCatalog(ctx: EngineContext, req: EngineRequest, params: Reco
     .immediate();
 }
 
-/** The allowed amount of an item: CASE_RATE → the rate; PERCENT_MEDICARE → rate × Medicare rate, to the cent. */
-export function itemAllowedCents(rateType: string, rateValue: string, medicareCents: number): number {
-  if (rateType === 'CASE_RATE') return parseCents(rateValue) ?? 0;
-  const ratio = parseRatio(rateValue);
-  return ratio ? mulDivRound(medicareCents, ratio.numerator, ratio.denominator) : 0;
+/** The allowed amount of an item, as its rate type prices it (schedule-rates.ts). */
+function itemAllowedCents(rateType: ScheduleRateType, rateValue: string, medicareCents: number): number {
+  return scheduleRate(rateType).allowedCents(rateValue, medicareCents);
 }
 
 export function previewSchedule(ctx: EngineContext, _req: EngineRequest, params: Record<string, string>): EngineResponse {

@@ -18,6 +18,7 @@ import {
   type PriorLine,
 } from '../../domain/adjudication.js';
 import { linesDigest, outcomeDigest } from '../../domain/audit-deep.js';
+import { contractRate } from '../../domain/contract-rates.js';
 import { ValidationError, type FieldError } from '../../domain/errors.js';
 import { clip } from '../../domain/validation.js';
 import { parseClaimText, type ParsedClaim } from '../../domain/fhir-claim.js';
@@ -561,7 +562,7 @@ function priorLines(
   // mutation: end
   const bundleLines: PriorLine[] = [];
   const bundleContracts = new Map<string, ContractTerms>();
-  for (const t of terms) if (t?.rateType === 'BUNDLE') bundleContracts.set(t.id, t);
+  for (const t of terms) if (t !== null && contractRate(t.rateType).byEpisode) bundleContracts.set(t.id, t);
   for (const t of bundleContracts.values()) {
     const span = BUNDLE_EPISODE_DAYS[t.bundleType ?? 'PACKAGE'];
     bundleLines.push(...episodeLines(db, memberId, t.id, shiftDate(first, -(span - 1)), shiftDate(last, span - 1)));

@@ -2,7 +2,7 @@
 // "Ledger entry detail"), written as the encounter moves.
 import { claimFeeKind, type Adjudication, type Disposition, type PlanBenefits } from '../../domain/adjudication.js';
 import type { ParsedClaim, ProviderRole } from '../../domain/fhir-claim.js';
-import { isClosedStatus, type ClosedClaim, type LedgerStatus } from '../../domain/ledger.js';
+import { isClosedStatus, isDisposition, LEDGER_STATUS_OF_DISPOSITION, type ClosedClaim, type LedgerStatus } from '../../domain/ledger.js';
 import { jsonNumberToCents } from '../../domain/money.js';
 import { linePayeeNpi } from '../../domain/payee.js';
 import type { BenefitLine } from '../../domain/settlement.js';
@@ -12,9 +12,8 @@ import { holdsContract, providerByNpi } from '../store/providers.js';
 import { appendAudit } from './audit.js';
 
 export function finalLedgerStatus(disposition: Disposition): LedgerStatus {
-  if (disposition === 'DENIED') return 'DENIED';
-  if (disposition === 'PENDING_REVIEW') return 'PENDED';
-  return 'ADJUDICATED';
+  if (!isDisposition(disposition)) throw new Error(`Unknown disposition ${JSON.stringify(disposition)}`);
+  return LEDGER_STATUS_OF_DISPOSITION[disposition];
 }
 
 export interface HistoryEntry {

@@ -1,7 +1,7 @@
 // The encounter ledger (docs/api-routes.md "GET /v1/ledger/entries/" and ".../{encounter_id}/").
 import type { LineAdjudication } from '../../domain/adjudication.js';
 import type { FieldError } from '../../domain/errors.js';
-import { isClosedStatus, LEDGER_STATUSES } from '../../domain/ledger.js';
+import { isClosedStatus, isDisposition, LEDGER_STATUS_OF_DISPOSITION, LEDGER_STATUSES } from '../../domain/ledger.js';
 import { centsToAmount, centsToJson } from '../../domain/money.js';
 import { type ClaimLine, HCPCS_LEVEL_II } from '../../domain/fhir-claim.js';
 import { isoDateProblem, npiProblem } from '../../domain/validation.js';
@@ -182,7 +182,7 @@ function providerOf(db: Db, npi: string, fallbackName: string | null) {
  * pended or denied (docs/api.md: an entry that has no adjudication yet has null amounts).
  */
 function adjudicated(completedAt: string | null, disposition: string): boolean {
-  return completedAt !== null && disposition !== 'PENDING_REVIEW' && disposition !== 'DENIED';
+  return completedAt !== null && isDisposition(disposition) && LEDGER_STATUS_OF_DISPOSITION[disposition] === 'ADJUDICATED';
 }
 
 /** The name of a list item's code the reference does not know: a HCPCS Level II code's, or none (revenue codes only). */

@@ -1,4 +1,5 @@
 // Contract lookup, blind and full (docs/api-routes.md "POST /v1/contract-lookup/blind/" and ".../full/").
+import { contractRate } from '../../domain/contract-rates.js';
 import type { FieldError } from '../../domain/errors.js';
 import { centsToAmount } from '../../domain/money.js';
 import { ADMIT_TYPES, cptProblem, groupIdProblem, isoDateProblem, npiProblem } from '../../domain/validation.js';
@@ -92,7 +93,7 @@ export function fullLookup(ctx: EngineContext, req: EngineRequest): EngineRespon
       message: `Contract ${contract.contract_number} has no rate for CPT ${String(body.cpt_code)} in force on ${date}`,
     });
   }
-  const negotiated = contract.rate_type === 'BUNDLE' ? contract.bundle_rate_cents : rate.negotiated_rate_cents;
+  const negotiated = contractRate(contract.rate_type).negotiatedRateCents(rate.negotiated_rate_cents, contract.bundle_rate_cents);
   return respond(200, {
     contract_id: contract.id,
     contract_number: contract.contract_number,

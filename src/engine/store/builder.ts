@@ -1,6 +1,7 @@
 // The contract builder's tables: the SSP catalog, builder instances, their rate schedules and
 // items, and the contract rate records a finalized schedule leaves. Named queries; what may be
 // scheduled, at which rate, and what finalizing does are the builder service's rules.
+import type { ScheduleRateType } from '../../domain/schedule-rates.js';
 import type { Db } from './db.js';
 
 export interface SspRow {
@@ -39,7 +40,7 @@ export interface ItemRow {
   id: string;
   schedule_id: string;
   ssp_id: string;
-  rate_type: 'CASE_RATE' | 'PERCENT_MEDICARE';
+  rate_type: ScheduleRateType;
   rate_value: string;
   is_bundle_eligible: number;
   bundle_type: string | null;

@@ -1,5 +1,6 @@
 // Contract queries shared by the lookups and claim adjudication.
-import { type BundleType, type ContractTerms, type RateType, shiftDate } from '../../domain/adjudication.js';
+import { type BundleType, type ContractTerms, shiftDate } from '../../domain/adjudication.js';
+import type { ContractRateType } from '../../domain/contract-rates.js';
 import { parseRatio } from '../../domain/money.js';
 import type { RateFacts } from '../../domain/audit-deep.js';
 import type { Db } from './db.js';
@@ -12,7 +13,7 @@ export interface ContractRow {
   effective_date: string;
   termination_date: string | null;
   network_tier: string;
-  rate_type: RateType;
+  rate_type: ContractRateType;
   medicare_multiplier: string | null;
   bundle_type: BundleType | null;
   bundle_rate_cents: number | null;

@@ -3,6 +3,7 @@
 // `tpa local fixtures` and docs/local.md "The local engine's fixtures"; tests rely on these values, so change them with care.
 import type Database from 'better-sqlite3';
 import { planYearOf, type Adjudication } from '../../domain/adjudication.js';
+import { contractRate, type ContractRateType } from '../../domain/contract-rates.js';
 import type { ParsedClaim } from '../../domain/fhir-claim.js';
 import { linePayeeNpi } from '../../domain/payee.js';
 import { FAMILIES, IG_EXAMPLES, MIGRATIONS, MONEY_IN_TIME } from './migrations.js';
@@ -108,7 +109,7 @@ interface SeedContract {
   effective: string;
   termination: string | null;
   tier: string;
-  rateType: string;
+  rateType: ContractRateType;
   multiplier: string | null;
   bundleType: string | null;
   bundleRateCents: number | null;
@@ -552,7 +553,7 @@ function carryOverLineRules(db: Database.Database): void {
         line.cptCode,
         claimLine.serviceDate,
         e.contract_id,
-        e.rate_type === 'BUNDLE' ? claimLine.serviceDate : null,
+        e.rate_type !== null && contractRate(e.rate_type).byEpisode ? claimLine.serviceDate : null,
       ]);
     }
   }

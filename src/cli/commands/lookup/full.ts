@@ -1,5 +1,6 @@
 // tpa lookup full: pricing and terms of a contract for one CPT code (docs/api-routes.md "POST /v1/contract-lookup/full/").
 import type { FullLookupResult } from '../../../client/types.js';
+import { CONTRACT_RATE_TYPES, isContractRateType } from '../../../domain/contract-rates.js';
 import { ValidationFailed } from '../../../errors.js';
 import type { TableTools } from '../../../render/output.js';
 import { listValue } from '../../options.js';
@@ -39,6 +40,12 @@ export const full = verb({
   },
 });
 
+/** What the negotiated rate is the rate of, beside it: " (whole bundle)"; nothing for a code's rate, or a type this tpa does not know. */
+function rateNote(rateType: string): string {
+  const note = isContractRateType(rateType) ? CONTRACT_RATE_TYPES[rateType].rateNote : null;
+  return note === null ? '' : ` (${note})`;
+}
+
 function fullTable(t: TableTools, r: FullLookupResult, cpt: string): string {
   return t.keyValues([
     ['Contract', `${r.contract_number} (${r.contract_id})`],
@@ -46,7 +53,7 @@ function fullTable(t: TableTools, r: FullLookupResult, cpt: string): string {
     ['Effective', `${r.effective_date} → ${r.termination_date ?? 'open-ended'}`],
     ['Network tier', r.network_tier],
     ['Rate type', r.rate_type],
-    ['Negotiated rate', r.negotiated_rate === null ? '—' : `${t.amount(r.negotiated_rate)}${r.rate_type === 'BUNDLE' ? ' (whole bundle)' : ''}`],
+    ['Negotiated rate', r.negotiated_rate === null ? '—' : `${t.amount(r.negotiated_rate)}${rateNote(r.rate_type)}`],
     ...(r.service_date
       ? ([['Rate in force', `on ${r.service_date} (${r.rate_effective_from} → ${r.rate_effective_to ?? 'open-ended'})`]] as [string, string][])
       : []),

@@ -1,9 +1,10 @@
 // tpa ratesheet add: add an SSP to the schedule, or change its rate (an upsert).
 import { instanceArgument } from './instance.js';
+import { isScheduleBundleType, SCHEDULE_BUNDLE_TYPES, SCHEDULE_RATE_TYPE_NAMES, scheduleRateProblem } from '../../../domain/schedule-rates.js';
 import { ValidationFailed } from '../../../errors.js';
 import { option, verb } from '../../verb.js';
 import { changed } from './changed.js';
-import { BUNDLE_TYPES, RATE_TYPES, rateProblem } from './rates.js';
+import { RATE_VALUE_HELP } from './rates.js';
 import { resolveSsp, scheduleOrNull } from './ssp.js';
 
 export const add = verb({
@@ -12,10 +13,10 @@ export const add = verb({
   args: { instanceId: instanceArgument() },
   options: {
     ssp: option.required('--ssp <uuid|code>', 'the SSP, by id or by code (e.g. HD-0401)'),
-    rateType: option.required('--rate-type <type>', RATE_TYPES.join(' | '), { values: RATE_TYPES }),
-    rate: option.required('--rate <n>', 'USD for CASE_RATE; a multiple of the Medicare rate for PERCENT_MEDICARE'),
+    rateType: option.required('--rate-type <type>', SCHEDULE_RATE_TYPE_NAMES.join(' | '), { values: SCHEDULE_RATE_TYPE_NAMES }),
+    rate: option.required('--rate <n>', RATE_VALUE_HELP),
     bundleEligible: option.flag('--bundle-eligible', 'the SSP may be bundled'),
-    bundleType: option.text('--bundle-type <type>', BUNDLE_TYPES.join(' | '), { values: BUNDLE_TYPES }),
+    bundleType: option.text('--bundle-type <type>', SCHEDULE_BUNDLE_TYPES.join(' | '), { values: SCHEDULE_BUNDLE_TYPES }),
     notes: option.text('--notes <text>', 'notes, at most 500 characters'),
   },
   examples: [
@@ -24,12 +25,12 @@ export const add = verb({
   ],
   async run(ctx, { instanceId }, opts) {
     const rateType = opts.rateType.toUpperCase();
-    const problem = rateProblem(rateType, opts.rate);
+    const problem = scheduleRateProblem(rateType, opts.rate);
     if (problem) throw new ValidationFailed(`--rate: ${problem}`);
     const bundleType = opts.bundleType === undefined ? null : opts.bundleType.toUpperCase();
-    if (bundleType !== null && !BUNDLE_TYPES.includes(bundleType)) throw new ValidationFailed(`--bundle-type: must be ${BUNDLE_TYPES.join(' or ')}`);
+    if (bundleType !== null && !isScheduleBundleType(bundleType)) throw new ValidationFailed(`--bundle-type: must be ${SCHEDULE_BUNDLE_TYPES.join(' or ')}`);
     if (opts.bundleEligible && bundleType === null)
-      throw new ValidationFailed(`--bundle-type is required with --bundle-eligible: ${BUNDLE_TYPES.join(' or ')}`);
+      throw new ValidationFailed(`--bundle-type is required with --bundle-eligible: ${SCHEDULE_BUNDLE_TYPES.join(' or ')}`);
     const client = await ctx.client();
     const ssp = await resolveSsp(client, await scheduleOrNull(client, instanceId), opts.ssp);
     const body = (

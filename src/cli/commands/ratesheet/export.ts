@@ -1,8 +1,9 @@
 // tpa ratesheet export: the schedule's items as the CSV that import reads back.
 import { instanceArgument } from './instance.js';
+import { rateInCsv } from '../../../domain/schedule-rates.js';
 import { toCsv } from '../../../render/output.js';
 import { verb } from '../../verb.js';
-import { CSV_COLUMNS, formatRate } from './rates.js';
+import { CSV_COLUMNS } from './rates.js';
 
 export const exportCsv = verb({
   name: 'export',
@@ -14,7 +15,7 @@ export const exportCsv = verb({
     const rows = s.items.map((i) => ({
       ssp_code: i.ssp_code,
       rate_type: i.rate_type,
-      rate_value: formatRate(i.rate_type, i.rate_value),
+      rate_value: rateInCsv(i.rate_type, i.rate_value),
       bundle_type: i.bundle_type ?? '',
       notes: i.notes,
     }));

@@ -5,7 +5,15 @@ import type { TpaClient } from '../../../client/client.js';
 import type { RateSchedule, ScheduleItemInput, Ssp } from '../../../client/types.js';
 import { parseCsv } from '../../../domain/csv.js';
 import type { FieldError } from '../../../domain/errors.js';
-import { formatCentsGrouped, jsonNumberToCents, MAX_AMOUNT_CENTS, mulDivRound, parseRatio } from '../../../domain/money.js';
+import { formatCentsGrouped, jsonNumberToCents, MAX_AMOUNT_CENTS } from '../../../domain/money.js';
+import {
+  allowedOverMax,
+  isScheduleBundleType,
+  rateOnScreen,
+  SCHEDULE_BUNDLE_TYPES,
+  scheduleRate,
+  scheduleRateProblem,
+} from '../../../domain/schedule-rates.js';
 import { characterCount } from '../../../domain/validation.js';
 import { TpaError, ValidationFailed } from '../../../errors.js';
 import { csvCellValue } from '../../../render/screen.js';
@@ -13,7 +21,7 @@ import { counted } from '../../../render/format.js';
 import { readInput } from '../../options.js';
 import { argument, option, verb } from '../../verb.js';
 import { counter } from '../../status-line.js';
-import { BUNDLE_TYPES, CSV_COLUMNS, rateOnScreen, rateProblem } from './rates.js';
+import { CSV_COLUMNS } from './rates.js';
 
 export const importCsv = verb({
   name: 'import',
@@ -179,10 +187,10 @@ async function planImport(client: TpaClient, schedule: RateSchedule, text: strin
     if (code === '') errors.push({ field: at, message: 'ssp_code is empty' });
     else if (seen.has(code)) errors.push({ field: at, message: `${code} already appears on line ${seen.get(code)}` });
     seen.set(code, record.line);
-    const problem = rateProblem(rateType, rateText);
+    const problem = scheduleRateProblem(rateType, rateText);
     if (problem) errors.push({ field: at, message: problem });
-    if (bundleType !== '' && !BUNDLE_TYPES.includes(bundleType))
-      errors.push({ field: at, message: `bundle_type must be empty, ${BUNDLE_TYPES.join(' or ')} (got "${bundleType}")` });
+    if (bundleType !== '' && !isScheduleBundleType(bundleType))
+      errors.push({ field: at, message: `bundle_type must be empty, ${SCHEDULE_BUNDLE_TYPES.join(' or ')} (got "${bundleType}")` });
     if (characterCount(notes) > 500) errors.push({ field: at, message: `notes are longer than 500 characters (got ${characterCount(notes)})` });
     if (code === '' || problem) continue;
     const readCatalog = () => readWholeCatalog(client, catalog);
@@ -191,13 +199,13 @@ async function planImport(client: TpaClient, schedule: RateSchedule, text: strin
       await readCatalog();
       sspId = catalog.get(code)?.id;
     }
-    // A ratio makes a contract rate of ratio × the Medicare rate: it must be money too, checked
+    // A rate priced from the Medicare rate makes a contract rate that must be money too, checked
     // here so that the service does not refuse a row after others were written.
-    if (rateType === 'PERCENT_MEDICARE') {
+    const rules = scheduleRate(rateType);
+    if (rules.usesMedicareRate) {
       await readCatalog();
       const medicareCents = jsonNumberToCents(catalog.get(code)?.medicare_rate);
-      const ratio = parseRatio(rateText)!;
-      if (medicareCents !== undefined && mulDivRound(medicareCents, ratio.numerator, ratio.denominator) > MAX_AMOUNT_CENTS) {
+      if (medicareCents !== undefined && allowedOverMax(rules, rateText, medicareCents) !== undefined) {
         errors.push({
           field: at,
           message: `${rateText} × the Medicare rate ${formatCentsGrouped(medicareCents)} of ${code} is more than ${formatCentsGrouped(MAX_AMOUNT_CENTS)}, the most one contract rate may be`,

@@ -1,9 +1,9 @@
 // tpa ratesheet preview: the allowed amount of every item, and their total; nothing is saved.
 import { instanceArgument } from './instance.js';
 import { formatCentsGrouped, jsonNumberToCents } from '../../../domain/money.js';
+import { rateOnScreen } from '../../../domain/schedule-rates.js';
 import type { PreviewItem } from '../../../client/types.js';
 import { fieldsOf, verb } from '../../verb.js';
-import { rateOnScreen } from './rates.js';
 
 export const preview = verb({
   name: 'preview',

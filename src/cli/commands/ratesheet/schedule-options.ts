@@ -2,22 +2,26 @@
 // how they become the service's fields.
 import type { ScheduleSettings } from '../../../client/types.js';
 import { checkRateRatio } from '../../../domain/money.js';
+import { rateOfNoTypeProblem, SCHEDULE_SETTING_CHOICES, scheduleRateProblem } from '../../../domain/schedule-rates.js';
 import { ValidationFailed } from '../../../errors.js';
 import { wholeNumberOption } from '../../options.js';
 import { option, type OptionValues } from '../../verb.js';
-import { rateProblem } from './rates.js';
+import { RATE_VALUE_HELP } from './rates.js';
+
+const CHOICES = SCHEDULE_SETTING_CHOICES;
+const either = (choices: readonly string[]) => choices.join(' | ');
 
 export const scheduleOptions = {
-  referenceType: option.text('--reference-type <type>', 'SSP reference type: INDIVIDUAL', { values: ['INDIVIDUAL'] }),
-  scope: option.text('--scope <scope>', 'FACILITY_AND_PROFESSIONAL | FACILITY_ONLY', { values: ['FACILITY_AND_PROFESSIONAL', 'FACILITY_ONLY'] }),
-  serviceLogic: option.text('--service-logic <logic>', 'ELECTIVE_ONLY', { values: ['ELECTIVE_ONLY'] }),
+  referenceType: option.text('--reference-type <type>', `SSP reference type: ${either(CHOICES.ssp_reference_type)}`, { values: CHOICES.ssp_reference_type }),
+  scope: option.text('--scope <scope>', either(CHOICES.scope_of_care), { values: CHOICES.scope_of_care }),
+  serviceLogic: option.text('--service-logic <logic>', either(CHOICES.service_logic), { values: CHOICES.service_logic }),
   electiveHours: option.text('--elective-hours <n>', 'hours of advance notice that make a service elective'),
-  fallback: option.text('--fallback <fallback>', 'non-elective fallback: PERCENT_MEDICARE | WRAP_NETWORK', { values: ['PERCENT_MEDICARE', 'WRAP_NETWORK'] }),
+  fallback: option.text('--fallback <fallback>', `non-elective fallback: ${either(CHOICES.non_elective_fallback)}`, { values: CHOICES.non_elective_fallback }),
   fallbackPercent: option.text('--fallback-percent <n>', 'fallback multiple of Medicare, e.g. 1.25 for 125%'),
-  defaultRateType: option.text('--default-rate-type <type>', 'PERCENT_MEDICARE | CASE_RATE (used by load-catalog)', {
-    values: ['PERCENT_MEDICARE', 'CASE_RATE'],
+  defaultRateType: option.text('--default-rate-type <type>', `${either(CHOICES.default_rate_type)} (used by load-catalog)`, {
+    values: CHOICES.default_rate_type,
   }),
-  defaultRate: option.text('--default-rate <n>', 'default rate value: a Medicare multiple, or USD for CASE_RATE'),
+  defaultRate: option.text('--default-rate <n>', `default rate value: ${RATE_VALUE_HELP}`),
 };
 
 export type ScheduleOptionValues = OptionValues<typeof scheduleOptions>;
@@ -31,13 +35,12 @@ function ratio(name: string, value: string | undefined): number | undefined {
 }
 
 /**
- * --default-rate: money for a CASE_RATE default, a ratio for PERCENT_MEDICARE; with no
- * --default-rate-type, the service judges by the schedule's type, so either form is let through.
+ * --default-rate, by the rule of --default-rate-type; with no --default-rate-type, the service
+ * judges by the schedule's type, so a value any type takes is let through.
  */
 function defaultRate(value: string | undefined, rateType: string | undefined): number | undefined {
   if (value === undefined) return undefined;
-  const type = rateType?.toUpperCase();
-  const problem = type === undefined ? rateProblem('CASE_RATE', value) && rateProblem('PERCENT_MEDICARE', value) : rateProblem(type, value);
+  const problem = rateType === undefined ? rateOfNoTypeProblem(value) : scheduleRateProblem(rateType.toUpperCase(), value);
   if (problem) throw new ValidationFailed(`--default-rate: ${problem}`);
   return Number(value);
 }

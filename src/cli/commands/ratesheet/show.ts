@@ -1,9 +1,9 @@
 // tpa ratesheet show: the schedule's settings and its items.
 import { instanceArgument } from './instance.js';
 import type { ScheduleItem, ScheduleSettings } from '../../../client/types.js';
+import { rateInCsv, rateOnScreen } from '../../../domain/schedule-rates.js';
 import type { TableTools } from '../../../render/output.js';
 import { fieldsOf, verb } from '../../verb.js';
-import { formatRate, rateOnScreen } from './rates.js';
 
 /** A schedule item's fields: `--json` selects from them, and they are the CSV header, written even when there is none. */
 const ITEM_FIELDS = fieldsOf<ScheduleItem>({
@@ -29,8 +29,8 @@ export const show = verb({
     const s = (await (await ctx.client()).schedule(instanceId)).body.rate_schedule;
     return {
       data: { rate_schedule: s },
-      // In CSV a case rate is money, two decimals, as export writes it (formatRate); a multiplier stays as it is.
-      items: ctx.format === 'csv' ? s.items.map((i) => ({ ...i, rate_value: formatRate(i.rate_type, i.rate_value) })) : s.items,
+      // In CSV a rate is written as export writes it (rateInCsv): a case rate is money, two decimals; a multiplier stays as it is.
+      items: ctx.format === 'csv' ? s.items.map((i) => ({ ...i, rate_value: rateInCsv(i.rate_type, i.rate_value) })) : s.items,
       columns: ITEM_FIELDS,
       table: (t) =>
         [
