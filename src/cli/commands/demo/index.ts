@@ -239,7 +239,7 @@ async function lifecycle(ctx: Context): Promise<CommandOutput | void> {
       run.approvedCents === plan.total_cents && run.outcomes.every((o) => o.status === 'APPROVED') && run.exitCode === 0,
     );
 
-    // Each line runs as it is printed, in this order, from the user's folder (test/cli/demo.test.ts
+    // Each line runs as it is printed, in this order, from the user's folder (test/cli/demo/demo.test.ts
     // runs them). Run through npx (the Quick start's `npx tpa demo`), `tpa` is not on the PATH yet,
     // so the lines say `npx tpa`, which works there; run as `tpa demo`, they say `tpa`.
     const tpa = viaNpx(ctx.io.env) ? 'npx tpa' : 'tpa';
