@@ -9,9 +9,9 @@ import { define } from './scripts/define.mjs';
  */
 const LONGEST = [
   'test/cli/crash.test.ts',
-  'test/cli/batch-submit.test.ts',
+  'test/cli/claim/submit-batch.test.ts',
   'test/cli/fund-interactive.test.ts',
-  'test/cli/payment-run.test.ts',
+  'test/cli/fund/run.test.ts',
   'test/engine/line-rules.property.test.ts',
   'test/cli/credentials.test.ts',
   'test/http/retry.test.ts',

@@ -1,6 +1,6 @@
 // Writes the man pages, man/*.1, from the command tree (src/cli/commands/help/man.ts), and lists them in
 // package.json "man" so that a global install puts them where man finds them. `npm run completions`
-// runs it; test/cli/man.test.ts fails when man/ or that list differs from the tree.
+// runs it; test/cli/help/man.test.ts fails when man/ or that list differs from the tree.
 // The generator is TypeScript: esbuild bundles it with the program in memory (packages stay outside,
 // loaded from node_modules), and the bundle runs here.
 import { build } from 'esbuild';

@@ -3,7 +3,12 @@
 // under its target, or when a mutant survives inside a region marked in the source with
 //   // mutation: no survivors (<what>)   …   // mutation: end
 // (the scope table, the fee, the split, the duplicate rule, exactly-once funding, the retry rule).
-// Extra arguments go to Stryker (e.g. --mutate src/domain/money.ts to look at one file).
+// By default the money rules (stryker.config.mjs MONEY_SCOPE), incrementally: Stryker keeps each
+// run's results in test/mutation/incremental.json (committed) and tests only the mutants of what
+// changed since. --all: every rule of the old scope (ALL_SCOPE), with its own results file under
+// reports/. Other arguments go to Stryker (e.g. --mutate src/domain/money.ts to look at one file,
+// which keeps its results apart so as not to shrink the committed ones; --force to test every
+// mutant again).
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 
@@ -32,7 +37,11 @@ if (!STRYKER.every(installed)) {
     process.exit(1);
   }
 }
-const run = spawnSync('npx', ['stryker', 'run', ...process.argv.slice(2)], { stdio: 'inherit' });
+const all = process.argv.includes('--all');
+const args = process.argv.slice(2).filter((a) => a !== '--all');
+const one = args.includes('--mutate') ? ['--incrementalFile', 'reports/stryker-incremental-one.json'] : [];
+const env = { ...process.env, TPA_MUTATE_SCOPE: all ? 'all' : 'money' };
+const run = spawnSync('npx', ['stryker', 'run', ...args, ...one], { stdio: 'inherit', env });
 const minutes = ((Date.now() - started) / 60_000).toFixed(1);
 if (run.status !== 0 || !existsSync(REPORT)) {
   console.error(`stryker failed (exit ${run.status})`);
@@ -89,6 +98,6 @@ const widths = header.map((_, c) => Math.max(...table.map((r) => r[c].length)));
 console.log('');
 for (const r of table) console.log(r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join('  '));
 if (overall < OVERALL && !process.argv.includes('--mutate')) problems.push(`overall ${overall.toFixed(1)}% is under its target of ${OVERALL}%`);
-console.log(`\nmutation score ${overall.toFixed(1)}% in ${minutes} min`);
+console.log(`\nmutation score ${overall.toFixed(1)}% in ${minutes} min (${all ? 'all rules' : 'money scope'})`);
 for (const p of problems) console.error(`✗ ${p}`);
 process.exit(problems.length > 0 ? 1 : 0);

@@ -23,7 +23,7 @@ try {
     process.exitCode = 1;
     throw new Error('the build or the type check failed');
   }
-  // The completion tests run the scripts in the real shells (test/cli/completion-shells.test.ts).
+  // The completion tests run the scripts in the real shells (test/cli/completion/shells.test.ts).
   if (!['zsh', 'fish'].every(has) && process.getuid?.() === 0 && has('apt-get')) {
     console.log('installing zsh and fish for the completion tests…');
     run('sh', ['-c', 'apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq zsh fish >/dev/null']);

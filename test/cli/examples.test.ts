@@ -112,7 +112,7 @@ const EXCEPTED: Record<string, string> = {
   'tpa auth rotate -p sandbox': 'needs the sandbox profile of a running server',
   'tpa health -p sandbox': 'needs the sandbox profile of a running server',
   'tpa config get profiles.sandbox.base_url': 'needs the sandbox profile of auth login',
-  // Into the user's shell configuration (test/cli/completion-shells.test.ts runs the scripts).
+  // Into the user's shell configuration (test/cli/completion/shells.test.ts runs the scripts).
   'tpa completion bash > ~/.local/share/bash-completion/completions/tpa   # bash, with bash-completion': "writes into the user's shell setup",
   'tpa completion zsh > "${fpath[1]}/_tpa"                                # zsh, with compinit': "writes into the user's zsh setup (zsh's fpath)",
   'tpa completion fish > ~/.config/fish/completions/tpa.fish              # fish': "writes into the user's shell setup",
@@ -125,9 +125,9 @@ const EXCEPTED: Record<string, string> = {
   // The config of a profile that a server's login makes: the default made a profile no server is
   // behind, every later example would fail to connect.
   'tpa config set default_profile sandbox': 'makes the sandbox profile of auth login (excepted above) the default',
-  // The demo runs on a scratch copy and is tested on its own (test/cli/demo.test.ts).
-  'tpa demo': 'its own test (test/cli/demo.test.ts), and 10 seconds',
-  'tpa demo -o json | jq .adjudication': 'its own test (test/cli/demo.test.ts)',
+  // The demo runs on a scratch copy and is tested on its own (test/cli/demo/demo.test.ts).
+  'tpa demo': 'its own test (test/cli/demo/demo.test.ts), and 10 seconds',
+  'tpa demo -o json | jq .adjudication': 'its own test (test/cli/demo/demo.test.ts)',
   // Encrypting changes the database every later example reads (test/cli/storage.test.ts).
   'tpa local init --encrypt': 'asks for a passphrase at a terminal, and encrypts the database the other examples use (test/cli/storage.test.ts)',
   'TPA_DB_KEY=$(openssl rand -hex 32) tpa local init --encrypt': 'encrypts the database the other examples use with a key then lost (test/cli/storage.test.ts)',

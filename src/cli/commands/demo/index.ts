@@ -329,7 +329,7 @@ async function runPayments({ step, say, check, client, today, dir }: Demo) {
 }
 
 /**
- * Each line runs as it is printed, in this order, from the user's folder (test/cli/demo.test.ts
+ * Each line runs as it is printed, in this order, from the user's folder (test/cli/demo/demo.test.ts
  * runs them). Run through npx (the Quick start's `npx tpa demo`), `tpa` is not on the PATH yet,
  * so the lines say `npx tpa`, which works there; run as `tpa demo`, they say `tpa`.
  */
