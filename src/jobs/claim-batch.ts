@@ -27,7 +27,7 @@ import { JournalLock } from './journal-lock.js';
 import { pages } from '../client/pages.js';
 import { rateLimitWaitOf, stopsTheJob } from '../client/retry.js';
 import { nextPollDelay } from '../client/polling.js';
-import { PaceGauge, type PaceLimit, Pacer, Throughput } from './throughput.js';
+import { type Pace, PaceGauge, type PaceLimit, Pacer, Throughput } from './throughput.js';
 import { hostname, uptime } from 'node:os';
 import type { AdjudicationSummary, ClaimResponseBody, LedgerItem } from '../client/types.js';
 
@@ -74,27 +74,13 @@ export interface ClaimOutcome {
   denial_reason?: string | null;
 }
 
-export interface BatchProgress {
+/** A batch's progress: its pace (claims a second, time left, the rate limit once it paces it) and how far it got. */
+export interface BatchProgress extends Pace {
   done: number;
   /** Claims in the batch, when the readers could count them first. */
   total?: number;
   /** Of `done`, those a resume skipped (the journal or the ledger had them): they took no time. */
   skipped: number;
-  /** Claims sent a second (of working time), undefined before the first answer. */
-  rate?: number;
-  /** Time left: the claims still to send at that rate, within the rate limit's windows. */
-  leftMs?: number;
-  /** While paced by the rate limit: milliseconds until the window resets. */
-  waitingMs?: number;
-  /** During that wait: the time left once it is over (the time left counts down with the wait). */
-  leftAfterWaitMs?: number;
-  /**
-   * The rate limit, once it paces the batch (more claims to send than the window allows, faster than
-   * it allows them): the batch's effective rate, to show instead of the burst rate.
-   */
-  limit?: { count: number; windowMs: number };
-  /** The length of the service's rate window, once an answer said it: the rate is said per it. */
-  windowMs?: number;
   stage: 'submitting' | 'waiting';
 }
 
