@@ -232,9 +232,10 @@ export class Engine {
    * without the body: same status and headers, and the GET body's content-length.
    * The body comes as the transports send it with `text` (JSON text where the engine wrote it so);
    * with `json`, as the JSON values an HTTP client would read from it, for an in-process caller; else
-   * as the handler's objects.
+   * as the handler's objects. With `json` and `rowsAsText`, a page's list rows come as their JSON
+   * text (domain/json-row.ts) where the page has that form.
    */
-  handle(req: EngineRequest, options: { key?: KeyRecord; text?: boolean; json?: boolean } = {}): EngineResponse {
+  handle(req: EngineRequest, options: { key?: KeyRecord; text?: boolean; json?: boolean; rowsAsText?: boolean } = {}): EngineResponse {
     const response = this.answer(req, options);
     const body = response.body;
     if (req.method === 'HEAD')
@@ -243,7 +244,7 @@ export class Engine {
         headers: { ...response.headers, 'content-length': String(Buffer.byteLength(bodyText(sendable(body)))) },
         body: undefined,
       };
-    if (options.json) return { ...response, body: jsonValues(body) };
+    if (options.json) return { ...response, body: options.rowsAsText && body instanceof PageBody ? body.textRows() : jsonValues(body) };
     if (!(body instanceof PageBody)) return response;
     return { ...response, body: options.text ? sendable(body) : body.values() };
   }

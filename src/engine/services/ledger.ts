@@ -1,6 +1,7 @@
 // The encounter ledger (docs/api.md "GET /v1/ledger/entries/" and ".../{encounter_id}/").
 import type { LineAdjudication } from '../../domain/adjudication.js';
 import type { FieldError } from '../../domain/errors.js';
+import { JsonRow } from '../../domain/json-row.js';
 import { isClosedStatus, LEDGER_STATUSES } from '../../domain/ledger.js';
 import { centsToAmount, centsToJson } from '../../domain/money.js';
 import { type ClaimLine, HCPCS_LEVEL_II } from '../../domain/fhir-claim.js';
@@ -144,6 +145,10 @@ class LedgerPage extends PageBody<PageParts> {
 
   protected build({ head, rows, ref, claimNames }: PageParts): unknown {
     return { ...head, results: rows.map((row) => listItem(row, ref, claimNames)) };
+  }
+
+  protected override rowTexts({ head, rows, ref, claimNames }: PageParts): unknown {
+    return { ...head, results: rows.map((row) => new JsonRow(row[0], listItemJson(row, ref, claimNames))) };
   }
 }
 

@@ -1,6 +1,7 @@
 // tpa ledger list: encounters, newest service date first; filters, pages, or --all of them.
 import type { LedgerFilters, LedgerItem } from '../../../client/types.js';
 import type { FieldError } from '../../../domain/errors.js';
+import { JsonRow } from '../../../domain/json-row.js';
 import { stepKinds } from '../../../domain/activity.js';
 import { withCsvAmounts } from '../../../domain/csv.js';
 import { LEDGER_STATUSES } from '../../../domain/ledger.js';
@@ -108,6 +109,11 @@ export const list = verb({
       // largest page the contract (docs/api.md) allows unless --limit says otherwise: a hundredth of the requests.
       f.limit ??= 100;
       const { streamAll } = await import('../../listing.js');
+      // NDJSON prints each row as the engine writes it: in-process, rows come as their JSON text.
+      if (ctx.format === 'ndjson' && !ctx.shape) {
+        await streamAll(ctx, 'entries', () => client.ledgerRows(f), (link) => client.ledgerRowsPage(link), rowId, NDJSON_ONLY, f.offset ?? 0);
+        return;
+      }
       await streamAll(
         ctx,
         'entries',
@@ -143,6 +149,11 @@ export const list = verb({
     };
   },
 });
+
+/** A ledger row's identity, whichever form it comes in. */
+const rowId = (row: LedgerItem | JsonRow): string => (row instanceof JsonRow ? row.id : row.encounter_id);
+/** No table of these rows: they are only ever written as NDJSON. */
+const NDJSON_ONLY: TableSpec<LedgerItem | JsonRow> = { columns: [], cells: () => [], empty: '' };
 
 function filters(opts: OptionValues<typeof options>): LedgerFilters {
   const errors: FieldError[] = [];
