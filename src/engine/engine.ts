@@ -120,6 +120,8 @@ export class Engine {
   private readonly readTransaction: <T>(fn: () => T) => T;
   /** Inside readSnapshot: requests read one stored state and change nothing. */
   private snapshot = false;
+  /** What the requests of one read snapshot share (EngineContext snapshotMemo). */
+  private snapshotMemo: Map<string, unknown> | undefined;
 
   private constructor(
     readonly db: Db,
@@ -164,7 +166,12 @@ export class Engine {
    * never earlier than the latest time recorded (clock.ts heldClock).
    */
   context(): EngineContext {
-    return { db: this.db, clock: heldClock(this.db, clockTime(this.db, this.override).now), adjudicationDelayMs: this.adjudicationDelayMs };
+    return {
+      db: this.db,
+      clock: heldClock(this.db, clockTime(this.db, this.override).now),
+      adjudicationDelayMs: this.adjudicationDelayMs,
+      ...(this.snapshotMemo ? { snapshotMemo: this.snapshotMemo } : {}),
+    };
   }
 
   /**
@@ -334,9 +341,11 @@ export class Engine {
       // A deferred transaction takes its snapshot at its first read.
       this.db.prepare('SELECT COUNT(*) FROM settings').pluck().get();
       this.snapshot = true;
+      this.snapshotMemo = new Map();
       return await fn();
     } finally {
       this.snapshot = false;
+      this.snapshotMemo = undefined;
       this.db.exec('COMMIT');
       this.db.pragma(`cache_size = ${-this.pageCacheKb}`);
     }

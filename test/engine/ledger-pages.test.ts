@@ -217,6 +217,41 @@ describe('ledger pages at any depth', () => {
     engine.close();
   });
 
+  it('the pages of one read snapshot read the month counts once; outside one, each page reads them', async () => {
+    const engine = buildLedger();
+    let monthReads = 0;
+    const prepare = engine.db.prepare.bind(engine.db);
+    engine.db.prepare = ((sql: string) => {
+      if (sql.includes('FROM ledger_months')) monthReads++;
+      return prepare(sql);
+    }) as typeof engine.db.prepare;
+    const page = (offset: number) =>
+      engine.handle(
+        {
+          method: 'GET',
+          path: '/tpa-api/v1/ledger/entries/',
+          query: new URLSearchParams({ limit: '10', offset: String(offset) }),
+          headers: {},
+          body: undefined,
+        },
+        { json: true },
+      ).body as { results: { encounter_id: string }[] };
+    const outside = [0, 10, 20, 30].map((o) => page(o).results.map((r) => r.encounter_id));
+    expect(monthReads).toBe(4);
+    monthReads = 0;
+    const inside = await engine.readSnapshot(async () => [0, 10, 20, 30].map((o) => page(o).results.map((r) => r.encounter_id)));
+    expect(monthReads).toBe(1);
+    expect(inside).toEqual(outside);
+    // Another filter is other counts, read once too.
+    monthReads = 0;
+    await engine.readSnapshot(async () => {
+      for (const status of ['FUNDED', 'FUNDED', 'ADJUDICATED'])
+        engine.handle({ method: 'GET', path: '/tpa-api/v1/ledger/entries/', query: new URLSearchParams({ status }), headers: {}, body: undefined });
+    });
+    expect(monthReads).toBe(2);
+    engine.close();
+  });
+
   it('the counts follow adjudication, funding and settlement-failure moves, so a filtered count never drifts', () => {
     const engine = buildLedger();
     // An hour later the slow engine's claims are adjudicated: they leave SUBMITTED/PROCESSING.
