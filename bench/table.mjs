@@ -1,6 +1,6 @@
-// The issue's table of figures in one place, run last by `npm run bench`: every row with its value,
-// target and verdict as the benches measured them in this run, each with its CPU-bound reference
-// where the bench gives one. Exits 1 when a row missed its target or was not measured.
+// The table of record (the figures and targets of the performance work) in one place, run last by
+// `npm run bench`: every row with its value, target and verdict as the benches measured them in
+// this run, each with its CPU-bound reference where the bench gives one. Exits 1 when a row missed its target or was not measured.
 //
 // How a bench adds a row: it calls tableLine(key, value, target, met, reference) of
 // bench/lib/targets.mjs, which prints the line on stdout and appends it to reports/bench-table.txt
@@ -17,7 +17,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { TABLE_FILE } from './lib/targets.mjs';
 
-/** The issue's table: key, what it measures, the bench that prints it, and the target. */
+/** The table of record: key, what it measures, the bench that prints it, and the target. */
 export const ROWS = [
   ['claims-single-vs-floor', 'single-line claims through the engine / SQLite floor', 'bench/adjudication.mjs', '>=45%'],
   ['batch-in-process-vs-floor', '10,000-claim batch in-process / floor', 'bench/batch.mjs', '>=35%'],
@@ -43,7 +43,7 @@ const files = process.argv.length > 2 ? process.argv.slice(2) : [TABLE_FILE];
 const text = files.map((f) => (existsSync(f) ? readFileSync(f, 'utf8') : '')).join('\n');
 const found = tableLines(text);
 let missed = 0;
-console.log(`the issue's table (${files.join(', ')})`);
+console.log(`the table of record (${files.join(', ')})`);
 for (const [key, title, bench, target] of ROWS) {
   const row = found.get(key);
   if (!row) missed++;

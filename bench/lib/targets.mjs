@@ -1,5 +1,5 @@
 // Shared by the benches: each figure printed beside its target, and the exit code from them all;
-// and the lines of the issue's table of figures, which bench/table.mjs gathers at the end of `npm run bench`.
+// and the lines of the table of record, which bench/table.mjs gathers at the end of `npm run bench`.
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
