@@ -13,9 +13,9 @@ import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
  * peaked at 100 to 102 MB with 10, 96 to 97 MB with 5, in the same time (docs/numbers.md).
  * With `youngMb`, the young generation may first grow up to that many MB a semi-space, then keeps
  * its size: a listing allocates a page's rows and their text between two collections, and a young
- * generation of 1 MB promoted part of every page, collected again in the old one (a third of a
- * listing's CPU); 2 MB took a listing of 100,000 entries about 0.9× the CPU at the same peak (docs/numbers.md
- * "The listing and the lookup at their floors").
+ * generation of 1 MB promoted part of every page, collected again in the old one (a quarter of a
+ * listing's CPU); 2 MB took a listing of 100,000 entries about 0.9× the CPU at the same peak
+ * (docs/numbers.md "The listing and the lookup at their floors").
  */
 export function keepHeapFlat(growingPercent = 10, youngMb = 0): void {
   if (youngMb > 0) capYoungGeneration(youngMb);

@@ -106,7 +106,7 @@ const LIST_COLUMNS = `e.id, e.ledger_id, e.encounter_number, e.provider_npi, e.m
 /**
  * The SQL reading a page's rows by their rowids (a JSON array), in the order given: each row
  * LIST_COLUMNS as an array (better-sqlite3's raw rows; an object a row cost more than the queries,
- * and a JSON text of the page parsed again cost a fifth more than arrays).
+ * and a JSON text of the page parsed again cost a tenth more than arrays).
  */
 export const PAGE_ROWS_SQL = `SELECT ${LIST_COLUMNS} FROM json_each(?) j JOIN encounters e ON e.rowid = j.value ORDER BY j.key`;
 
