@@ -88,7 +88,10 @@ export class LocalTransport implements Transport {
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(request.headers)) headers[k.toLowerCase()] = v;
     const outcome = await withFault(this.faults.take(url.pathname), request.body, (body) =>
-      engine.handle({ method: request.method.toUpperCase(), path: url.pathname, query: url.searchParams, headers, body }, { json: true, rowsAsText: request.rowsAsText }),
+      engine.handle(
+        { method: request.method.toUpperCase(), path: url.pathname, query: url.searchParams, headers, body },
+        { json: true, rowsAsText: request.rowsAsText },
+      ),
     );
     if ('hangUp' in outcome)
       throw new NetworkError(`the connection was reset before the answer to ${request.method} ${url.pathname} arrived (simulated by TPA_FAULT)`);

@@ -111,7 +111,15 @@ export const list = verb({
       const { streamAll } = await import('../../listing.js');
       // NDJSON prints each row as the engine writes it: in-process, rows come as their JSON text.
       if (ctx.format === 'ndjson' && !ctx.shape) {
-        await streamAll(ctx, 'entries', () => client.ledgerRows(f), (link) => client.ledgerRowsPage(link), rowId, NDJSON_ONLY, f.offset ?? 0);
+        await streamAll(
+          ctx,
+          'entries',
+          () => client.ledgerRows(f),
+          (link) => client.ledgerRowsPage(link),
+          rowId,
+          NDJSON_ONLY,
+          f.offset ?? 0,
+        );
         return;
       }
       await streamAll(
