@@ -36,8 +36,8 @@ export async function streamAll<T>(
   startsAt = 0,
 ): Promise<void> {
   const { io } = ctx;
-  // Memory flat in the number of rows (docs/design.md "Long listings").
-  keepHeapFlat();
+  // Memory flat in the number of rows (docs/design.md "Long listings"), a young generation of 2 MB.
+  keepHeapFlat(10, 2);
   const tools = ctx.format === 'table' ? await tableTools(ctx.color, terminalWidth(io.stdout)) : undefined;
   const writer = rowWriter<T>(ctx.format, io.stdout, tools ? { tools, spec: table } : undefined, table.csv, ctx.shape);
   const client = await ctx.client();

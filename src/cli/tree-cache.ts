@@ -26,7 +26,9 @@ export function loadTree(file: string, args: readonly string[]): unknown {
   const dir = getCompileCacheDir?.();
   const kept = dir && ownPrivateFolder(dir) ? keptCode(dir, file, source, args) : undefined;
   const script = new vm.Script(source, { filename: file, cachedData: kept?.data });
-  if (kept && (!kept.data || script.cachedDataRejected)) {
+  // A command's help runs none of the command (its engine, its output): kept, its code would stand
+  // for the command's until the next build, which would compile the rest at every start.
+  if (kept && (!kept.data || script.cachedDataRejected) && !asksHelp(args)) {
     // What V8 checks a cache against (its version and flags) heads the code it makes.
     const header = script.createCachedData().subarray(0, HEADER);
     // The code of the functions that ran is there at exit; a failed command may have stopped short.
@@ -76,6 +78,15 @@ function keptCode(dir: string, file: string, source: string, args: readonly stri
     // None yet: made when this command ends well.
     return { dir, name, file: cacheFile };
   }
+}
+
+/** Whether the command line asks for help (`-h`, `--help`) rather than running the command. */
+function asksHelp(args: readonly string[]): boolean {
+  for (const arg of args) {
+    if (arg === '--') return false;
+    if (arg === '-h' || arg === '--help') return true;
+  }
+  return false;
 }
 
 /**

@@ -20,6 +20,7 @@ import type {
   LedgerDetail,
   LedgerFilters,
   LedgerPage,
+  LedgerRows,
   PreviewItem,
   RateSchedule,
   ScheduleItemInput,
@@ -41,6 +42,13 @@ export function pathOfLink(link: string): string {
   return `${start >= 0 ? url.pathname.slice(start) : url.pathname}${url.search}`;
 }
 
+function ledgerPath(filters: LedgerFilters): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(filters)) if (v !== undefined) q.set(k, String(v));
+  const query = q.toString();
+  return `${TPA_PREFIX}/ledger/entries/${query ? `?${query}` : ''}`;
+}
+
 export interface ApiResult<T> {
   status: number;
   headers: Record<string, string>;
@@ -55,6 +63,8 @@ export interface RequestOptions {
   route?: 'money' | 'rates';
   /** Further headers (tpa api -H, lower-case names, checked there); tpa's Idempotency-Key comes after them. */
   headers?: Record<string, string>;
+  /** A list's rows as their JSON text where the transport has them (Transport rowsAsText). */
+  rowsAsText?: boolean;
 }
 
 export interface ClientOptions {
@@ -77,7 +87,7 @@ export class TpaClient {
     this.options.debug?.(`→ ${method} ${redactedQuery(path)}${options.idempotencyKey ? ` (Idempotency-Key: ${options.idempotencyKey})` : ''}`);
     // Timed for --debug only: the global performance loads node:perf_hooks on first use.
     const started = this.options.debug ? performance.now() : 0;
-    const response = await this.transport.send({ method, path, headers, body: options.body });
+    const response = await this.transport.send({ method, path, headers, body: options.body, ...(options.rowsAsText ? { rowsAsText: true } : {}) });
     this.options.debug?.(`← ${response.status} ${method} ${redactedQuery(path)} (${Math.round(performance.now() - started)} ms, ${this.transport.name})`);
     return response;
   }
@@ -135,15 +145,24 @@ export class TpaClient {
   }
 
   ledgerList(filters: LedgerFilters = {}): Promise<ApiResult<LedgerPage>> {
-    const q = new URLSearchParams();
-    for (const [k, v] of Object.entries(filters)) if (v !== undefined) q.set(k, String(v));
-    const query = q.toString();
-    return this.call('GET', `${TPA_PREFIX}/ledger/entries/${query ? `?${query}` : ''}`);
+    return this.call('GET', ledgerPath(filters));
   }
 
   /** The page a ledger `next` or `previous` link names. */
   ledgerPage(link: string): Promise<ApiResult<LedgerPage>> {
     return this.call('GET', pathOfLink(link));
+  }
+
+  /**
+   * ledgerList and ledgerPage for a listing that prints rows as they are (`--all -o ndjson`): in-process
+   * each row comes as its JSON text (a JsonRow), over HTTP as values.
+   */
+  ledgerRows(filters: LedgerFilters): Promise<ApiResult<LedgerRows>> {
+    return this.call('GET', ledgerPath(filters), { rowsAsText: true });
+  }
+
+  ledgerRowsPage(link: string): Promise<ApiResult<LedgerRows>> {
+    return this.call('GET', pathOfLink(link), { rowsAsText: true });
   }
 
   ledgerDetail(encounterId: string): Promise<ApiResult<LedgerDetail>> {

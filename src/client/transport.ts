@@ -8,6 +8,11 @@ export interface TransportRequest {
   path: string;
   headers: Record<string, string>;
   body?: string;
+  /**
+   * A list's rows wanted as their JSON text (domain/json-row.ts), to be printed as they are: the
+   * in-process transport hands them so where the engine has them; over HTTP rows are parsed values.
+   */
+  rowsAsText?: boolean;
 }
 
 export interface TransportResponse {

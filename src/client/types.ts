@@ -1,4 +1,5 @@
 // Response bodies of the contract (docs/api.md), as the client sees them (amounts are JSON numbers in USD).
+import type { JsonRow } from '../domain/json-row.js';
 
 export interface BlindLookupResult {
   match_found: boolean;
@@ -149,6 +150,14 @@ export interface LedgerPage {
   next: string | null;
   previous: string | null;
   results: LedgerItem[];
+}
+
+/** A ledger page whose rows may come as their JSON text (client.ts ledgerRows). */
+export interface LedgerRows {
+  count: number;
+  next: string | null;
+  previous: string | null;
+  results: (LedgerItem | JsonRow)[];
 }
 
 export interface LedgerServiceLine {

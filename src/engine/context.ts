@@ -10,4 +10,17 @@ export interface EngineContext {
   adjudicationDelayMs: number;
   /** The caller's API key, when the request came through the HTTP server; absent in-process. */
   key?: KeyRecord;
+  /**
+   * Inside a read snapshot (Engine.readSnapshot, a listing's pages), what a request worked out that
+   * the next ones would work out again: the state cannot change until the snapshot ends.
+   */
+  snapshotMemo?: Map<string, unknown>;
+}
+
+/** `make()` once per read snapshot for `key` (every call outside one). */
+export function onceInSnapshot<T>(ctx: EngineContext, key: string, make: () => T): T {
+  const memo = ctx.snapshotMemo;
+  if (!memo) return make();
+  if (!memo.has(key)) memo.set(key, make());
+  return memo.get(key) as T;
 }

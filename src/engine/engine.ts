@@ -123,6 +123,8 @@ export class Engine {
   private snapshot = false;
   /** Claim submissions arriving together, answered in one write transaction (group-commit.ts). */
   private groups: GroupCommit<{ req: EngineRequest; options: { key?: KeyRecord; text?: boolean; json?: boolean } }> | undefined;
+  /** What the requests of one read snapshot share (EngineContext snapshotMemo). */
+  private snapshotMemo: Map<string, unknown> | undefined;
 
   private constructor(
     readonly db: Db,
@@ -167,7 +169,12 @@ export class Engine {
    * never earlier than the latest time recorded (clock.ts heldClock).
    */
   context(): EngineContext {
-    return { db: this.db, clock: heldClock(this.db, clockTime(this.db, this.override).now), adjudicationDelayMs: this.adjudicationDelayMs };
+    return {
+      db: this.db,
+      clock: heldClock(this.db, clockTime(this.db, this.override).now),
+      adjudicationDelayMs: this.adjudicationDelayMs,
+      ...(this.snapshotMemo ? { snapshotMemo: this.snapshotMemo } : {}),
+    };
   }
 
   /**
@@ -235,9 +242,10 @@ export class Engine {
    * without the body: same status and headers, and the GET body's content-length.
    * The body comes as the transports send it with `text` (JSON text where the engine wrote it so);
    * with `json`, as the JSON values an HTTP client would read from it, for an in-process caller; else
-   * as the handler's objects.
+   * as the handler's objects. With `json` and `rowsAsText`, a page's list rows come as their JSON
+   * text (domain/json-row.ts) where the page has that form.
    */
-  handle(req: EngineRequest, options: { key?: KeyRecord; text?: boolean; json?: boolean } = {}): EngineResponse {
+  handle(req: EngineRequest, options: { key?: KeyRecord; text?: boolean; json?: boolean; rowsAsText?: boolean } = {}): EngineResponse {
     const response = this.answer(req, options);
     const body = response.body;
     if (req.method === 'HEAD')
@@ -246,7 +254,7 @@ export class Engine {
         headers: { ...response.headers, 'content-length': String(Buffer.byteLength(bodyText(sendable(body)))) },
         body: undefined,
       };
-    if (options.json) return { ...response, body: jsonValues(body) };
+    if (options.json) return { ...response, body: options.rowsAsText && body instanceof PageBody ? body.textRows() : jsonValues(body) };
     if (!(body instanceof PageBody)) return response;
     return { ...response, body: options.text ? sendable(body) : body.values() };
   }
@@ -358,9 +366,11 @@ export class Engine {
       // A deferred transaction takes its snapshot at its first read.
       this.db.prepare('SELECT COUNT(*) FROM settings').pluck().get();
       this.snapshot = true;
+      this.snapshotMemo = new Map();
       return await fn();
     } finally {
       this.snapshot = false;
+      this.snapshotMemo = undefined;
       this.db.exec('COMMIT');
       this.db.pragma(`cache_size = ${-this.pageCacheKb}`);
     }

@@ -30,6 +30,16 @@ export abstract class PageBody<Rows> {
     return this.rows === undefined ? JSON.parse(this.written!.text) : this.build(this.rows);
   }
 
+  /**
+   * The body as values whose list rows stay JSON text (domain/json-row.ts), for an in-process caller
+   * that prints rows as they are; the values of `values()` where the page has no such form.
+   */
+  textRows(): unknown {
+    return this.rows === undefined ? this.values() : (this.rowTexts?.(this.rows) ?? this.build(this.rows));
+  }
+
+  /** The body with each list row as a JsonRow, if the page has that form. */
+  protected rowTexts?(rows: Rows): unknown;
   /** The JSON text of the rows. */
   protected abstract write(rows: Rows): string;
   /** The values of the rows, key for key and number for number what `write` writes. */

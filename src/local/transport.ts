@@ -95,7 +95,7 @@ export class LocalTransport implements Transport {
       return { status: response.status, headers: response.headers, body: response.body };
     }
     await new Promise<void>((resolve) => setImmediate(resolve));
-    const outcome = await withFault(fault, request.body, (body) => engine.handle({ ...req, body }, { json: true }));
+    const outcome = await withFault(fault, request.body, (body) => engine.handle({ ...req, body }, { json: true, rowsAsText: request.rowsAsText }));
     if ('hangUp' in outcome)
       throw new NetworkError(`the connection was reset before the answer to ${request.method} ${url.pathname} arrived (simulated by TPA_FAULT)`);
     // The body as the JSON an HTTP client would read (Engine.handle `json`), so callers see exactly

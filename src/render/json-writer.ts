@@ -1,5 +1,6 @@
 // Records written as JSON as they arrive: one array that grows, or a line each (ndjson); the text is
 // the same as writing the whole list at once.
+import { JsonRow } from '../domain/json-row.js';
 
 export interface Sink {
   write(text: string): void;
@@ -10,9 +11,16 @@ export interface RowWriter<T> {
   end(): void;
 }
 
-/** A line per record. */
+/** A line per record; a record that comes as its JSON text (a JsonRow) as that text. One write a page. */
 export function ndjsonWriter<T>(out: Sink): RowWriter<T> {
-  return { write: (rows) => out.write(rows.map((r) => `${JSON.stringify(r)}\n`).join('')), end: () => undefined };
+  return {
+    write(rows) {
+      let text = '';
+      for (const r of rows) text += `${r instanceof JsonRow ? r.text : JSON.stringify(r)}\n`;
+      if (text !== '') out.write(text);
+    },
+    end: () => undefined,
+  };
 }
 
 /** Exactly JSON.stringify(all, null, 2): "[", each item indented by two, ",", "]". */

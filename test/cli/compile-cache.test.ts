@@ -100,6 +100,17 @@ describe('the compile cache', () => {
     expect(readFileSync(kept!, 'utf8')).not.toBe('not code');
   });
 
+  it("keeps nothing of a command's help, which runs none of it: the command's own run keeps its code after it", async () => {
+    const cache = join(home.dir, 'help');
+    const help = await withCache(cache, [...LOOKUP, '--help']);
+    expect(help.code, help.stderr).toBe(0);
+    expect(help.stdout).toContain('Usage: tpa lookup blind');
+    expect(treeFiles(cache)).toEqual([]);
+    const run = await withCache(cache, LOOKUP);
+    expect(run.code, run.stderr).toBe(0);
+    expect(treeFiles(cache).map((f) => f.split('/').pop())).toEqual([expect.stringMatching(/^tree-lookup-blind\./)]);
+  });
+
   it('keeps nothing of a command that failed', async () => {
     const cache = join(home.dir, 'failed');
     const r = await withCache(cache, ['lookup', 'blind', '--npi', 'nope', '--group', 'GRP-1001', '--cpt', '45378']);

@@ -2,6 +2,7 @@
 // slice of the ledger read the slow way, the counts follow every status change, and no query of a
 // page walks the rows it skips (EXPLAIN QUERY PLAN, not by eye).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { JsonRow } from '../../src/domain/json-row.js';
 import type { Engine } from '../../src/engine/engine.js';
 import { readFilters } from '../../src/engine/services/ledger.js';
 import { countsQuery, pageQuery, spansOf, PAGE_ROWS_SQL } from '../../src/engine/store/ledger.js';
@@ -175,6 +176,79 @@ describe('ledger pages at any depth', () => {
       expect(ask(q, { json: true })).toEqual(built);
       expect(ask(q, {})).toEqual(built);
     }
+    engine.close();
+  });
+
+  it('in-process a page asked for its rows as text gives each row as JsonRow: its id, and the text JSON.stringify writes of its values', () => {
+    const engine = buildLedger();
+    const ask = (q: Record<string, string>, options: { json?: boolean; rowsAsText?: boolean }) =>
+      engine.handle({ method: 'GET', path: '/tpa-api/v1/ledger/entries/', query: new URLSearchParams(q), headers: {}, body: undefined }, options).body as {
+        count: number;
+        next: string | null;
+        previous: string | null;
+        results: unknown[];
+      };
+    const queries: Record<string, string>[] = [
+      { limit: '100' },
+      { limit: '100', offset: '37' },
+      { status: 'FUNDED' },
+      { provider_npi: NPIS[1]!, limit: '7', offset: '3' },
+      { offset: '500' },
+    ];
+    for (const q of queries) {
+      const values = ask(q, { json: true });
+      const texts = ask(q, { json: true, rowsAsText: true });
+      expect({ ...texts, results: [] }, JSON.stringify(q)).toEqual({ ...values, results: [] });
+      expect(texts.results).toHaveLength(values.results.length);
+      texts.results.forEach((row, i) => {
+        expect(row).toBeInstanceOf(JsonRow);
+        const item = values.results[i] as { encounter_id: string };
+        expect((row as JsonRow).id).toBe(item.encounter_id);
+        expect((row as JsonRow).text).toBe(JSON.stringify(item));
+      });
+    }
+    // A page the read cache keeps (from its second request on), sent as text before, keeps only its
+    // text: it comes as values, the same values.
+    const page = { method: 'GET', path: '/tpa-api/v1/ledger/entries/', query: new URLSearchParams({ limit: '9' }), headers: {}, body: undefined };
+    for (let i = 0; i < 2; i++) expect(engine.handle(page, { text: true }).status).toBe(200);
+    const kept = ask({ limit: '9' }, { json: true, rowsAsText: true });
+    expect(kept.results.some((row) => row instanceof JsonRow)).toBe(false);
+    expect(kept).toEqual(ask({ limit: '9' }, { json: true }));
+    engine.close();
+  });
+
+  it('the pages of one read snapshot read the month counts once; outside one, each page reads them', async () => {
+    const engine = buildLedger();
+    let monthReads = 0;
+    const prepare = engine.db.prepare.bind(engine.db);
+    engine.db.prepare = ((sql: string) => {
+      if (sql.includes('FROM ledger_months')) monthReads++;
+      return prepare(sql);
+    }) as typeof engine.db.prepare;
+    const page = (offset: number) =>
+      engine.handle(
+        {
+          method: 'GET',
+          path: '/tpa-api/v1/ledger/entries/',
+          query: new URLSearchParams({ limit: '10', offset: String(offset) }),
+          headers: {},
+          body: undefined,
+        },
+        { json: true },
+      ).body as { results: { encounter_id: string }[] };
+    const outside = [0, 10, 20, 30].map((o) => page(o).results.map((r) => r.encounter_id));
+    expect(monthReads).toBe(4);
+    monthReads = 0;
+    const inside = await engine.readSnapshot(async () => [0, 10, 20, 30].map((o) => page(o).results.map((r) => r.encounter_id)));
+    expect(monthReads).toBe(1);
+    expect(inside).toEqual(outside);
+    // Another filter is other counts, read once too.
+    monthReads = 0;
+    await engine.readSnapshot(async () => {
+      for (const status of ['FUNDED', 'FUNDED', 'ADJUDICATED'])
+        engine.handle({ method: 'GET', path: '/tpa-api/v1/ledger/entries/', query: new URLSearchParams({ status }), headers: {}, body: undefined });
+    });
+    expect(monthReads).toBe(2);
     engine.close();
   });
 

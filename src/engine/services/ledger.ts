@@ -1,11 +1,12 @@
 // The encounter ledger (docs/api-routes.md "GET /v1/ledger/entries/" and ".../{encounter_id}/").
 import type { LineAdjudication } from '../../domain/adjudication.js';
 import type { FieldError } from '../../domain/errors.js';
+import { JsonRow } from '../../domain/json-row.js';
 import { isClosedStatus, isDisposition, LEDGER_STATUS_OF_DISPOSITION, LEDGER_STATUSES } from '../../domain/ledger.js';
 import { centsToAmount, centsToJson } from '../../domain/money.js';
 import { type ClaimLine, HCPCS_LEVEL_II } from '../../domain/fhir-claim.js';
 import { isoDateProblem, npiProblem } from '../../domain/validation.js';
-import type { EngineContext } from '../context.js';
+import { onceInSnapshot, type EngineContext } from '../context.js';
 import { HttpError, queryWholeNumber, respond, servedLink, type EngineRequest, type EngineResponse } from '../exchange.js';
 import type { Db } from '../store/db.js';
 import { claimProviderName, encounterById, historyOf, type EncounterRow } from '../store/encounters.js';
@@ -104,7 +105,8 @@ function locate(db: Db, f: LedgerQuery, months: Span[], positions: number[]): Lo
 
 export function listLedger(ctx: EngineContext, req: EngineRequest): EngineResponse {
   const f = readFilters(req.query);
-  const months = monthCounts(ctx.db, f);
+  // A listing's pages in one snapshot share the month counts: read once, not once a page.
+  const months = onceInSnapshot(ctx, `ledger months ${f.start_date} ${f.end_date} ${f.provider_npi} ${f.status}`, () => monthCounts(ctx.db, f));
   const count = months.reduce((sum, m) => sum + m.n, 0);
   const rows = f.offset < count ? pageRows(ctx.db, f, months, count) : [];
   const ref = reference(ctx.db);
@@ -144,6 +146,10 @@ class LedgerPage extends PageBody<PageParts> {
 
   protected build({ head, rows, ref, claimNames }: PageParts): unknown {
     return { ...head, results: rows.map((row) => listItem(row, ref, claimNames)) };
+  }
+
+  protected override rowTexts({ head, rows, ref, claimNames }: PageParts): unknown {
+    return { ...head, results: rows.map((row) => new JsonRow(row[0], listItemJson(row, ref, claimNames))) };
   }
 }
 

@@ -65,6 +65,27 @@ describe('ledger list --all, in-process, in every format', () => {
     expect(r.stderr).toBe('');
   });
 
+  it('ndjson is byte for byte each entry of the json listing on a line of its own, in-process and over HTTP', async () => {
+    const json = await runTpa(['ledger', 'list', '--all', '-o', 'json'], { home: home.dir, env });
+    const lines = `${(JSON.parse(json.stdout) as unknown[]).map((row) => JSON.stringify(row)).join('\n')}\n`;
+    const inProcess = await runTpa(['ledger', 'list', '--all', '--limit', '7', '-o', 'ndjson'], { home: home.dir, env });
+    expect(inProcess.code, inProcess.stderr).toBe(0);
+    expect(inProcess.stdout).toBe(lines);
+    const server = await serve(home.dir, ['--no-rate-limit'], env);
+    const client = tempDir();
+    try {
+      const key = (await runTpa(['local', 'keys', 'create'], { home: home.dir, env })).stdout.trim();
+      const logged = await runTpa(['auth', 'login', '--env', 'sandbox', '--base-url', server.url, '--with-key-stdin'], { home: client.dir, input: key });
+      expect(logged.code, logged.stderr).toBe(0);
+      const http = await runTpa(['ledger', 'list', '--all', '--limit', '7', '-o', 'ndjson', '--profile', 'sandbox'], { home: client.dir, env });
+      expect(http.code, http.stderr).toBe(0);
+      expect(http.stdout).toBe(lines);
+    } finally {
+      await server.stop();
+      client.remove();
+    }
+  });
+
   it('ndjson is one line per entry, in order', async () => {
     const r = await runTpa(['ledger', 'list', '--all', '--limit', '7', '-o', 'ndjson'], { home: home.dir, env });
     expect(r.code, r.stderr).toBe(0);

@@ -1,6 +1,8 @@
 // tpa ledger list: encounters, newest service date first; filters, pages, or --all of them.
+import type { Command } from 'commander';
 import type { LedgerFilters, LedgerItem } from '../../../client/types.js';
 import type { FieldError } from '../../../domain/errors.js';
+import { JsonRow } from '../../../domain/json-row.js';
 import { stepKinds } from '../../../domain/activity.js';
 import { withCsvAmounts } from '../../../domain/csv.js';
 import { LEDGER_STATUSES } from '../../../domain/ledger.js';
@@ -8,7 +10,7 @@ import { supersededBy } from '../../../domain/report.js';
 import { wholeNumberProblem } from '../../../domain/validation.js';
 import { fieldsInvalid, UsageError } from '../../../errors.js';
 import { count } from '../../../render/format.js';
-import type { TableTools } from '../../../render/output.js';
+import type { CommandOutput, TableTools } from '../../../render/output.js';
 import type { TableSpec } from '../../../render/stream.js';
 import {
   ALL_HELP,
@@ -27,6 +29,7 @@ import {
   suggestCommand,
   withPeriodDates,
 } from '../../options.js';
+import type { Context } from '../../context.js';
 import { fieldsOf, option, verb, type OptionValues } from '../../verb.js';
 
 const options = {
@@ -76,73 +79,16 @@ export const list = verb({
     const f = await withPeriodDates(ctx, opts, given);
     const counted = countedPeriod(opts.by, opts.lookback, f);
     const client = await ctx.client();
-    if (counted) {
-      // Funded or settled in the period: the service dates before it are read and the dates counted
-      // here (docs/periods.md "Which date a period counts"), so every match is listed, as with --all.
-      if (opts.limit !== undefined || opts.offset !== undefined)
-        throw new UsageError(`--limit and --offset page the service's list; --by ${counted.kind} lists every match, as --all does`);
-      const { entriesWithEvent } = await import('../../../client/activity.js');
-      const progress = scanProgress(ctx);
-      const { entries, entriesRead } = await entriesWithEvent(
-        client,
-        { ...counted.filters, status: f.status },
-        counted.kind,
-        counted.span,
-        progress.onProgress,
-      );
-      progress.done();
-      // A partial read (--lookback) says what it left out, on stderr.
-      await scanOf(ctx, counted.filters.start_date, counted.filters.end_date, lookbackDays(opts.lookback), entriesRead, {
-        provider_npi: f.provider_npi,
-        status: f.status,
-      });
-      return {
-        data: entries,
-        items: ctx.format === 'csv' ? entries.map(csvRow) : entries,
-        columns: CSV_COLUMNS,
-        table: (t) => (entries.length === 0 ? LIST_TABLE.empty : listTable(t, entries)),
-      };
-    }
-    if (opts.all) {
-      // Each page is written as it arrives; in-process every page comes from one snapshot. The
-      // largest page the contract (docs/api.md) allows unless --limit says otherwise: a hundredth of the requests.
-      f.limit ??= 100;
-      const { streamAll } = await import('../../listing.js');
-      await streamAll(
-        ctx,
-        'entries',
-        () => client.ledgerList(f),
-        (link) => client.ledgerPage(link),
-        (i: LedgerItem) => i.encounter_id,
-        LIST_TABLE,
-        f.offset ?? 0,
-      );
-      return;
-    }
-    const page = (await client.ledgerList(f)).body;
-    // The hint comes after the table, on stderr: printed first, a page of rows scrolled it away. Its
-    // commands keep the same selection (filters, page size, profile). In every format: a script that
-    // pipes one page of several into a file is told, on stderr, that rows were left out
-    // (docs/design.md "Output").
-    const offset = f.offset ?? 0;
-    const same = [...givenArgs(cmd, ['offset', 'all']), ...outputArgs(ctx)];
-    const after = page.next
-      ? [
-          pageHint(pageShown(ctx, `${count(offset + 1)}–${count(offset + page.results.length)} of ${count(page.count)}`, 'entries'), {
-            next: suggestCommand(ctx, ['ledger', 'list', ...same, '--offset', String(offset + page.results.length)]),
-            all: suggestCommand(ctx, ['ledger', 'list', ...same, '--all']),
-          }),
-        ]
-      : [];
-    return {
-      data: page,
-      items: ctx.format === 'csv' ? page.results.map(csvRow) : page.results,
-      columns: CSV_COLUMNS,
-      after,
-      table: (t) => (page.results.length === 0 ? LIST_TABLE.empty : listTable(t, page.results)),
-    };
+    if (counted) return listedByEvent(ctx, client, f, counted, opts);
+    if (opts.all) return listedAll(ctx, client, f);
+    return onePage(ctx, client, f, cmd);
   },
 });
+
+/** A ledger row's identity, whichever form it comes in. */
+const rowId = (row: LedgerItem | JsonRow): string => (row instanceof JsonRow ? row.id : row.encounter_id);
+/** No table of these rows: they are only ever written as NDJSON. */
+const NDJSON_ONLY: TableSpec<LedgerItem | JsonRow> = { columns: [], cells: () => [], empty: '' };
 
 function filters(opts: OptionValues<typeof options>): LedgerFilters {
   const errors: FieldError[] = [];
@@ -264,4 +210,86 @@ function listTable(t: TableTools, items: LedgerItem[]): string {
     items.map((i) => LIST_TABLE.cells(t, i)),
     { list: true },
   );
+}
+
+type Client = Awaited<ReturnType<Context['client']>>;
+type Counted = NonNullable<ReturnType<typeof countedPeriod>>;
+
+/** --by funded or settled: every match in the period. */
+async function listedByEvent(ctx: Context, client: Client, f: LedgerFilters, counted: Counted, opts: OptionValues<typeof options>): Promise<CommandOutput> {
+  // Funded or settled in the period: the service dates before it are read and the dates counted
+  // here (docs/periods.md "Which date a period counts"), so every match is listed, as with --all.
+  if (opts.limit !== undefined || opts.offset !== undefined)
+    throw new UsageError(`--limit and --offset page the service's list; --by ${counted.kind} lists every match, as --all does`);
+  const { entriesWithEvent } = await import('../../../client/activity.js');
+  const progress = scanProgress(ctx);
+  const { entries, entriesRead } = await entriesWithEvent(client, { ...counted.filters, status: f.status }, counted.kind, counted.span, progress.onProgress);
+  progress.done();
+  // A partial read (--lookback) says what it left out, on stderr.
+  await scanOf(ctx, counted.filters.start_date, counted.filters.end_date, lookbackDays(opts.lookback), entriesRead, {
+    provider_npi: f.provider_npi,
+    status: f.status,
+  });
+  return {
+    data: entries,
+    items: ctx.format === 'csv' ? entries.map(csvRow) : entries,
+    columns: CSV_COLUMNS,
+    table: (t) => (entries.length === 0 ? LIST_TABLE.empty : listTable(t, entries)),
+  };
+}
+
+/** --all: each page written as it arrives. */
+async function listedAll(ctx: Context, client: Client, f: LedgerFilters): Promise<undefined> {
+  // Each page is written as it arrives; in-process every page comes from one snapshot. The
+  // largest page the contract (docs/api.md) allows unless --limit says otherwise: a hundredth of the requests.
+  f.limit ??= 100;
+  const { streamAll } = await import('../../listing.js');
+  // NDJSON prints each row as the engine writes it: in-process, rows come as their JSON text.
+  if (ctx.format === 'ndjson' && !ctx.shape) {
+    await streamAll(
+      ctx,
+      'entries',
+      () => client.ledgerRows(f),
+      (link) => client.ledgerRowsPage(link),
+      rowId,
+      NDJSON_ONLY,
+      f.offset ?? 0,
+    );
+    return;
+  }
+  await streamAll(
+    ctx,
+    'entries',
+    () => client.ledgerList(f),
+    (link) => client.ledgerPage(link),
+    (i: LedgerItem) => i.encounter_id,
+    LIST_TABLE,
+    f.offset ?? 0,
+  );
+}
+
+/** One page of the service's list, with the hint naming the next and --all. */
+async function onePage(ctx: Context, client: Client, f: LedgerFilters, cmd: Command): Promise<CommandOutput> {
+  const page = (await client.ledgerList(f)).body;
+  // The hint comes after the table, on stderr: printed first, a page of rows scrolled it away. Its
+  // commands keep the same selection (filters, page size, profile). In every format: a script that
+  // pipes one page of several into a file is told, on stderr, that rows were left out
+  // (docs/design.md "Output").
+  const offset = f.offset ?? 0;
+  const same = [...givenArgs(cmd, ['offset', 'all']), ...outputArgs(ctx)];
+  const after = page.next
+    ? [
+        pageHint(pageShown(ctx, `${count(offset + 1)}–${count(offset + page.results.length)} of ${count(page.count)}`, 'entries'), {
+          next: suggestCommand(ctx, ['ledger', 'list', ...same, '--offset', String(offset + page.results.length)]),
+          all: suggestCommand(ctx, ['ledger', 'list', ...same, '--all']),
+        }),
+      ]
+    : [];
+  return {
+    data: page,
+    items: ctx.format === 'csv' ? page.results.map(csvRow) : page.results,
+    columns: CSV_COLUMNS,
+    after,
+    table: (t) => (page.results.length === 0 ? LIST_TABLE.empty : listTable(t, page.results)),
+  };
 }

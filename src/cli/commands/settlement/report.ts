@@ -260,14 +260,24 @@ export function settledChart(days: readonly { day: string; amountCents: number }
 
 /** The report for a person: sections of tables, counts and amounts with thousands separators. */
 export function reportTable(t: TableTools, r: PeriodReport, f: LedgerFilters, now: string, by: string, scan?: ScanInfo): string {
-  const m = (c: number) => formatCentsGrouped(c);
-  const parts: string[] = [];
-  parts.push(
-    `${t.c.bold(`Settlement report, ${f.start_date} to ${f.end_date}`)}\n${
-      f.provider_npi ? `NPI ${f.provider_npi}: the encounters it is on; the money is its own payouts. ` : ''
-    }${by === 'service' ? 'Service dates' : `Encounters ${by}`} in the period, as of ${now}${scan ? `\n${scanLine(scan)}` : ''}`,
-  );
-  parts.push(
+  const title = `${t.c.bold(`Settlement report, ${f.start_date} to ${f.end_date}`)}\n${
+    f.provider_npi ? `NPI ${f.provider_npi}: the encounters it is on; the money is its own payouts. ` : ''
+  }${by === 'service' ? 'Service dates' : `Encounters ${by}`} in the period, as of ${now}${scan ? `\n${scanLine(scan)}` : ''}`;
+  return [
+    title,
+    ...encountersSection(t, r),
+    ...moneySection(t, r),
+    ...reconciliationSection(t, r),
+    `${t.c.bold('Settled per day')}\nArrivals of the transfers ${by === 'service' ? 'of these encounters' : 'released in the period'}; the days sum to Settled.`,
+    settledChart(r.settledPerDay, t.width ?? 80),
+  ].join('\n\n');
+}
+
+const m = (c: number) => formatCentsGrouped(c);
+
+/** The report's encounters by status, and those not counted (resubmitted, corrected). */
+function encountersSection(t: TableTools, r: PeriodReport): string[] {
+  const parts = [
     t.c.bold('Encounters'),
     t.table(
       [
@@ -287,7 +297,7 @@ export function reportTable(t: TableTools, r: PeriodReport, f: LedgerFilters, no
         m(s.benefitCents),
       ]),
     ),
-  );
+  ];
   if (r.superseded.count > 0)
     parts.push(
       `Not counted: ${count(r.superseded.count)} pended claim${r.superseded.count === 1 ? '' : 's'} sent again (${m(r.superseded.chargesCents)} charges), counted as ${r.superseded.count === 1 ? 'its resubmission' : 'their resubmissions'}`,
@@ -296,7 +306,12 @@ export function reportTable(t: TableTools, r: PeriodReport, f: LedgerFilters, no
     parts.push(
       `Not counted: ${count(r.corrected.count)} claim${r.corrected.count === 1 ? '' : 's'} replaced or voided by a corrected claim (${m(r.corrected.chargesCents)} charges), never paid`,
     );
-  parts.push(
+  return parts;
+}
+
+/** The report's money, and each provider's payouts. */
+function moneySection(t: TableTools, r: PeriodReport): string[] {
+  return [
     t.c.bold('Money'),
     t.keyValues([
       ['Released', m(r.money.releasedCents)],
@@ -310,8 +325,6 @@ export function reportTable(t: TableTools, r: PeriodReport, f: LedgerFilters, no
       ['Spent in all (left the plan, not come back)', m(r.money.spentCents)],
       ['Failed (not moved)', m(r.money.failedCents)],
     ]),
-  );
-  parts.push(
     t.c.bold('Providers'),
     r.providers.length === 0
       ? 'No payouts in the period.'
@@ -327,11 +340,15 @@ export function reportTable(t: TableTools, r: PeriodReport, f: LedgerFilters, no
           r.providers.map((p) => [`${p.name} (${p.npi})`, count(p.payouts), m(p.amountCents), m(p.refundedCents), m(p.feeCents), m(p.netCents)]),
           { list: true },
         ),
-  );
+  ];
+}
+
+/** The report's reconciliation, and the exceptions to act on. */
+function reconciliationSection(t: TableTools, r: PeriodReport): string[] {
   const rec = r.reconciliation;
-  // Label, count, amount: counts and amounts each right-aligned in a column of their own.
-  parts.push(
+  return [
     t.c.bold('Reconciliation'),
+    // Label, count, amount: counts and amounts each right-aligned in a column of their own.
     aligned(
       [
         ['', 'Encounters', 'Amount'],
@@ -342,8 +359,6 @@ export function reportTable(t: TableTools, r: PeriodReport, f: LedgerFilters, no
       ],
       [false, true, true],
     ).join('\n'),
-  );
-  parts.push(
     t.c.bold('Exceptions to act on'),
     (r.asOfNowExceptionsListed ? '' : `${AS_OF_NOW_NOTE}.\n`) +
       (r.exceptions.length === 0
@@ -352,12 +367,7 @@ export function reportTable(t: TableTools, r: PeriodReport, f: LedgerFilters, no
             ['Kind', 'Encounter', { header: 'Amount', align: 'right' }, 'Since', 'Reference'],
             r.exceptions.map((x) => [x.kind, x.encounter_id, m(x.amountCents), x.since ?? '—', x.reference ?? '—']),
           )),
-  );
-  parts.push(
-    `${t.c.bold('Settled per day')}\nArrivals of the transfers ${by === 'service' ? 'of these encounters' : 'released in the period'}; the days sum to Settled.`,
-    settledChart(r.settledPerDay, t.width ?? 80),
-  );
-  return parts.join('\n\n');
+  ];
 }
 
 /** What a COMPLETED transfer settled: all its payouts, or one provider's. */

@@ -1,0 +1,58 @@
+// Instructions a process runs, counted by valgrind (cachegrind, no cache simulation): a CPU-bound
+// reference printed beside a time ratio, so that a figure means the same on any machine and under any
+// load (time on a shared machine moves with the other work; a count of instructions does not).
+// Hardware counters (`perf stat`) would be quicker, but virtual machines often have none; valgrind
+// runs anywhere it is installed, about 30 to 50 times slower than the process alone, so the benches
+// count small sizes (each says which). V8's code is generated at run time: valgrind must watch the
+// heap for code it writes (`--smc-check=all-non-file`), else it runs stale translations and crashes.
+// Only the process started is counted (its threads included: V8's compiler and GC helpers), not
+// processes it starts in turn.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+let found;
+
+/** Whether valgrind can be run here (checked once). */
+export function valgrindAvailable() {
+  found ??= spawnSync('valgrind', ['--version'], { stdio: 'ignore' }).status === 0;
+  return found;
+}
+
+/**
+ * Runs `command` with `args` under cachegrind `runs` times and returns the median count of
+ * instructions (a number), or undefined when valgrind is not installed. `env`, `cwd` and `input` as
+ * for spawnSync; stdout is discarded. Throws when the command exits with another status than 0.
+ */
+export function instructions(command, args, { env = process.env, cwd, input, runs = 1 } = {}) {
+  if (!valgrindAvailable()) return undefined;
+  const dir = mkdtempSync(join(tmpdir(), 'tpa-bench-valgrind-'));
+  try {
+    const counts = [];
+    for (let i = 0; i < runs; i++) {
+      const out = join(dir, `cachegrind.${i}`);
+      const r = spawnSync(
+        'valgrind',
+        ['--tool=cachegrind', '--cache-sim=no', '--smc-check=all-non-file', `--cachegrind-out-file=${out}`, '--log-file=/dev/null', command, ...args],
+        { env, cwd, input, stdio: [input === undefined ? 'ignore' : 'pipe', 'ignore', 'pipe'], maxBuffer: 64 * 1024 * 1024 },
+      );
+      if (r.status !== 0) throw new Error(`${command} ${args.join(' ')} under valgrind exited ${r.status}: ${String(r.stderr).slice(-2000)}`);
+      counts.push(summaryOf(readFileSync(out, 'utf8')));
+    }
+    counts.sort((a, b) => a - b);
+    return counts[Math.floor(counts.length / 2)];
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The total of a cachegrind output file: its `summary:` line (instructions, with --cache-sim=no). */
+export function summaryOf(text) {
+  const m = /^summary:\s+(\d+)/m.exec(text);
+  if (!m) throw new Error('cachegrind wrote no summary line');
+  return Number(m[1]);
+}
+
+/** A count in millions, one decimal: 95.8M. */
+export const millions = (n) => `${(n / 1e6).toFixed(1)}M`;
