@@ -1,7 +1,7 @@
 // Where each X12 identity of a run was first met, held compactly: a run of 100,000 claims keeps
 // every identity (one identity is one claim, docs/x12.md "837 in", its Journal), and as JavaScript
 // strings in a Map they were the largest thing a conversion held (about 175 bytes a claim, and
-// the collector's headroom over them: docs/numbers.md "After the X12 pass"). Here an identity is
+// the collector's headroom over them: docs/numbers-history.md "After the X12 pass"). Here an identity is
 // its 16-byte digest (the first half of its SHA-256: two of a million identities collide with a
 // chance of about one in 10^26) in typed arrays, and the first claim's source, needed only for the
 // refusal of a second one, is kept as UTF-8 bytes after its file's name (kept once); none of it is

@@ -3,7 +3,7 @@
 // does (src/cli/heap.ts keepHeapFlat), for claim validate and claim submit --dry-run as for
 // claim convert. Left to grow there, it stayed at 16 to 32 MB for the rest of the run, a large part
 // of what a 10,000-claim 837 submit peaked above its target; and from then on V8's optimizing
-// compiler (TurboFan) is off, its compilations having stayed resident (docs/numbers.md "After the X12 pass").
+// compiler (TurboFan) is off, its compilations having stayed resident (docs/numbers-history.md "After the X12 pass").
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
