@@ -7,7 +7,8 @@
 // acknowledged, and sends the rest. A claim sent whose answer was never recorded is not resent
 // blind: an Idempotency-Key is only kept 24 hours by the service, so after that a resend would be a
 // second encounter (a DENIED duplicate, a second PENDED claim). The ledger says whether the service
-// has it (by billing provider, service date, first code, charges and member); only a claim it does
+// has it (by billing provider, service date, member and every line; a void by the claim it names
+// being VOIDED); only a claim it does
 // not have is sent again, and one it cannot tell about is reported UNKNOWN and not sent.
 import { randomUUID } from 'node:crypto';
 import { canonicalHash } from '../domain/canonical.js';
@@ -19,7 +20,7 @@ import type { ParsedClaim } from '../domain/fhir-claim.js';
 import { placeErrors } from '../domain/json-position.js';
 import { sameIdentityMessage, X12_CORRECTION } from '../domain/x12-identity.js';
 import { jsonNumberToCents } from '../domain/money.js';
-import { EXIT, RateLimitedError, TpaError } from '../errors.js';
+import { EXIT, NotFoundError, RateLimitedError, TpaError } from '../errors.js';
 import type { TpaClient } from '../client/client.js';
 import { type DatabaseIdentity, Journal, type JournalRecord, otherDatabase } from './journal.js';
 import { FirstSeen } from './first-seen.js';
@@ -29,7 +30,8 @@ import { rateLimitWaitOf, stopsTheJob } from '../client/retry.js';
 import { nextPollDelay } from '../client/polling.js';
 import { type Pace, PaceGauge, type PaceLimit, Pacer, Throughput } from './throughput.js';
 import { hostname, uptime } from 'node:os';
-import type { AdjudicationSummary, ClaimResponseBody, LedgerItem } from '../client/types.js';
+import type { AdjudicationSummary, ClaimResponseBody, LedgerItem, LedgerServiceLine } from '../client/types.js';
+import { resolveEncounter } from '../client/encounter-ref.js';
 
 /**
  * UNKNOWN: sent by an earlier run whose answer was never recorded, and the ledger could not say
@@ -355,22 +357,27 @@ function outcome(
 
 /**
  * The encounter the service made of a claim, found in the ledger: an entry of its billing provider
- * and service date with its first code, charges and member, that no other claim of the journal
- * names (`taken`, claimed here at once so that two claims of the same content never both take it).
+ * and service date whose member and every line (code, units, charge) are the claim's, that no other
+ * claim of the journal names (`taken`, claimed here at once so that two claims of the same content
+ * never both take it), and that is not the claim a correction of it names. A void makes no
+ * encounter: it was received when the claim it names is VOIDED (its answer is that claim's).
  */
 export async function findInLedger(
   client: TpaClient,
   claim: ParsedClaim,
   taken: Set<string>,
 ): Promise<{ submission_id: string; external_claim_id: string } | undefined> {
+  if (claim.correction?.kind === 'void') return voidedPrior(client, claim.correction.priorClaim);
   const date = claimServiceDate(claim);
+  const prior = claim.correction?.priorClaim.trim().toUpperCase();
   const first = await client.ledgerList({ provider_npi: claim.providerNpi, start_date: date, end_date: date, limit: 100 });
   for await (const rows of pages(first, (link) => client.ledgerPage(link), { idOf: (i: LedgerItem) => i.encounter_id })) {
     for (const item of rows) {
       if (taken.has(item.encounter_id) || item.provider.npi !== claim.providerNpi || item.service_date !== date) continue;
       if (item.ssp_code !== claim.lines[0]!.cptCode || jsonNumberToCents(item.financial_summary.charges) !== claim.totalChargeCents) continue;
+      if (prior !== undefined && (item.encounter_id.toUpperCase() === prior || item.encounter_number.toUpperCase() === prior)) continue;
       const detail = (await client.ledgerDetail(item.encounter_id)).body;
-      if (!samePatient(detail.encounter.patient, claim) || taken.has(item.encounter_id)) continue;
+      if (!samePatient(detail.encounter.patient, claim) || !sameLines(detail.service_lines, claim) || taken.has(item.encounter_id)) continue;
       const submission = detail.entries.find((e) => e.type === 'SUBMISSION')?.reference;
       if (!submission) continue;
       taken.add(item.encounter_id);
@@ -378,6 +385,31 @@ export async function findInLedger(
     }
   }
   return undefined;
+}
+
+/** Every line of the ledger's entry is the claim's, in its order: its code, units and charge. */
+function sameLines(lines: readonly LedgerServiceLine[], claim: ParsedClaim): boolean {
+  if (lines.length !== claim.lines.length) return false;
+  return claim.lines.every((c, i) => {
+    const l = lines[i]!;
+    const code = l.cpt_code ?? l.revenue_code ?? '';
+    return (code === c.cptCode || code === c.revenueCode) && l.quantity === c.quantity && jsonNumberToCents(l.submitted_charge) === c.chargeCents;
+  });
+}
+
+/** A void received: the claim it names is VOIDED (the void's answer is that claim's submission). */
+async function voidedPrior(client: TpaClient, priorClaim: string): Promise<{ submission_id: string; external_claim_id: string } | undefined> {
+  let id: string;
+  try {
+    id = await resolveEncounter(client, priorClaim);
+  } catch (err) {
+    if (err instanceof NotFoundError) return undefined;
+    throw err;
+  }
+  const detail = (await client.ledgerDetail(id)).body;
+  if (detail.encounter.status !== 'VOIDED') return undefined;
+  const submission = detail.entries.find((e) => e.type === 'SUBMISSION')?.reference;
+  return submission ? { submission_id: submission, external_claim_id: id } : undefined;
 }
 
 /**

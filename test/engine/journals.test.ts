@@ -6,6 +6,7 @@ import { linkSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { claimTemplate } from '../../src/domain/claim-template.js';
+import { RELATED_CLAIM_RELATIONSHIP_SYSTEM } from '../../src/domain/fhir-claim.js';
 import { BatchJournal, runClaimBatch, type BatchClaim, type ClaimOutcome } from '../../src/jobs/claim-batch.js';
 import { TpaClient } from '../../src/client/client.js';
 import { withTransfers, type ApprovalRecord } from '../../src/jobs/fund-history.js';
@@ -156,6 +157,73 @@ describe('a batch resumed past the Idempotency-Key window', () => {
     const later = await batch(LATER, path, [same, same]);
     expect(later.outcomes.map((o) => o.status).sort()).toEqual(['ACKNOWLEDGED', 'SKIPPED']);
     expect(await ledger(LATER)).toHaveLength(2);
+  });
+});
+
+describe('a claim whose answer was lost is found in the ledger only as itself', () => {
+  /** A batch whose claim submissions the engine never gets (TPA_FAULT drop): sent, unanswered. */
+  async function lost(journalPath: string, claims: Record<string, unknown>[]) {
+    const t = new LocalTransport(home.dir, { TPA_CLOCK: CLOCK, TPA_ADJUDICATION_DELAY: '0', TPA_FAULT: 'drop:/claims/submit/' });
+    transports.push(t);
+    const journal = await BatchJournal.open(journalPath);
+    try {
+      await runClaimBatch(new TpaClient(t), items(claims), journal, { concurrency: 1, onOutcome: () => undefined });
+    } finally {
+      journal.close();
+    }
+  }
+  const twoLines = (second: string): Row => {
+    const c = claimTemplate({ type: 'professional', npi: '1045782368', cpt: ['45378', '45380'], patient: 'MBR-1001', serviceDate: '2026-05-10' }) as Row;
+    c.item[1].productOrService.coding[0].code = second;
+    return c;
+  };
+  const correcting = (prior: string, kind: 'replacement' | 'void', base: Row): Row => ({
+    ...base,
+    ...(kind === 'void' ? { status: 'cancelled' } : {}),
+    related: [{ claim: { identifier: { value: prior } }, relationship: { coding: [{ system: RELATED_CLAIM_RELATIONSHIP_SYSTEM, code: 'prior' }] } }],
+  });
+
+  it('one of the same first code, charges, member and day but another second line is not taken for it: it is sent', async () => {
+    const x = await batch(CLOCK, join(home.dir, 'x.journal'), [twoLines('45380')]);
+    expect(x.summary.counts.ACKNOWLEDGED).toBe(1);
+    const path = join(home.dir, 'y.journal');
+    await lost(path, [twoLines('45385')]);
+    expect(await ledger(CLOCK)).toHaveLength(1);
+    const y = await batch(LATER, path, [twoLines('45385')]);
+    expect(y.outcomes.map((o) => o.status)).toEqual(['ACKNOWLEDGED']);
+    expect(y.outcomes[0]!.external_claim_id).not.toBe(x.outcomes[0]!.external_claim_id);
+    expect(await ledger(LATER)).toHaveLength(2);
+  });
+
+  it('a void whose answer was lost is not taken for the claim it voids: it is sent, and that claim ends VOIDED; a replacement likewise makes its own encounter', async () => {
+    const x = await batch(CLOCK, join(home.dir, 'x.journal'), [twoLines('45380'), approvedClaim(3)]);
+    const [xId, otherId] = x.outcomes.map((o) => o.external_claim_id!);
+    const path = join(home.dir, 'fix.journal');
+    const corrections = [correcting(xId!, 'void', twoLines('45380')), correcting(otherId!, 'replacement', approvedClaim(3))];
+    await lost(path, corrections);
+    const again = await batch(LATER, path, corrections);
+    expect(again.outcomes.map((o) => o.status).sort()).toEqual(['ACKNOWLEDGED', 'ACKNOWLEDGED']);
+    const byId = new Map((await ledger(LATER)).map((e) => [e.encounter_id as string, e.status as string]));
+    expect(byId.get(xId!)).toBe('VOIDED');
+    expect(byId.get(otherId!)).toBe('SUPERSEDED');
+    expect(byId.size).toBe(3);
+  });
+
+  it('a void whose answer was lost after the engine took it is found: the claim it names is VOIDED, nothing sent again', async () => {
+    const x = await batch(CLOCK, join(home.dir, 'x.journal'), [twoLines('45380')]);
+    const xId = x.outcomes[0]!.external_claim_id!;
+    const path = join(home.dir, 'void.journal');
+    const voiding = [correcting(xId, 'void', twoLines('45380'))];
+    expect((await batch(CLOCK, path, voiding)).summary.counts.ACKNOWLEDGED).toBe(1);
+    writeFileSync(
+      path,
+      readFileSync(path, 'utf8')
+        .split('\n')
+        .filter((l) => !l.includes('"type":"acknowledged"'))
+        .join('\n'),
+    );
+    const again = await batch(LATER, path, voiding);
+    expect(again.outcomes).toEqual([expect.objectContaining({ status: 'SKIPPED', external_claim_id: xId })]);
   });
 });
 
