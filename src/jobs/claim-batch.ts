@@ -359,7 +359,7 @@ function outcome(
  * The encounter the service made of a claim, found in the ledger: an entry of its billing provider
  * and service date whose member and every line (code, units, charge) are the claim's, that no other
  * claim of the journal names (`taken`, claimed here at once so that two claims of the same content
- * never both take it), and that is not the claim a correction of it names. A void makes no
+ * never both take it), that is not the claim a correction of it names, nor closed by a correction. A void makes no
  * encounter: it was received when the claim it names is VOIDED (its answer is that claim's).
  */
 export async function findInLedger(
@@ -376,6 +376,8 @@ export async function findInLedger(
       if (taken.has(item.encounter_id) || item.provider.npi !== claim.providerNpi || item.service_date !== date) continue;
       if (item.ssp_code !== claim.lines[0]!.cptCode || jsonNumberToCents(item.financial_summary.charges) !== claim.totalChargeCents) continue;
       if (prior !== undefined && (item.encounter_id.toUpperCase() === prior || item.encounter_number.toUpperCase() === prior)) continue;
+      // A claim closed by a correction is not one a claim sent now could have made.
+      if (item.status === 'VOIDED' || item.status === 'SUPERSEDED') continue;
       const detail = (await client.ledgerDetail(item.encounter_id)).body;
       if (!samePatient(detail.encounter.patient, claim) || !sameLines(detail.service_lines, claim) || taken.has(item.encounter_id)) continue;
       const submission = detail.entries.find((e) => e.type === 'SUBMISSION')?.reference;

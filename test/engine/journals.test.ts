@@ -209,6 +209,18 @@ describe('a claim whose answer was lost is found in the ledger only as itself', 
     expect(byId.size).toBe(3);
   });
 
+  it('a claim sent again after its twin was voided, its answer lost, is not taken for the voided one: it is sent', async () => {
+    const x = await batch(CLOCK, join(home.dir, 'x.journal'), [twoLines('45380')]);
+    const xId = x.outcomes[0]!.external_claim_id!;
+    expect((await batch(CLOCK, join(home.dir, 'void.journal'), [correcting(xId, 'void', twoLines('45380'))])).summary.counts.ACKNOWLEDGED).toBe(1);
+    const path = join(home.dir, 'again.journal');
+    await lost(path, [twoLines('45380')]);
+    const again = await batch(LATER, path, [twoLines('45380')]);
+    expect(again.outcomes.map((o) => o.status)).toEqual(['ACKNOWLEDGED']);
+    expect(again.outcomes[0]!.external_claim_id).not.toBe(xId);
+    expect((await ledger(LATER)).map((e) => e.status).sort()).toEqual(['ADJUDICATED', 'VOIDED']);
+  });
+
   it('a void whose answer was lost after the engine took it is found: the claim it names is VOIDED, nothing sent again', async () => {
     const x = await batch(CLOCK, join(home.dir, 'x.journal'), [twoLines('45380')]);
     const xId = x.outcomes[0]!.external_claim_id!;
