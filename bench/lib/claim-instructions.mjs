@@ -29,7 +29,11 @@ export function engineInstructions({ work, clock, body, sizes: [small, large] })
   return perUnit(a, b, small, large);
 }
 
-/** Instructions a transaction of the floor of `footprint` (claimFootprint's footprint and pragmas) costs, transactions small + 1 to large. */
+/**
+ * Instructions a transaction of the floor of `footprint` (claimFootprint's footprint and pragmas)
+ * costs, transactions small + 1 to large; each count the median of 3 (cheap: a transaction is a
+ * sixth of a claim), since one moved a floor transaction's figure by a third between two runs.
+ */
 export function floorInstructions({ footprint, pragmas }, work, [small, large]) {
   if (!valgrindAvailable()) return undefined;
   const dir = join(work, 'count-floor');
@@ -37,7 +41,7 @@ export function floorInstructions({ footprint, pragmas }, work, [small, large]) 
   const file = join(dir, 'footprint.json');
   writeFileSync(file, JSON.stringify({ footprint, pragmas }));
   try {
-    const [a, b] = [small, large].map((n) => instructions(process.execPath, [COUNT, 'floor', file, dir, String(n)]));
+    const [a, b] = [small, large].map((n) => instructions(process.execPath, [COUNT, 'floor', file, dir, String(n)], { runs: 3 }));
     return perUnit(a, b, small, large);
   } finally {
     rmSync(dir, { recursive: true, force: true });
