@@ -11,14 +11,14 @@
 // and the server's from their own usage): a figure that moves neither with the disk nor with
 // SQLite's speed on another machine.
 // Beside both ratios, the CPU-bound reference (the table's lines, TABLE batch-in-process-vs-floor and
-// batch-serve-vs-in-process): the instructions a batch claim costs, counted by valgrind between 150
-// and 300 claims (BENCH_COUNT_CLAIMS) in-process, over local serve (the client and the server each
+// batch-serve-vs-in-process): the instructions a batch claim costs, counted by valgrind between 300
+// and 1,000 claims (BENCH_COUNT_CLAIMS) in-process, over local serve (the client and the server each
 // counted, summed) and in a floor transaction (bench/lib/claim-instructions.mjs).
 // BENCH_CLAIMS changes the batch size. Prints the figures; exits 1 if a target is missed.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { againstFloorText, floorInstructions, thousands } from './lib/claim-instructions.mjs';
+import { againstFloorText, CLAIMS_COUNTED, floorInstructions, thousands } from './lib/claim-instructions.mjs';
 import { floorLine, floorRate } from './lib/floor.mjs';
 import { instructions, notCounted, perUnit, valgrindAvailable } from './lib/instructions.mjs';
 import { claimBody, claimFootprint, clockFor, fmt, loadEngine, loginSandbox, processCpuSeconds, runCli, startServer, TPA_BIN as bin } from './lib/ledger.mjs';
@@ -28,7 +28,7 @@ const N = Number(process.env.BENCH_CLAIMS ?? 10_000);
 const RUN = 1000;
 const HTTP_TARGET = 85; // % of the in-process batch in the same run
 const FLOOR_TARGET = 35; // % of the floor, in-process
-const COUNTED = [Number(process.env.BENCH_COUNT_CLAIMS ?? 300) / 2, Number(process.env.BENCH_COUNT_CLAIMS ?? 300)];
+if (N < CLAIMS_COUNTED[1]) throw new Error(`BENCH_CLAIMS must be at least BENCH_COUNT_CLAIMS (${CLAIMS_COUNTED[1]}): the counts take the batch's first claims`);
 const { Engine, claimTemplate, work } = await loadEngine();
 const { figure, finish } = targets(62, 30);
 
@@ -59,15 +59,15 @@ async function countBatch(lines, n, base) {
   return { inProcess, client, server: served };
 }
 
-/** The references of both ratios: instructions a claim, COUNTED[0] + 1 to COUNTED[1], against the floor's a transaction. */
+/** The references of both ratios: instructions a claim, CLAIMS_COUNTED[0] + 1 to CLAIMS_COUNTED[1], against the floor's a transaction. */
 async function batchReferences(lines, base, footprint) {
   if (!valgrindAvailable()) return { floor: notCounted(), served: notCounted() };
-  const [a, b] = [await countBatch(lines, COUNTED[0], base), await countBatch(lines, COUNTED[1], base)];
-  const per = (k) => perUnit(a[k], b[k], ...COUNTED);
+  const [a, b] = [await countBatch(lines, CLAIMS_COUNTED[0], base), await countBatch(lines, CLAIMS_COUNTED[1], base)];
+  const per = (k) => perUnit(a[k], b[k], ...CLAIMS_COUNTED);
   const [inProcess, client, server] = [per('inProcess'), per('client'), per('server')];
   return {
-    floor: againstFloorText(floorInstructions(footprint, work, COUNTED), inProcess, 'tpa claim submit in-process', COUNTED),
-    served: `instructions ${Math.floor((inProcess / (client + server)) * 100)}% (in-process ${thousands(inProcess)} / client ${thousands(client)} + server ${thousands(server)} a claim, claims ${COUNTED[0] + 1} to ${COUNTED[1]}; client and server run side by side, so the time ratio may pass it)`,
+    floor: againstFloorText(floorInstructions(footprint, work, CLAIMS_COUNTED), inProcess, 'tpa claim submit in-process', CLAIMS_COUNTED),
+    served: `instructions ${Math.floor((inProcess / (client + server)) * 100)}% (in-process ${thousands(inProcess)} / client ${thousands(client)} + server ${thousands(server)} a claim, claims ${CLAIMS_COUNTED[0] + 1} to ${CLAIMS_COUNTED[1]}; client and server run side by side, so the time ratio may pass it)`,
   };
 }
 
