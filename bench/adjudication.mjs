@@ -8,11 +8,16 @@
 // these claims writes (traced on a scratch engine first), in ten slices paired with the claims'. Targets: single-line claims ≥ 45% of their floor; then M multi-line institutional claims
 // (BENCH_MULTI_CLAIMS, default 2,000: the template's default lines, four payees, cut in turn to 1 to
 // 4 lines) ≥ 35% of theirs.
+// Beside the single-line ratio, the CPU-bound reference: the instructions of a claim and of a floor
+// transaction, counted by valgrind between 300 and 1,000 claims (BENCH_COUNT_CLAIMS;
+// bench/lib/claim-instructions.mjs), and the table's line (TABLE claims-single-vs-floor).
 // Exits 1 if a claim is refused or left incomplete; the throughput targets are reported only.
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { againstFloorText, CLAIMS_COUNTED, engineInstructions, floorInstructions } from './lib/claim-instructions.mjs';
 import { bytesPerUnit, describeFootprint, floorLine, pairedFloor, rowsPerUnit } from './lib/floor.mjs';
 import { claimBody as body, claimFootprint, INSTITUTIONAL_CLOCK, INSTITUTIONAL_PER_DAY, institutionalBody, loadEngine, submitOne } from './lib/ledger.mjs';
+import { tableLine } from './lib/targets.mjs';
 
 const N = Number(process.env.BENCH_CLAIMS ?? 10_000);
 const TARGET = 5000; // claims/s (bench/engine.mjs checks it over 100,000)
@@ -31,6 +36,7 @@ const { Engine, claimTemplate, work } = await loadEngine();
 try {
   const claimBody = (i) => body(claimTemplate, i);
   const single = claimFootprint(Engine, join(work, 'trace-single'), CLOCK, claimBody);
+  let singleRatio;
 
   const engine = Engine.open({ dataDir: join(work, 'data'), env: { TPA_CLOCK: CLOCK, TPA_ADJUDICATION_DELAY: '0' } });
   const call = (method, path, body, headers = {}) => {
@@ -96,12 +102,21 @@ try {
     );
     console.log(`  ${ratio.detail}`);
     console.log(`  against floor:   ${ratio.text}`);
+    singleRatio = ratio;
     console.log(
       `adjudication: ${N} claims in ${seconds.toFixed(1)} s, ${fmt(rate)} claims/s (first ${tenth}: ${fmt(firstRate)}/s, last ${tenth}: ${fmt(lastRate)}/s), peak RSS ${rssMb.toFixed(0)} MB`,
     );
   } finally {
     engine.close();
   }
+  const reference = againstFloorText(
+    floorInstructions(single, work, CLAIMS_COUNTED),
+    engineInstructions({ work, clock: CLOCK, body: claimBody, sizes: CLAIMS_COUNTED }),
+    'engine',
+    CLAIMS_COUNTED,
+  );
+  console.log(`  counted:         ${reference}`);
+  tableLine('claims-single-vs-floor', `${Math.floor(singleRatio.percent)}%`, `>=${FLOOR_TARGET}%`, singleRatio.met, reference);
 
   // Multi-line institutional claims, on a data dir of their own.
   const multiBody = (i) => institutionalBody(claimTemplate, i);

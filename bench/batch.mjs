@@ -10,20 +10,67 @@
 // src/engine/group-commit.ts). The CPU each side spends per claim is printed beside (the client's
 // and the server's from their own usage): a figure that moves neither with the disk nor with
 // SQLite's speed on another machine.
+// Beside both ratios, the CPU-bound reference (the table's lines, TABLE batch-in-process-vs-floor and
+// batch-serve-vs-in-process): the instructions a batch claim costs, counted by valgrind between 300
+// and 1,000 claims (BENCH_COUNT_CLAIMS) in-process, over local serve (the client and the server each
+// counted, summed) and in a floor transaction (bench/lib/claim-instructions.mjs).
 // BENCH_CLAIMS changes the batch size. Prints the figures; exits 1 if a target is missed.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { againstFloorText, CLAIMS_COUNTED, floorInstructions, thousands } from './lib/claim-instructions.mjs';
 import { floorLine, floorRate } from './lib/floor.mjs';
+import { instructions, notCounted, perUnit, valgrindAvailable } from './lib/instructions.mjs';
 import { claimBody, claimFootprint, clockFor, fmt, loadEngine, loginSandbox, processCpuSeconds, runCli, startServer, TPA_BIN as bin } from './lib/ledger.mjs';
-import { targets } from './lib/targets.mjs';
+import { tableLine, targets } from './lib/targets.mjs';
 
 const N = Number(process.env.BENCH_CLAIMS ?? 10_000);
 const RUN = 1000;
 const HTTP_TARGET = 85; // % of the in-process batch in the same run
 const FLOOR_TARGET = 35; // % of the floor, in-process
+if (valgrindAvailable() && N < CLAIMS_COUNTED[1])
+  throw new Error(`BENCH_CLAIMS must be at least BENCH_COUNT_CLAIMS (${CLAIMS_COUNTED[1]}): the counts take the batch's first claims`);
 const { Engine, claimTemplate, work } = await loadEngine();
 const { figure, finish } = targets(62, 30);
+
+/**
+ * Instructions of one `tpa claim submit` of the first `n` claims of `lines`: in-process, and over a
+ * local serve started for it (the client's and the server's, the server's start and login included).
+ */
+async function countBatch(lines, n, base) {
+  const file = join(work, `count-${n}.ndjson`);
+  writeFileSync(file, `${lines.slice(0, n).join('\n')}\n`);
+  const home = (name) => {
+    const dir = join(work, `count-${name}-${n}`);
+    mkdirSync(dir);
+    return { ...base, TPA_HOME: dir };
+  };
+  const submit = ['claim', 'submit', file, '-o', 'ndjson'];
+  const inProcess = instructions(process.execPath, [bin, ...submit, '--journal', join(work, `count-local-${n}.journal`)], { env: home('local') });
+  const server = await startServer(home('served'), { counted: true });
+  const clientEnv = home('client');
+  let client;
+  let served;
+  try {
+    loginSandbox(server.url, server.key, clientEnv);
+    client = instructions(process.execPath, [bin, ...submit, '--profile', 'sandbox', '--journal', join(work, `count-http-${n}.journal`)], { env: clientEnv });
+  } finally {
+    served = await server.stop();
+  }
+  return { inProcess, client, server: served };
+}
+
+/** The references of both ratios: instructions a claim, CLAIMS_COUNTED[0] + 1 to CLAIMS_COUNTED[1], against the floor's a transaction. */
+async function batchReferences(lines, base, footprint) {
+  if (!valgrindAvailable()) return { floor: notCounted(), served: notCounted() };
+  const [a, b] = [await countBatch(lines, CLAIMS_COUNTED[0], base), await countBatch(lines, CLAIMS_COUNTED[1], base)];
+  const per = (k) => perUnit(a[k], b[k], ...CLAIMS_COUNTED);
+  const [inProcess, client, server] = [per('inProcess'), per('client'), per('server')];
+  return {
+    floor: againstFloorText(floorInstructions(footprint, work, CLAIMS_COUNTED), inProcess, 'tpa claim submit in-process', CLAIMS_COUNTED),
+    served: `instructions ${Math.floor((inProcess / (client + server)) * 100)}% (in-process ${thousands(inProcess)} / client ${thousands(client)} + server ${thousands(server)} a claim, claims ${CLAIMS_COUNTED[0] + 1} to ${CLAIMS_COUNTED[1]}; client and server run side by side, so the time ratio may pass it)`,
+  };
+}
 
 try {
   const file = join(work, 'claims.ndjson');
@@ -145,6 +192,12 @@ try {
   );
   if (run.lines !== RUN) throw new Error(`fund run printed ${run.lines} lines: ${run.stderr}`);
   figure(`tpa fund run, ${fmt(RUN)} encounters, embedded engine`, `${run.seconds.toFixed(2)} s, ${run.rssMb.toFixed(0)} MB`, '≤ 5 s', run.seconds <= 5);
+
+  const references = await batchReferences(lines, base, footprint);
+  console.log(`  counted, in-process against floor: ${references.floor}`);
+  console.log(`  counted, over HTTP against in-process: ${references.served}`);
+  tableLine('batch-in-process-vs-floor', `${Math.floor(inFloor.percent)}%`, `>=${FLOOR_TARGET}%`, inFloor.percent >= FLOOR_TARGET, references.floor);
+  tableLine('batch-serve-vs-in-process', `${Math.floor(ratio)}%`, `>=${HTTP_TARGET}%`, ratio >= HTTP_TARGET, references.served);
 
   finish();
 } finally {

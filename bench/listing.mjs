@@ -16,7 +16,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { instructions, millions } from './lib/instructions.mjs';
+import { instructions, millions, notCounted } from './lib/instructions.mjs';
 import { buildLedger, clockFor, fmt, runCli, runNode, TPA_BIN } from './lib/ledger.mjs';
 import { tableLine, targets } from './lib/targets.mjs';
 
@@ -75,7 +75,7 @@ try {
   });
   const reference =
     whole.listing === undefined
-      ? 'instructions: valgrind not installed'
+      ? notCounted()
       : `instructions per row ${((whole.listing - half.listing) / (whole.plain - half.plain)).toFixed(2)}x, whole runs ${(whole.listing / whole.plain).toFixed(2)}x (${millions(whole.listing)} / ${millions(whole.plain)}) at ${fmt(SMALL)}`;
 
   figure('plain read (better-sqlite3, same columns)', `${m(plain, 'cpuSeconds').toFixed(2)} s CPU, ${m(plain, 'seconds').toFixed(2)} s`, '(the floor)', true);

@@ -16,15 +16,17 @@
 // within 4× the floor's; the report's own peak RSS ≤ 120 MB (it holds its figures, never the period's
 // entries). Then the same ledger copied to BENCH_PERIODS_LARGE encounters (default 1,000,000, a whole
 // multiple of BENCH_PERIODS up to 10×; 0 skips it) by bench/lib/multiply-ledger.mjs, and the report
-// of the same month, in-process, again ≤ 120 MB: the memory is flat in the ledger's size. Exits 1
-// when one is missed.
+// of the same month, in-process, again ≤ 120 MB: the memory is flat in the ledger's size. Both
+// in-process peaks are the table's (TABLE report-peak-100k, report-peak-1m), each beside the peak RSS
+// of `node -e 0` (the reference: memory does not move with load as time does; at 100,000 the
+// in-process listing's too). Exits 1 when one is missed.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildLedger, clockFor, fmt, loginSandbox, runCli, startServer, TPA_BIN as bin } from './lib/ledger.mjs';
-import { targets } from './lib/targets.mjs';
+import { buildLedger, clockFor, fmt, loginSandbox, runCli, runNode, startServer, TPA_BIN as bin } from './lib/ledger.mjs';
+import { tableLine, targets } from './lib/targets.mjs';
 
 const N = Number(process.env.BENCH_PERIODS ?? 100_000);
 const DAYS = Number(process.env.BENCH_PERIODS_DAYS ?? 420);
@@ -38,6 +40,12 @@ if (LARGE !== 0 && !(Number.isInteger(LARGE / N) && LARGE / N >= 2 && LARGE / N 
 const work = mkdtempSync(join(tmpdir(), 'tpa-bench-periods-'));
 const { figure, finish } = targets(62, 34);
 const seconds = (start) => Number(process.hrtime.bigint() - start) / 1e9;
+/** The peak RSS of `node -e 0` on this Node (MB), measured once: the reference beside the report's. */
+let bareNodeMb;
+const bareNode = async () => {
+  bareNodeMb ??= (await runNode(['-e', '0'], process.env, work)).rssMb;
+  return `node -e 0 peak RSS ${bareNodeMb.toFixed(0)}MB`;
+};
 
 /** The ledger copied to LARGE encounters, and the report of the same month on it: its peak RSS. */
 async function atLarge(home, base, args) {
@@ -55,6 +63,7 @@ async function atLarge(home, base, args) {
     `≤ ${REPORT_RSS_MB} MB`,
     r.rssMb <= REPORT_RSS_MB,
   );
+  tableLine(`report-peak-${LARGE === 1_000_000 ? '1m' : LARGE}`, `${r.rssMb.toFixed(0)}MB`, `<=${REPORT_RSS_MB}MB`, r.rssMb <= REPORT_RSS_MB, await bareNode());
 }
 
 try {
@@ -113,8 +122,16 @@ try {
         '≤ 3× (floor + reads), RSS ≤ 4×',
         r.seconds <= limit && r.rssMb <= 4 * floor.rssMb,
       );
-      if (name.startsWith('settlement report'))
-        figure(`${transport}: settlement report, peak RSS at ${fmt(N)}`, `${r.rssMb.toFixed(0)} MB`, `≤ ${REPORT_RSS_MB} MB`, r.rssMb <= REPORT_RSS_MB);
+      if (!name.startsWith('settlement report')) continue;
+      figure(`${transport}: settlement report, peak RSS at ${fmt(N)}`, `${r.rssMb.toFixed(0)} MB`, `≤ ${REPORT_RSS_MB} MB`, r.rssMb <= REPORT_RSS_MB);
+      if (transport === 'in-process')
+        tableLine(
+          `report-peak-${N === 100_000 ? '100k' : N}`,
+          `${r.rssMb.toFixed(0)}MB`,
+          `<=${REPORT_RSS_MB}MB`,
+          r.rssMb <= REPORT_RSS_MB,
+          `${await bareNode()}; ledger list --all ${floor.rssMb.toFixed(0)}MB at ${fmt(N)}`,
+        );
     }
   };
   await measure('in-process', { ...base, TPA_HOME: home }, []);

@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { instructions, millions } from './lib/instructions.mjs';
+import { instructions, millions, notCounted } from './lib/instructions.mjs';
 import { tableLine } from './lib/targets.mjs';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 21);
@@ -69,9 +69,7 @@ for (const name of Object.keys(cases)) {
       `${ratio.toFixed(2)}x`,
       `<=${target}x`,
       ratio <= target,
-      ins === undefined
-        ? 'instructions: valgrind not installed'
-        : `instructions ${(ins / counted['node -e 0']).toFixed(2)}x (${millions(ins)} / ${millions(counted['node -e 0'])})`,
+      ins === undefined ? notCounted() : `instructions ${(ins / counted['node -e 0']).toFixed(2)}x (${millions(ins)} / ${millions(counted['node -e 0'])})`,
     );
 }
 process.exitCode = missed ? 1 : 0;

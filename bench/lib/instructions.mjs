@@ -6,7 +6,8 @@
 // count small sizes (each says which). V8's code is generated at run time: valgrind must watch the
 // heap for code it writes (`--smc-check=all-non-file`), else it runs stale translations and crashes.
 // Only the process started is counted (its threads included: V8's compiler and GC helpers), not
-// processes it starts in turn.
+// processes it starts in turn: a client and its server are counted each on its own (underValgrind).
+// BENCH_INSTRUCTIONS=0 counts nothing (a quick run): every bench prints notCounted() in their place.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,10 +15,39 @@ import { join } from 'node:path';
 
 let found;
 
-/** Whether valgrind can be run here (checked once). */
+/** Whether instructions are counted in this run: BENCH_INSTRUCTIONS is not 0 and valgrind can be run here (checked once). */
 export function valgrindAvailable() {
+  if (process.env.BENCH_INSTRUCTIONS === '0') return false;
   found ??= spawnSync('valgrind', ['--version'], { stdio: 'ignore' }).status === 0;
   return found;
+}
+
+/** What a bench prints where a count would be when none was made. */
+export function notCounted() {
+  return process.env.BENCH_INSTRUCTIONS === '0' ? 'instructions: not counted (BENCH_INSTRUCTIONS=0)' : 'instructions: valgrind not installed';
+}
+
+/**
+ * `command args` as a command line under cachegrind, for a process the bench starts itself (a
+ * server it stops later): spawn `command` with `args`, and once the process has exited, `count()`
+ * returns its instructions (and removes the count's file; `discard()` removes it uncounted). Undefined when nothing is counted.
+ */
+export function underValgrind(command, args) {
+  if (!valgrindAvailable()) return undefined;
+  const dir = mkdtempSync(join(tmpdir(), 'tpa-bench-valgrind-'));
+  const out = join(dir, 'cachegrind.out');
+  return {
+    command: 'valgrind',
+    args: ['--tool=cachegrind', '--cache-sim=no', '--smc-check=all-non-file', `--cachegrind-out-file=${out}`, '--log-file=/dev/null', command, ...args],
+    count() {
+      try {
+        return summaryOf(readFileSync(out, 'utf8'));
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+    discard: () => rmSync(dir, { recursive: true, force: true }),
+  };
 }
 
 /**
@@ -27,24 +57,24 @@ export function valgrindAvailable() {
  */
 export function instructions(command, args, { env = process.env, cwd, input, runs = 1 } = {}) {
   if (!valgrindAvailable()) return undefined;
-  const dir = mkdtempSync(join(tmpdir(), 'tpa-bench-valgrind-'));
-  try {
-    const counts = [];
-    for (let i = 0; i < runs; i++) {
-      const out = join(dir, `cachegrind.${i}`);
-      const r = spawnSync(
-        'valgrind',
-        ['--tool=cachegrind', '--cache-sim=no', '--smc-check=all-non-file', `--cachegrind-out-file=${out}`, '--log-file=/dev/null', command, ...args],
-        { env, cwd, input, stdio: [input === undefined ? 'ignore' : 'pipe', 'ignore', 'pipe'], maxBuffer: 64 * 1024 * 1024 },
-      );
-      if (r.status !== 0) throw new Error(`${command} ${args.join(' ')} under valgrind exited ${r.status}: ${String(r.stderr).slice(-2000)}`);
-      counts.push(summaryOf(readFileSync(out, 'utf8')));
+  const counts = [];
+  for (let i = 0; i < runs; i++) {
+    const run = underValgrind(command, args);
+    const r = spawnSync(run.command, run.args, {
+      env,
+      cwd,
+      input,
+      stdio: [input === undefined ? 'ignore' : 'pipe', 'ignore', 'pipe'],
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    if (r.status !== 0) {
+      run.discard();
+      throw new Error(`${command} ${args.join(' ')} under valgrind exited ${r.status}: ${String(r.stderr).slice(-2000)}`);
     }
-    counts.sort((a, b) => a - b);
-    return counts[Math.floor(counts.length / 2)];
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
+    counts.push(run.count());
   }
+  counts.sort((a, b) => a - b);
+  return counts[Math.floor(counts.length / 2)];
 }
 
 /** The total of a cachegrind output file: its `summary:` line (instructions, with --cache-sim=no). */
@@ -56,3 +86,6 @@ export function summaryOf(text) {
 
 /** A count in millions, one decimal: 95.8M. */
 export const millions = (n) => `${(n / 1e6).toFixed(1)}M`;
+
+/** Instructions a unit costs without the start-up: the counts at two sizes, their difference over the units between. */
+export const perUnit = (atSmall, atLarge, small, large) => (atLarge - atSmall) / (large - small);

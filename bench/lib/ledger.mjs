@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { storagePragmas, traceWrites } from './floor.mjs';
+import { underValgrind } from './instructions.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -151,11 +152,15 @@ export const TPA_BIN = fileURLToPath(new URL('../../bin/tpa', import.meta.url));
 
 /**
  * Starts `tpa local serve --port 0 --no-rate-limit` with `env` (its TPA_HOME the data dir) and a new
- * key; returns its URL, the key, its process id, and `stop()`.
+ * key; returns its URL, the key, its process id, and `stop()`. `counted`: under valgrind
+ * (bench/lib/instructions.mjs underValgrind), and `stop()` then returns the server's instructions
+ * (undefined when nothing is counted).
  */
-export async function startServer(env) {
+export async function startServer(env, { counted = false } = {}) {
   const key = spawnSync(process.execPath, [TPA_BIN, 'local', 'keys', 'create'], { env, encoding: 'utf8' }).stdout.trim();
-  const server = spawn(process.execPath, [TPA_BIN, 'local', 'serve', '--port', '0', '--no-rate-limit'], { env, stdio: ['ignore', 'pipe', 'ignore'] });
+  const args = [TPA_BIN, 'local', 'serve', '--port', '0', '--no-rate-limit'];
+  const valgrind = counted ? underValgrind(process.execPath, args) : undefined;
+  const server = spawn(valgrind?.command ?? process.execPath, valgrind?.args ?? args, { env, stdio: ['ignore', 'pipe', 'ignore'] });
   const url = await new Promise((resolve, reject) => {
     let out = '';
     server.stdout.on('data', (d) => {
@@ -167,6 +172,7 @@ export async function startServer(env) {
   const stop = async () => {
     server.kill('SIGTERM');
     await new Promise((r) => (server.exitCode !== null ? r() : server.once('exit', r)));
+    return valgrind?.count();
   };
   return { url, key, stop, pid: server.pid };
 }
