@@ -28,6 +28,11 @@ try {
     console.log('installing zsh and fish for the completion tests…');
     run('sh', ['-c', 'apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq zsh fish >/dev/null']);
   }
+  // The benches' instruction counts (bench/lib/instructions.mjs) run valgrind, and a test checks them.
+  if (!has('valgrind') && process.getuid?.() === 0 && has('apt-get')) {
+    console.log('installing valgrind for the bench reference test…');
+    run('sh', ['-c', 'apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq valgrind >/dev/null']);
+  }
   const mainReport = join(work, 'main.json');
   const mainStatus = run('npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile=${mainReport}`, ...extra]);
 
