@@ -229,6 +229,20 @@ export function historyOf(a: Pick<ApprovalRecord, 'database'>, current: { id: st
 }
 
 /**
+ * The approval of this machine's history that gave `code` to another encounter than `encounterId`
+ * (codes told apart without regard to case or surrounding spaces): each approval has its own code,
+ * so such a code is refused before anything is sent (`fund approve --auth-code`, `tpa api`).
+ */
+export function codeOfAnother<T extends Pick<ApprovalRecord, 'authorization_code' | 'encounter_id'>>(
+  records: readonly T[],
+  encounterId: string,
+  code: string,
+): T | undefined {
+  const key = code.trim().toUpperCase();
+  return records.find((a) => a.encounter_id !== encounterId && a.authorization_code.trim().toUpperCase() === key);
+}
+
+/**
  * Refuses, before it is sent, a release of `code` for the encounter that this machine's history
  * holds as APPROVED by the database answering now (`database`; one side unknown counts as the same,
  * historyOf): the service takes a code once per encounter, so sent again it could only be refused,

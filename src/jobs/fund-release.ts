@@ -36,8 +36,9 @@ export interface ReleaseHistory {
   records?: readonly ApprovalRecord[];
   /**
    * Whether a code the history holds as APPROVED for the encounter is refused before sending
-   * (refuseApprovedCode): true but for `fund approve`, which lets the service judge a code given
-   * again for the same encounter (its own review refuses a used one on a terminal).
+   * (refuseApprovedCode): true for `tpa api`; `fund approve` and a payment run let the service judge
+   * a code given again for the same encounter (fund approve's own review refuses a used one on a
+   * terminal; a run's codes are its own prefix's).
    */
   refuseApproved?: boolean;
 }
@@ -166,6 +167,13 @@ async function notApproved(client: TpaClient, release: Release, err: unknown, op
     },
   );
   const found = resolveLostAnswer(read, release.authorization_code);
+  // The code's approval whose transfer had ended before this request went out is an earlier one:
+  // this request, sent again under its code, could only be refused; nothing moved.
+  if (found.approval === 'happened' && found.ended && found.transfer !== null && options.ended?.has(found.transfer))
+    throw new ConflictError(
+      `the release ${release.authorization_code} of ${release.encounter_id} was not made by this request: that code's approval ended (transfer ${found.transfer} failed or was refunded) before it was sent, and the ledger shows no release since; nothing moved, the encounter is still owed`,
+      { code: 'authorization_code_used', hint: 'approve it with a new --auth-code' },
+    );
   if (found.approval === 'happened') return { status: 'APPROVED', transfer: found.transfer };
   if (found.approval === 'did-not-happen' && found.fundedBy) return { status: 'FUNDED_BY_ANOTHER', funding: found.fundedBy };
   throw new LostRelease(err, readError, read === 'not-found');

@@ -1,12 +1,13 @@
 // The one fund release (src/jobs/fund-release.ts): `tpa fund approve`, a payment run and `tpa api`
-// send and record an irreversible release through one function, which refuses a code this machine
-// has seen APPROVED for the encounter before anything is sent, and records a release whose answer
-// was lost the same way for every caller.
+// send and record an irreversible release through one function, which records a release whose
+// answer was lost the same way for every caller, never takes an earlier approval of the code for a
+// retry's, and lets a run's code taken meanwhile read as funded by another (SKIPPED).
+import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { useTpaHome } from '../helpers/cli.js';
+import { TPA_BIN, testEnv, useTpaHome } from '../helpers/cli.js';
 import { adjudicatedEncounter } from '../helpers/encounters.js';
 
 const home = useTpaHome(beforeEach, afterEach);
@@ -39,6 +40,85 @@ describe('the one fund release', () => {
     history = (await run(['fund', 'history', '-o', 'json'])).json<{ authorization_code: string; outcome: string }[]>();
     expect(history.filter(code).map((h) => h.outcome)).toEqual(['NOT_SENT']);
     expect(await releasesOf(a.id)).toEqual(['AUTH-REL-0004']);
+  });
+
+  it('a retry under the code of a FAILED transfer whose answer is lost is not reported approved: exit 4, nothing moved, still owed', async () => {
+    const a = await adjudicated('MBR-1003');
+    expect((await run(['fund', 'approve', a.id, '--amount', a.benefit, '--auth-code', 'AUTH-REL-0010', '--yes'])).code).toBe(0);
+    expect((await run(['local', 'simulate', 'settlement-failure', a.id])).code).toBe(0);
+    const retry = await run(['fund', 'approve', a.id, '--amount', a.benefit, '--auth-code', 'AUTH-REL-0010', '--yes', '-o', 'json'], {
+      TPA_FAULT: 'lose-response*1:/funding/approve/',
+    });
+    expect(retry.code, retry.stderr).toBe(4);
+    expect(retry.stdout).not.toMatch(/"APPROVED"/);
+    expect(retry.stderr).toMatch(/was not made by this request: that code's approval ended .* nothing moved, the encounter is still owed/);
+    expect(await releasesOf(a.id)).toEqual(['AUTH-REL-0010']);
+    const owed = (await run(['fund', 'history', '-o', 'json'])).json<{ outcome: string }[]>().filter((h) => h.outcome === 'OWED');
+    expect(owed).toHaveLength(1);
+  });
+
+  it('a payment run whose code fund approve took meanwhile counts that encounter funded by another (SKIPPED), exit 0, never FAILED', async () => {
+    const ids = [await adjudicated('MBR-1003'), await adjudicated('MBR-1002')].map((a) => a.id);
+    const plan = (await run(['fund', 'run', '--dry-run', '-o', 'json'])).json<{
+      total: number;
+      encounters: { encounter_id: string; amount: number; authorization_code: string }[];
+    }>();
+    const total = plan.total;
+    const stopped = await run(['fund', 'run', '--auth-code-prefix', 'AUTH-20261207-RR', '--expect-total', total.toFixed(2), '--yes'], {
+      TPA_FAULT: 'drop:/funding/approve/',
+    });
+    expect(stopped.code, stopped.stderr).toBe(8);
+    const second = plan.encounters.find((e) => e.authorization_code.endsWith('-0002'))!;
+    expect(ids).toContain(second.encounter_id);
+    const taken = await run(['fund', 'approve', second.encounter_id, '--amount', second.amount.toFixed(2), '--auth-code', 'AUTH-20261207-RR-0002', '--yes']);
+    expect(taken.code, taken.stderr).toBe(0);
+    const resumed = await run(['fund', 'run', '--auth-code-prefix', 'AUTH-20261207-RR', '--expect-total', total.toFixed(2), '--yes', '-o', 'json']);
+    expect(resumed.stderr).not.toMatch(/failed: the release/);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    for (const id of ids) expect(await releasesOf(id)).toHaveLength(1);
+  });
+
+  it('tpa api refuses a code this machine gave to another encounter, as fund approve does: exit 4, nothing sent', async () => {
+    const [a, b] = [await adjudicated('MBR-1003'), await adjudicated('MBR-1002')];
+    expect((await run(['fund', 'approve', a.id, '--amount', a.benefit, '--auth-code', 'AUTH-REL-0020', '--yes'])).code).toBe(0);
+    const api = await run([
+      'api',
+      'POST',
+      '/tpa-api/v1/funding/approve/',
+      '-f',
+      `encounter_id=${b.id}`,
+      '-F',
+      `amount=${b.benefit}`,
+      '-f',
+      'authorization_code= auth-rel-0020',
+      '--yes',
+    ]);
+    expect(api.code, api.stderr).toBe(4);
+    expect(api.stderr).toContain(`is used already (this machine's fund history gave it to ${a.id}`);
+    expect(await releasesOf(b.id)).toEqual([]);
+  });
+
+  it('Ctrl-C while a release is out says that whether it happened is not known, and how to find out: exit 130, recorded UNKNOWN', async () => {
+    const a = await adjudicated('MBR-1003');
+    // The engine takes the release at once; its answer would come a minute later (TPA_FAULT late).
+    const child = spawn(process.execPath, [TPA_BIN, 'fund', 'approve', a.id, '--amount', a.benefit, '--auth-code', 'AUTH-REL-0030', '--yes', '--debug'], {
+      env: testEnv({ home: home.dir, env: { TPA_FAULT: 'late-60000:/funding/approve/' } }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    await new Promise<void>((resolve) =>
+      child.stderr.on('data', (d: Buffer) => {
+        stderr += d.toString();
+        if (stderr.includes('→ POST /tpa-api/v1/funding/approve/')) resolve();
+      }),
+    );
+    child.kill('SIGINT');
+    expect(await exited).toBe(130);
+    expect(stderr).toContain(`interrupted while the release of ${a.id} (AUTH-REL-0030) was sent: whether it happened is not known`);
+    expect(stderr).toMatch(/tpa settlement show enc_\w+ says whether it was funded/);
+    const history = (await run(['fund', 'history', '-o', 'json'])).json<{ authorization_code: string; outcome: string }[]>();
+    expect(history.filter((h) => h.authorization_code === 'AUTH-REL-0030').map((h) => h.outcome)).toEqual(['UNKNOWN']);
   });
 
   it('only src/jobs/fund-release.ts sends a fund release (approveFunding) or records one (sendRecorded); the demo alone sends its own, on its scratch engine', () => {

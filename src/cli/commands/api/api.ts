@@ -10,7 +10,7 @@ import { formatCentsGrouped } from '../../../domain/money.js';
 import { rawRelease } from '../../../domain/raw-release.js';
 import { redactedQuery } from '../../../domain/secret-headers.js';
 import { basePath, ownTarget, shownUrl } from '../../../domain/service-url.js';
-import { EXIT, UsageError, errorFromResponse } from '../../../errors.js';
+import { ConflictError, EXIT, UsageError, errorFromResponse } from '../../../errors.js';
 import type { Context } from '../../context.js';
 import { readInput } from '../../options.js';
 import { confirm } from '../../prompt.js';
@@ -281,7 +281,7 @@ function releaseOf(body: string | undefined, target: string): RawRelease {
  * history, never a second one the service would refuse as a duplicate.
  */
 async function settleEarlier(ctx: Context, client: TpaClient, release: RawRelease): Promise<void> {
-  const [{ FundHistory, refuseApprovedCode }, { settleLostReleases }, { databaseOf }] = await Promise.all([
+  const [{ codeOfAnother, FundHistory, refuseApprovedCode }, { settleLostReleases }, { databaseOf }] = await Promise.all([
     import('../../../jobs/fund-history.js'),
     import('../../../jobs/fund-release.js'),
     import('../../../jobs/journal.js'),
@@ -297,7 +297,14 @@ async function settleEarlier(ctx: Context, client: TpaClient, release: RawReleas
     }
   }
   const database = (await databaseOf(client).catch(() => undefined))?.id;
-  refuseApprovedCode(FundHistory.read(ctx.paths.dataDir), id, release.authorization_code, database);
+  const now = FundHistory.read(ctx.paths.dataDir);
+  refuseApprovedCode(now, id, release.authorization_code, database);
+  const other = codeOfAnother(now, id, release.authorization_code);
+  if (other)
+    throw new ConflictError(
+      `authorization_code ${release.authorization_code.trim()} is used already (this machine's fund history gave it to ${other.encounter_id} on ${other.at}): each approval has its own code; nothing was sent`,
+      { code: 'authorization_code_used' },
+    );
 }
 /**
  * A fund release is asked as `tpa fund approve` asks one (docs/approval.md "Approval screens"): the

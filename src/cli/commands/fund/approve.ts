@@ -3,7 +3,7 @@
 // explicit confirmation, and after an ambiguous failure the request is never resent blindly: the
 // settlement tells whether it happened.
 import type { TpaClient } from '../../../client/client.js';
-import type { ApprovalRecord, FundHistory } from '../../../jobs/fund-history.js';
+import { type ApprovalRecord, codeOfAnother, type FundHistory } from '../../../jobs/fund-history.js';
 import type { LostRelease, Released } from '../../../jobs/fund-release.js';
 import type { FundingApproved, LedgerDetail, SettlementRecord } from '../../../client/types.js';
 import type { AuditHead } from '../../../domain/audit.js';
@@ -135,7 +135,7 @@ function givenCodeProblem(
 ): TpaError | undefined {
   const problem = authorizationCodeProblem(code);
   if (problem) return new ValidationFailed(`--auth-code: ${problem}; nothing was sent`);
-  const other = records.find((a) => a.encounter_id !== id && codeKey(a.authorization_code) === codeKey(code));
+  const other = codeOfAnother(records, id, code);
   if (other)
     return new ConflictError(`--auth-code ${code.trim()} is used already (${usedBy(other)}): each approval has its own code. Nothing was sent`, {
       code: 'authorization_code_used',
@@ -395,6 +395,15 @@ async function sent(
   const [{ databaseOf }, { LostRelease, releaseFunds }] = await Promise.all([import('../../../jobs/journal.js'), import('../../../jobs/fund-release.js')]);
   const database = (await databaseOf(client).catch(() => undefined))?.id;
   const release = { encounter_id: id, amount, authorization_code: chosen.authCode.trim(), ...(chosen.notes ? { notes: chosen.notes } : {}) };
+  // Ctrl-C while the release is out: it may have happened; say so, and how to find out (the next
+  // approval of the encounter reads the ledger first and never sends it twice).
+  const onSignal = () => {
+    ctx.note(
+      `interrupted while the release of ${id} (${release.authorization_code}) was sent: whether it happened is not known. ${suggestCommand(ctx, ['fund', 'history'])} records it UNKNOWN; ${suggestCommand(ctx, ['settlement', 'show', id])} says whether it was funded, and the same fund approve reads the ledger before sending anything`,
+    );
+    process.exit(130);
+  };
+  process.once('SIGINT', onSignal);
   try {
     const released = await releaseFunds(client, release, key, {
       history: { log: history, dataDir: ctx.paths.dataDir, profile: ctx.profileName, environment: ctx.profile().env, database, refuseApproved: false },
@@ -405,5 +414,7 @@ async function sent(
   } catch (err) {
     if (err instanceof LostRelease) throw lostReleaseError(ctx, id, err);
     throw err;
+  } finally {
+    process.removeListener('SIGINT', onSignal);
   }
 }
