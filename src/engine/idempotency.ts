@@ -7,7 +7,7 @@ import type { EngineContext } from './context.js';
 import { isoSeconds } from './clock.js';
 import { respond, type EngineRequest, type EngineResponse } from './exchange.js';
 import { sha256 } from './ids.js';
-import { storeAnswer, storedAnswer } from './store/idempotency-keys.js';
+import { storeAnswer, storedAnswers } from './store/idempotency-keys.js';
 
 const REPLAY_WINDOW_MS = 24 * 3_600_000;
 
@@ -25,8 +25,10 @@ export function withIdempotency(ctx: EngineContext, route: string, req: EngineRe
   const now = ctx.clock.now();
   const since = isoSeconds(new Date(now.getTime() - REPLAY_WINDOW_MS));
   const caller = ctx.key ? `${ctx.key.environment}:${ctx.key.lineage}` : 'local';
-  // '' : a replay stored before replays had callers (the migration that gave them callers), anyone's for its last 24 hours.
-  const previous = storedAnswer(ctx.db, route, key, caller, since);
+  // The caller's own answer; else one stored before replays had callers (caller '', the migration
+  // that gave them callers), anyone's for its last 24 hours. Another caller's is never theirs.
+  const answers = storedAnswers(ctx.db, route, key, since);
+  const previous = answers.find((a) => a.caller === caller) ?? answers.find((a) => a.caller === '');
   if (previous) {
     if (previous.request_hash !== hash) {
       return respond(409, {

@@ -9,15 +9,14 @@ export interface StoredAnswer {
 }
 
 /**
- * The answer kept for `key` on `route` for `caller`, stored at or after `since`. A row with caller
- * '' (stored before replays had callers) is anyone's; the caller's own row wins over it.
+ * The answers kept for `key` on `route` stored at or after `since`, whoever the caller (one seek on
+ * the primary key's first two columns; engine/idempotency.ts picks the one its caller may replay).
+ * Asking for the caller in SQL (`caller IN (?, '') ORDER BY caller DESC`) took twice the time.
  */
-export function storedAnswer(db: Db, route: string, key: string, caller: string, since: string): StoredAnswer | undefined {
+export function storedAnswers(db: Db, route: string, key: string, since: string): (StoredAnswer & { caller: string })[] {
   return db
-    .prepare(
-      "SELECT request_hash, status, body_json FROM idempotency_keys WHERE route = ? AND key = ? AND caller IN (?, '') AND created_at >= ? ORDER BY caller DESC LIMIT 1",
-    )
-    .get(route, key, caller, since) as StoredAnswer | undefined;
+    .prepare('SELECT caller, request_hash, status, body_json FROM idempotency_keys WHERE route = ? AND key = ? AND created_at >= ?')
+    .all(route, key, since) as (StoredAnswer & { caller: string })[];
 }
 
 export function storeAnswer(db: Db, caller: string, key: string, route: string, answer: StoredAnswer, createdAt: string): void {
