@@ -7,6 +7,7 @@ import type { EngineContext } from './context.js';
 import { isoSeconds } from './clock.js';
 import { respond, type EngineRequest, type EngineResponse } from './exchange.js';
 import { sha256 } from './ids.js';
+import { storeAnswer, storedAnswers } from './store/idempotency-keys.js';
 
 const REPLAY_WINDOW_MS = 24 * 3_600_000;
 
@@ -24,12 +25,10 @@ export function withIdempotency(ctx: EngineContext, route: string, req: EngineRe
   const now = ctx.clock.now();
   const since = isoSeconds(new Date(now.getTime() - REPLAY_WINDOW_MS));
   const caller = ctx.key ? `${ctx.key.environment}:${ctx.key.lineage}` : 'local';
-  // '' : a replay stored before replays had callers (the migration that gave them callers), anyone's for its last 24 hours.
-  const previous = ctx.db
-    .prepare(
-      "SELECT request_hash, status, body_json FROM idempotency_keys WHERE route = ? AND key = ? AND caller IN (?, '') AND created_at >= ? ORDER BY caller DESC LIMIT 1",
-    )
-    .get(route, key, caller, since) as { request_hash: string; status: number; body_json: string } | undefined;
+  // The caller's own answer; else one stored before replays had callers (caller '', the migration
+  // that gave them callers), anyone's for its last 24 hours. Another caller's is never theirs.
+  const answers = storedAnswers(ctx.db, route, key, since);
+  const previous = answers.find((a) => a.caller === caller) ?? answers.find((a) => a.caller === '');
   if (previous) {
     if (previous.request_hash !== hash) {
       return respond(409, {
@@ -42,9 +41,7 @@ export function withIdempotency(ctx: EngineContext, route: string, req: EngineRe
   const response = handler();
   // Only answers that changed something are worth replaying; a 4xx can be corrected and resent.
   if (response.status < 300) {
-    ctx.db
-      .prepare('INSERT OR REPLACE INTO idempotency_keys (caller, key, route, request_hash, status, body_json, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
-      .run(caller, key, route, hash, response.status, JSON.stringify(response.body), isoSeconds(now));
+    storeAnswer(ctx.db, caller, key, route, { request_hash: hash, status: response.status, body_json: JSON.stringify(response.body) }, isoSeconds(now));
   }
   return response;
 }

@@ -98,4 +98,19 @@ describe('Idempotency-Key replays by caller', () => {
     const key = engine.createKey('sandbox', ['claim_pricing']).record;
     expect(send(engine, key, 'POST', SUBMIT, body, 'old-1')).toMatchObject({ status: 201, body: first.body, headers: { 'idempotent-replayed': 'true' } });
   });
+
+  it("a caller's own answer is replayed, not a replay stored before replays had callers under the same key", () => {
+    const engine = home.at(T0);
+    const body = claimTemplate({ type: 'professional', serviceDate: '2026-03-02' });
+    const old = send(engine, undefined, 'POST', SUBMIT, body, 'both-1');
+    engine.db.prepare("UPDATE idempotency_keys SET caller = '' WHERE key = 'both-1'").run();
+    const key = engine.createKey('sandbox', ['claim_pricing']).record;
+    // Beside the old row, the key's own answer to the same body (as if it had sent it first).
+    engine.db
+      .prepare(`INSERT INTO idempotency_keys (caller, key, route, request_hash, status, body_json, created_at)
+        SELECT ?, key, route, request_hash, 201, '{"own":true}', created_at FROM idempotency_keys WHERE key = 'both-1'`)
+      .run(`${key.environment}:${key.lineage}`);
+    expect(send(engine, key, 'POST', SUBMIT, body, 'both-1')).toMatchObject({ status: 201, body: { own: true }, headers: { 'idempotent-replayed': 'true' } });
+    expect(send(engine, undefined, 'POST', SUBMIT, body, 'both-1')).toMatchObject({ status: 201, body: old.body, headers: { 'idempotent-replayed': 'true' } });
+  });
 });
