@@ -389,13 +389,23 @@ export async function findInLedger(
   return undefined;
 }
 
-/** Every line of the ledger's entry is the claim's, in its order: its code, units and charge. */
+/**
+ * Every line of the ledger's entry is the claim's, in its order: its code, revenue code, modifiers,
+ * units and their measure, and charge.
+ */
 function sameLines(lines: readonly LedgerServiceLine[], claim: ParsedClaim): boolean {
   if (lines.length !== claim.lines.length) return false;
   return claim.lines.every((c, i) => {
     const l = lines[i]!;
     const code = l.cpt_code ?? l.revenue_code ?? '';
-    return (code === c.cptCode || code === c.revenueCode) && l.quantity === c.quantity && jsonNumberToCents(l.submitted_charge) === c.chargeCents;
+    return (
+      (code === c.cptCode || code === c.revenueCode) &&
+      (l.revenue_code ?? null) === (c.revenueCode ?? null) &&
+      (l.modifiers ?? []).join(':') === (c.modifiers ?? []).join(':') &&
+      (l.unit_of_measure === 'MJ') === (c.unitOfMeasure === 'MJ') &&
+      l.quantity === c.quantity &&
+      jsonNumberToCents(l.submitted_charge) === c.chargeCents
+    );
   });
 }
 

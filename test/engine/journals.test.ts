@@ -195,6 +195,18 @@ describe('a claim whose answer was lost is found in the ledger only as itself', 
     expect(await ledger(LATER)).toHaveLength(2);
   });
 
+  it('nor for one that differs only in a line’s modifier: it is sent', async () => {
+    const withModifier = twoLines('45380');
+    withModifier.item[1].modifier = [{ coding: [{ system: 'http://www.ama-assn.org/go/cpt', code: '59' }] }];
+    const x = await batch(CLOCK, join(home.dir, 'x.journal'), [withModifier]);
+    expect(x.summary.counts.ACKNOWLEDGED).toBe(1);
+    const path = join(home.dir, 'y.journal');
+    await lost(path, [twoLines('45380')]);
+    const y = await batch(LATER, path, [twoLines('45380')]);
+    expect(y.outcomes.map((o) => o.status)).toEqual(['ACKNOWLEDGED']);
+    expect(await ledger(LATER)).toHaveLength(2);
+  });
+
   it('a void whose answer was lost is not taken for the claim it voids: it is sent, and that claim ends VOIDED; a replacement likewise makes its own encounter', async () => {
     const x = await batch(CLOCK, join(home.dir, 'x.journal'), [twoLines('45380'), approvedClaim(3)]);
     const [xId, otherId] = x.outcomes.map((o) => o.external_claim_id!);
