@@ -112,6 +112,9 @@ export function authorizationCodeProblem(code: string): string | undefined {
   if (code.trim() === '') return 'required';
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
   if (/[\u0000-\u001f\u007f-\u009f]/.test(code)) return 'must not hold control characters';
+  // Format characters (U+200B, U+2060…) and line or paragraph separators do not show: a code that
+  // reads the same as another would pass for a second code, each approval's own.
+  if (/[\p{Cf}\p{Zl}\p{Zp}]/u.test(code)) return 'must not hold invisible characters (such as U+200B)';
   return undefined;
 }
 

@@ -17,6 +17,11 @@ describe('authorization codes', () => {
   it('an empty code and one with control characters cannot be sent; any other shape can', () => {
     expect(authorizationCodeProblem('  ')).toBe('required');
     expect(authorizationCodeProblem('AUTH-1\u001b[31m')).toBe('must not hold control characters');
+    for (const invisible of ['\u200b', '\u2060', '\u2061', '\ufeff', '\u2028'])
+      expect(authorizationCodeProblem(`AUTH-20261207-ACME-0001${invisible}`), JSON.stringify(invisible)).toBe(
+        'must not hold invisible characters (such as U+200B)',
+      );
+    expect(authorizationCodeProblem('AUTH-20261207-ACME-0001\u00a0')).toBeUndefined();
     expect(authorizationCodeProblem('AUTH-1\u0085')).toBe('must not hold control characters');
     expect(authorizationCodeProblem('my own ref')).toBeUndefined();
   });
