@@ -115,6 +115,22 @@ export class FundHistory {
     for (const a of records) {
       if (a.encounter_id !== encounterId || a.outcome !== 'UNKNOWN') continue;
       const found = resolveLostAnswer(detail, a.authorization_code);
+      // The code's approval is an earlier one this history already holds APPROVED with that transfer:
+      // this attempt was a retry under its code, which the service only refuses.
+      const earlier =
+        found.approval === 'happened' &&
+        records.some(
+          (b) =>
+            b !== a &&
+            b.encounter_id === encounterId &&
+            b.outcome === 'APPROVED' &&
+            b.processor_transfer_id === found.transfer &&
+            b.authorization_code.trim().toUpperCase() === a.authorization_code.trim().toUpperCase(),
+        );
+      if (earlier) {
+        this.end(a.id, 'NOT_SENT', null, `a retry under the code of the earlier approval (transfer ${found.transfer}): the ledger shows no release since`);
+        continue;
+      }
       if (found.approval === 'happened') {
         this.end(a.id, 'APPROVED', found.transfer, 'found in the ledger after the answer was lost');
         notes.push(

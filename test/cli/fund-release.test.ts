@@ -121,6 +121,21 @@ describe('the one fund release', () => {
     expect(history.filter((h) => h.authorization_code === 'AUTH-REL-0030').map((h) => h.outcome)).toEqual(['UNKNOWN']);
   });
 
+  it('a retry under an ended approval’s code left UNKNOWN is settled NOT_SENT by the next approval, never as a second approval of that code', async () => {
+    const a = await adjudicated('MBR-1003');
+    expect((await run(['fund', 'approve', a.id, '--amount', a.benefit, '--auth-code', 'AUTH-REL-0040', '--yes'])).code).toBe(0);
+    expect((await run(['local', 'simulate', 'settlement-failure', a.id])).code).toBe(0);
+    const unknown = await run(['fund', 'approve', a.id, '--amount', a.benefit, '--auth-code', 'AUTH-REL-0040', '--yes'], {
+      TPA_FAULT: 'lose-response*1:/funding/approve/,error-503:/ledger/entries/',
+    });
+    expect(unknown.code, unknown.stderr).toBe(8);
+    const next = await run(['fund', 'approve', a.id, '--amount', a.benefit, '--auth-code', 'AUTH-REL-0041', '--yes']);
+    expect(next.code, next.stderr).toBe(0);
+    const history = (await run(['fund', 'history', '-o', 'json'])).json<{ authorization_code: string; outcome: string }[]>();
+    expect(history.filter((h) => h.authorization_code === 'AUTH-REL-0040').map((h) => h.outcome)).toEqual(['ENDED', 'NOT_SENT']);
+    expect(await releasesOf(a.id)).toEqual(['AUTH-REL-0040', 'AUTH-REL-0041']);
+  });
+
   it('only src/jobs/fund-release.ts sends a fund release (approveFunding) or records one (sendRecorded); the demo alone sends its own, on its scratch engine', () => {
     const src = fileURLToPath(new URL('../../src', import.meta.url));
     const files = (dir: string): string[] =>
