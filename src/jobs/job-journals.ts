@@ -456,6 +456,24 @@ function openRunsWhere(dir: string, keep: (job: Job) => boolean): OpenRun[] {
   return open.sort((a, b) => (a.summary.started_at ?? '').localeCompare(b.summary.started_at ?? ''));
 }
 
+/**
+ * The authorization codes payment runs in `dir` have confirmed and not sent yet, by code as codes
+ * are told apart (case and surrounding spaces aside), each with the run and encounter it is for:
+ * reserved, so that no other approval takes one (the run would then send a code already used).
+ */
+export function pendingRunCodes(dir: string): Map<string, string> {
+  const codes = new Map<string, string>();
+  for (const path of journalPaths(dir)) {
+    if (!basename(path).startsWith('fund-run-')) continue;
+    const job = readJob(path);
+    if (job.summary.kind !== 'payment run' || job.summary.state === 'closed') continue;
+    for (const item of job.items)
+      if (item.status === 'PENDING' && item.authorization_code)
+        codes.set(item.authorization_code.trim().toUpperCase(), `by the payment run ${basename(path)} for ${item.source}, not sent yet`);
+  }
+  return codes;
+}
+
 /** The file, beside the journals of the data directory, naming journals kept elsewhere (--journal). */
 export const ELSEWHERE = 'elsewhere.txt';
 

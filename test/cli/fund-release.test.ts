@@ -57,7 +57,7 @@ describe('the one fund release', () => {
     expect(owed).toHaveLength(1);
   });
 
-  it('a payment run whose code fund approve took meanwhile counts that encounter funded by another (SKIPPED), exit 0, never FAILED', async () => {
+  it('a run’s code not sent yet is refused to fund approve; an encounter funded meanwhile under another code is SKIPPED by the resumed run, exit 0, never FAILED', async () => {
     const ids = [await adjudicated('MBR-1003'), await adjudicated('MBR-1002')].map((a) => a.id);
     const plan = (await run(['fund', 'run', '--dry-run', '-o', 'json'])).json<{
       total: number;
@@ -70,7 +70,12 @@ describe('the one fund release', () => {
     expect(stopped.code, stopped.stderr).toBe(8);
     const second = plan.encounters.find((e) => e.authorization_code.endsWith('-0002'))!;
     expect(ids).toContain(second.encounter_id);
-    const taken = await run(['fund', 'approve', second.encounter_id, '--amount', second.amount.toFixed(2), '--auth-code', 'AUTH-20261207-RR-0002', '--yes']);
+    for (const target of ids) {
+      const refused = await run(['fund', 'approve', target, '--amount', second.amount.toFixed(2), '--auth-code', 'auth-20261207-rr-0002 ', '--yes']);
+      expect(refused.code, refused.stderr).toBe(4);
+      expect(refused.stderr).toMatch(/is taken by the payment run fund-run-AUTH-20261207-RR-\w+\.ndjson for enc_\w+, not sent yet/);
+    }
+    const taken = await run(['fund', 'approve', second.encounter_id, '--amount', second.amount.toFixed(2), '--auth-code', 'AUTH-REL-0050', '--yes']);
     expect(taken.code, taken.stderr).toBe(0);
     const resumed = await run(['fund', 'run', '--auth-code-prefix', 'AUTH-20261207-RR', '--expect-total', total.toFixed(2), '--yes', '-o', 'json']);
     expect(resumed.stderr).not.toMatch(/failed: the release/);

@@ -109,9 +109,9 @@ function reviewScreen(t: TableTools, detail: LedgerDetail, payouts: PayoutShare[
   ].join('\n');
 }
 
-/** The authorization codes taken for an approval of `id`: this machine's fund history (any outcome) and the encounter's own releases in the ledger, each with where it was used. */
-function usedCodes(records: readonly ApprovalRecord[], detail: LedgerDetail, id: string): Map<string, string> {
-  const used = new Map<string, string>();
+/** The authorization codes taken for an approval of `id`: those payment runs hold for their approvals, this machine's fund history (any outcome) and the encounter's own releases in the ledger, each with where it was used. */
+function usedCodes(records: readonly ApprovalRecord[], detail: LedgerDetail, id: string, reserved: ReadonlyMap<string, string>): Map<string, string> {
+  const used = new Map<string, string>(reserved);
   for (const a of records) used.set(codeKey(a.authorization_code), usedBy(a));
   for (const c of authorizationCodesOf(detail)) used.set(codeKey(c), `by a fund release of ${id}`);
   return used;
@@ -132,9 +132,15 @@ function givenCodeProblem(
   code: string,
   records: readonly { authorization_code: string; encounter_id: string; at: string; outcome: string }[],
   id: string,
+  reserved: ReadonlyMap<string, string>,
 ): TpaError | undefined {
   const problem = authorizationCodeProblem(code);
   if (problem) return new ValidationFailed(`--auth-code: ${problem}; nothing was sent`);
+  const run = reserved.get(codeKey(code));
+  if (run)
+    return new ConflictError(`--auth-code ${code.trim()} is taken ${run}: each approval has its own code. Nothing was sent`, {
+      code: 'authorization_code_used',
+    });
   const other = codeOfAnother(records, id, code);
   if (other)
     return new ConflictError(`--auth-code ${code.trim()} is used already (${usedBy(other)}): each approval has its own code. Nothing was sent`, {
@@ -276,13 +282,15 @@ async function approveOne(ctx: Context, client: TpaClient, history: FundHistory,
   // An earlier approval of this encounter from this machine whose answer was lost: the ledger says now what became of it.
   const records = FundHistory.read(ctx.paths.dataDir);
   for (const note of await settleLostReleases(client, history, records, id)) ctx.note(note);
+  const [{ pendingRunCodes }, { journalsDir }] = await Promise.all([import('../../../jobs/job-journals.js'), import('../../../jobs/journal.js')]);
+  const reserved = pendingRunCodes(journalsDir(ctx.paths.dataDir));
   if (given.authCode !== undefined) {
-    const problem = givenCodeProblem(given.authCode, records, id);
+    const problem = givenCodeProblem(given.authCode, records, id, reserved);
     if (problem) throw problem;
   }
   const ended = await ensureNotFunded(ctx, client, id);
   let chosen: { amountText: string; authCode: string };
-  if (ctx.canPrompt) chosen = await reviewed(ctx, client, id, records, given);
+  if (ctx.canPrompt) chosen = await reviewed(ctx, client, id, records, given, reserved);
   else {
     const warning = shapeWarning(given.authCode!, undefined, 'code');
     if (warning) ctx.note(warning);
@@ -315,6 +323,7 @@ async function reviewed(
   id: string,
   records: readonly ApprovalRecord[],
   given: Given,
+  reserved: ReadonlyMap<string, string>,
 ): Promise<{ amountText: string; authCode: string }> {
   let { amount: amountText, authCode } = given;
   const detail = (await client.ledgerDetail(id)).body;
@@ -329,7 +338,7 @@ async function reviewed(
   // Every code used is taken: this encounter's in the ledger (a failed transfer's too) and this
   // machine's history, whatever became of those approvals. The next free one is offered, dated by
   // the engine's clock, and a used one is refused before the review, typed or given as --auth-code.
-  const used = usedCodes(records, detail, id);
+  const used = usedCodes(records, detail, id, reserved);
   const offered = await offeredAuthorizationCode(ctx, client, detail, used.keys());
   const usedProblem = (code: string) =>
     used.has(codeKey(code)) ? `${code} is used already (${used.get(codeKey(code))}): each approval has its own code; ${offered} is free` : undefined;
@@ -367,7 +376,7 @@ async function reviewed(
   }
   // Another approver on this machine may have taken the code while the prompts were open.
   const { FundHistory } = await import('../../../jobs/fund-history.js');
-  const taken = usedCodes(FundHistory.read(ctx.paths.dataDir), detail, id).get(codeKey(authCode));
+  const taken = usedCodes(FundHistory.read(ctx.paths.dataDir), detail, id, reserved).get(codeKey(authCode));
   if (taken)
     throw new ConflictError(`${authCode.trim()} was taken meanwhile (${taken}): nothing was sent; run the command again for a free code`, {
       code: 'authorization_code_used',
