@@ -103,28 +103,49 @@ describe('the one fund release', () => {
     expect(await releasesOf(b.id)).toEqual([]);
   });
 
-  it('Ctrl-C while a release is out says that whether it happened is not known, and how to find out: exit 130, recorded UNKNOWN', async () => {
-    const a = await adjudicated('MBR-1003');
-    // The engine takes the release at once; its answer would come a minute later (TPA_FAULT late).
-    const child = spawn(process.execPath, [TPA_BIN, 'fund', 'approve', a.id, '--amount', a.benefit, '--auth-code', 'AUTH-REL-0030', '--yes', '--debug'], {
-      env: testEnv({ home: home.dir, env: { TPA_FAULT: 'late-60000:/funding/approve/' } }),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stderr = '';
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    await new Promise<void>((resolve) =>
-      child.stderr.on('data', (d: Buffer) => {
-        stderr += d.toString();
-        if (stderr.includes('→ POST /tpa-api/v1/funding/approve/')) resolve();
-      }),
-    );
-    child.kill('SIGINT');
-    expect(await exited).toBe(130);
-    expect(stderr).toContain(`interrupted while the release of ${a.id} (AUTH-REL-0030) was sent: whether it happened is not known`);
-    expect(stderr).toMatch(/tpa settlement show enc_\w+ says whether it was funded/);
-    const history = (await run(['fund', 'history', '-o', 'json'])).json<{ authorization_code: string; outcome: string }[]>();
-    expect(history.filter((h) => h.authorization_code === 'AUTH-REL-0030').map((h) => h.outcome)).toEqual(['UNKNOWN']);
-  });
+  it.each([
+    ['fund approve', (id: string, amount: string) => ['fund', 'approve', id, '--amount', amount, '--auth-code', 'AUTH-REL-0030', '--yes', '--debug']],
+    [
+      'tpa api',
+      (id: string, amount: string) => [
+        'api',
+        'POST',
+        '/tpa-api/v1/funding/approve/',
+        '-f',
+        `encounter_id=${id}`,
+        '-F',
+        `amount=${amount}`,
+        '-f',
+        'authorization_code=AUTH-REL-0030',
+        '--yes',
+        '--debug',
+      ],
+    ],
+  ] as const)(
+    'Ctrl-C while a release of %s is out says that whether it happened is not known, and how to find out: exit 130, recorded UNKNOWN',
+    async (_what, args) => {
+      const a = await adjudicated('MBR-1003');
+      // The engine takes the release at once; its answer would come a minute later (TPA_FAULT late).
+      const child = spawn(process.execPath, [TPA_BIN, ...args(a.id, a.benefit)], {
+        env: testEnv({ home: home.dir, env: { TPA_FAULT: 'late-60000:/funding/approve/' } }),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stderr = '';
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      await new Promise<void>((resolve) =>
+        child.stderr.on('data', (d: Buffer) => {
+          stderr += d.toString();
+          if (stderr.includes('→ POST /tpa-api/v1/funding/approve/')) resolve();
+        }),
+      );
+      child.kill('SIGINT');
+      expect(await exited).toBe(130);
+      expect(stderr).toContain(`interrupted while the release of ${a.id} (AUTH-REL-0030) was sent: whether it happened is not known`);
+      expect(stderr).toMatch(/tpa settlement show enc_\w+ says whether it was funded/);
+      const history = (await run(['fund', 'history', '-o', 'json'])).json<{ authorization_code: string; outcome: string }[]>();
+      expect(history.filter((h) => h.authorization_code === 'AUTH-REL-0030').map((h) => h.outcome)).toEqual(['UNKNOWN']);
+    },
+  );
 
   it('a retry under an ended approval’s code left UNKNOWN is settled NOT_SENT by the next approval, never as a second approval of that code', async () => {
     const a = await adjudicated('MBR-1003');

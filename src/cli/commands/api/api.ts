@@ -342,6 +342,9 @@ async function withHistory(ctx: Context, client: TpaClient, release: RawRelease,
   const { databaseOf } = await import('../../../jobs/journal.js');
   const database = (await databaseOf(client).catch(() => undefined))?.id;
   const history = FundHistory.open(ctx.paths.dataDir);
+  // Ctrl-C from here on says that the release may have happened, and how to find out.
+  const { whileReleaseIsOut } = await import('../fund/confirm.js');
+  const out = whileReleaseIsOut(ctx, release.encounter_id, release.authorization_code);
   try {
     // What was sent, exactly: the amount is the JSON number of the body (checked to be plain cents).
     const approval = { encounter_id: release.encounter_id, amount: release.amount, authorization_code: release.authorization_code.trim() };
@@ -361,6 +364,7 @@ async function withHistory(ctx: Context, client: TpaClient, release: RawRelease,
         : { outcome: 'FAILED', transfer: null, message: err.message };
     });
   } finally {
+    out.done();
     history.close();
   }
 }

@@ -21,7 +21,7 @@ import { suggestCommand } from '../../options.js';
 import { ask } from '../../prompt.js';
 import { holdNotes, moneyTarget, promptTag, writeTargetLine } from '../../where.js';
 import { argument, option, fieldsOf, verb } from '../../verb.js';
-import { codeReferenceLine, offeredAuthorizationCode, shapeWarning, typeToConfirm } from './confirm.js';
+import { codeReferenceLine, offeredAuthorizationCode, shapeWarning, typeToConfirm, whileReleaseIsOut } from './confirm.js';
 import { benefitOf, reviewPayouts } from './review.js';
 import { needsWithoutTerminal } from './without-terminal.js';
 
@@ -404,15 +404,7 @@ async function sent(
   const [{ databaseOf }, { LostRelease, releaseFunds }] = await Promise.all([import('../../../jobs/journal.js'), import('../../../jobs/fund-release.js')]);
   const database = (await databaseOf(client).catch(() => undefined))?.id;
   const release = { encounter_id: id, amount, authorization_code: chosen.authCode.trim(), ...(chosen.notes ? { notes: chosen.notes } : {}) };
-  // Ctrl-C while the release is out: it may have happened; say so, and how to find out (the next
-  // approval of the encounter reads the ledger first and never sends it twice).
-  const onSignal = () => {
-    ctx.note(
-      `interrupted while the release of ${id} (${release.authorization_code}) was sent: whether it happened is not known. ${suggestCommand(ctx, ['fund', 'history'])} records it UNKNOWN; ${suggestCommand(ctx, ['settlement', 'show', id])} says whether it was funded, and the same fund approve reads the ledger before sending anything`,
-    );
-    process.exit(130);
-  };
-  process.once('SIGINT', onSignal);
+  const onSignal = whileReleaseIsOut(ctx, id, release.authorization_code);
   try {
     const released = await releaseFunds(client, release, key, {
       history: { log: history, dataDir: ctx.paths.dataDir, profile: ctx.profileName, environment: ctx.profile().env, database, refuseApproved: false },
@@ -424,6 +416,6 @@ async function sent(
     if (err instanceof LostRelease) throw lostReleaseError(ctx, id, err);
     throw err;
   } finally {
-    process.removeListener('SIGINT', onSignal);
+    onSignal.done();
   }
 }

@@ -8,6 +8,8 @@ import { AUTHORIZATION_CODE_FORMAT, hasRecommendedShape, isRecommendedPrefix } f
 import { formatCentsGrouped, parseTypedAmount } from '../../../domain/money.js';
 import { UsageError } from '../../../errors.js';
 import { ask } from '../../prompt.js';
+import type { Context } from '../../context.js';
+import { suggestCommand } from '../../options.js';
 
 /**
  * Asks the approver to type `totalCents` back (`question`, then "type the <noun> to release (2,460.00)
@@ -77,4 +79,20 @@ export function shapeWarning(code: string, offered: string | undefined, what: 'c
   return what === 'code'
     ? `warning: ${code.trim()} is not in the recommended format ${AUTHORIZATION_CODE_FORMAT}${example}; it is sent as given`
     : `warning: ${code.trim()}-0001 is not in the recommended format ${AUTHORIZATION_CODE_FORMAT}${example}; the codes are sent as given`;
+}
+
+/**
+ * Ctrl-C while a fund release is out (`fund approve`, `tpa api`): it may have happened. Says so and
+ * how to find out (the next approval of the encounter reads the ledger first and never sends it
+ * twice), then exits 130. `done()` once the answer is in.
+ */
+export function whileReleaseIsOut(ctx: Context, encounterId: string, code: string): { done(): void } {
+  const onSignal = () => {
+    ctx.note(
+      `interrupted while the release of ${encounterId} (${code.trim()}) was sent: whether it happened is not known. ${suggestCommand(ctx, ['fund', 'history'])} records it UNKNOWN; ${suggestCommand(ctx, ['settlement', 'show', encounterId])} says whether it was funded, and the same fund approve reads the ledger before sending anything`,
+    );
+    process.exit(130);
+  };
+  process.once('SIGINT', onSignal);
+  return { done: () => process.removeListener('SIGINT', onSignal) };
 }
