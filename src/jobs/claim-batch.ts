@@ -391,7 +391,7 @@ export async function findInLedger(
 
 /**
  * Every line of the ledger's entry is the claim's, in its order: its code, revenue code, modifiers,
- * units and their measure, and charge.
+ * units and their measure, charge, and its own date of service where the ledger gives it.
  */
 function sameLines(lines: readonly LedgerServiceLine[], claim: ParsedClaim): boolean {
   if (lines.length !== claim.lines.length) return false;
@@ -403,6 +403,7 @@ function sameLines(lines: readonly LedgerServiceLine[], claim: ParsedClaim): boo
       (l.revenue_code ?? null) === (c.revenueCode ?? null) &&
       (l.modifiers ?? []).join(':') === (c.modifiers ?? []).join(':') &&
       (l.unit_of_measure === 'MJ') === (c.unitOfMeasure === 'MJ') &&
+      (l.service_date === undefined || l.service_date === c.serviceDate) &&
       l.quantity === c.quantity &&
       jsonNumberToCents(l.submitted_charge) === c.chargeCents
     );

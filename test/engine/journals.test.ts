@@ -207,6 +207,22 @@ describe('a claim whose answer was lost is found in the ledger only as itself', 
     expect(await ledger(LATER)).toHaveLength(2);
   });
 
+  it('nor for one whose second line is on another day: it is sent', async () => {
+    const onDays = (second: string): Row => {
+      const c = twoLines('45380');
+      c.item[0].servicedDate = '2026-05-09';
+      c.item[1].servicedDate = second;
+      return c;
+    };
+    const x = await batch(CLOCK, join(home.dir, 'x.journal'), [onDays('2026-05-10')]);
+    expect(x.summary.counts.ACKNOWLEDGED, JSON.stringify(x.outcomes)).toBe(1);
+    const path = join(home.dir, 'y.journal');
+    await lost(path, [onDays('2026-05-09')]);
+    const y = await batch(LATER, path, [onDays('2026-05-09')]);
+    expect(y.outcomes.map((o) => o.status)).toEqual(['ACKNOWLEDGED']);
+    expect(await ledger(LATER)).toHaveLength(2);
+  });
+
   it('a void whose answer was lost is not taken for the claim it voids: it is sent, and that claim ends VOIDED; a replacement likewise makes its own encounter', async () => {
     const x = await batch(CLOCK, join(home.dir, 'x.journal'), [twoLines('45380'), approvedClaim(3)]);
     const [xId, otherId] = x.outcomes.map((o) => o.external_claim_id!);
