@@ -370,6 +370,9 @@ export async function findInLedger(
   if (claim.correction?.kind === 'void') return voidedPrior(client, claim.correction.priorClaim);
   const date = claimServiceDate(claim);
   const prior = claim.correction?.priorClaim.trim().toUpperCase();
+  // A replacement made an encounter that replaces its prior; an original, one that replaces nothing.
+  const replaces = claim.correction ? await priorId(client, claim.correction.priorClaim) : undefined;
+  if (claim.correction && replaces === undefined) return undefined;
   const first = await client.ledgerList({ provider_npi: claim.providerNpi, start_date: date, end_date: date, limit: 100 });
   for await (const rows of pages(first, (link) => client.ledgerPage(link), { idOf: (i: LedgerItem) => i.encounter_id })) {
     for (const item of rows) {
@@ -380,6 +383,7 @@ export async function findInLedger(
       if (item.status === 'VOIDED' || item.status === 'SUPERSEDED') continue;
       const detail = (await client.ledgerDetail(item.encounter_id)).body;
       if (!samePatient(detail.encounter.patient, claim) || !sameLines(detail.service_lines, claim) || taken.has(item.encounter_id)) continue;
+      if ((detail.encounter.replaces ?? undefined) !== replaces) continue;
       const submission = detail.entries.find((e) => e.type === 'SUBMISSION')?.reference;
       if (!submission) continue;
       taken.add(item.encounter_id);
@@ -410,15 +414,20 @@ function sameLines(lines: readonly LedgerServiceLine[], claim: ParsedClaim): boo
   });
 }
 
-/** A void received: the claim it names is VOIDED (the void's answer is that claim's submission). */
-async function voidedPrior(client: TpaClient, priorClaim: string): Promise<{ submission_id: string; external_claim_id: string } | undefined> {
-  let id: string;
+/** The encounter id of the claim a correction names (an id or an ENC number); undefined when the service has none. */
+async function priorId(client: TpaClient, priorClaim: string): Promise<string | undefined> {
   try {
-    id = await resolveEncounter(client, priorClaim);
+    return await resolveEncounter(client, priorClaim.trim());
   } catch (err) {
     if (err instanceof NotFoundError) return undefined;
     throw err;
   }
+}
+
+/** A void received: the claim it names is VOIDED (the void's answer is that claim's submission). */
+async function voidedPrior(client: TpaClient, priorClaim: string): Promise<{ submission_id: string; external_claim_id: string } | undefined> {
+  const id = await priorId(client, priorClaim);
+  if (id === undefined) return undefined;
   const detail = (await client.ledgerDetail(id)).body;
   if (detail.encounter.status !== 'VOIDED') return undefined;
   const submission = detail.entries.find((e) => e.type === 'SUBMISSION')?.reference;

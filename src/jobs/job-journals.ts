@@ -464,7 +464,8 @@ function openRunsWhere(dir: string, keep: (job: Job) => boolean): OpenRun[] {
 export function pendingRunCodes(dir: string): Map<string, string> {
   const codes = new Map<string, string>();
   for (const path of journalPaths(dir)) {
-    if (!basename(path).startsWith('fund-run-')) continue;
+    // In the data directory a run's journal is named so; one kept elsewhere (--journal) is read to tell.
+    if (resolve(path, '..') === resolve(dir) && !basename(path).startsWith('fund-run-')) continue;
     const job = readJob(path);
     if (job.summary.kind !== 'payment run' || job.summary.state === 'closed') continue;
     for (const item of job.items)

@@ -141,7 +141,7 @@ describe('the one fund release', () => {
       child.kill('SIGINT');
       expect(await exited).toBe(130);
       expect(stderr).toContain(`interrupted while the release of ${a.id} (AUTH-REL-0030) was sent: whether it happened is not known`);
-      expect(stderr).toMatch(/tpa settlement show enc_\w+ says whether it was funded/);
+      expect(stderr).toMatch(/tpa settlement show enc_\w+ says whether it was funded, and the next approval of it reads the ledger/);
       const history = (await run(['fund', 'history', '-o', 'json'])).json<{ authorization_code: string; outcome: string }[]>();
       expect(history.filter((h) => h.authorization_code === 'AUTH-REL-0030').map((h) => h.outcome)).toEqual(['UNKNOWN']);
     },
@@ -160,6 +160,24 @@ describe('the one fund release', () => {
     const history = (await run(['fund', 'history', '-o', 'json'])).json<{ authorization_code: string; outcome: string }[]>();
     expect(history.filter((h) => h.authorization_code === 'AUTH-REL-0040').map((h) => h.outcome)).toEqual(['ENDED', 'NOT_SENT']);
     expect(await releasesOf(a.id)).toEqual(['AUTH-REL-0040', 'AUTH-REL-0041']);
+  });
+
+  it('a run whose journal is kept elsewhere (--journal) holds its codes not sent yet too, and tpa jobs lists it', async () => {
+    await adjudicated('MBR-1003');
+    await adjudicated('MBR-1002');
+    const plan = (await run(['fund', 'run', '--dry-run', '-o', 'json'])).json<{ total: number; encounters: { encounter_id: string; amount: number }[] }>();
+    const journal = join(home.dir, '..', `elsewhere-${Date.now()}.journal`);
+    const stopped = await run(
+      ['fund', 'run', '--auth-code-prefix', 'AUTH-20261207-EL', '--expect-total', plan.total.toFixed(2), '--journal', journal, '--yes'],
+      { TPA_FAULT: 'drop:/funding/approve/' },
+    );
+    expect(stopped.code, stopped.stderr).toBe(8);
+    const other = plan.encounters[1]!;
+    const refused = await run(['fund', 'approve', other.encounter_id, '--amount', other.amount.toFixed(2), '--auth-code', 'AUTH-20261207-EL-0002', '--yes']);
+    expect(refused.code, refused.stderr).toBe(4);
+    expect(refused.stderr).toContain('is taken by the payment run');
+    const jobs = await run(['jobs', 'list', '-o', 'json']);
+    expect(jobs.stdout).toContain('elsewhere-');
   });
 
   it('only src/jobs/fund-release.ts sends a fund release (approveFunding) or records one (sendRecorded); the demo alone sends its own, on its scratch engine', () => {

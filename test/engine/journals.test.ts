@@ -223,6 +223,21 @@ describe('a claim whose answer was lost is found in the ledger only as itself', 
     expect(await ledger(LATER)).toHaveLength(2);
   });
 
+  it('a lost replacement is not taken for a denied duplicate of the claim it replaces: it is sent, and that claim ends SUPERSEDED', async () => {
+    const x = await batch(CLOCK, join(home.dir, 'x.journal'), [twoLines('45380')]);
+    const xId = x.outcomes[0]!.external_claim_id!;
+    const again = await batch(CLOCK, join(home.dir, 'again.journal'), [twoLines('45380')]);
+    expect(again.outcomes[0]!.external_claim_id).not.toBe(xId);
+    const path = join(home.dir, 'fix.journal');
+    const replacement = [correcting(xId, 'replacement', twoLines('45380'))];
+    await lost(path, replacement);
+    const resumed = await batch(LATER, path, replacement);
+    expect(resumed.outcomes.map((o) => o.status)).toEqual(['ACKNOWLEDGED']);
+    const byId = new Map((await ledger(LATER)).map((e) => [e.encounter_id as string, e.status as string]));
+    expect(byId.get(xId)).toBe('SUPERSEDED');
+    expect(byId.size).toBe(3);
+  });
+
   it('a void whose answer was lost is not taken for the claim it voids: it is sent, and that claim ends VOIDED; a replacement likewise makes its own encounter', async () => {
     const x = await batch(CLOCK, join(home.dir, 'x.journal'), [twoLines('45380'), approvedClaim(3)]);
     const [xId, otherId] = x.outcomes.map((o) => o.external_claim_id!);

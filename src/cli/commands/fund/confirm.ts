@@ -89,7 +89,7 @@ export function shapeWarning(code: string, offered: string | undefined, what: 'c
 export function whileReleaseIsOut(ctx: Context, encounterId: string, code: string): { done(): void } {
   const onSignal = () => {
     ctx.note(
-      `interrupted while the release of ${encounterId} (${code.trim()}) was sent: whether it happened is not known. ${suggestCommand(ctx, ['fund', 'history'])} records it UNKNOWN; ${suggestCommand(ctx, ['settlement', 'show', encounterId])} says whether it was funded, and the same fund approve reads the ledger before sending anything`,
+      `interrupted while the release of ${encounterId} (${code.trim()}) was sent: whether it happened is not known. ${suggestCommand(ctx, ['fund', 'history'])} records it UNKNOWN; ${suggestCommand(ctx, ['settlement', 'show', encounterId])} says whether it was funded, and the next approval of it reads the ledger before sending anything`,
     );
     process.exit(130);
   };

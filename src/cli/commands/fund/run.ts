@@ -266,6 +266,12 @@ async function confirmedJournal(ctx: Context, opts: RunOptions, plan: RunPlan, d
     );
   }
   journal.confirm(plan, { profile: ctx.profileName, base_url: ctx.profile().base_url ?? null });
+  // A journal kept elsewhere is named beside the data directory's, so `tpa jobs` lists the run and
+  // its codes not sent yet stay taken for other approvals (job-journals.ts pendingRunCodes).
+  if (opts.journal !== undefined) {
+    const [{ rememberJournal }, { journalsDir }] = await Promise.all([import('../../../jobs/job-journals.js'), import('../../../jobs/journal.js')]);
+    rememberJournal(journalsDir(ctx.paths.dataDir), journal.path);
+  }
   ctx.note(`journal: ${journal.path} (if interrupted, run: ${suggestCommand(ctx, ['fund', 'run', '--journal', journal.path])})`);
   return journal;
 }
