@@ -3,7 +3,6 @@
 // authorization_code (text), and the contract's optional notes (text), so that what is confirmed, sent and recorded in the fund history is one
 // and the same release. Anything else is refused before sending: the service refuses it too.
 import { MAX_AMOUNT_CENTS, parseCents } from './money.js';
-import { authorizationCodeProblem } from './funding.js';
 
 export interface RawRelease {
   encounter_id: string;
@@ -35,8 +34,6 @@ export function rawRelease(text: string | undefined): RawRelease | string {
     const v = value(key);
     if (v.kind !== 'string' || (JSON.parse(v.raw) as string).trim() === '') return `${SHAPE}: ${key} must be non-empty text`;
   }
-  const codeProblem = authorizationCodeProblem(JSON.parse(value('authorization_code').raw) as string);
-  if (codeProblem) return `${SHAPE}: authorization_code ${codeProblem}`;
   const amount = value('amount');
   const cents = amount.kind === 'number' ? parseCents(amount.raw) : undefined;
   if (amount.kind !== 'number' || cents === undefined || !/^\d+(\.\d{1,2})?$/.test(amount.raw) || cents > MAX_AMOUNT_CENTS)

@@ -17,13 +17,6 @@ describe('authorization codes', () => {
   it('an empty code and one with control characters cannot be sent; any other shape can', () => {
     expect(authorizationCodeProblem('  ')).toBe('required');
     expect(authorizationCodeProblem('AUTH-1\u001b[31m')).toBe('must not hold control characters');
-    for (const invisible of ['\u200b', '\u2060', '\u2061', '\ufeff', '\u2028'])
-      expect(authorizationCodeProblem(`AUTH-20261207-ACME-0001${invisible}`), JSON.stringify(invisible)).toBe(
-        'must not hold invisible characters (such as U+200B)',
-      );
-    for (const lookAlike of ['ＡＵＴＨ-1', 'АUTH-1', 'AUTH\u20111', 'AUTH-1\u3164', 'AUTH-1\u2800', 'AUTH-1\u00a0'])
-      expect(authorizationCodeProblem(lookAlike), JSON.stringify(lookAlike)).toMatch(/^must be letters, digits, punctuation and spaces of ASCII/);
-    expect(authorizationCodeProblem(' my-ref 7 ')).toBeUndefined();
     expect(authorizationCodeProblem('AUTH-1\u0085')).toBe('must not hold control characters');
     expect(authorizationCodeProblem('my own ref')).toBeUndefined();
   });
