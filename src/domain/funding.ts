@@ -115,6 +115,11 @@ export function authorizationCodeProblem(code: string): string | undefined {
   return undefined;
 }
 
+/** An authorization code as codes are told apart: `auth-t-1 ` is AUTH-T-1 (a change of case or surrounding spaces is not a new code). */
+export function codeKey(code: string): string {
+  return code.trim().toUpperCase();
+}
+
 /**
  * The next free authorization code of `prefix`: the sequence after the highest that `used` holds for
  * it (AUTH-20261126-ACME-0003 after -0001 and -0002), so that a code already used (approved,
@@ -124,7 +129,7 @@ export function nextAuthorizationCode(prefix: string, used: Iterable<string>): s
   let highest = 0;
   const head = `${prefix.toUpperCase()}-`;
   for (const code of used) {
-    const c = code.trim().toUpperCase();
+    const c = codeKey(code);
     if (!c.startsWith(head)) continue;
     const seq = c.slice(head.length);
     if (/^\d{1,9}$/.test(seq)) highest = Math.max(highest, Number(seq));

@@ -4,7 +4,7 @@
 // `fund approve` or payment run finds out what happened and records it.
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import { authorizationCodesOf, authorizationPrefix, nextAuthorizationCode, resolveLostAnswer } from '../domain/funding.js';
+import { authorizationCodesOf, authorizationPrefix, codeKey, nextAuthorizationCode, resolveLostAnswer } from '../domain/funding.js';
 import { closedClaimWords, isClosedStatus } from '../domain/ledger.js';
 import { ConflictError, TpaError } from '../errors.js';
 import type { TpaClient } from '../client/client.js';
@@ -125,7 +125,7 @@ export class FundHistory {
             b.encounter_id === encounterId &&
             b.outcome === 'APPROVED' &&
             b.processor_transfer_id === found.transfer &&
-            b.authorization_code.trim().toUpperCase() === a.authorization_code.trim().toUpperCase(),
+            codeKey(b.authorization_code) === codeKey(a.authorization_code),
         );
       if (earlier) {
         this.end(a.id, 'NOT_SENT', null, `a retry under the code of the earlier approval (transfer ${found.transfer}): the ledger shows no release since`);
@@ -161,7 +161,7 @@ function endedSince(detail: LedgerDetail): string {
 
 /** Two attempts of one approval: the same encounter and authorization code (told apart without regard to case or spaces). */
 function sameCode(a: ApprovalRecord, b: ApprovalRecord): boolean {
-  return a.encounter_id === b.encounter_id && a.authorization_code.trim().toUpperCase() === b.authorization_code.trim().toUpperCase();
+  return a.encounter_id === b.encounter_id && codeKey(a.authorization_code) === codeKey(b.authorization_code);
 }
 
 /**
@@ -254,8 +254,8 @@ export function codeOfAnother<T extends Pick<ApprovalRecord, 'authorization_code
   encounterId: string,
   code: string,
 ): T | undefined {
-  const key = code.trim().toUpperCase();
-  return records.find((a) => a.encounter_id !== encounterId && a.authorization_code.trim().toUpperCase() === key);
+  const key = codeKey(code);
+  return records.find((a) => a.encounter_id !== encounterId && codeKey(a.authorization_code) === key);
 }
 
 /**
@@ -266,11 +266,10 @@ export function codeOfAnother<T extends Pick<ApprovalRecord, 'authorization_code
  * approve` and `tpa api` alike.
  */
 export function refuseApprovedCode(records: readonly ApprovalRecord[], encounterId: string, code: string, database: string | undefined): void {
-  const key = code.trim().toUpperCase();
+  const key = codeKey(code);
   const current = database === undefined ? undefined : { id: database };
   const done = records.find(
-    (a) =>
-      a.encounter_id === encounterId && a.outcome === 'APPROVED' && a.authorization_code.trim().toUpperCase() === key && historyOf(a, current) === undefined,
+    (a) => a.encounter_id === encounterId && a.outcome === 'APPROVED' && codeKey(a.authorization_code) === key && historyOf(a, current) === undefined,
   );
   if (done)
     throw new ConflictError(

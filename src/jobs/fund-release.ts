@@ -32,13 +32,12 @@ export interface ReleaseHistory {
   environment: string;
   /** The database the release goes to (journal.ts databaseOf); unknown: undefined or null. */
   database?: string | null | undefined;
-  /** The history as its caller read it (a payment run reads it once); read here when not given. */
-  records?: readonly ApprovalRecord[];
   /**
    * Whether a code the history holds as APPROVED for the encounter is refused before sending
-   * (refuseApprovedCode): true for `tpa api`; `fund approve` and a payment run let the service judge
-   * a code given again for the same encounter (fund approve's own review refuses a used one on a
-   * terminal; a run's codes are its own prefix's).
+   * (refuseApprovedCode), read again at the moment of sending: `tpa api`'s, whose confirmation
+   * another approver may overtake. `fund approve` and a payment run let the service judge a code
+   * given again for the same encounter (fund approve's review refuses a used one on a terminal; a
+   * run's codes are its own prefix's, held from other approvals).
    */
   refuseApproved?: boolean;
 }
@@ -96,9 +95,9 @@ export async function releaseFunds(client: TpaClient, release: Release, key: str
 }
 
 /**
- * The record around any sending of a release (`tpa api` sends its own request through it): a code
- * this machine's history holds as APPROVED for the encounter, by the database answering now, is
- * refused before anything is sent (exit 4, refuseApprovedCode); then the release is recorded before
+ * The record around any sending of a release (`tpa api` sends its own request through it): with
+ * `refuseApproved`, a code this machine's history holds as APPROVED for the encounter, by the
+ * database answering now, is refused before anything is sent (exit 4); then the release is recorded before
  * `send` runs and its outcome after, as `ended` says (fund-history.ts sendRecorded).
  */
 export async function recordedRelease<T>(
@@ -108,8 +107,8 @@ export async function recordedRelease<T>(
   ended: (result: { answer: T } | { error: unknown }) => RecordEnd,
 ): Promise<T> {
   if (!history) return send();
-  if (history.refuseApproved !== false)
-    refuseApprovedCode(history.records ?? FundHistory.read(history.dataDir), release.encounter_id, release.authorization_code, history.database ?? undefined);
+  if (history.refuseApproved)
+    refuseApprovedCode(FundHistory.read(history.dataDir), release.encounter_id, release.authorization_code, history.database ?? undefined);
   return sendRecorded(history, release, send, ended);
 }
 

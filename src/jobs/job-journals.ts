@@ -5,6 +5,7 @@
 import { closeSync, constants, mkdirSync, openSync, readdirSync, readFileSync, statSync, writeSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type { FieldError } from '../domain/errors.js';
+import { codeKey } from '../domain/funding.js';
 import { TpaError } from '../errors.js';
 import { isRefusal } from './claim-batch.js';
 import { type DatabaseIdentity, type JournalRecord, otherDatabase, readJournal } from './journal.js';
@@ -470,7 +471,7 @@ export function pendingRunCodes(dir: string): Map<string, string> {
     if (job.summary.kind !== 'payment run' || job.summary.state === 'closed') continue;
     for (const item of job.items)
       if (item.status === 'PENDING' && item.authorization_code)
-        codes.set(item.authorization_code.trim().toUpperCase(), `by the payment run ${basename(path)} for ${item.source}, not sent yet`);
+        codes.set(codeKey(item.authorization_code), `by the payment run ${basename(path)} for ${item.source}, not sent yet`);
   }
   return codes;
 }

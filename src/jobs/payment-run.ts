@@ -586,9 +586,7 @@ class PaymentRunner {
     await new Promise<void>((resolve) => setImmediate(resolve));
     this.pace.started();
     this.journal.sending(e.encounter_id);
-    // A code of the run's that another approval took meanwhile is the service's to judge: its 409 names
-    // the transfer that funds the encounter (SKIPPED), as before the one fund release.
-    const history = this.options.history && { ...this.options.history, database: this.plan.database?.id ?? null, records: this.pending, refuseApproved: false };
+    const history = this.options.history && { ...this.options.history, database: this.plan.database?.id ?? null };
     const released = await releaseFunds(this.client, base, e.idempotency_key, { history, onAnswer: (headers) => this.observe(headers) });
     const sent = outcomeOf(base, released);
     if (sent.audit_head) this.result.auditHead = sent.audit_head;

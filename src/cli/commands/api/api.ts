@@ -348,7 +348,7 @@ async function withHistory(ctx: Context, client: TpaClient, release: RawRelease,
   try {
     // What was sent, exactly: the amount is the JSON number of the body (checked to be plain cents).
     const approval = { encounter_id: release.encounter_id, amount: release.amount, authorization_code: release.authorization_code.trim() };
-    const where = { log: history, dataDir: ctx.paths.dataDir, profile: ctx.profileName, environment: ctx.profile().env, database };
+    const where = { log: history, dataDir: ctx.paths.dataDir, profile: ctx.profileName, environment: ctx.profile().env, database, refuseApproved: true };
     return await recordedRelease(where, approval, send, (r) => {
       // Thrown (no answer): the record stays UNKNOWN.
       if (!('answer' in r)) return undefined;

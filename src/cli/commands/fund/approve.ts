@@ -7,7 +7,7 @@ import { type ApprovalRecord, codeOfAnother, type FundHistory } from '../../../j
 import type { LostRelease, Released } from '../../../jobs/fund-release.js';
 import type { FundingApproved, LedgerDetail, SettlementRecord } from '../../../client/types.js';
 import type { AuditHead } from '../../../domain/audit.js';
-import { authorizationCodeProblem, authorizationCodesOf } from '../../../domain/funding.js';
+import { authorizationCodeProblem, authorizationCodesOf, codeKey } from '../../../domain/funding.js';
 import { closedClaimMessage, isClosedStatus } from '../../../domain/ledger.js';
 import { centsToAmount, formatCentsGrouped, parseTypedAmount } from '../../../domain/money.js';
 import { MAX_FUNDING_NOTES, type PayoutShare } from '../../../domain/settlement.js';
@@ -116,9 +116,6 @@ function usedCodes(records: readonly ApprovalRecord[], detail: LedgerDetail, id:
   for (const c of authorizationCodesOf(detail)) used.set(codeKey(c), `by a fund release of ${id}`);
   return used;
 }
-
-/** A code as codes are told apart: `auth-t-1 ` is AUTH-T-1, so that a change of case or spaces is not a new code. */
-const codeKey = (code: string) => code.trim().toUpperCase();
 
 const usedBy = (a: { encounter_id: string; at: string; outcome: string }) => `by the approval of ${a.encounter_id} on ${a.at.slice(0, 10)} (${a.outcome})`;
 
@@ -407,7 +404,7 @@ async function sent(
   const onSignal = whileReleaseIsOut(ctx, id, release.authorization_code);
   try {
     const released = await releaseFunds(client, release, key, {
-      history: { log: history, dataDir: ctx.paths.dataDir, profile: ctx.profileName, environment: ctx.profile().env, database, refuseApproved: false },
+      history: { log: history, dataDir: ctx.paths.dataDir, profile: ctx.profileName, environment: ctx.profile().env, database },
       ended,
       onLostAnswer: (cause) => ctx.note(`the approval request failed without an answer (${cause.message}); it is not resent. Checking whether it happened…`),
     });
